@@ -1,0 +1,24 @@
+/* err: the one error type.  A function that can fail returns int (0 ok,
+ * -1 failed) and fills a caller-owned struct pt_error with a message fit for
+ * the user: the file, the place (line, byte, key, row, table), what was
+ * expected.  main prints it and picks the exit code. */
+#ifndef PT_ERR_H
+#define PT_ERR_H
+
+#include <stddef.h>
+
+struct pt_error {
+    char msg[1024];
+};
+
+/* Formats into e (if not NULL) and returns -1, so "return pt_errorf(...)"
+ * reads naturally. */
+int pt_errorf(struct pt_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Copies s into out (size n) with control bytes, backslashes, quotes and
+ * invalid UTF-8 shown as escapes (\n, \x1b, \\), so a hostile name can be
+ * printed on a terminal.  Returns out. */
+char *pt_escape(const char *s, size_t len, char *out, size_t n);
+
+#endif

@@ -1,0 +1,67 @@
+/* overflow: NaN/Inf levels of dump records (graph-compare.md §6).
+ *
+ * Pure functions over a compact summary of one dump record's I/O that the
+ * dump reader fills while it parses (so triage is no second pass over the
+ * JSON).  A record summary lists its top-level inputs (input_args, or
+ * input for backward records), kwargs (input_kwargs values) and outputs. */
+#ifndef PT_OVERFLOW_H
+#define PT_OVERFLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ovf_level { OVF_NONE = 0, OVF_MEDIUM = 1, OVF_HIGH = 2, OVF_CRITICAL = 3 };
+
+/* One top-level element of input_args / input_kwargs / output. */
+struct ovf_elem {
+    uint8_t anomalous;        /* §6.2 recursive test: own Max/Min/Mean is inf/-inf/nan,
+                                 or (arrays) any element, recursively */
+    uint8_t plain_anomalous;  /* §6.3 filter test: an object whose own Max/Min/Mean is
+                                 non-finite; an array never counts */
+    uint8_t is_torch_tensor;  /* "type" is exactly "torch.Tensor" */
+    uint8_t has_norm;         /* is_torch_tensor and Norm is a non-NaN number */
+    double norm;
+    char what[32];            /* first anomalous statistic, e.g. "Max=inf" ("" if none) */
+};
+
+struct ovf_io {
+    const struct ovf_elem *in;  size_t nin;
+    const struct ovf_elem *kw;  const char *const *kwnames; size_t nkw;
+    const struct ovf_elem *out; size_t nout;
+};
+
+/* The level of one record named name (the dump.json key). */
+enum ovf_level ovf_classify(const char *name, const struct ovf_io *io);
+
+/* "in.0 Max=inf, out.0 Mean=nan": which elements are non-finite (at most
+ * size bytes, truncated with "..."). */
+void ovf_describe(const struct ovf_io *io, char *buf, size_t size);
+
+const char *ovf_level_name(enum ovf_level l);   /* "critical", "high", "medium", "" */
+
+/* A flagged record, as the dataset keeps it. */
+struct ovf_entry {
+    int32_t step;        /* step directory number */
+    int32_t micro;       /* micro step inside the step, -1 unknown */
+    int32_t rank;
+    uint32_t pos;        /* execution position: index of the record in dump.json data */
+    uint8_t level;       /* enum ovf_level */
+    char *name;          /* dump.json key (owned by the list) */
+    char *what;          /* ovf_describe() text (owned by the list) */
+};
+
+struct ovf_list {
+    struct ovf_entry *v;
+    size_t n, cap;
+};
+
+int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e); /* copies strings; 0 ok */
+void ovf_list_free(struct ovf_list *l);
+/* Sorts by step, micro step, execution position, rank (the triage order). */
+void ovf_list_sort(struct ovf_list *l);
+/* Index of the first occurrence: the earliest critical entry, else the
+ * earliest high, else the earliest medium; -1 when the list is empty.  The
+ * list must be sorted. */
+long ovf_first(const struct ovf_list *l);
+
+#endif

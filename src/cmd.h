@@ -1,0 +1,33 @@
+/* cmd: the headless command table.  One file per command (src/cmd_*.c), each
+ * exporting one struct cmd_entry, listed in main.c, which dispatches on
+ * argv[1] and prints --help and `probetop help COMMAND` from these fields. */
+#ifndef PT_CMD_H
+#define PT_CMD_H
+
+/* Exit codes. */
+#define EXIT_OK 0
+#define EXIT_FOUND 1      /* the command found problems (overflow, divergence) */
+#define EXIT_USAGE 2      /* bad usage or unreadable input */
+
+struct cmd_entry {
+    const char *name;
+    const char *usage;    /* one line: "probetop info PATH [--json]" */
+    const char *summary;  /* one sentence for --help */
+    const char *help;     /* options, one per line, for `probetop help NAME` */
+    int (*run)(int argc, char **argv);   /* argv[0] is the command name */
+};
+
+extern const struct cmd_entry cmd_info_entry;
+extern const struct cmd_entry cmd_data2db_entry;
+extern const struct cmd_entry cmd_overflow_entry;
+extern const struct cmd_entry cmd_compare_entry;
+extern const struct cmd_entry cmd_parallel_entry;
+
+/* Small argument helpers shared by the commands.  opt_value() matches
+ * "--name VALUE" and "--name=VALUE" at argv[*i], advancing *i; returns the
+ * value, or NULL (with a message on stderr and *bad set) when missing. */
+const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad);
+int opt_bool(const char *s, int *out);   /* true/false/True/False/1/0; 0 ok */
+int opt_int(const char *s, long lo, long hi, long *out);
+
+#endif

@@ -1,0 +1,86 @@
+/* json: the one place that knows msProbe's JSON dialect.
+ *
+ * Python's json module writes non-finite floats as the bare tokens NaN,
+ * Infinity and -Infinity, which cJSON 1.7.15 rejects.  Two ways in:
+ *
+ *  - json_tree_*: a cJSON tree (order-preserving, for small files such as
+ *    construct.json, stack.json, mapping and match-config files, and one
+ *    rank's dump.json for the graph pane).  The bare tokens are rewritten to
+ *    the strings "NaN", "Infinity", "-Infinity" before cJSON sees them; read
+ *    statistics with json_number(), which accepts numbers, booleans and
+ *    numeric strings (as msProbe's importer does).
+ *
+ *  - json_lex_*: a pull tokenizer over a whole buffer, for the hot path
+ *    (dump.json of hundreds of MB): no tree, no allocation per value, the
+ *    bare tokens are numbers.  Errors carry the byte offset and line.
+ */
+#ifndef PT_JSON_H
+#define PT_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "model/err.h"
+
+#define JSON_MAX_DEPTH 512
+
+/* Reads a whole regular file (refusing FIFOs, folders, devices, and files
+ * over max_bytes) into a NUL-terminated buffer the caller frees. */
+int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err);
+
+/* Parses text (len bytes) into a cJSON tree; what names the source in
+ * messages (usually the path). */
+int json_tree_parse(const char *text, size_t len, const char *what, cJSON **out, struct pt_error *err);
+int json_tree_file(const char *path, cJSON **out, struct pt_error *err);
+
+/* A statistic as a double: number, true (1) / false (0), or a numeric string
+ * ("1.5", "inf", "-Infinity", "nan", case-insensitive, surrounding space
+ * allowed).  Returns 1 when item had such a value, 0 otherwise (null,
+ * missing, other strings, objects, arrays). */
+int json_number(const cJSON *item, double *out);
+
+/* ---- pull tokenizer ---- */
+enum json_tok {
+    JT_ERROR = 0, JT_END, JT_OBJ_BEGIN, JT_OBJ_END, JT_ARR_BEGIN, JT_ARR_END,
+    JT_KEY, JT_STRING, JT_NUMBER, JT_TRUE, JT_FALSE, JT_NULL
+};
+
+struct json_lex {
+    const char *buf, *p, *end;
+    const char *what;          /* the file, for messages */
+    int depth;
+    uint64_t stack;            /* container kinds for the first 64 levels; deeper: bit array below */
+    uint8_t kinds[JSON_MAX_DEPTH]; /* 1 object, 2 array */
+    int need_value;            /* after a key */
+    int expect_more;           /* after a comma */
+    int count[JSON_MAX_DEPTH]; /* items in current container */
+    /* current token */
+    enum json_tok tok;
+    const char *s;             /* string/key: raw bytes (escapes not decoded unless has_esc==0) */
+    size_t slen;
+    int has_esc;               /* the string contains backslash escapes */
+    double num;
+    const char *tok_start;
+    struct pt_error *err;
+};
+
+void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);
+/* Next token; JT_ERROR with err filled (file, line, byte offset) on bad input. */
+enum json_tok json_lex_next(struct json_lex *lx);
+/* Skips the value whose first token was just returned (objects and arrays whole). */
+int json_lex_skip(struct json_lex *lx, enum json_tok first);
+/* Decodes the current string/key into out (size n, NUL-terminated,
+ * truncated if longer); returns the decoded length or -1 on a bad escape. */
+long json_lex_string(const struct json_lex *lx, char *out, size_t n);
+/* Compares the current string/key with a literal (no escapes expected). */
+static inline int json_lex_is(const struct json_lex *lx, const char *lit, size_t litlen) {
+    return !lx->has_esc && lx->slen == litlen && memcmp(lx->s, lit, litlen) == 0;
+}
+#define JSON_IS(lx, lit) json_lex_is((lx), (lit), sizeof(lit) - 1)
+/* Line number (1-based) of a position, for messages. */
+size_t json_line_of(const char *buf, const char *pos);
+
+#endif
