@@ -30,6 +30,14 @@ struct ovf_io {
     const struct ovf_elem *out; size_t nout;
 };
 
+/* For the reader: records that statistic stat ("Max", "Min", "Mean") of
+ * element e has the value v.  A non-finite v makes e anomalous (§6.2); it
+ * also makes e plain_anomalous unless the tensor was found nested inside an
+ * array (nested != 0), and the first such statistic is kept in e->what
+ * ("Max=inf", "Min=-inf", "Mean=nan").  Finite values change nothing, so
+ * the reader may call it for every statistic it sees. */
+void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested);
+
 /* The level of one record named name (the dump.json key). */
 enum ovf_level ovf_classify(const char *name, const struct ovf_io *io);
 
@@ -60,8 +68,19 @@ void ovf_list_free(struct ovf_list *l);
 /* Sorts by step, micro step, execution position, rank (the triage order). */
 void ovf_list_sort(struct ovf_list *l);
 /* Index of the first occurrence: the earliest critical entry, else the
- * earliest high, else the earliest medium; -1 when the list is empty.  The
- * list must be sorted. */
+ * earliest high, else the earliest medium, else (inputs without levels,
+ * where every entry is OVF_NONE) the earliest entry; -1 when the list is
+ * empty.  The list must be sorted. */
 long ovf_first(const struct ovf_list *l);
+
+/* Inputs without per-record I/O (monitor CSV trees, .trend.db files): adds
+ * one OVF_NONE entry per (metric, target, step, rank) cell of cube c where
+ * a statistic is NaN or +-Inf (missing cells do not count), with step /
+ * micro from the cube's step axis, pos = the target id (msProbe's target
+ * order), name = the target's display name and what = "actv norm=nan,
+ * max=inf".  The list is sorted afterwards.  0 ok, -1 no memory (err). */
+struct cube;
+struct pt_error;
+int ovf_scan_cube(const struct cube *c, struct ovf_list *out, struct pt_error *err);
 
 #endif

@@ -39,7 +39,7 @@ void load_opts_init(struct load_opts *o);
 struct ds_rankdir {
     int32_t step;
     int32_t rank;                 /* after proc renumbering */
-    char *dir;                    /* the step*/rank* folder */
+    char *dir;                    /* the stepN/rankN folder */
     int has_construct, has_stack;
 };
 

@@ -18,6 +18,7 @@
 #define PT_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -42,6 +43,10 @@ int json_tree_file(const char *path, cJSON **out, struct pt_error *err);
  * missing, other strings, objects, arrays). */
 int json_number(const cJSON *item, double *out);
 
+/* Writes s as a JSON string literal (quotes, escapes; invalid UTF-8 bytes
+ * as \u00XX of the byte, so output is always valid JSON). */
+void json_fput_str(FILE *f, const char *s);
+
 /* ---- pull tokenizer ---- */
 enum json_tok {
     JT_ERROR = 0, JT_END, JT_OBJ_BEGIN, JT_OBJ_END, JT_ARR_BEGIN, JT_ARR_END,
@@ -51,20 +56,18 @@ enum json_tok {
 struct json_lex {
     const char *buf, *p, *end;
     const char *what;          /* the file, for messages */
-    int depth;
-    uint64_t stack;            /* container kinds for the first 64 levels; deeper: bit array below */
-    uint8_t kinds[JSON_MAX_DEPTH]; /* 1 object, 2 array */
-    int need_value;            /* after a key */
-    int expect_more;           /* after a comma */
-    int count[JSON_MAX_DEPTH]; /* items in current container */
-    /* current token */
-    enum json_tok tok;
-    const char *s;             /* string/key: raw bytes (escapes not decoded unless has_esc==0) */
-    size_t slen;
-    int has_esc;               /* the string contains backslash escapes */
-    double num;
-    const char *tok_start;
     struct pt_error *err;
+    int depth;
+    int state;                 /* what may come next (private) */
+    int started, failed;
+    uint8_t kind[JSON_MAX_DEPTH + 1];  /* 1 object, 2 array, per open container */
+    /* the current token */
+    enum json_tok tok;
+    const char *tok_start;
+    const char *s;             /* JT_KEY/JT_STRING: the raw bytes between the quotes */
+    size_t slen;
+    int has_esc;               /* the raw bytes contain backslash escapes */
+    double num;                /* JT_NUMBER (NaN/Infinity/-Infinity included) */
 };
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);

@@ -1,0 +1,457 @@
+/* cube: dense float32 blocks, built from rows in any order, and the
+ * queries the panes and commands need. */
+#include "model/cube.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- queries ---- */
+
+void cube_free(struct cube *c) {
+    if (!c) return;
+    for (int m = 0; m < c->nmetrics; m++) {
+        struct cube_metric *cm = &c->metrics[m];
+        free(cm->name);
+        for (int s = 0; s < cm->nstats; s++) free(cm->stats[s]);
+        free(cm->targets);
+        free(cm->vals);
+    }
+    free(c->metrics);
+    free(c->steps);
+    free(c->ranks);
+    names_free(c->names);
+    free(c);
+}
+
+int cube_metric_find(const struct cube *c, const char *name) {
+    for (int m = 0; m < c->nmetrics; m++)
+        if (strcmp(c->metrics[m].name, name) == 0) return m;
+    return -1;
+}
+
+int cube_stat_find(const struct cube *c, int metric, const char *name) {
+    if (metric < 0 || metric >= c->nmetrics) return -1;
+    const struct cube_metric *m = &c->metrics[metric];
+    for (int s = 0; s < m->nstats; s++)
+        if (strcmp(m->stats[s], name) == 0) return s;
+    return -1;
+}
+
+int cube_step_find(const struct cube *c, int32_t value) {
+    int lo = 0, hi = c->nsteps - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->steps[mid].value == value) return mid;
+        if (c->steps[mid].value < value) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+int cube_rank_find(const struct cube *c, int32_t rank) {
+    int lo = 0, hi = c->nranks - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->ranks[mid] == rank) return mid;
+        if (c->ranks[mid] < rank) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+uint32_t cube_local_target(const struct cube *c, int metric, uint32_t target) {
+    if (metric < 0 || metric >= c->nmetrics) return UINT32_MAX;
+    const struct cube_metric *m = &c->metrics[metric];
+    uint32_t lo = 0, hi = m->ntargets;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->targets[mid] == target) return mid;
+        if (m->targets[mid] < target) lo = mid + 1; else hi = mid;
+    }
+    return UINT32_MAX;
+}
+
+int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, struct cube_slice *out) {
+    if (metric < 0 || metric >= c->nmetrics) return -1;
+    const struct cube_metric *m = &c->metrics[metric];
+    if (stat < 0 || stat >= m->nstats) return -1;
+    const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
+    ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
+    out->dim = dim;
+    switch (dim) {
+    case DIM_STEP:
+        if (value < 0 || value >= c->nsteps) return -1;
+        out->base = blk + (ptrdiff_t)value * c->nranks;
+        out->sx = 1;
+        out->sy = per_target;
+        out->nx = c->nranks;
+        out->ny = (int)m->ntargets;
+        return 0;
+    case DIM_RANK:
+        if (value < 0 || value >= c->nranks) return -1;
+        out->base = blk + value;
+        out->sx = c->nranks;
+        out->sy = per_target;
+        out->nx = c->nsteps;
+        out->ny = (int)m->ntargets;
+        return 0;
+    case DIM_TARGET:
+        if (value < 0 || (uint32_t)value >= m->ntargets) return -1;
+        out->base = blk + (ptrdiff_t)value * per_target;
+        out->sx = c->nranks;
+        out->sy = 1;
+        out->nx = c->nsteps;
+        out->ny = c->nranks;
+        return 0;
+    }
+    return -1;
+}
+
+int cube_series(const struct cube *c, int metric, int stat, enum cube_dim dim, int value,
+                int x, int y, struct cube_series *out) {
+    struct cube_slice s;
+    if (cube_slice(c, metric, stat, dim, value, &s) != 0) return -1;
+    if (x < 0 || x >= s.nx || y < 0 || y >= s.ny) return -1;
+    const struct cube_metric *m = &c->metrics[metric];
+    const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
+    ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
+    switch (dim) {
+    case DIM_STEP:    /* (rank x, target y) over steps */
+        out->base = blk + (ptrdiff_t)y * per_target + x;
+        out->stride = c->nranks;
+        out->n = c->nsteps;
+        return 0;
+    case DIM_RANK:    /* (step x, target y) over ranks */
+        out->base = blk + (ptrdiff_t)y * per_target + (ptrdiff_t)x * c->nranks;
+        out->stride = 1;
+        out->n = c->nranks;
+        return 0;
+    case DIM_TARGET:  /* (step x, rank y) over targets */
+        out->base = blk + (ptrdiff_t)x * c->nranks + y;
+        out->stride = per_target;
+        out->n = (int)m->ntargets;
+        return 0;
+    }
+    return -1;
+}
+
+size_t cube_slice_range(const struct cube_slice *s, double *min, double *max) {
+    size_t n = 0;
+    double lo = 0, hi = 0;
+    for (int y = 0; y < s->ny; y++)
+        for (int x = 0; x < s->nx; x++) {
+            float v = cube_slice_at(s, x, y);
+            if (!isfinite(v)) continue;   /* missing is a NaN too */
+            if (!n++) lo = hi = v;
+            else if (v < lo) lo = v;
+            else if (v > hi) hi = v;
+        }
+    if (n) { *min = lo; *max = hi; }
+    return n;
+}
+
+size_t cube_count_nonfinite(const struct cube *c, int metric, int step, int rank) {
+    if (metric < 0 || metric >= c->nmetrics) return 0;
+    const struct cube_metric *m = &c->metrics[metric];
+    size_t n = 0;
+    int s0 = step < 0 ? 0 : step, s1 = step < 0 ? c->nsteps : step + 1;
+    int r0 = rank < 0 ? 0 : rank, r1 = rank < 0 ? c->nranks : rank + 1;
+    for (int st = 0; st < m->nstats; st++)
+        for (uint32_t t = 0; t < m->ntargets; t++)
+            for (int s = s0; s < s1; s++) {
+                const float *row = m->vals + cube_index(c, m, st, t, s, 0);
+                for (int r = r0; r < r1; r++)
+                    if (!isfinite(row[r]) && !cube_is_missing(row[r])) n++;
+            }
+    return n;
+}
+
+size_t cube_count_present(const struct cube *c, int metric) {
+    if (metric < 0 || metric >= c->nmetrics) return 0;
+    const struct cube_metric *m = &c->metrics[metric];
+    size_t total = (size_t)m->nstats * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks, n = 0;
+    for (size_t i = 0; i < total; i++)
+        if (!cube_is_missing(m->vals[i])) n++;
+    return n;
+}
+
+/* ---- building ---- */
+
+struct brow {
+    uint32_t target;
+    int32_t step, rank;
+    uint32_t present;
+};
+
+struct bmetric {
+    char *name;
+    int nstats;
+    char *stats[CUBE_MAX_STATS];
+    struct brow *rows;
+    float *vals;             /* stride floats per row */
+    int stride;              /* >= nstats; grows when a stat is added */
+    size_t n, cap;
+};
+
+struct cube_builder {
+    struct names *names;
+    struct bmetric *m;
+    int nm;
+    struct cube_step *steps;   /* declared step labels */
+    size_t nsteps, capsteps;
+    int32_t *ranks;            /* declared ranks */
+    size_t nranks, capranks;
+};
+
+struct cube_builder *cube_builder_new(struct names *names) {
+    struct cube_builder *b = calloc(1, sizeof *b);
+    if (!b) { names_free(names); return NULL; }
+    b->names = names;
+    return b;
+}
+
+void cube_builder_free(struct cube_builder *b) {
+    if (!b) return;
+    for (int i = 0; i < b->nm; i++) {
+        free(b->m[i].name);
+        for (int s = 0; s < b->m[i].nstats; s++) free(b->m[i].stats[s]);
+        free(b->m[i].rows);
+        free(b->m[i].vals);
+    }
+    free(b->m);
+    free(b->steps);
+    free(b->ranks);
+    names_free(b->names);
+    free(b);
+}
+
+struct names *cube_builder_names(struct cube_builder *b) { return b->names; }
+
+int cube_builder_metric(struct cube_builder *b, const char *name, int nstats, const char *const *stats) {
+    for (int i = 0; i < b->nm; i++)
+        if (strcmp(b->m[i].name, name) == 0) return i;
+    if (nstats > CUBE_MAX_STATS) return -1;
+    struct bmetric *m = realloc(b->m, (size_t)(b->nm + 1) * sizeof *m);
+    if (!m) return -1;
+    b->m = m;
+    struct bmetric *nm = &b->m[b->nm];
+    memset(nm, 0, sizeof *nm);
+    nm->name = strdup(name);
+    if (!nm->name) return -1;
+    for (int s = 0; s < nstats; s++) {
+        nm->stats[s] = strdup(stats[s]);
+        if (!nm->stats[s]) {
+            for (int k = 0; k < s; k++) free(nm->stats[k]);
+            free(nm->name);
+            return -1;
+        }
+    }
+    nm->nstats = nstats;
+    return b->nm++;
+}
+
+int cube_builder_stat(struct cube_builder *b, int metric, const char *stat) {
+    if (metric < 0 || metric >= b->nm) return -1;
+    struct bmetric *m = &b->m[metric];
+    for (int s = 0; s < m->nstats; s++)
+        if (strcmp(m->stats[s], stat) == 0) return s;
+    if (m->nstats == CUBE_MAX_STATS) return -1;
+    if (m->nstats + 1 > m->stride && m->n) {
+        int stride = m->nstats + 1;
+        float *v = malloc(m->cap * (size_t)stride * sizeof *v);
+        if (!v) return -1;
+        for (size_t r = 0; r < m->n; r++) {
+            memcpy(v + r * (size_t)stride, m->vals + r * (size_t)m->stride, (size_t)m->stride * sizeof *v);
+            v[r * (size_t)stride + stride - 1] = cube_missing();
+        }
+        free(m->vals);
+        m->vals = v;
+        m->stride = stride;
+    }
+    if (!(m->stats[m->nstats] = strdup(stat))) return -1;
+    return m->nstats++;
+}
+
+/* float32 keeps Inf and NaN; finite values beyond its range saturate so that
+ * an Inf in the cube always was an Inf in the data. */
+static float to_f32(double v) {
+    if (v > FLT_MAX && isfinite(v)) return FLT_MAX;
+    if (v < -FLT_MAX && isfinite(v)) return -FLT_MAX;
+    if (isnan(v)) return NAN;     /* canonical NaN, never the missing payload */
+    return (float)v;
+}
+
+int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
+                     int32_t rank, const double *vals, uint32_t present) {
+    if (metric < 0 || metric >= b->nm) return -1;
+    struct bmetric *m = &b->m[metric];
+    if (m->stride < m->nstats) {
+        if (m->n) return -1;   /* cube_builder_stat keeps stride up once rows exist */
+        m->stride = m->nstats;
+    }
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 4096;
+        struct brow *r = realloc(m->rows, cap * sizeof *r);
+        if (!r) return -1;
+        m->rows = r;
+        float *v = realloc(m->vals, cap * (size_t)(m->stride ? m->stride : 1) * sizeof *v);
+        if (!v) return -1;
+        m->vals = v;
+        m->cap = cap;
+    }
+    m->rows[m->n] = (struct brow){.target = target, .step = step, .rank = rank, .present = present};
+    float *dst = m->vals + m->n * (size_t)m->stride;
+    for (int s = 0; s < m->nstats; s++) dst[s] = (present >> s) & 1 ? to_f32(vals[s]) : cube_missing();
+    m->n++;
+    return 0;
+}
+
+int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro) {
+    if (b->nsteps == b->capsteps) {
+        size_t cap = b->capsteps ? b->capsteps * 2 : 64;
+        struct cube_step *s = realloc(b->steps, cap * sizeof *s);
+        if (!s) return -1;
+        b->steps = s;
+        b->capsteps = cap;
+    }
+    b->steps[b->nsteps++] = (struct cube_step){.value = value, .origin = origin, .micro = micro};
+    return 0;
+}
+
+int cube_builder_rank(struct cube_builder *b, int32_t rank) {
+    if (b->nranks == b->capranks) {
+        size_t cap = b->capranks ? b->capranks * 2 : 64;
+        int32_t *r = realloc(b->ranks, cap * sizeof *r);
+        if (!r) return -1;
+        b->ranks = r;
+        b->capranks = cap;
+    }
+    b->ranks[b->nranks++] = rank;
+    return 0;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_step(const void *a, const void *b) {
+    const struct cube_step *x = a, *y = b;
+    return (x->value > y->value) - (x->value < y->value);
+}
+
+/* Sorts and dedupes n int32 values in place; returns the new count. */
+static size_t uniq_i32(int32_t *v, size_t n) {
+    size_t k = 0;
+    qsort(v, n, sizeof *v, cmp_i32);
+    for (size_t i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
+}
+
+static int find_i32(const int32_t *v, size_t n, int32_t x) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] == x) return (int)mid;
+        if (v[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return -1;
+}
+
+int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_error *err) {
+    size_t total = b->nsteps, rtotal = b->nranks;
+    *out = NULL;
+    for (int i = 0; i < b->nm; i++) { total += b->m[i].n; rtotal += b->m[i].n; }
+    int32_t *sv = malloc((total ? total : 1) * sizeof *sv);
+    int32_t *rv = malloc((rtotal ? rtotal : 1) * sizeof *rv);
+    uint32_t ntg = names_count(b->names);
+    uint32_t *local = malloc((ntg ? ntg : 1) * sizeof *local);
+    struct cube *c = calloc(1, sizeof *c);
+    if (!sv || !rv || !local || !c) goto oom;
+    size_t ns = 0, nr = 0;
+    for (size_t i = 0; i < b->nsteps; i++) sv[ns++] = b->steps[i].value;
+    for (size_t i = 0; i < b->nranks; i++) rv[nr++] = b->ranks[i];
+    for (int i = 0; i < b->nm; i++)
+        for (size_t r = 0; r < b->m[i].n; r++) {
+            sv[ns++] = b->m[i].rows[r].step;
+            rv[nr++] = b->m[i].rows[r].rank;
+        }
+    ns = uniq_i32(sv, ns);
+    nr = uniq_i32(rv, nr);
+    if (ns > 1000000 || nr > 1000000) {
+        free(sv); free(rv); free(local); free(c);
+        return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
+    }
+    c->nsteps = (int)ns;
+    c->nranks = (int)nr;
+    c->steps = calloc(ns ? ns : 1, sizeof *c->steps);
+    c->ranks = malloc((nr ? nr : 1) * sizeof *c->ranks);
+    c->metrics = calloc(b->nm ? (size_t)b->nm : 1, sizeof *c->metrics);
+    if (!c->steps || !c->ranks || !c->metrics) goto oom;
+    memcpy(c->ranks, rv, nr * sizeof *rv);
+    qsort(b->steps, b->nsteps, sizeof *b->steps, cmp_step);
+    for (size_t i = 0; i < ns; i++) {
+        c->steps[i] = (struct cube_step){.value = sv[i], .origin = sv[i], .micro = -1};
+        struct cube_step key = {.value = sv[i]};
+        struct cube_step *d = bsearch(&key, b->steps, b->nsteps, sizeof *b->steps, cmp_step);
+        if (d) c->steps[i] = *d;
+    }
+    for (int i = 0; i < b->nm; i++) {
+        struct bmetric *bm = &b->m[i];
+        struct cube_metric *cm = &c->metrics[c->nmetrics++];
+        cm->name = bm->name;
+        bm->name = NULL;
+        cm->nstats = bm->nstats;
+        for (int s = 0; s < bm->nstats; s++) { cm->stats[s] = bm->stats[s]; bm->stats[s] = NULL; }
+        bm->nstats = 0;
+        /* local targets: those with rows, ascending id */
+        memset(local, 0xff, (ntg ? ntg : 1) * sizeof *local);
+        for (size_t r = 0; r < bm->n; r++) local[bm->rows[r].target] = 0;
+        uint32_t nl = 0;
+        for (uint32_t t = 0; t < ntg; t++)
+            if (local[t] == 0) nl++;
+        cm->targets = malloc((nl ? nl : 1) * sizeof *cm->targets);
+        if (!cm->targets) goto oom;
+        nl = 0;
+        for (uint32_t t = 0; t < ntg; t++)
+            if (local[t] == 0) { cm->targets[nl] = t; local[t] = nl++; }
+        cm->ntargets = nl;
+        size_t cells = (size_t)nl * ns * nr, nvals = cells * (size_t)cm->nstats;
+        cm->vals = malloc((nvals ? nvals : 1) * sizeof *cm->vals);
+        uint8_t *seen = calloc(cells / 8 + 1, 1);
+        if (!cm->vals || !seen) { free(seen); goto oom; }
+        float miss = cube_missing();
+        for (size_t k = 0; k < nvals; k++) cm->vals[k] = miss;
+        for (size_t r = 0; r < bm->n; r++) {
+            const struct brow *row = &bm->rows[r];
+            int si = find_i32(sv, ns, row->step), ri = find_i32(rv, nr, row->rank);
+            size_t cell = ((size_t)local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
+            if (seen[cell / 8] & (1u << (cell % 8))) continue;   /* first row wins */
+            seen[cell / 8] |= (uint8_t)(1u << (cell % 8));
+            const float *src = bm->vals + r * (size_t)bm->stride;
+            for (int s = 0; s < cm->nstats; s++) {
+                /* rows added before a stat was declared carry no value for it */
+                float v = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
+                cm->vals[(size_t)s * cells + cell] = v;
+            }
+        }
+        free(seen);
+        free(bm->rows); bm->rows = NULL;
+        free(bm->vals); bm->vals = NULL;
+        bm->n = bm->cap = 0;
+    }
+    c->names = b->names;
+    b->names = NULL;
+    free(sv);
+    free(rv);
+    free(local);
+    *out = c;
+    return 0;
+oom:
+    free(sv);
+    free(rv);
+    free(local);
+    if (c) { c->names = NULL; cube_free(c); }
+    return pt_errorf(err, "out of memory while laying out the cube");
+}

@@ -1,0 +1,142 @@
+/* cmd_data2db: msProbe's `data2db` (trend-db.md §1) with its flags and
+ * output names: dump_data.trend.db and/or monitor_data.trend.db. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "src/cmd.h"
+#include "src/dataset.h"
+#include "src/read_dump.h"
+#include "src/read_monitor.h"
+#include "src/write_trenddb.h"
+
+static int mkdir_p(const char *path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    struct stat st;
+    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+static void report(const struct tdb_result *r, double secs) {
+    fprintf(stderr, "probetop: wrote %s: %zu targets, %zu rows, steps 0..%d, ranks 0..%d (%.2f s, %.0f rows/s)\n",
+            r->path, r->targets, r->rows, (int)r->max_step, (int)r->max_rank, secs,
+            secs > 0 ? (double)r->rows / secs : 0.0);
+}
+
+static void print_notes(const struct dataset *ds) {
+    for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop: warning: %s\n", ds->warnings[i]);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int run(int argc, char **argv) {
+    const char *data = NULL, *db = NULL;
+    struct load_opts lo;
+    load_opts_init(&lo);
+    for (int i = 1; i < argc; i++) {
+        int m = 0, bad = 0;
+        const char *v;
+        if ((v = opt_value(argc, argv, &i, "--data", &m, &bad)) || m) { if (bad) return EXIT_USAGE; data = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; db = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (ds_format_parse(v, &lo.format) != 0 || lo.format == DS_TRENDDB) {
+                fprintf(stderr, "probetop data2db: --format takes auto, dump or monitor, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--micro_step", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (opt_bool(v, &lo.micro_step) != 0) {
+                fprintf(stderr, "probetop data2db: --micro_step takes true or false, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--process_num", &m, &bad)) || m) {
+            long n;
+            if (bad) return EXIT_USAGE;
+            if (opt_int(v, 1, 128, &n) != 0) {
+                fprintf(stderr, "probetop data2db: --process_num takes 1..128, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            lo.threads = (int)n;
+            continue;
+        }
+        fprintf(stderr, "probetop data2db: unknown argument '%s' (see probetop help data2db)\n", argv[i]);
+        return EXIT_USAGE;
+    }
+    if (!data || !db) {
+        fprintf(stderr, "probetop data2db: --data DIR and --db OUTDIR are required\n");
+        return EXIT_USAGE;
+    }
+    struct stat st;
+    if (stat(data, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "probetop data2db: %s: not an existing folder\n", data);
+        return EXIT_USAGE;
+    }
+    if (mkdir_p(db) != 0) {
+        fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", db, strerror(errno));
+        return EXIT_USAGE;
+    }
+    int wrote = 0, failed = 0;
+    struct pt_error err;
+    struct tdb_result res;
+    if (lo.format == DS_AUTO || lo.format == DS_DUMP) {
+        struct dataset *ds = calloc(1, sizeof *ds);
+        int try_it = lo.format == DS_DUMP || dump_detect(data);
+        double t0 = now();
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); return EXIT_USAGE; }
+        if (try_it) {
+            if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
+            print_notes(ds);
+        }
+        dataset_free(ds);
+    }
+    if (lo.format == DS_AUTO || lo.format == DS_MONITOR) {
+        struct dataset *ds = calloc(1, sizeof *ds);
+        int try_it = lo.format == DS_MONITOR || monitor_detect(data);
+        double t0 = now();
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); return EXIT_USAGE; }
+        if (try_it) {
+            if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
+            print_notes(ds);
+        }
+        dataset_free(ds);
+    }
+    if (!wrote && !failed)
+        fprintf(stderr, "probetop data2db: %s: no dump (step*/rank*/dump.json) or monitor data (*-rank*-*/*.csv) found\n", data);
+    return wrote && !failed ? EXIT_OK : EXIT_USAGE;
+}
+
+const struct cmd_entry cmd_data2db_entry = {
+    .name = "data2db",
+    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false]",
+    .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
+    .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
+            "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
+            "  --format F            auto (default: dump, then monitor), dump or monitor\n"
+            "  --mapping FILE        JSON {\"old\": \"new\"}: substring replacements applied to every name\n"
+            "  --micro_step B        true (default): step axis counts micro steps; false: step numbers\n"
+            "  --process_num N       reader threads (1..128; default one per core)\n"
+            "The database is written to a temporary file and renamed into place; DIR is never written.\n",
+    .run = run,
+};

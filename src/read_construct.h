@@ -1,0 +1,47 @@
+/* read_construct: construct.json (plain, old "" roots, Megatron form) and
+ * stack.json (grouped and per-name forms), dump-format.md §3-4. */
+#ifndef PT_READ_CONSTRUCT_H
+#define PT_READ_CONSTRUCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+
+enum cons_parent { CONS_NULL, CONS_EMPTY, CONS_NAME };
+
+struct cons_node {
+    char *name;
+    char *parent;          /* CONS_NAME only */
+    uint8_t parent_kind;   /* enum cons_parent */
+    int32_t micro;         /* Megatron micro step index, 0 otherwise */
+};
+
+struct construct {
+    struct cons_node *v;   /* in file order (pre-order of the call tree) */
+    size_t n;
+    int megatron;          /* had megatron_micro_step_number */
+    long megatron_micro_steps;
+};
+
+int construct_read(const char *path, struct construct *out, struct pt_error *err);
+void construct_free(struct construct *c);
+
+struct stack_entry {
+    char *name;
+    char **frames;
+    size_t nframes;
+};
+
+struct stack {
+    struct stack_entry *v; /* one per entry name, in file order */
+    size_t n;
+    int grouped;           /* the file had the grouped {"0": [[names], [frames]]} form */
+};
+
+int stack_read(const char *path, struct stack *out, struct pt_error *err);
+void stack_free(struct stack *s);
+/* Frames of name; a backward name falls back to its forward counterpart. */
+const struct stack_entry *stack_find(const struct stack *s, const char *name);
+
+#endif

@@ -1,0 +1,41 @@
+/* read_graph: msProbe dump folders into model/tree graphs.
+ *
+ * graph_read() loads one rank folder (dump.json + construct.json +
+ * stack.json) into a struct tree: every dump record flattened into params
+ * by graph-compare.md §2.4, the construct pairs (plain and Megatron form),
+ * the stacks (grouped and per-name form); with build set it then builds the
+ * tree (§2).  graph_scan() finds the rank folders of a path given on the
+ * command line (a rank folder, a step folder, a dump root, or a dump.json
+ * file), numbered by step and rank as msProbe does (§1.1). */
+#ifndef PT_READ_GRAPH_H
+#define PT_READ_GRAPH_H
+
+#include <stdint.h>
+
+#include "model/err.h"
+#include "model/tree.h"
+
+/* One rank folder of a dump. */
+struct graph_dir {
+    int32_t step, rank;
+    char *dir;            /* owned */
+};
+
+struct graph_dirs {
+    struct graph_dir *v;
+    size_t n;
+};
+
+int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err);
+void graph_dirs_free(struct graph_dirs *d);
+
+/* Flags for graph_read. */
+#define GRAPH_BUILD 1        /* build the tree (needs a non-empty construct.json) */
+#define GRAPH_NO_STACK 2     /* skip stack.json */
+
+/* Reads dir (a folder holding dump.json, or a dump.json file).  Without
+ * GRAPH_BUILD a missing or empty construct.json is fine (the records alone
+ * serve the table compare).  On failure *out is NULL. */
+int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *err);
+
+#endif

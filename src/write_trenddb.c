@@ -1,0 +1,650 @@
+/* write_trenddb: msProbe-compatible .trend.db files (trend-db.md §2-6).
+ *
+ * Target ids must equal msProbe's, and msProbe's ids depend on the exact
+ * sequence of INSERT OR IGNORE attempts (an ignored insert still burns an
+ * AUTOINCREMENT id).  Rather than replaying the attempts through SQLite we
+ * replay them in memory and insert each target once with its id, then set
+ * sqlite_sequence to the burnt high-water mark.  The file is written under a
+ * temporary name beside the target and renamed into place when complete. */
+#include "src/write_trenddb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "model/names.h"
+#include "src/read_dump.h"
+#include "src/read_monitor.h"
+
+/* ---- SQLite plumbing ---- */
+
+struct tdb {
+    sqlite3 *db;
+    char *final, *tmp;
+    struct pt_error *err;
+};
+
+static int tdb_fail(struct tdb *t, const char *what) {
+    return pt_errorf(t->err, "%s: %s: %s", t->final, what, t->db ? sqlite3_errmsg(t->db) : "cannot open");
+}
+
+static int tdb_exec(struct tdb *t, const char *sql) {
+    char *msg = NULL;
+    if (sqlite3_exec(t->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        pt_errorf(t->err, "%s: %s", t->final, msg ? msg : "SQL error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int tdb_open(struct tdb *t, const char *outdir, const char *name, struct pt_error *err) {
+    memset(t, 0, sizeof *t);
+    t->err = err;
+    size_t l = strlen(outdir) + strlen(name) + 2;
+    t->final = malloc(l);
+    t->tmp = malloc(l + 16);
+    if (!t->final || !t->tmp) return pt_errorf(err, "out of memory");
+    snprintf(t->final, l, "%s/%s", outdir, name);
+    snprintf(t->tmp, l + 16, "%s.tmp.%ld", t->final, (long)getpid());
+    unlink(t->tmp);
+    if (sqlite3_open_v2(t->tmp, &t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        int rc = pt_errorf(err, "%s: cannot create: %s", t->tmp, t->db ? sqlite3_errmsg(t->db) : "?");
+        sqlite3_close(t->db);
+        t->db = NULL;
+        return rc;
+    }
+    /* the temporary file is ours alone until the rename; no journal needed */
+    if (tdb_exec(t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN") != 0) return -1;
+    return 0;
+}
+
+static void tdb_abort(struct tdb *t) {
+    if (t->db) sqlite3_close(t->db);
+    if (t->tmp) unlink(t->tmp);
+    free(t->final);
+    free(t->tmp);
+    memset(t, 0, sizeof *t);
+}
+
+static int tdb_commit(struct tdb *t) {
+    if (tdb_exec(t, "COMMIT") != 0) { tdb_abort(t); return -1; }
+    /* back to msProbe's defaults so the file reads like theirs */
+    if (tdb_exec(t, "PRAGMA journal_mode=DELETE") != 0) { tdb_abort(t); return -1; }
+    if (sqlite3_close(t->db) != SQLITE_OK) { tdb_fail(t, "close"); tdb_abort(t); return -1; }
+    t->db = NULL;
+    if (rename(t->tmp, t->final) != 0) {
+        pt_errorf(t->err, "%s: cannot move the finished database into place", t->final);
+        tdb_abort(t);
+        return -1;
+    }
+    free(t->final);
+    free(t->tmp);
+    memset(t, 0, sizeof *t);
+    return 0;
+}
+
+static const char SQL_TARGETS[] =
+    "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
+    "            target_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+    "            target_name TEXT NOT NULL,\n"
+    "            vpp_stage INTEGER NOT NULL,\n"
+    "            micro_step INTEGER NOT NULL DEFAULT 0,\n"
+    "            UNIQUE(target_name, vpp_stage, micro_step)\n"
+    "        )";
+static const char SQL_METRICS[] =
+    "CREATE TABLE IF NOT EXISTS monitoring_metrics (\n"
+    "            metric_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+    "            metric_name TEXT UNIQUE NOT NULL\n"
+    "        )";
+static const char SQL_TAGS[] =
+    "CREATE TABLE IF NOT EXISTS monitoring_tags (\n"
+    "            tag_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+    "            tag_name TEXT NOT NULL,\n"
+    "            category TEXT NOT NULL,\n"
+    "            metric_id INTEGER NOT NULL,\n"
+    "            UNIQUE(tag_name, category, metric_id),\n"
+    "            FOREIGN KEY (metric_id) REFERENCES monitoring_metrics(metric_id)\n"
+    "        )";
+static const char SQL_MAPPING[] =
+    "CREATE TABLE IF NOT EXISTS tag_target_mapping (\n"
+    "            tag_id INTEGER NOT NULL,\n"
+    "            target_id INTEGER NOT NULL,\n"
+    "            PRIMARY KEY (tag_id, target_id),\n"
+    "            FOREIGN KEY (tag_id) REFERENCES monitoring_tags(tag_id),\n"
+    "            FOREIGN KEY (target_id) REFERENCES monitoring_target(target_id)\n"
+    "        )";
+
+static int create_fixed(struct tdb *t) {
+    if (tdb_exec(t, SQL_TARGETS) || tdb_exec(t, SQL_METRICS) || tdb_exec(t, SQL_TAGS) || tdb_exec(t, SQL_MAPPING))
+        return -1;
+    return 0;
+}
+
+static int create_trend(struct tdb *t, const char *const *stats, int n) {
+    char sql[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE IF NOT EXISTS trend_data (\n"
+                                "            rank INTEGER NOT NULL,\n"
+                                "            step INTEGER NOT NULL,\n"
+                                "            target_id INTEGER NOT NULL,\n"
+                                "            metric_id INTEGER NOT NULL,\n"
+                                "            ");
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s%s REAL DEFAULT NULL", i ? ", " : "", stats[i]);
+    snprintf(sql + o, sizeof sql - o,
+             ",\n"
+             "            PRIMARY KEY (rank, step, target_id, metric_id),\n"
+             "            FOREIGN KEY (target_id) REFERENCES monitoring_targets(target_id),\n"
+             "            FOREIGN KEY (metric_id) REFERENCES monitoring_metrics(metric_id)\n"
+             "        ) WITHOUT ROWID");
+    return tdb_exec(t, sql);
+}
+
+/* msProbe's value normalisation (trend-db.md §3); returns 0 for NULL. */
+static int normalise(double v, double *out) {
+    if (isnan(v)) return 0;
+    if (isinf(v)) { *out = v > 0 ? 1000000001.0 : -1000000001.0; return 1; }
+    if (v > 1e9) v = 1e9;
+    if (v < -1e9) v = -1e9;
+    *out = v;
+    return 1;
+}
+
+static int insert_metrics(struct tdb *t, const char *const *names, int n) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(t->db, "INSERT OR IGNORE INTO monitoring_metrics (metric_name) VALUES (?)", -1, &st, NULL))
+        return tdb_fail(t, "prepare");
+    for (int i = 0; i < n; i++) {
+        sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); return tdb_fail(t, "insert metric"); }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* ---- the id replay ---- */
+
+struct idmap {
+    struct names *keys;      /* every key an insert was attempted for, in first-attempt order */
+    int64_t *dbid;           /* per key: its target_id */
+    size_t cap;
+    int64_t seq;             /* AUTOINCREMENT high-water mark */
+    int attempted;
+};
+
+/* One INSERT OR IGNORE attempt: returns the key's index in keys, or -1. */
+static int64_t attempt(struct idmap *m, const char *name, size_t len, int32_t vpp, int32_t call, sqlite3_stmt *ins,
+                       int *inserted) {
+    uint32_t before = names_count(m->keys);
+    uint32_t k = names_intern(m->keys, name, len, vpp, call);
+    if (k == NAMES_NONE) return -1;
+    m->attempted = 1;
+    m->seq++;   /* burnt whether or not the row is new */
+    *inserted = 0;
+    if (k < before) return k;
+    if (k >= m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        while (cap <= k) cap *= 2;
+        int64_t *d = realloc(m->dbid, cap * sizeof *d);
+        if (!d) return -1;
+        m->dbid = d;
+        m->cap = cap;
+    }
+    m->dbid[k] = m->seq;
+    sqlite3_bind_int64(ins, 1, m->seq);
+    sqlite3_bind_text(ins, 2, name, (int)len, SQLITE_TRANSIENT);
+    sqlite3_bind_int(ins, 3, vpp);
+    sqlite3_bind_int(ins, 4, call);
+    int rc = sqlite3_step(ins);
+    sqlite3_reset(ins);
+    if (rc != SQLITE_DONE) return -1;
+    *inserted = 1;
+    return k;
+}
+
+static int finish_sequence(struct tdb *t, const struct idmap *m) {
+    if (!m->attempted) return 0;
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE sqlite_sequence SET seq = %lld WHERE name = 'monitoring_targets'", (long long)m->seq);
+    return tdb_exec(t, sql);
+}
+
+/* Per metric: which replayed keys it knows, and all of them in first-seen order. */
+struct mkeys {
+    uint8_t *known;          /* per idmap key */
+    size_t knowncap;
+    uint32_t *order;
+    size_t n, cap;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 256;
+    while (nc < need) nc *= 2;
+    void *x = realloc(*p, nc * size);
+    if (!x) return -1;
+    memset((char *)x + *cap * size, 0, (nc - *cap) * size);
+    *p = x;
+    *cap = nc;
+    return 0;
+}
+
+static int mk_know(struct mkeys *mk, uint32_t key) {
+    if (grow((void **)&mk->known, &mk->knowncap, (size_t)key + 1, 1) != 0) return -1;
+    if (mk->known[key]) return 0;
+    mk->known[key] = 1;
+    if (grow((void **)&mk->order, &mk->cap, mk->n + 1, sizeof *mk->order) != 0) return -1;
+    mk->order[mk->n++] = key;
+    return 0;
+}
+
+static int mk_knows(const struct mkeys *mk, uint32_t key) {
+    return key != NAMES_NONE && key < mk->knowncap && mk->known[key];
+}
+
+static void mk_free(struct mkeys *mk) {
+    free(mk->known);
+    free(mk->order);
+    memset(mk, 0, sizeof *mk);
+}
+
+/* ---- tags ---- */
+
+struct tagctx {
+    sqlite3_stmt *ins_tag, *ins_map;
+    sqlite3 *db;
+    struct names *seen;      /* (text, vpp = category) labels of this metric */
+    int64_t *tagid;          /* per seen label */
+    size_t cap;
+    int64_t target;
+    int metric_id;
+    int failed;
+};
+
+static void tag_emit(void *vctx, int cat, const char *text, size_t len) {
+    struct tagctx *c = vctx;
+    if (c->failed) return;
+    uint32_t before = names_count(c->seen);
+    uint32_t k = names_intern(c->seen, text, len, cat, 0);
+    if (k == NAMES_NONE) { c->failed = 1; return; }
+    if (k >= before) {
+        /* each distinct label once per metric, as msProbe inserts a set:
+         * an ignored duplicate insert would burn a tag id */
+        if (k >= c->cap) {
+            size_t cap = c->cap ? c->cap * 2 : 256;
+            int64_t *x = realloc(c->tagid, cap * sizeof *x);
+            if (!x) { c->failed = 1; return; }
+            c->tagid = x;
+            c->cap = cap;
+        }
+        sqlite3_bind_text(c->ins_tag, 1, text, (int)len, SQLITE_TRANSIENT);
+        sqlite3_bind_text(c->ins_tag, 2, label_cat_name(cat), -1, SQLITE_STATIC);
+        sqlite3_bind_int(c->ins_tag, 3, c->metric_id);
+        if (sqlite3_step(c->ins_tag) != SQLITE_DONE) c->failed = 1;
+        sqlite3_reset(c->ins_tag);
+        c->tagid[k] = sqlite3_last_insert_rowid(c->db);
+    }
+    sqlite3_bind_int64(c->ins_map, 1, c->tagid[k]);
+    sqlite3_bind_int64(c->ins_map, 2, c->target);
+    if (sqlite3_step(c->ins_map) != SQLITE_DONE) c->failed = 1;
+    sqlite3_reset(c->ins_map);
+}
+
+/* Labels of every key of a metric.  Tag ids are not reproducible in msProbe
+ * either (set order); rows and links are. */
+static int write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
+                      enum label_rules rules) {
+    struct tagctx c = {.metric_id = metric_id, .db = t->db};
+    if (!(c.seen = names_new())) return pt_errorf(t->err, "out of memory");
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_tags (tag_name, category, metric_id) VALUES (?,?,?)", -1,
+                           &c.ins_tag, NULL) ||
+        sqlite3_prepare_v2(t->db, "INSERT OR IGNORE INTO tag_target_mapping (tag_id, target_id) VALUES (?,?)", -1,
+                           &c.ins_map, NULL)) {
+        sqlite3_finalize(c.ins_tag);
+        sqlite3_finalize(c.ins_map);
+        names_free(c.seen);
+        return tdb_fail(t, "prepare tags");
+    }
+    for (size_t i = 0; i < n && !c.failed; i++) {
+        const struct target *tg = names_target(m->keys, keys[i]);
+        c.target = m->dbid[keys[i]];
+        labels_derive(names_str(m->keys, keys[i]), tg->len, rules, tag_emit, &c);
+    }
+    sqlite3_finalize(c.ins_tag);
+    sqlite3_finalize(c.ins_map);
+    names_free(c.seen);
+    free(c.tagid);
+    return c.failed ? tdb_fail(t, "insert tags") : 0;
+}
+
+/* ---- dump ---- */
+
+struct pending {             /* a waiting trend_data row; name points into the file's arena */
+    const char *name;
+    uint32_t len;
+    int32_t call;
+    int32_t rank, step;
+    uint8_t metric, present;
+    double v[4];
+};
+
+struct fresh {               /* a key new to a metric since the last flush */
+    const char *name;
+    uint32_t len;
+    int32_t call;
+    uint8_t metric;
+};
+
+struct dump_writer {
+    struct tdb t;
+    struct idmap ids;
+    struct mkeys mk[DM_N];
+    int metric_order[DM_N], nmetric_order;
+    struct pending *rows;
+    size_t nrows, caprows;
+    struct fresh *fresh;
+    size_t nfresh, capfresh;
+    struct names *fresh_set; /* (name, vpp = metric, call) of fresh, for dedupe */
+    sqlite3_stmt *ins_target, *ins_row;
+    int32_t max_rank;
+    struct pt_error *err;
+};
+
+static int dump_flush(struct dump_writer *w) {
+    struct tdb *t = &w->t;
+    for (int m = 0; m < DM_N; m++)
+        for (size_t i = 0; i < w->nfresh; i++) {
+            const struct fresh *fr = &w->fresh[i];
+            if (fr->metric != m) continue;
+            int ins;
+            int64_t k = attempt(&w->ids, fr->name, fr->len, 0, fr->call, w->ins_target, &ins);
+            if (k < 0) return tdb_fail(t, "insert target");
+            if (mk_know(&w->mk[m], (uint32_t)k) != 0) return pt_errorf(w->err, "out of memory");
+        }
+    w->nfresh = 0;
+    names_free(w->fresh_set);
+    if (!(w->fresh_set = names_new())) return pt_errorf(w->err, "out of memory");
+    for (size_t i = 0; i < w->nrows; i++) {
+        const struct pending *r = &w->rows[i];
+        sqlite3_stmt *s = w->ins_row;
+        uint32_t k = names_find(w->ids.keys, r->name, r->len, 0, r->call);
+        if (k == NAMES_NONE) return pt_errorf(w->err, "internal: target of a waiting row was never inserted");
+        sqlite3_bind_int(s, 1, r->rank);
+        sqlite3_bind_int(s, 2, r->step);
+        sqlite3_bind_int64(s, 3, w->ids.dbid[k]);
+        sqlite3_bind_int(s, 4, r->metric + 1);
+        for (int j = 0; j < 4; j++) {
+            double v;
+            if (((r->present >> j) & 1) && normalise(r->v[j], &v)) sqlite3_bind_double(s, 5 + j, v);
+            else sqlite3_bind_null(s, 5 + j);
+        }
+        int rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+    }
+    w->nrows = 0;
+    return 0;
+}
+
+static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_base) {
+    struct dump_writer *w = vctx;
+    if (f->rank > w->max_rank) w->max_rank = f->rank;
+    size_t i = 0;
+    while (i < f->nrows) {
+        uint32_t entry = f->rows[i].entry;
+        for (; i < f->nrows && f->rows[i].entry == entry; i++) {
+            const struct trow *r = &f->rows[i];
+            const char *name = f->arena + r->name;
+            if (grow((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
+                return pt_errorf(w->err, "out of memory");
+            w->rows[w->nrows++] = (struct pending){.name = name, .len = r->len, .call = r->call, .rank = f->rank,
+                                                   .step = step_base + r->micro, .metric = r->metric,
+                                                   .present = r->present};
+            memcpy(w->rows[w->nrows - 1].v, r->v, sizeof r->v);
+            int seen = 0;
+            for (int m = 0; m < w->nmetric_order; m++)
+                if (w->metric_order[m] == r->metric) seen = 1;
+            if (!seen) w->metric_order[w->nmetric_order++] = r->metric;
+            if (mk_knows(&w->mk[r->metric], names_find(w->ids.keys, name, r->len, 0, r->call))) continue;
+            uint32_t before = names_count(w->fresh_set);
+            uint32_t fk = names_intern(w->fresh_set, name, r->len, r->metric, r->call);
+            if (fk == NAMES_NONE) return pt_errorf(w->err, "out of memory");
+            if (fk < before) continue;   /* already new in this batch */
+            if (grow((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
+                return pt_errorf(w->err, "out of memory");
+            w->fresh[w->nfresh++] = (struct fresh){.name = name, .len = r->len, .call = r->call, .metric = r->metric};
+        }
+        /* after each record: flush on a positive multiple of 5000 waiting rows */
+        if (w->nrows && w->nrows % 5000 == 0 && dump_flush(w) != 0) return -1;
+    }
+    return dump_flush(w);   /* and at the end of every file */
+}
+
+int trenddb_write_dump(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                       struct tdb_result *res, struct pt_error *err) {
+    struct dump_writer w = {.err = err};
+    struct mapping map = {0};
+    struct dump_summary sum;
+    int rc = -1;
+    memset(res, 0, sizeof *res);
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    if (!(w.ids.keys = names_new()) || !(w.fresh_set = names_new())) {
+        pt_errorf(err, "out of memory");
+        goto out;
+    }
+    if (tdb_open(&w.t, outdir, "dump_data.trend.db", err) != 0) goto out;
+    if (create_fixed(&w.t) != 0) goto out;
+    if (create_trend(&w.t, dump_stat_names, 4) != 0) goto out;
+    if (insert_metrics(&w.t, dump_metric_names, DM_N) != 0) goto out;
+    if (sqlite3_prepare_v2(w.t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &w.ins_target, NULL) ||
+        sqlite3_prepare_v2(w.t.db, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?,?,?,?,?)", -1, &w.ins_row, NULL)) {
+        tdb_fail(&w.t, "prepare");
+        goto out;
+    }
+    struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1};
+    if (dump_read(data, lo, &dopt, ds, dump_writer_file, &w, &sum, err) != 0) goto out;
+    if (!sum.any_rank) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
+    if (finish_sequence(&w.t, &w.ids) != 0) goto out;
+    char sql[1024];
+    if (tdb_exec(&w.t, "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                       "            max_rank INTEGER DEFAULT 0, min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, "
+                       "forward TEXT DEFAULT NULL, backward TEXT DEFAULT NULL, recompute TEXT DEFAULT NULL, "
+                       "parameters_grad TEXT DEFAULT NULL\n"
+                       "        )") != 0)
+        goto out;
+    snprintf(sql, sizeof sql,
+             "INSERT INTO global_stats VALUES (%d, %d, %d, 'norm,max,min,mean', 'norm,max,min,mean', "
+             "'norm,max,min,mean', 'norm,max,min,mean')",
+             (int)sum.max_rank, (int)sum.min_step, (int)sum.max_step);
+    if (tdb_exec(&w.t, sql) != 0) goto out;
+    for (int i = 0; i < w.nmetric_order; i++) {
+        int m = w.metric_order[i];
+        if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
+    }
+    sqlite3_finalize(w.ins_target);
+    sqlite3_finalize(w.ins_row);
+    w.ins_target = w.ins_row = NULL;
+    res->targets = names_count(w.ids.keys);
+    res->max_step = sum.max_step;
+    res->max_rank = sum.max_rank;
+    {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(w.t.db, "SELECT count(*) FROM trend_data", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            res->rows = (size_t)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    snprintf(res->path, sizeof res->path, "%s", w.t.final);
+    if (tdb_commit(&w.t) != 0) goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(w.ins_target);
+    sqlite3_finalize(w.ins_row);
+    if (w.t.db || w.t.tmp) tdb_abort(&w.t);
+    names_free(w.ids.keys);
+    names_free(w.fresh_set);
+    free(w.ids.dbid);
+    for (int m = 0; m < DM_N; m++) mk_free(&w.mk[m]);
+    free(w.rows);
+    free(w.fresh);
+    mapping_free(&map);
+    return rc;
+}
+
+/* ---- monitor (trend-db.md §6.5) ---- */
+
+int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                          struct tdb_result *res, struct pt_error *err) {
+    struct mapping map = {0};
+    struct monitor_data md;
+    struct mon_steps st = {0};
+    struct tdb t = {0};
+    struct idmap ids = {0};
+    struct mkeys mk[MON_NMETRICS];
+    sqlite3_stmt *ins_target = NULL, *ins_row = NULL;
+    int rc = -1;
+    memset(mk, 0, sizeof mk);
+    memset(res, 0, sizeof *res);
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    int r = monitor_read(data, &map, ds, &md, err);
+    mapping_free(&map);
+    if (r != 0) return -1;
+    if (!md.metric_has_files) {
+        monitor_free(&md);
+        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written", data);
+    }
+    if (!md.statmask) {
+        monitor_free(&md);
+        return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", data);
+    }
+    if (monitor_steps(&md, lo->micro_step, &st) != 0 || !(ids.keys = names_new())) {
+        pt_errorf(err, "out of memory");
+        goto out;
+    }
+    if (tdb_open(&t, outdir, "monitor_data.trend.db", err) != 0 || create_fixed(&t) != 0) goto out;
+    if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL)) {
+        tdb_fail(&t, "prepare");
+        goto out;
+    }
+    /* targets, metric by metric in the fixed order */
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(md.metric_has_rows & (1u << m))) continue;
+        struct names *seen = names_new();
+        if (!seen) { pt_errorf(err, "out of memory"); goto out; }
+        for (size_t i = 0; i < md.nfiles; i++) {
+            const struct mon_file *f = &md.files[i];
+            if (f->metric != m) continue;
+            for (size_t k = 0; k < f->nrows; k++) {
+                const char *nm = md.arena + f->rows[k].name;
+                size_t len = strlen(nm);
+                int32_t call = lo->micro_step ? 0 : f->rows[k].micro;
+                uint32_t before = names_count(seen);
+                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
+                int ins;
+                int64_t key = attempt(&ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
+                if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
+                    names_free(seen);
+                    tdb_fail(&t, "insert target");
+                    goto out;
+                }
+            }
+        }
+        names_free(seen);
+    }
+    if (finish_sequence(&t, &ids) != 0) goto out;
+    const char *present[MON_NMETRICS];
+    int metric_id[MON_NMETRICS], np = 0;
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        metric_id[m] = 0;
+        if (md.metric_has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+    }
+    if (insert_metrics(&t, present, np) != 0) goto out;
+    /* global_stats */
+    char sql[8192], vals[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
+    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)st.min_step,
+                                 (int)st.max_step, (int)md.max_rank);
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(md.metric_has_files & (1u << m))) continue;
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md.nfiles; i++)
+            if (md.files[i].metric == m) mask |= md.files[i].statmask;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
+        int first = 1;
+        for (int s = 0; s < MON_NSTATS; s++)
+            if (mask & (1u << s)) {
+                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
+                first = 0;
+            }
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
+    }
+    snprintf(sql + o, sizeof sql - o, "\n        )");
+    snprintf(vals + vo, sizeof vals - vo, ")");
+    if (tdb_exec(&t, sql) != 0 || tdb_exec(&t, vals) != 0) goto out;
+    /* trend_data with the union of the supported columns */
+    const char *cols[MON_NSTATS];
+    int colidx[MON_NSTATS], nc = 0;
+    for (int s = 0; s < MON_NSTATS; s++)
+        if (md.statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = mon_stat_names[s]; }
+    if (create_trend(&t, cols, nc) != 0) goto out;
+    for (int m = 0; m < MON_NMETRICS; m++)
+        if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
+    o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+    snprintf(sql + o, sizeof sql - o, ")");
+    if (sqlite3_prepare_v2(t.db, sql, -1, &ins_row, NULL)) { tdb_fail(&t, "prepare"); goto out; }
+    for (size_t i = 0; i < md.nfiles; i++) {
+        const struct mon_file *f = &md.files[i];
+        if (!metric_id[f->metric]) continue;
+        for (size_t k = 0; k < f->nrows; k++) {
+            const struct mon_row *row = &f->rows[k];
+            const char *nm = md.arena + row->name;
+            uint32_t key = names_find(ids.keys, nm, strlen(nm), row->vpp, lo->micro_step ? 0 : row->micro);
+            if (key == NAMES_NONE) continue;
+            sqlite3_bind_int(ins_row, 1, f->rank);
+            sqlite3_bind_int(ins_row, 2, monitor_row_step(&st, row));
+            sqlite3_bind_int64(ins_row, 3, ids.dbid[key]);
+            sqlite3_bind_int(ins_row, 4, metric_id[f->metric]);
+            for (int c = 0; c < nc; c++) {
+                double v;
+                int s = colidx[c];
+                if (((row->present >> s) & 1) && normalise(row->v[s], &v)) sqlite3_bind_double(ins_row, 5 + c, v);
+                else sqlite3_bind_null(ins_row, 5 + c);
+            }
+            int src = sqlite3_step(ins_row);
+            sqlite3_reset(ins_row);
+            if (src != SQLITE_DONE) { tdb_fail(&t, "insert trend row"); goto out; }
+            res->rows++;
+        }
+    }
+    sqlite3_finalize(ins_row);
+    sqlite3_finalize(ins_target);
+    ins_row = ins_target = NULL;
+    res->targets = names_count(ids.keys);
+    res->max_step = st.max_step;
+    res->max_rank = md.max_rank;
+    snprintf(res->path, sizeof res->path, "%s", t.final);
+    if (tdb_commit(&t) != 0) goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(ins_row);
+    sqlite3_finalize(ins_target);
+    if (t.db || t.tmp) tdb_abort(&t);
+    names_free(ids.keys);
+    free(ids.dbid);
+    for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    monitor_steps_free(&st);
+    monitor_free(&md);
+    return rc;
+}

@@ -1,0 +1,60 @@
+/* data2db against msProbe's own outputs: for every reference database under
+ * ../shared/fixtures/msprobe/derived/<case>.micro_step_<b>/, the database we
+ * write from the same input prints, under trenddb_canon.py, exactly the
+ * reference *.canonical.txt. */
+#include "pt_test.h"
+
+#include "src/dataset.h"
+#include "src/write_trenddb.h"
+
+static int canon_equal(const char *db, const char *ref) {
+    const char *py = getenv("PT_PYTHON");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/trenddb_canon.py' '%s' > '%s.canon' && cmp -s '%s.canon' '%s'",
+             py && *py ? py : "python3", pt_shared(), db, db, db, ref);
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(cmd, sizeof cmd, "diff '%s.canon' '%s' | head -20 >&2", db, ref);
+        if (system(cmd) != 0) {}
+    }
+    return rc == 0;
+}
+
+static void one_case(const char *input_rel, const char *case_dir, int micro, int monitor) {
+    const char *in = pt_fixture(input_rel);
+    char refdir[4096], ref[4096], out[4096], db[4096];
+    if (!in) SKIP("fixture absent");
+    snprintf(refdir, sizeof refdir, "%s/fixtures/msprobe/derived/%s", pt_shared(), case_dir);
+    snprintf(ref, sizeof ref, "%s/%s.trend.canonical.txt", refdir, monitor ? "monitor_data" : "dump_data");
+    snprintf(out, sizeof out, "%s", pt_tmpdir(case_dir));
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.micro_step = micro;
+    struct dataset *ds = calloc(1, sizeof *ds);
+    struct tdb_result res;
+    struct pt_error err;
+    int rc = monitor ? trenddb_write_monitor(in, out, &lo, ds, &res, &err) : trenddb_write_dump(in, out, &lo, ds, &res, &err);
+    if (rc != 0) fprintf(stderr, "%s\n", err.msg);
+    CHECK_INT(rc, 0);
+    dataset_free(ds);
+    snprintf(db, sizeof db, "%s/%s.trend.db", out, monitor ? "monitor_data" : "dump_data");
+    CHECK(access(db, F_OK) == 0);
+    CHECK(canon_equal(db, ref));
+}
+
+static void gpu_dump_micro(void) { one_case("examples/quick_start/gpu_dump", "gpu_dump.micro_step_true", 1, 0); }
+static void gpu_dump_nomicro(void) { one_case("examples/quick_start/gpu_dump", "gpu_dump.micro_step_false", 0, 0); }
+static void input_format_correct(void) {
+    one_case("test/msprobe_test/visualization_ut/input_format_correct", "input_format_correct.micro_step_true", 1, 0);
+}
+static void monitor_micro(void) { one_case("derived/synthetic_monitor_output", "synthetic_monitor.micro_step_true", 1, 1); }
+static void monitor_nomicro(void) { one_case("derived/synthetic_monitor_output", "synthetic_monitor.micro_step_false", 0, 1); }
+
+int main(void) {
+    RUN(gpu_dump_micro);
+    RUN(gpu_dump_nomicro);
+    RUN(input_format_correct);
+    RUN(monitor_micro);
+    RUN(monitor_nomicro);
+    PT_DONE();
+}
