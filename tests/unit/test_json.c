@@ -1,0 +1,91 @@
+/* json: the dialect (bare NaN/Infinity), errors with line numbers, limits. */
+#include "pt_test.h"
+
+#include "src/json.h"
+
+static int lex_all(const char *text, struct pt_error *err, double *nums, int *nn) {
+    struct json_lex lx;
+    json_lex_init(&lx, text, strlen(text), "t.json", err);
+    *nn = 0;
+    for (;;) {
+        enum json_tok t = json_lex_next(&lx);
+        if (t == JT_ERROR) return -1;
+        if (t == JT_END) return 0;
+        if (t == JT_NUMBER && *nn < 64) nums[(*nn)++] = lx.num;
+    }
+}
+
+static void dialect(void) {
+    double v[64];
+    int n;
+    struct pt_error err;
+    CHECK_INT(lex_all("{\"a\": [NaN, Infinity, -Infinity, 1.5e3, -0.0, 0.4993983507156372, 12345678901234567890]}", &err, v, &n), 0);
+    CHECK_INT(n, 7);
+    CHECK(isnan(v[0]));
+    CHECK(isinf(v[1]) && v[1] > 0);
+    CHECK(isinf(v[2]) && v[2] < 0);
+    CHECK_NEAR(v[3], 1500, 0);
+    CHECK(v[4] == 0 && signbit(v[4]));
+    CHECK(v[5] == 0.4993983507156372);
+    CHECK(v[6] == 12345678901234567890.0);
+    cJSON *t;
+    CHECK_INT(json_tree_parse("{\"Max\": NaN, \"Min\": -Infinity, \"s\": \"NaN in a string\"}", 57, "x", &t, &err), 0);
+    double d;
+    CHECK(json_number(cJSON_GetObjectItem(t, "Max"), &d) && isnan(d));
+    CHECK(json_number(cJSON_GetObjectItem(t, "Min"), &d) && isinf(d) && d < 0);
+    CHECK_STR(cJSON_GetObjectItem(t, "s")->valuestring, "NaN in a string");
+    cJSON_Delete(t);
+}
+
+static void errors(void) {
+    double v[64];
+    int n;
+    struct pt_error err;
+    CHECK_INT(lex_all("{\n\"a\": [1, 2,\n", &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "t.json: line 3");
+    CHECK_CONTAINS(err.msg, "truncated");
+    CHECK_INT(lex_all("{\"a\" 1}", &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "expected ':'");
+    CHECK_INT(lex_all("", &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "empty file");
+    CHECK_INT(lex_all("[1] x", &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "after the JSON value");
+    CHECK_INT(lex_all("{\"a\": nan}", &err, v, &n), -1);
+    CHECK_INT(lex_all("{\"a\": \"x\ny\"}", &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "control character");
+    /* deep nesting stops at the limit instead of the stack */
+    char *deep = malloc(200001);
+    memset(deep, '[', 200000);
+    deep[200000] = '\0';
+    CHECK_INT(lex_all(deep, &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "nesting deeper");
+    /* a huge number string fails fast */
+    memset(deep, '1', 200000);
+    CHECK_INT(lex_all(deep, &err, v, &n), -1);
+    CHECK_CONTAINS(err.msg, "number too long");
+    free(deep);
+}
+
+static void strings(void) {
+    struct json_lex lx;
+    struct pt_error err;
+    const char *text = "{\"a\\u00e9\\n\\ud83d\\ude00\": 1}";
+    json_lex_init(&lx, text, strlen(text), "t", &err);
+    CHECK_INT(json_lex_next(&lx), JT_OBJ_BEGIN);
+    CHECK_INT(json_lex_next(&lx), JT_KEY);
+    char out[64];
+    CHECK_INT(json_lex_string(&lx, out, sizeof out), 8);
+    CHECK_STR(out, "a\xc3\xa9\n\xf0\x9f\x98\x80");
+    CHECK_INT(json_lex_next(&lx), JT_NUMBER);
+    CHECK_INT(json_lex_next(&lx), JT_OBJ_END);
+    CHECK_INT(json_lex_next(&lx), JT_END);
+    char esc[64];
+    CHECK_STR(pt_escape("a\x1b[2J\xff", 6, esc, sizeof esc), "a\\x1b[2J\\xff");
+}
+
+int main(void) {
+    RUN(dialect);
+    RUN(errors);
+    RUN(strings);
+    PT_DONE();
+}

@@ -1,0 +1,255 @@
+/* Readers on the real msProbe fixtures: dump (all layouts we can build from
+ * them), construct.json and stack.json forms, monitor CSV, .trend.db. */
+#include "pt_test.h"
+
+#include "src/dataset.h"
+#include "src/read_construct.h"
+#include "src/read_dump.h"
+
+static struct dataset *load(const char *path, int micro, enum ds_format f) {
+    struct load_opts lo;
+    struct dataset *ds = NULL;
+    struct pt_error err;
+    load_opts_init(&lo);
+    lo.micro_step = micro;
+    lo.format = f;
+    if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
+    return ds;
+}
+
+static float value(const struct dataset *ds, const char *metric, const char *stat, const char *target, int call,
+                   int step, int rank) {
+    const struct cube *c = ds->cube;
+    int m = cube_metric_find(c, metric), s = cube_stat_find(c, m, stat);
+    uint32_t t = names_find(c->names, target, strlen(target), 0, call);
+    uint32_t lt = cube_local_target(c, m, t);
+    int si = cube_step_find(c, step), ri = cube_rank_find(c, rank);
+    if (m < 0 || s < 0 || lt == UINT32_MAX || si < 0 || ri < 0) return -12345;
+    return cube_get(c, m, s, lt, si, ri);
+}
+
+static void gpu_dump_micro(void) {
+    const char *p = pt_fixture("examples/quick_start/gpu_dump");
+    if (!p) SKIP("fixtures absent");
+    struct dataset *ds = load(p, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    const struct cube *c = ds->cube;
+    CHECK_INT(ds->format, DS_DUMP);
+    CHECK_INT(c->nsteps, 21);                    /* 11 + 10 micro steps */
+    CHECK_INT(c->steps[20].value, 20);
+    CHECK_INT(c->steps[11].origin, 1);           /* step 1 starts at global micro step 11 */
+    CHECK_INT(c->steps[11].micro, 0);
+    CHECK_INT(c->nranks, 1);
+    CHECK_INT(c->ranks[0], 0);                   /* proc2016 renumbered to rank 0 */
+    CHECK_INT(names_count(c->names), 656);
+    CHECK_INT(c->metrics[cube_metric_find(c, "forward")].ntargets, 597);
+    CHECK_INT(c->metrics[cube_metric_find(c, "backward")].ntargets, 344);
+    CHECK_INT(cube_count_present(c, cube_metric_find(c, "forward")), 7960);
+    CHECK_INT(cube_count_present(c, cube_metric_find(c, "backward")), 5144);
+    CHECK_INT(c->metrics[cube_metric_find(c, "parameters_grad")].ntargets, 0);
+    CHECK_NEAR(value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
+    CHECK_NEAR(value(ds, "forward", "max", "Functional.conv2d.input.0", 0, 0, 0), 1.0, 0);
+    CHECK_INT(ds->files_read, 2);
+    CHECK_STR(ds->framework, "pytorch");
+    CHECK_STR(ds->level, "mix");
+    CHECK_INT(ds->nrankdirs, 2);
+    CHECK(ds->rankdirs[0].has_construct && ds->rankdirs[0].has_stack);
+    CHECK_INT(ds->ovf.n, 0);                     /* a clean run */
+    /* labels are there for the search pane */
+    CHECK(names_label_find(c->names, "Functional.conv2d", LABEL_FUNCTION) != NAMES_NONE);
+    dataset_free(ds);
+}
+
+static void gpu_dump_layouts(void) {
+    const char *p = pt_fixture("examples/quick_start/gpu_dump");
+    if (!p) SKIP("fixtures absent");
+    char q[4096];
+    /* no micro steps: step numbers, parameter gradients imported */
+    struct dataset *ds = load(p, 0, DS_DUMP);
+    CHECK(ds && ds->cube->nsteps == 2 && ds->cube->steps[1].value == 1);
+    if (ds) CHECK_INT(names_count(ds->cube->names), 1319);
+    if (ds) CHECK(ds->cube->metrics[cube_metric_find(ds->cube, "parameters_grad")].ntargets > 0);
+    dataset_free(ds);
+    /* a single step folder */
+    snprintf(q, sizeof q, "%s/step1", p);
+    ds = load(q, 0, DS_AUTO);
+    CHECK(ds && ds->cube->nsteps == 1 && ds->cube->steps[0].value == 1);
+    dataset_free(ds);
+    /* a single rank folder: step from the parent's name */
+    snprintf(q, sizeof q, "%s/step1/proc2016", p);
+    ds = load(q, 0, DS_AUTO);
+    CHECK(ds && ds->cube->nsteps == 1 && ds->cube->steps[0].value == 1);
+    dataset_free(ds);
+    /* a lone dump.json */
+    snprintf(q, sizeof q, "%s/step0/proc2016/dump.json", p);
+    ds = load(q, 0, DS_AUTO);
+    CHECK(ds != NULL);
+    if (ds) CHECK_INT(ds->files_read, 1);
+    dataset_free(ds);
+}
+
+static void minimal_layout(void) {
+    const char *p = pt_fixture("test/msprobe_test/visualization_ut/input_format_correct");
+    if (!p) SKIP("fixtures absent");
+    struct dataset *ds = load(p, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    CHECK_INT(ds->cube->nranks, 2);
+    CHECK_INT(ds->cube->nsteps, 3);
+    CHECK_INT(names_count(ds->cube->names), 0);  /* "api" is neither forward nor backward */
+    CHECK_INT(ds->files_read, 4);
+    dataset_free(ds);
+}
+
+static void construct_forms(void) {
+    struct construct c;
+    struct pt_error err;
+    const char *plain = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016/construct.json");
+    const char *old = pt_fixture("test/resources/layer_mapping/pytorch/construct.json");
+    if (!plain || !old) SKIP("fixtures absent");
+    CHECK_INT(construct_read(plain, &c, &err), 0);
+    CHECK_STR(c.v[0].name, "Tensor.to.0.forward");
+    CHECK_INT(c.v[0].parent_kind, CONS_NULL);
+    CHECK_STR(c.v[2].parent, "Module.conv1.Conv2d.forward.0");
+    construct_free(&c);
+    CHECK_INT(construct_read(old, &c, &err), 0);
+    int empty = 0;
+    for (size_t i = 0; i < c.n; i++) empty += c.v[i].parent_kind == CONS_EMPTY;
+    CHECK(empty > 0);
+    construct_free(&c);
+    const char *dir = pt_tmpdir("construct");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/construct.json", dir);
+    pt_write(path, "{\"megatron_micro_step_number\": 2, \"Module.m.GPTModel.forward.0\": [null, 0],"
+                   " \"Module.m.GPTModel.forward.1\": [null, 1], \"Functional.linear.0.forward\": [\"Module.m.GPTModel.forward.1\", 1]}");
+    CHECK_INT(construct_read(path, &c, &err), 0);
+    CHECK_INT(c.megatron, 1);
+    CHECK_INT(c.megatron_micro_steps, 2);
+    CHECK_INT(c.n, 3);
+    CHECK_INT(c.v[2].micro, 1);
+    CHECK_STR(c.v[2].parent, "Module.m.GPTModel.forward.1");
+    construct_free(&c);
+    pt_write(path, "{\"megatron_micro_step_number\": 1, \"Module.a.forward.0\": [null, 0, 7]}");
+    CHECK_INT(construct_read(path, &c, &err), -1);
+    CHECK_CONTAINS(err.msg, "Module.a.forward.0");
+}
+
+static void stack_forms(void) {
+    struct stack s;
+    struct pt_error err;
+    const char *grouped = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016/stack.json");
+    const char *pername = pt_fixture("test/resources/layer_mapping/mindspore/stack.json");
+    if (!grouped || !pername) SKIP("fixtures absent");
+    CHECK_INT(stack_read(grouped, &s, &err), 0);
+    CHECK_INT(s.grouped, 1);
+    const struct stack_entry *e = stack_find(&s, "Functional.conv2d.0.forward");
+    CHECK(e && e->nframes > 0);
+    if (e) CHECK_CONTAINS(e->frames[0], "File ");
+    CHECK(stack_find(&s, "Functional.conv2d.0.backward") == e);   /* backward falls back to forward */
+    stack_free(&s);
+    CHECK_INT(stack_read(pername, &s, &err), 0);
+    CHECK_INT(s.grouped, 0);
+    CHECK(s.n > 0);
+    stack_free(&s);
+}
+
+static void monitor(void) {
+    const char *p = pt_fixture("derived/synthetic_monitor_output");
+    if (!p) SKIP("fixtures absent");
+    struct dataset *ds = load(p, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    const struct cube *c = ds->cube;
+    CHECK_INT(ds->format, DS_MONITOR);
+    CHECK_INT(c->nmetrics, 4);
+    CHECK_STR(c->metrics[0].name, "actv");
+    CHECK_INT(c->metrics[0].nstats, 4);            /* norm, min, max, nans */
+    CHECK_STR(c->metrics[0].stats[3], "nans");
+    CHECK_INT(c->nranks, 2);
+    CHECK_INT(c->nsteps, 4);                       /* 2 steps x 2 micro steps */
+    /* raw values: inf stays inf (msProbe's db clamps it to 1e9+1), 2.5e9 stays 2.5e9 */
+    int m = cube_metric_find(c, "actv"), st = cube_stat_find(c, m, "max");
+    uint32_t t = names_find(c->names, "module.decoder.layers.0.self_attention.linear_proj.input", 56, 0, 0);
+    float v = cube_get(c, m, st, cube_local_target(c, m, t), cube_step_find(c, 2), 0);
+    CHECK(isinf(v) && v > 0);
+    m = cube_metric_find(c, "param_origin");
+    t = names_find(c->names, "module.embedding.word_embeddings.weight", 39, 0, 0);
+    CHECK_NEAR(cube_get(c, m, 0, cube_local_target(c, m, t), cube_step_find(c, 2), 0), 2.5e9, 1);
+    CHECK(cube_count_nonfinite(c, cube_metric_find(c, "actv"), -1, -1) >= 2);
+    CHECK(names_label_find(c->names, "layers.0", LABEL_LAYER) != NAMES_NONE);
+    dataset_free(ds);
+}
+
+static void trenddb(void) {
+    const char *p = pt_fixture("derived/gpu_dump.micro_step_true/dump_data.trend.db");
+    const char *dir = pt_fixture("derived/synthetic_monitor.micro_step_false");
+    if (!p || !dir) SKIP("fixtures absent");
+    struct dataset *ds = load(p, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    CHECK_INT(ds->format, DS_TRENDDB);
+    CHECK_INT(names_count(ds->cube->names), 656);
+    CHECK_INT(ds->cube->nsteps, 21);
+    CHECK_INT(ds->cube->nmetrics, 4);
+    CHECK_INT(cube_count_present(ds->cube, cube_metric_find(ds->cube, "forward")), 7960);
+    CHECK_NEAR(value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
+    dataset_free(ds);
+    /* a folder of .trend.db files opens the first; the clamp values read back as infinities */
+    ds = load(dir, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    CHECK_INT(ds->ndbfiles, 1);
+    CHECK_INT(ds->cube->nranks, 2);
+    CHECK(cube_count_nonfinite(ds->cube, cube_metric_find(ds->cube, "actv"), -1, -1) >= 1);
+    dataset_free(ds);
+}
+
+static void generated_nan(void) {
+    const char *sh = pt_shared();
+    if (!sh) SKIP("shared absent");
+    const char *dir = pt_tmpdir("gen_nan");
+    const char *py = getenv("PT_PYTHON");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/d' --steps 2 --ranks 2 --layers 2 --hidden 64 "
+             "--heads 4 --ffn 128 --seq 16 --vocab 100 --nan 1:1:layers.1.mlp --quiet",
+             py && *py ? py : "python3", sh, dir);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed to run");
+    snprintf(cmd, sizeof cmd, "%s/d", dir);
+    struct dataset *ds = load(cmd, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    const struct cube *c = ds->cube;
+    int fwd = cube_metric_find(c, "forward");
+    CHECK_INT(c->nranks, 2);
+    /* the bare NaN tokens were read as NaN: only step 1 rank 1 has them */
+    size_t bad = cube_count_nonfinite(c, fwd, -1, -1);
+    CHECK(bad > 0);
+    CHECK_INT(cube_count_nonfinite(c, fwd, -1, 0), 0);
+    size_t in_step0 = 0;
+    for (int s = 0; s < c->nsteps; s++)
+        if (c->steps[s].origin == 0) in_step0 += cube_count_nonfinite(c, fwd, s, -1);
+    CHECK_INT(in_step0, 0);
+    CHECK(ds->ovf.n > 0);
+    long first = ovf_first(&ds->ovf);
+    CHECK(first >= 0);
+    if (first >= 0) {
+        CHECK_INT(ds->ovf.v[first].step, 1);
+        CHECK_INT(ds->ovf.v[first].rank, 1);
+        CHECK_INT(ds->ovf.v[first].level, OVF_CRITICAL);
+        CHECK_CONTAINS(ds->ovf.v[first].name, "");
+    }
+    dataset_free(ds);
+}
+
+int main(void) {
+    RUN(gpu_dump_micro);
+    RUN(gpu_dump_layouts);
+    RUN(minimal_layout);
+    RUN(construct_forms);
+    RUN(stack_forms);
+    RUN(monitor);
+    RUN(trenddb);
+    RUN(generated_nan);
+    PT_DONE();
+}
