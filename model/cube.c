@@ -379,7 +379,7 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         }
     ns = uniq_i32(sv, ns);
     nr = uniq_i32(rv, nr);
-    if (ns > 1000000 || nr > 1000000) {
+    if (ns > 1000000 || nr > 1000000) {   /* beyond any real run: refuse rather than allocate the moon */
         free(sv); free(rv); free(local); free(c);
         return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
     }
@@ -390,11 +390,11 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
     c->metrics = calloc(b->nm ? (size_t)b->nm : 1, sizeof *c->metrics);
     if (!c->steps || !c->ranks || !c->metrics) goto oom;
     memcpy(c->ranks, rv, nr * sizeof *rv);
-    qsort(b->steps, b->nsteps, sizeof *b->steps, cmp_step);
+    if (b->nsteps) qsort(b->steps, b->nsteps, sizeof *b->steps, cmp_step);
     for (size_t i = 0; i < ns; i++) {
         c->steps[i] = (struct cube_step){.value = sv[i], .origin = sv[i], .micro = -1};
         struct cube_step key = {.value = sv[i]};
-        struct cube_step *d = bsearch(&key, b->steps, b->nsteps, sizeof *b->steps, cmp_step);
+        struct cube_step *d = b->nsteps ? bsearch(&key, b->steps, b->nsteps, sizeof *b->steps, cmp_step) : NULL;
         if (d) c->steps[i] = *d;
     }
     for (int i = 0; i < b->nm; i++) {

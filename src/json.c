@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,6 +67,35 @@ int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, 
     *buf = b;
     *len = n;
     return 0;
+}
+
+int json_map_file(const char *path, size_t max_bytes, const char **buf, size_t *len, struct pt_error *err) {
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    *buf = NULL;
+    *len = 0;
+    if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int isdir = S_ISDIR(st.st_mode), fifo = S_ISFIFO(st.st_mode);
+        close(fd);
+        return pt_errorf(err, "%s: is %s, not a regular file", path, isdir ? "a folder" : fifo ? "a FIFO" : "a special file");
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return pt_errorf(err, "%s: %lld bytes, more than the %zu this reader accepts", path, (long long)st.st_size, max_bytes);
+    }
+    if (st.st_size == 0) { close(fd); return 0; }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return pt_errorf(err, "%s: cannot map: %s", path, strerror(errno));
+    madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+    *buf = p;
+    *len = (size_t)st.st_size;
+    return 0;
+}
+
+void json_unmap_file(const char *buf, size_t len) {
+    if (buf && len) munmap((void *)buf, len);
 }
 
 size_t json_line_of(const char *buf, const char *pos) {

@@ -10,6 +10,7 @@
 struct kmap {
     uint32_t *slot;   /* index + 1 */
     size_t cap;
+    size_t *len;      /* name length per construct index */
 };
 
 static uint64_t hstr(const char *s, size_t n) {
@@ -18,11 +19,14 @@ static uint64_t hstr(const char *s, size_t n) {
     return h ^ (h >> 31);
 }
 
-static int kmap_init(struct kmap *m, size_t n) {
+static int kmap_init(struct kmap *m, const struct construct *c) {
     m->cap = 16;
-    while (m->cap < n * 2 + 1) m->cap *= 2;
+    while (m->cap < c->n * 2 + 1) m->cap *= 2;
     m->slot = calloc(m->cap, sizeof *m->slot);
-    return m->slot ? 0 : -1;
+    m->len = malloc((c->n ? c->n : 1) * sizeof *m->len);
+    if (!m->slot || !m->len) return -1;
+    for (size_t i = 0; i < c->n; i++) m->len[i] = strlen(c->v[i].name);
+    return 0;
 }
 
 /* Later duplicates replace the value but the dict keeps the first position,
@@ -32,8 +36,7 @@ static uint32_t kmap_get(const struct kmap *m, const struct construct *c, const 
     for (size_t i = hstr(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         uint32_t v = m->slot[i];
         if (!v) return UINT32_MAX;
-        const char *s = c->v[v - 1].name;
-        if (strlen(s) == n && !memcmp(s, k, n)) return v - 1;
+        if (m->len[v - 1] == n && !memcmp(c->v[v - 1].name, k, n)) return v - 1;
     }
 }
 
@@ -59,7 +62,8 @@ struct mval {
 static size_t to_forward(const char *s, char *out, size_t size) {
     size_t o = 0;
     while (*s && o + 9 < size) {
-        if (!strncmp(s, ".backward", 9)) { memcpy(out + o, ".forward", 8); o += 8; s += 9; }
+        if (*s != '.') out[o++] = *s++;
+        else if (!strncmp(s, ".backward", 9)) { memcpy(out + o, ".forward", 8); o += 8; s += 9; }
         else if (!strncmp(s, ".parameters_grad", 16)) { memcpy(out + o, ".forward", 8); o += 8; s += 16; }
         else out[o++] = *s++;
     }
@@ -67,20 +71,29 @@ static size_t to_forward(const char *s, char *out, size_t size) {
     return o;
 }
 
-/* root(): -1 unresolved or none, else the micro id. */
-static int32_t resolve(const struct construct *c, const struct kmap *km, const struct mval *mv, const char *node) {
+/* root(): -1 unresolved or none, else the micro id.  memo caches the answer
+ * per construct index reached by the first hop (-2 = not known yet), so
+ * the walk up a deep tree is done once per node, not once per descendant. */
+static int32_t resolve(const struct construct *c, const struct kmap *km, const struct mval *mv, int32_t *memo,
+                       const char *node) {
     char buf[4096];
+    uint32_t path[256];
+    int np = 0;
+    int32_t result = -1;
     for (int depth = 0; depth < 100000; depth++) {
         size_t n = to_forward(node, buf, sizeof buf);
         uint32_t idx = kmap_get(km, c, buf, n);
-        if (idx == UINT32_MAX) return -1;
+        if (idx == UINT32_MAX) break;
+        if (memo[idx] != -2) { result = memo[idx]; break; }
+        if (np < 256) path[np++] = idx;
         const struct mval *v = &mv[idx];
-        if (v->kind == MV_ROOT) return v->root;
-        if (v->kind != MV_PARENT) return -1;
+        if (v->kind == MV_ROOT) { result = v->root; break; }
+        if (v->kind != MV_PARENT) break;
         const struct cons_node *p = &c->v[v->parent];
         node = p->parent_kind == CONS_NAME ? p->parent : "";
     }
-    return -1;   /* a cycle in construct.json */
+    for (int i = 0; i < np; i++) memo[path[i]] = result;
+    return result;
 }
 
 struct rk {
@@ -126,10 +139,14 @@ void microstep_free(struct microstep *ms) {
 int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err) {
     struct kmap km = {0};
     struct mval *mv = NULL;
+    int32_t *memo = NULL;
     struct rk *rks = NULL;
     memset(ms, 0, sizeof *ms);
     ms->count = 1;
-    if (kmap_init(&km, c->n) != 0 || !(mv = calloc(c->n ? c->n : 1, sizeof *mv))) goto oom;
+    if (kmap_init(&km, c) != 0 || !(mv = calloc(c->n ? c->n : 1, sizeof *mv)) ||
+        !(memo = malloc((c->n ? c->n : 1) * sizeof *memo)))
+        goto oom;
+    for (size_t i = 0; i < c->n; i++) memo[i] = -2;
     int32_t m = 0;
     for (size_t i = 0; i < c->n; i++) {
         const struct cons_node *nd = &c->v[i];
@@ -152,11 +169,11 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     if (!ms->v) goto oom;
     int32_t maxid = -1;
     for (size_t i = 0; i < c->n; i++) {
-        int32_t r = resolve(c, &km, mv, c->v[i].name);
+        int32_t r = resolve(c, &km, mv, memo, c->v[i].name);
         if (r < 0) continue;
         /* R is a dict too: a repeated key keeps its first place */
         int dup = 0;
-        uint32_t first = kmap_get(&km, c, c->v[i].name, strlen(c->v[i].name));
+        uint32_t first = kmap_get(&km, c, c->v[i].name, km.len[i]);
         if (first != UINT32_MAX && first != i) dup = 1;
         if (dup) continue;
         ms->v[ms->n++] = (struct ms_entry){.key = c->v[i].name, .micro = r};
@@ -252,7 +269,9 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         ms->hash[h] = (uint32_t)i + 1;
     }
     free(km.slot);
+    free(km.len);
     free(mv);
+    free(memo);
     return 0;
 oom:
     if (rks) {
@@ -260,7 +279,9 @@ oom:
         free(rks);
     }
     free(km.slot);
+    free(km.len);
     free(mv);
+    free(memo);
     microstep_free(ms);
     return pt_errorf(err, "out of memory computing micro steps");
 }

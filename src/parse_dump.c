@@ -396,16 +396,32 @@ static int parse_params(struct pstate *ps, enum json_tok t, int members_are_reco
     }
 }
 
-static int add_row(struct pstate *ps, const char *prefix, size_t plen, const char *suffix,
-                   int32_t call, int32_t micro, int metric, const struct elem *e) {
+/* Appends the decimal form of v to buf at o; returns the new length. */
+static size_t put_uint(char *buf, size_t o, size_t v) {
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) buf[o++] = tmp[--n];
+    return o;
+}
+
+/* A row named prefix + sep + (index or word), e.g. "Functional.linear" +
+ * ".input." + 0.  Hot: no printf here. */
+static int add_row(struct pstate *ps, const char *prefix, size_t plen, const char *sep, size_t seplen,
+                   const char *word, size_t index, int32_t call, int32_t micro, int metric, const struct elem *e) {
     struct dump_file *f = ps->f;
     char name[NAME_MAX_LEN + 300];
     if (!e->usable) return 0;
-    int n = snprintf(name, sizeof name, "%.*s%s", (int)plen, prefix, suffix);
-    if (n < 0 || (size_t)n >= sizeof name) return 0;
+    size_t wl = word ? strlen(word) : 0;
+    if (plen + seplen + (word ? wl : 20) >= sizeof name) return 0;
+    memcpy(name, prefix, plen);
+    memcpy(name + plen, sep, seplen);
+    size_t n = plen + seplen;
+    if (word) { memcpy(name + n, word, wl); n += wl; }
+    else n = put_uint(name, n, index);
     if (grow((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
     struct trow *r = &f->rows[f->nrows];
-    if (arena_add(f, name, (size_t)n, &r->name) != 0) return -1;
+    if (arena_add(f, name, n, &r->name) != 0) return -1;
     r->len = (uint32_t)n;
     r->call = call;
     r->micro = micro;
@@ -433,14 +449,22 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
 
     /* what the trend import makes of the key */
     char key[NAME_MAX_LEN];
-    size_t klen;
+    size_t klen = 0;
     int metric = -1, import = ps->opt->want_rows;
     int32_t micro = 0;
     if (import && ps->opt->micro_step && ps->use_r) {
         if (!me) import = 0;
-        else { micro = me->micro; snprintf(key, sizeof key, "%s", me->newkey); }
+        else {
+            size_t l = strlen(me->newkey);
+            if (l >= sizeof key) l = sizeof key - 1;
+            micro = me->micro;
+            memcpy(key, me->newkey, l);
+            key[l] = '\0';
+        }
     } else {
-        snprintf(key, sizeof key, "%.*s", (int)nlen, name);
+        size_t l = nlen < sizeof key ? nlen : sizeof key - 1;
+        memcpy(key, name, l);
+        key[l] = '\0';
     }
     if (import) {
         klen = strlen(key);
@@ -517,15 +541,13 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
         for (size_t i = 0; i < ps->nout; i++) ov[i] = ps->out[i].o;
         struct ovf_io io = {.in = iv, .nin = ps->nin, .kw = kv, .kwnames = (const char *const *)ps->kwnames,
                             .nkw = ps->nkw, .out = ov, .nout = ps->nout};
-        char nm[NAME_MAX_LEN];
-        snprintf(nm, sizeof nm, "%.*s", (int)nlen, name);
-        enum ovf_level lvl = ovf_classify(nm, &io);
+        enum ovf_level lvl = ovf_classify(name, &io);
         int rc = 0;
         if (lvl != OVF_NONE) {
             char what[256];
             ovf_describe(&io, what, sizeof what);
             struct ovf_entry oe = {.step = f->step, .micro = me ? me->micro : -1, .rank = f->rank,
-                                   .pos = pos, .level = (uint8_t)lvl, .name = nm, .what = what};
+                                   .pos = pos, .level = (uint8_t)lvl, .name = (char *)name, .what = what};
             rc = ovf_list_add(&f->ovf, &oe);
         }
         if (iv != ib) free(iv);
@@ -547,27 +569,19 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
         call = (int32_t)c;
         plen = last ? (size_t)(last - key) : 0;
     }
-    char suffix[300];
     int rc = 0;
     if (metric == DM_PARAMS_GRAD) {
-        for (size_t i = 0; i < ps->nparams && !rc; i++) {
-            snprintf(suffix, sizeof suffix, ".%s", ps->params[i].name);
-            rc = add_row(ps, key, plen, suffix, call, micro, metric, &ps->params[i].e);
-        }
+        for (size_t i = 0; i < ps->nparams && !rc; i++)
+            rc = add_row(ps, key, plen, ".", 1, ps->params[i].name, 0, call, micro, metric, &ps->params[i].e);
     } else {
-        for (size_t i = 0; i < ps->nin && !rc; i++) {
-            snprintf(suffix, sizeof suffix, ".input.%zu", i);
-            rc = add_row(ps, key, plen, suffix, call, micro, metric, &ps->in[i]);
-        }
-        for (size_t i = 0; i < ps->nout && !rc; i++) {
-            snprintf(suffix, sizeof suffix, ".output.%zu", i);
-            rc = add_row(ps, key, plen, suffix, call, micro, metric, &ps->out[i]);
-        }
+        for (size_t i = 0; i < ps->nin && !rc; i++)
+            rc = add_row(ps, key, plen, ".input.", 7, NULL, i, call, micro, metric, &ps->in[i]);
+        for (size_t i = 0; i < ps->nout && !rc; i++)
+            rc = add_row(ps, key, plen, ".output.", 8, NULL, i, call, micro, metric, &ps->out[i]);
         if (metric != DM_BACKWARD)
-            for (size_t i = 0; i < ps->nparams && !rc; i++) {
-                snprintf(suffix, sizeof suffix, ".parameters.%s", ps->params[i].name);
-                rc = add_row(ps, key, plen, suffix, call, micro, metric, &ps->params[i].e);
-            }
+            for (size_t i = 0; i < ps->nparams && !rc; i++)
+                rc = add_row(ps, key, plen, ".parameters.", 12, ps->params[i].name, 0, call, micro, metric,
+                             &ps->params[i].e);
     }
     if (rc) return pt_errorf(&ps->err, "out of memory");
     ps->imported++;
@@ -629,7 +643,7 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
     struct pstate ps = {.f = f, .opt = o};
     struct construct cons = {0};
     struct microstep ms = {0};
-    char *buf = NULL;
+    const char *buf = NULL;
     size_t len = 0;
     char cpath[4096];
     f->path = strdup(dump_json);
@@ -653,14 +667,22 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
         if (o->micro_step) f->micro_count = ms.count;
     }
 
-    if (json_read_file(dump_json, DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
+    if (json_map_file(dump_json, DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
     f->bytes = len;
+    if (o->want_rows) {
+        /* about one usable tensor per 300 bytes of dump.json: grow once, not log(n) times */
+        size_t guess = len / 300 + 16;
+        f->rows = malloc(guess * sizeof *f->rows);
+        f->arena = malloc(guess * 48);
+        if (f->rows) f->caprows = guess;
+        if (f->arena) f->acap = guess * 48;
+    }
     json_lex_init(&ps.lx, buf, len, dump_json, &ps.err);
     enum json_tok t = json_lex_next(&ps.lx);
     if (t == JT_ERROR) { f->error = ps.err; goto out; }
     if (t != JT_OBJ_BEGIN) {
         pt_errorf(&f->error, "%s: line %zu: expected a JSON object with a \"data\" member", dump_json,
-                  json_line_of(buf, ps.lx.tok_start ? ps.lx.tok_start : buf));
+                  buf ? json_line_of(buf, ps.lx.tok_start ? ps.lx.tok_start : buf) : 1);
         goto out;
     }
     int saw_data = 0;
@@ -710,7 +732,7 @@ out:
         f->contributes = 0;
         ovf_list_free(&f->ovf);
     }
-    free(buf);
+    json_unmap_file(buf, len);
     free(ps.in);
     free(ps.kw);
     free(ps.out);

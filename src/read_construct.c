@@ -16,60 +16,101 @@ void construct_free(struct construct *c) {
     memset(c, 0, sizeof *c);
 }
 
+static int cons_add(struct construct *out, size_t *cap, const char *name, size_t nlen, int kind, const char *parent,
+                    size_t plen, int32_t micro) {
+    if (out->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        struct cons_node *v = realloc(out->v, nc * sizeof *v);
+        if (!v) return -1;
+        out->v = v;
+        *cap = nc;
+    }
+    struct cons_node *nd = &out->v[out->n];
+    nd->name = strndup(name, nlen);
+    nd->parent = kind == CONS_NAME ? strndup(parent, plen) : NULL;
+    nd->parent_kind = (uint8_t)kind;
+    nd->micro = micro;
+    if (!nd->name || (kind == CONS_NAME && !nd->parent)) { free(nd->name); free(nd->parent); return -1; }
+    out->n++;
+    return 0;
+}
+
+/* construct.json is large for big models (MBs per rank) and read for every
+ * rank, so it goes through the pull tokenizer rather than a cJSON tree. */
 int construct_read(const char *path, struct construct *out, struct pt_error *err) {
-    cJSON *root;
+    char *buf;
+    size_t len, cap = 0;
+    struct json_lex lx;
+    char name[4096], parent[4096];
     memset(out, 0, sizeof *out);
-    if (json_tree_file(path, &root, err) != 0) return -1;
-    if (!cJSON_IsObject(root)) {
-        cJSON_Delete(root);
+    if (err) err->msg[0] = '\0';
+    if (json_read_file(path, (size_t)1 << 32, &buf, &len, err) != 0) return -1;
+    json_lex_init(&lx, buf, len, path, err);
+    enum json_tok t = json_lex_next(&lx);
+    if (t == JT_ERROR) { free(buf); return -1; }
+    if (t != JT_OBJ_BEGIN) {
+        free(buf);
         return pt_errorf(err, "%s: expected a JSON object mapping node names to parents", path);
     }
-    size_t n = (size_t)cJSON_GetArraySize(root);
-    out->v = calloc(n ? n : 1, sizeof *out->v);
-    if (!out->v) { cJSON_Delete(root); return pt_errorf(err, "%s: out of memory", path); }
-    const cJSON *mm = cJSON_GetObjectItemCaseSensitive(root, "megatron_micro_step_number");
-    if (mm) {
-        double d;
-        out->megatron = 1;
-        out->megatron_micro_steps = json_number(mm, &d) ? (long)d : 0;
-    }
-    const cJSON *it;
-    cJSON_ArrayForEach(it, root) {
-        const char *key = it->string;
-        if (!key || (out->megatron && !strcmp(key, "megatron_micro_step_number"))) continue;
-        struct cons_node *nd = &out->v[out->n];
-        const cJSON *parent = it;
-        nd->micro = 0;
-        if (out->megatron && cJSON_IsArray(it)) {
-            if (cJSON_GetArraySize(it) != 2) {
+    for (;;) {
+        t = json_lex_next(&lx);
+        if (t == JT_OBJ_END) break;
+        if (t != JT_KEY) goto bad;
+        long nl = json_lex_string(&lx, name, sizeof name);
+        if (nl < 0) goto bad;
+        t = json_lex_next(&lx);
+        if (t == JT_ERROR) goto bad;
+        if (!strcmp(name, "megatron_micro_step_number")) {
+            out->megatron = 1;
+            out->megatron_micro_steps = t == JT_NUMBER ? (long)lx.num : 0;
+            if (json_lex_skip(&lx, t) != 0) goto bad;
+            continue;
+        }
+        int kind = CONS_NULL;
+        long pl = 0;
+        int32_t micro = 0;
+        if (t == JT_ARR_BEGIN) {
+            /* [parent, micro_step] (Megatron form) */
+            int items = 0;
+            for (;;) {
+                enum json_tok e = json_lex_next(&lx);
+                if (e == JT_ARR_END) break;
+                if (e == JT_ERROR) goto bad;
+                if (items == 0 && e == JT_STRING) {
+                    pl = json_lex_string(&lx, parent, sizeof parent);
+                    kind = pl > 0 ? CONS_NAME : CONS_EMPTY;
+                } else if (items == 1 && e == JT_NUMBER) {
+                    micro = (int32_t)lx.num;
+                } else if (json_lex_skip(&lx, e) != 0) goto bad;
+                items++;
+            }
+            if (items != 2) {
                 char esc[256];
-                pt_escape(key, strlen(key), esc, sizeof esc);
-                cJSON_Delete(root);
+                pt_escape(name, (size_t)nl, esc, sizeof esc);
+                free(buf);
                 construct_free(out);
                 return pt_errorf(err, "%s: key \"%s\": a Megatron entry must be [parent, micro_step]", path, esc);
             }
-            parent = cJSON_GetArrayItem(it, 0);
-            double d;
-            if (json_number(cJSON_GetArrayItem(it, 1), &d)) nd->micro = (int32_t)d;
+        } else if (t == JT_STRING) {
+            pl = json_lex_string(&lx, parent, sizeof parent);
+            kind = pl > 0 ? CONS_NAME : CONS_EMPTY;
+        } else if (json_lex_skip(&lx, t) != 0) {
+            goto bad;
         }
-        if (!(nd->name = strdup(key))) goto oom;
-        if (cJSON_IsString(parent) && parent->valuestring) {
-            if (parent->valuestring[0] == '\0') nd->parent_kind = CONS_EMPTY;
-            else {
-                nd->parent_kind = CONS_NAME;
-                if (!(nd->parent = strdup(parent->valuestring))) { free(nd->name); goto oom; }
-            }
-        } else {
-            nd->parent_kind = CONS_NULL;   /* null, and anything else that names no parent */
+        if (cons_add(out, &cap, name, (size_t)nl, kind, parent, (size_t)(pl > 0 ? pl : 0), micro) != 0) {
+            free(buf);
+            construct_free(out);
+            return pt_errorf(err, "%s: out of memory", path);
         }
-        out->n++;
     }
-    cJSON_Delete(root);
+    if (json_lex_next(&lx) != JT_END) goto bad;
+    free(buf);
     return 0;
-oom:
-    cJSON_Delete(root);
+bad:
+    if (err && !err->msg[0]) pt_errorf(err, "%s: malformed construct.json", path);
+    free(buf);
     construct_free(out);
-    return pt_errorf(err, "%s: out of memory", path);
+    return -1;
 }
 
 void stack_free(struct stack *s) {

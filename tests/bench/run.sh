@@ -1,0 +1,61 @@
+#!/bin/sh
+# The benchmark: prints the figures the issues ask for.  Run it with
+#   cmake --build build --target bench
+# Data comes from ../shared/tools/gen_dump.py and is cached in $PT_BUILD/bench-data.
+# BENCH_SCALE=full (default: 8 steps x 8 ranks x 48 layers, mix, 5 micro-batches,
+# TP 2, ~958 MB, the issues' reference) or small (2 x 2 x 4, seconds).
+# MSPROBE_SRC=<msProbe checkout> also times msProbe's own data2db on the same data.
+set -u
+B=${PT_BUILD:-build}
+S=${PT_SHARED:-../shared}
+BIN=${PT_BIN:-$B/probetop}
+PY=${PYTHON:-python3}
+SCALE=${BENCH_SCALE:-full}
+DATA=$B/bench-data/$SCALE
+if [ ! -f "$S/tools/gen_dump.py" ]; then
+    echo "bench: $S/tools/gen_dump.py not found (set PT_SHARED)"; exit 1
+fi
+case $SCALE in
+    full) GEN="--steps 8 --ranks 8 --layers 48 --micro-batches 5 --tp 2" ;;
+    *)    GEN="--steps 2 --ranks 2 --layers 4 --micro-batches 2 --tp 2" ;;
+esac
+if [ ! -f "$DATA/.done" ]; then
+    echo "bench: generating $SCALE dump with gen_dump.py $GEN ..."
+    rm -rf "$DATA" && mkdir -p "$DATA"
+    $PY "$S/tools/gen_dump.py" --out "$DATA/dump" $GEN --quiet || exit 1
+    $PY "$S/tools/gen_dump.py" --out "$DATA/nan" $GEN --nan 3:5:layers.20.mlp --quiet || exit 1
+    touch "$DATA/.done"
+fi
+echo "== foundation (issue 2): $(du -sh "$DATA/dump" | cut -f1) of dump.json, $(nproc) cores"
+"$B/tests/bench_ingest" parse "$DATA/dump"
+"$B/tests/bench_ingest" ingest "$DATA/dump"
+rm -rf "$B/bench-out" && mkdir -p "$B/bench-out"
+"$B/tests/bench_ingest" data2db "$DATA/dump" "$B/bench-out/probetop"
+T0=$(date +%s.%N)
+"$BIN" data2db --data "$DATA/dump" --db "$B/bench-out/cli" 2>/dev/null
+T1=$(date +%s.%N)
+echo "probetop data2db (whole command) seconds=$(echo "$T1 - $T0" | bc)"
+if [ -n "${MSPROBE_SRC:-}" ]; then
+    T0=$(date +%s.%N)
+    PYTHONPATH="$MSPROBE_SRC/python" $PY -m msprobe.msprobe data2db --data "$DATA/dump" --db "$B/bench-out/msprobe" >/dev/null 2>&1
+    T1=$(date +%s.%N)
+    echo "msprobe data2db seconds=$(echo "$T1 - $T0" | bc)"
+else
+    echo "msprobe data2db: set MSPROBE_SRC to time it (reference on this machine: 41.7 s for the full scale)"
+fi
+echo "== overflow (issue 5)"
+T0=$(date +%s.%N)
+"$BIN" info "$DATA/nan" >/dev/null 2>&1
+T1=$(date +%s.%N)
+echo "probetop info (plain ingest) seconds=$(echo "$T1 - $T0" | bc)"
+if "$BIN" help overflow >/dev/null 2>&1; then
+    T0=$(date +%s.%N)
+    "$BIN" overflow "$DATA/nan" --limit 5 >/dev/null 2>&1
+    T1=$(date +%s.%N)
+    echo "probetop overflow seconds=$(echo "$T1 - $T0" | bc)"
+fi
+for extra in "$B"/tests/bench_tui "$B"/tests/bench_compare; do
+    [ -x "$extra" ] || continue
+    echo "== $(basename "$extra")"
+    PT_BENCH_DATA="$DATA" "$extra"
+done
