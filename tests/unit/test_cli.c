@@ -1,0 +1,155 @@
+/* The headless commands through the real binary (PT_BIN): exit codes,
+ * --help/--version/help COMMAND, info --json keys, data2db outputs and the
+ * promise never to write into the input folder. */
+#include "pt_test.h"
+
+#include <sys/wait.h>
+
+/* Runs a shell command line, capturing stdout+stderr into out; returns the exit code. */
+static int run(const char *cmdline, char *out, size_t n) {
+    FILE *p = popen(cmdline, "r");
+    size_t k = 0;
+    if (!p) return -1;
+    while (k + 1 < n) {
+        size_t r = fread(out + k, 1, n - 1 - k, p);
+        if (r == 0) break;
+        k += r;
+    }
+    out[k] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *bin(void) { return getenv("PT_BIN"); }
+static char out[1 << 20];
+
+static void help_and_version(void) {
+    char cmd[4096];
+    if (!bin()) SKIP("PT_BIN not set");
+    snprintf(cmd, sizeof cmd, "'%s' --help 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "data2db");
+    CHECK_CONTAINS(out, "info");
+    snprintf(cmd, sizeof cmd, "'%s' --version 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "probetop ");
+    snprintf(cmd, sizeof cmd, "'%s' help data2db 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "--micro_step");
+    snprintf(cmd, sizeof cmd, "'%s' help nosuchcommand 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "'%s' info 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "'%s' info --bogus x 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "--bogus");
+}
+
+static void info_json(void) {
+    const char *p = pt_fixture("examples/quick_start/gpu_dump");
+    char cmd[8192];
+    if (!bin() || !p) SKIP("PT_BIN or fixtures absent");
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' 2>/dev/null", bin(), p);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    const char *keys[] = {"\"format\": \"dump\"", "\"steps\": [0, 1, 2", "\"ranks\": [0]", "\"targets\": 656",
+                          "\"metrics\": [\"forward\", \"backward\", \"recompute\", \"parameters_grad\"]",
+                          "\"statistics\": {\"forward\": [\"norm\", \"max\", \"min\", \"mean\"]",
+                          "\"nonfinite\": {\"forward\": 0", "\"skipped\": []"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) CHECK_CONTAINS(out, keys[i]);
+    /* valid JSON, checked by Python when there is one */
+    const char *py = getenv("PT_PYTHON");
+    if (py && *py) {
+        snprintf(cmd, sizeof cmd, "'%s' info --json '%s' 2>/dev/null | '%s' -c 'import json,sys; d=json.load(sys.stdin); "
+                 "assert d[\"targets\"]==656 and len(d[\"steps\"])==21, d'", bin(), p, py);
+        CHECK_INT(system(cmd), 0);
+    }
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' --micro_step false 2>&1", bin(), p);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "steps       2 (0..1)");
+    CHECK_CONTAINS(out, "targets     1319");
+}
+
+static void bad_paths(void) {
+    char cmd[8192];
+    if (!bin()) SKIP("PT_BIN not set");
+    snprintf(cmd, sizeof cmd, "'%s' info /nonexistent/x 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "/nonexistent/x: no such file or folder");
+    const char *d = pt_tmpdir("cli_bad");
+    char f[4200];
+    snprintf(f, sizeof f, "%s/broken.trend.db", d);
+    pt_write(f, "garbage garbage garbage garbage garbage garbage garbage garbage garbage garbage");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1", bin(), f);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "broken.trend.db");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s/out' 2>&1", bin(), d, d);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "no dump");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data /nonexistent --db '%s/out' 2>&1", bin(), d);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' 2>&1", bin(), d);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "--db");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s/o' --micro_step maybe 2>&1", bin(), d, d);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+}
+
+static void data2db_cli(void) {
+    const char *p = pt_fixture("examples/quick_start/gpu_dump");
+    const char *sh = pt_shared();
+    char cmd[8192], before[1 << 14], after[1 << 14];
+    if (!bin() || !p) SKIP("PT_BIN or fixtures absent");
+    const char *d = pt_tmpdir("cli_d2db");
+    snprintf(cmd, sizeof cmd, "cd '%s' && find . -printf '%%p %%s %%T@\\n' | sort", p);
+    run(cmd, before, sizeof before);
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s/new/out' --micro_step false 2>&1", bin(), p, d);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "dump_data.trend.db");
+    snprintf(cmd, sizeof cmd, "cd '%s' && find . -printf '%%p %%s %%T@\\n' | sort", p);
+    run(cmd, after, sizeof after);
+    CHECK_STR(after, before);   /* the input folder is never written */
+    const char *py = getenv("PT_PYTHON");
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/trenddb_canon.py' '%s/new/out/dump_data.trend.db' | cmp -s - "
+             "'%s/fixtures/msprobe/derived/gpu_dump.micro_step_false/dump_data.trend.canonical.txt'",
+             py && *py ? py : "python3", sh, d, sh);
+    CHECK_INT(system(cmd), 0);
+    /* no temporary file left behind, and the output reads back */
+    snprintf(cmd, sizeof cmd, "ls '%s/new/out'", d);
+    run(cmd, out, sizeof out);
+    CHECK_STR(out, "dump_data.trend.db\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s/new/out' 2>&1", bin(), d);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "targets     1319");
+    /* auto format on a monitor tree */
+    const char *m = pt_fixture("derived/synthetic_monitor_output");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s/mon' 2>&1 && ls '%s/mon'", bin(), m, d, d);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "monitor_data.trend.db");
+}
+
+static void mapping(void) {
+    const char *m = pt_fixture("derived/synthetic_monitor_output");
+    char cmd[8192];
+    if (!bin() || !m) SKIP("PT_BIN or fixtures absent");
+    const char *d = pt_tmpdir("cli_map");
+    char f[4200];
+    snprintf(f, sizeof f, "%s/map.json", d);
+    pt_write(f, "{\"module.decoder.\": \"dec.\", \"layers\": \"L\"}");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s' --mapping '%s' 2>&1 && sqlite3 '%s/monitor_data.trend.db' "
+             "\"select target_name from monitoring_targets where target_name like 'dec.L.0%%' limit 1\"", bin(), m, d, f, d);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "dec.L.0.");
+    pt_write(f, "{\"a\": 1}");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s/x' --mapping '%s' 2>&1", bin(), m, d, f);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "key \"a\"");
+}
+
+int main(void) {
+    RUN(help_and_version);
+    RUN(info_json);
+    RUN(bad_paths);
+    RUN(data2db_cli);
+    RUN(mapping);
+    PT_DONE();
+}
