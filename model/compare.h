@@ -1,0 +1,144 @@
+/* compare: two runs side by side, msProbe's way (graph-compare.md §3-5).
+ *
+ * Two products from the same rules:
+ *  - the graph compare (cmp_graph): nodes of the problem ("NPU") tree
+ *    matched to nodes of the benchmark tree (exact, fuzzy, name map or
+ *    manual), every matched pair's params paired and compared, each row
+ *    judged pass / warning / error (§4.6), each node given msProbe's
+ *    precision index (§4.7), a continuous error magnitude (§5.4) and the
+ *    first-divergence query;
+ *  - the table compare (cmp_table): `msprobe compare`, one row per flattened
+ *    tensor of the problem dump in dump order, joined by name (§3.5), with
+ *    the table's own corner cases (§4.3).
+ * Cells are kept as small tagged values and printed as msProbe prints them
+ * (Python float text, "N/A", "Nan", "12.5%"...) by cmp_cell_text(). */
+#ifndef PT_COMPARE_H
+#define PT_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+#include "model/tree.h"
+
+enum cmp_mode { CMP_SUMMARY = 0, CMP_MD5, CMP_TENSOR, CMP_STRUCTURE };
+enum cmp_level { CL_PASS = 0, CL_WARNING = 1, CL_ERROR = 2 };
+#define CL_NONE (-1)      /* no precision index (NULL): unmatched, or no data */
+
+enum cval_kind { CV_BLANK = 0, CV_NUM, CV_INT, CV_PCT, CV_NA, CV_NAN, CV_INF, CV_NINF, CV_ZERO, CV_DIFF };
+struct cval { uint8_t kind; double v; int64_t i; };
+
+/* Messages, in the order msProbe's checkers run (bit i = message i). */
+enum cmp_msg { MSG_INFNAN, MSG_NORM_ERR, MSG_RATIO_ERR, MSG_REQGRAD, MSG_SCALAR, MSG_DTYPE, MSG_SHAPE,
+               MSG_NORM_WARN, MSG_COS_WARN, MSG_CRC_ERR, MSG_CRC_WARN, MSG_COUNT };
+const char *cmp_msg_text(int msg);
+
+struct crow {
+    int32_t np;           /* NPU param index (into the NPU tree's params) */
+    int32_t bp;           /* Bench param index, -1 none */
+    int32_t rec;          /* NPU record (table rows) */
+    uint8_t placeholder;  /* graph: extra NPU param, Bench side "Nan" */
+    uint8_t output;       /* NPU name contains ".output." */
+    uint8_t level;        /* enum cmp_level */
+    uint8_t rg_consistent;
+    uint16_t msgs;        /* 1 << enum cmp_msg */
+    struct cval diff[4];  /* Max, Min, Mean, L2norm diff */
+    struct cval rel[4];   /* their relative errors */
+};
+
+/* Matching options. */
+struct cmp_opts {
+    int fuzzy;                  /* -fm */
+    /* name map NPU id -> Bench id (layer mapping); NULL: none */
+    const char *(*map)(void *ctx, const char *npu_id);
+    void *map_ctx;
+};
+
+/* ---- graph compare ---- */
+
+struct cmp_node {
+    int32_t bench;        /* matched Bench node, -1 none */
+    int8_t index;         /* enum cmp_level, CL_NONE for NULL */
+    uint8_t manual;       /* matched by hand */
+    uint32_t row0, nrows; /* rows of this node in cmp_graph.rows */
+    double magnitude;     /* §5.4 continuous index in [0,1], -1 when none */
+    double worst_rel;     /* largest relative error of any row (fraction; inf for nan/inf), -1 none */
+    int32_t pre;          /* execution (pre-order) position */
+};
+
+struct cmp_graph {
+    const struct tree *npu, *bench;
+    enum cmp_mode mode;
+    struct cmp_node *n;   /* one per NPU node */
+    int32_t *bmatch;      /* one per Bench node: the NPU node, -1 */
+    struct crow *rows;
+    size_t nrows, caprows;
+    size_t nmatched, nunmatched_npu, nunmatched_bench;
+};
+
+/* The compare mode the two dumps call for (§1.2), or -1 with a message
+ * when they differ (task, md5 presence). */
+int cmp_mode_of(const struct tree *npu, const struct tree *bench, struct pt_error *err);
+
+int cmp_graph_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                  struct cmp_graph **out, struct pt_error *err);
+void cmp_graph_free(struct cmp_graph *g);
+
+/* Manual match of NPU node a with Bench node b (both unmatched, same
+ * kind): links them and recomputes the pair's rows and index.  With twins
+ * set, also the forward/backward twins when both exist and are unmatched. */
+int cmp_manual_match(struct cmp_graph *g, int a, int b, int twins, struct pt_error *err);
+int cmp_unmatch(struct cmp_graph *g, int a, struct pt_error *err);
+
+/* First divergence: the earliest NPU node in execution order whose index is
+ * error, else warning; -1 when none. */
+int cmp_first_divergence(const struct cmp_graph *g);
+/* Next / previous node at warning-or-worse after / before node n in
+ * execution order (wrapping not done); -1 none. */
+int cmp_next_divergent(const struct cmp_graph *g, int n, int dir);
+
+/* The node's colour level for display: CL_PASS/WARNING/ERROR, or -1 for
+ * unmatched, -2 for "matched without data" (white). */
+int cmp_node_level(const struct cmp_graph *g, int n);
+
+/* ---- table compare ---- */
+
+struct cmp_table {
+    const struct tree *npu, *bench;
+    enum cmp_mode mode;
+    struct crow *rows;
+    size_t nrows, caprows;
+    int has_stack;        /* the NPU side had a stack.json: NPU_Stack_Info column */
+    size_t counts[3];     /* rows per level */
+};
+
+int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                  struct cmp_table **out, struct pt_error *err);
+void cmp_table_free(struct cmp_table *t);
+
+/* Column header of the table for a mode (NULL-terminated, without
+ * NPU_Stack_Info). */
+const char *const *cmp_header(enum cmp_mode mode);
+
+/* Text of one cell of a table row (column index into cmp_header(mode), or
+ * the index after the last for NPU_Stack_Info) into buf; returns buf. */
+char *cmp_table_cell(const struct cmp_table *t, const struct crow *r, int col, char *buf, size_t size);
+/* The same for a graph-compare row (msProbe's .vis.db text rules §8.3 are
+ * not applied: this is the raw compare text). */
+char *cmp_graph_cell(const struct cmp_graph *g, const struct crow *r, int col, char *buf, size_t size);
+
+/* ---- text helpers ---- */
+
+/* Python's repr of a float: shortest round trip, "1.0", "1e-05", "inf". */
+char *cmp_pyfloat(double v, char *buf, size_t size);
+/* Python str() of a param value (None, 1, 1.0, True, text). */
+char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_t size);
+/* Text of a compare cell. */
+char *cmp_cval_text(const struct cval *c, int graph, char *buf, size_t size);
+/* A relative error cell as a fraction (12.5% -> 0.125): 1 when it has one
+ * (inf/nan included), 0 for N/A and blanks. */
+int cmp_cval_fraction(const struct cval *c, double *out);
+
+const char *cmp_level_name(int level);   /* "pass", "warning", "error" */
+
+#endif

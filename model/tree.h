@@ -1,0 +1,174 @@
+/* tree: one msProbe graph (one side, one rank, one step) as msProbe's
+ * graph_visualize builds it (graph-compare.md §2).
+ *
+ * Owns every string (one pool), the dump records with their flattened
+ * params (§2.4), the construct.json pairs, the stack table, and the nodes.
+ * Nodes live in one array and point at each other by index (parent,
+ * first/last child, next sibling), so the tree can be walked without
+ * recursion and copied or freed in one go.
+ *
+ * The reader (src/read_graph.c) knows the file formats; it fills a tree
+ * with tree_add_record()/tree_add_param(), tree_add_construct() and the
+ * stack calls, then calls tree_build(), which applies the build rules:
+ * parents from construct.json with the backward fixes, API nodes under
+ * modules, recompute relocation, API collections, parameter-gradient
+ * nodes, micro steps and the post-order node order. */
+#ifndef PT_TREE_H
+#define PT_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+
+#define TREE_NONE UINT32_MAX   /* no string / no index */
+
+/* node_type values as msProbe stores them. */
+enum tree_kind { TK_MODULE = 0, TK_API = 1, TK_FUSED = 8, TK_APIS = 9 };
+
+/* Param state (§2.4), in msProbe's table order. */
+enum tparam_state { PS_INPUT = 0, PS_PARAMETERS = 1, PS_OUTPUT = 2, PS_PGRAD = 3 };
+
+/* A value as Python holds it after json.load: None, int, float, bool, str
+ * (containers are kept as their Python text, kind TV_STR with is_repr). */
+enum tval_kind { TV_NONE = 0, TV_INT, TV_FLOAT, TV_BOOL, TV_STR };
+
+struct tval {
+    uint8_t kind;
+    uint8_t is_repr;     /* TV_STR holding the text of a list/dict, not a str */
+    int64_t i;           /* TV_INT, TV_BOOL (0/1) */
+    double d;            /* TV_FLOAT; also TV_INT as a double */
+    uint32_t s;          /* TV_STR: pool offset */
+};
+
+/* One flattened input / output / parameter / gradient (an "item"). */
+struct tparam {
+    uint32_t name;       /* full_op_name, e.g. Functional.conv2d.0.forward.input.0 */
+    uint8_t state;       /* enum tparam_state */
+    uint8_t output_map;  /* 1: in the node's output map (name has .output. and no .input.) */
+    uint8_t is_null;     /* from a JSON null: every field None */
+    uint8_t has_md5;     /* the leaf had its own md5 member (md5 mode) */
+    uint32_t type;       /* "type" member (TREE_NONE if absent) */
+    uint32_t dtype;      /* dtype text, TREE_NONE = None */
+    uint32_t shape;      /* shape as Python text "[32, 3]", TREE_NONE = None */
+    uint32_t data_name;  /* "-1" when no tensor file */
+    uint32_t md5;        /* md5 / CRC-32 text */
+    uint32_t value;      /* Python text of the leaf's value member, TREE_NONE if absent */
+    uint32_t group_id;   /* ProcessGroup / P2POp group id, TREE_NONE if absent */
+    uint32_t p2p_op;     /* P2POp op ("isend"...), TREE_NONE if absent */
+    struct tval stat[4]; /* Max, Min, Mean, Norm */
+    struct tval req_grad;/* TV_BOOL, or TV_NONE */
+};
+
+/* One dump.json entry with its params, in dump order. */
+struct trec {
+    uint32_t name;       /* the data key */
+    uint32_t p0, np;     /* params [p0, p0+np): input map order, then output map */
+    int32_t node;        /* node built for it, -1 if none */
+    uint32_t ovf;        /* enum ovf_level of the record (0 none) */
+};
+
+struct tnode {
+    uint32_t id;         /* pool offset of the node id */
+    uint8_t kind;        /* enum tree_kind */
+    uint8_t attached;    /* has been given a parent (or is the root) */
+    int32_t parent, first, last, next;   /* -1 = none */
+    uint32_t nchildren;
+    int32_t rec;         /* record index, -1 when the dump has no entry */
+    int32_t stack;       /* stack index, -1 none */
+    int32_t micro;       /* micro step */
+    int32_t order;       /* post-order position (§2.10), -1 when unreachable */
+};
+
+struct tstack { uint32_t l0, n; };   /* lines [l0, l0+n) of tree->lines */
+
+struct tcons { uint32_t child, parent; int32_t micro; };   /* parent TREE_NONE = null */
+
+struct smap;   /* string -> index hash (private) */
+
+struct tree {
+    char *pool; size_t plen, pcap;
+    struct trec *recs; size_t nrecs, caprecs;
+    struct tparam *params; size_t nparams, capparams;
+    struct tnode *nodes; size_t nnodes, capnodes;
+    struct tstack *stacks; size_t nstacks, capstacks;
+    uint32_t *lines; size_t nlines, caplines;
+    struct tcons *cons; size_t ncons, capcons;
+    int32_t *order; size_t norder;       /* node indices in post order */
+    struct smap *node_map, *rec_map, *stack_map, *cons_map;
+    int root;                            /* index of DefaultModel */
+    int megatron;                        /* construct.json had megatron_micro_step_number */
+    int megatron_steps;                  /* its value */
+    int nmicro;                          /* number of micro steps (>= 1) */
+    int napis;                           /* Apis_Between_Modules nodes made */
+    int pytorch;                         /* framework is pytorch (recompute rule) */
+    char framework[24], task[24], level[16];
+    int md5_mode;                        /* some list-valued input/output element had md5 */
+    int has_tensor_files;                /* task tensor */
+    int32_t step, rank;                  /* where it came from (set by the reader) */
+    char *path;                          /* the rank folder (owned) */
+};
+
+struct tree *tree_new(void);
+void tree_free(struct tree *t);
+
+/* Pool strings.  tree_str copies s and returns its offset (TREE_NONE when
+ * memory ran out); tree_s returns the text, NULL for TREE_NONE. */
+uint32_t tree_str(struct tree *t, const char *s, size_t len);
+static inline const char *tree_s(const struct tree *t, uint32_t off) {
+    return off == TREE_NONE ? NULL : t->pool + off;
+}
+
+/* Reserves room (a hint from the file size; 0 ok, -1 no memory). */
+int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes);
+
+/* Filling (the reader).  A record's params must be added right after it. */
+int tree_add_record(struct tree *t, const char *name, size_t len);   /* index, -1 no memory */
+struct tparam *tree_add_param(struct tree *t, int rec);              /* zeroed, NULL no memory */
+int tree_add_construct(struct tree *t, const char *child, size_t clen,
+                       const char *parent, size_t plen, int32_t micro);  /* parent NULL = none */
+int tree_new_stack(struct tree *t);                                  /* index, -1 no memory */
+int tree_stack_line(struct tree *t, int stack, const char *s, size_t len);
+int tree_stack_assign(struct tree *t, const char *id, size_t len, int stack);
+
+/* Applies §2.2-2.10.  Fails (with a message) when construct.json was
+ * empty: such dumps (level L1) have no structure. */
+int tree_build(struct tree *t, struct pt_error *err);
+
+/* Direct construction, for a graph msProbe already built (a .vis.db):
+ * tree_add_node() adds id under parent (-1: it becomes the root) and
+ * returns its index (-1 no memory or a repeated id); tree_finish() numbers
+ * the nodes in post order. */
+int tree_add_node(struct tree *t, const char *id, int kind, int parent);
+int tree_finish(struct tree *t, struct pt_error *err);
+
+/* Lookups; -1 when absent. */
+int tree_find(const struct tree *t, const char *id);
+int tree_find_record(const struct tree *t, const char *name);
+
+static inline const char *tree_id(const struct tree *t, int n) { return t->pool + t->nodes[n].id; }
+/* The params of a node (none when it has no record). */
+static inline const struct tparam *tree_params(const struct tree *t, int n, uint32_t *np) {
+    int r = t->nodes[n].rec;
+    if (r < 0) { *np = 0; return NULL; }
+    *np = t->recs[r].np;
+    return t->params + t->recs[r].p0;
+}
+/* The stack.json entry of an id as written (no backward fallback); -1 none. */
+int tree_stack_of_id(const struct tree *t, const char *id);
+/* Stack lines of a node: count, and *lines = their pool offsets. */
+uint32_t tree_stack_lines(const struct tree *t, int n, const uint32_t **lines);
+
+/* Depth (root 0) and the short label of §9: full id for the root and its
+ * children, otherwise the last 4 (5) segments of a module id, the last 2 (3)
+ * of others.  Writes into buf; returns buf. */
+int tree_depth(const struct tree *t, int n);
+char *tree_label(const struct tree *t, int n, char *buf, size_t size);
+/* Is a an ancestor of (or equal to) n? */
+int tree_is_ancestor(const struct tree *t, int a, int n);
+
+/* The node kind of an id by msProbe's regexes (§2.1). */
+enum tree_kind tree_kind_of(const char *id);
+const char *tree_kind_name(int kind);   /* "module", "api", "apis", "fused" */
+
+#endif

@@ -1,0 +1,373 @@
+/* test_compare: graph compare against msProbe's compare .vis.db (match,
+ * precision index of every node), the five worked examples of
+ * compare-worked-example.md, the table compare against msProbe's csv row
+ * for row, manual matching, first divergence and bad input. */
+#include <sqlite3.h>
+
+#include "model/compare.h"
+#include "pt_test.h"
+#include "src/read_graph.h"
+
+static const char *outputs(const char *file) {
+    static char buf[4096];
+    const char *s = pt_shared();
+    if (!s) return NULL;
+    snprintf(buf, sizeof buf, "%s/fixtures/msprobe-outputs/%s", s, file);
+    struct stat st;
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
+static struct tree *load(const char *rel, int flags) {
+    const char *dir = pt_fixture(rel);
+    if (!dir) return NULL;
+    struct tree *t;
+    struct pt_error err;
+    if (graph_read(dir, flags, &t, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    return t;
+}
+
+#define STEP0 "examples/quick_start/gpu_dump/step0/proc2016"
+#define STEP1 "examples/quick_start/gpu_dump/step1/proc2016"
+
+/* Every NPU node: link (its last element) and precision index as in the db. */
+static void test_graph_vs_visdb(void) {
+    const char *dbp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    struct tree *npu = load(STEP0, GRAPH_BUILD), *bench = load(STEP1, GRAPH_BUILD);
+    if (!dbp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
+    struct cmp_graph *g;
+    struct pt_error err;
+    CHECK_INT(cmp_graph_new(npu, bench, NULL, &g, &err), 0);
+    sqlite3 *db;
+    CHECK_INT(sqlite3_open_v2(dbp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    CHECK_INT(sqlite3_prepare_v2(db, "SELECT node_name, matched_node_link, precision_index, data_source "
+                                     "FROM tb_nodes ORDER BY data_source, node_order", -1, &st, NULL), SQLITE_OK);
+    int rows = 0, bad = 0, counts[4] = {0};
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *link = (const char *)sqlite3_column_text(st, 1);
+        int is_npu = !strcmp((const char *)sqlite3_column_text(st, 3), "NPU");
+        const struct tree *t = is_npu ? npu : bench;
+        int n = tree_find(t, name);
+        rows++;
+        if (n < 0) { bad++; continue; }
+        /* the counterpart is the last element of the link */
+        char want[4096] = "";
+        const char *q = strrchr(link, '"');
+        if (q && q > link) {
+            const char *b = q - 1;
+            while (b > link && *b != '"') b--;
+            snprintf(want, sizeof want, "%.*s", (int)(q - b - 1), b + 1);
+        }
+        int other = is_npu ? g->n[n].bench : g->bmatch[n];
+        const char *got = other < 0 ? "" : tree_id(is_npu ? bench : npu, other);
+        int idx = -1;
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL) idx = (int)(sqlite3_column_double(st, 2) * 2 + 0.5);
+        int mine = is_npu ? g->n[n].index : -1;
+        if (is_npu) counts[idx + 1]++;
+        if (strcmp(got, want) || (is_npu && mine != idx)) {
+            if (bad++ < 8) fprintf(stderr, "%s %s: match %s/%s index %d/%d\n", is_npu ? "NPU" : "Bench", name, got,
+                                   want, mine, idx);
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    CHECK_INT(rows, 929 + 767);
+    CHECK_INT(bad, 0);
+    CHECK_INT(counts[0], 274);   /* NULL */
+    CHECK_INT(counts[1], 590);   /* 0 */
+    CHECK_INT(counts[2], 62);    /* 0.5 */
+    CHECK_INT(counts[3], 3);     /* 1 */
+    cmp_graph_free(g);
+    tree_free(npu);
+    tree_free(bench);
+}
+
+static const struct crow *row_of(const struct cmp_graph *g, int n, const char *suffix) {
+    for (uint32_t i = 0; i < g->n[n].nrows; i++) {
+        const struct crow *r = &g->rows[g->n[n].row0 + i];
+        const char *name = tree_s(g->npu, g->npu->params[r->np].name);
+        size_t a = strlen(name), b = strlen(suffix);
+        if (a >= b && !strcmp(name + a - b, suffix)) return r;
+    }
+    return NULL;
+}
+
+static char *cell(const struct cmp_graph *g, const struct crow *r, int col) {
+    static char buf[4][512];
+    static int k;
+    char *b = buf[k++ & 3];
+    if (!r) return strcpy(b, "(no row)");
+    return cmp_graph_cell(g, r, col, b, 512);
+}
+
+/* compare-worked-example.md: step1 (problem) vs step0 (benchmark). */
+static void test_worked_examples(void) {
+    struct tree *npu = load(STEP1, GRAPH_BUILD), *bench = load(STEP0, GRAPH_BUILD);
+    if (!npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
+    struct cmp_graph *g;
+    struct pt_error err;
+    CHECK_INT(cmp_graph_new(npu, bench, NULL, &g, &err), 0);
+    int counts[4] = {0};
+    for (size_t i = 0; i < npu->norder; i++) counts[g->n[npu->order[i]].index + 1]++;
+    CHECK_INT(counts[0], 112);
+    CHECK_INT(counts[1], 537);
+    CHECK_INT(counts[2], 58);
+    CHECK_INT(counts[3], 60);
+    CHECK_INT((int)g->nunmatched_npu, 58);
+    CHECK_INT((int)g->nunmatched_bench, 220);
+    /* 3.1 conv2d: pass */
+    int n = tree_find(npu, "Functional.conv2d.0.forward");
+    CHECK_INT(g->n[n].index, CL_PASS);
+    CHECK_INT((int)g->n[n].nrows, 11);
+    const struct crow *r = row_of(g, n, ".input.0");
+    CHECK_STR(cell(g, r, 10), "-0.00010648369789123535");
+    CHECK_STR(cell(g, r, 13), "N/A");
+    CHECK_STR(cell(g, r, 14), "0.02132239678778361%");
+    CHECK_STR(cell(g, r, 15), "0.014298969203197884%");
+    CHECK_STR(cell(g, r, 12), "0.0%");
+    r = row_of(g, n, ".input.1");
+    CHECK_STR(cell(g, r, 8), "0.5271330401301384");
+    CHECK_STR(cell(g, r, 12), "544.2500716750121%");
+    CHECK_STR(cell(g, r, 15), "517.845075589922%");
+    r = row_of(g, n, ".input.3.1");
+    CHECK_STR(cell(g, r, 8), "0");
+    CHECK_STR(cell(g, r, 12), "0.0%");
+    r = row_of(g, n, ".input.2");
+    CHECK_STR(cell(g, r, 8), "N/A");
+    r = row_of(g, n, ".output.0");
+    CHECK_STR(cell(g, r, 15), "612.2943682578334%");
+    CHECK_STR(cell(g, r, 25), "pass");
+    /* 3.2 conv module: pass from its own rows */
+    n = tree_find(npu, "Module.conv1.Conv2d.forward.0");
+    CHECK_INT(g->n[n].index, CL_PASS);
+    CHECK_INT((int)g->n[n].nrows, 3);
+    /* 3.3 relu: warning on output.0 */
+    n = tree_find(npu, "Functional.relu.1.forward");
+    CHECK_INT(g->n[n].index, CL_WARNING);
+    r = row_of(g, n, ".input.0");
+    CHECK_STR(cell(g, r, 14), "9180414.394793253%");
+    CHECK_STR(cell(g, r, 15), "0.037301437521489025%");
+    r = row_of(g, n, ".input.inplace");
+    CHECK_STR(cell(g, r, 8), "N/A");
+    r = row_of(g, n, ".output.0");
+    CHECK_STR(cell(g, r, 25), "warning");
+    CHECK_STR(cell(g, r, 26), "[\"warning: The norm relative error of output is 10 times that of input.\"]");
+    CHECK_INT(g->n[tree_find(npu, "Module.layer1.0.relu.ReLU.forward.0")].index, CL_PASS);
+    /* 3.4 add_: error */
+    n = tree_find(npu, "Tensor.add_.0.forward");
+    CHECK_INT(g->n[n].index, CL_ERROR);
+    r = row_of(g, n, ".input.0");
+    CHECK_STR(cell(g, r, 8), "1");
+    CHECK_STR(cell(g, r, 12), "N/A");
+    r = row_of(g, n, ".output.0");
+    CHECK_STR(cell(g, r, 15), "100.0%");
+    CHECK_STR(cell(g, r, 26), "[\"error: The NormRelativeErr of output is greater than 0.5.\", "
+                              "\"warning: The norm relative error of output is 10 times that of input.\"]");
+    CHECK_INT(g->n[tree_find(npu, "Module.bn1.BatchNorm2d.forward.0")].index, CL_PASS);
+    /* 3.5 fc: error */
+    n = tree_find(npu, "Module.fc.Linear.forward.0");
+    CHECK_INT(g->n[n].index, CL_ERROR);
+    r = row_of(g, n, ".parameters.weight");
+    CHECK_STR(cell(g, r, 10), "3.5925040720030665e-11");
+    CHECK_STR(cell(g, r, 15), "0.08969109280212526%");
+    r = row_of(g, n, ".output.0");
+    CHECK_STR(cell(g, r, 15), "110.54705355935694%");
+    CHECK_NEAR(g->n[n].magnitude, 1.0, 1e-12);
+    CHECK_NEAR(g->n[n].worst_rel, 2.896987180163545, 1e-12);
+    /* 4: collections and data-less nodes */
+    n = tree_find(npu, "Apis_Between_Modules.0");
+    CHECK_INT(g->n[n].index, CL_PASS);
+    CHECK_INT(cmp_node_level(g, tree_find(npu, "Tensor.to.0.forward")), -2);
+    CHECK_INT(cmp_node_level(g, tree_find(npu, "Module.conv1.Conv2d.parameters_grad.1")), -1);
+    CHECK_INT(g->n[tree_find(npu, "DefaultModel")].index, CL_NONE);
+    /* first divergence: the earliest error in execution order */
+    int f = cmp_first_divergence(g);
+    CHECK(f >= 0);
+    if (f >= 0) CHECK_STR(tree_id(npu, f), "Tensor.add_.0.forward");
+    int nx = cmp_next_divergent(g, f, 1);
+    CHECK(nx >= 0 && g->n[nx].pre > g->n[f].pre);
+    CHECK_INT(cmp_next_divergent(g, nx, -1), f);
+    /* manual match of an unmatched gradient node with its .0 counterpart */
+    int a = tree_find(npu, "Module.fc.Linear.parameters_grad.1"), b = tree_find(bench, "Module.fc.Linear.parameters_grad.0");
+    CHECK(a >= 0 && b >= 0);
+    CHECK_INT(cmp_manual_match(g, a, b, 1, &err), 0);
+    CHECK_INT(g->n[a].bench, b);
+    CHECK(g->n[a].index >= CL_PASS);
+    CHECK_INT((int)g->n[a].nrows, 2);
+    CHECK_INT(cmp_manual_match(g, a, b, 1, &err), -1);
+    CHECK_CONTAINS(err.msg, "already matched");
+    CHECK_INT(cmp_manual_match(g, tree_find(npu, "Functional.conv2d.0.forward"), tree_find(bench, "optimizer"), 0, &err), -1);
+    CHECK_INT(cmp_unmatch(g, a, &err), 0);
+    CHECK_INT(g->n[a].bench, -1);
+    CHECK_INT(cmp_node_level(g, a), -1);
+    cmp_graph_free(g);
+    tree_free(npu);
+    tree_free(bench);
+}
+
+/* Splits one CSV record (RFC 4180 quoting) starting at *p; returns the
+ * number of fields. */
+static int csv_record(char **p, char **fields, int max) {
+    int n = 0;
+    char *s = *p, *o;
+    if (!*s) return 0;
+    for (;;) {
+        o = s;
+        fields[n] = o;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (*s == '"' && s[1] == '"') { *o++ = '"'; s += 2; }
+                else if (*s == '"') { s++; break; }
+                else if (!*s) break;
+                else *o++ = *s++;
+            }
+        } else
+            while (*s && *s != ',' && *s != '\n' && *s != '\r') *o++ = *s++;
+        char c = *s;
+        *o = '\0';
+        if (n < max - 1) n++;
+        if (c == ',') { s++; continue; }
+        if (c == '\r') { s++; if (*s == '\n') s++; }
+        else if (c == '\n') s++;
+        break;
+    }
+    *p = s;
+    return n;
+}
+
+/* Equal as msProbe text, or as numbers within 1e-6 relative (the table
+ * re-parses numbers through text, so the last digits may differ). */
+static int same_cell(const char *a, const char *b, double scale) {
+    if (!strcmp(a, b)) return 1;
+    char *e1, *e2;
+    double x = strtod(a, &e1), y = strtod(b, &e2);
+    int pa = *e1 == '%', pb = *e2 == '%';
+    if (e1 == a || e2 == b || pa != pb || (*e1 && !pa) || (*e2 && !pb)) return 0;
+    return fabs(x - y) <= 1e-6 * fmax(fabs(x), fabs(y)) || fabs(x - y) <= 1e-12 * scale;
+}
+
+static void test_table_vs_csv(void) {
+    const char *csvp = outputs("gpu_dump_step0_vs_step1.compare_result.csv");
+    struct tree *npu = load(STEP0, 0), *bench = load(STEP1, 0);
+    if (!csvp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
+    struct cmp_table *t;
+    struct pt_error err;
+    CHECK_INT(cmp_table_new(npu, bench, NULL, &t, &err), 0);
+    char *text;
+    size_t len;
+    FILE *f = fopen(csvp, "rb");
+    fseek(f, 0, SEEK_END);
+    len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = malloc(len + 1);
+    CHECK_INT(fread(text, 1, len, f), len);
+    text[len] = '\0';
+    fclose(f);
+    char *p = text, *fields[40];
+    int nf = csv_record(&p, fields, 40);
+    CHECK_INT(nf, 28);
+    const char *const *head = cmp_header(t->mode);
+    for (int i = 0; i < 27; i++) CHECK_STR(head[i], fields[i]);
+    size_t row = 0;
+    int bad = 0;
+    char buf[65536];
+    while ((nf = csv_record(&p, fields, 40)) > 0) {
+        if (row >= t->nrows) { row++; continue; }
+        const struct crow *r = &t->rows[row];
+        /* magnitude for the tolerance on differences of nearly equal values */
+        double scale = 0;
+        for (int c = 16; c < 24; c++) scale = fmax(scale, fabs(strtod(fields[c], NULL)));
+        for (int c = 0; c < 28; c++) {
+            cmp_table_cell(t, r, c, buf, sizeof buf);
+            if (!same_cell(buf, fields[c], scale)) {
+                if (bad++ < 10) fprintf(stderr, "row %zu col %d: \"%.200s\" expected \"%.200s\"\n", row + 1, c, buf, fields[c]);
+            }
+        }
+        row++;
+    }
+    CHECK_INT(row, 2822);
+    CHECK_INT((int)t->nrows, 2822);
+    CHECK_INT(bad, 0);
+    CHECK_INT((int)t->counts[CL_PASS], 2756);
+    CHECK_INT((int)t->counts[CL_WARNING], 63);
+    CHECK_INT((int)t->counts[CL_ERROR], 3);
+    free(text);
+    cmp_table_free(t);
+    tree_free(npu);
+    tree_free(bench);
+}
+
+/* The reverse direction gives the worked example's table counts. */
+static void test_table_reverse(void) {
+    struct tree *npu = load(STEP1, 0), *bench = load(STEP0, 0);
+    if (!npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
+    struct cmp_table *t;
+    struct pt_error err;
+    CHECK_INT(cmp_table_new(npu, bench, NULL, &t, &err), 0);
+    CHECK_INT((int)t->nrows, 2822);
+    CHECK_INT((int)t->counts[CL_PASS], 2696);
+    CHECK_INT((int)t->counts[CL_WARNING], 62);
+    CHECK_INT((int)t->counts[CL_ERROR], 64);
+    size_t na = 0;
+    char buf[256];
+    for (size_t i = 0; i < t->nrows; i++) {
+        if (t->rows[i].bp < 0) {
+            na++;
+            CHECK_STR(cmp_table_cell(t, &t->rows[i], 25, buf, sizeof buf), "pass");
+        }
+    }
+    CHECK_INT((int)na, 161);
+    cmp_table_free(t);
+    tree_free(npu);
+    tree_free(bench);
+}
+
+static void test_text(void) {
+    char b[64];
+    CHECK_STR(cmp_pyfloat(1.0, b, sizeof b), "1.0");
+    CHECK_STR(cmp_pyfloat(1e-5, b, sizeof b), "1e-05");
+    CHECK_STR(cmp_pyfloat(0.0001, b, sizeof b), "0.0001");
+    CHECK_STR(cmp_pyfloat(1e16, b, sizeof b), "1e+16");
+    CHECK_STR(cmp_pyfloat(123456789012345.6, b, sizeof b), "123456789012345.6");
+    CHECK_STR(cmp_pyfloat(-2.5e-300, b, sizeof b), "-2.5e-300");
+    CHECK_STR(cmp_pyfloat(0.1, b, sizeof b), "0.1");
+    CHECK_STR(cmp_pyfloat(-INFINITY, b, sizeof b), "-inf");
+    CHECK_STR(cmp_pyfloat(NAN, b, sizeof b), "nan");
+    struct cval c = {CV_NUM, INFINITY, 0};
+    CHECK_STR(cmp_cval_text(&c, 1, b, sizeof b), "inf\t");
+    CHECK_STR(cmp_cval_text(&c, 0, b, sizeof b), "inf");
+}
+
+static void test_mode_mismatch(void) {
+    struct tree *a = tree_new(), *b = tree_new();
+    snprintf(a->task, sizeof a->task, "statistics");
+    snprintf(b->task, sizeof b->task, "tensor");
+    struct pt_error err;
+    CHECK_INT(cmp_mode_of(a, b, &err), -1);
+    CHECK_CONTAINS(err.msg, "different tasks");
+    snprintf(b->task, sizeof b->task, "statistics");
+    b->md5_mode = 1;
+    CHECK_INT(cmp_mode_of(a, b, &err), -1);
+    CHECK_CONTAINS(err.msg, "md5");
+    a->md5_mode = 1;
+    CHECK_INT(cmp_mode_of(a, b, &err), CMP_MD5);
+    struct cmp_graph *g;
+    CHECK_INT(cmp_graph_new(a, b, NULL, &g, &err), -1);   /* not built */
+    tree_free(a);
+    tree_free(b);
+}
+
+int main(void) {
+    RUN(test_text);
+    RUN(test_graph_vs_visdb);
+    RUN(test_worked_examples);
+    RUN(test_table_vs_csv);
+    RUN(test_table_reverse);
+    RUN(test_mode_mismatch);
+    PT_DONE();
+}

@@ -1,0 +1,1080 @@
+/* test_layout: the Megatron layout (model/layout.c) against every worked
+ * example and error of megatron-parallel.md §6, the §7 renaming of target
+ * names over a simulated 8-rank TP2 PP2 VPP2 dump, and the `parallel`
+ * command's text, JSON and CSV output. */
+#include <fcntl.h>
+
+#include "pt_test.h"
+#include "model/cube.h"
+#include "model/layout.h"
+#include "model/names.h"
+#include "src/cmd.h"
+#include "src/dataset.h"
+
+/* A scratch directory under PT_TMP (pt_tmpdir() trips -Wformat-truncation
+ * when inlined here, so this is the plain mkdir version). */
+static const char *scratch(void) {
+    static char dir[1024];
+    const char *base = getenv("PT_TMP");
+    if (!base) base = "/tmp/probetop-test";
+    snprintf(dir, sizeof dir, "%s/test_layout", base);
+    mkdir(base, 0755);
+    mkdir(dir, 0755);
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
+
+/* Builds a layout from `:parallel` words; NULL (and the message in e). */
+static struct layout *mk(const char *words, struct pt_error *e) {
+    struct layout_config c;
+    if (layout_config_parse(&c, words, e) != 0) return NULL;
+    return layout_new(&c, e);
+}
+
+/* Cell text of rank r, chunk v. */
+static const char *cell(const struct layout *l, int r, int v) {
+    static char buf[8][64];
+    static int k;
+    struct layout_chunk ch;
+    char *b = buf[k++ & 7];
+    if (layout_chunk(l, r, v, &ch) != 0) return "(out of range)";
+    return layout_chunk_text(&ch, b, 64);
+}
+
+/* Group g of dimension d as "a,b,c". */
+static const char *group(const struct layout *l, enum layout_dim d, int g) {
+    static char buf[4][512];
+    static int k;
+    char *b = buf[k++ & 3];
+    int m[LAYOUT_MAX_WORLD];
+    size_t n = 0;
+    b[0] = '\0';
+    if (layout_group(l, d, g, m) != 0) return "(none)";
+    for (int i = 0; i < l->size[d]; i++) n += (size_t)snprintf(b + n, 512 - n, "%s%d", i ? "," : "", m[i]);
+    return b;
+}
+
+/* Ranks in layout_rank_order(by) as "a,b,c". */
+static const char *order_str(const struct layout *l, int by) {
+    static char buf[8192];
+    int perm[LAYOUT_MAX_WORLD];
+    size_t n = 0;
+    layout_rank_order(l, by, perm);
+    buf[0] = '\0';
+    for (int i = 0; i < l->world; i++) n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%d", i ? "," : "", perm[i]);
+    return buf;
+}
+
+static const char *row_label(const struct layout *l, int row) {
+    static char buf[64];
+    return layout_row_label(l, row, buf, sizeof buf);
+}
+
+/* §6.1: the documentation example. */
+static void test_doc_example(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=32 L=48 TP=4 PP=4 V=3", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    CHECK_INT(l->dp, 2);
+    CHECK_INT(l->lps, 12);
+    CHECK_INT(l->vpp, 4);
+    CHECK_INT(l->tpp, 4);
+    CHECK_STR(l->order, "tp-cp-ep-dp-pp");
+    CHECK_INT(layout_ngroups(l, LAYOUT_TP), 8);
+    CHECK_STR(group(l, LAYOUT_TP, 0), "0,1,2,3");
+    CHECK_STR(group(l, LAYOUT_TP, 1), "4,5,6,7");
+    CHECK_STR(group(l, LAYOUT_TP, 7), "28,29,30,31");
+    CHECK_INT(layout_ngroups(l, LAYOUT_DP), 16);
+    CHECK_STR(group(l, LAYOUT_DP, 0), "0,4");
+    CHECK_STR(group(l, LAYOUT_DP, 1), "1,5");
+    CHECK_STR(group(l, LAYOUT_DP, 3), "3,7");
+    CHECK_STR(group(l, LAYOUT_DP, 4), "8,12");
+    CHECK_INT(layout_ngroups(l, LAYOUT_PP), 8);
+    CHECK_STR(group(l, LAYOUT_PP, 0), "0,8,16,24");
+    CHECK_STR(group(l, LAYOUT_PP, 1), "1,9,17,25");
+    CHECK_STR(group(l, LAYOUT_PP, 7), "7,15,23,31");
+    CHECK_INT(layout_group(l, LAYOUT_PP, 8, (int[4]){0}), -1);
+    /* Stages and model copies, as msProbe transposes the group lists. */
+    CHECK_STR(order_str(l, LAYOUT_PP), "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+                                       "24,25,26,27,28,29,30,31");
+    CHECK_STR(order_str(l, LAYOUT_DP), "0,1,2,3,8,9,10,11,16,17,18,19,24,25,26,27,"
+                                       "4,5,6,7,12,13,14,15,20,21,22,23,28,29,30,31");
+    CHECK_STR(order_str(l, -1), "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+                                "24,25,26,27,28,29,30,31");
+    for (int r = 0; r < 32; r++) {
+        CHECK_INT(l->rank[r].coord[LAYOUT_PP], r / 8);
+        CHECK_INT(l->rank[r].coord[LAYOUT_DP], (r / 4) % 2);
+        CHECK_INT(l->rank[r].coord[LAYOUT_TP], r % 4);
+    }
+
+    static const char *const table[8][4] = {
+        {"Embed+L1-3", "L13-15", "L25-27", "L37-39"},
+        {"Embed+L1-3", "L13-15", "L25-27", "L37-39"},
+        {"L4-6", "L16-18", "L28-30", "L40-42"},
+        {"L4-6", "L16-18", "L28-30", "L40-42"},
+        {"L7-9", "L19-21", "L31-33", "L43-45"},
+        {"L7-9", "L19-21", "L31-33", "L43-45"},
+        {"L10-12", "L22-24", "L34-36", "L46-48+Out"},
+        {"L10-12", "L22-24", "L34-36", "L46-48+Out"},
+    };
+    static const char *const labels[8] = {
+        "Group0: Rank0-3", "Group1: Rank4-7", "Group2: Rank8-11", "Group3: Rank12-15",
+        "Group4: Rank16-19", "Group5: Rank20-23", "Group6: Rank24-27", "Group7: Rank28-31",
+    };
+    CHECK_INT(l->nrows, 8);
+    for (int row = 0; row < 8; row++) {
+        CHECK_STR(row_label(l, row), labels[row]);
+        CHECK_INT(layout_row_copy(l, row), row % 2);
+        CHECK_INT(layout_row_stage(l, row), row / 2);
+        CHECK_INT(l->row_rank[row], row * 4);
+        for (int v = 0; v < 4; v++) {
+            CHECK_STR(cell(l, l->row_rank[row], v), table[row][v]);
+            /* Every member of the row's TP group holds the same. */
+            CHECK_STR(cell(l, l->row_rank[row] + 3, v), table[row][v]);
+        }
+    }
+    CHECK_STR(cell(l, 0, 4), "(out of range)");
+    CHECK_STR(cell(l, 32, 0), "(out of range)");
+    CHECK_STR(cell(l, -1, 0), "(out of range)");
+    /* §7: local layers.i -> global number offset(v) + i + 1. */
+    CHECK_INT(layout_global_layer(l, 0, 0, 0), 1);
+    CHECK_INT(layout_global_layer(l, 0, 0, 2), 3);
+    CHECK_INT(layout_global_layer(l, 0, 0, 3), -1);
+    CHECK_INT(layout_global_layer(l, 9, 1, 0), 16);
+    CHECK_INT(layout_global_layer(l, 31, 3, 2), 48);
+    CHECK_INT(layout_global_layer(l, 31, 4, 0), -1);
+    CHECK_INT(layout_global_layer(l, 31, 0, -1), -1);
+    char buf[32];
+    CHECK_STR(layout_rank_label(l, 13, buf, sizeof buf), "p1t1d1");
+    CHECK_STR(layout_rank_label(l, 26, buf, sizeof buf), "p3t2d0");
+    layout_free(l);
+}
+
+/* §6.2: W=8, L=8, TP=2, PP=2, V=2. */
+static void test_tp2_pp2_vpp2(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=8 L=8 TP=2 PP=2 V=2", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    CHECK_INT(l->vpp, 2);
+    CHECK_INT(l->dp, 2);
+    CHECK_STR(group(l, LAYOUT_TP, 0), "0,1");
+    CHECK_STR(group(l, LAYOUT_TP, 3), "6,7");
+    CHECK_STR(group(l, LAYOUT_DP, 0), "0,2");
+    CHECK_STR(group(l, LAYOUT_DP, 1), "1,3");
+    CHECK_STR(group(l, LAYOUT_DP, 2), "4,6");
+    CHECK_STR(group(l, LAYOUT_DP, 3), "5,7");
+    CHECK_STR(group(l, LAYOUT_PP, 0), "0,4");
+    CHECK_STR(group(l, LAYOUT_PP, 3), "3,7");
+    CHECK_STR(order_str(l, LAYOUT_PP), "0,1,2,3,4,5,6,7");
+    for (int r = 0; r < 4; r++) {
+        CHECK_STR(cell(l, r, 0), "Embed+L1-2");
+        CHECK_STR(cell(l, r, 1), "L5-6");
+        CHECK_STR(cell(l, r + 4, 0), "L3-4");
+        CHECK_STR(cell(l, r + 4, 1), "L7-8+Out");
+    }
+    CHECK_INT(l->nrows, 4);
+    static const char *const labels[4] = {"Group0: Rank0-1", "Group1: Rank2-3", "Group2: Rank4-5", "Group3: Rank6-7"};
+    for (int row = 0; row < 4; row++) {
+        CHECK_INT(layout_row_copy(l, row), row % 2);
+        CHECK_STR(row_label(l, row), labels[row]);
+    }
+    layout_free(l);
+}
+
+/* §6.3: standalone embedding, TP=1. */
+static void test_standalone(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=8 L=6 TP=1 PP=4 SE", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    CHECK_INT(l->tpp, 3);
+    CHECK_INT(l->lps, 2);
+    CHECK_INT(l->dp, 2);
+    CHECK_STR(group(l, LAYOUT_PP, 0), "0,2,4,6");
+    CHECK_STR(group(l, LAYOUT_PP, 1), "1,3,5,7");
+    CHECK_STR(order_str(l, LAYOUT_PP), "0,1,2,3,4,5,6,7");
+    CHECK_STR(order_str(l, LAYOUT_DP), "0,2,4,6,1,3,5,7");
+    static const char *const want[8] = {"Embed", "Embed", "L1-2", "L1-2", "L3-4", "L3-4", "L5-6+Out", "L5-6+Out"};
+    for (int r = 0; r < 8; r++) {
+        CHECK_STR(cell(l, r, 0), want[r]);
+        char want[16];
+        snprintf(want, sizeof want, "Rank%d", r);
+        CHECK_STR(row_label(l, r), want);
+        CHECK_INT(layout_row_copy(l, r), r % 2);
+    }
+    CHECK_STR(row_label(l, 0), "Rank0");
+    CHECK_STR(row_label(l, 7), "Rank7");
+    CHECK_INT(layout_global_layer(l, 0, 0, 0), -1);   /* the embedding stage has no layers */
+    CHECK_INT(layout_global_layer(l, 3, 0, 1), 2);
+    CHECK_INT(layout_global_layer(l, 6, 0, 0), 5);
+    layout_free(l);
+}
+
+/* §6.4: standalone embedding with a virtual pipeline. */
+static void test_standalone_vpp(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=6 L=8 TP=1 PP=3 V=2 SE", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    CHECK_INT(l->tpp, 2);
+    CHECK_INT(l->lps, 4);
+    CHECK_INT(l->vpp, 2);
+    for (int r = 0; r < 2; r++) {
+        CHECK_STR(cell(l, r, 0), "Embed");
+        CHECK_STR(cell(l, r, 1), "");
+        CHECK_STR(cell(l, r + 2, 0), "L1-2");
+        CHECK_STR(cell(l, r + 2, 1), "L5-6");
+        CHECK_STR(cell(l, r + 4, 0), "L3-4");
+        CHECK_STR(cell(l, r + 4, 1), "L7-8+Out");
+    }
+    CHECK_INT(layout_global_layer(l, 5, 1, 1), 8);
+    CHECK_INT(layout_global_layer(l, 1, 1, 0), -1);
+    layout_free(l);
+}
+
+/* §6.5: a different rank order. */
+static void test_order_tp_pp_dp(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=8 L=8 TP=2 PP=2 tp-pp-dp", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    CHECK_STR(l->order, "tp-pp-dp-ep-cp");
+    CHECK_STR(group(l, LAYOUT_TP, 0), "0,1");
+    CHECK_STR(group(l, LAYOUT_TP, 3), "6,7");
+    CHECK_STR(group(l, LAYOUT_PP, 0), "0,2");
+    CHECK_STR(group(l, LAYOUT_PP, 1), "1,3");
+    CHECK_STR(group(l, LAYOUT_PP, 2), "4,6");
+    CHECK_STR(group(l, LAYOUT_PP, 3), "5,7");
+    CHECK_STR(group(l, LAYOUT_DP, 0), "0,4");
+    CHECK_STR(group(l, LAYOUT_DP, 3), "3,7");
+    static const int stage0[] = {0, 1, 4, 5}, stage1[] = {2, 3, 6, 7};
+    for (int i = 0; i < 4; i++) {
+        CHECK_STR(cell(l, stage0[i], 0), "Embed+L1-4");
+        CHECK_STR(cell(l, stage1[i], 0), "L5-8+Out");
+    }
+    CHECK_STR(order_str(l, LAYOUT_DP), "0,1,2,3,4,5,6,7");
+    CHECK_STR(order_str(l, LAYOUT_PP), "0,1,4,5,2,3,6,7");
+    for (int row = 0; row < 4; row++) CHECK_INT(layout_row_copy(l, row), row / 2);
+    layout_free(l);
+    /* Upper case is the same order. */
+    l = mk("W=8 L=8 TP=2 PP=2 ORDER=TP-PP-DP", &e);
+    CHECK(l != NULL);
+    if (l) CHECK_STR(group(l, LAYOUT_DP, 0), "0,4");
+    layout_free(l);
+}
+
+/* Groups for an order where dp varies fastest: every group is a mixed
+ * radix slice (§3), checked against brute force over all coordinates. */
+static void test_groups_any_order(void) {
+    static const char *const orders[] = {"dp-pp-tp", "pp-dp-tp", "tp-dp-pp", "pp-tp-dp", "dp-ep-tp-cp-pp", "cp-pp-tp-dp"};
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+        char words[128];
+        snprintf(words, sizeof words, "W=24 L=12 TP=2 PP=3 ORDER=%s", orders[k]);
+        struct pt_error e;
+        struct layout *l = mk(words, &e);
+        CHECK(l != NULL);
+        if (!l) continue;
+        CHECK_INT(l->dp, 4);
+        for (int d = 0; d < LAYOUT_NDIM; d++) {
+            int ng = layout_ngroups(l, (enum layout_dim)d), m[64], seen[24] = {0};
+            CHECK_INT(ng * l->size[d], 24);
+            for (int g = 0; g < ng; g++) {
+                layout_group(l, (enum layout_dim)d, g, m);
+                for (int c = 0; c < l->size[d]; c++) {
+                    CHECK(m[c] >= 0 && m[c] < 24);
+                    if (m[c] < 0 || m[c] >= 24) continue;
+                    seen[m[c]]++;
+                    CHECK_INT(l->rank[m[c]].coord[d], c);
+                    CHECK_INT(l->rank[m[c]].group[d], g);
+                    /* Members differ only along d. */
+                    for (int o = 0; o < LAYOUT_NDIM; o++)
+                        if (o != d) CHECK_INT(l->rank[m[c]].coord[o], l->rank[m[0]].coord[o]);
+                }
+            }
+            for (int r = 0; r < 24; r++) CHECK_INT(seen[r], 1);
+        }
+        layout_free(l);
+    }
+}
+
+/* §6.6 and every check of §2, with msProbe's messages. */
+static void expect_error(const char *words, const char *msg) {
+    struct pt_error e = {{0}};
+    struct layout *l = mk(words, &e);
+    CHECK(l == NULL);
+    CHECK_STR(e.msg, msg);
+    layout_free(l);
+}
+
+static void test_errors(void) {
+    expect_error("W=2000 L=8", "world_size (2000) exceeds the maximum supported value of 1024.");
+    expect_error("W=8 L=300", "num_layers (300) exceeds the maximum supported value of 256.");
+    expect_error("W=8 L=8 TP=3",
+                 "world_size (8) is not divisible by tensor_parallel_size(3) x pipeline_parallel_size (1)");
+    expect_error("W=8 L=7 PP=2", "number of layers (7) must be divisible by pipeline_parallel_size (2).");
+    expect_error("W=8 L=8 PP=1 SE",
+                 "number of layers (8) must be divisible by transformer_pipeline_parallel_size (0), "
+                 "which is pipeline_parallel_size-1 when standalone_embedding_stage is enabled.");
+    expect_error("W=8 L=8 PP=2 V=3",
+                 "number of layers per pipeline stage (4) must be divisible by number of layers per virtual "
+                 "pipeline stage (3).");
+    expect_error("W=8 L=8 PP=1 V=2", "pipeline-model-parallel size should be greater than 1 with virtual-pipeline");
+    expect_error("W=8 L=8 PP=2 ORDER=tp-dp", "The parallel size (pp) is (2), but it's not specified in order (tp-dp).");
+    expect_error("W=8 L=8 PP=2 ORDER=tp-ep-pp-dp", "The ep and dp must be adjacent in order (tp-ep-pp-dp).");
+
+    /* Check 1, each name, in the spec's order whatever the argument order. */
+    expect_error("L=8", "world_size must be a positive integer");
+    expect_error("W=0 L=8", "world_size must be a positive integer");
+    expect_error("W=-4 L=8", "world_size must be a positive integer");
+    expect_error("W=true L=8", "world_size must be a positive integer");
+    expect_error("W=1.5 L=8", "world_size must be a positive integer");
+    expect_error("L=x W=abc", "world_size must be a positive integer");
+    expect_error("W=8 L=", "num_layers must be a positive integer");
+    expect_error("W=8 L=8 TP=0", "tensor_parallel_size must be a positive integer");
+    expect_error("W=8 L=8 PP=two", "pipeline_parallel_size must be a positive integer");
+    expect_error("W=8 L=8 PP=2 V=0", "num_layers_per_virtual_pipeline_stage must be a positive integer");
+    expect_error("V=0 W=2000 L=8", "num_layers_per_virtual_pipeline_stage must be a positive integer");
+    /* Huge numbers saturate and fail the range check, not wrap. */
+    expect_error("W=99999999999999999999999 L=8", "world_size (9223372036854775807) exceeds the maximum supported value of 1024.");
+    expect_error("W=8 L=8 TP=99999999999999999999",
+                 "world_size (8) is not divisible by tensor_parallel_size(9223372036854775807) x pipeline_parallel_size (1)");
+    expect_error("W=8 L=8 SE=maybe", "standalone_embedding_stage must be a boolean");
+    /* Layers checks come after the world checks. */
+    expect_error("W=6 L=7 PP=4", "world_size (6) is not divisible by tensor_parallel_size(1) x pipeline_parallel_size (4)");
+    expect_error("W=8 L=10 PP=4 SE",
+                 "number of layers (10) must be divisible by transformer_pipeline_parallel_size (3), "
+                 "which is pipeline_parallel_size-1 when standalone_embedding_stage is enabled.");
+    expect_error("W=8 L=8 PP=2 V=8",
+                 "number of layers per pipeline stage (4) must be divisible by number of layers per virtual "
+                 "pipeline stage (8).");
+    /* Order: names missing, unknown and repeated tokens. */
+    expect_error("W=8 L=8 TP=2 ORDER=pp-cp", "The parallel size (tp) is (2), but it's not specified in order (pp-cp).");
+    expect_error("W=8 L=8 TP=2 PP=2 ORDER=tp-pp", "The parallel size (dp) is (2), but it's not specified in order (tp-pp).");
+    expect_error("W=8 L=8 ORDER=tp-xx-dp-pp",
+                 "unknown parallel dimension 'xx' in order (tp-xx-dp-pp): expected tp, cp, ep, dp or pp");
+    expect_error("W=8 L=8 ORDER=tp--dp-pp",
+                 "unknown parallel dimension '' in order (tp--dp-pp): expected tp, cp, ep, dp or pp");
+    expect_error("W=8 L=8 ORDER=tp-dp-pp-tp", "parallel dimension 'tp' appears more than once in order (tp-dp-pp-tp)");
+    expect_error("W=8 L=8 ORDER=tp-cp-ep-dp-pp-tp-cp-ep-dp-pp-tp-cp-ep-dp-pp-tp-cp-ep-dp-pp-tp-cp-ep-dp-pp",
+                 "order (tp-cp-ep-dp-pp-tp-cp-ep-dp-pp-tp-cp-ep-dp-pp-tp-cp-ep-dp-pp-tp-...) is too long: "
+                 "expected tokens tp, cp, ep, dp, pp joined by '-'");
+    /* Hostile bytes in the order are escaped in the message. */
+    struct layout_config c;
+    struct pt_error e;
+    layout_config_init(&c);
+    c.world_size = 8;
+    c.num_layers = 8;
+    layout_config_set(&c, "order", "tp-\x1b[2J-dp-pp", &e);
+    CHECK(layout_new(&c, &e) == NULL);
+    CHECK(strchr(e.msg, '\x1b') == NULL);
+    CHECK_CONTAINS(e.msg, "\\x1b");
+}
+
+/* Corner cases that are valid. */
+static void test_edges(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=1 L=1", &e);
+    CHECK(l != NULL);
+    if (l) {
+        CHECK_INT(l->dp, 1);
+        CHECK_INT(l->nrows, 1);
+        CHECK_STR(cell(l, 0, 0), "Embed+L1-1+Out");
+        CHECK_STR(row_label(l, 0), "Rank0");
+        char out[64];
+        CHECK_INT(layout_rename(l, 0, 0, "module.layers.0.weight", 22, out, sizeof out, &e), 1);
+        CHECK_STR(out, "module.layers.0.weight");
+    }
+    layout_free(l);
+    /* The maxima; PP=1 with V = L is no virtual pipeline. */
+    l = mk("W=1024 L=256 TP=8 PP=8 V=4", &e);
+    CHECK(l != NULL);
+    if (l) {
+        CHECK_INT(l->dp, 16);
+        CHECK_INT(l->vpp, 8);
+        CHECK_INT(l->nrows, 128);
+        CHECK_STR(cell(l, 1023, 7), "L253-256+Out");
+        CHECK_STR(row_label(l, 127), "Group127: Rank1016-1023");
+    }
+    layout_free(l);
+    l = mk("W=4 L=8 V=8", &e);
+    CHECK(l != NULL);
+    if (l) {
+        CHECK_INT(l->vpp, 1);
+        CHECK_INT(l->vpp_layers, 8);
+        CHECK_STR(cell(l, 3, 0), "Embed+L1-8+Out");
+    }
+    layout_free(l);
+    /* ep-dp adjacency in either order is fine. */
+    l = mk("W=8 L=8 PP=2 ORDER=tp-dp-ep-pp", &e);
+    CHECK(l != NULL);
+    if (l) CHECK_STR(l->order, "tp-dp-ep-pp-cp");
+    layout_free(l);
+    /* A single-layer chunk is still written as a range. */
+    l = mk("W=4 L=4 PP=4", &e);
+    CHECK(l != NULL);
+    if (l) CHECK_STR(cell(l, 2, 0), "L3-3");
+    layout_free(l);
+}
+
+static void test_config_text(void) {
+    struct layout_config c;
+    struct pt_error e;
+    char buf[256];
+    CHECK_INT(layout_config_parse(&c, "  W=32\tL=48 tp=4 Pp=4 V=3 tp-cp-dp-pp SE  ", &e), 0);
+    CHECK_INT(c.world_size, 32);
+    CHECK_INT(c.num_layers, 48);
+    CHECK_INT(c.tp, 4);
+    CHECK_INT(c.pp, 4);
+    CHECK_INT(c.has_vpp, 1);
+    CHECK_INT(c.vpp_layers, 3);
+    CHECK_INT(c.standalone, 1);
+    CHECK_STR(c.order, "tp-cp-dp-pp");
+    CHECK_STR(layout_config_format(&c, buf, sizeof buf), "W=32 L=48 TP=4 PP=4 V=3 ORDER=tp-cp-dp-pp SE");
+    struct layout_config c2;
+    CHECK_INT(layout_config_parse(&c2, buf, &e), 0);
+    CHECK(memcmp(&c, &c2, sizeof c) == 0);
+    CHECK_INT(layout_config_parse(&c, "W=8 L=8", &e), 0);
+    CHECK_STR(layout_config_format(&c, buf, sizeof buf), "W=8 L=8 TP=1 PP=1 ORDER=tp-cp-ep-dp-pp");
+    CHECK_INT(layout_config_parse(&c, "W=8 X=3", &e), -1);
+    CHECK_STR(e.msg, "unknown layout setting 'X' (expected W, L, TP, PP, V, ORDER or SE)");
+    CHECK_INT(layout_config_parse(&c, "W=8 hello", &e), -1);
+    CHECK_CONTAINS(e.msg, "'hello' is neither KEY=VALUE");
+    /* Long names work too. */
+    layout_config_init(&c);
+    CHECK_INT(layout_config_set(&c, "num_layers_per_virtual_pipeline_stage", "2", &e), 0);
+    CHECK_INT(layout_config_set(&c, "standalone_embedding_stage", "false", &e), 0);
+    CHECK_INT(layout_config_set(&c, "world-size", "16", &e), 0);
+    CHECK_INT(c.vpp_layers, 2);
+    CHECK_INT(c.standalone, 0);
+    CHECK_INT(c.world_size, 16);
+    CHECK_INT(layout_dim_parse("DP"), LAYOUT_DP);
+    CHECK_INT(layout_dim_parse("ep"), -1);
+    CHECK_STR(layout_dim_name(LAYOUT_PP), "pp");
+}
+
+static void test_colors(void) {
+    CHECK_INT(layout_copy_rgb(2, 0), 0x1f77b4);
+    CHECK_INT(layout_copy_rgb(2, 1), 0xaec7e8);
+    CHECK_INT(layout_copy_rgb(20, 19), 0x9edae5);
+    CHECK_INT(layout_copy_rgb(21, 0), 0x393b79);
+    CHECK_INT(layout_copy_rgb(40, 20), 0x3182bd);
+    CHECK_INT(layout_copy_rgb(40, 39), 0xd9d9d9);
+    CHECK_INT(layout_copy_rgb(41, 0), 0x440154);
+    CHECK_INT(layout_copy_rgb(41, 40), 0xfde725);
+    CHECK_INT(layout_copy_rgb(41, 20), 0x21918c);   /* the midpoint */
+    CHECK_INT(layout_copy_rgb(101, 5), 0x461365);   /* halfway between the first two stops */
+    CHECK_INT(layout_rgb_xterm256(0x000000), 16);
+    CHECK_INT(layout_rgb_xterm256(0xffffff), 231);
+    CHECK_INT(layout_rgb_xterm256(0x1f77b4), 31);
+    CHECK_INT(layout_rgb_xterm256(0x7f7f7f), 244);
+    CHECK_INT(layout_rgb_xterm256(0xff0000), 196);
+    CHECK(layout_rgb_dark(0x440154));
+    CHECK(!layout_rgb_dark(0xfde725));
+    CHECK(!layout_rgb_dark(0xaec7e8));
+}
+
+static void test_names(void) {
+    size_t at, dg;
+    const char *n1 = "Module.0.module.decoder.layers.12.mlp.linear_fc1.ColumnParallelLinear.output.1";
+    CHECK_INT(layout_find_layer(n1, strlen(n1), &at, &dg), 12);
+    CHECK_INT(at, 31);
+    CHECK_INT(dg, 2);
+    const char *n2 = "Module.layers.0.1.x.input.0";
+    CHECK_INT(layout_find_layer(n2, strlen(n2), &at, &dg), 0);
+    CHECK_INT(at, 14);
+    CHECK_INT(layout_find_layer("layers.7", 8, &at, &dg), 7);
+    CHECK_INT(at, 7);
+    CHECK_INT(layout_find_layer("module.layers", 13, NULL, NULL), -1);
+    CHECK_INT(layout_find_layer("module.layers.", 14, NULL, NULL), -1);
+    CHECK_INT(layout_find_layer("module.layers.3x.w", 18, NULL, NULL), -1);
+    CHECK_INT(layout_find_layer("module.sublayers.3.w", 20, NULL, NULL), -1);
+    CHECK_INT(layout_find_layer("module.layers.1234567890.w", 26, NULL, NULL), -1);
+    CHECK_INT(layout_find_layer("a.layers.x.layers.5.w", 21, NULL, NULL), 5);
+    CHECK_INT(layout_find_layer("Functional.linear.output.0", 26, NULL, NULL), -1);
+    /* Only len bytes are looked at. */
+    CHECK_INT(layout_find_layer("m.layers.45", 10, &at, &dg), 4);
+
+    CHECK_INT(layout_dump_chunk(n1, strlen(n1)), 0);
+    const char *n3 = "Module.1.module.decoder.layers.0.TransformerLayer.forward.4";
+    CHECK_INT(layout_dump_chunk(n3, strlen(n3)), 1);
+    CHECK_INT(layout_dump_chunk("Cell.3.network.layers.0.x", 25), 3);
+    CHECK_INT(layout_dump_chunk("Module.module.module.GPTModel.forward.0", 39), 0);
+    CHECK_INT(layout_dump_chunk("Module.12", 9), 0);
+    CHECK_INT(layout_dump_chunk("Functional.1.x", 14), 0);
+    CHECK_INT(layout_dump_chunk("Module.", 7), 0);
+
+    struct pt_error e;
+    struct layout *l = mk("W=32 L=48 TP=4 PP=4 V=3", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    char out[256];
+    /* Rank 9: stage 1, chunk 1 holds L16-18 -> local 2 is layer 18, index 17. */
+    const char *n4 = "Module.1.module.decoder.layers.2.self_attention.linear_qkv.ColumnParallelLinear.output.0";
+    CHECK_INT(layout_rename(l, 9, layout_dump_chunk(n4, strlen(n4)), n4, strlen(n4), out, sizeof out, &e), 1);
+    CHECK_STR(out, "Module.1.module.decoder.layers.17.self_attention.linear_qkv.ColumnParallelLinear.output.0");
+    CHECK_INT(layout_name_global_layer(l, 9, 1, n4, strlen(n4)), 18);
+    /* Monitor names carry the chunk in vpp_stage. */
+    const char *n5 = "module.decoder.layers.0.mlp.linear_fc1.weight";
+    CHECK_INT(layout_rename(l, 31, 3, n5, strlen(n5), out, sizeof out, &e), 1);
+    CHECK_STR(out, "module.decoder.layers.45.mlp.linear_fc1.weight");
+    /* One digit becoming two or three, and the buffer bound. */
+    CHECK_INT(layout_rename(l, 31, 3, "layers.2", 8, out, 10, &e), 1);
+    CHECK_STR(out, "layers.47");
+    CHECK_INT(layout_rename(l, 31, 3, "layers.2", 8, out, 9, &e), -1);
+    CHECK_CONTAINS(e.msg, "does not fit");
+    /* Nothing to rename: copied. */
+    CHECK_INT(layout_rename(l, 0, 0, "module.embedding.word_embeddings.weight", 39, out, sizeof out, &e), 0);
+    CHECK_STR(out, "module.embedding.word_embeddings.weight");
+    CHECK_INT(layout_name_global_layer(l, 0, 0, "module.embedding.x", 18), -1);
+    /* Layers a rank does not hold are errors naming what it holds. */
+    CHECK_INT(layout_rename(l, 0, 0, "module.decoder.layers.3.w", 25, out, sizeof out, &e), -1);
+    CHECK_STR(e.msg, "module.decoder.layers.3.w: rank 0 chunk 0 holds 3 transformer layers (Embed+L1-3), no local layers.3");
+    CHECK_INT(layout_rename(l, 0, 7, "module.decoder.layers.0.w", 25, out, sizeof out, &e), -1);
+    CHECK_STR(e.msg, "module.decoder.layers.0.w: rank 0 chunk 7 is not in the layout (32 ranks, 4 chunks per rank)");
+    CHECK_INT(layout_rename(l, 40, 0, "layers.0", 8, out, sizeof out, &e), -1);
+    layout_free(l);
+    l = mk("W=6 L=8 TP=1 PP=3 V=2 SE", &e);
+    if (l) {
+        CHECK_INT(layout_rename(l, 1, 0, "layers.0", 8, out, sizeof out, &e), -1);
+        CHECK_STR(e.msg, "layers.0: rank 1 chunk 0 holds 0 transformer layers (Embed), no local layers.0");
+        CHECK_INT(layout_rename(l, 1, 1, "layers.0", 8, out, sizeof out, &e), -1);
+        CHECK_STR(e.msg, "layers.0: rank 1 chunk 1 holds 0 transformer layers (nothing), no local layers.0");
+    }
+    layout_free(l);
+}
+
+/* The §7 use: a simulated dump of 8 ranks, TP 2, PP 2, VPP 2 (spec §6.2),
+ * where every rank names its chunks' layers by local index as Megatron's
+ * named_modules() does.  Global renaming must put each model layer in
+ * exactly one heat-map row (= one target name) holding exactly the ranks of
+ * its pipeline stage, where the local names mixed layers of both stages. */
+#define SIM_MAX 256
+struct sim_row {
+    char name[160];
+    int nranks;
+    int ranks[8];
+    int global;     /* global layer number seen by this row, -1 none, -2 mixed */
+};
+
+static struct sim_row *sim_add(struct sim_row *rows, int *n, const char *name, int rank, int global) {
+    for (int i = 0; i < *n; i++)
+        if (strcmp(rows[i].name, name) == 0) {
+            rows[i].ranks[rows[i].nranks++] = rank;
+            if (rows[i].global != global) rows[i].global = -2;
+            return &rows[i];
+        }
+    if (*n >= SIM_MAX) return NULL;
+    struct sim_row *r = &rows[(*n)++];
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->nranks = 1;
+    r->ranks[0] = rank;
+    r->global = global;
+    return r;
+}
+
+static void test_dump_renaming(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=8 L=8 TP=2 PP=2 V=2", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    static const char *const parts[] = {
+        "self_attention.linear_qkv.ColumnParallelLinear.output.0",
+        "mlp.linear_fc1.ColumnParallelLinear.input.0",
+    };
+    static struct sim_row local[SIM_MAX], global[SIM_MAX];
+    int nlocal = 0, nglobal = 0;
+    for (int r = 0; r < 8; r++) {
+        for (int v = 0; v < 2; v++) {
+            struct layout_chunk ch;
+            layout_chunk(l, r, v, &ch);
+            char name[160], renamed[170];
+            if (ch.embedding) {
+                snprintf(name, sizeof name, "Module.%d.module.embedding.word_embeddings.VocabParallelEmbedding.output.0", v);
+                CHECK_INT(layout_rename(l, r, layout_dump_chunk(name, strlen(name)), name, strlen(name), renamed,
+                                        sizeof renamed, &e), 0);
+                sim_add(local, &nlocal, name, r, -1);
+                sim_add(global, &nglobal, renamed, r, -1);
+            }
+            int nl = ch.first ? ch.last - ch.first + 1 : 0;
+            CHECK_INT(nl, 2);
+            for (int i = 0; i < nl; i++)
+                for (size_t p = 0; p < 2; p++) {
+                    snprintf(name, sizeof name, "Module.%d.module.decoder.layers.%d.%s", v, i, parts[p]);
+                    int chunk = layout_dump_chunk(name, strlen(name));
+                    CHECK_INT(chunk, v);
+                    int g = layout_name_global_layer(l, r, chunk, name, strlen(name));
+                    CHECK_INT(g, ch.first + i);
+                    CHECK_INT(layout_rename(l, r, chunk, name, strlen(name), renamed, sizeof renamed, &e), 1);
+                    sim_add(local, &nlocal, name, r, g);
+                    sim_add(global, &nglobal, renamed, r, g);
+                }
+        }
+    }
+    /* Local names: Module.v...layers.i is on all 8 ranks and means two
+     * different layers (one per stage). */
+    int mixed = 0;
+    for (int i = 0; i < nlocal; i++)
+        if (strstr(local[i].name, ".layers.")) {
+            CHECK_INT(local[i].nranks, 8);
+            mixed += local[i].global == -2;
+        }
+    CHECK_INT(mixed, 8);   /* 2 chunks x 2 local indices x 2 parts */
+    /* Global names: 8 layers x 2 parts rows + the embedding row, each one
+     * layer, held by the 4 ranks of one stage. */
+    CHECK_INT(nglobal, 17);
+    int seen[9][2] = {{0}};
+    for (int i = 0; i < nglobal; i++) {
+        struct sim_row *row = &global[i];
+        CHECK_INT(row->nranks, 4);
+        if (row->global == -1) continue;   /* the embedding: stage 0 */
+        CHECK(row->global >= 1 && row->global <= 8);
+        if (row->global < 1 || row->global > 8) continue;
+        int part = strstr(row->name, "linear_qkv") ? 0 : 1;
+        seen[row->global][part]++;
+        /* The renamed index is the global layer number - 1. */
+        char want[32];
+        snprintf(want, sizeof want, ".layers.%d.", row->global - 1);
+        CHECK_CONTAINS(row->name, want);
+        int stage = l->rank[row->ranks[0]].coord[LAYOUT_PP];
+        for (int k = 0; k < row->nranks; k++) CHECK_INT(l->rank[row->ranks[k]].coord[LAYOUT_PP], stage);
+        /* Layers 1-2 and 5-6 on stage 0, 3-4 and 7-8 on stage 1. */
+        CHECK_INT(stage, ((row->global - 1) / 2) % 2);
+    }
+    for (int g = 1; g <= 8; g++) {
+        CHECK_INT(seen[g][0], 1);
+        CHECK_INT(seen[g][1], 1);
+    }
+    layout_free(l);
+}
+
+
+/* The same run as a cube, as a loader builds it from the rank dirs: the
+ * whole-cube renaming moves every cell to its global layer's row. */
+static struct cube *sim_cube(const struct layout *l, int standalone_names) {
+    static const char *const parts[] = {
+        "self_attention.linear_qkv.ColumnParallelLinear.output.0",
+        "mlp.linear_fc1.ColumnParallelLinear.input.0",
+    };
+    struct names *n = names_new();
+    struct cube_builder *b = cube_builder_new(n);
+    const char *stats[] = {"norm", "max"};
+    struct pt_error e;
+    if (!b || cube_builder_metric(b, "forward", 2, stats) != 0) return NULL;
+    cube_builder_step(b, 0, 0, -1);
+    cube_builder_step(b, 1, 1, -1);
+    for (int r = 0; r < l->world; r++)
+        for (int v = 0; v < l->vpp; v++) {
+            struct layout_chunk ch;
+            layout_chunk(l, r, v, &ch);
+            char name[200];
+            for (int step = 0; step < 2; step++) {
+                if (ch.embedding) {
+                    snprintf(name, sizeof name, "Module.%d.module.embedding.word_embeddings.VocabParallelEmbedding.output.0", v);
+                    uint32_t t = names_intern(n, name, strlen(name), 0, 0);
+                    double vals[2] = {10.0 * r + step, -1};
+                    cube_builder_add(b, 0, t, step, r, vals, 1);
+                }
+                int nl = ch.first ? ch.last - ch.first + 1 : 0;
+                for (int i = 0; i < nl; i++)
+                    for (int p = 0; p < 2; p++) {
+                        snprintf(name, sizeof name, "Module.%d.module.decoder.layers.%d.%s", v, i, parts[p]);
+                        uint32_t t = names_intern(n, name, strlen(name), 0, 0);
+                        double vals[2] = {1000.0 * (ch.first + i) + 100 * p + 10 * r + step, step ? NAN : 2.0};
+                        cube_builder_add(b, 0, t, step, r, vals, 3);
+                    }
+                if (standalone_names && ch.output) {
+                    snprintf(name, sizeof name, "Module.%d.module.output_layer.ColumnParallelLinear.output.0", v);
+                    uint32_t t = names_intern(n, name, strlen(name), 0, 0);
+                    double vals[2] = {5.0, 5.0};
+                    cube_builder_add(b, 0, t, step, r, vals, 3);
+                }
+            }
+        }
+    struct cube *c = NULL;
+    if (cube_builder_finish(b, &c, &e) != 0) c = NULL;
+    cube_builder_free(b);
+    return c;
+}
+
+static void test_cube_global(void) {
+    struct pt_error e;
+    struct layout *l = mk("W=8 L=8 TP=2 PP=2 V=2", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    struct cube *in = sim_cube(l, 1);
+    CHECK(in != NULL);
+    if (!in) {
+        layout_free(l);
+        return;
+    }
+    /* Local names: 1 embedding + 2 chunks x 2 layers x 2 parts + output. */
+    CHECK_INT(names_count(in->names), 10);
+    struct cube *g = NULL;
+    CHECK_INT(layout_cube_global(l, in, &g, &e), 0);
+    if (!g) {
+        fprintf(stderr, "%s\n", e.msg);
+        cube_free(in);
+        layout_free(l);
+        return;
+    }
+    CHECK_INT(names_count(g->names), 18);
+    CHECK_INT(g->nranks, 8);
+    CHECK_INT(g->nsteps, 2);
+    CHECK_INT(g->nmetrics, 1);
+    CHECK_INT(g->metrics[0].nstats, 2);
+    CHECK_STR(g->metrics[0].stats[1], "max");
+    /* Order: the embedding (before the first layer in the input), layers
+     * by global number, then the output layer. */
+    CHECK_STR(names_str(g->names, 0), "Module.0.module.embedding.word_embeddings.VocabParallelEmbedding.output.0");
+    CHECK_STR(names_str(g->names, 1), "Module.0.module.decoder.layers.0.self_attention.linear_qkv.ColumnParallelLinear.output.0");
+    CHECK_STR(names_str(g->names, 2), "Module.0.module.decoder.layers.0.mlp.linear_fc1.ColumnParallelLinear.input.0");
+    CHECK_STR(names_str(g->names, 5), "Module.0.module.decoder.layers.2.self_attention.linear_qkv.ColumnParallelLinear.output.0");
+    CHECK_STR(names_str(g->names, 9), "Module.1.module.decoder.layers.4.self_attention.linear_qkv.ColumnParallelLinear.output.0");
+    CHECK_STR(names_str(g->names, 16), "Module.1.module.decoder.layers.7.mlp.linear_fc1.ColumnParallelLinear.input.0");
+    CHECK_STR(names_str(g->names, 17), "Module.1.module.output_layer.ColumnParallelLinear.output.0");
+    /* Every layer row: data on exactly the 4 ranks of its stage, the
+     * values that rank wrote for that layer. */
+    for (uint32_t t = 1; t <= 16; t++) {
+        int layer = (int)(t - 1) / 2 + 1, part = (int)(t - 1) % 2;
+        int stage = ((layer - 1) / 2) % 2;
+        uint32_t lt = cube_local_target(g, 0, t);
+        CHECK(lt != UINT32_MAX);
+        if (lt == UINT32_MAX) continue;
+        for (int ri = 0; ri < 8; ri++)
+            for (int step = 0; step < 2; step++) {
+                int r = g->ranks[ri];
+                float v = cube_get(g, 0, 0, lt, step, ri), mx = cube_get(g, 0, 1, lt, step, ri);
+                if (l->rank[r].coord[LAYOUT_PP] == stage) {
+                    CHECK_NEAR(v, 1000.0 * layer + 100 * part + 10 * r + step, 0);
+                    if (step) CHECK(isnan(mx) && !cube_is_missing(mx));
+                    else CHECK_NEAR(mx, 2.0, 0);
+                } else {
+                    CHECK(cube_is_missing(v));
+                    CHECK(cube_is_missing(mx));
+                }
+            }
+    }
+    /* The embedding: ranks 0-3, norm only. */
+    uint32_t lt = cube_local_target(g, 0, 0);
+    CHECK_NEAR(cube_get(g, 0, 0, lt, 1, 3), 31.0, 0);
+    CHECK(cube_is_missing(cube_get(g, 0, 1, lt, 1, 3)));
+    CHECK(cube_is_missing(cube_get(g, 0, 0, lt, 1, 4)));
+    cube_free(g);
+
+    /* A layout with more layers per chunk than the data uses: nothing in
+     * the data contradicts it, so it is accepted. */
+    struct layout *wrong = mk("W=8 L=16 TP=2 PP=2 V=4", &e);
+    CHECK(wrong != NULL);
+    if (wrong) {
+        CHECK_INT(layout_cube_global(wrong, in, &g, &e), 0);
+        cube_free(g);
+        layout_free(wrong);
+    }
+    /* Layouts that contradict the run are refused with the reason. */
+    wrong = mk("W=8 L=4 TP=2 PP=2", &e);   /* one chunk of 2 layers per stage */
+    CHECK(wrong != NULL);
+    if (wrong) {
+        g = (struct cube *)1;
+        CHECK_INT(layout_cube_global(wrong, in, &g, &e), -1);
+        CHECK(g == NULL);
+        CHECK_CONTAINS(e.msg, "cannot number the layers globally: Module.1.module.decoder.layers.0.");
+        CHECK_CONTAINS(e.msg, "chunk 1 is not in the layout (8 ranks, 1 chunks per rank); does the parallel configuration match the run?");
+        layout_free(wrong);
+    }
+    wrong = mk("W=4 L=8 PP=2 V=2", &e);
+    CHECK(wrong != NULL);
+    if (wrong) {
+        CHECK_INT(layout_cube_global(wrong, in, &g, &e), -1);
+        CHECK_STR(e.msg, "the data has rank 4 but the parallel layout has 4 ranks (0-3)");
+        layout_free(wrong);
+    }
+    cube_free(in);
+    layout_free(l);
+}
+
+/* End to end through the monitor reader: a training-monitor tree of the
+ * same 8-rank run (vpp_stage = chunk, local layer names), loaded as the
+ * app loads it, then renamed: one row per model layer. */
+static void test_monitor_global(void) {
+    const char *base = scratch();
+    if (!base) SKIP("no scratch directory");
+    char root[1200], dir[1300], path[1400], cmd[1300];
+    snprintf(root, sizeof root, "%s/mon", base);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK_INT(system(cmd), 0);
+    mkdir(root, 0755);
+    struct pt_error e;
+    struct layout *l = mk("W=8 L=8 TP=2 PP=2 V=2", &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    for (int r = 0; r < 8; r++) {
+        snprintf(dir, sizeof dir, "%s/Dec03_21-34-40-rank%d-1a2b3c4d", root, r);
+        mkdir(dir, 0755);
+        snprintf(path, sizeof path, "%s/actv_0-1.csv", dir);
+        char text[8192];
+        size_t k = (size_t)snprintf(text, sizeof text, "vpp_stage,name,step,micro_step,norm,min,max,nans,shape,dtype\n");
+        for (int step = 0; step < 2; step++)
+            for (int v = 0; v < 2; v++) {
+                struct layout_chunk ch;
+                layout_chunk(l, r, v, &ch);
+                if (ch.embedding)
+                    k += (size_t)snprintf(text + k, sizeof text - k,
+                                          "%d,module.embedding.word_embeddings.output,%d,0,%d,-1.0,1.0,0.0,\"[2, 4, 8]\",torch.bfloat16\n",
+                                          v, step, 10 * r + step);
+                for (int i = 0; i + ch.first <= ch.last; i++)
+                    k += (size_t)snprintf(text + k, sizeof text - k,
+                                          "%d,module.decoder.layers.%d.self_attention.linear_proj.output,%d,0,%d,-1.0,1.0,0.0,\"[2, 4, 8]\",torch.bfloat16\n",
+                                          v, i, step, 1000 * (ch.first + i) + 10 * r + step);
+            }
+        CHECK_INT(pt_write(path, text), 0);
+    }
+    struct load_opts o;
+    load_opts_init(&o);
+    o.format = DS_MONITOR;
+    struct dataset *ds = NULL;
+    if (dataset_load(root, &o, &ds, &e) != 0) {
+        fprintf(stderr, "dataset_load: %s\n", e.msg);
+        CHECK(0);
+        layout_free(l);
+        return;
+    }
+    const struct cube *in = ds->cube;
+    CHECK_INT(in->nranks, 8);
+    CHECK_INT(in->nsteps, 2);
+    CHECK_INT(names_count(in->names), 5);   /* embedding + layers.0/1 in chunks 0/1 */
+    struct cube *g = NULL;
+    CHECK_INT(layout_cube_global(l, in, &g, &e), 0);
+    if (g) {
+        CHECK_INT(names_count(g->names), 9);
+        int m = cube_metric_find(g, "actv");
+        int st = m >= 0 ? cube_stat_find(g, m, "norm") : -1;
+        CHECK(m >= 0 && st >= 0);
+        for (int layer = 1; layer <= 8 && m >= 0 && st >= 0; layer++) {
+            char name[128];
+            snprintf(name, sizeof name, "module.decoder.layers.%d.self_attention.linear_proj.output", layer - 1);
+            int chunk = (layer - 1) / 4;   /* L1-4 chunk 0, L5-8 chunk 1 */
+            uint32_t t = names_find(g->names, name, strlen(name), chunk, 0);
+            CHECK(t != NAMES_NONE);
+            if (t == NAMES_NONE) continue;
+            uint32_t lt = cube_local_target(g, m, t);
+            int stage = ((layer - 1) / 2) % 2, held = 0;
+            for (int ri = 0; ri < 8; ri++) {
+                int r = g->ranks[ri];
+                float v = cube_get(g, m, st, lt, 1, ri);
+                if (l->rank[r].coord[LAYOUT_PP] == stage) {
+                    held++;
+                    CHECK_NEAR(v, 1000.0 * layer + 10 * r + 1, 0);
+                } else {
+                    CHECK(cube_is_missing(v));
+                }
+            }
+            CHECK_INT(held, 4);
+        }
+        /* Labels follow the new names. */
+        CHECK_INT(names_build_labels(g->names, LABELS_MONITOR), 0);
+        CHECK(names_label_find(g->names, "layers.7", LABEL_LAYER) != NAMES_NONE);
+        CHECK(names_label_find(in->names, "layers.7", LABEL_LAYER) == NAMES_NONE);
+        cube_free(g);
+    }
+    dataset_free(ds);
+    layout_free(l);
+}
+
+/* --- the command --------------------------------------------------------- */
+
+
+/* Runs `probetop parallel ARGS` in-process with stdout captured; returns
+ * the exit code, output in out. */
+static int run_cmd(char *out, size_t n, int argc, char **argv) {
+    const char *dir = scratch();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out.txt", dir ? dir : "/tmp");
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || saved < 0) return -100;
+    dup2(fd, 1);
+    close(fd);
+    int rc = cmd_parallel_entry.run(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    FILE *f = fopen(path, "rb");
+    size_t k = f ? fread(out, 1, n - 1, f) : 0;
+    out[k] = '\0';
+    if (f) fclose(f);
+    return rc;
+}
+
+#define RUN_CMD(buf, ...) run_cmd(buf, sizeof buf, \
+    (int)(sizeof((char *[]){"parallel", __VA_ARGS__}) / sizeof(char *)), (char *[]){"parallel", __VA_ARGS__})
+
+static void test_cmd_text(void) {
+    static char out[65536];
+    int rc = RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--tp", "2", "--pp", "2", "--vpp-layers=2",
+                     "--color", "never", "--width", "0");
+    CHECK_INT(rc, 0);
+    CHECK_STR(out,
+              "Model Parallelism Configuration | Total Layers: 8 | DP=2 | TP=2 | PP=2 | VPP=2\n"
+              "Order tp-cp-ep-dp-pp | 4 layers per pipeline stage | 2 per virtual stage\n"
+              "\n"
+              "TP Group         PP  Copy | Stage 0      Stage 1\n"
+              "Group0: Rank0-1   0     1 |  Embed+L1-2   L5-6\n"
+              "Group1: Rank2-3   0     2 |  Embed+L1-2   L5-6\n"
+              "Group2: Rank4-5   1     1 |  L3-4         L7-8+Out\n"
+              "Group3: Rank6-7   1     2 |  L3-4         L7-8+Out\n"
+              "\n"
+              "Model Copies: 2 (column Copy)\n");
+
+    /* Wrapping: the documentation example at 60 columns, two blocks. */
+    rc = RUN_CMD(out, "--world-size=32", "--num-layers=48", "--tp=4", "--pp=4", "--vpp-layers=3", "--width=60",
+                 "--color=never");
+    CHECK_INT(rc, 0);
+    CHECK_CONTAINS(out, "TP Group           PP  Copy | Stage 0      Stage 1\n");
+    CHECK_CONTAINS(out, "\nTP Group           PP  Copy | Stage 2   Stage 3\n");
+    CHECK_CONTAINS(out, "Group7: Rank28-31   3     2 |  L10-12       L22-24\n");
+    CHECK_CONTAINS(out, "Group7: Rank28-31   3     2 |  L34-36    L46-48+Out\n");
+    size_t maxw = 0, w = 0;
+    for (const char *p = out; *p; p++) {
+        if (*p == '\n') { if (w > maxw) maxw = w; w = 0; }
+        else w++;
+    }
+    CHECK_INT(maxw, 59);   /* every line fits the 60 columns */
+    CHECK_CONTAINS(out, "Model Parallelism Configuration | Total Layers: 48 | DP=2 |\nTP=4 | PP=4 | VPP=4\n"
+                        "Order tp-cp-ep-dp-pp | 12 layers per pipeline stage |\n3 per virtual stage\n\n");
+
+    /* Colour: ANSI 256-colour backgrounds by copy, and a legend. */
+    rc = RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--tp", "2", "--pp", "2", "--color", "always",
+                 "--width", "0");
+    CHECK_INT(rc, 0);
+    CHECK_CONTAINS(out, "\033[48;5;31m\033[38;5;231m Embed+L1-4 \033[0m");
+    CHECK_CONTAINS(out, "Model Copies:  \033[48;5;31m\033[38;5;231m  \033[0m Model Copy 1  \033[48;5;152m\033[38;5;16m  \033[0m Model Copy 2\n");
+
+    /* Piped with auto colour: no escapes. */
+    rc = RUN_CMD(out, "--world-size", "8", "--num-layers", "6", "--pp", "4", "--standalone-embedding");
+    CHECK_INT(rc, 0);
+    CHECK(strchr(out, '\033') == NULL);
+    CHECK_CONTAINS(out, "Rank0      0     1 |  Embed\n");
+    CHECK_CONTAINS(out, "Rank7      3     2 |  L5-6+Out\n");
+    CHECK_CONTAINS(out, "standalone embedding stage\n");
+}
+
+static void test_cmd_json_csv(void) {
+    static char out[1 << 20];
+    int rc = RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--tp", "2", "--pp", "2", "--order", "tp-pp-dp",
+                     "--format", "csv");
+    CHECK_INT(rc, 0);
+    CHECK_STR(out,
+              "rank,dp,pp,tp,chunk,embedding,output,first_layer,last_layer,text\n"
+              "0,0,0,0,0,1,0,1,4,Embed+L1-4\n"
+              "1,0,0,1,0,1,0,1,4,Embed+L1-4\n"
+              "2,0,1,0,0,0,1,5,8,L5-8+Out\n"
+              "3,0,1,1,0,0,1,5,8,L5-8+Out\n"
+              "4,1,0,0,0,1,0,1,4,Embed+L1-4\n"
+              "5,1,0,1,0,1,0,1,4,Embed+L1-4\n"
+              "6,1,1,0,0,0,1,5,8,L5-8+Out\n"
+              "7,1,1,1,0,0,1,5,8,L5-8+Out\n");
+    rc = RUN_CMD(out, "--world-size", "6", "--num-layers", "8", "--pp", "3", "--vpp-layers", "2",
+                 "--standalone-embedding", "--format", "csv");
+    CHECK_INT(rc, 0);
+    CHECK_CONTAINS(out, "\n0,0,0,0,0,1,0,,,Embed\n0,0,0,0,1,0,0,,,\n");
+    CHECK_CONTAINS(out, "\n5,1,2,0,1,0,1,7,8,L7-8+Out\n");
+
+    rc = RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--tp", "2", "--pp", "2", "--vpp-layers", "2",
+                 "--format", "json");
+    CHECK_INT(rc, 0);
+    CHECK_CONTAINS(out, "\"world_size\": 8,\n");
+    CHECK_CONTAINS(out, "\"vpp\": 2,\n");
+    CHECK_CONTAINS(out, "\"vpp_layers\": 2,\n");
+    CHECK_CONTAINS(out, "\"order\": \"tp-cp-ep-dp-pp\",\n");
+    CHECK_CONTAINS(out, "\"tp\": [[0, 1], [2, 3], [4, 5], [6, 7]]");
+    CHECK_CONTAINS(out, "\"dp\": [[0, 2], [1, 3], [4, 6], [5, 7]]");
+    CHECK_CONTAINS(out, "\"pp\": [[0, 4], [1, 5], [2, 6], [3, 7]]");
+    CHECK_CONTAINS(out, "{\"rank\": 6, \"dp\": 1, \"pp\": 1, \"tp\": 0, \"chunks\": [\n"
+                        "      {\"chunk\": 0, \"embedding\": false, \"output\": false, \"layers\": [3, 4], \"text\": \"L3-4\"},\n"
+                        "      {\"chunk\": 1, \"embedding\": false, \"output\": true, \"layers\": [7, 8], \"text\": \"L7-8+Out\"}]},\n");
+    CHECK_CONTAINS(out, "\"rank\": 7,");
+    CHECK_CONTAINS(out, "]}\n  ]\n}\n");
+    /* Valid JSON when the PT_PYTHON interpreter is around to say so. */
+    const char *py = getenv("PT_PYTHON");
+    const char *dir = scratch();
+    if (py && *py && dir) {
+        char path[4200], cmd[8600];
+        snprintf(path, sizeof path, "%s/l.json", dir);
+        CHECK_INT(pt_write(path, out), 0);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                 "assert len(d[\"ranks\"])==8 and d[\"ranks\"][1][\"chunks\"][1][\"layers\"]==[5,6]' '%s'", py, path);
+        CHECK_INT(system(cmd), 0);
+    }
+}
+
+static void test_cmd_errors(void) {
+    char out[4096];
+    /* Invalid configuration: exit 2, nothing on stdout. */
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "7", "--pp", "2"), EXIT_USAGE);
+    CHECK_STR(out, "");
+    CHECK_INT(RUN_CMD(out, "--world-size", "2000", "--num-layers", "8"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--order", "tp-ep-pp-dp", "--pp", "2"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--standalone-embedding=perhaps", "--pp", "2"),
+              EXIT_USAGE);
+    /* Usage errors. */
+    CHECK_INT(RUN_CMD(out, "--num-layers", "8"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--format", "xml"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--color", "sometimes"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--width", "-3"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--bogus"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers"), EXIT_USAGE);
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "extra"), EXIT_USAGE);
+    CHECK_STR(out, "");
+    /* Megatron's own argument names. */
+    CHECK_INT(RUN_CMD(out, "--world-size", "8", "--num-layers", "8", "--tensor-model-parallel-size", "2",
+                      "--pipeline-model-parallel-size", "2", "--num-layers-per-virtual-pipeline-stage", "2",
+                      "--format", "csv"), 0);
+    CHECK_CONTAINS(out, "\n7,1,1,1,1,0,1,7,8,L7-8+Out\n");
+}
+
+/* The real binary, when it is built: the command is in main's table. */
+static void test_binary(void) {
+    const char *bin = getenv("PT_BIN");
+    struct stat st;
+    if (!bin || stat(bin, &st) != 0) SKIP("PT_BIN not built");
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "'%s' parallel --world-size 8 --num-layers 7 --pp 2 >/dev/null 2>&1", bin);
+    int st_rc = system(cmd);
+    CHECK(WIFEXITED(st_rc));
+    CHECK_INT(WEXITSTATUS(st_rc), 2);
+    snprintf(cmd, sizeof cmd, "'%s' parallel --world-size 4 --num-layers 4 --pp 2 --format csv", bin);
+    FILE *p = popen(cmd, "r");
+    char out[4096] = "";
+    size_t k = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[k] = '\0';
+    int prc = p ? pclose(p) : -1;
+    CHECK_INT(WEXITSTATUS(prc), 0);
+    CHECK_CONTAINS(out, "3,1,1,0,0,0,1,3,4,L3-4+Out\n");
+}
+
+int main(void) {
+    RUN(test_doc_example);
+    RUN(test_tp2_pp2_vpp2);
+    RUN(test_standalone);
+    RUN(test_standalone_vpp);
+    RUN(test_order_tp_pp_dp);
+    RUN(test_groups_any_order);
+    RUN(test_errors);
+    RUN(test_edges);
+    RUN(test_config_text);
+    RUN(test_colors);
+    RUN(test_names);
+    RUN(test_dump_renaming);
+    RUN(test_cube_global);
+    RUN(test_monitor_global);
+    RUN(test_cmd_text);
+    RUN(test_cmd_json_csv);
+    RUN(test_cmd_errors);
+    RUN(test_binary);
+    PT_DONE();
+}

@@ -1,0 +1,319 @@
+/* test_tree: graph building (graph-compare.md §2) against msProbe's own
+ * .vis.db for the quick_start dumps, the small example of §2.11, labels,
+ * parent fixes and hostile inputs. */
+#include <sqlite3.h>
+
+#include "model/tree.h"
+#include "pt_test.h"
+#include "src/read_graph.h"
+#include "src/read_visdb.h"
+
+/* A fresh scratch folder under PT_TMP (pt_tmpdir() trips -Wformat-truncation here). */
+static const char *scratch(const char *name) {
+    static char buf[1024];
+    const char *base = getenv("PT_TMP");
+    char cmd[2200];
+    snprintf(buf, sizeof buf, "%.900s/%.100s", base ? base : "/tmp/probetop-test", name);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
+    return system(cmd) == 0 ? buf : NULL;
+}
+
+static const char *outputs(const char *file) {
+    static char bufs[4][4096];
+    static int k;
+    char *buf = bufs[k++ & 3];
+    const char *s = pt_shared();
+    if (!s) return NULL;
+    snprintf(buf, 4096, "%s/fixtures/msprobe-outputs/%s", s, file);
+    struct stat st;
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
+static struct tree *load(const char *rel) {
+    const char *dir = pt_fixture(rel);
+    if (!dir) return NULL;
+    struct tree *t;
+    struct pt_error err;
+    if (graph_read(dir, GRAPH_BUILD, &t, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    return t;
+}
+
+/* Every row of one graph of the db equals our node: order, kind, parent,
+ * children.  Returns the number of rows compared. */
+static int check_against_db(const struct tree *t, sqlite3 *db, const char *source) {
+    sqlite3_stmt *st;
+    int rows = 0, bad = 0;
+    CHECK_INT(sqlite3_prepare_v2(db,
+                                 "SELECT node_name, node_order, node_type, up_node, sub_nodes, micro_step_id "
+                                 "FROM tb_nodes WHERE data_source = ?1 ORDER BY node_order",
+                                 -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, source, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        int order = sqlite3_column_int(st, 1);
+        int type = atoi((const char *)sqlite3_column_text(st, 2));
+        const char *up = (const char *)sqlite3_column_text(st, 3);
+        const char *sub = (const char *)sqlite3_column_text(st, 4);
+        rows++;
+        int n = tree_find(t, name);
+        if (n < 0) { if (bad++ < 5) fprintf(stderr, "%s: %s missing\n", source, name); continue; }
+        const struct tnode *nd = &t->nodes[n];
+        char kids[65536];
+        size_t o = 0;
+        kids[0] = '\0';
+        if (nd->first >= 0) {
+            o += (size_t)snprintf(kids, sizeof kids, "[");
+            for (int c = nd->first; c >= 0 && o < sizeof kids - 8; c = t->nodes[c].next)
+                o += (size_t)snprintf(kids + o, sizeof kids - o, "%s\"%s\"", c == nd->first ? "" : ", ", tree_id(t, c));
+            snprintf(kids + o, sizeof kids - o, "]");
+        }
+        const char *par = nd->parent >= 0 ? tree_id(t, nd->parent) : "";
+        if (nd->order != order || nd->kind != type || strcmp(par, up ? up : "") || strcmp(kids, sub ? sub : "") ||
+            nd->micro != sqlite3_column_int(st, 5)) {
+            if (bad++ < 5)
+                fprintf(stderr, "%s %s: order %d/%d kind %d/%d parent %s/%s micro %d/%d\n", source, name, nd->order,
+                        order, nd->kind, type, par, up, nd->micro, sqlite3_column_int(st, 5));
+        }
+    }
+    sqlite3_finalize(st);
+    CHECK_INT(bad, 0);
+    CHECK_INT((int)t->norder, rows);
+    return rows;
+}
+
+static void test_quick_start_vs_visdb(void) {
+    const char *dbp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    struct tree *npu = load("examples/quick_start/gpu_dump/step0/proc2016");
+    struct tree *bench = load("examples/quick_start/gpu_dump/step1/proc2016");
+    if (!dbp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
+    sqlite3 *db;
+    CHECK_INT(sqlite3_open_v2(dbp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(check_against_db(npu, db, "NPU"), 929);
+    CHECK_INT(check_against_db(bench, db, "Bench"), 767);
+    sqlite3_close(db);
+    /* worked-example oracles (step1 = 767 nodes: 374 module + 391 API + 2 collections) */
+    int kinds[10] = {0};
+    for (size_t i = 0; i < bench->norder; i++) kinds[bench->nodes[bench->order[i]].kind]++;
+    CHECK_INT(kinds[TK_MODULE], 374);
+    CHECK_INT(kinds[TK_API], 391);
+    CHECK_INT(kinds[TK_APIS], 2);
+    CHECK_INT(bench->nodes[bench->root].nchildren, 23);
+    CHECK_INT(npu->nodes[npu->root].nchildren, 24);
+    CHECK_INT(bench->nodes[tree_find(bench, "DefaultModel")].order, 766);
+    CHECK_INT(bench->nodes[tree_find(bench, "Functional.conv2d.0.forward")].order, 3);
+    CHECK_INT(bench->nodes[tree_find(bench, "Functional.relu.1.forward")].order, 17);
+    CHECK_INT(bench->nodes[tree_find(bench, "Module.fc.Linear.forward.0")].order, 412);
+    CHECK_INT(bench->nmicro, 1);
+    /* parameter-gradient node under the last backward of its module */
+    int pg = tree_find(bench, "Module.conv1.Conv2d.parameters_grad.1");
+    CHECK(pg >= 0);
+    if (pg >= 0) CHECK_STR(tree_id(bench, bench->nodes[pg].parent), "Module.conv1.Conv2d.backward.0");
+    /* in-place hook fix: the ReLU backward attached to the root */
+    int rb = tree_find(bench, "Module.relu.ReLU.backward.0");
+    CHECK(rb >= 0);
+    if (rb >= 0) CHECK_INT(bench->nodes[rb].parent, bench->root);
+    /* labels (§9) */
+    char buf[256];
+    CHECK_STR(tree_label(bench, tree_find(bench, "Module.layer1.0.Bottleneck.forward.0"), buf, sizeof buf),
+              "layer1.0.Bottleneck.forward.0");
+    CHECK_STR(tree_label(bench, tree_find(bench, "Module.layer1.0.conv1.Conv2d.forward.0"), buf, sizeof buf),
+              "conv1.Conv2d.forward.0");
+    CHECK_STR(tree_label(bench, tree_find(bench, "Functional.relu.1.forward"), buf, sizeof buf), "relu.1.forward");
+    CHECK_STR(tree_label(bench, pg, buf, sizeof buf), "conv1.Conv2d.parameters_grad.1");
+    CHECK_STR(tree_label(bench, tree_find(bench, "Module.conv1.Conv2d.forward.0"), buf, sizeof buf),
+              "Module.conv1.Conv2d.forward.0");
+    /* params of the conv (§2.4 names and values) */
+    uint32_t np;
+    const struct tparam *p = tree_params(bench, tree_find(bench, "Functional.conv2d.0.forward"), &np);
+    CHECK_INT(np, 11);
+    if (np == 11) {
+        CHECK_STR(tree_s(bench, p[3].name), "Functional.conv2d.0.forward.input.3.0");
+        CHECK_STR(tree_s(bench, p[3].dtype), "<class 'int'>");
+        CHECK_INT(p[3].stat[0].kind, TV_INT);
+        CHECK_INT(p[2].is_null, 1);
+        CHECK_STR(tree_s(bench, p[1].shape), "[64, 3, 7, 7]");
+        CHECK_NEAR(p[1].stat[3].d, 15.329440116882324, 0);
+        CHECK_INT(p[10].output_map, 1);
+        CHECK_INT(p[0].req_grad.kind, TV_BOOL);
+    }
+    /* stacks: backward modules borrow the forward stack */
+    const uint32_t *lines;
+    CHECK(tree_stack_lines(bench, tree_find(bench, "Functional.conv2d.0.forward"), &lines) > 3);
+    tree_free(npu);
+    tree_free(bench);
+}
+
+static void test_small_example(void) {
+    const char *dir = scratch("tree_small");
+    char p[4200];
+    snprintf(p, sizeof p, "%s/construct.json", dir);
+    pt_write(p, "{\"Tensor.to.0.forward\": null, \"Tensor.to.1.forward\": null,\n"
+                " \"Functional.linear.0.forward\": \"Module.fc.Linear.forward.0\",\n"
+                " \"Module.fc.Linear.forward.0\": null, \"Functional.relu.0.forward\": null,\n"
+                " \"Module.a.A.forward.0\": \"Module.b.B.forward.0\", \"Module.b.B.forward.0\": \"Module.a.A.forward.0\"}");
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    pt_write(p, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {"
+                "\"Functional.relu.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\","
+                " \"shape\": [2], \"Max\": Infinity, \"Min\": NaN, \"Mean\": 1, \"Norm\": 2.0, \"requires_grad\": false}],"
+                " \"input_kwargs\": {\"inplace\": {\"type\": \"bool\", \"value\": true}}, \"output\": [null]}}}");
+    snprintf(p, sizeof p, "%s/stack.json", dir);
+    pt_write(p, "{}");
+    struct tree *t;
+    struct pt_error err;
+    CHECK_INT(graph_read(dir, GRAPH_BUILD, &t, &err), 0);
+    if (!t) return;
+    int root = t->root;
+    CHECK_INT(t->nodes[root].nchildren, 3);
+    int c = t->nodes[root].first;
+    CHECK_STR(tree_id(t, c), "Apis_Between_Modules.0");
+    CHECK_INT(t->nodes[c].kind, TK_APIS);
+    CHECK_INT(t->nodes[c].nchildren, 2);
+    c = t->nodes[c].next;
+    CHECK_STR(tree_id(t, c), "Module.fc.Linear.forward.0");
+    CHECK_STR(tree_id(t, t->nodes[c].first), "Functional.linear.0.forward");
+    c = t->nodes[c].next;
+    CHECK_STR(tree_id(t, c), "Functional.relu.0.forward");
+    /* the cycle A <-> B stays unreachable and does not hang */
+    int a = tree_find(t, "Module.a.A.forward.0");
+    CHECK(a >= 0);
+    if (a >= 0) CHECK_INT(t->nodes[a].order, -1);
+    uint32_t np;
+    const struct tparam *pp = tree_params(t, tree_find(t, "Functional.relu.0.forward"), &np);
+    CHECK_INT(np, 3);
+    if (np == 3) {
+        CHECK(isinf(pp[0].stat[0].d));
+        CHECK_INT(pp[0].stat[2].kind, TV_INT);
+        CHECK_STR(tree_s(t, pp[1].name), "Functional.relu.0.forward.input.inplace");
+        CHECK_STR(tree_s(t, pp[1].dtype), "<class 'bool'>");
+        CHECK_STR(tree_s(t, pp[1].md5), "5dcee3b3");   /* CRC-32 of "True" */
+        CHECK_INT(pp[2].is_null, 1);
+        CHECK_INT(pp[2].output_map, 1);
+    }
+    tree_free(t);
+}
+
+static void test_bad_inputs(void) {
+    const char *dir = scratch("tree_bad");
+    char p[4200];
+    struct tree *t;
+    struct pt_error err;
+    /* L1: empty construct.json */
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    pt_write(p, "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {}}");
+    snprintf(p, sizeof p, "%s/construct.json", dir);
+    pt_write(p, "{}");
+    CHECK_INT(graph_read(dir, GRAPH_BUILD, &t, &err), -1);
+    CHECK_CONTAINS(err.msg, "L1");
+    /* without construct: records only */
+    CHECK_INT(graph_read(dir, 0, &t, &err), 0);
+    tree_free(t);
+    remove(p);
+    CHECK_INT(graph_read(dir, GRAPH_BUILD, &t, &err), -1);
+    CHECK_CONTAINS(err.msg, "no construct.json");
+    /* truncated dump */
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    pt_write(p, "{\"task\": \"statistics\", \"data\": {\"a\": {\"input_args\": [");
+    CHECK_INT(graph_read(dir, 0, &t, &err), -1);
+    CHECK_CONTAINS(err.msg, "dump.json");
+    /* not a dump */
+    pt_write(p, "[1, 2]");
+    CHECK_INT(graph_read(dir, 0, &t, &err), -1);
+    CHECK_CONTAINS(err.msg, "object");
+    CHECK_INT(graph_read("/nonexistent/x", 0, &t, &err), -1);
+    struct graph_dirs d;
+    CHECK_INT(graph_scan("/nonexistent/x", &d, &err), -1);
+}
+
+static void test_scan(void) {
+    const char *root = pt_fixture("examples/quick_start/gpu_dump");
+    if (!root) SKIP("fixtures absent");
+    struct graph_dirs d;
+    struct pt_error err;
+    CHECK_INT(graph_scan(root, &d, &err), 0);
+    CHECK_INT((int)d.n, 2);
+    if (d.n == 2) {
+        CHECK_INT(d.v[0].step, 0);
+        CHECK_INT(d.v[1].step, 1);
+        CHECK_INT(d.v[1].rank, 0);
+    }
+    graph_dirs_free(&d);
+    const char *mr = pt_fixture("test/msprobe_test/visualization_ut/input_format_correct");
+    if (mr) {
+        CHECK_INT(graph_scan(mr, &d, &err), 0);
+        CHECK_INT((int)d.n, 4);
+        graph_dirs_free(&d);
+    }
+}
+
+static void test_visdb(void) {
+    const char *cmp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *build = outputs("gpu_dump_step0.build.vis.db");
+    const char *trend = outputs("gpu_dump.dump_data.trend.db");
+    struct tree *npu = load("examples/quick_start/gpu_dump/step0/proc2016");
+    if (!cmp || !build || !trend || !npu) { tree_free(npu); SKIP("fixtures absent"); }
+    struct visdb *v;
+    struct visdb_graph *g;
+    struct pt_error err;
+    if (visdb_open(cmp, &v, &err) != 0) { CHECK(!"opens the compare db"); tree_free(npu); return; }
+    CHECK_INT(v->compare, 1);
+    CHECK_STR(v->task, "summary");
+    CHECK_INT(v->micro_steps, 1);
+    CHECK_INT(v->overflow_check, 1);
+    CHECK_INT((int)v->nranks, 1);
+    CHECK_INT(visdb_load(v, 0, 0, "NPU", &g, &err), 0);
+    CHECK_INT((int)g->t->norder, 929);
+    int same = 1;
+    for (size_t i = 0; i < g->t->norder && i < npu->norder; i++)
+        if (strcmp(tree_id(g->t, g->t->order[i]), tree_id(npu, npu->order[i]))) same = 0;
+    CHECK(same);
+    int n = tree_find(g->t, "Functional.linear.0.forward");
+    CHECK(n >= 0);
+    if (n >= 0) {
+        CHECK_NEAR(g->index[n], 1.0, 0);
+        CHECK_STR(g->link[n], "Functional.linear.0.forward");
+        CHECK_CONTAINS(g->output[n], "\"Result\": \"error\"");
+        const uint32_t *lines;
+        CHECK(tree_stack_lines(g->t, n, &lines) > 0);
+    }
+    n = tree_find(g->t, "Module.conv1.Conv2d.parameters_grad.0");
+    CHECK(n >= 0 && g->link[n] == NULL && isnan(g->index[n]));
+    visdb_graph_free(g);
+    CHECK_INT(visdb_load(v, 5, 0, "NPU", &g, &err), -1);
+    CHECK_CONTAINS(err.msg, "no NPU graph for step 5");
+    visdb_close(v);
+    if (visdb_open(build, &v, &err) != 0) { CHECK(!"opens the build db"); tree_free(npu); return; }
+    CHECK_INT(v->compare, 0);
+    CHECK_INT(visdb_load(v, 0, 0, "NPU", &g, &err), 0);
+    CHECK_INT((int)g->t->norder, 929);
+    visdb_graph_free(g);
+    visdb_close(v);
+    /* another schema, not a database */
+    CHECK_INT(visdb_open(trend, &v, &err), -1);
+    CHECK_CONTAINS(err.msg, "trend database");
+    const char *dir = scratch("visdb_bad");
+    char p[1200];
+    snprintf(p, sizeof p, "%s/x.vis.db", dir);
+    pt_write(p, "this is not sqlite at all, just text that is long enough to look like a header.....");
+    CHECK_INT(visdb_open(p, &v, &err), -1);
+    CHECK_CONTAINS(err.msg, "not an SQLite database");
+    snprintf(p, sizeof p, "%s/other.vis.db", dir);
+    sqlite3 *db;
+    sqlite3_open(p, &db);
+    sqlite3_exec(db, "CREATE TABLE tb_nodes(node_name TEXT); CREATE TABLE tb_config(id TEXT);", NULL, NULL, NULL);
+    sqlite3_close(db);
+    CHECK_INT(visdb_open(p, &v, &err), -1);
+    CHECK_CONTAINS(err.msg, "another schema");
+    tree_free(npu);
+}
+
+int main(void) {
+    RUN(test_visdb);
+    RUN(test_quick_start_vs_visdb);
+    RUN(test_small_example);
+    RUN(test_bad_inputs);
+    RUN(test_scan);
+    PT_DONE();
+}
