@@ -399,7 +399,7 @@ static int dump_flush(struct dump_writer *w) {
         r->dbid = w->ids.dbid[k];
         w->order[i] = (uint32_t)i;
     }
-    qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
+    if (w->nrows) qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
     for (size_t o = 0; o < w->nrows; o++) {
         const struct pending *r = &w->rows[w->order[o]];
         sqlite3_stmt *s = w->ins_row;

@@ -29,7 +29,8 @@ static void dialect(void) {
     CHECK(v[5] == 0.4993983507156372);
     CHECK(v[6] == 12345678901234567890.0);
     cJSON *t;
-    CHECK_INT(json_tree_parse("{\"Max\": NaN, \"Min\": -Infinity, \"s\": \"NaN in a string\"}", 57, "x", &t, &err), 0);
+    const char *doc = "{\"Max\": NaN, \"Min\": -Infinity, \"s\": \"NaN in a string\"}";
+    CHECK_INT(json_tree_parse(doc, strlen(doc), "x", &t, &err), 0);
     double d;
     CHECK(json_number(cJSON_GetObjectItem(t, "Max"), &d) && isnan(d));
     CHECK(json_number(cJSON_GetObjectItem(t, "Min"), &d) && isinf(d) && d < 0);
