@@ -44,7 +44,8 @@ static double now(void) {
 }
 
 static int run(int argc, char **argv) {
-    const char *data = NULL, *db = NULL;
+    const char *data = NULL, *db = NULL, *parallel = NULL;
+    struct layout *layout = NULL;
     struct load_opts lo;
     load_opts_init(&lo);
     for (int i = 1; i < argc; i++) {
@@ -69,6 +70,7 @@ static int run(int argc, char **argv) {
             }
             continue;
         }
+        if ((v = opt_value(argc, argv, &i, "--parallel", &m, &bad)) || m) { if (bad) return EXIT_USAGE; parallel = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--process_num", &m, &bad)) || m) {
             long n;
             if (bad) return EXIT_USAGE;
@@ -95,6 +97,15 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", db, strerror(errno));
         return EXIT_USAGE;
     }
+    if (parallel) {
+        struct layout_config cfg;
+        struct pt_error e;
+        if (layout_config_parse(&cfg, parallel, &e) != 0 || !(layout = layout_new(&cfg, &e))) {
+            fprintf(stderr, "probetop data2db: --parallel: %s\n", e.msg);
+            return EXIT_USAGE;
+        }
+        lo.layout = layout;
+    }
     int wrote = 0, failed = 0;
     struct pt_error err;
     struct tdb_result res;
@@ -102,7 +113,7 @@ static int run(int argc, char **argv) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = lo.format == DS_DUMP || dump_detect(data);
         double t0 = now();
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); return EXIT_USAGE; }
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
@@ -114,7 +125,7 @@ static int run(int argc, char **argv) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = lo.format == DS_MONITOR || monitor_detect(data);
         double t0 = now();
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); return EXIT_USAGE; }
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
@@ -124,12 +135,13 @@ static int run(int argc, char **argv) {
     }
     if (!wrote && !failed)
         fprintf(stderr, "probetop data2db: %s: no dump (step*/rank*/dump.json) or monitor data (*-rank*-*/*.csv) found\n", data);
+    layout_free(layout);
     return wrote && !failed ? EXIT_OK : EXIT_USAGE;
 }
 
 const struct cmd_entry cmd_data2db_entry = {
     .name = "data2db",
-    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false]",
+    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false] [--parallel SPEC]",
     .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
     .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
             "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
@@ -137,6 +149,8 @@ const struct cmd_entry cmd_data2db_entry = {
             "  --mapping FILE        JSON {\"old\": \"new\"}: substring replacements applied to every name\n"
             "  --micro_step B        true (default): step axis counts micro steps; false: step numbers\n"
             "  --process_num N       reader threads (1..128; default one per core)\n"
+            "  --parallel SPEC       Megatron layout, e.g. \"W=8 L=8 TP=2 PP=2 V=2\": write layers.<i> as the\n"
+            "                        model's global layer index of each rank and chunk (not msProbe's names)\n"
             "The database is written to a temporary file and renamed into place; DIR is never written.\n",
     .run = run,
 };

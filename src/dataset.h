@@ -15,6 +15,7 @@
 
 #include "model/cube.h"
 #include "model/err.h"
+#include "model/layout.h"
 #include "model/overflow.h"
 
 enum ds_format { DS_AUTO, DS_DUMP, DS_MONITOR, DS_TRENDDB };
@@ -28,6 +29,8 @@ struct load_opts {
     int micro_step;               /* 1 (msProbe's default) or 0 */
     const char *mapping;          /* --mapping FILE, or NULL */
     const char *db_name;          /* --db NAME inside a folder of .trend.db files */
+    const struct layout *layout;  /* data2db --parallel: write `layers.<i>` as global layer
+                                     indices (megatron-parallel.md §7); NULL = as dumped */
     int threads;                  /* 0 = one per core */
     ds_progress_fn progress;
     void *progress_ctx;

@@ -12,6 +12,7 @@
 #include "src/microstep.h"
 #include "src/read_construct.h"
 #include "src/read_dump.h"
+#include "model/layout.h"
 
 const char *const dump_metric_names[DM_N] = {"forward", "backward", "recompute", "parameters_grad"};
 const char *const dump_stat_names[4] = {"norm", "max", "min", "mean"};
@@ -154,6 +155,8 @@ static int classify(char *k, size_t *n) {
     return -1;
 }
 
+static void set_warning(struct dump_file *f, const char *msg);
+
 /* ---- file state ---- */
 
 struct elem {             /* one parsed value, for both consumers */
@@ -178,6 +181,7 @@ struct pstate {
     struct { char name[256]; struct elem e; } *params;
     size_t nparams, capparams;
     size_t imported;              /* records that produced rows */
+    size_t rename_failures;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size) {
@@ -419,6 +423,22 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
     size_t n = plen + seplen;
     if (word) { memcpy(name + n, word, wl); n += wl; }
     else n = put_uint(name, n, index);
+    name[n] = '\0';
+    if (ps->opt->layout) {
+        char renamed[sizeof name + 8];
+        struct pt_error e;
+        int rc = layout_rename(ps->opt->layout, f->rank, layout_dump_chunk(name, n), name, n, renamed, sizeof renamed, &e);
+        if (rc < 0) {
+            if (!ps->rename_failures++) {
+                char msg[1200];
+                snprintf(msg, sizeof msg, "--parallel: %s (such names are kept as dumped)", e.msg);
+                set_warning(f, msg);
+            }
+        } else if (rc == 1) {
+            n = strlen(renamed);
+            memcpy(name, renamed, n + 1);
+        }
+    }
     if (grow((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
     struct trow *r = &f->rows[f->nrows];
     if (arena_add(f, name, n, &r->name) != 0) return -1;

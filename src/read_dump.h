@@ -63,6 +63,7 @@ struct dump_opts {
     int micro_step;
     const struct mapping *mapping;
     int want_rows;       /* 0: only overflow (skips row building) */
+    const struct layout *layout;   /* rename layers.<i> to global indices, or NULL */
 };
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the

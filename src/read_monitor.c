@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "model/layout.h"
 #include "src/json.h"
 
 const char *const mon_metric_names[MON_NMETRICS] = {
@@ -233,8 +234,8 @@ static int arena_add(struct monitor_data *md, const char *s, size_t n, uint32_t 
 
 #define MAX_FIELDS 256
 
-static int read_csv(const char *path, int metric, int32_t rank, const struct mapping *map, struct dataset *ds,
-                    struct monitor_data *md) {
+static int read_csv(const char *path, int metric, int32_t rank, const struct mapping *map, const struct layout *layout,
+                    struct dataset *ds, struct monitor_data *md) {
     char *buf;
     size_t len;
     struct pt_error e;
@@ -287,7 +288,7 @@ static int read_csv(const char *path, int metric, int32_t rank, const struct map
     f->statmask = statmask;
     md->statmask |= statmask;
     md->metric_has_files |= 1u << metric;
-    size_t line = 1, bad = 0, first_bad = 0;
+    size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     while (p < end) {
         line++;
@@ -324,6 +325,17 @@ static int read_csv(const char *path, int metric, int32_t rank, const struct map
             memcpy(name, out, o + 1);
             nl = o;
         }
+        if (layout) {
+            char renamed[sizeof name + 8];
+            struct pt_error le;
+            int r = layout_rename(layout, rank, layout_target_chunk(name, nl, vpp), name, nl, renamed, sizeof renamed, &le);
+            if (r == 1) {
+                nl = strlen(renamed);
+                memcpy(name, renamed, nl + 1);
+            } else if (r < 0 && !rename_bad++) {
+                dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
+            }
+        }
         if (f->nrows == f->cap) {
             size_t cap = f->cap ? f->cap * 2 : 256;
             struct mon_row *r = realloc(f->rows, cap * sizeof *r);
@@ -353,8 +365,8 @@ static int read_csv(const char *path, int metric, int32_t rank, const struct map
     return 0;
 }
 
-int monitor_read(const char *path, const struct mapping *map, struct dataset *ds, struct monitor_data *md,
-                 struct pt_error *err) {
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err) {
     size_t n;
     memset(md, 0, sizeof *md);
     char **names = list_dir(path, &n);
@@ -409,7 +421,7 @@ int monitor_read(const char *path, const struct mapping *map, struct dataset *ds
             if (m < 0) continue;
             char p[4096];
             snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
-            rc = read_csv(p, m, (int32_t)rd[i].rank, map, ds, md);
+            rc = read_csv(p, m, (int32_t)rd[i].rank, map, layout, ds, md);
             if (rc == 0) ds->files_read++;
         }
         if (files) free_list(files, nfs);
@@ -496,7 +508,7 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct monitor_data md;
     struct mon_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    int rc = monitor_read(path, &map, ds, &md, err);
+    int rc = monitor_read(path, &map, o->layout, ds, &md, err);
     mapping_free(&map);
     if (rc != 0) return -1;
     if (!md.metric_has_rows) {

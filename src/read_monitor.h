@@ -45,8 +45,8 @@ struct monitor_data {
 
 int monitor_detect(const char *path);
 /* Reads every usable CSV; skipped files and rows go to ds warnings/skipped. */
-int monitor_read(const char *path, const struct mapping *map, struct dataset *ds, struct monitor_data *md,
-                 struct pt_error *err);
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err);
 void monitor_free(struct monitor_data *md);
 /* The step axis of trend-db.md §6.4: fills step values per row via cb. */
 struct mon_steps {

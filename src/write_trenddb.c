@@ -476,7 +476,8 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         tdb_fail(&w.t, "prepare");
         goto out;
     }
-    struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1};
+    struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1,
+                             .layout = lo->layout};
     if (dump_read(data, lo, &dopt, ds, dump_writer_file, &w, &sum, err) != 0) goto out;
     if (!sum.any_rank) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
     if (finish_sequence(&w.t, &w.ids) != 0) goto out;
@@ -542,7 +543,7 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
     if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    int r = monitor_read(data, &map, ds, &md, err);
+    int r = monitor_read(data, &map, lo->layout, ds, &md, err);
     mapping_free(&map);
     if (r != 0) return -1;
     if (!md.metric_has_files) {

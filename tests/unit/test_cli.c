@@ -145,7 +145,36 @@ static void mapping(void) {
     CHECK_CONTAINS(out, "key \"a\"");
 }
 
+/* data2db --parallel: W=2 L=4 PP=2; each rank's dump names its layers 0..1
+ * locally; rank 1's layers.0 is the model's layer index 2. */
+static void parallel_rename(void) {
+    char cmd[8192], p[4200];
+    if (!bin()) SKIP("PT_BIN not set");
+    const char *d = pt_tmpdir("cli_parallel");
+    const char *rec = "{\"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 1, "
+                      "\"Min\": 0, \"Mean\": 0.5, \"Norm\": 1}]}";
+    for (int r = 0; r < 2; r++) {
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/dump/step0/rank%d'", d, r);
+        CHECK_INT(system(cmd), 0);
+        snprintf(p, sizeof p, "%s/dump/step0/rank%d/dump.json", d, r);
+        char text[2048];
+        snprintf(text, sizeof text, "{\"data\": {\"Module.decoder.layers.0.mlp.MLP.forward.0\": %s, "
+                 "\"Module.decoder.layers.1.mlp.MLP.forward.0\": %s}}", rec, rec);
+        pt_write(p, text);
+    }
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s/dump' --db '%s/out' --micro_step false --parallel 'W=2 L=4 PP=2' 2>&1 && "
+             "sqlite3 '%s/out/dump_data.trend.db' \"select d.rank || ':' || m.target_name from trend_data d join "
+             "monitoring_targets m using(target_id) order by d.rank, m.target_name\"", bin(), d, d, d);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "0:Module.decoder.layers.0.mlp.MLP.output.0\n0:Module.decoder.layers.1.mlp.MLP.output.0\n"
+                        "1:Module.decoder.layers.2.mlp.MLP.output.0\n1:Module.decoder.layers.3.mlp.MLP.output.0");
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s/dump' --db '%s/bad' --parallel 'W=3 L=4 PP=2' 2>&1", bin(), d, d);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "--parallel");
+}
+
 int main(void) {
+    RUN(parallel_rename);
     RUN(help_and_version);
     RUN(info_json);
     RUN(bad_paths);
