@@ -41,8 +41,10 @@ void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested);
 /* The level of one record named name (the dump.json key). */
 enum ovf_level ovf_classify(const char *name, const struct ovf_io *io);
 
-/* "in.0 Max=inf, out.0 Mean=nan": which elements are non-finite (at most
- * size bytes, truncated with "..."). */
+/* "in.0 Max=inf, kw.weight Min=-inf, out.0 Mean=nan": which elements are
+ * non-finite; for a clean record flagged by the Norm jump, "Norm jump 2 ->
+ * 1e+03".  At most size bytes, truncated with "..." (never inside a UTF-8
+ * character). */
 void ovf_describe(const struct ovf_io *io, char *buf, size_t size);
 
 const char *ovf_level_name(enum ovf_level l);   /* "critical", "high", "medium", "" */
@@ -65,7 +67,10 @@ struct ovf_list {
 
 int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e); /* copies strings; 0 ok */
 void ovf_list_free(struct ovf_list *l);
-/* Sorts by step, micro step, execution position, rank (the triage order). */
+/* Sorts by step, micro step, execution position, rank (the triage order).
+ * An entry without a micro step (-1) sorts with the micro step of the
+ * flagged entry before it in the same (step, rank) file, else the one after
+ * it; its micro field stays -1. */
 void ovf_list_sort(struct ovf_list *l);
 /* Index of the first occurrence: the earliest critical entry, else the
  * earliest high, else the earliest medium, else (inputs without levels,

@@ -10,6 +10,7 @@
 static const struct cmd_entry *const commands[] = {
     &cmd_info_entry,
     &cmd_data2db_entry,
+    &cmd_overflow_entry,
     &cmd_compare_entry,
     &cmd_parallel_entry,
 };

@@ -1,0 +1,630 @@
+/* test_cmd_overflow: `probetop overflow` end to end, in process.
+ *
+ * Data: gen_dump.py with a planted NaN (the first occurrence must be the
+ * planted node at the planted step and rank, critical, and the nodes
+ * downstream high), and a copy of the real quick_start dump with NaN/Inf
+ * planted by the test (one case per scene and per false-positive rule).
+ * Both are cross-checked record by record against an independent Python
+ * implementation of graph-compare.md §6 (below), and the unmodified real
+ * dump must come out clean, as msProbe's own overflow check found it
+ * (fixtures/msprobe-outputs: no overflow_level on any node).  Skips when
+ * ../shared or Python is absent. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+
+#include <cjson/cJSON.h>
+
+#include "pt_test.h"
+#include "src/cmd.h"
+
+static char pt_tmpdir_path[4096];   /* this binary's scratch directory */
+
+static const char plant_py[] =
+    "# Copies the quick_start dump to DST and plants NaN/Inf cases (one per rule).\n"
+    "import json, os, shutil, sys\n"
+    "src, dst = sys.argv[1], sys.argv[2]\n"
+    "shutil.copytree(src, dst, copy_function=shutil.copyfile)\n"
+    "for d, _, fs in os.walk(dst):   # the fixtures are read-only; the copy must not be\n"
+    "    os.chmod(d, 0o755)\n"
+    "    for f in fs:\n"
+    "        os.chmod(os.path.join(d, f), 0o644)\n"
+    "def T(mx=1.0, mn=-1.0, mean=0.0, norm=2.0):\n"
+    "    return {\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [4], \"Max\": mx, \"Min\": mn,\n"
+    "            \"Mean\": mean, \"Norm\": norm, \"requires_grad\": False}\n"
+    "inf, nan = float(\"inf\"), float(\"nan\")\n"
+    "def edit(step, fn):\n"
+    "    p = \"%s/step%d/proc2016/dump.json\" % (dst, step)\n"
+    "    d = json.load(open(p))\n"
+    "    fn(d[\"data\"])\n"
+    "    with open(p, \"w\") as f:\n"
+    "        json.dump(d, f, indent=1)\n"
+    "def s0(data):\n"
+    "    data[\"Functional.relu.0.forward\"][\"output\"][0][\"Max\"] = inf             # critical\n"
+    "    data[\"Functional.max_pool2d.0.forward\"][\"input_args\"][0][\"Mean\"] = nan  # medium\n"
+    "    data[\"Functional.linear.0.backward\"][\"input\"][0][\"Max\"] = nan           # medium (backward input)\n"
+    "    data[\"Torch.empty.0.forward\"] = {\"input_args\": [], \"input_kwargs\": {}, \"output\": [T(mx=nan)]}\n"
+    "    data[\"Distributed.recv.0.forward\"] = {\"input_args\": [T(mn=-inf)], \"input_kwargs\": {}, \"output\": []}\n"
+    "    data[\"Distributed.recv.1.forward\"] = {\"input_args\": [T(), T(mn=-inf)], \"input_kwargs\": {}, \"output\": []}\n"
+    "    data[\"Distributed.recv.2.forward\"] = {\"input_args\": [], \"input_kwargs\": {\"tensor\": T(mean=nan)}, \"output\": []}\n"
+    "    data[\"Tensor.masked_fill_.0.forward\"] = {\"input_args\": [T(mx=inf), T()], \"input_kwargs\": {}, \"output\": [T(mx=inf)]}\n"
+    "    data[\"Torch.cat.0.forward\"] = {\"input_args\": [[T(mx=nan), T()]], \"input_kwargs\": {}, \"output\": [T(mx=nan)]}\n"
+    "    data[\"Torch.empty_like.0.forward\"] = {\"input_args\": [T()], \"input_kwargs\": {}, \"output\": [T(), [T(mean=nan)]]}\n"
+    "    data[\"Functional.layer_norm.0.forward\"] = {\"input_args\": [T()], \"input_kwargs\": {\"weight\": T(mx=inf)}, \"output\": [T()]}\n"
+    "    data[\"Functional.we\\\"ird,na\\tme\\u00e9.0.forward\"] = {\"input_args\": [T()], \"input_kwargs\": {}, \"output\": [T(mx=nan)]}\n"
+    "def s1(data):\n"
+    "    r = data[\"Functional.conv2d.1.forward\"]\n"
+    "    r[\"input_args\"][0][\"Min\"] = -inf                                         # high\n"
+    "    r[\"output\"][0][\"Max\"] = nan\n"
+    "    r = data[\"Functional.linear.0.forward\"]                                  # high: numeric jump\n"
+    "    mx = max(a[\"Norm\"] for a in r[\"input_args\"] if isinstance(a, dict) and a.get(\"type\") == \"torch.Tensor\")\n"
+    "    r[\"output\"][0][\"Norm\"] = mx * 1000\n"
+    "edit(0, s0)\n"
+    "edit(1, s1)\n";
+
+static const char reference_py[] =
+    "# Independent reference of graph-compare.md §6 (levels + false-positive rules) in\n"
+    "# Python, to cross-check the C reader and classifier: prints step,rank,pos,name,level.\n"
+    "import json, os, sys, re\n"
+    "RULES = {\n"
+    " 'torch.empty': ([], [], [0]), 'torch.empty_like': ([], [], [0]), 'torch.empty_strided': ([], [], [0]),\n"
+    " 'distributed.recv': ([0], ['tensor'], []),\n"
+    " 'distributed.all_gather': ([0], [], []), 'distributed._reduce_scatter_base': ([0], [], []),\n"
+    " 'distributed.all_gather_into_tensor': ([0], [], []), 'distributed.reduce_scatter_tensor': ([0], [], []),\n"
+    " 'tensor.masked_fill_': ([0], [], []), 'distributed.reduce_scatter': ([0], ['output'], []),\n"
+    "}\n"
+    "def plain(x):\n"
+    "    return isinstance(x, dict) and any(str(x.get(k)).lower() in ('inf', '-inf', 'nan') for k in ('Max', 'Min', 'Mean'))\n"
+    "def anom(x):\n"
+    "    if isinstance(x, list): return any(anom(e) for e in x)\n"
+    "    return plain(x)\n"
+    "def norms(xs):\n"
+    "    out = []\n"
+    "    for x in xs:\n"
+    "        if isinstance(x, dict) and x.get('type') == 'torch.Tensor':\n"
+    "            n = x.get('Norm')\n"
+    "            if isinstance(n, (int, float)) and not isinstance(n, bool) and n == n: out.append(float(n))\n"
+    "    return out\n"
+    "def level(name, r):\n"
+    "    if not isinstance(r, dict): return None\n"
+    "    args = r.get('input_args', r.get('input', [])) or []\n"
+    "    kw = r.get('input_kwargs', {}) or {}\n"
+    "    outs = r.get('output', []) or []\n"
+    "    if not isinstance(args, list): args = []\n"
+    "    if not isinstance(outs, list): outs = []\n"
+    "    if not isinstance(kw, dict): kw = {}\n"
+    "    bi = any(anom(a) for a in args) or any(anom(v) for v in kw.values())\n"
+    "    bo = any(anom(o) for o in outs)\n"
+    "    if not bi and bo: lv = 'critical'\n"
+    "    elif bi and bo: lv = 'high'\n"
+    "    elif bi: lv = 'medium'\n"
+    "    else:\n"
+    "        ni, no = norms(args + list(kw.values())), norms(outs)\n"
+    "        if not ni or not no: return None\n"
+    "        mi, mo = max(ni), max(no)\n"
+    "        if mi == 0: j = mo > 100\n"
+    "        else:\n"
+    "            j = (mo / mi) > 100 if mi != float('inf') else False\n"
+    "        if not j: return None\n"
+    "        lv = 'high'\n"
+    "    key = '.'.join(name.split('.')[:2]).lower()\n"
+    "    if key in RULES:\n"
+    "        idx, names, oidx = RULES[key]\n"
+    "        ok = True\n"
+    "        if idx or names:\n"
+    "            ok = ok and all(i in idx for i, a in enumerate(args) if plain(a))\n"
+    "            ok = ok and all(k in names for k, v in kw.items() if plain(v))\n"
+    "        if oidx:\n"
+    "            ok = ok and all(i in oidx for i, o in enumerate(outs) if plain(o))\n"
+    "        if ok: return None\n"
+    "    return lv\n"
+    "root = sys.argv[1]\n"
+    "res = []\n"
+    "for sd in os.listdir(root):\n"
+    "    m = re.fullmatch(r'step(\\d+)', sd)\n"
+    "    if not m: continue\n"
+    "    for rd in os.listdir(os.path.join(root, sd)):\n"
+    "        m2 = re.fullmatch(r'(?:rank|proc)(\\d+)', rd)\n"
+    "        if not m2: continue\n"
+    "        p = os.path.join(root, sd, rd, 'dump.json')\n"
+    "        if not os.path.exists(p): continue\n"
+    "        data = json.load(open(p))['data']\n"
+    "        rank = int(m2.group(1)) if rd.startswith('rank') else 0\n"
+    "        for pos, (k, r) in enumerate(data.items()):\n"
+    "            lv = level(k, r)\n"
+    "            if lv: res.append((int(m.group(1)), rank, pos, k, lv))\n"
+    "res.sort()\n"
+    "for t in res: print('%d,%d,%d,%s,%s' % t)\n";
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Runs `probetop overflow ARGS...` in this process with stdout captured;
+ * returns the exit code and the output (caller frees). */
+static int run_overflow(char **out, ...) {
+    char *argv[16];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, out);
+    argv[argc++] = (char *)"overflow";
+    for (char *a; argc < 15 && (a = va_arg(ap, char *)) != NULL;) argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+
+    char path[4200];
+    snprintf(path, sizeof path, "%s/stdout.txt", pt_tmpdir_path);
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (saved < 0 || fd < 0) {
+        fprintf(stderr, "cannot capture stdout\n");
+        exit(1);
+    }
+    dup2(fd, 1);
+    close(fd);
+    int rc = cmd_overflow_entry.run(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+
+    FILE *f = fopen(path, "rb");
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (size_t k; f && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += k;
+        if (cap - n < 2) buf = realloc(buf, cap *= 2);
+    }
+    if (f) fclose(f);
+    buf[n] = '\0';
+    *out = buf;
+    return rc;
+}
+
+static int have_python(void) {
+    const char *py = getenv("PT_PYTHON");
+    return py && py[0] && access(py, X_OK) == 0;
+}
+
+/* Runs python with a script (written to the scratch dir) and arguments;
+ * its stdout goes to out_file when not NULL.  Returns the exit status. */
+static int run_python(const char *script, const char *name, const char *args, const char *out_file) {
+    char sp[4200], cmd[13000];
+    snprintf(sp, sizeof sp, "%s/%s", pt_tmpdir_path, name);
+    if (pt_write(sp, script) != 0) return -1;
+    snprintf(cmd, sizeof cmd, "'%s' '%s' %s%s%s%s", getenv("PT_PYTHON"), sp, args, out_file ? " > '" : "",
+             out_file ? out_file : "", out_file ? "'" : "");
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t k = fread(b, 1, (size_t)n, f);
+    b[k] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* Lines "step,rank,pos,name,level" of the JSON entries, sorted, joined. */
+static char *entries_key(const cJSON *root) {
+    const cJSON *ents = cJSON_GetObjectItemCaseSensitive(root, "entries");
+    int n = cJSON_GetArraySize(ents);
+    char **lines = calloc((size_t)n + 1, sizeof *lines);
+    size_t total = 1;
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(ents, i);
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%d,%d,%d,%s,%s\n", cJSON_GetObjectItem(e, "step")->valueint,
+                 cJSON_GetObjectItem(e, "rank")->valueint, cJSON_GetObjectItem(e, "pos")->valueint,
+                 cJSON_GetObjectItem(e, "name")->valuestring, cJSON_GetObjectItem(e, "level")->valuestring);
+        lines[i] = strdup(buf);
+        total += strlen(buf);
+    }
+    qsort(lines, (size_t)n, sizeof *lines, cmp_str);
+    char *s = calloc(total, 1);
+    for (int i = 0; i < n; i++) {
+        strcat(s, lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
+    return s;
+}
+
+/* The reference's lines, sorted the same way. */
+static char *reference_key(const char *dump_root) {
+    char out[4200], args[4200];
+    snprintf(out, sizeof out, "%s/reference.txt", pt_tmpdir_path);
+    snprintf(args, sizeof args, "'%s'", dump_root);
+    if (run_python(reference_py, "reference.py", args, out) != 0) return NULL;
+    char *text = slurp(out);
+    if (!text) return NULL;
+    size_t n = 0, cap = 64;
+    char **lines = malloc(cap * sizeof *lines);
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (n == cap) lines = realloc(lines, (cap *= 2) * sizeof *lines);
+        lines[n++] = l;
+    }
+    qsort(lines, n, sizeof *lines, cmp_str);
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++) total += strlen(lines[i]) + 1;
+    char *s = calloc(total, 1);
+    for (size_t i = 0; i < n; i++) {
+        strcat(s, lines[i]);
+        strcat(s, "\n");
+    }
+    free(lines);
+    free(text);
+    return s;
+}
+
+static const cJSON *get(const cJSON *o, const char *k) {
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+static const char *get_str(const cJSON *o, const char *k) {
+    const cJSON *v = get(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "(not a string)";
+}
+static long get_int(const cJSON *o, const char *k) {
+    const cJSON *v = get(o, k);
+    return cJSON_IsNumber(v) ? (long)v->valuedouble : -999;
+}
+
+/* The level of entry `name` at step/rank in the JSON, or "" when absent. */
+static const char *level_of(const cJSON *root, int step, int rank, const char *name) {
+    const cJSON *e;
+    cJSON_ArrayForEach(e, get(root, "entries"))
+        if (get_int(e, "step") == step && get_int(e, "rank") == rank && !strcmp(get_str(e, "name"), name))
+            return get_str(e, "level");
+    return "";
+}
+
+/* ---- tests ---- */
+
+static void test_usage(void) {
+    char *out;
+    CHECK_INT(run_overflow(&out, NULL), EXIT_USAGE);
+    free(out);
+    CHECK_INT(run_overflow(&out, "x", "--format", "xml", NULL), EXIT_USAGE);
+    free(out);
+    CHECK_INT(run_overflow(&out, "x", "--level", "low", NULL), EXIT_USAGE);
+    free(out);
+    CHECK_INT(run_overflow(&out, "x", "--limit", "-3", NULL), EXIT_USAGE);
+    free(out);
+    CHECK_INT(run_overflow(&out, "x", "--limit", NULL), EXIT_USAGE);
+    free(out);
+    CHECK_INT(run_overflow(&out, "x", "y", NULL), EXIT_USAGE);
+    free(out);
+    CHECK_INT(run_overflow(&out, "x", "--bogus", NULL), EXIT_USAGE);
+    free(out);
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/does-not-exist", pt_tmpdir_path);
+    CHECK_INT(run_overflow(&out, missing, NULL), EXIT_USAGE);
+    CHECK_STR(out, "");   /* the message goes to stderr */
+    free(out);
+    /* A file that is no dump at all. */
+    char junk[4200];
+    snprintf(junk, sizeof junk, "%s/junk.json", pt_tmpdir_path);
+    pt_write(junk, "{\"data\": [1, 2");
+    CHECK_INT(run_overflow(&out, junk, NULL), EXIT_USAGE);
+    free(out);
+}
+
+/* The real dump as shipped: msProbe's overflow check found nothing. */
+static void test_quick_start_clean(void) {
+    const char *qs = pt_fixture("examples/quick_start/gpu_dump");
+    if (!qs) SKIP("no quick_start fixture");
+    char *out;
+    CHECK_INT(run_overflow(&out, qs, "--format", "json", NULL), EXIT_OK);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK(cJSON_IsNull(get(root, "first")));
+        CHECK_INT(get_int(get(root, "counts"), "critical"), 0);
+        CHECK_INT(get_int(get(root, "counts"), "high"), 0);
+        CHECK_INT(get_int(get(root, "counts"), "medium"), 0);
+        CHECK_INT(cJSON_GetArraySize(get(root, "entries")), 0);
+        CHECK(cJSON_IsTrue(get(root, "levels")));
+    }
+    cJSON_Delete(root);
+    free(out);
+    CHECK_INT(run_overflow(&out, qs, NULL), EXIT_OK);
+    CHECK_CONTAINS(out, "no NaN or Inf found");
+    free(out);
+}
+
+static void test_gen_dump_planted(void) {
+    const char *sh = pt_shared();
+    char gen[4200], dir[4200], args[13000];
+    if (!sh || !have_python()) SKIP("no ../shared or no python");
+    snprintf(gen, sizeof gen, "%s/tools/gen_dump.py", sh);
+    if (access(gen, R_OK) != 0) SKIP("no gen_dump.py");
+    snprintf(dir, sizeof dir, "%s/gen", pt_tmpdir_path);
+    snprintf(args, sizeof args,
+             "'%s' '%s' --out '%s' --steps 3 --ranks 2 --layers 2 --seed 3 "
+             "--nan 1:1:layers.1.self_attention --quiet",
+             getenv("PT_PYTHON"), gen, dir);
+    if (system(args) != 0) {
+        CHECK(!"gen_dump.py failed");
+        return;
+    }
+    char *out;
+    int rc = run_overflow(&out, dir, "--format", "json", NULL);
+    CHECK_INT(rc, EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) {
+        fprintf(stderr, "output: %.2000s\n", out);
+        free(out);
+        return;
+    }
+    const cJSON *first = get(root, "first");
+    CHECK(cJSON_IsObject(first));
+    CHECK_STR(get_str(first, "name"), "Functional.linear.4.forward");   /* the planted op */
+    CHECK_INT(get_int(first, "step"), 1);
+    CHECK_INT(get_int(first, "rank"), 1);
+    CHECK_STR(get_str(first, "level"), "critical");
+    CHECK(cJSON_IsNumber(get(first, "micro_step")));
+
+    /* Every critical is the planted op or a module enclosing it (its own
+     * record: clean input, NaN output), all on step 1 rank 1; every API
+     * node after it is high: it consumed the NaN and passed it on.  Other
+     * steps and ranks hold no NaN/Inf: only the numeric-jump scene (a sum's
+     * output Norm is far above its input's) flags records there. */
+    const cJSON *e;
+    int ncrit = 0, napi_after = 0, seen_first = 0, other_place = 0;
+    cJSON_ArrayForEach(e, get(root, "entries")) {
+        const char *name = get_str(e, "name"), *lv = get_str(e, "level");
+        int here = get_int(e, "step") == 1 && get_int(e, "rank") == 1;
+        if (!here || strstr(get_str(e, "what"), "Norm jump")) {
+            other_place++;
+            CHECK_STR(lv, "high");
+            CHECK(!strncmp(get_str(e, "what"), "Norm jump ", 10));
+            continue;
+        }
+        if (!strcmp(lv, "critical")) {
+            ncrit++;
+            CHECK(!strcmp(name, "Functional.linear.4.forward") || !strncmp(name, "Module.", 7));
+        }
+        if (seen_first && strncmp(name, "Module.", 7) != 0) {
+            napi_after++;
+            if (strcmp(lv, "high") != 0) fprintf(stderr, "not high: %s %s\n", name, lv);
+            CHECK_STR(lv, "high");
+        }
+        if (!strcmp(name, "Functional.linear.4.forward")) seen_first = 1;
+    }
+    CHECK(other_place > 0);      /* the sums are flagged on every step and rank */
+    CHECK(ncrit >= 2);           /* the op and at least its linear_qkv module */
+    CHECK(napi_after > 20);
+    CHECK_STR(level_of(root, 1, 1, "Module.module.module.decoder.layers.1.self_attention.linear_qkv."
+                                   "ColumnParallelLinear.forward.0"), "critical");
+    CHECK_STR(level_of(root, 1, 1, "Functional.linear.4.forward"), "critical");
+    const cJSON *counts = get(root, "counts");
+    CHECK_INT(get_int(counts, "critical"), ncrit);
+    CHECK_INT(get_int(counts, "critical") + get_int(counts, "high") + get_int(counts, "medium"),
+              cJSON_GetArraySize(get(root, "entries")));
+    /* The criticals are all on step 1 and rank 1. */
+    const cJSON *ps = get(root, "per_step"), *pr = get(root, "per_rank");
+    CHECK_INT(cJSON_GetArraySize(ps), 3);
+    CHECK_INT(cJSON_GetArraySize(pr), 2);
+    for (int i = 0; i < cJSON_GetArraySize(ps); i++) {
+        const cJSON *t = cJSON_GetArrayItem(ps, i);
+        CHECK_INT(get_int(t, "step"), i);
+        CHECK_INT(get_int(t, "critical"), i == 1 ? ncrit : 0);
+    }
+    for (int i = 0; i < cJSON_GetArraySize(pr); i++) {
+        const cJSON *t = cJSON_GetArrayItem(pr, i);
+        CHECK_INT(get_int(t, "rank"), i);
+        CHECK_INT(get_int(t, "critical"), i == 1 ? ncrit : 0);
+    }
+
+    /* Record by record, the same levels as the reference. */
+    char *mine = entries_key(root), *ref = reference_key(dir);
+    CHECK(ref != NULL);
+    if (ref) CHECK_STR(mine, ref);
+    free(mine);
+    free(ref);
+    long total = cJSON_GetArraySize(get(root, "entries"));
+    cJSON_Delete(root);
+    free(out);
+
+    /* --level critical: only the criticals count and are listed. */
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", "--level", "critical", NULL), EXIT_FOUND);
+    root = cJSON_Parse(out);
+    if (root) {
+        CHECK_INT(get_int(root, "matched"), ncrit);
+        CHECK_INT(cJSON_GetArraySize(get(root, "entries")), ncrit);
+        cJSON_ArrayForEach(e, get(root, "entries")) CHECK_STR(get_str(e, "level"), "critical");
+        CHECK_STR(get_str(get(root, "first"), "name"), "Functional.linear.4.forward");
+    }
+    cJSON_Delete(root);
+    free(out);
+
+    /* --limit: the first N in order, flagged as truncated. */
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", "--limit", "3", NULL), EXIT_FOUND);
+    root = cJSON_Parse(out);
+    if (root) {
+        CHECK_INT(cJSON_GetArraySize(get(root, "entries")), 3);
+        CHECK(cJSON_IsTrue(get(root, "truncated")));
+        CHECK_INT(get_int(root, "matched"), total);
+    }
+    cJSON_Delete(root);
+    free(out);
+
+    /* CSV: a header and one row per entry. */
+    CHECK_INT(run_overflow(&out, dir, "--format=csv", NULL), EXIT_FOUND);
+    CHECK(!strncmp(out, "level,step,micro_step,rank,pos,name,what\n", 41));
+    long rows = 0;
+    for (const char *p = out; *p; p++) rows += *p == '\n';
+    CHECK_INT(rows, total + 1);
+    CHECK_CONTAINS(out, "critical,1,");
+    CHECK_CONTAINS(out, ",Functional.linear.4.forward,out.0 Max=nan");
+    free(out);
+
+    /* Text: the first occurrence and the counts. */
+    CHECK_INT(run_overflow(&out, dir, NULL), EXIT_FOUND);
+    CHECK_CONTAINS(out, "first occurrence: critical at step 1");
+    CHECK_CONTAINS(out, "rank 1");
+    CHECK_CONTAINS(out, "Functional.linear.4.forward");
+    CHECK_CONTAINS(out, "per rank:");
+    CHECK_CONTAINS(out, "--limit 0 lists all");
+    free(out);
+}
+
+/* A copy of the real dump with NaN/Inf planted, one case per scene and per
+ * false-positive rule. */
+static void test_quick_start_planted(void) {
+    const char *qs = pt_fixture("examples/quick_start/gpu_dump");
+    if (!qs || !have_python()) SKIP("no quick_start fixture or no python");
+    char dir[4200], args[9000];
+    snprintf(dir, sizeof dir, "%s/qs", pt_tmpdir_path);
+    snprintf(args, sizeof args, "'%s' '%s'", qs, dir);
+    if (run_python(plant_py, "plant.py", args, NULL) != 0) {
+        CHECK(!"plant.py failed");
+        return;
+    }
+    char *out;
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", NULL), EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) {
+        free(out);
+        return;
+    }
+    /* scene 1: clean input, inf output */
+    CHECK_STR(level_of(root, 0, 0, "Functional.relu.0.forward"), "critical");
+    /* scene 3: nan input absorbed; a backward record's "input"; a kwarg */
+    CHECK_STR(level_of(root, 0, 0, "Functional.max_pool2d.0.forward"), "medium");
+    CHECK_STR(level_of(root, 0, 0, "Functional.linear.0.backward"), "medium");
+    CHECK_STR(level_of(root, 0, 0, "Functional.layer_norm.0.forward"), "medium");
+    /* scene 2, and through a nested list input */
+    CHECK_STR(level_of(root, 1, 0, "Functional.conv2d.1.forward"), "high");
+    CHECK_STR(level_of(root, 0, 0, "Torch.cat.0.forward"), "high");
+    /* scene 4: output Norm 1000x the input Norm */
+    CHECK_STR(level_of(root, 1, 0, "Functional.linear.0.forward"), "high");
+    /* false positives dropped */
+    CHECK_STR(level_of(root, 0, 0, "Torch.empty.0.forward"), "");
+    CHECK_STR(level_of(root, 0, 0, "Torch.empty_like.0.forward"), "");   /* nested: not plain */
+    CHECK_STR(level_of(root, 0, 0, "Distributed.recv.0.forward"), "");
+    CHECK_STR(level_of(root, 0, 0, "Distributed.recv.2.forward"), "");   /* kwarg tensor */
+    CHECK_STR(level_of(root, 0, 0, "Tensor.masked_fill_.0.forward"), "");
+    /* ... but not what the rule does not cover */
+    CHECK_STR(level_of(root, 0, 0, "Distributed.recv.1.forward"), "medium");
+    /* a hostile name comes through intact */
+    CHECK_STR(level_of(root, 0, 0, "Functional.we\"ird,na\tme\xc3\xa9.0.forward"), "critical");
+    /* nothing else: the planted records do not spread in a static dump */
+    CHECK_INT(cJSON_GetArraySize(get(root, "entries")), 9);
+    /* the first occurrence: the earliest critical */
+    CHECK_STR(get_str(get(root, "first"), "name"), "Functional.relu.0.forward");
+    CHECK_INT(get_int(get(root, "first"), "step"), 0);
+    CHECK_INT(get_int(get(root, "first"), "rank"), 0);
+    CHECK_STR(level_of(root, 0, 0, "Functional.relu.0.forward"), "critical");
+    /* the description names the element and statistic */
+    const cJSON *e;
+    cJSON_ArrayForEach(e, get(root, "entries"))
+        if (!strcmp(get_str(e, "name"), "Functional.relu.0.forward")) CHECK_STR(get_str(e, "what"), "out.0 Max=inf");
+
+    char *mine = entries_key(root), *ref = reference_key(dir);
+    CHECK(ref != NULL);
+    if (ref) CHECK_STR(mine, ref);
+    free(mine);
+    free(ref);
+    cJSON_Delete(root);
+    free(out);
+
+    /* --level high: the criticals and the highs count; exit 1. */
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", "--level", "high", NULL), EXIT_FOUND);
+    root = cJSON_Parse(out);
+    if (root) CHECK_INT(get_int(root, "matched"), 5);
+    cJSON_Delete(root);
+    free(out);
+
+    /* CSV quotes the hostile name; text escapes its control byte. */
+    CHECK_INT(run_overflow(&out, dir, "--format", "csv", NULL), EXIT_FOUND);
+    CHECK_CONTAINS(out, ",\"Functional.we\"\"ird,na\tme\xc3\xa9.0.forward\",out.0 Max=nan\n");
+    free(out);
+    CHECK_INT(run_overflow(&out, dir, "--limit", "0", NULL), EXIT_FOUND);
+    CHECK_CONTAINS(out, "Functional.we\"ird,na\\tme\xc3\xa9.0.forward");
+    CHECK(strchr(out, '\t') == NULL);
+    free(out);
+}
+
+/* Monitor data: no levels; NaN/Inf cells are listed. */
+static void test_monitor(void) {
+    const char *mon = pt_fixture("derived/synthetic_monitor_output");
+    if (!mon) SKIP("no monitor fixture");
+    char *out;
+    int rc = run_overflow(&out, mon, "--format", "json", NULL);
+    CHECK_INT(rc, EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK(cJSON_IsFalse(get(root, "levels")));
+        CHECK(get_int(get(root, "counts"), "nonfinite") >= 2);   /* an inf on rank 0, a nan on rank 1 */
+        CHECK(cJSON_IsObject(get(root, "first")));
+        CHECK_STR(get_str(get(root, "first"), "level"), "nonfinite");
+        int r0 = 0, r1 = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, get(root, "entries")) {
+            r0 += get_int(e, "rank") == 0;
+            r1 += get_int(e, "rank") == 1;
+            CHECK_STR(get_str(e, "level"), "nonfinite");
+        }
+        CHECK(r0 >= 1);
+        CHECK(r1 >= 1);
+    }
+    cJSON_Delete(root);
+    free(out);
+    CHECK_INT(run_overflow(&out, mon, NULL), EXIT_FOUND);
+    CHECK_CONTAINS(out, "levels: not available for this input");
+    free(out);
+}
+
+/* A .trend.db: +-Inf is stored as the clamp +-(1e9+1), NaN as NULL (which
+ * cannot be told from "no value"), so only the Inf of the monitor sample
+ * (rank 0, actv max) is found. */
+static void test_trenddb(void) {
+    const char *db = pt_fixture("derived/synthetic_monitor.micro_step_true/monitor_data.trend.db");
+    if (!db) SKIP("no trend.db fixture");
+    char *out;
+    CHECK_INT(run_overflow(&out, db, "--format", "json", NULL), EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK(cJSON_IsFalse(get(root, "levels")));
+        CHECK_STR(get_str(root, "input"), "trenddb");
+        CHECK_INT(get_int(get(root, "counts"), "nonfinite"), 1);
+        const cJSON *f = get(root, "first");
+        CHECK_STR(get_str(f, "name"), "module.decoder.layers.0.self_attention.linear_proj.input");
+        CHECK_STR(get_str(f, "what"), "actv max=inf");
+        CHECK_INT(get_int(f, "rank"), 0);
+    }
+    cJSON_Delete(root);
+    free(out);
+    /* The dump's own trend.db (no NaN/Inf in the sample): nothing, exit 0. */
+    const char *clean = pt_fixture("derived/gpu_dump.micro_step_true/dump_data.trend.db");
+    if (clean) {
+        CHECK_INT(run_overflow(&out, clean, "--format", "csv", NULL), EXIT_OK);
+        CHECK_STR(out, "level,step,micro_step,rank,pos,name,what\n");
+        free(out);
+    }
+}
+
+int main(void) {
+    const char *t = pt_tmpdir("cmd_overflow");
+    if (!t) {
+        fprintf(stderr, "no scratch directory\n");
+        return 1;
+    }
+    snprintf(pt_tmpdir_path, sizeof pt_tmpdir_path, "%s", t);
+    RUN(test_usage);
+    RUN(test_quick_start_clean);
+    RUN(test_gen_dump_planted);
+    RUN(test_quick_start_planted);
+    RUN(test_monitor);
+    RUN(test_trenddb);
+    PT_DONE();
+}

@@ -1,0 +1,838 @@
+/* overflow pane: NaN/Inf triage across all steps and ranks.
+ *
+ * Owns the filtered, step-grouped list of flagged records (the dataset's
+ * ovf list for dumps; for monitor data and .trend.db files the non-finite
+ * cells of the cube, scanned here once, without levels), the step x rank
+ * grid drawn above it, the level / rank / step filters and the cursor.
+ * Enter jumps to the record: the graph pane's `:node` when a graph pane is
+ * there, otherwise its cell in the heat map. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cube.h"
+#include "model/overflow.h"
+#include "model/search.h"
+#include "src/app_state.h"
+#include "ui/text.h"
+#include "ui/ui.h"
+#include "views/view.h"
+
+enum {
+    OA_DOWN = 1, OA_UP, OA_PGDN, OA_PGUP, OA_HALFDN, OA_HALFUP, OA_TOP, OA_BOTTOM,
+    OA_CRIT, OA_HIGH, OA_MED, OA_RANK, OA_STEP, OA_CLEAR, OA_FIRST, OA_JUMP
+};
+
+/* A display line of the list: a step heading or an entry. */
+struct oline {
+    int heading;
+    size_t entry;          /* index into the list (entries) */
+    int32_t step;          /* headings */
+};
+
+struct ovp {
+    int built;
+    const struct ovf_list *list;
+    struct ovf_list own;   /* scanned cube cells when the input has no levels */
+    int levels;
+    size_t counts[4];
+    /* filters */
+    unsigned show;         /* bit l set: level l shown (levels only) */
+    int has_rank, has_step;
+    int32_t rank, step;
+    /* the list as shown */
+    struct oline *lines;
+    size_t nlines, nentries;
+    size_t cur;            /* index into lines (an entry line) */
+    size_t top;            /* first line shown */
+    int list_y, list_h;    /* where the list was drawn (for the mouse) */
+    /* the grid */
+    int32_t *gsteps, *granks;
+    int ngsteps, ngranks;
+    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 flagged */
+    int grid_y, grid_x, grid_rows, grid_cols, grid_sper, grid_rper;
+    /* `/` over names */
+    struct search re;
+};
+
+static const struct keys_row ovf_keys[] = {
+    { 'j', NULL, OA_DOWN, "next entry" },
+    { UK_DOWN, NULL, OA_DOWN, "next entry" },
+    { 'k', NULL, OA_UP, "previous entry" },
+    { UK_UP, NULL, OA_UP, "previous entry" },
+    { UK_PGDN, NULL, OA_PGDN, "page down" },
+    { UK_PGUP, NULL, OA_PGUP, "page up" },
+    { UK_CTRL('d'), NULL, OA_HALFDN, "half a page down" },
+    { UK_CTRL('u'), NULL, OA_HALFUP, "half a page up" },
+    { 'g', NULL, OA_TOP, "first entry" },
+    { UK_HOME, NULL, OA_TOP, "first entry" },
+    { 'G', NULL, OA_BOTTOM, "last entry" },
+    { UK_END, NULL, OA_BOTTOM, "last entry" },
+    { '1', NULL, OA_CRIT, "show/hide critical entries" },
+    { '2', NULL, OA_HIGH, "show/hide high entries" },
+    { '3', NULL, OA_MED, "show/hide medium entries" },
+    { 'r', NULL, OA_RANK, "only the selected entry's rank (again: all ranks)" },
+    { 's', NULL, OA_STEP, "only the selected entry's step (again: all steps)" },
+    { 'c', NULL, OA_CLEAR, "clear the level, rank and step filters" },
+    { 'F', NULL, OA_FIRST, "jump to the first occurrence" },
+    { UK_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
+};
+
+/* ---- building ---- */
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorted distinct values of vals[0..n) in place; returns the new count. */
+static int uniq_i32(int32_t *vals, size_t n) {
+    qsort(vals, n, sizeof *vals, cmp_i32);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || vals[k - 1] != vals[i]) vals[k++] = vals[i];
+    return (int)k;
+}
+
+static int find_i32(const int32_t *v, int n, int32_t key) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && v[lo] == key ? lo : -1;
+}
+
+static void ovp_reset(struct ovp *p) {
+    ovf_list_free(&p->own);
+    free(p->lines);
+    free(p->gsteps);
+    free(p->granks);
+    free(p->grid);
+    p->lines = NULL;
+    p->gsteps = p->granks = NULL;
+    p->grid = NULL;
+    p->nlines = p->nentries = p->cur = p->top = 0;
+    p->ngsteps = p->ngranks = 0;
+    p->list = NULL;
+    p->built = 0;
+    memset(p->counts, 0, sizeof p->counts);
+}
+
+static int entry_shown(const struct ovp *p, const struct ovf_entry *e) {
+    if (p->levels && !(p->show & (1u << e->level))) return 0;
+    if (p->has_rank && e->rank != p->rank) return 0;
+    if (p->has_step && e->step != p->step) return 0;
+    return 1;
+}
+
+/* Rebuilds the display lines after a filter change, keeping the cursor on
+ * the same entry when it is still shown. */
+static int relist(struct ovp *p) {
+    size_t keep = SIZE_MAX;
+    if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) keep = p->lines[p->cur].entry;
+    const struct ovf_list *l = p->list;
+    size_t cap = l->n * 2 + 1;
+    struct oline *lines = realloc(p->lines, cap * sizeof *lines);
+    if (!lines) return -1;
+    p->lines = lines;
+    p->nlines = p->nentries = 0;
+    p->cur = 0;
+    int have_step = 0;
+    int32_t last = 0;
+    size_t cur = SIZE_MAX, after = SIZE_MAX;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ovf_entry *e = &l->v[i];
+        if (!entry_shown(p, e)) continue;
+        if (!have_step || e->step != last) {
+            lines[p->nlines++] = (struct oline){ .heading = 1, .step = e->step };
+            last = e->step;
+            have_step = 1;
+        }
+        if (i == keep) cur = p->nlines;
+        if (keep != SIZE_MAX && i > keep && after == SIZE_MAX) after = p->nlines;
+        lines[p->nlines++] = (struct oline){ .entry = i, .step = e->step };
+        p->nentries++;
+    }
+    if (cur == SIZE_MAX) cur = after;
+    if (cur == SIZE_MAX) cur = p->nlines ? 1 : 0;   /* line 0 is a heading */
+    if (cur >= p->nlines) cur = p->nlines ? p->nlines - 1 : 0;
+    p->cur = cur;
+    return 0;
+}
+
+static int build(struct ovp *p, struct app *a, struct pt_error *err) {
+    ovp_reset(p);
+    if (!a->ds) return 0;
+    p->levels = a->ds->ovf_levels;
+    if (p->levels) {
+        p->list = &a->ds->ovf;
+    } else {
+        if (a->cube && ovf_scan_cube(a->cube, &p->own, err) != 0) return -1;
+        p->list = &p->own;
+    }
+    const struct ovf_list *l = p->list;
+    for (size_t i = 0; i < l->n; i++) p->counts[l->v[i].level <= OVF_CRITICAL ? l->v[i].level : 0]++;
+
+    /* Grid axes: every step directory and rank of the data, flagged or not,
+     * so a clean rank shows as a clean row. */
+    const struct cube *c = a->cube;
+    size_t ns = l->n + (c ? (size_t)c->nsteps : 0), nr = l->n + (c ? (size_t)c->nranks : 0);
+    for (size_t i = 0; i < a->ds->nrankdirs; i++) ns++, nr++;
+    p->gsteps = malloc((ns ? ns : 1) * sizeof *p->gsteps);
+    p->granks = malloc((nr ? nr : 1) * sizeof *p->granks);
+    if (!p->gsteps || !p->granks) return pt_errorf(err, "overflow pane: out of memory");
+    size_t k = 0, m = 0;
+    for (size_t i = 0; i < l->n; i++) p->gsteps[k++] = l->v[i].step, p->granks[m++] = l->v[i].rank;
+    for (int i = 0; c && i < c->nsteps; i++) p->gsteps[k++] = c->steps[i].origin;
+    for (int i = 0; c && i < c->nranks; i++) p->granks[m++] = c->ranks[i];
+    for (size_t i = 0; i < a->ds->nrankdirs; i++)
+        p->gsteps[k++] = a->ds->rankdirs[i].step, p->granks[m++] = a->ds->rankdirs[i].rank;
+    p->ngsteps = uniq_i32(p->gsteps, k);
+    p->ngranks = uniq_i32(p->granks, m);
+    p->grid = calloc((size_t)(p->ngsteps ? p->ngsteps : 1) * (size_t)(p->ngranks ? p->ngranks : 1), 1);
+    if (!p->grid) return pt_errorf(err, "overflow pane: out of memory");
+    for (size_t i = 0; i < l->n; i++) {
+        int s = find_i32(p->gsteps, p->ngsteps, l->v[i].step), r = find_i32(p->granks, p->ngranks, l->v[i].rank);
+        uint8_t *g = &p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
+        uint8_t lv = (uint8_t)(l->v[i].level + 1);
+        if (lv > *g) *g = lv;
+    }
+    if (relist(p) != 0) return pt_errorf(err, "overflow pane: out of memory");
+    p->built = 1;
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static const struct ovf_entry *cur_entry(const struct ovp *p) {
+    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading) return NULL;
+    return &p->list->v[p->lines[p->cur].entry];
+}
+
+static const char *level_mark(const struct ui *u, int levels, int level) {
+    if (!levels) return u->utf8 ? "\xe2\x96\x88!" : "#!";
+    switch (level) {
+    case OVF_CRITICAL: return u->utf8 ? "\xe2\x96\x88" "C" : "#C";
+    case OVF_HIGH: return u->utf8 ? "\xe2\x96\x93" "H" : "+H";
+    case OVF_MEDIUM: return u->utf8 ? "\xe2\x96\x91" "M" : "-M";
+    default: return "  ";
+    }
+}
+
+static int level_role(int levels, int level) {
+    if (!levels) return UI_NAN;
+    return level == OVF_CRITICAL ? UI_BAD : level == OVF_HIGH ? UI_WARN : level == OVF_MEDIUM ? UI_HINT : UI_DIM;
+}
+
+/* Grid cell glyph: worst level (g = level + 1), clean, or no data. */
+static const char *grid_glyph(const struct ui *u, int levels, int g) {
+    if (g == 0) return u->utf8 ? "\xc2\xb7" : ".";
+    if (!levels) return u->utf8 ? "\xe2\x96\x88" : "#";
+    switch (g - 1) {
+    case OVF_CRITICAL: return u->utf8 ? "\xe2\x96\x88" : "#";
+    case OVF_HIGH: return u->utf8 ? "\xe2\x96\x93" : "+";
+    default: return u->utf8 ? "\xe2\x96\x91" : "-";
+    }
+}
+
+/* Moves the cursor to entry line `to` (clamped, skipping headings in the
+ * direction of travel). */
+static void move_to(struct ovp *p, long to, int dir) {
+    if (!p->nlines) return;
+    if (to < 0) to = 0;
+    if (to >= (long)p->nlines) to = (long)p->nlines - 1;
+    while (to >= 0 && to < (long)p->nlines && p->lines[to].heading) to += dir >= 0 ? 1 : -1;
+    if (to < 0 || to >= (long)p->nlines) {   /* ran off: search the other way */
+        to = to < 0 ? 0 : (long)p->nlines - 1;
+        while (to >= 0 && to < (long)p->nlines && p->lines[to].heading) to += dir >= 0 ? -1 : 1;
+        if (to < 0 || to >= (long)p->nlines) return;
+    }
+    p->cur = (size_t)to;
+}
+
+/* Puts the cursor on list entry `entry`, clearing filters that hide it. */
+static void select_entry(struct ovp *p, size_t entry) {
+    const struct ovf_entry *e = &p->list->v[entry];
+    if (!entry_shown(p, e)) {
+        p->has_rank = p->has_step = 0;
+        if (p->levels) p->show |= 1u << e->level;
+        relist(p);
+    }
+    for (size_t i = 0; i < p->nlines; i++)
+        if (!p->lines[i].heading && p->lines[i].entry == entry) {
+            p->cur = i;
+            if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
+            return;
+        }
+}
+
+/* ---- the jump ---- */
+
+/* The cube step index of (step directory, micro step): the exact micro
+ * step, else the step's first. */
+static int cube_step_of(const struct cube *c, int32_t step, int32_t micro) {
+    int first = -1;
+    for (int i = 0; i < c->nsteps; i++) {
+        if (c->steps[i].origin != step) continue;
+        if (first < 0) first = i;
+        if (micro < 0 || c->steps[i].micro < 0 || c->steps[i].micro == micro) return i;
+    }
+    return first;
+}
+
+/* The heat-map target of dump record `name` (trend-db.md §5.5-5.6: the key
+ * without .forward/.backward, then ".output.i" / ".input.i" with the call
+ * index as the target's call).  Micro-step mode renumbers call indices, so
+ * among the record's targets the one whose cell at (step, rank) is
+ * non-finite wins, then the one with the record's own call index. */
+static uint32_t record_target(const struct cube *c, const char *name, int step, int rank, int *metric_out) {
+    char key[1024];
+    snprintf(key, sizeof key, "%s", name);
+    const char *metric = "forward";
+    char *p;
+    if ((p = strstr(key, ".backward")) != NULL && (p[9] == '\0' || p[9] == '.')) {
+        metric = "backward";
+        memmove(p, p + 9, strlen(p + 9) + 1);
+    } else if ((p = strstr(key, ".forward")) != NULL && (p[8] == '\0' || p[8] == '.')) {
+        memmove(p, p + 8, strlen(p + 8) + 1);
+    }
+    int32_t call = 0;
+    char *dot = strrchr(key, '.');
+    if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1)) {
+        call = (int32_t)atol(dot + 1);
+        *dot = '\0';
+    }
+    size_t klen = strlen(key);
+    uint32_t best = NAMES_NONE;
+    int best_score = -1, best_metric = -1;
+    for (int m = 0; m < c->nmetrics; m++) {
+        int mscore = strcmp(c->metrics[m].name, metric) == 0 ? 4 : strcmp(c->metrics[m].name, "recompute") == 0 ? 2 : -1;
+        if (mscore < 0) continue;
+        const struct cube_metric *cm = &c->metrics[m];
+        for (uint32_t lt = 0; lt < cm->ntargets; lt++) {
+            uint32_t t = cm->targets[lt];
+            const char *tn = names_str(c->names, t);
+            if (strncmp(tn, key, klen) != 0 || (strncmp(tn + klen, ".output.", 8) != 0 && strncmp(tn + klen, ".input.", 7) != 0))
+                continue;
+            int score = mscore + (strncmp(tn + klen, ".output.", 8) == 0);
+            if (names_target(c->names, t)->call == call) score += 8;
+            if (step >= 0 && rank >= 0) {
+                for (int s = 0; s < cm->nstats; s++) {
+                    float v = cube_get(c, m, s, lt, step, rank);
+                    if (!cube_is_missing(v) && !isfinite(v)) {
+                        score += 16;
+                        break;
+                    }
+                }
+            }
+            if (score > best_score) best_score = score, best = t, best_metric = m;
+        }
+    }
+    *metric_out = best_metric;
+    return best;
+}
+
+/* A pane named "tree" that is available and has a `:node NAME` command
+ * (expand the ancestors, select) takes the jump. */
+static int jump_tree(struct app *a, const char *name) {
+    struct view *t = app_view(a, "tree");
+    if (!t || (t->ops->available && !t->ops->available(a))) return 0;
+    for (size_t i = 0; i < t->ops->ncmds; i++) {
+        const struct view_cmd *cmd = &t->ops->cmds[i];
+        if (strcmp(cmd->name, "node") != 0) continue;
+        char *argv[3] = { (char *)"node", (char *)name, NULL };
+        struct pt_error err = { { 0 } };
+        if (cmd->run(t, a, 2, argv, &err) != 0) {
+            app_err(a, "%s", err.msg);
+            return 1;
+        }
+        app_show(a, "tree");
+        return 1;
+    }
+    return 0;
+}
+
+static void jump(struct ovp *p, struct app *a) {
+    const struct ovf_entry *e = cur_entry(p);
+    const struct cube *c = a->cube;
+    if (!e) return;
+    if (p->levels && jump_tree(a, e->name)) return;
+    if (!c || !app_view(a, "heatmap")) {
+        app_err(a, "no graph or heat map to show %s in", e->name);
+        return;
+    }
+    int step = cube_step_of(c, e->step, e->micro), rank = cube_rank_find(c, e->rank), metric = -1;
+    uint32_t target = NAMES_NONE;
+    if (p->levels) {
+        target = record_target(c, e->name, step, rank, &metric);
+    } else {
+        target = e->pos;   /* scanned cells: pos is the target, what starts with the metric */
+        char mname[64];
+        if (sscanf(e->what, "%63s", mname) == 1) metric = cube_metric_find(c, mname);
+    }
+    if (target == NAMES_NONE || metric < 0 || step < 0 || rank < 0) {
+        char esc[512];
+        app_err(a, "%s has no cell in the heat map (not a trend target)",
+                pt_escape(e->name, strlen(e->name), esc, sizeof esc));
+        return;
+    }
+    if (metric != a->metric) {
+        int stat = a->metric >= 0 && a->metric < c->nmetrics && a->stat >= 0 && a->stat < c->metrics[a->metric].nstats
+                       ? cube_stat_find(c, metric, c->metrics[a->metric].stats[a->stat]) : -1;
+        app_set_metric(a, metric, stat);
+    }
+    app_select(a, step, rank, target);
+    app_show(a, "heatmap");
+}
+
+/* ---- ops ---- */
+
+static int ovf_init(struct view *v, struct app *a, struct pt_error *err) {
+    struct ovp *p = calloc(1, sizeof *p);
+    if (!p) return pt_errorf(err, "overflow pane: out of memory");
+    p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
+    search_init(&p->re);
+    v->priv = p;
+    if (a->ds && build(p, a, err) != 0) return -1;
+    return 0;
+}
+
+static void ovf_free(struct view *v) {
+    struct ovp *p = v->priv;
+    if (!p) return;
+    ovp_reset(p);
+    search_free(&p->re);
+    free(p);
+    v->priv = NULL;
+}
+
+static int ovf_available(const struct app *a) {
+    return a->mode == APP_MODE_TREND;
+}
+
+static void ovf_notify(struct view *v, struct app *a, unsigned what) {
+    struct ovp *p = v->priv;
+    if (!(what & APP_CH_DATA)) return;
+    struct pt_error err = { { 0 } };
+    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+}
+
+static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
+    const struct ui *u = a->ui;
+    char buf[256];
+    int x = 0;
+    ui_role(w, u, UI_NORMAL);
+    ui_fill(w, 0, 0, width);
+    if (!p->levels) {
+        ui_role(w, u, UI_NAN);
+        x += ui_put(w, 0, x, width - x, level_mark(u, 0, 0));
+        ui_role(w, u, UI_NORMAL);
+        snprintf(buf, sizeof buf, " %zu non-finite cells  (levels not available for this input)", p->counts[0]);
+        x += ui_put(w, 0, x, width - x, buf);
+    } else {
+        /* narrow windows get "C:7 H:126 M:4", hidden levels in brackets */
+        int compact = width < 72;
+        static const int order[3] = { OVF_CRITICAL, OVF_HIGH, OVF_MEDIUM };
+        for (int i = 0; i < 3; i++) {
+            int l = order[i];
+            int on = (p->show >> l) & 1;
+            ui_role(w, u, on ? level_role(1, l) : UI_DIM);
+            x += ui_put(w, 0, x, width - x, compact ? level_mark(u, 1, l) + (u->utf8 ? 3 : 1) : level_mark(u, 1, l));
+            ui_role(w, u, on ? UI_NORMAL : UI_DIM);
+            if (compact)
+                snprintf(buf, sizeof buf, on ? ":%zu " : ":(%zu) ", p->counts[l]);
+            else
+                snprintf(buf, sizeof buf, " %d %s %zu%s", i + 1, ovf_level_name((enum ovf_level)l), p->counts[l],
+                         on ? "   " : " (hidden)   ");
+            x += ui_put(w, 0, x, width - x, buf);
+        }
+    }
+    ui_role(w, u, UI_HINT);
+    char rb[32] = "all", sb[32] = "all";
+    if (p->has_rank) snprintf(rb, sizeof rb, "%d", (int)p->rank);
+    if (p->has_step) snprintf(sb, sizeof sb, "%d", (int)p->step);
+    snprintf(buf, sizeof buf, " rank %s  step %s", rb, sb);
+    ui_put(w, 0, x, width - x, buf);
+}
+
+/* The grid: rows = ranks, columns = steps, each cell the worst level of
+ * the ranks and steps it covers (several when the window is too small). */
+static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, int max_rows) {
+    const struct ui *u = a->ui;
+    p->grid_rows = 0;
+    if (!p->ngsteps || !p->ngranks || max_rows < 2 || width < 12) return 0;
+    char lab[32];
+    /* the widest row label: "rank N" or, when rows merge ranks, "rA-B" */
+    int last = p->ngranks - 1;
+    snprintf(lab, sizeof lab, "r%d-%d", (int)p->granks[last], (int)p->granks[last]);
+    int labw = text_width(lab);
+    snprintf(lab, sizeof lab, "rank %d", (int)p->granks[last]);
+    if (text_width(lab) > labw) labw = text_width(lab);
+    labw++;
+    int cols = width - labw;
+    if (cols < 1) return 0;
+    int rows = max_rows - 1;
+    p->grid_sper = (p->ngsteps + cols - 1) / cols;
+    p->grid_rper = (p->ngranks + rows - 1) / rows;
+    int ncols = (p->ngsteps + p->grid_sper - 1) / p->grid_sper;
+    int nrows = (p->ngranks + p->grid_rper - 1) / p->grid_rper;
+    p->grid_y = y + 1;
+    p->grid_x = labw;
+    p->grid_rows = nrows;
+    p->grid_cols = ncols;
+
+    /* step ruler: a number every 10 columns */
+    ui_role(w, u, UI_AXIS);
+    ui_fill(w, y, 0, width);
+    ui_put(w, y, 0, labw, p->grid_sper > 1 ? "steps" : "step");
+    for (int cx = 0; cx < ncols; cx += 10) {
+        snprintf(lab, sizeof lab, "%d", (int)p->gsteps[cx * p->grid_sper]);
+        ui_put(w, y, labw + cx, width - labw - cx, lab);
+    }
+    for (int ry = 0; ry < nrows; ry++) {
+        int r0 = ry * p->grid_rper;
+        ui_role(w, u, UI_AXIS);
+        ui_fill(w, y + 1 + ry, 0, width);
+        int r1 = r0 + p->grid_rper - 1 < p->ngranks ? r0 + p->grid_rper - 1 : p->ngranks - 1;
+        if (r1 > r0) snprintf(lab, sizeof lab, "r%d-%d", (int)p->granks[r0], (int)p->granks[r1]);
+        else snprintf(lab, sizeof lab, "rank %d", (int)p->granks[r0]);
+        ui_put(w, y + 1 + ry, 0, labw, lab);
+        for (int cx = 0; cx < ncols; cx++) {
+            int worst = 0;
+            for (int r = r0; r < r0 + p->grid_rper && r < p->ngranks; r++)
+                for (int s = cx * p->grid_sper; s < (cx + 1) * p->grid_sper && s < p->ngsteps; s++) {
+                    int g = p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
+                    if (g > worst) worst = g;
+                }
+            ui_role(w, u, worst ? level_role(p->levels, worst - 1) : UI_DIM);
+            ui_put(w, y + 1 + ry, labw + cx, 1, grid_glyph(u, p->levels, worst));
+        }
+    }
+    return 1 + nrows;
+}
+
+/* draw_entry's name column: as wide as the widest name shown, but leaving
+ * the non-finite description at least 2/5 of the room. */
+static int name_column(struct ovp *p, int room) {
+    int widest = 0;
+    char name[1024];
+    for (int r = 0; r < p->list_h && p->top + (size_t)r < p->nlines; r++) {
+        const struct oline *ln = &p->lines[p->top + (size_t)r];
+        if (ln->heading) continue;
+        const char *n = p->list->v[ln->entry].name;
+        int wdt = text_width(pt_escape(n, strlen(n), name, sizeof name));
+        if (wdt > widest) widest = wdt;
+    }
+    if (room < 40) return room;   /* too narrow for both: the status line has the rest */
+    int cap = room * 3 / 5;
+    return widest < cap ? widest : cap;
+}
+
+static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct ovf_entry *e, int sel,
+                       int name_w) {
+    const struct ui *u = a->ui;
+    char name[1024], what[512], fit[1024], buf[64];
+    ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
+    ui_fill(w, y, 0, width);
+    int x = 0;
+    x += ui_put(w, y, x, width - x, sel ? ui_glyph_focus(u) : " ");
+    ui_role(w, u, level_role(p->levels, e->level));
+    x += ui_put(w, y, x, width - x, level_mark(u, p->levels, e->level));
+    ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
+    if (e->micro >= 0) snprintf(buf, sizeof buf, " %4d %5d %6u ", (int)e->rank, (int)e->micro, (unsigned)e->pos);
+    else snprintf(buf, sizeof buf, " %4d %5s %6u ", (int)e->rank, "-", (unsigned)e->pos);
+    x += ui_put(w, y, x, width - x, buf);
+    int room = width - x;
+    if (room <= 0) return;
+    pt_escape(e->name, strlen(e->name), name, sizeof name);
+    pt_escape(e->what, strlen(e->what), what, sizeof what);
+    if (name_w > room) name_w = room;
+    text_fit(name, name_w, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
+    /* the part of the name matching `/` stands out */
+    size_t so, eo;
+    int nx = x;
+    if (search_active(&p->re) && strcmp(fit, name) == 0 && search_find(&p->re, name, strlen(name), 0, &so, &eo) == 1) {
+        char part[1024];
+        snprintf(part, sizeof part, "%.*s", (int)so, name);
+        nx += ui_put(w, y, nx, name_w, part);
+        ui_role(w, u, UI_MATCH);
+        snprintf(part, sizeof part, "%.*s", (int)(eo - so), name + so);
+        nx += ui_put(w, y, nx, x + name_w - nx, part);
+        ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
+        ui_put(w, y, nx, x + name_w - nx, name + eo);
+    } else {
+        ui_put(w, y, x, name_w, fit);
+    }
+    x += name_w + 2;
+    if (x < width) {
+        ui_role(w, u, sel ? UI_AXIS_SEL : level_role(p->levels, e->level) == UI_NAN ? UI_WARN : UI_HINT);
+        text_fit(what, width - x, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit);
+        ui_put(w, y, x, width - x, fit);
+    }
+}
+
+static void ovf_draw(struct view *v, struct app *a) {
+    struct ovp *p = v->priv;
+    WINDOW *w = v->win;
+    const struct ui *u = a->ui;
+    int h = v->h, width = v->w;
+    if (!w) return;
+    if (!p->built) {
+        werase(w);
+        ui_role(w, u, UI_DIM);
+        ui_put(w, 0, 0, width, a->ds ? "no overflow data" : "loading...");
+        return;
+    }
+    draw_header(p, a, w, width);
+    int y = 1;
+    int grid_max = h >= 12 ? (h - 4) / 3 + 1 : h >= 8 ? 2 : 0;
+    if (p->ngranks + 1 < grid_max) grid_max = p->ngranks + 1;
+    y += draw_grid(p, a, w, y, width, grid_max);
+    if (y < h - 1) {
+        /* column titles, aligned with draw_entry's fixed part */
+        ui_role(w, u, UI_DIM);
+        ui_fill(w, y, 0, width);
+        ui_put(w, y, 0, width, "   lvl rank micro    pos name / non-finite");
+        y++;
+    }
+    p->list_y = y;
+    p->list_h = h - y;
+    if (p->list_h <= 0) return;
+    if (p->nlines == 0) {
+        for (int r = y; r < h; r++) {
+            ui_role(w, u, UI_NORMAL);
+            ui_fill(w, r, 0, width);
+        }
+        ui_role(w, u, UI_OK);
+        ui_put(w, y, 1, width - 1,
+               p->list->n ? "nothing matches the filters (c clears them)" : "no NaN or Inf found in this data");
+        return;
+    }
+    /* keep the cursor visible, with its step heading when possible */
+    if (p->cur < p->top) p->top = p->cur > 0 && p->lines[p->cur - 1].heading ? p->cur - 1 : p->cur;
+    if (p->cur >= p->top + (size_t)p->list_h) p->top = p->cur - (size_t)p->list_h + 1;
+    /* the fixed part of a row: focus mark, level mark, rank, micro, position */
+    int name_w = name_column(p, width - 24);
+    for (int r = 0; r < p->list_h; r++) {
+        size_t li = p->top + (size_t)r;
+        int yy = y + r;
+        if (li >= p->nlines) {
+            ui_role(w, u, UI_NORMAL);
+            ui_fill(w, yy, 0, width);
+            continue;
+        }
+        const struct oline *ln = &p->lines[li];
+        if (ln->heading) {
+            char buf[96];
+            ui_role(w, u, UI_TITLE);
+            ui_fill(w, yy, 0, width);
+            snprintf(buf, sizeof buf, "%s step %d %s", ui_glyph_hline(u), (int)ln->step, ui_glyph_hline(u));
+            ui_put(w, yy, 0, width, buf);
+        } else {
+            draw_entry(p, a, w, yy, width, &p->list->v[ln->entry], li == p->cur && v->focused, name_w);
+        }
+    }
+}
+
+static void toggle_level(struct ovp *p, struct app *a, int level) {
+    if (!p->levels) {
+        app_msg(a, "levels are not available for this input");
+        return;
+    }
+    p->show ^= 1u << level;
+    relist(p);
+}
+
+static int ovf_key(struct view *v, struct app *a, int action, int key) {
+    struct ovp *p = v->priv;
+    (void)key;
+    if (!p->built) return 0;
+    long page = p->list_h > 1 ? p->list_h - 1 : 1;
+    const struct ovf_entry *e = cur_entry(p);
+    switch (action) {
+    case OA_DOWN: move_to(p, (long)p->cur + 1, 1); return 1;
+    case OA_UP: move_to(p, (long)p->cur - 1, -1); return 1;
+    case OA_PGDN: move_to(p, (long)p->cur + page, 1); return 1;
+    case OA_PGUP: move_to(p, (long)p->cur - page, -1); return 1;
+    case OA_HALFDN: move_to(p, (long)p->cur + page / 2 + 1, 1); return 1;
+    case OA_HALFUP: move_to(p, (long)p->cur - page / 2 - 1, -1); return 1;
+    case OA_TOP: move_to(p, 0, 1); return 1;
+    case OA_BOTTOM: move_to(p, (long)p->nlines - 1, -1); return 1;
+    case OA_CRIT: toggle_level(p, a, OVF_CRITICAL); return 1;
+    case OA_HIGH: toggle_level(p, a, OVF_HIGH); return 1;
+    case OA_MED: toggle_level(p, a, OVF_MEDIUM); return 1;
+    case OA_RANK:
+        if (p->has_rank) p->has_rank = 0;
+        else if (e) p->has_rank = 1, p->rank = e->rank;
+        relist(p);
+        return 1;
+    case OA_STEP:
+        if (p->has_step) p->has_step = 0;
+        else if (e) p->has_step = 1, p->step = e->step;
+        relist(p);
+        return 1;
+    case OA_CLEAR:
+        p->has_rank = p->has_step = 0;
+        p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
+        relist(p);
+        return 1;
+    case OA_FIRST: {
+        long f = ovf_first(p->list);
+        if (f < 0) {
+            app_msg(a, "no NaN or Inf in this data");
+            return 1;
+        }
+        select_entry(p, (size_t)f);
+        const struct ovf_entry *fe = &p->list->v[f];
+        char esc[512];
+        app_msg(a, "first occurrence: %s at step %d, rank %d: %s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
+                (int)fe->step, (int)fe->rank, pt_escape(fe->name, strlen(fe->name), esc, sizeof esc));
+        return 1;
+    }
+    case OA_JUMP: jump(p, a); return 1;
+    default: return 0;
+    }
+}
+
+static int ovf_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+    struct ovp *p = v->priv;
+    if (!p->built) return 0;
+    if (m->wheel) {
+        move_to(p, (long)p->cur + 3 * m->wheel, m->wheel);
+        return 1;
+    }
+    if (m->button != 1) return 0;
+    if (p->grid_rows && m->y >= p->grid_y && m->y < p->grid_y + p->grid_rows && m->x >= p->grid_x &&
+        m->x < p->grid_x + p->grid_cols) {
+        /* a grid cell: filter to its step and rank (when it stands for one) */
+        int s = (m->x - p->grid_x) * p->grid_sper, r = (m->y - p->grid_y) * p->grid_rper;
+        p->has_step = p->grid_sper == 1;
+        p->has_rank = p->grid_rper == 1;
+        p->step = p->gsteps[s];
+        p->rank = p->granks[r];
+        relist(p);
+        return 1;
+    }
+    if (m->y >= p->list_y && m->y < p->list_y + p->list_h) {
+        size_t li = p->top + (size_t)(m->y - p->list_y);
+        if (li < p->nlines && !p->lines[li].heading) {
+            p->cur = li;
+            if (m->dbl) jump(p, a);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
+    struct ovp *p = v->priv;
+    (void)a;
+    const struct ovf_entry *e = p->built ? cur_entry(p) : NULL;
+    if (!e) {
+        snprintf(buf, size, "%zu of %zu entries", p->nentries, p->list ? p->list->n : 0);
+        return;
+    }
+    char name[768], what[256];
+    pt_escape(e->name, strlen(e->name), name, sizeof name);
+    pt_escape(e->what, strlen(e->what), what, sizeof what);
+    if (e->micro >= 0)
+        snprintf(buf, size, "%s step %d micro %d rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
+                 (int)e->step, (int)e->micro, (int)e->rank, (unsigned)e->pos, name, what);
+    else
+        snprintf(buf, size, "%s step %d rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
+                 (int)e->step, (int)e->rank, (unsigned)e->pos, name, what);
+}
+
+/* `/`: highlights matching names and moves to the next match. */
+static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
+    if (!p->nlines) return 0;
+    for (size_t k = 0; k < p->nlines; k++) {
+        size_t li = dir > 0 ? (from + 1 + k) % p->nlines : (from + p->nlines - 1 - k % p->nlines) % p->nlines;
+        if (p->lines[li].heading) continue;
+        const char *n = p->list->v[p->lines[li].entry].name;
+        int rc = search_match(&p->re, n, strlen(n));
+        if (rc < 0) {
+            app_err(a, "%s", p->re.why);
+            return 1;
+        }
+        if (rc == 1) {
+            p->cur = li;
+            return 1;
+        }
+    }
+    app_msg(a, "no entry matches /%s/", p->re.pattern ? p->re.pattern : "");
+    return 1;
+}
+
+static int ovf_search(struct view *v, struct app *a, const char *pattern, struct pt_error *err) {
+    struct ovp *p = v->priv;
+    if (search_compile(&p->re, pattern, 0, err) != 0) return -1;
+    if (!search_active(&p->re) || !p->built) return 0;
+    find_match(p, a, p->cur ? p->cur - 1 : p->nlines - 1, 1);
+    return 0;
+}
+
+static int ovf_search_next(struct view *v, struct app *a, int dir) {
+    struct ovp *p = v->priv;
+    if (!search_active(&p->re) || !p->built) return 0;
+    return find_match(p, a, p->cur, dir);
+}
+
+/* `:ovf-rank N|all`, `:ovf-step N|all`. */
+static int filter_cmd(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err, int is_rank) {
+    struct view *self = app_view(a, "overflow");
+    struct ovp *p = self ? self->priv : NULL;
+    (void)v;
+    if (!p || !p->built) return pt_errorf(err, "no overflow data");
+    if (argc != 2) return pt_errorf(err, "usage: %s N|all", argv[0]);
+    int *has = is_rank ? &p->has_rank : &p->has_step;
+    int32_t *val = is_rank ? &p->rank : &p->step;
+    if (!strcmp(argv[1], "all")) {
+        *has = 0;
+    } else {
+        char *end;
+        long n = strtol(argv[1], &end, 10);
+        if (end == argv[1] || *end) return pt_errorf(err, "%s: '%s' is not a number", argv[0], argv[1]);
+        if (find_i32(is_rank ? p->granks : p->gsteps, is_rank ? p->ngranks : p->ngsteps, (int32_t)n) < 0)
+            return pt_errorf(err, "%s: there is no %s %ld", argv[0], is_rank ? "rank" : "step", n);
+        *has = 1;
+        *val = (int32_t)n;
+    }
+    relist(p);
+    app_show(a, "overflow");
+    return 0;
+}
+static int cmd_rank(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    return filter_cmd(v, a, argc, argv, err, 1);
+}
+static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    return filter_cmd(v, a, argc, argv, err, 0);
+}
+
+static const struct view_cmd ovf_cmds[] = {
+    { "ovf-rank", "N|all", "overflow pane: only rank N (all: every rank)", 0, cmd_rank },
+    { "ovf-step", "N|all", "overflow pane: only step N (all: every step)", 0, cmd_step },
+};
+
+const struct view_ops view_overflow = {
+    .name = "overflow",
+    .title = "Overflow",
+    .init = ovf_init,
+    .free = ovf_free,
+    .available = ovf_available,
+    .draw = ovf_draw,
+    .key = ovf_key,
+    .mouse = ovf_mouse,
+    .notify = ovf_notify,
+    .status = ovf_status,
+    .search = ovf_search,
+    .search_next = ovf_search_next,
+    .hints = "1/2/3 levels  r rank  s step  F first  Enter show",
+    .keys = ovf_keys,
+    .nkeys = sizeof ovf_keys / sizeof ovf_keys[0],
+    .cmds = ovf_cmds,
+    .ncmds = sizeof ovf_cmds / sizeof ovf_cmds[0],
+};
