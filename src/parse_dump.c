@@ -693,9 +693,9 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
         /* about one usable tensor per 300 bytes of dump.json: grow once, not log(n) times */
         size_t guess = len / 300 + 16;
         f->rows = malloc(guess * sizeof *f->rows);
-        f->arena = malloc(guess * 48);
+        f->arena = malloc(guess * 96);
         if (f->rows) f->caprows = guess;
-        if (f->arena) f->acap = guess * 48;
+        if (f->arena) f->acap = guess * 96;
     }
     json_lex_init(&ps.lx, buf, len, dump_json, &ps.err);
     enum json_tok t = json_lex_next(&ps.lx);
