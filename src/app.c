@@ -513,16 +513,9 @@ static void release(struct app *a) {
     if (a->prompt) prompt_free(a->prompt);
 }
 
-/* msProbe's defaults; the small demo opens on dimension rank instead, so
- * the first screen already shows where the NaN wedge reaches rank 0 (steps
- * 12-15) and the drifting row, and the origin is left to find. */
-static void data_ready(struct app *a) {
-    app_data_ready(a);
-    if (a->demo && !a->demo_ranks && a->cube && a->cube->nmetrics) {
-        a->dim = DIM_RANK;
-        app_select(a, -1, 0, NAMES_NONE);
-    }
-}
+/* msProbe's defaults (dimension step, the first step), the demo too: the
+ * burst is there to be found (`]` through the steps, or :step 9). */
+static void data_ready(struct app *a) { app_data_ready(a); }
 
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};

@@ -1,0 +1,96 @@
+/* Labels and numbers: target shortening, fitting, tick formats, zoom
+ * aggregation. */
+#include <math.h>
+
+#include "pt_test.h"
+#include "ui/agg.h"
+#include "ui/text.h"
+
+#define QKV "Module.module.module.decoder.layers.3.self_attention.linear_qkv.ColumnParallelLinear.output.0"
+
+static void short_targets(void) {
+    char b[256];
+    CHECK_STR(text_short_target("Functional.linear.input.0", 40, 1, b, sizeof b), "Functional.linear.input.0");
+    CHECK_STR(text_short_target(QKV, 200, 1, b, sizeof b), QKV);
+    /* Wrappers dropped, layers.3 -> L3, output.0 -> out0. */
+    CHECK_STR(text_short_target(QKV, 70, 1, b, sizeof b), "decoder.L3.self_attention.linear_qkv.ColumnParallelLinear.out0");
+    /* Then class names. */
+    CHECK_STR(text_short_target(QKV, 41, 1, b, sizeof b), "decoder.L3.self_attention.linear_qkv.out0");
+    /* Then what precedes the layer. */
+    CHECK_STR(text_short_target(QKV, 33, 1, b, sizeof b), "L3.self_attention.linear_qkv.out0");
+    /* Then the middle, keeping the layer and the tail. */
+    CHECK_STR(text_short_target(QKV, 20, 1, b, sizeof b), "L3\xe2\x80\xa6" "linear_qkv.out0");
+    CHECK_INT(text_width(text_short_target(QKV, 20, 1, b, sizeof b)), 18);   /* whole tokens */
+    CHECK_STR(text_short_target(QKV, 20, 0, b, sizeof b), "L3~linear_qkv.out0");
+    CHECK_STR(text_short_target(QKV, 14, 0, b, sizeof b), "L3~ar_qkv.out0");
+    /* Call suffixes still abbreviate. */
+    CHECK_STR(text_short_target("Functional.linear.output.0#22", 26, 1, b, sizeof b), "Functional.linear.out0#22");
+    /* Every width is honoured. */
+    for (int w = 1; w < 60; w++) CHECK(text_width(text_short_target(QKV, w, 1, b, sizeof b)) <= w);
+}
+
+static void fitting(void) {
+    char b[64];
+    CHECK_STR(text_fit("abcdefgh", 5, TEXT_CUT_RIGHT, 0, b, sizeof b), "abcd~");
+    CHECK_STR(text_fit("abcdefgh", 5, TEXT_CUT_LEFT, 0, b, sizeof b), "~efgh");
+    CHECK_STR(text_fit("abcdefgh", 5, TEXT_CUT_MIDDLE, 0, b, sizeof b), "ab~gh");
+    CHECK_STR(text_fit("abc", 5, TEXT_CUT_MIDDLE, 1, b, sizeof b), "abc");
+    CHECK_STR(text_fit("\xc3\xa9t\xc3\xa9s", 3, TEXT_CUT_RIGHT, 1, b, sizeof b), "\xc3\xa9t\xe2\x80\xa6");
+    CHECK_INT(text_width("\xe2\x96\x80x"), 2);
+    CHECK_INT((int)text_prefix("\xc3\xa9tx", 2), 3);
+}
+
+static void ticks(void) {
+    char b[64];
+    CHECK_STR(text_fmt_tick(0, b, sizeof b), "0");
+    CHECK_STR(text_fmt_tick(150000, b, sizeof b), "1.5e5");
+    CHECK_STR(text_fmt_tick(2e-7, b, sizeof b), "2e-7");
+    CHECK_STR(text_fmt_tick(-1234567, b, sizeof b), "-1.234567e6");
+    CHECK_STR(text_fmt_tick(0.25, b, sizeof b), "0.25");
+    CHECK_STR(text_fmt_tick(9999, b, sizeof b), "9999");
+    CHECK_STR(text_fmt_tick(1e4, b, sizeof b), "1e4");
+    CHECK_STR(text_fmt_tick(0.0001, b, sizeof b), "0.0001");
+    CHECK_STR(text_fmt_value(NAN, b, sizeof b), "NaN");
+    CHECK_STR(text_fmt_value(-INFINITY, b, sizeof b), "-Inf");
+    CHECK_STR(text_fmt_value(cube_missing(), b, sizeof b), "");
+    CHECK_STR(text_fmt_value(1.5f, b, sizeof b), "1.5");
+    CHECK_STR(text_fmt_compact(36.957546234, 7, b, sizeof b), "36.9575");
+    CHECK_STR(text_fmt_compact(123456789, 7, b, sizeof b), "1.2e+08");
+}
+
+static void aggregation(void) {
+    struct agg g;
+    agg_init(&g);
+    CHECK(cube_is_missing(agg_result(&g)));
+    agg_add(&g, cube_missing());
+    CHECK(cube_is_missing(agg_result(&g)));
+    agg_add(&g, 2);
+    agg_add(&g, -5);
+    agg_add(&g, 4);
+    CHECK_NEAR(agg_result(&g), -5, 0);        /* the largest magnitude, sign kept */
+    agg_add(&g, -INFINITY);
+    CHECK(isinf(agg_result(&g)) && agg_result(&g) < 0);
+    agg_add(&g, INFINITY);
+    CHECK(isinf(agg_result(&g)) && agg_result(&g) > 0);
+    agg_add(&g, NAN);
+    CHECK(isnan(agg_result(&g)) && !cube_is_missing(agg_result(&g)));
+
+    /* A 4x3 slice, x-major strides like the cube's. */
+    float v[12];
+    for (int i = 0; i < 12; i++) v[i] = (float)i;
+    v[7] = NAN;
+    struct cube_slice s = {v, 3, 1, 4, 3, DIM_STEP};   /* cell (x, y) = v[x*3 + y] */
+    CHECK_NEAR(agg_block(&s, 0, 2, 0, 3, NULL), 5, 0);
+    CHECK(isnan(agg_block(&s, 2, 4, 0, 3, NULL)));      /* v[7] = (2, 1) */
+    const uint32_t ys[2] = {2, 0};
+    CHECK_NEAR(agg_block(&s, 3, 4, 0, 1, ys), 11, 0);   /* row 0 maps to slice y 2 */
+    CHECK_NEAR(agg_block(&s, 0, 9, 1, 2, ys), 9, 0);    /* x clipped to the slice */
+}
+
+int main(void) {
+    RUN(short_targets);
+    RUN(fitting);
+    RUN(ticks);
+    RUN(aggregation);
+    PT_DONE();
+}

@@ -1,0 +1,32 @@
+/* agg: zoom aggregation (see agg.h). */
+#include "ui/agg.h"
+
+#include <math.h>
+
+void agg_add(struct agg *g, float v) {
+    if (cube_is_missing(v)) return;
+    g->present = 1;
+    if (isnan(v)) { g->nan = 1; return; }
+    if (isinf(v)) { if (v > 0) g->pinf = 1; else g->ninf = 1; return; }
+    if (fabsf(v) > fabsf(g->best) || (g->best == 0 && v != 0)) g->best = v;
+}
+
+float agg_result(const struct agg *g) {
+    if (!g->present) return cube_missing();
+    if (g->nan) return NAN;
+    if (g->pinf) return INFINITY;
+    if (g->ninf) return -INFINITY;
+    return g->best;
+}
+
+float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *ys) {
+    struct agg g;
+    agg_init(&g);
+    if (x1 > s->nx) x1 = s->nx;
+    for (int y = y0; y < y1; y++) {
+        int sy = ys ? (int)ys[y] : y;
+        if (sy < 0 || sy >= s->ny) continue;
+        for (int x = x0 < 0 ? 0 : x0; x < x1; x++) agg_add(&g, cube_slice_at(s, x, sy));
+    }
+    return agg_result(&g);
+}

@@ -1,0 +1,29 @@
+/* agg: what a zoomed-out heat-map cell shows, without curses.
+ *
+ * A cell covering several values shows the one of largest magnitude (sign
+ * kept, so colours stay on the same scale), unless any covered value is
+ * non-finite: then NaN if any is NaN, else +Inf / -Inf (+Inf first), so a
+ * single NaN never disappears when zooming out.  Missing values are
+ * skipped; a cell covering only missing values is missing. */
+#ifndef PT_UI_AGG_H
+#define PT_UI_AGG_H
+
+#include "model/cube.h"
+
+struct agg {
+    int present, nan, pinf, ninf;
+    float best;
+};
+
+static inline void agg_init(struct agg *g) {
+    g->present = g->nan = g->pinf = g->ninf = 0;
+    g->best = 0;
+}
+void agg_add(struct agg *g, float v);
+float agg_result(const struct agg *g);
+
+/* Aggregates slice cells x in [x0, x1), y in [y0, y1); ys (if not NULL)
+ * maps a y index to the slice row (the filtered target list). */
+float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *ys);
+
+#endif

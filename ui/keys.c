@@ -1,0 +1,104 @@
+/* keys: key names, table lookup, grouping for the help screen and the man
+ * page.  No curses here (see keys.h). */
+#include "ui/keys.h"
+
+#include <string.h>
+
+static const char *const special_names[] = {
+    [UK_UP - UK_BASE] = "Up", [UK_DOWN - UK_BASE] = "Down",
+    [UK_LEFT - UK_BASE] = "Left", [UK_RIGHT - UK_BASE] = "Right",
+    [UK_PGUP - UK_BASE] = "PgUp", [UK_PGDN - UK_BASE] = "PgDn",
+    [UK_HOME - UK_BASE] = "Home", [UK_END - UK_BASE] = "End",
+    [UK_INSERT - UK_BASE] = "Ins", [UK_DELETE - UK_BASE] = "Del",
+    [UK_BTAB - UK_BASE] = "S-Tab",
+    [UK_SUP - UK_BASE] = "S-Up", [UK_SDOWN - UK_BASE] = "S-Down",
+    [UK_SLEFT - UK_BASE] = "S-Left", [UK_SRIGHT - UK_BASE] = "S-Right",
+    [UK_F1 - UK_BASE] = "F1", [UK_F2 - UK_BASE] = "F2", [UK_F3 - UK_BASE] = "F3",
+    [UK_F4 - UK_BASE] = "F4", [UK_F5 - UK_BASE] = "F5", [UK_F6 - UK_BASE] = "F6",
+    [UK_F7 - UK_BASE] = "F7", [UK_F8 - UK_BASE] = "F8", [UK_F9 - UK_BASE] = "F9",
+    [UK_F10 - UK_BASE] = "F10", [UK_F11 - UK_BASE] = "F11", [UK_F12 - UK_BASE] = "F12",
+    [UK_MOUSE - UK_BASE] = "Mouse", [UK_RESIZE - UK_BASE] = "Resize",
+    [UK_NONE - UK_BASE] = "None",
+};
+
+const char *keys_name(int code, char *buf, size_t size) {
+    if (size == 0) return buf;
+    buf[0] = '\0';
+    if (code > UK_BASE && code <= UK_NONE) {
+        const char *s = special_names[code - UK_BASE];
+        snprintf(buf, size, "%s", s ? s : "?");
+    } else if (code == UK_ENTER || code == '\n') {
+        snprintf(buf, size, "Enter");
+    } else if (code == UK_TAB) {
+        snprintf(buf, size, "Tab");
+    } else if (code == UK_ESC) {
+        snprintf(buf, size, "Esc");
+    } else if (code == UK_BACKSPACE || code == 0x08) {
+        snprintf(buf, size, "BS");
+    } else if (code == ' ') {
+        snprintf(buf, size, "Space");
+    } else if (code > 0 && code < 0x20) {
+        snprintf(buf, size, "C-%c", code + 'a' - 1);
+    } else if (code >= 0x20 && code < 0x7f) {
+        snprintf(buf, size, "%c", code);
+    } else if (code >= 0x80 && code < UK_BASE) {
+        /* A code point: encode as UTF-8. */
+        char u[5] = {0};
+        if (code < 0x800) { u[0] = (char)(0xc0 | (code >> 6)); u[1] = (char)(0x80 | (code & 0x3f)); }
+        else if (code < 0x10000) { u[0] = (char)(0xe0 | (code >> 12)); u[1] = (char)(0x80 | ((code >> 6) & 0x3f)); u[2] = (char)(0x80 | (code & 0x3f)); }
+        else { u[0] = (char)(0xf0 | (code >> 18)); u[1] = (char)(0x80 | ((code >> 12) & 0x3f)); u[2] = (char)(0x80 | ((code >> 6) & 0x3f)); u[3] = (char)(0x80 | (code & 0x3f)); }
+        snprintf(buf, size, "%s", u);
+    } else {
+        snprintf(buf, size, "#%d", code);
+    }
+    return buf;
+}
+
+const struct keys_row *keys_find(const struct keys_row *rows, size_t n, int code) {
+    /* Enter arrives as CR or LF depending on the terminal mode. */
+    if (code == '\n') code = UK_ENTER;
+    if (code == 0x08) code = UK_BACKSPACE;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].code == code) return &rows[i];
+    return NULL;
+}
+
+static const char *row_name(const struct keys_row *r, char *buf, size_t size) {
+    return r->name ? r->name : keys_name(r->code, buf, size);
+}
+
+void keys_group(const struct keys_row *rows, size_t n, keys_emit_fn emit, void *ctx) {
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].help) continue;
+        /* Shown already with an earlier row of the same action and help? */
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = rows[j].help && rows[j].action == rows[i].action && !strcmp(rows[j].help, rows[i].help);
+        if (seen) continue;
+        char names[128], one[16];
+        size_t len = 0;
+        names[0] = '\0';
+        for (size_t j = i; j < n; j++) {
+            if (rows[j].action != rows[i].action) continue;
+            /* An alias row (help NULL) of the same action joins the group. */
+            if (rows[j].help && strcmp(rows[j].help, rows[i].help)) continue;
+            const char *nm = row_name(&rows[j], one, sizeof one);
+            int w = snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", nm);
+            if (w < 0 || (size_t)w >= sizeof names - len) break;
+            len += (size_t)w;
+        }
+        emit(ctx, names, rows[i].help);
+    }
+}
+
+void keys_roff(FILE *f, const char *text) {
+    int bol = 1;
+    for (const char *p = text; *p; p++) {
+        if (bol && (*p == '.' || *p == '\'')) fputs("\\&", f);
+        bol = 0;
+        if (*p == '\\') fputs("\\e", f);
+        else if (*p == '-') fputs("\\-", f);
+        else if (*p == '\n') { fputc('\n', f); bol = 1; }
+        else fputc(*p, f);
+    }
+}

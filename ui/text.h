@@ -1,0 +1,36 @@
+/* text: display width, fitting and number formats for labels, without
+ * curses.  Widths count code points (every glyph the app prints is one
+ * column wide; hostile names are escaped with pt_escape first). */
+#ifndef PT_UI_TEXT_H
+#define PT_UI_TEXT_H
+
+#include <stddef.h>
+
+/* Columns of a UTF-8 string (code points; invalid bytes count one each). */
+int text_width(const char *s);
+/* Byte length of the first `cols` columns of s. */
+size_t text_prefix(const char *s, int cols);
+
+enum text_cut { TEXT_CUT_RIGHT, TEXT_CUT_LEFT, TEXT_CUT_MIDDLE };
+/* Copies s into buf so it takes at most `width` columns, marking a cut with
+ * an ellipsis ("…", or "~" when !utf8) at the end, the start or the middle. */
+char *text_fit(const char *s, int width, enum text_cut cut, int utf8, char *buf, size_t size);
+
+/* A target name for an axis label in at most `width` columns, keeping what
+ * tells rows apart: wrapper words (Module, Cell, module, model...) and class
+ * names go first, "layers.3" becomes "L3", input/output become in/out, and
+ * what still does not fit is cut from the left behind the layer number. */
+char *text_short_target(const char *name, int width, int utf8, char *buf, size_t size);
+
+/* Numbers.  text_fmt_value: 6 significant digits, "NaN", "+Inf", "-Inf",
+ * "" for missing (cube_is_missing). */
+char *text_fmt_value(float v, char *buf, size_t size);
+/* msProbe's y tick labels (trend-db.md §9.4): 0 -> "0"; |v| < 1e-4 or
+ * |v| >= 1e4 -> exponent form with up to 6 decimals, trailing zeros and the
+ * '+' removed ("1.5e5", "2e-7"); else fixed with up to 10 decimals,
+ * trailing zeros removed. */
+char *text_fmt_tick(double v, char *buf, size_t size);
+/* Compact form for narrow places: at most `width` columns (>= 5). */
+char *text_fmt_compact(double v, int width, char *buf, size_t size);
+
+#endif

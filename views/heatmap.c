@@ -1,0 +1,716 @@
+/* heatmap: the heat-map pane, msProbe's TREND ANALYZER picture.
+ *
+ * Shows one cut of the cube (app->metric, ->stat, ->dim, ->dimval): dim
+ * step -> x = rank, y = target; rank -> x = step, y = target; module ->
+ * x = step, y = rank.  The y axis of the target dims is app->rows (the
+ * filtered targets).  The cursor is the app's selected cell, so other panes
+ * move it with app_select().
+ *
+ * Zoom out is per axis: zx x zy source cells become one screen cell showing
+ * agg_block() of them (max |value|, non-finite wins); the zoomed grid is
+ * cached until the slice, the rows or the zoom change.  Colours: the
+ * gradient quantised to the terminal (ui->steps) or the 3-sigma bands,
+ * over the finite range of the slice's shown rows narrowed by
+ * app->range_lo/hi (cells outside are hidden, as msProbe's slider does). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/app_state.h"
+#include "ui/agg.h"
+#include "ui/palette.h"
+#include "ui/text.h"
+#include "ui/ui.h"
+#include "views/trend.h"
+#include "views/view.h"
+
+enum {
+    HM_UP = 1, HM_DOWN, HM_LEFT, HM_RIGHT, HM_PGUP, HM_PGDN, HM_TOP, HM_BOTTOM, HM_FIRSTCOL, HM_LASTCOL,
+    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF,
+};
+
+static const struct keys_row heat_keys[] = {
+    {UK_UP, NULL, HM_UP, "move up"}, {'k', NULL, HM_UP, "move up"},
+    {UK_DOWN, NULL, HM_DOWN, "move down"}, {'j', NULL, HM_DOWN, "move down"},
+    {UK_LEFT, NULL, HM_LEFT, "move left"}, {'h', NULL, HM_LEFT, "move left"},
+    {UK_RIGHT, NULL, HM_RIGHT, "move right"}, {'l', NULL, HM_RIGHT, "move right"},
+    {UK_PGUP, NULL, HM_PGUP, "page up"}, {UK_CTRL('u'), NULL, HM_PGUP, "page up"},
+    {UK_PGDN, NULL, HM_PGDN, "page down"}, {UK_CTRL('d'), NULL, HM_PGDN, "page down"},
+    {'g', NULL, HM_TOP, "first row"}, {UK_HOME, NULL, HM_TOP, "first row"},
+    {'G', NULL, HM_BOTTOM, "last row"}, {UK_END, NULL, HM_BOTTOM, "last row"},
+    {'0', NULL, HM_FIRSTCOL, "first column"}, {'$', NULL, HM_LASTCOL, "last column"},
+    {UK_ENTER, NULL, HM_ADD, "add the cell's trend to the line chart"},
+    {'z', NULL, HM_ZOOMOUT, "zoom out (axes that do not fit aggregate: max |value|, NaN/Inf kept)"},
+    {'Z', NULL, HM_ZOOMIN, "zoom in"},
+    {'r', NULL, HM_RESET, "reset value range and zoom"},
+    {'b', NULL, HM_HALF, "half blocks: two rows per line (colour, UTF-8)"},
+};
+
+struct heat {
+    int zx, zy;              /* zoom: source cells per screen cell */
+    int x0, y0;              /* first shown column / row, zoomed units */
+    int half;                /* user asked for half blocks */
+    /* The slice's finite range and moments over the shown rows. */
+    int stats_ok;
+    double vmin, vmax, mean, sd;
+    size_t nfinite;
+    struct pal_bands bands;
+    /* Zoomed grid cache. */
+    float *agg;
+    int agg_w, agg_h, agg_zx, agg_zy, agg_ok;
+    /* Geometry of the last frame (mouse, paging). */
+    int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
+};
+
+/* --- the cut --- */
+
+struct cut {
+    struct cube_slice s;
+    int ok;
+    int ny;                  /* y source rows */
+    const uint32_t *ys;      /* y -> slice y, NULL = identity */
+    int cx, cy;              /* cursor, source coordinates (-1 none) */
+};
+
+static int get_cut(struct app *a, struct cut *c) {
+    memset(c, 0, sizeof *c);
+    c->cx = c->cy = -1;
+    if (!a->cube || a->cube->nmetrics == 0 || a->dimval < 0) return 0;
+    if (cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s) < 0) return 0;
+    c->ok = 1;
+    if (a->dim == DIM_TARGET) {
+        c->ny = c->s.ny;
+        c->ys = NULL;
+        c->cx = a->sel_step;
+        c->cy = a->sel_rank;
+    } else {
+        c->ny = (int)a->nrows;
+        c->ys = a->rows;
+        c->cx = a->dim == DIM_STEP ? a->sel_rank : a->sel_step;
+        uint32_t lt = a->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(a->cube, a->metric, a->sel_target);
+        c->cy = lt == UINT32_MAX ? -1 : (int)app_row_of(a, lt);
+    }
+    return 1;
+}
+
+static void set_cursor(struct app *a, const struct cut *c, int x, int y) {
+    if (x < 0) x = 0;
+    if (y < 0) y = 0;
+    if (x >= c->s.nx) x = c->s.nx - 1;
+    if (y >= c->ny) y = c->ny - 1;
+    if (x < 0 || y < 0) return;
+    if (a->dim == DIM_TARGET) app_select(a, x, y, NAMES_NONE);
+    else {
+        uint32_t g = a->cube->metrics[a->metric].targets[a->rows[y]];
+        if (a->dim == DIM_STEP) app_select(a, -1, x, g);
+        else app_select(a, x, -1, g);
+    }
+}
+
+static float src_at(const struct cut *c, int x, int y) {
+    return cube_slice_at(&c->s, x, c->ys ? (int)c->ys[y] : y);
+}
+
+static void compute_stats(struct heat *h, const struct cut *c) {
+    /* One pass, sums shifted by the first finite value so the variance of
+     * values far from zero does not cancel away. */
+    double mn = INFINITY, mx = -INFINITY, shift = NAN, sum = 0, sum2 = 0;
+    size_t k = 0;
+    for (int y = 0; y < c->ny; y++) {
+        const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
+        for (int x = 0; x < c->s.nx; x++) {
+            float v = row[(ptrdiff_t)x * c->s.sx];
+            if (!isfinite(v)) continue;
+            if (v < mn) mn = v;
+            if (v > mx) mx = v;
+            if (k == 0) shift = v;
+            double d = v - shift;
+            sum += d;
+            sum2 += d * d;
+            k++;
+        }
+    }
+    h->nfinite = k;
+    if (k == 0) { mn = mx = 0; }
+    h->vmin = mn;
+    h->vmax = mx;
+    double m = k ? sum / (double)k : 0;
+    double var = k ? sum2 / (double)k - m * m : 0;
+    h->mean = k ? shift + m : 0;
+    h->sd = var > 0 ? sqrt(var) : 0;
+    pal_bands_make(h->mean, h->sd, &h->bands);
+    h->stats_ok = 1;
+}
+
+static int disp_w(const struct heat *h, const struct cut *c) { return (c->s.nx + h->zx - 1) / h->zx; }
+static int disp_h(const struct heat *h, const struct cut *c) { return (c->ny + h->zy - 1) / h->zy; }
+
+static int build_agg(struct heat *h, const struct cut *c) {
+    int w = disp_w(h, c), hh = disp_h(h, c);
+    if (h->agg_ok && h->agg_w == w && h->agg_h == hh && h->agg_zx == h->zx && h->agg_zy == h->zy) return 0;
+    free(h->agg);
+    h->agg = malloc((size_t)(w ? w : 1) * (size_t)(hh ? hh : 1) * sizeof *h->agg);
+    if (!h->agg) { h->agg_ok = 0; return -1; }
+    for (int y = 0; y < hh; y++)
+        for (int x = 0; x < w; x++)
+            h->agg[(size_t)y * w + x] = agg_block(&c->s, x * h->zx, (x + 1) * h->zx, y * h->zy,
+                                                   (y + 1) * h->zy > c->ny ? c->ny : (y + 1) * h->zy, c->ys);
+    h->agg_w = w;
+    h->agg_h = hh;
+    h->agg_zx = h->zx;
+    h->agg_zy = h->zy;
+    h->agg_ok = 1;
+    return 0;
+}
+
+/* The value shown at zoomed cell (dx, dy). */
+static float disp_at(const struct heat *h, const struct cut *c, int dx, int dy) {
+    if (h->zx == 1 && h->zy == 1) return src_at(c, dx, dy);
+    if (h->agg_ok) return h->agg[(size_t)dy * h->agg_w + dx];
+    return agg_block(&c->s, dx * h->zx, (dx + 1) * h->zx, dy * h->zy,
+                     (dy + 1) * h->zy > c->ny ? c->ny : (dy + 1) * h->zy, c->ys);
+}
+
+/* --- colours --- */
+
+struct colouring {
+    double lo, hi;
+    int nsteps;
+    int bg[PAL_MAX_STEPS];       /* terminal colour per gradient step / band */
+    int nbands;
+    int band_bg[PAL_MAX_BANDS];
+};
+
+static void make_colouring(struct heat *h, struct app *a, struct colouring *k) {
+    struct ui *u = a->ui;
+    double span = h->vmax - h->vmin;
+    k->lo = h->vmin + a->range_lo * span;
+    k->hi = h->vmin + a->range_hi * span;
+    k->nsteps = u->steps;
+    for (int i = 0; i < k->nsteps; i++)
+        k->bg[i] = u->ncolors == 0 ? -1
+                 : u->ncolors < 256 ? pal_ansi_ramp(i, u->ncolors)
+                 : ui_color(u, pal_step_color(i, k->nsteps));
+    k->nbands = h->bands.n;
+    for (int i = 0; i < k->nbands; i++) k->band_bg[i] = ui_color(u, h->bands.color[i]);
+}
+
+/* Colour index of a finite value: gradient step or band; -1 hidden. */
+static int level_of(const struct app *a, const struct heat *h, const struct colouring *k, double v) {
+    if (v < k->lo || v > k->hi) return -1;
+    if (a->color_mode == APP_COLOR_SEGMENTED) return pal_band_of(&h->bands, v);
+    return pal_quantise(pal_position(v, k->lo, k->hi, a->logscale), k->nsteps);
+}
+
+static int level_bg(const struct app *a, const struct colouring *k, int level) {
+    if (level < 0) return -1;
+    return a->color_mode == APP_COLOR_SEGMENTED ? k->band_bg[level] : k->bg[level];
+}
+
+static int level_count(const struct app *a, const struct colouring *k) {
+    return a->color_mode == APP_COLOR_SEGMENTED ? k->nbands : k->nsteps;
+}
+
+static int is_light(const struct ui *u, int color) {
+    struct rgb c;
+    if (color < 0) return 0;
+    if (u->truecolor) c = (struct rgb){(uint8_t)(color >> 16), (uint8_t)(color >> 8), (uint8_t)color};
+    else c = pal_xterm_rgb(color);
+    return c.r * 299 + c.g * 587 + c.b * 114 > 140000;
+}
+
+/* Draws one screen cell of width cw at (y, x).  upper/lower: half-block
+ * mode draws two values ('lower' ignored when !half). */
+static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const struct colouring *k, int y, int x,
+                      int cw, float v, int half, float lower, int cursor) {
+    struct ui *u = a->ui;
+    char glyph[8] = " ";
+    int role = -1;
+    float nf = !cube_is_missing(v) && !isfinite(v) ? v : (half && !cube_is_missing(lower) && !isfinite(lower) ? lower : 0);
+    if (nf != 0 && !isfinite(nf)) {
+        role = isnan(nf) ? UI_NAN : nf > 0 ? UI_PINF : UI_NINF;
+        /* The word only when a blank still separates neighbours. */
+        const char *word = isnan(nf) ? (cw >= 4 ? "NaN" : "N") : nf > 0 ? (cw >= 5 ? "+Inf" : "+") : (cw >= 5 ? "-Inf" : "-");
+        ui_role(w, u, role);
+        if (cursor) wattron(w, A_UNDERLINE);
+        char cellbuf[16];
+        int n = (int)strlen(word);
+        if (cursor && cw >= n + 2) {
+            snprintf(cellbuf, sizeof cellbuf, "[%s%*s]", word, cw - n - 2, "");
+            wattroff(w, A_UNDERLINE);
+        } else {
+            snprintf(cellbuf, sizeof cellbuf, "%s%*s", word, cw > n ? cw - n : 0, "");
+        }
+        ui_put(w, y, x, cw, cellbuf);
+        return;
+    }
+    int l1 = cube_is_missing(v) ? -1 : level_of(a, h, k, v);
+    if (u->ncolors == 0) {
+        /* No colour: a shade glyph per level, the cursor in brackets. */
+        ui_role(w, u, UI_NORMAL);
+        const char *sh = l1 < 0 ? " " : pal_shade(l1, level_count(a, k), u->utf8);
+        char buf[64];
+        size_t len = 0;
+        for (int i = 0; i < cw && len + 4 < sizeof buf; i++) {
+            const char *g = sh;
+            if (cursor && (i == 0 || i == cw - 1)) g = cw == 1 ? (u->utf8 ? "\xe2\x97\x86" : "@") : i == 0 ? "[" : "]";
+            size_t gl = strlen(g);
+            memcpy(buf + len, g, gl);
+            len += gl;
+        }
+        buf[len] = '\0';
+        ui_put(w, y, x, cw, buf);
+        return;
+    }
+    int bg = level_bg(a, k, l1), fg = -1;
+    if (half) {
+        int l2 = cube_is_missing(lower) ? -1 : level_of(a, h, k, lower);
+        int bg2 = level_bg(a, k, l2);
+        if (!cursor) {
+            /* Upper half = foreground of ▀, lower half = background. */
+            if (bg < 0 && bg2 < 0) { ui_role(w, u, UI_NORMAL); ui_fill(w, y, x, cw); return; }
+            if (bg < 0) { ui_style(w, A_NORMAL, ui_pair(u, bg2, -1)); snprintf(glyph, sizeof glyph, "\xe2\x96\x84"); }
+            else { ui_style(w, A_NORMAL, ui_pair(u, bg, bg2)); snprintf(glyph, sizeof glyph, "\xe2\x96\x80"); }
+            char buf[64];
+            size_t len = 0;
+            for (int i = 0; i < cw && len + 4 < sizeof buf; i++) { memcpy(buf + len, glyph, 3); len += 3; }
+            buf[len] = '\0';
+            ui_put(w, y, x, cw, buf);
+            return;
+        }
+    }
+    (void)role;
+    if (cursor) fg = is_light(u, bg) ? ui_color(u, (struct rgb){0, 0, 0}) : ui_color(u, (struct rgb){255, 255, 255});
+    ui_style(w, cursor ? A_BOLD : A_NORMAL, ui_pair(u, fg, bg));
+    if (!cursor) { ui_fill(w, y, x, cw); return; }
+    char buf[32];
+    if (cw == 1) snprintf(buf, sizeof buf, "%s", u->utf8 ? "\xe2\x97\x86" : "@");
+    else { memset(buf, ' ', (size_t)cw); buf[0] = '['; buf[cw - 1] = ']'; buf[cw] = '\0'; }
+    ui_put(w, y, x, cw, buf);
+}
+
+/* --- labels --- */
+
+static void x_label(struct app *a, int x, char *buf, size_t size) {
+    if (a->dim == DIM_STEP) app_rank_label(a, x, buf, size);
+    else snprintf(buf, size, "%d", (int)a->cube->steps[x].value);
+}
+
+static void y_label(struct app *a, const struct cut *c, int y, int width, char *buf, size_t size) {
+    if (a->dim == DIM_TARGET) {
+        char r[64];
+        app_rank_label(a, y, r, sizeof r);
+        snprintf(buf, size, "%s", r);
+        return;
+    }
+    char full[1024];
+    int rank = a->dim == DIM_RANK ? a->dimval : -1;
+    app_target_label(a, rank, a->cube->metrics[a->metric].targets[c->ys[y]], full, sizeof full);
+    text_short_target(full, width, a->ui->utf8, buf, size);
+}
+
+/* --- drawing --- */
+
+static void clamp_scroll(struct heat *h, const struct cut *c, int vis_x, int lines) {
+    int dw = disp_w(h, c), dh = disp_h(h, c), per = h->per_line;
+    int rows_vis = lines * per;
+    if (c->cx >= 0) {
+        int dx = c->cx / h->zx;
+        if (dx < h->x0) h->x0 = dx;
+        if (dx >= h->x0 + vis_x) h->x0 = dx - vis_x + 1;
+    }
+    if (c->cy >= 0) {
+        int dy = c->cy / h->zy;
+        if (dy < h->y0) h->y0 = dy - dy % per;
+        if (dy >= h->y0 + rows_vis) h->y0 = dy - rows_vis + 1 + (per - 1 - (dy - rows_vis + 1) % per + per) % per;
+    }
+    if (h->x0 > dw - vis_x) h->x0 = dw - vis_x;
+    if (h->y0 > dh - rows_vis) h->y0 = dh - rows_vis;
+    if (h->x0 < 0) h->x0 = 0;
+    if (h->y0 < 0) h->y0 = 0;
+    if (per == 2) h->y0 -= h->y0 % 2;
+}
+
+static void draw_title(struct view *v, struct app *a, const struct cut *c, struct heat *h) {
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    char t[256];
+    ui_role(w, u, v->focused ? UI_TITLE_FOCUS : UI_TITLE);
+    ui_fill(w, 0, 0, v->w);
+    int n = snprintf(t, sizeof t, "%s Heat map", v->focused ? ui_glyph_focus(u) : " ");
+    if (c->ok) {
+        const char *xn = a->dim == DIM_STEP ? "rank" : "step";
+        const char *yn = a->dim == DIM_TARGET ? "rank" : "target";
+        n += snprintf(t + n, sizeof t - (size_t)n, "  x %s (%d)  y %s (%d)", xn, c->s.nx, yn, c->ny);
+        if (h->zx > 1 || h->zy > 1) n += snprintf(t + n, sizeof t - (size_t)n, "  zoom %dx%d", h->zx, h->zy);
+        if (h->per_line == 2) snprintf(t + n, sizeof t - (size_t)n, "  half");
+    }
+    ui_put(w, 0, 0, v->w, t);
+}
+
+static void draw_legend(struct view *v, struct app *a, struct heat *h, const struct colouring *k, int y) {
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    char lo[32], hi[32];
+    int x = 0;
+    ui_role(w, u, UI_NORMAL);
+    ui_fill(w, y, 0, v->w);
+    if (h->nfinite == 0) {
+        x += ui_put(w, y, x, v->w - x, "no finite values");
+    } else if (a->color_mode == APP_COLOR_GRADIENT) {
+        pal_fmt_exp2(k->lo, lo, sizeof lo);
+        pal_fmt_exp2(k->hi, hi, sizeof hi);
+        x += ui_put(w, y, x, v->w - x, lo);
+        x += ui_put(w, y, x, v->w - x, " ");
+        int bar = v->w / 3;
+        if (bar > 32) bar = 32;
+        if (bar < 4) bar = 4;
+        for (int i = 0; i < bar && x < v->w; i++) {
+            int lvl = pal_quantise((i + 0.5) / bar, k->nsteps);
+            if (u->ncolors == 0) {
+                ui_role(w, u, UI_NORMAL);
+                x += ui_put(w, y, x, 1, pal_shade(lvl, k->nsteps, u->utf8));
+            } else {
+                ui_style(w, A_NORMAL, ui_pair(u, -1, k->bg[lvl]));
+                x += ui_put(w, y, x, 1, " ");
+            }
+        }
+        ui_role(w, u, UI_NORMAL);
+        x += ui_put(w, y, x, v->w - x, " ");
+        x += ui_put(w, y, x, v->w - x, hi);
+        if (a->logscale) x += ui_put(w, y, x, v->w - x, " log");
+    } else {
+        for (int i = 0; i < h->bands.n && x < v->w; i++) {
+            char lab[80];
+            pal_band_label(&h->bands, i, lab, sizeof lab);
+            if (u->ncolors == 0) {
+                ui_role(w, u, UI_NORMAL);
+                x += ui_put(w, y, x, v->w - x, pal_shade(i, h->bands.n, u->utf8));
+                x += ui_put(w, y, x, v->w - x, pal_shade(i, h->bands.n, u->utf8));
+            } else {
+                ui_style(w, A_NORMAL, ui_pair(u, -1, k->band_bg[i]));
+                x += ui_put(w, y, x, v->w - x, "  ");
+            }
+            ui_role(w, u, UI_NORMAL);
+            x += ui_put(w, y, x, v->w - x, " ");
+            x += ui_put(w, y, x, v->w - x, lab);
+            x += ui_put(w, y, x, v->w - x, "  ");
+        }
+    }
+    /* The non-finite glyphs, so they are readable without colour. */
+    static const struct { int role; const char *g, *t; } nf[3] = {
+        {UI_NAN, "N", " NaN"}, {UI_PINF, "+", " +Inf"}, {UI_NINF, "-", " -Inf"},
+    };
+    if (x + 20 <= v->w) {
+        x += ui_put(w, y, x, v->w - x, "  ");
+        for (int i = 0; i < 3; i++) {
+            ui_role(w, u, nf[i].role);
+            x += ui_put(w, y, x, v->w - x, nf[i].g);
+            ui_role(w, u, UI_NORMAL);
+            x += ui_put(w, y, x, v->w - x, nf[i].t);
+            x += ui_put(w, y, x, v->w - x, " ");
+        }
+    }
+}
+
+static void heat_draw(struct view *v, struct app *a) {
+    struct heat *h = v->priv;
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    struct cut c;
+    werase(w);
+    get_cut(a, &c);
+    a->shown_ok = 0;
+    draw_title(v, a, &c, h);
+    if (v->h < 2) return;
+    if (!c.ok || c.ny == 0 || c.s.nx == 0) {
+        ui_role(w, u, UI_DIM);
+        const char *why = !a->cube ? "no data" : a->nrows == 0 && a->dim != DIM_TARGET ? "no target passes the filter"
+                        : a->dim == DIM_TARGET && a->nrows == 0 ? "no target passes the filter" : "nothing to show";
+        ui_put(w, 1, 1, v->w - 1, why);
+        return;
+    }
+    if (!h->stats_ok) compute_stats(h, &c);
+    struct colouring k;
+    make_colouring(h, a, &k);
+    a->shown_lo = k.lo;
+    a->shown_hi = k.hi;
+    a->shown_ok = h->nfinite > 0;
+
+    int has_xl = v->h >= 4, has_leg = v->h >= 6;
+    int gy0 = 1 + has_xl, gy1 = v->h - has_leg;
+    int lines = gy1 - gy0;
+    if (lines < 1) { lines = 1; gy1 = gy0 + 1; }
+    h->per_line = h->half && u->utf8 && u->ncolors > 0 ? 2 : 1;
+
+    /* y label width: what the labels need, at most a third of the pane. */
+    int lw;
+    if (a->dim == DIM_TARGET) {
+        lw = 1;
+        char r[64];
+        for (int y = 0; y < c.ny; y++) {
+            int l = text_width(app_rank_label(a, y, r, sizeof r));
+            if (l > lw) lw = l;
+        }
+        lw += 1;
+    } else {
+        lw = v->w / 3;
+        if (lw > 40) lw = 40;
+    }
+    if (lw > v->w - 2) lw = v->w - 2;
+    if (lw < 1) lw = 1;
+    int gx0 = lw + 1, gw = v->w - gx0;
+    if (gw < 1) gw = 1;
+    int dw = disp_w(h, &c);
+    int cw = gw / (dw ? dw : 1);
+    if (cw > 6) cw = 6;
+    if (cw < 1) cw = 1;
+    int vis_x = gw / cw;
+    if (vis_x > dw) vis_x = dw;
+    clamp_scroll(h, &c, vis_x, lines);
+    if (h->zx > 1 || h->zy > 1) build_agg(h, &c);
+    int dh = disp_h(h, &c);
+    int ccx = c.cx >= 0 ? c.cx / h->zx : -1, ccy = c.cy >= 0 ? c.cy / h->zy : -1;
+
+    /* x labels: the cursor's first, then left to right where they fit. */
+    if (has_xl) {
+        char lab[64];
+        int taken_from = -1, taken_to = -1;
+        ui_role(w, u, UI_AXIS);
+        ui_fill(w, 1, 0, v->w);
+        if (ccx >= h->x0 && ccx < h->x0 + vis_x) {
+            x_label(a, ccx * h->zx, lab, sizeof lab);
+            taken_from = gx0 + (ccx - h->x0) * cw;
+            ui_role(w, u, UI_AXIS_SEL);
+            taken_to = taken_from + ui_put(w, 1, taken_from, v->w - taken_from, lab);
+        }
+        ui_role(w, u, UI_AXIS);
+        int next = gx0;
+        for (int dx = h->x0; dx < h->x0 + vis_x; dx++) {
+            int px = gx0 + (dx - h->x0) * cw;
+            if (px < next || dx == ccx) continue;
+            x_label(a, dx * h->zx, lab, sizeof lab);
+            int lwid = text_width(lab);
+            if (px + lwid > v->w) break;
+            if (taken_from >= 0 && px + lwid >= taken_from && px <= taken_to) continue;
+            ui_put(w, 1, px, lwid, lab);
+            next = px + lwid + 1;
+        }
+        ui_put(w, 1, 0, lw, a->dim == DIM_STEP ? "rank" : "step");
+    }
+
+    /* Rows. */
+    for (int line = 0; line < lines; line++) {
+        int dy = h->y0 + line * h->per_line;
+        int y = gy0 + line;
+        if (dy >= dh) break;
+        int sel = ccy == dy || (h->per_line == 2 && ccy == dy + 1);
+        char lab[256];
+        int ly = sel && h->per_line == 2 ? ccy : dy;
+        y_label(a, &c, ly * h->zy, lw, lab, sizeof lab);
+        ui_role(w, u, sel ? UI_AXIS_SEL : UI_AXIS);
+        int lwid = ui_put(w, y, 0, lw, lab);
+        ui_role(w, u, UI_AXIS);
+        ui_fill(w, y, lwid, gx0 - lwid);
+        for (int dx = h->x0; dx < h->x0 + vis_x; dx++) {
+            float val = disp_at(h, &c, dx, dy);
+            float lower = h->per_line == 2 && dy + 1 < dh ? disp_at(h, &c, dx, dy + 1) : cube_missing();
+            int cur = dx == ccx && (dy == ccy || (h->per_line == 2 && dy + 1 == ccy));
+            if (cur && h->per_line == 2 && dy + 1 == ccy) val = lower;
+            draw_cell(w, a, h, &k, y, gx0 + (dx - h->x0) * cw, cw, val, h->per_line == 2 && !cur, lower, cur);
+        }
+    }
+    if (has_leg) draw_legend(v, a, h, &k, v->h - 1);
+    h->gx0 = gx0;
+    h->gy0 = gy0;
+    h->cw = cw;
+    h->vis_x = vis_x;
+    h->vis_y = lines;
+    h->lines = lines;
+}
+
+/* --- input --- */
+
+static int zoom_fit(int n, int room) {
+    /* Smallest power of two making n fit in room. */
+    int z = 1;
+    while (room > 0 && (n + z - 1) / z > room && z < (1 << 20)) z *= 2;
+    return z;
+}
+
+static int heat_key(struct view *v, struct app *a, int action, int key) {
+    struct heat *h = v->priv;
+    struct cut c;
+    (void)key;
+    if (!get_cut(a, &c)) return 0;
+    int x = c.cx < 0 ? 0 : c.cx, y = c.cy < 0 ? 0 : c.cy;
+    int page = (h->lines > 1 ? h->lines - 1 : 1) * h->zy * (h->per_line ? h->per_line : 1);
+    switch (action) {
+    case HM_UP: set_cursor(a, &c, x, y - h->zy); return 1;
+    case HM_DOWN: set_cursor(a, &c, x, y + h->zy); return 1;
+    case HM_LEFT: set_cursor(a, &c, x - h->zx, y); return 1;
+    case HM_RIGHT: set_cursor(a, &c, x + h->zx, y); return 1;
+    case HM_PGUP: set_cursor(a, &c, x, y - page); return 1;
+    case HM_PGDN: set_cursor(a, &c, x, y + page); return 1;
+    case HM_TOP: set_cursor(a, &c, x, 0); return 1;
+    case HM_BOTTOM: set_cursor(a, &c, x, c.ny - 1); return 1;
+    case HM_FIRSTCOL: set_cursor(a, &c, 0, y); return 1;
+    case HM_LASTCOL: set_cursor(a, &c, c.s.nx - 1, y); return 1;
+    case HM_ADD: linechart_add_selected(a); return 1;
+    case HM_ZOOMOUT: {
+        int gw = v->w - h->gx0, lines = h->lines * (h->per_line ? h->per_line : 1);
+        int zx = zoom_fit(c.s.nx, gw), zy = zoom_fit(c.ny, lines);
+        /* Each axis that does not fit doubles, up to what makes it fit. */
+        int changed = 0;
+        if (h->zx < zx) { h->zx *= 2; changed = 1; }
+        if (h->zy < zy) { h->zy *= 2; changed = 1; }
+        if (!changed) app_msg(a, "the whole slice fits: nothing to zoom out");
+        else app_msg(a, "zoom %dx%d: a cell shows the largest |value| it covers, NaN/Inf if any", h->zx, h->zy);
+        h->agg_ok = 0;
+        return 1;
+    }
+    case HM_ZOOMIN:
+        if (h->zx == 1 && h->zy == 1) { app_msg(a, "not zoomed out"); return 1; }
+        if (h->zx > 1) h->zx /= 2;
+        if (h->zy > 1) h->zy /= 2;
+        h->agg_ok = 0;
+        return 1;
+    case HM_RESET:
+        h->zx = h->zy = 1;
+        h->agg_ok = 0;
+        a->range_lo = 0;
+        a->range_hi = 1;
+        app_changed(a, APP_CH_COLOR);
+        app_msg(a, "value range and zoom reset");
+        return 1;
+    case HM_HALF:
+        if (!a->ui->utf8 || a->ui->ncolors == 0) { app_msg(a, "half blocks need colour and UTF-8"); return 1; }
+        h->half = !h->half;
+        return 1;
+    default: return 0;
+    }
+}
+
+static int heat_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+    struct heat *h = v->priv;
+    struct cut c;
+    if (!get_cut(a, &c)) return 0;
+    if (m->wheel) {
+        int x = c.cx < 0 ? 0 : c.cx, y = c.cy < 0 ? 0 : c.cy;
+        set_cursor(a, &c, x, y + m->wheel * 3 * h->zy);
+        return 1;
+    }
+    if (m->y < h->gy0 || m->y >= h->gy0 + h->vis_y || m->x < h->gx0 || h->cw < 1) return 1;
+    int dx = h->x0 + (m->x - h->gx0) / h->cw;
+    int dy = h->y0 + (m->y - h->gy0) * (h->per_line ? h->per_line : 1);
+    if (dx >= h->x0 + h->vis_x) return 1;
+    set_cursor(a, &c, dx * h->zx, dy * h->zy);
+    if (m->dbl) linechart_add_selected(a);
+    return 1;
+}
+
+static void heat_notify(struct view *v, struct app *a, unsigned what) {
+    struct heat *h = v->priv;
+    (void)a;
+    if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_DIM | APP_CH_FILTER)) {
+        h->stats_ok = 0;
+        h->agg_ok = 0;
+    }
+    if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_FILTER) || (what & APP_CH_DIM && !(what & APP_CH_CURSOR))) {
+        h->y0 = 0;
+    }
+}
+
+static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
+    (void)v;
+    if (!a->cube || a->cube->nmetrics == 0) { snprintf(buf, size, "no data"); return; }
+    if (a->sel_target == NAMES_NONE) { snprintf(buf, size, "no target passes the filter"); return; }
+    uint32_t lt = cube_local_target(a->cube, a->metric, a->sel_target);
+    float val = lt == UINT32_MAX ? cube_missing() : cube_get(a->cube, a->metric, a->stat, lt, a->sel_step, a->sel_rank);
+    char vs[32], rk[64], name[1024], labels[512];
+    text_fmt_value(val, vs, sizeof vs);
+    app_rank_label(a, a->sel_rank, rk, sizeof rk);
+    app_target_label(a, a->sel_rank, a->sel_target, name, sizeof name);
+    const uint32_t *ids;
+    uint32_t nids;
+    size_t len = 0;
+    labels[0] = '\0';
+    names_target_labels(a->cube->names, a->sel_target, &ids, &nids);
+    for (uint32_t i = 0; i < nids && len + 2 < sizeof labels; i++) {
+        char esc[256];
+        const char *t = names_label_text(a->cube->names, ids[i]);
+        pt_escape(t, strlen(t), esc, sizeof esc);
+        int n = snprintf(labels + len, sizeof labels - len, "%s%s", i ? " " : "", esc);
+        if (n < 0 || (size_t)n >= sizeof labels - len) break;
+        len += (size_t)n;
+    }
+    char extra[128] = "";
+    if (a->hooks.cell) {
+        char hb[120];
+        if (a->hooks.cell(a->hooks.ctx, a->cube->steps[a->sel_step].value, a->cube->ranks[a->sel_rank], a->sel_target,
+                          hb, sizeof hb))
+            snprintf(extra, sizeof extra, "  %s", hb);
+    }
+    snprintf(buf, size, "step %d  rank %s  %s/%s = %s%s%s%s\n%s", (int)a->cube->steps[a->sel_step].value, rk,
+             a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],
+             cube_is_missing(val) ? "(no data)" : vs, extra, nids ? "  labels: " : "", labels, name);
+}
+
+static int heat_init(struct view *v, struct app *a, struct pt_error *err) {
+    (void)a;
+    struct heat *h = calloc(1, sizeof *h);
+    if (!h) return pt_errorf(err, "out of memory");
+    h->zx = h->zy = 1;
+    h->per_line = 1;
+    v->priv = h;
+    return 0;
+}
+
+static void heat_free(struct view *v) {
+    struct heat *h = v->priv;
+    if (!h) return;
+    free(h->agg);
+    free(h);
+    v->priv = NULL;
+}
+
+static int heat_available(const struct app *a) { return a->mode == APP_MODE_TREND; }
+
+static int cmd_zoom(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    struct heat *h = v->priv;
+    long zx, zy;
+    char *e1, *e2;
+    if (argc != 3) return pt_errorf(err, "usage: :zoom X Y (source cells per screen cell, 1 = none)");
+    zx = strtol(argv[1], &e1, 10);
+    zy = strtol(argv[2], &e2, 10);
+    if (*e1 || *e2 || zx < 1 || zy < 1 || zx > 1000000 || zy > 1000000)
+        return pt_errorf(err, ":zoom wants two whole numbers >= 1, got '%s %s'", argv[1], argv[2]);
+    h->zx = (int)zx;
+    h->zy = (int)zy;
+    h->agg_ok = 0;
+    a->dirty = 1;
+    return 0;
+}
+
+static const struct view_cmd heat_cmds[] = {
+    {"zoom", "X Y", "heat map zoom: X source columns and Y source rows per screen cell", 0, cmd_zoom},
+};
+
+const struct view_ops view_heatmap = {
+    .name = "heatmap",
+    .title = "Heat map",
+    .init = heat_init,
+    .free = heat_free,
+    .available = heat_available,
+    .draw = heat_draw,
+    .key = heat_key,
+    .mouse = heat_mouse,
+    .notify = heat_notify,
+    .status = heat_status,
+    .hints = "Enter add line  z zoom  x colours  / filter  ? help",
+    .keys = heat_keys,
+    .nkeys = sizeof heat_keys / sizeof heat_keys[0],
+    .cmds = heat_cmds,
+    .ncmds = sizeof heat_cmds / sizeof heat_cmds[0],
+};

@@ -1,0 +1,151 @@
+/* help: the `?` screen, generated from the key and command tables
+ * (app_doc_walk), so it cannot drift from what the keys do. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/app_state.h"
+#include "ui/text.h"
+#include "ui/ui.h"
+#include "views/view.h"
+
+enum { HP_UP = 1, HP_DOWN, HP_PGUP, HP_PGDN, HP_TOP, HP_BOTTOM, HP_CLOSE };
+
+static const struct keys_row help_keys[] = {
+    {UK_UP, NULL, HP_UP, "scroll up"}, {'k', NULL, HP_UP, "scroll up"},
+    {UK_DOWN, NULL, HP_DOWN, "scroll down"}, {'j', NULL, HP_DOWN, "scroll down"},
+    {UK_PGUP, NULL, HP_PGUP, "page up"}, {UK_CTRL('u'), NULL, HP_PGUP, "page up"},
+    {UK_PGDN, NULL, HP_PGDN, "page down"}, {UK_CTRL('d'), NULL, HP_PGDN, "page down"}, {' ', NULL, HP_PGDN, "page down"},
+    {'g', NULL, HP_TOP, "top"}, {UK_HOME, NULL, HP_TOP, "top"},
+    {'G', NULL, HP_BOTTOM, "bottom"}, {UK_END, NULL, HP_BOTTOM, "bottom"},
+    {'q', NULL, HP_CLOSE, "close the help"}, {UK_ESC, NULL, HP_CLOSE, "close the help"},
+    {'?', NULL, HP_CLOSE, "close the help"}, {UK_F1, NULL, HP_CLOSE, "close the help"},
+};
+
+struct hline {
+    int section;      /* 1: a section title */
+    char *keys, *help;
+};
+
+struct help {
+    struct hline *v;
+    int n, cap;
+    int top;
+    int keyw;
+    int oom;
+};
+
+static void add(struct help *h, int section, const char *keys, const char *help) {
+    if (h->oom) return;
+    if (h->n == h->cap) {
+        int cap = h->cap ? h->cap * 2 : 64;
+        struct hline *nv = realloc(h->v, (size_t)cap * sizeof *nv);
+        if (!nv) { h->oom = 1; return; }
+        h->v = nv;
+        h->cap = cap;
+    }
+    struct hline *l = &h->v[h->n];
+    l->section = section;
+    l->keys = strdup(keys ? keys : "");
+    l->help = strdup(help ? help : "");
+    if (!l->keys || !l->help) { free(l->keys); free(l->help); h->oom = 1; return; }
+    h->n++;
+    if (!section && text_width(keys) > h->keyw) h->keyw = text_width(keys);
+}
+
+static void on_section(void *ctx, const char *title) { add(ctx, 1, title, ""); }
+static void on_row(void *ctx, const char *keys, const char *help) { add(ctx, 0, keys, help); }
+
+static int help_init(struct view *v, struct app *a, struct pt_error *err) {
+    (void)a;
+    struct help *h = calloc(1, sizeof *h);
+    if (!h) return pt_errorf(err, "out of memory");
+    static const struct app_doc_ops ops = {on_section, on_row};
+    app_doc_walk(&ops, h);
+    v->priv = h;
+    if (h->oom) return pt_errorf(err, "out of memory building the help");
+    if (h->keyw > 18) h->keyw = 18;
+    return 0;
+}
+
+static void help_free(struct view *v) {
+    struct help *h = v->priv;
+    if (!h) return;
+    for (int i = 0; i < h->n; i++) { free(h->v[i].keys); free(h->v[i].help); }
+    free(h->v);
+    free(h);
+    v->priv = NULL;
+}
+
+static void help_draw(struct view *v, struct app *a) {
+    struct help *h = v->priv;
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    werase(w);
+    ui_role(w, u, UI_TITLE_FOCUS);
+    ui_fill(w, 0, 0, v->w);
+    ui_put(w, 0, 0, v->w, " Help: keys and commands (q or Esc closes, j/k scroll)");
+    int rows = v->h - 1;
+    if (h->top > h->n - rows) h->top = h->n - rows;
+    if (h->top < 0) h->top = 0;
+    for (int r = 0; r < rows && h->top + r < h->n; r++) {
+        const struct hline *l = &h->v[h->top + r];
+        int y = 1 + r;
+        if (l->section) {
+            ui_role(w, u, UI_TITLE);
+            ui_put(w, y, 0, v->w, l->keys);
+            continue;
+        }
+        ui_role(w, u, UI_KEY);
+        char kfit[128];
+        int kw = h->keyw + 2 < v->w / 2 ? h->keyw + 2 : v->w / 2;
+        ui_put(w, y, 2, kw - 1, text_fit(l->keys, kw - 1, TEXT_CUT_RIGHT, u->utf8, kfit, sizeof kfit));
+        ui_role(w, u, UI_NORMAL);
+        char fit[512];
+        ui_put(w, y, 2 + kw, v->w - 2 - kw, text_fit(l->help, v->w - 2 - kw, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit));
+    }
+}
+
+static int help_key(struct view *v, struct app *a, int action, int key) {
+    struct help *h = v->priv;
+    int page = v->h > 2 ? v->h - 2 : 1;
+    (void)key;
+    switch (action) {
+    case HP_UP: h->top--; break;
+    case HP_DOWN: h->top++; break;
+    case HP_PGUP: h->top -= page; break;
+    case HP_PGDN: h->top += page; break;
+    case HP_TOP: h->top = 0; break;
+    case HP_BOTTOM: h->top = h->n; break;
+    case HP_CLOSE:
+        a->screen = a->prev_screen;
+        for (int i = 0; i < a->nviews; i++)
+            if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[a->screen].name)) { a->focus = i; break; }
+        break;
+    default: return 0;
+    }
+    if (h->top < 0) h->top = 0;
+    a->dirty = 1;
+    return 1;
+}
+
+static int help_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+    struct help *h = v->priv;
+    (void)a;
+    if (m->wheel) h->top += 3 * m->wheel;
+    if (h->top < 0) h->top = 0;
+    return 1;
+}
+
+const struct view_ops view_help = {
+    .name = "help",
+    .title = "Help",
+    .init = help_init,
+    .free = help_free,
+    .draw = help_draw,
+    .key = help_key,
+    .mouse = help_mouse,
+    .hints = "j/k scroll  q close",
+    .keys = help_keys,
+    .nkeys = sizeof help_keys / sizeof help_keys[0],
+};
