@@ -412,8 +412,10 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
             char line[PROMPT_MAX];
             memcpy(line, a->prompt->buf, sizeof line);
             a->msg[0] = '\0';
+            int before = a->screen;
             if (a->prompt->kind == ':') app_run_command(a, line);
             else app_search(a, line);
+            if (a->screen != before) layout(a);
         }
         return;
     }
@@ -423,7 +425,9 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         a->msg[0] = '\0';
         a->focus = v->index;
         struct view_mouse m = {my - v->y, mx - v->x, mb == 1 || mb == 2 ? 1 : 0, mb == 2, mb == 4 ? -1 : mb == 5 ? 1 : 0};
+        int before = a->screen;
         if (v->ops->mouse) v->ops->mouse(v, a, &m);
+        if (a->screen != before) layout(a);   /* a pane may switch screens (Enter on a list row) */
         a->dirty = 1;
         return;
     }
@@ -432,7 +436,11 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
     struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
     if (fv && fv->ops->key && !a->load.running) {
         const struct keys_row *row = keys_find(fv->ops->keys, fv->ops->nkeys, key);
-        if (fv->ops->key(fv, a, row ? row->action : 0, key)) return;
+        int before = a->screen;
+        if (fv->ops->key(fv, a, row ? row->action : 0, key)) {
+            if (a->screen != before) layout(a);
+            return;
+        }
     }
     for (int s = 0; s < a->nscreens; s++)
         if (a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {

@@ -193,10 +193,13 @@ int app_set_regex(struct app *a, const char *pattern, struct pt_error *err) {
             return pt_errorf(err, "out of memory");
         }
         for (uint32_t t = 0; t < count; t++) {
-            const struct target *tg = names_target(n, t);
-            int r = search_match(&s, names_str(n, t), tg->len);
+            /* names and their labels, as the issue asks */
+            int r = search_match_target(&s, n, t);
             if (r < 0) {
-                pt_errorf(err, "pattern stopped on %s: %s; the old filter stays", names_str(n, t), s.why);
+                char esc[512];
+                const char *nm = names_str(n, t);
+                pt_escape(nm, strlen(nm), esc, sizeof esc);
+                pt_errorf(err, "pattern stopped on %s: %s; the old filter stays", esc, s.why);
                 free(mask);
                 free(text);
                 search_free(&s);
