@@ -19,14 +19,14 @@ float agg_result(const struct agg *g) {
     return g->best;
 }
 
-float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *ys) {
+float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *xs, const uint32_t *ys) {
     struct agg g;
     agg_init(&g);
     if (x1 > s->nx) x1 = s->nx;
     for (int y = y0; y < y1; y++) {
         int sy = ys ? (int)ys[y] : y;
         if (sy < 0 || sy >= s->ny) continue;
-        for (int x = x0 < 0 ? 0 : x0; x < x1; x++) agg_add(&g, cube_slice_at(s, x, sy));
+        for (int x = x0 < 0 ? 0 : x0; x < x1; x++) agg_add(&g, cube_slice_at(s, xs ? (int)xs[x] : x, sy));
     }
     return agg_result(&g);
 }

@@ -24,6 +24,6 @@ float agg_result(const struct agg *g);
 
 /* Aggregates slice cells x in [x0, x1), y in [y0, y1); ys (if not NULL)
  * maps a y index to the slice row (the filtered target list). */
-float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *ys);
+float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *xs, const uint32_t *ys);
 
 #endif

@@ -59,6 +59,10 @@ struct heat {
     /* Zoomed grid cache. */
     float *agg;
     int agg_w, agg_h, agg_zx, agg_zy, agg_ok;
+    /* `:group` rank order from the layout pane: display position -> rank
+     * index (rperm) and back (rinv); NULL when ranks show in natural order. */
+    uint32_t *rperm;
+    int *rinv, rcap;
     /* Geometry of the last frame (mouse, paging). */
     int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
 };
@@ -70,24 +74,47 @@ struct cut {
     int ok;
     int ny;                  /* y source rows */
     const uint32_t *ys;      /* y -> slice y, NULL = identity */
+    const uint32_t *xs;      /* x -> slice x, NULL = identity (ranks under :group) */
     int cx, cy;              /* cursor, source coordinates (-1 none) */
 };
 
-static int get_cut(struct app *a, struct cut *c) {
+int view_layout_rank_order(const struct app *a, int *perm, int n);   /* views/layout.c */
+
+/* The rank display order for this frame, or NULL (natural order). */
+static const uint32_t *rank_order(struct heat *h, struct app *a) {
+    int n = a->cube->nranks;
+    if (n <= 0) return NULL;
+    if (n > h->rcap) {
+        uint32_t *p = realloc(h->rperm, (size_t)n * sizeof *p);
+        if (p) h->rperm = p;
+        int *q = realloc(h->rinv, (size_t)n * sizeof *q);
+        if (q) h->rinv = q;
+        if (!p || !q) return NULL;
+        h->rcap = n;
+    }
+    if (view_layout_rank_order(a, h->rinv, n) != 0) return NULL;
+    for (int i = 0; i < n; i++) h->rperm[i] = (uint32_t)h->rinv[i];
+    for (int i = 0; i < n; i++) h->rinv[h->rperm[i]] = i;
+    return h->rperm;
+}
+
+static int get_cut(struct heat *h, struct app *a, struct cut *c) {
     memset(c, 0, sizeof *c);
     c->cx = c->cy = -1;
     if (!a->cube || a->cube->nmetrics == 0 || a->dimval < 0) return 0;
     if (cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s) < 0) return 0;
     c->ok = 1;
+    const uint32_t *ro = a->dim == DIM_RANK ? NULL : rank_order(h, a);
     if (a->dim == DIM_TARGET) {
         c->ny = c->s.ny;
-        c->ys = NULL;
+        c->ys = ro;
         c->cx = a->sel_step;
-        c->cy = a->sel_rank;
+        c->cy = ro && a->sel_rank >= 0 ? h->rinv[a->sel_rank] : a->sel_rank;
     } else {
         c->ny = (int)a->nrows;
         c->ys = a->rows;
-        c->cx = a->dim == DIM_STEP ? a->sel_rank : a->sel_step;
+        c->xs = a->dim == DIM_STEP ? ro : NULL;
+        c->cx = a->dim == DIM_STEP ? (ro && a->sel_rank >= 0 ? h->rinv[a->sel_rank] : a->sel_rank) : a->sel_step;
         uint32_t lt = a->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(a->cube, a->metric, a->sel_target);
         c->cy = lt == UINT32_MAX ? -1 : (int)app_row_of(a, lt);
     }
@@ -100,16 +127,16 @@ static void set_cursor(struct app *a, const struct cut *c, int x, int y) {
     if (x >= c->s.nx) x = c->s.nx - 1;
     if (y >= c->ny) y = c->ny - 1;
     if (x < 0 || y < 0) return;
-    if (a->dim == DIM_TARGET) app_select(a, x, y, NAMES_NONE);
+    if (a->dim == DIM_TARGET) app_select(a, x, c->ys ? (int)c->ys[y] : y, NAMES_NONE);
     else {
         uint32_t g = a->cube->metrics[a->metric].targets[a->rows[y]];
-        if (a->dim == DIM_STEP) app_select(a, -1, x, g);
+        if (a->dim == DIM_STEP) app_select(a, -1, c->xs ? (int)c->xs[x] : x, g);
         else app_select(a, x, -1, g);
     }
 }
 
 static float src_at(const struct cut *c, int x, int y) {
-    return cube_slice_at(&c->s, x, c->ys ? (int)c->ys[y] : y);
+    return cube_slice_at(&c->s, c->xs ? (int)c->xs[x] : x, c->ys ? (int)c->ys[y] : y);
 }
 
 static void compute_stats(struct heat *h, const struct cut *c) {
@@ -120,7 +147,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
     for (int y = 0; y < c->ny; y++) {
         const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
         for (int x = 0; x < c->s.nx; x++) {
-            float v = row[(ptrdiff_t)x * c->s.sx];
+            float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
             if (!isfinite(v)) continue;
             if (v < mn) mn = v;
             if (v > mx) mx = v;
@@ -155,7 +182,7 @@ static int build_agg(struct heat *h, const struct cut *c) {
     for (int y = 0; y < hh; y++)
         for (int x = 0; x < w; x++)
             h->agg[(size_t)y * w + x] = agg_block(&c->s, x * h->zx, (x + 1) * h->zx, y * h->zy,
-                                                   (y + 1) * h->zy > c->ny ? c->ny : (y + 1) * h->zy, c->ys);
+                                                   (y + 1) * h->zy > c->ny ? c->ny : (y + 1) * h->zy, c->xs, c->ys);
     h->agg_w = w;
     h->agg_h = hh;
     h->agg_zx = h->zx;
@@ -169,7 +196,7 @@ static float disp_at(const struct heat *h, const struct cut *c, int dx, int dy) 
     if (h->zx == 1 && h->zy == 1) return src_at(c, dx, dy);
     if (h->agg_ok) return h->agg[(size_t)dy * h->agg_w + dx];
     return agg_block(&c->s, dx * h->zx, (dx + 1) * h->zx, dy * h->zy,
-                     (dy + 1) * h->zy > c->ny ? c->ny : (dy + 1) * h->zy, c->ys);
+                     (dy + 1) * h->zy > c->ny ? c->ny : (dy + 1) * h->zy, c->xs, c->ys);
 }
 
 /* --- colours --- */
@@ -292,15 +319,15 @@ static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const stru
 
 /* --- labels --- */
 
-static void x_label(struct app *a, int x, char *buf, size_t size) {
-    if (a->dim == DIM_STEP) app_rank_label(a, x, buf, size);
+static void x_label(struct app *a, const struct cut *c, int x, char *buf, size_t size) {
+    if (a->dim == DIM_STEP) app_rank_label(a, c->xs ? (int)c->xs[x] : x, buf, size);
     else snprintf(buf, size, "%d", (int)a->cube->steps[x].value);
 }
 
 static void y_label(struct app *a, const struct cut *c, int y, int width, char *buf, size_t size) {
     if (a->dim == DIM_TARGET) {
         char r[64];
-        app_rank_label(a, y, r, sizeof r);
+        app_rank_label(a, c->ys ? (int)c->ys[y] : y, r, sizeof r);
         snprintf(buf, size, "%s", r);
         return;
     }
@@ -420,7 +447,7 @@ static void heat_draw(struct view *v, struct app *a) {
     struct ui *u = a->ui;
     struct cut c;
     werase(w);
-    get_cut(a, &c);
+    get_cut(h, a, &c);
     a->shown_ok = 0;
     draw_title(v, a, &c, h);
     if (v->h < 2) return;
@@ -450,7 +477,7 @@ static void heat_draw(struct view *v, struct app *a) {
         lw = 1;
         char r[64];
         for (int y = 0; y < c.ny; y++) {
-            int l = text_width(app_rank_label(a, y, r, sizeof r));
+            int l = text_width(app_rank_label(a, c.ys ? (int)c.ys[y] : y, r, sizeof r));
             if (l > lw) lw = l;
         }
         lw += 1;
@@ -480,7 +507,7 @@ static void heat_draw(struct view *v, struct app *a) {
         ui_role(w, u, UI_AXIS);
         ui_fill(w, 1, 0, v->w);
         if (ccx >= h->x0 && ccx < h->x0 + vis_x) {
-            x_label(a, ccx * h->zx, lab, sizeof lab);
+            x_label(a, &c, ccx * h->zx, lab, sizeof lab);
             taken_from = gx0 + (ccx - h->x0) * cw;
             ui_role(w, u, UI_AXIS_SEL);
             taken_to = taken_from + ui_put(w, 1, taken_from, v->w - taken_from, lab);
@@ -490,7 +517,7 @@ static void heat_draw(struct view *v, struct app *a) {
         for (int dx = h->x0; dx < h->x0 + vis_x; dx++) {
             int px = gx0 + (dx - h->x0) * cw;
             if (px < next || dx == ccx) continue;
-            x_label(a, dx * h->zx, lab, sizeof lab);
+            x_label(a, &c, dx * h->zx, lab, sizeof lab);
             int lwid = text_width(lab);
             if (px + lwid > v->w) break;
             if (taken_from >= 0 && px + lwid >= taken_from && px <= taken_to) continue;
@@ -543,7 +570,7 @@ static int heat_key(struct view *v, struct app *a, int action, int key) {
     struct heat *h = v->priv;
     struct cut c;
     (void)key;
-    if (!get_cut(a, &c)) return 0;
+    if (!get_cut(h, a, &c)) return 0;
     int x = c.cx < 0 ? 0 : c.cx, y = c.cy < 0 ? 0 : c.cy;
     int page = (h->lines > 1 ? h->lines - 1 : 1) * h->zy * (h->per_line ? h->per_line : 1);
     switch (action) {
@@ -595,7 +622,7 @@ static int heat_key(struct view *v, struct app *a, int action, int key) {
 static int heat_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
     struct heat *h = v->priv;
     struct cut c;
-    if (!get_cut(a, &c)) return 0;
+    if (!get_cut(h, a, &c)) return 0;
     if (m->wheel) {
         int x = c.cx < 0 ? 0 : c.cx, y = c.cy < 0 ? 0 : c.cy;
         set_cursor(a, &c, x, y + m->wheel * 3 * h->zy);
@@ -671,6 +698,8 @@ static void heat_free(struct view *v) {
     struct heat *h = v->priv;
     if (!h) return;
     free(h->agg);
+    free(h->rperm);
+    free(h->rinv);
     free(h);
     v->priv = NULL;
 }

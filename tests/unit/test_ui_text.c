@@ -80,11 +80,14 @@ static void aggregation(void) {
     for (int i = 0; i < 12; i++) v[i] = (float)i;
     v[7] = NAN;
     struct cube_slice s = {v, 3, 1, 4, 3, DIM_STEP};   /* cell (x, y) = v[x*3 + y] */
-    CHECK_NEAR(agg_block(&s, 0, 2, 0, 3, NULL), 5, 0);
-    CHECK(isnan(agg_block(&s, 2, 4, 0, 3, NULL)));      /* v[7] = (2, 1) */
+    CHECK_NEAR(agg_block(&s, 0, 2, 0, 3, NULL, NULL), 5, 0);
+    CHECK(isnan(agg_block(&s, 2, 4, 0, 3, NULL, NULL)));      /* v[7] = (2, 1) */
     const uint32_t ys[2] = {2, 0};
-    CHECK_NEAR(agg_block(&s, 3, 4, 0, 1, ys), 11, 0);   /* row 0 maps to slice y 2 */
-    CHECK_NEAR(agg_block(&s, 0, 9, 1, 2, ys), 9, 0);    /* x clipped to the slice */
+    CHECK_NEAR(agg_block(&s, 3, 4, 0, 1, NULL, ys), 11, 0);   /* row 0 maps to slice y 2 */
+    CHECK_NEAR(agg_block(&s, 0, 9, 1, 2, NULL, ys), 9, 0);    /* x clipped to the slice */
+    const uint32_t xs[4] = {3, 2, 1, 0};                         /* ranks shown in reverse (:group) */
+    CHECK_NEAR(agg_block(&s, 0, 1, 1, 2, xs, ys), 9, 0);      /* display x 0 = slice x 3, y 0 */
+    CHECK_NEAR(agg_block(&s, 3, 4, 0, 1, xs, NULL), 0, 0);    /* display x 3 = slice x 0 */
 }
 
 int main(void) {
