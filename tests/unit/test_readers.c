@@ -242,7 +242,98 @@ static void generated_nan(void) {
     dataset_free(ds);
 }
 
+static void mindspore_names(void) {
+    const char *p = pt_fixture("test/resources/layer_mapping/mindspore");
+    if (!p) SKIP("fixtures absent");
+    struct dataset *ds = load(p, 1, DS_AUTO);   /* a lone rank folder; construct.json has "" roots */
+    CHECK(ds != NULL);
+    if (!ds) return;
+    CHECK_STR(ds->framework, "mindspore");
+    /* the Int32 input is not a trend tensor, the BFloat16 output is; "" roots
+     * give no micro step, so R is empty and every record is kept */
+    CHECK_INT(names_count(ds->cube->names), 1);
+    const char *t = "Cell.network_with_loss.module.language_model.embedding.word_embeddings.VocabParallelEmbedding.output.0";
+    CHECK_NEAR(value(ds, "forward", "norm", t, 0, 0, 0), 2512.0, 0);
+    CHECK(names_label_find(ds->cube->names, "Cell", LABEL_DEFAULT) != NAMES_NONE);
+    dataset_free(ds);
+}
+
+static void levels_and_summary(void) {
+    const char *sh = pt_shared();
+    const char *py = getenv("PT_PYTHON");
+    char cmd[8192], p[4200];
+    if (!sh) SKIP("shared absent");
+    const char *dir = pt_tmpdir("levels");
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/%s' --steps 1 --ranks 1 --layers 1 --hidden 32 "
+                 "--heads 2 --ffn 64 --seq 8 --vocab 50 --level %s --quiet", py && *py ? py : "python3", sh, dir,
+                 k ? "L1" : "L0", k ? "L1" : "L0");
+        if (system(cmd) != 0) SKIP("gen_dump.py failed to run");
+        snprintf(p, sizeof p, "%s/%s", dir, k ? "L1" : "L0");
+        struct dataset *ds = load(p, 1, DS_AUTO);
+        CHECK(ds != NULL);
+        if (!ds) continue;
+        CHECK_STR(ds->level, k ? "L1" : "L0");
+        const struct cube *c = ds->cube;
+        int fwd = cube_metric_find(c, "forward");
+        CHECK(c->metrics[fwd].ntargets > 0);
+        /* L0: only Module targets; L1: only API targets, all in micro step 0 (construct.json is {}) */
+        int modules = 0, apis = 0;
+        for (uint32_t i = 0; i < c->metrics[fwd].ntargets; i++) {
+            const char *nm = names_str(c->names, c->metrics[fwd].targets[i]);
+            if (!strncmp(nm, "Module.", 7)) modules++; else apis++;
+        }
+        CHECK(k ? (modules == 0 && apis > 0) : (apis == 0 && modules > 0));
+        if (k) CHECK_INT(c->nsteps, 1);
+        dataset_free(ds);
+    }
+    /* xor summary mode: no statistics keys, only md5; the rows exist with every value missing */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/xor/step0/rank0'", dir);
+    CHECK_INT(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/xor/step0/rank0/dump.json", dir);
+    pt_write(p, "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {\"Functional.relu.0.forward\": {"
+                "\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float16\", \"shape\": [4], "
+                "\"md5\": \"0x00ff00ff00ff00ff\"}], \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+                "\"torch.float16\", \"shape\": [4], \"md5\": \"0x1111111111111111\"}]}}}");
+    snprintf(p, sizeof p, "%s/xor", dir);
+    struct dataset *ds = load(p, 1, DS_AUTO);
+    CHECK(ds != NULL);
+    if (ds) {
+        CHECK_INT(names_count(ds->cube->names), 2);
+        CHECK_INT(cube_count_present(ds->cube, cube_metric_find(ds->cube, "forward")), 0);
+        dataset_free(ds);
+    }
+}
+
+static void db_choice(void) {
+    const char *a = pt_fixture("derived/gpu_dump.micro_step_true/dump_data.trend.db");
+    const char *b = pt_fixture("derived/synthetic_monitor.micro_step_true/monitor_data.trend.db");
+    if (!a || !b) SKIP("fixtures absent");
+    const char *dir = pt_tmpdir("dbchoice");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/b.trend.db' && cp '%s' '%s/a.trend.db'", a, dir, b, dir);
+    CHECK_INT(system(cmd), 0);
+    struct load_opts lo;
+    struct dataset *ds;
+    struct pt_error err;
+    load_opts_init(&lo);
+    CHECK_INT(dataset_load(dir, &lo, &ds, &err), 0);   /* the first by name: a = monitor */
+    CHECK_INT(ds->ndbfiles, 2);
+    CHECK_STR(ds->cube->metrics[0].name, "actv");
+    dataset_free(ds);
+    lo.db_name = "b.trend.db";
+    CHECK_INT(dataset_load(dir, &lo, &ds, &err), 0);
+    CHECK_STR(ds->cube->metrics[0].name, "forward");
+    dataset_free(ds);
+    lo.db_name = "c.trend.db";
+    CHECK_INT(dataset_load(dir, &lo, &ds, &err), -1);
+    CHECK_CONTAINS(err.msg, "c.trend.db");
+}
+
 int main(void) {
+    RUN(mindspore_names);
+    RUN(levels_and_summary);
+    RUN(db_choice);
     RUN(gpu_dump_micro);
     RUN(gpu_dump_layouts);
     RUN(minimal_layout);
