@@ -38,6 +38,15 @@ int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mb
     if (!w) w = stdscr;
     wtimeout(w, timeout_ms);
     int r = wget_wch(w, &ch);
+    if (ui_winch) {
+        /* whatever ncurses concluded, the terminal may have dropped its
+         * contents: lay out again and repaint every cell */
+        ui_winch = 0;
+        clearok(curscr, TRUE);
+        if (r == OK && ch != 0) unget_wch(ch);
+        else if (r == KEY_CODE_YES && ch != KEY_RESIZE) ungetch((int)ch);
+        return UK_RESIZE;
+    }
     if (r == ERR) return UK_NONE;
     if (r == KEY_CODE_YES) {
         int k = map_key((int)ch);

@@ -22,6 +22,22 @@ static struct ui *active_ui;
 
 static void on_signal(int sig) { ui_signal = sig; }
 
+/* SIGWINCH: ncurses merges the signals of a quick shrink-and-grow and, seeing
+ * the same size, neither reports KEY_RESIZE nor repaints, while the terminal
+ * has lost what it showed.  So every SIGWINCH also sets our flag (after
+ * ncurses' own handler has run) and the next key read forces a repaint. */
+volatile sig_atomic_t ui_winch;
+static struct sigaction curses_winch;
+
+static void on_winch(int sig) {
+    ui_winch = 1;
+    if (curses_winch.sa_flags & SA_SIGINFO) {
+        if (curses_winch.sa_sigaction) curses_winch.sa_sigaction(sig, NULL, NULL);
+    } else if (curses_winch.sa_handler != SIG_DFL && curses_winch.sa_handler != SIG_IGN && curses_winch.sa_handler) {
+        curses_winch.sa_handler(sig);
+    }
+}
+
 static void on_fatal(int sig) {
     if (restore_len) {
         ssize_t w = write(STDOUT_FILENO, restore_seq, restore_len);
@@ -247,6 +263,12 @@ int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    struct sigaction wa;
+    memset(&wa, 0, sizeof wa);
+    wa.sa_handler = on_winch;
+    sigemptyset(&wa.sa_mask);
+    wa.sa_flags = SA_RESTART;
+    sigaction(SIGWINCH, &wa, &curses_winch);
     sa.sa_handler = on_fatal;
     sa.sa_flags = SA_RESETHAND;
     sigaction(SIGSEGV, &sa, NULL);
@@ -269,6 +291,7 @@ void ui_stop(struct ui *u) {
     u->scr = NULL;
     restore_len = 0;
     if (active_ui == u) active_ui = NULL;
+    sigaction(SIGWINCH, &curses_winch, NULL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);

@@ -197,7 +197,10 @@ char *text_short_target(const char *name, int width, int utf8, char *buf, size_t
             }
             tok_join(&t, 1, tail, sizeof tail);
             char cut[1024];
-            text_fit(tail, room + 1, TEXT_CUT_LEFT, utf8, cut, sizeof cut);
+            /* room + 1 leaves the ellipsis its cell; a tail of exactly that
+             * width would come back uncut and lose the dot after head */
+            int fitw = text_width(tail) <= room + 1 ? room : room + 1;
+            text_fit(tail, fitw, TEXT_CUT_LEFT, utf8, cut, sizeof cut);
             /* text_fit put an ellipsis first: head + that. */
             snprintf(buf, size, "%s%s", head, cut);
             return buf;

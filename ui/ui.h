@@ -86,6 +86,7 @@ void ui_fill(WINDOW *w, int y, int x, int width);
 /* The process-wide signal flag: the last SIGINT/SIGTERM/SIGHUP seen
  * (0 none).  The event loop polls and clears it. */
 extern volatile sig_atomic_t ui_signal;
+extern volatile sig_atomic_t ui_winch;   /* a SIGWINCH arrived (ui_getkey turns it into UK_RESIZE) */
 
 /* Input from window w (keypad on; curses refreshes w first if it changed,
  * so give the toolbar, never an undrawn window): one key as a ui/keys.h

@@ -12,6 +12,9 @@ static void short_targets(void) {
     char b[256];
     CHECK_STR(text_short_target("Functional.linear.input.0", 40, 1, b, sizeof b), "Functional.linear.input.0");
     CHECK_STR(text_short_target(QKV, 200, 1, b, sizeof b), QKV);
+    /* a tail exactly one cell wider than the room must still be cut, not glued to the layer */
+    CHECK_STR(text_short_target("Module.module.module.decoder.layers.5.self_attention.linear_proj.RowParallelLinear.output.0",
+                                33, 1, b, sizeof b), "L5\xe2\x80\xa6lf_attention.linear_proj.out0");
     /* Wrappers dropped, layers.3 -> L3, output.0 -> out0. */
     CHECK_STR(text_short_target(QKV, 70, 1, b, sizeof b), "decoder.L3.self_attention.linear_qkv.ColumnParallelLinear.out0");
     /* Then class names. */

@@ -1,0 +1,317 @@
+/* test_graph: the compare screen (tree beside detail) as a user sees it,
+ * on msProbe's quick_start pair (step0 problem vs step1 benchmark), at
+ * 80x24 and 120x40 (issue 4 phase 2, "Tests"), plus the .vis.db mode, bad
+ * inputs and a 20x6 terminal.
+ *
+ * The numbers come from msProbe's own compare of the pair (the fixtures'
+ * compare_oc.vis.db and compare_result.csv): 709 nodes matched, 220
+ * problem / 58 benchmark nodes unmatched, and the first node at error
+ * level is Module.fc.Linear.forward.0, whose output.0 NormRelativeErr is
+ * 52.5% (Max 74.3%).  Every step waits for the state it asserts. */
+#include "pt_test.h"
+#include "screen/vt.h"
+
+#include <sys/wait.h>
+
+#define QS "examples/quick_start/gpu_dump"
+#define FIRST "Module.fc.Linear.forward.0"
+
+#define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
+
+static bool row_has(struct vt *vt, int row, const char *text) { return strstr(vt_row_text(vt, row), text) != NULL; }
+static bool screen_has(struct vt *vt, const char *text) { return vt_find(vt, text, NULL, NULL); }
+static int status_row(struct vt *vt) { return vt->rows >= 12 ? vt->rows - 2 : vt->rows - 1; }
+static bool status_has(struct vt *vt, const char *text) {
+    return row_has(vt, status_row(vt), text) || (vt->rows >= 12 && row_has(vt, vt->rows - 1, text));
+}
+
+static void command(struct vt *vt, const char *cmd) {
+    char keys[512];
+    snprintf(keys, sizeof keys, ":%s<Enter>", cmd);
+    vt_send(vt, keys);
+}
+
+/* The row showing a tree node whose label contains text, in the tree's
+ * columns (left of the detail pane's rule), -1 none. */
+static int tree_row(struct vt *vt, const char *text) {
+    for (int r = 2; r < status_row(vt); r++) {
+        const char *t = vt_row_text(vt, r);
+        const char *hit = strstr(t, text), *rule = strstr(t, "\xe2\x94\x82");
+        if (hit && (!rule || hit < rule)) return r;
+    }
+    return -1;
+}
+
+/* The verdict chip of a tree row: the first of . ! x ? - after the marker. */
+static int chip_col(struct vt *vt, int row) {
+    for (int c = 0; c < vt->cols / 2; c++) {
+        struct vt_cell cell;
+        vt_cell(vt, row, c, &cell);
+        if (cell.ch == 0x2022 || cell.ch == '!' || cell.ch == 0xd7 || cell.ch == '?' || cell.ch == '-') return c;
+    }
+    return -1;
+}
+
+static void tree_at(int cols, int rows) {
+    const char *p = pt_fixture(QS "/step0/proc2016"), *b = pt_fixture(QS "/step1/proc2016");
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!p || !b) SKIP("quick_start fixtures absent");
+    fprintf(stderr, "   at %dx%d\n", cols, rows);
+    const char *args[] = {p, b, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
+    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0 && tree_row(&vt, "Module.conv1.Conv2d.forward.0") >= 0);
+    CHECKV(&vt, row_has(&vt, 0, "compare") && row_has(&vt, 0, "step 0") && row_has(&vt, 0, "rank 0"));
+    /* msProbe's counts for the pair */
+    CHECKV(&vt, row_has(&vt, 1, "matched 709") && row_has(&vt, 1, "unmatched 220/58"));
+
+    /* Root expanded, its children collapsed with a pass chip. */
+    int r = tree_row(&vt, "Module.conv1.Conv2d.forward.0");
+    CHECKV(&vt, r > 0 && strstr(vt_row_text(&vt, r), "\xe2\x96\xb8") != NULL);   /* ▸ */
+    int cc = r > 0 ? chip_col(&vt, r) : -1;
+    struct vt_cell cell;
+    CHECKV(&vt, cc > 0);
+    if (cc > 0) {
+        vt_cell(&vt, r, cc, &cell);
+        CHECK(cell.ch == 0x2022);   /* • pass */
+    }
+    CHECKV(&vt, tree_row(&vt, "optimizer") > 0 || rows < 30);
+
+    /* f: the first divergence, as msProbe's index says. */
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, status_has(&vt, "first divergence: " FIRST));
+    CHECKV(&vt, status_has(&vt, "first divergence: " FIRST "  error"));
+    r = tree_row(&vt, FIRST);
+    CHECKV(&vt, r > 0);
+    cc = r > 0 ? chip_col(&vt, r) : -1;
+    CHECKV(&vt, cc > 0);
+    if (cc > 0) {
+        vt_cell(&vt, r, cc, &cell);
+        CHECK(cell.ch == 0xd7);   /* × error */
+        uint32_t bg = vt_cell_paper(&cell);
+        CHECK(((bg >> 16) & 0xff) > 0x90 && ((bg >> 8) & 0xff) < 0x80);   /* red */
+    }
+    /* the detail pane: both sides, the compare columns, the verdict */
+    CHECKV(&vt, screen_has(&vt, "input.0  pass") && screen_has(&vt, "output.0  error"));
+    CHECKV(&vt, screen_has(&vt, "benchmark:"));
+    CHECKV(&vt, screen_has(&vt, "torch.float32"));
+    CHECKV(&vt, screen_has(&vt, "74.3") && screen_has(&vt, "52.5"));   /* Max / Norm relative errors */
+
+    /* Enter expands: the Linear's API shows under it with its own chip. */
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") > 0);
+    int lr = tree_row(&vt, "linear.0.forward");
+    CHECKV(&vt, lr == tree_row(&vt, FIRST) + 1);
+    CHECKV(&vt, strstr(vt_row_text(&vt, tree_row(&vt, FIRST)), "\xe2\x96\xbe") != NULL);   /* ▾ */
+    /* ← collapses again */
+    vt_send(&vt, "<Left>");
+    VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") < 0);
+    CHECKV(&vt, tree_row(&vt, "linear.0.forward") < 0);
+
+    /* n: the next divergent node in execution order, after the Linear */
+    vt_send(&vt, "n");
+    VT_WAIT(&vt, status_has(&vt, "next divergence: "));
+    CHECKV(&vt, status_has(&vt, "next divergence: Functional.linear.0.forward  error"));
+    vt_send(&vt, "N");
+    VT_WAIT(&vt, status_has(&vt, "previous divergence: "));
+    CHECKV(&vt, status_has(&vt, "previous divergence: " FIRST));
+
+    /* Tab: the detail pane takes the keys (scrolls), Tab again back. */
+    vt_send(&vt, "<Tab>");
+    VT_WAIT(&vt, status_has(&vt, "line 1 of"));
+    CHECKV(&vt, status_has(&vt, "line 1 of"));
+    vt_send(&vt, "jj");
+    VT_WAIT(&vt, status_has(&vt, "line 3 of"));
+    CHECKV(&vt, status_has(&vt, "line 3 of"));
+    vt_send(&vt, "<Tab>");
+    VT_WAIT(&vt, status_has(&vt, "module " FIRST));
+
+    /* u: the unmatched lists of both sides, with counts. */
+    vt_send(&vt, "u");
+    VT_WAIT(&vt, screen_has(&vt, "unmatched problem nodes: 220"));
+    CHECKV(&vt, screen_has(&vt, "unmatched problem nodes: 220"));
+    vt_send(&vt, "<Esc>");
+    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") > 0);
+
+    /* /: a regex over node ids, n goes on to the next match. */
+    vt_send(&vt, "/layer4\\.2\\..*Bottleneck.forward<Enter>");
+    VT_WAIT(&vt, status_has(&vt, "match: Module.layer4.2."));
+    CHECKV(&vt, status_has(&vt, "match: Module.layer4.2.Bottleneck.forward.0"));
+    vt_send(&vt, "<Esc>");
+    VT_WAIT(&vt, status_has(&vt, "search cleared"));
+    CHECKV(&vt, status_has(&vt, "search cleared"));
+
+    /* Manual match: the unmatched optimizer node with a benchmark node. */
+    command(&vt, "node optimizer");
+    VT_WAIT(&vt, status_has(&vt, "at: optimizer"));
+    CHECKV(&vt, status_has(&vt, "at: optimizer  unmatched"));
+    vt_send(&vt, "M");
+    VT_WAIT(&vt, screen_has(&vt, "pick the benchmark node"));
+    CHECKV(&vt, screen_has(&vt, "Manual match"));
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, status_has(&vt, "y confirms"));
+    CHECKV(&vt, status_has(&vt, "match optimizer with "));
+    vt_send(&vt, "y");
+    VT_WAIT(&vt, status_has(&vt, "matched by hand: optimizer"));
+    CHECKV(&vt, status_has(&vt, "matched by hand: optimizer"));
+    CHECKV(&vt, row_has(&vt, 1, "matched 710") && row_has(&vt, 1, "unmatched 219/57"));
+    r = tree_row(&vt, "optimizer");
+    cc = r > 0 ? chip_col(&vt, r) : -1;
+    if (cc > 0) {
+        vt_cell(&vt, r, cc, &cell);
+        CHECK(cell.ch != '?');
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/match_%dx%d.vis.config", pt_tmpdir("graph"), cols, rows);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "save-match %s", path);
+    command(&vt, cmd);
+    VT_WAIT(&vt, status_has(&vt, "manual pair"));
+    CHECKV(&vt, status_has(&vt, "1 manual pair written"));
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) {
+        char buf[4096];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        CHECK(strstr(buf, "\"optimizer\": \"") != NULL);
+    }
+
+    if (cols >= 120) {
+        /* everything folded, then f and Enter: the screenshot of the tree */
+        vt_send(&vt, "gE");
+        VT_WAIT(&vt, tree_row(&vt, "layer4.2.Bottleneck") < 0 && tree_row(&vt, "linear.0.forward") < 0);
+        vt_send(&vt, "f");
+        VT_WAIT(&vt, status_has(&vt, "first divergence"));
+        vt_send(&vt, "<Enter>");
+        VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") > 0);
+        CHECKV(&vt, tree_row(&vt, "linear.0.forward") == tree_row(&vt, FIRST) + 1);
+        CHECK_INT(vt_shot(&vt, "tree", "probetop PROBLEM BENCH: the tree, f on the first divergence, Enter") >= 0, 1);
+        /* the detail pane of the Linear's output, scrolled to its error */
+        vt_send(&vt, "<Tab>");
+        VT_WAIT(&vt, status_has(&vt, "line 1 of"));
+        for (int i = 0; i < 14; i++) vt_send(&vt, "j");
+        VT_WAIT(&vt, status_has(&vt, "line 15 of"));
+        CHECKV(&vt, status_has(&vt, "line 15 of") && screen_has(&vt, "output.0  error"));
+        CHECK_INT(vt_shot(&vt, "detail", "probetop PROBLEM BENCH: the detail pane of Module.fc.Linear.forward.0") >= 0, 1);
+    }
+
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char why[512];
+    CHECK(vt_restored(&vt, why, sizeof why));
+    vt_close(&vt);
+}
+
+static void test_80x24(void) { tree_at(80, 24); }
+static void test_120x40(void) { tree_at(120, 40); }
+
+/* A saved match config applied at start: the pair is matched, and a name
+ * that is not a node is reported, not fatal. */
+static void test_match_config(void) {
+    const char *p = pt_fixture(QS "/step0/proc2016"), *b = pt_fixture(QS "/step1/proc2016");
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!p || !b) SKIP("quick_start fixtures absent");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/start.vis.config", pt_tmpdir("graph_mc"));
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"optimizer\": \"Module.fc.Linear.parameters_grad.1\", \"No.such.node\": \"optimizer\"}\n", f);
+    fclose(f);
+    const char *args[] = {p, b, "--match-config", path, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
+    VT_WAIT(&vt, status_has(&vt, "--match-config"));
+    CHECKV(&vt, status_has(&vt, "--match-config: 1 pairs applied, 1 failed (No.such.node is not a node of the problem graph)"));
+    CHECKV(&vt, row_has(&vt, 1, "matched 710"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    vt_close(&vt);
+}
+
+/* msProbe's own compare .vis.db: the same verdicts, read-only. */
+static void test_visdb(void) {
+    const char *s = pt_shared();
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!s) SKIP("shared fixtures absent");
+    char db[4200];
+    snprintf(db, sizeof db, "%s/fixtures/msprobe-outputs/gpu_dump_step0_vs_step1.compare_oc.vis.db", s);
+    const char *args[] = {db, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
+    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0);
+    CHECKV(&vt, row_has(&vt, 0, ".vis.db compare"));
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, status_has(&vt, "first divergence: "));
+    CHECKV(&vt, status_has(&vt, "first divergence: " FIRST "  error"));
+    CHECKV(&vt, screen_has(&vt, "input.0  pass") && screen_has(&vt, "parameters.weight  pass"));
+    vt_send(&vt, "M");
+    VT_WAIT(&vt, status_has(&vt, "read-only"));
+    CHECKV(&vt, status_has(&vt, "read-only"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    vt_close(&vt);
+}
+
+/* Bad inputs get a message and exit 2 (a trend db given as a .vis.db,
+ * two dumps sharing no step/rank). */
+static void test_bad_input(void) {
+    const char *s = pt_shared();
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!s) SKIP("shared fixtures absent");
+    char src[4200], dst[4200], cmd[9000];
+    snprintf(src, sizeof src, "%s/fixtures/msprobe-outputs/gpu_dump.dump_data.trend.db", s);
+    snprintf(dst, sizeof dst, "%s/trend.vis.db", pt_tmpdir("graph_bad"));
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+    CHECK_INT(system(cmd), 0);
+    const char *args[] = {dst, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    CHECKV(&vt, screen_has(&vt, "it is a trend database"));
+    vt_close(&vt);
+}
+
+/* Never a crash at 20x6: every key of the tree once. */
+static void test_tiny(void) {
+    const char *p = pt_fixture(QS "/step0/proc2016"), *b = pt_fixture(QS "/step1/proc2016");
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!p || !b) SKIP("quick_start fixtures absent");
+    const char *args[] = {p, b, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 20, 6, args, NULL), 0);
+    VT_WAIT(&vt, screen_has(&vt, "Tree"));
+    CHECKV(&vt, screen_has(&vt, "Tree"));
+    vt_send(&vt, "fn<Enter>eEupM");
+    VT_WAIT(&vt, screen_has(&vt, "Manual"));
+    vt_send(&vt, "<Esc>");
+    VT_WAIT(&vt, status_has(&vt, "back to the tree"));
+    vt_send(&vt, "<Tab>jjG<Tab>}{)(<Left>");
+    vt_resize(&vt, 80, 24);
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, status_has(&vt, "first divergence"));
+    CHECKV(&vt, status_has(&vt, "first divergence"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    vt_close(&vt);
+}
+
+int main(void) {
+    RUN(test_80x24);
+    RUN(test_120x40);
+    RUN(test_match_config);
+    RUN(test_visdb);
+    RUN(test_bad_input);
+    RUN(test_tiny);
+    PT_DONE();
+}
