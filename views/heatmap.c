@@ -52,13 +52,19 @@ struct heat {
     int x0, y0;              /* first shown column / row, zoomed units */
     int half;                /* user asked for half blocks */
     /* The slice's finite range and moments over the shown rows. */
-    int stats_ok;
+    int stats_ok, moments_ok;
     double vmin, vmax, mean, sd;
     size_t nfinite;
     struct pal_bands bands;
     /* Zoomed grid cache. */
     float *agg;
     int agg_w, agg_h, agg_zx, agg_zy, agg_ok;
+    /* Finite min/max/count of every value of the current dimension, from one
+     * pass over the metric's block, so that `[`/`]` on an unfiltered heat map
+     * costs a lookup instead of a scan of the slice (margins_ok = 0: stale). */
+    int margins_ok, mdim, mn_count;
+    float *mmin, *mmax;
+    size_t *mcount;
     /* `:group` rank order from the layout pane: display position -> rank
      * index (rperm) and back (rinv); NULL when ranks show in natural order. */
     uint32_t *rperm;
@@ -139,18 +145,117 @@ static float src_at(const struct cut *c, int x, int y) {
     return cube_slice_at(&c->s, c->xs ? (int)c->xs[x] : x, c->ys ? (int)c->ys[y] : y);
 }
 
+/* The slice's finite range: every frame after a change of metric, statistic,
+ * dimension, value or filter, over up to millions of cells, so one tight
+ * float pass.  x - x == 0 holds exactly for finite x (Inf, NaN and the
+ * missing NaN give NaN). */
 static void compute_stats(struct heat *h, const struct cut *c) {
-    /* One pass, sums shifted by the first finite value so the variance of
-     * values far from zero does not cancel away. */
-    double mn = INFINITY, mx = -INFINITY, shift = NAN, sum = 0, sum2 = 0;
+    float mn = INFINITY, mx = -INFINITY;
+    size_t k = 0;
+    for (int y = 0; y < c->ny; y++) {
+        const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
+        if (!c->xs && c->s.sx == 1) {
+            for (int x = 0; x < c->s.nx; x++) {
+                float v = row[x];
+                if (v - v != 0.0f) continue;
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
+                k++;
+            }
+        } else {
+            for (int x = 0; x < c->s.nx; x++) {
+                float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
+                if (v - v != 0.0f) continue;
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
+                k++;
+            }
+        }
+    }
+    h->nfinite = k;
+    h->vmin = k ? mn : 0;
+    h->vmax = k ? mx : 0;
+    h->stats_ok = 1;
+    h->moments_ok = 0;
+}
+
+/* Ranges of every slice along the current dimension at once. */
+static int compute_margins(struct heat *h, const struct app *a) {
+    const struct cube *c = a->cube;
+    const struct cube_metric *m = &c->metrics[a->metric];
+    int n = a->dim == DIM_STEP ? c->nsteps : a->dim == DIM_RANK ? c->nranks : (int)m->ntargets;
+    if (n > h->mn_count) {
+        float *x = realloc(h->mmin, (size_t)n * sizeof *x);
+        if (x) h->mmin = x;
+        float *y = realloc(h->mmax, (size_t)n * sizeof *y);
+        if (y) h->mmax = y;
+        size_t *z = realloc(h->mcount, (size_t)n * sizeof *z);
+        if (z) h->mcount = z;
+        if (!x || !y || !z) return -1;
+        h->mn_count = n;
+    }
+    for (int i = 0; i < n; i++) { h->mmin[i] = INFINITY; h->mmax[i] = -INFINITY; h->mcount[i] = 0; }
+    const float *blk = m->vals + (size_t)a->stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
+    for (uint32_t t = 0; t < m->ntargets; t++)
+        for (int st = 0; st < c->nsteps; st++) {
+            const float *row = blk + ((size_t)t * (size_t)c->nsteps + (size_t)st) * (size_t)c->nranks;
+            if (a->dim == DIM_RANK) {
+                for (int r = 0; r < c->nranks; r++) {
+                    float v = row[r];
+                    if (v - v != 0.0f) continue;
+                    h->mmin[r] = v < h->mmin[r] ? v : h->mmin[r];
+                    h->mmax[r] = v > h->mmax[r] ? v : h->mmax[r];
+                    h->mcount[r]++;
+                }
+            } else {
+                int i = a->dim == DIM_STEP ? st : (int)t;
+                float lo = h->mmin[i], hi = h->mmax[i];
+                size_t k = 0;
+                for (int r = 0; r < c->nranks; r++) {
+                    float v = row[r];
+                    if (v - v != 0.0f) continue;
+                    lo = v < lo ? v : lo;
+                    hi = v > hi ? v : hi;
+                    k++;
+                }
+                h->mmin[i] = lo;
+                h->mmax[i] = hi;
+                h->mcount[i] += k;
+            }
+        }
+    h->mdim = a->dim;
+    h->margins_ok = 1;
+    return 0;
+}
+
+/* The range of the shown slice: a lookup when every target is shown (no
+ * regex or label filter), a scan of the slice otherwise. */
+static void slice_range(struct heat *h, struct app *a, const struct cut *c) {
+    int unfiltered = !a->regex_mask && !a->label_mask;
+    if (unfiltered && (!h->margins_ok || h->mdim != (int)a->dim)) compute_margins(h, a);
+    if (unfiltered && h->margins_ok && a->dimval >= 0 && a->dimval < h->mn_count) {
+        size_t k = h->mcount[a->dimval];
+        h->nfinite = k;
+        h->vmin = k ? h->mmin[a->dimval] : 0;
+        h->vmax = k ? h->mmax[a->dimval] : 0;
+        h->stats_ok = 1;
+        h->moments_ok = 0;
+        return;
+    }
+    compute_stats(h, c);
+}
+
+/* Mean and standard deviation for the segmented colours, only when they are
+ * shown.  Sums are shifted by the first finite value so the variance of
+ * values far from zero does not cancel away. */
+static void compute_moments(struct heat *h, const struct cut *c) {
+    double shift = NAN, sum = 0, sum2 = 0;
     size_t k = 0;
     for (int y = 0; y < c->ny; y++) {
         const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
         for (int x = 0; x < c->s.nx; x++) {
             float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
             if (!isfinite(v)) continue;
-            if (v < mn) mn = v;
-            if (v > mx) mx = v;
             if (k == 0) shift = v;
             double d = v - shift;
             sum += d;
@@ -158,16 +263,12 @@ static void compute_stats(struct heat *h, const struct cut *c) {
             k++;
         }
     }
-    h->nfinite = k;
-    if (k == 0) { mn = mx = 0; }
-    h->vmin = mn;
-    h->vmax = mx;
     double m = k ? sum / (double)k : 0;
     double var = k ? sum2 / (double)k - m * m : 0;
     h->mean = k ? shift + m : 0;
     h->sd = var > 0 ? sqrt(var) : 0;
     pal_bands_make(h->mean, h->sd, &h->bands);
-    h->stats_ok = 1;
+    h->moments_ok = 1;
 }
 
 static int disp_w(const struct heat *h, const struct cut *c) { return (c->s.nx + h->zx - 1) / h->zx; }
@@ -458,7 +559,8 @@ static void heat_draw(struct view *v, struct app *a) {
         ui_put(w, 1, 1, v->w - 1, why);
         return;
     }
-    if (!h->stats_ok) compute_stats(h, &c);
+    if (!h->stats_ok) slice_range(h, a, &c);
+    if (a->color_mode == APP_COLOR_SEGMENTED && !h->moments_ok) compute_moments(h, &c);
     struct colouring k;
     make_colouring(h, a, &k);
     a->shown_lo = k.lo;
@@ -644,6 +746,7 @@ static void heat_notify(struct view *v, struct app *a, unsigned what) {
         h->stats_ok = 0;
         h->agg_ok = 0;
     }
+    if (what & (APP_CH_DATA | APP_CH_METRIC)) h->margins_ok = 0;
     if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_FILTER) || (what & APP_CH_DIM && !(what & APP_CH_CURSOR))) {
         h->y0 = 0;
     }
@@ -700,6 +803,9 @@ static void heat_free(struct view *v) {
     free(h->agg);
     free(h->rperm);
     free(h->rinv);
+    free(h->mmin);
+    free(h->mmax);
+    free(h->mcount);
     free(h);
     v->priv = NULL;
 }
