@@ -54,8 +54,9 @@ if "$BIN" help overflow >/dev/null 2>&1; then
     T1=$(date +%s.%N)
     echo "probetop overflow seconds=$(echo "$T1 - $T0" | bc)"
 fi
-for extra in "$B"/tests/bench_tui "$B"/tests/bench_compare; do
-    [ -x "$extra" ] || continue
-    echo "== $(basename "$extra")"
-    PT_BENCH_DATA="$DATA" "$extra"
-done
+echo "== compare (issue 4)"
+"$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
+if [ -x "$B/tests/bench_tui" ]; then
+    echo "== terminal frames (issue 3)"
+    "$B/tests/bench_tui" --bin "$BIN" --size 200x60 --demo 1024x5000 --reps 20
+fi
