@@ -364,11 +364,34 @@ static int parse_kwargs(struct pstate *ps, enum json_tok t) {
     }
 }
 
-/* parameters (forward) and parameters_grad members: name -> value, where
- * only an array whose first element is an object yields a row. */
-static int parse_params(struct pstate *ps, enum json_tok t, int members_are_record) {
+/* One member name -> value of `parameters` or of a parameters_grad record:
+ * only an array whose first element is an object yields a row (from that
+ * first object), as msProbe's importer reads them. */
+static int parse_param_member(struct pstate *ps, const char *name, enum json_tok v) {
     struct json_lex *lx = &ps->lx;
-    if (!members_are_record) ps->nparams = 0;
+    if (v != JT_ARR_BEGIN) return json_lex_skip(lx, v);
+    enum json_tok first = json_lex_next(lx);
+    if (first == JT_ARR_END) return 0;
+    struct elem e;
+    int is_obj = first == JT_OBJ_BEGIN;
+    if (parse_elem(ps, first, &e) != 0) return -1;
+    for (;;) {   /* the rest of the array */
+        enum json_tok c = json_lex_next(lx);
+        if (c == JT_ARR_END) break;
+        if (c == JT_ERROR || json_lex_skip(lx, c) != 0) return -1;
+    }
+    if (!is_obj) return 0;
+    if (grow((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
+        return pt_errorf(&ps->err, "out of memory");
+    snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", name);
+    ps->params[ps->nparams++].e = e;
+    return 0;
+}
+
+/* The forward `parameters` object. */
+static int parse_params(struct pstate *ps, enum json_tok t) {
+    struct json_lex *lx = &ps->lx;
+    ps->nparams = 0;
     if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);
     for (;;) {
         enum json_tok k = json_lex_next(lx);
@@ -376,27 +399,7 @@ static int parse_params(struct pstate *ps, enum json_tok t, int members_are_reco
         if (k != JT_KEY) return -1;
         char name[256];
         json_lex_string(lx, name, sizeof name);
-        enum json_tok v = json_lex_next(lx);
-        if (v != JT_ARR_BEGIN) {
-            if (json_lex_skip(lx, v) != 0) return -1;
-            continue;
-        }
-        enum json_tok first = json_lex_next(lx);
-        if (first == JT_ARR_END) continue;
-        struct elem e;
-        int is_obj = first == JT_OBJ_BEGIN;
-        if (parse_elem(ps, first, &e) != 0) return -1;
-        /* the rest of the array */
-        for (;;) {
-            enum json_tok c = json_lex_next(lx);
-            if (c == JT_ARR_END) break;
-            if (c == JT_ERROR || json_lex_skip(lx, c) != 0) return -1;
-        }
-        if (!is_obj) continue;
-        if (grow((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
-            return pt_errorf(&ps->err, "out of memory");
-        snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", name);
-        ps->params[ps->nparams++].e = e;
+        if (parse_param_member(ps, name, json_lex_next(lx)) != 0) return -1;
     }
 }
 
@@ -504,24 +507,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
             /* every member is a parameter name -> [gradient] */
             char pname[256];
             json_lex_string(lx, pname, sizeof pname);
-            enum json_tok v = json_lex_next(lx);
-            /* parse_params expects an object; emulate one member */
-            if (v != JT_ARR_BEGIN) { if (json_lex_skip(lx, v) != 0) return -1; continue; }
-            enum json_tok first = json_lex_next(lx);
-            if (first == JT_ARR_END) continue;
-            struct elem e;
-            int is_obj = first == JT_OBJ_BEGIN;
-            if (parse_elem(ps, first, &e) != 0) return -1;
-            for (;;) {
-                enum json_tok c = json_lex_next(lx);
-                if (c == JT_ARR_END) break;
-                if (c == JT_ERROR || json_lex_skip(lx, c) != 0) return -1;
-            }
-            if (!is_obj) continue;
-            if (grow((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
-                return pt_errorf(&ps->err, "out of memory");
-            snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", pname);
-            ps->params[ps->nparams++].e = e;
+            if (parse_param_member(ps, pname, json_lex_next(lx)) != 0) return -1;
             continue;
         }
         enum { K_IN, K_KW, K_OUT, K_PARAMS, K_RECOMP, K_OTHER } which = K_OTHER;
@@ -537,7 +523,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
         case K_IN: rc = parse_list(ps, v, &ps->in, &ps->nin, &ps->capin); break;
         case K_OUT: rc = parse_list(ps, v, &ps->out, &ps->nout, &ps->capout); break;
         case K_KW: rc = parse_kwargs(ps, v); break;
-        case K_PARAMS: rc = parse_params(ps, v, 0); break;
+        case K_PARAMS: rc = parse_params(ps, v); break;
         case K_RECOMP: recompute = v == JT_TRUE; break;
         case K_OTHER: rc = json_lex_skip(lx, v); break;
         }

@@ -3,6 +3,8 @@
  * results to a callback strictly in step and rank order. */
 #include "src/read_dump.h"
 
+#include "src/fsutil.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,15 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int is_dir(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
-static int is_file(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 /* "step12" -> 12 for prefix "step"; -1 if the rest is not plain digits. */
 static long num_after(const char *name, const char *prefix) {
@@ -37,47 +31,10 @@ static long num_after(const char *name, const char *prefix) {
     return v;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Sorted names of a folder (no . and ..); NULL on error (errno set). */
-static char **list_dir(const char *path, size_t *n) {
-    DIR *d = opendir(path);
-    char **v = NULL;
-    size_t cap = 0;
-    *n = 0;
-    if (!d) return NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **x = realloc(v, cap * sizeof *x);
-            if (!x) break;
-            v = x;
-        }
-        if (!(v[*n] = strdup(e->d_name))) break;
-        (*n)++;
-    }
-    closedir(d);
-    if (!v) v = calloc(1, sizeof *v);
-    if (v) qsort(v, *n, sizeof *v, cmp_str);
-    return v;
-}
 
-static void free_list(char **v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
 
-static char *path_join(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    char *p = malloc(la + lb + 2);
-    if (!p) return NULL;
-    memcpy(p, a, la);
-    p[la] = '/';
-    memcpy(p + la + 1, b, lb + 1);
-    return p;
-}
 
 static const char *base_name(const char *p, char *buf, size_t n) {
     size_t l = strlen(p);
@@ -108,9 +65,9 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
     r->step = step;
     r->rank = rank;
     if (!(r->dir = strdup(dir))) return -1;
-    char *c = path_join(dir, "construct.json"), *s = path_join(dir, "stack.json");
-    r->has_construct = c && is_file(c);
-    r->has_stack = s && is_file(s);
+    char *c = fs_join(dir, "construct.json"), *s = fs_join(dir, "stack.json");
+    r->has_construct = c && fs_is_file(c);
+    r->has_stack = s && fs_is_file(s);
     free(c);
     free(s);
     l->n++;
@@ -121,28 +78,28 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
  * real rank (trend-db.md §5.1). */
 static int scan_step(const char *sdir, int32_t step, struct rdlist *l, struct dataset *ds) {
     size_t n;
-    char **names = list_dir(sdir, &n);
+    char **names = fs_list_dir(sdir, 1, &n);
     if (!names) return dataset_warn(ds, "%s: cannot list: %s", sdir, strerror(errno)) ? -1 : 0;
     long maxrank = -1;
     struct { long num; char *dir; int proc; } *found = calloc(n ? n : 1, sizeof *found);
     size_t nf = 0;
-    if (!found) { free_list(names, n); return -1; }
+    if (!found) { fs_free_list(names, n); return -1; }
     for (size_t i = 0; i < n; i++) {
         int proc = strncmp(names[i], "proc", 4) == 0;
         if (!proc && strncmp(names[i], "rank", 4) != 0) continue;
-        char *p = path_join(sdir, names[i]);
+        char *p = fs_join(sdir, names[i]);
         if (!p) continue;
         long num = num_after(names[i], proc ? "proc" : "rank");
-        if (!is_dir(p) || num < 0) {
-            if (is_dir(p)) {
+        if (!fs_is_dir(p) || num < 0) {
+            if (fs_is_dir(p)) {
                 dataset_warn(ds, "%s: no rank number in the folder name: skipped", p);
                 dataset_skip(ds, p);
             }
             free(p);
             continue;
         }
-        char *dj = path_join(p, "dump.json");
-        if (!dj || !is_file(dj)) {
+        char *dj = fs_join(p, "dump.json");
+        if (!dj || !fs_is_file(dj)) {
             dataset_warn(ds, "%s: no dump.json: skipped", p);
             dataset_skip(ds, p);
             free(dj);
@@ -172,21 +129,21 @@ static int scan_step(const char *sdir, int32_t step, struct rdlist *l, struct da
     }
     for (size_t i = 0; i < nf; i++) free(found[i].dir);
     free(found);
-    free_list(names, n);
+    fs_free_list(names, n);
     return 0;
 }
 
 static int scan_root(const char *root, struct rdlist *l, struct dataset *ds, int *steps_found) {
     size_t n;
-    char **names = list_dir(root, &n);
+    char **names = fs_list_dir(root, 1, &n);
     if (!names) return 0;
     struct { long num; char *path; } *st = calloc(n ? n : 1, sizeof *st);
     size_t ns = 0;
     for (size_t i = 0; st && i < n; i++) {
         long num = num_after(names[i], "step");
         if (num < 0) continue;
-        char *p = path_join(root, names[i]);
-        if (!p || !is_dir(p)) { free(p); continue; }
+        char *p = fs_join(root, names[i]);
+        if (!p || !fs_is_dir(p)) { free(p); continue; }
         st[ns].num = num;
         st[ns].path = p;
         ns++;
@@ -204,45 +161,45 @@ static int scan_root(const char *root, struct rdlist *l, struct dataset *ds, int
         free(st[i].path);
     }
     free(st);
-    free_list(names, n);
+    fs_free_list(names, n);
     return 0;
 }
 
 /* Which kind of dump path is this: 'R' root (step dirs), 'M' MindSpore
  * graph/pynative root, 'S' step folder, 'K' rank folder, 'F' dump.json, 0 none. */
 static int dump_kind(const char *path) {
-    if (is_file(path)) {
+    if (fs_is_file(path)) {
         size_t l = strlen(path);
         return l >= 5 && !strcmp(path + l - 5, ".json") ? 'F' : 0;
     }
-    if (!is_dir(path)) return 0;
+    if (!fs_is_dir(path)) return 0;
     size_t n;
-    char **names = list_dir(path, &n);
+    char **names = fs_list_dir(path, 1, &n);
     int kind = 0;
     if (!names) return 0;
     for (size_t i = 0; i < n && !kind; i++) {
-        char *p = path_join(path, names[i]);
+        char *p = fs_join(path, names[i]);
         if (!p) continue;
-        if (num_after(names[i], "step") >= 0 && is_dir(p)) kind = 'R';
+        if (num_after(names[i], "step") >= 0 && fs_is_dir(p)) kind = 'R';
         free(p);
     }
     for (size_t i = 0; i < n && !kind; i++)
         if (!strcmp(names[i], "graph") || !strcmp(names[i], "pynative")) {
-            char *p = path_join(path, names[i]);
+            char *p = fs_join(path, names[i]);
             if (p && dump_kind(p) == 'R') kind = 'M';
             free(p);
         }
     for (size_t i = 0; i < n && !kind; i++) {
         if (strncmp(names[i], "rank", 4) && strncmp(names[i], "proc", 4)) continue;
-        char *p = path_join(path, names[i]);
-        char *dj = p ? path_join(p, "dump.json") : NULL;
-        if (dj && is_file(dj)) kind = 'S';
+        char *p = fs_join(path, names[i]);
+        char *dj = p ? fs_join(p, "dump.json") : NULL;
+        if (dj && fs_is_file(dj)) kind = 'S';
         free(dj);
         free(p);
     }
     for (size_t i = 0; i < n && !kind; i++)
         if (!strcmp(names[i], "dump.json")) kind = 'K';
-    free_list(names, n);
+    fs_free_list(names, n);
     return kind;
 }
 
@@ -278,7 +235,7 @@ static void *worker(void *arg) {
         struct dump_file *f = &p->res[i];
         f->step = p->rd[i].step;
         f->rank = p->rd[i].rank;
-        char *dj = path_join(p->rd[i].dir, "dump.json");
+        char *dj = fs_join(p->rd[i].dir, "dump.json");
         if (dj) parse_dump_file(p->rd[i].dir, dj, p->opt, f);
         else pt_errorf(&f->error, "out of memory");
         free(dj);
@@ -305,7 +262,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         scan_root(path, &l, ds, &steps_found);
         break;
     case 'M': {
-        char *g = path_join(path, "graph"), *py = path_join(path, "pynative");
+        char *g = fs_join(path, "graph"), *py = fs_join(path, "pynative");
         if (g && dump_kind(g) == 'R') scan_root(g, &l, ds, &steps_found);
         if (py && dump_kind(py) == 'R') scan_root(py, &l, ds, &steps_found);
         free(g);
@@ -384,7 +341,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     uint64_t bytes_total = 0, bytes_done = 0;
     for (size_t i = 0; i < l.n; i++) {
         struct stat st;
-        char *dj = path_join(l.v[i].dir, "dump.json");
+        char *dj = fs_join(l.v[i].dir, "dump.json");
         if (dj && stat(lone ? path : dj, &st) == 0) bytes_total += (uint64_t)st.st_size;
         free(dj);
     }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "model/layout.h"
+#include "src/fsutil.h"
 #include "src/json.h"
 
 const char *const mon_metric_names[MON_NMETRICS] = {
@@ -25,10 +26,6 @@ const char *const mon_stat_names[MON_NSTATS] = {
 
 #define CSV_MAX_BYTES ((size_t)4 << 30)
 
-static int is_dir(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* `MonDD_HH-MM-SS` */
 static int is_timestamp(const char *s, size_t n) {
@@ -89,49 +86,21 @@ static int match_csv(const char *name) {
     return -1;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static char **list_dir(const char *path, size_t *n) {
-    DIR *d = opendir(path);
-    char **v = NULL;
-    size_t cap = 0;
-    *n = 0;
-    if (!d) return NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **x = realloc(v, cap * sizeof *x);
-            if (!x) break;
-            v = x;
-        }
-        if (!(v[*n] = strdup(e->d_name))) break;
-        (*n)++;
-    }
-    closedir(d);
-    if (!v) v = calloc(1, sizeof *v);
-    if (v) qsort(v, *n, sizeof *v, cmp_str);
-    return v;
-}
 
-static void free_list(char **v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
 
 int monitor_detect(const char *path) {
     size_t n;
-    char **names = list_dir(path, &n);
+    char **names = fs_list_dir(path, 0, &n);
     int found = 0;
     if (!names) return 0;
     for (size_t i = 0; i < n && !found; i++) {
         long r;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", path, names[i]);
-        if (match_rankdir(names[i], &r) != 0 && is_dir(p)) found = 1;
+        if (match_rankdir(names[i], &r) != 0 && fs_is_dir(p)) found = 1;
     }
-    free_list(names, n);
+    fs_free_list(names, n);
     return found;
 }
 
@@ -369,11 +338,11 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
                  struct monitor_data *md, struct pt_error *err) {
     size_t n;
     memset(md, 0, sizeof *md);
-    char **names = list_dir(path, &n);
+    char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
     struct { long rank; char *dir; } *rd = calloc(n ? n : 1, sizeof *rd);
     size_t nr = 0;
-    if (!rd) { free_list(names, n); return pt_errorf(err, "out of memory"); }
+    if (!rd) { fs_free_list(names, n); return pt_errorf(err, "out of memory"); }
     for (size_t i = 0; i < n; i++) {
         long r;
         int m = match_rankdir(names[i], &r);
@@ -383,10 +352,10 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
         if (m < 0) {
             for (size_t k = 0; k < nr; k++) free(rd[k].dir);
             free(rd);
-            free_list(names, n);
+            fs_free_list(names, n);
             return pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
         }
-        if (!is_dir(p)) continue;
+        if (!fs_is_dir(p)) continue;
         /* the same rank twice: the later listed wins, as in msProbe */
         size_t k;
         for (k = 0; k < nr && rd[k].rank != r; k++) {}
@@ -398,7 +367,7 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
         rd[k].rank = r;
         rd[k].dir = strdup(p);
     }
-    free_list(names, n);
+    fs_free_list(names, n);
     if (nr == 0) {
         free(rd);
         return pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
@@ -414,7 +383,7 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
     md->nranks = (int)nr;
     for (size_t i = 0; i < nr && rc == 0; i++) {
         size_t nfs;
-        char **files = list_dir(rd[i].dir, &nfs);
+        char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             int m = match_csv(files[k]);
@@ -424,7 +393,7 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
             rc = read_csv(p, m, (int32_t)rd[i].rank, map, layout, ds, md);
             if (rc == 0) ds->files_read++;
         }
-        if (files) free_list(files, nfs);
+        if (files) fs_free_list(files, nfs);
     }
     for (size_t k = 0; k < nr; k++) free(rd[k].dir);
     free(rd);
