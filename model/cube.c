@@ -183,15 +183,43 @@ struct brow {
     uint32_t present;
 };
 
+/* Rows are kept in chunks of BCHUNK, never moved: growing one big array by
+ * realloc copied it and touched every page twice. */
+#define BCHUNK_BITS 16
+#define BCHUNK ((size_t)1 << BCHUNK_BITS)
+
+struct bchunk {
+    struct brow *rows;
+    float *vals;             /* stride floats per row */
+};
+
 struct bmetric {
     char *name;
     int nstats;
     char *stats[CUBE_MAX_STATS];
-    struct brow *rows;
-    float *vals;             /* stride floats per row */
+    struct bchunk *chunks;
+    size_t nchunks;
     int stride;              /* >= nstats; grows when a stat is added */
-    size_t n, cap;
+    size_t n;
 };
+
+static inline struct brow *brow_at(const struct bmetric *m, size_t r) {
+    return &m->chunks[r >> BCHUNK_BITS].rows[r & (BCHUNK - 1)];
+}
+static inline float *bvals_at(const struct bmetric *m, size_t r) {
+    return m->chunks[r >> BCHUNK_BITS].vals + (r & (BCHUNK - 1)) * (size_t)m->stride;
+}
+
+static void bmetric_free_rows(struct bmetric *m) {
+    for (size_t i = 0; i < m->nchunks; i++) {
+        free(m->chunks[i].rows);
+        free(m->chunks[i].vals);
+    }
+    free(m->chunks);
+    m->chunks = NULL;
+    m->nchunks = 0;
+    m->n = 0;
+}
 
 struct cube_builder {
     struct names *names;
@@ -215,8 +243,7 @@ void cube_builder_free(struct cube_builder *b) {
     for (int i = 0; i < b->nm; i++) {
         free(b->m[i].name);
         for (int s = 0; s < b->m[i].nstats; s++) free(b->m[i].stats[s]);
-        free(b->m[i].rows);
-        free(b->m[i].vals);
+        bmetric_free_rows(&b->m[i]);
     }
     free(b->m);
     free(b->steps);
@@ -257,15 +284,18 @@ int cube_builder_stat(struct cube_builder *b, int metric, const char *stat) {
         if (strcmp(m->stats[s], stat) == 0) return s;
     if (m->nstats == CUBE_MAX_STATS) return -1;
     if (m->nstats + 1 > m->stride && m->n) {
+        /* rare (monitor files with different columns): widen every chunk */
         int stride = m->nstats + 1;
-        float *v = malloc(m->cap * (size_t)stride * sizeof *v);
-        if (!v) return -1;
-        for (size_t r = 0; r < m->n; r++) {
-            memcpy(v + r * (size_t)stride, m->vals + r * (size_t)m->stride, (size_t)m->stride * sizeof *v);
-            v[r * (size_t)stride + stride - 1] = cube_missing();
+        for (size_t c = 0; c < m->nchunks; c++) {
+            float *v = malloc(BCHUNK * (size_t)stride * sizeof *v);
+            if (!v) return -1;
+            for (size_t r = 0; r < BCHUNK; r++) {
+                memcpy(v + r * (size_t)stride, m->chunks[c].vals + r * (size_t)m->stride, (size_t)m->stride * sizeof *v);
+                v[r * (size_t)stride + stride - 1] = cube_missing();
+            }
+            free(m->chunks[c].vals);
+            m->chunks[c].vals = v;
         }
-        free(m->vals);
-        m->vals = v;
         m->stride = stride;
     }
     if (!(m->stats[m->nstats] = strdup(stat))) return -1;
@@ -289,18 +319,21 @@ int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_
         if (m->n) return -1;   /* cube_builder_stat keeps stride up once rows exist */
         m->stride = m->nstats;
     }
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 4096;
-        struct brow *r = realloc(m->rows, cap * sizeof *r);
-        if (!r) return -1;
-        m->rows = r;
-        float *v = realloc(m->vals, cap * (size_t)(m->stride ? m->stride : 1) * sizeof *v);
-        if (!v) return -1;
-        m->vals = v;
-        m->cap = cap;
+    if ((m->n & (BCHUNK - 1)) == 0 && (m->n >> BCHUNK_BITS) == m->nchunks) {
+        struct bchunk *c = realloc(m->chunks, (m->nchunks + 1) * sizeof *c);
+        if (!c) return -1;
+        m->chunks = c;
+        c[m->nchunks].rows = malloc(BCHUNK * sizeof *c->rows);
+        c[m->nchunks].vals = malloc(BCHUNK * (size_t)(m->stride ? m->stride : 1) * sizeof *c->vals);
+        if (!c[m->nchunks].rows || !c[m->nchunks].vals) {
+            free(c[m->nchunks].rows);
+            free(c[m->nchunks].vals);
+            return -1;
+        }
+        m->nchunks++;
     }
-    m->rows[m->n] = (struct brow){.target = target, .step = step, .rank = rank, .present = present};
-    float *dst = m->vals + m->n * (size_t)m->stride;
+    *brow_at(m, m->n) = (struct brow){.target = target, .step = step, .rank = rank, .present = present};
+    float *dst = bvals_at(m, m->n);
     for (int s = 0; s < m->nstats; s++) dst[s] = (present >> s) & 1 ? to_f32(vals[s]) : cube_missing();
     m->n++;
     return 0;
@@ -374,8 +407,8 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
     for (size_t i = 0; i < b->nranks; i++) rv[nr++] = b->ranks[i];
     for (int i = 0; i < b->nm; i++)
         for (size_t r = 0; r < b->m[i].n; r++) {
-            sv[ns++] = b->m[i].rows[r].step;
-            rv[nr++] = b->m[i].rows[r].rank;
+            sv[ns++] = brow_at(&b->m[i], r)->step;
+            rv[nr++] = brow_at(&b->m[i], r)->rank;
         }
     ns = uniq_i32(sv, ns);
     nr = uniq_i32(rv, nr);
@@ -407,7 +440,7 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         bm->nstats = 0;
         /* local targets: those with rows, ascending id */
         memset(local, 0xff, (ntg ? ntg : 1) * sizeof *local);
-        for (size_t r = 0; r < bm->n; r++) local[bm->rows[r].target] = 0;
+        for (size_t r = 0; r < bm->n; r++) local[brow_at(bm, r)->target] = 0;
         uint32_t nl = 0;
         for (uint32_t t = 0; t < ntg; t++)
             if (local[t] == 0) nl++;
@@ -424,12 +457,12 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         float miss = cube_missing();
         for (size_t k = 0; k < nvals; k++) cm->vals[k] = miss;
         for (size_t r = 0; r < bm->n; r++) {
-            const struct brow *row = &bm->rows[r];
+            const struct brow *row = brow_at(bm, r);
             int si = find_i32(sv, ns, row->step), ri = find_i32(rv, nr, row->rank);
             size_t cell = ((size_t)local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
             if (seen[cell / 8] & (1u << (cell % 8))) continue;   /* first row wins */
             seen[cell / 8] |= (uint8_t)(1u << (cell % 8));
-            const float *src = bm->vals + r * (size_t)bm->stride;
+            const float *src = bvals_at(bm, r);
             for (int s = 0; s < cm->nstats; s++) {
                 /* rows added before a stat was declared carry no value for it */
                 float v = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
@@ -437,9 +470,7 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
             }
         }
         free(seen);
-        free(bm->rows); bm->rows = NULL;
-        free(bm->vals); bm->vals = NULL;
-        bm->n = bm->cap = 0;
+        bmetric_free_rows(bm);
     }
     c->names = b->names;
     b->names = NULL;

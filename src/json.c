@@ -243,7 +243,7 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
 }
 
 static inline const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+    while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
     return p;
 }
 
@@ -432,14 +432,46 @@ enum json_tok json_lex_next(struct json_lex *lx) {
     return lex_fail(lx, p, "internal tokenizer state");
 }
 
+/* Skipping is most of the work on a dump.json (shapes, integer lists,
+ * values no reader wants), so it scans bytes instead of tokens: brackets
+ * are matched and nesting is limited, strings are stepped over whole;
+ * scalars inside are not checked, as nobody reads them. */
 int json_lex_skip(struct json_lex *lx, enum json_tok first) {
     if (first != JT_OBJ_BEGIN && first != JT_ARR_BEGIN) return first == JT_ERROR ? -1 : 0;
+    const char *p = lx->p, *end = lx->end;
     int base = lx->depth - 1;
-    for (;;) {
-        enum json_tok t = json_lex_next(lx);
-        if (t == JT_ERROR || t == JT_END) return -1;
-        if ((t == JT_OBJ_END || t == JT_ARR_END) && lx->depth == base) return 0;
+    while (p < end) {
+        char c = *p;
+        if (c == '"') {
+            p++;
+            for (;;) {
+                while (p < end && *p != '"' && *p != '\\') p++;
+                if (p >= end) { lex_fail(lx, p, "unterminated string"); return -1; }
+                if (*p == '"') break;
+                p += 2;
+            }
+            p++;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (lx->depth >= JSON_MAX_DEPTH) { lex_fail(lx, p, "nesting deeper than 512 levels"); return -1; }
+            lx->kind[++lx->depth] = c == '{' ? 1 : 2;
+        } else if (c == '}' || c == ']') {
+            if ((c == '}') != (lx->kind[lx->depth] == 1)) {
+                lex_fail(lx, p, lx->kind[lx->depth] == 1 ? "expected '}'" : "expected ']'");
+                return -1;
+            }
+            if (--lx->depth == base) {
+                lx->p = p + 1;
+                lx->state = lx->depth ? S_AFTER : S_DONE;
+                lx->tok = c == '}' ? JT_OBJ_END : JT_ARR_END;
+                return 0;
+            }
+        }
+        p++;
     }
+    lex_fail(lx, end, "unterminated object or array");
+    return -1;
 }
 
 static int hexval(char c) {

