@@ -16,6 +16,7 @@
 
 #include "model/demo.h"
 #include "src/app.h"
+#include "src/app_compare.h"
 #include "src/app_state.h"
 #include "src/cmd.h"
 #include "ui/keys.h"
@@ -34,7 +35,10 @@ const char app_options_help[] =
     "  --mapping FILE    name replacements, as data2db --mapping\n"
     "  --db NAME         which .trend.db of a folder to open\n"
     "  --threads N       loader threads (default: one per core)\n"
-    "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n";
+    "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n"
+    "  --fuzzy-match     compare mode: match calls by name without call counters (msprobe -fm)\n"
+    "  --layer-mapping FILE  compare mode: YAML of attribute renames (needed across frameworks)\n"
+    "  --match-config FILE   compare mode: apply a saved match config (msprobe .vis.config)\n";
 
 static void usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "probetop: ");
@@ -71,6 +75,13 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         if (!strcmp(s, "--ascii")) { uo->ascii = 1; continue; }
         if (!strcmp(s, "--no-mouse")) { uo->no_mouse = 1; continue; }
         if (!strcmp(s, "--keys-man")) { *keys_man = 1; continue; }
+        if (!strcmp(s, "--fuzzy-match") || !strcmp(s, "-fm")) { a->fuzzy = 1; continue; }
+        v = opt_value(argc, argv, &i, "--layer-mapping", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->layer_mapping = v; continue; }
+        v = opt_value(argc, argv, &i, "--match-config", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->match_config = v; continue; }
         v = opt_value(argc, argv, &i, "--format", &matched, &bad);
         if (bad) return -1;
         if (matched) {
@@ -229,9 +240,22 @@ static void draw_bar(struct app *a) {
         bar_part(w, a, &x, UI_BAR_HI, t);
         return;
     }
-    if (!a->cube || a->cube->nmetrics == 0) {
+    const char *scr = a->screens[a->screen].name;
+    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare")) {
         bar_part(w, a, &x, UI_BAR_HI, " probetop");
-        if (a->mode == APP_MODE_COMPARE) bar_part(w, a, &x, UI_BAR, "  compare");
+        if (a->cmp) {
+            char t[160];
+            const struct app_cmp *c = a->cmp;
+            snprintf(t, sizeof t, "  %s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
+                                          : c->build ? "build" : "compare");
+            bar_part(w, a, &x, UI_BAR, t);
+            if (c->cur) {
+                snprintf(t, sizeof t, "%sstep %d%srank %d", ui_glyph_sep(a->ui), (int)c->cur->step, ui_glyph_sep(a->ui),
+                         (int)c->cur->rank);
+                bar_part(w, a, &x, UI_BAR_HI, t);
+            }
+            if (acmp_loading(a) && c->running) bar_part(w, a, &x, UI_BAR, "  loading...");
+        }
         return;
     }
     const struct cube *c = a->cube;
@@ -240,6 +264,12 @@ static void draw_bar(struct app *a) {
     const char *sep = ui_glyph_sep(u);
     if (a->cols_total >= 60) bar_part(w, a, &x, UI_BAR_HI, " probetop ");
     else bar_part(w, a, &x, UI_BAR, " ");
+    if (a->cmp && a->mode == APP_MODE_COMPARE) {
+        /* the run the heat map shows (divergence heat map) */
+        snprintf(t, sizeof t, "run %s", acmp_run_name(a->cmp->run));
+        bar_part(w, a, &x, UI_BAR_HI, t);
+        bar_part(w, a, &x, UI_BAR, sep);
+    }
     snprintf(t, sizeof t, "%s/%s", m->name, m->stats[a->stat]);
     bar_part(w, a, &x, UI_BAR_HI, t);
     bar_part(w, a, &x, UI_BAR, sep);
@@ -474,6 +504,11 @@ static int init_panes(struct app *a) {
         }
         v->live = 1;
     }
+    /* Two runs or a .vis.db: the tree first. */
+    if (a->mode != APP_MODE_TREND && app_show(a, "tree") == 0) {
+        a->prev_screen = a->screen;
+        return 0;
+    }
     /* The first screen (not help) with a live pane. */
     for (int s = 0; s < a->nscreens; s++) {
         if (!strcmp(a->screens[s].name, "help")) continue;
@@ -511,6 +546,7 @@ static void release(struct app *a) {
     if (a->ds) dataset_free(a->ds);
     a->ds = NULL;
     for (int i = 0; i < 2; i++) free(a->paths[i]);
+    acmp_free(a);
     free(a->parallel_arg);
     free(a->regex);
     free(a->regex_mask);
@@ -523,7 +559,10 @@ static void release(struct app *a) {
 
 /* msProbe's defaults (dimension step, the first step), the demo too: the
  * burst is there to be found (`]` through the steps, or :step 9). */
-static void data_ready(struct app *a) { app_data_ready(a); }
+static void data_ready(struct app *a) {
+    app_data_ready(a);
+    acmp_data_ready(a);
+}
 
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -566,6 +605,19 @@ int app_main(int argc, char **argv) {
                 return EXIT_USAGE;
             }
         }
+    }
+
+    /* The graphs: compare and .vis.db modes need them; a dump with
+     * construct.json gets its tree too (build mode). */
+    if (acmp_open(a, &err) < 0) {
+        fprintf(stderr, "probetop: %s\n", err.msg);
+        release(a);
+        return EXIT_USAGE;
+    }
+    if (a->cmp && acmp_load(a, a->cmp->pairs[0].step, a->cmp->pairs[0].rank, &err) < 0) {
+        fprintf(stderr, "probetop: %s\n", err.msg);
+        release(a);
+        return EXIT_USAGE;
     }
 
     if (ui_start(&ui, &uo, &err) < 0) {
@@ -612,9 +664,10 @@ int app_main(int argc, char **argv) {
             ready = 1;
             layout(a);
         }
+        if (acmp_poll(a)) a->dirty = 1;
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
-        int key = ui_getkey(&ui, a->bar, a->load.running ? 100 : 250, &my, &mx, &mb);
+        int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);
         if (ui_signal) {
             int sig = ui_signal;
             ui_signal = 0;

@@ -305,6 +305,7 @@ static void swap_in(struct app *a, struct acmp_graph *G) {
     finish_graph(a, G);
     graph_free(c->cur);
     c->cur = G;
+    c->gen++;
     c->error[0] = '\0';
     if (c->mc_report[0]) app_msg(a, "%s", c->mc_report);
     else if (G->note[0]) app_err(a, "%s", G->note);

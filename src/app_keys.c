@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "src/app_compare.h"
 #include "src/app_state.h"
 #include "ui/keys.h"
 #include "ui/prompt.h"
@@ -20,7 +21,7 @@
 enum {
     G_QUIT = 1, G_HELP, G_FOCUS_NEXT, G_FOCUS_PREV, G_CMD, G_SEARCH, G_NEXT, G_PREV, G_METRIC_NEXT,
     G_METRIC_PREV, G_STAT_NEXT, G_STAT_PREV, G_DIM, G_VAL_PREV, G_VAL_NEXT, G_CLEAR, G_COLOR, G_RANGE_LO,
-    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW,
+    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN,
 };
 
 const struct keys_row app_keys[] = {
@@ -44,6 +45,7 @@ const struct keys_row app_keys[] = {
     {'+', NULL, G_SPLIT_UP, "move the heat map / line chart split down"},
     {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
     {UK_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
+    {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
 
@@ -189,6 +191,13 @@ int app_global_action(struct app *a, int action) {
         a->dirty = 1;
         return 1;
     case G_REDRAW: clearok(curscr, TRUE); a->dirty = 1; return 1;
+    case G_RUN: {
+        struct pt_error err;
+        int next = a->cmp ? (a->cmp->run + 1) % 3 : 0;
+        if (acmp_set_run(a, next, &err) != 0) app_err(a, "%s", err.msg);
+        else app_msg(a, "the heat map shows %s", acmp_run_name(next));
+        return 1;
+    }
     default: return 0;
     }
 }
@@ -441,6 +450,19 @@ static int cmd_filter(struct view *v, struct app *a, int argc, char **argv, stru
     return 0;
 }
 
+static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :run problem|bench|diff");
+    int run;
+    if (!strcasecmp(argv[1], "problem")) run = RUN_PROBLEM;
+    else if (!strcasecmp(argv[1], "bench") || !strcasecmp(argv[1], "benchmark")) run = RUN_BENCH;
+    else if (!strcasecmp(argv[1], "diff")) run = RUN_DIFF;
+    else return pt_errorf(err, ":run wants problem, bench or diff, not '%s'", argv[1]);
+    if (acmp_set_run(a, run, err) != 0) return -1;
+    app_msg(a, "the heat map shows %s", acmp_run_name(run));
+    return 0;
+}
+
 static int cmd_help(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v; (void)argc; (void)argv;
     if (app_show(a, "help") < 0) return pt_errorf(err, "no help pane");
@@ -465,6 +487,7 @@ static const struct {
     {{"color", "gradient|segmented", "colour mode", 0, cmd_color}, 0},
     {{"split", "PERCENT", "the heat map's share of the trend screen", 0, cmd_split}, 0},
     {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
+    {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
     {{"help", "", "the help screen", 0, cmd_help}, 0},
     {{"q", "", "quit", 0, cmd_quit}, 0},
     {{"quit", "", "quit", 0, cmd_quit}, 0},
@@ -491,6 +514,14 @@ int app_run_command(struct app *a, char *line) {
     const struct view_cmd *cmd = NULL;
     struct view *owner = NULL;
     int needs = 0;
+    /* The shown panes' own commands first (:step on the tree screen
+     * switches the graph, on the trend screen the heat map's step). */
+    for (int i = 0; i < a->nviews && !cmd; i++) {
+        struct view *v = &a->views[i];
+        if (!v->live || !v->visible) continue;
+        for (size_t k = 0; k < v->ops->ncmds; k++)
+            if (!strcmp(v->ops->cmds[k].name, name)) { cmd = &v->ops->cmds[k]; owner = v; break; }
+    }
     for (size_t i = 0; i < NGLOBAL_CMDS && !cmd; i++)
         if (!strcmp(global_cmds[i].c.name, name)) { cmd = &global_cmds[i].c; needs = global_cmds[i].needs; }
     for (int i = 0; i < a->nviews && !cmd; i++) {
@@ -559,6 +590,7 @@ int app_complete(void *ctx, const char *line, int cycle, char *out) {
     const char *arg = sp + 1;
     static const char *const dims[] = {"step", "rank", "module"};
     static const char *const colors[] = {"gradient", "segmented"};
+    static const char *const runs[] = {"problem", "bench", "diff"};
     if (!strcmp(head, "metric") && a->cube) {
         for (int i = 0; i < a->cube->nmetrics && nc < 256; i++) cands[nc++] = a->cube->metrics[i].name;
     } else if (!strcmp(head, "stat") && a->cube && a->cube->nmetrics) {
@@ -568,6 +600,8 @@ int app_complete(void *ctx, const char *line, int cycle, char *out) {
         for (int i = 0; i < 3; i++) cands[nc++] = dims[i];
     } else if (!strcmp(head, "color")) {
         for (int i = 0; i < 2; i++) cands[nc++] = colors[i];
+    } else if (!strcmp(head, "run")) {
+        for (int i = 0; i < 3; i++) cands[nc++] = runs[i];
     } else if (!strcmp(head, "view")) {
         for (int i = 0; i < a->nviews && nc < 256; i++)
             if (a->views[i].live) cands[nc++] = a->views[i].ops->name;

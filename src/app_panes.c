@@ -9,12 +9,15 @@ extern const struct view_ops view_help;
 extern const struct view_ops view_overflow;
 extern const struct view_ops view_search;
 extern const struct view_ops view_layout;
+extern const struct view_ops view_tree;
+extern const struct view_ops view_detail;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, UK_F2},
     {"overflow", 0, UK_F3},
     {"search", 0, UK_F4},
     {"layout", 0, UK_F5},
+    {"compare", 1, UK_F6},
     {"help", 0, UK_F1},
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
@@ -25,6 +28,8 @@ const struct app_pane app_panes[] = {
     {&view_overflow, "overflow", 100},
     {&view_search, "search", 100},
     {&view_layout, "layout", 100},
+    {&view_tree, "compare", 55},
+    {&view_detail, "compare", 45},
     {&view_help, "help", 100},
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);

@@ -27,6 +27,7 @@
 #include "views/view.h"
 
 struct ui;          /* ui/ui.h: the terminal, colours, glyphs */
+struct app_cmp;     /* src/app_compare.h: the graphs of compare / build / .vis.db mode */
 struct prompt;      /* ui/prompt.h */
 
 enum app_mode {
@@ -91,6 +92,12 @@ struct app {
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
     struct load_opts lopts;
     struct app_load load;
+
+    /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */
+    struct app_cmp *cmp;       /* owned (src/app_compare.c); NULL: no tree for this input */
+    int fuzzy;                 /* --fuzzy-match */
+    const char *layer_mapping; /* --layer-mapping FILE (points into argv) */
+    const char *match_config;  /* --match-config FILE (points into argv) */
 
     /* --- data (trend mode; NULL until loaded) --- */
     struct dataset *ds;        /* owned */

@@ -297,8 +297,9 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     case 'K': {
         /* a lone rank folder: rank from its name, step from its parent's */
         base_name(path, bn, sizeof bn);
+        /* a proc folder alone is numbered as data2db numbers procs of a
+         * step without rank folders: from 0 */
         long r = num_after(bn, "rank");
-        if (r < 0) r = num_after(bn, "proc");
         long s = -1;
         char *rp = realpath(path, NULL);
         if (rp) {

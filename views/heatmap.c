@@ -810,7 +810,8 @@ static void heat_free(struct view *v) {
     v->priv = NULL;
 }
 
-static int heat_available(const struct app *a) { return a->mode == APP_MODE_TREND; }
+/* trend data exists in trend and compare modes (the problem run), not for a .vis.db */
+static int heat_available(const struct app *a) { return a->mode != APP_MODE_VISDB; }
 
 static int cmd_zoom(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     struct heat *h = v->priv;

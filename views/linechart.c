@@ -496,7 +496,7 @@ static void lc_free(struct view *v) {
     v->priv = NULL;
 }
 
-static int lc_available(const struct app *a) { return a->mode == APP_MODE_TREND; }
+static int lc_available(const struct app *a) { return a->mode != APP_MODE_VISDB; }
 
 static int cmd_chart(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     struct lc *lc = v->priv;

@@ -410,7 +410,7 @@ static void ovf_free(struct view *v) {
 }
 
 static int ovf_available(const struct app *a) {
-    return a->mode == APP_MODE_TREND;
+    return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
 static void ovf_notify(struct view *v, struct app *a, unsigned what) {

@@ -561,7 +561,7 @@ static void search_free_view(struct view *v) {
 }
 
 static int search_available(const struct app *a) {
-    return a->mode == APP_MODE_TREND;
+    return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
 static void search_notify(struct view *v, struct app *a, unsigned what) {

@@ -306,10 +306,56 @@ static void test_tiny(void) {
     vt_close(&vt);
 }
 
+/* Two ranks of a generated tensor-parallel pair (gen_dump.py --drift):
+ * the first divergence is the drifted MLP, } shows rank 1 with the same
+ * node selected, and an all_reduce lists its peer on the other rank. */
+static void test_ranks(void) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!py || !py[0] || !s) SKIP("no python or shared tools");
+    const char *dir = pt_tmpdir("graph_ranks");
+    char cmd[8192], p[4200], b[4200];
+    const char *gen = "--steps 1 --ranks 2 --layers 2 --tp 2 --hidden 64 --heads 4 --ffn 128 --seq 8 --vocab 64";
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s >/dev/null 2>&1 && "
+             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s --drift 1.5:layers.1.mlp >/dev/null 2>&1",
+             py, s, dir, gen, py, s, dir, gen);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    snprintf(p, sizeof p, "%s/p", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    const char *args[] = {p, b, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
+    VT_WAIT(&vt, row_has(&vt, 1, "matched"));
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, status_has(&vt, "first divergence: "));
+    CHECKV(&vt, status_has(&vt, "first divergence: Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
+    vt_send(&vt, "}");
+    VT_WAIT(&vt, row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp"));
+    CHECKV(&vt, row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
+    command(&vt, "node Distributed.all_reduce.0.forward");
+    VT_WAIT(&vt, screen_has(&vt, "send_receive rank 0"));
+    CHECKV(&vt, screen_has(&vt, "communication peers") && screen_has(&vt, "send_receive rank 0"));
+    /* Enter on the peer (detail line 4) shows it on its rank */
+    vt_send(&vt, "<Tab>jjj");
+    VT_WAIT(&vt, status_has(&vt, "line 4 of"));
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, row_has(&vt, 0, "rank 0") && screen_has(&vt, "send_receive rank 1"));
+    CHECKV(&vt, row_has(&vt, 0, "rank 0") && screen_has(&vt, "send_receive rank 1"));
+    /* the tree has the focus back, on the peer node */
+    VT_WAIT(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
+    CHECKV(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    vt_close(&vt);
+}
+
 int main(void) {
     RUN(test_80x24);
     RUN(test_120x40);
     RUN(test_match_config);
+    RUN(test_ranks);
     RUN(test_visdb);
     RUN(test_bad_input);
     RUN(test_tiny);
