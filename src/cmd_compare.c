@@ -9,80 +9,9 @@
 
 #include "model/compare.h"
 #include "src/cmd.h"
+#include "src/cmp_files.h"
 #include "src/json.h"
 #include "src/read_graph.h"
-
-/* ---- layer mapping: "ClassName:\n  npu_attr: bench_attr" (YAML subset) ---- */
-
-struct lmap {
-    char (*from)[256], (*to)[256];
-    size_t n;
-    int cell_to_module;     /* MindSpore problem vs PyTorch benchmark */
-    char buf[8192];
-};
-
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t') s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n')) *--e = '\0';
-    if (*s == '\'' || *s == '"') {
-        size_t l = strlen(s);
-        if (l >= 2 && s[l - 1] == *s) { s[l - 1] = '\0'; s++; }
-    }
-    return s;
-}
-
-static int lmap_load(struct lmap *m, const char *path, struct pt_error *err) {
-    FILE *f = fopen(path, "r");
-    if (!f) return pt_errorf(err, "%s: %s", path, strerror(errno));
-    char line[1024];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *h = strchr(line, '#');
-        if (h) *h = '\0';
-        if (!*trim(line)) continue;
-        int indented = line[0] == ' ' || line[0] == '\t';
-        char *colon = strchr(line, ':');
-        if (!colon) { fclose(f); return pt_errorf(err, "%s: line %d: expected \"name: value\"", path, lineno); }
-        *colon = '\0';
-        char *k = trim(line), *v = trim(colon + 1);
-        if (!indented || !*v) continue;   /* a class heading */
-        void *nf = realloc(m->from, (m->n + 1) * sizeof *m->from), *nt;
-        if (!nf) { fclose(f); return pt_errorf(err, "out of memory"); }
-        m->from = nf;
-        nt = realloc(m->to, (m->n + 1) * sizeof *m->to);
-        if (!nt) { fclose(f); return pt_errorf(err, "out of memory"); }
-        m->to = nt;
-        snprintf(m->from[m->n], 256, "%s", k);
-        snprintf(m->to[m->n], 256, "%s", v);
-        m->n++;
-    }
-    fclose(f);
-    return 0;
-}
-
-/* Renames attribute segments of an id (".from." -> ".to."). */
-static const char *lmap_apply(void *ctx, const char *id) {
-    struct lmap *m = ctx;
-    char a[8192], b[8192];
-    snprintf(a, sizeof a, "%s", id);
-    if (m->cell_to_module && !strncmp(a, "Cell.", 5)) {
-        snprintf(b, sizeof b, "Module.%s", a + 5);
-        snprintf(a, sizeof a, "%s", b);
-    }
-    for (size_t i = 0; i < m->n; i++) {
-        char pat[300], rep[300];
-        snprintf(pat, sizeof pat, ".%s.", m->from[i]);
-        snprintf(rep, sizeof rep, ".%s.", m->to[i]);
-        char *at = strstr(a, pat);
-        if (!at) continue;
-        snprintf(b, sizeof b, "%.*s%s%s", (int)(at - a), a, rep, at + strlen(pat));
-        snprintf(a, sizeof a, "%s", b);
-    }
-    snprintf(m->buf, sizeof m->buf, "%s", a);
-    return m->buf;
-}
 
 /* ---- csv ---- */
 
@@ -115,42 +44,6 @@ static void csv_table(FILE *f, const struct cmp_table *t, int header) {
         }
         fputc('\n', f);
     }
-}
-
-/* ---- match config (msProbe's .vis.config: {name: counterpart}) ---- */
-
-static int apply_match_config(struct cmp_graph *g, const char *path, size_t *ok, size_t *bad, struct pt_error *err) {
-    cJSON *root;
-    if (json_tree_file(path, &root, err) != 0) return -1;
-    if (!cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return pt_errorf(err, "%s: expected a JSON object {problem node: benchmark node}", path);
-    }
-    for (cJSON *e = root->child; e; e = e->next) {
-        if (!cJSON_IsString(e)) { (*bad)++; continue; }
-        int a = tree_find(g->npu, e->string), b = tree_find(g->bench, e->valuestring);
-        if (a < 0 || b < 0) {
-            /* saved configs list the benchmark -> problem direction too */
-            int ra = tree_find(g->npu, e->valuestring), rb = tree_find(g->bench, e->string);
-            if (ra >= 0 && rb >= 0 && g->n[ra].bench == rb) continue;
-            char x[512];
-            fprintf(stderr, "probetop: %s: %s is not a node of the %s graph; skipped\n", path,
-                    pt_escape(a < 0 ? e->string : e->valuestring, strlen(a < 0 ? e->string : e->valuestring), x, sizeof x),
-                    a < 0 ? "problem" : "benchmark");
-            (*bad)++;
-            continue;
-        }
-        if (g->n[a].bench == b) { (*ok)++; continue; }
-        struct pt_error e2;
-        if (g->n[a].bench >= 0) cmp_unmatch(g, a, &e2);
-        if (g->bmatch[b] >= 0) cmp_unmatch(g, g->bmatch[b], &e2);
-        if (cmp_manual_match(g, a, b, 0, &e2) != 0) {
-            fprintf(stderr, "probetop: %s: %s\n", path, e2.msg);
-            (*bad)++;
-        } else (*ok)++;
-    }
-    cJSON_Delete(root);
-    return 0;
 }
 
 /* ---- the command ---- */
@@ -206,11 +99,11 @@ static int run(int argc, char **argv) {
         graph_dirs_free(&d[0]);
         return EXIT_USAGE;
     }
-    struct lmap map;
+    struct cfile_lmap map;
     memset(&map, 0, sizeof map);
     int rc = EXIT_OK, pairs = 0, any_error = 0;
     FILE *out = NULL;
-    if (lm && lmap_load(&map, lm, &err) != 0) {
+    if (lm && cfile_lmap_load(&map, lm, &err) != 0) {
         fprintf(stderr, "probetop compare: %s\n", err.msg);
         rc = EXIT_USAGE;
         goto done;
@@ -248,7 +141,7 @@ static int run(int argc, char **argv) {
             goto done;
         }
         map.cell_to_module = !strcmp(a->framework, "mindspore") && strcmp(b->framework, "mindspore");
-        struct cmp_opts o = {.fuzzy = fuzzy, .map = lm ? lmap_apply : NULL, .map_ctx = &map};
+        struct cmp_opts o = {.fuzzy = fuzzy, .map = lm ? cfile_lmap_apply : NULL, .map_ctx = &map};
         struct cmp_table *t = NULL;
         if (cmp_table_new(a, b, &o, &t, &err) != 0) {
             fprintf(stderr, "probetop compare: %s\n", err.msg);
@@ -265,11 +158,14 @@ static int run(int argc, char **argv) {
         int built = tree_build(a, &gerr) == 0 && tree_build(b, &gerr) == 0;
         if (built && cmp_graph_new(a, b, &o, &g, &gerr) == 0) {
             if (mc) {
-                size_t ok = 0, nbad = 0;
-                if (apply_match_config(g, mc, &ok, &nbad, &err) != 0) {
+                struct cfile_report rep;
+                if (cfile_match_apply(g, mc, &rep, &err) != 0) {
                     fprintf(stderr, "probetop compare: %s\n", err.msg);
                     rc = EXIT_USAGE;
-                } else fprintf(stderr, "probetop compare: match config: %zu pairs applied, %zu failed\n", ok, nbad);
+                } else {
+                    fprintf(stderr, "probetop compare: match config: %zu pairs applied, %zu failed%s%s\n", rep.ok,
+                            rep.failed, rep.first_bad[0] ? "; first: " : "", rep.first_bad);
+                }
             }
             for (size_t k = 0; k < a->nnodes; k++) {
                 if (g->n[k].index == CL_ERROR && a->nodes[k].kind != TK_APIS) any_error = 1;
@@ -331,8 +227,7 @@ done:
         fprintf(stderr, "probetop compare: %s: write failed\n", csv);
         rc = EXIT_USAGE;
     } else if (out == stdout) fflush(stdout);
-    free(map.from);
-    free(map.to);
+    cfile_lmap_free(&map);
     graph_dirs_free(&d[0]);
     graph_dirs_free(&d[1]);
     return rc;
