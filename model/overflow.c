@@ -347,7 +347,9 @@ int ovf_scan_cube(const struct cube *c, struct ovf_list *out, struct pt_error *e
                         .step = c->steps[si].origin,
                         .micro = c->steps[si].micro,
                         .rank = c->ranks[ri],
-                        .pos = t,
+                        /* forward before backward before the rest, as a
+                         * step runs; by target (first-seen) inside a metric */
+                        .pos = (uint32_t)((uint64_t)m * names_count(c->names) + t),
                         .level = OVF_NONE,
                         .name = names_display(c->names, t, name, sizeof name),
                         .what = what,

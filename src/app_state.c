@@ -199,7 +199,7 @@ int app_set_regex(struct app *a, const char *pattern, struct pt_error *err) {
                 char esc[512];
                 const char *nm = names_str(n, t);
                 pt_escape(nm, strlen(nm), esc, sizeof esc);
-                pt_errorf(err, "pattern stopped on %s: %s; the old filter stays", esc, s.why);
+                pt_errorf(err, "%s; the old filter stays (stopped on %s)", s.why, esc);
                 free(mask);
                 free(text);
                 search_free(&s);

@@ -24,6 +24,7 @@
 #include "model/layout.h"
 #include "model/names.h"
 #include "src/app_state.h"
+#include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
@@ -386,8 +387,13 @@ static void lay_draw(struct view *v, struct app *a) {
     clamp_scroll(p);
 
     if (show_title) {
+        /* msProbe's title; when it does not fit, the numbers go first so
+         * that none is cut into another number */
         snprintf(buf, sizeof buf, "Model Parallelism Configuration | Total Layers: %d | DP=%d | TP=%d | PP=%d | VPP=%d",
                  l->layers, l->dp, l->tp, l->pp, l->vpp);
+        if (text_width(buf) > W)
+            snprintf(buf, sizeof buf, "Total Layers: %d | DP=%d | TP=%d | PP=%d | VPP=%d", l->layers, l->dp, l->tp,
+                     l->pp, l->vpp);
         put_line(w, u, y++, W, UI_TITLE, buf);
     }
     if (show_info) {

@@ -17,6 +17,7 @@
 #include "src/app_state.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/graph.h"
 #include "views/view.h"
 
 enum {
@@ -337,29 +338,19 @@ static uint32_t record_target(const struct cube *c, const char *name, int step, 
 
 /* A pane named "tree" that is available and has a `:node NAME` command
  * (expand the ancestors, select) takes the jump. */
-static int jump_tree(struct app *a, const char *name) {
+static int jump_tree(struct app *a, const struct ovf_entry *e) {
     struct view *t = app_view(a, "tree");
     if (!t || (t->ops->available && !t->ops->available(a))) return 0;
-    for (size_t i = 0; i < t->ops->ncmds; i++) {
-        const struct view_cmd *cmd = &t->ops->cmds[i];
-        if (strcmp(cmd->name, "node") != 0) continue;
-        char *argv[3] = { (char *)"node", (char *)name, NULL };
-        struct pt_error err = { { 0 } };
-        if (cmd->run(t, a, 2, argv, &err) != 0) {
-            app_err(a, "%s", err.msg);
-            return 1;
-        }
-        app_show(a, "tree");
-        return 1;
-    }
-    return 0;
+    struct pt_error err = {{0}};
+    if (tree_goto(a, e->step, e->rank, e->name, &err) != 0) app_err(a, "%s", err.msg);
+    return 1;
 }
 
 static void jump(struct ovp *p, struct app *a) {
     const struct ovf_entry *e = cur_entry(p);
     const struct cube *c = a->cube;
     if (!e) return;
-    if (p->levels && jump_tree(a, e->name)) return;
+    if (p->levels && jump_tree(a, e)) return;
     if (!c || !app_view(a, "heatmap")) {
         app_err(a, "no graph or heat map to show %s in", e->name);
         return;
@@ -420,10 +411,39 @@ static void ovf_notify(struct view *v, struct app *a, unsigned what) {
     if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
 }
 
+/* One level's count: form 0 "1 critical 7   ", 1 the same with one space
+ * after it, 2 "C:7 " (hidden levels in brackets). */
+static void level_text(const struct ovp *p, int i, int l, int form, char *buf, size_t n) {
+    int on = (p->show >> l) & 1;
+    if (form == 2) snprintf(buf, n, on ? ":%zu " : ":(%zu) ", p->counts[l]);
+    else snprintf(buf, n, " %d %s %zu%s%s", i + 1, ovf_level_name((enum ovf_level)l), p->counts[l],
+                  on ? "" : " (hidden)", form == 0 ? "   " : i < 2 ? " " : "");
+}
+
+static const char *level_mark_text(const struct ui *u, int l, int form) {
+    return form == 2 ? level_mark(u, 1, l) + (u->utf8 ? 3 : 1) : level_mark(u, 1, l);
+}
+
+/* Width the level counts take in a form. */
+static int header_levels_width(const struct ovp *p, const struct ui *u, int form) {
+    char buf[128];
+    int n = 0;
+    static const int order[3] = { OVF_CRITICAL, OVF_HIGH, OVF_MEDIUM };
+    for (int i = 0; i < 3; i++) {
+        level_text(p, i, order[i], form, buf, sizeof buf);
+        n += text_width(level_mark_text(u, order[i], form)) + text_width(buf);
+    }
+    return n;
+}
+
 static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
     const struct ui *u = a->ui;
-    char buf[256];
+    char buf[256], filt[64], rb[32] = "all", sb[32] = "all";
     int x = 0;
+    if (p->has_rank) snprintf(rb, sizeof rb, "%d", (int)p->rank);
+    if (p->has_step) snprintf(sb, sizeof sb, "%d", (int)p->step);
+    snprintf(filt, sizeof filt, " rank %s  step %s", rb, sb);
+    int fw = text_width(filt);
     ui_role(w, u, UI_NORMAL);
     ui_fill(w, 0, 0, width);
     if (!p->levels) {
@@ -431,31 +451,26 @@ static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
         x += ui_put(w, 0, x, width - x, level_mark(u, 0, 0));
         ui_role(w, u, UI_NORMAL);
         snprintf(buf, sizeof buf, " %zu non-finite cells  (levels not available for this input)", p->counts[0]);
+        if (x + text_width(buf) + fw > width)
+            snprintf(buf, sizeof buf, " %zu non-finite cells (levels not available)", p->counts[0]);
         x += ui_put(w, 0, x, width - x, buf);
     } else {
-        /* narrow windows get "C:7 H:126 M:4", hidden levels in brackets */
-        int compact = width < 72;
+        /* the words while they fit beside the filters, then "C:7 H:126 M:4" */
+        int form = 0;
+        while (form < 2 && header_levels_width(p, u, form) + fw > width) form++;
         static const int order[3] = { OVF_CRITICAL, OVF_HIGH, OVF_MEDIUM };
         for (int i = 0; i < 3; i++) {
             int l = order[i];
             int on = (p->show >> l) & 1;
             ui_role(w, u, on ? level_role(1, l) : UI_DIM);
-            x += ui_put(w, 0, x, width - x, compact ? level_mark(u, 1, l) + (u->utf8 ? 3 : 1) : level_mark(u, 1, l));
+            x += ui_put(w, 0, x, width - x, level_mark_text(u, l, form));
             ui_role(w, u, on ? UI_NORMAL : UI_DIM);
-            if (compact)
-                snprintf(buf, sizeof buf, on ? ":%zu " : ":(%zu) ", p->counts[l]);
-            else
-                snprintf(buf, sizeof buf, " %d %s %zu%s", i + 1, ovf_level_name((enum ovf_level)l), p->counts[l],
-                         on ? "   " : " (hidden)   ");
+            level_text(p, i, l, form, buf, sizeof buf);
             x += ui_put(w, 0, x, width - x, buf);
         }
     }
     ui_role(w, u, UI_HINT);
-    char rb[32] = "all", sb[32] = "all";
-    if (p->has_rank) snprintf(rb, sizeof rb, "%d", (int)p->rank);
-    if (p->has_step) snprintf(sb, sizeof sb, "%d", (int)p->step);
-    snprintf(buf, sizeof buf, " rank %s  step %s", rb, sb);
-    ui_put(w, 0, x, width - x, buf);
+    ui_put(w, 0, x, width - x, filt);
 }
 
 /* The grid: rows = ranks, columns = steps, each cell the worst level of

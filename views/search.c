@@ -215,6 +215,29 @@ static int put_highlighted(struct srp *p, struct app *a, WINDOW *w, int y, int x
     const struct ui *u = a->ui;
     char fit[1024];
     text_fit(s, width, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
+    size_t so0, eo0;
+    if (search_active(&p->re) && strcmp(fit, s) != 0 && search_find(&p->re, s, strlen(s), 0, &so0, &eo0) == 1) {
+        /* too long: show a window around the first match, which is the
+         * point of the row, with a little context before it */
+        int mw = (int)(eo0 - so0), ctx = (width - mw) / 3;
+        size_t start = so0 > (size_t)(ctx > 0 ? ctx : 0) ? so0 - (size_t)(ctx > 0 ? ctx : 0) : 0;
+        while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80) start--;   /* a character boundary */
+        int col = 0;
+        char part[1024], rest[1024];
+        ui_role(w, u, base_role);
+        if (start > 0) col += ui_put(w, y, x, width, u->utf8 ? "\xe2\x80\xa6" : "~");
+        snprintf(part, sizeof part, "%.*s", (int)(so0 - start), s + start);
+        col += ui_put(w, y, x + col, width - col, part);
+        snprintf(part, sizeof part, "%.*s", (int)(eo0 - so0), s + so0);
+        ui_role(w, u, UI_MATCH);
+        col += ui_put(w, y, x + col, width - col, part);
+        ui_role(w, u, base_role);
+        if (width - col > 0) {
+            text_fit(s + eo0, width - col, TEXT_CUT_RIGHT, u->utf8, rest, sizeof rest);
+            col += ui_put(w, y, x + col, width - col, rest);
+        }
+        return col;
+    }
     if (!search_active(&p->re) || strcmp(fit, s) != 0) {
         ui_role(w, u, base_role);
         return ui_put(w, y, x, width, fit);
@@ -244,8 +267,9 @@ static void fix_scroll(size_t cur, size_t *top, int h) {
 
 static void draw_labels(struct srp *p, struct app *a, WINDOW *w, int y, int h, int width, int focused) {
     const struct ui *u = a->ui;
-    if (p->lcur > 0 && p->lines[p->lcur - 1].heading && p->ltop == p->lcur) p->ltop--;
     fix_scroll(p->lcur, &p->ltop, h);
+    /* the category heading above the first label of a category stays in view */
+    if (p->lcur > 0 && p->lines[p->lcur - 1].heading && p->ltop == p->lcur) p->ltop--;
     for (int r = 0; r < h; r++) {
         size_t li = p->ltop + (size_t)r;
         ui_role(w, u, UI_NORMAL);
@@ -314,17 +338,13 @@ static void search_draw(struct view *v, struct app *a) {
         ui_put(w, 0, 0, width, a->ds ? "no labels" : "loading...");
         return;
     }
-    char buf[1400], esc[1100];
+    char buf[1400], esc[1100], cnt[64];
     int x = 0;
     ui_role(w, u, UI_NORMAL);
     ui_fill(w, 0, 0, width);
-    ui_role(w, u, UI_KEY);
-    x += ui_put(w, 0, x, width - x, "Labels ");
-    ui_role(w, u, p->nsel ? UI_WARN : UI_DIM);
-    x += ui_put(w, 0, x, width - x, a->label_desc && p->nsel ? a->label_desc : "none");
-    ui_role(w, u, UI_KEY);
-    x += ui_put(w, 0, x, width - x, "   Regex ");
+    const char *desc = a->label_desc && p->nsel ? a->label_desc : "none";
     const char *shown = p->pattern && a->regex ? p->pattern : a->regex;
+    esc[0] = '\0';
     if (shown && shown[0]) {
         /* a regex is shown as typed (its backslashes mean something); only
          * bytes a terminal would act on are escaped */
@@ -332,18 +352,42 @@ static void search_draw(struct view *v, struct app *a) {
         for (const unsigned char *q = (const unsigned char *)shown; *q && raw; q++) raw = *q >= 0x20 && *q != 0x7f;
         if (raw) snprintf(esc, sizeof esc, "%s", shown);
         else pt_escape(shown, strlen(shown), esc, sizeof esc);
-        snprintf(buf, sizeof buf, "/%s/", esc);
-        ui_role(w, u, UI_MATCH);
-        x += ui_put(w, 0, x, width - x, buf);
-    } else {
-        ui_role(w, u, UI_DIM);
-        x += ui_put(w, 0, x, width - x, "none");
     }
-    ui_role(w, u, UI_DIM);
-    x += ui_put(w, 0, x, width - x, p->case_sensitive ? " (case-sensitive)" : " (ignore case)");
+    const char *casenote = p->case_sensitive ? " (case-sensitive)" : " (ignore case)";
+    snprintf(cnt, sizeof cnt, "   %u of %u targets", p->ntargets, names_count(p->names));
+    /* When the row is tight, what goes first: the case note, then "Regex
+     * none" when there is no pattern; the selection, the pattern and the
+     * result count are what the row is for, and the count keeps its place
+     * at the right end. */
+    int rw = esc[0] ? 9 + text_width(esc) + 2 : 13;
+    int base = 7 + text_width(desc) + text_width(cnt);
+    int show_case = base + rw + text_width(casenote) <= width;
+    int show_regex = esc[0] || base + rw <= width;
+    int avail = width - text_width(cnt);
+    if (avail < width / 2) avail = width;   /* a very narrow pane shows what fits in order */
+    ui_role(w, u, UI_KEY);
+    x += ui_put(w, 0, x, avail - x, "Labels ");
+    ui_role(w, u, p->nsel ? UI_WARN : UI_DIM);
+    x += ui_put(w, 0, x, avail - x, desc);
+    if (show_regex) {
+        ui_role(w, u, UI_KEY);
+        x += ui_put(w, 0, x, avail - x, "   Regex ");
+        if (esc[0]) {
+            snprintf(buf, sizeof buf, "/%s/", esc);
+            ui_role(w, u, UI_MATCH);
+        } else {
+            snprintf(buf, sizeof buf, "none");
+            ui_role(w, u, UI_DIM);
+        }
+        x += ui_put(w, 0, x, avail - x, buf);
+    }
+    if (show_case) {
+        ui_role(w, u, UI_DIM);
+        x += ui_put(w, 0, x, avail - x, casenote);
+    }
     ui_role(w, u, UI_NORMAL);
-    snprintf(buf, sizeof buf, "   %u of %u targets", p->ntargets, names_count(p->names));
-    ui_put(w, 0, x, width - x, buf);
+    if (avail < width) x = avail > x ? avail : x;
+    ui_put(w, 0, x, width - x, cnt);
 
     if (h < 3) return;
     int split = width * 2 / 5;

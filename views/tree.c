@@ -953,6 +953,23 @@ static int goto_value(struct app *a, int is_step, const char *arg, struct pt_err
     return 0;
 }
 
+int tree_goto(struct app *a, int32_t step, int32_t rank, const char *name, struct pt_error *err) {
+    struct app_cmp *c = a->cmp;
+    if (c && c->cur && (c->cur->step != step || c->cur->rank != rank)) {
+        free(c->select_after);
+        c->select_after = strdup(name);
+        if (acmp_load(a, step, rank, err) == 0) {
+            app_show(a, "tree");
+            app_msg(a, "loading step %d rank %d...", (int)step, (int)rank);
+            return 0;
+        }
+        /* no graph of that step and rank (a proc folder numbered otherwise):
+         * the node in the graph shown, if it has one */
+    }
+    char *argv[3] = {(char *)"node", (char *)name, NULL};
+    return cmd_node(NULL, a, 2, argv, err);
+}
+
 static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :step N");
