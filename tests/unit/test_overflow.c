@@ -409,14 +409,18 @@ static void test_scan_cube(void) {
         CHECK_STR(l.v[0].name, "module.layers.1.mlp#1");
         CHECK_STR(l.v[0].what, "actv norm=nan");
         CHECK_INT(l.v[0].level, OVF_NONE);
-        /* micro 1: t0 rank 0 grad, t0 rank 1 actv, t1 rank 0 actv max */
+        /* micro 1, metric by metric as a step runs (actv before
+         * grad_reduced), by target inside a metric: t0 rank 1 actv, t1
+         * rank 0 actv max, then t0 rank 0 grad */
         CHECK_INT(l.v[1].micro, 1);
-        CHECK_INT(l.v[1].rank, 0);
-        CHECK_STR(l.v[1].what, "grad_reduced norm=nan");
-        CHECK_INT(l.v[2].rank, 1);
-        CHECK_STR(l.v[2].what, "actv norm=nan, max=inf, min=-inf");
-        CHECK_STR(l.v[3].name, "module.layers.1.mlp#1");
-        CHECK_STR(l.v[3].what, "actv max=nan");
+        CHECK_INT(l.v[1].rank, 1);
+        CHECK_STR(l.v[1].what, "actv norm=nan, max=inf, min=-inf");
+        CHECK_INT(l.v[2].rank, 0);
+        CHECK_STR(l.v[2].name, "module.layers.1.mlp#1");
+        CHECK_STR(l.v[2].what, "actv max=nan");
+        CHECK_INT(l.v[3].rank, 0);
+        CHECK_STR(l.v[3].name, "module.layers.0.mlp");
+        CHECK_STR(l.v[3].what, "grad_reduced norm=nan");
     }
     CHECK_INT(ovf_first(&l), 0);
     ovf_list_free(&l);
