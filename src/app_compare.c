@@ -505,7 +505,7 @@ int acmp_load_now(struct app *a, int32_t step, int32_t rank, struct pt_error *er
     struct acmp_graph *G = load_graph(c, step, rank, err);
     if (!G) return -1;
     swap_in(a, G);
-    app_changed(a, APP_CH_DATA);
+    app_changed(a, APP_CH_GRAPH);   /* the trend data did not change: the other panes keep their state */
     return 0;
 }
 
@@ -527,7 +527,7 @@ int acmp_poll(struct app *a) {
     struct acmp_graph *G = c->next;
     c->next = NULL;
     swap_in(a, G);
-    app_changed(a, APP_CH_DATA);
+    app_changed(a, APP_CH_GRAPH);
     trend_start(a);
     return 1;
 }

@@ -859,7 +859,7 @@ static int tree_search_next(struct view *v, struct app *a, int dir) {
 
 static void tree_notify(struct view *v, struct app *a, unsigned what) {
     struct tp *p = v->priv;
-    if (what & APP_CH_DATA) adopt(p, a);
+    if (what & (APP_CH_DATA | APP_CH_GRAPH)) adopt(p, a);
 }
 
 static int tree_init(struct view *v, struct app *a, struct pt_error *err) {

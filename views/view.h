@@ -65,6 +65,7 @@ enum {
     APP_CH_CURSOR = 1u << 4,   /* the selected cell (step, rank, target) */
     APP_CH_LAYOUT = 1u << 5,   /* Megatron layout settings */
     APP_CH_COLOR  = 1u << 6,   /* colour mode, range, log scale */
+    APP_CH_GRAPH  = 1u << 7,   /* another graph (step, rank) is shown in the tree panes */
     APP_CH_ALL    = 0xffffu
 };
 
