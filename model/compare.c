@@ -4,6 +4,9 @@
  * values msProbe looks at, and text is only made for output. */
 #include "model/compare.h"
 
+#include "model/bigmem.h"
+#include "model/tensorcmp.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,87 +16,58 @@
 
 /* ---- text ---- */
 
-char *cmp_pyfloat(double v, char *buf, size_t size) {
-    if (isnan(v)) { snprintf(buf, size, "nan"); return buf; }
-    if (isinf(v)) { snprintf(buf, size, v < 0 ? "-inf" : "inf"); return buf; }
-    if (v == 0) { snprintf(buf, size, signbit(v) ? "-0.0" : "0.0"); return buf; }
-    /* Any decimal of <= 15 significant digits survives a round trip through a
-     * double, so when 15 digits round-trip the shortest form is those digits
-     * without trailing zeros; otherwise 16 or 17 (correctly rounded). */
-    char tmp[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v) break;
-    }
-    /* tmp = [-]d.ddde[+-]XX: digits and exponent */
-    char digits[24];
-    int nd = 0, neg = tmp[0] == '-';
-    const char *p = tmp + neg;
-    for (; *p && *p != 'e'; p++)
-        if (isdigit((unsigned char)*p)) digits[nd++] = *p;
-    int exp = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    digits[nd] = '\0';
-    char out[64];
-    int o = 0;
-    if (neg) out[o++] = '-';
-    if (exp >= -4 && exp < 16) {
-        if (exp < 0) {
-            out[o++] = '0';
-            out[o++] = '.';
-            for (int i = 0; i < -exp - 1; i++) out[o++] = '0';
-            for (int i = 0; i < nd; i++) out[o++] = digits[i];
-        } else {
-            for (int i = 0; i <= exp; i++) out[o++] = i < nd ? digits[i] : '0';
-            out[o++] = '.';
-            if (nd > exp + 1)
-                for (int i = exp + 1; i < nd; i++) out[o++] = digits[i];
-            else out[o++] = '0';
-        }
-        out[o] = '\0';
-    } else {
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            for (int i = 1; i < nd; i++) out[o++] = digits[i];
-        }
-        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-    }
-    snprintf(buf, size, "%s", out);
-    return buf;
+/* cmp_pyfloat lives in model/pyfloat.c */
+
+/* snprintf("%s") without the format parsing: cells are copied millions of
+ * times for one csv. */
+static void cpy(char *buf, size_t size, const char *s) {
+    if (!size) return;
+    size_t n = strlen(s);
+    if (n >= size) n = size - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
 }
 
 char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
     switch (v->kind) {
-    case TV_NONE: snprintf(buf, size, "None"); break;
+    case TV_NONE: cpy(buf, size, "None"); break;
     case TV_INT:
-        if (v->s != TREE_NONE) snprintf(buf, size, "%s", tree_s(t, v->s));
+        if (v->s != TREE_NONE) cpy(buf, size, tree_s(t, v->s));
         else snprintf(buf, size, "%lld", (long long)v->i);
         break;
     case TV_FLOAT: cmp_pyfloat(v->d, buf, size); break;
     case TV_BOOL: snprintf(buf, size, v->i ? "True" : "False"); break;
-    case TV_STR: snprintf(buf, size, "%s", v->s == TREE_NONE ? "" : tree_s(t, v->s)); break;
+    case TV_STR: cpy(buf, size, v->s == TREE_NONE ? "" : tree_s(t, v->s)); break;
     }
     return buf;
 }
 
 char *cmp_cval_text(const struct cval *c, int graph, char *buf, size_t size) {
-    char f[40];
     switch (c->kind) {
-    case CV_BLANK: snprintf(buf, size, "%s", ""); break;
+    case CV_BLANK: cpy(buf, size, ""); break;
     case CV_NUM:
-        cmp_pyfloat(c->v, f, sizeof f);
+        cmp_pyfloat(c->v, buf, size);
         /* graph compare appends a TAB to cells that read exactly inf/-inf/nan */
-        snprintf(buf, size, "%s%s", f, graph && !isfinite(c->v) ? "\t" : "");
+        if (graph && !isfinite(c->v)) {
+            size_t l = strlen(buf);
+            if (l + 1 < size) { buf[l] = '\t'; buf[l + 1] = '\0'; }
+        }
         break;
     case CV_INT: snprintf(buf, size, "%lld", (long long)c->i); break;
-    case CV_PCT: snprintf(buf, size, "%s%%", cmp_pyfloat(c->v, f, sizeof f)); break;
-    case CV_NA: snprintf(buf, size, "N/A"); break;
-    case CV_NAN: snprintf(buf, size, "Nan"); break;
-    case CV_INF: snprintf(buf, size, "inf"); break;
-    case CV_NINF: snprintf(buf, size, "-inf"); break;
-    case CV_ZERO: snprintf(buf, size, "0"); break;
-    case CV_DIFF: snprintf(buf, size, "Diff"); break;
+    case CV_PCT: {
+        cmp_pyfloat(c->v, buf, size);
+        size_t l = strlen(buf);
+        if (l + 1 < size) { buf[l] = '%'; buf[l + 1] = '\0'; }
+        break;
+    }
+    case CV_NA: cpy(buf, size, "N/A"); break;
+    case CV_NAN: cpy(buf, size, "Nan"); break;
+    case CV_INF: cpy(buf, size, "inf"); break;
+    case CV_NINF: cpy(buf, size, "-inf"); break;
+    case CV_ZERO: cpy(buf, size, "0"); break;
+    case CV_DIFF: cpy(buf, size, "Diff"); break;
+    case CV_UNSUP: cpy(buf, size, "unsupported"); break;
+    case CV_SHAPE: cpy(buf, size, "shape unmatched"); break;
     }
     return buf;
 }
@@ -130,7 +104,8 @@ const char *cmp_msg_text(int msg) { return msg >= 0 && msg < MSG_COUNT ? msg_tex
 
 /* ---- a private string -> int map ---- */
 
-struct hmap { char **k; int32_t *v; uint32_t *h; size_t cap, n; };
+/* borrow: keys are the caller's and outlive the map (no copies made) */
+struct hmap { char **k; int32_t *v; uint32_t *h; size_t cap, n; int borrow; };
 
 static uint32_t hstr(const char *s) {
     uint32_t h = 2166136261u;
@@ -159,7 +134,7 @@ static int32_t *hmap_slot(struct hmap *m, const char *key, int create) {
     for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         if (!m->h[i]) {
             if (!create) return NULL;
-            m->k[i] = strdup(key);
+            m->k[i] = m->borrow ? (char *)key : strdup(key);
             if (!m->k[i]) return NULL;
             m->h[i] = h;
             m->v[i] = -1;
@@ -171,7 +146,8 @@ static int32_t *hmap_slot(struct hmap *m, const char *key, int create) {
 }
 
 static void hmap_free(struct hmap *m) {
-    for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
+    if (!m->borrow)
+        for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
     free(m->k); free(m->v); free(m->h);
     memset(m, 0, sizeof *m);
 }
@@ -293,7 +269,7 @@ static enum vt table_class(const struct tree *t, const struct tval *v, int na, d
 
 /* str() of a stat in the table (NaN as "Nan", as set_summary writes). */
 static void table_stat_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    if (v->kind == TV_FLOAT && isnan(v->d)) { snprintf(buf, size, "Nan"); return; }
+    if (v->kind == TV_FLOAT && isnan(v->d)) { cpy(buf, size, "Nan"); return; }
     cmp_tval_text(t, v, buf, size);
 }
 
@@ -387,6 +363,18 @@ static double max_over(const struct crow *rows, size_t n, int outputs) {
     return m;
 }
 
+/* minOver for a tensor metric column: from 1.0, only numbers count (the
+ * texts unsupported, shape unmatched, N/A and Nan are skipped). */
+static double min_over(const struct crow *rows, size_t n, int outputs, int col) {
+    double m = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cval *c = &rows[i].metric[col];
+        if (rows[i].output != outputs || c->kind != CV_NUM) continue;
+        if (c->v < m) m = c->v;
+    }
+    return m;
+}
+
 static void bump(struct crow *r, int level, int msg) {
     if (level > r->level) r->level = (uint8_t)level;
     r->msgs |= (uint16_t)(1u << msg);
@@ -431,6 +419,10 @@ static void apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn
             ((a.max && tv_infnan(a.t, a.max)) || (a.min && tv_infnan(a.t, a.min))))
             bump(r, CL_ERROR, MSG_INFNAN);
     }
+    /* E3 (tensor) */
+    if (ign == 0 && mode == CMP_TENSOR && has_out && min_over(rows, n, 0, TC_ONE_THOUSANDTH) > 0.9 &&
+        min_over(rows, n, 1, TC_ONE_THOUSANDTH) < 0.1)
+        bump(&rows[first_out], CL_ERROR, MSG_RATIO_ERR);
     /* E2 */
     if (ign == 0 && mode == CMP_SUMMARY && fabs(max_over(rows, n, 0)) < 0.1)
         for (size_t i = 0; i < n; i++)
@@ -461,6 +453,11 @@ static void apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn
     if (ign == 0 && mode == CMP_SUMMARY && has_out) {
         double in = fabs(max_over(rows, n, 0)), out = fabs(max_over(rows, n, 1));
         if ((in == 0 && out > 0.1) || (in != 0 && out / in > 10)) bump(&rows[first_out], CL_WARNING, MSG_NORM_WARN);
+    }
+    /* W2 (tensor) */
+    if (ign == 0 && mode == CMP_TENSOR && has_out) {
+        double in = min_over(rows, n, 0, TC_COSINE), out = min_over(rows, n, 1, TC_COSINE);
+        if (in > 0.9 && in - out > 0.1) bump(&rows[first_out], CL_WARNING, MSG_COS_WARN);
     }
 }
 
@@ -520,13 +517,39 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
 static int add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 1024;
-        struct crow *nr = realloc(*rows, nc * sizeof *nr);
+        struct crow *nr = big_realloc(*rows, nc * sizeof *nr);
         if (!nr) return -1;
         *rows = nr;
         *cap = nc;
     }
     (*rows)[(*n)++] = *r;
     return 0;
+}
+
+/* §4.5: the six metrics of one row from the real tensors, loaded here and
+ * freed before returning, so only one pair is in memory at a time.
+ * bench_dn is the Bench data_name as msProbe sees it ("-1" no file, "N/A"
+ * no Bench param).  A read failure is counted and its first message kept. */
+static void tensor_row(const struct cmp_opts *o, const struct tree *tn, const struct tparam *p,
+                       const struct tree *tb, const struct tparam *q, const char *bench_dn, struct crow *r,
+                       size_t *failed, char *note, size_t notesz) {
+    tc_fill(r->metric, CV_UNSUP);
+    r->tmsgs = 0;
+    const char *dn = tree_s(tn, p->data_name);
+    if (!dn || !strcmp(dn, "-1")) { r->tmsgs = 1u << TM_NPU_NOFILE; return; }
+    if (!strcmp(bench_dn, "-1")) { r->tmsgs = 1u << TM_BENCH_NOFILE; return; }
+    if (!strcmp(bench_dn, "N/A") || !q) { r->tmsgs = 1u << TM_UNMATCHED; return; }
+    struct tc_tensor x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    struct pt_error e;
+    e.msg[0] = '\0';
+    if (o->tensor(o->tensor_ctx, tn, p, &x, &e) != 0 || o->tensor(o->tensor_ctx, tb, q, &y, &e) != 0) {
+        r->tmsgs = 1u << TM_READ;
+        if (!(*failed)++) snprintf(note, notesz, "%s", e.msg);
+    } else r->tmsgs = (uint16_t)tc_compare(&x, &y, r->metric);
+    free(x.v);
+    free(y.v);
 }
 
 /* Rows of a matched pair (§3.4), appended at the end of g->rows. */
@@ -549,18 +572,28 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
             if (pb[j].state == p->state && m++ == k) { r.bp = (int32_t)(pb0 + j); break; }
         if (r.bp >= 0) {
             const struct tparam *q = &g->bench->params[r.bp];
-            for (int s = 0; s < 4; s++) graph_stat(&p->stat[s], &q->stat[s], &r.diff[s], &r.rel[s]);
+            if (g->mode == CMP_TENSOR) {
+                const char *qd = tree_s(g->bench, q->data_name);
+                tensor_row(&g->opts, g->npu, p, g->bench, q, qd ? qd : "-1", &r, &g->tensor_failed,
+                           g->tensor_err, sizeof g->tensor_err);
+            } else
+                for (int s = 0; s < 4; s++) graph_stat(&p->stat[s], &q->stat[s], &r.diff[s], &r.rel[s]);
             const char *x = param_rg(g->npu, p), *y = param_rg(g->bench, q);
             r.rg_consistent = (!x && !y) || (x && y && !strcmp(x, y));
         } else {
             r.placeholder = 1;
-            for (int s = 0; s < 4; s++) r.diff[s].kind = r.rel[s].kind = CV_BLANK;
+            /* the Bench side of an extra NPU param has data_name "-1" */
+            if (g->mode == CMP_TENSOR)
+                tensor_row(&g->opts, g->npu, p, g->bench, NULL, "-1", &r, &g->tensor_failed, g->tensor_err,
+                           sizeof g->tensor_err);
+            else
+                for (int s = 0; s < 4; s++) r.diff[s].kind = r.rel[s].kind = CV_BLANK;
             r.rg_consistent = 0;
         }
         if (add_row(&g->rows, &g->nrows, &g->caprows, &r) != 0) return -1;
     }
     struct gctx ctx = {g};
-    apply_rules(g->rows + start, g->nrows - start, g->mode == CMP_TENSOR ? CMP_SUMMARY : g->mode, graph_sides, &ctx);
+    apply_rules(g->rows + start, g->nrows - start, g->mode, graph_sides, &ctx);
     g->n[a].row0 = (uint32_t)start;
     g->n[a].nrows = (uint32_t)(g->nrows - start);
     return 0;
@@ -568,6 +601,29 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
 
 static const char *const empty_apis[] = {"empty", "empty_like", "empty_with_format", "new_empty_strided",
                                          "new_empty", "empty_strided", NULL};
+
+int cmp_row_worst(const struct crow *r, enum cmp_mode mode, double *out) {
+    if (mode == CMP_MD5 || mode == CMP_STRUCTURE) return 0;
+    if (mode == CMP_TENSOR) {
+        const struct cval *c = &r->metric[TC_MAXREL];
+        if (c->kind == CV_NUM) *out = isnan(c->v) ? INFINITY : c->v;
+        else if (c->kind == CV_NAN || c->kind == CV_NA) *out = INFINITY;   /* N/A: inf/nan at different places */
+        else return 0;
+        return 1;
+    }
+    int have = 0;
+    double w = -INFINITY;
+    for (int s = 0; s < 4; s++) {
+        double f;
+        if (r->rel[s].kind == CV_NAN) f = INFINITY;
+        else if (!cmp_cval_fraction(&r->rel[s], &f)) continue;
+        if (isnan(f)) f = INFINITY;
+        if (!have || f > w) w = f;
+        have = 1;
+    }
+    if (have) *out = w;
+    return have;
+}
 
 /* Index, magnitude and worst error of node a from its rows. */
 static void node_index(struct cmp_graph *g, int a) {
@@ -589,16 +645,12 @@ static void node_index(struct cmp_graph *g, int a) {
     double mag = -1, worst = -1;
     for (uint32_t i = 0; i < cn->nrows; i++) {
         const struct crow *r = &g->rows[cn->row0 + i];
-        for (int s = 0; s < 4; s++) {
-            double f;
-            if (r->rel[s].kind == CV_NAN) f = INFINITY;
-            else if (!cmp_cval_fraction(&r->rel[s], &f)) continue;
-            if (isnan(f)) f = INFINITY;
-            if (f > worst) worst = f;
-            if (r->output) {
-                double m = f > 1 ? 1 : f;
-                if (m > mag) mag = m;
-            }
+        double f;
+        if (!cmp_row_worst(r, g->mode, &f)) continue;
+        if (f > worst) worst = f;
+        if (r->output) {
+            double m = f > 1 ? 1 : f;
+            if (m > mag) mag = m;
         }
     }
     cn->worst_rel = worst;
@@ -621,15 +673,28 @@ static void link(struct cmp_graph *g, int a, int b) {
     g->bmatch[b] = a;
 }
 
-/* Fuzzy key of an API child: ".<digits>." -> "." and "_rank<digits>" dropped. */
+/* Fuzzy key of an API child, as msProbe's _recount_api_node makes it:
+ * every ".<digits>." becomes "." (Python's re.sub: left to right, matches do
+ * not overlap, so "a.1.2.b" gives "a.2.b"), then every "_rank<digits>" of
+ * the result is dropped. */
 static void fuzzy_key(const char *id, char *out, size_t size) {
+    char tmp[8192];
     size_t o = 0;
-    for (const char *p = id; *p && o + 1 < size;) {
+    for (const char *p = id; *p && o + 1 < sizeof tmp;) {
         if (*p == '.' && isdigit((unsigned char)p[1])) {
             const char *q = p + 1;
             while (isdigit((unsigned char)*q)) q++;
-            if (*q == '.') { p = q; continue; }
+            if (*q == '.') {
+                tmp[o++] = '.';
+                p = q + 1;   /* the closing dot is used up */
+                continue;
+            }
         }
+        tmp[o++] = *p++;
+    }
+    tmp[o] = '\0';
+    o = 0;
+    for (const char *p = tmp; *p && o + 1 < size;) {
         if (!strncmp(p, "_rank", 5) && isdigit((unsigned char)p[5])) {
             p += 5;
             while (isdigit((unsigned char)*p)) p++;
@@ -701,7 +766,13 @@ int cmp_graph_new(const struct tree *npu, const struct tree *bench, const struct
     if (!g) return pt_errorf(err, "out of memory");
     g->npu = npu;
     g->bench = bench;
-    g->mode = (enum cmp_mode)mode;
+    /* without a tensor loader (or with .pt files) a tensor dump is compared on its statistics */
+    g->mode = mode == CMP_TENSOR && !(o && o->tensor) ? CMP_SUMMARY : (enum cmp_mode)mode;
+    if (o) g->opts = *o;
+    /* kept for re-reading tensors after manual matches; the name map is
+     * only for the matching below, and its owner may free it after */
+    g->opts.map = NULL;
+    g->opts.map_ctx = NULL;
     g->n = calloc(npu->nnodes + 1, sizeof *g->n);
     g->bmatch = malloc((bench->nnodes + 1) * sizeof *g->bmatch);
     int32_t *queue = malloc((npu->nnodes + 1) * sizeof *queue);
@@ -890,21 +961,38 @@ static const char *const head_md5_real[] = {
     "NPU Requires_grad", "Bench Requires_grad", "NPU MD5", "BENCH MD5", "Requires_grad Consistent", "Result",
     "Err_message", NULL};
 
+static const char *const head_tensor[] = {
+    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
+    "NPU Requires_grad", "Bench Requires_grad", "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr",
+    "One Thousandth Err Ratio", "Five Thousandths Err Ratio", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
+    "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Requires_grad Consistent", "Result", "Err_message",
+    NULL};
+
 const char *const *cmp_header(enum cmp_mode mode) {
+    if (mode == CMP_TENSOR) return head_tensor;
     return mode == CMP_MD5 ? head_md5_real : head_summary;
 }
 
-struct trow { int32_t p; int32_t rec; char *key; };
+/* A row's join key is its param name, except renumbered backward rows,
+ * whose keys are made once into kbuf: no copy per row. */
+#define KEY_IS_NAME UINT32_MAX
+struct trow { int32_t p; int32_t rec; uint32_t koff; };
 
 struct tside {
     const struct tree *t;
     struct trow *v;
     size_t n, cap;
+    char *kbuf;
+    size_t klen, kcap;
 };
 
+static const char *trow_key(const struct tside *s, const struct trow *r) {
+    return r->koff == KEY_IS_NAME ? tree_s(s->t, s->t->params[r->p].name) : s->kbuf + r->koff;
+}
+
 static void tside_free(struct tside *s) {
-    for (size_t i = 0; i < s->n; i++) free(s->v[i].key);
     free(s->v);
+    free(s->kbuf);
 }
 
 /* op_no_number / call_direction split of an entry name (msProbe's
@@ -983,7 +1071,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                     size_t nl = strlen(name);
                     const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
                     snprintf(key, sizeof key, "%.*s.%s%s", (int)cut, name, cdb, suffix);
-                } else snprintf(key, sizeof key, "%s", pn);
+                } else key[0] = '\0';
                 if (s->n == s->cap) {
                     size_t nc = s->cap ? s->cap * 2 : 1024;
                     struct trow *nv = realloc(s->v, nc * sizeof *nv);
@@ -993,8 +1081,21 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                 }
                 s->v[s->n].p = (int32_t)(rc->p0 + i);
                 s->v[s->n].rec = (int32_t)r;
-                s->v[s->n].key = strdup(key);
-                if (!s->v[s->n].key) goto oom;
+                s->v[s->n].koff = KEY_IS_NAME;
+                if (key[0]) {
+                    size_t kl = strlen(key) + 1;
+                    if (s->klen + kl > s->kcap) {
+                        size_t nc = s->kcap ? s->kcap * 2 : 65536;
+                        while (nc < s->klen + kl) nc *= 2;
+                        char *nb = nc < KEY_IS_NAME ? realloc(s->kbuf, nc) : NULL;
+                        if (!nb) goto oom;
+                        s->kbuf = nb;
+                        s->kcap = nc;
+                    }
+                    memcpy(s->kbuf + s->klen, key, kl);
+                    s->v[s->n].koff = (uint32_t)s->klen;
+                    s->klen += kl;
+                }
                 s->n++;
             }
     }
@@ -1088,8 +1189,15 @@ static int table_add(struct cmp_table *t, const struct trow *nr, int32_t bp) {
     const struct tparam *p = &t->npu->params[nr->p];
     r.output = strstr(tree_s(t->npu, p->name), ".output.") != NULL;
     const struct tparam *q = bp >= 0 ? &t->bench->params[bp] : NULL;
-    for (int s = 0; s < 4; s++)
-        table_stat(t->npu, &p->stat[s], t->bench, q ? &q->stat[s] : &p->stat[s], q == NULL, &r.diff[s], &r.rel[s]);
+    if (t->mode == CMP_TENSOR) {
+        /* a row without a Bench match has Bench data_name N/A */
+        const char *qd = q ? tree_s(t->bench, q->data_name) : "N/A";
+        tensor_row(&t->opts, t->npu, p, t->bench, q, qd ? qd : "-1", &r, &t->tensor_failed, t->tensor_err,
+                   sizeof t->tensor_err);
+    } else
+        for (int s = 0; s < 4; s++)
+            table_stat(t->npu, &p->stat[s], t->bench, q ? &q->stat[s] : &p->stat[s], q == NULL, &r.diff[s],
+                       &r.rel[s]);
     const char *x = param_rg(t->npu, p), *y = q ? param_rg(t->bench, q) : "N/A";
     if (!x) x = "N/A";
     if (!y) y = "N/A";
@@ -1106,30 +1214,51 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     if (!t) return pt_errorf(err, "out of memory");
     t->npu = npu;
     t->bench = bench;
-    t->mode = mode == CMP_TENSOR ? CMP_SUMMARY : (enum cmp_mode)mode;
+    t->mode = mode == CMP_TENSOR && !(o && o->tensor) ? CMP_SUMMARY : (enum cmp_mode)mode;
+    if (o) t->opts = *o;
     t->has_stack = npu->nstacks > 0;
     int fuzzy = o && o->fuzzy;
     struct tside a, b;
     if (build_side(npu, !fuzzy, &a, err) != 0) { free(t); return -1; }
     if (build_side(bench, !fuzzy, &b, err) != 0) { tside_free(&a); free(t); return -1; }
-    struct hmap bk = {0};
+    struct hmap bk = {.borrow = 1};
     int rc = -1;
-    if (!fuzzy) {
+    /* one row per problem param: sized once rather than doubled */
+    if (a.n && !(t->rows = big_realloc(NULL, a.n * sizeof *t->rows))) goto oom;
+    t->caprows = a.n;
+    /* a name map (layer mapping) is msProbe's data mapping: it wins over
+     * fuzzy matching, joins on the mapped name and skips the dtype gate */
+    int mapped = o && o->map;
+    if (!fuzzy || mapped) {
+        /* mapped names are the benchmark's own row names: they join on
+         * those, not on the renumbered backward keys (msProbe joins them
+         * with the renumbered keys and so pairs backward rows of different
+         * calls whenever the renumbering changed a call count) */
         for (size_t i = 0; i < b.n; i++) {
-            int32_t *s = hmap_slot(&bk, b.v[i].key, 1);
+            const char *bkey = mapped ? tree_s(bench, bench->params[b.v[i].p].name) : trow_key(&b, &b.v[i]);
+            int32_t *s = hmap_slot(&bk, bkey, 1);
             if (!s) goto oom;
             if (*s < 0) *s = (int32_t)i;
         }
         for (size_t i = 0; i < a.n; i++) {
-            const char *k = a.v[i].key;
-            char mk[4200];
-            if (o && o->map) {
-                const char *m = o->map(o->map_ctx, k);
-                if (m) { snprintf(mk, sizeof mk, "%s", m); k = mk; }
+            const char *k = trow_key(&a, &a.v[i]);
+            char mk[8400];
+            if (mapped) {
+                /* the entry map made a row map: the mapped entry's row with
+                 * the same suffix (".input.0"); an entry mapped to "N/A"
+                 * finds none, an entry not in the map keeps its own name */
+                const char *pn = tree_s(npu, npu->params[a.v[i].p].name);
+                const char *en = tree_s(npu, npu->recs[a.v[i].rec].name);
+                const char *m = o->map(o->map_ctx, en);
+                size_t el = strlen(en);
+                if (m) {
+                    snprintf(mk, sizeof mk, "%s%s", m, strncmp(pn, en, el) ? "" : pn + el);
+                    k = mk;
+                } else k = pn;
             }
             int32_t *s = hmap_slot(&bk, k, 0);
             int32_t bp = s && *s >= 0 ? b.v[*s].p : -1;
-            if (bp >= 0 && !dtype_gate(npu, &npu->params[a.v[i].p], bench, &bench->params[bp])) bp = -1;
+            if (bp >= 0 && !mapped && !dtype_gate(npu, &npu->params[a.v[i].p], bench, &bench->params[bp])) bp = -1;
             if (table_add(t, &a.v[i], bp) != 0) goto oom;
         }
     } else {
@@ -1144,19 +1273,19 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
             if (i < b.n) bq[bn++] = i;
             if ((nn > 0) != (bn > 0)) break;
             long hn = -1, hb = -1;
-            rename_api(a.v[nq[nn - 1]].key, x, sizeof x);
+            rename_api(trow_key(&a, &a.v[nq[nn - 1]]), x, sizeof x);
             for (size_t j = 0; j + 1 < bn && hn < 0; j++) {
-                rename_api(b.v[bq[j]].key, y, sizeof y);
+                rename_api(trow_key(&b, &b.v[bq[j]]), y, sizeof y);
                 if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)j; }
             }
             if (hn < 0) {
-                rename_api(b.v[bq[bn - 1]].key, y, sizeof y);
+                rename_api(trow_key(&b, &b.v[bq[bn - 1]]), y, sizeof y);
                 if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)bn - 1; }
             }
             if (hn < 0) {
-                rename_api(b.v[bq[bn - 1]].key, y, sizeof y);
+                rename_api(trow_key(&b, &b.v[bq[bn - 1]]), y, sizeof y);
                 for (size_t j = 0; j + 1 < nn && hn < 0; j++) {
-                    rename_api(a.v[nq[j]].key, x, sizeof x);
+                    rename_api(trow_key(&a, &a.v[nq[j]]), x, sizeof x);
                     if (!strcmp(x, y)) { hn = (long)j; hb = (long)bn - 1; }
                 }
             }
@@ -1204,10 +1333,31 @@ void cmp_table_free(struct cmp_table *t) {
     free(t);
 }
 
-static void msgs_json(uint16_t msgs, char *buf, size_t size) {
+/* A JSON string literal of s at buf + o. */
+static size_t json_quote(const char *s, char *buf, size_t o, size_t size) {
+    if (o + 1 < size) buf[o++] = '"';
+    for (; *s && o + 7 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') { buf[o++] = '\\'; buf[o++] = (char)c; }
+        else if (c < 0x20) o += (size_t)snprintf(buf + o, size - o, "\\u%04x", c);
+        else buf[o++] = (char)c;
+    }
+    if (o + 1 < size) buf[o++] = '"';
+    buf[o < size ? o : size - 1] = '\0';
+    return o;
+}
+
+/* Err_message: the rule messages as a JSON list; in tensor mode the
+ * row's tensor message (first) is its first element. */
+static void msgs_json(uint16_t msgs, const char *tensor_msg, char *buf, size_t size) {
+    if (!msgs && !(tensor_msg && *tensor_msg)) { cpy(buf, size, "[]"); return; }
     size_t o = 0;
     o += (size_t)snprintf(buf + o, size - o, "[");
     int first = 1;
+    if (tensor_msg && *tensor_msg) {
+        o = json_quote(tensor_msg, buf, o, size);
+        first = 0;
+    }
     for (int m = 0; m < MSG_COUNT && o < size; m++)
         if (msgs & (1u << m)) {
             o += (size_t)snprintf(buf + o, size - o, "%s\"%s\"", first ? "" : ", ", msg_text[m]);
@@ -1243,6 +1393,46 @@ static void stat_cell(const struct tree *t, const struct tval *v, char *buf, siz
     table_stat_text(t, v, buf, size);
 }
 
+/* The row's tensor-mode message, msProbe's texts run together. */
+static void tensor_msg(const struct tree *tn, const struct tree *tb, const struct crow *r, char *buf, size_t size) {
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int m = 0; m < TM_COUNT && o < size; m++) {
+        if (!(r->tmsgs & (1u << m))) continue;
+        if (m == TM_READ) {
+            const char *a = tree_s(tn, tn->params[r->np].data_name);
+            const char *b = r->bp >= 0 ? tree_s(tb, tb->params[r->bp].data_name) : NULL;
+            o += (size_t)snprintf(buf + o, size - o, "Dump file: %s or %s not found or read failed.", a ? a : "-1",
+                                  b ? b : "-1");
+        } else
+            o += (size_t)snprintf(buf + o, size - o, "%s", tc_msg_text(m));
+    }
+}
+
+/* Python's text of the list [npu file, bench file] (Data_name column). */
+static void data_name_cell(const struct tree *tn, const struct tree *tb, const struct crow *r, char *buf,
+                           size_t size) {
+    const char *a = tree_s(tn, tn->params[r->np].data_name);
+    const char *b = r->bp >= 0 ? tree_s(tb, tb->params[r->bp].data_name) : "N/A";
+    const char *v[2] = {a ? a : "-1", b ? b : "-1"};
+    size_t o = 0;
+    buf[o++] = '[';
+    for (int i = 0; i < 2 && o + 8 < size; i++) {
+        const char *s = v[i];
+        int dq = strchr(s, '\'') && !strchr(s, '"');
+        if (i) { buf[o++] = ','; buf[o++] = ' '; }
+        buf[o++] = dq ? '"' : '\'';
+        for (; *s && o + 6 < size; s++) {
+            if (*s == '\\') { buf[o++] = '\\'; buf[o++] = '\\'; }
+            else if (*s == '\'' && !dq) { buf[o++] = '\\'; buf[o++] = '\''; }
+            else buf[o++] = *s;
+        }
+        buf[o++] = dq ? '"' : '\'';
+    }
+    if (o + 2 <= size) { buf[o++] = ']'; buf[o] = '\0'; }
+    else buf[size - 1] = '\0';
+}
+
 static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mode mode, int graph,
                       const struct crow *r, int col, char *buf, size_t size) {
     const struct tparam *p = &tn->params[r->np];
@@ -1253,42 +1443,79 @@ static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mod
         const struct tparam *x = col == 6 ? p : q;
         const struct tree *t = col == 6 ? tn : tb;
         const char *rg = x ? param_rg(t, x) : na;
-        snprintf(buf, size, "%s", rg ? rg : (graph ? "None" : "N/A"));
+        cpy(buf, size, rg ? rg : (graph ? "None" : "N/A"));
         return buf;
     }
     if (col <= 5) {
         const struct tparam *x = col % 2 == 0 ? p : q;
         const struct tree *t = col % 2 == 0 ? tn : tb;
-        if (!x) { snprintf(buf, size, "%s", na); return buf; }
+        if (!x) { cpy(buf, size, na); return buf; }
         uint32_t s = col <= 1 ? x->name : col <= 3 ? x->dtype : x->shape;
-        snprintf(buf, size, "%s", s == TREE_NONE ? "None" : tree_s(t, s));
+        cpy(buf, size, s == TREE_NONE ? "None" : tree_s(t, s));
         return buf;
     }
     int tail;   /* index of "Requires_grad Consistent" */
     if (mode == CMP_MD5) {
         tail = 10;
-        if (col == 8) { snprintf(buf, size, "%s", tree_s(tn, p->md5)); return buf; }
-        if (col == 9) { snprintf(buf, size, "%s", q ? tree_s(tb, q->md5) : na); return buf; }
+        if (col == 8) { cpy(buf, size, tree_s(tn, p->md5)); return buf; }
+        if (col == 9) { cpy(buf, size, q ? tree_s(tb, q->md5) : na); return buf; }
+    } else if (mode == CMP_TENSOR) {
+        /* six metrics, then the same eight statistics */
+        tail = 22;
+        if (col >= 8 && col < 14) return cmp_cval_text(&r->metric[col - 8], graph, buf, size);
+        if (col >= 14 && col < 18) { stat_cell(tn, &p->stat[col - 14], buf, size); return buf; }
+        if (col >= 18 && col < 22) {
+            if (!q) cpy(buf, size, na);
+            else stat_cell(tb, &q->stat[col - 18], buf, size);
+            return buf;
+        }
     } else {
         tail = 24;
         if (col >= 8 && col < 12) return cmp_cval_text(&r->diff[col - 8], graph, buf, size);
         if (col >= 12 && col < 16) return cmp_cval_text(&r->rel[col - 12], graph, buf, size);
         if (col >= 16 && col < 20) { stat_cell(tn, &p->stat[col - 16], buf, size); return buf; }
         if (col >= 20 && col < 24) {
-            if (!q) snprintf(buf, size, "%s", na);
+            if (!q) cpy(buf, size, na);
             else stat_cell(tb, &q->stat[col - 20], buf, size);
             return buf;
         }
     }
-    if (col == tail) snprintf(buf, size, "%s", r->rg_consistent ? "True" : "False");
-    else if (col == tail + 1) snprintf(buf, size, "%s", cmp_level_name(r->level));
-    else if (col == tail + 2) msgs_json(r->msgs, buf, size);
+    if (col == tail) cpy(buf, size, r->rg_consistent ? "True" : "False");
+    else if (col == tail + 1) cpy(buf, size, cmp_level_name(r->level));
+    else if (col == tail + 2) {
+        char tm[1024] = "";
+        if (mode == CMP_TENSOR) tensor_msg(tn, tb, r, tm, sizeof tm);
+        msgs_json(r->msgs, tm, buf, size);
+    }
     return buf;
 }
 
+static int head_len(enum cmp_mode mode) {
+    const char *const *h = cmp_header(mode);
+    int n = 0;
+    while (h[n]) n++;
+    return n;
+}
+
+int cmp_table_ncols(const struct cmp_table *t) {
+    return head_len(t->mode) + (t->has_stack ? 1 : 0) + (t->mode == CMP_TENSOR ? 1 : 0);
+}
+
+const char *cmp_table_colname(const struct cmp_table *t, int col) {
+    int n = head_len(t->mode);
+    if (col >= 0 && col < n) return cmp_header(t->mode)[col];
+    if (col == n && t->has_stack) return "NPU_Stack_Info";
+    if (col == n + (t->has_stack ? 1 : 0) && t->mode == CMP_TENSOR) return "Data_name";
+    return NULL;
+}
+
 char *cmp_table_cell(const struct cmp_table *t, const struct crow *r, int col, char *buf, size_t size) {
-    int ncols = t->mode == CMP_MD5 ? 13 : 27;
-    if (col == ncols) {
+    int ncols = head_len(t->mode);
+    if (t->mode == CMP_TENSOR && col == ncols + (t->has_stack ? 1 : 0)) {
+        data_name_cell(t->npu, t->bench, r, buf, size);
+        return buf;
+    }
+    if (col == ncols && t->has_stack) {
         /* NPU_Stack_Info: on the first row of each entry */
         int first = r == t->rows || r[-1].rec != r->rec;
         const char *name = tree_s(t->npu, t->npu->recs[r->rec].name);
@@ -1297,7 +1524,7 @@ char *cmp_table_cell(const struct cmp_table *t, const struct crow *r, int col, c
             /* the raw stack.json entry, not the node's borrowed one */
             st = tree_stack_of_id(t->npu, name);
         }
-        if (st < 0) snprintf(buf, size, "N/A");
+        if (st < 0) cpy(buf, size, "N/A");
         else stack_repr(t->npu, st, buf, size);
         return buf;
     }
@@ -1305,5 +1532,5 @@ char *cmp_table_cell(const struct cmp_table *t, const struct crow *r, int col, c
 }
 
 char *cmp_graph_cell(const struct cmp_graph *g, const struct crow *r, int col, char *buf, size_t size) {
-    return row_cell(g->npu, g->bench, g->mode == CMP_TENSOR ? CMP_SUMMARY : g->mode, 1, r, col, buf, size);
+    return row_cell(g->npu, g->bench, g->mode, 1, r, col, buf, size);
 }

@@ -25,7 +25,8 @@ enum cmp_mode { CMP_SUMMARY = 0, CMP_MD5, CMP_TENSOR, CMP_STRUCTURE };
 enum cmp_level { CL_PASS = 0, CL_WARNING = 1, CL_ERROR = 2 };
 #define CL_NONE (-1)      /* no precision index (NULL): unmatched, or no data */
 
-enum cval_kind { CV_BLANK = 0, CV_NUM, CV_INT, CV_PCT, CV_NA, CV_NAN, CV_INF, CV_NINF, CV_ZERO, CV_DIFF };
+enum cval_kind { CV_BLANK = 0, CV_NUM, CV_INT, CV_PCT, CV_NA, CV_NAN, CV_INF, CV_NINF, CV_ZERO, CV_DIFF,
+                 CV_UNSUP, CV_SHAPE };   /* tensor mode: "unsupported", "shape unmatched" */
 struct cval { uint8_t kind; double v; int64_t i; };
 
 /* Messages, in the order msProbe's checkers run (bit i = message i). */
@@ -42,9 +43,17 @@ struct crow {
     uint8_t level;        /* enum cmp_level */
     uint8_t rg_consistent;
     uint16_t msgs;        /* 1 << enum cmp_msg */
-    struct cval diff[4];  /* Max, Min, Mean, L2norm diff */
-    struct cval rel[4];   /* their relative errors */
+    uint16_t tmsgs;       /* tensor mode: 1 << enum tc_msg (model/tensorcmp.h) */
+    union {
+        struct {
+            struct cval diff[4];  /* Max, Min, Mean, L2norm diff */
+            struct cval rel[4];   /* their relative errors */
+        };
+        struct cval metric[6];    /* tensor mode: Cosine ... Five Thousandths Err Ratio */
+    };
 };
+
+struct tc_tensor;
 
 /* Matching options. */
 struct cmp_opts {
@@ -52,6 +61,12 @@ struct cmp_opts {
     /* name map NPU id -> Bench id (layer mapping); NULL: none */
     const char *(*map)(void *ctx, const char *npu_id);
     void *map_ctx;
+    /* Tensor mode: loads the real tensor of param p of tree t into *out
+     * (out->v malloc'd; the model frees it right after the pair is
+     * compared).  NULL: a tensor dump is compared on its statistics. */
+    int (*tensor)(void *ctx, const struct tree *t, const struct tparam *p, struct tc_tensor *out,
+                  struct pt_error *err);
+    void *tensor_ctx;
 };
 
 /* ---- graph compare ---- */
@@ -74,6 +89,9 @@ struct cmp_graph {
     struct crow *rows;
     size_t nrows, caprows;
     size_t nmatched, nunmatched_npu, nunmatched_bench;
+    struct cmp_opts opts; /* as given (manual matches load tensors too) */
+    size_t tensor_failed; /* tensor mode: tensors that could not be read */
+    char tensor_err[512]; /* the first such reader message, "" none */
 };
 
 /* The compare mode the two dumps call for (§1.2), or -1 with a message
@@ -110,6 +128,9 @@ struct cmp_table {
     size_t nrows, caprows;
     int has_stack;        /* the NPU side had a stack.json: NPU_Stack_Info column */
     size_t counts[3];     /* rows per level */
+    struct cmp_opts opts;
+    size_t tensor_failed; /* tensor mode: tensors that could not be read */
+    char tensor_err[512]; /* the first such reader message, "" none */
 };
 
 int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
@@ -117,11 +138,15 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
 void cmp_table_free(struct cmp_table *t);
 
 /* Column header of the table for a mode (NULL-terminated, without
- * NPU_Stack_Info). */
+ * NPU_Stack_Info and Data_name). */
 const char *const *cmp_header(enum cmp_mode mode);
+/* Every column of the table, header included: cmp_header's, then
+ * NPU_Stack_Info when t->has_stack, then Data_name in tensor mode. */
+int cmp_table_ncols(const struct cmp_table *t);
+const char *cmp_table_colname(const struct cmp_table *t, int col);
 
-/* Text of one cell of a table row (column index into cmp_header(mode), or
- * the index after the last for NPU_Stack_Info) into buf; returns buf. */
+/* Text of one cell of a table row (column index as cmp_table_colname)
+ * into buf; returns buf. */
 char *cmp_table_cell(const struct cmp_table *t, const struct crow *r, int col, char *buf, size_t size);
 /* The same for a graph-compare row (msProbe's .vis.db text rules §8.3 are
  * not applied: this is the raw compare text). */
@@ -131,6 +156,10 @@ char *cmp_graph_cell(const struct cmp_graph *g, const struct crow *r, int col, c
 
 /* Python's repr of a float: shortest round trip, "1.0", "1e-05", "inf". */
 char *cmp_pyfloat(double v, char *buf, size_t size);
+/* Its digits for x > 0 (no trailing zeros) and the decimal exponent of the
+ * first; with fast set, exact integer arithmetic where it fits, else
+ * printf.  Returns 1 when the fast path answered (for tests). */
+int cmp_pyfloat_digits(double x, int fast, char *digits, int *nd, int *dexp);
 /* Python str() of a param value (None, 1, 1.0, True, text). */
 char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_t size);
 /* Text of a compare cell. */
@@ -138,6 +167,10 @@ char *cmp_cval_text(const struct cval *c, int graph, char *buf, size_t size);
 /* A relative error cell as a fraction (12.5% -> 0.125): 1 when it has one
  * (inf/nan included), 0 for N/A and blanks. */
 int cmp_cval_fraction(const struct cval *c, double *out);
+/* The largest relative error of a row as a fraction (statistics: the four
+ * relative errors; tensor: MaxRelativeErr; inf for Nan/inf and for tensor
+ * inf/nan positions that differ): 1 when the row has one. */
+int cmp_row_worst(const struct crow *r, enum cmp_mode mode, double *out);
 
 const char *cmp_level_name(int level);   /* "pass", "warning", "error" */
 

@@ -4,6 +4,8 @@
  * chain or a parent cycle must not blow the C stack or loop. */
 #include "model/tree.h"
 
+#include "model/bigmem.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap) return 0;
     size_t nc = *cap ? *cap : 16;
     while (nc < need) nc *= 2;
-    void *nv = realloc(*v, nc * elem);
+    void *nv = big_realloc(*v, nc * elem);
     if (!nv) return -1;
     *v = nv;
     *cap = nc;

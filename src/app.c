@@ -37,7 +37,8 @@ const char app_options_help[] =
     "  --threads N       loader threads (default: one per core)\n"
     "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n"
     "  --fuzzy-match     compare mode: match calls by name without call counters (msprobe -fm)\n"
-    "  --layer-mapping FILE  compare mode: YAML of attribute renames (needed across frameworks)\n"
+    "  --layer-mapping FILE|auto  compare mode: msprobe -lm, YAML of attribute renames or auto\n"
+    "                    (needed across frameworks)\n"
     "  --match-config FILE   compare mode: apply a saved match config (msprobe .vis.config)\n";
 
 static void usage_error(const char *fmt, const char *arg) {

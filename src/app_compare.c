@@ -12,6 +12,7 @@
 #include "model/rundiff.h"
 #include "src/app_state.h"
 #include "src/read_graph.h"
+#include "src/read_npy.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -193,13 +194,27 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
         rc = 0;
         goto out;
     }
-    c->lmap.cell_to_module = !strcmp(a->framework, "mindspore") && strcmp(b->framework, "mindspore");
-    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = c->have_lmap ? cfile_lmap_apply : NULL, .map_ctx = &c->lmap};
+    /* the layer mapping of this pair, from both dumps (§3.3); only the
+     * matching uses it */
+    struct lmap *pm = NULL;
+    if (c->have_lmap) {
+        char warn[1024];
+        pm = cfile_lmap_build(&c->lmap, a, b, warn, sizeof warn);
+        if (warn[0]) snprintf(G->note, sizeof G->note, "%s", warn);
+    }
+    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
+    /* tensor dumps with .npy files: the real tensors (.pt: statistics) */
+    const char *tn = npy_setup_opts(&o, a, b);
+    if (tn && !G->note[0]) snprintf(G->note, sizeof G->note, "%s", tn);
     struct pt_error ce;
     if (cmp_graph_new(a, b, &o, &G->g, &ce) != 0) {
         G->g = NULL;
         snprintf(G->note, sizeof G->note, "no compare: %s; showing the problem tree without verdicts", ce.msg);
+    } else if (G->g->tensor_failed && !G->note[0]) {
+        snprintf(G->note, sizeof G->note, "%zu tensors could not be read (their rows say unsupported); first: %s",
+                 G->g->tensor_failed, G->g->tensor_err);
     }
+    lmap_free(pm);
     rc = 0;
 out:
     tree_free(j[0].t);

@@ -1,16 +1,16 @@
 /* cmp_files: the side files of a comparison, as msProbe writes them.
  *
- *  - layer mapping (`--layer-mapping FILE`, graph-compare.md §3.3): a YAML
- *    of attribute renames "ClassName:\n  problem_attr: bench_attr", applied
- *    to problem node ids before they are looked up on the benchmark side
- *    (MindSpore "Cell." ids also become "Module." when the benchmark is not
- *    MindSpore);
+ *  - layer mapping (`--layer-mapping FILE`, graph-compare.md §3.3): the
+ *    YAML of attribute renames "ClassName:\n  problem_path: bench_path"
+ *    read into rules for model/layermap, which computes the name map of a
+ *    (step, rank) pair from both dumps; "auto" instead of a file is
+ *    msProbe's `-lm` without a file (the automatic mapping, no renames);
  *  - match config (`--match-config FILE`, `:save-match FILE`, §9 "save /
  *    apply match config"): a JSON object node -> counterpart, both
  *    directions, for every pair matched by hand.
  *
- * Owns nothing global: a struct cfile_lmap holds its rules and the buffer
- * the rename is returned in (so one lmap serves one thread). */
+ * Owns nothing global: a struct cfile_lmap holds the rules read and their
+ * strings. */
 #ifndef PT_CMP_FILES_H
 #define PT_CMP_FILES_H
 
@@ -18,19 +18,30 @@
 
 #include "model/compare.h"
 #include "model/err.h"
+#include "model/layermap.h"
+
+/* The word that asks for the automatic layer mapping instead of a file (a
+ * file of that name is given as ./auto). */
+#define CFILE_LMAP_AUTO "auto"
 
 struct cfile_lmap {
-    char (*from)[256], (*to)[256];
+    char *path;                 /* the YAML, NULL for the automatic mapping */
+    struct lmap_rule *rules;    /* strings owned */
     size_t n;
-    int cell_to_module;     /* MindSpore problem vs another framework */
-    char buf[8192];
 };
 
-/* Reads the YAML subset; 0 ok, -1 with a message naming file and line. */
+/* Reads the YAML (a mapping of class -> mapping of attribute path ->
+ * attribute path, block or flow style); path CFILE_LMAP_AUTO gives no rules.
+ * 0 ok, -1 with a message naming the file and line. */
 int cfile_lmap_load(struct cfile_lmap *m, const char *path, struct pt_error *err);
 void cfile_lmap_free(struct cfile_lmap *m);
-/* The cmp_opts.map callback: the renamed id (in m->buf). */
-const char *cfile_lmap_apply(void *m, const char *npu_id);
+
+/* The map of one pair of dumps: NULL when none could be made (msProbe then
+ * compares without one, and so do we).  Anything worth telling the user
+ * (rules whose class the problem dump lacks, with file and line; why no map
+ * could be made) is written to warn, one line each ("" when nothing). */
+struct lmap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu, const struct tree *bench,
+                              char *warn, size_t wsize);
 
 /* What applying a match config did. */
 struct cfile_report {

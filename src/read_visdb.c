@@ -51,18 +51,36 @@ static int int_list(const char *json, int32_t **out, size_t *n) {
     return 0;
 }
 
+/* The path as a URI path: '?', '#', '%' and odd bytes in a file name would
+ * otherwise end the path or be decoded (sqlite's URI rules). */
+static int uri_path(const char *path, char *out, size_t size) {
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (o + 4 >= size) return -1;
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/._-~", *p))
+            out[o++] = (char)*p;
+        else {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        }
+    }
+    out[o] = '\0';
+    return 0;
+}
+
 int visdb_open(const char *path, struct visdb **out, struct pt_error *err) {
     *out = NULL;
     sqlite3 *db = NULL;
-    char uri[4200];
-    /* immutable: the folder may be read-only and the db in WAL mode */
-    snprintf(uri, sizeof uri, "file:%s?mode=ro", path);
+    char up[12400], uri[12500];
+    if (uri_path(path, up, sizeof up) != 0) return pt_errorf(err, "%s: path too long", path);
+    /* immutable: msProbe writes its .vis.db in WAL mode, and even a
+     * read-only connection to a WAL database creates -shm and -wal files
+     * beside it, that is, writes into the user's folder.  A finished graph
+     * does not change, and msProbe checkpoints when it closes. */
+    snprintf(uri, sizeof uri, "file:%s?mode=ro&immutable=1", up);
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    if (rc == SQLITE_OK && sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-        sqlite3_close(db);
-        snprintf(uri, sizeof uri, "file:%s?mode=ro&immutable=1", path);
-        rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    }
     if (rc != SQLITE_OK || sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
         pt_errorf(err, "%s: not an SQLite database (%s)", path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);

@@ -9,6 +9,7 @@
 #define PT_TEST_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +64,13 @@ static inline const char *pt_fixture(const char *rel) {
 
 /* A fresh scratch directory for this test binary, under PT_TMP (or /tmp). */
 static inline const char *pt_tmpdir(const char *name) {
-    static char buf[4096];
+    /* bounded so that callers may join file names to it without
+     * -Wformat-truncation doubting their buffers */
+    static char buf[1024];
     const char *base = getenv("PT_TMP");
-    char cmd[4400];
+    char cmd[2200];
     if (!base) base = "/tmp/probetop-test";
-    snprintf(buf, sizeof buf, "%s/%s", base, name);
+    snprintf(buf, sizeof buf, "%.900s/%.100s", base, name);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
     if (system(cmd) != 0) return NULL;
     return buf;
@@ -81,5 +84,87 @@ static inline int pt_write(const char *path, const char *text) {
     int rc = fwrite(text, 1, n, f) == n ? 0 : -1;
     return fclose(f) == 0 ? rc : -1;
 }
+
+/* A whole file as a NUL-terminated string the caller frees; NULL when it
+ * cannot be read. */
+static inline char *pt_slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!b) { fclose(f); return NULL; }
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* Runs a command's entry point in-process with stdout and stderr sent to
+ * the files out and errf; returns its exit code. */
+static inline int pt_capture(const char *out, const char *errf, int (*run)(int, char **), int argc,
+                             const char **argv) {
+    fflush(stdout);
+    fflush(stderr);
+    int so = dup(1), se = dup(2);
+    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    int rc = run(argc, (char **)argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so);
+    close(se);
+    close(fo);
+    close(fe);
+    return rc;
+}
+
+/* One csv record at *p into fields (quotes undone, in place; at most max);
+ * advances *p past it and returns the number of fields, 0 at the end. */
+static inline int pt_csv_record(char **p, char **fields, int max) {
+    int n = 0;
+    char *s = *p, *o;
+    if (!*s) return 0;
+    for (;;) {
+        o = s;
+        fields[n] = o;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (*s == '"' && s[1] == '"') { *o++ = '"'; s += 2; }
+                else if (*s == '"') { s++; break; }
+                else if (!*s) break;
+                else *o++ = *s++;
+            }
+        } else
+            while (*s && *s != ',' && *s != '\n') *o++ = *s++;
+        char c = *s;
+        *o = '\0';
+        if (n < max - 1) n++;
+        if (c == ',') { s++; continue; }
+        if (c == '\n') s++;
+        break;
+    }
+    *p = s;
+    return n;
+}
+
+#ifdef SQLITE_VERSION
+/* Opens a fixture database for reading without writing anything beside it:
+ * msProbe's .vis.db files are in WAL mode, where even a read-only open
+ * creates -shm/-wal files in ../shared. */
+static inline int pt_sqlite_ro(const char *path, sqlite3 **db) {
+    char uri[8400];
+    size_t o = snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < sizeof uri; p++)
+        o += (size_t)snprintf(uri + o, sizeof uri - o, strchr("?#%& ", *p) || *p >= 0x80 ? "%%%02X" : "%c", *p);
+    snprintf(uri + o, sizeof uri - o, "?immutable=1");
+    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+}
+#endif
 
 #endif

@@ -127,14 +127,14 @@ static void compare_rows(struct dp *p, const struct acmp_graph *G, int n) {
     const struct cmp_graph *g = G->g;
     const struct cmp_node *cn = &g->n[n];
     const char *id = tree_id(G->t[0], n);
-    int md5 = g->mode == CMP_MD5;
+    int md5 = g->mode == CMP_MD5, tensor = g->mode == CMP_TENSOR;
     char c[16][160];
     for (uint32_t k = 0; k < cn->nrows; k++) {
         const struct crow *r = &g->rows[cn->row0 + k];
         /* cells by msProbe's header index */
         char name[512];
         cmp_graph_cell(g, r, 0, name, sizeof name);
-        int res = md5 ? 11 : 25, err = md5 ? 12 : 26;
+        int res = md5 ? 11 : tensor ? 23 : 25, err = md5 ? 12 : tensor ? 24 : 26;
         cmp_graph_cell(g, r, res, c[0], sizeof c[0]);
         struct dline *h = add(p, UI_TITLE);
         if (!h) return;
@@ -143,7 +143,7 @@ static void compare_rows(struct dp *p, const struct acmp_graph *G, int n) {
         snprintf(h->text, sizeof h->text, "%s%s  %s", r->placeholder ? "[no benchmark param] " : "", esc, c[0]);
         h->role = result_role(c[0]);
         p->grid = md5 ? 2 : 4;
-        if (md5) {
+        if (md5 || tensor) {
             cells(p, UI_DIM, 3, "", "problem", "benchmark", NULL, NULL);
         } else {
             cells(p, UI_DIM, 5, "", "problem", "benchmark", "diff", "rel err");
@@ -158,6 +158,29 @@ static void compare_rows(struct dp *p, const struct acmp_graph *G, int n) {
             cmp_graph_cell(g, r, 8, c[1], sizeof c[1]);
             cmp_graph_cell(g, r, 9, c[2], sizeof c[2]);
             cells(p, UI_NORMAL, 3, "md5", c[1], c[2], NULL, NULL);
+        } else if (tensor) {
+            /* the statistics side by side, then msProbe's six metrics of
+             * the real tensors, one per line (short labels fit 80 columns) */
+            static const char *const st[4] = {"Max", "Min", "Mean", "Norm"};
+            for (int s = 0; s < 4; s++) {
+                cmp_graph_cell(g, r, 14 + s, c[1], sizeof c[1]);
+                cmp_graph_cell(g, r, 18 + s, c[2], sizeof c[2]);
+                cells(p, UI_NORMAL, 3, st[s], c[1], c[2], NULL, NULL);
+            }
+            static const char *const mt[6] = {"Cosine", "EucDist", "MaxAbs", "MaxRel", "1/1000", "5/1000"};
+            int grid = p->grid;
+            p->grid = 1;
+            for (int m = 0; m < 6; m++) {
+                cmp_graph_cell(g, r, 8 + m, c[1], sizeof c[1]);
+                /* highlighted like a large statistic error: Nan / N/A, a
+                 * cosine below 0.99, a 1/1000 ratio below 0.9 (E3's input
+                 * bound), a relative error above 0.5 */
+                const struct cval *v = &r->metric[m];
+                int bad = v->kind == CV_NAN || v->kind == CV_NA ||
+                          (v->kind == CV_NUM && ((m == 0 && v->v < 0.99) || (m == 3 && v->v > 0.5) || (m == 4 && v->v < 0.9)));
+                cells(p, bad ? UI_WARN : UI_NORMAL, 2, mt[m], c[1], NULL, NULL, NULL);
+            }
+            p->grid = grid;
         } else {
             static const char *const st[4] = {"Max", "Min", "Mean", "Norm"};
             for (int s = 0; s < 4; s++) {

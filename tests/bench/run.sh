@@ -55,7 +55,7 @@ if "$BIN" help overflow >/dev/null 2>&1; then
     echo "probetop overflow seconds=$(echo "$T1 - $T0" | bc)"
 fi
 echo "== compare (issue 4)"
-"$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
+PT_BIN="$BIN" "$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
 [ -x "$B/tests/bench_tui_graph" ] && PT_BIN="$BIN" "$B/tests/bench_tui_graph" "$DATA/nan/step0/rank0" "$DATA/dump/step0/rank0" 5
 if [ -x "$B/tests/bench_tui" ]; then
     echo "== terminal frames (issue 3)"

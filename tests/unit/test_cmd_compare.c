@@ -2,77 +2,8 @@
  * called in-process): the csv of the quick_start pair row for row against
  * msProbe's, exit codes, --first on a generated pair with and without
  * --drift, and bad input. */
-#include <fcntl.h>
-
 #include "pt_test.h"
 #include "src/cmd.h"
-
-static const char *scratch(const char *name) {
-    static char buf[1024];
-    const char *base = getenv("PT_TMP");
-    char cmd[2200];
-    snprintf(buf, sizeof buf, "%.900s/%.100s", base ? base : "/tmp/probetop-test", name);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
-    return system(cmd) == 0 ? buf : NULL;
-}
-
-/* Runs the command with stdout and stderr sent to files; returns the exit code. */
-static int run_cmd(const char *out, const char *errf, int argc, const char **argv) {
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2);
-    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    int rc = cmd_compare_entry.run(argc, (char **)argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so); close(se); close(fo); close(fe);
-    return rc;
-}
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = '\0';
-    fclose(f);
-    return b;
-}
-
-static int csv_record(char **p, char **fields, int max) {
-    int n = 0;
-    char *s = *p, *o;
-    if (!*s) return 0;
-    for (;;) {
-        o = s;
-        fields[n] = o;
-        if (*s == '"') {
-            s++;
-            for (;;) {
-                if (*s == '"' && s[1] == '"') { *o++ = '"'; s += 2; }
-                else if (*s == '"') { s++; break; }
-                else if (!*s) break;
-                else *o++ = *s++;
-            }
-        } else
-            while (*s && *s != ',' && *s != '\n') *o++ = *s++;
-        char c = *s;
-        *o = '\0';
-        if (n < max - 1) n++;
-        if (c == ',') { s++; continue; }
-        if (c == '\n') s++;
-        break;
-    }
-    *p = s;
-    return n;
-}
 
 static int same_cell(const char *a, const char *b, double scale) {
     if (!strcmp(a, b)) return 1;
@@ -90,18 +21,18 @@ static void test_csv_quick_start(void) {
     if (!a || !b || !sh) SKIP("fixtures absent");
     char want[4096], csv[1200], out[1200], err[1200];
     snprintf(want, sizeof want, "%s/fixtures/msprobe-outputs/gpu_dump_step0_vs_step1.compare_result.csv", sh);
-    const char *dir = scratch("cmd_compare");
+    const char *dir = pt_tmpdir("cmd_compare");
     snprintf(csv, sizeof csv, "%s/out.csv", dir);
     snprintf(out, sizeof out, "%s/stdout", dir);
     snprintf(err, sizeof err, "%s/stderr", dir);
     const char *argv[] = {"compare", a, b, "--csv", csv};
-    CHECK_INT(run_cmd(out, err, 5, argv), EXIT_FOUND);   /* three rows at error level */
-    char *got = slurp(csv), *exp = slurp(want);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_FOUND);   /* three rows at error level */
+    char *got = pt_slurp(csv), *exp = pt_slurp(want);
     CHECK(got && exp);
     if (!got || !exp) { free(got); free(exp); return; }
     char *p = got, *q = exp, *f1[40], *f2[40];
     int rows = 0, bad = 0, n1, n2;
-    while ((n1 = csv_record(&p, f1, 40)) > 0 && (n2 = csv_record(&q, f2, 40)) > 0) {
+    while ((n1 = pt_csv_record(&p, f1, 40)) > 0 && (n2 = pt_csv_record(&q, f2, 40)) > 0) {
         if (n1 != n2) { bad++; break; }
         double scale = 0;
         if (rows > 0)
@@ -116,20 +47,20 @@ static void test_csv_quick_start(void) {
     CHECK_INT(*p, '\0');
     free(got);
     free(exp);
-    char *so = slurp(out);
+    char *so = pt_slurp(out);
     CHECK_CONTAINS(so, "2822 rows (pass 2756, warning 63, error 3)");
     CHECK_CONTAINS(so, "unmatched 220 problem / 58 benchmark");
     free(so);
     /* --first: the fc module's output */
     const char *argv2[] = {"compare", a, b, "--first"};
-    CHECK_INT(run_cmd(out, err, 4, argv2), EXIT_FOUND);
-    so = slurp(out);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv2), EXIT_FOUND);
+    so = pt_slurp(out);
     CHECK_CONTAINS(so, "Module.fc.Linear.forward.0\terror\tstep 0\trank 0\tworst relative error");
     free(so);
     /* the same dump against itself: nothing diverges */
     const char *argv3[] = {"compare", a, a, "--first"};
-    CHECK_INT(run_cmd(out, err, 4, argv3), EXIT_OK);
-    so = slurp(out);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_OK);
+    so = pt_slurp(out);
     CHECK_CONTAINS(so, "no divergence");
     free(so);
     /* a match config naming an unknown node: a warning, the rest applied */
@@ -137,12 +68,12 @@ static void test_csv_quick_start(void) {
     snprintf(mc, sizeof mc, "%s/m.vis.config", dir);
     pt_write(mc, "{\"Module.fc.Linear.parameters_grad.0\": \"Module.fc.Linear.parameters_grad.1\", \"No.such\": \"x\"}");
     const char *argv4[] = {"compare", a, b, "--match-config", mc};
-    CHECK_INT(run_cmd(out, err, 5, argv4), EXIT_FOUND);
-    char *se = slurp(err);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv4), EXIT_FOUND);
+    char *se = pt_slurp(err);
     CHECK_CONTAINS(se, "No.such is not a node of the problem graph");
     CHECK_CONTAINS(se, "1 pairs applied, 1 failed");
     free(se);
-    so = slurp(out);
+    so = pt_slurp(out);
     CHECK_CONTAINS(so, "unmatched 219 problem / 57 benchmark");
     free(so);
 }
@@ -150,7 +81,7 @@ static void test_csv_quick_start(void) {
 static void test_drift_first(void) {
     const char *sh = pt_shared(), *py = getenv("PT_PYTHON");
     if (!sh || !py || !*py) SKIP("PT_SHARED or PT_PYTHON absent");
-    const char *dir = scratch("cmd_compare_drift");
+    const char *dir = pt_tmpdir("cmd_compare_drift");
     char cmd[4096], npu[1200], bench[1200], out[1200], err[1200];
     snprintf(npu, sizeof npu, "%s/npu", dir);
     snprintf(bench, sizeof bench, "%s/bench", dir);
@@ -163,22 +94,22 @@ static void test_drift_first(void) {
     snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s' %s --drift 3:layers.2.mlp", py, sh, npu, opts);
     CHECK_INT(system(cmd), 0);
     const char *argv[] = {"compare", npu, bench, "--first"};
-    CHECK_INT(run_cmd(out, err, 4, argv), EXIT_FOUND);
-    char *so = slurp(out);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv), EXIT_FOUND);
+    char *so = pt_slurp(out);
     CHECK_CONTAINS(so, "layers.2.mlp");
     CHECK_CONTAINS(so, "\terror\tstep 0\trank 0\t");
     CHECK(so && strncmp(so, "Module.", 7) == 0);
     free(so);
     /* without the drift: identical runs */
     const char *argv2[] = {"compare", bench, bench, "--first"};
-    CHECK_INT(run_cmd(out, err, 4, argv2), EXIT_OK);
-    so = slurp(out);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv2), EXIT_OK);
+    so = pt_slurp(out);
     CHECK_CONTAINS(so, "no divergence");
     free(so);
     /* csv to stdout: header once for the four (step, rank) pairs */
     const char *argv3[] = {"compare", npu, bench, "--csv", "-"};
-    CHECK_INT(run_cmd(out, err, 5, argv3), EXIT_FOUND);
-    so = slurp(out);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv3), EXIT_FOUND);
+    so = pt_slurp(out);
     CHECK(so && !strncmp(so, "NPU Name,Bench Name,", 20));
     CHECK(so && strstr(so + 10, "NPU Name,Bench Name,") == NULL);
     free(so);
@@ -189,29 +120,29 @@ static void test_drift_first(void) {
                               "--heads 2 --ffn 128 --seq 16 --vocab 100 --quiet --jobs 1", py, sh, l1);
     CHECK_INT(system(cmd), 0);
     const char *argv4[] = {"compare", l1, l1};
-    CHECK_INT(run_cmd(out, err, 3, argv4), EXIT_OK);
-    char *se = slurp(err);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv4), EXIT_OK);
+    char *se = pt_slurp(err);
     CHECK_CONTAINS(se, "no model structure");
     free(se);
-    so = slurp(out);
+    so = pt_slurp(out);
     CHECK_CONTAINS(so, "rows (pass");
     free(so);
 }
 
 static void test_bad_input(void) {
-    const char *dir = scratch("cmd_compare_bad");
+    const char *dir = pt_tmpdir("cmd_compare_bad");
     char out[1200], err[1200], a[1200], p[1300];
     snprintf(out, sizeof out, "%s/stdout", dir);
     snprintf(err, sizeof err, "%s/stderr", dir);
     const char *argv[] = {"compare", "/nonexistent/a"};
-    CHECK_INT(run_cmd(out, err, 2, argv), EXIT_USAGE);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 2, argv), EXIT_USAGE);
     const char *argv2[] = {"compare", "/nonexistent/a", "/nonexistent/b"};
-    CHECK_INT(run_cmd(out, err, 3, argv2), EXIT_USAGE);
-    char *se = slurp(err);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv2), EXIT_USAGE);
+    char *se = pt_slurp(err);
     CHECK_CONTAINS(se, "/nonexistent/a");
     free(se);
     const char *argv3[] = {"compare", "a", "b", "--bogus"};
-    CHECK_INT(run_cmd(out, err, 4, argv3), EXIT_USAGE);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_USAGE);
     /* a folder with a broken dump.json */
     snprintf(a, sizeof a, "%s/r", dir);
     snprintf(p, sizeof p, "mkdir -p '%s'", a);
@@ -219,8 +150,8 @@ static void test_bad_input(void) {
     snprintf(p, sizeof p, "%s/dump.json", a);
     pt_write(p, "{\"task\": \"statistics\", \"data\": {\"x\": [");
     const char *argv4[] = {"compare", a, a};
-    CHECK_INT(run_cmd(out, err, 3, argv4), EXIT_USAGE);
-    se = slurp(err);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv4), EXIT_USAGE);
+    se = pt_slurp(err);
     CHECK_CONTAINS(se, "dump.json");
     free(se);
     /* frameworks differ without a layer mapping */
@@ -228,15 +159,15 @@ static void test_bad_input(void) {
     const char *pt = pt_fixture("test/resources/layer_mapping/pytorch");
     if (ms && pt) {
         const char *argv5[] = {"compare", ms, pt};
-        CHECK_INT(run_cmd(out, err, 3, argv5), EXIT_USAGE);
-        se = slurp(err);
+        CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv5), EXIT_USAGE);
+        se = pt_slurp(err);
         CHECK_CONTAINS(se, "--layer-mapping");
         free(se);
         char lm[1300];
         snprintf(lm, sizeof lm, "%s/map.yaml", dir);
         pt_write(lm, "ParallelTransformer:\n  layers: layers\n");
         const char *argv6[] = {"compare", ms, pt, "--layer-mapping", lm};
-        CHECK_INT(run_cmd(out, err, 5, argv6), EXIT_OK);
+        CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv6), EXIT_OK);
     }
 }
 

@@ -196,19 +196,6 @@ static int run_python(const char *script, const char *name, const char *args, co
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t k = fread(b, 1, (size_t)n, f);
-    b[k] = '\0';
-    fclose(f);
-    return b;
-}
-
 /* Lines "step,rank,pos,name,level" of the JSON entries, sorted, joined. */
 static char *entries_key(const cJSON *root) {
     const cJSON *ents = cJSON_GetObjectItemCaseSensitive(root, "entries");
@@ -240,7 +227,7 @@ static char *reference_key(const char *dump_root) {
     snprintf(out, sizeof out, "%s/reference.txt", pt_tmpdir_path);
     snprintf(args, sizeof args, "'%s'", dump_root);
     if (run_python(reference_py, "reference.py", args, out) != 0) return NULL;
-    char *text = slurp(out);
+    char *text = pt_slurp(out);
     if (!text) return NULL;
     size_t n = 0, cap = 64;
     char **lines = malloc(cap * sizeof *lines);

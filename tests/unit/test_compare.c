@@ -41,7 +41,7 @@ static void test_graph_vs_visdb(void) {
     struct pt_error err;
     CHECK_INT(cmp_graph_new(npu, bench, NULL, &g, &err), 0);
     sqlite3 *db;
-    CHECK_INT(sqlite3_open_v2(dbp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(pt_sqlite_ro(dbp, &db), SQLITE_OK);
     sqlite3_stmt *st;
     CHECK_INT(sqlite3_prepare_v2(db, "SELECT node_name, matched_node_link, precision_index, data_source "
                                      "FROM tb_nodes ORDER BY data_source, node_order", -1, &st, NULL), SQLITE_OK);
@@ -209,37 +209,6 @@ static void test_worked_examples(void) {
     tree_free(bench);
 }
 
-/* Splits one CSV record (RFC 4180 quoting) starting at *p; returns the
- * number of fields. */
-static int csv_record(char **p, char **fields, int max) {
-    int n = 0;
-    char *s = *p, *o;
-    if (!*s) return 0;
-    for (;;) {
-        o = s;
-        fields[n] = o;
-        if (*s == '"') {
-            s++;
-            for (;;) {
-                if (*s == '"' && s[1] == '"') { *o++ = '"'; s += 2; }
-                else if (*s == '"') { s++; break; }
-                else if (!*s) break;
-                else *o++ = *s++;
-            }
-        } else
-            while (*s && *s != ',' && *s != '\n' && *s != '\r') *o++ = *s++;
-        char c = *s;
-        *o = '\0';
-        if (n < max - 1) n++;
-        if (c == ',') { s++; continue; }
-        if (c == '\r') { s++; if (*s == '\n') s++; }
-        else if (c == '\n') s++;
-        break;
-    }
-    *p = s;
-    return n;
-}
-
 /* Equal as msProbe text, or as numbers within 1e-6 relative (the table
  * re-parses numbers through text, so the last digits may differ). */
 static int same_cell(const char *a, const char *b, double scale) {
@@ -269,14 +238,14 @@ static void test_table_vs_csv(void) {
     text[len] = '\0';
     fclose(f);
     char *p = text, *fields[40];
-    int nf = csv_record(&p, fields, 40);
+    int nf = pt_csv_record(&p, fields, 40);
     CHECK_INT(nf, 28);
     const char *const *head = cmp_header(t->mode);
     for (int i = 0; i < 27; i++) CHECK_STR(head[i], fields[i]);
     size_t row = 0;
     int bad = 0;
     char buf[65536];
-    while ((nf = csv_record(&p, fields, 40)) > 0) {
+    while ((nf = pt_csv_record(&p, fields, 40)) > 0) {
         if (row >= t->nrows) { row++; continue; }
         const struct crow *r = &t->rows[row];
         /* magnitude for the tolerance on differences of nearly equal values */

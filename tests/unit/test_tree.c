@@ -8,16 +8,6 @@
 #include "src/read_graph.h"
 #include "src/read_visdb.h"
 
-/* A fresh scratch folder under PT_TMP (pt_tmpdir() trips -Wformat-truncation here). */
-static const char *scratch(const char *name) {
-    static char buf[1024];
-    const char *base = getenv("PT_TMP");
-    char cmd[2200];
-    snprintf(buf, sizeof buf, "%.900s/%.100s", base ? base : "/tmp/probetop-test", name);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
-    return system(cmd) == 0 ? buf : NULL;
-}
-
 static const char *outputs(const char *file) {
     static char bufs[4][4096];
     static int k;
@@ -90,7 +80,7 @@ static void test_quick_start_vs_visdb(void) {
     struct tree *bench = load("examples/quick_start/gpu_dump/step1/proc2016");
     if (!dbp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
     sqlite3 *db;
-    CHECK_INT(sqlite3_open_v2(dbp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(pt_sqlite_ro(dbp, &db), SQLITE_OK);
     CHECK_INT(check_against_db(npu, db, "NPU"), 929);
     CHECK_INT(check_against_db(bench, db, "Bench"), 767);
     sqlite3_close(db);
@@ -147,7 +137,7 @@ static void test_quick_start_vs_visdb(void) {
 }
 
 static void test_small_example(void) {
-    const char *dir = scratch("tree_small");
+    const char *dir = pt_tmpdir("tree_small");
     char p[4200];
     snprintf(p, sizeof p, "%s/construct.json", dir);
     pt_write(p, "{\"Tensor.to.0.forward\": null, \"Tensor.to.1.forward\": null,\n"
@@ -196,7 +186,7 @@ static void test_small_example(void) {
 }
 
 static void test_bad_inputs(void) {
-    const char *dir = scratch("tree_bad");
+    const char *dir = pt_tmpdir("tree_bad");
     char p[4200];
     struct tree *t;
     struct pt_error err;
@@ -293,7 +283,7 @@ static void test_visdb(void) {
     /* another schema, not a database */
     CHECK_INT(visdb_open(trend, &v, &err), -1);
     CHECK_CONTAINS(err.msg, "trend database");
-    const char *dir = scratch("visdb_bad");
+    const char *dir = pt_tmpdir("visdb_bad");
     char p[1200];
     snprintf(p, sizeof p, "%s/x.vis.db", dir);
     pt_write(p, "this is not sqlite at all, just text that is long enough to look like a header.....");

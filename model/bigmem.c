@@ -1,0 +1,21 @@
+/* bigmem: see bigmem.h. */
+#include "model/bigmem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define BIG_MIN ((size_t)4 << 20)
+
+void *big_realloc(void *p, size_t n) {
+    void *q = realloc(p, n);
+#ifdef MADV_HUGEPAGE
+    if (q && n >= BIG_MIN) {
+        /* only whole pages inside the block; the kernel backs the 2 MiB
+         * aligned parts with huge pages, the rest as before */
+        uintptr_t b = ((uintptr_t)q + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)q + n) & ~(uintptr_t)4095;
+        if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);   /* advice only: failure changes nothing */
+    }
+#endif
+    return q;
+}

@@ -1,0 +1,201 @@
+/* test_visdb: msProbe's .vis.db read-only (graph-compare.md §8): the real
+ * compare database of the quick_start pair, a file name with odd bytes,
+ * and databases of other kinds, each refused with a message naming the
+ * file, none of them written to. */
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/read_visdb.h"
+#include "tests/pt_test.h"
+
+static const char *outputs(const char *name) {
+    static char buf[4096];
+    const char *s = pt_shared();
+    struct stat st;
+    if (!s) return NULL;
+    snprintf(buf, sizeof buf, "%s/fixtures/msprobe-outputs/%s", s, name);
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
+static int copy_file(const char *from, const char *to, long limit) {
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    int rc = a && b ? 0 : -1;
+    char buf[65536];
+    size_t n;
+    long done = 0;
+    while (rc == 0 && (n = fread(buf, 1, sizeof buf, a)) > 0) {
+        if (limit >= 0 && done + (long)n > limit) n = (size_t)(limit - done);
+        if (fwrite(buf, 1, n, b) != n) rc = -1;
+        done += (long)n;
+        if (limit >= 0 && done >= limit) break;
+    }
+    if (a) fclose(a);
+    if (b && fclose(b) != 0) rc = -1;
+    return rc;
+}
+
+static int sql(const char *path, const char *text) {
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK) return -1;
+    int rc = sqlite3_exec(db, text, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    sqlite3_close(db);
+    return rc;
+}
+
+static long long count(const char *path, const char *q) {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long long n = -1;
+    if (pt_sqlite_ro(path, &db) != SQLITE_OK) return -1;
+    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Opening must leave the file as it was and make no journal beside it. */
+struct snap { off_t size; struct timespec mtime; };
+static struct snap snap_of(const char *p) {
+    struct stat st;
+    struct snap s = {-1, {0, 0}};
+    if (stat(p, &st) == 0) { s.size = st.st_size; s.mtime = st.st_mtim; }
+    return s;
+}
+static void check_untouched(const char *p, struct snap before) {
+    struct snap now = snap_of(p);
+    CHECK_INT(now.size, before.size);
+    CHECK(now.mtime.tv_sec == before.mtime.tv_sec && now.mtime.tv_nsec == before.mtime.tv_nsec);
+    char side[4200];
+    static const char *const sfx[] = {"-wal", "-shm", "-journal"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(side, sizeof side, "%s%s", p, sfx[i]);
+        CHECK(access(side, F_OK) != 0);
+    }
+}
+
+static void test_fixture(void) {
+    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    if (!db) SKIP("msprobe-outputs fixtures absent");
+    struct snap before = snap_of(db);
+    struct visdb *v;
+    struct pt_error err;
+    CHECK_INT(visdb_open(db, &v, &err), 0);
+    if (!v) return;
+    CHECK_INT(v->compare, 1);
+    CHECK_STR(v->task, "summary");
+    CHECK_INT(v->nranks, 1);
+    CHECK_INT(v->nsteps, 1);
+    struct visdb_graph *g;
+    CHECK_INT(visdb_load(v, v->steps[0], v->ranks[0], "NPU", &g, &err), 0);
+    if (g) {
+        CHECK_INT(g->t->nnodes, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'NPU'"));
+        /* every stored counterpart, and no more */
+        long long linked = 0;
+        for (size_t i = 0; i < g->t->nnodes; i++) linked += g->link[i] != NULL;
+        CHECK_INT(linked, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'NPU' "
+                                    "AND matched_node_link != '[]' AND matched_node_link != ''"));
+        visdb_graph_free(g);
+    }
+    CHECK_INT(visdb_load(v, v->steps[0], v->ranks[0], "Bench", &g, &err), 0);
+    if (g) {
+        CHECK_INT(g->t->nnodes, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'Bench'"));
+        visdb_graph_free(g);
+    }
+    /* a step the db does not hold */
+    CHECK(visdb_load(v, 7, 0, "NPU", &g, &err) != 0 || (g && g->t->nnodes == 0));
+    if (g) visdb_graph_free(g);
+    visdb_close(v);
+    check_untouched(db, before);
+}
+
+/* '#', '?', '%' and a space in the name: sqlite reads the open as a URI. */
+static void test_odd_name(void) {
+    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    if (!db) SKIP("msprobe-outputs fixtures absent");
+    const char *dir = pt_tmpdir("visdb_odd");
+    char p[4200];
+    snprintf(p, sizeof p, "%s/run #1?x=%%41 \xe2\x80\x94.vis.db", dir);
+    CHECK_INT(copy_file(db, p, -1), 0);
+    struct visdb *v;
+    struct pt_error err;
+    CHECK_INT(visdb_open(p, &v, &err), 0);
+    if (v) {
+        CHECK_INT(v->compare, 1);
+        visdb_close(v);
+    }
+}
+
+static void expect_refused(const char *p, const char *words) {
+    struct snap before = snap_of(p);
+    struct visdb *v = NULL;
+    struct pt_error err;
+    CHECK(visdb_open(p, &v, &err) != 0);
+    CHECK(v == NULL);
+    CHECK_CONTAINS(err.msg, p);
+    CHECK_CONTAINS(err.msg, words);
+    check_untouched(p, before);
+}
+
+static void test_other_kinds(void) {
+    const char *dir = pt_tmpdir("visdb_bad");
+    char p[4200];
+
+    snprintf(p, sizeof p, "%s/trend.vis.db", dir);
+    CHECK_INT(sql(p, "CREATE TABLE monitoring_targets(target_id INTEGER PRIMARY KEY, target_name TEXT);"
+                     "CREATE TABLE trend_data(id INTEGER);"), 0);
+    expect_refused(p, "trend database");
+
+    snprintf(p, sizeof p, "%s/other.vis.db", dir);
+    CHECK_INT(sql(p, "CREATE TABLE foo(a);"), 0);
+    expect_refused(p, "no tb_nodes/tb_config");
+
+    snprintf(p, sizeof p, "%s/oldschema.vis.db", dir);
+    CHECK_INT(sql(p, "CREATE TABLE tb_nodes(id INTEGER PRIMARY KEY, node_name TEXT, node_order INTEGER);"
+                     "CREATE TABLE tb_config(id INTEGER PRIMARY KEY, graph_type TEXT);"), 0);
+    expect_refused(p, "another schema");
+
+    snprintf(p, sizeof p, "%s/text.vis.db", dir);
+    CHECK_INT(pt_write(p, "this is not a database\n"), 0);
+    expect_refused(p, "not an SQLite database");
+
+    snprintf(p, sizeof p, "%s/empty.vis.db", dir);
+    CHECK_INT(pt_write(p, ""), 0);
+    {
+        /* an empty file is a valid empty database to sqlite: no tables */
+        expect_refused(p, "no tb_nodes/tb_config");
+    }
+
+    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    if (db) {
+        /* the real schema, tb_config emptied */
+        snprintf(p, sizeof p, "%s/unfinished.vis.db", dir);
+        CHECK_INT(copy_file(db, p, -1), 0);
+        CHECK_INT(sql(p, "DELETE FROM tb_config;"), 0);
+        expect_refused(p, "never finished");
+        /* cut in half: refused at open or at load, never a crash */
+        snprintf(p, sizeof p, "%s/cut.vis.db", dir);
+        struct stat st;
+        CHECK_INT(stat(db, &st), 0);
+        CHECK_INT(copy_file(db, p, (long)st.st_size / 2), 0);
+        struct visdb *v = NULL;
+        struct pt_error err;
+        if (visdb_open(p, &v, &err) == 0) {
+            struct visdb_graph *g = NULL;
+            int rc = visdb_load(v, v->steps[0], v->ranks[0], "NPU", &g, &err);
+            if (rc != 0) CHECK_CONTAINS(err.msg, p);
+            else CHECK(g != NULL);
+            visdb_graph_free(g);
+            visdb_close(v);
+        } else CHECK_CONTAINS(err.msg, p);
+    }
+}
+
+int main(void) {
+    RUN(test_fixture);
+    RUN(test_odd_name);
+    RUN(test_other_kinds);
+    PT_DONE();
+}
