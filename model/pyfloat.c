@@ -28,12 +28,70 @@ static int bits128(u128 v) {
     return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
+/* 5^0 .. 5^54 as (high, low) 64-bit halves. */
+static const uint64_t pow5[55][2] = {
+    {0x0000000000000000ull, 0x0000000000000001ull},
+    {0x0000000000000000ull, 0x0000000000000005ull},
+    {0x0000000000000000ull, 0x0000000000000019ull},
+    {0x0000000000000000ull, 0x000000000000007dull},
+    {0x0000000000000000ull, 0x0000000000000271ull},
+    {0x0000000000000000ull, 0x0000000000000c35ull},
+    {0x0000000000000000ull, 0x0000000000003d09ull},
+    {0x0000000000000000ull, 0x000000000001312dull},
+    {0x0000000000000000ull, 0x000000000005f5e1ull},
+    {0x0000000000000000ull, 0x00000000001dcd65ull},
+    {0x0000000000000000ull, 0x00000000009502f9ull},
+    {0x0000000000000000ull, 0x0000000002e90eddull},
+    {0x0000000000000000ull, 0x000000000e8d4a51ull},
+    {0x0000000000000000ull, 0x0000000048c27395ull},
+    {0x0000000000000000ull, 0x000000016bcc41e9ull},
+    {0x0000000000000000ull, 0x000000071afd498dull},
+    {0x0000000000000000ull, 0x0000002386f26fc1ull},
+    {0x0000000000000000ull, 0x000000b1a2bc2ec5ull},
+    {0x0000000000000000ull, 0x000003782dace9d9ull},
+    {0x0000000000000000ull, 0x00001158e460913dull},
+    {0x0000000000000000ull, 0x000056bc75e2d631ull},
+    {0x0000000000000000ull, 0x0001b1ae4d6e2ef5ull},
+    {0x0000000000000000ull, 0x000878678326eac9ull},
+    {0x0000000000000000ull, 0x002a5a058fc295edull},
+    {0x0000000000000000ull, 0x00d3c21bcecceda1ull},
+    {0x0000000000000000ull, 0x0422ca8b0a00a425ull},
+    {0x0000000000000000ull, 0x14adf4b7320334b9ull},
+    {0x0000000000000000ull, 0x6765c793fa10079dull},
+    {0x0000000000000002ull, 0x04fce5e3e2502611ull},
+    {0x000000000000000aull, 0x18f07d736b90be55ull},
+    {0x0000000000000032ull, 0x7cb2734119d3b7a9ull},
+    {0x00000000000000fcull, 0x6f7c40458122964dull},
+    {0x00000000000004eeull, 0x2d6d415b85acef81ull},
+    {0x00000000000018a6ull, 0xe32246c99c60ad85ull},
+    {0x0000000000007b42ull, 0x6fab61f00de36399ull},
+    {0x000000000002684cull, 0x2e58e9b04570f1fdull},
+    {0x00000000000c097cull, 0xe7bc90715b34b9f1ull},
+    {0x00000000003c2f70ull, 0x86aed236c807a1b5ull},
+    {0x00000000012ced32ull, 0xa16a1b11e8262889ull},
+    {0x0000000005e0a1fdull, 0x2712875988becaadull},
+    {0x000000001d6329f1ull, 0xc35ca4bfabb9f561ull},
+    {0x0000000092efd1b8ull, 0xd0cf37be5aa1cae5ull},
+    {0x00000002deaf189cull, 0x140c16b7c528f679ull},
+    {0x0000000e596b7b0cull, 0x643c7196d9ccd05dull},
+    {0x00000047bf19673dull, 0xf52e37f2410011d1ull},
+    {0x00000166bb7f0435ull, 0xc9e717bb45005915ull},
+    {0x00000701a97b150cull, 0xf18376a85901bd69ull},
+    {0x000023084f676940ull, 0xb7915149bd08b30dull},
+    {0x0000af298d050e43ull, 0x95d69670b12b7f41ull},
+    {0x00036bcfc1194751ull, 0xed30f03375d97c45ull},
+    {0x00111b0ec57e6499ull, 0xa1f4b1014d3f6d59ull},
+    {0x00558749db77f700ull, 0x29c77506823d22bdull},
+    {0x01aba4714957d300ull, 0xd0e549208b31adb1ull},
+    {0x085a36366eb71f04ull, 0x147a6da2b7f86475ull},
+    {0x29c30f1029939b14ull, 0x6664242d97d9f649ull},
+};
+
 /* floor(M * 2^E * 10^q) and whether it is exact; 0 when out of range. */
 static int scale(uint64_t M, int E, int q, uint64_t *fl, int *exact) {
-    u128 p5 = 1;
     int aq = q < 0 ? -q : q;
     if (aq > 54) return 0;
-    for (int i = 0; i < aq; i++) p5 *= 5;
+    u128 p5 = (u128)pow5[aq][0] << 64 | pow5[aq][1];
     if (q >= 0) {
         /* M * 5^q * 2^(E+q) */
         if (bits128((u128)M) + bits128(p5) > 127) return 0;
@@ -78,14 +136,14 @@ static const uint64_t pow10u[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000
 /* Shortest digits of x > 0 (finite, normal): digits without trailing
  * zeros and the decimal exponent of the first; 0 when out of range. */
 static int fast_digits(double x, char *digits, int *nd, int *dexp) {
-    int e2;
-    double fr = frexp(x, &e2);   /* x = fr * 2^e2, fr in [0.5, 1) */
     if (x < DBL_MIN) return 0;
-    uint64_t m = (uint64_t)ldexp(fr, 53);
-    int e = e2 - 53;              /* x = m * 2^e, m in [2^52, 2^53) */
-    int k = (int)floor(log10(x));
-    /* log10 may be off by one near powers of ten: fix k so that
-     * 10^k <= x < 10^(k+1), checked exactly below through the scaled N */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int e = (int)((bits >> 52) & 0x7ff) - 1075;   /* x = m * 2^e, m in [2^52, 2^53) */
+    /* decimal exponent from the binary one (78913 / 2^18 ~ log10 2); it may
+     * be one too small, which the check on N below corrects */
+    int k = ((e + 52) * 78913) >> 18;
     for (int tries = 0; tries < 3; tries++) {
         int q = 16 - k;
         uint64_t N, L, H;
@@ -101,10 +159,19 @@ static int fast_digits(double x, char *digits, int *nd, int *dexp) {
         int even = (m & 1) == 0;
         uint64_t lo = xL && even ? L : L + 1;        /* smallest integer inside */
         uint64_t hi = xH && !even ? H - 1 : H;       /* largest integer inside */
-        for (int j = 17; j >= 0; j--) {
+        /* a multiple of 10^j inside means one of 10^(j-1) too: the most
+         * digits that can go is found by bisection */
+        int jlo = 0, jhi = 17;   /* 10^0 always has a multiple inside */
+        while (jlo < jhi) {
+            int mid = (jlo + jhi + 1) / 2;
+            uint64_t u = pow10u[mid];
+            if ((lo + u - 1) / u * u <= hi) jlo = mid;
+            else jhi = mid - 1;
+        }
+        {
+            int j = jlo;
             uint64_t u = pow10u[j];
             uint64_t c_lo = (lo + u - 1) / u;
-            if (c_lo * u > hi) continue;
             /* nearest multiple of u to the exact x: N + fraction */
             uint64_t c = N / u, r = N % u, half = u / 2;
             if (j == 0) {

@@ -46,41 +46,74 @@ static void csv_field(struct line *l, const char *s) {
     line_add(l, "\"", 1);
 }
 
-struct csv_job {
+/* Two threads make the text of alternate blocks of rows (rows are only
+ * read here) and write them in order, taking turns: the tables are tens of
+ * MB, and a block's buffer is reused, so no text piles up in memory. */
+#define CSV_BLOCK 1024
+
+struct csv_shared {
     const struct cmp_table *t;
-    size_t r0, r1;
     int cols;
-    FILE *f;            /* NULL: keep the text in l */
-    struct line l;
+    FILE *f;
+    size_t nblocks;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t turn;        /* the block to be written next */
+    int oom;            /* a writer ran out of memory: everyone stops */
 };
 
-static void *csv_rows(void *arg) {
+struct csv_job {
+    struct csv_shared *sh;
+    size_t first, step; /* blocks first, first + step, ... */
+    struct line l;      /* the header, then one block at a time */
+};
+
+static void *csv_blocks(void *arg) {
     struct csv_job *j = arg;
+    struct csv_shared *sh = j->sh;
     char *buf = malloc(1 << 16);
     if (!buf) j->l.oom = 1;
-    for (size_t i = j->r0; i < j->r1 && !j->l.oom; i++) {
-        for (int c = 0; c < j->cols; c++) {
-            if (c) line_add(&j->l, ",", 1);
-            csv_field(&j->l, cmp_table_cell(j->t, &j->t->rows[i], c, buf, 1 << 16));
+    for (size_t b = j->first; b < sh->nblocks; b += j->step) {
+        size_t r1 = (b + 1) * CSV_BLOCK < sh->t->nrows ? (b + 1) * CSV_BLOCK : sh->t->nrows;
+        for (size_t i = b * CSV_BLOCK; i < r1 && !j->l.oom; i++) {
+            for (int c = 0; c < sh->cols; c++) {
+                if (c) line_add(&j->l, ",", 1);
+                csv_field(&j->l, cmp_table_cell(sh->t, &sh->t->rows[i], c, buf, 1 << 16));
+            }
+            line_add(&j->l, "\n", 1);
         }
-        line_add(&j->l, "\n", 1);
-        if (j->f && j->l.n >= (1 << 16)) {
-            fwrite(j->l.b, 1, j->l.n, j->f);
-            j->l.n = 0;
-        }
+        pthread_mutex_lock(&sh->mu);
+        if (j->l.oom) sh->oom = 1;
+        while (sh->turn != b && !sh->oom) pthread_cond_wait(&sh->cv, &sh->mu);
+        int stop = sh->oom;
+        pthread_mutex_unlock(&sh->mu);
+        if (stop) break;
+        fwrite(j->l.b, 1, j->l.n, sh->f);
+        j->l.n = 0;
+        pthread_mutex_lock(&sh->mu);
+        sh->turn++;
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (j->l.oom) {
+        pthread_mutex_lock(&sh->mu);
+        sh->oom = 1;
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
     }
     free(buf);
     return NULL;
 }
 
-/* Rows are only read here, so a second thread makes the text of the second
- * half while this one writes the first (the tables are tens of MB). */
 static int csv_table(FILE *f, const struct cmp_table *t, int header) {
     const char *const *h = cmp_header(t->mode);
     int n = 0;
     while (h[n]) n++;
     int cols = cmp_table_ncols(t);
-    struct csv_job j1 = {.t = t, .r0 = 0, .r1 = t->nrows, .cols = cols, .f = f};
+    struct csv_shared sh = {.t = t, .cols = cols, .f = f, .nblocks = (t->nrows + CSV_BLOCK - 1) / CSV_BLOCK};
+    pthread_mutex_init(&sh.mu, NULL);
+    pthread_cond_init(&sh.cv, NULL);
+    struct csv_job j1 = {.sh = &sh, .first = 0, .step = 2}, j2 = {.sh = &sh, .first = 1, .step = 2};
     if (header) {
         for (int c = 0; c < n; c++) {
             if (c) line_add(&j1.l, ",", 1);
@@ -91,24 +124,18 @@ static int csv_table(FILE *f, const struct cmp_table *t, int header) {
             csv_field(&j1.l, cmp_table_colname(t, c));
         }
         line_add(&j1.l, "\n", 1);
+        if (!sh.nblocks && !j1.l.oom) fwrite(j1.l.b, 1, j1.l.n, f);
     }
-    struct csv_job j2 = {.t = t, .r1 = t->nrows, .cols = cols};
     pthread_t th;
-    int threaded = 0;
-    if (t->nrows >= 8192) {
-        j2.r0 = j1.r1 = t->nrows / 2;
-        threaded = pthread_create(&th, NULL, csv_rows, &j2) == 0;
-        if (!threaded) j1.r1 = t->nrows;
-    }
-    csv_rows(&j1);
+    int threaded = sh.nblocks > 1 && pthread_create(&th, NULL, csv_blocks, &j2) == 0;
+    if (!threaded) j1.step = 1;   /* one thread: every block, in order */
+    csv_blocks(&j1);
     if (threaded) pthread_join(th, NULL);
-    int oom = j1.l.oom || j2.l.oom;
-    if (!oom) {
-        if (j1.l.n) fwrite(j1.l.b, 1, j1.l.n, f);
-        if (j2.l.n) fwrite(j2.l.b, 1, j2.l.n, f);
-    }
+    int oom = sh.oom || j1.l.oom || j2.l.oom;
     free(j1.l.b);
     free(j2.l.b);
+    pthread_cond_destroy(&sh.cv);
+    pthread_mutex_destroy(&sh.mu);
     return oom ? -1 : 0;
 }
 
