@@ -187,7 +187,7 @@ static int fast_digits(double x, char *digits, int *nd, int *dexp) {
             if (c * u > hi) c = hi / u;
             uint64_t v = c * u;
             /* digits of v: 17 digits, or 18 when rounding carried to 10^17 */
-            char tmp[24];
+            char tmp[24] = "";
             int n = 0;
             for (uint64_t t = v; t; t /= 10) tmp[n++] = (char)('0' + t % 10);
             *dexp = k + (n - 17);

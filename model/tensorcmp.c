@@ -133,9 +133,11 @@ static double abs_err_0d(double n, int dn, double b, int db) {
         else return fabs(n - b);   /* uint64 with a signed type: float64 */
     }
     if (w < 8) w = 8;
-    uint64_t x = (uint64_t)(int64_t)n, y = (uint64_t)(int64_t)b;
-    if (uns && n >= 9223372036854775808.0) x = (uint64_t)n;
-    if (uns && b >= 9223372036854775808.0) y = (uint64_t)b;
+    if (w > 64) w = 64;
+    /* casts only in range: a double beyond int64 (a uint64 value) is cast
+     * as unsigned */
+    uint64_t x = n >= 9223372036854775808.0 ? (uint64_t)n : (uint64_t)(int64_t)n;
+    uint64_t y = b >= 9223372036854775808.0 ? (uint64_t)b : (uint64_t)(int64_t)b;
     uint64_t d = x - y;
     uint64_t mask = w == 64 ? UINT64_MAX : ((uint64_t)1 << w) - 1;
     d &= mask;
