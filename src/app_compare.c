@@ -190,7 +190,7 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
     if (a->framework[0] && b->framework[0] && strcmp(a->framework, b->framework) && !c->have_lmap) {
         snprintf(G->note, sizeof G->note,
                  "the problem dump is %s and the benchmark %s: names differ between frameworks; give "
-                 "--layer-mapping FILE. Showing the problem tree without verdicts", a->framework, b->framework);
+                 "--layer-mapping FILE or auto. Showing the problem tree without verdicts", a->framework, b->framework);
         rc = 0;
         goto out;
     }

@@ -275,7 +275,7 @@ static int run(int argc, char **argv) {
         a->rank = b->rank = d[0].v[i].rank;
         if (strcmp(a->framework, b->framework) && a->framework[0] && b->framework[0] && !lm) {
             fprintf(stderr, "probetop compare: the problem dump is %s and the benchmark %s: names differ between "
-                            "frameworks, give --layer-mapping FILE\n", a->framework, b->framework);
+                            "frameworks, give --layer-mapping FILE (a YAML of renames, or auto)\n", a->framework, b->framework);
             tree_free(a);
             tree_free(b);
             rc = EXIT_USAGE;
