@@ -384,9 +384,11 @@ static void draw_line(WINDOW *w, struct ui *u, int y, int x0, int width, const s
         return;
     }
     /* label, then the block's grid of columns */
-    int lw = width >= 40 ? 9 : 6;
     int ncol = d->ncells - 1;
     int grid = d->grid > 0 ? d->grid : 1;
+    /* narrow: labels of one-value lines (the tensor metrics, "EucDist")
+     * get the room the four-column blocks cannot spare */
+    int lw = width >= 40 ? 9 : grid == 1 ? 8 : 6;
     int cw = (width - lw) / grid;
     /* problem / benchmark only (dtype, shape) in a 4-column block: each
      * takes two columns, so long shapes stay readable */
