@@ -53,7 +53,7 @@ static int tdb_open(struct tdb *t, const char *outdir, const char *name, struct 
     snprintf(t->final, l, "%s/%s", outdir, name);
     snprintf(t->tmp, l + 16, "%s.tmp.%ld", t->final, (long)getpid());
     unlink(t->tmp);
-    if (sqlite3_open_v2(t->tmp, &t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(t->tmp, &t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         int rc = pt_errorf(err, "%s: cannot create: %s", t->tmp, t->db ? sqlite3_errmsg(t->db) : "?");
         sqlite3_close(t->db);
         t->db = NULL;
