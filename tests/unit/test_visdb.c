@@ -140,7 +140,7 @@ static void expect_refused(const char *p, const char *words) {
 }
 
 static void test_other_kinds(void) {
-    const char *dir = pt_tmpdir("visdb_bad");
+    const char *dir = pt_tmpdir("visdb_refused");
     char p[4200];
 
     snprintf(p, sizeof p, "%s/trend.vis.db", dir);
