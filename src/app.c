@@ -433,6 +433,35 @@ static struct view *view_at(struct app *a, int y, int x) {
     return NULL;
 }
 
+/* The trend screen's two panes (heat map above, line chart below), or 0. */
+static int trend_panes(struct app *a, struct view **top, struct view **bottom) {
+    struct view *v[2];
+    int n = 0;
+    if (strcmp(a->screens[a->screen].name, "trend")) return 0;
+    for (int i = 0; i < a->nviews && n < 2; i++)
+        if (a->views[i].visible && a->views[i].h > 0 && !strcmp(app_panes[i].screen, "trend")) v[n++] = &a->views[i];
+    if (n != 2) return 0;
+    *top = v[0]->y <= v[1]->y ? v[0] : v[1];
+    *bottom = *top == v[0] ? v[1] : v[0];
+    return 1;
+}
+
+/* A drag that starts on the line chart's title row moves the split to
+ * where it ends; other drags do nothing. */
+static void mouse_drag(struct app *a, int my) {
+    struct view *top, *bottom;
+    if (!trend_panes(a, &top, &bottom) || a->ui->press_y != bottom->y) return;
+    /* layout() gives the chart floor(total * (100 - p) / 100) rows: the
+     * smallest such share that puts its title on row my */
+    int total = top->h + bottom->h, rows = my - top->y;
+    int p = total > 0 ? 100 - ((total - rows) * 100 + total - 1) / total : a->split;
+    if (p < 20) p = 20;
+    if (p > 90) p = 90;
+    a->split = p;
+    layout(a);
+    app_msg(a, "split %d%% (also + / - / :split)", p);
+}
+
 static void on_key(struct app *a, int key, int my, int mx, int mb) {
     if (key == UK_RESIZE) { layout(a); return; }
     if (a->prompt->active) {
@@ -450,6 +479,7 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         }
         return;
     }
+    if (key == UK_MOUSE && mb == 8) { mouse_drag(a, my); return; }
     if (key == UK_MOUSE) {
         struct view *v = view_at(a, my, mx);
         if (!v) return;

@@ -668,6 +668,7 @@ void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {
     ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line)");
     ops->row(ctx, "double click", "add the cell's line");
     ops->row(ctx, "wheel", "scroll");
+    ops->row(ctx, "drag", "the line chart's title row up or down: move the heat map / line chart split");
 }
 
 static void man_section(void *ctx, const char *title) {

@@ -3,6 +3,7 @@
 #include "ui/ui.h"
 
 #include <errno.h>
+#include <time.h>
 #include <wchar.h>
 
 static int map_key(int k) {
@@ -34,7 +35,6 @@ static int map_key(int k) {
 
 int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mbutton) {
     wint_t ch;
-    (void)u;
     if (!w) w = stdscr;
     wtimeout(w, timeout_ms);
     int r = wget_wch(w, &ch);
@@ -55,11 +55,30 @@ int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mb
             if (getmouse(&ev) != OK) return UK_NONE;
             *my = ev.y;
             *mx = ev.x;
-            if (ev.bstate & BUTTON1_DOUBLE_CLICKED) *mbutton = 2;
-            else if (ev.bstate & BUTTON1_CLICKED) *mbutton = 1;
-            else if (ev.bstate & BUTTON4_PRESSED) *mbutton = 4;
+            if (ev.bstate & BUTTON4_PRESSED) *mbutton = 4;
             else if (ev.bstate & BUTTON5_PRESSED) *mbutton = 5;
-            else return UK_NONE;
+            else if (ev.bstate & BUTTON1_PRESSED) {
+                u->pressed = 1;
+                u->press_y = ev.y;
+                u->press_x = ev.x;
+                return UK_NONE;
+            } else if (ev.bstate & BUTTON1_RELEASED) {
+                /* a release without its press (ncurses drops the press
+                 * when both come in one read) is a click where it is */
+                int moved = u->pressed && (ev.y != u->press_y || ev.x != u->press_x);
+                u->pressed = 0;
+                if (moved) { *mbutton = 8; return k; }
+                /* up where it went down: a click; a second one on the same
+                 * cell soon after, a double click */
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+                int dbl = u->click_t > 0 && t - u->click_t < 0.4 && ev.y == u->click_y && ev.x == u->click_x;
+                *mbutton = dbl ? 2 : 1;
+                u->click_t = dbl ? 0 : t;
+                u->click_y = ev.y;
+                u->click_x = ev.x;
+            } else return UK_NONE;
         }
         return k;
     }

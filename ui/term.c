@@ -252,7 +252,8 @@ int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
     make_roles(u);
 
     if (!o->no_mouse) {
-        mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        mouseinterval(0);   /* clicks are made from press and release in ui_getkey */
         u->mouse = 1;
     }
 

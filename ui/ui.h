@@ -38,6 +38,12 @@ struct ui {
     int steps;                 /* gradient steps (pal_steps_for) */
     int mouse;
     int started;
+    /* button 1: where it went down, and the last click (for double
+     * clicks); clicks are made here, not by ncurses, so that a drag is
+     * told from a click by where the button comes up, not by timing */
+    int press_y, press_x, pressed;
+    int click_y, click_x;
+    double click_t;
     SCREEN *scr;
     int next_pair;
     struct ui_pairslot pairs[4096];  /* open addressing (fg, bg) -> pair */
@@ -93,7 +99,8 @@ extern volatile sig_atomic_t ui_winch;   /* a SIGWINCH arrived (ui_getkey turns 
  * code, waiting at most timeout_ms (-1:
  * forever); UK_NONE on timeout or signal.  For UK_MOUSE, *my, *mx are the
  * screen position and *mbutton 1 click, 2 double click, 4 wheel up,
- * 5 wheel down. */
+ * 5 wheel down, 8 drag (button 1 down at u->press_y, u->press_x and up at
+ * *my, *mx). */
 int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mbutton);
 
 #endif

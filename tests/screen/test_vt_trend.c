@@ -284,6 +284,80 @@ static void trend_at(int cols, int rows) {
     vt_close(&vt);
 }
 
+/* The mouse: a click selects a heat-map cell, a double click adds its
+ * line, a press held past the click interval and released in place is
+ * still a click, and dragging the line chart's title row moves the split. */
+static void test_mouse(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, demo_args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Line chart", NULL, NULL) && row_has(&vt, 0, "forward/norm"));
+    struct rows_of r;
+    find_rows(&vt, &r);
+    CHECKV(&vt, r.lc_title > r.axis);
+    int c5 = label_col(&vt, r.axis, "5"), c2 = label_col(&vt, r.axis, "2");
+    CHECKV(&vt, c5 > 0 && c2 > 0);
+    char ev[64];
+
+    /* click: the cell under the pointer becomes the cursor */
+    snprintf(ev, sizeof ev, "<click:%d,%d>", r.axis + 2, c5);
+    vt_send(&vt, ev);
+    VT_WAIT(&vt, status_has(&vt, "rank 5"));
+    CHECKV(&vt, status_has(&vt, "step 0  rank 5"));
+    CHECKV(&vt, cursor_row(&vt, &r, c5) == r.axis + 2);
+
+    /* double click: its line joins the chart */
+    snprintf(ev, sizeof ev, "<dclick:%d,%d>", r.axis + 2, c5);
+    vt_send(&vt, ev);
+    VT_WAIT(&vt, vt_find(&vt, "1 line", NULL, NULL));
+    CHECKV(&vt, vt_find(&vt, "1 line", NULL, NULL));
+
+    /* a slow click (held longer than ncurses' click interval) */
+    snprintf(ev, sizeof ev, "<press:%d,%d>", r.axis + 3, c2);
+    vt_send(&vt, ev);
+    vt_pump(&vt, 400);
+    snprintf(ev, sizeof ev, "<release:%d,%d>", r.axis + 3, c2);
+    vt_send(&vt, ev);
+    VT_WAIT(&vt, status_has(&vt, "rank 2"));
+    CHECKV(&vt, status_has(&vt, "step 0  rank 2"));
+
+    /* drag the chart's title up 4 rows, then down 2 */
+    int from = r.lc_title;
+    snprintf(ev, sizeof ev, "<press:%d,%d>", from, 10);
+    vt_send(&vt, ev);
+    vt_pump(&vt, 50);
+    snprintf(ev, sizeof ev, "<release:%d,%d>", from - 4, 10);
+    vt_send(&vt, ev);
+    VT_WAIT(&vt, row_has(&vt, from - 4, "Line chart"));
+    CHECKV(&vt, row_has(&vt, from - 4, "Line chart"));
+    CHECKV(&vt, status_has(&vt, "split") || vt_find(&vt, "split", NULL, NULL));
+    snprintf(ev, sizeof ev, "<press:%d,%d>", from - 4, 10);
+    vt_send(&vt, ev);
+    vt_pump(&vt, 50);
+    snprintf(ev, sizeof ev, "<release:%d,%d>", from - 2, 10);
+    vt_send(&vt, ev);
+    VT_WAIT(&vt, row_has(&vt, from - 2, "Line chart"));
+    CHECKV(&vt, row_has(&vt, from - 2, "Line chart"));
+    /* the split is kept like the + / - one: a repaint shows the same */
+    vt_send(&vt, "<C-l>");
+    vt_settle(&vt);
+    CHECKV(&vt, row_has(&vt, from - 2, "Line chart"));
+    /* a press and release elsewhere (not on the title, moved) does nothing */
+    snprintf(ev, sizeof ev, "<press:%d,%d>", r.axis + 2, c2);
+    vt_send(&vt, ev);
+    vt_pump(&vt, 50);
+    snprintf(ev, sizeof ev, "<release:%d,%d>", r.axis + 4, c5);
+    vt_send(&vt, ev);
+    vt_settle(&vt);
+    CHECKV(&vt, status_has(&vt, "rank 2") && row_has(&vt, from - 2, "Line chart"));
+
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    vt_close(&vt);
+}
+
 static void test_80x24(void) { trend_at(80, 24); }
 static void test_120x40(void) { trend_at(120, 40); }
 static void test_40x12(void) { trend_at(40, 12); }
@@ -292,5 +366,6 @@ int main(void) {
     RUN(test_80x24);
     RUN(test_120x40);
     RUN(test_40x12);
+    RUN(test_mouse);
     PT_DONE();
 }

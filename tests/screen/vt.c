@@ -424,6 +424,10 @@ static int send_mouse(struct vt *vt, const char *what, const char *args) {
             vterm_mouse_button(vt->term, 1, true, VTERM_MOD_NONE);
             vterm_mouse_button(vt->term, 1, false, VTERM_MOD_NONE);
         }
+    } else if (!strcmp(what, "press") || !strcmp(what, "release")) {
+        /* halves of a drag: a press, then (moved, or after the program's
+         * click interval) a release */
+        vterm_mouse_button(vt->term, 1, what[0] == 'p', VTERM_MOD_NONE);
     } else if (!strcmp(what, "wheelup")) {
         vterm_mouse_button(vt->term, 4, true, VTERM_MOD_NONE);
     } else if (!strcmp(what, "wheeldown")) {

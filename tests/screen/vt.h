@@ -107,7 +107,8 @@ void vt_close(struct vt *vt);
  * <Left> <Right> <Home> <End> <PgUp> <PgDn> <Ins> <Del> <F1>..<F12>
  * <C-x> (control + letter) <M-x> (alt + char) <lt> (a literal '<'),
  * and mouse events at a 0-based screen cell: <click:ROW,COL>
- * <dclick:ROW,COL> <rclick:ROW,COL> <wheelup:ROW,COL> <wheeldown:ROW,COL>.
+ * <dclick:ROW,COL> <rclick:ROW,COL> <wheelup:ROW,COL> <wheeldown:ROW,COL>,
+ * and the halves of a drag, <press:ROW,COL> <release:ROW,COL>.
  * Mouse events are encoded by libvterm in the mode the program enabled
  * (SGR 1006 with ncurses' xterm-256color); with mouse reporting off they
  * send nothing, as a real terminal would.  Returns 0, or -1 on an unknown
