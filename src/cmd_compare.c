@@ -388,10 +388,17 @@ static int run(int argc, char **argv) {
     }
     if (rc == EXIT_OK && any_error) rc = EXIT_FOUND;
 done:
-    if (out && out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "probetop compare: %s: write failed\n", csv);
-        rc = EXIT_USAGE;
-    } else if (out == stdout) fflush(stdout);
+    if (out) {
+        /* a failed block write leaves stdio's error flag; fclose alone
+         * would only see the last flush */
+        int bad_write = ferror(out);
+        if (out == stdout) bad_write |= fflush(stdout) != 0;
+        else bad_write |= fclose(out) != 0;
+        if (bad_write) {
+            fprintf(stderr, "probetop compare: %s: write failed (%s)\n", csv, errno ? strerror(errno) : "I/O error");
+            rc = EXIT_USAGE;
+        }
+    }
     cfile_lmap_free(&map);
     graph_dirs_free(&d[0]);
     graph_dirs_free(&d[1]);

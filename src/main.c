@@ -47,7 +47,18 @@ static int help_command(const char *name) {
     return EXIT_OK;
 }
 
-int main(int argc, char **argv) {
+/* Output that did not reach its file is a failure, whatever the command
+ * thought (a full disk, a closed pipe): checked once here for every
+ * headless command, as coreutils' close_stdout does. */
+static int finish(int rc) {
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != EXIT_USAGE) {
+        fprintf(stderr, "probetop: cannot write the output\n");
+        return EXIT_USAGE;
+    }
+    return rc;
+}
+
+static int run_cli(int argc, char **argv) {
     if (argc >= 2) {
         const char *a = argv[1];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return EXIT_OK; }
@@ -63,5 +74,11 @@ int main(int argc, char **argv) {
             return c->run(argc - 1, argv + 1);
         }
     }
+    return -1;
+}
+
+int main(int argc, char **argv) {
+    int rc = run_cli(argc, argv);
+    if (rc >= 0) return finish(rc);
     return app_main(argc, argv);
 }

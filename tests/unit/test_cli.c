@@ -45,6 +45,29 @@ static void help_and_version(void) {
     CHECK_CONTAINS(out, "--bogus");
 }
 
+/* Output that cannot be written (a full disk) is an error, exit 2 with a
+ * message, for every command. */
+static void full_disk(void) {
+    char cmd[4096];
+    if (!bin()) SKIP("PT_BIN not set");
+    if (access("/dev/full", W_OK) != 0) SKIP("no /dev/full");
+    snprintf(cmd, sizeof cmd, "'%s' --help 2>&1 >/dev/full", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "cannot write the output");
+    snprintf(cmd, sizeof cmd, "'%s' parallel --world-size 8 --num-layers 4 --tp 2 --pp 2 2>&1 >/dev/full", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "cannot write the output");
+    const char *p = pt_fixture("examples/quick_start/gpu_dump");
+    if (!p) return;
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1 >/dev/full", bin(), p);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "cannot write the output");
+    snprintf(cmd, sizeof cmd, "'%s' compare '%s/step0/proc2016' '%s/step1/proc2016' --csv /dev/full 2>&1 >/dev/null",
+             bin(), p, p);
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "write failed");
+}
+
 static void info_json(void) {
     const char *p = pt_fixture("examples/quick_start/gpu_dump");
     char cmd[8192];
@@ -176,6 +199,7 @@ static void parallel_rename(void) {
 int main(void) {
     RUN(parallel_rename);
     RUN(help_and_version);
+    RUN(full_disk);
     RUN(info_json);
     RUN(bad_paths);
     RUN(data2db_cli);
