@@ -242,8 +242,41 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
     return JT_ERROR;
 }
 
+/* Word-at-a-time scanning (SWAR) on little-endian machines: dump.json is
+ * indented with runs of spaces and made of short strings, and looking at
+ * eight bytes per step instead of one is most of the tokenizer's speed. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+#define JSON_SWAR 1
+#define SWAR_ONES 0x0101010101010101ull
+#define SWAR_HIGH 0x8080808080808080ull
+static inline uint64_t swar_load(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+/* high bit set in each byte of w equal to c (exact for the lowest such byte,
+ * which is the only one the callers use) */
+static inline uint64_t swar_eq(uint64_t w, unsigned char c) {
+    uint64_t x = w ^ (SWAR_ONES * c);
+    return (x - SWAR_ONES) & ~x & SWAR_HIGH;
+}
+#else
+#define JSON_SWAR 0
+#endif
+
 static inline const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+    while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) {
+        p++;
+#if JSON_SWAR
+        /* a newline is followed by the indentation: step over the spaces by words */
+        if (p[-1] == '\n')
+            while (end - p >= 8) {
+                uint64_t x = swar_load(p) ^ (SWAR_ONES * ' ');
+                if (x) { p += __builtin_ctzll(x) >> 3; break; }
+                p += 8;
+            }
+#endif
+    }
     return p;
 }
 
@@ -315,6 +348,15 @@ static enum json_tok lex_string(struct json_lex *lx, const char *p, enum json_to
     const char *start = ++p, *end = lx->end;
     int esc = 0;
     for (;;) {
+#if JSON_SWAR
+        while (end - p >= 8) {
+            uint64_t w = swar_load(p);
+            /* bytes < 0x20: the same borrow trick against 0x20 */
+            uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
+            if (m) { p += __builtin_ctzll(m) >> 3; break; }
+            p += 8;
+        }
+#endif
         while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
         if (p >= end) return lex_fail(lx, p, "unterminated string");
         if (*p == '"') break;
@@ -485,6 +527,12 @@ long json_lex_string(const struct json_lex *lx, char *out, size_t n) {
     const char *p = lx->s, *e = lx->s + lx->slen;
     size_t o = 0;
     if (n == 0) return -1;
+    if (!lx->has_esc) {   /* nothing to decode: the raw bytes, truncated as below */
+        o = lx->slen < n - 1 ? lx->slen : n - 1;
+        memcpy(out, p, o);
+        out[o] = '\0';
+        return (long)o;
+    }
     while (p < e) {
         char buf[4];
         size_t bl = 1;

@@ -13,10 +13,21 @@ struct kmap {
     size_t *len;      /* name length per construct index */
 };
 
+/* Eight bytes per multiply: construct keys are long ("Module.module.module.
+ * language_model.encoder.layers.17.mlp.forward.0"), and hashing them byte by
+ * byte was a visible part of every rank's parse. */
 static uint64_t hstr(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ull; }
-    return h ^ (h >> 31);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
 }
 
 static int kmap_init(struct kmap *m, const struct construct *c) {
@@ -292,6 +303,6 @@ const struct ms_entry *microstep_find(const struct microstep *ms, const char *ke
         uint32_t v = ms->hash[h];
         if (!v) return NULL;
         const char *k = ms->v[v - 1].key;
-        if (strlen(k) == len && !memcmp(k, key, len)) return &ms->v[v - 1];
+        if (strnlen(k, len + 1) == len && !memcmp(k, key, len)) return &ms->v[v - 1];
     }
 }

@@ -100,23 +100,26 @@ static int ends_with(const char *s, size_t n, const char *suf) {
     return n >= l && !memcmp(s + n - l, suf, l);
 }
 
-/* Replaces every ".<w>." by "." and then removes every ".<w>". */
+/* Replaces every ".<w>." by "." and then removes every ".<w>" (Python's
+ * str.replace twice: non-overlapping, left to right).  memmem, not a
+ * compare at every byte: this runs for every record. */
 static size_t strip_word(char *s, size_t n, const char *w) {
-    char pat1[32], pat2[32];
-    size_t l1 = (size_t)snprintf(pat1, sizeof pat1, ".%s.", w), l2 = (size_t)snprintf(pat2, sizeof pat2, ".%s", w);
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        if (i + l1 <= n && !memcmp(s + i, pat1, l1)) { s[o++] = '.'; i += l1; }
-        else s[o++] = s[i++];
+    char pat[32];
+    size_t l2 = (size_t)snprintf(pat, sizeof pat, ".%s.", w) - 1, l1 = l2 + 1;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t pl = pass ? l2 : l1, o = 0;
+        const char *p = s, *end = s + n, *hit;
+        while ((hit = memmem(p, (size_t)(end - p), pat, pl))) {
+            memmove(s + o, p, (size_t)(hit - p));
+            o += (size_t)(hit - p);
+            if (!pass) s[o++] = '.';
+            p = hit + pl;
+        }
+        memmove(s + o, p, (size_t)(end - p));
+        n = o + (size_t)(end - p);
     }
-    n = o;
-    o = 0;
-    for (size_t i = 0; i < n;) {
-        if (i + l2 <= n && !memcmp(s + i, pat2, l2)) i += l2;
-        else s[o++] = s[i++];
-    }
-    s[o] = '\0';
-    return o;
+    s[n] = '\0';
+    return n;
 }
 
 /* Classifies key (modified in place to the stripped name); returns the

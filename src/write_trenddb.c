@@ -43,7 +43,7 @@ static int tdb_exec(struct tdb *t, const char *sql) {
     return 0;
 }
 
-static int tdb_open(struct tdb *t, const char *outdir, const char *name, struct pt_error *err) {
+static int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib, struct pt_error *err) {
     memset(t, 0, sizeof *t);
     t->err = err;
     size_t l = strlen(outdir) + strlen(name) + 2;
@@ -59,11 +59,13 @@ static int tdb_open(struct tdb *t, const char *outdir, const char *name, struct 
         t->db = NULL;
         return rc;
     }
-    /* the temporary file is ours alone until the rename; no journal needed */
-    /* a big page cache: trend_data is a WITHOUT ROWID B-tree filled out of key order */
-    if (tdb_exec(t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
-                    "PRAGMA cache_size=-262144; BEGIN") != 0)
-        return -1;
+    /* the temporary file is ours alone until the rename; no journal needed.
+     * cache_kib: a big page cache when trend_data (a WITHOUT ROWID B-tree)
+     * is filled out of key order, a small one when it is appended to */
+    char sql[256];
+    snprintf(sql, sizeof sql, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
+                              "PRAGMA cache_size=-%d; BEGIN", cache_kib);
+    if (tdb_exec(t, sql) != 0) return -1;
     return 0;
 }
 
@@ -329,10 +331,11 @@ static int write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys
 
 /* ---- dump ---- */
 
-struct pending {             /* a waiting trend_data row; name points into the file's arena */
+struct pending {             /* a row of the current file; name points into the file's arena */
     const char *name;
-    int64_t dbid;
+    int64_t dbid;            /* once resolved */
     uint32_t len;
+    uint32_t key;            /* index in ids.keys, NAMES_NONE until the target exists */
     int32_t call;
     int32_t rank, step;
     uint8_t metric, present;
@@ -346,22 +349,53 @@ struct fresh {               /* a key new to a metric since the last flush */
     uint8_t metric;
 };
 
+/* A finished trend_data row, kept until every file is read.  The table's
+ * key is (rank, step, target, metric) but files come step by step: fed in
+ * that order SQLite inserts at one place per rank, each a descent from the
+ * root, three times the work of appending.  So rows wait in memory per rank
+ * and go in at the end in key order (the page cache they replace held the
+ * same bytes). */
+struct prow {
+    int64_t dbid;
+    int32_t step;
+    uint8_t metric, present;
+    double v[4];
+};
+
+struct rankrows {
+    int32_t rank;
+    struct prow *v;
+    size_t n, cap;
+};
+
 struct dump_writer {
     struct tdb t;
     struct idmap ids;
     struct mkeys mk[DM_N];
     int metric_order[DM_N], nmetric_order;
-    struct pending *rows;
+    struct pending *rows;    /* this file's rows, in arrival order */
     size_t nrows, caprows;
-    uint32_t *order;         /* rows by primary key, for the flush */
+    size_t resolved;         /* rows[0..resolved) have their dbid */
+    uint32_t *order;         /* rows by primary key */
     size_t caporder;
     struct fresh *fresh;
     size_t nfresh, capfresh;
     struct names *fresh_set; /* (name, vpp = metric, call) of fresh, for dedupe */
-    sqlite3_stmt *ins_target, *ins_row;
+    struct rankrows *ranks;
+    size_t nranks, capranks;
+    size_t held;             /* rows waiting in ranks[] */
+    sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, ROWS_PER_INSERT rows */
     int32_t max_rank;
     struct pt_error *err;
 };
+
+#define ROWS_PER_INSERT 128
+/* Rows waiting for the end at most (48 bytes each, ~200 MB, the page
+ * cache's old budget): beyond it they go in, in key order, and the wait
+ * starts again, so memory stays bounded however big the dump. */
+#define HOLD_MAX ((size_t)4 << 20)
+
+static int dump_insert_rows(struct dump_writer *w);
 
 static int cmp_pending(const void *a, const void *b, void *ctx) {
     const struct pending *rows = ctx;
@@ -374,6 +408,22 @@ static int cmp_pending(const void *a, const void *b, void *ctx) {
     return ia < ib ? -1 : ia > ib;
 }
 
+static int cmp_prow_key(const struct prow *x, const struct prow *y) {
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->dbid != y->dbid) return x->dbid < y->dbid ? -1 : 1;
+    return (x->metric > y->metric) - (x->metric < y->metric);
+}
+
+static int cmp_prow(const void *a, const void *b, void *ctx) {
+    const struct prow *v = ctx;
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    int c = cmp_prow_key(&v[ia], &v[ib]);
+    return c ? c : (ia < ib ? -1 : ia > ib);
+}
+
+/* The batch boundary of msProbe's importer: the targets first seen since the
+ * last flush get their ids (metric by metric), and the waiting rows learn
+ * theirs. */
 static int dump_flush(struct dump_writer *w) {
     struct tdb *t = &w->t;
     for (int m = 0; m < DM_N; m++)
@@ -385,38 +435,130 @@ static int dump_flush(struct dump_writer *w) {
             if (k < 0) return tdb_fail(t, "insert target");
             if (mk_know(&w->mk[m], (uint32_t)k) != 0) return pt_errorf(w->err, "out of memory");
         }
-    w->nfresh = 0;
-    names_free(w->fresh_set);
-    if (!(w->fresh_set = names_new())) return pt_errorf(w->err, "out of memory");
-    /* Insert in primary-key order: the WITHOUT ROWID B-tree then fills page
-     * after page instead of seeking for every row.  The sort is stable on
-     * arrival order, so of two rows with one key the first still wins. */
-    if (grow((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0) return pt_errorf(w->err, "out of memory");
-    for (size_t i = 0; i < w->nrows; i++) {
-        struct pending *r = &w->rows[i];
-        uint32_t k = names_find(w->ids.keys, r->name, r->len, 0, r->call);
-        if (k == NAMES_NONE) return pt_errorf(w->err, "internal: target of a waiting row was never inserted");
-        r->dbid = w->ids.dbid[k];
-        w->order[i] = (uint32_t)i;
+    if (w->nfresh) {
+        w->nfresh = 0;
+        names_free(w->fresh_set);
+        if (!(w->fresh_set = names_new())) return pt_errorf(w->err, "out of memory");
     }
-    if (w->nrows) qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
+    for (size_t i = w->resolved; i < w->nrows; i++) {
+        struct pending *r = &w->rows[i];
+        if (r->key == NAMES_NONE) {
+            r->key = names_find(w->ids.keys, r->name, r->len, 0, r->call);
+            if (r->key == NAMES_NONE) return pt_errorf(w->err, "internal: target of a waiting row was never inserted");
+        }
+        r->dbid = w->ids.dbid[r->key];
+    }
+    w->resolved = w->nrows;
+    return 0;
+}
+
+/* grow() without clearing: rows are written before they are read */
+static int grow_raw(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 4096;
+    while (nc < need) nc *= 2;
+    void *x = realloc(*p, nc * size);
+    if (!x) return -1;
+    *p = x;
+    *cap = nc;
+    return 0;
+}
+
+static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *r) {
+    sqlite3_bind_int(s, at + 1, rank);
+    sqlite3_bind_int(s, at + 2, r->step);
+    sqlite3_bind_int64(s, at + 3, r->dbid);
+    sqlite3_bind_int(s, at + 4, r->metric + 1);
+    for (int c = 0; c < 4; c++) {
+        double v;
+        if (((r->present >> c) & 1) && normalise(r->v[c], &v)) sqlite3_bind_double(s, at + 5 + c, v);
+        else sqlite3_bind_null(s, at + 5 + c);
+    }
+}
+
+static struct rankrows *rank_bucket(struct dump_writer *w, int32_t rank) {
+    for (size_t i = w->nranks; i-- > 0;)
+        if (w->ranks[i].rank == rank) return &w->ranks[i];
+    if (grow((void **)&w->ranks, &w->capranks, w->nranks + 1, sizeof *w->ranks) != 0) return NULL;
+    struct rankrows *b = &w->ranks[w->nranks++];
+    memset(b, 0, sizeof *b);
+    b->rank = rank;
+    return b;
+}
+
+/* End of a file: its rows, sorted by key (stable: of two rows with one key
+ * the first still wins), join their rank's rows. */
+static int dump_file_done(struct dump_writer *w, int32_t rank) {
+    if (!w->nrows) return 0;
+    struct rankrows *b = rank_bucket(w, rank);
+    if (!b || grow((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0 ||
+        grow_raw((void **)&b->v, &b->cap, b->n + w->nrows, sizeof *b->v) != 0)
+        return pt_errorf(w->err, "out of memory");
+    for (size_t i = 0; i < w->nrows; i++) w->order[i] = (uint32_t)i;
+    qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
     for (size_t o = 0; o < w->nrows; o++) {
         const struct pending *r = &w->rows[w->order[o]];
-        sqlite3_stmt *s = w->ins_row;
-        sqlite3_bind_int(s, 1, r->rank);
-        sqlite3_bind_int(s, 2, r->step);
-        sqlite3_bind_int64(s, 3, r->dbid);
-        sqlite3_bind_int(s, 4, r->metric + 1);
-        for (int j = 0; j < 4; j++) {
-            double v;
-            if (((r->present >> j) & 1) && normalise(r->v[j], &v)) sqlite3_bind_double(s, 5 + j, v);
-            else sqlite3_bind_null(s, 5 + j);
-        }
-        int rc = sqlite3_step(s);
-        sqlite3_reset(s);
-        if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+        struct prow *d = &b->v[b->n++];
+        d->dbid = r->dbid;
+        d->step = r->step;
+        d->metric = r->metric;
+        d->present = r->present;
+        memcpy(d->v, r->v, sizeof d->v);
     }
-    w->nrows = 0;
+    w->held += w->nrows;
+    w->nrows = w->resolved = 0;
+    return w->held >= HOLD_MAX ? dump_insert_rows(w) : 0;
+}
+
+static int cmp_rank(const void *a, const void *b) {
+    const struct rankrows *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Every waiting row, in key order. */
+static int dump_insert_rows(struct dump_writer *w) {
+    struct tdb *t = &w->t;
+    if (w->nranks) qsort(w->ranks, w->nranks, sizeof *w->ranks, cmp_rank);
+    for (size_t k = 0; k < w->nranks; k++) {
+        struct rankrows *b = &w->ranks[k];
+        /* files of one rank come in step order, so their sorted runs usually
+         * follow each other; when not (steps of a MindSpore graph/ and
+         * pynative/ pair), one stable sort of the whole rank */
+        size_t i = 1;
+        while (i < b->n && cmp_prow_key(&b->v[i - 1], &b->v[i]) <= 0) i++;
+        if (i < b->n) {
+            struct prow *sorted = malloc(b->n * sizeof *sorted);
+            if (!sorted || grow((void **)&w->order, &w->caporder, b->n, sizeof *w->order) != 0) {
+                free(sorted);
+                return pt_errorf(w->err, "out of memory");
+            }
+            for (size_t j = 0; j < b->n; j++) w->order[j] = (uint32_t)j;
+            qsort_r(w->order, b->n, sizeof *w->order, cmp_prow, b->v);
+            for (size_t j = 0; j < b->n; j++) sorted[j] = b->v[w->order[j]];
+            free(b->v);
+            b->v = sorted;
+            b->cap = b->n;
+        }
+        /* many rows per statement: one statement keeps its cursor on the
+         * last page, where an append needs no descent from the root */
+        size_t j = 0;
+        for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
+            for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q]);
+            int rc = sqlite3_step(w->ins_rows);
+            sqlite3_reset(w->ins_rows);
+            if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
+        }
+        for (; j < b->n; j++) {
+            bind_prow(w->ins_row, 0, b->rank, &b->v[j]);
+            int rc = sqlite3_step(w->ins_row);
+            sqlite3_reset(w->ins_row);
+            if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+        }
+        free(b->v);
+        b->v = NULL;
+        b->n = b->cap = 0;
+    }
+    w->held = 0;
     return 0;
 }
 
@@ -431,15 +573,16 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
             const char *name = f->arena + r->name;
             if (grow((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
                 return pt_errorf(w->err, "out of memory");
+            uint32_t key = names_find(w->ids.keys, name, r->len, 0, r->call);
             w->rows[w->nrows++] = (struct pending){.name = name, .len = r->len, .call = r->call, .rank = f->rank,
                                                    .step = step_base + r->micro, .metric = r->metric,
-                                                   .present = r->present};
+                                                   .present = r->present, .key = key};
             memcpy(w->rows[w->nrows - 1].v, r->v, sizeof r->v);
             int seen = 0;
             for (int m = 0; m < w->nmetric_order; m++)
                 if (w->metric_order[m] == r->metric) seen = 1;
             if (!seen) w->metric_order[w->nmetric_order++] = r->metric;
-            if (mk_knows(&w->mk[r->metric], names_find(w->ids.keys, name, r->len, 0, r->call))) continue;
+            if (mk_knows(&w->mk[r->metric], key)) continue;
             uint32_t before = names_count(w->fresh_set);
             uint32_t fk = names_intern(w->fresh_set, name, r->len, r->metric, r->call);
             if (fk == NAMES_NONE) return pt_errorf(w->err, "out of memory");
@@ -449,9 +592,12 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
             w->fresh[w->nfresh++] = (struct fresh){.name = name, .len = r->len, .call = r->call, .metric = r->metric};
         }
         /* after each record: flush on a positive multiple of 5000 waiting rows */
-        if (w->nrows && w->nrows % 5000 == 0 && dump_flush(w) != 0) return -1;
+        size_t waiting = w->nrows - w->resolved;
+        if (waiting && waiting % 5000 == 0 && dump_flush(w) != 0) return -1;
     }
-    return dump_flush(w);   /* and at the end of every file */
+    /* and at the end of every file */
+    if (dump_flush(w) != 0 || dump_file_done(w, f->rank) != 0) return -1;
+    return 0;
 }
 
 int trenddb_write_dump(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
@@ -466,7 +612,7 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&w.t, outdir, "dump_data.trend.db", err) != 0) goto out;
+    if (tdb_open(&w.t, outdir, "dump_data.trend.db", 16384, err) != 0) goto out;
     if (create_fixed(&w.t) != 0) goto out;
     if (create_trend(&w.t, dump_stat_names, 4) != 0) goto out;
     if (insert_metrics(&w.t, dump_metric_names, DM_N) != 0) goto out;
@@ -476,10 +622,20 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         tdb_fail(&w.t, "prepare");
         goto out;
     }
+    {
+        char *sql = malloc(64 + ROWS_PER_INSERT * 18);
+        if (!sql) { pt_errorf(err, "out of memory"); goto out; }
+        size_t o = (size_t)sprintf(sql, "INSERT OR IGNORE INTO trend_data VALUES ");
+        for (int q = 0; q < ROWS_PER_INSERT; q++) o += (size_t)sprintf(sql + o, "%s(?,?,?,?,?,?,?,?)", q ? "," : "");
+        /* an old SQLite with a low variable limit: one row at a time */
+        if (sqlite3_prepare_v2(w.t.db, sql, -1, &w.ins_rows, NULL) != SQLITE_OK) w.ins_rows = NULL;
+        free(sql);
+    }
     struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1,
                              .layout = lo->layout};
     if (dump_read(data, lo, &dopt, ds, dump_writer_file, &w, &sum, err) != 0) goto out;
     if (!sum.any_rank) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
+    if (dump_insert_rows(&w) != 0) goto out;
     if (finish_sequence(&w.t, &w.ids) != 0) goto out;
     char sql[1024];
     if (tdb_exec(&w.t, "CREATE TABLE IF NOT EXISTS global_stats (\n"
@@ -499,7 +655,8 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
     }
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
-    w.ins_target = w.ins_row = NULL;
+    sqlite3_finalize(w.ins_rows);
+    w.ins_target = w.ins_row = w.ins_rows = NULL;
     res->targets = names_count(w.ids.keys);
     res->max_step = sum.max_step;
     res->max_rank = sum.max_rank;
@@ -516,6 +673,7 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
 out:
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
+    sqlite3_finalize(w.ins_rows);
     if (w.t.db || w.t.tmp) tdb_abort(&w.t);
     names_free(w.ids.keys);
     names_free(w.fresh_set);
@@ -524,6 +682,8 @@ out:
     free(w.rows);
     free(w.order);
     free(w.fresh);
+    for (size_t i = 0; i < w.nranks; i++) free(w.ranks[i].v);
+    free(w.ranks);
     mapping_free(&map);
     return rc;
 }
@@ -558,7 +718,7 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&t, outdir, "monitor_data.trend.db", err) != 0 || create_fixed(&t) != 0) goto out;
+    if (tdb_open(&t, outdir, "monitor_data.trend.db", 262144, err) != 0 || create_fixed(&t) != 0) goto out;
     if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
                            -1, &ins_target, NULL)) {
         tdb_fail(&t, "prepare");
