@@ -18,11 +18,8 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static bool row_has(struct vt *vt, int row, const char *text) { return strstr(vt_row_text(vt, row), text) != NULL; }
-static bool screen_has(struct vt *vt, const char *text) { return vt_find(vt, text, NULL, NULL); }
-static int status_row(struct vt *vt) { return vt->rows >= 12 ? vt->rows - 2 : vt->rows - 1; }
 static bool status_has(struct vt *vt, const char *text) {
-    return row_has(vt, status_row(vt), text) || (vt->rows >= 12 && row_has(vt, vt->rows - 1, text));
+    return vt_row_has(vt, vt_status_row(vt), text) || (vt->rows >= 12 && vt_row_has(vt, vt->rows - 1, text));
 }
 
 static void command(struct vt *vt, const char *cmd) {
@@ -34,7 +31,7 @@ static void command(struct vt *vt, const char *cmd) {
 /* The row showing a tree node whose label contains text, in the tree's
  * columns (left of the detail pane's rule), -1 none. */
 static int tree_row(struct vt *vt, const char *text) {
-    for (int r = 2; r < status_row(vt); r++) {
+    for (int r = 2; r < vt_status_row(vt); r++) {
         const char *t = vt_row_text(vt, r);
         const char *hit = strstr(t, text), *rule = strstr(t, "\xe2\x94\x82");
         if (hit && (!rule || hit < rule)) return r;
@@ -61,9 +58,9 @@ static void tree_at(int cols, int rows) {
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
     VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0 && tree_row(&vt, "Module.conv1.Conv2d.forward.0") >= 0);
-    CHECKV(&vt, row_has(&vt, 0, "compare") && row_has(&vt, 0, "step 0") && row_has(&vt, 0, "rank 0"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "compare") && vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 0, "rank 0"));
     /* msProbe's counts for the pair */
-    CHECKV(&vt, row_has(&vt, 1, "matched 709") && row_has(&vt, 1, "unmatched 220/58"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "matched 709") && vt_row_has(&vt, 1, "unmatched 220/58"));
 
     /* Root expanded, its children collapsed with a pass chip. */
     int r = tree_row(&vt, "Module.conv1.Conv2d.forward.0");
@@ -92,10 +89,10 @@ static void tree_at(int cols, int rows) {
         CHECK(((bg >> 16) & 0xff) > 0x90 && ((bg >> 8) & 0xff) < 0x80);   /* red */
     }
     /* the detail pane: both sides, the compare columns, the verdict */
-    CHECKV(&vt, screen_has(&vt, "input.0  pass") && screen_has(&vt, "output.0  error"));
-    CHECKV(&vt, screen_has(&vt, "benchmark:"));
-    CHECKV(&vt, screen_has(&vt, "torch.float32"));
-    CHECKV(&vt, screen_has(&vt, "74.3") && screen_has(&vt, "52.5"));   /* Max / Norm relative errors */
+    CHECKV(&vt, vt_has(&vt, "input.0  pass") && vt_has(&vt, "output.0  error"));
+    CHECKV(&vt, vt_has(&vt, "benchmark:"));
+    CHECKV(&vt, vt_has(&vt, "torch.float32"));
+    CHECKV(&vt, vt_has(&vt, "74.3") && vt_has(&vt, "52.5"));   /* Max / Norm relative errors */
 
     /* Enter expands: the Linear's API shows under it with its own chip. */
     vt_send(&vt, "<Enter>");
@@ -128,8 +125,8 @@ static void tree_at(int cols, int rows) {
 
     /* u: the unmatched lists of both sides, with counts. */
     vt_send(&vt, "u");
-    VT_WAIT(&vt, screen_has(&vt, "unmatched problem nodes: 220"));
-    CHECKV(&vt, screen_has(&vt, "unmatched problem nodes: 220"));
+    VT_WAIT(&vt, vt_has(&vt, "unmatched problem nodes: 220"));
+    CHECKV(&vt, vt_has(&vt, "unmatched problem nodes: 220"));
     vt_send(&vt, "<Esc>");
     VT_WAIT(&vt, tree_row(&vt, "DefaultModel") > 0);
 
@@ -146,15 +143,15 @@ static void tree_at(int cols, int rows) {
     VT_WAIT(&vt, status_has(&vt, "at: optimizer"));
     CHECKV(&vt, status_has(&vt, "at: optimizer  unmatched"));
     vt_send(&vt, "M");
-    VT_WAIT(&vt, screen_has(&vt, "pick the benchmark node"));
-    CHECKV(&vt, screen_has(&vt, "Manual match"));
+    VT_WAIT(&vt, vt_has(&vt, "pick the benchmark node"));
+    CHECKV(&vt, vt_has(&vt, "Manual match"));
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, status_has(&vt, "y confirms"));
     CHECKV(&vt, status_has(&vt, "match optimizer with "));
     vt_send(&vt, "y");
     VT_WAIT(&vt, status_has(&vt, "matched by hand: optimizer"));
     CHECKV(&vt, status_has(&vt, "matched by hand: optimizer"));
-    CHECKV(&vt, row_has(&vt, 1, "matched 710") && row_has(&vt, 1, "unmatched 219/57"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "matched 710") && vt_row_has(&vt, 1, "unmatched 219/57"));
     r = tree_row(&vt, "optimizer");
     cc = r > 0 ? chip_col(&vt, r) : -1;
     if (cc > 0) {
@@ -193,7 +190,7 @@ static void tree_at(int cols, int rows) {
         VT_WAIT(&vt, status_has(&vt, "line 1 of"));
         for (int i = 0; i < 14; i++) vt_send(&vt, "j");
         VT_WAIT(&vt, status_has(&vt, "line 15 of"));
-        CHECKV(&vt, status_has(&vt, "line 15 of") && screen_has(&vt, "output.0  error"));
+        CHECKV(&vt, status_has(&vt, "line 15 of") && vt_has(&vt, "output.0  error"));
         CHECK_INT(vt_shot(&vt, "detail", "probetop PROBLEM BENCH: the detail pane of Module.fc.Linear.forward.0") >= 0, 1);
     }
 
@@ -227,7 +224,7 @@ static void test_match_config(void) {
     CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
     VT_WAIT(&vt, status_has(&vt, "--match-config"));
     CHECKV(&vt, status_has(&vt, "--match-config: 1 pairs applied, 1 failed (No.such.node is not a node of the problem graph)"));
-    CHECKV(&vt, row_has(&vt, 1, "matched 710"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "matched 710"));
     vt_send(&vt, "q");
     int st = -1;
     CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
@@ -245,11 +242,11 @@ static void test_visdb(void) {
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
     VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0);
-    CHECKV(&vt, row_has(&vt, 0, ".vis.db compare"));
+    CHECKV(&vt, vt_row_has(&vt, 0, ".vis.db compare"));
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
     CHECKV(&vt, status_has(&vt, "first divergence: " FIRST "  error"));
-    CHECKV(&vt, screen_has(&vt, "input.0  pass") && screen_has(&vt, "parameters.weight  pass"));
+    CHECKV(&vt, vt_has(&vt, "input.0  pass") && vt_has(&vt, "parameters.weight  pass"));
     vt_send(&vt, "M");
     VT_WAIT(&vt, status_has(&vt, "read-only"));
     CHECKV(&vt, status_has(&vt, "read-only"));
@@ -276,7 +273,7 @@ static void test_bad_input(void) {
     int st = -1;
     CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
-    CHECKV(&vt, screen_has(&vt, "it is a trend database"));
+    CHECKV(&vt, vt_has(&vt, "it is a trend database"));
     vt_close(&vt);
 }
 
@@ -288,10 +285,10 @@ static void test_tiny(void) {
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 20, 6, args, NULL), 0);
-    VT_WAIT(&vt, screen_has(&vt, "Tree"));
-    CHECKV(&vt, screen_has(&vt, "Tree"));
+    VT_WAIT(&vt, vt_has(&vt, "Tree"));
+    CHECKV(&vt, vt_has(&vt, "Tree"));
     vt_send(&vt, "fn<Enter>eEupM");
-    VT_WAIT(&vt, screen_has(&vt, "Manual"));
+    VT_WAIT(&vt, vt_has(&vt, "Manual"));
     vt_send(&vt, "<Esc>");
     VT_WAIT(&vt, status_has(&vt, "back to the tree"));
     vt_send(&vt, "<Tab>jjG<Tab>}{)(<Left>");
@@ -325,22 +322,22 @@ static void test_ranks(void) {
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
-    VT_WAIT(&vt, row_has(&vt, 1, "matched"));
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "matched"));
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
     CHECKV(&vt, status_has(&vt, "first divergence: Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
     vt_send(&vt, "}");
-    VT_WAIT(&vt, row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp"));
-    CHECKV(&vt, row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
     command(&vt, "node Distributed.all_reduce.0.forward");
-    VT_WAIT(&vt, screen_has(&vt, "send_receive rank 0"));
-    CHECKV(&vt, screen_has(&vt, "communication peers") && screen_has(&vt, "send_receive rank 0"));
+    VT_WAIT(&vt, vt_has(&vt, "send_receive rank 0"));
+    CHECKV(&vt, vt_has(&vt, "communication peers") && vt_has(&vt, "send_receive rank 0"));
     /* Enter on the peer (detail line 4) shows it on its rank */
     vt_send(&vt, "<Tab>jjj");
     VT_WAIT(&vt, status_has(&vt, "line 4 of"));
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, row_has(&vt, 0, "rank 0") && screen_has(&vt, "send_receive rank 1"));
-    CHECKV(&vt, row_has(&vt, 0, "rank 0") && screen_has(&vt, "send_receive rank 1"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 0") && vt_has(&vt, "send_receive rank 1"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "rank 0") && vt_has(&vt, "send_receive rank 1"));
     /* the tree has the focus back, on the peer node */
     VT_WAIT(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
     CHECKV(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));

@@ -11,15 +11,13 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static int status_row(struct vt *vt) { return vt->rows >= 12 ? vt->rows - 2 : vt->rows - 1; }
 static bool status_has(struct vt *vt, const char *text) {
-    return strstr(vt_row_text(vt, status_row(vt)), text) || strstr(vt_row_text(vt, vt->rows - 1), text);
+    return strstr(vt_row_text(vt, vt_status_row(vt)), text) || strstr(vt_row_text(vt, vt->rows - 1), text);
 }
-static bool screen_has(struct vt *vt, const char *text) { return vt_find(vt, text, NULL, NULL); }
 
 /* The tree row (left of the detail pane's rule) showing text, -1 none. */
 static int tree_row(struct vt *vt, const char *text) {
-    for (int r = 2; r < status_row(vt); r++) {
+    for (int r = 2; r < vt_status_row(vt); r++) {
         const char *t = vt_row_text(vt, r);
         const char *hit = strstr(t, text), *rule = strstr(t, "\xe2\x94\x82");
         if (hit && (!rule || hit < rule)) return r;
@@ -47,7 +45,7 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
     VT_WAIT(&vt, tree_row(&vt, "sub.0.forward") > 0);
     CHECKV(&vt, tree_row(&vt, "mul.0.forward") > 0);
     /* no fallback note: the .npy files are read */
-    CHECKV(&vt, !screen_has(&vt, "comparing statistics"));
+    CHECKV(&vt, !vt_has(&vt, "comparing statistics"));
     CHECK(chip(&vt, tree_row(&vt, "add.0.forward")) == 0x2022);   /* • pass */
     CHECK(chip(&vt, tree_row(&vt, "mul.0.forward")) == 0xd7);     /* × error */
     CHECK(chip(&vt, tree_row(&vt, "relu.0.forward")) == 0xd7);    /* shape */
@@ -58,17 +56,17 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: Functional.mul.0.forward"));
     CHECKV(&vt, status_has(&vt, "first divergence: Functional.mul.0.forward  error"));
-    VT_WAIT(&vt, screen_has(&vt, "Cosine"));
-    CHECKV(&vt, screen_has(&vt, "Cosine") && screen_has(&vt, "EucDist") && screen_has(&vt, "MaxRel"));
-    CHECKV(&vt, screen_has(&vt, "1/1000") && screen_has(&vt, "5/1000"));
+    VT_WAIT(&vt, vt_has(&vt, "Cosine"));
+    CHECKV(&vt, vt_has(&vt, "Cosine") && vt_has(&vt, "EucDist") && vt_has(&vt, "MaxRel"));
+    CHECKV(&vt, vt_has(&vt, "1/1000") && vt_has(&vt, "5/1000"));
     /* scroll the detail to the output row: Tab, then down until it shows */
     vt_send(&vt, "<Tab>");
-    for (int i = 0; i < 80 && !screen_has(&vt, "-1.0"); i++) {
+    for (int i = 0; i < 80 && !vt_has(&vt, "-1.0"); i++) {
         vt_send(&vt, "j");
         vt_settle(&vt);
     }
-    CHECKV(&vt, screen_has(&vt, "output.0  error"));
-    CHECKV(&vt, screen_has(&vt, "-1.0"));   /* Cosine of a negated tensor */
+    CHECKV(&vt, vt_has(&vt, "output.0  error"));
+    CHECKV(&vt, vt_has(&vt, "-1.0"));   /* Cosine of a negated tensor */
     vt_send(&vt, "<Tab>");
 
     /* the add node: a small error, MaxAbs 4.1f - 4 */
@@ -78,11 +76,11 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
     for (int i = 0; i < 10 && cur >= 0 && cur < r; i++, cur++) vt_send(&vt, "j");
     VT_WAIT(&vt, status_has(&vt, "Functional.add.0.forward"));
     vt_send(&vt, "<Tab>");
-    for (int i = 0; i < 80 && !screen_has(&vt, "0.0999999"); i++) {
+    for (int i = 0; i < 80 && !vt_has(&vt, "0.0999999"); i++) {
         vt_send(&vt, "j");
         vt_settle(&vt);
     }
-    CHECKV(&vt, screen_has(&vt, "0.0999999"));
+    CHECKV(&vt, vt_has(&vt, "0.0999999"));
 
     vt_send(&vt, "q");
     int st = -1;

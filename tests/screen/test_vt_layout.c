@@ -23,13 +23,8 @@
 #define VLINE "\xe2\x94\x82"
 #define TITLE "Model Parallelism Configuration"
 
-static bool screen_has(struct vt *vt, const char *text) { return strstr(vt_screen_text(vt), text) != NULL; }
 
-static bool row_has(struct vt *vt, int row, const char *text) {
-    return row >= 0 && row < vt->rows && strstr(vt_row_text(vt, row), text) != NULL;
-}
 
-static int status_row(struct vt *vt) { return vt->rows - 2; }
 static int msg_row(struct vt *vt) { return vt->rows - 1; }
 
 static void command(struct vt *vt, const char *cmd) {
@@ -54,10 +49,10 @@ static void quit(struct vt *vt) {
 static int open_layout(struct vt *vt, int cols, int rows, const char *spec) {
     const char *args[] = { "--demo", "--parallel", spec, NULL };
     if (vt_spawn_app(vt, cols, rows, args, NULL) != 0) return -1;
-    VT_WAIT(vt, screen_has(vt, "Heat map"));
+    VT_WAIT(vt, vt_has(vt, "Heat map"));
     vt_send(vt, "<F5>");
-    VT_WAIT(vt, screen_has(vt, TITLE) && screen_has(vt, "TP Group"));
-    if (!screen_has(vt, "TP Group")) {
+    VT_WAIT(vt, vt_has(vt, TITLE) && vt_has(vt, "TP Group"));
+    if (!vt_has(vt, "TP Group")) {
         vt_dump(vt, stderr);
         return -1;
     }
@@ -159,10 +154,10 @@ static void test_200x50(void) {
         CHECK(0);
         return;
     }
-    CHECKV(&vt, screen_has(&vt, TITLE " | Total Layers: 48 | DP=2 | TP=4 | PP=4 | VPP=4"));
+    CHECKV(&vt, vt_has(&vt, TITLE " | Total Layers: 48 | DP=2 | TP=4 | PP=4 | VPP=4"));
     int h = header_row(&vt);
-    CHECKV(&vt, row_has(&vt, h, "PP  Copy") && row_has(&vt, h, "Stage 0") && row_has(&vt, h, "Stage 3") &&
-                    !row_has(&vt, h, "Stage 4"));
+    CHECKV(&vt, vt_row_has(&vt, h, "PP  Copy") && vt_row_has(&vt, h, "Stage 0") && vt_row_has(&vt, h, "Stage 3") &&
+                    !vt_row_has(&vt, h, "Stage 4"));
     /* the spec's table (megatron-parallel.md 6.1) */
     static const char *const table[8][4] = {
         { "Embed+L1-3", "L13-15", "L25-27", "L37-39" }, { "Embed+L1-3", "L13-15", "L25-27", "L37-39" },
@@ -175,7 +170,7 @@ static void test_200x50(void) {
     CHECKV(&vt, vt_find(&vt, "Model Copies:", &ly, NULL));
     c1 = vt_col_of(&vt, ly, "Model Copy 1");
     c2 = vt_col_of(&vt, ly, "Model Copy 2");
-    CHECKV(&vt, c1 > 3 && c2 > c1 && !row_has(&vt, ly, "Model Copy 3"));
+    CHECKV(&vt, c1 > 3 && c2 > c1 && !vt_row_has(&vt, ly, "Model Copy 3"));
     uint32_t sw[2] = { paper_at(&vt, ly, c1 - 2), paper_at(&vt, ly, c2 - 2) };
     CHECK(paper_at(&vt, ly, c1 - 3) == sw[0]);
     CHECK(sw[0] != sw[1] && sw[0] != VT_DEFAULT_BG && sw[1] != VT_DEFAULT_BG);
@@ -184,7 +179,7 @@ static void test_200x50(void) {
         int r = group_row(&vt, i);
         char lab[64], want[32][32];
         snprintf(lab, sizeof lab, "Group%d: Rank%d-%d ", i, 4 * i, 4 * i + 3);
-        CHECKV(&vt, r > 0 && row_has(&vt, r, lab));
+        CHECKV(&vt, r > 0 && vt_row_has(&vt, r, lab));
         if (r < 0) continue;
         int stage = -1, copy = -1;
         const char *after = vt_row_text(&vt, r) + strlen(lab);
@@ -202,7 +197,7 @@ static void test_200x50(void) {
         }
     }
     CHECK(group_row(&vt, 8) < 0);
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "rows 1-8 of 8"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "rows 1-8 of 8"));
 
     /* an invalid :parallel: the spec's message, as `probetop parallel`
      * gives it, and the old layout stays */
@@ -219,14 +214,14 @@ static void test_200x50(void) {
         CHECK(msg[0] != '\0');
         snprintf(cmd, sizeof cmd, "parallel %s", bad[k].spec);
         command(&vt, cmd);
-        VT_WAIT(&vt, msg[0] && row_has(&vt, msg_row(&vt), msg));
-        if (!row_has(&vt, msg_row(&vt), msg)) fprintf(stderr, ":%s: want \"%s\"\n", cmd, msg);
-        CHECKV(&vt, row_has(&vt, msg_row(&vt), msg));
-        CHECKV(&vt, screen_has(&vt, "Total Layers: 48 | DP=2 | TP=4 | PP=4 | VPP=4") && group_row(&vt, 7) > 0);
+        VT_WAIT(&vt, msg[0] && vt_row_has(&vt, msg_row(&vt), msg));
+        if (!vt_row_has(&vt, msg_row(&vt), msg)) fprintf(stderr, ":%s: want \"%s\"\n", cmd, msg);
+        CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), msg));
+        CHECKV(&vt, vt_has(&vt, "Total Layers: 48 | DP=2 | TP=4 | PP=4 | VPP=4") && group_row(&vt, 7) > 0);
     }
     /* the picture for the README, on the settled layout */
     command(&vt, "parallel");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "parallel layout W=32"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "parallel layout W=32"));
     CHECK(vt_shot(&vt, "layout", "probetop --demo --parallel 'W=32 L=48 TP=4 PP=4 V=3': the layout pane (F5)") >= 0);
     quit(&vt);
 }
@@ -256,12 +251,12 @@ static void test_80x24_scroll(void) {
         CHECK(0);
         return;
     }
-    CHECKV(&vt, screen_has(&vt, "Total Layers: 96 | DP=16 | TP=8 | PP=8 | VPP=1"));
+    CHECKV(&vt, vt_has(&vt, "Total Layers: 96 | DP=16 | TP=8 | PP=8 | VPP=1"));
     /* a number cut by the edge reads as another number: VPP=12 must not
      * show as "VPP=1" */
-    CHECKV(&vt, screen_has(&vt, "VPP=12"));
+    CHECKV(&vt, vt_has(&vt, "VPP=12"));
     CHECKV(&vt, first_group(&vt) == 0 && first_stage(&vt) == 0);
-    CHECKV(&vt, row_has(&vt, group_row(&vt, 0), "Group0: Rank0-7 "));
+    CHECKV(&vt, vt_row_has(&vt, group_row(&vt, 0), "Group0: Rank0-7 "));
     check_row_cells(&vt, 0, L, PP, V, rps);
     int h = header_row(&vt), legend;
     CHECKV(&vt, vt_find(&vt, "Model Copies:", &legend, NULL));
@@ -271,14 +266,14 @@ static void test_80x24_scroll(void) {
     /* down: j, PgDn, G (the last row above the legend), g */
     vt_send(&vt, "j");
     VT_WAIT(&vt, first_group(&vt) == 1);
-    CHECKV(&vt, first_group(&vt) == 1 && row_has(&vt, h + 1, "Group1: Rank8-15 "));
+    CHECKV(&vt, first_group(&vt) == 1 && vt_row_has(&vt, h + 1, "Group1: Rank8-15 "));
     vt_send(&vt, "<PgDn>");
     VT_WAIT(&vt, first_group(&vt) > 1);
     CHECKV(&vt, first_group(&vt) == 1 + nvis - 1);
     vt_send(&vt, "G");
     VT_WAIT(&vt, group_row(&vt, 127) > 0);
     CHECKV(&vt, group_row(&vt, 127) == legend - 1 && first_group(&vt) == 128 - nvis);
-    CHECKV(&vt, row_has(&vt, legend - 1, "Group127: Rank1016-1023 "));
+    CHECKV(&vt, vt_row_has(&vt, legend - 1, "Group127: Rank1016-1023 "));
     check_row_cells(&vt, 127, L, PP, V, rps);
     vt_send(&vt, "k");
     VT_WAIT(&vt, first_group(&vt) == 127 - nvis);
@@ -311,9 +306,9 @@ static void test_80x24_scroll(void) {
     char msg[512];
     CHECK_INT(cli_message("--world-size 8 --num-layers 8 --tp 3", msg, sizeof msg), 2);
     command(&vt, "parallel W=8 L=8 TP=3");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "world_size (8) is not divisible"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "world_size (8) is not divisible"));
-    CHECKV(&vt, screen_has(&vt, "Total Layers: 96 | DP=16") && first_group(&vt) >= 0);
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "world_size (8) is not divisible"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "world_size (8) is not divisible"));
+    CHECKV(&vt, vt_has(&vt, "Total Layers: 96 | DP=16") && first_group(&vt) >= 0);
     quit(&vt);
 }
 
@@ -339,7 +334,7 @@ static int cli_labels(const char *flags, char labels[][16], int n) {
 
 /* The rank label in the heat map's status line ("rank X  "). */
 static bool status_rank(struct vt *vt, char *out, size_t size) {
-    const char *p = strstr(vt_row_text(vt, status_row(vt)), "  rank ");
+    const char *p = strstr(vt_row_text(vt, vt_status_row(vt)), "  rank ");
     if (!p) return false;
     p += 7;
     size_t k = 0;
@@ -356,9 +351,9 @@ static int walk_ranks(struct vt *vt, char order[][16], int n) {
     if (!status_rank(vt, order[0], 16)) return 0;
     for (int i = 1; i < n; i++) {
         char before[2048];
-        snprintf(before, sizeof before, "%s", vt_row_text(vt, status_row(vt)));
+        snprintf(before, sizeof before, "%s", vt_row_text(vt, vt_status_row(vt)));
         vt_send(vt, "l");
-        if (vt_wait_change(vt, status_row(vt), before, 0) != 0 || !status_rank(vt, order[i], 16)) return i;
+        if (vt_wait_change(vt, vt_status_row(vt), before, 0) != 0 || !status_rank(vt, order[i], 16)) return i;
     }
     return n;
 }
@@ -382,7 +377,7 @@ static void test_group(void) {
     const char *args[] = { "--demo", "--parallel", "W=8 L=8 TP=2 PP=2", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
-    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, status_row(&vt), "rank p0t0d0"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "rank p0t0d0"));
     char labels[8][16], order[8][16];
     CHECK_INT(cli_labels("--world-size 8 --num-layers 8 --tp 2 --pp 2", labels, 8), 8);
     /* no grouping: rank order, each labelled by its coordinates */
@@ -405,8 +400,8 @@ static void test_group(void) {
         char cmd[32];
         snprintf(cmd, sizeof cmd, "group %s", g[k].by);
         command(&vt, cmd);
-        VT_WAIT(&vt, row_has(&vt, msg_row(&vt), g[k].said));
-        CHECKV(&vt, row_has(&vt, msg_row(&vt), g[k].said));
+        VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), g[k].said));
+        CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), g[k].said));
         CHECK_INT(walk_ranks(&vt, order, 8), 8);
         if (!grouped(order, labels, 8, g[k].at)) {
             fprintf(stderr, ":group %s:", g[k].by);
@@ -419,51 +414,51 @@ static void test_group(void) {
     }
     /* the layout pane says how ranks are grouped */
     vt_send(&vt, "<F5>");
-    VT_WAIT(&vt, screen_has(&vt, "ranks by pp"));
-    CHECKV(&vt, screen_has(&vt, "ranks by pp"));
+    VT_WAIT(&vt, vt_has(&vt, "ranks by pp"));
+    CHECKV(&vt, vt_has(&vt, "ranks by pp"));
     vt_send(&vt, "<F2>");
-    VT_WAIT(&vt, screen_has(&vt, "Heat map"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
     command(&vt, "group none");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "ranks in rank order"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "ranks in rank order"));
     CHECK_INT(walk_ranks(&vt, order, 8), 8);
     for (int i = 0; i < 8; i++) CHECK_STR(order[i], labels[i]);
     command(&vt, "group xx");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "not 'xx'"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "group ranks by pp, dp, tp or none, not 'xx'"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "not 'xx'"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "group ranks by pp, dp, tp or none, not 'xx'"));
 
     /* :layers global: the demo holds all 8 layers on every rank, which a
      * 2-stage pipeline contradicts: refused, names stay local */
     command(&vt, "rank 0");
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "rank p0t0d0"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "rank p0t0d0"));
     command(&vt, "layers global");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "globally"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "cannot number the layers globally"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "globally"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "cannot number the layers globally"));
     command(&vt, "goto layers.5.mlp.linear_fc2.RowParallelLinear.output");
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "layers.5 is not a layer of rank 0"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "layers.5 is not a layer of rank 0"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "layers.5 is not a layer of rank 0"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "layers.5 is not a layer of rank 0"));
     /* a layout the data fits (one stage): each target's global layer in
      * the status line; :layers global and back */
     command(&vt, "parallel W=8 L=8 TP=2");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "parallel layout W=8 L=8 TP=2"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "parallel layout W=8 L=8 TP=2"));
     vt_send(&vt, "<F2>");
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "global layer 6 of 8 (layers.5)"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "global layer 6 of 8 (layers.5)"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8 (layers.5)"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8 (layers.5)"));
     command(&vt, "layers global");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "global layer index"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "layers.N is now the global layer index"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "global layer index"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "layers.N is now the global layer index"));
     vt_send(&vt, "<F2>");
-    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, status_row(&vt), "global layer"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "global layer 6 of 8") && !row_has(&vt, status_row(&vt), "(layers."));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "layers.5.mlp.linear_fc2"));   /* the same row, its name kept */
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "global layer"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8") && !vt_row_has(&vt, vt_status_row(&vt), "(layers."));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "layers.5.mlp.linear_fc2"));   /* the same row, its name kept */
     vt_send(&vt, "<F5>");
-    VT_WAIT(&vt, screen_has(&vt, "names global"));
-    CHECKV(&vt, screen_has(&vt, "names global"));
+    VT_WAIT(&vt, vt_has(&vt, "names global"));
+    CHECKV(&vt, vt_has(&vt, "names global"));
     command(&vt, "layers local");
-    VT_WAIT(&vt, screen_has(&vt, "names local"));
-    CHECKV(&vt, screen_has(&vt, "names local"));
+    VT_WAIT(&vt, vt_has(&vt, "names local"));
+    CHECKV(&vt, vt_has(&vt, "names local"));
     vt_send(&vt, "<F2>");
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "global layer 6 of 8 (layers.5)"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "global layer 6 of 8 (layers.5)"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8 (layers.5)"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8 (layers.5)"));
     quit(&vt);
 }
 

@@ -9,24 +9,21 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static bool row_has(struct vt *vt, int row, const char *text) {
-    return strstr(vt_row_text(vt, row), text) != NULL;
-}
 
 /* Starts the demo at 80x24 and brings the burst into view with a line in
  * the chart: status "= NaN", legend "1 rank 5". */
 static int start_burst(struct vt *vt, const char *const *args, const char *const *env) {
     if (vt_spawn_app(vt, 80, 24, args, env) < 0) return -1;
-    VT_WAIT(vt, row_has(vt, 0, "forward/norm"));
+    VT_WAIT(vt, vt_row_has(vt, 0, "forward/norm"));
     vt_send(vt, ":step 9<Enter>");
-    VT_WAIT(vt, row_has(vt, 0, "step 9"));
+    VT_WAIT(vt, vt_row_has(vt, 0, "step 9"));
     vt_send(vt, ":rank 5<Enter>");
-    VT_WAIT(vt, row_has(vt, 22, "rank 5"));
+    VT_WAIT(vt, vt_row_has(vt, 22, "rank 5"));
     vt_send(vt, ":goto layers.6.input_layernorm<Enter>");
-    VT_WAIT(vt, row_has(vt, 22, "= NaN"));
+    VT_WAIT(vt, vt_row_has(vt, 22, "= NaN"));
     vt_send(vt, "<Enter>");
     VT_WAIT(vt, vt_find(vt, "1 rank 5", NULL, NULL));
-    bool ok = row_has(vt, 22, "step 9  rank 5  forward/norm = NaN") && vt_find(vt, "1 rank 5", NULL, NULL);
+    bool ok = vt_row_has(vt, 22, "step 9  rank 5  forward/norm = NaN") && vt_find(vt, "1 rank 5", NULL, NULL);
     if (!ok) vt_dump(vt, stderr);
     return ok ? 0 : -1;
 }
@@ -123,7 +120,7 @@ static void ascii_mode(const char *const *args, const char *const *env) {
     struct vt_cell nan;
     CHECKV(&vt, nan_cells(&vt, &nan) >= 2);
     CHECK(!nan.bg_default || nan.reverse);          /* colour still marks it */
-    CHECKV(&vt, row_has(&vt, 1, "> Heat map"));     /* the focus mark */
+    CHECKV(&vt, vt_row_has(&vt, 1, "> Heat map"));     /* the focus mark */
     /* The chart drew its line in ASCII. */
     int lc = -1;
     vt_find(&vt, "Line chart", &lc, NULL);
@@ -143,7 +140,7 @@ static void ascii_mode(const char *const *args, const char *const *env) {
     if (!ok) { fprintf(stderr, "help: non-ASCII glyph at %d,%d\n", br, bc); vt_dump(&vt, stderr); }
     vt_send(&vt, "?");
     vt_resize(&vt, 30, 8);
-    VT_WAIT(&vt, row_has(&vt, 7, "40x12") || row_has(&vt, 1, "Heat map"));
+    VT_WAIT(&vt, vt_row_has(&vt, 7, "40x12") || vt_row_has(&vt, 1, "Heat map"));
     ok = all_ascii(&vt, &br, &bc);
     CHECK(ok);
     if (!ok) { fprintf(stderr, "30x8: non-ASCII glyph at %d,%d\n", br, bc); vt_dump(&vt, stderr); }

@@ -152,13 +152,8 @@ static int make_data(void) {
 
 /* ---- reading the pane ---- */
 
-static bool screen_has(struct vt *vt, const char *text) { return strstr(vt_screen_text(vt), text) != NULL; }
 
-static bool row_has(struct vt *vt, int row, const char *text) {
-    return row >= 0 && strstr(vt_row_text(vt, row), text) != NULL;
-}
 
-static int status_row(struct vt *vt) { return vt->rows - 2; }
 static int msg_row(struct vt *vt) { return vt->rows - 1; }
 
 /* The pane's header: the row naming the levels (or the non-finite count). */
@@ -246,7 +241,7 @@ static bool list_matches(struct vt *vt, const struct ovf *o, const struct filt *
     }
     size_t i = 0;
     int step = -1, rows = 0;
-    for (int r = t + 1; r < status_row(vt); r++) {
+    for (int r = t + 1; r < vt_status_row(vt); r++) {
         struct shown s;
         const char *row = vt_row_text(vt, r);
         int k = parse_row(row, &step, &s);
@@ -296,13 +291,13 @@ static bool header_says(struct vt *vt, const struct ovf *o, unsigned levels, con
     char buf[64];
     if (h < 0) return false;
     level_text(buf, sizeof buf, "1 critical", o->count[L_CRIT], !(levels >> L_CRIT & 1));
-    if (!row_has(vt, h, buf)) return false;
+    if (!vt_row_has(vt, h, buf)) return false;
     level_text(buf, sizeof buf, "2 high", o->count[L_HIGH], !(levels >> L_HIGH & 1));
-    if (!row_has(vt, h, buf)) return false;
+    if (!vt_row_has(vt, h, buf)) return false;
     level_text(buf, sizeof buf, "3 medium", o->count[L_MED], !(levels >> L_MED & 1));
-    if (!row_has(vt, h, buf)) return false;
+    if (!vt_row_has(vt, h, buf)) return false;
     snprintf(buf, sizeof buf, "rank %s  step %s", rank, step);
-    return row_has(vt, h, buf);
+    return vt_row_has(vt, h, buf);
 }
 
 static void command(struct vt *vt, const char *cmd) {
@@ -327,8 +322,8 @@ static void quit(struct vt *vt) {
 static int open_pane(struct vt *vt, int cols, int rows, const char *dir, const char *const *env) {
     const char *args[] = { dir, NULL };
     if (vt_spawn_app(vt, cols, rows, args, env) != 0) return -1;
-    VT_WAIT(vt, screen_has(vt, "Heat map"));
-    if (!screen_has(vt, "Heat map")) {
+    VT_WAIT(vt, vt_has(vt, "Heat map"));
+    if (!vt_has(vt, "Heat map")) {
         vt_dump(vt, stderr);
         return -1;
     }
@@ -413,7 +408,7 @@ static void test_dump(void) {
     /* the selected row is the first entry, and the status line describes it */
     char want[1024];
     snprintf(want, sizeof want, "step %d rank %d #%u %s", o.v[0].step, o.v[0].rank, o.v[0].pos, o.v[0].name);
-    CHECKV(&vt, row_has(&vt, status_row(&vt), want));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
 
     /* 2 hides the high entries, 3 the medium ones; again brings them back */
     vt_send(&vt, "2");
@@ -448,14 +443,14 @@ static void test_dump(void) {
     CHECK(check_list(&vt, &o, &f));
     vt_send(&vt, "F");
     snprintf(want, sizeof want, "first occurrence: critical at step %d, rank %d: %s", fc->step, fc->rank, fc->name);
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "first occurrence"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), want) || (strlen(want) > 80 && row_has(&vt, msg_row(&vt), "first occurrence: critical at step 1, rank 1")));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "first occurrence"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), want) || (strlen(want) > 80 && vt_row_has(&vt, msg_row(&vt), "first occurrence: critical at step 1, rank 1")));
     CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
     snprintf(want, sizeof want, "critical step %d rank %d #%u %s: %s", fc->step, fc->rank, fc->pos, fc->name, fc->what);
-    CHECKV(&vt, row_has(&vt, status_row(&vt), want));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
     /* the selected row: focus mark, critical mark, its rank and position */
     int sel = -1;
-    for (int r = titles_row(&vt) + 1; r < status_row(&vt); r++) {
+    for (int r = titles_row(&vt) + 1; r < vt_status_row(&vt); r++) {
         struct shown s;
         int step;
         if (parse_row(vt_row_text(&vt, r), &step, &s) == 1 && s.focus) sel = r;
@@ -478,7 +473,7 @@ static void test_dump(void) {
     vt_send(&vt, "r");
     VT_WAIT(&vt, header_says(&vt, &o, ALL_LEVELS, "1", "all"));
     CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "1", "all"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "critical step 1 rank 1"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1 rank 1"));
     vt_send(&vt, "s");
     VT_WAIT(&vt, header_says(&vt, &o, ALL_LEVELS, "1", "1"));
     CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "1", "1"));
@@ -503,8 +498,8 @@ static void test_dump(void) {
     VT_WAIT(&vt, header_says(&vt, &o, ALL_LEVELS, "0", "all"));
     CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "0", "all"));
     command(&vt, "ovf-rank 7");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "no rank 7"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "no rank 7"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "no rank 7"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "no rank 7"));
     CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "0", "all"));   /* unchanged */
     vt_send(&vt, "c");
     VT_WAIT(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
@@ -513,12 +508,12 @@ static void test_dump(void) {
     /* Enter on the first occurrence: no graph here, so its heat-map cell,
      * NaN in the status line at the planted step and rank */
     vt_send(&vt, "F");
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "critical step 1"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1"));
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, status_row(&vt), "step 1  rank 1"));
-    CHECKV(&vt, screen_has(&vt, "Heat map") && row_has(&vt, status_row(&vt), "step 1  rank 1  forward/"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "= NaN") || row_has(&vt, status_row(&vt), "Inf"));
-    CHECKV(&vt, screen_has(&vt, "[NaN") || screen_has(&vt, "[+Inf") || screen_has(&vt, "[-Inf"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1"));
+    CHECKV(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1  forward/"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "= NaN") || vt_row_has(&vt, vt_status_row(&vt), "Inf"));
+    CHECKV(&vt, vt_has(&vt, "[NaN") || vt_has(&vt, "[+Inf") || vt_has(&vt, "[-Inf"));
     /* the cell is the record's output: Functional.linear.4.forward -> Functional.linear.output.0#4 */
     char api[512];
     snprintf(api, sizeof api, "%s", fc->name);
@@ -529,7 +524,7 @@ static void test_dump(void) {
         if (dot) *dot = '\0';
     }
     strncat(api, ".output.", sizeof api - strlen(api) - 1);
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), api));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), api));
     quit(&vt);
     free(o.v);
 }
@@ -558,21 +553,21 @@ static void test_enter_graph(void) {
     vt_send(&vt, "F");
     char want[1024];
     snprintf(want, sizeof want, "critical step %d micro %d rank %d #%u %s", fc->step, fc->micro, fc->rank, fc->pos, fc->name);
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), want));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), want));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, titles_row(&vt) < 0 && (screen_has(&vt, "Heat map") || screen_has(&vt, fc->name)));
-    if (screen_has(&vt, "Heat map")) {
+    VT_WAIT(&vt, titles_row(&vt) < 0 && (vt_has(&vt, "Heat map") || vt_has(&vt, fc->name)));
+    if (vt_has(&vt, "Heat map")) {
         fprintf(stderr, "   no graph pane: Enter showed the heat map\n");
-        VT_WAIT(&vt, row_has(&vt, status_row(&vt), "step 1  rank 1  forward/"));
-        CHECKV(&vt, row_has(&vt, status_row(&vt), "step 1  rank 1  forward/"));
-        CHECKV(&vt, row_has(&vt, status_row(&vt), "= NaN") || row_has(&vt, status_row(&vt), "Inf"));
+        VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1  forward/"));
+        CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1  forward/"));
+        CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "= NaN") || vt_row_has(&vt, vt_status_row(&vt), "Inf"));
     } else {
         /* the graph pane: the record selected, in the graph of its own
          * step and rank (the title names them) */
-        VT_WAIT(&vt, row_has(&vt, 0, "step 1") && row_has(&vt, 0, "rank 1"));
-        CHECKV(&vt, screen_has(&vt, fc->name));
-        CHECKV(&vt, row_has(&vt, 0, "step 1") && row_has(&vt, 0, "rank 1"));
+        VT_WAIT(&vt, vt_row_has(&vt, 0, "step 1") && vt_row_has(&vt, 0, "rank 1"));
+        CHECKV(&vt, vt_has(&vt, fc->name));
+        CHECKV(&vt, vt_row_has(&vt, 0, "step 1") && vt_row_has(&vt, 0, "rank 1"));
     }
     quit(&vt);
     free(o.v);
@@ -594,8 +589,8 @@ static void test_no_color(void) {
     }
     VT_WAIT(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
     int h = header_row(&vt);
-    CHECKV(&vt, row_has(&vt, h, G_CRIT "C 1 critical") && row_has(&vt, h, G_HIGH "H 2 high") &&
-                 row_has(&vt, h, G_MED "M 3 medium"));
+    CHECKV(&vt, vt_row_has(&vt, h, G_CRIT "C 1 critical") && vt_row_has(&vt, h, G_HIGH "H 2 high") &&
+                 vt_row_has(&vt, h, G_MED "M 3 medium"));
     struct filt f = { ALL_LEVELS, -1, -1 };
     CHECK(check_list(&vt, &o, &f));   /* every row's letter is its level */
     int coloured = 0;
@@ -609,9 +604,9 @@ static void test_no_color(void) {
     check_grid(&vt, &o, false);   /* glyphs per level; the inks are all the default */
     /* the critical rows after F, by letter */
     vt_send(&vt, "F");
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "critical step 1"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1"));
     int crit_rows = 0;
-    for (int r = titles_row(&vt) + 1; r < status_row(&vt); r++)
+    for (int r = titles_row(&vt) + 1; r < vt_status_row(&vt); r++)
         if (strstr(vt_row_text(&vt, r), G_CRIT "C ")) crit_rows++;
     CHECKV(&vt, crit_rows >= 1);
     quit(&vt);
@@ -625,19 +620,19 @@ static void test_demo(void) {
     const char *args[] = { "--demo", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
-    VT_WAIT(&vt, screen_has(&vt, "Heat map"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
     vt_send(&vt, "<F3>");
     VT_WAIT(&vt, header_row(&vt) >= 0 && titles_row(&vt) > 0);
     int h = header_row(&vt);
-    CHECKV(&vt, h >= 0 && row_has(&vt, h, "levels not available"));
+    CHECKV(&vt, h >= 0 && vt_row_has(&vt, h, "levels not available"));
     unsigned long cells = 0;
     CHECK(h >= 0 && sscanf(strstr(vt_row_text(&vt, h), " ") ? strstr(vt_row_text(&vt, h), " ") : "", " %lu non-finite", &cells) == 1);
     CHECK(cells > 0);
     /* the filter state is part of the header */
-    CHECKV(&vt, row_has(&vt, h, "rank all  step all"));
+    CHECKV(&vt, vt_row_has(&vt, h, "rank all  step all"));
     /* rows: the "!" mark, a rank, the metric and statistic that are not finite */
     int t = titles_row(&vt), entries = 0;
-    for (int r = t + 1; r < status_row(&vt); r++) {
+    for (int r = t + 1; r < vt_status_row(&vt); r++) {
         struct shown s;
         int step = -1;
         if (parse_row(vt_row_text(&vt, r), &step, &s) != 1) continue;
@@ -668,17 +663,17 @@ static void test_demo(void) {
     }
     /* levels cannot be toggled here, and the pane says why */
     vt_send(&vt, "1");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "levels are not available"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "levels are not available for this input"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "levels are not available"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "levels are not available for this input"));
     /* F: the burst; the first non-finite value of step 9 on rank 5 is the
      * forward output of layers.5.mlp.linear_fc2 (model/demo.h): everything
      * after it in that step, the backward pass included, follows from it */
     vt_send(&vt, "F");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "first occurrence"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "first occurrence: non-finite at step 9, rank 5"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "non-finite step 9 rank 5"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "first occurrence"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "first occurrence: non-finite at step 9, rank 5"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "non-finite step 9 rank 5"));
     int sel = -1;
-    for (int r = t + 1; r < status_row(&vt); r++) {
+    for (int r = t + 1; r < vt_status_row(&vt); r++) {
         struct shown s;
         int step = -1;
         if (parse_row(vt_row_text(&vt, r), &step, &s) == 1 && s.focus) sel = r;
@@ -694,12 +689,12 @@ static void test_demo(void) {
     }
     /* Enter: its heat-map cell, the overflowing module (+Inf in the norm) */
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, status_row(&vt), "step 9  rank 5"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "step 9  rank 5"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "= NaN") || row_has(&vt, status_row(&vt), "= +Inf") ||
-                 row_has(&vt, status_row(&vt), "= -Inf"));
-    CHECKV(&vt, row_has(&vt, status_row(&vt), "forward/norm = +Inf") &&
-                 row_has(&vt, msg_row(&vt), "layers.5.mlp.linear_fc2.RowParallelLinear.output.0"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "step 9  rank 5"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "step 9  rank 5"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "= NaN") || vt_row_has(&vt, vt_status_row(&vt), "= +Inf") ||
+                 vt_row_has(&vt, vt_status_row(&vt), "= -Inf"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "forward/norm = +Inf") &&
+                 vt_row_has(&vt, msg_row(&vt), "layers.5.mlp.linear_fc2.RowParallelLinear.output.0"));
     quit(&vt);
 }
 
@@ -713,8 +708,8 @@ static void test_shot(void) {
         return;
     }
     vt_send(&vt, "F");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "first occurrence: critical"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "first occurrence: critical at step 1, rank 1"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "first occurrence: critical"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "first occurrence: critical at step 1, rank 1"));
     int rc = vt_shot(&vt, "overflow",
                      "probetop on gen_dump.py --nan 1:1:layers.1.self_attention: the overflow pane (F3), F = first occurrence");
     CHECK(rc >= 0);

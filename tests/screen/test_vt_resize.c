@@ -16,9 +16,6 @@
 
 static const char *const demo_args[] = { "--demo", NULL };
 
-static bool row_has(struct vt *vt, int row, const char *text) {
-    return strstr(vt_row_text(vt, row), text) != NULL;
-}
 
 static const int storm_sizes[][2] = {
     { 120, 40 }, { 20, 6 }, { 200, 60 }, { 40, 12 }, { 33, 9 }, { 20, 6 }, { 100, 30 }, { 21, 7 },
@@ -50,10 +47,10 @@ static void sane(struct vt *vt, int cols, int rows, const char *toolbar, const c
      * longer quiet spell stands in for it (a loaded machine may hold the
      * program back for more than the usual settle time). */
     int srow = rows >= 12 ? rows - 2 : rows - 1;
-    VT_WAIT(vt, row_has(vt, 0, toolbar) && (!status || row_has(vt, srow, status)));
+    VT_WAIT(vt, vt_row_has(vt, 0, toolbar) && (!status || vt_row_has(vt, srow, status)));
     CHECK(vt->pid > 0);
-    CHECKV(vt, row_has(vt, 0, toolbar));
-    if (status) CHECKV(vt, row_has(vt, srow, status));
+    CHECKV(vt, vt_row_has(vt, 0, toolbar));
+    if (status) CHECKV(vt, vt_row_has(vt, srow, status));
     CHECK(vt_wait_idle(vt, 150) == 0);
     uint64_t before = picture(vt);
     char *text = strdup(vt_screen_text(vt));
@@ -76,18 +73,18 @@ static void test_storm_trend(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, demo_args, NULL), 0);
-    VT_WAIT(&vt, row_has(&vt, 0, "forward/norm"));
-    CHECKV(&vt, row_has(&vt, 0, "forward/norm"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
     /* Some state to keep: the burst cell, a line in the chart. */
     vt_send(&vt, ":step 9<Enter>");
-    VT_WAIT(&vt, row_has(&vt, 0, "step 9"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 9"));
     vt_send(&vt, ":rank 5<Enter>");
-    VT_WAIT(&vt, row_has(&vt, 22, "rank 5"));
+    VT_WAIT(&vt, vt_row_has(&vt, 22, "rank 5"));
     vt_send(&vt, ":goto layers.6.input_layernorm<Enter>");
-    VT_WAIT(&vt, row_has(&vt, 22, "= NaN"));
+    VT_WAIT(&vt, vt_row_has(&vt, 22, "= NaN"));
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, strstr(vt_screen_text(&vt), "line 1 added") != NULL);
-    CHECKV(&vt, row_has(&vt, 22, "step 9  rank 5  forward/norm = NaN"));
+    CHECKV(&vt, vt_row_has(&vt, 22, "step 9  rank 5  forward/norm = NaN"));
 
     storm(&vt, 3, 80, 24);
     sane(&vt, 80, 24, "step 9", "step 9  rank 5  forward/norm = NaN");
@@ -95,11 +92,11 @@ static void test_storm_trend(void) {
 
     storm(&vt, 2, 20, 6);
     sane(&vt, 20, 6, "forward", NULL);
-    CHECKV(&vt, row_has(&vt, 1, "Heat map"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "Heat map"));
     /* Below 40x12: the short note, once no message covers it. */
     vt_send(&vt, "<C-l>");
-    VT_WAIT(&vt, row_has(&vt, 5, "40x12"));
-    CHECKV(&vt, row_has(&vt, 5, "40x12"));
+    VT_WAIT(&vt, vt_row_has(&vt, 5, "40x12"));
+    CHECKV(&vt, vt_row_has(&vt, 5, "40x12"));
 
     storm(&vt, 2, 120, 40);
     sane(&vt, 120, 40, "step 9", "step 9  rank 5  forward/norm = NaN");
@@ -107,18 +104,18 @@ static void test_storm_trend(void) {
 
     /* Keys still work after the storms. */
     vt_send(&vt, "m");
-    VT_WAIT(&vt, row_has(&vt, 0, "backward/norm"));
-    CHECKV(&vt, row_has(&vt, 0, "backward/norm"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "backward/norm"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "backward/norm"));
 
     /* A storm in the middle of typing a command: the prompt survives. */
     vt_send(&vt, ":ste");
-    VT_WAIT(&vt, row_has(&vt, 39, ":ste"));
+    VT_WAIT(&vt, vt_row_has(&vt, 39, ":ste"));
     storm(&vt, 1, 50, 14);
-    VT_WAIT(&vt, row_has(&vt, 13, ":ste"));
-    CHECKV(&vt, row_has(&vt, 13, ":ste"));
+    VT_WAIT(&vt, vt_row_has(&vt, 13, ":ste"));
+    CHECKV(&vt, vt_row_has(&vt, 13, ":ste"));
     vt_send(&vt, "p 3<Enter>");
-    VT_WAIT(&vt, row_has(&vt, 0, "step 3"));
-    CHECKV(&vt, row_has(&vt, 0, "step 3"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 3"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "step 3"));
 
     vt_send(&vt, "q");
     int st = -1;
@@ -135,7 +132,7 @@ static void test_storm_help(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, demo_args, NULL), 0);
-    VT_WAIT(&vt, row_has(&vt, 0, "forward/norm"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
     vt_send(&vt, "?");
     VT_WAIT(&vt, vt_find(&vt, "Help", NULL, NULL) && vt_find(&vt, "next metric", NULL, NULL));
     CHECKV(&vt, vt_find(&vt, "next metric", NULL, NULL));
@@ -160,14 +157,14 @@ static void test_start_tiny(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 20, 6, demo_args, NULL), 0);
-    VT_WAIT(&vt, row_has(&vt, 5, "40x12"));
-    CHECKV(&vt, row_has(&vt, 5, "40x12"));
+    VT_WAIT(&vt, vt_row_has(&vt, 5, "40x12"));
+    CHECKV(&vt, vt_row_has(&vt, 5, "40x12"));
     CHECK(vt.pid > 0);
     vt_resize(&vt, 12, 4);        /* below the minimum the issue asks for */
     vt_resize(&vt, 1, 1);
     vt_resize(&vt, 20, 6);
-    VT_WAIT(&vt, row_has(&vt, 5, "40x12") && row_has(&vt, 0, "forward"));
-    CHECKV(&vt, row_has(&vt, 0, "forward"));
+    VT_WAIT(&vt, vt_row_has(&vt, 5, "40x12") && vt_row_has(&vt, 0, "forward"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward"));
     CHECK(vt.pid > 0);
     vt_send(&vt, "q");
     int st = -1;

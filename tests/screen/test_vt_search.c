@@ -31,13 +31,8 @@ static const char *ci_find(const char *hay, const char *needle) {
     return n ? NULL : hay;
 }
 
-static bool screen_has(struct vt *vt, const char *text) { return strstr(vt_screen_text(vt), text) != NULL; }
 
-static bool row_has(struct vt *vt, int row, const char *text) {
-    return row >= 0 && row < vt->rows && strstr(vt_row_text(vt, row), text) != NULL;
-}
 
-static int status_row(struct vt *vt) { return vt->rows - 2; }
 static int msg_row(struct vt *vt) { return vt->rows - 1; }
 
 /* The pane's first row ("Labels ... Regex ... N of M targets"). */
@@ -47,7 +42,7 @@ static int header_row(struct vt *vt) {
     return -1;
 }
 
-static bool header_has(struct vt *vt, const char *text) { return row_has(vt, header_row(vt), text); }
+static bool header_has(struct vt *vt, const char *text) { return vt_row_has(vt, header_row(vt), text); }
 
 /* "X of Y targets" from the header; -1 when absent. */
 static long shown_targets(struct vt *vt, long *total) {
@@ -84,7 +79,7 @@ static int body_top(struct vt *vt) { return header_row(vt) + 2; }
 static bool on_label(struct vt *vt, const char *text, long *count) {
     char want[256];
     snprintf(want, sizeof want, " label %s: ", text);
-    const char *row = vt_row_text(vt, status_row(vt)), *p = strstr(row, want);
+    const char *row = vt_row_text(vt, vt_status_row(vt)), *p = strstr(row, want);
     if (!p) return false;
     if (count) *count = atol(p + strlen(want));
     return true;
@@ -95,13 +90,13 @@ static bool on_label(struct vt *vt, const char *text, long *count) {
 static void last_label(struct vt *vt, char *last, size_t size) {
     char before[2048];
     vt_send(vt, "g");
-    VT_WAIT(vt, strstr(vt_row_text(vt, status_row(vt)), " label ") != NULL);
-    snprintf(before, sizeof before, "%s", vt_row_text(vt, status_row(vt)));
+    VT_WAIT(vt, strstr(vt_row_text(vt, vt_status_row(vt)), " label ") != NULL);
+    snprintf(before, sizeof before, "%s", vt_row_text(vt, vt_status_row(vt)));
     vt_send(vt, "G");
-    vt_wait_change(vt, status_row(vt), before, 0);
-    snprintf(last, size, "%s", vt_row_text(vt, status_row(vt)));
+    vt_wait_change(vt, vt_status_row(vt), before, 0);
+    snprintf(last, size, "%s", vt_row_text(vt, vt_status_row(vt)));
     vt_send(vt, "g");
-    VT_WAIT(vt, !strcmp(vt_row_text(vt, status_row(vt)), before));
+    VT_WAIT(vt, !strcmp(vt_row_text(vt, vt_status_row(vt)), before));
 }
 
 /* Moves the label cursor down to the label `text`, j by j, each step
@@ -114,10 +109,10 @@ static long goto_label_from(struct vt *vt, const char *text, const char *last) {
     char before[2048];
     for (int i = 0; i < 400; i++) {
         if (on_label(vt, text, &n)) return n;
-        snprintf(before, sizeof before, "%s", vt_row_text(vt, status_row(vt)));
+        snprintf(before, sizeof before, "%s", vt_row_text(vt, vt_status_row(vt)));
         if (last && !strcmp(before, last)) break;
         vt_send(vt, "j");
-        if (vt_wait_change(vt, status_row(vt), before, 0) != 0) break;
+        if (vt_wait_change(vt, vt_status_row(vt), before, 0) != 0) break;
     }
     return on_label(vt, text, &n) ? n : -1;
 }
@@ -142,7 +137,7 @@ static void quit(struct vt *vt) {
 
 static int open_pane(struct vt *vt, int cols, int rows, const char *const *args) {
     if (vt_spawn_app(vt, cols, rows, args, NULL) != 0) return -1;
-    VT_WAIT(vt, screen_has(vt, "Heat map"));
+    VT_WAIT(vt, vt_has(vt, "Heat map"));
     vt_send(vt, "<F4>");
     VT_WAIT(vt, header_row(vt) >= 0 && shown_targets(vt, NULL) > 0);
     if (header_row(vt) < 0) {
@@ -163,7 +158,7 @@ static int categories(struct vt *vt, long total, char heads[][16], int max) {
             last_label(vt, last, sizeof last);
             continue;
         }
-        for (int r = body_top(vt); r < status_row(vt); r++) {
+        for (int r = body_top(vt); r < vt_status_row(vt); r++) {
             char left[1024], right[1024];
             columns(vt, r, left, right, sizeof left);
             if (!left[0]) continue;
@@ -189,11 +184,11 @@ static int categories(struct vt *vt, long total, char heads[][16], int max) {
             CHECK(c > 0 && c <= total);
         }
         char before[2048];
-        snprintf(before, sizeof before, "%s", vt_row_text(vt, status_row(vt)));
+        snprintf(before, sizeof before, "%s", vt_row_text(vt, vt_status_row(vt)));
         if (page == 0) continue;
         if (!strcmp(before, last)) break;
         vt_send(vt, "<PgDn>");
-        if (vt_wait_change(vt, status_row(vt), before, 0) != 0) break;
+        if (vt_wait_change(vt, vt_status_row(vt), before, 0) != 0) break;
     }
     return n;
 }
@@ -202,7 +197,7 @@ static int categories(struct vt *vt, long total, char heads[][16], int max) {
  * given); returns the number of target rows, -1 when one lacks a word. */
 static int targets_with(struct vt *vt, const char *const *want, bool nocase) {
     int n = 0;
-    for (int r = body_top(vt); r < status_row(vt); r++) {
+    for (int r = body_top(vt); r < vt_status_row(vt); r++) {
         char left[1024], right[1024];
         columns(vt, r, left, right, sizeof left);
         const char *t = right;
@@ -225,7 +220,7 @@ static int targets_with(struct vt *vt, const char *const *want, bool nocase) {
 /* Heat-map rows (between the x axis and the legend): each contains every
  * word of want[]; returns how many rows, -1 when one does not. */
 static int heat_rows_with(struct vt *vt, const char *const *want) {
-    int t, l = status_row(vt);
+    int t, l = vt_status_row(vt);
     if (!vt_find(vt, "Heat map", &t, NULL)) return -1;
     vt_find_from(vt, "+Inf - -Inf", t + 2, &l, NULL);
     int n = 0;
@@ -254,7 +249,7 @@ static uint64_t look(struct vt *vt, int row, int col) {
  * first cell (the highlight).  Returns 1 when
  * highlighted, 0 when not, -1 when no row shows name. */
 static int highlighted(struct vt *vt, const char *name, const char *part) {
-    for (int r = body_top(vt); r < status_row(vt); r++) {
+    for (int r = body_top(vt); r < vt_status_row(vt); r++) {
         int split = vt_col_of(vt, r, VLINE);
         int col = vt_col_of(vt, r, name);
         if (split < 0 || col <= split) continue;
@@ -340,7 +335,7 @@ static void test_quick_start(void) {
     CHECKV(&vt, header_has(&vt, "Labels function:Functional.conv2d ") && header_has(&vt, want));
     static const char *const conv[] = { "Functional.conv2d.", NULL };
     CHECKV(&vt, targets_with(&vt, conv, false) > 0);
-    CHECKV(&vt, on_label(&vt, "Functional.conv2d", NULL) && row_has(&vt, status_row(&vt), "(selected)"));
+    CHECKV(&vt, on_label(&vt, "Functional.conv2d", NULL) && vt_row_has(&vt, vt_status_row(&vt), "(selected)"));
 
     /* a second: AND */
     long k2 = goto_label(&vt, "output.0");
@@ -358,8 +353,8 @@ static void test_quick_start(void) {
 
     /* the heat map: only rows carrying both labels */
     vt_send(&vt, "<F2>");
-    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, 0, "labels"));
-    CHECKV(&vt, row_has(&vt, 0, "labels function:Functional.conv2d AND"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, 0, "labels"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "labels function:Functional.conv2d AND"));
     static const char *const hm[] = { "conv2d", "out", NULL };
     int hrows = heat_rows_with(&vt, hm);
     CHECKV(&vt, hrows > 0 && hrows <= m);
@@ -390,18 +385,18 @@ static void test_quick_start(void) {
     CHECKV(&vt, targets_with(&vt, cv, true) > 0);
     CHECKV(&vt, highlighted(&vt, "Functional.conv2d.input.0", "conv") == 1);
     CHECKV(&vt, highlighted(&vt, "Module.conv1.Conv2d.input.0", "Conv") == 1);   /* caseless: both */
-    VT_WAIT(&vt, ci_find(vt_row_text(&vt, status_row(&vt)), "conv") != NULL);
+    VT_WAIT(&vt, ci_find(vt_row_text(&vt, vt_status_row(&vt)), "conv") != NULL);
     char first[512];
-    snprintf(first, sizeof first, "%s", vt_row_text(&vt, status_row(&vt)));
+    snprintf(first, sizeof first, "%s", vt_row_text(&vt, vt_status_row(&vt)));
     CHECKV(&vt, strstr(first, " label ") && ci_find(strstr(first, " label "), "conv"));
     /* n: the next matching label, N: back */
     vt_send(&vt, "n");
-    CHECK(vt_wait_change(&vt, status_row(&vt), first, 0) == 0);
-    const char *second = vt_row_text(&vt, status_row(&vt));
+    CHECK(vt_wait_change(&vt, vt_status_row(&vt), first, 0) == 0);
+    const char *second = vt_row_text(&vt, vt_status_row(&vt));
     CHECKV(&vt, strstr(second, " label ") && ci_find(strstr(second, " label "), "conv"));
     vt_send(&vt, "N");
-    VT_WAIT(&vt, !strcmp(vt_row_text(&vt, status_row(&vt)), first));
-    CHECKV(&vt, !strcmp(vt_row_text(&vt, status_row(&vt)), first));
+    VT_WAIT(&vt, !strcmp(vt_row_text(&vt, vt_status_row(&vt)), first));
+    CHECKV(&vt, !strcmp(vt_row_text(&vt, vt_status_row(&vt)), first));
 
     /* case: ignored by default; i makes it matter */
     search(&vt, "CONV");
@@ -412,7 +407,7 @@ static void test_quick_start(void) {
     snprintf(want, sizeof want, " 0 of %ld targets", total);
     VT_WAIT(&vt, header_has(&vt, "(case-sensitive)"));
     CHECKV(&vt, header_has(&vt, "(case-sensitive)") && header_has(&vt, want));
-    CHECKV(&vt, screen_has(&vt, "no target passes the filters"));
+    CHECKV(&vt, vt_has(&vt, "no target passes the filters"));
     vt_send(&vt, "i");
     snprintf(want, sizeof want, "%ld of %ld targets", r, total);
     VT_WAIT(&vt, header_has(&vt, "(ignore case)") && header_has(&vt, want));
@@ -420,27 +415,27 @@ static void test_quick_start(void) {
 
     /* an invalid pattern: PCRE2's message and the column; the filter stays */
     search(&vt, "ab)cd");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "column"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "column 3") && row_has(&vt, msg_row(&vt), "unmatched closing parenthesis"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "column"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "column 3") && vt_row_has(&vt, msg_row(&vt), "unmatched closing parenthesis"));
     CHECKV(&vt, header_has(&vt, "Regex /CONV/") && header_has(&vt, want));
     search(&vt, "(");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "missing closing parenthesis"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "column") && row_has(&vt, msg_row(&vt), "missing closing parenthesis"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "missing closing parenthesis"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "column") && vt_row_has(&vt, msg_row(&vt), "missing closing parenthesis"));
     CHECKV(&vt, header_has(&vt, "Regex /CONV/") && header_has(&vt, want));
 
     /* catastrophic backtracking: stopped at PCRE2's limit, reported, the
      * filter stays, and the next key is answered */
     double t0 = vt_now();
     search(&vt, "^(\\w+\\.?)*\\s");
-    VT_WAIT(&vt, row_has(&vt, msg_row(&vt), "too complex") || row_has(&vt, msg_row(&vt), "limit"));
+    VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "too complex") || vt_row_has(&vt, msg_row(&vt), "limit"));
     fprintf(stderr, "   catastrophic pattern answered in %.2f s\n", vt_now() - t0);
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "too complex") || row_has(&vt, msg_row(&vt), "limit"));
-    CHECKV(&vt, row_has(&vt, msg_row(&vt), "limit"));   /* which limit, readable at 80 columns */
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "too complex") || vt_row_has(&vt, msg_row(&vt), "limit"));
+    CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "limit"));   /* which limit, readable at 80 columns */
     CHECKV(&vt, header_has(&vt, "Regex /CONV/") && header_has(&vt, want));
     char before[2048];
-    snprintf(before, sizeof before, "%s", vt_row_text(&vt, status_row(&vt)));
+    snprintf(before, sizeof before, "%s", vt_row_text(&vt, vt_status_row(&vt)));
     vt_send(&vt, "j");
-    CHECKV(&vt, vt_wait_change(&vt, status_row(&vt), before, 0) == 0);
+    CHECKV(&vt, vt_wait_change(&vt, vt_status_row(&vt), before, 0) == 0);
 
     /* the prompt's history: Up walks back, Down forward, Esc leaves it */
     vt_send(&vt, "/");
@@ -504,7 +499,7 @@ static void test_demo(void) {
     CHECKV(&vt, m >= 1 && m <= km && m < kl);   /* the count stays readable */
     if (m < 1) m = km;
     vt_send(&vt, "<F2>");
-    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, 0, "labels"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, 0, "labels"));
     static const char *const hm[] = { "L5", "fc2", NULL };
     int hrows = heat_rows_with(&vt, hm);
     CHECKV(&vt, hrows >= 1 && hrows <= m);
@@ -520,7 +515,7 @@ static void test_demo(void) {
     long r = shown_targets(&vt, NULL);
     CHECKV(&vt, r >= 8);
     int visible = 0, rows = 0;
-    for (int y = body_top(&vt); y < status_row(&vt); y++) {
+    for (int y = body_top(&vt); y < vt_status_row(&vt); y++) {
         char left[1024], right[1024];
         columns(&vt, y, left, right, sizeof left);
         if (!right[0] || strstr(right, "no target")) continue;
@@ -549,9 +544,9 @@ static void test_shot(void) {
     search(&vt, "conv");
     VT_WAIT(&vt, header_has(&vt, "Regex /conv/"));
     vt_send(&vt, "l");   /* the target column focused */
-    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "target "));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "target "));
     CHECKV(&vt, header_has(&vt, "index:output.0") && header_has(&vt, "Regex /conv/") &&
-                 row_has(&vt, status_row(&vt), "target "));
+                 vt_row_has(&vt, vt_status_row(&vt), "target "));
     CHECK(vt_shot(&vt, "search", "probetop quick_start/gpu_dump: the search pane (F4), label output.0 AND /conv/") >= 0);
     quit(&vt);
 }

@@ -42,9 +42,6 @@ static void find_rows(struct vt *vt, struct rows_of *r) {
     if (vt_find_from(vt, "+Inf - -Inf", r->axis + 1, &legend, NULL) && legend < r->hm_end) r->hm_end = legend;
 }
 
-static bool row_has(struct vt *vt, int row, const char *text) {
-    return strstr(vt_row_text(vt, row), text) != NULL;
-}
 
 static void command(struct vt *vt, const char *cmd) {
     char keys[256];
@@ -82,8 +79,8 @@ static bool status_has(struct vt *vt, const char *text) {
 static void burst(struct vt *vt, int cols, int rows) {
     struct rows_of r;
     command(vt, "step 9");
-    VT_WAIT(vt, row_has(vt, 0, "step 9"));
-    CHECKV(vt, row_has(vt, 0, "step 9"));
+    VT_WAIT(vt, vt_row_has(vt, 0, "step 9"));
+    CHECKV(vt, vt_row_has(vt, 0, "step 9"));
     command(vt, "rank 5");
     VT_WAIT(vt, status_has(vt, "rank 5"));
     CHECKV(vt, status_has(vt, "step 9  rank 5"));
@@ -157,13 +154,13 @@ static void changes(struct vt *vt, const char *key, const char *want, const char
     find_rows(vt, &r);
     uint64_t before = vt_hash_rows(vt, r.axis, r.hm_end);
     vt_send(vt, key);
-    VT_WAIT(vt, row_has(vt, 0, want) && vt_hash_rows(vt, r.axis, r.hm_end) != before);
-    if (!row_has(vt, 0, want)) fprintf(stderr, "after %s: toolbar lacks \"%s\"\n", key, want);
-    CHECKV(vt, row_has(vt, 0, want));
+    VT_WAIT(vt, vt_row_has(vt, 0, want) && vt_hash_rows(vt, r.axis, r.hm_end) != before);
+    if (!vt_row_has(vt, 0, want)) fprintf(stderr, "after %s: toolbar lacks \"%s\"\n", key, want);
+    CHECKV(vt, vt_row_has(vt, 0, want));
     CHECKV(vt, vt_hash_rows(vt, r.axis, r.hm_end) != before);
     if (title_want) {
-        VT_WAIT(vt, r.hm_title >= 0 && row_has(vt, r.hm_title, title_want));
-        CHECKV(vt, r.hm_title >= 0 && row_has(vt, r.hm_title, title_want));
+        VT_WAIT(vt, r.hm_title >= 0 && vt_row_has(vt, r.hm_title, title_want));
+        CHECKV(vt, r.hm_title >= 0 && vt_row_has(vt, r.hm_title, title_want));
     }
 }
 
@@ -219,8 +216,8 @@ static void lines(struct vt *vt) {
     int l1 = legend_row(vt, &r, 1);
     CHECKV(vt, l1 > r.lc_title);
     if (l1 < 0) return;
-    CHECK(row_has(vt, l1, "rank 5"));
-    CHECK(row_has(vt, l1, "linear_proj"));
+    CHECK(vt_row_has(vt, l1, "rank 5"));
+    CHECK(vt_row_has(vt, l1, "linear_proj"));
     CHECK(vt_hash_rows(vt, r.lc_title + 1, r.status) != chart);
     uint32_t ink1 = swatch(vt, l1, 1);
     CHECKV(vt, ink1 != 0);
@@ -265,10 +262,10 @@ static void trend_at(int cols, int rows) {
     fprintf(stderr, "   at %dx%d\n", cols, rows);
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, demo_args, NULL), 0);
-    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL) && row_has(&vt, 0, "forward/norm"));
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL) && vt_row_has(&vt, 0, "forward/norm"));
     CHECKV(&vt, vt_find(&vt, "Heat map", NULL, NULL));
     CHECK(vt.altscreen);
-    CHECK(row_has(&vt, 0, "step 0"));
+    CHECK(vt_row_has(&vt, 0, "step 0"));
     CHECK(status_has(&vt, "step 0  rank 0"));
     burst(&vt, cols, rows);
     keys(&vt);
@@ -291,7 +288,7 @@ static void test_mouse(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, demo_args, NULL), 0);
-    VT_WAIT(&vt, vt_find(&vt, "Line chart", NULL, NULL) && row_has(&vt, 0, "forward/norm"));
+    VT_WAIT(&vt, vt_find(&vt, "Line chart", NULL, NULL) && vt_row_has(&vt, 0, "forward/norm"));
     struct rows_of r;
     find_rows(&vt, &r);
     CHECKV(&vt, r.lc_title > r.axis);
@@ -328,20 +325,20 @@ static void test_mouse(void) {
     vt_pump(&vt, 50);
     snprintf(ev, sizeof ev, "<release:%d,%d>", from - 4, 10);
     vt_send(&vt, ev);
-    VT_WAIT(&vt, row_has(&vt, from - 4, "Line chart"));
-    CHECKV(&vt, row_has(&vt, from - 4, "Line chart"));
+    VT_WAIT(&vt, vt_row_has(&vt, from - 4, "Line chart"));
+    CHECKV(&vt, vt_row_has(&vt, from - 4, "Line chart"));
     CHECKV(&vt, status_has(&vt, "split") || vt_find(&vt, "split", NULL, NULL));
     snprintf(ev, sizeof ev, "<press:%d,%d>", from - 4, 10);
     vt_send(&vt, ev);
     vt_pump(&vt, 50);
     snprintf(ev, sizeof ev, "<release:%d,%d>", from - 2, 10);
     vt_send(&vt, ev);
-    VT_WAIT(&vt, row_has(&vt, from - 2, "Line chart"));
-    CHECKV(&vt, row_has(&vt, from - 2, "Line chart"));
+    VT_WAIT(&vt, vt_row_has(&vt, from - 2, "Line chart"));
+    CHECKV(&vt, vt_row_has(&vt, from - 2, "Line chart"));
     /* the split is kept like the + / - one: a repaint shows the same */
     vt_send(&vt, "<C-l>");
     vt_settle(&vt);
-    CHECKV(&vt, row_has(&vt, from - 2, "Line chart"));
+    CHECKV(&vt, vt_row_has(&vt, from - 2, "Line chart"));
     /* a press and release elsewhere (not on the title, moved) does nothing */
     snprintf(ev, sizeof ev, "<press:%d,%d>", r.axis + 2, c2);
     vt_send(&vt, ev);
@@ -349,7 +346,7 @@ static void test_mouse(void) {
     snprintf(ev, sizeof ev, "<release:%d,%d>", r.axis + 4, c5);
     vt_send(&vt, ev);
     vt_settle(&vt);
-    CHECKV(&vt, status_has(&vt, "rank 2") && row_has(&vt, from - 2, "Line chart"));
+    CHECKV(&vt, status_has(&vt, "rank 2") && vt_row_has(&vt, from - 2, "Line chart"));
 
     vt_send(&vt, "q");
     int st = -1;

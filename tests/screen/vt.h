@@ -17,6 +17,7 @@
 #define PT_VT_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -241,5 +242,13 @@ int vt_shot(struct vt *vt, const char *name, const char *title);
  * emulator and in SVGs). */
 #define VT_DEFAULT_FG 0xd8dee9u
 #define VT_DEFAULT_BG 0x1d2129u
+
+/* Small questions every screen test asks. */
+static inline bool vt_row_has(struct vt *vt, int row, const char *text) {
+    return row >= 0 && row < vt->rows && strstr(vt_row_text(vt, row), text) != NULL;
+}
+static inline bool vt_has(struct vt *vt, const char *text) { return strstr(vt_screen_text(vt), text) != NULL; }
+/* The status line: the last row but one, the last on screens under 12 rows. */
+static inline int vt_status_row(struct vt *vt) { return vt->rows >= 12 ? vt->rows - 2 : vt->rows - 1; }
 
 #endif
