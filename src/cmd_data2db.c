@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/cmd.h"
 #include "src/dataset.h"
@@ -13,18 +14,46 @@
 #include "src/read_monitor.h"
 #include "src/write_trenddb.h"
 
-static int mkdir_p(const char *path) {
+/* Creates path and its missing parents.  *made gets the topmost folder this
+ * call created (malloc'd, NULL when it created none), so that a run that
+ * fails can take away what it made (unmake). */
+static int mkdir_p(const char *path, char **made) {
+    char buf[4096];
+    *made = NULL;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) { errno = ENAMETOOLONG; return -1; }
+    size_t l = strlen(buf);
+    if (!l) { errno = ENOENT; return -1; }
+    while (l > 1 && buf[l - 1] == '/') buf[--l] = '\0';
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) == 0) {
+            if (!*made && !(*made = strdup(buf))) return -1;
+        } else if (errno != EEXIST) return -1;
+        *p = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (stat(buf, &st) != 0) return -1;
+    if (!S_ISDIR(st.st_mode)) { errno = EEXIST; return -1; }   /* a file in the way */
+    return 0;
+}
+
+/* Removes the folders mkdir_p made, deepest first, while they are empty. */
+static void unmake(const char *path, const char *made) {
+    if (!made) return;
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
+    size_t top = strlen(made);
+    for (;;) {
+        size_t l = strlen(buf);
+        while (l > 1 && buf[l - 1] == '/') buf[--l] = '\0';
+        if (l < top || rmdir(buf) != 0 || l == top) break;
+        char *slash = strrchr(buf, '/');
+        if (!slash) break;
+        *slash = '\0';
     }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    struct stat st;
-    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
 static void report(const struct tdb_result *r, double secs) {
@@ -93,8 +122,12 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "probetop data2db: %s: not an existing folder\n", data);
         return EXIT_USAGE;
     }
-    if (mkdir_p(db) != 0) {
-        fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", db, strerror(errno));
+    char *made = NULL;
+    if (mkdir_p(db, &made) != 0) {
+        fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", db,
+                errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+        if (made) unmake(db, made);
+        free(made);
         return EXIT_USAGE;
     }
     if (parallel) {
@@ -102,6 +135,8 @@ static int run(int argc, char **argv) {
         struct pt_error e;
         if (layout_config_parse(&cfg, parallel, &e) != 0 || !(layout = layout_new(&cfg, &e))) {
             fprintf(stderr, "probetop data2db: --parallel: %s\n", e.msg);
+            unmake(db, made);
+            free(made);
             return EXIT_USAGE;
         }
         lo.layout = layout;
@@ -113,7 +148,7 @@ static int run(int argc, char **argv) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = lo.format == DS_DUMP || dump_detect(data);
         double t0 = now();
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); return EXIT_USAGE; }
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
@@ -125,7 +160,7 @@ static int run(int argc, char **argv) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = lo.format == DS_MONITOR || monitor_detect(data);
         double t0 = now();
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); return EXIT_USAGE; }
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
@@ -136,6 +171,8 @@ static int run(int argc, char **argv) {
     if (!wrote && !failed)
         fprintf(stderr, "probetop data2db: %s: no dump (step*/rank*/dump.json) or monitor data (*-rank*-*/*.csv) found\n", data);
     layout_free(layout);
+    if (!wrote) unmake(db, made);   /* a failed run leaves no folder it created */
+    free(made);
     return wrote && !failed ? EXIT_OK : EXIT_USAGE;
 }
 

@@ -11,6 +11,8 @@
 
 #include <sqlite3.h>
 
+#include "src/sqlite_ro.h"
+
 static int ends_with(const char *s, const char *suf) {
     size_t a = strlen(s), b = strlen(suf);
     return a >= b && !strcmp(s + a - b, suf);
@@ -108,11 +110,7 @@ static int load_db(const char *file, struct dataset *ds, struct pt_error *err) {
     int nmet = 0;
     char tcols[MAXCOLS][64], gcols[MAXCOLS][64];
 
-    if (sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        pt_errorf(err, "%s: cannot open: %s", file, db ? sqlite3_errmsg(db) : "?");
-        goto out;
-    }
-    sqlite3_busy_timeout(db, 2000);
+    if (sqlite_ro_open(file, &db, err) != 0) goto out;
     static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
     for (size_t i = 0; i < 4; i++) {
         int h = has_table(db, need[i]);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src/json.h"
+#include "src/sqlite_ro.h"
 
 static int has_table(sqlite3 *db, const char *name) {
     sqlite3_stmt *st;
@@ -51,41 +52,11 @@ static int int_list(const char *json, int32_t **out, size_t *n) {
     return 0;
 }
 
-/* The path as a URI path: '?', '#', '%' and odd bytes in a file name would
- * otherwise end the path or be decoded (sqlite's URI rules). */
-static int uri_path(const char *path, char *out, size_t size) {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if (o + 4 >= size) return -1;
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/._-~", *p))
-            out[o++] = (char)*p;
-        else {
-            out[o++] = '%';
-            out[o++] = hex[*p >> 4];
-            out[o++] = hex[*p & 15];
-        }
-    }
-    out[o] = '\0';
-    return 0;
-}
-
 int visdb_open(const char *path, struct visdb **out, struct pt_error *err) {
     *out = NULL;
     sqlite3 *db = NULL;
-    char up[12400], uri[12500];
-    if (uri_path(path, up, sizeof up) != 0) return pt_errorf(err, "%s: path too long", path);
-    /* immutable: msProbe writes its .vis.db in WAL mode, and even a
-     * read-only connection to a WAL database creates -shm and -wal files
-     * beside it, that is, writes into the user's folder.  A finished graph
-     * does not change, and msProbe checkpoints when it closes. */
-    snprintf(uri, sizeof uri, "file:%s?mode=ro&immutable=1", up);
-    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    if (rc != SQLITE_OK || sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-        pt_errorf(err, "%s: not an SQLite database (%s)", path, db ? sqlite3_errmsg(db) : "cannot open");
-        sqlite3_close(db);
-        return -1;
-    }
+    /* msProbe writes its .vis.db in WAL mode: see sqlite_ro.h */
+    if (sqlite_ro_open(path, &db, err) != 0) return -1;
     if (!has_table(db, "tb_nodes") || !has_table(db, "tb_config")) {
         const char *what = has_table(db, "trend_data") || has_table(db, "monitoring_targets")
                                ? "it is a trend database (.trend.db): open it as one"
