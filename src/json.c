@@ -9,34 +9,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- reading files ---- */
 
-int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
-    struct stat st;
+/* Opens path for reading as a regular file of at most max_bytes. */
+static int open_regular(const char *path, size_t max_bytes, int *fd_out, struct stat *st, struct pt_error *err) {
     /* O_NONBLOCK so that a FIFO put where a file should be cannot hang open(). */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    *buf = NULL;
-    *len = 0;
     if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
         return pt_errorf(err, "%s: cannot stat: %s", path, strerror(e));
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (!S_ISREG(st->st_mode)) {
         close(fd);
         return pt_errorf(err, "%s: is %s, not a regular file", path,
-                         S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
+                         S_ISDIR(st->st_mode) ? "a folder" : S_ISFIFO(st->st_mode) ? "a FIFO" : "a special file");
     }
-    if ((uint64_t)st.st_size > max_bytes) {
+    if ((uint64_t)st->st_size > max_bytes) {
         close(fd);
         return pt_errorf(err, "%s: %lld bytes, more than the %zu this reader accepts", path,
-                         (long long)st.st_size, max_bytes);
+                         (long long)st->st_size, max_bytes);
     }
+    *fd_out = fd;
+    return 0;
+}
+
+/* The whole file into a private, NUL-terminated buffer.  A copy and not a
+ * mapping: a mapped file that shrinks while it is read (msProbe, cp or
+ * rsync still rewriting it) kills the reader with SIGBUS on the next page,
+ * while read() just returns less, which is reported here.  A SIGBUS handler
+ * jumping out of the tokenizer instead would have to be per thread (dumps
+ * are parsed on a pool) and would leave half-built rows behind. */
+static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
+    struct stat st;
+    int fd = -1;
+    *buf = NULL;
+    *len = 0;
+    if (open_regular(path, max_bytes, &fd, &st, err) != 0) return -1;
     size_t cap = (size_t)st.st_size + 1, n = 0;
     char *b = malloc(cap);
     if (!b) {
@@ -63,39 +76,31 @@ int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, 
         n += (size_t)r;
     }
     close(fd);
+    if (n < (size_t)st.st_size) {
+        free(b);
+        return pt_errorf(err, "%s: changed while it was read (%lld bytes, then %zu): is it still being written?",
+                         path, (long long)st.st_size, n);
+    }
     b[n] = '\0';
     *buf = b;
     *len = n;
     return 0;
 }
 
+int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
+    return read_whole(path, max_bytes, buf, len, err);
+}
+
 int json_map_file(const char *path, size_t max_bytes, const char **buf, size_t *len, struct pt_error *err) {
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    *buf = NULL;
-    *len = 0;
-    if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int isdir = S_ISDIR(st.st_mode), fifo = S_ISFIFO(st.st_mode);
-        close(fd);
-        return pt_errorf(err, "%s: is %s, not a regular file", path, isdir ? "a folder" : fifo ? "a FIFO" : "a special file");
-    }
-    if ((uint64_t)st.st_size > max_bytes) {
-        close(fd);
-        return pt_errorf(err, "%s: %lld bytes, more than the %zu this reader accepts", path, (long long)st.st_size, max_bytes);
-    }
-    if (st.st_size == 0) { close(fd); return 0; }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return pt_errorf(err, "%s: cannot map: %s", path, strerror(errno));
-    madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-    *buf = p;
-    *len = (size_t)st.st_size;
+    char *b;
+    if (read_whole(path, max_bytes, &b, len, err) != 0) { *buf = NULL; return -1; }
+    *buf = b;
     return 0;
 }
 
 void json_unmap_file(const char *buf, size_t len) {
-    if (buf && len) munmap((void *)buf, len);
+    (void)len;
+    free((char *)buf);
 }
 
 size_t json_line_of(const char *buf, const char *pos) {
@@ -224,7 +229,7 @@ enum { S_VALUE, S_VALUE_OR_END, S_KEY_OR_END, S_KEY, S_AFTER, S_DONE };
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err) {
     memset(lx, 0, sizeof *lx);
     lx->buf = lx->p = buf;
-    lx->end = buf + len;
+    lx->end = buf ? buf + len : buf;   /* an empty file may come as NULL */
     lx->what = what;
     lx->err = err;
     lx->state = S_VALUE;

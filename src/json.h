@@ -32,9 +32,9 @@
  * over max_bytes) into a NUL-terminated buffer the caller frees. */
 int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err);
 
-/* Maps a whole regular file read-only (same refusals as json_read_file);
- * no copy, no NUL terminator: for the pull tokenizer, which is bounded by
- * length.  *buf is NULL for an empty file.  Unmap with json_unmap_file. */
+/* A whole regular file (same refusals as json_read_file) as a private copy,
+ * never a mapping: a file that shrinks while it is read gets a message, not
+ * SIGBUS.  For the pull tokenizer.  Free with json_unmap_file. */
 int json_map_file(const char *path, size_t max_bytes, const char **buf, size_t *len, struct pt_error *err);
 void json_unmap_file(const char *buf, size_t len);
 

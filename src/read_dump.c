@@ -398,8 +398,13 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
             for (size_t k = 0; k < f->ovf.n; k++)
                 if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
             if (f->contributes && f->micro_count > step_max_micro) step_max_micro = f->micro_count;
-            if (rc == 0 && fn(ctx, f, o->micro_step ? start : f->step) != 0)
-                rc = pt_errorf(err, "%s: could not store the data read", f->path);
+            if (rc == 0) {
+                err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
+                if (fn(ctx, f, o->micro_step ? start : f->step) != 0) {
+                    rc = -1;
+                    if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
+                }
+            }
         }
         sum->any_rank = 1;
         if (f->rank > sum->max_rank) sum->max_rank = f->rank;

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE   /* qsort_r */
 #include "src/write_trenddb.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +30,29 @@ struct tdb {
     struct pt_error *err;
 };
 
+/* SQLite's message, with the system's reason when there is one ("disk I/O
+ * error" alone does not say the disk is full or the file too large). */
+static const char *sql_reason(sqlite3 *db, char *buf, size_t n) {
+    if (!db) return "cannot open";
+    int e = sqlite3_system_errno(db), code = sqlite3_errcode(db) & 0xff;
+    if (e && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
+        snprintf(buf, n, "%s (%s)", sqlite3_errmsg(db), strerror(e));
+    else if (code == SQLITE_IOERR && sqlite3_extended_errcode(db) == SQLITE_IOERR_WRITE)
+        snprintf(buf, n, "%s while writing (disk full, or over a file size limit?)", sqlite3_errmsg(db));
+    else
+        snprintf(buf, n, "%s", sqlite3_errmsg(db));
+    return buf;
+}
+
 static int tdb_fail(struct tdb *t, const char *what) {
-    return pt_errorf(t->err, "%s: %s: %s", t->final, what, t->db ? sqlite3_errmsg(t->db) : "cannot open");
+    char why[512];
+    return pt_errorf(t->err, "%s: %s: %s", t->final, what, sql_reason(t->db, why, sizeof why));
 }
 
 static int tdb_exec(struct tdb *t, const char *sql) {
-    char *msg = NULL;
-    if (sqlite3_exec(t->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        pt_errorf(t->err, "%s: %s", t->final, msg ? msg : "SQL error");
-        sqlite3_free(msg);
-        return -1;
+    if (sqlite3_exec(t->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        char why[512];
+        return pt_errorf(t->err, "%s: %s", t->final, sql_reason(t->db, why, sizeof why));
     }
     return 0;
 }
@@ -54,7 +68,10 @@ static int tdb_open(struct tdb *t, const char *outdir, const char *name, int cac
     snprintf(t->tmp, l + 16, "%s.tmp.%ld", t->final, (long)getpid());
     unlink(t->tmp);
     if (sqlite3_open_v2(t->tmp, &t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = pt_errorf(err, "%s: cannot create: %s", t->tmp, t->db ? sqlite3_errmsg(t->db) : "?");
+        /* the folder, not our temporary name, is what the user can fix */
+        int e = t->db ? sqlite3_system_errno(t->db) : 0;
+        int rc = pt_errorf(err, "%s: cannot create %s there: %s", outdir, name,
+                           e ? strerror(e) : t->db ? sqlite3_errmsg(t->db) : "out of memory");
         sqlite3_close(t->db);
         t->db = NULL;
         return rc;

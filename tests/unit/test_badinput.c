@@ -245,7 +245,7 @@ static void not_sqlite(void) {
     char p[4200];
     snprintf(p, sizeof p, "%s/x.trend.db", d);
     pt_write(p, "this is not a database, just text that is long enough to have a header.........");
-    expect_error(p, "x.trend.db", "not a readable SQLite database");
+    expect_error(p, "x.trend.db", "not an SQLite database");
     expect_error(d, "x.trend.db", NULL);
 }
 
