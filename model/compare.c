@@ -593,7 +593,7 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
         if (add_row(&g->rows, &g->nrows, &g->caprows, &r) != 0) return -1;
     }
     struct gctx ctx = {g};
-    apply_rules(g->rows + start, g->nrows - start, g->mode, graph_sides, &ctx);
+    apply_rules(g->rows ? g->rows + start : NULL, g->nrows - start, g->mode, graph_sides, &ctx);
     g->n[a].row0 = (uint32_t)start;
     g->n[a].nrows = (uint32_t)(g->nrows - start);
     return 0;

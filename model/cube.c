@@ -340,6 +340,7 @@ int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_
 }
 
 int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro) {
+    if (b->nsteps >= CUBE_MAX_STEPS) return -1;   /* checked before allocating, not after */
     if (b->nsteps == b->capsteps) {
         size_t cap = b->capsteps ? b->capsteps * 2 : 64;
         struct cube_step *s = realloc(b->steps, cap * sizeof *s);
@@ -412,7 +413,7 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         }
     ns = uniq_i32(sv, ns);
     nr = uniq_i32(rv, nr);
-    if (ns > 1000000 || nr > 1000000) {   /* beyond any real run: refuse rather than allocate the moon */
+    if (ns > CUBE_MAX_STEPS || nr > CUBE_MAX_RANKS) {   /* beyond any real run: refuse rather than allocate the moon */
         free(sv); free(rv); free(local); free(c);
         return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
     }

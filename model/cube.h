@@ -137,7 +137,12 @@ int cube_builder_stat(struct cube_builder *b, int metric, const char *stat);
  * row for a cell wins (as msProbe's INSERT OR IGNORE).  0 ok, -1 no memory. */
 int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
                      int32_t rank, const double *vals, uint32_t present);
-/* Tells the builder that a step value comes from (origin, micro); optional. */
+/* Beyond any real run: a reader refuses such data with a message before it
+ * allocates for it (a 73-byte CSV can claim two billion micro steps). */
+#define CUBE_MAX_STEPS 1000000
+#define CUBE_MAX_RANKS 1000000
+/* Tells the builder that a step value comes from (origin, micro); optional.
+ * -1 without memory or past CUBE_MAX_STEPS declared steps. */
 int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro);
 /* Declares a rank so it gets a column even without rows; optional. */
 int cube_builder_rank(struct cube_builder *b, int32_t rank);

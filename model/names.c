@@ -347,7 +347,7 @@ int names_build_labels(struct names *n, enum label_rules rules) {
             ids = x;
             cap = nc;
         }
-        memcpy(ids + nids, c.ids, c.nids * sizeof *ids);
+        if (c.nids) memcpy(ids + nids, c.ids, c.nids * sizeof *ids);   /* ids is NULL until the first label */
         nids += c.nids;
     }
     free(c.ids);

@@ -1,6 +1,7 @@
 /* read_construct: construct.json and stack.json into ordered arrays. */
 #include "src/read_construct.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,16 @@ void construct_free(struct construct *c) {
     }
     free(c->v);
     memset(c, 0, sizeof *c);
+}
+
+/* A JSON number as an int32: NaN, Infinity and 1e300 would be undefined
+ * behaviour in a plain cast; they saturate (NaN is 0) and are then refused
+ * or ignored by the micro step rules like any other odd count. */
+static int32_t to_i32(double v) {
+    if (v != v) return 0;
+    if (v >= 2147483647.0) return INT32_MAX;
+    if (v <= -2147483648.0) return INT32_MIN;
+    return (int32_t)v;
 }
 
 static int cons_add(struct construct *out, size_t *cap, const char *name, size_t nlen, int kind, const char *parent,
@@ -62,7 +73,7 @@ int construct_read(const char *path, struct construct *out, struct pt_error *err
         if (t == JT_ERROR) goto bad;
         if (!strcmp(name, "megatron_micro_step_number")) {
             out->megatron = 1;
-            out->megatron_micro_steps = t == JT_NUMBER ? (long)lx.num : 0;
+            out->megatron_micro_steps = t == JT_NUMBER ? to_i32(lx.num) : 0;
             if (json_lex_skip(&lx, t) != 0) goto bad;
             continue;
         }
@@ -80,7 +91,7 @@ int construct_read(const char *path, struct construct *out, struct pt_error *err
                     pl = json_lex_string(&lx, parent, sizeof parent);
                     kind = pl > 0 ? CONS_NAME : CONS_EMPTY;
                 } else if (items == 1 && e == JT_NUMBER) {
-                    micro = (int32_t)lx.num;
+                    micro = to_i32(lx.num);
                 } else if (json_lex_skip(&lx, e) != 0) goto bad;
                 items++;
             }

@@ -415,7 +415,7 @@ static int cmp_i32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s) {
+int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->micro = micro;
     size_t total = 0;
@@ -433,8 +433,15 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s)
             }
         return 0;
     }
+    /* micro_step 2000000000 in one row would lay out two billion steps */
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++)
+            if (md->files[i].rows[r].micro >= CUBE_MAX_STEPS)
+                return pt_errorf(err, "%s: micro_step %ld at step %ld: more than the %d steps probetop lays out",
+                                 md->files[i].path, (long)md->files[i].rows[r].micro,
+                                 (long)md->files[i].rows[r].step, CUBE_MAX_STEPS);
     int32_t *all = malloc((total ? total : 1) * sizeof *all);
-    if (!all) return -1;
+    if (!all) return pt_errorf(err, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < md->nfiles; i++)
         for (size_t r = 0; r < md->files[i].nrows; r++) all[k++] = md->files[i].rows[r].step;
@@ -446,7 +453,7 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s)
     s->n = u;
     s->count = calloc(u ? u : 1, sizeof *s->count);
     s->offset = calloc(u ? u : 1, sizeof *s->offset);
-    if (!s->count || !s->offset) { monitor_steps_free(s); return -1; }
+    if (!s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
     for (size_t i = 0; i < md->nfiles; i++)
         for (size_t r = 0; r < md->files[i].nrows; r++) {
             const struct mon_row *row = &md->files[i].rows[r];
@@ -454,13 +461,19 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s)
             size_t j = (size_t)(pos - s->orig);
             if (row->micro + 1 > s->count[j]) s->count[j] = row->micro + 1;
         }
-    int32_t off = 0;
+    int64_t off = 0;
     for (size_t j = 0; j < u; j++) {
-        s->offset[j] = off;
+        s->offset[j] = (int32_t)off;
         off += s->count[j];
+        if (off > CUBE_MAX_STEPS) {
+            int32_t steps = s->orig[j];
+            monitor_steps_free(s);
+            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out",
+                             md->nfiles ? md->files[0].path : "monitor data", CUBE_MAX_STEPS, (long)steps);
+        }
     }
     s->min_step = 0;
-    s->max_step = off - 1;
+    s->max_step = (int32_t)off - 1;
     return 0;
 }
 
@@ -484,7 +497,7 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
         monitor_free(&md);
         return pt_errorf(err, "%s: no usable row in any <metric>_<a>-<b>.csv file", path);
     }
-    if (monitor_steps(&md, o->micro_step, &st) != 0) { monitor_free(&md); return pt_errorf(err, "out of memory"); }
+    if (monitor_steps(&md, o->micro_step, &st, err) != 0) { monitor_free(&md); return -1; }
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
     if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
@@ -506,7 +519,8 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     }
     if (o->micro_step)
         for (size_t j = 0; j < st.n; j++)
-            for (int32_t k = 0; k < st.count[j]; k++) cube_builder_step(b, st.offset[j] + k, st.orig[j], k);
+            for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
+                if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; i < md.nfiles && rc == 0; i++) {
         const struct mon_file *f = &md.files[i];
         int cm = metric_of[f->metric];

@@ -57,7 +57,9 @@ struct mon_steps {
     size_t n;
     int32_t min_step, max_step;
 };
-int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s);
+/* -1 with err set without memory or when the micro steps are more than
+ * CUBE_MAX_STEPS (checked before the step tables are allocated). */
+int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err);
 int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r);
 void monitor_steps_free(struct mon_steps *s);
 

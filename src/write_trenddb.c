@@ -731,7 +731,8 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         monitor_free(&md);
         return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", data);
     }
-    if (monitor_steps(&md, lo->micro_step, &st) != 0 || !(ids.keys = names_new())) {
+    if (monitor_steps(&md, lo->micro_step, &st, err) != 0) goto out;
+    if (!(ids.keys = names_new())) {
         pt_errorf(err, "out of memory");
         goto out;
     }
