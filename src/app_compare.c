@@ -410,12 +410,10 @@ int acmp_open(struct app *a, struct pt_error *err) {
             goto fail;
         }
         int bad = 0;
-        for (size_t i = 0; i < d[0].n && !bad; i++)
-            for (size_t j = 0; j < d[1].n; j++)
-                if (d[1].v[j].step == d[0].v[i].step && d[1].v[j].rank == d[0].v[i].rank) {
-                    if (add_pair(c, d[0].v[i].step, d[0].v[i].rank, d[0].v[i].dir, d[1].v[j].dir) != 0) bad = 1;
-                    break;
-                }
+        for (size_t i = 0; i < d[0].n && !bad; i++) {
+            long j = graph_pair(&d[0], &d[1], i);
+            if (j >= 0 && add_pair(c, d[0].v[i].step, d[0].v[i].rank, d[0].v[i].dir, d[1].v[j].dir) != 0) bad = 1;
+        }
         graph_dirs_free(&d[0]);
         graph_dirs_free(&d[1]);
         if (bad) goto oom;

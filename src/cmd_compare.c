@@ -260,10 +260,8 @@ static int run(int argc, char **argv) {
     }
     struct first fd = {0};
     for (size_t i = 0; i < d[0].n; i++) {
-        size_t j;
-        for (j = 0; j < d[1].n; j++)
-            if (d[1].v[j].step == d[0].v[i].step && d[1].v[j].rank == d[0].v[i].rank) break;
-        if (j == d[1].n) continue;
+        long j = graph_pair(&d[0], &d[1], i);
+        if (j < 0) continue;
         struct tree *a = NULL, *b = NULL;
         if (read_pair(d[0].v[i].dir, d[1].v[j].dir, lm != NULL, &a, &b, &err) != 0) {
             fprintf(stderr, "probetop compare: %s\n", err.msg);

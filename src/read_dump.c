@@ -45,6 +45,22 @@ static const char *base_name(const char *p, char *buf, size_t n) {
     return buf;
 }
 
+void dump_path_numbers(const char *dir, int32_t *step, int32_t *rank) {
+    char bn[256];
+    *step = *rank = 0;
+    char *rp = realpath(dir, NULL);
+    if (!rp) return;
+    long r = num_after(base_name(rp, bn, sizeof bn), "rank");
+    if (r >= 0) *rank = (int32_t)r;
+    char *slash = strrchr(rp, '/');
+    if (slash && slash != rp) {
+        *slash = '\0';
+        long s = num_after(base_name(rp, bn, sizeof bn), "step");
+        if (s >= 0) *step = (int32_t)s;
+    }
+    free(rp);
+}
+
 /* ---- the list of rank folders ---- */
 
 struct rdlist {
@@ -274,7 +290,8 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
               struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
     struct rdlist l = {0};
     int steps_found = 0;
-    char bn[256], pbn[256];
+    int32_t path_step = 0;   /* the step a step/rank folder or dump.json opened alone has in its path */
+    char bn[256];
     memset(sum, 0, sizeof *sum);
     switch (dump_kind(path)) {
     case 'R':
@@ -289,28 +306,20 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         break;
     }
     case 'S': {
-        long s = num_after(base_name(path, bn, sizeof bn), "step");
+        char *rp = realpath(path, NULL);   /* "step3/." and "step3/" are step 3 too */
+        long s = num_after(base_name(rp ? rp : path, bn, sizeof bn), "step");
+        free(rp);
         steps_found = 1;
         scan_step(path, (int32_t)(s < 0 ? 0 : s), &l, ds);
+        path_step = (int32_t)(s < 0 ? 0 : s);
         break;
     }
     case 'K': {
         /* a lone rank folder: rank from its name, step from its parent's */
-        base_name(path, bn, sizeof bn);
-        /* a proc folder alone is numbered as data2db numbers procs of a
-         * step without rank folders: from 0 */
-        long r = num_after(bn, "rank");
-        long s = -1;
-        char *rp = realpath(path, NULL);
-        if (rp) {
-            char *slash = strrchr(rp, '/');
-            if (slash && slash != rp) {
-                *slash = '\0';
-                s = num_after(base_name(rp, pbn, sizeof pbn), "step");
-            }
-            free(rp);
-        }
-        rd_add(&l, (int32_t)(s < 0 ? 0 : s), (int32_t)(r < 0 ? 0 : r), path);
+        int32_t s, r;
+        dump_path_numbers(path, &s, &r);
+        rd_add(&l, s, r, path);
+        path_step = s;
         break;
     }
     case 'F': {
@@ -319,7 +328,10 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         if (!dir) return pt_errorf(err, "out of memory");
         char *slash = strrchr(dir, '/');
         if (slash) *slash = '\0'; else strcpy(dir, ".");
-        rd_add(&l, 0, 0, dir);
+        int32_t s, r;
+        dump_path_numbers(dir, &s, &r);
+        rd_add(&l, s, r, dir);
+        path_step = s;
         free(dir);
         break;
     }
@@ -347,8 +359,8 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     pthread_t tids[64];
     int nt = 0;
     if (lone) {
-        p.res[0].step = 0;
-        p.res[0].rank = 0;
+        p.res[0].step = l.v[0].step;
+        p.res[0].rank = l.v[0].rank;
         parse_dump_file(l.v[0].dir, path, o, &p.res[0]);
         p.done[0] = 1;
         p.next = 1;
@@ -366,7 +378,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         free(dj);
     }
     int rc = 0;
-    int32_t start = 0, cur_step = INT32_MIN, step_max_micro = 0;
+    int32_t start = o->path_numbers ? path_step : 0, cur_step = INT32_MIN, step_max_micro = 0;
     int have_step = 0;
     sum->min_step = INT32_MAX;
     sum->max_step = INT32_MIN;

@@ -64,6 +64,9 @@ struct dump_opts {
     const struct mapping *mapping;
     int want_rows;       /* 0: only overflow (skips row building) */
     const struct layout *layout;   /* rename layers.<i> to global indices, or NULL */
+    int path_numbers;    /* a step folder, rank folder or dump.json opened alone keeps the
+                            step and rank of its path (step3/rank5: step 3, rank 5) in
+                            micro step mode too; 0: msProbe's data2db rules (from 0) */
 };
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
@@ -88,6 +91,11 @@ struct dump_summary {
  * callback failure). */
 int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
               struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err);
+
+/* The step and rank a rank folder's path gives: rank<R> (a proc folder
+ * alone is rank 0, as data2db numbers procs of a step without rank folders)
+ * inside step<S> (else step 0). */
+void dump_path_numbers(const char *dir, int32_t *step, int32_t *rank);
 
 /* Does path look like a dump (root, step, rank folder or dump.json)? */
 int dump_detect(const char *path);

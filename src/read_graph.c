@@ -19,6 +19,7 @@
 
 #include "model/compare.h"
 #include "src/json.h"
+#include "src/read_dump.h"
 
 #define DUMP_MAX_BYTES ((size_t)8 << 30)
 
@@ -904,14 +905,21 @@ int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
     struct stat st;
     if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
     char p[4200];
+    /* numbers come from the path where it has them: step3/rank5 is step 3, rank 5 */
+    int32_t ps, pr;
     if (S_ISREG(st.st_mode)) {
-        if (add_dir(out, 0, 0, path) != 0) return pt_errorf(err, "out of memory");
+        snprintf(p, sizeof p, "%s", path);
+        char *slash = strrchr(p, '/');
+        if (slash) *slash = '\0'; else snprintf(p, sizeof p, ".");
+        dump_path_numbers(p, &ps, &pr);
+        if (add_dir(out, ps, pr, path) != 0) return pt_errorf(err, "out of memory");
         return 0;
     }
     if (!S_ISDIR(st.st_mode)) return pt_errorf(err, "%s: not a folder or a dump.json file", path);
     snprintf(p, sizeof p, "%s/dump.json", path);
     if (file_exists(p)) {
-        if (add_dir(out, 0, 0, path) != 0) return pt_errorf(err, "out of memory");
+        dump_path_numbers(path, &ps, &pr);
+        if (add_dir(out, ps, pr, path) != 0) return pt_errorf(err, "out of memory");
         return 0;
     }
     size_t n;
@@ -926,13 +934,33 @@ int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
         steps++;
     }
     free_names(v, n);
-    if (!steps && scan_ranks(path, 0, out) < 0) { graph_dirs_free(out); return pt_errorf(err, "out of memory"); }
+    if (!steps) {   /* a step folder: its number is in its name */
+        char *rp = realpath(path, NULL), *base = rp ? strrchr(rp, '/') : NULL;
+        int32_t s = 0;
+        if (!base || !name_num(base + 1, "step", &s)) s = 0;
+        free(rp);
+        if (scan_ranks(path, s, out) < 0) { graph_dirs_free(out); return pt_errorf(err, "out of memory"); }
+    }
     if (out->n == 0) {
         graph_dirs_free(out);
         return pt_errorf(err, "%s: no dump found (expected dump.json, rankN/procN folders, or stepN folders)", path);
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_dirs);
     return 0;
+}
+
+static int one_step(const struct graph_dirs *d) {
+    for (size_t i = 1; i < d->n; i++)
+        if (d->v[i].step != d->v[0].step) return 0;
+    return 1;
+}
+
+long graph_pair(const struct graph_dirs *a, const struct graph_dirs *b, size_t i) {
+    if (a->n == 1 && b->n == 1) return 0;   /* two rank folders or files: the user paired them */
+    int any_step = one_step(a) && one_step(b);   /* run/step0 against run/step1 */
+    for (size_t j = 0; j < b->n; j++)
+        if (b->v[j].rank == a->v[i].rank && (any_step || b->v[j].step == a->v[i].step)) return (long)j;
+    return -1;
 }
 
 void graph_dirs_free(struct graph_dirs *d) {

@@ -28,6 +28,10 @@ struct graph_dirs {
 
 int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err);
 void graph_dirs_free(struct graph_dirs *d);
+/* The entry of b that a->v[i] is compared with, or -1: the same (step,
+ * rank); the same rank when each side holds one step (step0 against
+ * step1); the one entry when each side holds one. */
+long graph_pair(const struct graph_dirs *a, const struct graph_dirs *b, size_t i);
 
 /* Flags for graph_read. */
 #define GRAPH_BUILD 1        /* build the tree (needs a non-empty construct.json) */
