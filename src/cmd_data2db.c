@@ -62,8 +62,14 @@ static void report(const struct tdb_result *r, double secs) {
             secs > 0 ? (double)r->rows / secs : 0.0);
 }
 
+/* Messages carry file names and file contents: escaped for the terminal. */
+static void say(const char *prefix, const char *msg) {
+    char esc[4096];
+    fprintf(stderr, "%s%s\n", prefix, pt_escape(msg, strlen(msg), esc, sizeof esc));
+}
+
 static void print_notes(const struct dataset *ds) {
-    for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop: warning: %s\n", ds->warnings[i]);
+    for (size_t i = 0; i < ds->nwarnings; i++) say("probetop: warning: ", ds->warnings[i]);
 }
 
 static double now(void) {
@@ -118,8 +124,9 @@ static int run(int argc, char **argv) {
         return EXIT_USAGE;
     }
     struct stat st;
-    if (stat(data, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "probetop data2db: %s: not an existing folder\n", data);
+    int found = stat(data, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "probetop data2db: %s: %s\n", data, found ? "not a folder" : strerror(errno));
         return EXIT_USAGE;
     }
     char *made = NULL;
@@ -151,7 +158,7 @@ static int run(int argc, char **argv) {
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
+            else { say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
         dataset_free(ds);
@@ -163,7 +170,7 @@ static int run(int argc, char **argv) {
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { fprintf(stderr, "probetop data2db: %s\n", err.msg); failed++; }
+            else { say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
         dataset_free(ds);

@@ -14,13 +14,16 @@ static void print_text(const struct dataset *ds) {
     if (ds->source && strcmp(ds->source, ds->path))
         printf("opened      %s\n", pt_escape(ds->source, strlen(ds->source), esc, sizeof esc));
     printf("format      %s", ds_format_name(ds->format));
+    /* header fields are the file's bytes: escaped, so that none reaches the terminal as a control sequence */
+    char fw[256], lv[256], tk[256];
     if (ds->framework || ds->level || ds->task)
-        printf(" (%s%s%s%s%s)", ds->framework ? ds->framework : "", ds->level ? ", level " : "", ds->level ? ds->level : "",
-               ds->task ? ", task " : "", ds->task ? ds->task : "");
+        printf(" (%s%s%s%s%s)", ds->framework ? pt_escape(ds->framework, strlen(ds->framework), fw, sizeof fw) : "",
+               ds->level ? ", level " : "", ds->level ? pt_escape(ds->level, strlen(ds->level), lv, sizeof lv) : "",
+               ds->task ? ", task " : "", ds->task ? pt_escape(ds->task, strlen(ds->task), tk, sizeof tk) : "");
     printf("\n");
     if (ds->ndbfiles > 1) {
         printf("databases  ");
-        for (size_t i = 0; i < ds->ndbfiles; i++) printf(" %s", ds->dbfiles[i]);
+        for (size_t i = 0; i < ds->ndbfiles; i++) printf(" %s", pt_escape(ds->dbfiles[i], strlen(ds->dbfiles[i]), esc, sizeof esc));
         printf("\n");
     }
     printf("steps       %d", c->nsteps);
@@ -38,8 +41,9 @@ static void print_text(const struct dataset *ds) {
     printf("metrics     %d\n", c->nmetrics);
     for (int m = 0; m < c->nmetrics; m++) {
         const struct cube_metric *cm = &c->metrics[m];
-        printf("  %-16s %6u targets  stats ", cm->name, cm->ntargets);
-        for (int s = 0; s < cm->nstats; s++) printf("%s%s", s ? "," : "", cm->stats[s]);
+        printf("  %-16s %6u targets  stats ", pt_escape(cm->name, strlen(cm->name), esc, sizeof esc), cm->ntargets);
+        for (int s = 0; s < cm->nstats; s++)
+            printf("%s%s", s ? "," : "", pt_escape(cm->stats[s], strlen(cm->stats[s]), esc, sizeof esc));
         printf("  non-finite %zu\n", cube_count_nonfinite(c, m, -1, -1));
     }
     if (ds->ovf_levels) {

@@ -2,6 +2,7 @@
  * commands load data through. */
 #include "src/dataset.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +162,7 @@ int dataset_load(const char *path, const struct load_opts *o, struct dataset **o
     struct stat st;
     *out = NULL;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (stat(path, &st) != 0) return pt_errorf(err, "%s: no such file or folder", path);
+    if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));   /* the system's words, as everywhere */
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return pt_errorf(err, "%s: not a file or folder (a FIFO or device?)", path);
     struct dataset *ds = calloc(1, sizeof *ds);

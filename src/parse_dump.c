@@ -17,7 +17,7 @@
 const char *const dump_metric_names[DM_N] = {"forward", "backward", "recompute", "parameters_grad"};
 const char *const dump_stat_names[4] = {"norm", "max", "min", "mean"};
 
-#define NAME_MAX_LEN 4096
+#define NAME_MAX_LEN DUMP_NAME_MAX
 #define DUMP_MAX_BYTES ((size_t)10 << 30)   /* msProbe refuses JSON over 10 GiB too */
 
 /* ---- --mapping ---- */
@@ -605,7 +605,7 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
     }
     ps->f->contributes = 1;
     uint32_t pos = 0;
-    char name[NAME_MAX_LEN];
+    char name[NAME_MAX_LEN + 1];   /* one more: a name that fills it is too long */
     for (;;) {
         enum json_tok k = json_lex_next(lx);
         if (k == JT_OBJ_END) return 0;
@@ -614,6 +614,12 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
                              : (long)(lx->slen < sizeof name ? lx->slen : sizeof name - 1);
         if (!lx->has_esc) { memcpy(name, lx->s, (size_t)n); name[n] = '\0'; }
         if (n < 0) return -1;
+        if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
+            if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);
+            if (json_lex_skip(lx, json_lex_next(lx)) != 0) return -1;
+            pos++;
+            continue;
+        }
         if (parse_record(ps, name, (size_t)n, pos++, json_lex_next(lx)) != 0) return -1;
         ps->f->nentries++;
     }

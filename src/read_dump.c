@@ -115,6 +115,14 @@ static int scan_step(const char *sdir, int32_t step, struct rdlist *l, struct da
             continue;
         }
         char *dj = fs_join(p, "dump.json");
+        struct stat djst;
+        if (dj && stat(dj, &djst) != 0 && errno != ENOENT) {   /* EACCES: the folder is there, not readable */
+            dataset_warn(ds, "%s: cannot read: %s: skipped", p, strerror(errno));
+            dataset_skip(ds, p);
+            free(dj);
+            free(p);
+            continue;
+        }
         if (!dj || !fs_is_file(dj)) {
             dataset_warn(ds, "%s: no dump.json: skipped", p);
             dataset_skip(ds, p);
@@ -220,6 +228,42 @@ static int dump_kind(const char *path) {
 }
 
 int dump_detect(const char *path) { return dump_kind(path) != 0; }
+
+/* ---- notes said once ---- */
+
+/* The same note for many rank folders (construct.json missing in 100 000 of
+ * them) is said once, with a count and the first folder.  A few distinct
+ * notes are gathered; more than that are said as they come. */
+#define NOTES_MAX 16
+struct notes {
+    struct { char *text, *first; size_t count; } v[NOTES_MAX];
+    int n;
+};
+
+/* 0 when gathered, -1 when the caller should say it now. */
+static int notes_add(struct notes *ns, const char *text, const char *dir) {
+    for (int i = 0; i < ns->n; i++)
+        if (!strcmp(ns->v[i].text, text)) { ns->v[i].count++; return 0; }
+    if (ns->n == NOTES_MAX) return -1;
+    char *t = strdup(text), *f = strdup(dir);
+    if (!t || !f) { free(t); free(f); return -1; }
+    ns->v[ns->n].text = t;
+    ns->v[ns->n].first = f;
+    ns->v[ns->n].count = 1;
+    ns->n++;
+    return 0;
+}
+
+static void notes_flush(struct notes *ns, struct dataset *ds) {
+    for (int i = 0; i < ns->n; i++) {
+        if (ns->v[i].count == 1) dataset_warn(ds, "%s: %s", ns->v[i].first, ns->v[i].text);
+        else
+            dataset_warn(ds, "%s and %zu other rank folders: %s", ns->v[i].first, ns->v[i].count - 1, ns->v[i].text);
+        free(ns->v[i].text);
+        free(ns->v[i].first);
+    }
+    ns->n = 0;
+}
 
 /* ---- the pool ---- */
 
@@ -347,6 +391,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
                          steps_found ? "step folders found, but no rank or proc folder with a dump.json in them"
                                      : "no rank folder with a dump.json found");
 
+    struct notes notes = {0};
     struct pool p = {.rd = l.v, .n = l.n, .opt = o, .cancel = lo->cancel};
     int threads = lo->threads > 0 ? lo->threads : ncores();
     if ((size_t)threads > l.n) threads = (int)l.n;
@@ -397,7 +442,12 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         }
         bytes_done += f->bytes;
         ds->bytes_read += f->bytes;
-        if (f->warning) dataset_warn(ds, "%s: %s", f->dir, f->warning);
+        /* a skipped file's own error says it all: its construct.json note
+         * would only hide it */
+        if (f->warning && f->ok && notes_add(&notes, f->warning, f->dir) != 0) dataset_warn(ds, "%s: %s", f->dir, f->warning);
+        if (f->long_names)
+            dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
+                         f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
         if (!f->ok) {
             dataset_warn(ds, "%s", f->error.msg);
             dataset_skip(ds, f->path);
@@ -438,6 +488,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         pthread_mutex_unlock(&p.mu);
         if (lo->progress) lo->progress(lo->progress_ctx, i + 1, l.n, bytes_done, bytes_total);
     }
+    notes_flush(&notes, ds);
     if (have_step) start += step_max_micro;
     if (o->micro_step) {
         sum->min_step = 0;

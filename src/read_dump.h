@@ -40,6 +40,8 @@ struct mapping {         /* --mapping: ordered substring replacements */
 int mapping_read(const char *path, struct mapping *m, struct pt_error *err);
 void mapping_free(struct mapping *m);
 
+#define DUMP_NAME_MAX 4096   /* record names are shorter (msProbe's are < 300 bytes) */
+
 struct dump_file {
     int32_t step, rank;
     char *path;          /* dump.json */
@@ -57,6 +59,8 @@ struct dump_file {
     struct ovf_list ovf; /* flagged records (step/rank filled) */
     char *framework, *level, *task;
     uint64_t bytes;
+    size_t long_names;   /* records skipped for a name of DUMP_NAME_MAX bytes or more */
+    size_t long_name_line;   /* the line of the first */
 };
 
 struct dump_opts {

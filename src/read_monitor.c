@@ -495,7 +495,8 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     if (rc != 0) return -1;
     if (!md.metric_has_rows) {
         monitor_free(&md);
-        return pt_errorf(err, "%s: no usable row in any <metric>_<a>-<b>.csv file", path);
+        return pt_errorf(err, "%s: no usable row in any <metric>_<a>-<b>.csv file%s%s%s", path,
+                         ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "", ds->nwarnings ? ")" : "");
     }
     if (monitor_steps(&md, o->micro_step, &st, err) != 0) { monitor_free(&md); return -1; }
     struct names *nm = names_new();

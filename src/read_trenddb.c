@@ -3,6 +3,7 @@
 #include "src/read_trenddb.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,7 +276,7 @@ out:
 int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct stat st;
     char file[4096];
-    if (stat(path, &st) != 0) return pt_errorf(err, "%s: no such file or folder", path);
+    if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         if (list_dbs(path, &ds->dbfiles, &ds->ndbfiles) != 0 || ds->ndbfiles == 0)
             return pt_errorf(err, "%s: no *.trend.db file in this folder", path);

@@ -725,7 +725,9 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     if (r != 0) return -1;
     if (!md.metric_has_files) {
         monitor_free(&md);
-        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written", data);
+        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written%s%s%s", data,
+                         ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "",
+                         ds->nwarnings ? ")" : "");
     }
     if (!md.statmask) {
         monitor_free(&md);

@@ -97,7 +97,7 @@ static void bad_paths(void) {
     if (!bin()) SKIP("PT_BIN not set");
     snprintf(cmd, sizeof cmd, "'%s' info /nonexistent/x 2>&1", bin());
     CHECK_INT(run(cmd, out, sizeof out), 2);
-    CHECK_CONTAINS(out, "/nonexistent/x: no such file or folder");
+    CHECK_CONTAINS(out, "/nonexistent/x: No such file or directory");
     const char *d = pt_tmpdir("cli_bad");
     char f[4200];
     snprintf(f, sizeof f, "%s/broken.trend.db", d);
