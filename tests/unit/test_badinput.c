@@ -266,7 +266,7 @@ static void other_schema(void) {
 }
 
 static void missing_path(void) {
-    expect_error("/nonexistent/probetop/path", "/nonexistent/probetop/path", "no such file");
+    expect_error("/nonexistent/probetop/path", "/nonexistent/probetop/path", "No such file or directory");
 }
 
 int main(void) {
