@@ -1,6 +1,8 @@
 /* cmd_data2db: msProbe's `data2db` (trend-db.md §1) with its flags and
  * output names: dump_data.trend.db and/or monitor_data.trend.db. */
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,29 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The signal flag: SIGINT, SIGTERM or SIGHUP asks the writer to stop; it
+ * removes its temporary file and the old database stays as it was.  A
+ * second signal ends the run at once (the next run removes what is left). */
+static atomic_int stop_signal;
+
+static void on_signal(int sig) {
+    if (atomic_exchange(&stop_signal, sig) != 0) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+static void catch_signals(int on) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on ? on_signal : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static int run(int argc, char **argv) {
     const char *data = NULL, *db = NULL, *parallel = NULL;
     struct layout *layout = NULL;
@@ -150,6 +175,9 @@ static int run(int argc, char **argv) {
     }
     int wrote = 0, failed = 0;
     struct pt_error err;
+    atomic_store(&stop_signal, 0);
+    lo.cancel = &stop_signal;
+    catch_signals(1);
     struct tdb_result res;
     if (lo.format == DS_AUTO || lo.format == DS_DUMP) {
         struct dataset *ds = calloc(1, sizeof *ds);
@@ -158,7 +186,7 @@ static int run(int argc, char **argv) {
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { say("probetop data2db: ", err.msg); failed++; }
+            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
         dataset_free(ds);
@@ -170,10 +198,24 @@ static int run(int argc, char **argv) {
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
             if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { say("probetop data2db: ", err.msg); failed++; }
+            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
         dataset_free(ds);
+    }
+    catch_signals(0);
+    int sig = atomic_load(&stop_signal);
+    if (sig) {
+        /* the writer removed its temporary file; an existing database was never touched */
+        fprintf(stderr, "probetop data2db: interrupted by %s: the database being written was removed; "
+                        "an older one of the same name in %s is as it was\n",
+                sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", db);
+        unmake(db, made);
+        free(made);
+        layout_free(layout);
+        signal(sig, SIG_DFL);
+        raise(sig);   /* the shell sees how it ended */
+        return 128 + sig;
     }
     if (!wrote && !failed)
         fprintf(stderr, "probetop data2db: %s: no dump (step*/rank*/dump.json) or monitor data (*-rank*-*/*.csv) found\n", data);

@@ -430,7 +430,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     for (size_t i = 0; i < l.n && rc == 0; i++) {
         pthread_mutex_lock(&p.mu);
         while (!p.done[i] && !(lo->cancel && atomic_load(lo->cancel))) pthread_cond_wait(&p.cv, &p.mu);
-        int cancelled = !p.done[i];
+        int cancelled = !p.done[i] || (lo->cancel && atomic_load(lo->cancel));
         pthread_mutex_unlock(&p.mu);
         if (cancelled) { rc = pt_errorf(err, "cancelled"); break; }
         struct dump_file *f = &p.res[i];

@@ -9,8 +9,11 @@
 #define _GNU_SOURCE   /* qsort_r */
 #include "src/write_trenddb.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +31,14 @@ struct tdb {
     sqlite3 *db;
     char *final, *tmp;
     struct pt_error *err;
+    atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
 };
 
 /* SQLite's message, with the system's reason when there is one ("disk I/O
  * error" alone does not say the disk is full or the file too large). */
 static const char *sql_reason(sqlite3 *db, char *buf, size_t n) {
     if (!db) return "cannot open";
+    if (sqlite3_errcode(db) == SQLITE_INTERRUPT) return "interrupted";
     int e = sqlite3_system_errno(db), code = sqlite3_errcode(db) & 0xff;
     if (e && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
         snprintf(buf, n, "%s (%s)", sqlite3_errmsg(db), strerror(e));
@@ -50,6 +55,7 @@ static int tdb_fail(struct tdb *t, const char *what) {
 }
 
 static int tdb_exec(struct tdb *t, const char *sql) {
+    if (t->cancel && atomic_load(t->cancel)) return pt_errorf(t->err, "%s: interrupted", t->final);
     if (sqlite3_exec(t->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
         char why[512];
         return pt_errorf(t->err, "%s: %s", t->final, sql_reason(t->db, why, sizeof why));
@@ -57,9 +63,37 @@ static int tdb_exec(struct tdb *t, const char *sql) {
     return 0;
 }
 
-static int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib, struct pt_error *err) {
+/* Temporary files NAME.tmp.PID of runs that were killed (SIGKILL, a power
+ * cut: no chance to clean up) are removed when their process is gone. */
+static void remove_stale(const char *outdir, const char *name, struct dataset *ds) {
+    DIR *d = opendir(outdir);
+    if (!d) return;
+    size_t nl = strlen(name);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *pid = e->d_name + nl + 5;
+        if (strncmp(e->d_name, name, nl) || strncmp(e->d_name + nl, ".tmp.", 5) || !*pid ||
+            strspn(pid, "0123456789") != strlen(pid) || strlen(pid) > 9)
+            continue;
+        long p = atol(pid);
+        if (p <= 0 || p == (long)getpid() || kill((pid_t)p, 0) == 0 || errno != ESRCH) continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        if (unlink(path) == 0)
+            dataset_warn(ds, "%s: removed, the temporary file of an interrupted run (process %ld is gone)", path, p);
+    }
+    closedir(d);
+}
+
+/* SQLite asks this now and then during long statements: non-zero stops them. */
+static int tdb_progress(void *cancel) { return atomic_load((atomic_int *)cancel) != 0; }
+
+static int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib, const struct load_opts *lo,
+                    struct dataset *ds, struct pt_error *err) {
     memset(t, 0, sizeof *t);
     t->err = err;
+    t->cancel = lo->cancel;
+    remove_stale(outdir, name, ds);
     size_t l = strlen(outdir) + strlen(name) + 2;
     t->final = malloc(l);
     t->tmp = malloc(l + 16);
@@ -76,6 +110,7 @@ static int tdb_open(struct tdb *t, const char *outdir, const char *name, int cac
         t->db = NULL;
         return rc;
     }
+    if (lo->cancel) sqlite3_progress_handler(t->db, 20000, tdb_progress, lo->cancel);
     /* the temporary file is ours alone until the rename; no journal needed.
      * cache_kib: a big page cache when trend_data (a WITHOUT ROWID B-tree)
      * is filled out of key order, a small one when it is appended to */
@@ -629,7 +664,7 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&w.t, outdir, "dump_data.trend.db", 16384, err) != 0) goto out;
+    if (tdb_open(&w.t, outdir, "dump_data.trend.db", 16384, lo, ds, err) != 0) goto out;
     if (create_fixed(&w.t) != 0) goto out;
     if (create_trend(&w.t, dump_stat_names, 4) != 0) goto out;
     if (insert_metrics(&w.t, dump_metric_names, DM_N) != 0) goto out;
@@ -738,7 +773,7 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&t, outdir, "monitor_data.trend.db", 262144, err) != 0 || create_fixed(&t) != 0) goto out;
+    if (tdb_open(&t, outdir, "monitor_data.trend.db", 262144, lo, ds, err) != 0 || create_fixed(&t) != 0) goto out;
     if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
                            -1, &ins_target, NULL)) {
         tdb_fail(&t, "prepare");
