@@ -326,6 +326,40 @@ static void test_dev_full_and_missing(void) {
     }
 }
 
+/* Permissions: a read-only output folder says so, an unreadable rank folder
+ * is not "no dump.json".  Root reads and writes everything: skipped there. */
+static void test_permissions(void) {
+    const char *bin = getenv("PT_BIN");
+    if (!bin) SKIP("PT_BIN not set");
+    if (geteuid() == 0) SKIP("running as root: permissions are not enforced");
+    const char *t = pt_tmpdir("edges_perm");
+    char root[1200], ro[1200], cmd[4000], p[1300], rank[1300];
+    snprintf(root, sizeof root, "%s/d", t);
+    CHECK_INT(write_rank(root, 0, 0, 1, 1), 0);
+    CHECK_INT(write_rank(root, 0, 1, 1, 1), 0);
+    snprintf(ro, sizeof ro, "%s/ro", t);
+    mkdir(ro, 0555);
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s' > '%s/out.txt' 2>&1", bin, root, ro, t);
+    CHECK_INT(sh(cmd), 2);
+    snprintf(p, sizeof p, "%s/out.txt", t);
+    char *out = pt_slurp(p);
+    CHECK_CONTAINS(out, "Permission denied");
+    CHECK(out && !strstr(out, ".tmp."));
+    free(out);
+    snprintf(rank, sizeof rank, "%s/step0/rank1", root);
+    chmod(rank, 0);
+    struct pt_error err;
+    struct dataset *ds = load(root, &err);
+    chmod(rank, 0755);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    int said = 0;
+    for (size_t i = 0; i < ds->nwarnings; i++)
+        if (strstr(ds->warnings[i], "rank1") && strstr(ds->warnings[i], "Permission denied")) said = 1;
+    CHECK(said);
+    dataset_free(ds);
+}
+
 /* ---- numbers from the path ---- */
 
 static void test_path_numbers(void) {
@@ -449,6 +483,7 @@ int main(void) {
     RUN(test_long_record_name);
     RUN(test_info_escapes_header);
     RUN(test_dev_full_and_missing);
+    RUN(test_permissions);
     RUN(test_path_numbers);
     RUN(test_data2db_signals);
     PT_DONE();
