@@ -123,10 +123,11 @@ static void span(char *buf, size_t size, uint32_t n, const char *what, int32_t l
     else snprintf(buf, size, "%u %ss (%d-%d)", (unsigned)n, what, (int)lo, (int)hi);
 }
 
-void ovr_group_text(const struct ovr_row *r, char *buf, size_t size) {
+void ovr_group_text(const struct ovr_row *r, int records, char *buf, size_t size) {
     char s[64], k[64];
     if (!buf || size == 0) return;
     span(s, sizeof s, r->nsteps, "step", r->step_min, r->step_max);
     span(k, sizeof k, r->nranks, "rank", r->rank_min, r->rank_max);
-    snprintf(buf, size, "%zu record%s, %s, %s", r->count, r->count == 1 ? "" : "s", s, k);
+    if (records) snprintf(buf, size, "%zu record%s, %s, %s", r->count, r->count == 1 ? "" : "s", s, k);
+    else snprintf(buf, size, "%s, %s", s, k);
 }

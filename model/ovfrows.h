@@ -46,8 +46,9 @@ int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, v
               struct ovr_rows *out, struct pt_error *err);
 void ovr_free(struct ovr_rows *r);
 
-/* "12 records, 3 steps (0-2), 2 ranks (0-1)": what a group covers. */
-void ovr_group_text(const struct ovr_row *r, char *buf, size_t size);
+/* "12 records, 3 steps (0-2), 2 ranks (0-1)": what a group covers (without
+ * the "12 records, " when records is 0). */
+void ovr_group_text(const struct ovr_row *r, int records, char *buf, size_t size);
 
 /* "numeric jump": how listings name the heuristic section and its rows. */
 #define OVR_JUMP_NAME "numeric jump"

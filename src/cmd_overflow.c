@@ -168,7 +168,7 @@ static void text_gate(const struct report *r) {
 static void text_group(const struct report *r, const struct ovr_row *w) {
     const struct ovf_entry *e = &r->l->v[w->entry];
     char name[2048], what[1024], cover[160];
-    ovr_group_text(w, cover, sizeof cover);
+    ovr_group_text(w, 1, cover, sizeof cover);
     printf("  %-9s %-25s  %s  %s; earliest: step %d rank %d pos %u %s\n", ovf_level_name((enum ovf_level)w->level),
            OVR_JUMP_NAME, esc(e->name, name, sizeof name), cover, (int)e->step, (int)e->rank, (unsigned)e->pos,
            esc(e->what, what, sizeof what));
