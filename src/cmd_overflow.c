@@ -472,7 +472,7 @@ const struct cmd_entry cmd_overflow_entry = {
     .name = "overflow",
     .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]\n"
              "                         [--fail-on critical|high|medium]",
-    .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 when found)",
+    .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
             "                        output folder, or a .trend.db file or folder\n"
             "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
