@@ -120,6 +120,12 @@ enum ovf_level ovf_classify(const char *name, const struct ovf_io *io) {
     return l;
 }
 
+int ovf_heuristic(const struct ovf_io *io) {
+    if (any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw) || any_anomalous(io->out, io->nout))
+        return 0;
+    return numeric_jump(io);
+}
+
 void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested) {
     if (isfinite(v)) return;
     e->anomalous = 1;
@@ -309,14 +315,20 @@ long ovf_first(const struct ovf_list *l) {
     long first[OVF_CRITICAL + 1] = { -1, -1, -1, -1 };
     for (size_t i = 0; i < l->n; i++) {
         unsigned lv = l->v[i].level;
-        if (lv > OVF_CRITICAL || lv == OVF_NONE) continue;
+        if (lv > OVF_CRITICAL || lv == OVF_NONE || l->v[i].jump) continue;
         if (first[lv] < 0) first[lv] = (long)i;
         if (lv == OVF_CRITICAL) break;
     }
     for (int lv = OVF_CRITICAL; lv >= OVF_MEDIUM; lv--)
         if (first[lv] >= 0) return first[lv];
     /* Entries without levels (monitor, .trend.db): the earliest one. */
-    return l->n ? 0 : -1;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].level == OVF_NONE) return (long)i;
+    return -1;
+}
+
+enum ovf_level ovf_gate_level(const struct ovf_entry *e) {
+    return e->jump ? (enum ovf_level)e->level : OVF_CRITICAL;
 }
 
 /* ---- inputs without levels ---- */

@@ -41,6 +41,13 @@ void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested);
 /* The level of one record named name (the dump.json key). */
 enum ovf_level ovf_classify(const char *name, const struct ovf_io *io);
 
+/* 1 when a record is flagged by the numeric-jump heuristic alone (an
+ * output Norm over 100x the input Norm, level high) and no element holds a
+ * NaN or Inf.  msProbe marks healthy sum reductions this way (a known false
+ * positive), so the listing groups such records and the CI gate does not
+ * count them by default (man/probetop.1, "probetop overflow"). */
+int ovf_heuristic(const struct ovf_io *io);
+
 /* "in.0 Max=inf, kw.weight Min=-inf, out.0 Mean=nan": which elements are
  * non-finite; for a clean record flagged by the Norm jump, "Norm jump 2 ->
  * 1e+03".  At most size bytes, truncated with "..." (never inside a UTF-8
@@ -56,6 +63,7 @@ struct ovf_entry {
     int32_t rank;
     uint32_t pos;        /* execution position: index of the record in dump.json data */
     uint8_t level;       /* enum ovf_level */
+    uint8_t jump;        /* ovf_heuristic(): flagged by the Norm jump alone, no NaN/Inf */
     char *name;          /* dump.json key (owned by the list) */
     char *what;          /* ovf_describe() text (owned by the list) */
 };
@@ -72,11 +80,19 @@ void ovf_list_free(struct ovf_list *l);
  * flagged entry before it in the same (step, rank) file, else the one after
  * it; its micro field stays -1. */
 void ovf_list_sort(struct ovf_list *l);
-/* Index of the first occurrence: the earliest critical entry, else the
- * earliest high, else the earliest medium, else (inputs without levels,
- * where every entry is OVF_NONE) the earliest entry; -1 when the list is
- * empty.  The list must be sorted. */
+/* Index of the first occurrence of a NaN/Inf: the earliest critical
+ * entry, else the earliest high, else the earliest medium, else (inputs
+ * without levels, where every entry is OVF_NONE) the earliest entry;
+ * numeric-jump entries (jump set) hold no NaN/Inf and never count.  -1 when
+ * there is none.  The list must be sorted. */
 long ovf_first(const struct ovf_list *l);
+
+/* The level an entry counts at for `probetop overflow --fail-on`: every
+ * entry holding a NaN/Inf counts as critical, whatever msProbe's level (a
+ * NaN coming from outside the dump, from data, an optimizer step or an op
+ * not dumped, has no critical record); a numeric-jump entry counts at its
+ * own level (high).  The entry's level itself is left as msProbe gives it. */
+enum ovf_level ovf_gate_level(const struct ovf_entry *e);
 
 /* Inputs without per-record I/O (monitor CSV trees, .trend.db files): adds
  * one OVF_NONE entry per (metric, target, step, rank) cell of cube c where

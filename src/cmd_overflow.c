@@ -3,17 +3,20 @@
  * Loads PATH with dataset_load(), whose dump reader classifies every record
  * while it parses (no second pass over the JSON), and prints the first
  * occurrence, the counts per level, per step and per rank, and the flagged
- * records in triage order (step, micro step, execution position, rank) as
- * text, CSV or one JSON object.  Inputs without per-record I/O (monitor
- * CSV trees, .trend.db files) get the non-finite cells of the cube instead,
- * without levels.  The exit code gates CI: 0 nothing found, 1 found, 2 bad
- * usage or unreadable input. */
+ * records in the listing order of model/ovfrows.h (NaN/Inf first, in triage
+ * order; numeric-jump records grouped by name) as text, CSV or one JSON
+ * object.  Inputs without per-record I/O (monitor CSV trees, .trend.db
+ * files) get the non-finite cells of the cube instead, without levels.  The
+ * exit code gates CI: 1 when a record counts at or above --fail-on
+ * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone),
+ * else 0; 2 bad usage or unreadable input. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/cube.h"
 #include "model/overflow.h"
+#include "model/ovfrows.h"
 #include "src/cmd.h"
 #include "src/dataset.h"
 
@@ -35,7 +38,11 @@ struct report {
     size_t *match;             /* indexes into l of entries at or above min_level */
     size_t nmatch;
     long first;                /* index into l, -1 none */
+    struct ovr_rows rows;      /* the matched entries as listed */
+    int fail_on;               /* --fail-on: enum ovf_level */
+    size_t failing;            /* entries whose ovf_gate_level() reaches fail_on */
     size_t counts[4];
+    size_t jumps;              /* entries flagged by the numeric jump alone */
     struct tally *steps, *ranks;
     size_t nsteps, nranks;
     long limit;                /* entries to list; 0 = all */
@@ -82,6 +89,11 @@ static int make_tallies(const struct ovf_list *l, int by_rank, struct tally **ou
     return 0;
 }
 
+static int matched_level(const struct ovf_entry *e, void *ctx) {
+    const struct report *r = ctx;
+    return !r->levels || (int)e->level >= r->min_level;
+}
+
 static int report_build(struct report *r) {
     const struct ovf_list *l = r->l;
     r->match = malloc((l->n ? l->n : 1) * sizeof *r->match);
@@ -95,7 +107,10 @@ static int report_build(struct report *r) {
         tally_find(r->steps, r->nsteps, e->step)->n[lv]++;
         tally_find(r->ranks, r->nranks, e->rank)->n[lv]++;
         if (!r->levels || (int)lv >= r->min_level) r->match[r->nmatch++] = i;
+        if ((int)ovf_gate_level(e) >= r->fail_on) r->failing++;
+        r->jumps += e->jump != 0;
     }
+    if (ovr_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
     r->first = ovf_first(l);
     if (r->first >= 0 && r->levels && (int)l->v[r->first].level < r->min_level) r->first = -1;
     return 0;
@@ -105,10 +120,17 @@ static void report_free(struct report *r) {
     free(r->match);
     free(r->steps);
     free(r->ranks);
+    ovr_free(&r->rows);
 }
 
+/* Rows listed (the --limit). */
 static size_t listed(const struct report *r) {
-    return r->limit > 0 && (size_t)r->limit < r->nmatch ? (size_t)r->limit : r->nmatch;
+    return r->limit > 0 && (size_t)r->limit < r->rows.n ? (size_t)r->limit : r->rows.n;
+}
+
+/* The kind of a row for csv and json: "numeric_jump" for a group. */
+static const char *row_kind(const struct ovr_row *w) {
+    return w->section == OVR_JUMP ? "numeric_jump" : "nonfinite";
 }
 
 /* ---- text ---- */
@@ -132,6 +154,26 @@ static void text_entry(const struct report *r, const struct ovf_entry *e) {
            (unsigned)e->pos, esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
 }
 
+/* The exit code the gate gives, and why. */
+static void text_gate(const struct report *r) {
+    const char *lv = ovf_level_name((enum ovf_level)r->fail_on);
+    if (r->failing)
+        printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, r->failing, r->failing == 1 ? "" : "s");
+    else
+        printf("gate (--fail-on %s): nothing at or above it: exit 0\n", lv);
+}
+
+/* A numeric-jump group: its level, the kind, the name, what it covers and
+ * the earliest record's description. */
+static void text_group(const struct report *r, const struct ovr_row *w) {
+    const struct ovf_entry *e = &r->l->v[w->entry];
+    char name[2048], what[1024], cover[160];
+    ovr_group_text(w, 1, cover, sizeof cover);
+    printf("  %-9s %-25s  %s  %s; earliest: step %d rank %d pos %u %s\n", ovf_level_name((enum ovf_level)w->level),
+           OVR_JUMP_NAME, esc(e->name, name, sizeof name), cover, (int)e->step, (int)e->rank, (unsigned)e->pos,
+           esc(e->what, what, sizeof what));
+}
+
 static void print_text(const struct report *r) {
     const struct dataset *ds = r->ds;
     char path[2048];
@@ -142,13 +184,17 @@ static void print_text(const struct report *r) {
                "flagged: cells holding NaN or +-Inf\n");
     printf("counts: ");
     text_counts(r, r->counts);
+    if (r->jumps) printf(" (%zu of the high: %s alone, no NaN/Inf)", r->jumps, OVR_JUMP_NAME);
     printf("\n");
+    text_gate(r);
     if (r->nmatch == 0) {
         if (r->l->n == 0) printf("no NaN or Inf found\n");
         else printf("nothing at level %s or above\n", ovf_level_name((enum ovf_level)r->min_level));
         return;
     }
-    if (r->first >= 0) {
+    if (r->first < 0 && r->levels) {
+        printf("no NaN or Inf found\n");
+    } else if (r->first >= 0) {
         const struct ovf_entry *e = &r->l->v[r->first];
         char name[2048], what[1024];
         printf("first occurrence: %s at step %d", r->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
@@ -170,10 +216,21 @@ static void print_text(const struct report *r) {
         printf("\n");
     }
     size_t n = listed(r);
-    if (n < r->nmatch) printf("entries (first %zu of %zu; --limit 0 lists all):\n", n, r->nmatch);
-    else printf("entries (%zu):\n", r->nmatch);
+    if (n < r->rows.n) printf("entries (first %zu of %zu rows; --limit 0 lists all):\n", n, r->rows.n);
+    else printf("entries (%zu row%s):\n", r->rows.n, r->rows.n == 1 ? "" : "s");
     printf("  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
-    for (size_t i = 0; i < n; i++) text_entry(r, &r->l->v[r->match[i]]);
+    for (size_t i = 0; i < n; i++) {
+        const struct ovr_row *w = &r->rows.v[i];
+        if (w->section != OVR_JUMP) {
+            text_entry(r, &r->l->v[w->entry]);
+            continue;
+        }
+        if (i == 0 || r->rows.v[i - 1].section != OVR_JUMP)
+            printf("  -- %s: msProbe's heuristic (an output Norm over 100x the input Norm), no NaN/Inf;\n"
+                   "     one row per name, with its records, steps and ranks, then the earliest record --\n",
+                   OVR_JUMP_NAME);
+        text_group(r, w);
+    }
 }
 
 /* ---- CSV ---- */
@@ -192,17 +249,18 @@ static void csv_field(const char *s) {
 }
 
 static void print_csv(const struct report *r) {
-    printf("level,step,micro_step,rank,pos,name,what\n");
+    printf("level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
     size_t n = listed(r);
     for (size_t i = 0; i < n; i++) {
-        const struct ovf_entry *e = &r->l->v[r->match[i]];
+        const struct ovr_row *w = &r->rows.v[i];
+        const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
         printf("%s,%d,", entry_level(r, e), (int)e->step);
         if (e->micro >= 0) printf("%d", (int)e->micro);
         printf(",%d,%u,", (int)e->rank, (unsigned)e->pos);
         csv_field(e->name);
         putchar(',');
         csv_field(e->what);
-        putchar('\n');
+        printf(",%s,%zu,%u,%u\n", row_kind(w), w->count, (unsigned)w->nsteps, (unsigned)w->nranks);
     }
 }
 
@@ -246,14 +304,33 @@ static void json_str(const char *s) {
     putchar('"');
 }
 
-static void json_entry(const struct report *r, const struct ovf_entry *e) {
-    printf("{\"step\": %d, \"micro_step\": ", (int)e->step);
+/* An entry's members, without the braces. */
+static void json_fields(const struct report *r, const struct ovf_entry *e) {
+    printf("\"step\": %d, \"micro_step\": ", (int)e->step);
     if (e->micro >= 0) printf("%d", (int)e->micro);
     else printf("null");
     printf(", \"rank\": %d, \"pos\": %u, \"name\": ", (int)e->rank, (unsigned)e->pos);
     json_str(e->name);
     printf(", \"level\": \"%s\", \"what\": ", entry_level(r, e));
     json_str(e->what);
+}
+
+static void json_entry(const struct report *r, const struct ovf_entry *e) {
+    putchar('{');
+    json_fields(r, e);
+    putchar('}');
+}
+
+/* A listed row: an entry with its kind; a group also has its records,
+ * steps and ranks (its step, rank, pos and what are its earliest record's). */
+static void json_row(const struct report *r, const struct ovr_row *w) {
+    putchar('{');
+    json_fields(r, &r->l->v[w->entry]);
+    printf(", \"kind\": \"%s\"", row_kind(w));
+    if (w->section == OVR_JUMP)
+        printf(", \"records\": %zu, \"steps\": %u, \"ranks\": %u, \"step_range\": [%d, %d], \"rank_range\": [%d, %d]",
+               w->count, (unsigned)w->nsteps, (unsigned)w->nranks, (int)w->step_min, (int)w->step_max,
+               (int)w->rank_min, (int)w->rank_max);
     putchar('}');
 }
 
@@ -273,7 +350,9 @@ static void print_json(const struct report *r) {
     else printf("null");
     printf(", \"counts\": {");
     json_counts(r, r->counts);
-    printf("}, \"matched\": %zu, \"per_step\": [", r->nmatch);
+    if (r->levels) printf(", \"%s\": %zu", "numeric_jump", r->jumps);
+    printf("}, \"matched\": %zu, \"gate\": {\"fail_on\": \"%s\", \"failing\": %zu, \"exit\": %d}, \"rows\": %zu, \"per_step\": [",
+           r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, r->failing ? EXIT_FOUND : EXIT_OK, r->rows.n);
     for (size_t i = 0; i < r->nsteps; i++) {
         printf("%s{\"step\": %d, ", i ? ", " : "", (int)r->steps[i].key);
         json_counts(r, r->steps[i].n);
@@ -286,10 +365,10 @@ static void print_json(const struct report *r) {
         putchar('}');
     }
     size_t n = listed(r);
-    printf("], \"truncated\": %s, \"entries\": [", n < r->nmatch ? "true" : "false");
+    printf("], \"truncated\": %s, \"entries\": [", n < r->rows.n ? "true" : "false");
     for (size_t i = 0; i < n; i++) {
         printf(i ? ",\n  " : "\n  ");
-        json_entry(r, &r->l->v[r->match[i]]);
+        json_row(r, &r->rows.v[i]);
     }
     printf("%s]}\n", n ? "\n" : "");
 }
@@ -303,10 +382,15 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
+/* "critical", "high", "medium" as enum ovf_level; -1 for anything else. */
+static int level_arg(const char *v) {
+    return !strcmp(v, "critical") ? OVF_CRITICAL : !strcmp(v, "high") ? OVF_HIGH : !strcmp(v, "medium") ? OVF_MEDIUM : -1;
+}
+
 static int run_overflow(int argc, char **argv) {
     const char *path = NULL, *v;
     enum out_fmt fmt = OUT_TEXT;
-    int min_level = OVF_MEDIUM, level_given = 0, limit_given = 0, bad = 0, matched;
+    int min_level = OVF_MEDIUM, fail_on = OVF_CRITICAL, level_given = 0, limit_given = 0, bad = 0, matched;
     long limit = 0;
     struct load_opts lo;
     load_opts_init(&lo);
@@ -319,11 +403,13 @@ static int run_overflow(int argc, char **argv) {
             else return usage_error("--format must be text, csv or json, not '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--level", &matched, &bad)) || matched) {
             if (bad) return EXIT_USAGE;
-            if (!strcmp(v, "critical")) min_level = OVF_CRITICAL;
-            else if (!strcmp(v, "high")) min_level = OVF_HIGH;
-            else if (!strcmp(v, "medium")) min_level = OVF_MEDIUM;
-            else return usage_error("--level must be critical, high or medium, not '%s'", v);
+            if ((min_level = level_arg(v)) < 0)
+                return usage_error("--level must be critical, high or medium, not '%s'", v);
             level_given = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--fail-on", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            if ((fail_on = level_arg(v)) < 0)
+                return usage_error("--fail-on must be critical (any NaN/Inf), high or medium, not '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--limit", &matched, &bad)) || matched) {
             if (bad) return EXIT_USAGE;
             if (opt_int(v, 0, 1000000000L, &limit) != 0)
@@ -350,7 +436,8 @@ static int run_overflow(int argc, char **argv) {
     if (ds->nskipped) fprintf(stderr, "probetop overflow: %zu file(s) skipped (see probetop info)\n", ds->nskipped);
 
     struct ovf_list scanned = { 0 };
-    struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit };
+    struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
+                        .fail_on = fail_on };
     if (!ds->ovf_levels) {
         if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
             fprintf(stderr, "probetop overflow: %s\n", err.msg);
@@ -369,7 +456,7 @@ static int run_overflow(int argc, char **argv) {
         if (fmt == OUT_JSON) print_json(&r);
         else if (fmt == OUT_CSV) print_csv(&r);
         else print_text(&r);
-        rc = r.nmatch ? EXIT_FOUND : EXIT_OK;
+        rc = r.failing ? EXIT_FOUND : EXIT_OK;
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "probetop overflow: cannot write the output\n");
@@ -383,8 +470,9 @@ static int run_overflow(int argc, char **argv) {
 
 const struct cmd_entry cmd_overflow_entry = {
     .name = "overflow",
-    .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]",
-    .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 when found)",
+    .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]\n"
+             "                         [--fail-on critical|high|medium]",
+    .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
             "                        output folder, or a .trend.db file or folder\n"
             "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
@@ -393,11 +481,19 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        critical, high or medium (default: all)\n"
             "  --limit N             list at most N entries (default 20 for text, all for csv\n"
             "                        and json; 0 = all)\n"
+            "  --fail-on LEVEL       exit 1 when a record counts at LEVEL or above (default\n"
+            "                        critical): a record holding a NaN/Inf counts as critical\n"
+            "                        whatever its level; a numeric-jump record (no NaN/Inf)\n"
+            "                        counts as high, so only --fail-on high or medium fail on it.\n"
+            "                        --level filters the listing only; --limit counts rows; json\n"
+            "                        also has gate (fail_on, failing, exit) and rows\n"
             "Levels (msProbe's overflow check): critical = born here (clean inputs, non-finite\n"
             "output); high = passed through, or an output Norm over 100x the input Norm;\n"
             "medium = non-finite input absorbed.  Monitor data and .trend.db files have no\n"
             "inputs/outputs per record: there every cell holding NaN or +-Inf is listed,\n"
             "without a level.\n"
-            "Exit: 0 nothing found, 1 something found, 2 bad usage or unreadable input.\n",
+            "Order: records holding a NaN/Inf first (critical, then high and medium), then the\n"
+            "numeric-jump records, one row per name with its count of records, steps, ranks.\n"
+            "Exit: 0 nothing at or above --fail-on, 1 something, 2 bad usage or unreadable input.\n",
     .run = run_overflow,
 };

@@ -556,7 +556,8 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
             char what[256];
             ovf_describe(&io, what, sizeof what);
             struct ovf_entry oe = {.step = f->step, .micro = me ? me->micro : -1, .rank = f->rank,
-                                   .pos = pos, .level = (uint8_t)lvl, .name = (char *)name, .what = what};
+                                   .pos = pos, .level = (uint8_t)lvl, .jump = (uint8_t)ovf_heuristic(&io),
+                                   .name = (char *)name, .what = what};
             rc = ovf_list_add(&f->ovf, &oe);
         }
         if (iv != ib) free(iv);

@@ -1,9 +1,11 @@
 /* overflow pane: NaN/Inf triage across all steps and ranks.
  *
- * Owns the filtered, step-grouped list of flagged records (the dataset's
- * ovf list for dumps; for monitor data and .trend.db files the non-finite
- * cells of the cube, scanned here once, without levels), the step x rank
- * grid drawn above it, the level / rank / step filters and the cursor.
+ * Owns the filtered list of flagged records (the dataset's ovf list for
+ * dumps; for monitor data and .trend.db files the non-finite cells of the
+ * cube, scanned here once, without levels) as display lines: the rows of
+ * model/ovfrows.h (NaN/Inf first, numeric-jump records grouped by name)
+ * under headings per part and step; the step x rank grid drawn above it,
+ * the level / rank / step filters and the cursor.
  * Enter jumps to the record: the graph pane's `:node` when a graph pane is
  * there, otherwise its cell in the heat map. */
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include "model/cube.h"
 #include "model/overflow.h"
+#include "model/ovfrows.h"
 #include "model/search.h"
 #include "src/app_state.h"
 #include "ui/text.h"
@@ -25,10 +28,13 @@ enum {
     OA_CRIT, OA_HIGH, OA_MED, OA_RANK, OA_STEP, OA_CLEAR, OA_FIRST, OA_JUMP
 };
 
-/* A display line of the list: a step heading or an entry. */
+/* A display line of the list: a heading (a part of the listing and, for
+ * the NaN/Inf parts, a step) or a row. */
 struct oline {
     int heading;
-    size_t entry;          /* index into the list (entries) */
+    uint8_t section;       /* enum ovr_section */
+    size_t entry;          /* index into the list: the row's record (a group: its earliest) */
+    size_t row;            /* index into rows (not headings) */
     int32_t step;          /* headings */
 };
 
@@ -43,6 +49,7 @@ struct ovp {
     int has_rank, has_step;
     int32_t rank, step;
     /* the list as shown */
+    struct ovr_rows rows;
     struct oline *lines;
     size_t nlines, nentries;
     size_t cur;            /* index into lines (an entry line) */
@@ -108,6 +115,7 @@ static int find_i32(const int32_t *v, int n, int32_t key) {
 
 static void ovp_reset(struct ovp *p) {
     ovf_list_free(&p->own);
+    ovr_free(&p->rows);
     free(p->lines);
     free(p->gsteps);
     free(p->granks);
@@ -122,7 +130,8 @@ static void ovp_reset(struct ovp *p) {
     memset(p->counts, 0, sizeof p->counts);
 }
 
-static int entry_shown(const struct ovp *p, const struct ovf_entry *e) {
+static int entry_shown(const struct ovf_entry *e, void *ctx) {
+    const struct ovp *p = ctx;
     if (p->levels && !(p->show & (1u << e->level))) return 0;
     if (p->has_rank && e->rank != p->rank) return 0;
     if (p->has_step && e->step != p->step) return 0;
@@ -130,34 +139,44 @@ static int entry_shown(const struct ovp *p, const struct ovf_entry *e) {
 }
 
 /* Rebuilds the display lines after a filter change, keeping the cursor on
- * the same entry when it is still shown. */
+ * the same row (a record, or the group of the same name) when it is still
+ * shown, else on the first row. */
 static int relist(struct ovp *p) {
     size_t keep = SIZE_MAX;
-    if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) keep = p->lines[p->cur].entry;
+    int keep_section = -1;
+    const char *keep_name = NULL;
+    if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) {
+        keep = p->lines[p->cur].entry;
+        keep_section = p->lines[p->cur].section;
+        keep_name = p->list->v[keep].name;
+    }
     const struct ovf_list *l = p->list;
-    size_t cap = l->n * 2 + 1;
+    if (ovr_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
+    size_t cap = p->rows.n * 2 + 1;
     struct oline *lines = realloc(p->lines, cap * sizeof *lines);
     if (!lines) return -1;
     p->lines = lines;
     p->nlines = p->nentries = 0;
     p->cur = 0;
-    int have_step = 0;
+    int have = 0, section = -1;
     int32_t last = 0;
-    size_t cur = SIZE_MAX, after = SIZE_MAX;
-    for (size_t i = 0; i < l->n; i++) {
-        const struct ovf_entry *e = &l->v[i];
-        if (!entry_shown(p, e)) continue;
-        if (!have_step || e->step != last) {
-            lines[p->nlines++] = (struct oline){ .heading = 1, .step = e->step };
+    size_t cur = SIZE_MAX;
+    for (size_t i = 0; i < p->rows.n; i++) {
+        const struct ovr_row *w = &p->rows.v[i];
+        const struct ovf_entry *e = &l->v[w->entry];
+        /* a heading per part, and per step inside the NaN/Inf parts */
+        if (!have || w->section != section || (w->section != OVR_JUMP && e->step != last)) {
+            lines[p->nlines++] = (struct oline){ .heading = 1, .section = w->section, .step = e->step };
             last = e->step;
-            have_step = 1;
+            section = w->section;
+            have = 1;
         }
-        if (i == keep) cur = p->nlines;
-        if (keep != SIZE_MAX && i > keep && after == SIZE_MAX) after = p->nlines;
-        lines[p->nlines++] = (struct oline){ .entry = i, .step = e->step };
-        p->nentries++;
+        if (keep_section == OVR_JUMP ? w->section == OVR_JUMP && !strcmp(e->name, keep_name)
+                                     : w->section == keep_section && w->entry == keep)
+            cur = p->nlines;
+        lines[p->nlines++] = (struct oline){ .section = w->section, .entry = w->entry, .row = i, .step = e->step };
+        p->nentries += w->count;
     }
-    if (cur == SIZE_MAX) cur = after;
     if (cur == SIZE_MAX) cur = p->nlines ? 1 : 0;   /* line 0 is a heading */
     if (cur >= p->nlines) cur = p->nlines ? p->nlines - 1 : 0;
     p->cur = cur;
@@ -257,13 +276,13 @@ static void move_to(struct ovp *p, long to, int dir) {
 /* Puts the cursor on list entry `entry`, clearing filters that hide it. */
 static void select_entry(struct ovp *p, size_t entry) {
     const struct ovf_entry *e = &p->list->v[entry];
-    if (!entry_shown(p, e)) {
+    if (!entry_shown(e, p)) {
         p->has_rank = p->has_step = 0;
         if (p->levels) p->show |= 1u << e->level;
         relist(p);
     }
     for (size_t i = 0; i < p->nlines; i++)
-        if (!p->lines[i].heading && p->lines[i].entry == entry) {
+        if (!p->lines[i].heading && p->lines[i].section != OVR_JUMP && p->lines[i].entry == entry) {
             p->cur = i;
             if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
             return;
@@ -546,8 +565,11 @@ static int name_column(struct ovp *p, int room) {
     return widest < cap ? widest : cap;
 }
 
-static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct ovf_entry *e, int sel,
-                       int name_w) {
+/* A row: a record, or (group != NULL) a numeric-jump group, whose fixed
+ * part says "jump" and its number of records instead of rank, micro step
+ * and position, and whose description is what it covers. */
+static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct ovf_entry *e,
+                       const struct ovr_row *group, int sel, int name_w) {
     const struct ui *u = a->ui;
     char name[1024], what[512], fit[1024], buf[64];
     ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
@@ -557,13 +579,15 @@ static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width
     ui_role(w, u, level_role(p->levels, e->level));
     x += ui_put(w, y, x, width - x, level_mark(u, p->levels, e->level));
     ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
-    if (e->micro >= 0) snprintf(buf, sizeof buf, " %4d %5d %6u ", (int)e->rank, (int)e->micro, (unsigned)e->pos);
+    if (group) snprintf(buf, sizeof buf, " jump x%-11zu ", group->count);
+    else if (e->micro >= 0) snprintf(buf, sizeof buf, " %4d %5d %6u ", (int)e->rank, (int)e->micro, (unsigned)e->pos);
     else snprintf(buf, sizeof buf, " %4d %5s %6u ", (int)e->rank, "-", (unsigned)e->pos);
     x += ui_put(w, y, x, width - x, buf);
     int room = width - x;
     if (room <= 0) return;
     pt_escape(e->name, strlen(e->name), name, sizeof name);
-    pt_escape(e->what, strlen(e->what), what, sizeof what);
+    if (group) ovr_group_text(group, 0, what, sizeof what);
+    else pt_escape(e->what, strlen(e->what), what, sizeof what);
     if (name_w > room) name_w = room;
     text_fit(name, name_w, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
     /* the part of the name matching `/` stands out */
@@ -641,13 +665,22 @@ static void ovf_draw(struct view *v, struct app *a) {
         }
         const struct oline *ln = &p->lines[li];
         if (ln->heading) {
-            char buf[96];
+            char buf[160];
+            const char *hl = ui_glyph_hline(u);
             ui_role(w, u, UI_TITLE);
             ui_fill(w, yy, 0, width);
-            snprintf(buf, sizeof buf, "%s step %d %s", ui_glyph_hline(u), (int)ln->step, ui_glyph_hline(u));
+            if (ln->section == OVR_JUMP)
+                snprintf(buf, sizeof buf, "%s %s: msProbe heuristic, no NaN/Inf; one row per name %s", hl,
+                         OVR_JUMP_NAME, hl);
+            else if (!p->levels)
+                snprintf(buf, sizeof buf, "%s step %d %s", hl, (int)ln->step, hl);
+            else
+                snprintf(buf, sizeof buf, "%s step %d: %s %s", hl, (int)ln->step,
+                         ln->section == OVR_CRITICAL ? "critical, NaN/Inf born here" : "NaN/Inf passed on or absorbed", hl);
             ui_put(w, yy, 0, width, buf);
         } else {
-            draw_entry(p, a, w, yy, width, &p->list->v[ln->entry], li == p->cur && v->focused, name_w);
+            draw_entry(p, a, w, yy, width, &p->list->v[ln->entry], ln->section == OVR_JUMP ? &p->rows.v[ln->row] : NULL,
+                       li == p->cur && v->focused, name_w);
         }
     }
 }
@@ -753,7 +786,14 @@ static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
     char name[768], what[256];
     pt_escape(e->name, strlen(e->name), name, sizeof name);
     pt_escape(e->what, strlen(e->what), what, sizeof what);
-    if (e->micro >= 0)
+    const struct oline *ln = &p->lines[p->cur];
+    if (ln->section == OVR_JUMP) {
+        char cover[160];
+        ovr_group_text(&p->rows.v[ln->row], 1, cover, sizeof cover);
+        snprintf(buf, size, "%s %s (heuristic, no NaN/Inf) %s: %s; earliest step %d rank %d #%u: %s",
+                 ovf_level_name((enum ovf_level)e->level), OVR_JUMP_NAME, name, cover, (int)e->step, (int)e->rank,
+                 (unsigned)e->pos, what);
+    } else if (e->micro >= 0)
         snprintf(buf, size, "%s step %d micro %d rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
                  (int)e->step, (int)e->micro, (int)e->rank, (unsigned)e->pos, name, what);
     else

@@ -9,16 +9,22 @@
  * filter, the first occurrence).  A copy without construct.json has no
  * graph, so Enter there must land on the heat-map cell; the demo has no
  * dump records at all, so the pane must say levels are not available and
- * list the non-finite cells.  Every step waits for the state it asserts. */
+ * list the non-finite cells.  Issue 10: the criticals come first and the
+ * numeric-jump records (the sums of every step and rank, also in a healthy
+ * run generated without --nan) are grouped, one row per name, at the end.
+ * Every step waits for the state it asserts, then asserts it. */
 #include "pt_test.h"
 #include "screen/vt.h"
 
 #include <sys/wait.h>
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
+/* Waits for cond, then asserts it: a wait that times out fails. */
+#define WAIT_CHECK(vt, cond) do { VT_WAIT(vt, cond); CHECKV(vt, cond); } while (0)
 
 #define GEN_ARGS "--steps 2 --ranks 2 --layers 2 --hidden 64 --heads 4 --ffn 128 --seq 16 --vocab 100 " \
                  "--nan 1:1:layers.1.self_attention --quiet"
+#define CLEAN_ARGS "--steps 3 --ranks 2 --layers 2 --hidden 64 --heads 4 --ffn 128 --seq 16 --vocab 100 --quiet"
 
 /* UTF-8 glyphs of the level marks (views/overflow.c). */
 #define G_CRIT "\xe2\x96\x88"    /* full block */
@@ -32,6 +38,9 @@ enum { L_MED = 1, L_HIGH = 2, L_CRIT = 3 };   /* worst-first ordering by value *
 
 struct ent {
     int level;              /* L_* */
+    int group;              /* a numeric-jump row: records, steps, ranks are the group's */
+    size_t records;
+    int steps, ranks;
     int step, micro, rank;  /* micro -1 when unknown */
     unsigned pos;
     char name[512];
@@ -78,8 +87,9 @@ static int csv_split(char *line, char **f, int max) {
     return n;
 }
 
-/* `probetop overflow DIR --format csv`, every entry in order. */
-static int headless(const char *dir, struct ovf *o) {
+/* `probetop overflow DIR --format csv`, every row in order.  want_rc is
+ * the exit code expected (1: a NaN is there; 0: a healthy run). */
+static int headless_rc(const char *dir, struct ovf *o, int want_rc) {
     char cmd[8600], line[4096];
     memset(o, 0, sizeof *o);
     snprintf(cmd, sizeof cmd, "'%s' overflow '%s' --format csv 2>/dev/null", vt_bin(), dir);
@@ -88,9 +98,9 @@ static int headless(const char *dir, struct ovf *o) {
     size_t cap = 0;
     int header = 1;
     while (fgets(line, sizeof line, f)) {
-        char *fld[8];
+        char *fld[12];
         if (header) { header = 0; continue; }
-        if (csv_split(line, fld, 8) != 7) continue;
+        if (csv_split(line, fld, 12) != 11) continue;
         if (o->n == cap) {
             cap = cap ? cap * 2 : 256;
             struct ent *nv = realloc(o->v, cap * sizeof *nv);
@@ -105,14 +115,21 @@ static int headless(const char *dir, struct ovf *o) {
         e->pos = (unsigned)strtoul(fld[4], NULL, 10);
         snprintf(e->name, sizeof e->name, "%s", fld[5]);
         snprintf(e->what, sizeof e->what, "%s", fld[6]);
+        e->group = !strcmp(fld[7], "numeric_jump");
+        e->records = strtoul(fld[8], NULL, 10);
+        e->steps = atoi(fld[9]);
+        e->ranks = atoi(fld[10]);
         if (e->level) {
-            o->count[e->level]++;
+            o->count[e->level] += e->records;
             o->n++;
         }
     }
     int st = pclose(f);
-    /* exit 1 = something found */
-    return WIFEXITED(st) && WEXITSTATUS(st) == 1 && o->n ? 0 : -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == want_rc && o->n ? 0 : -1;
+}
+
+static int headless(const char *dir, struct ovf *o) {
+    return headless_rc(dir, o, 1);
 }
 
 /* The first critical entry (there is one: the planted NaN). */
@@ -124,7 +141,7 @@ static const struct ent *first_critical(const struct ovf *o) {
 
 /* ---- the data ---- */
 
-static char dir_full[4200], dir_nograph[4200];
+static char dir_full[4200], dir_nograph[4200], dir_clean[4200];
 
 /* Makes both directories once; 0 ok, -1 (skip) when the generator is not
  * there. */
@@ -141,10 +158,12 @@ static int make_data(void) {
     if (!tmp) return -1;
     snprintf(dir_full, sizeof dir_full, "%s/nan", tmp);
     snprintf(dir_nograph, sizeof dir_nograph, "%s/nan-nograph", tmp);
+    snprintf(dir_clean, sizeof dir_clean, "%s/clean", tmp);
     snprintf(cmd, sizeof cmd,
              "'%s' '%s' --out '%s' " GEN_ARGS " >/dev/null 2>&1 && cp -r '%s' '%s' && "
-             "find '%s' -name construct.json -exec rm -f {} + ",
-             py, gen, dir_full, dir_full, dir_nograph, dir_nograph);
+             "find '%s' -name construct.json -exec rm -f {} + && "
+             "'%s' '%s' --out '%s' " CLEAN_ARGS " >/dev/null 2>&1",
+             py, gen, dir_full, dir_full, dir_nograph, dir_nograph, py, gen, dir_clean);
     if (system(cmd) != 0) return -1;
     made = 1;
     return 0;
@@ -178,10 +197,13 @@ static const char *next_glyph(const char *p) {
     return p;
 }
 
-/* One list row parsed: 0 for a step heading (step set), 1 for an entry,
- * -1 for anything else (blank, message). */
+/* One list row parsed: 0 for a heading (step set; -2 for the numeric-jump
+ * heading), 1 for an entry or a numeric-jump group, -1 for anything else
+ * (blank, message). */
 struct shown {
     int focus;
+    int group;         /* "jump xN" instead of rank, micro, position */
+    size_t count;
     char mark[8];      /* the mark glyph (UTF-8) */
     char letter;
     int rank;
@@ -193,6 +215,10 @@ struct shown {
 static int parse_row(const char *row, int *step, struct shown *s) {
     const char *h = strstr(row, " step ");
     if (h && !strstr(row, " rank") && sscanf(h, " step %d", step) == 1 && (row[0] & 0x80)) return 0;
+    if ((row[0] & 0x80) && strstr(row, " numeric jump: msProbe heuristic")) {
+        *step = -2;
+        return 0;
+    }
     if (!row[0]) return -1;
     const char *p = row;
     s->focus = *p != ' ';
@@ -204,7 +230,15 @@ static int parse_row(const char *row, int *step, struct shown *s) {
     s->letter = *m;
     if (!*m) return -1;
     int used = 0;
-    if (sscanf(m + 1, "%d %15s %u%n", &s->rank, s->micro, &s->pos, &used) != 3) return -1;
+    s->group = 0;
+    if (sscanf(m + 1, " jump x%zu%n", &s->count, &used) == 1) {
+        s->group = 1;
+        s->rank = -1;
+        s->micro[0] = '\0';
+        s->pos = 0;
+    } else if (sscanf(m + 1, "%d %15s %u%n", &s->rank, s->micro, &s->pos, &used) != 3) {
+        return -1;
+    }
     s->rest = m + 1 + used;
     while (*s->rest == ' ') s->rest++;
     return 1;
@@ -230,6 +264,17 @@ static bool name_on_row(const char *rest, const char *name) {
     return strncmp(rest, head, strlen(head)) == 0;
 }
 
+/* The name column of a row is name: the whole of it, or its start and end
+ * around the "…" of a cut. */
+static bool name_is(const char *rest, const char *name) {
+    const char *end = strstr(rest, "  ");
+    size_t len = end ? (size_t)(end - rest) : strlen(rest);
+    const char *cut = strstr(rest, "\xe2\x80\xa6");
+    if (!cut || cut >= rest + len) return len == strlen(name) && !strncmp(rest, name, len);
+    size_t head = (size_t)(cut - rest), tail = len - head - 3, n = strlen(name);
+    return head + tail < n && !strncmp(rest, name, head) && !strncmp(cut + 3, name + n - tail, tail);
+}
+
 /* The list from its top (the caller pressed g) matches the headless
  * entries under filter f: step headings, level letter, rank, position,
  * the start of the name.  verbose says what differs. */
@@ -247,13 +292,28 @@ static bool list_matches(struct vt *vt, const struct ovf *o, const struct filt *
         int k = parse_row(row, &step, &s);
         if (k < 0) break;
         if (k == 0) continue;
+        if (s.group && (f->rank >= 0 || f->step >= 0)) {
+            /* a group counts the records the rank / step filter lets
+             * through (a part of the headless group of its name), in the
+             * order of its earliest record there */
+            size_t j = 0;
+            while (j < o->n && !(o->v[j].group && name_is(s.rest, o->v[j].name) && (f->levels >> o->v[j].level & 1)))
+                j++;
+            if (j >= o->n || s.count > o->v[j].records || s.letter != level_letter(o->v[j].level)) {
+                if (verbose) fprintf(stderr, "list row %d: \"%s\": no such group\n", r, row);
+                return false;
+            }
+            rows++;
+            continue;
+        }
         while (i < o->n && !passes(f, &o->v[i])) i++;
         if (i >= o->n) {
             if (verbose) fprintf(stderr, "list row %d: more rows than entries: %s\n", r, row);
             return false;
         }
         const struct ent *e = &o->v[i];
-        if (s.letter != level_letter(e->level) || s.rank != e->rank || s.pos != e->pos || step != e->step ||
+        if (s.group != e->group || (s.group && (s.count != e->records || step != -2)) ||
+            s.letter != level_letter(e->level) || (!s.group && (s.rank != e->rank || s.pos != e->pos || step != e->step)) ||
             !name_on_row(s.rest, e->name)) {
             if (verbose)
                 fprintf(stderr, "list row %d: \"%s\" (step %d) but entry %zu is %c step %d rank %d pos %u %s\n", r, row,
@@ -329,7 +389,7 @@ static int open_pane(struct vt *vt, int cols, int rows, const char *dir, const c
     }
     vt_send(vt, "<F3>");
     VT_WAIT(vt, titles_row(vt) > 0 && header_row(vt) >= 0);
-    if (titles_row(vt) < 0) {
+    if (titles_row(vt) <= 0 || header_row(vt) < 0) {
         vt_dump(vt, stderr);
         return -1;
     }
@@ -350,7 +410,19 @@ static void check_grid(struct vt *vt, const struct ovf *o, bool colour) {
     int worst[2][2] = { { 0 } };
     for (size_t i = 0; i < o->n; i++) {
         const struct ent *e = &o->v[i];
+        if (e->group) continue;
         if (e->rank < 2 && e->step < 2 && e->level > worst[e->rank][e->step]) worst[e->rank][e->step] = e->level;
+    }
+    /* A numeric-jump group has one record per (step, rank) of its name; the
+     * sums are on both steps and ranks (the one missing from step 1 rank 1
+     * holds the NaN there: that cell is critical anyway). */
+    for (size_t i = 0; i < o->n; i++) {
+        const struct ent *e = &o->v[i];
+        if (!e->group) continue;
+        CHECK(e->steps == 2 && e->ranks == 2);
+        for (int r = 0; r < 2; r++)
+            for (int st = 0; st < 2; st++)
+                if (worst[r][st] < e->level) worst[r][st] = e->level;
     }
     CHECK(worst[1][1] == L_CRIT);   /* the planted NaN */
     uint32_t ink_crit = mark_ink(vt, " 1 critical"), ink_high = mark_ink(vt, " 2 high"),
@@ -420,7 +492,7 @@ static void test_dump(void) {
     vt_send(&vt, "3");
     f.levels &= ~(1u << L_MED);
     /* two levels hidden: the header still has room for the filters */
-    VT_WAIT(&vt, header_row(&vt) >= 0 && strstr(vt_row_text(&vt, header_row(&vt)), "medium") &&
+    WAIT_CHECK(&vt, header_row(&vt) >= 0 && strstr(vt_row_text(&vt, header_row(&vt)), "medium") &&
                  strstr(strstr(vt_row_text(&vt, header_row(&vt)), "medium"), "(hidden)"));
     CHECKV(&vt, header_says(&vt, &o, f.levels, "all", "all"));
     vt_send(&vt, "g");
@@ -508,7 +580,7 @@ static void test_dump(void) {
     /* Enter on the first occurrence: no graph here, so its heat-map cell,
      * NaN in the status line at the planted step and rank */
     vt_send(&vt, "F");
-    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1"));
+    WAIT_CHECK(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1"));
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1"));
     CHECKV(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1  forward/"));
@@ -556,7 +628,7 @@ static void test_enter_graph(void) {
     VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
     CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, titles_row(&vt) < 0 && (vt_has(&vt, "Heat map") || vt_has(&vt, fc->name)));
+    WAIT_CHECK(&vt, titles_row(&vt) < 0 && (vt_has(&vt, "Heat map") || vt_has(&vt, fc->name)));
     if (vt_has(&vt, "Heat map")) {
         fprintf(stderr, "   no graph pane: Enter showed the heat map\n");
         VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "step 1  rank 1  forward/"));
@@ -587,7 +659,7 @@ static void test_no_color(void) {
         free(o.v);
         return;
     }
-    VT_WAIT(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
+    WAIT_CHECK(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
     int h = header_row(&vt);
     CHECKV(&vt, vt_row_has(&vt, h, G_CRIT "C 1 critical") && vt_row_has(&vt, h, G_HIGH "H 2 high") &&
                  vt_row_has(&vt, h, G_MED "M 3 medium"));
@@ -604,7 +676,7 @@ static void test_no_color(void) {
     check_grid(&vt, &o, false);   /* glyphs per level; the inks are all the default */
     /* the critical rows after F, by letter */
     vt_send(&vt, "F");
-    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1"));
+    WAIT_CHECK(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 1"));
     int crit_rows = 0;
     for (int r = titles_row(&vt) + 1; r < vt_status_row(&vt); r++)
         if (strstr(vt_row_text(&vt, r), G_CRIT "C ")) crit_rows++;
@@ -620,9 +692,9 @@ static void test_demo(void) {
     const char *args[] = { "--demo", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
-    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    WAIT_CHECK(&vt, vt_has(&vt, "Heat map"));
     vt_send(&vt, "<F3>");
-    VT_WAIT(&vt, header_row(&vt) >= 0 && titles_row(&vt) > 0);
+    WAIT_CHECK(&vt, header_row(&vt) >= 0 && titles_row(&vt) > 0);
     int h = header_row(&vt);
     CHECKV(&vt, h >= 0 && vt_row_has(&vt, h, "levels not available"));
     unsigned long cells = 0;
@@ -716,7 +788,156 @@ static void test_shot(void) {
     quit(&vt);
 }
 
+/* The list rows on screen, top to bottom (headings skipped): count, and
+ * the row of the first one of each kind (-1 none). */
+struct seen {
+    int rows, first_crit, last_crit, first_other, first_group, jump_heading;
+};
+
+static struct seen scan_list(struct vt *vt) {
+    struct seen z = { 0, -1, -1, -1, -1, -1 };
+    int t = titles_row(vt), step = -1;
+    for (int r = t + 1; t > 0 && r < vt_status_row(vt); r++) {
+        struct shown s;
+        int k = parse_row(vt_row_text(vt, r), &step, &s);
+        if (k < 0) break;
+        if (k == 0) {
+            if (step == -2 && z.jump_heading < 0) z.jump_heading = r;
+            continue;
+        }
+        z.rows++;
+        if (s.group) {
+            if (z.first_group < 0) z.first_group = r;
+        } else if (s.letter == 'C') {
+            if (z.first_crit < 0) z.first_crit = r;
+            z.last_crit = r;
+        } else if (z.first_other < 0) {
+            z.first_other = r;
+        }
+    }
+    return z;
+}
+
+/* Issue 10 at 80x24: the pane opens on the criticals (the planted op
+ * selected), every critical above every other row, under a heading that
+ * says so; the numeric-jump records are at the end, one row per name with
+ * its count, steps and ranks as the headless listing has them. */
+static void test_order(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (make_data() != 0) SKIP("gen_dump.py (PT_PYTHON, PT_SHARED) not available");
+    struct ovf o;
+    CHECK_INT(headless(dir_nograph, &o), 0);
+    const struct ent *fc = first_critical(&o);
+    CHECK(fc != NULL && fc == &o.v[0]);   /* the headless listing starts with it too */
+    size_t ngroups = 0, first_group = o.n;
+    for (size_t i = 0; i < o.n; i++)
+        if (o.v[i].group) {
+            ngroups++;
+            if (first_group == o.n) first_group = i;
+        } else {
+            CHECK(first_group == o.n);   /* no record after a group */
+        }
+    CHECK(ngroups >= 2);   /* the sums at least */
+    struct vt vt;
+    if (!fc || open_pane(&vt, 80, 24, dir_nograph, NULL) != 0) {
+        CHECK(0);
+        free(o.v);
+        return;
+    }
+    struct filt f = { ALL_LEVELS, -1, -1 };
+    WAIT_CHECK(&vt, list_matches(&vt, &o, &f, false));
+    CHECK(list_matches(&vt, &o, &f, true));
+    struct seen z = scan_list(&vt);
+    CHECKV(&vt, z.first_crit == titles_row(&vt) + 2);   /* under the first heading */
+    CHECKV(&vt, vt_row_has(&vt, titles_row(&vt) + 1, "step 1: critical, NaN/Inf born here"));
+    CHECKV(&vt, z.first_other < 0 || z.first_other > z.last_crit);
+    struct shown s0;
+    int st0 = -1;
+    CHECKV(&vt, z.first_crit > 0 && parse_row(vt_row_text(&vt, z.first_crit), &st0, &s0) == 1 && s0.focus &&
+                    s0.rank == fc->rank && s0.pos == fc->pos && name_is(s0.rest, fc->name));
+    char want[1024];
+    snprintf(want, sizeof want, "critical step %d rank %d #%u %s", fc->step, fc->rank, fc->pos, fc->name);
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), want));
+    /* the other NaN/Inf records under their own heading */
+    CHECKV(&vt, vt_has(&vt, "step 1: NaN/Inf passed on or absorbed"));
+
+    /* G: the end of the list, the groups */
+    vt_send(&vt, "G");
+    WAIT_CHECK(&vt, scan_list(&vt).first_group > 0 && scan_list(&vt).jump_heading > 0);
+    z = scan_list(&vt);
+    CHECKV(&vt, z.jump_heading >= 0 && z.jump_heading < z.first_group);
+    CHECKV(&vt, vt_row_has(&vt, z.jump_heading, "numeric jump: msProbe heuristic, no NaN/Inf; one row per name"));
+    CHECKV(&vt, z.first_crit < 0 || z.first_crit < z.first_group);
+    /* the rows on screen from the first group down are the headless groups,
+     * in order, with their counts and spans */
+    size_t gi = first_group;
+    int step = -1, checked = 0;
+    for (int r = z.first_group; r > 0 && r < vt_status_row(&vt); r++) {
+        struct shown s;
+        if (parse_row(vt_row_text(&vt, r), &step, &s) != 1) break;
+        CHECKV(&vt, s.group && s.letter == 'H' && !strcmp(s.mark, G_HIGH));
+        if (gi >= o.n) {
+            CHECKV(&vt, 0);
+            break;
+        }
+        const struct ent *g = &o.v[gi++];
+        CHECKV(&vt, s.count == g->records && name_is(s.rest, g->name));
+        char span[64];
+        snprintf(span, sizeof span, "%d step%s", g->steps, g->steps == 1 ? "" : "s");
+        CHECKV(&vt, strstr(s.rest, span) != NULL);
+        snprintf(span, sizeof span, "%d rank%s", g->ranks, g->ranks == 1 ? "" : "s");
+        CHECKV(&vt, strstr(s.rest, span) != NULL);
+        checked++;
+    }
+    CHECKV(&vt, checked >= 2 && gi == o.n);   /* G shows the last rows: every group to the end */
+    /* the selected row is the last group; the status line says what it is */
+    const struct ent *last = &o.v[o.n - 1];
+    snprintf(want, sizeof want, "high numeric jump (heuristic, no NaN/Inf) %s: %zu record", last->name, last->records);
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), want) ||
+                (strlen(want) > 80 && vt_row_has(&vt, vt_status_row(&vt), "high numeric jump (heuristic, no NaN/Inf)")));
+    /* 2 hides the high level: the groups go, the criticals stay first */
+    vt_send(&vt, "2");
+    WAIT_CHECK(&vt, scan_list(&vt).first_group < 0 && scan_list(&vt).first_crit > 0);
+    vt_send(&vt, "G");
+    WAIT_CHECK(&vt, scan_list(&vt).first_group < 0 && scan_list(&vt).jump_heading < 0);
+    quit(&vt);
+    free(o.v);
+}
+
+/* A healthy run: only the numeric-jump groups (the sums of every step and
+ * rank), and F says there is no NaN or Inf. */
+static void test_clean(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (make_data() != 0) SKIP("gen_dump.py (PT_PYTHON, PT_SHARED) not available");
+    struct ovf o;
+    CHECK_INT(headless_rc(dir_clean, &o, 0), 0);   /* exit 0: the gate passes */
+    int sums = 0;
+    for (size_t i = 0; i < o.n; i++) {
+        CHECK(o.v[i].group && o.v[i].level == L_HIGH);
+        sums += strstr(o.v[i].name, ".sum.") != NULL && o.v[i].steps == 3 && o.v[i].ranks == 2;
+    }
+    CHECK(sums >= 2);   /* Tensor.sum and Torch.sum on all 3 steps and 2 ranks */
+    struct vt vt;
+    if (open_pane(&vt, 80, 24, dir_clean, NULL) != 0) {
+        CHECK(0);
+        free(o.v);
+        return;
+    }
+    struct filt f = { ALL_LEVELS, -1, -1 };
+    WAIT_CHECK(&vt, list_matches(&vt, &o, &f, false) && scan_list(&vt).jump_heading > 0);
+    CHECK(list_matches(&vt, &o, &f, true));
+    struct seen z = scan_list(&vt);
+    CHECKV(&vt, z.first_crit < 0 && z.first_other < 0 && z.first_group == z.jump_heading + 1);
+    CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
+    vt_send(&vt, "F");
+    WAIT_CHECK(&vt, vt_row_has(&vt, msg_row(&vt), "no NaN or Inf in this data"));
+    quit(&vt);
+    free(o.v);
+}
+
 int main(void) {
+    RUN(test_order);
+    RUN(test_clean);
     RUN(test_dump);
     RUN(test_enter_graph);
     RUN(test_no_color);

@@ -64,7 +64,9 @@ static const char plant_py[] =
 
 static const char reference_py[] =
     "# Independent reference of graph-compare.md §6 (levels + false-positive rules) in\n"
-    "# Python, to cross-check the C reader and classifier: prints step,rank,pos,name,level.\n"
+    "# Python, to cross-check the C reader and classifier: prints step,rank,pos,name,level\n"
+    "# for records holding a NaN/Inf, and jump,name,records,steps,ranks per name of the\n"
+    "# records flagged by the numeric jump alone (the listing groups those).\n"
     "import json, os, sys, re\n"
     "RULES = {\n"
     " 'torch.empty': ([], [], [0]), 'torch.empty_like': ([], [], [0]), 'torch.empty_strided': ([], [], [0]),\n"
@@ -86,7 +88,7 @@ static const char reference_py[] =
     "            if isinstance(n, (int, float)) and not isinstance(n, bool) and n == n: out.append(float(n))\n"
     "    return out\n"
     "def level(name, r):\n"
-    "    if not isinstance(r, dict): return None\n"
+    "    if not isinstance(r, dict): return None, False\n"
     "    args = r.get('input_args', r.get('input', [])) or []\n"
     "    kw = r.get('input_kwargs', {}) or {}\n"
     "    outs = r.get('output', []) or []\n"
@@ -95,18 +97,20 @@ static const char reference_py[] =
     "    if not isinstance(kw, dict): kw = {}\n"
     "    bi = any(anom(a) for a in args) or any(anom(v) for v in kw.values())\n"
     "    bo = any(anom(o) for o in outs)\n"
+    "    jump = False\n"
     "    if not bi and bo: lv = 'critical'\n"
     "    elif bi and bo: lv = 'high'\n"
     "    elif bi: lv = 'medium'\n"
     "    else:\n"
     "        ni, no = norms(args + list(kw.values())), norms(outs)\n"
-    "        if not ni or not no: return None\n"
+    "        if not ni or not no: return None, False\n"
     "        mi, mo = max(ni), max(no)\n"
     "        if mi == 0: j = mo > 100\n"
     "        else:\n"
     "            j = (mo / mi) > 100 if mi != float('inf') else False\n"
-    "        if not j: return None\n"
+    "        if not j: return None, False\n"
     "        lv = 'high'\n"
+    "        jump = True\n"
     "    key = '.'.join(name.split('.')[:2]).lower()\n"
     "    if key in RULES:\n"
     "        idx, names, oidx = RULES[key]\n"
@@ -116,10 +120,10 @@ static const char reference_py[] =
     "            ok = ok and all(k in names for k, v in kw.items() if plain(v))\n"
     "        if oidx:\n"
     "            ok = ok and all(i in oidx for i, o in enumerate(outs) if plain(o))\n"
-    "        if ok: return None\n"
-    "    return lv\n"
+    "        if ok: return None, False\n"
+    "    return lv, jump\n"
     "root = sys.argv[1]\n"
-    "res = []\n"
+    "res, jumps = [], {}\n"
     "for sd in os.listdir(root):\n"
     "    m = re.fullmatch(r'step(\\d+)', sd)\n"
     "    if not m: continue\n"
@@ -131,10 +135,13 @@ static const char reference_py[] =
     "        data = json.load(open(p))['data']\n"
     "        rank = int(m2.group(1)) if rd.startswith('rank') else 0\n"
     "        for pos, (k, r) in enumerate(data.items()):\n"
-    "            lv = level(k, r)\n"
-    "            if lv: res.append((int(m.group(1)), rank, pos, k, lv))\n"
+    "            lv, jump = level(k, r)\n"
+    "            if lv and jump: jumps.setdefault(k, []).append((int(m.group(1)), rank))\n"
+    "            elif lv: res.append((int(m.group(1)), rank, pos, k, lv))\n"
     "res.sort()\n"
-    "for t in res: print('%d,%d,%d,%s,%s' % t)\n";
+    "for t in res: print('%d,%d,%d,%s,%s' % t)\n"
+    "for k, v in sorted(jumps.items()):\n"
+    "    print('jump,%s,%d,%d,%d' % (k, len(v), len(set(s for s, _ in v)), len(set(r for _, r in v))))\n";
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -196,7 +203,8 @@ static int run_python(const char *script, const char *name, const char *args, co
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Lines "step,rank,pos,name,level" of the JSON entries, sorted, joined. */
+/* Lines "step,rank,pos,name,level" of the JSON's NaN/Inf rows and
+ * "jump,name,records,steps,ranks" of its numeric-jump rows, sorted, joined. */
 static char *entries_key(const cJSON *root) {
     const cJSON *ents = cJSON_GetObjectItemCaseSensitive(root, "entries");
     int n = cJSON_GetArraySize(ents);
@@ -205,9 +213,14 @@ static char *entries_key(const cJSON *root) {
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(ents, i);
         char buf[2048];
-        snprintf(buf, sizeof buf, "%d,%d,%d,%s,%s\n", cJSON_GetObjectItem(e, "step")->valueint,
-                 cJSON_GetObjectItem(e, "rank")->valueint, cJSON_GetObjectItem(e, "pos")->valueint,
-                 cJSON_GetObjectItem(e, "name")->valuestring, cJSON_GetObjectItem(e, "level")->valuestring);
+        if (!strcmp(cJSON_GetObjectItem(e, "kind")->valuestring, "numeric_jump"))
+            snprintf(buf, sizeof buf, "jump,%s,%d,%d,%d\n", cJSON_GetObjectItem(e, "name")->valuestring,
+                     cJSON_GetObjectItem(e, "records")->valueint, cJSON_GetObjectItem(e, "steps")->valueint,
+                     cJSON_GetObjectItem(e, "ranks")->valueint);
+        else
+            snprintf(buf, sizeof buf, "%d,%d,%d,%s,%s\n", cJSON_GetObjectItem(e, "step")->valueint,
+                     cJSON_GetObjectItem(e, "rank")->valueint, cJSON_GetObjectItem(e, "pos")->valueint,
+                     cJSON_GetObjectItem(e, "name")->valuestring, cJSON_GetObjectItem(e, "level")->valuestring);
         lines[i] = strdup(buf);
         total += strlen(buf);
     }
@@ -360,18 +373,31 @@ static void test_gen_dump_planted(void) {
      * record: clean input, NaN output), all on step 1 rank 1; every API
      * node after it is high: it consumed the NaN and passed it on.  Other
      * steps and ranks hold no NaN/Inf: only the numeric-jump scene (a sum's
-     * output Norm is far above its input's) flags records there. */
+     * output Norm is far above its input's) flags records there, listed
+     * last, one row per name.  The rows go criticals, other NaN/Inf
+     * records, numeric-jump groups, never back. */
     const cJSON *e;
-    int ncrit = 0, napi_after = 0, seen_first = 0, other_place = 0;
+    int ncrit = 0, napi_after = 0, seen_first = 0, other_place = 0, part = 0;
+    long jump_records = 0;
     cJSON_ArrayForEach(e, get(root, "entries")) {
         const char *name = get_str(e, "name"), *lv = get_str(e, "level");
         int here = get_int(e, "step") == 1 && get_int(e, "rank") == 1;
-        if (!here || strstr(get_str(e, "what"), "Norm jump")) {
+        int p = !strcmp(get_str(e, "kind"), "numeric_jump") ? 2 : !strcmp(lv, "critical") ? 0 : 1;
+        if (p < part) fprintf(stderr, "out of order: %s %s after part %d\n", lv, name, part);
+        CHECK(p >= part);
+        part = p;
+        if (p == 2) {
             other_place++;
+            jump_records += get_int(e, "records");
             CHECK_STR(lv, "high");
             CHECK(!strncmp(get_str(e, "what"), "Norm jump ", 10));
+            /* the sums, flagged on every step and rank */
+            CHECK(strstr(name, "sum") != NULL);
+            CHECK(get_int(e, "steps") == 3 && get_int(e, "ranks") == 2);
             continue;
         }
+        CHECK_STR(get_str(e, "kind"), "nonfinite");
+        CHECK(here);
         if (!strcmp(lv, "critical")) {
             ncrit++;
             CHECK(!strcmp(name, "Functional.linear.4.forward") || !strncmp(name, "Module.", 7));
@@ -392,7 +418,14 @@ static void test_gen_dump_planted(void) {
     const cJSON *counts = get(root, "counts");
     CHECK_INT(get_int(counts, "critical"), ncrit);
     CHECK_INT(get_int(counts, "critical") + get_int(counts, "high") + get_int(counts, "medium"),
-              cJSON_GetArraySize(get(root, "entries")));
+              get_int(root, "matched"));
+    CHECK_INT(get_int(counts, "numeric_jump"), jump_records);
+    CHECK_INT(get_int(root, "rows"), cJSON_GetArraySize(get(root, "entries")));
+    CHECK_INT(get_int(root, "rows"), get_int(root, "matched") - jump_records + other_place);
+    /* the gate: every NaN/Inf record, none of the jumps */
+    CHECK_STR(get_str(get(root, "gate"), "fail_on"), "critical");
+    CHECK_INT(get_int(get(root, "gate"), "failing"), get_int(root, "matched") - jump_records);
+    CHECK_INT(get_int(get(root, "gate"), "exit"), EXIT_FOUND);
     /* The criticals are all on step 1 and rank 1. */
     const cJSON *ps = get(root, "per_step"), *pr = get(root, "per_rank");
     CHECK_INT(cJSON_GetArraySize(ps), 3);
@@ -414,7 +447,7 @@ static void test_gen_dump_planted(void) {
     if (ref) CHECK_STR(mine, ref);
     free(mine);
     free(ref);
-    long total = cJSON_GetArraySize(get(root, "entries"));
+    long total = get_int(root, "matched"), nrows = get_int(root, "rows");
     cJSON_Delete(root);
     free(out);
 
@@ -441,13 +474,15 @@ static void test_gen_dump_planted(void) {
     cJSON_Delete(root);
     free(out);
 
-    /* CSV: a header and one row per entry. */
+    /* CSV: a header and one line per row, the planted op first. */
     CHECK_INT(run_overflow(&out, dir, "--format=csv", NULL), EXIT_FOUND);
-    CHECK(!strncmp(out, "level,step,micro_step,rank,pos,name,what\n", 41));
+    CHECK(!strncmp(out, "level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n"
+                        "critical,1,0,1,45,Functional.linear.4.forward,out.0 Max=nan,nonfinite,1,1,1\n", 142));
     long rows = 0;
     for (const char *p = out; *p; p++) rows += *p == '\n';
-    CHECK_INT(rows, total + 1);
-    CHECK_CONTAINS(out, "critical,1,");
+    CHECK_INT(rows, nrows + 1);
+    CHECK_CONTAINS(out, ",Tensor.sum.0.forward,Norm jump ");
+    CHECK_CONTAINS(out, ",numeric_jump,");
     CHECK_CONTAINS(out, ",Functional.linear.4.forward,out.0 Max=nan");
     free(out);
 
@@ -458,7 +493,110 @@ static void test_gen_dump_planted(void) {
     CHECK_CONTAINS(out, "Functional.linear.4.forward");
     CHECK_CONTAINS(out, "per rank:");
     CHECK_CONTAINS(out, "--limit 0 lists all");
+    CHECK_CONTAINS(out, "gate (--fail-on critical): ");
     free(out);
+}
+
+/* gen_dump.py into the scratch dir (3 steps, 2 ranks, 2 layers) with extra
+ * arguments; 0 ok, -1 when ../shared or Python is absent (skip), 1 failed. */
+static int gen_dump(const char *dir, const char *extra) {
+    const char *sh = pt_shared();
+    char gen[4200], args[13000];
+    if (!sh || !have_python()) return -1;
+    snprintf(gen, sizeof gen, "%s/tools/gen_dump.py", sh);
+    if (access(gen, R_OK) != 0) return -1;
+    snprintf(args, sizeof args, "'%s' '%s' --out '%s' --steps 3 --ranks 2 --layers 2 --seed 3 %s --quiet",
+             getenv("PT_PYTHON"), gen, dir, extra);
+    return system(args) == 0 ? 0 : 1;
+}
+
+/* The CI gate (issue 10): a healthy run, whose sums the numeric-jump
+ * heuristic marks high on every step and rank, passes by default and fails
+ * with --fail-on high; a run with a NaN fails.  --level only filters the
+ * listing.  A bad --fail-on is a usage error with a message. */
+static void test_gate(void) {
+    char clean[4200], nan[4200];
+    snprintf(clean, sizeof clean, "%s/gate-clean", pt_tmpdir_path);
+    snprintf(nan, sizeof nan, "%s/gate-nan", pt_tmpdir_path);
+    int g = gen_dump(clean, "");
+    if (g < 0) SKIP("no ../shared or no python");
+    CHECK_INT(g, 0);
+    CHECK_INT(gen_dump(nan, "--nan 1:1:layers.1.self_attention"), 0);
+
+    /* The healthy run: nothing but numeric jumps of the sums, listed as
+     * groups (one per name, every step and rank), exit 0. */
+    char *out;
+    CHECK_INT(run_overflow(&out, clean, "--format", "json", NULL), EXIT_OK);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        const cJSON *c = get(root, "counts");
+        CHECK_INT(get_int(c, "critical"), 0);
+        CHECK_INT(get_int(c, "medium"), 0);
+        CHECK(get_int(c, "high") > 0);
+        CHECK_INT(get_int(c, "numeric_jump"), get_int(c, "high"));   /* every high is the heuristic */
+        CHECK(cJSON_IsNull(get(root, "first")));                      /* no NaN/Inf */
+        CHECK_INT(get_int(get(root, "gate"), "failing"), 0);
+        CHECK_INT(get_int(get(root, "gate"), "exit"), 0);
+        int tensor_sum = 0, torch_sum = 0;
+        long records = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, get(root, "entries")) {
+            CHECK_STR(get_str(e, "kind"), "numeric_jump");
+            CHECK_STR(get_str(e, "level"), "high");
+            CHECK_INT(get_int(e, "steps"), 3);
+            CHECK_INT(get_int(e, "ranks"), 2);
+            records += get_int(e, "records");
+            tensor_sum += !strncmp(get_str(e, "name"), "Tensor.sum.", 11);
+            torch_sum += !strncmp(get_str(e, "name"), "Torch.sum.", 10);
+        }
+        CHECK(tensor_sum >= 1);
+        CHECK(torch_sum >= 1);
+        CHECK_INT(records, get_int(c, "high"));
+        CHECK_INT(cJSON_GetArraySize(get(root, "entries")), tensor_sum + torch_sum);
+    }
+    cJSON_Delete(root);
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, NULL), EXIT_OK);
+    CHECK_CONTAINS(out, "gate (--fail-on critical): nothing at or above it: exit 0");
+    CHECK_CONTAINS(out, "no NaN or Inf found");
+    CHECK_CONTAINS(out, "numeric jump");
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--fail-on", "critical", NULL), EXIT_OK);
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--level", "high", NULL), EXIT_OK);   /* lists, does not gate */
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--fail-on", "high", NULL), EXIT_FOUND);
+    CHECK_CONTAINS(out, "gate (--fail-on high): ");
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--fail-on=medium", "--format", "csv", NULL), EXIT_FOUND);
+    free(out);
+
+    /* The NaN run fails by default, and whatever the listing filter. */
+    CHECK_INT(run_overflow(&out, nan, NULL), EXIT_FOUND);
+    free(out);
+    CHECK_INT(run_overflow(&out, nan, "--fail-on", "high", "--format", "json", NULL), EXIT_FOUND);
+    free(out);
+    CHECK_INT(run_overflow(&out, nan, "--level", "critical", "--format", "csv", NULL), EXIT_FOUND);
+    free(out);
+
+    /* A bad value: exit 2 and a message naming the option and the value. */
+    CHECK_INT(run_overflow(&out, clean, "--fail-on", "low", NULL), EXIT_USAGE);
+    CHECK_STR(out, "");
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--fail-on", NULL), EXIT_USAGE);
+    free(out);
+    const char *bin = getenv("PT_BIN");
+    if (bin && access(bin, X_OK) == 0) {
+        char cmd[13000], errf[4200];
+        snprintf(errf, sizeof errf, "%s/fail-on.err", pt_tmpdir_path);
+        snprintf(cmd, sizeof cmd, "'%s' overflow '%s' --fail-on CRITICAL >/dev/null 2>'%s'", bin, clean, errf);
+        int st = system(cmd);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE);
+        char *msg = pt_slurp(errf);
+        CHECK_CONTAINS(msg, "probetop overflow: --fail-on must be critical (any NaN/Inf), high or medium, not 'CRITICAL'");
+        free(msg);
+    }
 }
 
 /* A copy of the real dump with NaN/Inf planted, one case per scene and per
@@ -531,7 +669,7 @@ static void test_quick_start_planted(void) {
 
     /* CSV quotes the hostile name; text escapes its control byte. */
     CHECK_INT(run_overflow(&out, dir, "--format", "csv", NULL), EXIT_FOUND);
-    CHECK_CONTAINS(out, ",\"Functional.we\"\"ird,na\tme\xc3\xa9.0.forward\",out.0 Max=nan\n");
+    CHECK_CONTAINS(out, ",\"Functional.we\"\"ird,na\tme\xc3\xa9.0.forward\",out.0 Max=nan,nonfinite,1,1,1\n");
     free(out);
     CHECK_INT(run_overflow(&out, dir, "--limit", "0", NULL), EXIT_FOUND);
     CHECK_CONTAINS(out, "Functional.we\"ird,na\\tme\xc3\xa9.0.forward");
@@ -595,7 +733,7 @@ static void test_trenddb(void) {
     const char *clean = pt_fixture("derived/gpu_dump.micro_step_true/dump_data.trend.db");
     if (clean) {
         CHECK_INT(run_overflow(&out, clean, "--format", "csv", NULL), EXIT_OK);
-        CHECK_STR(out, "level,step,micro_step,rank,pos,name,what\n");
+        CHECK_STR(out, "level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
         free(out);
     }
 }
@@ -611,6 +749,7 @@ int main(void) {
     RUN(test_quick_start_clean);
     RUN(test_gen_dump_planted);
     RUN(test_quick_start_planted);
+    RUN(test_gate);
     RUN(test_monitor);
     RUN(test_trenddb);
     PT_DONE();

@@ -145,6 +145,15 @@ static void test_numeric_jump(void) {
     out4[0].anomalous = out4[0].plain_anomalous = 1;
     io = io_of(in4, 1, out4, 1);
     CHECK_INT(ovf_classify("Functional.linear.0.forward", &io), OVF_CRITICAL);
+    CHECK_INT(ovf_heuristic(&io), 0);   /* a NaN/Inf: not the heuristic's */
+    out4[0].anomalous = out4[0].plain_anomalous = 0;
+    CHECK_INT(ovf_heuristic(&io), 1);   /* the jump alone */
+    in4[0].anomalous = 1;               /* nested NaN input, no plain one: still a NaN record */
+    CHECK_INT(ovf_classify("Functional.linear.0.forward", &io), OVF_MEDIUM);
+    CHECK_INT(ovf_heuristic(&io), 0);
+    in4[0].anomalous = 0;
+    out4[0].norm = 50;                  /* no jump, nothing at all */
+    CHECK_INT(ovf_heuristic(&io), 0);
 
     /* The description says why a clean record is high. */
     char buf[128];

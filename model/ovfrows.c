@@ -1,0 +1,133 @@
+/* ovfrows: the listing order of flagged records (see ovfrows.h).
+ *
+ * Critical records, then the other NaN/Inf records, straight from the
+ * sorted list; numeric-jump records grouped by name.  A group remembers its
+ * earliest record (the list is in triage order, so the smallest index) and
+ * the spread of its steps and ranks, which is what tells a healthy sum
+ * reduction flagged on every step and rank from a real jump. */
+#include "model/ovfrows.h"
+
+#include "model/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct named {
+    const char *name;
+    size_t idx;
+};
+
+static int cmp_named(const void *pa, const void *pb) {
+    const struct named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int cmp_i32(const void *pa, const void *pb) {
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static int cmp_row_entry(const void *pa, const void *pb) {
+    const struct ovr_row *a = pa, *b = pb;
+    return (a->entry > b->entry) - (a->entry < b->entry);
+}
+
+/* Number of distinct values in v[0..n) (sorts v). */
+static uint32_t distinct(int32_t *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_i32);
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || v[i] != v[i - 1]) k++;
+    return k;
+}
+
+static struct ovr_row single(const struct ovf_list *l, size_t i, int section) {
+    const struct ovf_entry *e = &l->v[i];
+    return (struct ovr_row){ .section = (uint8_t)section, .level = e->level, .entry = i, .count = 1,
+                             .nsteps = 1, .nranks = 1, .step_min = e->step, .step_max = e->step,
+                             .rank_min = e->rank, .rank_max = e->rank };
+}
+
+int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, void *ctx), void *ctx,
+              struct ovr_rows *out, struct pt_error *err) {
+    ovr_free(out);
+    size_t n = l->n;
+    struct ovr_row *rows = malloc((n ? n : 1) * sizeof *rows);
+    struct named *jumps = malloc((n ? n : 1) * sizeof *jumps);
+    int32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!rows || !jumps || !tmp) {
+        free(rows);
+        free(jumps);
+        free(tmp);
+        return pt_errorf(err, "overflow listing: out of memory");
+    }
+    size_t nrows = 0, njumps = 0, records = 0;
+    /* criticals, then the other NaN/Inf records, each in list order */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            const struct ovf_entry *e = &l->v[i];
+            if (keep && !keep(e, ctx)) continue;
+            if (e->jump) {
+                if (pass == 0) jumps[njumps++] = (struct named){ e->name, i };
+                continue;
+            }
+            int crit = e->level == OVF_CRITICAL;
+            if (crit != (pass == 0)) continue;
+            rows[nrows++] = single(l, i, crit ? OVR_CRITICAL : OVR_NONFINITE);
+            records++;
+        }
+    /* numeric-jump records: one row per name, by earliest record */
+    qsort(jumps, njumps, sizeof *jumps, cmp_named);
+    size_t first_group = nrows;
+    for (size_t i = 0; i < njumps;) {
+        size_t j = i;
+        while (j < njumps && strcmp(jumps[j].name, jumps[i].name) == 0) j++;
+        struct ovr_row r = single(l, jumps[i].idx, OVR_JUMP);   /* idx ascending: i is the earliest */
+        r.count = j - i;
+        for (size_t k = i; k < j; k++) {
+            const struct ovf_entry *e = &l->v[jumps[k].idx];
+            if (e->step < r.step_min) r.step_min = e->step;
+            if (e->step > r.step_max) r.step_max = e->step;
+            if (e->rank < r.rank_min) r.rank_min = e->rank;
+            if (e->rank > r.rank_max) r.rank_max = e->rank;
+            if (e->level > r.level) r.level = e->level;
+            tmp[k - i] = e->step;
+        }
+        r.nsteps = distinct(tmp, j - i);
+        for (size_t k = i; k < j; k++) tmp[k - i] = l->v[jumps[k].idx].rank;
+        r.nranks = distinct(tmp, j - i);
+        rows[nrows++] = r;
+        records += r.count;
+        i = j;
+    }
+    qsort(rows + first_group, nrows - first_group, sizeof *rows, cmp_row_entry);
+    free(jumps);
+    free(tmp);
+    out->v = rows;
+    out->n = nrows;
+    out->records = records;
+    return 0;
+}
+
+void ovr_free(struct ovr_rows *r) {
+    free(r->v);
+    r->v = NULL;
+    r->n = r->records = 0;
+}
+
+static void span(char *buf, size_t size, uint32_t n, const char *what, int32_t lo, int32_t hi) {
+    if (n == 1) snprintf(buf, size, "1 %s (%d)", what, (int)lo);
+    else snprintf(buf, size, "%u %ss (%d-%d)", (unsigned)n, what, (int)lo, (int)hi);
+}
+
+void ovr_group_text(const struct ovr_row *r, int records, char *buf, size_t size) {
+    char s[64], k[64];
+    if (!buf || size == 0) return;
+    span(s, sizeof s, r->nsteps, "step", r->step_min, r->step_max);
+    span(k, sizeof k, r->nranks, "rank", r->rank_min, r->rank_max);
+    if (records) snprintf(buf, size, "%zu record%s, %s, %s", r->count, r->count == 1 ? "" : "s", s, k);
+    else snprintf(buf, size, "%s, %s", s, k);
+}
