@@ -253,9 +253,10 @@ void vt_dump(struct vt *vt, FILE *f);
  * Returns 0, or -1 with a message on stderr. */
 int vt_svg(struct vt *vt, const char *path, const char *title);
 
-/* Writes $PT_SHOTS/NAME.svg (the screenshots/ directory of the source
- * tree under ctest) with vt_svg().  Returns 0, 1 when PT_SHOTS is unset (a
- * run outside ctest writes nothing), -1 on a write error. */
+/* Writes $PT_SHOTS/NAME.svg (build/tests/screenshots under ctest, the
+ * checkout's screenshots/ for the screenshots target) with vt_svg().
+ * Returns 0, 1 when PT_SHOTS is unset (a run outside ctest writes
+ * nothing), -1 on a write error. */
 int vt_shot(struct vt *vt, const char *name, const char *title);
 
 /* The theme's default colours (what "terminal default" looks like in the
