@@ -167,10 +167,36 @@ static void test_single(void) {
     quit(&vt);
 }
 
+/* Messages before the screen starts: the terminal is unusable. */
+static void test_terminal(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    struct vt vt;
+    const char *args[] = { "--demo", NULL };
+    const char *env[] = { "TERM=probetop-no-such-term", NULL };
+    CHECK_INT(vt_spawn_app(&vt, 120, 10, args, env), 0);
+    VT_WAIT(&vt, vt_has(&vt, "cannot start the terminal 'probetop-no-such-term' (is its terminfo entry installed?)"));
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    vt_close(&vt);
+
+    /* stdin not a tty: the shell gives it /dev/null, the message comes out
+     * on the pty */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "exec '%s' --demo </dev/null", vt_bin());
+    char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+    CHECK_INT(vt_spawn(&vt, 120, 10, argv, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "the analyzer needs a terminal (stdin and stdout must be a tty)"));
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    vt_close(&vt);
+}
+
 int main(void) {
     RUN(test_demo);
     RUN(test_ascii);
     RUN(test_compare);
     RUN(test_single);
+    RUN(test_terminal);
     PT_DONE();
 }
