@@ -167,21 +167,48 @@ static void test_single(void) {
     quit(&vt);
 }
 
-/* Messages before the screen starts: the terminal is unusable. */
-static void test_terminal(void) {
+/* Messages before the screen starts: the program says why and exits 2. */
+struct start_row {
+    const char *args[6];   /* "QS0"/"QS1": the quick_start dumps of step 0/1 */
+    const char *env[2];
+    const char *want;
+};
+
+static const struct start_row start_rows[] = {
+    { { "--demo" }, { "TERM=probetop-no-such-term" },
+      "cannot start the terminal 'probetop-no-such-term' (is its terminfo entry installed?)" },
+    { { "QS0", "QS1", "--match-config", "/nonexistent/m.yaml" }, { NULL },
+      "probetop: --match-config /nonexistent/m.yaml: cannot be read" },
+};
+
+static void test_startup(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *qs[2] = { pt_fixture(QS "/step0/proc2016"), pt_fixture(QS "/step1/proc2016") };
+    for (size_t i = 0; i < sizeof start_rows / sizeof start_rows[0]; i++) {
+        const struct start_row *r = &start_rows[i];
+        const char *args[7] = { NULL };
+        int ok = 1;
+        for (int k = 0; k < 6 && r->args[k]; k++) {
+            args[k] = !strcmp(r->args[k], "QS0") ? qs[0] : !strcmp(r->args[k], "QS1") ? qs[1] : r->args[k];
+            if (!args[k]) ok = 0;
+        }
+        if (!ok) { fprintf(stderr, "row %zu: quick_start fixtures absent\n", i); pt_skip++; continue; }
+        struct vt vt;
+        CHECK_INT(vt_spawn_app(&vt, 120, 10, args, r->env[0] ? r->env : NULL), 0);
+        VT_WAIT(&vt, vt_has(&vt, r->want));
+        int st = -1;
+        CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+        vt_close(&vt);
+    }
+}
+
+/* stdin not a tty: the shell gives it /dev/null, the message comes out on
+ * the pty. */
+static void test_not_a_tty(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     struct vt vt;
-    const char *args[] = { "--demo", NULL };
-    const char *env[] = { "TERM=probetop-no-such-term", NULL };
-    CHECK_INT(vt_spawn_app(&vt, 120, 10, args, env), 0);
-    VT_WAIT(&vt, vt_has(&vt, "cannot start the terminal 'probetop-no-such-term' (is its terminfo entry installed?)"));
     int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) != 0);
-    vt_close(&vt);
-
-    /* stdin not a tty: the shell gives it /dev/null, the message comes out
-     * on the pty */
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "exec '%s' --demo </dev/null", vt_bin());
     char *argv[] = { "/bin/sh", "-c", cmd, NULL };
@@ -197,6 +224,7 @@ int main(void) {
     RUN(test_ascii);
     RUN(test_compare);
     RUN(test_single);
-    RUN(test_terminal);
+    RUN(test_startup);
+    RUN(test_not_a_tty);
     PT_DONE();
 }
