@@ -239,6 +239,9 @@ static void *worker(void *arg) {
             pthread_cond_wait(&p->cv, &p->mu);
         size_t i = p->next;
         if (i >= p->n || (p->cancel && atomic_load(p->cancel))) {
+            /* the merging thread may be waiting for a file no worker will
+             * take now: wake it, so it sees the cancel too */
+            pthread_cond_broadcast(&p->cv);
             pthread_mutex_unlock(&p->mu);
             return NULL;
         }

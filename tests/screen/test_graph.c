@@ -227,7 +227,7 @@ static void test_match_config(void) {
     CHECKV(&vt, vt_row_has(&vt, 1, "matched 710"));
     vt_send(&vt, "q");
     int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECKV(&vt, vt_wait_exit(&vt, 0, &st) == 0);
     vt_close(&vt);
 }
 
