@@ -25,8 +25,8 @@ jobs=${PT_JOBS:-2}
 
 rm -rf "$work/src" "$work/build" "$work/gcov"
 mkdir -p "$work/src" "$work/gcov"
-(cd "$here" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --no-recursion) |
-    tar -xf - -C "$work/src"
+(cd "$here" && git ls-files -co --exclude-standard -z |
+    tar --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null) | tar -xf - -C "$work/src"
 
 # One pt_errorf( per line: a newline before every call (err.c defines it).
 find "$work/src/src" "$work/src/model" "$work/src/views" "$work/src/ui" -name '*.c' ! -name err.c |

@@ -120,6 +120,23 @@ static void test_ascii(void) {
     quit(&vt);
 }
 
+/* The demo with a layout its data fits (one pipeline stage): global layer
+ * names, then a layout that contradicts them. */
+static const struct row layout_rows[] = {
+    { "layers global", "layers.N is now the global layer index" },
+    { "parallel W=8 L=8 TP=2 PP=2", "layout set, names stay local: " },
+};
+
+static void test_layout(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = { "--demo", "--parallel", "W=8 L=8 TP=2", NULL };
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 200, 50, args, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    run_rows(&vt, layout_rows, sizeof layout_rows / sizeof layout_rows[0]);
+    quit(&vt);
+}
+
 /* Two compared dumps: the tree screen's own commands. */
 static const struct row compare_rows[] = {
     { "node", "usage: :node NAME" },
@@ -134,6 +151,8 @@ static const struct row compare_rows[] = {
     { "match", "usage: :match PROBLEM_NODE BENCH_NODE" },
     { "match zzzz DefaultModel", "no node 'zzzz' in this graph" },
     { "match DefaultModel DefaultModel", "DefaultModel is matched already" },
+    { "save-match /nonexistent/x/m.yaml", "/nonexistent/x/m.yaml: No such file or directory" },
+    { "match Module.fc.Linear.parameters_grad.0 DefaultModel", "benchmark DefaultModel is matched already" },
 };
 
 static void test_compare(void) {
@@ -222,6 +241,7 @@ static void test_not_a_tty(void) {
 int main(void) {
     RUN(test_demo);
     RUN(test_ascii);
+    RUN(test_layout);
     RUN(test_compare);
     RUN(test_single);
     RUN(test_startup);
