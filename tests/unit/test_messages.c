@@ -25,6 +25,7 @@
 #include "src/read_monitor.h"
 #include "src/read_npy.h"
 #include "src/read_trenddb.h"
+#include "src/read_visdb.h"
 #include "src/write_trenddb.h"
 
 enum reader {
@@ -42,6 +43,7 @@ enum reader {
     R_DATA2DB_MON,  /* trenddb_write_monitor(arg, arg/out) */
     R_DATA2DB_DUMP, /* trenddb_write_dump(arg, arg/out) */
     R_LOAD,         /* dataset_load(arg) */
+    R_VISDB,        /* visdb_open(arg), then visdb_load(step 0, rank 0, "NPU") */
 };
 
 struct file {
@@ -61,6 +63,10 @@ struct row {
 #define DUMP_OK "{\"task\": \"statistics\", \"level\": \"mix\", \"data\": {}}"
 #define MON_DIR "Dec03_21-34-40-rank0-1a2b3c4d"
 #define MON_HEAD "vpp_stage,name,step,micro_step,norm\n"
+#define VIS_TABLES "CREATE TABLE tb_nodes (node_name, node_order, node_type, up_node, sub_nodes, precision_index, " \
+    "overflow_level, micro_step_id, matched_node_link, stack_id, input_data, output_data, data_source, step, rank);" \
+    "CREATE TABLE tb_config (graph_type, task, micro_steps, overflow_check, rank_list, step_list);"
+#define VIS_CONFIG "INSERT INTO tb_config VALUES ('build', 'statistics', 1, 0, '[0]', '[0]');"
 
 /* An R_NPY file whose text starts with '{' is a .npy header: make_files
  * puts the version 1.0 preamble before it and 8 zero bytes of data after. */
@@ -168,6 +174,15 @@ static const struct row rows[] = {
     { "trenddb: monitoring_targets", R_TRENDDB, {{ "a.trend.db", "monitoring_targets(target_id INTEGER, target_name TEXT)" }},
       "a.trend.db", "a.trend.db: table monitoring_targets: no such column: vpp_stage" },
 
+    /* read_visdb.c (the text is the SQL that makes the database) */
+    { "visdb: lists", R_VISDB, {{ "a.vis.db", VIS_TABLES "INSERT INTO tb_config VALUES ('build', 'statistics', 1, 0, 'x', '[0]');" }},
+      "a.vis.db", "a.vis.db: tb_config rank_list/step_list are not JSON lists of numbers" },
+    { "visdb: no tb_stack", R_VISDB, {{ "a.vis.db", VIS_TABLES VIS_CONFIG }}, "a.vis.db", "a.vis.db: no such table: tb_stack" },
+    { "visdb: no root", R_VISDB,
+      {{ "a.vis.db", VIS_TABLES VIS_CONFIG "CREATE TABLE tb_stack (id, stack_info);"
+                     "INSERT INTO tb_nodes (node_name, node_order, up_node, data_source, step, rank) VALUES ('a', 0, 'b', 'NPU', 0, 0);" }},
+      "a.vis.db", "a.vis.db: the NPU graph of step 0 rank 0 has no root row" },
+
     /* dataset.c: what the path is */
     { "load: device", R_LOAD, {{0}}, "/dev/null", "/dev/null: not a file or folder (a FIFO or device?)" },
 };
@@ -210,6 +225,13 @@ static int make_files(const char *dir, const struct row *r) {
         if (!f->text) continue;
         if (r->reader == R_TRENDDB && f->text[0]) {
             if (make_db(p, f->text) != 0) return -1;
+            continue;
+        }
+        if (r->reader == R_VISDB) {
+            sqlite3 *db;
+            int bad = sqlite3_open(p, &db) != SQLITE_OK || sqlite3_exec(db, f->text, NULL, NULL, NULL) != SQLITE_OK;
+            sqlite3_close(db);
+            if (bad) return -1;
             continue;
         }
         FILE *o = fopen(p, "wb");
@@ -307,6 +329,17 @@ static int read_with(const struct row *r, const char *dir, const char *path, str
                                             : trenddb_write_dump(path, out, &lo, ds, &res, err);
         }
         dataset_free(ds);
+        break;
+    }
+    case R_VISDB: {
+        struct visdb *v;
+        struct visdb_graph *g = NULL;
+        rc = visdb_open(path, &v, err);
+        if (rc == 0) {
+            rc = visdb_load(v, 0, 0, "NPU", &g, err);
+            visdb_graph_free(g);
+            visdb_close(v);
+        }
         break;
     }
     case R_LOAD: {
