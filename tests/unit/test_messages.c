@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "model/compare.h"
+#include "model/layermap.h"
 #include "model/tensorcmp.h"
 #include "model/tree.h"
 #include "src/dataset.h"
@@ -446,8 +447,43 @@ static void manual_match(void) {
     tree_free(b);
 }
 
+/* model/layermap.c: msProbe's layer mapping needs four dot-separated
+ * fields in every dump entry and construct.json parent. */
+static void layer_mapping(void) {
+    const char *t = pt_tmpdir("messages_lmap");
+    if (!t) SKIP("no scratch folder");
+    static const struct { const char *rec, *cons, *want; } rows[] = {
+        { "Functional.linear.0", "{\"Functional.linear.0\": null}",
+          "layer mapping: dump entry Functional.linear.0 has fewer than four dot-separated fields" },
+        { "Functional.linear.0.forward", "{\"Functional.linear.0.forward\": \"Module.fc\"}",
+          "layer mapping: the construct.json parent Module.fc of Functional.linear.0.forward has fewer than four" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char d[1100], p[1300];
+        snprintf(d, sizeof d, "%s/%zu", t, i);
+        const char *names[] = { rows[i].rec, NULL };
+        CHECK_INT(make_rank(d, names), 0);
+        snprintf(p, sizeof p, "%s/construct.json", d);
+        CHECK_INT(pt_write(p, rows[i].cons), 0);
+        char stack[512];
+        snprintf(stack, sizeof stack, "{\"%s\": [\"File \\\"train.py\\\", line 1, in main\"]}", rows[i].rec);
+        snprintf(p, sizeof p, "%s/stack.json", d);
+        CHECK_INT(pt_write(p, stack), 0);
+        struct tree *tr = NULL;
+        struct lmap *m = NULL;
+        struct pt_error err = {{0}};
+        CHECK_INT(graph_read(d, 0, &tr, &err), 0);
+        if (!tr) { fprintf(stderr, "row %zu: %s\n", i, err.msg); continue; }
+        CHECK_INT(lmap_build(tr, tr, NULL, 0, &m, &err), -1);
+        CHECK_CONTAINS(err.msg, rows[i].want);
+        lmap_free(m);
+        tree_free(tr);
+    }
+}
+
 int main(void) {
     RUN(messages);
     RUN(manual_match);
+    RUN(layer_mapping);
     PT_DONE();
 }
