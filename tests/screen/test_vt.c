@@ -186,6 +186,42 @@ static void test_waits_fail_cleanly(void) {
     vt_close(&vt);
 }
 
+/* A VT_WAIT whose condition never holds is a failure of the test (one,
+ * counted in pt_fail, with the screen on stderr), and the waits after it on
+ * the same vt do not wait again; one that holds counts nothing. */
+static void test_vt_wait_fails(void) {
+    struct vt vt;
+    fprintf(stderr, "(the two VT_WAIT failures below are expected)\n");
+    CHECK_INT(sh(&vt, 40, 10, "echo ready; sleep 30"), 0);
+    vt.timeout_ms = 300;
+    VT_WAIT(&vt, vt_has(&vt, "ready"));
+    int before = pt_fail;
+    CHECK(!vt.broken);
+    double t0 = vt_now();
+    VT_WAIT(&vt, vt_has(&vt, "never shown"));
+    double t1 = vt_now();
+    VT_WAIT(&vt, vt_has(&vt, "not shown either"));
+    double t2 = vt_now();
+    int counted = pt_fail - before;
+    pt_fail = before;    /* the expected failure is this test's pass */
+    CHECK_INT(counted, 1);
+    CHECK(vt.broken);
+    CHECK(t1 - t0 >= 0.25);
+    CHECK(t2 - t1 < 0.2);
+    vt_close(&vt);
+
+    /* the program exits without showing it: fails at once, not at the deadline */
+    CHECK_INT(sh(&vt, 40, 10, "echo bye; exit 3"), 0);
+    before = pt_fail;
+    t0 = vt_now();
+    VT_WAIT(&vt, vt_has(&vt, "never shown"));
+    counted = pt_fail - before;
+    pt_fail = before;
+    CHECK_INT(counted, 1);
+    CHECK(vt_now() - t0 < vt.timeout_ms / 1000.0);
+    vt_close(&vt);
+}
+
 static void test_env(void) {
     struct vt vt;
     const char *env[] = { "NO_COLOR=1", "HOME", NULL };
@@ -234,6 +270,7 @@ int main(void) {
     RUN(test_restore_check);
     RUN(test_idle_and_bytes);
     RUN(test_waits_fail_cleanly);
+    RUN(test_vt_wait_fails);
     RUN(test_env);
     RUN(test_svg);
     PT_DONE();

@@ -51,7 +51,8 @@ static int open_layout(struct vt *vt, int cols, int rows, const char *spec) {
     if (vt_spawn_app(vt, cols, rows, args, NULL) != 0) return -1;
     VT_WAIT(vt, vt_has(vt, "Heat map"));
     vt_send(vt, "<F5>");
-    VT_WAIT(vt, vt_has(vt, TITLE) && vt_has(vt, "TP Group"));
+    /* the title line is dropped when the screen is short (80x24) */
+    VT_WAIT(vt, vt_has(vt, "TP Group"));
     if (!vt_has(vt, "TP Group")) {
         vt_dump(vt, stderr);
         return -1;

@@ -93,7 +93,7 @@ static void last_label(struct vt *vt, char *last, size_t size) {
     VT_WAIT(vt, strstr(vt_row_text(vt, vt_status_row(vt)), " label ") != NULL);
     snprintf(before, sizeof before, "%s", vt_row_text(vt, vt_status_row(vt)));
     vt_send(vt, "G");
-    vt_wait_change(vt, vt_status_row(vt), before, 0);
+    CHECK_INT(vt_wait_change(vt, vt_status_row(vt), before, 0), 0);
     snprintf(last, size, "%s", vt_row_text(vt, vt_status_row(vt)));
     vt_send(vt, "g");
     VT_WAIT(vt, !strcmp(vt_row_text(vt, vt_status_row(vt)), before));

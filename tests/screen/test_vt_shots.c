@@ -1,14 +1,14 @@
 /* test_vt_shots: the pictures in screenshots/ (the README shows them),
- * made by driving the real binary, so `ctest -R shots` regenerates them
- * after a UI change.  Each row of shots[] is one picture: size, arguments,
+ * made by driving the real binary, so `cmake --build build --target
+ * screenshots` regenerates them after a UI change.  Each row of shots[] is one picture: size, arguments,
  * environment, the keys that set the scene, and a text that is on screen
  * only once the scene is set (the picture is taken on the settled screen
  * after it appears; a missing text fails the test instead of writing a
  * wrong picture).  Adding a view's screenshot = adding a row.
  *
- * Pictures go to $PT_SHOTS (ctest sets it to the source tree's
- * screenshots/); without it the scenes are still checked, nothing is
- * written. */
+ * Pictures go to $PT_SHOTS: ctest sets it to screenshots/ in the build
+ * tree, the screenshots target to the checkout's screenshots/; without it
+ * the scenes are still checked, nothing is written. */
 #include "pt_test.h"
 #include "screen/vt.h"
 

@@ -702,6 +702,25 @@ int vt_wait_change(struct vt *vt, int row, const char *before, int timeout_ms) {
     return vt_wait_until(vt, changed, &c, timeout_ms);
 }
 
+bool vt_wait_failed(struct vt *vt, const char *file, int line, const char *cond) {
+    if (vt->broken) return false;
+    vt->broken = true;
+    if (vt->pid > 0) reap(vt, WNOHANG);
+    if (vt->pid > 0 && !vt->eof)
+        fprintf(stderr, "%s:%d: VT_WAIT(%s) failed: not true after %.1f s\n", file, line, cond,
+                vt->timeout_ms / 1000.0);
+    else if (vt->pid > 0 || !(WIFEXITED(vt->status) || WIFSIGNALED(vt->status)))
+        fprintf(stderr, "%s:%d: VT_WAIT(%s) failed: the program closed the terminal\n", file, line, cond);
+    else if (WIFSIGNALED(vt->status))
+        fprintf(stderr, "%s:%d: VT_WAIT(%s) failed: the program was killed by signal %d\n", file, line, cond,
+                WTERMSIG(vt->status));
+    else
+        fprintf(stderr, "%s:%d: VT_WAIT(%s) failed: the program exited with status %d\n", file, line, cond,
+                WEXITSTATUS(vt->status));
+    vt_dump(vt, stderr);
+    return true;
+}
+
 int vt_wait_idle(struct vt *vt, int quiet_ms) {
     double deadline = vt_now() + vt->timeout_ms / 1000.0;
     while (vt_now() < deadline) {

@@ -77,6 +77,7 @@ struct vt {
     size_t out_len, out_cap;
 
     int timeout_ms;        /* default deadline for waits, scaled */
+    bool broken;           /* a VT_WAIT failed: later VT_WAITs do not wait */
     char rowbuf[VT_ROWBUF][2048];
     int rowbuf_next;
     char *textbuf;         /* vt_screen_text() result, owned */
@@ -139,16 +140,35 @@ int vt_wait_change(struct vt *vt, int row, const char *before, int timeout_ms);
 int vt_wait_until(struct vt *vt, bool (*pred)(struct vt *, void *), void *arg, int timeout_ms);
 
 /* Pumps output until cond (any C expression, re-evaluated after each
- * read) holds on a settled screen, the default deadline passes or the
- * child is gone.  Follow it with CHECK(cond) so a failure names the
- * condition. */
+ * read) holds on a settled screen.  When the default deadline passes or
+ * the child is gone first, the wait FAILS: vt_wait_failed() prints
+ * "file:line: VT_WAIT(cond) ..." with the screen, counts a failure in
+ * pt_test.h's tally (include it before this header) and marks vt broken,
+ * so the test's later waits on it return at once instead of each running
+ * to its deadline.  A test that wants to know whether something appears,
+ * without failing, uses vt_wait_until() and reads its result. */
 #define VT_WAIT(vt, cond) do { \
         double vt_deadline_ = vt_now() + (vt)->timeout_ms / 1000.0; \
         for (;;) { \
             if ((cond) && vt_settle(vt) == 0 && (cond)) break; \
-            if (vt_now() >= vt_deadline_ || vt_pump((vt), 50) < 0) break; \
+            if ((vt)->broken || vt_now() >= vt_deadline_ || vt_pump((vt), 50) < 0) { \
+                if (!(cond) && vt_wait_failed((vt), __FILE__, __LINE__, #cond)) VT_FAIL_(); \
+                break; \
+            } \
         } \
     } while (0)
+
+/* Reports a VT_WAIT that ended without its condition: prints where and
+ * why (deadline passed, or the program exited and with what status) and
+ * the screen to stderr, and sets vt->broken.  Returns true for the first
+ * failure on this vt (the one to count), false for the waits after it. */
+bool vt_wait_failed(struct vt *vt, const char *file, int line, const char *cond);
+
+#ifdef PT_TEST_H
+#define VT_FAIL_() (pt_fail++)
+#else
+#define VT_FAIL_() ((void)0)     /* benchmarks: the dump on stderr says it */
+#endif
 
 /* A frame arrives as one burst of writes, which may be read in pieces: a
  * condition seen half-way through a frame is confirmed only after the
@@ -233,9 +253,10 @@ void vt_dump(struct vt *vt, FILE *f);
  * Returns 0, or -1 with a message on stderr. */
 int vt_svg(struct vt *vt, const char *path, const char *title);
 
-/* Writes $PT_SHOTS/NAME.svg (the screenshots/ directory of the source
- * tree under ctest) with vt_svg().  Returns 0, 1 when PT_SHOTS is unset (a
- * run outside ctest writes nothing), -1 on a write error. */
+/* Writes $PT_SHOTS/NAME.svg (build/tests/screenshots under ctest, the
+ * checkout's screenshots/ for the screenshots target) with vt_svg().
+ * Returns 0, 1 when PT_SHOTS is unset (a run outside ctest writes
+ * nothing), -1 on a write error. */
 int vt_shot(struct vt *vt, const char *name, const char *title);
 
 /* The theme's default colours (what "terminal default" looks like in the
