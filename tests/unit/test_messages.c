@@ -158,10 +158,10 @@ static const struct row rows[] = {
       "m: no CSV file has a supported statistic column (norm, min, max, ...)" },
 
     { "data2db dump: no output folder", R_DATA2DB_DUMP, {{ "d/step0/rank0/dump.json", DUMP_OK }}, "d",
-      ": cannot create: unable to open database file" },
+      ": cannot create dump_data.trend.db there: No such file or directory" },
 
     /* read_trenddb.c (the databases are made by make_db) */
-    { "trenddb: missing", R_TRENDDB, {{0}}, "none.trend.db", "none.trend.db: no such file or folder" },
+    { "trenddb: missing", R_TRENDDB, {{0}}, "none.trend.db", "none.trend.db: No such file or directory" },
     { "trenddb: empty folder", R_TRENDDB, {{ "e", NULL }}, "e", "e: no *.trend.db file in this folder" },
     { "trenddb: device", R_TRENDDB, {{0}}, "/dev/null", "/dev/null: not a regular file" },
     { "trenddb: empty file", R_TRENDDB, {{ "a.trend.db", "" }}, "a.trend.db",
