@@ -16,6 +16,7 @@
 #include "model/overflow.h"
 #include "src/cmd.h"
 #include "src/dataset.h"
+#include "src/ovf_origin.h"
 
 enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
 
@@ -39,6 +40,7 @@ struct report {
     struct tally *steps, *ranks;
     size_t nsteps, nranks;
     long limit;                /* entries to list; 0 = all */
+    const struct ovf_origin_report *origin;   /* origin rank per step (dumps) */
 };
 
 static const char *entry_level(const struct report *r, const struct ovf_entry *e) {
@@ -264,6 +266,8 @@ static void json_counts(const struct report *r, const size_t *n) {
         printf("\"nonfinite\": %zu", n[OVF_NONE]);
 }
 
+static void json_origin(const struct report *r);
+
 static void print_json(const struct report *r) {
     printf("{\"path\": ");
     json_str(r->ds->path);
@@ -291,7 +295,77 @@ static void print_json(const struct report *r) {
         printf(i ? ",\n  " : "\n  ");
         json_entry(r, &r->l->v[r->match[i]]);
     }
-    printf("%s]}\n", n ? "\n" : "");
+    printf("%s]", n ? "\n" : "");
+    json_origin(r);
+    printf("}\n");
+}
+
+/* ---- origin across ranks (model/origin.h) ---- */
+
+static void origin_node_text(const struct ovf_origin_node *n) {
+    char name[2048];
+    printf("rank %d", (int)n->rank);
+    if (n->micro >= 0) printf(" micro step %d", (int)n->micro);
+    printf(", position %u: %s", (unsigned)n->pos, esc(n->name, name, sizeof name));
+}
+
+static void print_origin_text(const struct ovf_origin_report *o) {
+    for (size_t i = 0; i < o->n; i++) {
+        const struct ovf_origin_step *s = &o->v[i];
+        printf("origin across ranks, step %d (%s):\n", (int)s->step, origin_phase_name(s->phase));
+        for (size_t k = 0; k < s->norigins; k++) {
+            printf("  born on ");
+            origin_node_text(&s->origins[k]);
+            printf("\n");
+        }
+        for (size_t k = 0; k < s->nchain; k++) {
+            const struct ovf_origin_hop *h = &s->chain[k];
+            printf("  -> ");
+            origin_node_text(&h->to);
+            if (h->has_from) {
+                printf("\n       received from ");
+                origin_node_text(&h->from);
+            } else {
+                printf("\n       (no anomalous peer: appeared there too)");
+            }
+            printf("\n");
+        }
+    }
+}
+
+static void origin_node_json(const struct ovf_origin_node *n) {
+    printf("{\"step\": %d, \"micro_step\": ", (int)n->step);
+    if (n->micro >= 0) printf("%d", (int)n->micro);
+    else printf("null");
+    printf(", \"rank\": %d, \"pos\": %u, \"name\": ", (int)n->rank, (unsigned)n->pos);
+    json_str(n->name);
+    putchar('}');
+}
+
+/* ", \"origin\": [...]": one object per step with an origin. */
+static void json_origin(const struct report *r) {
+    const struct ovf_origin_report *o = r->origin;
+    printf(", \"origin\": [");
+    for (size_t i = 0; o && i < o->n; i++) {
+        const struct ovf_origin_step *s = &o->v[i];
+        printf("%s\n  {\"step\": %d, \"phase\": \"%s\", \"origins\": [", i ? "," : "", (int)s->step,
+               origin_phase_name(s->phase));
+        for (size_t k = 0; k < s->norigins; k++) {
+            if (k) printf(", ");
+            origin_node_json(&s->origins[k]);
+        }
+        printf("], \"chain\": [");
+        for (size_t k = 0; k < s->nchain; k++) {
+            printf("%s{\"from\": ", k ? ", " : "");
+            if (s->chain[k].has_from) origin_node_json(&s->chain[k].from);
+            else printf("null");
+            printf(", \"to\": ");
+            origin_node_json(&s->chain[k].to);
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("%s]", o && o->n ? "\n" : "");
 }
 
 /* ---- the command ---- */
@@ -362,6 +436,14 @@ static int run_overflow(int argc, char **argv) {
             fprintf(stderr, "probetop overflow: --level ignored: levels are not available for %s input\n",
                     ds_format_name(ds->format));
     }
+    struct ovf_origin_report origin = {0};
+    if (ovf_origin_run(ds, &origin, &err) != 0) {
+        fprintf(stderr, "probetop overflow: origin across ranks: %s\n", err.msg);
+        ovf_list_free(&scanned);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    r.origin = &origin;
     int rc = EXIT_USAGE;
     if (report_build(&r) != 0) {
         fprintf(stderr, "probetop overflow: out of memory\n");
@@ -369,6 +451,7 @@ static int run_overflow(int argc, char **argv) {
         if (fmt == OUT_JSON) print_json(&r);
         else if (fmt == OUT_CSV) print_csv(&r);
         else print_text(&r);
+        if (fmt == OUT_TEXT && r.nmatch) print_origin_text(&origin);
         rc = r.nmatch ? EXIT_FOUND : EXIT_OK;
     }
     if (fflush(stdout) != 0) {
@@ -376,6 +459,7 @@ static int run_overflow(int argc, char **argv) {
         rc = EXIT_USAGE;
     }
     report_free(&r);
+    ovf_origin_report_free(&origin);
     ovf_list_free(&scanned);
     dataset_free(ds);
     return rc;
