@@ -528,9 +528,11 @@ static int search_groups(struct st *s, struct origin_result *out) {
             size_t g = uf_find(uf, node);
             int known = 0;
             for (size_t k = 0; k < ng; k++) known |= groups[k] == g;
-            /* the overflow check opens a group only for the first rank's op
-             * of the round; an op of a later rank outside it is dropped */
-            if (s->rules == ORIGIN_OVERFLOW ? ng == 0 : !known) groups[ng++] = g;
+            /* every rank's next op opens its group (msProbe's overflow
+             * check opens only the first rank's and drops the other ranks'
+             * ops of the round, which makes its answer depend on the order
+             * the file system lists the rank folders in) */
+            if (!known) groups[ng++] = g;
         }
         size_t h0 = out->nhits;
         for (size_t k = 0; k < ng; k++) {
@@ -546,7 +548,17 @@ static int search_groups(struct st *s, struct origin_result *out) {
                     if (push_hit(out, &hcap, cd->rk, cd->rec, c->layer, cd->sub_layer) != 0) goto out;
                 }
             }
-            for (size_t i = 0; i < nn; i++) {
+            /* an op whose output is anomalous while a source or collective
+             * partner of its group had the anomaly in its inputs received
+             * it: propagated, not born (here probetop parts from msProbe,
+             * which also counts such an op, see man/probetop.1) */
+            int fed = 0;
+            for (size_t i = 0; i < nn && !fed; i++) {
+                const struct cnode *c = &s->nodes[i];
+                fed = !c->pruned && uf_find(uf, i) == groups[k] && (c->type == T_SRC || c->type == T_LINK) &&
+                      (c->bad & ORIGIN_IN);
+            }
+            for (size_t i = 0; i < nn && !fed; i++) {
                 const struct cnode *c = &s->nodes[i];
                 if (c->pruned || uf_find(uf, i) != groups[k] || !c->anomaly) continue;
                 if (push_hit(out, &hcap, c->rk, c->rec, c->layer, c->sub_layer) != 0) goto out;
@@ -629,7 +641,11 @@ static size_t feeding_peer(const struct st *s, size_t n, const uint8_t *infected
         const struct cnode *c = &s->nodes[p];
         if (!c->bad) continue;
         if (need_infected && !infected[c->rk]) continue;
-        if (best == SIZE_MAX || c->rk < s->nodes[best].rk) best = p;
+        /* the peer that had it in its inputs (the one that sent it), else
+         * the lowest rank */
+        if (best == SIZE_MAX || ((c->bad & ORIGIN_IN) && !(s->nodes[best].bad & ORIGIN_IN)) ||
+            (!(c->bad & ORIGIN_IN) == !(s->nodes[best].bad & ORIGIN_IN) && c->rk < s->nodes[best].rk))
+            best = p;
     }
     return best;
 }
