@@ -54,6 +54,12 @@ if "$BIN" help overflow >/dev/null 2>&1; then
     T1=$(date +%s.%N)
     echo "probetop overflow seconds=$(echo "$T1 - $T0" | bc)"
 fi
+echo "== origin rank across communication (issue 10)"
+OD=$B/bench-data/origin256
+if [ ! -f "$OD/.done" ]; then
+    rm -rf "$OD" && $PY "$(dirname "$0")/../gen_origin.py" --out "$OD/step0" --ranks 256 && touch "$OD/.done"
+fi
+PT_BIN="$BIN" "$B/tests/bench_origin" "$OD/step0"
 echo "== compare (issue 4)"
 PT_BIN="$BIN" "$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
 [ -x "$B/tests/bench_tui_graph" ] && PT_BIN="$BIN" "$B/tests/bench_tui_graph" "$DATA/nan/step0/rank0" "$DATA/dump/step0/rank0" 5
