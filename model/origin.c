@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/compare.h"
+
 enum { T_SRC = 0, T_DST = 1, T_LINK = 2 };
 enum { E_LINK = 0, E_DST = 1 };   /* E_DST: a is the source, b the destination */
 
@@ -126,6 +128,30 @@ void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
                 f |= out ? ORIGIN_OUT : ORIGIN_IN;
         }
         flags[r] = f;
+    }
+}
+
+void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int md5, uint8_t *flags) {
+    memset(flags, 0, npu->nrecs);
+    int32_t cur = -1;
+    int outs = 0, fa = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const struct crow *w = &rows[i];
+        if (w->rec < 0 || (size_t)w->rec >= npu->nrecs) continue;
+        if (w->rec != cur) {
+            cur = w->rec;
+            outs = 0;
+            const char *n = rec_name(npu, (size_t)cur);
+            const char *a = strchr(n, '.');
+            fa = a && !strncmp(a + 1, "npu_fusion_attention.", 21);
+        }
+        int idx = w->output ? outs++ : -1;
+        if (w->output && fa && (idx == 4 || idx == 5)) continue;
+        int diff = 0;
+        if (md5) diff = w->level == CL_ERROR;
+        else
+            for (int k = 0; k < 4 && !diff; k++) diff = w->rel[k].kind == CV_PCT && w->rel[k].v / 100.0 > 0.5;
+        if (diff) flags[cur] |= w->output ? ORIGIN_OUT : ORIGIN_IN;
     }
 }
 

@@ -92,6 +92,15 @@ void origin_result_free(struct origin_result *r);
  * elements nested inside lists do not count. */
 void origin_flags_nonfinite(const struct tree *t, uint8_t *flags);
 
+/* The divergence flags of every record of the problem tree npu (flags has
+ * npu->nrecs bytes) from the rows of its table compare (model/compare.h),
+ * as msProbe's compare -da judges a record: ORIGIN_OUT when one of its
+ * output rows has a Max, Min, Mean or Norm relative error above 50% (md5
+ * mode: the row is an error), ORIGIN_IN the same for an input row.  The
+ * fifth and sixth outputs of npu_fusion_attention do not count. */
+struct crow;
+void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int md5, uint8_t *flags);
+
 /* 1 when a record name is a communication op for these rules. */
 int origin_is_comm(const char *name);
 

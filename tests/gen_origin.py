@@ -22,8 +22,16 @@ import sys
 NAN = float("nan")
 
 
+AS = "nan"   # what a "bad" tensor holds: nan, drift (statistics x4) or clean (the benchmark)
+
+
 def tensor(bad, seed=0):
-    if bad:
+    if bad and AS == "drift":
+        t = tensor(False, seed)
+        for k in ("Max", "Min", "Mean", "Norm"):
+            t[k] *= 4.0
+        return t
+    if bad and AS == "nan":
         return {"type": "torch.Tensor", "dtype": "torch.float32", "shape": [4, 8], "Max": NAN, "Min": NAN,
                 "Mean": NAN, "Norm": NAN, "requires_grad": False}
     v = 1.0 + (seed % 7) * 0.25
@@ -264,8 +272,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--ranks", type=int, default=0)
+    ap.add_argument("--as", dest="as_", choices=("nan", "drift", "clean"), default="nan",
+                    help="what the anomalous tensors hold: NaN (default), statistics x4 (a problem run "
+                         "for compare), or nothing wrong (its benchmark)")
     ap.add_argument("scenario", nargs="?", choices=sorted(SCENARIOS))
     a = ap.parse_args()
+    global AS
+    AS = a.as_
     if a.ranks:
         write(a.out, ring(a.ranks))
     elif a.scenario:
