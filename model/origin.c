@@ -407,25 +407,16 @@ static int build_rank(struct st *s, int rk) {
     return 0;
 }
 
-/* Per rank, its nodes by (api, call count): one entry per distinct pair at
- * the position of its first occurrence, holding the last node with it. */
+/* Per rank, its communication ops in dump order, as pairing scans them.
+ * (msProbe's overflow check keys them by API and call number, so that a
+ * backward op hides the forward op with the same number, which then pairs
+ * with nothing; its compare -da scans them all, as here.) */
 static int build_index(struct st *s, int rk) {
     struct rankinfo *ri = &s->ri[rk];
     size_t n = ri->n1 - ri->n0;
     ri->index = malloc((n ? n : 1) * sizeof *ri->index);
     if (!ri->index) return -1;
-    for (size_t i = ri->n0; i < ri->n1; i++) {
-        const struct cnode *c = &s->nodes[i];
-        size_t k;
-        for (k = 0; k < ri->nindex; k++) {
-            const struct cnode *o = &s->nodes[ri->index[k]];
-            if (o->api_len == c->api_len && o->cnt_len == c->cnt_len && !strncmp(o->api, c->api, c->api_len) &&
-                !strncmp(o->cnt, c->cnt, c->cnt_len))
-                break;
-        }
-        if (k < ri->nindex) ri->index[k] = i;
-        else ri->index[ri->nindex++] = i;
-    }
+    for (size_t i = ri->n0; i < ri->n1; i++) ri->index[ri->nindex++] = i;
     return 0;
 }
 
@@ -460,21 +451,100 @@ static int connect_node(struct st *s, int rk, size_t cur, int *seen_stamp) {
             if (!((o->nconn == 0 && !o->directed) || conn_has(o, s->R[rk].t->rank))) continue;
             seen_stamp[si] = rk + 1;
             int rc;
-            if (o->type == T_DST) {
-                rc = add_edge(s, (int)cur, (int)si, E_DST);
-                o->layer = c->layer;
-            } else if (o->type == T_SRC) {
-                o->layer = c->layer;
-                rc = add_edge(s, (int)si, (int)cur, E_DST);
-            } else {
-                rc = add_edge(s, (int)cur, (int)si, E_LINK);
-                o->layer = c->layer;
-            }
+            if (o->type == T_DST) rc = add_edge(s, (int)cur, (int)si, E_DST);
+            else if (o->type == T_SRC) rc = add_edge(s, (int)si, (int)cur, E_DST);
+            else rc = add_edge(s, (int)cur, (int)si, E_LINK);
             if (rc) return -1;
             break;
         }
     }
     return 0;
+}
+
+/* ---- layers ---- */
+
+static size_t uf_find(size_t *p, size_t x);
+
+/* Layers as logical time: paired ops (a group, through every pairing edge)
+ * share one layer, one more than the latest layer of the op before any of
+ * its members on that member's rank; a rank's first op has layer 0.  So a
+ * rank's ops keep their order and an op after a communication comes after
+ * everything that communication waited for.  (msProbe gives a paired op
+ * the layer of the op that paired it, which can move a late op to layer 0
+ * and makes its answer depend on the order the rank folders are listed
+ * in.)  Groups are taken in dependency order; should pairing have crossed
+ * (a cycle), the group holding the earliest remaining op goes next. */
+static int number_layers(struct st *s) {
+    size_t nn = s->nn;
+    int rc = -1;
+    size_t *uf = malloc(nn * sizeof *uf), *root_deps = calloc(nn, sizeof *root_deps);
+    int32_t *glayer = malloc(nn * sizeof *glayer);
+    uint8_t *done = calloc(nn, 1);
+    size_t *stack = malloc(nn * sizeof *stack);
+    if (!uf || !root_deps || !glayer || !done || !stack) goto out;
+    for (size_t i = 0; i < nn; i++) uf[i] = i;
+    for (size_t e = 0; e < s->ne; e++) {
+        size_t a = uf_find(uf, (size_t)s->edges[e].a), b = uf_find(uf, (size_t)s->edges[e].b);
+        if (a != b) uf[a < b ? b : a] = a < b ? a : b;   /* the root is the group's first node */
+    }
+    /* root_deps[g]: members of group g whose predecessor's group is not done */
+    for (size_t i = 0; i < nn; i++) {
+        glayer[i] = 0;
+        if (i > s->ri[s->nodes[i].rk].n0 && uf_find(uf, i - 1) != uf_find(uf, i)) root_deps[uf_find(uf, i)]++;
+    }
+    /* members per group: members[g0[g] .. g0[g]+gn[g]) */
+    size_t *g0 = calloc(nn + 1, sizeof *g0), *mem = malloc(nn * sizeof *mem);
+    if (!g0 || !mem) { free(g0); free(mem); goto out; }
+    for (size_t i = 0; i < nn; i++) g0[uf_find(uf, i) + 1]++;
+    for (size_t i = 0; i < nn; i++) g0[i + 1] += g0[i];
+    size_t *fill = malloc(nn * sizeof *fill);
+    if (!fill) { free(g0); free(mem); goto out; }
+    for (size_t i = 0; i < nn; i++) fill[i] = g0[i];
+    for (size_t i = 0; i < nn; i++) mem[fill[uf_find(uf, i)]++] = i;
+    free(fill);
+    size_t ns = 0, left = 0, scan = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (uf_find(uf, i) == i) {
+            left++;
+            if (root_deps[i] == 0) stack[ns++] = i;
+        }
+    while (left) {
+        size_t g;
+        if (ns) g = stack[--ns];
+        else {
+            while (scan < nn && done[uf_find(uf, scan)]) scan++;
+            g = uf_find(uf, scan);   /* a cycle: the group of the earliest op left */
+        }
+        if (done[g]) continue;
+        done[g] = 1;
+        left--;
+        int32_t L = 0;
+        for (size_t k = g0[g]; k < g0[g + 1]; k++) {
+            size_t m = mem[k];
+            if (m > s->ri[s->nodes[m].rk].n0 && uf_find(uf, m - 1) != g) {
+                int32_t p = glayer[uf_find(uf, m - 1)] + 1;
+                if (p > L) L = p;
+            }
+        }
+        glayer[g] = L;
+        for (size_t k = g0[g]; k < g0[g + 1]; k++) {
+            size_t m = mem[k] + 1;   /* the next op on the member's rank */
+            if (m >= nn || s->nodes[m].rk != s->nodes[mem[k]].rk) continue;
+            size_t h = uf_find(uf, m);
+            if (h != g && !done[h] && root_deps[h] && --root_deps[h] == 0) stack[ns++] = h;
+        }
+    }
+    for (size_t i = 0; i < nn; i++) s->nodes[i].layer = glayer[uf_find(uf, i)];
+    free(g0);
+    free(mem);
+    rc = 0;
+out:
+    free(uf);
+    free(root_deps);
+    free(glayer);
+    free(done);
+    free(stack);
+    return rc;
 }
 
 /* ---- searching ---- */
@@ -762,13 +832,10 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
         for (size_t r = 0; r + 1 < n; r++) {
             struct rankinfo *ri = &s.ri[r];
             for (size_t i = ri->n0; i < ri->n1; i++) {
-                /* divergence: a rank's ops keep their order when pairing
-                 * raised an earlier op's layer */
-                if (rules == ORIGIN_DIVERGENCE && i > ri->n0 && s.nodes[i - 1].layer >= s.nodes[i].layer)
-                    s.nodes[i].layer = s.nodes[i - 1].layer + 1;
                 if (connect_node(&s, (int)r, i, stamp) != 0) goto oom;
             }
         }
+        if (number_layers(&s) != 0) goto oom;
         for (size_t i = 0; i < s.nn; i++) {
             struct cnode *c = &s.nodes[i];
             int keep = rules == ORIGIN_OVERFLOW ? c->bad != 0 : (c->bad & ORIGIN_OUT) != 0;

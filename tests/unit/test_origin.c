@@ -257,6 +257,42 @@ static void test_gen_dump_pipeline(void) {
     step_free(&s);
 }
 
+/* gen_dump.py --tp 2 over 8 ranks, 5 micro-batches: a NaN planted in
+ * layers.4.mlp of rank 5 in every micro-batch; all_reduce ops in the TP
+ * pairs, forward and backward, the backward ones reusing the forward call
+ * numbers.  msProbe's overflow_check: rank_5 Functional.linear.18.forward
+ * (micro step 0) -- but only because of the order the file system listed
+ * the rank folders in; with them in rank order its numbering of layers
+ * puts rank 5's Module...TransformerBlock.forward.2 (micro step 2) first.
+ * probetop's layers keep each rank's order: linear.18, whatever the
+ * listing. */
+static void test_gen_dump_tp(void) {
+    NEED_PYTHON();
+    const char *sh = pt_shared();
+    if (!sh) SKIP("../shared absent");
+    const char *dir = pt_tmpdir("tp8");
+    char cmd[9000], step[1100];
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 1 --ranks 8 --tp 2 --layers 8 --hidden 8 --heads 2 "
+             "--ffn 16 --seq 4 --vocab 32 --micro-batches 5 --nan 0:5:layers.4.mlp --quiet",
+             getenv("PT_PYTHON"), sh, dir);
+    if (!dir || system(cmd) != 0) {
+        CHECK(!"gen_dump.py failed");
+        return;
+    }
+    snprintf(step, sizeof step, "%s/step0", dir);
+    struct step s;
+    if (load_step(step, ORIGIN_OVERFLOW, &s) != 0) {
+        CHECK(!"load failed");
+        return;
+    }
+    check_origin(&s, ORIGIN_DURING_COMM, 5, "Functional.linear.18.forward");
+    CHECK_INT(s.res.hits[0].rec, 171);
+    /* gen_dump.py does not spread NaNs through all_reduce: no other rank */
+    CHECK_INT(s.res.nhops, 0);
+    step_free(&s);
+}
+
 /* Divergence (compare): a problem run whose "bad" tensors have 4x the
  * statistics of its benchmark's; each rank's table compare gives the flags
  * (relative error above 50%).  msProbe compare -da on the same files:
@@ -406,6 +442,7 @@ int main(void) {
     RUN(test_comm_born);
     RUN(test_after_comm);
     RUN(test_gen_dump_pipeline);
+    RUN(test_gen_dump_tp);
     RUN(test_divergence_rules);
     RUN(test_cmd_json);
     PT_DONE();
