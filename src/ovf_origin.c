@@ -1,8 +1,11 @@
 /* ovf_origin: per-step origin search over the rank folders of a dump. */
 #include "src/ovf_origin.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/read_graph.h"
 
@@ -37,10 +40,81 @@ static int by_rank(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static int step_flagged(const struct dataset *ds, int32_t step) {
-    for (size_t i = 0; i < ds->ovf.n; i++)
-        if (ds->ovf.v[i].step == step) return 1;
+/* Reading the rank folders of a step: each worker takes the next one. */
+struct reader {
+    const struct ds_rankdir *const *dirs;
+    size_t n;
+    int32_t step;
+    struct tree **trees;
+    uint8_t **flags;
+    atomic_size_t next;
+    atomic_int failed;
+    struct pt_error err;     /* the first failure's message */
+    pthread_mutex_t mu;
+};
+
+static void *read_worker(void *arg) {
+    struct reader *rd = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&rd->next, 1);
+        if (i >= rd->n || atomic_load(&rd->failed)) break;
+        struct pt_error e = {{0}};
+        if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, &rd->trees[i], &e) != 0 ||
+            !(rd->flags[i] = malloc(rd->trees[i]->nrecs ? rd->trees[i]->nrecs : 1))) {
+            if (!e.msg[0]) pt_errorf(&e, "out of memory");
+            pthread_mutex_lock(&rd->mu);
+            if (!atomic_exchange(&rd->failed, 1)) rd->err = e;
+            pthread_mutex_unlock(&rd->mu);
+            break;
+        }
+        rd->trees[i]->rank = rd->dirs[i]->rank;
+        rd->trees[i]->step = rd->step;
+        origin_flags_nonfinite(rd->trees[i], rd->flags[i]);
+    }
+    return NULL;
+}
+
+/* Reads dirs[0..n) on up to two more threads than the caller's. */
+static int read_ranks(const struct ds_rankdir *const *dirs, size_t n, int32_t step, struct tree **trees, uint8_t **flags,
+                      struct pt_error *err) {
+    struct reader rd = {.dirs = dirs, .n = n, .step = step, .trees = trees, .flags = flags};
+    atomic_init(&rd.next, 0);
+    atomic_init(&rd.failed, 0);
+    pthread_mutex_init(&rd.mu, NULL);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cores < 2 ? 0 : cores > 4 ? 3 : (size_t)cores - 1;
+    if (nt > n) nt = n;
+    pthread_t th[3];
+    size_t started = 0;
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, read_worker, &rd) != 0) break;
+    read_worker(&rd);
+    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&rd.mu);
+    if (atomic_load(&rd.failed)) {
+        *err = rd.err;
+        return -1;
+    }
     return 0;
+}
+
+/* A flagged record that holds a NaN or Inf (not one flagged by the Norm
+ * jump alone, which the origin rules do not see). */
+static int entry_nonfinite(const struct ovf_entry *e) {
+    return e->level != OVF_HIGH || strncmp(e->what, "Norm jump", 9) != 0;
+}
+
+/* The number of ranks of a step with a non-finite record (0, 1 or 2 =
+ * more). */
+static int ranks_flagged(const struct dataset *ds, int32_t step, int32_t *only) {
+    int n = 0;
+    for (size_t i = 0; i < ds->ovf.n && n < 2; i++) {
+        const struct ovf_entry *e = &ds->ovf.v[i];
+        if (e->step != step || !entry_nonfinite(e)) continue;
+        if (n == 0) { *only = e->rank; n = 1; }
+        else if (e->rank != *only) n = 2;
+    }
+    return n;
 }
 
 /* One step: the rank folders dirs[0..n), ascending rank. */
@@ -52,15 +126,8 @@ static int run_step(const struct dataset *ds, int32_t step, const struct ds_rank
     struct origin_result res = {0};
     int rc = -1;
     if (!trees || !flags || !ranks) { pt_errorf(err, "out of memory"); goto out; }
-    for (size_t i = 0; i < n; i++) {
-        if (graph_read(dirs[i]->dir, GRAPH_NO_STACK, &trees[i], err) != 0) goto out;
-        trees[i]->rank = dirs[i]->rank;
-        trees[i]->step = step;
-        flags[i] = malloc(trees[i]->nrecs ? trees[i]->nrecs : 1);
-        if (!flags[i]) { pt_errorf(err, "out of memory"); goto out; }
-        origin_flags_nonfinite(trees[i], flags[i]);
-        ranks[i] = (struct origin_rank){trees[i], flags[i]};
-    }
+    if (read_ranks(dirs, n, step, trees, flags, err) != 0) goto out;
+    for (size_t i = 0; i < n; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
     if (origin_find(ranks, n, ORIGIN_OVERFLOW, &res, err) != 0) goto out;
     if (res.phase == ORIGIN_NONE) { rc = 0; goto out; }
     struct ovf_origin_step *v = realloc(out->v, (out->n + 1) * sizeof *v);
@@ -115,7 +182,15 @@ int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, stru
         /* steps come in any order in rankdirs: handle each once */
         int done = 0;
         for (size_t k = 0; k < i; k++) done |= ds->rankdirs[k].step == step;
-        if (!done && step_flagged(ds, step)) {
+        int32_t only = 0;
+        int nf = done ? 0 : ranks_flagged(ds, step, &only);
+        if (nf == 1) {
+            /* one affected rank: the others, clean, can neither hold the
+             * origin nor change the order of that rank's own ops */
+            size_t k = 0;
+            while (k < n && dirs[k]->rank != only) k++;
+            if (k < n) rc = run_step(ds, step, &dirs[k], 1, out, err);
+        } else if (nf == 2) {
             qsort(dirs, n, sizeof *dirs, by_rank);
             rc = run_step(ds, step, dirs, n, out, err);
         }
