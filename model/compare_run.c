@@ -1,6 +1,7 @@
 /* compare_run: the whole run's first divergence (see compare_run.h). */
 #include "model/compare_run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,9 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
         if (lv == CL_ERROR) p->nerror++;
         else p->nwarning++;
         struct crun_point at = {t->step, t->nodes[n].micro, t->rank, t->nodes[n].order};
+        /* a node right under the root runs "in" the root (DefaultModel) */
         int in = tree_enclosing_module(t, n);
+        if (in < 0 && n != t->root) in = t->root;
         if (crun_offer(p, lv, &at, tree_id(t, n), in >= 0 ? tree_id(t, in) : NULL, g->n[n].worst_rel) != 0) {
             crun_pair_clear(p);
             return -1;
@@ -122,4 +125,11 @@ long crun_first(const struct crun_pair *v, size_t n, int *which) {
     }
     *which = -1;
     return -1;
+}
+
+char *crun_where(const struct crun_first *f, char *buf, size_t size) {
+    if (!f->have) snprintf(buf, size, "-");
+    else if (f->in) snprintf(buf, size, "%s in %s", f->name, f->in);
+    else snprintf(buf, size, "%s", f->name);
+    return buf;
 }

@@ -77,6 +77,10 @@ void crun_pair_fail(struct crun_pair *p, const char *why);
 /* Frees what the pair owns; it is PENDING again with its step and rank. */
 void crun_pair_clear(struct crun_pair *p);
 
+/* A diverging node for a person: "Functional.linear.8.forward in
+ * Module....forward.0" (just the id when no module holds it). */
+char *crun_where(const struct crun_first *f, char *buf, size_t size);
+
 /* The run's first divergence over the DONE pairs of v[0..n): the index of
  * the pair holding it, with *which = CRUN_ERR or CRUN_WARN; -1 when no
  * pair has a diverging node. */
