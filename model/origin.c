@@ -148,8 +148,11 @@ void origin_flags_divergence(const struct tree *npu, const struct crow *rows, si
         int idx = w->output ? outs++ : -1;
         if (w->output && fa && (idx == 4 || idx == 5)) continue;
         int diff = 0;
-        if (md5) diff = w->level == CL_ERROR;
-        else
+        /* an error verdict (e.g. NaN against a finite benchmark, which
+         * msProbe's 50% test alone lets pass) also counts, so the origin
+         * speaks of the divergence compare reports */
+        diff = w->level == CL_ERROR;
+        if (!md5)
             for (int k = 0; k < 4 && !diff; k++) diff = w->rel[k].kind == CV_PCT && w->rel[k].v / 100.0 > 0.5;
         if (diff) flags[cur] |= w->output ? ORIGIN_OUT : ORIGIN_IN;
     }

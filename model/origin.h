@@ -95,8 +95,9 @@ void origin_flags_nonfinite(const struct tree *t, uint8_t *flags);
 /* The divergence flags of every record of the problem tree npu (flags has
  * npu->nrecs bytes) from the rows of its table compare (model/compare.h),
  * as msProbe's compare -da judges a record: ORIGIN_OUT when one of its
- * output rows has a Max, Min, Mean or Norm relative error above 50% (md5
- * mode: the row is an error), ORIGIN_IN the same for an input row.  The
+ * output rows has a Max, Min, Mean or Norm relative error above 50% or is
+ * at error level (md5 mode: is an error), ORIGIN_IN the same for an input
+ * row.  The
  * fifth and sixth outputs of npu_fusion_attention do not count. */
 struct crow;
 void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int md5, uint8_t *flags);

@@ -15,6 +15,7 @@
 #include "model/compare_run.h"
 #include "src/cmd.h"
 #include "src/cmp_files.h"
+#include "src/cmp_origin.h"
 #include "src/cmp_scan.h"
 #include "src/json.h"
 #include "src/read_graph.h"
@@ -329,6 +330,22 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
            (int)f->at.micro, f->in ? pt_escape(f->in, strlen(f->in), esc2, sizeof esc2) : "-");
 }
 
+/* --first: where the first divergence's step diverged first across its
+ * ranks (model/origin.h, divergence rules) and how it spread, under the
+ * first divergence.  Not with a layer mapping (the table compare here
+ * matches by name). */
+static void print_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy, int lm) {
+    int which;
+    long k = crun_first(sum, n, &which);
+    if (k < 0 || lm) return;
+    struct ovf_origin_report o = {0};
+    struct pt_error err;
+    if (cmp_origin_step(pairs, n, sum[k].step, fuzzy, &o, &err) != 0)
+        fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
+    else ovf_origin_print_text(stdout, &o);
+    ovf_origin_report_free(&o);
+}
+
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
 static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair *sum, int fuzzy,
                      const struct cfile_lmap *map, const char *mc) {
@@ -343,6 +360,7 @@ static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair 
     }
     if (rc == EXIT_USAGE) return rc;
     print_first(sum, n, 1);
+    print_origin(pairs, n, sum, fuzzy, map != NULL);
     return rc;
 }
 
@@ -539,8 +557,10 @@ static int run(int argc, char **argv) {
             goto done;
         }
     }
-    if (first) print_first(sum, npairs, 1);
-    else if (!quiet) print_first(sum, npairs, 0);
+    if (first) {
+        print_first(sum, npairs, 1);
+        print_origin(pairs, npairs, sum, fuzzy, lm != NULL);
+    } else if (!quiet) print_first(sum, npairs, 0);
     if (rc == EXIT_OK && any_error) rc = EXIT_FOUND;
 done:
     if (out.f && outf_close(&out, rc != EXIT_USAGE, &err) != 0) {

@@ -302,37 +302,6 @@ static void print_json(const struct report *r) {
 
 /* ---- origin across ranks (model/origin.h) ---- */
 
-static void origin_node_text(const struct ovf_origin_node *n) {
-    char name[2048];
-    printf("rank %d", (int)n->rank);
-    if (n->micro >= 0) printf(" micro step %d", (int)n->micro);
-    printf(", position %u: %s", (unsigned)n->pos, esc(n->name, name, sizeof name));
-}
-
-static void print_origin_text(const struct ovf_origin_report *o) {
-    for (size_t i = 0; i < o->n; i++) {
-        const struct ovf_origin_step *s = &o->v[i];
-        printf("origin across ranks, step %d (%s):\n", (int)s->step, origin_phase_name(s->phase));
-        for (size_t k = 0; k < s->norigins; k++) {
-            printf("  born on ");
-            origin_node_text(&s->origins[k]);
-            printf("\n");
-        }
-        for (size_t k = 0; k < s->nchain; k++) {
-            const struct ovf_origin_hop *h = &s->chain[k];
-            printf("  -> ");
-            origin_node_text(&h->to);
-            if (h->has_from) {
-                printf("\n       received from ");
-                origin_node_text(&h->from);
-            } else {
-                printf("\n       (no anomalous peer: appeared there too)");
-            }
-            printf("\n");
-        }
-    }
-}
-
 static void origin_node_json(const struct ovf_origin_node *n) {
     printf("{\"step\": %d, \"micro_step\": ", (int)n->step);
     if (n->micro >= 0) printf("%d", (int)n->micro);
@@ -451,7 +420,7 @@ static int run_overflow(int argc, char **argv) {
         if (fmt == OUT_JSON) print_json(&r);
         else if (fmt == OUT_CSV) print_csv(&r);
         else print_text(&r);
-        if (fmt == OUT_TEXT && r.nmatch) print_origin_text(&origin);
+        if (fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
         rc = r.nmatch ? EXIT_FOUND : EXIT_OK;
     }
     if (fflush(stdout) != 0) {

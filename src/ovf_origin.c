@@ -2,6 +2,7 @@
 #include "src/ovf_origin.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static int name_node(const struct dataset *ds, int32_t step, const struct tree *
     n->step = step;
     n->rank = t->rank;
     n->pos = (uint32_t)rec;
-    n->micro = micro_of(ds, step, t->rank, (uint32_t)rec);
+    n->micro = ds ? micro_of(ds, step, t->rank, (uint32_t)rec) : -1;
     n->name = strdup(s ? s : "");
     return n->name ? 0 : -1;
 }
@@ -117,6 +118,64 @@ static int ranks_flagged(const struct dataset *ds, int32_t step, int32_t *only) 
     return n;
 }
 
+int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
+                   const struct origin_result *res, const struct dataset *ds, struct pt_error *err) {
+    if (res->phase == ORIGIN_NONE) return 0;
+    struct ovf_origin_step *v = realloc(out->v, (out->n + 1) * sizeof *v);
+    if (!v) return pt_errorf(err, "out of memory");
+    out->v = v;
+    struct ovf_origin_step *s = &v[out->n++];
+    memset(s, 0, sizeof *s);
+    s->step = step;
+    s->phase = res->phase;
+    s->origins = calloc(res->nhits ? res->nhits : 1, sizeof *s->origins);
+    s->chain = calloc(res->nhops ? res->nhops : 1, sizeof *s->chain);
+    if (!s->origins || !s->chain) return pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < res->nhits; i++, s->norigins++)
+        if (name_node(ds, step, trees[res->hits[i].rank], res->hits[i].rec, &s->origins[i]) != 0)
+            return pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < res->nhops; i++, s->nchain++) {
+        const struct origin_hop *h = &res->hops[i];
+        struct ovf_origin_hop *o = &s->chain[i];
+        if (name_node(ds, step, trees[h->to], h->to_rec, &o->to) != 0 ||
+            (h->from >= 0 && name_node(ds, step, trees[h->from], h->from_rec, &o->from) != 0))
+            return pt_errorf(err, "out of memory");
+        o->has_from = h->from >= 0;
+    }
+    return 0;
+}
+
+static void node_text(FILE *f, const struct ovf_origin_node *n) {
+    char name[2048];
+    fprintf(f, "rank %d", (int)n->rank);
+    if (n->micro >= 0) fprintf(f, " micro step %d", (int)n->micro);
+    fprintf(f, ", position %u: %s", (unsigned)n->pos, pt_escape(n->name, strlen(n->name), name, sizeof name));
+}
+
+void ovf_origin_print_text(FILE *f, const struct ovf_origin_report *o) {
+    for (size_t i = 0; i < o->n; i++) {
+        const struct ovf_origin_step *s = &o->v[i];
+        fprintf(f, "origin across ranks, step %d (%s):\n", (int)s->step, origin_phase_name(s->phase));
+        for (size_t k = 0; k < s->norigins; k++) {
+            fprintf(f, "  born on ");
+            node_text(f, &s->origins[k]);
+            fprintf(f, "\n");
+        }
+        for (size_t k = 0; k < s->nchain; k++) {
+            const struct ovf_origin_hop *h = &s->chain[k];
+            fprintf(f, "  -> ");
+            node_text(f, &h->to);
+            if (h->has_from) {
+                fprintf(f, "\n       received from ");
+                node_text(f, &h->from);
+            } else {
+                fprintf(f, "\n       (no anomalous peer: appeared there too)");
+            }
+            fprintf(f, "\n");
+        }
+    }
+}
+
 /* One step: the rank folders dirs[0..n), ascending rank. */
 static int run_step(const struct dataset *ds, int32_t step, const struct ds_rankdir *const *dirs, size_t n,
                     struct ovf_origin_report *out, struct pt_error *err) {
@@ -129,32 +188,7 @@ static int run_step(const struct dataset *ds, int32_t step, const struct ds_rank
     if (read_ranks(dirs, n, step, trees, flags, err) != 0) goto out;
     for (size_t i = 0; i < n; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
     if (origin_find(ranks, n, ORIGIN_OVERFLOW, &res, err) != 0) goto out;
-    if (res.phase == ORIGIN_NONE) { rc = 0; goto out; }
-    struct ovf_origin_step *v = realloc(out->v, (out->n + 1) * sizeof *v);
-    if (!v) { pt_errorf(err, "out of memory"); goto out; }
-    out->v = v;
-    struct ovf_origin_step *s = &v[out->n++];
-    memset(s, 0, sizeof *s);
-    s->step = step;
-    s->phase = res.phase;
-    s->origins = calloc(res.nhits ? res.nhits : 1, sizeof *s->origins);
-    s->chain = calloc(res.nhops ? res.nhops : 1, sizeof *s->chain);
-    if (!s->origins || !s->chain) { pt_errorf(err, "out of memory"); goto out; }
-    for (size_t i = 0; i < res.nhits; i++, s->norigins++)
-        if (name_node(ds, step, trees[res.hits[i].rank], res.hits[i].rec, &s->origins[i]) != 0) {
-            pt_errorf(err, "out of memory");
-            goto out;
-        }
-    for (size_t i = 0; i < res.nhops; i++, s->nchain++) {
-        const struct origin_hop *h = &res.hops[i];
-        struct ovf_origin_hop *o = &s->chain[i];
-        if (name_node(ds, step, trees[h->to], h->to_rec, &o->to) != 0 ||
-            (h->from >= 0 && name_node(ds, step, trees[h->from], h->from_rec, &o->from) != 0)) {
-            pt_errorf(err, "out of memory");
-            goto out;
-        }
-        o->has_from = h->from >= 0;
-    }
+    if (ovf_origin_add(out, step, trees, &res, ds, err) != 0) goto out;
     rc = 0;
 out:
     origin_result_free(&res);

@@ -8,6 +8,7 @@
 #define PT_OVF_ORIGIN_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "model/origin.h"
@@ -39,5 +40,17 @@ struct ovf_origin_report {
  * flagged), -1 with a message (a rank folder that cannot be read, memory). */
 int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, struct pt_error *err);
 void ovf_origin_report_free(struct ovf_origin_report *r);
+
+/* Appends the result of the rules on one step (trees as given to
+ * origin_find) to a report, naming its nodes; ds (may be NULL) gives the
+ * micro steps.  Nothing is added when res found no origin.  0, or -1 out of
+ * memory. */
+int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
+                   const struct origin_result *res, const struct dataset *ds, struct pt_error *err);
+
+/* The report as text: per step "origin across ranks, step S (phase):",
+ * "  born on rank R[ micro step M], position P: NAME" per origin, then
+ * "  -> ..." and "       received from ..." per hop. */
+void ovf_origin_print_text(FILE *f, const struct ovf_origin_report *o);
 
 #endif

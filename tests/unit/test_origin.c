@@ -368,6 +368,41 @@ static void test_divergence_rules(void) {
     }
 }
 
+/* `probetop compare --first` prints, under the first divergence, the
+ * origin of its step across the ranks: the all_reduce scenario, drifted
+ * against its clean twin, is born on rank 2 and reaches ranks 0, 1, 3. */
+static void test_cmd_compare_first(void) {
+    NEED_PYTHON();
+    const char *dir = pt_tmpdir("cmp_allreduce");
+    char cmd[9000], d[1100], npu[1200], bench[1200], out[1200], errf[1200];
+    if (!dir) return;
+    snprintf(d, sizeof d, "%s", dir);
+    snprintf(npu, sizeof npu, "%s/drift", d);
+    snprintf(bench, sizeof bench, "%s/clean", d);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' --as drift allreduce && '%s' '%s' --out '%s' --as clean allreduce",
+             getenv("PT_PYTHON"), gen_path, npu, getenv("PT_PYTHON"), gen_path, bench);
+    if (system(cmd) != 0) {
+        CHECK(!"gen_origin.py failed");
+        return;
+    }
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(errf, sizeof errf, "%s/err.txt", d);
+    const char *argv[] = {"compare", npu, bench, "--first", NULL};
+    CHECK_INT(pt_capture(out, errf, cmd_compare_entry.run, 4, argv), EXIT_FOUND);
+    char *txt = pt_slurp(out);
+    CHECK_CONTAINS(txt, "origin across ranks, step 0 (between communication ops):\n"
+                        "  born on rank 2, position 4: Functional.gelu.0.forward\n");
+    CHECK_CONTAINS(txt, "  -> rank 3, position 6: Distributed.all_reduce.1.forward\n"
+                        "       received from rank 2, position 6: Distributed.all_reduce.1.forward\n");
+    free(txt);
+    /* identical runs: no divergence, no origin */
+    const char *argv2[] = {"compare", bench, bench, "--first", NULL};
+    CHECK_INT(pt_capture(out, errf, cmd_compare_entry.run, 4, argv2), EXIT_OK);
+    txt = pt_slurp(out);
+    CHECK(txt && !strstr(txt, "origin across ranks"));
+    free(txt);
+}
+
 /* The flag test: Max/Min of top-level tensors only. */
 static void test_flags(void) {
     NEED_PYTHON();
@@ -445,5 +480,6 @@ int main(void) {
     RUN(test_gen_dump_tp);
     RUN(test_divergence_rules);
     RUN(test_cmd_json);
+    RUN(test_cmd_compare_first);
     PT_DONE();
 }
