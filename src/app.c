@@ -17,6 +17,7 @@
 #include "model/demo.h"
 #include "src/app.h"
 #include "src/app_compare.h"
+#include "src/app_origin.h"
 #include "src/app_state.h"
 #include "src/cmd.h"
 #include "ui/keys.h"
@@ -574,6 +575,7 @@ static void release(struct app *a) {
         struct pt_error e;
         app_load_finish(a, &e);
     }
+    app_origin_stop(a);
     if (a->ds) dataset_free(a->ds);
     a->ds = NULL;
     for (int i = 0; i < 2; i++) free(a->paths[i]);
@@ -593,6 +595,7 @@ static void release(struct app *a) {
 static void data_ready(struct app *a) {
     app_data_ready(a);
     acmp_data_ready(a);
+    app_origin_start(a);
 }
 
 static void sleep_ms(int ms) {
@@ -696,6 +699,7 @@ int app_main(int argc, char **argv) {
             layout(a);
         }
         if (acmp_poll(a)) a->dirty = 1;
+        if (app_origin_poll(a)) a->dirty = 1;
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
         int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);

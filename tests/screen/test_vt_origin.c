@@ -1,0 +1,67 @@
+/* test_vt_origin: the overflow pane names the origin rank (issue 10,
+ * point 3) once the background search has found it: on a wide terminal
+ * the status line ends with "origin: step S rank R #P NAME, N other
+ * ranks reached"; at 80 columns, where it would push the entry and the key
+ * hints off the line, it is left out.  The data: tests/gen_origin.py's p2p
+ * scenario (a NaN born on rank 0, received by rank 1 through send/recv). */
+#include "pt_test.h"
+#include "screen/vt.h"
+
+#include <sys/wait.h>
+
+static char gen_path[4096];
+
+static int make_data(char *dir, size_t size) {
+    const char *py = getenv("PT_PYTHON");
+    const char *d = pt_tmpdir("vt_origin");
+    if (!py || !*py || !d) return -1;
+    snprintf(dir, size, "%s/p2p", d);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' p2p", py, gen_path, dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void run_at(const char *dir, int cols, int shown) {
+    struct vt vt;
+    const char *args[] = {dir, NULL};
+    CHECK_INT(vt_spawn_app(&vt, cols, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    vt_send(&vt, "<F3>");
+    const char *want = "origin: step 0 rank 0 #11 Functional.gelu.0.forward, 1 other rank reached";
+    if (shown) {
+        VT_WAIT(&vt, vt_has(&vt, want));
+        bool ok = vt_has(&vt, want);
+        CHECK(ok);
+        if (!ok) vt_dump(&vt, stderr);
+        int r = vt_status_row(&vt);
+        CHECK(r >= 0 && vt_row_has(&vt, r, want) && vt_row_has(&vt, r, "step 0 rank 1 #4 Tensor.add.0.forward"));
+    } else {
+        /* the entry's own status, whole */
+        VT_WAIT(&vt, vt_has(&vt, "high step 0 rank 1 #4 Tensor.add.0.forward: in.0 Max=nan, out.0 Max=nan"));
+        CHECK(vt_has(&vt, "high step 0 rank 1 #4 Tensor.add.0.forward: in.0 Max=nan, out.0 Max=nan"));
+        /* give the search time to finish: still not shown */
+        vt_send(&vt, "j");
+        VT_WAIT(&vt, vt_has(&vt, "#5 Tensor.add.1.forward:"));
+        CHECK(!vt_has(&vt, "origin:"));
+    }
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    vt_close(&vt);
+}
+
+static void test_origin_status(void) {
+    char dir[1200];
+    if (make_data(dir, sizeof dir) != 0) SKIP("PT_PYTHON absent or gen_origin.py failed");
+    run_at(dir, 200, 1);
+    run_at(dir, 80, 0);
+}
+
+int main(void) {
+    snprintf(gen_path, sizeof gen_path, "%s", __FILE__);
+    char *slash = strstr(gen_path, "/screen/test_vt_origin.c");
+    if (slash) strcpy(slash, "/gen_origin.py");
+    RUN(test_origin_status);
+    PT_DONE();
+}
