@@ -312,7 +312,7 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
         }
     }
     if (rc) { free(v); return -1; }
-    qsort(v, n, sizeof *v, cmp_i32);
+    if (n) qsort(v, n, sizeof *v, cmp_i32);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
         if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
@@ -322,7 +322,7 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
 }
 
 static int conn_has(const struct cnode *c, int32_t rank) {
-    return bsearch(&rank, c->conn, c->nconn, sizeof rank, cmp_i32) != NULL;
+    return c->nconn && bsearch(&rank, c->conn, c->nconn, sizeof rank, cmp_i32) != NULL;
 }
 
 /* ---- building ---- */
