@@ -535,8 +535,8 @@ static int init_panes(struct app *a) {
         }
         v->live = 1;
     }
-    /* Two runs or a .vis.db: the tree first. */
-    if (a->mode != APP_MODE_TREND && app_show(a, "tree") == 0) {
+    /* Two runs or a .vis.db: the run summary (several pairs), else the tree first. */
+    if (a->mode != APP_MODE_TREND && (app_show(a, "summary") == 0 || app_show(a, "tree") == 0)) {
         a->prev_screen = a->screen;
         return 0;
     }
@@ -645,7 +645,7 @@ int app_main(int argc, char **argv) {
         release(a);
         return EXIT_USAGE;
     }
-    if (a->cmp && acmp_load(a, a->cmp->pairs[0].step, a->cmp->pairs[0].rank, &err) < 0) {
+    if (a->cmp && acmp_start(a, &err) < 0) {
         fprintf(stderr, "probetop: %s\n", err.msg);
         release(a);
         return EXIT_USAGE;
