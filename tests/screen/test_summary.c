@@ -77,6 +77,7 @@ static void test_summary_80x24(void) {
     CHECKV(&vt, vt_has(&vt, "first error: Functional.linear."));
     /* every pair of rank 0 passes */
     CHECKV(&vt, r0 > 0 && strstr(vt_row_text(&vt, r0), "\xc3\x97") == NULL);
+    CHECK_INT(vt_shot(&vt, "summary", "probetop PROBLEM BENCH over 2 steps x 4 ranks: the run summary") >= 0, 1);
 
     /* Enter on step 0 rank 0: its tree */
     vt_send(&vt, "g<Enter>");
