@@ -242,7 +242,7 @@ static void draw_bar(struct app *a) {
         return;
     }
     const char *scr = a->screens[a->screen].name;
-    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare")) {
+    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
         bar_part(w, a, &x, UI_BAR_HI, " probetop");
         if (a->cmp) {
             char t[160];
@@ -250,7 +250,10 @@ static void draw_bar(struct app *a) {
             snprintf(t, sizeof t, "  %s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
                                           : c->build ? "build" : "compare");
             bar_part(w, a, &x, UI_BAR, t);
-            if (c->cur) {
+            if (!strcmp(scr, "summary")) {
+                snprintf(t, sizeof t, "%swhole run", ui_glyph_sep(a->ui));
+                bar_part(w, a, &x, UI_BAR_HI, t);
+            } else if (c->cur) {
                 snprintf(t, sizeof t, "%sstep %d%srank %d", ui_glyph_sep(a->ui), (int)c->cur->step, ui_glyph_sep(a->ui),
                          (int)c->cur->rank);
                 bar_part(w, a, &x, UI_BAR_HI, t);
