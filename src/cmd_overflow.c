@@ -420,9 +420,10 @@ static int run_overflow(int argc, char **argv) {
         if (fmt == OUT_JSON) print_json(&r);
         else if (fmt == OUT_CSV) print_csv(&r);
         else print_text(&r);
-        if (fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
         rc = r.nmatch ? EXIT_FOUND : EXIT_OK;
     }
+    /* text ends with the origin across ranks (its own block: see ovf_origin.h) */
+    if (rc != EXIT_USAGE && fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "probetop overflow: cannot write the output\n");
         rc = EXIT_USAGE;
