@@ -332,18 +332,27 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
 
 /* --first: where the first divergence's step diverged first across its
  * ranks (model/origin.h, divergence rules) and how it spread, under the
- * first divergence.  Not with a layer mapping (the table compare here
- * matches by name). */
+ * first divergence, when two ranks or more diverge there.  Not with a
+ * layer mapping (the table compare here matches by name). */
 static void print_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy, int lm) {
     int which;
     long k = crun_first(sum, n, &which);
     if (k < 0 || lm) return;
+    /* only the ranks whose pair diverges at that step: a clean rank can
+     * hold no origin, and each rank costs a second read of both dumps */
+    struct cscan_pair *sel = malloc(n * sizeof *sel);
+    size_t m = 0;
+    for (size_t i = 0; sel && i < n; i++)
+        if (sum[i].step == sum[k].step && sum[i].state == CRUN_DONE && (sum[i].nerror || sum[i].nwarning))
+            sel[m++] = pairs[i];
     struct ovf_origin_report o = {0};
     struct pt_error err;
-    if (cmp_origin_step(pairs, n, sum[k].step, fuzzy, &o, &err) != 0)
+    if (!sel) fprintf(stderr, "probetop compare: origin across ranks: out of memory\n");
+    else if (cmp_origin_step(sel, m, sum[k].step, fuzzy, &o, &err) != 0)
         fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
     else ovf_origin_print_text(stdout, &o);
     ovf_origin_report_free(&o);
+    free(sel);
 }
 
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
