@@ -412,6 +412,7 @@ static int run_overflow(int argc, char **argv) {
         dataset_free(ds);
         return EXIT_USAGE;
     }
+    if (origin.note[0]) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", origin.note);
     r.origin = &origin;
     int rc = EXIT_USAGE;
     if (report_build(&r) != 0) {

@@ -51,6 +51,8 @@ struct reader {
     atomic_size_t next;
     atomic_int failed;
     struct pt_error err;     /* the first failure's message */
+    size_t skipped;          /* ranks that could not be read */
+    struct pt_error skip_err;   /* the first one's message */
     pthread_mutex_t mu;
 };
 
@@ -60,9 +62,16 @@ static void *read_worker(void *arg) {
         size_t i = atomic_fetch_add(&rd->next, 1);
         if (i >= rd->n || atomic_load(&rd->failed)) break;
         struct pt_error e = {{0}};
-        if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, &rd->trees[i], &e) != 0 ||
-            !(rd->flags[i] = malloc(rd->trees[i]->nrecs ? rd->trees[i]->nrecs : 1))) {
-            if (!e.msg[0]) pt_errorf(&e, "out of memory");
+        if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, &rd->trees[i], &e) != 0) {
+            /* an unreadable rank (the triage skipped it too) is left out */
+            pthread_mutex_lock(&rd->mu);
+            if (!rd->skipped++) rd->skip_err = e;
+            pthread_mutex_unlock(&rd->mu);
+            rd->trees[i] = NULL;
+            continue;
+        }
+        if (!(rd->flags[i] = malloc(rd->trees[i]->nrecs ? rd->trees[i]->nrecs : 1))) {
+            pt_errorf(&e, "out of memory");
             pthread_mutex_lock(&rd->mu);
             if (!atomic_exchange(&rd->failed, 1)) rd->err = e;
             pthread_mutex_unlock(&rd->mu);
@@ -77,7 +86,7 @@ static void *read_worker(void *arg) {
 
 /* Reads dirs[0..n) on up to two more threads than the caller's. */
 static int read_ranks(const struct ds_rankdir *const *dirs, size_t n, int32_t step, struct tree **trees, uint8_t **flags,
-                      struct pt_error *err) {
+                      struct ovf_origin_report *out, struct pt_error *err) {
     struct reader rd = {.dirs = dirs, .n = n, .step = step, .trees = trees, .flags = flags};
     atomic_init(&rd.next, 0);
     atomic_init(&rd.failed, 0);
@@ -96,6 +105,9 @@ static int read_ranks(const struct ds_rankdir *const *dirs, size_t n, int32_t st
         *err = rd.err;
         return -1;
     }
+    if (rd.skipped && !out->note[0])
+        snprintf(out->note, sizeof out->note, "step %d: %zu rank(s) left out: %s", (int)step, rd.skipped,
+                 rd.skip_err.msg);
     return 0;
 }
 
@@ -185,9 +197,18 @@ static int run_step(const struct dataset *ds, int32_t step, const struct ds_rank
     struct origin_result res = {0};
     int rc = -1;
     if (!trees || !flags || !ranks) { pt_errorf(err, "out of memory"); goto out; }
-    if (read_ranks(dirs, n, step, trees, flags, err) != 0) goto out;
-    for (size_t i = 0; i < n; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
-    if (origin_find(ranks, n, ORIGIN_OVERFLOW, &res, err) != 0) goto out;
+    if (read_ranks(dirs, n, step, trees, flags, out, err) != 0) goto out;
+    /* the readable ranks, packed (ascending rank still) */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (trees[i]) {
+            trees[m] = trees[i];
+            flags[m] = flags[i];
+            ranks[m] = (struct origin_rank){trees[m], flags[m]};
+            m++;
+        }
+    for (size_t i = m; i < n; i++) trees[i] = NULL, flags[i] = NULL;
+    if (origin_find(ranks, m, ORIGIN_OVERFLOW, &res, err) != 0) goto out;
     if (ovf_origin_add(out, step, trees, &res, ds, err) != 0) goto out;
     rc = 0;
 out:

@@ -34,10 +34,12 @@ struct ovf_origin_step {
 
 struct ovf_origin_report {
     struct ovf_origin_step *v; size_t n;   /* steps with an origin, ascending */
+    char note[600];                        /* "" or why some ranks were left out */
 };
 
 /* 0 ok (an empty report when the dataset is not a dump or has nothing
- * flagged), -1 with a message (a rank folder that cannot be read, memory). */
+ * flagged; a rank folder that cannot be read is left out, and note says
+ * so), -1 out of memory. */
 int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, struct pt_error *err);
 void ovf_origin_report_free(struct ovf_origin_report *r);
 

@@ -368,6 +368,35 @@ static void test_divergence_rules(void) {
     }
 }
 
+/* A rank whose dump.json is broken: the triage skips it with a warning,
+ * the origin search leaves it out (and says so), the command still
+ * answers. */
+static void test_cmd_bad_rank(void) {
+    NEED_PYTHON();
+    const char *dir = pt_tmpdir("cmd_badrank");
+    char cmd[9000], d[1100], p[1200], out[1200], errf[1200];
+    if (!dir) return;
+    snprintf(d, sizeof d, "%s", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' allreduce", getenv("PT_PYTHON"), gen_path, d);
+    if (system(cmd) != 0) {
+        CHECK(!"gen_origin.py failed");
+        return;
+    }
+    snprintf(p, sizeof p, "%s/rank3/dump.json", d);
+    CHECK_INT(pt_write(p, "{\"data\": {\"x\": ["), 0);
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(errf, sizeof errf, "%s/err.txt", d);
+    const char *argv[] = {"overflow", d, NULL};
+    CHECK_INT(pt_capture(out, errf, cmd_overflow_entry.run, 2, argv), EXIT_FOUND);
+    char *txt = pt_slurp(out), *e = pt_slurp(errf);
+    CHECK_CONTAINS(txt, "  born on rank 2, position 4: Functional.gelu.0.forward\n");
+    CHECK(txt && !strstr(txt, "-> rank 3"));
+    CHECK_CONTAINS(e, "origin across ranks: step 0: 1 rank(s) left out: ");
+    CHECK_CONTAINS(e, "rank3/dump.json");
+    free(txt);
+    free(e);
+}
+
 /* `probetop compare --first` prints, under the first divergence, the
  * origin of its step across the ranks: the all_reduce scenario, drifted
  * against its clean twin, is born on rank 2 and reaches ranks 0, 1, 3. */
@@ -480,6 +509,7 @@ int main(void) {
     RUN(test_gen_dump_tp);
     RUN(test_divergence_rules);
     RUN(test_cmd_json);
+    RUN(test_cmd_bad_rank);
     RUN(test_cmd_compare_first);
     PT_DONE();
 }
