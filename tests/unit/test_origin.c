@@ -221,6 +221,35 @@ static void test_after_comm(void) {
     step_free(&s);
 }
 
+/* The bench topology at 8 ranks (gen_origin.py --ranks 8): tensor-parallel
+ * pairs chained by send/recv, a broadcast from rank 0 first; the NaN born
+ * on rank 4 reaches its partner 5 through an all_reduce and ranks 6 and 7
+ * through recv.  msProbe's overflow_check names rank_7
+ * Distributed.recv.0.forward (a receiver). */
+static void test_ring(void) {
+    NEED_PYTHON();
+    const char *dir = pt_tmpdir("ring8");
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' --ranks 8", getenv("PT_PYTHON"), gen_path, dir);
+    if (!dir || system(cmd) != 0) {
+        CHECK(!"gen_origin.py failed");
+        return;
+    }
+    struct step s;
+    if (load_step(dir, ORIGIN_OVERFLOW, &s) != 0) {
+        CHECK(!"load failed");
+        return;
+    }
+    check_origin(&s, ORIGIN_DURING_COMM, 4, "Functional.gelu.0.forward");
+    CHECK_INT(s.res.nhops, 3);
+    check_hop(&s, 5, "Distributed.all_reduce.3.forward", 4, "Distributed.all_reduce.3.forward");
+    check_hop(&s, 6, "Distributed.recv.0.forward", 4, "Distributed.send.0.forward");
+    check_hop(&s, 7, "Distributed.recv.0.forward", 5, "Distributed.send.0.forward");
+    /* in spreading order: 5 before 7, which got it from 5 */
+    if (s.res.nhops == 3) CHECK_INT(s.res.hops[0].to, 5);
+    step_free(&s);
+}
+
 /* gen_dump.py --pp 4: a NaN planted on stage 1 (rank 1) in both
  * micro-batches reaches stages 2 and 3 through recv, at position 0 of their
  * dumps, and stage 0 through the gradient.  The origin is rank 1's first
@@ -505,6 +534,7 @@ int main(void) {
     RUN(test_gather_dst);
     RUN(test_comm_born);
     RUN(test_after_comm);
+    RUN(test_ring);
     RUN(test_gen_dump_pipeline);
     RUN(test_gen_dump_tp);
     RUN(test_divergence_rules);
