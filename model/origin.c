@@ -1,5 +1,5 @@
-/* origin: msProbe's origin rules across ranks (man/probetop.1, ORIGIN
- * ACROSS RANKS).  The pairing here is not model/commlinks': commlinks
+/* origin: msProbe's origin rules across ranks (man/probetop.1, "Origin
+ * across ranks").  The pairing here is not model/commlinks': commlinks
  * pairs ops the way the graph compare keys them ("{api}rank{peer}_{n}"),
  * while the overflow check pairs, for each communication op of a rank, the
  * first not yet paired op of the target API on each peer rank whose

@@ -2,7 +2,7 @@
  * from the benchmark) was born, when it shows on several ranks of a step,
  * and the chain of communication ops that carried it to the other ranks.
  * The rules are msProbe's overflow_check (and, for divergence, its
- * compare -da first-diff analysis); man/probetop.1, "ORIGIN ACROSS RANKS",
+ * compare -da first-diff analysis); man/probetop.1, "Origin across ranks",
  * says them in full.  In short:
  *
  *  - each rank's dump is cut at its communication ops (Distributed.* names
@@ -14,11 +14,13 @@
  *  - otherwise the communication ops are paired across ranks (a directed op
  *    -- send/recv, broadcast, scatter, gather -- links its source with its
  *    destinations; a collective links every member of its group), paired
- *    ops share one "layer", and the earliest group (by layer) holding an
- *    anomaly gives the origin: a candidate compute op that fed an anomalous
- *    source/collective input, or a communication op whose inputs were
- *    normal and outputs not, whichever comes first by (layer, position
- *    since the previous communication op);
+ *    ops share one "layer" (a logical time that keeps each rank's order),
+ *    and the earliest group (by layer) holding an anomaly gives the origin:
+ *    a candidate compute op that fed an anomalous source/collective input,
+ *    or a communication op whose inputs were normal and outputs not (when
+ *    no source or partner of its group had it first), whichever comes
+ *    first by (layer, position since the previous communication op), ties
+ *    to the lowest rank;
  *  - failing that, each rank's first candidate after its last
  *    communication op.
  * An anomaly that first appears on a rank at the output of a communication

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Small msProbe-format dumps (one step folder, rankN/{dump,construct,stack}.json)
 where a NaN is born on one rank and spreads through communication ops, for the
-origin-rank tests and the bench (man/probetop.1, ORIGIN ACROSS RANKS).
+origin-rank tests and the bench (man/probetop.1, "Origin across ranks").
 
     gen_origin.py --out DIR SCENARIO      one scenario (see SCENARIOS below)
     gen_origin.py --out DIR --ranks N     the bench: N ranks in tensor-parallel

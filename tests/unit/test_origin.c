@@ -3,7 +3,7 @@
  * ../shared is there).  Expected values are msProbe's overflow_check
  * answers on the same files (msprobe overflow_check -i DIR -o OUT, the
  * anomaly_analyze_*.json op_name per rank), except where probetop parts
- * from it on purpose (man/probetop.1, ORIGIN ACROSS RANKS): there msProbe
+ * from it on purpose (man/probetop.1, "Origin across ranks"): there msProbe
  * names the op that received the NaN, which is our first hop. */
 #include <stdio.h>
 #include <stdlib.h>
