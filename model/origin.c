@@ -284,10 +284,14 @@ static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
 static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
     int32_t *v = NULL;
     size_t n = 0, cap = 0;
-    int present, rc = 0;
-    int32_t x;
-    if (kwarg_value(t, r, "dst", "dst_group", &present, &x)) rc |= push_rank(&v, &n, &cap, x);
-    if (kwarg_value(t, r, "src", "src_group", &present, &x)) rc |= push_rank(&v, &n, &cap, x);
+    int rc = 0;
+    /* the first of the two keys present decides, even when it is None */
+    static const char *const keys[2][2] = {{"dst", "dst_group"}, {"src", "src_group"}};
+    for (int k = 0; k < 2; k++) {
+        const struct tparam *p = kwarg(t, r, keys[k][0]);
+        if (!p) p = kwarg(t, r, keys[k][1]);
+        if (p && !p->is_null) rc |= push_rank(&v, &n, &cap, param_value(t, p));
+    }
     if (n == 0) {
         const char *id = rec_name(t, r);
         size_t il = strlen(id);
