@@ -55,8 +55,16 @@ struct st {
 static const char *const comm_words[] = {"send", "recv", "broadcast", "reduce", "gather", "scatter",
                                          "all_to_all", NULL};
 
-int origin_is_comm(const char *name) {
-    if (!name || strncmp(name, "Distributed.", 12) != 0) return 0;
+/* As origin_is_comm; the divergence rules (msProbe's compare -da) also
+ * take MindSpore's communication APIs, and test the prefixes without the
+ * dot. */
+static int is_comm(const char *name, enum origin_rules rules) {
+    if (!name) return 0;
+    if (rules == ORIGIN_DIVERGENCE) {
+        if (strncmp(name, "Distributed", 11) && strncmp(name, "MintDistributed", 15) &&
+            strncmp(name, "communication.comm_func", 23))
+            return 0;
+    } else if (strncmp(name, "Distributed.", 12) != 0) return 0;
     int dots = 0;
     for (const char *p = name; *p; p++) dots += *p == '.';
     if (dots < 3) return 0;   /* Distributed.<api>.<n>.<direction> */
@@ -64,6 +72,8 @@ int origin_is_comm(const char *name) {
         if (strstr(name, *w)) return 1;
     return 0;
 }
+
+int origin_is_comm(const char *name) { return is_comm(name, ORIGIN_OVERFLOW); }
 
 static int is_ignored(const char *name, enum origin_rules rules) {
     return strstr(name, "Torch.empty") || strstr(name, "Torch.fill") ||
@@ -372,7 +382,7 @@ static int build_rank(struct st *s, int rk) {
     size_t c0 = s->nc;
     for (size_t r = (size_t)ri->first_comm; r < t->nrecs; r++) {
         const char *name = rec_name(t, r);
-        if (origin_is_comm(name)) {
+        if (is_comm(name, s->rules)) {
             if (s->nn == s->capn) {
                 size_t nc = s->capn ? s->capn * 2 : 64;
                 struct cnode *v = realloc(s->nodes, nc * sizeof *v);
@@ -386,7 +396,7 @@ static int build_rank(struct st *s, int rk) {
             c->rec = (int32_t)r;
             c->layer = (int32_t)(s->nn - ri->n0);
             c->sub_layer = sub;
-            c->api = name + 12;
+            c->api = strchr(name, '.') + 1;   /* <prefix>.<api>.<n>.<direction> */
             const char *d = strchr(c->api, '.');
             c->api_len = (size_t)(d - c->api);
             c->cnt = d + 1;
@@ -816,7 +826,7 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
         s.ri[r].first_comm = -1;
         for (size_t i = 0; i < t->nrecs; i++) {
             const char *name = rec_name(t, i);
-            if (origin_is_comm(name)) {
+            if (is_comm(name, rules)) {
                 s.ri[r].first_comm = (int32_t)i;
                 break;
             }
@@ -824,7 +834,7 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
                 if (push_hit(out, &hcap, (int)r, (int32_t)i, -1, 0) != 0) goto oom;
                 /* its communication ops still make the chain */
                 for (size_t k = i + 1; k < t->nrecs && s.ri[r].first_comm < 0; k++)
-                    if (origin_is_comm(rec_name(t, k))) s.ri[r].first_comm = (int32_t)k;
+                    if (is_comm(rec_name(t, k), rules)) s.ri[r].first_comm = (int32_t)k;
                 break;
             }
         }

@@ -104,7 +104,10 @@ void origin_flags_nonfinite(const struct tree *t, uint8_t *flags);
 struct crow;
 void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int md5, uint8_t *flags);
 
-/* 1 when a record name is a communication op for these rules. */
+/* 1 when a record name is a communication op for the overflow rules
+ * (Distributed.<api>.<n>.<direction> with send, recv, broadcast, reduce,
+ * gather, scatter or all_to_all in it; the divergence rules also take
+ * MintDistributed and communication.comm_func names). */
 int origin_is_comm(const char *name);
 
 const char *origin_phase_name(enum origin_phase p);   /* "before communication", ... */
