@@ -40,7 +40,7 @@ struct report {
     struct tally *steps, *ranks;
     size_t nsteps, nranks;
     long limit;                /* entries to list; 0 = all */
-    const struct ovf_origin_report *origin;   /* origin rank per step (dumps) */
+    const struct ovf_origin_report *origin;   /* origin rank of the first step with one (dumps) */
 };
 
 static const char *entry_level(const struct report *r, const struct ovf_entry *e) {
@@ -311,7 +311,7 @@ static void origin_node_json(const struct ovf_origin_node *n) {
     putchar('}');
 }
 
-/* ", \"origin\": [...]": one object per step with an origin. */
+/* ", \"origin\": [...]": the object of the first step with an origin, if any. */
 static void json_origin(const struct report *r) {
     const struct ovf_origin_report *o = r->origin;
     printf(", \"origin\": [");
@@ -444,9 +444,10 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        output folder, or a .trend.db file or folder\n"
             "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
             "                        with first, counts, per_step, per_rank, entries, origin)\n"
-            "Origin: for each step, the rank and node where the NaN/Inf was born and the\n"
-            "communication ops that carried it to the other ranks (msProbe's overflow_check\n"
-            "rules; man probetop, \"Origin across ranks\").\n"
+            "                        origin (also at the end of text): the rank and node where\n"
+            "                        the first step's NaN/Inf was born, and the communication\n"
+            "                        ops that carried it to the other ranks (msProbe's\n"
+            "                        overflow_check rules; man probetop, Origin across ranks)\n"
             "  --level LEVEL         only entries at LEVEL or above count and are listed:\n"
             "                        critical, high or medium (default: all)\n"
             "  --limit N             list at most N entries (default 20 for text, all for csv\n"

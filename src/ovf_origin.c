@@ -223,46 +223,50 @@ out:
     return rc;
 }
 
+static int cmp_step(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
 int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, struct pt_error *err) {
     memset(out, 0, sizeof *out);
     if (ds->format != DS_DUMP || !ds->ovf_levels || ds->ovf.n == 0 || ds->nrankdirs == 0) return 0;
     const struct ds_rankdir **dirs = malloc(ds->nrankdirs * sizeof *dirs);
-    if (!dirs) return pt_errorf(err, "out of memory");
+    int32_t *steps = malloc(ds->nrankdirs * sizeof *steps);
+    if (!dirs || !steps) {
+        free(dirs);
+        free(steps);
+        return pt_errorf(err, "out of memory");
+    }
+    size_t ns = 0;
+    for (size_t i = 0; i < ds->nrankdirs; i++) steps[ns++] = ds->rankdirs[i].step;
+    qsort(steps, ns, sizeof *steps, cmp_step);
     int rc = 0;
-    for (size_t i = 0; i < ds->nrankdirs && rc == 0;) {
-        int32_t step = ds->rankdirs[i].step;
+    /* the steps in order, until one has an origin: a NaN that is born in
+     * one step usually stays in the weights, so the later steps would only
+     * repeat "before any communication" on every rank, each for a second
+     * read of the whole step */
+    for (size_t si = 0; si < ns && rc == 0 && out->n == 0; si++) {
+        int32_t step = steps[si];
+        if (si && steps[si - 1] == step) continue;
+        int32_t only = 0;
+        int nf = ranks_flagged(ds, step, &only);
+        if (!nf) continue;
         size_t n = 0;
         for (size_t j = 0; j < ds->nrankdirs; j++)
-            if (ds->rankdirs[j].step == step) dirs[n++] = &ds->rankdirs[j];
-        /* steps come in any order in rankdirs: handle each once */
-        int done = 0;
-        for (size_t k = 0; k < i; k++) done |= ds->rankdirs[k].step == step;
-        int32_t only = 0;
-        int nf = done ? 0 : ranks_flagged(ds, step, &only);
-        if (nf == 1) {
-            /* one affected rank: the others, clean, can neither hold the
-             * origin nor change the order of that rank's own ops */
-            size_t k = 0;
-            while (k < n && dirs[k]->rank != only) k++;
-            if (k < n) rc = run_step(ds, step, &dirs[k], 1, out, err);
-        } else if (nf == 2) {
-            qsort(dirs, n, sizeof *dirs, by_rank);
-            rc = run_step(ds, step, dirs, n, out, err);
-        }
-        i++;
+            if (ds->rankdirs[j].step == step && (nf == 2 || ds->rankdirs[j].rank == only))
+                dirs[n++] = &ds->rankdirs[j];
+        /* one affected rank: the others, clean, can neither hold the origin
+         * nor change the order of that rank's own ops */
+        qsort(dirs, n, sizeof *dirs, by_rank);
+        rc = run_step(ds, step, dirs, n, out, err);
     }
     free(dirs);
+    free(steps);
     if (rc != 0) {
         ovf_origin_report_free(out);
         return -1;
     }
-    /* ascending step */
-    for (size_t i = 1; i < out->n; i++)
-        for (size_t j = i; j > 0 && out->v[j - 1].step > out->v[j].step; j--) {
-            struct ovf_origin_step t = out->v[j];
-            out->v[j] = out->v[j - 1];
-            out->v[j - 1] = t;
-        }
     return 0;
 }
 

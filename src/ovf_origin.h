@@ -1,9 +1,11 @@
-/* ovf_origin: the origin rank of the NaN/Inf of a loaded dump, step by
- * step (model/origin.h has the rules).  Reads every rank folder of each
- * step that has a flagged record (records and params only, no stack), so
- * the model gets one tree per rank; names the nodes it reports with their
- * step, micro step (from the dataset's flagged records), rank, position
- * and dump name.  Owns every string of the report. */
+/* ovf_origin: the origin rank of the NaN/Inf of a loaded dump (model/origin.h
+ * has the rules), for the first step, in step order, where the rules find
+ * one.  Reads the rank folders of that step again (records and params
+ * only, no stack; all of them, or only the affected one when a single rank
+ * holds NaN/Inf), so the model gets one tree per rank; names the nodes it
+ * reports with their step, micro step (from the dataset's flagged
+ * records), rank, position and dump name.  Owns every string of the
+ * report. */
 #ifndef PT_OVF_ORIGIN_H
 #define PT_OVF_ORIGIN_H
 
@@ -33,7 +35,7 @@ struct ovf_origin_step {
 };
 
 struct ovf_origin_report {
-    struct ovf_origin_step *v; size_t n;   /* steps with an origin, ascending */
+    struct ovf_origin_step *v; size_t n;   /* the first step with an origin (n is 0 or 1) */
     char note[600];                        /* "" or why some ranks were left out */
 };
 
