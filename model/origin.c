@@ -887,6 +887,19 @@ done:
     return rc;
 }
 
+void origin_rank_order(const struct origin_result *r, size_t n, int *order) {
+    size_t k = 0;
+    /* a rank goes in at its first mention */
+    for (size_t i = 0; i < r->nhits + r->nhops + n; i++) {
+        int x = i < r->nhits ? r->hits[i].rank : i < r->nhits + r->nhops ? r->hops[i - r->nhits].to
+                                                                        : (int)(i - r->nhits - r->nhops);
+        if (x < 0 || (size_t)x >= n) continue;
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++) seen = order[j] == x;
+        if (!seen) order[k++] = x;
+    }
+}
+
 void origin_result_free(struct origin_result *r) {
     free(r->hits);
     free(r->hops);

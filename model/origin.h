@@ -88,6 +88,13 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
                 struct origin_result *out, struct pt_error *err);
 void origin_result_free(struct origin_result *r);
 
+/* The cross-rank order the result implies, for ordering a step's ranks
+ * (e.g. the whole-run first divergence: step, micro step, then this, then
+ * the node's place): the origin ranks, then the ranks in the chain's
+ * spreading order, then the others ascending.  order gets n indexes into
+ * the ranks array given to origin_find (n = that array's length). */
+void origin_rank_order(const struct origin_result *r, size_t n, int *order);
+
 /* The overflow flags of every record of t (flags has t->nrecs bytes), as
  * msProbe's overflow check reads a dump: an input (or output) is anomalous
  * when the Max or Min of one of its top-level tensors is nan, inf or -inf;

@@ -247,6 +247,11 @@ static void test_ring(void) {
     check_hop(&s, 7, "Distributed.recv.0.forward", 5, "Distributed.send.0.forward");
     /* in spreading order: 5 before 7, which got it from 5 */
     if (s.res.nhops == 3) CHECK_INT(s.res.hops[0].to, 5);
+    /* the rank order for the whole-run first divergence: origin, chain, rest */
+    int order[8];
+    origin_rank_order(&s.res, s.n, order);
+    static const int want[8] = {4, 5, 6, 7, 0, 1, 2, 3};
+    for (int i = 0; i < 8; i++) CHECK_INT(order[i], want[i]);
     step_free(&s);
 }
 
