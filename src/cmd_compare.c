@@ -330,14 +330,20 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
            (int)f->at.micro, f->in ? pt_escape(f->in, strlen(f->in), esc2, sizeof esc2) : "-");
 }
 
-/* --first: where the first divergence's step diverged first across its
- * ranks (model/origin.h, divergence rules) and how it spread, under the
- * first divergence, when two ranks or more diverge there.  Not with a
- * layer mapping (the table compare here matches by name). */
-static void print_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy, int lm) {
+/* --first: the run's first divergence in the order step, micro step, then
+ * across ranks by the origin rules (model/origin.h, divergence rules):
+ * when two ranks or more diverge at the first divergence's step, the pair
+ * of the rank where it was born heads the answer, and the origin with its
+ * chain follows it.  Not with a layer mapping (the table compare the rules
+ * read matches by name): then ranks go in number order. */
+static void print_first_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+                               int lm) {
     int which;
     long k = crun_first(sum, n, &which);
-    if (k < 0 || lm) return;
+    if (k < 0 || lm) {
+        print_first(sum, n, 1);
+        return;
+    }
     /* only the ranks whose pair diverges at that step: a clean rank can
      * hold no origin, and each rank costs a second read of both dumps */
     struct cscan_pair *sel = malloc(n * sizeof *sel);
@@ -347,10 +353,16 @@ static void print_origin(const struct cscan_pair *pairs, size_t n, const struct 
             sel[m++] = pairs[i];
     struct ovf_origin_report o = {0};
     struct pt_error err;
-    if (!sel) fprintf(stderr, "probetop compare: origin across ranks: out of memory\n");
-    else if (cmp_origin_step(sel, m, sum[k].step, fuzzy, &o, &err) != 0)
-        fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
-    else ovf_origin_print_text(stdout, &o);
+    int ok = sel && cmp_origin_step(sel, m, sum[k].step, fuzzy, &o, &err) == 0;
+    if (!ok) fprintf(stderr, "probetop compare: origin across ranks: %s\n", sel ? err.msg : "out of memory");
+    long head = -1;
+    if (ok && o.n && o.v[0].norigins)
+        for (size_t i = 0; i < n && head < 0; i++)
+            if (sum[i].step == o.v[0].step && sum[i].rank == o.v[0].origins[0].rank && sum[i].state == CRUN_DONE)
+                head = (long)i;
+    if (head >= 0) print_first(&sum[head], 1, 1);
+    else print_first(sum, n, 1);
+    if (ok) ovf_origin_print_text(stdout, &o);
     ovf_origin_report_free(&o);
     free(sel);
 }
@@ -368,8 +380,7 @@ static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair 
         } else if (sum[i].nerror && rc == EXIT_OK) rc = EXIT_FOUND;
     }
     if (rc == EXIT_USAGE) return rc;
-    print_first(sum, n, 1);
-    print_origin(pairs, n, sum, fuzzy, map != NULL);
+    print_first_origin(pairs, n, sum, fuzzy, map != NULL);
     return rc;
 }
 
@@ -567,8 +578,7 @@ static int run(int argc, char **argv) {
         }
     }
     if (first) {
-        print_first(sum, npairs, 1);
-        print_origin(pairs, npairs, sum, fuzzy, lm != NULL);
+        print_first_origin(pairs, npairs, sum, fuzzy, lm != NULL);
     } else if (!quiet) print_first(sum, npairs, 0);
     if (rc == EXIT_OK && any_error) rc = EXIT_FOUND;
 done:

@@ -431,9 +431,10 @@ static void test_cmd_bad_rank(void) {
     free(e);
 }
 
-/* `probetop compare --first` prints, under the first divergence, the
- * origin of its step across the ranks: the all_reduce scenario, drifted
- * against its clean twin, is born on rank 2 and reaches ranks 0, 1, 3. */
+/* `probetop compare --first` orders the ranks of the first divergence's
+ * step by the origin rules and prints the origin under it: the all_reduce
+ * scenario, drifted against its clean twin, is born on rank 2 and reaches
+ * ranks 0, 1, 3 (by rank number, rank 0's all_reduce would come first). */
 static void test_cmd_compare_first(void) {
     NEED_PYTHON();
     const char *dir = pt_tmpdir("cmp_allreduce");
@@ -453,6 +454,9 @@ static void test_cmd_compare_first(void) {
     const char *argv[] = {"compare", npu, bench, "--first", NULL};
     CHECK_INT(pt_capture(out, errf, cmd_compare_entry.run, 4, argv), EXIT_FOUND);
     char *txt = pt_slurp(out);
+    /* the headline is the origin rank's first divergence, not rank 0's
+     * all_reduce that received it */
+    CHECK(txt && !strncmp(txt, "Functional.gelu.0.forward\terror\tstep 0\trank 2\t", 44));
     CHECK_CONTAINS(txt, "origin across ranks, step 0 (between communication ops):\n"
                         "  born on rank 2, position 4: Functional.gelu.0.forward\n");
     CHECK_CONTAINS(txt, "  -> rank 3, position 6: Distributed.all_reduce.1.forward\n"
