@@ -917,29 +917,29 @@ int cmp_unmatch(struct cmp_graph *g, int a, struct pt_error *err) {
     return 0;
 }
 
-/* Ordered by execution (pre-order) position. */
+/* Ordered by msProbe's node_order (post order, model/tree.h): a module
+ * after everything inside it, so the earliest diverging operation comes
+ * before the modules that merely carry its difference outwards (see the
+ * man page, "first divergence"). */
+static int divergent(const struct cmp_graph *g, size_t i) {
+    return g->npu->nodes[i].order >= 0 && g->n[i].index >= CL_WARNING && g->npu->nodes[i].kind != TK_APIS;
+}
+
 int cmp_first_divergence(const struct cmp_graph *g) {
-    for (int lv = CL_ERROR; lv >= CL_WARNING; lv--) {
-        int best = -1;
-        for (size_t i = 0; i < g->npu->nnodes; i++) {
-            if (g->n[i].pre < 0 || g->n[i].index != lv || g->npu->nodes[i].kind == TK_APIS) continue;
-            if (best < 0 || g->n[i].pre < g->n[best].pre) best = (int)i;
+    for (int lv = CL_ERROR; lv >= CL_WARNING; lv--)
+        for (size_t k = 0; k < g->npu->norder; k++) {
+            int i = g->npu->order[k];
+            if (divergent(g, (size_t)i) && g->n[i].index == lv) return i;
         }
-        if (best >= 0) return best;
-    }
     return -1;
 }
 
 int cmp_next_divergent(const struct cmp_graph *g, int n, int dir) {
-    int32_t from = n >= 0 ? g->n[n].pre : (dir > 0 ? -1 : INT32_MAX);
-    int best = -1;
-    for (size_t i = 0; i < g->npu->nnodes; i++) {
-        if (g->n[i].pre < 0 || g->n[i].index < CL_WARNING || g->npu->nodes[i].kind == TK_APIS) continue;
-        int32_t p = g->n[i].pre;
-        if (dir > 0 ? p <= from : p >= from) continue;
-        if (best < 0 || (dir > 0 ? p < g->n[best].pre : p > g->n[best].pre)) best = (int)i;
-    }
-    return best;
+    const struct tree *t = g->npu;
+    long k = n >= 0 && t->nodes[n].order >= 0 ? t->nodes[n].order : (dir > 0 ? -1 : (long)t->norder);
+    for (k += dir; k >= 0 && (size_t)k < t->norder; k += dir)
+        if (divergent(g, (size_t)t->order[k])) return t->order[k];
+    return -1;
 }
 
 int cmp_node_level(const struct cmp_graph *g, int n) {

@@ -108,11 +108,13 @@ void cmp_graph_free(struct cmp_graph *g);
 int cmp_manual_match(struct cmp_graph *g, int a, int b, int twins, struct pt_error *err);
 int cmp_unmatch(struct cmp_graph *g, int a, struct pt_error *err);
 
-/* First divergence: the earliest NPU node in execution order whose index is
- * error, else warning; -1 when none. */
+/* First divergence: the earliest NPU node in msProbe's node_order (post
+ * order: a module after everything inside it, so leaves in execution
+ * order) whose index is error, else warning; API collections are skipped.
+ * -1 when none. */
 int cmp_first_divergence(const struct cmp_graph *g);
-/* Next / previous node at warning-or-worse after / before node n in
- * execution order (wrapping not done); -1 none. */
+/* Next / previous node at warning-or-worse after / before node n in the
+ * same order (wrapping not done; n = -1 starts at the first / last); -1 none. */
 int cmp_next_divergent(const struct cmp_graph *g, int n, int dir);
 
 /* The node's colour level for display: CL_PASS/WARNING/ERROR, or -1 for

@@ -910,3 +910,11 @@ char *tree_label(const struct tree *t, int n, char *buf, size_t size) {
     snprintf(buf, size, "%s", start);
     return buf;
 }
+
+int tree_enclosing_module(const struct tree *t, int n) {
+    if (n < 0 || (size_t)n >= t->nnodes) return -1;
+    int a = t->nodes[n].parent;
+    for (size_t guard = 0; a >= 0 && a != t->root && guard <= t->nnodes; guard++, a = t->nodes[a].parent)
+        if (t->nodes[a].kind == TK_MODULE) return a;
+    return -1;
+}

@@ -166,6 +166,10 @@ int tree_depth(const struct tree *t, int n);
 char *tree_label(const struct tree *t, int n, char *buf, size_t size);
 /* Is a an ancestor of (or equal to) n? */
 int tree_is_ancestor(const struct tree *t, int a, int n);
+/* The module a node runs in: its nearest ancestor of kind module other
+ * than the root (API collections are passed through); -1 when only the
+ * root holds it. */
+int tree_enclosing_module(const struct tree *t, int n);
 
 /* The node kind of an id by msProbe's regexes (§2.1). */
 enum tree_kind tree_kind_of(const char *id);

@@ -17,6 +17,7 @@
 #include "model/demo.h"
 #include "src/app.h"
 #include "src/app_compare.h"
+#include "src/app_origin.h"
 #include "src/app_state.h"
 #include "src/cmd.h"
 #include "ui/keys.h"
@@ -242,7 +243,7 @@ static void draw_bar(struct app *a) {
         return;
     }
     const char *scr = a->screens[a->screen].name;
-    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare")) {
+    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
         bar_part(w, a, &x, UI_BAR_HI, " probetop");
         if (a->cmp) {
             char t[160];
@@ -250,7 +251,10 @@ static void draw_bar(struct app *a) {
             snprintf(t, sizeof t, "  %s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
                                           : c->build ? "build" : "compare");
             bar_part(w, a, &x, UI_BAR, t);
-            if (c->cur) {
+            if (!strcmp(scr, "summary")) {
+                snprintf(t, sizeof t, "%swhole run", ui_glyph_sep(a->ui));
+                bar_part(w, a, &x, UI_BAR_HI, t);
+            } else if (c->cur) {
                 snprintf(t, sizeof t, "%sstep %d%srank %d", ui_glyph_sep(a->ui), (int)c->cur->step, ui_glyph_sep(a->ui),
                          (int)c->cur->rank);
                 bar_part(w, a, &x, UI_BAR_HI, t);
@@ -535,8 +539,8 @@ static int init_panes(struct app *a) {
         }
         v->live = 1;
     }
-    /* Two runs or a .vis.db: the tree first. */
-    if (a->mode != APP_MODE_TREND && app_show(a, "tree") == 0) {
+    /* Two runs or a .vis.db: the run summary (several pairs), else the tree first. */
+    if (a->mode != APP_MODE_TREND && (app_show(a, "summary") == 0 || app_show(a, "tree") == 0)) {
         a->prev_screen = a->screen;
         return 0;
     }
@@ -574,6 +578,7 @@ static void release(struct app *a) {
         struct pt_error e;
         app_load_finish(a, &e);
     }
+    app_origin_stop(a);
     if (a->ds) dataset_free(a->ds);
     a->ds = NULL;
     for (int i = 0; i < 2; i++) free(a->paths[i]);
@@ -593,6 +598,7 @@ static void release(struct app *a) {
 static void data_ready(struct app *a) {
     app_data_ready(a);
     acmp_data_ready(a);
+    app_origin_start(a);
 }
 
 static void sleep_ms(int ms) {
@@ -645,7 +651,7 @@ int app_main(int argc, char **argv) {
         release(a);
         return EXIT_USAGE;
     }
-    if (a->cmp && acmp_load(a, a->cmp->pairs[0].step, a->cmp->pairs[0].rank, &err) < 0) {
+    if (a->cmp && acmp_start(a, &err) < 0) {
         fprintf(stderr, "probetop: %s\n", err.msg);
         release(a);
         return EXIT_USAGE;
@@ -696,6 +702,7 @@ int app_main(int argc, char **argv) {
             layout(a);
         }
         if (acmp_poll(a)) a->dirty = 1;
+        if (app_origin_poll(a)) a->dirty = 1;
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
         int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);

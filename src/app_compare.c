@@ -41,6 +41,8 @@ static int ends_with(const char *s, const char *suf) {
 
 static void trend_start(struct app *a);
 static int trend_poll(struct app *a);
+static int scan_poll(struct app *a);
+static void summary_refresh(struct app_cmp *c, const struct acmp_graph *G);
 
 /* ---- the graph of one (step, rank) ---- */
 
@@ -318,12 +320,117 @@ static void finish_graph(struct app *a, struct acmp_graph *G) {
 static void swap_in(struct app *a, struct acmp_graph *G) {
     struct app_cmp *c = a->cmp;
     finish_graph(a, G);
+    summary_refresh(c, G);
     graph_free(c->cur);
     c->cur = G;
     c->gen++;
     c->error[0] = '\0';
     if (c->mc_report[0]) app_msg(a, "%s", c->mc_report);
     else if (G->note[0]) app_err(a, "%s", G->note);
+}
+
+/* ---- the whole-run summary ---- */
+
+/* The shown graph's verdicts are the pair's newest (manual matches, a
+ * match config applied again): its summary entry follows them. */
+static void summary_refresh(struct app_cmp *c, const struct acmp_graph *G) {
+    if (!c->summary || !G->g || !c->sum) return;
+    long i = -1;
+    for (size_t k = 0; k < c->npairs; k++)
+        if (c->pairs[k].step == G->step && c->pairs[k].rank == G->rank) i = (long)k;
+    if (i < 0 || !atomic_load(&c->sready[i])) return;   /* the scan still owns it */
+    if (crun_pair_from_graph(&c->sum[i], G->g) != 0) crun_pair_fail(&c->sum[i], "out of memory");
+}
+
+static void scan_done(void *ctx, size_t i) {
+    struct app_cmp *c = ctx;
+    atomic_store(&c->sready[i], 1);
+    atomic_fetch_add(&c->sdone, 1);
+}
+
+static void *scan_run(void *arg) {
+    struct app_cmp *c = arg;
+    /* two workers: a pair is mostly reading, and the machine may have two cores */
+    struct cscan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? &c->lmap : NULL, .match_config = c->mc_path,
+                           .threads = 2, .cancel = &c->scancel, .done = scan_done, .ctx = c};
+    cscan_run(c->spairs, c->npairs, c->sum, &o);
+    atomic_store(&c->send, 1);
+    return NULL;
+}
+
+static int scan_start(struct app_cmp *c, struct pt_error *err) {
+    c->spairs = calloc(c->npairs, sizeof *c->spairs);
+    c->sum = calloc(c->npairs, sizeof *c->sum);
+    c->sready = calloc(c->npairs, sizeof *c->sready);
+    if (!c->spairs || !c->sum || !c->sready) return pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < c->npairs; i++) {
+        c->spairs[i] = (struct cscan_pair){c->pairs[i].step, c->pairs[i].rank, {c->pairs[i].dir[0], c->pairs[i].dir[1]}};
+        c->sum[i].step = c->pairs[i].step;
+        c->sum[i].rank = c->pairs[i].rank;
+        atomic_init(&c->sready[i], 0);
+    }
+    atomic_init(&c->sdone, 0);
+    atomic_store(&c->scancel, 0);
+    atomic_store(&c->send, 0);
+    if (pthread_create(&c->sth, NULL, scan_run, c) != 0) return pt_errorf(err, "cannot start the compare thread");
+    c->srunning = 1;
+    return 0;
+}
+
+/* The scan's progress: 1 when something new is there to draw.  When it
+ * ends, the tree of the run's first divergence starts loading, that node
+ * to be selected, so the tree is ready when the user asks for it. */
+static int scan_poll(struct app *a) {
+    struct app_cmp *c = a->cmp;
+    if (!c->summary) return 0;
+    size_t d = atomic_load(&c->sdone);
+    int changed = d != c->sseen;
+    c->sseen = d;
+    if (!c->srunning || !atomic_load(&c->send)) return changed;
+    pthread_join(c->sth, NULL);
+    c->srunning = 0;
+    c->sfinished = 1;
+    if (!c->cur && !c->running) {
+        long k;
+        int which;
+        struct pt_error e;
+        if (acmp_run_first(a, &k, &which) == 1) {
+            free(c->select_after);
+            c->select_after = strdup(c->sum[k].first[which].name);
+        } else k = 0;
+        if (acmp_load(a, c->pairs[k].step, c->pairs[k].rank, &e) != 0) app_err(a, "%s", e.msg);
+    }
+    app_changed(a, APP_CH_GRAPH);
+    return 1;
+}
+
+int acmp_start(struct app *a, struct pt_error *err) {
+    struct app_cmp *c = a->cmp;
+    if (!c) return 0;
+    if (c->summary) return scan_start(c, err);
+    return acmp_load(a, c->pairs[0].step, c->pairs[0].rank, err);
+}
+
+const struct crun_pair *acmp_summary(const struct app *a, size_t i) {
+    const struct app_cmp *c = a->cmp;
+    if (!c || !c->summary || !c->sum || i >= c->npairs || !atomic_load(&c->sready[i])) return NULL;
+    return &c->sum[i];
+}
+
+long acmp_pair_index(const struct app *a, int32_t step, int32_t rank) {
+    const struct app_cmp *c = a->cmp;
+    for (size_t i = 0; c && i < c->npairs; i++)
+        if (c->pairs[i].step == step && c->pairs[i].rank == rank) return (long)i;
+    return -1;
+}
+
+int acmp_run_first(const struct app *a, long *pair, int *which) {
+    const struct app_cmp *c = a->cmp;
+    *pair = -1;
+    *which = -1;
+    if (!c || !c->summary || !c->sfinished) return -1;
+    *pair = crun_first(c->sum, c->npairs, which);
+    return *pair >= 0;
 }
 
 /* ---- opening ---- */
@@ -421,6 +528,7 @@ int acmp_open(struct app *a, struct pt_error *err) {
             pt_errorf(err, "%s and %s share no (step, rank): nothing to compare", a->paths[0], a->paths[1]);
             goto fail;
         }
+        c->summary = c->npairs > 1;
     } else {
         /* trend mode: a dump with structure also gets the tree (build mode) */
         c->build = 1;
@@ -464,6 +572,15 @@ void acmp_free(struct app *a) {
     struct app_cmp *c = a->cmp;
     if (!c) return;
     join_loader(c);
+    if (c->srunning) {
+        atomic_store(&c->scancel, 1);
+        pthread_join(c->sth, NULL);
+        c->srunning = 0;
+    }
+    for (size_t i = 0; c->sum && i < c->npairs; i++) crun_pair_clear(&c->sum[i]);
+    free(c->sum);
+    free(c->spairs);
+    free((void *)c->sready);
     if (c->trunning) {
         atomic_store(&c->tcancel, 1);
         pthread_join(c->tth, NULL);
@@ -522,12 +639,13 @@ int acmp_load_now(struct app *a, int32_t step, int32_t rank, struct pt_error *er
     return 0;
 }
 
-int acmp_loading(const struct app *a) { return a->cmp && (a->cmp->running || a->cmp->trunning); }
+int acmp_loading(const struct app *a) { return a->cmp && (a->cmp->running || a->cmp->trunning || a->cmp->srunning); }
 
 int acmp_poll(struct app *a) {
     struct app_cmp *c = a->cmp;
     if (!c) return 0;
     int r = trend_poll(a);
+    r |= scan_poll(a);
     if (!c->running || !atomic_load(&c->done)) return r;
     pthread_join(c->th, NULL);
     c->running = 0;
@@ -620,33 +738,31 @@ int acmp_counterpart(const struct acmp_graph *G, int n) {
     return -1;
 }
 
+/* .vis.db graphs: the same order as model/compare.h, msProbe's node_order
+ * (post order), over the stored verdicts. */
+static int vis_divergent(const struct acmp_graph *G, int n) {
+    int m = acmp_mark(G, n);
+    return (m == AM_WARN || m == AM_ERROR) && G->t[0]->nodes[n].kind != TK_APIS;
+}
+
 int acmp_first_divergence(const struct acmp_graph *G) {
     if (G->g) return cmp_first_divergence(G->g);
-    if (!G->vlink || !G->pre) return -1;
-    for (int want = AM_ERROR; want >= AM_WARN; want--) {
-        int best = -1;
-        for (size_t i = 0; i < G->t[0]->nnodes; i++) {
-            if (G->pre[i] < 0 || G->t[0]->nodes[i].kind == TK_APIS || acmp_mark(G, (int)i) != want) continue;
-            if (best < 0 || G->pre[i] < G->pre[best]) best = (int)i;
-        }
-        if (best >= 0) return best;
-    }
+    if (!G->vlink) return -1;
+    const struct tree *t = G->t[0];
+    for (int want = AM_ERROR; want >= AM_WARN; want--)
+        for (size_t k = 0; k < t->norder; k++)
+            if (vis_divergent(G, t->order[k]) && acmp_mark(G, t->order[k]) == want) return t->order[k];
     return -1;
 }
 
 int acmp_next_divergent(const struct acmp_graph *G, int n, int dir) {
     if (G->g) return cmp_next_divergent(G->g, n, dir);
-    if (!G->vlink || !G->pre) return -1;
-    int32_t from = n >= 0 ? G->pre[n] : (dir > 0 ? -1 : INT32_MAX);
-    int best = -1;
-    for (size_t i = 0; i < G->t[0]->nnodes; i++) {
-        int m = acmp_mark(G, (int)i);
-        if (G->pre[i] < 0 || (m != AM_WARN && m != AM_ERROR) || G->t[0]->nodes[i].kind == TK_APIS) continue;
-        int32_t p = G->pre[i];
-        if (dir > 0 ? p <= from : p >= from) continue;
-        if (best < 0 || (dir > 0 ? p < G->pre[best] : p > G->pre[best])) best = (int)i;
-    }
-    return best;
+    if (!G->vlink) return -1;
+    const struct tree *t = G->t[0];
+    long k = n >= 0 && t->nodes[n].order >= 0 ? t->nodes[n].order : (dir > 0 ? -1 : (long)t->norder);
+    for (k += dir; k >= 0 && (size_t)k < t->norder; k += dir)
+        if (vis_divergent(G, t->order[k])) return t->order[k];
+    return -1;
 }
 
 /* ---- manual matching ---- */
@@ -664,6 +780,7 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
         return pt_errorf(err, "the two nodes differ in kind (%s vs %s): msProbe matches only the same kind",
                          tree_kind_name(t0->nodes[na].kind), tree_kind_name(t1->nodes[nb].kind));
     if (cmp_manual_match(G->g, na, nb, 1, err) != 0) return -1;
+    summary_refresh(c, G);
     /* remember every pair now manual (the twins too) for reloads */
     for (size_t i = 0; i < t0->nnodes; i++) {
         if (!G->g->n[i].manual || G->g->n[i].bench < 0) continue;

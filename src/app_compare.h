@@ -25,9 +25,11 @@
 
 #include "model/commlinks.h"
 #include "model/compare.h"
+#include "model/compare_run.h"
 #include "model/err.h"
 #include "model/tree.h"
 #include "src/cmp_files.h"
+#include "src/cmp_scan.h"
 #include "src/dataset.h"
 #include "src/read_visdb.h"
 
@@ -106,6 +108,20 @@ struct app_cmp {
     int have_lmap;
     char mc_report[512];             /* what --match-config did on the last load */
 
+    /* the whole-run summary (compare mode with several pairs): every pair
+     * compared once by the scan thread (src/cmp_scan.h), one entry per
+     * pair in pairs order; the UI reads entry i once sready[i] is set */
+    int summary;                     /* this input has one */
+    struct cscan_pair *spairs;
+    struct crun_pair *sum;
+    atomic_uchar *sready;
+    atomic_size_t sdone;             /* entries complete */
+    atomic_int scancel, send;        /* stop asked (UI) / the scan returned (scan thread) */
+    pthread_t sth;
+    int srunning;                    /* started and not joined */
+    int sfinished;                   /* joined: every entry is final */
+    size_t sseen;                    /* sdone at the last poll */
+
     /* pairs matched by hand: re-applied when their (step, rank) loads again */
     struct acmp_manual { int32_t step, rank; char *a, *b; } *manual;
     size_t nmanual;
@@ -133,6 +149,20 @@ struct app_cmp {
  * a->cmp stays NULL). */
 int acmp_open(struct app *a, struct pt_error *err);
 void acmp_free(struct app *a);
+
+/* The start: compare mode with several pairs starts the whole-run scan
+ * (the summary pane shows it; the tree of the first divergence is loaded
+ * when it ends); otherwise the first pair's graph starts loading. */
+int acmp_start(struct app *a, struct pt_error *err);
+
+/* The whole-run summary: entry i when it is complete, else NULL. */
+const struct crun_pair *acmp_summary(const struct app *a, size_t i);
+/* The pair index of (step, rank), -1 none. */
+long acmp_pair_index(const struct app *a, int32_t step, int32_t rank);
+/* The run's first divergence: 1 with *pair (index) and *which (CRUN_ERR /
+ * CRUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
+ * still going (or there is no summary). */
+int acmp_run_first(const struct app *a, long *pair, int *which);
 
 /* Starts loading (step, rank) in the background; the tree pane shows
  * "loading" meanwhile.  -1 when there is no such pair. */

@@ -11,6 +11,7 @@ extern const struct view_ops view_search;
 extern const struct view_ops view_layout;
 extern const struct view_ops view_tree;
 extern const struct view_ops view_detail;
+extern const struct view_ops view_summary;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, UK_F2},
@@ -18,6 +19,7 @@ const struct app_screen app_screens[] = {
     {"search", 0, UK_F4},
     {"layout", 0, UK_F5},
     {"compare", 1, UK_F6},
+    {"summary", 0, UK_F7},
     {"help", 0, UK_F1},
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
@@ -30,6 +32,7 @@ const struct app_pane app_panes[] = {
     {&view_layout, "layout", 100},
     {&view_tree, "compare", 55},
     {&view_detail, "compare", 45},
+    {&view_summary, "summary", 100},
     {&view_help, "help", 100},
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);

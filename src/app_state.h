@@ -92,6 +92,7 @@ struct app {
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
     struct load_opts lopts;
     struct app_load load;
+    struct app_origin *origin;  /* owned (src/app_origin.c): the NaN's origin rank, searched after the load */
 
     /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */
     struct app_cmp *cmp;       /* owned (src/app_compare.c); NULL: no tree for this input */

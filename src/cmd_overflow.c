@@ -19,6 +19,7 @@
 #include "model/ovfrows.h"
 #include "src/cmd.h"
 #include "src/dataset.h"
+#include "src/ovf_origin.h"
 
 enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
 
@@ -46,6 +47,7 @@ struct report {
     struct tally *steps, *ranks;
     size_t nsteps, nranks;
     long limit;                /* entries to list; 0 = all */
+    const struct ovf_origin_report *origin;   /* origin rank of the first step with one (dumps) */
 };
 
 static const char *entry_level(const struct report *r, const struct ovf_entry *e) {
@@ -341,6 +343,8 @@ static void json_counts(const struct report *r, const size_t *n) {
         printf("\"nonfinite\": %zu", n[OVF_NONE]);
 }
 
+static void json_origin(const struct report *r);
+
 static void print_json(const struct report *r) {
     printf("{\"path\": ");
     json_str(r->ds->path);
@@ -370,7 +374,46 @@ static void print_json(const struct report *r) {
         printf(i ? ",\n  " : "\n  ");
         json_row(r, &r->rows.v[i]);
     }
-    printf("%s]}\n", n ? "\n" : "");
+    printf("%s]", n ? "\n" : "");
+    json_origin(r);
+    printf("}\n");
+}
+
+/* ---- origin across ranks (model/origin.h) ---- */
+
+static void origin_node_json(const struct ovf_origin_node *n) {
+    printf("{\"step\": %d, \"micro_step\": ", (int)n->step);
+    if (n->micro >= 0) printf("%d", (int)n->micro);
+    else printf("null");
+    printf(", \"rank\": %d, \"pos\": %u, \"name\": ", (int)n->rank, (unsigned)n->pos);
+    json_str(n->name);
+    putchar('}');
+}
+
+/* ", \"origin\": [...]": the object of the first step with an origin, if any. */
+static void json_origin(const struct report *r) {
+    const struct ovf_origin_report *o = r->origin;
+    printf(", \"origin\": [");
+    for (size_t i = 0; o && i < o->n; i++) {
+        const struct ovf_origin_step *s = &o->v[i];
+        printf("%s\n  {\"step\": %d, \"phase\": \"%s\", \"origins\": [", i ? "," : "", (int)s->step,
+               origin_phase_name(s->phase));
+        for (size_t k = 0; k < s->norigins; k++) {
+            if (k) printf(", ");
+            origin_node_json(&s->origins[k]);
+        }
+        printf("], \"chain\": [");
+        for (size_t k = 0; k < s->nchain; k++) {
+            printf("%s{\"from\": ", k ? ", " : "");
+            if (s->chain[k].has_from) origin_node_json(&s->chain[k].from);
+            else printf("null");
+            printf(", \"to\": ");
+            origin_node_json(&s->chain[k].to);
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("%s]", o && o->n ? "\n" : "");
 }
 
 /* ---- the command ---- */
@@ -449,6 +492,15 @@ static int run_overflow(int argc, char **argv) {
             fprintf(stderr, "probetop overflow: --level ignored: levels are not available for %s input\n",
                     ds_format_name(ds->format));
     }
+    struct ovf_origin_report origin = {0};
+    if (ovf_origin_run(ds, &origin, &err) != 0) {
+        fprintf(stderr, "probetop overflow: origin across ranks: %s\n", err.msg);
+        ovf_list_free(&scanned);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    if (origin.note[0]) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", origin.note);
+    r.origin = &origin;
     int rc = EXIT_USAGE;
     if (report_build(&r) != 0) {
         fprintf(stderr, "probetop overflow: out of memory\n");
@@ -458,11 +510,14 @@ static int run_overflow(int argc, char **argv) {
         else print_text(&r);
         rc = r.failing ? EXIT_FOUND : EXIT_OK;
     }
+    /* text ends with the origin across ranks (its own block: see ovf_origin.h) */
+    if (rc != EXIT_USAGE && fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "probetop overflow: cannot write the output\n");
         rc = EXIT_USAGE;
     }
     report_free(&r);
+    ovf_origin_report_free(&origin);
     ovf_list_free(&scanned);
     dataset_free(ds);
     return rc;
@@ -476,7 +531,11 @@ const struct cmd_entry cmd_overflow_entry = {
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
             "                        output folder, or a .trend.db file or folder\n"
             "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
-            "                        with first, counts, per_step, per_rank, entries)\n"
+            "                        with first, counts, per_step, per_rank, entries, origin)\n"
+            "                        origin (also at the end of text): the rank and node where\n"
+            "                        the first step's NaN/Inf was born, and the communication\n"
+            "                        ops that carried it to the other ranks (msProbe's\n"
+            "                        overflow_check rules; man probetop, Origin across ranks)\n"
             "  --level LEVEL         only entries at LEVEL or above count and are listed:\n"
             "                        critical, high or medium (default: all)\n"
             "  --limit N             list at most N entries (default 20 for text, all for csv\n"

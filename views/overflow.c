@@ -17,6 +17,7 @@
 #include "model/overflow.h"
 #include "model/ovfrows.h"
 #include "model/search.h"
+#include "src/app_origin.h"
 #include "src/app_state.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -775,7 +776,7 @@ static int ovf_mouse(struct view *v, struct app *a, const struct view_mouse *m) 
     return 0;
 }
 
-static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t size) {
     struct ovp *p = v->priv;
     (void)a;
     const struct ovf_entry *e = p->built ? cur_entry(p) : NULL;
@@ -799,6 +800,23 @@ static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
     else
         snprintf(buf, size, "%s step %d rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
                  (int)e->step, (int)e->rank, (unsigned)e->pos, name, what);
+}
+
+/* The status line: the entry, then, when the terminal is wide enough for
+ * both beside the key hints, the origin rank of the first step's NaN/Inf
+ * once the background search has found it (src/app_origin.h). */
+static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
+    char entry[1536], orig[768];
+    ovf_status_entry(v, a, entry, sizeof entry);
+    snprintf(buf, size, "%s", entry);
+    const struct ovf_origin_report *o = app_origin_report(a);
+    if (!o || !o->v[0].norigins) return;
+    const struct ovf_origin_node *n = &o->v[0].origins[0];
+    char name[512];
+    pt_escape(n->name, strlen(n->name), name, sizeof name);
+    snprintf(orig, sizeof orig, "  | origin: step %d rank %d #%u %s, %zu other rank%s reached", (int)n->step,
+             (int)n->rank, (unsigned)n->pos, name, o->v[0].nchain, o->v[0].nchain == 1 ? "" : "s");
+    if (text_width(entry) + text_width(orig) + 16 <= COLS) snprintf(buf, size, "%s%s", entry, orig);
 }
 
 /* `/`: highlights matching names and moves to the next match. */

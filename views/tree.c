@@ -500,13 +500,54 @@ static void tree_draw(struct view *v, struct app *a) {
 
 /* ---- keys ---- */
 
+/* "first divergence: NAME  error  in MODULE": the node, its verdict and
+ * the module it runs in (divergences are operations inside modules). */
 static void say_node(struct app *a, const struct tp *p, const char *what, int n) {
-    char id[1024], esc[1100];
+    char id[1024], esc[1100], in[1100] = "";
     snprintf(id, sizeof id, "%s", tree_id(T(p), n));
     pt_escape(id, strlen(id), esc, sizeof esc);
     const char *lv[] = {"", "pass", "warning", "error", "unmatched", "no data"};
     int m = acmp_mark(p->G, n);
-    app_msg(a, "%s: %s%s%s", what, esc, m ? "  " : "", lv[m]);
+    int e = tree_enclosing_module(T(p), n);
+    if (e >= 0 && T(p)->nodes[n].kind != TK_MODULE) pt_escape(tree_id(T(p), e), strlen(tree_id(T(p), e)), in, sizeof in);
+    app_msg(a, "%s: %s%s%s%s%s", what, esc, m ? "  " : "", lv[m], in[0] ? "  in " : "", in);
+}
+
+/* f with several (step, rank) pairs: the run's first divergence, on its
+ * step and rank (the summary's scan knows it). */
+static void run_first(struct tp *p, struct app *a) {
+    struct app_cmp *c = a->cmp;
+    long k;
+    int which;
+    int st = acmp_run_first(a, &k, &which);
+    if (st < 0) {
+        app_msg(a, "still comparing the run (%zu of %zu pairs): f again when it is done; n/N walk this pair",
+                (size_t)atomic_load(&c->sdone), c->npairs);
+        return;
+    }
+    if (st == 0) {
+        app_msg(a, "no divergence: every node of the %zu compared pairs passes", c->npairs);
+        return;
+    }
+    const struct crun_pair *cp = &c->sum[k];
+    const struct crun_first *f = &cp->first[which];
+    const char *level = which == CRUN_ERR ? "error" : "warning";
+    char esc[1100], in[1100] = "";
+    pt_escape(f->name, strlen(f->name), esc, sizeof esc);
+    if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
+    if (c->cur && c->cur->step == cp->step && c->cur->rank == cp->rank) {
+        int n = tree_find(T(p), f->name);
+        if (n >= 0) select_node(p, n);
+        app_changed(a, APP_CH_CURSOR);
+    } else {
+        struct pt_error err;
+        if (tree_goto(a, cp->step, cp->rank, cp->graph ? f->name : NULL, &err) != 0) {
+            app_err(a, "%s", err.msg);
+            return;
+        }
+    }
+    app_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, level, (int)cp->step, (int)cp->rank,
+            in[0] ? "  in " : "", in);
 }
 
 static void switch_graph(struct tp *p, struct app *a, int dstep, int drank) {
@@ -689,6 +730,10 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
     case TA_COLLAPSE_ALL: set_subtree(p, sel, 0); break;
     case TA_FIRST: {
         if (!acmp_is_compare(G)) { app_msg(a, "no verdicts in build mode: nothing diverges"); return 1; }
+        if (a->cmp->summary) {
+            run_first(p, a);
+            return 1;
+        }
         int n = acmp_first_divergence(G);
         if (n < 0) { app_msg(a, "no divergence: every compared node passes"); return 1; }
         select_node(p, n);
@@ -955,9 +1000,9 @@ static int goto_value(struct app *a, int is_step, const char *arg, struct pt_err
 
 int tree_goto(struct app *a, int32_t step, int32_t rank, const char *name, struct pt_error *err) {
     struct app_cmp *c = a->cmp;
-    if (c && c->cur && (c->cur->step != step || c->cur->rank != rank)) {
+    if (c && (!c->cur || c->cur->step != step || c->cur->rank != rank)) {
         free(c->select_after);
-        c->select_after = strdup(name);
+        c->select_after = name ? strdup(name) : NULL;
         if (acmp_load(a, step, rank, err) == 0) {
             app_show(a, "tree");
             app_msg(a, "loading step %d rank %d...", (int)step, (int)rank);
@@ -965,6 +1010,11 @@ int tree_goto(struct app *a, int32_t step, int32_t rank, const char *name, struc
         }
         /* no graph of that step and rank (a proc folder numbered otherwise):
          * the node in the graph shown, if it has one */
+        if (!c->cur) return -1;
+    }
+    if (!name) {
+        app_show(a, "tree");
+        return 0;
     }
     char *argv[3] = {(char *)"node", (char *)name, NULL};
     return cmd_node(NULL, a, 2, argv, err);

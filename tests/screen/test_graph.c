@@ -6,8 +6,10 @@
  * The numbers come from msProbe's own compare of the pair (the fixtures'
  * compare_oc.vis.db and compare_result.csv): 709 nodes matched, 220
  * problem / 58 benchmark nodes unmatched, and the first node at error
- * level is Module.fc.Linear.forward.0, whose output.0 NormRelativeErr is
- * 52.5% (Max 74.3%).  Every step waits for the state it asserts. */
+ * level in msProbe's node_order is Functional.linear.0.forward, the
+ * operation inside Module.fc.Linear.forward.0, whose output.0
+ * NormRelativeErr is 52.5% (Max 74.3%).  Every step waits for the state
+ * it asserts. */
 #include "pt_test.h"
 #include "screen/vt.h"
 
@@ -15,6 +17,7 @@
 
 #define QS "examples/quick_start/gpu_dump"
 #define FIRST "Module.fc.Linear.forward.0"
+#define FIRST_OP "Functional.linear.0.forward"
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
@@ -74,12 +77,14 @@ static void tree_at(int cols, int rows) {
     }
     CHECKV(&vt, tree_row(&vt, "optimizer") > 0 || rows < 30);
 
-    /* f: the first divergence, as msProbe's index says. */
+    /* f: the first divergence, as msProbe's index and node_order say: the
+     * Linear's operation, shown inside its opened module */
     vt_send(&vt, "f");
-    VT_WAIT(&vt, status_has(&vt, "first divergence: " FIRST));
-    CHECKV(&vt, status_has(&vt, "first divergence: " FIRST "  error"));
-    r = tree_row(&vt, FIRST);
-    CHECKV(&vt, r > 0);
+    VT_WAIT(&vt, status_has(&vt, "first divergence: " FIRST_OP));
+    CHECKV(&vt, status_has(&vt, "first divergence: " FIRST_OP "  error  in Module.fc.Linear."));
+    r = tree_row(&vt, "linear.0.forward");
+    CHECKV(&vt, r > 0 && r == tree_row(&vt, FIRST) + 1);
+    CHECKV(&vt, strstr(vt_row_text(&vt, tree_row(&vt, FIRST)), "\xe2\x96\xbe") != NULL);   /* ▾ */
     cc = r > 0 ? chip_col(&vt, r) : -1;
     CHECKV(&vt, cc > 0);
     if (cc > 0) {
@@ -88,30 +93,39 @@ static void tree_at(int cols, int rows) {
         uint32_t bg = vt_cell_paper(&cell);
         CHECK(((bg >> 16) & 0xff) > 0x90 && ((bg >> 8) & 0xff) < 0x80);   /* red */
     }
+    /* the module around it is red too */
+    r = tree_row(&vt, FIRST);
+    cc = r > 0 ? chip_col(&vt, r) : -1;
+    if (cc > 0) {
+        vt_cell(&vt, r, cc, &cell);
+        CHECK(cell.ch == 0xd7);
+    }
+    CHECKV(&vt, vt_has(&vt, "input.0  pass") && vt_has(&vt, "benchmark: Functional.linear.0"));
+
+    /* n: the next divergent node in node_order is the module holding the
+     * operation (a module comes after everything inside it); N back */
+    vt_send(&vt, "n");
+    VT_WAIT(&vt, status_has(&vt, "next divergence: "));
+    CHECKV(&vt, status_has(&vt, "next divergence: " FIRST "  error"));
+    vt_send(&vt, "N");
+    VT_WAIT(&vt, status_has(&vt, "previous divergence: "));
+    CHECKV(&vt, status_has(&vt, "previous divergence: " FIRST_OP "  error"));
+    /* ← on the leaf goes to its module, ← again collapses it */
+    vt_send(&vt, "<Left>");
+    VT_WAIT(&vt, status_has(&vt, "module " FIRST));
+    CHECKV(&vt, status_has(&vt, "module " FIRST));
     /* the detail pane: both sides, the compare columns, the verdict */
     CHECKV(&vt, vt_has(&vt, "input.0  pass") && vt_has(&vt, "output.0  error"));
     CHECKV(&vt, vt_has(&vt, "benchmark:"));
     CHECKV(&vt, vt_has(&vt, "torch.float32"));
     CHECKV(&vt, vt_has(&vt, "74.3") && vt_has(&vt, "52.5"));   /* Max / Norm relative errors */
-
-    /* Enter expands: the Linear's API shows under it with its own chip. */
-    vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") > 0);
-    int lr = tree_row(&vt, "linear.0.forward");
-    CHECKV(&vt, lr == tree_row(&vt, FIRST) + 1);
-    CHECKV(&vt, strstr(vt_row_text(&vt, tree_row(&vt, FIRST)), "\xe2\x96\xbe") != NULL);   /* ▾ */
-    /* ← collapses again */
     vt_send(&vt, "<Left>");
     VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") < 0);
     CHECKV(&vt, tree_row(&vt, "linear.0.forward") < 0);
-
-    /* n: the next divergent node in execution order, after the Linear */
-    vt_send(&vt, "n");
-    VT_WAIT(&vt, status_has(&vt, "next divergence: "));
-    CHECKV(&vt, status_has(&vt, "next divergence: Functional.linear.0.forward  error"));
-    vt_send(&vt, "N");
-    VT_WAIT(&vt, status_has(&vt, "previous divergence: "));
-    CHECKV(&vt, status_has(&vt, "previous divergence: " FIRST));
+    /* Enter expands it again */
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") > 0);
+    CHECKV(&vt, tree_row(&vt, "linear.0.forward") == tree_row(&vt, FIRST) + 1);
 
     /* Tab: the detail pane takes the keys (scrolls), Tab again back. */
     vt_send(&vt, "<Tab>");
@@ -180,12 +194,13 @@ static void tree_at(int cols, int rows) {
         vt_send(&vt, "gE");
         VT_WAIT(&vt, tree_row(&vt, "layer4.2.Bottleneck") < 0 && tree_row(&vt, "linear.0.forward") < 0);
         vt_send(&vt, "f");
-        VT_WAIT(&vt, status_has(&vt, "first divergence"));
-        vt_send(&vt, "<Enter>");
-        VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") > 0);
+        VT_WAIT(&vt, status_has(&vt, "first divergence") && tree_row(&vt, "linear.0.forward") > 0);
         CHECKV(&vt, tree_row(&vt, "linear.0.forward") == tree_row(&vt, FIRST) + 1);
-        CHECK_INT(vt_shot(&vt, "tree", "probetop PROBLEM BENCH: the tree, f on the first divergence, Enter") >= 0, 1);
-        /* the detail pane of the Linear's output, scrolled to its error */
+        CHECK_INT(vt_shot(&vt, "tree", "probetop PROBLEM BENCH: the tree, f on the first divergence") >= 0, 1);
+        /* the detail pane of the Linear module's output, scrolled to its error */
+        vt_send(&vt, "<Left>");
+        VT_WAIT(&vt, status_has(&vt, "module " FIRST));
+        CHECKV(&vt, status_has(&vt, "module " FIRST));
         vt_send(&vt, "<Tab>");
         VT_WAIT(&vt, status_has(&vt, "line 1 of"));
         for (int i = 0; i < 14; i++) vt_send(&vt, "j");
@@ -245,8 +260,8 @@ static void test_visdb(void) {
     CHECKV(&vt, vt_row_has(&vt, 0, ".vis.db compare"));
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
-    CHECKV(&vt, status_has(&vt, "first divergence: " FIRST "  error"));
-    CHECKV(&vt, vt_has(&vt, "input.0  pass") && vt_has(&vt, "parameters.weight  pass"));
+    CHECKV(&vt, status_has(&vt, "first divergence: " FIRST_OP "  error  in " FIRST));
+    CHECKV(&vt, vt_has(&vt, "input.0  pass") && vt_has(&vt, "benchmark: Functional.linear.0"));
     vt_send(&vt, "M");
     VT_WAIT(&vt, status_has(&vt, "read-only"));
     CHECKV(&vt, status_has(&vt, "read-only"));
@@ -307,8 +322,9 @@ static void test_tiny(void) {
 }
 
 /* Two ranks of a generated tensor-parallel pair (gen_dump.py --drift):
- * the first divergence is the drifted MLP, } shows rank 1 with the same
- * node selected, and an all_reduce lists its peer on the other rank. */
+ * the run summary first, then the tree; the first divergence is the first
+ * operation inside the drifted MLP, } shows rank 1 with the same node
+ * selected, and an all_reduce lists its peer on the other rank. */
 static void test_ranks(void) {
     const char *py = getenv("PT_PYTHON"), *s = pt_shared();
     if (!vt_bin()) SKIP("PT_BIN not set");
@@ -325,13 +341,28 @@ static void test_ranks(void) {
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
-    VT_WAIT(&vt, vt_row_has(&vt, 1, "matched"));
+    /* two pairs: the run summary first; Enter on the selected cell (the
+     * first divergence, rank 0: both ranks drift) opens its tree */
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  1 steps x 2 ranks: 2 pairs, 2 with errors"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "Run  1 steps x 2 ranks: 2 pairs, 2 with errors"));
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
+    /* f: the drifted MLP's first diverging node (the MLP module itself:
+     * the drift is on its output), on rank 0 */
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
-    CHECKV(&vt, status_has(&vt, "first divergence: Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
+    CHECKV(&vt, status_has(&vt, "first divergence: Module.module.module.decoder.layers.1.mlp.") &&
+                status_has(&vt, "error  step 0 rank 0"));
+    char kind[16] = "", op[128] = "";
+    sscanf(vt_row_text(&vt, vt_status_row(&vt)), "%15s %127s", kind, op);
+    CHECKV(&vt, strstr(op, "layers.1.mlp") != NULL);
+    /* }: rank 1, the same node selected */
+    char want[160];
+    snprintf(want, sizeof want, "%s %s", kind, op);
     vt_send(&vt, "}");
-    VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp"));
-    CHECKV(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, "module Module.module.module.decoder.layers.1.mlp.MLP.forward.0"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, want));
+    CHECKV(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, want));
     command(&vt, "node Distributed.all_reduce.0.forward");
     VT_WAIT(&vt, vt_has(&vt, "send_receive rank 0"));
     CHECKV(&vt, vt_has(&vt, "communication peers") && vt_has(&vt, "send_receive rank 0"));

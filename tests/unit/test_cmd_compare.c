@@ -51,12 +51,31 @@ static void test_csv_quick_start(void) {
     CHECK_CONTAINS(so, "2822 rows (pass 2756, warning 63, error 3)");
     CHECK_CONTAINS(so, "unmatched 220 problem / 58 benchmark");
     free(so);
-    /* --first: the fc module's output */
+    /* --first: the earliest diverging operation in msProbe's node_order,
+     * the fc's linear (the db's first node at index 1), with its module */
     const char *argv2[] = {"compare", a, b, "--first"};
     CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv2), EXIT_FOUND);
     so = pt_slurp(out);
-    CHECK_CONTAINS(so, "Module.fc.Linear.forward.0\terror\tstep 0\trank 0\tworst relative error");
+    CHECK_STR(so, "Functional.linear.0.forward\terror\tstep 0\trank 0\tworst relative error 74.33915089353636%"
+                  "\tmicro step 0\tin Module.fc.Linear.forward.0\n");
     free(so);
+    /* the same answer as the headline of the full compare */
+    const char *argv2b[] = {"compare", a, b};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv2b), EXIT_FOUND);
+    so = pt_slurp(out);
+    CHECK_CONTAINS(so, "first divergence: Functional.linear.0.forward in Module.fc.Linear.forward.0 (error) at step 0, "
+                       "micro step 0, rank 0");
+    free(so);
+    /* --out DIR: one pair, one csv named as msProbe's, equal to --csv's */
+    char od[1300], one[1400];
+    snprintf(od, sizeof od, "%s/out", dir);
+    const char *argv2c[] = {"compare", a, b, "--out", od};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv2c), EXIT_FOUND);
+    snprintf(one, sizeof one, "%s/compare_result_rank0.csv", od);
+    char *c1 = pt_slurp(one), *c2 = pt_slurp(csv);
+    CHECK(c1 && c2 && !strcmp(c1, c2));
+    free(c1);
+    free(c2);
     /* the same dump against itself: nothing diverges */
     const char *argv3[] = {"compare", a, a, "--first"};
     CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_OK);
@@ -96,9 +115,11 @@ static void test_drift_first(void) {
     const char *argv[] = {"compare", npu, bench, "--first"};
     CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv), EXIT_FOUND);
     char *so = pt_slurp(out);
-    CHECK_CONTAINS(so, "layers.2.mlp");
+    /* every rank drifts from step 0: the first is rank 0's first operation
+     * inside the drifted MLP, not the MLP module */
     CHECK_CONTAINS(so, "\terror\tstep 0\trank 0\t");
-    CHECK(so && strncmp(so, "Module.", 7) == 0);
+    CHECK_CONTAINS(so, "\tmicro step 0\tin Module.module.module.decoder.layers.2.mlp.");
+    CHECK(so && strncmp(so, "Module.", 7) != 0);
     free(so);
     /* without the drift: identical runs */
     const char *argv2[] = {"compare", bench, bench, "--first"};
@@ -106,13 +127,45 @@ static void test_drift_first(void) {
     so = pt_slurp(out);
     CHECK_CONTAINS(so, "no divergence");
     free(so);
-    /* csv to stdout: header once for the four (step, rank) pairs */
+    /* csv to stdout: header once for the four (step, rank) pairs, each
+     * row led by its step and rank */
     const char *argv3[] = {"compare", npu, bench, "--csv", "-"};
     CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv3), EXIT_FOUND);
     so = pt_slurp(out);
-    CHECK(so && !strncmp(so, "NPU Name,Bench Name,", 20));
-    CHECK(so && strstr(so + 10, "NPU Name,Bench Name,") == NULL);
+    CHECK(so && !strncmp(so, "Step,Rank,NPU Name,Bench Name,", 30));
+    CHECK(so && strstr(so + 20, "NPU Name,Bench Name,") == NULL);
+    CHECK(so && strstr(so, "\n0,0,") && strstr(so, "\n0,1,") && strstr(so, "\n1,0,") && strstr(so, "\n1,1,"));
+    /* every row has the 2 + 28 fields */
+    char *p = so, *f[40];
+    int n, bad = 0, rows = 0;
+    while (p && (n = pt_csv_record(&p, f, 40)) > 0) {
+        bad += n != 30;
+        rows++;
+    }
+    CHECK_INT(bad, 0);
+    CHECK(rows > 100);
     free(so);
+    /* --out DIR: one csv per pair, msProbe's names with the step, nothing else left there */
+    char od[1300], name[1500];
+    snprintf(od, sizeof od, "%s/per_pair", dir);
+    const char *argv3b[] = {"compare", npu, bench, "--out", od};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv3b), EXIT_FOUND);
+    for (int st = 0; st < 2; st++)
+        for (int rk = 0; rk < 2; rk++) {
+            snprintf(name, sizeof name, "%s/compare_result_rank%d_step%d.csv", od, rk, st);
+            char *c = pt_slurp(name);
+            CHECK(c && !strncmp(c, "NPU Name,Bench Name,", 20));
+            free(c);
+        }
+    snprintf(name, sizeof name, "ls -A '%s' | wc -l | grep -qx 4", od);
+    CHECK_INT(system(name), 0);
+    /* a file where the folder should be */
+    snprintf(name, sizeof name, "%s/compare_result_rank0_step0.csv", od);
+    const char *argv3c[] = {"compare", npu, bench, "--out", name};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv3c), EXIT_USAGE);
+    char *se0 = pt_slurp(err);
+    CHECK_CONTAINS(se0, "not a folder");
+    free(se0);
     /* L1 dumps: no tree, said so, the table still compared */
     char l1[1200];
     snprintf(l1, sizeof l1, "%s/l1", dir);
@@ -126,6 +179,42 @@ static void test_drift_first(void) {
     free(se);
     so = pt_slurp(out);
     CHECK_CONTAINS(so, "rows (pass");
+    free(so);
+}
+
+/* A NaN planted at step 1 rank 1: --first finds it there, past the
+ * clean pairs before it, and names its module. */
+static void test_whole_run_first(void) {
+    const char *sh = pt_shared(), *py = getenv("PT_PYTHON");
+    if (!sh || !py || !*py) SKIP("PT_SHARED or PT_PYTHON absent");
+    const char *dir = pt_tmpdir("cmd_compare_run");
+    char cmd[4096], npu[1200], bench[1200], out[1200], err[1200];
+    snprintf(npu, sizeof npu, "%s/npu", dir);
+    snprintf(bench, sizeof bench, "%s/bench", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const char *opts = "--steps 2 --ranks 4 --tp 2 --layers 2 --seed 3 --hidden 64 --heads 4 --ffn 128 --seq 8 "
+                       "--vocab 64 --quiet --jobs 1";
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s' %s && '%s' '%s/tools/gen_dump.py' --out '%s' %s "
+                              "--nan 1:3:layers.1.mlp", py, sh, bench, opts, py, sh, npu, opts);
+    CHECK_INT(system(cmd), 0);
+    const char *argv[] = {"compare", npu, bench, "--first"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv), EXIT_FOUND);
+    char *so = pt_slurp(out);
+    CHECK_CONTAINS(so, "\terror\tstep 1\trank 3\tworst relative error");
+    CHECK_CONTAINS(so, "\tin Module.module.module.decoder.layers.1.mlp.");
+    CHECK(so && strncmp(so, "Module.", 7) != 0);
+    /* the full compare's headline names the same node */
+    const char *name_end = so ? strchr(so, '\t') : NULL;
+    char want[600] = "";
+    if (name_end) snprintf(want, sizeof want, "first divergence: %.*s in ", (int)(name_end - so), so);
+    free(so);
+    const char *argv2[] = {"compare", npu, bench};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv2), EXIT_FOUND);
+    so = pt_slurp(out);
+    CHECK(want[0]);
+    CHECK_CONTAINS(so, want);
+    CHECK_CONTAINS(so, "at step 1, micro step 0, rank 3");
     free(so);
 }
 
@@ -174,6 +263,7 @@ static void test_bad_input(void) {
 int main(void) {
     RUN(test_csv_quick_start);
     RUN(test_drift_first);
+    RUN(test_whole_run_first);
     RUN(test_bad_input);
     PT_DONE();
 }

@@ -1,0 +1,135 @@
+/* compare_run: the whole run's first divergence (see compare_run.h). */
+#include "model/compare_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int crun_rank_cmp(int32_t a, int32_t b) { return (a > b) - (a < b); }
+
+static int cmp32(int32_t a, int32_t b) { return (a > b) - (a < b); }
+
+int crun_cmp(const struct crun_point *a, const struct crun_point *b) {
+    int c = cmp32(a->step, b->step);
+    if (!c) c = cmp32(a->micro, b->micro);
+    if (!c) c = crun_rank_cmp(a->rank, b->rank);
+    if (!c) c = cmp32(a->order, b->order);
+    return c;
+}
+
+static void first_clear(struct crun_first *f) {
+    free(f->name);
+    free(f->in);
+    memset(f, 0, sizeof *f);
+    f->worst = -1;
+}
+
+int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, const char *name, const char *in,
+               double worst) {
+    if (level != CL_ERROR && level != CL_WARNING) return 0;
+    struct crun_first *f = &p->first[level == CL_ERROR ? CRUN_ERR : CRUN_WARN];
+    if (f->have && crun_cmp(at, &f->at) >= 0) return 0;
+    char *nm = strdup(name), *im = in ? strdup(in) : NULL;
+    if (!nm || (in && !im)) {
+        free(nm);
+        free(im);
+        return -1;
+    }
+    first_clear(f);
+    f->have = 1;
+    f->at = *at;
+    f->name = nm;
+    f->in = im;
+    f->worst = worst;
+    return 0;
+}
+
+int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
+    const struct tree *t = g->npu;
+    crun_pair_clear(p);
+    p->step = t->step;
+    p->rank = t->rank;
+    p->graph = 1;
+    p->nunmatched_bench = g->nunmatched_bench;
+    for (size_t k = 0; k < t->norder; k++) {
+        int n = t->order[k];
+        if (t->nodes[n].kind == TK_APIS) continue;
+        int lv = cmp_node_level(g, n);
+        if (lv == -1) p->nunmatched++;
+        if (lv != CL_ERROR && lv != CL_WARNING) continue;
+        if (lv == CL_ERROR) p->nerror++;
+        else p->nwarning++;
+        struct crun_point at = {t->step, t->nodes[n].micro, t->rank, t->nodes[n].order};
+        /* a node right under the root runs "in" the root (DefaultModel) */
+        int in = tree_enclosing_module(t, n);
+        if (in < 0 && n != t->root) in = t->root;
+        if (crun_offer(p, lv, &at, tree_id(t, n), in >= 0 ? tree_id(t, in) : NULL, g->n[n].worst_rel) != 0) {
+            crun_pair_clear(p);
+            return -1;
+        }
+    }
+    p->state = CRUN_DONE;
+    return 0;
+}
+
+int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *tb) {
+    const struct tree *t = tb->npu;
+    crun_pair_clear(p);
+    p->step = t->step;
+    p->rank = t->rank;
+    for (size_t k = 0; k < tb->nrows; k++) {
+        const struct crow *r = &tb->rows[k];
+        if (r->level == CL_ERROR) p->nerror++;
+        else if (r->level == CL_WARNING) p->nwarning++;
+        else continue;
+        double w = -1, f;
+        if (cmp_row_worst(r, tb->mode, &f)) w = f;
+        struct crun_point at = {t->step, 0, t->rank, r->rec};
+        if (crun_offer(p, r->level, &at, tree_s(t, t->recs[r->rec].name), NULL, w) != 0) {
+            crun_pair_clear(p);
+            return -1;
+        }
+    }
+    p->state = CRUN_DONE;
+    return 0;
+}
+
+void crun_pair_fail(struct crun_pair *p, const char *why) {
+    crun_pair_clear(p);
+    p->why = strdup(why ? why : "");
+    p->state = CRUN_FAILED;
+}
+
+void crun_pair_clear(struct crun_pair *p) {
+    int32_t step = p->step, rank = p->rank;
+    first_clear(&p->first[0]);
+    first_clear(&p->first[1]);
+    free(p->why);
+    memset(p, 0, sizeof *p);
+    p->first[0].worst = p->first[1].worst = -1;
+    p->step = step;
+    p->rank = rank;
+}
+
+long crun_first(const struct crun_pair *v, size_t n, int *which) {
+    for (int w = CRUN_ERR; w <= CRUN_WARN; w++) {
+        long best = -1;
+        for (size_t i = 0; i < n; i++) {
+            if (v[i].state != CRUN_DONE || !v[i].first[w].have) continue;
+            if (best < 0 || crun_cmp(&v[i].first[w].at, &v[best].first[w].at) < 0) best = (long)i;
+        }
+        if (best >= 0) {
+            *which = w;
+            return best;
+        }
+    }
+    *which = -1;
+    return -1;
+}
+
+char *crun_where(const struct crun_first *f, char *buf, size_t size) {
+    if (!f->have) snprintf(buf, size, "-");
+    else if (f->in) snprintf(buf, size, "%s in %s", f->name, f->in);
+    else snprintf(buf, size, "%s", f->name);
+    return buf;
+}

@@ -1,0 +1,89 @@
+/* compare_run: "where did it first go wrong?" over a whole run, that is
+ * over every (step, rank) pair a problem run and a benchmark run share.
+ *
+ * Owns the summary of one compared pair (counts of error / warning /
+ * unmatched nodes, the pair's earliest diverging node at each level) and
+ * the one order in which diverging nodes of different pairs are weighed:
+ * step, then micro step, then rank, then the node's place in its graph
+ * (msProbe's node_order, see model/compare.h).  The cross-rank part of that
+ * order is crun_rank_cmp() and nothing else, so rules that know on which
+ * rank a divergence was born can take its place without touching the rest.
+ *
+ * The run's first divergence is the earliest node at error level in that
+ * order, else the earliest at warning level (man page, "first divergence"). */
+#ifndef PT_COMPARE_RUN_H
+#define PT_COMPARE_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/compare.h"
+#include "model/tree.h"
+
+enum crun_state {
+    CRUN_PENDING = 0,     /* not compared yet */
+    CRUN_DONE,            /* compared: counts and firsts are valid */
+    CRUN_FAILED           /* could not be compared (why says so) */
+};
+
+enum { CRUN_ERR = 0, CRUN_WARN = 1 };   /* index of crun_pair.first */
+
+/* Where a diverging node is in the run. */
+struct crun_point {
+    int32_t step, micro, rank;
+    int32_t order;        /* node_order in its graph; a pair without a
+                             graph: the dump record's index */
+};
+
+struct crun_first {
+    int have;
+    struct crun_point at;
+    char *name;           /* node id (owned) */
+    char *in;             /* id of the enclosing module (owned), NULL none */
+    double worst;         /* worst relative error as a fraction (inf allowed), -1 none */
+};
+
+struct crun_pair {
+    int32_t step, rank;
+    uint8_t state;        /* enum crun_state */
+    uint8_t graph;        /* counts are of graph nodes (0: of table rows, no structure) */
+    size_t nerror, nwarning, nunmatched, nunmatched_bench;
+    struct crun_first first[2];   /* [CRUN_ERR], [CRUN_WARN] */
+    char *why;            /* CRUN_FAILED: the reason (owned) */
+};
+
+/* The order of ranks at one step and micro step: <0, 0, >0 as a comes
+ * before, with, after b.  Ascending rank numbers. */
+int crun_rank_cmp(int32_t a, int32_t b);
+/* The run order of two points: step, micro step, rank (crun_rank_cmp),
+ * node_order. */
+int crun_cmp(const struct crun_point *a, const struct crun_point *b);
+
+/* Offers a diverging node at level CL_ERROR or CL_WARNING to the pair:
+ * kept when it comes before the one it has.  0, or -1 without memory. */
+int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, const char *name, const char *in,
+               double worst);
+
+/* Fills the pair from a graph compare: counts of the problem nodes at
+ * error and warning level and of the unmatched ones (API collections not
+ * counted, as the tree shows them), and the firsts.  The pair's step and
+ * rank are the graph's.  0, or -1 without memory. */
+int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g);
+/* The same from a table compare (dumps without structure): rows, not
+ * nodes; the order is the dump order. */
+int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *t);
+/* Marks the pair failed with a reason (copied). */
+void crun_pair_fail(struct crun_pair *p, const char *why);
+/* Frees what the pair owns; it is PENDING again with its step and rank. */
+void crun_pair_clear(struct crun_pair *p);
+
+/* A diverging node for a person: "Functional.linear.8.forward in
+ * Module....forward.0" (just the id when no module holds it). */
+char *crun_where(const struct crun_first *f, char *buf, size_t size);
+
+/* The run's first divergence over the DONE pairs of v[0..n): the index of
+ * the pair holding it, with *which = CRUN_ERR or CRUN_WARN; -1 when no
+ * pair has a diverging node. */
+long crun_first(const struct crun_pair *v, size_t n, int *which);
+
+#endif
