@@ -595,6 +595,19 @@ static void data_ready(struct app *a) {
     acmp_data_ready(a);
 }
 
+/* A graph (step, rank) is loading in the background (compare, build and
+ * .vis.db modes); the trend data of compare mode loads beside and does
+ * not hold keys back. */
+static int graph_loading(const struct app *a) { return a->cmp && a->cmp->running; }
+
+static void queue_key(struct app *a, int key, int y, int x, int b) {
+    if (a->nkeyq == (int)(sizeof a->keyq / sizeof a->keyq[0])) {
+        app_msg(a, "busy loading: %d keys waiting, further keys dropped", a->nkeyq);
+        return;
+    }
+    a->keyq[a->nkeyq++] = (struct app_qkey){key, y, x, b};
+}
+
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
@@ -695,7 +708,22 @@ int app_main(int argc, char **argv) {
             ready = 1;
             layout(a);
         }
-        if (acmp_poll(a)) a->dirty = 1;
+        int graph_was = graph_loading(a);
+        if (acmp_poll(a)) {
+            a->dirty = 1;
+            /* "loading step 3 rank 5..." is over once the graph landed
+             * (an error replaced it already) */
+            if (graph_was && !graph_loading(a) && !a->msg_error && !strncmp(a->msg, "loading ", 8)) a->msg[0] = '\0';
+        }
+        /* Keys typed during a load run now, in order, until one starts
+         * another load (the rest wait for that one). */
+        if (a->nkeyq && !a->load.running && !graph_loading(a)) {
+            struct app_qkey q = a->keyq[0];
+            a->nkeyq--;
+            memmove(a->keyq, a->keyq + 1, (size_t)a->nkeyq * sizeof *a->keyq);
+            on_key(a, q.key, q.y, q.x, q.b);
+            continue;
+        }
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
         int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);
@@ -712,15 +740,20 @@ int app_main(int argc, char **argv) {
             break;
         }
         if (a->load.running) {
-            if (key == 'q') {
+            if ((key == 'q' || key == UK_F10) && !a->nkeyq) {
                 atomic_store(&a->load.cancel, 1);
                 continue;
             }
             if (key == UK_RESIZE) layout(a);
+            else if (key != UK_NONE) queue_key(a, key, my, mx, mb);
             a->dirty = 1;   /* the progress line moves */
             continue;
         }
         if (key == UK_NONE) continue;
+        if (key != UK_RESIZE && (graph_loading(a) || a->nkeyq)) {
+            queue_key(a, key, my, mx, mb);
+            continue;
+        }
         on_key(a, key, my, mx, mb);
     }
     ui_stop(&ui);

@@ -153,6 +153,11 @@ struct app {
     int rows_total, cols_total;
     WINDOW *bar, *status;      /* toolbar (also reads the keys) and status lines */
     int status_h;
+    /* Keys (and mouse events) that arrive while the data or a graph
+     * loads wait here and run in order once it landed, so `)))jjj` means
+     * three steps on, then three rows down, not one step and nothing. */
+    struct app_qkey { int key, y, x, b; } keyq[256];
+    int nkeyq;
     char msg[512];             /* one-line message in the status line */
     int msg_error;
     int quit;
