@@ -6,7 +6,9 @@
 #include "pt_test.h"
 #include "screen/vt.h"
 
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
@@ -84,7 +86,84 @@ static void test_keys_queued(void) {
     vt_close(&vt);
 }
 
+/* --- in tmux: what the real terminal multiplexer keeps --- */
+
+static char tmux_sock[64];
+
+/* Runs `tmux -L SOCK ARGS`, its output (up to size) in out when out is
+ * not NULL; the exit status, -1 when it could not run. */
+static int tmux(const char *args, char *out, size_t size) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "tmux -L %s %s 2>/dev/null", tmux_sock, args);
+    FILE *f = popen(cmd, "r");
+    if (!f) return -1;
+    size_t n = 0;
+    if (out) {
+        n = fread(out, 1, size - 1, f);
+        out[n] = '\0';
+    } else {
+        char sink[4096];
+        while (fread(sink, 1, sizeof sink, f) > 0) {}
+    }
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Polls the pane until pred holds on its text (rows joined by '\n'), up
+ * to 10 s (scaled like the vt deadlines). */
+static bool tmux_wait(bool (*pred)(const char *text), char *text, size_t size) {
+    const char *sc = getenv("PT_TIMEOUT_SCALE");
+    double scale = sc && atof(sc) > 0 ? atof(sc) : 1, deadline = vt_now() + 10 * scale;
+    for (;;) {
+        if (tmux("capture-pane -p", text, size) == 0 && pred(text)) return true;
+        if (vt_now() >= deadline) return false;
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static bool shows_heatmap(const char *t) { return strstr(t, "Heat map") != NULL; }
+static bool grown(const char *t) {
+    /* 41 rows, the last one (the status line's second row) drawn */
+    int rows = 1;
+    const char *last = t;
+    for (const char *p = t; *p; p++)
+        if (*p == '\n' && p[1]) { rows++; last = p + 1; }
+    return rows == 41 && *last && *last != '\n';
+}
+static bool after_exit(const char *t) { return strstr(t, "AFTER-EXIT") != NULL; }
+
+/* Screen left behind: the terminal grew while probetop ran (tmux, 120x40
+ * -> 121x41); q must give back the shell's screen as it was, not rows of
+ * the heat map. */
+static void test_grown_then_quit(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (system("tmux -V >/dev/null 2>&1") != 0) SKIP("no tmux");
+    snprintf(tmux_sock, sizeof tmux_sock, "pt-papercuts-%d", (int)getpid());
+    char cmd[4096], text[65536];
+    snprintf(cmd, sizeof cmd,
+             "-f /dev/null new-session -d -x 120 -y 40 "
+             "\"printf 'SHELL-LINE\\n'; '%s' --demo; printf 'AFTER-EXIT\\n'; sleep 60\"", vt_bin());
+    if (tmux(cmd, NULL, 0) != 0) SKIP("tmux cannot start a session here");
+    bool ok = tmux_wait(shows_heatmap, text, sizeof text);
+    CHECK(ok);
+    if (tmux("resize-window -x 121 -y 41", NULL, 0) != 0) {
+        tmux("kill-server", NULL, 0);
+        SKIP("this tmux has no resize-window");
+    }
+    ok = tmux_wait(grown, text, sizeof text);
+    CHECK(ok);
+    tmux("send-keys q", NULL, 0);
+    ok = tmux_wait(after_exit, text, sizeof text);
+    CHECK(ok);
+    CHECK(!strncmp(text, "SHELL-LINE\nAFTER-EXIT", 21));
+    CHECK(!strstr(text, "Heat map"));
+    if (strncmp(text, "SHELL-LINE\nAFTER-EXIT", 21)) fprintf(stderr, "---- tmux pane ----\n%.2000s\n----\n", text);
+    tmux("kill-server", NULL, 0);
+}
+
 int main(void) {
     RUN(test_keys_queued);
+    RUN(test_grown_then_quit);
     PT_DONE();
 }
