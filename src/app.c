@@ -276,8 +276,8 @@ static void draw_bar(struct app *a) {
     bar_part(w, a, &x, UI_BAR, sep);
     if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %d", (int)c->steps[a->sel_step].value);
     else if (a->dim == DIM_RANK) {
-        char rk[64];
-        snprintf(t, sizeof t, "rank %s", app_rank_label(a, a->sel_rank, rk, sizeof rk));
+        char rk[160];
+        snprintf(t, sizeof t, "rank %s", app_rank_both(a, a->sel_rank, rk, sizeof rk));
     } else {
         char full[1024], sh[64];
         if (a->sel_target == NAMES_NONE) snprintf(t, sizeof t, "module -");
@@ -289,9 +289,14 @@ static void draw_bar(struct app *a) {
     }
     bar_part(w, a, &x, UI_BAR_HI, t);
     if (a->regex) {
+        /* as typed: a backslash stays one (pt_escape would double it);
+         * only control bytes, which the prompt never takes, get escapes */
         char esc[128];
+        const char *shown = a->regex;
+        for (const char *q = a->regex; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f) { shown = pt_escape(a->regex, strlen(a->regex), esc, sizeof esc); break; }
         bar_part(w, a, &x, UI_BAR, sep);
-        snprintf(t, sizeof t, "/%s/", pt_escape(a->regex, strlen(a->regex), esc, sizeof esc));
+        snprintf(t, sizeof t, "/%s/", shown);
         bar_part(w, a, &x, UI_BAR_HI, t);
     }
     if (a->label_desc) {

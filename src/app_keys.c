@@ -58,6 +58,13 @@ static void say_metric(struct app *a) {
     app_msg(a, "metric %s, statistic %s", m->name, m->stats[a->stat]);
 }
 
+/* The statistic to show after switching to metric m: the one shown now
+ * when m has it too (norm stays norm, max stays max), else m's first. */
+static int kept_stat(const struct app *a, int m) {
+    const struct cube_metric *cur = &a->cube->metrics[a->metric];
+    return a->stat >= 0 && a->stat < cur->nstats ? cube_stat_find(a->cube, m, cur->stats[a->stat]) : -1;
+}
+
 static void move_value(struct app *a, int dir) {
     const struct cube *c = a->cube;
     if (a->dim == DIM_STEP) {
@@ -138,7 +145,8 @@ int app_global_action(struct app *a, int action) {
         return 1;
     case G_METRIC_NEXT: case G_METRIC_PREV: {
         int n = a->cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
-        app_set_metric(a, ((a->metric + d) % n + n) % n, -1);
+        int m = ((a->metric + d) % n + n) % n;
+        app_set_metric(a, m, kept_stat(a, m));
         say_metric(a);
         return 1;
     }
@@ -251,7 +259,7 @@ static int cmd_metric(struct view *v, struct app *a, int argc, char **argv, stru
         list_metrics(a, list, sizeof list);
         return pt_errorf(err, "no metric '%s' (there are: %s)", argv[1], list);
     }
-    app_set_metric(a, m, -1);
+    app_set_metric(a, m, kept_stat(a, m));
     say_metric(a);
     return 0;
 }

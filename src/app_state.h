@@ -222,6 +222,8 @@ long app_row_of(const struct app *a, uint32_t local_target);
 /* Display names: a rank ("3", or what the layout hook says) and a target
  * (the names_display() form, or the layout hook's renaming). */
 const char *app_rank_label(const struct app *a, int rank_index, char *buf, size_t size);
+/* The rank number with its layout label when there is one: "5 (p0t1d0)". */
+const char *app_rank_both(const struct app *a, int rank_index, char *buf, size_t size);
 const char *app_target_label(const struct app *a, int rank_index, uint32_t target, char *buf, size_t size);
 
 #endif

@@ -232,7 +232,12 @@ static int run(int argc, char **argv) {
         paths[np++] = argv[i];
     }
     if (bad) return EXIT_USAGE;
-    if (np != 2) { fprintf(stderr, "usage: %s\n", cmd_compare_entry.usage); return EXIT_USAGE; }
+    if (np != 2) {
+        /* name what is missing, as the other commands do */
+        fprintf(stderr, "probetop compare: %s missing\nusage: %s\n", np == 0 ? "PROBLEM and BENCH are" : "BENCH is",
+                cmd_compare_entry.usage);
+        return EXIT_USAGE;
+    }
     struct pt_error err;
     struct graph_dirs d[2];
     if (graph_scan(paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", err.msg); return EXIT_USAGE; }
@@ -376,8 +381,8 @@ static int run(int argc, char **argv) {
             char w[64];
             if (fd.worst < 0) snprintf(w, sizeof w, "-");
             else {
-                char f[40];
-                snprintf(w, sizeof w, "%s%%", cmp_pyfloat(fd.worst * 100, f, sizeof f));
+                /* 6 significant digits: 50.6024%, not 50.602409638554214% */
+                snprintf(w, sizeof w, "%.6g%%", fd.worst * 100);
             }
             char esc[2048];
             printf("%s\t%s\tstep %d\trank %d\tworst relative error %s\n",

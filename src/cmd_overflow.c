@@ -15,6 +15,7 @@
 #include "model/cube.h"
 #include "model/overflow.h"
 #include "src/cmd.h"
+#include "src/cmd_visdb.h"
 #include "src/dataset.h"
 
 enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
@@ -339,6 +340,9 @@ static int run_overflow(int argc, char **argv) {
     }
     if (!path) return usage_error("%s", "PATH is missing");
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+    /* a graph database: the levels msProbe's overflow check stored */
+    if (cmd_visdb_is(path))
+        return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit);
 
     struct dataset *ds = NULL;
     struct pt_error err = { { 0 } };
@@ -386,7 +390,8 @@ const struct cmd_entry cmd_overflow_entry = {
     .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]",
     .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 when found)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
-            "                        output folder, or a .trend.db file or folder\n"
+            "                        output folder, a .trend.db file or folder, or a .vis.db\n"
+            "                        (the nodes msProbe's overflow check flagged)\n"
             "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
             "                        with first, counts, per_step, per_rank, entries)\n"
             "  --level LEVEL         only entries at LEVEL or above count and are listed:\n"

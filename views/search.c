@@ -213,34 +213,15 @@ static int set_regex(struct srp *p, struct app *a, const char *pattern, struct p
 static int put_highlighted(struct srp *p, struct app *a, WINDOW *w, int y, int x, int width, const char *s,
                            int base_role) {
     const struct ui *u = a->ui;
-    char fit[1024];
-    text_fit(s, width, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
-    size_t so0, eo0;
-    if (search_active(&p->re) && strcmp(fit, s) != 0 && search_find(&p->re, s, strlen(s), 0, &so0, &eo0) == 1) {
-        /* too long: show a window around the first match, which is the
-         * point of the row, with a little context before it */
-        int mw = (int)(eo0 - so0), ctx = (width - mw) / 3;
-        size_t start = so0 > (size_t)(ctx > 0 ? ctx : 0) ? so0 - (size_t)(ctx > 0 ? ctx : 0) : 0;
-        while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80) start--;   /* a character boundary */
-        int col = 0;
-        char part[1024], rest[1024];
+    char fit[1024], shortn[1024];
+    /* Too long: the short form the heat map's axis uses (wrapper words and
+     * class names go, "layers.3" becomes "L3"), which keeps the layer and
+     * the module that tell rows apart; the matches are highlighted in it. */
+    text_fit(s, width, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit);
+    if (strcmp(fit, s) != 0) s = text_short_target(s, width, u->utf8, shortn, sizeof shortn);
+    if (!search_active(&p->re)) {
         ui_role(w, u, base_role);
-        if (start > 0) col += ui_put(w, y, x, width, u->utf8 ? "\xe2\x80\xa6" : "~");
-        snprintf(part, sizeof part, "%.*s", (int)(so0 - start), s + start);
-        col += ui_put(w, y, x + col, width - col, part);
-        snprintf(part, sizeof part, "%.*s", (int)(eo0 - so0), s + so0);
-        ui_role(w, u, UI_MATCH);
-        col += ui_put(w, y, x + col, width - col, part);
-        ui_role(w, u, base_role);
-        if (width - col > 0) {
-            text_fit(s + eo0, width - col, TEXT_CUT_RIGHT, u->utf8, rest, sizeof rest);
-            col += ui_put(w, y, x + col, width - col, rest);
-        }
-        return col;
-    }
-    if (!search_active(&p->re) || strcmp(fit, s) != 0) {
-        ui_role(w, u, base_role);
-        return ui_put(w, y, x, width, fit);
+        return ui_put(w, y, x, width, s);
     }
     size_t len = strlen(s), from = 0, so, eo;
     int col = 0;
@@ -338,7 +319,7 @@ static void search_draw(struct view *v, struct app *a) {
         ui_put(w, 0, 0, width, a->ds ? "no labels" : "loading...");
         return;
     }
-    char buf[1400], esc[1100], cnt[64];
+    char buf[1400], esc[1100], cnt[128];
     int x = 0;
     ui_role(w, u, UI_NORMAL);
     ui_fill(w, 0, 0, width);
@@ -354,7 +335,13 @@ static void search_draw(struct view *v, struct app *a) {
         else pt_escape(shown, strlen(shown), esc, sizeof esc);
     }
     const char *casenote = p->case_sensitive ? " (case-sensitive)" : " (ignore case)";
-    snprintf(cnt, sizeof cnt, "   %u of %u targets", p->ntargets, names_count(p->names));
+    /* all metrics' targets here; the toolbar's n/m counts the metric the
+     * heat map shows: say both, so the two never seem to disagree */
+    if (a->cube && a->cube->nmetrics && (a->regex || a->label_desc))
+        snprintf(cnt, sizeof cnt, "   %u of %u targets, %u of %u in %.24s", p->ntargets, names_count(p->names), a->nrows,
+                 a->cube->metrics[a->metric].ntargets, a->cube->metrics[a->metric].name);
+    else
+        snprintf(cnt, sizeof cnt, "   %u of %u targets", p->ntargets, names_count(p->names));
     /* When the row is tight, what goes first: the case note, then "Regex
      * none" when there is no pattern; the selection, the pattern and the
      * result count are what the row is for, and the count keeps its place
@@ -436,7 +423,8 @@ static void show_target(struct srp *p, struct app *a) {
         /* not in the current metric: the first metric that has it */
         for (int m = 0; m < c->nmetrics; m++)
             if (cube_local_target(c, m, t) != UINT32_MAX) {
-                app_set_metric(a, m, -1);
+                /* the statistic shown stays when that metric has it */
+                app_set_metric(a, m, cube_stat_find(c, m, c->metrics[a->metric].stats[a->stat]));
                 break;
             }
     }

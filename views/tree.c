@@ -788,10 +788,9 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     double mag = acmp_magnitude(p->G, n);
     if (m == AM_ERROR || m == AM_WARN || m == AM_PASS) {
         if (p->G->g && p->G->g->n[n].worst_rel >= 0) {
-            char f[40];
             double wr = p->G->g->n[n].worst_rel;
             if (isinf(wr)) snprintf(idx, sizeof idx, "  worst rel err inf");
-            else snprintf(idx, sizeof idx, "  worst rel err %s%%", cmp_pyfloat(wr * 100, f, sizeof f));
+            else snprintf(idx, sizeof idx, "  worst rel err %.6g%%", wr * 100);
         } else if (mag >= 0) snprintf(idx, sizeof idx, "  index %.2g", mag);
     }
     int ov = p->G->ovf ? p->G->ovf[n] : 0;
