@@ -12,7 +12,7 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-__attribute__((unused)) static bool status_has(struct vt *vt, const char *text) {
+static bool status_has(struct vt *vt, const char *text) {
     return vt_row_has(vt, vt_status_row(vt), text) || (vt->rows >= 12 && vt_row_has(vt, vt->rows - 1, text));
 }
 
@@ -82,6 +82,57 @@ static void test_keys_queued(void) {
     vt_send(&vt, "(");
     VT_WAIT(&vt, vt_row_has(&vt, 0, "step 2") && !vt_has(&vt, "loading"));
     CHECKV(&vt, vt_row_has(&vt, 0, "step 2") && !vt_has(&vt, "loading"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
+/* 10: the title keeps a backslash single; switching metric keeps the
+ * statistic; the search pane's counts say what the toolbar's say and its
+ * names keep the layer that tells them apart. */
+static void test_small_ones(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = {"--demo", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    vt_send(&vt, "/mlp\\.linear_fc2<Enter>");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "16/139"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "/mlp\\.linear_fc2/ 16/139"));
+    CHECKV(&vt, !vt_row_has(&vt, 0, "\\\\"));
+    /* s: the next statistic; m: the next metric, which has it too */
+    vt_send(&vt, "s");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/max"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/max"));
+    vt_send(&vt, "m");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "backward/"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "backward/max"));
+    vt_send(&vt, "M");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/max"));
+    /* the search pane: the toolbar's 16 of 139 (forward) and its own count */
+    vt_send(&vt, "<F4>");
+    VT_WAIT(&vt, vt_has(&vt, "Targets (Enter"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "16 of 139 in forward"));
+    /* at 80 columns the names are shortened, the layers stay */
+    CHECKV(&vt, vt_has(&vt, "L0.mlp.linear_fc2") && vt_has(&vt, "L1.mlp.linear_fc2") && vt_has(&vt, "L2.mlp.linear_fc2"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
+/* 10: --parallel at 120 columns labels every rank, and the status line
+ * says the rank number beside its label. */
+static void test_parallel_labels(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = {"--demo", "--parallel", "W=8 L=4 TP=2 PP=2", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 2, "p0t0d0"));
+    CHECKV(&vt, vt_row_has(&vt, 2, "p0t0d0 p0t1d0 p0t0d1 p0t1d1 p1t0d0 p1t1d0 p1t0d1 p1t1d1"));
+    CHECKV(&vt, status_has(&vt, "step 0  rank 0 (p0t0d0)"));
+    vt_send(&vt, "l");
+    VT_WAIT(&vt, status_has(&vt, "rank 1 ("));
+    CHECKV(&vt, status_has(&vt, "rank 1 (p0t1d0)"));
     quit(&vt);
     vt_close(&vt);
 }
@@ -164,6 +215,8 @@ static void test_grown_then_quit(void) {
 
 int main(void) {
     RUN(test_keys_queued);
+    RUN(test_small_ones);
+    RUN(test_parallel_labels);
     RUN(test_grown_then_quit);
     PT_DONE();
 }
