@@ -196,6 +196,10 @@ void app_set_label_filter(struct app *a, uint8_t *mask, const char *desc);
 struct app_doc_ops {
     void (*section)(void *ctx, const char *title);
     void (*row)(void *ctx, const char *keys, const char *help);
+    /* Optional: a legend row, the glyph to be drawn in role (a UI_* role,
+     * ui/ui.h); NULL = row(). */
+    void (*legend)(void *ctx, const char *glyph, int role, const char *help);
+    int ascii;                 /* legend glyphs as --ascii draws them */
 };
 void app_doc_walk(const struct app_doc_ops *ops, void *ctx);
 /* Prints the man page KEYS and COMMANDS sections as roff. */

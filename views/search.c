@@ -335,18 +335,21 @@ static void search_draw(struct view *v, struct app *a) {
         else pt_escape(shown, strlen(shown), esc, sizeof esc);
     }
     const char *casenote = p->case_sensitive ? " (case-sensitive)" : " (ignore case)";
+    snprintf(cnt, sizeof cnt, "   %u of %u targets", p->ntargets, names_count(p->names));
     /* all metrics' targets here; the toolbar's n/m counts the metric the
-     * heat map shows: say both, so the two never seem to disagree */
+     * heat map shows: say that one too when the row has room, so the two
+     * never seem to disagree */
+    char mcnt[64] = "";
     if (a->cube && a->cube->nmetrics && (a->regex || a->label_desc))
-        snprintf(cnt, sizeof cnt, "   %u of %u targets, %u of %u in %.24s", p->ntargets, names_count(p->names), a->nrows,
-                 a->cube->metrics[a->metric].ntargets, a->cube->metrics[a->metric].name);
-    else
-        snprintf(cnt, sizeof cnt, "   %u of %u targets", p->ntargets, names_count(p->names));
+        snprintf(mcnt, sizeof mcnt, ", %u of %u in %.24s", a->nrows, a->cube->metrics[a->metric].ntargets,
+                 a->cube->metrics[a->metric].name);
     /* When the row is tight, what goes first: the case note, then "Regex
      * none" when there is no pattern; the selection, the pattern and the
      * result count are what the row is for, and the count keeps its place
      * at the right end. */
     int rw = esc[0] ? 9 + text_width(esc) + 2 : 13;
+    if (mcnt[0] && 7 + text_width(desc) + text_width(cnt) + text_width(mcnt) + rw + text_width(casenote) <= width)
+        strcat(cnt, mcnt);
     int base = 7 + text_width(desc) + text_width(cnt);
     int show_case = base + rw + text_width(casenote) <= width;
     int show_regex = esc[0] || base + rw <= width;
@@ -632,7 +635,7 @@ const struct view_ops view_search = {
     .status = search_status,
     .search = search_search,
     .search_next = search_next,
-    .hints = "Space select label  / regex  i case  c/x clear  Enter show",
+    .hints = "Space select label  / regex  n/N next match  i case  c clear labels  x clear regex  Enter show",
     .keys = search_keys,
     .nkeys = sizeof search_keys / sizeof search_keys[0],
 };

@@ -93,7 +93,7 @@ static void test_small_ones(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     const char *args[] = {"--demo", NULL};
     struct vt vt;
-    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    CHECK_INT(vt_spawn_app(&vt, 120, 24, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
     vt_send(&vt, "/mlp\\.linear_fc2<Enter>");
@@ -114,7 +114,7 @@ static void test_small_ones(void) {
     vt_send(&vt, "<F4>");
     VT_WAIT(&vt, vt_has(&vt, "Targets (Enter"));
     CHECKV(&vt, vt_row_has(&vt, 1, "16 of 139 in forward"));
-    /* at 80 columns the names are shortened, the layers stay */
+    /* names longer than the target column are shortened, the layers stay */
     CHECKV(&vt, vt_has(&vt, "L0.mlp.linear_fc2") && vt_has(&vt, "L1.mlp.linear_fc2") && vt_has(&vt, "L2.mlp.linear_fc2"));
     quit(&vt);
     vt_close(&vt);
@@ -133,6 +133,93 @@ static void test_parallel_labels(void) {
     vt_send(&vt, "l");
     VT_WAIT(&vt, status_has(&vt, "rank 1 ("));
     CHECKV(&vt, status_has(&vt, "rank 1 (p0t1d0)"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
+/* Pages the help from the top until text shows; true when found. */
+static bool help_find(struct vt *vt, const char *text) {
+    vt_send(vt, "g");
+    VT_WAIT(vt, vt_row_has(vt, 2, "Everywhere"));
+    if (!vt_row_has(vt, 2, "Everywhere")) return false;
+    for (int i = 0; i < 20; i++) {
+        if (vt_has(vt, text)) return true;
+        char before[4096];
+        snprintf(before, sizeof before, "%s", vt_row_text(vt, 2));
+        vt_send(vt, "<PgDn>");
+        VT_WAIT(vt, strcmp(vt_row_text(vt, 2), before) != 0);
+        if (!strcmp(vt_row_text(vt, 2), before)) return vt_has(vt, text);
+    }
+    return vt_has(vt, text);
+}
+
+/* The background colour of the first cell showing glyph on row `row`
+ * right of column 1, or 0xffffffff. */
+static uint32_t glyph_paper(struct vt *vt, int row, const char *glyph) {
+    for (int c = 1; c < vt->cols; c++) {
+        struct vt_cell cell;
+        if (vt_cell(vt, row, c, &cell) == 0 && !strcmp(cell.glyph, glyph)) return vt_cell_paper(&cell);
+    }
+    return 0xffffffffu;
+}
+
+/* 8: the help has a legend for every glyph and colour, the `:` syntax is
+ * never cut (200 columns), a pane key that means something else elsewhere
+ * says so (9), and F10 quits (9). */
+static void test_help(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = {"--demo", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 200, 50, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    vt_send(&vt, "?");
+    VT_WAIT(&vt, vt_row_has(&vt, 2, "Everywhere"));
+    CHECKV(&vt, vt_row_has(&vt, 2, "Everywhere") && vt_has(&vt, "q, F10"));
+    CHECKV(&vt, help_find(&vt, ":color gradient|segmented"));
+    CHECKV(&vt, help_find(&vt, ":run problem|bench|diff"));
+    CHECKV(&vt, !vt_has(&vt, "\xe2\x80\xa6"));   /* no ellipsis: nothing cut */
+    /* the overflow pane's r and s say what they are elsewhere */
+    CHECKV(&vt, help_find(&vt, "(in this pane; elsewhere r is: reset the value range)"));
+    CHECKV(&vt, help_find(&vt, "(in this pane; elsewhere s is: next statistic)"));
+    /* the legend: tree chips, the overflow arrow, heat-map cells, levels */
+    CHECKV(&vt, help_find(&vt, "Legend: tree"));
+    int r;
+    CHECKV(&vt, vt_find(&vt, "\xe2\x80\xa2", &r, NULL) && vt_row_has(&vt, r, "pass"));
+    CHECKV(&vt, vt_find(&vt, "!  ", &r, NULL) || vt_has(&vt, "warning: "));
+    CHECKV(&vt, vt_find(&vt, "\xc3\x97", &r, NULL) && vt_row_has(&vt, r, "error"));
+    CHECKV(&vt, vt_has(&vt, "unmatched: no counterpart"));
+    CHECKV(&vt, vt_find(&vt, "overflow, critical", &r, NULL) && vt_row_has(&vt, r, "\xe2\x86\x91"));
+    CHECKV(&vt, help_find(&vt, "a NaN cell"));
+    CHECKV(&vt, vt_find(&vt, "a NaN cell", &r, NULL));
+    /* drawn in the heat map's NaN colour (magenta paper) */
+    uint32_t bg = glyph_paper(&vt, r, "N");
+    CHECK(((bg >> 16) & 0xff) > 0x80 && ((bg >> 8) & 0xff) < 0x40 && (bg & 0xff) > 0x80);
+    CHECKV(&vt, vt_has(&vt, "a +Inf cell") && vt_has(&vt, "a -Inf cell"));
+    CHECKV(&vt, help_find(&vt, "critical: NaN/Inf born here"));
+    CHECKV(&vt, vt_has(&vt, "\xe2\x96\x88" "C") && vt_has(&vt, "\xe2\x96\x93" "H") && vt_has(&vt, "\xe2\x96\x91" "M"));
+    /* F10 quits, from the help too */
+    vt_send(&vt, "<F10>");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    vt_close(&vt);
+}
+
+/* 8: a single run's tree footer shows only keys that work there. */
+static void test_single_run_footer(void) {
+    const char *s = pt_shared();
+    char db[4096];
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!s) SKIP("no shared fixtures");
+    snprintf(db, sizeof db, "%s/fixtures/msprobe-outputs/gpu_dump_step0.build.vis.db", s);
+    if (access(db, R_OK) != 0) SKIP("fixture absent");
+    const char *args[] = {db, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 120, 30, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, vt.rows - 1, "Enter expand  /") && vt_has(&vt, "DefaultModel"));
+    CHECKV(&vt, vt_row_has(&vt, vt.rows - 1, "Enter expand  / search  n/N next match"));
+    CHECKV(&vt, !vt_has(&vt, "divergent") && !vt_has(&vt, "u unmatched") && !vt_has(&vt, "M match"));
     quit(&vt);
     vt_close(&vt);
 }
@@ -217,6 +304,8 @@ int main(void) {
     RUN(test_keys_queued);
     RUN(test_small_ones);
     RUN(test_parallel_labels);
+    RUN(test_help);
+    RUN(test_single_run_footer);
     RUN(test_grown_then_quit);
     PT_DONE();
 }
