@@ -228,6 +228,16 @@ static void bar_part(WINDOW *w, struct app *a, int *x, int role, const char *s) 
     *x += ui_put(w, 0, *x, cols - *x, s);
 }
 
+/* Files the load skipped: said in the toolbar for as long as it runs
+ * (`:skipped` lists them). */
+static void bar_skipped(WINDOW *w, struct app *a, int *x) {
+    if (!a->ds || !a->ds->nskipped) return;
+    char t[64];
+    snprintf(t, sizeof t, "%zu file%s skipped (:skipped)", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s");
+    bar_part(w, a, x, UI_ERROR, t);
+    bar_part(w, a, x, UI_BAR, ui_glyph_sep(a->ui));
+}
+
 static void draw_bar(struct app *a) {
     WINDOW *w = a->bar;
     if (!w) return;
@@ -243,11 +253,12 @@ static void draw_bar(struct app *a) {
     }
     const char *scr = a->screens[a->screen].name;
     if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare")) {
-        bar_part(w, a, &x, UI_BAR_HI, " probetop");
+        bar_part(w, a, &x, UI_BAR_HI, " probetop  ");
+        bar_skipped(w, a, &x);
         if (a->cmp) {
             char t[160];
             const struct app_cmp *c = a->cmp;
-            snprintf(t, sizeof t, "  %s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
+            snprintf(t, sizeof t, "%s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
                                           : c->build ? "build" : "compare");
             bar_part(w, a, &x, UI_BAR, t);
             if (c->cur) {
@@ -265,6 +276,7 @@ static void draw_bar(struct app *a) {
     const char *sep = ui_glyph_sep(u);
     if (a->cols_total >= 60) bar_part(w, a, &x, UI_BAR_HI, " probetop ");
     else bar_part(w, a, &x, UI_BAR, " ");
+    bar_skipped(w, a, &x);
     if (a->cmp && a->mode == APP_MODE_COMPARE) {
         /* the run the heat map shows (divergence heat map) */
         snprintf(t, sizeof t, "run %s", acmp_run_name(a->cmp->run));
@@ -509,7 +521,7 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         }
     }
     for (int s = 0; s < a->nscreens; s++)
-        if (a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {
+        if (a->screens[s].fkey && a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {
             for (int i = 0; i < a->nviews; i++)
                 if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
                     app_show(a, a->views[i].ops->name);
@@ -598,6 +610,13 @@ static void release(struct app *a) {
 static void data_ready(struct app *a) {
     app_data_ready(a);
     acmp_data_ready(a);
+    /* a rank that did not load is not silently missing from the map */
+    if (a->ds && a->ds->nskipped) {
+        char esc[300];
+        const char *why = a->ds->nwarnings ? a->ds->warnings[0] : a->ds->skipped[0];
+        app_err(a, "%zu file%s skipped (:skipped lists them): %s", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s",
+                pt_escape(why, strlen(why), esc, sizeof esc));
+    }
 }
 
 /* A graph (step, rank) is loading in the background (compare, build and

@@ -476,6 +476,12 @@ static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct 
     return 0;
 }
 
+static int cmd_skipped(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)argc; (void)argv;
+    if (app_show(a, "report") < 0) return pt_errorf(err, "nothing was skipped: every file loaded");
+    return 0;
+}
+
 static int cmd_help(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v; (void)argc; (void)argv;
     if (app_show(a, "help") < 0) return pt_errorf(err, "no help pane");
@@ -501,6 +507,7 @@ static const struct {
     {{"split", "PERCENT", "the heat map's share of the trend screen", 0, cmd_split}, 0},
     {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
     {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
+    {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
     {{"help", "", "the help screen", 0, cmd_help}, 0},
     {{"q", "", "quit", 0, cmd_quit}, 0},
     {{"quit", "", "quit", 0, cmd_quit}, 0},

@@ -11,6 +11,7 @@ extern const struct view_ops view_search;
 extern const struct view_ops view_layout;
 extern const struct view_ops view_tree;
 extern const struct view_ops view_detail;
+extern const struct view_ops view_report;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, UK_F2},
@@ -19,6 +20,7 @@ const struct app_screen app_screens[] = {
     {"layout", 0, UK_F5},
     {"compare", 1, UK_F6},
     {"help", 0, UK_F1},
+    {"report", 0, 0},          /* :skipped */
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
 
@@ -31,5 +33,6 @@ const struct app_pane app_panes[] = {
     {&view_tree, "compare", 55},
     {&view_detail, "compare", 45},
     {&view_help, "help", 100},
+    {&view_report, "report", 100},
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);

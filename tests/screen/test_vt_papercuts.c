@@ -137,6 +137,51 @@ static void test_parallel_labels(void) {
     vt_close(&vt);
 }
 
+/* 5: a rank whose dump.json is cut short: the toolbar and the status line
+ * say a file was skipped, :skipped lists it with the reason, q goes back. */
+static void test_skipped_rank(void) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!py || !py[0] || !s) SKIP("no python or shared tools");
+    const char *dir = pt_tmpdir("skipped_rank");
+    char cmd[4096], root[1200];
+    snprintf(root, sizeof root, "%s/run", dir);
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 2 --ranks 2 --layers 2 --hidden 64 --heads 4 --ffn 128 "
+             "--seq 8 --vocab 64 --quiet >/dev/null 2>&1 && truncate -s 1000 '%s/step0/rank1/dump.json'",
+             py, s, root, root);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    const char *args[] = {root, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 120, 30, args, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, 0, "skipped"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "1 file skipped (:skipped)"));
+    CHECKV(&vt, vt_row_has(&vt, vt.rows - 1, "1 file skipped (:skipped lists them)"));
+    /* the toolbar keeps saying it after the message went */
+    vt_send(&vt, "j");
+    VT_WAIT(&vt, !vt_row_has(&vt, vt.rows - 1, "lists them"));
+    CHECKV(&vt, !vt_row_has(&vt, vt.rows - 1, "lists them") && vt_row_has(&vt, 0, "1 file skipped"));
+    vt_send(&vt, ":skipped<Enter>");
+    VT_WAIT(&vt, vt_has(&vt, "Load report"));
+    CHECKV(&vt, vt_has(&vt, "Load report") && vt_has(&vt, "step0/rank1/dump.json") && vt_has(&vt, "JSON ends early"));
+    vt_send(&vt, "q");
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    CHECKV(&vt, vt_has(&vt, "Heat map") && !vt_has(&vt, "Load report"));
+    quit(&vt);
+    vt_close(&vt);
+
+    /* nothing skipped: :skipped says so */
+    const char *demo[] = {"--demo", NULL};
+    CHECK_INT(vt_spawn_app(&vt, 100, 24, demo, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    CHECKV(&vt, !vt_row_has(&vt, 0, "skipped"));
+    vt_send(&vt, ":skipped<Enter>");
+    VT_WAIT(&vt, vt_has(&vt, "nothing was skipped"));
+    CHECKV(&vt, vt_has(&vt, "nothing was skipped: every file loaded"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
 /* Pages the help from the top until text shows; true when found. */
 static bool help_find(struct vt *vt, const char *text) {
     vt_send(vt, "g");
@@ -304,6 +349,7 @@ int main(void) {
     RUN(test_keys_queued);
     RUN(test_small_ones);
     RUN(test_parallel_labels);
+    RUN(test_skipped_rank);
     RUN(test_help);
     RUN(test_single_run_footer);
     RUN(test_grown_then_quit);
