@@ -47,6 +47,7 @@ struct ovp {
     size_t nlines, nentries;
     size_t cur;            /* index into lines (an entry line) */
     size_t top;            /* first line shown */
+    int context;           /* a jump landed: show lines below the cursor too */
     int list_y, list_h;    /* where the list was drawn (for the mouse) */
     /* the grid */
     int32_t *gsteps, *granks;
@@ -626,6 +627,14 @@ static void ovf_draw(struct view *v, struct app *a) {
                p->list->n ? "nothing matches the filters (c clears them)" : "no NaN or Inf found in this data");
         return;
     }
+    /* after a jump (F) the cursor sits a third down, not on the last line:
+     * what follows it is context too */
+    if (p->context) {
+        size_t third = (size_t)(p->list_h / 3);
+        if (p->cur >= p->top + (size_t)p->list_h - third || p->cur < p->top)
+            p->top = p->cur > third ? p->cur - third : 0;
+        p->context = 0;
+    }
     /* keep the cursor visible, with its step heading when possible */
     if (p->cur < p->top) p->top = p->cur > 0 && p->lines[p->cur - 1].heading ? p->cur - 1 : p->cur;
     if (p->cur >= p->top + (size_t)p->list_h) p->top = p->cur - (size_t)p->list_h + 1;
@@ -701,6 +710,7 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
             return 1;
         }
         select_entry(p, (size_t)f);
+        p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512];
         app_msg(a, "first occurrence: %s at step %d, rank %d: %s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",

@@ -182,6 +182,40 @@ static void test_skipped_rank(void) {
     vt_close(&vt);
 }
 
+/* 10: F in the overflow pane puts the first occurrence (a NaN born at
+ * step 3, far down the list) with context below it, not on the last line. */
+static void test_overflow_first_context(void) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!py || !py[0] || !s) SKIP("no python or shared tools");
+    const char *dir = pt_tmpdir("overflow_first");
+    char cmd[4096], root[1200];
+    snprintf(root, sizeof root, "%s/run", dir);
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 4 --ranks 2 --layers 2 --hidden 64 --heads 4 --ffn 128 "
+             "--seq 8 --vocab 64 --quiet --nan 3:1:layers.1.mlp.linear_fc2 >/dev/null 2>&1", py, s, root);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    const char *args[] = {root, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    CHECKV(&vt, vt_has(&vt, "Heat map"));
+    vt_send(&vt, "<F3>");
+    VT_WAIT(&vt, vt_has(&vt, "name / non-finite"));
+    CHECKV(&vt, vt_has(&vt, "name / non-finite"));
+    vt_send(&vt, "F");
+    VT_WAIT(&vt, vt_has(&vt, "first occurrence: critical at step 3"));
+    CHECKV(&vt, vt_has(&vt, "first occurrence: critical at step 3, rank 1"));
+    int r = -1;
+    for (int i = 0; i < vt_status_row(&vt); i++)
+        if (!strncmp(vt_row_text(&vt, i), "\xe2\x96\xb6", 3)) r = i;   /* the cursor's row */
+    CHECKV(&vt, r > 0 && strstr(vt_row_text(&vt, r), "Functional.linear.7.forward"));
+    /* at least three entries of context below it */
+    CHECKV(&vt, r > 0 && r + 3 < vt_status_row(&vt) && strstr(vt_row_text(&vt, r + 3), "Max=nan"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
 /* Pages the help from the top until text shows; true when found. */
 static bool help_find(struct vt *vt, const char *text) {
     vt_send(vt, "g");
@@ -350,6 +384,7 @@ int main(void) {
     RUN(test_small_ones);
     RUN(test_parallel_labels);
     RUN(test_skipped_rank);
+    RUN(test_overflow_first_context);
     RUN(test_help);
     RUN(test_single_run_footer);
     RUN(test_grown_then_quit);
