@@ -557,9 +557,9 @@ static int init_panes(struct app *a) {
         a->prev_screen = a->screen;
         return 0;
     }
-    /* The first screen (not help) with a live pane. */
+    /* The first screen (not help, not the load report) with a live pane. */
     for (int s = 0; s < a->nscreens; s++) {
-        if (!strcmp(a->screens[s].name, "help")) continue;
+        if (!strcmp(a->screens[s].name, "help") || !strcmp(a->screens[s].name, "report")) continue;
         for (int i = 0; i < a->nviews; i++)
             if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
                 a->screen = a->prev_screen = s;
@@ -764,7 +764,8 @@ int app_main(int argc, char **argv) {
             break;
         }
         if (a->load.running) {
-            if ((key == 'q' || key == UK_F10) && !a->nkeyq) {
+            /* q ends a long load at once (it would end the program anyway) */
+            if (key == 'q' || key == UK_F10) {
                 atomic_store(&a->load.cancel, 1);
                 continue;
             }

@@ -478,7 +478,9 @@ static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct 
 
 static int cmd_skipped(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v; (void)argc; (void)argv;
-    if (app_show(a, "report") < 0) return pt_errorf(err, "nothing was skipped: every file loaded");
+    if (!a->ds) return pt_errorf(err, a->cmp && a->cmp->trunning ? "the trend data is still loading" : "no trend data here");
+    if (!a->ds->nskipped && !a->ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
+    if (app_show(a, "report") < 0) return pt_errorf(err, "no load report pane");
     return 0;
 }
 

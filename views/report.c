@@ -27,8 +27,6 @@ struct rp {
     int top;
 };
 
-static int report_available(const struct app *a) { return a->ds && (a->ds->nskipped || a->ds->nwarnings); }
-
 static int report_init(struct view *v, struct app *a, struct pt_error *err) {
     (void)a;
     struct rp *p = calloc(1, sizeof *p);
@@ -141,7 +139,6 @@ const struct view_ops view_report = {
     .title = "Load report",
     .init = report_init,
     .free = report_free,
-    .available = report_available,
     .draw = report_draw,
     .key = report_key,
     .status = report_status,
