@@ -20,16 +20,18 @@ static const char *outputs(const char *name) {
     return stat(b, &st) == 0 ? b : NULL;
 }
 
-/* Names and sizes of a folder's entries, sorted by readdir order-free sum:
- * enough to see a file appear beside the fixtures. */
-static long folder_print(const char *dir) {
+/* A print of a folder's entry names that does not depend on readdir's
+ * order (a sum of per-name hashes): enough to see a file appear beside the
+ * fixtures. */
+static unsigned long folder_print(const char *dir) {
     DIR *d = opendir(dir);
-    long sum = 0;
-    if (!d) return -1;
+    unsigned long sum = 0;
+    if (!d) return 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        for (const char *p = e->d_name; *p; p++) sum = sum * 31 + (unsigned char)*p;
-        sum += 1000003;
+        unsigned long h = 1469598103934665603ul;
+        for (const char *p = e->d_name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ul;
+        sum += h;
     }
     closedir(d);
     return sum;
@@ -51,7 +53,7 @@ static void test_info_visdb(void) {
     if (!cmp || !bld) SKIP("fixtures absent");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/fixtures/msprobe-outputs", pt_shared());
-    long before = folder_print(dir);
+    unsigned long before = folder_print(dir);
     char *out, *err;
     const char *a1[] = {"info", cmp};
     CHECK_INT(run_cmd(&cmd_info_entry, 2, a1, &out, &err), EXIT_OK);
