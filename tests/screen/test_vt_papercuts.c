@@ -216,6 +216,34 @@ static void test_overflow_first_context(void) {
     vt_close(&vt);
 }
 
+/* 9: r means "reset the value range" in the line chart too (its whole x
+ * range is w), so the heat map's range narrowed with < comes back. */
+static void test_r_one_meaning(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = {"--demo", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    vt_send(&vt, "<lt><lt>");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "range* "));
+    CHECKV(&vt, vt_row_has(&vt, 0, "range* "));
+    vt_send(&vt, "<Enter>");   /* a line in the chart */
+    VT_WAIT(&vt, !vt_has(&vt, "adds its trend here"));
+    CHECKV(&vt, !vt_has(&vt, "adds its trend here"));
+    vt_send(&vt, "<Tab>");   /* the line chart */
+    VT_WAIT(&vt, vt_has(&vt, "\xe2\x96\xb6 Line chart"));
+    CHECKV(&vt, vt_has(&vt, "\xe2\x96\xb6 Line chart"));
+    vt_send(&vt, "r");
+    VT_WAIT(&vt, vt_has(&vt, "value range reset"));
+    CHECKV(&vt, vt_has(&vt, "value range reset") && !vt_row_has(&vt, 0, "range* "));
+    vt_send(&vt, "w");
+    VT_WAIT(&vt, vt_has(&vt, "line chart: whole x range"));
+    CHECKV(&vt, vt_has(&vt, "line chart: whole x range"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
 /* Pages the help from the top until text shows; true when found. */
 static bool help_find(struct vt *vt, const char *text) {
     vt_send(vt, "g");
@@ -385,6 +413,7 @@ int main(void) {
     RUN(test_parallel_labels);
     RUN(test_skipped_rank);
     RUN(test_overflow_first_context);
+    RUN(test_r_one_meaning);
     RUN(test_help);
     RUN(test_single_run_footer);
     RUN(test_grown_then_quit);
