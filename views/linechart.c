@@ -98,15 +98,16 @@ static void x_label(const struct app *a, const struct line *l, int i, char *buf,
 }
 
 static void line_name(const struct app *a, const struct line *l, int width, char *buf, size_t size) {
-    char t[1024], s[512], rk[64];
+    char t[1024], s[512], rk[160];
+    /* the rank number, and its layout label beside it (--parallel) */
     if (l->dim == DIM_TARGET) {
-        app_rank_label(a, l->rank, rk, sizeof rk);
+        app_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(buf, size, "step %d / rank %s", (int)a->cube->steps[l->step].value, rk);
         return;
     }
-    char head[80];
+    char head[200];
     if (l->dim == DIM_STEP) {
-        app_rank_label(a, l->rank, rk, sizeof rk);
+        app_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(head, sizeof head, "rank %s / ", rk);
     } else {
         snprintf(head, sizeof head, "step %d / ", (int)a->cube->steps[l->step].value);
