@@ -133,6 +133,10 @@ static void test_parallel_labels(void) {
     vt_send(&vt, "l");
     VT_WAIT(&vt, status_has(&vt, "rank 1 ("));
     CHECKV(&vt, status_has(&vt, "rank 1 (p0t1d0)"));
+    /* the line chart names its line the same way */
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, vt_has(&vt, "1 rank 1 (p0t1d0) / "));
+    CHECKV(&vt, vt_has(&vt, "1 rank 1 (p0t1d0) / "));
     quit(&vt);
     vt_close(&vt);
 }
