@@ -393,6 +393,16 @@ static void draw_status(struct app *a) {
     if (x + hw + 2 <= cols) {
         ui_role(w, u, UI_HINT);
         ui_put(w, 0, cols - hw, hw, hints);
+        /* files the load skipped stay said here, beside the hints */
+        if (a->ds && a->ds->nskipped) {
+            char sk[64];
+            snprintf(sk, sizeof sk, "%zu skipped (:skipped)  ", a->ds->nskipped);
+            int sw = text_width(sk);
+            if (x + hw + sw + 2 <= cols) {
+                ui_role(w, u, UI_ERROR);
+                ui_put(w, 0, cols - hw - sw, sw, sk);
+            }
+        }
     }
     if (a->status_h < 2) return;
     if (a->msg[0]) {
