@@ -207,8 +207,10 @@ static void test_overflow_first_context(void) {
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));
     CHECKV(&vt, vt_has(&vt, "Heat map"));
     vt_send(&vt, "<F3>");
-    VT_WAIT(&vt, vt_has(&vt, "name / non-finite"));
+    VT_WAIT(&vt, vt_has(&vt, "name / non-finite") && vt_row_has(&vt, vt.rows - 1, "levels"));
     CHECKV(&vt, vt_has(&vt, "name / non-finite"));
+    /* 9: the footer says what r, s, c and n mean in this pane */
+    CHECKV(&vt, vt_row_has(&vt, vt.rows - 1, "r only rank  s only step  c clear filters  F first  n/N next match"));
     vt_send(&vt, "F");
     VT_WAIT(&vt, vt_has(&vt, "first occurrence: critical at step 3"));
     CHECKV(&vt, vt_has(&vt, "first occurrence: critical at step 3, rank 1"));
