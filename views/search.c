@@ -209,16 +209,18 @@ static int set_regex(struct srp *p, struct app *a, const char *pattern, struct p
 /* ---- drawing ---- */
 
 /* Writes s (escaped already) at (y, x) in `width` columns with the spans
- * matching the regex highlighted; returns columns written. */
+ * matching the regex highlighted; returns columns written.  A target name
+ * too long for the column takes the short form the heat map's axis uses
+ * (wrapper words and class names go, "layers.3" becomes "L3"), which keeps
+ * the layer and the module that tell rows apart; a label (short, told
+ * apart by its start) is cut at the right.  Matches are highlighted in
+ * what is shown. */
 static int put_highlighted(struct srp *p, struct app *a, WINDOW *w, int y, int x, int width, const char *s,
-                           int base_role) {
+                           int base_role, int target) {
     const struct ui *u = a->ui;
     char fit[1024], shortn[1024];
-    /* Too long: the short form the heat map's axis uses (wrapper words and
-     * class names go, "layers.3" becomes "L3"), which keeps the layer and
-     * the module that tell rows apart; the matches are highlighted in it. */
     text_fit(s, width, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit);
-    if (strcmp(fit, s) != 0) s = text_short_target(s, width, u->utf8, shortn, sizeof shortn);
+    if (strcmp(fit, s) != 0) s = target ? text_short_target(s, width, u->utf8, shortn, sizeof shortn) : fit;
     if (!search_active(&p->re)) {
         ui_role(w, u, base_role);
         return ui_put(w, y, x, width, s);
@@ -275,7 +277,7 @@ static void draw_labels(struct srp *p, struct app *a, WINDOW *w, int y, int h, i
         int cw = text_width(buf);
         const char *t = names_label_text(p->names, ln->label);
         pt_escape(t, strlen(t), esc, sizeof esc);
-        if (width - x - cw > 0) put_highlighted(p, a, w, y + r, x, width - x - cw, esc, base);
+        if (width - x - cw > 0) put_highlighted(p, a, w, y + r, x, width - x - cw, esc, base, 0);
         ui_role(w, u, sel ? base : UI_DIM);
         ui_put(w, y + r, width - cw, cw, buf);
     }
@@ -303,7 +305,7 @@ static void draw_targets(struct srp *p, struct app *a, WINDOW *w, int y, int h, 
         ui_role(w, u, base);
         if (sel) ui_fill(w, y + r, x0, width);
         int x = ui_put(w, y + r, x0, width, sel ? ui_glyph_focus(u) : " ");
-        put_highlighted(p, a, w, y + r, x0 + x, width - x, esc, base);
+        put_highlighted(p, a, w, y + r, x0 + x, width - x, esc, base, 1);
     }
 }
 

@@ -129,6 +129,25 @@ static void test_small_ones(void) {
     vt_close(&vt);
 }
 
+/* 10: at 80 columns the search pane's target names keep their layer and
+ * its labels the start that tells them apart (Column / Row ParallelLinear). */
+static void test_search_labels_80(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = {"--demo", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
+    vt_send(&vt, "<F4>");
+    VT_WAIT(&vt, vt_has(&vt, "Targets (Enter"));
+    CHECKV(&vt, vt_has(&vt, "Targets (Enter"));
+    CHECKV(&vt, vt_has(&vt, "[ ] ColumnParallelLinear.") && vt_has(&vt, "[ ] RowParallelLinear."));
+    /* and the target names their layer, not "Module.module.module.de..." */
+    CHECKV(&vt, vt_has(&vt, "L0.self_attention.linear_qkv") && !vt_has(&vt, "Module.module.module.de"));
+    quit(&vt);
+    vt_close(&vt);
+}
+
 /* 10: --parallel at 120 columns labels every rank, and the status line
  * says the rank number beside its label. */
 static void test_parallel_labels(void) {
@@ -427,6 +446,7 @@ static void test_grown_then_quit(void) {
 int main(void) {
     RUN(test_keys_queued);
     RUN(test_small_ones);
+    RUN(test_search_labels_80);
     RUN(test_parallel_labels);
     RUN(test_skipped_rank);
     RUN(test_overflow_first_context);
