@@ -69,8 +69,10 @@ static void test_keys_queued(void) {
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
-    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched"));
-    CHECKV(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched") &&
+                     vt_row_has(&vt, vt_status_row(&vt), "DefaultModel"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched") &&
+                    vt_row_has(&vt, vt_status_row(&vt), "DefaultModel"));
     char root[2048];
     status_node(&vt, root, sizeof root);
     /* what three rows down from the root is, on step 0 */
@@ -106,7 +108,7 @@ static void test_small_ones(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
     vt_send(&vt, "/mlp\\.linear_fc2<Enter>");
-    VT_WAIT(&vt, vt_row_has(&vt, 0, "16/139"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "/mlp\\.linear_fc2/ 16/139"));
     CHECKV(&vt, vt_row_has(&vt, 0, "/mlp\\.linear_fc2/ 16/139"));
     CHECKV(&vt, !vt_row_has(&vt, 0, "\\\\"));
     /* s: the next statistic; m: the next metric, which has it too */
@@ -114,14 +116,15 @@ static void test_small_ones(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/max"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/max"));
     vt_send(&vt, "m");
-    VT_WAIT(&vt, vt_row_has(&vt, 0, "backward/"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "backward/max"));
     CHECKV(&vt, vt_row_has(&vt, 0, "backward/max"));
     vt_send(&vt, "M");
-    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/"));
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/max"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/max"));
     /* the search pane: the toolbar's 16 of 139 (forward) and its own count */
     vt_send(&vt, "<F4>");
-    VT_WAIT(&vt, vt_has(&vt, "Targets (Enter"));
+    VT_WAIT(&vt, vt_has(&vt, "Targets (Enter") && vt_row_has(&vt, 1, "16 of 139 in forward") &&
+                     vt_has(&vt, "L2.mlp.linear_fc2"));
     CHECKV(&vt, vt_has(&vt, "Targets (Enter") && vt_row_has(&vt, 1, "16 of 139 in forward"));
     /* names longer than the target column are shortened, the layers stay */
     CHECKV(&vt, vt_has(&vt, "L0.mlp.linear_fc2") && vt_has(&vt, "L1.mlp.linear_fc2") && vt_has(&vt, "L2.mlp.linear_fc2"));
@@ -139,7 +142,8 @@ static void test_search_labels_80(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
     vt_send(&vt, "<F4>");
-    VT_WAIT(&vt, vt_has(&vt, "Targets (Enter"));
+    VT_WAIT(&vt, vt_has(&vt, "Targets (Enter") && vt_has(&vt, "[ ] RowParallelLinear.") &&
+                     vt_has(&vt, "L0.self_attention.linear_qkv"));
     CHECKV(&vt, vt_has(&vt, "Targets (Enter"));
     CHECKV(&vt, vt_has(&vt, "[ ] ColumnParallelLinear.") && vt_has(&vt, "[ ] RowParallelLinear."));
     /* and the target names their layer, not "Module.module.module.de..." */
@@ -155,11 +159,11 @@ static void test_parallel_labels(void) {
     const char *args[] = {"--demo", "--parallel", "W=8 L=4 TP=2 PP=2", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
-    VT_WAIT(&vt, vt_row_has(&vt, 2, "p0t0d0"));
+    VT_WAIT(&vt, vt_row_has(&vt, 2, "p1t1d1") && status_has(&vt, "step 0  rank 0 (p0t0d0)"));
     CHECKV(&vt, vt_row_has(&vt, 2, "p0t0d0 p0t1d0 p0t0d1 p0t1d1 p1t0d0 p1t1d0 p1t0d1 p1t1d1"));
     CHECKV(&vt, status_has(&vt, "step 0  rank 0 (p0t0d0)"));
     vt_send(&vt, "l");
-    VT_WAIT(&vt, status_has(&vt, "rank 1 ("));
+    VT_WAIT(&vt, status_has(&vt, "rank 1 (p0t1d0)"));
     CHECKV(&vt, status_has(&vt, "rank 1 (p0t1d0)"));
     /* the line chart names its line the same way */
     vt_send(&vt, "<Enter>");
@@ -186,20 +190,20 @@ static void test_skipped_rank(void) {
     const char *args[] = {root, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 30, args, NULL), 0);
-    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, 0, "skipped"));
+    /* the toolbar and the status line say it (and the status line keeps
+     * saying it after a key: the message at start-up may share the line) */
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, 0, "skipped") && status_has(&vt, "1 skipped (:skipped)"));
     CHECKV(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, 0, "1 file skipped (:skipped)"));
-    /* the status line says it too, and keeps saying it after a key (the
-     * message at start-up may share the line with others) */
     CHECKV(&vt, status_has(&vt, "1 skipped (:skipped)"));
     vt_send(&vt, "j");
     VT_WAIT(&vt, !vt_row_has(&vt, vt.rows - 1, "lists them"));
     CHECKV(&vt, !vt_row_has(&vt, vt.rows - 1, "lists them") && vt_row_has(&vt, 0, "1 file skipped") &&
                     status_has(&vt, "1 skipped (:skipped)"));
     vt_send(&vt, ":skipped<Enter>");
-    VT_WAIT(&vt, vt_has(&vt, "Load report"));
+    VT_WAIT(&vt, vt_has(&vt, "Load report") && vt_has(&vt, "JSON ends early"));
     CHECKV(&vt, vt_has(&vt, "Load report") && vt_has(&vt, "step0/rank1/dump.json") && vt_has(&vt, "JSON ends early"));
     vt_send(&vt, "q");
-    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && !vt_has(&vt, "Load report"));
     CHECKV(&vt, vt_has(&vt, "Heat map") && !vt_has(&vt, "Load report"));
     quit(&vt);
     vt_close(&vt);
@@ -214,6 +218,14 @@ static void test_skipped_rank(void) {
     CHECKV(&vt, vt_has(&vt, "nothing was skipped: every file loaded"));
     quit(&vt);
     vt_close(&vt);
+}
+
+/* The overflow list's cursor row (marked with the focus glyph), -1. */
+static int cursor_row(struct vt *vt) {
+    int r = -1;
+    for (int i = 0; i < vt_status_row(vt); i++)
+        if (!strncmp(vt_row_text(vt, i), "\xe2\x96\xb6", 3)) r = i;
+    return r;
 }
 
 /* 10: F in the overflow pane puts the first occurrence (a NaN born at
@@ -235,16 +247,16 @@ static void test_overflow_first_context(void) {
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));
     CHECKV(&vt, vt_has(&vt, "Heat map"));
     vt_send(&vt, "<F3>");
-    VT_WAIT(&vt, vt_has(&vt, "name / non-finite") && vt_row_has(&vt, vt.rows - 1, "levels"));
+    VT_WAIT(&vt, vt_has(&vt, "name / non-finite") &&
+                     vt_row_has(&vt, vt.rows - 1, "r only rank  s only step  c clear filters  F first  n/N next match"));
     CHECKV(&vt, vt_has(&vt, "name / non-finite"));
     /* 9: the footer says what r, s, c and n mean in this pane */
     CHECKV(&vt, vt_row_has(&vt, vt.rows - 1, "r only rank  s only step  c clear filters  F first  n/N next match"));
     vt_send(&vt, "F");
-    VT_WAIT(&vt, vt_has(&vt, "first occurrence: critical at step 3"));
+    VT_WAIT(&vt, vt_has(&vt, "first occurrence: critical at step 3") && cursor_row(&vt) > 0 &&
+                     strstr(vt_row_text(&vt, cursor_row(&vt)), "Functional.linear.7.forward"));
     CHECKV(&vt, vt_has(&vt, "first occurrence: critical at step 3, rank 1"));
-    int r = -1;
-    for (int i = 0; i < vt_status_row(&vt); i++)
-        if (!strncmp(vt_row_text(&vt, i), "\xe2\x96\xb6", 3)) r = i;   /* the cursor's row */
+    int r = cursor_row(&vt);
     CHECKV(&vt, r > 0 && strstr(vt_row_text(&vt, r), "Functional.linear.7.forward"));
     /* at least three entries of context below it */
     CHECKV(&vt, r > 0 && r + 3 < vt_status_row(&vt) && strstr(vt_row_text(&vt, r + 3), "Max=nan"));
@@ -285,13 +297,18 @@ static bool help_find(struct vt *vt, const char *text) {
     vt_send(vt, "g");
     VT_WAIT(vt, vt_row_has(vt, 2, "Everywhere"));
     if (!vt_row_has(vt, 2, "Everywhere")) return false;
+    vt_wait_idle(vt, 100);
     for (int i = 0; i < 20; i++) {
         if (vt_has(vt, text)) return true;
+        /* the help's last line (the mouse drag) shown: nowhere further to go,
+         * so no wait below can be one that never ends */
+        if (vt_has(vt, "the line chart's title row")) return false;
         char before[4096];
         snprintf(before, sizeof before, "%s", vt_row_text(vt, 2));
         vt_send(vt, "<PgDn>");
         VT_WAIT(vt, strcmp(vt_row_text(vt, 2), before) != 0);
-        if (!strcmp(vt_row_text(vt, 2), before)) return vt_has(vt, text);
+        if (!strcmp(vt_row_text(vt, 2), before)) return false;
+        vt_wait_idle(vt, 100);   /* the rest of the page */
     }
     return vt_has(vt, text);
 }
@@ -317,7 +334,7 @@ static void test_help(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm"));
     vt_send(&vt, "?");
-    VT_WAIT(&vt, vt_row_has(&vt, 2, "Everywhere"));
+    VT_WAIT(&vt, vt_row_has(&vt, 2, "Everywhere") && vt_has(&vt, "q, F10"));
     CHECKV(&vt, vt_row_has(&vt, 2, "Everywhere") && vt_has(&vt, "q, F10"));
     CHECKV(&vt, help_find(&vt, ":color gradient|segmented"));
     CHECKV(&vt, help_find(&vt, ":run problem|bench|diff"));
