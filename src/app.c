@@ -229,6 +229,16 @@ static void bar_part(WINDOW *w, struct app *a, int *x, int role, const char *s) 
     *x += ui_put(w, 0, *x, cols - *x, s);
 }
 
+/* Files the load skipped: said in the toolbar for as long as it runs
+ * (`:skipped` lists them). */
+static void bar_skipped(WINDOW *w, struct app *a, int *x) {
+    if (!a->ds || !a->ds->nskipped) return;
+    char t[64];
+    snprintf(t, sizeof t, "%zu file%s skipped (:skipped)", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s");
+    bar_part(w, a, x, UI_ERROR, t);
+    bar_part(w, a, x, UI_BAR, ui_glyph_sep(a->ui));
+}
+
 static void draw_bar(struct app *a) {
     WINDOW *w = a->bar;
     if (!w) return;
@@ -244,11 +254,12 @@ static void draw_bar(struct app *a) {
     }
     const char *scr = a->screens[a->screen].name;
     if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
-        bar_part(w, a, &x, UI_BAR_HI, " probetop");
+        bar_part(w, a, &x, UI_BAR_HI, " probetop  ");
+        bar_skipped(w, a, &x);
         if (a->cmp) {
             char t[160];
             const struct app_cmp *c = a->cmp;
-            snprintf(t, sizeof t, "  %s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
+            snprintf(t, sizeof t, "%s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
                                           : c->build ? "build" : "compare");
             bar_part(w, a, &x, UI_BAR, t);
             if (!strcmp(scr, "summary")) {
@@ -269,6 +280,7 @@ static void draw_bar(struct app *a) {
     const char *sep = ui_glyph_sep(u);
     if (a->cols_total >= 60) bar_part(w, a, &x, UI_BAR_HI, " probetop ");
     else bar_part(w, a, &x, UI_BAR, " ");
+    bar_skipped(w, a, &x);
     if (a->cmp && a->mode == APP_MODE_COMPARE) {
         /* the run the heat map shows (divergence heat map) */
         snprintf(t, sizeof t, "run %s", acmp_run_name(a->cmp->run));
@@ -280,8 +292,8 @@ static void draw_bar(struct app *a) {
     bar_part(w, a, &x, UI_BAR, sep);
     if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %d", (int)c->steps[a->sel_step].value);
     else if (a->dim == DIM_RANK) {
-        char rk[64];
-        snprintf(t, sizeof t, "rank %s", app_rank_label(a, a->sel_rank, rk, sizeof rk));
+        char rk[160];
+        snprintf(t, sizeof t, "rank %s", app_rank_both(a, a->sel_rank, rk, sizeof rk));
     } else {
         char full[1024], sh[64];
         if (a->sel_target == NAMES_NONE) snprintf(t, sizeof t, "module -");
@@ -293,9 +305,14 @@ static void draw_bar(struct app *a) {
     }
     bar_part(w, a, &x, UI_BAR_HI, t);
     if (a->regex) {
+        /* as typed: a backslash stays one (pt_escape would double it);
+         * only control bytes, which the prompt never takes, get escapes */
         char esc[128];
+        const char *shown = a->regex;
+        for (const char *q = a->regex; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f) { shown = pt_escape(a->regex, strlen(a->regex), esc, sizeof esc); break; }
         bar_part(w, a, &x, UI_BAR, sep);
-        snprintf(t, sizeof t, "/%s/", pt_escape(a->regex, strlen(a->regex), esc, sizeof esc));
+        snprintf(t, sizeof t, "/%s/", shown);
         bar_part(w, a, &x, UI_BAR_HI, t);
     }
     if (a->label_desc) {
@@ -380,6 +397,16 @@ static void draw_status(struct app *a) {
     if (x + hw + 2 <= cols) {
         ui_role(w, u, UI_HINT);
         ui_put(w, 0, cols - hw, hw, hints);
+        /* files the load skipped stay said here, beside the hints */
+        if (a->ds && a->ds->nskipped) {
+            char sk[64];
+            snprintf(sk, sizeof sk, "%zu skipped (:skipped)  ", a->ds->nskipped);
+            int sw = text_width(sk);
+            if (x + hw + sw + 2 <= cols) {
+                ui_role(w, u, UI_ERROR);
+                ui_put(w, 0, cols - hw - sw, sw, sk);
+            }
+        }
     }
     if (a->status_h < 2) return;
     if (a->msg[0]) {
@@ -508,7 +535,7 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         }
     }
     for (int s = 0; s < a->nscreens; s++)
-        if (a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {
+        if (a->screens[s].fkey && a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {
             for (int i = 0; i < a->nviews; i++)
                 if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
                     app_show(a, a->views[i].ops->name);
@@ -544,9 +571,9 @@ static int init_panes(struct app *a) {
         a->prev_screen = a->screen;
         return 0;
     }
-    /* The first screen (not help) with a live pane. */
+    /* The first screen (not help, not the load report) with a live pane. */
     for (int s = 0; s < a->nscreens; s++) {
-        if (!strcmp(a->screens[s].name, "help")) continue;
+        if (!strcmp(a->screens[s].name, "help") || !strcmp(a->screens[s].name, "report")) continue;
         for (int i = 0; i < a->nviews; i++)
             if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
                 a->screen = a->prev_screen = s;
@@ -599,6 +626,26 @@ static void data_ready(struct app *a) {
     app_data_ready(a);
     acmp_data_ready(a);
     app_origin_start(a);
+    /* a rank that did not load is not silently missing from the map */
+    if (a->ds && a->ds->nskipped) {
+        char esc[300];
+        const char *why = a->ds->nwarnings ? a->ds->warnings[0] : a->ds->skipped[0];
+        app_err(a, "%zu file%s skipped (:skipped lists them): %s", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s",
+                pt_escape(why, strlen(why), esc, sizeof esc));
+    }
+}
+
+/* A graph (step, rank) is loading in the background (compare, build and
+ * .vis.db modes); the trend data of compare mode loads beside and does
+ * not hold keys back. */
+static int graph_loading(const struct app *a) { return a->cmp && a->cmp->running; }
+
+static void queue_key(struct app *a, int key, int y, int x, int b) {
+    if (a->nkeyq == (int)(sizeof a->keyq / sizeof a->keyq[0])) {
+        app_msg(a, "busy loading: %d keys waiting, further keys dropped", a->nkeyq);
+        return;
+    }
+    a->keyq[a->nkeyq++] = (struct app_qkey){key, y, x, b};
 }
 
 static void sleep_ms(int ms) {
@@ -701,8 +748,23 @@ int app_main(int argc, char **argv) {
             ready = 1;
             layout(a);
         }
-        if (acmp_poll(a)) a->dirty = 1;
+        int graph_was = graph_loading(a);
+        if (acmp_poll(a)) {
+            a->dirty = 1;
+            /* "loading step 3 rank 5..." is over once the graph landed
+             * (an error replaced it already) */
+            if (graph_was && !graph_loading(a) && !a->msg_error && !strncmp(a->msg, "loading ", 8)) a->msg[0] = '\0';
+        }
         if (app_origin_poll(a)) a->dirty = 1;
+        /* Keys typed during a load run now, in order, until one starts
+         * another load (the rest wait for that one). */
+        if (a->nkeyq && !a->load.running && !graph_loading(a)) {
+            struct app_qkey q = a->keyq[0];
+            a->nkeyq--;
+            memmove(a->keyq, a->keyq + 1, (size_t)a->nkeyq * sizeof *a->keyq);
+            on_key(a, q.key, q.y, q.x, q.b);
+            continue;
+        }
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
         int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);
@@ -719,15 +781,21 @@ int app_main(int argc, char **argv) {
             break;
         }
         if (a->load.running) {
-            if (key == 'q') {
+            /* q ends a long load at once (it would end the program anyway) */
+            if (key == 'q' || key == UK_F10) {
                 atomic_store(&a->load.cancel, 1);
                 continue;
             }
             if (key == UK_RESIZE) layout(a);
+            else if (key != UK_NONE) queue_key(a, key, my, mx, mb);
             a->dirty = 1;   /* the progress line moves */
             continue;
         }
         if (key == UK_NONE) continue;
+        if (key != UK_RESIZE && (graph_loading(a) || a->nkeyq)) {
+            queue_key(a, key, my, mx, mb);
+            continue;
+        }
         on_key(a, key, my, mx, mb);
     }
     ui_stop(&ui);

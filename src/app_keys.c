@@ -25,13 +25,14 @@ enum {
 };
 
 const struct keys_row app_keys[] = {
-    {'q', NULL, G_QUIT, "quit"},
+    {'q', NULL, G_QUIT, "quit"}, {UK_F10, NULL, G_QUIT, "quit"},
     {'?', NULL, G_HELP, "help (this screen)"}, {UK_F1, NULL, G_HELP, "help (this screen)"},
     {UK_TAB, NULL, G_FOCUS_NEXT, "focus the next pane"},
     {UK_BTAB, NULL, G_FOCUS_PREV, "focus the previous pane"},
     {':', NULL, G_CMD, "command line (:step N, :goto TARGET, ... below)"},
     {'/', NULL, G_SEARCH, "regex filter on target names (PCRE2, caseless; empty clears)"},
-    {'n', NULL, G_NEXT, "next match"}, {'N', NULL, G_PREV, "previous match"},
+    {'n', NULL, G_NEXT, "next hit: of the focused pane's / search, of the target filter on the heat map"},
+    {'N', NULL, G_PREV, "previous hit"},
     {'m', NULL, G_METRIC_NEXT, "next metric"}, {'M', NULL, G_METRIC_PREV, "previous metric"},
     {'s', NULL, G_STAT_NEXT, "next statistic"}, {'S', NULL, G_STAT_PREV, "previous statistic"},
     {'d', NULL, G_DIM, "cycle the dimension: step, rank, module"},
@@ -56,6 +57,13 @@ static int metric_ok(const struct app *a) { return a->cube && a->cube->nmetrics 
 static void say_metric(struct app *a) {
     const struct cube_metric *m = &a->cube->metrics[a->metric];
     app_msg(a, "metric %s, statistic %s", m->name, m->stats[a->stat]);
+}
+
+/* The statistic to show after switching to metric m: the one shown now
+ * when m has it too (norm stays norm, max stays max), else m's first. */
+static int kept_stat(const struct app *a, int m) {
+    const struct cube_metric *cur = &a->cube->metrics[a->metric];
+    return a->stat >= 0 && a->stat < cur->nstats ? cube_stat_find(a->cube, m, cur->stats[a->stat]) : -1;
 }
 
 static void move_value(struct app *a, int dir) {
@@ -132,13 +140,18 @@ int app_global_action(struct app *a, int action) {
     case G_CMD: prompt_open(a->prompt, ':', ""); a->dirty = 1; return 1;
     case G_SEARCH: prompt_open(a->prompt, '/', a->regex ? a->regex : ""); a->dirty = 1; return 1;
     case G_NEXT: case G_PREV:
-        if (fv && fv->live && fv->ops->search_next) fv->ops->search_next(fv, a, action == G_NEXT ? 1 : -1);
-        else next_match(a, action == G_NEXT ? 1 : -1);
+        /* one meaning everywhere: the next / previous hit of the pane's
+         * search (the heat map's: the target filter) */
+        if (fv && fv->live && fv->ops->search_next) {
+            if (!fv->ops->search_next(fv, a, action == G_NEXT ? 1 : -1) && !a->msg[0])
+                app_msg(a, "no hit to go to: / searches this pane first");
+        } else next_match(a, action == G_NEXT ? 1 : -1);
         a->dirty = 1;
         return 1;
     case G_METRIC_NEXT: case G_METRIC_PREV: {
         int n = a->cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
-        app_set_metric(a, ((a->metric + d) % n + n) % n, -1);
+        int m = ((a->metric + d) % n + n) % n;
+        app_set_metric(a, m, kept_stat(a, m));
         say_metric(a);
         return 1;
     }
@@ -251,7 +264,7 @@ static int cmd_metric(struct view *v, struct app *a, int argc, char **argv, stru
         list_metrics(a, list, sizeof list);
         return pt_errorf(err, "no metric '%s' (there are: %s)", argv[1], list);
     }
-    app_set_metric(a, m, -1);
+    app_set_metric(a, m, kept_stat(a, m));
     say_metric(a);
     return 0;
 }
@@ -463,6 +476,14 @@ static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct 
     return 0;
 }
 
+static int cmd_skipped(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)argc; (void)argv;
+    if (!a->ds) return pt_errorf(err, a->cmp && a->cmp->trunning ? "the trend data is still loading" : "no trend data here");
+    if (!a->ds->nskipped && !a->ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
+    if (app_show(a, "report") < 0) return pt_errorf(err, "no load report pane");
+    return 0;
+}
+
 static int cmd_help(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v; (void)argc; (void)argv;
     if (app_show(a, "help") < 0) return pt_errorf(err, "no help pane");
@@ -488,6 +509,7 @@ static const struct {
     {{"split", "PERCENT", "the heat map's share of the trend screen", 0, cmd_split}, 0},
     {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
     {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
+    {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
     {{"help", "", "the help screen", 0, cmd_help}, 0},
     {{"q", "", "quit", 0, cmd_quit}, 0},
     {{"quit", "", "quit", 0, cmd_quit}, 0},
@@ -629,6 +651,64 @@ static void emit_row(void *c, const char *keys, const char *help) {
     w->ops->row(w->ctx, keys, help);
 }
 
+/* A pane's row: a key that means something else everywhere else says so,
+ * so one key never has two meanings without the help telling. */
+static void emit_pane_row(void *c, const char *keys, const char *help) {
+    struct walk_ctx *w = c;
+    char buf[512];
+    const char *p = keys;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 1) {
+            const struct keys_row *g = keys_find(app_keys, app_nkeys, (unsigned char)p[0]);
+            if (g && g->help && strcmp(g->help, help)) {
+                snprintf(buf, sizeof buf, "%s (in this pane; elsewhere %c is: %s)", help, p[0], g->help);
+                help = buf;
+                break;
+            }
+        }
+        p += n;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    w->ops->row(w->ctx, keys, help);
+}
+
+static void legend(const struct app_doc_ops *ops, void *ctx, const char *utf8, const char *ascii, int role,
+                   const char *help) {
+    const char *g = ops->ascii ? ascii : utf8;
+    if (ops->legend) ops->legend(ctx, g, role, help);
+    else ops->row(ctx, g, help);
+}
+
+/* What every glyph and colour on screen means. */
+static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
+    ops->section(ctx, "Legend: tree (compare screen), the chip before each node");
+    legend(ops, ctx, "\xe2\x80\xa2", ".", UI_OK, "pass: every compared input and output within msProbe's tolerance (pale fill)");
+    legend(ops, ctx, "!", "!", UI_WARN, "warning: an error between msProbe's warning and error thresholds (yellow fill)");
+    legend(ops, ctx, "\xc3\x97", "x", UI_BAD, "error: above msProbe's error threshold (red fill; the deeper, the larger)");
+    legend(ops, ctx, "?", "?", UI_DIM, "unmatched: no counterpart on the other side (grey)");
+    legend(ops, ctx, "-", "-", UI_DIM, "matched, nothing to compare (white)");
+    legend(ops, ctx, "\xe2\x86\x91", "^", UI_NAN, "overflow, critical: NaN/Inf born in this node (magenta)");
+    legend(ops, ctx, "\xe2\x86\x91", "^", UI_PINF, "overflow, high: passed through, or output Norm over 100x the input's (green)");
+    legend(ops, ctx, "\xe2\x86\x91", "^", UI_HINT, "overflow, medium: a non-finite input absorbed (teal)");
+    legend(ops, ctx, "\xe2\x96\xb8 \xe2\x96\xbe", "+ -", UI_NORMAL, "collapsed / expanded node");
+    ops->section(ctx, "Legend: heat map");
+    legend(ops, ctx, "N", "N", UI_NAN, "a NaN cell (magenta)");
+    legend(ops, ctx, "+", "+", UI_PINF, "a +Inf cell (green)");
+    legend(ops, ctx, "-", "-", UI_NINF, "a -Inf cell (cyan)");
+    legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell)");
+    legend(ops, ctx, "blank", "blank", UI_NORMAL, "no data for that cell");
+    legend(ops, ctx, "colours", "colours", UI_NORMAL,
+           "gradient: msProbe's ramp, blue (small) through yellow to red (large); segmented (x): msProbe's 3-sigma "
+           "bands around the mean; the scale and its ends are under the map");
+    ops->section(ctx, "Legend: overflow screen");
+    legend(ops, ctx, "\xe2\x96\x88" "C", "#C", UI_BAD, "critical: NaN/Inf born here (clean inputs, non-finite output)");
+    legend(ops, ctx, "\xe2\x96\x93" "H", "+H", UI_WARN, "high: passed through, or an output Norm over 100x the input Norm");
+    legend(ops, ctx, "\xe2\x96\x91" "M", "-M", UI_HINT, "medium: a non-finite input absorbed");
+    legend(ops, ctx, "\xe2\x96\x88!", "#!", UI_NAN, "a cell holding NaN or +-Inf (input without levels: monitor data, .trend.db)");
+    legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst level");
+}
+
 void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {
     struct walk_ctx w = {ops, ctx};
     ops->section(ctx, "Everywhere");
@@ -646,7 +726,7 @@ void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {
         char title[128];
         snprintf(title, sizeof title, "%s (when focused)", o->title);
         ops->section(ctx, title);
-        keys_group(o->keys, o->nkeys, emit_row, &w);
+        keys_group(o->keys, o->nkeys, emit_pane_row, &w);
     }
     ops->section(ctx, "Commands (type : first; Tab completes, Up/Down recall)");
     for (size_t i = 0; i < NGLOBAL_CMDS; i++) {
@@ -664,6 +744,7 @@ void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {
             ops->row(ctx, kk, c->help);
         }
     }
+    legend_walk(ops, ctx);
     ops->section(ctx, "Mouse");
     ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line)");
     ops->row(ctx, "double click", "add the cell's line");
@@ -688,7 +769,7 @@ static void man_row(void *ctx, const char *keys, const char *help) {
 }
 
 void app_keys_man(FILE *f) {
-    static const struct app_doc_ops ops = {man_section, man_row};
+    static const struct app_doc_ops ops = {man_section, man_row, NULL, 0};
     fputs(".\\\" Generated by `probetop --keys-man` from the key tables; do not edit.\n.SH KEYS\n", f);
     app_doc_walk(&ops, f);
 }

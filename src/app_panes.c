@@ -12,6 +12,7 @@ extern const struct view_ops view_layout;
 extern const struct view_ops view_tree;
 extern const struct view_ops view_detail;
 extern const struct view_ops view_summary;
+extern const struct view_ops view_report;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, UK_F2},
@@ -21,6 +22,7 @@ const struct app_screen app_screens[] = {
     {"compare", 1, UK_F6},
     {"summary", 0, UK_F7},
     {"help", 0, UK_F1},
+    {"report", 0, 0},          /* :skipped */
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
 
@@ -34,5 +36,6 @@ const struct app_pane app_panes[] = {
     {&view_detail, "compare", 45},
     {&view_summary, "summary", 100},
     {&view_help, "help", 100},
+    {&view_report, "report", 100},
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);

@@ -241,6 +241,19 @@ const char *app_rank_label(const struct app *a, int rank_index, char *buf, size_
     return buf;
 }
 
+const char *app_rank_both(const struct app *a, int rank_index, char *buf, size_t size) {
+    char lab[64];
+    app_rank_label(a, rank_index, lab, sizeof lab);
+    if (!a->cube || rank_index < 0 || rank_index >= a->cube->nranks) snprintf(buf, size, "%s", lab);
+    else {
+        char num[16];
+        snprintf(num, sizeof num, "%d", (int)a->cube->ranks[rank_index]);
+        if (!strcmp(num, lab)) snprintf(buf, size, "%s", num);
+        else snprintf(buf, size, "%s (%s)", num, lab);
+    }
+    return buf;
+}
+
 const char *app_target_label(const struct app *a, int rank_index, uint32_t target, char *buf, size_t size) {
     if (!a->cube || target >= names_count(a->cube->names)) {
         snprintf(buf, size, "?");

@@ -154,6 +154,11 @@ struct app {
     int rows_total, cols_total;
     WINDOW *bar, *status;      /* toolbar (also reads the keys) and status lines */
     int status_h;
+    /* Keys (and mouse events) that arrive while the data or a graph
+     * loads wait here and run in order once it landed, so `)))jjj` means
+     * three steps on, then three rows down, not one step and nothing. */
+    struct app_qkey { int key, y, x, b; } keyq[256];
+    int nkeyq;
     char msg[512];             /* one-line message in the status line */
     int msg_error;
     int quit;
@@ -192,6 +197,10 @@ void app_set_label_filter(struct app *a, uint8_t *mask, const char *desc);
 struct app_doc_ops {
     void (*section)(void *ctx, const char *title);
     void (*row)(void *ctx, const char *keys, const char *help);
+    /* Optional: a legend row, the glyph to be drawn in role (a UI_* role,
+     * ui/ui.h); NULL = row(). */
+    void (*legend)(void *ctx, const char *glyph, int role, const char *help);
+    int ascii;                 /* legend glyphs as --ascii draws them */
 };
 void app_doc_walk(const struct app_doc_ops *ops, void *ctx);
 /* Prints the man page KEYS and COMMANDS sections as roff. */
@@ -218,6 +227,8 @@ long app_row_of(const struct app *a, uint32_t local_target);
 /* Display names: a rank ("3", or what the layout hook says) and a target
  * (the names_display() form, or the layout hook's renaming). */
 const char *app_rank_label(const struct app *a, int rank_index, char *buf, size_t size);
+/* The rank number with its layout label when there is one: "5 (p0t1d0)". */
+const char *app_rank_both(const struct app *a, int rank_index, char *buf, size_t size);
 const char *app_target_label(const struct app *a, int rank_index, uint32_t target, char *buf, size_t size);
 
 #endif

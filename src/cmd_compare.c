@@ -320,10 +320,7 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
     }
     char w[64];
     if (f->worst < 0) snprintf(w, sizeof w, "-");
-    else {
-        char x[40];
-        snprintf(w, sizeof w, "%s%%", cmp_pyfloat(f->worst * 100, x, sizeof x));
-    }
+    else snprintf(w, sizeof w, "%.6g%%", f->worst * 100);   /* 50.6024%, not 50.602409638554214% */
     char esc[2048], esc2[2048];
     printf("%s\t%s\tstep %d\trank %d\tworst relative error %s\tmicro step %d\tin %s\n",
            pt_escape(f->name, strlen(f->name), esc, sizeof esc), level, (int)f->at.step, (int)f->at.rank, w,
@@ -405,7 +402,12 @@ static int run(int argc, char **argv) {
         paths[np++] = argv[i];
     }
     if (bad) return EXIT_USAGE;
-    if (np != 2) { fprintf(stderr, "usage: %s\n", cmd_compare_entry.usage); return EXIT_USAGE; }
+    if (np != 2) {
+        /* name what is missing, as the other commands do */
+        fprintf(stderr, "probetop compare: %s missing\nusage: %s\n", np == 0 ? "PROBLEM and BENCH are" : "BENCH is",
+                cmd_compare_entry.usage);
+        return EXIT_USAGE;
+    }
     struct pt_error err;
     struct graph_dirs d[2];
     if (graph_scan(paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", err.msg); return EXIT_USAGE; }

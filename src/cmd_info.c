@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "src/cmd.h"
+#include "src/cmd_visdb.h"
 #include "src/dataset.h"
 #include "src/json.h"
 
@@ -167,6 +168,8 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "usage: %s\n", cmd_info_entry.usage);
         return EXIT_USAGE;
     }
+    /* graphs, not trend data: described by src/cmd_visdb.c */
+    if (cmd_visdb_is(path)) return cmd_visdb_info(path, json);
     struct dataset *ds;
     struct pt_error err;
     if (dataset_load(path, &lo, &ds, &err) != 0) {
@@ -187,7 +190,7 @@ static int run(int argc, char **argv) {
 const struct cmd_entry cmd_info_entry = {
     .name = "info",
     .usage = "probetop info PATH [--json] [--format auto|dump|monitor|trenddb] [--micro_step true|false] [--mapping FILE] [--db NAME]",
-    .summary = "describe what a dump, monitor folder or .trend.db holds",
+    .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
     .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
             "                       nonfinite (metric -> count), overflow, skipped, warnings, load_seconds\n"
             "  --format F           force the input format instead of detecting it\n"

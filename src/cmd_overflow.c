@@ -18,6 +18,7 @@
 #include "model/overflow.h"
 #include "model/ovfrows.h"
 #include "src/cmd.h"
+#include "src/cmd_visdb.h"
 #include "src/dataset.h"
 #include "src/ovf_origin.h"
 
@@ -468,6 +469,9 @@ static int run_overflow(int argc, char **argv) {
     }
     if (!path) return usage_error("%s", "PATH is missing");
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+    /* a graph database: the levels msProbe's overflow check stored */
+    if (cmd_visdb_is(path))
+        return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit);
 
     struct dataset *ds = NULL;
     struct pt_error err = { { 0 } };
@@ -529,7 +533,8 @@ const struct cmd_entry cmd_overflow_entry = {
              "                         [--fail-on critical|high|medium]",
     .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
-            "                        output folder, or a .trend.db file or folder\n"
+            "                        output folder, a .trend.db file or folder, or a .vis.db\n"
+            "                        (the nodes msProbe's overflow check flagged)\n"
             "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
             "                        with first, counts, per_step, per_rank, entries, origin)\n"
             "                        origin (also at the end of text): the rank and node where\n"

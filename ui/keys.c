@@ -99,6 +99,20 @@ void keys_roff(FILE *f, const char *text) {
         if (*p == '\\') fputs("\\e", f);
         else if (*p == '-') fputs("\\-", f);
         else if (*p == '\n') { fputc('\n', f); bol = 1; }
+        else if ((unsigned char)*p >= 0xc0) {
+            /* a UTF-8 glyph (the legend's) as groff's \[uXXXX] escape */
+            const unsigned char *q = (const unsigned char *)p;
+            int n = *q >= 0xf0 ? 3 : *q >= 0xe0 ? 2 : 1, ok = 1;
+            unsigned cp = *q & (0x3f >> n);
+            for (int k = 1; k <= n && ok; k++) {
+                ok = (q[k] & 0xc0) == 0x80;
+                cp = cp << 6 | (q[k] & 0x3f);
+            }
+            if (ok) {
+                fprintf(f, "\\[u%04X]", cp);
+                p += n;
+            } else fputc('?', f);
+        } else if ((unsigned char)*p >= 0x80) fputc('?', f);
         else fputc(*p, f);
     }
 }

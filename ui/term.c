@@ -287,6 +287,22 @@ void ui_stop(struct ui *u) {
     u->started = 0;
     if (u->mouse) mousemask(0, NULL);
     curs_set(1);
+    /* tmux, when the window grew while the alternate screen was up, carries
+     * one of its rows onto the normal screen on the way out, unless the
+     * alternate screen is blank and the cursor at its top.  So leave it
+     * like that first; endwin() then moves to the bottom and leaves again,
+     * which with xterm's ?1049 (DECRC on the normal screen) only restores
+     * the cursor saved on entry.  Other rmcup strings (a clear, ?47) would
+     * not be harmless twice: those terminals keep endwin()'s one. */
+    char *rmcup = tigetstr((char *)"rmcup");
+    if (rmcup && rmcup != (char *)-1 && strstr(rmcup, "\033[?1049l")) {
+        wclear(stdscr);
+        leaveok(stdscr, FALSE);
+        wmove(stdscr, 0, 0);
+        wrefresh(stdscr);
+        putp(rmcup);
+        fflush(stdout);
+    }
     endwin();
     delscreen(u->scr);
     u->scr = NULL;

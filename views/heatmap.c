@@ -593,7 +593,18 @@ static void heat_draw(struct view *v, struct app *a) {
     if (gw < 1) gw = 1;
     int dw = disp_w(h, &c);
     int cw = gw / (dw ? dw : 1);
-    if (cw > 6) cw = 6;
+    /* Cells are at most 6 wide, or as wide as the widest x label and a
+     * blank when the width is there: Megatron labels (p0t0d0) would
+     * otherwise show on every other column only. */
+    int cap = 6;
+    if (has_xl && dw <= 4096) {
+        char lab[64];
+        for (int dx = 0; dx < dw; dx++) {
+            x_label(a, &c, dx * h->zx, lab, sizeof lab);
+            if (text_width(lab) + 1 > cap) cap = text_width(lab) + 1;
+        }
+    }
+    if (cw > cap) cw = cap;
     if (cw < 1) cw = 1;
     int vis_x = gw / cw;
     if (vis_x > dw) vis_x = dw;
@@ -758,9 +769,9 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
     if (a->sel_target == NAMES_NONE) { snprintf(buf, size, "no target passes the filter"); return; }
     uint32_t lt = cube_local_target(a->cube, a->metric, a->sel_target);
     float val = lt == UINT32_MAX ? cube_missing() : cube_get(a->cube, a->metric, a->stat, lt, a->sel_step, a->sel_rank);
-    char vs[32], rk[64], name[1024], labels[512];
+    char vs[32], rk[160], name[1024], labels[512];
     text_fmt_value(val, vs, sizeof vs);
-    app_rank_label(a, a->sel_rank, rk, sizeof rk);
+    app_rank_both(a, a->sel_rank, rk, sizeof rk);
     app_target_label(a, a->sel_rank, a->sel_target, name, sizeof name);
     const uint32_t *ids;
     uint32_t nids;
@@ -844,7 +855,7 @@ const struct view_ops view_heatmap = {
     .mouse = heat_mouse,
     .notify = heat_notify,
     .status = heat_status,
-    .hints = "Enter add line  z zoom  x colours  / filter  ? help",
+    .hints = "Enter add line  z zoom  x colours  / filter  n/N next match  ? help",
     .keys = heat_keys,
     .nkeys = sizeof heat_keys / sizeof heat_keys[0],
     .cmds = heat_cmds,

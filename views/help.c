@@ -24,7 +24,16 @@ static const struct keys_row help_keys[] = {
 
 struct hline {
     int section;      /* 1: a section title */
+    int role;         /* legend rows: the glyph's UI role; -1 a key row */
     char *keys, *help;
+};
+
+/* One screen line of the laid-out help: entry `e`, and which piece of it
+ * (a key too wide for its column gets a line of its own; help text wraps). */
+struct dline {
+    int e;
+    int keys;         /* 1: the keys are on this line */
+    int off, len;     /* bytes of the help text on this line */
 };
 
 struct help {
@@ -33,9 +42,11 @@ struct help {
     int top;
     int keyw;
     int oom;
+    struct dline *d;  /* laid out for width dw */
+    int nd, dcap, dw;
 };
 
-static void add(struct help *h, int section, const char *keys, const char *help) {
+static void add(struct help *h, int section, int role, const char *keys, const char *help) {
     if (h->oom) return;
     if (h->n == h->cap) {
         int cap = h->cap ? h->cap * 2 : 64;
@@ -46,6 +57,7 @@ static void add(struct help *h, int section, const char *keys, const char *help)
     }
     struct hline *l = &h->v[h->n];
     l->section = section;
+    l->role = role;
     l->keys = strdup(keys ? keys : "");
     l->help = strdup(help ? help : "");
     if (!l->keys || !l->help) { free(l->keys); free(l->help); h->oom = 1; return; }
@@ -53,14 +65,14 @@ static void add(struct help *h, int section, const char *keys, const char *help)
     if (!section && text_width(keys) > h->keyw) h->keyw = text_width(keys);
 }
 
-static void on_section(void *ctx, const char *title) { add(ctx, 1, title, ""); }
-static void on_row(void *ctx, const char *keys, const char *help) { add(ctx, 0, keys, help); }
+static void on_section(void *ctx, const char *title) { add(ctx, 1, -1, title, ""); }
+static void on_row(void *ctx, const char *keys, const char *help) { add(ctx, 0, -1, keys, help); }
+static void on_legend(void *ctx, const char *glyph, int role, const char *help) { add(ctx, 0, role, glyph, help); }
 
 static int help_init(struct view *v, struct app *a, struct pt_error *err) {
-    (void)a;
     struct help *h = calloc(1, sizeof *h);
     if (!h) return pt_errorf(err, "out of memory");
-    static const struct app_doc_ops ops = {on_section, on_row};
+    const struct app_doc_ops ops = {on_section, on_row, on_legend, a->ui && !a->ui->utf8};
     app_doc_walk(&ops, h);
     v->priv = h;
     if (h->oom) return pt_errorf(err, "out of memory building the help");
@@ -73,8 +85,58 @@ static void help_free(struct view *v) {
     if (!h) return;
     for (int i = 0; i < h->n; i++) { free(h->v[i].keys); free(h->v[i].help); }
     free(h->v);
+    free(h->d);
     free(h);
     v->priv = NULL;
+}
+
+static int push_line(struct help *h, int e, int keys, int off, int len) {
+    if (h->nd == h->dcap) {
+        int cap = h->dcap ? h->dcap * 2 : 256;
+        struct dline *nd = realloc(h->d, (size_t)cap * sizeof *nd);
+        if (!nd) return -1;
+        h->d = nd;
+        h->dcap = cap;
+    }
+    h->d[h->nd++] = (struct dline){e, keys, off, len};
+    return 0;
+}
+
+/* The key column's width for a pane `w` wide. */
+static int key_col(const struct help *h, int w) { return h->keyw + 2 < w / 2 ? h->keyw + 2 : w / 2; }
+
+/* Lays the entries out for width w: keys wider than their column (the
+ * `:` commands' syntax) get a line of their own, the help text wraps at
+ * blanks, so nothing is cut at any width. */
+static void layout_lines(struct help *h, int w) {
+    h->nd = 0;
+    h->dw = w;
+    int kw = key_col(h, w), room = w - 2 - kw;
+    if (room < 8) room = 8;
+    for (int e = 0; e < h->n; e++) {
+        const struct hline *l = &h->v[e];
+        if (l->section) {
+            if (push_line(h, e, 1, 0, 0) < 0) return;
+            continue;
+        }
+        int own = text_width(l->keys) > kw - 1;
+        if (own && push_line(h, e, 1, 0, 0) < 0) return;
+        const char *s = l->help;
+        int off = 0, len = (int)strlen(s), first = !own;
+        do {
+            int take = (int)text_prefix(s + off, room);
+            if (off + take < len) {
+                /* break at the last blank that fits, when there is one */
+                int b = take;
+                while (b > 0 && s[off + b] != ' ') b--;
+                if (b > 0) take = b;
+            }
+            if (push_line(h, e, first, off, take) < 0) return;
+            first = 0;
+            off += take;
+            while (s[off] == ' ') off++;
+        } while (off < len);
+    }
 }
 
 static void help_draw(struct view *v, struct app *a) {
@@ -84,25 +146,35 @@ static void help_draw(struct view *v, struct app *a) {
     werase(w);
     ui_role(w, u, UI_TITLE_FOCUS);
     ui_fill(w, 0, 0, v->w);
-    ui_put(w, 0, 0, v->w, " Help: keys and commands (q or Esc closes, j/k scroll)");
+    ui_put(w, 0, 0, v->w, " Help: keys, commands and legend (q or Esc closes, j/k scroll)");
+    if (h->dw != v->w) layout_lines(h, v->w);
     int rows = v->h - 1;
-    if (h->top > h->n - rows) h->top = h->n - rows;
+    if (h->top > h->nd - rows) h->top = h->nd - rows;
     if (h->top < 0) h->top = 0;
-    for (int r = 0; r < rows && h->top + r < h->n; r++) {
-        const struct hline *l = &h->v[h->top + r];
+    int kw = key_col(h, v->w);
+    for (int r = 0; r < rows && h->top + r < h->nd; r++) {
+        const struct dline *d = &h->d[h->top + r];
+        const struct hline *l = &h->v[d->e];
         int y = 1 + r;
         if (l->section) {
             ui_role(w, u, UI_TITLE);
             ui_put(w, y, 0, v->w, l->keys);
             continue;
         }
-        ui_role(w, u, UI_KEY);
-        char kfit[128];
-        int kw = h->keyw + 2 < v->w / 2 ? h->keyw + 2 : v->w / 2;
-        ui_put(w, y, 2, kw - 1, text_fit(l->keys, kw - 1, TEXT_CUT_RIGHT, u->utf8, kfit, sizeof kfit));
-        ui_role(w, u, UI_NORMAL);
-        char fit[512];
-        ui_put(w, y, 2 + kw, v->w - 2 - kw, text_fit(l->help, v->w - 2 - kw, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit));
+        if (d->keys) {
+            char kfit[256];
+            int own = text_width(l->keys) > kw - 1;
+            ui_role(w, u, l->role >= 0 ? l->role : UI_KEY);
+            ui_put(w, y, 2, own ? v->w - 2 : kw - 1,
+                   text_fit(l->keys, own ? v->w - 2 : kw - 1, TEXT_CUT_RIGHT, u->utf8, kfit, sizeof kfit));
+            if (own && d->len == 0) continue;
+        }
+        if (d->len > 0) {
+            char part[1024];
+            snprintf(part, sizeof part, "%.*s", d->len, l->help + d->off);
+            ui_role(w, u, UI_NORMAL);
+            ui_put(w, y, 2 + kw, v->w - 2 - kw, part);
+        }
     }
 }
 
@@ -116,7 +188,7 @@ static int help_key(struct view *v, struct app *a, int action, int key) {
     case HP_PGUP: h->top -= page; break;
     case HP_PGDN: h->top += page; break;
     case HP_TOP: h->top = 0; break;
-    case HP_BOTTOM: h->top = h->n; break;
+    case HP_BOTTOM: h->top = h->nd; break;
     case HP_CLOSE:
         a->screen = a->prev_screen;
         for (int i = 0; i < a->nviews; i++)

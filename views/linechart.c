@@ -36,7 +36,7 @@ static const struct keys_row lc_keys[] = {
     {'z', NULL, LC_ZOUT, "zoom out on x"},
     {'g', NULL, LC_FIRST, "cursor to the first x"}, {UK_HOME, NULL, LC_FIRST, "cursor to the first x"},
     {'G', NULL, LC_LAST, "cursor to the last x"}, {UK_END, NULL, LC_LAST, "cursor to the last x"},
-    {'r', NULL, LC_RESET, "show the whole x range"},
+    {'w', NULL, LC_RESET, "show the whole x range (r resets the value range, as everywhere)"},
     {UK_DELETE, NULL, LC_DELETE, "remove the selected line"}, {'D', NULL, LC_DELETE, "remove the selected line"},
 };
 
@@ -98,15 +98,16 @@ static void x_label(const struct app *a, const struct line *l, int i, char *buf,
 }
 
 static void line_name(const struct app *a, const struct line *l, int width, char *buf, size_t size) {
-    char t[1024], s[512], rk[64];
+    char t[1024], s[512], rk[160];
+    /* the rank number, and its layout label beside it (--parallel) */
     if (l->dim == DIM_TARGET) {
-        app_rank_label(a, l->rank, rk, sizeof rk);
+        app_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(buf, size, "step %d / rank %s", (int)a->cube->steps[l->step].value, rk);
         return;
     }
-    char head[80];
+    char head[200];
     if (l->dim == DIM_STEP) {
-        app_rank_label(a, l->rank, rk, sizeof rk);
+        app_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(head, sizeof head, "rank %s / ", rk);
     } else {
         snprintf(head, sizeof head, "step %d / ", (int)a->cube->steps[l->step].value);
@@ -395,7 +396,6 @@ static int lc_key(struct view *v, struct app *a, int action, int key) {
     int np = lc->n ? npoints(a, &lc->lines[0]) : 0;
     if (action == 0) return 0;
     if (lc->n == 0) {
-        if (action == LC_RESET) return 0;
         app_msg(a, "no lines yet: Enter on a heat-map cell adds one");
         return 1;
     }
@@ -525,7 +525,7 @@ const struct view_ops view_linechart = {
     .mouse = lc_mouse,
     .notify = lc_notify,
     .status = lc_status,
-    .hints = "h/l cursor  j/k select  Space hide  z/Z zoom  c clear",
+    .hints = "h/l cursor  j/k select  Space hide  z/Z zoom  w whole x  c clear",
     .keys = lc_keys,
     .nkeys = sizeof lc_keys / sizeof lc_keys[0],
     .cmds = lc_cmds,

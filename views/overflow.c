@@ -55,6 +55,7 @@ struct ovp {
     size_t nlines, nentries;
     size_t cur;            /* index into lines (an entry line) */
     size_t top;            /* first line shown */
+    int context;           /* a jump landed: show lines below the cursor too */
     int list_y, list_h;    /* where the list was drawn (for the mouse) */
     /* the grid */
     int32_t *gsteps, *granks;
@@ -651,6 +652,14 @@ static void ovf_draw(struct view *v, struct app *a) {
                p->list->n ? "nothing matches the filters (c clears them)" : "no NaN or Inf found in this data");
         return;
     }
+    /* after a jump (F) the cursor sits a third down, not on the last line:
+     * what follows it is context too */
+    if (p->context) {
+        size_t third = (size_t)(p->list_h / 3);
+        if (p->cur >= p->top + (size_t)p->list_h - third || p->cur < p->top)
+            p->top = p->cur > third ? p->cur - third : 0;
+        p->context = 0;
+    }
     /* keep the cursor visible, with its step heading when possible */
     if (p->cur < p->top) p->top = p->cur > 0 && p->lines[p->cur - 1].heading ? p->cur - 1 : p->cur;
     if (p->cur >= p->top + (size_t)p->list_h) p->top = p->cur - (size_t)p->list_h + 1;
@@ -735,6 +744,7 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
             return 1;
         }
         select_entry(p, (size_t)f);
+        p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512];
         app_msg(a, "first occurrence: %s at step %d, rank %d: %s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
@@ -903,7 +913,7 @@ const struct view_ops view_overflow = {
     .status = ovf_status,
     .search = ovf_search,
     .search_next = ovf_search_next,
-    .hints = "1/2/3 levels  r rank  s step  F first  Enter show",
+    .hints = "1/2/3 levels  r only rank  s only step  c clear filters  F first  n/N next match  Enter show",
     .keys = ovf_keys,
     .nkeys = sizeof ovf_keys / sizeof ovf_keys[0],
     .cmds = ovf_cmds,

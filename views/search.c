@@ -209,38 +209,21 @@ static int set_regex(struct srp *p, struct app *a, const char *pattern, struct p
 /* ---- drawing ---- */
 
 /* Writes s (escaped already) at (y, x) in `width` columns with the spans
- * matching the regex highlighted; returns columns written. */
+ * matching the regex highlighted; returns columns written.  A target name
+ * too long for the column takes the short form the heat map's axis uses
+ * (wrapper words and class names go, "layers.3" becomes "L3"), which keeps
+ * the layer and the module that tell rows apart; a label (short, told
+ * apart by its start) is cut at the right.  Matches are highlighted in
+ * what is shown. */
 static int put_highlighted(struct srp *p, struct app *a, WINDOW *w, int y, int x, int width, const char *s,
-                           int base_role) {
+                           int base_role, int target) {
     const struct ui *u = a->ui;
-    char fit[1024];
-    text_fit(s, width, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
-    size_t so0, eo0;
-    if (search_active(&p->re) && strcmp(fit, s) != 0 && search_find(&p->re, s, strlen(s), 0, &so0, &eo0) == 1) {
-        /* too long: show a window around the first match, which is the
-         * point of the row, with a little context before it */
-        int mw = (int)(eo0 - so0), ctx = (width - mw) / 3;
-        size_t start = so0 > (size_t)(ctx > 0 ? ctx : 0) ? so0 - (size_t)(ctx > 0 ? ctx : 0) : 0;
-        while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80) start--;   /* a character boundary */
-        int col = 0;
-        char part[1024], rest[1024];
+    char fit[1024], shortn[1024];
+    text_fit(s, width, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit);
+    if (strcmp(fit, s) != 0) s = target ? text_short_target(s, width, u->utf8, shortn, sizeof shortn) : fit;
+    if (!search_active(&p->re)) {
         ui_role(w, u, base_role);
-        if (start > 0) col += ui_put(w, y, x, width, u->utf8 ? "\xe2\x80\xa6" : "~");
-        snprintf(part, sizeof part, "%.*s", (int)(so0 - start), s + start);
-        col += ui_put(w, y, x + col, width - col, part);
-        snprintf(part, sizeof part, "%.*s", (int)(eo0 - so0), s + so0);
-        ui_role(w, u, UI_MATCH);
-        col += ui_put(w, y, x + col, width - col, part);
-        ui_role(w, u, base_role);
-        if (width - col > 0) {
-            text_fit(s + eo0, width - col, TEXT_CUT_RIGHT, u->utf8, rest, sizeof rest);
-            col += ui_put(w, y, x + col, width - col, rest);
-        }
-        return col;
-    }
-    if (!search_active(&p->re) || strcmp(fit, s) != 0) {
-        ui_role(w, u, base_role);
-        return ui_put(w, y, x, width, fit);
+        return ui_put(w, y, x, width, s);
     }
     size_t len = strlen(s), from = 0, so, eo;
     int col = 0;
@@ -294,7 +277,7 @@ static void draw_labels(struct srp *p, struct app *a, WINDOW *w, int y, int h, i
         int cw = text_width(buf);
         const char *t = names_label_text(p->names, ln->label);
         pt_escape(t, strlen(t), esc, sizeof esc);
-        if (width - x - cw > 0) put_highlighted(p, a, w, y + r, x, width - x - cw, esc, base);
+        if (width - x - cw > 0) put_highlighted(p, a, w, y + r, x, width - x - cw, esc, base, 0);
         ui_role(w, u, sel ? base : UI_DIM);
         ui_put(w, y + r, width - cw, cw, buf);
     }
@@ -322,7 +305,7 @@ static void draw_targets(struct srp *p, struct app *a, WINDOW *w, int y, int h, 
         ui_role(w, u, base);
         if (sel) ui_fill(w, y + r, x0, width);
         int x = ui_put(w, y + r, x0, width, sel ? ui_glyph_focus(u) : " ");
-        put_highlighted(p, a, w, y + r, x0 + x, width - x, esc, base);
+        put_highlighted(p, a, w, y + r, x0 + x, width - x, esc, base, 1);
     }
 }
 
@@ -338,7 +321,7 @@ static void search_draw(struct view *v, struct app *a) {
         ui_put(w, 0, 0, width, a->ds ? "no labels" : "loading...");
         return;
     }
-    char buf[1400], esc[1100], cnt[64];
+    char buf[1400], esc[1100], cnt[128];
     int x = 0;
     ui_role(w, u, UI_NORMAL);
     ui_fill(w, 0, 0, width);
@@ -355,11 +338,20 @@ static void search_draw(struct view *v, struct app *a) {
     }
     const char *casenote = p->case_sensitive ? " (case-sensitive)" : " (ignore case)";
     snprintf(cnt, sizeof cnt, "   %u of %u targets", p->ntargets, names_count(p->names));
+    /* all metrics' targets here; the toolbar's n/m counts the metric the
+     * heat map shows: say that one too when the row has room, so the two
+     * never seem to disagree */
+    char mcnt[64] = "";
+    if (a->cube && a->cube->nmetrics && (a->regex || a->label_desc))
+        snprintf(mcnt, sizeof mcnt, ", %u of %u in %.24s", a->nrows, a->cube->metrics[a->metric].ntargets,
+                 a->cube->metrics[a->metric].name);
     /* When the row is tight, what goes first: the case note, then "Regex
      * none" when there is no pattern; the selection, the pattern and the
      * result count are what the row is for, and the count keeps its place
      * at the right end. */
     int rw = esc[0] ? 9 + text_width(esc) + 2 : 13;
+    if (mcnt[0] && 7 + text_width(desc) + text_width(cnt) + text_width(mcnt) + rw + text_width(casenote) <= width)
+        strcat(cnt, mcnt);
     int base = 7 + text_width(desc) + text_width(cnt);
     int show_case = base + rw + text_width(casenote) <= width;
     int show_regex = esc[0] || base + rw <= width;
@@ -436,7 +428,8 @@ static void show_target(struct srp *p, struct app *a) {
         /* not in the current metric: the first metric that has it */
         for (int m = 0; m < c->nmetrics; m++)
             if (cube_local_target(c, m, t) != UINT32_MAX) {
-                app_set_metric(a, m, -1);
+                /* the statistic shown stays when that metric has it */
+                app_set_metric(a, m, cube_stat_find(c, m, c->metrics[a->metric].stats[a->stat]));
                 break;
             }
     }
@@ -644,7 +637,7 @@ const struct view_ops view_search = {
     .status = search_status,
     .search = search_search,
     .search_next = search_next,
-    .hints = "Space select label  / regex  i case  c/x clear  Enter show",
+    .hints = "Space select label  / regex  n/N next match  i case  c clear labels  x clear regex  Enter show",
     .keys = search_keys,
     .nkeys = sizeof search_keys / sizeof search_keys[0],
 };

@@ -833,17 +833,18 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     double mag = acmp_magnitude(p->G, n);
     if (m == AM_ERROR || m == AM_WARN || m == AM_PASS) {
         if (p->G->g && p->G->g->n[n].worst_rel >= 0) {
-            char f[40];
             double wr = p->G->g->n[n].worst_rel;
             if (isinf(wr)) snprintf(idx, sizeof idx, "  worst rel err inf");
-            else snprintf(idx, sizeof idx, "  worst rel err %s%%", cmp_pyfloat(wr * 100, f, sizeof f));
+            else snprintf(idx, sizeof idx, "  worst rel err %.6g%%", wr * 100);
         } else if (mag >= 0) snprintf(idx, sizeof idx, "  index %.2g", mag);
     }
     int ov = p->G->ovf ? p->G->ovf[n] : 0;
     snprintf(buf, size, "%s %s  %s%s%s%s%s\n%s", tree_kind_name(t->nodes[n].kind), pt_escape(id, strlen(id), esc, sizeof esc),
              lv[m], idx, ov ? "  overflow " : "", ov ? ovf_level_name((enum ovf_level)ov) : "",
              p->G->g && p->G->g->n[n].manual ? "  (matched by hand)" : "",
-             "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  Tab detail");
+             /* only the keys that work here: a single run has no verdicts */
+             acmp_is_compare(p->G) ? "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  Tab detail"
+                                   : "Enter expand  / search  n/N next match  {} rank  () step  Tab detail");
 }
 
 /* `/`: a regex over node ids (the one search, model/search.h); the
@@ -1081,7 +1082,7 @@ const struct view_ops view_tree = {
     .status = tree_status,
     .search = tree_search,
     .search_next = tree_search_next,
-    .hints = "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  {} rank  () step",
+    .hints = "Enter expand  / search  n/N next  {} rank  () step",
     .keys = tree_keys,
     .nkeys = sizeof tree_keys / sizeof tree_keys[0],
     .cmds = tree_cmds,

@@ -333,13 +333,13 @@ static int cli_labels(const char *flags, char labels[][16], int n) {
     return got;
 }
 
-/* The rank label in the heat map's status line ("rank X  "). */
+/* The rank label in the heat map's status line ("rank N (X)  "). */
 static bool status_rank(struct vt *vt, char *out, size_t size) {
     const char *p = strstr(vt_row_text(vt, vt_status_row(vt)), "  rank ");
-    if (!p) return false;
-    p += 7;
+    if (!p || !(p = strchr(p + 7, '('))) return false;
+    p += 1;
     size_t k = 0;
-    while (p[k] && p[k] != ' ' && k + 1 < size) k++;
+    while (p[k] && p[k] != ')' && k + 1 < size) k++;
     snprintf(out, size, "%.*s", (int)k, p);
     return k > 0;
 }
@@ -378,7 +378,7 @@ static void test_group(void) {
     const char *args[] = { "--demo", "--parallel", "W=8 L=8 TP=2 PP=2", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
-    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "rank p0t0d0"));
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "rank 0 (p0t0d0)"));
     char labels[8][16], order[8][16];
     CHECK_INT(cli_labels("--world-size 8 --num-layers 8 --tp 2 --pp 2", labels, 8), 8);
     /* no grouping: rank order, each labelled by its coordinates */
@@ -430,13 +430,14 @@ static void test_group(void) {
     /* :layers global: the demo holds all 8 layers on every rank, which a
      * 2-stage pipeline contradicts: refused, names stay local */
     command(&vt, "rank 0");
-    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "rank p0t0d0"));
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "rank 0 (p0t0d0)"));
     command(&vt, "layers global");
     VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "globally"));
     CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "cannot number the layers globally"));
     command(&vt, "goto layers.5.mlp.linear_fc2.RowParallelLinear.output");
-    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "layers.5 is not a layer of rank 0"));
-    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "layers.5 is not a layer of rank 0"));
+    /* (at 80 columns the rank number beside its label leaves room for this much) */
+    VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "layers.5 is not a layer of rank"));
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "layers.5 is not a layer of rank"));
     /* a layout the data fits (one stage): each target's global layer in
      * the status line; :layers global and back */
     command(&vt, "parallel W=8 L=8 TP=2");

@@ -56,7 +56,7 @@ static void test_csv_quick_start(void) {
     const char *argv2[] = {"compare", a, b, "--first"};
     CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv2), EXIT_FOUND);
     so = pt_slurp(out);
-    CHECK_STR(so, "Functional.linear.0.forward\terror\tstep 0\trank 0\tworst relative error 74.33915089353636%"
+    CHECK_STR(so, "Functional.linear.0.forward\terror\tstep 0\trank 0\tworst relative error 74.3392%"
                   "\tmicro step 0\tin Module.fc.Linear.forward.0\n");
     free(so);
     /* the same answer as the headline of the full compare */

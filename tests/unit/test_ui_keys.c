@@ -87,7 +87,9 @@ static void man_page(void) {
     text[n] = '\0';
     CHECK_CONTAINS(text, ".SH KEYS\n");
     CHECK_CONTAINS(text, ".SS Everywhere\n");
-    CHECK_CONTAINS(text, ".TP\n.B q\nquit\n");
+    CHECK_CONTAINS(text, ".TP\n.B q, F10\nquit\n");   /* F10 quits, as in htop and mc */
+    CHECK_CONTAINS(text, ".SS Legend: heat map\n");
+    CHECK_CONTAINS(text, ".B \\[u2022]\npass");       /* UTF-8 glyphs as groff escapes */
     CHECK_CONTAINS(text, ".B Up, k\nmove up\n");
     CHECK_CONTAINS(text, ".B :goto TARGET\n");
     CHECK_CONTAINS(text, ".SS Heat map (when focused)\n");
