@@ -73,17 +73,31 @@ static void test_keys_queued(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  4 steps x 1 ranks"));
     CHECKV(&vt, vt_row_has(&vt, 1, "Run  4 steps x 1 ranks"));
     vt_send(&vt, "g<Enter>");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched"));
+    /* the tree opens on the pair's first divergence: g goes to the root */
+    vt_send(&vt, "g");
     VT_WAIT(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched") &&
                      vt_row_has(&vt, vt_status_row(&vt), "DefaultModel"));
     CHECKV(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched") &&
                     vt_row_has(&vt, vt_status_row(&vt), "DefaultModel"));
     char root[2048];
     status_node(&vt, root, sizeof root);
-    /* what three rows down from the root is, on step 0 */
+    /* what three rows down from the root is, on step 3 (the tree of step 0
+     * came from the summary with its divergence path open) */
+    vt_send(&vt, ")))");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 3") && !vt_has(&vt, "loading"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "step 3"));
+    vt_send(&vt, "g");
+    VT_WAIT(&vt, status_is(&vt, root));
+    CHECKV(&vt, status_is(&vt, root));
     vt_send(&vt, "jjj");
     VT_WAIT(&vt, !status_is(&vt, root));
     CHECKV(&vt, !status_is(&vt, root));
     status_node(&vt, row3, sizeof row3);
+    vt_send(&vt, "(((");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 0") && !vt_has(&vt, "loading"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "step 0"));
     vt_send(&vt, "g");
     VT_WAIT(&vt, status_is(&vt, root));
     CHECKV(&vt, status_is(&vt, root));
