@@ -340,8 +340,8 @@ static void test_ranks(void) {
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
     /* two pairs: the run summary first; Enter on the selected cell (the
      * first divergence, rank 0: both ranks drift) opens its tree */
-    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  1 steps x 2 ranks: 2 pairs, 2 with errors"));
-    CHECKV(&vt, vt_row_has(&vt, 1, "Run  1 steps x 2 ranks: 2 pairs, 2 with errors"));
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  1 step x 2 ranks: 2 pairs, 2 with errors"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "Run  1 step x 2 ranks: 2 pairs, 2 with errors"));
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
     CHECKV(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
