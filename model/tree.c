@@ -476,6 +476,14 @@ static int32_t *children_of(const struct tree *t, int p, size_t *n, int *oom) {
     return v;
 }
 
+/* Copies s into buf, cut to size - 1 bytes. */
+static void copy_id(char *buf, size_t size, const char *s) {
+    size_t n = strlen(s);
+    if (n >= size) n = size - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+}
+
 static int init_nodes(struct tree *t) {
     uint32_t root_id = tree_str(t, "DefaultModel", 12);
     if (root_id == TREE_NONE) return -1;
@@ -484,12 +492,13 @@ static int init_nodes(struct tree *t) {
     t->nodes[t->root].attached = 1;
     char buf[4096];
     for (size_t i = 0; i < t->ncons; i++) {
-        /* copy: the pool moves while nodes are created */
+        /* copy: the pool moves while nodes are created (memcpy, not
+         * snprintf: this loop runs once per construct.json entry) */
         char child[4096], parent_copy[4096];
-        snprintf(child, sizeof child, "%s", t->pool + t->cons[i].child);
+        copy_id(child, sizeof child, t->pool + t->cons[i].child);
         const char *parent = NULL;
         if (t->cons[i].parent != TREE_NONE) {
-            snprintf(parent_copy, sizeof parent_copy, "%s", t->pool + t->cons[i].parent);
+            copy_id(parent_copy, sizeof parent_copy, t->pool + t->cons[i].parent);
             parent = parent_copy;
         }
         parent = fix_parent(t, child, parent, buf, sizeof buf);

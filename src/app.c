@@ -608,8 +608,8 @@ static void release(struct app *a) {
     app_origin_stop(a);
     if (a->ds) dataset_free(a->ds);
     a->ds = NULL;
+    acmp_free(a);   /* first: its threads read the paths until joined */
     for (int i = 0; i < 2; i++) free(a->paths[i]);
-    acmp_free(a);
     free(a->parallel_arg);
     free(a->regex);
     free(a->regex_mask);

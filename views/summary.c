@@ -156,10 +156,13 @@ static void sum_draw(struct view *v, struct app *a) {
         nwarn += k == CK_WARN;
         nfail += k == CK_FAILED;
     }
+    const char *ss = nsteps(a) == 1 ? "" : "s", *rs = nranks(a) == 1 ? "" : "s";
     if (c->sfinished)
-        snprintf(buf, sizeof buf, "Run  %d steps x %d ranks: %zu pairs, %zu with errors, %zu with warnings only%s", nsteps(a),
-                 nranks(a), c->npairs, nerr, nwarn, nfail ? ", some not compared" : "");
-    else snprintf(buf, sizeof buf, "Run  %d steps x %d ranks  comparing %zu/%zu...", nsteps(a), nranks(a), done, c->npairs);
+        snprintf(buf, sizeof buf, "Run  %d step%s x %d rank%s: %zu pairs, %zu with errors, %zu with warnings only%s",
+                 nsteps(a), ss, nranks(a), rs, c->npairs, nerr, nwarn, nfail ? ", some not compared" : "");
+    else
+        snprintf(buf, sizeof buf, "Run  %d step%s x %d rank%s  comparing %zu/%zu...", nsteps(a), ss, nranks(a), rs, done,
+                 c->npairs);
     line(w, u, 0, width, v->focused ? UI_TITLE_FOCUS : UI_TITLE, buf);
     if (h < 2) return;
     first_text(a, width, buf, sizeof buf);

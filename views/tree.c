@@ -435,10 +435,15 @@ static void tree_draw(struct view *v, struct app *a) {
     p->body_h = h - 1;
     if (!have_tree(p)) {
         ui_role(w, u, c && c->error[0] ? UI_ERROR : UI_DIM);
+        char scanning[160];
+        snprintf(scanning, sizeof scanning, "comparing the run: %zu of %zu pairs done; then the tree of its first "
+                                            "divergence loads (F7: the summary, Enter opens any pair)",
+                 c ? (size_t)atomic_load(&c->sdone) : 0, c ? c->npairs : 0);
         const char *why = !c ? "no model tree for this input"
                         : acmp_loading(a) && c->running ? "loading the graphs..."
                         : c->error[0] ? c->error
-                        : G && G->note[0] ? G->note : "no model tree";
+                        : G && G->note[0] ? G->note
+                        : c->summary && !c->cur && c->srunning ? scanning : "no model tree";
         /* wrap the message over the body */
         char esc[1024];
         pt_escape(why, strlen(why), esc, sizeof esc);

@@ -136,6 +136,7 @@ static void tree_at(int cols, int rows) {
     CHECKV(&vt, status_has(&vt, "line 3 of"));
     vt_send(&vt, "<Tab>");
     VT_WAIT(&vt, status_has(&vt, "module " FIRST));
+    CHECKV(&vt, status_has(&vt, "module " FIRST));
 
     /* u: the unmatched lists of both sides, with counts. */
     vt_send(&vt, "u");
@@ -143,6 +144,7 @@ static void tree_at(int cols, int rows) {
     CHECKV(&vt, vt_has(&vt, "unmatched problem nodes: 220"));
     vt_send(&vt, "<Esc>");
     VT_WAIT(&vt, tree_row(&vt, "DefaultModel") > 0);
+    CHECKV(&vt, tree_row(&vt, "DefaultModel") > 0);
 
     /* /: a regex over node ids, n goes on to the next match. */
     vt_send(&vt, "/layer4\\.2\\..*Bottleneck.forward<Enter>");
@@ -193,8 +195,10 @@ static void tree_at(int cols, int rows) {
         /* everything folded, then f and Enter: the screenshot of the tree */
         vt_send(&vt, "gE");
         VT_WAIT(&vt, tree_row(&vt, "layer4.2.Bottleneck") < 0 && tree_row(&vt, "linear.0.forward") < 0);
+        CHECKV(&vt, tree_row(&vt, "layer4.2.Bottleneck") < 0 && tree_row(&vt, "linear.0.forward") < 0);
         vt_send(&vt, "f");
         VT_WAIT(&vt, status_has(&vt, "first divergence") && tree_row(&vt, "linear.0.forward") > 0);
+        CHECKV(&vt, status_has(&vt, "first divergence") && tree_row(&vt, "linear.0.forward") > 0);
         CHECKV(&vt, tree_row(&vt, "linear.0.forward") == tree_row(&vt, FIRST) + 1);
         CHECK_INT(vt_shot(&vt, "tree", "probetop PROBLEM BENCH: the tree, f on the first divergence") >= 0, 1);
         /* the detail pane of the Linear module's output, scrolled to its error */
@@ -203,6 +207,7 @@ static void tree_at(int cols, int rows) {
         CHECKV(&vt, status_has(&vt, "module " FIRST));
         vt_send(&vt, "<Tab>");
         VT_WAIT(&vt, status_has(&vt, "line 1 of"));
+        CHECKV(&vt, status_has(&vt, "line 1 of"));
         for (int i = 0; i < 14; i++) vt_send(&vt, "j");
         VT_WAIT(&vt, status_has(&vt, "line 15 of"));
         CHECKV(&vt, status_has(&vt, "line 15 of") && vt_has(&vt, "output.0  error"));
@@ -300,16 +305,15 @@ static void test_tiny(void) {
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 20, 6, args, NULL), 0);
-    /* the tree's cursor (U+25B6): the graphs are loaded, not "loading the
-     * graphs..." (keys typed while loading are dropped: issue 11, 3) */
-    VT_WAIT(&vt, vt_has(&vt, "Tree") && vt_has(&vt, "\xe2\x96\xb6"));
-    CHECKV(&vt, vt_has(&vt, "Tree"));
-    vt_send(&vt, "fn<Enter>eEupM");
-    /* p left the precision list on a matched leaf: M explains itself */
-    VT_WAIT(&vt, status_has(&vt, "M marks an unmatched"));
-    vt_send(&vt, "<Esc>");
-    VT_WAIT(&vt, status_has(&vt, "back to the tree"));
-    vt_send(&vt, "<Tab>jjG<Tab>}{)(<Left>");
+    /* loaded: the title counts the matched nodes */
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "Tree  match"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "Tree  match"));
+    /* every key, then a command whose answer shows the keys were all taken */
+    vt_send(&vt, "fn<Enter>eEupM<Esc><Esc>");
+    command(&vt, "node optimizer");
+    VT_WAIT(&vt, vt_row_has(&vt, 5, "at: optim"));
+    CHECKV(&vt, vt_row_has(&vt, 5, "at: optim"));
+    vt_send(&vt, "M<Esc><Tab>jjG<Tab>}{)(<Left>");
     vt_resize(&vt, 80, 24);
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence"));
@@ -343,8 +347,8 @@ static void test_ranks(void) {
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
     /* two pairs: the run summary first; Enter on the selected cell (the
      * first divergence, rank 0: both ranks drift) opens its tree */
-    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  1 steps x 2 ranks: 2 pairs, 2 with errors"));
-    CHECKV(&vt, vt_row_has(&vt, 1, "Run  1 steps x 2 ranks: 2 pairs, 2 with errors"));
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  1 step x 2 ranks: 2 pairs, 2 with errors"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "Run  1 step x 2 ranks: 2 pairs, 2 with errors"));
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
     CHECKV(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
@@ -369,6 +373,7 @@ static void test_ranks(void) {
     /* Enter on the peer (detail line 4) shows it on its rank */
     vt_send(&vt, "<Tab>jjj");
     VT_WAIT(&vt, status_has(&vt, "line 4 of"));
+    CHECKV(&vt, status_has(&vt, "line 4 of"));
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 0") && vt_has(&vt, "send_receive rank 1"));
     CHECKV(&vt, vt_row_has(&vt, 0, "rank 0") && vt_has(&vt, "send_receive rank 1"));

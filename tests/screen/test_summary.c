@@ -110,7 +110,7 @@ static void test_summary_80x24(void) {
     vt_send(&vt, "q");
     int stt = -1;
     CHECK_INT(vt_wait_exit(&vt, 0, &stt), 0);
-    CHECK(WIFEXITED(stt) && WEXITSTATUS(stt) == 0);
+    CHECKV(&vt, WIFEXITED(stt) && WEXITSTATUS(stt) == 0);
     vt_close(&vt);
 }
 
