@@ -2,8 +2,8 @@
  *
  * Most readers take a path (they map or read whole files, refuse FIFOs...),
  * so a harness writes the input into a private temporary folder (in
- * /dev/shm when it exists: no disk I/O per execution) and calls the reader
- * on it.  Inputs that stand for several files of one rank folder are cut
+ * $FUZZ_TMPDIR, else /dev/shm when it exists: no disk I/O per execution)
+ * and calls the reader on it.  Inputs that stand for several files of one rank folder are cut
  * at FUZZ_SEP bytes: "dump.json \x1e construct.json \x1e stack.json".
  *
  * Each harness defines LLVMFuzzerTestOneInput and is linked either with
@@ -51,9 +51,11 @@ static void fuzz_dir_remove(void) { fuzz_rm_tree(fuzz_dir_path, 0); }
 static const char *fuzz_dir(void) {
     if (fuzz_dir_path[0]) return fuzz_dir_path;
     struct stat st;
-    const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
-                           ? "/dev/shm"
-                           : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    const char *base = getenv("FUZZ_TMPDIR");   /* smoke.sh's, removed by it whatever happens */
+    if (!base || !*base)
+        base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
+                   ? "/dev/shm"
+                   : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     snprintf(fuzz_dir_path, sizeof fuzz_dir_path, "%s/probetop-fuzz-XXXXXX", base);
     if (!mkdtemp(fuzz_dir_path)) {
         perror("fuzz: mkdtemp");
