@@ -213,6 +213,11 @@ static int read_csv(const char *path, int metric, int32_t rank, const struct map
         dataset_skip(ds, path);
         return 0;
     }
+    return monitor_parse_csv(buf, len, path, metric, rank, map, layout, ds, md);
+}
+
+int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
+                      const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
     const char *p = buf, *end = buf + len;
     size_t linebuf = 1 << 16;
     char *fields = malloc(linebuf);

@@ -48,6 +48,12 @@ int monitor_detect(const char *path);
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err);
 void monitor_free(struct monitor_data *md);
+/* One CSV's bytes (buf, len bytes, malloc'd; taken over and freed, as
+ * read_csv hands it on) into md, as metric/rank; path names it in messages.
+ * Bad rows and bad files are warnings in ds, never a failure: -1 only when
+ * memory runs out.  The file-free entry that tests/fuzz feeds directly. */
+int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
+                      const struct layout *layout, struct dataset *ds, struct monitor_data *md);
 /* The step axis of trend-db.md §6.4: fills step values per row via cb. */
 struct mon_steps {
     int micro;

@@ -1,0 +1,26 @@
+/* fuzz_layermap: the --layer-mapping YAML (src/cmp_files.c
+ * cfile_lmap_load), then the map model/layermap.c builds from the rules
+ * read, on a fixed pair whose module names differ. */
+#include "fuzz_pair.h"
+
+#include "src/cmp_files.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    struct tree *npu, *bench;
+    fuzz_pair(&npu, &bench);
+    char path[1024], warn[1024];
+    struct pt_error err;
+    struct cfile_lmap m;
+    fuzz_write("map.yaml", data, size);
+    fuzz_path(path, sizeof path, "map.yaml");
+    memset(&m, 0, sizeof m);
+    if (cfile_lmap_load(&m, path, &err) == 0) {
+        struct lmap *lm = cfile_lmap_build(&m, npu, bench, warn, sizeof warn);
+        if (lm) {
+            for (size_t i = 0; i < npu->nrecs; i++) (void)lmap_get(lm, tree_s(npu, npu->recs[i].name));
+            lmap_free(lm);
+        }
+    }
+    cfile_lmap_free(&m);
+    return 0;
+}
