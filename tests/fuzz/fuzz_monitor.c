@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (monitor_parse_csv(buf, size, "fuzz/actv_0-1.csv", 0, 3, &map, NULL, ds, &md) == 0) {
         for (int micro = 0; micro < 2; micro++) {
             struct mon_steps st;
-            if (monitor_steps(&md, micro, &st) != 0) continue;
+            struct pt_error e;
+            if (monitor_steps(&md, micro, &st, &e) != 0) continue;
             for (size_t i = 0; i < md.nfiles; i++)
                 for (size_t r = 0; r < md.files[i].nrows; r++) (void)monitor_row_step(&st, &md.files[i].rows[r]);
             monitor_steps_free(&st);
