@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "model/compare.h"
-#include "src/app_compare.h"
-#include "src/app_state.h"
-#include "src/json.h"
+#include "src/app/app_compare.h"
+#include "src/app/app_state.h"
+#include "src/io/json.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/graph.h"

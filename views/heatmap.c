@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app_state.h"
+#include "src/app/app_state.h"
 #include "ui/agg.h"
 #include "ui/palette.h"
 #include "ui/text.h"

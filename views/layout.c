@@ -23,7 +23,7 @@
 #include "model/cube.h"
 #include "model/layout.h"
 #include "model/names.h"
-#include "src/app_state.h"
+#include "src/app/app_state.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app_state.h"
+#include "src/app/app_state.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
 #include "ui/ui.h"

@@ -12,9 +12,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "src/dataset.h"
-#include "src/json.h"
-#include "src/write_trenddb.h"
+#include "src/io/dataset.h"
+#include "src/io/json.h"
+#include "src/io/write_trenddb.h"
 
 static double now(void) {
     struct timespec t;

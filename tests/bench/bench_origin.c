@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "model/origin.h"
-#include "src/read_graph.h"
+#include "src/io/read_graph.h"
 
 static double now(void) {
     struct timespec t;

@@ -7,9 +7,9 @@
 #include "fuzz.h"
 
 #include "model/cube.h"
-#include "src/dataset.h"
-#include "src/read_trenddb.h"
-#include "src/read_visdb.h"
+#include "src/io/dataset.h"
+#include "src/io/read_trenddb.h"
+#include "src/io/read_visdb.h"
 
 static void clean(const char *name) {
     char p[128];

@@ -6,7 +6,7 @@
 #include "fuzz.h"
 
 #include "model/compare.h"
-#include "src/read_graph.h"
+#include "src/io/read_graph.h"
 
 static const char *const names[3] = {"dump.json", "construct.json", "stack.json"};
 

@@ -3,7 +3,7 @@
  * read, on a fixed pair whose module names differ. */
 #include "fuzz_pair.h"
 
-#include "src/cmp_files.h"
+#include "src/io/cmp_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tree *npu, *bench;

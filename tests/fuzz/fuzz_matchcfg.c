@@ -4,7 +4,7 @@
 #include "fuzz_pair.h"
 
 #include "model/compare.h"
-#include "src/cmp_files.h"
+#include "src/io/cmp_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tree *npu, *bench;

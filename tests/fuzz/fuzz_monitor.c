@@ -3,7 +3,7 @@
  * step axis both ways (micro steps on and off) and every row's step. */
 #include "fuzz.h"
 
-#include "src/read_monitor.h"
+#include "src/io/read_monitor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char from0[] = "layers", to0[] = "blocks";

@@ -70,8 +70,8 @@ static void test_keys_queued(void) {
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
     /* a whole run opens on its step x rank summary: Enter on step 0 */
-    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  4 steps x 1 ranks"));
-    CHECKV(&vt, vt_row_has(&vt, 1, "Run  4 steps x 1 ranks"));
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  4 steps x 1 rank:"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "Run  4 steps x 1 rank:"));
     vt_send(&vt, "g<Enter>");
     VT_WAIT(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched"));
     CHECKV(&vt, vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 1, "matched"));

@@ -11,8 +11,8 @@
 #include "model/compare.h"
 #include "model/rundiff.h"
 #include "pt_test.h"
-#include "src/cmp_files.h"
-#include "src/read_graph.h"
+#include "src/io/cmp_files.h"
+#include "src/io/read_graph.h"
 
 /* ---- rundiff ---- */
 

@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "src/dataset.h"
+#include "src/io/dataset.h"
 
 #define RANKS 48
 #define ROUNDS 300

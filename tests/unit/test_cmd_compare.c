@@ -3,7 +3,7 @@
  * msProbe's, exit codes, --first on a generated pair with and without
  * --drift, and bad input. */
 #include "pt_test.h"
-#include "src/cmd.h"
+#include "src/cmd/cmd.h"
 
 static int same_cell(const char *a, const char *b, double scale) {
     if (!strcmp(a, b)) return 1;

@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "pt_test.h"
-#include "src/cmd.h"
+#include "src/cmd/cmd.h"
 
 static char pt_tmpdir_path[4096];   /* this binary's scratch directory */
 

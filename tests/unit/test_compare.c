@@ -6,7 +6,7 @@
 
 #include "model/compare.h"
 #include "pt_test.h"
-#include "src/read_graph.h"
+#include "src/io/read_graph.h"
 
 static const char *outputs(const char *file) {
     static char buf[4096];

@@ -10,7 +10,7 @@
 
 #include "model/compare_run.h"
 #include "pt_test.h"
-#include "src/read_graph.h"
+#include "src/io/read_graph.h"
 
 static struct tree *load(const char *rel) {
     const char *dir = pt_fixture(rel);

@@ -4,8 +4,8 @@
  * reference *.canonical.txt. */
 #include "pt_test.h"
 
-#include "src/dataset.h"
-#include "src/write_trenddb.h"
+#include "src/io/dataset.h"
+#include "src/io/write_trenddb.h"
 
 static int canon_equal(const char *db, const char *ref) {
     const char *py = getenv("PT_PYTHON");

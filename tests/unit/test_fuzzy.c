@@ -23,7 +23,7 @@
 
 #include "model/compare.h"
 #include "pt_test.h"
-#include "src/read_graph.h"
+#include "src/io/read_graph.h"
 
 /* ---- small dumps ---- */
 

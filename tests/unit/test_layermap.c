@@ -18,8 +18,8 @@
 
 #include "model/compare.h"
 #include "model/layermap.h"
-#include "src/cmp_files.h"
-#include "src/read_graph.h"
+#include "src/io/cmp_files.h"
+#include "src/io/read_graph.h"
 #include "tests/pt_test.h"
 
 static int sh(const char *cmd) { return system(cmd); }

@@ -8,8 +8,8 @@
 #include "model/cube.h"
 #include "model/layout.h"
 #include "model/names.h"
-#include "src/cmd.h"
-#include "src/dataset.h"
+#include "src/cmd/cmd.h"
+#include "src/io/dataset.h"
 
 /* A scratch directory under PT_TMP (pt_tmpdir() trips -Wformat-truncation
  * when inlined here, so this is the plain mkdir version). */

@@ -14,8 +14,8 @@
 #include "model/compare.h"
 #include "model/origin.h"
 #include "pt_test.h"
-#include "src/cmd.h"
-#include "src/read_graph.h"
+#include "src/cmd/cmd.h"
+#include "src/io/read_graph.h"
 
 static char gen_path[4096];
 

@@ -3,7 +3,7 @@
  * refusing it, `compare` with one argument names what is missing, and the
  * worst relative error is printed with 6 significant digits. */
 #include "pt_test.h"
-#include "src/cmd.h"
+#include "src/cmd/cmd.h"
 
 #include <ctype.h>
 #include <dirent.h>

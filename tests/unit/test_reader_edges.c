@@ -10,12 +10,12 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "src/dataset.h"
-#include "src/json.h"
-#include "src/read_construct.h"
-#include "src/read_dump.h"
-#include "src/read_graph.h"
-#include "src/write_trenddb.h"
+#include "src/io/dataset.h"
+#include "src/io/json.h"
+#include "src/io/read_construct.h"
+#include "src/io/read_dump.h"
+#include "src/io/read_graph.h"
+#include "src/io/write_trenddb.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PT_ASAN 1

@@ -2,9 +2,9 @@
  * them), construct.json and stack.json forms, monitor CSV, .trend.db. */
 #include "pt_test.h"
 
-#include "src/dataset.h"
-#include "src/read_construct.h"
-#include "src/read_dump.h"
+#include "src/io/dataset.h"
+#include "src/io/read_construct.h"
+#include "src/io/read_dump.h"
 
 static struct dataset *load(const char *path, int micro, enum ds_format f) {
     struct load_opts lo;

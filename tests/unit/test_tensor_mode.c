@@ -9,9 +9,9 @@
 #include "tensor_pair.h"
 #include "model/compare.h"
 #include "model/tensorcmp.h"
-#include "src/cmd.h"
-#include "src/read_graph.h"
-#include "src/read_npy.h"
+#include "src/cmd/cmd.h"
+#include "src/io/read_graph.h"
+#include "src/io/read_npy.h"
 
 static char root[2048];
 

@@ -5,8 +5,8 @@
 
 #include "model/tree.h"
 #include "pt_test.h"
-#include "src/read_graph.h"
-#include "src/read_visdb.h"
+#include "src/io/read_graph.h"
+#include "src/io/read_visdb.h"
 
 static const char *outputs(const char *file) {
     static char bufs[4][4096];

@@ -4,7 +4,7 @@
 
 #include "model/demo.h"
 #include "pt_test.h"
-#include "src/app_state.h"
+#include "src/app/app_state.h"
 
 static struct dataset *ds;
 

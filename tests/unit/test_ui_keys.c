@@ -1,7 +1,7 @@
 /* Key tables (lookup, grouping, names, no duplicates), the man-page and
  * help document, the braille canvas and the prompt line editor. */
 #include "pt_test.h"
-#include "src/app_state.h"
+#include "src/app/app_state.h"
 #include "ui/canvas.h"
 #include "ui/keys.h"
 #include "ui/prompt.h"

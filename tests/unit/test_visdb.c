@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/read_visdb.h"
+#include "src/io/read_visdb.h"
 #include "tests/pt_test.h"
 
 static const char *outputs(const char *name) {

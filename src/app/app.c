@@ -1,0 +1,805 @@
+/* app: the interactive program.  Parses the analyzer's options, loads the
+ * input in the background (progress line, Ctrl-C cancels), starts the
+ * terminal, and runs the one event loop: read a key, give it to the
+ * prompt, the focused pane or the global table, draw a frame when
+ * something changed.  Layout: toolbar (1 row), the body (the shown
+ * screen's panes by weight), the status lines (2, or 1 below 12 rows).
+ *
+ * Exit codes: 0 after q, 2 for bad usage or an input that does not load,
+ * 128+signal after Ctrl-C / SIGTERM / SIGHUP (the terminal is restored on
+ * every path, see ui/term.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/demo.h"
+#include "src/app/app.h"
+#include "src/app/app_compare.h"
+#include "src/app/app_origin.h"
+#include "src/app/app_state.h"
+#include "src/cmd/cmd.h"
+#include "ui/keys.h"
+#include "ui/palette.h"
+#include "ui/prompt.h"
+#include "ui/text.h"
+#include "ui/ui.h"
+#include "views/trend.h"
+
+const char app_options_help[] =
+    "  --demo            open built-in demo data (16 steps x 8 ranks, a NaN burst, a drift)\n"
+    "  --ascii           draw with ASCII only (automatic when the locale is not UTF-8)\n"
+    "  --no-mouse        leave the mouse to the terminal (select and paste)\n"
+    "  --format FMT      dump, monitor or trenddb (default: detect)\n"
+    "  --micro-step B    true/false: steps are global micro steps (default true, as msProbe)\n"
+    "  --mapping FILE    name replacements, as data2db --mapping\n"
+    "  --db NAME         which .trend.db of a folder to open\n"
+    "  --threads N       loader threads (default: one per core)\n"
+    "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n"
+    "  --fuzzy-match     compare mode: match calls by name without call counters (msprobe -fm)\n"
+    "  --layer-mapping FILE|auto  compare mode: msprobe -lm, YAML of attribute renames or auto\n"
+    "                    (needed across frameworks)\n"
+    "  --match-config FILE   compare mode: apply a saved match config (msprobe .vis.config)\n";
+
+static void usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "probetop: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (probetop --help)\n");
+}
+
+/* --demo or --demo=RANKSxTARGETS (the benchmark scale). */
+static int parse_demo(struct app *a, const char *arg) {
+    a->demo = 1;
+    if (!arg) return 0;
+    char *e;
+    long r = strtol(arg, &e, 10);
+    if (e == arg || (*e != 'x' && *e != 'X')) return -1;
+    const char *t = e + 1;
+    long n = strtol(t, &e, 10);
+    if (e == t || *e || r < 1 || n < 1 || r > 100000 || n > 100000) return -1;
+    a->demo_ranks = (int)r;
+    a->demo_targets = (int)n;
+    return 0;
+}
+
+static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man) {
+    load_opts_init(&a->lopts);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int matched = 0, bad = 0;
+        const char *v;
+        if (!strcmp(s, "--demo")) { parse_demo(a, NULL); continue; }
+        if (!strncmp(s, "--demo=", 7)) {
+            if (parse_demo(a, s + 7) < 0) { usage_error("--demo=RANKSxTARGETS wants e.g. 1024x5000, not '%s'", s + 7); return -1; }
+            continue;
+        }
+        if (!strcmp(s, "--ascii")) { uo->ascii = 1; continue; }
+        if (!strcmp(s, "--no-mouse")) { uo->no_mouse = 1; continue; }
+        if (!strcmp(s, "--keys-man")) { *keys_man = 1; continue; }
+        if (!strcmp(s, "--fuzzy-match") || !strcmp(s, "-fm")) { a->fuzzy = 1; continue; }
+        v = opt_value(argc, argv, &i, "--layer-mapping", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->layer_mapping = v; continue; }
+        v = opt_value(argc, argv, &i, "--match-config", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->match_config = v; continue; }
+        v = opt_value(argc, argv, &i, "--format", &matched, &bad);
+        if (bad) return -1;
+        if (matched) {
+            if (ds_format_parse(v, &a->lopts.format) < 0) { usage_error("--format wants dump, monitor or trenddb, not '%s'", v); return -1; }
+            continue;
+        }
+        v = opt_value(argc, argv, &i, "--micro-step", &matched, &bad);
+        if (bad) return -1;
+        if (matched) {
+            if (opt_bool(v, &a->lopts.micro_step) < 0) { usage_error("--micro-step wants true or false, not '%s'", v); return -1; }
+            continue;
+        }
+        v = opt_value(argc, argv, &i, "--mapping", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->lopts.mapping = v; continue; }
+        v = opt_value(argc, argv, &i, "--db", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->lopts.db_name = v; continue; }
+        v = opt_value(argc, argv, &i, "--threads", &matched, &bad);
+        if (bad) return -1;
+        if (matched) {
+            long n;
+            if (opt_int(v, 0, 1024, &n) < 0) { usage_error("--threads wants 0..1024, not '%s'", v); return -1; }
+            a->lopts.threads = (int)n;
+            continue;
+        }
+        v = opt_value(argc, argv, &i, "--parallel", &matched, &bad);
+        if (bad) return -1;
+        if (matched) {
+            free(a->parallel_arg);
+            if (!(a->parallel_arg = strdup(v))) return -1;
+            continue;
+        }
+        if (s[0] == '-' && s[1]) { usage_error("unknown option '%s'", s); return -1; }
+        if (a->npaths == 2) { usage_error("too many paths ('%s'): give one PATH, or PROBLEM BENCH", s); return -1; }
+        if (!(a->paths[a->npaths++] = strdup(s))) return -1;
+    }
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suf) {
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* --- layout --- */
+
+static void set_win(struct view *v, int y, int x, int h, int w) {
+    if (h < 1 || w < 1) {
+        if (v->win) delwin(v->win);
+        v->win = NULL;
+        v->visible = 0;
+        v->h = v->w = 0;
+        return;
+    }
+    if (!v->win || v->y != y || v->x != x || v->h != h || v->w != w) {
+        if (v->win) delwin(v->win);
+        v->win = newwin(h, w, y, x);
+        int changed = v->h != h || v->w != w;
+        v->y = y; v->x = x; v->h = h; v->w = w;
+        v->visible = v->win != NULL;
+        if (v->win) leaveok(v->win, TRUE);
+        (void)changed;
+        return;
+    }
+    v->visible = 1;
+}
+
+static WINDOW *remake(WINDOW *old, int h, int w, int y, int x) {
+    if (old) delwin(old);
+    if (h < 1 || w < 1) return NULL;
+    return newwin(h, w, y, x);
+}
+
+static void layout(struct app *a) {
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    a->rows_total = rows;
+    a->cols_total = cols;
+    a->status_h = rows >= 12 ? 2 : rows >= 3 ? 1 : 0;
+    int bar_h = rows >= 2 ? 1 : 0;
+    if (a->bar) delwin(a->bar);
+    a->bar = newwin(1, cols > 0 ? cols : 1, 0, 0);
+    if (a->bar) {
+        keypad(a->bar, TRUE);
+        leaveok(a->bar, TRUE);
+    }
+    a->status = remake(a->status, a->status_h, cols, rows - a->status_h, 0);
+    int body_y = bar_h, body_h = rows - bar_h - a->status_h;
+    if (body_h < 0) body_h = 0;
+
+    /* The shown screen's live panes. */
+    int idx[32], n = 0, total = 0;
+    const struct app_screen *scr = &a->screens[a->screen];
+    for (int i = 0; i < a->nviews; i++) {
+        struct view *v = &a->views[i];
+        if (v->live && !strcmp(app_panes[i].screen, scr->name) && n < 32) {
+            idx[n++] = i;
+            total += app_panes[i].weight;
+        } else {
+            set_win(v, 0, 0, 0, 0);
+        }
+    }
+    int size[32], wgt[32];
+    int room = scr->horizontal ? cols : body_h;
+    total = 0;
+    for (int k = 0; k < n; k++) {
+        wgt[k] = app_panes[idx[k]].weight;
+        /* The trend screen's split is the user's (+ / - / :split). */
+        if (!strcmp(scr->name, "trend") && n == 2) wgt[k] = k == 0 ? a->split : 100 - a->split;
+        total += wgt[k];
+    }
+    for (int k = 0; k < n; k++) size[k] = total > 0 ? room * wgt[k] / total : 0;
+    /* Too small to be useful (a title and two rows): the first pane takes it. */
+    int used = 0;
+    for (int k = 1; k < n; k++) {
+        if (size[k] < 3) { size[0] += size[k]; size[k] = 0; }
+        used += size[k];
+    }
+    if (n) size[0] = room - used;
+    a->laid_out = a->screen;
+    int pos = 0;
+    for (int k = 0; k < n; k++) {
+        struct view *v = &a->views[idx[k]];
+        if (scr->horizontal) set_win(v, body_y, pos, body_h, size[k]);
+        else set_win(v, body_y + pos, 0, size[k], cols);
+        pos += size[k];
+        if (v->visible && v->ops->resize) v->ops->resize(v, a);
+    }
+    /* Focus stays on a shown pane. */
+    if (a->focus < 0 || a->focus >= a->nviews || !a->views[a->focus].visible)
+        for (int k = 0; k < n; k++)
+            if (a->views[idx[k]].visible) { a->focus = idx[k]; break; }
+    a->dirty = 1;
+}
+
+/* --- toolbar and status --- */
+
+static void bar_part(WINDOW *w, struct app *a, int *x, int role, const char *s) {
+    int cols = a->cols_total;
+    if (*x >= cols) return;
+    ui_role(w, a->ui, role);
+    *x += ui_put(w, 0, *x, cols - *x, s);
+}
+
+/* Files the load skipped: said in the toolbar for as long as it runs
+ * (`:skipped` lists them). */
+static void bar_skipped(WINDOW *w, struct app *a, int *x) {
+    if (!a->ds || !a->ds->nskipped) return;
+    char t[64];
+    snprintf(t, sizeof t, "%zu file%s skipped (:skipped)", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s");
+    bar_part(w, a, x, UI_ERROR, t);
+    bar_part(w, a, x, UI_BAR, ui_glyph_sep(a->ui));
+}
+
+static void draw_bar(struct app *a) {
+    WINDOW *w = a->bar;
+    if (!w) return;
+    struct ui *u = a->ui;
+    int x = 0;
+    ui_role(w, u, UI_BAR);
+    ui_fill(w, 0, 0, a->cols_total);
+    if (a->load.running) {
+        char t[600];
+        snprintf(t, sizeof t, " probetop  loading %s", a->demo ? "demo" : a->paths[0]);
+        bar_part(w, a, &x, UI_BAR_HI, t);
+        return;
+    }
+    const char *scr = a->screens[a->screen].name;
+    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
+        bar_part(w, a, &x, UI_BAR_HI, " probetop  ");
+        bar_skipped(w, a, &x);
+        if (a->cmp) {
+            char t[160];
+            const struct app_cmp *c = a->cmp;
+            snprintf(t, sizeof t, "%s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
+                                          : c->build ? "build" : "compare");
+            bar_part(w, a, &x, UI_BAR, t);
+            if (!strcmp(scr, "summary")) {
+                snprintf(t, sizeof t, "%swhole run", ui_glyph_sep(a->ui));
+                bar_part(w, a, &x, UI_BAR_HI, t);
+            } else if (c->cur) {
+                snprintf(t, sizeof t, "%sstep %d%srank %d", ui_glyph_sep(a->ui), (int)c->cur->step, ui_glyph_sep(a->ui),
+                         (int)c->cur->rank);
+                bar_part(w, a, &x, UI_BAR_HI, t);
+            }
+            if (acmp_loading(a) && c->running) bar_part(w, a, &x, UI_BAR, "  loading...");
+        }
+        return;
+    }
+    const struct cube *c = a->cube;
+    const struct cube_metric *m = &c->metrics[a->metric];
+    char t[512];
+    const char *sep = ui_glyph_sep(u);
+    if (a->cols_total >= 60) bar_part(w, a, &x, UI_BAR_HI, " probetop ");
+    else bar_part(w, a, &x, UI_BAR, " ");
+    bar_skipped(w, a, &x);
+    if (a->cmp && a->mode == APP_MODE_COMPARE) {
+        /* the run the heat map shows (divergence heat map) */
+        snprintf(t, sizeof t, "run %s", acmp_run_name(a->cmp->run));
+        bar_part(w, a, &x, UI_BAR_HI, t);
+        bar_part(w, a, &x, UI_BAR, sep);
+    }
+    snprintf(t, sizeof t, "%s/%s", m->name, m->stats[a->stat]);
+    bar_part(w, a, &x, UI_BAR_HI, t);
+    bar_part(w, a, &x, UI_BAR, sep);
+    if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %d", (int)c->steps[a->sel_step].value);
+    else if (a->dim == DIM_RANK) {
+        char rk[160];
+        snprintf(t, sizeof t, "rank %s", app_rank_both(a, a->sel_rank, rk, sizeof rk));
+    } else {
+        char full[1024], sh[64];
+        if (a->sel_target == NAMES_NONE) snprintf(t, sizeof t, "module -");
+        else {
+            app_target_label(a, -1, a->sel_target, full, sizeof full);
+            text_short_target(full, 24, u->utf8, sh, sizeof sh);
+            snprintf(t, sizeof t, "module %s", sh);
+        }
+    }
+    bar_part(w, a, &x, UI_BAR_HI, t);
+    if (a->regex) {
+        /* as typed: a backslash stays one (pt_escape would double it);
+         * only control bytes, which the prompt never takes, get escapes */
+        char esc[128];
+        const char *shown = a->regex;
+        for (const char *q = a->regex; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f) { shown = pt_escape(a->regex, strlen(a->regex), esc, sizeof esc); break; }
+        bar_part(w, a, &x, UI_BAR, sep);
+        snprintf(t, sizeof t, "/%s/", shown);
+        bar_part(w, a, &x, UI_BAR_HI, t);
+    }
+    if (a->label_desc) {
+        bar_part(w, a, &x, UI_BAR, sep);
+        snprintf(t, sizeof t, "labels %s", a->label_desc);
+        bar_part(w, a, &x, UI_BAR_HI, t);
+    }
+    if (a->regex || a->label_desc) {
+        snprintf(t, sizeof t, " %u/%u", a->nrows, m->ntargets);
+        bar_part(w, a, &x, UI_BAR, t);
+    }
+    bar_part(w, a, &x, UI_BAR, sep);
+    bar_part(w, a, &x, UI_BAR, a->color_mode == APP_COLOR_GRADIENT ? "gradient" : "segmented");
+    if (a->logscale) bar_part(w, a, &x, UI_BAR, " log");
+    if (a->shown_ok) {
+        char lo[32], hi[32];
+        pal_fmt_exp2(a->shown_lo, lo, sizeof lo);
+        pal_fmt_exp2(a->shown_hi, hi, sizeof hi);
+        bar_part(w, a, &x, UI_BAR, sep);
+        snprintf(t, sizeof t, "%s%s..%s", a->range_lo > 0 || a->range_hi < 1 ? "range* " : "", lo, hi);
+        bar_part(w, a, &x, UI_BAR, t);
+    }
+}
+
+static void draw_status(struct app *a) {
+    WINDOW *w = a->status;
+    if (!w) return;
+    struct ui *u = a->ui;
+    int cols = a->cols_total;
+    char buf[2048] = "";
+    werase(w);
+    if (a->load.running) {
+        size_t fd = atomic_load(&a->load.files_done), ft = atomic_load(&a->load.files_total);
+        uint64_t bd = atomic_load(&a->load.bytes_done), bt = atomic_load(&a->load.bytes_total);
+        if (ft)
+            snprintf(buf, sizeof buf, "%zu/%zu files  %.1f/%.1f MB  Ctrl-C cancels", fd, ft, bd / 1048576.0,
+                     bt / 1048576.0);
+        else
+            snprintf(buf, sizeof buf, "reading...  Ctrl-C cancels");
+        ui_role(w, u, UI_NORMAL);
+        ui_put(w, 0, 0, cols, buf);
+        return;
+    }
+    struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
+    if (fv && fv->ops->status) fv->ops->status(fv, a, buf, sizeof buf);
+    char *second = strchr(buf, '\n');
+    if (second) *second++ = '\0';
+    const char *note = NULL;
+    char small[96];
+    if (a->cols_total < 40 || a->rows_total < 12) {
+        snprintf(small, sizeof small, "40x12 shows all");
+        note = small;
+    }
+    int last = a->status_h - 1;
+    if (a->prompt->active) {
+        /* The prompt takes the last row. */
+        char line[PROMPT_MAX + 2];
+        snprintf(line, sizeof line, "%c%s", a->prompt->kind, a->prompt->buf);
+        int ccol = 1 + prompt_cursor_col(a->prompt);
+        int start = ccol >= cols ? ccol - cols + 1 : 0;
+        ui_role(w, u, UI_PROMPT);
+        ui_put(w, last, 0, cols, line + text_prefix(line, start));
+        if (a->status_h == 2) {
+            ui_role(w, u, UI_HINT);
+            ui_put(w, 0, 0, cols, a->prompt->kind == ':' ? "Enter runs  Esc cancels  Tab completes  Up/Down history"
+                                                          : "regex on target names (caseless)  Enter applies  empty clears  Esc cancels");
+        }
+        wmove(w, last, ccol - start);
+        return;
+    }
+    /* Row 0: the cell (or the message when there is one row). */
+    int x = 0;
+    if (a->status_h == 1 && (a->msg[0] || note)) {
+        ui_role(w, u, a->msg[0] && a->msg_error ? UI_ERROR : UI_MSG);
+        ui_put(w, 0, 0, cols, a->msg[0] ? a->msg : note);
+        return;
+    }
+    ui_role(w, u, UI_NORMAL);
+    x = ui_put(w, 0, 0, cols, buf);
+    const char *hints = "? help  q quit";
+    int hw = text_width(hints);
+    if (x + hw + 2 <= cols) {
+        ui_role(w, u, UI_HINT);
+        ui_put(w, 0, cols - hw, hw, hints);
+        /* files the load skipped stay said here, beside the hints */
+        if (a->ds && a->ds->nskipped) {
+            char sk[64];
+            snprintf(sk, sizeof sk, "%zu skipped (:skipped)  ", a->ds->nskipped);
+            int sw = text_width(sk);
+            if (x + hw + sw + 2 <= cols) {
+                ui_role(w, u, UI_ERROR);
+                ui_put(w, 0, cols - hw - sw, sw, sk);
+            }
+        }
+    }
+    if (a->status_h < 2) return;
+    if (a->msg[0]) {
+        ui_role(w, u, a->msg_error ? UI_ERROR : UI_MSG);
+        ui_put(w, 1, 0, cols, a->msg);
+    } else if (second && second[0]) {
+        char fit[2048];
+        ui_role(w, u, UI_NORMAL);
+        ui_put(w, 1, 0, cols, text_fit(second, cols, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit));
+    } else if (note) {
+        ui_role(w, u, UI_HINT);
+        ui_put(w, 1, 0, cols, note);
+    } else if (fv && fv->ops->hints) {
+        ui_role(w, u, UI_HINT);
+        ui_put(w, 1, 0, cols, fv->ops->hints);
+    }
+    if (note && (a->msg[0] || (second && second[0]))) {
+        /* Keep the note visible at the right of row 0 instead. */
+        int nw = text_width(note);
+        if (x + nw + 2 <= cols) {
+            ui_role(w, u, UI_HINT);
+            ui_put(w, 0, cols - nw, nw, note);
+        }
+    }
+}
+
+static void frame(struct app *a) {
+    /* A pane may have switched screens (app_show): windows first. */
+    if (a->laid_out != a->screen) layout(a);
+    if (a->bar) wnoutrefresh(a->bar);
+    /* Panes first: the toolbar shows what the heat map computed. */
+    for (int i = 0; i < a->nviews; i++) {
+        struct view *v = &a->views[i];
+        v->focused = i == a->focus;
+        if (v->visible && v->win && !a->load.running) v->ops->draw(v, a);
+    }
+    draw_bar(a);
+    draw_status(a);
+    if (a->bar) wnoutrefresh(a->bar);
+    for (int i = 0; i < a->nviews; i++)
+        if (a->views[i].visible && a->views[i].win) wnoutrefresh(a->views[i].win);
+    if (a->status) wnoutrefresh(a->status);
+    curs_set(a->prompt->active ? 1 : 0);
+    doupdate();
+    a->dirty = 0;
+}
+
+/* --- input --- */
+
+static struct view *view_at(struct app *a, int y, int x) {
+    for (int i = 0; i < a->nviews; i++) {
+        struct view *v = &a->views[i];
+        if (v->visible && y >= v->y && y < v->y + v->h && x >= v->x && x < v->x + v->w) return v;
+    }
+    return NULL;
+}
+
+/* The trend screen's two panes (heat map above, line chart below), or 0. */
+static int trend_panes(struct app *a, struct view **top, struct view **bottom) {
+    struct view *v[2];
+    int n = 0;
+    if (strcmp(a->screens[a->screen].name, "trend")) return 0;
+    for (int i = 0; i < a->nviews && n < 2; i++)
+        if (a->views[i].visible && a->views[i].h > 0 && !strcmp(app_panes[i].screen, "trend")) v[n++] = &a->views[i];
+    if (n != 2) return 0;
+    *top = v[0]->y <= v[1]->y ? v[0] : v[1];
+    *bottom = *top == v[0] ? v[1] : v[0];
+    return 1;
+}
+
+/* A drag that starts on the line chart's title row moves the split to
+ * where it ends; other drags do nothing. */
+static void mouse_drag(struct app *a, int my) {
+    struct view *top, *bottom;
+    if (!trend_panes(a, &top, &bottom) || a->ui->press_y != bottom->y) return;
+    /* layout() gives the chart floor(total * (100 - p) / 100) rows: the
+     * smallest such share that puts its title on row my */
+    int total = top->h + bottom->h, rows = my - top->y;
+    int p = total > 0 ? 100 - ((total - rows) * 100 + total - 1) / total : a->split;
+    if (p < 20) p = 20;
+    if (p > 90) p = 90;
+    a->split = p;
+    layout(a);
+    app_msg(a, "split %d%% (also + / - / :split)", p);
+}
+
+static void on_key(struct app *a, int key, int my, int mx, int mb) {
+    if (key == UK_RESIZE) { layout(a); return; }
+    if (a->prompt->active) {
+        if (key == UK_MOUSE) return;
+        enum prompt_result r = prompt_key(a->prompt, key);
+        a->dirty = 1;
+        if (r == PROMPT_DONE) {
+            char line[PROMPT_MAX];
+            memcpy(line, a->prompt->buf, sizeof line);
+            a->msg[0] = '\0';
+            int before = a->screen;
+            if (a->prompt->kind == ':') app_run_command(a, line);
+            else app_search(a, line);
+            if (a->screen != before) layout(a);
+        }
+        return;
+    }
+    if (key == UK_MOUSE && mb == 8) { mouse_drag(a, my); return; }
+    if (key == UK_MOUSE) {
+        struct view *v = view_at(a, my, mx);
+        if (!v) return;
+        a->msg[0] = '\0';
+        a->focus = v->index;
+        struct view_mouse m = {my - v->y, mx - v->x, mb == 1 || mb == 2 ? 1 : 0, mb == 2, mb == 4 ? -1 : mb == 5 ? 1 : 0};
+        int before = a->screen;
+        if (v->ops->mouse) v->ops->mouse(v, a, &m);
+        if (a->screen != before) layout(a);   /* a pane may switch screens (Enter on a list row) */
+        a->dirty = 1;
+        return;
+    }
+    a->msg[0] = '\0';
+    a->dirty = 1;
+    struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
+    if (fv && fv->ops->key && !a->load.running) {
+        const struct keys_row *row = keys_find(fv->ops->keys, fv->ops->nkeys, key);
+        int before = a->screen;
+        if (fv->ops->key(fv, a, row ? row->action : 0, key)) {
+            if (a->screen != before) layout(a);
+            return;
+        }
+    }
+    for (int s = 0; s < a->nscreens; s++)
+        if (a->screens[s].fkey && a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {
+            for (int i = 0; i < a->nviews; i++)
+                if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
+                    app_show(a, a->views[i].ops->name);
+                    return;
+                }
+            app_msg(a, "no %s screen for this input", a->screens[s].name);
+            return;
+        }
+    const struct keys_row *row = keys_find(app_keys, app_nkeys, key);
+    if (row) {
+        app_global_action(a, row->action);
+        return;
+    }
+    char kn[16];
+    app_msg(a, "%s does nothing here (? lists the keys)", keys_name(key, kn, sizeof kn));
+}
+
+/* --- start and stop --- */
+
+static int init_panes(struct app *a) {
+    for (int i = 0; i < a->nviews; i++) {
+        struct view *v = &a->views[i];
+        struct pt_error err;
+        if (v->ops->available && !v->ops->available(a)) continue;
+        if (v->ops->init && v->ops->init(v, a, &err) < 0) {
+            app_err(a, "%s: %s", v->ops->title, err.msg);
+            continue;
+        }
+        v->live = 1;
+    }
+    /* Two runs or a .vis.db: the run summary (several pairs), else the tree first. */
+    if (a->mode != APP_MODE_TREND && (app_show(a, "summary") == 0 || app_show(a, "tree") == 0)) {
+        a->prev_screen = a->screen;
+        return 0;
+    }
+    /* The first screen (not help, not the load report) with a live pane. */
+    for (int s = 0; s < a->nscreens; s++) {
+        if (!strcmp(a->screens[s].name, "help") || !strcmp(a->screens[s].name, "report")) continue;
+        for (int i = 0; i < a->nviews; i++)
+            if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
+                a->screen = a->prev_screen = s;
+                a->focus = i;
+                return 0;
+            }
+    }
+    return -1;
+}
+
+static void free_all(struct app *a) {
+    for (int i = 0; i < a->nviews; i++) {
+        struct view *v = &a->views[i];
+        if (v->live && v->ops->free) v->ops->free(v);
+        v->live = 0;
+        if (v->win) delwin(v->win);
+        v->win = NULL;
+    }
+    free(a->views);
+    a->views = NULL;
+    if (a->bar) delwin(a->bar);
+    if (a->status) delwin(a->status);
+    a->bar = a->status = NULL;
+}
+
+static void release(struct app *a) {
+    if (a->load.running) {
+        atomic_store(&a->load.cancel, 1);
+        struct pt_error e;
+        app_load_finish(a, &e);
+    }
+    app_origin_stop(a);
+    if (a->ds) dataset_free(a->ds);
+    a->ds = NULL;
+    acmp_free(a);   /* first: its threads read the paths until joined */
+    for (int i = 0; i < 2; i++) free(a->paths[i]);
+    free(a->parallel_arg);
+    free(a->regex);
+    free(a->regex_mask);
+    free(a->label_mask);
+    free(a->label_desc);
+    free(a->rows);
+    search_free(&a->re);
+    if (a->prompt) prompt_free(a->prompt);
+}
+
+/* msProbe's defaults (dimension step, the first step), the demo too: the
+ * burst is there to be found (`]` through the steps, or :step 9). */
+static void data_ready(struct app *a) {
+    app_data_ready(a);
+    acmp_data_ready(a);
+    app_origin_start(a);
+    /* a rank that did not load is not silently missing from the map */
+    if (a->ds && a->ds->nskipped) {
+        char esc[300];
+        const char *why = a->ds->nwarnings ? a->ds->warnings[0] : a->ds->skipped[0];
+        app_err(a, "%zu file%s skipped (:skipped lists them): %s", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s",
+                pt_escape(why, strlen(why), esc, sizeof esc));
+    }
+}
+
+/* A graph (step, rank) is loading in the background (compare, build and
+ * .vis.db modes); the trend data of compare mode loads beside and does
+ * not hold keys back. */
+static int graph_loading(const struct app *a) { return a->cmp && a->cmp->running; }
+
+static void queue_key(struct app *a, int key, int y, int x, int b) {
+    if (a->nkeyq == (int)(sizeof a->keyq / sizeof a->keyq[0])) {
+        app_msg(a, "busy loading: %d keys waiting, further keys dropped", a->nkeyq);
+        return;
+    }
+    a->keyq[a->nkeyq++] = (struct app_qkey){key, y, x, b};
+}
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+int app_main(int argc, char **argv) {
+    struct app app;
+    struct app *a = &app;
+    struct ui ui;
+    struct prompt prompt;
+    struct ui_opts uo = {0, 0};
+    struct pt_error err;
+    int keys_man = 0;
+
+    memset(a, 0, sizeof *a);
+    prompt_init(&prompt);
+    a->prompt = &prompt;
+    search_init(&a->re);
+    a->split = 70;
+    a->laid_out = -1;
+    a->range_hi = 1;
+    a->sel_target = NAMES_NONE;
+    if (parse_args(a, &uo, argc, argv, &keys_man) < 0) { release(a); return EXIT_USAGE; }
+    if (keys_man) { app_keys_man(stdout); release(a); return EXIT_OK; }
+    if (a->demo && a->npaths) { usage_error("--demo takes no PATH (got '%s')", a->paths[0]); release(a); return EXIT_USAGE; }
+    if (!a->demo && a->npaths == 0) { usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
+    a->mode = a->npaths == 2 ? APP_MODE_COMPARE
+            : a->npaths == 1 && ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
+
+    if (a->mode == APP_MODE_TREND) {
+        if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", err.msg); release(a); return EXIT_USAGE; }
+        /* A small input is there before a terminal would flash: wait a
+         * moment, and report a bad path on stderr without any screen. */
+        for (int i = 0; i < 30 && !atomic_load(&a->load.done); i++) sleep_ms(10);
+        if (atomic_load(&a->load.done)) {
+            if (app_load_finish(a, &err) < 0) {
+                fprintf(stderr, "probetop: %s\n", err.msg);
+                release(a);
+                return EXIT_USAGE;
+            }
+        }
+    }
+
+    /* The graphs: compare and .vis.db modes need them; a dump with
+     * construct.json gets its tree too (build mode). */
+    if (acmp_open(a, &err) < 0) {
+        fprintf(stderr, "probetop: %s\n", err.msg);
+        release(a);
+        return EXIT_USAGE;
+    }
+    if (a->cmp && acmp_start(a, &err) < 0) {
+        fprintf(stderr, "probetop: %s\n", err.msg);
+        release(a);
+        return EXIT_USAGE;
+    }
+
+    if (ui_start(&ui, &uo, &err) < 0) {
+        fprintf(stderr, "probetop: %s\n", err.msg);
+        release(a);
+        return EXIT_USAGE;
+    }
+    a->ui = &ui;
+    prompt.complete = app_complete;
+    prompt.complete_ctx = a;
+    a->screens = app_screens;
+    a->nscreens = app_nscreens;
+    a->nviews = app_npanes;
+    a->views = calloc((size_t)app_npanes, sizeof *a->views);
+    if (!a->views) {
+        ui_stop(&ui);
+        fprintf(stderr, "probetop: out of memory\n");
+        release(a);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < a->nviews; i++) {
+        a->views[i].ops = app_panes[i].ops;
+        a->views[i].index = i;
+    }
+    int ready = 0;
+    if (!a->load.running) {
+        if (a->ds) data_ready(a);
+        if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
+        ready = 1;
+    }
+    layout(a);
+    int code = EXIT_OK;
+    while (!a->quit) {
+        if (!ready && atomic_load(&a->load.done)) {
+            if (app_load_finish(a, &err) < 0) {
+                ui_stop(&ui);
+                fprintf(stderr, "probetop: %s\n", err.msg);
+                free_all(a);
+                release(a);
+                return EXIT_USAGE;
+            }
+            data_ready(a);
+            if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
+            ready = 1;
+            layout(a);
+        }
+        int graph_was = graph_loading(a);
+        if (acmp_poll(a)) {
+            a->dirty = 1;
+            /* "loading step 3 rank 5..." is over once the graph landed
+             * (an error replaced it already) */
+            if (graph_was && !graph_loading(a) && !a->msg_error && !strncmp(a->msg, "loading ", 8)) a->msg[0] = '\0';
+        }
+        if (app_origin_poll(a)) a->dirty = 1;
+        /* Keys typed during a load run now, in order, until one starts
+         * another load (the rest wait for that one). */
+        if (a->nkeyq && !a->load.running && !graph_loading(a)) {
+            struct app_qkey q = a->keyq[0];
+            a->nkeyq--;
+            memmove(a->keyq, a->keyq + 1, (size_t)a->nkeyq * sizeof *a->keyq);
+            on_key(a, q.key, q.y, q.x, q.b);
+            continue;
+        }
+        if (a->dirty) frame(a);
+        int my = 0, mx = 0, mb = 0;
+        int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);
+        if (ui_signal) {
+            int sig = ui_signal;
+            ui_signal = 0;
+            if (a->load.running && sig == SIGINT) {
+                /* Ctrl-C while loading cancels the load, which ends the program. */
+                atomic_store(&a->load.cancel, 1);
+                app_msg(a, "cancelling...");
+                continue;
+            }
+            code = 128 + sig;
+            break;
+        }
+        if (a->load.running) {
+            /* q ends a long load at once (it would end the program anyway) */
+            if (key == 'q' || key == UK_F10) {
+                atomic_store(&a->load.cancel, 1);
+                continue;
+            }
+            if (key == UK_RESIZE) layout(a);
+            else if (key != UK_NONE) queue_key(a, key, my, mx, mb);
+            a->dirty = 1;   /* the progress line moves */
+            continue;
+        }
+        if (key == UK_NONE) continue;
+        if (key != UK_RESIZE && (graph_loading(a) || a->nkeyq)) {
+            queue_key(a, key, my, mx, mb);
+            continue;
+        }
+        on_key(a, key, my, mx, mb);
+    }
+    ui_stop(&ui);
+    free_all(a);
+    release(a);
+    return code;
+}

@@ -1,0 +1,775 @@
+/* app_keys: the app's own key rows and `:` commands, their dispatch, and
+ * the document (help screen, man page) made from every table.
+ *
+ * A key goes first to the focused pane's rows, then to the rows here; a
+ * `:` command is looked up here first, then in every live pane's cmds[]. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "src/app/app_compare.h"
+#include "src/app/app_state.h"
+#include "ui/keys.h"
+#include "ui/prompt.h"
+#include "ui/text.h"
+#include "ui/ui.h"
+#include "views/trend.h"
+
+enum {
+    G_QUIT = 1, G_HELP, G_FOCUS_NEXT, G_FOCUS_PREV, G_CMD, G_SEARCH, G_NEXT, G_PREV, G_METRIC_NEXT,
+    G_METRIC_PREV, G_STAT_NEXT, G_STAT_PREV, G_DIM, G_VAL_PREV, G_VAL_NEXT, G_CLEAR, G_COLOR, G_RANGE_LO,
+    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN,
+};
+
+const struct keys_row app_keys[] = {
+    {'q', NULL, G_QUIT, "quit"}, {UK_F10, NULL, G_QUIT, "quit"},
+    {'?', NULL, G_HELP, "help (this screen)"}, {UK_F1, NULL, G_HELP, "help (this screen)"},
+    {UK_TAB, NULL, G_FOCUS_NEXT, "focus the next pane"},
+    {UK_BTAB, NULL, G_FOCUS_PREV, "focus the previous pane"},
+    {':', NULL, G_CMD, "command line (:step N, :goto TARGET, ... below)"},
+    {'/', NULL, G_SEARCH, "regex filter on target names (PCRE2, caseless; empty clears)"},
+    {'n', NULL, G_NEXT, "next hit: of the focused pane's / search, of the target filter on the heat map"},
+    {'N', NULL, G_PREV, "previous hit"},
+    {'m', NULL, G_METRIC_NEXT, "next metric"}, {'M', NULL, G_METRIC_PREV, "previous metric"},
+    {'s', NULL, G_STAT_NEXT, "next statistic"}, {'S', NULL, G_STAT_PREV, "previous statistic"},
+    {'d', NULL, G_DIM, "cycle the dimension: step, rank, module"},
+    {'[', NULL, G_VAL_PREV, "previous dimension value"}, {']', NULL, G_VAL_NEXT, "next dimension value"},
+    {'c', NULL, G_CLEAR, "clear the line chart"},
+    {'x', NULL, G_COLOR, "toggle gradient / segmented (3-sigma) colours"},
+    {'<', NULL, G_RANGE_LO, "narrow the value range from below (raise the low end 5%)"},
+    {'>', NULL, G_RANGE_HI, "narrow the value range from above (lower the high end 5%)"},
+    {'r', NULL, G_RESET, "reset the value range"},
+    {'L', NULL, G_LOG, "toggle log colour scale"},
+    {'+', NULL, G_SPLIT_UP, "move the heat map / line chart split down"},
+    {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
+    {UK_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
+    {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
+};
+const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
+
+/* --- helpers --- */
+
+static int metric_ok(const struct app *a) { return a->cube && a->cube->nmetrics > 0; }
+
+static void say_metric(struct app *a) {
+    const struct cube_metric *m = &a->cube->metrics[a->metric];
+    app_msg(a, "metric %s, statistic %s", m->name, m->stats[a->stat]);
+}
+
+/* The statistic to show after switching to metric m: the one shown now
+ * when m has it too (norm stays norm, max stays max), else m's first. */
+static int kept_stat(const struct app *a, int m) {
+    const struct cube_metric *cur = &a->cube->metrics[a->metric];
+    return a->stat >= 0 && a->stat < cur->nstats ? cube_stat_find(a->cube, m, cur->stats[a->stat]) : -1;
+}
+
+static void move_value(struct app *a, int dir) {
+    const struct cube *c = a->cube;
+    if (a->dim == DIM_STEP) {
+        int s = a->sel_step + dir;
+        if (s < 0 || s >= c->nsteps) { app_msg(a, dir < 0 ? "first step" : "last step"); return; }
+        app_select(a, s, -1, NAMES_NONE);
+    } else if (a->dim == DIM_RANK) {
+        int r = a->sel_rank + dir;
+        if (r < 0 || r >= c->nranks) { app_msg(a, dir < 0 ? "first rank" : "last rank"); return; }
+        app_select(a, -1, r, NAMES_NONE);
+    } else {
+        long row = app_row_of(a, (uint32_t)a->dimval) + dir;
+        if (row < 0 || row >= (long)a->nrows) { app_msg(a, dir < 0 ? "first target" : "last target"); return; }
+        app_select(a, -1, -1, c->metrics[a->metric].targets[a->rows[row]]);
+    }
+}
+
+/* n / N without a pane search: the next target of the filtered list. */
+static void next_match(struct app *a, int dir) {
+    if (!a->nrows) { app_msg(a, "no target passes the filter"); return; }
+    uint32_t lt = a->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(a->cube, a->metric, a->sel_target);
+    long row = lt == UINT32_MAX ? -1 : app_row_of(a, lt);
+    long n = (long)a->nrows;
+    row = row < 0 ? 0 : ((row + dir) % n + n) % n;
+    app_select(a, -1, -1, a->cube->metrics[a->metric].targets[a->rows[row]]);
+    app_msg(a, "match %ld of %ld%s%s%s", row + 1, n, a->regex ? " for /" : "", a->regex ? a->regex : "",
+            a->regex ? "/" : "");
+}
+
+static void focus_step(struct app *a, int dir) {
+    int n = a->nviews;
+    for (int k = 1; k <= n; k++) {
+        int i = ((a->focus + dir * k) % n + n) % n;
+        if (a->views[i].live && a->views[i].visible) {
+            a->focus = i;
+            a->dirty = 1;
+            return;
+        }
+    }
+}
+
+/* Runs a `/` pattern on the focused pane, or the target filter. */
+void app_search(struct app *a, const char *pattern) {
+    struct pt_error err;
+    struct view *v = a->focus >= 0 && a->focus < a->nviews ? &a->views[a->focus] : NULL;
+    if (v && v->live && v->ops->search) {
+        if (v->ops->search(v, a, pattern, &err) < 0) app_err(a, "%s", err.msg);
+        a->dirty = 1;
+        return;
+    }
+    if (!metric_ok(a)) { app_err(a, "no data to filter"); return; }
+    if (app_set_regex(a, pattern, &err) < 0) {
+        app_err(a, "%s", err.msg);
+        return;
+    }
+    if (!pattern[0]) app_msg(a, "filter cleared: %u targets", a->nrows);
+    else app_msg(a, "/%s/: %u target%s", pattern, a->nrows, a->nrows == 1 ? "" : "s");
+}
+
+/* Runs a global action; 1 handled. */
+int app_global_action(struct app *a, int action) {
+    struct view *fv = a->focus >= 0 && a->focus < a->nviews ? &a->views[a->focus] : NULL;
+    int need_data = action >= G_NEXT && action <= G_RESET && action != G_CLEAR;
+    if (need_data && !metric_ok(a)) { app_msg(a, "no trend data here"); return 1; }
+    switch (action) {
+    case G_QUIT: a->quit = 1; return 1;
+    case G_HELP:
+        if (app_show(a, "help") < 0) app_err(a, "no help pane");
+        return 1;
+    case G_FOCUS_NEXT: focus_step(a, 1); return 1;
+    case G_FOCUS_PREV: focus_step(a, -1); return 1;
+    case G_CMD: prompt_open(a->prompt, ':', ""); a->dirty = 1; return 1;
+    case G_SEARCH: prompt_open(a->prompt, '/', a->regex ? a->regex : ""); a->dirty = 1; return 1;
+    case G_NEXT: case G_PREV:
+        /* one meaning everywhere: the next / previous hit of the pane's
+         * search (the heat map's: the target filter) */
+        if (fv && fv->live && fv->ops->search_next) {
+            if (!fv->ops->search_next(fv, a, action == G_NEXT ? 1 : -1) && !a->msg[0])
+                app_msg(a, "no hit to go to: / searches this pane first");
+        } else next_match(a, action == G_NEXT ? 1 : -1);
+        a->dirty = 1;
+        return 1;
+    case G_METRIC_NEXT: case G_METRIC_PREV: {
+        int n = a->cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
+        int m = ((a->metric + d) % n + n) % n;
+        app_set_metric(a, m, kept_stat(a, m));
+        say_metric(a);
+        return 1;
+    }
+    case G_STAT_NEXT: case G_STAT_PREV: {
+        int n = a->cube->metrics[a->metric].nstats, d = action == G_STAT_NEXT ? 1 : -1;
+        app_set_metric(a, a->metric, ((a->stat + d) % n + n) % n);
+        say_metric(a);
+        return 1;
+    }
+    case G_DIM: {
+        enum cube_dim d = a->dim == DIM_STEP ? DIM_RANK : a->dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
+        app_set_dim(a, d, -1);
+        app_msg(a, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
+                d == DIM_TARGET ? "rank" : "target");
+        return 1;
+    }
+    case G_VAL_PREV: move_value(a, -1); return 1;
+    case G_VAL_NEXT: move_value(a, 1); return 1;
+    case G_CLEAR: linechart_clear(a); app_msg(a, "line chart cleared"); return 1;
+    case G_COLOR:
+        a->color_mode = a->color_mode == APP_COLOR_GRADIENT ? APP_COLOR_SEGMENTED : APP_COLOR_GRADIENT;
+        app_changed(a, APP_CH_COLOR);
+        app_msg(a, "%s colours", a->color_mode == APP_COLOR_GRADIENT ? "gradient" : "segmented (3-sigma)");
+        return 1;
+    case G_RANGE_LO:
+        if (a->range_lo + 0.05 < a->range_hi - 1e-9) a->range_lo += 0.05;
+        app_changed(a, APP_CH_COLOR);
+        app_msg(a, "value range %.0f%%..%.0f%% of the slice", a->range_lo * 100, a->range_hi * 100);
+        return 1;
+    case G_RANGE_HI:
+        if (a->range_hi - 0.05 > a->range_lo + 1e-9) a->range_hi -= 0.05;
+        app_changed(a, APP_CH_COLOR);
+        app_msg(a, "value range %.0f%%..%.0f%% of the slice", a->range_lo * 100, a->range_hi * 100);
+        return 1;
+    case G_RESET:
+        a->range_lo = 0;
+        a->range_hi = 1;
+        app_changed(a, APP_CH_COLOR);
+        app_msg(a, "value range reset");
+        return 1;
+    case G_LOG:
+        a->logscale = !a->logscale;
+        app_changed(a, APP_CH_COLOR);
+        app_msg(a, "%s colour scale", a->logscale ? "log" : "linear");
+        return 1;
+    case G_SPLIT_UP: case G_SPLIT_DOWN:
+        a->split += action == G_SPLIT_UP ? 5 : -5;
+        if (a->split > 90) a->split = 90;
+        if (a->split < 20) a->split = 20;
+        a->dirty = 1;
+        return 1;
+    case G_REDRAW: clearok(curscr, TRUE); a->dirty = 1; return 1;
+    case G_RUN: {
+        struct pt_error err;
+        int next = a->cmp ? (a->cmp->run + 1) % 3 : 0;
+        if (acmp_set_run(a, next, &err) != 0) app_err(a, "%s", err.msg);
+        else app_msg(a, "the heat map shows %s", acmp_run_name(next));
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* --- `:` commands --- */
+
+static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    char *e;
+    if (argc != 2) return pt_errorf(err, "usage: :step N");
+    long n = strtol(argv[1], &e, 10);
+    if (*e || e == argv[1]) return pt_errorf(err, ":step wants a step number, not '%s'", argv[1]);
+    int s = cube_step_find(a->cube, (int32_t)n);
+    if (s < 0)
+        return pt_errorf(err, "no step %ld (steps %d..%d)", n, (int)a->cube->steps[0].value,
+                         (int)a->cube->steps[a->cube->nsteps - 1].value);
+    app_select(a, s, -1, NAMES_NONE);
+    return 0;
+}
+
+static int cmd_rank(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    char *e;
+    if (argc != 2) return pt_errorf(err, "usage: :rank N");
+    long n = strtol(argv[1], &e, 10);
+    if (*e || e == argv[1]) return pt_errorf(err, ":rank wants a rank number, not '%s'", argv[1]);
+    int r = cube_rank_find(a->cube, (int32_t)n);
+    if (r < 0)
+        return pt_errorf(err, "no rank %ld (ranks %d..%d)", n, (int)a->cube->ranks[0],
+                         (int)a->cube->ranks[a->cube->nranks - 1]);
+    app_select(a, -1, r, NAMES_NONE);
+    return 0;
+}
+
+static void list_metrics(const struct app *a, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < a->cube->nmetrics && len + 2 < size; i++) {
+        int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", a->cube->metrics[i].name);
+        if (n < 0) break;
+        len += (size_t)n;
+    }
+}
+
+static int cmd_metric(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    char list[512];
+    if (argc != 2) return pt_errorf(err, "usage: :metric NAME");
+    int m = cube_metric_find(a->cube, argv[1]);
+    if (m < 0) {
+        list_metrics(a, list, sizeof list);
+        return pt_errorf(err, "no metric '%s' (there are: %s)", argv[1], list);
+    }
+    app_set_metric(a, m, kept_stat(a, m));
+    say_metric(a);
+    return 0;
+}
+
+static int cmd_stat(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :stat NAME");
+    int s = cube_stat_find(a->cube, a->metric, argv[1]);
+    if (s < 0) {
+        const struct cube_metric *m = &a->cube->metrics[a->metric];
+        char list[512];
+        size_t len = 0;
+        list[0] = '\0';
+        for (int i = 0; i < m->nstats && len + 2 < sizeof list; i++) {
+            int n = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", m->stats[i]);
+            if (n < 0) break;
+            len += (size_t)n;
+        }
+        return pt_errorf(err, "metric %s has no statistic '%s' (it has: %s)", m->name, argv[1], list);
+    }
+    app_set_metric(a, a->metric, s);
+    say_metric(a);
+    return 0;
+}
+
+static int cmd_dim(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :dim step|rank|module");
+    const char *d = argv[1];
+    enum cube_dim dim;
+    if (!strcasecmp(d, "step")) dim = DIM_STEP;
+    else if (!strcasecmp(d, "rank")) dim = DIM_RANK;
+    else if (!strcasecmp(d, "module") || !strcasecmp(d, "target") || !strcasecmp(d, "module_name")) dim = DIM_TARGET;
+    else return pt_errorf(err, ":dim wants step, rank or module, not '%s'", d);
+    app_set_dim(a, dim, -1);
+    return 0;
+}
+
+static int ci_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    if (!n) return 1;
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n)) return 1;
+    return 0;
+}
+
+int app_goto(struct app *a, const char *want, struct pt_error *err) {
+    const struct cube *c = a->cube;
+    const struct cube_metric *m = &c->metrics[a->metric];
+    char disp[1024];
+    uint32_t exact = NAMES_NONE, sub = NAMES_NONE, nsub = 0, sub2 = NAMES_NONE;
+    for (uint32_t lt = 0; lt < m->ntargets; lt++) {
+        uint32_t g = m->targets[lt];
+        const char *name = names_str(c->names, g);
+        names_display(c->names, g, disp, sizeof disp);
+        if (!strcmp(disp, want) || (!strcmp(name, want) && exact == NAMES_NONE)) {
+            exact = g;
+            if (!strcmp(disp, want)) break;
+        }
+        if (ci_contains(disp, want)) {
+            if (nsub == 0) sub = g;
+            else if (nsub == 1) sub2 = g;
+            nsub++;
+        }
+    }
+    uint32_t pick = exact != NAMES_NONE ? exact : nsub == 1 ? sub : NAMES_NONE;
+    if (pick == NAMES_NONE) {
+        char e1[160], e2[160];
+        if (nsub > 1) {
+            pt_escape(names_display(c->names, sub, disp, sizeof disp), strlen(disp), e1, sizeof e1);
+            pt_escape(names_display(c->names, sub2, disp, sizeof disp), strlen(disp), e2, sizeof e2);
+            return pt_errorf(err, "%u targets contain '%s' (%s, %s, ...): be more specific", nsub, want, e1, e2);
+        }
+        /* In another metric? */
+        for (int k = 0; k < c->nmetrics; k++) {
+            if (k == a->metric) continue;
+            const struct cube_metric *o = &c->metrics[k];
+            for (uint32_t lt = 0; lt < o->ntargets; lt++) {
+                names_display(c->names, o->targets[lt], disp, sizeof disp);
+                if (ci_contains(disp, want))
+                    return pt_errorf(err, "no target of metric %s matches '%s'; metric %s has one (:metric %s)",
+                                     m->name, want, o->name, o->name);
+            }
+        }
+        return pt_errorf(err, "no target matches '%s'", want);
+    }
+    uint32_t lt = cube_local_target(c, a->metric, pick);
+    if (app_row_of(a, lt) < 0)
+        return pt_errorf(err, "'%s' is hidden by the filter (/ then Enter on an empty line clears it)", want);
+    app_select(a, -1, -1, pick);
+    return 0;
+}
+
+static int cmd_goto(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2 || !argv[1][0]) return pt_errorf(err, "usage: :goto TARGET (a full name or a unique part of one)");
+    if (app_goto(a, argv[1], err) < 0) return -1;
+    char name[1024], esc[1024];
+    names_display(a->cube->names, a->sel_target, name, sizeof name);
+    app_msg(a, "at %s", pt_escape(name, strlen(name), esc, sizeof esc));
+    return 0;
+}
+
+static int cmd_quit(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)argc; (void)argv; (void)err;
+    a->quit = 1;
+    return 0;
+}
+
+static int cmd_view(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :view NAME");
+    if (app_show(a, argv[1]) == 0) return 0;
+    for (int s = 0; s < a->nscreens; s++)
+        if (!strcmp(a->screens[s].name, argv[1]))
+            for (int i = 0; i < a->nviews; i++)
+                if (a->views[i].live && !strcmp(app_panes[i].screen, argv[1])) return app_show(a, a->views[i].ops->name);
+    return pt_errorf(err, "no pane or screen '%s' for this input", argv[1]);
+}
+
+/* Finite range of the current slice over the shown rows. */
+static int slice_range(struct app *a, double *mn, double *mx) {
+    struct cube_slice s;
+    if (cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &s) < 0) return -1;
+    *mn = INFINITY;
+    *mx = -INFINITY;
+    int ny = a->dim == DIM_TARGET ? s.ny : (int)a->nrows;
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < s.nx; x++) {
+            float v = cube_slice_at(&s, x, a->dim == DIM_TARGET ? y : (int)a->rows[y]);
+            if (!isfinite(v)) continue;
+            if (v < *mn) *mn = v;
+            if (v > *mx) *mx = v;
+        }
+    return *mn <= *mx ? 0 : -1;
+}
+
+static int cmd_range(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    double mn, mx;
+    char *e1, *e2;
+    if (argc != 3) return pt_errorf(err, "usage: :range LO HI (values; cells outside are hidden)");
+    double lo = strtod(argv[1], &e1), hi = strtod(argv[2], &e2);
+    if (*e1 || *e2 || !(lo < hi)) return pt_errorf(err, ":range wants two numbers LO < HI, got '%s %s'", argv[1], argv[2]);
+    if (slice_range(a, &mn, &mx) < 0 || !(mx > mn)) return pt_errorf(err, "the slice has no range to narrow");
+    double flo = (lo - mn) / (mx - mn), fhi = (hi - mn) / (mx - mn);
+    if (flo < 0) flo = 0;
+    if (fhi > 1) fhi = 1;
+    if (flo >= fhi)
+        return pt_errorf(err, "%s..%s misses the slice's values (%.6g..%.6g)", argv[1], argv[2], mn, mx);
+    a->range_lo = flo;
+    a->range_hi = fhi;
+    app_changed(a, APP_CH_COLOR);
+    return 0;
+}
+
+static int onoff(const char *s, int *out) {
+    if (!strcasecmp(s, "on") || !strcmp(s, "1") || !strcasecmp(s, "true")) { *out = 1; return 0; }
+    if (!strcasecmp(s, "off") || !strcmp(s, "0") || !strcasecmp(s, "false")) { *out = 0; return 0; }
+    return -1;
+}
+
+static int cmd_log(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    int on = !a->logscale;
+    if (argc == 2 && onoff(argv[1], &on) < 0) return pt_errorf(err, ":log wants on or off");
+    a->logscale = on;
+    app_changed(a, APP_CH_COLOR);
+    return 0;
+}
+
+static int cmd_color(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :color gradient|segmented");
+    if (!strcasecmp(argv[1], "gradient")) a->color_mode = APP_COLOR_GRADIENT;
+    else if (!strcasecmp(argv[1], "segmented") || !strcasecmp(argv[1], "segment")) a->color_mode = APP_COLOR_SEGMENTED;
+    else return pt_errorf(err, ":color wants gradient or segmented, not '%s'", argv[1]);
+    app_changed(a, APP_CH_COLOR);
+    return 0;
+}
+
+static int cmd_split(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    char *e;
+    if (argc != 2) return pt_errorf(err, "usage: :split PERCENT (the heat map's share, 20..90)");
+    long p = strtol(argv[1], &e, 10);
+    if (*e || p < 20 || p > 90) return pt_errorf(err, ":split wants 20..90, not '%s'", argv[1]);
+    a->split = (int)p;
+    a->dirty = 1;
+    return 0;
+}
+
+static int cmd_filter(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)err;
+    app_search(a, argc > 1 ? argv[1] : "");
+    return 0;
+}
+
+static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :run problem|bench|diff");
+    int run;
+    if (!strcasecmp(argv[1], "problem")) run = RUN_PROBLEM;
+    else if (!strcasecmp(argv[1], "bench") || !strcasecmp(argv[1], "benchmark")) run = RUN_BENCH;
+    else if (!strcasecmp(argv[1], "diff")) run = RUN_DIFF;
+    else return pt_errorf(err, ":run wants problem, bench or diff, not '%s'", argv[1]);
+    if (acmp_set_run(a, run, err) != 0) return -1;
+    app_msg(a, "the heat map shows %s", acmp_run_name(run));
+    return 0;
+}
+
+static int cmd_skipped(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)argc; (void)argv;
+    if (!a->ds) return pt_errorf(err, a->cmp && a->cmp->trunning ? "the trend data is still loading" : "no trend data here");
+    if (!a->ds->nskipped && !a->ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
+    if (app_show(a, "report") < 0) return pt_errorf(err, "no load report pane");
+    return 0;
+}
+
+static int cmd_help(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)argc; (void)argv;
+    if (app_show(a, "help") < 0) return pt_errorf(err, "no help pane");
+    return 0;
+}
+
+/* Commands that need the trend data say so when there is none. */
+#define NEEDS_DATA 1
+static const struct {
+    struct view_cmd c;
+    int needs;
+} global_cmds[] = {
+    {{"step", "N", "select step N (the fixed value in dimension step)", 0, cmd_step}, NEEDS_DATA},
+    {{"rank", "N", "select rank N", 0, cmd_rank}, NEEDS_DATA},
+    {{"metric", "NAME", "switch metric (forward, backward, ...)", 0, cmd_metric}, NEEDS_DATA},
+    {{"stat", "NAME", "switch statistic (norm, max, min, mean, ...)", 0, cmd_stat}, NEEDS_DATA},
+    {{"dim", "step|rank|module", "switch dimension", 0, cmd_dim}, NEEDS_DATA},
+    {{"goto", "TARGET", "move the cursor to a target: its full name or a unique part of it", 1, cmd_goto}, NEEDS_DATA},
+    {{"filter", "REGEX", "the same as /REGEX", 1, cmd_filter}, NEEDS_DATA},
+    {{"range", "LO HI", "show only values in [LO, HI]", 0, cmd_range}, NEEDS_DATA},
+    {{"log", "[on|off]", "log colour scale", 0, cmd_log}, 0},
+    {{"color", "gradient|segmented", "colour mode", 0, cmd_color}, 0},
+    {{"split", "PERCENT", "the heat map's share of the trend screen", 0, cmd_split}, 0},
+    {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
+    {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
+    {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
+    {{"help", "", "the help screen", 0, cmd_help}, 0},
+    {{"q", "", "quit", 0, cmd_quit}, 0},
+    {{"quit", "", "quit", 0, cmd_quit}, 0},
+};
+#define NGLOBAL_CMDS (sizeof global_cmds / sizeof global_cmds[0])
+
+#define MAXARGS 16
+
+/* Splits line into argv (in place); a command with rest=1 gets everything
+ * after its name (leading blanks dropped) as argv[1]. */
+int app_run_command(struct app *a, char *line) {
+    struct pt_error err;
+    char *argv[MAXARGS];
+    int argc = 0;
+    char *p = line;
+    while (*p == ' ' || *p == ':') p++;
+    if (!*p) return 0;
+    char *name = p;
+    while (*p && *p != ' ') p++;
+    if (*p) *p++ = '\0';
+    while (*p == ' ') p++;
+    argv[argc++] = name;
+
+    const struct view_cmd *cmd = NULL;
+    struct view *owner = NULL;
+    int needs = 0;
+    /* The shown panes' own commands first (:step on the tree screen
+     * switches the graph, on the trend screen the heat map's step). */
+    for (int i = 0; i < a->nviews && !cmd; i++) {
+        struct view *v = &a->views[i];
+        if (!v->live || !v->visible) continue;
+        for (size_t k = 0; k < v->ops->ncmds; k++)
+            if (!strcmp(v->ops->cmds[k].name, name)) { cmd = &v->ops->cmds[k]; owner = v; break; }
+    }
+    for (size_t i = 0; i < NGLOBAL_CMDS && !cmd; i++)
+        if (!strcmp(global_cmds[i].c.name, name)) { cmd = &global_cmds[i].c; needs = global_cmds[i].needs; }
+    for (int i = 0; i < a->nviews && !cmd; i++) {
+        struct view *v = &a->views[i];
+        if (!v->live) continue;
+        for (size_t k = 0; k < v->ops->ncmds; k++)
+            if (!strcmp(v->ops->cmds[k].name, name)) { cmd = &v->ops->cmds[k]; owner = v; break; }
+    }
+    if (!cmd) {
+        char esc[128];
+        app_err(a, "no command ':%s' (? lists them)", pt_escape(name, strlen(name), esc, sizeof esc));
+        return -1;
+    }
+    if (needs && !metric_ok(a)) {
+        app_err(a, ":%s needs trend data, and this input has none", name);
+        return -1;
+    }
+    if (cmd->rest) {
+        if (*p) {
+            /* Trailing blanks are not part of a name. */
+            char *end = p + strlen(p);
+            while (end > p && end[-1] == ' ') *--end = '\0';
+            argv[argc++] = p;
+        }
+    } else {
+        while (*p && argc < MAXARGS) {
+            argv[argc++] = p;
+            while (*p && *p != ' ') p++;
+            if (*p) *p++ = '\0';
+            while (*p == ' ') p++;
+        }
+        if (*p) { app_err(a, "too many arguments for :%s", name); return -1; }
+    }
+    a->msg[0] = '\0';
+    if (cmd->run(owner, a, argc, argv, &err) < 0) {
+        app_err(a, "%s", err.msg);
+        return -1;
+    }
+    a->dirty = 1;
+    return 0;
+}
+
+/* Tab completion of command names, then of metric / stat / dim values. */
+int app_complete(void *ctx, const char *line, int cycle, char *out) {
+    struct app *a = ctx;
+    const char *cands[256];
+    int nc = 0;
+    const char *sp = strchr(line, ' ');
+    char head[64];
+    if (!sp) {
+        for (size_t i = 0; i < NGLOBAL_CMDS && nc < 256; i++)
+            if (!strncmp(global_cmds[i].c.name, line, strlen(line))) cands[nc++] = global_cmds[i].c.name;
+        for (int i = 0; i < a->nviews; i++) {
+            if (!a->views[i].live) continue;
+            for (size_t k = 0; k < a->views[i].ops->ncmds && nc < 256; k++)
+                if (!strncmp(a->views[i].ops->cmds[k].name, line, strlen(line))) cands[nc++] = a->views[i].ops->cmds[k].name;
+        }
+        if (cycle >= nc) return 0;
+        snprintf(out, PROMPT_MAX, "%s ", cands[cycle]);
+        return 1;
+    }
+    size_t hl = (size_t)(sp - line);
+    if (hl >= sizeof head) return 0;
+    memcpy(head, line, hl);
+    head[hl] = '\0';
+    const char *arg = sp + 1;
+    static const char *const dims[] = {"step", "rank", "module"};
+    static const char *const colors[] = {"gradient", "segmented"};
+    static const char *const runs[] = {"problem", "bench", "diff"};
+    if (!strcmp(head, "metric") && a->cube) {
+        for (int i = 0; i < a->cube->nmetrics && nc < 256; i++) cands[nc++] = a->cube->metrics[i].name;
+    } else if (!strcmp(head, "stat") && a->cube && a->cube->nmetrics) {
+        const struct cube_metric *m = &a->cube->metrics[a->metric];
+        for (int i = 0; i < m->nstats; i++) cands[nc++] = m->stats[i];
+    } else if (!strcmp(head, "dim")) {
+        for (int i = 0; i < 3; i++) cands[nc++] = dims[i];
+    } else if (!strcmp(head, "color")) {
+        for (int i = 0; i < 2; i++) cands[nc++] = colors[i];
+    } else if (!strcmp(head, "run")) {
+        for (int i = 0; i < 3; i++) cands[nc++] = runs[i];
+    } else if (!strcmp(head, "view")) {
+        for (int i = 0; i < a->nviews && nc < 256; i++)
+            if (a->views[i].live) cands[nc++] = a->views[i].ops->name;
+    }
+    int k = 0;
+    for (int i = 0; i < nc; i++) {
+        if (strncmp(cands[i], arg, strlen(arg))) continue;
+        if (k++ == cycle) {
+            snprintf(out, PROMPT_MAX, "%s %s", head, cands[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* --- the document --- */
+
+struct walk_ctx {
+    const struct app_doc_ops *ops;
+    void *ctx;
+};
+
+static void emit_row(void *c, const char *keys, const char *help) {
+    struct walk_ctx *w = c;
+    w->ops->row(w->ctx, keys, help);
+}
+
+/* A pane's row: a key that means something else everywhere else says so,
+ * so one key never has two meanings without the help telling. */
+static void emit_pane_row(void *c, const char *keys, const char *help) {
+    struct walk_ctx *w = c;
+    char buf[512];
+    const char *p = keys;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 1) {
+            const struct keys_row *g = keys_find(app_keys, app_nkeys, (unsigned char)p[0]);
+            if (g && g->help && strcmp(g->help, help)) {
+                snprintf(buf, sizeof buf, "%s (in this pane; elsewhere %c is: %s)", help, p[0], g->help);
+                help = buf;
+                break;
+            }
+        }
+        p += n;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    w->ops->row(w->ctx, keys, help);
+}
+
+static void legend(const struct app_doc_ops *ops, void *ctx, const char *utf8, const char *ascii, int role,
+                   const char *help) {
+    const char *g = ops->ascii ? ascii : utf8;
+    if (ops->legend) ops->legend(ctx, g, role, help);
+    else ops->row(ctx, g, help);
+}
+
+/* What every glyph and colour on screen means. */
+static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
+    ops->section(ctx, "Legend: tree (compare screen), the chip before each node");
+    legend(ops, ctx, "\xe2\x80\xa2", ".", UI_OK, "pass: every compared input and output within msProbe's tolerance (pale fill)");
+    legend(ops, ctx, "!", "!", UI_WARN, "warning: an error between msProbe's warning and error thresholds (yellow fill)");
+    legend(ops, ctx, "\xc3\x97", "x", UI_BAD, "error: above msProbe's error threshold (red fill; the deeper, the larger)");
+    legend(ops, ctx, "?", "?", UI_DIM, "unmatched: no counterpart on the other side (grey)");
+    legend(ops, ctx, "-", "-", UI_DIM, "matched, nothing to compare (white)");
+    legend(ops, ctx, "\xe2\x86\x91", "^", UI_NAN, "overflow, critical: NaN/Inf born in this node (magenta)");
+    legend(ops, ctx, "\xe2\x86\x91", "^", UI_PINF, "overflow, high: passed through, or output Norm over 100x the input's (green)");
+    legend(ops, ctx, "\xe2\x86\x91", "^", UI_HINT, "overflow, medium: a non-finite input absorbed (teal)");
+    legend(ops, ctx, "\xe2\x96\xb8 \xe2\x96\xbe", "+ -", UI_NORMAL, "collapsed / expanded node");
+    ops->section(ctx, "Legend: heat map");
+    legend(ops, ctx, "N", "N", UI_NAN, "a NaN cell (magenta)");
+    legend(ops, ctx, "+", "+", UI_PINF, "a +Inf cell (green)");
+    legend(ops, ctx, "-", "-", UI_NINF, "a -Inf cell (cyan)");
+    legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell)");
+    legend(ops, ctx, "blank", "blank", UI_NORMAL, "no data for that cell");
+    legend(ops, ctx, "colours", "colours", UI_NORMAL,
+           "gradient: msProbe's ramp, blue (small) through yellow to red (large); segmented (x): msProbe's 3-sigma "
+           "bands around the mean; the scale and its ends are under the map");
+    ops->section(ctx, "Legend: overflow screen");
+    legend(ops, ctx, "\xe2\x96\x88" "C", "#C", UI_BAD, "critical: NaN/Inf born here (clean inputs, non-finite output)");
+    legend(ops, ctx, "\xe2\x96\x93" "H", "+H", UI_WARN, "high: passed through, or an output Norm over 100x the input Norm");
+    legend(ops, ctx, "\xe2\x96\x91" "M", "-M", UI_HINT, "medium: a non-finite input absorbed");
+    legend(ops, ctx, "\xe2\x96\x88!", "#!", UI_NAN, "a cell holding NaN or +-Inf (input without levels: monitor data, .trend.db)");
+    legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst level");
+}
+
+void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {
+    struct walk_ctx w = {ops, ctx};
+    ops->section(ctx, "Everywhere");
+    keys_group(app_keys, app_nkeys, emit_row, &w);
+    for (int s = 0; s < app_nscreens; s++) {
+        if (!app_screens[s].fkey || !strcmp(app_screens[s].name, "help")) continue;
+        char k[16], h[64];
+        keys_name(app_screens[s].fkey, k, sizeof k);
+        snprintf(h, sizeof h, "the %s screen", app_screens[s].name);
+        ops->row(ctx, k, h);
+    }
+    for (int i = 0; i < app_npanes; i++) {
+        const struct view_ops *o = app_panes[i].ops;
+        if (!o->nkeys) continue;
+        char title[128];
+        snprintf(title, sizeof title, "%s (when focused)", o->title);
+        ops->section(ctx, title);
+        keys_group(o->keys, o->nkeys, emit_pane_row, &w);
+    }
+    ops->section(ctx, "Commands (type : first; Tab completes, Up/Down recall)");
+    for (size_t i = 0; i < NGLOBAL_CMDS; i++) {
+        char k[96];
+        const struct view_cmd *c = &global_cmds[i].c;
+        snprintf(k, sizeof k, ":%s%s%s", c->name, c->args[0] ? " " : "", c->args);
+        ops->row(ctx, k, c->help);
+    }
+    for (int i = 0; i < app_npanes; i++) {
+        const struct view_ops *o = app_panes[i].ops;
+        for (size_t k = 0; k < o->ncmds; k++) {
+            char kk[96];
+            const struct view_cmd *c = &o->cmds[k];
+            snprintf(kk, sizeof kk, ":%s%s%s", c->name, c->args[0] ? " " : "", c->args);
+            ops->row(ctx, kk, c->help);
+        }
+    }
+    legend_walk(ops, ctx);
+    ops->section(ctx, "Mouse");
+    ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line)");
+    ops->row(ctx, "double click", "add the cell's line");
+    ops->row(ctx, "wheel", "scroll");
+    ops->row(ctx, "drag", "the line chart's title row up or down: move the heat map / line chart split");
+}
+
+static void man_section(void *ctx, const char *title) {
+    FILE *f = ctx;
+    fputs(".SS ", f);
+    keys_roff(f, title);
+    fputc('\n', f);
+}
+
+static void man_row(void *ctx, const char *keys, const char *help) {
+    FILE *f = ctx;
+    fputs(".TP\n.B ", f);
+    keys_roff(f, keys);
+    fputc('\n', f);
+    keys_roff(f, help);
+    fputc('\n', f);
+}
+
+void app_keys_man(FILE *f) {
+    static const struct app_doc_ops ops = {man_section, man_row, NULL, 0};
+    fputs(".\\\" Generated by `probetop --keys-man` from the key tables; do not edit.\n.SH KEYS\n", f);
+    app_doc_walk(&ops, f);
+}

@@ -1,0 +1,62 @@
+/* app_origin: the origin search as a background job of the app. */
+#include "src/app/app_origin.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "src/app/app_state.h"
+
+struct app_origin {
+    pthread_t thread;
+    int running;                  /* started and not joined */
+    atomic_int done;
+    int rc;
+    const struct dataset *ds;
+    struct ovf_origin_report rep;
+    struct pt_error err;
+};
+
+static void *run(void *arg) {
+    struct app_origin *o = arg;
+    o->rc = ovf_origin_run(o->ds, &o->rep, &o->err);
+    atomic_store(&o->done, 1);
+    return NULL;
+}
+
+void app_origin_start(struct app *a) {
+    if (a->origin || !a->ds || !a->ds->ovf_levels || a->ds->ovf.n == 0) return;
+    struct app_origin *o = calloc(1, sizeof *o);
+    if (!o) return;
+    o->ds = a->ds;
+    atomic_init(&o->done, 0);
+    if (pthread_create(&o->thread, NULL, run, o) != 0) {
+        free(o);
+        return;
+    }
+    o->running = 1;
+    a->origin = o;
+}
+
+int app_origin_poll(struct app *a) {
+    struct app_origin *o = a->origin;
+    if (!o || !o->running || !atomic_load(&o->done)) return 0;
+    pthread_join(o->thread, NULL);
+    o->running = 0;
+    return 1;
+}
+
+void app_origin_stop(struct app *a) {
+    struct app_origin *o = a->origin;
+    if (!o) return;
+    if (o->running) pthread_join(o->thread, NULL);
+    ovf_origin_report_free(&o->rep);
+    free(o);
+    a->origin = NULL;
+}
+
+const struct ovf_origin_report *app_origin_report(const struct app *a) {
+    const struct app_origin *o = a->origin;
+    if (!o || o->running || o->rc != 0 || o->rep.n == 0) return NULL;
+    return &o->rep;
+}

@@ -1,0 +1,41 @@
+/* app_panes: the pane and screen tables.  Adding a pane is one line here
+ * (plus its views/<name>.c); its keys and `:` commands come with its ops. */
+#include "src/app/app_state.h"
+#include "ui/keys.h"
+
+extern const struct view_ops view_heatmap;
+extern const struct view_ops view_linechart;
+extern const struct view_ops view_help;
+extern const struct view_ops view_overflow;
+extern const struct view_ops view_search;
+extern const struct view_ops view_layout;
+extern const struct view_ops view_tree;
+extern const struct view_ops view_detail;
+extern const struct view_ops view_summary;
+extern const struct view_ops view_report;
+
+const struct app_screen app_screens[] = {
+    {"trend", 0, UK_F2},
+    {"overflow", 0, UK_F3},
+    {"search", 0, UK_F4},
+    {"layout", 0, UK_F5},
+    {"compare", 1, UK_F6},
+    {"summary", 0, UK_F7},
+    {"help", 0, UK_F1},
+    {"report", 0, 0},          /* :skipped */
+};
+const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
+
+const struct app_pane app_panes[] = {
+    {&view_heatmap, "trend", 70},
+    {&view_linechart, "trend", 30},
+    {&view_overflow, "overflow", 100},
+    {&view_search, "search", 100},
+    {&view_layout, "layout", 100},
+    {&view_tree, "compare", 55},
+    {&view_detail, "compare", 45},
+    {&view_summary, "summary", 100},
+    {&view_help, "help", 100},
+    {&view_report, "report", 100},
+};
+const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);

@@ -1,0 +1,620 @@
+/* cmd_compare: `probetop compare PROBLEM BENCH`, msProbe's `compare` table
+ * (csv, same columns and values) plus the graph compare's verdict and the
+ * first divergent node, for every (step, rank) the two dumps share. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/bigmem.h"
+#include "model/compare.h"
+#include "model/compare_run.h"
+#include "src/cmd/cmd.h"
+#include "src/io/cmp_files.h"
+#include "src/io/cmp_origin.h"
+#include "src/io/cmp_scan.h"
+#include "src/io/json.h"
+#include "src/io/read_graph.h"
+#include "src/io/read_npy.h"
+
+/* ---- csv ---- */
+
+/* A row is assembled in memory and written with one fwrite: per-character
+ * stdio calls were a tenth of the command's time on a 66 000-row table. */
+struct line { char *b; size_t n, cap; int oom; };
+
+static void line_add(struct line *l, const char *s, size_t n) {
+    if (l->n + n + 1 > l->cap) {
+        size_t nc = l->cap ? l->cap : 4096;
+        while (nc < l->n + n + 1) nc *= 2;
+        char *nb = big_realloc(l->b, nc);
+        if (!nb) { l->oom = 1; return; }
+        l->b = nb;
+        l->cap = nc;
+    }
+    memcpy(l->b + l->n, s, n);
+    l->n += n;
+}
+
+static void csv_field(struct line *l, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) { line_add(l, s, strlen(s)); return; }
+    line_add(l, "\"", 1);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        line_add(l, s, (size_t)(q - s) + 1);
+        line_add(l, "\"", 1);
+    }
+    line_add(l, s, strlen(s));
+    line_add(l, "\"", 1);
+}
+
+/* Two threads make the text of alternate blocks of rows (rows are only
+ * read here) and write them in order, taking turns: the tables are tens of
+ * MB, and a block's buffer is reused, so no text piles up in memory. */
+#define CSV_BLOCK 1024
+
+struct csv_shared {
+    const struct cmp_table *t;
+    int cols;
+    const char *lead;   /* "S,R," before every row (several pairs in one csv), or NULL */
+    FILE *f;
+    size_t nblocks;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t turn;        /* the block to be written next */
+    int oom;            /* a writer ran out of memory: everyone stops */
+};
+
+struct csv_job {
+    struct csv_shared *sh;
+    size_t first, step; /* blocks first, first + step, ... */
+    struct line l;      /* the header, then one block at a time */
+};
+
+static void *csv_blocks(void *arg) {
+    struct csv_job *j = arg;
+    struct csv_shared *sh = j->sh;
+    char *buf = malloc(1 << 16);
+    if (!buf) j->l.oom = 1;
+    for (size_t b = j->first; b < sh->nblocks; b += j->step) {
+        size_t r1 = (b + 1) * CSV_BLOCK < sh->t->nrows ? (b + 1) * CSV_BLOCK : sh->t->nrows;
+        for (size_t i = b * CSV_BLOCK; i < r1 && !j->l.oom; i++) {
+            if (sh->lead) line_add(&j->l, sh->lead, strlen(sh->lead));
+            for (int c = 0; c < sh->cols; c++) {
+                if (c) line_add(&j->l, ",", 1);
+                csv_field(&j->l, cmp_table_cell(sh->t, &sh->t->rows[i], c, buf, 1 << 16));
+            }
+            line_add(&j->l, "\n", 1);
+        }
+        pthread_mutex_lock(&sh->mu);
+        if (j->l.oom) sh->oom = 1;
+        while (sh->turn != b && !sh->oom) pthread_cond_wait(&sh->cv, &sh->mu);
+        int stop = sh->oom;
+        pthread_mutex_unlock(&sh->mu);
+        if (stop) break;
+        fwrite(j->l.b, 1, j->l.n, sh->f);
+        j->l.n = 0;
+        pthread_mutex_lock(&sh->mu);
+        sh->turn++;
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (j->l.oom) {
+        pthread_mutex_lock(&sh->mu);
+        sh->oom = 1;
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Writes the table's rows (after its header when header is set).  With
+ * lead set ("3,5,"), every row starts with it and the header with
+ * "Step,Rank,": one csv holding several (step, rank) pairs. */
+static int csv_table(FILE *f, const struct cmp_table *t, int header, const char *lead) {
+    const char *const *h = cmp_header(t->mode);
+    int n = 0;
+    while (h[n]) n++;
+    int cols = cmp_table_ncols(t);
+    struct csv_shared sh = {.t = t, .cols = cols, .f = f, .lead = lead,
+                            .nblocks = (t->nrows + CSV_BLOCK - 1) / CSV_BLOCK};
+    pthread_mutex_init(&sh.mu, NULL);
+    pthread_cond_init(&sh.cv, NULL);
+    struct csv_job j1 = {.sh = &sh, .first = 0, .step = 2}, j2 = {.sh = &sh, .first = 1, .step = 2};
+    if (header) {
+        if (lead) line_add(&j1.l, "Step,Rank,", 10);
+        for (int c = 0; c < n; c++) {
+            if (c) line_add(&j1.l, ",", 1);
+            csv_field(&j1.l, h[c]);
+        }
+        for (int c = n; c < cols; c++) {   /* NPU_Stack_Info, Data_name */
+            line_add(&j1.l, ",", 1);
+            csv_field(&j1.l, cmp_table_colname(t, c));
+        }
+        line_add(&j1.l, "\n", 1);
+        if (!sh.nblocks && !j1.l.oom) fwrite(j1.l.b, 1, j1.l.n, f);
+    }
+    pthread_t th;
+    int threaded = sh.nblocks > 1 && pthread_create(&th, NULL, csv_blocks, &j2) == 0;
+    if (!threaded) j1.step = 1;   /* one thread: every block, in order */
+    csv_blocks(&j1);
+    if (threaded) pthread_join(th, NULL);
+    int oom = sh.oom || j1.l.oom || j2.l.oom;
+    free(j1.l.b);
+    free(j2.l.b);
+    pthread_cond_destroy(&sh.cv);
+    pthread_mutex_destroy(&sh.mu);
+    return oom ? -1 : 0;
+}
+
+/* ---- reading both sides at once ---- */
+
+struct side_job { const char *dir; struct tree *t; struct pt_error err; int rc; };
+
+static void *side_thread(void *arg) {
+    struct side_job *j = arg;
+    /* with its stacks: the tree build's recompute rule and the layer
+     * mapping read them */
+    j->rc = graph_read(j->dir, 0, &j->t, &j->err);
+    return NULL;
+}
+
+/* The two dumps are independent, so the benchmark side is read on a second
+ * thread while this one reads the problem side. */
+static int read_pair(const char *da, const char *db, struct tree **a, struct tree **b, struct pt_error *err) {
+    struct side_job jb = {.dir = db};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, side_thread, &jb) == 0;
+    int ra = graph_read(da, 0, a, err);
+    if (threaded) pthread_join(th, NULL);
+    else side_thread(&jb);
+    if (ra == 0 && jb.rc != 0) *err = jb.err;
+    if (ra != 0 || jb.rc != 0) {
+        tree_free(*a);
+        tree_free(jb.t);
+        *a = *b = NULL;
+        return -1;
+    }
+    *b = jb.t;
+    return 0;
+}
+
+struct graph_job {
+    struct tree *a, *b;
+    const struct cmp_opts *o;
+    struct cmp_graph *g;
+    struct pt_error err;
+    int rc;
+};
+
+static void *graph_thread(void *arg) {
+    struct graph_job *j = arg;
+    j->rc = cmp_graph_new(j->a, j->b, j->o, &j->g, &j->err);
+    if (j->rc != 0) j->g = NULL;
+    return NULL;
+}
+
+/* ---- output files ---- */
+
+/* A csv being written: to a temporary file beside the final one, renamed
+ * into place only when complete, so an interrupted or failed write never
+ * leaves a half-written table under the final name.  Standard output and
+ * existing non-regular files (/dev/null, a pipe) are written directly. */
+struct outf {
+    FILE *f;
+    char *final, *tmp;   /* tmp NULL: written directly */
+    int is_stdout;
+};
+
+static int outf_open(struct outf *o, const char *path, struct pt_error *err) {
+    memset(o, 0, sizeof *o);
+    if (!strcmp(path, "-")) {
+        o->f = stdout;
+        o->is_stdout = 1;
+        return 0;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) return pt_errorf(err, "%s is a folder (--out DIR writes one csv per pair)", path);
+        o->f = fopen(path, "w");
+        if (!o->f) return pt_errorf(err, "%s: %s", path, strerror(errno));
+        return 0;
+    }
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    o->final = strdup(path);
+    o->tmp = malloc(strlen(path) + 32);
+    if (!o->final || !o->tmp) {
+        free(o->final);
+        free(o->tmp);
+        return pt_errorf(err, "out of memory");
+    }
+    snprintf(o->tmp, strlen(path) + 32, "%.*s.%s.tmpXXXXXX", (int)dl, path, path + dl);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        int e = errno;
+        pt_errorf(err, "%s: cannot create: %s", path, strerror(e));
+        free(o->final);
+        free(o->tmp);
+        o->final = o->tmp = NULL;
+        return -1;
+    }
+    /* mkstemp makes 0600: the table gets the mode a plain fopen would give */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        close(fd);
+        unlink(o->tmp);
+        free(o->final);
+        free(o->tmp);
+        o->final = o->tmp = NULL;
+        return pt_errorf(err, "%s: %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+/* Finishes the file: with ok set, flushes it and moves it into place
+ * (-1 with err when any write failed); otherwise removes the temporary. */
+static int outf_close(struct outf *o, int ok, struct pt_error *err) {
+    if (!o->f) return 0;
+    const char *name = o->final ? o->final : "the csv";
+    /* a failed block write leaves stdio's error flag; fclose alone would
+     * only see the last flush */
+    int bad = ferror(o->f);
+    int e = errno;
+    if (o->is_stdout) bad |= fflush(stdout) != 0;
+    else bad |= fclose(o->f) != 0;
+    if (bad && !e) e = errno;
+    o->f = NULL;
+    int rc = 0;
+    if (ok && bad) rc = pt_errorf(err, "%s: write failed (%s)", o->is_stdout ? "standard output" : name,
+                                  e ? strerror(e) : "I/O error");
+    if (o->tmp) {
+        if (ok && !bad && rename(o->tmp, o->final) != 0)
+            rc = pt_errorf(err, "%s: cannot move the finished csv into place: %s", o->final, strerror(errno));
+        if (!ok || bad || rc) unlink(o->tmp);
+    }
+    free(o->final);
+    free(o->tmp);
+    o->final = o->tmp = NULL;
+    return rc;
+}
+
+/* --out DIR: the folder, made when it does not exist (its parent must). */
+static int out_dir(const char *dir, struct pt_error *err) {
+    struct stat st;
+    if (stat(dir, &st) == 0) return S_ISDIR(st.st_mode) ? 0 : pt_errorf(err, "--out %s: not a folder", dir);
+    if (mkdir(dir, 0777) != 0) return pt_errorf(err, "--out %s: cannot create the folder: %s", dir, strerror(errno));
+    return 0;
+}
+
+/* ---- the command ---- */
+
+static int ncores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4 ? 4 : (int)n;
+}
+
+/* The whole-run first divergence, printed for --first or as the closing
+ * headline. */
+static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
+    int which;
+    long k = crun_first(sum, n, &which);
+    if (k < 0) {
+        if (tabbed) printf("no divergence: every compared node passes\n");
+        return;
+    }
+    const struct crun_first *f = &sum[k].first[which];
+    const char *level = cmp_level_name(which == CRUN_ERR ? CL_ERROR : CL_WARNING);
+    if (!tabbed) {
+        char where[4200];
+        printf("first divergence: %s (%s) at step %d, micro step %d, rank %d\n", crun_where(f, where, sizeof where),
+               level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
+        return;
+    }
+    char w[64];
+    if (f->worst < 0) snprintf(w, sizeof w, "-");
+    else snprintf(w, sizeof w, "%.6g%%", f->worst * 100);   /* 50.6024%, not 50.602409638554214% */
+    char esc[2048], esc2[2048];
+    printf("%s\t%s\tstep %d\trank %d\tworst relative error %s\tmicro step %d\tin %s\n",
+           pt_escape(f->name, strlen(f->name), esc, sizeof esc), level, (int)f->at.step, (int)f->at.rank, w,
+           (int)f->at.micro, f->in ? pt_escape(f->in, strlen(f->in), esc2, sizeof esc2) : "-");
+}
+
+/* --first: the run's first divergence in the order step, micro step, then
+ * across ranks by the origin rules (model/origin.h, divergence rules):
+ * when two ranks or more diverge at the first divergence's step, the pair
+ * of the rank where it was born heads the answer, and the origin with its
+ * chain follows it.  Not with a layer mapping (the table compare the rules
+ * read matches by name): then ranks go in number order. */
+static void print_first_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+                               int lm) {
+    int which;
+    long k = crun_first(sum, n, &which);
+    if (k < 0 || lm) {
+        print_first(sum, n, 1);
+        return;
+    }
+    /* only the ranks whose pair diverges at that step: a clean rank can
+     * hold no origin, and each rank costs a second read of both dumps */
+    struct cscan_pair *sel = malloc(n * sizeof *sel);
+    size_t m = 0;
+    for (size_t i = 0; sel && i < n; i++)
+        if (sum[i].step == sum[k].step && sum[i].state == CRUN_DONE && (sum[i].nerror || sum[i].nwarning))
+            sel[m++] = pairs[i];
+    struct ovf_origin_report o = {0};
+    struct pt_error err;
+    int ok = sel && cmp_origin_step(sel, m, sum[k].step, fuzzy, &o, &err) == 0;
+    if (!ok) fprintf(stderr, "probetop compare: origin across ranks: %s\n", sel ? err.msg : "out of memory");
+    long head = -1;
+    if (ok && o.n && o.v[0].norigins)
+        for (size_t i = 0; i < n && head < 0; i++)
+            if (sum[i].step == o.v[0].step && sum[i].rank == o.v[0].origins[0].rank && sum[i].state == CRUN_DONE)
+                head = (long)i;
+    if (head >= 0) print_first(&sum[head], 1, 1);
+    else print_first(sum, n, 1);
+    if (ok) ovf_origin_print_text(stdout, &o);
+    ovf_origin_report_free(&o);
+    free(sel);
+}
+
+/* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
+static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair *sum, int fuzzy,
+                     const struct cfile_lmap *map, const char *mc) {
+    struct cscan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = ncores()};
+    cscan_run(pairs, n, sum, &so);
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (sum[i].state == CRUN_FAILED) {
+            fprintf(stderr, "probetop compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank, sum[i].why);
+            rc = EXIT_USAGE;
+        } else if (sum[i].nerror && rc == EXIT_OK) rc = EXIT_FOUND;
+    }
+    if (rc == EXIT_USAGE) return rc;
+    print_first_origin(pairs, n, sum, fuzzy, map != NULL);
+    return rc;
+}
+
+static int run(int argc, char **argv) {
+    const char *paths[2] = {NULL, NULL}, *csv = NULL, *lm = NULL, *mc = NULL, *odir = NULL;
+    int first = 0, fuzzy = 0, np = 0, bad = 0;
+    for (int i = 1; i < argc; i++) {
+        int m = 0;
+        const char *v;
+        if ((v = opt_value(argc, argv, &i, "--csv", &m, &bad)) || m) { if (v) csv = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--out", &m, &bad)) || m) { if (v) odir = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--layer-mapping", &m, &bad)) || m) { if (v) lm = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "-lm", &m, &bad)) || m) { if (v) lm = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--match-config", &m, &bad)) || m) { if (v) mc = v; continue; }
+        if (!strcmp(argv[i], "--first")) { first = 1; continue; }
+        if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { fuzzy = 1; continue; }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "probetop compare: unknown option %s (see probetop help compare)\n", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (np >= 2) { fprintf(stderr, "probetop compare: give two dumps, PROBLEM and BENCH\n"); return EXIT_USAGE; }
+        paths[np++] = argv[i];
+    }
+    if (bad) return EXIT_USAGE;
+    if (np != 2) {
+        /* name what is missing, as the other commands do */
+        fprintf(stderr, "probetop compare: %s missing\nusage: %s\n", np == 0 ? "PROBLEM and BENCH are" : "BENCH is",
+                cmd_compare_entry.usage);
+        return EXIT_USAGE;
+    }
+    struct pt_error err;
+    struct graph_dirs d[2];
+    if (graph_scan(paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", err.msg); return EXIT_USAGE; }
+    if (graph_scan(paths[1], &d[1], &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        graph_dirs_free(&d[0]);
+        return EXIT_USAGE;
+    }
+    struct cfile_lmap map;
+    memset(&map, 0, sizeof map);
+    int rc = EXIT_OK, any_error = 0, lm_warned = 0;
+    struct outf out;
+    memset(&out, 0, sizeof out);
+    /* the (step, rank) pairs both dumps have, in the problem's order */
+    struct cscan_pair *pairs = calloc(d[0].n + 1, sizeof *pairs);
+    struct crun_pair *sum = calloc(d[0].n + 1, sizeof *sum);
+    size_t npairs = 0;
+    int multi_step = 0;
+    if (!pairs || !sum) {
+        fprintf(stderr, "probetop compare: out of memory\n");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    for (size_t i = 0; i < d[0].n; i++) {
+        long j = graph_pair(&d[0], &d[1], i);   /* run/step0 against run/step1 pairs by rank */
+        if (j < 0) continue;
+        pairs[npairs++] = (struct cscan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
+        if (npairs > 1 && pairs[npairs - 1].step != pairs[0].step) multi_step = 1;
+    }
+    if (!npairs) {
+        fprintf(stderr, "probetop compare: %s and %s share no (step, rank): nothing to compare\n", paths[0], paths[1]);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (lm && cfile_lmap_load(&map, lm, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (first && !csv && !odir) {
+        rc = run_first(pairs, npairs, sum, fuzzy, lm ? &map : NULL, mc);
+        goto done;
+    }
+    if (odir && out_dir(odir, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (csv && outf_open(&out, csv, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    int quiet = first || out.is_stdout;   /* the counts lines would mix with the csv on stdout */
+    for (size_t k = 0; k < npairs; k++) {
+        const struct cscan_pair *pp = &pairs[k];
+        struct tree *a = NULL, *b = NULL;
+        if (read_pair(pp->dir[0], pp->dir[1], &a, &b, &err) != 0) {
+            fprintf(stderr, "probetop compare: %s\n", err.msg);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        a->step = b->step = pp->step;
+        a->rank = b->rank = pp->rank;
+        if (strcmp(a->framework, b->framework) && a->framework[0] && b->framework[0] && !lm) {
+            fprintf(stderr, "probetop compare: the problem dump is %s and the benchmark %s: names differ between "
+                            "frameworks, give --layer-mapping FILE (a YAML of renames, or auto)\n", a->framework, b->framework);
+            tree_free(a);
+            tree_free(b);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        /* the layer mapping is computed per pair, from both dumps (§3.3) */
+        struct lmap *pm = NULL;
+        if (lm) {
+            char warn[2048];
+            pm = cfile_lmap_build(&map, a, b, warn, sizeof warn);
+            if (warn[0] && !lm_warned) fprintf(stderr, "probetop compare: %s\n", warn);
+            lm_warned |= warn[0] != '\0';
+        }
+        struct cmp_opts o = {.fuzzy = fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
+        const char *tnote = npy_setup_opts(&o, a, b);   /* tensor mode reads .npy files; .pt: statistics */
+        if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", tnote);
+        /* The structure first: building only adds nodes, and once both
+         * trees are built they are only read, so the graph compare runs on
+         * a second thread while this one makes the table and its csv (the
+         * name map and the tensor loader keep no state between calls). */
+        struct pt_error gerr;
+        int built = tree_build(a, &gerr) == 0 && tree_build(b, &gerr) == 0;
+        struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
+        pthread_t gth;
+        int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
+        struct cmp_table *t = NULL;
+        int trc = cmp_table_new(a, b, &o, &t, &err);
+        char lead[64];
+        snprintf(lead, sizeof lead, "%d,%d,", (int)pp->step, (int)pp->rank);
+        if (trc == 0 && out.f && csv_table(out.f, t, k == 0, npairs > 1 ? lead : NULL) != 0)
+            trc = pt_errorf(&err, "out of memory writing the csv");
+        if (trc == 0 && odir) {
+            /* one csv per pair, named as msProbe names a directory compare's */
+            char name[4200];
+            struct outf po;
+            if (multi_step)
+                snprintf(name, sizeof name, "%s/compare_result_rank%d_step%d.csv", odir, (int)pp->rank, (int)pp->step);
+            else snprintf(name, sizeof name, "%s/compare_result_rank%d.csv", odir, (int)pp->rank);
+            if (outf_open(&po, name, &err) != 0) trc = -1;
+            else {
+                int wrc = csv_table(po.f, t, 1, NULL);
+                if (wrc != 0) pt_errorf(&err, "out of memory writing %s", name);
+                if (outf_close(&po, wrc == 0, &err) != 0 || wrc != 0) trc = -1;
+            }
+        }
+        if (gthreaded) pthread_join(gth, NULL);
+        else if (built) graph_thread(&gj);
+        if (trc != 0) {
+            fprintf(stderr, "probetop compare: %s\n", err.msg);
+            cmp_graph_free(gj.g);
+            cmp_table_free(t);
+            lmap_free(pm);
+            tree_free(a);
+            tree_free(b);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        if (t->counts[CL_ERROR]) any_error = 1;
+        if (t->tensor_failed)
+            fprintf(stderr, "probetop compare: step %d rank %d: %zu tensor files could not be read; first: %s\n",
+                    a->step, a->rank, t->tensor_failed, t->tensor_err);
+        /* the graph: only when both sides have a structure */
+        struct cmp_graph *g = gj.g;
+        if (built && gj.rc != 0) gerr = gj.err;
+        int sumrc = 0;
+        if (g) {
+            if (mc) {
+                struct cfile_report rep;
+                if (cfile_match_apply(g, mc, &rep, &err) != 0) {
+                    fprintf(stderr, "probetop compare: %s\n", err.msg);
+                    rc = EXIT_USAGE;
+                } else {
+                    fprintf(stderr, "probetop compare: match config: %zu pairs applied, %zu failed%s%s\n", rep.ok,
+                            rep.failed, rep.first_bad[0] ? "; first: " : "", rep.first_bad);
+                }
+            }
+            sumrc = crun_pair_from_graph(&sum[k], g);
+            if (sum[k].nerror) any_error = 1;
+            if (!quiet)
+                printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu); nodes matched %zu, "
+                       "unmatched %zu problem / %zu benchmark\n", a->step, a->rank, t->nrows, t->counts[0],
+                       t->counts[1], t->counts[2], g->nmatched, g->nunmatched_npu, g->nunmatched_bench);
+        } else {
+            if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
+                                a->step, a->rank, gerr.msg);
+            else fprintf(stderr, "probetop compare: %s\n", gerr.msg);
+            /* no tree: the first divergent row in dump order */
+            sumrc = crun_pair_from_table(&sum[k], t);
+            if (!quiet)
+                printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nrows,
+                       t->counts[0], t->counts[1], t->counts[2]);
+        }
+        cmp_graph_free(g);
+        cmp_table_free(t);
+        lmap_free(pm);
+        tree_free(a);
+        tree_free(b);
+        if (sumrc != 0) {
+            fprintf(stderr, "probetop compare: out of memory\n");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+    if (first) {
+        print_first_origin(pairs, npairs, sum, fuzzy, lm != NULL);
+    } else if (!quiet) print_first(sum, npairs, 0);
+    if (rc == EXIT_OK && any_error) rc = EXIT_FOUND;
+done:
+    if (out.f && outf_close(&out, rc != EXIT_USAGE, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        rc = EXIT_USAGE;
+    }
+    for (size_t k = 0; sum && k < npairs; k++) crun_pair_clear(&sum[k]);
+    free(sum);
+    free(pairs);
+    cfile_lmap_free(&map);
+    graph_dirs_free(&d[0]);
+    graph_dirs_free(&d[1]);
+    return rc;
+}
+
+const struct cmd_entry cmd_compare_entry = {
+    .name = "compare",
+    .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--first] [--fuzzy-match] "
+             "[--layer-mapping FILE|auto] [--match-config FILE]",
+    .summary = "compare two dumps as msprobe compare does: csv of every tensor, first divergent node",
+    .help = "  PROBLEM, BENCH          rank folders, step folders, dump roots or dump.json files\n"
+            "  --csv FILE|-            write msprobe's compare table (statistics: 27 columns + NPU_Stack_Info);\n"
+            "                          with several (step, rank) pairs, Step and Rank columns lead\n"
+            "  --out DIR               one csv per pair, compare_result_rank<R>[_step<S>].csv (as msprobe)\n"
+            "  --first                 print only the run's first divergence: the earliest diverging\n"
+            "                          operation (node order, steps, micro steps, then ranks), error\n"
+            "                          before warning: name, level, step, rank, worst relative error,\n"
+            "                          micro step, enclosing module\n"
+            "  --fuzzy-match           match calls by name without call counters (msprobe -fm)\n"
+            "  --layer-mapping FILE|auto  msprobe -lm: map problem entries to benchmark entries by\n"
+            "                          their module path and call order, renaming attributes per the\n"
+            "                          YAML (ClassName: {problem_attr: bench_attr}); auto: no renames.\n"
+            "                          Needed when the frameworks differ (also -lm FILE|auto)\n"
+            "  --match-config FILE     apply a saved match config (msprobe .vis.config JSON)\n"
+            "Exit: 0 nothing at error level, 1 something is, 2 bad input.\n",
+    .run = run,
+};

@@ -1,0 +1,245 @@
+/* cmd_data2db: msProbe's `data2db` (trend-db.md §1) with its flags and
+ * output names: dump_data.trend.db and/or monitor_data.trend.db. */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/cmd/cmd.h"
+#include "src/io/dataset.h"
+#include "src/io/read_dump.h"
+#include "src/io/read_monitor.h"
+#include "src/io/write_trenddb.h"
+
+/* Creates path and its missing parents.  *made gets the topmost folder this
+ * call created (malloc'd, NULL when it created none), so that a run that
+ * fails can take away what it made (unmake). */
+static int mkdir_p(const char *path, char **made) {
+    char buf[4096];
+    *made = NULL;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) { errno = ENAMETOOLONG; return -1; }
+    size_t l = strlen(buf);
+    if (!l) { errno = ENOENT; return -1; }
+    while (l > 1 && buf[l - 1] == '/') buf[--l] = '\0';
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) == 0) {
+            if (!*made && !(*made = strdup(buf))) return -1;
+        } else if (errno != EEXIST) return -1;
+        *p = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (stat(buf, &st) != 0) return -1;
+    if (!S_ISDIR(st.st_mode)) { errno = EEXIST; return -1; }   /* a file in the way */
+    return 0;
+}
+
+/* Removes the folders mkdir_p made, deepest first, while they are empty. */
+static void unmake(const char *path, const char *made) {
+    if (!made) return;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    size_t top = strlen(made);
+    for (;;) {
+        size_t l = strlen(buf);
+        while (l > 1 && buf[l - 1] == '/') buf[--l] = '\0';
+        if (l < top || rmdir(buf) != 0 || l == top) break;
+        char *slash = strrchr(buf, '/');
+        if (!slash) break;
+        *slash = '\0';
+    }
+}
+
+static void report(const struct tdb_result *r, double secs) {
+    fprintf(stderr, "probetop: wrote %s: %zu targets, %zu rows, steps 0..%d, ranks 0..%d (%.2f s, %.0f rows/s)\n",
+            r->path, r->targets, r->rows, (int)r->max_step, (int)r->max_rank, secs,
+            secs > 0 ? (double)r->rows / secs : 0.0);
+}
+
+/* Messages carry file names and file contents: escaped for the terminal. */
+static void say(const char *prefix, const char *msg) {
+    char esc[4096];
+    fprintf(stderr, "%s%s\n", prefix, pt_escape(msg, strlen(msg), esc, sizeof esc));
+}
+
+static void print_notes(const struct dataset *ds) {
+    for (size_t i = 0; i < ds->nwarnings; i++) say("probetop: warning: ", ds->warnings[i]);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The signal flag: SIGINT, SIGTERM or SIGHUP asks the writer to stop; it
+ * removes its temporary file and the old database stays as it was.  A
+ * second signal ends the run at once (the next run removes what is left). */
+static atomic_int stop_signal;
+
+static void on_signal(int sig) {
+    if (atomic_exchange(&stop_signal, sig) != 0) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+static void catch_signals(int on) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on ? on_signal : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static int run(int argc, char **argv) {
+    const char *data = NULL, *db = NULL, *parallel = NULL;
+    struct layout *layout = NULL;
+    struct load_opts lo;
+    load_opts_init(&lo);
+    for (int i = 1; i < argc; i++) {
+        int m = 0, bad = 0;
+        const char *v;
+        if ((v = opt_value(argc, argv, &i, "--data", &m, &bad)) || m) { if (bad) return EXIT_USAGE; data = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; db = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (ds_format_parse(v, &lo.format) != 0 || lo.format == DS_TRENDDB) {
+                fprintf(stderr, "probetop data2db: --format takes auto, dump or monitor, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--micro_step", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (opt_bool(v, &lo.micro_step) != 0) {
+                fprintf(stderr, "probetop data2db: --micro_step takes true or false, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--parallel", &m, &bad)) || m) { if (bad) return EXIT_USAGE; parallel = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--process_num", &m, &bad)) || m) {
+            long n;
+            if (bad) return EXIT_USAGE;
+            if (opt_int(v, 1, 128, &n) != 0) {
+                fprintf(stderr, "probetop data2db: --process_num takes 1..128, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            lo.threads = (int)n;
+            continue;
+        }
+        fprintf(stderr, "probetop data2db: unknown argument '%s' (see probetop help data2db)\n", argv[i]);
+        return EXIT_USAGE;
+    }
+    if (!data || !db) {
+        fprintf(stderr, "probetop data2db: --data DIR and --db OUTDIR are required\n");
+        return EXIT_USAGE;
+    }
+    struct stat st;
+    int found = stat(data, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "probetop data2db: %s: %s\n", data, found ? "not a folder" : strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *made = NULL;
+    if (mkdir_p(db, &made) != 0) {
+        fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", db,
+                errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+        if (made) unmake(db, made);
+        free(made);
+        return EXIT_USAGE;
+    }
+    if (parallel) {
+        struct layout_config cfg;
+        struct pt_error e;
+        if (layout_config_parse(&cfg, parallel, &e) != 0 || !(layout = layout_new(&cfg, &e))) {
+            fprintf(stderr, "probetop data2db: --parallel: %s\n", e.msg);
+            unmake(db, made);
+            free(made);
+            return EXIT_USAGE;
+        }
+        lo.layout = layout;
+    }
+    int wrote = 0, failed = 0;
+    struct pt_error err;
+    atomic_store(&stop_signal, 0);
+    lo.cancel = &stop_signal;
+    catch_signals(1);
+    struct tdb_result res;
+    if (lo.format == DS_AUTO || lo.format == DS_DUMP) {
+        struct dataset *ds = calloc(1, sizeof *ds);
+        int try_it = lo.format == DS_DUMP || dump_detect(data);
+        double t0 = now();
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
+        if (try_it) {
+            if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+            print_notes(ds);
+        }
+        dataset_free(ds);
+    }
+    if (lo.format == DS_AUTO || lo.format == DS_MONITOR) {
+        struct dataset *ds = calloc(1, sizeof *ds);
+        int try_it = !atomic_load(&stop_signal) && (lo.format == DS_MONITOR || monitor_detect(data));
+        double t0 = now();
+        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
+        if (try_it) {
+            if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+            print_notes(ds);
+        }
+        dataset_free(ds);
+    }
+    catch_signals(0);
+    int sig = atomic_load(&stop_signal);
+    if (sig) {
+        /* the writer removed its temporary file; an existing database was never touched */
+        const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+        if (failed || !wrote)
+            fprintf(stderr, "probetop data2db: interrupted by %s: the database being written was removed; "
+                            "an older one of the same name in %s is as it was\n", name, db);
+        else
+            fprintf(stderr, "probetop data2db: interrupted by %s after the databases above were complete\n", name);
+        unmake(db, made);
+        free(made);
+        layout_free(layout);
+        signal(sig, SIG_DFL);
+        raise(sig);   /* the shell sees how it ended */
+        return 128 + sig;
+    }
+    if (!wrote && !failed)
+        fprintf(stderr, "probetop data2db: %s: no dump (step*/rank*/dump.json) or monitor data (*-rank*-*/*.csv) found\n", data);
+    layout_free(layout);
+    if (!wrote) unmake(db, made);   /* a failed run leaves no folder it created */
+    free(made);
+    return wrote && !failed ? EXIT_OK : EXIT_USAGE;
+}
+
+const struct cmd_entry cmd_data2db_entry = {
+    .name = "data2db",
+    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false] [--parallel SPEC]",
+    .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
+    .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
+            "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
+            "  --format F            auto (default: dump, then monitor), dump or monitor\n"
+            "  --mapping FILE        JSON {\"old\": \"new\"}: substring replacements applied to every name\n"
+            "  --micro_step B        true (default): step axis counts micro steps; false: step numbers\n"
+            "  --process_num N       reader threads (1..128; default one per core)\n"
+            "  --parallel SPEC       Megatron layout, e.g. \"W=8 L=8 TP=2 PP=2 V=2\": write layers.<i> as the\n"
+            "                        model's global layer index of each rank and chunk (not msProbe's names)\n"
+            "The database is written to a temporary file and renamed into place; DIR is never written.\n",
+    .run = run,
+};

@@ -1,0 +1,201 @@
+/* cmd_info: what a path holds, as text or one JSON object. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cmd/cmd.h"
+#include "src/cmd/cmd_visdb.h"
+#include "src/io/dataset.h"
+#include "src/io/json.h"
+
+static void print_text(const struct dataset *ds) {
+    const struct cube *c = ds->cube;
+    char esc[1024];
+    printf("path        %s\n", pt_escape(ds->path, strlen(ds->path), esc, sizeof esc));
+    if (ds->source && strcmp(ds->source, ds->path))
+        printf("opened      %s\n", pt_escape(ds->source, strlen(ds->source), esc, sizeof esc));
+    printf("format      %s", ds_format_name(ds->format));
+    /* header fields are the file's bytes: escaped, so that none reaches the terminal as a control sequence */
+    char fw[256], lv[256], tk[256];
+    if (ds->framework || ds->level || ds->task)
+        printf(" (%s%s%s%s%s)", ds->framework ? pt_escape(ds->framework, strlen(ds->framework), fw, sizeof fw) : "",
+               ds->level ? ", level " : "", ds->level ? pt_escape(ds->level, strlen(ds->level), lv, sizeof lv) : "",
+               ds->task ? ", task " : "", ds->task ? pt_escape(ds->task, strlen(ds->task), tk, sizeof tk) : "");
+    printf("\n");
+    if (ds->ndbfiles > 1) {
+        printf("databases  ");
+        for (size_t i = 0; i < ds->ndbfiles; i++) printf(" %s", pt_escape(ds->dbfiles[i], strlen(ds->dbfiles[i]), esc, sizeof esc));
+        printf("\n");
+    }
+    printf("steps       %d", c->nsteps);
+    if (c->nsteps) printf(" (%d..%d)", c->steps[0].value, c->steps[c->nsteps - 1].value);
+    if (ds->micro_step == 1) {
+        int origins = 0;
+        for (int i = 0; i < c->nsteps; i++)
+            if (i == 0 || c->steps[i].origin != c->steps[i - 1].origin) origins++;
+        printf(", micro steps of %d step%s", origins, origins == 1 ? "" : "s");
+    }
+    printf("\nranks       %d", c->nranks);
+    if (c->nranks) printf(" (%d..%d)", c->ranks[0], c->ranks[c->nranks - 1]);
+    printf("\ntargets     %u\n", names_count(c->names));
+    printf("labels      %u\n", names_label_count(c->names));
+    printf("metrics     %d\n", c->nmetrics);
+    for (int m = 0; m < c->nmetrics; m++) {
+        const struct cube_metric *cm = &c->metrics[m];
+        printf("  %-16s %6u targets  stats ", pt_escape(cm->name, strlen(cm->name), esc, sizeof esc), cm->ntargets);
+        for (int s = 0; s < cm->nstats; s++)
+            printf("%s%s", s ? "," : "", pt_escape(cm->stats[s], strlen(cm->stats[s]), esc, sizeof esc));
+        printf("  non-finite %zu\n", cube_count_nonfinite(c, m, -1, -1));
+    }
+    if (ds->ovf_levels) {
+        size_t cnt[4] = {0};
+        for (size_t i = 0; i < ds->ovf.n; i++) cnt[ds->ovf.v[i].level]++;
+        printf("overflow    %zu critical, %zu high, %zu medium\n", cnt[OVF_CRITICAL], cnt[OVF_HIGH], cnt[OVF_MEDIUM]);
+    }
+    printf("files read  %zu (%.1f MB)\n", ds->files_read, (double)ds->bytes_read / 1e6);
+    printf("skipped     %zu\n", ds->nskipped);
+    for (size_t i = 0; i < ds->nskipped; i++) printf("  %s\n", pt_escape(ds->skipped[i], strlen(ds->skipped[i]), esc, sizeof esc));
+    for (size_t i = 0; i < ds->nwarnings; i++)
+        printf("warning     %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
+    printf("load time   %.3f s\n", ds->load_seconds);
+}
+
+static void print_json(const struct dataset *ds) {
+    const struct cube *c = ds->cube;
+    printf("{\"path\": ");
+    json_fput_str(stdout, ds->path);
+    printf(", \"source\": ");
+    json_fput_str(stdout, ds->source ? ds->source : ds->path);
+    printf(", \"format\": \"%s\", \"micro_step\": %s", ds_format_name(ds->format),
+           ds->micro_step == 1 ? "true" : ds->micro_step == 0 ? "false" : "null");
+    printf(", \"framework\": ");
+    if (ds->framework) json_fput_str(stdout, ds->framework); else printf("null");
+    printf(", \"level\": ");
+    if (ds->level) json_fput_str(stdout, ds->level); else printf("null");
+    printf(", \"steps\": [");
+    for (int i = 0; i < c->nsteps; i++) printf("%s%d", i ? ", " : "", c->steps[i].value);
+    printf("], \"step_origin\": [");
+    for (int i = 0; i < c->nsteps; i++) printf("%s%d", i ? ", " : "", c->steps[i].origin);
+    printf("], \"ranks\": [");
+    for (int i = 0; i < c->nranks; i++) printf("%s%d", i ? ", " : "", c->ranks[i]);
+    printf("], \"targets\": %u, \"labels\": %u, \"metrics\": [", names_count(c->names), names_label_count(c->names));
+    for (int m = 0; m < c->nmetrics; m++) {
+        printf("%s", m ? ", " : "");
+        json_fput_str(stdout, c->metrics[m].name);
+    }
+    printf("], \"statistics\": {");
+    for (int m = 0; m < c->nmetrics; m++) {
+        printf("%s", m ? ", " : "");
+        json_fput_str(stdout, c->metrics[m].name);
+        printf(": [");
+        for (int s = 0; s < c->metrics[m].nstats; s++) {
+            printf("%s", s ? ", " : "");
+            json_fput_str(stdout, c->metrics[m].stats[s]);
+        }
+        printf("]");
+    }
+    printf("}, \"metric_targets\": {");
+    for (int m = 0; m < c->nmetrics; m++) {
+        printf("%s", m ? ", " : "");
+        json_fput_str(stdout, c->metrics[m].name);
+        printf(": %u", c->metrics[m].ntargets);
+    }
+    printf("}, \"nonfinite\": {");
+    for (int m = 0; m < c->nmetrics; m++) {
+        printf("%s", m ? ", " : "");
+        json_fput_str(stdout, c->metrics[m].name);
+        printf(": %zu", cube_count_nonfinite(c, m, -1, -1));
+    }
+    printf("}, \"overflow\": ");
+    if (ds->ovf_levels) {
+        size_t cnt[4] = {0};
+        for (size_t i = 0; i < ds->ovf.n; i++) cnt[ds->ovf.v[i].level]++;
+        printf("{\"critical\": %zu, \"high\": %zu, \"medium\": %zu}", cnt[OVF_CRITICAL], cnt[OVF_HIGH], cnt[OVF_MEDIUM]);
+    } else {
+        printf("null");
+    }
+    printf(", \"files_read\": %zu, \"bytes_read\": %llu, \"skipped\": [", ds->files_read,
+           (unsigned long long)ds->bytes_read);
+    for (size_t i = 0; i < ds->nskipped; i++) {
+        printf("%s", i ? ", " : "");
+        json_fput_str(stdout, ds->skipped[i]);
+    }
+    printf("], \"warnings\": [");
+    for (size_t i = 0; i < ds->nwarnings; i++) {
+        printf("%s", i ? ", " : "");
+        json_fput_str(stdout, ds->warnings[i]);
+    }
+    printf("], \"load_seconds\": %.6f}\n", ds->load_seconds);
+}
+
+static int run(int argc, char **argv) {
+    const char *path = NULL;
+    int json = 0;
+    struct load_opts lo;
+    load_opts_init(&lo);
+    for (int i = 1; i < argc; i++) {
+        int m = 0, bad = 0;
+        const char *v;
+        if (!strcmp(argv[i], "--json")) { json = 1; continue; }
+        if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (ds_format_parse(v, &lo.format) != 0) {
+                fprintf(stderr, "probetop info: --format takes dump, monitor, trenddb or auto, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--micro_step", &m, &bad)) || m) {
+            if (bad || opt_bool(v, &lo.micro_step) != 0) {
+                fprintf(stderr, "probetop info: --micro_step takes true or false\n");
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.db_name = v; continue; }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "probetop info: unknown option '%s' (see probetop help info)\n", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (path) {
+            fprintf(stderr, "probetop info: one PATH only\n");
+            return EXIT_USAGE;
+        }
+        path = argv[i];
+    }
+    if (!path) {
+        fprintf(stderr, "usage: %s\n", cmd_info_entry.usage);
+        return EXIT_USAGE;
+    }
+    /* graphs, not trend data: described by src/cmd_visdb.c */
+    if (cmd_visdb_is(path)) return cmd_visdb_info(path, json);
+    struct dataset *ds;
+    struct pt_error err;
+    if (dataset_load(path, &lo, &ds, &err) != 0) {
+        char esc[1200];
+        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < ds->nwarnings; i++) {
+        char esc[1200];
+        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
+    }
+    if (json) print_json(ds);
+    else print_text(ds);
+    dataset_free(ds);
+    return EXIT_OK;
+}
+
+const struct cmd_entry cmd_info_entry = {
+    .name = "info",
+    .usage = "probetop info PATH [--json] [--format auto|dump|monitor|trenddb] [--micro_step true|false] [--mapping FILE] [--db NAME]",
+    .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
+    .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
+            "                       nonfinite (metric -> count), overflow, skipped, warnings, load_seconds\n"
+            "  --format F           force the input format instead of detecting it\n"
+            "  --micro_step B       true (default): split steps into micro steps as msProbe's data2db\n"
+            "  --mapping FILE       JSON {\"old\": \"new\"} substring replacements for names\n"
+            "  --db NAME            which .trend.db of a folder to open (default: the first by name)\n",
+    .run = run,
+};

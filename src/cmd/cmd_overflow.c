@@ -1,0 +1,563 @@
+/* cmd_overflow: `probetop overflow PATH`, the headless NaN/Inf triage.
+ *
+ * Loads PATH with dataset_load(), whose dump reader classifies every record
+ * while it parses (no second pass over the JSON), and prints the first
+ * occurrence, the counts per level, per step and per rank, and the flagged
+ * records in the listing order of model/ovfrows.h (NaN/Inf first, in triage
+ * order; numeric-jump records grouped by name) as text, CSV or one JSON
+ * object.  Inputs without per-record I/O (monitor CSV trees, .trend.db
+ * files) get the non-finite cells of the cube instead, without levels.  The
+ * exit code gates CI: 1 when a record counts at or above --fail-on
+ * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone),
+ * else 0; 2 bad usage or unreadable input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cube.h"
+#include "model/overflow.h"
+#include "model/ovfrows.h"
+#include "src/cmd/cmd.h"
+#include "src/cmd/cmd_visdb.h"
+#include "src/io/dataset.h"
+#include "src/io/ovf_origin.h"
+
+enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
+
+#define DEFAULT_TEXT_LIMIT 20
+
+/* Counts of one step or rank: index = enum ovf_level (0 = no level). */
+struct tally {
+    int32_t key;
+    size_t n[4];
+};
+
+struct report {
+    const struct dataset *ds;
+    const struct ovf_list *l;
+    int levels;                /* the input has levels */
+    int min_level;             /* --level (OVF_MEDIUM: everything) */
+    size_t *match;             /* indexes into l of entries at or above min_level */
+    size_t nmatch;
+    long first;                /* index into l, -1 none */
+    struct ovr_rows rows;      /* the matched entries as listed */
+    int fail_on;               /* --fail-on: enum ovf_level */
+    size_t failing;            /* entries whose ovf_gate_level() reaches fail_on */
+    size_t counts[4];
+    size_t jumps;              /* entries flagged by the numeric jump alone */
+    struct tally *steps, *ranks;
+    size_t nsteps, nranks;
+    long limit;                /* entries to list; 0 = all */
+    const struct ovf_origin_report *origin;   /* origin rank of the first step with one (dumps) */
+};
+
+static const char *entry_level(const struct report *r, const struct ovf_entry *e) {
+    return r->levels ? ovf_level_name((enum ovf_level)e->level) : "nonfinite";
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The tally for key in a sorted array (it is there by construction). */
+static struct tally *tally_find(struct tally *t, size_t n, int32_t key) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && t[lo].key == key ? &t[lo] : NULL;
+}
+
+/* Distinct values of a field of every entry, ascending, as zeroed tallies. */
+static int make_tallies(const struct ovf_list *l, int by_rank, struct tally **out, size_t *nout) {
+    int32_t *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
+    if (!keys) return -1;
+    for (size_t i = 0; i < l->n; i++) keys[i] = by_rank ? l->v[i].rank : l->v[i].step;
+    qsort(keys, l->n, sizeof *keys, cmp_i32);
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (n == 0 || keys[n - 1] != keys[i]) keys[n++] = keys[i];
+    struct tally *t = calloc(n ? n : 1, sizeof *t);
+    if (!t) {
+        free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) t[i].key = keys[i];
+    free(keys);
+    *out = t;
+    *nout = n;
+    return 0;
+}
+
+static int matched_level(const struct ovf_entry *e, void *ctx) {
+    const struct report *r = ctx;
+    return !r->levels || (int)e->level >= r->min_level;
+}
+
+static int report_build(struct report *r) {
+    const struct ovf_list *l = r->l;
+    r->match = malloc((l->n ? l->n : 1) * sizeof *r->match);
+    if (!r->match) return -1;
+    if (make_tallies(l, 0, &r->steps, &r->nsteps) != 0 || make_tallies(l, 1, &r->ranks, &r->nranks) != 0)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ovf_entry *e = &l->v[i];
+        unsigned lv = e->level <= OVF_CRITICAL ? e->level : OVF_NONE;
+        r->counts[lv]++;
+        tally_find(r->steps, r->nsteps, e->step)->n[lv]++;
+        tally_find(r->ranks, r->nranks, e->rank)->n[lv]++;
+        if (!r->levels || (int)lv >= r->min_level) r->match[r->nmatch++] = i;
+        if ((int)ovf_gate_level(e) >= r->fail_on) r->failing++;
+        r->jumps += e->jump != 0;
+    }
+    if (ovr_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
+    r->first = ovf_first(l);
+    if (r->first >= 0 && r->levels && (int)l->v[r->first].level < r->min_level) r->first = -1;
+    return 0;
+}
+
+static void report_free(struct report *r) {
+    free(r->match);
+    free(r->steps);
+    free(r->ranks);
+    ovr_free(&r->rows);
+}
+
+/* Rows listed (the --limit). */
+static size_t listed(const struct report *r) {
+    return r->limit > 0 && (size_t)r->limit < r->rows.n ? (size_t)r->limit : r->rows.n;
+}
+
+/* The kind of a row for csv and json: "numeric_jump" for a group. */
+static const char *row_kind(const struct ovr_row *w) {
+    return w->section == OVR_JUMP ? "numeric_jump" : "nonfinite";
+}
+
+/* ---- text ---- */
+
+static const char *esc(const char *s, char *buf, size_t size) {
+    return pt_escape(s, strlen(s), buf, size);
+}
+
+static void text_counts(const struct report *r, const size_t *n) {
+    if (r->levels)
+        printf("critical %zu, high %zu, medium %zu", n[OVF_CRITICAL], n[OVF_HIGH], n[OVF_MEDIUM]);
+    else
+        printf("nonfinite %zu", n[OVF_NONE]);
+}
+
+static void text_entry(const struct report *r, const struct ovf_entry *e) {
+    char name[2048], what[1024], micro[16];
+    if (e->micro >= 0) snprintf(micro, sizeof micro, "%d", (int)e->micro);
+    else strcpy(micro, "-");
+    printf("  %-9s %5d %5s %5d %7u  %s  %s\n", entry_level(r, e), (int)e->step, micro, (int)e->rank,
+           (unsigned)e->pos, esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
+}
+
+/* The exit code the gate gives, and why. */
+static void text_gate(const struct report *r) {
+    const char *lv = ovf_level_name((enum ovf_level)r->fail_on);
+    if (r->failing)
+        printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, r->failing, r->failing == 1 ? "" : "s");
+    else
+        printf("gate (--fail-on %s): nothing at or above it: exit 0\n", lv);
+}
+
+/* A numeric-jump group: its level, the kind, the name, what it covers and
+ * the earliest record's description. */
+static void text_group(const struct report *r, const struct ovr_row *w) {
+    const struct ovf_entry *e = &r->l->v[w->entry];
+    char name[2048], what[1024], cover[160];
+    ovr_group_text(w, 1, cover, sizeof cover);
+    printf("  %-9s %-25s  %s  %s; earliest: step %d rank %d pos %u %s\n", ovf_level_name((enum ovf_level)w->level),
+           OVR_JUMP_NAME, esc(e->name, name, sizeof name), cover, (int)e->step, (int)e->rank, (unsigned)e->pos,
+           esc(e->what, what, sizeof what));
+}
+
+static void print_text(const struct report *r) {
+    const struct dataset *ds = r->ds;
+    char path[2048];
+    printf("overflow check of %s (%s)\n", esc(ds->path ? ds->path : "", path, sizeof path),
+           ds_format_name(ds->format));
+    if (!r->levels)
+        printf("levels: not available for this input (no inputs/outputs per record); "
+               "flagged: cells holding NaN or +-Inf\n");
+    printf("counts: ");
+    text_counts(r, r->counts);
+    if (r->jumps) printf(" (%zu of the high: %s alone, no NaN/Inf)", r->jumps, OVR_JUMP_NAME);
+    printf("\n");
+    text_gate(r);
+    if (r->nmatch == 0) {
+        if (r->l->n == 0) printf("no NaN or Inf found\n");
+        else printf("nothing at level %s or above\n", ovf_level_name((enum ovf_level)r->min_level));
+        return;
+    }
+    if (r->first < 0 && r->levels) {
+        printf("no NaN or Inf found\n");
+    } else if (r->first >= 0) {
+        const struct ovf_entry *e = &r->l->v[r->first];
+        char name[2048], what[1024];
+        printf("first occurrence: %s at step %d", r->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
+               (int)e->step);
+        if (e->micro >= 0) printf(" micro step %d", (int)e->micro);
+        printf(", rank %d, position %u\n  %s\n  %s\n", (int)e->rank, (unsigned)e->pos,
+               esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
+    }
+    printf("per step:\n");
+    for (size_t i = 0; i < r->nsteps; i++) {
+        printf("  step %-6d ", (int)r->steps[i].key);
+        text_counts(r, r->steps[i].n);
+        printf("\n");
+    }
+    printf("per rank:\n");
+    for (size_t i = 0; i < r->nranks; i++) {
+        printf("  rank %-6d ", (int)r->ranks[i].key);
+        text_counts(r, r->ranks[i].n);
+        printf("\n");
+    }
+    size_t n = listed(r);
+    if (n < r->rows.n) printf("entries (first %zu of %zu rows; --limit 0 lists all):\n", n, r->rows.n);
+    else printf("entries (%zu row%s):\n", r->rows.n, r->rows.n == 1 ? "" : "s");
+    printf("  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
+    for (size_t i = 0; i < n; i++) {
+        const struct ovr_row *w = &r->rows.v[i];
+        if (w->section != OVR_JUMP) {
+            text_entry(r, &r->l->v[w->entry]);
+            continue;
+        }
+        if (i == 0 || r->rows.v[i - 1].section != OVR_JUMP)
+            printf("  -- %s: msProbe's heuristic (an output Norm over 100x the input Norm), no NaN/Inf;\n"
+                   "     one row per name, with its records, steps and ranks, then the earliest record --\n",
+                   OVR_JUMP_NAME);
+        text_group(r, w);
+    }
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_csv(const struct report *r) {
+    printf("level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
+    size_t n = listed(r);
+    for (size_t i = 0; i < n; i++) {
+        const struct ovr_row *w = &r->rows.v[i];
+        const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
+        printf("%s,%d,", entry_level(r, e), (int)e->step);
+        if (e->micro >= 0) printf("%d", (int)e->micro);
+        printf(",%d,%u,", (int)e->rank, (unsigned)e->pos);
+        csv_field(e->name);
+        putchar(',');
+        csv_field(e->what);
+        printf(",%s,%zu,%u,%u\n", row_kind(w), w->count, (unsigned)w->nsteps, (unsigned)w->nranks);
+    }
+}
+
+/* ---- JSON ---- */
+
+/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s) {
+    unsigned c = s[0], cp, n;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    for (unsigned i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD so the output
+ * always parses. */
+static void json_str(const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    putchar('"');
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') { putchar('\\'); putchar((int)c); p++; }
+        else if (c == '\n') { fputs("\\n", stdout); p++; }
+        else if (c == '\t') { fputs("\\t", stdout); p++; }
+        else if (c == '\r') { fputs("\\r", stdout); p++; }
+        else if (c < 0x20 || c == 0x7f) { printf("\\u%04x", c); p++; }
+        else {
+            size_t n = utf8_seq(p);
+            if (n == 0) { fputs("\\ufffd", stdout); p++; }
+            else { fwrite(p, 1, n, stdout); p += n; }
+        }
+    }
+    putchar('"');
+}
+
+/* An entry's members, without the braces. */
+static void json_fields(const struct report *r, const struct ovf_entry *e) {
+    printf("\"step\": %d, \"micro_step\": ", (int)e->step);
+    if (e->micro >= 0) printf("%d", (int)e->micro);
+    else printf("null");
+    printf(", \"rank\": %d, \"pos\": %u, \"name\": ", (int)e->rank, (unsigned)e->pos);
+    json_str(e->name);
+    printf(", \"level\": \"%s\", \"what\": ", entry_level(r, e));
+    json_str(e->what);
+}
+
+static void json_entry(const struct report *r, const struct ovf_entry *e) {
+    putchar('{');
+    json_fields(r, e);
+    putchar('}');
+}
+
+/* A listed row: an entry with its kind; a group also has its records,
+ * steps and ranks (its step, rank, pos and what are its earliest record's). */
+static void json_row(const struct report *r, const struct ovr_row *w) {
+    putchar('{');
+    json_fields(r, &r->l->v[w->entry]);
+    printf(", \"kind\": \"%s\"", row_kind(w));
+    if (w->section == OVR_JUMP)
+        printf(", \"records\": %zu, \"steps\": %u, \"ranks\": %u, \"step_range\": [%d, %d], \"rank_range\": [%d, %d]",
+               w->count, (unsigned)w->nsteps, (unsigned)w->nranks, (int)w->step_min, (int)w->step_max,
+               (int)w->rank_min, (int)w->rank_max);
+    putchar('}');
+}
+
+static void json_counts(const struct report *r, const size_t *n) {
+    if (r->levels)
+        printf("\"critical\": %zu, \"high\": %zu, \"medium\": %zu", n[OVF_CRITICAL], n[OVF_HIGH], n[OVF_MEDIUM]);
+    else
+        printf("\"nonfinite\": %zu", n[OVF_NONE]);
+}
+
+static void json_origin(const struct report *r);
+
+static void print_json(const struct report *r) {
+    printf("{\"path\": ");
+    json_str(r->ds->path);
+    printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", ds_format_name(r->ds->format),
+           r->levels ? "true" : "false");
+    if (r->first >= 0) json_entry(r, &r->l->v[r->first]);
+    else printf("null");
+    printf(", \"counts\": {");
+    json_counts(r, r->counts);
+    if (r->levels) printf(", \"%s\": %zu", "numeric_jump", r->jumps);
+    printf("}, \"matched\": %zu, \"gate\": {\"fail_on\": \"%s\", \"failing\": %zu, \"exit\": %d}, \"rows\": %zu, \"per_step\": [",
+           r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, r->failing ? EXIT_FOUND : EXIT_OK, r->rows.n);
+    for (size_t i = 0; i < r->nsteps; i++) {
+        printf("%s{\"step\": %d, ", i ? ", " : "", (int)r->steps[i].key);
+        json_counts(r, r->steps[i].n);
+        putchar('}');
+    }
+    printf("], \"per_rank\": [");
+    for (size_t i = 0; i < r->nranks; i++) {
+        printf("%s{\"rank\": %d, ", i ? ", " : "", (int)r->ranks[i].key);
+        json_counts(r, r->ranks[i].n);
+        putchar('}');
+    }
+    size_t n = listed(r);
+    printf("], \"truncated\": %s, \"entries\": [", n < r->rows.n ? "true" : "false");
+    for (size_t i = 0; i < n; i++) {
+        printf(i ? ",\n  " : "\n  ");
+        json_row(r, &r->rows.v[i]);
+    }
+    printf("%s]", n ? "\n" : "");
+    json_origin(r);
+    printf("}\n");
+}
+
+/* ---- origin across ranks (model/origin.h) ---- */
+
+static void origin_node_json(const struct ovf_origin_node *n) {
+    printf("{\"step\": %d, \"micro_step\": ", (int)n->step);
+    if (n->micro >= 0) printf("%d", (int)n->micro);
+    else printf("null");
+    printf(", \"rank\": %d, \"pos\": %u, \"name\": ", (int)n->rank, (unsigned)n->pos);
+    json_str(n->name);
+    putchar('}');
+}
+
+/* ", \"origin\": [...]": the object of the first step with an origin, if any. */
+static void json_origin(const struct report *r) {
+    const struct ovf_origin_report *o = r->origin;
+    printf(", \"origin\": [");
+    for (size_t i = 0; o && i < o->n; i++) {
+        const struct ovf_origin_step *s = &o->v[i];
+        printf("%s\n  {\"step\": %d, \"phase\": \"%s\", \"origins\": [", i ? "," : "", (int)s->step,
+               origin_phase_name(s->phase));
+        for (size_t k = 0; k < s->norigins; k++) {
+            if (k) printf(", ");
+            origin_node_json(&s->origins[k]);
+        }
+        printf("], \"chain\": [");
+        for (size_t k = 0; k < s->nchain; k++) {
+            printf("%s{\"from\": ", k ? ", " : "");
+            if (s->chain[k].has_from) origin_node_json(&s->chain[k].from);
+            else printf("null");
+            printf(", \"to\": ");
+            origin_node_json(&s->chain[k].to);
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("%s]", o && o->n ? "\n" : "");
+}
+
+/* ---- the command ---- */
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "probetop overflow: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nusage: %s\n", cmd_overflow_entry.usage);
+    return EXIT_USAGE;
+}
+
+/* "critical", "high", "medium" as enum ovf_level; -1 for anything else. */
+static int level_arg(const char *v) {
+    return !strcmp(v, "critical") ? OVF_CRITICAL : !strcmp(v, "high") ? OVF_HIGH : !strcmp(v, "medium") ? OVF_MEDIUM : -1;
+}
+
+static int run_overflow(int argc, char **argv) {
+    const char *path = NULL, *v;
+    enum out_fmt fmt = OUT_TEXT;
+    int min_level = OVF_MEDIUM, fail_on = OVF_CRITICAL, level_given = 0, limit_given = 0, bad = 0, matched;
+    long limit = 0;
+    struct load_opts lo;
+    load_opts_init(&lo);
+    for (int i = 1; i < argc; i++) {
+        if ((v = opt_value(argc, argv, &i, "--format", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            if (!strcmp(v, "text")) fmt = OUT_TEXT;
+            else if (!strcmp(v, "csv")) fmt = OUT_CSV;
+            else if (!strcmp(v, "json")) fmt = OUT_JSON;
+            else return usage_error("--format must be text, csv or json, not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--level", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            if ((min_level = level_arg(v)) < 0)
+                return usage_error("--level must be critical, high or medium, not '%s'", v);
+            level_given = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--fail-on", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            if ((fail_on = level_arg(v)) < 0)
+                return usage_error("--fail-on must be critical (any NaN/Inf), high or medium, not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--limit", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            if (opt_int(v, 0, 1000000000L, &limit) != 0)
+                return usage_error("--limit needs a number >= 0 (0 = all), not '%s'", v);
+            limit_given = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage_error("unknown option '%s'", argv[i]);
+        } else if (path) {
+            return usage_error("one PATH only ('%s' is a second one)", argv[i]);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) return usage_error("%s", "PATH is missing");
+    if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+    /* a graph database: the levels msProbe's overflow check stored */
+    if (cmd_visdb_is(path))
+        return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit);
+
+    struct dataset *ds = NULL;
+    struct pt_error err = { { 0 } };
+    if (dataset_load(path, &lo, &ds, &err) != 0) {
+        fprintf(stderr, "probetop overflow: %s\n", err.msg);
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop overflow: warning: %s\n", ds->warnings[i]);
+    if (ds->nskipped) fprintf(stderr, "probetop overflow: %zu file(s) skipped (see probetop info)\n", ds->nskipped);
+
+    struct ovf_list scanned = { 0 };
+    struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
+                        .fail_on = fail_on };
+    if (!ds->ovf_levels) {
+        if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
+            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            dataset_free(ds);
+            return EXIT_USAGE;
+        }
+        r.l = &scanned;
+        if (level_given)
+            fprintf(stderr, "probetop overflow: --level ignored: levels are not available for %s input\n",
+                    ds_format_name(ds->format));
+    }
+    struct ovf_origin_report origin = {0};
+    if (ovf_origin_run(ds, &origin, &err) != 0) {
+        fprintf(stderr, "probetop overflow: origin across ranks: %s\n", err.msg);
+        ovf_list_free(&scanned);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    if (origin.note[0]) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", origin.note);
+    r.origin = &origin;
+    int rc = EXIT_USAGE;
+    if (report_build(&r) != 0) {
+        fprintf(stderr, "probetop overflow: out of memory\n");
+    } else {
+        if (fmt == OUT_JSON) print_json(&r);
+        else if (fmt == OUT_CSV) print_csv(&r);
+        else print_text(&r);
+        rc = r.failing ? EXIT_FOUND : EXIT_OK;
+    }
+    /* text ends with the origin across ranks (its own block: see ovf_origin.h) */
+    if (rc != EXIT_USAGE && fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "probetop overflow: cannot write the output\n");
+        rc = EXIT_USAGE;
+    }
+    report_free(&r);
+    ovf_origin_report_free(&origin);
+    ovf_list_free(&scanned);
+    dataset_free(ds);
+    return rc;
+}
+
+const struct cmd_entry cmd_overflow_entry = {
+    .name = "overflow",
+    .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]\n"
+             "                         [--fail-on critical|high|medium]",
+    .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
+    .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
+            "                        output folder, a .trend.db file or folder, or a .vis.db\n"
+            "                        (the nodes msProbe's overflow check flagged)\n"
+            "  --format FMT          text (default), csv (one row per entry) or json (one object\n"
+            "                        with first, counts, per_step, per_rank, entries, origin)\n"
+            "                        origin (also at the end of text): the rank and node where\n"
+            "                        the first step's NaN/Inf was born, and the communication\n"
+            "                        ops that carried it to the other ranks (msProbe's\n"
+            "                        overflow_check rules; man probetop, Origin across ranks)\n"
+            "  --level LEVEL         only entries at LEVEL or above count and are listed:\n"
+            "                        critical, high or medium (default: all)\n"
+            "  --limit N             list at most N entries (default 20 for text, all for csv\n"
+            "                        and json; 0 = all)\n"
+            "  --fail-on LEVEL       exit 1 when a record counts at LEVEL or above (default\n"
+            "                        critical): a record holding a NaN/Inf counts as critical\n"
+            "                        whatever its level; a numeric-jump record (no NaN/Inf)\n"
+            "                        counts as high, so only --fail-on high or medium fail on it.\n"
+            "                        --level filters the listing only; --limit counts rows; json\n"
+            "                        also has gate (fail_on, failing, exit) and rows\n"
+            "Levels (msProbe's overflow check): critical = born here (clean inputs, non-finite\n"
+            "output); high = passed through, or an output Norm over 100x the input Norm;\n"
+            "medium = non-finite input absorbed.  Monitor data and .trend.db files have no\n"
+            "inputs/outputs per record: there every cell holding NaN or +-Inf is listed,\n"
+            "without a level.\n"
+            "Order: records holding a NaN/Inf first (critical, then high and medium), then the\n"
+            "numeric-jump records, one row per name with its count of records, steps, ranks.\n"
+            "Exit: 0 nothing at or above --fail-on, 1 something, 2 bad usage or unreadable input.\n",
+    .run = run_overflow,
+};

@@ -1,0 +1,118 @@
+/* cmp_origin: divergence origin across the ranks of one step. */
+#include "src/io/cmp_origin.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/compare.h"
+#include "model/origin.h"
+#include "src/io/read_graph.h"
+
+struct job {
+    const struct cscan_pair *const *pairs;
+    size_t n;
+    int fuzzy;
+    struct tree **trees;     /* problem side, kept */
+    uint8_t **flags;
+    atomic_size_t next;
+    atomic_int failed;
+    struct pt_error err;
+    pthread_mutex_t mu;
+};
+
+/* One pair: the problem tree and its divergence flags. */
+static int one(struct job *j, size_t i, struct pt_error *e) {
+    const struct cscan_pair *p = j->pairs[i];
+    struct tree *b = NULL;
+    struct cmp_table *t = NULL;
+    if (graph_read(p->dir[0], GRAPH_NO_STACK, &j->trees[i], e) != 0) return -1;
+    if (graph_read(p->dir[1], GRAPH_NO_STACK, &b, e) != 0) return -1;
+    j->trees[i]->step = b->step = p->step;
+    j->trees[i]->rank = b->rank = p->rank;
+    struct cmp_opts o = {.fuzzy = j->fuzzy};
+    int rc = cmp_table_new(j->trees[i], b, &o, &t, e);
+    if (rc == 0) {
+        j->flags[i] = malloc(j->trees[i]->nrecs ? j->trees[i]->nrecs : 1);
+        if (!j->flags[i]) rc = pt_errorf(e, "out of memory");
+        else origin_flags_divergence(j->trees[i], t->rows, t->nrows, t->mode == CMP_MD5, j->flags[i]);
+    }
+    cmp_table_free(t);
+    tree_free(b);
+    return rc;
+}
+
+static void *worker(void *arg) {
+    struct job *j = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->n || atomic_load(&j->failed)) break;
+        struct pt_error e = {{0}};
+        if (one(j, i, &e) != 0) {
+            pthread_mutex_lock(&j->mu);
+            if (!atomic_exchange(&j->failed, 1)) j->err = e;
+            pthread_mutex_unlock(&j->mu);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static int by_rank(const void *a, const void *b) {
+    const struct cscan_pair *x = *(const struct cscan_pair *const *)a, *y = *(const struct cscan_pair *const *)b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzzy, struct ovf_origin_report *out,
+                    struct pt_error *err) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += v[i].step == step;
+    if (m < 2) return 0;
+    const struct cscan_pair **pairs = calloc(m, sizeof *pairs);
+    struct tree **trees = calloc(m, sizeof *trees);
+    uint8_t **flags = calloc(m, sizeof *flags);
+    struct origin_rank *ranks = calloc(m, sizeof *ranks);
+    struct origin_result res = {0};
+    int rc = -1;
+    if (!pairs || !trees || !flags || !ranks) {
+        pt_errorf(err, "out of memory");
+        goto out;
+    }
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].step == step) pairs[m++] = &v[i];
+    qsort(pairs, m, sizeof *pairs, by_rank);
+    struct job j = {.pairs = pairs, .n = m, .fuzzy = fuzzy, .trees = trees, .flags = flags};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.failed, 0);
+    pthread_mutex_init(&j.mu, NULL);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cores < 2 ? 0 : cores > 4 ? 3 : (size_t)cores - 1, started = 0;
+    if (nt > m) nt = m;
+    pthread_t th[3];
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, worker, &j) != 0) break;
+    worker(&j);
+    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&j.mu);
+    if (atomic_load(&j.failed)) {
+        *err = j.err;
+        goto out;
+    }
+    for (size_t i = 0; i < m; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
+    if (origin_find(ranks, m, ORIGIN_DIVERGENCE, &res, err) != 0) goto out;
+    rc = ovf_origin_add(out, step, trees, &res, NULL, err);
+out:
+    origin_result_free(&res);
+    for (size_t i = 0; i < m; i++) {
+        if (trees) tree_free(trees[i]);
+        if (flags) free(flags[i]);
+    }
+    free(pairs);
+    free(trees);
+    free(flags);
+    free(ranks);
+    return rc;
+}

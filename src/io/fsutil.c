@@ -1,0 +1,59 @@
+/* fsutil: folder listing and path joining for the readers. */
+#include "src/io/fsutil.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int fs_is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int fs_is_file(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char **fs_list_dir(const char *path, int with_hidden, size_t *n) {
+    DIR *d = opendir(path);
+    char **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    if (!d) return NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (!with_hidden && e->d_name[0] == '.') continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **x = realloc(v, cap * sizeof *x);
+            if (!x) break;
+            v = x;
+        }
+        if (!(v[*n] = strdup(e->d_name))) break;
+        (*n)++;
+    }
+    closedir(d);
+    if (!v) v = calloc(1, sizeof *v);
+    if (v) qsort(v, *n, sizeof *v, cmp_str);
+    return v;
+}
+
+void fs_free_list(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+char *fs_join(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p) return NULL;
+    memcpy(p, a, la);
+    p[la] = '/';
+    memcpy(p + la + 1, b, lb + 1);
+    return p;
+}

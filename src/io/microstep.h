@@ -1,0 +1,36 @@
+/* microstep: msProbe data2db's micro steps and call-index renumbering
+ * (trend-db.md §5.3-5.4), computed from one rank's construct.json.
+ *
+ * Every key whose root resolves to a micro step gets (micro id, new key):
+ * call counters restart in every micro step so the same layer lines up
+ * across micro steps and ranks.  Keys that resolve to nothing are absent,
+ * which, in micro-step mode, drops them from the trend import. */
+#ifndef PT_MICROSTEP_H
+#define PT_MICROSTEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+#include "src/io/read_construct.h"
+
+struct ms_entry {
+    const char *key;      /* original key (points into the construct) */
+    char *newkey;         /* renumbered key (owned) */
+    int32_t micro;
+};
+
+struct microstep {
+    struct ms_entry *v;   /* R, in construct order */
+    size_t n;
+    uint32_t *hash;       /* index + 1 */
+    size_t hcap;
+    int count;            /* micro_count: 1 + max micro id, 1 when R is empty */
+};
+
+/* c must outlive ms (keys point into it). */
+int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err);
+void microstep_free(struct microstep *ms);
+const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len);
+
+#endif

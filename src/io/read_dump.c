@@ -1,0 +1,526 @@
+/* read_dump: finds the rank folders of a dump (any layout of
+ * dump-format.md §1) and parses them on a small thread pool, handing the
+ * results to a callback strictly in step and rank order. */
+#include "src/io/read_dump.h"
+
+#include "src/io/fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+
+
+/* "step12" -> 12 for prefix "step"; -1 if the rest is not plain digits. */
+static long num_after(const char *name, const char *prefix) {
+    size_t l = strlen(prefix);
+    if (strncmp(name, prefix, l) != 0) return -1;
+    const char *p = name + l;
+    if (!*p) return -1;
+    long v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || v > INT_MAX / 10) return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v;
+}
+
+
+/* Sorted names of a folder (no . and ..); NULL on error (errno set). */
+
+
+
+static const char *base_name(const char *p, char *buf, size_t n) {
+    size_t l = strlen(p);
+    while (l > 1 && p[l - 1] == '/') l--;
+    size_t s = l;
+    while (s > 0 && p[s - 1] != '/') s--;
+    snprintf(buf, n, "%.*s", (int)(l - s), p + s);
+    return buf;
+}
+
+void dump_path_numbers(const char *dir, int32_t *step, int32_t *rank) {
+    char bn[256];
+    *step = *rank = 0;
+    char *rp = realpath(dir, NULL);
+    if (!rp) return;
+    long r = num_after(base_name(rp, bn, sizeof bn), "rank");
+    if (r >= 0) *rank = (int32_t)r;
+    char *slash = strrchr(rp, '/');
+    if (slash && slash != rp) {
+        *slash = '\0';
+        long s = num_after(base_name(rp, bn, sizeof bn), "step");
+        if (s >= 0) *step = (int32_t)s;
+    }
+    free(rp);
+}
+
+/* ---- the list of rank folders ---- */
+
+struct rdlist {
+    struct ds_rankdir *v;
+    size_t n, cap;
+};
+
+static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        struct ds_rankdir *x = realloc(l->v, cap * sizeof *x);
+        if (!x) return -1;
+        l->v = x;
+        l->cap = cap;
+    }
+    struct ds_rankdir *r = &l->v[l->n];
+    memset(r, 0, sizeof *r);
+    r->step = step;
+    r->rank = rank;
+    if (!(r->dir = strdup(dir))) return -1;
+    char *c = fs_join(dir, "construct.json"), *s = fs_join(dir, "stack.json");
+    r->has_construct = c && fs_is_file(c);
+    r->has_stack = s && fs_is_file(s);
+    free(c);
+    free(s);
+    l->n++;
+    return 0;
+}
+
+/* One step folder: rank<R> keep R, proc<PID> numbered after the largest
+ * real rank (trend-db.md §5.1). */
+static int scan_step(const char *sdir, int32_t step, struct rdlist *l, struct dataset *ds) {
+    size_t n;
+    char **names = fs_list_dir(sdir, 1, &n);
+    if (!names) return dataset_warn(ds, "%s: cannot list: %s", sdir, strerror(errno)) ? -1 : 0;
+    long maxrank = -1;
+    struct { long num; char *dir; int proc; } *found = calloc(n ? n : 1, sizeof *found);
+    size_t nf = 0;
+    if (!found) { fs_free_list(names, n); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        int proc = strncmp(names[i], "proc", 4) == 0;
+        if (!proc && strncmp(names[i], "rank", 4) != 0) continue;
+        char *p = fs_join(sdir, names[i]);
+        if (!p) continue;
+        long num = num_after(names[i], proc ? "proc" : "rank");
+        if (!fs_is_dir(p) || num < 0) {
+            if (fs_is_dir(p)) {
+                dataset_warn(ds, "%s: no rank number in the folder name: skipped", p);
+                dataset_skip(ds, p);
+            }
+            free(p);
+            continue;
+        }
+        char *dj = fs_join(p, "dump.json");
+        struct stat djst;
+        if (dj && stat(dj, &djst) != 0 && errno != ENOENT) {   /* EACCES: the folder is there, not readable */
+            dataset_warn(ds, "%s: cannot read: %s: skipped", p, strerror(errno));
+            dataset_skip(ds, p);
+            free(dj);
+            free(p);
+            continue;
+        }
+        if (!dj || !fs_is_file(dj)) {
+            dataset_warn(ds, "%s: no dump.json: skipped", p);
+            dataset_skip(ds, p);
+            free(dj);
+            free(p);
+            continue;
+        }
+        free(dj);
+        found[nf].num = num;
+        found[nf].dir = p;
+        found[nf].proc = proc;
+        nf++;
+        if (!proc && num > maxrank) maxrank = num;
+    }
+    /* real ranks by number, then procs by pid */
+    for (int pass = 0; pass < 2; pass++) {
+        for (;;) {
+            long best = -1;
+            size_t bi = 0;
+            for (size_t i = 0; i < nf; i++)
+                if (found[i].dir && found[i].proc == pass && (best < 0 || found[i].num < best)) { best = found[i].num; bi = i; }
+            if (best < 0) break;
+            int32_t rank = pass ? (int32_t)(++maxrank) : (int32_t)best;
+            if (rd_add(l, step, rank, found[bi].dir) != 0) { /* out of memory: stop listing */ }
+            free(found[bi].dir);
+            found[bi].dir = NULL;
+        }
+    }
+    for (size_t i = 0; i < nf; i++) free(found[i].dir);
+    free(found);
+    fs_free_list(names, n);
+    return 0;
+}
+
+static int scan_root(const char *root, struct rdlist *l, struct dataset *ds, int *steps_found) {
+    size_t n;
+    char **names = fs_list_dir(root, 1, &n);
+    if (!names) return 0;
+    struct { long num; char *path; } *st = calloc(n ? n : 1, sizeof *st);
+    size_t ns = 0;
+    for (size_t i = 0; st && i < n; i++) {
+        long num = num_after(names[i], "step");
+        if (num < 0) continue;
+        char *p = fs_join(root, names[i]);
+        if (!p || !fs_is_dir(p)) { free(p); continue; }
+        st[ns].num = num;
+        st[ns].path = p;
+        ns++;
+    }
+    /* ascending step number */
+    for (size_t i = 1; i < ns; i++)
+        for (size_t j = i; j > 0 && st[j - 1].num > st[j].num; j--) {
+            long tn = st[j].num; char *tp = st[j].path;
+            st[j].num = st[j - 1].num; st[j].path = st[j - 1].path;
+            st[j - 1].num = tn; st[j - 1].path = tp;
+        }
+    for (size_t i = 0; i < ns; i++) {
+        (*steps_found)++;
+        scan_step(st[i].path, (int32_t)st[i].num, l, ds);
+        free(st[i].path);
+    }
+    free(st);
+    fs_free_list(names, n);
+    return 0;
+}
+
+/* Which kind of dump path is this: 'R' root (step dirs), 'M' MindSpore
+ * graph/pynative root, 'S' step folder, 'K' rank folder, 'F' dump.json, 0 none. */
+static int dump_kind(const char *path) {
+    if (fs_is_file(path)) {
+        size_t l = strlen(path);
+        return l >= 5 && !strcmp(path + l - 5, ".json") ? 'F' : 0;
+    }
+    if (!fs_is_dir(path)) return 0;
+    size_t n;
+    char **names = fs_list_dir(path, 1, &n);
+    int kind = 0;
+    if (!names) return 0;
+    for (size_t i = 0; i < n && !kind; i++) {
+        char *p = fs_join(path, names[i]);
+        if (!p) continue;
+        if (num_after(names[i], "step") >= 0 && fs_is_dir(p)) kind = 'R';
+        free(p);
+    }
+    for (size_t i = 0; i < n && !kind; i++)
+        if (!strcmp(names[i], "graph") || !strcmp(names[i], "pynative")) {
+            char *p = fs_join(path, names[i]);
+            if (p && dump_kind(p) == 'R') kind = 'M';
+            free(p);
+        }
+    for (size_t i = 0; i < n && !kind; i++) {
+        if (strncmp(names[i], "rank", 4) && strncmp(names[i], "proc", 4)) continue;
+        char *p = fs_join(path, names[i]);
+        char *dj = p ? fs_join(p, "dump.json") : NULL;
+        if (dj && fs_is_file(dj)) kind = 'S';
+        free(dj);
+        free(p);
+    }
+    for (size_t i = 0; i < n && !kind; i++)
+        if (!strcmp(names[i], "dump.json")) kind = 'K';
+    fs_free_list(names, n);
+    return kind;
+}
+
+int dump_detect(const char *path) { return dump_kind(path) != 0; }
+
+/* ---- notes said once ---- */
+
+/* The same note for many rank folders (construct.json missing in 100 000 of
+ * them) is said once, with a count and the first folder.  A few distinct
+ * notes are gathered; more than that are said as they come. */
+#define NOTES_MAX 16
+struct notes {
+    struct { char *text, *first; size_t count; } v[NOTES_MAX];
+    int n;
+};
+
+/* 0 when gathered, -1 when the caller should say it now. */
+static int notes_add(struct notes *ns, const char *text, const char *dir) {
+    for (int i = 0; i < ns->n; i++)
+        if (!strcmp(ns->v[i].text, text)) { ns->v[i].count++; return 0; }
+    if (ns->n == NOTES_MAX) return -1;
+    char *t = strdup(text), *f = strdup(dir);
+    if (!t || !f) { free(t); free(f); return -1; }
+    ns->v[ns->n].text = t;
+    ns->v[ns->n].first = f;
+    ns->v[ns->n].count = 1;
+    ns->n++;
+    return 0;
+}
+
+static void notes_flush(struct notes *ns, struct dataset *ds) {
+    for (int i = 0; i < ns->n; i++) {
+        if (ns->v[i].count == 1) dataset_warn(ds, "%s: %s", ns->v[i].first, ns->v[i].text);
+        else
+            dataset_warn(ds, "%s and %zu other rank folders: %s", ns->v[i].first, ns->v[i].count - 1, ns->v[i].text);
+        free(ns->v[i].text);
+        free(ns->v[i].first);
+    }
+    ns->n = 0;
+}
+
+/* ---- the pool ---- */
+
+/* Row and name buffers of parsed files, handed back by the merge for the
+ * next file: reusing them saves a page fault per 4 KiB written, about a
+ * quarter of the parse time. */
+struct spare {
+    struct trow *rows;
+    size_t caprows;
+    char *arena;
+    size_t acap;
+};
+
+struct pool {
+    struct spare spares[130];
+    int nspares;
+    const struct ds_rankdir *rd;
+    size_t n;
+    const struct dump_opts *opt;
+    struct dump_file *res;      /* n results */
+    uint8_t *done;
+    size_t next, merged, window;
+    atomic_int *cancel;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+static void *worker(void *arg) {
+    struct pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->next < p->n && p->next >= p->merged + p->window && !(p->cancel && atomic_load(p->cancel)))
+            pthread_cond_wait(&p->cv, &p->mu);
+        size_t i = p->next;
+        if (i >= p->n || (p->cancel && atomic_load(p->cancel))) {
+            pthread_cond_broadcast(&p->cv);   /* the merge may be waiting for a file no one will parse */
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+        p->next++;
+        struct dump_file *f = &p->res[i];
+        if (p->nspares > 0) {
+            struct spare *sp = &p->spares[--p->nspares];
+            f->rows = sp->rows;
+            f->caprows = sp->caprows;
+            f->arena = sp->arena;
+            f->acap = sp->acap;
+        }
+        pthread_mutex_unlock(&p->mu);
+        f->step = p->rd[i].step;
+        f->rank = p->rd[i].rank;
+        char *dj = fs_join(p->rd[i].dir, "dump.json");
+        if (dj) parse_dump_file(p->rd[i].dir, dj, p->opt, f);
+        else pt_errorf(&f->error, "out of memory");
+        free(dj);
+        pthread_mutex_lock(&p->mu);
+        p->done[i] = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static int ncores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
+              struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
+    struct rdlist l = {0};
+    int steps_found = 0;
+    int32_t path_step = 0;   /* the step a step/rank folder or dump.json opened alone has in its path */
+    char bn[256];
+    memset(sum, 0, sizeof *sum);
+    switch (dump_kind(path)) {
+    case 'R':
+        scan_root(path, &l, ds, &steps_found);
+        break;
+    case 'M': {
+        char *g = fs_join(path, "graph"), *py = fs_join(path, "pynative");
+        if (g && dump_kind(g) == 'R') scan_root(g, &l, ds, &steps_found);
+        if (py && dump_kind(py) == 'R') scan_root(py, &l, ds, &steps_found);
+        free(g);
+        free(py);
+        break;
+    }
+    case 'S': {
+        char *rp = realpath(path, NULL);   /* "step3/." and "step3/" are step 3 too */
+        long s = num_after(base_name(rp ? rp : path, bn, sizeof bn), "step");
+        free(rp);
+        steps_found = 1;
+        scan_step(path, (int32_t)(s < 0 ? 0 : s), &l, ds);
+        path_step = (int32_t)(s < 0 ? 0 : s);
+        break;
+    }
+    case 'K': {
+        /* a lone rank folder: rank from its name, step from its parent's */
+        int32_t s, r;
+        dump_path_numbers(path, &s, &r);
+        rd_add(&l, s, r, path);
+        path_step = s;
+        break;
+    }
+    case 'F': {
+        /* a lone dump.json: its folder is the rank folder */
+        char *dir = strdup(path);
+        if (!dir) return pt_errorf(err, "out of memory");
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0'; else strcpy(dir, ".");
+        int32_t s, r;
+        dump_path_numbers(dir, &s, &r);
+        rd_add(&l, s, r, dir);
+        path_step = s;
+        free(dir);
+        break;
+    }
+    default:
+        return pt_errorf(err, "%s: not a dump: no step*/rank*/dump.json, step folder, rank folder or dump.json here", path);
+    }
+    /* the lone-file case parses that very file, whatever its name */
+    int lone = dump_kind(path) == 'F';
+    ds->rankdirs = l.v;
+    ds->nrankdirs = l.n;
+    if (l.n == 0)
+        return pt_errorf(err, "%s: %s", path,
+                         steps_found ? "step folders found, but no rank or proc folder with a dump.json in them"
+                                     : "no rank folder with a dump.json found");
+
+    struct notes notes = {0};
+    struct pool p = {.rd = l.v, .n = l.n, .opt = o, .cancel = lo->cancel};
+    int threads = lo->threads > 0 ? lo->threads : ncores();
+    if ((size_t)threads > l.n) threads = (int)l.n;
+    p.window = (size_t)threads * 2;
+    p.res = calloc(l.n, sizeof *p.res);
+    p.done = calloc(l.n, 1);
+    if (!p.res || !p.done) { free(p.res); free(p.done); return pt_errorf(err, "out of memory"); }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    pthread_t tids[64];
+    int nt = 0;
+    if (lone) {
+        p.res[0].step = l.v[0].step;
+        p.res[0].rank = l.v[0].rank;
+        parse_dump_file(l.v[0].dir, path, o, &p.res[0]);
+        p.done[0] = 1;
+        p.next = 1;
+    } else {
+        for (int i = 0; i < threads; i++)
+            if (pthread_create(&tids[nt], NULL, worker, &p) == 0) nt++;
+        if (nt == 0) worker(&p);   /* no threads to be had: do it here */
+    }
+
+    uint64_t bytes_total = 0, bytes_done = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        struct stat st;
+        char *dj = fs_join(l.v[i].dir, "dump.json");
+        if (dj && stat(lone ? path : dj, &st) == 0) bytes_total += (uint64_t)st.st_size;
+        free(dj);
+    }
+    int rc = 0;
+    int32_t start = o->path_numbers ? path_step : 0, cur_step = INT32_MIN, step_max_micro = 0;
+    int have_step = 0;
+    sum->min_step = INT32_MAX;
+    sum->max_step = INT32_MIN;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        pthread_mutex_lock(&p.mu);
+        while (!p.done[i] && !(lo->cancel && atomic_load(lo->cancel))) {
+            if (!lo->cancel) { pthread_cond_wait(&p.cv, &p.mu); continue; }
+            /* a signal handler sets cancel without a broadcast: look again now and then */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 100000000L;
+            if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+            pthread_cond_timedwait(&p.cv, &p.mu, &until);
+        }
+        int cancelled = !p.done[i] || (lo->cancel && atomic_load(lo->cancel));
+        pthread_mutex_unlock(&p.mu);
+        if (cancelled) { rc = pt_errorf(err, "cancelled"); break; }
+        struct dump_file *f = &p.res[i];
+        if (f->step != cur_step) {
+            if (have_step) start += step_max_micro;
+            cur_step = f->step;
+            step_max_micro = 0;
+            have_step = 1;
+        }
+        bytes_done += f->bytes;
+        ds->bytes_read += f->bytes;
+        /* a skipped file's own error says it all: its construct.json note
+         * would only hide it */
+        if (f->warning && f->ok && notes_add(&notes, f->warning, f->dir) != 0) dataset_warn(ds, "%s: %s", f->dir, f->warning);
+        if (f->long_names)
+            dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
+                         f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
+        if (!f->ok) {
+            dataset_warn(ds, "%s", f->error.msg);
+            dataset_skip(ds, f->path);
+        } else {
+            ds->files_read++;
+            sum->files_ok++;
+            if (!ds->framework && f->framework) ds->framework = strdup(f->framework);
+            if (!ds->level && f->level) ds->level = strdup(f->level);
+            if (!ds->task && f->task) ds->task = strdup(f->task);
+            for (size_t k = 0; k < f->ovf.n; k++)
+                if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
+            if (f->contributes && f->micro_count > step_max_micro) step_max_micro = f->micro_count;
+            if (rc == 0) {
+                err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
+                if (fn(ctx, f, o->micro_step ? start : f->step) != 0) {
+                    rc = -1;
+                    if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
+                }
+            }
+        }
+        sum->any_rank = 1;
+        if (f->rank > sum->max_rank) sum->max_rank = f->rank;
+        if (!o->micro_step) {
+            if (f->step < sum->min_step) sum->min_step = f->step;
+            if (f->step > sum->max_step) sum->max_step = f->step;
+        }
+        pthread_mutex_lock(&p.mu);
+        if (p.nspares < (int)(sizeof p.spares / sizeof p.spares[0]) && f->rows && f->arena) {
+            p.spares[p.nspares++] = (struct spare){f->rows, f->caprows, f->arena, f->acap};
+            f->rows = NULL;
+            f->arena = NULL;
+        }
+        pthread_mutex_unlock(&p.mu);
+        dump_file_free(f);
+        pthread_mutex_lock(&p.mu);
+        p.merged = i + 1;
+        pthread_cond_broadcast(&p.cv);
+        pthread_mutex_unlock(&p.mu);
+        if (lo->progress) lo->progress(lo->progress_ctx, i + 1, l.n, bytes_done, bytes_total);
+    }
+    notes_flush(&notes, ds);
+    if (have_step) start += step_max_micro;
+    if (o->micro_step) {
+        sum->min_step = 0;
+        sum->max_step = start - 1;
+    }
+    if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
+    if (rc != 0) {   /* let the workers see the end and leave */
+        pthread_mutex_lock(&p.mu);
+        p.next = p.n;
+        pthread_cond_broadcast(&p.cv);
+        pthread_mutex_unlock(&p.mu);
+    }
+    for (int i = 0; i < nt; i++) pthread_join(tids[i], NULL);
+    for (size_t i = 0; i < l.n; i++) dump_file_free(&p.res[i]);
+    for (int i = 0; i < p.nspares; i++) {
+        free(p.spares[i].rows);
+        free(p.spares[i].arena);
+    }
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+    free(p.res);
+    free(p.done);
+    ovf_list_sort(&ds->ovf);
+    return rc;
+}

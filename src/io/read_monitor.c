@@ -1,0 +1,553 @@
+/* read_monitor: rank folders `<MonDD_HH-MM-SS>-rank<R>-<uuid>` holding
+ * `<metric>_<a>-<b>.csv` files, read with the semantics of msProbe's
+ * pandas-based importer. */
+#include "src/io/read_monitor.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "model/layout.h"
+#include "src/io/fsutil.h"
+#include "src/io/json.h"
+
+const char *const mon_metric_names[MON_NMETRICS] = {
+    "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
+    "param_origin", "param_updated", "other"};
+const char *const mon_stat_names[MON_NSTATS] = {
+    "norm", "min", "max", "zeros", "nans", "mean", "entropy", "softmax_max", "sr",
+    "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity"};
+
+#define CSV_MAX_BYTES ((size_t)4 << 30)
+
+
+/* `MonDD_HH-MM-SS` */
+static int is_timestamp(const char *s, size_t n) {
+    static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    if (n != 14) return 0;
+    int okm = 0;
+    for (int i = 0; i < 12; i++)
+        if (!strncmp(s, mon[i], 3)) okm = 1;
+    if (!okm) return 0;
+    const char *f = "MMMdd_dd-dd-dd";
+    for (int i = 3; i < 14; i++) {
+        if (f[i] == 'd' && !isdigit((unsigned char)s[i])) return 0;
+        if (f[i] != 'd' && s[i] != f[i]) return 0;
+    }
+    return 1;
+}
+
+/* The folder pattern `([\w-]{0,20})-rank(\d{1,5})-` at the start of name.
+ * Returns 1 with the rank, 0 no match, -1 a match whose prefix is no
+ * timestamp. */
+static int match_rankdir(const char *name, long *rank) {
+    /* the regex is greedy on [\w-]{0,20}: try the longest prefix first */
+    size_t n = strlen(name);
+    for (size_t plen = n < 20 ? n : 20;; plen--) {
+        int ok = 1;
+        for (size_t i = 0; i < plen; i++)
+            if (!(isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-')) { ok = 0; break; }
+        if (ok && !strncmp(name + plen, "-rank", 5)) {
+            const char *d = name + plen + 5;
+            size_t nd = 0;
+            while (nd < 5 && isdigit((unsigned char)d[nd])) nd++;
+            /* \d{1,5} then '-': backtracking may use fewer digits, but a
+             * shorter run can only be followed by a digit, not '-' */
+            if (nd >= 1 && d[nd] == '-') {
+                *rank = strtol(d, NULL, 10);
+                return is_timestamp(name, plen) ? 1 : -1;
+            }
+        }
+        if (plen == 0) break;
+    }
+    return 0;
+}
+
+/* `<metric>_<digits>-<digits>.csv` at the start, metric = parts but the last. */
+static int match_csv(const char *name) {
+    const char *us = strrchr(name, '_');
+    if (!us) return -1;
+    size_t ml = (size_t)(us - name);
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (strlen(mon_metric_names[m]) != ml || strncmp(name, mon_metric_names[m], ml)) continue;
+        const char *p = us + 1;
+        if (!isdigit((unsigned char)*p)) return -1;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p++ != '-' || !isdigit((unsigned char)*p)) return -1;
+        while (isdigit((unsigned char)*p)) p++;
+        return strncmp(p, ".csv", 4) ? -1 : m;
+    }
+    return -1;
+}
+
+
+
+
+int monitor_detect(const char *path) {
+    size_t n;
+    char **names = fs_list_dir(path, 0, &n);
+    int found = 0;
+    if (!names) return 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        long r;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        if (match_rankdir(names[i], &r) != 0 && fs_is_dir(p)) found = 1;
+    }
+    fs_free_list(names, n);
+    return found;
+}
+
+void monitor_free(struct monitor_data *md) {
+    for (size_t i = 0; i < md->nfiles; i++) {
+        free(md->files[i].path);
+        free(md->files[i].rows);
+    }
+    free(md->files);
+    free(md->arena);
+    memset(md, 0, sizeof *md);
+}
+
+/* ---- CSV ---- */
+
+/* Splits one record starting at *p (handles quoted fields with "" escapes
+ * and newlines inside quotes).  Fields are written NUL-terminated into buf;
+ * starts[] gets their offsets.  Returns the number of fields, advancing *p
+ * past the line end; -1 for an unterminated quote. */
+static int csv_record(const char **pp, const char *end, char *buf, size_t bufsize, size_t *starts, int maxf) {
+    const char *p = *pp;
+    size_t o = 0;
+    int nf = 0;
+    for (;;) {
+        if (nf < maxf) starts[nf] = o;
+        if (p < end && *p == '"') {
+            p++;
+            for (;;) {
+                if (p >= end) return -1;
+                if (*p == '"') {
+                    if (p + 1 < end && p[1] == '"') { if (o + 1 < bufsize) buf[o++] = '"'; p += 2; continue; }
+                    p++;
+                    break;
+                }
+                if (o + 1 < bufsize) buf[o++] = *p;
+                p++;
+            }
+        }
+        while (p < end && *p != ',' && *p != '\n' && *p != '\r') {
+            if (o + 1 < bufsize) buf[o++] = *p;
+            p++;
+        }
+        if (o < bufsize) buf[o++] = '\0';
+        nf++;
+        if (p < end && *p == ',') { p++; continue; }
+        if (p < end && *p == '\r') p++;
+        if (p < end && *p == '\n') p++;
+        break;
+    }
+    *pp = p;
+    return nf;
+}
+
+static int is_na(const char *s) {
+    static const char *const na[] = {"", "nan", "-nan", "NaN", "-NaN", "null", "NULL", "NA", "N/A", "n/a", "<NA>",
+                                     "#NA", "#N/A", "#N/A N/A", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN", "None"};
+    for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
+        if (!strcmp(s, na[i])) return 1;
+    return 0;
+}
+
+/* A statistic cell: 1 with a value (NaN for NA tokens), 0 for NULL. */
+static int stat_cell(const char *s, double *v) {
+    if (is_na(s)) { *v = NAN; return 1; }
+    cJSON tmp = {.type = cJSON_String, .valuestring = (char *)s};
+    if (json_number(&tmp, v)) return 1;
+    return 0;
+}
+
+/* An integer cell (vpp_stage, step, micro_step); 0 if not convertible. */
+static int int_cell(const char *s, int32_t *out) {
+    char *e;
+    while (*s == ' ') s++;
+    if (!*s) return 0;
+    errno = 0;
+    long v = strtol(s, &e, 10);
+    if (*e == '\0' && !errno && v >= INT32_MIN && v <= INT32_MAX) { *out = (int32_t)v; return 1; }
+    /* a float column (pandas turns ints into floats when a cell is empty) */
+    double d = strtod(s, &e);
+    if (*e == '\0' && isfinite(d) && d == floor(d) && d >= INT32_MIN && d <= INT32_MAX) { *out = (int32_t)d; return 1; }
+    return 0;
+}
+
+static int arena_add(struct monitor_data *md, const char *s, size_t n, uint32_t *off) {
+    if (md->alen + n + 1 > UINT32_MAX) return -1;
+    if (md->alen + n + 1 > md->acap) {
+        size_t nc = md->acap ? md->acap * 2 : 1 << 14;
+        while (nc < md->alen + n + 1) nc *= 2;
+        char *a = realloc(md->arena, nc);
+        if (!a) return -1;
+        md->arena = a;
+        md->acap = nc;
+    }
+    memcpy(md->arena + md->alen, s, n);
+    md->arena[md->alen + n] = '\0';
+    *off = (uint32_t)md->alen;
+    md->alen += n + 1;
+    return 0;
+}
+
+#define MAX_FIELDS 256
+
+static int read_csv(const char *path, int metric, int32_t rank, const struct mapping *map, const struct layout *layout,
+                    struct dataset *ds, struct monitor_data *md) {
+    char *buf;
+    size_t len;
+    struct pt_error e;
+    if (json_read_file(path, CSV_MAX_BYTES, &buf, &len, &e) != 0) {
+        dataset_warn(ds, "%s", e.msg);
+        dataset_skip(ds, path);
+        return 0;
+    }
+    return monitor_parse_csv(buf, len, path, metric, rank, map, layout, ds, md);
+}
+
+int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
+                      const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
+    const char *p = buf, *end = buf + len;
+    size_t linebuf = 1 << 16;
+    char *fields = malloc(linebuf);
+    size_t starts[MAX_FIELDS];
+    if (!fields) { free(buf); return -1; }
+    int nf = csv_record(&p, end, fields, linebuf, starts, MAX_FIELDS);
+    if (len == 0 || nf <= 0) {
+        dataset_warn(ds, "%s: empty file, expected a header line", path);
+        dataset_skip(ds, path);
+        free(fields);
+        free(buf);
+        return 0;
+    }
+    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_stat[MON_NSTATS];
+    uint32_t statmask = 0;
+    for (int s = 0; s < MON_NSTATS; s++) col_stat[s] = -1;
+    for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
+        const char *h = fields + starts[i];
+        if (!strcmp(h, "vpp_stage")) col_vpp = i;
+        else if (!strcmp(h, "name")) col_name = i;
+        else if (!strcmp(h, "step")) col_step = i;
+        else if (!strcmp(h, "micro_step")) col_micro = i;
+        else
+            for (int s = 0; s < MON_NSTATS; s++)
+                if (!strcmp(h, mon_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
+    }
+    if (col_vpp < 0 || col_name < 0) {
+        dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
+        dataset_skip(ds, path);
+        free(fields);
+        free(buf);
+        return 0;
+    }
+    struct mon_file *nfp = realloc(md->files, (md->nfiles + 1) * sizeof *nfp);
+    if (!nfp) { free(fields); free(buf); return -1; }
+    md->files = nfp;
+    struct mon_file *f = &md->files[md->nfiles++];
+    memset(f, 0, sizeof *f);
+    f->path = strdup(path);
+    f->metric = metric;
+    f->rank = rank;
+    f->statmask = statmask;
+    md->statmask |= statmask;
+    md->metric_has_files |= 1u << metric;
+    size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
+    char name[8192];
+    while (p < end) {
+        line++;
+        if (*p == '\n') { p++; continue; }
+        int n = csv_record(&p, end, fields, linebuf, starts, MAX_FIELDS);
+        if (n < 0) {
+            dataset_warn(ds, "%s: line %zu: unterminated quoted field; the rest of the file is skipped", path, line);
+            break;
+        }
+#define FIELD(c) ((c) >= 0 && (c) < n && (c) < MAX_FIELDS ? fields + starts[c] : NULL)
+        int32_t vpp, step = 0, micro = 0;
+        const char *fv = FIELD(col_vpp), *fs = FIELD(col_step), *fm = FIELD(col_micro);
+        if (!fv || !int_cell(fv, &vpp) || (col_step >= 0 && (!fs || !int_cell(fs, &step))) ||
+            (col_micro >= 0 && (!fm || !int_cell(fm, &micro)))) {
+            if (!bad++) first_bad = line;
+            continue;
+        }
+        const char *nm = FIELD(col_name);
+        if (!nm || !*nm) nm = "nan";
+        size_t nl = strlen(nm);
+        if (nl >= sizeof name) nl = sizeof name - 1;
+        memcpy(name, nm, nl);
+        name[nl] = '\0';
+        for (size_t k = 0; map && k < map->n; k++) {
+            /* plain substring replacement, all occurrences, pair by pair */
+            char out[8192];
+            size_t o = 0, fl = strlen(map->from[k]), tl = strlen(map->to[k]);
+            const char *s = name;
+            while (*s && o + 1 < sizeof out) {
+                if (!strncmp(s, map->from[k], fl) && o + tl < sizeof out) { memcpy(out + o, map->to[k], tl); o += tl; s += fl; }
+                else out[o++] = *s++;
+            }
+            out[o] = '\0';
+            memcpy(name, out, o + 1);
+            nl = o;
+        }
+        if (layout) {
+            char renamed[sizeof name + 8];
+            struct pt_error le;
+            int r = layout_rename(layout, rank, layout_target_chunk(name, nl, vpp), name, nl, renamed, sizeof renamed, &le);
+            if (r == 1) {
+                nl = strlen(renamed);
+                memcpy(name, renamed, nl + 1);
+            } else if (r < 0 && !rename_bad++) {
+                dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
+            }
+        }
+        if (f->nrows == f->cap) {
+            size_t cap = f->cap ? f->cap * 2 : 256;
+            struct mon_row *r = realloc(f->rows, cap * sizeof *r);
+            if (!r) { free(fields); free(buf); return -1; }
+            f->rows = r;
+            f->cap = cap;
+        }
+        struct mon_row *r = &f->rows[f->nrows];
+        memset(r, 0, sizeof *r);
+        if (arena_add(md, name, nl, &r->name) != 0) { free(fields); free(buf); return -1; }
+        r->vpp = vpp;
+        r->step = step;
+        r->micro = micro;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            const char *c = FIELD(col_stat[s]);
+            if (c && stat_cell(c, &r->v[s])) r->present |= 1u << s;
+        }
+#undef FIELD
+        f->nrows++;
+        md->metric_has_rows |= 1u << metric;
+    }
+    if (bad)
+        dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
+                     first_bad, bad, bad > 1 ? "s" : "");
+    free(fields);
+    free(buf);
+    return 0;
+}
+
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err) {
+    size_t n;
+    memset(md, 0, sizeof *md);
+    char **names = fs_list_dir(path, 0, &n);
+    if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
+    struct { long rank; char *dir; } *rd = calloc(n ? n : 1, sizeof *rd);
+    size_t nr = 0;
+    if (!rd) { fs_free_list(names, n); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < n; i++) {
+        long r;
+        int m = match_rankdir(names[i], &r);
+        if (m == 0) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        if (m < 0) {
+            for (size_t k = 0; k < nr; k++) free(rd[k].dir);
+            free(rd);
+            fs_free_list(names, n);
+            return pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
+        }
+        if (!fs_is_dir(p)) continue;
+        /* the same rank twice: the later listed wins, as in msProbe */
+        size_t k;
+        for (k = 0; k < nr && rd[k].rank != r; k++) {}
+        if (k < nr) {
+            dataset_warn(ds, "%s: rank %ld appears twice; using %s", path, r, names[i]);
+            dataset_skip(ds, rd[k].dir);
+            free(rd[k].dir);
+        } else nr++;
+        rd[k].rank = r;
+        rd[k].dir = strdup(p);
+    }
+    fs_free_list(names, n);
+    if (nr == 0) {
+        free(rd);
+        return pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
+    }
+    /* ranks ascending */
+    for (size_t i = 1; i < nr; i++)
+        for (size_t j = i; j > 0 && rd[j - 1].rank > rd[j].rank; j--) {
+            long t = rd[j].rank; char *d = rd[j].dir;
+            rd[j].rank = rd[j - 1].rank; rd[j].dir = rd[j - 1].dir;
+            rd[j - 1].rank = t; rd[j - 1].dir = d;
+        }
+    int rc = 0;
+    md->nranks = (int)nr;
+    for (size_t i = 0; i < nr && rc == 0; i++) {
+        size_t nfs;
+        char **files = fs_list_dir(rd[i].dir, 0, &nfs);
+        if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
+        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+            int m = match_csv(files[k]);
+            if (m < 0) continue;
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
+            rc = read_csv(p, m, (int32_t)rd[i].rank, map, layout, ds, md);
+            if (rc == 0) ds->files_read++;
+        }
+        if (files) fs_free_list(files, nfs);
+    }
+    for (size_t k = 0; k < nr; k++) free(rd[k].dir);
+    free(rd);
+    if (rc != 0) { monitor_free(md); return pt_errorf(err, "out of memory reading %s", path); }
+    return 0;
+}
+
+/* ---- steps ---- */
+
+void monitor_steps_free(struct mon_steps *s) {
+    free(s->orig);
+    free(s->offset);
+    free(s->count);
+    memset(s, 0, sizeof *s);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->micro = micro;
+    size_t total = 0;
+    for (size_t i = 0; i < md->nfiles; i++) total += md->files[i].nrows;
+    if (!micro) {
+        int any = 0;
+        s->min_step = 0;
+        s->max_step = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            for (size_t r = 0; r < md->files[i].nrows; r++) {
+                int32_t st = md->files[i].rows[r].step;
+                if (!any || st < s->min_step) s->min_step = st;
+                if (st > s->max_step) s->max_step = st;
+                any = 1;
+            }
+        return 0;
+    }
+    /* micro_step 2000000000 in one row would lay out two billion steps */
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++)
+            if (md->files[i].rows[r].micro >= CUBE_MAX_STEPS)
+                return pt_errorf(err, "%s: micro_step %ld at step %ld: more than the %d steps probetop lays out",
+                                 md->files[i].path, (long)md->files[i].rows[r].micro,
+                                 (long)md->files[i].rows[r].step, CUBE_MAX_STEPS);
+    int32_t *all = malloc((total ? total : 1) * sizeof *all);
+    if (!all) return pt_errorf(err, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++) all[k++] = md->files[i].rows[r].step;
+    qsort(all, k, sizeof *all, cmp_i32);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!u || all[u - 1] != all[i]) all[u++] = all[i];
+    s->orig = all;
+    s->n = u;
+    s->count = calloc(u ? u : 1, sizeof *s->count);
+    s->offset = calloc(u ? u : 1, sizeof *s->offset);
+    if (!s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++) {
+            const struct mon_row *row = &md->files[i].rows[r];
+            int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, cmp_i32);
+            size_t j = (size_t)(pos - s->orig);
+            if (row->micro + 1 > s->count[j]) s->count[j] = row->micro + 1;
+        }
+    int64_t off = 0;
+    for (size_t j = 0; j < u; j++) {
+        s->offset[j] = (int32_t)off;
+        off += s->count[j];
+        if (off > CUBE_MAX_STEPS) {
+            int32_t steps = s->orig[j];
+            monitor_steps_free(s);
+            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out",
+                             md->nfiles ? md->files[0].path : "monitor data", CUBE_MAX_STEPS, (long)steps);
+        }
+    }
+    s->min_step = 0;
+    s->max_step = (int32_t)off - 1;
+    return 0;
+}
+
+int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r) {
+    if (!s->micro) return r->step;
+    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, cmp_i32);
+    return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
+}
+
+/* ---- into the cube ---- */
+
+int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    struct mapping map = {0};
+    struct monitor_data md;
+    struct mon_steps st;
+    if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
+    int rc = monitor_read(path, &map, o->layout, ds, &md, err);
+    mapping_free(&map);
+    if (rc != 0) return -1;
+    if (!md.metric_has_rows) {
+        monitor_free(&md);
+        return pt_errorf(err, "%s: no usable row in any <metric>_<a>-<b>.csv file%s%s%s", path,
+                         ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "", ds->nwarnings ? ")" : "");
+    }
+    if (monitor_steps(&md, o->micro_step, &st, err) != 0) { monitor_free(&md); return -1; }
+    struct names *nm = names_new();
+    struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
+    if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
+    int metric_of[MON_NMETRICS], stat_idx[MON_NMETRICS][MON_NSTATS];
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        metric_of[m] = -1;
+        if (!(md.metric_has_rows & (1u << m))) continue;
+        /* the metric's statistics: columns its files had, in the fixed order */
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md.nfiles; i++)
+            if (md.files[i].metric == m) mask |= md.files[i].statmask;
+        const char *stats[MON_NSTATS];
+        int ns = 0;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            stat_idx[m][s] = mask & (1u << s) ? ns : -1;
+            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+        }
+        metric_of[m] = cube_builder_metric(b, mon_metric_names[m], ns, stats);
+    }
+    if (o->micro_step)
+        for (size_t j = 0; j < st.n; j++)
+            for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
+                if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < md.nfiles && rc == 0; i++) {
+        const struct mon_file *f = &md.files[i];
+        int cm = metric_of[f->metric];
+        if (cm < 0) continue;
+        const int *idx = stat_idx[f->metric];
+        for (size_t r = 0; r < f->nrows && rc == 0; r++) {
+            const struct mon_row *row = &f->rows[r];
+            uint32_t t = names_intern(nm, md.arena + row->name, strlen(md.arena + row->name), row->vpp,
+                                      o->micro_step ? 0 : row->micro);
+            double v[MON_NSTATS];
+            uint32_t present = 0;
+            for (int s = 0; s < MON_NSTATS; s++)
+                if ((row->present & (1u << s)) && idx[s] >= 0) { v[idx[s]] = row->v[s]; present |= 1u << idx[s]; }
+            if (t == NAMES_NONE || cube_builder_add(b, cm, t, monitor_row_step(&st, row), f->rank, v, present) != 0)
+                rc = pt_errorf(err, "out of memory");
+        }
+    }
+    if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+    cube_builder_free(b);
+    if (rc == 0 && names_build_labels(ds->cube->names, LABELS_MONITOR) != 0) rc = pt_errorf(err, "out of memory");
+    monitor_steps_free(&st);
+    monitor_free(&md);
+    return rc;
+}

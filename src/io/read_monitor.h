@@ -1,0 +1,74 @@
+/* read_monitor: msProbe monitor CSV trees (dump-format.md §1.5,
+ * trend-db.md §6-7) into memory, then into the cube or a .trend.db. */
+#ifndef PT_READ_MONITOR_H
+#define PT_READ_MONITOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+#include "src/io/dataset.h"
+#include "src/io/read_dump.h"   /* struct mapping */
+
+#define MON_NMETRICS 9
+#define MON_NSTATS 14
+extern const char *const mon_metric_names[MON_NMETRICS];  /* fixed id order */
+extern const char *const mon_stat_names[MON_NSTATS];      /* column order */
+
+struct mon_row {
+    uint32_t name;        /* arena offset (after --mapping) */
+    int32_t vpp, step, micro;
+    uint32_t present;     /* bit per mon_stat_names index */
+    double v[MON_NSTATS];
+};
+
+struct mon_file {
+    char *path;
+    int metric;           /* index into mon_metric_names */
+    int32_t rank;
+    uint32_t statmask;    /* supported columns in the header */
+    struct mon_row *rows;
+    size_t nrows, cap;
+};
+
+struct monitor_data {
+    struct mon_file *files;   /* processing order: ranks ascending, files by name */
+    size_t nfiles;
+    char *arena;
+    size_t alen, acap;
+    uint32_t metric_has_files;   /* bit per metric: importable files (even header-only) */
+    uint32_t metric_has_rows;    /* bit per metric: at least one valid row */
+    uint32_t statmask;           /* union of columns of all usable files */
+    int32_t max_rank;
+    int nranks;
+};
+
+int monitor_detect(const char *path);
+/* Reads every usable CSV; skipped files and rows go to ds warnings/skipped. */
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err);
+void monitor_free(struct monitor_data *md);
+/* One CSV's bytes (buf, len bytes, malloc'd; taken over and freed, as
+ * read_csv hands it on) into md, as metric/rank; path names it in messages.
+ * Bad rows and bad files are warnings in ds, never a failure: -1 only when
+ * memory runs out.  The file-free entry that tests/fuzz feeds directly. */
+int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
+                      const struct layout *layout, struct dataset *ds, struct monitor_data *md);
+/* The step axis of trend-db.md §6.4: fills step values per row via cb. */
+struct mon_steps {
+    int micro;
+    int32_t *orig;        /* sorted original steps present (micro mode) */
+    int32_t *offset;      /* offset per orig step */
+    int32_t *count;
+    size_t n;
+    int32_t min_step, max_step;
+};
+/* -1 with err set without memory or when the micro steps are more than
+ * CUBE_MAX_STEPS (checked before the step tables are allocated). */
+int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err);
+int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r);
+void monitor_steps_free(struct mon_steps *s);
+
+int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);
+
+#endif

@@ -1,0 +1,300 @@
+/* read_trenddb: reads a .trend.db without writing a byte (SQLite read-only,
+ * no journal created), checking the schema before trusting any column. */
+#include "src/io/read_trenddb.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "src/io/sqlite_ro.h"
+
+static int ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int list_dbs(const char *dir, char ***out, size_t *n) {
+    DIR *d = opendir(dir);
+    *out = NULL;
+    *n = 0;
+    if (!d) return -1;
+    struct dirent *e;
+    size_t cap = 0;
+    while ((e = readdir(d))) {
+        if (!ends_with(e->d_name, ".trend.db")) continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **x = realloc(*out, cap * sizeof *x);
+            if (!x) break;
+            *out = x;
+        }
+        if (!((*out)[*n] = strdup(e->d_name))) break;
+        (*n)++;
+    }
+    closedir(d);
+    if (*n) qsort(*out, *n, sizeof **out, cmp_str);
+    return 0;
+}
+
+int trenddb_detect_dir(const char *path) {
+    char **v;
+    size_t n;
+    if (list_dbs(path, &v, &n) != 0) return 0;
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+    return n > 0;
+}
+
+static int has_table(sqlite3 *db, const char *name) {
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) found = 1;
+    else if (rc != SQLITE_DONE) found = -1;
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* Columns of a table (PRAGMA table_info), as names. */
+static int table_columns(sqlite3 *db, const char *table, char cols[][64], int max) {
+    char sql[128];
+    sqlite3_stmt *st;
+    int n = 0;
+    snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    while (sqlite3_step(st) == SQLITE_ROW && n < max) {
+        const unsigned char *c = sqlite3_column_text(st, 1);
+        snprintf(cols[n++], 64, "%s", c ? (const char *)c : "");
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+static int is_identifier(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+#define MAXCOLS 64
+
+struct tmetric {
+    int64_t id;
+    char name[64];
+    int cube;                 /* builder metric index */
+    int nstats;
+    int statcol[CUBE_MAX_STATS];   /* trend_data column index per stat */
+};
+
+static int load_db(const char *file, struct dataset *ds, struct pt_error *err) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    struct names *nm = NULL;
+    struct cube_builder *b = NULL;
+    int64_t *idmap_db = NULL;
+    uint32_t *idmap_local = NULL;
+    size_t nids = 0;
+    int rc = -1;
+    struct tmetric met[32];
+    int nmet = 0;
+    char tcols[MAXCOLS][64], gcols[MAXCOLS][64];
+
+    if (sqlite_ro_open(file, &db, err) != 0) goto out;
+    static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
+    for (size_t i = 0; i < 4; i++) {
+        int h = has_table(db, need[i]);
+        if (h < 0) {
+            pt_errorf(err, "%s: not a readable SQLite database (%s)", file, sqlite3_errmsg(db));
+            goto out;
+        }
+        if (!h) {
+            pt_errorf(err, "%s: not an msProbe .trend.db: table %s is missing", file, need[i]);
+            goto out;
+        }
+    }
+    int ntc = table_columns(db, "trend_data", tcols, MAXCOLS), ngc = table_columns(db, "global_stats", gcols, MAXCOLS);
+    if (ntc < 5 || strcmp(tcols[0], "rank") || strcmp(tcols[1], "step") || strcmp(tcols[2], "target_id") ||
+        strcmp(tcols[3], "metric_id")) {
+        pt_errorf(err, "%s: table trend_data: expected columns rank, step, target_id, metric_id, <statistics>", file);
+        goto out;
+    }
+    /* ranges and per-metric statistics: the last global_stats row */
+    int64_t max_rank = 0, min_step = 0, max_step = 0;
+    char gstat[MAXCOLS][512];
+    memset(gstat, 0, sizeof gstat);
+    if (sqlite3_prepare_v2(db, "SELECT * FROM global_stats ORDER BY ROWID DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table global_stats: %s", file, sqlite3_errmsg(db));
+        goto out;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW)
+        for (int c = 0; c < ngc; c++) {
+            if (!strcmp(gcols[c], "max_rank")) max_rank = sqlite3_column_int64(st, c);
+            else if (!strcmp(gcols[c], "min_step")) min_step = sqlite3_column_int64(st, c);
+            else if (!strcmp(gcols[c], "max_step")) max_step = sqlite3_column_int64(st, c);
+            else if (sqlite3_column_type(st, c) == SQLITE_TEXT)
+                snprintf(gstat[c], sizeof gstat[c], "%s", (const char *)sqlite3_column_text(st, c));
+        }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!(nm = names_new()) || !(b = cube_builder_new(nm))) { nm = NULL; pt_errorf(err, "out of memory"); goto out; }
+    nm = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id", -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table monitoring_metrics: %s", file, sqlite3_errmsg(db));
+        goto out;
+    }
+    int dumpkind = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && nmet < 32) {
+        struct tmetric *m = &met[nmet];
+        memset(m, 0, sizeof *m);
+        m->id = sqlite3_column_int64(st, 0);
+        const unsigned char *name = sqlite3_column_text(st, 1);
+        snprintf(m->name, sizeof m->name, "%s", name ? (const char *)name : "?");
+        if (!strcmp(m->name, "forward") || !strcmp(m->name, "backward")) dumpkind = 1;
+        /* statistics: the global_stats column named like the metric, checked
+         * against trend_data's real columns; else every statistic column */
+        const char *list = NULL;
+        for (int c = 0; c < ngc; c++)
+            if (!strcmp(gcols[c], m->name) && gstat[c][0]) list = gstat[c];
+        const char *stats[CUBE_MAX_STATS];
+        char buf[512];
+        if (list) {
+            snprintf(buf, sizeof buf, "%s", list);
+            for (char *tok = strtok(buf, ","); tok && m->nstats < CUBE_MAX_STATS; tok = strtok(NULL, ","))
+                for (int c = 4; c < ntc; c++)
+                    if (!strcmp(tcols[c], tok) && is_identifier(tok)) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
+        }
+        if (!m->nstats)
+            for (int c = 4; c < ntc && m->nstats < CUBE_MAX_STATS; c++) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
+        m->cube = cube_builder_metric(b, m->name, m->nstats, stats);
+        if (m->cube < 0) { pt_errorf(err, "out of memory"); goto out; }
+        nmet++;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    /* targets in target_id order, so ascending id is msProbe's order */
+    if (sqlite3_prepare_v2(db, "SELECT target_id, target_name, vpp_stage, micro_step FROM monitoring_targets ORDER BY target_id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table monitoring_targets: %s", file, sqlite3_errmsg(db));
+        goto out;
+    }
+    size_t cap = 0;
+    struct names *tn = cube_builder_names(b);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(st, 1);
+        int len = sqlite3_column_bytes(st, 1);
+        uint32_t id = names_intern(tn, name ? (const char *)name : "", name ? (size_t)len : 0,
+                                   sqlite3_column_int(st, 2), sqlite3_column_int(st, 3));
+        if (nids == cap) {
+            cap = cap ? cap * 2 : 1024;
+            int64_t *a = realloc(idmap_db, cap * sizeof *a);
+            uint32_t *l = a ? realloc(idmap_local, cap * sizeof *l) : NULL;
+            if (a) idmap_db = a;
+            if (l) idmap_local = l;
+            if (!a || !l) { pt_errorf(err, "out of memory"); goto out; }
+        }
+        if (id == NAMES_NONE) { pt_errorf(err, "out of memory"); goto out; }
+        idmap_db[nids] = sqlite3_column_int64(st, 0);
+        idmap_local[nids++] = id;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    for (int64_t r = 0; r <= max_rank && r < 100000; r++) cube_builder_rank(b, (int32_t)r);
+    if (max_step - min_step < 1000000)
+        for (int64_t s = min_step; s <= max_step; s++) cube_builder_step(b, (int32_t)s, (int32_t)s, -1);
+    if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db));
+        goto out;
+    }
+    size_t row = 0, bad = 0;
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        int64_t tid = sqlite3_column_int64(st, 2), mid = sqlite3_column_int64(st, 3);
+        struct tmetric *m = NULL;
+        for (int i = 0; i < nmet; i++)
+            if (met[i].id == mid) m = &met[i];
+        /* binary search: target ids ascend */
+        size_t lo = 0, hi = nids;
+        while (lo < hi) {
+            size_t mi = (lo + hi) / 2;
+            if (idmap_db[mi] < tid) lo = mi + 1; else hi = mi;
+        }
+        if (!m || lo >= nids || idmap_db[lo] != tid) { bad++; continue; }
+        double v[CUBE_MAX_STATS];
+        uint32_t present = 0;
+        for (int s = 0; s < m->nstats; s++) {
+            int c = m->statcol[s];
+            int ty = sqlite3_column_type(st, c);
+            if (ty == SQLITE_NULL) continue;
+            double x = sqlite3_column_double(st, c);
+            /* msProbe stores +-Inf as +-(1e9 + 1): give the infinities back */
+            if (x == 1000000001.0) x = INFINITY;
+            else if (x == -1000000001.0) x = -INFINITY;
+            v[s] = x;
+            present |= 1u << s;
+        }
+        if (cube_builder_add(b, m->cube, idmap_local[lo], sqlite3_column_int(st, 1), sqlite3_column_int(st, 0), v,
+                             present) != 0) {
+            pt_errorf(err, "out of memory");
+            goto out;
+        }
+    }
+    if (src != SQLITE_DONE) {
+        pt_errorf(err, "%s: table trend_data, row %zu: %s", file, row + 1, sqlite3_errmsg(db));
+        goto out;
+    }
+    if (bad) dataset_warn(ds, "%s: %zu trend_data rows name an unknown target or metric: skipped", file, bad);
+    if (cube_builder_finish(b, &ds->cube, err) != 0) goto out;
+    if (names_build_labels(ds->cube->names, dumpkind ? LABELS_DUMP : LABELS_MONITOR) != 0) {
+        pt_errorf(err, "out of memory");
+        goto out;
+    }
+    ds->files_read++;
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    cube_builder_free(b);
+    names_free(nm);
+    free(idmap_db);
+    free(idmap_local);
+    return rc;
+}
+
+int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    struct stat st;
+    char file[4096];
+    if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        if (list_dbs(path, &ds->dbfiles, &ds->ndbfiles) != 0 || ds->ndbfiles == 0)
+            return pt_errorf(err, "%s: no *.trend.db file in this folder", path);
+        const char *pick = ds->dbfiles[0];
+        if (o->db_name) {
+            pick = NULL;
+            for (size_t i = 0; i < ds->ndbfiles; i++)
+                if (!strcmp(ds->dbfiles[i], o->db_name)) pick = ds->dbfiles[i];
+            if (!pick) return pt_errorf(err, "%s: no %s here (--db); found %s", path, o->db_name, ds->dbfiles[0]);
+        }
+        snprintf(file, sizeof file, "%s/%s", path, pick);
+    } else {
+        snprintf(file, sizeof file, "%s", path);
+    }
+    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) return pt_errorf(err, "%s: not a regular file", file);
+    if (st.st_size == 0) return pt_errorf(err, "%s: empty file, not an SQLite database", file);
+    free(ds->source);
+    ds->source = strdup(file);
+    ds->micro_step = -1;   /* the database decided */
+    return load_db(file, ds, err);
+}

@@ -1,0 +1,15 @@
+/* read_trenddb: msProbe .trend.db files (either kind), opened read-only,
+ * into the cube (trend-db.md §8). */
+#ifndef PT_READ_TRENDDB_H
+#define PT_READ_TRENDDB_H
+
+#include "model/err.h"
+#include "src/io/dataset.h"
+
+/* A folder holding at least one *.trend.db file. */
+int trenddb_detect_dir(const char *path);
+/* path: a .trend.db file, or a folder of them (opens o->db_name, else the
+ * first by name; ds->dbfiles lists them all). */
+int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);
+
+#endif
