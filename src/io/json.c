@@ -157,6 +157,24 @@ static char *dialect_to_strict(const char *text, size_t len, size_t *outlen) {
     return out;
 }
 
+/* 1 when the text ends inside a string or with a bracket still open: cJSON
+ * puts its error on the last byte both for a cut file and for a bad last
+ * character, and only this tells the two apart. */
+static int json_open_at_end(const char *s, size_t n) {
+    long depth = 0;
+    int instr = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (instr) {
+            if (c == '\\') i++;
+            else if (c == '"') instr = 0;
+        } else if (c == '"') instr = 1;
+        else if (c == '{' || c == '[') depth++;
+        else if (c == '}' || c == ']') depth--;
+    }
+    return instr || depth > 0;
+}
+
 int json_tree_parse(const char *text, size_t len, const char *what, cJSON **out, struct pt_error *err) {
     size_t slen;
     const char *end = NULL;
@@ -167,7 +185,7 @@ int json_tree_parse(const char *text, size_t len, const char *what, cJSON **out,
     cJSON *root = cJSON_ParseWithLengthOpts(strict, slen, &end, 0);
     if (!root) {
         size_t line = end ? json_line_of(strict, end) : 0;
-        int atend = end && (size_t)(end - strict) >= slen;
+        int atend = end && (size_t)(end - strict) + 1 >= slen && json_open_at_end(strict, slen);
         free(strict);
         if (atend) return pt_errorf(err, "%s: line %zu: JSON ends early (truncated file?)", what, line);
         return pt_errorf(err, "%s: line %zu: not valid JSON here", what, line);

@@ -478,7 +478,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
                 }
             }
         }
-        sum->any_rank = 1;
+        if (f->ok) sum->any_rank = 1;   /* every dump.json broken: nothing to write */
         if (f->rank > sum->max_rank) sum->max_rank = f->rank;
         if (!o->micro_step) {
             if (f->step < sum->min_step) sum->min_step = f->step;

@@ -103,9 +103,10 @@ static const struct row rows[] = {
     { "json: too big (map)", R_JSON_MAP, {{ "a.json", "{\"a\": \"0123456789abcdef\"}" }}, "a.json",
       "25 bytes, more than the 16 this reader accepts" },
     { "json: empty text", R_JSON_TEXT, {{ "a.json", "" }}, "a.json", "a.json: empty file, expected a JSON object" },
-    /* today a cut file is "not valid JSON here": cJSON's error position is
-     * never past the end, so "JSON ends early" does not fire (issue 11) */
-    { "json: cut text", R_JSON_TEXT, {{ "a.json", "{\n\"a\": [1," }}, "a.json", "a.json: line 2: not valid JSON here" },
+    /* a cut file says so; a bad last character is not "cut" */
+    { "json: cut text", R_JSON_TEXT, {{ "a.json", "{\n\"a\": [1," }}, "a.json", "a.json: line 2: JSON ends early (truncated file?)" },
+    { "json: cut string", R_JSON_TEXT, {{ "a.json", "{\"a\": \"b" }}, "a.json", "a.json: line 1: JSON ends early (truncated file?)" },
+    { "json: bad last char", R_JSON_TEXT, {{ "a.json", "{\"a\": 1]" }}, "a.json", "a.json: line 1: not valid JSON here" },
     { "json: bad text", R_JSON_TEXT, {{ "a.json", "{\"a\": 1,\n\n x}" }}, "a.json", "a.json: line 3: not valid JSON here" },
 
     /* read_graph.c: one rank folder of a dump */

@@ -326,6 +326,30 @@ static void test_dev_full_and_missing(void) {
     }
 }
 
+/* Every rank's dump.json broken: data2db refuses (exit 2) and leaves no
+ * output folder, instead of an empty database and exit 0. */
+static void test_data2db_all_broken(void) {
+    const char *bin = getenv("PT_BIN");
+    if (!bin) SKIP("PT_BIN not set");
+    const char *t = pt_tmpdir("edges_allbroken");
+    char cmd[4000], p[1300], out_dir[1300];
+    static const char *const bodies[] = {"{\"task\": \"statistics\", \"data\": {", "[1]"};
+    for (int r = 0; r < 2; r++) {
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/d/step0/rank%d' && printf '%%s' '%s' > '%s/d/step0/rank%d/dump.json'", t, r,
+                 bodies[r], t, r);
+        CHECK_INT(sh(cmd), 0);
+    }
+    snprintf(out_dir, sizeof out_dir, "%s/out", t);
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s/d' --db '%s' > '%s/out.txt' 2>&1", bin, t, out_dir, t);
+    CHECK_INT(sh(cmd), 2);
+    snprintf(p, sizeof p, "%s/out.txt", t);
+    char *out = pt_slurp(p);
+    CHECK_CONTAINS(out, "no usable rank folder: no database written");
+    CHECK_CONTAINS(out, "JSON ends early (truncated file?)");
+    free(out);
+    CHECK(access(out_dir, F_OK) != 0);
+}
+
 /* Permissions: a read-only output folder says so, an unreadable rank folder
  * is not "no dump.json".  Root reads and writes everything: skipped there. */
 static void test_permissions(void) {
@@ -483,6 +507,7 @@ int main(void) {
     RUN(test_long_record_name);
     RUN(test_info_escapes_header);
     RUN(test_dev_full_and_missing);
+    RUN(test_data2db_all_broken);
     RUN(test_permissions);
     RUN(test_path_numbers);
     RUN(test_data2db_signals);
