@@ -24,6 +24,7 @@
 #include "model/names.h"
 #include "src/read_dump.h"
 #include "src/read_monitor.h"
+#include "src/sqlite_ro.h"
 
 /* ---- SQLite plumbing ---- */
 
@@ -420,6 +421,16 @@ struct rankrows {
     size_t n, cap;
 };
 
+struct shard_file {         /* a file a shard read */
+    int64_t index, group;
+    int32_t rank, micro, base;   /* micro steps (0: no rows), step of its micro step 0 */
+};
+
+struct shard_attempt {       /* a target id attempt, in order */
+    int64_t seq, index, target;
+    int metric;
+};
+
 struct dump_writer {
     struct tdb t;
     struct idmap ids;
@@ -439,6 +450,14 @@ struct dump_writer {
     sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, ROWS_PER_INSERT rows */
     int32_t max_rank;
     struct pt_error *err;
+    /* --shard: what the merge needs to replay the unsharded run (see
+     * probetop(1), FILES: the files read, every target id attempt) */
+    int shard;
+    size_t cur_index;        /* the file being written: its place in the whole list */
+    struct shard_file *sfiles;
+    size_t nsfiles, capsfiles;
+    struct shard_attempt *satt;
+    size_t nsatt, capsatt;
 };
 
 #define ROWS_PER_INSERT 128
@@ -486,6 +505,12 @@ static int dump_flush(struct dump_writer *w) {
             int64_t k = attempt(&w->ids, fr->name, fr->len, 0, fr->call, w->ins_target, &ins);
             if (k < 0) return tdb_fail(t, "insert target");
             if (mk_know(&w->mk[m], (uint32_t)k) != 0) return pt_errorf(w->err, "out of memory");
+            if (w->shard) {
+                if (grow((void **)&w->satt, &w->capsatt, w->nsatt + 1, sizeof *w->satt) != 0)
+                    return pt_errorf(w->err, "out of memory");
+                w->satt[w->nsatt++] = (struct shard_attempt){.seq = w->ids.seq, .index = (int64_t)w->cur_index,
+                                                             .target = w->ids.dbid[k], .metric = m + 1};
+            }
         }
     if (w->nfresh) {
         w->nfresh = 0;
@@ -516,14 +541,30 @@ static int grow_raw(void **p, size_t *cap, size_t need, size_t size) {
     return 0;
 }
 
-static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *r) {
+static int dump_global_stats(struct tdb *t, int32_t max_rank, int32_t min_step, int32_t max_step) {
+    char sql[1024];
+    if (tdb_exec(t, "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                    "            max_rank INTEGER DEFAULT 0, min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, "
+                    "forward TEXT DEFAULT NULL, backward TEXT DEFAULT NULL, recompute TEXT DEFAULT NULL, "
+                    "parameters_grad TEXT DEFAULT NULL\n"
+                    "        )") != 0)
+        return -1;
+    snprintf(sql, sizeof sql,
+             "INSERT INTO global_stats VALUES (%d, %d, %d, 'norm,max,min,mean', 'norm,max,min,mean', "
+             "'norm,max,min,mean', 'norm,max,min,mean')",
+             (int)max_rank, (int)min_step, (int)max_step);
+    return tdb_exec(t, sql);
+}
+
+/* raw: the values are already as stored (a merge copies a shard's) */
+static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *r, int raw) {
     sqlite3_bind_int(s, at + 1, rank);
     sqlite3_bind_int(s, at + 2, r->step);
     sqlite3_bind_int64(s, at + 3, r->dbid);
     sqlite3_bind_int(s, at + 4, r->metric + 1);
     for (int c = 0; c < 4; c++) {
-        double v;
-        if (((r->present >> c) & 1) && normalise(r->v[c], &v)) sqlite3_bind_double(s, at + 5 + c, v);
+        double v = r->v[c];
+        if (((r->present >> c) & 1) && (raw || normalise(r->v[c], &v))) sqlite3_bind_double(s, at + 5 + c, v);
         else sqlite3_bind_null(s, at + 5 + c);
     }
 }
@@ -595,13 +636,13 @@ static int dump_insert_rows(struct dump_writer *w) {
          * last page, where an append needs no descent from the root */
         size_t j = 0;
         for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
-            for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q]);
+            for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q], 0);
             int rc = sqlite3_step(w->ins_rows);
             sqlite3_reset(w->ins_rows);
             if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
         }
         for (; j < b->n; j++) {
-            bind_prow(w->ins_row, 0, b->rank, &b->v[j]);
+            bind_prow(w->ins_row, 0, b->rank, &b->v[j], 0);
             int rc = sqlite3_step(w->ins_row);
             sqlite3_reset(w->ins_row);
             if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
@@ -617,6 +658,13 @@ static int dump_insert_rows(struct dump_writer *w) {
 static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_base) {
     struct dump_writer *w = vctx;
     if (f->rank > w->max_rank) w->max_rank = f->rank;
+    w->cur_index = f->index;
+    if (w->shard) {
+        if (grow((void **)&w->sfiles, &w->capsfiles, w->nsfiles + 1, sizeof *w->sfiles) != 0)
+            return pt_errorf(w->err, "out of memory");
+        w->sfiles[w->nsfiles++] = (struct shard_file){.index = (int64_t)f->index, .group = f->group, .rank = f->rank,
+                                                      .micro = f->contributes ? f->micro_count : 0, .base = step_base};
+    }
     size_t i = 0;
     while (i < f->nrows) {
         uint32_t entry = f->rows[i].entry;
@@ -652,9 +700,61 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
     return 0;
 }
 
+/* The tables a shard carries beside msProbe's, for the merge. */
+static int write_shard_tables(struct dump_writer *w, int k, int n, int micro, const struct dump_summary *sum) {
+    struct tdb *t = &w->t;
+    char sql[512];
+    if (tdb_exec(t, "CREATE TABLE probetop_shard (kind TEXT NOT NULL, k INTEGER NOT NULL, n INTEGER NOT NULL, "
+                    "micro_step INTEGER NOT NULL, any_rank INTEGER NOT NULL, max_rank INTEGER, min_step INTEGER, "
+                    "max_step INTEGER)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_files (file INTEGER PRIMARY KEY, step_group INTEGER NOT NULL, "
+                    "rank INTEGER NOT NULL, micro_steps INTEGER NOT NULL, base_step INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_attempts (seq INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
+                    "target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL)") != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('dump', %d, %d, %d, %d, %d, %d, %d)", k, n, micro,
+             sum->any_rank, (int)sum->max_rank, (int)sum->min_step, (int)sum->max_step);
+    if (tdb_exec(t, sql) != 0) return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_files VALUES (?,?,?,?,?)", -1, &st, NULL))
+        return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < w->nsfiles; i++) {
+        const struct shard_file *f = &w->sfiles[i];
+        sqlite3_bind_int64(st, 1, f->index);
+        sqlite3_bind_int64(st, 2, f->group);
+        sqlite3_bind_int(st, 3, f->rank);
+        sqlite3_bind_int(st, 4, f->micro);
+        sqlite3_bind_int(st, 5, f->base);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) { sqlite3_finalize(st); return tdb_fail(t, "insert shard file"); }
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_attempts VALUES (?,?,?,?)", -1, &st, NULL))
+        return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < w->nsatt; i++) {
+        const struct shard_attempt *a = &w->satt[i];
+        sqlite3_bind_int64(st, 1, a->seq);
+        sqlite3_bind_int64(st, 2, a->index);
+        sqlite3_bind_int64(st, 3, a->target);
+        sqlite3_bind_int(st, 4, a->metric);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) { sqlite3_finalize(st); return tdb_fail(t, "insert shard attempt"); }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int trenddb_write_dump(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                        struct tdb_result *res, struct pt_error *err) {
-    struct dump_writer w = {.err = err};
+    return trenddb_write_dump_shard(data, outdir, lo, 0, 0, ds, res, err);
+}
+
+int trenddb_write_dump_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
+                             int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
+    struct dump_writer w = {.err = err, .shard = shard_n > 0};
+    char dbname[96];
     struct mapping map = {0};
     struct dump_summary sum;
     int rc = -1;
@@ -664,7 +764,9 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&w.t, outdir, "dump_data.trend.db", 16384, lo, ds, err) != 0) goto out;
+    if (w.shard) snprintf(dbname, sizeof dbname, "dump_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
+    else snprintf(dbname, sizeof dbname, "dump_data.trend.db");
+    if (tdb_open(&w.t, outdir, dbname, 16384, lo, ds, err) != 0) goto out;
     if (create_fixed(&w.t) != 0) goto out;
     if (create_trend(&w.t, dump_stat_names, 4) != 0) goto out;
     if (insert_metrics(&w.t, dump_metric_names, DM_N) != 0) goto out;
@@ -684,27 +786,19 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         free(sql);
     }
     struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1,
-                             .layout = lo->layout};
+                             .layout = lo->layout, .shard_k = shard_k, .shard_n = shard_n};
     if (dump_read(data, lo, &dopt, ds, dump_writer_file, &w, &sum, err) != 0) goto out;
-    if (!sum.any_rank) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
+    /* a shard of no rank (more tasks than ranks) is written all the same:
+     * the set of shards is complete only with it */
+    if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
     if (dump_insert_rows(&w) != 0) goto out;
     if (finish_sequence(&w.t, &w.ids) != 0) goto out;
-    char sql[1024];
-    if (tdb_exec(&w.t, "CREATE TABLE IF NOT EXISTS global_stats (\n"
-                       "            max_rank INTEGER DEFAULT 0, min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, "
-                       "forward TEXT DEFAULT NULL, backward TEXT DEFAULT NULL, recompute TEXT DEFAULT NULL, "
-                       "parameters_grad TEXT DEFAULT NULL\n"
-                       "        )") != 0)
-        goto out;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO global_stats VALUES (%d, %d, %d, 'norm,max,min,mean', 'norm,max,min,mean', "
-             "'norm,max,min,mean', 'norm,max,min,mean')",
-             (int)sum.max_rank, (int)sum.min_step, (int)sum.max_step);
-    if (tdb_exec(&w.t, sql) != 0) goto out;
+    if (dump_global_stats(&w.t, sum.max_rank, sum.min_step, sum.max_step) != 0) goto out;
     for (int i = 0; i < w.nmetric_order; i++) {
         int m = w.metric_order[i];
         if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
     }
+    if (w.shard && write_shard_tables(&w, shard_k, shard_n, lo->micro_step, &sum) != 0) goto out;
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
     sqlite3_finalize(w.ins_rows);
@@ -736,6 +830,8 @@ out:
     free(w.fresh);
     for (size_t i = 0; i < w.nranks; i++) free(w.ranks[i].v);
     free(w.ranks);
+    free(w.sfiles);
+    free(w.satt);
     mapping_free(&map);
     return rc;
 }
@@ -892,4 +988,513 @@ out:
     monitor_steps_free(&st);
     monitor_free(&md);
     return rc;
+}
+
+/* ---- --merge: a set of dump shards into one database ----
+ *
+ * A shard keeps msProbe's tables for its own ranks plus, in probetop_shard*
+ * tables, the files it read (place in the whole list, step group, micro
+ * steps, local step of micro step 0) and every target id attempt it made, in
+ * order.  The unsharded run's attempts are the shards' attempts in file
+ * order, less those for a (target, metric) an earlier file of another shard
+ * already brought in: replaying them gives the single run's target ids and
+ * AUTOINCREMENT mark; the step groups give its micro step numbering. */
+
+struct mshard {
+    char *path;
+    int k;
+    sqlite3 *db;
+    int any;
+    int64_t max_rank, min_step, max_step;
+    struct names *tn;        /* its targets, in target_id order */
+    int64_t *ltid, *gid;     /* per target: its id, the merged id */
+    size_t nt, capt;
+};
+
+struct mfile {
+    int64_t index, group;
+    int32_t rank, micro, base, gbase;
+    int shard;
+};
+
+struct matt {
+    int64_t index, seq;
+    int shard, metric;
+    uint32_t lkey;
+};
+
+struct mset {
+    struct mshard *v;
+    int n;
+    int micro;
+    struct mfile *files;
+    size_t nfiles, capfiles;
+    struct matt *att;
+    size_t natt, capatt;
+};
+
+static void mset_free(struct mset *s) {
+    for (int i = 0; i < s->n; i++) {
+        free(s->v[i].path);
+        if (s->v[i].db) sqlite3_close(s->v[i].db);
+        names_free(s->v[i].tn);
+        free(s->v[i].ltid);
+        free(s->v[i].gid);
+    }
+    free(s->v);
+    free(s->files);
+    free(s->att);
+    memset(s, 0, sizeof *s);
+}
+
+static const char SHARD_PREFIX[] = "dump_data.shard-";
+
+/* name is dump_data.shard-K-of-N.trend.db exactly: 1, K and N set */
+static int shard_name(const char *name, int *k, int *n) {
+    size_t pl = sizeof SHARD_PREFIX - 1;
+    int pos = 0;
+    char again[128];
+    if (strncmp(name, SHARD_PREFIX, pl) || sscanf(name + pl, "%d-of-%d.trend.db%n", k, n, &pos) != 2 || !pos ||
+        name[pl + (size_t)pos] || *k < 1 || *k > *n)
+        return 0;
+    snprintf(again, sizeof again, "%s%d-of-%d.trend.db", SHARD_PREFIX, *k, *n);
+    return !strcmp(again, name);   /* no "+1" or "01" */
+}
+
+int trenddb_shards_present(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)) && !found) found = !strncmp(e->d_name, SHARD_PREFIX, sizeof SHARD_PREFIX - 1);
+    closedir(d);
+    return found;
+}
+
+static int cmp_mshard(const void *a, const void *b) {
+    const struct mshard *x = a, *y = b;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Finds the shards of dir: all of one set, complete, none half-written. */
+static int mset_list(struct mset *s, const char *dir, struct pt_error *err) {
+    DIR *d = opendir(dir);
+    if (!d) return pt_errorf(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int n = 0, cap = 0, rc = 0;
+    char first[256] = "";
+    while ((e = readdir(d)) && rc == 0) {
+        int k, nn;
+        if (strncmp(e->d_name, SHARD_PREFIX, sizeof SHARD_PREFIX - 1)) continue;
+        if (strstr(e->d_name, ".trend.db.tmp.")) {
+            rc = pt_errorf(err, "%s/%s: a half-written shard (the temporary file of a data2db --shard task that is "
+                                "still running or was killed): not read; run that task again, or remove the file",
+                           dir, e->d_name);
+            break;
+        }
+        if (!shard_name(e->d_name, &k, &nn)) continue;
+        if (n && nn != s->v[0].k) {   /* v[0].k holds N until sorted */
+            rc = pt_errorf(err, "%s: %s and %s belong to different sets of shards (of %d and of %d tasks)", dir, first,
+                           e->d_name, s->v[0].k, nn);
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct mshard *x = realloc(s->v, (size_t)cap * sizeof *x);
+            if (!x) { rc = pt_errorf(err, "out of memory"); break; }
+            s->v = x;
+        }
+        if (!n) snprintf(first, sizeof first, "%s", e->d_name);
+        memset(&s->v[n], 0, sizeof s->v[n]);
+        s->v[n].k = nn;
+        s->v[n].path = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (!s->v[n].path) { rc = pt_errorf(err, "out of memory"); break; }
+        sprintf(s->v[n].path, "%s/%s", dir, e->d_name);
+        s->n = ++n;
+    }
+    closedir(d);
+    if (rc) return rc;
+    if (!n) return pt_errorf(err, "%s: no dump_data.shard-K-of-N.trend.db file here", dir);
+    int total = s->v[0].k;
+    for (int i = 0; i < n; i++) {   /* now the K of each, from its name */
+        int nn;
+        const char *base = strrchr(s->v[i].path, '/') + 1;
+        shard_name(base, &s->v[i].k, &nn);
+    }
+    qsort(s->v, (size_t)n, sizeof *s->v, cmp_mshard);
+    if (n != total) {
+        int missing = 1;
+        for (int i = 0; i < n && s->v[i].k == missing; i++) missing++;
+        return pt_errorf(err, "%s: incomplete set of shards: %d of %d present, dump_data.shard-%d-of-%d.trend.db "
+                              "missing (a task failed or has not finished?)",
+                         dir, n, total, missing, total);
+    }
+    return 0;
+}
+
+static int lkey_of(const struct mshard *sh, int64_t tid, uint32_t *key) {
+    size_t lo = 0, hi = sh->nt;
+    while (lo < hi) {
+        size_t mi = (lo + hi) / 2;
+        if (sh->ltid[mi] < tid) lo = mi + 1; else hi = mi;
+    }
+    if (lo >= sh->nt || sh->ltid[lo] != tid) return -1;
+    *key = (uint32_t)lo;
+    return 0;
+}
+
+static int shard_bad(struct pt_error *err, const struct mshard *sh, const char *what, sqlite3 *db) {
+    return pt_errorf(err, "%s: not a complete probetop shard (%s%s%s)", sh->path, what, db ? ": " : "",
+                     db ? sqlite3_errmsg(db) : "");
+}
+
+/* Reads one shard's own tables. */
+static int mset_read(struct mset *s, int i, struct pt_error *err) {
+    struct mshard *sh = &s->v[i];
+    sqlite3_stmt *st = NULL;
+    if (sqlite_ro_open(sh->path, &sh->db, err) != 0) return -1;
+    if (sqlite3_prepare_v2(sh->db, "SELECT kind, k, n, micro_step, any_rank, max_rank, min_step, max_step FROM probetop_shard",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard", sh->db);
+    if (sqlite3_step(st) != SQLITE_ROW) { sqlite3_finalize(st); return shard_bad(err, sh, "probetop_shard is empty", NULL); }
+    const unsigned char *kind = sqlite3_column_text(st, 0);
+    int k = sqlite3_column_int(st, 1), n = sqlite3_column_int(st, 2), micro = sqlite3_column_int(st, 3);
+    sh->any = sqlite3_column_int(st, 4);
+    sh->max_rank = sqlite3_column_int64(st, 5);
+    sh->min_step = sqlite3_column_int64(st, 6);
+    sh->max_step = sqlite3_column_int64(st, 7);
+    int ok = kind && !strcmp((const char *)kind, "dump");
+    sqlite3_finalize(st);
+    if (!ok) return shard_bad(err, sh, "not a dump shard", NULL);
+    if (k != sh->k || n != s->n)
+        return pt_errorf(err, "%s: the file says it is shard %d of %d: renamed?", sh->path, k, n);
+    if (i == 0) s->micro = micro;
+    else if (micro != s->micro)
+        return pt_errorf(err, "%s and %s: written with different --micro_step", s->v[0].path, sh->path);
+    /* files */
+    if (sqlite3_prepare_v2(sh->db, "SELECT file, step_group, rank, micro_steps, base_step FROM probetop_shard_files",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_files", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (grow((void **)&s->files, &s->capfiles, s->nfiles + 1, sizeof *s->files) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        s->files[s->nfiles++] = (struct mfile){.index = sqlite3_column_int64(st, 0), .group = sqlite3_column_int64(st, 1),
+                                               .rank = sqlite3_column_int(st, 2), .micro = sqlite3_column_int(st, 3),
+                                               .base = sqlite3_column_int(st, 4), .shard = i};
+    }
+    sqlite3_finalize(st);
+    /* targets */
+    if (!(sh->tn = names_new())) return pt_errorf(err, "out of memory");
+    if (sqlite3_prepare_v2(sh->db, "SELECT target_id, target_name, vpp_stage, micro_step FROM monitoring_targets "
+                                   "ORDER BY target_id", -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table monitoring_targets", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(st, 1);
+        size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        uint32_t key = names_intern(sh->tn, name ? (const char *)name : "", name ? len : 0, sqlite3_column_int(st, 2),
+                                    sqlite3_column_int(st, 3));
+        if (key == NAMES_NONE || grow((void **)&sh->ltid, &sh->capt, sh->nt + 1, sizeof *sh->ltid) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        if (key != sh->nt) { sqlite3_finalize(st); return shard_bad(err, sh, "a target twice", NULL); }
+        sh->ltid[sh->nt++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (!(sh->gid = calloc(sh->nt ? sh->nt : 1, sizeof *sh->gid))) return pt_errorf(err, "out of memory");
+    /* attempts */
+    if (sqlite3_prepare_v2(sh->db, "SELECT seq, file, target_id, metric_id FROM probetop_shard_attempts ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_attempts", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct matt a = {.seq = sqlite3_column_int64(st, 0), .index = sqlite3_column_int64(st, 1), .shard = i,
+                         .metric = sqlite3_column_int(st, 3)};
+        if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 || a.metric > DM_N) {
+            sqlite3_finalize(st);
+            return shard_bad(err, sh, "an attempt names an unknown target or metric", NULL);
+        }
+        if (grow((void **)&s->att, &s->capatt, s->natt + 1, sizeof *s->att) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        s->att[s->natt++] = a;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int cmp_mfile_rank(const void *a, const void *b) {
+    const struct mfile *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+static int cmp_mfile_index(const void *a, const void *b) {
+    const struct mfile *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_mfile_lookup(const void *a, const void *b) {   /* shard, rank, base */
+    const struct mfile *x = a, *y = b;
+    if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->base != y->base) return x->base < y->base ? -1 : 1;
+    return (x->micro > y->micro) - (x->micro < y->micro);   /* a file without rows first: never found */
+}
+
+static int cmp_matt(const void *a, const void *b) {
+    const struct matt *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_prow_plain(const void *a, const void *b) { return cmp_prow_key(a, b); }
+
+/* Ranks of two shards overlap: name both. */
+static int mset_check(struct mset *s, struct pt_error *err) {
+    qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_rank);
+    for (size_t i = 1; i < s->nfiles; i++)
+        if (s->files[i].rank == s->files[i - 1].rank && s->files[i].shard != s->files[i - 1].shard)
+            return pt_errorf(err, "%s and %s both hold rank %d: the shards of one run hold disjoint ranks "
+                                  "(written from different data, or with a different --shard count?)",
+                             s->v[s->files[i - 1].shard].path, s->v[s->files[i].shard].path, (int)s->files[i].rank);
+    qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_index);
+    for (size_t i = 1; i < s->nfiles; i++)
+        if (s->files[i].index == s->files[i - 1].index)
+            return pt_errorf(err, "%s and %s both hold rank folder number %lld: not shards of one run",
+                             s->v[s->files[i - 1].shard].path, s->v[s->files[i].shard].path,
+                             (long long)s->files[i].index);
+    return 0;
+}
+
+static int bucket_insert(struct tdb *t, sqlite3_stmt *ins_rows, sqlite3_stmt *ins_row, int32_t rank, struct prow *v,
+                         size_t n) {
+    qsort(v, n, sizeof *v, cmp_prow_plain);
+    size_t j = 0;
+    for (; ins_rows && n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
+        for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(ins_rows, q * 8, rank, &v[j + (size_t)q], 1);
+        int rc = sqlite3_step(ins_rows);
+        sqlite3_reset(ins_rows);
+        if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
+    }
+    for (; j < n; j++) {
+        bind_prow(ins_row, 0, rank, &v[j], 1);
+        int rc = sqlite3_step(ins_row);
+        sqlite3_reset(ins_row);
+        if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+    }
+    return 0;
+}
+
+/* One shard's trend_data, ids and steps made the merged run's. */
+static int merge_rows(struct tdb *t, struct mset *s, int i, sqlite3_stmt *ins_rows, sqlite3_stmt *ins_row,
+                      size_t *rows) {
+    struct mshard *sh = &s->v[i];
+    sqlite3_stmt *st;
+    struct prow *v = NULL;
+    size_t n = 0, cap = 0;
+    int32_t rank = 0;
+    int rc = 0;
+    /* this shard's files with rows, by (rank, base), for the step of a row */
+    size_t f0 = 0, f1;
+    while (f0 < s->nfiles && s->files[f0].shard < i) f0++;
+    for (f1 = f0; f1 < s->nfiles && s->files[f1].shard == i; f1++) {}
+    if (sqlite3_prepare_v2(sh->db, "SELECT rank, step, target_id, metric_id, norm, max, min, mean FROM trend_data",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(t->err, sh, "table trend_data", sh->db);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        int32_t r = sqlite3_column_int(st, 0), lstep = sqlite3_column_int(st, 1);
+        int metric = sqlite3_column_int(st, 3);
+        uint32_t key;
+        if (n && r != rank) {
+            if ((rc = bucket_insert(t, ins_rows, ins_row, rank, v, n)) != 0) break;
+            n = 0;
+        }
+        rank = r;
+        if (lkey_of(sh, sqlite3_column_int64(st, 2), &key) != 0 || metric < 1 || metric > DM_N) {
+            rc = shard_bad(t->err, sh, "a trend_data row names an unknown target or metric", NULL);
+            break;
+        }
+        /* the file of this row: this rank's last with base <= lstep */
+        const struct mfile *f = NULL;
+        size_t lo = f0, hi = f1;
+        while (lo < hi) {
+            size_t mi = (lo + hi) / 2;
+            const struct mfile *x = &s->files[mi];
+            if (x->rank < r || (x->rank == r && x->base <= lstep)) lo = mi + 1; else hi = mi;
+        }
+        if (lo > f0 && s->files[lo - 1].rank == r) f = &s->files[lo - 1];
+        if (!f) { rc = shard_bad(t->err, sh, "a trend_data row of no file read", NULL); break; }
+        if (grow_raw((void **)&v, &cap, n + 1, sizeof *v) != 0) { rc = pt_errorf(t->err, "out of memory"); break; }
+        struct prow *p = &v[n++];
+        p->dbid = sh->gid[key];
+        p->step = s->micro ? f->gbase + (lstep - f->base) : lstep;
+        p->metric = (uint8_t)(metric - 1);
+        p->present = 0;
+        for (int c = 0; c < 4; c++) {
+            p->v[c] = 0;
+            if (sqlite3_column_type(st, 4 + c) != SQLITE_NULL) {
+                p->v[c] = sqlite3_column_double(st, 4 + c);
+                p->present |= (uint8_t)(1u << c);
+            }
+        }
+        (*rows)++;
+    }
+    if (rc == 0 && src != SQLITE_DONE && src != SQLITE_ROW) rc = shard_bad(t->err, sh, "reading trend_data", sh->db);
+    if (rc == 0 && n) rc = bucket_insert(t, ins_rows, ins_row, rank, v, n);
+    sqlite3_finalize(st);
+    free(v);
+    return rc;
+}
+
+/* The merged database into t (open, in a transaction). */
+static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res) {
+    struct pt_error *err = t->err;
+    struct idmap ids = {0};
+    struct mkeys mk[DM_N];
+    int order[DM_N], norder = 0, rc = -1;
+    sqlite3_stmt *ins_target = NULL, *ins_row = NULL, *ins_rows = NULL;
+    memset(mk, 0, sizeof mk);
+    for (int i = 0; i < s->n; i++)
+        if (mset_read(s, i, err) != 0) return -1;
+    if (mset_check(s, err) != 0) return -1;
+    /* the unsharded run's step of micro step 0 for every file */
+    int64_t start = 0, cur = INT64_MIN;
+    int32_t maxm = 0;
+    for (size_t i = 0; i < s->nfiles; i++) {
+        struct mfile *f = &s->files[i];
+        if (f->group != cur) {
+            if (cur != INT64_MIN) start += maxm;
+            cur = f->group;
+            maxm = 0;
+        }
+        f->gbase = (int32_t)start;
+        if (f->micro > maxm) maxm = f->micro;
+    }
+    if (cur != INT64_MIN) start += maxm;
+    int any = 0;
+    int64_t max_rank = 0, min_step = INT64_MAX, max_step = INT64_MIN;
+    for (int i = 0; i < s->n; i++) {
+        if (!s->v[i].any) continue;
+        any = 1;
+        if (s->v[i].max_rank > max_rank) max_rank = s->v[i].max_rank;
+        if (s->v[i].min_step < min_step) min_step = s->v[i].min_step;
+        if (s->v[i].max_step > max_step) max_step = s->v[i].max_step;
+    }
+    if (!any) return pt_errorf(err, "%s: no shard holds a rank folder: nothing to merge", t->final);
+    if (s->micro) { min_step = 0; max_step = start - 1; }
+    if (!(ids.keys = names_new())) return pt_errorf(err, "out of memory");
+    if (create_fixed(t) != 0 || create_trend(t, dump_stat_names, 4) != 0 ||
+        insert_metrics(t, dump_metric_names, DM_N) != 0)
+        goto out;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL) ||
+        sqlite3_prepare_v2(t->db, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?,?,?,?,?)", -1, &ins_row, NULL)) {
+        tdb_fail(t, "prepare");
+        goto out;
+    }
+    {
+        char *sql = malloc(64 + ROWS_PER_INSERT * 18);
+        if (!sql) { pt_errorf(err, "out of memory"); goto out; }
+        size_t o = (size_t)sprintf(sql, "INSERT OR IGNORE INTO trend_data VALUES ");
+        for (int q = 0; q < ROWS_PER_INSERT; q++) o += (size_t)sprintf(sql + o, "%s(?,?,?,?,?,?,?,?)", q ? "," : "");
+        if (sqlite3_prepare_v2(t->db, sql, -1, &ins_rows, NULL) != SQLITE_OK) ins_rows = NULL;
+        free(sql);
+    }
+    /* the replay */
+    qsort(s->att, s->natt, sizeof *s->att, cmp_matt);
+    for (size_t i = 0; i < s->natt; i++) {
+        const struct matt *a = &s->att[i];
+        const struct names *tn = s->v[a->shard].tn;
+        const struct target *tg = names_target(tn, a->lkey);
+        const char *name = names_str(tn, a->lkey);
+        int m = a->metric - 1, ins;
+        uint32_t gk = names_find(ids.keys, name, tg->len, tg->vpp, tg->call);
+        if (gk != NAMES_NONE && mk_knows(&mk[m], gk)) continue;
+        int64_t k = attempt(&ids, name, tg->len, tg->vpp, tg->call, ins_target, &ins);
+        if (k < 0) { tdb_fail(t, "insert target"); goto out; }
+        if (mk_know(&mk[m], (uint32_t)k) != 0) { pt_errorf(err, "out of memory"); goto out; }
+        int seen = 0;
+        for (int q = 0; q < norder; q++) seen |= order[q] == m;
+        if (!seen) order[norder++] = m;
+    }
+    if (finish_sequence(t, &ids) != 0) goto out;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        for (size_t k = 0; k < sh->nt; k++) {
+            const struct target *tg = names_target(sh->tn, (uint32_t)k);
+            uint32_t gk = names_find(ids.keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
+            if (gk == NAMES_NONE) { shard_bad(err, sh, "a target of no attempt", NULL); goto out; }
+            sh->gid[k] = ids.dbid[gk];
+        }
+    }
+    if (dump_global_stats(t, (int32_t)max_rank, (int32_t)min_step, (int32_t)max_step) != 0) goto out;
+    qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_lookup);
+    res->rows = 0;
+    for (int i = 0; i < s->n; i++)
+        if (merge_rows(t, s, i, ins_rows, ins_row, &res->rows) != 0) goto out;
+    for (int q = 0; q < norder; q++)
+        if (write_tags(t, &ids, mk[order[q]].order, mk[order[q]].n, order[q] + 1, LABELS_DUMP) != 0) goto out;
+    res->targets = names_count(ids.keys);
+    res->max_rank = (int32_t)max_rank;
+    res->max_step = (int32_t)max_step;
+    rc = 0;
+out:
+    sqlite3_finalize(ins_target);
+    sqlite3_finalize(ins_row);
+    sqlite3_finalize(ins_rows);
+    names_free(ids.keys);
+    free(ids.dbid);
+    for (int m = 0; m < DM_N; m++) mk_free(&mk[m]);
+    return rc;
+}
+
+int trenddb_merge(const char *dir, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                  struct tdb_result *res, struct pt_error *err) {
+    struct mset s = {0};
+    struct tdb t;
+    memset(res, 0, sizeof *res);
+    if (mset_list(&s, dir, err) != 0) { mset_free(&s); return -1; }
+    if (tdb_open(&t, outdir, "dump_data.trend.db", 16384, lo, ds, err) != 0) {
+        tdb_abort(&t);
+        mset_free(&s);
+        return -1;
+    }
+    int rc = merge_into(&t, &s, res);
+    mset_free(&s);
+    if (rc == 0) {
+        snprintf(res->path, sizeof res->path, "%s", t.final);
+        rc = tdb_commit(&t);   /* aborts itself on failure */
+    } else {
+        tdb_abort(&t);
+    }
+    return rc;
+}
+
+int trenddb_merge_temp(const char *dir, sqlite3 **out, struct pt_error *err) {
+    struct mset s = {0};
+    struct tdb t = {.err = err};
+    struct tdb_result res;
+    *out = NULL;
+    if (mset_list(&s, dir, err) != 0) { mset_free(&s); return -1; }
+    if (!(t.final = strdup(dir))) { mset_free(&s); return pt_errorf(err, "out of memory"); }
+    /* "": a private database SQLite keeps in the temporary folder and
+     * deletes on close: nothing is written beside the shards */
+    int rc = -1;
+    if (sqlite3_open_v2("", &t.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        pt_errorf(err, "%s: cannot open a temporary database to join the shards in", dir);
+    else if (tdb_exec(&t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; BEGIN") == 0 &&
+             merge_into(&t, &s, &res) == 0 && tdb_exec(&t, "COMMIT") == 0)
+        rc = 0;
+    mset_free(&s);
+    free(t.final);
+    if (rc != 0) {
+        sqlite3_close(t.db);
+        return -1;
+    }
+    *out = t.db;
+    return 0;
 }
