@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "src/sqlite_ro.h"
+#include "src/write_trenddb.h"
 
 static int ends_with(const char *s, const char *suf) {
     size_t a = strlen(s), b = strlen(suf);
@@ -98,8 +99,8 @@ struct tmetric {
     int statcol[CUBE_MAX_STATS];   /* trend_data column index per stat */
 };
 
-static int load_db(const char *file, struct dataset *ds, struct pt_error *err) {
-    sqlite3 *db = NULL;
+/* file: the name messages give; db: open on it (closed here). */
+static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_error *err) {
     sqlite3_stmt *st = NULL;
     struct names *nm = NULL;
     struct cube_builder *b = NULL;
@@ -111,7 +112,6 @@ static int load_db(const char *file, struct dataset *ds, struct pt_error *err) {
     int nmet = 0;
     char tcols[MAXCOLS][64], gcols[MAXCOLS][64];
 
-    if (sqlite_ro_open(file, &db, err) != 0) goto out;
     static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
     for (size_t i = 0; i < 4; i++) {
         int h = has_table(db, need[i]);
@@ -280,7 +280,22 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     if (S_ISDIR(st.st_mode)) {
         if (list_dbs(path, &ds->dbfiles, &ds->ndbfiles) != 0 || ds->ndbfiles == 0)
             return pt_errorf(err, "%s: no *.trend.db file in this folder", path);
+        /* shards of data2db --shard: one run, joined in a private temporary
+         * database; never read while a set is incomplete or half-written */
+        int plain = 0;
+        for (size_t i = 0; i < ds->ndbfiles; i++) plain |= strncmp(ds->dbfiles[i], "dump_data.shard-", 16) != 0;
+        if (trenddb_shards_present(path) && !o->db_name && !plain) {
+            sqlite3 *db;
+            if (trenddb_merge_temp(path, &db, err) != 0) return -1;
+            snprintf(file, sizeof file, "%s/dump_data.shard-*.trend.db", path);
+            free(ds->source);
+            ds->source = strdup(file);
+            ds->micro_step = -1;
+            return load_db(file, db, ds, err);
+        }
         const char *pick = ds->dbfiles[0];
+        for (size_t i = ds->ndbfiles; i-- > 0;)   /* a shard alone only by name (--db) */
+            if (strncmp(ds->dbfiles[i], "dump_data.shard-", 16) != 0) pick = ds->dbfiles[i];
         if (o->db_name) {
             pick = NULL;
             for (size_t i = 0; i < ds->ndbfiles; i++)
@@ -296,5 +311,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     free(ds->source);
     ds->source = strdup(file);
     ds->micro_step = -1;   /* the database decided */
-    return load_db(file, ds, err);
+    sqlite3 *db;
+    if (sqlite_ro_open(file, &db, err) != 0) return -1;
+    return load_db(file, db, ds, err);
 }
