@@ -1,0 +1,30 @@
+#!/bin/sh
+# data2db --shard auto under the real launcher: mpirun -np 4 converts a
+# generated dump in four tasks, data2db --merge joins the shards, and the
+# result prints (trenddb_canon.py) exactly as the one-process database.
+# Skips (77) without mpirun, python3 or ../shared (gen_dump.py, trenddb_canon.py).
+set -u
+bin=$1 shared=$2 tmp=$3
+py=${PT_PYTHON:-python3}
+command -v mpirun >/dev/null 2>&1 || { echo "mpirun absent (Debian: openmpi-bin): skipped"; exit 77; }
+[ -f "$shared/tools/gen_dump.py" ] || { echo "$shared/tools absent: skipped"; exit 77; }
+command -v "$py" >/dev/null 2>&1 || { echo "python3 absent: skipped"; exit 77; }
+rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+"$py" "$shared/tools/gen_dump.py" --out "$tmp/dump" --steps 3 --ranks 8 --layers 4 --micro-batches 2 --tp 2 --pp 2 \
+    --nan 1:5:mlp --quiet >/dev/null 2>&1 || fail "gen_dump.py"
+"$bin" data2db --data "$tmp/dump" --db "$tmp/single" 2>"$tmp/single.err" || { cat "$tmp/single.err"; fail "single run"; }
+# root in a container: Open MPI wants both flags; tasks share the 2 cores
+mpirun --allow-run-as-root --oversubscribe -np 4 "$bin" data2db --data "$tmp/dump" --db "$tmp/shards" --shard auto \
+    >"$tmp/mpi.out" 2>&1 || { cat "$tmp/mpi.out"; fail "mpirun"; }
+n=$(ls "$tmp/shards" | grep -c '^dump_data\.shard-[1-4]-of-4\.trend\.db$')
+[ "$n" = 4 ] || { ls "$tmp/shards"; fail "expected 4 shards, found $n"; }
+"$bin" data2db --merge "$tmp/shards" --db "$tmp/merged" 2>"$tmp/merge.err" || { cat "$tmp/merge.err"; fail "merge"; }
+"$py" "$shared/tools/trenddb_canon.py" "$tmp/single/dump_data.trend.db" >"$tmp/single.canon" || fail "canon single"
+"$py" "$shared/tools/trenddb_canon.py" "$tmp/merged/dump_data.trend.db" >"$tmp/merged.canon" || fail "canon merged"
+cmp -s "$tmp/single.canon" "$tmp/merged.canon" || { diff "$tmp/single.canon" "$tmp/merged.canon" | head; fail "merge differs"; }
+# the folder of shards reads as the single database
+"$bin" info "$tmp/shards" | grep -v '^\(path\|opened\|databases\|files read\|load time\)' >"$tmp/info.shards" || fail "info shards"
+"$bin" info "$tmp/single" | grep -v '^\(path\|opened\|databases\|files read\|load time\)' >"$tmp/info.single" || fail "info single"
+cmp -s "$tmp/info.shards" "$tmp/info.single" || { diff "$tmp/info.single" "$tmp/info.shards"; fail "info differs"; }
+echo "1 passed, 0 failed"
