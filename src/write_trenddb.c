@@ -147,6 +147,8 @@ static int tdb_commit(struct tdb *t) {
     return 0;
 }
 
+static int write_rank_summary(struct tdb *t);
+
 static const char SQL_TARGETS[] =
     "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
     "            target_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
@@ -798,6 +800,7 @@ int trenddb_write_dump_shard(const char *data, const char *outdir, const struct 
         int m = w.metric_order[i];
         if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
     }
+    if (write_rank_summary(&w.t) != 0) goto out;
     if (w.shard && write_shard_tables(&w, shard_k, shard_n, lo->micro_step, &sum) != 0) goto out;
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
@@ -972,6 +975,7 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     sqlite3_finalize(ins_row);
     sqlite3_finalize(ins_target);
     ins_row = ins_target = NULL;
+    if (write_rank_summary(&t) != 0) goto out;
     res->targets = names_count(ids.keys);
     res->max_step = st.max_step;
     res->max_rank = md.max_rank;
@@ -1351,7 +1355,8 @@ static int merge_rows(struct tdb *t, struct mset *s, int i, sqlite3_stmt *ins_ro
 }
 
 /* The merged database into t (open, in a transaction). */
-static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res) {
+/* summaries 0: for reading only (the reader does not use them) */
+static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
     struct pt_error *err = t->err;
     struct idmap ids = {0};
     struct mkeys mk[DM_N];
@@ -1438,6 +1443,7 @@ static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res) {
         if (merge_rows(t, s, i, ins_rows, ins_row, &res->rows) != 0) goto out;
     for (int q = 0; q < norder; q++)
         if (write_tags(t, &ids, mk[order[q]].order, mk[order[q]].n, order[q] + 1, LABELS_DUMP) != 0) goto out;
+    if (summaries && write_rank_summary(t) != 0) goto out;
     res->targets = names_count(ids.keys);
     res->max_rank = (int32_t)max_rank;
     res->max_step = (int32_t)max_step;
@@ -1463,7 +1469,7 @@ int trenddb_merge(const char *dir, const char *outdir, const struct load_opts *l
         mset_free(&s);
         return -1;
     }
-    int rc = merge_into(&t, &s, res);
+    int rc = merge_into(&t, &s, res, 1);
     mset_free(&s);
     if (rc == 0) {
         snprintf(res->path, sizeof res->path, "%s", t.final);
@@ -1487,7 +1493,7 @@ int trenddb_merge_temp(const char *dir, sqlite3 **out, struct pt_error *err) {
     if (sqlite3_open_v2("", &t.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         pt_errorf(err, "%s: cannot open a temporary database to join the shards in", dir);
     else if (tdb_exec(&t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; BEGIN") == 0 &&
-             merge_into(&t, &s, &res) == 0 && tdb_exec(&t, "COMMIT") == 0)
+             merge_into(&t, &s, &res, 0) == 0 && tdb_exec(&t, "COMMIT") == 0)
         rc = 0;
     mset_free(&s);
     free(t.final);
@@ -1497,4 +1503,204 @@ int trenddb_merge_temp(const char *dir, sqlite3 **out, struct pt_error *err) {
     }
     *out = t.db;
     return 0;
+}
+
+/* ---- rank summaries (probetop(1), FILES: probetop_rank_summary) ----
+ *
+ * Per (step, target, metric) and per statistic column of trend_data: the
+ * number of ranks with a row and the min, max and mean over the ranks of
+ * each group of 8 and of 64 ranks (rank / size; only sizes below the rank
+ * count) and over all ranks (group_size 0).  Built in one scan of
+ * trend_data in key order: each rank's rows, already sorted by (step,
+ * target, metric), are merged into one sorted accumulator per group size,
+ * which is written out when the rank group changes.  msProbe's +-(1e9 + 1)
+ * stand for infinities: a mean over an infinity is that infinity, over
+ * both NULL. */
+
+#define SUM_SIZES 3
+
+struct sacc {                /* a run of entries, each `stride` doubles */
+    double *v;               /* [step, target, metric, ranks, then per stat: n, min, max, sum] */
+    size_t n, cap;
+};
+
+static int sacc_grow(struct sacc *a, size_t need, size_t stride) {
+    if (need <= a->cap) return 0;
+    size_t nc = a->cap ? a->cap * 2 : 4096;
+    while (nc < need) nc *= 2;
+    double *x = realloc(a->v, nc * stride * sizeof *x);
+    if (!x) return -1;
+    a->v = x;
+    a->cap = nc;
+    return 0;
+}
+
+static int sacc_cmp(const double *x, const double *y) {
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* out = a merged with b (both sorted by key); entries of one key combine. */
+static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
+    size_t stride = 4 + 4 * (size_t)ns, i = 0, j = 0;
+    out->n = 0;
+    if (sacc_grow(out, a->n + b->n, stride) != 0) return -1;
+    while (i < a->n || j < b->n) {
+        const double *x = i < a->n ? a->v + i * stride : NULL, *y = j < b->n ? b->v + j * stride : NULL;
+        double *o = out->v + out->n++ * stride;
+        int c = !x ? 1 : !y ? -1 : sacc_cmp(x, y);
+        if (c < 0) { memcpy(o, x, stride * sizeof *o); i++; continue; }
+        if (c > 0) { memcpy(o, y, stride * sizeof *o); j++; continue; }
+        memcpy(o, x, stride * sizeof *o);
+        o[3] += y[3];
+        for (int s = 0; s < ns; s++) {
+            double *os = o + 4 + 4 * s;
+            const double *ys = y + 4 + 4 * s;
+            if (!ys[0]) continue;
+            if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
+            os[0] += ys[0];
+            if (ys[1] < os[1]) os[1] = ys[1];
+            if (ys[2] > os[2]) os[2] = ys[2];
+            os[3] += ys[3];
+        }
+        i++;
+        j++;
+    }
+    return 0;
+}
+
+static double sum_stored(double v) {   /* stored -> value: msProbe's infinities back */
+    return v == 1000000001.0 ? INFINITY : v == -1000000001.0 ? -INFINITY : v;
+}
+
+static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
+    if (isnan(v)) sqlite3_bind_null(st, at);
+    else if (isinf(v)) sqlite3_bind_double(st, at, v > 0 ? 1000000001.0 : -1000000001.0);
+    else sqlite3_bind_double(st, at, v);
+}
+
+static int summary_flush(struct tdb *t, sqlite3_stmt *ins, int size, int64_t group, const struct sacc *a, int ns) {
+    size_t stride = 4 + 4 * (size_t)ns;
+    for (size_t i = 0; i < a->n; i++) {
+        const double *e = a->v + i * stride;
+        sqlite3_bind_int(ins, 1, size);
+        sqlite3_bind_int64(ins, 2, group);
+        sqlite3_bind_int64(ins, 3, (int64_t)e[0]);
+        sqlite3_bind_int64(ins, 4, (int64_t)e[1]);
+        sqlite3_bind_int64(ins, 5, (int64_t)e[2]);
+        sqlite3_bind_int64(ins, 6, (int64_t)e[3]);
+        for (int s = 0; s < ns; s++) {
+            const double *es = e + 4 + 4 * s;
+            int at = 7 + 3 * s;
+            if (!es[0]) {
+                sqlite3_bind_null(ins, at);
+                sqlite3_bind_null(ins, at + 1);
+                sqlite3_bind_null(ins, at + 2);
+                continue;
+            }
+            bind_summary_value(ins, at, es[1]);
+            bind_summary_value(ins, at + 1, es[2]);
+            bind_summary_value(ins, at + 2, es[3] / es[0]);
+        }
+        int rc = sqlite3_step(ins);
+        sqlite3_reset(ins);
+        if (rc != SQLITE_DONE) return tdb_fail(t, "insert rank summary");
+    }
+    return 0;
+}
+
+static int write_rank_summary(struct tdb *t) {
+    char cols[MON_NSTATS + 8][64], sql[4096];
+    int ncols = 0, rc = -1;
+    sqlite3_stmt *st = NULL, *ins = NULL;
+    struct sacc cur = {0}, acc[SUM_SIZES], tmp = {0};
+    int sizes[SUM_SIZES], nsizes = 0;
+    int64_t group[SUM_SIZES];
+    memset(acc, 0, sizeof acc);
+    if (sqlite3_prepare_v2(t->db, "PRAGMA table_info(trend_data)", -1, &st, NULL) != SQLITE_OK) return tdb_fail(t, "summary");
+    while (sqlite3_step(st) == SQLITE_ROW && ncols < (int)(sizeof cols / sizeof cols[0])) {
+        const unsigned char *c = sqlite3_column_text(st, 1);
+        snprintf(cols[ncols++], sizeof cols[0], "%s", c ? (const char *)c : "");
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    int ns = ncols - 4;
+    if (ns < 1) return 0;
+    int64_t max_rank = -1;
+    if (sqlite3_prepare_v2(t->db, "SELECT max(rank) FROM trend_data", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        max_rank = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (max_rank + 1 > 8) sizes[nsizes++] = 8;
+    if (max_rank + 1 > 64) sizes[nsizes++] = 64;
+    sizes[nsizes++] = 0;
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
+                                "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
+                                "ranks INTEGER NOT NULL");
+    for (int s = 0; s < ns; s++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL", cols[4 + s],
+                              cols[4 + s], cols[4 + s]);
+    snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
+    if (tdb_exec(t, sql) != 0) return -1;
+    o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO probetop_rank_summary VALUES (?,?,?,?,?,?");
+    for (int s = 0; s < 3 * ns; s++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+    snprintf(sql + o, sizeof sql - o, ")");
+    if (sqlite3_prepare_v2(t->db, sql, -1, &ins, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(t->db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+        tdb_fail(t, "prepare rank summary");
+        goto out;
+    }
+    size_t stride = 4 + 4 * (size_t)ns;
+    int64_t rank = -1;
+    for (int l = 0; l < nsizes; l++) group[l] = -1;
+    int src;
+    for (;;) {
+        src = sqlite3_step(st);
+        int64_t r = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        if ((src != SQLITE_ROW || r != rank) && cur.n) {
+            /* a rank's rows are complete: into every group size's run */
+            for (int l = 0; l < nsizes; l++) {
+                int64_t g = sizes[l] ? rank / sizes[l] : 0;
+                if (g != group[l] && acc[l].n) {
+                    if (summary_flush(t, ins, sizes[l], group[l], &acc[l], ns) != 0) goto out;
+                    acc[l].n = 0;
+                }
+                group[l] = g;
+                if (sacc_merge(&acc[l], &cur, &tmp, ns) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+                struct sacc sw = acc[l];
+                acc[l] = tmp;
+                tmp = sw;
+            }
+            cur.n = 0;
+        }
+        if (src != SQLITE_ROW) break;
+        rank = r;
+        if (sacc_grow(&cur, cur.n + 1, stride) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+        double *e = cur.v + cur.n++ * stride;
+        e[0] = (double)sqlite3_column_int64(st, 1);
+        e[1] = (double)sqlite3_column_int64(st, 2);
+        e[2] = (double)sqlite3_column_int64(st, 3);
+        e[3] = 1;
+        for (int s = 0; s < ns; s++) {
+            double *es = e + 4 + 4 * s;
+            if (sqlite3_column_type(st, 4 + s) == SQLITE_NULL) { es[0] = 0; continue; }
+            double v = sum_stored(sqlite3_column_double(st, 4 + s));
+            es[0] = 1;
+            es[1] = es[2] = es[3] = v;
+        }
+    }
+    if (src != SQLITE_DONE) { tdb_fail(t, "read trend_data for the rank summary"); goto out; }
+    for (int l = 0; l < nsizes; l++)
+        if (acc[l].n && summary_flush(t, ins, sizes[l], group[l], &acc[l], ns) != 0) goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ins);
+    free(cur.v);
+    free(tmp.v);
+    for (int l = 0; l < SUM_SIZES; l++) free(acc[l].v);
+    return rc;
 }
