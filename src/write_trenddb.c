@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -148,6 +149,12 @@ static int tdb_commit(struct tdb *t) {
 }
 
 static int write_rank_summary(struct tdb *t);
+struct summ_job;
+struct rankrows;
+static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n);
+static void *summ_thread(void *arg);
+static int summ_job_write(struct tdb *t, struct summ_job *j);
+static void summ_job_free(struct summ_job *j);
 
 static const char SQL_TARGETS[] =
     "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
@@ -460,6 +467,9 @@ struct dump_writer {
     size_t nsfiles, capsfiles;
     struct shard_attempt *satt;
     size_t nsatt, capsatt;
+    int partial;             /* rows went in before the end (HOLD_MAX) */
+    size_t rows_in;          /* rows inserted (duplicates ignored) */
+    struct summ_job *summ;   /* the rank summary made beside the last inserts */
 };
 
 #define ROWS_PER_INSERT 128
@@ -468,7 +478,7 @@ struct dump_writer {
  * starts again, so memory stays bounded however big the dump. */
 #define HOLD_MAX ((size_t)4 << 20)
 
-static int dump_insert_rows(struct dump_writer *w);
+static int dump_insert_rows(struct dump_writer *w, int last);
 
 static int cmp_pending(const void *a, const void *b, void *ctx) {
     const struct pending *rows = ctx;
@@ -602,7 +612,7 @@ static int dump_file_done(struct dump_writer *w, int32_t rank) {
     }
     w->held += w->nrows;
     w->nrows = w->resolved = 0;
-    return w->held >= HOLD_MAX ? dump_insert_rows(w) : 0;
+    return w->held >= HOLD_MAX ? dump_insert_rows(w, 0) : 0;
 }
 
 static int cmp_rank(const void *a, const void *b) {
@@ -611,8 +621,14 @@ static int cmp_rank(const void *a, const void *b) {
 }
 
 /* Every waiting row, in key order. */
-static int dump_insert_rows(struct dump_writer *w) {
+/* Every waiting row, in key order.  last: the end of the dump; when no
+ * row went in before, the rank summary is made from these rows on another
+ * thread meanwhile. */
+static int dump_insert_rows(struct dump_writer *w, int last) {
     struct tdb *t = &w->t;
+    int rc = 0;
+    pthread_t tid;
+    int running = 0;
     if (w->nranks) qsort(w->ranks, w->nranks, sizeof *w->ranks, cmp_rank);
     for (size_t k = 0; k < w->nranks; k++) {
         struct rankrows *b = &w->ranks[k];
@@ -634,27 +650,42 @@ static int dump_insert_rows(struct dump_writer *w) {
             b->v = sorted;
             b->cap = b->n;
         }
+    }
+    if (!last) w->partial = 1;
+    if (last && !w->partial && w->nranks) {
+        if (!(w->summ = summ_job_new(w->ranks, w->nranks))) return pt_errorf(w->err, "out of memory");
+        if (pthread_create(&tid, NULL, summ_thread, w->summ) == 0) running = 1;
+        else summ_thread(w->summ);   /* no thread to be had: here */
+    }
+    for (size_t k = 0; k < w->nranks && rc == 0; k++) {
+        struct rankrows *b = &w->ranks[k];
         /* many rows per statement: one statement keeps its cursor on the
          * last page, where an append needs no descent from the root */
         size_t j = 0;
-        for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
+        for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT && rc == 0; j += ROWS_PER_INSERT) {
             for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q], 0);
-            int rc = sqlite3_step(w->ins_rows);
+            int src = sqlite3_step(w->ins_rows);
             sqlite3_reset(w->ins_rows);
-            if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
+            if (src != SQLITE_DONE) rc = tdb_fail(t, "insert trend rows");
+            w->rows_in += (size_t)sqlite3_changes(t->db);   /* an ignored duplicate is no row */
         }
-        for (; j < b->n; j++) {
+        for (; j < b->n && rc == 0; j++) {
             bind_prow(w->ins_row, 0, b->rank, &b->v[j], 0);
-            int rc = sqlite3_step(w->ins_row);
+            int src = sqlite3_step(w->ins_row);
             sqlite3_reset(w->ins_row);
-            if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+            if (src != SQLITE_DONE) rc = tdb_fail(t, "insert trend row");
+            w->rows_in += (size_t)sqlite3_changes(t->db);
         }
+    }
+    if (running) pthread_join(tid, NULL);   /* it reads the rows: free them after */
+    for (size_t k = 0; k < w->nranks; k++) {
+        struct rankrows *b = &w->ranks[k];
         free(b->v);
         b->v = NULL;
         b->n = b->cap = 0;
     }
     w->held = 0;
-    return 0;
+    return rc;
 }
 
 static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_base) {
@@ -793,14 +824,14 @@ int trenddb_write_dump_shard(const char *data, const char *outdir, const struct 
     /* a shard of no rank (more tasks than ranks) is written all the same:
      * the set of shards is complete only with it */
     if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
-    if (dump_insert_rows(&w) != 0) goto out;
+    if (dump_insert_rows(&w, 1) != 0) goto out;
     if (finish_sequence(&w.t, &w.ids) != 0) goto out;
     if (dump_global_stats(&w.t, sum.max_rank, sum.min_step, sum.max_step) != 0) goto out;
     for (int i = 0; i < w.nmetric_order; i++) {
         int m = w.metric_order[i];
         if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
     }
-    if (write_rank_summary(&w.t) != 0) goto out;
+    if (w.summ ? summ_job_write(&w.t, w.summ) : write_rank_summary(&w.t)) goto out;
     if (w.shard && write_shard_tables(&w, shard_k, shard_n, lo->micro_step, &sum) != 0) goto out;
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
@@ -809,13 +840,7 @@ int trenddb_write_dump_shard(const char *data, const char *outdir, const struct 
     res->targets = names_count(w.ids.keys);
     res->max_step = sum.max_step;
     res->max_rank = sum.max_rank;
-    {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(w.t.db, "SELECT count(*) FROM trend_data", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            res->rows = (size_t)sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
+    res->rows = w.rows_in;
     snprintf(res->path, sizeof res->path, "%s", w.t.final);
     if (tdb_commit(&w.t) != 0) goto out;
     rc = 0;
@@ -835,6 +860,7 @@ out:
     free(w.ranks);
     free(w.sfiles);
     free(w.satt);
+    summ_job_free(w.summ);
     mapping_free(&map);
     return rc;
 }
@@ -1570,8 +1596,64 @@ static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *o
     return 0;
 }
 
-static double sum_stored(double v) {   /* stored -> value: msProbe's infinities back */
-    return v == 1000000001.0 ? INFINITY : v == -1000000001.0 ? -INFINITY : v;
+/* The summarizer: fed the rows of one rank at a time (cur), ranks
+ * ascending; finished groups go to out as [size, group, entry]. */
+struct summ {
+    int ns, nsizes, sizes[SUM_SIZES];
+    int64_t group[SUM_SIZES];
+    struct sacc acc[SUM_SIZES], tmp, cur, out;
+};
+
+static void summ_init(struct summ *m, int ns, int64_t max_rank) {
+    memset(m, 0, sizeof *m);
+    m->ns = ns;
+    if (max_rank + 1 > 8) m->sizes[m->nsizes++] = 8;
+    if (max_rank + 1 > 64) m->sizes[m->nsizes++] = 64;
+    m->sizes[m->nsizes++] = 0;
+    for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
+}
+
+static void summ_free(struct summ *m) {
+    for (int l = 0; l < SUM_SIZES; l++) free(m->acc[l].v);
+    free(m->tmp.v);
+    free(m->cur.v);
+    free(m->out.v);
+    memset(m, 0, sizeof *m);
+}
+
+static int summ_emit(struct summ *m, int l) {
+    size_t stride = 4 + 4 * (size_t)m->ns, ostride = stride + 2;
+    const struct sacc *a = &m->acc[l];
+    if (sacc_grow(&m->out, m->out.n + a->n, ostride) != 0) return -1;
+    for (size_t i = 0; i < a->n; i++) {
+        double *o = m->out.v + m->out.n++ * ostride;
+        o[0] = m->sizes[l];
+        o[1] = (double)m->group[l];
+        memcpy(o + 2, a->v + i * stride, stride * sizeof *o);
+    }
+    m->acc[l].n = 0;
+    return 0;
+}
+
+/* m->cur holds every row of rank (sorted by key): into every group size */
+static int summ_rank(struct summ *m, int64_t rank) {
+    for (int l = 0; l < m->nsizes; l++) {
+        int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
+        if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
+        m->group[l] = g;
+        if (sacc_merge(&m->acc[l], &m->cur, &m->tmp, m->ns) != 0) return -1;
+        struct sacc sw = m->acc[l];
+        m->acc[l] = m->tmp;
+        m->tmp = sw;
+    }
+    m->cur.n = 0;
+    return 0;
+}
+
+static int summ_finish(struct summ *m) {
+    for (int l = 0; l < m->nsizes; l++)
+        if (m->acc[l].n && summ_emit(m, l) != 0) return -1;
+    return 0;
 }
 
 static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
@@ -1580,18 +1662,29 @@ static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
     else sqlite3_bind_double(st, at, v);
 }
 
-static int summary_flush(struct tdb *t, sqlite3_stmt *ins, int size, int64_t group, const struct sacc *a, int ns) {
-    size_t stride = 4 + 4 * (size_t)ns;
-    for (size_t i = 0; i < a->n; i++) {
-        const double *e = a->v + i * stride;
-        sqlite3_bind_int(ins, 1, size);
-        sqlite3_bind_int64(ins, 2, group);
-        sqlite3_bind_int64(ins, 3, (int64_t)e[0]);
-        sqlite3_bind_int64(ins, 4, (int64_t)e[1]);
-        sqlite3_bind_int64(ins, 5, (int64_t)e[2]);
-        sqlite3_bind_int64(ins, 6, (int64_t)e[3]);
+/* The table, with out's rows.  cols: the statistic column names. */
+static int summ_write(struct tdb *t, const struct summ *m, const char *const *cols) {
+    char sql[4096];
+    int ns = m->ns;
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
+                                "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
+                                "ranks INTEGER NOT NULL");
+    for (int s = 0; s < ns; s++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL", cols[s], cols[s], cols[s]);
+    snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
+    if (tdb_exec(t, sql) != 0) return -1;
+    o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO probetop_rank_summary VALUES (?,?,?,?,?,?");
+    for (int s = 0; s < 3 * ns; s++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+    snprintf(sql + o, sizeof sql - o, ")");
+    sqlite3_stmt *ins;
+    if (sqlite3_prepare_v2(t->db, sql, -1, &ins, NULL) != SQLITE_OK) return tdb_fail(t, "prepare rank summary");
+    size_t ostride = 6 + 4 * (size_t)ns;
+    for (size_t i = 0; i < m->out.n; i++) {
+        const double *e = m->out.v + i * ostride;
+        for (int c = 0; c < 6; c++) sqlite3_bind_int64(ins, c + 1, (int64_t)e[c]);
         for (int s = 0; s < ns; s++) {
-            const double *es = e + 4 + 4 * s;
+            const double *es = e + 6 + 4 * s;
             int at = 7 + 3 * s;
             if (!es[0]) {
                 sqlite3_bind_null(ins, at);
@@ -1605,19 +1698,32 @@ static int summary_flush(struct tdb *t, sqlite3_stmt *ins, int size, int64_t gro
         }
         int rc = sqlite3_step(ins);
         sqlite3_reset(ins);
-        if (rc != SQLITE_DONE) return tdb_fail(t, "insert rank summary");
+        if (rc != SQLITE_DONE) { sqlite3_finalize(ins); return tdb_fail(t, "insert rank summary"); }
     }
+    sqlite3_finalize(ins);
     return 0;
 }
 
+/* One row value as the summary takes it: NULL (0) for absent or NaN; the
+ * stored value, with msProbe's +-(1e9 + 1) read as the infinities. */
+static int summ_value(int present, double stored, double *out) {
+    if (!present || isnan(stored)) return 0;
+    *out = stored == 1000000001.0 ? INFINITY : stored == -1000000001.0 ? -INFINITY : stored;
+    return 1;
+}
+
+static void summ_set(double *es, int has, double v) {
+    es[0] = has;
+    es[1] = es[2] = es[3] = has ? v : 0;
+}
+
+/* The summary from trend_data as written (monitor data, a merge, a dump
+ * too big to hold): one scan in key order. */
 static int write_rank_summary(struct tdb *t) {
-    char cols[MON_NSTATS + 8][64], sql[4096];
+    char cols[MON_NSTATS + 8][64];
     int ncols = 0, rc = -1;
-    sqlite3_stmt *st = NULL, *ins = NULL;
-    struct sacc cur = {0}, acc[SUM_SIZES], tmp = {0};
-    int sizes[SUM_SIZES], nsizes = 0;
-    int64_t group[SUM_SIZES];
-    memset(acc, 0, sizeof acc);
+    sqlite3_stmt *st = NULL;
+    struct summ m;
     if (sqlite3_prepare_v2(t->db, "PRAGMA table_info(trend_data)", -1, &st, NULL) != SQLITE_OK) return tdb_fail(t, "summary");
     while (sqlite3_step(st) == SQLITE_ROW && ncols < (int)(sizeof cols / sizeof cols[0])) {
         const unsigned char *c = sqlite3_column_text(st, 1);
@@ -1633,74 +1739,102 @@ static int write_rank_summary(struct tdb *t) {
         max_rank = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     st = NULL;
-    if (max_rank + 1 > 8) sizes[nsizes++] = 8;
-    if (max_rank + 1 > 64) sizes[nsizes++] = 64;
-    sizes[nsizes++] = 0;
-    size_t o = (size_t)snprintf(sql, sizeof sql,
-                                "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
-                                "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
-                                "ranks INTEGER NOT NULL");
-    for (int s = 0; s < ns; s++)
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL", cols[4 + s],
-                              cols[4 + s], cols[4 + s]);
-    snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
-    if (tdb_exec(t, sql) != 0) return -1;
-    o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO probetop_rank_summary VALUES (?,?,?,?,?,?");
-    for (int s = 0; s < 3 * ns; s++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
-    snprintf(sql + o, sizeof sql - o, ")");
-    if (sqlite3_prepare_v2(t->db, sql, -1, &ins, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(t->db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+    summ_init(&m, ns, max_rank);
+    if (sqlite3_prepare_v2(t->db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
         tdb_fail(t, "prepare rank summary");
         goto out;
     }
     size_t stride = 4 + 4 * (size_t)ns;
     int64_t rank = -1;
-    for (int l = 0; l < nsizes; l++) group[l] = -1;
     int src;
     for (;;) {
         src = sqlite3_step(st);
         int64_t r = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-        if ((src != SQLITE_ROW || r != rank) && cur.n) {
-            /* a rank's rows are complete: into every group size's run */
-            for (int l = 0; l < nsizes; l++) {
-                int64_t g = sizes[l] ? rank / sizes[l] : 0;
-                if (g != group[l] && acc[l].n) {
-                    if (summary_flush(t, ins, sizes[l], group[l], &acc[l], ns) != 0) goto out;
-                    acc[l].n = 0;
-                }
-                group[l] = g;
-                if (sacc_merge(&acc[l], &cur, &tmp, ns) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
-                struct sacc sw = acc[l];
-                acc[l] = tmp;
-                tmp = sw;
-            }
-            cur.n = 0;
+        if ((src != SQLITE_ROW || r != rank) && m.cur.n && summ_rank(&m, rank) != 0) {
+            pt_errorf(t->err, "out of memory");
+            goto out;
         }
         if (src != SQLITE_ROW) break;
         rank = r;
-        if (sacc_grow(&cur, cur.n + 1, stride) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
-        double *e = cur.v + cur.n++ * stride;
+        if (sacc_grow(&m.cur, m.cur.n + 1, stride) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+        double *e = m.cur.v + m.cur.n++ * stride;
         e[0] = (double)sqlite3_column_int64(st, 1);
         e[1] = (double)sqlite3_column_int64(st, 2);
         e[2] = (double)sqlite3_column_int64(st, 3);
         e[3] = 1;
         for (int s = 0; s < ns; s++) {
-            double *es = e + 4 + 4 * s;
-            if (sqlite3_column_type(st, 4 + s) == SQLITE_NULL) { es[0] = 0; continue; }
-            double v = sum_stored(sqlite3_column_double(st, 4 + s));
-            es[0] = 1;
-            es[1] = es[2] = es[3] = v;
+            double v = 0;
+            int has = summ_value(sqlite3_column_type(st, 4 + s) != SQLITE_NULL, sqlite3_column_double(st, 4 + s), &v);
+            summ_set(e + 4 + 4 * s, has, v);
         }
     }
+    sqlite3_finalize(st);
+    st = NULL;
     if (src != SQLITE_DONE) { tdb_fail(t, "read trend_data for the rank summary"); goto out; }
-    for (int l = 0; l < nsizes; l++)
-        if (acc[l].n && summary_flush(t, ins, sizes[l], group[l], &acc[l], ns) != 0) goto out;
-    rc = 0;
+    if (summ_finish(&m) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+    const char *names[MON_NSTATS + 8];
+    for (int c = 0; c < ns; c++) names[c] = cols[4 + c];
+    rc = summ_write(t, &m, names);
 out:
     sqlite3_finalize(st);
-    sqlite3_finalize(ins);
-    free(cur.v);
-    free(tmp.v);
-    for (int l = 0; l < SUM_SIZES; l++) free(acc[l].v);
+    summ_free(&m);
     return rc;
+}
+
+/* The dump writer's rows, still in memory and sorted: summarized on the
+ * idle core while the main thread inserts them. */
+struct summ_job {
+    struct summ m;
+    const struct rankrows *ranks;
+    size_t nranks;
+    int failed;
+};
+
+static void *summ_thread(void *arg) {
+    struct summ_job *j = arg;
+    size_t stride = 4 + 4 * (size_t)j->m.ns;
+    for (size_t k = 0; k < j->nranks && !j->failed; k++) {
+        const struct rankrows *b = &j->ranks[k];
+        if (!b->n) continue;
+        if (sacc_grow(&j->m.cur, b->n, stride) != 0) { j->failed = 1; break; }
+        j->m.cur.n = 0;
+        for (size_t i = 0; i < b->n; i++) {
+            const struct prow *r = &b->v[i];
+            if (i && cmp_prow_key(&b->v[i - 1], r) == 0) continue;   /* INSERT OR IGNORE kept the first */
+            double *e = j->m.cur.v + j->m.cur.n++ * stride;
+            e[0] = r->step;
+            e[1] = (double)r->dbid;
+            e[2] = r->metric + 1;
+            e[3] = 1;
+            for (int s = 0; s < 4; s++) {
+                double v = 0, stored;
+                int has = ((r->present >> s) & 1) && normalise(r->v[s], &stored) && summ_value(1, stored, &v);
+                summ_set(e + 4 + 4 * s, has, v);
+            }
+        }
+        if (summ_rank(&j->m, b->rank) != 0) j->failed = 1;
+    }
+    if (!j->failed && summ_finish(&j->m) != 0) j->failed = 1;
+    return NULL;
+}
+
+static int summ_job_write(struct tdb *t, struct summ_job *j) {
+    if (j->failed) return pt_errorf(t->err, "out of memory");
+    return summ_write(t, &j->m, dump_stat_names);
+}
+
+static void summ_job_free(struct summ_job *j) {
+    if (!j) return;
+    summ_free(&j->m);
+    free(j);
+}
+
+/* ranks: sorted by rank, each rank's rows by key */
+static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n) {
+    struct summ_job *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    summ_init(&j->m, 4, ranks[n - 1].rank);
+    j->ranks = ranks;
+    j->nranks = n;
+    return j;
 }

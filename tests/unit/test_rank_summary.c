@@ -78,7 +78,23 @@ static void generated(void) {
     CHECK_INT(trenddb_write_dump(dump, out, &lo, ds, &res, &err), 0);
     dataset_free(ds);
     snprintf(file, sizeof file, "%s/dump_data.trend.db", out);
-    check_db(file, 12);
+    check_db(file, 12);   /* made beside the inserts, from the rows in memory */
+    /* made by a scan of trend_data: the merge of three shards */
+    char shards[1100], merged[1100], mfile[1200];
+    snprintf(shards, sizeof shards, "%s/shards", t);
+    snprintf(merged, sizeof merged, "%s/merged", t);
+    mkdir(shards, 0777);
+    mkdir(merged, 0777);
+    for (int k = 1; k <= 3; k++) {
+        ds = calloc(1, sizeof *ds);
+        CHECK_INT(trenddb_write_dump_shard(dump, shards, &lo, k, 3, ds, &res, &err), 0);
+        dataset_free(ds);
+    }
+    ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_merge(shards, merged, &lo, ds, &res, &err), 0);
+    dataset_free(ds);
+    snprintf(mfile, sizeof mfile, "%s/dump_data.trend.db", merged);
+    check_db(mfile, 12);
     /* the reader: with the table, and without it (msProbe's files) */
     struct dataset *a = NULL, *b = NULL;
     CHECK_INT(dataset_load(file, &lo, &a, &err), 0);
