@@ -149,6 +149,9 @@ static int tdb_commit(struct tdb *t) {
 }
 
 static int write_rank_summary(struct tdb *t);
+/* Fewer ranks: no summary (a heat map shows them all; the table would cost
+ * an eighth of the rows for nothing) */
+#define SUMMARY_MIN_RANKS 9
 struct summ_job;
 struct rankrows;
 static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n);
@@ -652,7 +655,7 @@ static int dump_insert_rows(struct dump_writer *w, int last) {
         }
     }
     if (!last) w->partial = 1;
-    if (last && !w->partial && w->nranks) {
+    if (last && !w->partial && w->nranks && w->ranks[w->nranks - 1].rank >= SUMMARY_MIN_RANKS - 1) {
         if (!(w->summ = summ_job_new(w->ranks, w->nranks))) return pt_errorf(w->err, "out of memory");
         if (pthread_create(&tid, NULL, summ_thread, w->summ) == 0) running = 1;
         else summ_thread(w->summ);   /* no thread to be had: here */
@@ -831,7 +834,7 @@ int trenddb_write_dump_shard(const char *data, const char *outdir, const struct 
         int m = w.metric_order[i];
         if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
     }
-    if (w.summ ? summ_job_write(&w.t, w.summ) : write_rank_summary(&w.t)) goto out;
+    if (w.summ ? summ_job_write(&w.t, w.summ) : w.partial ? write_rank_summary(&w.t) : 0) goto out;
     if (w.shard && write_shard_tables(&w, shard_k, shard_n, lo->micro_step, &sum) != 0) goto out;
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
@@ -1536,7 +1539,8 @@ int trenddb_merge_temp(const char *dir, sqlite3 **out, struct pt_error *err) {
  * Per (step, target, metric) and per statistic column of trend_data: the
  * number of ranks with a row and the min, max and mean over the ranks of
  * each group of 8 and of 64 ranks (rank / size; only sizes below the rank
- * count) and over all ranks (group_size 0).  Built in one scan of
+ * count) and over all ranks (group_size 0); only for runs with ranks
+ * beyond SUMMARY_MIN_RANKS - 1.  Built from the rows in memory (a dump) or in one scan of
  * trend_data in key order: each rank's rows, already sorted by (step,
  * target, metric), are merged into one sorted accumulator per group size,
  * which is written out when the rank group changes.  msProbe's +-(1e9 + 1)
@@ -1567,6 +1571,38 @@ static int sacc_cmp(const double *x, const double *y) {
     return 0;
 }
 
+static void sacc_combine(double *o, const double *y, int ns) {
+    o[3] += y[3];
+    for (int s = 0; s < ns; s++) {
+        double *os = o + 4 + 4 * s;
+        const double *ys = y + 4 + 4 * s;
+        if (!ys[0]) continue;
+        if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
+        os[0] += ys[0];
+        if (ys[1] < os[1]) os[1] = ys[1];
+        if (ys[2] > os[2]) os[2] = ys[2];
+        os[3] += ys[3];
+    }
+}
+
+/* Every key of b is in a already (ranks of one run mostly hold the same
+ * targets): b combined into a in place, 1; else 0, a untouched. */
+static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
+    size_t stride = 4 + 4 * (size_t)ns, i = 0;
+    for (size_t j = 0; j < b->n; j++, i++) {
+        const double *y = b->v + j * stride;
+        while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
+        if (i >= a->n || sacc_cmp(a->v + i * stride, y) != 0) return 0;
+    }
+    i = 0;
+    for (size_t j = 0; j < b->n; j++, i++) {
+        const double *y = b->v + j * stride;
+        while (sacc_cmp(a->v + i * stride, y) < 0) i++;
+        sacc_combine(a->v + i * stride, y, ns);
+    }
+    return 1;
+}
+
 /* out = a merged with b (both sorted by key); entries of one key combine. */
 static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
     size_t stride = 4 + 4 * (size_t)ns, i = 0, j = 0;
@@ -1579,17 +1615,7 @@ static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *o
         if (c < 0) { memcpy(o, x, stride * sizeof *o); i++; continue; }
         if (c > 0) { memcpy(o, y, stride * sizeof *o); j++; continue; }
         memcpy(o, x, stride * sizeof *o);
-        o[3] += y[3];
-        for (int s = 0; s < ns; s++) {
-            double *os = o + 4 + 4 * s;
-            const double *ys = y + 4 + 4 * s;
-            if (!ys[0]) continue;
-            if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
-            os[0] += ys[0];
-            if (ys[1] < os[1]) os[1] = ys[1];
-            if (ys[2] > os[2]) os[2] = ys[2];
-            os[3] += ys[3];
-        }
+        sacc_combine(o, y, ns);
         i++;
         j++;
     }
@@ -1641,6 +1667,7 @@ static int summ_rank(struct summ *m, int64_t rank) {
         int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
         if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
         m->group[l] = g;
+        if (sacc_into(&m->acc[l], &m->cur, m->ns)) continue;
         if (sacc_merge(&m->acc[l], &m->cur, &m->tmp, m->ns) != 0) return -1;
         struct sacc sw = m->acc[l];
         m->acc[l] = m->tmp;
@@ -1662,10 +1689,31 @@ static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
     else sqlite3_bind_double(st, at, v);
 }
 
-/* The table, with out's rows.  cols: the statistic column names. */
+#define SUMMARY_ROWS_PER_INSERT 32
+
+/* One entry of out into the statement's parameters from at (1-based). */
+static void summ_bind(sqlite3_stmt *ins, int at, const double *e, int ns) {
+    for (int c = 0; c < 6; c++) sqlite3_bind_int64(ins, at + c, (int64_t)e[c]);
+    for (int s = 0; s < ns; s++) {
+        const double *es = e + 6 + 4 * s;
+        int p = at + 6 + 3 * s;
+        if (!es[0]) {
+            sqlite3_bind_null(ins, p);
+            sqlite3_bind_null(ins, p + 1);
+            sqlite3_bind_null(ins, p + 2);
+            continue;
+        }
+        bind_summary_value(ins, p, es[1]);
+        bind_summary_value(ins, p + 1, es[2]);
+        bind_summary_value(ins, p + 2, es[3] / es[0]);
+    }
+}
+
+/* The table, with out's rows (in key order: appended), many per statement.
+ * cols: the statistic column names. */
 static int summ_write(struct tdb *t, const struct summ *m, const char *const *cols) {
     char sql[4096];
-    int ns = m->ns;
+    int ns = m->ns, rc = 0;
     size_t o = (size_t)snprintf(sql, sizeof sql,
                                 "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
                                 "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
@@ -1674,34 +1722,40 @@ static int summ_write(struct tdb *t, const struct summ *m, const char *const *co
         o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL", cols[s], cols[s], cols[s]);
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
-    o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO probetop_rank_summary VALUES (?,?,?,?,?,?");
-    for (int s = 0; s < 3 * ns; s++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
-    snprintf(sql + o, sizeof sql - o, ")");
-    sqlite3_stmt *ins;
-    if (sqlite3_prepare_v2(t->db, sql, -1, &ins, NULL) != SQLITE_OK) return tdb_fail(t, "prepare rank summary");
-    size_t ostride = 6 + 4 * (size_t)ns;
-    for (size_t i = 0; i < m->out.n; i++) {
-        const double *e = m->out.v + i * ostride;
-        for (int c = 0; c < 6; c++) sqlite3_bind_int64(ins, c + 1, (int64_t)e[c]);
-        for (int s = 0; s < ns; s++) {
-            const double *es = e + 6 + 4 * s;
-            int at = 7 + 3 * s;
-            if (!es[0]) {
-                sqlite3_bind_null(ins, at);
-                sqlite3_bind_null(ins, at + 1);
-                sqlite3_bind_null(ins, at + 2);
-                continue;
-            }
-            bind_summary_value(ins, at, es[1]);
-            bind_summary_value(ins, at + 1, es[2]);
-            bind_summary_value(ins, at + 2, es[3] / es[0]);
+    sqlite3_stmt *ins[2] = {NULL, NULL};   /* one row, SUMMARY_ROWS_PER_INSERT rows */
+    int per[2] = {1, SUMMARY_ROWS_PER_INSERT}, nparam = 6 + 3 * ns;
+    char *q = malloc((size_t)SUMMARY_ROWS_PER_INSERT * (size_t)nparam * 2 + 128);
+    if (!q) return pt_errorf(t->err, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        o = (size_t)sprintf(q, "INSERT INTO probetop_rank_summary VALUES ");
+        for (int r = 0; r < per[k]; r++) {
+            o += (size_t)sprintf(q + o, "%s(?", r ? "," : "");
+            for (int c = 1; c < nparam; c++) o += (size_t)sprintf(q + o, ",?");
+            o += (size_t)sprintf(q + o, ")");
         }
-        int rc = sqlite3_step(ins);
-        sqlite3_reset(ins);
-        if (rc != SQLITE_DONE) { sqlite3_finalize(ins); return tdb_fail(t, "insert rank summary"); }
+        if (sqlite3_prepare_v2(t->db, q, -1, &ins[k], NULL) != SQLITE_OK) {
+            if (k == 0) rc = tdb_fail(t, "prepare rank summary");
+            ins[k] = NULL;   /* an old SQLite with few parameters: one row at a time */
+        }
     }
-    sqlite3_finalize(ins);
-    return 0;
+    free(q);
+    size_t ostride = 6 + 4 * (size_t)ns, i = 0;
+    for (; rc == 0 && ins[1] && m->out.n - i >= SUMMARY_ROWS_PER_INSERT; i += SUMMARY_ROWS_PER_INSERT) {
+        for (int r = 0; r < SUMMARY_ROWS_PER_INSERT; r++)
+            summ_bind(ins[1], 1 + r * nparam, m->out.v + (i + (size_t)r) * ostride, ns);
+        int src = sqlite3_step(ins[1]);
+        sqlite3_reset(ins[1]);
+        if (src != SQLITE_DONE) rc = tdb_fail(t, "insert rank summary");
+    }
+    for (; rc == 0 && i < m->out.n; i++) {
+        summ_bind(ins[0], 1, m->out.v + i * ostride, ns);
+        int src = sqlite3_step(ins[0]);
+        sqlite3_reset(ins[0]);
+        if (src != SQLITE_DONE) rc = tdb_fail(t, "insert rank summary");
+    }
+    sqlite3_finalize(ins[0]);
+    sqlite3_finalize(ins[1]);
+    return rc;
 }
 
 /* One row value as the summary takes it: NULL (0) for absent or NaN; the
@@ -1739,6 +1793,7 @@ static int write_rank_summary(struct tdb *t) {
         max_rank = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     st = NULL;
+    if (max_rank + 1 < SUMMARY_MIN_RANKS) return 0;
     summ_init(&m, ns, max_rank);
     if (sqlite3_prepare_v2(t->db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
         tdb_fail(t, "prepare rank summary");

@@ -129,6 +129,11 @@ static void monitor(void) {
     snprintf(file, sizeof file, "%s/monitor_data.trend.db", t);
     sqlite3 *db;
     CHECK_INT(pt_sqlite_ro(file, &db), 0);
+    if (one_value(db, "SELECT max(rank) FROM trend_data") < 8) {   /* a few ranks: no summary */
+        CHECK_INT(one_value(db, "SELECT count(*) FROM sqlite_master WHERE name = 'probetop_rank_summary'"), 0);
+        sqlite3_close(db);
+        return;
+    }
     long long all = one_value(db, "SELECT count(*) FROM probetop_rank_summary WHERE group_size = 0");
     long long keys = one_value(db, "SELECT count(*) FROM (SELECT DISTINCT step, target_id, metric_id FROM trend_data)");
     CHECK(all > 0);
@@ -137,8 +142,34 @@ static void monitor(void) {
     sqlite3_close(db);
 }
 
+/* 8 ranks: every rank is on screen anyway; no table */
+static void few_ranks(void) {
+    if (!pt_shared()) SKIP("../shared absent");
+    const char *t = pt_tmpdir("rank_summary_few");
+    char dump[1100], cmd[4096], file[1200];
+    snprintf(dump, sizeof dump, "%s/dump", t);
+    const char *py = getenv("PT_PYTHON");
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 1 --ranks 8 --layers 1 --quiet >/dev/null 2>&1",
+             py && *py ? py : "python3", pt_shared(), dump);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct dataset *ds = calloc(1, sizeof *ds);
+    struct tdb_result res;
+    struct pt_error err;
+    CHECK_INT(trenddb_write_dump(dump, t, &lo, ds, &res, &err), 0);
+    dataset_free(ds);
+    snprintf(file, sizeof file, "%s/dump_data.trend.db", t);
+    sqlite3 *db;
+    CHECK_INT(pt_sqlite_ro(file, &db), 0);
+    CHECK_INT(one_value(db, "SELECT max(rank) FROM trend_data"), 7);
+    CHECK_INT(one_value(db, "SELECT count(*) FROM sqlite_master WHERE name = 'probetop_rank_summary'"), 0);
+    sqlite3_close(db);
+}
+
 int main(void) {
     RUN(generated);
+    RUN(few_ranks);
     RUN(monitor);
     PT_DONE();
 }
