@@ -1304,7 +1304,10 @@ static int mset_check(struct mset *s, struct pt_error *err) {
 
 static int bucket_insert(struct tdb *t, sqlite3_stmt *ins_rows, sqlite3_stmt *ins_row, int32_t rank, struct prow *v,
                          size_t n) {
-    qsort(v, n, sizeof *v, cmp_prow_plain);
+    /* a shard's order usually survives the new ids: sort only when not */
+    size_t k = 1;
+    while (k < n && cmp_prow_key(&v[k - 1], &v[k]) < 0) k++;
+    if (k < n) qsort(v, n, sizeof *v, cmp_prow_plain);
     size_t j = 0;
     for (; ins_rows && n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
         for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(ins_rows, q * 8, rank, &v[j + (size_t)q], 1);
