@@ -1287,13 +1287,13 @@ static int cmp_prow_plain(const void *a, const void *b) { return cmp_prow_key(a,
 
 /* Ranks of two shards overlap: name both. */
 static int mset_check(struct mset *s, struct pt_error *err) {
-    qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_rank);
+    if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_rank);
     for (size_t i = 1; i < s->nfiles; i++)
         if (s->files[i].rank == s->files[i - 1].rank && s->files[i].shard != s->files[i - 1].shard)
             return pt_errorf(err, "%s and %s both hold rank %d: the shards of one run hold disjoint ranks "
                                   "(written from different data, or with a different --shard count?)",
                              s->v[s->files[i - 1].shard].path, s->v[s->files[i].shard].path, (int)s->files[i].rank);
-    qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_index);
+    if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_index);
     for (size_t i = 1; i < s->nfiles; i++)
         if (s->files[i].index == s->files[i - 1].index)
             return pt_errorf(err, "%s and %s both hold rank folder number %lld: not shards of one run",
@@ -1442,7 +1442,7 @@ static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res, int
         free(sql);
     }
     /* the replay */
-    qsort(s->att, s->natt, sizeof *s->att, cmp_matt);
+    if (s->natt) qsort(s->att, s->natt, sizeof *s->att, cmp_matt);
     for (size_t i = 0; i < s->natt; i++) {
         const struct matt *a = &s->att[i];
         const struct names *tn = s->v[a->shard].tn;
@@ -1469,7 +1469,7 @@ static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res, int
         }
     }
     if (dump_global_stats(t, (int32_t)max_rank, (int32_t)min_step, (int32_t)max_step) != 0) goto out;
-    qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_lookup);
+    if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_lookup);
     res->rows = 0;
     for (int i = 0; i < s->n; i++)
         if (merge_rows(t, s, i, ins_rows, ins_row, &res->rows) != 0) goto out;

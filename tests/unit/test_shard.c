@@ -183,6 +183,8 @@ static void overlap_refused(void) {
     struct tdb_result res;
     struct pt_error err;
     CHECK_INT(trenddb_write_dump_shard(in, dir, &lo, 1, 2, ds, &res, &err), 0);     /* ranks 0..2 */
+    dataset_free(ds);
+    ds = calloc(1, sizeof *ds);
     CHECK_INT(trenddb_write_dump_shard(fewer, dir, &lo, 2, 2, ds, &res, &err), 0);  /* ranks 2..3 */
     dataset_free(ds);
     struct dataset *d = NULL;
