@@ -59,6 +59,17 @@ static void unmake(const char *path, const char *made) {
 }
 
 static void report(const struct tdb_result *r, double secs) {
+    if (r->shard_n && r->empty) {
+        fprintf(stderr, "probetop: wrote %s: shard %d of %d has no rank of its own (more tasks than ranks): empty, "
+                        "so that the set is complete\n", r->path, r->shard_k, r->shard_n);
+        return;
+    }
+    if (r->shard_n) {
+        fprintf(stderr, "probetop: wrote %s: shard %d of %d, ranks %d..%d: %zu targets, %zu rows (%.2f s, %.0f rows/s)\n",
+                r->path, r->shard_k, r->shard_n, (int)r->min_rank, (int)r->max_rank, r->targets, r->rows, secs,
+                secs > 0 ? (double)r->rows / secs : 0.0);
+        return;
+    }
     fprintf(stderr, "probetop: wrote %s: %zu targets, %zu rows, steps 0..%d, ranks 0..%d (%.2f s, %.0f rows/s)\n",
             r->path, r->targets, r->rows, (int)r->max_step, (int)r->max_rank, secs,
             secs > 0 ? (double)r->rows / secs : 0.0);

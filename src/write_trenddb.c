@@ -843,6 +843,15 @@ int trenddb_write_dump_shard(const char *data, const char *outdir, const struct 
     res->targets = names_count(w.ids.keys);
     res->max_step = sum.max_step;
     res->max_rank = sum.max_rank;
+    if (w.shard) {
+        res->shard_k = shard_k;
+        res->shard_n = shard_n;
+        res->empty = !sum.any_rank;
+        res->min_rank = INT32_MAX;
+        for (size_t i = 0; i < ds->nrankdirs; i++)
+            if (ds->rankdirs[i].rank < res->min_rank) res->min_rank = ds->rankdirs[i].rank;
+        if (res->min_rank == INT32_MAX) res->min_rank = 0;
+    }
     res->rows = w.rows_in;
     snprintf(res->path, sizeof res->path, "%s", w.t.final);
     if (tdb_commit(&w.t) != 0) goto out;

@@ -13,6 +13,9 @@ struct tdb_result {
     char path[4096];     /* the file written */
     size_t targets, rows;
     int32_t max_step, max_rank;
+    int32_t min_rank;    /* a shard: its first rank (0 otherwise) */
+    int shard_k, shard_n;   /* a shard: which (0 otherwise) */
+    int empty;           /* a shard with no rank of its own */
 };
 
 /* Reads the dump under data and writes outdir/dump_data.trend.db (replacing
