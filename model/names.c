@@ -375,7 +375,7 @@ const char *names_label_text(const struct names *n, uint32_t id) { return n->are
 
 void names_target_labels(const struct names *n, uint32_t target, const uint32_t **ids, uint32_t *count) {
     if (!n->tl_off || target >= n->n) { *ids = NULL; *count = 0; return; }
-    *ids = n->tl_ids + n->tl_off[target];
+    *ids = n->tl_ids ? n->tl_ids + n->tl_off[target] : NULL;   /* NULL when no target has a label */
     *count = n->tl_off[target + 1] - n->tl_off[target];
 }
 

@@ -280,7 +280,7 @@ static int run(int argc, char **argv) {
     }
     if (!merge && !shard_n && (lo.format == DS_AUTO || lo.format == DS_MONITOR)) {
         struct dataset *ds = calloc(1, sizeof *ds);
-        int try_it = lo.format == DS_MONITOR || monitor_detect(data);
+        int try_it = !atomic_load(&stop_signal) && (lo.format == DS_MONITOR || monitor_detect(data));
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
@@ -294,9 +294,12 @@ static int run(int argc, char **argv) {
     int sig = atomic_load(&stop_signal);
     if (sig) {
         /* the writer removed its temporary file; an existing database was never touched */
-        fprintf(stderr, "probetop data2db: interrupted by %s: the database being written was removed; "
-                        "an older one of the same name in %s is as it was\n",
-                sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", db);
+        const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+        if (failed || !wrote)
+            fprintf(stderr, "probetop data2db: interrupted by %s: the database being written was removed; "
+                            "an older one of the same name in %s is as it was\n", name, db);
+        else
+            fprintf(stderr, "probetop data2db: interrupted by %s after the databases above were complete\n", name);
         unmake(db, made);
         free(made);
         layout_free(layout);

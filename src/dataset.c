@@ -47,16 +47,39 @@ static int push_str(char ***v, size_t *n, const char *s) {
     return 0;
 }
 
+static size_t str_hash(const char *s) {   /* FNV-1a */
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
 int dataset_warn(struct dataset *d, const char *fmt, ...) {
     char buf[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    /* the same note for every rank folder says nothing new after the first */
-    for (size_t i = 0; i < d->nwarnings; i++)
-        if (!strcmp(d->warnings[i], buf)) return 0;
-    return push_str(&d->warnings, &d->nwarnings, buf);
+    /* the same note for every rank folder says nothing new after the first;
+     * looked up in a hash table, as 100 000 broken files give 100 000 notes */
+    if (d->nwarnings * 2 >= d->warnidx_cap) {
+        size_t cap = d->warnidx_cap ? d->warnidx_cap * 2 : 64;
+        size_t *t = calloc(cap, sizeof *t);
+        if (!t) return -1;
+        for (size_t i = 0; i < d->nwarnings; i++) {
+            size_t h = str_hash(d->warnings[i]) & (cap - 1);
+            while (t[h]) h = (h + 1) & (cap - 1);
+            t[h] = i + 1;
+        }
+        free(d->warnidx);
+        d->warnidx = t;
+        d->warnidx_cap = cap;
+    }
+    size_t h = str_hash(buf) & (d->warnidx_cap - 1);
+    for (; d->warnidx[h]; h = (h + 1) & (d->warnidx_cap - 1))
+        if (!strcmp(d->warnings[d->warnidx[h] - 1], buf)) return 0;
+    if (push_str(&d->warnings, &d->nwarnings, buf) != 0) return -1;
+    d->warnidx[h] = d->nwarnings;
+    return 0;
 }
 
 int dataset_skip(struct dataset *d, const char *path) { return push_str(&d->skipped, &d->nskipped, path); }
@@ -73,6 +96,7 @@ void dataset_free(struct dataset *d) {
     free(d->skipped);
     for (size_t i = 0; i < d->nwarnings; i++) free(d->warnings[i]);
     free(d->warnings);
+    free(d->warnidx);
     free(d->framework);
     free(d->level);
     free(d->task);

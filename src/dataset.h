@@ -62,6 +62,7 @@ struct dataset {
     size_t files_read;
     char **skipped;  size_t nskipped;   /* paths not loaded */
     char **warnings; size_t nwarnings;  /* one line each */
+    size_t *warnidx; size_t warnidx_cap;  /* hash table of warnings (index + 1), for dedup (private) */
     uint64_t bytes_read;
     double load_seconds;
 };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -299,6 +300,7 @@ static void *worker(void *arg) {
             pthread_cond_wait(&p->cv, &p->mu);
         size_t i = p->next;
         if (i >= p->n || (p->cancel && atomic_load(p->cancel))) {
+            pthread_cond_broadcast(&p->cv);   /* the merge may be waiting for a file no one will parse */
             pthread_mutex_unlock(&p->mu);
             return NULL;
         }
@@ -486,7 +488,15 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     sum->max_step = INT32_MIN;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
         pthread_mutex_lock(&p.mu);
-        while (!p.done[i] && !(lo->cancel && atomic_load(lo->cancel))) pthread_cond_wait(&p.cv, &p.mu);
+        while (!p.done[i] && !(lo->cancel && atomic_load(lo->cancel))) {
+            if (!lo->cancel) { pthread_cond_wait(&p.cv, &p.mu); continue; }
+            /* a signal handler sets cancel without a broadcast: look again now and then */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 100000000L;
+            if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+            pthread_cond_timedwait(&p.cv, &p.mu, &until);
+        }
         int cancelled = !p.done[i] || (lo->cancel && atomic_load(lo->cancel));
         pthread_mutex_unlock(&p.mu);
         if (cancelled) { rc = pt_errorf(err, "cancelled"); break; }

@@ -105,7 +105,7 @@ static int tdb_open(struct tdb *t, const char *outdir, const char *name, int cac
     unlink(t->tmp);
     if (sqlite3_open_v2(t->tmp, &t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         /* the folder, not our temporary name, is what the user can fix */
-        int e = t->db ? sqlite3_system_errno(t->db) : 0;
+        int e = access(outdir, W_OK | X_OK) != 0 ? errno : t->db ? sqlite3_system_errno(t->db) : 0;
         int rc = pt_errorf(err, "%s: cannot create %s there: %s", outdir, name,
                            e ? strerror(e) : t->db ? sqlite3_errmsg(t->db) : "out of memory");
         sqlite3_close(t->db);

@@ -183,8 +183,32 @@ static void test_failed_data2db_leaves_nothing(void) {
     CHECK(stat(p, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* The TUI on part of a dump keeps the numbers of its path (issue 11, item 4). */
+static void test_tui_path_numbers(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *t = pt_tmpdir("vt_inputs_numbers");
+    char dump[1100], p[1300];
+    snprintf(dump, sizeof dump, "%s/prob", t);
+    mkdir(dump, 0755);
+    CHECK_INT(write_rank(dump, 3, 5, "1.0"), 0);
+    CHECK_INT(write_rank(dump, 3, 6, "2.0"), 0);
+    static const char *const rel[] = {"step3", "step3/rank5", "step3/rank5/dump.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dump, rel[i]);
+        const char *args[] = {p, NULL};
+        struct vt vt;
+        CHECK_INT(vt_spawn_app(&vt, 120, 36, args, NULL), 0);
+        int ok = vt_wait_text(&vt, "step 3  rank 5", 0) == 0;
+        CHECK(ok);
+        if (!ok) vt_dump(&vt, stderr);
+        vt_send(&vt, "q");
+        vt_close(&vt);
+    }
+}
+
 int main(void) {
     RUN(test_wal_inputs);
     RUN(test_failed_data2db_leaves_nothing);
+    RUN(test_tui_path_numbers);
     PT_DONE();
 }
