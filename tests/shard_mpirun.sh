@@ -27,4 +27,29 @@ cmp -s "$tmp/single.canon" "$tmp/merged.canon" || { diff "$tmp/single.canon" "$t
 "$bin" info "$tmp/shards" | grep -v '^\(path\|opened\|databases\|files read\|load time\)' >"$tmp/info.shards" || fail "info shards"
 "$bin" info "$tmp/single" | grep -v '^\(path\|opened\|databases\|files read\|load time\)' >"$tmp/info.single" || fail "info single"
 cmp -s "$tmp/info.shards" "$tmp/info.single" || { diff "$tmp/info.single" "$tmp/info.shards"; fail "info differs"; }
+# a task killed while writing (SIGKILL: no chance to clean up) leaves its
+# temporary file: the folder is refused, never half-read, until it is rerun
+mkdir -p "$tmp/killed"
+"$bin" data2db --data "$tmp/dump" --db "$tmp/killed" --shard 1/2 2>/dev/null || fail "shard 1/2"
+"$bin" data2db --data "$tmp/dump" --db "$tmp/killed" --shard 2/2 2>/dev/null &
+pid=$!
+n=0
+while [ -z "$(ls "$tmp/killed" | grep 'shard-2-of-2.trend.db.tmp.')" ] && [ $n -lt 200000 ]; do n=$((n + 1)); done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+if [ -f "$tmp/killed/dump_data.shard-2-of-2.trend.db" ]; then
+    echo "note: the writer finished before it could be killed; kill check not made"
+else
+    ls "$tmp/killed" | grep -q 'shard-2-of-2.trend.db.tmp.' || fail "no temporary file left by the killed writer"
+    if "$bin" info "$tmp/killed" >"$tmp/killed.out" 2>&1; then cat "$tmp/killed.out"; fail "half-written shard was read"; fi
+    grep -q "half-written shard" "$tmp/killed.out" || { cat "$tmp/killed.out"; fail "message"; }
+    if "$bin" data2db --merge "$tmp/killed" --db "$tmp/killed-merged" 2>"$tmp/killed.err"; then fail "merge of a half-written set"; fi
+    [ ! -e "$tmp/killed-merged" ] || fail "a failed merge left its output folder"
+    # the task run again removes the dead writer's file and completes the set
+    "$bin" data2db --data "$tmp/dump" --db "$tmp/killed" --shard 2/2 2>/dev/null || fail "rerun of shard 2/2"
+    ls "$tmp/killed" | grep -q '\.tmp\.' && fail "stale temporary file kept"
+    "$bin" data2db --merge "$tmp/killed" --db "$tmp/killed-merged" 2>/dev/null || fail "merge after rerun"
+    "$py" "$shared/tools/trenddb_canon.py" "$tmp/killed-merged/dump_data.trend.db" | cmp -s - "$tmp/single.canon" ||
+        fail "merge after rerun differs"
+fi
 echo "1 passed, 0 failed"
