@@ -436,6 +436,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         gidx[i] = i;
         grp[i] = i == 0 ? 0 : grp[i - 1] + (l.v[i].step != l.v[i - 1].step);
     }
+    sum->folders_all = l.n;
     if (o->shard_n > 0 && shard_filter(&l, gidx, grp, o->shard_k, o->shard_n) != 0) {
         free(gidx);
         free(grp);

@@ -90,6 +90,7 @@ struct dump_summary {
     int any_rank;        /* a usable rank folder was found */
     int32_t min_step, max_step, max_rank;   /* as global_stats */
     size_t files_ok;
+    size_t folders_all;  /* rank folders found, before a shard kept its part */
 };
 
 /* Walks path (dump root, step folder, rank folder, dump.json, or a MindSpore

@@ -742,14 +742,15 @@ static int write_shard_tables(struct dump_writer *w, int k, int n, int micro, co
     char sql[512];
     if (tdb_exec(t, "CREATE TABLE probetop_shard (kind TEXT NOT NULL, k INTEGER NOT NULL, n INTEGER NOT NULL, "
                     "micro_step INTEGER NOT NULL, any_rank INTEGER NOT NULL, max_rank INTEGER, min_step INTEGER, "
-                    "max_step INTEGER)") != 0 ||
+                    "max_step INTEGER, rank_folders INTEGER NOT NULL)") != 0 ||
         tdb_exec(t, "CREATE TABLE probetop_shard_files (file INTEGER PRIMARY KEY, step_group INTEGER NOT NULL, "
                     "rank INTEGER NOT NULL, micro_steps INTEGER NOT NULL, base_step INTEGER NOT NULL)") != 0 ||
         tdb_exec(t, "CREATE TABLE probetop_shard_attempts (seq INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
                     "target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL)") != 0)
         return -1;
-    snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('dump', %d, %d, %d, %d, %d, %d, %d)", k, n, micro,
-             sum->any_rank, (int)sum->max_rank, (int)sum->min_step, (int)sum->max_step);
+    snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('dump', %d, %d, %d, %d, %d, %d, %d, %lld)", k, n,
+             micro, sum->any_rank, (int)sum->max_rank, (int)sum->min_step, (int)sum->max_step,
+             (long long)sum->folders_all);
     if (tdb_exec(t, sql) != 0) return -1;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_files VALUES (?,?,?,?,?)", -1, &st, NULL))
@@ -1069,6 +1070,7 @@ struct mset {
     struct mshard *v;
     int n;
     int micro;
+    int64_t folders;         /* rank folders of the whole dump, as every shard saw them */
     struct mfile *files;
     size_t nfiles, capfiles;
     struct matt *att;
@@ -1195,8 +1197,8 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
     struct mshard *sh = &s->v[i];
     sqlite3_stmt *st = NULL;
     if (sqlite_ro_open(sh->path, &sh->db, err) != 0) return -1;
-    if (sqlite3_prepare_v2(sh->db, "SELECT kind, k, n, micro_step, any_rank, max_rank, min_step, max_step FROM probetop_shard",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sh->db, "SELECT kind, k, n, micro_step, any_rank, max_rank, min_step, max_step, rank_folders "
+                                   "FROM probetop_shard", -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table probetop_shard", sh->db);
     if (sqlite3_step(st) != SQLITE_ROW) { sqlite3_finalize(st); return shard_bad(err, sh, "probetop_shard is empty", NULL); }
     const unsigned char *kind = sqlite3_column_text(st, 0);
@@ -1205,14 +1207,21 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
     sh->max_rank = sqlite3_column_int64(st, 5);
     sh->min_step = sqlite3_column_int64(st, 6);
     sh->max_step = sqlite3_column_int64(st, 7);
+    int64_t folders = sqlite3_column_int64(st, 8);
     int ok = kind && !strcmp((const char *)kind, "dump");
     sqlite3_finalize(st);
     if (!ok) return shard_bad(err, sh, "not a dump shard", NULL);
     if (k != sh->k || n != s->n)
         return pt_errorf(err, "%s: the file says it is shard %d of %d: renamed?", sh->path, k, n);
-    if (i == 0) s->micro = micro;
-    else if (micro != s->micro)
+    if (i == 0) {
+        s->micro = micro;
+        s->folders = folders;
+    } else if (micro != s->micro) {
         return pt_errorf(err, "%s and %s: written with different --micro_step", s->v[0].path, sh->path);
+    } else if (folders != s->folders) {
+        return pt_errorf(err, "%s and %s: not shards of one dump (%lld and %lld rank folders found)", s->v[0].path,
+                         sh->path, (long long)s->folders, (long long)folders);
+    }
     /* files */
     if (sqlite3_prepare_v2(sh->db, "SELECT file, step_group, rank, micro_steps, base_step FROM probetop_shard_files",
                            -1, &st, NULL) != SQLITE_OK)

@@ -174,8 +174,12 @@ static void overlap_refused(void) {
     snprintf(out, sizeof out, "%s/out", t);
     mkdir(dir, 0777);
     mkdir(out, 0777);
-    /* the same run with ranks 4 and 5 gone: its second half is ranks 2..3 */
-    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s' && rm -rf '%s'/step*/rank4 '%s'/step*/rank5", in, fewer, fewer, fewer);
+    /* the same run with ranks 4 and 5 gone, and two more steps of ranks 0..2
+     * (as many rank folders as the original, 18): its second half is ranks 2..3 */
+    snprintf(cmd, sizeof cmd,
+             "cp -r '%s' '%s' && rm -rf '%s'/step*/rank4 '%s'/step*/rank5 && for s in 3 4; do mkdir '%s'/step$s && "
+             "cp -r '%s'/step0/rank0 '%s'/step0/rank1 '%s'/step0/rank2 '%s'/step$s/; done",
+             in, fewer, fewer, fewer, fewer, fewer, fewer, fewer, fewer);
     CHECK_INT(system(cmd), 0);
     struct load_opts lo;
     load_opts_init(&lo);
@@ -199,6 +203,19 @@ static void overlap_refused(void) {
     char f[1300];
     snprintf(f, sizeof f, "%s/dump_data.trend.db", out);
     CHECK(access(f, F_OK) != 0);
+    /* shards of two different dumps, even without a common rank */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/step3 '%s'/step4 '%s'/*", fewer, fewer, dir);
+    CHECK_INT(system(cmd), 0);
+    ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_write_dump_shard(in, dir, &lo, 1, 2, ds, &res, &err), 0);
+    dataset_free(ds);
+    ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_write_dump_shard(fewer, dir, &lo, 2, 2, ds, &res, &err), 0);
+    dataset_free(ds);
+    d = NULL;
+    CHECK(dataset_load(dir, &lo, &d, &err) != 0);
+    CHECK_CONTAINS(err.msg, "not shards of one dump (18 and 12 rank folders found)");
+    dataset_free(d);
 }
 
 static void half_written_refused(void) {
