@@ -202,11 +202,6 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "probetop data2db: --data DIR (or --merge DIR) and --db OUTDIR are required\n");
         return EXIT_USAGE;
     }
-    if (shard_n && lo.format == DS_MONITOR) {
-        fprintf(stderr, "probetop data2db: --shard converts dump roots (step*/rank*/dump.json); monitor data is "
-                        "converted by one process\n");
-        return EXIT_USAGE;
-    }
     struct stat st;
     const char *in = merge ? merge : data;
     int found = stat(in, &st) == 0;
@@ -240,51 +235,43 @@ static int run(int argc, char **argv) {
     catch_signals(1);
     struct tdb_result res;
     if (merge) {
-        double t0 = now();
-        struct dataset *ds = calloc(1, sizeof *ds);
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
-        if (trenddb_merge(merge, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-        else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
-        print_notes(ds);
-        dataset_free(ds);
-    } else if (shard_n) {
-        /* a dump root only: monitor trees are not sharded */
-        double t0 = now();
-        struct dataset *ds = calloc(1, sizeof *ds);
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
-        if (!dump_detect(data) && monitor_detect(data)) {
-            say("probetop data2db: --shard converts dump roots (step*/rank*/dump.json); this is monitor data: run "
-                "data2db without --shard: ", data);
-            failed++;
-        } else if (trenddb_write_dump_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) {
-            report(&res, now() - t0);
-            wrote++;
-        } else {
-            if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg);
+        /* dump shards, then monitor shards, as data2db writes them */
+        int any = 0;
+        for (int monitor = 0; monitor < 2 && !atomic_load(&stop_signal); monitor++) {
+            if (!trenddb_shards_present(merge, monitor)) continue;
+            any = 1;
+            double t0 = now();
+            struct dataset *ds = calloc(1, sizeof *ds);
+            if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
+            if (trenddb_merge(merge, monitor, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+            print_notes(ds);
+            dataset_free(ds);
+        }
+        if (!any) {
+            say("probetop data2db: no dump_data.shard-K-of-N.trend.db or monitor_data.shard-K-of-N.trend.db file in ", merge);
             failed++;
         }
-        print_notes(ds);
-        dataset_free(ds);
     }
-    if (!merge && !shard_n && (lo.format == DS_AUTO || lo.format == DS_DUMP)) {
+    if (!merge && (lo.format == DS_AUTO || lo.format == DS_DUMP)) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = lo.format == DS_DUMP || dump_detect(data);
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
-            if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            if (trenddb_write_dump_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
         dataset_free(ds);
     }
-    if (!merge && !shard_n && (lo.format == DS_AUTO || lo.format == DS_MONITOR)) {
+    if (!merge && (lo.format == DS_AUTO || lo.format == DS_MONITOR)) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = !atomic_load(&stop_signal) && (lo.format == DS_MONITOR || monitor_detect(data));
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
-            if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            if (trenddb_write_monitor_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
@@ -328,11 +315,11 @@ const struct cmd_entry cmd_data2db_entry = {
             "  --process_num N       reader threads (1..128; default one per core)\n"
             "  --parallel SPEC       Megatron layout, e.g. \"W=8 L=8 TP=2 PP=2 V=2\": write layers.<i> as the\n"
             "                        model's global layer index of each rank and chunk (not msProbe's names)\n"
-            "  --shard K/N           convert only the K-th of N blocks of ranks of a dump root, into\n"
-            "                        dump_data.shard-K-of-N.trend.db; auto: K and N from mpirun\n"
+            "  --shard K/N           convert only the K-th of N blocks of ranks, into\n"
+            "                        <kind>_data.shard-K-of-N.trend.db; auto: K and N from mpirun\n"
             "                        (OMPI_COMM_WORLD_RANK/SIZE), srun (SLURM_PROCID/NTASKS) or PMI_RANK/SIZE\n"
-            "  --merge DIR           join the complete set of shards in DIR into OUTDIR/dump_data.trend.db,\n"
-            "                        the file one process writes from the same dump\n"
+            "  --merge DIR           join the complete set of shards in DIR into OUTDIR/<kind>_data.trend.db,\n"
+            "                        the file one process writes from the same data\n"
             "The database is written to a temporary file and renamed into place; DIR is never written.\n",
     .run = run,
 };

@@ -273,6 +273,10 @@ out:
     return rc;
 }
 
+static int is_shard(const char *name) {
+    return !strncmp(name, "dump_data.shard-", 16) || !strncmp(name, "monitor_data.shard-", 19);
+}
+
 int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct stat st;
     char file[4096];
@@ -283,11 +287,12 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
         /* shards of data2db --shard: one run, joined in a private temporary
          * database; never read while a set is incomplete or half-written */
         int plain = 0;
-        for (size_t i = 0; i < ds->ndbfiles; i++) plain |= strncmp(ds->dbfiles[i], "dump_data.shard-", 16) != 0;
-        if (trenddb_shards_present(path) && !o->db_name && !plain) {
+        for (size_t i = 0; i < ds->ndbfiles; i++) plain |= !is_shard(ds->dbfiles[i]);
+        int dumps = trenddb_shards_present(path, 0), monitors = trenddb_shards_present(path, 1);
+        if ((dumps || monitors) && !o->db_name && !plain) {   /* dump shards first, as data2db writes */
             sqlite3 *db;
-            if (trenddb_merge_temp(path, &db, err) != 0) return -1;
-            snprintf(file, sizeof file, "%s/dump_data.shard-*.trend.db", path);
+            if (trenddb_merge_temp(path, !dumps, &db, err) != 0) return -1;
+            snprintf(file, sizeof file, "%s/%s_data.shard-*.trend.db", path, dumps ? "dump" : "monitor");
             free(ds->source);
             ds->source = strdup(file);
             ds->micro_step = -1;
@@ -295,7 +300,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
         }
         const char *pick = ds->dbfiles[0];
         for (size_t i = ds->ndbfiles; i-- > 0;)   /* a shard alone only by name (--db) */
-            if (strncmp(ds->dbfiles[i], "dump_data.shard-", 16) != 0) pick = ds->dbfiles[i];
+            if (!is_shard(ds->dbfiles[i])) pick = ds->dbfiles[i];
         if (o->db_name) {
             pick = NULL;
             for (size_t i = 0; i < ds->ndbfiles; i++)

@@ -880,8 +880,82 @@ out:
 
 /* ---- monitor (trend-db.md §6.5) ---- */
 
+/* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
+ * file named by (rank << 20 | place among its rank's files), plus per metric
+ * its id here and what its files had, and the micro steps per step. */
+struct mon_attempt {
+    int64_t seq, file, target;
+    int metric;
+};
+
+static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, const struct monitor_data *md,
+                                      const struct mon_steps *st, const int64_t *fkey, const struct mon_attempt *att,
+                                      size_t natt, const int *metric_id) {
+    char sql[512];
+    int any = md->nfiles > 0;
+    if (tdb_exec(t, "CREATE TABLE probetop_shard (kind TEXT NOT NULL, k INTEGER NOT NULL, n INTEGER NOT NULL, "
+                    "micro_step INTEGER NOT NULL, any_rank INTEGER NOT NULL, max_rank INTEGER, min_step INTEGER, "
+                    "max_step INTEGER, rank_folders INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_files (file INTEGER PRIMARY KEY, step_group INTEGER NOT NULL, "
+                    "rank INTEGER NOT NULL, micro_steps INTEGER NOT NULL, base_step INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_attempts (seq INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
+                    "target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_metrics (metric TEXT PRIMARY KEY, metric_id INTEGER NOT NULL, "
+                    "has_files INTEGER NOT NULL, has_rows INTEGER NOT NULL, statistics INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_steps (step INTEGER PRIMARY KEY, micro_steps INTEGER NOT NULL, "
+                    "base_step INTEGER NOT NULL)") != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('monitor', %d, %d, %d, %d, %d, %d, %d, %lld)", k, n,
+             micro, any, (int)md->max_rank, st ? (int)st->min_step : 0, st ? (int)st->max_step : 0,
+             (long long)md->folders_all);
+    if (tdb_exec(t, sql) != 0) return -1;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_files VALUES (%lld, 0, %d, 0, 0)", (long long)fkey[i],
+                 (int)md->files[i].rank);
+        if (tdb_exec(t, sql) != 0) return -1;
+    }
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            if (md->files[i].metric == m) mask |= md->files[i].statmask;
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_metrics VALUES ('%s', %d, %d, %d, %u)", mon_metric_names[m],
+                 metric_id ? metric_id[m] : 0, !!(md->metric_has_files & (1u << m)), !!(md->metric_has_rows & (1u << m)),
+                 mask);
+        if (tdb_exec(t, sql) != 0) return -1;
+    }
+    for (size_t j = 0; st && st->micro && j < st->n; j++) {
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_steps VALUES (%d, %d, %d)", (int)st->orig[j],
+                 (int)st->count[j], (int)st->offset[j]);
+        if (tdb_exec(t, sql) != 0) return -1;
+    }
+    sqlite3_stmt *ins;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_attempts VALUES (?,?,?,?)", -1, &ins, NULL))
+        return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < natt; i++) {
+        sqlite3_bind_int64(ins, 1, att[i].seq);
+        sqlite3_bind_int64(ins, 2, att[i].file);
+        sqlite3_bind_int64(ins, 3, att[i].target);
+        sqlite3_bind_int(ins, 4, att[i].metric);
+        int rc = sqlite3_step(ins);
+        sqlite3_reset(ins);
+        if (rc != SQLITE_DONE) { sqlite3_finalize(ins); return tdb_fail(t, "insert shard attempt"); }
+    }
+    sqlite3_finalize(ins);
+    return 0;
+}
+
 int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                           struct tdb_result *res, struct pt_error *err) {
+    return trenddb_write_monitor_shard(data, outdir, lo, 0, 0, ds, res, err);
+}
+
+int trenddb_write_monitor_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
+                                int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
+    int shard = shard_n > 0;
+    int64_t *fkey = NULL;
+    struct mon_attempt *att = NULL;
+    size_t natt = 0, capatt = 0;
+    char dbname[96];
     struct mapping map = {0};
     struct monitor_data md;
     struct mon_steps st = {0};
@@ -893,9 +967,27 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
     if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    int r = monitor_read(data, &map, lo->layout, ds, &md, err);
+    int r = monitor_read_shard(data, &map, lo->layout, shard_k, shard_n, ds, &md, err);
     mapping_free(&map);
     if (r != 0) return -1;
+    if (shard) snprintf(dbname, sizeof dbname, "monitor_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
+    else snprintf(dbname, sizeof dbname, "monitor_data.trend.db");
+    if (shard && (!md.metric_has_files || !md.statmask)) {
+        /* nothing of msProbe's to write here, but the set needs this shard:
+         * the merge says what the whole run lacks */
+        if (tdb_open(&t, outdir, dbname, 2048, lo, ds, err) != 0 || create_fixed(&t) != 0 ||
+            write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, NULL, NULL, NULL, 0, NULL) != 0) {
+            if (t.db || t.tmp) tdb_abort(&t);
+            monitor_free(&md);
+            return -1;
+        }
+        snprintf(res->path, sizeof res->path, "%s", t.final);
+        res->shard_k = shard_k;
+        res->shard_n = shard_n;
+        res->empty = 1;
+        monitor_free(&md);
+        return tdb_commit(&t);
+    }
     if (!md.metric_has_files) {
         monitor_free(&md);
         return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written%s%s%s", data,
@@ -911,7 +1003,13 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&t, outdir, "monitor_data.trend.db", 262144, lo, ds, err) != 0 || create_fixed(&t) != 0) goto out;
+    if (tdb_open(&t, outdir, dbname, 262144, lo, ds, err) != 0 || create_fixed(&t) != 0) goto out;
+    /* a file's place in the whole run: its rank, then its place among that rank's files */
+    if (!(fkey = calloc(md.nfiles ? md.nfiles : 1, sizeof *fkey))) { pt_errorf(err, "out of memory"); goto out; }
+    for (size_t i = 0, first = 0; i < md.nfiles; i++) {
+        if (i && md.files[i].rank != md.files[i - 1].rank) first = i;
+        fkey[i] = ((int64_t)md.files[i].rank << 20) | (int64_t)(i - first);
+    }
     if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
                            -1, &ins_target, NULL)) {
         tdb_fail(&t, "prepare");
@@ -937,6 +1035,15 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
                     names_free(seen);
                     tdb_fail(&t, "insert target");
                     goto out;
+                }
+                if (shard) {
+                    if (grow((void **)&att, &capatt, natt + 1, sizeof *att) != 0) {
+                        names_free(seen);
+                        pt_errorf(err, "out of memory");
+                        goto out;
+                    }
+                    att[natt++] = (struct mon_attempt){.seq = ids.seq, .file = fkey[i], .target = ids.dbid[key],
+                                                       .metric = m + 1};
                 }
             }
         }
@@ -1015,9 +1122,17 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     sqlite3_finalize(ins_target);
     ins_row = ins_target = NULL;
     if (write_rank_summary(&t) != 0) goto out;
+    if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, &st, fkey, att, natt, metric_id) != 0)
+        goto out;
     res->targets = names_count(ids.keys);
     res->max_step = st.max_step;
     res->max_rank = md.max_rank;
+    res->shard_k = shard_k;
+    res->shard_n = shard_n;
+    if (shard && md.nfiles) {
+        res->min_rank = md.files[0].rank;
+        res->max_rank = md.files[md.nfiles - 1].rank;
+    }
     snprintf(res->path, sizeof res->path, "%s", t.final);
     if (tdb_commit(&t) != 0) goto out;
     rc = 0;
@@ -1028,6 +1143,8 @@ out:
     names_free(ids.keys);
     free(ids.dbid);
     for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    free(fkey);
+    free(att);
     monitor_steps_free(&st);
     monitor_free(&md);
     return rc;
@@ -1048,6 +1165,11 @@ struct mshard {
     int k;
     sqlite3 *db;
     int any;
+    /* monitor: per metric its id here and what its files had; micro steps */
+    int mid[MON_NMETRICS];
+    uint32_t has_files, has_rows, mstat[MON_NMETRICS];
+    int32_t *sorig, *scount, *sbase;
+    size_t nsteps;
     int64_t max_rank, min_step, max_step;
     struct names *tn;        /* its targets, in target_id order */
     int64_t *ltid, *gid;     /* per target: its id, the merged id */
@@ -1069,6 +1191,7 @@ struct matt {
 struct mset {
     struct mshard *v;
     int n;
+    int monitor;             /* monitor_data shards, else dump_data */
     int micro;
     int64_t folders;         /* rank folders of the whole dump, as every shard saw them */
     struct mfile *files;
@@ -1084,6 +1207,9 @@ static void mset_free(struct mset *s) {
         names_free(s->v[i].tn);
         free(s->v[i].ltid);
         free(s->v[i].gid);
+        free(s->v[i].sorig);
+        free(s->v[i].scount);
+        free(s->v[i].sbase);
     }
     free(s->v);
     free(s->files);
@@ -1091,26 +1217,28 @@ static void mset_free(struct mset *s) {
     memset(s, 0, sizeof *s);
 }
 
-static const char SHARD_PREFIX[] = "dump_data.shard-";
+static const char *shard_prefix(int monitor) { return monitor ? "monitor_data.shard-" : "dump_data.shard-"; }
 
-/* name is dump_data.shard-K-of-N.trend.db exactly: 1, K and N set */
-static int shard_name(const char *name, int *k, int *n) {
-    size_t pl = sizeof SHARD_PREFIX - 1;
+/* name is <kind>_data.shard-K-of-N.trend.db exactly: 1, K and N set */
+static int shard_name(const char *name, int monitor, int *k, int *n) {
+    const char *prefix = shard_prefix(monitor);
+    size_t pl = strlen(prefix);
     int pos = 0;
     char again[128];
-    if (strncmp(name, SHARD_PREFIX, pl) || sscanf(name + pl, "%d-of-%d.trend.db%n", k, n, &pos) != 2 || !pos ||
+    if (strncmp(name, prefix, pl) || sscanf(name + pl, "%d-of-%d.trend.db%n", k, n, &pos) != 2 || !pos ||
         name[pl + (size_t)pos] || *k < 1 || *k > *n)
         return 0;
-    snprintf(again, sizeof again, "%s%d-of-%d.trend.db", SHARD_PREFIX, *k, *n);
+    snprintf(again, sizeof again, "%s%d-of-%d.trend.db", prefix, *k, *n);
     return !strcmp(again, name);   /* no "+1" or "01" */
 }
 
-int trenddb_shards_present(const char *dir) {
+int trenddb_shards_present(const char *dir, int monitor) {
     DIR *d = opendir(dir);
     if (!d) return 0;
     struct dirent *e;
     int found = 0;
-    while ((e = readdir(d)) && !found) found = !strncmp(e->d_name, SHARD_PREFIX, sizeof SHARD_PREFIX - 1);
+    const char *prefix = shard_prefix(monitor);
+    while ((e = readdir(d)) && !found) found = !strncmp(e->d_name, prefix, strlen(prefix));
     closedir(d);
     return found;
 }
@@ -1122,6 +1250,7 @@ static int cmp_mshard(const void *a, const void *b) {
 
 /* Finds the shards of dir: all of one set, complete, none half-written. */
 static int mset_list(struct mset *s, const char *dir, struct pt_error *err) {
+    const char *prefix = shard_prefix(s->monitor);
     DIR *d = opendir(dir);
     if (!d) return pt_errorf(err, "%s: %s", dir, strerror(errno));
     struct dirent *e;
@@ -1129,14 +1258,14 @@ static int mset_list(struct mset *s, const char *dir, struct pt_error *err) {
     char first[256] = "";
     while ((e = readdir(d)) && rc == 0) {
         int k, nn;
-        if (strncmp(e->d_name, SHARD_PREFIX, sizeof SHARD_PREFIX - 1)) continue;
+        if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
         if (strstr(e->d_name, ".trend.db.tmp.")) {
             rc = pt_errorf(err, "%s/%s: a half-written shard (the temporary file of a data2db --shard task that is "
                                 "still running or was killed): not read; run that task again, or remove the file",
                            dir, e->d_name);
             break;
         }
-        if (!shard_name(e->d_name, &k, &nn)) continue;
+        if (!shard_name(e->d_name, s->monitor, &k, &nn)) continue;
         if (n && nn != s->v[0].k) {   /* v[0].k holds N until sorted */
             rc = pt_errorf(err, "%s: %s and %s belong to different sets of shards (of %d and of %d tasks)", dir, first,
                            e->d_name, s->v[0].k, nn);
@@ -1158,20 +1287,20 @@ static int mset_list(struct mset *s, const char *dir, struct pt_error *err) {
     }
     closedir(d);
     if (rc) return rc;
-    if (!n) return pt_errorf(err, "%s: no dump_data.shard-K-of-N.trend.db file here", dir);
+    if (!n) return pt_errorf(err, "%s: no %sK-of-N.trend.db file here", dir, prefix);
     int total = s->v[0].k;
     for (int i = 0; i < n; i++) {   /* now the K of each, from its name */
         int nn;
         const char *base = strrchr(s->v[i].path, '/') + 1;
-        shard_name(base, &s->v[i].k, &nn);
+        shard_name(base, s->monitor, &s->v[i].k, &nn);
     }
     qsort(s->v, (size_t)n, sizeof *s->v, cmp_mshard);
     if (n != total) {
         int missing = 1;
         for (int i = 0; i < n && s->v[i].k == missing; i++) missing++;
-        return pt_errorf(err, "%s: incomplete set of shards: %d of %d present, dump_data.shard-%d-of-%d.trend.db "
+        return pt_errorf(err, "%s: incomplete set of shards: %d of %d present, %s%d-of-%d.trend.db "
                               "missing (a task failed or has not finished?)",
-                         dir, n, total, missing, total);
+                         dir, n, total, prefix, missing, total);
     }
     return 0;
 }
@@ -1192,6 +1321,45 @@ static int shard_bad(struct pt_error *err, const struct mshard *sh, const char *
                      db ? sqlite3_errmsg(db) : "");
 }
 
+/* A monitor shard's metrics and micro steps. */
+static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sh->db, "SELECT metric, metric_id, has_files, has_rows, statistics FROM probetop_shard_metrics",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_metrics", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(st, 0);
+        int m = 0;
+        while (m < MON_NMETRICS && (!name || strcmp((const char *)name, mon_metric_names[m]))) m++;
+        if (m == MON_NMETRICS) { sqlite3_finalize(st); return shard_bad(err, sh, "an unknown metric", NULL); }
+        sh->mid[m] = sqlite3_column_int(st, 1);
+        if (sqlite3_column_int(st, 2)) sh->has_files |= 1u << m;
+        if (sqlite3_column_int(st, 3)) sh->has_rows |= 1u << m;
+        sh->mstat[m] = (uint32_t)sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(sh->db, "SELECT step, micro_steps, base_step FROM probetop_shard_steps ORDER BY base_step",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_steps", sh->db);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sh->nsteps == cap) {
+            cap = cap ? cap * 2 : 64;
+            int32_t *a = realloc(sh->sorig, cap * sizeof *a), *b = a ? realloc(sh->scount, cap * sizeof *b) : NULL,
+                    *c = b ? realloc(sh->sbase, cap * sizeof *c) : NULL;
+            if (a) sh->sorig = a;
+            if (b) sh->scount = b;
+            if (c) sh->sbase = c;
+            if (!a || !b || !c) { sqlite3_finalize(st); return pt_errorf(err, "out of memory"); }
+        }
+        sh->sorig[sh->nsteps] = sqlite3_column_int(st, 0);
+        sh->scount[sh->nsteps] = sqlite3_column_int(st, 1);
+        sh->sbase[sh->nsteps++] = sqlite3_column_int(st, 2);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 /* Reads one shard's own tables. */
 static int mset_read(struct mset *s, int i, struct pt_error *err) {
     struct mshard *sh = &s->v[i];
@@ -1208,9 +1376,10 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
     sh->min_step = sqlite3_column_int64(st, 6);
     sh->max_step = sqlite3_column_int64(st, 7);
     int64_t folders = sqlite3_column_int64(st, 8);
-    int ok = kind && !strcmp((const char *)kind, "dump");
+    int ok = kind && !strcmp((const char *)kind, s->monitor ? "monitor" : "dump");
     sqlite3_finalize(st);
-    if (!ok) return shard_bad(err, sh, "not a dump shard", NULL);
+    if (!ok) return shard_bad(err, sh, s->monitor ? "not a monitor shard" : "not a dump shard", NULL);
+    if (s->monitor && mset_read_monitor(sh, err) != 0) return -1;
     if (k != sh->k || n != s->n)
         return pt_errorf(err, "%s: the file says it is shard %d of %d: renamed?", sh->path, k, n);
     if (i == 0) {
@@ -1262,7 +1431,8 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
     while (sqlite3_step(st) == SQLITE_ROW) {
         struct matt a = {.seq = sqlite3_column_int64(st, 0), .index = sqlite3_column_int64(st, 1), .shard = i,
                          .metric = sqlite3_column_int(st, 3)};
-        if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 || a.metric > DM_N) {
+        if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 ||
+            a.metric > (s->monitor ? MON_NMETRICS : DM_N)) {
             sqlite3_finalize(st);
             return shard_bad(err, sh, "an attempt names an unknown target or metric", NULL);
         }
@@ -1508,18 +1678,260 @@ out:
     return rc;
 }
 
-int trenddb_merge(const char *dir, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+static int cmp_matt_monitor(const void *a, const void *b) {   /* metric by metric, then file order */
+    const struct matt *x = a, *y = b;
+    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
+    return cmp_matt(a, b);
+}
+
+static int cmp_int32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int has_table_rw(sqlite3 *db, const char *name) {
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* The monitor run from its shards, as trenddb_write_monitor writes it. */
+static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
+    struct pt_error *err = t->err;
+    struct idmap ids = {0};
+    struct mkeys mk[MON_NMETRICS];
+    int rc = -1;
+    sqlite3_stmt *ins_target = NULL, *ins_row = NULL, *sel = NULL;
+    int32_t *gorig = NULL, *gcount = NULL, *goff = NULL;
+    size_t ng = 0;
+    memset(mk, 0, sizeof mk);
+    for (int i = 0; i < s->n; i++)
+        if (mset_read(s, i, err) != 0) return -1;
+    if (mset_check(s, err) != 0) return -1;
+    uint32_t has_files = 0, has_rows = 0, statmask = 0, mstat[MON_NMETRICS] = {0};
+    int64_t max_rank = 0, min_step = 0, max_step = 0;
+    int steps_seen = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        has_files |= sh->has_files;
+        has_rows |= sh->has_rows;
+        for (int m = 0; m < MON_NMETRICS; m++) {
+            if (sh->has_files & (1u << m)) mstat[m] |= sh->mstat[m];
+            statmask |= sh->mstat[m];
+        }
+        if (sh->max_rank > max_rank) max_rank = sh->max_rank;
+        if (!s->micro && sh->has_rows) {
+            if (!steps_seen || sh->min_step < min_step) min_step = sh->min_step;
+            if (!steps_seen || sh->max_step > max_step) max_step = sh->max_step;
+            steps_seen = 1;
+        }
+    }
+    if (!has_files)
+        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders of any shard: no database written",
+                         t->final);
+    if (!statmask) return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", t->final);
+    if (s->micro) {   /* the micro steps of every step: the most any shard saw */
+        size_t all = 0;
+        for (int i = 0; i < s->n; i++) all += s->v[i].nsteps;
+        gorig = malloc((all ? all : 1) * sizeof *gorig);
+        gcount = calloc(all ? all : 1, sizeof *gcount);
+        goff = calloc(all ? all : 1, sizeof *goff);
+        if (!gorig || !gcount || !goff) { pt_errorf(err, "out of memory"); goto out; }
+        for (int i = 0; i < s->n; i++)
+            for (size_t j = 0; j < s->v[i].nsteps; j++) gorig[ng++] = s->v[i].sorig[j];
+        if (ng) qsort(gorig, ng, sizeof *gorig, cmp_int32);
+        size_t u = 0;
+        for (size_t j = 0; j < ng; j++)
+            if (!u || gorig[u - 1] != gorig[j]) gorig[u++] = gorig[j];
+        ng = u;
+        for (int i = 0; i < s->n; i++)
+            for (size_t j = 0; j < s->v[i].nsteps; j++) {
+                int32_t *pos = bsearch(&s->v[i].sorig[j], gorig, ng, sizeof *gorig, cmp_int32);
+                if (pos && s->v[i].scount[j] > gcount[pos - gorig]) gcount[pos - gorig] = s->v[i].scount[j];
+            }
+        int64_t off = 0;
+        for (size_t j = 0; j < ng; j++) {
+            goff[j] = (int32_t)off;
+            off += gcount[j];
+        }
+        min_step = 0;
+        max_step = off - 1;
+    }
+    if (!(ids.keys = names_new())) { pt_errorf(err, "out of memory"); goto out; }
+    if (create_fixed(t) != 0) goto out;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL)) {
+        tdb_fail(t, "prepare");
+        goto out;
+    }
+    if (s->natt) qsort(s->att, s->natt, sizeof *s->att, cmp_matt_monitor);
+    for (size_t i = 0; i < s->natt; i++) {
+        const struct matt *a = &s->att[i];
+        const struct names *tn = s->v[a->shard].tn;
+        const struct target *tg = names_target(tn, a->lkey);
+        const char *name = names_str(tn, a->lkey);
+        int m = a->metric - 1, ins;
+        uint32_t gk = names_find(ids.keys, name, tg->len, tg->vpp, tg->call);
+        if (gk != NAMES_NONE && mk_knows(&mk[m], gk)) continue;
+        int64_t k = attempt(&ids, name, tg->len, tg->vpp, tg->call, ins_target, &ins);
+        if (k < 0) { tdb_fail(t, "insert target"); goto out; }
+        if (mk_know(&mk[m], (uint32_t)k) != 0) { pt_errorf(err, "out of memory"); goto out; }
+    }
+    if (finish_sequence(t, &ids) != 0) goto out;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        for (size_t k = 0; k < sh->nt; k++) {
+            const struct target *tg = names_target(sh->tn, (uint32_t)k);
+            uint32_t gk = names_find(ids.keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
+            if (gk == NAMES_NONE) { shard_bad(err, sh, "a target of no attempt", NULL); goto out; }
+            sh->gid[k] = ids.dbid[gk];
+        }
+    }
+    const char *present[MON_NMETRICS];
+    int metric_id[MON_NMETRICS], np = 0;
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        metric_id[m] = 0;
+        if (has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+    }
+    if (insert_metrics(t, present, np) != 0) goto out;
+    {
+        char sql[8192], vals[4096];
+        size_t o = (size_t)snprintf(sql, sizeof sql,
+                                    "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                                    "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
+        size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)min_step,
+                                     (int)max_step, (int)max_rank);
+        for (int m = 0; m < MON_NMETRICS; m++) {
+            if (!(has_files & (1u << m))) continue;
+            o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+            vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
+            int first = 1;
+            for (int st = 0; st < MON_NSTATS; st++)
+                if (mstat[m] & (1u << st)) {
+                    vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[st]);
+                    first = 0;
+                }
+            vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
+        }
+        snprintf(sql + o, sizeof sql - o, "\n        )");
+        snprintf(vals + vo, sizeof vals - vo, ")");
+        if (tdb_exec(t, sql) != 0 || tdb_exec(t, vals) != 0) goto out;
+    }
+    const char *cols[MON_NSTATS];
+    int colof[MON_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
+    for (int st = 0; st < MON_NSTATS; st++) {
+        colof[st] = -1;
+        if (statmask & (1u << st)) { colof[st] = nc; cols[nc++] = mon_stat_names[st]; }
+    }
+    if (create_trend(t, cols, nc) != 0) goto out;
+    for (int m = 0; m < MON_NMETRICS; m++)
+        if (metric_id[m] && write_tags(t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
+    {
+        char sql[512];
+        size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+        for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+        snprintf(sql + o, sizeof sql - o, ")");
+        if (sqlite3_prepare_v2(t->db, sql, -1, &ins_row, NULL)) { tdb_fail(t, "prepare"); goto out; }
+    }
+    res->rows = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        if (!has_table_rw(sh->db, "trend_data")) continue;   /* a shard of no usable file */
+        char tcols[MON_NSTATS + 8][64];
+        int ntc = 0, map[MON_NSTATS + 8];
+        if (sqlite3_prepare_v2(sh->db, "PRAGMA table_info(trend_data)", -1, &sel, NULL) != SQLITE_OK) {
+            shard_bad(err, sh, "table trend_data", sh->db);
+            goto out;
+        }
+        while (sqlite3_step(sel) == SQLITE_ROW && ntc < MON_NSTATS + 8) {
+            const unsigned char *c = sqlite3_column_text(sel, 1);
+            snprintf(tcols[ntc++], sizeof tcols[0], "%s", c ? (const char *)c : "");
+        }
+        sqlite3_finalize(sel);
+        sel = NULL;
+        for (int c = 4; c < ntc; c++) {
+            map[c] = -1;
+            for (int st = 0; st < MON_NSTATS; st++)
+                if (!strcmp(tcols[c], mon_stat_names[st])) map[c] = colof[st];
+            if (map[c] < 0) { shard_bad(err, sh, "an unknown statistic column", NULL); goto out; }
+        }
+        if (sqlite3_prepare_v2(sh->db, "SELECT * FROM trend_data", -1, &sel, NULL) != SQLITE_OK) {
+            shard_bad(err, sh, "table trend_data", sh->db);
+            goto out;
+        }
+        int src;
+        while ((src = sqlite3_step(sel)) == SQLITE_ROW) {
+            int32_t lstep = sqlite3_column_int(sel, 1), gstep = lstep;
+            int lm = sqlite3_column_int(sel, 3), m = 0;
+            uint32_t key;
+            while (m < MON_NMETRICS && sh->mid[m] != lm) m++;
+            if (m == MON_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
+                shard_bad(err, sh, "a trend_data row names an unknown target or metric", NULL);
+                goto out;
+            }
+            if (s->micro) {
+                size_t lo = 0, hi = sh->nsteps;   /* the last step whose base <= lstep */
+                while (lo < hi) {
+                    size_t mi = (lo + hi) / 2;
+                    if (sh->sbase[mi] <= lstep) lo = mi + 1; else hi = mi;
+                }
+                int32_t *pos = lo ? bsearch(&sh->sorig[lo - 1], gorig, ng, sizeof *gorig, cmp_int32) : NULL;
+                if (!pos) { shard_bad(err, sh, "a trend_data row of no step", NULL); goto out; }
+                gstep = goff[pos - gorig] + (lstep - sh->sbase[lo - 1]);
+            }
+            sqlite3_bind_int(ins_row, 1, sqlite3_column_int(sel, 0));
+            sqlite3_bind_int(ins_row, 2, gstep);
+            sqlite3_bind_int64(ins_row, 3, sh->gid[key]);
+            sqlite3_bind_int(ins_row, 4, metric_id[m]);
+            for (int c = 0; c < nc; c++) sqlite3_bind_null(ins_row, 5 + c);
+            for (int c = 4; c < ntc; c++)
+                if (sqlite3_column_type(sel, c) != SQLITE_NULL)
+                    sqlite3_bind_double(ins_row, 5 + map[c], sqlite3_column_double(sel, c));
+            int irc = sqlite3_step(ins_row);
+            sqlite3_reset(ins_row);
+            if (irc != SQLITE_DONE) { tdb_fail(t, "insert trend row"); goto out; }
+            res->rows += (size_t)sqlite3_changes(t->db);
+        }
+        if (src != SQLITE_DONE) { shard_bad(err, sh, "reading trend_data", sh->db); goto out; }
+        sqlite3_finalize(sel);
+        sel = NULL;
+    }
+    if (summaries && write_rank_summary(t) != 0) goto out;
+    res->targets = names_count(ids.keys);
+    res->max_rank = (int32_t)max_rank;
+    res->max_step = (int32_t)max_step;
+    rc = 0;
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(ins_target);
+    sqlite3_finalize(ins_row);
+    names_free(ids.keys);
+    free(ids.dbid);
+    for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    free(gorig);
+    free(gcount);
+    free(goff);
+    return rc;
+}
+
+int trenddb_merge(const char *dir, int monitor, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                   struct tdb_result *res, struct pt_error *err) {
-    struct mset s = {0};
+    struct mset s = {.monitor = monitor};
     struct tdb t;
     memset(res, 0, sizeof *res);
     if (mset_list(&s, dir, err) != 0) { mset_free(&s); return -1; }
-    if (tdb_open(&t, outdir, "dump_data.trend.db", 16384, lo, ds, err) != 0) {
+    if (tdb_open(&t, outdir, monitor ? "monitor_data.trend.db" : "dump_data.trend.db", monitor ? 262144 : 16384, lo, ds,
+                 err) != 0) {
         tdb_abort(&t);
         mset_free(&s);
         return -1;
     }
-    int rc = merge_into(&t, &s, res, 1);
+    int rc = monitor ? merge_into_monitor(&t, &s, res, 1) : merge_into(&t, &s, res, 1);
     mset_free(&s);
     if (rc == 0) {
         snprintf(res->path, sizeof res->path, "%s", t.final);
@@ -1530,8 +1942,8 @@ int trenddb_merge(const char *dir, const char *outdir, const struct load_opts *l
     return rc;
 }
 
-int trenddb_merge_temp(const char *dir, sqlite3 **out, struct pt_error *err) {
-    struct mset s = {0};
+int trenddb_merge_temp(const char *dir, int monitor, sqlite3 **out, struct pt_error *err) {
+    struct mset s = {.monitor = monitor};
     struct tdb t = {.err = err};
     struct tdb_result res;
     *out = NULL;
@@ -1543,7 +1955,8 @@ int trenddb_merge_temp(const char *dir, sqlite3 **out, struct pt_error *err) {
     if (sqlite3_open_v2("", &t.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         pt_errorf(err, "%s: cannot open a temporary database to join the shards in", dir);
     else if (tdb_exec(&t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; BEGIN") == 0 &&
-             merge_into(&t, &s, &res, 0) == 0 && tdb_exec(&t, "COMMIT") == 0)
+             (monitor ? merge_into_monitor(&t, &s, &res, 0) : merge_into(&t, &s, &res, 0)) == 0 &&
+             tdb_exec(&t, "COMMIT") == 0)
         rc = 0;
     mset_free(&s);
     free(t.final);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # data2db --shard auto under the real launcher: mpirun -np 4 converts a
-# generated dump in four tasks, data2db --merge joins the shards, and the
-# result prints (trenddb_canon.py) exactly as the one-process database.
+# generated dump (and a monitor tree) in four tasks, data2db --merge joins the
+# shards, and the result prints (trenddb_canon.py) exactly as the one-process
+# database.
 # Skips (77) without mpirun, python3 or ../shared (gen_dump.py, trenddb_canon.py).
 set -u
 bin=$1 shared=$2 tmp=$3
@@ -27,6 +28,16 @@ cmp -s "$tmp/single.canon" "$tmp/merged.canon" || { diff "$tmp/single.canon" "$t
 "$bin" info "$tmp/shards" | grep -v '^\(path\|opened\|databases\|files read\|load time\)' >"$tmp/info.shards" || fail "info shards"
 "$bin" info "$tmp/single" | grep -v '^\(path\|opened\|databases\|files read\|load time\)' >"$tmp/info.single" || fail "info single"
 cmp -s "$tmp/info.shards" "$tmp/info.single" || { diff "$tmp/info.single" "$tmp/info.shards"; fail "info differs"; }
+# a monitor tree the same way
+"$py" "$shared/tools/gen_dump.py" --out "$tmp/mon" --steps 3 --ranks 6 --layers 2 --micro-batches 2 --tp 2 --monitor \
+    --quiet >/dev/null 2>&1 || fail "gen_dump.py --monitor"
+"$bin" data2db --data "$tmp/mon" --db "$tmp/mon-single" 2>"$tmp/mon.err" || { cat "$tmp/mon.err"; fail "monitor single run"; }
+mpirun --allow-run-as-root --oversubscribe -np 4 "$bin" data2db --data "$tmp/mon" --db "$tmp/mon-shards" --shard auto \
+    >"$tmp/mon-mpi.out" 2>&1 || { cat "$tmp/mon-mpi.out"; fail "mpirun monitor"; }
+"$bin" data2db --merge "$tmp/mon-shards" --db "$tmp/mon-merged" 2>"$tmp/mon-merge.err" || { cat "$tmp/mon-merge.err"; fail "monitor merge"; }
+"$py" "$shared/tools/trenddb_canon.py" "$tmp/mon-single/monitor_data.trend.db" >"$tmp/mon-single.canon" || fail "canon"
+"$py" "$shared/tools/trenddb_canon.py" "$tmp/mon-merged/monitor_data.trend.db" | cmp -s - "$tmp/mon-single.canon" ||
+    fail "monitor merge differs"
 # a task killed while writing (SIGKILL: no chance to clean up) leaves its
 # temporary file: the folder is refused, never half-read, until it is rerun
 mkdir -p "$tmp/killed"

@@ -91,7 +91,7 @@ static void generated(void) {
         dataset_free(ds);
     }
     ds = calloc(1, sizeof *ds);
-    CHECK_INT(trenddb_merge(shards, merged, &lo, ds, &res, &err), 0);
+    CHECK_INT(trenddb_merge(shards, 0, merged, &lo, ds, &res, &err), 0);
     dataset_free(ds);
     snprintf(mfile, sizeof mfile, "%s/dump_data.trend.db", merged);
     check_db(mfile, 12);

@@ -26,6 +26,8 @@ static int canon_same(const char *a, const char *b) {
     return rc == 0;
 }
 
+static int monitor_kind;   /* the kind one() converts: 0 dump, 1 monitor */
+
 static int write_shards(const char *in, const char *dir, int n, int micro) {
     for (int k = 1; k <= n; k++) {
         struct load_opts lo;
@@ -34,7 +36,8 @@ static int write_shards(const char *in, const char *dir, int n, int micro) {
         struct dataset *ds = calloc(1, sizeof *ds);
         struct tdb_result res;
         struct pt_error err;
-        int rc = trenddb_write_dump_shard(in, dir, &lo, k, n, ds, &res, &err);
+        int rc = monitor_kind ? trenddb_write_monitor_shard(in, dir, &lo, k, n, ds, &res, &err)
+                              : trenddb_write_dump_shard(in, dir, &lo, k, n, ds, &res, &err);
         if (rc != 0) fprintf(stderr, "shard %d/%d: %s\n", k, n, err.msg);
         dataset_free(ds);
         if (rc != 0) return -1;
@@ -91,17 +94,19 @@ static void one(const char *in, const char *name, int n, int micro, int want_cel
     struct dataset *ds = calloc(1, sizeof *ds);
     struct tdb_result res;
     struct pt_error err;
-    int rc = trenddb_write_dump(in, single, &lo, ds, &res, &err);
+    int rc = monitor_kind ? trenddb_write_monitor(in, single, &lo, ds, &res, &err)
+                          : trenddb_write_dump(in, single, &lo, ds, &res, &err);
     dataset_free(ds);
     CHECK_INT(rc, 0);
     CHECK_INT(write_shards(in, shards, n, micro), 0);
     ds = calloc(1, sizeof *ds);
-    rc = trenddb_merge(shards, merged, &lo, ds, &res, &err);
+    rc = trenddb_merge(shards, monitor_kind, merged, &lo, ds, &res, &err);
     if (rc != 0) fprintf(stderr, "%s\n", err.msg);
     dataset_free(ds);
     CHECK_INT(rc, 0);
-    snprintf(a, sizeof a, "%s/dump_data.trend.db", single);
-    snprintf(b, sizeof b, "%s/dump_data.trend.db", merged);
+    const char *kind = monitor_kind ? "monitor_data" : "dump_data";
+    snprintf(a, sizeof a, "%s/%s.trend.db", single, kind);
+    snprintf(b, sizeof b, "%s/%s.trend.db", merged, kind);
     CHECK(canon_same(a, b));
     /* the folder of shards, opened as one run */
     struct dataset *da = NULL, *db = NULL;
@@ -197,7 +202,7 @@ static void overlap_refused(void) {
     CHECK_CONTAINS(err.msg, "dump_data.shard-2-of-2.trend.db both hold rank 2");
     dataset_free(d);
     ds = calloc(1, sizeof *ds);
-    CHECK(trenddb_merge(dir, out, &lo, ds, &res, &err) != 0);
+    CHECK(trenddb_merge(dir, 0, out, &lo, ds, &res, &err) != 0);
     CHECK_CONTAINS(err.msg, "both hold rank 2");
     dataset_free(ds);
     char f[1300];
@@ -241,7 +246,7 @@ static void half_written_refused(void) {
     dataset_free(d);
     struct dataset *ds = calloc(1, sizeof *ds);
     struct tdb_result res;
-    CHECK(trenddb_merge(dir, out, &lo, ds, &res, &err) != 0);
+    CHECK(trenddb_merge(dir, 0, out, &lo, ds, &res, &err) != 0);
     CHECK_CONTAINS(err.msg, "half-written");
     dataset_free(ds);
     snprintf(f, sizeof f, "%s/dump_data.trend.db", out);
@@ -254,8 +259,42 @@ static void half_written_refused(void) {
     dataset_free(d);
 }
 
+/* monitor trees: the fixture (2 ranks, a third task with none), and a
+ * generated tree of 6 ranks where rank 5 has one micro step where the
+ * others have two, rank 2 lacks a step in one file and a whole CSV */
+static void monitor_trees(void) {
+    monitor_kind = 1;
+    const char *in = pt_fixture("derived/synthetic_monitor_output");
+    if (in) {
+        one(in, "shard_mon_3", 3, 1, 1);
+        one(in, "shard_mon_3f", 3, 0, 1);
+    }
+    const char *py = getenv("PT_PYTHON");
+    const char *t = pt_shared() ? pt_tmpdir("shard_mon_gen") : NULL;
+    char out[1100], cmd[6000];
+    if (t) {
+        snprintf(out, sizeof out, "%s/mon", t);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 3 --ranks 6 --layers 2 --micro-batches 2 --tp 2 "
+                 "--monitor --quiet >/dev/null 2>&1 && cd '%s' && d5=$(ls | sed -n 6p) && d2=$(ls | sed -n 3p) && "
+                 "for f in \"$d5\"/*.csv; do awk -F, 'NR==1 || $4==0' \"$f\" > \"$f.t\" && mv \"$f.t\" \"$f\"; done && "
+                 "awk -F, 'NR==1 || $3!=1' \"$d2/actv_1-1.csv\" > x.t && mv x.t \"$d2/actv_1-1.csv\" && "
+                 "rm \"$d2/exp_avg_2-2.csv\"",
+                 py && *py ? py : "python3", pt_shared(), out, out);
+        if (system(cmd) == 0) {
+            one(out, "shard_mon_gen6", 6, 1, 1);
+            one(out, "shard_mon_gen4f", 4, 0, 1);
+        } else {
+            t = NULL;
+        }
+    }
+    monitor_kind = 0;
+    if (!in && !t) SKIP("fixture and ../shared absent");
+}
+
 int main(void) {
     RUN(gpu_dump);
+    RUN(monitor_trees);
     RUN(input_format);
     RUN(generated_dump);
     RUN(overlap_refused);
