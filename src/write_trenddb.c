@@ -880,6 +880,33 @@ out:
 
 /* ---- monitor (trend-db.md §6.5) ---- */
 
+/* A monitor database's global_stats: the steps, the largest rank, and per
+ * metric that had files the statistics its files had (trend-db.md order). */
+static int monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, int32_t max_rank, uint32_t has_files,
+                                const uint32_t *mstat) {
+    char sql[8192], vals[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
+    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)min_step,
+                                 (int)max_step, (int)max_rank);
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(has_files & (1u << m))) continue;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
+        int first = 1;
+        for (int s = 0; s < MON_NSTATS; s++)
+            if (mstat[m] & (1u << s)) {
+                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
+                first = 0;
+            }
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
+    }
+    snprintf(sql + o, sizeof sql - o, "\n        )");
+    snprintf(vals + vo, sizeof vals - vo, ")");
+    return tdb_exec(t, sql) != 0 || tdb_exec(t, vals) != 0 ? -1 : 0;
+}
+
 /* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
  * file named by (rank << 20 | place among its rank's files), plus per metric
  * its id here and what its files had, and the micro steps per step. */
@@ -1057,31 +1084,9 @@ int trenddb_write_monitor_shard(const char *data, const char *outdir, const stru
         if (md.metric_has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(&t, present, np) != 0) goto out;
-    /* global_stats */
-    char sql[8192], vals[4096];
-    size_t o = (size_t)snprintf(sql, sizeof sql,
-                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
-                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
-    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)st.min_step,
-                                 (int)st.max_step, (int)md.max_rank);
-    for (int m = 0; m < MON_NMETRICS; m++) {
-        if (!(md.metric_has_files & (1u << m))) continue;
-        uint32_t mask = 0;
-        for (size_t i = 0; i < md.nfiles; i++)
-            if (md.files[i].metric == m) mask |= md.files[i].statmask;
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
-        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
-        int first = 1;
-        for (int s = 0; s < MON_NSTATS; s++)
-            if (mask & (1u << s)) {
-                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
-                first = 0;
-            }
-        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
-    }
-    snprintf(sql + o, sizeof sql - o, "\n        )");
-    snprintf(vals + vo, sizeof vals - vo, ")");
-    if (tdb_exec(&t, sql) != 0 || tdb_exec(&t, vals) != 0) goto out;
+    uint32_t mstat[MON_NMETRICS] = {0};
+    for (size_t i = 0; i < md.nfiles; i++) mstat[md.files[i].metric] |= md.files[i].statmask;
+    if (monitor_global_stats(&t, st.min_step, st.max_step, md.max_rank, md.metric_has_files, mstat) != 0) goto out;
     /* trend_data with the union of the supported columns */
     const char *cols[MON_NSTATS];
     int colidx[MON_NSTATS], nc = 0;
@@ -1090,7 +1095,8 @@ int trenddb_write_monitor_shard(const char *data, const char *outdir, const stru
     if (create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    char sql[512];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
     for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
     snprintf(sql + o, sizeof sql - o, ")");
     if (sqlite3_prepare_v2(t.db, sql, -1, &ins_row, NULL)) { tdb_fail(&t, "prepare"); goto out; }
@@ -1799,29 +1805,7 @@ static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *
         if (has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(t, present, np) != 0) goto out;
-    {
-        char sql[8192], vals[4096];
-        size_t o = (size_t)snprintf(sql, sizeof sql,
-                                    "CREATE TABLE IF NOT EXISTS global_stats (\n"
-                                    "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
-        size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)min_step,
-                                     (int)max_step, (int)max_rank);
-        for (int m = 0; m < MON_NMETRICS; m++) {
-            if (!(has_files & (1u << m))) continue;
-            o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
-            vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
-            int first = 1;
-            for (int st = 0; st < MON_NSTATS; st++)
-                if (mstat[m] & (1u << st)) {
-                    vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[st]);
-                    first = 0;
-                }
-            vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
-        }
-        snprintf(sql + o, sizeof sql - o, "\n        )");
-        snprintf(vals + vo, sizeof vals - vo, ")");
-        if (tdb_exec(t, sql) != 0 || tdb_exec(t, vals) != 0) goto out;
-    }
+    if (monitor_global_stats(t, (int32_t)min_step, (int32_t)max_step, (int32_t)max_rank, has_files, mstat) != 0) goto out;
     const char *cols[MON_NSTATS];
     int colof[MON_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
     for (int st = 0; st < MON_NSTATS; st++) {
