@@ -59,6 +59,17 @@ static void unmake(const char *path, const char *made) {
 }
 
 static void report(const struct tdb_result *r, double secs) {
+    if (r->shard_n && r->empty) {
+        fprintf(stderr, "probetop: wrote %s: shard %d of %d has no rank of its own (more tasks than ranks): empty, "
+                        "so that the set is complete\n", r->path, r->shard_k, r->shard_n);
+        return;
+    }
+    if (r->shard_n) {
+        fprintf(stderr, "probetop: wrote %s: shard %d of %d, ranks %d..%d: %zu targets, %zu rows (%.2f s, %.0f rows/s)\n",
+                r->path, r->shard_k, r->shard_n, (int)r->min_rank, (int)r->max_rank, r->targets, r->rows, secs,
+                secs > 0 ? (double)r->rows / secs : 0.0);
+        return;
+    }
     fprintf(stderr, "probetop: wrote %s: %zu targets, %zu rows, steps 0..%d, ranks 0..%d (%.2f s, %.0f rows/s)\n",
             r->path, r->targets, r->rows, (int)r->max_step, (int)r->max_rank, secs,
             secs > 0 ? (double)r->rows / secs : 0.0);
@@ -103,8 +114,42 @@ static void catch_signals(int on) {
     }
 }
 
+/* --shard K/N, or auto: the task number and count the launcher gives
+ * (Open MPI's mpirun, Slurm's srun, a PMI launcher), else one task. */
+static int shard_parse(const char *v, int *k, int *n) {
+    if (!strcmp(v, "auto")) {
+        static const char *const env[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                             {"SLURM_PROCID", "SLURM_NTASKS"},
+                                             {"PMI_RANK", "PMI_SIZE"}};
+        for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) {
+            const char *r = getenv(env[i][0]), *z = getenv(env[i][1]);
+            long rank, size;
+            if (!r || !z) continue;
+            if (opt_int(z, 1, 1000000, &size) != 0 || opt_int(r, 0, size - 1, &rank) != 0) {
+                fprintf(stderr, "probetop data2db: --shard auto: %s=%s and %s=%s are not a task number and count\n",
+                        env[i][0], r, env[i][1], z);
+                return -1;
+            }
+            *k = (int)rank + 1;
+            *n = (int)size;
+            return 0;
+        }
+        fprintf(stderr, "probetop data2db: --shard auto: no OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK set "
+                        "(not started by mpirun or srun): one task, shard 1 of 1\n");
+        *k = *n = 1;
+        return 0;
+    }
+    char tail;
+    if (sscanf(v, "%d/%d%c", k, n, &tail) != 2 || *n < 1 || *n > 1000000 || *k < 1 || *k > *n) {
+        fprintf(stderr, "probetop data2db: --shard takes auto or K/N with 1 <= K <= N, not '%s'\n", v);
+        return -1;
+    }
+    return 0;
+}
+
 static int run(int argc, char **argv) {
-    const char *data = NULL, *db = NULL, *parallel = NULL;
+    const char *data = NULL, *db = NULL, *parallel = NULL, *merge = NULL;
+    int shard_k = 0, shard_n = 0;
     struct layout *layout = NULL;
     struct load_opts lo;
     load_opts_init(&lo);
@@ -131,6 +176,11 @@ static int run(int argc, char **argv) {
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "--parallel", &m, &bad)) || m) { if (bad) return EXIT_USAGE; parallel = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--merge", &m, &bad)) || m) { if (bad) return EXIT_USAGE; merge = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--shard", &m, &bad)) || m) {
+            if (bad || shard_parse(v, &shard_k, &shard_n) != 0) return EXIT_USAGE;
+            continue;
+        }
         if ((v = opt_value(argc, argv, &i, "--process_num", &m, &bad)) || m) {
             long n;
             if (bad) return EXIT_USAGE;
@@ -144,14 +194,19 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "probetop data2db: unknown argument '%s' (see probetop help data2db)\n", argv[i]);
         return EXIT_USAGE;
     }
-    if (!data || !db) {
-        fprintf(stderr, "probetop data2db: --data DIR and --db OUTDIR are required\n");
+    if (merge && (data || shard_n)) {
+        fprintf(stderr, "probetop data2db: --merge DIR takes the shards in DIR: no --data or --shard with it\n");
+        return EXIT_USAGE;
+    }
+    if ((!data && !merge) || !db) {
+        fprintf(stderr, "probetop data2db: --data DIR (or --merge DIR) and --db OUTDIR are required\n");
         return EXIT_USAGE;
     }
     struct stat st;
-    int found = stat(data, &st) == 0;
+    const char *in = merge ? merge : data;
+    int found = stat(in, &st) == 0;
     if (!found || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "probetop data2db: %s: %s\n", data, found ? "not a folder" : strerror(errno));
+        fprintf(stderr, "probetop data2db: %s: %s\n", in, found ? "not a folder" : strerror(errno));
         return EXIT_USAGE;
     }
     char *made = NULL;
@@ -179,25 +234,44 @@ static int run(int argc, char **argv) {
     lo.cancel = &stop_signal;
     catch_signals(1);
     struct tdb_result res;
-    if (lo.format == DS_AUTO || lo.format == DS_DUMP) {
+    if (merge) {
+        /* dump shards, then monitor shards, as data2db writes them */
+        int any = 0;
+        for (int monitor = 0; monitor < 2 && !atomic_load(&stop_signal); monitor++) {
+            if (!trenddb_shards_present(merge, monitor)) continue;
+            any = 1;
+            double t0 = now();
+            struct dataset *ds = calloc(1, sizeof *ds);
+            if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
+            if (trenddb_merge(merge, monitor, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+            print_notes(ds);
+            dataset_free(ds);
+        }
+        if (!any) {
+            say("probetop data2db: no dump_data.shard-K-of-N.trend.db or monitor_data.shard-K-of-N.trend.db file in ", merge);
+            failed++;
+        }
+    }
+    if (!merge && (lo.format == DS_AUTO || lo.format == DS_DUMP)) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = lo.format == DS_DUMP || dump_detect(data);
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
-            if (trenddb_write_dump(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            if (trenddb_write_dump_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
         dataset_free(ds);
     }
-    if (lo.format == DS_AUTO || lo.format == DS_MONITOR) {
+    if (!merge && (lo.format == DS_AUTO || lo.format == DS_MONITOR)) {
         struct dataset *ds = calloc(1, sizeof *ds);
         int try_it = !atomic_load(&stop_signal) && (lo.format == DS_MONITOR || monitor_detect(data));
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (try_it) {
-            if (trenddb_write_monitor(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+            if (trenddb_write_monitor_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
             else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
         }
@@ -230,7 +304,8 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_data2db_entry = {
     .name = "data2db",
-    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false] [--parallel SPEC]",
+    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false] [--parallel SPEC] [--shard auto|K/N]\n"
+             "       probetop data2db --merge DIR --db OUTDIR",
     .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
     .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
             "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
@@ -240,6 +315,11 @@ const struct cmd_entry cmd_data2db_entry = {
             "  --process_num N       reader threads (1..128; default one per core)\n"
             "  --parallel SPEC       Megatron layout, e.g. \"W=8 L=8 TP=2 PP=2 V=2\": write layers.<i> as the\n"
             "                        model's global layer index of each rank and chunk (not msProbe's names)\n"
+            "  --shard K/N           convert only the K-th of N blocks of ranks, into\n"
+            "                        <kind>_data.shard-K-of-N.trend.db; auto: K and N from mpirun\n"
+            "                        (OMPI_COMM_WORLD_RANK/SIZE), srun (SLURM_PROCID/NTASKS) or PMI_RANK/SIZE\n"
+            "  --merge DIR           join the complete set of shards in DIR into OUTDIR/<kind>_data.trend.db,\n"
+            "                        the file one process writes from the same data\n"
             "The database is written to a temporary file and renamed into place; DIR is never written.\n",
     .run = run,
 };

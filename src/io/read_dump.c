@@ -332,6 +332,41 @@ static int ncores(void) {
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* data2db --shard K/N: the distinct ranks, ascending, cut into N contiguous
+ * blocks of (nearly) equal size; the K-th block's folders stay, in order.
+ * Every task lists the same folders, so the blocks are disjoint and cover
+ * every rank without the tasks talking to each other. */
+static int shard_filter(struct rdlist *l, size_t *gidx, int32_t *grp, int k, int n) {
+    int32_t *ranks = malloc((l->n ? l->n : 1) * sizeof *ranks);
+    if (!ranks) return -1;
+    for (size_t i = 0; i < l->n; i++) ranks[i] = l->v[i].rank;
+    qsort(ranks, l->n, sizeof *ranks, cmp_i32);
+    size_t nr = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (!nr || ranks[nr - 1] != ranks[i]) ranks[nr++] = ranks[i];
+    size_t o = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        int32_t *pos = bsearch(&l->v[i].rank, ranks, nr, sizeof *ranks, cmp_i32);
+        size_t block = (size_t)(pos - ranks) * (size_t)n / nr;
+        if (block != (size_t)(k - 1)) {
+            free(l->v[i].dir);
+            continue;
+        }
+        l->v[o] = l->v[i];
+        gidx[o] = gidx[i];
+        grp[o] = grp[i];
+        o++;
+    }
+    l->n = o;
+    free(ranks);
+    return 0;
+}
+
 int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
               struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
     struct rdlist l = {0};
@@ -393,6 +428,29 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
                          steps_found ? "step folders found, but no rank or proc folder with a dump.json in them"
                                      : "no rank folder with a dump.json found");
 
+    /* positions and step groups in the whole list, before a shard keeps its part */
+    size_t *gidx = malloc(l.n * sizeof *gidx);
+    int32_t *grp = malloc(l.n * sizeof *grp);
+    if (!gidx || !grp) { free(gidx); free(grp); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < l.n; i++) {
+        gidx[i] = i;
+        grp[i] = i == 0 ? 0 : grp[i - 1] + (l.v[i].step != l.v[i - 1].step);
+    }
+    sum->folders_all = l.n;
+    if (o->shard_n > 0 && shard_filter(&l, gidx, grp, o->shard_k, o->shard_n) != 0) {
+        free(gidx);
+        free(grp);
+        return pt_errorf(err, "out of memory");
+    }
+    ds->rankdirs = l.v;
+    ds->nrankdirs = l.n;
+    if (l.n == 0) {   /* a shard with no rank of its own */
+        free(gidx);
+        free(grp);
+        sum->min_step = sum->max_step = 0;
+        return 0;
+    }
+
     struct notes notes = {0};
     struct pool p = {.rd = l.v, .n = l.n, .opt = o, .cancel = lo->cancel};
     int threads = lo->threads > 0 ? lo->threads : ncores();
@@ -425,7 +483,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         free(dj);
     }
     int rc = 0;
-    int32_t start = o->path_numbers ? path_step : 0, cur_step = INT32_MIN, step_max_micro = 0;
+    int32_t start = o->path_numbers ? path_step : 0, cur_group = INT32_MIN, step_max_micro = 0;
     int have_step = 0;
     sum->min_step = INT32_MAX;
     sum->max_step = INT32_MIN;
@@ -444,9 +502,13 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         pthread_mutex_unlock(&p.mu);
         if (cancelled) { rc = pt_errorf(err, "cancelled"); break; }
         struct dump_file *f = &p.res[i];
-        if (f->step != cur_step) {
+        f->index = gidx[i];
+        f->group = grp[i];
+        /* a new step starts where the whole list changes step: a shard's
+         * steps then line up with the unsharded run's */
+        if (f->group != cur_group) {
             if (have_step) start += step_max_micro;
-            cur_step = f->step;
+            cur_group = f->group;
             step_max_micro = 0;
             have_step = 1;
         }
@@ -521,6 +583,8 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     pthread_cond_destroy(&p.cv);
     free(p.res);
     free(p.done);
+    free(gidx);
+    free(grp);
     ovf_list_sort(&ds->ovf);
     return rc;
 }

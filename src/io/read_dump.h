@@ -61,6 +61,8 @@ struct dump_file {
     uint64_t bytes;
     size_t long_names;   /* records skipped for a name of DUMP_NAME_MAX bytes or more */
     size_t long_name_line;   /* the line of the first */
+    size_t index;        /* position in the whole (unsharded) list of rank folders */
+    int32_t group;       /* run of consecutive folders of one step in that list */
 };
 
 struct dump_opts {
@@ -71,6 +73,8 @@ struct dump_opts {
     int path_numbers;    /* a step folder, rank folder or dump.json opened alone keeps the
                             step and rank of its path (step3/rank5: step 3, rank 5) in
                             micro step mode too; 0: msProbe's data2db rules (from 0) */
+    int shard_k, shard_n;   /* data2db --shard K/N: only the K-th (1-based) of N blocks of
+                               ranks; shard_n 0: every rank */
 };
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
@@ -86,11 +90,13 @@ struct dump_summary {
     int any_rank;        /* a usable rank folder was found */
     int32_t min_step, max_step, max_rank;   /* as global_stats */
     size_t files_ok;
+    size_t folders_all;  /* rank folders found, before a shard kept its part */
 };
 
 /* Walks path (dump root, step folder, rank folder, dump.json, or a MindSpore
  * graph/pynative root), fills ds->rankdirs, skipped and warnings, and calls
- * fn for every parsed file in order.  Flagged overflow records go to
+ * fn for every parsed file in order.  With o->shard_n, only the folders of
+ * the shard's ranks are read (a shard of no rank: 0, sum->any_rank 0).  Flagged overflow records go to
  * ds->ovf.  Returns -1 only for a fatal problem (nothing readable, cancel,
  * callback failure). */
 int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,

@@ -341,6 +341,11 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
 
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err) {
+    return monitor_read_shard(path, map, layout, 0, 0, ds, md, err);
+}
+
+int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
     size_t n;
     memset(md, 0, sizeof *md);
     char **names = fs_list_dir(path, 0, &n);
@@ -385,11 +390,21 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
             rd[j - 1].rank = t; rd[j - 1].dir = d;
         }
     int rc = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
+    md->folders_all = nr;
+    if (shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
+        size_t o = 0, all = nr;
+        for (size_t i = 0; i < all; i++) {
+            if (i * (size_t)shard_n / all != (size_t)(shard_k - 1)) { free(rd[i].dir); continue; }
+            rd[o++] = rd[i];
+        }
+        nr = o;
+    }
     md->nranks = (int)nr;
     for (size_t i = 0; i < nr && rc == 0; i++) {
         size_t nfs;
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
-        if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             int m = match_csv(files[k]);
             if (m < 0) continue;

@@ -39,14 +39,19 @@ struct monitor_data {
     uint32_t metric_has_files;   /* bit per metric: importable files (even header-only) */
     uint32_t metric_has_rows;    /* bit per metric: at least one valid row */
     uint32_t statmask;           /* union of columns of all usable files */
-    int32_t max_rank;
+    int32_t max_rank;     /* of every rank folder, a shard's or not */
     int nranks;
+    size_t folders_all;   /* rank folders found, before a shard kept its part */
 };
 
 int monitor_detect(const char *path);
 /* Reads every usable CSV; skipped files and rows go to ds warnings/skipped. */
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err);
+/* data2db --shard K/N: only the rank folders of the K-th (1-based) of N
+ * contiguous blocks of ranks (none: 0 with no file); shard_n 0: all. */
+int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
 void monitor_free(struct monitor_data *md);
 /* One CSV's bytes (buf, len bytes, malloc'd; taken over and freed, as
  * read_csv hands it on) into md, as metric/rank; path names it in messages.

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "src/io/sqlite_ro.h"
+#include "src/io/write_trenddb.h"
 
 static int ends_with(const char *s, const char *suf) {
     size_t a = strlen(s), b = strlen(suf);
@@ -98,8 +99,8 @@ struct tmetric {
     int statcol[CUBE_MAX_STATS];   /* trend_data column index per stat */
 };
 
-static int load_db(const char *file, struct dataset *ds, struct pt_error *err) {
-    sqlite3 *db = NULL;
+/* file: the name messages give; db: open on it (closed here). */
+static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_error *err) {
     sqlite3_stmt *st = NULL;
     struct names *nm = NULL;
     struct cube_builder *b = NULL;
@@ -111,7 +112,6 @@ static int load_db(const char *file, struct dataset *ds, struct pt_error *err) {
     int nmet = 0;
     char tcols[MAXCOLS][64], gcols[MAXCOLS][64];
 
-    if (sqlite_ro_open(file, &db, err) != 0) goto out;
     static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
     for (size_t i = 0; i < 4; i++) {
         int h = has_table(db, need[i]);
@@ -273,6 +273,10 @@ out:
     return rc;
 }
 
+static int is_shard(const char *name) {
+    return !strncmp(name, "dump_data.shard-", 16) || !strncmp(name, "monitor_data.shard-", 19);
+}
+
 int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct stat st;
     char file[4096];
@@ -280,7 +284,23 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     if (S_ISDIR(st.st_mode)) {
         if (list_dbs(path, &ds->dbfiles, &ds->ndbfiles) != 0 || ds->ndbfiles == 0)
             return pt_errorf(err, "%s: no *.trend.db file in this folder", path);
+        /* shards of data2db --shard: one run, joined in a private temporary
+         * database; never read while a set is incomplete or half-written */
+        int plain = 0;
+        for (size_t i = 0; i < ds->ndbfiles; i++) plain |= !is_shard(ds->dbfiles[i]);
+        int dumps = trenddb_shards_present(path, 0), monitors = trenddb_shards_present(path, 1);
+        if ((dumps || monitors) && !o->db_name && !plain) {   /* dump shards first, as data2db writes */
+            sqlite3 *db;
+            if (trenddb_merge_temp(path, !dumps, &db, err) != 0) return -1;
+            snprintf(file, sizeof file, "%s/%s_data.shard-*.trend.db", path, dumps ? "dump" : "monitor");
+            free(ds->source);
+            ds->source = strdup(file);
+            ds->micro_step = -1;
+            return load_db(file, db, ds, err);
+        }
         const char *pick = ds->dbfiles[0];
+        for (size_t i = ds->ndbfiles; i-- > 0;)   /* a shard alone only by name (--db) */
+            if (!is_shard(ds->dbfiles[i])) pick = ds->dbfiles[i];
         if (o->db_name) {
             pick = NULL;
             for (size_t i = 0; i < ds->ndbfiles; i++)
@@ -296,5 +316,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     free(ds->source);
     ds->source = strdup(file);
     ds->micro_step = -1;   /* the database decided */
-    return load_db(file, ds, err);
+    sqlite3 *db;
+    if (sqlite_ro_open(file, &db, err) != 0) return -1;
+    return load_db(file, db, ds, err);
 }

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "model/names.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
+#include "src/io/sqlite_ro.h"
 
 /* ---- SQLite plumbing ---- */
 
@@ -145,6 +147,17 @@ static int tdb_commit(struct tdb *t) {
     memset(t, 0, sizeof *t);
     return 0;
 }
+
+static int write_rank_summary(struct tdb *t);
+/* Fewer ranks: no summary (a heat map shows them all; the table would cost
+ * an eighth of the rows for nothing) */
+#define SUMMARY_MIN_RANKS 9
+struct summ_job;
+struct rankrows;
+static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n);
+static void *summ_thread(void *arg);
+static int summ_job_write(struct tdb *t, struct summ_job *j);
+static void summ_job_free(struct summ_job *j);
 
 static const char SQL_TARGETS[] =
     "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
@@ -420,6 +433,16 @@ struct rankrows {
     size_t n, cap;
 };
 
+struct shard_file {         /* a file a shard read */
+    int64_t index, group;
+    int32_t rank, micro, base;   /* micro steps (0: no rows), step of its micro step 0 */
+};
+
+struct shard_attempt {       /* a target id attempt, in order */
+    int64_t seq, index, target;
+    int metric;
+};
+
 struct dump_writer {
     struct tdb t;
     struct idmap ids;
@@ -439,6 +462,17 @@ struct dump_writer {
     sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, ROWS_PER_INSERT rows */
     int32_t max_rank;
     struct pt_error *err;
+    /* --shard: what the merge needs to replay the unsharded run (see
+     * probetop(1), FILES: the files read, every target id attempt) */
+    int shard;
+    size_t cur_index;        /* the file being written: its place in the whole list */
+    struct shard_file *sfiles;
+    size_t nsfiles, capsfiles;
+    struct shard_attempt *satt;
+    size_t nsatt, capsatt;
+    int partial;             /* rows went in before the end (HOLD_MAX) */
+    size_t rows_in;          /* rows inserted (duplicates ignored) */
+    struct summ_job *summ;   /* the rank summary made beside the last inserts */
 };
 
 #define ROWS_PER_INSERT 128
@@ -447,7 +481,7 @@ struct dump_writer {
  * starts again, so memory stays bounded however big the dump. */
 #define HOLD_MAX ((size_t)4 << 20)
 
-static int dump_insert_rows(struct dump_writer *w);
+static int dump_insert_rows(struct dump_writer *w, int last);
 
 static int cmp_pending(const void *a, const void *b, void *ctx) {
     const struct pending *rows = ctx;
@@ -486,6 +520,12 @@ static int dump_flush(struct dump_writer *w) {
             int64_t k = attempt(&w->ids, fr->name, fr->len, 0, fr->call, w->ins_target, &ins);
             if (k < 0) return tdb_fail(t, "insert target");
             if (mk_know(&w->mk[m], (uint32_t)k) != 0) return pt_errorf(w->err, "out of memory");
+            if (w->shard) {
+                if (grow((void **)&w->satt, &w->capsatt, w->nsatt + 1, sizeof *w->satt) != 0)
+                    return pt_errorf(w->err, "out of memory");
+                w->satt[w->nsatt++] = (struct shard_attempt){.seq = w->ids.seq, .index = (int64_t)w->cur_index,
+                                                             .target = w->ids.dbid[k], .metric = m + 1};
+            }
         }
     if (w->nfresh) {
         w->nfresh = 0;
@@ -516,14 +556,30 @@ static int grow_raw(void **p, size_t *cap, size_t need, size_t size) {
     return 0;
 }
 
-static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *r) {
+static int dump_global_stats(struct tdb *t, int32_t max_rank, int32_t min_step, int32_t max_step) {
+    char sql[1024];
+    if (tdb_exec(t, "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                    "            max_rank INTEGER DEFAULT 0, min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, "
+                    "forward TEXT DEFAULT NULL, backward TEXT DEFAULT NULL, recompute TEXT DEFAULT NULL, "
+                    "parameters_grad TEXT DEFAULT NULL\n"
+                    "        )") != 0)
+        return -1;
+    snprintf(sql, sizeof sql,
+             "INSERT INTO global_stats VALUES (%d, %d, %d, 'norm,max,min,mean', 'norm,max,min,mean', "
+             "'norm,max,min,mean', 'norm,max,min,mean')",
+             (int)max_rank, (int)min_step, (int)max_step);
+    return tdb_exec(t, sql);
+}
+
+/* raw: the values are already as stored (a merge copies a shard's) */
+static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *r, int raw) {
     sqlite3_bind_int(s, at + 1, rank);
     sqlite3_bind_int(s, at + 2, r->step);
     sqlite3_bind_int64(s, at + 3, r->dbid);
     sqlite3_bind_int(s, at + 4, r->metric + 1);
     for (int c = 0; c < 4; c++) {
-        double v;
-        if (((r->present >> c) & 1) && normalise(r->v[c], &v)) sqlite3_bind_double(s, at + 5 + c, v);
+        double v = r->v[c];
+        if (((r->present >> c) & 1) && (raw || normalise(r->v[c], &v))) sqlite3_bind_double(s, at + 5 + c, v);
         else sqlite3_bind_null(s, at + 5 + c);
     }
 }
@@ -559,7 +615,7 @@ static int dump_file_done(struct dump_writer *w, int32_t rank) {
     }
     w->held += w->nrows;
     w->nrows = w->resolved = 0;
-    return w->held >= HOLD_MAX ? dump_insert_rows(w) : 0;
+    return w->held >= HOLD_MAX ? dump_insert_rows(w, 0) : 0;
 }
 
 static int cmp_rank(const void *a, const void *b) {
@@ -568,8 +624,14 @@ static int cmp_rank(const void *a, const void *b) {
 }
 
 /* Every waiting row, in key order. */
-static int dump_insert_rows(struct dump_writer *w) {
+/* Every waiting row, in key order.  last: the end of the dump; when no
+ * row went in before, the rank summary is made from these rows on another
+ * thread meanwhile. */
+static int dump_insert_rows(struct dump_writer *w, int last) {
     struct tdb *t = &w->t;
+    int rc = 0;
+    pthread_t tid;
+    int running = 0;
     if (w->nranks) qsort(w->ranks, w->nranks, sizeof *w->ranks, cmp_rank);
     for (size_t k = 0; k < w->nranks; k++) {
         struct rankrows *b = &w->ranks[k];
@@ -591,32 +653,54 @@ static int dump_insert_rows(struct dump_writer *w) {
             b->v = sorted;
             b->cap = b->n;
         }
+    }
+    if (!last) w->partial = 1;
+    if (last && !w->partial && w->nranks && w->ranks[w->nranks - 1].rank >= SUMMARY_MIN_RANKS - 1) {
+        if (!(w->summ = summ_job_new(w->ranks, w->nranks))) return pt_errorf(w->err, "out of memory");
+        if (pthread_create(&tid, NULL, summ_thread, w->summ) == 0) running = 1;
+        else summ_thread(w->summ);   /* no thread to be had: here */
+    }
+    for (size_t k = 0; k < w->nranks && rc == 0; k++) {
+        struct rankrows *b = &w->ranks[k];
         /* many rows per statement: one statement keeps its cursor on the
          * last page, where an append needs no descent from the root */
         size_t j = 0;
-        for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
-            for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q]);
-            int rc = sqlite3_step(w->ins_rows);
+        for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT && rc == 0; j += ROWS_PER_INSERT) {
+            for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q], 0);
+            int src = sqlite3_step(w->ins_rows);
             sqlite3_reset(w->ins_rows);
-            if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
+            if (src != SQLITE_DONE) rc = tdb_fail(t, "insert trend rows");
+            w->rows_in += (size_t)sqlite3_changes(t->db);   /* an ignored duplicate is no row */
         }
-        for (; j < b->n; j++) {
-            bind_prow(w->ins_row, 0, b->rank, &b->v[j]);
-            int rc = sqlite3_step(w->ins_row);
+        for (; j < b->n && rc == 0; j++) {
+            bind_prow(w->ins_row, 0, b->rank, &b->v[j], 0);
+            int src = sqlite3_step(w->ins_row);
             sqlite3_reset(w->ins_row);
-            if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+            if (src != SQLITE_DONE) rc = tdb_fail(t, "insert trend row");
+            w->rows_in += (size_t)sqlite3_changes(t->db);
         }
+    }
+    if (running) pthread_join(tid, NULL);   /* it reads the rows: free them after */
+    for (size_t k = 0; k < w->nranks; k++) {
+        struct rankrows *b = &w->ranks[k];
         free(b->v);
         b->v = NULL;
         b->n = b->cap = 0;
     }
     w->held = 0;
-    return 0;
+    return rc;
 }
 
 static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_base) {
     struct dump_writer *w = vctx;
     if (f->rank > w->max_rank) w->max_rank = f->rank;
+    w->cur_index = f->index;
+    if (w->shard) {
+        if (grow((void **)&w->sfiles, &w->capsfiles, w->nsfiles + 1, sizeof *w->sfiles) != 0)
+            return pt_errorf(w->err, "out of memory");
+        w->sfiles[w->nsfiles++] = (struct shard_file){.index = (int64_t)f->index, .group = f->group, .rank = f->rank,
+                                                      .micro = f->contributes ? f->micro_count : 0, .base = step_base};
+    }
     size_t i = 0;
     while (i < f->nrows) {
         uint32_t entry = f->rows[i].entry;
@@ -652,9 +736,62 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
     return 0;
 }
 
+/* The tables a shard carries beside msProbe's, for the merge. */
+static int write_shard_tables(struct dump_writer *w, int k, int n, int micro, const struct dump_summary *sum) {
+    struct tdb *t = &w->t;
+    char sql[512];
+    if (tdb_exec(t, "CREATE TABLE probetop_shard (kind TEXT NOT NULL, k INTEGER NOT NULL, n INTEGER NOT NULL, "
+                    "micro_step INTEGER NOT NULL, any_rank INTEGER NOT NULL, max_rank INTEGER, min_step INTEGER, "
+                    "max_step INTEGER, rank_folders INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_files (file INTEGER PRIMARY KEY, step_group INTEGER NOT NULL, "
+                    "rank INTEGER NOT NULL, micro_steps INTEGER NOT NULL, base_step INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_attempts (seq INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
+                    "target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL)") != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('dump', %d, %d, %d, %d, %d, %d, %d, %lld)", k, n,
+             micro, sum->any_rank, (int)sum->max_rank, (int)sum->min_step, (int)sum->max_step,
+             (long long)sum->folders_all);
+    if (tdb_exec(t, sql) != 0) return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_files VALUES (?,?,?,?,?)", -1, &st, NULL))
+        return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < w->nsfiles; i++) {
+        const struct shard_file *f = &w->sfiles[i];
+        sqlite3_bind_int64(st, 1, f->index);
+        sqlite3_bind_int64(st, 2, f->group);
+        sqlite3_bind_int(st, 3, f->rank);
+        sqlite3_bind_int(st, 4, f->micro);
+        sqlite3_bind_int(st, 5, f->base);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) { sqlite3_finalize(st); return tdb_fail(t, "insert shard file"); }
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_attempts VALUES (?,?,?,?)", -1, &st, NULL))
+        return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < w->nsatt; i++) {
+        const struct shard_attempt *a = &w->satt[i];
+        sqlite3_bind_int64(st, 1, a->seq);
+        sqlite3_bind_int64(st, 2, a->index);
+        sqlite3_bind_int64(st, 3, a->target);
+        sqlite3_bind_int(st, 4, a->metric);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) { sqlite3_finalize(st); return tdb_fail(t, "insert shard attempt"); }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int trenddb_write_dump(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                        struct tdb_result *res, struct pt_error *err) {
-    struct dump_writer w = {.err = err};
+    return trenddb_write_dump_shard(data, outdir, lo, 0, 0, ds, res, err);
+}
+
+int trenddb_write_dump_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
+                             int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
+    struct dump_writer w = {.err = err, .shard = shard_n > 0};
+    char dbname[96];
     struct mapping map = {0};
     struct dump_summary sum;
     int rc = -1;
@@ -664,7 +801,9 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&w.t, outdir, "dump_data.trend.db", 16384, lo, ds, err) != 0) goto out;
+    if (w.shard) snprintf(dbname, sizeof dbname, "dump_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
+    else snprintf(dbname, sizeof dbname, "dump_data.trend.db");
+    if (tdb_open(&w.t, outdir, dbname, 16384, lo, ds, err) != 0) goto out;
     if (create_fixed(&w.t) != 0) goto out;
     if (create_trend(&w.t, dump_stat_names, 4) != 0) goto out;
     if (insert_metrics(&w.t, dump_metric_names, DM_N) != 0) goto out;
@@ -684,27 +823,20 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
         free(sql);
     }
     struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1,
-                             .layout = lo->layout};
+                             .layout = lo->layout, .shard_k = shard_k, .shard_n = shard_n};
     if (dump_read(data, lo, &dopt, ds, dump_writer_file, &w, &sum, err) != 0) goto out;
-    if (!sum.any_rank) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
-    if (dump_insert_rows(&w) != 0) goto out;
+    /* a shard of no rank (more tasks than ranks) is written all the same:
+     * the set of shards is complete only with it */
+    if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
+    if (dump_insert_rows(&w, 1) != 0) goto out;
     if (finish_sequence(&w.t, &w.ids) != 0) goto out;
-    char sql[1024];
-    if (tdb_exec(&w.t, "CREATE TABLE IF NOT EXISTS global_stats (\n"
-                       "            max_rank INTEGER DEFAULT 0, min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, "
-                       "forward TEXT DEFAULT NULL, backward TEXT DEFAULT NULL, recompute TEXT DEFAULT NULL, "
-                       "parameters_grad TEXT DEFAULT NULL\n"
-                       "        )") != 0)
-        goto out;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO global_stats VALUES (%d, %d, %d, 'norm,max,min,mean', 'norm,max,min,mean', "
-             "'norm,max,min,mean', 'norm,max,min,mean')",
-             (int)sum.max_rank, (int)sum.min_step, (int)sum.max_step);
-    if (tdb_exec(&w.t, sql) != 0) goto out;
+    if (dump_global_stats(&w.t, sum.max_rank, sum.min_step, sum.max_step) != 0) goto out;
     for (int i = 0; i < w.nmetric_order; i++) {
         int m = w.metric_order[i];
         if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
     }
+    if (w.summ ? summ_job_write(&w.t, w.summ) : w.partial ? write_rank_summary(&w.t) : 0) goto out;
+    if (w.shard && write_shard_tables(&w, shard_k, shard_n, lo->micro_step, &sum) != 0) goto out;
     sqlite3_finalize(w.ins_target);
     sqlite3_finalize(w.ins_row);
     sqlite3_finalize(w.ins_rows);
@@ -712,13 +844,16 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
     res->targets = names_count(w.ids.keys);
     res->max_step = sum.max_step;
     res->max_rank = sum.max_rank;
-    {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(w.t.db, "SELECT count(*) FROM trend_data", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            res->rows = (size_t)sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
+    if (w.shard) {
+        res->shard_k = shard_k;
+        res->shard_n = shard_n;
+        res->empty = !sum.any_rank;
+        res->min_rank = INT32_MAX;
+        for (size_t i = 0; i < ds->nrankdirs; i++)
+            if (ds->rankdirs[i].rank < res->min_rank) res->min_rank = ds->rankdirs[i].rank;
+        if (res->min_rank == INT32_MAX) res->min_rank = 0;
     }
+    res->rows = w.rows_in;
     snprintf(res->path, sizeof res->path, "%s", w.t.final);
     if (tdb_commit(&w.t) != 0) goto out;
     rc = 0;
@@ -736,14 +871,118 @@ out:
     free(w.fresh);
     for (size_t i = 0; i < w.nranks; i++) free(w.ranks[i].v);
     free(w.ranks);
+    free(w.sfiles);
+    free(w.satt);
+    summ_job_free(w.summ);
     mapping_free(&map);
     return rc;
 }
 
 /* ---- monitor (trend-db.md §6.5) ---- */
 
+/* A monitor database's global_stats: the steps, the largest rank, and per
+ * metric that had files the statistics its files had (trend-db.md order). */
+static int monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, int32_t max_rank, uint32_t has_files,
+                                const uint32_t *mstat) {
+    char sql[8192], vals[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
+    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)min_step,
+                                 (int)max_step, (int)max_rank);
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(has_files & (1u << m))) continue;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
+        int first = 1;
+        for (int s = 0; s < MON_NSTATS; s++)
+            if (mstat[m] & (1u << s)) {
+                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
+                first = 0;
+            }
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
+    }
+    snprintf(sql + o, sizeof sql - o, "\n        )");
+    snprintf(vals + vo, sizeof vals - vo, ")");
+    return tdb_exec(t, sql) != 0 || tdb_exec(t, vals) != 0 ? -1 : 0;
+}
+
+/* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
+ * file named by (rank << 20 | place among its rank's files), plus per metric
+ * its id here and what its files had, and the micro steps per step. */
+struct mon_attempt {
+    int64_t seq, file, target;
+    int metric;
+};
+
+static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, const struct monitor_data *md,
+                                      const struct mon_steps *st, const int64_t *fkey, const struct mon_attempt *att,
+                                      size_t natt, const int *metric_id) {
+    char sql[512];
+    int any = md->nfiles > 0;
+    if (tdb_exec(t, "CREATE TABLE probetop_shard (kind TEXT NOT NULL, k INTEGER NOT NULL, n INTEGER NOT NULL, "
+                    "micro_step INTEGER NOT NULL, any_rank INTEGER NOT NULL, max_rank INTEGER, min_step INTEGER, "
+                    "max_step INTEGER, rank_folders INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_files (file INTEGER PRIMARY KEY, step_group INTEGER NOT NULL, "
+                    "rank INTEGER NOT NULL, micro_steps INTEGER NOT NULL, base_step INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_attempts (seq INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
+                    "target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_metrics (metric TEXT PRIMARY KEY, metric_id INTEGER NOT NULL, "
+                    "has_files INTEGER NOT NULL, has_rows INTEGER NOT NULL, statistics INTEGER NOT NULL)") != 0 ||
+        tdb_exec(t, "CREATE TABLE probetop_shard_steps (step INTEGER PRIMARY KEY, micro_steps INTEGER NOT NULL, "
+                    "base_step INTEGER NOT NULL)") != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('monitor', %d, %d, %d, %d, %d, %d, %d, %lld)", k, n,
+             micro, any, (int)md->max_rank, st ? (int)st->min_step : 0, st ? (int)st->max_step : 0,
+             (long long)md->folders_all);
+    if (tdb_exec(t, sql) != 0) return -1;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_files VALUES (%lld, 0, %d, 0, 0)", (long long)fkey[i],
+                 (int)md->files[i].rank);
+        if (tdb_exec(t, sql) != 0) return -1;
+    }
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            if (md->files[i].metric == m) mask |= md->files[i].statmask;
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_metrics VALUES ('%s', %d, %d, %d, %u)", mon_metric_names[m],
+                 metric_id ? metric_id[m] : 0, !!(md->metric_has_files & (1u << m)), !!(md->metric_has_rows & (1u << m)),
+                 mask);
+        if (tdb_exec(t, sql) != 0) return -1;
+    }
+    for (size_t j = 0; st && st->micro && j < st->n; j++) {
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_steps VALUES (%d, %d, %d)", (int)st->orig[j],
+                 (int)st->count[j], (int)st->offset[j]);
+        if (tdb_exec(t, sql) != 0) return -1;
+    }
+    sqlite3_stmt *ins;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO probetop_shard_attempts VALUES (?,?,?,?)", -1, &ins, NULL))
+        return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < natt; i++) {
+        sqlite3_bind_int64(ins, 1, att[i].seq);
+        sqlite3_bind_int64(ins, 2, att[i].file);
+        sqlite3_bind_int64(ins, 3, att[i].target);
+        sqlite3_bind_int(ins, 4, att[i].metric);
+        int rc = sqlite3_step(ins);
+        sqlite3_reset(ins);
+        if (rc != SQLITE_DONE) { sqlite3_finalize(ins); return tdb_fail(t, "insert shard attempt"); }
+    }
+    sqlite3_finalize(ins);
+    return 0;
+}
+
 int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                           struct tdb_result *res, struct pt_error *err) {
+    return trenddb_write_monitor_shard(data, outdir, lo, 0, 0, ds, res, err);
+}
+
+int trenddb_write_monitor_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
+                                int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
+    int shard = shard_n > 0;
+    int64_t *fkey = NULL;
+    struct mon_attempt *att = NULL;
+    size_t natt = 0, capatt = 0;
+    char dbname[96];
     struct mapping map = {0};
     struct monitor_data md;
     struct mon_steps st = {0};
@@ -755,9 +994,27 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
     if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    int r = monitor_read(data, &map, lo->layout, ds, &md, err);
+    int r = monitor_read_shard(data, &map, lo->layout, shard_k, shard_n, ds, &md, err);
     mapping_free(&map);
     if (r != 0) return -1;
+    if (shard) snprintf(dbname, sizeof dbname, "monitor_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
+    else snprintf(dbname, sizeof dbname, "monitor_data.trend.db");
+    if (shard && (!md.metric_has_files || !md.statmask)) {
+        /* nothing of msProbe's to write here, but the set needs this shard:
+         * the merge says what the whole run lacks */
+        if (tdb_open(&t, outdir, dbname, 2048, lo, ds, err) != 0 || create_fixed(&t) != 0 ||
+            write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, NULL, NULL, NULL, 0, NULL) != 0) {
+            if (t.db || t.tmp) tdb_abort(&t);
+            monitor_free(&md);
+            return -1;
+        }
+        snprintf(res->path, sizeof res->path, "%s", t.final);
+        res->shard_k = shard_k;
+        res->shard_n = shard_n;
+        res->empty = 1;
+        monitor_free(&md);
+        return tdb_commit(&t);
+    }
     if (!md.metric_has_files) {
         monitor_free(&md);
         return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written%s%s%s", data,
@@ -773,7 +1030,13 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&t, outdir, "monitor_data.trend.db", 262144, lo, ds, err) != 0 || create_fixed(&t) != 0) goto out;
+    if (tdb_open(&t, outdir, dbname, 262144, lo, ds, err) != 0 || create_fixed(&t) != 0) goto out;
+    /* a file's place in the whole run: its rank, then its place among that rank's files */
+    if (!(fkey = calloc(md.nfiles ? md.nfiles : 1, sizeof *fkey))) { pt_errorf(err, "out of memory"); goto out; }
+    for (size_t i = 0, first = 0; i < md.nfiles; i++) {
+        if (i && md.files[i].rank != md.files[i - 1].rank) first = i;
+        fkey[i] = ((int64_t)md.files[i].rank << 20) | (int64_t)(i - first);
+    }
     if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
                            -1, &ins_target, NULL)) {
         tdb_fail(&t, "prepare");
@@ -800,6 +1063,15 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
                     tdb_fail(&t, "insert target");
                     goto out;
                 }
+                if (shard) {
+                    if (grow((void **)&att, &capatt, natt + 1, sizeof *att) != 0) {
+                        names_free(seen);
+                        pt_errorf(err, "out of memory");
+                        goto out;
+                    }
+                    att[natt++] = (struct mon_attempt){.seq = ids.seq, .file = fkey[i], .target = ids.dbid[key],
+                                                       .metric = m + 1};
+                }
             }
         }
         names_free(seen);
@@ -812,31 +1084,9 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         if (md.metric_has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(&t, present, np) != 0) goto out;
-    /* global_stats */
-    char sql[8192], vals[4096];
-    size_t o = (size_t)snprintf(sql, sizeof sql,
-                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
-                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
-    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)st.min_step,
-                                 (int)st.max_step, (int)md.max_rank);
-    for (int m = 0; m < MON_NMETRICS; m++) {
-        if (!(md.metric_has_files & (1u << m))) continue;
-        uint32_t mask = 0;
-        for (size_t i = 0; i < md.nfiles; i++)
-            if (md.files[i].metric == m) mask |= md.files[i].statmask;
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
-        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
-        int first = 1;
-        for (int s = 0; s < MON_NSTATS; s++)
-            if (mask & (1u << s)) {
-                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
-                first = 0;
-            }
-        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
-    }
-    snprintf(sql + o, sizeof sql - o, "\n        )");
-    snprintf(vals + vo, sizeof vals - vo, ")");
-    if (tdb_exec(&t, sql) != 0 || tdb_exec(&t, vals) != 0) goto out;
+    uint32_t mstat[MON_NMETRICS] = {0};
+    for (size_t i = 0; i < md.nfiles; i++) mstat[md.files[i].metric] |= md.files[i].statmask;
+    if (monitor_global_stats(&t, st.min_step, st.max_step, md.max_rank, md.metric_has_files, mstat) != 0) goto out;
     /* trend_data with the union of the supported columns */
     const char *cols[MON_NSTATS];
     int colidx[MON_NSTATS], nc = 0;
@@ -845,7 +1095,8 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     if (create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    char sql[512];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
     for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
     snprintf(sql + o, sizeof sql - o, ")");
     if (sqlite3_prepare_v2(t.db, sql, -1, &ins_row, NULL)) { tdb_fail(&t, "prepare"); goto out; }
@@ -876,9 +1127,18 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     sqlite3_finalize(ins_row);
     sqlite3_finalize(ins_target);
     ins_row = ins_target = NULL;
+    if (write_rank_summary(&t) != 0) goto out;
+    if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, &st, fkey, att, natt, metric_id) != 0)
+        goto out;
     res->targets = names_count(ids.keys);
     res->max_step = st.max_step;
     res->max_rank = md.max_rank;
+    res->shard_k = shard_k;
+    res->shard_n = shard_n;
+    if (shard && md.nfiles) {
+        res->min_rank = md.files[0].rank;
+        res->max_rank = md.files[md.nfiles - 1].rank;
+    }
     snprintf(res->path, sizeof res->path, "%s", t.final);
     if (tdb_commit(&t) != 0) goto out;
     rc = 0;
@@ -889,7 +1149,1165 @@ out:
     names_free(ids.keys);
     free(ids.dbid);
     for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    free(fkey);
+    free(att);
     monitor_steps_free(&st);
     monitor_free(&md);
     return rc;
+}
+
+/* ---- --merge: a set of dump shards into one database ----
+ *
+ * A shard keeps msProbe's tables for its own ranks plus, in probetop_shard*
+ * tables, the files it read (place in the whole list, step group, micro
+ * steps, local step of micro step 0) and every target id attempt it made, in
+ * order.  The unsharded run's attempts are the shards' attempts in file
+ * order, less those for a (target, metric) an earlier file of another shard
+ * already brought in: replaying them gives the single run's target ids and
+ * AUTOINCREMENT mark; the step groups give its micro step numbering. */
+
+struct mshard {
+    char *path;
+    int k;
+    sqlite3 *db;
+    int any;
+    /* monitor: per metric its id here and what its files had; micro steps */
+    int mid[MON_NMETRICS];
+    uint32_t has_files, has_rows, mstat[MON_NMETRICS];
+    int32_t *sorig, *scount, *sbase;
+    size_t nsteps;
+    int64_t max_rank, min_step, max_step;
+    struct names *tn;        /* its targets, in target_id order */
+    int64_t *ltid, *gid;     /* per target: its id, the merged id */
+    size_t nt, capt;
+};
+
+struct mfile {
+    int64_t index, group;
+    int32_t rank, micro, base, gbase;
+    int shard;
+};
+
+struct matt {
+    int64_t index, seq;
+    int shard, metric;
+    uint32_t lkey;
+};
+
+struct mset {
+    struct mshard *v;
+    int n;
+    int monitor;             /* monitor_data shards, else dump_data */
+    int micro;
+    int64_t folders;         /* rank folders of the whole dump, as every shard saw them */
+    struct mfile *files;
+    size_t nfiles, capfiles;
+    struct matt *att;
+    size_t natt, capatt;
+};
+
+static void mset_free(struct mset *s) {
+    for (int i = 0; i < s->n; i++) {
+        free(s->v[i].path);
+        if (s->v[i].db) sqlite3_close(s->v[i].db);
+        names_free(s->v[i].tn);
+        free(s->v[i].ltid);
+        free(s->v[i].gid);
+        free(s->v[i].sorig);
+        free(s->v[i].scount);
+        free(s->v[i].sbase);
+    }
+    free(s->v);
+    free(s->files);
+    free(s->att);
+    memset(s, 0, sizeof *s);
+}
+
+static const char *shard_prefix(int monitor) { return monitor ? "monitor_data.shard-" : "dump_data.shard-"; }
+
+/* name is <kind>_data.shard-K-of-N.trend.db exactly: 1, K and N set */
+static int shard_name(const char *name, int monitor, int *k, int *n) {
+    const char *prefix = shard_prefix(monitor);
+    size_t pl = strlen(prefix);
+    int pos = 0;
+    char again[128];
+    if (strncmp(name, prefix, pl) || sscanf(name + pl, "%d-of-%d.trend.db%n", k, n, &pos) != 2 || !pos ||
+        name[pl + (size_t)pos] || *k < 1 || *k > *n)
+        return 0;
+    snprintf(again, sizeof again, "%s%d-of-%d.trend.db", prefix, *k, *n);
+    return !strcmp(again, name);   /* no "+1" or "01" */
+}
+
+int trenddb_shards_present(const char *dir, int monitor) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    int found = 0;
+    const char *prefix = shard_prefix(monitor);
+    while ((e = readdir(d)) && !found) found = !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return found;
+}
+
+static int cmp_mshard(const void *a, const void *b) {
+    const struct mshard *x = a, *y = b;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Finds the shards of dir: all of one set, complete, none half-written. */
+static int mset_list(struct mset *s, const char *dir, struct pt_error *err) {
+    const char *prefix = shard_prefix(s->monitor);
+    DIR *d = opendir(dir);
+    if (!d) return pt_errorf(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int n = 0, cap = 0, rc = 0;
+    char first[256] = "";
+    while ((e = readdir(d)) && rc == 0) {
+        int k, nn;
+        if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+        if (strstr(e->d_name, ".trend.db.tmp.")) {
+            rc = pt_errorf(err, "%s/%s: a half-written shard (the temporary file of a data2db --shard task that is "
+                                "still running or was killed): not read; run that task again, or remove the file",
+                           dir, e->d_name);
+            break;
+        }
+        if (!shard_name(e->d_name, s->monitor, &k, &nn)) continue;
+        if (n && nn != s->v[0].k) {   /* v[0].k holds N until sorted */
+            rc = pt_errorf(err, "%s: %s and %s belong to different sets of shards (of %d and of %d tasks)", dir, first,
+                           e->d_name, s->v[0].k, nn);
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct mshard *x = realloc(s->v, (size_t)cap * sizeof *x);
+            if (!x) { rc = pt_errorf(err, "out of memory"); break; }
+            s->v = x;
+        }
+        if (!n) snprintf(first, sizeof first, "%s", e->d_name);
+        memset(&s->v[n], 0, sizeof s->v[n]);
+        s->v[n].k = nn;
+        s->v[n].path = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (!s->v[n].path) { rc = pt_errorf(err, "out of memory"); break; }
+        sprintf(s->v[n].path, "%s/%s", dir, e->d_name);
+        s->n = ++n;
+    }
+    closedir(d);
+    if (rc) return rc;
+    if (!n) return pt_errorf(err, "%s: no %sK-of-N.trend.db file here", dir, prefix);
+    int total = s->v[0].k;
+    for (int i = 0; i < n; i++) {   /* now the K of each, from its name */
+        int nn;
+        const char *base = strrchr(s->v[i].path, '/') + 1;
+        shard_name(base, s->monitor, &s->v[i].k, &nn);
+    }
+    qsort(s->v, (size_t)n, sizeof *s->v, cmp_mshard);
+    if (n != total) {
+        int missing = 1;
+        for (int i = 0; i < n && s->v[i].k == missing; i++) missing++;
+        return pt_errorf(err, "%s: incomplete set of shards: %d of %d present, %s%d-of-%d.trend.db "
+                              "missing (a task failed or has not finished?)",
+                         dir, n, total, prefix, missing, total);
+    }
+    return 0;
+}
+
+static int lkey_of(const struct mshard *sh, int64_t tid, uint32_t *key) {
+    size_t lo = 0, hi = sh->nt;
+    while (lo < hi) {
+        size_t mi = (lo + hi) / 2;
+        if (sh->ltid[mi] < tid) lo = mi + 1; else hi = mi;
+    }
+    if (lo >= sh->nt || sh->ltid[lo] != tid) return -1;
+    *key = (uint32_t)lo;
+    return 0;
+}
+
+static int shard_bad(struct pt_error *err, const struct mshard *sh, const char *what, sqlite3 *db) {
+    return pt_errorf(err, "%s: not a complete probetop shard (%s%s%s)", sh->path, what, db ? ": " : "",
+                     db ? sqlite3_errmsg(db) : "");
+}
+
+/* A monitor shard's metrics and micro steps. */
+static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sh->db, "SELECT metric, metric_id, has_files, has_rows, statistics FROM probetop_shard_metrics",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_metrics", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(st, 0);
+        int m = 0;
+        while (m < MON_NMETRICS && (!name || strcmp((const char *)name, mon_metric_names[m]))) m++;
+        if (m == MON_NMETRICS) { sqlite3_finalize(st); return shard_bad(err, sh, "an unknown metric", NULL); }
+        sh->mid[m] = sqlite3_column_int(st, 1);
+        if (sqlite3_column_int(st, 2)) sh->has_files |= 1u << m;
+        if (sqlite3_column_int(st, 3)) sh->has_rows |= 1u << m;
+        sh->mstat[m] = (uint32_t)sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(sh->db, "SELECT step, micro_steps, base_step FROM probetop_shard_steps ORDER BY base_step",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_steps", sh->db);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sh->nsteps == cap) {
+            cap = cap ? cap * 2 : 64;
+            int32_t *a = realloc(sh->sorig, cap * sizeof *a), *b = a ? realloc(sh->scount, cap * sizeof *b) : NULL,
+                    *c = b ? realloc(sh->sbase, cap * sizeof *c) : NULL;
+            if (a) sh->sorig = a;
+            if (b) sh->scount = b;
+            if (c) sh->sbase = c;
+            if (!a || !b || !c) { sqlite3_finalize(st); return pt_errorf(err, "out of memory"); }
+        }
+        sh->sorig[sh->nsteps] = sqlite3_column_int(st, 0);
+        sh->scount[sh->nsteps] = sqlite3_column_int(st, 1);
+        sh->sbase[sh->nsteps++] = sqlite3_column_int(st, 2);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* Reads one shard's own tables. */
+static int mset_read(struct mset *s, int i, struct pt_error *err) {
+    struct mshard *sh = &s->v[i];
+    sqlite3_stmt *st = NULL;
+    if (sqlite_ro_open(sh->path, &sh->db, err) != 0) return -1;
+    if (sqlite3_prepare_v2(sh->db, "SELECT kind, k, n, micro_step, any_rank, max_rank, min_step, max_step, rank_folders "
+                                   "FROM probetop_shard", -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard", sh->db);
+    if (sqlite3_step(st) != SQLITE_ROW) { sqlite3_finalize(st); return shard_bad(err, sh, "probetop_shard is empty", NULL); }
+    const unsigned char *kind = sqlite3_column_text(st, 0);
+    int k = sqlite3_column_int(st, 1), n = sqlite3_column_int(st, 2), micro = sqlite3_column_int(st, 3);
+    sh->any = sqlite3_column_int(st, 4);
+    sh->max_rank = sqlite3_column_int64(st, 5);
+    sh->min_step = sqlite3_column_int64(st, 6);
+    sh->max_step = sqlite3_column_int64(st, 7);
+    int64_t folders = sqlite3_column_int64(st, 8);
+    int ok = kind && !strcmp((const char *)kind, s->monitor ? "monitor" : "dump");
+    sqlite3_finalize(st);
+    if (!ok) return shard_bad(err, sh, s->monitor ? "not a monitor shard" : "not a dump shard", NULL);
+    if (s->monitor && mset_read_monitor(sh, err) != 0) return -1;
+    if (k != sh->k || n != s->n)
+        return pt_errorf(err, "%s: the file says it is shard %d of %d: renamed?", sh->path, k, n);
+    if (i == 0) {
+        s->micro = micro;
+        s->folders = folders;
+    } else if (micro != s->micro) {
+        return pt_errorf(err, "%s and %s: written with different --micro_step", s->v[0].path, sh->path);
+    } else if (folders != s->folders) {
+        return pt_errorf(err, "%s and %s: not shards of one dump (%lld and %lld rank folders found)", s->v[0].path,
+                         sh->path, (long long)s->folders, (long long)folders);
+    }
+    /* files */
+    if (sqlite3_prepare_v2(sh->db, "SELECT file, step_group, rank, micro_steps, base_step FROM probetop_shard_files",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_files", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (grow((void **)&s->files, &s->capfiles, s->nfiles + 1, sizeof *s->files) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        s->files[s->nfiles++] = (struct mfile){.index = sqlite3_column_int64(st, 0), .group = sqlite3_column_int64(st, 1),
+                                               .rank = sqlite3_column_int(st, 2), .micro = sqlite3_column_int(st, 3),
+                                               .base = sqlite3_column_int(st, 4), .shard = i};
+    }
+    sqlite3_finalize(st);
+    /* targets */
+    if (!(sh->tn = names_new())) return pt_errorf(err, "out of memory");
+    if (sqlite3_prepare_v2(sh->db, "SELECT target_id, target_name, vpp_stage, micro_step FROM monitoring_targets "
+                                   "ORDER BY target_id", -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table monitoring_targets", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(st, 1);
+        size_t len = (size_t)sqlite3_column_bytes(st, 1);
+        uint32_t key = names_intern(sh->tn, name ? (const char *)name : "", name ? len : 0, sqlite3_column_int(st, 2),
+                                    sqlite3_column_int(st, 3));
+        if (key == NAMES_NONE || grow((void **)&sh->ltid, &sh->capt, sh->nt + 1, sizeof *sh->ltid) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        if (key != sh->nt) { sqlite3_finalize(st); return shard_bad(err, sh, "a target twice", NULL); }
+        sh->ltid[sh->nt++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (!(sh->gid = calloc(sh->nt ? sh->nt : 1, sizeof *sh->gid))) return pt_errorf(err, "out of memory");
+    /* attempts */
+    if (sqlite3_prepare_v2(sh->db, "SELECT seq, file, target_id, metric_id FROM probetop_shard_attempts ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table probetop_shard_attempts", sh->db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct matt a = {.seq = sqlite3_column_int64(st, 0), .index = sqlite3_column_int64(st, 1), .shard = i,
+                         .metric = sqlite3_column_int(st, 3)};
+        if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 ||
+            a.metric > (s->monitor ? MON_NMETRICS : DM_N)) {
+            sqlite3_finalize(st);
+            return shard_bad(err, sh, "an attempt names an unknown target or metric", NULL);
+        }
+        if (grow((void **)&s->att, &s->capatt, s->natt + 1, sizeof *s->att) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        s->att[s->natt++] = a;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int cmp_mfile_rank(const void *a, const void *b) {
+    const struct mfile *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+static int cmp_mfile_index(const void *a, const void *b) {
+    const struct mfile *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_mfile_lookup(const void *a, const void *b) {   /* shard, rank, base */
+    const struct mfile *x = a, *y = b;
+    if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->base != y->base) return x->base < y->base ? -1 : 1;
+    return (x->micro > y->micro) - (x->micro < y->micro);   /* a file without rows first: never found */
+}
+
+static int cmp_matt(const void *a, const void *b) {
+    const struct matt *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_prow_plain(const void *a, const void *b) { return cmp_prow_key(a, b); }
+
+/* Ranks of two shards overlap: name both. */
+static int mset_check(struct mset *s, struct pt_error *err) {
+    if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_rank);
+    for (size_t i = 1; i < s->nfiles; i++)
+        if (s->files[i].rank == s->files[i - 1].rank && s->files[i].shard != s->files[i - 1].shard)
+            return pt_errorf(err, "%s and %s both hold rank %d: the shards of one run hold disjoint ranks "
+                                  "(written from different data, or with a different --shard count?)",
+                             s->v[s->files[i - 1].shard].path, s->v[s->files[i].shard].path, (int)s->files[i].rank);
+    if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_index);
+    for (size_t i = 1; i < s->nfiles; i++)
+        if (s->files[i].index == s->files[i - 1].index)
+            return pt_errorf(err, "%s and %s both hold rank folder number %lld: not shards of one run",
+                             s->v[s->files[i - 1].shard].path, s->v[s->files[i].shard].path,
+                             (long long)s->files[i].index);
+    return 0;
+}
+
+static int bucket_insert(struct tdb *t, sqlite3_stmt *ins_rows, sqlite3_stmt *ins_row, int32_t rank, struct prow *v,
+                         size_t n) {
+    /* a shard's order usually survives the new ids: sort only when not */
+    size_t k = 1;
+    while (k < n && cmp_prow_key(&v[k - 1], &v[k]) < 0) k++;
+    if (k < n) qsort(v, n, sizeof *v, cmp_prow_plain);
+    size_t j = 0;
+    for (; ins_rows && n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
+        for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(ins_rows, q * 8, rank, &v[j + (size_t)q], 1);
+        int rc = sqlite3_step(ins_rows);
+        sqlite3_reset(ins_rows);
+        if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
+    }
+    for (; j < n; j++) {
+        bind_prow(ins_row, 0, rank, &v[j], 1);
+        int rc = sqlite3_step(ins_row);
+        sqlite3_reset(ins_row);
+        if (rc != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+    }
+    return 0;
+}
+
+/* One shard's trend_data, ids and steps made the merged run's. */
+static int merge_rows(struct tdb *t, struct mset *s, int i, sqlite3_stmt *ins_rows, sqlite3_stmt *ins_row,
+                      size_t *rows) {
+    struct mshard *sh = &s->v[i];
+    sqlite3_stmt *st;
+    struct prow *v = NULL;
+    size_t n = 0, cap = 0;
+    int32_t rank = 0;
+    int rc = 0;
+    /* this shard's files with rows, by (rank, base), for the step of a row */
+    size_t f0 = 0, f1;
+    while (f0 < s->nfiles && s->files[f0].shard < i) f0++;
+    for (f1 = f0; f1 < s->nfiles && s->files[f1].shard == i; f1++) {}
+    if (sqlite3_prepare_v2(sh->db, "SELECT rank, step, target_id, metric_id, norm, max, min, mean FROM trend_data",
+                           -1, &st, NULL) != SQLITE_OK)
+        return shard_bad(t->err, sh, "table trend_data", sh->db);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        int32_t r = sqlite3_column_int(st, 0), lstep = sqlite3_column_int(st, 1);
+        int metric = sqlite3_column_int(st, 3);
+        uint32_t key;
+        if (n && r != rank) {
+            if ((rc = bucket_insert(t, ins_rows, ins_row, rank, v, n)) != 0) break;
+            n = 0;
+        }
+        rank = r;
+        if (lkey_of(sh, sqlite3_column_int64(st, 2), &key) != 0 || metric < 1 || metric > DM_N) {
+            rc = shard_bad(t->err, sh, "a trend_data row names an unknown target or metric", NULL);
+            break;
+        }
+        /* the file of this row: this rank's last with base <= lstep */
+        const struct mfile *f = NULL;
+        size_t lo = f0, hi = f1;
+        while (lo < hi) {
+            size_t mi = (lo + hi) / 2;
+            const struct mfile *x = &s->files[mi];
+            if (x->rank < r || (x->rank == r && x->base <= lstep)) lo = mi + 1; else hi = mi;
+        }
+        if (lo > f0 && s->files[lo - 1].rank == r) f = &s->files[lo - 1];
+        if (!f) { rc = shard_bad(t->err, sh, "a trend_data row of no file read", NULL); break; }
+        if (grow_raw((void **)&v, &cap, n + 1, sizeof *v) != 0) { rc = pt_errorf(t->err, "out of memory"); break; }
+        struct prow *p = &v[n++];
+        p->dbid = sh->gid[key];
+        p->step = s->micro ? f->gbase + (lstep - f->base) : lstep;
+        p->metric = (uint8_t)(metric - 1);
+        p->present = 0;
+        for (int c = 0; c < 4; c++) {
+            p->v[c] = 0;
+            if (sqlite3_column_type(st, 4 + c) != SQLITE_NULL) {
+                p->v[c] = sqlite3_column_double(st, 4 + c);
+                p->present |= (uint8_t)(1u << c);
+            }
+        }
+        (*rows)++;
+    }
+    if (rc == 0 && src != SQLITE_DONE && src != SQLITE_ROW) rc = shard_bad(t->err, sh, "reading trend_data", sh->db);
+    if (rc == 0 && n) rc = bucket_insert(t, ins_rows, ins_row, rank, v, n);
+    sqlite3_finalize(st);
+    free(v);
+    return rc;
+}
+
+/* The merged database into t (open, in a transaction). */
+/* summaries 0: for reading only (the reader does not use them) */
+static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
+    struct pt_error *err = t->err;
+    struct idmap ids = {0};
+    struct mkeys mk[DM_N];
+    int order[DM_N], norder = 0, rc = -1;
+    sqlite3_stmt *ins_target = NULL, *ins_row = NULL, *ins_rows = NULL;
+    memset(mk, 0, sizeof mk);
+    for (int i = 0; i < s->n; i++)
+        if (mset_read(s, i, err) != 0) return -1;
+    if (mset_check(s, err) != 0) return -1;
+    /* the unsharded run's step of micro step 0 for every file */
+    int64_t start = 0, cur = INT64_MIN;
+    int32_t maxm = 0;
+    for (size_t i = 0; i < s->nfiles; i++) {
+        struct mfile *f = &s->files[i];
+        if (f->group != cur) {
+            if (cur != INT64_MIN) start += maxm;
+            cur = f->group;
+            maxm = 0;
+        }
+        f->gbase = (int32_t)start;
+        if (f->micro > maxm) maxm = f->micro;
+    }
+    if (cur != INT64_MIN) start += maxm;
+    int any = 0;
+    int64_t max_rank = 0, min_step = INT64_MAX, max_step = INT64_MIN;
+    for (int i = 0; i < s->n; i++) {
+        if (!s->v[i].any) continue;
+        any = 1;
+        if (s->v[i].max_rank > max_rank) max_rank = s->v[i].max_rank;
+        if (s->v[i].min_step < min_step) min_step = s->v[i].min_step;
+        if (s->v[i].max_step > max_step) max_step = s->v[i].max_step;
+    }
+    if (!any) return pt_errorf(err, "%s: no shard holds a rank folder: nothing to merge", t->final);
+    if (s->micro) { min_step = 0; max_step = start - 1; }
+    if (!(ids.keys = names_new())) return pt_errorf(err, "out of memory");
+    if (create_fixed(t) != 0 || create_trend(t, dump_stat_names, 4) != 0 ||
+        insert_metrics(t, dump_metric_names, DM_N) != 0)
+        goto out;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL) ||
+        sqlite3_prepare_v2(t->db, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?,?,?,?,?)", -1, &ins_row, NULL)) {
+        tdb_fail(t, "prepare");
+        goto out;
+    }
+    {
+        char *sql = malloc(64 + ROWS_PER_INSERT * 18);
+        if (!sql) { pt_errorf(err, "out of memory"); goto out; }
+        size_t o = (size_t)sprintf(sql, "INSERT OR IGNORE INTO trend_data VALUES ");
+        for (int q = 0; q < ROWS_PER_INSERT; q++) o += (size_t)sprintf(sql + o, "%s(?,?,?,?,?,?,?,?)", q ? "," : "");
+        if (sqlite3_prepare_v2(t->db, sql, -1, &ins_rows, NULL) != SQLITE_OK) ins_rows = NULL;
+        free(sql);
+    }
+    /* the replay */
+    if (s->natt) qsort(s->att, s->natt, sizeof *s->att, cmp_matt);
+    for (size_t i = 0; i < s->natt; i++) {
+        const struct matt *a = &s->att[i];
+        const struct names *tn = s->v[a->shard].tn;
+        const struct target *tg = names_target(tn, a->lkey);
+        const char *name = names_str(tn, a->lkey);
+        int m = a->metric - 1, ins;
+        uint32_t gk = names_find(ids.keys, name, tg->len, tg->vpp, tg->call);
+        if (gk != NAMES_NONE && mk_knows(&mk[m], gk)) continue;
+        int64_t k = attempt(&ids, name, tg->len, tg->vpp, tg->call, ins_target, &ins);
+        if (k < 0) { tdb_fail(t, "insert target"); goto out; }
+        if (mk_know(&mk[m], (uint32_t)k) != 0) { pt_errorf(err, "out of memory"); goto out; }
+        int seen = 0;
+        for (int q = 0; q < norder; q++) seen |= order[q] == m;
+        if (!seen) order[norder++] = m;
+    }
+    if (finish_sequence(t, &ids) != 0) goto out;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        for (size_t k = 0; k < sh->nt; k++) {
+            const struct target *tg = names_target(sh->tn, (uint32_t)k);
+            uint32_t gk = names_find(ids.keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
+            if (gk == NAMES_NONE) { shard_bad(err, sh, "a target of no attempt", NULL); goto out; }
+            sh->gid[k] = ids.dbid[gk];
+        }
+    }
+    if (dump_global_stats(t, (int32_t)max_rank, (int32_t)min_step, (int32_t)max_step) != 0) goto out;
+    if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_lookup);
+    res->rows = 0;
+    for (int i = 0; i < s->n; i++)
+        if (merge_rows(t, s, i, ins_rows, ins_row, &res->rows) != 0) goto out;
+    for (int q = 0; q < norder; q++)
+        if (write_tags(t, &ids, mk[order[q]].order, mk[order[q]].n, order[q] + 1, LABELS_DUMP) != 0) goto out;
+    if (summaries && write_rank_summary(t) != 0) goto out;
+    res->targets = names_count(ids.keys);
+    res->max_rank = (int32_t)max_rank;
+    res->max_step = (int32_t)max_step;
+    rc = 0;
+out:
+    sqlite3_finalize(ins_target);
+    sqlite3_finalize(ins_row);
+    sqlite3_finalize(ins_rows);
+    names_free(ids.keys);
+    free(ids.dbid);
+    for (int m = 0; m < DM_N; m++) mk_free(&mk[m]);
+    return rc;
+}
+
+static int cmp_matt_monitor(const void *a, const void *b) {   /* metric by metric, then file order */
+    const struct matt *x = a, *y = b;
+    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
+    return cmp_matt(a, b);
+}
+
+static int cmp_int32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int has_table_rw(sqlite3 *db, const char *name) {
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* The monitor run from its shards, as trenddb_write_monitor writes it. */
+static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
+    struct pt_error *err = t->err;
+    struct idmap ids = {0};
+    struct mkeys mk[MON_NMETRICS];
+    int rc = -1;
+    sqlite3_stmt *ins_target = NULL, *ins_row = NULL, *sel = NULL;
+    int32_t *gorig = NULL, *gcount = NULL, *goff = NULL;
+    size_t ng = 0;
+    memset(mk, 0, sizeof mk);
+    for (int i = 0; i < s->n; i++)
+        if (mset_read(s, i, err) != 0) return -1;
+    if (mset_check(s, err) != 0) return -1;
+    uint32_t has_files = 0, has_rows = 0, statmask = 0, mstat[MON_NMETRICS] = {0};
+    int64_t max_rank = 0, min_step = 0, max_step = 0;
+    int steps_seen = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        has_files |= sh->has_files;
+        has_rows |= sh->has_rows;
+        for (int m = 0; m < MON_NMETRICS; m++) {
+            if (sh->has_files & (1u << m)) mstat[m] |= sh->mstat[m];
+            statmask |= sh->mstat[m];
+        }
+        if (sh->max_rank > max_rank) max_rank = sh->max_rank;
+        if (!s->micro && sh->has_rows) {
+            if (!steps_seen || sh->min_step < min_step) min_step = sh->min_step;
+            if (!steps_seen || sh->max_step > max_step) max_step = sh->max_step;
+            steps_seen = 1;
+        }
+    }
+    if (!has_files)
+        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders of any shard: no database written",
+                         t->final);
+    if (!statmask) return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", t->final);
+    if (s->micro) {   /* the micro steps of every step: the most any shard saw */
+        size_t all = 0;
+        for (int i = 0; i < s->n; i++) all += s->v[i].nsteps;
+        gorig = malloc((all ? all : 1) * sizeof *gorig);
+        gcount = calloc(all ? all : 1, sizeof *gcount);
+        goff = calloc(all ? all : 1, sizeof *goff);
+        if (!gorig || !gcount || !goff) { pt_errorf(err, "out of memory"); goto out; }
+        for (int i = 0; i < s->n; i++)
+            for (size_t j = 0; j < s->v[i].nsteps; j++) gorig[ng++] = s->v[i].sorig[j];
+        if (ng) qsort(gorig, ng, sizeof *gorig, cmp_int32);
+        size_t u = 0;
+        for (size_t j = 0; j < ng; j++)
+            if (!u || gorig[u - 1] != gorig[j]) gorig[u++] = gorig[j];
+        ng = u;
+        for (int i = 0; i < s->n; i++)
+            for (size_t j = 0; j < s->v[i].nsteps; j++) {
+                int32_t *pos = bsearch(&s->v[i].sorig[j], gorig, ng, sizeof *gorig, cmp_int32);
+                if (pos && s->v[i].scount[j] > gcount[pos - gorig]) gcount[pos - gorig] = s->v[i].scount[j];
+            }
+        int64_t off = 0;
+        for (size_t j = 0; j < ng; j++) {
+            goff[j] = (int32_t)off;
+            off += gcount[j];
+        }
+        min_step = 0;
+        max_step = off - 1;
+    }
+    if (!(ids.keys = names_new())) { pt_errorf(err, "out of memory"); goto out; }
+    if (create_fixed(t) != 0) goto out;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL)) {
+        tdb_fail(t, "prepare");
+        goto out;
+    }
+    if (s->natt) qsort(s->att, s->natt, sizeof *s->att, cmp_matt_monitor);
+    for (size_t i = 0; i < s->natt; i++) {
+        const struct matt *a = &s->att[i];
+        const struct names *tn = s->v[a->shard].tn;
+        const struct target *tg = names_target(tn, a->lkey);
+        const char *name = names_str(tn, a->lkey);
+        int m = a->metric - 1, ins;
+        uint32_t gk = names_find(ids.keys, name, tg->len, tg->vpp, tg->call);
+        if (gk != NAMES_NONE && mk_knows(&mk[m], gk)) continue;
+        int64_t k = attempt(&ids, name, tg->len, tg->vpp, tg->call, ins_target, &ins);
+        if (k < 0) { tdb_fail(t, "insert target"); goto out; }
+        if (mk_know(&mk[m], (uint32_t)k) != 0) { pt_errorf(err, "out of memory"); goto out; }
+    }
+    if (finish_sequence(t, &ids) != 0) goto out;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        for (size_t k = 0; k < sh->nt; k++) {
+            const struct target *tg = names_target(sh->tn, (uint32_t)k);
+            uint32_t gk = names_find(ids.keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
+            if (gk == NAMES_NONE) { shard_bad(err, sh, "a target of no attempt", NULL); goto out; }
+            sh->gid[k] = ids.dbid[gk];
+        }
+    }
+    const char *present[MON_NMETRICS];
+    int metric_id[MON_NMETRICS], np = 0;
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        metric_id[m] = 0;
+        if (has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+    }
+    if (insert_metrics(t, present, np) != 0) goto out;
+    if (monitor_global_stats(t, (int32_t)min_step, (int32_t)max_step, (int32_t)max_rank, has_files, mstat) != 0) goto out;
+    const char *cols[MON_NSTATS];
+    int colof[MON_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
+    for (int st = 0; st < MON_NSTATS; st++) {
+        colof[st] = -1;
+        if (statmask & (1u << st)) { colof[st] = nc; cols[nc++] = mon_stat_names[st]; }
+    }
+    if (create_trend(t, cols, nc) != 0) goto out;
+    for (int m = 0; m < MON_NMETRICS; m++)
+        if (metric_id[m] && write_tags(t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
+    {
+        char sql[512];
+        size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+        for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+        snprintf(sql + o, sizeof sql - o, ")");
+        if (sqlite3_prepare_v2(t->db, sql, -1, &ins_row, NULL)) { tdb_fail(t, "prepare"); goto out; }
+    }
+    res->rows = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        if (!has_table_rw(sh->db, "trend_data")) continue;   /* a shard of no usable file */
+        char tcols[MON_NSTATS + 8][64];
+        int ntc = 0, map[MON_NSTATS + 8];
+        if (sqlite3_prepare_v2(sh->db, "PRAGMA table_info(trend_data)", -1, &sel, NULL) != SQLITE_OK) {
+            shard_bad(err, sh, "table trend_data", sh->db);
+            goto out;
+        }
+        while (sqlite3_step(sel) == SQLITE_ROW && ntc < MON_NSTATS + 8) {
+            const unsigned char *c = sqlite3_column_text(sel, 1);
+            snprintf(tcols[ntc++], sizeof tcols[0], "%s", c ? (const char *)c : "");
+        }
+        sqlite3_finalize(sel);
+        sel = NULL;
+        for (int c = 4; c < ntc; c++) {
+            map[c] = -1;
+            for (int st = 0; st < MON_NSTATS; st++)
+                if (!strcmp(tcols[c], mon_stat_names[st])) map[c] = colof[st];
+            if (map[c] < 0) { shard_bad(err, sh, "an unknown statistic column", NULL); goto out; }
+        }
+        if (sqlite3_prepare_v2(sh->db, "SELECT * FROM trend_data", -1, &sel, NULL) != SQLITE_OK) {
+            shard_bad(err, sh, "table trend_data", sh->db);
+            goto out;
+        }
+        int src;
+        while ((src = sqlite3_step(sel)) == SQLITE_ROW) {
+            int32_t lstep = sqlite3_column_int(sel, 1), gstep = lstep;
+            int lm = sqlite3_column_int(sel, 3), m = 0;
+            uint32_t key;
+            while (m < MON_NMETRICS && sh->mid[m] != lm) m++;
+            if (m == MON_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
+                shard_bad(err, sh, "a trend_data row names an unknown target or metric", NULL);
+                goto out;
+            }
+            if (s->micro) {
+                size_t lo = 0, hi = sh->nsteps;   /* the last step whose base <= lstep */
+                while (lo < hi) {
+                    size_t mi = (lo + hi) / 2;
+                    if (sh->sbase[mi] <= lstep) lo = mi + 1; else hi = mi;
+                }
+                int32_t *pos = lo ? bsearch(&sh->sorig[lo - 1], gorig, ng, sizeof *gorig, cmp_int32) : NULL;
+                if (!pos) { shard_bad(err, sh, "a trend_data row of no step", NULL); goto out; }
+                gstep = goff[pos - gorig] + (lstep - sh->sbase[lo - 1]);
+            }
+            sqlite3_bind_int(ins_row, 1, sqlite3_column_int(sel, 0));
+            sqlite3_bind_int(ins_row, 2, gstep);
+            sqlite3_bind_int64(ins_row, 3, sh->gid[key]);
+            sqlite3_bind_int(ins_row, 4, metric_id[m]);
+            for (int c = 0; c < nc; c++) sqlite3_bind_null(ins_row, 5 + c);
+            for (int c = 4; c < ntc; c++)
+                if (sqlite3_column_type(sel, c) != SQLITE_NULL)
+                    sqlite3_bind_double(ins_row, 5 + map[c], sqlite3_column_double(sel, c));
+            int irc = sqlite3_step(ins_row);
+            sqlite3_reset(ins_row);
+            if (irc != SQLITE_DONE) { tdb_fail(t, "insert trend row"); goto out; }
+            res->rows += (size_t)sqlite3_changes(t->db);
+        }
+        if (src != SQLITE_DONE) { shard_bad(err, sh, "reading trend_data", sh->db); goto out; }
+        sqlite3_finalize(sel);
+        sel = NULL;
+    }
+    if (summaries && write_rank_summary(t) != 0) goto out;
+    res->targets = names_count(ids.keys);
+    res->max_rank = (int32_t)max_rank;
+    res->max_step = (int32_t)max_step;
+    rc = 0;
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(ins_target);
+    sqlite3_finalize(ins_row);
+    names_free(ids.keys);
+    free(ids.dbid);
+    for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    free(gorig);
+    free(gcount);
+    free(goff);
+    return rc;
+}
+
+int trenddb_merge(const char *dir, int monitor, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                  struct tdb_result *res, struct pt_error *err) {
+    struct mset s = {.monitor = monitor};
+    struct tdb t;
+    memset(res, 0, sizeof *res);
+    if (mset_list(&s, dir, err) != 0) { mset_free(&s); return -1; }
+    if (tdb_open(&t, outdir, monitor ? "monitor_data.trend.db" : "dump_data.trend.db", monitor ? 262144 : 16384, lo, ds,
+                 err) != 0) {
+        tdb_abort(&t);
+        mset_free(&s);
+        return -1;
+    }
+    int rc = monitor ? merge_into_monitor(&t, &s, res, 1) : merge_into(&t, &s, res, 1);
+    mset_free(&s);
+    if (rc == 0) {
+        snprintf(res->path, sizeof res->path, "%s", t.final);
+        rc = tdb_commit(&t);   /* aborts itself on failure */
+    } else {
+        tdb_abort(&t);
+    }
+    return rc;
+}
+
+int trenddb_merge_temp(const char *dir, int monitor, sqlite3 **out, struct pt_error *err) {
+    struct mset s = {.monitor = monitor};
+    struct tdb t = {.err = err};
+    struct tdb_result res;
+    *out = NULL;
+    if (mset_list(&s, dir, err) != 0) { mset_free(&s); return -1; }
+    if (!(t.final = strdup(dir))) { mset_free(&s); return pt_errorf(err, "out of memory"); }
+    /* "": a private database SQLite keeps in the temporary folder and
+     * deletes on close: nothing is written beside the shards */
+    int rc = -1;
+    if (sqlite3_open_v2("", &t.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        pt_errorf(err, "%s: cannot open a temporary database to join the shards in", dir);
+    else if (tdb_exec(&t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; BEGIN") == 0 &&
+             (monitor ? merge_into_monitor(&t, &s, &res, 0) : merge_into(&t, &s, &res, 0)) == 0 &&
+             tdb_exec(&t, "COMMIT") == 0)
+        rc = 0;
+    mset_free(&s);
+    free(t.final);
+    if (rc != 0) {
+        sqlite3_close(t.db);
+        return -1;
+    }
+    *out = t.db;
+    return 0;
+}
+
+/* ---- rank summaries (probetop(1), FILES: probetop_rank_summary) ----
+ *
+ * Per (step, target, metric) and per statistic column of trend_data: the
+ * number of ranks with a row and the min, max and mean over the ranks of
+ * each group of 8 and of 64 ranks (rank / size; only sizes below the rank
+ * count) and over all ranks (group_size 0); only for runs with ranks
+ * beyond SUMMARY_MIN_RANKS - 1.  Built from the rows in memory (a dump) or in one scan of
+ * trend_data in key order: each rank's rows, already sorted by (step,
+ * target, metric), are merged into one sorted accumulator per group size,
+ * which is written out when the rank group changes.  msProbe's +-(1e9 + 1)
+ * stand for infinities: a mean over an infinity is that infinity, over
+ * both NULL. */
+
+#define SUM_SIZES 3
+
+struct sacc {                /* a run of entries, each `stride` doubles */
+    double *v;               /* [step, target, metric, ranks, then per stat: n, min, max, sum] */
+    size_t n, cap;
+};
+
+static int sacc_grow(struct sacc *a, size_t need, size_t stride) {
+    if (need <= a->cap) return 0;
+    size_t nc = a->cap ? a->cap * 2 : 4096;
+    while (nc < need) nc *= 2;
+    double *x = realloc(a->v, nc * stride * sizeof *x);
+    if (!x) return -1;
+    a->v = x;
+    a->cap = nc;
+    return 0;
+}
+
+static int sacc_cmp(const double *x, const double *y) {
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static void sacc_combine(double *o, const double *y, int ns) {
+    o[3] += y[3];
+    for (int s = 0; s < ns; s++) {
+        double *os = o + 4 + 4 * s;
+        const double *ys = y + 4 + 4 * s;
+        if (!ys[0]) continue;
+        if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
+        os[0] += ys[0];
+        if (ys[1] < os[1]) os[1] = ys[1];
+        if (ys[2] > os[2]) os[2] = ys[2];
+        os[3] += ys[3];
+    }
+}
+
+/* Every key of b is in a already (ranks of one run mostly hold the same
+ * targets): b combined into a in place, 1; else 0, a untouched. */
+static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
+    size_t stride = 4 + 4 * (size_t)ns, i = 0;
+    for (size_t j = 0; j < b->n; j++, i++) {
+        const double *y = b->v + j * stride;
+        while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
+        if (i >= a->n || sacc_cmp(a->v + i * stride, y) != 0) return 0;
+    }
+    i = 0;
+    for (size_t j = 0; j < b->n; j++, i++) {
+        const double *y = b->v + j * stride;
+        while (sacc_cmp(a->v + i * stride, y) < 0) i++;
+        sacc_combine(a->v + i * stride, y, ns);
+    }
+    return 1;
+}
+
+/* out = a merged with b (both sorted by key); entries of one key combine. */
+static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
+    size_t stride = 4 + 4 * (size_t)ns, i = 0, j = 0;
+    out->n = 0;
+    if (sacc_grow(out, a->n + b->n, stride) != 0) return -1;
+    while (i < a->n || j < b->n) {
+        const double *x = i < a->n ? a->v + i * stride : NULL, *y = j < b->n ? b->v + j * stride : NULL;
+        double *o = out->v + out->n++ * stride;
+        int c = !x ? 1 : !y ? -1 : sacc_cmp(x, y);
+        if (c < 0) { memcpy(o, x, stride * sizeof *o); i++; continue; }
+        if (c > 0) { memcpy(o, y, stride * sizeof *o); j++; continue; }
+        memcpy(o, x, stride * sizeof *o);
+        sacc_combine(o, y, ns);
+        i++;
+        j++;
+    }
+    return 0;
+}
+
+/* The summarizer: fed the rows of one rank at a time (cur), ranks
+ * ascending; finished groups go to out as [size, group, entry]. */
+struct summ {
+    int ns, nsizes, sizes[SUM_SIZES];
+    int64_t group[SUM_SIZES];
+    struct sacc acc[SUM_SIZES], tmp, cur, out;
+};
+
+static void summ_init(struct summ *m, int ns, int64_t max_rank) {
+    memset(m, 0, sizeof *m);
+    m->ns = ns;
+    if (max_rank + 1 > 8) m->sizes[m->nsizes++] = 8;
+    if (max_rank + 1 > 64) m->sizes[m->nsizes++] = 64;
+    m->sizes[m->nsizes++] = 0;
+    for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
+}
+
+static void summ_free(struct summ *m) {
+    for (int l = 0; l < SUM_SIZES; l++) free(m->acc[l].v);
+    free(m->tmp.v);
+    free(m->cur.v);
+    free(m->out.v);
+    memset(m, 0, sizeof *m);
+}
+
+static int summ_emit(struct summ *m, int l) {
+    size_t stride = 4 + 4 * (size_t)m->ns, ostride = stride + 2;
+    const struct sacc *a = &m->acc[l];
+    if (sacc_grow(&m->out, m->out.n + a->n, ostride) != 0) return -1;
+    for (size_t i = 0; i < a->n; i++) {
+        double *o = m->out.v + m->out.n++ * ostride;
+        o[0] = m->sizes[l];
+        o[1] = (double)m->group[l];
+        memcpy(o + 2, a->v + i * stride, stride * sizeof *o);
+    }
+    m->acc[l].n = 0;
+    return 0;
+}
+
+/* m->cur holds every row of rank (sorted by key): into every group size */
+static int summ_rank(struct summ *m, int64_t rank) {
+    for (int l = 0; l < m->nsizes; l++) {
+        int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
+        if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
+        m->group[l] = g;
+        if (sacc_into(&m->acc[l], &m->cur, m->ns)) continue;
+        if (sacc_merge(&m->acc[l], &m->cur, &m->tmp, m->ns) != 0) return -1;
+        struct sacc sw = m->acc[l];
+        m->acc[l] = m->tmp;
+        m->tmp = sw;
+    }
+    m->cur.n = 0;
+    return 0;
+}
+
+static int summ_finish(struct summ *m) {
+    for (int l = 0; l < m->nsizes; l++)
+        if (m->acc[l].n && summ_emit(m, l) != 0) return -1;
+    return 0;
+}
+
+static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
+    if (isnan(v)) sqlite3_bind_null(st, at);
+    else if (isinf(v)) sqlite3_bind_double(st, at, v > 0 ? 1000000001.0 : -1000000001.0);
+    else sqlite3_bind_double(st, at, v);
+}
+
+#define SUMMARY_ROWS_PER_INSERT 32
+
+/* One entry of out into the statement's parameters from at (1-based). */
+static void summ_bind(sqlite3_stmt *ins, int at, const double *e, int ns) {
+    for (int c = 0; c < 6; c++) sqlite3_bind_int64(ins, at + c, (int64_t)e[c]);
+    for (int s = 0; s < ns; s++) {
+        const double *es = e + 6 + 4 * s;
+        int p = at + 6 + 3 * s;
+        if (!es[0]) {
+            sqlite3_bind_null(ins, p);
+            sqlite3_bind_null(ins, p + 1);
+            sqlite3_bind_null(ins, p + 2);
+            continue;
+        }
+        bind_summary_value(ins, p, es[1]);
+        bind_summary_value(ins, p + 1, es[2]);
+        bind_summary_value(ins, p + 2, es[3] / es[0]);
+    }
+}
+
+/* The table, with out's rows (in key order: appended), many per statement.
+ * cols: the statistic column names. */
+static int summ_write(struct tdb *t, const struct summ *m, const char *const *cols) {
+    char sql[4096];
+    int ns = m->ns, rc = 0;
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
+                                "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
+                                "ranks INTEGER NOT NULL");
+    for (int s = 0; s < ns; s++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL", cols[s], cols[s], cols[s]);
+    snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
+    if (tdb_exec(t, sql) != 0) return -1;
+    sqlite3_stmt *ins[2] = {NULL, NULL};   /* one row, SUMMARY_ROWS_PER_INSERT rows */
+    int per[2] = {1, SUMMARY_ROWS_PER_INSERT}, nparam = 6 + 3 * ns;
+    char *q = malloc((size_t)SUMMARY_ROWS_PER_INSERT * (size_t)nparam * 2 + 128);
+    if (!q) return pt_errorf(t->err, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        o = (size_t)sprintf(q, "INSERT INTO probetop_rank_summary VALUES ");
+        for (int r = 0; r < per[k]; r++) {
+            o += (size_t)sprintf(q + o, "%s(?", r ? "," : "");
+            for (int c = 1; c < nparam; c++) o += (size_t)sprintf(q + o, ",?");
+            o += (size_t)sprintf(q + o, ")");
+        }
+        if (sqlite3_prepare_v2(t->db, q, -1, &ins[k], NULL) != SQLITE_OK) {
+            if (k == 0) rc = tdb_fail(t, "prepare rank summary");
+            ins[k] = NULL;   /* an old SQLite with few parameters: one row at a time */
+        }
+    }
+    free(q);
+    size_t ostride = 6 + 4 * (size_t)ns, i = 0;
+    for (; rc == 0 && ins[1] && m->out.n - i >= SUMMARY_ROWS_PER_INSERT; i += SUMMARY_ROWS_PER_INSERT) {
+        for (int r = 0; r < SUMMARY_ROWS_PER_INSERT; r++)
+            summ_bind(ins[1], 1 + r * nparam, m->out.v + (i + (size_t)r) * ostride, ns);
+        int src = sqlite3_step(ins[1]);
+        sqlite3_reset(ins[1]);
+        if (src != SQLITE_DONE) rc = tdb_fail(t, "insert rank summary");
+    }
+    for (; rc == 0 && i < m->out.n; i++) {
+        summ_bind(ins[0], 1, m->out.v + i * ostride, ns);
+        int src = sqlite3_step(ins[0]);
+        sqlite3_reset(ins[0]);
+        if (src != SQLITE_DONE) rc = tdb_fail(t, "insert rank summary");
+    }
+    sqlite3_finalize(ins[0]);
+    sqlite3_finalize(ins[1]);
+    return rc;
+}
+
+/* One row value as the summary takes it: NULL (0) for absent or NaN; the
+ * stored value, with msProbe's +-(1e9 + 1) read as the infinities. */
+static int summ_value(int present, double stored, double *out) {
+    if (!present || isnan(stored)) return 0;
+    *out = stored == 1000000001.0 ? INFINITY : stored == -1000000001.0 ? -INFINITY : stored;
+    return 1;
+}
+
+static void summ_set(double *es, int has, double v) {
+    es[0] = has;
+    es[1] = es[2] = es[3] = has ? v : 0;
+}
+
+/* The summary from trend_data as written (monitor data, a merge, a dump
+ * too big to hold): one scan in key order. */
+static int write_rank_summary(struct tdb *t) {
+    char cols[MON_NSTATS + 8][64];
+    int ncols = 0, rc = -1;
+    sqlite3_stmt *st = NULL;
+    struct summ m;
+    if (sqlite3_prepare_v2(t->db, "PRAGMA table_info(trend_data)", -1, &st, NULL) != SQLITE_OK) return tdb_fail(t, "summary");
+    while (sqlite3_step(st) == SQLITE_ROW && ncols < (int)(sizeof cols / sizeof cols[0])) {
+        const unsigned char *c = sqlite3_column_text(st, 1);
+        snprintf(cols[ncols++], sizeof cols[0], "%s", c ? (const char *)c : "");
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    int ns = ncols - 4;
+    if (ns < 1) return 0;
+    int64_t max_rank = -1;
+    if (sqlite3_prepare_v2(t->db, "SELECT max(rank) FROM trend_data", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        max_rank = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (max_rank + 1 < SUMMARY_MIN_RANKS) return 0;
+    summ_init(&m, ns, max_rank);
+    if (sqlite3_prepare_v2(t->db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+        tdb_fail(t, "prepare rank summary");
+        goto out;
+    }
+    size_t stride = 4 + 4 * (size_t)ns;
+    int64_t rank = -1;
+    int src;
+    for (;;) {
+        src = sqlite3_step(st);
+        int64_t r = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        if ((src != SQLITE_ROW || r != rank) && m.cur.n && summ_rank(&m, rank) != 0) {
+            pt_errorf(t->err, "out of memory");
+            goto out;
+        }
+        if (src != SQLITE_ROW) break;
+        rank = r;
+        if (sacc_grow(&m.cur, m.cur.n + 1, stride) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+        double *e = m.cur.v + m.cur.n++ * stride;
+        e[0] = (double)sqlite3_column_int64(st, 1);
+        e[1] = (double)sqlite3_column_int64(st, 2);
+        e[2] = (double)sqlite3_column_int64(st, 3);
+        e[3] = 1;
+        for (int s = 0; s < ns; s++) {
+            double v = 0;
+            int has = summ_value(sqlite3_column_type(st, 4 + s) != SQLITE_NULL, sqlite3_column_double(st, 4 + s), &v);
+            summ_set(e + 4 + 4 * s, has, v);
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (src != SQLITE_DONE) { tdb_fail(t, "read trend_data for the rank summary"); goto out; }
+    if (summ_finish(&m) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+    const char *names[MON_NSTATS + 8];
+    for (int c = 0; c < ns; c++) names[c] = cols[4 + c];
+    rc = summ_write(t, &m, names);
+out:
+    sqlite3_finalize(st);
+    summ_free(&m);
+    return rc;
+}
+
+/* The dump writer's rows, still in memory and sorted: summarized on the
+ * idle core while the main thread inserts them. */
+struct summ_job {
+    struct summ m;
+    const struct rankrows *ranks;
+    size_t nranks;
+    int failed;
+};
+
+static void *summ_thread(void *arg) {
+    struct summ_job *j = arg;
+    size_t stride = 4 + 4 * (size_t)j->m.ns;
+    for (size_t k = 0; k < j->nranks && !j->failed; k++) {
+        const struct rankrows *b = &j->ranks[k];
+        if (!b->n) continue;
+        if (sacc_grow(&j->m.cur, b->n, stride) != 0) { j->failed = 1; break; }
+        j->m.cur.n = 0;
+        for (size_t i = 0; i < b->n; i++) {
+            const struct prow *r = &b->v[i];
+            if (i && cmp_prow_key(&b->v[i - 1], r) == 0) continue;   /* INSERT OR IGNORE kept the first */
+            double *e = j->m.cur.v + j->m.cur.n++ * stride;
+            e[0] = r->step;
+            e[1] = (double)r->dbid;
+            e[2] = r->metric + 1;
+            e[3] = 1;
+            for (int s = 0; s < 4; s++) {
+                double v = 0, stored;
+                int has = ((r->present >> s) & 1) && normalise(r->v[s], &stored) && summ_value(1, stored, &v);
+                summ_set(e + 4 + 4 * s, has, v);
+            }
+        }
+        if (summ_rank(&j->m, b->rank) != 0) j->failed = 1;
+    }
+    if (!j->failed && summ_finish(&j->m) != 0) j->failed = 1;
+    return NULL;
+}
+
+static int summ_job_write(struct tdb *t, struct summ_job *j) {
+    if (j->failed) return pt_errorf(t->err, "out of memory");
+    return summ_write(t, &j->m, dump_stat_names);
+}
+
+static void summ_job_free(struct summ_job *j) {
+    if (!j) return;
+    summ_free(&j->m);
+    free(j);
+}
+
+/* ranks: sorted by rank, each rank's rows by key */
+static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n) {
+    struct summ_job *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    summ_init(&j->m, 4, ranks[n - 1].rank);
+    j->ranks = ranks;
+    j->nranks = n;
+    return j;
 }

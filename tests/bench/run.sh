@@ -35,6 +35,22 @@ T0=$(date +%s.%N)
 "$BIN" data2db --data "$DATA/dump" --db "$B/bench-out/cli" 2>/dev/null
 T1=$(date +%s.%N)
 echo "probetop data2db (whole command) seconds=$(echo "$T1 - $T0" | bc)"
+# issue 13: the same conversion as shards, 1 task and 2 tasks at once (as
+# mpirun/srun would start them), then the merge into one database
+for N in 1 2; do
+    rm -rf "$B/bench-out/shard$N" "$B/bench-out/merged$N"
+    T0=$(date +%s.%N)
+    K=1
+    while [ $K -le $N ]; do
+        "$BIN" data2db --data "$DATA/dump" --db "$B/bench-out/shard$N" --shard $K/$N 2>/dev/null &
+        K=$((K + 1))
+    done
+    wait
+    T1=$(date +%s.%N)
+    "$BIN" data2db --merge "$B/bench-out/shard$N" --db "$B/bench-out/merged$N" 2>/dev/null
+    T2=$(date +%s.%N)
+    echo "probetop data2db --shard K/$N, $N task(s) at once seconds=$(echo "$T1 - $T0" | bc), then --merge seconds=$(echo "$T2 - $T1" | bc)"
+done
 if [ -n "${MSPROBE_SRC:-}" ]; then
     T0=$(date +%s.%N)
     PYTHONPATH="$MSPROBE_SRC/python" $PY -m msprobe.msprobe data2db --data "$DATA/dump" --db "$B/bench-out/msprobe" >/dev/null 2>&1
