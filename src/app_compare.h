@@ -157,8 +157,6 @@ int acmp_start(struct app *a, struct pt_error *err);
 
 /* The whole-run summary: entry i when it is complete, else NULL. */
 const struct crun_pair *acmp_summary(const struct app *a, size_t i);
-/* The pair index of (step, rank), -1 none. */
-long acmp_pair_index(const struct app *a, int32_t step, int32_t rank);
 /* The run's first divergence: 1 with *pair (index) and *which (CRUN_ERR /
  * CRUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
  * still going (or there is no summary). */
