@@ -11,11 +11,15 @@
  * both trees, the compare, the overflow marks, the peers of communication
  * nodes), the loader thread, the options (--fuzzy-match, --layer-mapping,
  * --match-config), the pairs matched by hand this session (re-applied when
- * a (step, rank) is loaded again), and the run choice of the trend screen
- * (problem, benchmark, relative difference) with the cubes it needs.
+ * a (step, rank) is loaded again), the whole-run summary of compare mode
+ * over several pairs (every pair compared once, src/cmp_scan.h), and the run
+ * choice of the trend screen (problem, benchmark, relative difference) with
+ * the cubes it needs.
  *
  * Threads: the loader thread builds a new struct acmp_graph and touches
- * nothing else; the UI thread swaps it in (acmp_poll). */
+ * nothing else; the UI thread swaps it in (acmp_poll).  The scan thread
+ * writes summary entry i and then sets sready[i]; the UI reads an entry
+ * only once it is set. */
 #ifndef PT_APP_COMPARE_H
 #define PT_APP_COMPARE_H
 
