@@ -5,14 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int crun_rank_cmp(int32_t a, int32_t b) { return (a > b) - (a < b); }
+int crun_rank_cmp(const struct crun_point *a, const struct crun_point *b) {
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
 
 static int cmp32(int32_t a, int32_t b) { return (a > b) - (a < b); }
 
 int crun_cmp(const struct crun_point *a, const struct crun_point *b) {
     int c = cmp32(a->step, b->step);
     if (!c) c = cmp32(a->micro, b->micro);
-    if (!c) c = crun_rank_cmp(a->rank, b->rank);
+    if (!c) c = crun_rank_cmp(a, b);
     if (!c) c = cmp32(a->order, b->order);
     return c;
 }

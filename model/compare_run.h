@@ -52,9 +52,11 @@ struct crun_pair {
     char *why;            /* CRUN_FAILED: the reason (owned) */
 };
 
-/* The order of ranks at one step and micro step: <0, 0, >0 as a comes
- * before, with, after b.  Ascending rank numbers. */
-int crun_rank_cmp(int32_t a, int32_t b);
+/* The cross-rank order: of two points at the same step and micro step,
+ * <0, 0, >0 as a's rank comes before, with, after b's.  Ascending rank
+ * numbers.  It sees both whole points, so rules that order ranks by where
+ * a divergence was born (communication between ranks) can decide here. */
+int crun_rank_cmp(const struct crun_point *a, const struct crun_point *b);
 /* The run order of two points: step, micro step, rank (crun_rank_cmp),
  * node_order. */
 int crun_cmp(const struct crun_point *a, const struct crun_point *b);

@@ -292,11 +292,14 @@ static void place_first(struct sp *p, struct app *a) {
         if (c->ranks[r] == c->pairs[k].rank) p->r = r;
 }
 
-/* The tree of pair k, on node name (NULL: its root). */
-static void open_pair(struct app *a, long k, const char *name) {
+/* The tree of pair k, on node name (NULL: its root); -1 with a message
+ * when it cannot be shown. */
+static int open_pair(struct app *a, long k, const char *name) {
     struct app_cmp *c = a->cmp;
     struct pt_error err;
-    if (tree_goto(a, c->pairs[k].step, c->pairs[k].rank, name, &err) != 0) app_err(a, "%s", err.msg);
+    if (tree_goto(a, c->pairs[k].step, c->pairs[k].rank, name, &err) == 0) return 0;
+    app_err(a, "%s", err.msg);
+    return -1;
 }
 
 static void open_cell(struct sp *p, struct app *a) {
@@ -328,7 +331,13 @@ static void open_first(struct sp *p, struct app *a) {
     place_first(p, a);
     p->moved = 1;
     const struct crun_pair *cp = &a->cmp->sum[k];
-    open_pair(a, k, cp->graph ? cp->first[which].name : NULL);
+    const struct crun_first *f = &cp->first[which];
+    if (open_pair(a, k, cp->graph ? f->name : NULL) != 0) return;
+    char esc[1100], in[1100] = "";
+    pt_escape(f->name, strlen(f->name), esc, sizeof esc);
+    if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
+    app_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, which == CRUN_ERR ? "error" : "warning",
+            (int)cp->step, (int)cp->rank, in[0] ? "  in " : "", in);
 }
 
 static void clamp(struct sp *p, struct app *a) {

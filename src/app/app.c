@@ -270,7 +270,8 @@ static void draw_bar(struct app *a) {
                          (int)c->cur->rank);
                 bar_part(w, a, &x, UI_BAR_HI, t);
             }
-            if (acmp_loading(a) && c->running) bar_part(w, a, &x, UI_BAR, "  loading...");
+            /* the summary's own line says how far the run's compare is */
+            if (acmp_loading(a) && c->running && strcmp(scr, "summary")) bar_part(w, a, &x, UI_BAR, "  loading...");
         }
         return;
     }

@@ -417,13 +417,6 @@ const struct crun_pair *acmp_summary(const struct app *a, size_t i) {
     return &c->sum[i];
 }
 
-long acmp_pair_index(const struct app *a, int32_t step, int32_t rank) {
-    const struct app_cmp *c = a->cmp;
-    for (size_t i = 0; c && i < c->npairs; i++)
-        if (c->pairs[i].step == step && c->pairs[i].rank == rank) return (long)i;
-    return -1;
-}
-
 int acmp_run_first(const struct app *a, long *pair, int *which) {
     const struct app_cmp *c = a->cmp;
     *pair = -1;

@@ -11,11 +11,15 @@
  * both trees, the compare, the overflow marks, the peers of communication
  * nodes), the loader thread, the options (--fuzzy-match, --layer-mapping,
  * --match-config), the pairs matched by hand this session (re-applied when
- * a (step, rank) is loaded again), and the run choice of the trend screen
- * (problem, benchmark, relative difference) with the cubes it needs.
+ * a (step, rank) is loaded again), the whole-run summary of compare mode
+ * over several pairs (every pair compared once, src/cmp_scan.h), and the run
+ * choice of the trend screen (problem, benchmark, relative difference) with
+ * the cubes it needs.
  *
  * Threads: the loader thread builds a new struct acmp_graph and touches
- * nothing else; the UI thread swaps it in (acmp_poll). */
+ * nothing else; the UI thread swaps it in (acmp_poll).  The scan thread
+ * writes summary entry i and then sets sready[i]; the UI reads an entry
+ * only once it is set. */
 #ifndef PT_APP_COMPARE_H
 #define PT_APP_COMPARE_H
 
@@ -157,8 +161,6 @@ int acmp_start(struct app *a, struct pt_error *err);
 
 /* The whole-run summary: entry i when it is complete, else NULL. */
 const struct crun_pair *acmp_summary(const struct app *a, size_t i);
-/* The pair index of (step, rank), -1 none. */
-long acmp_pair_index(const struct app *a, int32_t step, int32_t rank);
 /* The run's first divergence: 1 with *pair (index) and *which (CRUN_ERR /
  * CRUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
  * still going (or there is no summary). */

@@ -95,6 +95,8 @@ static void test_summary_80x24(void) {
     CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "api Functional.linear.") &&
                 vt_row_has(&vt, vt_status_row(&vt), "error"));
     CHECKV(&vt, status_has(&vt, "first divergence: Functional.linear.") && status_has(&vt, "step 1 rank 3"));
+    /* inside the planted layer's MLP: its rows are open above the node */
+    CHECKV(&vt, vt_has(&vt, "layers.1.Trans") && vt_has(&vt, "mlp.MLP.forward.0") && vt_has(&vt, "linear_fc1.C"));
     /* the selected node is the one the summary named */
     char name[128] = "";
     const char *st = strstr(vt_row_text(&vt, vt_status_row(&vt)), "api Functional.linear.");

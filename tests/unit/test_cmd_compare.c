@@ -216,6 +216,21 @@ static void test_whole_run_first(void) {
     CHECK_CONTAINS(so, want);
     CHECK_CONTAINS(so, "at step 1, micro step 0, rank 3");
     free(so);
+    /* a pair that cannot be read: named, exit 2, no answer half-made */
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s/broken' && truncate -s 1000 '%s/broken/step0/rank2/dump.json'", npu, dir,
+             dir);
+    CHECK_INT(system(cmd), 0);
+    char broken[1300];
+    snprintf(broken, sizeof broken, "%s/broken", dir);
+    const char *argv3[] = {"compare", broken, bench, "--first"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_USAGE);
+    char *se = pt_slurp(err);
+    CHECK_CONTAINS(se, "step 0 rank 2: ");
+    CHECK_CONTAINS(se, "dump.json");
+    free(se);
+    so = pt_slurp(out);
+    CHECK(so && !so[0]);
+    free(so);
 }
 
 static void test_bad_input(void) {

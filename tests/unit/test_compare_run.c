@@ -113,7 +113,8 @@ static void test_run_order(void) {
     CHECK(crun_cmp(&a, &a) == 0);
     struct crun_point e = {1, 0, 5, 99};
     CHECK(crun_cmp(&e, &a) < 0);   /* then node_order */
-    CHECK(crun_rank_cmp(2, 10) < 0);
+    struct crun_point r2 = {1, 0, 2, 900}, r10 = {1, 0, 10, 1};
+    CHECK(crun_rank_cmp(&r2, &r10) < 0);
 
     /* four pairs: step 0 ranks 0-1, step 1 ranks 0-1 */
     struct crun_pair v[4];
