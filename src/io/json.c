@@ -94,6 +94,10 @@ int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, 
 int json_map_file(const char *path, size_t max_bytes, const char **buf, size_t *len, struct pt_error *err) {
     char *b;
     if (read_whole(path, max_bytes, &b, len, err) != 0) { *buf = NULL; return -1; }
+    if (*len == 0) {   /* as a mapping was: nothing held for an empty file */
+        free(b);
+        b = NULL;
+    }
     *buf = b;
     return 0;
 }
