@@ -534,7 +534,7 @@ int acmp_open(struct app *a, struct pt_error *err) {
         c->build = 1;
         struct graph_dirs d;
         struct pt_error ignored;
-        if (a->demo || !a->paths[0] || a->lopts.format == DS_MONITOR || a->lopts.format == DS_TRENDDB ||
+        if (a->demo || !a->paths[0] || (a->lopts.format && !a->lopts.format->tree) ||
             ends_with(a->paths[0], ".db") ||
             graph_scan(a->paths[0], &d, &ignored) != 0) {
             acmp_free(a);
