@@ -746,6 +746,18 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
                           struct tdb_result *res, struct pt_error *err) {
     struct mapping map = {0};
     struct monitor_data md;
+    memset(res, 0, sizeof *res);
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    int r = monitor_read(data, &map, lo->layout, ds, &md, err);
+    mapping_free(&map);
+    if (r != 0) return -1;
+    return trenddb_write_monitor_data(data, &md, outdir, lo, ds, res, err);
+}
+
+int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
+                               const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                               struct pt_error *err) {
+    struct monitor_data md = *mdp;   /* taken over: freed here */
     struct mon_steps st = {0};
     struct tdb t = {0};
     struct idmap ids = {0};
@@ -754,10 +766,7 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     int rc = -1;
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
-    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    int r = monitor_read(data, &map, lo->layout, ds, &md, err);
-    mapping_free(&map);
-    if (r != 0) return -1;
+    memset(mdp, 0, sizeof *mdp);
     if (!md.metric_has_files) {
         monitor_free(&md);
         return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written%s%s%s", data,

@@ -23,5 +23,13 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
 /* The same for monitor CSV trees -> outdir/monitor_data.trend.db. */
 int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                           struct tdb_result *res, struct pt_error *err);
+/* The monitor writer from rows already read (md, taken over and freed):
+ * the data2db hook of any reader that maps its rows onto msProbe's monitor
+ * metrics (mon_metric_names), as a monitor_v2 tree does; data names the
+ * input in messages. */
+struct monitor_data;
+int trenddb_write_monitor_data(const char *data, struct monitor_data *md, const char *outdir,
+                               const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                               struct pt_error *err);
 
 #endif
