@@ -225,8 +225,8 @@ const struct cmd_entry cmd_data2db_entry = {
     .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
     .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
             "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
-            "  --format NAME         auto (default: every format data2db writes that the folder holds,\n"
-            "                        dump, then monitor) or one format's name (`man probetop`, data2db)\n"
+            "  --format NAME         auto (default: every format with a data2db writer that the folder\n"
+            "                        holds, a dump first) or one of them (`man probetop`, --format)\n"
             "  --mapping FILE        JSON {\"old\": \"new\"}: substring replacements applied to every name\n"
             "  --micro_step B        true (default): step axis counts micro steps; false: step numbers\n"
             "  --process_num N       reader threads (1..128; default one per core)\n"
