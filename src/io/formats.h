@@ -21,7 +21,12 @@
  *          from .labels) -- dataset_load derives the labels afterwards;
  *          bad input is a warning or an error naming file and place;
  *          o->cancel is honoured in long loops;
- *        - optionally write_trenddb(...) for `data2db` (see write_trenddb.h);
+ *        - optionally write_trenddb(...) for `data2db` (see write_trenddb.h:
+          a reader whose rows map onto msProbe's monitor metrics fills a
+          struct monitor_data and hands it to trenddb_write_monitor_data);
+        - .labels: LABELS_DUMP or LABELS_MONITOR (names of another shape
+          need their rules in model/names.c first: a model change, not a
+          format switch);
  *        - the row: const struct ds_format_ops ds_format_X = {...};
  *   2. one line `&ds_format_X,` (and its extern) in formats.c, placed
  *      where ties in detection should fall (earlier rows win a tie);
