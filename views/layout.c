@@ -125,14 +125,9 @@ static void hooks_install(struct lay *p) {
 
 /* --- switching the app between the dataset cube and the global one ------- */
 
-static enum label_rules rules_for(const struct app *a, const struct cube *c) {
-    if (a->ds && a->ds->format == DS_MONITOR) return LABELS_MONITOR;
-    if (a->ds && a->ds->format == DS_DUMP) return LABELS_DUMP;
-    /* A .trend.db says nothing: dump targets start with a kind word
-     * (Module, Cell, Functional, Tensor...), monitor names do not. */
-    const char *n = names_count(c->names) ? names_str(c->names, 0) : "";
-    return n[0] >= 'A' && n[0] <= 'Z' ? LABELS_DUMP : LABELS_MONITOR;
-}
+/* The dataset's label rules (its reader chose them): the global copy's
+ * names follow the same ones. */
+static enum label_rules rules_for(const struct app *a) { return a->ds ? a->ds->labels : LABELS_DUMP; }
 
 /* Shows cube c (the dataset's or the global copy) with the selected cell
  * moved to target sel of c. */
@@ -206,7 +201,7 @@ static int set_global(struct lay *p, int on, struct pt_error *err) {
     if (!base) return pt_errorf(err, "no data to rename yet");
     struct cube *g = NULL;
     if (layout_cube_global(p->l, base, &g, err) != 0) return -1;
-    if (names_build_labels(g->names, rules_for(a, base)) != 0) {
+    if (names_build_labels(g->names, rules_for(a)) != 0) {
         cube_free(g);
         return pt_errorf(err, "out of memory deriving the labels of the global names");
     }

@@ -115,7 +115,7 @@ static int build(struct srp *p, struct app *a, struct pt_error *err) {
     struct names *n = a->cube->names;
     p->names = n;
     if (names_label_count(n) == 0 && names_count(n) > 0 &&
-        names_build_labels(n, a->ds && a->ds->format == DS_MONITOR ? LABELS_MONITOR : LABELS_DUMP) != 0)
+        names_build_labels(n, a->ds ? a->ds->labels : LABELS_DUMP) != 0)
         return pt_errorf(err, "search pane: out of memory");
     uint32_t *ids, nl;
     if (search_labels_sorted(n, &ids, &nl, err) != 0) return -1;

@@ -31,7 +31,8 @@ const char app_options_help[] =
     "  --demo            open built-in demo data (16 steps x 8 ranks, a NaN burst, a drift)\n"
     "  --ascii           draw with ASCII only (automatic when the locale is not UTF-8)\n"
     "  --no-mouse        leave the mouse to the terminal (select and paste)\n"
-    "  --format FMT      dump, monitor or trenddb (default: detect)\n"
+    "  --format NAME     force the input format: auto (default: detect) or a name of\n"
+    "                    man probetop (--format)\n"
     "  --micro-step B    true/false: steps are global micro steps (default true, as msProbe)\n"
     "  --mapping FILE    name replacements, as data2db --mapping\n"
     "  --db NAME         which .trend.db of a folder to open\n"
@@ -87,7 +88,12 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         v = opt_value(argc, argv, &i, "--format", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (ds_format_parse(v, &a->lopts.format) < 0) { usage_error("--format wants dump, monitor or trenddb, not '%s'", v); return -1; }
+            if (ds_format_parse(v, &a->lopts.format) < 0) {
+                char names[256], msg[320];
+                snprintf(msg, sizeof msg, "--format wants %s, not '%s'", ds_format_names(names, sizeof names, 0), v);
+                usage_error("%s", msg);
+                return -1;
+            }
             continue;
         }
         v = opt_value(argc, argv, &i, "--micro-step", &matched, &bad);

@@ -527,9 +527,10 @@ int acmp_open(struct app *a, struct pt_error *err) {
         c->build = 1;
         struct graph_dirs d;
         struct pt_error ignored;
-        if (a->demo || !a->paths[0] || a->lopts.format == DS_MONITOR || a->lopts.format == DS_TRENDDB ||
-            ends_with(a->paths[0], ".db") ||
-            graph_scan(a->paths[0], &d, &ignored) != 0) {
+        /* only a format whose row says its folders may hold construct.json */
+        const struct ds_format_ops *f = a->demo || !a->paths[0] ? NULL
+                                      : a->lopts.format ? a->lopts.format : ds_format_detect(a->paths[0]);
+        if (!f || !f->tree || graph_scan(a->paths[0], &d, &ignored) != 0) {
             acmp_free(a);
             return 0;
         }
@@ -905,7 +906,7 @@ int acmp_set_run(struct app *a, int run, struct pt_error *err) {
             return pt_errorf(err, "the benchmark's trend data did not load: %s", c->bench_rc < 0 && c->bench_err.msg[0] ? c->bench_err.msg : "still loading");
         if (run == RUN_BENCH) to = c->bench_ds->cube;
         else {
-            if (!c->diff && rundiff_cube(base, c->bench_ds->cube, LABELS_DUMP, &c->diff, err) != 0) return -1;
+            if (!c->diff && rundiff_cube(base, c->bench_ds->cube, a->ds->labels, &c->diff, err) != 0) return -1;
             to = c->diff;
         }
     }

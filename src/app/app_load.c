@@ -65,7 +65,8 @@ int app_demo_dataset(int ranks, int targets, struct dataset **out, struct pt_err
     *out = NULL;
     struct dataset *d = calloc(1, sizeof *d);
     if (!d) return pt_errorf(err, "out of memory");
-    d->format = DS_DUMP;
+    d->format = ds_format_find("dump");   /* made-up dump data, with the dump label rules */
+    d->labels = LABELS_DUMP;
     d->micro_step = 0;
     d->path = strdup("demo");
     d->source = strdup("demo");

@@ -12,8 +12,6 @@
 
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
-#include "src/io/read_dump.h"
-#include "src/io/read_monitor.h"
 #include "src/io/write_trenddb.h"
 
 /* Creates path and its missing parents.  *made gets the topmost folder this
@@ -161,8 +159,9 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
-            if (ds_format_parse(v, &lo.format) != 0 || lo.format == DS_TRENDDB) {
-                fprintf(stderr, "probetop data2db: --format takes auto, dump or monitor, not '%s'\n", v);
+            if (ds_format_parse(v, &lo.format) != 0 || (lo.format && !lo.format->write_trenddb)) {
+                char names[256];
+                fprintf(stderr, "probetop data2db: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 1), v);
                 return EXIT_USAGE;
             }
             continue;
@@ -253,28 +252,20 @@ static int run(int argc, char **argv) {
             failed++;
         }
     }
-    if (!merge && (lo.format == DS_AUTO || lo.format == DS_DUMP)) {
+    lo.shard_k = shard_k;   /* the writers take their share from the options */
+    lo.shard_n = shard_n;
+    /* every row of the reader table with a writer, in table order (msProbe: dump, then
+     * monitor): the forced one, or each that recognises the folder */
+    for (size_t i = 0; !merge && i < ds_nformats; i++) {
+        const struct ds_format_ops *f = ds_formats[i];
+        if (!f->write_trenddb || (lo.format && lo.format != f)) continue;
+        if (atomic_load(&stop_signal) || (!lo.format && f->detect(data, &st) <= 0)) continue;
         struct dataset *ds = calloc(1, sizeof *ds);
-        int try_it = lo.format == DS_DUMP || dump_detect(data);
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
-        if (try_it) {
-            if (trenddb_write_dump_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
-            print_notes(ds);
-        }
-        dataset_free(ds);
-    }
-    if (!merge && (lo.format == DS_AUTO || lo.format == DS_MONITOR)) {
-        struct dataset *ds = calloc(1, sizeof *ds);
-        int try_it = !atomic_load(&stop_signal) && (lo.format == DS_MONITOR || monitor_detect(data));
-        double t0 = now();
-        if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
-        if (try_it) {
-            if (trenddb_write_monitor_shard(data, db, &lo, shard_k, shard_n, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
-            print_notes(ds);
-        }
+        if (f->write_trenddb(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
+        else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+        print_notes(ds);
         dataset_free(ds);
     }
     catch_signals(0);
@@ -294,8 +285,10 @@ static int run(int argc, char **argv) {
         raise(sig);   /* the shell sees how it ended */
         return 128 + sig;
     }
-    if (!wrote && !failed)
-        fprintf(stderr, "probetop data2db: %s: no dump (step*/rank*/dump.json) or monitor data (*-rank*-*/*.csv) found\n", data);
+    if (!wrote && !failed) {
+        char whats[512];
+        fprintf(stderr, "probetop data2db: %s: no %s found\n", data, ds_format_whats(whats, sizeof whats, 1, 0));
+    }
     layout_free(layout);
     if (!wrote) unmake(db, made);   /* a failed run leaves no folder it created */
     free(made);
@@ -304,12 +297,13 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_data2db_entry = {
     .name = "data2db",
-    .usage = "probetop data2db --data DIR --db OUTDIR [--format auto|dump|monitor] [--mapping FILE] [--micro_step true|false] [--parallel SPEC] [--shard auto|K/N]\n"
+    .usage = "probetop data2db --data DIR --db OUTDIR [--format NAME] [--mapping FILE] [--micro_step true|false] [--parallel SPEC] [--shard auto|K/N]\n"
              "       probetop data2db --merge DIR --db OUTDIR",
     .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
     .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
             "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
-            "  --format F            auto (default: dump, then monitor), dump or monitor\n"
+            "  --format NAME         auto (default: every format with a data2db writer that the folder\n"
+            "                        holds, a dump first) or one of them (`man probetop`, --format)\n"
             "  --mapping FILE        JSON {\"old\": \"new\"}: substring replacements applied to every name\n"
             "  --micro_step B        true (default): step axis counts micro steps; false: step numbers\n"
             "  --process_num N       reader threads (1..128; default one per core)\n"

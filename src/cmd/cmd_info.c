@@ -140,7 +140,8 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
             if (ds_format_parse(v, &lo.format) != 0) {
-                fprintf(stderr, "probetop info: --format takes dump, monitor, trenddb or auto, not '%s'\n", v);
+                char names[256];
+                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 0), v);
                 return EXIT_USAGE;
             }
             continue;
@@ -189,11 +190,12 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_info_entry = {
     .name = "info",
-    .usage = "probetop info PATH [--json] [--format auto|dump|monitor|trenddb] [--micro_step true|false] [--mapping FILE] [--db NAME]",
+    .usage = "probetop info PATH [--json] [--format NAME] [--micro_step true|false] [--mapping FILE] [--db NAME]",
     .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
     .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
             "                       nonfinite (metric -> count), overflow, skipped, warnings, load_seconds\n"
-            "  --format F           force the input format instead of detecting it\n"
+            "  --format NAME        force the input format instead of detecting it: auto, or a format\n"
+            "                       name of `man probetop` (--format)\n"
             "  --micro_step B       true (default): split steps into micro steps as msProbe's data2db\n"
             "  --mapping FILE       JSON {\"old\": \"new\"} substring replacements for names\n"
             "  --db NAME            which .trend.db of a folder to open (default: the first by name)\n",

@@ -1,7 +1,9 @@
 /* dataset: what a path loads into, whatever its format.
  *
- * dataset_load() detects the format (or takes the forced one), runs the
- * reader (dump directories in parallel, one thread per core), and returns
+ * dataset_load() detects the format through the reader table (formats.h)
+ * or takes the forced one, runs that row's reader (dump directories in
+ * parallel, one thread per core), derives the labels by the rules the row
+ * set in ds->labels, and returns
  * the cube plus what the panes and `info` need beside it: the dump records
  * flagged by the overflow rules, the per-(step, rank) construct/stack
  * files, the files read and skipped and the warnings.  The input path is
@@ -17,15 +19,14 @@
 #include "model/err.h"
 #include "model/layout.h"
 #include "model/overflow.h"
-
-enum ds_format { DS_AUTO, DS_DUMP, DS_MONITOR, DS_TRENDDB };
+#include "src/io/formats.h"
 
 /* Progress: called from the loading thread with what is done of the total. */
 typedef void (*ds_progress_fn)(void *ctx, size_t files_done, size_t files_total,
                                uint64_t bytes_done, uint64_t bytes_total);
 
 struct load_opts {
-    enum ds_format format;
+    const struct ds_format_ops *format;   /* forced (--format), or NULL: detect */
     int micro_step;               /* 1 (msProbe's default) or 0 */
     const char *mapping;          /* --mapping FILE, or NULL */
     const char *db_name;          /* --db NAME inside a folder of .trend.db files */
@@ -35,6 +36,7 @@ struct load_opts {
     ds_progress_fn progress;
     void *progress_ctx;
     atomic_int *cancel;           /* set non-zero to stop; load fails with "cancelled" */
+    int shard_k, shard_n;         /* data2db --shard K/N (1-based); shard_n 0: the whole run */
 };
 void load_opts_init(struct load_opts *o);
 
@@ -47,7 +49,9 @@ struct ds_rankdir {
 };
 
 struct dataset {
-    enum ds_format format;
+    const struct ds_format_ops *format;   /* the row that loaded it */
+    enum label_rules labels;      /* how labels derive from its names: the row's, or what
+                                     the reader found (a .trend.db of either kind) */
     char *path;
     char *source;                 /* the file actually opened (trend.db), or path */
     int micro_step;
@@ -69,8 +73,6 @@ struct dataset {
 
 int dataset_load(const char *path, const struct load_opts *o, struct dataset **out, struct pt_error *err);
 void dataset_free(struct dataset *d);
-const char *ds_format_name(enum ds_format f);
-int ds_format_parse(const char *s, enum ds_format *out);
 /* Appends a warning / skipped path (copied). 0 ok, -1 no memory. */
 int dataset_warn(struct dataset *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dataset_skip(struct dataset *d, const char *path);

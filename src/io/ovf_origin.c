@@ -230,7 +230,7 @@ static int cmp_step(const void *a, const void *b) {
 
 int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, struct pt_error *err) {
     memset(out, 0, sizeof *out);
-    if (ds->format != DS_DUMP || !ds->ovf_levels || ds->ovf.n == 0 || ds->nrankdirs == 0) return 0;
+    if (!ds->ovf_levels || ds->ovf.n == 0 || ds->nrankdirs == 0) return 0;
     const struct ds_rankdir **dirs = malloc(ds->nrankdirs * sizeof *dirs);
     int32_t *steps = malloc(ds->nrankdirs * sizeof *steps);
     if (!dirs || !steps) {

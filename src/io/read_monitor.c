@@ -16,6 +16,7 @@
 #include "model/layout.h"
 #include "src/io/fsutil.h"
 #include "src/io/json.h"
+#include "src/io/write_trenddb.h"
 
 const char *const mon_metric_names[MON_NMETRICS] = {
     "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
@@ -561,8 +562,22 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     }
     if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     cube_builder_free(b);
-    if (rc == 0 && names_build_labels(ds->cube->names, LABELS_MONITOR) != 0) rc = pt_errorf(err, "out of memory");
     monitor_steps_free(&st);
     monitor_free(&md);
     return rc;
 }
+
+/* ---- the reader table's row (formats.h) ---- */
+
+static int detect_monitor(const char *path, const struct stat *st) {
+    return S_ISDIR(st->st_mode) && monitor_detect(path) ? 100 : 0;
+}
+
+const struct ds_format_ops ds_format_monitor = {
+    .name = "monitor",
+    .what = "monitor folder (*-rank*-*/ with CSV files)",
+    .detect = detect_monitor,
+    .load = monitor_load,
+    .write_trenddb = trenddb_write_monitor,
+    .labels = LABELS_MONITOR,
+};

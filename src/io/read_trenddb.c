@@ -257,10 +257,8 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     }
     if (bad) dataset_warn(ds, "%s: %zu trend_data rows name an unknown target or metric: skipped", file, bad);
     if (cube_builder_finish(b, &ds->cube, err) != 0) goto out;
-    if (names_build_labels(ds->cube->names, dumpkind ? LABELS_DUMP : LABELS_MONITOR) != 0) {
-        pt_errorf(err, "out of memory");
-        goto out;
-    }
+    /* either kind of database: its metrics say which label rules its names follow */
+    ds->labels = dumpkind ? LABELS_DUMP : LABELS_MONITOR;
     ds->files_read++;
     rc = 0;
 out:
@@ -320,3 +318,29 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     if (sqlite_ro_open(file, &db, err) != 0) return -1;
     return load_db(file, db, ds, err);
 }
+
+/* ---- the reader table's row (formats.h) ---- */
+
+static int has_sqlite_magic(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char buf[16] = {0};
+    if (!f) return 0;
+    size_t n = fread(buf, 1, 16, f);
+    fclose(f);
+    return n == 16 && !memcmp(buf, "SQLite format 3", 16);
+}
+
+/* A file named *.db or starting as SQLite files do; a folder of *.trend.db
+ * files (a dump or monitor folder beside them wins: the rows before). */
+static int detect_trenddb(const char *path, const struct stat *st) {
+    if (S_ISREG(st->st_mode)) return ends_with(path, ".db") || has_sqlite_magic(path) ? 100 : 0;
+    return trenddb_detect_dir(path) ? 100 : 0;
+}
+
+const struct ds_format_ops ds_format_trenddb = {
+    .name = "trenddb",
+    .what = ".trend.db",
+    .detect = detect_trenddb,
+    .load = trenddb_load,
+    .labels = LABELS_DUMP,   /* refined by the database's metrics */
+};

@@ -785,7 +785,7 @@ static int write_shard_tables(struct dump_writer *w, int k, int n, int micro, co
 
 int trenddb_write_dump(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                        struct tdb_result *res, struct pt_error *err) {
-    return trenddb_write_dump_shard(data, outdir, lo, 0, 0, ds, res, err);
+    return trenddb_write_dump_shard(data, outdir, lo, lo->shard_k, lo->shard_n, ds, res, err);
 }
 
 int trenddb_write_dump_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
@@ -973,18 +973,33 @@ static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, co
 
 int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                           struct tdb_result *res, struct pt_error *err) {
-    return trenddb_write_monitor_shard(data, outdir, lo, 0, 0, ds, res, err);
+    struct mapping map = {0};
+    struct monitor_data md;
+    memset(res, 0, sizeof *res);
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    int r = monitor_read_shard(data, &map, lo->layout, lo->shard_k, lo->shard_n, ds, &md, err);
+    mapping_free(&map);
+    if (r != 0) return -1;
+    return trenddb_write_monitor_data(data, &md, outdir, lo, ds, res, err);
 }
 
 int trenddb_write_monitor_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
                                 int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
-    int shard = shard_n > 0;
+    struct load_opts o = *lo;
+    o.shard_k = shard_k;
+    o.shard_n = shard_n;
+    return trenddb_write_monitor(data, outdir, &o, ds, res, err);
+}
+
+int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
+                               const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                               struct pt_error *err) {
+    struct monitor_data md = *mdp;   /* taken over: freed here */
+    int shard_k = lo->shard_k, shard_n = lo->shard_n, shard = shard_n > 0;
     int64_t *fkey = NULL;
     struct mon_attempt *att = NULL;
     size_t natt = 0, capatt = 0;
     char dbname[96];
-    struct mapping map = {0};
-    struct monitor_data md;
     struct mon_steps st = {0};
     struct tdb t = {0};
     struct idmap ids = {0};
@@ -993,10 +1008,7 @@ int trenddb_write_monitor_shard(const char *data, const char *outdir, const stru
     int rc = -1;
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
-    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    int r = monitor_read_shard(data, &map, lo->layout, shard_k, shard_n, ds, &md, err);
-    mapping_free(&map);
-    if (r != 0) return -1;
+    memset(mdp, 0, sizeof *mdp);
     if (shard) snprintf(dbname, sizeof dbname, "monitor_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
     else snprintf(dbname, sizeof dbname, "monitor_data.trend.db");
     if (shard && (!md.metric_has_files || !md.statmask)) {

@@ -49,4 +49,13 @@ int trenddb_merge_temp(const char *dir, int monitor, struct sqlite3 **db, struct
 /* Does dir hold a <kind>_data.shard-* file (or its temporary file)? */
 int trenddb_shards_present(const char *dir, int monitor);
 
+/* The monitor writer from rows already read (md, taken over and freed):
+ * the data2db hook of any reader that maps its rows onto msProbe's monitor
+ * metrics (mon_metric_names), as a monitor_v2 tree does; data names the
+ * input in messages. */
+struct monitor_data;
+int trenddb_write_monitor_data(const char *data, struct monitor_data *md, const char *outdir,
+                               const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                               struct pt_error *err);
+
 #endif

@@ -832,7 +832,7 @@ static void test_monitor_global(void) {
     }
     struct load_opts o;
     load_opts_init(&o);
-    o.format = DS_MONITOR;
+    o.format = ds_format_find("monitor");
     struct dataset *ds = NULL;
     if (dataset_load(root, &o, &ds, &e) != 0) {
         fprintf(stderr, "dataset_load: %s\n", e.msg);

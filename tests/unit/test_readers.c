@@ -6,13 +6,13 @@
 #include "src/io/read_construct.h"
 #include "src/io/read_dump.h"
 
-static struct dataset *load(const char *path, int micro, enum ds_format f) {
+static struct dataset *load(const char *path, int micro, const char *f) {
     struct load_opts lo;
     struct dataset *ds = NULL;
     struct pt_error err;
     load_opts_init(&lo);
     lo.micro_step = micro;
-    lo.format = f;
+    lo.format = f ? ds_format_find(f) : NULL;
     if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
     return ds;
 }
@@ -31,11 +31,11 @@ static float value(const struct dataset *ds, const char *metric, const char *sta
 static void gpu_dump_micro(void) {
     const char *p = pt_fixture("examples/quick_start/gpu_dump");
     if (!p) SKIP("fixtures absent");
-    struct dataset *ds = load(p, 1, DS_AUTO);
+    struct dataset *ds = load(p, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_INT(ds->format, DS_DUMP);
+    CHECK_STR(ds_format_name(ds->format), "dump");
     CHECK_INT(c->nsteps, 21);                    /* 11 + 10 micro steps */
     CHECK_INT(c->steps[20].value, 20);
     CHECK_INT(c->steps[11].origin, 1);           /* step 1 starts at global micro step 11 */
@@ -66,24 +66,24 @@ static void gpu_dump_layouts(void) {
     if (!p) SKIP("fixtures absent");
     char q[4096];
     /* no micro steps: step numbers, parameter gradients imported */
-    struct dataset *ds = load(p, 0, DS_DUMP);
+    struct dataset *ds = load(p, 0, "dump");
     CHECK(ds && ds->cube->nsteps == 2 && ds->cube->steps[1].value == 1);
     if (ds) CHECK_INT(names_count(ds->cube->names), 1319);
     if (ds) CHECK(ds->cube->metrics[cube_metric_find(ds->cube, "parameters_grad")].ntargets > 0);
     dataset_free(ds);
     /* a single step folder */
     snprintf(q, sizeof q, "%s/step1", p);
-    ds = load(q, 0, DS_AUTO);
+    ds = load(q, 0, NULL);
     CHECK(ds && ds->cube->nsteps == 1 && ds->cube->steps[0].value == 1);
     dataset_free(ds);
     /* a single rank folder: step from the parent's name */
     snprintf(q, sizeof q, "%s/step1/proc2016", p);
-    ds = load(q, 0, DS_AUTO);
+    ds = load(q, 0, NULL);
     CHECK(ds && ds->cube->nsteps == 1 && ds->cube->steps[0].value == 1);
     dataset_free(ds);
     /* a lone dump.json */
     snprintf(q, sizeof q, "%s/step0/proc2016/dump.json", p);
-    ds = load(q, 0, DS_AUTO);
+    ds = load(q, 0, NULL);
     CHECK(ds != NULL);
     if (ds) CHECK_INT(ds->files_read, 1);
     dataset_free(ds);
@@ -92,7 +92,7 @@ static void gpu_dump_layouts(void) {
 static void minimal_layout(void) {
     const char *p = pt_fixture("test/msprobe_test/visualization_ut/input_format_correct");
     if (!p) SKIP("fixtures absent");
-    struct dataset *ds = load(p, 1, DS_AUTO);
+    struct dataset *ds = load(p, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
     CHECK_INT(ds->cube->nranks, 2);
@@ -157,11 +157,11 @@ static void stack_forms(void) {
 static void monitor(void) {
     const char *p = pt_fixture("derived/synthetic_monitor_output");
     if (!p) SKIP("fixtures absent");
-    struct dataset *ds = load(p, 1, DS_AUTO);
+    struct dataset *ds = load(p, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_INT(ds->format, DS_MONITOR);
+    CHECK_STR(ds_format_name(ds->format), "monitor");
     CHECK_INT(c->nmetrics, 4);
     CHECK_STR(c->metrics[0].name, "actv");
     CHECK_INT(c->metrics[0].nstats, 4);            /* norm, min, max, nans */
@@ -185,10 +185,10 @@ static void trenddb(void) {
     const char *p = pt_fixture("derived/gpu_dump.micro_step_true/dump_data.trend.db");
     const char *dir = pt_fixture("derived/synthetic_monitor.micro_step_false");
     if (!p || !dir) SKIP("fixtures absent");
-    struct dataset *ds = load(p, 1, DS_AUTO);
+    struct dataset *ds = load(p, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
-    CHECK_INT(ds->format, DS_TRENDDB);
+    CHECK_STR(ds_format_name(ds->format), "trenddb");
     CHECK_INT(names_count(ds->cube->names), 656);
     CHECK_INT(ds->cube->nsteps, 21);
     CHECK_INT(ds->cube->nmetrics, 4);
@@ -196,7 +196,7 @@ static void trenddb(void) {
     CHECK_NEAR(value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
     dataset_free(ds);
     /* a folder of .trend.db files opens the first; the clamp values read back as infinities */
-    ds = load(dir, 1, DS_AUTO);
+    ds = load(dir, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
     CHECK_INT(ds->ndbfiles, 1);
@@ -216,7 +216,7 @@ static void generated_nan(void) {
              py && *py ? py : "python3", sh, dir);
     if (system(cmd) != 0) SKIP("gen_dump.py failed to run");
     snprintf(cmd, sizeof cmd, "%s/d", dir);
-    struct dataset *ds = load(cmd, 1, DS_AUTO);
+    struct dataset *ds = load(cmd, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
@@ -245,7 +245,7 @@ static void generated_nan(void) {
 static void mindspore_names(void) {
     const char *p = pt_fixture("test/resources/layer_mapping/mindspore");
     if (!p) SKIP("fixtures absent");
-    struct dataset *ds = load(p, 1, DS_AUTO);   /* a lone rank folder; construct.json has "" roots */
+    struct dataset *ds = load(p, 1, NULL);   /* a lone rank folder; construct.json has "" roots */
     CHECK(ds != NULL);
     if (!ds) return;
     CHECK_STR(ds->framework, "mindspore");
@@ -270,7 +270,7 @@ static void levels_and_summary(void) {
                  k ? "L1" : "L0", k ? "L1" : "L0");
         if (system(cmd) != 0) SKIP("gen_dump.py failed to run");
         snprintf(p, sizeof p, "%s/%s", dir, k ? "L1" : "L0");
-        struct dataset *ds = load(p, 1, DS_AUTO);
+        struct dataset *ds = load(p, 1, NULL);
         CHECK(ds != NULL);
         if (!ds) continue;
         CHECK_STR(ds->level, k ? "L1" : "L0");
@@ -296,7 +296,7 @@ static void levels_and_summary(void) {
                 "\"md5\": \"0x00ff00ff00ff00ff\"}], \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": "
                 "\"torch.float16\", \"shape\": [4], \"md5\": \"0x1111111111111111\"}]}}}");
     snprintf(p, sizeof p, "%s/xor", dir);
-    struct dataset *ds = load(p, 1, DS_AUTO);
+    struct dataset *ds = load(p, 1, NULL);
     CHECK(ds != NULL);
     if (ds) {
         CHECK_INT(names_count(ds->cube->names), 2);

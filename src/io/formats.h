@@ -1,0 +1,83 @@
+/* formats: the reader table, one row per input format.
+ *
+ * Every trend input probetop reads (a dump, a monitor CSV tree, a
+ * .trend.db) is one `struct ds_format_ops` row of ds_formats[] in
+ * formats.c, its functions in the format's own reader file, the way
+ * tmux lists its window modes and sqlite its VFSes.  dataset.c iterates
+ * the table to detect and to load; `--format NAME` looks names up in it;
+ * `info` describes the dataset the row filled; `data2db` calls the rows
+ * that have a .write_trenddb hook.  No view and no command switches on a
+ * format: a view asks the dataset (ds->labels) and the cube.
+ *
+ * Adding an input format (monitor_v2 CSV trees, profiler traces...):
+ *   1. one new file src/io/read_X.c with
+ *        - detect(path, st): 0 = not mine, 100 = sure, 1..99 = a guess
+ *          (cheap, never fails, reads at most a few bytes or a listing);
+ *        - load(path, o, ds, err): fills ds->cube (owned by ds), and what
+ *          applies of ds->files_read, bytes_read, skipped, warnings
+ *          (dataset_warn/dataset_skip), framework/level/task, micro_step,
+ *          rankdirs and ovf/ovf_levels (overflow levels, if the format
+ *          has them), dbfiles, source; it may refine ds->labels (preset
+ *          from .labels) -- dataset_load derives the labels afterwards;
+ *          bad input is a warning or an error naming file and place;
+ *          o->cancel is honoured in long loops;
+ *        - optionally write_trenddb(...) for `data2db` (see write_trenddb.h:
+          a reader whose rows map onto msProbe's monitor metrics fills a
+          struct monitor_data and hands it to trenddb_write_monitor_data);
+        - .labels: LABELS_DUMP or LABELS_MONITOR (names of another shape
+          need their rules in model/names.c first: a model change, not a
+          format switch);
+ *        - the row: const struct ds_format_ops ds_format_X = {...};
+ *   2. one line `&ds_format_X,` (and its extern) in formats.c, placed
+ *      where ties in detection should fall (earlier rows win a tie);
+ *   3. its paragraph in the man page (the --format names, FORMATS).
+ * Nothing else: no enum, no switch, no view, no command changes. */
+#ifndef PT_FORMATS_H
+#define PT_FORMATS_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "model/err.h"
+#include "model/names.h"   /* enum label_rules */
+
+struct dataset;
+struct load_opts;
+struct tdb_result;
+
+struct ds_format_ops {
+    const char *name;    /* `--format NAME`, `info`'s "format" (stable: scripts use it) */
+    const char *what;    /* for "expected ...": "dump (stepS/rankR/dump.json)", no article */
+    /* How sure path (stat'ed as st: a file or a folder) is of this format:
+     * 0 no, 1..99 a fallback, 100 sure.  The highest score wins. */
+    int (*detect)(const char *path, const struct stat *st);
+    /* Reads path into ds (see the checklist above).  0, or -1 with err. */
+    int (*load)(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);
+    /* `data2db`: writes outdir/<kind>_data.trend.db from data (NULL: the
+     * format is no data2db input).  Notes go to ds; -1 with err. */
+    int (*write_trenddb)(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                         struct tdb_result *res, struct pt_error *err);
+    enum label_rules labels;   /* the label rules of its names (ds->labels before load) */
+    int tree;                  /* rank folders may hold construct.json: the app builds the
+                                  model tree beside the trend (build mode) */
+};
+
+extern const struct ds_format_ops *const ds_formats[];
+extern const size_t ds_nformats;
+
+/* The row named name, or NULL. */
+const struct ds_format_ops *ds_format_find(const char *name);
+/* `--format` values: "auto" (*out = NULL) or a row's name.  0, or -1. */
+int ds_format_parse(const char *s, const struct ds_format_ops **out);
+/* A row's name; "auto" for NULL. */
+const char *ds_format_name(const struct ds_format_ops *f);
+/* The row that claims path most surely (NULL: none, or path unreadable). */
+const struct ds_format_ops *ds_format_detect(const char *path);
+/* The names (data2db_only: of rows with write_trenddb) as "a, b or c" into
+ * buf, for messages.  Returns buf. */
+char *ds_format_names(char *buf, size_t size, int data2db_only);
+/* The rows' .what as "a dump (...), a monitor folder (...) or a .trend.db"
+ * (article "a " before each when article is set).  Returns buf. */
+char *ds_format_whats(char *buf, size_t size, int data2db_only, int article);
+
+#endif

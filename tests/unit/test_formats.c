@@ -1,0 +1,123 @@
+/* The reader table (src/io/formats.h): its rows, --format names, detection
+ * by the highest score, the messages built from the rows, and the label
+ * rules a dataset gets from the row (or its reader) rather than a view. */
+#include "pt_test.h"
+
+#include "src/io/dataset.h"
+#include "src/io/formats.h"
+
+static void rows(void) {
+    CHECK(ds_nformats >= 3);
+    for (size_t i = 0; i < ds_nformats; i++) {
+        const struct ds_format_ops *f = ds_formats[i];
+        CHECK(f->name && f->name[0] && f->what && f->what[0] && f->detect && f->load);
+        CHECK(ds_format_find(f->name) == f);   /* names are unique */
+        CHECK(strcmp(f->name, "auto") != 0);    /* "auto" means detect */
+        const struct ds_format_ops *p = NULL;
+        CHECK_INT(ds_format_parse(f->name, &p), 0);
+        CHECK(p == f);
+        CHECK_STR(ds_format_name(f), f->name);
+    }
+    /* the --format names scripts use keep working */
+    const char *names[] = {"dump", "monitor", "trenddb"};
+    for (size_t i = 0; i < 3; i++) CHECK(ds_format_find(names[i]) != NULL);
+    const struct ds_format_ops *p = ds_format_find("dump");
+    CHECK_INT(ds_format_parse("auto", &p), 0);
+    CHECK(p == NULL);
+    CHECK_STR(ds_format_name(NULL), "auto");
+    CHECK_INT(ds_format_parse("Dump", &p), -1);
+    CHECK_INT(ds_format_parse("", &p), -1);
+    CHECK(ds_format_find("nope") == NULL);
+    /* what each row does for the commands and the views */
+    CHECK(ds_format_find("dump")->write_trenddb && ds_format_find("monitor")->write_trenddb);
+    CHECK(!ds_format_find("trenddb")->write_trenddb);
+    CHECK_INT(ds_format_find("dump")->labels, LABELS_DUMP);
+    CHECK_INT(ds_format_find("monitor")->labels, LABELS_MONITOR);
+    CHECK(ds_format_find("dump")->tree && !ds_format_find("monitor")->tree && !ds_format_find("trenddb")->tree);
+}
+
+static void messages(void) {
+    char buf[512];
+    CHECK_STR(ds_format_names(buf, sizeof buf, 0), "dump, monitor or trenddb");
+    CHECK_STR(ds_format_names(buf, sizeof buf, 1), "dump or monitor");
+    CHECK_STR(ds_format_whats(buf, sizeof buf, 0, 1),
+              "a dump (step*/rank*/dump.json), a monitor folder (*-rank*-*/ with CSV files) or a .trend.db");
+    CHECK_STR(ds_format_whats(buf, sizeof buf, 1, 0),
+              "dump (step*/rank*/dump.json) or monitor folder (*-rank*-*/ with CSV files)");
+    char small[10];   /* cut short, still a string */
+    ds_format_names(small, sizeof small, 0);
+    CHECK_STR(small, "dump, mon");
+}
+
+static void put(const char *path, const char *bytes, size_t n) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+}
+
+static void detect(void) {
+    const char *d = pt_tmpdir("detect");
+    CHECK(d != NULL);
+    if (!d) return;
+    char p[1200];
+    snprintf(p, sizeof p, "%s/absent", d);
+    CHECK(ds_format_detect(p) == NULL);
+    CHECK(ds_format_detect(d) == NULL);   /* an empty folder: nobody's */
+    snprintf(p, sizeof p, "%s/x.bin", d);
+    put(p, "SQLite format 3\0\0\0\0", 20);
+    CHECK(ds_format_detect(p) == ds_format_find("trenddb"));   /* by its magic */
+    snprintf(p, sizeof p, "%s/data.db", d);
+    put(p, "", 0);
+    CHECK(ds_format_detect(p) == ds_format_find("trenddb"));   /* by its name */
+    snprintf(p, sizeof p, "%s/dump.json", d);
+    put(p, "{}", 2);
+    CHECK(ds_format_detect(p) == ds_format_find("dump"));      /* any other file: the guess */
+    /* a folder of .trend.db files; one that is also a rank folder opens as a dump (earlier row) */
+    snprintf(p, sizeof p, "%s/dbs", d);
+    CHECK_INT(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/dbs/a.trend.db", d);
+    put(p, "", 0);
+    snprintf(p, sizeof p, "%s/dbs", d);
+    CHECK(ds_format_detect(p) == ds_format_find("trenddb"));
+    snprintf(p, sizeof p, "%s/dbs/dump.json", d);
+    put(p, "{}", 2);
+    snprintf(p, sizeof p, "%s/dbs", d);
+    CHECK(ds_format_detect(p) == ds_format_find("dump"));
+}
+
+static void labels_from_the_row(void) {
+    const char *mon = pt_fixture("derived/synthetic_monitor_output");
+    const char *tdb = pt_fixture("derived/gpu_dump.micro_step_true/dump_data.trend.db");
+    const char *mdb = pt_fixture("derived/synthetic_monitor.micro_step_false");
+    if (!mon || !tdb || !mdb) SKIP("fixtures absent");
+    struct load_opts lo;
+    struct pt_error err;
+    struct dataset *ds;
+    load_opts_init(&lo);
+    CHECK_INT(dataset_load(mon, &lo, &ds, &err), 0);
+    CHECK_INT(ds->labels, LABELS_MONITOR);
+    CHECK(names_label_count(ds->cube->names) > 0);   /* dataset_load derived them */
+    dataset_free(ds);
+    /* a .trend.db of either kind: its metrics decide */
+    CHECK_INT(dataset_load(tdb, &lo, &ds, &err), 0);
+    CHECK_INT(ds->labels, LABELS_DUMP);
+    CHECK(names_label_count(ds->cube->names) > 0);
+    dataset_free(ds);
+    CHECK_INT(dataset_load(mdb, &lo, &ds, &err), 0);
+    CHECK_STR(ds_format_name(ds->format), "trenddb");
+    CHECK_INT(ds->labels, LABELS_MONITOR);
+    dataset_free(ds);
+    /* forcing a format the data does not fit: that reader's own message */
+    lo.format = ds_format_find("monitor");
+    CHECK(dataset_load(tdb, &lo, &ds, &err) != 0);
+}
+
+int main(void) {
+    RUN(rows);
+    RUN(messages);
+    RUN(detect);
+    RUN(labels_from_the_row);
+    PT_DONE();
+}
