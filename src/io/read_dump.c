@@ -332,21 +332,21 @@ static int ncores(void) {
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
-int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
-              struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
-    struct rdlist l = {0};
-    int steps_found = 0;
-    int32_t path_step = 0;   /* the step a step/rank folder or dump.json opened alone has in its path */
+/* The rank folders under path, whatever it is (a dump root, a MindSpore
+ * root, a step or rank folder, a dump.json), into l; *path_step the step
+ * a step/rank folder or dump.json opened alone has in its path.  0, or -1
+ * with err set (l may hold folders to free even then). */
+static int collect_rank_dirs(const char *path, struct rdlist *l, struct dataset *ds, int *steps_found,
+                             int32_t *path_step, struct pt_error *err) {
     char bn[256];
-    memset(sum, 0, sizeof *sum);
     switch (dump_kind(path)) {
     case 'R':
-        scan_root(path, &l, ds, &steps_found);
+        scan_root(path, l, ds, steps_found);
         break;
     case 'M': {
         char *g = fs_join(path, "graph"), *py = fs_join(path, "pynative");
-        if (g && dump_kind(g) == 'R') scan_root(g, &l, ds, &steps_found);
-        if (py && dump_kind(py) == 'R') scan_root(py, &l, ds, &steps_found);
+        if (g && dump_kind(g) == 'R') scan_root(g, l, ds, steps_found);
+        if (py && dump_kind(py) == 'R') scan_root(py, l, ds, steps_found);
         free(g);
         free(py);
         break;
@@ -355,17 +355,17 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         char *rp = realpath(path, NULL);   /* "step3/." and "step3/" are step 3 too */
         long s = num_after(base_name(rp ? rp : path, bn, sizeof bn), "step");
         free(rp);
-        steps_found = 1;
-        scan_step(path, (int32_t)(s < 0 ? 0 : s), &l, ds);
-        path_step = (int32_t)(s < 0 ? 0 : s);
+        *steps_found = 1;
+        scan_step(path, (int32_t)(s < 0 ? 0 : s), l, ds);
+        *path_step = (int32_t)(s < 0 ? 0 : s);
         break;
     }
     case 'K': {
         /* a lone rank folder: rank from its name, step from its parent's */
         int32_t s, r;
         dump_path_numbers(path, &s, &r);
-        rd_add(&l, s, r, path);
-        path_step = s;
+        rd_add(l, s, r, path);
+        *path_step = s;
         break;
     }
     case 'F': {
@@ -376,14 +376,84 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         if (slash) *slash = '\0'; else strcpy(dir, ".");
         int32_t s, r;
         dump_path_numbers(dir, &s, &r);
-        rd_add(&l, s, r, dir);
-        path_step = s;
+        rd_add(l, s, r, dir);
+        *path_step = s;
         free(dir);
         break;
     }
     default:
         return pt_errorf(err, "%s: not a dump: no step*/rank*/dump.json, step folder, rank folder or dump.json here", path);
     }
+    return 0;
+}
+
+/* Waits for file i of the pool to be parsed; 1 when the load was cancelled
+ * first, else 0. */
+static int wait_file(struct pool *p, size_t i, const struct load_opts *lo) {
+    pthread_mutex_lock(&p->mu);
+    while (!p->done[i] && !(lo->cancel && atomic_load(lo->cancel))) {
+        if (!lo->cancel) { pthread_cond_wait(&p->cv, &p->mu); continue; }
+        /* a signal handler sets cancel without a broadcast: look again now and then */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000L;
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&p->cv, &p->mu, &until);
+    }
+    int cancelled = !p->done[i] || (lo->cancel && atomic_load(lo->cancel));
+    pthread_mutex_unlock(&p->mu);
+    return cancelled;
+}
+
+/* What one parsed file brings: its warnings, its records (through fn, at
+ * step `step`), its overflow entries and the summary's ranges.  0, or -1
+ * with err set. */
+static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump_file *f, dump_file_fn fn,
+                      void *ctx, int32_t step, struct notes *notes, int32_t *step_max_micro,
+                      struct dump_summary *sum, struct pt_error *err) {
+    int rc = 0;
+    /* a skipped file's own error says it all: its construct.json note
+     * would only hide it */
+    if (f->warning && f->ok && notes_add(notes, f->warning, f->dir) != 0) dataset_warn(ds, "%s: %s", f->dir, f->warning);
+    if (f->long_names)
+        dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
+                     f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
+    if (!f->ok) {
+        dataset_warn(ds, "%s", f->error.msg);
+        dataset_skip(ds, f->path);
+    } else {
+        ds->files_read++;
+        sum->files_ok++;
+        if (!ds->framework && f->framework) ds->framework = strdup(f->framework);
+        if (!ds->level && f->level) ds->level = strdup(f->level);
+        if (!ds->task && f->task) ds->task = strdup(f->task);
+        for (size_t k = 0; k < f->ovf.n; k++)
+            if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
+        if (f->contributes && f->micro_count > *step_max_micro) *step_max_micro = f->micro_count;
+        if (rc == 0) {
+            err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
+            if (fn(ctx, f, step) != 0) {
+                rc = -1;
+                if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
+            }
+        }
+    }
+    sum->any_rank = 1;
+    if (f->rank > sum->max_rank) sum->max_rank = f->rank;
+    if (!o->micro_step) {
+        if (f->step < sum->min_step) sum->min_step = f->step;
+        if (f->step > sum->max_step) sum->max_step = f->step;
+    }
+    return rc;
+}
+
+int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
+              struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
+    struct rdlist l = {0};
+    int steps_found = 0;
+    int32_t path_step = 0;   /* the step a step/rank folder or dump.json opened alone has in its path */
+    memset(sum, 0, sizeof *sum);
+    if (collect_rank_dirs(path, &l, ds, &steps_found, &path_step, err) != 0) return -1;
     /* the lone-file case parses that very file, whatever its name */
     int lone = dump_kind(path) == 'F';
     ds->rankdirs = l.v;
@@ -430,18 +500,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     sum->min_step = INT32_MAX;
     sum->max_step = INT32_MIN;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
-        pthread_mutex_lock(&p.mu);
-        while (!p.done[i] && !(lo->cancel && atomic_load(lo->cancel))) {
-            if (!lo->cancel) { pthread_cond_wait(&p.cv, &p.mu); continue; }
-            /* a signal handler sets cancel without a broadcast: look again now and then */
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 100000000L;
-            if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-            pthread_cond_timedwait(&p.cv, &p.mu, &until);
-        }
-        int cancelled = !p.done[i] || (lo->cancel && atomic_load(lo->cancel));
-        pthread_mutex_unlock(&p.mu);
+        int cancelled = wait_file(&p, i, lo);
         if (cancelled) { rc = pt_errorf(err, "cancelled"); break; }
         struct dump_file *f = &p.res[i];
         if (f->step != cur_step) {
@@ -452,38 +511,8 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         }
         bytes_done += f->bytes;
         ds->bytes_read += f->bytes;
-        /* a skipped file's own error says it all: its construct.json note
-         * would only hide it */
-        if (f->warning && f->ok && notes_add(&notes, f->warning, f->dir) != 0) dataset_warn(ds, "%s: %s", f->dir, f->warning);
-        if (f->long_names)
-            dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
-                         f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
-        if (!f->ok) {
-            dataset_warn(ds, "%s", f->error.msg);
-            dataset_skip(ds, f->path);
-        } else {
-            ds->files_read++;
-            sum->files_ok++;
-            if (!ds->framework && f->framework) ds->framework = strdup(f->framework);
-            if (!ds->level && f->level) ds->level = strdup(f->level);
-            if (!ds->task && f->task) ds->task = strdup(f->task);
-            for (size_t k = 0; k < f->ovf.n; k++)
-                if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
-            if (f->contributes && f->micro_count > step_max_micro) step_max_micro = f->micro_count;
-            if (rc == 0) {
-                err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
-                if (fn(ctx, f, o->micro_step ? start : f->step) != 0) {
-                    rc = -1;
-                    if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
-                }
-            }
-        }
-        sum->any_rank = 1;
-        if (f->rank > sum->max_rank) sum->max_rank = f->rank;
-        if (!o->micro_step) {
-            if (f->step < sum->min_step) sum->min_step = f->step;
-            if (f->step > sum->max_step) sum->max_step = f->step;
-        }
+        if (merge_file(ds, o, f, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
+            rc = -1;
         pthread_mutex_lock(&p.mu);
         if (p.nspares < (int)(sizeof p.spares / sizeof p.spares[0]) && f->rows && f->arena) {
             p.spares[p.nspares++] = (struct spare){f->rows, f->caprows, f->arena, f->acap};
