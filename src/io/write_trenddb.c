@@ -742,6 +742,35 @@ out:
 
 /* ---- monitor (trend-db.md §6.5) ---- */
 
+/* global_stats of a monitor tree: the step and rank ranges and, per metric
+ * with files, the list of the statistics its CSV files have. */
+static int mon_global_stats(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st) {
+    char sql[8192], vals[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
+                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
+    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)st->min_step,
+                                 (int)st->max_step, (int)md->max_rank);
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(md->metric_has_files & (1u << m))) continue;
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            if (md->files[i].metric == m) mask |= md->files[i].statmask;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
+        int first = 1;
+        for (int s = 0; s < MON_NSTATS; s++)
+            if (mask & (1u << s)) {
+                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
+                first = 0;
+            }
+        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
+    }
+    snprintf(sql + o, sizeof sql - o, "\n        )");
+    snprintf(vals + vo, sizeof vals - vo, ")");
+    return tdb_exec(t, sql) != 0 || tdb_exec(t, vals) != 0 ? -1 : 0;
+}
+
 int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                           struct tdb_result *res, struct pt_error *err) {
     struct mapping map = {0};
@@ -812,31 +841,7 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
         if (md.metric_has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(&t, present, np) != 0) goto out;
-    /* global_stats */
-    char sql[8192], vals[4096];
-    size_t o = (size_t)snprintf(sql, sizeof sql,
-                                "CREATE TABLE IF NOT EXISTS global_stats (\n"
-                                "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
-    size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)st.min_step,
-                                 (int)st.max_step, (int)md.max_rank);
-    for (int m = 0; m < MON_NMETRICS; m++) {
-        if (!(md.metric_has_files & (1u << m))) continue;
-        uint32_t mask = 0;
-        for (size_t i = 0; i < md.nfiles; i++)
-            if (md.files[i].metric == m) mask |= md.files[i].statmask;
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
-        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
-        int first = 1;
-        for (int s = 0; s < MON_NSTATS; s++)
-            if (mask & (1u << s)) {
-                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
-                first = 0;
-            }
-        vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
-    }
-    snprintf(sql + o, sizeof sql - o, "\n        )");
-    snprintf(vals + vo, sizeof vals - vo, ")");
-    if (tdb_exec(&t, sql) != 0 || tdb_exec(&t, vals) != 0) goto out;
+    if (mon_global_stats(&t, &md, &st) != 0) goto out;
     /* trend_data with the union of the supported columns */
     const char *cols[MON_NSTATS];
     int colidx[MON_NSTATS], nc = 0;
@@ -845,7 +850,8 @@ int trenddb_write_monitor(const char *data, const char *outdir, const struct loa
     if (create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    char sql[256];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
     for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
     snprintf(sql + o, sizeof sql - o, ")");
     if (sqlite3_prepare_v2(t.db, sql, -1, &ins_row, NULL)) { tdb_fail(&t, "prepare"); goto out; }
