@@ -1,5 +1,5 @@
 /* compare: the values and metrics of msProbe's graph and table compares
- * (graph-compare.md §4.2-4.5).  Values stay typed (struct tval / struct
+ * (probetop-rules(7), COMPARE).  Values stay typed (struct tval / struct
  * cval) until printed, so the rules (model/compare_rules.c) see exactly the
  * values msProbe looks at; text is made only for output
  * (model/compare_cells.c).  Matching lives in model/compare_match.c (graph)

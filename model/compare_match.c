@@ -1,4 +1,4 @@
-/* compare_match: the graph compare's matching (graph-compare.md §3):
+/* compare_match: the graph compare's matching (probetop-rules(7)):
  * problem nodes to benchmark nodes (exact, fuzzy, name map, manual), the
  * rows of every matched pair, and the first-divergence queries. */
 #include "model/compare.h"

@@ -1,7 +1,8 @@
 /* compare_rules: the verdict rules E1..E7, W1, W2 and the CRC rules of
- * msProbe's compare (graph-compare.md §4.6), and the precision index of a
- * node built from its rows' verdicts (§4.7).  Every rule that turns a row
- * into pass / warning / error is in this file, and only here. */
+ * msProbe's compare, as probetop-rules(7) defines them by these ids, and
+ * the precision index of a node built from its rows' verdicts.  Every rule
+ * that turns a row into pass / warning / error is in this file, and only
+ * here (cmp_apply_rules; its comments name each rule by its id). */
 #include "model/compare.h"
 #include "model/compare_int.h"
 

@@ -1,5 +1,5 @@
 /* compare_table: the table compare's join (`msprobe compare`,
- * graph-compare.md §3.5): one row per flattened tensor of the problem dump
+ * probetop-rules(7)): one row per flattened tensor of the problem dump
  * in dump order, joined by name (exact, renumbered backward, fuzzy or
  * mapped), each dump entry's rows judged by model/compare_rules.c. */
 #include "model/compare.h"
