@@ -601,6 +601,123 @@ static int cmp_glob_key(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* The input targets renamed to global layer numbers, per stage slot, into
+ * tmp: map[slot * nt + t] their new id, keys[id] their order.  0, or -1
+ * with e set. */
+static int glob_rename(const struct layout *l, const struct names *on, int nslots, const int32_t *rank_of,
+                       struct names *tmp, struct glob_key *keys, uint32_t *map, struct pt_error *e) {
+    uint32_t nt = names_count(on);
+    uint32_t first_layer = UINT32_MAX;
+    for (uint32_t t = 0; t < nt && first_layer == UINT32_MAX; t++) {
+        const struct target *tg = names_target(on, t);
+        if (layout_find_layer(names_str(on, t), tg->len, NULL, NULL) >= 0) first_layer = t;
+    }
+    char *buf = NULL;
+    size_t bufsize = 0;
+    int rc = -1;
+    for (uint32_t t = 0; t < nt; t++) {
+        const struct target *tg = names_target(on, t);
+        const char *name = names_str(on, t);
+        if (tg->len + 16 > bufsize) {
+            char *nb = realloc(buf, tg->len + 16);
+            if (!nb) goto oom;
+            buf = nb;
+            bufsize = tg->len + 16;
+        }
+        int chunk = layout_target_chunk(name, tg->len, tg->vpp);
+        for (int sl = 0; sl < nslots; sl++) {
+            size_t k = (size_t)sl * nt + t;
+            if (rank_of[k] < 0) continue;
+            int r = layout_rename(l, rank_of[k], chunk, name, tg->len, buf, bufsize, e);
+            if (r < 0) {
+                char msg[sizeof e->msg];
+                snprintf(msg, sizeof msg, "%s", e->msg);
+                pt_errorf(e, "cannot number the layers globally: %s; does the parallel configuration match the run?", msg);
+                goto done;
+            }
+            int g = r == 1 ? layout_name_global_layer(l, rank_of[k], chunk, name, tg->len)
+                           : t < first_layer ? 0 : l->layers + 1;
+            uint32_t before = names_count(tmp);
+            uint32_t id = names_intern(tmp, buf, strlen(buf), tg->vpp, tg->call);
+            if (id == NAMES_NONE) goto oom;
+            if (id == before) keys[id] = (struct glob_key){g, t, id};
+            else if (t < keys[id].old) keys[id].old = t;
+            map[k] = id;
+        }
+    }
+    rc = 0;
+    goto done;
+oom:
+    pt_errorf(e, "out of memory while numbering the layers globally");
+done:
+    free(buf);
+    return rc;
+}
+
+/* Metric m of the input copied into c under the global names (map: input
+ * target per stage slot -> scratch id, fmap: scratch id -> final id).
+ * newlt and slotlt are scratch of names_count(c->names) and nslots.  0, or
+ * -1 out of memory (what was made is c's, freed with it). */
+static int glob_metric(const struct cube *in, int m, struct cube *c, const uint32_t *map, const uint32_t *fmap,
+                       const int *slot, int nslots, uint32_t *newlt, uint32_t *slotlt) {
+    uint32_t nt = names_count(in->names), nfin = names_count(c->names);
+    const struct cube_metric *cm = &in->metrics[m];
+    struct cube_metric *nm = &c->metrics[m];
+    c->nmetrics = m + 1;
+    nm->name = strdup(cm->name);
+    nm->nstats = cm->nstats;
+    for (int st = 0; st < cm->nstats; st++)
+        if (!(nm->stats[st] = strdup(cm->stats[st]))) return -1;
+    if (!nm->name) return -1;
+    /* The new targets with data in this metric, ascending. */
+    for (uint32_t f = 0; f < nfin; f++) newlt[f] = UINT32_MAX;
+    /* Memory order: stat, target, step, rank (rank fastest). */
+    const float *src = cm->vals;
+    for (int st = 0; st < cm->nstats; st++)
+        for (uint32_t lt = 0; lt < cm->ntargets; lt++)
+            for (int step = 0; step < in->nsteps; step++, src += in->nranks)
+                for (int ri = 0; ri < in->nranks; ri++) {
+                    if (cube_is_missing(src[ri])) continue;
+                    uint32_t id = map[(size_t)slot[ri] * nt + cm->targets[lt]];
+                    if (id != NAMES_NONE) newlt[fmap[id]] = 0;
+                }
+    uint32_t k = 0;
+    for (uint32_t f = 0; f < nfin; f++) k += newlt[f] != UINT32_MAX;
+    nm->targets = malloc((k ? k : 1) * sizeof *nm->targets);
+    size_t ncells = (size_t)cm->nstats * k * (size_t)in->nsteps * (size_t)in->nranks;
+    nm->vals = malloc((ncells ? ncells : 1) * sizeof *nm->vals);
+    if (!nm->targets || !nm->vals) return -1;
+    k = 0;
+    for (uint32_t f = 0; f < nfin; f++)
+        if (newlt[f] != UINT32_MAX) {
+            newlt[f] = k;
+            nm->targets[k++] = f;
+        }
+    nm->ntargets = k;
+    float missing = cube_missing();
+    for (size_t i = 0; i < ncells; i++) nm->vals[i] = missing;
+    src = cm->vals;
+    for (int st = 0; st < cm->nstats; st++)
+        for (uint32_t lt = 0; lt < cm->ntargets; lt++) {
+            /* The new local target of each stage slot. */
+            for (int sl = 0; sl < nslots; sl++) {
+                uint32_t id = map[(size_t)sl * nt + cm->targets[lt]];
+                slotlt[sl] = id == NAMES_NONE ? UINT32_MAX : newlt[fmap[id]];
+            }
+            for (int step = 0; step < in->nsteps; step++, src += in->nranks)
+                for (int ri = 0; ri < in->nranks; ri++) {
+                    uint32_t nl = slotlt[slot[ri]];
+                    if (nl == UINT32_MAX || cube_is_missing(src[ri])) continue;
+                    /* Two inputs cannot meet in one cell (the chunk
+                     * and layer tell them apart); if they did, the
+                     * first would win as in the loaders. */
+                    float *dst = &nm->vals[cube_index(c, nm, st, nl, step, ri)];
+                    if (cube_is_missing(*dst)) *dst = src[ri];
+                }
+        }
+    return 0;
+}
+
 int layout_cube_global(const struct layout *l, const struct cube *in, struct cube **out, struct pt_error *e) {
     *out = NULL;
     const struct names *on = in->names;
@@ -609,8 +726,6 @@ int layout_cube_global(const struct layout *l, const struct cube *in, struct cub
     struct names *tmp = NULL, *fin = NULL;
     struct cube *c = NULL;
     uint32_t *newlt = NULL, *slotlt = NULL;
-    char *buf = NULL;
-    size_t bufsize = 0;
 
     /* Cells move between targets only within a pipeline stage, so the
      * mapping is per (stage present in the data, input target). */
@@ -655,45 +770,10 @@ int layout_cube_global(const struct layout *l, const struct cube *in, struct cub
                             rank_of[k] = in->ranks[ri];
                     }
     }
-    uint32_t first_layer = UINT32_MAX;
-    for (uint32_t t = 0; t < nt && first_layer == UINT32_MAX; t++) {
-        const struct target *tg = names_target(on, t);
-        if (layout_find_layer(names_str(on, t), tg->len, NULL, NULL) >= 0) first_layer = t;
-    }
-
     tmp = names_new();
     keys = malloc((ncell ? ncell : 1) * sizeof *keys);
     if (!tmp || !keys) goto oom2;
-    for (uint32_t t = 0; t < nt; t++) {
-        const struct target *tg = names_target(on, t);
-        const char *name = names_str(on, t);
-        if (tg->len + 16 > bufsize) {
-            char *nb = realloc(buf, tg->len + 16);
-            if (!nb) goto oom2;
-            buf = nb;
-            bufsize = tg->len + 16;
-        }
-        int chunk = layout_target_chunk(name, tg->len, tg->vpp);
-        for (int sl = 0; sl < nslots; sl++) {
-            size_t k = (size_t)sl * nt + t;
-            if (rank_of[k] < 0) continue;
-            int r = layout_rename(l, rank_of[k], chunk, name, tg->len, buf, bufsize, e);
-            if (r < 0) {
-                char msg[sizeof e->msg];
-                snprintf(msg, sizeof msg, "%s", e->msg);
-                pt_errorf(e, "cannot number the layers globally: %s; does the parallel configuration match the run?", msg);
-                goto done2;
-            }
-            int g = r == 1 ? layout_name_global_layer(l, rank_of[k], chunk, name, tg->len)
-                           : t < first_layer ? 0 : l->layers + 1;
-            uint32_t before = names_count(tmp);
-            uint32_t id = names_intern(tmp, buf, strlen(buf), tg->vpp, tg->call);
-            if (id == NAMES_NONE) goto oom2;
-            if (id == before) keys[id] = (struct glob_key){g, t, id};
-            else if (t < keys[id].old) keys[id].old = t;
-            map[k] = id;
-        }
-    }
+    if (glob_rename(l, on, nslots, rank_of, tmp, keys, map, e) != 0) goto done2;
     uint32_t nnew = names_count(tmp);
     qsort(keys, nnew, sizeof *keys, cmp_glob_key);
     fin = names_new();
@@ -724,60 +804,7 @@ int layout_cube_global(const struct layout *l, const struct cube *in, struct cub
     if (in->nsteps) memcpy(c->steps, in->steps, (size_t)in->nsteps * sizeof *c->steps);
     if (in->nranks) memcpy(c->ranks, in->ranks, (size_t)in->nranks * sizeof *c->ranks);
     for (int m = 0; m < in->nmetrics; m++) {
-        const struct cube_metric *cm = &in->metrics[m];
-        struct cube_metric *nm = &c->metrics[m];
-        c->nmetrics = m + 1;
-        nm->name = strdup(cm->name);
-        nm->nstats = cm->nstats;
-        for (int st = 0; st < cm->nstats; st++)
-            if (!(nm->stats[st] = strdup(cm->stats[st]))) goto oom2;
-        if (!nm->name) goto oom2;
-        /* The new targets with data in this metric, ascending. */
-        for (uint32_t f = 0; f < nfin; f++) newlt[f] = UINT32_MAX;
-        /* Memory order: stat, target, step, rank (rank fastest). */
-        const float *src = cm->vals;
-        for (int st = 0; st < cm->nstats; st++)
-            for (uint32_t lt = 0; lt < cm->ntargets; lt++)
-                for (int step = 0; step < in->nsteps; step++, src += in->nranks)
-                    for (int ri = 0; ri < in->nranks; ri++) {
-                        if (cube_is_missing(src[ri])) continue;
-                        uint32_t id = map[(size_t)slot[ri] * nt + cm->targets[lt]];
-                        if (id != NAMES_NONE) newlt[fmap[id]] = 0;
-                    }
-        uint32_t k = 0;
-        for (uint32_t f = 0; f < nfin; f++) k += newlt[f] != UINT32_MAX;
-        nm->targets = malloc((k ? k : 1) * sizeof *nm->targets);
-        size_t ncells = (size_t)cm->nstats * k * (size_t)in->nsteps * (size_t)in->nranks;
-        nm->vals = malloc((ncells ? ncells : 1) * sizeof *nm->vals);
-        if (!nm->targets || !nm->vals) goto oom2;
-        k = 0;
-        for (uint32_t f = 0; f < nfin; f++)
-            if (newlt[f] != UINT32_MAX) {
-                newlt[f] = k;
-                nm->targets[k++] = f;
-            }
-        nm->ntargets = k;
-        float missing = cube_missing();
-        for (size_t i = 0; i < ncells; i++) nm->vals[i] = missing;
-        src = cm->vals;
-        for (int st = 0; st < cm->nstats; st++)
-            for (uint32_t lt = 0; lt < cm->ntargets; lt++) {
-                /* The new local target of each stage slot. */
-                for (int sl = 0; sl < nslots; sl++) {
-                    uint32_t id = map[(size_t)sl * nt + cm->targets[lt]];
-                    slotlt[sl] = id == NAMES_NONE ? UINT32_MAX : newlt[fmap[id]];
-                }
-                for (int step = 0; step < in->nsteps; step++, src += in->nranks)
-                    for (int ri = 0; ri < in->nranks; ri++) {
-                        uint32_t nl = slotlt[slot[ri]];
-                        if (nl == UINT32_MAX || cube_is_missing(src[ri])) continue;
-                        /* Two inputs cannot meet in one cell (the chunk
-                         * and layer tell them apart); if they did, the
-                         * first would win as in the loaders. */
-                        float *dst = &nm->vals[cube_index(c, nm, st, nl, step, ri)];
-                        if (cube_is_missing(*dst)) *dst = src[ri];
-                    }
-            }
+        if (glob_metric(in, m, c, map, fmap, slot, nslots, newlt, slotlt) != 0) goto oom2;
     }
     *out = c;
     c = NULL;
@@ -800,7 +827,6 @@ oom:
 done:
     names_free(fin);
     names_free(tmp);
-    free(buf);
     free(slot);
     free(stage_slot);
     return rc;

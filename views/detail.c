@@ -19,12 +19,19 @@
 #include "src/app/app_compare.h"
 #include "src/app/app_state.h"
 #include "src/io/json.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/graph.h"
 #include "views/view.h"
 
-enum { DA_DOWN = 1, DA_UP, DA_PGDN, DA_PGUP, DA_TOP, DA_BOTTOM, DA_ENTER };
+enum { DA_DOWN = 1, DA_UP, DA_PGDN, DA_PGUP, DA_TOP, DA_BOTTOM, DA_ENTER, DA_HALFDN, DA_HALFUP };
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int detail_nav[NAV_COUNT] = {
+    [NAV_UP] = DA_UP, [NAV_DOWN] = DA_DOWN, [NAV_PGUP] = DA_PGUP, [NAV_PGDN] = DA_PGDN,
+    [NAV_HALFUP] = DA_HALFUP, [NAV_HALFDN] = DA_HALFDN, [NAV_TOP] = DA_TOP, [NAV_BOTTOM] = DA_BOTTOM,
+};
 
 /* One laid-out line: up to 5 cells (label + 4 columns) or a free text. */
 struct dline {
@@ -53,6 +60,7 @@ static const struct keys_row detail_keys[] = {
     {'k', NULL, DA_UP, "scroll up"}, {UK_UP, NULL, DA_UP, "scroll up"},
     {UK_PGDN, NULL, DA_PGDN, "page down"}, {' ', NULL, DA_PGDN, "page down"},
     {UK_PGUP, NULL, DA_PGUP, "page up"},
+    {UK_CTRL('d'), NULL, DA_HALFDN, "half a page down"}, {UK_CTRL('u'), NULL, DA_HALFUP, "half a page up"},
     {'g', NULL, DA_TOP, "top"}, {UK_HOME, NULL, DA_TOP, "top"},
     {'G', NULL, DA_BOTTOM, "bottom"}, {UK_END, NULL, DA_BOTTOM, "bottom"},
     {UK_ENTER, NULL, DA_ENTER, "on a communication peer: show it (its rank's graph, the node)"},
@@ -470,22 +478,12 @@ static void jump_peer(struct dp *p, struct app *a) {
 
 static int detail_key(struct view *v, struct app *a, int action, int key) {
     struct dp *p = v->priv;
-    (void)key;
     long page = p->body_h > 2 ? p->body_h - 1 : 1;
-    long cur = (long)p->cur;
-    switch (action) {
-    case DA_DOWN: cur++; break;
-    case DA_UP: cur--; break;
-    case DA_PGDN: cur += page; break;
-    case DA_PGUP: cur -= page; break;
-    case DA_TOP: cur = 0; break;
-    case DA_BOTTOM: cur = (long)p->n - 1; break;
-    case DA_ENTER: jump_peer(p, a); return 1;
-    default: return 0;
-    }
-    if (cur >= (long)p->n) cur = (long)p->n - 1;
-    if (cur < 0) cur = 0;
-    p->cur = (size_t)cur;
+    if (nav_of_key(key)) action = detail_nav[nav_of_key(key)];
+    if (action == DA_ENTER) { jump_peer(p, a); return 1; }
+    int mv = nav_move_of(detail_nav, action);
+    if (!mv) return 0;
+    p->cur = (size_t)nav_target(mv, (long)p->cur, (long)p->n, page);
     return 1;
 }
 

@@ -19,6 +19,7 @@
 
 #include "src/app/app_state.h"
 #include "ui/agg.h"
+#include "ui/nav.h"
 #include "ui/palette.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -27,7 +28,7 @@
 
 enum {
     HM_UP = 1, HM_DOWN, HM_LEFT, HM_RIGHT, HM_PGUP, HM_PGDN, HM_TOP, HM_BOTTOM, HM_FIRSTCOL, HM_LASTCOL,
-    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF,
+    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN,
 };
 
 static const struct keys_row heat_keys[] = {
@@ -35,8 +36,8 @@ static const struct keys_row heat_keys[] = {
     {UK_DOWN, NULL, HM_DOWN, "move down"}, {'j', NULL, HM_DOWN, "move down"},
     {UK_LEFT, NULL, HM_LEFT, "move left"}, {'h', NULL, HM_LEFT, "move left"},
     {UK_RIGHT, NULL, HM_RIGHT, "move right"}, {'l', NULL, HM_RIGHT, "move right"},
-    {UK_PGUP, NULL, HM_PGUP, "page up"}, {UK_CTRL('u'), NULL, HM_PGUP, "page up"},
-    {UK_PGDN, NULL, HM_PGDN, "page down"}, {UK_CTRL('d'), NULL, HM_PGDN, "page down"},
+    {UK_PGUP, NULL, HM_PGUP, "page up"}, {UK_CTRL('u'), NULL, HM_HALFUP, "half a page up"},
+    {UK_PGDN, NULL, HM_PGDN, "page down"}, {UK_CTRL('d'), NULL, HM_HALFDN, "half a page down"},
     {'g', NULL, HM_TOP, "first row"}, {UK_HOME, NULL, HM_TOP, "first row"},
     {'G', NULL, HM_BOTTOM, "last row"}, {UK_END, NULL, HM_BOTTOM, "last row"},
     {'0', NULL, HM_FIRSTCOL, "first column"}, {'$', NULL, HM_LASTCOL, "last column"},
@@ -682,10 +683,13 @@ static int zoom_fit(int n, int room) {
 static int heat_key(struct view *v, struct app *a, int action, int key) {
     struct heat *h = v->priv;
     struct cut c;
-    (void)key;
     if (!get_cut(h, a, &c)) return 0;
     int x = c.cx < 0 ? 0 : c.cx, y = c.cy < 0 ? 0 : c.cy;
     int page = (h->lines > 1 ? h->lines - 1 : 1) * h->zy * (h->per_line ? h->per_line : 1);
+    /* the shared navigation keys (ui/nav.h); a row of the heat map is zy cube rows */
+    int mv = nav_of_key(key);
+    if (mv == NAV_UP || mv == NAV_DOWN) { set_cursor(a, &c, x, y + (int)nav_delta(mv, 1) * h->zy); return 1; }
+    if (mv) { set_cursor(a, &c, x, (int)nav_target(mv, y, c.ny, page)); return 1; }
     switch (action) {
     case HM_UP: set_cursor(a, &c, x, y - h->zy); return 1;
     case HM_DOWN: set_cursor(a, &c, x, y + h->zy); return 1;

@@ -5,17 +5,24 @@
 #include <string.h>
 
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
-enum { HP_UP = 1, HP_DOWN, HP_PGUP, HP_PGDN, HP_TOP, HP_BOTTOM, HP_CLOSE };
+enum { HP_UP = 1, HP_DOWN, HP_PGUP, HP_PGDN, HP_TOP, HP_BOTTOM, HP_CLOSE, HP_HALFUP, HP_HALFDN };
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int help_nav[NAV_COUNT] = {
+    [NAV_UP] = HP_UP, [NAV_DOWN] = HP_DOWN, [NAV_PGUP] = HP_PGUP, [NAV_PGDN] = HP_PGDN,
+    [NAV_HALFUP] = HP_HALFUP, [NAV_HALFDN] = HP_HALFDN, [NAV_TOP] = HP_TOP, [NAV_BOTTOM] = HP_BOTTOM,
+};
 
 static const struct keys_row help_keys[] = {
     {UK_UP, NULL, HP_UP, "scroll up"}, {'k', NULL, HP_UP, "scroll up"},
     {UK_DOWN, NULL, HP_DOWN, "scroll down"}, {'j', NULL, HP_DOWN, "scroll down"},
-    {UK_PGUP, NULL, HP_PGUP, "page up"}, {UK_CTRL('u'), NULL, HP_PGUP, "page up"},
-    {UK_PGDN, NULL, HP_PGDN, "page down"}, {UK_CTRL('d'), NULL, HP_PGDN, "page down"}, {' ', NULL, HP_PGDN, "page down"},
+    {UK_PGUP, NULL, HP_PGUP, "page up"}, {UK_CTRL('u'), NULL, HP_HALFUP, "half a page up"},
+    {UK_PGDN, NULL, HP_PGDN, "page down"}, {UK_CTRL('d'), NULL, HP_HALFDN, "half a page down"}, {' ', NULL, HP_PGDN, "page down"},
     {'g', NULL, HP_TOP, "top"}, {UK_HOME, NULL, HP_TOP, "top"},
     {'G', NULL, HP_BOTTOM, "bottom"}, {UK_END, NULL, HP_BOTTOM, "bottom"},
     {'q', NULL, HP_CLOSE, "close the help"}, {UK_ESC, NULL, HP_CLOSE, "close the help"},
@@ -181,12 +188,11 @@ static void help_draw(struct view *v, struct app *a) {
 static int help_key(struct view *v, struct app *a, int action, int key) {
     struct help *h = v->priv;
     int page = v->h > 2 ? v->h - 2 : 1;
-    (void)key;
+    if (nav_of_key(key)) action = help_nav[nav_of_key(key)];
     switch (action) {
-    case HP_UP: h->top--; break;
-    case HP_DOWN: h->top++; break;
-    case HP_PGUP: h->top -= page; break;
-    case HP_PGDN: h->top += page; break;
+    case HP_UP: case HP_DOWN: case HP_PGUP: case HP_PGDN: case HP_HALFUP: case HP_HALFDN:
+        h->top += (int)nav_delta(nav_move_of(help_nav, action), page);
+        break;
     case HP_TOP: h->top = 0; break;
     case HP_BOTTOM: h->top = h->nd; break;
     case HP_CLOSE:

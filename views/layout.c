@@ -24,6 +24,7 @@
 #include "model/layout.h"
 #include "model/names.h"
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
@@ -47,6 +48,12 @@ struct lay {
 
 enum {
     ACT_DOWN = 1, ACT_UP, ACT_LEFT, ACT_RIGHT, ACT_PGDN, ACT_PGUP, ACT_TOP, ACT_BOTTOM, ACT_HALFDN, ACT_HALFUP,
+};
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int lay_nav[NAV_COUNT] = {
+    [NAV_UP] = ACT_UP, [NAV_DOWN] = ACT_DOWN, [NAV_PGUP] = ACT_PGUP, [NAV_PGDN] = ACT_PGDN,
+    [NAV_HALFUP] = ACT_HALFUP, [NAV_HALFDN] = ACT_HALFDN, [NAV_TOP] = ACT_TOP, [NAV_BOTTOM] = ACT_BOTTOM,
 };
 
 static struct lay *lay_of(struct app *a) {
@@ -474,18 +481,15 @@ static void lay_draw(struct view *v, struct app *a) {
 static int lay_key(struct view *v, struct app *a, int action, int key) {
     struct lay *p = v->priv;
     (void)a;
-    (void)key;
     if (!p || !p->l) return 0;
     int page = p->nvis > 1 ? p->nvis - 1 : 1;
+    if (nav_of_key(key)) action = lay_nav[nav_of_key(key)];
     switch (action) {
-    case ACT_DOWN: p->top++; break;
-    case ACT_UP: p->top--; break;
+    case ACT_DOWN: case ACT_UP: case ACT_PGDN: case ACT_PGUP: case ACT_HALFDN: case ACT_HALFUP:
+        p->top += (int)nav_delta(nav_move_of(lay_nav, action), page);
+        break;
     case ACT_LEFT: p->left--; break;
     case ACT_RIGHT: p->left++; break;
-    case ACT_PGDN: p->top += page; break;
-    case ACT_PGUP: p->top -= page; break;
-    case ACT_HALFDN: p->top += page / 2 ? page / 2 : 1; break;
-    case ACT_HALFUP: p->top -= page / 2 ? page / 2 : 1; break;
     case ACT_TOP: p->top = 0; p->left = 0; break;
     case ACT_BOTTOM: p->top = p->l->nrows; break;
     default: return 0;

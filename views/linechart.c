@@ -182,6 +182,153 @@ static void range_x(const struct lc *lc, int np, int *x0, int *x1) {
 
 static double clampv(double v) { return v > LC_CLAMP ? LC_CLAMP : v < -LC_CLAMP ? -LC_CLAMP : v; }
 
+/* The y range over the shown x range [x0, x1) of the shown lines, padded
+ * when flat. */
+static void y_range(struct app *a, const struct lc *lc, int x0, int x1, double *ymin_out, double *ymax_out) {
+    double ymin = INFINITY, ymax = -INFINITY;
+    for (int k = 0; k < lc->n; k++) {
+        if (lc->lines[k].hidden) continue;
+        for (int i = x0; i < x1; i++) {
+            float p = point(a, &lc->lines[k], i);
+            if (!isfinite(p)) continue;
+            double d = clampv(p);
+            if (d < ymin) ymin = d;
+            if (d > ymax) ymax = d;
+        }
+    }
+    if (!(ymin <= ymax)) { ymin = 0; ymax = 1; }
+    if (ymin == ymax) {
+        double pad = ymin == 0 ? 1 : fabs(ymin) * 0.1;
+        ymin -= pad;
+        ymax += pad;
+    }
+    *ymin_out = ymin;
+    *ymax_out = ymax;
+}
+
+/* The plot of the shown lines over x [x0, x1) and y [ymin, ymax], plot_h
+ * rows high right of a y axis yw wide, with its axis labels. */
+static void draw_plot(struct view *v, struct app *a, struct lc *lc, int x0, int x1, double ymin, double ymax,
+                      int plot_h, int yw, const char *ylo, const char *yhi) {
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    int px0 = yw + 1, pw = v->w - px0;
+    struct canvas cv;
+    if (canvas_init(&cv, lc->mode, pw, plot_h) == 0) {
+        int xd = canvas_xdots(&cv), yd = canvas_ydots(&cv);
+        int span = x1 - x0;
+        /* Markers for non-finite points, per screen column. */
+        int *mark = calloc((size_t)pw, sizeof *mark);
+        int *mark_series = calloc((size_t)pw, sizeof *mark_series);
+        for (int k = 0; k < lc->n; k++) {
+            const struct line *l = &lc->lines[k];
+            if (l->hidden) continue;
+            double px = NAN, py = NAN;
+            for (int i = x0; i < x1; i++) {
+                float p = point(a, l, i);
+                double dx = span > 1 ? (double)(i - x0) * (xd - 1) / (span - 1) : (xd - 1) / 2.0;
+                if (!isfinite(p)) {
+                    if (!cube_is_missing(p) && mark) {
+                        int col = (int)(dx / cv.dw);
+                        if (col >= 0 && col < pw) {
+                            mark[col] = isnan(p) ? 'N' : p > 0 ? '+' : '-';
+                            mark_series[col] = l->color;
+                        }
+                    }
+                    px = py = NAN;
+                    continue;
+                }
+                double dy = (ymax - clampv(p)) / (ymax - ymin) * (yd - 1);
+                if (isfinite(px)) canvas_line(&cv, px, py, dx, dy, l->color);
+                else canvas_line(&cv, dx, dy, dx, dy, l->color);
+                px = dx;
+                py = dy;
+            }
+        }
+        int ccol = span > 1 ? (int)((double)(lc->cursor - x0) * (xd - 1) / (span - 1) / cv.dw)
+                            : (xd - 1) / 2 / cv.dw;
+        for (int cy = 0; cy < plot_h; cy++) {
+            for (int cx = 0; cx < pw; cx++) {
+                char g[8];
+                int s = canvas_cell(&cv, cx, cy, g);
+                if (cy == 0 && mark && mark[cx]) {
+                    ui_role(w, u, ui_series_role(mark_series[cx]));
+                    wattron(w, A_BOLD | A_REVERSE);
+                    char m[2] = {(char)mark[cx], 0};
+                    ui_put(w, 1 + cy, px0 + cx, 1, m);
+                    continue;
+                }
+                if (s >= 0) {
+                    ui_role(w, u, ui_series_role(s));
+                    if (cx == ccol) wattron(w, A_REVERSE);
+                    ui_put(w, 1 + cy, px0 + cx, 1, g);
+                } else if (cx == ccol) {
+                    ui_role(w, u, UI_DIM);
+                    ui_put(w, 1 + cy, px0 + cx, 1, ui_glyph_vline(u));
+                }
+            }
+        }
+        free(mark);
+        free(mark_series);
+        canvas_free(&cv);
+        /* Axes: y labels at the top and bottom, x labels below. */
+        ui_role(w, u, UI_AXIS);
+        ui_put(w, 1, 0, yw, yhi);
+        if (plot_h > 1) ui_put(w, plot_h, 0, yw, ylo);
+        for (int cy = 0; cy < plot_h; cy++) ui_put(w, 1 + cy, yw, 1, ui_glyph_vline(u));
+        int ay = 1 + plot_h;
+        char lab[64];
+        x_label(a, &lc->lines[0], x0, lab, sizeof lab);
+        int used = ui_put(w, ay, px0, pw, lab);
+        x_label(a, &lc->lines[0], x1 - 1, lab, sizeof lab);
+        int lw = text_width(lab);
+        int rx = px0 + pw - lw;
+        if (rx > px0 + used + 1) ui_put(w, ay, rx, lw, lab);
+        x_label(a, &lc->lines[0], lc->cursor, lab, sizeof lab);
+        lw = text_width(lab);
+        int cxp = px0 + ccol - lw / 2;
+        if (cxp < px0) cxp = px0;
+        if (cxp + lw > v->w) cxp = v->w - lw;
+        ui_role(w, u, UI_AXIS_SEL);
+        ui_put(w, ay, cxp, lw, lab);
+        ui_role(w, u, UI_DIM);
+        ui_put(w, ay, 0, yw, lc->dim == DIM_STEP ? "step" : lc->dim == DIM_RANK ? "rank" : "id");
+    }
+}
+
+/* Legend: colour swatch, name, value at the cursor; leg_rows rows from
+ * leg_y0, scrolled to keep the selected line. */
+static void draw_legend(struct view *v, struct app *a, struct lc *lc, int leg_y0, int leg_rows) {
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    int first = 0;
+    if (lc->sel >= leg_rows) first = lc->sel - leg_rows + 1;
+    lc->leg_y0 = leg_y0;
+    lc->leg_first = first;
+    lc->leg_rows = leg_rows;
+    for (int r = 0; r < leg_rows && first + r < lc->n; r++) {
+        const struct line *l = &lc->lines[first + r];
+        int y = leg_y0 + r;
+        int x = 0;
+        char name[512], val[32], row[700];
+        float p = point(a, l, lc->cursor);
+        text_fmt_value(p, val, sizeof val);
+        line_name(a, l, v->w - 24, name, sizeof name);
+        int selected = first + r == lc->sel && v->focused;
+        ui_role(w, u, selected ? UI_AXIS_SEL : UI_NORMAL);
+        x += ui_put(w, y, x, v->w, selected ? ui_glyph_focus(u) : " ");
+        ui_role(w, u, ui_series_role(l->color));
+        wattron(w, A_BOLD);
+        char sw[8];
+        snprintf(sw, sizeof sw, "%s", l->hidden ? "-" : u->utf8 ? "\xe2\x96\xa0" : "*");
+        x += ui_put(w, y, x, v->w - x, sw);
+        ui_role(w, u, l->hidden ? UI_DIM : UI_NORMAL);
+        snprintf(row, sizeof row, " %d %s = %s%s", first + r + 1, name, cube_is_missing(p) ? "(no data)" : val,
+                 l->hidden ? " (hidden)" : "");
+        ui_put(w, y, x, v->w - x, row);
+    }
+}
+
 static void lc_draw(struct view *v, struct app *a) {
     struct lc *lc = v->priv;
     WINDOW *w = v->win;
@@ -231,23 +378,8 @@ static void lc_draw(struct view *v, struct app *a) {
     }
 
     /* y range over the shown x range of the shown lines. */
-    double ymin = INFINITY, ymax = -INFINITY;
-    for (int k = 0; k < lc->n; k++) {
-        if (lc->lines[k].hidden) continue;
-        for (int i = x0; i < x1; i++) {
-            float p = point(a, &lc->lines[k], i);
-            if (!isfinite(p)) continue;
-            double d = clampv(p);
-            if (d < ymin) ymin = d;
-            if (d > ymax) ymax = d;
-        }
-    }
-    if (!(ymin <= ymax)) { ymin = 0; ymax = 1; }
-    if (ymin == ymax) {
-        double pad = ymin == 0 ? 1 : fabs(ymin) * 0.1;
-        ymin -= pad;
-        ymax += pad;
-    }
+    double ymin, ymax;
+    y_range(a, lc, x0, x1, &ymin, &ymax);
     char ylo[32], yhi[32];
     /* msProbe's tick form, shortened when it would eat the plot. */
     text_fmt_tick(ymin, ylo, sizeof ylo);
@@ -257,121 +389,13 @@ static void lc_draw(struct view *v, struct app *a) {
     int yw = text_width(ylo) > text_width(yhi) ? text_width(ylo) : text_width(yhi);
     if (yw > 12) yw = 12;
     int px0 = yw + 1, pw = v->w - px0;
-    if (plot_h > 0 && pw >= 2) {
-        struct canvas cv;
-        if (canvas_init(&cv, lc->mode, pw, plot_h) == 0) {
-            int xd = canvas_xdots(&cv), yd = canvas_ydots(&cv);
-            int span = x1 - x0;
-            /* Markers for non-finite points, per screen column. */
-            int *mark = calloc((size_t)pw, sizeof *mark);
-            int *mark_series = calloc((size_t)pw, sizeof *mark_series);
-            for (int k = 0; k < lc->n; k++) {
-                const struct line *l = &lc->lines[k];
-                if (l->hidden) continue;
-                double px = NAN, py = NAN;
-                for (int i = x0; i < x1; i++) {
-                    float p = point(a, l, i);
-                    double dx = span > 1 ? (double)(i - x0) * (xd - 1) / (span - 1) : (xd - 1) / 2.0;
-                    if (!isfinite(p)) {
-                        if (!cube_is_missing(p) && mark) {
-                            int col = (int)(dx / cv.dw);
-                            if (col >= 0 && col < pw) {
-                                mark[col] = isnan(p) ? 'N' : p > 0 ? '+' : '-';
-                                mark_series[col] = l->color;
-                            }
-                        }
-                        px = py = NAN;
-                        continue;
-                    }
-                    double dy = (ymax - clampv(p)) / (ymax - ymin) * (yd - 1);
-                    if (isfinite(px)) canvas_line(&cv, px, py, dx, dy, l->color);
-                    else canvas_line(&cv, dx, dy, dx, dy, l->color);
-                    px = dx;
-                    py = dy;
-                }
-            }
-            int ccol = span > 1 ? (int)((double)(lc->cursor - x0) * (xd - 1) / (span - 1) / cv.dw)
-                                : (xd - 1) / 2 / cv.dw;
-            for (int cy = 0; cy < plot_h; cy++) {
-                for (int cx = 0; cx < pw; cx++) {
-                    char g[8];
-                    int s = canvas_cell(&cv, cx, cy, g);
-                    if (cy == 0 && mark && mark[cx]) {
-                        ui_role(w, u, ui_series_role(mark_series[cx]));
-                        wattron(w, A_BOLD | A_REVERSE);
-                        char m[2] = {(char)mark[cx], 0};
-                        ui_put(w, 1 + cy, px0 + cx, 1, m);
-                        continue;
-                    }
-                    if (s >= 0) {
-                        ui_role(w, u, ui_series_role(s));
-                        if (cx == ccol) wattron(w, A_REVERSE);
-                        ui_put(w, 1 + cy, px0 + cx, 1, g);
-                    } else if (cx == ccol) {
-                        ui_role(w, u, UI_DIM);
-                        ui_put(w, 1 + cy, px0 + cx, 1, ui_glyph_vline(u));
-                    }
-                }
-            }
-            free(mark);
-            free(mark_series);
-            canvas_free(&cv);
-            /* Axes: y labels at the top and bottom, x labels below. */
-            ui_role(w, u, UI_AXIS);
-            ui_put(w, 1, 0, yw, yhi);
-            if (plot_h > 1) ui_put(w, plot_h, 0, yw, ylo);
-            for (int cy = 0; cy < plot_h; cy++) ui_put(w, 1 + cy, yw, 1, ui_glyph_vline(u));
-            int ay = 1 + plot_h;
-            char lab[64];
-            x_label(a, &lc->lines[0], x0, lab, sizeof lab);
-            int used = ui_put(w, ay, px0, pw, lab);
-            x_label(a, &lc->lines[0], x1 - 1, lab, sizeof lab);
-            int lw = text_width(lab);
-            int rx = px0 + pw - lw;
-            if (rx > px0 + used + 1) ui_put(w, ay, rx, lw, lab);
-            x_label(a, &lc->lines[0], lc->cursor, lab, sizeof lab);
-            lw = text_width(lab);
-            int cxp = px0 + ccol - lw / 2;
-            if (cxp < px0) cxp = px0;
-            if (cxp + lw > v->w) cxp = v->w - lw;
-            ui_role(w, u, UI_AXIS_SEL);
-            ui_put(w, ay, cxp, lw, lab);
-            ui_role(w, u, UI_DIM);
-            ui_put(w, ay, 0, yw, lc->dim == DIM_STEP ? "step" : lc->dim == DIM_RANK ? "rank" : "id");
-        }
-    }
+    if (plot_h > 0 && pw >= 2) draw_plot(v, a, lc, x0, x1, ymin, ymax, plot_h, yw, ylo, yhi);
     lc->px0 = px0;
     lc->py0 = 1;
     lc->pw = pw;
     lc->ph = plot_h;
 
-    /* Legend: colour swatch, name, value at the cursor. */
-    int first = 0;
-    if (lc->sel >= leg_rows) first = lc->sel - leg_rows + 1;
-    lc->leg_y0 = leg_y0;
-    lc->leg_first = first;
-    lc->leg_rows = leg_rows;
-    for (int r = 0; r < leg_rows && first + r < lc->n; r++) {
-        const struct line *l = &lc->lines[first + r];
-        int y = leg_y0 + r;
-        int x = 0;
-        char name[512], val[32], row[700];
-        float p = point(a, l, lc->cursor);
-        text_fmt_value(p, val, sizeof val);
-        line_name(a, l, v->w - 24, name, sizeof name);
-        int selected = first + r == lc->sel && v->focused;
-        ui_role(w, u, selected ? UI_AXIS_SEL : UI_NORMAL);
-        x += ui_put(w, y, x, v->w, selected ? ui_glyph_focus(u) : " ");
-        ui_role(w, u, ui_series_role(l->color));
-        wattron(w, A_BOLD);
-        char sw[8];
-        snprintf(sw, sizeof sw, "%s", l->hidden ? "-" : u->utf8 ? "\xe2\x96\xa0" : "*");
-        x += ui_put(w, y, x, v->w - x, sw);
-        ui_role(w, u, l->hidden ? UI_DIM : UI_NORMAL);
-        snprintf(row, sizeof row, " %d %s = %s%s", first + r + 1, name, cube_is_missing(p) ? "(no data)" : val,
-                 l->hidden ? " (hidden)" : "");
-        ui_put(w, y, x, v->w - x, row);
-    }
+    draw_legend(v, a, lc, leg_y0, leg_rows);
 }
 
 /* --- input --- */

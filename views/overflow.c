@@ -19,6 +19,7 @@
 #include "model/search.h"
 #include "src/app/app_origin.h"
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/graph.h"
@@ -27,6 +28,12 @@
 enum {
     OA_DOWN = 1, OA_UP, OA_PGDN, OA_PGUP, OA_HALFDN, OA_HALFUP, OA_TOP, OA_BOTTOM,
     OA_CRIT, OA_HIGH, OA_MED, OA_RANK, OA_STEP, OA_CLEAR, OA_FIRST, OA_JUMP
+};
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int ovf_nav[NAV_COUNT] = {
+    [NAV_UP] = OA_UP, [NAV_DOWN] = OA_DOWN, [NAV_PGUP] = OA_PGUP, [NAV_PGDN] = OA_PGDN,
+    [NAV_HALFUP] = OA_HALFUP, [NAV_HALFDN] = OA_HALFDN, [NAV_TOP] = OA_TOP, [NAV_BOTTOM] = OA_BOTTOM,
 };
 
 /* A display line of the list: a heading (a part of the listing and, for
@@ -706,17 +713,16 @@ static void toggle_level(struct ovp *p, struct app *a, int level) {
 
 static int ovf_key(struct view *v, struct app *a, int action, int key) {
     struct ovp *p = v->priv;
-    (void)key;
     if (!p->built) return 0;
     long page = p->list_h > 1 ? p->list_h - 1 : 1;
     const struct ovf_entry *e = cur_entry(p);
+    if (nav_of_key(key)) action = ovf_nav[nav_of_key(key)];
     switch (action) {
-    case OA_DOWN: move_to(p, (long)p->cur + 1, 1); return 1;
-    case OA_UP: move_to(p, (long)p->cur - 1, -1); return 1;
-    case OA_PGDN: move_to(p, (long)p->cur + page, 1); return 1;
-    case OA_PGUP: move_to(p, (long)p->cur - page, -1); return 1;
-    case OA_HALFDN: move_to(p, (long)p->cur + page / 2 + 1, 1); return 1;
-    case OA_HALFUP: move_to(p, (long)p->cur - page / 2 - 1, -1); return 1;
+    case OA_DOWN: case OA_UP: case OA_PGDN: case OA_PGUP: case OA_HALFDN: case OA_HALFUP: {
+        long d = nav_delta(nav_move_of(ovf_nav, action), page);
+        move_to(p, (long)p->cur + d, d > 0 ? 1 : -1);   /* skipping headings the way it goes */
+        return 1;
+    }
     case OA_TOP: move_to(p, 0, 1); return 1;
     case OA_BOTTOM: move_to(p, (long)p->nlines - 1, -1); return 1;
     case OA_CRIT: toggle_level(p, a, OVF_CRITICAL); return 1;

@@ -7,17 +7,25 @@
 #include <string.h>
 
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
-enum { RP_UP = 1, RP_DOWN, RP_PGUP, RP_PGDN, RP_TOP, RP_BOTTOM, RP_CLOSE };
+enum { RP_UP = 1, RP_DOWN, RP_PGUP, RP_PGDN, RP_TOP, RP_BOTTOM, RP_CLOSE, RP_HALFUP, RP_HALFDN };
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int report_nav[NAV_COUNT] = {
+    [NAV_UP] = RP_UP, [NAV_DOWN] = RP_DOWN, [NAV_PGUP] = RP_PGUP, [NAV_PGDN] = RP_PGDN,
+    [NAV_HALFUP] = RP_HALFUP, [NAV_HALFDN] = RP_HALFDN, [NAV_TOP] = RP_TOP, [NAV_BOTTOM] = RP_BOTTOM,
+};
 
 static const struct keys_row report_keys[] = {
     {'j', NULL, RP_DOWN, "scroll down"}, {UK_DOWN, NULL, RP_DOWN, NULL},
     {'k', NULL, RP_UP, "scroll up"}, {UK_UP, NULL, RP_UP, NULL},
     {UK_PGDN, NULL, RP_PGDN, "page down"}, {' ', NULL, RP_PGDN, NULL},
     {UK_PGUP, NULL, RP_PGUP, "page up"},
+    {UK_CTRL('d'), NULL, RP_HALFDN, "half a page down"}, {UK_CTRL('u'), NULL, RP_HALFUP, "half a page up"},
     {'g', NULL, RP_TOP, "top"}, {UK_HOME, NULL, RP_TOP, NULL},
     {'G', NULL, RP_BOTTOM, "bottom"}, {UK_END, NULL, RP_BOTTOM, NULL},
     {'q', NULL, RP_CLOSE, "back to the screen before"}, {UK_ESC, NULL, RP_CLOSE, NULL},
@@ -107,12 +115,11 @@ static void report_draw(struct view *v, struct app *a) {
 static int report_key(struct view *v, struct app *a, int action, int key) {
     struct rp *p = v->priv;
     int page = v->h > 2 ? v->h - 2 : 1;
-    (void)key;
+    if (nav_of_key(key)) action = report_nav[nav_of_key(key)];
     switch (action) {
-    case RP_UP: p->top--; break;
-    case RP_DOWN: p->top++; break;
-    case RP_PGUP: p->top -= page; break;
-    case RP_PGDN: p->top += page; break;
+    case RP_UP: case RP_DOWN: case RP_PGUP: case RP_PGDN: case RP_HALFUP: case RP_HALFDN:
+        p->top += (int)nav_delta(nav_move_of(report_nav, action), page);
+        break;
     case RP_TOP: p->top = 0; break;
     case RP_BOTTOM: p->top = 1 << 29; break;
     case RP_CLOSE:

@@ -15,13 +15,20 @@
 #include "model/names.h"
 #include "model/search.h"
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
 enum {
     SA_DOWN = 1, SA_UP, SA_PGDN, SA_PGUP, SA_TOP, SA_BOTTOM, SA_LEFT, SA_RIGHT,
-    SA_TOGGLE, SA_ENTER, SA_CLEAR_LABELS, SA_CLEAR_REGEX, SA_CASE
+    SA_TOGGLE, SA_ENTER, SA_CLEAR_LABELS, SA_CLEAR_REGEX, SA_CASE, SA_HALFDN, SA_HALFUP
+};
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int search_nav[NAV_COUNT] = {
+    [NAV_UP] = SA_UP, [NAV_DOWN] = SA_DOWN, [NAV_PGUP] = SA_PGUP, [NAV_PGDN] = SA_PGDN,
+    [NAV_HALFUP] = SA_HALFUP, [NAV_HALFDN] = SA_HALFDN, [NAV_TOP] = SA_TOP, [NAV_BOTTOM] = SA_BOTTOM,
 };
 
 struct sline {
@@ -55,6 +62,8 @@ static const struct keys_row search_keys[] = {
     { UK_UP, NULL, SA_UP, "previous row" },
     { UK_PGDN, NULL, SA_PGDN, "page down" },
     { UK_PGUP, NULL, SA_PGUP, "page up" },
+    { UK_CTRL('d'), NULL, SA_HALFDN, "half a page down" },
+    { UK_CTRL('u'), NULL, SA_HALFUP, "half a page up" },
     { 'g', NULL, SA_TOP, "first row" },
     { UK_HOME, NULL, SA_TOP, "first row" },
     { 'G', NULL, SA_BOTTOM, "last row" },
@@ -439,13 +448,13 @@ static void show_target(struct srp *p, struct app *a) {
 
 static int search_key(struct view *v, struct app *a, int action, int key) {
     struct srp *p = v->priv;
-    (void)key;
     if (!p->built) return 0;
     long page = p->body_h > 1 ? p->body_h - 1 : 1;
     struct pt_error err = { { 0 } };
+    if (nav_of_key(key)) action = search_nav[nav_of_key(key)];
     switch (action) {
-    case SA_DOWN: case SA_UP: case SA_PGDN: case SA_PGUP: case SA_TOP: case SA_BOTTOM: {
-        long d = action == SA_DOWN ? 1 : action == SA_UP ? -1 : action == SA_PGDN ? page : action == SA_PGUP ? -page : 0;
+    case SA_DOWN: case SA_UP: case SA_PGDN: case SA_PGUP: case SA_HALFDN: case SA_HALFUP: case SA_TOP: case SA_BOTTOM: {
+        long d = nav_delta(nav_move_of(search_nav, action), page);
         if (p->col == 0) {
             long to = action == SA_TOP ? 0 : action == SA_BOTTOM ? (long)p->nlines - 1 : (long)p->lcur + d;
             label_move(p, to, action == SA_TOP ? 1 : action == SA_BOTTOM ? -1 : (d >= 0 ? 1 : -1));

@@ -16,12 +16,21 @@
 
 #include "src/app/app_compare.h"
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/graph.h"
 #include "views/view.h"
 
-enum { SA_LEFT = 1, SA_RIGHT, SA_UP, SA_DOWN, SA_PGUP, SA_PGDN, SA_HOME, SA_END, SA_OPEN, SA_FIRST };
+enum { SA_LEFT = 1, SA_RIGHT, SA_UP, SA_DOWN, SA_PGUP, SA_PGDN, SA_HOME, SA_END, SA_OPEN, SA_FIRST, SA_HALFUP,
+       SA_HALFDN };
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions: rows are ranks; top and
+ * bottom are the first and the last pair */
+static const int sum_nav[NAV_COUNT] = {
+    [NAV_UP] = SA_UP, [NAV_DOWN] = SA_DOWN, [NAV_PGUP] = SA_PGUP, [NAV_PGDN] = SA_PGDN,
+    [NAV_HALFUP] = SA_HALFUP, [NAV_HALFDN] = SA_HALFDN, [NAV_TOP] = SA_HOME, [NAV_BOTTOM] = SA_END,
+};
 
 struct sp {
     int s, r;              /* cursor: indexes into a->cmp->steps / ranks */
@@ -39,6 +48,7 @@ static const struct keys_row summary_keys[] = {
     {UK_UP, NULL, SA_UP, "previous rank"}, {'k', NULL, SA_UP, NULL},
     {UK_DOWN, NULL, SA_DOWN, "next rank"}, {'j', NULL, SA_DOWN, NULL},
     {UK_PGUP, NULL, SA_PGUP, "ranks: page up"}, {UK_PGDN, NULL, SA_PGDN, "ranks: page down"},
+    {UK_CTRL('u'), NULL, SA_HALFUP, "ranks: half a page up"}, {UK_CTRL('d'), NULL, SA_HALFDN, "ranks: half a page down"},
     {UK_HOME, NULL, SA_HOME, "the first pair"}, {'g', NULL, SA_HOME, NULL},
     {UK_END, NULL, SA_END, "the last pair"}, {'G', NULL, SA_END, NULL},
     {UK_ENTER, NULL, SA_OPEN, "open the pair's tree on its first divergent node"},
@@ -348,16 +358,15 @@ static void clamp(struct sp *p, struct app *a) {
 }
 
 static int sum_key(struct view *v, struct app *a, int action, int key) {
-    (void)key;
     struct sp *p = v->priv;
     int page = p->nrow > 1 ? p->nrow : 1;
+    if (nav_of_key(key)) action = sum_nav[nav_of_key(key)];
     switch (action) {
     case SA_LEFT: p->s--; break;
     case SA_RIGHT: p->s++; break;
-    case SA_UP: p->r--; break;
-    case SA_DOWN: p->r++; break;
-    case SA_PGUP: p->r -= page; break;
-    case SA_PGDN: p->r += page; break;
+    case SA_UP: case SA_DOWN: case SA_PGUP: case SA_PGDN: case SA_HALFUP: case SA_HALFDN:
+        p->r += (int)nav_delta(nav_move_of(sum_nav, action), page);
+        break;
     case SA_HOME: p->s = p->r = 0; break;
     case SA_END: p->s = nsteps(a) - 1; p->r = nranks(a) - 1; break;
     case SA_OPEN: open_cell(p, a); return 1;

@@ -23,6 +23,7 @@
 #include "model/search.h"
 #include "src/app/app_compare.h"
 #include "src/app/app_state.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/graph.h"
@@ -31,7 +32,13 @@
 enum {
     TA_DOWN = 1, TA_UP, TA_PGDN, TA_PGUP, TA_TOP, TA_BOTTOM, TA_OPEN, TA_CLOSE, TA_EXPAND_ALL, TA_COLLAPSE_ALL,
     TA_FIRST, TA_NEXT, TA_PREV, TA_UNMATCHED, TA_PRECISION, TA_MATCH, TA_RANK_PREV, TA_RANK_NEXT, TA_STEP_PREV,
-    TA_STEP_NEXT, TA_BACK, TA_F1, TA_F2, TA_F3, TA_F4, TA_YES
+    TA_STEP_NEXT, TA_BACK, TA_F1, TA_F2, TA_F3, TA_F4, TA_YES, TA_HALFDN, TA_HALFUP
+};
+
+/* the shared navigation keys (ui/nav.h) as this pane's actions */
+static const int tree_nav[NAV_COUNT] = {
+    [NAV_UP] = TA_UP, [NAV_DOWN] = TA_DOWN, [NAV_PGUP] = TA_PGUP, [NAV_PGDN] = TA_PGDN,
+    [NAV_HALFUP] = TA_HALFUP, [NAV_HALFDN] = TA_HALFDN, [NAV_TOP] = TA_TOP, [NAV_BOTTOM] = TA_BOTTOM,
 };
 
 enum { L_TREE = 0, L_UNMATCHED, L_PRECISION, L_PICK };
@@ -65,8 +72,8 @@ struct tp {
 static const struct keys_row tree_keys[] = {
     {'j', NULL, TA_DOWN, "next node"}, {UK_DOWN, NULL, TA_DOWN, "next node"},
     {'k', NULL, TA_UP, "previous node"}, {UK_UP, NULL, TA_UP, "previous node"},
-    {UK_PGDN, NULL, TA_PGDN, "page down"}, {UK_CTRL('d'), NULL, TA_PGDN, "page down"},
-    {UK_PGUP, NULL, TA_PGUP, "page up"}, {UK_CTRL('u'), NULL, TA_PGUP, "page up"},
+    {UK_PGDN, NULL, TA_PGDN, "page down"}, {UK_CTRL('d'), NULL, TA_HALFDN, "half a page down"},
+    {UK_PGUP, NULL, TA_PGUP, "page up"}, {UK_CTRL('u'), NULL, TA_HALFUP, "half a page up"},
     {'g', NULL, TA_TOP, "the root"}, {UK_HOME, NULL, TA_TOP, "the root"},
     {'G', NULL, TA_BOTTOM, "last row"}, {UK_END, NULL, TA_BOTTOM, "last row"},
     {UK_ENTER, NULL, TA_OPEN, "expand the node (in a list: go to the node)"},
@@ -646,7 +653,8 @@ static void list_enter(struct tp *p, struct app *a) {
 
 static int tree_key(struct view *v, struct app *a, int action, int key) {
     struct tp *p = v->priv;
-    (void)key;
+    int mv = nav_of_key(key);
+    if (mv) action = tree_nav[mv];
     adopt(p, a);
     if (action == TA_RANK_PREV || action == TA_RANK_NEXT) {
         switch_graph(p, a, 0, action == TA_RANK_PREV ? -1 : 1);
@@ -664,8 +672,9 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
         switch (action) {
         case TA_DOWN: move_list(p, 1); return 1;
         case TA_UP: move_list(p, -1); return 1;
-        case TA_PGDN: move_list(p, page); return 1;
-        case TA_PGUP: move_list(p, -page); return 1;
+        case TA_PGDN: case TA_PGUP: case TA_HALFDN: case TA_HALFUP:
+            move_list(p, nav_delta(nav_move_of(tree_nav, action), page));
+            return 1;
         case TA_TOP: p->lcur = 0; move_list(p, 1); return 1;
         case TA_BOTTOM: p->lcur = p->nl - 1; move_list(p, 0); return 1;
         case TA_OPEN: list_enter(p, a); return 1;
@@ -712,8 +721,9 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
     switch (action) {
     case TA_DOWN: move_sel(p, 1); break;
     case TA_UP: move_sel(p, -1); break;
-    case TA_PGDN: move_sel(p, page); break;
-    case TA_PGUP: move_sel(p, -page); break;
+    case TA_PGDN: case TA_PGUP: case TA_HALFDN: case TA_HALFUP:
+        move_sel(p, nav_delta(nav_move_of(tree_nav, action), page));
+        break;
     case TA_TOP: move_sel(p, -(long)p->nrows); break;
     case TA_BOTTOM: move_sel(p, (long)p->nrows); break;
     case TA_OPEN:

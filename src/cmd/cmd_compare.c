@@ -381,25 +381,32 @@ static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair 
     return rc;
 }
 
-static int run(int argc, char **argv) {
-    const char *paths[2] = {NULL, NULL}, *csv = NULL, *lm = NULL, *mc = NULL, *odir = NULL;
-    int first = 0, fuzzy = 0, np = 0, bad = 0;
+/* What the command line of `compare` asked for. */
+struct copts {
+    const char *paths[2], *csv, *lm, *mc, *odir;
+    int first, fuzzy;
+};
+
+/* Reads the options and the two dumps; EXIT_OK, else the exit status. */
+static int parse_args(int argc, char **argv, struct copts *c) {
+    memset(c, 0, sizeof *c);
+    int np = 0, bad = 0;
     for (int i = 1; i < argc; i++) {
         int m = 0;
         const char *v;
-        if ((v = opt_value(argc, argv, &i, "--csv", &m, &bad)) || m) { if (v) csv = v; continue; }
-        if ((v = opt_value(argc, argv, &i, "--out", &m, &bad)) || m) { if (v) odir = v; continue; }
-        if ((v = opt_value(argc, argv, &i, "--layer-mapping", &m, &bad)) || m) { if (v) lm = v; continue; }
-        if ((v = opt_value(argc, argv, &i, "-lm", &m, &bad)) || m) { if (v) lm = v; continue; }
-        if ((v = opt_value(argc, argv, &i, "--match-config", &m, &bad)) || m) { if (v) mc = v; continue; }
-        if (!strcmp(argv[i], "--first")) { first = 1; continue; }
-        if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { fuzzy = 1; continue; }
+        if ((v = opt_value(argc, argv, &i, "--csv", &m, &bad)) || m) { if (v) c->csv = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--out", &m, &bad)) || m) { if (v) c->odir = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--layer-mapping", &m, &bad)) || m) { if (v) c->lm = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "-lm", &m, &bad)) || m) { if (v) c->lm = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--match-config", &m, &bad)) || m) { if (v) c->mc = v; continue; }
+        if (!strcmp(argv[i], "--first")) { c->first = 1; continue; }
+        if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { c->fuzzy = 1; continue; }
         if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "probetop compare: unknown option %s (see probetop help compare)\n", argv[i]);
             return EXIT_USAGE;
         }
         if (np >= 2) { fprintf(stderr, "probetop compare: give two dumps, PROBLEM and BENCH\n"); return EXIT_USAGE; }
-        paths[np++] = argv[i];
+        c->paths[np++] = argv[i];
     }
     if (bad) return EXIT_USAGE;
     if (np != 2) {
@@ -408,192 +415,237 @@ static int run(int argc, char **argv) {
                 cmd_compare_entry.usage);
         return EXIT_USAGE;
     }
-    struct pt_error err;
-    struct graph_dirs d[2];
-    if (graph_scan(paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", err.msg); return EXIT_USAGE; }
-    if (graph_scan(paths[1], &d[1], &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
-        graph_dirs_free(&d[0]);
-        return EXIT_USAGE;
-    }
+    return EXIT_OK;
+}
+
+/* The state of one run over the pairs. */
+struct crun {
+    const struct copts *c;
     struct cfile_lmap map;
-    memset(&map, 0, sizeof map);
-    int rc = EXIT_OK, any_error = 0, lm_warned = 0;
     struct outf out;
-    memset(&out, 0, sizeof out);
-    /* the (step, rank) pairs both dumps have, in the problem's order */
-    struct cscan_pair *pairs = calloc(d[0].n + 1, sizeof *pairs);
-    struct crun_pair *sum = calloc(d[0].n + 1, sizeof *sum);
-    size_t npairs = 0;
-    int multi_step = 0;
-    if (!pairs || !sum) {
-        fprintf(stderr, "probetop compare: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    for (size_t i = 0; i < d[0].n; i++) {
-        long j = graph_pair(&d[0], &d[1], i);   /* run/step0 against run/step1 pairs by rank */
-        if (j < 0) continue;
-        pairs[npairs++] = (struct cscan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
-        if (npairs > 1 && pairs[npairs - 1].step != pairs[0].step) multi_step = 1;
-    }
-    if (!npairs) {
-        fprintf(stderr, "probetop compare: %s and %s share no (step, rank): nothing to compare\n", paths[0], paths[1]);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (lm && cfile_lmap_load(&map, lm, &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (first && !csv && !odir) {
-        rc = run_first(pairs, npairs, sum, fuzzy, lm ? &map : NULL, mc);
-        goto done;
-    }
-    if (odir && out_dir(odir, &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (csv && outf_open(&out, csv, &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    int quiet = first || out.is_stdout;   /* the counts lines would mix with the csv on stdout */
-    for (size_t k = 0; k < npairs; k++) {
-        const struct cscan_pair *pp = &pairs[k];
-        struct tree *a = NULL, *b = NULL;
-        if (read_pair(pp->dir[0], pp->dir[1], &a, &b, &err) != 0) {
+    struct crun_pair *sum;   /* one per pair */
+    size_t npairs;
+    int multi_step, quiet, lm_warned, any_error;
+    int rc;
+};
+
+/* One pair's table as its own csv in --out, named as msProbe names a
+ * directory compare's. */
+static int write_pair_csv(const struct crun *r, const struct cscan_pair *pp, const struct cmp_table *t,
+                          struct pt_error *err) {
+    char name[4200];
+    struct outf po;
+    if (r->multi_step)
+        snprintf(name, sizeof name, "%s/compare_result_rank%d_step%d.csv", r->c->odir, (int)pp->rank, (int)pp->step);
+    else snprintf(name, sizeof name, "%s/compare_result_rank%d.csv", r->c->odir, (int)pp->rank);
+    if (outf_open(&po, name, err) != 0) return -1;
+    int wrc = csv_table(po.f, t, 1, NULL);
+    if (wrc != 0) pt_errorf(err, "out of memory writing %s", name);
+    if (outf_close(&po, wrc == 0, err) != 0 || wrc != 0) return -1;
+    return 0;
+}
+
+/* The graph of a pair into its summary and the counts line: applies the
+ * match config; 0, or -1 out of memory. */
+static int report_graph(struct crun *r, size_t k, const struct tree *a, const struct cmp_table *t,
+                        struct cmp_graph *g) {
+    struct pt_error err;
+    if (r->c->mc) {
+        struct cfile_report rep;
+        if (cfile_match_apply(g, r->c->mc, &rep, &err) != 0) {
             fprintf(stderr, "probetop compare: %s\n", err.msg);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        a->step = b->step = pp->step;
-        a->rank = b->rank = pp->rank;
-        if (strcmp(a->framework, b->framework) && a->framework[0] && b->framework[0] && !lm) {
-            fprintf(stderr, "probetop compare: the problem dump is %s and the benchmark %s: names differ between "
-                            "frameworks, give --layer-mapping FILE (a YAML of renames, or auto)\n", a->framework, b->framework);
-            tree_free(a);
-            tree_free(b);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        /* the layer mapping is computed per pair, from both dumps (§3.3) */
-        struct lmap *pm = NULL;
-        if (lm) {
-            char warn[2048];
-            pm = cfile_lmap_build(&map, a, b, warn, sizeof warn);
-            if (warn[0] && !lm_warned) fprintf(stderr, "probetop compare: %s\n", warn);
-            lm_warned |= warn[0] != '\0';
-        }
-        struct cmp_opts o = {.fuzzy = fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
-        const char *tnote = npy_setup_opts(&o, a, b);   /* tensor mode reads .npy files; .pt: statistics */
-        if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", tnote);
-        /* The structure first: building only adds nodes, and once both
-         * trees are built they are only read, so the graph compare runs on
-         * a second thread while this one makes the table and its csv (the
-         * name map and the tensor loader keep no state between calls). */
-        struct pt_error gerr;
-        int built = tree_build(a, &gerr) == 0 && tree_build(b, &gerr) == 0;
-        struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
-        pthread_t gth;
-        int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
-        struct cmp_table *t = NULL;
-        int trc = cmp_table_new(a, b, &o, &t, &err);
-        char lead[64];
-        snprintf(lead, sizeof lead, "%d,%d,", (int)pp->step, (int)pp->rank);
-        if (trc == 0 && out.f && csv_table(out.f, t, k == 0, npairs > 1 ? lead : NULL) != 0)
-            trc = pt_errorf(&err, "out of memory writing the csv");
-        if (trc == 0 && odir) {
-            /* one csv per pair, named as msProbe names a directory compare's */
-            char name[4200];
-            struct outf po;
-            if (multi_step)
-                snprintf(name, sizeof name, "%s/compare_result_rank%d_step%d.csv", odir, (int)pp->rank, (int)pp->step);
-            else snprintf(name, sizeof name, "%s/compare_result_rank%d.csv", odir, (int)pp->rank);
-            if (outf_open(&po, name, &err) != 0) trc = -1;
-            else {
-                int wrc = csv_table(po.f, t, 1, NULL);
-                if (wrc != 0) pt_errorf(&err, "out of memory writing %s", name);
-                if (outf_close(&po, wrc == 0, &err) != 0 || wrc != 0) trc = -1;
-            }
-        }
-        if (gthreaded) pthread_join(gth, NULL);
-        else if (built) graph_thread(&gj);
-        if (trc != 0) {
-            fprintf(stderr, "probetop compare: %s\n", err.msg);
-            cmp_graph_free(gj.g);
-            cmp_table_free(t);
-            lmap_free(pm);
-            tree_free(a);
-            tree_free(b);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        if (t->counts[CL_ERROR]) any_error = 1;
-        if (t->tensor_failed)
-            fprintf(stderr, "probetop compare: step %d rank %d: %zu tensor files could not be read; first: %s\n",
-                    a->step, a->rank, t->tensor_failed, t->tensor_err);
-        /* the graph: only when both sides have a structure */
-        struct cmp_graph *g = gj.g;
-        if (built && gj.rc != 0) gerr = gj.err;
-        int sumrc = 0;
-        if (g) {
-            if (mc) {
-                struct cfile_report rep;
-                if (cfile_match_apply(g, mc, &rep, &err) != 0) {
-                    fprintf(stderr, "probetop compare: %s\n", err.msg);
-                    rc = EXIT_USAGE;
-                } else {
-                    fprintf(stderr, "probetop compare: match config: %zu pairs applied, %zu failed%s%s\n", rep.ok,
-                            rep.failed, rep.first_bad[0] ? "; first: " : "", rep.first_bad);
-                }
-            }
-            sumrc = crun_pair_from_graph(&sum[k], g);
-            if (sum[k].nerror) any_error = 1;
-            if (!quiet)
-                printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu); nodes matched %zu, "
-                       "unmatched %zu problem / %zu benchmark\n", a->step, a->rank, t->nrows, t->counts[0],
-                       t->counts[1], t->counts[2], g->nmatched, g->nunmatched_npu, g->nunmatched_bench);
+            r->rc = EXIT_USAGE;
         } else {
-            if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
-                                a->step, a->rank, gerr.msg);
-            else fprintf(stderr, "probetop compare: %s\n", gerr.msg);
-            /* no tree: the first divergent row in dump order */
-            sumrc = crun_pair_from_table(&sum[k], t);
-            if (!quiet)
-                printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nrows,
-                       t->counts[0], t->counts[1], t->counts[2]);
+            fprintf(stderr, "probetop compare: match config: %zu pairs applied, %zu failed%s%s\n", rep.ok,
+                    rep.failed, rep.first_bad[0] ? "; first: " : "", rep.first_bad);
         }
-        cmp_graph_free(g);
+    }
+    int sumrc = crun_pair_from_graph(&r->sum[k], g);
+    if (r->sum[k].nerror) r->any_error = 1;
+    if (!r->quiet)
+        printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu); nodes matched %zu, "
+               "unmatched %zu problem / %zu benchmark\n", a->step, a->rank, t->nrows, t->counts[0],
+               t->counts[1], t->counts[2], g->nmatched, g->nunmatched_npu, g->nunmatched_bench);
+    return sumrc;
+}
+
+/* Pair k: read, table (and csv), graph on a second thread, summary.
+ * 0, or -1 when the run stops (r->rc says why). */
+static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
+    const struct copts *c = r->c;
+    struct pt_error err;
+    struct tree *a = NULL, *b = NULL;
+    if (read_pair(pp->dir[0], pp->dir[1], &a, &b, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        r->rc = EXIT_USAGE;
+        return -1;
+    }
+    a->step = b->step = pp->step;
+    a->rank = b->rank = pp->rank;
+    if (strcmp(a->framework, b->framework) && a->framework[0] && b->framework[0] && !c->lm) {
+        fprintf(stderr, "probetop compare: the problem dump is %s and the benchmark %s: names differ between "
+                        "frameworks, give --layer-mapping FILE (a YAML of renames, or auto)\n", a->framework, b->framework);
+        tree_free(a);
+        tree_free(b);
+        r->rc = EXIT_USAGE;
+        return -1;
+    }
+    /* the layer mapping is computed per pair, from both dumps (§3.3) */
+    struct lmap *pm = NULL;
+    if (c->lm) {
+        char warn[2048];
+        pm = cfile_lmap_build(&r->map, a, b, warn, sizeof warn);
+        if (warn[0] && !r->lm_warned) fprintf(stderr, "probetop compare: %s\n", warn);
+        r->lm_warned |= warn[0] != '\0';
+    }
+    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
+    const char *tnote = npy_setup_opts(&o, a, b);   /* tensor mode reads .npy files; .pt: statistics */
+    if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", tnote);
+    /* The structure first: building only adds nodes, and once both
+     * trees are built they are only read, so the graph compare runs on
+     * a second thread while this one makes the table and its csv (the
+     * name map and the tensor loader keep no state between calls). */
+    struct pt_error gerr;
+    int built = tree_build(a, &gerr) == 0 && tree_build(b, &gerr) == 0;
+    struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
+    pthread_t gth;
+    int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
+    struct cmp_table *t = NULL;
+    int trc = cmp_table_new(a, b, &o, &t, &err);
+    char lead[64];
+    snprintf(lead, sizeof lead, "%d,%d,", (int)pp->step, (int)pp->rank);
+    if (trc == 0 && r->out.f && csv_table(r->out.f, t, k == 0, r->npairs > 1 ? lead : NULL) != 0)
+        trc = pt_errorf(&err, "out of memory writing the csv");
+    if (trc == 0 && c->odir && write_pair_csv(r, pp, t, &err) != 0) trc = -1;
+    if (gthreaded) pthread_join(gth, NULL);
+    else if (built) graph_thread(&gj);
+    if (trc != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        cmp_graph_free(gj.g);
         cmp_table_free(t);
         lmap_free(pm);
         tree_free(a);
         tree_free(b);
-        if (sumrc != 0) {
-            fprintf(stderr, "probetop compare: out of memory\n");
-            rc = EXIT_USAGE;
-            goto done;
-        }
+        r->rc = EXIT_USAGE;
+        return -1;
     }
-    if (first) {
-        print_first_origin(pairs, npairs, sum, fuzzy, lm != NULL);
-    } else if (!quiet) print_first(sum, npairs, 0);
-    if (rc == EXIT_OK && any_error) rc = EXIT_FOUND;
-done:
-    if (out.f && outf_close(&out, rc != EXIT_USAGE, &err) != 0) {
+    if (t->counts[CL_ERROR]) r->any_error = 1;
+    if (t->tensor_failed)
+        fprintf(stderr, "probetop compare: step %d rank %d: %zu tensor files could not be read; first: %s\n",
+                a->step, a->rank, t->tensor_failed, t->tensor_err);
+    /* the graph: only when both sides have a structure */
+    struct cmp_graph *g = gj.g;
+    if (built && gj.rc != 0) gerr = gj.err;
+    int sumrc = 0;
+    if (g) sumrc = report_graph(r, k, a, t, g);
+    else {
+        if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
+                            a->step, a->rank, gerr.msg);
+        else fprintf(stderr, "probetop compare: %s\n", gerr.msg);
+        /* no tree: the first divergent row in dump order */
+        sumrc = crun_pair_from_table(&r->sum[k], t);
+        if (!r->quiet)
+            printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nrows,
+                   t->counts[0], t->counts[1], t->counts[2]);
+    }
+    cmp_graph_free(g);
+    cmp_table_free(t);
+    lmap_free(pm);
+    tree_free(a);
+    tree_free(b);
+    if (sumrc != 0) {
+        fprintf(stderr, "probetop compare: out of memory\n");
+        r->rc = EXIT_USAGE;
+        return -1;
+    }
+    return 0;
+}
+
+/* The (step, rank) pairs both dumps have, in the problem's order; how many
+ * (0: none, said), -1 out of memory. */
+static long pair_up(const struct graph_dirs d[2], const struct copts *c, struct cscan_pair *pairs, int *multi_step) {
+    size_t npairs = 0;
+    for (size_t i = 0; i < d[0].n; i++) {
+        long j = graph_pair(&d[0], &d[1], i);   /* run/step0 against run/step1 pairs by rank */
+        if (j < 0) continue;
+        pairs[npairs++] = (struct cscan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
+        if (npairs > 1 && pairs[npairs - 1].step != pairs[0].step) *multi_step = 1;
+    }
+    if (!npairs)
+        fprintf(stderr, "probetop compare: %s and %s share no (step, rank): nothing to compare\n", c->paths[0],
+                c->paths[1]);
+    return (long)npairs;
+}
+
+/* Opens what the run writes: the layer mapping, --out, --csv.  0, or -1
+ * (said, r->rc set). */
+static int open_outputs(struct crun *r) {
+    const struct copts *c = r->c;
+    struct pt_error err;
+    if (c->lm && cfile_lmap_load(&r->map, c->lm, &err) != 0) goto fail;
+    if (c->first && !c->csv && !c->odir) return 0;
+    if (c->odir && out_dir(c->odir, &err) != 0) goto fail;
+    if (c->csv && outf_open(&r->out, c->csv, &err) != 0) goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "probetop compare: %s\n", err.msg);
+    r->rc = EXIT_USAGE;
+    return -1;
+}
+
+static int run(int argc, char **argv) {
+    struct copts c;
+    int prc = parse_args(argc, argv, &c);
+    if (prc != EXIT_OK) return prc;
+    struct pt_error err;
+    struct graph_dirs d[2];
+    if (graph_scan(c.paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", err.msg); return EXIT_USAGE; }
+    if (graph_scan(c.paths[1], &d[1], &err) != 0) {
         fprintf(stderr, "probetop compare: %s\n", err.msg);
-        rc = EXIT_USAGE;
+        graph_dirs_free(&d[0]);
+        return EXIT_USAGE;
     }
-    for (size_t k = 0; sum && k < npairs; k++) crun_pair_clear(&sum[k]);
-    free(sum);
+    struct crun r;
+    memset(&r, 0, sizeof r);
+    r.c = &c;
+    r.rc = EXIT_OK;
+    struct cscan_pair *pairs = calloc(d[0].n + 1, sizeof *pairs);
+    r.sum = calloc(d[0].n + 1, sizeof *r.sum);
+    if (!pairs || !r.sum) {
+        fprintf(stderr, "probetop compare: out of memory\n");
+        r.rc = EXIT_USAGE;
+        goto done;
+    }
+    long np = pair_up(d, &c, pairs, &r.multi_step);
+    if (np <= 0) {
+        r.rc = EXIT_USAGE;
+        goto done;
+    }
+    r.npairs = (size_t)np;
+    if (open_outputs(&r) != 0) goto done;
+    if (c.first && !c.csv && !c.odir) {
+        r.rc = run_first(pairs, r.npairs, r.sum, c.fuzzy, c.lm ? &r.map : NULL, c.mc);
+        goto done;
+    }
+    r.quiet = c.first || r.out.is_stdout;   /* the counts lines would mix with the csv on stdout */
+    for (size_t k = 0; k < r.npairs; k++)
+        if (compare_pair(&r, &pairs[k], k) != 0) goto done;
+    if (c.first) {
+        print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL);
+    } else if (!r.quiet) print_first(r.sum, r.npairs, 0);
+    if (r.rc == EXIT_OK && r.any_error) r.rc = EXIT_FOUND;
+done:
+    if (r.out.f && outf_close(&r.out, r.rc != EXIT_USAGE, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        r.rc = EXIT_USAGE;
+    }
+    for (size_t k = 0; r.sum && k < r.npairs; k++) crun_pair_clear(&r.sum[k]);
+    free(r.sum);
     free(pairs);
-    cfile_lmap_free(&map);
+    cfile_lmap_free(&r.map);
     graph_dirs_free(&d[0]);
     graph_dirs_free(&d[1]);
-    return rc;
+    return r.rc;
 }
 
 const struct cmd_entry cmd_compare_entry = {

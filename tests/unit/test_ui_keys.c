@@ -93,7 +93,7 @@ static void man_page(void) {
     CHECK_CONTAINS(text, ".B Up, k\nmove up\n");
     CHECK_CONTAINS(text, ".B :goto TARGET\n");
     CHECK_CONTAINS(text, ".SS Heat map (when focused)\n");
-    CHECK_CONTAINS(text, "PgDn, C\\-d\n");           /* hyphens escaped for roff */
+    CHECK_CONTAINS(text, ".B C\\-d\nhalf a page down\n");   /* hyphens escaped for roff */
 }
 
 static void canvas(void) {
