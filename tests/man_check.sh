@@ -18,27 +18,42 @@ fail=0
 for p in $pages; do
     [ -f "$man/$p" ] || { echo "man/$p is missing"; fail=1; }
 done
-# Citations: "probetop-PAGE(N), SECTION" names a .SH of man/probetop-PAGE.N,
-# optionally followed by ": " and a .SS of it (matched case-insensitively).
-cites=$(grep -rhoE 'probetop-(formats|rules)\([57]\), [A-Z][A-Z0-9 .]*[A-Z0-9.](: [A-Za-z][A-Za-z0-9 .-]*[A-Za-z0-9])?' \
-            "$src/src" "$src/model" "$src/views" "$src/ui" "$src/tests" 2>/dev/null | sort -u)
-n=0
+# Citations: "probetop-PAGE(N), SECTION" must name a .SH of man/probetop-PAGE.N;
+# when ": Capitalised words" follow, they must begin with a .SS title under
+# that section.  Comments may wrap, so each file is read as one line.
+cites=$(find "$src/src" "$src/model" "$src/views" "$src/ui" "$src/tests" -type f \
+            \( -name '*.[ch]' -o -name '*.py' -o -name '*.txt' \) 2>/dev/null |
+        while IFS= read -r f; do tr '\n' ' ' < "$f"; echo; done |
+        sed 's/probetop-\(formats\|rules\)(/\n&/g' |
+        grep -oE 'probetop-(formats|rules)\([57]\),[ *]+[^;()]{0,80}' | sort -u)
+n=$(printf '%s' "$cites" | grep -c . || true)
 if [ -n "$cites" ]; then
-    while IFS= read -r c; do
-        n=$((n + 1))
-        page=${c%%(*}; num=${c#*(}; num=${num%%)*}
-        rest=${c#*), }; sh_=${rest%%: *}
-        f="$man/$page.$num"
-        if ! grep -qxF ".SH $sh_" "$f" 2>/dev/null; then
-            echo "cited section missing: $c (no .SH $sh_ in man/$page.$num)"; fail=1; continue
-        fi
-        case $rest in
-        *": "*) ss=${rest#*: }
-            grep -qix "\.SS \"\{0,1\}$ss\"\{0,1\}" "$f" || { echo "cited subsection missing: $c"; fail=1; } ;;
-        esac
-    done <<EOF
-$cites
-EOF
+    printf '%s\n' "$cites" | awk -v man="$man" '
+        function load(page, file,   line, sh) {
+            while ((getline line < file) > 0) {
+                if (line ~ /^\.SH /) { sh = substr(line, 5); gsub(/"/, "", sh); SH[page, sh] = 1 }
+                if (line ~ /^\.SS /) { ss = substr(line, 5); gsub(/"/, "", ss); SS[page, sh, ss] = 1 }
+            }
+            close(file)
+        }
+        BEGIN { load("probetop-formats(5)", man "/probetop-formats.5"); load("probetop-rules(7)", man "/probetop-rules.7") }
+        {
+            page = substr($0, 1, index($0, ",") - 1)
+            rest = substr($0, index($0, ",") + 1); sub(/^[ *]+/, "", rest); gsub(/[ *]+/, " ", rest)
+            best = ""
+            for (k in SH) { split(k, a, SUBSEP)
+                if (a[1] == page && index(rest, a[2]) == 1 && substr(rest, length(a[2]) + 1, 1) !~ /[A-Z0-9]/ &&
+                    length(a[2]) > length(best)) best = a[2] }
+            if (best == "") { print "cited section missing: " $0; bad = 1; next }
+            tail = substr(rest, length(best) + 1)
+            if (tail ~ /^: [A-Z]/) {
+                tail = substr(tail, 3); ok = 0
+                for (k in SS) { split(k, a, SUBSEP)
+                    if (a[1] == page && a[2] == best && index(tail, a[3]) == 1) ok = 1 }
+                if (!ok) { print "cited subsection missing: " $0; bad = 1 }
+            }
+        }
+        END { exit bad }' || fail=1
 fi
 [ $fail = 0 ] || exit 1
 command -v groff >/dev/null || { echo "groff absent: rendering not checked ($n citations checked)"; exit 77; }
