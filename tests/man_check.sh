@@ -21,9 +21,16 @@ done
 # Citations: "probetop-PAGE(N), SECTION" must name a .SH of man/probetop-PAGE.N;
 # when ": Capitalised words" follow, they must begin with a .SS title under
 # that section.  Comments may wrap, so each file is read as one line.
-cites=$(find "$src/src" "$src/model" "$src/views" "$src/ui" "$src/tests" -type f \
-            \( -name '*.[ch]' -o -name '*.py' -o -name '*.txt' \) 2>/dev/null |
-        while IFS= read -r f; do tr '\n' ' ' < "$f"; echo; done |
+# Files: every tracked C/Python/CMake file of a git checkout, else the code folders.
+files() {
+    if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git -C "$src" ls-files -- '*.[ch]' '*.py' '*.txt' | sed "s|^|$src/|"
+    else
+        find "$src/src" "$src/model" "$src/views" "$src/ui" "$src/tests" "$src/CMakeLists.txt" -type f \
+             \( -name '*.[ch]' -o -name '*.py' -o -name '*.txt' \) 2>/dev/null
+    fi
+}
+cites=$(files | while IFS= read -r f; do [ -f "$f" ] && tr '\n' ' ' < "$f"; echo; done |
         sed 's/probetop-\(formats\|rules\)(/\n&/g' |
         grep -oE 'probetop-(formats|rules)\([57]\),[ *]+[^;()]{0,80}' | sort -u)
 n=$(printf '%s' "$cites" | grep -c . || true)
