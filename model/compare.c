@@ -1,5 +1,5 @@
 /* compare: matching, metrics and verdicts of msProbe's graph and table
- * compares (graph-compare.md §3-5).  Values stay typed (struct tval /
+ * compares (probetop-rules(7), MATCHING; probetop-rules(7), VERDICTS; probetop-rules(7), PRECISION INDEX AND COLOURS).  Values stay typed (struct tval /
  * struct cval) until printed, so the rules can be applied to exactly the
  * values msProbe looks at, and text is only made for output. */
 #include "model/compare.h"
@@ -180,7 +180,7 @@ static int tv_infnan(const struct tree *t, const struct tval *v) {
     return s && (!strcasecmp(s, "inf") || !strcasecmp(s, "-inf") || !strcasecmp(s, "nan"));
 }
 
-/* ---- §4.2 graph values ---- */
+/* ---- graph values (probetop-rules(7), STATISTICS METRICS: Graph values) ---- */
 
 static void graph_stat(const struct tval *n, const struct tval *b, struct cval *diff, struct cval *rel) {
     memset(diff, 0, sizeof *diff);
@@ -209,7 +209,7 @@ static void graph_stat(const struct tval *n, const struct tval *b, struct cval *
     } else rel->kind = CV_NA;
 }
 
-/* ---- §4.3 table values ---- */
+/* ---- table values (probetop-rules(7), STATISTICS METRICS: Table values) ---- */
 
 static int ci_contains(const char *s, const char *w) {
     size_t wl = strlen(w);
@@ -314,7 +314,7 @@ static void table_stat(const struct tree *tn, const struct tval *n, const struct
     diff->kind = rel->kind = (uint8_t)k;
 }
 
-/* ---- rules (§4.6) ---- */
+/* ---- rules (probetop-rules(7), VERDICTS) ---- */
 
 /* What the rules see of one side of a row. */
 struct side {
@@ -526,7 +526,7 @@ static int add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow
     return 0;
 }
 
-/* §4.5: the six metrics of one row from the real tensors, loaded here and
+/* probetop-rules(7), TENSOR METRICS: the six metrics of one row from the real tensors, loaded here and
  * freed before returning, so only one pair is in memory at a time.
  * bench_dn is the Bench data_name as msProbe sees it ("-1" no file, "N/A"
  * no Bench param).  A read failure is counted and its first message kept. */
@@ -552,7 +552,7 @@ static void tensor_row(const struct cmp_opts *o, const struct tree *tn, const st
     free(y.v);
 }
 
-/* Rows of a matched pair (§3.4), appended at the end of g->rows. */
+/* Rows of a matched pair (probetop-rules(7), MATCHING: Graph matching), appended at the end of g->rows. */
 static int pair_rows(struct cmp_graph *g, int a, int b) {
     uint32_t na, nb;
     const struct tparam *pa = tree_params(g->npu, a, &na), *pb = tree_params(g->bench, b, &nb);

@@ -480,7 +480,7 @@ static int run(int argc, char **argv) {
             rc = EXIT_USAGE;
             goto done;
         }
-        /* the layer mapping is computed per pair, from both dumps (§3.3) */
+        /* the layer mapping is computed per pair, from both dumps (probetop-rules(7), MATCHING: Graph matching) */
         struct lmap *pm = NULL;
         if (lm) {
             char warn[2048];

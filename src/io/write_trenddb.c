@@ -1,4 +1,4 @@
-/* write_trenddb: msProbe-compatible .trend.db files (trend-db.md §2-6).
+/* write_trenddb: msProbe-compatible .trend.db files (probetop-formats(5), TREND.DB; probetop-rules(7), LABELS; probetop-rules(7), TREND TARGETS; probetop-formats(5), MONITOR CSV TREES).
  *
  * Target ids must equal msProbe's, and msProbe's ids depend on the exact
  * sequence of INSERT OR IGNORE attempts (an ignored insert still burns an
@@ -203,7 +203,7 @@ static int create_trend(struct tdb *t, const char *const *stats, int n) {
     return tdb_exec(t, sql);
 }
 
-/* msProbe's value normalisation (trend-db.md §3); returns 0 for NULL. */
+/* msProbe's value normalisation (probetop-formats(5), TREND.DB); returns 0 for NULL. */
 static int normalise(double v, double *out) {
     if (isnan(v)) return 0;
     if (isinf(v)) { *out = v > 0 ? 1000000001.0 : -1000000001.0; return 1; }
@@ -740,7 +740,7 @@ out:
     return rc;
 }
 
-/* ---- monitor (trend-db.md §6.5) ---- */
+/* ---- monitor (probetop-formats(5), TREND.DB) ---- */
 
 int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                           struct tdb_result *res, struct pt_error *err) {
