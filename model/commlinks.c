@@ -1,4 +1,4 @@
-/* commlinks: §7.2 pairing of communication nodes across ranks. */
+/* commlinks: probetop-rules(7), ORIGIN ACROSS RANKS: Communication links pairing of communication nodes across ranks. */
 #include "model/commlinks.h"
 
 #include <stdio.h>

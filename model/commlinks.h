@@ -1,5 +1,5 @@
 /* commlinks: communication ("data sending / receiving") links between the
- * Distributed.* nodes of the ranks of one step (graph-compare.md §7.2).
+ * Distributed.* nodes of the ranks of one step (probetop-rules(7), ORIGIN ACROSS RANKS: Communication links).
  *
  * Input: one tree per rank (records and params are enough; the tree need
  * not be built).  Point-to-point calls (send/isend -> recv/irecv) pair by

@@ -1,5 +1,5 @@
 /* compare: the values and metrics of msProbe's graph and table compares
- * (probetop-rules(7), COMPARE).  Values stay typed (struct tval / struct
+ * (probetop-rules(7), STATISTICS METRICS).  Values stay typed (struct tval / struct
  * cval) until printed, so the rules (model/compare_rules.c) see exactly the
  * values msProbe looks at; text is made only for output
  * (model/compare_cells.c).  Matching lives in model/compare_match.c (graph)
@@ -81,7 +81,7 @@ void cmp_hmap_free(struct hmap *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* ---- §4.2 graph values ---- */
+/* ---- graph values (probetop-rules(7), STATISTICS METRICS: Graph values) ---- */
 
 void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *diff, struct cval *rel) {
     memset(diff, 0, sizeof *diff);
@@ -110,7 +110,7 @@ void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *dif
     } else rel->kind = CV_NA;
 }
 
-/* ---- §4.3 table values ---- */
+/* ---- table values (probetop-rules(7), STATISTICS METRICS: Table values) ---- */
 
 static int ci_contains(const char *s, const char *w) {
     size_t wl = strlen(w);
@@ -248,7 +248,7 @@ int cmp_add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r
     return 0;
 }
 
-/* §4.5: the six metrics of one row from the real tensors, loaded here and
+/* probetop-rules(7), TENSOR METRICS: the six metrics of one row from the real tensors, loaded here and
  * freed before returning, so only one pair is in memory at a time.
  * bench_dn is the Bench data_name as msProbe sees it ("-1" no file, "N/A"
  * no Bench param).  A read failure is counted and its first message kept. */

@@ -1,15 +1,15 @@
-/* compare: two runs side by side, msProbe's way (graph-compare.md §3-5).
+/* compare: two runs side by side, msProbe's way (probetop-rules(7), MATCHING; probetop-rules(7), VERDICTS; probetop-rules(7), PRECISION INDEX AND COLOURS).
  *
  * Two products from the same rules:
  *  - the graph compare (cmp_graph): nodes of the problem ("NPU") tree
  *    matched to nodes of the benchmark tree (exact, fuzzy, name map or
  *    manual), every matched pair's params paired and compared, each row
- *    judged pass / warning / error (§4.6), each node given msProbe's
- *    precision index (§4.7), a continuous error magnitude (§5.4) and the
+ *    judged pass / warning / error (probetop-rules(7), VERDICTS), each node given msProbe's
+ *    precision index (probetop-rules(7), PRECISION INDEX AND COLOURS), a continuous error magnitude (probetop-rules(7), PRECISION INDEX AND COLOURS) and the
  *    first-divergence query;
  *  - the table compare (cmp_table): `msprobe compare`, one row per flattened
- *    tensor of the problem dump in dump order, joined by name (§3.5), with
- *    the table's own corner cases (§4.3).
+ *    tensor of the problem dump in dump order, joined by name (probetop-rules(7), MATCHING: Table matching), with
+ *    the table's own corner cases (probetop-rules(7), STATISTICS METRICS: Table values).
  * Cells are kept as small tagged values and printed as msProbe prints them
  * (Python float text, "N/A", "Nan", "12.5%"...) by cmp_cell_text(). */
 #ifndef PT_COMPARE_H
@@ -76,7 +76,7 @@ struct cmp_node {
     int8_t index;         /* enum cmp_level, CL_NONE for NULL */
     uint8_t manual;       /* matched by hand */
     uint32_t row0, nrows; /* rows of this node in cmp_graph.rows */
-    double magnitude;     /* §5.4 continuous index in [0,1], -1 when none */
+    double magnitude;     /* probetop-rules(7), PRECISION INDEX AND COLOURS continuous index in [0,1], -1 when none */
     double worst_rel;     /* largest relative error of any row (fraction; inf for nan/inf), -1 none */
     int32_t pre;          /* execution (pre-order) position */
 };
@@ -94,7 +94,7 @@ struct cmp_graph {
     char tensor_err[512]; /* the first such reader message, "" none */
 };
 
-/* The compare mode the two dumps call for (§1.2), or -1 with a message
+/* The compare mode the two dumps call for (probetop-formats(5), DUMP.JSON), or -1 with a message
  * when they differ (task, md5 presence). */
 int cmp_mode_of(const struct tree *npu, const struct tree *bench, struct pt_error *err);
 
@@ -150,7 +150,7 @@ const char *cmp_table_colname(const struct cmp_table *t, int col);
 /* Text of one cell of a table row (column index as cmp_table_colname)
  * into buf; returns buf. */
 char *cmp_table_cell(const struct cmp_table *t, const struct crow *r, int col, char *buf, size_t size);
-/* The same for a graph-compare row (msProbe's .vis.db text rules §8.3 are
+/* The same for a graph-compare row (msProbe's .vis.db text rules, probetop-formats(5), VIS.DB, are
  * not applied: this is the raw compare text). */
 char *cmp_graph_cell(const struct cmp_graph *g, const struct crow *r, int col, char *buf, size_t size);
 

@@ -24,7 +24,7 @@ struct hmap { char **k; int32_t *v; uint32_t *h; size_t cap, n; int borrow; };
 int32_t *cmp_hmap_slot(struct hmap *m, const char *key, int create);
 void cmp_hmap_free(struct hmap *m);
 
-/* §4.2 graph and §4.3 table differences of one statistic */
+/* probetop-rules(7), STATISTICS METRICS: Graph values graph and probetop-rules(7), STATISTICS METRICS: Table values table differences of one statistic */
 void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *diff, struct cval *rel);
 void cmp_table_stat(const struct tree *tn, const struct tval *n, const struct tree *tb, const struct tval *b,
                     int bench_na, struct cval *diff, struct cval *rel);

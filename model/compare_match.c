@@ -49,7 +49,7 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
     }
 }
 
-/* Rows of a matched pair (§3.4), appended at the end of g->rows. */
+/* Rows of a matched pair (probetop-rules(7), MATCHING: Graph matching), appended at the end of g->rows. */
 static int pair_rows(struct cmp_graph *g, int a, int b) {
     uint32_t na, nb;
     const struct tparam *pa = tree_params(g->npu, a, &na), *pb = tree_params(g->bench, b, &nb);

@@ -58,7 +58,7 @@ static int tv_infnan(const struct tree *t, const struct tval *v) {
     return s && (!strcasecmp(s, "inf") || !strcasecmp(s, "-inf") || !strcasecmp(s, "nan"));
 }
 
-/* ---- rules (§4.6) ---- */
+/* ---- rules (probetop-rules(7), VERDICTS) ---- */
 
 /* (struct side is in model/compare_int.h) */
 

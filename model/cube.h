@@ -63,7 +63,7 @@ struct cube {
     struct names *names;           /* owned */
 };
 
-/* Dimension a heat map is cut along (trend-db.md §9.3). */
+/* Dimension a heat map is cut along (probetop-rules(7), HEAT MAP SCALE). */
 enum cube_dim { DIM_STEP, DIM_RANK, DIM_TARGET };
 
 static inline size_t cube_index(const struct cube *c, const struct cube_metric *m,

@@ -1,4 +1,4 @@
-/* layermap: msProbe's layer mapping (graph-compare.md §3.3), the name map
+/* layermap: msProbe's layer mapping (probetop-rules(7), MATCHING: Graph matching), the name map
  * problem dump entry -> benchmark dump entry used when the two runs come
  * from different frameworks or name their modules differently.
  *

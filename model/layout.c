@@ -1,5 +1,5 @@
 /* layout: the Megatron model-parallel layout.  See layout.h and
- * megatron-parallel.md; section numbers below refer to that spec. */
+ * probetop-rules(7), MEGATRON LAYOUT. */
 #include "model/layout.h"
 
 #include "model/cube.h"
@@ -145,9 +145,9 @@ char *layout_config_format(const struct layout_config *c, char *buf, size_t n) {
     return buf;
 }
 
-/* --- validation (§2) and layout ---------------------------------------- */
+/* --- validation (probetop-rules(7), MEGATRON LAYOUT: Validation) and layout ---------------------------------------- */
 
-/* §2.11 and §3: the order string.  Writes the effective order (with the
+/* probetop-rules(7), MEGATRON LAYOUT: the order string.  Writes the effective order (with the
  * names left out appended) to l->order and its tokens without ep to
  * l->tok. */
 static int parse_order(struct layout *l, const struct layout_config *c, struct pt_error *e) {
@@ -234,7 +234,7 @@ static int validate(struct layout *l, const struct layout_config *c, struct pt_e
     l->layers = (int)c->num_layers;
     l->tp = (int)c->tp;
     l->pp = (int)c->pp;
-    if (l->pp > l->world / l->tp) l->pp = l->world / l->tp;   /* §2.6; a no-op after check 4 */
+    if (l->pp > l->world / l->tp) l->pp = l->world / l->tp;   /* probetop-rules(7), MEGATRON LAYOUT: Validation; a no-op after check 4 */
     l->standalone = c->standalone;
     l->tpp = l->standalone ? l->pp - 1 : l->pp;
     if (l->tpp == 0 || l->layers % l->tpp != 0) {
@@ -268,7 +268,7 @@ static int validate(struct layout *l, const struct layout_config *c, struct pt_e
 }
 
 /* Index of a rank's group of dimension d: its other coordinates in mixed
- * radix over the other tokens, first token fastest (§3). */
+ * radix over the other tokens, first token fastest (probetop-rules(7), MEGATRON LAYOUT: Rank groups). */
 static int group_index(const struct layout *l, const int *coord, enum layout_dim d) {
     int g = 0, mul = 1;
     for (int i = 0; i < l->ntok; i++) {
@@ -311,7 +311,7 @@ struct layout *layout_new(const struct layout_config *c, struct pt_error *e) {
         }
         for (int d = 0; d < LAYOUT_NDIM; d++) lr->group[d] = group_index(l, lr->coord, (enum layout_dim)d);
     }
-    /* §5: a row's representative is the member of its TP group listed
+    /* probetop-rules(7), MEGATRON LAYOUT: The picture: a row's representative is the member of its TP group listed
      * first in its model copy, i.e. the one whose DP group comes first. */
     for (int row = 0; row < l->nrows; row++) l->row_rank[row] = -1;
     for (int r = 0; r < l->world; r++) {
@@ -345,7 +345,7 @@ int layout_group(const struct layout *l, enum layout_dim d, int g, int *out) {
     return 0;
 }
 
-/* --- layers (§4) ------------------------------------------------------- */
+/* --- layers (probetop-rules(7), MEGATRON LAYOUT: Layers held by a rank) ------------------------------------------------------- */
 
 /* Transformer layers per chunk of a rank on stage s, and the offset of
  * chunk v (0-based: the chunk holds offset+1 .. offset+n). */
@@ -397,7 +397,7 @@ int layout_global_layer(const struct layout *l, int rank, int chunk, int local_i
     return local_index < n ? offset + local_index + 1 : -1;
 }
 
-/* --- rows and labels (§5) ---------------------------------------------- */
+/* --- rows and labels (probetop-rules(7), MEGATRON LAYOUT: The picture) ---------------------------------------------- */
 
 int layout_row_copy(const struct layout *l, int row) {
     return row >= 0 && row < l->nrows ? l->rank[l->row_rank[row]].coord[LAYOUT_DP] : -1;
@@ -447,7 +447,7 @@ void layout_rank_order(const struct layout *l, int by, int *perm) {
         }
 }
 
-/* --- colours (§5) ------------------------------------------------------ */
+/* --- colours (probetop-rules(7), MEGATRON LAYOUT: The picture) ------------------------------------------------------ */
 
 static const uint32_t tab20[20] = {
     0x1f77b4, 0xaec7e8, 0xff7f0e, 0xffbb78, 0x2ca02c, 0x98df8a, 0xd62728, 0xff9896, 0x9467bd, 0xc5b0d5,
@@ -506,7 +506,7 @@ int layout_rgb_dark(uint32_t rgb) {
     return 299 * r + 587 * g + 114 * b < 110 * 1000;
 }
 
-/* --- target names (§7) ------------------------------------------------- */
+/* --- target names (probetop-rules(7), MEGATRON LAYOUT: Layer names) ------------------------------------------------- */
 
 long layout_find_layer(const char *name, size_t len, size_t *at, size_t *digits) {
     size_t i = 0;
@@ -586,7 +586,7 @@ int layout_target_chunk(const char *name, size_t len, int32_t vpp) {
     return vpp != 0 ? vpp : layout_dump_chunk(name, len);
 }
 
-/* --- whole cubes (§7) -------------------------------------------------- */
+/* --- whole cubes (probetop-rules(7), MEGATRON LAYOUT: Layer names) -------------------------------------------------- */
 
 struct glob_key {
     int g;            /* 0 before the layers, 1..L a layer, L+1 after */

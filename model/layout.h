@@ -1,4 +1,4 @@
-/* layout: the Megatron model-parallel layout (megatron-parallel.md).
+/* layout: the Megatron model-parallel layout (probetop-rules(7), MEGATRON LAYOUT).
  *
  * Owns the validation of a parallel configuration (world size, layers, TP,
  * PP, layers per virtual pipeline stage, rank-order string, standalone
@@ -6,7 +6,7 @@
  * groups for any order string, the layers every rank holds in every virtual
  * pipeline chunk, and what follows from them for trend data: the global
  * layer number of a rank's local `layers.<i>` and the renaming of target
- * names to global layer indices (spec §7).
+ * names to global layer indices (probetop-rules(7), MEGATRON LAYOUT: Layer names).
  *
  * Pure: no terminal, no file format.  The `parallel` command and the layout
  * pane draw the picture from the accessors below. */
@@ -24,12 +24,12 @@
 #define LAYOUT_DEFAULT_ORDER "tp-cp-ep-dp-pp"
 
 /* The dimensions ranks are laid out over.  Expert parallelism is fixed to 1
- * and takes no part in the rank groups (spec §3), so it has no entry. */
+ * and takes no part in the rank groups (probetop-rules(7), MEGATRON LAYOUT: Rank groups), so it has no entry. */
 enum layout_dim { LAYOUT_TP, LAYOUT_CP, LAYOUT_DP, LAYOUT_PP, LAYOUT_NDIM };
 
 /* A configuration as the user gave it.  Values that are missing or do not
  * parse are kept as invalid (< 1, standalone -1) so layout_new() reports
- * them in the spec's validation order rather than in argument order. */
+ * them in the validation order of probetop-rules(7), MEGATRON LAYOUT: Validation rather than in argument order. */
 struct layout_config {
     long world_size;          /* required */
     long num_layers;          /* required */
@@ -85,7 +85,7 @@ struct layout {
     int *row_rank;            /* representative rank of each row */
 };
 
-/* Validates c exactly as megatron-parallel.md §2 (first failure wins, with
+/* Validates c exactly as probetop-rules(7), MEGATRON LAYOUT: Validation (first failure wins, with
  * msProbe's message) and computes the layout.  NULL on failure. */
 struct layout *layout_new(const struct layout_config *c, struct pt_error *e);
 void layout_free(struct layout *l);
@@ -94,13 +94,13 @@ const char *layout_dim_name(enum layout_dim d);   /* "tp", "cp", "dp", "pp" */
 /* Parses "tp", "cp", "dp", "pp" (any case); -1 otherwise. */
 int layout_dim_parse(const char *s);
 
-/* Rank groups of a dimension (spec §3): world / size[d] groups of size[d]
+/* Rank groups of a dimension (probetop-rules(7), MEGATRON LAYOUT: Rank groups): world / size[d] groups of size[d]
  * ranks each.  layout_group() writes group g's members, ascending in their
  * coordinate, into out (size[d] entries); -1 when g is out of range. */
 int layout_ngroups(const struct layout *l, enum layout_dim d);
 int layout_group(const struct layout *l, enum layout_dim d, int g, int *out);
 
-/* The components of one virtual pipeline chunk of a rank (spec §4). */
+/* The components of one virtual pipeline chunk of a rank (probetop-rules(7), MEGATRON LAYOUT: Layers held by a rank). */
 struct layout_chunk {
     int embedding;            /* holds the embedding */
     int output;               /* holds the output layer */
@@ -108,15 +108,15 @@ struct layout_chunk {
 };
 /* -1 when rank or chunk is out of range. */
 int layout_chunk(const struct layout *l, int rank, int chunk, struct layout_chunk *out);
-/* "Embed+L1-3", "L13-15", "L46-48+Out", "Embed", "" (spec §4).  Returns buf. */
+/* "Embed+L1-3", "L13-15", "L46-48+Out", "Embed", "" (probetop-rules(7), MEGATRON LAYOUT: Layers held by a rank).  Returns buf. */
 char *layout_chunk_text(const struct layout_chunk *c, char *buf, size_t n);
 
-/* Global layer number (1-based, `offset(v) + i + 1`, spec §7) of local
+/* Global layer number (1-based, `offset(v) + i + 1`, probetop-rules(7), MEGATRON LAYOUT: Layer names) of local
  * layer index i of the given rank's chunk; -1 when the rank, chunk or index
  * is not part of the layout (the chunk holds fewer layers). */
 int layout_global_layer(const struct layout *l, int rank, int chunk, int local_index);
 
-/* Rows of the picture (spec §5): row i is TP group i. */
+/* Rows of the picture (probetop-rules(7), MEGATRON LAYOUT: The picture): row i is TP group i. */
 int layout_row_copy(const struct layout *l, int row);    /* model copy (DP index), 0-based */
 int layout_row_stage(const struct layout *l, int row);   /* pipeline stage */
 /* "Group3: Rank12-15", or "Rank5" when the group has one rank. */
@@ -132,14 +132,14 @@ char *layout_rank_label(const struct layout *l, int rank, char *buf, size_t n);
  * model copy lists); by < 0 keeps rank order.  perm gets world entries. */
 void layout_rank_order(const struct layout *l, int by, int *perm);
 
-/* Colour of model copy j of n as 0xRRGGBB (spec §5: tab20, tab20b+tab20c,
+/* Colour of model copy j of n as 0xRRGGBB (probetop-rules(7), MEGATRON LAYOUT: The picture: tab20, tab20b+tab20c,
  * viridis). */
 uint32_t layout_copy_rgb(int ncopies, int j);
 /* Nearest xterm 256-colour index, and whether black text is unreadable on it. */
 int layout_rgb_xterm256(uint32_t rgb);
 int layout_rgb_dark(uint32_t rgb);
 
-/* --- target names (spec §7) --- */
+/* --- target names (probetop-rules(7), MEGATRON LAYOUT: Layer names) --- */
 
 /* Finds the first `layers.<i>` (segment "layers" followed by a numeric
  * segment) in name[0..len).  Returns i and sets *at and *digits to the byte
@@ -170,7 +170,7 @@ int layout_rename(const struct layout *l, int rank, int chunk, const char *name,
 int layout_target_chunk(const char *name, size_t len, int32_t vpp);
 
 struct cube;
-/* The §7 renaming applied to a whole cube: a new cube (*out, owned by the
+/* The layer renaming (probetop-rules(7), MEGATRON LAYOUT: Layer names) applied to a whole cube: a new cube (*out, owned by the
  * caller) in which each (rank, target) cell moved to the target named with
  * global layer indices, so one row is one model layer across all pipeline
  * stages.  Targets are ordered as the input's, except that layer targets

@@ -1,5 +1,5 @@
 /* names: target interning (one arena, open-addressing hash) and the label
- * rules of trend-db.md §4. */
+ * rules of probetop-rules(7), LABELS. */
 #include "model/names.h"
 
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * target_id order intern in that order, so ascending id = msProbe's order.
  *
  * Labels (msProbe "tags") are derived from the name alone by the rules of
- * trend-db.md §4: dump names get default/index/layer/module/function
+ * probetop-rules(7), LABELS: dump names get default/index/layer/module/function
  * labels, monitor names module/layer labels.  names_build_labels() derives
  * them for every target and indexes label -> targets for the search pane. */
 #ifndef PT_NAMES_H

@@ -1,6 +1,6 @@
 /* overflow: NaN/Inf levels of dump records and the list of flagged records.
  *
- * Owns the level rules of graph-compare.md §6.3 (the four scenes, then the
+ * Owns the level rules of probetop-rules(7), OVERFLOW LEVELS (the four scenes, then the
  * false-positive rules of msProbe's ignore_rules.yaml) and the triage order
  * of the flagged list.  It sees only the compact per-element summary the
  * dump reader fills while parsing, never JSON.  For inputs that have no

@@ -1,4 +1,4 @@
-/* overflow: NaN/Inf levels of dump records (graph-compare.md §6).
+/* overflow: NaN/Inf levels of dump records (probetop-rules(7), OVERFLOW LEVELS).
  *
  * Pure functions over a compact summary of one dump record's I/O that the
  * dump reader fills while it parses (so triage is no second pass over the
@@ -14,9 +14,9 @@ enum ovf_level { OVF_NONE = 0, OVF_MEDIUM = 1, OVF_HIGH = 2, OVF_CRITICAL = 3 };
 
 /* One top-level element of input_args / input_kwargs / output. */
 struct ovf_elem {
-    uint8_t anomalous;        /* §6.2 recursive test: own Max/Min/Mean is inf/-inf/nan,
+    uint8_t anomalous;        /* probetop-rules(7), OVERFLOW LEVELS recursive test: own Max/Min/Mean is inf/-inf/nan,
                                  or (arrays) any element, recursively */
-    uint8_t plain_anomalous;  /* §6.3 filter test: an object whose own Max/Min/Mean is
+    uint8_t plain_anomalous;  /* probetop-rules(7), OVERFLOW LEVELS filter test: an object whose own Max/Min/Mean is
                                  non-finite; an array never counts */
     uint8_t is_torch_tensor;  /* "type" is exactly "torch.Tensor" */
     uint8_t has_norm;         /* is_torch_tensor and Norm is a non-NaN number */
@@ -31,7 +31,7 @@ struct ovf_io {
 };
 
 /* For the reader: records that statistic stat ("Max", "Min", "Mean") of
- * element e has the value v.  A non-finite v makes e anomalous (§6.2); it
+ * element e has the value v.  A non-finite v makes e anomalous (probetop-rules(7), OVERFLOW LEVELS); it
  * also makes e plain_anomalous unless the tensor was found nested inside an
  * array (nested != 0), and the first such statistic is kept in e->what
  * ("Max=inf", "Min=-inf", "Mean=nan").  Finite values change nothing, so

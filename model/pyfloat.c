@@ -1,5 +1,5 @@
 /* pyfloat: Python's repr() of a float, the text msProbe writes for every
- * statistic, difference and relative error (graph-compare.md §4.2).
+ * statistic, difference and relative error (probetop-rules(7), STATISTICS METRICS: Graph values).
  *
  * repr is the shortest decimal that reads back as the same double, and the
  * nearest such decimal when several have that length.  printf cannot say

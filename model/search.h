@@ -12,7 +12,7 @@
  * depth limit does not apply to JIT code and names are short.
  *
  * Labels: msProbe filters by label TEXT, whatever its category, AND-ed
- * across the selection (trend-db.md §4, §8).
+ * across the selection (probetop-rules(7), LABELS; probetop-formats(5), TREND.DB).
  *
  * History: a fixed ring of the last SEARCH_HIST_MAX prompt entries, walked
  * with Up/Down the way a shell does (the line being typed comes back after

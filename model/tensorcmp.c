@@ -1,4 +1,4 @@
-/* tensorcmp: the tensor-mode metrics (graph-compare.md §4.5), computed the
+/* tensorcmp: the tensor-mode metrics (probetop-rules(7), TENSOR METRICS), computed the
  * way msProbe's numpy code computes them, down to the precision of each
  * step: the relative error in float32 when both files hold floats of at
  * most 32 bits (float64 otherwise), its thresholds compared in that same

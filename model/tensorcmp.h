@@ -1,5 +1,5 @@
 /* tensorcmp: msProbe's tensor-mode metrics on two real tensors
- * (graph-compare.md §4.5): the validation chain, then Cosine, EucDist,
+ * (probetop-rules(7), TENSOR METRICS): the validation chain, then Cosine, EucDist,
  * MaxAbsErr, MaxRelativeErr and the one- and five-thousandths error ratios.
  *
  * Pure arithmetic: the tensors arrive as flattened double arrays (C order)

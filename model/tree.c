@@ -1,5 +1,5 @@
 /* tree: building one msProbe graph from dump records, construct.json pairs
- * and stacks, by the rules of graph-compare.md §2 (msProbe's GraphBuilder).
+ * and stacks, by the rules of probetop-rules(7), GRAPH BUILDING (msProbe's GraphBuilder).
  * Everything is iterative: a hostile construct.json with a million-deep
  * chain or a parent cycle must not blow the C stack or loop. */
 #include "model/tree.h"
@@ -337,7 +337,7 @@ static int32_t cons_parent(const struct tree *t, const char *id, int *found) {
 
 static int is_cons_key(const struct tree *t, const char *id) { return smap_get(t->cons_map, id, strlen(id)) >= 0; }
 
-/* §2.3: the parent to use for child, or NULL for the root.  buf holds a
+/* probetop-rules(7), GRAPH BUILDING: Parents: the parent to use for child, or NULL for the root.  buf holds a
  * computed id. */
 static const char *fix_parent(const struct tree *t, const char *child, const char *parent, char *buf, size_t size) {
     size_t clen = strlen(child);
@@ -514,7 +514,7 @@ static int init_nodes(struct tree *t) {
     return 0;
 }
 
-/* ---- recompute (§2.6) ---- */
+/* ---- recompute (probetop-rules(7), GRAPH BUILDING: Recompute and API collections) ---- */
 
 static int ends_with(const char *s, size_t n, const char *suf) {
     size_t k = strlen(suf);
@@ -694,7 +694,7 @@ out:
     return rc;
 }
 
-/* ---- API collections (§2.7) ---- */
+/* ---- API collections (probetop-rules(7), GRAPH BUILDING: Recompute and API collections) ---- */
 
 static int collect_apis(struct tree *t) {
     size_t nk;
@@ -726,7 +726,7 @@ static int collect_apis(struct tree *t) {
     return 0;
 }
 
-/* ---- parameter-gradient nodes (§2.8) ---- */
+/* ---- parameter-gradient nodes (probetop-rules(7), GRAPH BUILDING: Recompute and API collections) ---- */
 
 static int add_pgrads(struct tree *t) {
     /* prefixes in first-seen order, each with its records */
@@ -803,7 +803,7 @@ out:
     return rc;
 }
 
-/* ---- micro steps (§2.9) and order (§2.10) ---- */
+/* ---- micro steps and order (probetop-rules(7), GRAPH BUILDING: Micro steps and order) ---- */
 
 static void micro_steps(struct tree *t) {
     if (t->megatron) {

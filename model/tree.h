@@ -1,8 +1,8 @@
 /* tree: one msProbe graph (one side, one rank, one step) as msProbe's
- * graph_visualize builds it (graph-compare.md §2).
+ * graph_visualize builds it (probetop-rules(7), GRAPH BUILDING).
  *
  * Owns every string (one pool), the dump records with their flattened
- * params (§2.4), the construct.json pairs, the stack table, and the nodes.
+ * params (probetop-rules(7), GRAPH BUILDING: Params), the construct.json pairs, the stack table, and the nodes.
  * Nodes live in one array and point at each other by index (parent,
  * first/last child, next sibling), so the tree can be walked without
  * recursion and copied or freed in one go.
@@ -26,7 +26,7 @@
 /* node_type values as msProbe stores them. */
 enum tree_kind { TK_MODULE = 0, TK_API = 1, TK_FUSED = 8, TK_APIS = 9 };
 
-/* Param state (§2.4), in msProbe's table order. */
+/* Param state (probetop-rules(7), GRAPH BUILDING: Params), in msProbe's table order. */
 enum tparam_state { PS_INPUT = 0, PS_PARAMETERS = 1, PS_OUTPUT = 2, PS_PGRAD = 3 };
 
 /* A value as Python holds it after json.load: None, int, float, bool, str
@@ -77,7 +77,7 @@ struct tnode {
     int32_t rec;         /* record index, -1 when the dump has no entry */
     int32_t stack;       /* stack index, -1 none */
     int32_t micro;       /* micro step */
-    int32_t order;       /* post-order position (§2.10), -1 when unreachable */
+    int32_t order;       /* post-order position (probetop-rules(7), GRAPH BUILDING: Micro steps and order), -1 when unreachable */
 };
 
 struct tstack { uint32_t l0, n; };   /* lines [l0, l0+n) of tree->lines */
@@ -131,7 +131,7 @@ int tree_new_stack(struct tree *t);                                  /* index, -
 int tree_stack_line(struct tree *t, int stack, const char *s, size_t len);
 int tree_stack_assign(struct tree *t, const char *id, size_t len, int stack);
 
-/* Applies §2.2-2.10.  Fails (with a message) when construct.json was
+/* Applies probetop-rules(7), GRAPH BUILDING.  Fails (with a message) when construct.json was
  * empty: such dumps (level L1) have no structure. */
 int tree_build(struct tree *t, struct pt_error *err);
 
@@ -159,7 +159,7 @@ int tree_stack_of_id(const struct tree *t, const char *id);
 /* Stack lines of a node: count, and *lines = their pool offsets. */
 uint32_t tree_stack_lines(const struct tree *t, int n, const uint32_t **lines);
 
-/* Depth (root 0) and the short label of §9: full id for the root and its
+/* Depth (root 0) and the short label of probetop-rules(7), GRAPH BUILDING: Labels of tree rows: full id for the root and its
  * children, otherwise the last 4 (5) segments of a module id, the last 2 (3)
  * of others.  Writes into buf; returns buf. */
 int tree_depth(const struct tree *t, int n);
@@ -171,7 +171,7 @@ int tree_is_ancestor(const struct tree *t, int a, int n);
  * root holds it. */
 int tree_enclosing_module(const struct tree *t, int n);
 
-/* The node kind of an id by msProbe's regexes (§2.1). */
+/* The node kind of an id by msProbe's regexes (probetop-rules(7), GRAPH BUILDING: Node ids and kinds). */
 enum tree_kind tree_kind_of(const char *id);
 const char *tree_kind_name(int kind);   /* "module", "api", "apis", "fused" */
 

@@ -1,10 +1,10 @@
 /* palette: the heat-map colours, without curses.
  *
  * Gradient mode: msProbe's ten stops from blue (small) to red (large)
- * (trend-db.md §9.3, ColorBrewer RdYlBu reversed, a perceptually ordered
+ * (probetop-rules(7), HEAT MAP SCALE, ColorBrewer RdYlBu reversed, a perceptually ordered
  * diverging ramp), interpolated linearly and quantised to at most
  * PAL_MAX_STEPS steps so a frame uses few colour pairs.  Segmented mode:
- * the 3-sigma bands of §9.3.  Plus the mapping of an RGB colour to the
+ * the 3-sigma bands of probetop-rules(7), HEAT MAP SCALE.  Plus the mapping of an RGB colour to the
  * nearest colour a 256/16/8-colour terminal has, and the shade glyphs used
  * when there is no colour at all. */
 #ifndef PT_UI_PALETTE_H

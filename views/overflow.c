@@ -312,7 +312,7 @@ static int cube_step_of(const struct cube *c, int32_t step, int32_t micro) {
     return first;
 }
 
-/* The heat-map target of dump record `name` (trend-db.md §5.5-5.6: the key
+/* The heat-map target of dump record `name` (probetop-rules(7), TREND TARGETS: the key
  * without .forward/.backward, then ".output.i" / ".input.i" with the call
  * index as the target's call).  Micro-step mode renumbers call indices, so
  * among the record's targets the one whose cell at (step, rank) is

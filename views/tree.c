@@ -13,7 +13,7 @@
  * without colour: "." pass, "!" warning, "x" error, "?" unmatched, "-"
  * nothing compared; errors shaded deeper red with the continuous error
  * magnitude), overflow mark ("^" + level colour), the short label of
- * graph-compare.md §9 and the node kind. */
+ * probetop-rules(7), GRAPH BUILDING: Labels of tree rows and the node kind. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

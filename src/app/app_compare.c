@@ -196,7 +196,7 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
         rc = 0;
         goto out;
     }
-    /* the layer mapping of this pair, from both dumps (§3.3); only the
+    /* the layer mapping of this pair, from both dumps (probetop-rules(7), MATCHING: Graph matching); only the
      * matching uses it */
     struct lmap *pm = NULL;
     if (c->have_lmap) {

@@ -490,7 +490,7 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
         r->rc = EXIT_USAGE;
         return -1;
     }
-    /* the layer mapping is computed per pair, from both dumps (§3.3) */
+    /* the layer mapping is computed per pair, from both dumps (probetop-rules(7), MATCHING: Graph matching) */
     struct lmap *pm = NULL;
     if (c->lm) {
         char warn[2048];

@@ -1,4 +1,4 @@
-/* cmd_data2db: msProbe's `data2db` (trend-db.md §1) with its flags and
+/* cmd_data2db: msProbe's `data2db` (probetop-formats(5), TREND.DB) with its flags and
  * output names: dump_data.trend.db and/or monitor_data.trend.db. */
 #include <errno.h>
 #include <signal.h>

@@ -1,11 +1,11 @@
 /* cmp_files: the side files of a comparison, as msProbe writes them.
  *
- *  - layer mapping (`--layer-mapping FILE`, graph-compare.md §3.3): the
+ *  - layer mapping (`--layer-mapping FILE`, probetop-rules(7), MATCHING: Graph matching): the
  *    YAML of attribute renames "ClassName:\n  problem_path: bench_path"
  *    read into rules for model/layermap, which computes the name map of a
  *    (step, rank) pair from both dumps; "auto" instead of a file is
  *    msProbe's `-lm` without a file (the automatic mapping, no renames);
- *  - match config (`--match-config FILE`, `:save-match FILE`, §9 "save /
+ *  - match config (`--match-config FILE`, `:save-match FILE`, msProbe's browser: "save /
  *    apply match config"): a JSON object node -> counterpart, both
  *    directions, for every pair matched by hand.
  *

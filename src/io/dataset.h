@@ -31,7 +31,7 @@ struct load_opts {
     const char *mapping;          /* --mapping FILE, or NULL */
     const char *db_name;          /* --db NAME inside a folder of .trend.db files */
     const struct layout *layout;  /* data2db --parallel: write `layers.<i>` as global layer
-                                     indices (megatron-parallel.md §7); NULL = as dumped */
+                                     indices (probetop-rules(7), MEGATRON LAYOUT: Layer names); NULL = as dumped */
     int threads;                  /* 0 = one per core */
     ds_progress_fn progress;
     void *progress_ctx;

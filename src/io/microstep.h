@@ -1,5 +1,5 @@
 /* microstep: msProbe data2db's micro steps and call-index renumbering
- * (trend-db.md §5.3-5.4), computed from one rank's construct.json.
+ * (probetop-rules(7), MICRO STEPS), computed from one rank's construct.json.
  *
  * Every key whose root resolves to a micro step gets (micro id, new key):
  * call counters restart in every micro step so the same layer lines up

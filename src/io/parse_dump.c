@@ -93,7 +93,7 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
     return len;
 }
 
-/* ---- metric classification (trend-db.md §5.5) ---- */
+/* ---- metric classification (probetop-rules(7), TREND TARGETS) ---- */
 
 static int ends_with(const char *s, size_t n, const char *suf) {
     size_t l = strlen(suf);
@@ -231,7 +231,7 @@ static const char *nonfinite_text(double v) {
     return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
 }
 
-/* A statistic value: sets v and has for the trend, *anom and its text for §6.2. */
+/* A statistic value: sets v and has for the trend, *anom and its text for probetop-rules(7), OVERFLOW LEVELS. */
 static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, int *anom, char *atext) {
     struct json_lex *lx = &ps->lx;
     *has = 0;
@@ -568,7 +568,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
 
     if (!import) return 0;
     if (metric == DM_FORWARD && recompute) metric = DM_RECOMPUTE;
-    /* target prefix and call index (§5.6) */
+    /* target prefix and call index (probetop-rules(7), TREND TARGETS) */
     int32_t call = 0;
     size_t plen = klen;
     const char *last = memrchr(key, '.', klen);

@@ -1,5 +1,5 @@
 /* read_construct: construct.json (plain, old "" roots, Megatron form) and
- * stack.json (grouped and per-name forms), dump-format.md §3-4. */
+ * stack.json (grouped and per-name forms), probetop-formats(5), CONSTRUCT.JSON; probetop-formats(5), STACK.JSON. */
 #ifndef PT_READ_CONSTRUCT_H
 #define PT_READ_CONSTRUCT_H
 

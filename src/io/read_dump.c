@@ -1,5 +1,5 @@
 /* read_dump: finds the rank folders of a dump (any layout of
- * dump-format.md §1) and parses them on a small thread pool, handing the
+ * probetop-formats(5), DUMP FOLDERS) and parses them on a small thread pool, handing the
  * results to a callback strictly in step and rank order. */
 #include "src/io/read_dump.h"
 
@@ -92,7 +92,7 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
 }
 
 /* One step folder: rank<R> keep R, proc<PID> numbered after the largest
- * real rank (trend-db.md §5.1). */
+ * real rank (probetop-formats(5), DUMP FOLDERS). */
 static int scan_step(const char *sdir, int32_t step, struct rdlist *l, struct dataset *ds) {
     size_t n;
     char **names = fs_list_dir(sdir, 1, &n);

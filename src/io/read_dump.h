@@ -1,9 +1,9 @@
-/* read_dump: msProbe dump directories (dump-format.md §1-2) into trend rows.
+/* read_dump: msProbe dump directories (probetop-formats(5), DUMP FOLDERS; probetop-formats(5), DUMP.JSON) into trend rows.
  *
  * parse_dump_file() turns one dump.json into the rows msProbe's data2db
- * would import from it (trend-db.md §5.2-5.6: micro steps, renumbered call
+ * would import from it (probetop-formats(5), TREND.DB; probetop-rules(7), MICRO STEPS; probetop-rules(7), TREND TARGETS: micro steps, renumbered call
  * indices, --mapping, metric classification, usable tensors) plus the
- * overflow level of every record (graph-compare.md §6), in one pass.
+ * overflow level of every record (probetop-rules(7), OVERFLOW LEVELS), in one pass.
  * dump_read() finds the rank folders of any accepted layout, parses them on
  * a pool of threads and hands the files, in step and rank order, to a
  * callback (the cube builder, or the .trend.db writer). */

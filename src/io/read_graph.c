@@ -370,7 +370,7 @@ static uint32_t crc32_text(const char *s, size_t n) {
     return c ^ 0xffffffffu;
 }
 
-/* ---- flattening (§2.4) ---- */
+/* ---- flattening (probetop-rules(7), GRAPH BUILDING: Params) ---- */
 
 struct flat {
     struct tree *t;
@@ -807,7 +807,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
     return 0;
 }
 
-/* ---- finding rank folders (§1.1) ---- */
+/* ---- finding rank folders (probetop-formats(5), DUMP FOLDERS) ---- */
 
 static int name_num(const char *name, const char *prefix, int32_t *num) {
     size_t pl = strlen(prefix);

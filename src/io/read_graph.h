@@ -2,11 +2,11 @@
  *
  * graph_read() loads one rank folder (dump.json + construct.json +
  * stack.json) into a struct tree: every dump record flattened into params
- * by graph-compare.md §2.4, the construct pairs (plain and Megatron form),
+ * by probetop-rules(7), GRAPH BUILDING: Params, the construct pairs (plain and Megatron form),
  * the stacks (grouped and per-name form); with build set it then builds the
- * tree (§2).  graph_scan() finds the rank folders of a path given on the
+ * tree (probetop-rules(7), GRAPH BUILDING).  graph_scan() finds the rank folders of a path given on the
  * command line (a rank folder, a step folder, a dump root, or a dump.json
- * file), numbered by step and rank as msProbe does (§1.1). */
+ * file), numbered by step and rank as msProbe does (probetop-formats(5), DUMP FOLDERS). */
 #ifndef PT_READ_GRAPH_H
 #define PT_READ_GRAPH_H
 

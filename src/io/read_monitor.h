@@ -1,5 +1,5 @@
-/* read_monitor: msProbe monitor CSV trees (dump-format.md §1.5,
- * trend-db.md §6-7) into memory, then into the cube or a .trend.db. */
+/* read_monitor: msProbe monitor CSV trees (probetop-formats(5),
+ * MONITOR CSV TREES) into memory, then into the cube or a .trend.db. */
 #ifndef PT_READ_MONITOR_H
 #define PT_READ_MONITOR_H
 
@@ -59,7 +59,7 @@ void monitor_free(struct monitor_data *md);
  * memory runs out.  The file-free entry that tests/fuzz feeds directly. */
 int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
                       const struct layout *layout, struct dataset *ds, struct monitor_data *md);
-/* The step axis of trend-db.md §6.4: fills step values per row via cb. */
+/* The step axis of probetop-formats(5), MONITOR CSV TREES: fills step values per row via cb. */
 struct mon_steps {
     int micro;
     int32_t *orig;        /* sorted original steps present (micro mode) */

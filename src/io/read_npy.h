@@ -1,6 +1,6 @@
 /* read_npy: NumPy .npy files (format versions 1.0, 2.0, 3.0) into double
  * arrays, and the tensor loader that tensor-mode compares use
- * (graph-compare.md §4.5: <rank folder>/dump_tensor_data/<data_name>).
+ * (probetop-rules(7), TENSOR METRICS: <rank folder>/dump_tensor_data/<data_name>).
  *
  * Every size comes from the file and is checked against the file's real
  * length before anything is allocated, so a hostile header cannot make us

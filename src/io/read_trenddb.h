@@ -1,5 +1,5 @@
 /* read_trenddb: msProbe .trend.db files (either kind), opened read-only,
- * into the cube (trend-db.md §8). */
+ * into the cube (probetop-formats(5), TREND.DB). */
 #ifndef PT_READ_TRENDDB_H
 #define PT_READ_TRENDDB_H
 

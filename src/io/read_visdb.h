@@ -1,5 +1,5 @@
 /* read_visdb: a graph msProbe's graph_visualize built (build_*.vis.db /
- * compare_*.vis.db, graph-compare.md §8), opened read-only.
+ * compare_*.vis.db, probetop-formats(5), VIS.DB), opened read-only.
  *
  * visdb_open() checks the schema (a database of another kind gets a
  * message saying what it is) and reads tb_config; visdb_load() turns one

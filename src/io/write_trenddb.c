@@ -1,4 +1,4 @@
-/* write_trenddb: msProbe-compatible .trend.db files (trend-db.md §2-6).
+/* write_trenddb: msProbe-compatible .trend.db files (probetop-formats(5), TREND.DB; probetop-rules(7), LABELS; probetop-rules(7), TREND TARGETS; probetop-formats(5), MONITOR CSV TREES).
  *
  * Target ids must equal msProbe's, and msProbe's ids depend on the exact
  * sequence of INSERT OR IGNORE attempts (an ignored insert still burns an
@@ -216,7 +216,7 @@ static int create_trend(struct tdb *t, const char *const *stats, int n) {
     return tdb_exec(t, sql);
 }
 
-/* msProbe's value normalisation (trend-db.md §3); returns 0 for NULL. */
+/* msProbe's value normalisation (probetop-formats(5), TREND.DB); returns 0 for NULL. */
 static int normalise(double v, double *out) {
     if (isnan(v)) return 0;
     if (isinf(v)) { *out = v > 0 ? 1000000001.0 : -1000000001.0; return 1; }
@@ -878,10 +878,10 @@ out:
     return rc;
 }
 
-/* ---- monitor (trend-db.md §6.5) ---- */
+/* ---- monitor (probetop-formats(5), TREND.DB) ---- */
 
 /* A monitor database's global_stats: the steps, the largest rank, and per
- * metric that had files the statistics its files had (trend-db.md order). */
+ * metric that had files the statistics its files had (probetop-formats(5), TREND.DB order). */
 static int monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, int32_t max_rank, uint32_t has_files,
                                 const uint32_t *mstat) {
     char sql[8192], vals[4096];

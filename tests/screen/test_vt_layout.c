@@ -2,7 +2,7 @@
  * the heat map (issue 6, "Tests": the layout pane at 80x24 scrolling and at
  * 200x50; screenshots).
  *
- * At 200x50 the spec's documentation example (megatron-parallel.md 6.1,
+ * At 200x50 msProbe's documentation example (probetop-rules(7), MEGATRON LAYOUT: Examples,
  * W=32 L=48 TP=4 PP=4 V=3) must read as its table: the title line, one row
  * per TP group with its stage and model copy, every cell's text, cells
  * coloured by model copy with the legend's colours (tab20).  At 80x24 a
@@ -146,7 +146,7 @@ static int cli_message(const char *flags, char *msg, size_t size) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* ---- 200x50: the spec's documentation example ---- */
+/* ---- 200x50: msProbe's documentation example ---- */
 
 static void test_200x50(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
@@ -159,7 +159,7 @@ static void test_200x50(void) {
     int h = header_row(&vt);
     CHECKV(&vt, vt_row_has(&vt, h, "PP  Copy") && vt_row_has(&vt, h, "Stage 0") && vt_row_has(&vt, h, "Stage 3") &&
                     !vt_row_has(&vt, h, "Stage 4"));
-    /* the spec's table (megatron-parallel.md 6.1) */
+    /* the table of probetop-rules(7), MEGATRON LAYOUT: Examples */
     static const char *const table[8][4] = {
         { "Embed+L1-3", "L13-15", "L25-27", "L37-39" }, { "Embed+L1-3", "L13-15", "L25-27", "L37-39" },
         { "L4-6", "L16-18", "L28-30", "L40-42" },       { "L4-6", "L16-18", "L28-30", "L40-42" },
@@ -200,7 +200,7 @@ static void test_200x50(void) {
     CHECK(group_row(&vt, 8) < 0);
     CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "rows 1-8 of 8"));
 
-    /* an invalid :parallel: the spec's message, as `probetop parallel`
+    /* an invalid :parallel: msProbe's message, as `probetop parallel`
      * gives it, and the old layout stays */
     static const struct { const char *spec, *flags; } bad[] = {
         { "W=8 L=8 TP=3", "--world-size 8 --num-layers 8 --tp 3" },

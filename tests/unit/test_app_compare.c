@@ -1,6 +1,6 @@
 /* test_app_compare: the curses-free parts of compare mode in the app: the
  * divergence heat map's derived cube (model/rundiff.h), communication
- * links between ranks (model/commlinks.h, graph-compare.md §7.2, on
+ * links between ranks (model/commlinks.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
  * synthetic ranks and on a gen_dump.py tensor-parallel pair), and the side
  * files (src/cmp_files.h: layer mapping, match config saved and applied on
  * the quick_start pair). */

@@ -5,7 +5,7 @@
  * downstream high), and a copy of the real quick_start dump with NaN/Inf
  * planted by the test (one case per scene and per false-positive rule).
  * Both are cross-checked record by record against an independent Python
- * implementation of graph-compare.md §6 (below), and the unmodified real
+ * implementation of probetop-rules(7), OVERFLOW LEVELS (below), and the unmodified real
  * dump must come out clean, as msProbe's own overflow check found it
  * (fixtures/msprobe-outputs: no overflow_level on any node).  Skips when
  * ../shared or Python is absent. */
@@ -63,7 +63,7 @@ static const char plant_py[] =
     "edit(1, s1)\n";
 
 static const char reference_py[] =
-    "# Independent reference of graph-compare.md §6 (levels + false-positive rules) in\n"
+    "# Independent reference of probetop-rules(7), OVERFLOW LEVELS (levels + false-positive rules) in\n"
     "# Python, to cross-check the C reader and classifier: prints step,rank,pos,name,level\n"
     "# for records holding a NaN/Inf, and jump,name,records,steps,ranks per name of the\n"
     "# records flagged by the numeric jump alone (the listing groups those).\n"

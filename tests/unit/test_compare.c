@@ -1,6 +1,6 @@
 /* test_compare: graph compare against msProbe's compare .vis.db (match,
  * precision index of every node), the five worked examples of
- * compare-worked-example.md, the table compare against msProbe's csv row
+ * probetop-rules(7), VERDICTS: Example, the table compare against msProbe's csv row
  * for row, manual matching, first divergence and bad input. */
 #include <sqlite3.h>
 
@@ -104,7 +104,7 @@ static char *cell(const struct cmp_graph *g, const struct crow *r, int col) {
     return cmp_graph_cell(g, r, col, b, 512);
 }
 
-/* compare-worked-example.md: step1 (problem) vs step0 (benchmark). */
+/* probetop-rules(7), VERDICTS: Example: step1 (problem) vs step0 (benchmark). */
 static void test_worked_examples(void) {
     struct tree *npu = load(STEP1, GRAPH_BUILD), *bench = load(STEP0, GRAPH_BUILD);
     if (!npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }

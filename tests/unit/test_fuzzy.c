@@ -144,7 +144,7 @@ static void test_check_op_item(void) {
  * name) are not what msProbe's current rename_api returns: it keeps the
  * direction ("Functional.linear.0.forward.input.0" ->
  * "Functional.linear.forward.input.0", ".0.backward." ->
- * "Functional.linear.backward.input.0"; graph-compare.md §3.5).  Ported
+ * "Functional.linear.backward.input.0"; probetop-rules(7), MATCHING: Table matching).  Ported
  * with the values the function really returns:
  *  1. forward rows of two calls pair;
  *  2. a backward row does not pair with the forward row of the same call
@@ -267,7 +267,7 @@ static void test_dtype_gate(void) {
 /* Not a msProbe test: process_fuzzy_match's loop ends as soon as exactly
  * one queue is empty after a push, so once the Bench rows are used up only
  * the NPU row pushed at that step is kept (unmatched); the NPU rows after
- * it never reach the table.  graph-compare.md §3.5 ("stop when exactly one
+ * it never reach the table.  probetop-rules(7), MATCHING: Table matching ("stop when exactly one
  * queue is empty"). */
 static void test_walk_stops(void) {
     static const struct want w[] = {
@@ -383,8 +383,8 @@ static void test_compare_nodes_fuzzy(void) {
  * checked: older msProbe versions had Graph.fuzzy_match(check_shape) with
  * BaseNode.fuzzy_eq / compare_data_fuzzy (equal input and output shapes
  * required), current BaseNode has no fuzzy_eq and compares nodes by id
- * only; graph-compare.md §3.2 has no shape condition either.  The pair's
- * rows then carry the shape difference to the verdict (§4.6). */
+ * only; probetop-rules(7), MATCHING: Graph matching has no shape condition either.  The pair's
+ * rows then carry the shape difference to the verdict (probetop-rules(7), VERDICTS). */
 static void test_recount(void) {
     struct gcase c;
     const char *npu = MOD_IO "," ENTRY("Torch.matmul.3.forward", F32, F32) "," ENTRY("Tensor.add.5.forward", F32, F32)

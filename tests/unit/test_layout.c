@@ -1,5 +1,5 @@
 /* test_layout: the Megatron layout (model/layout.c) against every worked
- * example and error of megatron-parallel.md §6, the §7 renaming of target
+ * example and error of probetop-rules(7), MEGATRON LAYOUT: Examples, the layer renaming (probetop-rules(7), MEGATRON LAYOUT: Layer names) of target
  * names over a simulated 8-rank TP2 PP2 VPP2 dump, and the `parallel`
  * command's text, JSON and CSV output. */
 #include <fcntl.h>
@@ -70,7 +70,7 @@ static const char *row_label(const struct layout *l, int row) {
     return layout_row_label(l, row, buf, sizeof buf);
 }
 
-/* §6.1: the documentation example. */
+/* probetop-rules(7), MEGATRON LAYOUT: Examples: the documentation example. */
 static void test_doc_example(void) {
     struct pt_error e;
     struct layout *l = mk("W=32 L=48 TP=4 PP=4 V=3", &e);
@@ -137,7 +137,7 @@ static void test_doc_example(void) {
     CHECK_STR(cell(l, 0, 4), "(out of range)");
     CHECK_STR(cell(l, 32, 0), "(out of range)");
     CHECK_STR(cell(l, -1, 0), "(out of range)");
-    /* §7: local layers.i -> global number offset(v) + i + 1. */
+    /* probetop-rules(7), MEGATRON LAYOUT: Layer names: local layers.i -> global number offset(v) + i + 1. */
     CHECK_INT(layout_global_layer(l, 0, 0, 0), 1);
     CHECK_INT(layout_global_layer(l, 0, 0, 2), 3);
     CHECK_INT(layout_global_layer(l, 0, 0, 3), -1);
@@ -151,7 +151,7 @@ static void test_doc_example(void) {
     layout_free(l);
 }
 
-/* §6.2: W=8, L=8, TP=2, PP=2, V=2. */
+/* probetop-rules(7), MEGATRON LAYOUT: Examples: W=8, L=8, TP=2, PP=2, V=2. */
 static void test_tp2_pp2_vpp2(void) {
     struct pt_error e;
     struct layout *l = mk("W=8 L=8 TP=2 PP=2 V=2", &e);
@@ -183,7 +183,7 @@ static void test_tp2_pp2_vpp2(void) {
     layout_free(l);
 }
 
-/* §6.3: standalone embedding, TP=1. */
+/* probetop-rules(7), MEGATRON LAYOUT: Examples: standalone embedding, TP=1. */
 static void test_standalone(void) {
     struct pt_error e;
     struct layout *l = mk("W=8 L=6 TP=1 PP=4 SE", &e);
@@ -212,7 +212,7 @@ static void test_standalone(void) {
     layout_free(l);
 }
 
-/* §6.4: standalone embedding with a virtual pipeline. */
+/* probetop-rules(7), MEGATRON LAYOUT: Examples: standalone embedding with a virtual pipeline. */
 static void test_standalone_vpp(void) {
     struct pt_error e;
     struct layout *l = mk("W=6 L=8 TP=1 PP=3 V=2 SE", &e);
@@ -234,7 +234,7 @@ static void test_standalone_vpp(void) {
     layout_free(l);
 }
 
-/* §6.5: a different rank order. */
+/* probetop-rules(7), MEGATRON LAYOUT: Examples: a different rank order. */
 static void test_order_tp_pp_dp(void) {
     struct pt_error e;
     struct layout *l = mk("W=8 L=8 TP=2 PP=2 tp-pp-dp", &e);
@@ -266,7 +266,7 @@ static void test_order_tp_pp_dp(void) {
 }
 
 /* Groups for an order where dp varies fastest: every group is a mixed
- * radix slice (§3), checked against brute force over all coordinates. */
+ * radix slice (probetop-rules(7), MEGATRON LAYOUT: Rank groups), checked against brute force over all coordinates. */
 static void test_groups_any_order(void) {
     static const char *const orders[] = {"dp-pp-tp", "pp-dp-tp", "tp-dp-pp", "pp-tp-dp", "dp-ep-tp-cp-pp", "cp-pp-tp-dp"};
     for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
@@ -299,7 +299,7 @@ static void test_groups_any_order(void) {
     }
 }
 
-/* §6.6 and every check of §2, with msProbe's messages. */
+/* probetop-rules(7), MEGATRON LAYOUT: Examples and every check of probetop-rules(7), MEGATRON LAYOUT: Validation, with msProbe's messages. */
 static void expect_error(const char *words, const char *msg) {
     struct pt_error e = {{0}};
     struct layout *l = mk(words, &e);
@@ -324,7 +324,7 @@ static void test_errors(void) {
     expect_error("W=8 L=8 PP=2 ORDER=tp-dp", "The parallel size (pp) is (2), but it's not specified in order (tp-dp).");
     expect_error("W=8 L=8 PP=2 ORDER=tp-ep-pp-dp", "The ep and dp must be adjacent in order (tp-ep-pp-dp).");
 
-    /* Check 1, each name, in the spec's order whatever the argument order. */
+    /* Check 1, each name, in the validation order whatever the argument order. */
     expect_error("L=8", "world_size must be a positive integer");
     expect_error("W=0 L=8", "world_size must be a positive integer");
     expect_error("W=-4 L=8", "world_size must be a positive integer");
@@ -545,7 +545,7 @@ static void test_names(void) {
     layout_free(l);
 }
 
-/* The §7 use: a simulated dump of 8 ranks, TP 2, PP 2, VPP 2 (spec §6.2),
+/* The layer renaming in use (probetop-rules(7), MEGATRON LAYOUT: Layer names): a simulated dump of 8 ranks, TP 2, PP 2, VPP 2 (probetop-rules(7), MEGATRON LAYOUT: Examples),
  * where every rank names its chunks' layers by local index as Megatron's
  * named_modules() does.  Global renaming must put each model layer in
  * exactly one heat-map row (= one target name) holding exactly the ranks of

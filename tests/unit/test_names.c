@@ -1,4 +1,4 @@
-/* names: interning and the label rules of trend-db.md §4 (its verified examples). */
+/* names: interning and the label rules of probetop-rules(7), LABELS (its verified examples). */
 #include "pt_test.h"
 
 #include "model/names.h"

@@ -1,4 +1,4 @@
-/* test_overflow: the level rules of graph-compare.md §6.3, the false-positive
+/* test_overflow: the level rules of probetop-rules(7), OVERFLOW LEVELS, the false-positive
  * rules, the description text and the triage order of the flagged list. */
 #include <math.h>
 
@@ -74,7 +74,7 @@ static void test_kwargs_count_as_inputs(void) {
     CHECK_INT(ovf_classify("Functional.linear.0.forward", &io), OVF_HIGH);
 }
 
-/* An array element is anomalous when any nested tensor is (§6.2). */
+/* An array element is anomalous when any nested tensor is (probetop-rules(7), OVERFLOW LEVELS). */
 static void test_nested_arrays_count_for_level(void) {
     struct ovf_elem in[1] = { clean() }, out[2] = { clean(), bad_nested() };
     struct ovf_io io = io_of(in, 1, out, 2);

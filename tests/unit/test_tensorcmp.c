@@ -1,4 +1,4 @@
-/* test_tensorcmp: the tensor-mode metrics (graph-compare.md §4.5) on small
+/* test_tensorcmp: the tensor-mode metrics (probetop-rules(7), TENSOR METRICS) on small
  * arrays whose answers were worked out by hand (numpy's float32 and
  * float16 steps reproduced with Python's struct module). */
 #include "pt_test.h"

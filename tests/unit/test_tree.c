@@ -1,5 +1,5 @@
-/* test_tree: graph building (graph-compare.md §2) against msProbe's own
- * .vis.db for the quick_start dumps, the small example of §2.11, labels,
+/* test_tree: graph building (probetop-rules(7), GRAPH BUILDING) against msProbe's own
+ * .vis.db for the quick_start dumps, the small example of probetop-rules(7), GRAPH BUILDING, labels,
  * parent fixes and hostile inputs. */
 #include <sqlite3.h>
 
@@ -105,7 +105,7 @@ static void test_quick_start_vs_visdb(void) {
     int rb = tree_find(bench, "Module.relu.ReLU.backward.0");
     CHECK(rb >= 0);
     if (rb >= 0) CHECK_INT(bench->nodes[rb].parent, bench->root);
-    /* labels (§9) */
+    /* labels (probetop-rules(7), GRAPH BUILDING: Labels of tree rows) */
     char buf[256];
     CHECK_STR(tree_label(bench, tree_find(bench, "Module.layer1.0.Bottleneck.forward.0"), buf, sizeof buf),
               "layer1.0.Bottleneck.forward.0");
@@ -115,7 +115,7 @@ static void test_quick_start_vs_visdb(void) {
     CHECK_STR(tree_label(bench, pg, buf, sizeof buf), "conv1.Conv2d.parameters_grad.1");
     CHECK_STR(tree_label(bench, tree_find(bench, "Module.conv1.Conv2d.forward.0"), buf, sizeof buf),
               "Module.conv1.Conv2d.forward.0");
-    /* params of the conv (§2.4 names and values) */
+    /* params of the conv (probetop-rules(7), GRAPH BUILDING: Params names and values) */
     uint32_t np;
     const struct tparam *p = tree_params(bench, tree_find(bench, "Functional.conv2d.0.forward"), &np);
     CHECK_INT(np, 11);

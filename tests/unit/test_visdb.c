@@ -1,4 +1,4 @@
-/* test_visdb: msProbe's .vis.db read-only (graph-compare.md §8): the real
+/* test_visdb: msProbe's .vis.db read-only (probetop-formats(5), VIS.DB): the real
  * compare database of the quick_start pair, a file name with odd bytes,
  * and databases of other kinds, each refused with a message naming the
  * file, none of them written to. */
