@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "model/names.h"
+#include "src/io/dataset.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
 
