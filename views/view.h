@@ -1,13 +1,13 @@
 /* view: the pane interface.
  *
  * A pane is one file views/<name>.c exporting one `const struct view_ops`
- * (like tmux's window_mode).  The app (src/app*.c) owns the panes: it
- * creates one struct view per entry of its pane table (src/app_panes.c),
+ * (like tmux's window_mode).  The app (src/app/) owns the panes: it
+ * creates one struct view per entry of its pane table (src/app/app_panes.c),
  * gives it a curses window, calls ops->init once, draws it when the screen
  * it belongs to is shown, and routes input to the focused pane.
  *
  * Adding a pane = write views/<name>.c + one line in the pane table
- * (src/app_panes.c: ops, screen name, size weight).  Its keys and `:`
+ * (src/app/app_panes.c: ops, screen name, size weight).  Its keys and `:`
  * commands are declared in the ops (keys[] / cmds[] below), so they need no
  * edit elsewhere: the same rows drive dispatch, the `?` help screen and the
  * man page KEYS section (`probetop --keys-man`).
