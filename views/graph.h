@@ -132,7 +132,7 @@ struct app_cmp {
     pthread_t tth;
     int tstarted, trunning;
     atomic_int tdone, tcancel;
-    struct load_opts lopts;          /* model/dataset.h */
+    struct load_opts lopts;
     const char *tpath[2];            /* a->paths */
     struct dataset *pds;             /* the problem's, moved to a->ds */
     int prc;
@@ -168,7 +168,6 @@ long acmp_save_match(struct app *a, const char *path, struct pt_error *err);
 /* Communication peers of problem node n (loads the other ranks' dumps of
  * the step the first time); 0 with *peers / *n set. */
 int acmp_peers(struct app *a, int n, const struct acmp_peer **peers, size_t *count, struct pt_error *err);
-
 
 /* The node the tree pane has selected (or the node of its list row), -1
  * none; *side = 0 problem, 1 benchmark. */
