@@ -1,5 +1,5 @@
-/* search: the one search every pane's `/` uses, the label selection, and
- * the prompt history.
+/* search: the one search every pane's `/` uses, and the label selection.
+ * (The prompt's line history is ui/hist.h.)
  *
  * Regex: PCRE2 (8-bit) in UTF mode, case-insensitive unless asked, over
  * names that may hold invalid UTF-8 (PCRE2_MATCH_INVALID_UTF: such bytes
@@ -13,10 +13,7 @@
  *
  * Labels: msProbe filters by label TEXT, whatever its category, AND-ed
  * across the selection (probetop-rules(7), LABELS; probetop-formats(5), TREND.DB).
- *
- * History: a fixed ring of the last SEARCH_HIST_MAX prompt entries, walked
- * with Up/Down the way a shell does (the line being typed comes back after
- * the newest entry). */
+ */
 #ifndef PT_SEARCH_H
 #define PT_SEARCH_H
 
@@ -86,30 +83,5 @@ int search_labels_targets(const struct names *n, const uint32_t *sel, size_t nse
  * (default, function, index, layer, module) then by text (bytewise).
  * *out is owned by the caller. */
 int search_labels_sorted(const struct names *n, uint32_t **out, uint32_t *nout, struct pt_error *err);
-
-/* ---- prompt history ---- */
-
-#define SEARCH_HIST_MAX 64
-
-struct search_hist {
-    char *item[SEARCH_HIST_MAX];    /* ring; item[(head + i) % MAX], i = 0 oldest */
-    int head, n;
-    int pos;                        /* browsing: 0..n-1 the entry shown, n the draft;
-                                       -1 not browsing */
-    char *draft;                    /* the line being typed when browsing started */
-};
-
-void search_hist_init(struct search_hist *h);
-void search_hist_free(struct search_hist *h);
-/* Remembers an entered line (not empty, not equal to the newest entry; the
- * oldest is dropped when full) and ends browsing.  0 ok, -1 no memory. */
-int search_hist_add(struct search_hist *h, const char *line);
-/* Up: the previous (older) entry; `current` is the line on screen, kept
- * as the draft when browsing starts.  NULL when there is nothing older. */
-const char *search_hist_prev(struct search_hist *h, const char *current);
-/* Down: the next (newer) entry, then the draft; NULL when not browsing. */
-const char *search_hist_next(struct search_hist *h);
-/* Ends browsing (Esc, Enter) without adding. */
-void search_hist_reset(struct search_hist *h);
 
 #endif

@@ -8,16 +8,16 @@
 
 void prompt_init(struct prompt *p) {
     memset(p, 0, sizeof *p);
-    search_hist_init(&p->hist_cmd);
-    search_hist_init(&p->hist_re);
+    hist_init(&p->hist_cmd);
+    hist_init(&p->hist_re);
 }
 
 void prompt_free(struct prompt *p) {
-    search_hist_free(&p->hist_cmd);
-    search_hist_free(&p->hist_re);
+    hist_free(&p->hist_cmd);
+    hist_free(&p->hist_re);
 }
 
-static struct search_hist *hist(struct prompt *p) { return p->kind == '/' ? &p->hist_re : &p->hist_cmd; }
+static struct hist *hist(struct prompt *p) { return p->kind == '/' ? &p->hist_re : &p->hist_cmd; }
 
 static void set_line(struct prompt *p, const char *s) {
     size_t n = strlen(s);
@@ -34,7 +34,7 @@ void prompt_open(struct prompt *p, int kind, const char *initial) {
     p->kind = kind;
     set_line(p, initial ? initial : "");
     p->tab_cycle = -1;
-    search_hist_reset(hist(p));
+    hist_reset(hist(p));
 }
 
 static size_t prev_char(const struct prompt *p, size_t i) {
@@ -79,17 +79,17 @@ enum prompt_result prompt_key(struct prompt *p, int key) {
     switch (key) {
     case UK_ENTER:
         p->active = 0;
-        if (p->len) search_hist_add(hist(p), p->buf);
-        else search_hist_reset(hist(p));
+        if (p->len) hist_add(hist(p), p->buf);
+        else hist_reset(hist(p));
         return PROMPT_DONE;
     case UK_ESC: case UK_CTRL('g'):
         p->active = 0;
-        search_hist_reset(hist(p));
+        hist_reset(hist(p));
         return PROMPT_CANCEL;
     case UK_BACKSPACE:
         if (p->len == 0) {   /* backspace on an empty line leaves, as in vim */
             p->active = 0;
-            search_hist_reset(hist(p));
+            hist_reset(hist(p));
             return PROMPT_CANCEL;
         }
         delete_range(p, prev_char(p, p->cur), p->cur);
@@ -111,12 +111,12 @@ enum prompt_result prompt_key(struct prompt *p, int key) {
         break;
     }
     case UK_UP: {
-        const char *s = search_hist_prev(hist(p), p->buf);
+        const char *s = hist_prev(hist(p), p->buf);
         if (s) set_line(p, s);
         break;
     }
     case UK_DOWN: {
-        const char *s = search_hist_next(hist(p));
+        const char *s = hist_next(hist(p));
         if (s) set_line(p, s);
         break;
     }

@@ -1,5 +1,5 @@
 /* prompt: the one-line editor for `:` commands and `/` patterns, with a
- * history per kind (model/search.h's ring, Up/Down as in a shell).
+ * history per kind (ui/hist.h's ring, Up/Down as in a shell).
  * Editing: printable keys insert, Left/Right/Home/End (C-a, C-e) move,
  * BS/Del delete, C-u kills to the start, C-w the word before the cursor,
  * Tab completes through a callback, Enter accepts, Esc/C-g cancels. */
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "model/search.h"
+#include "ui/hist.h"
 
 #define PROMPT_MAX 1024
 
@@ -23,7 +23,7 @@ struct prompt {
     int kind;                     /* ':' or '/' */
     char buf[PROMPT_MAX];         /* UTF-8 */
     size_t len, cur;              /* bytes; cur at a character boundary */
-    struct search_hist hist_cmd, hist_re;
+    struct hist hist_cmd, hist_re;
     prompt_complete_fn complete;
     void *complete_ctx;
     char tab_base[PROMPT_MAX];    /* the line Tab started completing */

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/cube.h"
-
 static int is_cont(unsigned char c) { return (c & 0xc0) == 0x80; }
 
 int text_width(const char *s) {
@@ -210,14 +208,6 @@ char *text_short_target(const char *name, int width, int utf8, char *buf, size_t
 }
 
 /* --- numbers --- */
-
-char *text_fmt_value(float v, char *buf, size_t size) {
-    if (cube_is_missing(v)) snprintf(buf, size, "%s", "");
-    else if (isnan(v)) snprintf(buf, size, "NaN");
-    else if (isinf(v)) snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
-    else snprintf(buf, size, "%.6g", (double)v);
-    return buf;
-}
 
 static void strip_zeros(char *mant) {
     char *dot = strchr(mant, '.');

@@ -22,9 +22,6 @@ char *text_fit(const char *s, int width, enum text_cut cut, int utf8, char *buf,
  * what still does not fit is cut from the left behind the layer number. */
 char *text_short_target(const char *name, int width, int utf8, char *buf, size_t size);
 
-/* Numbers.  text_fmt_value: 6 significant digits, "NaN", "+Inf", "-Inf",
- * "" for missing (cube_is_missing). */
-char *text_fmt_value(float v, char *buf, size_t size);
 /* msProbe's y tick labels (probetop-rules(7), HEAT MAP SCALE): 0 -> "0"; |v| < 1e-4 or
  * |v| >= 1e4 -> exponent form with up to 6 decimals, trailing zeros and the
  * '+' removed ("1.5e5", "2e-7"); else fixed with up to 10 decimals,

@@ -16,9 +16,7 @@
 #include <string.h>
 
 #include "model/compare.h"
-#include "src/app/app_compare.h"
-#include "src/app/app_state.h"
-#include "src/io/json.h"
+#include "model/visparam.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -240,49 +238,42 @@ static void side_rows(struct dp *p, const struct tree *t, int n, const char *sid
     }
 }
 
-/* ---- .vis.db: the stored param texts ---- */
-
-static const char *jstr(const cJSON *o, const char *k) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+/* ---- .vis.db: the stored compare rows (decoded by the reader) ---- */
 
 static void visdb_rows(struct dp *p, const struct acmp_graph *G, int n, int side) {
-    const struct visdb_graph *vg = G->vg[side];
     int b = side == 0 && G->vlink ? G->vlink[n] : -1;
-    const struct visdb_graph *vb = b >= 0 ? G->vg[1] : NULL;
-    const char *id = tree_id(vg->t, n);
+    int vb = b >= 0 && G->vin[1];
+    const char *id = tree_id(G->t[side], n);
     for (int part = 0; part < 2; part++) {
-        const char *js = part ? vg->output[n] : vg->input[n];
-        const char *jb = vb ? (part ? vb->output[b] : vb->input[b]) : NULL;
-        cJSON *o = NULL, *ob = NULL;
-        if (!js || json_tree_parse(js, strlen(js), "input_data", &o, NULL) != 0) continue;
-        if (jb && json_tree_parse(jb, strlen(jb), "input_data", &ob, NULL) != 0) ob = NULL;
-        const cJSON *bp = ob ? ob->child : NULL;
-        for (const cJSON *q = o->child; q; q = q->next, bp = bp ? bp->next : NULL) {
-            const char *res = jstr(q, "Result");
+        const struct vis_params *ps = part ? &G->vout[side][n] : &G->vin[side][n];
+        const struct vis_params *bs = vb ? (part ? &G->vout[1][b] : &G->vin[1][b]) : NULL;
+        if (ps->error) {
+            wrapped(p, UI_ERROR, ps->error, p->width, "  ");
+            continue;
+        }
+        if (bs && bs->error) wrapped(p, UI_ERROR, bs->error, p->width, "  ");
+        for (size_t i = 0; i < ps->n; i++) {
+            const struct vis_param *q = &ps->p[i];
+            const struct vis_param *bp = bs && i < bs->n ? &bs->p[i] : NULL;
+            const char *res = q->result;
             struct dline *h = add(p, res ? result_role(res) : UI_TITLE);
             if (!h) break;
             char esc[400];
-            pt_escape(short_name(q->string, id), strlen(short_name(q->string, id)), esc, sizeof esc);
+            pt_escape(short_name(q->name, id), strlen(short_name(q->name, id)), esc, sizeof esc);
             snprintf(h->text, sizeof h->text, "%s  %s", esc, res ? res : "");
             int cols = vb ? 5 : 2;
             p->grid = vb ? 4 : 1;
             cells(p, UI_DIM, cols, "", side ? "benchmark" : "problem", "benchmark", "diff", "rel err");
-            static const char *const f[] = {"dtype", "shape", "Max", "Min", "Mean", "Norm", "md5", "requires_grad", "value"};
-            static const char *const dk[] = {NULL, NULL, "Max diff", "Min diff", "Mean diff", "L2norm diff", NULL, NULL, NULL};
-            static const char *const rk[] = {NULL, NULL, "MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr", NULL, NULL, NULL};
-            for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
-                const char *pv = jstr(q, f[k]), *bv = bp ? jstr(bp, f[k]) : NULL;
+            for (int k = 0; k < VF_N; k++) {
+                const char *pv = q->field[k], *bv = bp ? bp->field[k] : NULL;
                 if (!pv && !bv) continue;
-                cells(p, UI_NORMAL, dk[k] && vb ? 5 : vb ? 3 : 2, f[k], pv ? pv : "-", bv ? bv : "-",
-                      dk[k] ? jstr(q, dk[k]) : NULL, rk[k] ? jstr(q, rk[k]) : NULL);
+                int st = k >= VF_MAX && k < VF_MAX + VIS_NSTATS ? k - VF_MAX : -1;
+                cells(p, UI_NORMAL, st >= 0 && vb ? 5 : vb ? 3 : 2, vis_field_names[k], pv ? pv : "-", bv ? bv : "-",
+                      st >= 0 ? q->diff[st] : NULL, st >= 0 ? q->relerr[st] : NULL);
             }
-            const char *em = jstr(q, "Err_message");
+            const char *em = q->err_message;
             if (em && em[0] && strcmp(em, "[]") && strcmp(em, "null")) wrapped(p, res ? result_role(res) : UI_NORMAL, em, p->width, "  ");
         }
-        cJSON_Delete(o);
-        cJSON_Delete(ob);
     }
 }
 
@@ -358,7 +349,7 @@ static void layout_lines(struct dp *p, struct app *a, int width) {
         }
     }
     /* the rows */
-    if (G->vg[side]) visdb_rows(p, G, n, side);
+    if (G->vin[side]) visdb_rows(p, G, n, side);
     else if (side == 0 && G->g && b >= 0 && G->g->n[n].nrows) compare_rows(p, G, n);
     else if (side == 0 && G->g && b >= 0) {
         text(p, UI_DIM, "%s", "matched; nothing to compare (no inputs or outputs)");

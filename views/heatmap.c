@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app/app_state.h"
-#include "ui/agg.h"
 #include "ui/nav.h"
 #include "ui/palette.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/agg.h"
+#include "views/layout.h"
 #include "views/trend.h"
 #include "views/view.h"
 
@@ -84,8 +84,6 @@ struct cut {
     const uint32_t *xs;      /* x -> slice x, NULL = identity (ranks under :group) */
     int cx, cy;              /* cursor, source coordinates (-1 none) */
 };
-
-int view_layout_rank_order(const struct app *a, int *perm, int n);   /* views/layout.c */
 
 /* The rank display order for this frame, or NULL (natural order). */
 static const uint32_t *rank_order(struct heat *h, struct app *a) {
@@ -774,7 +772,7 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
     uint32_t lt = cube_local_target(a->cube, a->metric, a->sel_target);
     float val = lt == UINT32_MAX ? cube_missing() : cube_get(a->cube, a->metric, a->stat, lt, a->sel_step, a->sel_rank);
     char vs[32], rk[160], name[1024], labels[512];
-    text_fmt_value(val, vs, sizeof vs);
+    agg_fmt_value(val, vs, sizeof vs);
     app_rank_both(a, a->sel_rank, rk, sizeof rk);
     app_target_label(a, a->sel_rank, a->sel_target, name, sizeof name);
     const uint32_t *ids;

@@ -23,10 +23,10 @@
 #include "model/cube.h"
 #include "model/layout.h"
 #include "model/names.h"
-#include "src/app/app_state.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/layout.h"
 #include "views/view.h"
 
 extern const struct view_ops view_layout;
@@ -91,8 +91,6 @@ static const char *hook_cell(void *ctx, int32_t step, int32_t rank, uint32_t tar
     else snprintf(buf, size, "global layer %d of %d (layers.%d)", g, p->l->layers, g - 1);
     return buf;
 }
-
-int view_layout_rank_order(const struct app *a, int *perm, int n);
 
 /* The heat map's rank axis order under `:group`: perm gets cube rank
  * indexes in display order.  Returns 0 when filled, -1 for the natural

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app/app_state.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/agg.h"
 #include "views/trend.h"
 #include "views/view.h"
 
@@ -312,7 +312,7 @@ static void draw_legend(struct view *v, struct app *a, struct lc *lc, int leg_y0
         int x = 0;
         char name[512], val[32], row[700];
         float p = point(a, l, lc->cursor);
-        text_fmt_value(p, val, sizeof val);
+        agg_fmt_value(p, val, sizeof val);
         line_name(a, l, v->w - 24, name, sizeof name);
         int selected = first + r == lc->sel && v->focused;
         ui_role(w, u, selected ? UI_AXIS_SEL : UI_NORMAL);
@@ -498,7 +498,7 @@ static void lc_status(struct view *v, struct app *a, char *buf, size_t size) {
     line_name(a, l, 200, name, sizeof name);
     x_label(a, l, lc->cursor, xl, sizeof xl);
     float p = point(a, l, lc->cursor);
-    text_fmt_value(p, val, sizeof val);
+    agg_fmt_value(p, val, sizeof val);
     snprintf(buf, size, "line %d of %d  %s %s = %s%s\n%s", lc->sel + 1, lc->n,
              lc->dim == DIM_STEP ? "step" : lc->dim == DIM_RANK ? "rank" : "target", xl,
              cube_is_missing(p) ? "(no data)" : val, l->hidden ? "  (hidden)" : "", name);

@@ -17,8 +17,6 @@
 #include "model/overflow.h"
 #include "model/ovfrows.h"
 #include "model/search.h"
-#include "src/app/app_origin.h"
-#include "src/app/app_state.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -820,18 +818,20 @@ static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t si
 
 /* The status line: the entry, then, when the terminal is wide enough for
  * both beside the key hints, the origin rank of the first step's NaN/Inf
- * once the background search has found it (src/app_origin.h). */
+ * once the background search has found it (app_origin_first). */
 static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
     char entry[1536], orig[768];
     ovf_status_entry(v, a, entry, sizeof entry);
     snprintf(buf, size, "%s", entry);
-    const struct ovf_origin_report *o = app_origin_report(a);
-    if (!o || !o->v[0].norigins) return;
-    const struct ovf_origin_node *n = &o->v[0].origins[0];
+    int32_t ostep, orank;
+    uint32_t opos;
+    const char *oname;
+    size_t nchain;
+    if (!app_origin_first(a, &ostep, &orank, &opos, &oname, &nchain)) return;
     char name[512];
-    pt_escape(n->name, strlen(n->name), name, sizeof name);
-    snprintf(orig, sizeof orig, "  | origin: step %d rank %d #%u %s, %zu other rank%s reached", (int)n->step,
-             (int)n->rank, (unsigned)n->pos, name, o->v[0].nchain, o->v[0].nchain == 1 ? "" : "s");
+    pt_escape(oname, strlen(oname), name, sizeof name);
+    snprintf(orig, sizeof orig, "  | origin: step %d rank %d #%u %s, %zu other rank%s reached", (int)ostep,
+             (int)orank, (unsigned)opos, name, nchain, nchain == 1 ? "" : "s");
     if (text_width(entry) + text_width(orig) + 16 <= COLS) snprintf(buf, size, "%s%s", entry, orig);
 }
 

@@ -14,7 +14,6 @@
 #include "model/cube.h"
 #include "model/names.h"
 #include "model/search.h"
-#include "src/app/app_state.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app/app_compare.h"
-#include "src/app/app_state.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

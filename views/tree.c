@@ -21,8 +21,6 @@
 
 #include "model/overflow.h"
 #include "model/search.h"
-#include "src/app/app_compare.h"
-#include "src/app/app_state.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

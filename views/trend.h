@@ -2,7 +2,7 @@
 #ifndef PT_VIEWS_TREND_H
 #define PT_VIEWS_TREND_H
 
-#include "src/app/app_state.h"
+#include "views/view.h"
 
 /* Adds the selected cell's trend along the remaining dimension as a line
  * (msProbe: clicking a cell); a line already shown is not added twice.

@@ -118,6 +118,8 @@ static const struct acmp_pair *pair_of(const struct app_cmp *c, int32_t step, in
 static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *err) {
     if (visdb_load(c->vdb, G->step, G->rank, "NPU", &G->vg[0], err) != 0) return -1;
     G->t[0] = G->vg[0]->t;
+    G->vin[0] = G->vg[0]->in;
+    G->vout[0] = G->vg[0]->out;
     if (!c->vdb->compare) return 0;
     struct pt_error e2;
     if (visdb_load(c->vdb, G->step, G->rank, "Bench", &G->vg[1], &e2) != 0) {
@@ -125,6 +127,8 @@ static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *
         return 0;
     }
     G->t[1] = G->vg[1]->t;
+    G->vin[1] = G->vg[1]->in;
+    G->vout[1] = G->vg[1]->out;
     const struct tree *a = G->t[0], *b = G->t[1];
     G->vlink = malloc((a->nnodes ? a->nnodes : 1) * sizeof *G->vlink);
     G->vblink = malloc((b->nnodes ? b->nnodes : 1) * sizeof *G->vblink);
@@ -201,7 +205,7 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
     struct lmap *pm = NULL;
     if (c->have_lmap) {
         char warn[1024];
-        pm = cfile_lmap_build(&c->lmap, a, b, warn, sizeof warn);
+        pm = cfile_lmap_build(c->lmap, a, b, warn, sizeof warn);
         if (warn[0]) snprintf(G->note, sizeof G->note, "%s", warn);
     }
     struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
@@ -351,7 +355,7 @@ static void scan_done(void *ctx, size_t i) {
 static void *scan_run(void *arg) {
     struct app_cmp *c = arg;
     /* two workers: a pair is mostly reading, and the machine may have two cores */
-    struct cscan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? &c->lmap : NULL, .match_config = c->mc_path,
+    struct cscan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? c->lmap : NULL, .match_config = c->mc_path,
                            .threads = 2, .cancel = &c->scancel, .done = scan_done, .ctx = c};
     cscan_run(c->spairs, c->npairs, c->sum, &o);
     atomic_store(&c->send, 1);
@@ -477,12 +481,16 @@ static int has_structure(const char *dir) {
 int acmp_open(struct app *a, struct pt_error *err) {
     struct app_cmp *c = calloc(1, sizeof *c);
     if (!c) return pt_errorf(err, "out of memory");
+    if (!(c->lmap = calloc(1, sizeof *c->lmap))) {
+        free(c);
+        return pt_errorf(err, "out of memory");
+    }
     c->fuzzy = a->fuzzy;
     c->bench_rc = -1;
     a->cmp = c;
     if (a->layer_mapping) {
         if (!(c->lmap_path = strdup(a->layer_mapping))) goto oom;
-        if (cfile_lmap_load(&c->lmap, a->layer_mapping, err) != 0) goto fail;
+        if (cfile_lmap_load(c->lmap, a->layer_mapping, err) != 0) goto fail;
         c->have_lmap = 1;
     }
     if (a->match_config) {
@@ -590,7 +598,8 @@ void acmp_free(struct app *a) {
     free(c->steps);
     free(c->ranks);
     visdb_close(c->vdb);
-    cfile_lmap_free(&c->lmap);
+    cfile_lmap_free(c->lmap);
+    free(c->lmap);
     free(c->lmap_path);
     free(c->mc_path);
     free(c->select_after);

@@ -60,3 +60,16 @@ const struct ovf_origin_report *app_origin_report(const struct app *a) {
     if (!o || o->running || o->rc != 0 || o->rep.n == 0) return NULL;
     return &o->rep;
 }
+
+int app_origin_first(const struct app *a, int32_t *step, int32_t *rank, uint32_t *pos, const char **name,
+                     size_t *nreached) {
+    const struct ovf_origin_report *o = app_origin_report(a);
+    if (!o || !o->v[0].norigins) return 0;
+    const struct ovf_origin_node *n = &o->v[0].origins[0];
+    *step = n->step;
+    *rank = n->rank;
+    *pos = n->pos;
+    *name = n->name;
+    *nreached = o->v[0].nchain;
+    return 1;
+}

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "model/dataset.h"
 #include "model/origin.h"
-#include "src/io/dataset.h"
 
 struct ovf_origin_node {
     int32_t step, micro, rank;   /* micro -1 unknown */

@@ -3,6 +3,7 @@
  * results to a callback strictly in step and rank order. */
 #include "src/io/read_dump.h"
 
+#include "src/io/dataset.h"
 #include "src/io/fsutil.h"
 
 #include <dirent.h>

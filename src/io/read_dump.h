@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/dataset.h"
 #include "model/err.h"
 #include "model/overflow.h"
-#include "src/io/dataset.h"
 
 enum dump_metric { DM_FORWARD, DM_BACKWARD, DM_RECOMPUTE, DM_PARAMS_GRAD, DM_N };
 extern const char *const dump_metric_names[DM_N];   /* msProbe's metric ids 1..4 in order */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "model/layout.h"
+#include "src/io/dataset.h"
 #include "src/io/fsutil.h"
 #include "src/io/json.h"
 #include "src/io/write_trenddb.h"

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/dataset.h"
 #include "model/err.h"
-#include "src/io/dataset.h"
 #include "src/io/read_dump.h"   /* struct mapping */
 
 #define MON_NMETRICS 9

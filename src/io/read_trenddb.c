@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "src/io/dataset.h"
 #include "src/io/sqlite_ro.h"
 #include "src/io/write_trenddb.h"
 

@@ -3,8 +3,8 @@
 #ifndef PT_READ_TRENDDB_H
 #define PT_READ_TRENDDB_H
 
+#include "model/dataset.h"
 #include "model/err.h"
-#include "src/io/dataset.h"
 
 /* A folder holding at least one *.trend.db file. */
 int trenddb_detect_dir(const char *path);

@@ -154,6 +154,71 @@ static char *last_of_link(const char *link) {
     return r;
 }
 
+/* The keys of the diff and relative error of Max, Min, Mean, Norm. */
+static const char *const diff_keys[VIS_NSTATS] = {"Max diff", "Min diff", "Mean diff", "L2norm diff"};
+static const char *const relerr_keys[VIS_NSTATS] = {"MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr"};
+
+/* A string member copied (NULL when absent or not a string); sets *oom. */
+static char *str_member(const cJSON *o, const char *k, int *oom) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsString(v)) return NULL;
+    char *s = strdup(v->valuestring);
+    if (!s) *oom = 1;
+    return s;
+}
+
+/* Decodes one node's input_data / output_data text (a JSON object: param
+ * name -> its fields) into *out.  NULL, "" or null is no rows; any other
+ * text that is not a JSON object keeps a message naming the file, the
+ * node and the column in out->error (the graph still loads).  -1 only
+ * when memory runs out. */
+static int decode_params(const char *text, const char *path, const char *node, const char *col,
+                         struct vis_params *out, struct pt_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!text || !text[0]) return 0;
+    char what[512];
+    snprintf(what, sizeof what, "%s: node %s: %s", path, node, col);
+    cJSON *o = NULL;
+    struct pt_error je;
+    if (json_tree_parse(text, strlen(text), what, &o, &je) != 0) {
+        out->error = strdup(je.msg);
+        return out->error ? 0 : pt_errorf(err, "out of memory");
+    }
+    int oom = 0;
+    if (cJSON_IsNull(o)) {
+        cJSON_Delete(o);
+        return 0;
+    }
+    if (!cJSON_IsObject(o)) {
+        char m[1024];
+        snprintf(m, sizeof m, "%s: not a JSON object", what);
+        out->error = strdup(m);
+        cJSON_Delete(o);
+        return out->error ? 0 : pt_errorf(err, "out of memory");
+    }
+    int n = cJSON_GetArraySize(o);
+    out->p = calloc(n > 0 ? (size_t)n : 1, sizeof *out->p);
+    if (!out->p) oom = 1;
+    for (const cJSON *q = oom ? NULL : o->child; q; q = q->next) {
+        struct vis_param *r = &out->p[out->n++];
+        r->name = strdup(q->string ? q->string : "");
+        if (!r->name) oom = 1;
+        r->result = str_member(q, "Result", &oom);
+        for (int k = 0; k < VF_N; k++) r->field[k] = str_member(q, vis_field_names[k], &oom);
+        for (int k = 0; k < VIS_NSTATS; k++) {
+            r->diff[k] = str_member(q, diff_keys[k], &oom);
+            r->relerr[k] = str_member(q, relerr_keys[k], &oom);
+        }
+        r->err_message = str_member(q, "Err_message", &oom);
+    }
+    cJSON_Delete(o);
+    if (oom) {
+        vis_params_free(out);
+        return pt_errorf(err, "out of memory");
+    }
+    return 0;
+}
+
 int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, struct visdb_graph **out,
                struct pt_error *err) {
     *out = NULL;
@@ -212,9 +277,9 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
     g->index = malloc(n * sizeof *g->index);
     g->link = calloc(n, sizeof *g->link);
     g->overflow = calloc(n, sizeof *g->overflow);
-    g->input = calloc(n, sizeof *g->input);
-    g->output = calloc(n, sizeof *g->output);
-    if (!g->t || !g->index || !g->link || !g->overflow || !g->input || !g->output) { pt_errorf(err, "out of memory"); goto out; }
+    g->in = calloc(n, sizeof *g->in);
+    g->out = calloc(n, sizeof *g->out);
+    if (!g->t || !g->index || !g->link || !g->overflow || !g->in || !g->out) { pt_errorf(err, "out of memory"); goto out; }
     g->t->megatron = 1;   /* keep every node's stored micro step */
     g->t->step = step;
     g->t->rank = rank;
@@ -236,8 +301,11 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
         g->index[node] = r->index;
         g->link[node] = last_of_link(r->link);
         g->overflow[node] = r->ovf; r->ovf = NULL;
-        g->input[node] = r->in; r->in = NULL;
-        g->output[node] = r->out; r->out = NULL;
+        if (decode_params(r->in, v->path, r->name, "input_data", &g->in[node], err) != 0 ||
+            decode_params(r->out, v->path, r->name, "output_data", &g->out[node], err) != 0) {
+            free(parent_of);
+            goto out;
+        }
         g->t->nodes[node].micro = r->micro;
         if (r->stack) {
             cJSON *a;
@@ -284,14 +352,14 @@ void visdb_graph_free(struct visdb_graph *g) {
     for (size_t i = 0; i < n; i++) {
         if (g->link) free(g->link[i]);
         if (g->overflow) free(g->overflow[i]);
-        if (g->input) free(g->input[i]);
-        if (g->output) free(g->output[i]);
+        if (g->in) vis_params_free(&g->in[i]);
+        if (g->out) vis_params_free(&g->out[i]);
     }
     free(g->index);
     free(g->link);
     free(g->overflow);
-    free(g->input);
-    free(g->output);
+    free(g->in);
+    free(g->out);
     tree_free(g->t);
     free(g);
 }

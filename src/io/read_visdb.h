@@ -5,7 +5,8 @@
  * message saying what it is) and reads tb_config; visdb_load() turns one
  * graph (step, rank, NPU or Bench side) into a struct tree in msProbe's
  * child order, with the stored verdicts beside it: precision index,
- * counterpart, overflow level, and the stored param texts. */
+ * counterpart, overflow level, and the stored compare rows of each node
+ * decoded once into model structs (model/visparam.h). */
 #ifndef PT_READ_VISDB_H
 #define PT_READ_VISDB_H
 
@@ -13,6 +14,7 @@
 
 #include "model/err.h"
 #include "model/tree.h"
+#include "model/visparam.h"
 
 struct sqlite3;
 
@@ -32,7 +34,8 @@ struct visdb_graph {
     double *index;            /* per node: precision index, NAN when NULL */
     char **link;              /* per node: the counterpart id, NULL when unmatched */
     char **overflow;          /* per node: "medium"/"high"/"critical", NULL */
-    char **input, **output;   /* per node: the stored JSON text of input_data / output_data */
+    struct vis_params *in, *out;   /* per node: input_data / output_data, decoded; a column
+                                      that is not a JSON object keeps its message in .error */
 };
 
 int visdb_open(const char *path, struct visdb **out, struct pt_error *err);

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "model/names.h"
+#include "src/io/dataset.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
 #include "src/io/sqlite_ro.h"

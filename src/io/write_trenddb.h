@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/dataset.h"
 #include "model/err.h"
-#include "src/io/dataset.h"
 
 struct tdb_result {
     char path[4096];     /* the file written */

@@ -3,6 +3,7 @@
  * step axis both ways (micro steps on and off) and every row's step. */
 #include "fuzz.h"
 
+#include "src/io/dataset.h"
 #include "src/io/read_monitor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

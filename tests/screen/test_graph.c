@@ -276,6 +276,36 @@ static void test_visdb(void) {
     vt_close(&vt);
 }
 
+/* A node whose stored output_data is not a JSON object: the reader keeps
+ * the message, the detail pane shows it (never a silently empty pane),
+ * the inputs still show. */
+static void test_visdb_bad_column(void) {
+    const char *s = pt_shared(), *py = getenv("PT_PYTHON");
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!s) SKIP("shared fixtures absent");
+    if (!py || !py[0]) SKIP("PT_PYTHON not set");
+    char src[4200], dst[4200], cmd[9800];
+    snprintf(src, sizeof src, "%s/fixtures/msprobe-outputs/gpu_dump_step0_vs_step1.compare_oc.vis.db", s);
+    snprintf(dst, sizeof dst, "%s/c.vis.db", pt_tmpdir("graph_badcol"));
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && '%s' -c \"import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); "
+             "d.execute(\\\"UPDATE tb_nodes SET output_data='[1]' WHERE node_name='" FIRST_OP "' AND data_source='NPU'\\\"); "
+             "d.commit()\" '%s'", src, dst, py, dst);
+    CHECK_INT(system(cmd), 0);
+    const char *args[] = {dst, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 200, 40, args, NULL), 0);
+    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0);
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, status_has(&vt, "first divergence: "));
+    VT_WAIT(&vt, vt_has(&vt, "not a JSON object"));
+    CHECKV(&vt, vt_has(&vt, "output_data: not a JSON object"));
+    CHECKV(&vt, vt_has(&vt, "input.0  pass"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    vt_close(&vt);
+}
+
 /* Bad inputs get a message and exit 2 (a trend db given as a .vis.db,
  * two dumps sharing no step/rank). */
 static void test_bad_input(void) {
@@ -393,6 +423,7 @@ int main(void) {
     RUN(test_match_config);
     RUN(test_ranks);
     RUN(test_visdb);
+    RUN(test_visdb_bad_column);
     RUN(test_bad_input);
     RUN(test_tiny);
     PT_DONE();

@@ -5,6 +5,7 @@
 
 #include "pt_test.h"
 #include "model/search.h"
+#include "ui/hist.h"
 
 static double now_ms(void) {
     struct timespec t;
@@ -283,41 +284,41 @@ static void test_match_target(void) {
 /* ---- history ---- */
 
 static void test_history(void) {
-    struct search_hist h;
-    search_hist_init(&h);
-    CHECK(search_hist_prev(&h, "typed") == NULL);   /* empty */
-    CHECK(search_hist_next(&h) == NULL);
-    CHECK_INT(search_hist_add(&h, "one"), 0);
-    CHECK_INT(search_hist_add(&h, "two"), 0);
-    CHECK_INT(search_hist_add(&h, "two"), 0);      /* same as newest: not repeated */
-    CHECK_INT(search_hist_add(&h, ""), 0);         /* empty: not kept */
-    CHECK_INT(search_hist_add(&h, "three"), 0);
+    struct hist h;
+    hist_init(&h);
+    CHECK(hist_prev(&h, "typed") == NULL);   /* empty */
+    CHECK(hist_next(&h) == NULL);
+    CHECK_INT(hist_add(&h, "one"), 0);
+    CHECK_INT(hist_add(&h, "two"), 0);
+    CHECK_INT(hist_add(&h, "two"), 0);      /* same as newest: not repeated */
+    CHECK_INT(hist_add(&h, ""), 0);         /* empty: not kept */
+    CHECK_INT(hist_add(&h, "three"), 0);
     CHECK_INT(h.n, 3);
-    CHECK_STR(search_hist_prev(&h, "dra"), "three");
-    CHECK_STR(search_hist_prev(&h, "three"), "two");
-    CHECK_STR(search_hist_prev(&h, "two"), "one");
-    CHECK(search_hist_prev(&h, "one") == NULL);   /* nothing older: keep the line */
-    CHECK_STR(search_hist_next(&h), "two");
-    CHECK_STR(search_hist_next(&h), "three");
-    CHECK_STR(search_hist_next(&h), "dra");       /* the line being typed comes back */
-    CHECK(search_hist_next(&h) == NULL);
-    CHECK_STR(search_hist_prev(&h, "dra"), "three");
-    search_hist_reset(&h);
-    CHECK(search_hist_next(&h) == NULL);
-    /* Adding ends browsing; the ring keeps the newest SEARCH_HIST_MAX. */
+    CHECK_STR(hist_prev(&h, "dra"), "three");
+    CHECK_STR(hist_prev(&h, "three"), "two");
+    CHECK_STR(hist_prev(&h, "two"), "one");
+    CHECK(hist_prev(&h, "one") == NULL);   /* nothing older: keep the line */
+    CHECK_STR(hist_next(&h), "two");
+    CHECK_STR(hist_next(&h), "three");
+    CHECK_STR(hist_next(&h), "dra");       /* the line being typed comes back */
+    CHECK(hist_next(&h) == NULL);
+    CHECK_STR(hist_prev(&h, "dra"), "three");
+    hist_reset(&h);
+    CHECK(hist_next(&h) == NULL);
+    /* Adding ends browsing; the ring keeps the newest HIST_MAX. */
     char line[16];
-    for (int i = 0; i < SEARCH_HIST_MAX + 6; i++) {
+    for (int i = 0; i < HIST_MAX + 6; i++) {
         snprintf(line, sizeof line, "p%d", i);
-        CHECK_INT(search_hist_add(&h, line), 0);
+        CHECK_INT(hist_add(&h, line), 0);
     }
-    CHECK_INT(h.n, SEARCH_HIST_MAX);
-    CHECK_STR(search_hist_prev(&h, ""), "p69");
+    CHECK_INT(h.n, HIST_MAX);
+    CHECK_STR(hist_prev(&h, ""), "p69");
     const char *oldest = NULL, *p;
-    while ((p = search_hist_prev(&h, "")) != NULL) oldest = p;
+    while ((p = hist_prev(&h, "")) != NULL) oldest = p;
     CHECK_STR(oldest, "p6");
-    search_hist_free(&h);
+    hist_free(&h);
     CHECK_INT(h.n, 0);
-    search_hist_free(&h);
+    hist_free(&h);
 }
 
 int main(void) {

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "pt_test.h"
-#include "ui/agg.h"
+#include "views/agg.h"
 #include "ui/text.h"
 
 #define QKV "Module.module.module.decoder.layers.3.self_attention.linear_qkv.ColumnParallelLinear.output.0"
@@ -53,10 +53,10 @@ static void ticks(void) {
     CHECK_STR(text_fmt_tick(9999, b, sizeof b), "9999");
     CHECK_STR(text_fmt_tick(1e4, b, sizeof b), "1e4");
     CHECK_STR(text_fmt_tick(0.0001, b, sizeof b), "0.0001");
-    CHECK_STR(text_fmt_value(NAN, b, sizeof b), "NaN");
-    CHECK_STR(text_fmt_value(-INFINITY, b, sizeof b), "-Inf");
-    CHECK_STR(text_fmt_value(cube_missing(), b, sizeof b), "");
-    CHECK_STR(text_fmt_value(1.5f, b, sizeof b), "1.5");
+    CHECK_STR(agg_fmt_value(NAN, b, sizeof b), "NaN");
+    CHECK_STR(agg_fmt_value(-INFINITY, b, sizeof b), "-Inf");
+    CHECK_STR(agg_fmt_value(cube_missing(), b, sizeof b), "");
+    CHECK_STR(agg_fmt_value(1.5f, b, sizeof b), "1.5");
     CHECK_STR(text_fmt_compact(36.957546234, 7, b, sizeof b), "36.9575");
     CHECK_STR(text_fmt_compact(123456789, 7, b, sizeof b), "1.2e+08");
 }

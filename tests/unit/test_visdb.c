@@ -199,8 +199,46 @@ static void test_other_kinds(void) {
     }
 }
 
+/* The compare rows of a node are decoded once by the reader; a column that
+ * is not a JSON object keeps a message naming the file, node and column
+ * (shown by the detail pane), and the graph still loads. */
+static void test_bad_params(void) {
+    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    if (!db) SKIP("msprobe-outputs fixtures absent");
+    const char *dir = pt_tmpdir("visdb_params");
+    char p[4096];
+    snprintf(p, sizeof p, "%s/params.vis.db", dir);
+    CHECK_INT(copy_file(db, p, -1), 0);
+    CHECK_INT(sql(p, "UPDATE tb_nodes SET input_data = '{\"x\": ', output_data = '[1]' "
+                     "WHERE node_name = 'Functional.linear.0.forward' AND data_source = 'NPU';"), 0);
+    struct visdb *v = NULL;
+    struct visdb_graph *g = NULL;
+    struct pt_error err;
+    if (visdb_open(p, &v, &err) != 0) { CHECK(!"opens the copy"); return; }
+    CHECK_INT(visdb_load(v, 0, 0, "NPU", &g, &err), 0);
+    int n = g ? tree_find(g->t, "Functional.linear.0.forward") : -1;
+    CHECK(n >= 0);
+    if (n >= 0) {
+        CHECK(g->in[n].error != NULL);
+        CHECK_INT((int)g->in[n].n, 0);
+        if (g->in[n].error) {
+            CHECK_CONTAINS(g->in[n].error, p);
+            CHECK_CONTAINS(g->in[n].error, "Functional.linear.0.forward");
+            CHECK_CONTAINS(g->in[n].error, "input_data");
+        }
+        CHECK(g->out[n].error != NULL);
+        if (g->out[n].error) CHECK_CONTAINS(g->out[n].error, "output_data: not a JSON object");
+        /* the other nodes keep their rows */
+        int m = tree_find(g->t, "Functional.relu.0.forward");
+        if (m >= 0) CHECK(g->in[m].error == NULL);
+    }
+    visdb_graph_free(g);
+    visdb_close(v);
+}
+
 int main(void) {
     RUN(test_fixture);
+    RUN(test_bad_params);
     RUN(test_odd_name);
     RUN(test_other_kinds);
     PT_DONE();

@@ -1,7 +1,8 @@
-/* agg: zoom aggregation (see agg.h). */
-#include "ui/agg.h"
+/* agg: value text and zoom aggregation (see agg.h). */
+#include "views/agg.h"
 
 #include <math.h>
+#include <stdio.h>
 
 void agg_add(struct agg *g, float v) {
     if (cube_is_missing(v)) return;
@@ -29,4 +30,12 @@ float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, cons
         for (int x = x0 < 0 ? 0 : x0; x < x1; x++) agg_add(&g, cube_slice_at(s, xs ? (int)xs[x] : x, sy));
     }
     return agg_result(&g);
+}
+
+char *agg_fmt_value(float v, char *buf, size_t size) {
+    if (cube_is_missing(v)) snprintf(buf, size, "%s", "");
+    else if (isnan(v)) snprintf(buf, size, "NaN");
+    else if (isinf(v)) snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
+    else snprintf(buf, size, "%.6g", (double)v);
+    return buf;
 }

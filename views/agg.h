@@ -1,12 +1,17 @@
-/* agg: what a zoomed-out heat-map cell shows, without curses.
+/* agg: what a cube value shows as, without curses -- its text, and what a
+ * zoomed-out heat-map cell shows.  (A view's job, not ui/'s: it knows the
+ * model's missing-value mark.)
+ *
+ * Text: "" for missing (cube_is_missing), NaN, +Inf, -Inf, else %.6g.
+ *
  *
  * A cell covering several values shows the one of largest magnitude (sign
  * kept, so colours stay on the same scale), unless any covered value is
  * non-finite: then NaN if any is NaN, else +Inf / -Inf (+Inf first), so a
  * single NaN never disappears when zooming out.  Missing values are
  * skipped; a cell covering only missing values is missing. */
-#ifndef PT_UI_AGG_H
-#define PT_UI_AGG_H
+#ifndef PT_VIEWS_AGG_H
+#define PT_VIEWS_AGG_H
 
 #include "model/cube.h"
 
@@ -25,5 +30,8 @@ float agg_result(const struct agg *g);
 /* Aggregates slice cells x in [x0, x1), y in [y0, y1); ys (if not NULL)
  * maps a y index to the slice row (the filtered target list). */
 float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *xs, const uint32_t *ys);
+
+/* The text of one value (see above); returns buf. */
+char *agg_fmt_value(float v, char *buf, size_t size);
 
 #endif

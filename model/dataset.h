@@ -1,0 +1,73 @@
+/* dataset (types): what a path loads into, whatever its format -- the cube
+ * plus what the panes and `info` need beside it (the dump records flagged
+ * by the overflow rules, the per-(step, rank) folders, the files read and
+ * skipped, the warnings) -- and what a load is asked to do.
+ *
+ * Plain data: the readers (src/io/) fill it, src/io/dataset.h loads and
+ * frees it, the panes and commands read it.  Here so that readers' headers
+ * and views need no reader header to name it. */
+#ifndef PT_MODEL_DATASET_H
+#define PT_MODEL_DATASET_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/cube.h"
+#include "model/layout.h"
+#include "model/names.h"
+#include "model/overflow.h"
+
+/* One row of the reader table (src/io/formats.h): the model only points at it. */
+struct ds_format_ops;
+
+/* Progress: called from the loading thread with what is done of the total. */
+typedef void (*ds_progress_fn)(void *ctx, size_t files_done, size_t files_total,
+                               uint64_t bytes_done, uint64_t bytes_total);
+
+struct load_opts {
+    const struct ds_format_ops *format;   /* forced (--format), or NULL: detect */
+    int micro_step;               /* 1 (msProbe's default) or 0 */
+    const char *mapping;          /* --mapping FILE, or NULL */
+    const char *db_name;          /* --db NAME inside a folder of .trend.db files */
+    const struct layout *layout;  /* data2db --parallel: write `layers.<i>` as global layer
+                                     indices (probetop-rules(7), MEGATRON LAYOUT: Layer names); NULL = as dumped */
+    int threads;                  /* 0 = one per core */
+    ds_progress_fn progress;
+    void *progress_ctx;
+    atomic_int *cancel;           /* set non-zero to stop; load fails with "cancelled" */
+    int shard_k, shard_n;         /* data2db --shard K/N (1-based); shard_n 0: the whole run */
+};
+
+/* One rank directory of a dump. */
+struct ds_rankdir {
+    int32_t step;
+    int32_t rank;                 /* after proc renumbering */
+    char *dir;                    /* the stepN/rankN folder */
+    int has_construct, has_stack;
+};
+
+struct dataset {
+    const struct ds_format_ops *format;   /* the row that loaded it */
+    enum label_rules labels;      /* how labels derive from its names: the row's, or what
+                                     the reader found (a .trend.db of either kind) */
+    char *path;
+    char *source;                 /* the file actually opened (trend.db), or path */
+    int micro_step;
+    struct cube *cube;            /* owned */
+    struct ovf_list ovf;          /* dump only, sorted */
+    int ovf_levels;               /* 1 when levels are known (dumps) */
+    struct ds_rankdir *rankdirs;  /* dump only */
+    size_t nrankdirs;
+    char **dbfiles;               /* trenddb folder: every *.trend.db, sorted */
+    size_t ndbfiles;
+    char *framework, *level, *task;   /* dump.json header of the first file (may be NULL) */
+    size_t files_read;
+    char **skipped;  size_t nskipped;   /* paths not loaded */
+    char **warnings; size_t nwarnings;  /* one line each */
+    size_t *warnidx; size_t warnidx_cap;  /* hash table of warnings (index + 1), for dedup (private) */
+    uint64_t bytes_read;
+    double load_seconds;
+};
+
+#endif
