@@ -116,6 +116,13 @@ struct app_cmp {
     pthread_t sth;
     int srunning;                    /* started and not joined */
     int sfinished;                   /* joined: every entry is final */
+    /* the run's first divergence with the ranks of its step ordered by the
+     * origin rules (src/io/cmp_origin.h), set by the scan thread before
+     * send: the pair index (-1 none), its level, and why the origin search
+     * failed (empty when it did not) */
+    long shead;
+    int swhich;
+    char sorigin_err[256];
     size_t sseen;                    /* sdone at the last poll */
 
     /* pairs matched by hand: re-applied when their (step, rank) loads again */

@@ -11,6 +11,7 @@
 
 #include "model/rundiff.h"
 #include "src/app/app_state.h"
+#include "src/io/cmp_origin.h"
 #include "src/io/read_graph.h"
 #include "src/io/read_npy.h"
 
@@ -358,6 +359,17 @@ static void *scan_run(void *arg) {
     struct cscan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? c->lmap : NULL, .match_config = c->mc_path,
                            .threads = 2, .cancel = &c->scancel, .done = scan_done, .ctx = c};
     cscan_run(c->spairs, c->npairs, c->sum, &o);
+    /* the same first divergence `compare --first` prints: across the ranks
+     * of its step, the one where it was born (with --layer-mapping, ranks
+     * go by number there too) */
+    c->sorigin_err[0] = '\0';
+    if (atomic_load(&c->scancel)) c->shead = -1;
+    else if (c->have_lmap) c->shead = crun_first(c->sum, c->npairs, &c->swhich);
+    else {
+        struct pt_error e;
+        c->shead = cmp_origin_first(c->spairs, c->npairs, c->sum, c->fuzzy, NULL, &c->swhich, &e);
+        if (e.msg[0]) snprintf(c->sorigin_err, sizeof c->sorigin_err, "origin across ranks: %s", e.msg);
+    }
     atomic_store(&c->send, 1);
     return NULL;
 }
@@ -394,6 +406,7 @@ static int scan_poll(struct app *a) {
     pthread_join(c->sth, NULL);
     c->srunning = 0;
     c->sfinished = 1;
+    if (c->sorigin_err[0]) app_err(a, "%s", c->sorigin_err);
     if (!c->cur && !c->running) {
         long k;
         int which;
@@ -426,7 +439,8 @@ int acmp_run_first(const struct app *a, long *pair, int *which) {
     *pair = -1;
     *which = -1;
     if (!c || !c->summary || !c->sfinished) return -1;
-    *pair = crun_first(c->sum, c->npairs, which);
+    *pair = c->shead;
+    *which = c->shead >= 0 ? c->swhich : -1;
     return *pair >= 0;
 }
 

@@ -335,33 +335,19 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
  * read matches by name): then ranks go in number order. */
 static void print_first_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
                                int lm) {
-    int which;
-    long k = crun_first(sum, n, &which);
-    if (k < 0 || lm) {
+    if (lm) {   /* --layer-mapping: ranks go by number */
         print_first(sum, n, 1);
         return;
     }
-    /* only the ranks whose pair diverges at that step: a clean rank can
-     * hold no origin, and each rank costs a second read of both dumps */
-    struct cscan_pair *sel = malloc(n * sizeof *sel);
-    size_t m = 0;
-    for (size_t i = 0; sel && i < n; i++)
-        if (sum[i].step == sum[k].step && sum[i].state == CRUN_DONE && (sum[i].nerror || sum[i].nwarning))
-            sel[m++] = pairs[i];
     struct ovf_origin_report o = {0};
     struct pt_error err;
-    int ok = sel && cmp_origin_step(sel, m, sum[k].step, fuzzy, &o, &err) == 0;
-    if (!ok) fprintf(stderr, "probetop compare: origin across ranks: %s\n", sel ? err.msg : "out of memory");
-    long head = -1;
-    if (ok && o.n && o.v[0].norigins)
-        for (size_t i = 0; i < n && head < 0; i++)
-            if (sum[i].step == o.v[0].step && sum[i].rank == o.v[0].origins[0].rank && sum[i].state == CRUN_DONE)
-                head = (long)i;
-    if (head >= 0) print_first(&sum[head], 1, 1);
-    else print_first(sum, n, 1);
-    if (ok) ovf_origin_print_text(stdout, &o);
+    int which;
+    long head = cmp_origin_first(pairs, n, sum, fuzzy, &o, &which, &err);
+    if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
+    if (head < 0 || head == crun_first(sum, n, &which)) print_first(sum, n, 1);
+    else print_first(&sum[head], 1, 1);
+    if (!err.msg[0]) ovf_origin_print_text(stdout, &o);
     ovf_origin_report_free(&o);
-    free(sel);
 }
 
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */

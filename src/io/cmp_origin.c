@@ -116,3 +116,32 @@ out:
     free(ranks);
     return rc;
 }
+
+long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+                      struct ovf_origin_report *o, int *which, struct pt_error *err) {
+    err->msg[0] = '\0';
+    long k = crun_first(sum, n, which);
+    if (k < 0) return -1;
+    /* only the ranks whose pair diverges at that step: a clean rank can
+     * hold no origin, and each rank costs a second read of both dumps */
+    struct cscan_pair *sel = malloc(n * sizeof *sel);
+    if (!sel) {
+        pt_errorf(err, "out of memory");
+        return k;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sum[i].step == sum[k].step && sum[i].state == CRUN_DONE && (sum[i].nerror || sum[i].nwarning))
+            sel[m++] = pairs[i];
+    struct ovf_origin_report mine = {0}, *rep = o ? o : &mine;
+    long head = -1;
+    if (m > 1 && cmp_origin_step(sel, m, sum[k].step, fuzzy, rep, err) == 0 && rep->n && rep->v[0].norigins)
+        for (size_t i = 0; i < n && head < 0; i++)
+            if (sum[i].step == rep->v[0].step && sum[i].rank == rep->v[0].origins[0].rank && sum[i].state == CRUN_DONE)
+                head = (long)i;
+    free(sel);
+    if (!o) ovf_origin_report_free(&mine);
+    if (head < 0) return k;
+    *which = sum[head].first[CRUN_ERR].have ? CRUN_ERR : CRUN_WARN;
+    return head;
+}

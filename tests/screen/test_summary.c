@@ -116,7 +116,53 @@ static void test_summary_80x24(void) {
     vt_close(&vt);
 }
 
+/* The ranks of the first divergence's step in the origin order (issue 10,
+ * point 3): tests/gen_origin.py's all_reduce scenario, drifted against its
+ * clean twin, is born on rank 2 (a gelu) and reaches ranks 0, 1 and 3
+ * through the all_reduce.  By rank number, rank 0's all_reduce would be
+ * first; the summary names rank 2's gelu, as `compare --first` does, and f
+ * from rank 0's tree lands there. */
+static void test_summary_origin(void) {
+    const char *py = getenv("PT_PYTHON");
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!py || !py[0]) SKIP("no python");
+    char gen[1200];
+    snprintf(gen, sizeof gen, "%s", __FILE__);
+    char *slash = strstr(gen, "/screen/test_summary.c");
+    if (!slash) SKIP("tests folder not found");
+    strcpy(slash, "/gen_origin.py");
+    const char *dir = pt_tmpdir("summary_origin");
+    char cmd[8192], p[4200], b[4200];
+    snprintf(p, sizeof p, "%s/drift", dir);
+    snprintf(b, sizeof b, "%s/clean", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' --as drift allreduce && '%s' '%s' --out '%s' --as clean allreduce",
+             py, gen, p, py, gen, b);
+    CHECK_INT(system(cmd), 0);
+    const char *args[] = {p, b, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, status_has(&vt, "first error: step 0 rank 2 Functional.gelu.0.forward"));
+    CHECKV(&vt, status_has(&vt, "first error: step 0 rank 2 Functional.gelu.0.forward"));
+    int r2 = rank_row(&vt, 2), r0 = rank_row(&vt, 0);
+    CHECKV(&vt, r2 > 0 && strchr(vt_row_text(&vt, r2), '*') != NULL);   /* the mark is on rank 2 */
+    CHECKV(&vt, r0 > 0 && strchr(vt_row_text(&vt, r0), '*') == NULL);
+    /* these dumps are level L1 (no model tree): on the summary, g goes to
+     * rank 0's cell and f back to rank 2's */
+    vt_send(&vt, "g");
+    VT_WAIT(&vt, vt_has(&vt, "step 0 rank 0: "));
+    CHECKV(&vt, vt_has(&vt, "step 0 rank 0: "));
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, vt_has(&vt, "step 0 rank 2: "));
+    CHECKV(&vt, vt_has(&vt, "step 0 rank 2: "));
+    vt_send(&vt, "q");
+    int stt = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &stt), 0);
+    CHECKV(&vt, WIFEXITED(stt) && WEXITSTATUS(stt) == 0);
+    vt_close(&vt);
+}
+
 int main(void) {
     RUN(test_summary_80x24);
+    RUN(test_summary_origin);
     PT_DONE();
 }
