@@ -4,7 +4,8 @@
  * values msProbe looks at, and text is only made for output. */
 #include "model/compare.h"
 
-#include "model/bigmem.h"
+#include "model/util/bigmem.h"
+#include "model/util/util.h"
 #include "model/tensorcmp.h"
 
 #include <ctype.h>
@@ -101,56 +102,6 @@ static const char *const msg_text[MSG_COUNT] = {
     "warning: The parameter of NPU does not match the bench.",
 };
 const char *cmp_msg_text(int msg) { return msg >= 0 && msg < MSG_COUNT ? msg_text[msg] : ""; }
-
-/* ---- a private string -> int map ---- */
-
-/* borrow: keys are the caller's and outlive the map (no copies made) */
-struct hmap { char **k; int32_t *v; uint32_t *h; size_t cap, n; int borrow; };
-
-static uint32_t hstr(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) { h ^= (unsigned char)*s; h *= 16777619u; }
-    return h ? h : 1;
-}
-
-static int32_t *hmap_slot(struct hmap *m, const char *key, int create) {
-    if (create && (m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
-        char **nk = calloc(nc, sizeof *nk);
-        int32_t *nv = calloc(nc, sizeof *nv);
-        uint32_t *nh = calloc(nc, sizeof *nh);
-        if (!nk || !nv || !nh) { free(nk); free(nv); free(nh); return NULL; }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->h[i]) {
-                size_t j = m->h[i] & (nc - 1);
-                while (nh[j]) j = (j + 1) & (nc - 1);
-                nk[j] = m->k[i]; nv[j] = m->v[i]; nh[j] = m->h[i];
-            }
-        free(m->k); free(m->v); free(m->h);
-        m->k = nk; m->v = nv; m->h = nh; m->cap = nc;
-    }
-    if (!m->cap) return NULL;
-    uint32_t h = hstr(key);
-    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->h[i]) {
-            if (!create) return NULL;
-            m->k[i] = m->borrow ? (char *)key : strdup(key);
-            if (!m->k[i]) return NULL;
-            m->h[i] = h;
-            m->v[i] = -1;
-            m->n++;
-            return &m->v[i];
-        }
-        if (m->h[i] == h && !strcmp(m->k[i], key)) return &m->v[i];
-    }
-}
-
-static void hmap_free(struct hmap *m) {
-    if (!m->borrow)
-        for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
-    free(m->k); free(m->v); free(m->h);
-    memset(m, 0, sizeof *m);
-}
 
 /* ---- values ---- */
 
@@ -706,38 +657,38 @@ static void fuzzy_key(const char *id, char *out, size_t size) {
 }
 
 static int fuzzy_children(struct cmp_graph *g, int a, int b) {
-    struct hmap occ = {0}, keys = {0};
+    struct util_smap occ = {0}, keys = {0};
     char k[4200], kk[4300];
     int rc = 0;
     /* Bench API children by key+occurrence */
     for (int c = g->bench->nodes[b].first; c >= 0; c = g->bench->nodes[c].next) {
         if (g->bench->nodes[c].kind != TK_API) continue;
         fuzzy_key(tree_id(g->bench, c), k, sizeof k);
-        int32_t *o = hmap_slot(&occ, k, 1);
+        int32_t *o = util_smap_slot(&occ, k, 1);
         if (!o) { rc = -1; goto out; }
         *o = *o < 0 ? 1 : *o + 1;
         snprintf(kk, sizeof kk, "%s%d", k, *o);
-        int32_t *s = hmap_slot(&keys, kk, 1);
+        int32_t *s = util_smap_slot(&keys, kk, 1);
         if (!s) { rc = -1; goto out; }
         if (*s < 0) *s = c;
     }
-    hmap_free(&occ);
+    util_smap_free(&occ);
     for (int c = g->npu->nodes[a].first; c >= 0; c = g->npu->nodes[c].next) {
         if (g->npu->nodes[c].kind != TK_API) continue;
         fuzzy_key(tree_id(g->npu, c), k, sizeof k);
-        int32_t *o = hmap_slot(&occ, k, 1);
+        int32_t *o = util_smap_slot(&occ, k, 1);
         if (!o) { rc = -1; goto out; }
         *o = *o < 0 ? 1 : *o + 1;
         snprintf(kk, sizeof kk, "%s%d", k, *o);
-        int32_t *s = hmap_slot(&keys, kk, 0);
+        int32_t *s = util_smap_slot(&keys, kk, 0);
         if (s && *s >= 0 && g->bmatch[*s] < 0 && g->n[c].bench < 0) {
             link(g, c, *s);
             if (pair_rows(g, c, *s) != 0) { rc = -1; goto out; }
         }
     }
 out:
-    hmap_free(&occ);
-    hmap_free(&keys);
+    util_smap_free(&occ);
+    util_smap_free(&keys);
     return rc;
 }
 
@@ -1034,7 +985,7 @@ static int split_entry(const char *name, size_t *cut) {
 static int build_side(const struct tree *t, int renumber, struct tside *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->t = t;
-    struct hmap bw = {0};
+    struct util_smap bw = {0};
     char key[8192];
     for (size_t r = 0; r < t->nrecs; r++) {
         const char *name = tree_s(t, t->recs[r].name);
@@ -1045,7 +996,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
         if (dir == 2) {
             char opn[4096];
             snprintf(opn, sizeof opn, "%.*s", (int)cut, name);
-            int32_t *c = hmap_slot(&bw, opn, 1);
+            int32_t *c = util_smap_slot(&bw, opn, 1);
             if (!c) goto oom;
             order = *c < 0 ? 0 : *c;
             *c = order + 1;
@@ -1099,10 +1050,10 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                 s->n++;
             }
     }
-    hmap_free(&bw);
+    util_smap_free(&bw);
     return 0;
 oom:
-    hmap_free(&bw);
+    util_smap_free(&bw);
     tside_free(s);
     memset(s, 0, sizeof *s);
     return pt_errorf(err, "out of memory");
@@ -1221,7 +1172,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     struct tside a, b;
     if (build_side(npu, !fuzzy, &a, err) != 0) { free(t); return -1; }
     if (build_side(bench, !fuzzy, &b, err) != 0) { tside_free(&a); free(t); return -1; }
-    struct hmap bk = {.borrow = 1};
+    struct util_smap bk = {.borrow = 1};
     int rc = -1;
     /* one row per problem param: sized once rather than doubled */
     if (a.n && !(t->rows = big_realloc(NULL, a.n * sizeof *t->rows))) goto oom;
@@ -1236,7 +1187,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
          * calls whenever the renumbering changed a call count) */
         for (size_t i = 0; i < b.n; i++) {
             const char *bkey = mapped ? tree_s(bench, bench->params[b.v[i].p].name) : trow_key(&b, &b.v[i]);
-            int32_t *s = hmap_slot(&bk, bkey, 1);
+            int32_t *s = util_smap_slot(&bk, bkey, 1);
             if (!s) goto oom;
             if (*s < 0) *s = (int32_t)i;
         }
@@ -1256,7 +1207,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
                     k = mk;
                 } else k = pn;
             }
-            int32_t *s = hmap_slot(&bk, k, 0);
+            int32_t *s = util_smap_slot(&bk, k, 0);
             int32_t bp = s && *s >= 0 ? b.v[*s].p : -1;
             if (bp >= 0 && !mapped && !dtype_gate(npu, &npu->params[a.v[i].p], bench, &bench->params[bp])) bp = -1;
             if (table_add(t, &a.v[i], bp) != 0) goto oom;
@@ -1321,7 +1272,7 @@ oom:
     pt_errorf(err, "out of memory");
     cmp_table_free(t);
 done:
-    hmap_free(&bk);
+    util_smap_free(&bk);
     tside_free(&a);
     tside_free(&b);
     return rc;

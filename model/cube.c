@@ -1,6 +1,7 @@
 /* cube: dense float32 blocks, built from rows in any order, and the
  * queries the panes and commands need. */
 #include "model/cube.h"
+#include "model/util/util.h"
 
 #include <float.h>
 #include <math.h>
@@ -364,11 +365,6 @@ int cube_builder_rank(struct cube_builder *b, int32_t rank) {
     return 0;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_step(const void *a, const void *b) {
     const struct cube_step *x = a, *y = b;
     return (x->value > y->value) - (x->value < y->value);
@@ -377,7 +373,7 @@ static int cmp_step(const void *a, const void *b) {
 /* Sorts and dedupes n int32 values in place; returns the new count. */
 static size_t uniq_i32(int32_t *v, size_t n) {
     size_t k = 0;
-    qsort(v, n, sizeof *v, cmp_i32);
+    qsort(v, n, sizeof *v, util_cmp_i32);
     for (size_t i = 0; i < n; i++)
         if (!k || v[k - 1] != v[i]) v[k++] = v[i];
     return k;

@@ -5,6 +5,7 @@
  * first not yet paired op of the target API on each peer rank whose
  * direction is the opposite one and whose own peers name this rank. */
 #include "model/origin.h"
+#include "model/util/util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -272,11 +273,6 @@ static uint8_t resolve_type(const struct tree *t, size_t r, const struct cnode *
     return T_LINK;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 8;
@@ -326,7 +322,7 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
         }
     }
     if (rc) { free(v); return -1; }
-    if (n) qsort(v, n, sizeof *v, cmp_i32);
+    if (n) qsort(v, n, sizeof *v, util_cmp_i32);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
         if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
@@ -336,7 +332,7 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
 }
 
 static int conn_has(const struct cnode *c, int32_t rank) {
-    return c->nconn && bsearch(&rank, c->conn, c->nconn, sizeof rank, cmp_i32) != NULL;
+    return c->nconn && bsearch(&rank, c->conn, c->nconn, sizeof rank, util_cmp_i32) != NULL;
 }
 
 /* ---- building ---- */

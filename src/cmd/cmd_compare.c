@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/bigmem.h"
+#include "model/util/bigmem.h"
 #include "model/compare.h"
 #include "model/compare_run.h"
 #include "src/cmd/cmd.h"

@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "model/names.h"
+#include "model/util/util.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
 
@@ -281,23 +282,11 @@ struct mkeys {
     size_t n, cap;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 256;
-    while (nc < need) nc *= 2;
-    void *x = realloc(*p, nc * size);
-    if (!x) return -1;
-    memset((char *)x + *cap * size, 0, (nc - *cap) * size);
-    *p = x;
-    *cap = nc;
-    return 0;
-}
-
 static int mk_know(struct mkeys *mk, uint32_t key) {
-    if (grow((void **)&mk->known, &mk->knowncap, (size_t)key + 1, 1) != 0) return -1;
+    if (util_grow0((void **)&mk->known, &mk->knowncap, (size_t)key + 1, 1) != 0) return -1;
     if (mk->known[key]) return 0;
     mk->known[key] = 1;
-    if (grow((void **)&mk->order, &mk->cap, mk->n + 1, sizeof *mk->order) != 0) return -1;
+    if (util_grow0((void **)&mk->order, &mk->cap, mk->n + 1, sizeof *mk->order) != 0) return -1;
     mk->order[mk->n++] = key;
     return 0;
 }
@@ -504,18 +493,6 @@ static int dump_flush(struct dump_writer *w) {
     return 0;
 }
 
-/* grow() without clearing: rows are written before they are read */
-static int grow_raw(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 4096;
-    while (nc < need) nc *= 2;
-    void *x = realloc(*p, nc * size);
-    if (!x) return -1;
-    *p = x;
-    *cap = nc;
-    return 0;
-}
-
 static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *r) {
     sqlite3_bind_int(s, at + 1, rank);
     sqlite3_bind_int(s, at + 2, r->step);
@@ -531,7 +508,7 @@ static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *
 static struct rankrows *rank_bucket(struct dump_writer *w, int32_t rank) {
     for (size_t i = w->nranks; i-- > 0;)
         if (w->ranks[i].rank == rank) return &w->ranks[i];
-    if (grow((void **)&w->ranks, &w->capranks, w->nranks + 1, sizeof *w->ranks) != 0) return NULL;
+    if (util_grow0((void **)&w->ranks, &w->capranks, w->nranks + 1, sizeof *w->ranks) != 0) return NULL;
     struct rankrows *b = &w->ranks[w->nranks++];
     memset(b, 0, sizeof *b);
     b->rank = rank;
@@ -543,8 +520,8 @@ static struct rankrows *rank_bucket(struct dump_writer *w, int32_t rank) {
 static int dump_file_done(struct dump_writer *w, int32_t rank) {
     if (!w->nrows) return 0;
     struct rankrows *b = rank_bucket(w, rank);
-    if (!b || grow((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0 ||
-        grow_raw((void **)&b->v, &b->cap, b->n + w->nrows, sizeof *b->v) != 0)
+    if (!b || util_grow0((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0 ||
+        util_grow((void **)&b->v, &b->cap, b->n + w->nrows, sizeof *b->v) != 0)
         return pt_errorf(w->err, "out of memory");
     for (size_t i = 0; i < w->nrows; i++) w->order[i] = (uint32_t)i;
     qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
@@ -580,7 +557,7 @@ static int dump_insert_rows(struct dump_writer *w) {
         while (i < b->n && cmp_prow_key(&b->v[i - 1], &b->v[i]) <= 0) i++;
         if (i < b->n) {
             struct prow *sorted = malloc(b->n * sizeof *sorted);
-            if (!sorted || grow((void **)&w->order, &w->caporder, b->n, sizeof *w->order) != 0) {
+            if (!sorted || util_grow0((void **)&w->order, &w->caporder, b->n, sizeof *w->order) != 0) {
                 free(sorted);
                 return pt_errorf(w->err, "out of memory");
             }
@@ -623,7 +600,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
         for (; i < f->nrows && f->rows[i].entry == entry; i++) {
             const struct trow *r = &f->rows[i];
             const char *name = f->arena + r->name;
-            if (grow((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
+            if (util_grow0((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
                 return pt_errorf(w->err, "out of memory");
             uint32_t key = names_find(w->ids.keys, name, r->len, 0, r->call);
             w->rows[w->nrows++] = (struct pending){.name = name, .len = r->len, .call = r->call, .rank = f->rank,
@@ -639,7 +616,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
             uint32_t fk = names_intern(w->fresh_set, name, r->len, r->metric, r->call);
             if (fk == NAMES_NONE) return pt_errorf(w->err, "out of memory");
             if (fk < before) continue;   /* already new in this batch */
-            if (grow((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
+            if (util_grow0((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
                 return pt_errorf(w->err, "out of memory");
             w->fresh[w->nfresh++] = (struct fresh){.name = name, .len = r->len, .call = r->call, .metric = r->metric};
         }
