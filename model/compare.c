@@ -466,13 +466,7 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
 }
 
 static int add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r) {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 1024;
-        struct crow *nr = big_realloc(*rows, nc * sizeof *nr);
-        if (!nr) return -1;
-        *rows = nr;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(*rows, *n, *cap) != 0) return -1;
     (*rows)[(*n)++] = *r;
     return 0;
 }

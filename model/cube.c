@@ -342,25 +342,13 @@ int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_
 
 int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro) {
     if (b->nsteps >= CUBE_MAX_STEPS) return -1;   /* checked before allocating, not after */
-    if (b->nsteps == b->capsteps) {
-        size_t cap = b->capsteps ? b->capsteps * 2 : 64;
-        struct cube_step *s = realloc(b->steps, cap * sizeof *s);
-        if (!s) return -1;
-        b->steps = s;
-        b->capsteps = cap;
-    }
+    if (UTIL_PUSH(b->steps, b->nsteps, b->capsteps) != 0) return -1;
     b->steps[b->nsteps++] = (struct cube_step){.value = value, .origin = origin, .micro = micro};
     return 0;
 }
 
 int cube_builder_rank(struct cube_builder *b, int32_t rank) {
-    if (b->nranks == b->capranks) {
-        size_t cap = b->capranks ? b->capranks * 2 : 64;
-        int32_t *r = realloc(b->ranks, cap * sizeof *r);
-        if (!r) return -1;
-        b->ranks = r;
-        b->capranks = cap;
-    }
+    if (UTIL_PUSH(b->ranks, b->nranks, b->capranks) != 0) return -1;
     b->ranks[b->nranks++] = rank;
     return 0;
 }

@@ -428,13 +428,7 @@ static struct ivec *trie_list(struct trie *t, int32_t node, const char *state, i
     if (!l) return NULL;
     if (*l < 0) {
         if (!create) return NULL;
-        if (t->nlists == t->caplists) {
-            size_t nc = t->caplists ? t->caplists * 2 : 64;
-            struct ivec *nv = realloc(t->lists, nc * sizeof *nv);
-            if (!nv) return NULL;
-            t->lists = nv;
-            t->caplists = nc;
-        }
+        if (UTIL_PUSH(t->lists, t->nlists, t->caplists) != 0) return NULL;
         memset(&t->lists[t->nlists], 0, sizeof t->lists[t->nlists]);
         *l = (int32_t)t->nlists++;
     }
@@ -450,13 +444,7 @@ static int trie_insert(struct trie *t, struct item *v, size_t n, struct segs *g)
             if ((node = trie_child(t, node, g->s[k], g->len[k], 1)) < 0) return -1;
         struct ivec *l = trie_list(t, node, v[i].state, 1);
         if (!l) return -1;
-        if (l->n == l->cap) {
-            size_t nc = l->cap ? l->cap * 2 : 4;
-            int32_t *nv = realloc(l->v, nc * sizeof *nv);
-            if (!nv) return -1;
-            l->v = nv;
-            l->cap = nc;
-        }
+        if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
         l->v[l->n++] = (int32_t)i;
         t->n[node].type = v[i].type;
         v[i].node = node;

@@ -274,13 +274,7 @@ static uint8_t resolve_type(const struct tree *t, size_t r, const struct cnode *
 }
 
 static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        int32_t *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv) return -1;
-        *v = nv;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(*v, *n, *cap) != 0) return -1;
     (*v)[(*n)++] = x;
     return 0;
 }
@@ -338,25 +332,13 @@ static int conn_has(const struct cnode *c, int32_t rank) {
 /* ---- building ---- */
 
 static int add_cand(struct st *s, int rk, int32_t rec, int32_t sub) {
-    if (s->nc == s->capc) {
-        size_t nc = s->capc ? s->capc * 2 : 64;
-        struct cand *v = realloc(s->cands, nc * sizeof *v);
-        if (!v) return -1;
-        s->cands = v;
-        s->capc = nc;
-    }
+    if (UTIL_PUSH(s->cands, s->nc, s->capc) != 0) return -1;
     s->cands[s->nc++] = (struct cand){rk, rec, sub};
     return 0;
 }
 
 static int add_edge(struct st *s, int a, int b, int kind) {
-    if (s->ne == s->cape) {
-        size_t nc = s->cape ? s->cape * 2 : 64;
-        struct edge *v = realloc(s->edges, nc * sizeof *v);
-        if (!v) return -1;
-        s->edges = v;
-        s->cape = nc;
-    }
+    if (UTIL_PUSH(s->edges, s->ne, s->cape) != 0) return -1;
     s->edges[s->ne++] = (struct edge){a, b, (uint8_t)kind};
     return 0;
 }
@@ -379,13 +361,7 @@ static int build_rank(struct st *s, int rk) {
     for (size_t r = (size_t)ri->first_comm; r < t->nrecs; r++) {
         const char *name = rec_name(t, r);
         if (is_comm(name, s->rules)) {
-            if (s->nn == s->capn) {
-                size_t nc = s->capn ? s->capn * 2 : 64;
-                struct cnode *v = realloc(s->nodes, nc * sizeof *v);
-                if (!v) return -1;
-                s->nodes = v;
-                s->capn = nc;
-            }
+            if (UTIL_PUSH(s->nodes, s->nn, s->capn) != 0) return -1;
             struct cnode *c = &s->nodes[s->nn];
             memset(c, 0, sizeof *c);
             c->rk = rk;
@@ -571,13 +547,7 @@ static size_t uf_find(size_t *p, size_t x) {
 }
 
 static int push_hit(struct origin_result *out, size_t *cap, int rk, int32_t rec, int32_t layer, int32_t sub) {
-    if (out->nhits == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        struct origin_hit *v = realloc(out->hits, nc * sizeof *v);
-        if (!v) return -1;
-        out->hits = v;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(out->hits, out->nhits, *cap) != 0) return -1;
     out->hits[out->nhits++] = (struct origin_hit){rk, rec, layer, sub};
     return 0;
 }
@@ -711,13 +681,7 @@ out:
 /* ---- the chain ---- */
 
 static int push_hop(struct origin_result *out, size_t *cap, struct origin_hop h) {
-    if (out->nhops == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        struct origin_hop *v = realloc(out->hops, nc * sizeof *v);
-        if (!v) return -1;
-        out->hops = v;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(out->hops, out->nhops, *cap) != 0) return -1;
     out->hops[out->nhops++] = h;
     return 0;
 }

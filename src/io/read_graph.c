@@ -68,13 +68,7 @@ static const char *lex_text(struct jparse *jp, size_t *len) {
 }
 
 static int push_item(struct jparse *jp, const struct jv *v) {
-    if (jp->nitems == jp->capitems) {
-        size_t nc = jp->capitems ? jp->capitems * 2 : 256;
-        struct jv *ni = realloc(jp->items, nc * sizeof *ni);
-        if (!ni) return -1;
-        jp->items = ni;
-        jp->capitems = nc;
-    }
+    if (UTIL_PUSH(jp->items, jp->nitems, jp->capitems) != 0) return -1;
     jp->items[jp->nitems++] = *v;
     return 0;
 }
