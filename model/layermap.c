@@ -17,16 +17,8 @@ static int segs_split(struct segs *g, const char *s) {
     g->n = 0;
     for (const char *p = s;;) {
         const char *d = strchr(p, '.');
-        if (g->n == g->cap) {
-            size_t nc = g->cap ? g->cap * 2 : 16;
-            const char **ns = realloc(g->s, nc * sizeof *ns);
-            if (!ns) return -1;
-            g->s = ns;
-            size_t *nl = realloc(g->len, nc * sizeof *nl);
-            if (!nl) return -1;
-            g->len = nl;
-            g->cap = nc;
-        }
+        if (util_grow2((void **)&g->s, sizeof *g->s, (void **)&g->len, sizeof *g->len, &g->cap, g->n + 1) != 0)
+            return -1;
         g->s[g->n] = p;
         g->len[g->n] = d ? (size_t)(d - p) : strlen(p);
         g->n++;

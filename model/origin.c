@@ -200,16 +200,21 @@ static int is_digits(const char *s) {
     return 1;
 }
 
+/* Is p a top-level positional int argument of record id? */
+static int pos_int_arg(const struct tree *t, const char *id, size_t il, const struct tparam *p) {
+    int out;
+    const char *suf = io_suffix(t, id, il, p, &out);
+    const char *ty = tree_s(t, p->type);
+    return suf && !out && is_digits(suf) && ty && !strcmp(ty, "int");
+}
+
 /* The value of the first top-level positional int argument; found = 0 none. */
 static int32_t first_int_arg(const struct tree *t, size_t r, int *found) {
     const char *id = rec_name(t, r);
     size_t il = strlen(id);
     const struct tparam *p = t->params + t->recs[r].p0;
     for (uint32_t i = 0; i < t->recs[r].np; i++) {
-        int out;
-        const char *suf = io_suffix(t, id, il, &p[i], &out);
-        const char *ty = tree_s(t, p[i].type);
-        if (suf && !out && is_digits(suf) && ty && !strcmp(ty, "int")) {
+        if (pos_int_arg(t, id, il, &p[i])) {
             *found = 1;
             return param_value(t, &p[i]);
         }
@@ -296,13 +301,8 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
         const char *id = rec_name(t, r);
         size_t il = strlen(id);
         const struct tparam *p = t->params + t->recs[r].p0;
-        for (uint32_t i = 0; i < t->recs[r].np; i++) {
-            int out;
-            const char *suf = io_suffix(t, id, il, &p[i], &out);
-            const char *ty = tree_s(t, p[i].type);
-            if (suf && !out && is_digits(suf) && ty && !strcmp(ty, "int"))
-                rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
-        }
+        for (uint32_t i = 0; i < t->recs[r].np; i++)
+            if (pos_int_arg(t, id, il, &p[i])) rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
     }
     const struct tparam *g = kwarg(t, r, "group");
     const char *gt = g && !g->is_null && g->md5 != TREE_NONE ? tree_s(t, g->md5) : NULL;

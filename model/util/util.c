@@ -42,6 +42,14 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {
 int util_grow(void **p, size_t *cap, size_t need, size_t elem) { return grow(p, cap, need, elem, 0); }
 int util_grow0(void **p, size_t *cap, size_t need, size_t elem) { return grow(p, cap, need, elem, 1); }
 
+int util_grow2(void **a, size_t ea, void **b, size_t eb, size_t *cap, size_t need) {
+    size_t ca = *cap, cb = *cap;
+    /* a grown and b not: *a is only larger than *cap says, which is safe */
+    if (grow(a, &ca, need, ea, 0) != 0 || grow(b, &cb, need, eb, 0) != 0) return -1;
+    *cap = ca;
+    return 0;
+}
+
 /* ---- string arena ---- */
 
 int util_strpool_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n, uint32_t *off) {

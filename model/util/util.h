@@ -23,6 +23,8 @@ uint64_t util_hash_str(const char *s);
 int util_grow(void **p, size_t *cap, size_t need, size_t elem);
 int util_grow0(void **p, size_t *cap, size_t need, size_t elem);
 /* room for one more element after n: UTIL_PUSH(v, n, cap) != 0 is out of memory */
+/* two parallel arrays that share one capacity */
+int util_grow2(void **a, size_t ea, void **b, size_t eb, size_t *cap, size_t need);
 #define UTIL_PUSH(arr, n, cap) util_grow((void **)&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr))
 
 /* ---- string arena: NUL-terminated strings appended to one buffer, named

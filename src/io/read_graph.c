@@ -74,16 +74,9 @@ static int push_item(struct jparse *jp, const struct jv *v) {
 }
 
 static int push_key(struct jparse *jp, const char *k, size_t len) {
-    if (jp->nkeys == jp->capkeys) {
-        size_t nc = jp->capkeys ? jp->capkeys * 2 : 256;
-        const char **nk = realloc(jp->keys, nc * sizeof *nk);
-        if (!nk) return -1;
-        jp->keys = nk;
-        size_t *nl = realloc(jp->klens, nc * sizeof *nl);
-        if (!nl) return -1;
-        jp->klens = nl;
-        jp->capkeys = nc;
-    }
+    if (util_grow2((void **)&jp->keys, sizeof *jp->keys, (void **)&jp->klens, sizeof *jp->klens, &jp->capkeys,
+                   jp->nkeys + 1) != 0)
+        return -1;
     jp->keys[jp->nkeys] = k;
     jp->klens[jp->nkeys++] = len;
     return 0;
@@ -175,14 +168,7 @@ struct sbuf { char *b; size_t n, cap; int oom; };
 
 static void sb_add(struct sbuf *s, const char *t, size_t len) {
     if (s->oom) return;
-    if (s->n + len + 1 > s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 128;
-        while (nc < s->n + len + 1) nc *= 2;
-        char *nb = realloc(s->b, nc);
-        if (!nb) { s->oom = 1; return; }
-        s->b = nb;
-        s->cap = nc;
-    }
+    if (util_grow((void **)&s->b, &s->cap, s->n + len + 1, 1) != 0) { s->oom = 1; return; }
     memcpy(s->b + s->n, t, len);
     s->n += len;
     s->b[s->n] = '\0';
