@@ -530,7 +530,10 @@ static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
     size_t len;
     /* mapped, not read: copying 15 MB cost more than parsing a third of it */
     if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
-    if (!len) return pt_errorf(err, "%s: empty file: not an msProbe dump.json", path);
+    if (!len) {   /* an empty file still has its buffer */
+        json_unmap_file(buf, len);
+        return pt_errorf(err, "%s: empty file: not an msProbe dump.json", path);
+    }
     /* gen_dump's and msProbe's dumps run at about one record per 900 bytes,
      * one param per 230 and two thirds of the bytes as names: reserving a
      * little more up front saves copying the arrays as they double (the
@@ -610,7 +613,10 @@ static int read_construct(struct tree *t, const char *path, struct pt_error *err
     const char *buf;
     size_t len;
     if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
-    if (!len) return pt_errorf(err, "%s: empty file: expected an object mapping node -> parent", path);
+    if (!len) {
+        json_unmap_file(buf, len);
+        return pt_errorf(err, "%s: empty file: expected an object mapping node -> parent", path);
+    }
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
     json_lex_init(&jp.lx, buf, len, path, err);
