@@ -109,6 +109,24 @@ static inline const char *pt_tmpdir(const char *name) {
     return buf;
 }
 
+/* A generated problem/benchmark pair (../shared/tools/gen_dump.py with the
+ * arguments gen; the problem also with problem_extra: --drift, --nan...)
+ * in dir/p and dir/b, whose paths land in p and b (n bytes each).  0, or -1
+ * when Python or the tools are absent or the generator failed (skip). */
+static inline int pt_gen_pair(const char *dir, const char *gen, const char *problem_extra, char *p, char *b,
+                              size_t n) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    char cmd[8192];
+    if (!py || !py[0] || !s) return -1;
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s >/dev/null 2>&1 && "
+             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s %s >/dev/null 2>&1",
+             py, s, dir, gen, py, s, dir, gen, problem_extra);
+    if (system(cmd) != 0) return -1;
+    snprintf(p, n, "%s/p", dir);
+    snprintf(b, n, "%s/b", dir);
+    return 0;
+}
+
 /* Write a whole file; returns 0 on success. */
 static inline int pt_write(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");

@@ -12,6 +12,7 @@
  * it asserts. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_quit.h"
 
 #include <sys/wait.h>
 
@@ -318,11 +319,7 @@ static void test_tiny(void) {
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence"));
     CHECKV(&vt, status_has(&vt, "first divergence"));
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* Two ranks of a generated tensor-parallel pair (gen_dump.py --drift):
@@ -330,18 +327,11 @@ static void test_tiny(void) {
  * operation inside the drifted MLP, } shows rank 1 with the same node
  * selected, and an all_reduce lists its peer on the other rank. */
 static void test_ranks(void) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
     if (!vt_bin()) SKIP("PT_BIN not set");
-    if (!py || !py[0] || !s) SKIP("no python or shared tools");
-    const char *dir = pt_tmpdir("graph_ranks");
-    char cmd[8192], p[4200], b[4200];
+    char p[4200], b[4200];
     const char *gen = "--steps 1 --ranks 2 --layers 2 --tp 2 --hidden 64 --heads 4 --ffn 128 --seq 8 --vocab 64";
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s >/dev/null 2>&1 && "
-             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s --drift 1.5:layers.1.mlp >/dev/null 2>&1",
-             py, s, dir, gen, py, s, dir, gen);
-    if (system(cmd) != 0) SKIP("gen_dump.py failed");
-    snprintf(p, sizeof p, "%s/p", dir);
-    snprintf(b, sizeof b, "%s/b", dir);
+    if (pt_gen_pair(pt_tmpdir("graph_ranks"), gen, "--drift 1.5:layers.1.mlp", p, b, sizeof p) != 0)
+        SKIP("no python or shared tools, or gen_dump.py failed");
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
@@ -380,11 +370,7 @@ static void test_ranks(void) {
     /* the tree has the focus back, on the peer node */
     VT_WAIT(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
     CHECKV(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 int main(void) {

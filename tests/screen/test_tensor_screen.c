@@ -5,6 +5,7 @@
  * detail pane's six tensor metrics are checked at 80x24 and 120x40. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_quit.h"
 #include "tensor_pair.h"
 
 #include <sys/wait.h>
@@ -82,11 +83,7 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
     }
     CHECKV(&vt, vt_has(&vt, "0.0999999"));
 
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_tensor_screen(void) {

@@ -341,11 +341,7 @@ static void test_mouse(void) {
     vt_settle(&vt);
     CHECKV(&vt, status_has(&vt, "rank 2") && vt_row_has(&vt, from - 2, "Line chart"));
 
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_80x24(void) { trend_at(80, 24); }
