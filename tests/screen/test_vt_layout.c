@@ -14,7 +14,7 @@
  * layout and refuses where it does not. */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <ctype.h>
 #include <sys/wait.h>

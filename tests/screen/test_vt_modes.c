@@ -4,7 +4,7 @@
  * visible: by glyph and, without colour, by attribute. */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -70,13 +70,7 @@ static void test_no_color(void) {
     struct vt vt;
     CHECK_INT(start_burst(&vt, args, env), 0);
     /* Not one colour anywhere: every cell keeps the terminal's defaults. */
-    int coloured = 0;
-    for (int r = 0; r < vt.rows; r++)
-        for (int c = 0; c < vt.cols; c++) {
-            struct vt_cell x;
-            vt_cell(&vt, r, c, &x);
-            if (!x.fg_default || !x.bg_default) coloured++;
-        }
+    int coloured = pt_vt_coloured_cells(&vt);
     CHECKV(&vt, coloured == 0);
     /* The heat map speaks in shades instead: several distinct glyphs. */
     int r0, r1;

@@ -6,7 +6,7 @@
  * scenario (a NaN born on rank 0, received by rank 1 through send/recv). */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@
  * Every step waits for the state it asserts, then asserts it. */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -654,13 +654,7 @@ static void test_no_color(void) {
                  vt_row_has(&vt, h, G_MED "M 3 medium"));
     struct filt f = { ALL_LEVELS, -1, -1 };
     CHECK(check_list(&vt, &o, &f));   /* every row's letter is its level */
-    int coloured = 0;
-    for (int r = 0; r < vt.rows; r++)
-        for (int c = 0; c < vt.cols; c++) {
-            struct vt_cell x;
-            vt_cell(&vt, r, c, &x);
-            if (!x.fg_default || !x.bg_default) coloured++;
-        }
+    int coloured = pt_vt_coloured_cells(&vt);
     CHECK_INT(coloured, 0);
     check_grid(&vt, &o, false);   /* glyphs per level; the inks are all the default */
     /* the critical rows after F, by letter */

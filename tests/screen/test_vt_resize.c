@@ -9,7 +9,7 @@
  * state kept across the storm, and keys must still work. */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 

@@ -13,7 +13,7 @@
  * asserts. */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <ctype.h>
 #include <strings.h>

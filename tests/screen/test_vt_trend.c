@@ -10,7 +10,7 @@
  * Every step waits for the state it asserts; nothing depends on timing. */
 #include "pt_test.h"
 #include "screen/vt.h"
-#include "screen/vt_quit.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
