@@ -769,6 +769,15 @@ static int take_dirs(struct graph_dirs *d, struct util_rankdirs *u) {
     return rc;
 }
 
+/* The first folder the scanner passed over, for the message when none is left. */
+struct first_note { size_t n; char text[600]; };
+
+static int keep_first(void *ctx, const char *path, const char *why, int skipped) {
+    struct first_note *fn = ctx;
+    if (skipped && !fn->n++) snprintf(fn->text, sizeof fn->text, "%s: %s", path, why);
+    return 0;
+}
+
 int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
     memset(out, 0, sizeof *out);
     struct stat st;
@@ -792,12 +801,13 @@ int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
         return 0;
     }
     struct util_rankdirs u = {0};
-    int steps = util_scan_root(path, &u, NULL, NULL);
+    struct first_note fn = {0};
+    int steps = util_scan_root(path, &u, keep_first, &fn);
     if (steps == 0) {   /* a step folder: its number is in its name */
         char *rp = realpath(path, NULL), *base = rp ? strrchr(rp, '/') : NULL;
         long s = base ? util_num_after(base + 1, "step") : -1;
         free(rp);
-        if (util_scan_step(path, (int32_t)(s < 0 ? 0 : s), &u, NULL, NULL) != 0) steps = -1;
+        if (util_scan_step(path, (int32_t)(s < 0 ? 0 : s), &u, keep_first, &fn) != 0) steps = -1;
     }
     if (steps < 0 || take_dirs(out, &u) != 0) {
         util_rankdirs_free(&u);
@@ -806,6 +816,8 @@ int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
     }
     if (out->n == 0) {
         graph_dirs_free(out);
+        if (fn.n)
+            return pt_errorf(err, "%s: no dump found: %zu rank folder(s) skipped, the first %s", path, fn.n, fn.text);
         return pt_errorf(err, "%s: no dump found (expected dump.json, rankN/procN folders, or stepN folders)", path);
     }
     return 0;   /* in step, then rank order, as the scanner lists them */

@@ -91,7 +91,12 @@ static void test_notes(void) {
     CHECK_CONTAINS(ns.last, "/nonexistent/step0: cannot list");
     /* no root: no steps */
     CHECK_INT(util_scan_root("/nonexistent", &d, note, &ns), 0);
-    util_rankdirs_free(&d);
+    util_rankdirs_free(&d);    /* compare on nothing but skipped folders names the first */
+    struct graph_dirs g;
+    struct pt_error err;
+    CHECK_INT(graph_scan(step, &g, &err), -1);
+    CHECK_CONTAINS(err.msg, "no dump found: 1 rank folder(s) skipped, the first ");
+    CHECK_CONTAINS(err.msg, "step0/rank1: no dump.json");
 }
 
 /* The case issue 12 found: a procN folder beside rank3 was rank 4 for
