@@ -1,5 +1,6 @@
 /* commlinks: probetop-rules(7), ORIGIN ACROSS RANKS: Communication links pairing of communication nodes across ranks. */
 #include "model/commlinks.h"
+#include "model/util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,13 +46,7 @@ void comm_links_free(struct comm_links *l) {
 static int add(struct comm_links *l, int ft, int32_t fr, int tt, int32_t tr, int type) {
     for (size_t i = 0; i < l->n; i++)
         if (l->v[i].from_tree == ft && l->v[i].from_rec == fr && l->v[i].to_tree == tt && l->v[i].to_rec == tr) return 0;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 64;
-        struct comm_link *v = realloc(l->v, nc * sizeof *v);
-        if (!v) return -1;
-        l->v = v;
-        l->cap = nc;
-    }
+    if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
     l->v[l->n++] = (struct comm_link){ft, fr, tt, tr, (uint8_t)type};
     return 0;
 }

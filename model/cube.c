@@ -1,6 +1,7 @@
 /* cube: dense float32 blocks, built from rows in any order, and the
  * queries the panes and commands need. */
 #include "model/cube.h"
+#include "model/util/util.h"
 
 #include <float.h>
 #include <math.h>
@@ -341,32 +342,15 @@ int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_
 
 int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro) {
     if (b->nsteps >= CUBE_MAX_STEPS) return -1;   /* checked before allocating, not after */
-    if (b->nsteps == b->capsteps) {
-        size_t cap = b->capsteps ? b->capsteps * 2 : 64;
-        struct cube_step *s = realloc(b->steps, cap * sizeof *s);
-        if (!s) return -1;
-        b->steps = s;
-        b->capsteps = cap;
-    }
+    if (UTIL_PUSH(b->steps, b->nsteps, b->capsteps) != 0) return -1;
     b->steps[b->nsteps++] = (struct cube_step){.value = value, .origin = origin, .micro = micro};
     return 0;
 }
 
 int cube_builder_rank(struct cube_builder *b, int32_t rank) {
-    if (b->nranks == b->capranks) {
-        size_t cap = b->capranks ? b->capranks * 2 : 64;
-        int32_t *r = realloc(b->ranks, cap * sizeof *r);
-        if (!r) return -1;
-        b->ranks = r;
-        b->capranks = cap;
-    }
+    if (UTIL_PUSH(b->ranks, b->nranks, b->capranks) != 0) return -1;
     b->ranks[b->nranks++] = rank;
     return 0;
-}
-
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
 }
 
 static int cmp_step(const void *a, const void *b) {
@@ -377,7 +361,7 @@ static int cmp_step(const void *a, const void *b) {
 /* Sorts and dedupes n int32 values in place; returns the new count. */
 static size_t uniq_i32(int32_t *v, size_t n) {
     size_t k = 0;
-    qsort(v, n, sizeof *v, cmp_i32);
+    qsort(v, n, sizeof *v, util_cmp_i32);
     for (size_t i = 0; i < n; i++)
         if (!k || v[k - 1] != v[i]) v[k++] = v[i];
     return k;

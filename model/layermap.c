@@ -1,65 +1,13 @@
 /* layermap: msProbe's layer mapping (see layermap.h). */
 #include "model/layermap.h"
 
+#include "model/util/util.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- a private string -> int map (keys copied) ---- */
-
-struct smap2 { char **k; int32_t *v; size_t cap, n; };
-
-static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static int smap2_grow(struct smap2 *m) {
-    size_t nc = m->cap ? m->cap * 2 : 256;
-    char **nk = calloc(nc, sizeof *nk);
-    int32_t *nv = malloc(nc * sizeof *nv);
-    if (!nk || !nv) { free(nk); free(nv); return -1; }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->k[i]) continue;
-        size_t j = hash_str(m->k[i]) & (nc - 1);
-        while (nk[j]) j = (j + 1) & (nc - 1);
-        nk[j] = m->k[i];
-        nv[j] = m->v[i];
-    }
-    free(m->k);
-    free(m->v);
-    m->k = nk;
-    m->v = nv;
-    m->cap = nc;
-    return 0;
-}
-
-/* The value slot of key; with create, a missing key is added with value -1.
- * NULL: absent (without create) or out of memory. */
-static int32_t *smap2_slot(struct smap2 *m, const char *key, int create) {
-    if (create && (m->n + 1) * 2 > m->cap && smap2_grow(m) != 0) return NULL;
-    if (!m->cap) return NULL;
-    size_t j = hash_str(key) & (m->cap - 1);
-    while (m->k[j]) {
-        if (!strcmp(m->k[j], key)) return &m->v[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    if (!create) return NULL;
-    if (!(m->k[j] = strdup(key))) return NULL;
-    m->v[j] = -1;
-    m->n++;
-    return &m->v[j];
-}
-
-static void smap2_free(struct smap2 *m) {
-    for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
-    free(m->k);
-    free(m->v);
-    memset(m, 0, sizeof *m);
-}
 
 /* ---- dot-separated names ---- */
 
@@ -69,16 +17,8 @@ static int segs_split(struct segs *g, const char *s) {
     g->n = 0;
     for (const char *p = s;;) {
         const char *d = strchr(p, '.');
-        if (g->n == g->cap) {
-            size_t nc = g->cap ? g->cap * 2 : 16;
-            const char **ns = realloc(g->s, nc * sizeof *ns);
-            if (!ns) return -1;
-            g->s = ns;
-            size_t *nl = realloc(g->len, nc * sizeof *nl);
-            if (!nl) return -1;
-            g->len = nl;
-            g->cap = nc;
-        }
+        if (util_grow2((void **)&g->s, sizeof *g->s, (void **)&g->len, sizeof *g->len, &g->cap, g->n + 1) != 0)
+            return -1;
         g->s[g->n] = p;
         g->len[g->n] = d ? (size_t)(d - p) : strlen(p);
         g->n++;
@@ -283,7 +223,7 @@ static void items_free(struct item *v, size_t n) {
 
 /* Backward entries carry no stack: they take the scope of their forward twin
  * ("backward" -> "forward" in the last two fields). */
-static int backward_pass(struct item *v, size_t n, const struct smap2 *byname, struct segs *g) {
+static int backward_pass(struct item *v, size_t n, const struct util_smap *byname, struct segs *g) {
     struct str s = {0};
     for (size_t i = 0; i < n; i++) {
         if (segs_split(g, v[i].name) != 0) { free(s.b); return -1; }
@@ -305,7 +245,7 @@ static int backward_pass(struct item *v, size_t n, const struct smap2 *byname, s
             }
         }
         if (!s.b) continue;
-        int32_t *f = smap2_slot((struct smap2 *)byname, s.b, 0);
+        int32_t *f = util_smap_slot((struct util_smap *)byname, s.b, 0);
         if (!f || *f < 0) continue;
         char *full = strdup(v[*f].full);
         if (!full) { free(s.b); return -1; }
@@ -354,7 +294,7 @@ static int next_item_number(const char *scope, const char *prefix, long long *nu
  * globally, PyTorch locally: the index after "<transformer scope>.layers."
  * is made relative to the smallest one seen. */
 static int renumber_pass(struct item *v, size_t n) {
-    struct smap2 seen = {0};
+    struct util_smap seen = {0};
     char **prefix = NULL;
     double *minv = NULL;
     size_t np = 0;
@@ -365,7 +305,7 @@ static int renumber_pass(struct item *v, size_t n) {
         char *p = malloc(l + 8);
         if (!p) goto out;
         snprintf(p, l + 8, "%s.layers", v[i].full);
-        int32_t *s = smap2_slot(&seen, p, 1);
+        int32_t *s = util_smap_slot(&seen, p, 1);
         if (!s) { free(p); goto out; }
         if (*s >= 0) { free(p); continue; }
         *s = (int32_t)np;
@@ -412,7 +352,7 @@ out:
     for (size_t k = 0; k < np; k++) free(prefix[k]);
     free(prefix);
     free(minv);
-    smap2_free(&seen);
+    util_smap_free(&seen);
     return rc;
 }
 
@@ -424,8 +364,8 @@ struct ivec { int32_t *v; size_t n, cap; };
 struct trie {
     struct tnode2 *n;
     size_t nn, cap;
-    struct smap2 child;   /* "<node>\x1f<segment>" -> node */
-    struct smap2 slot;    /* "<node>\x1f<state>" -> list */
+    struct util_smap child;   /* "<node>\x1f<segment>" -> node */
+    struct util_smap slot;    /* "<node>\x1f<state>" -> list */
     struct ivec *lists;
     size_t nlists, caplists;
 };
@@ -445,8 +385,8 @@ static void trie_free(struct trie *t) {
     free(t->n);
     for (size_t i = 0; i < t->nlists; i++) free(t->lists[i].v);
     free(t->lists);
-    smap2_free(&t->child);
-    smap2_free(&t->slot);
+    util_smap_free(&t->child);
+    util_smap_free(&t->slot);
 }
 
 static char *pair_key(int32_t node, const char *s, size_t len, char *buf, size_t size) {
@@ -457,7 +397,7 @@ static char *pair_key(int32_t node, const char *s, size_t len, char *buf, size_t
 /* Child seg of node; with create it is made when missing.  -1: none / no memory. */
 static int32_t trie_child(struct trie *t, int32_t node, const char *seg, size_t len, int create) {
     char kb[4200];
-    int32_t *c = smap2_slot(&t->child, pair_key(node, seg, len, kb, sizeof kb), create);
+    int32_t *c = util_smap_slot(&t->child, pair_key(node, seg, len, kb, sizeof kb), create);
     if (!c) return -1;
     if (*c >= 0 || !create) return *c;
     if (t->nn == t->cap) {
@@ -476,17 +416,11 @@ static int32_t trie_child(struct trie *t, int32_t node, const char *seg, size_t 
 
 static struct ivec *trie_list(struct trie *t, int32_t node, const char *state, int create) {
     char kb[4200];
-    int32_t *l = smap2_slot(&t->slot, pair_key(node, state, strlen(state), kb, sizeof kb), create);
+    int32_t *l = util_smap_slot(&t->slot, pair_key(node, state, strlen(state), kb, sizeof kb), create);
     if (!l) return NULL;
     if (*l < 0) {
         if (!create) return NULL;
-        if (t->nlists == t->caplists) {
-            size_t nc = t->caplists ? t->caplists * 2 : 64;
-            struct ivec *nv = realloc(t->lists, nc * sizeof *nv);
-            if (!nv) return NULL;
-            t->lists = nv;
-            t->caplists = nc;
-        }
+        if (UTIL_PUSH(t->lists, t->nlists, t->caplists) != 0) return NULL;
         memset(&t->lists[t->nlists], 0, sizeof t->lists[t->nlists]);
         *l = (int32_t)t->nlists++;
     }
@@ -502,13 +436,7 @@ static int trie_insert(struct trie *t, struct item *v, size_t n, struct segs *g)
             if ((node = trie_child(t, node, g->s[k], g->len[k], 1)) < 0) return -1;
         struct ivec *l = trie_list(t, node, v[i].state, 1);
         if (!l) return -1;
-        if (l->n == l->cap) {
-            size_t nc = l->cap ? l->cap * 2 : 4;
-            int32_t *nv = realloc(l->v, nc * sizeof *nv);
-            if (!nv) return -1;
-            l->v = nv;
-            l->cap = nc;
-        }
+        if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
         l->v[l->n++] = (int32_t)i;
         t->n[node].type = v[i].type;
         v[i].node = node;
@@ -537,11 +465,11 @@ static int side_build(struct side *s, const struct tree *t, struct pt_error *err
     /* msProbe gives no entry a scope when stack.json or construct.json is
      * empty or missing: the map is then empty (every id is looked up as is) */
     if (!t->nstacks || !t->ncons || !t->nrecs) return 0;
-    struct smap2 parent = {0}, byname = {0};
+    struct util_smap parent = {0}, byname = {0};
     struct segs g = {0}, pg = {0};
     int rc = -1;
     for (size_t i = 0; i < t->ncons; i++) {
-        int32_t *p = smap2_slot(&parent, tree_s(t, t->cons[i].child), 1);
+        int32_t *p = util_smap_slot(&parent, tree_s(t, t->cons[i].child), 1);
         if (!p) goto oom;
         *p = (int32_t)i;
     }
@@ -549,11 +477,11 @@ static int side_build(struct side *s, const struct tree *t, struct pt_error *err
     int ms = is_mindspore(t);
     for (size_t r = 0; r < t->nrecs; r++) {
         const char *name = tree_s(t, t->recs[r].name);
-        int32_t *p = smap2_slot(&parent, name, 0);
+        int32_t *p = util_smap_slot(&parent, name, 0);
         const char *par = p && *p >= 0 ? tree_s(t, t->cons[*p].parent) : NULL;
         s->n = r + 1;
         if (item_set(&s->v[r], t, name, par, ms, &g, &pg, err) != 0) goto out;
-        int32_t *b = smap2_slot(&byname, name, 1);
+        int32_t *b = util_smap_slot(&byname, name, 1);
         if (!b) goto oom;
         *b = (int32_t)r;
     }
@@ -565,8 +493,8 @@ static int side_build(struct side *s, const struct tree *t, struct pt_error *err
 oom:
     pt_errorf(err, "out of memory");
 out:
-    smap2_free(&parent);
-    smap2_free(&byname);
+    util_smap_free(&parent);
+    util_smap_free(&byname);
     segs_free(&g);
     segs_free(&pg);
     return rc;
@@ -578,17 +506,17 @@ struct prule { const char *from, *to; int nseg; size_t ord; };
 struct rgroup { struct prule *v; size_t n; };
 
 struct rules {
-    struct smap2 groups;   /* "<class>\x1f<first segment>" -> group */
+    struct util_smap groups;   /* "<class>\x1f<first segment>" -> group */
     struct rgroup *g;
     size_t ng;
-    struct smap2 classes;  /* class -> first rule index */
+    struct util_smap classes;  /* class -> first rule index */
 };
 
 static void rules_free(struct rules *r) {
     for (size_t i = 0; i < r->ng; i++) free(r->g[i].v);
     free(r->g);
-    smap2_free(&r->groups);
-    smap2_free(&r->classes);
+    util_smap_free(&r->groups);
+    util_smap_free(&r->classes);
 }
 
 static int nseg_of(const char *s) {
@@ -617,13 +545,13 @@ static int rules_prepare(struct rules *R, const struct lmap_rule *rules, size_t 
     for (size_t i = 0; i < n; i++) {
         const char *cls = rule_class(&rules[i], has_cell);
         if (!cls) continue;
-        int32_t *c = smap2_slot(&R->classes, cls, 1);
+        int32_t *c = util_smap_slot(&R->classes, cls, 1);
         if (!c) return -1;
         if (*c < 0) *c = (int32_t)i;
         const char *dot = strchr(rules[i].from, '.');
         size_t pl = dot ? (size_t)(dot - rules[i].from) : strlen(rules[i].from);
         snprintf(kb, sizeof kb, "%s\x1f%.*s", cls, (int)pl, rules[i].from);
-        int32_t *gi = smap2_slot(&R->groups, kb, 1);
+        int32_t *gi = util_smap_slot(&R->groups, kb, 1);
         if (!gi) return -1;
         if (*gi < 0) {
             struct rgroup *ng = realloc(R->g, (R->ng + 1) * sizeof *ng);
@@ -652,7 +580,7 @@ static int rules_prepare(struct rules *R, const struct lmap_rule *rules, size_t 
 /* ---- the map ---- */
 
 struct lmap {
-    struct smap2 idx;     /* problem entry -> index into bench */
+    struct util_smap idx;     /* problem entry -> index into bench */
     char **bench;         /* benchmark entry, NULL for none */
     size_t n, found;
     size_t *unused;
@@ -671,7 +599,7 @@ static int convert(const struct side *S, const struct item *it, const struct rul
     while (idx + 1 < g->n) {
         const char *type = S->trie.n[cur].type;
         snprintf(kb, sizeof kb, "%s\x1f%.*s", type, (int)g->len[idx + 1], g->s[idx + 1]);
-        int32_t *gi = smap2_slot((struct smap2 *)&R->groups, kb, 0);
+        int32_t *gi = util_smap_slot((struct util_smap *)&R->groups, kb, 0);
         size_t step = 1;
         int done = 0;
         if (gi && *gi >= 0) {
@@ -720,7 +648,7 @@ void lmap_free(struct lmap *m) {
     for (size_t i = 0; i < m->n; i++) free(m->bench[i]);
     free(m->bench);
     free(m->unused);
-    smap2_free(&m->idx);
+    util_smap_free(&m->idx);
     free(m);
 }
 
@@ -745,7 +673,7 @@ int lmap_build(const struct tree *npu, const struct tree *bench, const struct lm
         size_t index;
         if (convert(&A, &A.v[i], &R, &g, &sc, &index) != 0) goto oom;
         const struct item *b = query(&B, sc.b, A.v[i].state, index, &g);
-        int32_t *s = smap2_slot(&m->idx, A.v[i].name, 1);
+        int32_t *s = util_smap_slot(&m->idx, A.v[i].name, 1);
         if (!s) goto oom;
         if (*s < 0) {
             *s = (int32_t)m->n++;
@@ -757,20 +685,20 @@ int lmap_build(const struct tree *npu, const struct tree *bench, const struct lm
     }
     for (size_t i = 0; i < m->n; i++) m->found += m->bench[i] != NULL;
     /* classes no problem scope has: their renames never apply */
-    struct smap2 types = {0};
+    struct util_smap types = {0};
     for (size_t i = 0; i < A.trie.nn; i++)
-        if (!smap2_slot(&types, A.trie.n[i].type, 1)) { smap2_free(&types); goto oom; }
+        if (!util_smap_slot(&types, A.trie.n[i].type, 1)) { util_smap_free(&types); goto oom; }
     int has_cell = 0;
     for (size_t i = 0; i < nrules; i++) has_cell |= !strcmp(rules[i].cls, "Cell");
     for (size_t i = 0; i < nrules; i++) {
         const char *cls = rule_class(&rules[i], has_cell);
-        if (!cls || smap2_slot(&types, cls, 0)) continue;
+        if (!cls || util_smap_slot(&types, cls, 0)) continue;
         size_t *nu = realloc(m->unused, (m->nunused + 1) * sizeof *nu);
-        if (!nu) { smap2_free(&types); goto oom; }
+        if (!nu) { util_smap_free(&types); goto oom; }
         m->unused = nu;
         m->unused[m->nunused++] = i;
     }
-    smap2_free(&types);
+    util_smap_free(&types);
     rc = 0;
     *out = m;
     m = NULL;
@@ -789,7 +717,7 @@ done:
 }
 
 const char *lmap_get(const struct lmap *m, const char *npu_id) {
-    int32_t *s = smap2_slot((struct smap2 *)&m->idx, npu_id, 0);
+    int32_t *s = util_smap_slot((struct util_smap *)&m->idx, npu_id, 0);
     if (!s || *s < 0) return NULL;
     return m->bench[*s] ? m->bench[*s] : LMAP_NONE;
 }

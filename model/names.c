@@ -2,6 +2,8 @@
  * rules of probetop-rules(7), LABELS. */
 #include "model/names.h"
 
+#include "model/util/util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +24,8 @@ struct names {
     uint32_t *tl_ids;
 };
 
-static uint64_t hash_bytes(const char *s, size_t len, uint64_t seed) {
-    uint64_t h = 1469598103934665603ull ^ seed;   /* FNV-1a */
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h ^ (h >> 29);
-}
-
 static uint64_t target_hash(const char *name, size_t len, int32_t vpp, int32_t call) {
-    return hash_bytes(name, len, ((uint64_t)(uint32_t)vpp << 32) ^ (uint32_t)call * 0x9e3779b97f4a7c15ull);
+    return util_hash(name, len, ((uint64_t)(uint32_t)vpp << 32) ^ (uint32_t)call * 0x9e3779b97f4a7c15ull);
 }
 
 struct names *names_new(void) {
@@ -70,20 +63,8 @@ void names_free(struct names *n) {
 
 /* Copies len bytes plus a NUL into the arena; returns the offset or UINT32_MAX. */
 static uint32_t arena_put(struct names *n, const char *s, size_t len) {
-    if (n->alen + len + 1 > UINT32_MAX) return UINT32_MAX;
-    if (n->alen + len + 1 > n->acap) {
-        size_t cap = n->acap;
-        while (n->alen + len + 1 > cap) cap *= 2;
-        char *a = realloc(n->arena, cap);
-        if (!a) return UINT32_MAX;
-        n->arena = a;
-        n->acap = cap;
-    }
-    uint32_t off = (uint32_t)n->alen;
-    memcpy(n->arena + off, s, len);
-    n->arena[off + len] = '\0';
-    n->alen += len + 1;
-    return off;
+    uint32_t off;
+    return util_strpool_put(&n->arena, &n->alen, &n->acap, s, len, &off) == 0 ? off : UINT32_MAX;
 }
 
 static int target_eq(const struct names *n, uint32_t id, const char *name, size_t len, int32_t vpp, int32_t call) {
@@ -268,7 +249,7 @@ struct build_ctx {
 static uint32_t label_find_exact(const struct names *n, const char *text, size_t len, int cat) {
     if (!n->lhcap) return NAMES_NONE;
     uint32_t mask = n->lhcap - 1;
-    for (uint32_t i = (uint32_t)hash_bytes(text, len, (uint64_t)cat) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = (uint32_t)util_hash(text, len, (uint64_t)cat) & mask;; i = (i + 1) & mask) {
         uint32_t v = n->lhash[i];
         if (!v) return NAMES_NONE;
         const struct label *l = &n->labels[v - 1];
@@ -283,7 +264,7 @@ static int label_rehash(struct names *n) {
     if (!h) return -1;
     for (uint32_t id = 0; id < n->nlabels; id++) {
         const char *s = n->arena + n->labels[id].text;
-        uint32_t i = (uint32_t)hash_bytes(s, strlen(s), n->labels[id].cat) & (cap - 1);
+        uint32_t i = (uint32_t)util_hash(s, strlen(s), n->labels[id].cat) & (cap - 1);
         while (h[i]) i = (i + 1) & (cap - 1);
         h[i] = id + 1;
     }
@@ -311,7 +292,7 @@ static void build_emit(void *vctx, int cat, const char *text, size_t len) {
         if (off == UINT32_MAX) { c->failed = 1; return; }
         id = n->nlabels++;
         n->labels[id] = (struct label){.text = off, .cat = (uint8_t)cat};
-        uint32_t mask = n->lhcap - 1, i = (uint32_t)hash_bytes(text, len, (uint64_t)cat) & mask;
+        uint32_t mask = n->lhcap - 1, i = (uint32_t)util_hash(text, len, (uint64_t)cat) & mask;
         while (n->lhash[i]) i = (i + 1) & mask;
         n->lhash[i] = id + 1;
     }

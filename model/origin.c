@@ -5,6 +5,7 @@
  * first not yet paired op of the target API on each peer rank whose
  * direction is the opposite one and whose own peers name this rank. */
 #include "model/origin.h"
+#include "model/util/util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -199,16 +200,21 @@ static int is_digits(const char *s) {
     return 1;
 }
 
+/* Is p a top-level positional int argument of record id? */
+static int pos_int_arg(const struct tree *t, const char *id, size_t il, const struct tparam *p) {
+    int out;
+    const char *suf = io_suffix(t, id, il, p, &out);
+    const char *ty = tree_s(t, p->type);
+    return suf && !out && is_digits(suf) && ty && !strcmp(ty, "int");
+}
+
 /* The value of the first top-level positional int argument; found = 0 none. */
 static int32_t first_int_arg(const struct tree *t, size_t r, int *found) {
     const char *id = rec_name(t, r);
     size_t il = strlen(id);
     const struct tparam *p = t->params + t->recs[r].p0;
     for (uint32_t i = 0; i < t->recs[r].np; i++) {
-        int out;
-        const char *suf = io_suffix(t, id, il, &p[i], &out);
-        const char *ty = tree_s(t, p[i].type);
-        if (suf && !out && is_digits(suf) && ty && !strcmp(ty, "int")) {
+        if (pos_int_arg(t, id, il, &p[i])) {
             *found = 1;
             return param_value(t, &p[i]);
         }
@@ -272,19 +278,8 @@ static uint8_t resolve_type(const struct tree *t, size_t r, const struct cnode *
     return T_LINK;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        int32_t *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv) return -1;
-        *v = nv;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(*v, *n, *cap) != 0) return -1;
     (*v)[(*n)++] = x;
     return 0;
 }
@@ -306,13 +301,8 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
         const char *id = rec_name(t, r);
         size_t il = strlen(id);
         const struct tparam *p = t->params + t->recs[r].p0;
-        for (uint32_t i = 0; i < t->recs[r].np; i++) {
-            int out;
-            const char *suf = io_suffix(t, id, il, &p[i], &out);
-            const char *ty = tree_s(t, p[i].type);
-            if (suf && !out && is_digits(suf) && ty && !strcmp(ty, "int"))
-                rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
-        }
+        for (uint32_t i = 0; i < t->recs[r].np; i++)
+            if (pos_int_arg(t, id, il, &p[i])) rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
     }
     const struct tparam *g = kwarg(t, r, "group");
     const char *gt = g && !g->is_null && g->md5 != TREE_NONE ? tree_s(t, g->md5) : NULL;
@@ -326,7 +316,7 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
         }
     }
     if (rc) { free(v); return -1; }
-    if (n) qsort(v, n, sizeof *v, cmp_i32);
+    if (n) qsort(v, n, sizeof *v, util_cmp_i32);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
         if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
@@ -336,31 +326,19 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
 }
 
 static int conn_has(const struct cnode *c, int32_t rank) {
-    return c->nconn && bsearch(&rank, c->conn, c->nconn, sizeof rank, cmp_i32) != NULL;
+    return c->nconn && bsearch(&rank, c->conn, c->nconn, sizeof rank, util_cmp_i32) != NULL;
 }
 
 /* ---- building ---- */
 
 static int add_cand(struct st *s, int rk, int32_t rec, int32_t sub) {
-    if (s->nc == s->capc) {
-        size_t nc = s->capc ? s->capc * 2 : 64;
-        struct cand *v = realloc(s->cands, nc * sizeof *v);
-        if (!v) return -1;
-        s->cands = v;
-        s->capc = nc;
-    }
+    if (UTIL_PUSH(s->cands, s->nc, s->capc) != 0) return -1;
     s->cands[s->nc++] = (struct cand){rk, rec, sub};
     return 0;
 }
 
 static int add_edge(struct st *s, int a, int b, int kind) {
-    if (s->ne == s->cape) {
-        size_t nc = s->cape ? s->cape * 2 : 64;
-        struct edge *v = realloc(s->edges, nc * sizeof *v);
-        if (!v) return -1;
-        s->edges = v;
-        s->cape = nc;
-    }
+    if (UTIL_PUSH(s->edges, s->ne, s->cape) != 0) return -1;
     s->edges[s->ne++] = (struct edge){a, b, (uint8_t)kind};
     return 0;
 }
@@ -383,13 +361,7 @@ static int build_rank(struct st *s, int rk) {
     for (size_t r = (size_t)ri->first_comm; r < t->nrecs; r++) {
         const char *name = rec_name(t, r);
         if (is_comm(name, s->rules)) {
-            if (s->nn == s->capn) {
-                size_t nc = s->capn ? s->capn * 2 : 64;
-                struct cnode *v = realloc(s->nodes, nc * sizeof *v);
-                if (!v) return -1;
-                s->nodes = v;
-                s->capn = nc;
-            }
+            if (UTIL_PUSH(s->nodes, s->nn, s->capn) != 0) return -1;
             struct cnode *c = &s->nodes[s->nn];
             memset(c, 0, sizeof *c);
             c->rk = rk;
@@ -575,13 +547,7 @@ static size_t uf_find(size_t *p, size_t x) {
 }
 
 static int push_hit(struct origin_result *out, size_t *cap, int rk, int32_t rec, int32_t layer, int32_t sub) {
-    if (out->nhits == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        struct origin_hit *v = realloc(out->hits, nc * sizeof *v);
-        if (!v) return -1;
-        out->hits = v;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(out->hits, out->nhits, *cap) != 0) return -1;
     out->hits[out->nhits++] = (struct origin_hit){rk, rec, layer, sub};
     return 0;
 }
@@ -715,13 +681,7 @@ out:
 /* ---- the chain ---- */
 
 static int push_hop(struct origin_result *out, size_t *cap, struct origin_hop h) {
-    if (out->nhops == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        struct origin_hop *v = realloc(out->hops, nc * sizeof *v);
-        if (!v) return -1;
-        out->hops = v;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(out->hops, out->nhops, *cap) != 0) return -1;
     out->hops[out->nhops++] = h;
     return 0;
 }

@@ -7,6 +7,7 @@
  * per-record I/O (monitor data, .trend.db) it flags non-finite cube cells
  * instead, without levels. */
 #include "model/overflow.h"
+#include "model/util/util.h"
 
 #include "model/cube.h"
 #include "model/err.h"
@@ -210,13 +211,7 @@ const char *ovf_level_name(enum ovf_level l) {
 /* ---- the flagged list ---- */
 
 int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e) {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        struct ovf_entry *v = realloc(l->v, cap * sizeof *v);
-        if (!v) return -1;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
     struct ovf_entry c = *e;
     c.name = strdup(e->name ? e->name : "");
     c.what = strdup(e->what ? e->what : "");

@@ -6,6 +6,7 @@
  * the spread of its steps and ranks, which is what tells a healthy sum
  * reduction flagged on every step and rank from a real jump. */
 #include "model/ovfrows.h"
+#include "model/util/util.h"
 
 #include "model/err.h"
 
@@ -25,11 +26,6 @@ static int cmp_named(const void *pa, const void *pb) {
     return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-static int cmp_i32(const void *pa, const void *pb) {
-    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    return (a > b) - (a < b);
-}
-
 static int cmp_row_entry(const void *pa, const void *pb) {
     const struct ovr_row *a = pa, *b = pb;
     return (a->entry > b->entry) - (a->entry < b->entry);
@@ -37,7 +33,7 @@ static int cmp_row_entry(const void *pa, const void *pb) {
 
 /* Number of distinct values in v[0..n) (sorts v). */
 static uint32_t distinct(int32_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_i32);
+    qsort(v, n, sizeof *v, util_cmp_i32);
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || v[i] != v[i - 1]) k++;

@@ -4,26 +4,12 @@
  * chain or a parent cycle must not blow the C stack or loop. */
 #include "model/tree.h"
 
-#include "model/bigmem.h"
+#include "model/util/util.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- growable arrays ---- */
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need) nc *= 2;
-    void *nv = big_realloc(*v, nc * elem);
-    if (!nv) return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
-}
-#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
 /* ---- string -> index map (open addressing over pool offsets) ---- */
 
@@ -35,9 +21,8 @@ struct smap {
 };
 
 static uint32_t hash_str(const char *s, size_t len) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
-    return h ? h : 1;
+    uint32_t h = (uint32_t)util_hash(s, len, 0);
+    return h ? h : 1;   /* 0 marks an empty slot */
 }
 
 static struct smap *smap_new(const struct tree *t) {
@@ -140,7 +125,7 @@ void tree_free(struct tree *t) {
 
 uint32_t tree_str(struct tree *t, const char *s, size_t len) {
     if (t->plen + len + 1 >= UINT32_MAX) return TREE_NONE;
-    if (grow((void **)&t->pool, &t->pcap, t->plen + len + 1, 1) != 0) return TREE_NONE;
+    if (util_grow((void **)&t->pool, &t->pcap, t->plen + len + 1, 1) != 0) return TREE_NONE;
     uint32_t off = (uint32_t)t->plen;
     if (len) memcpy(t->pool + off, s, len);
     t->pool[off + len] = '\0';
@@ -149,15 +134,15 @@ uint32_t tree_str(struct tree *t, const char *s, size_t len) {
 }
 
 int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes) {
-    if (grow((void **)&t->recs, &t->caprecs, nrecs, sizeof *t->recs) != 0 ||
-        grow((void **)&t->params, &t->capparams, nparams, sizeof *t->params) != 0 ||
-        grow((void **)&t->pool, &t->pcap, pool_bytes, 1) != 0)
+    if (util_grow((void **)&t->recs, &t->caprecs, nrecs, sizeof *t->recs) != 0 ||
+        util_grow((void **)&t->params, &t->capparams, nparams, sizeof *t->params) != 0 ||
+        util_grow((void **)&t->pool, &t->pcap, pool_bytes, 1) != 0)
         return -1;
     return 0;
 }
 
 int tree_add_record(struct tree *t, const char *name, size_t len) {
-    if (GROW(t->recs, t->nrecs, t->caprecs) != 0) return -1;
+    if (UTIL_PUSH(t->recs, t->nrecs, t->caprecs) != 0) return -1;
     uint32_t off = tree_str(t, name, len);
     if (off == TREE_NONE) return -1;
     struct trec *r = &t->recs[t->nrecs];
@@ -172,7 +157,7 @@ int tree_add_record(struct tree *t, const char *name, size_t len) {
 
 struct tparam *tree_add_param(struct tree *t, int rec) {
     if (rec < 0 || (size_t)rec != t->nrecs - 1) return NULL;
-    if (GROW(t->params, t->nparams, t->capparams) != 0) return NULL;
+    if (UTIL_PUSH(t->params, t->nparams, t->capparams) != 0) return NULL;
     struct tparam *p = &t->params[t->nparams++];
     memset(p, 0, sizeof *p);
     p->type = p->dtype = p->shape = p->data_name = p->md5 = p->value = p->group_id = p->p2p_op = TREE_NONE;
@@ -182,7 +167,7 @@ struct tparam *tree_add_param(struct tree *t, int rec) {
 
 int tree_add_construct(struct tree *t, const char *child, size_t clen, const char *parent, size_t plen,
                        int32_t micro) {
-    if (GROW(t->cons, t->ncons, t->capcons) != 0) return -1;
+    if (UTIL_PUSH(t->cons, t->ncons, t->capcons) != 0) return -1;
     uint32_t c = tree_str(t, child, clen);
     uint32_t p = parent && plen ? tree_str(t, parent, plen) : TREE_NONE;
     if (c == TREE_NONE || (parent && plen && p == TREE_NONE)) return -1;
@@ -199,14 +184,14 @@ int tree_add_construct(struct tree *t, const char *child, size_t clen, const cha
 }
 
 int tree_new_stack(struct tree *t) {
-    if (GROW(t->stacks, t->nstacks, t->capstacks) != 0) return -1;
+    if (UTIL_PUSH(t->stacks, t->nstacks, t->capstacks) != 0) return -1;
     t->stacks[t->nstacks] = (struct tstack){(uint32_t)t->nlines, 0};
     return (int)t->nstacks++;
 }
 
 int tree_stack_line(struct tree *t, int stack, const char *s, size_t len) {
     if (stack < 0 || (size_t)stack != t->nstacks - 1) return -1;
-    if (GROW(t->lines, t->nlines, t->caplines) != 0) return -1;
+    if (UTIL_PUSH(t->lines, t->nlines, t->caplines) != 0) return -1;
     uint32_t off = tree_str(t, s, len);
     if (off == TREE_NONE) return -1;
     t->lines[t->nlines++] = off;
@@ -378,7 +363,7 @@ static const char *fix_parent(const struct tree *t, const char *child, const cha
 }
 
 static int new_node(struct tree *t, uint32_t id_off, enum tree_kind kind) {
-    if (GROW(t->nodes, t->nnodes, t->capnodes) != 0) return -1;
+    if (UTIL_PUSH(t->nodes, t->nnodes, t->capnodes) != 0) return -1;
     const char *id = t->pool + id_off;
     int n = (int)t->nnodes;
     struct tnode *nd = &t->nodes[n];
@@ -516,11 +501,6 @@ static int init_nodes(struct tree *t) {
 
 /* ---- recompute (probetop-rules(7), GRAPH BUILDING: Recompute and API collections) ---- */
 
-static int ends_with(const char *s, size_t n, const char *suf) {
-    size_t k = strlen(suf);
-    return n >= k && memcmp(s + n - k, suf, k) == 0;
-}
-
 /* Parses "File <path>, line N, in <func>, \n src" as msProbe does. */
 static int parse_frame(const char *line, char *file, size_t fs, char *func, size_t fns) {
     char s[4096];
@@ -557,14 +537,14 @@ static int recompute_by_stack(const struct tree *t, int32_t st) {
     for (uint32_t i = 0; i < n; i++)
         if (parse_frame(t->pool + t->lines[t->stacks[st].l0 + i], files[k], 512, funcs[k], 128) == 0) k++;
     for (uint32_t i = 0; i < k && !found; i++)
-        if (!strcmp(funcs[i], "recompute_fn") && ends_with(files[i], strlen(files[i]), "torch/utils/checkpoint.py"))
+        if (!strcmp(funcs[i], "recompute_fn") && util_ends_with(files[i], "torch/utils/checkpoint.py"))
             found = 1;
     for (uint32_t i = 0; i < k && !found; i++) {
         if (!(!strcmp(funcs[i], "backward") ||
               (!strcmp(funcs[i], "checkpoint_function_backward") && strstr(files[i], "megatron"))))
             continue;
         for (uint32_t j = i + 1; j <= i + 2 && j < k; j++)
-            if (ends_with(files[j], strlen(files[j]), "torch/autograd/function.py")) found = 1;
+            if (util_ends_with(files[j], "torch/autograd/function.py")) found = 1;
     }
 out:
     free(files);

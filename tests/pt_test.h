@@ -63,16 +63,36 @@ static inline const char *pt_shared(void) {
     return s;
 }
 
-/* Path under ../shared/fixtures/msprobe, or NULL when absent. */
-static inline const char *pt_fixture(const char *rel) {
+/* Path ../shared/fixtures/<sub>/<rel>, or NULL when absent (four buffers
+ * in turn, so that a call may hold a few). */
+static inline const char *pt_shared_file(const char *sub, const char *rel) {
     static char buf[4][4096];
     static int k;
     const char *s = pt_shared();
     struct stat st;
     if (!s) return NULL;
     char *b = buf[k++ & 3];
-    snprintf(b, 4096, "%s/fixtures/msprobe/%s", s, rel);
+    snprintf(b, 4096, "%s/fixtures/%s/%s", s, sub, rel);
     return stat(b, &st) == 0 ? b : NULL;
+}
+
+/* Path under ../shared/fixtures/msprobe (the dumps), or NULL when absent. */
+static inline const char *pt_fixture(const char *rel) { return pt_shared_file("msprobe", rel); }
+
+/* Path under ../shared/fixtures/msprobe-outputs (what msProbe made of
+ * them), or NULL when absent. */
+static inline const char *pt_outputs(const char *name) { return pt_shared_file("msprobe-outputs", name); }
+
+/* Two cells of msProbe's compare table: equal as text, or as numbers
+ * (a trailing % on both) within 1e-6 relative or 1e-12 of scale (the table
+ * re-parses numbers through text, so the last digits may differ). */
+static inline int pt_same_cell(const char *a, const char *b, double scale) {
+    if (!strcmp(a, b)) return 1;
+    char *e1, *e2;
+    double x = strtod(a, &e1), y = strtod(b, &e2);
+    int pa = *e1 == '%', pb = *e2 == '%';
+    if (e1 == a || e2 == b || pa != pb || (*e1 && !pa) || (*e2 && !pb)) return 0;
+    return fabs(x - y) <= 1e-6 * fmax(fabs(x), fabs(y)) || fabs(x - y) <= 1e-12 * scale;
 }
 
 /* A fresh scratch directory for this test binary, under PT_TMP (or /tmp). */
@@ -87,6 +107,24 @@ static inline const char *pt_tmpdir(const char *name) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
     if (system(cmd) != 0) return NULL;
     return buf;
+}
+
+/* A generated problem/benchmark pair (../shared/tools/gen_dump.py with the
+ * arguments gen; the problem also with problem_extra: --drift, --nan...)
+ * in dir/p and dir/b, whose paths land in p and b (n bytes each).  0, or -1
+ * when Python or the tools are absent or the generator failed (skip). */
+static inline int pt_gen_pair(const char *dir, const char *gen, const char *problem_extra, char *p, char *b,
+                              size_t n) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    char cmd[8192];
+    if (!py || !py[0] || !s) return -1;
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s >/dev/null 2>&1 && "
+             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s %s >/dev/null 2>&1",
+             py, s, dir, gen, py, s, dir, gen, problem_extra);
+    if (system(cmd) != 0) return -1;
+    snprintf(p, n, "%s/p", dir);
+    snprintf(b, n, "%s/b", dir);
+    return 0;
 }
 
 /* Write a whole file; returns 0 on success. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/compare.h"
+#include "model/util/util.h"
 #include "model/visparam.h"
 #include "ui/nav.h"
 #include "ui/text.h"
@@ -65,13 +66,7 @@ static const struct keys_row detail_keys[] = {
 };
 
 static struct dline *add(struct dp *p, int role) {
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 64;
-        struct dline *l = realloc(p->l, nc * sizeof *l);
-        if (!l) return NULL;
-        p->l = l;
-        p->cap = nc;
-    }
+    if (UTIL_PUSH(p->l, p->n, p->cap) != 0) return NULL;
     struct dline *d = &p->l[p->n++];
     memset(d, 0, sizeof *d);
     d->role = role;

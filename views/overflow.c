@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model/cube.h"
+#include "model/util/util.h"
 #include "model/overflow.h"
 #include "model/ovfrows.h"
 #include "model/search.h"
@@ -96,14 +97,9 @@ static const struct keys_row ovf_keys[] = {
 
 /* ---- building ---- */
 
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorted distinct values of vals[0..n) in place; returns the new count. */
 static int uniq_i32(int32_t *vals, size_t n) {
-    qsort(vals, n, sizeof *vals, cmp_i32);
+    qsort(vals, n, sizeof *vals, util_cmp_i32);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || vals[k - 1] != vals[i]) vals[k++] = vals[i];

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "model/overflow.h"
+#include "model/util/util.h"
 #include "model/search.h"
 #include "ui/nav.h"
 #include "ui/text.h"
@@ -101,13 +102,7 @@ static int have_tree(const struct tp *p) { return p->G && p->G->t[0] && p->G->pr
 /* ---- rows ---- */
 
 static int push_row(struct tp *p, int32_t n) {
-    if (p->nrows == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 256;
-        int32_t *r = realloc(p->rows, nc * sizeof *r);
-        if (!r) return -1;
-        p->rows = r;
-        p->cap = nc;
-    }
+    if (UTIL_PUSH(p->rows, p->nrows, p->cap) != 0) return -1;
     p->rows[p->nrows++] = n;
     return 0;
 }

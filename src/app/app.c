@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "model/demo.h"
+#include "model/util/util.h"
 #include "src/app/app.h"
 #include "src/app/app_compare.h"
 #include "src/app/app_origin.h"
@@ -128,11 +129,6 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         if (!(a->paths[a->npaths++] = strdup(s))) return -1;
     }
     return 0;
-}
-
-static int ends_with(const char *s, const char *suf) {
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcmp(s + n - m, suf);
 }
 
 /* --- layout --- */
@@ -682,7 +678,7 @@ int app_main(int argc, char **argv) {
     if (a->demo && a->npaths) { usage_error("--demo takes no PATH (got '%s')", a->paths[0]); release(a); return EXIT_USAGE; }
     if (!a->demo && a->npaths == 0) { usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
     a->mode = a->npaths == 2 ? APP_MODE_COMPARE
-            : a->npaths == 1 && ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
+            : a->npaths == 1 && util_ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
 
     if (a->mode == APP_MODE_TREND) {
         if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", err.msg); release(a); return EXIT_USAGE; }

@@ -1,6 +1,7 @@
 /* app_compare: compare / build / .vis.db state of the app (see
  * app_compare.h). */
 #include "src/app/app_compare.h"
+#include "model/util/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,23 +22,13 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cmp_i32(const void *x, const void *y) {
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
-}
-
 /* Sorted distinct values of v[0..n) in place; the new count. */
 static int uniq(int32_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_i32);
+    qsort(v, n, sizeof *v, util_cmp_i32);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!k || v[k - 1] != v[i]) v[k++] = v[i];
     return (int)k;
-}
-
-static int ends_with(const char *s, const char *suf) {
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcmp(s + n - m, suf);
 }
 
 static void trend_start(struct app *a);
@@ -485,7 +476,7 @@ static int has_structure(const char *dir) {
     if (stat(p, &st) != 0) {
         /* a dump.json file given directly */
         const char *slash = strrchr(dir, '/');
-        if (!ends_with(dir, ".json") || !slash) return 0;
+        if (!util_ends_with(dir, ".json") || !slash) return 0;
         snprintf(p, sizeof p, "%.*s/construct.json", (int)(slash - dir), dir);
         if (stat(p, &st) != 0) return 0;
     }

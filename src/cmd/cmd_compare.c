@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/bigmem.h"
+#include "model/util/util.h"
 #include "model/compare.h"
 #include "model/compare_run.h"
 #include "src/cmd/cmd.h"
@@ -28,14 +28,7 @@
 struct line { char *b; size_t n, cap; int oom; };
 
 static void line_add(struct line *l, const char *s, size_t n) {
-    if (l->n + n + 1 > l->cap) {
-        size_t nc = l->cap ? l->cap : 4096;
-        while (nc < l->n + n + 1) nc *= 2;
-        char *nb = big_realloc(l->b, nc);
-        if (!nb) { l->oom = 1; return; }
-        l->b = nb;
-        l->cap = nc;
-    }
+    if (util_grow((void **)&l->b, &l->cap, l->n + n + 1, 1) != 0) { l->oom = 1; return; }
     memcpy(l->b + l->n, s, n);
     l->n += n;
 }

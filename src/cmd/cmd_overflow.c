@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "model/cube.h"
+#include "model/util/util.h"
 #include "model/overflow.h"
 #include "model/ovfrows.h"
 #include "src/cmd/cmd.h"
@@ -55,11 +56,6 @@ static const char *entry_level(const struct report *r, const struct ovf_entry *e
     return r->levels ? ovf_level_name((enum ovf_level)e->level) : "nonfinite";
 }
 
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The tally for key in a sorted array (it is there by construction). */
 static struct tally *tally_find(struct tally *t, size_t n, int32_t key) {
     size_t lo = 0, hi = n;
@@ -76,7 +72,7 @@ static int make_tallies(const struct ovf_list *l, int by_rank, struct tally **ou
     int32_t *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
     if (!keys) return -1;
     for (size_t i = 0; i < l->n; i++) keys[i] = by_rank ? l->v[i].rank : l->v[i].step;
-    qsort(keys, l->n, sizeof *keys, cmp_i32);
+    qsort(keys, l->n, sizeof *keys, util_cmp_i32);
     size_t n = 0;
     for (size_t i = 0; i < l->n; i++)
         if (n == 0 || keys[n - 1] != keys[i]) keys[n++] = keys[i];

@@ -1,30 +1,24 @@
 /* cmp_origin: divergence origin across the ranks of one step. */
 #include "src/io/cmp_origin.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "model/compare.h"
 #include "model/origin.h"
+#include "model/util/pool.h"
 #include "src/io/read_graph.h"
 
 struct job {
     const struct cscan_pair *const *pairs;
-    size_t n;
     int fuzzy;
     struct tree **trees;     /* problem side, kept */
     uint8_t **flags;
-    atomic_size_t next;
-    atomic_int failed;
-    struct pt_error err;
-    pthread_mutex_t mu;
 };
 
 /* One pair: the problem tree and its divergence flags. */
-static int one(struct job *j, size_t i, struct pt_error *e) {
+static int one(void *ctx, size_t i, struct pt_error *e) {
+    struct job *j = ctx;
     const struct cscan_pair *p = j->pairs[i];
     struct tree *b = NULL;
     struct cmp_table *t = NULL;
@@ -42,22 +36,6 @@ static int one(struct job *j, size_t i, struct pt_error *e) {
     cmp_table_free(t);
     tree_free(b);
     return rc;
-}
-
-static void *worker(void *arg) {
-    struct job *j = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->n || atomic_load(&j->failed)) break;
-        struct pt_error e = {{0}};
-        if (one(j, i, &e) != 0) {
-            pthread_mutex_lock(&j->mu);
-            if (!atomic_exchange(&j->failed, 1)) j->err = e;
-            pthread_mutex_unlock(&j->mu);
-            break;
-        }
-    }
-    return NULL;
 }
 
 static int by_rank(const void *a, const void *b) {
@@ -84,23 +62,8 @@ int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzz
     for (size_t i = 0; i < n; i++)
         if (v[i].step == step) pairs[m++] = &v[i];
     qsort(pairs, m, sizeof *pairs, by_rank);
-    struct job j = {.pairs = pairs, .n = m, .fuzzy = fuzzy, .trees = trees, .flags = flags};
-    atomic_init(&j.next, 0);
-    atomic_init(&j.failed, 0);
-    pthread_mutex_init(&j.mu, NULL);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = cores < 2 ? 0 : cores > 4 ? 3 : (size_t)cores - 1, started = 0;
-    if (nt > m) nt = m;
-    pthread_t th[3];
-    for (; started < nt; started++)
-        if (pthread_create(&th[started], NULL, worker, &j) != 0) break;
-    worker(&j);
-    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
-    pthread_mutex_destroy(&j.mu);
-    if (atomic_load(&j.failed)) {
-        *err = j.err;
-        goto out;
-    }
+    struct job j = {.pairs = pairs, .fuzzy = fuzzy, .trees = trees, .flags = flags};
+    if (util_pool_for(m, one, &j, err) != 0) goto out;
     for (size_t i = 0; i < m; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
     if (origin_find(ranks, m, ORIGIN_DIVERGENCE, &res, err) != 0) goto out;
     rc = ovf_origin_add(out, step, trees, &res, NULL, err);

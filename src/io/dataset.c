@@ -2,6 +2,8 @@
  * through; which reader runs is the reader table's business (formats.c). */
 #include "src/io/dataset.h"
 
+#include "model/util/util.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,12 +27,6 @@ static int push_str(char ***v, size_t *n, const char *s) {
     return 0;
 }
 
-static size_t str_hash(const char *s) {   /* FNV-1a */
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
-}
-
 int dataset_warn(struct dataset *d, const char *fmt, ...) {
     char buf[2048];
     va_list ap;
@@ -44,7 +40,7 @@ int dataset_warn(struct dataset *d, const char *fmt, ...) {
         size_t *t = calloc(cap, sizeof *t);
         if (!t) return -1;
         for (size_t i = 0; i < d->nwarnings; i++) {
-            size_t h = str_hash(d->warnings[i]) & (cap - 1);
+            size_t h = (size_t)util_hash_str(d->warnings[i]) & (cap - 1);
             while (t[h]) h = (h + 1) & (cap - 1);
             t[h] = i + 1;
         }
@@ -52,7 +48,7 @@ int dataset_warn(struct dataset *d, const char *fmt, ...) {
         d->warnidx = t;
         d->warnidx_cap = cap;
     }
-    size_t h = str_hash(buf) & (d->warnidx_cap - 1);
+    size_t h = (size_t)util_hash_str(buf) & (d->warnidx_cap - 1);
     for (; d->warnidx[h]; h = (h + 1) & (d->warnidx_cap - 1))
         if (!strcmp(d->warnings[d->warnidx[h] - 1], buf)) return 0;
     if (push_str(&d->warnings, &d->nwarnings, buf) != 0) return -1;

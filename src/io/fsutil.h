@@ -1,16 +1,3 @@
-/* fsutil: the few filesystem helpers the readers share. */
-#ifndef PT_FSUTIL_H
-#define PT_FSUTIL_H
-
-#include <stddef.h>
-
-int fs_is_dir(const char *path);
-int fs_is_file(const char *path);              /* a regular file */
-/* Names in a folder (no "." or ".."; hidden ones only when with_hidden),
- * sorted; NULL with errno set when the folder cannot be listed.  Free with
- * fs_free_list. */
-char **fs_list_dir(const char *path, int with_hidden, size_t *n);
-void fs_free_list(char **v, size_t n);
-char *fs_join(const char *a, const char *b);   /* "a/b", malloc'd, NULL without memory */
-
-#endif
+/* Moved to model/util/fs.h (the utility layer); this header forwards
+ * so that code written against the old place still builds. */
+#include "model/util/fs.h"

@@ -3,11 +3,10 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "model/util/pool.h"
 #include "src/io/read_graph.h"
 
 /* The micro step of a record: its own flagged entry's, else that of the
@@ -48,63 +47,36 @@ struct reader {
     int32_t step;
     struct tree **trees;
     uint8_t **flags;
-    atomic_size_t next;
-    atomic_int failed;
-    struct pt_error err;     /* the first failure's message */
     size_t skipped;          /* ranks that could not be read */
     struct pt_error skip_err;   /* the first one's message */
     pthread_mutex_t mu;
 };
 
-static void *read_worker(void *arg) {
-    struct reader *rd = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&rd->next, 1);
-        if (i >= rd->n || atomic_load(&rd->failed)) break;
-        struct pt_error e = {{0}};
-        if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, &rd->trees[i], &e) != 0) {
-            /* an unreadable rank (the triage skipped it too) is left out */
-            pthread_mutex_lock(&rd->mu);
-            if (!rd->skipped++) rd->skip_err = e;
-            pthread_mutex_unlock(&rd->mu);
-            rd->trees[i] = NULL;
-            continue;
-        }
-        if (!(rd->flags[i] = malloc(rd->trees[i]->nrecs ? rd->trees[i]->nrecs : 1))) {
-            pt_errorf(&e, "out of memory");
-            pthread_mutex_lock(&rd->mu);
-            if (!atomic_exchange(&rd->failed, 1)) rd->err = e;
-            pthread_mutex_unlock(&rd->mu);
-            break;
-        }
-        rd->trees[i]->rank = rd->dirs[i]->rank;
-        rd->trees[i]->step = rd->step;
-        origin_flags_nonfinite(rd->trees[i], rd->flags[i]);
+static int read_one(void *ctx, size_t i, struct pt_error *e) {
+    struct reader *rd = ctx;
+    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, &rd->trees[i], e) != 0) {
+        /* an unreadable rank (the triage skipped it too) is left out */
+        pthread_mutex_lock(&rd->mu);
+        if (!rd->skipped++) rd->skip_err = *e;
+        pthread_mutex_unlock(&rd->mu);
+        rd->trees[i] = NULL;
+        return 0;
     }
-    return NULL;
+    if (!(rd->flags[i] = malloc(rd->trees[i]->nrecs ? rd->trees[i]->nrecs : 1))) return pt_errorf(e, "out of memory");
+    rd->trees[i]->rank = rd->dirs[i]->rank;
+    rd->trees[i]->step = rd->step;
+    origin_flags_nonfinite(rd->trees[i], rd->flags[i]);
+    return 0;
 }
 
-/* Reads dirs[0..n) on up to two more threads than the caller's. */
+/* Reads dirs[0..n) on up to three more threads than the caller's. */
 static int read_ranks(const struct ds_rankdir *const *dirs, size_t n, int32_t step, struct tree **trees, uint8_t **flags,
                       struct ovf_origin_report *out, struct pt_error *err) {
     struct reader rd = {.dirs = dirs, .n = n, .step = step, .trees = trees, .flags = flags};
-    atomic_init(&rd.next, 0);
-    atomic_init(&rd.failed, 0);
     pthread_mutex_init(&rd.mu, NULL);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = cores < 2 ? 0 : cores > 4 ? 3 : (size_t)cores - 1;
-    if (nt > n) nt = n;
-    pthread_t th[3];
-    size_t started = 0;
-    for (; started < nt; started++)
-        if (pthread_create(&th[started], NULL, read_worker, &rd) != 0) break;
-    read_worker(&rd);
-    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+    int rc = util_pool_for(n, read_one, &rd, err);
     pthread_mutex_destroy(&rd.mu);
-    if (atomic_load(&rd.failed)) {
-        *err = rd.err;
-        return -1;
-    }
+    if (rc != 0) return -1;
     if (rd.skipped && !out->note[0])
         snprintf(out->note, sizeof out->note, "step %d: %zu rank(s) left out: %s", (int)step, rd.skipped,
                  rd.skip_err.msg);

@@ -13,12 +13,13 @@
 #include "src/io/read_construct.h"
 #include "src/io/read_dump.h"
 #include "model/layout.h"
+#include "model/util/rankdirs.h"
+#include "model/util/util.h"
 
 const char *const dump_metric_names[DM_N] = {"forward", "backward", "recompute", "parameters_grad"};
 const char *const dump_stat_names[4] = {"norm", "max", "min", "mean"};
 
 #define NAME_MAX_LEN DUMP_NAME_MAX
-#define DUMP_MAX_BYTES ((size_t)10 << 30)   /* msProbe refuses JSON over 10 GiB too */
 
 /* ---- --mapping ---- */
 
@@ -95,11 +96,6 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
 
 /* ---- metric classification (probetop-rules(7), TREND TARGETS) ---- */
 
-static int ends_with(const char *s, size_t n, const char *suf) {
-    size_t l = strlen(suf);
-    return n >= l && !memcmp(s + n - l, suf, l);
-}
-
 /* Replaces every ".<w>." by "." and then removes every ".<w>" (Python's
  * str.replace twice: non-overlapping, left to right).  memmem, not a
  * compare at every byte: this runs for every record. */
@@ -125,15 +121,15 @@ static size_t strip_word(char *s, size_t n, const char *w) {
 /* Classifies key (modified in place to the stripped name); returns the
  * metric or -1 (skip).  Forward may become recompute later. */
 static int classify(char *k, size_t *n) {
-    if (memmem(k, *n, ".forward.", 9) || ends_with(k, *n, ".forward")) {
+    if (memmem(k, *n, ".forward.", 9) || util_ends_with_n(k, *n, ".forward")) {
         *n = strip_word(k, *n, "forward");
         return DM_FORWARD;
     }
-    if (memmem(k, *n, ".backward.", 10) || ends_with(k, *n, ".backward")) {
+    if (memmem(k, *n, ".backward.", 10) || util_ends_with_n(k, *n, ".backward")) {
         *n = strip_word(k, *n, "backward");
         return DM_BACKWARD;
     }
-    if (ends_with(k, *n, "parameters_grad")) {
+    if (util_ends_with_n(k, *n, "parameters_grad")) {
         /* remove every ".parameters_grad" */
         size_t o = 0;
         for (size_t i = 0; i < *n;) {
@@ -186,35 +182,6 @@ struct pstate {
     size_t imported;              /* records that produced rows */
     size_t rename_failures;
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 16;
-    while (nc < need) nc *= 2;
-    void *x = realloc(*p, nc * size);
-    if (!x) return -1;
-    memset((char *)x + *cap * size, 0, (nc - *cap) * size);
-    *p = x;
-    *cap = nc;
-    return 0;
-}
-
-static int arena_add(struct dump_file *f, const char *s, size_t n, uint32_t *off) {
-    if (f->alen + n + 1 > UINT32_MAX) return -1;
-    if (f->alen + n + 1 > f->acap) {
-        size_t nc = f->acap ? f->acap * 2 : 1 << 16;
-        while (nc < f->alen + n + 1) nc *= 2;
-        char *a = realloc(f->arena, nc);
-        if (!a) return -1;
-        f->arena = a;
-        f->acap = nc;
-    }
-    memcpy(f->arena + f->alen, s, n);
-    f->arena[f->alen + n] = '\0';
-    *off = (uint32_t)f->alen;
-    f->alen += n + 1;
-    return 0;
-}
 
 static int tensor_type_usable(const char *t) {
     return !strcmp(t, "torch.Tensor") || !strcmp(t, "mindspore.Tensor") || !strcmp(t, "mindtorch.Tensor");
@@ -341,7 +308,7 @@ static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, si
         enum json_tok c = json_lex_next(&ps->lx);
         if (c == JT_ARR_END) return 0;
         if (c == JT_ERROR) return -1;
-        if (grow((void **)list, cap, *n + 1, sizeof **list) != 0) return pt_errorf(&ps->err, "out of memory");
+        if (util_grow0((void **)list, cap, *n + 1, sizeof **list) != 0) return pt_errorf(&ps->err, "out of memory");
         if (parse_elem(ps, c, &(*list)[(*n)++]) != 0) return -1;
     }
 }
@@ -354,8 +321,8 @@ static int parse_kwargs(struct pstate *ps, enum json_tok t) {
         enum json_tok k = json_lex_next(lx);
         if (k == JT_OBJ_END) return 0;
         if (k != JT_KEY) return -1;
-        if (grow((void **)&ps->kw, &ps->capkw, ps->nkw + 1, sizeof *ps->kw) != 0 ||
-            grow((void **)&ps->kwnames, &ps->capkwn, ps->nkw + 1, sizeof *ps->kwnames) != 0)
+        if (util_grow0((void **)&ps->kw, &ps->capkw, ps->nkw + 1, sizeof *ps->kw) != 0 ||
+            util_grow0((void **)&ps->kwnames, &ps->capkwn, ps->nkw + 1, sizeof *ps->kwnames) != 0)
             return pt_errorf(&ps->err, "out of memory");
         char name[128];
         json_lex_string(lx, name, sizeof name);
@@ -384,7 +351,7 @@ static int parse_param_member(struct pstate *ps, const char *name, enum json_tok
         if (c == JT_ERROR || json_lex_skip(lx, c) != 0) return -1;
     }
     if (!is_obj) return 0;
-    if (grow((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
+    if (util_grow0((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
         return pt_errorf(&ps->err, "out of memory");
     snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", name);
     ps->params[ps->nparams++].e = e;
@@ -445,9 +412,9 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
             memcpy(name, renamed, n + 1);
         }
     }
-    if (grow((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
+    if (util_grow0((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
     struct trow *r = &f->rows[f->nrows];
-    if (arena_add(f, name, n, &r->name) != 0) return -1;
+    if (util_strpool_put(&f->arena, &f->alen, &f->acap, name, n, &r->name) != 0) return -1;
     r->len = (uint32_t)n;
     r->call = call;
     r->micro = micro;
@@ -683,7 +650,7 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
         if (o->micro_step) f->micro_count = ms.count;
     }
 
-    if (json_map_file(dump_json, DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
+    if (json_map_file(dump_json, UTIL_DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
     f->bytes = len;
     if (o->want_rows) {
         /* about one usable tensor per 300 bytes of dump.json: grow once, not

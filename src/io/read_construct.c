@@ -1,5 +1,6 @@
 /* read_construct: construct.json and stack.json into ordered arrays. */
 #include "src/io/read_construct.h"
+#include "model/util/util.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -29,13 +30,7 @@ static int32_t to_i32(double v) {
 
 static int cons_add(struct construct *out, size_t *cap, const char *name, size_t nlen, int kind, const char *parent,
                     size_t plen, int32_t micro) {
-    if (out->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 256;
-        struct cons_node *v = realloc(out->v, nc * sizeof *v);
-        if (!v) return -1;
-        out->v = v;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(out->v, out->n, *cap) != 0) return -1;
     struct cons_node *nd = &out->v[out->n];
     nd->name = strndup(name, nlen);
     nd->parent = kind == CONS_NAME ? strndup(parent, plen) : NULL;
@@ -135,13 +130,7 @@ void stack_free(struct stack *s) {
 }
 
 static int add_entry(struct stack *s, size_t *cap, const char *name, const cJSON *frames) {
-    if (s->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        struct stack_entry *v = realloc(s->v, nc * sizeof *v);
-        if (!v) return -1;
-        s->v = v;
-        *cap = nc;
-    }
+    if (UTIL_PUSH(s->v, s->n, *cap) != 0) return -1;
     struct stack_entry *e = &s->v[s->n];
     memset(e, 0, sizeof *e);
     if (!(e->name = strdup(name))) return -1;

@@ -3,6 +3,9 @@
  * results to a callback strictly in step and rank order. */
 #include "src/io/read_dump.h"
 
+#include "model/util/fs.h"
+#include "model/util/rankdirs.h"
+#include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/fsutil.h"
 
@@ -16,26 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-
-
-/* "step12" -> 12 for prefix "step"; -1 if the rest is not plain digits. */
-static long num_after(const char *name, const char *prefix) {
-    size_t l = strlen(prefix);
-    if (strncmp(name, prefix, l) != 0) return -1;
-    const char *p = name + l;
-    if (!*p) return -1;
-    long v = 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9' || v > INT_MAX / 10) return -1;
-        v = v * 10 + (*p - '0');
-    }
-    return v;
-}
-
-
-/* Sorted names of a folder (no . and ..); NULL on error (errno set). */
-
 
 
 static const char *base_name(const char *p, char *buf, size_t n) {
@@ -52,12 +35,12 @@ void dump_path_numbers(const char *dir, int32_t *step, int32_t *rank) {
     *step = *rank = 0;
     char *rp = realpath(dir, NULL);
     if (!rp) return;
-    long r = num_after(base_name(rp, bn, sizeof bn), "rank");
+    long r = util_num_after(base_name(rp, bn, sizeof bn), "rank");
     if (r >= 0) *rank = (int32_t)r;
     char *slash = strrchr(rp, '/');
     if (slash && slash != rp) {
         *slash = '\0';
-        long s = num_after(base_name(rp, bn, sizeof bn), "step");
+        long s = util_num_after(base_name(rp, bn, sizeof bn), "step");
         if (s >= 0) *step = (int32_t)s;
     }
     free(rp);
@@ -71,13 +54,7 @@ struct rdlist {
 };
 
 static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir) {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        struct ds_rankdir *x = realloc(l->v, cap * sizeof *x);
-        if (!x) return -1;
-        l->v = x;
-        l->cap = cap;
-    }
+    if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
     struct ds_rankdir *r = &l->v[l->n];
     memset(r, 0, sizeof *r);
     r->step = step;
@@ -92,112 +69,39 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
     return 0;
 }
 
-/* One step folder: rank<R> keep R, proc<PID> numbered after the largest
- * real rank (probetop-formats(5), DUMP FOLDERS). */
+/* The scanner's notes become the dataset's warnings and skipped folders. */
+static int note_ds(void *ctx, const char *path, const char *why, int skipped) {
+    struct dataset *ds = ctx;
+    if (dataset_warn(ds, "%s: %s%s", path, why, skipped ? ": skipped" : "") != 0) return -1;
+    return skipped ? dataset_skip(ds, path) : 0;
+}
+
+/* Appends the rank folders the one scanner (model/util/rankdirs.h) found. */
+static void rd_take(struct rdlist *l, struct util_rankdirs *u) {
+    for (size_t i = 0; i < u->n; i++)
+        if (rd_add(l, u->v[i].step, u->v[i].rank, u->v[i].dir) != 0) break;   /* out of memory: stop listing */
+    util_rankdirs_free(u);
+}
+
 static int scan_step(const char *sdir, int32_t step, struct rdlist *l, struct dataset *ds) {
-    size_t n;
-    char **names = fs_list_dir(sdir, 1, &n);
-    if (!names) return dataset_warn(ds, "%s: cannot list: %s", sdir, strerror(errno)) ? -1 : 0;
-    long maxrank = -1;
-    struct { long num; char *dir; int proc; } *found = calloc(n ? n : 1, sizeof *found);
-    size_t nf = 0;
-    if (!found) { fs_free_list(names, n); return -1; }
-    for (size_t i = 0; i < n; i++) {
-        int proc = strncmp(names[i], "proc", 4) == 0;
-        if (!proc && strncmp(names[i], "rank", 4) != 0) continue;
-        char *p = fs_join(sdir, names[i]);
-        if (!p) continue;
-        long num = num_after(names[i], proc ? "proc" : "rank");
-        if (!fs_is_dir(p) || num < 0) {
-            if (fs_is_dir(p)) {
-                dataset_warn(ds, "%s: no rank number in the folder name: skipped", p);
-                dataset_skip(ds, p);
-            }
-            free(p);
-            continue;
-        }
-        char *dj = fs_join(p, "dump.json");
-        struct stat djst;
-        if (dj && stat(dj, &djst) != 0 && errno != ENOENT) {   /* EACCES: the folder is there, not readable */
-            dataset_warn(ds, "%s: cannot read: %s: skipped", p, strerror(errno));
-            dataset_skip(ds, p);
-            free(dj);
-            free(p);
-            continue;
-        }
-        if (!dj || !fs_is_file(dj)) {
-            dataset_warn(ds, "%s: no dump.json: skipped", p);
-            dataset_skip(ds, p);
-            free(dj);
-            free(p);
-            continue;
-        }
-        free(dj);
-        found[nf].num = num;
-        found[nf].dir = p;
-        found[nf].proc = proc;
-        nf++;
-        if (!proc && num > maxrank) maxrank = num;
-    }
-    /* real ranks by number, then procs by pid */
-    for (int pass = 0; pass < 2; pass++) {
-        for (;;) {
-            long best = -1;
-            size_t bi = 0;
-            for (size_t i = 0; i < nf; i++)
-                if (found[i].dir && found[i].proc == pass && (best < 0 || found[i].num < best)) { best = found[i].num; bi = i; }
-            if (best < 0) break;
-            int32_t rank = pass ? (int32_t)(++maxrank) : (int32_t)best;
-            if (rd_add(l, step, rank, found[bi].dir) != 0) { /* out of memory: stop listing */ }
-            free(found[bi].dir);
-            found[bi].dir = NULL;
-        }
-    }
-    for (size_t i = 0; i < nf; i++) free(found[i].dir);
-    free(found);
-    fs_free_list(names, n);
-    return 0;
+    struct util_rankdirs u = {0};
+    int rc = util_scan_step(sdir, step, &u, note_ds, ds);
+    rd_take(l, &u);
+    return rc;
 }
 
 static int scan_root(const char *root, struct rdlist *l, struct dataset *ds, int *steps_found) {
-    size_t n;
-    char **names = fs_list_dir(root, 1, &n);
-    if (!names) return 0;
-    struct { long num; char *path; } *st = calloc(n ? n : 1, sizeof *st);
-    size_t ns = 0;
-    for (size_t i = 0; st && i < n; i++) {
-        long num = num_after(names[i], "step");
-        if (num < 0) continue;
-        char *p = fs_join(root, names[i]);
-        if (!p || !fs_is_dir(p)) { free(p); continue; }
-        st[ns].num = num;
-        st[ns].path = p;
-        ns++;
-    }
-    /* ascending step number */
-    for (size_t i = 1; i < ns; i++)
-        for (size_t j = i; j > 0 && st[j - 1].num > st[j].num; j--) {
-            long tn = st[j].num; char *tp = st[j].path;
-            st[j].num = st[j - 1].num; st[j].path = st[j - 1].path;
-            st[j - 1].num = tn; st[j - 1].path = tp;
-        }
-    for (size_t i = 0; i < ns; i++) {
-        (*steps_found)++;
-        scan_step(st[i].path, (int32_t)st[i].num, l, ds);
-        free(st[i].path);
-    }
-    free(st);
-    fs_free_list(names, n);
-    return 0;
+    struct util_rankdirs u = {0};
+    int ns = util_scan_root(root, &u, note_ds, ds);
+    if (ns > 0) *steps_found += ns;
+    rd_take(l, &u);
+    return ns < 0 ? -1 : 0;
 }
 
 /* Which kind of dump path is this: 'R' root (step dirs), 'M' MindSpore
  * graph/pynative root, 'S' step folder, 'K' rank folder, 'F' dump.json, 0 none. */
 static int dump_kind(const char *path) {
-    if (fs_is_file(path)) {
-        size_t l = strlen(path);
-        return l >= 5 && !strcmp(path + l - 5, ".json") ? 'F' : 0;
-    }
+    if (fs_is_file(path)) return util_ends_with(path, ".json") ? 'F' : 0;
     if (!fs_is_dir(path)) return 0;
     size_t n;
     char **names = fs_list_dir(path, 1, &n);
@@ -206,7 +110,7 @@ static int dump_kind(const char *path) {
     for (size_t i = 0; i < n && !kind; i++) {
         char *p = fs_join(path, names[i]);
         if (!p) continue;
-        if (num_after(names[i], "step") >= 0 && fs_is_dir(p)) kind = 'R';
+        if (util_num_after(names[i], "step") >= 0 && fs_is_dir(p)) kind = 'R';
         free(p);
     }
     for (size_t i = 0; i < n && !kind; i++)
@@ -389,7 +293,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
     case 'S': {
         char *rp = realpath(path, NULL);   /* "step3/." and "step3/" are step 3 too */
-        long s = num_after(base_name(rp ? rp : path, bn, sizeof bn), "step");
+        long s = util_num_after(base_name(rp ? rp : path, bn, sizeof bn), "step");
         free(rp);
         steps_found = 1;
         scan_step(path, (int32_t)(s < 0 ? 0 : s), &l, ds);

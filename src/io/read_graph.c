@@ -7,8 +7,6 @@
  * as an int ("2") or a float ("2.0"), which cJSON forgets. */
 #include "src/io/read_graph.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,10 +16,13 @@
 #include <sys/stat.h>
 
 #include "model/compare.h"
+#include "model/util/arena.h"
+#include "model/util/fs.h"
+#include "model/util/rankdirs.h"
+#include "model/util/util.h"
 #include "src/io/json.h"
 #include "src/io/read_dump.h"
 
-#define DUMP_MAX_BYTES ((size_t)8 << 30)
 
 /* ---- a tiny JSON value tree ---- */
 
@@ -40,53 +41,9 @@ struct jv {
     size_t *klens;
 };
 
-struct arena {
-    char *chunk;
-    size_t used, cap;
-    char **old;  size_t nold, capold;
-};
-
-static void *arena_alloc(struct arena *a, size_t n) {
-    n = (n + 15) & ~(size_t)15;
-    if (a->used + n > a->cap) {
-        if (a->chunk) {
-            if (a->nold == a->capold) {
-                size_t nc = a->capold ? a->capold * 2 : 16;
-                char **no = realloc(a->old, nc * sizeof *no);
-                if (!no) return NULL;
-                a->old = no;
-                a->capold = nc;
-            }
-            a->old[a->nold++] = a->chunk;
-        }
-        size_t cap = n > (1u << 20) ? n : (1u << 20);
-        a->chunk = malloc(cap);
-        if (!a->chunk) { a->cap = a->used = 0; return NULL; }
-        a->cap = cap;
-        a->used = 0;
-    }
-    void *p = a->chunk + a->used;
-    a->used += n;
-    return p;
-}
-
-/* Frees all but the current chunk, which is reused. */
-static void arena_reset(struct arena *a) {
-    for (size_t i = 0; i < a->nold; i++) free(a->old[i]);
-    a->nold = 0;
-    a->used = 0;
-}
-
-static void arena_free(struct arena *a) {
-    arena_reset(a);
-    free(a->old);
-    free(a->chunk);
-    memset(a, 0, sizeof *a);
-}
-
 struct jparse {
     struct json_lex lx;
-    struct arena ar;
+    struct util_arena ar;
     /* scratch stacks for items of open containers */
     struct jv *items; size_t nitems, capitems;
     const char **keys; size_t *klens; size_t nkeys, capkeys;
@@ -96,13 +53,13 @@ struct jparse {
 static const char *lex_text(struct jparse *jp, size_t *len) {
     struct json_lex *lx = &jp->lx;
     if (!lx->has_esc) { *len = lx->slen; 
-        char *s = arena_alloc(&jp->ar, lx->slen + 1);
+        char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
         if (!s) { jp->oom = 1; return NULL; }
         memcpy(s, lx->s, lx->slen);
         s[lx->slen] = '\0';
         return s;
     }
-    char *s = arena_alloc(&jp->ar, lx->slen + 1);
+    char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
     if (!s) { jp->oom = 1; return NULL; }
     long n = json_lex_string(lx, s, lx->slen + 1);
     if (n < 0) n = 0;
@@ -111,28 +68,15 @@ static const char *lex_text(struct jparse *jp, size_t *len) {
 }
 
 static int push_item(struct jparse *jp, const struct jv *v) {
-    if (jp->nitems == jp->capitems) {
-        size_t nc = jp->capitems ? jp->capitems * 2 : 256;
-        struct jv *ni = realloc(jp->items, nc * sizeof *ni);
-        if (!ni) return -1;
-        jp->items = ni;
-        jp->capitems = nc;
-    }
+    if (UTIL_PUSH(jp->items, jp->nitems, jp->capitems) != 0) return -1;
     jp->items[jp->nitems++] = *v;
     return 0;
 }
 
 static int push_key(struct jparse *jp, const char *k, size_t len) {
-    if (jp->nkeys == jp->capkeys) {
-        size_t nc = jp->capkeys ? jp->capkeys * 2 : 256;
-        const char **nk = realloc(jp->keys, nc * sizeof *nk);
-        if (!nk) return -1;
-        jp->keys = nk;
-        size_t *nl = realloc(jp->klens, nc * sizeof *nl);
-        if (!nl) return -1;
-        jp->klens = nl;
-        jp->capkeys = nc;
-    }
+    if (util_grow2((void **)&jp->keys, sizeof *jp->keys, (void **)&jp->klens, sizeof *jp->klens, &jp->capkeys,
+                   jp->nkeys + 1) != 0)
+        return -1;
     jp->keys[jp->nkeys] = k;
     jp->klens[jp->nkeys++] = len;
     return 0;
@@ -189,12 +133,12 @@ static int parse_value(struct jparse *jp, enum json_tok tok, struct jv *v) {
         size_t n = jp->nitems - base;
         v->n = (uint32_t)n;
         if (n) {
-            v->kids = arena_alloc(&jp->ar, n * sizeof *v->kids);
+            v->kids = util_arena_alloc(&jp->ar, n * sizeof *v->kids);
             if (!v->kids) { jp->oom = 1; return -1; }
             memcpy(v->kids, jp->items + base, n * sizeof *v->kids);
             if (obj) {
-                v->keys = arena_alloc(&jp->ar, n * sizeof *v->keys);
-                v->klens = arena_alloc(&jp->ar, n * sizeof *v->klens);
+                v->keys = util_arena_alloc(&jp->ar, n * sizeof *v->keys);
+                v->klens = util_arena_alloc(&jp->ar, n * sizeof *v->klens);
                 if (!v->keys || !v->klens) { jp->oom = 1; return -1; }
                 memcpy(v->keys, jp->keys + kbase, n * sizeof *v->keys);
                 memcpy(v->klens, jp->klens + kbase, n * sizeof *v->klens);
@@ -224,14 +168,7 @@ struct sbuf { char *b; size_t n, cap; int oom; };
 
 static void sb_add(struct sbuf *s, const char *t, size_t len) {
     if (s->oom) return;
-    if (s->n + len + 1 > s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 128;
-        while (nc < s->n + len + 1) nc *= 2;
-        char *nb = realloc(s->b, nc);
-        if (!nb) { s->oom = 1; return; }
-        s->b = nb;
-        s->cap = nc;
-    }
+    if (util_grow((void **)&s->b, &s->cap, s->n + len + 1, 1) != 0) { s->oom = 1; return; }
     memcpy(s->b + s->n, t, len);
     s->n += len;
     s->b[s->n] = '\0';
@@ -592,8 +529,11 @@ static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
     const char *buf;
     size_t len;
     /* mapped, not read: copying 15 MB cost more than parsing a third of it */
-    if (json_map_file(path, DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
-    if (!len) return pt_errorf(err, "%s: empty file: not an msProbe dump.json", path);
+    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
+    if (!len) {   /* an empty file still has its buffer */
+        json_unmap_file(buf, len);
+        return pt_errorf(err, "%s: empty file: not an msProbe dump.json", path);
+    }
     /* gen_dump's and msProbe's dumps run at about one record per 900 bytes,
      * one param per 230 and two thirds of the bytes as names: reserving a
      * little more up front saves copying the arrays as they double (the
@@ -626,7 +566,7 @@ static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
                 tok = json_lex_next(&jp.lx);
                 if (tok == JT_OBJ_END) break;
                 if (tok != JT_KEY) goto out;
-                arena_reset(&jp.ar);
+                util_arena_reset(&jp.ar);
                 size_t nl;
                 const char *name = lex_text(&jp, &nl);
                 if (!name) goto oom;
@@ -650,7 +590,7 @@ static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
 oom:
     pt_errorf(err, "%s: out of memory", path);
 out:
-    arena_free(&jp.ar);
+    util_arena_free(&jp.ar);
     free(jp.items);
     free(jp.keys);
     free(jp.klens);
@@ -662,11 +602,6 @@ out:
 
 /* ---- construct.json and stack.json (small: cJSON) ---- */
 
-static int file_exists(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static int clamp_int(const struct jv *v) {
     if (v->t != J_NUM || v->d != v->d) return 0;
     return v->d >= INT_MAX ? INT_MAX : v->d <= INT_MIN ? INT_MIN : (int)v->d;
@@ -677,8 +612,11 @@ static int clamp_int(const struct jv *v) {
 static int read_construct(struct tree *t, const char *path, struct pt_error *err) {
     const char *buf;
     size_t len;
-    if (json_map_file(path, DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
-    if (!len) return pt_errorf(err, "%s: empty file: expected an object mapping node -> parent", path);
+    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
+    if (!len) {
+        json_unmap_file(buf, len);
+        return pt_errorf(err, "%s: empty file: expected an object mapping node -> parent", path);
+    }
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
     json_lex_init(&jp.lx, buf, len, path, err);
@@ -721,7 +659,7 @@ static int read_construct(struct tree *t, const char *path, struct pt_error *err
         }
     }
 out:
-    arena_free(&jp.ar);
+    util_arena_free(&jp.ar);
     free(jp.items);
     free(jp.keys);
     free(jp.klens);
@@ -782,17 +720,17 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
     t->path = strdup(base);
     if (S_ISREG(st.st_mode)) snprintf(path, sizeof path, "%s", dir);
     else snprintf(path, sizeof path, "%s/dump.json", base);
-    if (!file_exists(path)) {
+    if (!fs_is_file(path)) {
         tree_free(t);
         return pt_errorf(err, "%s: no dump.json here (expected a rank folder of an msProbe dump)", base);
     }
     if (read_dump(t, path, err) != 0) { tree_free(t); return -1; }
     if (!(flags & GRAPH_NO_STACK)) {
         snprintf(path, sizeof path, "%s/stack.json", base);
-        if (file_exists(path) && read_stack(t, path, err) != 0) { tree_free(t); return -1; }
+        if (fs_is_file(path) && read_stack(t, path, err) != 0) { tree_free(t); return -1; }
     }
     snprintf(path, sizeof path, "%s/construct.json", base);
-    int has_cons = file_exists(path);
+    int has_cons = fs_is_file(path);
     if (has_cons && read_construct(t, path, err) != 0) { tree_free(t); return -1; }
     if (flags & GRAPH_BUILD) {
         if (!has_cons) {
@@ -809,23 +747,6 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
 
 /* ---- finding rank folders (probetop-formats(5), DUMP FOLDERS) ---- */
 
-static int name_num(const char *name, const char *prefix, int32_t *num) {
-    size_t pl = strlen(prefix);
-    if (strncmp(name, prefix, pl) != 0) return 0;
-    const char *d = name + pl;
-    if (!*d) { *num = 0; return 1; }
-    for (const char *p = d; *p; p++)
-        if (!isdigit((unsigned char)*p)) return 0;
-    if (strlen(d) > 9) return 0;
-    *num = (int32_t)atol(d);
-    return 1;
-}
-
-static int is_dir(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static int add_dir(struct graph_dirs *d, int32_t step, int32_t rank, const char *dir) {
     struct graph_dir *nv = realloc(d->v, (d->n + 1) * sizeof *nv);
     if (!nv) return -1;
@@ -838,66 +759,23 @@ static int add_dir(struct graph_dirs *d, int32_t step, int32_t rank, const char 
     return 0;
 }
 
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Sorted sub-folder names of dir (caller frees each and the array). */
-static char **subdirs(const char *dir, size_t *n) {
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    char **v = NULL;
-    size_t cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (!is_dir(p)) continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nv = realloc(v, cap * sizeof *nv);
-            if (!nv) break;
-            v = nv;
-        }
-        v[*n] = strdup(e->d_name);
-        if (v[*n]) (*n)++;
-    }
-    closedir(d);
-    if (v) qsort(v, *n, sizeof *v, cmp_names);
-    return v;
+/* The rank folders the one scanner (model/util/rankdirs.h) found, by the
+ * same rule as every other reader: a procN beside rankN has the same number
+ * here as in `info`. */
+static int take_dirs(struct graph_dirs *d, struct util_rankdirs *u) {
+    int rc = 0;
+    for (size_t i = 0; i < u->n && rc == 0; i++) rc = add_dir(d, u->v[i].step, u->v[i].rank, u->v[i].dir);
+    util_rankdirs_free(u);
+    return rc;
 }
 
-static void free_names(char **v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
+/* The first folder the scanner passed over, for the message when none is left. */
+struct first_note { size_t n; char text[600]; };
 
-/* A step folder (or a dump root without steps): its rank/proc folders. */
-static int scan_ranks(const char *dir, int32_t step, struct graph_dirs *out) {
-    size_t n;
-    char **v = subdirs(dir, &n);
-    int found = 0, procs = 0;
-    for (size_t i = 0; i < n; i++) {
-        int32_t r;
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", dir, v[i]);
-        if (name_num(v[i], "rank", &r)) {
-            if (add_dir(out, step, r, p) != 0) { free_names(v, n); return -1; }
-            found++;
-        } else if (name_num(v[i], "proc", &r)) {
-            /* procNNN: the pid, not a rank; number them in order */
-            if (add_dir(out, step, procs++, p) != 0) { free_names(v, n); return -1; }
-            found++;
-        }
-    }
-    free_names(v, n);
-    return found;
-}
-
-static int cmp_dirs(const void *a, const void *b) {
-    const struct graph_dir *x = a, *y = b;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
+static int keep_first(void *ctx, const char *path, const char *why, int skipped) {
+    struct first_note *fn = ctx;
+    if (skipped && !fn->n++) snprintf(fn->text, sizeof fn->text, "%s: %s", path, why);
+    return 0;
 }
 
 int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
@@ -917,36 +795,32 @@ int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
     }
     if (!S_ISDIR(st.st_mode)) return pt_errorf(err, "%s: not a folder or a dump.json file", path);
     snprintf(p, sizeof p, "%s/dump.json", path);
-    if (file_exists(p)) {
+    if (fs_is_file(p)) {
         dump_path_numbers(path, &ps, &pr);
         if (add_dir(out, ps, pr, path) != 0) return pt_errorf(err, "out of memory");
         return 0;
     }
-    size_t n;
-    char **v = subdirs(path, &n);
-    int steps = 0;
-    for (size_t i = 0; i < n; i++) {
-        int32_t s;
-        if (!name_num(v[i], "step", &s) || !strcmp(v[i], "step")) continue;
-        snprintf(p, sizeof p, "%s/%s", path, v[i]);
-        int r = scan_ranks(p, s, out);
-        if (r < 0) { free_names(v, n); graph_dirs_free(out); return pt_errorf(err, "out of memory"); }
-        steps++;
-    }
-    free_names(v, n);
-    if (!steps) {   /* a step folder: its number is in its name */
+    struct util_rankdirs u = {0};
+    struct first_note fn = {0};
+    int steps = util_scan_root(path, &u, keep_first, &fn);
+    if (steps == 0) {   /* a step folder: its number is in its name */
         char *rp = realpath(path, NULL), *base = rp ? strrchr(rp, '/') : NULL;
-        int32_t s = 0;
-        if (!base || !name_num(base + 1, "step", &s)) s = 0;
+        long s = base ? util_num_after(base + 1, "step") : -1;
         free(rp);
-        if (scan_ranks(path, s, out) < 0) { graph_dirs_free(out); return pt_errorf(err, "out of memory"); }
+        if (util_scan_step(path, (int32_t)(s < 0 ? 0 : s), &u, keep_first, &fn) != 0) steps = -1;
+    }
+    if (steps < 0 || take_dirs(out, &u) != 0) {
+        util_rankdirs_free(&u);
+        graph_dirs_free(out);
+        return pt_errorf(err, "out of memory");
     }
     if (out->n == 0) {
         graph_dirs_free(out);
+        if (fn.n)
+            return pt_errorf(err, "%s: no dump found: %zu rank folder(s) skipped, the first %s", path, fn.n, fn.text);
         return pt_errorf(err, "%s: no dump found (expected dump.json, rankN/procN folders, or stepN folders)", path);
     }
-    qsort(out->v, out->n, sizeof *out->v, cmp_dirs);
-    return 0;
+    return 0;   /* in step, then rank order, as the scanner lists them */
 }
 
 static int one_step(const struct graph_dirs *d) {

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "model/layout.h"
+#include "model/util/fs.h"
+#include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/fsutil.h"
 #include "src/io/json.h"
@@ -186,23 +188,6 @@ static int int_cell(const char *s, int32_t *out) {
     return 0;
 }
 
-static int arena_add(struct monitor_data *md, const char *s, size_t n, uint32_t *off) {
-    if (md->alen + n + 1 > UINT32_MAX) return -1;
-    if (md->alen + n + 1 > md->acap) {
-        size_t nc = md->acap ? md->acap * 2 : 1 << 14;
-        while (nc < md->alen + n + 1) nc *= 2;
-        char *a = realloc(md->arena, nc);
-        if (!a) return -1;
-        md->arena = a;
-        md->acap = nc;
-    }
-    memcpy(md->arena + md->alen, s, n);
-    md->arena[md->alen + n] = '\0';
-    *off = (uint32_t)md->alen;
-    md->alen += n + 1;
-    return 0;
-}
-
 #define MAX_FIELDS 256
 
 static int read_csv(const char *path, int metric, int32_t rank, const struct mapping *map, const struct layout *layout,
@@ -321,7 +306,7 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
         }
         struct mon_row *r = &f->rows[f->nrows];
         memset(r, 0, sizeof *r);
-        if (arena_add(md, name, nl, &r->name) != 0) { free(fields); free(buf); return -1; }
+        if (util_strpool_put(&md->arena, &md->alen, &md->acap, name, nl, &r->name) != 0) { free(fields); free(buf); return -1; }
         r->vpp = vpp;
         r->step = step;
         r->micro = micro;
@@ -432,11 +417,6 @@ void monitor_steps_free(struct mon_steps *s) {
     memset(s, 0, sizeof *s);
 }
 
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->micro = micro;
@@ -467,7 +447,7 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     size_t k = 0;
     for (size_t i = 0; i < md->nfiles; i++)
         for (size_t r = 0; r < md->files[i].nrows; r++) all[k++] = md->files[i].rows[r].step;
-    qsort(all, k, sizeof *all, cmp_i32);
+    qsort(all, k, sizeof *all, util_cmp_i32);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
         if (!u || all[u - 1] != all[i]) all[u++] = all[i];
@@ -479,7 +459,7 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     for (size_t i = 0; i < md->nfiles; i++)
         for (size_t r = 0; r < md->files[i].nrows; r++) {
             const struct mon_row *row = &md->files[i].rows[r];
-            int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, cmp_i32);
+            int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, util_cmp_i32);
             size_t j = (size_t)(pos - s->orig);
             if (row->micro + 1 > s->count[j]) s->count[j] = row->micro + 1;
         }
@@ -501,7 +481,7 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
 
 int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r) {
     if (!s->micro) return r->step;
-    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, cmp_i32);
+    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
     return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
 }
 

@@ -3,6 +3,7 @@
  * dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
  * parsed by hand: only those three keys, only those value forms. */
 #include "src/io/read_npy.h"
+#include "model/util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -325,11 +326,6 @@ int npy_read(const char *path, struct tc_tensor *out, struct pt_error *err) {
     return rc;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
 int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, struct tc_tensor *out,
                     struct pt_error *err) {
     (void)ctx;
@@ -340,7 +336,7 @@ int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, str
     /* a data_name is a file name inside dump_tensor_data, never a path */
     if (strchr(dn, '/') || !strcmp(dn, ".") || !strcmp(dn, ".."))
         return pt_errorf(err, "data_name \"%s\" is not a file name", pt_escape(dn, strlen(dn), esc, sizeof esc));
-    if (ends_with(dn, ".pt"))
+    if (util_ends_with(dn, ".pt"))
         return pt_errorf(err, "%s is a PyTorch .pt file: probetop reads .npy tensors only",
                          pt_escape(dn, strlen(dn), esc, sizeof esc));
     char path[8192];
@@ -351,7 +347,7 @@ int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, str
 static int has_pt(const struct tree *t) {
     for (size_t i = 0; i < t->nparams; i++) {
         const char *dn = tree_s(t, t->params[i].data_name);
-        if (dn && ends_with(dn, ".pt")) return 1;
+        if (dn && util_ends_with(dn, ".pt")) return 1;
     }
     return 0;
 }

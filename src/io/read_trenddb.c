@@ -1,6 +1,7 @@
 /* read_trenddb: reads a .trend.db without writing a byte (SQLite read-only,
  * no journal created), checking the schema before trusting any column. */
 #include "src/io/read_trenddb.h"
+#include "model/util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,12 +17,6 @@
 #include "src/io/sqlite_ro.h"
 #include "src/io/write_trenddb.h"
 
-static int ends_with(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int list_dbs(const char *dir, char ***out, size_t *n) {
     DIR *d = opendir(dir);
@@ -31,7 +26,7 @@ static int list_dbs(const char *dir, char ***out, size_t *n) {
     struct dirent *e;
     size_t cap = 0;
     while ((e = readdir(d))) {
-        if (!ends_with(e->d_name, ".trend.db")) continue;
+        if (!util_ends_with(e->d_name, ".trend.db")) continue;
         if (*n == cap) {
             cap = cap ? cap * 2 : 8;
             char **x = realloc(*out, cap * sizeof *x);
@@ -42,7 +37,7 @@ static int list_dbs(const char *dir, char ***out, size_t *n) {
         (*n)++;
     }
     closedir(d);
-    if (*n) qsort(*out, *n, sizeof **out, cmp_str);
+    if (*n) qsort(*out, *n, sizeof **out, util_cmp_str);
     return 0;
 }
 
@@ -334,7 +329,7 @@ static int has_sqlite_magic(const char *path) {
 /* A file named *.db or starting as SQLite files do; a folder of *.trend.db
  * files (a dump or monitor folder beside them wins: the rows before). */
 static int detect_trenddb(const char *path, const struct stat *st) {
-    if (S_ISREG(st->st_mode)) return ends_with(path, ".db") || has_sqlite_magic(path) ? 100 : 0;
+    if (S_ISREG(st->st_mode)) return util_ends_with(path, ".db") || has_sqlite_magic(path) ? 100 : 0;
     return trenddb_detect_dir(path) ? 100 : 0;
 }
 

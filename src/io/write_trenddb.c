@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "model/names.h"
+#include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
@@ -295,23 +296,11 @@ struct mkeys {
     size_t n, cap;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 256;
-    while (nc < need) nc *= 2;
-    void *x = realloc(*p, nc * size);
-    if (!x) return -1;
-    memset((char *)x + *cap * size, 0, (nc - *cap) * size);
-    *p = x;
-    *cap = nc;
-    return 0;
-}
-
 static int mk_know(struct mkeys *mk, uint32_t key) {
-    if (grow((void **)&mk->known, &mk->knowncap, (size_t)key + 1, 1) != 0) return -1;
+    if (util_grow0((void **)&mk->known, &mk->knowncap, (size_t)key + 1, 1) != 0) return -1;
     if (mk->known[key]) return 0;
     mk->known[key] = 1;
-    if (grow((void **)&mk->order, &mk->cap, mk->n + 1, sizeof *mk->order) != 0) return -1;
+    if (util_grow0((void **)&mk->order, &mk->cap, mk->n + 1, sizeof *mk->order) != 0) return -1;
     mk->order[mk->n++] = key;
     return 0;
 }
@@ -522,7 +511,7 @@ static int dump_flush(struct dump_writer *w) {
             if (k < 0) return tdb_fail(t, "insert target");
             if (mk_know(&w->mk[m], (uint32_t)k) != 0) return pt_errorf(w->err, "out of memory");
             if (w->shard) {
-                if (grow((void **)&w->satt, &w->capsatt, w->nsatt + 1, sizeof *w->satt) != 0)
+                if (util_grow0((void **)&w->satt, &w->capsatt, w->nsatt + 1, sizeof *w->satt) != 0)
                     return pt_errorf(w->err, "out of memory");
                 w->satt[w->nsatt++] = (struct shard_attempt){.seq = w->ids.seq, .index = (int64_t)w->cur_index,
                                                              .target = w->ids.dbid[k], .metric = m + 1};
@@ -542,18 +531,6 @@ static int dump_flush(struct dump_writer *w) {
         r->dbid = w->ids.dbid[r->key];
     }
     w->resolved = w->nrows;
-    return 0;
-}
-
-/* grow() without clearing: rows are written before they are read */
-static int grow_raw(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 4096;
-    while (nc < need) nc *= 2;
-    void *x = realloc(*p, nc * size);
-    if (!x) return -1;
-    *p = x;
-    *cap = nc;
     return 0;
 }
 
@@ -588,7 +565,7 @@ static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *
 static struct rankrows *rank_bucket(struct dump_writer *w, int32_t rank) {
     for (size_t i = w->nranks; i-- > 0;)
         if (w->ranks[i].rank == rank) return &w->ranks[i];
-    if (grow((void **)&w->ranks, &w->capranks, w->nranks + 1, sizeof *w->ranks) != 0) return NULL;
+    if (util_grow0((void **)&w->ranks, &w->capranks, w->nranks + 1, sizeof *w->ranks) != 0) return NULL;
     struct rankrows *b = &w->ranks[w->nranks++];
     memset(b, 0, sizeof *b);
     b->rank = rank;
@@ -600,8 +577,8 @@ static struct rankrows *rank_bucket(struct dump_writer *w, int32_t rank) {
 static int dump_file_done(struct dump_writer *w, int32_t rank) {
     if (!w->nrows) return 0;
     struct rankrows *b = rank_bucket(w, rank);
-    if (!b || grow((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0 ||
-        grow_raw((void **)&b->v, &b->cap, b->n + w->nrows, sizeof *b->v) != 0)
+    if (!b || util_grow0((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0 ||
+        util_grow((void **)&b->v, &b->cap, b->n + w->nrows, sizeof *b->v) != 0)
         return pt_errorf(w->err, "out of memory");
     for (size_t i = 0; i < w->nrows; i++) w->order[i] = (uint32_t)i;
     qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
@@ -643,7 +620,7 @@ static int dump_insert_rows(struct dump_writer *w, int last) {
         while (i < b->n && cmp_prow_key(&b->v[i - 1], &b->v[i]) <= 0) i++;
         if (i < b->n) {
             struct prow *sorted = malloc(b->n * sizeof *sorted);
-            if (!sorted || grow((void **)&w->order, &w->caporder, b->n, sizeof *w->order) != 0) {
+            if (!sorted || util_grow0((void **)&w->order, &w->caporder, b->n, sizeof *w->order) != 0) {
                 free(sorted);
                 return pt_errorf(w->err, "out of memory");
             }
@@ -697,7 +674,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
     if (f->rank > w->max_rank) w->max_rank = f->rank;
     w->cur_index = f->index;
     if (w->shard) {
-        if (grow((void **)&w->sfiles, &w->capsfiles, w->nsfiles + 1, sizeof *w->sfiles) != 0)
+        if (util_grow0((void **)&w->sfiles, &w->capsfiles, w->nsfiles + 1, sizeof *w->sfiles) != 0)
             return pt_errorf(w->err, "out of memory");
         w->sfiles[w->nsfiles++] = (struct shard_file){.index = (int64_t)f->index, .group = f->group, .rank = f->rank,
                                                       .micro = f->contributes ? f->micro_count : 0, .base = step_base};
@@ -708,7 +685,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
         for (; i < f->nrows && f->rows[i].entry == entry; i++) {
             const struct trow *r = &f->rows[i];
             const char *name = f->arena + r->name;
-            if (grow((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
+            if (util_grow0((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
                 return pt_errorf(w->err, "out of memory");
             uint32_t key = names_find(w->ids.keys, name, r->len, 0, r->call);
             w->rows[w->nrows++] = (struct pending){.name = name, .len = r->len, .call = r->call, .rank = f->rank,
@@ -724,7 +701,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
             uint32_t fk = names_intern(w->fresh_set, name, r->len, r->metric, r->call);
             if (fk == NAMES_NONE) return pt_errorf(w->err, "out of memory");
             if (fk < before) continue;   /* already new in this batch */
-            if (grow((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
+            if (util_grow0((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
                 return pt_errorf(w->err, "out of memory");
             w->fresh[w->nfresh++] = (struct fresh){.name = name, .len = r->len, .call = r->call, .metric = r->metric};
         }
@@ -1077,7 +1054,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
                     goto out;
                 }
                 if (shard) {
-                    if (grow((void **)&att, &capatt, natt + 1, sizeof *att) != 0) {
+                    if (util_grow0((void **)&att, &capatt, natt + 1, sizeof *att) != 0) {
                         names_free(seen);
                         pt_errorf(err, "out of memory");
                         goto out;
@@ -1415,7 +1392,7 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
                            -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table probetop_shard_files", sh->db);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (grow((void **)&s->files, &s->capfiles, s->nfiles + 1, sizeof *s->files) != 0) {
+        if (util_grow0((void **)&s->files, &s->capfiles, s->nfiles + 1, sizeof *s->files) != 0) {
             sqlite3_finalize(st);
             return pt_errorf(err, "out of memory");
         }
@@ -1434,7 +1411,7 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
         uint32_t key = names_intern(sh->tn, name ? (const char *)name : "", name ? len : 0, sqlite3_column_int(st, 2),
                                     sqlite3_column_int(st, 3));
-        if (key == NAMES_NONE || grow((void **)&sh->ltid, &sh->capt, sh->nt + 1, sizeof *sh->ltid) != 0) {
+        if (key == NAMES_NONE || util_grow0((void **)&sh->ltid, &sh->capt, sh->nt + 1, sizeof *sh->ltid) != 0) {
             sqlite3_finalize(st);
             return pt_errorf(err, "out of memory");
         }
@@ -1455,7 +1432,7 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
             sqlite3_finalize(st);
             return shard_bad(err, sh, "an attempt names an unknown target or metric", NULL);
         }
-        if (grow((void **)&s->att, &s->capatt, s->natt + 1, sizeof *s->att) != 0) {
+        if (util_grow0((void **)&s->att, &s->capatt, s->natt + 1, sizeof *s->att) != 0) {
             sqlite3_finalize(st);
             return pt_errorf(err, "out of memory");
         }
@@ -1571,7 +1548,7 @@ static int merge_rows(struct tdb *t, struct mset *s, int i, sqlite3_stmt *ins_ro
         }
         if (lo > f0 && s->files[lo - 1].rank == r) f = &s->files[lo - 1];
         if (!f) { rc = shard_bad(t->err, sh, "a trend_data row of no file read", NULL); break; }
-        if (grow_raw((void **)&v, &cap, n + 1, sizeof *v) != 0) { rc = pt_errorf(t->err, "out of memory"); break; }
+        if (util_grow((void **)&v, &cap, n + 1, sizeof *v) != 0) { rc = pt_errorf(t->err, "out of memory"); break; }
         struct prow *p = &v[n++];
         p->dbid = sh->gid[key];
         p->step = s->micro ? f->gbase + (lstep - f->base) : lstep;

@@ -12,6 +12,7 @@
  * it asserts. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -29,17 +30,6 @@ static void command(struct vt *vt, const char *cmd) {
     char keys[512];
     snprintf(keys, sizeof keys, ":%s<Enter>", cmd);
     vt_send(vt, keys);
-}
-
-/* The row showing a tree node whose label contains text, in the tree's
- * columns (left of the detail pane's rule), -1 none. */
-static int tree_row(struct vt *vt, const char *text) {
-    for (int r = 2; r < vt_status_row(vt); r++) {
-        const char *t = vt_row_text(vt, r);
-        const char *hit = strstr(t, text), *rule = strstr(t, "\xe2\x94\x82");
-        if (hit && (!rule || hit < rule)) return r;
-    }
-    return -1;
 }
 
 /* The verdict chip of a tree row: the first of . ! x ? - after the marker. */
@@ -60,13 +50,13 @@ static void tree_at(int cols, int rows) {
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
-    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0 && tree_row(&vt, "Module.conv1.Conv2d.forward.0") >= 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "DefaultModel") >= 0 && pt_vt_tree_row(&vt, "Module.conv1.Conv2d.forward.0") >= 0);
     CHECKV(&vt, vt_row_has(&vt, 0, "compare") && vt_row_has(&vt, 0, "step 0") && vt_row_has(&vt, 0, "rank 0"));
     /* msProbe's counts for the pair */
     CHECKV(&vt, vt_row_has(&vt, 1, "matched 709") && vt_row_has(&vt, 1, "unmatched 220/58"));
 
     /* Root expanded, its children collapsed with a pass chip. */
-    int r = tree_row(&vt, "Module.conv1.Conv2d.forward.0");
+    int r = pt_vt_tree_row(&vt, "Module.conv1.Conv2d.forward.0");
     CHECKV(&vt, r > 0 && strstr(vt_row_text(&vt, r), "\xe2\x96\xb8") != NULL);   /* ▸ */
     int cc = r > 0 ? chip_col(&vt, r) : -1;
     struct vt_cell cell;
@@ -75,16 +65,16 @@ static void tree_at(int cols, int rows) {
         vt_cell(&vt, r, cc, &cell);
         CHECK(cell.ch == 0x2022);   /* • pass */
     }
-    CHECKV(&vt, tree_row(&vt, "optimizer") > 0 || rows < 30);
+    CHECKV(&vt, pt_vt_tree_row(&vt, "optimizer") > 0 || rows < 30);
 
     /* f: the first divergence, as msProbe's index and node_order say: the
      * Linear's operation, shown inside its opened module */
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: " FIRST_OP));
     CHECKV(&vt, status_has(&vt, "first divergence: " FIRST_OP "  error  in Module.fc.Linear."));
-    r = tree_row(&vt, "linear.0.forward");
-    CHECKV(&vt, r > 0 && r == tree_row(&vt, FIRST) + 1);
-    CHECKV(&vt, strstr(vt_row_text(&vt, tree_row(&vt, FIRST)), "\xe2\x96\xbe") != NULL);   /* ▾ */
+    r = pt_vt_tree_row(&vt, "linear.0.forward");
+    CHECKV(&vt, r > 0 && r == pt_vt_tree_row(&vt, FIRST) + 1);
+    CHECKV(&vt, strstr(vt_row_text(&vt, pt_vt_tree_row(&vt, FIRST)), "\xe2\x96\xbe") != NULL);   /* ▾ */
     cc = r > 0 ? chip_col(&vt, r) : -1;
     CHECKV(&vt, cc > 0);
     if (cc > 0) {
@@ -94,7 +84,7 @@ static void tree_at(int cols, int rows) {
         CHECK(((bg >> 16) & 0xff) > 0x90 && ((bg >> 8) & 0xff) < 0x80);   /* red */
     }
     /* the module around it is red too */
-    r = tree_row(&vt, FIRST);
+    r = pt_vt_tree_row(&vt, FIRST);
     cc = r > 0 ? chip_col(&vt, r) : -1;
     if (cc > 0) {
         vt_cell(&vt, r, cc, &cell);
@@ -120,12 +110,12 @@ static void tree_at(int cols, int rows) {
     CHECKV(&vt, vt_has(&vt, "torch.float32"));
     CHECKV(&vt, vt_has(&vt, "74.3") && vt_has(&vt, "52.5"));   /* Max / Norm relative errors */
     vt_send(&vt, "<Left>");
-    VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") < 0);
-    CHECKV(&vt, tree_row(&vt, "linear.0.forward") < 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "linear.0.forward") < 0);
+    CHECKV(&vt, pt_vt_tree_row(&vt, "linear.0.forward") < 0);
     /* Enter expands it again */
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, tree_row(&vt, "linear.0.forward") > 0);
-    CHECKV(&vt, tree_row(&vt, "linear.0.forward") == tree_row(&vt, FIRST) + 1);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "linear.0.forward") > 0);
+    CHECKV(&vt, pt_vt_tree_row(&vt, "linear.0.forward") == pt_vt_tree_row(&vt, FIRST) + 1);
 
     /* Tab: the detail pane takes the keys (scrolls), Tab again back. */
     vt_send(&vt, "<Tab>");
@@ -143,8 +133,8 @@ static void tree_at(int cols, int rows) {
     VT_WAIT(&vt, vt_has(&vt, "unmatched problem nodes: 220"));
     CHECKV(&vt, vt_has(&vt, "unmatched problem nodes: 220"));
     vt_send(&vt, "<Esc>");
-    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") > 0);
-    CHECKV(&vt, tree_row(&vt, "DefaultModel") > 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "DefaultModel") > 0);
+    CHECKV(&vt, pt_vt_tree_row(&vt, "DefaultModel") > 0);
 
     /* /: a regex over node ids, n goes on to the next match. */
     vt_send(&vt, "/layer4\\.2\\..*Bottleneck.forward<Enter>");
@@ -168,7 +158,7 @@ static void tree_at(int cols, int rows) {
     VT_WAIT(&vt, status_has(&vt, "matched by hand: optimizer"));
     CHECKV(&vt, status_has(&vt, "matched by hand: optimizer"));
     CHECKV(&vt, vt_row_has(&vt, 1, "matched 710") && vt_row_has(&vt, 1, "unmatched 219/57"));
-    r = tree_row(&vt, "optimizer");
+    r = pt_vt_tree_row(&vt, "optimizer");
     cc = r > 0 ? chip_col(&vt, r) : -1;
     if (cc > 0) {
         vt_cell(&vt, r, cc, &cell);
@@ -194,12 +184,12 @@ static void tree_at(int cols, int rows) {
     if (cols >= 120) {
         /* everything folded, then f and Enter: the screenshot of the tree */
         vt_send(&vt, "gE");
-        VT_WAIT(&vt, tree_row(&vt, "layer4.2.Bottleneck") < 0 && tree_row(&vt, "linear.0.forward") < 0);
-        CHECKV(&vt, tree_row(&vt, "layer4.2.Bottleneck") < 0 && tree_row(&vt, "linear.0.forward") < 0);
+        VT_WAIT(&vt, pt_vt_tree_row(&vt, "layer4.2.Bottleneck") < 0 && pt_vt_tree_row(&vt, "linear.0.forward") < 0);
+        CHECKV(&vt, pt_vt_tree_row(&vt, "layer4.2.Bottleneck") < 0 && pt_vt_tree_row(&vt, "linear.0.forward") < 0);
         vt_send(&vt, "f");
-        VT_WAIT(&vt, status_has(&vt, "first divergence") && tree_row(&vt, "linear.0.forward") > 0);
-        CHECKV(&vt, status_has(&vt, "first divergence") && tree_row(&vt, "linear.0.forward") > 0);
-        CHECKV(&vt, tree_row(&vt, "linear.0.forward") == tree_row(&vt, FIRST) + 1);
+        VT_WAIT(&vt, status_has(&vt, "first divergence") && pt_vt_tree_row(&vt, "linear.0.forward") > 0);
+        CHECKV(&vt, status_has(&vt, "first divergence") && pt_vt_tree_row(&vt, "linear.0.forward") > 0);
+        CHECKV(&vt, pt_vt_tree_row(&vt, "linear.0.forward") == pt_vt_tree_row(&vt, FIRST) + 1);
         CHECK_INT(vt_shot(&vt, "tree", "probetop PROBLEM BENCH: the tree, f on the first divergence") >= 0, 1);
         /* the detail pane of the Linear module's output, scrolled to its error */
         vt_send(&vt, "<Left>");
@@ -261,7 +251,7 @@ static void test_visdb(void) {
     const char *args[] = {db, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
-    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "DefaultModel") >= 0);
     CHECKV(&vt, vt_row_has(&vt, 0, ".vis.db compare"));
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
@@ -294,7 +284,7 @@ static void test_visdb_bad_column(void) {
     const char *args[] = {dst, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 200, 40, args, NULL), 0);
-    VT_WAIT(&vt, tree_row(&vt, "DefaultModel") >= 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "DefaultModel") >= 0);
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
     VT_WAIT(&vt, vt_has(&vt, "not a JSON object"));
@@ -348,11 +338,7 @@ static void test_tiny(void) {
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence"));
     CHECKV(&vt, status_has(&vt, "first divergence"));
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* Two ranks of a generated tensor-parallel pair (gen_dump.py --drift):
@@ -360,18 +346,11 @@ static void test_tiny(void) {
  * operation inside the drifted MLP, } shows rank 1 with the same node
  * selected, and an all_reduce lists its peer on the other rank. */
 static void test_ranks(void) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
     if (!vt_bin()) SKIP("PT_BIN not set");
-    if (!py || !py[0] || !s) SKIP("no python or shared tools");
-    const char *dir = pt_tmpdir("graph_ranks");
-    char cmd[8192], p[4200], b[4200];
+    char p[4200], b[4200];
     const char *gen = "--steps 1 --ranks 2 --layers 2 --tp 2 --hidden 64 --heads 4 --ffn 128 --seq 8 --vocab 64";
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s >/dev/null 2>&1 && "
-             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s --drift 1.5:layers.1.mlp >/dev/null 2>&1",
-             py, s, dir, gen, py, s, dir, gen);
-    if (system(cmd) != 0) SKIP("gen_dump.py failed");
-    snprintf(p, sizeof p, "%s/p", dir);
-    snprintf(b, sizeof b, "%s/b", dir);
+    if (pt_gen_pair(pt_tmpdir("graph_ranks"), gen, "--drift 1.5:layers.1.mlp", p, b, sizeof p) != 0)
+        SKIP("no python or shared tools, or gen_dump.py failed");
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
@@ -410,11 +389,7 @@ static void test_ranks(void) {
     /* the tree has the focus back, on the peer node */
     VT_WAIT(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
     CHECKV(&vt, status_has(&vt, "api Distributed.all_reduce.0.forward"));
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 int main(void) {

@@ -32,19 +32,12 @@ static int rank_row(struct vt *vt, int rank) {
 }
 
 static void test_summary_80x24(void) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
     if (!vt_bin()) SKIP("PT_BIN not set");
-    if (!py || !py[0] || !s) SKIP("no python or shared tools");
-    const char *dir = pt_tmpdir("summary");
-    char cmd[8192], p[4200], b[4200];
+    char p[4200], b[4200];
     const char *gen = "--steps 2 --ranks 4 --tp 2 --layers 2 --seed 3 --hidden 64 --heads 4 --ffn 128 --seq 8 "
                       "--vocab 64 --jobs 1 --quiet";
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s && "
-             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s --nan 1:3:layers.1.mlp",
-             py, s, dir, gen, py, s, dir, gen);
-    if (system(cmd) != 0) SKIP("gen_dump.py failed");
-    snprintf(p, sizeof p, "%s/p", dir);
-    snprintf(b, sizeof b, "%s/b", dir);
+    if (pt_gen_pair(pt_tmpdir("summary"), gen, "--nan 1:3:layers.1.mlp", p, b, sizeof p) != 0)
+        SKIP("no python or shared tools, or gen_dump.py failed");
     const char *args[] = {p, b, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);

@@ -5,6 +5,7 @@
  * detail pane's six tensor metrics are checked at 80x24 and 120x40. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 #include "tensor_pair.h"
 
 #include <sys/wait.h>
@@ -13,16 +14,6 @@
 
 static bool status_has(struct vt *vt, const char *text) {
     return strstr(vt_row_text(vt, vt_status_row(vt)), text) || strstr(vt_row_text(vt, vt->rows - 1), text);
-}
-
-/* The tree row (left of the detail pane's rule) showing text, -1 none. */
-static int tree_row(struct vt *vt, const char *text) {
-    for (int r = 2; r < vt_status_row(vt); r++) {
-        const char *t = vt_row_text(vt, r);
-        const char *hit = strstr(t, text), *rule = strstr(t, "\xe2\x94\x82");
-        if (hit && (!rule || hit < rule)) return r;
-    }
-    return -1;
 }
 
 /* The verdict chip of a tree row (• ! × ? -), 0 none. */
@@ -40,16 +31,16 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
     const char *args[] = {npu, bench, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
-    VT_WAIT(&vt, tree_row(&vt, "Apis_Between_Modules") > 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "Apis_Between_Modules") > 0);
     vt_send(&vt, "e");   /* expand everything under the root */
-    VT_WAIT(&vt, tree_row(&vt, "sub.0.forward") > 0);
-    CHECKV(&vt, tree_row(&vt, "mul.0.forward") > 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "sub.0.forward") > 0);
+    CHECKV(&vt, pt_vt_tree_row(&vt, "mul.0.forward") > 0);
     /* no fallback note: the .npy files are read */
     CHECKV(&vt, !vt_has(&vt, "comparing statistics"));
-    CHECK(chip(&vt, tree_row(&vt, "add.0.forward")) == 0x2022);   /* • pass */
-    CHECK(chip(&vt, tree_row(&vt, "mul.0.forward")) == 0xd7);     /* × error */
-    CHECK(chip(&vt, tree_row(&vt, "relu.0.forward")) == 0xd7);    /* shape */
-    CHECK(chip(&vt, tree_row(&vt, "sub.0.forward")) == '?');      /* unmatched */
+    CHECK(chip(&vt, pt_vt_tree_row(&vt, "add.0.forward")) == 0x2022);   /* • pass */
+    CHECK(chip(&vt, pt_vt_tree_row(&vt, "mul.0.forward")) == 0xd7);     /* × error */
+    CHECK(chip(&vt, pt_vt_tree_row(&vt, "relu.0.forward")) == 0xd7);    /* shape */
+    CHECK(chip(&vt, pt_vt_tree_row(&vt, "sub.0.forward")) == '?');      /* unmatched */
 
     /* f: the negated output is the first divergence; the detail pane shows
      * the tensor metrics of its rows, cosine -1 on the output */
@@ -71,8 +62,8 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
 
     /* the add node: a small error, MaxAbs 4.1f - 4 */
     vt_send(&vt, "gg");
-    VT_WAIT(&vt, tree_row(&vt, "add.0.forward") > 0);
-    int r = tree_row(&vt, "add.0.forward"), cur = tree_row(&vt, "DefaultModel");
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "add.0.forward") > 0);
+    int r = pt_vt_tree_row(&vt, "add.0.forward"), cur = pt_vt_tree_row(&vt, "DefaultModel");
     for (int i = 0; i < 10 && cur >= 0 && cur < r; i++, cur++) vt_send(&vt, "j");
     VT_WAIT(&vt, status_has(&vt, "Functional.add.0.forward"));
     vt_send(&vt, "<Tab>");
@@ -82,11 +73,7 @@ static void at(const char *npu, const char *bench, int cols, int rows) {
     }
     CHECKV(&vt, vt_has(&vt, "0.0999999"));
 
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_tensor_screen(void) {

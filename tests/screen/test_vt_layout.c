@@ -14,6 +14,7 @@
  * layout and refuses where it does not. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <ctype.h>
 #include <sys/wait.h>
@@ -31,18 +32,6 @@ static void command(struct vt *vt, const char *cmd) {
     char keys[512];
     snprintf(keys, sizeof keys, ":%s<Enter>", cmd);
     vt_send(vt, keys);
-}
-
-static void quit(struct vt *vt) {
-    vt_send(vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    char why[512];
-    bool ok = vt_restored(vt, why, sizeof why);
-    CHECK(ok);
-    if (!ok) fprintf(stderr, "q left behind: %s\n", why);
-    vt_close(vt);
 }
 
 /* Starts the demo with --parallel SPEC and shows the layout screen. */
@@ -224,7 +213,7 @@ static void test_200x50(void) {
     command(&vt, "parallel");
     VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "parallel layout W=32"));
     CHECK(vt_shot(&vt, "layout", "probetop --demo --parallel 'W=32 L=48 TP=4 PP=4 V=3': the layout pane (F5)") >= 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* ---- 80x24: a wide layout scrolls ---- */
@@ -310,7 +299,7 @@ static void test_80x24_scroll(void) {
     VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "world_size (8) is not divisible"));
     CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "world_size (8) is not divisible"));
     CHECKV(&vt, vt_has(&vt, "Total Layers: 96 | DP=16") && first_group(&vt) >= 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* ---- the heat map: rank labels, :group, :layers ---- */
@@ -461,7 +450,7 @@ static void test_group(void) {
     vt_send(&vt, "<F2>");
     VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8 (layers.5)"));
     CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "global layer 6 of 8 (layers.5)"));
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 int main(void) {

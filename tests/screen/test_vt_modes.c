@@ -4,6 +4,7 @@
  * visible: by glyph and, without colour, by attribute. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -26,18 +27,6 @@ static int start_burst(struct vt *vt, const char *const *args, const char *const
     bool ok = vt_row_has(vt, 22, "step 9  rank 5  forward/norm = NaN") && vt_find(vt, "1 rank 5", NULL, NULL);
     if (!ok) vt_dump(vt, stderr);
     return ok ? 0 : -1;
-}
-
-static void quit(struct vt *vt) {
-    vt_send(vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    char why[512];
-    bool ok = vt_restored(vt, why, sizeof why);
-    CHECK(ok);
-    if (!ok) fprintf(stderr, "left behind: %s\n", why);
-    vt_close(vt);
 }
 
 /* Rows of the heat-map body: below the x axis, above the legend. */
@@ -81,13 +70,7 @@ static void test_no_color(void) {
     struct vt vt;
     CHECK_INT(start_burst(&vt, args, env), 0);
     /* Not one colour anywhere: every cell keeps the terminal's defaults. */
-    int coloured = 0;
-    for (int r = 0; r < vt.rows; r++)
-        for (int c = 0; c < vt.cols; c++) {
-            struct vt_cell x;
-            vt_cell(&vt, r, c, &x);
-            if (!x.fg_default || !x.bg_default) coloured++;
-        }
+    int coloured = pt_vt_coloured_cells(&vt);
     CHECKV(&vt, coloured == 0);
     /* The heat map speaks in shades instead: several distinct glyphs. */
     int r0, r1;
@@ -107,7 +90,7 @@ static void test_no_color(void) {
     struct vt_cell nan;
     CHECKV(&vt, nan_cells(&vt, &nan) >= 2);
     CHECK(nan.reverse || nan.bold || nan.underline);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void ascii_mode(const char *const *args, const char *const *env) {
@@ -144,7 +127,7 @@ static void ascii_mode(const char *const *args, const char *const *env) {
     ok = all_ascii(&vt, &br, &bc);
     CHECK(ok);
     if (!ok) { fprintf(stderr, "30x8: non-ASCII glyph at %d,%d\n", br, bc); vt_dump(&vt, stderr); }
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_lang_c(void) {
@@ -211,7 +194,7 @@ static void test_truecolor(void) {
     heat_colours(&vt, &coloured, &direct);
     CHECKV(&vt, coloured > 100);
     CHECKV(&vt, direct == 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
 
     /* COLORTERM=truecolor: the ramp's own colours, outside the palette. */
     const char *envtc[] = { tdirs, "COLORTERM=truecolor", NULL };
@@ -221,7 +204,7 @@ static void test_truecolor(void) {
     CHECKV(&vt, direct > 0);
     struct vt_cell nan;
     CHECKV(&vt, nan_cells(&vt, &nan) >= 2);
-    quit(&vt);
+    pt_vt_quit(&vt);
 
     /* COLORTERM=truecolor but no direct-colour description: 256 colours,
      * still working. */
@@ -230,7 +213,7 @@ static void test_truecolor(void) {
     heat_colours(&vt, &coloured, &direct);
     CHECKV(&vt, coloured > 100);
     CHECKV(&vt, direct == 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 int main(void) {

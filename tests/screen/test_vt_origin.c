@@ -6,6 +6,7 @@
  * scenario (a NaN born on rank 0, received by rank 1 through send/recv). */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,11 +46,7 @@ static void run_at(const char *dir, int cols, int shown) {
         vt_settle(&vt);
         CHECK(vt_row_has(&vt, r, " step 0 rank ") && !vt_has(&vt, "origin:"));
     }
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_origin_status(void) {

@@ -15,6 +15,7 @@
  * Every step waits for the state it asserts, then asserts it. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -366,18 +367,6 @@ static void command(struct vt *vt, const char *cmd) {
     vt_send(vt, keys);
 }
 
-static void quit(struct vt *vt) {
-    vt_send(vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    char why[512];
-    bool ok = vt_restored(vt, why, sizeof why);
-    CHECK(ok);
-    if (!ok) fprintf(stderr, "q left behind: %s\n", why);
-    vt_close(vt);
-}
-
 /* Starts probetop on dir and opens the overflow screen. */
 static int open_pane(struct vt *vt, int cols, int rows, const char *dir, const char *const *env) {
     const char *args[] = { dir, NULL };
@@ -597,7 +586,7 @@ static void test_dump(void) {
     }
     strncat(api, ".output.", sizeof api - strlen(api) - 1);
     CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), api));
-    quit(&vt);
+    pt_vt_quit(&vt);
     free(o.v);
 }
 
@@ -641,7 +630,7 @@ static void test_enter_graph(void) {
         CHECKV(&vt, vt_has(&vt, fc->name));
         CHECKV(&vt, vt_row_has(&vt, 0, "step 1") && vt_row_has(&vt, 0, "rank 1"));
     }
-    quit(&vt);
+    pt_vt_quit(&vt);
     free(o.v);
 }
 
@@ -665,13 +654,7 @@ static void test_no_color(void) {
                  vt_row_has(&vt, h, G_MED "M 3 medium"));
     struct filt f = { ALL_LEVELS, -1, -1 };
     CHECK(check_list(&vt, &o, &f));   /* every row's letter is its level */
-    int coloured = 0;
-    for (int r = 0; r < vt.rows; r++)
-        for (int c = 0; c < vt.cols; c++) {
-            struct vt_cell x;
-            vt_cell(&vt, r, c, &x);
-            if (!x.fg_default || !x.bg_default) coloured++;
-        }
+    int coloured = pt_vt_coloured_cells(&vt);
     CHECK_INT(coloured, 0);
     check_grid(&vt, &o, false);   /* glyphs per level; the inks are all the default */
     /* the critical rows after F, by letter */
@@ -681,7 +664,7 @@ static void test_no_color(void) {
     for (int r = titles_row(&vt) + 1; r < vt_status_row(&vt); r++)
         if (strstr(vt_row_text(&vt, r), G_CRIT "C ")) crit_rows++;
     CHECKV(&vt, crit_rows >= 1);
-    quit(&vt);
+    pt_vt_quit(&vt);
     free(o.v);
 }
 
@@ -767,7 +750,7 @@ static void test_demo(void) {
                  vt_row_has(&vt, vt_status_row(&vt), "= -Inf"));
     CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "forward/norm = +Inf") &&
                  vt_row_has(&vt, msg_row(&vt), "layers.5.mlp.linear_fc2.RowParallelLinear.output.0"));
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* screenshots/overflow.svg: the generated dump at 100x30 after F. */
@@ -785,7 +768,7 @@ static void test_shot(void) {
     int rc = vt_shot(&vt, "overflow",
                      "probetop on gen_dump.py --nan 1:1:layers.1.self_attention: the overflow pane (F3), F = first occurrence");
     CHECK(rc >= 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* The list rows on screen, top to bottom (headings skipped): count, and
@@ -900,7 +883,7 @@ static void test_order(void) {
     WAIT_CHECK(&vt, scan_list(&vt).first_group < 0 && scan_list(&vt).first_crit > 0);
     vt_send(&vt, "G");
     WAIT_CHECK(&vt, scan_list(&vt).first_group < 0 && scan_list(&vt).jump_heading < 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
     free(o.v);
 }
 
@@ -931,7 +914,7 @@ static void test_clean(void) {
     CHECKV(&vt, header_says(&vt, &o, ALL_LEVELS, "all", "all"));
     vt_send(&vt, "F");
     WAIT_CHECK(&vt, vt_row_has(&vt, msg_row(&vt), "no NaN or Inf in this data"));
-    quit(&vt);
+    pt_vt_quit(&vt);
     free(o.v);
 }
 

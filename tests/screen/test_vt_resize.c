@@ -9,6 +9,7 @@
  * state kept across the storm, and keys must still work. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -117,15 +118,7 @@ static void test_storm_trend(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 0, "step 3"));
     CHECKV(&vt, vt_row_has(&vt, 0, "step 3"));
 
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    char why[512];
-    bool ok = vt_restored(&vt, why, sizeof why);
-    CHECK(ok);
-    if (!ok) fprintf(stderr, "left behind: %s\n", why);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_storm_help(void) {

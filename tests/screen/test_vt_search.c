@@ -13,6 +13,7 @@
  * asserts. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -121,18 +122,6 @@ static long goto_label(struct vt *vt, const char *text) {
     char last[2048];
     last_label(vt, last, sizeof last);
     return goto_label_from(vt, text, last);
-}
-
-static void quit(struct vt *vt) {
-    vt_send(vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    char why[512];
-    bool ok = vt_restored(vt, why, sizeof why);
-    CHECK(ok);
-    if (!ok) fprintf(stderr, "q left behind: %s\n", why);
-    vt_close(vt);
 }
 
 static int open_pane(struct vt *vt, int cols, int rows, const char *const *args) {
@@ -463,7 +452,7 @@ static void test_quick_start(void) {
     snprintf(want, sizeof want, "%ld of %ld targets", total, total);
     VT_WAIT(&vt, header_has(&vt, "Regex none") && header_has(&vt, want));
     CHECKV(&vt, header_has(&vt, "Regex none") && header_has(&vt, want));
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* The demo: every category; a layer AND a module leave that module of that
@@ -523,7 +512,7 @@ static void test_demo(void) {
         if (strstr(right, "fc2")) visible++;
     }
     CHECKV(&vt, rows > 0 && visible == rows);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* screenshots/search.svg: quick_start, label output.0 selected, /conv/. */
@@ -548,7 +537,7 @@ static void test_shot(void) {
     CHECKV(&vt, header_has(&vt, "index:output.0") && header_has(&vt, "Regex /conv/") &&
                  vt_row_has(&vt, vt_status_row(&vt), "target "));
     CHECK(vt_shot(&vt, "search", "probetop quick_start/gpu_dump: the search pane (F4), label output.0 AND /conv/") >= 0);
-    quit(&vt);
+    pt_vt_quit(&vt);
 }
 
 int main(void) {

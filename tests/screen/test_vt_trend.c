@@ -10,6 +10,7 @@
  * Every step waits for the state it asserts; nothing depends on timing. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <sys/wait.h>
 
@@ -270,15 +271,7 @@ static void trend_at(int cols, int rows) {
     burst(&vt, cols, rows);
     keys(&vt);
     lines(&vt);
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    char why[512];
-    bool ok = vt_restored(&vt, why, sizeof why);
-    CHECK(ok);
-    if (!ok) fprintf(stderr, "q left behind: %s\n", why);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 /* The mouse: a click selects a heat-map cell, a double click adds its
@@ -348,11 +341,7 @@ static void test_mouse(void) {
     vt_settle(&vt);
     CHECKV(&vt, status_has(&vt, "rank 2") && vt_row_has(&vt, from - 2, "Line chart"));
 
-    vt_send(&vt, "q");
-    int st = -1;
-    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    vt_close(&vt);
+    pt_vt_quit(&vt);
 }
 
 static void test_80x24(void) { trend_at(80, 24); }

@@ -5,15 +5,6 @@
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
 
-static int same_cell(const char *a, const char *b, double scale) {
-    if (!strcmp(a, b)) return 1;
-    char *e1, *e2;
-    double x = strtod(a, &e1), y = strtod(b, &e2);
-    int pa = *e1 == '%', pb = *e2 == '%';
-    if (e1 == a || e2 == b || pa != pb || (*e1 && !pa) || (*e2 && !pb)) return 0;
-    return fabs(x - y) <= 1e-6 * fmax(fabs(x), fabs(y)) || fabs(x - y) <= 1e-12 * scale;
-}
-
 static void test_csv_quick_start(void) {
     const char *a = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016");
     const char *b = pt_fixture("examples/quick_start/gpu_dump/step1/proc2016");
@@ -38,7 +29,7 @@ static void test_csv_quick_start(void) {
         if (rows > 0)
             for (int c = 16; c < 24; c++) scale = fmax(scale, fabs(strtod(f2[c], NULL)));
         for (int c = 0; c < n1; c++)
-            if (!same_cell(f1[c], f2[c], scale) && bad++ < 5)
+            if (!pt_same_cell(f1[c], f2[c], scale) && bad++ < 5)
                 fprintf(stderr, "line %d col %d: %.100s / %.100s\n", rows + 1, c, f1[c], f2[c]);
         rows++;
     }

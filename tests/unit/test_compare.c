@@ -6,36 +6,16 @@
 
 #include "model/compare.h"
 #include "pt_test.h"
+#include "pt_graph.h"
 #include "src/io/read_graph.h"
-
-static const char *outputs(const char *file) {
-    static char buf[4096];
-    const char *s = pt_shared();
-    if (!s) return NULL;
-    snprintf(buf, sizeof buf, "%s/fixtures/msprobe-outputs/%s", s, file);
-    struct stat st;
-    return stat(buf, &st) == 0 ? buf : NULL;
-}
-
-static struct tree *load(const char *rel, int flags) {
-    const char *dir = pt_fixture(rel);
-    if (!dir) return NULL;
-    struct tree *t;
-    struct pt_error err;
-    if (graph_read(dir, flags, &t, &err) != 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    return t;
-}
 
 #define STEP0 "examples/quick_start/gpu_dump/step0/proc2016"
 #define STEP1 "examples/quick_start/gpu_dump/step1/proc2016"
 
 /* Every NPU node: link (its last element) and precision index as in the db. */
 static void test_graph_vs_visdb(void) {
-    const char *dbp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
-    struct tree *npu = load(STEP0, GRAPH_BUILD), *bench = load(STEP1, GRAPH_BUILD);
+    const char *dbp = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    struct tree *npu = pt_graph_load(STEP0, GRAPH_BUILD), *bench = pt_graph_load(STEP1, GRAPH_BUILD);
     if (!dbp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
     struct cmp_graph *g;
     struct pt_error err;
@@ -106,7 +86,7 @@ static char *cell(const struct cmp_graph *g, const struct crow *r, int col) {
 
 /* probetop-rules(7), VERDICTS: Example: step1 (problem) vs step0 (benchmark). */
 static void test_worked_examples(void) {
-    struct tree *npu = load(STEP1, GRAPH_BUILD), *bench = load(STEP0, GRAPH_BUILD);
+    struct tree *npu = pt_graph_load(STEP1, GRAPH_BUILD), *bench = pt_graph_load(STEP0, GRAPH_BUILD);
     if (!npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
     struct cmp_graph *g;
     struct pt_error err;
@@ -209,20 +189,9 @@ static void test_worked_examples(void) {
     tree_free(bench);
 }
 
-/* Equal as msProbe text, or as numbers within 1e-6 relative (the table
- * re-parses numbers through text, so the last digits may differ). */
-static int same_cell(const char *a, const char *b, double scale) {
-    if (!strcmp(a, b)) return 1;
-    char *e1, *e2;
-    double x = strtod(a, &e1), y = strtod(b, &e2);
-    int pa = *e1 == '%', pb = *e2 == '%';
-    if (e1 == a || e2 == b || pa != pb || (*e1 && !pa) || (*e2 && !pb)) return 0;
-    return fabs(x - y) <= 1e-6 * fmax(fabs(x), fabs(y)) || fabs(x - y) <= 1e-12 * scale;
-}
-
 static void test_table_vs_csv(void) {
-    const char *csvp = outputs("gpu_dump_step0_vs_step1.compare_result.csv");
-    struct tree *npu = load(STEP0, 0), *bench = load(STEP1, 0);
+    const char *csvp = pt_outputs("gpu_dump_step0_vs_step1.compare_result.csv");
+    struct tree *npu = pt_graph_load(STEP0, 0), *bench = pt_graph_load(STEP1, 0);
     if (!csvp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
     struct cmp_table *t;
     struct pt_error err;
@@ -253,7 +222,7 @@ static void test_table_vs_csv(void) {
         for (int c = 16; c < 24; c++) scale = fmax(scale, fabs(strtod(fields[c], NULL)));
         for (int c = 0; c < 28; c++) {
             cmp_table_cell(t, r, c, buf, sizeof buf);
-            if (!same_cell(buf, fields[c], scale)) {
+            if (!pt_same_cell(buf, fields[c], scale)) {
                 if (bad++ < 10) fprintf(stderr, "row %zu col %d: \"%.200s\" expected \"%.200s\"\n", row + 1, c, buf, fields[c]);
             }
         }
@@ -273,7 +242,7 @@ static void test_table_vs_csv(void) {
 
 /* The reverse direction gives the worked example's table counts. */
 static void test_table_reverse(void) {
-    struct tree *npu = load(STEP1, 0), *bench = load(STEP0, 0);
+    struct tree *npu = pt_graph_load(STEP1, 0), *bench = pt_graph_load(STEP0, 0);
     if (!npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
     struct cmp_table *t;
     struct pt_error err;

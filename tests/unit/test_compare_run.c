@@ -10,24 +10,13 @@
 
 #include "model/compare_run.h"
 #include "pt_test.h"
+#include "pt_graph.h"
 #include "src/io/read_graph.h"
-
-static struct tree *load(const char *rel) {
-    const char *dir = pt_fixture(rel);
-    if (!dir) return NULL;
-    struct tree *t;
-    struct pt_error err;
-    if (graph_read(dir, GRAPH_BUILD, &t, &err) != 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    return t;
-}
 
 static void test_quick_start_node_order(void) {
     const char *sh = pt_shared();
-    struct tree *npu = load("examples/quick_start/gpu_dump/step0/proc2016");
-    struct tree *bench = load("examples/quick_start/gpu_dump/step1/proc2016");
+    struct tree *npu = pt_graph_load("examples/quick_start/gpu_dump/step0/proc2016", GRAPH_BUILD);
+    struct tree *bench = pt_graph_load("examples/quick_start/gpu_dump/step1/proc2016", GRAPH_BUILD);
     if (!sh || !npu || !bench) {
         tree_free(npu);
         tree_free(bench);

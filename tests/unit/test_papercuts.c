@@ -9,17 +9,6 @@
 #include <dirent.h>
 #include <sqlite3.h>
 
-static const char *outputs(const char *name) {
-    static char buf[4][4096];
-    static int k;
-    const char *s = pt_shared();
-    struct stat st;
-    if (!s) return NULL;
-    char *b = buf[k++ & 3];
-    snprintf(b, 4096, "%s/fixtures/msprobe-outputs/%s", s, name);
-    return stat(b, &st) == 0 ? b : NULL;
-}
-
 /* A print of a folder's entry names that does not depend on readdir's
  * order (a sum of per-name hashes): enough to see a file appear beside the
  * fixtures. */
@@ -49,7 +38,7 @@ static int run_cmd(const struct cmd_entry *c, int argc, const char **argv, char 
 }
 
 static void test_info_visdb(void) {
-    const char *cmp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db"), *bld = outputs("gpu_dump_step0.build.vis.db");
+    const char *cmp = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db"), *bld = pt_outputs("gpu_dump_step0.build.vis.db");
     if (!cmp || !bld) SKIP("fixtures absent");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/fixtures/msprobe-outputs", pt_shared());
@@ -87,7 +76,7 @@ static void test_info_visdb(void) {
 /* A copy of the compare fixture with levels planted on two nodes. */
 static const char *planted(void) {
     static char path[1200];
-    const char *src = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *src = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
     const char *dir = pt_tmpdir("papercuts_visdb");
     if (!src || !dir) return NULL;
     snprintf(path, sizeof path, "%s/planted.vis.db", dir);
@@ -107,7 +96,7 @@ static const char *planted(void) {
 }
 
 static void test_overflow_visdb(void) {
-    const char *cmp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db"), *bld = outputs("gpu_dump_step0.build.vis.db");
+    const char *cmp = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db"), *bld = pt_outputs("gpu_dump_step0.build.vis.db");
     if (!cmp || !bld) SKIP("fixtures absent");
     char *out, *err;
     const char *a1[] = {"overflow", cmp};

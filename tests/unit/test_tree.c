@@ -5,31 +5,9 @@
 
 #include "model/tree.h"
 #include "pt_test.h"
+#include "pt_graph.h"
 #include "src/io/read_graph.h"
 #include "src/io/read_visdb.h"
-
-static const char *outputs(const char *file) {
-    static char bufs[4][4096];
-    static int k;
-    char *buf = bufs[k++ & 3];
-    const char *s = pt_shared();
-    if (!s) return NULL;
-    snprintf(buf, 4096, "%s/fixtures/msprobe-outputs/%s", s, file);
-    struct stat st;
-    return stat(buf, &st) == 0 ? buf : NULL;
-}
-
-static struct tree *load(const char *rel) {
-    const char *dir = pt_fixture(rel);
-    if (!dir) return NULL;
-    struct tree *t;
-    struct pt_error err;
-    if (graph_read(dir, GRAPH_BUILD, &t, &err) != 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    return t;
-}
 
 /* Every row of one graph of the db equals our node: order, kind, parent,
  * children.  Returns the number of rows compared. */
@@ -75,9 +53,9 @@ static int check_against_db(const struct tree *t, sqlite3 *db, const char *sourc
 }
 
 static void test_quick_start_vs_visdb(void) {
-    const char *dbp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
-    struct tree *npu = load("examples/quick_start/gpu_dump/step0/proc2016");
-    struct tree *bench = load("examples/quick_start/gpu_dump/step1/proc2016");
+    const char *dbp = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    struct tree *npu = pt_graph_load("examples/quick_start/gpu_dump/step0/proc2016", GRAPH_BUILD);
+    struct tree *bench = pt_graph_load("examples/quick_start/gpu_dump/step1/proc2016", GRAPH_BUILD);
     if (!dbp || !npu || !bench) { tree_free(npu); tree_free(bench); SKIP("fixtures absent"); }
     sqlite3 *db;
     CHECK_INT(pt_sqlite_ro(dbp, &db), SQLITE_OK);
@@ -239,10 +217,10 @@ static void test_scan(void) {
 }
 
 static void test_visdb(void) {
-    const char *cmp = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
-    const char *build = outputs("gpu_dump_step0.build.vis.db");
-    const char *trend = outputs("gpu_dump.dump_data.trend.db");
-    struct tree *npu = load("examples/quick_start/gpu_dump/step0/proc2016");
+    const char *cmp = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *build = pt_outputs("gpu_dump_step0.build.vis.db");
+    const char *trend = pt_outputs("gpu_dump.dump_data.trend.db");
+    struct tree *npu = pt_graph_load("examples/quick_start/gpu_dump/step0/proc2016", GRAPH_BUILD);
     if (!cmp || !build || !trend || !npu) { tree_free(npu); SKIP("fixtures absent"); }
     struct visdb *v;
     struct visdb_graph *g;

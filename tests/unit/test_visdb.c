@@ -10,15 +10,6 @@
 #include "src/io/read_visdb.h"
 #include "tests/pt_test.h"
 
-static const char *outputs(const char *name) {
-    static char buf[4096];
-    const char *s = pt_shared();
-    struct stat st;
-    if (!s) return NULL;
-    snprintf(buf, sizeof buf, "%s/fixtures/msprobe-outputs/%s", s, name);
-    return stat(buf, &st) == 0 ? buf : NULL;
-}
-
 static int copy_file(const char *from, const char *to, long limit) {
     FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
     int rc = a && b ? 0 : -1;
@@ -83,7 +74,7 @@ static void check_untouched(const char *p, struct snap before) {
 }
 
 static void test_fixture(void) {
-    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *db = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
     if (!db) SKIP("msprobe-outputs fixtures absent");
     struct snap before = snap_of(db);
     struct visdb *v;
@@ -119,7 +110,7 @@ static void test_fixture(void) {
 
 /* '#', '?', '%' and a space in the name: sqlite reads the open as a URI. */
 static void test_odd_name(void) {
-    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *db = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
     if (!db) SKIP("msprobe-outputs fixtures absent");
     const char *dir = pt_tmpdir("visdb_odd");
     char p[4200];
@@ -174,7 +165,7 @@ static void test_other_kinds(void) {
         expect_refused(p, "no tb_nodes/tb_config");
     }
 
-    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *db = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
     if (db) {
         /* the real schema, tb_config emptied */
         snprintf(p, sizeof p, "%s/unfinished.vis.db", dir);
@@ -203,7 +194,7 @@ static void test_other_kinds(void) {
  * is not a JSON object keeps a message naming the file, node and column
  * (shown by the detail pane), and the graph still loads. */
 static void test_bad_params(void) {
-    const char *db = outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
+    const char *db = pt_outputs("gpu_dump_step0_vs_step1.compare_oc.vis.db");
     if (!db) SKIP("msprobe-outputs fixtures absent");
     const char *dir = pt_tmpdir("visdb_params");
     char p[4096];

@@ -1,5 +1,5 @@
 /* bigmem: see bigmem.h. */
-#include "model/bigmem.h"
+#include "model/util/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>

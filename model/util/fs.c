@@ -1,5 +1,6 @@
-/* fsutil: folder listing and path joining for the readers. */
-#include "src/io/fsutil.h"
+/* fs: folder listing and path joining for the readers and the rank-folder scanner. */
+#include "model/util/fs.h"
+#include "model/util/util.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@ int fs_is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 char **fs_list_dir(const char *path, int with_hidden, size_t *n) {
     DIR *d = opendir(path);
@@ -39,7 +39,7 @@ char **fs_list_dir(const char *path, int with_hidden, size_t *n) {
     }
     closedir(d);
     if (!v) v = calloc(1, sizeof *v);
-    if (v) qsort(v, *n, sizeof *v, cmp_str);
+    if (v) qsort(v, *n, sizeof *v, util_cmp_str);
     return v;
 }
 

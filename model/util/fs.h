@@ -1,0 +1,16 @@
+/* fs: the few filesystem helpers the readers and the rank-folder scanner share. */
+#ifndef PT_UTIL_FS_H
+#define PT_UTIL_FS_H
+
+#include <stddef.h>
+
+int fs_is_dir(const char *path);
+int fs_is_file(const char *path);              /* a regular file */
+/* Names in a folder (no "." or ".."; hidden ones only when with_hidden),
+ * sorted; NULL with errno set when the folder cannot be listed.  Free with
+ * fs_free_list. */
+char **fs_list_dir(const char *path, int with_hidden, size_t *n);
+void fs_free_list(char **v, size_t n);
+char *fs_join(const char *a, const char *b);   /* "a/b", malloc'd, NULL without memory */
+
+#endif

@@ -1,0 +1,16 @@
+/* pool: a parallel for over n independent jobs (one rank folder each), on
+ * the calling thread and up to three more (one fewer than the cores).  Each
+ * thread takes the next index; the first failure stops the others taking
+ * more. */
+#ifndef PT_UTIL_POOL_H
+#define PT_UTIL_POOL_H
+
+#include <stddef.h>
+
+#include "model/err.h"
+
+/* fn(ctx, i, e) for every i < n (in no fixed order; fn must only touch
+ * what index i owns, or lock).  0, or -1 with the first failure's e in err. */
+int util_pool_for(size_t n, int (*fn)(void *ctx, size_t i, struct pt_error *e), void *ctx, struct pt_error *err);
+
+#endif

@@ -1,0 +1,149 @@
+/* util: see util.h. */
+#include "model/util/util.h"
+
+#include "model/util/bigmem.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hashing ---- */
+
+uint64_t util_hash(const void *s, size_t len, uint64_t seed) {
+    const unsigned char *p = s;
+    uint64_t h = 14695981039346656037ull ^ seed;   /* FNV-1a offset basis */
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+uint64_t util_hash_str(const char *s) { return util_hash(s, strlen(s), 0); }
+
+/* ---- growable arrays ---- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 16;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2) return -1;
+        nc *= 2;
+    }
+    if (elem && nc > SIZE_MAX / elem) return -1;
+    void *x = big_realloc(*p, nc * elem);
+    if (!x) return -1;
+    if (zero) memset((char *)x + *cap * elem, 0, (nc - *cap) * elem);
+    *p = x;
+    *cap = nc;
+    return 0;
+}
+
+int util_grow(void **p, size_t *cap, size_t need, size_t elem) { return grow(p, cap, need, elem, 0); }
+int util_grow0(void **p, size_t *cap, size_t need, size_t elem) { return grow(p, cap, need, elem, 1); }
+
+int util_grow2(void **a, size_t ea, void **b, size_t eb, size_t *cap, size_t need) {
+    size_t ca = *cap, cb = *cap;
+    /* a grown and b not: *a is only larger than *cap says, which is safe */
+    if (grow(a, &ca, need, ea, 0) != 0 || grow(b, &cb, need, eb, 0) != 0) return -1;
+    *cap = ca;
+    return 0;
+}
+
+/* ---- string arena ---- */
+
+int util_strpool_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n, uint32_t *off) {
+    if (*len + n + 1 > UINT32_MAX) return -1;
+    if (*len + n + 1 > *cap) {
+        size_t nc = *cap ? *cap * 2 : (size_t)1 << 14;
+        while (nc < *len + n + 1) nc *= 2;
+        char *a = realloc(*buf, nc);
+        if (!a) return -1;
+        *buf = a;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, s, n);
+    (*buf)[*len + n] = '\0';
+    *off = (uint32_t)*len;
+    *len += n + 1;
+    return 0;
+}
+
+/* ---- string -> int32 map ---- */
+
+static uint32_t smap_hash(const char *s) {
+    uint32_t h = (uint32_t)util_hash_str(s);
+    return h ? h : 1;   /* 0 marks an empty slot */
+}
+
+int32_t *util_smap_slot(struct util_smap *m, const char *key, int create) {
+    if (create && (m->n + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        char **nk = calloc(nc, sizeof *nk);
+        int32_t *nv = calloc(nc, sizeof *nv);
+        uint32_t *nh = calloc(nc, sizeof *nh);
+        if (!nk || !nv || !nh) { free(nk); free(nv); free(nh); return NULL; }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->h[i]) {
+                size_t j = m->h[i] & (nc - 1);
+                while (nh[j]) j = (j + 1) & (nc - 1);
+                nk[j] = m->k[i]; nv[j] = m->v[i]; nh[j] = m->h[i];
+            }
+        free(m->k); free(m->v); free(m->h);
+        m->k = nk; m->v = nv; m->h = nh; m->cap = nc;
+    }
+    if (!m->cap) return NULL;
+    uint32_t h = smap_hash(key);
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->h[i]) {
+            if (!create) return NULL;
+            m->k[i] = m->borrow ? (char *)key : strdup(key);
+            if (!m->k[i]) return NULL;
+            m->h[i] = h;
+            m->v[i] = -1;
+            m->n++;
+            return &m->v[i];
+        }
+        if (m->h[i] == h && !strcmp(m->k[i], key)) return &m->v[i];
+    }
+}
+
+void util_smap_free(struct util_smap *m) {
+    if (!m->borrow)
+        for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
+    free(m->k); free(m->v); free(m->h);
+    int borrow = m->borrow;
+    memset(m, 0, sizeof *m);
+    m->borrow = borrow;
+}
+
+/* ---- comparators ---- */
+
+int util_cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int util_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* ---- strings ---- */
+
+int util_ends_with_n(const char *s, size_t n, const char *suf) {
+    size_t k = strlen(suf);
+    return n >= k && memcmp(s + n - k, suf, k) == 0;
+}
+
+int util_ends_with(const char *s, const char *suf) { return util_ends_with_n(s, strlen(s), suf); }
+
+long util_num_after(const char *name, const char *prefix) {
+    size_t l = strlen(prefix);
+    if (strncmp(name, prefix, l) != 0) return -1;
+    const char *p = name + l;
+    if (!*p) return -1;
+    long v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || v > INT_MAX / 10) return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v;
+}

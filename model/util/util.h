@@ -1,0 +1,54 @@
+/* util: the small utility layer every module uses (model, readers, commands,
+ * views).  It owns nothing of probetop's meaning: hashing, growable arrays,
+ * string arenas, a string -> int map, qsort comparators and string helpers.
+ * Before writing one of these again in a module, use the one here.
+ * The rank-folder scanner is in model/util/rankdirs.h, the folder helpers in
+ * model/util/fs.h, the bump arena in model/util/arena.h. */
+#ifndef PT_UTIL_H
+#define PT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- hashing: the one string hash (FNV-1a, 64 bits, with a final mix so
+ * that the low bits a power-of-two table uses depend on every byte) ---- */
+uint64_t util_hash(const void *s, size_t len, uint64_t seed);
+uint64_t util_hash_str(const char *s);
+
+/* ---- growable arrays ----
+ * util_grow makes room for need elements of elem bytes in *p (capacity *cap,
+ * doubled from 16); 0, or -1 out of memory with *p and *cap unchanged.
+ * util_grow0 also zeroes the new tail.  Large arrays get huge pages
+ * (bigmem.h). */
+int util_grow(void **p, size_t *cap, size_t need, size_t elem);
+int util_grow0(void **p, size_t *cap, size_t need, size_t elem);
+/* room for one more element after n: UTIL_PUSH(v, n, cap) != 0 is out of memory */
+/* two parallel arrays that share one capacity */
+int util_grow2(void **a, size_t ea, void **b, size_t eb, size_t *cap, size_t need);
+#define UTIL_PUSH(arr, n, cap) util_grow((void **)&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr))
+
+/* ---- string arena: NUL-terminated strings appended to one buffer, named
+ * by their 32-bit offset (so the buffer may move) ---- */
+int util_strpool_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n, uint32_t *off);
+
+/* ---- string -> int32 map (open addressing, one util_hash) ----
+ * Zero-initialise; with borrow set the keys are the caller's and must
+ * outlive the map, else they are copied. */
+struct util_smap { char **k; int32_t *v; uint32_t *h; size_t cap, n; int borrow; };
+/* The value slot of key; with create a missing key is added with value -1.
+ * NULL: absent (without create) or out of memory. */
+int32_t *util_smap_slot(struct util_smap *m, const char *key, int create);
+void util_smap_free(struct util_smap *m);
+
+/* ---- qsort comparators, ascending ---- */
+int util_cmp_i32(const void *a, const void *b);
+int util_cmp_str(const void *a, const void *b);   /* elements are char * */
+
+/* ---- string helpers ---- */
+int util_ends_with(const char *s, const char *suf);
+int util_ends_with_n(const char *s, size_t n, const char *suf);   /* s is n bytes */
+/* "step12" -> 12 for prefix "step"; -1 unless the rest is 1+ plain digits
+ * below INT_MAX. */
+long util_num_after(const char *name, const char *prefix);
+
+#endif
