@@ -992,6 +992,116 @@ int trenddb_write_monitor_shard(const char *data, const char *outdir, const stru
     return trenddb_write_monitor(data, outdir, &o, ds, res, err);
 }
 
+/* A shard with nothing of msProbe's in it (no CSV file or no supported
+ * statistic): only the fixed tables and the shard's own, so the set is
+ * complete.  Returns tdb_commit's result, or -1 with err set; md stays the
+ * caller's. */
+static int write_empty_monitor_shard(const struct monitor_data *md, const char *outdir, const char *dbname,
+                                     const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                                     struct pt_error *err) {
+    struct tdb t = {0};
+    if (tdb_open(&t, outdir, dbname, 2048, lo, ds, err) != 0 || create_fixed(&t) != 0 ||
+        write_monitor_shard_tables(&t, lo->shard_k, lo->shard_n, lo->micro_step, md, NULL, NULL, NULL, 0, NULL) != 0) {
+        if (t.db || t.tmp) tdb_abort(&t);
+        return -1;
+    }
+    snprintf(res->path, sizeof res->path, "%s", t.final);
+    res->shard_k = lo->shard_k;
+    res->shard_n = lo->shard_n;
+    res->empty = 1;
+    return tdb_commit(&t);
+}
+
+/* Inserts md's targets into t, metric by metric in the fixed order, each
+ * known per metric in mk; for a shard every attempt is also kept in *att
+ * (files named by fkey).  0, or -1 with t's error set. */
+static int monitor_targets(struct tdb *t, const struct monitor_data *md, int micro_step, int shard, const int64_t *fkey,
+                           struct idmap *ids, struct mkeys *mk, struct mon_attempt **att, size_t *natt,
+                           size_t *capatt) {
+    sqlite3_stmt *ins_target = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL))
+        return tdb_fail(t, "prepare");
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(md->metric_has_rows & (1u << m))) continue;
+        struct names *seen = names_new();
+        if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
+        for (size_t i = 0; i < md->nfiles; i++) {
+            const struct mon_file *f = &md->files[i];
+            if (f->metric != m) continue;
+            for (size_t k = 0; k < f->nrows; k++) {
+                const char *nm = md->arena + f->rows[k].name;
+                size_t len = strlen(nm);
+                int32_t call = micro_step ? 0 : f->rows[k].micro;
+                uint32_t before = names_count(seen);
+                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
+                int ins;
+                int64_t key = attempt(ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
+                if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
+                    names_free(seen);
+                    tdb_fail(t, "insert target");
+                    goto out;
+                }
+                if (shard) {
+                    if (grow((void **)att, capatt, *natt + 1, sizeof **att) != 0) {
+                        names_free(seen);
+                        pt_errorf(t->err, "out of memory");
+                        goto out;
+                    }
+                    (*att)[(*natt)++] = (struct mon_attempt){.seq = ids->seq, .file = fkey[i],
+                                                             .target = ids->dbid[key], .metric = m + 1};
+                }
+            }
+        }
+        names_free(seen);
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(ins_target);
+    return rc;
+}
+
+/* Inserts md's rows into trend_data (nc columns, colidx: the statistic of
+ * each), at their steps of st, counting them in *rows.  0, or -1 with t's
+ * error set. */
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+                               const struct idmap *ids, const int *metric_id, const int *colidx, int nc, int micro_step,
+                               size_t *rows) {
+    sqlite3_stmt *ins_row = NULL;
+    char sql[512];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+    snprintf(sql + o, sizeof sql - o, ")");
+    if (sqlite3_prepare_v2(t->db, sql, -1, &ins_row, NULL)) return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < md->nfiles; i++) {
+        const struct mon_file *f = &md->files[i];
+        if (!metric_id[f->metric]) continue;
+        for (size_t k = 0; k < f->nrows; k++) {
+            const struct mon_row *row = &f->rows[k];
+            const char *nm = md->arena + row->name;
+            uint32_t key = names_find(ids->keys, nm, strlen(nm), row->vpp, micro_step ? 0 : row->micro);
+            if (key == NAMES_NONE) continue;
+            sqlite3_bind_int(ins_row, 1, f->rank);
+            sqlite3_bind_int(ins_row, 2, monitor_row_step(st, row));
+            sqlite3_bind_int64(ins_row, 3, ids->dbid[key]);
+            sqlite3_bind_int(ins_row, 4, metric_id[f->metric]);
+            for (int c = 0; c < nc; c++) {
+                double v;
+                int s = colidx[c];
+                if (((row->present >> s) & 1) && normalise(row->v[s], &v)) sqlite3_bind_double(ins_row, 5 + c, v);
+                else sqlite3_bind_null(ins_row, 5 + c);
+            }
+            int src = sqlite3_step(ins_row);
+            sqlite3_reset(ins_row);
+            if (src != SQLITE_DONE) { sqlite3_finalize(ins_row); return tdb_fail(t, "insert trend row"); }
+            (*rows)++;
+        }
+    }
+    sqlite3_finalize(ins_row);
+    return 0;
+}
+
 int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
                                const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
                                struct pt_error *err) {
@@ -1005,7 +1115,6 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct tdb t = {0};
     struct idmap ids = {0};
     struct mkeys mk[MON_NMETRICS];
-    sqlite3_stmt *ins_target = NULL, *ins_row = NULL;
     int rc = -1;
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
@@ -1015,18 +1124,9 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (shard && (!md.metric_has_files || !md.statmask)) {
         /* nothing of msProbe's to write here, but the set needs this shard:
          * the merge says what the whole run lacks */
-        if (tdb_open(&t, outdir, dbname, 2048, lo, ds, err) != 0 || create_fixed(&t) != 0 ||
-            write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, NULL, NULL, NULL, 0, NULL) != 0) {
-            if (t.db || t.tmp) tdb_abort(&t);
-            monitor_free(&md);
-            return -1;
-        }
-        snprintf(res->path, sizeof res->path, "%s", t.final);
-        res->shard_k = shard_k;
-        res->shard_n = shard_n;
-        res->empty = 1;
+        rc = write_empty_monitor_shard(&md, outdir, dbname, lo, ds, res, err);
         monitor_free(&md);
-        return tdb_commit(&t);
+        return rc;
     }
     if (!md.metric_has_files) {
         monitor_free(&md);
@@ -1050,45 +1150,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
         if (i && md.files[i].rank != md.files[i - 1].rank) first = i;
         fkey[i] = ((int64_t)md.files[i].rank << 20) | (int64_t)(i - first);
     }
-    if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
-                           -1, &ins_target, NULL)) {
-        tdb_fail(&t, "prepare");
-        goto out;
-    }
-    /* targets, metric by metric in the fixed order */
-    for (int m = 0; m < MON_NMETRICS; m++) {
-        if (!(md.metric_has_rows & (1u << m))) continue;
-        struct names *seen = names_new();
-        if (!seen) { pt_errorf(err, "out of memory"); goto out; }
-        for (size_t i = 0; i < md.nfiles; i++) {
-            const struct mon_file *f = &md.files[i];
-            if (f->metric != m) continue;
-            for (size_t k = 0; k < f->nrows; k++) {
-                const char *nm = md.arena + f->rows[k].name;
-                size_t len = strlen(nm);
-                int32_t call = lo->micro_step ? 0 : f->rows[k].micro;
-                uint32_t before = names_count(seen);
-                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
-                int ins;
-                int64_t key = attempt(&ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
-                if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
-                    names_free(seen);
-                    tdb_fail(&t, "insert target");
-                    goto out;
-                }
-                if (shard) {
-                    if (grow((void **)&att, &capatt, natt + 1, sizeof *att) != 0) {
-                        names_free(seen);
-                        pt_errorf(err, "out of memory");
-                        goto out;
-                    }
-                    att[natt++] = (struct mon_attempt){.seq = ids.seq, .file = fkey[i], .target = ids.dbid[key],
-                                                       .metric = m + 1};
-                }
-            }
-        }
-        names_free(seen);
-    }
+    if (monitor_targets(&t, &md, lo->micro_step, shard, fkey, &ids, mk, &att, &natt, &capatt) != 0) goto out;
     if (finish_sequence(&t, &ids) != 0) goto out;
     const char *present[MON_NMETRICS];
     int metric_id[MON_NMETRICS], np = 0;
@@ -1108,38 +1170,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    char sql[512];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
-    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
-    snprintf(sql + o, sizeof sql - o, ")");
-    if (sqlite3_prepare_v2(t.db, sql, -1, &ins_row, NULL)) { tdb_fail(&t, "prepare"); goto out; }
-    for (size_t i = 0; i < md.nfiles; i++) {
-        const struct mon_file *f = &md.files[i];
-        if (!metric_id[f->metric]) continue;
-        for (size_t k = 0; k < f->nrows; k++) {
-            const struct mon_row *row = &f->rows[k];
-            const char *nm = md.arena + row->name;
-            uint32_t key = names_find(ids.keys, nm, strlen(nm), row->vpp, lo->micro_step ? 0 : row->micro);
-            if (key == NAMES_NONE) continue;
-            sqlite3_bind_int(ins_row, 1, f->rank);
-            sqlite3_bind_int(ins_row, 2, monitor_row_step(&st, row));
-            sqlite3_bind_int64(ins_row, 3, ids.dbid[key]);
-            sqlite3_bind_int(ins_row, 4, metric_id[f->metric]);
-            for (int c = 0; c < nc; c++) {
-                double v;
-                int s = colidx[c];
-                if (((row->present >> s) & 1) && normalise(row->v[s], &v)) sqlite3_bind_double(ins_row, 5 + c, v);
-                else sqlite3_bind_null(ins_row, 5 + c);
-            }
-            int src = sqlite3_step(ins_row);
-            sqlite3_reset(ins_row);
-            if (src != SQLITE_DONE) { tdb_fail(&t, "insert trend row"); goto out; }
-            res->rows++;
-        }
-    }
-    sqlite3_finalize(ins_row);
-    sqlite3_finalize(ins_target);
-    ins_row = ins_target = NULL;
+    if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, nc, lo->micro_step, &res->rows) != 0) goto out;
     if (write_rank_summary(&t) != 0) goto out;
     if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, &st, fkey, att, natt, metric_id) != 0)
         goto out;
@@ -1156,8 +1187,6 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (tdb_commit(&t) != 0) goto out;
     rc = 0;
 out:
-    sqlite3_finalize(ins_row);
-    sqlite3_finalize(ins_target);
     if (t.db || t.tmp) tdb_abort(&t);
     names_free(ids.keys);
     free(ids.dbid);
