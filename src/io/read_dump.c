@@ -272,21 +272,20 @@ static int shard_filter(struct rdlist *l, size_t *gidx, int32_t *grp, int k, int
     return 0;
 }
 
-int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
-              struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
-    struct rdlist l = {0};
-    int steps_found = 0;
-    int32_t path_step = 0;   /* the step a step/rank folder or dump.json opened alone has in its path */
+/* Lists the rank folders `path` holds (any dump kind) into l, counting step
+ * folders in *steps_found and setting *path_step for a step/rank folder or
+ * dump.json opened alone.  0, or -1 with err set when path is no dump. */
+static int collect_rank_dirs(const char *path, struct rdlist *l, struct dataset *ds, int *steps_found,
+                             int32_t *path_step, struct pt_error *err) {
     char bn[256];
-    memset(sum, 0, sizeof *sum);
     switch (dump_kind(path)) {
     case 'R':
-        scan_root(path, &l, ds, &steps_found);
+        scan_root(path, l, ds, steps_found);
         break;
     case 'M': {
         char *g = fs_join(path, "graph"), *py = fs_join(path, "pynative");
-        if (g && dump_kind(g) == 'R') scan_root(g, &l, ds, &steps_found);
-        if (py && dump_kind(py) == 'R') scan_root(py, &l, ds, &steps_found);
+        if (g && dump_kind(g) == 'R') scan_root(g, l, ds, steps_found);
+        if (py && dump_kind(py) == 'R') scan_root(py, l, ds, steps_found);
         free(g);
         free(py);
         break;
@@ -295,17 +294,17 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         char *rp = realpath(path, NULL);   /* "step3/." and "step3/" are step 3 too */
         long s = util_num_after(base_name(rp ? rp : path, bn, sizeof bn), "step");
         free(rp);
-        steps_found = 1;
-        scan_step(path, (int32_t)(s < 0 ? 0 : s), &l, ds);
-        path_step = (int32_t)(s < 0 ? 0 : s);
+        *steps_found = 1;
+        scan_step(path, (int32_t)(s < 0 ? 0 : s), l, ds);
+        *path_step = (int32_t)(s < 0 ? 0 : s);
         break;
     }
     case 'K': {
         /* a lone rank folder: rank from its name, step from its parent's */
         int32_t s, r;
         dump_path_numbers(path, &s, &r);
-        rd_add(&l, s, r, path);
-        path_step = s;
+        rd_add(l, s, r, path);
+        *path_step = s;
         break;
     }
     case 'F': {
@@ -316,14 +315,184 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         if (slash) *slash = '\0'; else strcpy(dir, ".");
         int32_t s, r;
         dump_path_numbers(dir, &s, &r);
-        rd_add(&l, s, r, dir);
-        path_step = s;
+        rd_add(l, s, r, dir);
+        *path_step = s;
         free(dir);
         break;
     }
     default:
         return pt_errorf(err, "%s: not a dump: no step*/rank*/dump.json, step folder, rank folder or dump.json here", path);
     }
+    return 0;
+}
+
+/* Numbers the whole list (*gidx: position, *grp: step group) and, for
+ * --shard K/N, keeps this shard's part of l, gidx and grp.  0, or -1 with
+ * err set (out of memory; the caller frees nothing of gidx/grp then). */
+static int number_and_shard(struct rdlist *l, const struct dump_opts *o, size_t **gidx, int32_t **grp,
+                            struct pt_error *err) {
+    *gidx = malloc(l->n * sizeof **gidx);
+    *grp = malloc(l->n * sizeof **grp);
+    if (!*gidx || !*grp) goto oom;
+    for (size_t i = 0; i < l->n; i++) {
+        (*gidx)[i] = i;
+        (*grp)[i] = i == 0 ? 0 : (*grp)[i - 1] + (l->v[i].step != l->v[i - 1].step);
+    }
+    if (o->shard_n > 0 && shard_filter(l, *gidx, *grp, o->shard_k, o->shard_n) != 0) goto oom;
+    return 0;
+oom:
+    free(*gidx);
+    free(*grp);
+    *gidx = NULL;
+    *grp = NULL;
+    return pt_errorf(err, "out of memory");
+}
+
+/* Sets up the pool over l and starts parsing: the lone dump.json `path`
+ * right here, else on up to `threads` workers (their ids in tids, count in
+ * *nt).  0, or -1 with err set (out of memory, nothing left to free). */
+static int pool_start(struct pool *p, const struct rdlist *l, int lone, const char *path, int threads,
+                      pthread_t *tids, int *nt, struct pt_error *err) {
+    p->window = (size_t)threads * 2;
+    p->res = calloc(l->n, sizeof *p->res);
+    p->done = calloc(l->n, 1);
+    if (!p->res || !p->done) { free(p->res); free(p->done); return pt_errorf(err, "out of memory"); }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    *nt = 0;
+    if (lone) {
+        p->res[0].step = l->v[0].step;
+        p->res[0].rank = l->v[0].rank;
+        parse_dump_file(l->v[0].dir, path, p->opt, &p->res[0]);
+        p->done[0] = 1;
+        p->next = 1;
+    } else {
+        for (int i = 0; i < threads; i++)
+            if (pthread_create(&tids[*nt], NULL, worker, p) == 0) (*nt)++;
+        if (*nt == 0) worker(p);   /* no threads to be had: do it here */
+    }
+    return 0;
+}
+
+/* The size of every dump.json to read (the lone file's own for `lone`):
+ * the progress bar's whole. */
+static uint64_t total_bytes(const struct rdlist *l, int lone, const char *path) {
+    uint64_t bytes_total = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat st;
+        char *dj = fs_join(l->v[i].dir, "dump.json");
+        if (dj && stat(lone ? path : dj, &st) == 0) bytes_total += (uint64_t)st.st_size;
+        free(dj);
+    }
+    return bytes_total;
+}
+
+/* Waits for file i of the pool to be parsed; 1 when the load was cancelled
+ * first, else 0. */
+static int wait_file(struct pool *p, size_t i, const struct load_opts *lo) {
+    pthread_mutex_lock(&p->mu);
+    while (!p->done[i] && !(lo->cancel && atomic_load(lo->cancel))) {
+        if (!lo->cancel) { pthread_cond_wait(&p->cv, &p->mu); continue; }
+        /* a signal handler sets cancel without a broadcast: look again now and then */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000L;
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&p->cv, &p->mu, &until);
+    }
+    int cancelled = !p->done[i] || (lo->cancel && atomic_load(lo->cancel));
+    pthread_mutex_unlock(&p->mu);
+    return cancelled;
+}
+
+/* What one parsed file brings: its warnings, its records (through fn, at
+ * step `step`), its overflow entries and the summary's ranges.  0, or -1
+ * with err set. */
+static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump_file *f, dump_file_fn fn,
+                      void *ctx, int32_t step, struct notes *notes, int32_t *step_max_micro,
+                      struct dump_summary *sum, struct pt_error *err) {
+    int rc = 0;
+    /* a skipped file's own error says it all: its construct.json note
+     * would only hide it */
+    if (f->warning && f->ok && notes_add(notes, f->warning, f->dir) != 0) dataset_warn(ds, "%s: %s", f->dir, f->warning);
+    if (f->long_names)
+        dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
+                     f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
+    if (!f->ok) {
+        dataset_warn(ds, "%s", f->error.msg);
+        dataset_skip(ds, f->path);
+    } else {
+        ds->files_read++;
+        sum->files_ok++;
+        if (!ds->framework && f->framework) ds->framework = strdup(f->framework);
+        if (!ds->level && f->level) ds->level = strdup(f->level);
+        if (!ds->task && f->task) ds->task = strdup(f->task);
+        for (size_t k = 0; k < f->ovf.n; k++)
+            if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
+        if (f->contributes && f->micro_count > *step_max_micro) *step_max_micro = f->micro_count;
+        if (rc == 0) {
+            err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
+            if (fn(ctx, f, step) != 0) {
+                rc = -1;
+                if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
+            }
+        }
+    }
+    if (f->ok) sum->any_rank = 1;   /* every dump.json broken: nothing to write */
+    if (f->rank > sum->max_rank) sum->max_rank = f->rank;
+    if (!o->micro_step) {
+        if (f->step < sum->min_step) sum->min_step = f->step;
+        if (f->step > sum->max_step) sum->max_step = f->step;
+    }
+    return rc;
+}
+
+/* Hands file i's buffers back to the pool as spares, frees the rest and
+ * opens the window for the next parse.  Returns nothing. */
+static void release_file(struct pool *p, size_t i) {
+    struct dump_file *f = &p->res[i];
+    pthread_mutex_lock(&p->mu);
+    if (p->nspares < (int)(sizeof p->spares / sizeof p->spares[0]) && f->rows && f->arena) {
+        p->spares[p->nspares++] = (struct spare){f->rows, f->caprows, f->arena, f->acap};
+        f->rows = NULL;
+        f->arena = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    dump_file_free(f);
+    pthread_mutex_lock(&p->mu);
+    p->merged = i + 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Stops the pool (at once when `stop`, the merge having failed), joins its
+ * nt threads and frees what it holds.  Returns nothing. */
+static void pool_finish(struct pool *p, int stop, pthread_t *tids, int nt) {
+    if (stop) {   /* let the workers see the end and leave */
+        pthread_mutex_lock(&p->mu);
+        p->next = p->n;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    for (int i = 0; i < nt; i++) pthread_join(tids[i], NULL);
+    for (size_t i = 0; i < p->n; i++) dump_file_free(&p->res[i]);
+    for (int i = 0; i < p->nspares; i++) {
+        free(p->spares[i].rows);
+        free(p->spares[i].arena);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->res);
+    free(p->done);
+}
+
+int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
+              struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
+    struct rdlist l = {0};
+    int steps_found = 0;
+    int32_t path_step = 0;   /* the step a step/rank folder or dump.json opened alone has in its path */
+    memset(sum, 0, sizeof *sum);
+    if (collect_rank_dirs(path, &l, ds, &steps_found, &path_step, err) != 0) return -1;
     /* the lone-file case parses that very file, whatever its name */
     int lone = dump_kind(path) == 'F';
     ds->rankdirs = l.v;
@@ -334,21 +503,13 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
                                      : "no rank folder with a dump.json found");
 
     /* positions and step groups in the whole list, before a shard keeps its part */
-    size_t *gidx = malloc(l.n * sizeof *gidx);
-    int32_t *grp = malloc(l.n * sizeof *grp);
-    if (!gidx || !grp) { free(gidx); free(grp); return pt_errorf(err, "out of memory"); }
-    for (size_t i = 0; i < l.n; i++) {
-        gidx[i] = i;
-        grp[i] = i == 0 ? 0 : grp[i - 1] + (l.v[i].step != l.v[i - 1].step);
-    }
+    size_t *gidx;
+    int32_t *grp;
     sum->folders_all = l.n;
-    if (o->shard_n > 0 && shard_filter(&l, gidx, grp, o->shard_k, o->shard_n) != 0) {
-        free(gidx);
-        free(grp);
-        return pt_errorf(err, "out of memory");
-    }
+    int shard_rc = number_and_shard(&l, o, &gidx, &grp, err);
     ds->rankdirs = l.v;
     ds->nrankdirs = l.n;
+    if (shard_rc != 0) return -1;
     if (l.n == 0) {   /* a shard with no rank of its own */
         free(gidx);
         free(grp);
@@ -360,52 +521,22 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     struct pool p = {.rd = l.v, .n = l.n, .opt = o, .cancel = lo->cancel};
     int threads = lo->threads > 0 ? lo->threads : ncores();
     if ((size_t)threads > l.n) threads = (int)l.n;
-    p.window = (size_t)threads * 2;
-    p.res = calloc(l.n, sizeof *p.res);
-    p.done = calloc(l.n, 1);
-    if (!p.res || !p.done) { free(p.res); free(p.done); return pt_errorf(err, "out of memory"); }
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.cv, NULL);
     pthread_t tids[64];
     int nt = 0;
-    if (lone) {
-        p.res[0].step = l.v[0].step;
-        p.res[0].rank = l.v[0].rank;
-        parse_dump_file(l.v[0].dir, path, o, &p.res[0]);
-        p.done[0] = 1;
-        p.next = 1;
-    } else {
-        for (int i = 0; i < threads; i++)
-            if (pthread_create(&tids[nt], NULL, worker, &p) == 0) nt++;
-        if (nt == 0) worker(&p);   /* no threads to be had: do it here */
+    if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
+        free(gidx);
+        free(grp);
+        return -1;
     }
 
-    uint64_t bytes_total = 0, bytes_done = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        struct stat st;
-        char *dj = fs_join(l.v[i].dir, "dump.json");
-        if (dj && stat(lone ? path : dj, &st) == 0) bytes_total += (uint64_t)st.st_size;
-        free(dj);
-    }
+    uint64_t bytes_total = total_bytes(&l, lone, path), bytes_done = 0;
     int rc = 0;
     int32_t start = o->path_numbers ? path_step : 0, cur_group = INT32_MIN, step_max_micro = 0;
     int have_step = 0;
     sum->min_step = INT32_MAX;
     sum->max_step = INT32_MIN;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
-        pthread_mutex_lock(&p.mu);
-        while (!p.done[i] && !(lo->cancel && atomic_load(lo->cancel))) {
-            if (!lo->cancel) { pthread_cond_wait(&p.cv, &p.mu); continue; }
-            /* a signal handler sets cancel without a broadcast: look again now and then */
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 100000000L;
-            if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-            pthread_cond_timedwait(&p.cv, &p.mu, &until);
-        }
-        int cancelled = !p.done[i] || (lo->cancel && atomic_load(lo->cancel));
-        pthread_mutex_unlock(&p.mu);
-        if (cancelled) { rc = pt_errorf(err, "cancelled"); break; }
+        if (wait_file(&p, i, lo)) { rc = pt_errorf(err, "cancelled"); break; }
         struct dump_file *f = &p.res[i];
         f->index = gidx[i];
         f->group = grp[i];
@@ -419,50 +550,9 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         }
         bytes_done += f->bytes;
         ds->bytes_read += f->bytes;
-        /* a skipped file's own error says it all: its construct.json note
-         * would only hide it */
-        if (f->warning && f->ok && notes_add(&notes, f->warning, f->dir) != 0) dataset_warn(ds, "%s: %s", f->dir, f->warning);
-        if (f->long_names)
-            dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
-                         f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
-        if (!f->ok) {
-            dataset_warn(ds, "%s", f->error.msg);
-            dataset_skip(ds, f->path);
-        } else {
-            ds->files_read++;
-            sum->files_ok++;
-            if (!ds->framework && f->framework) ds->framework = strdup(f->framework);
-            if (!ds->level && f->level) ds->level = strdup(f->level);
-            if (!ds->task && f->task) ds->task = strdup(f->task);
-            for (size_t k = 0; k < f->ovf.n; k++)
-                if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
-            if (f->contributes && f->micro_count > step_max_micro) step_max_micro = f->micro_count;
-            if (rc == 0) {
-                err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
-                if (fn(ctx, f, o->micro_step ? start : f->step) != 0) {
-                    rc = -1;
-                    if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
-                }
-            }
-        }
-        if (f->ok) sum->any_rank = 1;   /* every dump.json broken: nothing to write */
-        if (f->rank > sum->max_rank) sum->max_rank = f->rank;
-        if (!o->micro_step) {
-            if (f->step < sum->min_step) sum->min_step = f->step;
-            if (f->step > sum->max_step) sum->max_step = f->step;
-        }
-        pthread_mutex_lock(&p.mu);
-        if (p.nspares < (int)(sizeof p.spares / sizeof p.spares[0]) && f->rows && f->arena) {
-            p.spares[p.nspares++] = (struct spare){f->rows, f->caprows, f->arena, f->acap};
-            f->rows = NULL;
-            f->arena = NULL;
-        }
-        pthread_mutex_unlock(&p.mu);
-        dump_file_free(f);
-        pthread_mutex_lock(&p.mu);
-        p.merged = i + 1;
-        pthread_cond_broadcast(&p.cv);
-        pthread_mutex_unlock(&p.mu);
+        if (merge_file(ds, o, f, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
+            rc = -1;
+        release_file(&p, i);
         if (lo->progress) lo->progress(lo->progress_ctx, i + 1, l.n, bytes_done, bytes_total);
     }
     notes_flush(&notes, ds);
@@ -472,22 +562,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         sum->max_step = start - 1;
     }
     if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
-    if (rc != 0) {   /* let the workers see the end and leave */
-        pthread_mutex_lock(&p.mu);
-        p.next = p.n;
-        pthread_cond_broadcast(&p.cv);
-        pthread_mutex_unlock(&p.mu);
-    }
-    for (int i = 0; i < nt; i++) pthread_join(tids[i], NULL);
-    for (size_t i = 0; i < l.n; i++) dump_file_free(&p.res[i]);
-    for (int i = 0; i < p.nspares; i++) {
-        free(p.spares[i].rows);
-        free(p.spares[i].arena);
-    }
-    pthread_mutex_destroy(&p.mu);
-    pthread_cond_destroy(&p.cv);
-    free(p.res);
-    free(p.done);
+    pool_finish(&p, rc != 0, tids, nt);
     free(gidx);
     free(grp);
     ovf_list_sort(&ds->ovf);

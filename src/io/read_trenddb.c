@@ -95,6 +95,135 @@ struct tmetric {
     int statcol[CUBE_MAX_STATS];   /* trend_data column index per stat */
 };
 
+/* The four tables are there and trend_data's columns are rank, step,
+ * target_id, metric_id, <statistics>; the column names of trend_data and
+ * global_stats into tcols and gcols.  0, or -1 with err set. */
+static int check_schema(sqlite3 *db, const char *file, char tcols[][64], int *ntc_out, char gcols[][64], int *ngc_out,
+                        struct pt_error *err) {
+    static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
+    for (size_t i = 0; i < 4; i++) {
+        int h = has_table(db, need[i]);
+        if (h < 0) {
+            pt_errorf(err, "%s: not a readable SQLite database (%s)", file, sqlite3_errmsg(db));
+            return -1;
+        }
+        if (!h) {
+            pt_errorf(err, "%s: not an msProbe .trend.db: table %s is missing", file, need[i]);
+            return -1;
+        }
+    }
+    int ntc = *ntc_out = table_columns(db, "trend_data", tcols, MAXCOLS);
+    *ngc_out = table_columns(db, "global_stats", gcols, MAXCOLS);
+    if (ntc < 5 || strcmp(tcols[0], "rank") || strcmp(tcols[1], "step") || strcmp(tcols[2], "target_id") ||
+        strcmp(tcols[3], "metric_id")) {
+        pt_errorf(err, "%s: table trend_data: expected columns rank, step, target_id, metric_id, <statistics>", file);
+        return -1;
+    }
+    return 0;
+}
+
+/* The metrics of monitoring_metrics into met (at most 32) and the
+ * builder, each with its statistic columns: those global_stats lists for
+ * it that trend_data has, else every statistic column.  *dumpkind is set
+ * when the metrics are a dump's (forward, backward).  0, or -1 with err
+ * set. */
+static int read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, char tcols[][64], int ntc,
+                        char gcols[][64], int ngc, char gstat[][512], struct tmetric *met, int *nmet, int *dumpkind,
+                        struct pt_error *err) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id", -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table monitoring_metrics: %s", file, sqlite3_errmsg(db));
+        return -1;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW && *nmet < 32) {
+        struct tmetric *m = &met[*nmet];
+        memset(m, 0, sizeof *m);
+        m->id = sqlite3_column_int64(st, 0);
+        const unsigned char *name = sqlite3_column_text(st, 1);
+        snprintf(m->name, sizeof m->name, "%s", name ? (const char *)name : "?");
+        if (!strcmp(m->name, "forward") || !strcmp(m->name, "backward")) *dumpkind = 1;
+        /* statistics: the global_stats column named like the metric, checked
+         * against trend_data's real columns; else every statistic column */
+        const char *list = NULL;
+        for (int c = 0; c < ngc; c++)
+            if (!strcmp(gcols[c], m->name) && gstat[c][0]) list = gstat[c];
+        const char *stats[CUBE_MAX_STATS];
+        char buf[512];
+        if (list) {
+            snprintf(buf, sizeof buf, "%s", list);
+            for (char *tok = strtok(buf, ","); tok && m->nstats < CUBE_MAX_STATS; tok = strtok(NULL, ","))
+                for (int c = 4; c < ntc; c++)
+                    if (!strcmp(tcols[c], tok) && is_identifier(tok)) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
+        }
+        if (!m->nstats)
+            for (int c = 4; c < ntc && m->nstats < CUBE_MAX_STATS; c++) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
+        m->cube = cube_builder_metric(b, m->name, m->nstats, stats);
+        if (m->cube < 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        (*nmet)++;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* trend_data's rows into the builder (+-(1e9 + 1) back to +-Inf); *bad
+ * counts rows naming an unknown target or metric.  0, or -1 with err set. */
+static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, const struct tmetric *met, int nmet,
+                     const int64_t *idmap_db, const uint32_t *idmap_local, size_t nids, size_t *bad_out,
+                     struct pt_error *err) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db));
+        return -1;
+    }
+    size_t row = 0, bad = 0;
+    int rc = -1;
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        int64_t tid = sqlite3_column_int64(st, 2), mid = sqlite3_column_int64(st, 3);
+        const struct tmetric *m = NULL;
+        for (int i = 0; i < nmet; i++)
+            if (met[i].id == mid) m = &met[i];
+        /* binary search: target ids ascend */
+        size_t lo = 0, hi = nids;
+        while (lo < hi) {
+            size_t mi = (lo + hi) / 2;
+            if (idmap_db[mi] < tid) lo = mi + 1; else hi = mi;
+        }
+        if (!m || lo >= nids || idmap_db[lo] != tid) { bad++; continue; }
+        double v[CUBE_MAX_STATS];
+        uint32_t present = 0;
+        for (int s = 0; s < m->nstats; s++) {
+            int c = m->statcol[s];
+            int ty = sqlite3_column_type(st, c);
+            if (ty == SQLITE_NULL) continue;
+            double x = sqlite3_column_double(st, c);
+            /* msProbe stores +-Inf as +-(1e9 + 1): give the infinities back */
+            if (x == 1000000001.0) x = INFINITY;
+            else if (x == -1000000001.0) x = -INFINITY;
+            v[s] = x;
+            present |= 1u << s;
+        }
+        if (cube_builder_add(b, m->cube, idmap_local[lo], sqlite3_column_int(st, 1), sqlite3_column_int(st, 0), v,
+                             present) != 0) {
+            pt_errorf(err, "out of memory");
+            goto done;
+        }
+    }
+    if (src != SQLITE_DONE) {
+        pt_errorf(err, "%s: table trend_data, row %zu: %s", file, row + 1, sqlite3_errmsg(db));
+        goto done;
+    }
+    rc = 0;
+done:
+    *bad_out = bad;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* file: the name messages give; db: open on it (closed here). */
 static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_error *err) {
     sqlite3_stmt *st = NULL;
@@ -108,24 +237,8 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     int nmet = 0;
     char tcols[MAXCOLS][64], gcols[MAXCOLS][64];
 
-    static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
-    for (size_t i = 0; i < 4; i++) {
-        int h = has_table(db, need[i]);
-        if (h < 0) {
-            pt_errorf(err, "%s: not a readable SQLite database (%s)", file, sqlite3_errmsg(db));
-            goto out;
-        }
-        if (!h) {
-            pt_errorf(err, "%s: not an msProbe .trend.db: table %s is missing", file, need[i]);
-            goto out;
-        }
-    }
-    int ntc = table_columns(db, "trend_data", tcols, MAXCOLS), ngc = table_columns(db, "global_stats", gcols, MAXCOLS);
-    if (ntc < 5 || strcmp(tcols[0], "rank") || strcmp(tcols[1], "step") || strcmp(tcols[2], "target_id") ||
-        strcmp(tcols[3], "metric_id")) {
-        pt_errorf(err, "%s: table trend_data: expected columns rank, step, target_id, metric_id, <statistics>", file);
-        goto out;
-    }
+    int ntc, ngc;
+    if (check_schema(db, file, tcols, &ntc, gcols, &ngc, err) != 0) goto out;
     /* ranges and per-metric statistics: the last global_stats row */
     int64_t max_rank = 0, min_step = 0, max_step = 0;
     char gstat[MAXCOLS][512];
@@ -146,39 +259,8 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     st = NULL;
     if (!(nm = names_new()) || !(b = cube_builder_new(nm))) { nm = NULL; pt_errorf(err, "out of memory"); goto out; }
     nm = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id", -1, &st, NULL) != SQLITE_OK) {
-        pt_errorf(err, "%s: table monitoring_metrics: %s", file, sqlite3_errmsg(db));
-        goto out;
-    }
     int dumpkind = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && nmet < 32) {
-        struct tmetric *m = &met[nmet];
-        memset(m, 0, sizeof *m);
-        m->id = sqlite3_column_int64(st, 0);
-        const unsigned char *name = sqlite3_column_text(st, 1);
-        snprintf(m->name, sizeof m->name, "%s", name ? (const char *)name : "?");
-        if (!strcmp(m->name, "forward") || !strcmp(m->name, "backward")) dumpkind = 1;
-        /* statistics: the global_stats column named like the metric, checked
-         * against trend_data's real columns; else every statistic column */
-        const char *list = NULL;
-        for (int c = 0; c < ngc; c++)
-            if (!strcmp(gcols[c], m->name) && gstat[c][0]) list = gstat[c];
-        const char *stats[CUBE_MAX_STATS];
-        char buf[512];
-        if (list) {
-            snprintf(buf, sizeof buf, "%s", list);
-            for (char *tok = strtok(buf, ","); tok && m->nstats < CUBE_MAX_STATS; tok = strtok(NULL, ","))
-                for (int c = 4; c < ntc; c++)
-                    if (!strcmp(tcols[c], tok) && is_identifier(tok)) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
-        }
-        if (!m->nstats)
-            for (int c = 4; c < ntc && m->nstats < CUBE_MAX_STATS; c++) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
-        m->cube = cube_builder_metric(b, m->name, m->nstats, stats);
-        if (m->cube < 0) { pt_errorf(err, "out of memory"); goto out; }
-        nmet++;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
+    if (read_metrics(db, file, b, tcols, ntc, gcols, ngc, gstat, met, &nmet, &dumpkind, err) != 0) goto out;
     /* targets in target_id order, so ascending id is msProbe's order */
     if (sqlite3_prepare_v2(db, "SELECT target_id, target_name, vpp_stage, micro_step FROM monitoring_targets ORDER BY target_id",
                            -1, &st, NULL) != SQLITE_OK) {
@@ -209,48 +291,8 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     for (int64_t r = 0; r <= max_rank && r < 100000; r++) cube_builder_rank(b, (int32_t)r);
     if (max_step - min_step < 1000000)
         for (int64_t s = min_step; s <= max_step; s++) cube_builder_step(b, (int32_t)s, (int32_t)s, -1);
-    if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
-        pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db));
-        goto out;
-    }
-    size_t row = 0, bad = 0;
-    int src;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        row++;
-        int64_t tid = sqlite3_column_int64(st, 2), mid = sqlite3_column_int64(st, 3);
-        struct tmetric *m = NULL;
-        for (int i = 0; i < nmet; i++)
-            if (met[i].id == mid) m = &met[i];
-        /* binary search: target ids ascend */
-        size_t lo = 0, hi = nids;
-        while (lo < hi) {
-            size_t mi = (lo + hi) / 2;
-            if (idmap_db[mi] < tid) lo = mi + 1; else hi = mi;
-        }
-        if (!m || lo >= nids || idmap_db[lo] != tid) { bad++; continue; }
-        double v[CUBE_MAX_STATS];
-        uint32_t present = 0;
-        for (int s = 0; s < m->nstats; s++) {
-            int c = m->statcol[s];
-            int ty = sqlite3_column_type(st, c);
-            if (ty == SQLITE_NULL) continue;
-            double x = sqlite3_column_double(st, c);
-            /* msProbe stores +-Inf as +-(1e9 + 1): give the infinities back */
-            if (x == 1000000001.0) x = INFINITY;
-            else if (x == -1000000001.0) x = -INFINITY;
-            v[s] = x;
-            present |= 1u << s;
-        }
-        if (cube_builder_add(b, m->cube, idmap_local[lo], sqlite3_column_int(st, 1), sqlite3_column_int(st, 0), v,
-                             present) != 0) {
-            pt_errorf(err, "out of memory");
-            goto out;
-        }
-    }
-    if (src != SQLITE_DONE) {
-        pt_errorf(err, "%s: table trend_data, row %zu: %s", file, row + 1, sqlite3_errmsg(db));
-        goto out;
-    }
+    size_t bad = 0;
+    if (read_rows(db, file, b, met, nmet, idmap_db, idmap_local, nids, &bad, err) != 0) goto out;
     if (bad) dataset_warn(ds, "%s: %zu trend_data rows name an unknown target or metric: skipped", file, bad);
     if (cube_builder_finish(b, &ds->cube, err) != 0) goto out;
     /* either kind of database: its metrics say which label rules its names follow */

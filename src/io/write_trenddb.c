@@ -969,6 +969,116 @@ int trenddb_write_monitor_shard(const char *data, const char *outdir, const stru
     return trenddb_write_monitor(data, outdir, &o, ds, res, err);
 }
 
+/* A shard with nothing of msProbe's in it (no CSV file or no supported
+ * statistic): only the fixed tables and the shard's own, so the set is
+ * complete.  Returns tdb_commit's result, or -1 with err set; md stays the
+ * caller's. */
+static int write_empty_monitor_shard(const struct monitor_data *md, const char *outdir, const char *dbname,
+                                     const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                                     struct pt_error *err) {
+    struct tdb t = {0};
+    if (tdb_open(&t, outdir, dbname, 2048, lo, ds, err) != 0 || create_fixed(&t) != 0 ||
+        write_monitor_shard_tables(&t, lo->shard_k, lo->shard_n, lo->micro_step, md, NULL, NULL, NULL, 0, NULL) != 0) {
+        if (t.db || t.tmp) tdb_abort(&t);
+        return -1;
+    }
+    snprintf(res->path, sizeof res->path, "%s", t.final);
+    res->shard_k = lo->shard_k;
+    res->shard_n = lo->shard_n;
+    res->empty = 1;
+    return tdb_commit(&t);
+}
+
+/* Inserts md's targets into t, metric by metric in the fixed order, each
+ * known per metric in mk; for a shard every attempt is also kept in *att
+ * (files named by fkey).  0, or -1 with t's error set. */
+static int monitor_targets(struct tdb *t, const struct monitor_data *md, int micro_step, int shard, const int64_t *fkey,
+                           struct idmap *ids, struct mkeys *mk, struct mon_attempt **att, size_t *natt,
+                           size_t *capatt) {
+    sqlite3_stmt *ins_target = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &ins_target, NULL))
+        return tdb_fail(t, "prepare");
+    for (int m = 0; m < MON_NMETRICS; m++) {
+        if (!(md->metric_has_rows & (1u << m))) continue;
+        struct names *seen = names_new();
+        if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
+        for (size_t i = 0; i < md->nfiles; i++) {
+            const struct mon_file *f = &md->files[i];
+            if (f->metric != m) continue;
+            for (size_t k = 0; k < f->nrows; k++) {
+                const char *nm = md->arena + f->rows[k].name;
+                size_t len = strlen(nm);
+                int32_t call = micro_step ? 0 : f->rows[k].micro;
+                uint32_t before = names_count(seen);
+                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
+                int ins;
+                int64_t key = attempt(ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
+                if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
+                    names_free(seen);
+                    tdb_fail(t, "insert target");
+                    goto out;
+                }
+                if (shard) {
+                    if (util_grow0((void **)att, capatt, *natt + 1, sizeof **att) != 0) {
+                        names_free(seen);
+                        pt_errorf(t->err, "out of memory");
+                        goto out;
+                    }
+                    (*att)[(*natt)++] = (struct mon_attempt){.seq = ids->seq, .file = fkey[i],
+                                                             .target = ids->dbid[key], .metric = m + 1};
+                }
+            }
+        }
+        names_free(seen);
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(ins_target);
+    return rc;
+}
+
+/* Inserts md's rows into trend_data (nc columns, colidx: the statistic of
+ * each), at their steps of st, counting them in *rows.  0, or -1 with t's
+ * error set. */
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+                               const struct idmap *ids, const int *metric_id, const int *colidx, int nc, int micro_step,
+                               size_t *rows) {
+    sqlite3_stmt *ins_row = NULL;
+    char sql[512];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+    snprintf(sql + o, sizeof sql - o, ")");
+    if (sqlite3_prepare_v2(t->db, sql, -1, &ins_row, NULL)) return tdb_fail(t, "prepare");
+    for (size_t i = 0; i < md->nfiles; i++) {
+        const struct mon_file *f = &md->files[i];
+        if (!metric_id[f->metric]) continue;
+        for (size_t k = 0; k < f->nrows; k++) {
+            const struct mon_row *row = &f->rows[k];
+            const char *nm = md->arena + row->name;
+            uint32_t key = names_find(ids->keys, nm, strlen(nm), row->vpp, micro_step ? 0 : row->micro);
+            if (key == NAMES_NONE) continue;
+            sqlite3_bind_int(ins_row, 1, f->rank);
+            sqlite3_bind_int(ins_row, 2, monitor_row_step(st, row));
+            sqlite3_bind_int64(ins_row, 3, ids->dbid[key]);
+            sqlite3_bind_int(ins_row, 4, metric_id[f->metric]);
+            for (int c = 0; c < nc; c++) {
+                double v;
+                int s = colidx[c];
+                if (((row->present >> s) & 1) && normalise(row->v[s], &v)) sqlite3_bind_double(ins_row, 5 + c, v);
+                else sqlite3_bind_null(ins_row, 5 + c);
+            }
+            int src = sqlite3_step(ins_row);
+            sqlite3_reset(ins_row);
+            if (src != SQLITE_DONE) { sqlite3_finalize(ins_row); return tdb_fail(t, "insert trend row"); }
+            (*rows)++;
+        }
+    }
+    sqlite3_finalize(ins_row);
+    return 0;
+}
+
 int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
                                const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
                                struct pt_error *err) {
@@ -982,7 +1092,6 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct tdb t = {0};
     struct idmap ids = {0};
     struct mkeys mk[MON_NMETRICS];
-    sqlite3_stmt *ins_target = NULL, *ins_row = NULL;
     int rc = -1;
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
@@ -992,18 +1101,9 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (shard && (!md.metric_has_files || !md.statmask)) {
         /* nothing of msProbe's to write here, but the set needs this shard:
          * the merge says what the whole run lacks */
-        if (tdb_open(&t, outdir, dbname, 2048, lo, ds, err) != 0 || create_fixed(&t) != 0 ||
-            write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, NULL, NULL, NULL, 0, NULL) != 0) {
-            if (t.db || t.tmp) tdb_abort(&t);
-            monitor_free(&md);
-            return -1;
-        }
-        snprintf(res->path, sizeof res->path, "%s", t.final);
-        res->shard_k = shard_k;
-        res->shard_n = shard_n;
-        res->empty = 1;
+        rc = write_empty_monitor_shard(&md, outdir, dbname, lo, ds, res, err);
         monitor_free(&md);
-        return tdb_commit(&t);
+        return rc;
     }
     if (!md.metric_has_files) {
         monitor_free(&md);
@@ -1027,45 +1127,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
         if (i && md.files[i].rank != md.files[i - 1].rank) first = i;
         fkey[i] = ((int64_t)md.files[i].rank << 20) | (int64_t)(i - first);
     }
-    if (sqlite3_prepare_v2(t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
-                           -1, &ins_target, NULL)) {
-        tdb_fail(&t, "prepare");
-        goto out;
-    }
-    /* targets, metric by metric in the fixed order */
-    for (int m = 0; m < MON_NMETRICS; m++) {
-        if (!(md.metric_has_rows & (1u << m))) continue;
-        struct names *seen = names_new();
-        if (!seen) { pt_errorf(err, "out of memory"); goto out; }
-        for (size_t i = 0; i < md.nfiles; i++) {
-            const struct mon_file *f = &md.files[i];
-            if (f->metric != m) continue;
-            for (size_t k = 0; k < f->nrows; k++) {
-                const char *nm = md.arena + f->rows[k].name;
-                size_t len = strlen(nm);
-                int32_t call = lo->micro_step ? 0 : f->rows[k].micro;
-                uint32_t before = names_count(seen);
-                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
-                int ins;
-                int64_t key = attempt(&ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
-                if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
-                    names_free(seen);
-                    tdb_fail(&t, "insert target");
-                    goto out;
-                }
-                if (shard) {
-                    if (util_grow0((void **)&att, &capatt, natt + 1, sizeof *att) != 0) {
-                        names_free(seen);
-                        pt_errorf(err, "out of memory");
-                        goto out;
-                    }
-                    att[natt++] = (struct mon_attempt){.seq = ids.seq, .file = fkey[i], .target = ids.dbid[key],
-                                                       .metric = m + 1};
-                }
-            }
-        }
-        names_free(seen);
-    }
+    if (monitor_targets(&t, &md, lo->micro_step, shard, fkey, &ids, mk, &att, &natt, &capatt) != 0) goto out;
     if (finish_sequence(&t, &ids) != 0) goto out;
     const char *present[MON_NMETRICS];
     int metric_id[MON_NMETRICS], np = 0;
@@ -1085,38 +1147,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    char sql[512];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
-    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
-    snprintf(sql + o, sizeof sql - o, ")");
-    if (sqlite3_prepare_v2(t.db, sql, -1, &ins_row, NULL)) { tdb_fail(&t, "prepare"); goto out; }
-    for (size_t i = 0; i < md.nfiles; i++) {
-        const struct mon_file *f = &md.files[i];
-        if (!metric_id[f->metric]) continue;
-        for (size_t k = 0; k < f->nrows; k++) {
-            const struct mon_row *row = &f->rows[k];
-            const char *nm = md.arena + row->name;
-            uint32_t key = names_find(ids.keys, nm, strlen(nm), row->vpp, lo->micro_step ? 0 : row->micro);
-            if (key == NAMES_NONE) continue;
-            sqlite3_bind_int(ins_row, 1, f->rank);
-            sqlite3_bind_int(ins_row, 2, monitor_row_step(&st, row));
-            sqlite3_bind_int64(ins_row, 3, ids.dbid[key]);
-            sqlite3_bind_int(ins_row, 4, metric_id[f->metric]);
-            for (int c = 0; c < nc; c++) {
-                double v;
-                int s = colidx[c];
-                if (((row->present >> s) & 1) && normalise(row->v[s], &v)) sqlite3_bind_double(ins_row, 5 + c, v);
-                else sqlite3_bind_null(ins_row, 5 + c);
-            }
-            int src = sqlite3_step(ins_row);
-            sqlite3_reset(ins_row);
-            if (src != SQLITE_DONE) { tdb_fail(&t, "insert trend row"); goto out; }
-            res->rows++;
-        }
-    }
-    sqlite3_finalize(ins_row);
-    sqlite3_finalize(ins_target);
-    ins_row = ins_target = NULL;
+    if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, nc, lo->micro_step, &res->rows) != 0) goto out;
     if (write_rank_summary(&t) != 0) goto out;
     if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, &st, fkey, att, natt, metric_id) != 0)
         goto out;
@@ -1133,8 +1164,6 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (tdb_commit(&t) != 0) goto out;
     rc = 0;
 out:
-    sqlite3_finalize(ins_row);
-    sqlite3_finalize(ins_target);
     if (t.db || t.tmp) tdb_abort(&t);
     names_free(ids.keys);
     free(ids.dbid);
@@ -1570,6 +1599,21 @@ static int merge_rows(struct tdb *t, struct mset *s, int i, sqlite3_stmt *ins_ro
     return rc;
 }
 
+/* Gives every shard's targets their merged ids (sh->gid) from the replay
+ * in ids.  0, or -1 with err set when a target had no attempt. */
+static int map_shard_targets(struct mset *s, const struct idmap *ids, struct pt_error *err) {
+    for (int i = 0; i < s->n; i++) {
+        struct mshard *sh = &s->v[i];
+        for (size_t k = 0; k < sh->nt; k++) {
+            const struct target *tg = names_target(sh->tn, (uint32_t)k);
+            uint32_t gk = names_find(ids->keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
+            if (gk == NAMES_NONE) return shard_bad(err, sh, "a target of no attempt", NULL);
+            sh->gid[k] = ids->dbid[gk];
+        }
+    }
+    return 0;
+}
+
 /* The merged database into t (open, in a transaction). */
 /* summaries 0: for reading only (the reader does not use them) */
 static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
@@ -1642,16 +1686,7 @@ static int merge_into(struct tdb *t, struct mset *s, struct tdb_result *res, int
         for (int q = 0; q < norder; q++) seen |= order[q] == m;
         if (!seen) order[norder++] = m;
     }
-    if (finish_sequence(t, &ids) != 0) goto out;
-    for (int i = 0; i < s->n; i++) {
-        struct mshard *sh = &s->v[i];
-        for (size_t k = 0; k < sh->nt; k++) {
-            const struct target *tg = names_target(sh->tn, (uint32_t)k);
-            uint32_t gk = names_find(ids.keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
-            if (gk == NAMES_NONE) { shard_bad(err, sh, "a target of no attempt", NULL); goto out; }
-            sh->gid[k] = ids.dbid[gk];
-        }
-    }
+    if (finish_sequence(t, &ids) != 0 || map_shard_targets(s, &ids, err) != 0) goto out;
     if (dump_global_stats(t, (int32_t)max_rank, (int32_t)min_step, (int32_t)max_step) != 0) goto out;
     if (s->nfiles) qsort(s->files, s->nfiles, sizeof *s->files, cmp_mfile_lookup);
     res->rows = 0;
@@ -1696,75 +1731,81 @@ static int has_table_rw(sqlite3 *db, const char *name) {
     return found;
 }
 
-/* The monitor run from its shards, as trenddb_write_monitor writes it. */
-static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
-    struct pt_error *err = t->err;
-    struct idmap ids = {0};
-    struct mkeys mk[MON_NMETRICS];
-    int rc = -1;
-    sqlite3_stmt *ins_target = NULL, *ins_row = NULL, *sel = NULL;
-    int32_t *gorig = NULL, *gcount = NULL, *goff = NULL;
-    size_t ng = 0;
-    memset(mk, 0, sizeof mk);
-    for (int i = 0; i < s->n; i++)
-        if (mset_read(s, i, err) != 0) return -1;
-    if (mset_check(s, err) != 0) return -1;
-    uint32_t has_files = 0, has_rows = 0, statmask = 0, mstat[MON_NMETRICS] = {0};
-    int64_t max_rank = 0, min_step = 0, max_step = 0;
+/* What the monitor shards hold together: the metrics with files and with
+ * rows, the statistics (all, and per metric with files), the largest rank
+ * and, without --micro_step, the steps of the shards with rows. */
+struct mon_totals {
+    uint32_t has_files, has_rows, statmask, mstat[MON_NMETRICS];
+    int64_t max_rank, min_step, max_step;
+};
+
+/* Sums up the shards of s into *tot.  Returns nothing. */
+static void mon_totals_of(const struct mset *s, struct mon_totals *tot) {
     int steps_seen = 0;
+    memset(tot, 0, sizeof *tot);
     for (int i = 0; i < s->n; i++) {
-        struct mshard *sh = &s->v[i];
-        has_files |= sh->has_files;
-        has_rows |= sh->has_rows;
+        const struct mshard *sh = &s->v[i];
+        tot->has_files |= sh->has_files;
+        tot->has_rows |= sh->has_rows;
         for (int m = 0; m < MON_NMETRICS; m++) {
-            if (sh->has_files & (1u << m)) mstat[m] |= sh->mstat[m];
-            statmask |= sh->mstat[m];
+            if (sh->has_files & (1u << m)) tot->mstat[m] |= sh->mstat[m];
+            tot->statmask |= sh->mstat[m];
         }
-        if (sh->max_rank > max_rank) max_rank = sh->max_rank;
+        if (sh->max_rank > tot->max_rank) tot->max_rank = sh->max_rank;
         if (!s->micro && sh->has_rows) {
-            if (!steps_seen || sh->min_step < min_step) min_step = sh->min_step;
-            if (!steps_seen || sh->max_step > max_step) max_step = sh->max_step;
+            if (!steps_seen || sh->min_step < tot->min_step) tot->min_step = sh->min_step;
+            if (!steps_seen || sh->max_step > tot->max_step) tot->max_step = sh->max_step;
             steps_seen = 1;
         }
     }
-    if (!has_files)
-        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders of any shard: no database written",
-                         t->final);
-    if (!statmask) return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", t->final);
-    if (s->micro) {   /* the micro steps of every step: the most any shard saw */
-        size_t all = 0;
-        for (int i = 0; i < s->n; i++) all += s->v[i].nsteps;
-        gorig = malloc((all ? all : 1) * sizeof *gorig);
-        gcount = calloc(all ? all : 1, sizeof *gcount);
-        goff = calloc(all ? all : 1, sizeof *goff);
-        if (!gorig || !gcount || !goff) { pt_errorf(err, "out of memory"); goto out; }
-        for (int i = 0; i < s->n; i++)
-            for (size_t j = 0; j < s->v[i].nsteps; j++) gorig[ng++] = s->v[i].sorig[j];
-        if (ng) qsort(gorig, ng, sizeof *gorig, cmp_int32);
-        size_t u = 0;
-        for (size_t j = 0; j < ng; j++)
-            if (!u || gorig[u - 1] != gorig[j]) gorig[u++] = gorig[j];
-        ng = u;
-        for (int i = 0; i < s->n; i++)
-            for (size_t j = 0; j < s->v[i].nsteps; j++) {
-                int32_t *pos = bsearch(&s->v[i].sorig[j], gorig, ng, sizeof *gorig, cmp_int32);
-                if (pos && s->v[i].scount[j] > gcount[pos - gorig]) gcount[pos - gorig] = s->v[i].scount[j];
-            }
-        int64_t off = 0;
-        for (size_t j = 0; j < ng; j++) {
-            goff[j] = (int32_t)off;
-            off += gcount[j];
+}
+
+/* The merged run's micro steps: per original step (orig, ascending) the
+ * most micro steps any shard saw (count) and its first merged step (off). */
+struct mon_gsteps {
+    int32_t *orig, *count, *off;
+    size_t n;
+};
+
+/* Fills *g from the shards' step tables; *total: the merged micro steps.
+ * 0, or -1 with err set (out of memory; g is the caller's to free). */
+static int mon_gsteps_of(const struct mset *s, struct mon_gsteps *g, int64_t *total, struct pt_error *err) {
+    size_t all = 0;
+    for (int i = 0; i < s->n; i++) all += s->v[i].nsteps;
+    g->orig = malloc((all ? all : 1) * sizeof *g->orig);
+    g->count = calloc(all ? all : 1, sizeof *g->count);
+    g->off = calloc(all ? all : 1, sizeof *g->off);
+    if (!g->orig || !g->count || !g->off) return pt_errorf(err, "out of memory");
+    for (int i = 0; i < s->n; i++)
+        for (size_t j = 0; j < s->v[i].nsteps; j++) g->orig[g->n++] = s->v[i].sorig[j];
+    if (g->n) qsort(g->orig, g->n, sizeof *g->orig, cmp_int32);
+    size_t u = 0;
+    for (size_t j = 0; j < g->n; j++)
+        if (!u || g->orig[u - 1] != g->orig[j]) g->orig[u++] = g->orig[j];
+    g->n = u;
+    for (int i = 0; i < s->n; i++)
+        for (size_t j = 0; j < s->v[i].nsteps; j++) {
+            int32_t *pos = bsearch(&s->v[i].sorig[j], g->orig, g->n, sizeof *g->orig, cmp_int32);
+            if (pos && s->v[i].scount[j] > g->count[pos - g->orig]) g->count[pos - g->orig] = s->v[i].scount[j];
         }
-        min_step = 0;
-        max_step = off - 1;
+    int64_t off = 0;
+    for (size_t j = 0; j < g->n; j++) {
+        g->off[j] = (int32_t)off;
+        off += g->count[j];
     }
-    if (!(ids.keys = names_new())) { pt_errorf(err, "out of memory"); goto out; }
-    if (create_fixed(t) != 0) goto out;
+    *total = off;
+    return 0;
+}
+
+/* Replays the monitor shards' attempts, metric by metric then in file
+ * order, into t's monitoring_targets (ids, mk per metric), sets the
+ * AUTOINCREMENT mark and maps the shards' targets.  0, or -1 with t's
+ * error set. */
+static int replay_monitor_attempts(struct tdb *t, struct mset *s, struct idmap *ids, struct mkeys *mk) {
+    sqlite3_stmt *ins_target = NULL;
     if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
-                           -1, &ins_target, NULL)) {
-        tdb_fail(t, "prepare");
-        goto out;
-    }
+                           -1, &ins_target, NULL))
+        return tdb_fail(t, "prepare");
     if (s->natt) qsort(s->att, s->natt, sizeof *s->att, cmp_matt_monitor);
     for (size_t i = 0; i < s->natt; i++) {
         const struct matt *a = &s->att[i];
@@ -1772,35 +1813,128 @@ static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *
         const struct target *tg = names_target(tn, a->lkey);
         const char *name = names_str(tn, a->lkey);
         int m = a->metric - 1, ins;
-        uint32_t gk = names_find(ids.keys, name, tg->len, tg->vpp, tg->call);
+        uint32_t gk = names_find(ids->keys, name, tg->len, tg->vpp, tg->call);
         if (gk != NAMES_NONE && mk_knows(&mk[m], gk)) continue;
-        int64_t k = attempt(&ids, name, tg->len, tg->vpp, tg->call, ins_target, &ins);
-        if (k < 0) { tdb_fail(t, "insert target"); goto out; }
-        if (mk_know(&mk[m], (uint32_t)k) != 0) { pt_errorf(err, "out of memory"); goto out; }
+        int64_t k = attempt(ids, name, tg->len, tg->vpp, tg->call, ins_target, &ins);
+        if (k < 0) { tdb_fail(t, "insert target"); sqlite3_finalize(ins_target); return -1; }
+        if (mk_know(&mk[m], (uint32_t)k) != 0) { sqlite3_finalize(ins_target); return pt_errorf(t->err, "out of memory"); }
     }
-    if (finish_sequence(t, &ids) != 0) goto out;
-    for (int i = 0; i < s->n; i++) {
-        struct mshard *sh = &s->v[i];
-        for (size_t k = 0; k < sh->nt; k++) {
-            const struct target *tg = names_target(sh->tn, (uint32_t)k);
-            uint32_t gk = names_find(ids.keys, names_str(sh->tn, (uint32_t)k), tg->len, tg->vpp, tg->call);
-            if (gk == NAMES_NONE) { shard_bad(err, sh, "a target of no attempt", NULL); goto out; }
-            sh->gid[k] = ids.dbid[gk];
+    sqlite3_finalize(ins_target);
+    if (finish_sequence(t, ids) != 0) return -1;
+    return map_shard_targets(s, ids, t->err);
+}
+
+/* Copies shard i's trend_data into t through ins_row: merged target ids,
+ * metric ids (metric_id), statistic columns (colof, nc of them) and, with
+ * --micro_step, merged steps (g); *rows counts the rows added.  0, or -1
+ * with t's error set. */
+static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite3_stmt *ins_row, const int *metric_id,
+                              const int *colof, int nc, const struct mon_gsteps *g, size_t *rows) {
+    struct pt_error *err = t->err;
+    const struct mshard *sh = &s->v[i];
+    sqlite3_stmt *sel = NULL;
+    int rc = -1;
+    if (!has_table_rw(sh->db, "trend_data")) return 0;   /* a shard of no usable file */
+    char tcols[MON_NSTATS + 8][64];
+    int ntc = 0, map[MON_NSTATS + 8];
+    if (sqlite3_prepare_v2(sh->db, "PRAGMA table_info(trend_data)", -1, &sel, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table trend_data", sh->db);
+    while (sqlite3_step(sel) == SQLITE_ROW && ntc < MON_NSTATS + 8) {
+        const unsigned char *c = sqlite3_column_text(sel, 1);
+        snprintf(tcols[ntc++], sizeof tcols[0], "%s", c ? (const char *)c : "");
+    }
+    sqlite3_finalize(sel);
+    sel = NULL;
+    for (int c = 4; c < ntc; c++) {
+        map[c] = -1;
+        for (int st = 0; st < MON_NSTATS; st++)
+            if (!strcmp(tcols[c], mon_stat_names[st])) map[c] = colof[st];
+        if (map[c] < 0) return shard_bad(err, sh, "an unknown statistic column", NULL);
+    }
+    if (sqlite3_prepare_v2(sh->db, "SELECT * FROM trend_data", -1, &sel, NULL) != SQLITE_OK)
+        return shard_bad(err, sh, "table trend_data", sh->db);
+    int src;
+    while ((src = sqlite3_step(sel)) == SQLITE_ROW) {
+        int32_t lstep = sqlite3_column_int(sel, 1), gstep = lstep;
+        int lm = sqlite3_column_int(sel, 3), m = 0;
+        uint32_t key;
+        while (m < MON_NMETRICS && sh->mid[m] != lm) m++;
+        if (m == MON_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
+            shard_bad(err, sh, "a trend_data row names an unknown target or metric", NULL);
+            goto out;
         }
+        if (s->micro) {
+            size_t lo = 0, hi = sh->nsteps;   /* the last step whose base <= lstep */
+            while (lo < hi) {
+                size_t mi = (lo + hi) / 2;
+                if (sh->sbase[mi] <= lstep) lo = mi + 1; else hi = mi;
+            }
+            int32_t *pos = lo ? bsearch(&sh->sorig[lo - 1], g->orig, g->n, sizeof *g->orig, cmp_int32) : NULL;
+            if (!pos) { shard_bad(err, sh, "a trend_data row of no step", NULL); goto out; }
+            gstep = g->off[pos - g->orig] + (lstep - sh->sbase[lo - 1]);
+        }
+        sqlite3_bind_int(ins_row, 1, sqlite3_column_int(sel, 0));
+        sqlite3_bind_int(ins_row, 2, gstep);
+        sqlite3_bind_int64(ins_row, 3, sh->gid[key]);
+        sqlite3_bind_int(ins_row, 4, metric_id[m]);
+        for (int c = 0; c < nc; c++) sqlite3_bind_null(ins_row, 5 + c);
+        for (int c = 4; c < ntc; c++)
+            if (sqlite3_column_type(sel, c) != SQLITE_NULL)
+                sqlite3_bind_double(ins_row, 5 + map[c], sqlite3_column_double(sel, c));
+        int irc = sqlite3_step(ins_row);
+        sqlite3_reset(ins_row);
+        if (irc != SQLITE_DONE) { tdb_fail(t, "insert trend row"); goto out; }
+        *rows += (size_t)sqlite3_changes(t->db);
     }
+    if (src != SQLITE_DONE) { shard_bad(err, sh, "reading trend_data", sh->db); goto out; }
+    rc = 0;
+out:
+    sqlite3_finalize(sel);
+    return rc;
+}
+
+/* The monitor run from its shards, as trenddb_write_monitor writes it. */
+static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
+    struct pt_error *err = t->err;
+    struct idmap ids = {0};
+    struct mkeys mk[MON_NMETRICS];
+    int rc = -1;
+    sqlite3_stmt *ins_row = NULL;
+    struct mon_gsteps g = {0};
+    struct mon_totals tot;
+    memset(mk, 0, sizeof mk);
+    for (int i = 0; i < s->n; i++)
+        if (mset_read(s, i, err) != 0) return -1;
+    if (mset_check(s, err) != 0) return -1;
+    mon_totals_of(s, &tot);
+    if (!tot.has_files)
+        return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders of any shard: no database written",
+                         t->final);
+    if (!tot.statmask) return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", t->final);
+    if (s->micro) {   /* the micro steps of every step: the most any shard saw */
+        int64_t total = 0;
+        if (mon_gsteps_of(s, &g, &total, err) != 0) goto out;
+        tot.min_step = 0;
+        tot.max_step = total - 1;
+    }
+    if (!(ids.keys = names_new())) { pt_errorf(err, "out of memory"); goto out; }
+    if (create_fixed(t) != 0) goto out;
+    if (replay_monitor_attempts(t, s, &ids, mk) != 0) goto out;
     const char *present[MON_NMETRICS];
     int metric_id[MON_NMETRICS], np = 0;
     for (int m = 0; m < MON_NMETRICS; m++) {
         metric_id[m] = 0;
-        if (has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+        if (tot.has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(t, present, np) != 0) goto out;
-    if (monitor_global_stats(t, (int32_t)min_step, (int32_t)max_step, (int32_t)max_rank, has_files, mstat) != 0) goto out;
+    if (monitor_global_stats(t, (int32_t)tot.min_step, (int32_t)tot.max_step, (int32_t)tot.max_rank, tot.has_files,
+                             tot.mstat) != 0)
+        goto out;
     const char *cols[MON_NSTATS];
     int colof[MON_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
     for (int st = 0; st < MON_NSTATS; st++) {
         colof[st] = -1;
-        if (statmask & (1u << st)) { colof[st] = nc; cols[nc++] = mon_stat_names[st]; }
+        if (tot.statmask & (1u << st)) { colof[st] = nc; cols[nc++] = mon_stat_names[st]; }
     }
     if (create_trend(t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
@@ -1813,83 +1947,21 @@ static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *
         if (sqlite3_prepare_v2(t->db, sql, -1, &ins_row, NULL)) { tdb_fail(t, "prepare"); goto out; }
     }
     res->rows = 0;
-    for (int i = 0; i < s->n; i++) {
-        struct mshard *sh = &s->v[i];
-        if (!has_table_rw(sh->db, "trend_data")) continue;   /* a shard of no usable file */
-        char tcols[MON_NSTATS + 8][64];
-        int ntc = 0, map[MON_NSTATS + 8];
-        if (sqlite3_prepare_v2(sh->db, "PRAGMA table_info(trend_data)", -1, &sel, NULL) != SQLITE_OK) {
-            shard_bad(err, sh, "table trend_data", sh->db);
-            goto out;
-        }
-        while (sqlite3_step(sel) == SQLITE_ROW && ntc < MON_NSTATS + 8) {
-            const unsigned char *c = sqlite3_column_text(sel, 1);
-            snprintf(tcols[ntc++], sizeof tcols[0], "%s", c ? (const char *)c : "");
-        }
-        sqlite3_finalize(sel);
-        sel = NULL;
-        for (int c = 4; c < ntc; c++) {
-            map[c] = -1;
-            for (int st = 0; st < MON_NSTATS; st++)
-                if (!strcmp(tcols[c], mon_stat_names[st])) map[c] = colof[st];
-            if (map[c] < 0) { shard_bad(err, sh, "an unknown statistic column", NULL); goto out; }
-        }
-        if (sqlite3_prepare_v2(sh->db, "SELECT * FROM trend_data", -1, &sel, NULL) != SQLITE_OK) {
-            shard_bad(err, sh, "table trend_data", sh->db);
-            goto out;
-        }
-        int src;
-        while ((src = sqlite3_step(sel)) == SQLITE_ROW) {
-            int32_t lstep = sqlite3_column_int(sel, 1), gstep = lstep;
-            int lm = sqlite3_column_int(sel, 3), m = 0;
-            uint32_t key;
-            while (m < MON_NMETRICS && sh->mid[m] != lm) m++;
-            if (m == MON_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
-                shard_bad(err, sh, "a trend_data row names an unknown target or metric", NULL);
-                goto out;
-            }
-            if (s->micro) {
-                size_t lo = 0, hi = sh->nsteps;   /* the last step whose base <= lstep */
-                while (lo < hi) {
-                    size_t mi = (lo + hi) / 2;
-                    if (sh->sbase[mi] <= lstep) lo = mi + 1; else hi = mi;
-                }
-                int32_t *pos = lo ? bsearch(&sh->sorig[lo - 1], gorig, ng, sizeof *gorig, cmp_int32) : NULL;
-                if (!pos) { shard_bad(err, sh, "a trend_data row of no step", NULL); goto out; }
-                gstep = goff[pos - gorig] + (lstep - sh->sbase[lo - 1]);
-            }
-            sqlite3_bind_int(ins_row, 1, sqlite3_column_int(sel, 0));
-            sqlite3_bind_int(ins_row, 2, gstep);
-            sqlite3_bind_int64(ins_row, 3, sh->gid[key]);
-            sqlite3_bind_int(ins_row, 4, metric_id[m]);
-            for (int c = 0; c < nc; c++) sqlite3_bind_null(ins_row, 5 + c);
-            for (int c = 4; c < ntc; c++)
-                if (sqlite3_column_type(sel, c) != SQLITE_NULL)
-                    sqlite3_bind_double(ins_row, 5 + map[c], sqlite3_column_double(sel, c));
-            int irc = sqlite3_step(ins_row);
-            sqlite3_reset(ins_row);
-            if (irc != SQLITE_DONE) { tdb_fail(t, "insert trend row"); goto out; }
-            res->rows += (size_t)sqlite3_changes(t->db);
-        }
-        if (src != SQLITE_DONE) { shard_bad(err, sh, "reading trend_data", sh->db); goto out; }
-        sqlite3_finalize(sel);
-        sel = NULL;
-    }
+    for (int i = 0; i < s->n; i++)
+        if (merge_monitor_rows(t, s, i, ins_row, metric_id, colof, nc, &g, &res->rows) != 0) goto out;
     if (summaries && write_rank_summary(t) != 0) goto out;
     res->targets = names_count(ids.keys);
-    res->max_rank = (int32_t)max_rank;
-    res->max_step = (int32_t)max_step;
+    res->max_rank = (int32_t)tot.max_rank;
+    res->max_step = (int32_t)tot.max_step;
     rc = 0;
 out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(ins_target);
     sqlite3_finalize(ins_row);
     names_free(ids.keys);
     free(ids.dbid);
     for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
-    free(gorig);
-    free(gcount);
-    free(goff);
+    free(g.orig);
+    free(g.count);
+    free(g.off);
     return rc;
 }
 
