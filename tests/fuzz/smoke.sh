@@ -81,6 +81,7 @@ for t in $TARGETS; do
     bin=$BUILD/tests/fuzz/fuzz_$t
     d=$(dict_of "$t")
     log=$WORK/log/$t.log
+    t0=$SECONDS
     set +e
     # shellcheck disable=SC2086
     nice -n "$NICE" "$bin" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2560 -max_len=16384 \
@@ -88,12 +89,13 @@ for t in $TARGETS; do
         ${FUZZ_FLAGS:-} "$WORK/corpus/$t" >"$log" 2>&1
     rc=$?
     set -e
+    secs=$((SECONDS - t0))   # wall time: less than FUZZ_SECONDS when it stopped at a finding
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     units=$(find "$WORK/corpus/$t" -type f | wc -l)
     if [ $rc = 0 ]; then res=ok; else res="FAILED (exit $rc, log $log)"; failed="$failed $t"; fi
-    printf '%-10s %6s %12s %9s %7s %s\n' "$t" "$SECS" "${execs:-?}" "${rate:-?}" "$units" "$res"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$SECS" "${execs:-0}" "$units" "$res" >>"$WORK/summary.tsv"
+    printf '%-10s %6s %12s %9s %7s %s\n' "$t" "$secs" "${execs:-?}" "${rate:-?}" "$units" "$res"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" "${execs:-0}" "$units" "$res" >>"$WORK/summary.tsv"
 done
 if [ -n "$failed" ]; then
     for t in $failed; do
