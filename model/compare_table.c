@@ -5,7 +5,7 @@
 #include "model/compare.h"
 #include "model/compare_int.h"
 
-#include "model/bigmem.h"
+#include "model/util/bigmem.h"
 #include "model/tensorcmp.h"
 
 #include <ctype.h>

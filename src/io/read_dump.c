@@ -7,7 +7,7 @@
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
-#include "src/io/fsutil.h"
+#include "model/util/fs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
-#include "src/io/fsutil.h"
+#include "model/util/fs.h"
 #include "src/io/json.h"
 #include "src/io/write_trenddb.h"
 

@@ -1,3 +1,0 @@
-/* Moved to model/util/bigmem.h (the utility layer); this header forwards
- * so that code written against the old place still builds. */
-#include "model/util/bigmem.h"
