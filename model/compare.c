@@ -33,55 +33,6 @@ void cmp_cpy(char *buf, size_t size, const char *s) {
     buf[n] = '\0';
 }
 
-/* ---- a private string -> int map ---- */
-
-/* (struct hmap is in model/compare_int.h) */
-
-static uint32_t hstr(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) { h ^= (unsigned char)*s; h *= 16777619u; }
-    return h ? h : 1;
-}
-
-int32_t *cmp_hmap_slot(struct hmap *m, const char *key, int create) {
-    if (create && (m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
-        char **nk = calloc(nc, sizeof *nk);
-        int32_t *nv = calloc(nc, sizeof *nv);
-        uint32_t *nh = calloc(nc, sizeof *nh);
-        if (!nk || !nv || !nh) { free(nk); free(nv); free(nh); return NULL; }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->h[i]) {
-                size_t j = m->h[i] & (nc - 1);
-                while (nh[j]) j = (j + 1) & (nc - 1);
-                nk[j] = m->k[i]; nv[j] = m->v[i]; nh[j] = m->h[i];
-            }
-        free(m->k); free(m->v); free(m->h);
-        m->k = nk; m->v = nv; m->h = nh; m->cap = nc;
-    }
-    if (!m->cap) return NULL;
-    uint32_t h = hstr(key);
-    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->h[i]) {
-            if (!create) return NULL;
-            m->k[i] = m->borrow ? (char *)key : strdup(key);
-            if (!m->k[i]) return NULL;
-            m->h[i] = h;
-            m->v[i] = -1;
-            m->n++;
-            return &m->v[i];
-        }
-        if (m->h[i] == h && !strcmp(m->k[i], key)) return &m->v[i];
-    }
-}
-
-void cmp_hmap_free(struct hmap *m) {
-    if (!m->borrow)
-        for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
-    free(m->k); free(m->v); free(m->h);
-    memset(m, 0, sizeof *m);
-}
-
 /* ---- graph values (probetop-rules(7), STATISTICS METRICS: Graph values) ---- */
 
 void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *diff, struct cval *rel) {

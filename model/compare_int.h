@@ -6,6 +6,7 @@
 #define PT_COMPARE_INT_H
 
 #include "model/compare.h"
+#include "model/util/util.h"
 
 /* ---- values (compare.c) ---- */
 
@@ -18,13 +19,7 @@ static inline const char *tv_str(const struct tree *t, const struct tval *v) {
 /* strlen-bounded copy of s into buf (always terminated when size > 0) */
 void cmp_cpy(char *buf, size_t size, const char *s);
 
-/* A private string -> int map; values start at -1.
- * borrow: keys are the caller's and outlive the map (no copies made). */
-struct hmap { char **k; int32_t *v; uint32_t *h; size_t cap, n; int borrow; };
-int32_t *cmp_hmap_slot(struct hmap *m, const char *key, int create);
-void cmp_hmap_free(struct hmap *m);
-
-/* probetop-rules(7), STATISTICS METRICS: Graph values graph and probetop-rules(7), STATISTICS METRICS: Table values table differences of one statistic */
+/* the graph and table differences of one statistic (probetop-rules(7), STATISTICS METRICS) */
 void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *diff, struct cval *rel);
 void cmp_table_stat(const struct tree *tn, const struct tval *n, const struct tree *tb, const struct tval *b,
                     int bench_na, struct cval *diff, struct cval *rel);

@@ -145,38 +145,38 @@ static void fuzzy_key(const char *id, char *out, size_t size) {
 }
 
 static int fuzzy_children(struct cmp_graph *g, int a, int b) {
-    struct hmap occ = {0}, keys = {0};
+    struct util_smap occ = {0}, keys = {0};
     char k[4200], kk[4300];
     int rc = 0;
     /* Bench API children by key+occurrence */
     for (int c = g->bench->nodes[b].first; c >= 0; c = g->bench->nodes[c].next) {
         if (g->bench->nodes[c].kind != TK_API) continue;
         fuzzy_key(tree_id(g->bench, c), k, sizeof k);
-        int32_t *o = cmp_hmap_slot(&occ, k, 1);
+        int32_t *o = util_smap_slot(&occ, k, 1);
         if (!o) { rc = -1; goto out; }
         *o = *o < 0 ? 1 : *o + 1;
         snprintf(kk, sizeof kk, "%s%d", k, *o);
-        int32_t *s = cmp_hmap_slot(&keys, kk, 1);
+        int32_t *s = util_smap_slot(&keys, kk, 1);
         if (!s) { rc = -1; goto out; }
         if (*s < 0) *s = c;
     }
-    cmp_hmap_free(&occ);
+    util_smap_free(&occ);
     for (int c = g->npu->nodes[a].first; c >= 0; c = g->npu->nodes[c].next) {
         if (g->npu->nodes[c].kind != TK_API) continue;
         fuzzy_key(tree_id(g->npu, c), k, sizeof k);
-        int32_t *o = cmp_hmap_slot(&occ, k, 1);
+        int32_t *o = util_smap_slot(&occ, k, 1);
         if (!o) { rc = -1; goto out; }
         *o = *o < 0 ? 1 : *o + 1;
         snprintf(kk, sizeof kk, "%s%d", k, *o);
-        int32_t *s = cmp_hmap_slot(&keys, kk, 0);
+        int32_t *s = util_smap_slot(&keys, kk, 0);
         if (s && *s >= 0 && g->bmatch[*s] < 0 && g->n[c].bench < 0) {
             link(g, c, *s);
             if (pair_rows(g, c, *s) != 0) { rc = -1; goto out; }
         }
     }
 out:
-    cmp_hmap_free(&occ);
-    cmp_hmap_free(&keys);
+    util_smap_free(&occ);
+    util_smap_free(&keys);
     return rc;
 }
 

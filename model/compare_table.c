@@ -79,7 +79,7 @@ static int split_entry(const char *name, size_t *cut) {
 static int build_side(const struct tree *t, int renumber, struct tside *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->t = t;
-    struct hmap bw = {0};
+    struct util_smap bw = {0};
     char key[8192];
     for (size_t r = 0; r < t->nrecs; r++) {
         const char *name = tree_s(t, t->recs[r].name);
@@ -90,7 +90,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
         if (dir == 2) {
             char opn[4096];
             snprintf(opn, sizeof opn, "%.*s", (int)cut, name);
-            int32_t *c = cmp_hmap_slot(&bw, opn, 1);
+            int32_t *c = util_smap_slot(&bw, opn, 1);
             if (!c) goto oom;
             order = *c < 0 ? 0 : *c;
             *c = order + 1;
@@ -144,10 +144,10 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                 s->n++;
             }
     }
-    cmp_hmap_free(&bw);
+    util_smap_free(&bw);
     return 0;
 oom:
-    cmp_hmap_free(&bw);
+    util_smap_free(&bw);
     tside_free(s);
     memset(s, 0, sizeof *s);
     return pt_errorf(err, "out of memory");
@@ -266,7 +266,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     struct tside a, b;
     if (build_side(npu, !fuzzy, &a, err) != 0) { free(t); return -1; }
     if (build_side(bench, !fuzzy, &b, err) != 0) { tside_free(&a); free(t); return -1; }
-    struct hmap bk = {.borrow = 1};
+    struct util_smap bk = {.borrow = 1};
     int rc = -1;
     /* one row per problem param: sized once rather than doubled */
     if (a.n && !(t->rows = big_realloc(NULL, a.n * sizeof *t->rows))) goto oom;
@@ -281,7 +281,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
          * calls whenever the renumbering changed a call count) */
         for (size_t i = 0; i < b.n; i++) {
             const char *bkey = mapped ? tree_s(bench, bench->params[b.v[i].p].name) : trow_key(&b, &b.v[i]);
-            int32_t *s = cmp_hmap_slot(&bk, bkey, 1);
+            int32_t *s = util_smap_slot(&bk, bkey, 1);
             if (!s) goto oom;
             if (*s < 0) *s = (int32_t)i;
         }
@@ -301,7 +301,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
                     k = mk;
                 } else k = pn;
             }
-            int32_t *s = cmp_hmap_slot(&bk, k, 0);
+            int32_t *s = util_smap_slot(&bk, k, 0);
             int32_t bp = s && *s >= 0 ? b.v[*s].p : -1;
             if (bp >= 0 && !mapped && !dtype_gate(npu, &npu->params[a.v[i].p], bench, &bench->params[bp])) bp = -1;
             if (table_add(t, &a.v[i], bp) != 0) goto oom;
@@ -366,7 +366,7 @@ oom:
     pt_errorf(err, "out of memory");
     cmp_table_free(t);
 done:
-    cmp_hmap_free(&bk);
+    util_smap_free(&bk);
     tside_free(&a);
     tside_free(&b);
     return rc;
