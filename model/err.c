@@ -52,6 +52,11 @@ char *pt_escape(const char *s, size_t len, char *out, size_t n) {
         else if (c < 0x20 || c == 0x7f || u == 0) {
             snprintf(tmp, sizeof tmp, "\\x%02x", c);
             tl = 4; adv = 1;
+        } else if (u == 2 && c == 0xc2 && p[i + 1] < 0xa0) {
+            /* U+0080..U+009F, the C1 controls: U+009B starts an escape
+             * sequence on terminals that take 8-bit controls */
+            snprintf(tmp, sizeof tmp, "\\u%04x", p[i + 1]);
+            tl = 6; adv = 2;
         } else {
             memcpy(tmp, p + i, u); tl = u; adv = u;
         }

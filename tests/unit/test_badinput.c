@@ -131,6 +131,9 @@ static void odd_names(void) {
     const char *n0 = names_str(ds->cube->names, 0), *n1 = names_str(ds->cube->names, 1);
     CHECK_STR(pt_escape(n0, strlen(n0), esc, sizeof esc), "Functional.re\\x1b[31mlu\\n.input.0");
     CHECK_STR(pt_escape(n1, strlen(n1), esc, sizeof esc), "Functional.\\xff\\xfe.output.0");
+    /* C1 controls (U+009B is an 8-bit CSI) are escaped; other UTF-8 stays */
+    CHECK_STR(pt_escape("a\xc2\x9b" "31m\xc2\x85", 8, esc, sizeof esc), "a\\u009b31m\\u0085");
+    CHECK_STR(pt_escape("\xc2\xa0\xc3\xa9", 4, esc, sizeof esc), "\xc2\xa0\xc3\xa9");
     dataset_free(ds);
 }
 
