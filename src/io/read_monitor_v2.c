@@ -1,0 +1,399 @@
+/* read_monitor_v2: msProbe monitor_v2 CSV trees (probetop-formats(5),
+ * MONITOR V2 CSV TREES): `rank_<R>/<slug>[_step<a>-<b>].csv`, one metric
+ * per slug and scope (`module/forward`), the step axis of the v1 monitor
+ * reader (monitor_steps), its label rules.  Files are appended to while
+ * training runs: a last row without its line end is not read yet. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/util/fs.h"
+#include "model/util/util.h"
+#include "src/io/dataset.h"
+#include "src/io/formats.h"
+#include "src/io/json.h"
+#include "src/io/read_monitor.h"
+
+#define V2_MAX_METRICS 32   /* metric_has_rows is a 32-bit mask */
+#define V2_MAX_FIELDS 64
+#define V2_MAX_BYTES ((size_t)4 << 30)
+
+static const char *const v2_slugs[] = {"module", "weight_grad", "optimizer", "param", "cc"};
+#define V2_NSLUGS (sizeof v2_slugs / sizeof *v2_slugs)
+
+/* The metrics met so far ("slug/scope"), mon_file.metric indexes them. */
+struct v2_metrics {
+    char name[V2_MAX_METRICS][128];
+    int n;
+};
+
+/* `rank_<digits>`: 1 with the rank. */
+static int match_rankdir(const char *name, long *rank) {
+    if (strncmp(name, "rank_", 5) || !isdigit((unsigned char)name[5])) return 0;
+    char *e;
+    errno = 0;
+    long r = strtol(name + 5, &e, 10);
+    if (*e || errno || r > INT32_MAX) return 0;
+    *rank = r;
+    return 1;
+}
+
+/* `<slug>.csv` or `<slug>_step<a>-<b>.csv`: the slug's index, or -1. */
+static int match_csv(const char *name) {
+    for (size_t s = 0; s < V2_NSLUGS; s++) {
+        size_t l = strlen(v2_slugs[s]);
+        if (strncmp(name, v2_slugs[s], l)) continue;
+        const char *p = name + l;
+        if (!strcmp(p, ".csv")) return (int)s;
+        if (strncmp(p, "_step", 5)) continue;   /* "param" must not take "param_x" */
+        p += 5;
+        if (!isdigit((unsigned char)*p)) continue;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p++ != '-' || !isdigit((unsigned char)*p)) continue;
+        while (isdigit((unsigned char)*p)) p++;
+        if (!strcmp(p, ".csv")) return (int)s;
+    }
+    return -1;
+}
+
+static int detect_monitor_v2(const char *path, const struct stat *st) {
+    if (!S_ISDIR(st->st_mode)) return 0;
+    size_t n;
+    char **names = fs_list_dir(path, 0, &n);
+    int found = 0;
+    for (size_t i = 0; names && i < n && !found; i++) {
+        long r;
+        if (!match_rankdir(names[i], &r)) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        size_t nf;
+        char **files = fs_list_dir(p, 0, &nf);
+        for (size_t k = 0; files && k < nf && !found; k++) found = match_csv(files[k]) >= 0;
+        if (files) fs_free_list(files, nf);
+    }
+    if (names) fs_free_list(names, n);
+    return found ? 100 : 0;
+}
+
+/* Splits line (NUL-terminated, no line end; the writer never quotes) at
+ * commas in place.  Returns the number of fields. */
+static int split(char *line, char **f, int max) {
+    int n = 0;
+    for (char *p = line;;) {
+        if (n < max) f[n] = p;
+        n++;
+        char *c = strchr(p, ',');
+        if (!c) break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+static int int_field(const char *s, int32_t *out) {
+    char *e;
+    errno = 0;
+    double d = strtod(s, &e);   /* "2" and "2.0" alike */
+    if (e == s || *e || errno || !isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return 0;
+    *out = (int32_t)d;
+    return 1;
+}
+
+/* Python's float text: digits, "nan", "inf", "-inf" (strtod reads them all). */
+static int float_field(const char *s, double *out) {
+    char *e;
+    if (!*s) return 0;
+    *out = strtod(s, &e);
+    return *e == '\0';
+}
+
+/* The metric "slug/scope", added when new: its index, or -1 when full. */
+static int metric_of(struct v2_metrics *mt, int slug, const char *scope) {
+    char name[128];
+    snprintf(name, sizeof name, "%s/%s", v2_slugs[slug], scope);
+    for (int i = 0; i < mt->n; i++)
+        if (!strcmp(mt->name[i], name)) return i;
+    if (mt->n == V2_MAX_METRICS) return -1;
+    memcpy(mt->name[mt->n], name, sizeof name);
+    return mt->n++;
+}
+
+/* The mon_file of this CSV (from md->files[first]) for metric m: found or added. */
+static struct mon_file *file_for(struct monitor_data *md, size_t first, const char *path, int m, int32_t rank,
+                                 uint32_t statmask) {
+    for (size_t i = first; i < md->nfiles; i++)
+        if (md->files[i].metric == m) return &md->files[i];
+    struct mon_file *nf = realloc(md->files, (md->nfiles + 1) * sizeof *nf);
+    if (!nf) return NULL;
+    md->files = nf;
+    struct mon_file *f = &md->files[md->nfiles];
+    memset(f, 0, sizeof *f);
+    if (!(f->path = strdup(path))) return NULL;
+    md->nfiles++;
+    f->metric = m;
+    f->rank = rank;
+    f->statmask = statmask;
+    md->statmask |= statmask;
+    md->metric_has_files |= 1u << m;
+    return f;
+}
+
+struct v2_cols {
+    int vpp, step, name, scope, micro, stat[MON_NSTATS];
+    uint32_t statmask;
+};
+
+/* The header line: 0, or -1 with a note naming what is missing. */
+static int read_header(char *line, struct v2_cols *c, const char *path, struct dataset *ds) {
+    char *f[V2_MAX_FIELDS];
+    int n = split(line, f, V2_MAX_FIELDS);
+    c->vpp = c->step = c->name = c->scope = c->micro = -1;
+    c->statmask = 0;
+    for (int s = 0; s < MON_NSTATS; s++) c->stat[s] = -1;
+    for (int i = 0; i < n && i < V2_MAX_FIELDS; i++) {
+        if (!strcmp(f[i], "vpp_stage")) c->vpp = i;
+        else if (!strcmp(f[i], "step")) c->step = i;
+        else if (!strcmp(f[i], "module_name")) c->name = i;
+        else if (!strcmp(f[i], "scope")) c->scope = i;
+        else if (!strcmp(f[i], "micro_step")) c->micro = i;
+        else
+            for (int s = 0; s < MON_NSTATS; s++)
+                if (!strcmp(f[i], mon_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
+    }
+    const char *miss = c->vpp < 0 ? "vpp_stage" : c->step < 0 ? "step" : c->name < 0 ? "module_name"
+                     : c->scope < 0 ? "scope" : NULL;
+    if (miss) {
+        dataset_warn(ds, "%s: line 1: header lacks the %s column (expected vpp_stage,step,module_name,scope,...)",
+                     path, miss);
+        return -1;
+    }
+    return 0;
+}
+
+/* A file without a micro_step column writes one set of rows per
+ * micro-batch in call order: the k-th row of a name, scope, vpp and step
+ * is micro step k.  seen counts them (per file).  -1 out of memory. */
+static int call_order_micro(struct util_smap *seen, char *const *f, const struct v2_cols *c, int32_t *micro) {
+    char key[8192];
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s", f[c->scope], f[c->vpp], f[c->step], f[c->name]);
+    int32_t *v = util_smap_slot(seen, key, 1);
+    if (!v) return -1;
+    *micro = ++*v;
+    return 0;
+}
+
+/* One data row into md.  1 read, 0 a bad row, -1 out of memory. */
+static int read_row(char *line, const struct v2_cols *c, int slug, const char *path, int32_t rank, size_t first,
+                    struct v2_metrics *mt, struct util_smap *seen, struct monitor_data *md) {
+    char *f[V2_MAX_FIELDS];
+    int n = split(line, f, V2_MAX_FIELDS);
+    int need = c->vpp > c->step ? c->vpp : c->step;
+    if (c->name > need) need = c->name;
+    if (c->scope > need) need = c->scope;
+    if (c->micro > need) need = c->micro;
+    if (n <= need || n > V2_MAX_FIELDS || !*f[c->name] || !*f[c->scope]) return 0;
+    int32_t vpp, step, micro = 0;
+    if (!int_field(f[c->vpp], &vpp) || !int_field(f[c->step], &step) || (c->micro >= 0 && !int_field(f[c->micro], &micro)))
+        return 0;
+    int m = metric_of(mt, slug, f[c->scope]);
+    if (m < 0) return 0;
+    if (c->micro < 0 && call_order_micro(seen, f, c, &micro) != 0) return -1;
+    struct mon_file *mf = file_for(md, first, path, m, rank, c->statmask);
+    if (!mf) return -1;
+    if (mf->nrows == mf->cap) {
+        size_t cap = mf->cap ? mf->cap * 2 : 256;
+        struct mon_row *r = realloc(mf->rows, cap * sizeof *r);
+        if (!r) return -1;
+        mf->rows = r;
+        mf->cap = cap;
+    }
+    struct mon_row *r = &mf->rows[mf->nrows];
+    memset(r, 0, sizeof *r);
+    if (util_strpool_put(&md->arena, &md->alen, &md->acap, f[c->name], strlen(f[c->name]), &r->name) != 0) return -1;
+    r->vpp = vpp;
+    r->step = step;
+    r->micro = micro;
+    for (int s = 0; s < MON_NSTATS; s++)
+        if (c->stat[s] >= 0 && c->stat[s] < n && float_field(f[c->stat[s]], &r->v[s])) r->present |= 1u << s;
+    mf->nrows++;
+    md->metric_has_rows |= 1u << m;
+    return 1;
+}
+
+/* One CSV into md.  Bad rows and files are notes; -1 only without memory. */
+static int read_csv(const char *path, int slug, int32_t rank, struct v2_metrics *mt, struct dataset *ds,
+                    struct monitor_data *md) {
+    char *buf;
+    size_t len;
+    struct pt_error e;
+    if (json_read_file(path, V2_MAX_BYTES, &buf, &len, &e) != 0) {
+        dataset_warn(ds, "%s", e.msg);
+        return dataset_skip(ds, path) < 0 ? -1 : 0;
+    }
+    char *p = buf, *end = buf + len;
+    char *nl = memchr(p, '\n', len);
+    struct v2_cols c;
+    if (!nl) {   /* no whole header yet: a file just created */
+        free(buf);
+        return 0;
+    }
+    *nl = '\0';
+    if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
+    if (read_header(p, &c, path, ds) != 0) {
+        free(buf);
+        return dataset_skip(ds, path) < 0 ? -1 : 0;
+    }
+    size_t first = md->nfiles, line = 1, bad = 0, first_bad = 0;
+    struct util_smap seen = {0};
+    int rc = 0;
+    for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
+        line++;
+        if (!(nl = memchr(p, '\n', (size_t)(end - p)))) break;   /* being written: read at the next change */
+        *nl = '\0';
+        if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
+        if (!*p) continue;
+        rc = read_row(p, &c, slug, path, rank, first, mt, &seen, md);
+        if (rc == 0 && !bad++) first_bad = line;
+    }
+    if (bad)
+        dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step, a module_name "
+                     "and a scope skipped", path, first_bad, bad, bad > 1 ? "s" : "");
+    util_smap_free(&seen);
+    free(buf);
+    return rc < 0 ? -1 : 0;
+}
+
+struct v2_rank {
+    long rank;
+    char *dir;
+};
+
+static int cmp_rank(const void *a, const void *b) {
+    long x = ((const struct v2_rank *)a)->rank, y = ((const struct v2_rank *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+/* Every rank_<R> folder's CSVs, ranks ascending, files by name. */
+static int read_tree(const char *path, const struct load_opts *o, struct v2_metrics *mt, struct dataset *ds,
+                     struct monitor_data *md, struct pt_error *err) {
+    size_t n, nr = 0;
+    char **names = fs_list_dir(path, 0, &n);
+    if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
+    struct v2_rank *rd = calloc(n ? n : 1, sizeof *rd);
+    int rc = rd ? 0 : pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        long r;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        if (!match_rankdir(names[i], &r) || !fs_is_dir(p)) continue;
+        rd[nr].rank = r;
+        if (!(rd[nr++].dir = strdup(p))) rc = pt_errorf(err, "out of memory");
+    }
+    fs_free_list(names, n);
+    if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor_v2 rank folder (rank_<R>) here", path);
+    if (rc == 0) qsort(rd, nr, sizeof *rd, cmp_rank);
+    for (size_t i = 0; i < nr && rc == 0; i++) {
+        if ((int32_t)rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
+        size_t nfs;
+        char **files = fs_list_dir(rd[i].dir, 0, &nfs);
+        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+            if (o->cancel && *o->cancel) { rc = pt_errorf(err, "cancelled"); break; }
+            int slug = match_csv(files[k]);
+            if (slug < 0) continue;
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
+            if (read_csv(p, slug, (int32_t)rd[i].rank, mt, ds, md) != 0) rc = pt_errorf(err, "out of memory reading %s", p);
+            else ds->files_read++;
+        }
+        if (files) fs_free_list(files, nfs);
+    }
+    md->nranks = (int)nr;
+    md->folders_all = nr;
+    for (size_t i = 0; i < nr; i++) free(rd[i].dir);
+    free(rd);
+    return rc;
+}
+
+/* md's rows into a cube builder: one metric per slug/scope, its ops in
+ * the fixed column order. */
+static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt, const struct mon_steps *st,
+                     int micro_axis, struct names *nm, struct cube_builder *b, struct pt_error *err) {
+    int cmetric[V2_MAX_METRICS], stat_idx[V2_MAX_METRICS][MON_NSTATS];
+    for (int m = 0; m < mt->n; m++) {
+        cmetric[m] = -1;
+        if (!(md->metric_has_rows & (1u << m))) continue;
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            if (md->files[i].metric == m) mask |= md->files[i].statmask;
+        const char *stats[MON_NSTATS];
+        int ns = 0;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            stat_idx[m][s] = mask & (1u << s) ? ns : -1;
+            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+        }
+        if ((cmetric[m] = cube_builder_metric(b, mt->name[m], ns, stats)) < 0) return pt_errorf(err, "out of memory");
+    }
+    if (micro_axis)
+        for (size_t j = 0; j < st->n; j++)
+            for (int32_t k = 0; k < st->count[j]; k++)
+                if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < md->nfiles; i++) {
+        const struct mon_file *f = &md->files[i];
+        int cm = cmetric[f->metric];
+        if (cm < 0) continue;
+        for (size_t r = 0; r < f->nrows; r++) {
+            const struct mon_row *row = &f->rows[r];
+            const char *name = md->arena + row->name;
+            uint32_t t = names_intern(nm, name, strlen(name), row->vpp, micro_axis ? 0 : row->micro);
+            double v[MON_NSTATS];
+            uint32_t present = 0;
+            for (int s = 0; s < MON_NSTATS; s++) {
+                int k = stat_idx[f->metric][s];
+                if ((row->present & (1u << s)) && k >= 0) { v[k] = row->v[s]; present |= 1u << k; }
+            }
+            if (t == NAMES_NONE || cube_builder_add(b, cm, t, monitor_row_step(st, row), f->rank, v, present) != 0)
+                return pt_errorf(err, "out of memory");
+        }
+    }
+    return 0;
+}
+
+static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    struct monitor_data md;
+    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    struct mon_steps st;
+    memset(&md, 0, sizeof md);
+    if (!mt) return pt_errorf(err, "out of memory");
+    int rc = read_tree(path, o, mt, ds, &md, err);
+    if (rc == 0 && !md.metric_has_rows)
+        rc = pt_errorf(err, "%s: no usable row in any rank_<R>/<slug>_step<a>-<b>.csv file%s%s%s", path,
+                       ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "",
+                       ds->nwarnings ? ")" : "");
+    if (rc == 0 && monitor_steps(&md, o->micro_step, &st, err) == 0) {
+        struct names *nm = names_new();
+        struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
+        if (!b) rc = pt_errorf(err, "out of memory");
+        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, nm, b, err);
+        if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+        if (b) cube_builder_free(b);
+        monitor_steps_free(&st);
+    } else if (rc == 0) {
+        rc = -1;
+    }
+    monitor_free(&md);
+    free(mt);
+    return rc;
+}
+
+const struct ds_format_ops ds_format_monitor_v2 = {
+    .name = "monitor_v2",
+    .what = "monitor_v2 folder (rank_<R>/ with <slug>_step<a>-<b>.csv files)",
+    .detect = detect_monitor_v2,
+    .load = load_monitor_v2,
+    .write_trenddb = NULL,   /* data2db of v2 trees: not yet */
+    .labels = LABELS_MONITOR,
+};
