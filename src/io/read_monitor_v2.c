@@ -368,6 +368,9 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
     struct mon_steps st;
     memset(&md, 0, sizeof md);
     if (!mt) return pt_errorf(err, "out of memory");
+    if (o->mapping || o->layout)   /* said, not silently dropped */
+        dataset_warn(ds, "%s: %s is not applied to monitor_v2 trees yet (names kept as written)", path,
+                     o->mapping ? "--mapping" : "--parallel");
     int rc = read_tree(path, o, mt, ds, &md, err);
     if (rc == 0 && !md.metric_has_rows)
         rc = pt_errorf(err, "%s: no usable row in any rank_<R>/<slug>_step<a>-<b>.csv file%s%s%s", path,
@@ -391,7 +394,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
 
 const struct ds_format_ops ds_format_monitor_v2 = {
     .name = "monitor_v2",
-    .what = "monitor_v2 folder (rank_<R>/ with <slug>_step<a>-<b>.csv files)",
+    .what = "monitor_v2 folder (rank_<R>/ with CSV files)",
     .detect = detect_monitor_v2,
     .load = load_monitor_v2,
     .write_trenddb = NULL,   /* data2db of v2 trees: not yet */

@@ -38,10 +38,11 @@ static void rows(void) {
 
 static void messages(void) {
     char buf[512];
-    CHECK_STR(ds_format_names(buf, sizeof buf, 0), "dump, monitor or trenddb");
+    CHECK_STR(ds_format_names(buf, sizeof buf, 0), "dump, monitor, monitor_v2 or trenddb");
     CHECK_STR(ds_format_names(buf, sizeof buf, 1), "dump or monitor");
     CHECK_STR(ds_format_whats(buf, sizeof buf, 0, 1),
-              "a dump (step*/rank*/dump.json), a monitor folder (*-rank*-*/ with CSV files) or a .trend.db");
+              "a dump (step*/rank*/dump.json), a monitor folder (*-rank*-*/ with CSV files), "
+              "a monitor_v2 folder (rank_<R>/ with CSV files) or a .trend.db");
     CHECK_STR(ds_format_whats(buf, sizeof buf, 1, 0),
               "dump (step*/rank*/dump.json) or monitor folder (*-rank*-*/ with CSV files)");
     char small[10];   /* cut short, still a string */
