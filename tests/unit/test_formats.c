@@ -36,15 +36,44 @@ static void rows(void) {
     CHECK(ds_format_find("dump")->tree && !ds_format_find("monitor")->tree && !ds_format_find("trenddb")->tree);
 }
 
+/* "a, b or c" of the rows' names (writers only: data2db's list), built
+ * here from the table, so that a new row needs no edit of this test. */
+static void join_names(char *out, size_t size, int writers_only) {
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < ds_nformats; i++) n += !writers_only || ds_formats[i]->write_trenddb;
+    out[0] = '\0';
+    for (size_t i = 0; i < ds_nformats; i++) {
+        if (writers_only && !ds_formats[i]->write_trenddb) continue;
+        size_t l = strlen(out);
+        snprintf(out + l, size - l, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", ds_formats[i]->name);
+        k++;
+    }
+}
+
 static void messages(void) {
-    char buf[512];
-    CHECK_STR(ds_format_names(buf, sizeof buf, 0), "dump, monitor, monitor_v2 or trenddb");
-    CHECK_STR(ds_format_names(buf, sizeof buf, 1), "dump or monitor");
-    CHECK_STR(ds_format_whats(buf, sizeof buf, 0, 1),
-              "a dump (step*/rank*/dump.json), a monitor folder (*-rank*-*/ with CSV files), "
-              "a monitor_v2 folder (rank_<R>/ with CSV files) or a .trend.db");
-    CHECK_STR(ds_format_whats(buf, sizeof buf, 1, 0),
-              "dump (step*/rank*/dump.json) or monitor folder (*-rank*-*/ with CSV files)");
+    char buf[512], want[512];
+    join_names(want, sizeof want, 0);
+    CHECK_STR(ds_format_names(buf, sizeof buf, 0), want);
+    join_names(want, sizeof want, 1);
+    CHECK_STR(ds_format_names(buf, sizeof buf, 1), want);
+    /* every row's description, in table order */
+    ds_format_whats(buf, sizeof buf, 0, 1);
+    const char *at = buf;
+    for (size_t i = 0; i < ds_nformats; i++) {
+        const char *w = strstr(at, ds_formats[i]->what);
+        CHECK(w != NULL);
+        if (w) at = w + strlen(ds_formats[i]->what);
+    }
+    CHECK(strstr(buf, " or ") != NULL);
+    /* the formats scripts know by name say what they are as before */
+    CHECK_CONTAINS(buf, "a dump (step*/rank*/dump.json)");
+    CHECK_CONTAINS(buf, "a monitor folder (*-rank*-*/ with CSV files)");
+    CHECK_CONTAINS(buf, "a .trend.db");
+    /* data2db's list: the rows with a writer, no article */
+    ds_format_whats(buf, sizeof buf, 1, 0);
+    for (size_t i = 0; i < ds_nformats; i++)
+        CHECK((strstr(buf, ds_formats[i]->what) != NULL) == (ds_formats[i]->write_trenddb != NULL));
+    CHECK(!strncmp(buf, "dump (step*/rank*/dump.json)", 28));
     char small[10];   /* cut short, still a string */
     ds_format_names(small, sizeof small, 0);
     CHECK_STR(small, "dump, mon");
