@@ -337,7 +337,8 @@ static void print_first_origin(const struct cscan_pair *pairs, size_t n, const s
     int which;
     long head = cmp_origin_first(pairs, n, sum, fuzzy, &o, &which, &err);
     if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
-    if (head < 0 || head == crun_first(sum, n, &which)) print_first(sum, n, 1);
+    /* head is crun_first()'s own pair when no other rank holds the origin */
+    if (head < 0) print_first(sum, n, 1);
     else print_first(&sum[head], 1, 1);
     if (!err.msg[0]) ovf_origin_print_text(stdout, &o);
     ovf_origin_report_free(&o);

@@ -2,6 +2,7 @@
  * real fixture's values, labels, micro steps and NaNs; a generated tree
  * with a planted NaN; a tree being written (cut last row, CRLF) and a bad
  * header. */
+#include "pt_cube.h"
 #include "pt_test.h"
 
 #include "src/io/dataset.h"
@@ -13,17 +14,6 @@ static struct dataset *load(const char *path, int micro, struct pt_error *err) {
     lo.micro_step = micro;
     if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
     return ds;
-}
-
-static float value(const struct dataset *ds, const char *metric, const char *stat, const char *target, int call,
-                   int step, int rank) {
-    const struct cube *c = ds->cube;
-    int m = cube_metric_find(c, metric), s = cube_stat_find(c, m, stat);
-    uint32_t t = names_find(c->names, target, strlen(target), 0, call);
-    uint32_t lt = cube_local_target(c, m, t);
-    int si = cube_step_find(c, step), ri = cube_rank_find(c, rank);
-    if (m < 0 || s < 0 || lt == UINT32_MAX || si < 0 || ri < 0) return -12345;
-    return cube_get(c, m, s, lt, si, ri);
 }
 
 static size_t nonfinite(const struct cube *c, int step, int rank) {
@@ -53,10 +43,10 @@ static void fixture_micro(void) {
     CHECK_INT(c->nranks, 2);
     CHECK_INT(c->nsteps, 9);   /* 3 steps x micro steps 0..2 (weight_grad's micro_step 2) */
     /* rank_1/module_step1-1.csv line 3: step 1, micro step 0 = axis value 3 */
-    CHECK_NEAR(value(ds, "module/forward", "norm", EMB, 0, 3, 1), 75.6707342469008, 1e-4);
-    CHECK_NEAR(value(ds, "module/forward", "max", EMB, 0, 3, 1), 0.2265625, 1e-7);
+    CHECK_NEAR(pt_cube_value(ds, "module/forward", "norm", EMB, 0, 3, 1), 75.6707342469008, 1e-4);
+    CHECK_NEAR(pt_cube_value(ds, "module/forward", "max", EMB, 0, 3, 1), 0.2265625, 1e-7);
     /* rank_1/weight_grad_step0-0.csv line 2: step 0, micro_step 2 */
-    CHECK_NEAR(value(ds, "weight_grad/unreduced", "norm", EMBW, 0, 2, 1), 0.2889502402716803, 1e-7);
+    CHECK_NEAR(pt_cube_value(ds, "weight_grad/unreduced", "norm", EMBW, 0, 2, 1), 0.2889502402716803, 1e-7);
     CHECK(names_label_find(c->names, "layers.1", LABEL_LAYER) != NAMES_NONE);
     CHECK_INT(ds->nwarnings, 0);
     dataset_free(ds);
@@ -71,13 +61,13 @@ static void fixture_steps(void) {
     if (!ds) return;
     const struct cube *c = ds->cube;
     CHECK_INT(c->nsteps, 3);
-    CHECK_NEAR(value(ds, "module/forward", "norm", EMB, 0, 1, 1), 75.6707342469008, 1e-4);
+    CHECK_NEAR(pt_cube_value(ds, "module/forward", "norm", EMB, 0, 1, 1), 75.6707342469008, 1e-4);
     /* the module rows of the second micro-batch (call order) are call 1 */
     CHECK(names_find(c->names, EMB, strlen(EMB), 0, 1) != NAMES_NONE);
     /* the planted NaN: 196 rows, 784 cells (4 of min,max,mean,norm each) at step 2 rank 1, none elsewhere */
     CHECK_INT(nonfinite(c, cube_step_find(c, 2), cube_rank_find(c, 1)), 784);
     CHECK_INT(nonfinite(c, -1, -1), 784);
-    CHECK(isnan(value(ds, "module/forward", "norm", "module.module.decoder.layers.1.mlp.linear_fc1.output.0", 0, 2, 1)));
+    CHECK(isnan(pt_cube_value(ds, "module/forward", "norm", "module.module.decoder.layers.1.mlp.linear_fc1.output.0", 0, 2, 1)));
     dataset_free(ds);
 }
 
@@ -125,10 +115,10 @@ static void hostile(void) {
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    float v = value(ds, "module/forward", "max", "m.layers.0.output.0", 0, 4, 3);
+    float v = pt_cube_value(ds, "module/forward", "max", "m.layers.0.output.0", 0, 4, 3);
     CHECK(isinf(v) && v > 0);
-    CHECK(isnan(value(ds, "module/forward", "mean", "m.layers.0.output.0", 0, 4, 3)));
-    CHECK_NEAR(value(ds, "module/forward", "norm", "m.layers.0.output.0", 1, 4, 3), 3.5, 0);
+    CHECK(isnan(pt_cube_value(ds, "module/forward", "mean", "m.layers.0.output.0", 0, 4, 3)));
+    CHECK_NEAR(pt_cube_value(ds, "module/forward", "norm", "m.layers.0.output.0", 1, 4, 3), 3.5, 0);
     CHECK(names_find(c->names, "m.layers.1.output.0", 19, 0, 0) == NAMES_NONE);   /* the cut row */
     CHECK_INT(ds->nwarnings, 1);   /* the bad step only; the cut row is silent */
     if (ds->nwarnings) {

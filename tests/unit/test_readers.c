@@ -1,5 +1,6 @@
 /* Readers on the real msProbe fixtures: dump (all layouts we can build from
  * them), construct.json and stack.json forms, monitor CSV, .trend.db. */
+#include "pt_cube.h"
 #include "pt_test.h"
 
 #include "src/io/dataset.h"
@@ -15,17 +16,6 @@ static struct dataset *load(const char *path, int micro, const char *f) {
     lo.format = f ? ds_format_find(f) : NULL;
     if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
     return ds;
-}
-
-static float value(const struct dataset *ds, const char *metric, const char *stat, const char *target, int call,
-                   int step, int rank) {
-    const struct cube *c = ds->cube;
-    int m = cube_metric_find(c, metric), s = cube_stat_find(c, m, stat);
-    uint32_t t = names_find(c->names, target, strlen(target), 0, call);
-    uint32_t lt = cube_local_target(c, m, t);
-    int si = cube_step_find(c, step), ri = cube_rank_find(c, rank);
-    if (m < 0 || s < 0 || lt == UINT32_MAX || si < 0 || ri < 0) return -12345;
-    return cube_get(c, m, s, lt, si, ri);
 }
 
 static void gpu_dump_micro(void) {
@@ -48,8 +38,8 @@ static void gpu_dump_micro(void) {
     CHECK_INT(cube_count_present(c, cube_metric_find(c, "forward")), 7960);
     CHECK_INT(cube_count_present(c, cube_metric_find(c, "backward")), 5144);
     CHECK_INT(c->metrics[cube_metric_find(c, "parameters_grad")].ntargets, 0);
-    CHECK_NEAR(value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
-    CHECK_NEAR(value(ds, "forward", "max", "Functional.conv2d.input.0", 0, 0, 0), 1.0, 0);
+    CHECK_NEAR(pt_cube_value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
+    CHECK_NEAR(pt_cube_value(ds, "forward", "max", "Functional.conv2d.input.0", 0, 0, 0), 1.0, 0);
     CHECK_INT(ds->files_read, 2);
     CHECK_STR(ds->framework, "pytorch");
     CHECK_STR(ds->level, "mix");
@@ -193,7 +183,7 @@ static void trenddb(void) {
     CHECK_INT(ds->cube->nsteps, 21);
     CHECK_INT(ds->cube->nmetrics, 4);
     CHECK_INT(cube_count_present(ds->cube, cube_metric_find(ds->cube, "forward")), 7960);
-    CHECK_NEAR(value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
+    CHECK_NEAR(pt_cube_value(ds, "forward", "norm", "Functional.conv2d.input.0", 0, 0, 0), 1267.74462890625, 0);
     dataset_free(ds);
     /* a folder of .trend.db files opens the first; the clamp values read back as infinities */
     ds = load(dir, 1, NULL);
@@ -253,7 +243,7 @@ static void mindspore_names(void) {
      * give no micro step, so R is empty and every record is kept */
     CHECK_INT(names_count(ds->cube->names), 1);
     const char *t = "Cell.network_with_loss.module.language_model.embedding.word_embeddings.VocabParallelEmbedding.output.0";
-    CHECK_NEAR(value(ds, "forward", "norm", t, 0, 0, 0), 2512.0, 0);
+    CHECK_NEAR(pt_cube_value(ds, "forward", "norm", t, 0, 0, 0), 2512.0, 0);
     CHECK(names_label_find(ds->cube->names, "Cell", LABEL_DEFAULT) != NAMES_NONE);
     dataset_free(ds);
 }

@@ -1,0 +1,25 @@
+/* pt_cube: one cell of a loaded cube by names, for reader tests. */
+#ifndef PT_TEST_CUBE_H
+#define PT_TEST_CUBE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "model/cube.h"
+#include "model/dataset.h"
+#include "model/names.h"
+
+/* The value at (metric, statistic, target with call index, step, rank);
+ * -12345 when any of them is not in the cube. */
+static inline float pt_cube_value(const struct dataset *ds, const char *metric, const char *stat, const char *target,
+                                  int call, int step, int rank) {
+    const struct cube *c = ds->cube;
+    int m = cube_metric_find(c, metric), s = cube_stat_find(c, m, stat);
+    uint32_t t = names_find(c->names, target, strlen(target), 0, call);
+    uint32_t lt = cube_local_target(c, m, t);
+    int si = cube_step_find(c, step), ri = cube_rank_find(c, rank);
+    if (m < 0 || s < 0 || lt == UINT32_MAX || si < 0 || ri < 0) return -12345;
+    return cube_get(c, m, s, lt, si, ri);
+}
+
+#endif
