@@ -21,12 +21,15 @@
 #include "src/io/json.h"
 #include "src/io/write_trenddb.h"
 
-const char *const mon_metric_names[MON_NMETRICS] = {
+const char *const mon_metric_names[MON_NMETRICS_ALL] = {
     "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
-    "param_origin", "param_updated", "other"};
+    "param_origin", "param_updated", "other",
+    /* L2 interpretable features (probetop-formats(5), MONITOR CSV TREES) */
+    "attention_hook", "linear_hook", "moe_router_weight_hook", "moe_router_logit_hook"};
 const char *const mon_stat_names[MON_NSTATS] = {
     "norm", "min", "max", "zeros", "nans", "mean", "entropy", "softmax_max", "sr",
-    "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity"};
+    "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity",
+    "router_weight_similarity", "per_token_expert_entropy"};
 
 #define CSV_MAX_BYTES ((size_t)4 << 30)
 
@@ -78,7 +81,7 @@ static int match_csv(const char *name) {
     const char *us = strrchr(name, '_');
     if (!us) return -1;
     size_t ml = (size_t)(us - name);
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
         if (strlen(mon_metric_names[m]) != ml || strncmp(name, mon_metric_names[m], ml)) continue;
         const char *p = us + 1;
         if (!isdigit((unsigned char)*p)) return -1;
@@ -273,30 +276,9 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
         if (nl >= sizeof name) nl = sizeof name - 1;
         memcpy(name, nm, nl);
         name[nl] = '\0';
-        for (size_t k = 0; map && k < map->n; k++) {
-            /* plain substring replacement, all occurrences, pair by pair */
-            char out[8192];
-            size_t o = 0, fl = strlen(map->from[k]), tl = strlen(map->to[k]);
-            const char *s = name;
-            while (*s && o + 1 < sizeof out) {
-                if (!strncmp(s, map->from[k], fl) && o + tl < sizeof out) { memcpy(out + o, map->to[k], tl); o += tl; s += fl; }
-                else out[o++] = *s++;
-            }
-            out[o] = '\0';
-            memcpy(name, out, o + 1);
-            nl = o;
-        }
-        if (layout) {
-            char renamed[sizeof name + 8];
-            struct pt_error le;
-            int r = layout_rename(layout, rank, layout_target_chunk(name, nl, vpp), name, nl, renamed, sizeof renamed, &le);
-            if (r == 1) {
-                nl = strlen(renamed);
-                memcpy(name, renamed, nl + 1);
-            } else if (r < 0 && !rename_bad++) {
-                dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
-            }
-        }
+        struct pt_error le;
+        if (monitor_rename(map, layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
+            dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
         if (f->nrows == f->cap) {
             size_t cap = f->cap ? f->cap * 2 : 256;
             struct mon_row *r = realloc(f->rows, cap * sizeof *r);
@@ -324,6 +306,62 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
     free(fields);
     free(buf);
     return 0;
+}
+
+int monitor_rename(const struct mapping *map, const struct layout *layout, int32_t rank, int32_t vpp, char *name,
+                   size_t size, size_t *len, struct pt_error *le) {
+    size_t nl = *len;
+    for (size_t k = 0; map && k < map->n; k++) {
+        /* plain substring replacement, all occurrences, pair by pair */
+        char out[8192];
+        size_t o = 0, fl = strlen(map->from[k]), tl = strlen(map->to[k]), cap = size < sizeof out ? size : sizeof out;
+        const char *s = name;
+        while (*s && o + 1 < cap) {
+            if (fl && !strncmp(s, map->from[k], fl) && o + tl < cap) { memcpy(out + o, map->to[k], tl); o += tl; s += fl; }
+            else out[o++] = *s++;
+        }
+        out[o] = '\0';
+        memcpy(name, out, o + 1);
+        nl = o;
+    }
+    *len = nl;
+    if (!layout) return 0;
+    char renamed[8192 + 8];
+    int r = layout_rename(layout, rank, layout_target_chunk(name, nl, vpp), name, nl, renamed, sizeof renamed, le);
+    if (r < 0) return -1;
+    if (r == 1) {
+        nl = strlen(renamed);
+        if (nl >= size) nl = size - 1;
+        memcpy(name, renamed, nl);
+        name[nl] = '\0';
+        *len = nl;
+    }
+    return 0;
+}
+
+void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct dataset *ds) {
+    size_t o = 0, l2 = 0;
+    md->metric_has_files = md->metric_has_rows = md->statmask = 0;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        struct mon_file *f = &md->files[i];
+        if (f->metric < 0 || f->metric >= MON_NMETRICS) {
+            l2++;
+            free(f->path);
+            free(f->rows);
+            continue;
+        }
+        f->statmask &= (1u << MON_NSTATS_TDB) - 1;
+        for (size_t r = 0; r < f->nrows; r++) f->rows[r].present &= (1u << MON_NSTATS_TDB) - 1;
+        md->metric_has_files |= 1u << f->metric;
+        if (f->nrows) md->metric_has_rows |= 1u << f->metric;
+        md->statmask |= f->statmask;
+        md->files[o++] = *f;
+    }
+    md->nfiles = o;
+    if (l2)
+        dataset_warn(ds, "%s: %zu L2 feature file%s (attention_hook, linear_hook, moe_router_*_hook) not written: "
+                     "msProbe's trend database has no metric for them (probetop reads them)", data, l2,
+                     l2 > 1 ? "s" : "");
 }
 
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
@@ -504,8 +542,8 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
     if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
-    int metric_of[MON_NMETRICS], stat_idx[MON_NMETRICS][MON_NSTATS];
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    int metric_of[MON_NMETRICS_ALL], stat_idx[MON_NMETRICS_ALL][MON_NSTATS];
+    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
         metric_of[m] = -1;
         if (!(md.metric_has_rows & (1u << m))) continue;
         /* the metric's statistics: columns its files had, in the fixed order */

@@ -10,10 +10,17 @@
 #include "model/err.h"
 #include "src/io/read_dump.h"   /* struct mapping */
 
+/* The metrics: first the MON_NMETRICS of msProbe's data2db (the ids of a
+ * monitor .trend.db, fixed order), then the L2 feature files
+ * (`attention_hook`, ...; probetop-formats(5), MONITOR CSV TREES), which
+ * msProbe's data2db does not import.  The statistics likewise: the
+ * MON_NSTATS_TDB columns a .trend.db can hold, then the L2-only ones. */
 #define MON_NMETRICS 9
-#define MON_NSTATS 14
-extern const char *const mon_metric_names[MON_NMETRICS];  /* fixed id order */
-extern const char *const mon_stat_names[MON_NSTATS];      /* column order */
+#define MON_NMETRICS_ALL 13
+#define MON_NSTATS_TDB 14
+#define MON_NSTATS 16
+extern const char *const mon_metric_names[MON_NMETRICS_ALL];  /* fixed id order */
+extern const char *const mon_stat_names[MON_NSTATS];          /* column order */
 
 struct mon_row {
     uint32_t name;        /* arena offset (after --mapping) */
@@ -24,7 +31,7 @@ struct mon_row {
 
 struct mon_file {
     char *path;
-    int metric;           /* index into mon_metric_names */
+    int metric;           /* index into mon_metric_names (monitor_v2: its own list) */
     int32_t rank;
     uint32_t statmask;    /* supported columns in the header */
     struct mon_row *rows;
@@ -53,6 +60,17 @@ int monitor_read(const char *path, const struct mapping *map, const struct layou
 int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
                        int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
 void monitor_free(struct monitor_data *md);
+/* Drops from md what msProbe's data2db does not import (the L2 feature
+ * files, statistics beyond MON_NSTATS_TDB), with a note in ds naming data
+ * when there was any.  The bits of md are recomputed. */
+void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct dataset *ds);
+/* A target name as written (nul-terminated in name, *len bytes, size the
+ * buffer) with --mapping's replacements then --parallel's global layer
+ * numbers (layout NULL: none) applied in place, as data2db does.  0, or -1
+ * when the layout cannot rename it (le says why; the name is kept as
+ * mapped). */
+int monitor_rename(const struct mapping *map, const struct layout *layout, int32_t rank, int32_t vpp, char *name,
+                   size_t size, size_t *len, struct pt_error *le);
 /* One CSV's bytes (buf, len bytes, malloc'd; taken over and freed, as
  * read_csv hands it on) into md, as metric/rank; path names it in messages.
  * Bad rows and bad files are warnings in ds, never a failure: -1 only when

@@ -17,6 +17,8 @@
 #include "src/io/formats.h"
 #include "src/io/json.h"
 #include "src/io/read_monitor.h"
+#include "src/io/read_monitor_v2.h"
+#include "src/io/write_trenddb.h"
 
 #define V2_MAX_METRICS 32   /* metric_has_rows is a 32-bit mask */
 #define V2_MAX_FIELDS 64
@@ -142,6 +144,16 @@ static struct mon_file *file_for(struct monitor_data *md, size_t first, const ch
     return f;
 }
 
+/* What a read applies to every row: --mapping, --parallel's layout (data2db). */
+struct v2_read {
+    const struct mapping *map;
+    const struct layout *layout;
+    struct v2_metrics *mt;
+    struct dataset *ds;
+    struct monitor_data *md;
+    size_t rename_bad;   /* per file: --parallel failures (the first is a note) */
+};
+
 struct v2_cols {
     int vpp, step, name, scope, micro, stat[MON_NSTATS];
     uint32_t statmask;
@@ -186,9 +198,11 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const struct
     return 0;
 }
 
-/* One data row into md.  1 read, 0 a bad row, -1 out of memory. */
-static int read_row(char *line, const struct v2_cols *c, int slug, const char *path, int32_t rank, size_t first,
-                    struct v2_metrics *mt, struct util_smap *seen, struct monitor_data *md) {
+/* One data row into rd->md (line: its number, for notes).  1 read, 0 a
+ * bad row, -1 out of memory. */
+static int read_row(char *line, const struct v2_cols *c, int slug, const char *path, size_t lineno, int32_t rank,
+                    size_t first, struct v2_read *rd, struct util_smap *seen) {
+    struct monitor_data *md = rd->md;
     char *f[V2_MAX_FIELDS];
     int n = split(line, f, V2_MAX_FIELDS);
     int need = c->vpp > c->step ? c->vpp : c->step;
@@ -199,9 +213,21 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
     int32_t vpp, step, micro = 0;
     if (!int_field(f[c->vpp], &vpp) || !int_field(f[c->step], &step) || (c->micro >= 0 && !int_field(f[c->micro], &micro)))
         return 0;
-    int m = metric_of(mt, slug, f[c->scope]);
+    /* v2 counts a micro_step column from 1 (weight_grad: the micro-batch,
+     * or the number of them for a step's accumulated gradient); micro steps
+     * here count from 0, as v1's and the call order's do */
+    if (c->micro >= 0 && micro-- < 1) return 0;
+    int m = metric_of(rd->mt, slug, f[c->scope]);
     if (m < 0) return 0;
     if (c->micro < 0 && call_order_micro(seen, f, c, &micro) != 0) return -1;
+    char name[8192];
+    size_t nl = strlen(f[c->name]);
+    if (nl >= sizeof name) nl = sizeof name - 1;
+    memcpy(name, f[c->name], nl);
+    name[nl] = '\0';
+    struct pt_error le;
+    if (monitor_rename(rd->map, rd->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rd->rename_bad++)
+        dataset_warn(rd->ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
     struct mon_file *mf = file_for(md, first, path, m, rank, c->statmask);
     if (!mf) return -1;
     if (mf->nrows == mf->cap) {
@@ -213,7 +239,7 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
     }
     struct mon_row *r = &mf->rows[mf->nrows];
     memset(r, 0, sizeof *r);
-    if (util_strpool_put(&md->arena, &md->alen, &md->acap, f[c->name], strlen(f[c->name]), &r->name) != 0) return -1;
+    if (util_strpool_put(&md->arena, &md->alen, &md->acap, name, nl, &r->name) != 0) return -1;
     r->vpp = vpp;
     r->step = step;
     r->micro = micro;
@@ -225,8 +251,9 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
 }
 
 /* One CSV into md.  Bad rows and files are notes; -1 only without memory. */
-static int read_csv(const char *path, int slug, int32_t rank, struct v2_metrics *mt, struct dataset *ds,
-                    struct monitor_data *md) {
+static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd) {
+    struct dataset *ds = rd->ds;
+    struct monitor_data *md = rd->md;
     char *buf;
     size_t len;
     struct pt_error e;
@@ -250,18 +277,19 @@ static int read_csv(const char *path, int slug, int32_t rank, struct v2_metrics 
     size_t first = md->nfiles, line = 1, bad = 0, first_bad = 0;
     struct util_smap seen = {0};
     int rc = 0;
+    rd->rename_bad = 0;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) break;   /* being written: read at the next change */
         *nl = '\0';
         if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
         if (!*p) continue;
-        rc = read_row(p, &c, slug, path, rank, first, mt, &seen, md);
+        rc = read_row(p, &c, slug, path, line, rank, first, rd, &seen);
         if (rc == 0 && !bad++) first_bad = line;
     }
     if (bad)
-        dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step, a module_name "
-                     "and a scope skipped", path, first_bad, bad, bad > 1 ? "s" : "");
+        dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step, a micro_step from 1, a "
+                     "module_name and a scope skipped", path, first_bad, bad, bad > 1 ? "s" : "");
     util_smap_free(&seen);
     free(buf);
     return rc < 0 ? -1 : 0;
@@ -277,44 +305,56 @@ static int cmp_rank(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Every rank_<R> folder's CSVs, ranks ascending, files by name. */
-static int read_tree(const char *path, const struct load_opts *o, struct v2_metrics *mt, struct dataset *ds,
-                     struct monitor_data *md, struct pt_error *err) {
+/* Every rank_<R> folder's CSVs, ranks ascending, files by name; with
+ * o->shard_n, only the o->shard_k-th of that many blocks of ranks (as the v1
+ * reader's shard). */
+static int read_tree(const char *path, const struct load_opts *o, struct v2_read *rd, struct pt_error *err) {
+    struct dataset *ds = rd->ds;
+    struct monitor_data *md = rd->md;
     size_t n, nr = 0;
     char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
-    struct v2_rank *rd = calloc(n ? n : 1, sizeof *rd);
-    int rc = rd ? 0 : pt_errorf(err, "out of memory");
+    struct v2_rank *rk = calloc(n ? n : 1, sizeof *rk);
+    int rc = rk ? 0 : pt_errorf(err, "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++) {
         long r;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", path, names[i]);
         if (!match_rankdir(names[i], &r) || !fs_is_dir(p)) continue;
-        rd[nr].rank = r;
-        if (!(rd[nr++].dir = strdup(p))) rc = pt_errorf(err, "out of memory");
+        rk[nr].rank = r;
+        if (!(rk[nr++].dir = strdup(p))) rc = pt_errorf(err, "out of memory");
     }
     fs_free_list(names, n);
     if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor_v2 rank folder (rank_<R>) here", path);
-    if (rc == 0) qsort(rd, nr, sizeof *rd, cmp_rank);
+    if (rc == 0) qsort(rk, nr, sizeof *rk, cmp_rank);
+    for (size_t i = 0; i < nr; i++)
+        if ((int32_t)rk[i].rank > md->max_rank) md->max_rank = (int32_t)rk[i].rank;
+    md->folders_all = nr;
+    if (o->shard_n > 0) {   /* the K-th block of the ranks, ascending */
+        size_t k = 0, all = nr;
+        for (size_t i = 0; i < all; i++) {
+            if (i * (size_t)o->shard_n / all != (size_t)(o->shard_k - 1)) { free(rk[i].dir); continue; }
+            rk[k++] = rk[i];
+        }
+        nr = k;
+    }
     for (size_t i = 0; i < nr && rc == 0; i++) {
-        if ((int32_t)rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
         size_t nfs;
-        char **files = fs_list_dir(rd[i].dir, 0, &nfs);
+        char **files = fs_list_dir(rk[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             if (o->cancel && *o->cancel) { rc = pt_errorf(err, "cancelled"); break; }
             int slug = match_csv(files[k]);
             if (slug < 0) continue;
             char p[4096];
-            snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
-            if (read_csv(p, slug, (int32_t)rd[i].rank, mt, ds, md) != 0) rc = pt_errorf(err, "out of memory reading %s", p);
+            snprintf(p, sizeof p, "%s/%s", rk[i].dir, files[k]);
+            if (read_csv(p, slug, (int32_t)rk[i].rank, rd) != 0) rc = pt_errorf(err, "out of memory reading %s", p);
             else ds->files_read++;
         }
         if (files) fs_free_list(files, nfs);
     }
     md->nranks = (int)nr;
-    md->folders_all = nr;
-    for (size_t i = 0; i < nr; i++) free(rd[i].dir);
-    free(rd);
+    for (size_t i = 0; i < nr; i++) free(rk[i].dir);
+    free(rk);
     return rc;
 }
 
@@ -362,16 +402,26 @@ static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt,
     return 0;
 }
 
+/* The tree under path into md (metrics in mt), --mapping and (data2db)
+ * --parallel applied to the names.  0, or -1 with err. */
+static int read_all(const char *path, const struct load_opts *o, struct v2_metrics *mt, struct dataset *ds,
+                    struct monitor_data *md, struct pt_error *err) {
+    struct mapping map = {0};
+    memset(md, 0, sizeof *md);
+    if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
+    struct v2_read rd = {.map = &map, .layout = o->layout, .mt = mt, .ds = ds, .md = md};
+    int rc = read_tree(path, o, &rd, err);
+    mapping_free(&map);
+    if (rc != 0) monitor_free(md);
+    return rc;
+}
+
 static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct monitor_data md;
     struct v2_metrics *mt = calloc(1, sizeof *mt);
     struct mon_steps st;
-    memset(&md, 0, sizeof md);
     if (!mt) return pt_errorf(err, "out of memory");
-    if (o->mapping || o->layout)   /* said, not silently dropped */
-        dataset_warn(ds, "%s: %s is not applied to monitor_v2 trees yet (names kept as written)", path,
-                     o->mapping ? "--mapping" : "--parallel");
-    int rc = read_tree(path, o, mt, ds, &md, err);
+    int rc = read_all(path, o, mt, ds, &md, err);
     if (rc == 0 && !md.metric_has_rows)
         rc = pt_errorf(err, "%s: no usable row in any rank_<R>/<slug>_step<a>-<b>.csv file%s%s%s", path,
                        ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "",
@@ -392,11 +442,83 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
     return rc;
 }
 
+/* ---- data2db: v2 scopes onto msProbe's v1 monitor metrics ----
+ * (probetop-formats(5), MONITOR V2 CSV TREES: In a .trend.db) */
+
+static const struct { const char *v2, *v1; } v2_to_v1[] = {
+    {"module/forward", "actv"},
+    {"module/backward", "actv_grad"},
+    {"optimizer/exp_avg", "exp_avg"},
+    {"optimizer/exp_avg_sq", "exp_avg_sq"},
+    {"weight_grad/unreduced", "grad_unreduced"},
+    {"weight_grad/reduced", "grad_reduced"},
+    {"param/param_origin", "param_origin"},
+    {"param/param_updated", "param_updated"},
+};
+
+/* The v1 metric (index into mon_metric_names) of a v2 "slug/scope": every
+ * scope of cc is `other`; -1 for a scope v1 has no metric for. */
+static int v1_metric(const char *v2) {
+    if (!strncmp(v2, "cc/", 3)) return MON_NMETRICS - 1;
+    for (size_t i = 0; i < sizeof v2_to_v1 / sizeof *v2_to_v1; i++)
+        if (!strcmp(v2, v2_to_v1[i].v2))
+            for (int m = 0; m < MON_NMETRICS; m++)
+                if (!strcmp(mon_metric_names[m], v2_to_v1[i].v1)) return m;
+    return -1;
+}
+
+const char *monitor_v2_v1_metric(const char *v2) {
+    int m = v1_metric(v2);
+    return m < 0 ? NULL : mon_metric_names[m];
+}
+
+/* md's metrics renumbered from mt's onto v1's; files of a scope without a
+ * v1 metric dropped with a note.  Two v2 metrics never share a v1 one
+ * except cc's scopes (all `other`), whose rows are then one metric. */
+static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const char *data, struct dataset *ds) {
+    size_t o = 0;
+    uint32_t dropped = 0;
+    md->metric_has_files = md->metric_has_rows = 0;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        struct mon_file *f = &md->files[i];
+        int m = v1_metric(mt->name[f->metric]);
+        if (m < 0) {
+            if (!(dropped & (1u << f->metric)))
+                dataset_warn(ds, "%s: %s: no metric of msProbe's trend database for this scope; its rows are not "
+                             "written (first: %s)", data, mt->name[f->metric], f->path);
+            dropped |= 1u << f->metric;
+            free(f->path);
+            free(f->rows);
+            continue;
+        }
+        f->metric = m;
+        md->metric_has_files |= 1u << m;
+        if (f->nrows) md->metric_has_rows |= 1u << m;
+        md->files[o++] = *f;
+    }
+    md->nfiles = o;
+}
+
+static int write_trenddb_v2(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                            struct tdb_result *res, struct pt_error *err) {
+    struct monitor_data md;
+    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    memset(res, 0, sizeof *res);
+    if (!mt) return pt_errorf(err, "out of memory");
+    int rc = read_all(data, lo, mt, ds, &md, err);
+    if (rc == 0) {
+        to_v1(&md, mt, data, ds);
+        rc = trenddb_write_monitor_data(data, &md, outdir, lo, ds, res, err);   /* takes md over */
+    }
+    free(mt);
+    return rc;
+}
+
 const struct ds_format_ops ds_format_monitor_v2 = {
     .name = "monitor_v2",
     .what = "monitor_v2 folder (rank_<R>/ with CSV files)",
     .detect = detect_monitor_v2,
     .load = load_monitor_v2,
-    .write_trenddb = NULL,   /* data2db of v2 trees: not yet */
+    .write_trenddb = write_trenddb_v2,
     .labels = LABELS_MONITOR,
 };

@@ -1096,6 +1096,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
     memset(mdp, 0, sizeof *mdp);
+    monitor_keep_trenddb(&md, data, ds);   /* only what msProbe's data2db imports */
     if (shard) snprintf(dbname, sizeof dbname, "monitor_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
     else snprintf(dbname, sizeof dbname, "monitor_data.trend.db");
     if (shard && (!md.metric_has_files || !md.statmask)) {

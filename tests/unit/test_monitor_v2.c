@@ -41,12 +41,14 @@ static void fixture_micro(void) {
     CHECK(cube_metric_find(c, "optimizer/exp_avg_sq") >= 0);
     CHECK(cube_metric_find(c, "param/param_updated") >= 0);
     CHECK_INT(c->nranks, 2);
-    CHECK_INT(c->nsteps, 9);   /* 3 steps x micro steps 0..2 (weight_grad's micro_step 2) */
-    /* rank_1/module_step1-1.csv line 3: step 1, micro step 0 = axis value 3 */
-    CHECK_NEAR(pt_cube_value(ds, "module/forward", "norm", EMB, 0, 3, 1), 75.6707342469008, 1e-4);
-    CHECK_NEAR(pt_cube_value(ds, "module/forward", "max", EMB, 0, 3, 1), 0.2265625, 1e-7);
-    /* rank_1/weight_grad_step0-0.csv line 2: step 0, micro_step 2 */
-    CHECK_NEAR(pt_cube_value(ds, "weight_grad/unreduced", "norm", EMBW, 0, 2, 1), 0.2889502402716803, 1e-7);
+    /* 3 steps x micro steps 0..1: the module rows' two calls; weight_grad's
+     * micro_step 2 (counted from 1) is micro step 1 */
+    CHECK_INT(c->nsteps, 6);
+    /* rank_1/module_step1-1.csv line 3: step 1, micro step 0 = axis value 2 */
+    CHECK_NEAR(pt_cube_value(ds, "module/forward", "norm", EMB, 0, 2, 1), 75.6707342469008, 1e-4);
+    CHECK_NEAR(pt_cube_value(ds, "module/forward", "max", EMB, 0, 2, 1), 0.2265625, 1e-7);
+    /* rank_1/weight_grad_step0-0.csv line 2: step 0, micro_step 2 = axis value 1 */
+    CHECK_NEAR(pt_cube_value(ds, "weight_grad/unreduced", "norm", EMBW, 0, 1, 1), 0.2889502402716803, 1e-7);
     CHECK(names_label_find(c->names, "layers.1", LABEL_LAYER) != NAMES_NONE);
     CHECK_INT(ds->nwarnings, 0);
     dataset_free(ds);
