@@ -1,11 +1,19 @@
 /* The monitor_v2 reader (probetop-formats(5), MONITOR V2 CSV TREES): the
  * real fixture's values, labels, micro steps and NaNs; a generated tree
  * with a planted NaN; a tree being written (cut last row, CRLF) and a bad
- * header. */
+ * header.  data2db of v2 trees: the .trend.db read back and compared cell
+ * by cell with the cube of the same tree (the mapping of v2 scopes onto
+ * msProbe's v1 metrics, probetop-formats(5), MONITOR V2 CSV TREES). */
+#include <sqlite3.h>
+#include <sys/stat.h>
+
 #include "pt_cube.h"
 #include "pt_test.h"
 
 #include "src/io/dataset.h"
+#include "src/io/formats.h"
+#include "src/io/read_monitor_v2.h"
+#include "src/io/write_trenddb.h"
 
 static struct dataset *load(const char *path, int micro, struct pt_error *err) {
     struct load_opts lo;
@@ -136,10 +144,257 @@ static void hostile(void) {
     CHECK(ds_format_find("monitor_v2") != NULL);
 }
 
+/* ---- data2db: the database against the cube ---- */
+
+/* The cube metric a database metric (v1 name) came from, holding target t
+ * (cc's scopes all become `other`: the one whose cube has the target). */
+static int cube_metric_of(const struct cube *c, const char *v1, uint32_t t) {
+    for (int m = 0; m < c->nmetrics; m++) {
+        const char *w = monitor_v2_v1_metric(c->metrics[m].name);
+        if (w && !strcmp(w, v1) && cube_local_target(c, m, t) != UINT32_MAX) return m;
+    }
+    return -1;
+}
+
+/* One database cell against the cube's value v (msProbe's normalisation:
+ * NaN is NULL, +-Inf +-1000000001, finite values clamped to +-1e9). */
+static int cell_equal(sqlite3_stmt *q, int col, float v) {
+    if (sqlite3_column_type(q, col) == SQLITE_NULL) return isnan(v) && !cube_is_missing(v);
+    double d = sqlite3_column_double(q, col);
+    if (isinf(v)) return d == (v > 0 ? 1000000001.0 : -1000000001.0);
+    double e = v > 1e9 ? 1e9 : v < -1e9 ? -1e9 : v;
+    return fabs(d - e) <= 1e-6 * fabs(e) + 1e-30;
+}
+
+struct db_check { size_t rows, cells, nonfinite, bad; };
+
+/* Every trend_data row of db against ds's cube (loaded with micro the same
+ * as the database was written): each value equals the cube's cell, and the
+ * cells compared are all the present cells of the cube's metrics that have
+ * a v1 metric. */
+static void db_vs_cube(const char *db, const struct dataset *ds, int micro, struct db_check *k) {
+    const struct cube *c = ds->cube;
+    sqlite3 *h;
+    sqlite3_stmt *q;
+    memset(k, 0, sizeof *k);
+    CHECK_INT(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(h, "SELECT mm.metric_name, m.target_name, m.vpp_stage, m.micro_step, t.* "
+                                    "FROM trend_data t JOIN monitoring_targets m ON t.target_id = m.target_id "
+                                    "JOIN monitoring_metrics mm ON t.metric_id = mm.metric_id", -1, &q, NULL),
+              SQLITE_OK);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *v1 = (const char *)sqlite3_column_text(q, 0), *name = (const char *)sqlite3_column_text(q, 1);
+        int vpp = sqlite3_column_int(q, 2), call = sqlite3_column_int(q, 3);
+        int rank = sqlite3_column_int(q, 4), step = sqlite3_column_int(q, 5);
+        uint32_t t = names_find(c->names, name, strlen(name), vpp, call);
+        int m = t == NAMES_NONE ? -1 : cube_metric_of(c, v1, t);
+        int si = cube_step_find(c, step), ri = cube_rank_find(c, rank);
+        k->rows++;
+        if (m < 0 || si < 0 || ri < 0 || (micro && call != 0)) {
+            if (!k->bad++) fprintf(stderr, "no cube cell for %s %s:%d:%d step %d rank %d\n", v1, name, vpp, call, step, rank);
+            continue;
+        }
+        uint32_t lt = cube_local_target(c, m, t);
+        for (int col = 8; col < sqlite3_column_count(q); col++) {
+            int s = cube_stat_find(c, m, sqlite3_column_name(q, col));
+            float v = s < 0 ? cube_missing() : cube_get(c, m, s, lt, si, ri);
+            if (s < 0 || cube_is_missing(v)) {
+                if (sqlite3_column_type(q, col) != SQLITE_NULL && !k->bad++)
+                    fprintf(stderr, "%s %s step %d rank %d: %s in the database only\n", v1, name, step, rank,
+                            sqlite3_column_name(q, col));
+                continue;
+            }
+            k->cells++;
+            k->nonfinite += !isfinite(v);
+            if (!cell_equal(q, col, v) && !k->bad++)
+                fprintf(stderr, "%s %s:%d:%d step %d rank %d %s: db %.17g, cube %.9g\n", v1, name, vpp, call, step,
+                        rank, sqlite3_column_name(q, col), sqlite3_column_double(q, col), v);
+        }
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    size_t present = 0;
+    for (int m = 0; m < c->nmetrics; m++)
+        if (monitor_v2_v1_metric(c->metrics[m].name)) present += cube_count_present(c, m);
+    CHECK_INT(k->bad, 0);
+    CHECK_INT(k->cells, present);
+}
+
+/* data2db of tree (micro steps on or off) into a fresh folder named tag;
+ * the database's path into db.  The notes stay in *notes (freed by the caller). */
+static int write_db(const char *tree, int micro, const char *tag, char *db, size_t size, struct dataset **notes) {
+    const char *out = pt_tmpdir(tag);
+    struct load_opts lo;
+    struct tdb_result res;
+    struct pt_error err;
+    load_opts_init(&lo);
+    lo.micro_step = micro;
+    *notes = calloc(1, sizeof **notes);
+    if (!out || !*notes) return -1;
+    int rc = ds_format_find("monitor_v2")->write_trenddb(tree, out, &lo, *notes, &res, &err);
+    if (rc != 0) fprintf(stderr, "%s\n", err.msg);
+    snprintf(db, size, "%s/monitor_data.trend.db", out);
+    return rc;
+}
+
+/* One SQL answer (the first column of the first row) as text into buf. */
+static const char *sql1(const char *db, const char *sql, char *buf, size_t size) {
+    sqlite3 *h;
+    sqlite3_stmt *q;
+    buf[0] = '\0';
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            snprintf(buf, size, "%s", (const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+    }
+    sqlite3_close(h);
+    return buf;
+}
+
+/* The fixture both ways; the mapping and the step axis of msProbe's viewer. */
+static void db_fixture(void) {
+    const char *p = pt_fixture("derived/monitor_v2_output");
+    if (!p) SKIP("fixtures absent");
+    for (int micro = 0; micro < 2; micro++) {
+        char db[4096], buf[512];
+        struct dataset *notes, *ds;
+        struct pt_error err;
+        struct db_check k;
+        CHECK_INT(write_db(p, micro, micro ? "db_fixture_micro" : "db_fixture", db, sizeof db, &notes), 0);
+        CHECK_INT(notes->nwarnings, 0);
+        dataset_free(notes);
+        CHECK((ds = load(p, micro, &err)) != NULL);
+        if (!ds) return;
+        db_vs_cube(db, ds, micro, &k);
+        CHECK_INT(k.rows, 2172);          /* every data row of the 24 files */
+        CHECK_INT(k.nonfinite, 784);      /* the planted NaN, as fixture_steps counts it */
+        CHECK_STR(sql1(db, "SELECT group_concat(metric_name) FROM (SELECT metric_name FROM monitoring_metrics "
+                           "ORDER BY metric_id)", buf, sizeof buf),
+                  "actv,actv_grad,exp_avg,exp_avg_sq,grad_unreduced,grad_reduced,param_origin,param_updated");
+        CHECK_STR(sql1(db, "SELECT actv FROM global_stats", buf, sizeof buf), "norm,min,max,nans,mean");
+        /* steps 0..2, or 3 steps x 2 micro steps */
+        CHECK_STR(sql1(db, "SELECT min_step || ',' || max_step || ',' || max_rank FROM global_stats", buf, sizeof buf),
+                  micro ? "0,5,1" : "0,2,1");
+        /* module rows in call order: the second call is micro step 1 (a target of its own without micro steps) */
+        CHECK_STR(sql1(db, "SELECT group_concat(micro_step) FROM monitoring_targets WHERE target_name = "
+                           "'module.module.embedding.word_embeddings.output.0'", buf, sizeof buf), micro ? "0" : "0,1");
+        /* weight_grad's micro_step 2 (from 1) is micro step 1: at step 0 the second micro step */
+        CHECK_STR(sql1(db, "SELECT t.step || ':' || m.micro_step FROM trend_data t JOIN monitoring_targets m USING "
+                           "(target_id) JOIN monitoring_metrics USING (metric_id) WHERE metric_name = 'grad_reduced' "
+                           "AND rank = 1 ORDER BY t.step LIMIT 1", buf, sizeof buf), micro ? "1:0" : "0:1");
+        /* the viewer's tags: layers and modules by msProbe's rule */
+        CHECK_STR(sql1(db, "SELECT category FROM monitoring_tags WHERE tag_name = 'layers.1' AND metric_id = 1", buf,
+                       sizeof buf), "layer");
+        dataset_free(ds);
+    }
+}
+
+/* A generated tree with a planted NaN at step 1 rank 0 in layers.1. */
+static void db_generated(void) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    const char *dir = pt_tmpdir("monitor_v2_db_gen");
+    if (!py || !py[0] || !s || !dir) SKIP("python or ../shared absent");
+    char cmd[4096], db[4096], buf[64];
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --monitor-v2 --out '%s/t' --steps 4 --ranks 3 --layers 2 "
+             "--micro-batches 2 --nan 1:0:layers.1 --quiet >/dev/null 2>&1", py, s, dir);
+    if (system(cmd) != 0) SKIP("generator failed");
+    snprintf(cmd, sizeof cmd, "%s/t", dir);
+    struct dataset *notes, *ds;
+    struct pt_error err;
+    struct db_check k;
+    CHECK_INT(write_db(cmd, 1, "db_gen_out", db, sizeof db, &notes), 0);
+    dataset_free(notes);
+    CHECK((ds = load(cmd, 1, &err)) != NULL);
+    if (!ds) return;
+    db_vs_cube(db, ds, 1, &k);
+    CHECK(k.nonfinite > 0);
+    CHECK_INT(k.nonfinite, nonfinite(ds->cube, -1, -1));
+    /* the NaN rows are rank 0's, at the micro steps of step 1 only */
+    CHECK_STR(sql1(db, "SELECT group_concat(DISTINCT rank || ':' || step) FROM trend_data WHERE norm IS NULL", buf,
+                   sizeof buf), "0:2,0:3");
+    dataset_free(ds);
+}
+
+/* A tree the test writes (a fresh clone has no ../shared): two calls of a
+ * module, +-inf and nan, weight_grad micro steps from 1, a cc file, a scope
+ * v1 has no metric for; --mapping applied to the names of both. */
+static void db_written(void) {
+    const char *dir = pt_tmpdir("monitor_v2_db_written");
+    if (!dir) SKIP("no temp dir");
+    char p[2048], f[2200], db[4096], buf[512];
+    snprintf(p, sizeof p, "%s/t", dir);
+    mkdir(p, 0755);
+    for (int r = 0; r < 2; r++) {
+        snprintf(f, sizeof f, "%s/rank_%d", p, r);
+        mkdir(f, 0755);
+        snprintf(f, sizeof f, "%s/rank_%d/module_step3-3.csv", p, r);
+        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\r\n"
+                              "0,3,m.layers.0.mlp.output.0,forward,-1.5,2.5,0.5,4.0,0.0\r\n"
+                              "0,3,m.layers.0.mlp.output.0,forward,-inf,inf,nan,5e12,3.0\r\n"
+                              "0,3,m.layers.0.mlp.grad_input.0,backward,-1,1,0,2,0\r\n"
+                              "0,3,m.layers.0.mlp.output.0,recompute,1,1,1,1,0\r\n"), 0);
+        snprintf(f, sizeof f, "%s/rank_%d/weight_grad_step3-3.csv", p, r);
+        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,micro_step,min,max,mean,norm,nans\r\n"
+                              "0,3,m.layers.0.mlp.weight,unreduced,1,-1,1,0,0.25,0\r\n"
+                              "0,3,m.layers.0.mlp.weight,unreduced,2,-1,1,0,0.5,0\r\n"
+                              "0,3,m.layers.0.mlp.weight,reduced,2,-2,2,0,0.75,0\r\n"), 0);
+        snprintf(f, sizeof f, "%s/rank_%d/cc.csv", p, r);
+        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\r\n"
+                              "0,3,m.layers.0.all_reduce.0,comm,0,8,4,16,0\r\n"), 0);
+    }
+    snprintf(f, sizeof f, "%s/map.json", dir);
+    CHECK_INT(pt_write(f, "{\"mlp\": \"ffn\"}"), 0);
+    for (int micro = 0; micro < 2; micro++) {
+        struct load_opts lo;
+        struct tdb_result res;
+        struct pt_error err;
+        struct dataset *ds = NULL, *notes = calloc(1, sizeof *notes);
+        struct db_check k;
+        load_opts_init(&lo);
+        lo.micro_step = micro;
+        lo.mapping = f;
+        snprintf(db, sizeof db, "%s/%s", dir, micro ? "out_micro" : "out");
+        mkdir(db, 0755);
+        int rc = ds_format_find("monitor_v2")->write_trenddb(p, db, &lo, notes, &res, &err);
+        if (rc != 0) fprintf(stderr, "%s\n", err.msg);
+        CHECK_INT(rc, 0);
+        /* the recompute scope has no v1 metric: said once, not written */
+        CHECK_INT(notes->nwarnings, 1);
+        if (notes->nwarnings) CHECK_CONTAINS(notes->warnings[0], "module/recompute: no metric of msProbe's trend");
+        dataset_free(notes);
+        CHECK_INT(dataset_load(p, &lo, &ds, &err), 0);
+        if (!ds) return;
+        /* the cube keeps module/recompute; the comparison leaves it out */
+        int rm = cube_metric_find(ds->cube, "module/recompute");
+        CHECK(rm >= 0);
+        size_t recompute = rm >= 0 ? cube_count_present(ds->cube, rm) : 0;
+        CHECK_INT(recompute, 2 * 5);
+        strcat(db, "/monitor_data.trend.db");
+        db_vs_cube(db, ds, micro, &k);
+        dataset_free(ds);
+        CHECK_INT(k.rows, 2 * 7);   /* per rank: 2 forward calls, 1 backward, 2 + 1 grads, 1 cc */
+        CHECK_STR(sql1(db, "SELECT group_concat(metric_name) FROM (SELECT metric_name FROM monitoring_metrics "
+                           "ORDER BY metric_id)", buf, sizeof buf), "actv,actv_grad,grad_unreduced,grad_reduced,other");
+        CHECK_STR(sql1(db, "SELECT count(*) FROM monitoring_targets WHERE target_name LIKE '%.mlp.%'", buf, sizeof buf),
+                  "0");
+        CHECK_STR(sql1(db, "SELECT norm || ',' || max || ',' || min || ',' || nans FROM trend_data JOIN "
+                           "monitoring_targets USING (target_id) WHERE target_name = 'm.layers.0.ffn.output.0' AND "
+                           "rank = 1 AND (step = 1 OR micro_step = 1)", buf, sizeof buf),
+                  "1000000000.0,1000000001.0,-1000000001.0,3.0");
+        CHECK_STR(sql1(db, "SELECT group_concat(step || ':' || micro_step || '=' || norm) FROM trend_data JOIN "
+                           "monitoring_targets USING (target_id) WHERE metric_id = 3 AND rank = 0", buf, sizeof buf),
+                  micro ? "0:0=0.25,1:0=0.5" : "3:0=0.25,3:1=0.5");
+    }
+}
+
 int main(void) {
     RUN(fixture_micro);
     RUN(fixture_steps);
     RUN(generated_nan);
     RUN(hostile);
+    RUN(db_fixture);
+    RUN(db_generated);
+    RUN(db_written);
     PT_DONE();
 }
