@@ -10,6 +10,7 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
+#include "model/layout.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
 #include "src/io/read_monitor_v2.h"
@@ -365,6 +366,9 @@ static void db_written(void) {
         dataset_free(notes);
         CHECK_INT(dataset_load(p, &lo, &ds, &err), 0);
         if (!ds) return;
+        /* --mapping renamed the cube's names as the database's */
+        CHECK(names_find(ds->cube->names, "m.layers.0.ffn.output.0", 23, 0, micro ? 0 : 1) != NAMES_NONE);
+        CHECK(names_find(ds->cube->names, "m.layers.0.mlp.output.0", 23, 0, 0) == NAMES_NONE);
         /* the cube keeps module/recompute; the comparison leaves it out */
         int rm = cube_metric_find(ds->cube, "module/recompute");
         CHECK(rm >= 0);
@@ -388,6 +392,79 @@ static void db_written(void) {
     }
 }
 
+/* data2db --parallel (W=2 L=4 PP=2: rank 1's layers.0 is layers.2) and
+ * --shard 1/2 + 2/2 then --merge: the unsharded database's rows. */
+static void db_parallel_shard(void) {
+    const char *dir = pt_tmpdir("monitor_v2_db_parallel");
+    if (!dir) SKIP("no temp dir");
+    char p[2048], f[2200], out[2300], buf[512];
+    snprintf(p, sizeof p, "%s/t", dir);
+    mkdir(p, 0755);
+    for (int r = 0; r < 2; r++) {
+        snprintf(f, sizeof f, "%s/rank_%d", p, r);
+        mkdir(f, 0755);
+        snprintf(f, sizeof f, "%s/rank_%d/param_step0-0.csv", p, r);
+        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n"
+                              "0,0,m.decoder.layers.0.mlp.weight,param_origin,0,1,0.5,1,0\n"
+                              "0,0,m.decoder.layers.1.mlp.weight,param_origin,0,1,0.5,2,0\n"), 0);
+    }
+    struct layout_config cfg;
+    struct pt_error err;
+    struct layout *lay = NULL;
+    CHECK(layout_config_parse(&cfg, "W=2 L=4 PP=2", &err) == 0 && (lay = layout_new(&cfg, &err)) != NULL);
+    if (!lay) return;
+    struct load_opts lo;
+    struct tdb_result res;
+    load_opts_init(&lo);
+    lo.layout = lay;
+    snprintf(out, sizeof out, "%s/out", dir);
+    mkdir(out, 0755);
+    struct dataset *notes = calloc(1, sizeof *notes);
+    CHECK_INT(ds_format_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
+    CHECK_INT(notes->nwarnings, 0);
+    dataset_free(notes);
+    strcat(out, "/monitor_data.trend.db");
+    CHECK_STR(sql1(out, "SELECT group_concat(rank || ':' || target_name || '=' || norm, ' ') FROM (SELECT * FROM "
+                        "trend_data JOIN monitoring_targets USING (target_id) ORDER BY rank, target_name)", buf, sizeof buf),
+              "0:m.decoder.layers.0.mlp.weight=1.0 0:m.decoder.layers.1.mlp.weight=2.0 "
+              "1:m.decoder.layers.2.mlp.weight=1.0 1:m.decoder.layers.3.mlp.weight=2.0");
+    /* the same in two shards, merged */
+    snprintf(out, sizeof out, "%s/shards", dir);
+    mkdir(out, 0755);
+    for (int k = 1; k <= 2; k++) {
+        lo.shard_k = k;
+        lo.shard_n = 2;
+        notes = calloc(1, sizeof *notes);
+        CHECK_INT(ds_format_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
+        CHECK_INT(res.min_rank, k - 1);
+        dataset_free(notes);
+    }
+    lo.shard_k = lo.shard_n = 0;
+    notes = calloc(1, sizeof *notes);
+    int rc = trenddb_merge(out, 1, out, &lo, notes, &res, &err);
+    if (rc != 0) fprintf(stderr, "%s\n", err.msg);
+    CHECK_INT(rc, 0);
+    dataset_free(notes);
+    strcat(out, "/monitor_data.trend.db");
+    CHECK_STR(sql1(out, "SELECT group_concat(rank || ':' || target_name || '=' || norm, ' ') FROM (SELECT * FROM "
+                        "trend_data JOIN monitoring_targets USING (target_id) ORDER BY rank, target_name)", buf, sizeof buf),
+              "0:m.decoder.layers.0.mlp.weight=1.0 0:m.decoder.layers.1.mlp.weight=2.0 "
+              "1:m.decoder.layers.2.mlp.weight=1.0 1:m.decoder.layers.3.mlp.weight=2.0");
+    /* a layout the run does not match: a note naming file and line, names kept */
+    layout_free(lay);
+    CHECK(layout_config_parse(&cfg, "W=2 L=2 PP=2", &err) == 0 && (lay = layout_new(&cfg, &err)) != NULL);
+    if (!lay) return;
+    lo.layout = lay;
+    snprintf(out, sizeof out, "%s/bad", dir);
+    mkdir(out, 0755);
+    notes = calloc(1, sizeof *notes);
+    CHECK_INT(ds_format_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
+    CHECK(notes->nwarnings >= 1);
+    if (notes->nwarnings) CHECK_CONTAINS(notes->warnings[0], "param_step0-0.csv: line 3: --parallel: ");
+    dataset_free(notes);
+    layout_free(lay);
+}
+
 int main(void) {
     RUN(fixture_micro);
     RUN(fixture_steps);
@@ -396,5 +473,6 @@ int main(void) {
     RUN(db_fixture);
     RUN(db_generated);
     RUN(db_written);
+    RUN(db_parallel_shard);
     PT_DONE();
 }
