@@ -11,6 +11,7 @@
 #include "pt_test.h"
 
 #include "model/layout.h"
+#include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
 #include "src/io/read_monitor_v2.h"
@@ -465,6 +466,132 @@ static void db_parallel_shard(void) {
     layout_free(lay);
 }
 
+/* ---- the headless commands on v2 trees (in-process, as the binary runs them) ---- */
+
+/* cmd's output for argv (stdout and stderr kept apart) into *out and *errs
+ * (malloc'd); its exit code. */
+static int run_cmd(const struct cmd_entry *cmd, int argc, const char **argv, char **out, char **errs) {
+    const char *dir = pt_tmpdir("cmd");
+    char o[2048], e[2048];
+    snprintf(o, sizeof o, "%s/out.txt", dir ? dir : ".");
+    snprintf(e, sizeof e, "%s/err.txt", dir ? dir : ".");
+    int rc = pt_capture(o, e, cmd->run, argc, argv);
+    *out = pt_slurp(o);
+    *errs = pt_slurp(e);
+    return rc;
+}
+
+/* info --json on the fixture, with and without micro steps: format, step
+ * axis with each position's step, metrics, non-finite cells per metric. */
+static void cli_info(void) {
+    const char *p = pt_fixture("derived/monitor_v2_output");
+    if (!p) SKIP("fixtures absent");
+    char *out, *errs;
+    const char *argv[] = {"info", p, "--json"};
+    CHECK_INT(run_cmd(&cmd_info_entry, 3, argv, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(out, "\"format\": \"monitor_v2\"");
+    CHECK_CONTAINS(out, "\"steps\": [0, 1, 2, 3, 4, 5], \"step_origin\": [0, 0, 1, 1, 2, 2]");
+    CHECK_CONTAINS(out, "\"metrics\": [\"module/forward\", \"module/backward\", \"optimizer/exp_avg\", "
+                        "\"optimizer/exp_avg_sq\", \"param/param_origin\", \"param/param_updated\", "
+                        "\"weight_grad/unreduced\", \"weight_grad/reduced\"]");
+    /* the planted NaN: 196 rows of 4 NaN statistics, over the metrics */
+    CHECK_CONTAINS(out, "\"nonfinite\": {\"module/forward\": 96, \"module/backward\": 448, \"optimizer/exp_avg\": 60, "
+                        "\"optimizer/exp_avg_sq\": 60, \"param/param_origin\": 0, \"param/param_updated\": 0, "
+                        "\"weight_grad/unreduced\": 60, \"weight_grad/reduced\": 60}");
+    CHECK_CONTAINS(out, "\"files_read\": 24");
+    CHECK_CONTAINS(out, "\"warnings\": []");
+    free(out);
+    free(errs);
+    const char *argv2[] = {"info", p, "--json", "--micro_step", "false"};
+    CHECK_INT(run_cmd(&cmd_info_entry, 5, argv2, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(out, "\"steps\": [0, 1, 2], \"step_origin\": [0, 1, 2]");
+    /* each call a target of its own: 2 x 136 module tensors, the 15 weights for
+     * param (call 0) and for weight_grad (call 1), 2 x 15 optimizer states */
+    CHECK_CONTAINS(out, "\"targets\": 332");
+    free(out);
+    free(errs);
+}
+
+/* overflow: the planted NaN's rows, where they first appear, the gate. */
+static void cli_overflow(void) {
+    const char *p = pt_fixture("derived/monitor_v2_output");
+    if (!p) SKIP("fixtures absent");
+    char *out, *errs;
+    const char *argv[] = {"overflow", p, "--limit", "0"};
+    CHECK_INT(run_cmd(&cmd_overflow_entry, 4, argv, &out, &errs), EXIT_FOUND);
+    CHECK_CONTAINS(out, "(monitor_v2)");
+    CHECK_CONTAINS(out, "counts: nonfinite 196");
+    CHECK_CONTAINS(out, "first occurrence: non-finite at step 2 micro step 0, rank 1");
+    CHECK_CONTAINS(out, "  module.module.decoder.layers.1.mlp.linear_fc1.output.0\n  module/forward norm=nan, min=nan, "
+                        "max=nan, mean=nan");
+    CHECK_CONTAINS(out, "per step:\n  step 2      nonfinite 196\nper rank:\n  rank 1      nonfinite 196");
+    /* the gradients of step 2 (micro_step 2 from 1: micro step 1) */
+    CHECK_CONTAINS(out, "nonfinite     2     1     1");
+    CHECK_CONTAINS(out, "weight_grad/reduced norm=nan");
+    free(out);
+    free(errs);
+}
+
+/* data2db through the command: what it reports, and the database it wrote
+ * read back by info (msProbe stores NaN as NULL: the nans counts remain). */
+static void cli_data2db(void) {
+    const char *p = pt_fixture("derived/monitor_v2_output"), *dir = pt_tmpdir("cli_v2_data2db");
+    if (!p || !dir) SKIP("fixtures absent");
+    char db[2048], f[2100];
+    char *out, *errs;
+    snprintf(db, sizeof db, "%s/out", dir);
+    const char *argv[] = {"data2db", "--data", p, "--db", db};
+    CHECK_INT(run_cmd(&cmd_data2db_entry, 5, argv, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(errs, "monitor_data.trend.db: 181 targets, 2172 rows, steps 0..5, ranks 0..1");
+    free(out);
+    free(errs);
+    snprintf(f, sizeof f, "%s/monitor_data.trend.db", db);
+    const char *argv2[] = {"info", f, "--json"};
+    CHECK_INT(run_cmd(&cmd_info_entry, 3, argv2, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(out, "\"metrics\": [\"actv\", \"actv_grad\", \"exp_avg\", \"exp_avg_sq\", \"grad_unreduced\", "
+                        "\"grad_reduced\", \"param_origin\", \"param_updated\"]");
+    CHECK_CONTAINS(out, "\"metric_targets\": {\"actv\": 80, \"actv_grad\": 56, \"exp_avg\": 15");
+    free(out);
+    free(errs);
+    char buf[64];
+    CHECK_STR(sql1(f, "SELECT count(*) FROM trend_data WHERE nans > 0", buf, sizeof buf), "196");
+    /* --format monitor_v2 forced, and the same --format on a v1 tree is refused per row */
+    snprintf(db, sizeof db, "%s/forced", dir);
+    const char *argv3[] = {"data2db", "--data", p, "--db", db, "--format", "monitor_v2", "--micro_step", "false"};
+    CHECK_INT(run_cmd(&cmd_data2db_entry, 9, argv3, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(errs, "2172 rows, steps 0..2, ranks 0..1");
+    free(out);
+    free(errs);
+}
+
+/* A generated tree with --nan at step 1 rank 0: info and overflow agree on
+ * where, and the micro steps of the generator's micro-batches. */
+static void cli_generated(void) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    const char *dir = pt_tmpdir("cli_v2_gen");
+    if (!py || !py[0] || !s || !dir) SKIP("python or ../shared absent");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --monitor-v2 --out '%s/t' --steps 3 --ranks 2 --layers 2 "
+             "--micro-batches 2 --nan 1:0:layers.1 --quiet >/dev/null 2>&1", py, s, dir);
+    if (system(cmd) != 0) SKIP("generator failed");
+    snprintf(cmd, sizeof cmd, "%s/t", dir);
+    char *out, *errs;
+    const char *argv[] = {"info", cmd, "--json"};
+    CHECK_INT(run_cmd(&cmd_info_entry, 3, argv, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(out, "\"steps\": [0, 1, 2, 3, 4, 5], \"step_origin\": [0, 0, 1, 1, 2, 2]");
+    CHECK_CONTAINS(out, "\"param/param_origin\": 0");
+    free(out);
+    free(errs);
+    const char *argv2[] = {"overflow", cmd};
+    CHECK_INT(run_cmd(&cmd_overflow_entry, 2, argv2, &out, &errs), EXIT_FOUND);
+    CHECK_CONTAINS(out, "first occurrence: non-finite at step 1 micro step 0, rank 0");
+    CHECK_CONTAINS(out, "per rank:\n  rank 0 ");
+    CHECK(!strstr(out, "rank 1      nonfinite"));
+    CHECK(!strstr(out, "step 0      nonfinite"));
+    free(out);
+    free(errs);
+}
+
 int main(void) {
     RUN(fixture_micro);
     RUN(fixture_steps);
@@ -474,5 +601,9 @@ int main(void) {
     RUN(db_generated);
     RUN(db_written);
     RUN(db_parallel_shard);
+    RUN(cli_info);
+    RUN(cli_overflow);
+    RUN(cli_data2db);
+    RUN(cli_generated);
     PT_DONE();
 }
