@@ -28,6 +28,23 @@ static const char ACTV[] = "vpp_stage,name,step,micro_step,norm,min,max,nans,mea
                            "0,layers.0.mlp.output,0,1,2.5,-1,1,0,0.2\n"
                            "0,layers.0.mlp.output,1,0,3.5,-1,1,0,0.3\n";
 
+static const struct { const char *file, *text; } L2[] = {
+    {"attention_hook_0-1.csv", "vpp_stage,name,step,micro_step,entropy,softmax_max\n"
+                               "0,layers.0.self_attention.core_attention.flash_attention.attention,0,0,2.25,0.5\n"
+                               "0,layers.0.self_attention.core_attention.flash_attention.attention,0,1,2.5,0.625\n"
+                               "0,layers.0.self_attention.core_attention.flash_attention.attention,1,0,nan,0.75\n"},
+    {"linear_hook_0-1.csv", "vpp_stage,name,step,sr,kernel_norm\n"
+                            "0,layers.0.self_attention.linear_qkv.linear,0,3.125,12.5\n"
+                            "0,layers.0.self_attention.linear_qkv.linear,1,3.25,13.0\n"},
+    {"moe_router_weight_hook_0-1.csv", "vpp_stage,name,step,router_weight_similarity\n"
+                                       "0,layers.0.mlp.router.gate.moe_router,0,0.125\n"
+                                       "0,layers.0.mlp.router.gate.moe_router,1,0.25\n"},
+    {"moe_router_logit_hook_0-1.csv", "vpp_stage,name,step,micro_step,per_token_expert_entropy\n"
+                                      "0,layers.0.mlp.router.gate.moe_router,0,0,1.75\n"
+                                      "0,layers.0.mlp.router.gate.moe_router,0,1,inf\n"
+                                      "0,layers.0.mlp.router.gate.moe_router,1,0,1.5\n"},
+};
+
 /* A two-rank tree under dir/name; with l2 the four L2 files beside actv. */
 static const char *write_tree(const char *dir, const char *name, int l2, char *p, size_t size) {
     char f[4096];
@@ -39,29 +56,10 @@ static const char *write_tree(const char *dir, const char *name, int l2, char *p
         mkdir(rd, 0755);
         snprintf(f, sizeof f, "%s/actv_0-1.csv", rd);
         if (pt_write(f, ACTV) != 0) return NULL;
-        if (!l2) continue;
-        snprintf(f, sizeof f, "%s/attention_hook_0-1.csv", rd);
-        if (pt_write(f, "vpp_stage,name,step,micro_step,entropy,softmax_max\n"
-                        "0,layers.0.self_attention.core_attention.flash_attention.attention,0,0,2.25,0.5\n"
-                        "0,layers.0.self_attention.core_attention.flash_attention.attention,0,1,2.5,0.625\n"
-                        "0,layers.0.self_attention.core_attention.flash_attention.attention,1,0,nan,0.75\n") != 0)
-            return NULL;
-        snprintf(f, sizeof f, "%s/linear_hook_0-1.csv", rd);
-        if (pt_write(f, "vpp_stage,name,step,sr,kernel_norm\n"
-                        "0,layers.0.self_attention.linear_qkv.linear,0,3.125,12.5\n"
-                        "0,layers.0.self_attention.linear_qkv.linear,1,3.25,13.0\n") != 0)
-            return NULL;
-        snprintf(f, sizeof f, "%s/moe_router_weight_hook_0-1.csv", rd);
-        if (pt_write(f, "vpp_stage,name,step,router_weight_similarity\n"
-                        "0,layers.0.mlp.router.gate.moe_router,0,0.125\n"
-                        "0,layers.0.mlp.router.gate.moe_router,1,0.25\n") != 0)
-            return NULL;
-        snprintf(f, sizeof f, "%s/moe_router_logit_hook_0-1.csv", rd);
-        if (pt_write(f, "vpp_stage,name,step,micro_step,per_token_expert_entropy\n"
-                        "0,layers.0.mlp.router.gate.moe_router,0,0,1.75\n"
-                        "0,layers.0.mlp.router.gate.moe_router,0,1,inf\n"
-                        "0,layers.0.mlp.router.gate.moe_router,1,0,1.5\n") != 0)
-            return NULL;
+        for (size_t i = 0; l2 && i < sizeof L2 / sizeof *L2; i++) {
+            snprintf(f, sizeof f, "%s/%s", rd, L2[i].file);
+            if (pt_write(f, L2[i].text) != 0) return NULL;
+        }
     }
     return p;
 }

@@ -32,6 +32,19 @@ static size_t nonfinite(const struct cube *c, int step, int rank) {
     return n;
 }
 
+/* gen_dump.py --monitor-v2 with args into a fresh folder named tag; the
+ * tree's path into path.  -1 (the caller skips) without python, ../shared
+ * or a working generator. */
+static int gen_tree(const char *tag, const char *args, char *path, size_t size) {
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared(), *dir = pt_tmpdir(tag);
+    char cmd[4096];
+    if (!py || !py[0] || !s || !dir) return -1;
+    snprintf(path, size, "%s/t", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --monitor-v2 --out '%s' %s --quiet >/dev/null 2>&1", py, s,
+             path, args);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 static const char *EMB = "module.module.embedding.word_embeddings.output.0";
 static const char *EMBW = "module.module.embedding.word_embeddings.weight";
 
@@ -84,14 +97,9 @@ static void fixture_steps(void) {
 }
 
 static void generated_nan(void) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
-    const char *dir = pt_tmpdir("monitor_v2_gen");
-    if (!py || !py[0] || !s || !dir) SKIP("python or ../shared absent");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --monitor-v2 --out '%s/t' --steps 3 --ranks 2 --layers 2 "
-             "--nan 1:0:layers.1 --quiet >/dev/null 2>&1", py, s, dir);
-    if (system(cmd) != 0) SKIP("generator failed");
-    snprintf(cmd, sizeof cmd, "%s/t", dir);
+    if (gen_tree("monitor_v2_gen", "--steps 3 --ranks 2 --layers 2 --nan 1:0:layers.1", cmd, sizeof cmd) != 0)
+        SKIP("python, ../shared or the generator absent");
     struct pt_error err;
     struct dataset *ds = load(cmd, 0, &err);
     CHECK(ds != NULL);
@@ -294,14 +302,10 @@ static void db_fixture(void) {
 
 /* A generated tree with a planted NaN at step 1 rank 0 in layers.1. */
 static void db_generated(void) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
-    const char *dir = pt_tmpdir("monitor_v2_db_gen");
-    if (!py || !py[0] || !s || !dir) SKIP("python or ../shared absent");
     char cmd[4096], db[4096], buf[64];
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --monitor-v2 --out '%s/t' --steps 4 --ranks 3 --layers 2 "
-             "--micro-batches 2 --nan 1:0:layers.1 --quiet >/dev/null 2>&1", py, s, dir);
-    if (system(cmd) != 0) SKIP("generator failed");
-    snprintf(cmd, sizeof cmd, "%s/t", dir);
+    if (gen_tree("monitor_v2_db_gen", "--steps 4 --ranks 3 --layers 2 --micro-batches 2 --nan 1:0:layers.1", cmd,
+                 sizeof cmd) != 0)
+        SKIP("python, ../shared or the generator absent");
     struct dataset *notes, *ds;
     struct pt_error err;
     struct db_check k;
@@ -318,6 +322,16 @@ static void db_generated(void) {
     dataset_free(ds);
 }
 
+/* tree/rank_<rank>/file with text (the folders made as needed).  0, or -1. */
+static int put(const char *tree, int rank, const char *file, const char *text) {
+    char f[4096];
+    mkdir(tree, 0755);
+    snprintf(f, sizeof f, "%s/rank_%d", tree, rank);
+    mkdir(f, 0755);
+    snprintf(f, sizeof f, "%s/rank_%d/%s", tree, rank, file);
+    return pt_write(f, text);
+}
+
 /* A tree the test writes (a fresh clone has no ../shared): two calls of a
  * module, +-inf and nan, weight_grad micro steps from 1, a cc file, a scope
  * v1 has no metric for; --mapping applied to the names of both. */
@@ -326,24 +340,18 @@ static void db_written(void) {
     if (!dir) SKIP("no temp dir");
     char p[2048], f[2200], db[4096], buf[512];
     snprintf(p, sizeof p, "%s/t", dir);
-    mkdir(p, 0755);
     for (int r = 0; r < 2; r++) {
-        snprintf(f, sizeof f, "%s/rank_%d", p, r);
-        mkdir(f, 0755);
-        snprintf(f, sizeof f, "%s/rank_%d/module_step3-3.csv", p, r);
-        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\r\n"
-                              "0,3,m.layers.0.mlp.output.0,forward,-1.5,2.5,0.5,4.0,0.0\r\n"
-                              "0,3,m.layers.0.mlp.output.0,forward,-inf,inf,nan,5e12,3.0\r\n"
-                              "0,3,m.layers.0.mlp.grad_input.0,backward,-1,1,0,2,0\r\n"
-                              "0,3,m.layers.0.mlp.output.0,recompute,1,1,1,1,0\r\n"), 0);
-        snprintf(f, sizeof f, "%s/rank_%d/weight_grad_step3-3.csv", p, r);
-        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,micro_step,min,max,mean,norm,nans\r\n"
-                              "0,3,m.layers.0.mlp.weight,unreduced,1,-1,1,0,0.25,0\r\n"
-                              "0,3,m.layers.0.mlp.weight,unreduced,2,-1,1,0,0.5,0\r\n"
-                              "0,3,m.layers.0.mlp.weight,reduced,2,-2,2,0,0.75,0\r\n"), 0);
-        snprintf(f, sizeof f, "%s/rank_%d/cc.csv", p, r);
-        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\r\n"
-                              "0,3,m.layers.0.all_reduce.0,comm,0,8,4,16,0\r\n"), 0);
+        CHECK_INT(put(p, r, "module_step3-3.csv", "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\r\n"
+                      "0,3,m.layers.0.mlp.output.0,forward,-1.5,2.5,0.5,4.0,0.0\r\n"
+                      "0,3,m.layers.0.mlp.output.0,forward,-inf,inf,nan,5e12,3.0\r\n"
+                      "0,3,m.layers.0.mlp.grad_input.0,backward,-1,1,0,2,0\r\n"
+                      "0,3,m.layers.0.mlp.output.0,recompute,1,1,1,1,0\r\n"), 0);
+        CHECK_INT(put(p, r, "weight_grad_step3-3.csv", "vpp_stage,step,module_name,scope,micro_step,min,max,mean,norm,nans\r\n"
+                      "0,3,m.layers.0.mlp.weight,unreduced,1,-1,1,0,0.25,0\r\n"
+                      "0,3,m.layers.0.mlp.weight,unreduced,2,-1,1,0,0.5,0\r\n"
+                      "0,3,m.layers.0.mlp.weight,reduced,2,-2,2,0,0.75,0\r\n"), 0);
+        CHECK_INT(put(p, r, "cc.csv", "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\r\n"
+                      "0,3,m.layers.0.all_reduce.0,comm,0,8,4,16,0\r\n"), 0);
     }
     snprintf(f, sizeof f, "%s/map.json", dir);
     CHECK_INT(pt_write(f, "{\"mlp\": \"ffn\"}"), 0);
@@ -398,16 +406,12 @@ static void db_written(void) {
 static void db_parallel_shard(void) {
     const char *dir = pt_tmpdir("monitor_v2_db_parallel");
     if (!dir) SKIP("no temp dir");
-    char p[2048], f[2200], out[2300], buf[512];
+    char p[2048], out[2300], buf[512];
     snprintf(p, sizeof p, "%s/t", dir);
-    mkdir(p, 0755);
     for (int r = 0; r < 2; r++) {
-        snprintf(f, sizeof f, "%s/rank_%d", p, r);
-        mkdir(f, 0755);
-        snprintf(f, sizeof f, "%s/rank_%d/param_step0-0.csv", p, r);
-        CHECK_INT(pt_write(f, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n"
-                              "0,0,m.decoder.layers.0.mlp.weight,param_origin,0,1,0.5,1,0\n"
-                              "0,0,m.decoder.layers.1.mlp.weight,param_origin,0,1,0.5,2,0\n"), 0);
+        CHECK_INT(put(p, r, "param_step0-0.csv", "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n"
+                      "0,0,m.decoder.layers.0.mlp.weight,param_origin,0,1,0.5,1,0\n"
+                      "0,0,m.decoder.layers.1.mlp.weight,param_origin,0,1,0.5,2,0\n"), 0);
     }
     struct layout_config cfg;
     struct pt_error err;
@@ -555,7 +559,7 @@ static void cli_data2db(void) {
     free(errs);
     char buf[64];
     CHECK_STR(sql1(f, "SELECT count(*) FROM trend_data WHERE nans > 0", buf, sizeof buf), "196");
-    /* --format monitor_v2 forced, and the same --format on a v1 tree is refused per row */
+    /* --format monitor_v2 forced, without micro steps */
     snprintf(db, sizeof db, "%s/forced", dir);
     const char *argv3[] = {"data2db", "--data", p, "--db", db, "--format", "monitor_v2", "--micro_step", "false"};
     CHECK_INT(run_cmd(&cmd_data2db_entry, 9, argv3, &out, &errs), EXIT_OK);
@@ -567,14 +571,10 @@ static void cli_data2db(void) {
 /* A generated tree with --nan at step 1 rank 0: info and overflow agree on
  * where, and the micro steps of the generator's micro-batches. */
 static void cli_generated(void) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
-    const char *dir = pt_tmpdir("cli_v2_gen");
-    if (!py || !py[0] || !s || !dir) SKIP("python or ../shared absent");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --monitor-v2 --out '%s/t' --steps 3 --ranks 2 --layers 2 "
-             "--micro-batches 2 --nan 1:0:layers.1 --quiet >/dev/null 2>&1", py, s, dir);
-    if (system(cmd) != 0) SKIP("generator failed");
-    snprintf(cmd, sizeof cmd, "%s/t", dir);
+    if (gen_tree("cli_v2_gen", "--steps 3 --ranks 2 --layers 2 --micro-batches 2 --nan 1:0:layers.1", cmd,
+                 sizeof cmd) != 0)
+        SKIP("python, ../shared or the generator absent");
     char *out, *errs;
     const char *argv[] = {"info", cmd, "--json"};
     CHECK_INT(run_cmd(&cmd_info_entry, 3, argv, &out, &errs), EXIT_OK);
