@@ -40,9 +40,13 @@ static void print_text(const struct dataset *ds) {
     printf("\ntargets     %u\n", names_count(c->names));
     printf("labels      %u\n", names_label_count(c->names));
     printf("metrics     %d\n", c->nmetrics);
+    int width = 16;   /* the names' column: as wide as the longest (moe_router_weight_hook) */
+    for (int m = 0; m < c->nmetrics; m++)
+        if ((int)strlen(pt_escape(c->metrics[m].name, strlen(c->metrics[m].name), esc, sizeof esc)) > width)
+            width = (int)strlen(esc);
     for (int m = 0; m < c->nmetrics; m++) {
         const struct cube_metric *cm = &c->metrics[m];
-        printf("  %-16s %6u targets  stats ", pt_escape(cm->name, strlen(cm->name), esc, sizeof esc), cm->ntargets);
+        printf("  %-*s %6u targets  stats ", width, pt_escape(cm->name, strlen(cm->name), esc, sizeof esc), cm->ntargets);
         for (int s = 0; s < cm->nstats; s++)
             printf("%s%s", s ? "," : "", pt_escape(cm->stats[s], strlen(cm->stats[s]), esc, sizeof esc));
         printf("  non-finite %zu\n", cube_count_nonfinite(c, m, -1, -1));

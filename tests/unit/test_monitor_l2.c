@@ -15,6 +15,7 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
+#include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
 #include "src/io/write_trenddb.h"
@@ -236,10 +237,36 @@ static void l2_only(void) {
     CHECK(access(f, F_OK) != 0);
 }
 
+/* info and overflow name the L2 metrics, their statistics and their
+ * non-finite cells (info's columns widen to the longest metric name). */
+static void l2_commands(void) {
+    const char *dir = pt_tmpdir("monitor_l2_cmd");
+    char p[2048], o[2100], e[2100];
+    if (!dir || !write_tree(dir, "t", 1, p, sizeof p)) SKIP("no temp dir");
+    snprintf(o, sizeof o, "%s/out.txt", dir);
+    snprintf(e, sizeof e, "%s/err.txt", dir);
+    const char *argv[] = {"info", p};
+    CHECK_INT(pt_capture(o, e, cmd_info_entry.run, 2, argv), EXIT_OK);
+    char *out = pt_slurp(o);
+    CHECK_CONTAINS(out, "\n  actv                        1 targets  stats norm,min,max,nans,mean  non-finite 0\n");
+    CHECK_CONTAINS(out, "\n  moe_router_weight_hook      1 targets  stats router_weight_similarity  non-finite 0\n");
+    CHECK_CONTAINS(out, "\n  moe_router_logit_hook       1 targets  stats per_token_expert_entropy  non-finite 2\n");
+    free(out);
+    const char *argv3[] = {"overflow", p};
+    CHECK_INT(pt_capture(o, e, cmd_overflow_entry.run, 2, argv3), EXIT_FOUND);
+    out = pt_slurp(o);
+    CHECK_CONTAINS(out, "counts: nonfinite 4");
+    CHECK_CONTAINS(out, "first occurrence: non-finite at step 0 micro step 1, rank 0");
+    CHECK_CONTAINS(out, "moe_router_logit_hook per_token_expert_entropy=inf");
+    CHECK_CONTAINS(out, "attention_hook entropy=nan");
+    free(out);
+}
+
 int main(void) {
     RUN(l2_values);
     RUN(l2_micro);
     RUN(l2_data2db);
     RUN(l2_only);
+    RUN(l2_commands);
     PT_DONE();
 }
