@@ -20,18 +20,12 @@
 #include "src/io/read_monitor_v2.h"
 #include "src/io/write_trenddb.h"
 
-#define V2_MAX_METRICS 32   /* metric_has_rows is a 32-bit mask */
 #define V2_MAX_FIELDS 64
 #define V2_MAX_BYTES ((size_t)4 << 30)
 
 static const char *const v2_slugs[] = {"module", "weight_grad", "optimizer", "param", "cc"};
 #define V2_NSLUGS (sizeof v2_slugs / sizeof *v2_slugs)
 
-/* The metrics met so far ("slug/scope"), mon_file.metric indexes them. */
-struct v2_metrics {
-    char name[V2_MAX_METRICS][128];
-    int n;
-};
 
 /* `rank_<digits>`: 1 with the rank. */
 static int match_rankdir(const char *name, long *rank) {
@@ -119,7 +113,7 @@ static int metric_of(struct v2_metrics *mt, int slug, const char *scope) {
     snprintf(name, sizeof name, "%s/%s", v2_slugs[slug], scope);
     for (int i = 0; i < mt->n; i++)
         if (!strcmp(mt->name[i], name)) return i;
-    if (mt->n == V2_MAX_METRICS) return -1;
+    if (mt->n == MONITOR_V2_MAX_METRICS) return -1;
     memcpy(mt->name[mt->n], name, sizeof name);
     return mt->n++;
 }
@@ -251,16 +245,9 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
 }
 
 /* One CSV into md.  Bad rows and files are notes; -1 only without memory. */
-static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd) {
+static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, struct v2_read *rd) {
     struct dataset *ds = rd->ds;
     struct monitor_data *md = rd->md;
-    char *buf;
-    size_t len;
-    struct pt_error e;
-    if (json_read_file(path, V2_MAX_BYTES, &buf, &len, &e) != 0) {
-        dataset_warn(ds, "%s", e.msg);
-        return dataset_skip(ds, path) < 0 ? -1 : 0;
-    }
     char *p = buf, *end = buf + len;
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
@@ -293,6 +280,27 @@ static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd
     util_smap_free(&seen);
     free(buf);
     return rc < 0 ? -1 : 0;
+}
+
+static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd) {
+    char *buf;
+    size_t len;
+    struct pt_error e;
+    if (json_read_file(path, V2_MAX_BYTES, &buf, &len, &e) != 0) {
+        dataset_warn(rd->ds, "%s", e.msg);
+        return dataset_skip(rd->ds, path) < 0 ? -1 : 0;
+    }
+    return parse_csv(buf, len, path, slug, rank, rd);
+}
+
+int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, const struct mapping *map,
+                         struct v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
+    struct v2_read rd = {.map = map, .mt = mt, .ds = ds, .md = md};
+    if (slug < 0 || slug >= (int)V2_NSLUGS) {
+        free(buf);
+        return 0;
+    }
+    return parse_csv(buf, len, path, slug, rank, &rd);
 }
 
 struct v2_rank {
@@ -362,7 +370,7 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
  * the fixed column order. */
 static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt, const struct mon_steps *st,
                      int micro_axis, struct names *nm, struct cube_builder *b, struct pt_error *err) {
-    int cmetric[V2_MAX_METRICS], stat_idx[V2_MAX_METRICS][MON_NSTATS];
+    int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MON_NSTATS];
     for (int m = 0; m < mt->n; m++) {
         cmetric[m] = -1;
         if (!(md->metric_has_rows & (1u << m))) continue;

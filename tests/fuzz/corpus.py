@@ -8,6 +8,7 @@ input thousands of times faster than a large one).
   json         the same dumps, and every small JSON file
   construct    construct.json / stack.json cut to their first entries
   monitor      the header and first rows of every monitor CSV (v1)
+  monitor_v2   the same of every monitor_v2 CSV, after a byte naming its slug
   mapping, layermap, matchcfg, regex: names taken from the dumps
 
 Entries that exist are kept (the corpora grow from run to run).  Python's
@@ -88,7 +89,14 @@ for root, dirs, files in sorted(os.walk(fix)):
             v = load(p)
             if isinstance(v, dict):
                 put("construct", json.dumps(dict(list(v.items())[:12]), indent=1))
-        if fn.endswith(".csv") and "monitor" in root:
+        if fn.endswith(".csv") and "monitor_v2" in root:
+            slugs = ("module", "weight_grad", "optimizer", "param", "cc")
+            slug = next((i for i, sl in enumerate(slugs) if fn.startswith(sl)), 0)
+            with open(p, "rb") as f:
+                lines = f.read().splitlines(keepends=True)
+            put("monitor_v2", bytes([slug]) + b"".join(lines[:12]))
+            put("monitor_v2", bytes([slug]) + b"".join(lines[:1] + lines[-6:]))
+        elif fn.endswith(".csv") and "monitor" in root:
             with open(p, "rb") as f:
                 lines = f.read().splitlines(keepends=True)
             put("monitor", b"".join(lines[:12]))
