@@ -210,7 +210,8 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
     /* v2 counts a micro_step column from 1 (weight_grad: the micro-batch,
      * or the number of them for a step's accumulated gradient); micro steps
      * here count from 0, as v1's and the call order's do */
-    if (c->micro >= 0 && micro-- < 1) return 0;
+    if (c->micro >= 0 && micro < 1) return 0;
+    if (c->micro >= 0) micro--;
     int m = metric_of(rd->mt, slug, f[c->scope]);
     if (m < 0) return 0;
     if (c->micro < 0 && call_order_micro(seen, f, c, &micro) != 0) return -1;
