@@ -300,7 +300,8 @@ const struct cmd_entry cmd_data2db_entry = {
     .usage = "probetop data2db --data DIR --db OUTDIR [--format NAME] [--mapping FILE] [--micro_step true|false] [--parallel SPEC] [--shard auto|K/N]\n"
              "       probetop data2db --merge DIR --db OUTDIR",
     .summary = "write msProbe-compatible .trend.db files from dump or monitor data",
-    .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/)\n"
+    .help = "  --data DIR            dump root (step*/rank*/) or monitor output (<time>-rank<R>-<id>/,\n"
+            "                        monitor_v2: rank_<R>/)\n"
             "  --db OUTDIR           output folder (created); files dump_data.trend.db, monitor_data.trend.db\n"
             "  --format NAME         auto (default: every format with a data2db writer that the folder\n"
             "                        holds, a dump first) or one of them (`man probetop`, --format)\n"
