@@ -26,7 +26,6 @@
 static const char *const v2_slugs[] = {"module", "weight_grad", "optimizer", "param", "cc"};
 #define V2_NSLUGS (sizeof v2_slugs / sizeof *v2_slugs)
 
-
 /* `rank_<digits>`: 1 with the rank. */
 static int match_rankdir(const char *name, long *rank) {
     if (strncmp(name, "rank_", 5) || !isdigit((unsigned char)name[5])) return 0;
@@ -245,7 +244,8 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
     return 1;
 }
 
-/* One CSV into md.  Bad rows and files are notes; -1 only without memory. */
+/* One CSV's bytes (buf, taken over and freed) into rd->md.  Bad rows and
+ * files are notes; -1 only without memory. */
 static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, struct v2_read *rd) {
     struct dataset *ds = rd->ds;
     struct monitor_data *md = rd->md;
@@ -283,6 +283,7 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
     return rc < 0 ? -1 : 0;
 }
 
+/* One CSV file into rd->md: parse_csv of its bytes. */
 static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd) {
     char *buf;
     size_t len;
