@@ -9,6 +9,11 @@
 #include "model/overflow.h"
 #include "src/io/dataset.h"
 #include "src/io/read_anomaly.h"
+#include "src/cmd/cmd.h"
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdarg.h>
 
 static struct anomaly mk(int32_t step, int32_t micro, const char *tag, int32_t vpp, int32_t pp, int32_t call, int32_t rank) {
     return (struct anomaly){.rank = rank, .step = step, .micro_step = micro, .pp_stage = pp, .vpp_stage = vpp,
@@ -289,6 +294,88 @@ static void truncated_and_odd(void) {
     dataset_free(ds);
 }
 
+/* `probetop overflow ARGS...` in process: its exit code, its stdout in *out. */
+static int overflow(char **out, ...) {
+    char *argv[16];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, out);
+    argv[argc++] = (char *)"overflow";
+    for (char *a; argc < 15 && (a = va_arg(ap, char *)) != NULL;) argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    const char *dir = pt_tmpdir("anom_stdout");
+    char path[2048];
+    snprintf(path, sizeof path, "%s/out.txt", dir ? dir : "/tmp");
+    fflush(stdout);
+    int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (saved < 0 || fd < 0) exit(1);
+    dup2(fd, 1);
+    close(fd);
+    int rc = cmd_overflow_entry.run(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    *out = pt_slurp(path);
+    return rc;
+}
+
+/* The headless listing: msProbe's order in text, csv and json; how the
+ * reports count in the gate (AnomalyNan critical, the other rules high). */
+static void cmd_overflow_lists(void) {
+    const char *dir = pt_tmpdir("anom_cmd");
+    char root[1024];
+    CHECK(dir != NULL);
+    if (!dir) return;
+    snprintf(root, sizeof root, "%s", dir);
+    CHECK(pt_anom_v2(root) == 0);
+    char *out;
+    CHECK_INT(overflow(&out, root, "--format", "json", NULL), 1);
+    cJSON *j = cJSON_Parse(out);
+    CHECK(j != NULL);
+    const cJSON *arr = cJSON_GetObjectItem(j, "anomalies");
+    CHECK_INT(cJSON_GetArraySize(arr), PT_ANOM_N);
+    for (int i = 0; i < PT_ANOM_N && i < cJSON_GetArraySize(arr); i++) {
+        const cJSON *a = cJSON_GetArrayItem(arr, i);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(a, "tag_name")), pt_anoms[PT_ANOM_ORDER[i]].tag);
+        CHECK(cJSON_IsObject(cJSON_GetObjectItem(a, "cell")));
+    }
+    const cJSON *c1 = cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 1), "cell");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(c1, "metric")), "module/forward");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(c1, "target")), "layers.0.mlp.output.0");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 1), "rule")), "AnomalyNan");
+    CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "counts"), "anomalies")->valueint, PT_ANOM_N);
+    cJSON_Delete(j);
+    free(out);
+    /* text: the reports in order, before the non-finite cells */
+    CHECK_INT(overflow(&out, root, NULL), 1);
+    const char *prev = out;
+    for (int i = 0; i < PT_ANOM_N && prev; i++) {
+        const char *at = strstr(prev, pt_anoms[PT_ANOM_ORDER[i]].tag);
+        CHECK(at != NULL);
+        prev = at ? at + 1 : NULL;
+    }
+    CHECK_CONTAINS(out, "msProbe anomaly reports: 5, first-anomaly order");
+    free(out);
+    /* csv: kind "anomaly" rows first */
+    CHECK_INT(overflow(&out, root, "--format", "csv", NULL), 1);
+    CHECK_CONTAINS(out, "\nhigh,0,0,1,5,0:layers.1.mlp.weight/rank1/post_grad,");
+    CHECK_CONTAINS(out, ",anomaly,1,1,1\ncritical,1,0,0,3,0:layers.0.mlp.output:0/rank0/actv,");
+    free(out);
+    /* the gate on the reports alone (no cells): the top 1 is a turbulence */
+    char lone[1200], lp[2048];
+    snprintf(lone, sizeof lone, "%s/lone", root);
+    CHECK(pt_anom_reports(lone, 1) == 0);
+    snprintf(lp, sizeof lp, "%s/anomaly_detected/anomaly_analyse.json", lone);
+    CHECK_INT(overflow(&out, lp, NULL), 0);
+    free(out);
+    CHECK_INT(overflow(&out, lp, "--fail-on", "high", NULL), 1);
+    free(out);
+    CHECK(pt_anom_reports(lone, 2) == 0);   /* now with the AnomalyNan */
+    CHECK_INT(overflow(&out, lp, NULL), 1);
+    free(out);
+}
+
 int main(void) {
     RUN(order_stage_then_pp);
     RUN(order_vpp_backward_descending);
@@ -300,5 +387,6 @@ int main(void) {
     RUN(opened_alone);
     RUN(no_tree_around);
     RUN(truncated_and_odd);
+    RUN(cmd_overflow_lists);
     PT_DONE();
 }
