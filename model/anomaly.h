@@ -87,8 +87,8 @@ void anomaly_sort(struct anomaly_list *l);
  * pointer into tag).  0, or -1 for a tag of another shape. */
 int anomaly_tag_parts(const char *tag, char *name, size_t n, int32_t *micro, const char **key);
 
-/* Finds every entry's cell in c (probetop-rules(7), FIRST ANOMALY ORDER:
- * the cell of an anomaly) and indexes them for anomaly_at.  0, or -1 with err. */
+/* Finds every entry's cell in c (the rules are probetop-formats(5),
+ * MONITOR ANOMALY REPORTS) and indexes them for anomaly_at.  0, or -1 with err. */
 int anomaly_place(struct anomaly_list *l, const struct cube *c, struct pt_error *err);
 /* The first entry (in the list's order) on cell (metric, step index, rank
  * index, target), whatever the statistic; -1 when none. */

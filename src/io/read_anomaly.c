@@ -43,7 +43,7 @@ static int int_field(const cJSON *o, const char *key, int32_t *out) {
 static char *mates_text(const cJSON *it) {
     if (!it || cJSON_IsNull(it)) return strdup("");
     if (cJSON_IsArray(it)) {
-        size_t cap = 2, len = 0;
+        size_t cap = 3, len = 0;   /* "[", "]" and the NUL */
         const cJSON *e;
         cJSON_ArrayForEach(e, it) cap += 24;
         char *s = malloc(cap);
