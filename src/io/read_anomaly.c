@@ -144,9 +144,10 @@ static int read_file(const char *path, struct anomaly_list *l, struct dataset *d
         dataset_skip(ds, path);
         return 0;
     }
+    size_t had = l->nfiles;
     int rc = anomaly_parse(buf, len, path, l, ds, err);
     free(buf);
-    if (rc == 0) ds->files_read++;
+    if (rc == 0 && l->nfiles > had) ds->files_read++;   /* read as reports (not a note) */
     return rc;
 }
 
@@ -279,6 +280,7 @@ static int load_anomaly(const char *path, const struct load_opts *o, struct data
     }
     if (!l.n && !ds->anomalies.n && !ds->nwarnings)
         dataset_warn(ds, "%s: no anomaly entry in the reports", path);
+    ds->files_read -= ds->files_read >= ds->anomalies.nfiles ? ds->anomalies.nfiles : 0;   /* the tree's own, replaced */
     anomaly_list_free(&ds->anomalies);
     ds->anomalies = l;
     anomaly_sort(&ds->anomalies);

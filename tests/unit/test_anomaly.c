@@ -215,6 +215,7 @@ static void opened_alone(void) {
         CHECK(cube_metric_find(ds->cube, "actv") >= 0);
         check_order(&ds->anomalies);
         CHECK_INT(ds->anomalies.analyse, 0);
+        CHECK_INT(ds->files_read, 6 + 2);   /* the CSVs and the two reports, each once */
         dataset_free(ds);
     }
     /* the analyser's top 3 */
@@ -236,6 +237,7 @@ static void opened_alone(void) {
     if (ds) {
         CHECK_INT(ds->anomalies.n, 3);
         CHECK_INT(ds->anomalies.placed, 3);
+        CHECK_INT(ds->files_read, 6 + 1);
         dataset_free(ds);
     }
 }
