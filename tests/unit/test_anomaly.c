@@ -7,6 +7,7 @@
 
 #include "model/anomaly.h"
 #include "model/overflow.h"
+#include "model/ovfrows.h"
 #include "src/io/dataset.h"
 #include "src/io/read_anomaly.h"
 #include "src/cmd/cmd.h"
@@ -30,6 +31,8 @@ static const char *calls(const struct anomaly_list *l) {
     return buf;
 }
 
+/* The expected orders below are what msProbe's GradAnomalyData sorts the
+ * same entries into (sorted() of its dataclass, checked once by hand). */
 static void order_stage_then_pp(void) {
     struct anomaly_list l = {0};
     /* pushed out of order; calls name them */
@@ -105,6 +108,45 @@ static void tag_parts_and_message(void) {
     CHECK_INT(anomaly_push(&l, &a, NULL), 0);
     CHECK_STR(l.v[0].op, "min");
     CHECK_INT(anomaly_gate_level(&l.v[0]), OVF_CRITICAL);
+    anomaly_list_free(&l);
+}
+
+static int only_rank1(const struct anomaly *a, void *ctx) {
+    (void)ctx;
+    return a->rank == 1;
+}
+
+/* The overflow listing's rows: the reports first, in the list's order,
+ * before the NaN/Inf rows; a filter applies to them. */
+static void rows_first(void) {
+    struct anomaly_list l = {0};
+    struct ovf_list ov = {0};
+    struct ovr_rows rows = {0};
+    for (int i = 0; i < PT_ANOM_N; i++) {
+        const struct pt_anom *f = &pt_anoms[i];
+        struct anomaly a = mk(f->step, f->micro_step, f->tag, f->vpp_stage, f->pp_stage, f->call_id, f->rank);
+        a.message = f->rule[7] == 'N' ? "Rule AnomalyNan reports" : "Rule AnomalyTurbulence reports";
+        CHECK_INT(anomaly_push(&l, &a, NULL), 0);
+    }
+    anomaly_sort(&l);
+    struct ovf_entry e = {.step = 1, .micro = 0, .rank = 0, .level = OVF_NONE, .name = "x", .what = "actv norm=nan"};
+    CHECK_INT(ovf_list_add(&ov, &e), 0);
+    CHECK_INT(ovr_build(&ov, NULL, NULL, &rows, NULL), 0);
+    CHECK_INT(ovr_add_anomalies(&rows, &l, NULL, NULL, NULL), 0);
+    CHECK_INT(rows.n, PT_ANOM_N + 1);
+    CHECK_INT(rows.records, 1);   /* the reports are not records */
+    for (int i = 0; i < PT_ANOM_N && (size_t)i < rows.n; i++) {
+        CHECK_INT(rows.v[i].section, OVR_ANOMALY);
+        CHECK_STR(l.v[rows.v[i].entry].tag_name, pt_anoms[PT_ANOM_ORDER[i]].tag);
+    }
+    CHECK_INT(rows.v[1].level, OVF_CRITICAL);   /* the AnomalyNan */
+    CHECK_INT(rows.v[0].level, OVF_HIGH);
+    CHECK_INT(rows.v[PT_ANOM_N].section, OVR_NONFINITE);
+    CHECK_INT(ovr_build(&ov, NULL, NULL, &rows, NULL), 0);
+    CHECK_INT(ovr_add_anomalies(&rows, &l, only_rank1, NULL, NULL), 0);
+    CHECK_INT(rows.n, 3 + 1);
+    ovr_free(&rows);
+    ovf_list_free(&ov);
     anomaly_list_free(&l);
 }
 
@@ -384,6 +426,7 @@ int main(void) {
     RUN(order_vpp_backward_descending);
     RUN(order_call_then_rank);
     RUN(tag_parts_and_message);
+    RUN(rows_first);
     RUN(reader_v1_tree);
     RUN(reader_v1_steps_mode);
     RUN(reader_v2_tree);
