@@ -57,7 +57,7 @@ static void check_list_order(struct vt *vt) {
     }
 }
 
-static void run_tree(const char *dir, const char *metric, const char *target_row) {
+static void run_tree(const char *dir, const char *metric, const char *target_row, int shots) {
     struct vt vt;
     const char *args[] = {dir, NULL};
     if (vt_spawn_app(&vt, 120, 36, args, NULL) != 0) {
@@ -73,7 +73,7 @@ static void run_tree(const char *dir, const char *metric, const char *target_row
     CHECKV(&vt, r >= 0 && col >= 0);
     struct vt_cell mark;
     if (r >= 0 && col >= 0 && vt_cell(&vt, r, col, &mark) == 0) CHECK(orange(vt_cell_paper(&mark)));
-    vt_shot(&vt, "anomaly_overflow", "probetop: msProbe anomaly reports in the overflow pane");
+    if (shots) vt_shot(&vt, "anomaly-overflow", "probetop: msProbe anomaly reports in the overflow pane");
     /* Enter on the AnomalyNan entry (the second): its cell in the heat map */
     vt_send(&vt, "j<Enter>");
     WAIT_CHECK(&vt, vt_find(&vt, "anomaly: AnomalyNan norm (forward)", NULL, NULL));
@@ -92,7 +92,7 @@ static void run_tree(const char *dir, const char *metric, const char *target_row
     }
     /* the marked cell is on the cursor's row (the entry's target) */
     CHECKV(&vt, tr >= 0 && mr == tr);
-    vt_shot(&vt, "anomaly_heatmap", "probetop: an msProbe anomaly report marked on its heat-map cell");
+    if (shots) vt_shot(&vt, "anomaly-heatmap", "probetop: an msProbe anomaly report marked on its heat-map cell");
     vt_send(&vt, "q");
     int st;
     CHECK(vt_wait_exit(&vt, 0, &st) == 0);
@@ -105,7 +105,7 @@ static void v1_tree(void) {
     CHECK(dir && pt_anom_v1(dir) == 0);
     char d[1024];
     snprintf(d, sizeof d, "%s", dir);
-    run_tree(d, "actv", "layers.0.mlp.output");
+    run_tree(d, "actv", "layers.0.mlp.output", 1);
 }
 
 static void v2_tree(void) {
@@ -114,7 +114,7 @@ static void v2_tree(void) {
     CHECK(dir && pt_anom_v2(dir) == 0);
     char d[1024];
     snprintf(d, sizeof d, "%s", dir);
-    run_tree(d, "module/forward", "layers.0.mlp.output.0");
+    run_tree(d, "module/forward", "layers.0.mlp.output.0", 0);
 }
 
 int main(void) {
