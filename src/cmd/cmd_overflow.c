@@ -8,8 +8,10 @@
  * object.  Inputs without per-record I/O (monitor CSV trees, .trend.db
  * files) get the non-finite cells of the cube instead, without levels.  The
  * exit code gates CI: 1 when a record counts at or above --fail-on
- * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone),
- * else 0; 2 bad usage or unreadable input. */
+ * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone;
+ * msProbe's anomaly reports by anomaly_gate_level), else 0; 2 bad usage
+ * or unreadable input.  A monitor tree's anomaly reports are listed
+ * before the rest, in msProbe's first-anomaly order. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -627,6 +629,8 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        critical): a record holding a NaN/Inf counts as critical\n"
             "                        whatever its level; a numeric-jump record (no NaN/Inf)\n"
             "                        counts as high, so only --fail-on high or medium fail on it.\n"
+            "                        An msProbe monitor anomaly report counts as critical for\n"
+            "                        the AnomalyNan rule, else as high.\n"
             "                        --level filters the listing only; --limit counts rows; json\n"
             "                        also has gate (fail_on, failing, exit) and rows\n"
             "Levels (msProbe's overflow check): critical = born here (clean inputs, non-finite\n"
@@ -636,6 +640,8 @@ const struct cmd_entry cmd_overflow_entry = {
             "without a level.\n"
             "Order: records holding a NaN/Inf first (critical, then high and medium), then the\n"
             "numeric-jump records, one row per name with its count of records, steps, ranks.\n"
+            "A monitor tree's anomaly_detected/ reports (msProbe's alert rules) are listed\n"
+            "first, in msProbe's first-anomaly order (csv kind anomaly; json anomalies).\n"
             "Exit: 0 nothing at or above --fail-on, 1 something, 2 bad usage or unreadable input.\n",
     .run = run_overflow,
 };
