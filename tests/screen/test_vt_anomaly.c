@@ -93,6 +93,16 @@ static void run_tree(const char *dir, const char *metric, const char *target_row
     /* the marked cell is on the cursor's row (the entry's target) */
     CHECKV(&vt, tr >= 0 && mr == tr);
     if (shots) vt_shot(&vt, "anomaly-heatmap", "probetop: an msProbe anomaly report marked on its heat-map cell");
+    /* the other cuts through the same cell: one rank over the steps, one
+     * target over steps and ranks; the report's cell is marked in each */
+    static const char *const dims[] = {"x step (", "y rank ("};
+    for (int d = 0; d < 2; d++) {
+        vt_send(&vt, "d");
+        WAIT_CHECK(&vt, vt_find(&vt, dims[d], NULL, NULL));
+        hm = row_with(&vt, "Heat map", 0);
+        leg = row_with(&vt, "-Inf", hm + 1);
+        CHECKV(&vt, leg > hm && count_marks(&vt, hm + 1, leg, NULL, NULL) == 1);
+    }
     vt_send(&vt, "q");
     int st;
     CHECK(vt_wait_exit(&vt, 0, &st) == 0);
