@@ -74,9 +74,9 @@ static int read_entry(const cJSON *v, const char *what, struct anomaly_list *l, 
                       struct pt_error *err) {
     char kesc[256];
     const char *key = v->string ? v->string : "";
-    pt_escape(key, strlen(key), kesc, sizeof kesc);
+#define KESC pt_escape(key, strlen(key), kesc, sizeof kesc)   /* for a note only: most entries need none */
     if (!cJSON_IsObject(v)) {
-        dataset_warn(ds, "%s: entry \"%s\": not a JSON object; skipped", what, kesc);
+        dataset_warn(ds, "%s: entry \"%s\": not a JSON object; skipped", what, KESC);
         return 0;
     }
     for (const cJSON *f = v->child; f; f = f->next) {
@@ -85,7 +85,7 @@ static int read_entry(const cJSON *v, const char *what, struct anomaly_list *l, 
         if (k == sizeof known_keys / sizeof *known_keys) {
             char fesc[128];
             dataset_warn(ds, "%s: entry \"%s\": unknown key \"%s\" (msProbe skips such an entry too); skipped", what,
-                         kesc, pt_escape(f->string, strlen(f->string), fesc, sizeof fesc));
+                         KESC, pt_escape(f->string, strlen(f->string), fesc, sizeof fesc));
             return 0;
         }
     }
@@ -95,13 +95,13 @@ static int read_entry(const cJSON *v, const char *what, struct anomaly_list *l, 
     int32_t *dst[] = {&a.rank, &a.step, &a.micro_step, &a.pp_stage, &a.vpp_stage, &a.call_id};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         if (int_field(v, ints[i], dst[i]) < 0) {
-            dataset_warn(ds, "%s: entry \"%s\": %s is not an integer; skipped", what, kesc, ints[i]);
+            dataset_warn(ds, "%s: entry \"%s\": %s is not an integer; skipped", what, KESC, ints[i]);
             return 0;
         }
     const cJSON *tag = cJSON_GetObjectItemCaseSensitive(v, "tag_name");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(v, "message");
     if ((tag && !cJSON_IsString(tag)) || (msg && !cJSON_IsString(msg))) {
-        dataset_warn(ds, "%s: entry \"%s\": %s is not a string; skipped", what, kesc,
+        dataset_warn(ds, "%s: entry \"%s\": %s is not a string; skipped", what, KESC,
                      tag && !cJSON_IsString(tag) ? "tag_name" : "message");
         return 0;
     }
@@ -112,6 +112,7 @@ static int read_entry(const cJSON *v, const char *what, struct anomaly_list *l, 
     int rc = anomaly_push(l, &a, err);
     free(a.group_mates);
     return rc == 0 ? 1 : -1;
+#undef KESC
 }
 
 int anomaly_parse(const char *text, size_t len, const char *what, struct anomaly_list *l, struct dataset *ds,
