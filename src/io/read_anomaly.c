@@ -4,8 +4,10 @@
  * values are the reported entries.  Read as msProbe's analyser reads them:
  * every sub-folder holding an anomaly.json, an entry with a key msProbe
  * does not know skipped with a note, missing keys taking msProbe's
- * defaults.  The list is sorted in msProbe's first-anomaly order and placed
- * on the cube by model/anomaly.c. */
+ * defaults.  The JSON goes through the pull tokenizer (src/io/json.h), no
+ * tree: a NaN cascade can report every tag of every step, and the entries
+ * before a truncation still count.  The list is sorted in msProbe's
+ * first-anomaly order and placed on the cube by model/anomaly.c. */
 #include "src/io/read_anomaly.h"
 
 #include <errno.h>
@@ -27,113 +29,173 @@
 #define ANALYSE_JSON "anomaly_analyse.json"
 #define ANOMALY_MAX_BYTES ((size_t)1 << 30)
 
-/* An integer field: 1 set, 0 absent (default kept), -1 not an integer. */
-static int int_field(const cJSON *o, const char *key, int32_t *out) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!it) return 0;
-    if (!cJSON_IsNumber(it)) return -1;
-    double d = it->valuedouble;
-    if (!isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return -1;
-    *out = (int32_t)d;
-    return 1;
+/* The raw text [a, b) with every run of white space as one space: how a
+ * group_mates value that is not a list of ranks is shown.  NULL without
+ * memory. */
+static char *squeezed(const char *a, const char *b) {
+    char *s = malloc((size_t)(b - a) + 1);
+    size_t n = 0;
+    if (!s) return NULL;
+    for (const char *p = a; p < b; p++) {
+        int ws = *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t';
+        if (ws && (n == 0 || s[n - 1] == ' ')) continue;
+        s[n++] = ws ? ' ' : *p;
+    }
+    while (n && s[n - 1] == ' ') n--;
+    s[n] = '\0';
+    return s;
 }
 
-/* group_mates as "[0, 1]" (a list of ranks, as msProbe writes it), other
- * values as compact JSON.  NULL without memory. */
-static char *mates_text(const cJSON *it) {
-    if (!it || cJSON_IsNull(it)) return strdup("");
-    if (cJSON_IsArray(it)) {
-        size_t cap = 3, len = 0;   /* "[", "]" and the NUL */
-        const cJSON *e;
-        cJSON_ArrayForEach(e, it) cap += 24;
-        char *s = malloc(cap);
-        if (!s) return NULL;
-        s[len++] = '[';
-        int ok = 1;
-        cJSON_ArrayForEach(e, it) {
-            if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || fabs(e->valuedouble) > 1e15) ok = 0;
-            if (!ok) break;
-            len += (size_t)snprintf(s + len, cap - len, "%s%.0f", len > 1 ? ", " : "", e->valuedouble);
-        }
-        if (ok) {
-            s[len++] = ']';
-            s[len] = '\0';
-            return s;
-        }
-        free(s);
+/* group_mates (first token t): a list of ranks as "[0, 1]", anything else
+ * as its JSON text.  NULL without memory or on a JSON error (lx->failed). */
+static char *read_mates(struct json_lex *lx, enum json_tok t) {
+    const char *start = lx->tok_start;
+    if (t != JT_ARR_BEGIN) {
+        if (json_lex_skip(lx, t) != 0) return NULL;
+        return t == JT_NULL ? strdup("") : squeezed(start, lx->p);
     }
-    return cJSON_PrintUnformatted(it);
+    size_t cap = 64, len = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    s[len++] = '[';
+    int ok = 1;
+    for (;;) {
+        t = json_lex_next(lx);
+        if (t == JT_ARR_END || t == JT_ERROR) break;
+        if (t != JT_NUMBER || lx->num != floor(lx->num) || fabs(lx->num) > 1e15) {
+            ok = 0;
+            if (json_lex_skip(lx, t) != 0) break;
+            continue;
+        }
+        if (len + 24 > cap) {
+            char *g = realloc(s, cap *= 2);
+            if (!g) { free(s); return NULL; }
+            s = g;
+        }
+        len += (size_t)snprintf(s + len, cap - len, "%s%lld", len > 1 ? ", " : "", (long long)lx->num);
+    }
+    if (t == JT_ERROR) { free(s); return NULL; }
+    s[len++] = ']';   /* cap - len >= 24 - at most 19 written: room for "]" and the NUL */
+    s[len] = '\0';
+    if (ok) return s;
+    free(s);
+    return squeezed(start, lx->p);
 }
 
-static const char *const known_keys[] = {"rank",    "step",     "micro_step", "pp_stage", "vpp_stage",
-                                         "call_id", "tag_name", "message",    "group_mates"};
+/* The current string token, decoded, as a new string; NULL without memory. */
+static char *lex_strdup(const struct json_lex *lx) {
+    char *s = malloc(lx->slen + 1);
+    if (s && json_lex_string(lx, s, lx->slen + 1) < 0) s[0] = '\0';   /* a bad escape: shown empty */
+    return s;
+}
 
-/* One entry (the value under key) into l.  1 added, 0 skipped with a
- * note, -1 without memory. */
-static int read_entry(const cJSON *v, const char *what, struct anomaly_list *l, uint32_t file, struct dataset *ds,
-                      struct pt_error *err) {
-    char kesc[256];
-    const char *key = v->string ? v->string : "";
-#define KESC pt_escape(key, strlen(key), kesc, sizeof kesc)   /* for a note only: most entries need none */
-    if (!cJSON_IsObject(v)) {
-        dataset_warn(ds, "%s: entry \"%s\": not a JSON object; skipped", what, KESC);
-        return 0;
-    }
-    for (const cJSON *f = v->child; f; f = f->next) {
-        size_t k = 0;
-        while (k < sizeof known_keys / sizeof *known_keys && strcmp(f->string, known_keys[k])) k++;
-        if (k == sizeof known_keys / sizeof *known_keys) {
-            char fesc[128];
-            dataset_warn(ds, "%s: entry \"%s\": unknown key \"%s\" (msProbe skips such an entry too); skipped", what,
-                         KESC, pt_escape(f->string, strlen(f->string), fesc, sizeof fesc));
-            return 0;
-        }
-    }
-    /* msProbe's defaults for a missing key (its GradAnomalyData) */
+static const char *const known_keys[] = {"rank",     "step",     "micro_step", "pp_stage", "vpp_stage",
+                                         "call_id",  "tag_name", "message",    "group_mates"};
+enum { K_INTS = 6, K_TAG = 6, K_MSG, K_MATES, K_N };
+
+/* One entry, the lexer just past its '{', into l (its key is key).  1
+ * added, 0 skipped with a note, -1 without memory (err), -2 a JSON error
+ * (lx->err). */
+static int read_entry(struct json_lex *lx, const char *key, const char *what, struct anomaly_list *l, uint32_t file,
+                      struct dataset *ds, struct pt_error *err) {
+    /* msProbe's defaults for a missing member (its GradAnomalyData); a
+     * member given twice counts once, the last (as Python's json) */
     struct anomaly a = {.file = file};
-    static const char *const ints[] = {"rank", "step", "micro_step", "pp_stage", "vpp_stage", "call_id"};
-    int32_t *dst[] = {&a.rank, &a.step, &a.micro_step, &a.pp_stage, &a.vpp_stage, &a.call_id};
-    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
-        if (int_field(v, ints[i], dst[i]) < 0) {
-            dataset_warn(ds, "%s: entry \"%s\": %s is not an integer; skipped", what, KESC, ints[i]);
-            return 0;
+    int32_t *ints[K_INTS] = {&a.rank, &a.step, &a.micro_step, &a.pp_stage, &a.vpp_stage, &a.call_id};
+    char *str[K_N] = {0};
+    char unknown[128] = "", kesc[256];
+    const char *bad = NULL;
+    int has_unknown = 0;
+    int rc = 1;
+    for (;;) {
+        enum json_tok t = json_lex_next(lx);
+        if (t == JT_OBJ_END) break;
+        if (t != JT_KEY) { rc = -2; break; }
+        int k = 0;
+        while (k < K_N && !json_lex_is(lx, known_keys[k], strlen(known_keys[k]))) k++;
+        if (k == K_N && !has_unknown++) json_lex_string(lx, unknown, sizeof unknown);
+        t = json_lex_next(lx);
+        if (t == JT_ERROR) { rc = -2; break; }
+        if (k < K_INTS) {
+            double d = lx->num;
+            if (t == JT_NUMBER && isfinite(d) && d == floor(d) && d >= INT32_MIN && d <= INT32_MAX) *ints[k] = (int32_t)d;
+            else if (!bad) bad = known_keys[k];
+        } else if ((k == K_TAG || k == K_MSG) && t == JT_STRING) {
+            free(str[k]);
+            if (!(str[k] = lex_strdup(lx))) { rc = pt_errorf(err, "anomaly reports: out of memory"); break; }
+        } else if (k == K_TAG || k == K_MSG) {
+            if (!bad) bad = known_keys[k];
+        } else if (k == K_MATES) {
+            free(str[k]);
+            if (!(str[k] = read_mates(lx, t))) { rc = lx->failed ? -2 : pt_errorf(err, "anomaly reports: out of memory"); break; }
+            continue;
         }
-    const cJSON *tag = cJSON_GetObjectItemCaseSensitive(v, "tag_name");
-    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(v, "message");
-    if ((tag && !cJSON_IsString(tag)) || (msg && !cJSON_IsString(msg))) {
-        dataset_warn(ds, "%s: entry \"%s\": %s is not a string; skipped", what, KESC,
-                     tag && !cJSON_IsString(tag) ? "tag_name" : "message");
-        return 0;
+        if (json_lex_skip(lx, t) != 0) { rc = -2; break; }
     }
-    a.tag_name = tag ? tag->valuestring : "";
-    a.message = msg ? msg->valuestring : "";
-    a.group_mates = mates_text(cJSON_GetObjectItemCaseSensitive(v, "group_mates"));
-    if (!a.group_mates) return pt_errorf(err, "anomaly reports: out of memory");
-    int rc = anomaly_push(l, &a, err);
-    free(a.group_mates);
-    return rc == 0 ? 1 : -1;
-#undef KESC
+    if (rc == 1 && (has_unknown || bad)) {
+        pt_escape(key, strlen(key), kesc, sizeof kesc);
+        if (has_unknown) {
+            char fesc[160];
+            dataset_warn(ds, "%s: entry \"%s\": unknown key \"%s\" (msProbe skips such an entry too); skipped", what,
+                         kesc, pt_escape(unknown, strlen(unknown), fesc, sizeof fesc));
+        } else {
+            dataset_warn(ds, "%s: entry \"%s\": %s is not %s; skipped", what, kesc, bad,
+                         bad == known_keys[K_TAG] || bad == known_keys[K_MSG] ? "a string" : "an integer");
+        }
+        rc = 0;
+    }
+    if (rc == 1) {
+        a.tag_name = str[K_TAG];
+        a.message = str[K_MSG];
+        a.group_mates = str[K_MATES];
+        if (anomaly_push(l, &a, err) != 0) rc = -1;
+    }
+    for (int k = K_TAG; k < K_N; k++) free(str[k]);
+    return rc;
 }
 
 int anomaly_parse(const char *text, size_t len, const char *what, struct anomaly_list *l, struct dataset *ds,
                   struct pt_error *err) {
-    cJSON *root;
-    struct pt_error pe;
-    if (json_tree_parse(text, len, what, &root, &pe) != 0) {
+    struct pt_error pe = {{0}};
+    struct json_lex lx;
+    json_lex_init(&lx, text, len, what, &pe);
+    enum json_tok t = json_lex_next(&lx);
+    if (t == JT_ERROR) {
         dataset_warn(ds, "%s; its anomaly reports are not shown", pe.msg);
         return 0;
     }
-    int rc = 0;
-    if (!cJSON_IsObject(root)) {
+    if (t != JT_OBJ_BEGIN) {
         dataset_warn(ds, "%s: expected a JSON object of anomaly entries; not read", what);
-    } else {
-        long file = anomaly_add_file(l, what);
-        if (file < 0) rc = pt_errorf(err, "anomaly reports: out of memory");
-        for (const cJSON *v = root->child; v && rc == 0; v = v->next)
-            if (read_entry(v, what, l, (uint32_t)file, ds, err) < 0) rc = -1;
+        return 0;
     }
-    cJSON_Delete(root);
-    return rc;
+    long file = anomaly_add_file(l, what);
+    if (file < 0) return pt_errorf(err, "anomaly reports: out of memory");
+    size_t before = l->n;
+    char kesc[256];
+    for (;;) {
+        t = json_lex_next(&lx);
+        if (t == JT_OBJ_END) t = json_lex_next(&lx);   /* JT_END, or text after the object */
+        if (t == JT_END || t == JT_ERROR) break;
+        char *key = lex_strdup(&lx);   /* t is JT_KEY: the lexer allows nothing else here */
+        if (!key) return pt_errorf(err, "anomaly reports: out of memory");
+        t = json_lex_next(&lx);
+        int rc = 0;
+        if (t == JT_OBJ_BEGIN) {
+            rc = read_entry(&lx, key, what, l, (uint32_t)file, ds, err);
+        } else if (t != JT_ERROR) {
+            dataset_warn(ds, "%s: entry \"%s\": not a JSON object; skipped", what, pt_escape(key, strlen(key), kesc, sizeof kesc));
+            if (json_lex_skip(&lx, t) != 0) rc = -2;
+        } else {
+            rc = -2;
+        }
+        free(key);
+        if (rc == -1) return -1;
+        if (rc == -2) { t = JT_ERROR; break; }
+    }
+    /* a file cut short (a writer at work) or broken further on: what came before stands */
+    if (t == JT_ERROR)
+        dataset_warn(ds, "%s; %s", pe.msg, l->n > before ? "the entries before it are shown" : "no entry of it is shown");
+    return 0;
 }
 
 static int read_file(const char *path, struct anomaly_list *l, struct dataset *ds, struct pt_error *err) {
