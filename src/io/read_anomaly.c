@@ -74,7 +74,7 @@ static char *read_mates(struct json_lex *lx, enum json_tok t) {
         }
         len += (size_t)snprintf(s + len, cap - len, "%s%lld", len > 1 ? ", " : "", (long long)lx->num);
     }
-    if (t == JT_ERROR) { free(s); return NULL; }
+    if (t == JT_ERROR || lx->failed) { free(s); return NULL; }
     s[len++] = ']';   /* cap - len >= 24 - at most 19 written: room for "]" and the NUL */
     s[len] = '\0';
     if (ok) return s;
