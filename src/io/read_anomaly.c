@@ -210,7 +210,10 @@ static int read_file(const char *path, struct anomaly_list *l, struct dataset *d
     size_t had = l->nfiles;
     int rc = anomaly_parse(buf, len, path, l, ds, err);
     free(buf);
-    if (rc == 0 && l->nfiles > had) ds->files_read++;   /* read as reports (not a note) */
+    if (rc == 0 && l->nfiles > had) {   /* read as reports (not a note) */
+        ds->files_read++;
+        ds->bytes_read += len;
+    }
     return rc;
 }
 
