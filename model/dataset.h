@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/anomaly.h"
 #include "model/cube.h"
 #include "model/layout.h"
 #include "model/names.h"
@@ -56,6 +57,8 @@ struct dataset {
     int micro_step;
     struct cube *cube;            /* owned */
     struct ovf_list ovf;          /* dump only, sorted */
+    struct anomaly_list anomalies;   /* monitor only: msProbe's anomaly reports, in its
+                                        first-anomaly order, placed on the cube */
     int ovf_levels;               /* 1 when levels are known (dumps) */
     struct ds_rankdir *rankdirs;  /* dump only */
     size_t nrankdirs;

@@ -6,6 +6,7 @@
  * the spread of its steps and ranks, which is what tells a healthy sum
  * reduction flagged on every step and rank from a real jump. */
 #include "model/ovfrows.h"
+#include "model/anomaly.h"
 #include "model/util/util.h"
 
 #include "model/err.h"
@@ -105,6 +106,28 @@ int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, v
     out->v = rows;
     out->n = nrows;
     out->records = records;
+    return 0;
+}
+
+int ovr_add_anomalies(struct ovr_rows *out, const struct anomaly_list *al,
+                      int (*keep)(const struct anomaly *a, void *ctx), void *ctx, struct pt_error *err) {
+    size_t k = 0;
+    for (size_t i = 0; al && i < al->n; i++) k += !keep || keep(&al->v[i], ctx);
+    if (!k) return 0;
+    struct ovr_row *rows = malloc((out->n + k) * sizeof *rows);
+    if (!rows) return pt_errorf(err, "overflow listing: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < al->n; i++) {
+        const struct anomaly *a = &al->v[i];
+        if (keep && !keep(a, ctx)) continue;
+        rows[n++] = (struct ovr_row){ .section = OVR_ANOMALY, .level = (uint8_t)anomaly_gate_level(a), .entry = i,
+                                      .count = 1, .nsteps = 1, .nranks = 1, .step_min = a->step, .step_max = a->step,
+                                      .rank_min = a->rank, .rank_max = a->rank };
+    }
+    if (out->n) memcpy(rows + n, out->v, out->n * sizeof *rows);
+    free(out->v);
+    out->v = rows;
+    out->n += n;
     return 0;
 }
 

@@ -8,7 +8,12 @@
  * (model/overflow.h).  Then the records flagged by the numeric-jump
  * heuristic alone, grouped: one row per record name with how many records,
  * steps and ranks it covers, the groups in the order of their earliest
- * record.  See man/probetop.1, "probetop overflow". */
+ * record.  See man/probetop.1, "probetop overflow".
+ *
+ * A monitor dataset may also carry msProbe's own anomaly reports
+ * (model/anomaly.h): ovr_add_anomalies() puts one row per report before all
+ * of that, in msProbe's first-anomaly order (the list's order), since they
+ * are msProbe's answer to "what went wrong first". */
 #ifndef PT_OVFROWS_H
 #define PT_OVFROWS_H
 
@@ -21,6 +26,7 @@ enum ovr_section {
     OVR_CRITICAL = 0,   /* msProbe's critical: the NaN/Inf was born here */
     OVR_NONFINITE = 1,  /* another record holding a NaN/Inf */
     OVR_JUMP = 2,       /* numeric-jump heuristic alone, grouped by name */
+    OVR_ANOMALY = 3,    /* one of msProbe's anomaly reports; entry indexes the anomaly list */
 };
 
 struct ovr_row {
@@ -45,6 +51,15 @@ struct pt_error;
 int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, void *ctx), void *ctx,
               struct ovr_rows *out, struct pt_error *err);
 void ovr_free(struct ovr_rows *r);
+
+/* Puts a row per entry of al (sorted, anomaly_sort) that keep accepts
+ * (every one when keep is NULL) before the rows of out: section
+ * OVR_ANOMALY, entry = index into al, level = anomaly_gate_level.  Not
+ * counted in out->records.  0 ok, -1 no memory (err). */
+struct anomaly;
+struct anomaly_list;
+int ovr_add_anomalies(struct ovr_rows *out, const struct anomaly_list *al,
+                      int (*keep)(const struct anomaly *a, void *ctx), void *ctx, struct pt_error *err);
 
 /* "12 records, 3 steps (0-2), 2 ranks (0-1)": what a group covers (without
  * the "12 records, " when records is 0). */

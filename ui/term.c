@@ -180,6 +180,10 @@ static void make_roles(struct ui *u) {
     set_role(u, UI_OK, A_NORMAL, ansi(u, 2, "5faf5f"), -1, A_NORMAL);
     set_role(u, UI_WARN, A_BOLD, ansi(u, 3, "d7af00"), -1, A_BOLD);
     set_role(u, UI_BAD, A_BOLD, ansi(u, 1, "d70000"), -1, A_BOLD | A_UNDERLINE);
+    /* black on orange: apart from NaN (magenta), +Inf (green), -Inf (cyan) and the gradient */
+    set_role(u, UI_ANOMALY, A_BOLD, ansi(u, 0, "000000"),
+             u->ncolors >= 256 && !u->truecolor ? pal_xterm256(hex("ff8700")) : ansi(u, 11, "ff8700"),
+             A_REVERSE | A_BOLD | A_UNDERLINE);
     for (int i = 0; i < UI_NSERIES; i++) {
         int fg = u->truecolor ? ui_color(u, hex(series_rgb_hex[i]))
                : u->ncolors >= 256 ? pal_xterm256(hex(series_rgb_hex[i]))

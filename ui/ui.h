@@ -24,6 +24,7 @@ enum ui_role {
     UI_NORMAL, UI_BAR, UI_BAR_HI, UI_TITLE, UI_TITLE_FOCUS, UI_HINT, UI_KEY, UI_MSG, UI_ERROR,
     UI_AXIS, UI_AXIS_SEL, UI_NAN, UI_PINF, UI_NINF, UI_MATCH, UI_PROMPT, UI_DIM,
     UI_OK, UI_WARN, UI_BAD,
+    UI_ANOMALY,                /* a mark on what msProbe's monitor reported (its anomaly reports) */
     UI_SERIES0, UI_SERIES_LAST = UI_SERIES0 + 7,
     UI_NROLES
 };

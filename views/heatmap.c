@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/anomaly.h"
 #include "ui/nav.h"
 #include "ui/palette.h"
 #include "ui/text.h"
@@ -72,6 +73,11 @@ struct heat {
     int *rinv, rcap;
     /* Geometry of the last frame (mouse, paging). */
     int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
+    /* The frame's cells holding an msProbe anomaly report: [line][column]
+     * of the shown part (marks_w x marks_h), rebuilt every frame. */
+    uint8_t *marks;
+    size_t marks_cap;
+    int marks_w, marks_h;
 };
 
 /* --- the cut --- */
@@ -539,6 +545,78 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
             x += ui_put(w, y, x, v->w - x, " ");
         }
     }
+    /* msProbe's anomaly reports, when the data has them */
+    if (a->ds && a->ds->anomalies.placed && x + 10 <= v->w) {
+        ui_role(w, u, UI_ANOMALY);
+        x += ui_put(w, y, x, v->w - x, u->utf8 ? "\xe2\x97\x86" : "!");
+        ui_role(w, u, UI_NORMAL);
+        x += ui_put(w, y, x, v->w - x, " anomaly");
+    }
+}
+
+/* --- anomaly marks --- */
+
+/* The cut coordinates (source x, y) of an anomaly report's cell, or 0 when
+ * it is not in this cut (another metric, step, rank or target; filtered). */
+static int anomaly_xy(const struct heat *h, struct app *a, const struct cut *c, const struct anomaly *an, int *x,
+                      int *y) {
+    if (an->metric != a->metric) return 0;
+    uint32_t lt = cube_local_target(a->cube, a->metric, an->target);
+    if (lt == UINT32_MAX) return 0;
+    int rank = an->rank_idx;
+    switch (a->dim) {
+    case DIM_STEP:
+        if (an->step_idx != a->dimval) return 0;
+        *x = c->xs ? h->rinv[rank] : rank;
+        *y = (int)app_row_of(a, lt);
+        return *y >= 0;
+    case DIM_RANK:
+        if (rank != a->dimval) return 0;
+        *x = an->step_idx;
+        *y = (int)app_row_of(a, lt);
+        return *y >= 0;
+    default:
+        if ((int)lt != a->dimval) return 0;
+        *x = an->step_idx;
+        *y = c->ys ? h->rinv[rank] : rank;
+        return 1;
+    }
+}
+
+/* Marks the shown cells (columns x0.., lines of per_line zoomed rows from
+ * y0) that hold an anomaly report.  0 marks, or how many were shown. */
+static int build_marks(struct heat *h, struct app *a, const struct cut *c, int vis_x, int lines) {
+    const struct anomaly_list *al = a->ds ? &a->ds->anomalies : NULL;
+    h->marks_w = h->marks_h = 0;
+    if (!al || !al->placed || vis_x <= 0 || lines <= 0) return 0;
+    size_t need = (size_t)vis_x * (size_t)lines;
+    if (need > h->marks_cap) {
+        uint8_t *m = realloc(h->marks, need);
+        if (!m) return 0;   /* no marks this frame, the map itself still draws */
+        h->marks = m;
+        h->marks_cap = need;
+    }
+    memset(h->marks, 0, need);
+    h->marks_w = vis_x;
+    h->marks_h = lines;
+    int shown = 0;
+    for (size_t i = 0; i < al->n; i++) {
+        int x, y;
+        if (al->v[i].metric < 0 || !anomaly_xy(h, a, c, &al->v[i], &x, &y)) continue;
+        int dx = x / h->zx - h->x0, line = (y / h->zy - h->y0) / (h->per_line ? h->per_line : 1);
+        if (dx < 0 || dx >= vis_x || y / h->zy < h->y0 || line >= lines) continue;
+        h->marks[(size_t)line * (size_t)vis_x + (size_t)dx] = 1;
+        shown++;
+    }
+    return shown;
+}
+
+/* The mark over a drawn cell: the anomaly glyph in its colour in the
+ * cell's last column (inside the cursor's brackets). */
+static void draw_mark(WINDOW *w, const struct ui *u, int y, int x, int cw, int cursor) {
+    int at = cw >= 3 && cursor ? cw - 2 : cw - 1;
+    ui_role(w, u, UI_ANOMALY);
+    ui_put(w, y, x + at, 1, u->utf8 ? "\xe2\x97\x86" : "!");
 }
 
 static void heat_draw(struct view *v, struct app *a) {
@@ -640,6 +718,7 @@ static void heat_draw(struct view *v, struct app *a) {
     }
 
     /* Rows. */
+    build_marks(h, a, &c, vis_x, lines);
     for (int line = 0; line < lines; line++) {
         int dy = h->y0 + line * h->per_line;
         int y = gy0 + line;
@@ -658,6 +737,8 @@ static void heat_draw(struct view *v, struct app *a) {
             int cur = dx == ccx && (dy == ccy || (h->per_line == 2 && dy + 1 == ccy));
             if (cur && h->per_line == 2 && dy + 1 == ccy) val = lower;
             draw_cell(w, a, h, &k, y, gx0 + (dx - h->x0) * cw, cw, val, h->per_line == 2 && !cur, lower, cur);
+            if (line < h->marks_h && h->marks[(size_t)line * (size_t)h->marks_w + (size_t)(dx - h->x0)])
+                draw_mark(w, u, y, gx0 + (dx - h->x0) * cw, cw, cur);
         }
     }
     if (has_leg) draw_legend(v, a, h, &k, v->h - 1);
@@ -795,6 +876,12 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
                           hb, sizeof hb))
             snprintf(extra, sizeof extra, "  %s", hb);
     }
+    long an = a->ds ? anomaly_at(&a->ds->anomalies, a->metric, a->sel_step, a->sel_rank, a->sel_target) : -1;
+    if (an >= 0) {   /* the cell's first msProbe anomaly report */
+        const struct anomaly *e = &a->ds->anomalies.v[an];
+        snprintf(extra, sizeof extra, "  anomaly: %s %s (%s)", anomaly_rule_name((enum anomaly_rule)e->rule),
+                 e->op[0] ? e->op : "-", anomaly_stage_name(e->stage));
+    }
     snprintf(buf, size, "step %d  rank %s  %s/%s = %s%s%s%s\n%s", (int)a->cube->steps[a->sel_step].value, rk,
              a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],
              cube_is_missing(val) ? "(no data)" : vs, extra, nids ? "  labels: " : "", labels, name);
@@ -819,6 +906,7 @@ static void heat_free(struct view *v) {
     free(h->mmin);
     free(h->mmax);
     free(h->mcount);
+    free(h->marks);
     free(h);
     v->priv = NULL;
 }

@@ -7,12 +7,15 @@
  * under headings per part and step; the step x rank grid drawn above it,
  * the level / rank / step filters and the cursor.
  * Enter jumps to the record: the graph pane's `:node` when a graph pane is
- * there, otherwise its cell in the heat map. */
+ * there, otherwise its cell in the heat map.  A monitor dataset's msProbe
+ * anomaly reports (model/anomaly.h) are listed first, in msProbe's
+ * first-anomaly order; Enter on one shows the cell its tag names. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/anomaly.h"
 #include "model/cube.h"
 #include "model/util/util.h"
 #include "model/overflow.h"
@@ -48,6 +51,7 @@ struct oline {
 struct ovp {
     int built;
     const struct ovf_list *list;
+    const struct anomaly_list *anom;   /* the dataset's anomaly reports, or NULL */
     struct ovf_list own;   /* scanned cube cells when the input has no levels */
     int levels;
     size_t counts[4];
@@ -133,6 +137,11 @@ static void ovp_reset(struct ovp *p) {
     memset(p->counts, 0, sizeof p->counts);
 }
 
+static int anomaly_shown(const struct anomaly *e, void *ctx) {
+    const struct ovp *p = ctx;
+    return (!p->has_rank || e->rank == p->rank) && (!p->has_step || e->step == p->step);
+}
+
 static int entry_shown(const struct ovf_entry *e, void *ctx) {
     const struct ovp *p = ctx;
     if (p->levels && !(p->show & (1u << e->level))) return 0;
@@ -151,10 +160,11 @@ static int relist(struct ovp *p) {
     if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) {
         keep = p->lines[p->cur].entry;
         keep_section = p->lines[p->cur].section;
-        keep_name = p->list->v[keep].name;
+        if (keep_section == OVR_JUMP) keep_name = p->list->v[keep].name;
     }
     const struct ovf_list *l = p->list;
     if (ovr_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
+    if (ovr_add_anomalies(&p->rows, p->anom, anomaly_shown, p, NULL) != 0) return -1;
     size_t cap = p->rows.n * 2 + 1;
     struct oline *lines = realloc(p->lines, cap * sizeof *lines);
     if (!lines) return -1;
@@ -166,18 +176,20 @@ static int relist(struct ovp *p) {
     size_t cur = SIZE_MAX;
     for (size_t i = 0; i < p->rows.n; i++) {
         const struct ovr_row *w = &p->rows.v[i];
-        const struct ovf_entry *e = &l->v[w->entry];
+        int anom = w->section == OVR_ANOMALY;
+        const struct ovf_entry *e = anom ? NULL : &l->v[w->entry];
+        int32_t step = anom ? w->step_min : e->step;
         /* a heading per part, and per step inside the NaN/Inf parts */
-        if (!have || w->section != section || (w->section != OVR_JUMP && e->step != last)) {
-            lines[p->nlines++] = (struct oline){ .heading = 1, .section = w->section, .step = e->step };
-            last = e->step;
+        if (!have || w->section != section || (w->section < OVR_JUMP && step != last)) {
+            lines[p->nlines++] = (struct oline){ .heading = 1, .section = w->section, .step = step };
+            last = step;
             section = w->section;
             have = 1;
         }
         if (keep_section == OVR_JUMP ? w->section == OVR_JUMP && !strcmp(e->name, keep_name)
                                      : w->section == keep_section && w->entry == keep)
             cur = p->nlines;
-        lines[p->nlines++] = (struct oline){ .section = w->section, .entry = w->entry, .row = i, .step = e->step };
+        lines[p->nlines++] = (struct oline){ .section = w->section, .entry = w->entry, .row = i, .step = step };
         p->nentries += w->count;
     }
     if (cur == SIZE_MAX) cur = p->nlines ? 1 : 0;   /* line 0 is a heading */
@@ -190,6 +202,7 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
     ovp_reset(p);
     if (!a->ds) return 0;
     p->levels = a->ds->ovf_levels;
+    p->anom = a->ds->anomalies.n ? &a->ds->anomalies : NULL;
     if (p->levels) {
         p->list = &a->ds->ovf;
     } else {
@@ -231,8 +244,16 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
 /* ---- helpers ---- */
 
 static const struct ovf_entry *cur_entry(const struct ovp *p) {
-    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading) return NULL;
+    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading || p->lines[p->cur].section == OVR_ANOMALY)
+        return NULL;
     return &p->list->v[p->lines[p->cur].entry];
+}
+
+/* The anomaly report under the cursor, or NULL. */
+static const struct anomaly *cur_anomaly(const struct ovp *p) {
+    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading || p->lines[p->cur].section != OVR_ANOMALY)
+        return NULL;
+    return &p->anom->v[p->lines[p->cur].entry];
 }
 
 static const char *level_mark(const struct ui *u, int levels, int level) {
@@ -285,7 +306,7 @@ static void select_entry(struct ovp *p, size_t entry) {
         relist(p);
     }
     for (size_t i = 0; i < p->nlines; i++)
-        if (!p->lines[i].heading && p->lines[i].section != OVR_JUMP && p->lines[i].entry == entry) {
+        if (!p->lines[i].heading && p->lines[i].section < OVR_JUMP && p->lines[i].entry == entry) {
             p->cur = i;
             if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
             return;
@@ -368,9 +389,29 @@ static int jump_tree(struct app *a, const struct ovf_entry *e) {
     return 1;
 }
 
+/* An anomaly report: the cell its tag names (placed by the reader), with
+ * the statistic it names when the metric has it. */
+static void jump_anomaly(struct app *a, const struct anomaly *an) {
+    const struct cube *c = a->cube;
+    char esc[512];
+    if (!c || !app_view(a, "heatmap") || an->metric < 0 || an->metric >= c->nmetrics) {
+        app_err(a, "%s has no cell in the heat map (no such metric, target, step or rank in the data)",
+                pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
+        return;
+    }
+    if (an->metric != a->metric || an->stat >= 0) app_set_metric(a, an->metric, an->stat);
+    app_select(a, an->step_idx, an->rank_idx, an->target);
+    app_show(a, "heatmap");
+}
+
 static void jump(struct ovp *p, struct app *a) {
     const struct ovf_entry *e = cur_entry(p);
     const struct cube *c = a->cube;
+    const struct anomaly *an = cur_anomaly(p);
+    if (an) {
+        jump_anomaly(a, an);
+        return;
+    }
     if (!e) return;
     if (p->levels && jump_tree(a, e)) return;
     if (!c || !app_view(a, "heatmap")) {
@@ -475,6 +516,10 @@ static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
         snprintf(buf, sizeof buf, " %zu non-finite cells  (levels not available for this input)", p->counts[0]);
         if (x + text_width(buf) + fw > width)
             snprintf(buf, sizeof buf, " %zu non-finite cells (levels not available)", p->counts[0]);
+        if (p->anom) {   /* the reports instead of the levels' note */
+            snprintf(buf, sizeof buf, " %zu non-finite cells, %zu msProbe anomaly reports", p->counts[0], p->anom->n);
+            if (x + text_width(buf) + fw > width) snprintf(buf, sizeof buf, " %zu non-finite, %zu anomalies", p->counts[0], p->anom->n);
+        }
         x += ui_put(w, 0, x, width - x, buf);
     } else {
         /* the words while they fit beside the filters, then "C:7 H:126 M:4" */
@@ -559,7 +604,7 @@ static int name_column(struct ovp *p, int room) {
     for (int r = 0; r < p->list_h && p->top + (size_t)r < p->nlines; r++) {
         const struct oline *ln = &p->lines[p->top + (size_t)r];
         if (ln->heading) continue;
-        const char *n = p->list->v[ln->entry].name;
+        const char *n = ln->section == OVR_ANOMALY ? p->anom->v[ln->entry].tag_name : p->list->v[ln->entry].name;
         int wdt = text_width(pt_escape(n, strlen(n), name, sizeof name));
         if (wdt > widest) widest = wdt;
     }
@@ -616,6 +661,37 @@ static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width
     }
 }
 
+/* An anomaly report's row: its mark, rank, micro step and call id where a
+ * record has rank, micro step and position; the tag; the rule and statistic. */
+static void draw_anomaly(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct anomaly *an, int sel,
+                         int name_w) {
+    const struct ui *u = a->ui;
+    char name[1024], what[256], fit[1024], buf[64];
+    ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
+    ui_fill(w, y, 0, width);
+    int x = ui_put(w, y, 0, width, sel ? ui_glyph_focus(u) : " ");
+    ui_role(w, u, UI_ANOMALY);
+    x += ui_put(w, y, x, width - x, u->utf8 ? "\xe2\x97\x86" "A" : "*A");
+    ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
+    snprintf(buf, sizeof buf, " %4d %5d %6d ", (int)an->rank, (int)an->micro_step, (int)an->call_id);
+    x += ui_put(w, y, x, width - x, buf);
+    int room = width - x;
+    if (room <= 0) return;
+    pt_escape(an->tag_name, strlen(an->tag_name), name, sizeof name);
+    if (name_w > room) name_w = room;
+    text_fit(name, name_w, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
+    ui_put(w, y, x, name_w, fit);
+    x += name_w + 2;
+    if (x < width) {
+        snprintf(what, sizeof what, "%s %s %s%s", anomaly_stage_name(an->stage), anomaly_rule_name((enum anomaly_rule)an->rule),
+                 an->op, an->metric < 0 ? " (no cell)" : "");
+        ui_role(w, u, sel ? UI_AXIS_SEL : an->rule == ANOM_RULE_NAN ? UI_WARN : UI_HINT);
+        text_fit(what, width - x, TEXT_CUT_RIGHT, u->utf8, fit, sizeof fit);
+        ui_put(w, y, x, width - x, fit);
+    }
+    (void)p;
+}
+
 static void ovf_draw(struct view *v, struct app *a) {
     struct ovp *p = v->priv;
     WINDOW *w = v->win;
@@ -650,7 +726,7 @@ static void ovf_draw(struct view *v, struct app *a) {
         }
         ui_role(w, u, UI_OK);
         ui_put(w, y, 1, width - 1,
-               p->list->n ? "nothing matches the filters (c clears them)" : "no NaN or Inf found in this data");
+               p->list->n || p->anom ? "nothing matches the filters (c clears them)" : "no NaN or Inf found in this data");
         return;
     }
     /* after a jump (F) the cursor sits a third down, not on the last line:
@@ -680,7 +756,10 @@ static void ovf_draw(struct view *v, struct app *a) {
             const char *hl = ui_glyph_hline(u);
             ui_role(w, u, UI_TITLE);
             ui_fill(w, yy, 0, width);
-            if (ln->section == OVR_JUMP)
+            if (ln->section == OVR_ANOMALY)
+                snprintf(buf, sizeof buf, "%s msProbe anomaly reports%s: first-anomaly order %s", hl,
+                         p->anom && p->anom->analyse ? " (anomaly_analyse.json)" : "", hl);
+            else if (ln->section == OVR_JUMP)
                 snprintf(buf, sizeof buf, "%s %s: msProbe heuristic, no NaN/Inf; one row per name %s", hl,
                          OVR_JUMP_NAME, hl);
             else if (!p->levels)
@@ -689,6 +768,8 @@ static void ovf_draw(struct view *v, struct app *a) {
                 snprintf(buf, sizeof buf, "%s step %d: %s %s", hl, (int)ln->step,
                          ln->section == OVR_CRITICAL ? "critical, NaN/Inf born here" : "NaN/Inf passed on or absorbed", hl);
             ui_put(w, yy, 0, width, buf);
+        } else if (ln->section == OVR_ANOMALY) {
+            draw_anomaly(p, a, w, yy, width, &p->anom->v[ln->entry], li == p->cur && v->focused, name_w);
         } else {
             draw_entry(p, a, w, yy, width, &p->list->v[ln->entry], ln->section == OVR_JUMP ? &p->rows.v[ln->row] : NULL,
                        li == p->cur && v->focused, name_w);
@@ -710,6 +791,7 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
     if (!p->built) return 0;
     long page = p->list_h > 1 ? p->list_h - 1 : 1;
     const struct ovf_entry *e = cur_entry(p);
+    const struct anomaly *an = cur_anomaly(p);
     if (nav_of_key(key)) action = ovf_nav[nav_of_key(key)];
     switch (action) {
     case OA_DOWN: case OA_UP: case OA_PGDN: case OA_PGUP: case OA_HALFDN: case OA_HALFUP: {
@@ -724,12 +806,12 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
     case OA_MED: toggle_level(p, a, OVF_MEDIUM); return 1;
     case OA_RANK:
         if (p->has_rank) p->has_rank = 0;
-        else if (e) p->has_rank = 1, p->rank = e->rank;
+        else if (e || an) p->has_rank = 1, p->rank = e ? e->rank : an->rank;
         relist(p);
         return 1;
     case OA_STEP:
         if (p->has_step) p->has_step = 0;
-        else if (e) p->has_step = 1, p->step = e->step;
+        else if (e || an) p->has_step = 1, p->step = e ? e->step : an->step;
         relist(p);
         return 1;
     case OA_CLEAR:
@@ -790,6 +872,13 @@ static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t si
     struct ovp *p = v->priv;
     (void)a;
     const struct ovf_entry *e = p->built ? cur_entry(p) : NULL;
+    const struct anomaly *an = p->built ? cur_anomaly(p) : NULL;
+    if (an) {
+        char msg[768];
+        snprintf(buf, size, "msProbe anomaly (%s): %s", an->metric < 0 ? "no heat-map cell" : "Enter shows its cell",
+                 pt_escape(an->message, strlen(an->message), msg, sizeof msg));
+        return;
+    }
     if (!e) {
         snprintf(buf, size, "%zu of %zu entries", p->nentries, p->list ? p->list->n : 0);
         return;
@@ -837,7 +926,8 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
     for (size_t k = 0; k < p->nlines; k++) {
         size_t li = dir > 0 ? (from + 1 + k) % p->nlines : (from + p->nlines - 1 - k % p->nlines) % p->nlines;
         if (p->lines[li].heading) continue;
-        const char *n = p->list->v[p->lines[li].entry].name;
+        const char *n = p->lines[li].section == OVR_ANOMALY ? p->anom->v[p->lines[li].entry].tag_name
+                                                          : p->list->v[p->lines[li].entry].name;
         int rc = search_match(&p->re, n, strlen(n));
         if (rc < 0) {
             app_err(a, "%s", p->re.why);

@@ -696,6 +696,8 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "N", "N", UI_NAN, "a NaN cell (magenta)");
     legend(ops, ctx, "+", "+", UI_PINF, "a +Inf cell (green)");
     legend(ops, ctx, "-", "-", UI_NINF, "a -Inf cell (cyan)");
+    legend(ops, ctx, "\xe2\x97\x86", "!", UI_ANOMALY,
+           "a cell msProbe's monitor reported (its anomaly reports; orange, in the cell's last column)");
     legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell)");
     legend(ops, ctx, "blank", "blank", UI_NORMAL, "no data for that cell");
     legend(ops, ctx, "colours", "colours", UI_NORMAL,
@@ -706,6 +708,8 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "\xe2\x96\x93" "H", "+H", UI_WARN, "high: passed through, or an output Norm over 100x the input Norm");
     legend(ops, ctx, "\xe2\x96\x91" "M", "-M", UI_HINT, "medium: a non-finite input absorbed");
     legend(ops, ctx, "\xe2\x96\x88!", "#!", UI_NAN, "a cell holding NaN or +-Inf (input without levels: monitor data, .trend.db)");
+    legend(ops, ctx, "\xe2\x97\x86" "A", "*A", UI_ANOMALY,
+           "one of msProbe's monitor anomaly reports, listed first in msProbe's first-anomaly order");
     legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst level");
 }
 

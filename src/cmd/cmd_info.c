@@ -56,6 +56,9 @@ static void print_text(const struct dataset *ds) {
         for (size_t i = 0; i < ds->ovf.n; i++) cnt[ds->ovf.v[i].level]++;
         printf("overflow    %zu critical, %zu high, %zu medium\n", cnt[OVF_CRITICAL], cnt[OVF_HIGH], cnt[OVF_MEDIUM]);
     }
+    if (ds->anomalies.n || ds->anomalies.nfiles)   /* msProbe's monitor anomaly reports */
+        printf("anomalies   %zu msProbe anomaly reports in %zu file%s, %zu on a heat-map cell\n", ds->anomalies.n,
+               ds->anomalies.nfiles, ds->anomalies.nfiles == 1 ? "" : "s", ds->anomalies.placed);
     printf("files read  %zu (%.1f MB)\n", ds->files_read, (double)ds->bytes_read / 1e6);
     printf("skipped     %zu\n", ds->nskipped);
     for (size_t i = 0; i < ds->nskipped; i++) printf("  %s\n", pt_escape(ds->skipped[i], strlen(ds->skipped[i]), esc, sizeof esc));
@@ -118,6 +121,8 @@ static void print_json(const struct dataset *ds) {
     } else {
         printf("null");
     }
+    printf(", \"anomalies\": {\"reports\": %zu, \"files\": %zu, \"placed\": %zu}", ds->anomalies.n, ds->anomalies.nfiles,
+           ds->anomalies.placed);
     printf(", \"files_read\": %zu, \"bytes_read\": %llu, \"skipped\": [", ds->files_read,
            (unsigned long long)ds->bytes_read);
     for (size_t i = 0; i < ds->nskipped; i++) {
@@ -197,7 +202,9 @@ const struct cmd_entry cmd_info_entry = {
     .usage = "probetop info PATH [--json] [--format NAME] [--micro_step true|false] [--mapping FILE] [--db NAME]",
     .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
     .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
-            "                       nonfinite (metric -> count), overflow, skipped, warnings, load_seconds\n"
+            "                       nonfinite (metric -> count), overflow, anomalies (msProbe's monitor\n"
+            "                       anomaly reports: reports, files, placed), skipped, warnings,\n"
+            "                       load_seconds\n"
             "  --format NAME        force the input format instead of detecting it: auto, or a format\n"
             "                       name of `man probetop` (--format)\n"
             "  --micro_step B       true (default): split steps into micro steps as msProbe's data2db\n"

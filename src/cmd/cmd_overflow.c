@@ -8,12 +8,15 @@
  * object.  Inputs without per-record I/O (monitor CSV trees, .trend.db
  * files) get the non-finite cells of the cube instead, without levels.  The
  * exit code gates CI: 1 when a record counts at or above --fail-on
- * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone),
- * else 0; 2 bad usage or unreadable input. */
+ * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone;
+ * msProbe's anomaly reports by anomaly_gate_level), else 0; 2 bad usage
+ * or unreadable input.  A monitor tree's anomaly reports are listed
+ * before the rest, in msProbe's first-anomaly order. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/anomaly.h"
 #include "model/cube.h"
 #include "model/util/util.h"
 #include "model/overflow.h"
@@ -110,6 +113,9 @@ static int report_build(struct report *r) {
         r->jumps += e->jump != 0;
     }
     if (ovr_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
+    /* msProbe's anomaly reports count by their rule (anomaly_gate_level) */
+    for (size_t i = 0; i < r->ds->anomalies.n; i++)
+        if (anomaly_gate_level(&r->ds->anomalies.v[i]) >= r->fail_on) r->failing++;
     r->first = ovf_first(l);
     if (r->first >= 0 && r->levels && (int)l->v[r->first].level < r->min_level) r->first = -1;
     return 0;
@@ -173,6 +179,31 @@ static void text_group(const struct report *r, const struct ovr_row *w) {
            esc(e->what, what, sizeof what));
 }
 
+/* msProbe's anomaly reports (a monitor tree's anomaly_detected/), in its
+ * first-anomaly order (probetop-rules(7), FIRST ANOMALY ORDER). */
+static size_t anomalies_listed(const struct report *r) {
+    size_t n = r->ds->anomalies.n;
+    return r->limit > 0 && (size_t)r->limit < n ? (size_t)r->limit : n;
+}
+
+static void text_anomalies(const struct report *r) {
+    const struct anomaly_list *al = &r->ds->anomalies;
+    if (!al->n) return;
+    size_t n = anomalies_listed(r);
+    printf("msProbe anomaly reports%s: %zu, first-anomaly order", al->analyse ? " (anomaly_analyse.json)" : "", al->n);
+    if (n < al->n) printf(" (first %zu; --limit 0 lists all)", n);
+    printf(":\n  %-9s %5s %5s %5s %3s %3s %5s %-9s %-17s %-5s %s\n", "level", "step", "micro", "rank", "pp", "vpp",
+           "call", "stage", "rule", "op", "tag");
+    for (size_t i = 0; i < n; i++) {
+        const struct anomaly *a = &al->v[i];
+        char tag[2048];
+        printf("  %-9s %5d %5d %5d %3d %3d %5d %-9s %-17s %-5s %s%s\n", ovf_level_name((enum ovf_level)anomaly_gate_level(a)),
+               (int)a->step, (int)a->micro_step, (int)a->rank, (int)a->pp_stage, (int)a->vpp_stage, (int)a->call_id,
+               anomaly_stage_name(a->stage), anomaly_rule_name((enum anomaly_rule)a->rule), a->op[0] ? a->op : "-",
+               esc(a->tag_name, tag, sizeof tag), a->metric < 0 && r->ds->cube && r->ds->cube->nmetrics ? "  (no cell)" : "");
+    }
+}
+
 static void print_text(const struct report *r) {
     const struct dataset *ds = r->ds;
     char path[2048];
@@ -184,8 +215,10 @@ static void print_text(const struct report *r) {
     printf("counts: ");
     text_counts(r, r->counts);
     if (r->jumps) printf(" (%zu of the high: %s alone, no NaN/Inf)", r->jumps, OVR_JUMP_NAME);
+    if (r->ds->anomalies.n) printf(", anomaly reports %zu", r->ds->anomalies.n);
     printf("\n");
     text_gate(r);
+    text_anomalies(r);
     if (r->nmatch == 0) {
         if (r->l->n == 0) printf("no NaN or Inf found\n");
         else printf("nothing at level %s or above\n", ovf_level_name((enum ovf_level)r->min_level));
@@ -249,6 +282,17 @@ static void csv_field(const char *s) {
 
 static void print_csv(const struct report *r) {
     printf("level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
+    /* msProbe's anomaly reports first, in its order: name = tag_name, what
+     * = message, pos = call_id (man/probetop.1, probetop overflow) */
+    for (size_t i = 0; i < anomalies_listed(r); i++) {
+        const struct anomaly *a = &r->ds->anomalies.v[i];
+        printf("%s,%d,%d,%d,%d,", ovf_level_name((enum ovf_level)anomaly_gate_level(a)), (int)a->step,
+               (int)a->micro_step, (int)a->rank, (int)a->call_id);
+        csv_field(a->tag_name);
+        putchar(',');
+        csv_field(a->message);
+        printf(",anomaly,1,1,1\n");
+    }
     size_t n = listed(r);
     for (size_t i = 0; i < n; i++) {
         const struct ovr_row *w = &r->rows.v[i];
@@ -342,6 +386,44 @@ static void json_counts(const struct report *r, const size_t *n) {
 
 static void json_origin(const struct report *r);
 
+/* "anomalies": msProbe's anomaly reports in its first-anomaly order, each
+ * with its keys, what probetop derived, and its heat-map cell (or null). */
+static void json_anomalies(const struct report *r) {
+    const struct anomaly_list *al = &r->ds->anomalies;
+    const struct cube *c = r->ds->cube;
+    size_t n = anomalies_listed(r);
+    printf(", \"anomaly_source\": \"%s\", \"anomalies\": [", al->analyse ? "anomaly_analyse.json" : "anomaly.json");
+    for (size_t i = 0; i < n; i++) {
+        const struct anomaly *a = &al->v[i];
+        printf("%s{\"rank\": %d, \"step\": %d, \"micro_step\": %d, \"pp_stage\": %d, \"vpp_stage\": %d, "
+               "\"call_id\": %d, \"tag_name\": ", i ? ",\n  " : "\n  ", (int)a->rank, (int)a->step, (int)a->micro_step,
+               (int)a->pp_stage, (int)a->vpp_stage, (int)a->call_id);
+        json_str(a->tag_name);
+        printf(", \"message\": ");
+        json_str(a->message);
+        printf(", \"group_mates\": ");
+        json_str(a->group_mates);
+        printf(", \"stage\": \"%s\", \"rule\": \"%s\", \"op\": ", anomaly_stage_name(a->stage),
+               anomaly_rule_name((enum anomaly_rule)a->rule));
+        json_str(a->op);
+        printf(", \"level\": \"%s\", \"cell\": ", ovf_level_name((enum ovf_level)anomaly_gate_level(a)));
+        if (a->metric >= 0 && c) {
+            printf("{\"metric\": ");
+            json_str(c->metrics[a->metric].name);
+            printf(", \"stat\": ");
+            if (a->stat >= 0) json_str(c->metrics[a->metric].stats[a->stat]);
+            else printf("null");
+            printf(", \"target\": ");
+            json_str(names_str(c->names, a->target));
+            printf(", \"step\": %d}", (int)c->steps[a->step_idx].value);
+        } else {
+            printf("null");
+        }
+        putchar('}');
+    }
+    printf("%s]", n ? "\n" : "");
+}
+
 static void print_json(const struct report *r) {
     printf("{\"path\": ");
     json_str(r->ds->path);
@@ -352,6 +434,7 @@ static void print_json(const struct report *r) {
     printf(", \"counts\": {");
     json_counts(r, r->counts);
     if (r->levels) printf(", \"%s\": %zu", "numeric_jump", r->jumps);
+    printf(", \"anomalies\": %zu", r->ds->anomalies.n);
     printf("}, \"matched\": %zu, \"gate\": {\"fail_on\": \"%s\", \"failing\": %zu, \"exit\": %d}, \"rows\": %zu, \"per_step\": [",
            r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, r->failing ? EXIT_FOUND : EXIT_OK, r->rows.n);
     for (size_t i = 0; i < r->nsteps; i++) {
@@ -372,6 +455,7 @@ static void print_json(const struct report *r) {
         json_row(r, &r->rows.v[i]);
     }
     printf("%s]", n ? "\n" : "");
+    json_anomalies(r);
     json_origin(r);
     printf("}\n");
 }
@@ -545,6 +629,8 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        critical): a record holding a NaN/Inf counts as critical\n"
             "                        whatever its level; a numeric-jump record (no NaN/Inf)\n"
             "                        counts as high, so only --fail-on high or medium fail on it.\n"
+            "                        An msProbe monitor anomaly report counts as critical for\n"
+            "                        the AnomalyNan rule, else as high.\n"
             "                        --level filters the listing only; --limit counts rows; json\n"
             "                        also has gate (fail_on, failing, exit) and rows\n"
             "Levels (msProbe's overflow check): critical = born here (clean inputs, non-finite\n"
@@ -554,6 +640,8 @@ const struct cmd_entry cmd_overflow_entry = {
             "without a level.\n"
             "Order: records holding a NaN/Inf first (critical, then high and medium), then the\n"
             "numeric-jump records, one row per name with its count of records, steps, ranks.\n"
+            "A monitor tree's anomaly_detected/ reports (msProbe's alert rules) are listed\n"
+            "first, in msProbe's first-anomaly order (csv kind anomaly; json anomalies).\n"
             "Exit: 0 nothing at or above --fail-on, 1 something, 2 bad usage or unreadable input.\n",
     .run = run_overflow,
 };

@@ -19,6 +19,7 @@
 #include "src/io/dataset.h"
 #include "model/util/fs.h"
 #include "src/io/json.h"
+#include "src/io/read_anomaly.h"
 #include "src/io/write_trenddb.h"
 
 const char *const mon_metric_names[MON_NMETRICS_ALL] = {
@@ -580,6 +581,7 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
         }
     }
     if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+    if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
     cube_builder_free(b);
     monitor_steps_free(&st);
     monitor_free(&md);

@@ -16,6 +16,7 @@
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
 #include "src/io/json.h"
+#include "src/io/read_anomaly.h"
 #include "src/io/read_monitor.h"
 #include "src/io/read_monitor_v2.h"
 #include "src/io/write_trenddb.h"
@@ -442,6 +443,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
         if (!b) rc = pt_errorf(err, "out of memory");
         if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, nm, b, err);
         if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+        if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
         if (b) cube_builder_free(b);
         monitor_steps_free(&st);
     } else if (rc == 0) {
