@@ -147,7 +147,8 @@ static inline int pt_anom_v1(const char *root) {
 }
 
 /* A monitor_v2 tree: <root>/rank_<R>/module_step0-1.csv (forward and
- * backward, CRLF, micro_step column) and weight_grad_step0-1.csv. */
+ * backward, CRLF, micro-batches in call order) and weight_grad_step0-1.csv
+ * (micro_step counted from 1, as monitor_v2 writes it). */
 static inline int pt_anom_v2(const char *root) {
     char dir[4096], p[4200], v[3][32];
     for (int r = 0; r < 2; r++) {
@@ -156,15 +157,17 @@ static inline int pt_anom_v2(const char *root) {
         snprintf(p, sizeof p, "%s/module_step0-1.csv", dir);
         FILE *f = fopen(p, "wb");
         if (!f) return -1;
-        fputs("vpp_stage,step,module_name,scope,micro_step,norm,min,max\r\n", f);
+        /* module files have no micro_step column: the k-th row of a
+         * (name, scope, step) is micro-batch k, in call order */
+        fputs("vpp_stage,step,module_name,scope,norm,min,max\r\n", f);
         for (int s = 0; s < 2; s++)
             for (int mi = 0; mi < 2; mi++)
                 for (int b = 0; b < 2; b++)
                     for (int l = 0; l < 2; l++) {
                         for (int k = 0; k < 3; k++)
                             pt_anom_value(v[k], sizeof v[k], l, s, mi, r, k, !b && r == 0 && s == 1 && mi == 0 && l == 0 && k == 0);
-                        fprintf(f, "0,%d,layers.%d.mlp.%soutput.0,%s,%d,%s,%s,%s\r\n", s, l, b ? "grad_" : "",
-                                b ? "backward" : "forward", mi, v[0], v[1], v[2]);
+                        fprintf(f, "0,%d,layers.%d.mlp.%soutput.0,%s,%s,%s,%s\r\n", s, l, b ? "grad_" : "",
+                                b ? "backward" : "forward", v[0], v[1], v[2]);
                     }
         if (fclose(f) != 0) return -1;
         snprintf(p, sizeof p, "%s/weight_grad_step0-1.csv", dir);
@@ -172,7 +175,7 @@ static inline int pt_anom_v2(const char *root) {
         fputs("vpp_stage,step,module_name,scope,micro_step,norm,min,max\r\n", f);
         for (int s = 0; s < 2; s++)
             for (int l = 0; l < 2; l++)
-                fprintf(f, "0,%d,layers.%d.mlp.weight,reduced,0,0.%d%d%d,0,1\r\n", s, l, l, s, r);
+                fprintf(f, "0,%d,layers.%d.mlp.weight,reduced,1,0.%d%d%d,0,1\r\n", s, l, l, s, r);
         if (fclose(f) != 0) return -1;
     }
     return pt_anom_reports(root, 0);
