@@ -8,7 +8,7 @@
 #
 # Settings (environment):
 #   FUZZ_SECONDS  seconds per target (30)
-#   FUZZ_TARGETS  targets to run (all: json dump graph construct monitor npy db
+#   FUZZ_TARGETS  targets to run (all: json dump graph construct monitor steptrace npy db
 #                 mapping layermap matchcfg regex)
 #   FUZZ_BUILD    build folder (build-fuzz); FUZZ_WORK corpora, logs and
 #                 artifacts ($FUZZ_BUILD/fuzz-work; corpora grow run after run)
@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/tests/fuzz
 BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-30}
-TARGETS=${FUZZ_TARGETS:-"json dump graph construct monitor npy db mapping layermap matchcfg regex"}
+TARGETS=${FUZZ_TARGETS:-"json dump graph construct monitor steptrace npy db mapping layermap matchcfg regex"}
 SHARED=${PT_SHARED:-$ROOT/../shared}
 WORK=${FUZZ_WORK:-$BUILD/fuzz-work}
 NICE=${FUZZ_NICE:-10}
@@ -69,7 +69,7 @@ fi
 dict_of() {
     case $1 in
     json|dump|graph|construct|mapping|matchcfg) echo json.dict;;
-    monitor) echo csv.dict;; npy) echo npy.dict;; layermap) echo yaml.dict;; regex) echo regex.dict;;
+    monitor) echo csv.dict;; steptrace) echo steptrace.dict;; npy) echo npy.dict;; layermap) echo yaml.dict;; regex) echo regex.dict;;
     esac
 }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
