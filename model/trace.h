@@ -41,12 +41,32 @@ struct trace_seg {
     uint16_t stream;      /* the device stream (Kineto tid), clamped to 65535 */
 };
 
+/* HTA's breakdown of a set of kernels (probetop-rules(7), PROFILER TRACES:
+ * Temporal breakdown).  "Union" is the time at least one kernel of the set
+ * runs, overlapping kernels (streams) counted once. */
+struct trace_stats {
+    int64_t kernel_ns;            /* the span: last kernel end - first kernel start */
+    int64_t idle_ns;              /* kernel_ns - union of all kernels */
+    int64_t cat_ns[TRACE_NCATS];  /* union per category; [TRACE_IDLE] = idle_ns */
+    int64_t non_compute_ns;       /* kernel_ns - compute - idle */
+    int64_t overlap_ns;           /* compute and communication at once */
+    int64_t phase_ns[TRACE_NPHASES][TRACE_NCATS];   /* union per phase and category */
+    uint32_t count[TRACE_NCATS];  /* kernels per category; [TRACE_IDLE] = idle gaps */
+    uint32_t phase_count[TRACE_NPHASES][TRACE_NCATS];
+    size_t nkernels;
+};
+
 /* One ProfilerStep#N of a rank. */
 struct trace_step {
     int32_t step;                 /* N */
-    int64_t start_ns, end_ns;     /* the CPU annotation's span */
+    int64_t start_ns, end_ns;     /* the step on the device: from the first kernel launched
+                                     in the step to the next step's start (the last step: to
+                                     the end of its last kernel); the CPU annotation's span
+                                     when no kernel is linked to its launch */
     size_t first, nsegs;          /* into the rank's segs (sorted by start): the kernels
                                      that start inside [start_ns, end_ns) */
+    int64_t cpu_start_ns, cpu_end_ns;   /* the ProfilerStep#N annotation itself */
+    struct trace_stats stats;     /* of segs[first .. first + nsegs) */
 };
 
 struct trace_rank {
@@ -56,6 +76,10 @@ struct trace_rank {
     int nsteps;
     struct trace_seg *segs;       /* ascending start_ns, ties by stream (owned) */
     size_t nsegs;
+    struct trace_stats total;     /* the rank's figures over HTA's window: the kernels
+                                     launched before the last ProfilerStep starts (all of
+                                     them when the run has fewer than two steps) */
+    size_t nwindow;               /* kernels in that window */
 };
 
 struct trace_run {
@@ -63,10 +87,26 @@ struct trace_run {
     int nranks;
     char **names;                 /* kernel names, each owned */
     size_t nnames;
+    int has_phases;               /* some kernel has a phase (Megatron annotations) */
 };
 
 /* Frees everything run owns, and run itself (NULL is fine). */
 void trace_run_free(struct trace_run *run);
+
+/* The breakdown of n kernels sorted by start (those with keep[i] set, or
+ * all when keep is NULL) into *out. */
+void trace_stats_of(const struct trace_seg *segs, size_t n, const uint8_t *keep, struct trace_stats *out);
+/* Communication hidden under computation, in % of the communication time
+ * (HTA's comm/comp overlap); NaN when there is no communication. */
+double trace_overlap_pct(const struct trace_stats *s);
+
+/* The category of a device kernel by its name (probetop-rules(7), PROFILER
+ * TRACES: Kernel categories), HTA's rules: TRACE_COMM, TRACE_MEMORY (also
+ * for what HTA calls "other": synchronisation and DMA events) or
+ * TRACE_COMPUTE. */
+int trace_classify(const char *name, size_t len);
+/* The Megatron phase of a CPU annotation by its name, TRACE_PH_NONE if none. */
+int trace_phase_of(const char *name, size_t len);
 
 /* "compute", "communication", "memory", "idle" ("?" out of range): the
  * cube's target names. */
