@@ -18,15 +18,16 @@ static struct trace_seg segs0[] = {
 static struct trace_seg segs1[] = {
     {1500, 600, 0, TRACE_COMPUTE, TRACE_PH_BACKWARD, 7},
 };
-static struct trace_step steps0[] = {{1, 1000, 2000, 0, 3}};
-static struct trace_step steps1[] = {{1, 1500, 2050, 0, 1}, {2, 2200, 2400, 1, 0}};
+static struct trace_step steps0[] = {{.step = 1, .start_ns = 1000, .end_ns = 2000, .first = 0, .nsegs = 3}};
+static struct trace_step steps1[] = {{.step = 1, .start_ns = 1500, .end_ns = 2050, .first = 0, .nsegs = 1},
+                                     {.step = 2, .start_ns = 2200, .end_ns = 2400, .first = 1, .nsegs = 0}};
 static char n0[] = "sm80_gemm", n1[] = "ncclKernel_SendRecv", n2[] = "Memcpy DtoD";
 static char *names[] = {n0, n1, n2};
 static struct trace_rank ranks[] = {
-    {0, NULL, steps0, 1, segs0, 3},
-    {1, NULL, steps1, 2, segs1, 1},
+    {.rank = 0, .steps = steps0, .nsteps = 1, .segs = segs0, .nsegs = 3},
+    {.rank = 1, .steps = steps1, .nsteps = 2, .segs = segs1, .nsegs = 1},
 };
-static const struct trace_run run = {ranks, 2, names, 3};
+static const struct trace_run run = {.ranks = ranks, .nranks = 2, .names = names, .nnames = 3};
 
 static void spans(void) {
     int64_t a, b;
@@ -194,9 +195,9 @@ static void many(void) {
         s[i].dur_ns = i % 1000 < 500 ? 80 : 20;   /* long kernels, then mostly idle */
         s[i].cat = TRACE_COMPUTE;
     }
-    struct trace_step st = {3, 0, (int64_t)N * 100, 0, N};
-    struct trace_rank r = {4, NULL, &st, 1, s, N};
-    struct trace_run one = {&r, 1, names, 3};
+    struct trace_step st = {.step = 3, .start_ns = 0, .end_ns = (int64_t)N * 100, .first = 0, .nsegs = N};
+    struct trace_rank r = {.rank = 4, .steps = &st, .nsteps = 1, .segs = s, .nsegs = N};
+    struct trace_run one = {.ranks = &r, .nranks = 1, .names = names, .nnames = 3};
     uint8_t out[200];
     struct pt_error err;
     CHECK_INT(lanes_bin(&one, 0, 3, LANES_GLOBAL, 0, (int64_t)N * 100, 200, out, &err), 0);
