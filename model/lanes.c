@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int64_t seg_end(const struct trace_seg *g) { return g->start_ns + (g->dur_ns > 0 ? g->dur_ns : 0); }
+
 /* The rank's step N, by a search of its steps (ascending start, so not
  * necessarily ascending N: a scan). */
 static const struct trace_step *find_step(const struct trace_rank *r, int32_t step) {
@@ -17,13 +19,26 @@ int lanes_rank_span(const struct trace_rank *r, int32_t step, int64_t *t0, int64
     const struct trace_step *s = find_step(r, step);
     if (st) *st = s;
     if (!s) return 0;
-    int64_t end = s->end_ns;
+    int64_t start = s->start_ns, end = s->end_ns;
     for (size_t i = s->first; i < s->first + s->nsegs && i < r->nsegs; i++) {
-        int64_t e = r->segs[i].start_ns + (r->segs[i].dur_ns > 0 ? r->segs[i].dur_ns : 0);
+        int64_t e = seg_end(&r->segs[i]);
         if (e > end) end = e;
     }
-    *t0 = s->start_ns;
-    *t1 = end > s->start_ns ? end : s->start_ns;
+    /* The device's step begins at its first kernel; what came before it
+     * since the CPU entered the step (a pipeline stage waiting for its
+     * first input) is idle of this step too, unless the previous step's
+     * kernels still ran then. */
+    if (s->cpu_end_ns > s->cpu_start_ns && s->cpu_start_ns < start) {
+        int64_t from = s->cpu_start_ns;
+        if (s > r->steps) {
+            const struct trace_step *p = s - 1;
+            for (size_t i = p->first; i < p->first + p->nsegs && i < r->nsegs; i++)
+                if (seg_end(&r->segs[i]) > from) from = seg_end(&r->segs[i]);
+        }
+        if (from < start) start = from;
+    }
+    *t0 = start;
+    *t1 = end > start ? end : start;
     return 1;
 }
 

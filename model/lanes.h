@@ -8,8 +8,10 @@
  *
  * Idle is time inside a rank's step where no kernel runs on any stream
  * (model/trace.h); a pipeline bubble is such a run.  A rank's span of step
- * N starts at its ProfilerStep#N annotation and ends at the later of the
- * annotation's end and its last kernel's end (kernels run behind the CPU). */
+ * N starts at the step's first kernel, or earlier at the ProfilerStep#N
+ * annotation's start when the previous step's kernels were done by then
+ * (a pipeline stage waiting for its first input idles in the step), and
+ * ends at the later of the step's end and its last kernel's end. */
 #ifndef PT_MODEL_LANES_H
 #define PT_MODEL_LANES_H
 

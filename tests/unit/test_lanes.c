@@ -218,8 +218,43 @@ static void many(void) {
     free(s);
 }
 
+/* A stage waiting for its first input: the step's kernels start at 1400,
+ * the CPU entered it at 900, so [900, 1400) is idle of step 1.  Step 2's
+ * CPU start (1450) is before step 1's last kernel ended (1500): it idles
+ * from 1500. */
+static void cpu_start(void) {
+    struct trace_seg s[] = {{1400, 100, 0, TRACE_COMPUTE, 0, 7}, {2000, 100, 0, TRACE_COMPUTE, 0, 7}};
+    struct trace_step st[] = {
+        {.step = 1, .start_ns = 1400, .end_ns = 2000, .first = 0, .nsegs = 1, .cpu_start_ns = 900, .cpu_end_ns = 1450},
+        {.step = 2, .start_ns = 2000, .end_ns = 2100, .first = 1, .nsegs = 1, .cpu_start_ns = 1450, .cpu_end_ns = 2500},
+    };
+    struct trace_rank r = {.rank = 2, .steps = st, .nsteps = 2, .segs = s, .nsegs = 2};
+    struct trace_run one = {.ranks = &r, .nranks = 1, .names = names, .nnames = 3};
+    int64_t a, b;
+    CHECK_INT(lanes_rank_span(&r, 1, &a, &b, NULL), 1);
+    CHECK_INT(a, 900);
+    CHECK_INT(b, 2000);
+    CHECK_INT(lanes_rank_span(&r, 2, &a, &b, NULL), 1);
+    CHECK_INT(a, 1500);
+    CHECK_INT(b, 2100);
+    struct lane_items it;
+    struct pt_error err;
+    CHECK_INT(lanes_items(&one, 0, 1, &it, &err), 0);
+    CHECK_INT(it.n, 3);   /* idle [900,1400), the kernel, idle [1500,2000) */
+    if (it.n == 3) {
+        CHECK_INT(it.v[0].cat, TRACE_IDLE);
+        CHECK_INT(it.v[0].start_ns, 900);
+        CHECK_INT(it.v[0].dur_ns, 500);
+    }
+    lanes_items_free(&it);
+    uint8_t out[11];
+    CHECK_INT(lanes_bin(&one, 0, 1, LANES_GLOBAL, 900, 2000, 11, out, &err), 0);
+    for (int i = 0; i < 11; i++) CHECK_INT(out[i], i == 5 ? TRACE_COMPUTE : TRACE_IDLE);
+}
+
 int main(void) {
     RUN(spans);
+    RUN(cpu_start);
     RUN(bins);
     RUN(items);
     RUN(columns);
