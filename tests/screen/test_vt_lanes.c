@@ -1,6 +1,12 @@
 /* test_vt_lanes: the lane view (F8, probetop(1), LANE VIEW) driven through
- * the real binary: data without a timeline (Ascend step time tables) get
- * one line and no crash. */
+ * the real binary on generated traces of a pipelined run
+ * (tests/screen/gen_lanes.py): at 80x24 with 8 ranks (PP 4) the lanes'
+ * labels, colours (compute green, communication blue, idle grey: the
+ * pipeline's first-input wait on the last stage), the kernel under the
+ * cursor in the status line, steps, the straggler's longer step, the
+ * per-rank clock, zoom and a pipeline group; at 200x60 with 64 ranks the
+ * lanes that fit and scrolling to the last; marks without colour; and data
+ * without a timeline (Ascend step time tables) get one line and no crash. */
 #include "pt_test.h"
 #include "screen/vt.h"
 #include "screen/vt_check.h"
@@ -12,6 +18,188 @@ static const char *src_path(const char *rel) {
     const char *s = getenv("PT_SRC");
     snprintf(buf, sizeof buf, "%s/%s", s ? s : ".", rel);
     return buf;
+}
+
+#define GREEN 0x5faf5fu   /* compute */
+#define BLUE 0x5f87ffu    /* communication */
+#define GREY 0x808080u    /* idle */
+
+/* Generated traces in PT_TMP/name (gen_lanes.py); NULL (skip) without Python. */
+static const char *gen(const char *name, const char *args) {
+    static char dir[1200];
+    const char *py = getenv("PT_PYTHON"), *tmp = pt_tmpdir(name);
+    if (!py || !py[0] || !tmp) return NULL;
+    snprintf(dir, sizeof dir, "%s/traces", tmp);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' %s", py, src_path("tests/screen/gen_lanes.py"), dir, args);
+    return system(cmd) == 0 ? dir : NULL;
+}
+
+/* The screen row of the lane whose label starts with "R " or "R(" or is "R". */
+static int lane_row(struct vt *vt, int rank) {
+    char lab[16];
+    int n = snprintf(lab, sizeof lab, "%d", rank);
+    for (int r = 2; r < vt_status_row(vt); r++) {
+        const char *t = vt_row_text(vt, r);
+        if (!strncmp(t, lab, (size_t)n) && (t[n] == ' ' || t[n] == '(' || !t[n])) return r;
+    }
+    return -1;
+}
+
+/* How many cells of row r, from column c0 on, a viewer sees in colour rgb
+ * (background, or the ink of a half-block glyph). */
+static int cells_in(struct vt *vt, int r, int c0, uint32_t rgb) {
+    int n = 0;
+    for (int c = c0; c < vt->cols; c++) {
+        struct vt_cell x;
+        if (vt_cell(vt, r, c, &x) != 0) break;
+        n += (!x.bg_default && vt_cell_paper(&x) == rgb) || (x.ch == 0x258c && vt_cell_ink(&x) == rgb);
+    }
+    return n;
+}
+
+/* The bar's first column: right of the widest label (the axis row starts there). */
+static int bar_col(struct vt *vt) {
+    const char *t = vt_row_text(vt, 1);
+    int c = 0;
+    while (t[c] == ' ') c++;
+    return c;
+}
+
+/* The lane's step length in microseconds, from the right column ("1.234 ms"). */
+static double lane_len_us(struct vt *vt, int r) {
+    const char *t = vt_row_text(vt, r), *ms = strstr(t, " ms");
+    if (!ms) return -1;
+    const char *p = ms;
+    while (p > t && p[-1] != ' ') p--;
+    return atof(p) * 1000;
+}
+
+static void lanes_80x24(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = gen("l8", "--ranks 8 --pp 4 --steps 3 --straggler 5:2");
+    if (!dir) SKIP("python absent");
+    struct vt vt;
+    const char *args[] = {dir, "--parallel", "W=8 L=8 TP=1 PP=4", NULL};
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "Lanes  step 1 (1/3)", NULL, NULL));
+    CHECKV(&vt, vt_find(&vt, "8 lanes: all ranks  one clock", NULL, NULL));
+    /* one lane per rank, in order, labelled with the parallel coordinates */
+    for (int k = 0; k < 8; k++) CHECKV(&vt, lane_row(&vt, k) == 2 + k);
+    CHECKV(&vt, strstr(vt_row_text(&vt, 2), "0 (p0t0d0)") != NULL);
+    CHECKV(&vt, strstr(vt_row_text(&vt, 8), "6 (p3t0d0)") != NULL);
+    int c0 = bar_col(&vt);
+    CHECKV(&vt, c0 > 5 && c0 < 20);
+    /* stage 0 computes first; stage 3 waits for its first input: idle */
+    struct vt_cell x;
+    vt_cell(&vt, 2, c0, &x);
+    CHECKV(&vt, vt_cell_paper(&x) == GREEN);
+    vt_cell(&vt, 8, c0, &x);
+    CHECKV(&vt, vt_cell_paper(&x) == GREY);
+    for (int k = 0; k < 8; k++) {
+        CHECKV(&vt, cells_in(&vt, 2 + k, c0, GREEN) > 10);   /* compute */
+        CHECKV(&vt, cells_in(&vt, 2 + k, c0, BLUE) >= 1);    /* the all-reduce, the sends and receives */
+        CHECKV(&vt, cells_in(&vt, 2 + k, c0, GREY) >= 1);    /* bubbles */
+    }
+    /* the legend */
+    CHECKV(&vt, vt_find(&vt, "compute", NULL, NULL) && vt_find(&vt, "communication", NULL, NULL) &&
+                vt_find(&vt, "idle", NULL, NULL));
+    /* the cursor on rank 0's first item (the 20 us from the step's start
+     * on the CPU to its first kernel), then that kernel, named in the
+     * status line, then the gap after it */
+    int sr = vt_status_row(&vt);
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "rank 0 (p0t0d0)  step 1  idle  start +0 ns  dur 20.000 us"));
+    vt_send(&vt, "l");
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "rank 0 (p0t0d0)  step 1  compute  sm80_xmma_gemm_f16f16_f32_fwd"));
+    CHECKV(&vt, strstr(vt_row_text(&vt, sr), "phase forward  start +20.000 us  dur 400.000 us  stream 7") != NULL);
+    vt_send(&vt, "l");
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "step 1  idle  start +420.000 us  dur 50.000 us"));
+    /* down to stage 3: its first item is the wait for input */
+    vt_send(&vt, "jjjjjj0");
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "rank 6 (p3t0d0)  step 1  idle  start +0 ns"));
+    vt_send(&vt, "l");
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "communication  ncclKernel_SendRecv  phase pp_comm"));
+    /* the straggler: rank 5's step 2 is the longest lane */
+    vt_send(&vt, ")");
+    VT_WAIT(&vt, vt_find(&vt, "Lanes  step 2 (2/3)", NULL, NULL));
+    double l5 = lane_len_us(&vt, lane_row(&vt, 5)), l4 = lane_len_us(&vt, lane_row(&vt, 4));
+    CHECKV(&vt, l5 > 1.3 * l4 && l4 > 0);
+    for (int k = 0; k < 8; k++) CHECKV(&vt, k == 5 || lane_len_us(&vt, lane_row(&vt, k)) < l5);
+    CHECK_INT(vt_shot(&vt, "lanes", "probetop TRACES --parallel 'W=8 L=8 TP=1 PP=4': the lane view (F8), step 2, "
+                                    "rank 5 the straggler") >= 0, 1);
+    /* each rank from its own step start, then back */
+    vt_send(&vt, "a");
+    VT_WAIT(&vt, vt_find(&vt, "each rank from its step start", NULL, NULL));
+    vt_send(&vt, "a");
+    VT_WAIT(&vt, vt_find(&vt, "  one clock", NULL, NULL));
+    /* zoom in: the window narrows; r: the whole step again */
+    char before[2048];
+    snprintf(before, sizeof before, "%s", vt_row_text(&vt, sr + 1));
+    vt_send(&vt, "ZZ");
+    VT_WAIT(&vt, strcmp(vt_row_text(&vt, sr + 1), before) != 0);
+    CHECKV(&vt, strstr(vt_row_text(&vt, sr + 1), "window +") != NULL);
+    vt_send(&vt, "r");
+    VT_WAIT(&vt, strcmp(vt_row_text(&vt, sr + 1), before) == 0);
+    /* one pipeline group: ranks 0, 2, 4, 6 in stage order */
+    vt_send(&vt, "p");
+    VT_WAIT(&vt, vt_find(&vt, "4 lanes: pipeline group 0", NULL, NULL));
+    CHECKV(&vt, lane_row(&vt, 0) == 2 && lane_row(&vt, 2) == 3 && lane_row(&vt, 4) == 4 && lane_row(&vt, 6) == 5);
+    CHECKV(&vt, lane_row(&vt, 1) < 0);
+    vt_send(&vt, "pp");
+    VT_WAIT(&vt, vt_find(&vt, "8 lanes: all ranks", NULL, NULL));
+    pt_vt_quit(&vt);
+}
+
+static void lanes_200x60(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = gen("l64", "--ranks 64 --pp 8 --steps 2 --straggler 37:1");
+    if (!dir) SKIP("python absent");
+    struct vt vt;
+    const char *args[] = {dir, "--parallel", "W=64 L=64 TP=1 PP=8", NULL};
+    CHECK_INT(vt_spawn_app(&vt, 200, 60, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "64 lanes: all ranks", NULL, NULL));
+    /* title, axis, legend: the other rows are lanes 0.. */
+    int fit = vt_status_row(&vt) - 3;
+    for (int k = 0; k < fit; k++) CHECKV(&vt, lane_row(&vt, k) == 2 + k);
+    CHECKV(&vt, lane_row(&vt, fit) < 0);
+    int c0 = bar_col(&vt);
+    for (int k = 0; k < fit; k++) CHECKV(&vt, cells_in(&vt, 2 + k, c0, GREEN) > 20 && cells_in(&vt, 2 + k, c0, BLUE) >= 1);
+    /* the straggler of step 1 */
+    double l37 = lane_len_us(&vt, lane_row(&vt, 37)), l36 = lane_len_us(&vt, lane_row(&vt, 36));
+    CHECKV(&vt, l37 > 1.3 * l36 && l36 > 0);
+    CHECK_INT(vt_shot(&vt, "lanes-64", "probetop TRACES (64 ranks, PP 8): the lane view at 200x60") >= 0, 1);
+    /* to the last lane: the lanes scroll */
+    vt_send(&vt, "G");
+    VT_WAIT(&vt, lane_row(&vt, 63) == vt_status_row(&vt) - 2);
+    CHECKV(&vt, strstr(vt_row_text(&vt, vt_status_row(&vt)), "rank 63 (p7t0d7)") != NULL);
+    CHECKV(&vt, lane_row(&vt, 0) < 0);
+    vt_send(&vt, "g");
+    VT_WAIT(&vt, lane_row(&vt, 0) == 2);
+    pt_vt_quit(&vt);
+}
+
+/* Without colour every cell is one slice, marked #, ~, m or . */
+static void marks(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = gen("marks", "--ranks 4 --pp 2 --steps 1");
+    if (!dir) SKIP("python absent");
+    struct vt vt;
+    const char *args[] = {dir, NULL}, *env[] = {"NO_COLOR=1", NULL};
+    CHECK_INT(vt_spawn_app(&vt, 100, 24, args, env), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "4 lanes: all ranks", NULL, NULL));
+    int c0 = bar_col(&vt);
+    const char *r0 = vt_row_text(&vt, lane_row(&vt, 0)), *r3 = vt_row_text(&vt, lane_row(&vt, 3));
+    CHECKV(&vt, (int)strlen(r0) > c0 && r0[c0] == '#' && strchr(r0 + c0, '~') && strchr(r0 + c0, '.'));
+    CHECKV(&vt, (int)strlen(r3) > c0 && r3[c0] == '.');   /* stage 1 waits first */
+    CHECKV(&vt, strstr(vt_screen_text(&vt), "# compute") != NULL);
+    CHECK_INT(pt_vt_coloured_cells(&vt), 0);
+    pt_vt_quit(&vt);
 }
 
 static void no_timeline(void) {
@@ -34,6 +222,9 @@ static void no_timeline(void) {
 }
 
 int main(void) {
+    RUN(lanes_80x24);
+    RUN(lanes_200x60);
+    RUN(marks);
     RUN(no_timeline);
     PT_DONE();
 }
