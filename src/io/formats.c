@@ -9,6 +9,7 @@ extern const struct ds_format_ops ds_format_dump;      /* read_dump_cube.c */
 extern const struct ds_format_ops ds_format_monitor;   /* read_monitor.c */
 extern const struct ds_format_ops ds_format_monitor_v2;   /* read_monitor_v2.c */
 extern const struct ds_format_ops ds_format_trenddb;   /* read_trenddb.c */
+extern const struct ds_format_ops ds_format_trace;     /* read_trace.c */
 
 /* Order matters only for ties in detection: a folder that is both a dump
  * and a monitor tree opens as a dump, as msProbe's data2db looks for a
@@ -18,6 +19,7 @@ const struct ds_format_ops *const ds_formats[] = {
     &ds_format_monitor,
     &ds_format_monitor_v2,
     &ds_format_trenddb,
+    &ds_format_trace,
 };
 const size_t ds_nformats = sizeof ds_formats / sizeof *ds_formats;
 
