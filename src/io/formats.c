@@ -9,6 +9,7 @@ extern const struct ds_format_ops ds_format_dump;      /* read_dump_cube.c */
 extern const struct ds_format_ops ds_format_monitor;   /* read_monitor.c */
 extern const struct ds_format_ops ds_format_monitor_v2;   /* read_monitor_v2.c */
 extern const struct ds_format_ops ds_format_trenddb;   /* read_trenddb.c */
+extern const struct ds_format_ops ds_format_trace;     /* read_trace.c */
 extern const struct ds_format_ops ds_format_ascend_step;      /* read_steptrace.c */
 extern const struct ds_format_ops ds_format_ascend_cluster;   /* read_steptrace.c */
 
@@ -20,6 +21,7 @@ const struct ds_format_ops *const ds_formats[] = {
     &ds_format_monitor,
     &ds_format_monitor_v2,
     &ds_format_trenddb,
+    &ds_format_trace,
     &ds_format_ascend_step,
     &ds_format_ascend_cluster,
 };

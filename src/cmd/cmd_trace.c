@@ -1,0 +1,270 @@
+/* cmd_trace: `probetop trace`, the temporal breakdown of profiler traces
+ * per rank (and per step) as HolisticTraceAnalysis defines it, and the
+ * straggler of each step (probetop-rules(7), PROFILER TRACES).  The
+ * figures are the model's (model/trace.c); this file parses the options
+ * and prints text, CSV or JSON. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/trace.h"
+#include "src/cmd/cmd.h"
+#include "src/io/dataset.h"
+#include "src/io/formats.h"
+#include "src/io/json.h"
+
+enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+/* Work of a rank in a step: its kernel span less the communication no
+ * computation hides (mostly waiting for the other ranks). */
+static int64_t work_ns(const struct trace_stats *s) { return s->kernel_ns - (s->cat_ns[TRACE_COMM] - s->overlap_ns); }
+
+struct straggler {
+    int32_t step;
+    int32_t rank;
+    int64_t work, median;
+    int nranks;
+};
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per step number met in any rank: the rank with the most work. */
+static int stragglers(const struct trace_run *run, struct straggler **out, size_t *nout) {
+    size_t n = 0, cap = 0;
+    struct straggler *v = NULL;
+    int64_t *w = malloc((size_t)(run->nranks ? run->nranks : 1) * sizeof *w);
+    if (!w) return -1;
+    for (int r = 0; r < run->nranks; r++)
+        for (int s = 0; s < run->ranks[r].nsteps; s++) {
+            int32_t step = run->ranks[r].steps[s].step;
+            int seen = 0;
+            for (size_t i = 0; i < n && !seen; i++) seen = v[i].step == step;
+            if (seen) continue;
+            struct straggler g = {.step = step, .rank = -1};
+            int k = 0;
+            for (int q = 0; q < run->nranks; q++)
+                for (int t = 0; t < run->ranks[q].nsteps; t++)
+                    if (run->ranks[q].steps[t].step == step && run->ranks[q].steps[t].stats.nkernels) {
+                        int64_t x = work_ns(&run->ranks[q].steps[t].stats);
+                        w[k++] = x;
+                        if (g.rank < 0 || x > g.work) { g.rank = run->ranks[q].rank; g.work = x; }
+                    }
+            if (!k) continue;
+            qsort(w, (size_t)k, sizeof *w, cmp_i64);
+            g.median = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+            g.nranks = k;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                struct straggler *nv = realloc(v, nc * sizeof *nv);
+                if (!nv) { free(v); free(w); return -1; }
+                v = nv;
+                cap = nc;
+            }
+            v[n++] = g;
+        }
+    free(w);
+    for (size_t i = 1; i < n; i++)   /* by step */
+        for (size_t j = i; j > 0 && v[j].step < v[j - 1].step; j--) {
+            struct straggler t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
+static void text_row(const char *lead, const struct trace_stats *s) {
+    double ov = trace_overlap_pct(s);
+    char ovs[16];
+    if (isnan(ov)) snprintf(ovs, sizeof ovs, "-");
+    else snprintf(ovs, sizeof ovs, "%.2f", ov);
+    printf("%s %12.0f %12.0f %6.2f %12.0f %6.2f %14.0f %6.2f %8s %8zu\n", lead, us(s->kernel_ns), us(s->idle_ns),
+           pct(s->idle_ns, s->kernel_ns), us(s->cat_ns[TRACE_COMPUTE]), pct(s->cat_ns[TRACE_COMPUTE], s->kernel_ns),
+           us(s->non_compute_ns), pct(s->non_compute_ns, s->kernel_ns), ovs, s->nkernels);
+}
+
+static void print_text(const struct trace_run *run, int per_step, const struct straggler *g, size_t ng) {
+    printf("rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
+    for (int r = 0; r < run->nranks; r++) {
+        char lead[16];
+        snprintf(lead, sizeof lead, "%4d", run->ranks[r].rank);
+        text_row(lead, &run->ranks[r].total);
+    }
+    if (per_step) {
+        printf("\nstep        rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
+        for (int r = 0; r < run->nranks; r++)
+            for (int s = 0; s < run->ranks[r].nsteps; s++) {
+                char lead[32];
+                snprintf(lead, sizeof lead, "%-11d %4d", run->ranks[r].steps[s].step, run->ranks[r].rank);
+                text_row(lead, &run->ranks[r].steps[s].stats);
+            }
+    }
+    if (ng) {
+        printf("\nstragglers (work = kernel time less exposed communication)\n");
+        printf("step        slowest      work_us    median_us    behind_us  behind%%  ranks\n");
+        for (size_t i = 0; i < ng; i++)
+            printf("%-11d %7d %12.0f %12.0f %12.0f %8.2f %6d\n", g[i].step, g[i].rank, us(g[i].work), us(g[i].median),
+                   us(g[i].work - g[i].median), pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
+    }
+}
+
+static void csv_row(int32_t step, int has_step, int32_t rank, const struct trace_stats *s) {
+    double ov = trace_overlap_pct(s);
+    if (has_step) printf("%d,", step);
+    else printf(",");
+    printf("%d,%.3f,%.3f,%.4f,%.3f,%.4f,%.3f,%.4f,%.3f,%.3f,", rank, us(s->kernel_ns), us(s->idle_ns),
+           pct(s->idle_ns, s->kernel_ns), us(s->cat_ns[TRACE_COMPUTE]), pct(s->cat_ns[TRACE_COMPUTE], s->kernel_ns),
+           us(s->non_compute_ns), pct(s->non_compute_ns, s->kernel_ns), us(s->cat_ns[TRACE_COMM]), us(s->cat_ns[TRACE_MEMORY]));
+    if (isnan(ov)) printf(",");
+    else printf("%.4f,", ov);
+    printf("%zu\n", s->nkernels);
+}
+
+static void print_csv(const struct trace_run *run, int per_step) {
+    printf("step,rank,kernel_us,idle_us,idle_pct,compute_us,compute_pct,non_compute_us,non_compute_pct,"
+           "communication_us,memory_us,overlap_pct,kernels\n");
+    for (int r = 0; r < run->nranks; r++) csv_row(0, 0, run->ranks[r].rank, &run->ranks[r].total);
+    if (per_step)
+        for (int r = 0; r < run->nranks; r++)
+            for (int s = 0; s < run->ranks[r].nsteps; s++)
+                csv_row(run->ranks[r].steps[s].step, 1, run->ranks[r].rank, &run->ranks[r].steps[s].stats);
+}
+
+static void json_stats(const struct trace_stats *s) {
+    double ov = trace_overlap_pct(s);
+    printf("\"kernel_us\": %.3f, \"idle_us\": %.3f, \"compute_us\": %.3f, \"non_compute_us\": %.3f, "
+           "\"communication_us\": %.3f, \"memory_us\": %.3f, \"overlapped_us\": %.3f, "
+           "\"idle_pct\": %.4f, \"compute_pct\": %.4f, \"non_compute_pct\": %.4f, \"overlap_pct\": ",
+           us(s->kernel_ns), us(s->idle_ns), us(s->cat_ns[TRACE_COMPUTE]), us(s->non_compute_ns),
+           us(s->cat_ns[TRACE_COMM]), us(s->cat_ns[TRACE_MEMORY]), us(s->overlap_ns), pct(s->idle_ns, s->kernel_ns),
+           pct(s->cat_ns[TRACE_COMPUTE], s->kernel_ns), pct(s->non_compute_ns, s->kernel_ns));
+    if (isnan(ov)) printf("null");
+    else printf("%.4f", ov);
+    printf(", \"kernels\": %zu", s->nkernels);
+}
+
+static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct straggler *g,
+                       size_t ng) {
+    printf("{\"path\": ");
+    json_fput_str(stdout, ds->path);
+    printf(", \"ranks\": [");
+    for (int r = 0; r < run->nranks; r++) {
+        printf("%s\n  {\"rank\": %d, ", r ? "," : "", run->ranks[r].rank);
+        json_stats(&run->ranks[r].total);
+        printf(", \"steps\": %d, \"file\": ", run->ranks[r].nsteps);
+        json_fput_str(stdout, run->ranks[r].file);
+        printf("}");
+    }
+    printf("]");
+    if (per_step) {
+        printf(",\n \"steps\": [");
+        int first = 1;
+        for (int r = 0; r < run->nranks; r++)
+            for (int s = 0; s < run->ranks[r].nsteps; s++) {
+                const struct trace_step *st = &run->ranks[r].steps[s];
+                printf("%s\n  {\"step\": %d, \"rank\": %d, ", first ? "" : ",", st->step, run->ranks[r].rank);
+                json_stats(&st->stats);
+                printf(", \"start_us\": %.3f, \"end_us\": %.3f}", us(st->start_ns), us(st->end_ns));
+                first = 0;
+            }
+        printf("]");
+    }
+    printf(",\n \"stragglers\": [");
+    for (size_t i = 0; i < ng; i++)
+        printf("%s\n  {\"step\": %d, \"rank\": %d, \"work_us\": %.3f, \"median_us\": %.3f, \"behind_us\": %.3f, "
+               "\"behind_pct\": %.4f, \"ranks\": %d}",
+               i ? "," : "", g[i].step, g[i].rank, us(g[i].work), us(g[i].median), us(g[i].work - g[i].median),
+               pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
+    printf("],\n \"warnings\": [");
+    for (size_t i = 0; i < ds->nwarnings; i++) {
+        printf(i ? ", " : "");
+        json_fput_str(stdout, ds->warnings[i]);
+    }
+    printf("]}\n");
+}
+
+static int run(int argc, char **argv) {
+    const char *path = NULL;
+    enum tr_format fmt = TR_TEXT;
+    int per_step = 0;
+    for (int i = 1; i < argc; i++) {
+        int m = 0, bad = 0;
+        const char *v;
+        if (!strcmp(argv[i], "--per-step")) { per_step = 1; continue; }
+        if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (!strcmp(v, "text")) fmt = TR_TEXT;
+            else if (!strcmp(v, "csv")) fmt = TR_CSV;
+            else if (!strcmp(v, "json")) fmt = TR_JSON;
+            else {
+                char esc[256];
+                fprintf(stderr, "probetop trace: --format must be text, csv or json, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            char esc[256];
+            fprintf(stderr, "probetop trace: unknown option '%s' (see probetop help trace)\n",
+                    pt_escape(argv[i], strlen(argv[i]), esc, sizeof esc));
+            return EXIT_USAGE;
+        }
+        if (path) {
+            fprintf(stderr, "probetop trace: one PATH only\n");
+            return EXIT_USAGE;
+        }
+        path = argv[i];
+    }
+    if (!path) {
+        fprintf(stderr, "usage: %s\n", cmd_trace_entry.usage);
+        return EXIT_USAGE;
+    }
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.format = ds_format_find("trace");
+    struct dataset *ds;
+    struct pt_error err;
+    if (dataset_load(path, &lo, &ds, &err) != 0) {
+        char esc[1200];
+        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < ds->nwarnings; i++) {
+        char esc[1200];
+        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
+    }
+    struct straggler *g = NULL;
+    size_t ng = 0;
+    if (stragglers(ds->trace, &g, &ng) != 0) {
+        fprintf(stderr, "probetop: out of memory\n");
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, g, ng);
+    else if (fmt == TR_CSV) print_csv(ds->trace, per_step);
+    else print_text(ds->trace, per_step, g, ng);
+    free(g);
+    dataset_free(ds);
+    return EXIT_OK;
+}
+
+const struct cmd_entry cmd_trace_entry = {
+    .name = "trace",
+    .usage = "probetop trace PATH [--format text|csv|json] [--per-step]",
+    .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
+    .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
+            "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
+            "  --per-step           also each (step, rank): the kernels that start in the step\n"
+            "PATH is a Kineto trace (*.json, *.json.gz), torch_npu's trace_view.json, or a folder of them\n"
+            "(one per rank).  Figures are HolisticTraceAnalysis's temporal breakdown and\n"
+            "communication/computation overlap; see probetop-rules(7), PROFILER TRACES.\n",
+    .run = run,
+};
