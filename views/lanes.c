@@ -444,9 +444,7 @@ static int lane_action(struct view *v, struct app *a, struct lanes *p, int actio
     case LA_STEP_NEXT: move_step(p, a, 1); return 1;
     case LA_ALIGN:
         p->align = p->align == LANES_STEP ? LANES_GLOBAL : LANES_STEP;
-        rebuild(p, a, 0);
-        app_msg(a, p->align == LANES_STEP ? "each rank from its own step start: lengths line up"
-                                          : "one clock for every rank: times line up");
+        rebuild(p, a, 0);   /* the title says which */
         return 1;
     case LA_GROUP: {
         const struct layout *l = a->layout;
@@ -500,28 +498,33 @@ static int lanes_mouse(struct view *v, struct app *a, const struct view_mouse *m
 
 /* ---- status, notify, life ---- */
 
+/* Line 1: the lane, the step and the item under the cursor (category,
+ * phase, start from the step's start, duration); line 2: the kernel's name
+ * and stream, then the window shown. */
 static void lanes_status(struct view *v, struct app *a, char *buf, size_t size) {
     struct lanes *p = priv_of(v);
-    if (!p->run || !p->nlanes) { snprintf(buf, size, "no timeline"); return; }
-    char lab[96], st[48], du[48], w0[48], w1[48];
+    if (!p->run || !p->nlanes || !p->nsteps) { snprintf(buf, size, "no timeline"); return; }
+    char lab[96], st[48], du[48], w0[48], w1[48], name[200] = "";
     lane_label(p, a, p->cur, lab, sizeof lab);
     size_t n = (size_t)snprintf(buf, size, "rank %s  step %d", lab, (int)step_now(p));
     if (p->items_ok && p->item >= 0 && n < size) {
         const struct lane_item *it = &p->items.v[p->item];
         int64_t base = p->align == LANES_STEP ? p->items.span0 : p->s0;
-        char name[160] = "";
-        if (it->name != LANE_IDLE_NAME && it->name < p->run->nnames)
-            pt_escape(p->run->names[it->name], strlen(p->run->names[it->name]), name, sizeof name);
-        n += (size_t)snprintf(buf + n, size - n, "  %s%s%s%s%s  start +%s  dur %s", cat_word(it->cat), name[0] ? "  " : "",
-                              name, it->phase != TRACE_PH_NONE ? "  phase " : "",
+        n += (size_t)snprintf(buf + n, size - n, "  %s%s%s%s  start +%s  dur %s", cat_word(it->cat),
+                              it->phase != TRACE_PH_NONE ? " (" : "",
                               it->phase != TRACE_PH_NONE ? trace_phase_name(it->phase) : "",
-                              fmt_ns(it->start_ns - base, st, sizeof st), fmt_ns(it->dur_ns, du, sizeof du));
-        if (it->name != LANE_IDLE_NAME && n < size) n += (size_t)snprintf(buf + n, size - n, "  stream %u", it->stream);
+                              it->phase != TRACE_PH_NONE ? ")" : "", fmt_ns(it->start_ns - base, st, sizeof st),
+                              fmt_ns(it->dur_ns, du, sizeof du));
+        if (it->name != LANE_IDLE_NAME && it->name < p->run->nnames) {
+            char esc[160];
+            pt_escape(p->run->names[it->name], strlen(p->run->names[it->name]), esc, sizeof esc);
+            snprintf(name, sizeof name, "%s  stream %u   ", esc, it->stream);
+        }
     } else if (n < size) {
         n += (size_t)snprintf(buf + n, size - n, "  (not in this step)");
     }
     if (n < size)
-        snprintf(buf + n, size - n, "\nwindow +%s .. +%s of %s  %s", fmt_ns(p->w0 - p->s0, w0, sizeof w0),
+        snprintf(buf + n, size - n, "\n%swindow +%s .. +%s of %s  %s", name, fmt_ns(p->w0 - p->s0, w0, sizeof w0),
                  fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st),
                  p->align == LANES_STEP ? "from each rank's step start" : "one clock");
 }

@@ -6,7 +6,8 @@ per step (forward, send/recv NCCL kernels, backward), a data-parallel
 all-reduce and an optimizer step (a kernel and a memcpy), Megatron CPU
 annotations around the launches, cudaLaunchKernel events linked to their
 kernels by correlation id.  One rank can be made slower at one step
-(--straggler R:S: its kernels take 1.5x, its step as much longer).  Deterministic: the same
+(--straggler R:S: its kernels take 1.5x; the others wait for it in the
+all-reduce that ends the step).  Deterministic: the same
 arguments write the same bytes.
 
     gen_lanes.py --out DIR --ranks 8 --pp 4 --steps 3 --straggler 5:2
@@ -34,14 +35,18 @@ def rank_events(r, n, pp, steps, micro, slow):
         ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur,
                    "args": {"device": 0, "stream": stream, "correlation": k}})
 
+    base = 1_000_000.0
     for s in range(1, steps + 1):
         f, b = (F * 1.5, B * 1.5) if (r, s) == slow else (F, B)
-        base = 1_000_000.0 + s * 20_000.0
-        # the step on the CPU: from before the first launch to after the last kernel
         end_f = base + (pp - 1 + micro) * (f + C)
         end_b = end_f + (pp - 1 + micro) * (b + C)
+        # every rank's all-reduce ends when the slowest rank's does: the
+        # others wait in it (a long exposed all-reduce)
+        slowest = max(1.5 if (q, s) == slow else 1.0 for q in range(n))
+        ar_end = base + 2 * (pp - 1 + micro) * C + (pp - 1 + micro) * (F + B) * slowest + AR
+        step_end = ar_end + OPT + CP
         ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s, "pid": pid, "tid": tid,
-                   "ts": base - 20.0, "dur": end_b + AR + OPT + CP + 100.0 - base})
+                   "ts": base - 20.0, "dur": step_end + 40.0 - base})
         for i in range(micro):
             t = base + (stage + i) * (f + C)
             if stage > 0:
@@ -52,10 +57,10 @@ def rank_events(r, n, pp, steps, micro, slow):
             if stage < pp - 1:
                 kernel("ncclKernel_SendRecv", "kernel", t - C, C, 20, "recv_backward")
             kernel("sm80_xmma_gemm_f16f16_f32_bwd", "kernel", t, b, 7, "backward_step")
-        t = end_b
-        kernel("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", t, AR, 24, "finish_grad_sync")
-        kernel("multi_tensor_apply_kernel", "kernel", t + AR, OPT, 7, "optimizer")
-        kernel("Memcpy DtoD (Device -> Device)", "gpu_memcpy", t + AR + OPT, CP, 7, "optimizer")
+        kernel("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", end_b, ar_end - end_b, 24, "finish_grad_sync")
+        kernel("multi_tensor_apply_kernel", "kernel", ar_end, OPT, 7, "optimizer")
+        kernel("Memcpy DtoD (Device -> Device)", "gpu_memcpy", ar_end + OPT, CP, 7, "optimizer")
+        base = step_end + 60.0
     return ev
 
 
