@@ -242,6 +242,29 @@ static void hostile(void) {
     dataset_free(ds);
 }
 
+/* A profiling folder with a timeline (trace_view.json) beside the step
+ * table opens as the trace; --format ascend_step reads the table. */
+static void trace_first(void) {
+    const char *d = pt_tmpdir("both");
+    if (!d) SKIP("no scratch folder");
+    char root[1100];
+    snprintf(root, sizeof root, "%s/w_1_2_ascend_pt", d);
+    put(root, "profiler_info_3.json", "{}");
+    put(root, "ASCEND_PROFILER_OUTPUT/step_trace_time.csv", HEAD ROW1);
+    put(root, "ASCEND_PROFILER_OUTPUT/trace_view.json", "[{\"ph\": \"X\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}]");
+    const struct ds_format_ops *f = ds_format_detect(root);
+    CHECK(f != NULL);
+    if (f) CHECK(strcmp(f->name, "ascend_step") != 0);
+    struct pt_error err;
+    struct dataset *ds = load(root, "ascend_step", &err);
+    CHECK(ds != NULL);
+    if (ds) {
+        CHECK_INT(ds->cube->ranks[0], 3);
+        CHECK_NEAR(cell(ds, "compute", "us", 1, 3), 10, 0);
+        dataset_free(ds);
+    }
+}
+
 static void load_errors(void) {
     const char *d = pt_tmpdir("errors");
     if (!d) SKIP("no scratch folder");
@@ -271,6 +294,7 @@ int main(void) {
     RUN(lone_file);
     RUN(rank_sources);
     RUN(hostile);
+    RUN(trace_first);
     RUN(load_errors);
     PT_DONE();
 }
