@@ -73,7 +73,12 @@ static int skip_dir(const char *name) { return name[0] == '.' || !strncmp(name, 
 
 struct flist { char **v; size_t n, cap; };
 
-static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, struct pt_error *err) {
+/* probe (detection): stop at the first trace, and after looking into
+ * *budget folders and file heads in all (a dump folder of 1000 ranks must
+ * not be read to say it is no trace). */
+static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, int *budget,
+                struct pt_error *err) {
+    if (probe && --*budget < 0) return 0;
     size_t n;
     char **names = fs_list_dir(dir, 0, &n);
     if (!names) return probe ? 0 : pt_errorf(err, "%s: %s", dir, strerror(errno));
@@ -84,9 +89,10 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
         struct stat st;
         if (stat(p, &st) != 0) { free(p); continue; }
         if (S_ISDIR(st.st_mode)) {
-            if (depth < TRACE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, err);
+            if (depth < TRACE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, budget, err);
             free(p);
-        } else if (S_ISREG(st.st_mode) && json_name(names[i]) && (strong_name(names[i]) || head_is_trace(p))) {
+        } else if (S_ISREG(st.st_mode) && json_name(names[i]) &&
+                   (strong_name(names[i]) || ((!probe || --*budget >= 0) && head_is_trace(p)))) {
             if (out->n >= TRACE_MAX_FILES) { free(p); rc = pt_errorf(err, "%s: more than %d trace files", dir, TRACE_MAX_FILES); break; }
             if (UTIL_PUSH(out->v, out->n, out->cap)) { free(p); rc = pt_errorf(err, "out of memory"); break; }
             out->v[out->n++] = p;
@@ -96,7 +102,7 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
                 rc = pt_errorf(err, "out of memory");
             free(p);
         }
-        if (probe && out->n) break;
+        if (probe && (out->n || *budget < 0)) break;
     }
     fs_free_list(names, n);
     return rc;
@@ -105,7 +111,8 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
 static int detect_trace(const char *path, const struct stat *st) {
     if (S_ISREG(st->st_mode)) return is_trace_file(path) ? 100 : 0;
     struct flist fl = {0};
-    walk(path, 0, &fl, NULL, 1, NULL);
+    int budget = 32;
+    walk(path, 0, &fl, NULL, 1, &budget, NULL);
     int found = fl.n > 0;
     for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
     free(fl.v);
@@ -441,7 +448,7 @@ static int collect(const char *path, struct flist *fl, struct dataset *ds, struc
         fl->n++;
         return 0;
     }
-    if (walk(path, 0, fl, ds, 0, err)) return -1;
+    if (walk(path, 0, fl, ds, 0, NULL, err)) return -1;
     if (!fl->n)
         return pt_errorf(err, "%s: no profiler trace in this folder (*.json or *.json.gz with traceEvents, "
                               "*.pt.trace.json, ASCEND_PROFILER_OUTPUT/trace_view.json)", path);
@@ -554,6 +561,7 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     struct tp_names names;
     memset(&names, 0, sizeof names);
     struct tfile *t = NULL;
+    ds->micro_step = 0;   /* a trace has steps, not micro steps */
     int rc = collect(path, &fl, ds, err);
     if (rc == 0 && !(t = calloc(fl.n, sizeof *t))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].path = fl.v[i];
