@@ -66,24 +66,18 @@ def schedule(a, rank):
                         "tid": tid, "ts": base, "dur": step_len - 1.0, "args": {}})
         t = base + 10.0
         for m in range(a.micro):
-            anno("forward_step", t, 6 * 10.0, "user_annotation")
-            for k in range(6):
-                if not a.no_kernels:
-                    launch(t + k * 10.0, "ampere_sgemm_128x64_tn", 7, 40.0 * slow)
-            t += 70.0
-            anno("send_forward", t, 10.0)
-            if a.pp > 1 and not a.no_kernels:
-                launch(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0)
-            t += 20.0
-            anno("backward_step", t, 6 * 10.0)
-            for k in range(6):
-                if not a.no_kernels:
-                    launch(t + k * 10.0, "void at::native::vectorized_elementwise_kernel<4>", 7, 40.0 * slow)
-            t += 70.0
-            anno("send_backward", t, 10.0)
-            if a.pp > 1 and not a.no_kernels:
-                launch(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0)
-            t += 20.0
+            for step_name, kernel, send in (("forward_step", "ampere_sgemm_128x64_tn", "send_forward"),
+                                            ("backward_step", "void at::native::vectorized_elementwise_kernel<4>",
+                                             "send_backward")):
+                anno(step_name, t, 6 * 10.0)
+                for k in range(6):
+                    if not a.no_kernels:
+                        launch(t + k * 10.0, kernel, 7, 40.0 * slow)
+                t += 70.0
+                anno(send, t, 10.0)
+                if a.pp > 1 and not a.no_kernels:
+                    launch(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0)
+                t += 20.0
         t = max(t, stream_free[7]) + 5.0
         anno("start_grad_sync", t, 10.0)
         if not a.no_kernels:

@@ -168,17 +168,8 @@ static int run(int argc, char **argv) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.format = ds_format_find("trace");
-    struct dataset *ds;
-    struct pt_error err;
-    if (dataset_load(path, &lo, &ds, &err) != 0) {
-        char esc[1200];
-        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
-        return EXIT_USAGE;
-    }
-    for (size_t i = 0; i < ds->nwarnings; i++) {
-        char esc[1200];
-        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
-    }
+    struct dataset *ds = cmd_load(path, &lo);
+    if (!ds) return EXIT_USAGE;
     struct trace_straggler *g = NULL;
     size_t ng = 0;
     if (trace_stragglers(ds->trace, &g, &ng) != 0) {
