@@ -143,3 +143,62 @@ void trace_stats_of(const struct trace_seg *segs, size_t n, const uint8_t *keep,
 double trace_overlap_pct(const struct trace_stats *s) {
     return s->cat_ns[TRACE_COMM] > 0 ? 100.0 * (double)s->overlap_ns / (double)s->cat_ns[TRACE_COMM] : NAN;
 }
+
+/* ---- stragglers (probetop-rules(7), PROFILER TRACES: Stragglers) ---- */
+
+/* Work of a rank in a step: its kernel span less the communication no
+ * computation hides (mostly waiting for the other ranks). */
+int64_t trace_work_ns(const struct trace_stats *s) { return s->kernel_ns - (s->cat_ns[TRACE_COMM] - s->overlap_ns); }
+
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per step number met in any rank: the rank with the most work. */
+int trace_stragglers(const struct trace_run *run, struct trace_straggler **out, size_t *nout) {
+    size_t n = 0, cap = 0;
+    struct trace_straggler *v = NULL;
+    int64_t *w = malloc((size_t)(run->nranks ? run->nranks : 1) * sizeof *w);
+    if (!w) return -1;
+    for (int r = 0; r < run->nranks; r++)
+        for (int s = 0; s < run->ranks[r].nsteps; s++) {
+            int32_t step = run->ranks[r].steps[s].step;
+            int seen = 0;
+            for (size_t i = 0; i < n && !seen; i++) seen = v[i].step == step;
+            if (seen) continue;
+            struct trace_straggler g = {.step = step, .rank = -1};
+            int k = 0;
+            for (int q = 0; q < run->nranks; q++)
+                for (int t = 0; t < run->ranks[q].nsteps; t++)
+                    if (run->ranks[q].steps[t].step == step && run->ranks[q].steps[t].stats.nkernels) {
+                        int64_t x = trace_work_ns(&run->ranks[q].steps[t].stats);
+                        w[k++] = x;
+                        if (g.rank < 0 || x > g.work) { g.rank = run->ranks[q].rank; g.work = x; }
+                    }
+            if (!k) continue;
+            qsort(w, (size_t)k, sizeof *w, cmp_i64);
+            g.median = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+            g.nranks = k;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                struct trace_straggler *nv = realloc(v, nc * sizeof *nv);
+                if (!nv) { free(v); free(w); return -1; }
+                v = nv;
+                cap = nc;
+            }
+            v[n++] = g;
+        }
+    free(w);
+    for (size_t i = 1; i < n; i++)   /* by step */
+        for (size_t j = i; j > 0 && v[j].step < v[j - 1].step; j--) {
+            struct trace_straggler t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    *out = v;
+    *nout = n;
+    return 0;
+}
+

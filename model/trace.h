@@ -108,6 +108,21 @@ int trace_classify(const char *name, size_t len);
 /* The Megatron phase of a CPU annotation by its name, TRACE_PH_NONE if none. */
 int trace_phase_of(const char *name, size_t len);
 
+/* A rank's work in a step: its kernel time less the communication no
+ * computation hides (mostly waiting for the other ranks). */
+int64_t trace_work_ns(const struct trace_stats *s);
+
+/* The straggler of a step: the rank with the most work. */
+struct trace_straggler {
+    int32_t step;
+    int32_t rank;
+    int64_t work, median;   /* its work, and the median rank's */
+    int nranks;             /* ranks with kernels in the step */
+};
+/* One per step number of any rank, ascending; *out is malloc'd (free it).
+ * 0, or -1 out of memory. */
+int trace_stragglers(const struct trace_run *run, struct trace_straggler **out, size_t *nout);
+
 /* "compute", "communication", "memory", "idle" ("?" out of range): the
  * cube's target names. */
 const char *trace_cat_name(int cat);

@@ -19,68 +19,6 @@ enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
-/* Work of a rank in a step: its kernel span less the communication no
- * computation hides (mostly waiting for the other ranks). */
-static int64_t work_ns(const struct trace_stats *s) { return s->kernel_ns - (s->cat_ns[TRACE_COMM] - s->overlap_ns); }
-
-struct straggler {
-    int32_t step;
-    int32_t rank;
-    int64_t work, median;
-    int nranks;
-};
-
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Per step number met in any rank: the rank with the most work. */
-static int stragglers(const struct trace_run *run, struct straggler **out, size_t *nout) {
-    size_t n = 0, cap = 0;
-    struct straggler *v = NULL;
-    int64_t *w = malloc((size_t)(run->nranks ? run->nranks : 1) * sizeof *w);
-    if (!w) return -1;
-    for (int r = 0; r < run->nranks; r++)
-        for (int s = 0; s < run->ranks[r].nsteps; s++) {
-            int32_t step = run->ranks[r].steps[s].step;
-            int seen = 0;
-            for (size_t i = 0; i < n && !seen; i++) seen = v[i].step == step;
-            if (seen) continue;
-            struct straggler g = {.step = step, .rank = -1};
-            int k = 0;
-            for (int q = 0; q < run->nranks; q++)
-                for (int t = 0; t < run->ranks[q].nsteps; t++)
-                    if (run->ranks[q].steps[t].step == step && run->ranks[q].steps[t].stats.nkernels) {
-                        int64_t x = work_ns(&run->ranks[q].steps[t].stats);
-                        w[k++] = x;
-                        if (g.rank < 0 || x > g.work) { g.rank = run->ranks[q].rank; g.work = x; }
-                    }
-            if (!k) continue;
-            qsort(w, (size_t)k, sizeof *w, cmp_i64);
-            g.median = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
-            g.nranks = k;
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                struct straggler *nv = realloc(v, nc * sizeof *nv);
-                if (!nv) { free(v); free(w); return -1; }
-                v = nv;
-                cap = nc;
-            }
-            v[n++] = g;
-        }
-    free(w);
-    for (size_t i = 1; i < n; i++)   /* by step */
-        for (size_t j = i; j > 0 && v[j].step < v[j - 1].step; j--) {
-            struct straggler t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    *out = v;
-    *nout = n;
-    return 0;
-}
-
 static void text_row(const char *lead, const struct trace_stats *s) {
     double ov = trace_overlap_pct(s);
     char ovs[16];
@@ -91,7 +29,7 @@ static void text_row(const char *lead, const struct trace_stats *s) {
            us(s->non_compute_ns), pct(s->non_compute_ns, s->kernel_ns), ovs, s->nkernels);
 }
 
-static void print_text(const struct trace_run *run, int per_step, const struct straggler *g, size_t ng) {
+static void print_text(const struct trace_run *run, int per_step, const struct trace_straggler *g, size_t ng) {
     printf("rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
     for (int r = 0; r < run->nranks; r++) {
         char lead[16];
@@ -151,7 +89,7 @@ static void json_stats(const struct trace_stats *s) {
     printf(", \"kernels\": %zu", s->nkernels);
 }
 
-static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct straggler *g,
+static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct trace_straggler *g,
                        size_t ng) {
     printf("{\"path\": ");
     json_fput_str(stdout, ds->path);
@@ -230,20 +168,11 @@ static int run(int argc, char **argv) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.format = ds_format_find("trace");
-    struct dataset *ds;
-    struct pt_error err;
-    if (dataset_load(path, &lo, &ds, &err) != 0) {
-        char esc[1200];
-        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
-        return EXIT_USAGE;
-    }
-    for (size_t i = 0; i < ds->nwarnings; i++) {
-        char esc[1200];
-        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
-    }
-    struct straggler *g = NULL;
+    struct dataset *ds = cmd_load(path, &lo);
+    if (!ds) return EXIT_USAGE;
+    struct trace_straggler *g = NULL;
     size_t ng = 0;
-    if (stragglers(ds->trace, &g, &ng) != 0) {
+    if (trace_stragglers(ds->trace, &g, &ng) != 0) {
         fprintf(stderr, "probetop: out of memory\n");
         dataset_free(ds);
         return EXIT_USAGE;

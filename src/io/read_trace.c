@@ -11,6 +11,7 @@
  * computed (probetop-rules(7), PROFILER TRACES), and the cube built. */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "model/trace.h"
 #include "model/trace_cube.h"
 #include "model/util/fs.h"
+#include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
@@ -73,7 +75,12 @@ static int skip_dir(const char *name) { return name[0] == '.' || !strncmp(name, 
 
 struct flist { char **v; size_t n, cap; };
 
-static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, struct pt_error *err) {
+/* probe (detection): stop at the first trace, and after looking into
+ * *budget folders and file heads in all (a dump folder of 1000 ranks must
+ * not be read to say it is no trace). */
+static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, int *budget,
+                struct pt_error *err) {
+    if (probe && --*budget < 0) return 0;
     size_t n;
     char **names = fs_list_dir(dir, 0, &n);
     if (!names) return probe ? 0 : pt_errorf(err, "%s: %s", dir, strerror(errno));
@@ -84,9 +91,10 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
         struct stat st;
         if (stat(p, &st) != 0) { free(p); continue; }
         if (S_ISDIR(st.st_mode)) {
-            if (depth < TRACE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, err);
+            if (depth < TRACE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, budget, err);
             free(p);
-        } else if (S_ISREG(st.st_mode) && json_name(names[i]) && (strong_name(names[i]) || head_is_trace(p))) {
+        } else if (S_ISREG(st.st_mode) && json_name(names[i]) &&
+                   (strong_name(names[i]) || ((!probe || --*budget >= 0) && head_is_trace(p)))) {
             if (out->n >= TRACE_MAX_FILES) { free(p); rc = pt_errorf(err, "%s: more than %d trace files", dir, TRACE_MAX_FILES); break; }
             if (UTIL_PUSH(out->v, out->n, out->cap)) { free(p); rc = pt_errorf(err, "out of memory"); break; }
             out->v[out->n++] = p;
@@ -96,7 +104,7 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
                 rc = pt_errorf(err, "out of memory");
             free(p);
         }
-        if (probe && out->n) break;
+        if (probe && (out->n || *budget < 0)) break;
     }
     fs_free_list(names, n);
     return rc;
@@ -105,7 +113,8 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
 static int detect_trace(const char *path, const struct stat *st) {
     if (S_ISREG(st->st_mode)) return is_trace_file(path) ? 100 : 0;
     struct flist fl = {0};
-    walk(path, 0, &fl, NULL, 1, NULL);
+    int budget = 32;
+    walk(path, 0, &fl, NULL, 1, &budget, NULL);
     int found = fl.n > 0;
     for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
     free(fl.v);
@@ -401,6 +410,7 @@ struct tfile {
     long rank;
     int rank_src;   /* 0 distributedInfo, 1 path, 2 file order */
     struct tp_file f;
+    struct tp_names names;   /* its kernel names while it is parsed */
 };
 
 static int cmp_tfile(const void *a, const void *b) {
@@ -441,7 +451,7 @@ static int collect(const char *path, struct flist *fl, struct dataset *ds, struc
         fl->n++;
         return 0;
     }
-    if (walk(path, 0, fl, ds, 0, err)) return -1;
+    if (walk(path, 0, fl, ds, 0, NULL, err)) return -1;
     if (!fl->n)
         return pt_errorf(err, "%s: no profiler trace in this folder (*.json or *.json.gz with traceEvents, "
                               "*.pt.trace.json, ASCEND_PROFILER_OUTPUT/trace_view.json)", path);
@@ -478,22 +488,74 @@ static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
         }
 }
 
+struct parse_job {
+    struct tfile *t;
+    size_t n;
+    const struct load_opts *o;
+    pthread_mutex_t mu;       /* done, bytes, the progress callback */
+    size_t done;
+    uint64_t bytes, total;
+};
+
+/* One file, with its own name table (merged afterwards): files parse in parallel. */
+static int parse_one(void *ctx, size_t i, struct pt_error *e) {
+    struct parse_job *j = ctx;
+    struct tfile *t = &j->t[i];
+    if (tp_parse_file(t->path, &t->names, TP_MAX_VALUE, j->o->cancel, &t->f, e)) return -1;
+    pthread_mutex_lock(&j->mu);
+    j->done++;
+    j->bytes += t->f.bytes;
+    if (j->o->progress) j->o->progress(j->o->progress_ctx, j->done, j->n, j->bytes, j->total);
+    pthread_mutex_unlock(&j->mu);
+    return 0;
+}
+
+/* Every file's kernel names into the run's table, the kernels renumbered. */
+static int merge_names(struct tfile *t, size_t n, struct tp_names *names, struct pt_error *err) {
+    names->map.borrow = 1;
+    for (size_t i = 0; i < n; i++) {
+        struct tp_names *local = &t[i].names;
+        uint32_t *to = malloc((local->n ? local->n : 1) * sizeof *to);
+        if (!to) return pt_errorf(err, "out of memory");
+        for (size_t q = 0; q < local->n; q++) {
+            int32_t *slot = util_smap_slot(&names->map, local->v[q], 0);
+            if (!slot) {   /* new: the run's table takes the file's copy */
+                if (UTIL_PUSH(names->v, names->n, names->cap) ||
+                    !(slot = util_smap_slot(&names->map, local->v[q], 1))) {
+                    free(to);
+                    return pt_errorf(err, "out of memory");
+                }
+                names->v[names->n] = local->v[q];
+                local->v[q] = NULL;
+                *slot = (int32_t)names->n++;
+            }
+            to[q] = (uint32_t)*slot;
+        }
+        for (size_t k = 0; k < t[i].f.nk; k++) t[i].f.k[k].name = to[t[i].f.k[k].name];
+        free(to);
+        tp_names_free(local);
+    }
+    return 0;
+}
+
 static int parse_all(struct tfile *t, size_t n, struct tp_names *names, const struct load_opts *o, struct dataset *ds,
                      struct pt_error *err) {
-    uint64_t total = 0;
+    struct parse_job j = {.t = t, .n = n, .o = o};
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        if (stat(t[i].path, &st) == 0) total += (uint64_t)st.st_size;
-    }
-    for (size_t i = 0; i < n; i++) {
+        if (stat(t[i].path, &st) == 0) j.total += (uint64_t)st.st_size;
         t[i].rank = -1;
-        if (tp_parse_file(t[i].path, names, TP_MAX_VALUE, o->cancel, &t[i].f, err)) return -1;
+    }
+    pthread_mutex_init(&j.mu, NULL);
+    int rc = util_pool_for(n, parse_one, &j, err);
+    pthread_mutex_destroy(&j.mu);
+    if (rc) return -1;
+    for (size_t i = 0; i < n; i++) {
         ds->files_read++;
         ds->bytes_read += t[i].f.bytes;
         warn_file(ds, &t[i]);
-        if (o->progress) o->progress(o->progress_ctx, i + 1, n, ds->bytes_read, total);
     }
-    return 0;
+    return merge_names(t, n, names, err);
 }
 
 static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct dataset *ds, struct trace_run **out,
@@ -554,6 +616,7 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     struct tp_names names;
     memset(&names, 0, sizeof names);
     struct tfile *t = NULL;
+    ds->micro_step = 0;   /* a trace has steps, not micro steps */
     int rc = collect(path, &fl, ds, err);
     if (rc == 0 && !(t = calloc(fl.n, sizeof *t))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].path = fl.v[i];
@@ -562,7 +625,10 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
         resolve_ranks(t, fl.n, ds);
         rc = build_run(t, fl.n, &names, ds, &ds->trace, err);
     }
-    for (size_t i = 0; t && i < fl.n; i++) tp_file_free(&t[i].f);
+    for (size_t i = 0; t && i < fl.n; i++) {
+        tp_file_free(&t[i].f);
+        tp_names_free(&t[i].names);
+    }
     free(t);
     for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
     free(fl.v);

@@ -207,11 +207,14 @@ static int refill(struct ctx *c) {
     if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
     size_t off = (size_t)(c->lx.p - c->buf), keep = (size_t)(c->lx.end - c->lx.p);
     if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
-        if (c->cap >= c->max)
+        if (c->cap >= c->max) {
+            size_t at = off;   /* the value itself, past the white space before it */
+            while (at < off + keep && (c->buf[at] == ' ' || c->buf[at] == '\n' || c->buf[at] == '\r' || c->buf[at] == '\t')) at++;
             return pt_errorf(c->err,
                              "%s: byte %llu: a single JSON value longer than %zu MiB (one huge string?): not a "
                              "profiler trace, or a damaged one",
-                             c->path, (unsigned long long)(c->lx.off0 + off), c->max >> 20);
+                             c->path, (unsigned long long)(c->lx.off0 + at), c->max >> 20);
+        }
         size_t nc = c->cap * 2 > c->max ? c->max : c->cap * 2;
         char *nb = realloc(c->buf, nc + 1);
         if (!nb) return pt_errorf(c->err, "%s: out of memory", c->path);

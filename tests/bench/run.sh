@@ -110,3 +110,4 @@ echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
 t=$(first_run "$DATA/nan" "$DATA/dump")
 echo "probetop compare --first, the whole run, $(ls -d "$DATA"/nan/step*/rank* | wc -l) pairs ($(du -sh "$DATA/nan" | cut -f1) a side) seconds=$t best of 3"
 echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
+sh "$(dirname "$0")/trace.sh"
