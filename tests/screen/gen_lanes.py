@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Kineto-shaped profiler traces of a pipelined run, for the lane view's
-screen tests: N ranks laid out as Megatron's tp-cp-ep-dp-pp order with TP 1
+screen tests (tests/gen_trace.py, the trace reader's generator, runs every
+stage on the same schedule; the lane view's tests need a stage-by-stage
+schedule, so that a pipeline's bubbles show): N ranks laid out as Megatron's tp-cp-ep-dp-pp order with TP 1
 (rank r is pipeline stage r // (N / PP)), GPipe schedule of M micro-batches
 per step (forward, send/recv NCCL kernels, backward), a data-parallel
 all-reduce and an optimizer step (a kernel and a memcpy), Megatron CPU

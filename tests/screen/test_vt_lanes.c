@@ -1,11 +1,12 @@
 /* test_vt_lanes: the lane view (F8, probetop(1), LANE VIEW) driven through
- * the real binary on generated traces of a pipelined run
- * (tests/screen/gen_lanes.py): at 80x24 with 8 ranks (PP 4) the lanes'
- * labels, colours (compute green, communication blue, idle grey: the
- * pipeline's first-input wait on the last stage), the kernel under the
- * cursor in the status line, steps, the straggler's longer step, the
- * per-rank clock, zoom and a pipeline group; at 200x60 with 64 ranks the
- * lanes that fit and scrolling to the last; marks without colour; and data
+ * the real binary.  At 80x24, 8 ranks of a pipelined run (PP 4, GPipe,
+ * tests/screen/gen_lanes.py): the lanes' labels, colours (compute green,
+ * communication blue, idle grey: the last stage's wait for its first
+ * input), the kernel under the cursor in the status line, steps, the
+ * straggler, the per-rank clock, zoom and a pipeline group.  At 200x60,
+ * 64 ranks of tests/gen_trace.py (the trace reader's generator; its stage
+ * is rank % PP, hence the layout's order tp-cp-pp-ep-dp): the lanes that
+ * fit, the straggler, scrolling to the last.  Marks without colour; data
  * without a timeline (Ascend step time tables) get one line and no crash. */
 #include "pt_test.h"
 #include "screen/vt.h"
@@ -38,16 +39,20 @@ static int legend_colours(struct vt *vt) {
     return GREEN != BLUE && BLUE != GREY && GREEN != GREY ? 0 : -1;
 }
 
-/* Generated traces in PT_TMP/name (gen_lanes.py); NULL (skip) without Python. */
-static const char *gen(const char *name, const char *args) {
+/* Generated traces in PT_TMP/name (tests/GEN with args; OUT is the
+ * output folder); NULL (skip) without Python. */
+static const char *gen_with(const char *script, const char *name, const char *args) {
     static char dir[1200];
     const char *py = getenv("PT_PYTHON"), *tmp = pt_tmpdir(name);
     if (!py || !py[0] || !tmp) return NULL;
     snprintf(dir, sizeof dir, "%s/traces", tmp);
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' %s", py, src_path("tests/screen/gen_lanes.py"), dir, args);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' %s '%s' %s", py, src_path(script),
+             strstr(script, "gen_lanes") ? "--out" : "", dir, args);
     return system(cmd) == 0 ? dir : NULL;
 }
+
+static const char *gen(const char *name, const char *args) { return gen_with("tests/screen/gen_lanes.py", name, args); }
 
 /* Whether the binary reads the traces at all (`probetop info DIR`). */
 static int reads_traces(const char *dir) {
@@ -194,11 +199,11 @@ static void lanes_80x24(void) {
 
 static void lanes_200x60(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
-    const char *dir = gen("l64", "--ranks 64 --pp 8 --steps 2 --straggler 37:1");
+    const char *dir = gen_with("tests/gen_trace.py", "l64", "--ranks 64 --pp 8 --steps 2 --straggler 37");
     if (!dir) SKIP("python absent");
     if (!reads_traces(dir)) SKIP("this build reads no profiler traces (probetop info fails on them)");
     struct vt vt;
-    const char *args[] = {dir, "--parallel", "W=64 L=64 TP=1 PP=8", NULL};
+    const char *args[] = {dir, "--parallel", "W=64 L=64 TP=1 PP=8 tp-cp-pp-ep-dp", NULL};
     CHECK_INT(vt_spawn_app(&vt, 200, 60, args, NULL), 0);
     VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
     vt_send(&vt, "<F8>");
@@ -212,7 +217,7 @@ static void lanes_200x60(void) {
     CHECKV(&vt, legend_colours(&vt) == 0);
     for (int k = 0; k < fit; k++)
         CHECKV(&vt, cells_in(&vt, LANE0 + k, c0, GREEN) > 20 && cells_in(&vt, LANE0 + k, c0, BLUE) >= 1);
-    /* the straggler of step 1 computes longest; the others wait in the all-reduce */
+    /* the straggler computes longest; the others wait in the all-reduce */
     int r37 = lane_row(&vt, 37), r36 = lane_row(&vt, 36);
     CHECKV(&vt, cells_in(&vt, r37, c0, GREEN) > cells_in(&vt, r36, c0, GREEN) + 10);
     CHECKV(&vt, cells_in(&vt, r36, c0, BLUE) > cells_in(&vt, r37, c0, BLUE) + 10);
@@ -224,6 +229,12 @@ static void lanes_200x60(void) {
     CHECKV(&vt, lane_row(&vt, 0) < 0);
     vt_send(&vt, "g");
     VT_WAIT(&vt, lane_row(&vt, 0) == LANE0);
+    /* p: the pipeline group of rank 0 is ranks 0..7, stage order */
+    vt_send(&vt, "p");
+    VT_WAIT(&vt, vt_find(&vt, "8 lanes: pipeline group 0", NULL, NULL));
+    for (int k = 0; k < 8; k++) CHECKV(&vt, lane_row(&vt, k) == LANE0 + k);
+    CHECKV(&vt, lane_row(&vt, 8) < 0);
+    CHECKV(&vt, strstr(vt_row_text(&vt, LANE0 + 5), "5 (p5t0d0)") != NULL);
     pt_vt_quit(&vt);
 }
 
