@@ -238,6 +238,38 @@ static void lanes_200x60(void) {
     pt_vt_quit(&vt);
 }
 
+/* A real trace (HTA's sampled_2rank fixture, steps 551-552): two lanes,
+ * every category's colour somewhere, the cursor walks real kernels. */
+static void fixture(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *s = pt_shared_file("traces", "hta/sampled_2rank");
+    if (!s) SKIP("../shared absent");
+    if (!reads_traces(s)) SKIP("this build reads no profiler traces (probetop info fails on them)");
+    struct vt vt;
+    const char *args[] = {s, NULL};
+    CHECK_INT(vt_spawn_app(&vt, 120, 30, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "Lanes  step 551 (1/2)  2 lanes: all ranks", NULL, NULL));
+    CHECKV(&vt, lane_row(&vt, 0) == LANE0 && lane_row(&vt, 1) == LANE0 + 1);
+    CHECKV(&vt, legend_colours(&vt) == 0);
+    int c0 = bar_col(&vt);
+    for (int k = 0; k < 2; k++)
+        CHECKV(&vt, cells_in(&vt, LANE0 + k, c0, GREEN) > 0 && cells_in(&vt, LANE0 + k, c0, BLUE) > 0 &&
+                    cells_in(&vt, LANE0 + k, c0, GREY) > 0);
+    /* walk to the first NCCL kernel of rank 0 */
+    int sr = vt_status_row(&vt);
+    for (int i = 0; i < 2000 && !strstr(vt_row_text(&vt, sr), "  communication"); i++) {
+        vt_send(&vt, "l");
+        vt_settle(&vt);
+    }
+    CHECKV(&vt, strstr(vt_row_text(&vt, sr), "rank 0  step 551  communication") != NULL);
+    CHECKV(&vt, !strncmp(vt_row_text(&vt, sr + 1), "ncclKernel_", 11) || !strncmp(vt_row_text(&vt, sr + 1), "ncclDevKernel", 13));
+    vt_send(&vt, ")");
+    VT_WAIT(&vt, vt_find(&vt, "Lanes  step 552 (2/2)", NULL, NULL));
+    pt_vt_quit(&vt);
+}
+
 /* Without colour every cell is one slice, marked #, ~, m or . */
 static void marks(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
@@ -281,6 +313,7 @@ static void no_timeline(void) {
 int main(void) {
     RUN(lanes_80x24);
     RUN(lanes_200x60);
+    RUN(fixture);
     RUN(marks);
     RUN(no_timeline);
     PT_DONE();
