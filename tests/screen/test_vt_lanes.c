@@ -194,6 +194,24 @@ static void lanes_80x24(void) {
     CHECKV(&vt, lane_row(&vt, 1) < 0);
     vt_send(&vt, "pp");
     VT_WAIT(&vt, vt_find(&vt, "8 lanes: all ranks", NULL, NULL));
+    /* a click puts the cursor on that lane and time */
+    char click[64];
+    snprintf(click, sizeof click, "<click:%d,%d>", lane_row(&vt, 3), c0 + 2);
+    vt_send(&vt, click);
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "rank 3 (p1t0d1)  step 2  "));
+    /* b: one slice per cell, marked on its colour */
+    vt_send(&vt, "b");
+    VT_WAIT(&vt, strchr(vt_row_text(&vt, LANE0) + c0, '#') != NULL);
+    CHECKV(&vt, strchr(vt_row_text(&vt, LANE0) + c0, '~') != NULL);
+    vt_send(&vt, "b");
+    VT_WAIT(&vt, strchr(vt_row_text(&vt, LANE0) + c0, '#') == NULL);
+    /* small terminals: still drawn, no crash; and back */
+    vt_resize(&vt, 40, 12);
+    VT_WAIT(&vt, vt_find(&vt, "Lanes  step 2", NULL, NULL));
+    vt_resize(&vt, 30, 6);
+    VT_WAIT(&vt, vt_find(&vt, "Lanes", NULL, NULL));
+    vt_resize(&vt, 80, 24);
+    VT_WAIT(&vt, lane_row(&vt, 7) == LANE0 + 7);
     pt_vt_quit(&vt);
 }
 
