@@ -7,7 +7,7 @@
  * in the left bin's colour on the right bin's, a blank on the colour when
  * both agree), marks on colour (one bin per cell, the class's mark on its
  * colour), and marks alone (no colour).  A class below 0 or without a
- * colour is blank.  The cells [hi0, hi1) are drawn reversed and bold (a
+ * colour is blank; at most 16 classes.  The cells [hi0, hi1) are drawn reversed and bold (a
  * cursor), readable without colour. */
 #ifndef PT_UI_STRIP_H
 #define PT_UI_STRIP_H
