@@ -307,6 +307,19 @@ static void marks(void) {
     CHECKV(&vt, strstr(vt_screen_text(&vt), "# compute") != NULL);
     CHECK_INT(pt_vt_coloured_cells(&vt), 0);
     pt_vt_quit(&vt);
+    /* ASCII only (LANG=C): the same marks, on their colours */
+    const char *env_c[] = {"LANG=C", NULL};
+    CHECK_INT(vt_spawn_app(&vt, 100, 24, args, env_c), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "4 lanes: all ranks", NULL, NULL));
+    r0 = vt_row_text(&vt, lane_row(&vt, 0));
+    CHECKV(&vt, (int)strlen(r0) > c0 && r0[c0] == '#' && strchr(r0 + c0, '~'));
+    CHECKV(&vt, legend_colours(&vt) == 0);
+    CHECKV(&vt, cells_in(&vt, lane_row(&vt, 0), c0, GREEN) > 10);
+    for (const unsigned char *q = (const unsigned char *)vt_screen_text(&vt); *q; q++)
+        if (*q >= 0x80) { CHECK(!"a byte beyond ASCII on screen"); break; }
+    pt_vt_quit(&vt);
 }
 
 static void no_timeline(void) {
