@@ -251,9 +251,9 @@ static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64
 /* One file's kernels into tmp (appended), linked to their launches. */
 static int link_file(struct tp_file *f, int multi_step, struct ktmp **tmp, size_t *ntmp, size_t *cap, int *has_phase,
                      struct pt_error *err) {
-    qsort(f->l, f->nl, sizeof *f->l, cmp_launch);
-    qsort(f->s, f->ns, sizeof *f->s, cmp_step);
-    qsort(f->a, f->na, sizeof *f->a, cmp_anno);
+    if (f->nl > 1) qsort(f->l, f->nl, sizeof *f->l, cmp_launch);   /* (qsort of NULL is undefined, even of 0 items) */
+    if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);
+    if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);
     long *parent = malloc((f->na ? f->na : 1) * sizeof *parent);
     long *stack = malloc((f->na ? f->na : 1) * sizeof *stack);
     if (!parent || !stack) { free(parent); free(stack); return pt_errorf(err, "out of memory"); }
@@ -370,7 +370,7 @@ static int build_rank(struct trace_rank *r, struct tp_file **files, size_t nf, i
     size_t nk = 0, cap = 0;
     for (size_t i = 0; i < nf; i++)
         if (link_file(files[i], multi_step, &k, &nk, &cap, has_phase, err)) { free(k); return -1; }
-    qsort(k, nk, sizeof *k, cmp_ktmp);
+    if (nk > 1) qsort(k, nk, sizeof *k, cmp_ktmp);
     r->segs = malloc((nk ? nk : 1) * sizeof *r->segs);
     uint8_t *keep = malloc(nk ? nk : 1);
     if (!r->segs || !keep) { free(k); free(keep); return pt_errorf(err, "out of memory"); }
