@@ -201,6 +201,11 @@ struct ctx {
     struct tp_file *f;
     int64_t *hw_pids;        /* processes named "Ascend Hardware" (torch_npu) */
     size_t nhw, caphw;
+    /* Processes with host events so far: a process named "Ascend Hardware"
+     * after some of its events needs a second pass (late). */
+    int64_t host_pids[64];
+    size_t nhost;
+    int host_full, late;
 };
 
 static int refill(struct ctx *c) {
@@ -344,6 +349,8 @@ static int finish_event(struct ctx *c, struct ev *e) {
         if (!strcmp(e->name, "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
             if (UTIL_PUSH(c->hw_pids, c->nhw, c->caphw)) return pt_errorf(c->err, "out of memory");
             c->hw_pids[c->nhw++] = e->pid;
+            for (size_t i = 0; i < c->nhost && !c->late; i++) c->late = c->host_pids[i] == e->pid;
+            c->late |= c->host_full;
         }
         return 0;
     }
@@ -366,6 +373,14 @@ static int finish_event(struct ctx *c, struct ev *e) {
         if (intern(c, e->name, &k->name)) return -1;
         f->nk++;
         return 0;
+    }
+    if (!c->host_full) {
+        size_t i = 0;
+        while (i < c->nhost && c->host_pids[i] != e->pid) i++;
+        if (i == c->nhost) {
+            if (c->nhost < sizeof c->host_pids / sizeof *c->host_pids) c->host_pids[c->nhost++] = e->pid;
+            else c->host_full = 1;
+        }
     }
     if (e->corr >= 0) {
         if (UTIL_PUSH(f->l, f->nl, f->capl)) return pt_errorf(c->err, "out of memory");
@@ -530,6 +545,19 @@ static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
     return 0;
 }
 
+/* One pass over the file. */
+static int parse_pass(struct ctx *c) {
+    if (src_open(&c->src, c->path, c->err)) return -1;
+    json_lex_init(&c->lx, c->buf, 0, c->path, c->err);
+    c->lx.more = 1;
+    c->lx.streaming = 1;
+    c->eof = 0;
+    int rc = parse_top(c);
+    c->f->bytes += c->src.raw;
+    src_close(&c->src);
+    return rc;
+}
+
 int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, atomic_int *cancel, struct tp_file *f,
                   struct pt_error *err) {
     struct ctx *c = calloc(1, sizeof *c);
@@ -544,16 +572,17 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     c->max = max_value < 4096 ? 4096 : max_value;
     c->cap = TP_PIECE < c->max ? TP_PIECE : c->max;
     int rc = -1;
-    if (src_open(&c->src, path, err)) goto out;
     if (!(c->buf = malloc(c->cap + 1))) { pt_errorf(err, "out of memory"); goto out; }
-    json_lex_init(&c->lx, c->buf, 0, path, err);
-    c->lx.more = 1;
-    c->lx.streaming = 1;
-    rc = parse_top(c);
+    rc = parse_pass(c);
+    if (!rc && c->late) {   /* again, the device processes known from the start */
+        tp_file_free(f);
+        f->rank = -1;
+        c->nhost = 0;
+        c->host_full = 1;   /* no third pass */
+        rc = parse_pass(c);
+    }
     if (!rc) rc = add_base(f, path, err);
 out:
-    f->bytes = c->src.raw;
-    src_close(&c->src);
     free(c->buf);
     free(c->hw_pids);
     free(c);
