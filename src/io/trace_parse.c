@@ -24,6 +24,7 @@
 #define TP_PIECE ((size_t)4 << 20)    /* bytes read per refill */
 #define TP_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
 #define TP_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
+#define TP_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
 
 void tp_names_free(struct tp_names *nm) {
     util_smap_free(&nm->map);
@@ -361,6 +362,10 @@ static int finish_event(struct ctx *c, struct ev *e) {
         return 0;
     }
     if (e->dur < 0) { f->nneg++; return 0; }
+    if (e->ts > TP_TIME_MAX || e->ts < -TP_TIME_MAX || e->dur > TP_TIME_MAX) {   /* no sum of two times overflows */
+        if (device) f->nbadts++;
+        return 0;
+    }
     if (device) {
         if (UTIL_PUSH(f->k, f->nk, f->capk)) return pt_errorf(c->err, "out of memory");
         struct tp_kernel *k = &f->k[f->nk];
@@ -535,7 +540,9 @@ static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
     int64_t b = f->base_ns;
     if (!b) return 0;
     int bad = 0;
-    for (size_t i = 0; i < f->nk; i++) bad |= __builtin_add_overflow(f->k[i].start, b, &f->k[i].start);
+    int64_t end;
+    for (size_t i = 0; i < f->nk; i++)
+        bad |= __builtin_add_overflow(f->k[i].start, b, &f->k[i].start) | __builtin_add_overflow(f->k[i].start, f->k[i].dur, &end);
     for (size_t i = 0; i < f->nl; i++) bad |= __builtin_add_overflow(f->l[i].ts, b, &f->l[i].ts);
     for (size_t i = 0; i < f->ns; i++)
         bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
