@@ -467,9 +467,8 @@ static int parse_events(struct ctx *c) {
         if (t == JT_ARR_END) break;
         if (t == JT_ERROR) { free(e); return -1; }
         if (t == JT_OBJ_BEGIN) {
-            if (parse_event(c, e)) {
+            if (parse_event(c, e)) {   /* the message is set */
                 free(e);
-                if (c->lx.tok != JT_ERROR && c->lx.tok != JT_MORE && !c->lx.failed) return -1;   /* message already set */
                 return -1;
             }
         } else if (skip(c, t)) {
