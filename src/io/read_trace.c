@@ -251,9 +251,9 @@ static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64
 /* One file's kernels into tmp (appended), linked to their launches. */
 static int link_file(struct tp_file *f, int multi_step, struct ktmp **tmp, size_t *ntmp, size_t *cap, int *has_phase,
                      struct pt_error *err) {
-    qsort(f->l, f->nl, sizeof *f->l, cmp_launch);
-    qsort(f->s, f->ns, sizeof *f->s, cmp_step);
-    qsort(f->a, f->na, sizeof *f->a, cmp_anno);
+    if (f->nl > 1) qsort(f->l, f->nl, sizeof *f->l, cmp_launch);   /* (qsort of NULL is undefined, even of 0 items) */
+    if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);
+    if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);
     long *parent = malloc((f->na ? f->na : 1) * sizeof *parent);
     long *stack = malloc((f->na ? f->na : 1) * sizeof *stack);
     if (!parent || !stack) { free(parent); free(stack); return pt_errorf(err, "out of memory"); }
@@ -370,7 +370,7 @@ static int build_rank(struct trace_rank *r, struct tp_file **files, size_t nf, i
     size_t nk = 0, cap = 0;
     for (size_t i = 0; i < nf; i++)
         if (link_file(files[i], multi_step, &k, &nk, &cap, has_phase, err)) { free(k); return -1; }
-    qsort(k, nk, sizeof *k, cmp_ktmp);
+    if (nk > 1) qsort(k, nk, sizeof *k, cmp_ktmp);
     r->segs = malloc((nk ? nk : 1) * sizeof *r->segs);
     uint8_t *keep = malloc(nk ? nk : 1);
     if (!r->segs || !keep) { free(k); free(keep); return pt_errorf(err, "out of memory"); }
@@ -419,18 +419,29 @@ static int cmp_tfile(const void *a, const void *b) {
     return strcmp(x->path, y->path);
 }
 
-/* Every time relative to the run's first event. */
-static void rebase(struct trace_run *run) {
-    int64_t o = INT64_MAX;
+/* Every time relative to the run's first event (on a whole microsecond, as
+ * the rank totals were rounded on the original clock). */
+static int rebase(struct trace_run *run, const char *path, struct pt_error *err) {
+    int64_t o = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < run->nranks; i++) {
         const struct trace_rank *r = &run->ranks[i];
-        if (r->nsegs && r->segs[0].start_ns < o) o = r->segs[0].start_ns;
+        for (size_t q = 0; q < r->nsegs; q++) {
+            if (r->segs[q].start_ns < o) o = r->segs[q].start_ns;
+            if (r->segs[q].start_ns + r->segs[q].dur_ns > hi) hi = r->segs[q].start_ns + r->segs[q].dur_ns;
+        }
         for (int s = 0; s < r->nsteps; s++) {
-            if (r->steps[s].cpu_start_ns < o) o = r->steps[s].cpu_start_ns;
-            if (r->steps[s].start_ns < o) o = r->steps[s].start_ns;
+            const struct trace_step *st = &r->steps[s];
+            int64_t lo = st->cpu_start_ns < st->start_ns ? st->cpu_start_ns : st->start_ns;
+            int64_t h = st->cpu_end_ns > st->end_ns ? st->cpu_end_ns : st->end_ns;
+            if (lo < o) o = lo;
+            if (h > hi) hi = h;
         }
     }
-    if (o == INT64_MAX) return;
+    if (o == INT64_MAX) return 0;
+    o = o / 1000 * 1000 - (o % 1000 < 0 ? 1000 : 0);
+    int64_t span;
+    if (__builtin_sub_overflow(hi, o, &span))
+        return pt_errorf(err, "%s: the trace files' times are more than 292 years apart (mixed clocks?)", path);
     for (int i = 0; i < run->nranks; i++) {
         struct trace_rank *r = &run->ranks[i];
         for (size_t q = 0; q < r->nsegs; q++) r->segs[q].start_ns -= o;
@@ -441,6 +452,7 @@ static void rebase(struct trace_run *run) {
             r->steps[s].cpu_end_ns -= o;
         }
     }
+    return 0;
 }
 
 static int collect(const char *path, struct flist *fl, struct dataset *ds, struct pt_error *err) {
@@ -602,7 +614,10 @@ static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct d
         i = j;
     }
     free(files);
-    rebase(run);
+    if (rebase(run, ds->path, err)) {
+        trace_run_free(run);
+        return -1;
+    }
     run->names = names->v;   /* the run takes the name table */
     run->nnames = names->n;
     names->v = NULL;

@@ -24,6 +24,7 @@
 #define TP_PIECE ((size_t)4 << 20)    /* bytes read per refill */
 #define TP_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
 #define TP_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
+#define TP_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
 
 void tp_names_free(struct tp_names *nm) {
     util_smap_free(&nm->map);
@@ -201,6 +202,11 @@ struct ctx {
     struct tp_file *f;
     int64_t *hw_pids;        /* processes named "Ascend Hardware" (torch_npu) */
     size_t nhw, caphw;
+    /* Processes with host events so far: a process named "Ascend Hardware"
+     * after some of its events needs a second pass (late). */
+    int64_t host_pids[64];
+    size_t nhost;
+    int host_full, late;
 };
 
 static int refill(struct ctx *c) {
@@ -344,6 +350,8 @@ static int finish_event(struct ctx *c, struct ev *e) {
         if (!strcmp(e->name, "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
             if (UTIL_PUSH(c->hw_pids, c->nhw, c->caphw)) return pt_errorf(c->err, "out of memory");
             c->hw_pids[c->nhw++] = e->pid;
+            for (size_t i = 0; i < c->nhost && !c->late; i++) c->late = c->host_pids[i] == e->pid;
+            c->late |= c->host_full;
         }
         return 0;
     }
@@ -354,6 +362,10 @@ static int finish_event(struct ctx *c, struct ev *e) {
         return 0;
     }
     if (e->dur < 0) { f->nneg++; return 0; }
+    if (e->ts > TP_TIME_MAX || e->ts < -TP_TIME_MAX || e->dur > TP_TIME_MAX) {   /* no sum of two times overflows */
+        if (device) f->nbadts++;
+        return 0;
+    }
     if (device) {
         if (UTIL_PUSH(f->k, f->nk, f->capk)) return pt_errorf(c->err, "out of memory");
         struct tp_kernel *k = &f->k[f->nk];
@@ -366,6 +378,14 @@ static int finish_event(struct ctx *c, struct ev *e) {
         if (intern(c, e->name, &k->name)) return -1;
         f->nk++;
         return 0;
+    }
+    if (!c->host_full) {
+        size_t i = 0;
+        while (i < c->nhost && c->host_pids[i] != e->pid) i++;
+        if (i == c->nhost) {
+            if (c->nhost < sizeof c->host_pids / sizeof *c->host_pids) c->host_pids[c->nhost++] = e->pid;
+            else c->host_full = 1;
+        }
     }
     if (e->corr >= 0) {
         if (UTIL_PUSH(f->l, f->nl, f->capl)) return pt_errorf(c->err, "out of memory");
@@ -447,9 +467,8 @@ static int parse_events(struct ctx *c) {
         if (t == JT_ARR_END) break;
         if (t == JT_ERROR) { free(e); return -1; }
         if (t == JT_OBJ_BEGIN) {
-            if (parse_event(c, e)) {
+            if (parse_event(c, e)) {   /* the message is set */
                 free(e);
-                if (c->lx.tok != JT_ERROR && c->lx.tok != JT_MORE && !c->lx.failed) return -1;   /* message already set */
                 return -1;
             }
         } else if (skip(c, t)) {
@@ -520,7 +539,9 @@ static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
     int64_t b = f->base_ns;
     if (!b) return 0;
     int bad = 0;
-    for (size_t i = 0; i < f->nk; i++) bad |= __builtin_add_overflow(f->k[i].start, b, &f->k[i].start);
+    int64_t end;
+    for (size_t i = 0; i < f->nk; i++)
+        bad |= __builtin_add_overflow(f->k[i].start, b, &f->k[i].start) | __builtin_add_overflow(f->k[i].start, f->k[i].dur, &end);
     for (size_t i = 0; i < f->nl; i++) bad |= __builtin_add_overflow(f->l[i].ts, b, &f->l[i].ts);
     for (size_t i = 0; i < f->ns; i++)
         bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
@@ -528,6 +549,19 @@ static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
         bad |= __builtin_add_overflow(f->a[i].start, b, &f->a[i].start) | __builtin_add_overflow(f->a[i].end, b, &f->a[i].end);
     if (bad) return pt_errorf(err, "%s: baseTimeNanoseconds plus the event times is beyond 292 years of nanoseconds", path);
     return 0;
+}
+
+/* One pass over the file. */
+static int parse_pass(struct ctx *c) {
+    if (src_open(&c->src, c->path, c->err)) return -1;
+    json_lex_init(&c->lx, c->buf, 0, c->path, c->err);
+    c->lx.more = 1;
+    c->lx.streaming = 1;
+    c->eof = 0;
+    int rc = parse_top(c);
+    c->f->bytes += c->src.raw;
+    src_close(&c->src);
+    return rc;
 }
 
 int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, atomic_int *cancel, struct tp_file *f,
@@ -544,16 +578,17 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     c->max = max_value < 4096 ? 4096 : max_value;
     c->cap = TP_PIECE < c->max ? TP_PIECE : c->max;
     int rc = -1;
-    if (src_open(&c->src, path, err)) goto out;
     if (!(c->buf = malloc(c->cap + 1))) { pt_errorf(err, "out of memory"); goto out; }
-    json_lex_init(&c->lx, c->buf, 0, path, err);
-    c->lx.more = 1;
-    c->lx.streaming = 1;
-    rc = parse_top(c);
+    rc = parse_pass(c);
+    if (!rc && c->late) {   /* again, the device processes known from the start */
+        tp_file_free(f);
+        f->rank = -1;
+        c->nhost = 0;
+        c->host_full = 1;   /* no third pass */
+        rc = parse_pass(c);
+    }
     if (!rc) rc = add_base(f, path, err);
 out:
-    f->bytes = c->src.raw;
-    src_close(&c->src);
     free(c->buf);
     free(c->hw_pids);
     free(c);

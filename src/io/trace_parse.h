@@ -42,7 +42,7 @@ struct tp_file {
     struct tp_anno *a; size_t na, capa;
     uint64_t bytes;          /* bytes of the file read (compressed size for .gz) */
     size_t nneg;             /* events with a negative duration, skipped */
-    size_t nbadts;           /* device events whose ts/dur was not a number, skipped */
+    size_t nbadts;           /* device events whose ts/dur was not a number (or beyond 73 years), skipped */
     int ts_frac;             /* some ts is written with a fraction (HTA then rounds to whole us) */
 };
 void tp_file_free(struct tp_file *f);

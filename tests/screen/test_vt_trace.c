@@ -82,6 +82,8 @@ static void heatmap(int cols, int rows) {
     vt_send(&vt, "<Right><Right><Right><Right><Right>");
     VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "rank 5"));
     CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "time/us = 1561"));
+    if (rows >= 40)
+        CHECK(vt_shot(&vt, "trace", "probetop TRACES/ (8 ranks, rank 5 slow): the step's breakdown per rank, cursor on the straggler") >= 0);
     if (getenv("PT_DUMP")) vt_dump(&vt, stderr);
     vt_send(&vt, "q");
     int st;

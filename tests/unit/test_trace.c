@@ -482,6 +482,55 @@ static void hostile_huge_string(void) {
     tp_names_free(&nm);
 }
 
+/* torch_npu's layout and dialect (no real file is at hand: built from the
+ * documented shape): a bare list of events, ts as strings, the device in the
+ * process named "Ascend Hardware" (declared after its events here), HCCL as
+ * hcom_* names and Task Types, the rank from profiler_info_<R>.json. */
+static void ascend_trace_view(void) {
+    const char *dir = pt_tmpdir("ascend");
+    if (!dir) { CHECK(!"tmpdir"); return; }
+    char d[1200], p[1300];
+    snprintf(d, sizeof d, "%s/node1_123_20250101_ascend_pt", dir);
+    snprintf(p, sizeof p, "mkdir -p '%s/ASCEND_PROFILER_OUTPUT' '%s/FRAMEWORK'", d, d);
+    CHECK_INT(system(p), 0);
+    snprintf(p, sizeof p, "%s/profiler_info_3.json", d);
+    CHECK_INT(write_file(p, "{}", 2), 0);
+    snprintf(p, sizeof p, "%s/FRAMEWORK/other.json", d);   /* never searched */
+    CHECK_INT(write_file(p, "[{\"ph\": \"X\", \"ts\": 1}]", 22), 0);
+    const char *ev =
+        "[{\"ph\": \"X\", \"name\": \"ProfilerStep#6\", \"pid\": 1, \"tid\": 1, \"ts\": \"1000.000\", \"dur\": 1000},\n"
+        " {\"ph\": \"X\", \"name\": \"aclnnMatmul_MatMulV2\", \"pid\": 2, \"tid\": 10, \"ts\": \"1010.500\", \"dur\": 100.25, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+        " {\"ph\": \"X\", \"name\": \"hcom_allReduce__520_0_1\", \"pid\": 2, \"tid\": 11, \"ts\": \"1050\", \"dur\": \"100\"},\n"
+        " {\"ph\": \"X\", \"name\": \"Memcpy\", \"pid\": 2, \"tid\": 10, \"ts\": \"1200\", \"dur\": 10, \"args\": {\"Task Type\": \"MEMCPY_ASYNC\"}},\n"
+        " {\"ph\": \"X\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": \"2000.000\", \"dur\": 1000},\n"
+        " {\"ph\": \"X\", \"name\": \"aclnnAdd\", \"pid\": 2, \"tid\": 10, \"ts\": \"2010\", \"dur\": 50, \"args\": {\"Task Type\": \"AI_VECTOR_CORE\"}},\n"
+        " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+        " {\"ph\": \"X\", \"name\": \"hcom_broadcast_1\", \"pid\": 2, \"tid\": 11, \"ts\": \"2100\", \"dur\": 20}]";
+    snprintf(p, sizeof p, "%s/ASCEND_PROFILER_OUTPUT/trace_view.json", d);
+    CHECK_INT(write_file(p, ev, strlen(ev)), 0);
+    struct pt_error err;
+    struct dataset *ds = load(dir, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    CHECK_INT(ds->files_read, 1);
+    const struct trace_rank *r = rank_of(ds, 3);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->nsegs, 5);   /* hcom_broadcast_1 after the process is named counts too */
+        CHECK_INT(r->nsteps, 2);
+        const struct trace_stats *x = &r->steps[0].stats;
+        CHECK_INT(x->count[TRACE_COMPUTE], 1);
+        CHECK_INT(x->count[TRACE_COMM], 1);
+        CHECK_INT(x->count[TRACE_MEMORY], 1);
+        CHECK_INT(x->cat_ns[TRACE_COMPUTE], 100250);
+        CHECK_INT(x->overlap_ns, 1010500 + 100250 - 1050000);
+        CHECK_INT(r->steps[1].stats.count[TRACE_COMM], 1);
+        /* HTA's window without correlation ids: kernels starting before the last step */
+        CHECK_INT(r->nwindow, 3);
+    }
+    dataset_free(ds);
+}
+
 static void detect(void) {
     const char *p = pt_shared_file("traces", "hta/sampled_2rank");
     if (!p) SKIP("fixtures absent");
@@ -510,6 +559,7 @@ int main(void) {
     RUN(hostile_no_steps);
     RUN(hostile_events);
     RUN(hostile_huge_string);
+    RUN(ascend_trace_view);
     RUN(detect);
     PT_DONE();
 }
