@@ -18,6 +18,7 @@
 #include "model/layout.h"
 #include "model/names.h"
 #include "model/overflow.h"
+#include "model/trace.h"
 
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
 struct ds_format_ops;
@@ -64,6 +65,7 @@ struct dataset {
     size_t nrankdirs;
     char **dbfiles;               /* trenddb folder: every *.trend.db, sorted */
     size_t ndbfiles;
+    struct trace_run *trace;      /* owned; profiler traces only (model/trace.h) */
     char *framework, *level, *task;   /* dump.json header of the first file (may be NULL) */
     size_t files_read;
     char **skipped;  size_t nskipped;   /* paths not loaded */

@@ -711,6 +711,13 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "\xe2\x97\x86" "A", "*A", UI_ANOMALY,
            "one of msProbe's monitor anomaly reports, listed first in msProbe's first-anomaly order");
     legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst level");
+    ops->section(ctx, "Legend: lane view");
+    legend(ops, ctx, "\xe2\x96\x88", "#", UI_OK, "compute: a computation kernel runs (green)");
+    legend(ops, ctx, "\xe2\x96\x88", "~", ui_series_role(5), "communication: an NCCL/HCCL kernel runs (blue)");
+    legend(ops, ctx, "\xe2\x96\x88", "m", UI_WARN, "memory: a memcpy or memset runs (yellow)");
+    legend(ops, ctx, "\xe2\x96\x88", ".", UI_DIM, "idle: no kernel on any stream; a pipeline bubble is a run of it (grey)");
+    legend(ops, ctx, "\xe2\x96\x8c", "(UTF-8 only)", UI_NORMAL, "half blocks: the left half one category, the right half another");
+    legend(ops, ctx, "blank", "blank", UI_NORMAL, "outside the rank's step (another rank's step is longer or starts earlier)");
 }
 
 void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {

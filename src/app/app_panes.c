@@ -13,6 +13,7 @@ extern const struct view_ops view_tree;
 extern const struct view_ops view_detail;
 extern const struct view_ops view_summary;
 extern const struct view_ops view_report;
+extern const struct view_ops view_lanes;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, UK_F2},
@@ -21,6 +22,7 @@ const struct app_screen app_screens[] = {
     {"layout", 0, UK_F5},
     {"compare", 1, UK_F6},
     {"summary", 0, UK_F7},
+    {"lanes", 0, UK_F8},
     {"help", 0, UK_F1},
     {"report", 0, 0},          /* :skipped */
 };
@@ -35,6 +37,7 @@ const struct app_pane app_panes[] = {
     {&view_tree, "compare", 55},
     {&view_detail, "compare", 45},
     {&view_summary, "summary", 100},
+    {&view_lanes, "lanes", 100},
     {&view_help, "help", 100},
     {&view_report, "report", 100},
 };

@@ -22,6 +22,7 @@ extern const struct cmd_entry cmd_data2db_entry;
 extern const struct cmd_entry cmd_overflow_entry;
 extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_parallel_entry;
+extern const struct cmd_entry cmd_trace_entry;
 
 /* Small argument helpers shared by the commands.  opt_value() matches
  * "--name VALUE" and "--name=VALUE" at argv[*i], advancing *i; returns the
@@ -29,5 +30,11 @@ extern const struct cmd_entry cmd_parallel_entry;
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad);
 int opt_bool(const char *s, int *out);   /* true/false/True/False/1/0; 0 ok */
 int opt_int(const char *s, long lo, long hi, long *out);
+
+/* dataset_load() for a command: the error, or each warning, on stderr
+ * (escaped, "probetop: ..."); NULL when it failed. */
+struct dataset;
+struct load_opts;
+struct dataset *cmd_load(const char *path, const struct load_opts *lo);
 
 #endif

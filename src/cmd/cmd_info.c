@@ -180,17 +180,8 @@ static int run(int argc, char **argv) {
     }
     /* graphs, not trend data: described by src/cmd_visdb.c */
     if (cmd_visdb_is(path)) return cmd_visdb_info(path, json);
-    struct dataset *ds;
-    struct pt_error err;
-    if (dataset_load(path, &lo, &ds, &err) != 0) {
-        char esc[1200];
-        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
-        return EXIT_USAGE;
-    }
-    for (size_t i = 0; i < ds->nwarnings; i++) {
-        char esc[1200];
-        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
-    }
+    struct dataset *ds = cmd_load(path, &lo);
+    if (!ds) return EXIT_USAGE;
     if (json) print_json(ds);
     else print_text(ds);
     dataset_free(ds);

@@ -1,10 +1,11 @@
-/* cmd_util: the option parsing the headless commands share. */
+/* cmd_util: the option parsing and loading the headless commands share. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/cmd/cmd.h"
+#include "src/io/dataset.h"
 
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad) {
     size_t n = strlen(name);
@@ -35,4 +36,17 @@ int opt_int(const char *s, long lo, long hi, long *out) {
     if (e == s || *e || errno || v < lo || v > hi) return -1;
     *out = v;
     return 0;
+}
+
+struct dataset *cmd_load(const char *path, const struct load_opts *lo) {
+    struct dataset *ds;
+    struct pt_error err;
+    char esc[1200];
+    if (dataset_load(path, lo, &ds, &err) != 0) {
+        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
+        return NULL;
+    }
+    for (size_t i = 0; i < ds->nwarnings; i++)
+        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
+    return ds;
 }

@@ -13,6 +13,7 @@ static const struct cmd_entry *const commands[] = {
     &cmd_overflow_entry,
     &cmd_compare_entry,
     &cmd_parallel_entry,
+    &cmd_trace_entry,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

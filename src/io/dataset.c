@@ -61,6 +61,7 @@ int dataset_skip(struct dataset *d, const char *path) { return push_str(&d->skip
 void dataset_free(struct dataset *d) {
     if (!d) return;
     cube_free(d->cube);
+    trace_run_free(d->trace);
     ovf_list_free(&d->ovf);
     anomaly_list_free(&d->anomalies);
     for (size_t i = 0; i < d->nrankdirs; i++) free(d->rankdirs[i].dir);

@@ -10,6 +10,9 @@ extern const struct ds_format_ops ds_format_monitor;   /* read_monitor.c */
 extern const struct ds_format_ops ds_format_monitor_v2;   /* read_monitor_v2.c */
 extern const struct ds_format_ops ds_format_trenddb;   /* read_trenddb.c */
 extern const struct ds_format_ops ds_format_anomaly;   /* read_anomaly.c */
+extern const struct ds_format_ops ds_format_trace;     /* read_trace.c */
+extern const struct ds_format_ops ds_format_ascend_step;      /* read_steptrace.c */
+extern const struct ds_format_ops ds_format_ascend_cluster;   /* read_steptrace.c */
 
 /* Order matters only for ties in detection: a folder that is both a dump
  * and a monitor tree opens as a dump, as msProbe's data2db looks for a
@@ -20,6 +23,9 @@ const struct ds_format_ops *const ds_formats[] = {
     &ds_format_monitor_v2,
     &ds_format_trenddb,
     &ds_format_anomaly,
+    &ds_format_trace,
+    &ds_format_ascend_step,
+    &ds_format_ascend_cluster,
 };
 const size_t ds_nformats = sizeof ds_formats / sizeof *ds_formats;
 

@@ -257,8 +257,27 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
     lx->state = S_VALUE;
 }
 
+/* Streaming: a failure within a token's reach of the buffer's end may be a
+ * token cut by the buffer, not bad input. */
+#define JSON_MORE_REACH 16
+
+void json_lex_refill(struct json_lex *lx, const char *buf, size_t len, int more) {
+    lx->off0 += (uint64_t)(lx->p - lx->buf);
+    lx->buf = lx->p = buf;
+    lx->end = buf + len;
+    lx->more = more;
+    lx->streaming = 1;
+}
+
 static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *msg) {
-    if (at >= lx->end)
+    if (lx->more && (at >= lx->end || lx->end - at < JSON_MORE_REACH)) return lx->tok = JT_MORE;
+    if (lx->streaming) {
+        if (at >= lx->end)
+            pt_errorf(lx->err, "%s: JSON ends early after byte %llu (truncated file?): %s", lx->what,
+                      (unsigned long long)(lx->off0 + (uint64_t)(lx->end - lx->buf)), msg);
+        else
+            pt_errorf(lx->err, "%s: byte %llu: %s", lx->what, (unsigned long long)(lx->off0 + (uint64_t)(at - lx->buf)), msg);
+    } else if (at >= lx->end)
         pt_errorf(lx->err, "%s: line %zu: JSON ends early (truncated file?): %s", lx->what,
                   json_line_of(lx->buf, lx->end), msg);
     else
@@ -352,6 +371,7 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
             if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
         }
     }
+    if (lx->more && p >= end) return lx->tok = JT_MORE;   /* the number may go on in the next piece */
     int e10 = (exp_neg ? -exp : exp) - frac_digits;
     double v;
     if (exact && mant <= ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
@@ -459,7 +479,23 @@ static enum json_tok lex_close(struct json_lex *lx, const char *p) {
     return lx->tok = *p == '}' ? JT_OBJ_END : JT_ARR_END;
 }
 
+static enum json_tok lex_next(struct json_lex *lx);
+
 enum json_tok json_lex_next(struct json_lex *lx) {
+    if (!lx->more) return lex_next(lx);
+    const char *p0 = lx->p;
+    int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
+    enum json_tok t = lex_next(lx);
+    if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
+        lx->p = p0;
+        lx->state = state0;
+        lx->depth = depth0;
+        lx->started = started0;
+    }
+    return t;
+}
+
+static enum json_tok lex_next(struct json_lex *lx) {
     if (lx->failed) return JT_ERROR;
     const char *p = skip_ws(lx->p, lx->end);
     switch (lx->state) {
@@ -482,7 +518,8 @@ enum json_tok json_lex_next(struct json_lex *lx) {
         /* fall through */
     case S_KEY:
         if (p >= lx->end || *p != '"') return lex_fail(lx, p, "expected a quoted object key");
-        if (lex_string(lx, p, JT_KEY) == JT_ERROR) return JT_ERROR;
+        enum json_tok kt = lex_string(lx, p, JT_KEY);
+        if (kt != JT_KEY) return kt;
         p = skip_ws(lx->p, lx->end);
         if (p >= lx->end || *p != ':') return lex_fail(lx, p, "expected ':' after an object key");
         lx->p = p + 1;
@@ -493,7 +530,7 @@ enum json_tok json_lex_next(struct json_lex *lx) {
         if (*p == ',') {
             lx->p = p + 1;
             lx->state = lx->kind[lx->depth] == 1 ? S_KEY : S_VALUE;
-            return json_lex_next(lx);
+            return lex_next(lx);
         }
         if (*p == '}' || *p == ']') return lex_close(lx, p);
         return lex_fail(lx, p, lx->kind[lx->depth] == 1 ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -505,17 +542,28 @@ enum json_tok json_lex_next(struct json_lex *lx) {
  * values no reader wants), so it scans bytes instead of tokens: brackets
  * are matched and nesting is limited, strings are stepped over whole;
  * scalars inside are not checked, as nobody reads them. */
+/* -1 with the message; 1 (depth restored) when streaming near the buffer's end. */
+static int skip_fail(struct json_lex *lx, const char *at, int depth0, const char *msg) {
+    if (lex_fail(lx, at, msg) != JT_MORE) return -1;
+    lx->depth = depth0;
+    return 1;
+}
+
 int json_lex_skip(struct json_lex *lx, enum json_tok first) {
     if (first != JT_OBJ_BEGIN && first != JT_ARR_BEGIN) return first == JT_ERROR ? -1 : 0;
     const char *p = lx->p, *end = lx->end;
-    int base = lx->depth - 1;
+    int base = lx->depth - 1, depth0 = lx->depth;
     while (p < end) {
         char c = *p;
         if (c == '"') {
             p++;
             for (;;) {
                 while (p < end && *p != '"' && *p != '\\') p++;
-                if (p >= end) { lex_fail(lx, p, "unterminated string"); return -1; }
+                if (p >= end) {
+                    if (lx->more) { lx->depth = depth0; return 1; }
+                    lex_fail(lx, p, "unterminated string");
+                    return -1;
+                }
                 if (*p == '"') break;
                 p += 2;
             }
@@ -523,12 +571,11 @@ int json_lex_skip(struct json_lex *lx, enum json_tok first) {
             continue;
         }
         if (c == '{' || c == '[') {
-            if (lx->depth >= JSON_MAX_DEPTH) { lex_fail(lx, p, "nesting deeper than 512 levels"); return -1; }
+            if (lx->depth >= JSON_MAX_DEPTH) return skip_fail(lx, p, depth0, "nesting deeper than 512 levels");
             lx->kind[++lx->depth] = c == '{' ? 1 : 2;
         } else if (c == '}' || c == ']') {
             if ((c == '}') != (lx->kind[lx->depth] == 1)) {
-                lex_fail(lx, p, lx->kind[lx->depth] == 1 ? "expected '}'" : "expected ']'");
-                return -1;
+                return skip_fail(lx, p, depth0, lx->kind[lx->depth] == 1 ? "expected '}'" : "expected ']'");
             }
             if (--lx->depth == base) {
                 lx->p = p + 1;
@@ -539,6 +586,7 @@ int json_lex_skip(struct json_lex *lx, enum json_tok first) {
         }
         p++;
     }
+    if (lx->more) { lx->depth = depth0; return 1; }   /* goes on in the next piece: scanned again from the start */
     lex_fail(lx, end, "unterminated object or array");
     return -1;
 }

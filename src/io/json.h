@@ -56,7 +56,8 @@ void json_fput_str(FILE *f, const char *s);
 /* ---- pull tokenizer ---- */
 enum json_tok {
     JT_ERROR = 0, JT_END, JT_OBJ_BEGIN, JT_OBJ_END, JT_ARR_BEGIN, JT_ARR_END,
-    JT_KEY, JT_STRING, JT_NUMBER, JT_TRUE, JT_FALSE, JT_NULL
+    JT_KEY, JT_STRING, JT_NUMBER, JT_TRUE, JT_FALSE, JT_NULL,
+    JT_MORE   /* streaming only: the next token runs past the buffer; refill (json_lex_refill) and ask again */
 };
 
 struct json_lex {
@@ -74,13 +75,26 @@ struct json_lex {
     size_t slen;
     int has_esc;               /* the raw bytes contain backslash escapes */
     double num;                /* JT_NUMBER (NaN/Infinity/-Infinity included) */
+    /* Streaming (files read a piece at a time, e.g. gzip'ed multi-GB traces):
+     * more = 1 while the buffer is not the end of the input.  A token (or a
+     * skipped value) that runs past the end then gives JT_MORE with the
+     * tokenizer as it was before it; messages give bytes from the start of
+     * the input (off0 = offset of buf[0]), no line numbers. */
+    int more, streaming;
+    uint64_t off0;
 };
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);
 /* Next token; JT_ERROR with err filled (file, line, byte offset) on bad input. */
 enum json_tok json_lex_next(struct json_lex *lx);
-/* Skips the value whose first token was just returned (objects and arrays whole). */
+/* Skips the value whose first token was just returned (objects and arrays whole).
+ * 0, -1 on bad input, 1 (streaming) when the value runs past the buffer: refill and call again. */
 int json_lex_skip(struct json_lex *lx, enum json_tok first);
+/* Streaming: the caller kept the unread bytes [lx->p, end) at the start of
+ * a new buffer buf (len bytes, the kept bytes first, then what it read) and
+ * says whether more input follows.  Pointers of earlier tokens (lx->s) are
+ * invalid afterwards. */
+void json_lex_refill(struct json_lex *lx, const char *buf, size_t len, int more);
 /* Decodes the current string/key into out (size n, NUL-terminated,
  * truncated if longer); returns the decoded length or -1 on a bad escape. */
 long json_lex_string(const struct json_lex *lx, char *out, size_t n);

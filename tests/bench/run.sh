@@ -110,3 +110,11 @@ echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
 t=$(first_run "$DATA/nan" "$DATA/dump")
 echo "probetop compare --first, the whole run, $(ls -d "$DATA"/nan/step*/rank* | wc -l) pairs ($(du -sh "$DATA/nan" | cut -f1) a side) seconds=$t best of 3"
 echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
+sh "$(dirname "$0")/trace.sh"
+echo "== lane view (issue 15)"
+LD=$B/bench-data/lanes64
+if [ ! -f "$LD/.done" ]; then
+    rm -rf "$LD" && $PY "$(dirname "$0")/../gen_trace.py" "$LD" --ranks 64 --pp 8 --steps 3 --micro 100 --straggler 37 &&
+        touch "$LD/.done"
+fi
+[ -x "$B/tests/bench_tui_lanes" ] && PT_BIN="$BIN" "$B/tests/bench_tui_lanes" "$LD" 10

@@ -185,6 +185,18 @@ static const struct row rows[] = {
                      "INSERT INTO tb_nodes (node_name, node_order, up_node, data_source, step, rank) VALUES ('a', 0, 'b', 'NPU', 0, 0);" }},
       "a.vis.db", "a.vis.db: the NPU graph of step 0 rank 0 has no root row" },
 
+    /* read_steptrace.c: Ascend step time tables */
+    { "ascend: no Free", R_LOAD,
+      {{ "p/a_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", "Step,Computing,Communication(Not Overlapped)\n1,2,3\n" }},
+      "p", "no usable row in any step_trace_time.csv (first note: " },
+    { "ascend: bad rows only", R_LOAD,
+      {{ "step_trace_time.csv", "Step,Computing,Communication(Not Overlapped),Free\nx,1,2,3\n" }},
+      "step_trace_time.csv", "line 2: 1 row skipped (the first has a Step that is no integer)" },
+    { "ascend cluster: stage rows only", R_LOAD,
+      {{ "cluster_step_trace_time.csv", "Step,Type,Index,Computing,Communication(Not Overlapped),Free\n"
+                                        "1,stage,\"(0, 1)\",1,2,3\n" }},
+      "cluster_step_trace_time.csv", "no usable row in it (rank rows: Type rank, Index the rank)" },
+
     /* dataset.c: what the path is */
     { "load: device", R_LOAD, {{0}}, "/dev/null", "/dev/null: not a file or folder (a FIFO or device?)" },
 };

@@ -1,0 +1,199 @@
+/* cmd_trace: `probetop trace`, the temporal breakdown of profiler traces
+ * per rank (and per step) as HolisticTraceAnalysis defines it, and the
+ * straggler of each step (probetop-rules(7), PROFILER TRACES).  The
+ * figures are the model's (model/trace.c); this file parses the options
+ * and prints text, CSV or JSON. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/trace.h"
+#include "src/cmd/cmd.h"
+#include "src/io/dataset.h"
+#include "src/io/formats.h"
+#include "src/io/json.h"
+
+enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+static void text_row(const char *lead, const struct trace_stats *s) {
+    double ov = trace_overlap_pct(s);
+    char ovs[16];
+    if (isnan(ov)) snprintf(ovs, sizeof ovs, "-");
+    else snprintf(ovs, sizeof ovs, "%.2f", ov);
+    printf("%s %12.0f %12.0f %6.2f %12.0f %6.2f %14.0f %6.2f %8s %8zu\n", lead, us(s->kernel_ns), us(s->idle_ns),
+           pct(s->idle_ns, s->kernel_ns), us(s->cat_ns[TRACE_COMPUTE]), pct(s->cat_ns[TRACE_COMPUTE], s->kernel_ns),
+           us(s->non_compute_ns), pct(s->non_compute_ns, s->kernel_ns), ovs, s->nkernels);
+}
+
+static void print_text(const struct trace_run *run, int per_step, const struct trace_straggler *g, size_t ng) {
+    printf("rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
+    for (int r = 0; r < run->nranks; r++) {
+        char lead[16];
+        snprintf(lead, sizeof lead, "%4d", run->ranks[r].rank);
+        text_row(lead, &run->ranks[r].total);
+    }
+    if (per_step) {
+        printf("\nstep        rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
+        for (int r = 0; r < run->nranks; r++)
+            for (int s = 0; s < run->ranks[r].nsteps; s++) {
+                char lead[32];
+                snprintf(lead, sizeof lead, "%-11d %4d", run->ranks[r].steps[s].step, run->ranks[r].rank);
+                text_row(lead, &run->ranks[r].steps[s].stats);
+            }
+    }
+    if (ng) {
+        printf("\nstragglers (work = kernel time less exposed communication)\n");
+        printf("step        slowest      work_us    median_us    behind_us  behind%%  ranks\n");
+        for (size_t i = 0; i < ng; i++)
+            printf("%-11d %7d %12.0f %12.0f %12.0f %8.2f %6d\n", g[i].step, g[i].rank, us(g[i].work), us(g[i].median),
+                   us(g[i].work - g[i].median), pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
+    }
+}
+
+static void csv_row(int32_t step, int has_step, int32_t rank, const struct trace_stats *s) {
+    double ov = trace_overlap_pct(s);
+    if (has_step) printf("%d,", step);
+    else printf(",");
+    printf("%d,%.3f,%.3f,%.4f,%.3f,%.4f,%.3f,%.4f,%.3f,%.3f,", rank, us(s->kernel_ns), us(s->idle_ns),
+           pct(s->idle_ns, s->kernel_ns), us(s->cat_ns[TRACE_COMPUTE]), pct(s->cat_ns[TRACE_COMPUTE], s->kernel_ns),
+           us(s->non_compute_ns), pct(s->non_compute_ns, s->kernel_ns), us(s->cat_ns[TRACE_COMM]), us(s->cat_ns[TRACE_MEMORY]));
+    if (isnan(ov)) printf(",");
+    else printf("%.4f,", ov);
+    printf("%zu\n", s->nkernels);
+}
+
+static void print_csv(const struct trace_run *run, int per_step) {
+    printf("step,rank,kernel_us,idle_us,idle_pct,compute_us,compute_pct,non_compute_us,non_compute_pct,"
+           "communication_us,memory_us,overlap_pct,kernels\n");
+    for (int r = 0; r < run->nranks; r++) csv_row(0, 0, run->ranks[r].rank, &run->ranks[r].total);
+    if (per_step)
+        for (int r = 0; r < run->nranks; r++)
+            for (int s = 0; s < run->ranks[r].nsteps; s++)
+                csv_row(run->ranks[r].steps[s].step, 1, run->ranks[r].rank, &run->ranks[r].steps[s].stats);
+}
+
+static void json_stats(const struct trace_stats *s) {
+    double ov = trace_overlap_pct(s);
+    printf("\"kernel_us\": %.3f, \"idle_us\": %.3f, \"compute_us\": %.3f, \"non_compute_us\": %.3f, "
+           "\"communication_us\": %.3f, \"memory_us\": %.3f, \"overlapped_us\": %.3f, "
+           "\"idle_pct\": %.4f, \"compute_pct\": %.4f, \"non_compute_pct\": %.4f, \"overlap_pct\": ",
+           us(s->kernel_ns), us(s->idle_ns), us(s->cat_ns[TRACE_COMPUTE]), us(s->non_compute_ns),
+           us(s->cat_ns[TRACE_COMM]), us(s->cat_ns[TRACE_MEMORY]), us(s->overlap_ns), pct(s->idle_ns, s->kernel_ns),
+           pct(s->cat_ns[TRACE_COMPUTE], s->kernel_ns), pct(s->non_compute_ns, s->kernel_ns));
+    if (isnan(ov)) printf("null");
+    else printf("%.4f", ov);
+    printf(", \"kernels\": %zu", s->nkernels);
+}
+
+static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct trace_straggler *g,
+                       size_t ng) {
+    printf("{\"path\": ");
+    json_fput_str(stdout, ds->path);
+    printf(", \"ranks\": [");
+    for (int r = 0; r < run->nranks; r++) {
+        printf("%s\n  {\"rank\": %d, ", r ? "," : "", run->ranks[r].rank);
+        json_stats(&run->ranks[r].total);
+        printf(", \"steps\": %d, \"file\": ", run->ranks[r].nsteps);
+        json_fput_str(stdout, run->ranks[r].file);
+        printf("}");
+    }
+    printf("]");
+    if (per_step) {
+        printf(",\n \"steps\": [");
+        int first = 1;
+        for (int r = 0; r < run->nranks; r++)
+            for (int s = 0; s < run->ranks[r].nsteps; s++) {
+                const struct trace_step *st = &run->ranks[r].steps[s];
+                printf("%s\n  {\"step\": %d, \"rank\": %d, ", first ? "" : ",", st->step, run->ranks[r].rank);
+                json_stats(&st->stats);
+                printf(", \"start_us\": %.3f, \"end_us\": %.3f}", us(st->start_ns), us(st->end_ns));
+                first = 0;
+            }
+        printf("]");
+    }
+    printf(",\n \"stragglers\": [");
+    for (size_t i = 0; i < ng; i++)
+        printf("%s\n  {\"step\": %d, \"rank\": %d, \"work_us\": %.3f, \"median_us\": %.3f, \"behind_us\": %.3f, "
+               "\"behind_pct\": %.4f, \"ranks\": %d}",
+               i ? "," : "", g[i].step, g[i].rank, us(g[i].work), us(g[i].median), us(g[i].work - g[i].median),
+               pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
+    printf("],\n \"warnings\": [");
+    for (size_t i = 0; i < ds->nwarnings; i++) {
+        printf(i ? ", " : "");
+        json_fput_str(stdout, ds->warnings[i]);
+    }
+    printf("]}\n");
+}
+
+static int run(int argc, char **argv) {
+    const char *path = NULL;
+    enum tr_format fmt = TR_TEXT;
+    int per_step = 0;
+    for (int i = 1; i < argc; i++) {
+        int m = 0, bad = 0;
+        const char *v;
+        if (!strcmp(argv[i], "--per-step")) { per_step = 1; continue; }
+        if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (!strcmp(v, "text")) fmt = TR_TEXT;
+            else if (!strcmp(v, "csv")) fmt = TR_CSV;
+            else if (!strcmp(v, "json")) fmt = TR_JSON;
+            else {
+                char esc[256];
+                fprintf(stderr, "probetop trace: --format must be text, csv or json, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            char esc[256];
+            fprintf(stderr, "probetop trace: unknown option '%s' (see probetop help trace)\n",
+                    pt_escape(argv[i], strlen(argv[i]), esc, sizeof esc));
+            return EXIT_USAGE;
+        }
+        if (path) {
+            fprintf(stderr, "probetop trace: one PATH only\n");
+            return EXIT_USAGE;
+        }
+        path = argv[i];
+    }
+    if (!path) {
+        fprintf(stderr, "usage: %s\n", cmd_trace_entry.usage);
+        return EXIT_USAGE;
+    }
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.format = ds_format_find("trace");
+    struct dataset *ds = cmd_load(path, &lo);
+    if (!ds) return EXIT_USAGE;
+    struct trace_straggler *g = NULL;
+    size_t ng = 0;
+    if (trace_stragglers(ds->trace, &g, &ng) != 0) {
+        fprintf(stderr, "probetop: out of memory\n");
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, g, ng);
+    else if (fmt == TR_CSV) print_csv(ds->trace, per_step);
+    else print_text(ds->trace, per_step, g, ng);
+    free(g);
+    dataset_free(ds);
+    return EXIT_OK;
+}
+
+const struct cmd_entry cmd_trace_entry = {
+    .name = "trace",
+    .usage = "probetop trace PATH [--format text|csv|json] [--per-step]",
+    .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
+    .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
+            "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
+            "  --per-step           also each (step, rank): the kernels that start in the step\n"
+            "PATH is a Kineto trace (*.json, *.json.gz), torch_npu's trace_view.json, or a folder of them\n"
+            "(one per rank).  Figures are HolisticTraceAnalysis's temporal breakdown and\n"
+            "communication/computation overlap; see probetop-rules(7), PROFILER TRACES.\n",
+    .run = run,
+};

@@ -1,0 +1,662 @@
+/* read_trace: profiler traces (probetop-formats(5), PROFILER TRACES): one
+ * Kineto chrome trace per rank (*.json, *.json.gz, TraceViz's
+ * iteration_<N>/rank_<R>_iter_<N>.pt.trace.json) or torch_npu's
+ * ASCEND_PROFILER_OUTPUT/trace_view.json, a file or a folder of them.
+ *
+ * Each file is streamed by trace_parse.c into compact records; here they
+ * become the run's per-rank timeline (model/trace.h): ranks resolved
+ * (distributedInfo.rank, else rank<N> in the path, else the file order),
+ * kernels linked to their CPU launch by correlation id (step, Megatron
+ * phase, HTA's window), steps placed on the device timeline, figures
+ * computed (probetop-rules(7), PROFILER TRACES), and the cube built. */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "model/trace.h"
+#include "model/trace_cube.h"
+#include "model/util/fs.h"
+#include "model/util/pool.h"
+#include "model/util/util.h"
+#include "src/io/dataset.h"
+#include "src/io/formats.h"
+#include "src/io/trace_parse.h"
+
+#define TRACE_MAX_FILES 100000
+#define TRACE_WALK_DEPTH 4
+#define TRACE_HEAD 65536
+
+/* ---- which files are traces ---- */
+
+static int strong_name(const char *base) {
+    return util_ends_with(base, ".pt.trace.json") || util_ends_with(base, ".pt.trace.json.gz") ||
+           !strcmp(base, "trace_view.json") || !strcmp(base, "trace_view.json.gz");
+}
+static int json_name(const char *base) { return util_ends_with(base, ".json") || util_ends_with(base, ".json.gz"); }
+
+/* The first bytes of a file (inflated when gzip'ed) look like a chrome trace. */
+static int head_is_trace(const char *path) {
+    gzFile g = gzopen(path, "rb");
+    if (!g) return 0;
+    char *buf = malloc(TRACE_HEAD + 1);
+    int n = buf ? gzread(g, buf, TRACE_HEAD) : -1;
+    gzclose(g);
+    if (n <= 0) { free(buf); return 0; }
+    buf[n] = '\0';
+    for (int i = 0; i < n; i++)
+        if (!buf[i]) buf[i] = ' ';
+    const char *p = buf;
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    int yes = (*p == '{' && (strstr(p, "\"traceEvents\"") || strstr(p, "\"schemaVersion\"") || strstr(p, "\"distributedInfo\""))) ||
+              (*p == '[' && strstr(p, "\"ph\"") && strstr(p, "\"ts\""));
+    free(buf);
+    return yes;
+}
+
+static const char *base_of(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static int is_trace_file(const char *path) {
+    const char *b = base_of(path);
+    if (strong_name(b)) return 1;
+    return json_name(b) && head_is_trace(path);
+}
+
+/* Folders a trace never lives in: hidden ones, and the raw halves of an
+ * Ascend profile (PROF_*: msprof's own timelines would count twice). */
+static int skip_dir(const char *name) { return name[0] == '.' || !strncmp(name, "PROF_", 5) || !strcmp(name, "FRAMEWORK"); }
+
+struct flist { char **v; size_t n, cap; };
+
+/* probe (detection): stop at the first trace, and after looking into
+ * *budget folders and file heads in all (a dump folder of 1000 ranks must
+ * not be read to say it is no trace). */
+static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, int *budget,
+                struct pt_error *err) {
+    if (probe && --*budget < 0) return 0;
+    size_t n;
+    char **names = fs_list_dir(dir, 0, &n);
+    if (!names) return probe ? 0 : pt_errorf(err, "%s: %s", dir, strerror(errno));
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char *p = fs_join(dir, names[i]);
+        if (!p) { rc = pt_errorf(err, "out of memory"); break; }
+        struct stat st;
+        if (stat(p, &st) != 0) { free(p); continue; }
+        if (S_ISDIR(st.st_mode)) {
+            if (depth < TRACE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, budget, err);
+            free(p);
+        } else if (S_ISREG(st.st_mode) && json_name(names[i]) &&
+                   (strong_name(names[i]) || ((!probe || --*budget >= 0) && head_is_trace(p)))) {
+            if (out->n >= TRACE_MAX_FILES) { free(p); rc = pt_errorf(err, "%s: more than %d trace files", dir, TRACE_MAX_FILES); break; }
+            if (UTIL_PUSH(out->v, out->n, out->cap)) { free(p); rc = pt_errorf(err, "out of memory"); break; }
+            out->v[out->n++] = p;
+            if (probe) break;
+        } else {
+            if (!probe && ds && depth == 0 && S_ISREG(st.st_mode) && json_name(names[i]) && dataset_skip(ds, p) != 0)
+                rc = pt_errorf(err, "out of memory");
+            free(p);
+        }
+        if (probe && (out->n || *budget < 0)) break;
+    }
+    fs_free_list(names, n);
+    return rc;
+}
+
+static int detect_trace(const char *path, const struct stat *st) {
+    if (S_ISREG(st->st_mode)) return is_trace_file(path) ? 100 : 0;
+    struct flist fl = {0};
+    int budget = 32;
+    walk(path, 0, &fl, NULL, 1, &budget, NULL);
+    int found = fl.n > 0;
+    for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
+    free(fl.v);
+    return found ? 100 : 0;
+}
+
+/* ---- ranks from paths ---- */
+
+/* "rank", optional '-' or '_', digits, anywhere in s (any case): the digits, or -1. */
+static long rank_in(const char *s, size_t n) {
+    for (size_t i = 0; i + 4 < n; i++) {
+        if (strncasecmp(s + i, "rank", 4)) continue;
+        size_t j = i + 4;
+        if (j < n && (s[j] == '-' || s[j] == '_')) j++;
+        if (j >= n || !isdigit((unsigned char)s[j])) continue;
+        long r = 0;
+        for (; j < n && isdigit((unsigned char)s[j]) && r < 10000000; j++) r = r * 10 + (s[j] - '0');
+        if (r < CUBE_MAX_RANKS) return r;
+    }
+    return -1;
+}
+
+/* torch_npu writes profiler_info_<R>.json beside ASCEND_PROFILER_OUTPUT. */
+static long ascend_info_rank(const char *path) {
+    const char *out = strstr(path, "/ASCEND_PROFILER_OUTPUT/");
+    if (!out) return -1;
+    char *dir = strndup(path, (size_t)(out - path));
+    if (!dir) return -1;
+    size_t n;
+    char **names = fs_list_dir(dir, 0, &n);
+    long r = -1;
+    for (size_t i = 0; names && i < n && r < 0; i++) {
+        const char *b = names[i];
+        if (!strncmp(b, "profiler_info_", 14) && util_ends_with(b, ".json")) {
+            char num[32];
+            size_t l = strlen(b) - 14 - 5;
+            if (l > 0 && l < sizeof num) {
+                memcpy(num, b + 14, l);
+                num[l] = '\0';
+                r = util_num_after(num, "");
+            }
+        }
+    }
+    if (names) fs_free_list(names, n);
+    free(dir);
+    return r;
+}
+
+/* The rank a path names: its file name, else its folders from the nearest. */
+static long rank_of_path(const char *path) {
+    const char *b = base_of(path);
+    long r = rank_in(b, strlen(b));
+    if (r >= 0) return r;
+    if ((r = ascend_info_rank(path)) >= 0) return r;
+    const char *end = b > path ? b - 1 : path;
+    while (end > path) {
+        const char *s = end;
+        while (s > path && s[-1] != '/') s--;
+        if ((r = rank_in(s, (size_t)(end - s))) >= 0) return r;
+        end = s > path ? s - 1 : path;
+    }
+    return -1;
+}
+
+/* ---- assembling a rank ---- */
+
+struct ktmp {
+    struct trace_seg seg;
+    int32_t step;       /* ProfilerStep it was launched in, INT32_MIN none */
+    uint8_t keep;       /* in HTA's window */
+};
+
+static int cmp_launch(const void *a, const void *b) {
+    const struct tp_launch *x = a, *y = b;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+static int cmp_step(const void *a, const void *b) {
+    const struct tp_step *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+static int cmp_anno(const void *a, const void *b) {
+    const struct tp_anno *x = a, *y = b;
+    if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
+    return (x->end < y->end) - (x->end > y->end);   /* the enclosing one first */
+}
+static int cmp_ktmp(const void *a, const void *b) {
+    const struct ktmp *x = a, *y = b;
+    if (x->seg.start_ns != y->seg.start_ns) return (x->seg.start_ns > y->seg.start_ns) - (x->seg.start_ns < y->seg.start_ns);
+    return (x->seg.stream > y->seg.stream) - (x->seg.stream < y->seg.stream);
+}
+
+static const struct tp_launch *find_launch(const struct tp_file *f, int64_t corr) {
+    size_t lo = 0, hi = f->nl;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (f->l[mid].corr < corr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < f->nl && f->l[lo].corr == corr ? &f->l[lo] : NULL;
+}
+
+/* The last of n items sorted by start whose start <= t, or -1. */
+#define LAST_AT_OR_BEFORE(arr, n, t, out)                     \
+    do {                                                      \
+        size_t lo_ = 0, hi_ = (n);                            \
+        while (lo_ < hi_) {                                   \
+            size_t mid_ = (lo_ + hi_) / 2;                    \
+            if ((arr)[mid_].start <= (t)) lo_ = mid_ + 1;     \
+            else hi_ = mid_;                                  \
+        }                                                     \
+        (out) = (long)lo_ - 1;                                \
+    } while (0)
+
+/* The CPU step (gpu copies left out) whose span holds t: its number, or INT32_MIN. */
+static int32_t step_at(const struct tp_step *s, size_t n, int64_t t) {
+    long i;
+    LAST_AT_OR_BEFORE(s, n, t, i);
+    for (; i >= 0; i--) {   /* gpu copies are interleaved: skip them */
+        if (s[i].gpu) continue;
+        return t < s[i].end ? s[i].n : INT32_MIN;
+    }
+    return INT32_MIN;
+}
+
+/* The innermost annotation holding t (parent[] links each to the one
+ * enclosing it). */
+static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64_t t) {
+    long i;
+    LAST_AT_OR_BEFORE(a, n, t, i);
+    while (i >= 0 && a[i].end <= t) i = parent[i];
+    return i >= 0 ? a[i].phase : TRACE_PH_NONE;
+}
+
+/* One file's kernels into tmp (appended), linked to their launches. */
+static int link_file(struct tp_file *f, int multi_step, struct ktmp **tmp, size_t *ntmp, size_t *cap, int *has_phase,
+                     struct pt_error *err) {
+    if (f->nl > 1) qsort(f->l, f->nl, sizeof *f->l, cmp_launch);   /* (qsort of NULL is undefined, even of 0 items) */
+    if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);
+    if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);
+    long *parent = malloc((f->na ? f->na : 1) * sizeof *parent);
+    long *stack = malloc((f->na ? f->na : 1) * sizeof *stack);
+    if (!parent || !stack) { free(parent); free(stack); return pt_errorf(err, "out of memory"); }
+    size_t sp = 0;
+    for (size_t i = 0; i < f->na; i++) {
+        while (sp && f->a[stack[sp - 1]].end <= f->a[i].start) sp--;
+        parent[i] = sp ? stack[sp - 1] : -1;
+        stack[sp++] = (long)i;
+    }
+    free(stack);
+    /* HTA's window: what was launched before the last ProfilerStep began */
+    int64_t last_start = INT64_MIN;
+    for (size_t i = 0; i < f->ns; i++)
+        if (f->s[i].start > last_start) last_start = f->s[i].start;
+    if (util_grow((void **)tmp, cap, *ntmp + f->nk, sizeof **tmp)) { free(parent); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < f->nk; i++) {
+        const struct tp_kernel *k = &f->k[i];
+        const struct tp_launch *l = k->corr >= 0 ? find_launch(f, k->corr) : NULL;
+        struct ktmp *t = &(*tmp)[(*ntmp)++];
+        t->seg = (struct trace_seg){.start_ns = k->start, .dur_ns = k->dur, .name = k->name, .cat = k->cat,
+                                    .phase = TRACE_PH_NONE, .stream = k->stream};
+        t->step = step_at(f->s, f->ns, l ? l->ts : k->start);
+        if (l && f->na) t->seg.phase = (uint8_t)phase_at(f->a, parent, f->na, l->ts);
+        if (t->seg.phase != TRACE_PH_NONE) *has_phase = 1;
+        if (!multi_step) t->keep = 1;
+        else if (k->corr >= 0) t->keep = l && f->ns && l->ts < last_start;
+        else t->keep = f->ns && k->start < last_start;
+    }
+    free(parent);
+    return 0;
+}
+
+/* The steps of a rank from its files' CPU ProfilerStep spans (a step
+ * number met twice keeps its first span), placed on the device timeline. */
+static int build_steps(struct trace_rank *r, struct tp_file **files, size_t nf, const struct ktmp *k, size_t nk,
+                       int synth, struct dataset *ds, struct pt_error *err) {
+    size_t ns = 0;
+    for (size_t i = 0; i < nf; i++) ns += files[i]->ns;
+    if (synth) ns = 1;
+    r->steps = calloc(ns ? ns : 1, sizeof *r->steps);
+    if (!r->steps) return pt_errorf(err, "out of memory");
+    int n = 0;
+    if (synth) {   /* no ProfilerStep anywhere: the whole trace is step 0 */
+        r->steps[0] = (struct trace_step){.step = 0, .cpu_start_ns = nk ? k[0].seg.start_ns : 0, .cpu_end_ns = 0};
+        n = 1;
+    }
+    for (size_t i = 0; i < nf && !synth; i++)
+        for (size_t j = 0; j < files[i]->ns; j++) {
+            const struct tp_step *s = &files[i]->s[j];
+            if (s->gpu) continue;
+            int dup = 0;
+            for (int q = 0; q < n && !dup; q++) dup = r->steps[q].step == s->n;
+            if (dup) {
+                dataset_warn(ds, "%s: rank %d: ProfilerStep#%d appears twice; the first is kept", r->file, r->rank, s->n);
+                continue;
+            }
+            r->steps[n++] = (struct trace_step){.step = s->n, .cpu_start_ns = s->start, .cpu_end_ns = s->end};
+        }
+    /* sort by CPU start (insertion: few steps) */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && r->steps[j].cpu_start_ns < r->steps[j - 1].cpu_start_ns; j--) {
+            struct trace_step t = r->steps[j];
+            r->steps[j] = r->steps[j - 1];
+            r->steps[j - 1] = t;
+        }
+    r->nsteps = n;
+    /* device start: the first kernel launched in the step (k is sorted by start) */
+    int64_t *first = malloc((size_t)(n ? n : 1) * sizeof *first), *last = malloc((size_t)(n ? n : 1) * sizeof *last);
+    int32_t *num = malloc((size_t)(n ? n : 1) * sizeof *num);
+    if (!first || !last || !num) { free(first); free(last); free(num); return pt_errorf(err, "out of memory"); }
+    for (int i = 0; i < n; i++) { num[i] = r->steps[i].step; first[i] = INT64_MAX; last[i] = INT64_MIN; }
+    qsort(num, (size_t)n, sizeof *num, util_cmp_i32);
+    for (size_t q = 0; q < nk; q++) {
+        int32_t *hit = synth ? num : bsearch(&k[q].step, num, (size_t)n, sizeof *num, util_cmp_i32);
+        if (!hit) continue;
+        size_t i = (size_t)(hit - num);
+        int64_t e = k[q].seg.start_ns + k[q].seg.dur_ns;
+        if (k[q].seg.start_ns < first[i]) first[i] = k[q].seg.start_ns;
+        if (e > last[i]) last[i] = e;
+    }
+    for (int i = 0; i < n; i++) {
+        struct trace_step *st = &r->steps[i];
+        int32_t *hit = bsearch(&st->step, num, (size_t)n, sizeof *num, util_cmp_i32);
+        size_t x = (size_t)(hit - num);
+        int found = first[x] != INT64_MAX;
+        st->start_ns = found ? first[x] : st->cpu_start_ns;
+        st->end_ns = found ? last[x] : st->cpu_end_ns;
+        if (synth && found) st->cpu_start_ns = first[x], st->cpu_end_ns = last[x];
+        if (i > 0 && st->start_ns < r->steps[i - 1].start_ns) st->start_ns = r->steps[i - 1].start_ns;
+    }
+    free(first);
+    free(last);
+    free(num);
+    for (int i = 0; i + 1 < n; i++) r->steps[i].end_ns = r->steps[i + 1].start_ns;
+    for (int i = 0; i < n; i++) {
+        struct trace_step *st = &r->steps[i];
+        if (st->end_ns < st->start_ns) st->end_ns = st->start_ns;
+        size_t lo = 0, hi = r->nsegs;
+        while (lo < hi) { size_t m = (lo + hi) / 2; if (r->segs[m].start_ns < st->start_ns) lo = m + 1; else hi = m; }
+        size_t a = lo;
+        hi = r->nsegs;
+        int64_t end = st->end_ns + (i + 1 == n);   /* the last step keeps a kernel starting at its very end */
+        while (lo < hi) { size_t m = (lo + hi) / 2; if (r->segs[m].start_ns < end) lo = m + 1; else hi = m; }
+        st->first = a;
+        st->nsegs = lo - a;
+        trace_stats_of(r->segs + a, st->nsegs, NULL, &st->stats);
+    }
+    return 0;
+}
+
+static int build_rank(struct trace_rank *r, struct tp_file **files, size_t nf, int multi_step, int synth,
+                      int *has_phase, struct dataset *ds, struct pt_error *err) {
+    struct ktmp *k = NULL;
+    size_t nk = 0, cap = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (link_file(files[i], multi_step, &k, &nk, &cap, has_phase, err)) { free(k); return -1; }
+    if (nk > 1) qsort(k, nk, sizeof *k, cmp_ktmp);
+    r->segs = malloc((nk ? nk : 1) * sizeof *r->segs);
+    uint8_t *keep = malloc(nk ? nk : 1);
+    if (!r->segs || !keep) { free(k); free(keep); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < nk; i++) {
+        r->segs[i] = k[i].seg;
+        keep[i] = k[i].keep;
+        r->nwindow += keep[i];
+    }
+    r->nsegs = nk;
+    int frac = 0;
+    for (size_t i = 0; i < nf; i++) frac |= files[i]->ts_frac;
+    if (frac) {   /* HTA's figures of fractional-us traces: starts rounded up, ends down, to whole us */
+        struct trace_seg *rs = malloc((nk ? nk : 1) * sizeof *rs);
+        if (!rs) { free(k); free(keep); return pt_errorf(err, "out of memory"); }
+        for (size_t i = 0; i < nk; i++) {
+            int64_t s = r->segs[i].start_ns, e = s + r->segs[i].dur_ns;
+            rs[i] = r->segs[i];
+            rs[i].start_ns = s / 1000 * 1000 + (s % 1000 > 0 ? 1000 : 0);
+            int64_t fe = e / 1000 * 1000 - (e % 1000 < 0 ? 1000 : 0);
+            rs[i].dur_ns = fe - rs[i].start_ns;
+        }
+        trace_stats_of(rs, nk, keep, &r->total);
+        free(rs);
+    } else {
+        trace_stats_of(r->segs, nk, keep, &r->total);
+    }
+    free(keep);
+    int rc = build_steps(r, files, nf, k, nk, synth, ds, err);
+    free(k);
+    return rc;
+}
+
+/* ---- the run ---- */
+
+struct tfile {
+    char *path;
+    long rank;
+    int rank_src;   /* 0 distributedInfo, 1 path, 2 file order */
+    struct tp_file f;
+    struct tp_names names;   /* its kernel names while it is parsed */
+};
+
+static int cmp_tfile(const void *a, const void *b) {
+    const struct tfile *x = a, *y = b;
+    if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
+    return strcmp(x->path, y->path);
+}
+
+/* Every time relative to the run's first event (on a whole microsecond, as
+ * the rank totals were rounded on the original clock). */
+static int rebase(struct trace_run *run, const char *path, struct pt_error *err) {
+    int64_t o = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < run->nranks; i++) {
+        const struct trace_rank *r = &run->ranks[i];
+        for (size_t q = 0; q < r->nsegs; q++) {
+            if (r->segs[q].start_ns < o) o = r->segs[q].start_ns;
+            if (r->segs[q].start_ns + r->segs[q].dur_ns > hi) hi = r->segs[q].start_ns + r->segs[q].dur_ns;
+        }
+        for (int s = 0; s < r->nsteps; s++) {
+            const struct trace_step *st = &r->steps[s];
+            int64_t lo = st->cpu_start_ns < st->start_ns ? st->cpu_start_ns : st->start_ns;
+            int64_t h = st->cpu_end_ns > st->end_ns ? st->cpu_end_ns : st->end_ns;
+            if (lo < o) o = lo;
+            if (h > hi) hi = h;
+        }
+    }
+    if (o == INT64_MAX) return 0;
+    o = o / 1000 * 1000 - (o % 1000 < 0 ? 1000 : 0);
+    int64_t span;
+    if (__builtin_sub_overflow(hi, o, &span))
+        return pt_errorf(err, "%s: the trace files' times are more than 292 years apart (mixed clocks?)", path);
+    for (int i = 0; i < run->nranks; i++) {
+        struct trace_rank *r = &run->ranks[i];
+        for (size_t q = 0; q < r->nsegs; q++) r->segs[q].start_ns -= o;
+        for (int s = 0; s < r->nsteps; s++) {
+            r->steps[s].start_ns -= o;
+            r->steps[s].end_ns -= o;
+            r->steps[s].cpu_start_ns -= o;
+            r->steps[s].cpu_end_ns -= o;
+        }
+    }
+    return 0;
+}
+
+static int collect(const char *path, struct flist *fl, struct dataset *ds, struct pt_error *err) {
+    struct stat st;
+    if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
+    if (S_ISREG(st.st_mode)) {
+        if (UTIL_PUSH(fl->v, fl->n, fl->cap) || !(fl->v[fl->n] = strdup(path))) return pt_errorf(err, "out of memory");
+        fl->n++;
+        return 0;
+    }
+    if (walk(path, 0, fl, ds, 0, NULL, err)) return -1;
+    if (!fl->n)
+        return pt_errorf(err, "%s: no profiler trace in this folder (*.json or *.json.gz with traceEvents, "
+                              "*.pt.trace.json, ASCEND_PROFILER_OUTPUT/trace_view.json)", path);
+    qsort(fl->v, fl->n, sizeof *fl->v, util_cmp_str);
+    return 0;
+}
+
+static void warn_file(struct dataset *ds, const struct tfile *t) {
+    if (t->f.nneg) dataset_warn(ds, "%s: %zu events with a negative duration skipped", t->path, t->f.nneg);
+    if (t->f.nbadts) dataset_warn(ds, "%s: %zu device events whose ts or dur is not a number skipped", t->path, t->f.nbadts);
+    if (!t->f.nk) dataset_warn(ds, "%s: no device kernels (a CPU-only trace?)", t->path);
+}
+
+/* Ranks for files that name none: the file order, after the known ones. */
+static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
+    long next = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].rank >= next) next = t[i].rank + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].f.rank >= 0) { t[i].rank = t[i].f.rank; t[i].rank_src = 0; continue; }
+        long r = rank_of_path(t[i].path);
+        if (r >= 0) { t[i].rank = r; t[i].rank_src = 1; continue; }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank >= next) next = t[i].rank + 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (t[i].rank < 0) {
+            t[i].rank = n == 1 ? 0 : next++;
+            t[i].rank_src = 2;
+            if (n > 1)
+                dataset_warn(ds, "%s: no rank (no distributedInfo.rank, no rank<N> in its path): taken as rank %ld from the file order",
+                             t[i].path, t[i].rank);
+        }
+}
+
+struct parse_job {
+    struct tfile *t;
+    size_t n;
+    const struct load_opts *o;
+    pthread_mutex_t mu;       /* done, bytes, the progress callback */
+    size_t done;
+    uint64_t bytes, total;
+};
+
+/* One file, with its own name table (merged afterwards): files parse in parallel. */
+static int parse_one(void *ctx, size_t i, struct pt_error *e) {
+    struct parse_job *j = ctx;
+    struct tfile *t = &j->t[i];
+    if (tp_parse_file(t->path, &t->names, TP_MAX_VALUE, j->o->cancel, &t->f, e)) return -1;
+    pthread_mutex_lock(&j->mu);
+    j->done++;
+    j->bytes += t->f.bytes;
+    if (j->o->progress) j->o->progress(j->o->progress_ctx, j->done, j->n, j->bytes, j->total);
+    pthread_mutex_unlock(&j->mu);
+    return 0;
+}
+
+/* Every file's kernel names into the run's table, the kernels renumbered. */
+static int merge_names(struct tfile *t, size_t n, struct tp_names *names, struct pt_error *err) {
+    names->map.borrow = 1;
+    for (size_t i = 0; i < n; i++) {
+        struct tp_names *local = &t[i].names;
+        uint32_t *to = malloc((local->n ? local->n : 1) * sizeof *to);
+        if (!to) return pt_errorf(err, "out of memory");
+        for (size_t q = 0; q < local->n; q++) {
+            int32_t *slot = util_smap_slot(&names->map, local->v[q], 0);
+            if (!slot) {   /* new: the run's table takes the file's copy */
+                if (UTIL_PUSH(names->v, names->n, names->cap) ||
+                    !(slot = util_smap_slot(&names->map, local->v[q], 1))) {
+                    free(to);
+                    return pt_errorf(err, "out of memory");
+                }
+                names->v[names->n] = local->v[q];
+                local->v[q] = NULL;
+                *slot = (int32_t)names->n++;
+            }
+            to[q] = (uint32_t)*slot;
+        }
+        for (size_t k = 0; k < t[i].f.nk; k++) t[i].f.k[k].name = to[t[i].f.k[k].name];
+        free(to);
+        tp_names_free(local);
+    }
+    return 0;
+}
+
+static int parse_all(struct tfile *t, size_t n, struct tp_names *names, const struct load_opts *o, struct dataset *ds,
+                     struct pt_error *err) {
+    struct parse_job j = {.t = t, .n = n, .o = o};
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(t[i].path, &st) == 0) j.total += (uint64_t)st.st_size;
+        t[i].rank = -1;
+    }
+    pthread_mutex_init(&j.mu, NULL);
+    int rc = util_pool_for(n, parse_one, &j, err);
+    pthread_mutex_destroy(&j.mu);
+    if (rc) return -1;
+    for (size_t i = 0; i < n; i++) {
+        ds->files_read++;
+        ds->bytes_read += t[i].f.bytes;
+        warn_file(ds, &t[i]);
+    }
+    return merge_names(t, n, names, err);
+}
+
+static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct dataset *ds, struct trace_run **out,
+                     struct pt_error *err) {
+    /* HTA filters on its window only when the run has two steps or more */
+    int32_t first_step = INT32_MIN;
+    int multi = 0, any_step = 0;
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++) {
+        nk += t[i].f.nk;
+        for (size_t j = 0; j < t[i].f.ns; j++) {
+            any_step = 1;
+            if (first_step == INT32_MIN) first_step = t[i].f.s[j].n;
+            else if (t[i].f.s[j].n != first_step) multi = 1;
+        }
+    }
+    if (!nk)
+        return pt_errorf(err, "%s: no device kernels in %zu trace file%s (a CPU-only profile?): nothing to break down",
+                         ds->path, n, n == 1 ? "" : "s");
+    if (!any_step) dataset_warn(ds, "%s: no ProfilerStep#N annotation: each rank's whole trace is step 0", ds->path);
+    qsort(t, n, sizeof *t, cmp_tfile);
+    struct trace_run *run = calloc(1, sizeof *run);
+    if (!run) return pt_errorf(err, "out of memory");
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) nr += i == 0 || t[i].rank != t[i - 1].rank;
+    run->ranks = calloc(nr, sizeof *run->ranks);
+    struct tp_file **files = malloc(n * sizeof *files);
+    if (!run->ranks || !files) { free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && t[j].rank == t[i].rank) { files[j - i] = &t[j].f; j++; }
+        struct trace_rank *r = &run->ranks[run->nranks++];
+        r->rank = (int32_t)t[i].rank;
+        if (!(r->file = strdup(t[i].path))) { free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
+        if (j - i > 1 && !strstr(t[i].path, "iteration_"))
+            dataset_warn(ds, "rank %ld: %zu trace files (%s, ...): their events are taken together", t[i].rank, j - i,
+                         t[i].path);
+        if (build_rank(r, files, j - i, multi, !any_step, &run->has_phases, ds, err)) {
+            free(files);
+            trace_run_free(run);
+            return -1;
+        }
+        if (any_step && !r->nsteps) dataset_warn(ds, "%s: rank %d has no ProfilerStep#N: it has no step in the heat map", r->file, r->rank);
+        i = j;
+    }
+    free(files);
+    if (rebase(run, ds->path, err)) {
+        trace_run_free(run);
+        return -1;
+    }
+    run->names = names->v;   /* the run takes the name table */
+    run->nnames = names->n;
+    names->v = NULL;
+    names->n = names->cap = 0;
+    *out = run;
+    return 0;
+}
+
+static int load_trace(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    struct flist fl = {0};
+    struct tp_names names;
+    memset(&names, 0, sizeof names);
+    struct tfile *t = NULL;
+    ds->micro_step = 0;   /* a trace has steps, not micro steps */
+    int rc = collect(path, &fl, ds, err);
+    if (rc == 0 && !(t = calloc(fl.n, sizeof *t))) rc = pt_errorf(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].path = fl.v[i];
+    if (rc == 0) rc = parse_all(t, fl.n, &names, o, ds, err);
+    if (rc == 0) {
+        resolve_ranks(t, fl.n, ds);
+        rc = build_run(t, fl.n, &names, ds, &ds->trace, err);
+    }
+    for (size_t i = 0; t && i < fl.n; i++) {
+        tp_file_free(&t[i].f);
+        tp_names_free(&t[i].names);
+    }
+    free(t);
+    for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
+    free(fl.v);
+    tp_names_free(&names);
+    if (rc == 0) rc = trace_cube_build(ds->trace, &ds->cube, err);
+    return rc;
+}
+
+const struct ds_format_ops ds_format_trace = {
+    .name = "trace",
+    .what = "profiler trace (Kineto *.json[.gz], torch_npu trace_view.json)",
+    .detect = detect_trace,
+    .load = load_trace,
+    .write_trenddb = NULL,
+    .labels = LABELS_MONITOR,   /* "forward.compute": labels forward, compute */
+};

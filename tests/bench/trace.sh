@@ -1,0 +1,60 @@
+#!/bin/sh
+# Profiler traces (issue 15): the parse rate of a generated 1 GB trace (two
+# ranks of 500 MB, plain JSON; tests/gen_trace.py --pad-mb), of the same
+# shape gzip'ed (rate in inflated bytes), and `probetop trace` on the three
+# HTA fixtures beside HolisticTraceAnalysis's parse + breakdown when
+# HTA_SRC=<HTA checkout> is set (it needs pandas and plotly).
+# Run alone (sh tests/bench/trace.sh) or as the end of run.sh.
+set -u
+B=${PT_BUILD:-build}
+S=${PT_SHARED:-../shared}
+BIN=${PT_BIN:-$B/probetop}
+PY=${PYTHON:-python3}
+HERE=$(dirname "$0")
+D=$B/bench-data
+mkdir -p "$D"
+if [ ! -f "$D/trace1g/.done" ]; then
+    echo "bench: generating a 1 GB trace (gen_trace.py --ranks 2 --pad-mb 500) ..."
+    rm -rf "$D/trace1g" && $PY "$HERE/../gen_trace.py" "$D/trace1g" --ranks 2 --steps 4 --pad-mb 500 && touch "$D/trace1g/.done"
+fi
+if [ ! -f "$D/tracegz/.done" ]; then
+    rm -rf "$D/tracegz" && $PY "$HERE/../gen_trace.py" "$D/tracegz" --ranks 2 --steps 4 --pad-mb 100 --gz && touch "$D/tracegz/.done"
+fi
+# best of 3 by wall time, with that run's CPU seconds and peak RSS
+timed() {
+    best=""
+    for i in 1 2 3; do
+        /usr/bin/time -f "%e %U %S %M" -o "$D/trace.time" "$@" > /dev/null 2>&1
+        t=$(tail -1 "$D/trace.time" | cut -d' ' -f1)
+        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then
+            best=$t
+            cpu=$(tail -1 "$D/trace.time" | awk '{print $2 + $3}')
+            rss=$(tail -1 "$D/trace.time" | awk '{printf "%.0f", $4 / 1024}')
+        fi
+    done
+    echo "$best $cpu $rss"
+}
+bytes=$(cat "$D"/trace1g/*.json | wc -c)
+set -- $(timed "$BIN" trace "$D/trace1g" --format csv)
+echo "== profiler traces (issue 15), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "probetop trace, $((bytes / 1000000)) MB plain JSON: $1 s ($(echo "scale=1; $bytes / 1000000 / $1" | bc) MB/s), CPU $2 s ($(echo "scale=1; $bytes / 1000000 / $2" | bc) MB/s per CPU second), peak RSS $3 MB (goal: 200 MB/s on 2 cores)"
+zbytes=$(cat "$D"/tracegz/*.json.gz | wc -c)
+ibytes=$(for f in "$D"/tracegz/*.json.gz; do gzip -dc "$f"; done | wc -c)
+set -- $(timed "$BIN" trace "$D/tracegz" --format csv)
+echo "probetop trace, $((zbytes / 1000000)) MB gzip ($((ibytes / 1000000)) MB inflated): $1 s ($(echo "scale=1; $ibytes / 1000000 / $1" | bc) MB/s inflated), CPU $2 s, peak RSS $3 MB"
+for f in sampled_2rank nccl_2rank rank3_of_8; do
+    dir=$S/fixtures/traces/hta/$f
+    [ -d "$dir" ] || { echo "fixture $dir absent"; continue; }
+    set -- $(timed "$BIN" trace "$dir" --format csv)
+    line="$f: probetop trace $1 s (CPU $2 s, RSS $3 MB)"
+    if [ -n "${HTA_SRC:-}" ]; then
+        set -- $(timed env PYTHONPATH="$HTA_SRC" /usr/bin/python3 -c "
+import logging; logging.disable(logging.WARNING)
+from hta.trace_analysis import TraceAnalysis as T
+a = T(trace_dir='$dir'); a.get_temporal_breakdown(visualize=False); a.get_comm_comp_overlap(visualize=False)")
+        line="$line; HTA parse + breakdown + overlap $1 s (CPU $2 s, RSS $3 MB)"
+    else
+        line="$line; set HTA_SRC to time HTA"
+    fi
+    echo "$line"
+done

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""gen_trace.py: Kineto-shaped profiler traces of a distributed training run,
+for probetop's trace reader tests and benchmarks (probetop-formats(5),
+PROFILER TRACES).
+
+Each rank runs S steps of a Megatron-like schedule: ProfilerStep#N, then per
+micro batch forward_step (compute kernels), send_forward (a pipeline NCCL
+SendRecv), backward_step, send_backward; then start_grad_sync/finish_grad_sync
+(an NCCL AllReduce that ends on every rank at once: ranks that are early wait
+in it), optimizer (compute kernels and a memcpy).  Every kernel is launched by
+a cudaLaunchKernel CPU event carrying its correlation id.  One rank (the
+straggler) computes --slow times slower, so the others wait in the AllReduce.
+
+  gen_trace.py OUT --ranks 4 --steps 3 [--pp 2] [--micro 2] [--straggler R]
+               [--slow 1.6] [--gz] [--rank-source first|last|absent|name]
+               [--time absolute|relative] [--layout flat|traceviz]
+               [--pad-mb N] [--no-steps] [--no-kernels]
+
+--rank-source: distributedInfo before traceEvents (first), after (last), none
+with rank_<R> in the file name (name), or none at all (absent: file order).
+--pad-mb: extra CPU events (aten ops) until each file is about N MB.
+Prints nothing; writes OUT/<files>.
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+
+
+def schedule(a, rank):
+    """CPU events and kernels of one rank: lists of dicts (times in us)."""
+    cpu, gpu = [], []
+    corr = [rank * 10_000_000 + 1]
+    slow = a.slow if rank == a.straggler else 1.0
+    stage = rank % a.pp
+    pid, tid = 1000 + rank, 1000 + rank
+    stream_free = {7: 0.0, 20: 0.0, 21: 0.0}
+    step_len = 4000.0 * a.micro
+    # the all-reduce of each step ends together on every rank: after the
+    # slowest rank is ready (computed from the straggler's factor)
+    work = a.micro * (2 * 6 * 40.0 * a.slow + 60) + 200
+
+    def launch(t, name, stream, dur, cat="kernel"):
+        c = corr[0]
+        corr[0] += 1
+        cpu.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": pid, "tid": tid,
+                    "ts": t, "dur": 3.5, "args": {"External id": c, "correlation": c}})
+        start = max(t + 4.25, stream_free[stream])
+        stream_free[stream] = start + dur
+        gpu.append({"ph": "X", "cat": cat, "name": name, "pid": rank, "tid": stream, "ts": start, "dur": dur,
+                    "args": {"External id": c, "device": rank, "stream": stream, "correlation": c}})
+        return start + dur
+
+    def anno(name, t, dur, cat="user_annotation"):
+        if not a.no_megatron:
+            cpu.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": t, "dur": dur,
+                        "args": {}})
+
+    t0 = 10_000.0
+    for s in range(a.steps):
+        base = t0 + s * step_len
+        stream_free = {k: max(v, base) for k, v in stream_free.items()}
+        if not a.no_steps:
+            cpu.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (s + 1), "pid": pid,
+                        "tid": tid, "ts": base, "dur": step_len - 1.0, "args": {}})
+        t = base + 10.0
+        for m in range(a.micro):
+            for step_name, kernel, send in (("forward_step", "ampere_sgemm_128x64_tn", "send_forward"),
+                                            ("backward_step", "void at::native::vectorized_elementwise_kernel<4>",
+                                             "send_backward")):
+                anno(step_name, t, 6 * 10.0)
+                for k in range(6):
+                    if not a.no_kernels:
+                        launch(t + k * 10.0, kernel, 7, 40.0 * slow)
+                t += 70.0
+                anno(send, t, 10.0)
+                if a.pp > 1 and not a.no_kernels:
+                    launch(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0)
+                t += 20.0
+        t = max(t, stream_free[7]) + 5.0
+        anno("start_grad_sync", t, 10.0)
+        if not a.no_kernels:
+            ready = max(t + 4.25, stream_free[20])
+            ends = base + 10.0 + work + 50.0
+            launch(t, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 20, max(ends - ready, 20.0))
+        t += 20.0
+        anno("finish_grad_sync", t, 5.0)
+        t = max(t, stream_free[20]) + 5.0
+        anno("optimizer", t, 50.0)
+        if not a.no_kernels:
+            launch(t + 1.0, "multi_tensor_apply_kernel<AdamFunctor>", 7, 25.0)
+            launch(t + 10.0, "Memcpy DtoD (Device -> Device)", 7, 5.0, "gpu_memcpy")
+    return cpu, gpu
+
+
+def write_rank(a, rank, path):
+    cpu, gpu = schedule(a, rank)
+    base_ns = 1_700_000_000_000_000_000 if a.time == "relative" else 0
+    events = cpu + gpu
+    # absolute: microseconds since the epoch; relative: from baseTimeNanoseconds
+    for e in events:
+        v = e["ts"] + 1.7e9 * 1e6 + rank * 0.125
+        e["ts"] = float("%.3f" % (v - base_ns / 1000.0)) if a.time == "relative" else float("%.3f" % v)
+    dist = {"backend": "nccl", "rank": rank, "world_size": a.ranks}
+    opener = gzip.open if a.gz else open
+    pad_target = a.pad_mb * 1_000_000
+    with opener(path, "wt") as f:
+        f.write('{"schemaVersion": 1, ')
+        if a.rank_source == "first":
+            f.write('"distributedInfo": %s, ' % json.dumps(dist))
+        f.write('"traceEvents": [\n')
+        first = True
+        written = 0
+        for e in events:
+            line = json.dumps(e)
+            f.write(("" if first else ",\n") + line)
+            written += len(line) + 2
+            first = False
+        pad = 0
+        tmpl = ('{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": %d, "tid": %d, "ts": %.3f, "dur": 1.5, '
+                '"args": {"External id": %d, "Input Dims": [[4096, 4096], [4096, 4096], []], '
+                '"Input type": ["float", "float", "Scalar"]}}')
+        while written < pad_target:
+            chunk = []
+            for _ in range(1000):
+                chunk.append(tmpl % (1000 + rank, 1000 + rank, 1.7e15 + pad * 0.5, pad))
+                pad += 1
+            s = ",\n" + ",\n".join(chunk)
+            f.write(s)
+            written += len(s)
+        f.write('\n]')
+        if a.rank_source == "last":
+            f.write(', "distributedInfo": %s' % json.dumps(dist))
+        if a.time == "relative":
+            f.write(', "baseTimeNanoseconds": %d' % base_ns)
+        f.write(', "displayTimeUnit": "ms"}\n')
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("out")
+    p.add_argument("--ranks", type=int, default=4)
+    p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--pp", type=int, default=2)
+    p.add_argument("--micro", type=int, default=2)
+    p.add_argument("--straggler", type=int, default=1)
+    p.add_argument("--slow", type=float, default=1.6)
+    p.add_argument("--gz", action="store_true")
+    p.add_argument("--rank-source", choices=["first", "last", "absent", "name"], default="first")
+    p.add_argument("--time", choices=["absolute", "relative"], default="absolute")
+    p.add_argument("--layout", choices=["flat", "traceviz"], default="flat")
+    p.add_argument("--pad-mb", type=float, default=0)
+    p.add_argument("--no-steps", action="store_true")
+    p.add_argument("--no-kernels", action="store_true")
+    p.add_argument("--no-megatron", action="store_true")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    ext = ".json.gz" if a.gz else ".json"
+    for r in range(a.ranks):
+        if a.layout == "traceviz":
+            d = os.path.join(a.out, "iteration_1")
+            os.makedirs(d, exist_ok=True)
+            name = os.path.join(d, "rank_%d_iter_1.pt.trace%s" % (r, ext))
+        elif a.rank_source in ("first", "last", "name"):
+            name = os.path.join(a.out, "rank_%d%s" % (r, ext))
+        else:
+            name = os.path.join(a.out, "worker%c%s" % (chr(ord("a") + r % 26), ext))
+        write_rank(a, r, name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,587 @@
+/* lanes: the lane view (probetop(1), LANE VIEW): one step of a profiled
+ * run across ranks, one lane per rank, each lane the step's time coloured
+ * by what the device did (compute, communication, memory, idle), on one
+ * time axis or each rank from its own step start.  A cursor walks a lane's
+ * kernels and idle gaps; the status line names the one under it.
+ *
+ * The time arithmetic (spans, bins, items, zoom, pan) is model/lanes.c;
+ * the coloured cells ui/strip.c.  This pane owns the window on the time
+ * axis, the cursor, the lanes shown (all ranks or one pipeline group of
+ * the layout pane's --parallel) and a cache of the bins of the last frame.
+ * The step and rank follow the app's selected cell both ways, so the heat
+ * map and the lanes show the same step. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cube.h"
+#include "model/lanes.h"
+#include "model/layout.h"
+#include "model/trace.h"
+#include "ui/nav.h"
+#include "ui/strip.h"
+#include "ui/text.h"
+#include "ui/ui.h"
+#include "views/view.h"
+
+enum {
+    LA_UP = 1, LA_DOWN, LA_PGUP, LA_PGDN, LA_HALFUP, LA_HALFDN, LA_TOP, LA_BOTTOM, LA_LEFT, LA_RIGHT, LA_FIRST,
+    LA_LAST, LA_ZOOMIN, LA_ZOOMOUT, LA_RESET, LA_PANL, LA_PANR, LA_STEP_PREV, LA_STEP_NEXT, LA_ALIGN, LA_GROUP,
+    LA_HALF,
+};
+
+static const int lanes_nav[NAV_COUNT] = {
+    [NAV_UP] = LA_UP, [NAV_DOWN] = LA_DOWN, [NAV_PGUP] = LA_PGUP, [NAV_PGDN] = LA_PGDN,
+    [NAV_HALFUP] = LA_HALFUP, [NAV_HALFDN] = LA_HALFDN, [NAV_TOP] = LA_TOP, [NAV_BOTTOM] = LA_BOTTOM,
+};
+
+static const struct keys_row lanes_keys[] = {
+    {UK_UP, NULL, LA_UP, "previous rank (lane)"}, {'k', NULL, LA_UP, NULL},
+    {UK_DOWN, NULL, LA_DOWN, "next rank (lane)"}, {'j', NULL, LA_DOWN, NULL},
+    {UK_PGUP, NULL, LA_PGUP, "lanes: page up"}, {UK_PGDN, NULL, LA_PGDN, "lanes: page down"},
+    {UK_CTRL('u'), NULL, LA_HALFUP, "lanes: half a page up"}, {UK_CTRL('d'), NULL, LA_HALFDN, "lanes: half a page down"},
+    {'g', NULL, LA_TOP, "first lane"}, {UK_HOME, NULL, LA_TOP, NULL},
+    {'G', NULL, LA_BOTTOM, "last lane"}, {UK_END, NULL, LA_BOTTOM, NULL},
+    {UK_LEFT, NULL, LA_LEFT, "previous kernel or idle gap on the lane"}, {'h', NULL, LA_LEFT, NULL},
+    {UK_RIGHT, NULL, LA_RIGHT, "next kernel or idle gap on the lane"}, {'l', NULL, LA_RIGHT, NULL},
+    {'0', NULL, LA_FIRST, "the lane's first kernel"}, {'$', NULL, LA_LAST, "the lane's last kernel or gap"},
+    {'Z', NULL, LA_ZOOMIN, "zoom in on the cursor (time x2)"},
+    {'z', NULL, LA_ZOOMOUT, "zoom out (time /2)"},
+    {'r', NULL, LA_RESET, "the whole step again (zoom reset)"},
+    {',', NULL, LA_PANL, "pan left (a quarter of the window)"},
+    {'.', NULL, LA_PANR, "pan right"},
+    {'(', NULL, LA_STEP_PREV, "previous step"}, {')', NULL, LA_STEP_NEXT, "next step"},
+    {'a', NULL, LA_ALIGN, "time axis: one clock for all ranks / each rank from its own step start"},
+    {'p', NULL, LA_GROUP, "lanes: all ranks, then each pipeline group of the --parallel layout"},
+    {'b', NULL, LA_HALF, "half blocks (two bins per cell) / one marked bin per cell"},
+};
+
+/* The categories as strip classes: colours, and marks for no colour. */
+static const struct strip_class lane_classes[LANE_NKINDS] = {
+    [TRACE_COMPUTE] = {{0x5f, 0xaf, 0x5f}, '#', 0},
+    [TRACE_COMM] = {{0x5f, 0x87, 0xff}, '~', 0},
+    [TRACE_MEMORY] = {{0xd7, 0xaf, 0x00}, 'm', 0},
+    [TRACE_IDLE] = {{0x80, 0x80, 0x80}, '.', 0},
+    [LANE_NONE] = {{0, 0, 0}, ' ', 1},
+};
+
+struct lanes {
+    const struct trace_run *run;   /* the run the state below was made for */
+    int32_t *steps;                /* every rank's step numbers, ascending, distinct */
+    int nsteps, si;                /* the step shown: steps[si] */
+    int *lanes, nlanes;            /* trace rank indexes shown, in order */
+    int group;                     /* -1 all ranks, else the pipeline group shown */
+    enum lanes_align align;
+    int64_t s0, s1;                /* the step's span over the lanes (align's clock) */
+    int64_t w0, w1;                /* the window shown */
+    int cur, top;                  /* cursor lane, first lane shown (indexes into lanes) */
+    struct lane_items items;       /* the cursor lane's items */
+    int items_ok;
+    long item;                     /* the cursor's item, -1 none */
+    int half;                      /* half blocks wanted */
+    /* bins of the last frame: nlanes x nbins */
+    uint8_t *bins;
+    int nbins, bins_ok;
+    /* geometry of the last frame, for the mouse */
+    int gy, gx, barw, nvis;
+};
+
+static struct lanes *priv_of(struct view *v) { return v->priv; }
+static const struct trace_run *run_of(const struct app *a) { return a->ds ? a->ds->trace : NULL; }
+static int32_t step_now(const struct lanes *p) { return p->nsteps ? p->steps[p->si] : -1; }
+
+/* ---- state ---- */
+
+static int cmp_i32(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void drop_items(struct lanes *p) {
+    lanes_items_free(&p->items);
+    p->items_ok = 0;
+    p->item = -1;
+}
+
+/* The distinct step numbers of every rank. */
+static int make_steps(struct lanes *p, const struct trace_run *run) {
+    size_t n = 0;
+    for (int r = 0; r < run->nranks; r++) n += (size_t)run->ranks[r].nsteps;
+    free(p->steps);
+    p->steps = malloc((n ? n : 1) * sizeof *p->steps);
+    p->nsteps = 0;
+    if (!p->steps) return -1;
+    for (int r = 0; r < run->nranks; r++)
+        for (int s = 0; s < run->ranks[r].nsteps; s++) p->steps[p->nsteps++] = run->ranks[r].steps[s].step;
+    qsort(p->steps, (size_t)p->nsteps, sizeof *p->steps, cmp_i32);
+    int k = 0;
+    for (int i = 0; i < p->nsteps; i++)
+        if (k == 0 || p->steps[i] != p->steps[k - 1]) p->steps[k++] = p->steps[i];
+    p->nsteps = k;
+    if (p->si >= p->nsteps) p->si = p->nsteps ? p->nsteps - 1 : 0;
+    return 0;
+}
+
+/* The trace rank index of rank number r, -1 when the run lacks it. */
+static int trace_index(const struct trace_run *run, int32_t r) {
+    for (int i = 0; i < run->nranks; i++)
+        if (run->ranks[i].rank == r) return i;
+    return -1;
+}
+
+/* The lanes: every rank, or the members of pipeline group p->group. */
+static int make_lanes(struct lanes *p, const struct app *a) {
+    const struct trace_run *run = p->run;
+    const struct layout *l = a->layout;
+    free(p->lanes);
+    p->nlanes = 0;
+    p->lanes = malloc(((size_t)run->nranks + 1) * sizeof *p->lanes);
+    if (!p->lanes) return -1;
+    if (p->group >= 0 && l && p->group < layout_ngroups(l, LAYOUT_PP)) {
+        int *m = malloc((size_t)l->pp * sizeof *m);
+        if (!m) return -1;
+        layout_group(l, LAYOUT_PP, p->group, m);
+        for (int i = 0; i < l->pp; i++) {
+            int ti = trace_index(run, m[i]);
+            if (ti >= 0) p->lanes[p->nlanes++] = ti;
+        }
+        free(m);
+    } else {
+        p->group = -1;
+        for (int i = 0; i < run->nranks; i++) p->lanes[p->nlanes++] = i;
+    }
+    if (p->cur >= p->nlanes) p->cur = p->nlanes ? p->nlanes - 1 : 0;
+    return 0;
+}
+
+/* The step's span over the lanes and the window back to all of it. */
+static void reset_window(struct lanes *p) {
+    lanes_span(p->run, p->lanes, p->nlanes, step_now(p), p->align, &p->s0, &p->s1);
+    p->w0 = p->s0;
+    p->w1 = p->s1 > p->s0 ? p->s1 : p->s0 + 1;
+    p->bins_ok = 0;
+}
+
+/* The offset of lane k's times on the window's clock. */
+static int64_t lane_off(const struct lanes *p, int k) {
+    int64_t a, b;
+    if (p->align != LANES_STEP || k < 0 || k >= p->nlanes) return 0;
+    return lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), &a, &b, NULL) ? a : 0;
+}
+
+/* The cursor lane's items, with the cursor on the item at window time t. */
+static void load_items(struct lanes *p, int64_t t, struct app *a) {
+    struct pt_error err;
+    drop_items(p);
+    if (!p->nlanes) return;
+    if (lanes_items(p->run, p->lanes[p->cur], step_now(p), &p->items, &err) != 0) {
+        app_err(a, "%s", err.msg);
+        return;
+    }
+    p->items_ok = 1;
+    p->item = lanes_item_at(&p->items, t + lane_off(p, p->cur));
+}
+
+/* Window time of the cursor (its item's start), or the window's middle. */
+static int64_t cursor_time(const struct lanes *p) {
+    if (p->items_ok && p->item >= 0) return p->items.v[p->item].start_ns - lane_off(p, p->cur);
+    return p->w0 + (p->w1 - p->w0) / 2;
+}
+
+/* Everything for a (new) run, step or lane set, keeping the cursor's time. */
+static void rebuild(struct lanes *p, struct app *a, int keep_time) {
+    int64_t t = keep_time ? cursor_time(p) : 0;
+    if (make_lanes(p, a) != 0) { app_err(a, "out of memory"); return; }
+    reset_window(p);
+    load_items(p, keep_time ? t : p->w0, a);
+}
+
+/* The app's selected step and rank, when the run has them. */
+static void follow_app(struct lanes *p, const struct app *a) {
+    const struct cube *c = a->cube;
+    if (!c) return;
+    if (a->sel_step >= 0 && a->sel_step < c->nsteps)
+        for (int i = 0; i < p->nsteps; i++)
+            if (p->steps[i] == c->steps[a->sel_step].origin) p->si = i;
+    if (a->sel_rank >= 0 && a->sel_rank < c->nranks)
+        for (int k = 0; k < p->nlanes; k++)
+            if (p->run->ranks[p->lanes[k]].rank == c->ranks[a->sel_rank]) p->cur = k;
+}
+
+/* Makes the state for the app's run when it changed (or first). */
+static void sync_run(struct lanes *p, struct app *a) {
+    const struct trace_run *run = run_of(a);
+    if (run == p->run) return;
+    p->run = run;
+    drop_items(p);
+    p->bins_ok = 0;
+    if (!run) return;
+    if (make_steps(p, run) != 0 || make_lanes(p, a) != 0) { app_err(a, "out of memory"); p->run = NULL; return; }
+    follow_app(p, a);
+    rebuild(p, a, 0);
+}
+
+/* Tells the app the cursor's step and rank, so the heat map follows. */
+static void tell_app(struct lanes *p, struct app *a) {
+    const struct cube *c = a->cube;
+    if (!c || !p->nlanes) return;
+    int si = -1, ri = cube_rank_find(c, p->run->ranks[p->lanes[p->cur]].rank);
+    for (int i = 0; i < c->nsteps; i++)
+        if (c->steps[i].origin == step_now(p) && (si < 0 || c->steps[i].micro <= 0)) si = i;
+    if ((si >= 0 && si != a->sel_step) || (ri >= 0 && ri != a->sel_rank)) app_select(a, si, ri, NAMES_NONE);
+}
+
+/* ---- text ---- */
+
+/* A duration in the unit that suits its size: "152.345 ms", "12.3 us", "850 ns". */
+static char *fmt_ns(int64_t ns, char *buf, size_t n) {
+    double v = (double)ns, m = v < 0 ? -v : v;
+    if (m >= 1e9) snprintf(buf, n, "%.3f s", v / 1e9);
+    else if (m >= 1e6) snprintf(buf, n, "%.3f ms", v / 1e6);
+    else if (m >= 1e3) snprintf(buf, n, "%.3f us", v / 1e3);
+    else snprintf(buf, n, "%lld ns", (long long)ns);
+    return buf;
+}
+
+static const char *cat_word(int cat) { return cat == TRACE_IDLE ? "idle" : trace_cat_name(cat); }
+
+/* The lane's rank, with its layout label: "5 (p0t1d0)". */
+static char *lane_label(const struct lanes *p, const struct app *a, int k, char *buf, size_t n) {
+    int32_t r = p->run->ranks[p->lanes[k]].rank;
+    int ci = a->cube ? cube_rank_find(a->cube, r) : -1;
+    if (ci >= 0) app_rank_both(a, ci, buf, n);
+    else snprintf(buf, n, "%d", (int)r);
+    return buf;
+}
+
+/* ---- drawing ---- */
+
+/* Recomputes the bins of every lane for nbins bins, unless cached. */
+static void make_bins(struct lanes *p, struct app *a, int nbins) {
+    if (p->bins_ok && p->nbins == nbins) return;
+    uint8_t *b = realloc(p->bins, (size_t)(p->nlanes ? p->nlanes : 1) * (size_t)nbins);
+    if (!b) { app_err(a, "out of memory"); return; }
+    p->bins = b;
+    p->nbins = nbins;
+    struct pt_error err;
+    for (int k = 0; k < p->nlanes; k++)
+        if (lanes_bin(p->run, p->lanes[k], step_now(p), p->align, p->w0, p->w1, nbins, b + (size_t)k * nbins,
+                      &err) != 0) {
+            app_err(a, "%s", err.msg);
+            return;
+        }
+    p->bins_ok = 1;
+}
+
+static void title_row(struct view *v, struct app *a, struct lanes *p, int width) {
+    char buf[512], grp[64];
+    if (p->group >= 0) snprintf(grp, sizeof grp, "pipeline group %d", p->group);
+    else snprintf(grp, sizeof grp, "all ranks");
+    snprintf(buf, sizeof buf, "Lanes  step %d (%d/%d)  %d lane%s: %s  %s", (int)step_now(p), p->si + 1, p->nsteps,
+             p->nlanes, p->nlanes == 1 ? "" : "s", grp,
+             p->align == LANES_STEP ? "each rank from its step start" : "one clock");
+    ui_role(v->win, a->ui, v->focused ? UI_TITLE_FOCUS : UI_TITLE);
+    ui_fill(v->win, 0, 0, width);
+    ui_put(v->win, 0, 0, width, buf);
+}
+
+/* The time axis: the window's start, middle and end, from the span start. */
+static void axis_row(struct view *v, struct app *a, const struct lanes *p, int y, int x, int barw) {
+    char l[48], m[48], r[48];
+    fmt_ns(p->w0 - p->s0, l, sizeof l);
+    fmt_ns(p->w0 + (p->w1 - p->w0) / 2 - p->s0, m, sizeof m);
+    fmt_ns(p->w1 - p->s0, r, sizeof r);
+    ui_role(v->win, a->ui, UI_AXIS);
+    ui_put(v->win, y, x, barw, l);
+    int mw = text_width(m), rw = text_width(r), lw = text_width(l);
+    if (barw >= lw + mw + rw + 4) ui_put(v->win, y, x + (barw - mw) / 2, mw, m);
+    if (barw >= lw + rw + 2) ui_put(v->win, y, x + barw - rw, rw, r);
+}
+
+static void legend_row(struct view *v, struct app *a, int y, int width) {
+    struct ui *u = a->ui;
+    int x = 0;
+    for (int k = 0; k < TRACE_NCATS && x < width; k++) {
+        uint8_t bin[2] = {(uint8_t)k, (uint8_t)k};
+        strip_draw(v->win, u, y, x, 1, bin, 0, lane_classes, LANE_NKINDS, -1, -1);
+        x += 2;
+        ui_role(v->win, u, UI_HINT);
+        x += ui_put(v->win, y, x, width - x, cat_word(k)) + 2;
+    }
+    if (x + 20 < width) {
+        ui_role(v->win, u, UI_DIM);
+        ui_put(v->win, y, x, width - x, "h/l kernel  Z/z zoom  ,/. pan  ( ) step  a clock  p group");
+    }
+}
+
+/* One lane: label, bar, the rank's step length. */
+static void lane_row(struct view *v, struct app *a, struct lanes *p, int k, int y, int labw, int barw, int half) {
+    char lab[96], d[48];
+    WINDOW *w = v->win;
+    ui_role(w, a->ui, k == p->cur ? UI_AXIS_SEL : UI_AXIS);
+    char fit[128];
+    text_fit(lane_label(p, a, k, lab, sizeof lab), labw, TEXT_CUT_RIGHT, a->ui->utf8, fit, sizeof fit);
+    ui_fill(w, y, 0, labw);
+    ui_put(w, y, 0, labw, fit);
+    int hi0 = -1, hi1 = -1;
+    if (k == p->cur && p->items_ok && p->item >= 0) {
+        const struct lane_item *it = &p->items.v[p->item];
+        int64_t off = lane_off(p, k);
+        hi0 = lanes_col(it->start_ns - off, p->w0, p->w1, barw);
+        hi1 = lanes_col(it->start_ns + it->dur_ns - off - (it->dur_ns > 0), p->w0, p->w1, barw) + 1;
+        if (hi0 < 0) hi0 = 0;
+    }
+    if (p->bins_ok) strip_draw(w, a->ui, y, labw + 1, barw, p->bins + (size_t)k * p->nbins, half, lane_classes,
+                               LANE_NKINDS, hi0, hi1);
+    int64_t s0, s1;
+    if (lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), &s0, &s1, NULL)) fmt_ns(s1 - s0, d, sizeof d);
+    else snprintf(d, sizeof d, "-");
+    ui_role(w, a->ui, UI_AXIS);
+    ui_put(w, y, labw + 1 + barw + 1, v->w - (labw + barw + 2), d);
+}
+
+static void lanes_draw(struct view *v, struct app *a) {
+    struct lanes *p = priv_of(v);
+    WINDOW *w = v->win;
+    int h = v->h, width = v->w;
+    werase(w);
+    sync_run(p, a);
+    if (!p->run || !p->nsteps) {
+        ui_role(w, a->ui, v->focused ? UI_TITLE_FOCUS : UI_TITLE);
+        ui_fill(w, 0, 0, width);
+        ui_put(w, 0, 0, width, "Lanes");
+        ui_role(w, a->ui, UI_HINT);
+        if (h > 1)
+            ui_put(w, 1, 0, width, !a->ds ? "No data loaded."
+                   : !p->run ? "No timeline in this data: the lane view needs profiler traces (per-step totals and "
+                               "monitor data have no kernels)."
+                             : "No ProfilerStep in these traces: no step to lay out.");
+        return;
+    }
+    title_row(v, a, p, width);
+    if (h < 3) return;
+    int labw = 4;
+    for (int k = 0; k < p->nlanes; k++) {
+        char lab[96];
+        int lw = text_width(lane_label(p, a, k, lab, sizeof lab));
+        if (lw > labw) labw = lw;
+    }
+    if (labw > width / 4) labw = width / 4;
+    int durw = 11, barw = width - labw - 1 - durw - 1;
+    if (barw < 8) { durw = 0; barw = width - labw - 1; }
+    if (barw < 1) return;
+    int half = p->half && strip_half_ok(a->ui);
+    make_bins(p, a, half ? 2 * barw : barw);
+    axis_row(v, a, p, 1, labw + 1, barw);
+    int rows = h - 3;   /* title, axis, legend */
+    if (rows < 1) rows = h - 2;
+    if (p->cur < p->top) p->top = p->cur;
+    if (p->cur >= p->top + rows) p->top = p->cur - rows + 1;
+    if (p->top > p->nlanes - rows) p->top = p->nlanes - rows > 0 ? p->nlanes - rows : 0;
+    for (int i = 0; i < rows && p->top + i < p->nlanes; i++) lane_row(v, a, p, p->top + i, 2 + i, labw, barw, half);
+    p->gy = 2;
+    p->gx = labw + 1;
+    p->barw = barw;
+    p->nvis = rows;
+    if (h >= 4) legend_row(v, a, h - 1, width);
+}
+
+/* ---- keys ---- */
+
+/* Puts the cursor on item i of its lane, panning so it shows. */
+static void goto_item(struct lanes *p, long i) {
+    if (!p->items_ok || !p->items.n) return;
+    if (i < 0) i = 0;
+    if (i >= (long)p->items.n) i = (long)p->items.n - 1;
+    p->item = i;
+    const struct lane_item *it = &p->items.v[i];
+    int64_t t = it->start_ns - lane_off(p, p->cur), width = p->w1 - p->w0;
+    if (t < p->w0 || t >= p->w1) {
+        lanes_pan(&p->w0, &p->w1, t - (p->w0 + width / 2), p->s0, p->s1 > p->s0 ? p->s1 : p->s0 + 1);
+        p->bins_ok = 0;
+    }
+}
+
+static void move_lane(struct lanes *p, struct app *a, long to) {
+    if (to < 0) to = 0;
+    if (to >= p->nlanes) to = p->nlanes - 1;
+    if (to == p->cur) return;
+    int64_t t = cursor_time(p);
+    p->cur = (int)to;
+    load_items(p, t, a);
+    tell_app(p, a);
+}
+
+static void move_step(struct lanes *p, struct app *a, int dir) {
+    int si = p->si + dir;
+    if (si < 0 || si >= p->nsteps) { app_msg(a, dir < 0 ? "first step" : "last step"); return; }
+    p->si = si;
+    rebuild(p, a, 0);
+    tell_app(p, a);
+}
+
+static void zoom(struct lanes *p, double f) {
+    int64_t hi = p->s1 > p->s0 ? p->s1 : p->s0 + 1;
+    int64_t c = cursor_time(p);
+    if (c < p->w0 || c > p->w1) c = p->w0 + (p->w1 - p->w0) / 2;
+    lanes_zoom(&p->w0, &p->w1, c, f, p->s0, hi, 100);
+    p->bins_ok = 0;
+}
+
+static int lane_action(struct view *v, struct app *a, struct lanes *p, int action) {
+    int64_t hi = p->s1 > p->s0 ? p->s1 : p->s0 + 1, q = (p->w1 - p->w0) / 4 ? (p->w1 - p->w0) / 4 : 1;
+    switch (action) {
+    case LA_LEFT: goto_item(p, p->item - 1); return 1;
+    case LA_RIGHT: goto_item(p, p->item + 1); return 1;
+    case LA_FIRST: goto_item(p, 0); return 1;
+    case LA_LAST: goto_item(p, (long)p->items.n - 1); return 1;
+    case LA_ZOOMIN: zoom(p, 0.5); return 1;
+    case LA_ZOOMOUT: zoom(p, 2); return 1;
+    case LA_RESET: reset_window(p); return 1;
+    case LA_PANL: lanes_pan(&p->w0, &p->w1, -q, p->s0, hi); p->bins_ok = 0; return 1;
+    case LA_PANR: lanes_pan(&p->w0, &p->w1, q, p->s0, hi); p->bins_ok = 0; return 1;
+    case LA_STEP_PREV: move_step(p, a, -1); return 1;
+    case LA_STEP_NEXT: move_step(p, a, 1); return 1;
+    case LA_ALIGN:
+        p->align = p->align == LANES_STEP ? LANES_GLOBAL : LANES_STEP;
+        rebuild(p, a, 0);   /* the title says which */
+        return 1;
+    case LA_GROUP: {
+        const struct layout *l = a->layout;
+        if (!l) { app_msg(a, "no pipeline groups: set a layout with --parallel or :parallel"); return 1; }
+        p->group = p->group + 1 >= layout_ngroups(l, LAYOUT_PP) ? -1 : p->group + 1;
+        p->cur = p->top = 0;
+        rebuild(p, a, 0);
+        if (p->group < 0) app_msg(a, "lanes: all %d ranks", p->nlanes);
+        else app_msg(a, "lanes: pipeline group %d (%d ranks in the traces)", p->group, p->nlanes);
+        return 1;
+    }
+    case LA_HALF:
+        if (!strip_half_ok(a->ui)) { app_msg(a, "half blocks need colour and UTF-8"); return 1; }
+        p->half = !p->half;
+        p->bins_ok = 0;
+        return 1;
+    }
+    (void)v;
+    return 0;
+}
+
+static int lanes_key(struct view *v, struct app *a, int action, int key) {
+    struct lanes *p = priv_of(v);
+    (void)key;
+    sync_run(p, a);
+    if (!p->run || !p->nsteps) return 0;
+    int mv = nav_move_of(lanes_nav, action);
+    if (mv != NAV_NONE) {
+        move_lane(p, a, nav_target(mv, p->cur, p->nlanes, p->nvis > 0 ? p->nvis : 1));
+        return 1;
+    }
+    return lane_action(v, a, p, action);
+}
+
+static int lanes_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+    struct lanes *p = priv_of(v);
+    if (!p->run || !p->nlanes) return 0;
+    if (m->wheel) {
+        move_lane(p, a, p->cur + 3 * m->wheel);
+        return 1;
+    }
+    int k = p->top + m->y - p->gy;
+    if (m->button != 1 || m->y < p->gy || k >= p->nlanes || k >= p->top + p->nvis) return 0;
+    move_lane(p, a, k);
+    if (m->x >= p->gx && m->x < p->gx + p->barw && p->items_ok) {
+        int64_t t = p->w0 + (int64_t)((double)(m->x - p->gx) / p->barw * (double)(p->w1 - p->w0));
+        p->item = lanes_item_at(&p->items, t + lane_off(p, p->cur));
+    }
+    return 1;
+}
+
+/* ---- status, notify, life ---- */
+
+/* Line 1: the lane, the step and the item under the cursor (category,
+ * phase, start from the step's start, duration); line 2: the kernel's name
+ * and stream, then the window shown. */
+static void lanes_status(struct view *v, struct app *a, char *buf, size_t size) {
+    struct lanes *p = priv_of(v);
+    if (!p->run || !p->nlanes || !p->nsteps) { snprintf(buf, size, "no timeline"); return; }
+    char lab[96], st[48], du[48], w0[48], w1[48], name[200] = "";
+    lane_label(p, a, p->cur, lab, sizeof lab);
+    size_t n = (size_t)snprintf(buf, size, "rank %s  step %d", lab, (int)step_now(p));
+    if (p->items_ok && p->item >= 0 && n < size) {
+        const struct lane_item *it = &p->items.v[p->item];
+        int64_t base = p->align == LANES_STEP ? p->items.span0 : p->s0;
+        n += (size_t)snprintf(buf + n, size - n, "  %s%s%s%s  start +%s  dur %s", cat_word(it->cat),
+                              it->phase != TRACE_PH_NONE ? " (" : "",
+                              it->phase != TRACE_PH_NONE ? trace_phase_name(it->phase) : "",
+                              it->phase != TRACE_PH_NONE ? ")" : "", fmt_ns(it->start_ns - base, st, sizeof st),
+                              fmt_ns(it->dur_ns, du, sizeof du));
+        if (it->name != LANE_IDLE_NAME && it->name < p->run->nnames) {
+            char esc[160];
+            pt_escape(p->run->names[it->name], strlen(p->run->names[it->name]), esc, sizeof esc);
+            snprintf(name, sizeof name, "%s  stream %u   ", esc, it->stream);
+        }
+    } else if (n < size) {
+        n += (size_t)snprintf(buf + n, size - n, "  (not in this step)");
+    }
+    if (n < size)
+        snprintf(buf + n, size - n, "\n%swindow +%s .. +%s of %s  %s", name, fmt_ns(p->w0 - p->s0, w0, sizeof w0),
+                 fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st),
+                 p->align == LANES_STEP ? "from each rank's step start" : "one clock");
+}
+
+static void lanes_notify(struct view *v, struct app *a, unsigned what) {
+    struct lanes *p = priv_of(v);
+    if (what & APP_CH_DATA) {
+        p->run = NULL;
+        sync_run(p, a);
+        return;
+    }
+    if (!p->run) return;
+    if (what & APP_CH_LAYOUT) {
+        if (!a->layout) p->group = -1;
+        rebuild(p, a, 1);
+    }
+    if (what & APP_CH_CURSOR) {
+        int si = p->si, cur = p->cur;
+        follow_app(p, a);
+        if (si != p->si) rebuild(p, a, 0);
+        else if (cur != p->cur) load_items(p, cursor_time(p), a);
+    }
+}
+
+static int lanes_init(struct view *v, struct app *a, struct pt_error *err) {
+    struct lanes *p = calloc(1, sizeof *p);
+    if (!p) return pt_errorf(err, "out of memory");
+    p->group = -1;
+    p->item = -1;
+    p->half = 1;
+    v->priv = p;
+    sync_run(p, a);
+    return 0;
+}
+
+static void lanes_free(struct view *v) {
+    struct lanes *p = priv_of(v);
+    if (!p) return;
+    lanes_items_free(&p->items);
+    free(p->steps);
+    free(p->lanes);
+    free(p->bins);
+    free(p);
+    v->priv = NULL;
+}
+
+const struct view_ops view_lanes = {
+    .name = "lanes",
+    .title = "Lanes",
+    .init = lanes_init,
+    .free = lanes_free,
+    .draw = lanes_draw,
+    .key = lanes_key,
+    .mouse = lanes_mouse,
+    .notify = lanes_notify,
+    .status = lanes_status,
+    .hints = "h/l kernel  j/k rank  Z/z zoom  ,/. pan  ( ) step  a clock  p group",
+    .keys = lanes_keys,
+    .nkeys = sizeof lanes_keys / sizeof lanes_keys[0],
+};
