@@ -1,0 +1,209 @@
+/* A .trend.db opened lazily (probetop(1), --mem) answers every slice,
+ * series, cell and non-finite count as the fully loaded cube does, cell by
+ * cell: by slices only (a tiny budget) and after the background fill (a
+ * large one); on msProbe's fixture databases and on generated ones, with
+ * and without data2db's probetop_rank_summary. */
+#include <string.h>
+#include <time.h>
+
+#include "model/cube_lazy.h"
+#include "model/overflow.h"
+#include "pt_test.h"
+#include "src/io/dataset.h"
+#include "src/io/write_trenddb.h"
+
+static struct dataset *load(const char *path, int lazy, uint64_t budget) {
+    struct load_opts lo;
+    struct dataset *ds = NULL;
+    struct pt_error err;
+    load_opts_init(&lo);
+    lo.lazy = lazy;
+    lo.mem_budget = budget;
+    if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
+    return ds;
+}
+
+static int same_bits(float a, float b) { return !memcmp(&a, &b, sizeof a); }
+
+/* Every slice of every metric, statistic and dimension, cell by cell. */
+static void same_slices(const struct cube *f, const struct cube *l) {
+    int bad = 0;
+    for (int m = 0; m < f->nmetrics; m++)
+        for (int st = 0; st < f->metrics[m].nstats; st++)
+            for (int d = DIM_STEP; d <= DIM_TARGET; d++) {
+                int n = d == DIM_STEP ? f->nsteps : d == DIM_RANK ? f->nranks : (int)f->metrics[m].ntargets;
+                for (int v = 0; v < n; v++) {
+                    struct cube_slice a, b;
+                    int ra = cube_slice(f, m, st, (enum cube_dim)d, v, &a), rb = cube_slice(l, m, st, (enum cube_dim)d, v, &b);
+                    if (ra != rb || a.nx != b.nx || a.ny != b.ny) { bad++; continue; }
+                    for (int y = 0; y < a.ny; y++)
+                        for (int x = 0; x < a.nx; x++)
+                            if (!same_bits(cube_slice_at(&a, x, y), cube_slice_at(&b, x, y)) && bad++ < 5)
+                                fprintf(stderr, "metric %d stat %d dim %d value %d cell (%d, %d): %g vs %g\n", m, st, d, v,
+                                        x, y, cube_slice_at(&a, x, y), cube_slice_at(&b, x, y));
+                    /* a series through the slice's last cell, and that cell alone */
+                    struct cube_series sa, sb;
+                    int x = a.nx - 1, y = a.ny - 1;
+                    if (x < 0 || y < 0) continue;
+                    ra = cube_series(f, m, st, (enum cube_dim)d, v, x, y, &sa);
+                    rb = cube_series(l, m, st, (enum cube_dim)d, v, x, y, &sb);
+                    if (ra != rb || (ra == 0 && sa.n != sb.n)) { bad++; continue; }
+                    for (int i = 0; ra == 0 && i < sa.n; i++)
+                        if (!same_bits(sa.base[i * sa.stride], sb.base[i * sb.stride])) bad++;
+                }
+            }
+    CHECK_INT(bad, 0);
+}
+
+static void same_cells_and_counts(const struct cube *f, const struct cube *l) {
+    int bad = 0;
+    for (int m = 0; m < f->nmetrics; m++) {
+        CHECK_INT(cube_count_nonfinite(l, m, -1, -1), cube_count_nonfinite(f, m, -1, -1));
+        CHECK_INT(cube_count_nonfinite(l, m, f->nsteps - 1, -1), cube_count_nonfinite(f, m, f->nsteps - 1, -1));
+        CHECK_INT(cube_count_nonfinite(l, m, -1, f->nranks - 1), cube_count_nonfinite(f, m, -1, f->nranks - 1));
+        CHECK_INT(cube_count_present(l, m), cube_count_present(f, m));
+        const struct cube_metric *cm = &f->metrics[m];
+        /* cells by cube_get, strided so that most miss the cache */
+        for (uint32_t lt = 0; lt < cm->ntargets; lt += 7)
+            for (int s = 0; s < f->nsteps; s += 3)
+                for (int r = 0; r < f->nranks; r += 5)
+                    for (int st = 0; st < cm->nstats; st++)
+                        bad += !same_bits(cube_get(f, m, st, lt, s, r), cube_get(l, m, st, lt, s, r));
+    }
+    CHECK_INT(bad, 0);
+    struct ovf_list a = {0}, b = {0};
+    struct pt_error err;
+    CHECK_INT(ovf_scan_cube(f, &a, &err), 0);
+    CHECK_INT(ovf_scan_cube(l, &b, &err), 0);
+    CHECK_INT(b.n, a.n);
+    for (size_t i = 0; i < a.n && i < b.n; i++) {
+        CHECK_INT(b.v[i].step, a.v[i].step);
+        CHECK_INT(b.v[i].rank, a.v[i].rank);
+        CHECK_STR(b.v[i].what, a.v[i].what);
+    }
+    ovf_list_free(&a);
+    ovf_list_free(&b);
+}
+
+static void same_axes(const struct cube *f, const struct cube *l) {
+    CHECK_INT(l->nsteps, f->nsteps);
+    CHECK_INT(l->nranks, f->nranks);
+    CHECK_INT(l->nmetrics, f->nmetrics);
+    if (l->nsteps != f->nsteps || l->nranks != f->nranks || l->nmetrics != f->nmetrics) return;
+    for (int s = 0; s < f->nsteps; s++) CHECK_INT(l->steps[s].value, f->steps[s].value);
+    for (int r = 0; r < f->nranks; r++) CHECK_INT(l->ranks[r], f->ranks[r]);
+    for (int m = 0; m < f->nmetrics; m++) {
+        CHECK_STR(l->metrics[m].name, f->metrics[m].name);
+        CHECK_INT(l->metrics[m].nstats, f->metrics[m].nstats);
+        CHECK_INT(l->metrics[m].ntargets, f->metrics[m].ntargets);
+        if (l->metrics[m].ntargets != f->metrics[m].ntargets) continue;
+        for (uint32_t t = 0; t < f->metrics[m].ntargets; t++)
+            CHECK_STR(names_str(l->names, l->metrics[m].targets[t]), names_str(f->names, f->metrics[m].targets[t]));
+    }
+}
+
+static void wait_filled(struct cube *c) {
+    for (int i = 0; i < 30000 && cube_is_lazy(c); i++) {
+        char msg[300];
+        if (cube_lazy_poll(c, msg, sizeof msg) && msg[0]) fprintf(stderr, "%s\n", msg);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* path lazily with a tiny budget (slices only) and a large one (filled in
+ * the background), against the full load. */
+static void check_db(const char *path) {
+    struct dataset *full = load(path, 0, 0), *tiny = load(path, 1, 1), *big = load(path, 1, (uint64_t)1 << 32);
+    CHECK(full && tiny && big);
+    if (full && tiny && big) {
+        int over = cube_dense_bytes(tiny->cube) > 1;   /* an empty cube fits any budget */
+        CHECK(cube_is_lazy(tiny->cube) || !over);
+        CHECK_INT(tiny->labels, full->labels);
+        same_axes(full->cube, tiny->cube);
+        if (!pt_fail) {
+            same_slices(full->cube, tiny->cube);
+            same_cells_and_counts(full->cube, tiny->cube);
+            if (over) {
+                CHECK(cube_is_lazy(tiny->cube));   /* never filled: over the budget */
+                struct pt_error err;
+                CHECK(cube_materialize(tiny->cube, &err) != 0);
+                CHECK_CONTAINS(err.msg, "--mem");
+            }
+        }
+        wait_filled(big->cube);
+        CHECK(!cube_is_lazy(big->cube));
+        same_axes(full->cube, big->cube);
+        if (!pt_fail) {
+            same_slices(full->cube, big->cube);
+            same_cells_and_counts(full->cube, big->cube);
+        }
+    }
+    dataset_free(full);
+    dataset_free(tiny);
+    dataset_free(big);
+}
+
+static void fixture_dbs(void) {
+    static const char *const dbs[] = {
+        "derived/gpu_dump.micro_step_true/dump_data.trend.db",
+        "derived/gpu_dump.micro_step_false/dump_data.trend.db",
+        "derived/input_format_correct.micro_step_true/dump_data.trend.db",
+        "derived/synthetic_monitor.micro_step_true/monitor_data.trend.db",
+        "derived/synthetic_monitor.micro_step_false/monitor_data.trend.db",
+    };
+    const char *o = pt_outputs("gpu_dump.dump_data.trend.db");
+    if (!o) SKIP("fixtures absent");
+    fprintf(stderr, "%s\n", o);
+    check_db(o);
+    for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
+        const char *p = pt_fixture(dbs[i]);
+        if (!p) continue;
+        fprintf(stderr, "%s\n", p);
+        check_db(p);
+    }
+}
+
+/* gen_dump.py --monitor with ranks ranks, written by data2db (with the
+ * rank summary table from 9 ranks on) into dir/db. */
+static int gen_monitor_db(const char *name, int ranks, char *db, size_t n) {
+    const char *t = pt_tmpdir(name), *py = getenv("PT_PYTHON");
+    char cmd[4096], in[1200], out[1200];
+    if (!t || !pt_shared()) return -1;
+    snprintf(in, sizeof in, "%s/mon", t);
+    snprintf(out, sizeof out, "%s/db", t);
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s' --monitor --steps 4 --ranks %d --layers 2 --hidden 32 --heads 2 "
+             "--ffn 64 --seq 8 --vocab 50 --nan 2:1:mlp --quiet >/dev/null 2>&1 && mkdir -p '%s'",
+             py && *py ? py : "python3", pt_shared(), in, ranks, out);
+    if (system(cmd) != 0) return -1;
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct dataset *ds = calloc(1, sizeof *ds);
+    struct tdb_result res;
+    struct pt_error err;
+    int rc = ds ? trenddb_write_monitor(in, out, &lo, ds, &res, &err) : -1;
+    if (rc != 0) fprintf(stderr, "data2db: %s\n", ds ? err.msg : "out of memory");
+    dataset_free(ds);
+    snprintf(db, n, "%s/monitor_data.trend.db", out);
+    return rc;
+}
+
+static void generated_db(void) {
+    char db[1300];
+    if (gen_monitor_db("lazy_gen4", 4, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    check_db(db);
+}
+
+static void generated_db_summary(void) {
+    char db[1300];
+    if (gen_monitor_db("lazy_gen12", 12, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    check_db(db);
+}
+
+int main(void) {
+    RUN(fixture_dbs);
+    RUN(generated_db);
+    RUN(generated_db_summary);
+    PT_DONE();
+}
