@@ -182,6 +182,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
 static int compute_margins(struct heat *h, const struct app *a) {
     const struct cube *c = a->cube;
     const struct cube_metric *m = &c->metrics[a->metric];
+    if (!m->vals) return -1;   /* lazy (model/cube_lazy.h): each slice is scanned when shown */
     int n = a->dim == DIM_STEP ? c->nsteps : a->dim == DIM_RANK ? c->nranks : (int)m->ntargets;
     if (n > h->mn_count) {
         float *x = realloc(h->mmin, (size_t)n * sizeof *x);

@@ -1,0 +1,61 @@
+/* test_vt_lazy: a big-ish .trend.db (64 ranks x 12 steps x 200 targets x 4
+ * metrics, generated here) opened lazily (probetop(1), --mem): the heat map
+ * comes up, keys move the cursor and change the step and statistic, and the
+ * planted +Inf shows in the status line; with --mem 0 (slices only) and
+ * with the default budget (filled in the background).  No timing asserts. */
+#include "pt_test.h"
+#include "pt_trenddb_gen.h"
+#include "screen/vt.h"
+#include "screen/vt_check.h"
+
+#define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
+
+static const char *db_path(void) {
+    static char path[1200];
+    if (path[0]) return path;
+    const char *t = pt_tmpdir("lazy_db");
+    if (!t) return NULL;
+    snprintf(path, sizeof path, "%s/monitor_data.trend.db", t);
+    if (pt_gen_trenddb(path, 64, 12, 200) != 0) { path[0] = 0; return NULL; }
+    return path;
+}
+
+static bool status_has(struct vt *vt, const char *text) {
+    return strstr(vt_row_text(vt, vt->rows - 2), text) != NULL;
+}
+
+static void browse(const char *mem) {
+    const char *db = db_path();
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!db) SKIP("could not generate the database");
+    const char *args[] = {"--mem", mem, db, NULL};
+    struct vt vt;
+    if (vt_spawn_app(&vt, 120, 40, args, NULL) < 0) SKIP("spawn failed");
+    VT_WAIT(&vt, strstr(vt_screen_text(&vt), "Heat map") != NULL);
+    VT_WAIT(&vt, status_has(&vt, "step 0  rank 0  actv/nans"));
+    vt_send(&vt, "l");
+    VT_WAIT(&vt, status_has(&vt, "step 0  rank 1  actv/nans"));
+    vt_send(&vt, "]]");
+    VT_WAIT(&vt, status_has(&vt, "step 2  rank 1  actv/nans"));
+    vt_send(&vt, "ss");
+    VT_WAIT(&vt, status_has(&vt, "actv/norm"));
+    vt_send(&vt, "jj");   /* down to the third target: the planted +Inf */
+    VT_WAIT(&vt, status_has(&vt, "= +Inf"));
+    CHECKV(&vt, strstr(vt_screen_text(&vt), "core_attention") != NULL);
+    vt_send(&vt, "j");
+    VT_WAIT(&vt, !status_has(&vt, "= +Inf"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECKV(&vt, vt_wait_exit(&vt, 10000, &st) == 0);
+    CHECK_INT(st, 0);
+    vt_close(&vt);
+}
+
+static void slices_only(void) { browse("0"); }
+static void filled(void) { browse("1G"); }
+
+int main(void) {
+    RUN(slices_only);
+    RUN(filled);
+    PT_DONE();
+}
