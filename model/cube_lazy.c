@@ -9,12 +9,13 @@
 #include <string.h>
 
 /* At most this many blocks, however small. */
-#define LAZY_MAX_BLOCKS 16
+#define LAZY_MAX_BLOCKS 32
 
 struct lblock {
     enum cube_dim dim;
     int value;               /* step index, rank index or global target id */
-    float **m;               /* per metric, NULL where the block has none */
+    int metric;
+    float *v;                /* NULL: the metric has no such target */
     size_t bytes;
     uint64_t used;
 };
@@ -36,7 +37,7 @@ struct cube_lazy {
     const struct cube *c;
     float **full;
     pthread_t thread;
-    int running, installed, failed;
+    int want_fill, running, installed, failed;
     atomic_int cancel, done;
     int rc;
     struct pt_error fill_err;
@@ -61,15 +62,13 @@ uint64_t cube_dense_bytes(const struct cube *c) {
     return n * sizeof(float);
 }
 
-static void block_free(struct lblock *b, int nmetrics) {
-    if (b->m)
-        for (int m = 0; m < nmetrics; m++) free(b->m[m]);
-    free(b->m);
-    b->m = NULL;
+static void block_free(struct lblock *b) {
+    free(b->v);
+    b->v = NULL;
 }
 
-static void cache_clear(struct cube_lazy *l, int nmetrics) {
-    for (int i = 0; i < l->nb; i++) block_free(&l->b[i], nmetrics);
+static void cache_clear(struct cube_lazy *l) {
+    for (int i = 0; i < l->nb; i++) block_free(&l->b[i]);
     l->nb = 0;
     l->bytes = 0;
     l->cell_ok = 0;
@@ -80,37 +79,34 @@ static void fill_missing(float *v, size_t n) {
     for (size_t i = 0; i < n; i++) v[i] = miss;
 }
 
-/* The cached block (dim, value), fetched when absent; the least recently
- * used blocks beyond the byte bound (CUBE_LAZY_KEEP at least) go.  Caller
- * holds the mutex.  NULL with l->error set. */
-static struct lblock *get_block(const struct cube *c, struct cube_lazy *l, enum cube_dim dim, int value) {
+/* The cached block (dim, value) of metric, fetched when absent; the least
+ * recently used blocks beyond the byte bound (CUBE_LAZY_KEEP at least) go.
+ * Caller holds the mutex.  NULL with l->error set. */
+static struct lblock *get_block(const struct cube *c, struct cube_lazy *l, enum cube_dim dim, int value, int metric) {
     for (int i = 0; i < l->nb; i++)
-        if (l->b[i].dim == dim && l->b[i].value == value) {
+        if (l->b[i].dim == dim && l->b[i].value == value && l->b[i].metric == metric) {
             l->b[i].used = ++l->tick;
             return &l->b[i];
         }
-    struct lblock nb = {.dim = dim, .value = value};
+    struct lblock nb = {.dim = dim, .value = value, .metric = metric};
     struct pt_error err;
-    nb.m = calloc((size_t)(c->nmetrics ? c->nmetrics : 1), sizeof *nb.m);
-    if (!nb.m) goto oom;
-    for (int m = 0; m < c->nmetrics; m++) {
-        size_t n = metric_cells(c, m, dim, value);
-        if (dim == DIM_TARGET && n == 0) continue;
-        if (!(nb.m[m] = malloc((n ? n : 1) * sizeof(float)))) goto oom;
-        fill_missing(nb.m[m], n);
-        nb.bytes += n * sizeof(float);
-    }
-    if (l->ops->fill_block(l->src, c, dim, value, nb.m, &err) != 0) {
-        snprintf(l->error, sizeof l->error, "%s", err.msg);
-        block_free(&nb, c->nmetrics);
-        return NULL;
+    size_t n = metric_cells(c, metric, dim, value);
+    if (!(nb.v = malloc((n ? n : 1) * sizeof(float)))) goto oom;   /* a metric without targets: empty */
+    fill_missing(nb.v, n ? n : 1);
+    nb.bytes = n * sizeof(float);
+    if (n) {
+        if (l->ops->fill_block(l->src, c, dim, value, metric, nb.v, &err) != 0) {
+            snprintf(l->error, sizeof l->error, "%s", err.msg);
+            block_free(&nb);
+            return NULL;
+        }
     }
     while (l->nb > 0 && (l->nb >= LAZY_MAX_BLOCKS || (l->nb >= CUBE_LAZY_KEEP - 1 && l->bytes + nb.bytes > l->max_bytes))) {
         int old = 0;
         for (int i = 1; i < l->nb; i++)
             if (l->b[i].used < l->b[old].used) old = i;
         l->bytes -= l->b[old].bytes;
-        block_free(&l->b[old], c->nmetrics);
+        block_free(&l->b[old]);
         l->b[old] = l->b[--l->nb];
     }
     if (!l->b && !(l->b = calloc(LAZY_MAX_BLOCKS, sizeof *l->b))) goto oom;
@@ -119,7 +115,7 @@ static struct lblock *get_block(const struct cube *c, struct cube_lazy *l, enum 
     l->bytes += nb.bytes;
     return &l->b[l->nb++];
 oom:
-    block_free(&nb, c->nmetrics);
+    block_free(&nb);
     snprintf(l->error, sizeof l->error, "out of memory for a slice");
     return NULL;
 }
@@ -146,10 +142,10 @@ int cube_lazy_slice(const struct cube *c, int metric, int stat, enum cube_dim di
         break;
     }
     pthread_mutex_lock(&l->mu);
-    struct lblock *b = get_block(c, l, dim, key);
+    struct lblock *b = get_block(c, l, dim, key, metric);
     pthread_mutex_unlock(&l->mu);
-    if (!b || !b->m[metric]) return -1;
-    const float *blk = b->m[metric];
+    if (!b || !b->v) return -1;
+    const float *blk = b->v;
     size_t nt = m->ntargets;
     out->dim = dim;
     switch (dim) {
@@ -174,13 +170,13 @@ int cube_lazy_series(const struct cube *c, int metric, int stat, enum cube_dim d
     size_t nt = m->ntargets;
     /* the block holding the series: a rank's for a series over steps, a step's otherwise */
     enum cube_dim bd = dim == DIM_STEP ? DIM_RANK : DIM_STEP;
-    int bv = dim == DIM_STEP ? x : dim == DIM_RANK ? x : x;   /* rank x, step x, step x */
+    int bv = x;   /* rank x (a series over steps), else step x */
     if (!l) return -1;
     pthread_mutex_lock(&l->mu);
-    struct lblock *b = get_block(c, l, bd, bv);
+    struct lblock *b = get_block(c, l, bd, bv, metric);
     pthread_mutex_unlock(&l->mu);
-    if (!b || !b->m[metric]) return -1;
-    const float *blk = b->m[metric];
+    if (!b || !b->v) return -1;
+    const float *blk = b->v;
     switch (dim) {
     case DIM_STEP:    /* (rank x, target y) over steps */
         *out = (struct cube_series){blk + ((size_t)stat * nt + (size_t)y) * (size_t)c->nsteps, 1, c->nsteps};
@@ -202,8 +198,8 @@ static const float *cached_cell(const struct cube *c, const struct cube_lazy *l,
     size_t nt = c->metrics[metric].ntargets;
     for (int i = 0; i < l->nb; i++) {
         const struct lblock *b = &l->b[i];
-        const float *v = b->m[metric];
-        if (!v) continue;
+        const float *v = b->v;
+        if (!v || b->metric != metric) continue;
         if (b->dim == DIM_STEP && b->value == step) return v + ((size_t)stat * nt + lt) * (size_t)c->nranks + (size_t)rank;
         if (b->dim == DIM_RANK && b->value == rank) return v + ((size_t)stat * nt + lt) * (size_t)c->nsteps + (size_t)step;
         if (b->dim == DIM_TARGET && (uint32_t)b->value == c->metrics[metric].targets[lt])
@@ -277,16 +273,23 @@ int cube_lazy_attach(struct cube *c, const struct cube_source_ops *ops, void *sr
     atomic_init(&l->cancel, 0);
     atomic_init(&l->done, 0);
     c->lazy = l;
-    if (cube_dense_bytes(c) > budget || !ops->fill_all) return 0;
+    /* the fill waits for the first slice (cube_lazy_poll): it would
+     * otherwise share the cores with the query of the first picture */
+    l->want_fill = cube_dense_bytes(c) <= budget && ops->fill_all;
+    return 0;
+}
+
+/* Starts the background fill; on failure the cube stays by slices. */
+static void start_fill(struct cube *c, struct cube_lazy *l) {
+    l->want_fill = 0;
     l->full = calloc((size_t)(c->nmetrics ? c->nmetrics : 1), sizeof *l->full);
-    if (!l->full) return 0;   /* slices only */
+    if (!l->full) return;
     if (pthread_create(&l->thread, NULL, fill_run, l) != 0) {
         free(l->full);
         l->full = NULL;
-        return 0;
+        return;
     }
     l->running = 1;
-    return 0;
 }
 
 static void free_full(struct cube_lazy *l, int nmetrics) {
@@ -304,7 +307,7 @@ static void install(struct cube *c, struct cube_lazy *l) {
         l->full[m] = NULL;
     }
     free_full(l, c->nmetrics);
-    cache_clear(l, c->nmetrics);
+    cache_clear(l);
     l->installed = 1;
     pthread_mutex_unlock(&l->mu);
 }
@@ -312,6 +315,7 @@ static void install(struct cube *c, struct cube_lazy *l) {
 int cube_lazy_poll(struct cube *c, char *msg, size_t size) {
     struct cube_lazy *l = c ? c->lazy : NULL;
     if (msg && size) msg[0] = '\0';
+    if (l && l->want_fill && l->tick > 0) start_fill(c, l);
     if (!l || !l->running || !atomic_load(&l->done)) return 0;
     pthread_join(l->thread, NULL);
     l->running = 0;
@@ -328,7 +332,7 @@ int cube_lazy_poll(struct cube *c, char *msg, size_t size) {
 const char *cube_lazy_state(const struct cube *c, char *buf, size_t size) {
     const struct cube_lazy *l = c ? c->lazy : NULL;
     if (!l || l->installed) snprintf(buf, size, "%s", "in memory");
-    else if (l->running) snprintf(buf, size, "%s", "loading the whole run");
+    else if (l->running || l->want_fill) snprintf(buf, size, "%s", "loading the whole run");
     else snprintf(buf, size, "%s", "by slices");
     return buf;
 }
@@ -366,7 +370,7 @@ void cube_lazy_free(struct cube_lazy *l) {
         pthread_join(l->thread, NULL);
     }
     free_full(l, nm);
-    cache_clear(l, nm);
+    cache_clear(l);
     free(l->b);
     l->ops->free(l->src);
     pthread_mutex_destroy(&l->mu);

@@ -4,8 +4,9 @@
  * A lazy cube has its axes (steps, ranks, metrics, statistics, local
  * targets) like any cube, but no value blocks (cube_metric.vals == NULL).
  * cube_slice() and cube_series() answer from a bounded cache of blocks --
- * every metric's values at one step, one rank or one target -- that a
- * source (e.g. the .trend.db reader) fills with one query each; cube_get()
+ * one metric's values, every statistic, at one step, one rank or one
+ * target -- that a source (e.g. the .trend.db reader) fills with one query
+ * each (or one per rank, or per (rank, step)); cube_get()
  * reads a cached block or asks the source for that one cell.  Whole-run
  * answers (non-finite cells) are queries to the source.  When the dense
  * cube fits the memory budget, a background thread fills it from the
@@ -40,15 +41,15 @@
  * metric (missing where none). */
 typedef int (*cube_nonfinite_fn)(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals);
 
-/* A source of values.  Blocks (out[m] per metric, pre-set to missing; the
- * source writes what it has):
+/* A source of values.  A block is one metric's values at one value of a
+ * dimension (out pre-set to missing; the source writes what it has):
  *   DIM_STEP   value = step index:       [stat][local target][rank]
  *   DIM_RANK   value = rank index:       [stat][local target][step]
- *   DIM_TARGET value = global target id: [stat][step][rank], out[m] NULL
- *              for metrics without that target
+ *   DIM_TARGET value = global target id: [stat][step][rank] (only asked
+ *              when the metric has that target)
  * Every function returns 0, or -1 with err set. */
 struct cube_source_ops {
-    int (*fill_block)(void *src, const struct cube *c, enum cube_dim dim, int value, float *const *out,
+    int (*fill_block)(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
                       struct pt_error *err);
     /* vals[stat] of one cell (pre-set to missing). */
     int (*fill_cell)(void *src, const struct cube *c, int metric, uint32_t lt, int step, int rank, float *vals,
@@ -65,7 +66,8 @@ struct cube_source_ops {
 
 /* Makes c lazy over src (c's metrics must have vals == NULL); c owns src
  * from here (also on failure).  budget: bytes the dense cube may take; when
- * it fits, the background fill starts now.  0, or -1 with err set. */
+ * it fits, cube_lazy_poll() starts the background fill once a first slice
+ * was served.  0, or -1 with err set. */
 int cube_lazy_attach(struct cube *c, const struct cube_source_ops *ops, void *src, uint64_t budget,
                      struct pt_error *err);
 
@@ -75,8 +77,8 @@ uint64_t cube_dense_bytes(const struct cube *c);
 /* 1 when c answers from its source (not yet, or never, filled). */
 int cube_is_lazy(const struct cube *c);
 
-/* On the owning thread, between frames: installs the finished background
- * fill.  Returns 1 when something changed (values now dense, or the fill
+/* On the owning thread, between frames: starts the background fill (see
+ * cube_lazy_attach) and installs it when finished.  Returns 1 when something changed (values now dense, or the fill
  * failed: then msg says why), else 0.  msg may be NULL. */
 int cube_lazy_poll(struct cube *c, char *msg, size_t size);
 

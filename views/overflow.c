@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model/cube.h"
+#include "model/cube_lazy.h"
 #include "model/util/util.h"
 #include "model/overflow.h"
 #include "model/ovfrows.h"
@@ -47,6 +48,7 @@ struct oline {
 
 struct ovp {
     int built;
+    int deferred, drawing;   /* a lazy cube's scan waits for the first draw */
     const struct ovf_list *list;
     struct ovf_list own;   /* scanned cube cells when the input has no levels */
     int levels;
@@ -190,6 +192,11 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
     ovp_reset(p);
     if (!a->ds) return 0;
     p->levels = a->ds->ovf_levels;
+    /* A lazy .trend.db (probetop(1), --mem): its non-finite cells are a
+     * scan of the whole table, so they wait until the pane is first shown
+     * rather than hold back the first heat map. */
+    p->deferred = !p->levels && cube_is_lazy(a->cube) && !p->drawing;
+    if (p->deferred) return 0;
     if (p->levels) {
         p->list = &a->ds->ovf;
     } else {
@@ -622,6 +629,12 @@ static void ovf_draw(struct view *v, struct app *a) {
     const struct ui *u = a->ui;
     int h = v->h, width = v->w;
     if (!w) return;
+    if (!p->built && p->deferred) {
+        struct pt_error err = { { 0 } };
+        p->drawing = 1;
+        if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+        p->drawing = 0;
+    }
     if (!p->built) {
         werase(w);
         ui_role(w, u, UI_DIM);

@@ -36,7 +36,7 @@ struct tsrc {
     char *file;
     sqlite3 *db;
     struct trenddb_head *h;
-    sqlite3_stmt *q_rank, *q_rankstep, *q_cell, *q_target;
+    sqlite3_stmt *q_rank, *q_rankstep, *q_cell;
     uint32_t nnames;
     uint32_t **ltmap;          /* per cube metric: names id -> local target (UINT32_MAX: none) */
     int64_t *dbid;             /* names id -> database target id */
@@ -49,7 +49,6 @@ static void tsrc_free(void *p) {
     sqlite3_finalize(s->q_rank);
     sqlite3_finalize(s->q_rankstep);
     sqlite3_finalize(s->q_cell);
-    sqlite3_finalize(s->q_target);
     sqlite3_close(s->db);
     if (s->ltmap && s->h)
         for (int m = 0; m < s->h->nmet; m++) free(s->ltmap[m]);
@@ -115,28 +114,34 @@ static int run_rows(struct tsrc *s, sqlite3 *db, const struct cube *c, sqlite3_s
     return 0;
 }
 
-static int fill_block(void *src, const struct cube *c, enum cube_dim dim, int value, float *const *out,
+static int fill_block(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
                       struct pt_error *err) {
     struct tsrc *s = src;
+    float *outs[32] = {0};
+    int64_t mid = s->h->met[metric].id;
+    outs[metric] = out;
     switch (dim) {
     case DIM_RANK:   /* one range of the key */
         sqlite3_bind_int64(s->q_rank, 1, c->ranks[value]);
-        return run_rows(s, s->db, c, s->q_rank, L_RANK, out, NULL, err);
+        sqlite3_bind_int64(s->q_rank, 2, mid);
+        return run_rows(s, s->db, c, s->q_rank, L_RANK, outs, NULL, err);
     case DIM_STEP:   /* one range per rank */
         for (int r = 0; r < c->nranks; r++) {
             sqlite3_bind_int64(s->q_rankstep, 1, c->ranks[r]);
             sqlite3_bind_int64(s->q_rankstep, 2, c->steps[value].value);
-            if (run_rows(s, s->db, c, s->q_rankstep, L_STEP, out, NULL, err) != 0) return -1;
+            sqlite3_bind_int64(s->q_rankstep, 3, mid);
+            if (run_rows(s, s->db, c, s->q_rankstep, L_STEP, outs, NULL, err) != 0) return -1;
         }
         return 0;
-    case DIM_TARGET: /* one range per (rank, step) */
+    case DIM_TARGET: /* one row per (rank, step) */
         if ((uint32_t)value >= s->nnames) return 0;
         for (int r = 0; r < c->nranks; r++)
             for (int st = 0; st < c->nsteps; st++) {
-                sqlite3_bind_int64(s->q_target, 1, c->ranks[r]);
-                sqlite3_bind_int64(s->q_target, 2, c->steps[st].value);
-                sqlite3_bind_int64(s->q_target, 3, s->dbid[value]);
-                if (run_rows(s, s->db, c, s->q_target, L_TARGET, out, NULL, err) != 0) return -1;
+                sqlite3_bind_int64(s->q_cell, 1, c->ranks[r]);
+                sqlite3_bind_int64(s->q_cell, 2, c->steps[st].value);
+                sqlite3_bind_int64(s->q_cell, 3, s->dbid[value]);
+                sqlite3_bind_int64(s->q_cell, 4, mid);
+                if (run_rows(s, s->db, c, s->q_cell, L_TARGET, outs, NULL, err) != 0) return -1;
             }
         return 0;
     }
@@ -448,9 +453,8 @@ static int open_source(struct tsrc *s, struct names *nm, struct cube **out, stru
         if (!(s->ltmap[m] = malloc((s->nnames ? s->nnames : 1) * sizeof **s->ltmap)) ||
             !(has[m] = calloc(s->nnames ? s->nnames : 1, 1)))
             goto oom;
-    if (prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1", &s->q_rank, err) ||
-        prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2", &s->q_rankstep, err) ||
-        prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3", &s->q_target,
+    if (prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND metric_id = ?2", &s->q_rank, err) ||
+        prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND metric_id = ?3", &s->q_rankstep,
              err) ||
         prep(s->db, s->file,
              "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
