@@ -65,7 +65,7 @@ int trenddb_has_table(sqlite3 *db, const char *name) {
 }
 
 /* Columns of a table (PRAGMA table_info), as names. */
-static int table_columns(sqlite3 *db, const char *table, char cols[][64], int max) {
+int trenddb_table_columns(sqlite3 *db, const char *table, char cols[][64], int max) {
     char sql[128];
     sqlite3_stmt *st;
     int n = 0;
@@ -103,8 +103,8 @@ int trenddb_check_schema(sqlite3 *db, const char *file, char tcols[][64], int *n
             return -1;
         }
     }
-    int ntc = *ntc_out = table_columns(db, "trend_data", tcols, MAXCOLS);
-    *ngc_out = table_columns(db, "global_stats", gcols, MAXCOLS);
+    int ntc = *ntc_out = trenddb_table_columns(db, "trend_data", tcols, MAXCOLS);
+    *ngc_out = trenddb_table_columns(db, "global_stats", gcols, MAXCOLS);
     if (ntc < 5 || strcmp(tcols[0], "rank") || strcmp(tcols[1], "step") || strcmp(tcols[2], "target_id") ||
         strcmp(tcols[3], "metric_id")) {
         pt_errorf(err, "%s: table trend_data: expected columns rank, step, target_id, metric_id, <statistics>", file);

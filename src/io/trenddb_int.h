@@ -38,6 +38,8 @@ struct trenddb_head {
 };
 
 int trenddb_has_table(sqlite3 *db, const char *name);
+/* The column names of a table (PRAGMA table_info), at most max; -1 on error. */
+int trenddb_table_columns(sqlite3 *db, const char *table, char cols[][64], int max);
 int trenddb_check_schema(sqlite3 *db, const char *file, char tcols[][64], int *ntc_out, char gcols[][64], int *ngc_out,
                          struct pt_error *err);
 int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, char tcols[][64], int ntc,

@@ -41,6 +41,8 @@ struct tsrc {
     uint32_t **ltmap;          /* per cube metric: names id -> local target (UINT32_MAX: none) */
     int64_t *dbid;             /* names id -> database target id */
     size_t outside;            /* rows the fill found off the axes */
+    char sum_cond[2048];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR ...", "" without */
+    int sum8;                  /* it has groups of 8 ranks */
 };
 
 static void tsrc_free(void *p) {
@@ -190,48 +192,117 @@ static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_
     return rc;
 }
 
+static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err);
+
 /* ---- non-finite cells: msProbe keeps +-Inf as +-(1e9 + 1); NaN reads as NULL (missing) ---- */
+
+/* fn for the row st is on when it has a non-finite statistic; 1: stop. */
+static int emit_row(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube_nonfinite_fn fn, void *ctx) {
+    struct place p;
+    if (!place_row(s, c, st, &p)) return 0;
+    double v[CUBE_MAX_STATS];
+    float f[CUBE_MAX_STATS];
+    uint32_t present = trenddb_decode_row(st, p.m, v);
+    int any = 0;
+    for (int k = 0; k < p.m->nstats; k++) {
+        f[k] = (present >> k) & 1 ? cube_to_f32(v[k]) : cube_missing();
+        any |= (present >> k) & 1 && !isfinite(f[k]);
+    }
+    return any && fn(ctx, p.m->cube, p.lt, p.si, p.ri, f) != 0;
+}
+
+static int64_t db_metric_id(const struct tsrc *s, int metric) {
+    return metric >= 0 && metric < s->h->nmet ? s->h->met[metric].id : -1;
+}
+
+/* Steps st (bound), emitting; 1 stopped, 0 done, -1 error. */
+static int emit_all(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube_nonfinite_fn fn, void *ctx,
+                    struct pt_error *err) {
+    int rc, stop = 0;
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) stop = emit_row(s, c, st, fn, ctx);
+    sqlite3_reset(st);
+    if (!stop && rc != SQLITE_DONE) return pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+    return stop;
+}
+
+/* With data2db's probetop_rank_summary: the (step, target, metric) keys
+ * whose minimum or maximum over all ranks is an infinity, then which of
+ * their groups of 8 ranks (when the table has them), then those ranks'
+ * rows: a scan of the summary's all-ranks part (a row per key, not per
+ * rank) and a few lookups, instead of a scan of the whole table. */
+static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, int step, cube_nonfinite_fn fn,
+                             void *ctx, struct pt_error *err) {
+    char sql[4096];
+    sqlite3_stmt *keys = NULL, *grp = NULL;
+    int rc = -1;
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT step, target_id, metric_id FROM probetop_rank_summary "
+                                                 "WHERE group_size = ?1 AND (%s)%s%s", s->sum_cond,
+                                step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
+    (void)o;
+    if (prep(s->db, s->file, sql, &keys, err)) return -1;
+    snprintf(sql, sizeof sql, "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 AND rank_group = ?1 AND "
+                              "step = ?2 AND target_id = ?3 AND metric_id = ?4 AND (%s)", s->sum_cond);
+    if (prep(s->db, s->file, sql, &grp, err)) goto out;
+    sqlite3_bind_int64(keys, 1, 0);
+    if (step >= 0) sqlite3_bind_int64(keys, 2, c->steps[step].value);
+    if (metric >= 0) sqlite3_bind_int64(keys, 3, db_metric_id(s, metric));
+    int krc, stop = 0;
+    int64_t ngroups = c->nranks ? ((int64_t)c->ranks[c->nranks - 1] >> 3) + 1 : 0;
+    while (!stop && (krc = sqlite3_step(keys)) == SQLITE_ROW) {
+        int64_t kst = sqlite3_column_int64(keys, 0), kt = sqlite3_column_int64(keys, 1), km = sqlite3_column_int64(keys, 2);
+        for (int64_t g = 0; !stop && g < (s->sum8 ? ngroups : 1); g++) {
+            if (s->sum8) {
+                int64_t v[4] = {g, kst, kt, km};
+                for (int k = 0; k < 4; k++) sqlite3_bind_int64(grp, k + 1, v[k]);
+                int hit = sqlite3_step(grp);
+                sqlite3_reset(grp);
+                if (hit == SQLITE_DONE) continue;
+                if (hit != SQLITE_ROW) { pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db)); goto out; }
+            }
+            for (int r = 0; !stop && r < c->nranks; r++) {
+                if (s->sum8 && (c->ranks[r] >> 3) != g) continue;
+                int64_t v[4] = {c->ranks[r], kst, kt, km};
+                for (int k = 0; k < 4; k++) sqlite3_bind_int64(s->q_cell, k + 1, v[k]);
+                int e = emit_all(s, c, s->q_cell, fn, ctx, err);
+                if (e < 0) goto out;
+                stop = e;
+            }
+        }
+    }
+    if (!stop && krc != SQLITE_DONE) {
+        pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(keys);
+    sqlite3_finalize(grp);
+    return rc;
+}
 
 static int nonfinite(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
                      struct pt_error *err) {
     struct tsrc *s = src;
+    if (rank < 0 && s->sum_cond[0]) return nonfinite_summary(s, c, metric, step, fn, ctx, err);
     char sql[4096];
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT * FROM trend_data WHERE (0");
     for (int k = 4; k < s->h->ntc && o < sizeof sql - 200; k++)
         o += (size_t)snprintf(sql + o, sizeof sql - o, " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
-    o += (size_t)snprintf(sql + o, sizeof sql - o, ")%s%s%s", rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
-                          step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
+    snprintf(sql + o, sizeof sql - o, ")%s%s%s", rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
+             step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
-    if (metric >= 0)
-        for (int i = 0; i < s->h->nmet; i++)
-            if (s->h->met[i].cube == metric) sqlite3_bind_int64(st, 3, s->h->met[i].id);
+    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    if (metric >= 0) sqlite3_bind_int64(st, 3, db_metric_id(s, metric));
     if (step >= 0) sqlite3_bind_int64(st, 2, c->steps[step].value);
     /* one rank, every rank for one step (a range each), or one scan */
     int r0 = rank >= 0 ? rank : 0, r1 = rank >= 0 ? rank + 1 : step >= 0 ? c->nranks : 1;
-    int rc = 0, stop = 0;
-    for (int r = r0; !stop && rc == 0 && r < r1; r++) {
+    int rc = 0;
+    for (int r = r0; rc == 0 && r < r1; r++) {
         if (rank >= 0 || step >= 0) sqlite3_bind_int64(st, 1, c->ranks[r]);
-        int src_rc;
-        while ((src_rc = sqlite3_step(st)) == SQLITE_ROW) {
-            struct place p;
-            if (!place_row(s, c, st, &p)) continue;
-            double v[CUBE_MAX_STATS];
-            float f[CUBE_MAX_STATS];
-            uint32_t present = trenddb_decode_row(st, p.m, v);
-            int any = 0;
-            for (int k = 0; k < p.m->nstats; k++) {
-                f[k] = (present >> k) & 1 ? cube_to_f32(v[k]) : cube_missing();
-                any |= (present >> k) & 1 && !isfinite(f[k]);
-            }
-            if (any && fn(ctx, p.m->cube, p.lt, p.si, p.ri, f) != 0) { stop = 1; break; }
-        }
-        if (!stop && src_rc != SQLITE_DONE) rc = pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
-        sqlite3_reset(st);
+        rc = emit_all(s, c, st, fn, ctx, err);
     }
     sqlite3_finalize(st);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static const struct cube_source_ops trenddb_source = {
@@ -393,6 +464,32 @@ out:
     return rc;
 }
 
+/* s->sum_cond from the summary table's columns: an infinity in the minimum
+ * or maximum of any statistic. */
+static void summary_cond(struct tsrc *s) {
+    char cols[MAXCOLS][64];
+    s->sum_cond[0] = '\0';
+    if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
+    int n = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
+    size_t o = 0;
+    for (int k = 4; k < s->h->ntc; k++)
+        for (int i = 0; i < n; i++) {
+            char want[2][80];
+            snprintf(want[0], sizeof want[0], "%s_min", s->h->tcols[k]);
+            snprintf(want[1], sizeof want[1], "%s_max", s->h->tcols[k]);
+            for (int w = 0; w < 2; w++)
+                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond)
+                    o += (size_t)snprintf(s->sum_cond + o, sizeof s->sum_cond - o,
+                                          "%s\"%s\" IN (1000000001.0, -1000000001.0)", o ? " OR " : "", cols[i]);
+        }
+    sqlite3_stmt *st;
+    struct pt_error err;
+    if (prep(s->db, s->file, "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1", &st, &err) == 0) {
+        s->sum8 = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
+}
+
 /* The cube of the axes, without values. */
 static int make_cube(struct tsrc *s, struct names *nm, const struct ivec *ranks, const struct ivec *steps,
                      uint8_t **has, struct cube **out, struct pt_error *err) {
@@ -461,6 +558,7 @@ static int open_source(struct tsrc *s, struct names *nm, struct cube **out, stru
              &s->q_cell, err))
         goto out;
     if (find_axes(s, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
+    summary_cond(s);
     rc = make_cube(s, nm, &ranks, &steps, has, out, err);
     nm = NULL;
     goto out;

@@ -78,6 +78,7 @@ static void same_cells_and_counts(const struct cube *f, const struct cube *l) {
     CHECK_INT(ovf_scan_cube(f, &a, &err), 0);
     CHECK_INT(ovf_scan_cube(l, &b, &err), 0);
     CHECK_INT(b.n, a.n);
+    fprintf(stderr, "%zu non-finite cells\n", a.n);
     for (size_t i = 0; i < a.n && i < b.n; i++) {
         CHECK_INT(b.v[i].step, a.v[i].step);
         CHECK_INT(b.v[i].rank, a.v[i].rank);
@@ -178,8 +179,8 @@ static int gen_monitor_db(const char *name, int ranks, char *db, size_t n) {
     snprintf(out, sizeof out, "%s/db", t);
     snprintf(cmd, sizeof cmd,
              "'%s' '%s/tools/gen_dump.py' --out '%s' --monitor --steps 4 --ranks %d --layers 2 --hidden 32 --heads 2 "
-             "--ffn 64 --seq 8 --vocab 50 --nan 2:1:mlp --quiet >/dev/null 2>&1 && mkdir -p '%s'",
-             py && *py ? py : "python3", pt_shared(), in, ranks, out);
+             "--ffn 64 --seq 8 --vocab 50 --nan 2:1:mlp:mixed --nan 3:%d:attention:inf --quiet >/dev/null 2>&1 && mkdir -p '%s'",
+             py && *py ? py : "python3", pt_shared(), in, ranks, ranks - 1, out);
     if (system(cmd) != 0) return -1;
     struct load_opts lo;
     load_opts_init(&lo);
