@@ -681,6 +681,15 @@ static void data_ready(struct app *a) {
     }
 }
 
+/* A lazy .trend.db (--mem): starts and installs its background load; 1
+ * when the screen changes. */
+static int poll_lazy(struct app *a) {
+    char msg[400];
+    if (!a->ds || !a->ds->cube || !cube_lazy_poll(a->ds->cube, msg, sizeof msg)) return 0;
+    if (msg[0]) app_err(a, "%s", msg);
+    return 1;
+}
+
 /* A graph (step, rank) is loading in the background (compare, build and
  * .vis.db modes); the trend data of compare mode loads beside and does
  * not hold keys back. */
@@ -801,14 +810,7 @@ int app_main(int argc, char **argv) {
              * (an error replaced it already) */
             if (graph_was && !graph_loading(a) && !a->msg_error && !strncmp(a->msg, "loading ", 8)) a->msg[0] = '\0';
         }
-        if (app_origin_poll(a)) a->dirty = 1;
-        if (a->ds && a->ds->cube) {   /* a lazy .trend.db filled in the background */
-            char msg[400];
-            if (cube_lazy_poll(a->ds->cube, msg, sizeof msg)) {
-                a->dirty = 1;
-                if (msg[0]) app_err(a, "%s", msg);
-            }
-        }
+        if (app_origin_poll(a) | poll_lazy(a)) a->dirty = 1;
         /* Keys typed during a load run now, in order, until one starts
          * another load (the rest wait for that one). */
         if (a->nkeyq && !a->load.running && !graph_loading(a)) {
