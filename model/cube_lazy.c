@@ -124,9 +124,6 @@ int cube_is_lazy(const struct cube *c) {
     return c && c->lazy && !c->lazy->installed;
 }
 
-const char *cube_lazy_error(const struct cube *c) {
-    return c && c->lazy ? c->lazy->error : "";
-}
 
 int cube_lazy_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, struct cube_slice *out) {
     struct cube_lazy *l = c->lazy;
@@ -316,6 +313,13 @@ int cube_lazy_poll(struct cube *c, char *msg, size_t size) {
     struct cube_lazy *l = c ? c->lazy : NULL;
     if (msg && size) msg[0] = '\0';
     if (l && l->want_fill && l->tick > 0) start_fill(c, l);
+    if (l && l->error[0]) {   /* a slice that did not load: said once */
+        pthread_mutex_lock(&l->mu);
+        if (msg) snprintf(msg, size, "%s", l->error);
+        l->error[0] = '\0';
+        pthread_mutex_unlock(&l->mu);
+        return 1;
+    }
     if (!l || !l->running || !atomic_load(&l->done)) return 0;
     pthread_join(l->thread, NULL);
     l->running = 0;

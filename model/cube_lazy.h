@@ -78,8 +78,9 @@ uint64_t cube_dense_bytes(const struct cube *c);
 int cube_is_lazy(const struct cube *c);
 
 /* On the owning thread, between frames: starts the background fill (see
- * cube_lazy_attach) and installs it when finished.  Returns 1 when something changed (values now dense, or the fill
- * failed: then msg says why), else 0.  msg may be NULL. */
+ * cube_lazy_attach) and installs it when finished.  Returns 1 when
+ * something changed (values now dense, the fill failed or a slice did not
+ * load: then msg says why, once), else 0.  msg may be NULL. */
 int cube_lazy_poll(struct cube *c, char *msg, size_t size);
 
 /* State for the status line: "slices", "filling 42%"... into buf. */
@@ -94,8 +95,6 @@ int cube_materialize(struct cube *c, struct pt_error *err);
 int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
                         struct pt_error *err);
 
-/* The last error a lazy lookup met (a slice that failed to load), "" none. */
-const char *cube_lazy_error(const struct cube *c);
 
 /* --- for cube.c --- */
 void cube_lazy_free(struct cube_lazy *l);

@@ -381,6 +381,10 @@ static void draw_bar(struct app *a) {
         snprintf(t, sizeof t, "%s%s..%s", a->range_lo > 0 || a->range_hi < 1 ? "range* " : "", lo, hi);
         bar_part(w, a, &x, UI_BAR, t);
     }
+    if (cube_is_lazy(c)) {   /* a .trend.db read by slices (--mem) */
+        bar_part(w, a, &x, UI_BAR, sep);
+        bar_part(w, a, &x, UI_BAR, cube_lazy_state(c, t, sizeof t));
+    }
 }
 
 static void draw_status(struct app *a) {
