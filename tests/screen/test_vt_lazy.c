@@ -8,6 +8,8 @@
 #include "screen/vt.h"
 #include "screen/vt_check.h"
 
+#include <sys/wait.h>
+
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
 static const char *db_path(void) {
@@ -52,10 +54,25 @@ static void browse(const char *mem) {
 }
 
 static void slices_only(void) { browse("0"); }
+
+/* A size that is not one: a usage error naming it, exit 2, no screen. */
+static void bad_mem(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *args[] = {"--mem", "12Q", "x.trend.db", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 24, args, NULL), 0);
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    CHECKV(&vt, vt_find(&vt, "--mem wants a size", NULL, NULL));
+    CHECKV(&vt, vt_find(&vt, "12Q", NULL, NULL));
+    vt_close(&vt);
+}
 static void filled(void) { browse("1G"); }
 
 int main(void) {
     RUN(slices_only);
     RUN(filled);
+    RUN(bad_mem);
     PT_DONE();
 }
