@@ -330,6 +330,10 @@ int cube_lazy_poll(struct cube *c, char *msg, size_t size) {
         return 1;
     }
     install(c, l);
+    size_t missed = l->ops->missed ? l->ops->missed(l->src) : 0;
+    if (missed && msg)
+        snprintf(msg, size, "%zu row%s of targets the first look at the file did not find: not shown", missed,
+                 missed == 1 ? "" : "s");
     return 1;
 }
 

@@ -61,6 +61,9 @@ struct cube_source_ops {
      * index and rank index (-1: all); stops when fn returns non-zero. */
     int (*nonfinite)(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn,
                      void *ctx, struct pt_error *err);
+    /* Rows the whole-run fill met off the cube's axes (the source's axes
+     * missed them); may be NULL. */
+    size_t (*missed)(void *src);
     void (*free)(void *src);
 };
 

@@ -11,9 +11,10 @@
  *   targets of a metric: those with rows in it.  From probetop_rank_summary
  *           when data2db wrote it (exact); else the targets msProbe's tags
  *           tie to the metric and those with rows at the first and last
- *           step of up to 64 ranks spread over the run (msProbe writes a tag
- *           for every target it has data for; a target with neither is
- *           found only by the background fill and counted there).
+ *           step of up to 64 ranks spread over the run.  A target found by
+ *           neither (no label, rows only in middle steps of unsampled
+ *           ranks) is not shown; the background fill counts its rows and
+ *           the analyzer says so (cube_source_ops.missed).
  *
  * Connections: `db` is the UI thread's (every call but fill_all, under the
  * cube's mutex); fill_all opens its own read-only connection on the file.
@@ -305,11 +306,14 @@ static int nonfinite(void *src, const struct cube *c, int metric, int step, int 
     return rc < 0 ? -1 : 0;
 }
 
+static size_t missed(void *src) { return ((struct tsrc *)src)->outside; }
+
 static const struct cube_source_ops trenddb_source = {
     .fill_block = fill_block,
     .fill_cell = fill_cell,
     .fill_all = fill_all,
     .nonfinite = nonfinite,
+    .missed = missed,
     .free = tsrc_free,
 };
 

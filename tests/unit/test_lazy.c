@@ -9,6 +9,7 @@
 #include "model/cube_lazy.h"
 #include "model/overflow.h"
 #include "pt_test.h"
+#include "pt_trenddb_gen.h"
 #include "src/io/dataset.h"
 #include "src/io/write_trenddb.h"
 
@@ -206,9 +207,43 @@ static void generated_db_summary(void) {
     check_db(db);
 }
 
+/* A target with neither a tag nor rows at a rank's first or last step is
+ * off the lazy axes: the background load counts its rows and says so. */
+static void missed_target(void) {
+    const char *t = pt_tmpdir("lazy_missed");
+    char db[1200];
+    snprintf(db, sizeof db, "%s/monitor_data.trend.db", t ? t : "/tmp");
+    CHECK(t && pt_gen_trenddb(db, 16, 6, 20) == 0);
+    sqlite3 *h;
+    CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(h, "INSERT INTO monitoring_targets (target_name, vpp_stage, micro_step) VALUES ('hidden', 0, 0);"
+                              "INSERT INTO trend_data VALUES (2, 2, 21, 1, 1.5, 0.0, 1.0, 0.0)", NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(h);
+    struct dataset *full = load(db, 0, 0), *lazy = load(db, 1, (uint64_t)1 << 30);
+    CHECK(full && lazy);
+    if (full && lazy) {
+        CHECK_INT(full->cube->metrics[0].ntargets, 21);
+        CHECK_INT(lazy->cube->metrics[0].ntargets, 20);
+        struct cube_slice s;
+        CHECK_INT(cube_slice(lazy->cube, 0, 0, DIM_STEP, 0, &s), 0);
+        char msg[300] = "";
+        for (int i = 0; i < 30000 && cube_is_lazy(lazy->cube); i++) {
+            cube_lazy_poll(lazy->cube, msg, sizeof msg);
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CHECK(!cube_is_lazy(lazy->cube));
+        CHECK_CONTAINS(msg, "1 row of targets the first look at the file did not find");
+    }
+    dataset_free(full);
+    dataset_free(lazy);
+}
+
 int main(void) {
     RUN(fixture_dbs);
     RUN(generated_db);
     RUN(generated_db_summary);
+    RUN(missed_target);
     PT_DONE();
 }
