@@ -82,6 +82,7 @@ int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, in
     const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
     ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
     out->dim = dim;
+    out->xshift = 0;
     switch (dim) {
     case DIM_STEP:
         if (value < 0 || value >= c->nsteps) return -1;

@@ -111,10 +111,12 @@ struct cube_slice {
     ptrdiff_t sx, sy;
     int nx, ny;
     enum cube_dim dim;
+    int xshift;      /* 0; k: cells x come from base[(x >> k) * sx ...], a zoomed-out
+                        slice of groups of 2^k ranks (cube_slice_zoomed) */
 };
 int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, struct cube_slice *out);
 static inline float cube_slice_at(const struct cube_slice *s, int x, int y) {
-    return s->base[(ptrdiff_t)x * s->sx + (ptrdiff_t)y * s->sy];
+    return s->base[(ptrdiff_t)(x >> s->xshift) * s->sx + (ptrdiff_t)y * s->sy];
 }
 
 /* The series through cell (x, y) of a slice along the remaining dimension

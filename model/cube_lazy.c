@@ -15,7 +15,8 @@ struct lblock {
     enum cube_dim dim;
     int value;               /* step index, rank index or global target id */
     int metric;
-    float *v;                /* NULL: the metric has no such target */
+    int group;               /* 0: exact; else ranks per group (a zoomed-out DIM_STEP block) */
+    float *v;
     size_t bytes;
     uint64_t used;
 };
@@ -82,21 +83,26 @@ static void fill_missing(float *v, size_t n) {
 /* The cached block (dim, value) of metric, fetched when absent; the least
  * recently used blocks beyond the byte bound (CUBE_LAZY_KEEP at least) go.
  * Caller holds the mutex.  NULL with l->error set. */
-static struct lblock *get_block(const struct cube *c, struct cube_lazy *l, enum cube_dim dim, int value, int metric) {
+static struct lblock *get_block(const struct cube *c, struct cube_lazy *l, enum cube_dim dim, int value, int metric,
+                                int group) {
     for (int i = 0; i < l->nb; i++)
-        if (l->b[i].dim == dim && l->b[i].value == value && l->b[i].metric == metric) {
+        if (l->b[i].dim == dim && l->b[i].value == value && l->b[i].metric == metric && l->b[i].group == group) {
             l->b[i].used = ++l->tick;
             return &l->b[i];
         }
-    struct lblock nb = {.dim = dim, .value = value, .metric = metric};
+    struct lblock nb = {.dim = dim, .value = value, .metric = metric, .group = group};
     struct pt_error err;
-    size_t n = metric_cells(c, metric, dim, value);
+    size_t n = group ? (size_t)c->metrics[metric].nstats * c->metrics[metric].ntargets *
+                           (size_t)((c->nranks + group - 1) / group)
+                     : metric_cells(c, metric, dim, value);
     if (!(nb.v = malloc((n ? n : 1) * sizeof(float)))) goto oom;   /* a metric without targets: empty */
     fill_missing(nb.v, n ? n : 1);
     nb.bytes = n * sizeof(float);
     if (n) {
-        if (l->ops->fill_block(l->src, c, dim, value, metric, nb.v, &err) != 0) {
-            snprintf(l->error, sizeof l->error, "%s", err.msg);
+        int rc = group ? l->ops->fill_groups(l->src, c, value, metric, group, nb.v, &err)
+                       : l->ops->fill_block(l->src, c, dim, value, metric, nb.v, &err);
+        if (rc != 0) {
+            if (rc < 0) snprintf(l->error, sizeof l->error, "%s", err.msg);
             block_free(&nb);
             return NULL;
         }
@@ -139,22 +145,21 @@ int cube_lazy_slice(const struct cube *c, int metric, int stat, enum cube_dim di
         break;
     }
     pthread_mutex_lock(&l->mu);
-    struct lblock *b = get_block(c, l, dim, key, metric);
+    struct lblock *b = get_block(c, l, dim, key, metric, 0);
     pthread_mutex_unlock(&l->mu);
     if (!b || !b->v) return -1;
     const float *blk = b->v;
     size_t nt = m->ntargets;
-    out->dim = dim;
     switch (dim) {
     case DIM_STEP:
-        *out = (struct cube_slice){blk + (size_t)stat * nt * (size_t)c->nranks, 1, c->nranks, c->nranks, (int)nt, dim};
+        *out = (struct cube_slice){blk + (size_t)stat * nt * (size_t)c->nranks, 1, c->nranks, c->nranks, (int)nt, dim, 0};
         break;
     case DIM_RANK:
-        *out = (struct cube_slice){blk + (size_t)stat * nt * (size_t)c->nsteps, 1, c->nsteps, c->nsteps, (int)nt, dim};
+        *out = (struct cube_slice){blk + (size_t)stat * nt * (size_t)c->nsteps, 1, c->nsteps, c->nsteps, (int)nt, dim, 0};
         break;
     case DIM_TARGET:
         *out = (struct cube_slice){blk + (size_t)stat * c->nsteps * (size_t)c->nranks, c->nranks, 1, c->nsteps,
-                                   c->nranks, dim};
+                                   c->nranks, dim, 0};
         break;
     }
     return 0;
@@ -170,7 +175,7 @@ int cube_lazy_series(const struct cube *c, int metric, int stat, enum cube_dim d
     int bv = x;   /* rank x (a series over steps), else step x */
     if (!l) return -1;
     pthread_mutex_lock(&l->mu);
-    struct lblock *b = get_block(c, l, bd, bv, metric);
+    struct lblock *b = get_block(c, l, bd, bv, metric, 0);
     pthread_mutex_unlock(&l->mu);
     if (!b || !b->v) return -1;
     const float *blk = b->v;
@@ -189,6 +194,28 @@ int cube_lazy_series(const struct cube *c, int metric, int stat, enum cube_dim d
     return -1;
 }
 
+int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
+                      struct cube_slice *out) {
+    struct cube_lazy *l = c->lazy;
+    int group = zx % 64 == 0 && c->nranks > 64 ? 64 : zx % 8 == 0 ? 8 : 0;
+    if (!cube_is_lazy(c) || dim != DIM_STEP || !group || !l->ops->fill_groups || metric < 0 ||
+        metric >= c->nmetrics || stat < 0 || stat >= c->metrics[metric].nstats || value < 0 || value >= c->nsteps ||
+        c->nranks == 0 || c->ranks[0] != 0 || c->ranks[c->nranks - 1] != c->nranks - 1)
+        return cube_slice(c, metric, stat, dim, value, out);
+    struct lblock *b = NULL;
+    pthread_mutex_lock(&l->mu);
+    int exact = 0;
+    for (int i = 0; i < l->nb; i++)
+        exact |= l->b[i].dim == DIM_STEP && l->b[i].value == value && l->b[i].metric == metric && !l->b[i].group;
+    if (!exact) b = get_block(c, l, DIM_STEP, value, metric, group);
+    pthread_mutex_unlock(&l->mu);
+    if (!b) return cube_slice(c, metric, stat, dim, value, out);
+    size_t nt = c->metrics[metric].ntargets, ng = (size_t)((c->nranks + group - 1) / group);
+    *out = (struct cube_slice){b->v + (size_t)stat * nt * ng, 1, (ptrdiff_t)ng, c->nranks, (int)nt, dim,
+                               group == 64 ? 6 : 3};
+    return 0;
+}
+
 /* The cell from a cached block, or NULL. */
 static const float *cached_cell(const struct cube *c, const struct cube_lazy *l, int metric, int stat, uint32_t lt,
                                 int step, int rank) {
@@ -196,7 +223,7 @@ static const float *cached_cell(const struct cube *c, const struct cube_lazy *l,
     for (int i = 0; i < l->nb; i++) {
         const struct lblock *b = &l->b[i];
         const float *v = b->v;
-        if (!v || b->metric != metric) continue;
+        if (!v || b->metric != metric || b->group) continue;
         if (b->dim == DIM_STEP && b->value == step) return v + ((size_t)stat * nt + lt) * (size_t)c->nranks + (size_t)rank;
         if (b->dim == DIM_RANK && b->value == rank) return v + ((size_t)stat * nt + lt) * (size_t)c->nsteps + (size_t)step;
         if (b->dim == DIM_TARGET && (uint32_t)b->value == c->metrics[metric].targets[lt])

@@ -61,6 +61,14 @@ struct cube_source_ops {
      * index and rank index (-1: all); stops when fn returns non-zero. */
     int (*nonfinite)(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn,
                      void *ctx, struct pt_error *err);
+    /* A zoomed-out block at one step index: [stat][local target][rank
+     * group] of groups of `group` ranks (rank / group), each the value a
+     * zoomed-out heat-map cell shows for the group (views/agg.h: an
+     * infinity if any, else the value of largest magnitude).  1 when the
+     * source has no such summary (the caller falls back to the ranks);
+     * may be NULL. */
+    int (*fill_groups)(void *src, const struct cube *c, int step, int metric, int group, float *out,
+                       struct pt_error *err);
     /* Rows the whole-run fill met off the cube's axes (the source's axes
      * missed them); may be NULL. */
     size_t (*missed)(void *src);
@@ -93,6 +101,17 @@ const char *cube_lazy_state(const struct cube *c, char *buf, size_t size);
  * needs every value at once (layouts, run differences).  Refused with a
  * message when it does not fit the budget. */
 int cube_materialize(struct cube *c, struct pt_error *err);
+
+/* The slice a heat map zoomed out by zx ranks per cell shows: for a lazy
+ * cube along DIM_STEP whose ranks are 0..n-1 and whose source has group
+ * summaries (a .trend.db with probetop_rank_summary), while the step's
+ * exact slice is not cached and zx is a multiple of 8, a slice with
+ * xshift 3 or 6 read from groups of 8 or 64 ranks (a fraction of the
+ * rows); its zoomed cells equal those of the exact slice (up to which of
+ * two values of equal magnitude and opposite sign shows).  Otherwise
+ * cube_slice(). */
+int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
+                      struct cube_slice *out);
 
 /* Calls fn for each non-finite cell (dense or lazy). */
 int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/cube_lazy.h"
 #include "ui/nav.h"
 #include "ui/palette.h"
 #include "ui/text.h"
@@ -70,6 +71,7 @@ struct heat {
      * index (rperm) and back (rinv); NULL when ranks show in natural order. */
     uint32_t *rperm;
     int *rinv, rcap;
+    int xshift;              /* of the last cut: a slice of rank groups (get_cut) */
     /* Geometry of the last frame (mouse, paging). */
     int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
 };
@@ -107,9 +109,18 @@ static int get_cut(struct heat *h, struct app *a, struct cut *c) {
     memset(c, 0, sizeof *c);
     c->cx = c->cy = -1;
     if (!a->cube || a->cube->nmetrics == 0 || a->dimval < 0) return 0;
-    if (cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s) < 0) return 0;
-    c->ok = 1;
     const uint32_t *ro = a->dim == DIM_RANK ? NULL : rank_order(h, a);
+    /* zoomed out over many ranks of a lazy .trend.db: the rank-group
+     * summaries when the file has them (model/cube_lazy.h) */
+    int zoomed = a->dim == DIM_STEP && !ro && h->zx >= 8;
+    if ((zoomed ? cube_slice_zoomed(a->cube, a->metric, a->stat, a->dim, a->dimval, h->zx, &c->s)
+                : cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s)) < 0)
+        return 0;
+    if (c->s.xshift != h->xshift) {   /* from groups to ranks or back: another picture */
+        h->xshift = c->s.xshift;
+        h->stats_ok = h->moments_ok = h->agg_ok = 0;
+    }
+    c->ok = 1;
     if (a->dim == DIM_TARGET) {
         c->ny = c->s.ny;
         c->ys = ro;
@@ -153,7 +164,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
     size_t k = 0;
     for (int y = 0; y < c->ny; y++) {
         const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
-        if (!c->xs && c->s.sx == 1) {
+        if (!c->xs && c->s.sx == 1 && !c->s.xshift) {
             for (int x = 0; x < c->s.nx; x++) {
                 float v = row[x];
                 if (v - v != 0.0f) continue;
@@ -163,7 +174,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
             }
         } else {
             for (int x = 0; x < c->s.nx; x++) {
-                float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
+                float v = row[(ptrdiff_t)((c->xs ? (int)c->xs[x] : x) >> c->s.xshift) * c->s.sx];
                 if (v - v != 0.0f) continue;
                 mn = v < mn ? v : mn;
                 mx = v > mx ? v : mx;
@@ -254,7 +265,7 @@ static void compute_moments(struct heat *h, const struct cut *c) {
     for (int y = 0; y < c->ny; y++) {
         const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
         for (int x = 0; x < c->s.nx; x++) {
-            float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
+            float v = row[(ptrdiff_t)((c->xs ? (int)c->xs[x] : x) >> c->s.xshift) * c->s.sx];
             if (!isfinite(v)) continue;
             if (k == 0) shift = v;
             double d = v - shift;

@@ -43,7 +43,9 @@ struct tsrc {
     int64_t *dbid;             /* names id -> database target id */
     size_t outside;            /* rows the fill found off the axes */
     char sum_cond[2048];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR ...", "" without */
-    int sum8;                  /* it has groups of 8 ranks */
+    int sum8, sum64;           /* it has groups of 8, of 64 ranks */
+    char scols[MAXCOLS][64];   /* its columns */
+    int nscols;
 };
 
 static void tsrc_free(void *p) {
@@ -306,6 +308,67 @@ static int nonfinite(void *src, const struct cube *c, int metric, int step, int 
     return rc < 0 ? -1 : 0;
 }
 
+/* What a zoomed-out heat-map cell shows for a group (views/agg.h) from its
+ * minimum and maximum: an infinity if any (+Inf first), else the value of
+ * larger magnitude. */
+static float group_cell(sqlite3_stmt *st, int cmin, int cmax) {
+    if (sqlite3_column_type(st, cmin) == SQLITE_NULL && sqlite3_column_type(st, cmax) == SQLITE_NULL)
+        return cube_missing();
+    double x[2];
+    for (int k = 0; k < 2; k++) {
+        int col = k ? cmax : cmin, other = k ? cmin : cmax;
+        x[k] = sqlite3_column_double(st, sqlite3_column_type(st, col) == SQLITE_NULL ? other : col);
+        if (x[k] == 1000000001.0) x[k] = INFINITY;
+        else if (x[k] == -1000000001.0) x[k] = -INFINITY;
+    }
+    float lo = cube_to_f32(x[0]), hi = cube_to_f32(x[1]);
+    if (hi == INFINITY || lo == INFINITY) return INFINITY;
+    if (lo == -INFINITY || hi == -INFINITY) return -INFINITY;
+    return fabsf(lo) > fabsf(hi) ? lo : hi;
+}
+
+static int scol(const struct tsrc *s, const char *stat, const char *suffix) {
+    char want[80];
+    snprintf(want, sizeof want, "%s_%s", stat, suffix);
+    for (int i = 0; i < s->nscols; i++)
+        if (!strcmp(s->scols[i], want)) return i;
+    return -1;
+}
+
+static int fill_groups(void *src, const struct cube *c, int step, int metric, int group, float *out,
+                       struct pt_error *err) {
+    struct tsrc *s = src;
+    const struct tmetric *m = &s->h->met[metric];
+    if (!s->sum_cond[0] || (group == 8 && !s->sum8) || (group == 64 && !s->sum64) || (group != 8 && group != 64)) return 1;
+    char sql[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT target_id");
+    for (int k = 0; k < m->nstats; k++) {
+        const char *name = s->h->tcols[m->statcol[k]];
+        if (scol(s, name, "min") < 0 || scol(s, name, "max") < 0 || o + 200 > sizeof sql) return 1;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", \"%s_min\", \"%s_max\"", name, name);
+    }
+    snprintf(sql + o, sizeof sql - o, " FROM probetop_rank_summary WHERE group_size = ?1 AND rank_group = ?2 AND "
+                                      "step = ?3 AND metric_id = ?4");
+    sqlite3_stmt *st;
+    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    size_t nt = c->metrics[metric].ntargets, ng = (size_t)((c->nranks + group - 1) / group);
+    int rc = 0;
+    for (size_t g = 0; rc == 0 && g < ng; g++) {
+        int64_t v[4] = {group, (int64_t)g, c->steps[step].value, m->id};
+        for (int k = 0; k < 4; k++) sqlite3_bind_int64(st, k + 1, v[k]);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 0));
+            uint32_t lt = ti == SIZE_MAX ? UINT32_MAX : s->ltmap[metric][s->h->idmap_local[ti]];
+            if (lt == UINT32_MAX) continue;
+            for (int k = 0; k < m->nstats; k++) out[((size_t)k * nt + lt) * ng + g] = group_cell(st, 1 + 2 * k, 2 + 2 * k);
+        }
+        rc = rc == SQLITE_DONE ? 0 : pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static size_t missed(void *src) { return ((struct tsrc *)src)->outside; }
 
 static const struct cube_source_ops trenddb_source = {
@@ -313,6 +376,7 @@ static const struct cube_source_ops trenddb_source = {
     .fill_cell = fill_cell,
     .fill_all = fill_all,
     .nonfinite = nonfinite,
+    .fill_groups = fill_groups,
     .missed = missed,
     .free = tsrc_free,
 };
@@ -471,10 +535,10 @@ out:
 /* s->sum_cond from the summary table's columns: an infinity in the minimum
  * or maximum of any statistic. */
 static void summary_cond(struct tsrc *s) {
-    char cols[MAXCOLS][64];
+    char (*cols)[64] = s->scols;
     s->sum_cond[0] = '\0';
     if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
-    int n = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
+    int n = s->nscols = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
     size_t o = 0;
     for (int k = 4; k < s->h->ntc; k++)
         for (int i = 0; i < n; i++) {
@@ -488,10 +552,14 @@ static void summary_cond(struct tsrc *s) {
         }
     sqlite3_stmt *st;
     struct pt_error err;
-    if (prep(s->db, s->file, "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1", &st, &err) == 0) {
-        s->sum8 = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-    }
+    for (int k = 0; k < 2; k++)
+        if (prep(s->db, s->file,
+                 k ? "SELECT 1 FROM probetop_rank_summary WHERE group_size = 64 LIMIT 1"
+                   : "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1",
+                 &st, &err) == 0) {
+            *(k ? &s->sum64 : &s->sum8) = sqlite3_step(st) == SQLITE_ROW;
+            sqlite3_finalize(st);
+        }
 }
 
 /* The cube of the axes, without values. */

@@ -55,6 +55,42 @@ static void browse(const char *mem) {
 
 static void slices_only(void) { browse("0"); }
 
+/* 128 ranks written by data2db (gen_dump.py, a +Inf planted at step 1,
+ * rank 77): zoomed out 8 ranks to a cell, the heat map reads the groups of
+ * probetop_rank_summary and the +Inf shows in its group's cell. */
+static void zoomed_summary(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *t = pt_tmpdir("lazy_zoom"), *py = getenv("PT_PYTHON");
+    if (!t || !pt_shared()) SKIP("../shared absent");
+    char cmd[4096], db[1200];
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s/mon' --monitor --steps 3 --ranks 128 --layers 2 --hidden 32 "
+             "--heads 2 --ffn 64 --seq 8 --vocab 50 --nan 1:77:mlp:inf --quiet >/dev/null 2>&1 && "
+             "'%s' data2db --data '%s/mon' --db '%s/db' >/dev/null 2>&1",
+             py && *py ? py : "python3", pt_shared(), t, vt_bin(), t, t);
+    if (system(cmd) != 0) SKIP("gen_dump.py or data2db failed");
+    snprintf(db, sizeof db, "%s/db/monitor_data.trend.db", t);
+    const char *args[] = {"--mem", "0", db, NULL};
+    struct vt vt;
+    if (vt_spawn_app(&vt, 40, 30, args, NULL) < 0) SKIP("spawn failed");
+    VT_WAIT(&vt, strstr(vt_screen_text(&vt), "Heat map") != NULL);
+    vt_send(&vt, "]");
+    VT_WAIT(&vt, status_has(&vt, "step 1"));
+    vt_send(&vt, "zzz");
+    VT_WAIT(&vt, strstr(vt_screen_text(&vt), "zoom 8x") != NULL);
+    int plus = 0;   /* the +Inf glyph in a heat-map cell (the legend's row excluded) */
+    for (int y = 3; y < vt.rows - 2; y++) {
+        const char *row = vt_row_text(&vt, y);
+        if (strstr(row, "+Inf")) break;
+        plus += strchr(row, '+') != NULL;
+    }
+    CHECKV(&vt, plus > 0);
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECKV(&vt, vt_wait_exit(&vt, 10000, &st) == 0);
+    vt_close(&vt);
+}
+
 /* A size that is not one: a usage error naming it, exit 2, no screen. */
 static void bad_mem(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
@@ -74,5 +110,6 @@ int main(void) {
     RUN(slices_only);
     RUN(filled);
     RUN(bad_mem);
+    RUN(zoomed_summary);
     PT_DONE();
 }

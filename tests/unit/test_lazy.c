@@ -12,6 +12,7 @@
 #include "pt_trenddb_gen.h"
 #include "src/io/dataset.h"
 #include "src/io/write_trenddb.h"
+#include "views/agg.h"
 
 static struct dataset *load(const char *path, int lazy, uint64_t budget) {
     struct load_opts lo;
@@ -195,16 +196,57 @@ static int gen_monitor_db(const char *name, int ranks, char *db, size_t n) {
     return rc;
 }
 
+/* Zoomed out by 8 ranks, a fresh lazy open answers from the groups of 8 of
+ * probetop_rank_summary (xshift 3), and each zoomed cell equals the
+ * aggregate of the 8 ranks' exact values (up to a tie of equal magnitudes
+ * and opposite signs); once the exact slice is cached, it is used. */
+static void check_zoomed(const char *path, int want_groups) {
+    struct dataset *full = load(path, 0, 0), *lazy = load(path, 1, 1);
+    CHECK(full && lazy);
+    int bad = 0, grouped = 0;
+    for (int m = 0; full && lazy && m < full->cube->nmetrics; m++)
+        for (int st = 0; st < full->cube->metrics[m].nstats; st++)
+            for (int v = 0; v < full->cube->nsteps; v++) {
+                struct cube_slice a, z;
+                if (cube_slice(full->cube, m, st, DIM_STEP, v, &a) != 0 ||
+                    cube_slice_zoomed(lazy->cube, m, st, DIM_STEP, v, 8, &z) != 0) {
+                    bad++;
+                    continue;
+                }
+                grouped += z.xshift == 3;
+                for (int y = 0; y < a.ny; y++)
+                    for (int x = 0; x < a.nx; x += 8) {
+                        float e = agg_block(&a, x, x + 8, y, y + 1, NULL, NULL), g = agg_block(&z, x, x + 8, y, y + 1, NULL, NULL);
+                        if (!same_bits(e, g) && !(fabsf(e) == fabsf(g) && isfinite(e)) && bad++ < 5)
+                            fprintf(stderr, "zoomed metric %d stat %d step %d target %d ranks %d..: %g vs %g\n", m, st, v,
+                                    y, x, e, g);
+                    }
+            }
+    CHECK_INT(bad, 0);
+    if (want_groups) CHECK(grouped > 0);
+    else CHECK_INT(grouped, 0);
+    if (full && lazy && full->cube->nmetrics) {
+        struct cube_slice e, z;
+        CHECK_INT(cube_slice(lazy->cube, 0, 0, DIM_STEP, 0, &e), 0);
+        CHECK_INT(cube_slice_zoomed(lazy->cube, 0, 0, DIM_STEP, 0, 8, &z), 0);
+        CHECK_INT(z.xshift, 0);   /* the exact slice is there: no need of the groups */
+    }
+    dataset_free(full);
+    dataset_free(lazy);
+}
+
 static void generated_db(void) {
     char db[1300];
     if (gen_monitor_db("lazy_gen4", 4, db, sizeof db) != 0) SKIP("../shared or python3 absent");
     check_db(db);
+    check_zoomed(db, 0);   /* no summary under 9 ranks: the exact slice */
 }
 
 static void generated_db_summary(void) {
     char db[1300];
     if (gen_monitor_db("lazy_gen12", 12, db, sizeof db) != 0) SKIP("../shared or python3 absent");
     check_db(db);
+    check_zoomed(db, 1);
 }
 
 /* A target with neither a tag nor rows at a rank's first or last step is
