@@ -1,6 +1,7 @@
 /* cube: dense float32 blocks, built from rows in any order, and the
  * queries the panes and commands need. */
 #include "model/cube.h"
+#include "model/cube_lazy.h"
 #include "model/util/util.h"
 
 #include <float.h>
@@ -12,6 +13,7 @@
 
 void cube_free(struct cube *c) {
     if (!c) return;
+    cube_lazy_free(c->lazy);   /* first: its fill thread reads the axes */
     for (int m = 0; m < c->nmetrics; m++) {
         struct cube_metric *cm = &c->metrics[m];
         free(cm->name);
@@ -76,9 +78,11 @@ int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, in
     if (metric < 0 || metric >= c->nmetrics) return -1;
     const struct cube_metric *m = &c->metrics[metric];
     if (stat < 0 || stat >= m->nstats) return -1;
+    if (!m->vals) return cube_lazy_slice(c, metric, stat, dim, value, out);
     const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
     ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
     out->dim = dim;
+    out->xshift = 0;
     switch (dim) {
     case DIM_STEP:
         if (value < 0 || value >= c->nsteps) return -1;
@@ -114,6 +118,7 @@ int cube_series(const struct cube *c, int metric, int stat, enum cube_dim dim, i
     if (cube_slice(c, metric, stat, dim, value, &s) != 0) return -1;
     if (x < 0 || x >= s.nx || y < 0 || y >= s.ny) return -1;
     const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) return cube_lazy_series(c, metric, stat, dim, value, x, y, out);
     const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
     ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
     switch (dim) {
@@ -151,9 +156,23 @@ size_t cube_slice_range(const struct cube_slice *s, double *min, double *max) {
     return n;
 }
 
+static int count_nonfinite_cell(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals) {
+    struct { const struct cube *c; size_t n; } *k = ctx;
+    (void)lt, (void)step, (void)rank;
+    for (int s = 0; s < k->c->metrics[metric].nstats; s++)
+        if (!isfinite(vals[s]) && !cube_is_missing(vals[s])) k->n++;
+    return 0;
+}
+
 size_t cube_count_nonfinite(const struct cube *c, int metric, int step, int rank) {
     if (metric < 0 || metric >= c->nmetrics) return 0;
     const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) {   /* lazy: the source's query; a failed one counts what it saw */
+        struct { const struct cube *c; size_t n; } k = {c, 0};
+        struct pt_error err;
+        cube_each_nonfinite(c, metric, step, rank, count_nonfinite_cell, &k, &err);
+        return k.n;
+    }
     size_t n = 0;
     int s0 = step < 0 ? 0 : step, s1 = step < 0 ? c->nsteps : step + 1;
     int r0 = rank < 0 ? 0 : rank, r1 = rank < 0 ? c->nranks : rank + 1;
@@ -170,6 +189,17 @@ size_t cube_count_nonfinite(const struct cube *c, int metric, int step, int rank
 size_t cube_count_present(const struct cube *c, int metric) {
     if (metric < 0 || metric >= c->nmetrics) return 0;
     const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) {   /* lazy: rank by rank */
+        size_t n = 0;
+        for (int r = 0; r < c->nranks; r++)
+            for (int st = 0; st < m->nstats; st++) {
+                struct cube_slice s;
+                if (cube_lazy_slice(c, metric, st, DIM_RANK, r, &s) != 0) continue;
+                for (int y = 0; y < s.ny; y++)
+                    for (int x = 0; x < s.nx; x++) n += !cube_is_missing(cube_slice_at(&s, x, y));
+            }
+        return n;
+    }
     size_t total = (size_t)m->nstats * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks, n = 0;
     for (size_t i = 0; i < total; i++)
         if (!cube_is_missing(m->vals[i])) n++;
@@ -303,15 +333,6 @@ int cube_builder_stat(struct cube_builder *b, int metric, const char *stat) {
     return m->nstats++;
 }
 
-/* float32 keeps Inf and NaN; finite values beyond its range saturate so that
- * an Inf in the cube always was an Inf in the data. */
-static float to_f32(double v) {
-    if (v > FLT_MAX && isfinite(v)) return FLT_MAX;
-    if (v < -FLT_MAX && isfinite(v)) return -FLT_MAX;
-    if (isnan(v)) return NAN;     /* canonical NaN, never the missing payload */
-    return (float)v;
-}
-
 int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
                      int32_t rank, const double *vals, uint32_t present) {
     if (metric < 0 || metric >= b->nm) return -1;
@@ -335,7 +356,7 @@ int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_
     }
     *brow_at(m, m->n) = (struct brow){.target = target, .step = step, .rank = rank, .present = present};
     float *dst = bvals_at(m, m->n);
-    for (int s = 0; s < m->nstats; s++) dst[s] = (present >> s) & 1 ? to_f32(vals[s]) : cube_missing();
+    for (int s = 0; s < m->nstats; s++) dst[s] = (present >> s) & 1 ? cube_to_f32(vals[s]) : cube_missing();
     m->n++;
     return 0;
 }

@@ -15,6 +15,8 @@
 #ifndef PT_CUBE_H
 #define PT_CUBE_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -38,13 +40,25 @@ static inline int cube_is_missing(float v) {
 
 #define CUBE_MAX_STATS 16
 
+/* A value as the cube keeps it: float32 keeps Inf and NaN; finite values
+ * beyond its range saturate so that an Inf in the cube always was an Inf in
+ * the data; a NaN is the canonical one, never the missing payload. */
+static inline float cube_to_f32(double v) {
+    if (v > FLT_MAX && isfinite(v)) return FLT_MAX;
+    if (v < -FLT_MAX && isfinite(v)) return -FLT_MAX;
+    if (isnan(v)) return NAN;
+    return (float)v;
+}
+
+struct cube_lazy;
+
 struct cube_metric {
     char *name;                    /* "forward", "actv", ... */
     int nstats;
     char *stats[CUBE_MAX_STATS];   /* "norm", "max", ... in display order */
     uint32_t ntargets;             /* local targets */
     uint32_t *targets;             /* local -> global target id, ascending */
-    float *vals;                   /* nstats * ntargets * nsteps * nranks */
+    float *vals;                   /* nstats * ntargets * nsteps * nranks; NULL while lazy */
 };
 
 struct cube_step {
@@ -61,6 +75,7 @@ struct cube {
     int nmetrics;
     struct cube_metric *metrics;
     struct names *names;           /* owned */
+    struct cube_lazy *lazy;        /* owned; NULL: dense (model/cube_lazy.h) */
 };
 
 /* Dimension a heat map is cut along (probetop-rules(7), HEAT MAP SCALE). */
@@ -70,8 +85,11 @@ static inline size_t cube_index(const struct cube *c, const struct cube_metric *
                                 int stat, uint32_t lt, int step, int rank) {
     return (((size_t)stat * m->ntargets + lt) * (size_t)c->nsteps + (size_t)step) * (size_t)c->nranks + (size_t)rank;
 }
+/* A lazy cube's cell (model/cube_lazy.h): from its cache or its source. */
+float cube_lazy_get(const struct cube *c, int metric, int stat, uint32_t lt, int step, int rank);
 static inline float cube_get(const struct cube *c, int metric, int stat, uint32_t lt, int step, int rank) {
     const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) return cube_lazy_get(c, metric, stat, lt, step, rank);
     return m->vals[cube_index(c, m, stat, lt, step, rank)];
 }
 
@@ -93,10 +111,12 @@ struct cube_slice {
     ptrdiff_t sx, sy;
     int nx, ny;
     enum cube_dim dim;
+    int xshift;      /* 0; k: cells x come from base[(x >> k) * sx ...], a zoomed-out
+                        slice of groups of 2^k ranks (cube_slice_zoomed) */
 };
 int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, struct cube_slice *out);
 static inline float cube_slice_at(const struct cube_slice *s, int x, int y) {
-    return s->base[(ptrdiff_t)x * s->sx + (ptrdiff_t)y * s->sy];
+    return s->base[(ptrdiff_t)(x >> s->xshift) * s->sx + (ptrdiff_t)y * s->sy];
 }
 
 /* The series through cell (x, y) of a slice along the remaining dimension

@@ -39,6 +39,8 @@ struct load_opts {
     void *progress_ctx;
     atomic_int *cancel;           /* set non-zero to stop; load fails with "cancelled" */
     int shard_k, shard_n;         /* data2db --shard K/N (1-based); shard_n 0: the whole run */
+    int lazy;                     /* a .trend.db answers by slices (model/cube_lazy.h) */
+    uint64_t mem_budget;          /* lazy: bytes the whole cube may take to be filled in memory */
 };
 
 /* One rank directory of a dump. */

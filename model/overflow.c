@@ -7,6 +7,7 @@
  * per-record I/O (monitor data, .trend.db) it flags non-finite cube cells
  * instead, without levels. */
 #include "model/overflow.h"
+#include "model/cube_lazy.h"
 #include "model/util/util.h"
 
 #include "model/cube.h"
@@ -332,38 +333,48 @@ static const char *nonfinite_text(float v) {
     return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
 }
 
-int ovf_scan_cube(const struct cube *c, struct ovf_list *out, struct pt_error *err) {
+struct scan_ctx {
+    const struct cube *c;
+    struct ovf_list *out;
+    int oom;
+};
+
+static int scan_cell(void *ctx, int m, uint32_t lt, int si, int ri, const float *vals) {
+    struct scan_ctx *k = ctx;
+    const struct cube *c = k->c;
+    const struct cube_metric *cm = &c->metrics[m];
     char name[1024], what[160], item[96];
-    for (int m = 0; m < c->nmetrics; m++) {
-        const struct cube_metric *cm = &c->metrics[m];
-        for (uint32_t lt = 0; lt < cm->ntargets; lt++)
-            for (int si = 0; si < c->nsteps; si++)
-                for (int ri = 0; ri < c->nranks; ri++) {
-                    struct sbuf b = { what, sizeof what, 0, 0 };
-                    what[0] = '\0';
-                    for (int st = 0; st < cm->nstats; st++) {
-                        float v = cube_get(c, m, st, lt, si, ri);
-                        if (cube_is_missing(v) || isfinite(v)) continue;
-                        snprintf(item, sizeof item, "%s%.40s%s%.32s=%s", b.len ? ", " : "",
-                                 b.len ? "" : cm->name, b.len ? "" : " ", cm->stats[st], nonfinite_text(v));
-                        sb_add(&b, item);
-                    }
-                    if (!b.len) continue;
-                    uint32_t t = cm->targets[lt];
-                    struct ovf_entry e = {
-                        .step = c->steps[si].origin,
-                        .micro = c->steps[si].micro,
-                        .rank = c->ranks[ri],
-                        /* forward before backward before the rest, as a
-                         * step runs; by target (first-seen) inside a metric */
-                        .pos = (uint32_t)((uint64_t)m * names_count(c->names) + t),
-                        .level = OVF_NONE,
-                        .name = names_display(c->names, t, name, sizeof name),
-                        .what = what,
-                    };
-                    if (ovf_list_add(out, &e) != 0) return pt_errorf(err, "overflow scan: out of memory");
-                }
+    struct sbuf b = { what, sizeof what, 0, 0 };
+    what[0] = '\0';
+    for (int st = 0; st < cm->nstats; st++) {
+        float v = vals[st];
+        if (cube_is_missing(v) || isfinite(v)) continue;
+        snprintf(item, sizeof item, "%s%.40s%s%.32s=%s", b.len ? ", " : "",
+                 b.len ? "" : cm->name, b.len ? "" : " ", cm->stats[st], nonfinite_text(v));
+        sb_add(&b, item);
     }
+    if (!b.len) return 0;
+    uint32_t t = cm->targets[lt];
+    struct ovf_entry e = {
+        .step = c->steps[si].origin,
+        .micro = c->steps[si].micro,
+        .rank = c->ranks[ri],
+        /* forward before backward before the rest, as a
+         * step runs; by target (first-seen) inside a metric */
+        .pos = (uint32_t)((uint64_t)m * names_count(c->names) + t),
+        .level = OVF_NONE,
+        .name = names_display(c->names, t, name, sizeof name),
+        .what = what,
+    };
+    if (ovf_list_add(k->out, &e) != 0) { k->oom = 1; return 1; }
+    return 0;
+}
+
+/* Every non-finite cell: a walk of a dense cube, a query of a lazy one. */
+int ovf_scan_cube(const struct cube *c, struct ovf_list *out, struct pt_error *err) {
+    struct scan_ctx k = {c, out, 0};
+    if (cube_each_nonfinite(c, -1, -1, -1, scan_cell, &k, err) != 0) return -1;
+    if (k.oom) return pt_errorf(err, "overflow scan: out of memory");
     ovf_list_sort(out);
     return 0;
 }

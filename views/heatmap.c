@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "model/anomaly.h"
+#include "model/cube_lazy.h"
 #include "ui/nav.h"
 #include "ui/palette.h"
 #include "ui/text.h"
@@ -71,6 +72,7 @@ struct heat {
      * index (rperm) and back (rinv); NULL when ranks show in natural order. */
     uint32_t *rperm;
     int *rinv, rcap;
+    int xshift;              /* of the last cut: a slice of rank groups (get_cut) */
     /* Geometry of the last frame (mouse, paging). */
     int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
     /* The frame's cells holding an msProbe anomaly report: [line][column]
@@ -113,9 +115,18 @@ static int get_cut(struct heat *h, struct app *a, struct cut *c) {
     memset(c, 0, sizeof *c);
     c->cx = c->cy = -1;
     if (!a->cube || a->cube->nmetrics == 0 || a->dimval < 0) return 0;
-    if (cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s) < 0) return 0;
-    c->ok = 1;
     const uint32_t *ro = a->dim == DIM_RANK ? NULL : rank_order(h, a);
+    /* zoomed out over many ranks of a lazy .trend.db: the rank-group
+     * summaries when the file has them (model/cube_lazy.h) */
+    int zoomed = a->dim == DIM_STEP && !ro && h->zx >= 8;
+    if ((zoomed ? cube_slice_zoomed(a->cube, a->metric, a->stat, a->dim, a->dimval, h->zx, &c->s)
+                : cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s)) < 0)
+        return 0;
+    if (c->s.xshift != h->xshift) {   /* from groups to ranks or back: another picture */
+        h->xshift = c->s.xshift;
+        h->stats_ok = h->moments_ok = h->agg_ok = 0;
+    }
+    c->ok = 1;
     if (a->dim == DIM_TARGET) {
         c->ny = c->s.ny;
         c->ys = ro;
@@ -159,7 +170,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
     size_t k = 0;
     for (int y = 0; y < c->ny; y++) {
         const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
-        if (!c->xs && c->s.sx == 1) {
+        if (!c->xs && c->s.sx == 1 && !c->s.xshift) {
             for (int x = 0; x < c->s.nx; x++) {
                 float v = row[x];
                 if (v - v != 0.0f) continue;
@@ -169,7 +180,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
             }
         } else {
             for (int x = 0; x < c->s.nx; x++) {
-                float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
+                float v = row[(ptrdiff_t)((c->xs ? (int)c->xs[x] : x) >> c->s.xshift) * c->s.sx];
                 if (v - v != 0.0f) continue;
                 mn = v < mn ? v : mn;
                 mx = v > mx ? v : mx;
@@ -188,6 +199,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
 static int compute_margins(struct heat *h, const struct app *a) {
     const struct cube *c = a->cube;
     const struct cube_metric *m = &c->metrics[a->metric];
+    if (!m->vals) return -1;   /* lazy (model/cube_lazy.h): each slice is scanned when shown */
     int n = a->dim == DIM_STEP ? c->nsteps : a->dim == DIM_RANK ? c->nranks : (int)m->ntargets;
     if (n > h->mn_count) {
         float *x = realloc(h->mmin, (size_t)n * sizeof *x);
@@ -259,7 +271,7 @@ static void compute_moments(struct heat *h, const struct cut *c) {
     for (int y = 0; y < c->ny; y++) {
         const float *row = c->s.base + (ptrdiff_t)(c->ys ? (int)c->ys[y] : y) * c->s.sy;
         for (int x = 0; x < c->s.nx; x++) {
-            float v = row[(ptrdiff_t)(c->xs ? (int)c->xs[x] : x) * c->s.sx];
+            float v = row[(ptrdiff_t)((c->xs ? (int)c->xs[x] : x) >> c->s.xshift) * c->s.sx];
             if (!isfinite(v)) continue;
             if (k == 0) shift = v;
             double d = v - shift;

@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "model/cube.h"
+#include "model/cube_lazy.h"
 #include "model/layout.h"
 #include "model/names.h"
 #include "ui/nav.h"
@@ -204,6 +205,7 @@ static int set_global(struct lay *p, int on, struct pt_error *err) {
     if (!p->l) return pt_errorf(err, "no parallel layout: set one with :parallel W=.. L=.. [TP=..] [PP=..] [V=..]");
     const struct cube *base = a->ds ? a->ds->cube : NULL;
     if (!base) return pt_errorf(err, "no data to rename yet");
+    if (cube_materialize(a->ds->cube, err) != 0) return -1;   /* a lazy .trend.db: every value at once */
     struct cube *g = NULL;
     if (layout_cube_global(p->l, base, &g, err) != 0) return -1;
     if (names_build_labels(g->names, rules_for(a)) != 0) {

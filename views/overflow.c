@@ -17,6 +17,7 @@
 
 #include "model/anomaly.h"
 #include "model/cube.h"
+#include "model/cube_lazy.h"
 #include "model/util/util.h"
 #include "model/overflow.h"
 #include "model/ovfrows.h"
@@ -50,6 +51,7 @@ struct oline {
 
 struct ovp {
     int built;
+    int deferred, drawing;   /* a lazy cube's scan waits for the first draw */
     const struct ovf_list *list;
     const struct anomaly_list *anom;   /* the dataset's anomaly reports, or NULL */
     struct ovf_list own;   /* scanned cube cells when the input has no levels */
@@ -203,6 +205,11 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
     if (!a->ds) return 0;
     p->levels = a->ds->ovf_levels;
     p->anom = a->ds->anomalies.n ? &a->ds->anomalies : NULL;
+    /* A lazy .trend.db (probetop(1), --mem): its non-finite cells are a
+     * scan of the whole table, so they wait until the pane is first shown
+     * rather than hold back the first heat map. */
+    p->deferred = !p->levels && cube_is_lazy(a->cube) && !p->drawing;
+    if (p->deferred) return 0;
     if (p->levels) {
         p->list = &a->ds->ovf;
     } else {
@@ -698,6 +705,12 @@ static void ovf_draw(struct view *v, struct app *a) {
     const struct ui *u = a->ui;
     int h = v->h, width = v->w;
     if (!w) return;
+    if (!p->built && p->deferred) {
+        struct pt_error err = { { 0 } };
+        p->drawing = 1;
+        if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+        p->drawing = 0;
+    }
     if (!p->built) {
         werase(w);
         ui_role(w, u, UI_DIM);

@@ -8,12 +8,15 @@
  * Exit codes: 0 after q, 2 for bad usage or an input that does not load,
  * 128+signal after Ctrl-C / SIGTERM / SIGHUP (the terminal is restored on
  * every path, see ui/term.c). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "model/cube_lazy.h"
 #include "model/demo.h"
 #include "model/util/util.h"
 #include "src/app/app.h"
@@ -38,6 +41,8 @@ const char app_options_help[] =
     "  --mapping FILE    name replacements, as data2db --mapping\n"
     "  --db NAME         which .trend.db of a folder to open\n"
     "  --threads N       loader threads (default: one per core)\n"
+    "  --mem SIZE        a .trend.db is held whole in memory only within SIZE (512M, 2G;\n"
+    "                    0: slices only; default a quarter of the RAM, at most 1G)\n"
     "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n"
     "  --fuzzy-match     compare mode: match calls by name without call counters (msprobe -fm)\n"
     "  --layer-mapping FILE|auto  compare mode: msprobe -lm, YAML of attribute renames or auto\n"
@@ -48,6 +53,37 @@ static void usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "probetop: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (probetop --help)\n");
+}
+
+/* --mem SIZE: bytes, or with a K, M, G or T suffix (powers of 1024; a
+ * trailing B or iB allowed). */
+static int parse_size(const char *v, uint64_t *out) {
+    char *e;
+    errno = 0;
+    double x = strtod(v, &e);
+    if (e == v || errno || !(x >= 0) || x > 1e18) return -1;
+    const char *units = "KMGT";
+    const char *u = *e ? strchr(units, toupper((unsigned char)*e)) : NULL;
+    if (*e && !u) return -1;
+    if (u) {
+        for (const char *k = units; k <= u; k++) x *= 1024;
+        e++;
+        if (*e == 'i') e++;
+        if (*e == 'B' || *e == 'b') e++;
+    }
+    if (*e || x > 1.8e19) return -1;
+    *out = (uint64_t)x;
+    return 0;
+}
+
+/* The default --mem: a quarter of the machine's memory, at most 1 GiB, so
+ * that browsing stays small beside the rest of the machine's work. */
+static uint64_t default_mem(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t cap = (uint64_t)1 << 30;
+    if (pages <= 0 || size <= 0) return cap / 4;
+    uint64_t q = (uint64_t)pages * (uint64_t)size / 4;
+    return q < cap ? q : cap;
 }
 
 /* --demo or --demo=RANKSxTARGETS (the benchmark scale). */
@@ -67,6 +103,7 @@ static int parse_demo(struct app *a, const char *arg) {
 
 static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man) {
     load_opts_init(&a->lopts);
+    a->lopts.mem_budget = default_mem();
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int matched = 0, bad = 0;
@@ -115,6 +152,12 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
             long n;
             if (opt_int(v, 0, 1024, &n) < 0) { usage_error("--threads wants 0..1024, not '%s'", v); return -1; }
             a->lopts.threads = (int)n;
+            continue;
+        }
+        v = opt_value(argc, argv, &i, "--mem", &matched, &bad);
+        if (bad) return -1;
+        if (matched) {
+            if (parse_size(v, &a->lopts.mem_budget) < 0) { usage_error("--mem wants a size such as 512M or 2G, not '%s'", v); return -1; }
             continue;
         }
         v = opt_value(argc, argv, &i, "--parallel", &matched, &bad);
@@ -337,6 +380,10 @@ static void draw_bar(struct app *a) {
         bar_part(w, a, &x, UI_BAR, sep);
         snprintf(t, sizeof t, "%s%s..%s", a->range_lo > 0 || a->range_hi < 1 ? "range* " : "", lo, hi);
         bar_part(w, a, &x, UI_BAR, t);
+    }
+    if (cube_is_lazy(c)) {   /* a .trend.db read by slices (--mem) */
+        bar_part(w, a, &x, UI_BAR, sep);
+        bar_part(w, a, &x, UI_BAR, cube_lazy_state(c, t, sizeof t));
     }
 }
 
@@ -638,6 +685,15 @@ static void data_ready(struct app *a) {
     }
 }
 
+/* A lazy .trend.db (--mem): starts and installs its background load; 1
+ * when the screen changes. */
+static int poll_lazy(struct app *a) {
+    char msg[400];
+    if (!a->ds || !a->ds->cube || !cube_lazy_poll(a->ds->cube, msg, sizeof msg)) return 0;
+    if (msg[0]) app_err(a, "%s", msg);
+    return 1;
+}
+
 /* A graph (step, rank) is loading in the background (compare, build and
  * .vis.db modes); the trend data of compare mode loads beside and does
  * not hold keys back. */
@@ -758,7 +814,7 @@ int app_main(int argc, char **argv) {
              * (an error replaced it already) */
             if (graph_was && !graph_loading(a) && !a->msg_error && !strncmp(a->msg, "loading ", 8)) a->msg[0] = '\0';
         }
-        if (app_origin_poll(a)) a->dirty = 1;
+        if (app_origin_poll(a) | poll_lazy(a)) a->dirty = 1;
         /* Keys typed during a load run now, in order, until one starts
          * another load (the rest wait for that one). */
         if (a->nkeyq && !a->load.running && !graph_loading(a)) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "model/cube_lazy.h"
 #include "model/rundiff.h"
 #include "src/app/app_state.h"
 #include "src/io/cmp_origin.h"
@@ -920,7 +921,9 @@ int acmp_set_run(struct app *a, int run, struct pt_error *err) {
             return pt_errorf(err, "the benchmark's trend data did not load: %s", c->bench_rc < 0 && c->bench_err.msg[0] ? c->bench_err.msg : "still loading");
         if (run == RUN_BENCH) to = c->bench_ds->cube;
         else {
-            if (!c->diff && rundiff_cube(base, c->bench_ds->cube, a->ds->labels, &c->diff, err) != 0) return -1;
+            if (!c->diff && (cube_materialize(a->ds->cube, err) != 0 || cube_materialize(c->bench_ds->cube, err) != 0 ||
+                             rundiff_cube(base, c->bench_ds->cube, a->ds->labels, &c->diff, err) != 0))
+                return -1;
             to = c->diff;
         }
     }

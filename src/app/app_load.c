@@ -24,6 +24,7 @@ static void *run(void *arg) {
         o.progress = on_progress;
         o.progress_ctx = l;
         o.cancel = &l->cancel;
+        o.lazy = a->mode == APP_MODE_TREND;   /* a .trend.db opens by slices (--mem) */
         l->rc = dataset_load(a->paths[0], &o, &l->ds, &l->err);
     }
     atomic_store(&l->done, 1);

@@ -16,6 +16,7 @@
 #include "src/io/dataset.h"
 #include "src/io/sqlite_ro.h"
 #include "src/io/write_trenddb.h"
+#include "src/io/trenddb_int.h"
 
 
 static int list_dbs(const char *dir, char ***out, size_t *n) {
@@ -50,7 +51,7 @@ int trenddb_detect_dir(const char *path) {
     return n > 0;
 }
 
-static int has_table(sqlite3 *db, const char *name) {
+int trenddb_has_table(sqlite3 *db, const char *name) {
     sqlite3_stmt *st;
     int found = 0;
     if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st, NULL) != SQLITE_OK)
@@ -64,7 +65,7 @@ static int has_table(sqlite3 *db, const char *name) {
 }
 
 /* Columns of a table (PRAGMA table_info), as names. */
-static int table_columns(sqlite3 *db, const char *table, char cols[][64], int max) {
+int trenddb_table_columns(sqlite3 *db, const char *table, char cols[][64], int max) {
     char sql[128];
     sqlite3_stmt *st;
     int n = 0;
@@ -85,24 +86,14 @@ static int is_identifier(const char *s) {
     return 1;
 }
 
-#define MAXCOLS 64
-
-struct tmetric {
-    int64_t id;
-    char name[64];
-    int cube;                 /* builder metric index */
-    int nstats;
-    int statcol[CUBE_MAX_STATS];   /* trend_data column index per stat */
-};
-
 /* The four tables are there and trend_data's columns are rank, step,
  * target_id, metric_id, <statistics>; the column names of trend_data and
  * global_stats into tcols and gcols.  0, or -1 with err set. */
-static int check_schema(sqlite3 *db, const char *file, char tcols[][64], int *ntc_out, char gcols[][64], int *ngc_out,
+int trenddb_check_schema(sqlite3 *db, const char *file, char tcols[][64], int *ntc_out, char gcols[][64], int *ngc_out,
                         struct pt_error *err) {
     static const char *const need[] = {"monitoring_metrics", "monitoring_targets", "trend_data", "global_stats"};
     for (size_t i = 0; i < 4; i++) {
-        int h = has_table(db, need[i]);
+        int h = trenddb_has_table(db, need[i]);
         if (h < 0) {
             pt_errorf(err, "%s: not a readable SQLite database (%s)", file, sqlite3_errmsg(db));
             return -1;
@@ -112,8 +103,8 @@ static int check_schema(sqlite3 *db, const char *file, char tcols[][64], int *nt
             return -1;
         }
     }
-    int ntc = *ntc_out = table_columns(db, "trend_data", tcols, MAXCOLS);
-    *ngc_out = table_columns(db, "global_stats", gcols, MAXCOLS);
+    int ntc = *ntc_out = trenddb_table_columns(db, "trend_data", tcols, MAXCOLS);
+    *ngc_out = trenddb_table_columns(db, "global_stats", gcols, MAXCOLS);
     if (ntc < 5 || strcmp(tcols[0], "rank") || strcmp(tcols[1], "step") || strcmp(tcols[2], "target_id") ||
         strcmp(tcols[3], "metric_id")) {
         pt_errorf(err, "%s: table trend_data: expected columns rank, step, target_id, metric_id, <statistics>", file);
@@ -127,7 +118,7 @@ static int check_schema(sqlite3 *db, const char *file, char tcols[][64], int *nt
  * it that trend_data has, else every statistic column.  *dumpkind is set
  * when the metrics are a dump's (forward, backward).  0, or -1 with err
  * set. */
-static int read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, char tcols[][64], int ntc,
+int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, char tcols[][64], int ntc,
                         char gcols[][64], int ngc, char gstat[][512], struct tmetric *met, int *nmet, int *dumpkind,
                         struct pt_error *err) {
     sqlite3_stmt *st = NULL;
@@ -157,7 +148,7 @@ static int read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, c
         }
         if (!m->nstats)
             for (int c = 4; c < ntc && m->nstats < CUBE_MAX_STATS; c++) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
-        m->cube = cube_builder_metric(b, m->name, m->nstats, stats);
+        m->cube = b ? cube_builder_metric(b, m->name, m->nstats, stats) : *nmet;
         if (m->cube < 0) {
             sqlite3_finalize(st);
             return pt_errorf(err, "out of memory");
@@ -168,11 +159,25 @@ static int read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, c
     return 0;
 }
 
+uint32_t trenddb_decode_row(sqlite3_stmt *st, const struct tmetric *m, double *v) {
+    uint32_t present = 0;
+    for (int s = 0; s < m->nstats; s++) {
+        int c = m->statcol[s];
+        if (sqlite3_column_type(st, c) == SQLITE_NULL) continue;
+        double x = sqlite3_column_double(st, c);
+        /* msProbe stores +-Inf as +-(1e9 + 1): give the infinities back */
+        if (x == 1000000001.0) x = INFINITY;
+        else if (x == -1000000001.0) x = -INFINITY;
+        v[s] = x;
+        present |= 1u << s;
+    }
+    return present;
+}
+
 /* trend_data's rows into the builder (+-(1e9 + 1) back to +-Inf); *bad
  * counts rows naming an unknown target or metric.  0, or -1 with err set. */
-static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, const struct tmetric *met, int nmet,
-                     const int64_t *idmap_db, const uint32_t *idmap_local, size_t nids, size_t *bad_out,
-                     struct pt_error *err) {
+static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, const struct trenddb_head *h,
+                     size_t *bad_out, struct pt_error *err) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
         pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db));
@@ -184,30 +189,12 @@ static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, cons
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
         int64_t tid = sqlite3_column_int64(st, 2), mid = sqlite3_column_int64(st, 3);
-        const struct tmetric *m = NULL;
-        for (int i = 0; i < nmet; i++)
-            if (met[i].id == mid) m = &met[i];
-        /* binary search: target ids ascend */
-        size_t lo = 0, hi = nids;
-        while (lo < hi) {
-            size_t mi = (lo + hi) / 2;
-            if (idmap_db[mi] < tid) lo = mi + 1; else hi = mi;
-        }
-        if (!m || lo >= nids || idmap_db[lo] != tid) { bad++; continue; }
+        const struct tmetric *m = trenddb_metric_of(h, mid);
+        size_t ti = trenddb_target_index(h, tid);
+        if (!m || ti == SIZE_MAX) { bad++; continue; }
         double v[CUBE_MAX_STATS];
-        uint32_t present = 0;
-        for (int s = 0; s < m->nstats; s++) {
-            int c = m->statcol[s];
-            int ty = sqlite3_column_type(st, c);
-            if (ty == SQLITE_NULL) continue;
-            double x = sqlite3_column_double(st, c);
-            /* msProbe stores +-Inf as +-(1e9 + 1): give the infinities back */
-            if (x == 1000000001.0) x = INFINITY;
-            else if (x == -1000000001.0) x = -INFINITY;
-            v[s] = x;
-            present |= 1u << s;
-        }
-        if (cube_builder_add(b, m->cube, idmap_local[lo], sqlite3_column_int(st, 1), sqlite3_column_int(st, 0), v,
+        uint32_t present = trenddb_decode_row(st, m, v);
+        if (cube_builder_add(b, m->cube, h->idmap_local[ti], sqlite3_column_int(st, 1), sqlite3_column_int(st, 0), v,
                              present) != 0) {
             pt_errorf(err, "out of memory");
             goto done;
@@ -224,88 +211,95 @@ done:
     return rc;
 }
 
-/* file: the name messages give; db: open on it (closed here). */
-static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_error *err) {
+int trenddb_read_head(sqlite3 *db, const char *file, struct cube_builder *b, struct names *tn, struct trenddb_head *h,
+                      struct pt_error *err) {
     sqlite3_stmt *st = NULL;
-    struct names *nm = NULL;
-    struct cube_builder *b = NULL;
-    int64_t *idmap_db = NULL;
-    uint32_t *idmap_local = NULL;
-    size_t nids = 0;
-    int rc = -1;
-    struct tmetric met[32];
-    int nmet = 0;
-    char tcols[MAXCOLS][64], gcols[MAXCOLS][64];
-
-    int ntc, ngc;
-    if (check_schema(db, file, tcols, &ntc, gcols, &ngc, err) != 0) goto out;
+    memset(h, 0, sizeof *h);
+    if (trenddb_check_schema(db, file, h->tcols, &h->ntc, h->gcols, &h->ngc, err) != 0) return -1;
     /* ranges and per-metric statistics: the last global_stats row */
-    int64_t max_rank = 0, min_step = 0, max_step = 0;
-    char gstat[MAXCOLS][512];
-    memset(gstat, 0, sizeof gstat);
-    if (sqlite3_prepare_v2(db, "SELECT * FROM global_stats ORDER BY ROWID DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
-        pt_errorf(err, "%s: table global_stats: %s", file, sqlite3_errmsg(db));
-        goto out;
-    }
+    if (sqlite3_prepare_v2(db, "SELECT * FROM global_stats ORDER BY ROWID DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return pt_errorf(err, "%s: table global_stats: %s", file, sqlite3_errmsg(db));
     if (sqlite3_step(st) == SQLITE_ROW)
-        for (int c = 0; c < ngc; c++) {
-            if (!strcmp(gcols[c], "max_rank")) max_rank = sqlite3_column_int64(st, c);
-            else if (!strcmp(gcols[c], "min_step")) min_step = sqlite3_column_int64(st, c);
-            else if (!strcmp(gcols[c], "max_step")) max_step = sqlite3_column_int64(st, c);
+        for (int c = 0; c < h->ngc; c++) {
+            if (!strcmp(h->gcols[c], "max_rank")) h->max_rank = sqlite3_column_int64(st, c);
+            else if (!strcmp(h->gcols[c], "min_step")) h->min_step = sqlite3_column_int64(st, c);
+            else if (!strcmp(h->gcols[c], "max_step")) h->max_step = sqlite3_column_int64(st, c);
             else if (sqlite3_column_type(st, c) == SQLITE_TEXT)
-                snprintf(gstat[c], sizeof gstat[c], "%s", (const char *)sqlite3_column_text(st, c));
+                snprintf(h->gstat[c], sizeof h->gstat[c], "%s", (const char *)sqlite3_column_text(st, c));
         }
     sqlite3_finalize(st);
     st = NULL;
-    if (!(nm = names_new()) || !(b = cube_builder_new(nm))) { nm = NULL; pt_errorf(err, "out of memory"); goto out; }
-    nm = NULL;
-    int dumpkind = 0;
-    if (read_metrics(db, file, b, tcols, ntc, gcols, ngc, gstat, met, &nmet, &dumpkind, err) != 0) goto out;
+    if (trenddb_read_metrics(db, file, b, h->tcols, h->ntc, h->gcols, h->ngc, h->gstat, h->met, &h->nmet, &h->dumpkind,
+                             err) != 0)
+        return -1;
     /* targets in target_id order, so ascending id is msProbe's order */
     if (sqlite3_prepare_v2(db, "SELECT target_id, target_name, vpp_stage, micro_step FROM monitoring_targets ORDER BY target_id",
-                           -1, &st, NULL) != SQLITE_OK) {
-        pt_errorf(err, "%s: table monitoring_targets: %s", file, sqlite3_errmsg(db));
-        goto out;
-    }
+                           -1, &st, NULL) != SQLITE_OK)
+        return pt_errorf(err, "%s: table monitoring_targets: %s", file, sqlite3_errmsg(db));
     size_t cap = 0;
-    struct names *tn = cube_builder_names(b);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const unsigned char *name = sqlite3_column_text(st, 1);
         int len = sqlite3_column_bytes(st, 1);
         uint32_t id = names_intern(tn, name ? (const char *)name : "", name ? (size_t)len : 0,
                                    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3));
-        if (nids == cap) {
+        if (h->nids == cap) {
             cap = cap ? cap * 2 : 1024;
-            int64_t *a = realloc(idmap_db, cap * sizeof *a);
-            uint32_t *l = a ? realloc(idmap_local, cap * sizeof *l) : NULL;
-            if (a) idmap_db = a;
-            if (l) idmap_local = l;
-            if (!a || !l) { pt_errorf(err, "out of memory"); goto out; }
+            int64_t *a = realloc(h->idmap_db, cap * sizeof *a);
+            uint32_t *l = a ? realloc(h->idmap_local, cap * sizeof *l) : NULL;
+            if (a) h->idmap_db = a;
+            if (l) h->idmap_local = l;
+            if (!a || !l) { sqlite3_finalize(st); return pt_errorf(err, "out of memory"); }
         }
-        if (id == NAMES_NONE) { pt_errorf(err, "out of memory"); goto out; }
-        idmap_db[nids] = sqlite3_column_int64(st, 0);
-        idmap_local[nids++] = id;
+        if (id == NAMES_NONE) { sqlite3_finalize(st); return pt_errorf(err, "out of memory"); }
+        h->idmap_db[h->nids] = sqlite3_column_int64(st, 0);
+        h->idmap_local[h->nids++] = id;
     }
     sqlite3_finalize(st);
-    st = NULL;
-    for (int64_t r = 0; r <= max_rank && r < 100000; r++) cube_builder_rank(b, (int32_t)r);
-    if (max_step - min_step < 1000000)
-        for (int64_t s = min_step; s <= max_step; s++) cube_builder_step(b, (int32_t)s, (int32_t)s, -1);
+    return 0;
+}
+
+void trenddb_head_free(struct trenddb_head *h) {
+    if (!h) return;
+    free(h->idmap_db);
+    free(h->idmap_local);
+    free(h);
+}
+
+size_t trenddb_target_index(const struct trenddb_head *h, int64_t tid) {
+    size_t lo = 0, hi = h->nids;   /* target ids ascend */
+    while (lo < hi) {
+        size_t mi = (lo + hi) / 2;
+        if (h->idmap_db[mi] < tid) lo = mi + 1; else hi = mi;
+    }
+    return lo < h->nids && h->idmap_db[lo] == tid ? lo : SIZE_MAX;
+}
+
+/* file: the name messages give; db: open on it (closed here). */
+static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_error *err) {
+    struct names *nm = NULL;
+    struct cube_builder *b = NULL;
+    struct trenddb_head *h = calloc(1, sizeof *h);
+    int rc = -1;
+    if (!h) { pt_errorf(err, "out of memory"); goto out; }
+    if (!(nm = names_new()) || !(b = cube_builder_new(nm))) { nm = NULL; pt_errorf(err, "out of memory"); goto out; }
+    nm = NULL;
+    if (trenddb_read_head(db, file, b, cube_builder_names(b), h, err) != 0) goto out;
+    for (int64_t r = 0; r <= h->max_rank && r < 100000; r++) cube_builder_rank(b, (int32_t)r);
+    if (h->max_step - h->min_step < 1000000)
+        for (int64_t s = h->min_step; s <= h->max_step; s++) cube_builder_step(b, (int32_t)s, (int32_t)s, -1);
     size_t bad = 0;
-    if (read_rows(db, file, b, met, nmet, idmap_db, idmap_local, nids, &bad, err) != 0) goto out;
+    if (read_rows(db, file, b, h, &bad, err) != 0) goto out;
     if (bad) dataset_warn(ds, "%s: %zu trend_data rows name an unknown target or metric: skipped", file, bad);
     if (cube_builder_finish(b, &ds->cube, err) != 0) goto out;
     /* either kind of database: its metrics say which label rules its names follow */
-    ds->labels = dumpkind ? LABELS_DUMP : LABELS_MONITOR;
+    ds->labels = h->dumpkind ? LABELS_DUMP : LABELS_MONITOR;
     ds->files_read++;
     rc = 0;
 out:
-    sqlite3_finalize(st);
     sqlite3_close(db);
     cube_builder_free(b);
     names_free(nm);
-    free(idmap_db);
-    free(idmap_local);
+    trenddb_head_free(h);
     return rc;
 }
 
@@ -354,6 +348,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     ds->micro_step = -1;   /* the database decided */
     sqlite3 *db;
     if (sqlite_ro_open(file, &db, err) != 0) return -1;
+    if (o->lazy) return trenddb_open_lazy(file, db, o, ds, err);
     return load_db(file, db, ds, err);
 }
 

@@ -59,6 +59,7 @@ if [ -n "${MSPROBE_SRC:-}" ]; then
 else
     echo "msprobe data2db: set MSPROBE_SRC to time it (reference on this machine: 41.7 s for the full scale)"
 fi
+sh "$(dirname "$0")/lazy.sh"
 echo "== overflow (issue 5)"
 T0=$(date +%s.%N)
 "$BIN" info "$DATA/nan" >/dev/null 2>&1

@@ -1,5 +1,5 @@
 /* fuzz_db: msProbe's SQLite files as bytes.  The input is written as
- * x.trend.db and opened by src/read_trenddb.c (into the cube), and as
+ * x.trend.db and opened by src/read_trenddb.c (into the cube, and lazily), and as
  * x.vis.db and opened by src/read_visdb.c (schema and tb_config, then the
  * first graph of each side).  Journal files a previous input may have left
  * (a WAL database opened read-only makes -shm/-wal beside it) are removed
@@ -32,6 +32,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct dataset *ds = calloc(1, sizeof *ds);
     if (!ds) abort();
     (void)trenddb_load(path, &o, ds, &err);
+    dataset_free(ds);
+    /* lazily (the analyzer's way, probetop(1) --mem 0): a slice of each
+     * dimension, a cell, the non-finite count */
+    o.lazy = 1;
+    if (!(ds = calloc(1, sizeof *ds))) abort();
+    if (trenddb_load(path, &o, ds, &err) == 0 && ds->cube && ds->cube->nmetrics > 0) {
+        struct cube_slice sl;
+        for (int d = DIM_STEP; d <= DIM_TARGET; d++) (void)cube_slice(ds->cube, 0, 0, (enum cube_dim)d, 0, &sl);
+        if (ds->cube->metrics[0].ntargets && ds->cube->nsteps && ds->cube->nranks) (void)cube_get(ds->cube, 0, 0, 0, 0, 0);
+        (void)cube_count_nonfinite(ds->cube, 0, -1, -1);
+    }
     dataset_free(ds);
     clean("x.trend.db");
 

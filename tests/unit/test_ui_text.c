@@ -82,7 +82,7 @@ static void aggregation(void) {
     float v[12];
     for (int i = 0; i < 12; i++) v[i] = (float)i;
     v[7] = NAN;
-    struct cube_slice s = {v, 3, 1, 4, 3, DIM_STEP};   /* cell (x, y) = v[x*3 + y] */
+    struct cube_slice s = {v, 3, 1, 4, 3, DIM_STEP, 0};   /* cell (x, y) = v[x*3 + y] */
     CHECK_NEAR(agg_block(&s, 0, 2, 0, 3, NULL, NULL), 5, 0);
     CHECK(isnan(agg_block(&s, 2, 4, 0, 3, NULL, NULL)));      /* v[7] = (2, 1) */
     const uint32_t ys[2] = {2, 0};

@@ -1,0 +1,678 @@
+/* trenddb_lazy: a .trend.db opened lazily (probetop(1), --mem): the axes
+ * from small queries, the values by slices through trend_data's primary
+ * key (rank, step, target_id, metric_id), as model/cube_lazy.h asks.
+ *
+ * Axes, as the full load (read_trenddb.c) makes them:
+ *   ranks   0..max_rank of global_stats and every rank with rows (a walk
+ *           over the key: one lookup per rank);
+ *   steps   min_step..max_step of global_stats and each rank's first and
+ *           last step (two lookups per rank), all steps of the first and
+ *           last rank;
+ *   targets of a metric: those with rows in it.  From probetop_rank_summary
+ *           when data2db wrote it (exact); else the targets msProbe's tags
+ *           tie to the metric and those with rows at the first and last
+ *           step of up to 64 ranks spread over the run.  A target found by
+ *           neither (no label, rows only in middle steps of unsampled
+ *           ranks) is not shown; the background fill counts its rows and
+ *           the analyzer says so (cube_source_ops.missed).
+ *
+ * Connections: `db` is the UI thread's (every call but fill_all, under the
+ * cube's mutex); fill_all opens its own read-only connection on the file.
+ * Both immutable, through sqlite_ro_open: nothing is written beside the
+ * file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cube_lazy.h"
+#include "model/util/util.h"
+#include "src/io/dataset.h"
+#include "src/io/sqlite_ro.h"
+#include "src/io/trenddb_int.h"
+
+#define RANK_SAMPLES 64
+
+struct tsrc {
+    char *file;
+    sqlite3 *db;
+    struct trenddb_head *h;
+    sqlite3_stmt *q_rank, *q_rankstep, *q_cell;
+    uint32_t nnames;
+    uint32_t **ltmap;          /* per cube metric: names id -> local target (UINT32_MAX: none) */
+    int64_t *dbid;             /* names id -> database target id */
+    size_t outside;            /* rows the fill found off the axes */
+    char sum_cond[2048];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR ...", "" without */
+    int sum8, sum64;           /* it has groups of 8, of 64 ranks */
+    char scols[MAXCOLS][64];   /* its columns */
+    int nscols;
+};
+
+static void tsrc_free(void *p) {
+    struct tsrc *s = p;
+    if (!s) return;
+    sqlite3_finalize(s->q_rank);
+    sqlite3_finalize(s->q_rankstep);
+    sqlite3_finalize(s->q_cell);
+    sqlite3_close(s->db);
+    if (s->ltmap && s->h)
+        for (int m = 0; m < s->h->nmet; m++) free(s->ltmap[m]);
+    free(s->ltmap);
+    free(s->dbid);
+    trenddb_head_free(s->h);
+    free(s->file);
+    free(s);
+}
+
+/* Where a row goes: cube metric, local target, step and rank index; 0 when
+ * it is off the axes. */
+struct place { const struct tmetric *m; uint32_t lt; int si, ri; };
+
+static int place_row(const struct tsrc *s, const struct cube *c, sqlite3_stmt *st, struct place *p) {
+    p->m = trenddb_metric_of(s->h, sqlite3_column_int64(st, 3));
+    size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 2));
+    if (!p->m || ti == SIZE_MAX) return 0;
+    p->lt = s->ltmap[p->m->cube][s->h->idmap_local[ti]];
+    p->ri = cube_rank_find(c, (int32_t)sqlite3_column_int64(st, 0));
+    p->si = cube_step_find(c, (int32_t)sqlite3_column_int64(st, 1));
+    return p->lt != UINT32_MAX && p->ri >= 0 && p->si >= 0;
+}
+
+/* The layouts of model/cube_lazy.h's blocks, and the dense cube's. */
+enum blay { L_STEP, L_RANK, L_TARGET, L_DENSE };
+
+static size_t cell_at(const struct cube *c, enum blay lay, const struct place *p, int stat) {
+    size_t nt = c->metrics[p->m->cube].ntargets;
+    switch (lay) {
+    case L_STEP: return ((size_t)stat * nt + p->lt) * (size_t)c->nranks + (size_t)p->ri;
+    case L_RANK: return ((size_t)stat * nt + p->lt) * (size_t)c->nsteps + (size_t)p->si;
+    case L_TARGET: return ((size_t)stat * c->nsteps + (size_t)p->si) * (size_t)c->nranks + (size_t)p->ri;
+    case L_DENSE: return cube_index(c, &c->metrics[p->m->cube], stat, p->lt, p->si, p->ri);
+    }
+    return 0;
+}
+
+static int run_rows(struct tsrc *s, sqlite3 *db, const struct cube *c, sqlite3_stmt *st, enum blay lay,
+                    float *const *out, atomic_int *cancel, struct pt_error *err) {
+    int rc;
+    size_t n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cancel && (++n & 0xffff) == 0 && atomic_load(cancel)) break;
+        struct place p;
+        if (!place_row(s, c, st, &p)) {
+            if (lay == L_DENSE) s->outside++;
+            continue;
+        }
+        float *dst = out[p.m->cube];
+        if (!dst) continue;
+        double v[CUBE_MAX_STATS];
+        uint32_t present = trenddb_decode_row(st, p.m, v);
+        for (int k = 0; k < p.m->nstats; k++)
+            if ((present >> k) & 1) dst[cell_at(c, lay, &p, k)] = cube_to_f32(v[k]);
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(db));
+        sqlite3_reset(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+static int fill_block(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
+                      struct pt_error *err) {
+    struct tsrc *s = src;
+    float *outs[32] = {0};
+    int64_t mid = s->h->met[metric].id;
+    outs[metric] = out;
+    switch (dim) {
+    case DIM_RANK:   /* one range of the key */
+        sqlite3_bind_int64(s->q_rank, 1, c->ranks[value]);
+        sqlite3_bind_int64(s->q_rank, 2, mid);
+        return run_rows(s, s->db, c, s->q_rank, L_RANK, outs, NULL, err);
+    case DIM_STEP:   /* one range per rank */
+        for (int r = 0; r < c->nranks; r++) {
+            sqlite3_bind_int64(s->q_rankstep, 1, c->ranks[r]);
+            sqlite3_bind_int64(s->q_rankstep, 2, c->steps[value].value);
+            sqlite3_bind_int64(s->q_rankstep, 3, mid);
+            if (run_rows(s, s->db, c, s->q_rankstep, L_STEP, outs, NULL, err) != 0) return -1;
+        }
+        return 0;
+    case DIM_TARGET: /* one row per (rank, step) */
+        if ((uint32_t)value >= s->nnames) return 0;
+        for (int r = 0; r < c->nranks; r++)
+            for (int st = 0; st < c->nsteps; st++) {
+                sqlite3_bind_int64(s->q_cell, 1, c->ranks[r]);
+                sqlite3_bind_int64(s->q_cell, 2, c->steps[st].value);
+                sqlite3_bind_int64(s->q_cell, 3, s->dbid[value]);
+                sqlite3_bind_int64(s->q_cell, 4, mid);
+                if (run_rows(s, s->db, c, s->q_cell, L_TARGET, outs, NULL, err) != 0) return -1;
+            }
+        return 0;
+    }
+    return 0;
+}
+
+static int fill_cell(void *src, const struct cube *c, int metric, uint32_t lt, int step, int rank, float *vals,
+                     struct pt_error *err) {
+    struct tsrc *s = src;
+    const struct tmetric *m = NULL;
+    for (int i = 0; i < s->h->nmet; i++)
+        if (s->h->met[i].cube == metric) m = &s->h->met[i];
+    if (!m || lt >= c->metrics[metric].ntargets) return 0;
+    uint32_t g = c->metrics[metric].targets[lt];
+    sqlite3_bind_int64(s->q_cell, 1, c->ranks[rank]);
+    sqlite3_bind_int64(s->q_cell, 2, c->steps[step].value);
+    sqlite3_bind_int64(s->q_cell, 3, s->dbid[g]);
+    sqlite3_bind_int64(s->q_cell, 4, m->id);
+    int rc = sqlite3_step(s->q_cell);
+    if (rc == SQLITE_ROW) {
+        double v[CUBE_MAX_STATS];
+        uint32_t present = trenddb_decode_row(s->q_cell, m, v);
+        for (int k = 0; k < m->nstats; k++)
+            if ((present >> k) & 1) vals[k] = cube_to_f32(v[k]);
+    }
+    sqlite3_reset(s->q_cell);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+    return 0;
+}
+
+static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_int *cancel, struct pt_error *err) {
+    struct tsrc *s = src;
+    sqlite3 *db;
+    sqlite3_stmt *st = NULL;
+    if (sqlite_ro_open(s->file, &db, err) != 0) return -1;
+    if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+        pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    int rc = run_rows(s, db, c, st, L_DENSE, vals, cancel, err);
+    if (rc == 0 && atomic_load(cancel)) rc = pt_errorf(err, "cancelled");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err);
+
+/* ---- non-finite cells: msProbe keeps +-Inf as +-(1e9 + 1); NaN reads as NULL (missing) ---- */
+
+/* fn for the row st is on when it has a non-finite statistic; 1: stop. */
+static int emit_row(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube_nonfinite_fn fn, void *ctx) {
+    struct place p;
+    if (!place_row(s, c, st, &p)) return 0;
+    double v[CUBE_MAX_STATS];
+    float f[CUBE_MAX_STATS];
+    uint32_t present = trenddb_decode_row(st, p.m, v);
+    int any = 0;
+    for (int k = 0; k < p.m->nstats; k++) {
+        f[k] = (present >> k) & 1 ? cube_to_f32(v[k]) : cube_missing();
+        any |= (present >> k) & 1 && !isfinite(f[k]);
+    }
+    return any && fn(ctx, p.m->cube, p.lt, p.si, p.ri, f) != 0;
+}
+
+static int64_t db_metric_id(const struct tsrc *s, int metric) {
+    return metric >= 0 && metric < s->h->nmet ? s->h->met[metric].id : -1;
+}
+
+/* Steps st (bound), emitting; 1 stopped, 0 done, -1 error. */
+static int emit_all(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube_nonfinite_fn fn, void *ctx,
+                    struct pt_error *err) {
+    int rc, stop = 0;
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) stop = emit_row(s, c, st, fn, ctx);
+    sqlite3_reset(st);
+    if (!stop && rc != SQLITE_DONE) return pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+    return stop;
+}
+
+/* With data2db's probetop_rank_summary: the (step, target, metric) keys
+ * whose minimum or maximum over all ranks is an infinity, then which of
+ * their groups of 8 ranks (when the table has them), then those ranks'
+ * rows: a scan of the summary's all-ranks part (a row per key, not per
+ * rank) and a few lookups, instead of a scan of the whole table. */
+static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, int step, cube_nonfinite_fn fn,
+                             void *ctx, struct pt_error *err) {
+    char sql[4096];
+    sqlite3_stmt *keys = NULL, *grp = NULL;
+    int rc = -1;
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT step, target_id, metric_id FROM probetop_rank_summary "
+                                                 "WHERE group_size = ?1 AND (%s)%s%s", s->sum_cond,
+                                step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
+    (void)o;
+    if (prep(s->db, s->file, sql, &keys, err)) return -1;
+    snprintf(sql, sizeof sql, "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 AND rank_group = ?1 AND "
+                              "step = ?2 AND target_id = ?3 AND metric_id = ?4 AND (%s)", s->sum_cond);
+    if (prep(s->db, s->file, sql, &grp, err)) goto out;
+    sqlite3_bind_int64(keys, 1, 0);
+    if (step >= 0) sqlite3_bind_int64(keys, 2, c->steps[step].value);
+    if (metric >= 0) sqlite3_bind_int64(keys, 3, db_metric_id(s, metric));
+    int krc, stop = 0;
+    int64_t ngroups = c->nranks ? ((int64_t)c->ranks[c->nranks - 1] >> 3) + 1 : 0;
+    while (!stop && (krc = sqlite3_step(keys)) == SQLITE_ROW) {
+        int64_t kst = sqlite3_column_int64(keys, 0), kt = sqlite3_column_int64(keys, 1), km = sqlite3_column_int64(keys, 2);
+        for (int64_t g = 0; !stop && g < (s->sum8 ? ngroups : 1); g++) {
+            if (s->sum8) {
+                int64_t v[4] = {g, kst, kt, km};
+                for (int k = 0; k < 4; k++) sqlite3_bind_int64(grp, k + 1, v[k]);
+                int hit = sqlite3_step(grp);
+                sqlite3_reset(grp);
+                if (hit == SQLITE_DONE) continue;
+                if (hit != SQLITE_ROW) { pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db)); goto out; }
+            }
+            for (int r = 0; !stop && r < c->nranks; r++) {
+                if (s->sum8 && (c->ranks[r] >> 3) != g) continue;
+                int64_t v[4] = {c->ranks[r], kst, kt, km};
+                for (int k = 0; k < 4; k++) sqlite3_bind_int64(s->q_cell, k + 1, v[k]);
+                int e = emit_all(s, c, s->q_cell, fn, ctx, err);
+                if (e < 0) goto out;
+                stop = e;
+            }
+        }
+    }
+    if (!stop && krc != SQLITE_DONE) {
+        pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(keys);
+    sqlite3_finalize(grp);
+    return rc;
+}
+
+static int nonfinite(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
+                     struct pt_error *err) {
+    struct tsrc *s = src;
+    if (rank < 0 && s->sum_cond[0]) return nonfinite_summary(s, c, metric, step, fn, ctx, err);
+    char sql[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT * FROM trend_data WHERE (0");
+    for (int k = 4; k < s->h->ntc && o < sizeof sql - 200; k++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
+    snprintf(sql + o, sizeof sql - o, ")%s%s%s", rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
+             step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
+    sqlite3_stmt *st;
+    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    if (metric >= 0) sqlite3_bind_int64(st, 3, db_metric_id(s, metric));
+    if (step >= 0) sqlite3_bind_int64(st, 2, c->steps[step].value);
+    /* one rank, every rank for one step (a range each), or one scan */
+    int r0 = rank >= 0 ? rank : 0, r1 = rank >= 0 ? rank + 1 : step >= 0 ? c->nranks : 1;
+    int rc = 0;
+    for (int r = r0; rc == 0 && r < r1; r++) {
+        if (rank >= 0 || step >= 0) sqlite3_bind_int64(st, 1, c->ranks[r]);
+        rc = emit_all(s, c, st, fn, ctx, err);
+    }
+    sqlite3_finalize(st);
+    return rc < 0 ? -1 : 0;
+}
+
+/* What a zoomed-out heat-map cell shows for a group (views/agg.h) from its
+ * minimum and maximum: an infinity if any (+Inf first), else the value of
+ * larger magnitude. */
+static float group_cell(sqlite3_stmt *st, int cmin, int cmax) {
+    if (sqlite3_column_type(st, cmin) == SQLITE_NULL && sqlite3_column_type(st, cmax) == SQLITE_NULL)
+        return cube_missing();
+    double x[2];
+    for (int k = 0; k < 2; k++) {
+        int col = k ? cmax : cmin, other = k ? cmin : cmax;
+        x[k] = sqlite3_column_double(st, sqlite3_column_type(st, col) == SQLITE_NULL ? other : col);
+        if (x[k] == 1000000001.0) x[k] = INFINITY;
+        else if (x[k] == -1000000001.0) x[k] = -INFINITY;
+    }
+    float lo = cube_to_f32(x[0]), hi = cube_to_f32(x[1]);
+    if (hi == INFINITY || lo == INFINITY) return INFINITY;
+    if (lo == -INFINITY || hi == -INFINITY) return -INFINITY;
+    return fabsf(lo) > fabsf(hi) ? lo : hi;
+}
+
+static int scol(const struct tsrc *s, const char *stat, const char *suffix) {
+    char want[80];
+    snprintf(want, sizeof want, "%s_%s", stat, suffix);
+    for (int i = 0; i < s->nscols; i++)
+        if (!strcmp(s->scols[i], want)) return i;
+    return -1;
+}
+
+static int fill_groups(void *src, const struct cube *c, int step, int metric, int group, float *out,
+                       struct pt_error *err) {
+    struct tsrc *s = src;
+    const struct tmetric *m = &s->h->met[metric];
+    if (!s->sum_cond[0] || (group == 8 && !s->sum8) || (group == 64 && !s->sum64) || (group != 8 && group != 64)) return 1;
+    char sql[4096];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT target_id");
+    for (int k = 0; k < m->nstats; k++) {
+        const char *name = s->h->tcols[m->statcol[k]];
+        if (scol(s, name, "min") < 0 || scol(s, name, "max") < 0 || o + 200 > sizeof sql) return 1;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", \"%s_min\", \"%s_max\"", name, name);
+    }
+    snprintf(sql + o, sizeof sql - o, " FROM probetop_rank_summary WHERE group_size = ?1 AND rank_group = ?2 AND "
+                                      "step = ?3 AND metric_id = ?4");
+    sqlite3_stmt *st;
+    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    size_t nt = c->metrics[metric].ntargets, ng = (size_t)((c->nranks + group - 1) / group);
+    int rc = 0;
+    for (size_t g = 0; rc == 0 && g < ng; g++) {
+        int64_t v[4] = {group, (int64_t)g, c->steps[step].value, m->id};
+        for (int k = 0; k < 4; k++) sqlite3_bind_int64(st, k + 1, v[k]);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 0));
+            uint32_t lt = ti == SIZE_MAX ? UINT32_MAX : s->ltmap[metric][s->h->idmap_local[ti]];
+            if (lt == UINT32_MAX) continue;
+            for (int k = 0; k < m->nstats; k++) out[((size_t)k * nt + lt) * ng + g] = group_cell(st, 1 + 2 * k, 2 + 2 * k);
+        }
+        rc = rc == SQLITE_DONE ? 0 : pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static size_t missed(void *src) { return ((struct tsrc *)src)->outside; }
+
+static const struct cube_source_ops trenddb_source = {
+    .fill_block = fill_block,
+    .fill_cell = fill_cell,
+    .fill_all = fill_all,
+    .nonfinite = nonfinite,
+    .fill_groups = fill_groups,
+    .missed = missed,
+    .free = tsrc_free,
+};
+
+/* ---- the axes ---- */
+
+struct ivec { int64_t *v; size_t n, cap; };
+
+static int ivec_push(struct ivec *a, int64_t x) {
+    if (UTIL_PUSH(a->v, a->n, a->cap) != 0) return -1;
+    a->v[a->n++] = x;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void ivec_uniq(struct ivec *a) {
+    size_t k = 0;
+    if (a->n) qsort(a->v, a->n, sizeof *a->v, cmp_i64);
+    for (size_t i = 0; i < a->n; i++)
+        if (!k || a->v[k - 1] != a->v[i]) a->v[k++] = a->v[i];
+    a->n = k;
+}
+
+/* One int64 from a statement with up to two bound values; 1 row, 0 none, -1 error. */
+static int one_int(sqlite3_stmt *st, int64_t a, int64_t b, int64_t *out) {
+    sqlite3_bind_int64(st, 1, a);
+    if (sqlite3_bind_parameter_count(st) > 1) sqlite3_bind_int64(st, 2, b);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err) {
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK) return 0;
+    *st = NULL;
+    return pt_errorf(err, "%s: %s", file, sqlite3_errmsg(db));
+}
+
+/* Ranks and steps (sorted, distinct) by walks over the key. */
+static int find_axes(struct tsrc *s, struct ivec *ranks, struct ivec *steps, struct pt_error *err) {
+    const struct trenddb_head *h = s->h;
+    sqlite3_stmt *nr = NULL, *first = NULL, *last = NULL, *nstep = NULL;
+    int rc = -1;
+    if (prep(s->db, s->file, "SELECT rank FROM trend_data WHERE rank > ?1 ORDER BY rank LIMIT 1", &nr, err) ||
+        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step LIMIT 1", &first, err) ||
+        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step DESC LIMIT 1", &last, err) ||
+        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 AND step > ?2 ORDER BY step LIMIT 1", &nstep,
+             err))
+        goto out;
+    for (int64_t r = 0; r <= h->max_rank && r < 100000; r++)
+        if (ivec_push(ranks, r)) goto oom;
+    if (h->max_step - h->min_step < 1000000)
+        for (int64_t st = h->min_step; st <= h->max_step; st++)
+            if (ivec_push(steps, st)) goto oom;
+    int64_t r = INT64_MIN, x;
+    size_t nrows_ranks = 0;
+    int g;
+    while ((g = one_int(nr, r, 0, &r)) == 1) {
+        if (++nrows_ranks > CUBE_MAX_RANKS) break;
+        if (ivec_push(ranks, r)) goto oom;
+        if (one_int(first, r, 0, &x) == 1 && ivec_push(steps, x)) goto oom;
+        if (one_int(last, r, 0, &x) == 1 && ivec_push(steps, x)) goto oom;
+        if (nrows_ranks == 1) {   /* every step of the first rank */
+            int64_t st = INT64_MIN;
+            for (size_t k = 0; k < CUBE_MAX_STEPS && one_int(nstep, r, st, &st) == 1; k++)
+                if (ivec_push(steps, st)) goto oom;
+        }
+    }
+    if (g < 0) { pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db)); goto out; }
+    ivec_uniq(ranks);
+    ivec_uniq(steps);
+    rc = 0;
+    goto out;
+oom:
+    pt_errorf(err, "out of memory");
+out:
+    sqlite3_finalize(nr);
+    sqlite3_finalize(first);
+    sqlite3_finalize(last);
+    sqlite3_finalize(nstep);
+    return rc;
+}
+
+/* Marks (metric, target) pairs a statement yields (columns metric_id, target_id). */
+static int mark_pairs(struct tsrc *s, sqlite3_stmt *st, uint8_t **has) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const struct tmetric *m = trenddb_metric_of(s->h, sqlite3_column_int64(st, 0));
+        size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 1));
+        if (m && ti != SIZE_MAX) has[m->cube][s->h->idmap_local[ti]] = 1;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* has[metric][names id]: the targets with rows in each metric (see the
+ * header comment for where they come from). */
+static int find_targets(struct tsrc *s, const struct ivec *ranks, uint8_t **has, struct pt_error *err) {
+    sqlite3_stmt *st = NULL, *first = NULL, *last = NULL;
+    int rc = -1;
+    if (trenddb_has_table(s->db, "probetop_rank_summary") == 1) {
+        if (prep(s->db, s->file, "SELECT DISTINCT metric_id, target_id FROM probetop_rank_summary WHERE group_size = 0",
+                 &st, err))
+            return -1;
+        rc = mark_pairs(s, st, has);
+        sqlite3_finalize(st);
+        return rc ? pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db)) : 0;
+    }
+    if (trenddb_has_table(s->db, "monitoring_tags") == 1 && trenddb_has_table(s->db, "tag_target_mapping") == 1) {
+        if (prep(s->db, s->file,
+                 "SELECT DISTINCT t.metric_id, m.target_id FROM monitoring_tags t JOIN tag_target_mapping m "
+                 "ON m.tag_id = t.tag_id",
+                 &st, err))
+            return -1;
+        rc = mark_pairs(s, st, has);
+        sqlite3_finalize(st);
+        if (rc) return pt_errorf(err, "%s: table monitoring_tags: %s", s->file, sqlite3_errmsg(s->db));
+    }
+    rc = -1;
+    if (prep(s->db, s->file,
+             "SELECT DISTINCT metric_id, target_id FROM trend_data WHERE rank = ?1 AND step = "
+             "(SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step LIMIT 1)",
+             &first, err) ||
+        prep(s->db, s->file,
+             "SELECT DISTINCT metric_id, target_id FROM trend_data WHERE rank = ?1 AND step = "
+             "(SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step DESC LIMIT 1)",
+             &last, err))
+        goto out;
+    size_t every = ranks->n > RANK_SAMPLES ? (ranks->n + RANK_SAMPLES - 1) / RANK_SAMPLES : 1;
+    for (size_t i = 0; i < ranks->n; i += every) {
+        size_t k = i + every >= ranks->n ? ranks->n - 1 : i;   /* the last rank too */
+        sqlite3_bind_int64(first, 1, ranks->v[k]);
+        sqlite3_bind_int64(last, 1, ranks->v[k]);
+        if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) {
+            pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+            goto out;
+        }
+        if (k != i) {
+            sqlite3_bind_int64(first, 1, ranks->v[i]);
+            sqlite3_bind_int64(last, 1, ranks->v[i]);
+            if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) goto out;
+        }
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(first);
+    sqlite3_finalize(last);
+    return rc;
+}
+
+/* s->sum_cond from the summary table's columns: an infinity in the minimum
+ * or maximum of any statistic. */
+static void summary_cond(struct tsrc *s) {
+    char (*cols)[64] = s->scols;
+    s->sum_cond[0] = '\0';
+    if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
+    int n = s->nscols = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
+    size_t o = 0;
+    for (int k = 4; k < s->h->ntc; k++)
+        for (int i = 0; i < n; i++) {
+            char want[2][80];
+            snprintf(want[0], sizeof want[0], "%s_min", s->h->tcols[k]);
+            snprintf(want[1], sizeof want[1], "%s_max", s->h->tcols[k]);
+            for (int w = 0; w < 2; w++)
+                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond)
+                    o += (size_t)snprintf(s->sum_cond + o, sizeof s->sum_cond - o,
+                                          "%s\"%s\" IN (1000000001.0, -1000000001.0)", o ? " OR " : "", cols[i]);
+        }
+    sqlite3_stmt *st;
+    struct pt_error err;
+    for (int k = 0; k < 2; k++)
+        if (prep(s->db, s->file,
+                 k ? "SELECT 1 FROM probetop_rank_summary WHERE group_size = 64 LIMIT 1"
+                   : "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1",
+                 &st, &err) == 0) {
+            *(k ? &s->sum64 : &s->sum8) = sqlite3_step(st) == SQLITE_ROW;
+            sqlite3_finalize(st);
+        }
+}
+
+/* The cube of the axes, without values. */
+static int make_cube(struct tsrc *s, struct names *nm, const struct ivec *ranks, const struct ivec *steps,
+                     uint8_t **has, struct cube **out, struct pt_error *err) {
+    const struct trenddb_head *h = s->h;
+    struct cube *c = calloc(1, sizeof *c);
+    if (!c) { names_free(nm); return pt_errorf(err, "out of memory"); }
+    c->names = nm;
+    if (ranks->n > CUBE_MAX_RANKS || steps->n > CUBE_MAX_STEPS) {
+        cube_free(c);
+        return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", steps->n, ranks->n);
+    }
+    c->nsteps = (int)steps->n;
+    c->nranks = (int)ranks->n;
+    c->steps = calloc(steps->n ? steps->n : 1, sizeof *c->steps);
+    c->ranks = calloc(ranks->n ? ranks->n : 1, sizeof *c->ranks);
+    c->metrics = calloc(h->nmet ? (size_t)h->nmet : 1, sizeof *c->metrics);
+    if (!c->steps || !c->ranks || !c->metrics) goto oom;
+    for (size_t i = 0; i < steps->n; i++)
+        c->steps[i] = (struct cube_step){.value = (int32_t)steps->v[i], .origin = (int32_t)steps->v[i], .micro = -1};
+    for (size_t i = 0; i < ranks->n; i++) c->ranks[i] = (int32_t)ranks->v[i];
+    for (int i = 0; i < h->nmet; i++) {
+        const struct tmetric *tm = &h->met[i];
+        struct cube_metric *cm = &c->metrics[c->nmetrics++];
+        if (!(cm->name = strdup(tm->name))) goto oom;
+        for (int k = 0; k < tm->nstats; k++) {
+            if (!(cm->stats[k] = strdup(h->tcols[tm->statcol[k]]))) goto oom;
+            cm->nstats = k + 1;
+        }
+        uint32_t nl = 0;
+        for (uint32_t t = 0; t < s->nnames; t++) nl += has[i][t];
+        if (!(cm->targets = malloc((nl ? nl : 1) * sizeof *cm->targets))) goto oom;
+        nl = 0;
+        for (uint32_t t = 0; t < s->nnames; t++) {
+            s->ltmap[i][t] = has[i][t] ? nl : UINT32_MAX;
+            if (has[i][t]) cm->targets[nl++] = t;
+        }
+        cm->ntargets = nl;
+    }
+    *out = c;
+    return 0;
+oom:
+    cube_free(c);
+    return pt_errorf(err, "out of memory");
+}
+
+/* The source's tables and statements; the axes; the cube. */
+static int open_source(struct tsrc *s, struct names *nm, struct cube **out, struct pt_error *err) {
+    struct ivec ranks = {0}, steps = {0};
+    uint8_t **has = NULL;
+    int rc = -1, nmet = s->h->nmet;
+    s->nnames = names_count(nm);
+    s->dbid = malloc((s->nnames ? s->nnames : 1) * sizeof *s->dbid);
+    s->ltmap = calloc(nmet ? (size_t)nmet : 1, sizeof *s->ltmap);
+    has = calloc(nmet ? (size_t)nmet : 1, sizeof *has);
+    if (!s->dbid || !s->ltmap || !has) goto oom;
+    for (size_t i = 0; i < s->h->nids; i++) s->dbid[s->h->idmap_local[i]] = s->h->idmap_db[i];
+    for (int m = 0; m < nmet; m++)
+        if (!(s->ltmap[m] = malloc((s->nnames ? s->nnames : 1) * sizeof **s->ltmap)) ||
+            !(has[m] = calloc(s->nnames ? s->nnames : 1, 1)))
+            goto oom;
+    if (prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND metric_id = ?2", &s->q_rank, err) ||
+        prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND metric_id = ?3", &s->q_rankstep,
+             err) ||
+        prep(s->db, s->file,
+             "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
+             &s->q_cell, err))
+        goto out;
+    if (find_axes(s, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
+    summary_cond(s);
+    rc = make_cube(s, nm, &ranks, &steps, has, out, err);
+    nm = NULL;
+    goto out;
+oom:
+    pt_errorf(err, "out of memory");
+out:
+    names_free(nm);
+    if (has)
+        for (int m = 0; m < nmet; m++) free(has[m]);
+    free(has);
+    free(ranks.v);
+    free(steps.v);
+    return rc;
+}
+
+int trenddb_open_lazy(const char *file, sqlite3 *db, const struct load_opts *o, struct dataset *ds,
+                      struct pt_error *err) {
+    struct tsrc *s = calloc(1, sizeof *s);
+    struct names *nm = names_new();
+    struct cube *c = NULL;
+    if (!s || !nm || !(s->h = calloc(1, sizeof *s->h)) || !(s->file = strdup(file))) {
+        names_free(nm);
+        sqlite3_close(db);
+        tsrc_free(s);
+        return pt_errorf(err, "out of memory");
+    }
+    s->db = db;
+    if (trenddb_read_head(db, file, NULL, nm, s->h, err) != 0) {
+        names_free(nm);
+        tsrc_free(s);
+        return -1;
+    }
+    if (open_source(s, nm, &c, err) != 0) {
+        tsrc_free(s);
+        return -1;
+    }
+    if (cube_lazy_attach(c, &trenddb_source, s, o->mem_budget, err) != 0) {
+        cube_free(c);
+        return -1;
+    }
+    ds->cube = c;
+    ds->labels = s->h->dumpkind ? LABELS_DUMP : LABELS_MONITOR;
+    ds->files_read++;
+    return 0;
+}
