@@ -480,24 +480,20 @@ static void warn_file(struct dataset *ds, const struct tfile *t) {
 /* Ranks for files that name none: the file order, after the known ones. */
 static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
     long next = 0;
-    for (size_t i = 0; i < n; i++)
-        if (t[i].rank >= next) next = t[i].rank + 1;
     for (size_t i = 0; i < n; i++) {
-        if (t[i].f.rank >= 0) { t[i].rank = t[i].f.rank; t[i].rank_src = 0; continue; }
-        long r = rank_of_path(t[i].path);
-        if (r >= 0) { t[i].rank = r; t[i].rank_src = 1; continue; }
-    }
-    for (size_t i = 0; i < n; i++) {
+        if (t[i].f.rank >= 0) t[i].rank = t[i].f.rank, t[i].rank_src = 0;
+        else if ((t[i].rank = rank_of_path(t[i].path)) >= 0) t[i].rank_src = 1;
         if (t[i].rank >= next) next = t[i].rank + 1;
     }
     for (size_t i = 0; i < n; i++)
-        if (t[i].rank < 0) {
+        if (t[i].rank < 0) {   /* a lone file without a rank is rank 0, silently */
             t[i].rank = n == 1 ? 0 : next++;
             t[i].rank_src = 2;
             if (n > 1)
                 dataset_warn(ds, "%s: no rank (no distributedInfo.rank, no rank<N> in its path): taken as rank %ld from the file order",
                              t[i].path, t[i].rank);
         }
+}
 }
 
 struct parse_job {
