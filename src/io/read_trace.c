@@ -494,7 +494,6 @@ static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
                              t[i].path, t[i].rank);
         }
 }
-}
 
 struct parse_job {
     struct tfile *t;
