@@ -200,6 +200,21 @@ static int cmp_anno(const void *a, const void *b) {
     if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
     return (x->end < y->end) - (x->end > y->end);   /* the enclosing one first */
 }
+/* A CPU ProfilerStep of one of a rank's files, numbered in file order. */
+struct step_ref {
+    int32_t n;
+    size_t seq;
+    int64_t start, end;
+};
+static int cmp_step_ref(const void *a, const void *b) {
+    const struct step_ref *x = a, *y = b;
+    if (x->n != y->n) return (x->n > y->n) - (x->n < y->n);
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+static int cmp_trace_step(const void *a, const void *b) {
+    const struct trace_step *x = a, *y = b;
+    return (x->cpu_start_ns > y->cpu_start_ns) - (x->cpu_start_ns < y->cpu_start_ns);
+}
 static int cmp_ktmp(const void *a, const void *b) {
     const struct ktmp *x = a, *y = b;
     if (x->seg.start_ns != y->seg.start_ns) return (x->seg.start_ns > y->seg.start_ns) - (x->seg.start_ns < y->seg.start_ns);
@@ -300,25 +315,24 @@ static int build_steps(struct trace_rank *r, struct tp_file **files, size_t nf, 
         r->steps[0] = (struct trace_step){.step = 0, .cpu_start_ns = nk ? k[0].seg.start_ns : 0, .cpu_end_ns = 0};
         n = 1;
     }
-    for (size_t i = 0; i < nf && !synth; i++)
-        for (size_t j = 0; j < files[i]->ns; j++) {
-            const struct tp_step *s = &files[i]->s[j];
-            if (s->gpu) continue;
-            int dup = 0;
-            for (int q = 0; q < n && !dup; q++) dup = r->steps[q].step == s->n;
-            if (dup) {
-                dataset_warn(ds, "%s: rank %d: ProfilerStep#%d appears twice; the first is kept", r->file, r->rank, s->n);
-                continue;
-            }
-            r->steps[n++] = (struct trace_step){.step = s->n, .cpu_start_ns = s->start, .cpu_end_ns = s->end};
+    if (!synth) {   /* by number then file order: the first of a number met twice is kept */
+        struct step_ref *all = malloc((ns ? ns : 1) * sizeof *all);
+        if (!all) return pt_errorf(err, "out of memory");
+        size_t na = 0;
+        for (size_t i = 0; i < nf; i++)
+            for (size_t j = 0; j < files[i]->ns; j++)
+                if (!files[i]->s[j].gpu)
+                    all[na] = (struct step_ref){files[i]->s[j].n, na, files[i]->s[j].start, files[i]->s[j].end}, na++;
+        if (na > 1) qsort(all, na, sizeof *all, cmp_step_ref);
+        size_t dups = 0;
+        for (size_t i = 0; i < na; i++) {
+            if (i && all[i].n == all[i - 1].n) { dups++; continue; }
+            r->steps[n++] = (struct trace_step){.step = all[i].n, .cpu_start_ns = all[i].start, .cpu_end_ns = all[i].end};
         }
-    /* sort by CPU start (insertion: few steps) */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && r->steps[j].cpu_start_ns < r->steps[j - 1].cpu_start_ns; j--) {
-            struct trace_step t = r->steps[j];
-            r->steps[j] = r->steps[j - 1];
-            r->steps[j - 1] = t;
-        }
+        free(all);
+        if (dups) dataset_warn(ds, "%s: rank %d: %zu ProfilerStep#N numbers appear more than once; the first of each is kept", r->file, r->rank, dups);
+        qsort(r->steps, (size_t)n, sizeof *r->steps, cmp_trace_step);
+    }
     r->nsteps = n;
     /* device start: the first kernel launched in the step (k is sorted by start) */
     int64_t *first = malloc((size_t)(n ? n : 1) * sizeof *first), *last = malloc((size_t)(n ? n : 1) * sizeof *last);
