@@ -576,7 +576,10 @@ static void cli_formats(void) {
         CHECK_NEAR(cJSON_GetObjectItem(r0, "non_compute_us")->valuedouble, 172428, 1);
         CHECK_NEAR(cJSON_GetObjectItem(r0, "kernel_us")->valuedouble, 600058, 1);
         CHECK_NEAR(cJSON_GetObjectItem(r0, "overlap_pct")->valuedouble, 11.81, 0.005);
-        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 1), "step")->valueint, 552);
+        /* step-major: (551, 0), (551, 1), (552, 0), (552, 1) */
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 1), "step")->valueint, 551);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 1), "rank")->valueint, 1);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 2), "step")->valueint, 552);
         CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "stragglers")), 2);
         cJSON_Delete(j);
         free(out);
