@@ -426,6 +426,10 @@ static int parse_event(struct ctx *c, struct ev *e) {
                 : JSON_IS(lx, "dur") ? 5 : JSON_IS(lx, "pid") ? 6 : JSON_IS(lx, "tid") ? 7 : JSON_IS(lx, "args") ? 8 : 0;
         t = next(c);
         if (t == JT_ERROR) return -1;
+        if (key != 8 && (t == JT_OBJ_BEGIN || t == JT_ARR_BEGIN)) {   /* not the scalar expected: stepped over */
+            if (skip(c, t)) return -1;
+            continue;
+        }
         switch (key) {
         case 1: if (t == JT_STRING && lx->slen) e->ph = lx->s[0]; break;
         case 2:

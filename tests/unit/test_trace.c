@@ -428,6 +428,18 @@ static void hostile_events(void) {
         CHECK_INT(ds->trace->ranks[0].nsegs, 1);
         dataset_free(ds);
     }
+    /* a container where a scalar belongs is stepped over, the event kept */
+    snprintf(p, sizeof p, "%s/odd.json", dir);
+    const char *odd = "{\"traceEvents\": [{\"ph\": \"X\", \"tid\": {\"a\": [1, {\"b\": 2}]}, \"name\": [\"x\"], \"ts\": 1, "
+                      "\"dur\": 2, \"args\": {\"stream\": {\"s\": 1}, \"correlation\": 3}}, "
+                      "{\"ph\": \"X\", \"name\": \"gemm\", \"ts\": 5, \"dur\": 2, \"args\": {\"stream\": 7}}]}";
+    CHECK_INT(write_file(p, odd, strlen(odd)), 0);
+    ds = load(p, &err);
+    CHECK(ds != NULL);
+    if (ds) {
+        CHECK_INT(ds->trace->ranks[0].nsegs, 1);
+        dataset_free(ds);
+    }
     /* not JSON at all; JSON but no traceEvents; trailing junk */
     static const struct { const char *text, *msg; } bad[] = {
         {"hello", "expected a JSON value"},
