@@ -263,9 +263,45 @@ static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64
     return i >= 0 ? a[i].phase : TRACE_PH_NONE;
 }
 
+static int cmp_kref(const void *a, const void *b) {
+    const struct tp_kernel *x = *(const struct tp_kernel *const *)a, *y = *(const struct tp_kernel *const *)b;
+    if (x->stream != y->stream) return (x->stream > y->stream) - (x->stream < y->stream);
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* torch_npu: kernels without a correlation id take the id of the launch
+ * flow ending inside them (same stream). */
+static int link_flows(struct tp_file *f, struct pt_error *err) {
+    size_t n = 0;
+    for (size_t i = 0; i < f->nk; i++) n += f->k[i].corr < 0;
+    if (!n || !f->nfl) return 0;
+    struct tp_kernel **v = malloc(n * sizeof *v);
+    if (!v) return pt_errorf(err, "out of memory");
+    n = 0;
+    for (size_t i = 0; i < f->nk; i++)
+        if (f->k[i].corr < 0) v[n++] = &f->k[i];
+    qsort(v, n, sizeof *v, cmp_kref);
+    for (size_t i = 0; i < f->nfl; i++) {
+        const struct tp_flow *w = &f->fl[i];
+        int64_t st = w->tid < 0 ? 0 : w->tid > 65535 ? 65535 : w->tid;
+        size_t lo = 0, hi = n;   /* the last kernel of the stream starting at or before the flow */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (v[m]->stream < st || (v[m]->stream == st && v[m]->start <= w->ts)) lo = m + 1;
+            else hi = m;
+        }
+        if (lo == 0) continue;
+        struct tp_kernel *k = v[lo - 1];
+        if (k->stream == st && w->ts <= k->start + k->dur && k->corr < 0) k->corr = w->id;
+    }
+    free(v);
+    return 0;
+}
+
 /* One file's kernels into tmp (appended), linked to their launches. */
 static int link_file(struct tp_file *f, int multi_step, struct ktmp **tmp, size_t *ntmp, size_t *cap, int *has_phase,
                      struct pt_error *err) {
+    if (link_flows(f, err)) return -1;
     if (f->nl > 1) qsort(f->l, f->nl, sizeof *f->l, cmp_launch);   /* (qsort of NULL is undefined, even of 0 items) */
     if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);
     if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);

@@ -630,6 +630,43 @@ static void cli_no_comm(void) {
     }
 }
 
+/* torch_npu's launch flows (cat async_npu, ph s on the host, ph f inside the
+ * device task): a task that runs late still belongs to the step and the
+ * Megatron phase of its launch. */
+static void ascend_flows(void) {
+    const char *dir = pt_tmpdir("ascendflow");
+    if (!dir) { CHECK(!"tmpdir"); return; }
+    char p[1300];
+    snprintf(p, sizeof p, "%s/trace_view.json", dir);
+    const char *ev =
+        "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+        " {\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": \"1000\", \"dur\": 1000},\n"
+        " {\"ph\": \"X\", \"name\": \"forward_step\", \"pid\": 1, \"tid\": 1, \"ts\": \"1100\", \"dur\": 100},\n"
+        " {\"ph\": \"s\", \"cat\": \"async_npu\", \"name\": \"async_npu\", \"id\": \"77\", \"pid\": 1, \"tid\": 5, \"ts\": \"1150\"},\n"
+        " {\"ph\": \"X\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": \"2000\", \"dur\": 1000},\n"
+        " {\"ph\": \"X\", \"name\": \"aclnnMatmul\", \"pid\": 2, \"tid\": 10, \"ts\": \"2100\", \"dur\": 300},\n"
+        " {\"ph\": \"f\", \"cat\": \"async_npu\", \"name\": \"async_npu\", \"id\": \"77\", \"pid\": 2, \"tid\": 10, \"ts\": \"2100\", \"bp\": \"e\"},\n"
+        " {\"ph\": \"X\", \"name\": \"aclnnAdd\", \"pid\": 2, \"tid\": 10, \"ts\": \"2500\", \"dur\": 50}]";
+    CHECK_INT(write_file(p, ev, strlen(ev)), 0);
+    struct pt_error err;
+    struct dataset *ds = load(p, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    const struct trace_rank *r = rank_of(ds, 0);
+    CHECK(r != NULL && r->nsteps == 2);
+    if (r && r->nsteps == 2) {
+        /* the matmul was launched in step 1: step 1 starts with it on the device */
+        CHECK_INT(r->steps[0].stats.nkernels, 1);
+        CHECK_INT(r->steps[1].start_ns - r->steps[0].start_ns, 400000);   /* the unlinked add, by its start, opens step 2 */
+        CHECK_INT(r->steps[1].stats.nkernels, 1);
+        CHECK_INT(r->steps[0].stats.phase_count[TRACE_PH_FORWARD][TRACE_COMPUTE], 1);
+        CHECK(ds->trace->has_phases);
+        /* HTA's window: the linked matmul by its launch (before step 2), the add by its start (after) */
+        CHECK_INT(r->nwindow, 1);
+    }
+    dataset_free(ds);
+}
+
 static void detect(void) {
     const char *p = pt_shared_file("traces", "hta/sampled_2rank");
     if (!p) SKIP("fixtures absent");
@@ -659,6 +696,7 @@ int main(void) {
     RUN(hostile_events);
     RUN(hostile_huge_string);
     RUN(ascend_trace_view);
+    RUN(ascend_flows);
     RUN(cli_formats);
     RUN(cli_no_comm);
     RUN(detect);
