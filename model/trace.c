@@ -151,54 +151,47 @@ double trace_overlap_pct(const struct trace_stats *s) {
 int64_t trace_work_ns(const struct trace_stats *s) { return s->kernel_ns - (s->cat_ns[TRACE_COMM] - s->overlap_ns); }
 
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+/* One (step, rank) with kernels, for sorting by step. */
+struct work_row {
+    int32_t step, rank;
+    int64_t work;
+};
+
+static int cmp_work_row(const void *a, const void *b) {
+    const struct work_row *x = a, *y = b;
+    if (x->step != y->step) return (x->step > y->step) - (x->step < y->step);
+    if (x->work != y->work) return (x->work > y->work) - (x->work < y->work);
+    return (x->rank < y->rank) - (x->rank > y->rank);   /* on a tie the lower rank last: it is the one named */
 }
 
-/* Per step number met in any rank: the rank with the most work. */
+/* Per step number met in any rank: the rank with the most work (rows
+ * sorted by step, then work: no quadratic loop over steps and ranks). */
 int trace_stragglers(const struct trace_run *run, struct trace_straggler **out, size_t *nout) {
-    size_t n = 0, cap = 0;
-    struct trace_straggler *v = NULL;
-    int64_t *w = malloc((size_t)(run->nranks ? run->nranks : 1) * sizeof *w);
-    if (!w) return -1;
+    size_t nrows = 0;
+    *out = NULL;
+    *nout = 0;
+    for (int r = 0; r < run->nranks; r++) nrows += (size_t)run->ranks[r].nsteps;
+    struct work_row *w = malloc((nrows ? nrows : 1) * sizeof *w);
+    struct trace_straggler *v = malloc((nrows ? nrows : 1) * sizeof *v);
+    if (!w || !v) { free(w); free(v); return -1; }
+    size_t k = 0, n = 0;
     for (int r = 0; r < run->nranks; r++)
         for (int s = 0; s < run->ranks[r].nsteps; s++) {
-            int32_t step = run->ranks[r].steps[s].step;
-            int seen = 0;
-            for (size_t i = 0; i < n && !seen; i++) seen = v[i].step == step;
-            if (seen) continue;
-            struct trace_straggler g = {.step = step, .rank = -1};
-            int k = 0;
-            for (int q = 0; q < run->nranks; q++)
-                for (int t = 0; t < run->ranks[q].nsteps; t++)
-                    if (run->ranks[q].steps[t].step == step && run->ranks[q].steps[t].stats.nkernels) {
-                        int64_t x = trace_work_ns(&run->ranks[q].steps[t].stats);
-                        w[k++] = x;
-                        if (g.rank < 0 || x > g.work) { g.rank = run->ranks[q].rank; g.work = x; }
-                    }
-            if (!k) continue;
-            qsort(w, (size_t)k, sizeof *w, cmp_i64);
-            g.median = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
-            g.nranks = k;
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                struct trace_straggler *nv = realloc(v, nc * sizeof *nv);
-                if (!nv) { free(v); free(w); return -1; }
-                v = nv;
-                cap = nc;
-            }
-            v[n++] = g;
+            const struct trace_step *st = &run->ranks[r].steps[s];
+            if (st->stats.nkernels) w[k++] = (struct work_row){st->step, run->ranks[r].rank, trace_work_ns(&st->stats)};
         }
+    if (k > 1) qsort(w, k, sizeof *w, cmp_work_row);
+    for (size_t i = 0; i < k;) {
+        size_t j = i;
+        while (j < k && w[j].step == w[i].step) j++;
+        size_t m = j - i;   /* ascending work: the median in the middle, the straggler last */
+        int64_t med = m % 2 ? w[i + m / 2].work : (w[i + m / 2 - 1].work + w[i + m / 2].work) / 2;
+        v[n++] = (struct trace_straggler){.step = w[i].step, .rank = w[j - 1].rank, .work = w[j - 1].work,
+                                          .median = med, .nranks = (int)m};
+        i = j;
+    }
     free(w);
-    for (size_t i = 1; i < n; i++)   /* by step */
-        for (size_t j = i; j > 0 && v[j].step < v[j - 1].step; j--) {
-            struct trace_straggler t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
     *out = v;
     *nout = n;
     return 0;
 }
-

@@ -19,6 +19,28 @@ enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
+/* The (step, rank) pairs in step order, then rank order: *out[i] = {rank index, step index}. */
+struct step_cell { int r, s; int32_t step; };
+
+static int cmp_cell(const void *a, const void *b) {
+    const struct step_cell *x = a, *y = b;
+    if (x->step != y->step) return (x->step > y->step) - (x->step < y->step);
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+static struct step_cell *step_cells(const struct trace_run *run, size_t *n) {
+    size_t k = 0;
+    for (int r = 0; r < run->nranks; r++) k += (size_t)run->ranks[r].nsteps;
+    struct step_cell *v = malloc((k ? k : 1) * sizeof *v);
+    if (!v) return NULL;
+    k = 0;
+    for (int r = 0; r < run->nranks; r++)
+        for (int s = 0; s < run->ranks[r].nsteps; s++) v[k++] = (struct step_cell){r, s, run->ranks[r].steps[s].step};
+    if (k > 1) qsort(v, k, sizeof *v, cmp_cell);
+    *n = k;
+    return v;
+}
+
 static void text_row(const char *lead, const struct trace_stats *s) {
     double ov = trace_overlap_pct(s);
     char ovs[16];
@@ -29,7 +51,8 @@ static void text_row(const char *lead, const struct trace_stats *s) {
            us(s->non_compute_ns), pct(s->non_compute_ns, s->kernel_ns), ovs, s->nkernels);
 }
 
-static void print_text(const struct trace_run *run, int per_step, const struct trace_straggler *g, size_t ng) {
+static void print_text(const struct trace_run *run, int per_step, const struct step_cell *c, size_t nc,
+                       const struct trace_straggler *g, size_t ng) {
     printf("rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
     for (int r = 0; r < run->nranks; r++) {
         char lead[16];
@@ -38,8 +61,8 @@ static void print_text(const struct trace_run *run, int per_step, const struct t
     }
     if (per_step) {
         printf("\nstep        rank    kernel_us      idle_us  idle%%   compute_us  comp%% non_compute_us  non%% overlap%%  kernels\n");
-        for (int r = 0; r < run->nranks; r++)
-            for (int s = 0; s < run->ranks[r].nsteps; s++) {
+        for (size_t i = 0; i < nc; i++) {
+                int r = c[i].r, s = c[i].s;
                 char lead[32];
                 snprintf(lead, sizeof lead, "%-11d %4d", run->ranks[r].steps[s].step, run->ranks[r].rank);
                 text_row(lead, &run->ranks[r].steps[s].stats);
@@ -66,14 +89,13 @@ static void csv_row(int32_t step, int has_step, int32_t rank, const struct trace
     printf("%zu\n", s->nkernels);
 }
 
-static void print_csv(const struct trace_run *run, int per_step) {
+static void print_csv(const struct trace_run *run, int per_step, const struct step_cell *c, size_t nc) {
     printf("step,rank,kernel_us,idle_us,idle_pct,compute_us,compute_pct,non_compute_us,non_compute_pct,"
            "communication_us,memory_us,overlap_pct,kernels\n");
     for (int r = 0; r < run->nranks; r++) csv_row(0, 0, run->ranks[r].rank, &run->ranks[r].total);
     if (per_step)
-        for (int r = 0; r < run->nranks; r++)
-            for (int s = 0; s < run->ranks[r].nsteps; s++)
-                csv_row(run->ranks[r].steps[s].step, 1, run->ranks[r].rank, &run->ranks[r].steps[s].stats);
+        for (size_t i = 0; i < nc; i++)
+            csv_row(c[i].step, 1, run->ranks[c[i].r].rank, &run->ranks[c[i].r].steps[c[i].s].stats);
 }
 
 static void json_stats(const struct trace_stats *s) {
@@ -89,8 +111,8 @@ static void json_stats(const struct trace_stats *s) {
     printf(", \"kernels\": %zu", s->nkernels);
 }
 
-static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct trace_straggler *g,
-                       size_t ng) {
+static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct step_cell *c,
+                       size_t nc, const struct trace_straggler *g, size_t ng) {
     printf("{\"path\": ");
     json_fput_str(stdout, ds->path);
     printf(", \"ranks\": [");
@@ -105,9 +127,9 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
     if (per_step) {
         printf(",\n \"steps\": [");
         int first = 1;
-        for (int r = 0; r < run->nranks; r++)
-            for (int s = 0; s < run->ranks[r].nsteps; s++) {
-                const struct trace_step *st = &run->ranks[r].steps[s];
+        for (size_t i = 0; i < nc; i++) {
+                int r = c[i].r;
+                const struct trace_step *st = &run->ranks[r].steps[c[i].s];
                 printf("%s\n  {\"step\": %d, \"rank\": %d, ", first ? "" : ",", st->step, run->ranks[r].rank);
                 json_stats(&st->stats);
                 printf(", \"start_us\": %.3f, \"end_us\": %.3f}", us(st->start_ns), us(st->end_ns));
@@ -177,9 +199,18 @@ static int run(int argc, char **argv) {
         dataset_free(ds);
         return EXIT_USAGE;
     }
-    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, g, ng);
-    else if (fmt == TR_CSV) print_csv(ds->trace, per_step);
-    else print_text(ds->trace, per_step, g, ng);
+    size_t nc = 0;
+    struct step_cell *c = step_cells(ds->trace, &nc);
+    if (!c) {
+        fprintf(stderr, "probetop: out of memory\n");
+        free(g);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng);
+    else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
+    else print_text(ds->trace, per_step, c, nc, g, ng);
+    free(c);
     free(g);
     dataset_free(ds);
     return EXIT_OK;

@@ -200,6 +200,21 @@ static int cmp_anno(const void *a, const void *b) {
     if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
     return (x->end < y->end) - (x->end > y->end);   /* the enclosing one first */
 }
+/* A CPU ProfilerStep of one of a rank's files, numbered in file order. */
+struct step_ref {
+    int32_t n;
+    size_t seq;
+    int64_t start, end;
+};
+static int cmp_step_ref(const void *a, const void *b) {
+    const struct step_ref *x = a, *y = b;
+    if (x->n != y->n) return (x->n > y->n) - (x->n < y->n);
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+static int cmp_trace_step(const void *a, const void *b) {
+    const struct trace_step *x = a, *y = b;
+    return (x->cpu_start_ns > y->cpu_start_ns) - (x->cpu_start_ns < y->cpu_start_ns);
+}
 static int cmp_ktmp(const void *a, const void *b) {
     const struct ktmp *x = a, *y = b;
     if (x->seg.start_ns != y->seg.start_ns) return (x->seg.start_ns > y->seg.start_ns) - (x->seg.start_ns < y->seg.start_ns);
@@ -248,9 +263,45 @@ static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64
     return i >= 0 ? a[i].phase : TRACE_PH_NONE;
 }
 
+static int cmp_kref(const void *a, const void *b) {
+    const struct tp_kernel *x = *(const struct tp_kernel *const *)a, *y = *(const struct tp_kernel *const *)b;
+    if (x->stream != y->stream) return (x->stream > y->stream) - (x->stream < y->stream);
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* torch_npu: kernels without a correlation id take the id of the launch
+ * flow ending inside them (same stream). */
+static int link_flows(struct tp_file *f, struct pt_error *err) {
+    size_t n = 0;
+    for (size_t i = 0; i < f->nk; i++) n += f->k[i].corr < 0;
+    if (!n || !f->nfl) return 0;
+    struct tp_kernel **v = malloc(n * sizeof *v);
+    if (!v) return pt_errorf(err, "out of memory");
+    n = 0;
+    for (size_t i = 0; i < f->nk; i++)
+        if (f->k[i].corr < 0) v[n++] = &f->k[i];
+    qsort(v, n, sizeof *v, cmp_kref);
+    for (size_t i = 0; i < f->nfl; i++) {
+        const struct tp_flow *w = &f->fl[i];
+        int64_t st = w->tid < 0 ? 0 : w->tid > 65535 ? 65535 : w->tid;
+        size_t lo = 0, hi = n;   /* the last kernel of the stream starting at or before the flow */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (v[m]->stream < st || (v[m]->stream == st && v[m]->start <= w->ts)) lo = m + 1;
+            else hi = m;
+        }
+        if (lo == 0) continue;
+        struct tp_kernel *k = v[lo - 1];
+        if (k->stream == st && w->ts <= k->start + k->dur && k->corr < 0) k->corr = w->id;
+    }
+    free(v);
+    return 0;
+}
+
 /* One file's kernels into tmp (appended), linked to their launches. */
 static int link_file(struct tp_file *f, int multi_step, struct ktmp **tmp, size_t *ntmp, size_t *cap, int *has_phase,
                      struct pt_error *err) {
+    if (link_flows(f, err)) return -1;
     if (f->nl > 1) qsort(f->l, f->nl, sizeof *f->l, cmp_launch);   /* (qsort of NULL is undefined, even of 0 items) */
     if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);
     if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);
@@ -300,25 +351,24 @@ static int build_steps(struct trace_rank *r, struct tp_file **files, size_t nf, 
         r->steps[0] = (struct trace_step){.step = 0, .cpu_start_ns = nk ? k[0].seg.start_ns : 0, .cpu_end_ns = 0};
         n = 1;
     }
-    for (size_t i = 0; i < nf && !synth; i++)
-        for (size_t j = 0; j < files[i]->ns; j++) {
-            const struct tp_step *s = &files[i]->s[j];
-            if (s->gpu) continue;
-            int dup = 0;
-            for (int q = 0; q < n && !dup; q++) dup = r->steps[q].step == s->n;
-            if (dup) {
-                dataset_warn(ds, "%s: rank %d: ProfilerStep#%d appears twice; the first is kept", r->file, r->rank, s->n);
-                continue;
-            }
-            r->steps[n++] = (struct trace_step){.step = s->n, .cpu_start_ns = s->start, .cpu_end_ns = s->end};
+    if (!synth) {   /* by number then file order: the first of a number met twice is kept */
+        struct step_ref *all = malloc((ns ? ns : 1) * sizeof *all);
+        if (!all) return pt_errorf(err, "out of memory");
+        size_t na = 0;
+        for (size_t i = 0; i < nf; i++)
+            for (size_t j = 0; j < files[i]->ns; j++)
+                if (!files[i]->s[j].gpu)
+                    all[na] = (struct step_ref){files[i]->s[j].n, na, files[i]->s[j].start, files[i]->s[j].end}, na++;
+        if (na > 1) qsort(all, na, sizeof *all, cmp_step_ref);
+        size_t dups = 0;
+        for (size_t i = 0; i < na; i++) {
+            if (i && all[i].n == all[i - 1].n) { dups++; continue; }
+            r->steps[n++] = (struct trace_step){.step = all[i].n, .cpu_start_ns = all[i].start, .cpu_end_ns = all[i].end};
         }
-    /* sort by CPU start (insertion: few steps) */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && r->steps[j].cpu_start_ns < r->steps[j - 1].cpu_start_ns; j--) {
-            struct trace_step t = r->steps[j];
-            r->steps[j] = r->steps[j - 1];
-            r->steps[j - 1] = t;
-        }
+        free(all);
+        if (dups) dataset_warn(ds, "%s: rank %d: %zu ProfilerStep#N numbers appear more than once; the first of each is kept", r->file, r->rank, dups);
+        qsort(r->steps, (size_t)n, sizeof *r->steps, cmp_trace_step);
+    }
     r->nsteps = n;
     /* device start: the first kernel launched in the step (k is sorted by start) */
     int64_t *first = malloc((size_t)(n ? n : 1) * sizeof *first), *last = malloc((size_t)(n ? n : 1) * sizeof *last);
@@ -480,18 +530,13 @@ static void warn_file(struct dataset *ds, const struct tfile *t) {
 /* Ranks for files that name none: the file order, after the known ones. */
 static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
     long next = 0;
-    for (size_t i = 0; i < n; i++)
-        if (t[i].rank >= next) next = t[i].rank + 1;
     for (size_t i = 0; i < n; i++) {
-        if (t[i].f.rank >= 0) { t[i].rank = t[i].f.rank; t[i].rank_src = 0; continue; }
-        long r = rank_of_path(t[i].path);
-        if (r >= 0) { t[i].rank = r; t[i].rank_src = 1; continue; }
-    }
-    for (size_t i = 0; i < n; i++) {
+        if (t[i].f.rank >= 0) t[i].rank = t[i].f.rank, t[i].rank_src = 0;
+        else if ((t[i].rank = rank_of_path(t[i].path)) >= 0) t[i].rank_src = 1;
         if (t[i].rank >= next) next = t[i].rank + 1;
     }
     for (size_t i = 0; i < n; i++)
-        if (t[i].rank < 0) {
+        if (t[i].rank < 0) {   /* a lone file without a rank is rank 0, silently */
             t[i].rank = n == 1 ? 0 : next++;
             t[i].rank_src = 2;
             if (n > 1)

@@ -38,6 +38,7 @@ void tp_file_free(struct tp_file *f) {
     free(f->l);
     free(f->s);
     free(f->a);
+    free(f->fl);
     memset(f, 0, sizeof *f);
 }
 
@@ -287,7 +288,7 @@ static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
 
 /* ---- events ---- */
 
-enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO };
+enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO, EV_CAT_NPU_FLOW };
 
 struct ev {
     char ph;
@@ -295,7 +296,8 @@ struct ev {
     char name[TP_NAME];
     size_t namelen;
     int has_ts, has_dur, bad_time;
-    int64_t ts, dur, pid, tid, stream, corr;
+    int64_t ts, dur, pid, tid, stream, corr, id;
+    int has_id;
     int task;                /* args has "Task Type" (torch_npu device task) */
     int task_cat;            /* its category, -1 unknown */
     char argname[64];        /* args.name (metadata events) */
@@ -352,6 +354,18 @@ static int finish_event(struct ctx *c, struct ev *e) {
             c->hw_pids[c->nhw++] = e->pid;
             for (size_t i = 0; i < c->nhost && !c->late; i++) c->late = c->host_pids[i] == e->pid;
             c->late |= c->host_full;
+        }
+        return 0;
+    }
+    if ((e->ph == 's' || e->ph == 'f') && e->cat == EV_CAT_NPU_FLOW && e->has_id && e->has_ts && e->ts <= TP_TIME_MAX &&
+        e->ts >= -TP_TIME_MAX) {
+        /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
+        if (e->ph == 's') {
+            if (UTIL_PUSH(f->l, f->nl, f->capl)) return pt_errorf(c->err, "out of memory");
+            f->l[f->nl++] = (struct tp_launch){e->id, e->ts};
+        } else {
+            if (UTIL_PUSH(f->fl, f->nfl, f->capfl)) return pt_errorf(c->err, "out of memory");
+            f->fl[f->nfl++] = (struct tp_flow){e->id, e->ts, e->tid};
         }
         return 0;
     }
@@ -414,6 +428,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
     e->namelen = 0;
     e->has_ts = e->has_dur = e->bad_time = 0;
     e->pid = e->tid = e->stream = e->corr = -1;
+    e->has_id = 0;
     e->task = 0;
     e->task_cat = -1;
     e->argname[0] = '\0';
@@ -423,13 +438,20 @@ static int parse_event(struct ctx *c, struct ev *e) {
         if (t != JT_KEY) return -1;
         const struct json_lex *lx = &c->lx;
         int key = JSON_IS(lx, "ph") ? 1 : JSON_IS(lx, "cat") ? 2 : JSON_IS(lx, "name") ? 3 : JSON_IS(lx, "ts") ? 4
-                : JSON_IS(lx, "dur") ? 5 : JSON_IS(lx, "pid") ? 6 : JSON_IS(lx, "tid") ? 7 : JSON_IS(lx, "args") ? 8 : 0;
+                : JSON_IS(lx, "dur") ? 5 : JSON_IS(lx, "pid") ? 6 : JSON_IS(lx, "tid") ? 7 : JSON_IS(lx, "args") ? 8
+                : JSON_IS(lx, "id") ? 9 : 0;
         t = next(c);
         if (t == JT_ERROR) return -1;
+        if (key != 8 && (t == JT_OBJ_BEGIN || t == JT_ARR_BEGIN)) {   /* not the scalar expected: stepped over */
+            if (skip(c, t)) return -1;
+            continue;
+        }
         switch (key) {
         case 1: if (t == JT_STRING && lx->slen) e->ph = lx->s[0]; break;
         case 2:
-            if (t == JT_STRING) e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO : EV_CAT_OTHER;
+            if (t == JT_STRING)
+                e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO
+                       : JSON_IS(lx, "async_npu") ? EV_CAT_NPU_FLOW : EV_CAT_OTHER;
             break;
         case 3: if (t == JT_STRING) e->namelen = copy_string(lx, e->name, sizeof e->name); break;
         case 4:
@@ -452,6 +474,15 @@ static int parse_event(struct ctx *c, struct ev *e) {
             if (t == JT_OBJ_BEGIN) { if (parse_args(c, e)) return -1; }
             else if (skip(c, t)) return -1;
             break;
+        case 9: {   /* a flow's id: a number or a numeric string */
+            const char *rs;
+            size_t rn;
+            if (t == JT_NUMBER || t == JT_STRING) {
+                raw_text(lx, t, &rs, &rn);
+                e->has_id = !raw_int64(rs, rn, &e->id);
+            }
+            break;
+        }
         default: if (skip(c, t)) return -1;
         }
     }
@@ -547,6 +578,7 @@ static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
         bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
     for (size_t i = 0; i < f->na; i++)
         bad |= __builtin_add_overflow(f->a[i].start, b, &f->a[i].start) | __builtin_add_overflow(f->a[i].end, b, &f->a[i].end);
+    for (size_t i = 0; i < f->nfl; i++) bad |= __builtin_add_overflow(f->fl[i].ts, b, &f->fl[i].ts);
     if (bad) return pt_errorf(err, "%s: baseTimeNanoseconds plus the event times is beyond 292 years of nanoseconds", path);
     return 0;
 }

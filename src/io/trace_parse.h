@@ -24,6 +24,9 @@ struct tp_kernel {
 struct tp_launch { int64_t corr, ts; };
 struct tp_step { int32_t n; int64_t start, end; uint8_t gpu; /* a gpu_user_annotation copy */ };
 struct tp_anno { int64_t start, end; uint8_t phase; };
+/* The device end of a torch_npu launch flow (async_npu, ph "f"): on the
+ * device stream tid, at ts inside the task it binds to. */
+struct tp_flow { int64_t id, ts, tid; };
 
 /* Kernel names shared by every file of a run. */
 struct tp_names {
@@ -40,6 +43,7 @@ struct tp_file {
     struct tp_launch *l; size_t nl, capl;
     struct tp_step *s; size_t ns, caps;
     struct tp_anno *a; size_t na, capa;
+    struct tp_flow *fl; size_t nfl, capfl;
     uint64_t bytes;          /* bytes of the file read (compressed size for .gz) */
     size_t nneg;             /* events with a negative duration, skipped */
     size_t nbadts;           /* device events whose ts/dur was not a number (or beyond 73 years), skipped */

@@ -428,6 +428,18 @@ static void hostile_events(void) {
         CHECK_INT(ds->trace->ranks[0].nsegs, 1);
         dataset_free(ds);
     }
+    /* a container where a scalar belongs is stepped over, the event kept */
+    snprintf(p, sizeof p, "%s/odd.json", dir);
+    const char *odd = "{\"traceEvents\": [{\"ph\": \"X\", \"tid\": {\"a\": [1, {\"b\": 2}]}, \"name\": [\"x\"], \"ts\": 1, "
+                      "\"dur\": 2, \"args\": {\"stream\": {\"s\": 1}, \"correlation\": 3}}, "
+                      "{\"ph\": \"X\", \"name\": \"gemm\", \"ts\": 5, \"dur\": 2, \"args\": {\"stream\": 7}}]}";
+    CHECK_INT(write_file(p, odd, strlen(odd)), 0);
+    ds = load(p, &err);
+    CHECK(ds != NULL);
+    if (ds) {
+        CHECK_INT(ds->trace->ranks[0].nsegs, 1);
+        dataset_free(ds);
+    }
     /* not JSON at all; JSON but no traceEvents; trailing junk */
     static const struct { const char *text, *msg; } bad[] = {
         {"hello", "expected a JSON value"},
@@ -531,6 +543,130 @@ static void ascend_trace_view(void) {
     dataset_free(ds);
 }
 
+/* The command's output of one run (stdout), or NULL. */
+static char *run_cmd(const char *args) {
+    const char *bin = getenv("PT_BIN");
+    if (!bin) return NULL;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' trace %s 2>/dev/null", bin, args);
+    FILE *f = popen(cmd, "r");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) { free(buf); buf = NULL; }
+            else buf = nb;
+        }
+    }
+    pclose(f);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+static void cli_formats(void) {
+    const char *p = pt_shared_file("traces", "hta/sampled_2rank");
+    if (!p) SKIP("fixtures absent");
+    if (!getenv("PT_BIN")) SKIP("PT_BIN unset");
+    char args[2048];
+    snprintf(args, sizeof args, "'%s' --format json --per-step", p);
+    char *out = run_cmd(args);
+    CHECK(out != NULL);
+    if (out) {
+        cJSON *j = cJSON_Parse(out);
+        CHECK(j != NULL);
+        cJSON *ranks = cJSON_GetObjectItem(j, "ranks"), *steps = cJSON_GetObjectItem(j, "steps");
+        CHECK_INT(cJSON_GetArraySize(ranks), 2);
+        CHECK_INT(cJSON_GetArraySize(steps), 4);
+        cJSON *r0 = cJSON_GetArrayItem(ranks, 0);
+        CHECK_INT(cJSON_GetObjectItem(r0, "rank")->valueint, 0);
+        CHECK_NEAR(cJSON_GetObjectItem(r0, "idle_us")->valuedouble, 321378, 1);
+        CHECK_NEAR(cJSON_GetObjectItem(r0, "compute_us")->valuedouble, 106252, 1);
+        CHECK_NEAR(cJSON_GetObjectItem(r0, "non_compute_us")->valuedouble, 172428, 1);
+        CHECK_NEAR(cJSON_GetObjectItem(r0, "kernel_us")->valuedouble, 600058, 1);
+        CHECK_NEAR(cJSON_GetObjectItem(r0, "overlap_pct")->valuedouble, 11.81, 0.005);
+        /* step-major: (551, 0), (551, 1), (552, 0), (552, 1) */
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 1), "step")->valueint, 551);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 1), "rank")->valueint, 1);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(steps, 2), "step")->valueint, 552);
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "stragglers")), 2);
+        cJSON_Delete(j);
+        free(out);
+    }
+    snprintf(args, sizeof args, "'%s' --format csv", p);
+    out = run_cmd(args);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK_CONTAINS(out, "step,rank,kernel_us,idle_us,idle_pct,compute_us,compute_pct,non_compute_us,non_compute_pct,"
+                            "communication_us,memory_us,overlap_pct,kernels\n,0,600058.000,321378.000,");
+        free(out);
+    }
+    out = run_cmd(p);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK_CONTAINS(out, "   0       600058       321378  53.56       106252  17.71         172428  28.74    11.81      602");
+        CHECK_CONTAINS(out, "551               1");   /* the straggler of step 551 */
+        free(out);
+    }
+}
+
+/* A rank without communication: overlap_pct is null. */
+static void cli_no_comm(void) {
+    if (!getenv("PT_BIN")) SKIP("PT_BIN unset");
+    const char *dir = pt_tmpdir("nocomm");
+    char p[1200], args[1400];
+    snprintf(p, sizeof p, "%s/t.json", dir ? dir : "/tmp");
+    const char *t = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"gemm\", \"ts\": 10, \"dur\": 5, \"args\": {\"stream\": 7}}]}";
+    CHECK_INT(write_file(p, t, strlen(t)), 0);
+    snprintf(args, sizeof args, "'%s' --format json", p);
+    char *out = run_cmd(args);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK_CONTAINS(out, "\"overlap_pct\": null");
+        free(out);
+    }
+}
+
+/* torch_npu's launch flows (cat async_npu, ph s on the host, ph f inside the
+ * device task): a task that runs late still belongs to the step and the
+ * Megatron phase of its launch. */
+static void ascend_flows(void) {
+    const char *dir = pt_tmpdir("ascendflow");
+    if (!dir) { CHECK(!"tmpdir"); return; }
+    char p[1300];
+    snprintf(p, sizeof p, "%s/trace_view.json", dir);
+    const char *ev =
+        "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+        " {\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": \"1000\", \"dur\": 1000},\n"
+        " {\"ph\": \"X\", \"name\": \"forward_step\", \"pid\": 1, \"tid\": 1, \"ts\": \"1100\", \"dur\": 100},\n"
+        " {\"ph\": \"s\", \"cat\": \"async_npu\", \"name\": \"async_npu\", \"id\": \"77\", \"pid\": 1, \"tid\": 5, \"ts\": \"1150\"},\n"
+        " {\"ph\": \"X\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": \"2000\", \"dur\": 1000},\n"
+        " {\"ph\": \"X\", \"name\": \"aclnnMatmul\", \"pid\": 2, \"tid\": 10, \"ts\": \"2100\", \"dur\": 300},\n"
+        " {\"ph\": \"f\", \"cat\": \"async_npu\", \"name\": \"async_npu\", \"id\": \"77\", \"pid\": 2, \"tid\": 10, \"ts\": \"2100\", \"bp\": \"e\"},\n"
+        " {\"ph\": \"X\", \"name\": \"aclnnAdd\", \"pid\": 2, \"tid\": 10, \"ts\": \"2500\", \"dur\": 50}]";
+    CHECK_INT(write_file(p, ev, strlen(ev)), 0);
+    struct pt_error err;
+    struct dataset *ds = load(p, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    const struct trace_rank *r = rank_of(ds, 0);
+    CHECK(r != NULL && r->nsteps == 2);
+    if (r && r->nsteps == 2) {
+        /* the matmul was launched in step 1: step 1 starts with it on the device */
+        CHECK_INT(r->steps[0].stats.nkernels, 1);
+        CHECK_INT(r->steps[1].start_ns - r->steps[0].start_ns, 400000);   /* the unlinked add, by its start, opens step 2 */
+        CHECK_INT(r->steps[1].stats.nkernels, 1);
+        CHECK_INT(r->steps[0].stats.phase_count[TRACE_PH_FORWARD][TRACE_COMPUTE], 1);
+        CHECK(ds->trace->has_phases);
+        /* HTA's window: the linked matmul by its launch (before step 2), the add by its start (after) */
+        CHECK_INT(r->nwindow, 1);
+    }
+    dataset_free(ds);
+}
+
 static void detect(void) {
     const char *p = pt_shared_file("traces", "hta/sampled_2rank");
     if (!p) SKIP("fixtures absent");
@@ -560,6 +696,9 @@ int main(void) {
     RUN(hostile_events);
     RUN(hostile_huge_string);
     RUN(ascend_trace_view);
+    RUN(ascend_flows);
+    RUN(cli_formats);
+    RUN(cli_no_comm);
     RUN(detect);
     PT_DONE();
 }
