@@ -4,10 +4,12 @@
 #include "model/util/fs.h"
 #include "model/util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static int say(util_rank_note note, void *ctx, const char *path, const char *why, int skipped) {
@@ -124,4 +126,35 @@ void util_rankdirs_free(struct util_rankdirs *d) {
     for (size_t i = 0; i < d->n; i++) free(d->v[i].dir);
     free(d->v);
     memset(d, 0, sizeof *d);
+}
+
+long util_rank_in_name(const char *s, size_t n, long limit) {
+    for (size_t i = 0; i + 4 < n; i++) {
+        if (strncasecmp(s + i, "rank", 4)) continue;
+        size_t j = i + 4;
+        if (s[j] == '-' || s[j] == '_') j++;
+        if (j >= n || !isdigit((unsigned char)s[j])) continue;
+        long long v = 0;   /* stops growing once past limit: a longer number is no rank either */
+        for (; j < n && isdigit((unsigned char)s[j]) && v < limit; j++) v = v * 10 + (s[j] - '0');
+        if (v < limit && (j >= n || !isdigit((unsigned char)s[j]))) return (long)v;
+    }
+    return -1;
+}
+
+long util_profiler_info_rank(const char *dir) {
+    size_t n;
+    char **names = fs_list_dir(dir, 0, &n);
+    long r = -1;
+    for (size_t i = 0; names && i < n && r < 0; i++) {
+        const char *b = names[i];
+        size_t l = strlen(b);
+        if (l <= 19 || strncmp(b, "profiler_info_", 14) || strcmp(b + l - 5, ".json")) continue;
+        char num[32];
+        if (l - 19 >= sizeof num) continue;
+        memcpy(num, b + 14, l - 19);
+        num[l - 19] = '\0';
+        r = util_num_after(num, "");
+    }
+    if (names) fs_free_list(names, n);
+    return r;
 }

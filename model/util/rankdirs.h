@@ -32,4 +32,14 @@ int util_scan_step(const char *sdir, int32_t step, struct util_rankdirs *out, ut
 int util_scan_root(const char *root, struct util_rankdirs *out, util_rank_note note, void *ctx);
 void util_rankdirs_free(struct util_rankdirs *d);
 
+/* ---- the rank a profiler's file or folder names (probetop-formats(5)) ---- */
+
+/* `rank`, `rank-` or `rank_` then digits anywhere in the n bytes of s (any
+ * case): the first such number below limit, or -1.  Shared by the trace and
+ * step-table readers so both read the same name the same way. */
+long util_rank_in_name(const char *s, size_t n, long limit);
+/* The rank a torch_npu profiling folder's profiler_info_<R>.json names, or
+ * -1 when dir holds none (or cannot be listed). */
+long util_profiler_info_rank(const char *dir);
+
 #endif

@@ -8,7 +8,6 @@
  * Device_id and Preparing), and both fill the same targets. */
 #include "src/io/read_steptrace.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "model/util/fs.h"
+#include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
@@ -208,38 +208,12 @@ long steptrace_parse(char *buf, size_t len, const char *path, int cluster, int32
 
 /* ---- where the files are ---- */
 
-/* `rank`, `rank-` or `rank_` then digits anywhere in name (any case): the number, or -1. */
-static long rank_in_name(const char *name) {
-    for (const char *p = name; *p; p++) {
-        if (strncasecmp(p, "rank", 4)) continue;
-        const char *q = p + 4;
-        if (*q == '-' || *q == '_') q++;
-        if (!isdigit((unsigned char)*q)) continue;
-        long v = 0;
-        while (isdigit((unsigned char)*q) && v <= INT32_MAX / 10) v = v * 10 + (*q++ - '0');
-        if (!isdigit((unsigned char)*q) && v <= INT32_MAX) return v;
-    }
-    return -1;
-}
-
 long steptrace_folder_rank(const char *dir) {
-    size_t n;
-    char **names = fs_list_dir(dir, 0, &n);
-    long r = -1;
-    for (size_t i = 0; names && i < n && r < 0; i++) {
-        const char *s = names[i];
-        size_t l = strlen(s);
-        if (l <= 19 || strncmp(s, "profiler_info_", 14) || strcmp(s + l - 5, ".json")) continue;
-        char num[32];
-        if (l - 19 >= sizeof num) continue;
-        memcpy(num, s + 14, l - 19);
-        num[l - 19] = '\0';
-        r = util_num_after(num, "");
-    }
-    if (names) fs_free_list(names, n);
+    long r = util_profiler_info_rank(dir);
     if (r >= 0) return r;
     const char *base = strrchr(dir, '/');
-    return rank_in_name(base ? base + 1 : dir);
+    base = base ? base + 1 : dir;
+    return util_rank_in_name(base, strlen(base), (long)INT32_MAX + 1);
 }
 
 /* One rank's file and the profiling folder that names its rank. */

@@ -9,7 +9,6 @@
  * kernels linked to their CPU launch by correlation id (step, Megatron
  * phase, HTA's window), steps placed on the device timeline, figures
  * computed (probetop-rules(7), PROFILER TRACES), and the cube built. */
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "model/trace_cube.h"
 #include "model/util/fs.h"
 #include "model/util/pool.h"
+#include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
@@ -123,42 +123,13 @@ static int detect_trace(const char *path, const struct stat *st) {
 
 /* ---- ranks from paths ---- */
 
-/* "rank", optional '-' or '_', digits, anywhere in s (any case): the digits, or -1. */
-static long rank_in(const char *s, size_t n) {
-    for (size_t i = 0; i + 4 < n; i++) {
-        if (strncasecmp(s + i, "rank", 4)) continue;
-        size_t j = i + 4;
-        if (j < n && (s[j] == '-' || s[j] == '_')) j++;
-        if (j >= n || !isdigit((unsigned char)s[j])) continue;
-        long r = 0;
-        for (; j < n && isdigit((unsigned char)s[j]) && r < 10000000; j++) r = r * 10 + (s[j] - '0');
-        if (r < CUBE_MAX_RANKS) return r;
-    }
-    return -1;
-}
-
 /* torch_npu writes profiler_info_<R>.json beside ASCEND_PROFILER_OUTPUT. */
 static long ascend_info_rank(const char *path) {
     const char *out = strstr(path, "/ASCEND_PROFILER_OUTPUT/");
     if (!out) return -1;
     char *dir = strndup(path, (size_t)(out - path));
     if (!dir) return -1;
-    size_t n;
-    char **names = fs_list_dir(dir, 0, &n);
-    long r = -1;
-    for (size_t i = 0; names && i < n && r < 0; i++) {
-        const char *b = names[i];
-        if (!strncmp(b, "profiler_info_", 14) && util_ends_with(b, ".json")) {
-            char num[32];
-            size_t l = strlen(b) - 14 - 5;
-            if (l > 0 && l < sizeof num) {
-                memcpy(num, b + 14, l);
-                num[l] = '\0';
-                r = util_num_after(num, "");
-            }
-        }
-    }
-    if (names) fs_free_list(names, n);
+    long r = util_profiler_info_rank(dir);
     free(dir);
     return r;
 }
@@ -166,14 +137,14 @@ static long ascend_info_rank(const char *path) {
 /* The rank a path names: its file name, else its folders from the nearest. */
 static long rank_of_path(const char *path) {
     const char *b = base_of(path);
-    long r = rank_in(b, strlen(b));
+    long r = util_rank_in_name(b, strlen(b), CUBE_MAX_RANKS);
     if (r >= 0) return r;
     if ((r = ascend_info_rank(path)) >= 0) return r;
     const char *end = b > path ? b - 1 : path;
     while (end > path) {
         const char *s = end;
         while (s > path && s[-1] != '/') s--;
-        if ((r = rank_in(s, (size_t)(end - s))) >= 0) return r;
+        if ((r = util_rank_in_name(s, (size_t)(end - s), CUBE_MAX_RANKS)) >= 0) return r;
         end = s > path ? s - 1 : path;
     }
     return -1;

@@ -139,9 +139,38 @@ static void test_proc_beside_rank_info_and_compare(void) {
     }
 }
 
+/* the rank a profiler's file or folder names: the one rule both the trace and
+ * the step-table readers use */
+static void test_rank_in_name(void) {
+    const char *s = "job_Rank-12_ascend_pt";
+    CHECK_INT(util_rank_in_name(s, strlen(s), 1000000), 12);
+    s = "rank_3.json";
+    CHECK_INT(util_rank_in_name(s, strlen(s), 1000000), 3);
+    s = "ranks_ascend_pt";   /* no digits after rank */
+    CHECK_INT(util_rank_in_name(s, strlen(s), 1000000), -1);
+    s = "rank99999999999_rank4";   /* too large: the next one counts */
+    CHECK_INT(util_rank_in_name(s, strlen(s), (long)INT32_MAX + 1), 4);
+    s = "rank1000000";
+    CHECK_INT(util_rank_in_name(s, strlen(s), 1000000), -1);
+    CHECK_INT(util_rank_in_name(s, strlen(s), 1000001), 1000000);
+    s = "rank7";   /* only the first n bytes */
+    CHECK_INT(util_rank_in_name(s, 4, 100), -1);
+
+    const char *root = pt_tmpdir("rankdirs_profinfo");
+    CHECK_INT(util_profiler_info_rank(root), -1);
+    char p[1400];
+    snprintf(p, sizeof p, "%s/profiler_info_.json", root);   /* no number: passed over */
+    CHECK_INT(pt_write(p, "{}"), 0);
+    snprintf(p, sizeof p, "%s/profiler_info_5.json", root);
+    CHECK_INT(pt_write(p, "{}"), 0);
+    CHECK_INT(util_profiler_info_rank(root), 5);
+    CHECK_INT(util_profiler_info_rank("/nonexistent/x"), -1);
+}
+
 int main(void) {
     RUN(test_rule);
     RUN(test_notes);
     RUN(test_proc_beside_rank_info_and_compare);
+    RUN(test_rank_in_name);
     PT_DONE();
 }
