@@ -3,6 +3,7 @@
 #include "src/io/dataset.h"
 
 #include "model/util/util.h"
+#include "src/io/json.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -57,6 +58,13 @@ int dataset_warn(struct dataset *d, const char *fmt, ...) {
 }
 
 int dataset_skip(struct dataset *d, const char *path) { return push_str(&d->skipped, &d->nskipped, path); }
+
+int dataset_read_file(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len) {
+    struct pt_error e;
+    if (json_read_file(path, max_bytes, buf, len, &e) == 0) return 0;
+    if (dataset_warn(d, "%s", e.msg) != 0 || dataset_skip(d, path) != 0) return -1;
+    return 1;
+}
 
 void dataset_free(struct dataset *d) {
     if (!d) return;

@@ -201,12 +201,8 @@ int anomaly_parse(const char *text, size_t len, const char *what, struct anomaly
 static int read_file(const char *path, struct anomaly_list *l, struct dataset *ds, struct pt_error *err) {
     char *buf;
     size_t len;
-    struct pt_error e;
-    if (json_read_file(path, ANOMALY_MAX_BYTES, &buf, &len, &e) != 0) {
-        dataset_warn(ds, "%s", e.msg);
-        dataset_skip(ds, path);
-        return 0;
-    }
+    int got = dataset_read_file(ds, path, ANOMALY_MAX_BYTES, &buf, &len);
+    if (got != 0) return got < 0 ? pt_errorf(err, "out of memory") : 0;
     size_t had = l->nfiles;
     int rc = anomaly_parse(buf, len, path, l, ds, err);
     free(buf);

@@ -198,12 +198,8 @@ static int read_csv(const char *path, int metric, int32_t rank, const struct map
                     struct dataset *ds, struct monitor_data *md) {
     char *buf;
     size_t len;
-    struct pt_error e;
-    if (json_read_file(path, CSV_MAX_BYTES, &buf, &len, &e) != 0) {
-        dataset_warn(ds, "%s", e.msg);
-        dataset_skip(ds, path);
-        return 0;
-    }
+    int got = dataset_read_file(ds, path, CSV_MAX_BYTES, &buf, &len);
+    if (got != 0) return got < 0 ? -1 : 0;
     return monitor_parse_csv(buf, len, path, metric, rank, map, layout, ds, md);
 }
 

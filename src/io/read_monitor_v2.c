@@ -288,11 +288,8 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
 static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd) {
     char *buf;
     size_t len;
-    struct pt_error e;
-    if (json_read_file(path, V2_MAX_BYTES, &buf, &len, &e) != 0) {
-        dataset_warn(rd->ds, "%s", e.msg);
-        return dataset_skip(rd->ds, path) < 0 ? -1 : 0;
-    }
+    int got = dataset_read_file(rd->ds, path, V2_MAX_BYTES, &buf, &len);
+    if (got != 0) return got < 0 ? -1 : 0;
     return parse_csv(buf, len, path, slug, rank, rd);
 }
 

@@ -357,11 +357,8 @@ static int assign_ranks(const char *path, struct st_srcs *s, struct dataset *ds)
 static int read_one(const char *csv, int cluster, int32_t rank, struct dataset *ds, struct st_rows *rows) {
     char *buf;
     size_t len;
-    struct pt_error e;
-    if (json_read_file(csv, ST_MAX_BYTES, &buf, &len, &e) != 0) {
-        if (dataset_warn(ds, "%s", e.msg) != 0) return -1;
-        return dataset_skip(ds, csv) < 0 ? -1 : 0;
-    }
+    int rd = dataset_read_file(ds, csv, ST_MAX_BYTES, &buf, &len);
+    if (rd != 0) return rd < 0 ? -1 : 0;
     long got = steptrace_parse(buf, len, csv, cluster, rank, ds, rows);
     free(buf);
     if (got < 0) return -1;
