@@ -3,34 +3,22 @@
  * --mapping.  The first byte picks the slug (module, weight_grad,
  * optimizer, param, cc), the rest is the file; then the step axis both
  * ways (micro steps on and off) and every row's step. */
-#include "fuzz.h"
+#include "fuzz_monitor.h"
 
-#include "src/io/dataset.h"
 #include "src/io/read_dump.h"
-#include "src/io/read_monitor.h"
 #include "src/io/read_monitor_v2.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
-    char from0[] = "layers", to0[] = "blocks";
-    char *from[] = {from0}, *to[] = {to0};
-    struct mapping map = {from, to, 1};
+    struct fuzz_mapping fm;
+    fuzz_mapping_init(&fm);
     struct dataset *ds = calloc(1, sizeof *ds);
     struct v2_metrics *mt = calloc(1, sizeof *mt);
     struct monitor_data md;
     if (!ds || !mt) abort();
     memset(&md, 0, sizeof md);
     char *buf = fuzz_strdup(data + 1, size - 1);   /* NUL-terminated, as json_read_file gives it */
-    if (monitor_v2_parse_csv(buf, size - 1, "fuzz/rank_3/x.csv", data[0] % 5, 3, &map, mt, ds, &md) == 0) {
-        for (int micro = 0; micro < 2; micro++) {
-            struct mon_steps st;
-            struct pt_error e;
-            if (monitor_steps(&md, micro, &st, &e) != 0) continue;
-            for (size_t i = 0; i < md.nfiles; i++)
-                for (size_t r = 0; r < md.files[i].nrows; r++) (void)monitor_row_step(&st, &md.files[i].rows[r]);
-            monitor_steps_free(&st);
-        }
-    }
+    if (monitor_v2_parse_csv(buf, size - 1, "fuzz/rank_3/x.csv", data[0] % 5, 3, &fm.map, mt, ds, &md) == 0) fuzz_monitor_walk(&md);
     monitor_free(&md);
     dataset_free(ds);
     free(mt);
