@@ -30,7 +30,7 @@
 
 enum {
     OA_DOWN = 1, OA_UP, OA_PGDN, OA_PGUP, OA_HALFDN, OA_HALFUP, OA_TOP, OA_BOTTOM,
-    OA_CRIT, OA_HIGH, OA_MED, OA_RANK, OA_STEP, OA_CLEAR, OA_FIRST, OA_JUMP
+    OA_CRIT, OA_HIGH, OA_MED, OA_RANK, OA_STEP, OA_CLEAR, OA_FIRST, OA_FIRST_ANOMALY, OA_JUMP
 };
 
 /* the shared navigation keys (ui/nav.h) as this pane's actions */
@@ -72,7 +72,7 @@ struct ovp {
     /* the grid */
     int32_t *gsteps, *granks;
     int ngsteps, ngranks;
-    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 flagged */
+    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 flagged, | GRID_ANOMALY */
     int grid_y, grid_x, grid_rows, grid_cols, grid_sper, grid_rper;
     /* `/` over names */
     struct search re;
@@ -97,9 +97,13 @@ static const struct keys_row ovf_keys[] = {
     { 'r', NULL, OA_RANK, "only the selected entry's rank (again: all ranks)" },
     { 's', NULL, OA_STEP, "only the selected entry's step (again: all steps)" },
     { 'c', NULL, OA_CLEAR, "clear the level, rank and step filters" },
-    { 'F', NULL, OA_FIRST, "jump to the first occurrence" },
+    { 'F', NULL, OA_FIRST, "jump to the first occurrence (NaN/Inf; without any, the first msProbe anomaly report)" },
+    { 'A', NULL, OA_FIRST_ANOMALY, "jump to the first msProbe anomaly report" },
     { UK_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
 };
+
+/* a grid cell's bit: one of msProbe's anomaly reports names it */
+#define GRID_ANOMALY 0x80
 
 /* ---- building ---- */
 
@@ -222,13 +226,15 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
     /* Grid axes: every step directory and rank of the data, flagged or not,
      * so a clean rank shows as a clean row. */
     const struct cube *c = a->cube;
-    size_t ns = l->n + (c ? (size_t)c->nsteps : 0), nr = l->n + (c ? (size_t)c->nranks : 0);
+    size_t na = p->anom ? p->anom->n : 0;
+    size_t ns = l->n + na + (c ? (size_t)c->nsteps : 0), nr = l->n + na + (c ? (size_t)c->nranks : 0);
     for (size_t i = 0; i < a->ds->nrankdirs; i++) ns++, nr++;
     p->gsteps = malloc((ns ? ns : 1) * sizeof *p->gsteps);
     p->granks = malloc((nr ? nr : 1) * sizeof *p->granks);
     if (!p->gsteps || !p->granks) return pt_errorf(err, "overflow pane: out of memory");
     size_t k = 0, m = 0;
     for (size_t i = 0; i < l->n; i++) p->gsteps[k++] = l->v[i].step, p->granks[m++] = l->v[i].rank;
+    for (size_t i = 0; i < na; i++) p->gsteps[k++] = p->anom->v[i].step, p->granks[m++] = p->anom->v[i].rank;
     for (int i = 0; c && i < c->nsteps; i++) p->gsteps[k++] = c->steps[i].origin;
     for (int i = 0; c && i < c->nranks; i++) p->granks[m++] = c->ranks[i];
     for (size_t i = 0; i < a->ds->nrankdirs; i++)
@@ -241,7 +247,11 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
         int s = find_i32(p->gsteps, p->ngsteps, l->v[i].step), r = find_i32(p->granks, p->ngranks, l->v[i].rank);
         uint8_t *g = &p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
         uint8_t lv = (uint8_t)(l->v[i].level + 1);
-        if (lv > *g) *g = lv;
+        if (lv > (*g & ~GRID_ANOMALY)) *g = (uint8_t)((*g & GRID_ANOMALY) | lv);
+    }
+    for (size_t i = 0; i < na; i++) {   /* the step and rank each report names */
+        int s = find_i32(p->gsteps, p->ngsteps, p->anom->v[i].step), r = find_i32(p->granks, p->ngranks, p->anom->v[i].rank);
+        p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s] |= GRID_ANOMALY;
     }
     if (relist(p) != 0) return pt_errorf(err, "overflow pane: out of memory");
     p->built = 1;
@@ -305,15 +315,19 @@ static void move_to(struct ovp *p, long to, int dir) {
 }
 
 /* Puts the cursor on list entry `entry`, clearing filters that hide it. */
-static void select_entry(struct ovp *p, size_t entry) {
-    const struct ovf_entry *e = &p->list->v[entry];
-    if (!entry_shown(e, p)) {
+/* Puts the cursor on a NaN/Inf record (anom 0: entry into the list) or an
+ * anomaly report (anom 1: entry into the reports), clearing the filters
+ * that hide it. */
+static void select_entry(struct ovp *p, int anom, size_t entry) {
+    const struct ovf_entry *e = anom ? NULL : &p->list->v[entry];
+    if (anom ? !anomaly_shown(&p->anom->v[entry], p) : !entry_shown(e, p)) {
         p->has_rank = p->has_step = 0;
-        if (p->levels) p->show |= 1u << e->level;
+        if (e && p->levels) p->show |= 1u << e->level;
         relist(p);
     }
     for (size_t i = 0; i < p->nlines; i++)
-        if (!p->lines[i].heading && p->lines[i].section < OVR_JUMP && p->lines[i].entry == entry) {
+        if (!p->lines[i].heading && (anom ? p->lines[i].section == OVR_ANOMALY : p->lines[i].section < OVR_JUMP) &&
+            p->lines[i].entry == entry) {
             p->cur = i;
             if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
             return;
@@ -548,7 +562,8 @@ static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
 }
 
 /* The grid: rows = ranks, columns = steps, each cell the worst level of
- * the ranks and steps it covers (several when the window is too small). */
+ * the ranks and steps it covers (several when the window is too small),
+ * else the anomaly mark when a report names one of them. */
 static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, int max_rows) {
     const struct ui *u = a->ui;
     p->grid_rows = 0;
@@ -590,12 +605,20 @@ static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, 
         else snprintf(lab, sizeof lab, "rank %d", (int)p->granks[r0]);
         ui_put(w, y + 1 + ry, 0, labw, lab);
         for (int cx = 0; cx < ncols; cx++) {
-            int worst = 0;
+            int worst = 0, reported = 0;
             for (int r = r0; r < r0 + p->grid_rper && r < p->ngranks; r++)
                 for (int s = cx * p->grid_sper; s < (cx + 1) * p->grid_sper && s < p->ngsteps; s++) {
                     int g = p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
-                    if (g > worst) worst = g;
+                    reported |= g & GRID_ANOMALY;
+                    if ((g & ~GRID_ANOMALY) > worst) worst = g & ~GRID_ANOMALY;
                 }
+            /* a NaN/Inf record outranks a report on the same cell (most
+             * AnomalyNan reports name a non-finite cell) */
+            if (!worst && reported) {
+                ui_role(w, u, UI_ANOMALY);
+                ui_put(w, y + 1 + ry, labw + cx, 1, u->utf8 ? "\xe2\x97\x86" : "*");
+                continue;
+            }
             ui_role(w, u, worst ? level_role(p->levels, worst - 1) : UI_DIM);
             ui_put(w, y + 1 + ry, labw + cx, 1, grid_glyph(u, p->levels, worst));
         }
@@ -799,6 +822,22 @@ static void toggle_level(struct ovp *p, struct app *a, int level) {
     relist(p);
 }
 
+/* `A` (and `F` when there is no NaN/Inf): the first report in msProbe's
+ * first-anomaly order, the list's own order. */
+static int first_anomaly(struct ovp *p, struct app *a) {
+    if (!p->anom) {
+        app_msg(a, "no msProbe anomaly reports in this data");
+        return 1;
+    }
+    select_entry(p, 1, 0);
+    p->context = 1;
+    const struct anomaly *an = &p->anom->v[0];
+    char esc[512];
+    app_msg(a, "first msProbe anomaly report: %s at step %d, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
+            (int)an->step, (int)an->rank, pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
+    return 1;
+}
+
 static int ovf_key(struct view *v, struct app *a, int action, int key) {
     struct ovp *p = v->priv;
     if (!p->built) return 0;
@@ -834,11 +873,12 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
         return 1;
     case OA_FIRST: {
         long f = ovf_first(p->list);
+        if (f < 0 && p->anom) return first_anomaly(p, a);
         if (f < 0) {
             app_msg(a, "no NaN or Inf in this data");
             return 1;
         }
-        select_entry(p, (size_t)f);
+        select_entry(p, 0, (size_t)f);
         p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512];
@@ -846,6 +886,7 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
                 (int)fe->step, (int)fe->rank, pt_escape(fe->name, strlen(fe->name), esc, sizeof esc));
         return 1;
     }
+    case OA_FIRST_ANOMALY: return first_anomaly(p, a);
     case OA_JUMP: jump(p, a); return 1;
     default: return 0;
     }

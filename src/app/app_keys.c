@@ -711,6 +711,8 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "\xe2\x97\x86" "A", "*A", UI_ANOMALY,
            "one of msProbe's monitor anomaly reports, listed first in msProbe's first-anomaly order");
     legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst level");
+    legend(ops, ctx, "\xe2\x97\x86", "*", UI_ANOMALY,
+           "grid: a step x rank an msProbe anomaly report names, without a NaN/Inf record (those keep their glyph)");
     ops->section(ctx, "Legend: lane view");
     legend(ops, ctx, "\xe2\x96\x88", "#", UI_OK, "compute: a computation kernel runs (green)");
     legend(ops, ctx, "\xe2\x96\x88", "~", ui_series_role(5), "communication: an NCCL/HCCL kernel runs (blue)");

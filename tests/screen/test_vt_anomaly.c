@@ -127,8 +127,63 @@ static void v2_tree(void) {
     run_tree(d, "module/forward", "layers.0.mlp.output.0", 0);
 }
 
+/* The overflow pane's step x rank grid: the glyph of (rank, step), the
+ * grid's columns right of the "rank N" labels (steps 0 and 1 here). */
+static int grid_cell(struct vt *vt, int rank, int step, struct vt_cell *c) {
+    char lab[16];
+    snprintf(lab, sizeof lab, "rank %d", rank);
+    for (int y = 0; y < vt->rows; y++)
+        if (vt_col_of(vt, y, lab) == 0) return vt_cell(vt, y, (int)strlen("rank 1") + 1 + step, c);
+    return -1;
+}
+
+/* F and A, and the grid: with a NaN and reports, F goes to the NaN cell and
+ * A to msProbe's first report; without a NaN, F goes to that report.  The
+ * grid marks the cells the reports name (a NaN cell keeps its own glyph). */
+static void first_keys(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const struct pt_anom *first = &pt_anoms[PT_ANOM_ORDER[0]];   /* post_grad, step 0, rank 1 */
+    char want[256];
+    snprintf(want, sizeof want, "first msProbe anomaly report: AnomalyTurbulence at step %d, rank %d", first->step, first->rank);
+    for (int nan = 1; nan >= 0; nan--) {
+        const char *dir = pt_tmpdir(nan ? "vt_anom_keys_nan" : "vt_anom_keys");
+        CHECK(dir && pt_anom_v1_nan(dir, nan) == 0);
+        char d[1024];
+        snprintf(d, sizeof d, "%s", dir);
+        struct vt vt;
+        const char *args[] = {d, NULL};
+        if (vt_spawn_app(&vt, 120, 36, args, NULL) != 0) {
+            CHECK(!"spawn");
+            return;
+        }
+        WAIT_CHECK(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+        vt_send(&vt, "<F3>");
+        WAIT_CHECK(&vt, vt_find(&vt, "msProbe anomaly reports", NULL, NULL));
+        struct vt_cell c;
+        /* rank 1's steps 0 and 1: reports only */
+        for (int s = 0; s < 2; s++) {
+            CHECKV(&vt, grid_cell(&vt, 1, s, &c) == 0 && !strcmp(c.glyph, MARK));
+            CHECK(orange(vt_cell_paper(&c)));
+        }
+        CHECKV(&vt, grid_cell(&vt, 0, 0, &c) == 0 && !strcmp(c.glyph, "\xc2\xb7"));   /* clean */
+        CHECKV(&vt, grid_cell(&vt, 0, 1, &c) == 0 && !strcmp(c.glyph, nan ? "\xe2\x96\x88" : MARK));
+        vt_send(&vt, "G");   /* off the first report, so F has to move */
+        vt_send(&vt, "F");
+        if (nan) {
+            WAIT_CHECK(&vt, vt_find(&vt, "first occurrence: non-finite at step 1, rank 0", NULL, NULL));
+            vt_send(&vt, "A");
+        }
+        WAIT_CHECK(&vt, vt_find(&vt, want, NULL, NULL));
+        /* the cursor is on that report's row */
+        int r = row_with(&vt, first->tag, 0);
+        CHECKV(&vt, r >= 0 && vt_col_of(&vt, r, "\xe2\x96\xb6") == 0);
+        pt_vt_quit(&vt);
+    }
+}
+
 int main(void) {
     RUN(v1_tree);
     RUN(v2_tree);
+    RUN(first_keys);
     PT_DONE();
 }

@@ -212,6 +212,28 @@ static void reader_v1_tree(void) {
     dataset_free(ds);
 }
 
+/* Reports over finite data: the cube has no non-finite cell (the overflow
+ * pane's F then goes to the first report, as A always does: the list's
+ * first entry, step 0 rank 1's post_grad). */
+static void reports_without_nan(void) {
+    const char *dir = pt_tmpdir("anom_v1_finite");
+    CHECK(dir && pt_anom_v1_nan(dir, 0) == 0);
+    struct dataset *ds = load(dir, 1);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    check_order(&ds->anomalies);
+    struct ovf_list own = {0};
+    CHECK_INT(ovf_scan_cube(ds->cube, &own, NULL), 0);
+    CHECK_INT(own.n, 0);
+    CHECK_INT(ovf_first(&own), -1);
+    if (ds->anomalies.n) {
+        CHECK_INT(ds->anomalies.v[0].step, 0);
+        CHECK_INT(ds->anomalies.v[0].rank, 1);
+    }
+    ovf_list_free(&own);
+    dataset_free(ds);
+}
+
 static void reader_v1_steps_mode(void) {
     const char *dir = pt_tmpdir("anom_v1s");
     CHECK(dir && pt_anom_v1(dir) == 0);
@@ -440,6 +462,7 @@ int main(void) {
     RUN(rows_first);
     RUN(reader_v1_tree);
     RUN(reader_v1_steps_mode);
+    RUN(reports_without_nan);
     RUN(reader_v2_tree);
     RUN(opened_alone);
     RUN(no_tree_around);
