@@ -57,17 +57,24 @@ static void check_list_order(struct vt *vt) {
     }
 }
 
+/* probetop on dir, at 120x36, showing the overflow pane with its reports.
+ * 0, or -1 when it could not start. */
+static int open_overflow(struct vt *vt, const char *dir) {
+    const char *args[] = {dir, NULL};
+    if (vt_spawn_app(vt, 120, 36, args, NULL) != 0) {
+        CHECK(!"spawn");
+        return -1;
+    }
+    WAIT_CHECK(vt, vt_find(vt, "Heat map", NULL, NULL));
+    vt_send(vt, "<F3>");
+    WAIT_CHECK(vt, vt_find(vt, "msProbe anomaly reports", NULL, NULL));
+    return 0;
+}
+
 static void run_tree(const char *dir, const char *metric, const char *target_row, int shots) {
     struct vt vt;
-    const char *args[] = {dir, NULL};
-    if (vt_spawn_app(&vt, 120, 36, args, NULL) != 0) {
-        CHECK(!"spawn");
-        return;
-    }
-    WAIT_CHECK(&vt, vt_find(&vt, "Heat map", NULL, NULL));
     /* the overflow pane: the reports first, in msProbe's order */
-    vt_send(&vt, "<F3>");
-    WAIT_CHECK(&vt, vt_find(&vt, "msProbe anomaly reports", NULL, NULL));
+    if (open_overflow(&vt, dir) != 0) return;
     check_list_order(&vt);
     int r = row_with(&vt, pt_anoms[PT_ANOM_ORDER[0]].tag, 0), col = vt_col_of(&vt, r, MARK);
     CHECKV(&vt, r >= 0 && col >= 0);
@@ -151,14 +158,7 @@ static void first_keys(void) {
         char d[1024];
         snprintf(d, sizeof d, "%s", dir);
         struct vt vt;
-        const char *args[] = {d, NULL};
-        if (vt_spawn_app(&vt, 120, 36, args, NULL) != 0) {
-            CHECK(!"spawn");
-            return;
-        }
-        WAIT_CHECK(&vt, vt_find(&vt, "Heat map", NULL, NULL));
-        vt_send(&vt, "<F3>");
-        WAIT_CHECK(&vt, vt_find(&vt, "msProbe anomaly reports", NULL, NULL));
+        if (open_overflow(&vt, d) != 0) return;
         struct vt_cell c;
         /* rank 1's steps 0 and 1: reports only */
         for (int s = 0; s < 2; s++) {

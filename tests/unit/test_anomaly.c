@@ -374,26 +374,19 @@ static void truncated_and_odd(void) {
 
 /* `probetop overflow ARGS...` in process: its exit code, its stdout in *out. */
 static int overflow(char **out, ...) {
-    char *argv[16];
+    const char *argv[16];
     int argc = 0;
     va_list ap;
     va_start(ap, out);
-    argv[argc++] = (char *)"overflow";
-    for (char *a; argc < 15 && (a = va_arg(ap, char *)) != NULL;) argv[argc++] = a;
+    argv[argc++] = "overflow";
+    for (const char *a; argc < 15 && (a = va_arg(ap, const char *)) != NULL;) argv[argc++] = a;
     va_end(ap);
     argv[argc] = NULL;
     const char *dir = pt_tmpdir("anom_stdout");
-    char path[2048];
+    char path[2048], errf[2048];
     snprintf(path, sizeof path, "%s/out.txt", dir ? dir : "/tmp");
-    fflush(stdout);
-    int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (saved < 0 || fd < 0) exit(1);
-    dup2(fd, 1);
-    close(fd);
-    int rc = cmd_overflow_entry.run(argc, argv);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
+    snprintf(errf, sizeof errf, "%s/err.txt", dir ? dir : "/tmp");
+    int rc = pt_capture(path, errf, cmd_overflow_entry.run, argc, argv);
     *out = pt_slurp(path);
     return rc;
 }
