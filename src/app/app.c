@@ -690,6 +690,24 @@ static void load_failed(struct app *a, const struct pt_error *err) {
     app_err(a, "reload failed, the data shown stays: %s", err->msg);
 }
 
+/* What the loader brought since the last look: the first data (the panes
+ * start), newer data (swapped in), a failure.  -1 with err when the first
+ * load failed (nothing to show: the program ends), else 0. */
+static int poll_load(struct app *a, int *ready, struct pt_error *err) {
+    int ev = app_load_poll(a, err);
+    if ((ev & APP_LOAD_FAILED) && !a->ds) return -1;
+    if (ev & APP_LOAD_FAILED) load_failed(a, err);
+    if (!*ready && a->ds) {
+        data_ready(a);
+        if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
+        *ready = 1;
+        layout(a);
+    }
+    if (ev) a->dirty = 1;
+    if (*ready && app_follow_tick(a)) a->dirty = 1;
+    return 0;
+}
+
 /* A graph (step, rank) is loading in the background (compare, build and
  * .vis.db modes); the trend data of compare mode loads beside and does
  * not hold keys back. */
@@ -791,23 +809,13 @@ int app_main(int argc, char **argv) {
     layout(a);
     int code = EXIT_OK;
     while (!a->quit) {
-        int ev = app_load_poll(a, &err);
-        if ((ev & APP_LOAD_FAILED) && !a->ds) {
+        if (poll_load(a, &ready, &err) < 0) {
             ui_stop(&ui);
             fprintf(stderr, "probetop: %s\n", err.msg);
             free_all(a);
             release(a);
             return EXIT_USAGE;
         }
-        if (ev & APP_LOAD_FAILED) load_failed(a, &err);
-        if (!ready && a->ds) {
-            data_ready(a);
-            if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
-            ready = 1;
-            layout(a);
-        }
-        if (ev) a->dirty = 1;
-        if (ready && app_follow_tick(a)) a->dirty = 1;
         int graph_was = graph_loading(a);
         if (acmp_poll(a)) {
             a->dirty = 1;
