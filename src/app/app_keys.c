@@ -47,7 +47,7 @@ const struct keys_row app_keys[] = {
     {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
     {UK_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
-    {UK_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping the cursor's place (:reload; :follow on reloads by itself)"},
+    {UK_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
     {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];

@@ -23,6 +23,7 @@
 #include "model/cube.h"
 #include "src/app/app_state.h"
 #include "src/io/dataset.h"
+#include "src/io/sqlite_ro.h"
 
 /* ---- the swap ---- */
 
@@ -263,6 +264,29 @@ static void test_dump_partial(void) {
     dataset_free(ds);
 }
 
+/* A .trend.db in the middle of a transaction (a rollback journal beside
+ * it) is not read half-written: refused until the journal is gone. */
+static void test_db_mid_transaction(void) {
+    const char *t = pt_tmpdir("follow_db");
+    char p[1200], j[1300];
+    snprintf(p, sizeof p, "%s/x.trend.db", t);
+    snprintf(j, sizeof j, "%s-journal", p);
+    sqlite3 *db = NULL;
+    CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(db, "CREATE TABLE a(x); INSERT INTO a VALUES (1);", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct pt_error err;
+    CHECK_INT(pt_write(j, "journal"), 0);
+    db = NULL;
+    CHECK_INT(sqlite_ro_open(p, &db, &err), -1);
+    CHECK_CONTAINS(err.msg, "middle of a write transaction");
+    CHECK(db == NULL);
+    unlink(j);
+    CHECK_INT(sqlite_ro_open(p, &db, &err), 0);
+    sqlite3_close(db);
+    CHECK(access(j, F_OK) != 0);   /* nothing made beside it */
+}
+
 /* ---- overflow --follow ---- */
 
 static void test_overflow_follow(void) {
@@ -339,6 +363,7 @@ int main(void) {
     RUN(test_monitor_partial);
     RUN(test_monitor_v2_partial);
     RUN(test_dump_partial);
+    RUN(test_db_mid_transaction);
     RUN(test_overflow_follow);
     PT_DONE();
 }
