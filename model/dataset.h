@@ -41,6 +41,7 @@ struct load_opts {
      * groups (dump step folders, monitor CSV files by their first step);
      * the reader sets ds->more when it left some out.  0 = everything. */
     int max_steps;
+    int max_files;                /* and at most this many rank folders of a dump (0 = any) */
     /* Follow mode: the input may still be written.  A file changed less
      * than DS_SETTLE_SECONDS ago that does not parse yet, or a CSV's last
      * row without its line end, is "pending" (ds->pending), not a warning. */

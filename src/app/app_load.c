@@ -26,15 +26,17 @@ static void publish(struct app_load *l, struct dataset *d) {
     dataset_free(old);
 }
 
-/* Progressive loading: the first step, then 8 times as many steps each
- * round until the reader left nothing out.  Reading the first steps again
- * each round costs at most 1/7 of the whole, and the first heat map no
- * longer waits for the last file.  A round that fails (the first step's
- * files all broken...) gives way to the whole load, which says why. */
+/* Progressive loading: the first step (of a dump, its first rank folder:
+ * one step of a big dump is already over 100 MB), then 8 times as many
+ * steps and folders each round until the reader left nothing out.
+ * Reading the first ones again each round costs at most 1/7 of the whole,
+ * and the first heat map no longer waits for the last file.  A round that
+ * fails (the first files all broken...) gives way to the whole load, which
+ * says why. */
 static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out, struct pt_error *err) {
     struct app_load *l = &a->load;
     for (long n = 1; n <= 1000000L; n *= 8) {
-        o->max_steps = (int)n;
+        o->max_steps = o->max_files = (int)n;
         struct dataset *d;
         if (dataset_load(a->paths[0], o, &d, err) != 0) {
             if (atomic_load(&l->cancel)) return -1;
@@ -43,7 +45,7 @@ static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out,
         if (!d->more) { *out = d; return 0; }
         publish(l, d);
     }
-    o->max_steps = 0;
+    o->max_steps = o->max_files = 0;
     return dataset_load(a->paths[0], o, out, err);
 }
 
@@ -117,6 +119,14 @@ int app_load_finish(struct app *a, struct pt_error *err) {
     return 0;
 }
 
+/* Cells holding data: what "the data grew" compares (rows appended to a
+ * monitor CSV add cells without adding steps). */
+static size_t present(const struct cube *c) {
+    size_t n = 0;
+    for (int m = 0; m < c->nmetrics; m++) n += cube_count_present(c, m);
+    return n;
+}
+
 /* Installs d: the first data (the caller readies the panes) or a swap. */
 static int install(struct app *a, struct dataset *d, struct pt_error *err) {
     if (!a->ds) {
@@ -124,9 +134,7 @@ static int install(struct app *a, struct dataset *d, struct pt_error *err) {
         return APP_LOAD_FIRST;
     }
     const struct cube *oc = a->ds->cube;
-    int grew = oc && d->cube &&
-               (d->cube->nsteps > oc->nsteps || d->cube->nranks > oc->nranks || d->bytes_read > a->ds->bytes_read ||
-                d->files_read > a->ds->files_read);
+    int grew = oc && d->cube && present(d->cube) > present(oc);
     if (app_swap_dataset(a, d, err) != 0) return APP_LOAD_FAILED;
     if (grew) a->grew_at = (long long)time(NULL);
     return APP_LOAD_SWAPPED;

@@ -146,7 +146,11 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
         }
     }
     if (c->nmetrics) app_refilter(a);
-    /* every pane revalidates, translating through swap_from */
+    /* Every pane revalidates, translating through swap_from.  A cube derived
+     * from the dataset was shown (the layout pane's global names): its ids
+     * are not the dataset's, and its owner frees it when it hears of the new
+     * data, so the panes get no translation (they start afresh). */
+    if (oc != old->cube) a->swap_from = NULL;
     app_changed(a, APP_CH_DATA | APP_CH_METRIC | APP_CH_DIM | APP_CH_FILTER | APP_CH_CURSOR | APP_CH_COLOR);
     a->swap_from = NULL;
     dataset_free(old);

@@ -351,10 +351,11 @@ oom:
 }
 
 /* Progressive loading: keeps the rank folders of the first max step
- * groups (grp ascending along l), dropping the rest and setting ds->more. */
-static void keep_first_steps(struct rdlist *l, const int32_t *grp, int max, struct dataset *ds) {
+ * groups (grp ascending along l), at most max_files of them (0: no limit
+ * on either), dropping the rest and setting ds->more. */
+static void keep_first_steps(struct rdlist *l, const int32_t *grp, int max, int max_files, struct dataset *ds) {
     size_t keep = 0;
-    while (keep < l->n && grp[keep] - grp[0] < max) keep++;
+    while (keep < l->n && (max <= 0 || grp[keep] - grp[0] < max) && (max_files <= 0 || keep < (size_t)max_files)) keep++;
     if (keep == l->n) return;
     for (size_t i = keep; i < l->n; i++) free(l->v[i].dir);
     l->n = keep;
@@ -527,7 +528,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     ds->rankdirs = l.v;
     ds->nrankdirs = l.n;
     if (shard_rc != 0) return -1;
-    if (lo->max_steps > 0) keep_first_steps(&l, grp, lo->max_steps, ds);
+    if (lo->max_steps > 0 || lo->max_files > 0) keep_first_steps(&l, grp, lo->max_steps, lo->max_files, ds);
     if (l.n == 0) {   /* a shard with no rank of its own */
         free(gidx);
         free(grp);
