@@ -24,6 +24,7 @@
 #include "src/app/app_state.h"
 #include "src/io/dataset.h"
 #include "src/io/sqlite_ro.h"
+#include "src/io/watch.h"
 
 /* ---- the swap ---- */
 
@@ -287,6 +288,47 @@ static void test_db_mid_transaction(void) {
     CHECK(access(j, F_OK) != 0);   /* nothing made beside it */
 }
 
+/* The watch: a new step folder two levels down, a file appended to, a
+ * database replaced by rename are changes; for a file input, another file
+ * of its folder is not. */
+static void test_watch(void) {
+    const char *t = pt_tmpdir("follow_watch");
+    char root[1100], p[1300], db[1300], other[1300], tmp[1300];
+    snprintf(root, sizeof root, "%s/run", t);
+    mkdir(root, 0755);
+    struct watch *w = NULL;
+    struct pt_error err;
+    CHECK_INT(watch_open(root, &w, &err), 0);
+    if (!w) return;
+    CHECK_INT(watch_wait(w, 300, -1), 0);
+    snprintf(p, sizeof p, "%s/step1", root);
+    mkdir(p, 0755);
+    CHECK_INT(watch_wait(w, 3000, -1), 1);
+    while (watch_wait(w, 300, -1) == 1) {}
+    snprintf(p, sizeof p, "%s/step1/rank0", root);
+    mkdir(p, 0755);
+    CHECK_INT(watch_wait(w, 3000, -1), 1);
+    while (watch_wait(w, 300, -1) == 1) {}
+    snprintf(p, sizeof p, "%s/step1/rank0/dump.json", root);
+    CHECK_INT(pt_write(p, "{"), 0);
+    CHECK_INT(watch_wait(w, 3000, -1), 1);
+    watch_close(w);
+
+    snprintf(db, sizeof db, "%s/x.trend.db", t);
+    snprintf(other, sizeof other, "%s/notes.txt", t);
+    snprintf(tmp, sizeof tmp, "%s/.x.tmp", t);
+    CHECK_INT(pt_write(db, "1"), 0);
+    CHECK_INT(watch_open(db, &w, &err), 0);
+    if (!w) return;
+    CHECK_INT(pt_write(other, "not it"), 0);
+    CHECK_INT(watch_wait(w, 500, -1), 0);
+    CHECK_INT(pt_write(tmp, "22"), 0);
+    CHECK_INT(watch_wait(w, 500, -1), 0);
+    CHECK_INT(rename(tmp, db), 0);
+    CHECK_INT(watch_wait(w, 3000, -1), 1);
+    watch_close(w);
+}
+
 /* ---- overflow --follow ---- */
 
 static void test_overflow_follow(void) {
@@ -364,6 +406,7 @@ int main(void) {
     RUN(test_monitor_v2_partial);
     RUN(test_dump_partial);
     RUN(test_db_mid_transaction);
+    RUN(test_watch);
     RUN(test_overflow_follow);
     PT_DONE();
 }
