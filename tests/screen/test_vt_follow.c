@@ -2,12 +2,13 @@
  * follow mode; issue 13, progressive folders).
  *
  * test_monitor, test_monitor_v2, test_dump: gen_dump.py writes a whole run
- * of 4 steps; probetop --follow starts on a copy holding steps 0 and 1, the
+ * of 5 steps; probetop --follow starts on a copy holding steps 0 and 1, the
  * user moves the cursor, then the test writes step 2, and step 3 with one
  * file in two halves (a CSV row / a dump.json cut in the middle): the steps
  * appear, the cursor stays on its cell (the status line's cell text is
  * unchanged), the half-written file is "being written", never an error,
- * and reads whole once the rest is there.
+ * and reads whole once the rest is there.  Then step 4, the same way, with
+ * the overflow pane (F3) shown: its cursor stays on its entry.
  *
  * test_keys_while_loading: a dump root of 400 steps (hard links of one
  * generated step) loads progressively: the first step's heat map is on
@@ -150,6 +151,8 @@ static void cell_text(struct vt *vt, char *buf, size_t n) {
     if (hints) *hints = '\0';
     char *live = strstr(buf, "live");
     if (live) *live = '\0';
+    char *origin = strstr(buf, "  | origin");   /* the overflow pane's: searched again after new data */
+    if (origin) *origin = '\0';
     size_t l = strlen(buf);
     while (l && buf[l - 1] == ' ') buf[--l] = '\0';
 }
@@ -226,13 +229,34 @@ static void grow(enum kind k, const char *gen_args, const char *name) {
     CHECKV(&vt, !screen_has(&vt, "no step 3"));
     vt_send(&vt, "[");
     VT_WAIT(&vt, row_has(&vt, 0, "step 2"));
+
+    /* the overflow pane keeps its entry under the cursor while step 4 comes */
+    const char *half4 = half_file(k, &f, 4);
+    vt_send(&vt, "<F3>");
+    VT_WAIT(&vt, screen_has(&vt, "pos name"));
+    vt_send(&vt, "jjj");
+    VT_WAIT(&vt, vt_wait_idle(&vt, 100) == 0);
+    char ovf_before[2048], ovf_after[2048];
+    cell_text(&vt, ovf_before, sizeof ovf_before);
+    CHECK(half4 != NULL);
+    if (half4) {
+        CHECK(put_step(k, &f, full, live, 4, half4) == 0);
+        CHECK(put_part(full, live, half4, 0, cut_of(full, half4)) == 0);
+        VT_WAIT(&vt, row_has(&vt, status_row(&vt), "1 file being written"));
+        cell_text(&vt, ovf_after, sizeof ovf_after);
+        CHECK_STR(ovf_after, ovf_before);
+        CHECK(put_part(full, live, half4, cut_of(full, half4), (size_t)-1) == 0);
+        VT_WAIT(&vt, !row_has(&vt, status_row(&vt), "being written"));
+        cell_text(&vt, ovf_after, sizeof ovf_after);
+        CHECK_STR(ovf_after, ovf_before);
+    }
     pt_vt_quit(&vt);
     files_free(&f);
 }
 
-static void test_monitor(void) { grow(MON1, "--monitor --steps 4 --ranks 2 --layers 2", "follow_monitor"); }
-static void test_monitor_v2(void) { grow(MON2, "--monitor-v2 --steps 4 --ranks 2 --layers 2", "follow_monitor_v2"); }
-static void test_dump(void) { grow(DUMP, "--steps 4 --ranks 2 --layers 2", "follow_dump"); }
+static void test_monitor(void) { grow(MON1, "--monitor --steps 5 --ranks 2 --layers 2", "follow_monitor"); }
+static void test_monitor_v2(void) { grow(MON2, "--monitor-v2 --steps 5 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_monitor_v2"); }
+static void test_dump(void) { grow(DUMP, "--steps 5 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_dump"); }
 
 /* A run of 400 steps, made of hard links to one generated step: the first
  * step shows at once, the rest loads under the progress line, and j moves
