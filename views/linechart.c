@@ -501,7 +501,17 @@ static void lc_swap(struct lc *lc, struct app *a) {
     if (lc->dim == DIM_STEP && app_swap_step(a, lc->cursor) >= 0) lc->cursor = app_swap_step(a, lc->cursor);
     if (lc->dim == DIM_RANK && app_swap_rank(a, lc->cursor) >= 0) lc->cursor = app_swap_rank(a, lc->cursor);
     lc->n = k;
-    lc->xv0 = lc->xv1 = 0;
+    /* the x zoom keeps its first and last step (or rank) */
+    if (lc->xv1 > 0 && lc->dim != DIM_TARGET) {
+        int (*map)(const struct app *, int) = lc->dim == DIM_STEP ? app_swap_step : app_swap_rank;
+        int x0 = map(a, lc->xv0), x1 = map(a, lc->xv1 - 1);
+        if (x0 >= 0 && x1 >= x0) {
+            lc->xv0 = x0;
+            lc->xv1 = x1 + 1;
+        } else {
+            lc->xv0 = lc->xv1 = 0;
+        }
+    }
 }
 
 static void lc_notify(struct view *v, struct app *a, unsigned what) {

@@ -134,7 +134,8 @@ static int install(struct app *a, struct dataset *d, struct pt_error *err) {
         return APP_LOAD_FIRST;
     }
     const struct cube *oc = a->ds->cube;
-    int grew = oc && d->cube && present(d->cube) > present(oc);
+    /* growth of the data, not the later rounds of a progressive load */
+    int grew = a->load.reload && oc && d->cube && present(d->cube) > present(oc);
     if (app_swap_dataset(a, d, err) != 0) return APP_LOAD_FAILED;
     if (grew) a->grew_at = (long long)time(NULL);
     return APP_LOAD_SWAPPED;

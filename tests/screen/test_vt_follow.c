@@ -190,6 +190,11 @@ static void grow(enum kind k, const char *gen_args, const char *name) {
     VT_WAIT(&vt, !row_has(&vt, status_row(&vt), "step 1  rank 0  ") || row_has(&vt, status_row(&vt), "rank 0"));
     vt_send(&vt, ":rank 1<Enter>");
     VT_WAIT(&vt, row_has(&vt, status_row(&vt), "rank 1"));
+    /* a line in the chart: it stays over the swaps */
+    vt_send(&vt, "<Enter>");
+    VT_WAIT(&vt, !screen_has(&vt, "adds its trend here"));
+    vt_send(&vt, "<C-l>");   /* a key clears "line 1 added" */
+    VT_WAIT(&vt, !screen_has(&vt, "line 1 added"));
     char before[2048], name_before[2048];
     cell_text(&vt, before, sizeof before);
     snprintf(name_before, sizeof name_before, "%s", vt_row_text(&vt, status_row(&vt) + 1));
@@ -222,6 +227,7 @@ static void grow(enum kind k, const char *gen_args, const char *name) {
         cell_text(&vt, after, sizeof after);
         CHECK_STR(after, before);
         CHECK_STR(vt_row_text(&vt, status_row(&vt) + 1), name_before);
+        CHECKV(&vt, !screen_has(&vt, "adds its trend here"));   /* the line is still there */
     }
     /* the new steps are there to go to */
     vt_send(&vt, ":step 3<Enter>");
