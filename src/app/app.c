@@ -667,7 +667,8 @@ static void release(struct app *a) {
 static void data_ready(struct app *a) {
     app_data_ready(a);
     acmp_data_ready(a);
-    app_origin_start(a);
+    /* not on the first step of a progressive load: once it is whole */
+    if (!a->load.running) app_origin_start(a);
     /* a rank that did not load is not silently missing from the map */
     if (a->ds && a->ds->nskipped) {
         char esc[300];

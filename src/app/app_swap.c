@@ -103,7 +103,7 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
         app_data_ready(a);
         app_changed(a, APP_CH_ALL);
         dataset_free(old);
-        app_origin_start(a);
+        if (!a->load.running || a->load.reload) app_origin_start(a);
         acmp_data_ready(a);
         return 0;
     }
@@ -154,7 +154,9 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
     app_changed(a, APP_CH_DATA | APP_CH_METRIC | APP_CH_DIM | APP_CH_FILTER | APP_CH_CURSOR | APP_CH_COLOR);
     a->swap_from = NULL;
     dataset_free(old);
-    app_origin_start(a);
+    /* the origin search reads the dataset in the background: not on the
+     * partial ones of a progressive load (the next swap would wait for it) */
+    if (!a->load.running || a->load.reload) app_origin_start(a);
     acmp_data_ready(a);
     return 0;
 }
