@@ -8,6 +8,7 @@
  * the gate's code for what it saw last: 1 when an entry reaches --fail-on,
  * else 0.  A file still being written is not a warning (load_opts.follow);
  * one that stays broken past DS_SETTLE_SECONDS is, on stderr. */
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -125,6 +126,13 @@ int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_
     lo.follow = 1;
     struct watch *w = NULL;
     struct pt_error err = {{0}};
+    struct stat st;
+    /* a path that is not there is a typo, not a run about to start (an
+     * empty folder is watched until data appears) */
+    if (stat(fo->path, &st) != 0) {
+        fprintf(stderr, "probetop overflow: %s: %s\n", fo->path, strerror(errno));
+        return EXIT_USAGE;
+    }
     if (watch_open(fo->path, &w, &err) != 0) {
         fprintf(stderr, "probetop overflow: %s\n", err.msg);
         return EXIT_USAGE;
@@ -167,7 +175,10 @@ int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_
     if (pending)
         fprintf(stderr, "probetop overflow: %zu file%s still being written when it stopped\n", pending,
                 pending == 1 ? "" : "s");
-    if (!loaded) return EXIT_USAGE;
+    if (!loaded) {
+        fprintf(stderr, "probetop overflow: %s: no data could be read while it was followed\n", fo->path);
+        return EXIT_USAGE;
+    }
     const char *lv = ovf_level_name((enum ovf_level)fo->fail_on);
     if (follow_stop) printf("stopped by %s\n", follow_stop == SIGINT ? "SIGINT" : "SIGTERM");
     else printf("no change for %g s\n", fo->idle);
