@@ -694,9 +694,20 @@ static void load_failed(struct app *a, const struct pt_error *err) {
 /* What the loader brought since the last look: the first data (the panes
  * start), newer data (swapped in), a failure.  -1 with err when the first
  * load failed (nothing to show: the program ends), else 0. */
+/* Follow mode on a path that is there but holds no data yet (a training
+ * about to write, a database in the middle of a transaction): the program
+ * waits for the data instead of ending. */
+static int wait_for_data(const struct app *a) {
+    struct stat st;
+    return a->follow_arg && a->mode == APP_MODE_TREND && !a->demo && stat(a->paths[0], &st) == 0;
+}
+
 static int poll_load(struct app *a, int *ready, struct pt_error *err) {
     int ev = app_load_poll(a, err);
-    if ((ev & APP_LOAD_FAILED) && !a->ds) return -1;
+    if ((ev & APP_LOAD_FAILED) && !a->ds) {
+        if (!wait_for_data(a)) return -1;
+        app_err(a, "waiting for data (follow mode): %s", err->msg);
+    }
     if (ev & APP_LOAD_FAILED) load_failed(a, err);
     if (!*ready && a->ds) {
         data_ready(a);
@@ -705,7 +716,7 @@ static int poll_load(struct app *a, int *ready, struct pt_error *err) {
         layout(a);
     }
     if (ev) a->dirty = 1;
-    if (*ready && app_follow_tick(a)) a->dirty = 1;
+    if (app_follow_tick(a)) a->dirty = 1;
     return 0;
 }
 
@@ -757,11 +768,12 @@ int app_main(int argc, char **argv) {
          * moment, and report a bad path on stderr without any screen. */
         for (int i = 0; i < 30 && !atomic_load(&a->load.done); i++) sleep_ms(10);
         if (atomic_load(&a->load.done)) {
-            if (app_load_finish(a, &err) < 0) {
+            if (app_load_finish(a, &err) < 0 && !wait_for_data(a)) {
                 fprintf(stderr, "probetop: %s\n", err.msg);
                 release(a);
                 return EXIT_USAGE;
             }
+            if (!a->ds) app_err(a, "waiting for data (follow mode): %s", err.msg);
         }
     }
 
@@ -801,7 +813,7 @@ int app_main(int argc, char **argv) {
         a->views[i].index = i;
     }
     int ready = 0;
-    if (!a->load.running) {
+    if (!a->load.running && (a->ds || !wait_for_data(a))) {
         if (a->ds) data_ready(a);
         if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
         ready = 1;

@@ -85,7 +85,7 @@ void app_follow_off(struct app *a) {
 
 int app_follow_tick(struct app *a) {
     struct app_follow *f = a->follow;
-    if (!f || !a->ds) return 0;
+    if (!f) return 0;
     long long now = now_ms();
     if (atomic_exchange(&f->changed, 0)) {
         if (!f->dirty_ms) f->dirty_ms = now;
@@ -97,11 +97,13 @@ int app_follow_tick(struct app *a) {
     /* a short pause lets a burst of writes land in one reload */
     if (f->dirty_ms && now - f->dirty_ms >= 200) {
         f->dirty_ms = 0;
-        if (app_reload(a, &err) != 0) app_err(a, "reload: %s", err.msg);
+        /* no data yet (follow mode started on a folder still empty): a
+         * first load, progressive as at start */
+        if ((a->ds ? app_reload(a, &err) : app_load_start(a, &err)) != 0) app_err(a, "reload: %s", err.msg);
         return 1;
     }
     /* quiet for the settle time: what is still broken is broken */
-    if (!f->settled && now - f->change_ms >= DS_SETTLE_SECONDS * 1000LL + 500) {
+    if (a->ds && !f->settled && now - f->change_ms >= DS_SETTLE_SECONDS * 1000LL + 500) {
         f->settled = 1;
         if (a->ds->npending && app_reload(a, &err) != 0) app_err(a, "reload: %s", err.msg);
         return 1;

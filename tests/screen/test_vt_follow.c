@@ -10,6 +10,8 @@
  * and reads whole once the rest is there.  Then step 4, the same way, with
  * the overflow pane (F3) shown: its cursor stays on its entry.
  *
+ * test_starts_empty: --follow on an empty folder waits for the data.
+ *
  * test_keys_while_loading: a dump root of 400 steps (hard links of one
  * generated step) loads progressively: the first step's heat map is on
  * screen while the rest loads ("loading N/M files" in the status line),
@@ -264,6 +266,35 @@ static void test_monitor(void) { grow(MON1, "--monitor --steps 5 --ranks 2 --lay
 static void test_monitor_v2(void) { grow(MON2, "--monitor-v2 --steps 5 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_monitor_v2"); }
 static void test_dump(void) { grow(DUMP, "--steps 5 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_dump"); }
 
+/* --follow on a folder training has not written into yet: it waits for
+ * the data (no exit, no error but the wait), then shows it. */
+static void test_starts_empty(void) {
+    const char *tmp = pt_tmpdir("follow_empty");
+    char full[2048], live[2048];
+    if (!tmp) SKIP("no scratch folder");
+    snprintf(full, sizeof full, "%s/full", tmp);
+    snprintf(live, sizeof live, "%s/live", tmp);
+    if (gen(full, "--monitor-v2 --steps 2 --ranks 2 --layers 2") != 0) SKIP("gen_dump.py (PT_PYTHON, PT_SHARED) not available");
+    struct files f = {0};
+    list_rec(full, "", &f);
+    qsort(f.v, f.n, sizeof *f.v, cmp_str);
+    mkdir(live, 0755);
+    struct vt vt;
+    const char *args[] = {"--follow", live, NULL};
+    if (vt_spawn_app(&vt, 160, 30, args, NULL) != 0) {
+        CHECK(0);
+        files_free(&f);
+        return;
+    }
+    VT_WAIT(&vt, screen_has(&vt, "waiting for data"));
+    CHECK(put_step(MON2, &f, full, live, 0, NULL) == 0);
+    VT_WAIT(&vt, screen_has(&vt, "Heat map") && row_has(&vt, status_row(&vt), "live"));
+    CHECK(put_step(MON2, &f, full, live, 1, NULL) == 0);
+    VT_WAIT(&vt, row_has(&vt, status_row(&vt), "live, grew"));
+    pt_vt_quit(&vt);
+    files_free(&f);
+}
+
 /* A run of 400 steps, made of hard links to one generated step: the first
  * step shows at once, the rest loads under the progress line, and j moves
  * the cursor meanwhile. */
@@ -292,6 +323,7 @@ int main(void) {
     RUN(test_monitor);
     RUN(test_monitor_v2);
     RUN(test_dump);
+    RUN(test_starts_empty);
     RUN(test_keys_while_loading);
     PT_DONE();
 }
