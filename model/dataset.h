@@ -83,7 +83,8 @@ struct dataset {
     double load_seconds;
     int follow;                   /* load_opts.follow and .max_steps, for readers that get */
     int max_steps;                /* only the dataset (set by dataset_load) */
-    int more;                     /* loaded with max_steps and steps were left out */
+    size_t more;                  /* loaded with max_steps / max_files: how many steps (monitor
+                                     trees) or rank folders (dumps) were left out, 0 none */
     char **pending;  size_t npending;   /* "path: why": still being written (follow mode) */
 };
 

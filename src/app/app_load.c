@@ -35,7 +35,9 @@ static void publish(struct app_load *l, struct dataset *d) {
  * says why. */
 static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out, struct pt_error *err) {
     struct app_load *l = &a->load;
-    for (long n = 1; n <= 1000000L; n *= 8) {
+    /* a round is read only while it is at most an eighth of the whole (the
+     * rounds then sum to at most a seventh); the whole comes next */
+    for (size_t n = 1; n <= 1000000; n *= 8) {
         o->max_steps = o->max_files = (int)n;
         struct dataset *d;
         if (dataset_load(a->paths[0], o, &d, err) != 0) {
@@ -43,7 +45,9 @@ static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out,
             break;
         }
         if (!d->more) { *out = d; return 0; }
+        size_t whole = n + d->more;
         publish(l, d);
+        if (n * 8 * 8 > whole) break;
     }
     o->max_steps = o->max_files = 0;
     return dataset_load(a->paths[0], o, out, err);

@@ -85,15 +85,14 @@ static int cmp_long(const void *a, const void *b) {
 long dataset_step_cut(struct dataset *d, long *v, size_t n) {
     if (d->max_steps <= 0) return LONG_MAX;
     qsort(v, n, sizeof *v, cmp_long);
-    int distinct = 0;
+    size_t distinct = 0;
+    long cut = LONG_MAX;
     for (size_t i = 0; i < n; i++) {
         if (v[i] < 0 || (i && v[i] == v[i - 1])) continue;
-        if (distinct++ == d->max_steps) {
-            d->more = 1;
-            return v[i] - 1;
-        }
+        if (distinct++ == (size_t)d->max_steps) cut = v[i] - 1;
     }
-    return LONG_MAX;
+    if (cut != LONG_MAX) d->more = distinct - (size_t)d->max_steps;
+    return cut;
 }
 
 int dataset_pending(struct dataset *d, const char *path, const char *why) {

@@ -357,10 +357,11 @@ static void keep_first_steps(struct rdlist *l, const int32_t *grp, int max, int 
     size_t keep = 0;
     while (keep < l->n && (max <= 0 || grp[keep] - grp[0] < max) && (max_files <= 0 || keep < (size_t)max_files)) keep++;
     if (keep == l->n) return;
+    size_t l_all = l->n;
     for (size_t i = keep; i < l->n; i++) free(l->v[i].dir);
     l->n = keep;
     ds->nrankdirs = keep;
-    ds->more = 1;
+    ds->more = l_all - keep;
 }
 
 /* Sets up the pool over l and starts parsing: the lone dump.json `path`
