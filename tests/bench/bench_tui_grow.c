@@ -32,6 +32,8 @@ int main(int argc, char **argv) {
     char before[2048] = "";
     while (vt_now() - t0 < 600) {
         if (vt_pump(&vt, 20) < 0) break;
+        if (!strstr(vt_screen_text(&vt), "Heat map")) continue;
+        vt_settle(&vt);   /* a whole frame: the status line comes after the panes */
         const char *s = vt_screen_text(&vt);
         int map = strstr(s, "Heat map") != NULL, loading = strstr(vt_row_text(&vt, vt.rows - 2), "loading") != NULL;
         if (map && !t_first) t_first = vt_now() - t0;
