@@ -20,10 +20,19 @@
 #include <sys/inotify.h>
 #endif
 
+/* An inotify watch: its folder and how deep below it folders are watched. */
+struct wdir {
+    int wd;
+    int depth;
+    char *path;
+};
+
 struct watch {
     char *root;           /* the folder watched (the file's folder for a file) */
     char *file;           /* a file input: its base name, else NULL */
     int ifd;              /* inotify, or -1: polling */
+    struct wdir *dirs;    /* the watches, to find where a new folder is */
+    size_t ndirs, capdirs;
     uint64_t sig;         /* the last signature (polling) */
     long long next_ms;    /* polling: when the next signature is due */
     long long cost_ms;    /* what the last signature took */
@@ -40,13 +49,23 @@ static uint64_t mix(uint64_t h, const void *p, size_t n) { return util_hash(p, n
 /* Walks dir down to depth: adds inotify watches on folders (add != 0) and
  * folds names, sizes and times into *sig.  A watch the kernel refuses
  * (its limit) turns the watch into polling. */
+static void stop_inotify(struct watch *w) {
+    close(w->ifd);
+    w->ifd = -1;
+}
+
 static void walk(struct watch *w, const char *dir, int depth, int add, uint64_t *sig) {
 #ifdef __linux__
-    if (add && w->ifd >= 0 &&
-        inotify_add_watch(w->ifd, dir, IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_ATTRIB
-                                           | IN_ONLYDIR) < 0) {
-        close(w->ifd);
-        w->ifd = -1;
+    if (add && w->ifd >= 0) {
+        int wd = inotify_add_watch(w->ifd, dir, IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE |
+                                                    IN_ATTRIB | IN_ONLYDIR);
+        char *p = wd >= 0 ? strdup(dir) : NULL;
+        if (!p || UTIL_PUSH(w->dirs, w->ndirs, w->capdirs) != 0) {
+            free(p);
+            stop_inotify(w);   /* the kernel's watch limit (or memory): polling from now on */
+        } else {
+            w->dirs[w->ndirs++] = (struct wdir){wd, depth, p};
+        }
     }
 #else
     (void)add;
@@ -112,6 +131,8 @@ int watch_open(const char *path, struct watch **out, struct pt_error *err) {
 void watch_close(struct watch *w) {
     if (!w) return;
     if (w->ifd >= 0) close(w->ifd);
+    for (size_t i = 0; i < w->ndirs; i++) free(w->dirs[i].path);
+    free(w->dirs);
     free(w->root);
     free(w->file);
     free(w);
@@ -119,21 +140,38 @@ void watch_close(struct watch *w) {
 
 int watch_notifies(const struct watch *w) { return w->ifd >= 0; }
 
+#ifdef __linux__
+/* A folder made (or moved in) under a watched one: it and what is already
+ * inside it (made before its watch) get watches, down to the depth left. */
+static void new_dir(struct watch *w, const struct inotify_event *ev) {
+    const struct wdir *parent = NULL;
+    for (size_t i = w->ndirs; i-- > 0;)
+        if (w->dirs[i].wd == ev->wd) { parent = &w->dirs[i]; break; }
+    if (!parent || parent->depth <= 0 || !ev->len) return;
+    size_t n = strlen(parent->path) + strlen(ev->name) + 2;
+    char *sub = malloc(n);
+    if (!sub) return;
+    snprintf(sub, n, "%s/%s", parent->path, ev->name);
+    walk(w, sub, parent->depth - 1, 1, NULL);
+    free(sub);
+}
+#endif
+
 /* inotify: drains the events; 1 when one concerns the input. */
 static int drain(struct watch *w) {
     int hit = 0;
 #ifdef __linux__
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
     ssize_t n;
-    while ((n = read(w->ifd, buf, sizeof buf)) > 0) {
+    while (w->ifd >= 0 && (n = read(w->ifd, buf, sizeof buf)) > 0) {
         for (char *p = buf; p < buf + n;) {
             const struct inotify_event *ev = (const struct inotify_event *)p;
             if (!w->file || (ev->len && !strncmp(ev->name, w->file, strlen(w->file)))) hit = 1;
+            /* new folders (a step, a rank) get their watches */
+            if (!w->file && (ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && w->ifd >= 0) new_dir(w, ev);
             p += sizeof *ev + ev->len;
         }
     }
-    /* new folders (a step, a rank) get their watches */
-    if (hit && !w->file) walk(w, w->root, WATCH_DEPTH, 1, NULL);
 #else
     (void)w;
 #endif
