@@ -107,6 +107,10 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
         acmp_data_ready(a);
         return 0;
     }
+    if (nd->cube->nmetrics == 0) {   /* data that shrank to nothing: a writer at work, keep what is shown */
+        dataset_free(nd);
+        return pt_errorf(err, "the new data holds no metric");
+    }
     /* Stop what reads the old dataset in the background first. */
     app_origin_stop(a);
     int om = a->metric, os = a->stat, ostep = a->sel_step, orank = a->sel_rank;
@@ -119,7 +123,6 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
     int s = m >= 0 ? app_swap_stat(a, om, os) : -1;
     a->metric = m >= 0 ? m : 0;
     a->stat = s >= 0 ? s : 0;
-    if (c->nmetrics == 0) a->metric = a->stat = 0;
     int st = app_swap_step(a, ostep), rk = app_swap_rank(a, orank);
     a->sel_step = st >= 0 ? st : c->nsteps ? nearest_step(c, oc->steps[ostep].value) : 0;
     a->sel_rank = rk >= 0 ? rk : c->nranks ? nearest_rank(c, oc->ranks[orank]) : 0;
@@ -145,7 +148,7 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
             a->label_desc = NULL;
         }
     }
-    if (c->nmetrics) app_refilter(a);
+    app_refilter(a);
     /* Every pane revalidates, translating through swap_from.  A cube derived
      * from the dataset was shown (the layout pane's global names): its ids
      * are not the dataset's, and its owner frees it when it hears of the new
