@@ -107,6 +107,12 @@ static void test_swap_keeps_place(void) {
     CHECK_STR(names_str(a.cube->names, a.sel_target), "c.z");   /* b.y filtered out: the next row */
     CHECK_INT(a.cube->steps[a.sel_step].value, 1);
 
+    /* data that holds nothing (a writer at work) is not swapped in */
+    struct dataset *keep = a.ds;
+    CHECK_INT(app_swap_dataset(&a, make_ds(m2, 0, 1, 1, t3, 1), &err), -1);
+    CHECK(a.ds == keep);
+    CHECK_STR(names_str(a.cube->names, a.sel_target), "c.z");
+
     /* app_swap_* translate old indexes only during a swap */
     CHECK_INT(app_swap_step(&a, 0), -1);
     dataset_free(a.ds);
