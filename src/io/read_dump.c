@@ -72,6 +72,8 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
 /* The scanner's notes become the dataset's warnings and skipped folders. */
 static int note_ds(void *ctx, const char *path, const char *why, int skipped) {
     struct dataset *ds = ctx;
+    /* follow mode: a rank folder just made, its dump.json not there yet */
+    if (skipped && dataset_young(ds, path)) return dataset_pending(ds, path, why);
     if (dataset_warn(ds, "%s: %s%s", path, why, skipped ? ": skipped" : "") != 0) return -1;
     return skipped ? dataset_skip(ds, path) : 0;
 }
@@ -348,6 +350,20 @@ oom:
     return pt_errorf(err, "out of memory");
 }
 
+/* Progressive loading: keeps the rank folders of the first max step
+ * groups (grp ascending along l), at most max_files of them (0: no limit
+ * on either), dropping the rest and setting ds->more. */
+static void keep_first_steps(struct rdlist *l, const int32_t *grp, int max, int max_files, struct dataset *ds) {
+    size_t keep = 0;
+    while (keep < l->n && (max <= 0 || grp[keep] - grp[0] < max) && (max_files <= 0 || keep < (size_t)max_files)) keep++;
+    if (keep == l->n) return;
+    size_t l_all = l->n;
+    for (size_t i = keep; i < l->n; i++) free(l->v[i].dir);
+    l->n = keep;
+    ds->nrankdirs = keep;
+    ds->more = l_all - keep;
+}
+
 /* Sets up the pool over l and starts parsing: the lone dump.json `path`
  * right here, else on up to `threads` workers (their ids in tids, count in
  * *nt).  0, or -1 with err set (out of memory, nothing left to free). */
@@ -418,7 +434,10 @@ static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump
     if (f->long_names)
         dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
                      f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
-    if (!f->ok) {
+    if (!f->ok && dataset_young(ds, f->path)) {
+        /* follow mode: a dump.json being written does not parse yet */
+        if (dataset_pending(ds, f->path, "does not parse yet (being written?)") != 0) rc = pt_errorf(err, "out of memory");
+    } else if (!f->ok) {
         dataset_warn(ds, "%s", f->error.msg);
         dataset_skip(ds, f->path);
     } else {
@@ -510,6 +529,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     ds->rankdirs = l.v;
     ds->nrankdirs = l.n;
     if (shard_rc != 0) return -1;
+    if (lo->max_steps > 0 || lo->max_files > 0) keep_first_steps(&l, grp, lo->max_steps, lo->max_files, ds);
     if (l.n == 0) {   /* a shard with no rank of its own */
         free(gidx);
         free(grp);

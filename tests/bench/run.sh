@@ -59,6 +59,8 @@ if [ -n "${MSPROBE_SRC:-}" ]; then
 else
     echo "msprobe data2db: set MSPROBE_SRC to time it (reference on this machine: 41.7 s for the full scale)"
 fi
+echo "== progressive folders (issue 13): the first step on screen while the rest loads"
+[ -x "$B/tests/bench_tui_grow" ] && PT_BIN="$BIN" "$B/tests/bench_tui_grow" "$DATA/dump"
 sh "$(dirname "$0")/lazy.sh"
 echo "== overflow (issue 5)"
 T0=$(date +%s.%N)
