@@ -2,6 +2,7 @@
  * rows msProbe's data2db imports and the overflow levels of its records. */
 #define _GNU_SOURCE   /* memmem, memrchr */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,7 +623,112 @@ static void set_warning(struct dump_file *f, const char *msg) {
     f->warning = strdup(msg);
 }
 
+/* ---- construct.json, once per distinct content ---- */
+
+#define CONS_CACHE_MAX 8   /* distinct contents kept (pipeline stages of a run); more: parsed per file */
+
+struct cons_entry {
+    char *bytes;             /* the file's content */
+    size_t len;
+    struct construct cons;
+    struct microstep ms;     /* points into cons */
+};
+
+struct cons_cache {
+    pthread_mutex_t mu;
+    struct cons_entry v[CONS_CACHE_MAX];
+    int n;
+};
+
+struct cons_cache *cons_cache_new(void) {
+    struct cons_cache *c = calloc(1, sizeof *c);
+    if (c) pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void cons_cache_free(struct cons_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) {
+        microstep_free(&c->v[i].ms);
+        construct_free(&c->v[i].cons);
+        free(c->v[i].bytes);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+static const struct microstep *cons_cache_find(struct cons_cache *c, const char *b, size_t len, int *full) {
+    const struct microstep *ms = NULL;
+    pthread_mutex_lock(&c->mu);
+    for (int i = 0; i < c->n && !ms; i++)
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) ms = &c->v[i].ms;
+    *full = c->n >= CONS_CACHE_MAX;
+    pthread_mutex_unlock(&c->mu);
+    return ms;   /* entries never move or change once in */
+}
+
+/* The micro step table of construct.json cpath for f, from the cache when
+ * a file of the same bytes was read before; NULL with f's warning set when
+ * it cannot be had (the same words as without the cache). */
+static const struct microstep *cons_cached(struct cons_cache *c, const char *cpath, struct dump_file *f) {
+    char *b = NULL;
+    size_t len = 0;
+    struct pt_error cerr;
+    struct cons_entry e;
+    memset(&e, 0, sizeof e);
+    int full = 0;
+    const struct microstep *hit = NULL;
+    cerr.msg[0] = '\0';
+    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &cerr) == 0) {
+        hit = cons_cache_find(c, b, len, &full);
+        if (hit || full) {   /* full (a run of many distinct models?): the caller reads it alone */
+            free(b);
+            return hit;
+        }
+    }
+    if (!b || construct_parse(cpath, b, len, &e.cons, &cerr) != 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
+        set_warning(f, msg);
+        free(b);
+        return NULL;
+    }
+    if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
+        set_warning(f, cerr.msg);
+        construct_free(&e.cons);
+        free(b);
+        return NULL;
+    }
+    e.bytes = b;
+    e.len = len;
+    pthread_mutex_lock(&c->mu);
+    int slot = -1;
+    for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) slot = i;
+    int mine = slot < 0 && c->n < CONS_CACHE_MAX;
+    if (mine) {
+        slot = c->n++;
+        c->v[slot] = e;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (mine) return &c->v[slot].ms;
+    /* ours is not kept: the twin in the cache serves, or (the cache filled
+     * meanwhile) the caller reads the file alone */
+    microstep_free(&e.ms);
+    construct_free(&e.cons);
+    free(b);
+    return slot >= 0 ? &c->v[slot].ms : NULL;
+}
+
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {
+    char *rbuf = NULL;
+    size_t rcap = 0;
+    parse_dump_file_buf(dir, dump_json, o, f, &rbuf, &rcap);
+    free(rbuf);
+}
+
+void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
+                         char **rbuf, size_t *rcap) {
     struct pstate ps = {.f = f, .opt = o};
     struct construct cons = {0};
     struct microstep ms = {0};
@@ -636,8 +742,15 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
 
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     struct pt_error cerr;
+    const struct microstep *cached = NULL;
     if (access(cpath, F_OK) != 0) {
         if (o->micro_step) set_warning(f, "construct.json missing: micro steps unknown, every record imported with its own call index");
+    } else if (o->cons_cache && (cached = cons_cached(o->cons_cache, cpath, f))) {
+        ps.ms = cached;
+        ps.use_r = cached->n > 0;
+        if (o->micro_step) f->micro_count = cached->count;
+    } else if (f->warning) {
+        /* the cache read it and said why it is of no use */
     } else if (construct_read(cpath, &cons, &cerr) != 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
@@ -650,7 +763,8 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
         if (o->micro_step) f->micro_count = ms.count;
     }
 
-    if (json_map_file(dump_json, UTIL_DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
+    if (json_read_reuse(dump_json, UTIL_DUMP_MAX_BYTES, rbuf, rcap, &len, &f->error) != 0) goto out;
+    buf = len ? *rbuf : NULL;   /* as a mapping was: nothing for an empty file */
     f->bytes = len;
     if (o->want_rows) {
         /* about one usable tensor per 300 bytes of dump.json: grow once, not
@@ -720,7 +834,6 @@ out:
         f->contributes = 0;
         ovf_list_free(&f->ovf);
     }
-    json_unmap_file(buf, len);
     free(ps.in);
     free(ps.kw);
     free(ps.out);

@@ -199,6 +199,8 @@ struct pool {
 
 static void *worker(void *arg) {
     struct pool *p = arg;
+    char *rbuf = NULL;   /* dump.json's bytes, the same buffer for every file */
+    size_t rcap = 0;
     for (;;) {
         pthread_mutex_lock(&p->mu);
         while (p->next < p->n && p->next >= p->merged + p->window && !(p->cancel && atomic_load(p->cancel)))
@@ -207,6 +209,7 @@ static void *worker(void *arg) {
         if (i >= p->n || (p->cancel && atomic_load(p->cancel))) {
             pthread_cond_broadcast(&p->cv);   /* the merge may be waiting for a file no one will parse */
             pthread_mutex_unlock(&p->mu);
+            free(rbuf);
             return NULL;
         }
         p->next++;
@@ -222,7 +225,7 @@ static void *worker(void *arg) {
         f->step = p->rd[i].step;
         f->rank = p->rd[i].rank;
         char *dj = fs_join(p->rd[i].dir, "dump.json");
-        if (dj) parse_dump_file(p->rd[i].dir, dj, p->opt, f);
+        if (dj) parse_dump_file_buf(p->rd[i].dir, dj, p->opt, f, &rbuf, &rcap);
         else pt_errorf(&f->error, "out of memory");
         free(dj);
         pthread_mutex_lock(&p->mu);
@@ -518,12 +521,15 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
 
     struct notes notes = {0};
-    struct pool p = {.rd = l.v, .n = l.n, .opt = o, .cancel = lo->cancel};
+    struct dump_opts oc = *o;   /* with the construct.json cache of this read */
+    oc.cons_cache = cons_cache_new();   /* NULL (out of memory): every file its own */
+    struct pool p = {.rd = l.v, .n = l.n, .opt = &oc, .cancel = lo->cancel};
     int threads = lo->threads > 0 ? lo->threads : ncores();
     if ((size_t)threads > l.n) threads = (int)l.n;
     pthread_t tids[64];
     int nt = 0;
     if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
+        cons_cache_free(oc.cons_cache);
         free(gidx);
         free(grp);
         return -1;
@@ -563,6 +569,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
     if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
     pool_finish(&p, rc != 0, tids, nt);
+    cons_cache_free(oc.cons_cache);
     free(gidx);
     free(grp);
     ovf_list_sort(&ds->ovf);

@@ -75,11 +75,25 @@ struct dump_opts {
                             micro step mode too; 0: msProbe's data2db rules (from 0) */
     int shard_k, shard_n;   /* data2db --shard K/N: only the K-th (1-based) of N blocks of
                                ranks; shard_n 0: every rank */
+    struct cons_cache *cons_cache;   /* set by dump_read: construct.json files of equal bytes
+                                        share one parse (NULL: each file its own) */
 };
+
+/* construct.json read once per distinct content: the rank folders of a run
+ * mostly hold byte-identical copies (MBs each), and building the micro step
+ * table was an eighth of data2db's time.  Shared by the parsing threads. */
+struct cons_cache;
+struct cons_cache *cons_cache_new(void);
+void cons_cache_free(struct cons_cache *c);
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
  * caller, step/rank set).  Never fails hard: problems land in f->ok/error. */
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f);
+/* The same reading dump.json into *rbuf (capacity *rcap, grown as needed,
+ * the caller's to free): a buffer reused from file to file is not faulted
+ * in page by page again. */
+void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
+                         char **rbuf, size_t *rcap);
 void dump_file_free(struct dump_file *f);
 
 /* step_base: the global step of micro step 0 of this file (micro mode), or
