@@ -720,6 +720,28 @@ static const struct microstep *cons_cached(struct cons_cache *c, const char *cpa
     return slot >= 0 ? &c->v[slot].ms : NULL;
 }
 
+int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
+    char cpath[4096];
+    if (!o->micro_step) return 1;
+    snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
+    if (access(cpath, F_OK) != 0) return 1;
+    struct dump_file f;
+    memset(&f, 0, sizeof f);
+    const struct microstep *ms = o->cons_cache ? cons_cached(o->cons_cache, cpath, &f) : NULL;
+    int n = 1;
+    if (ms) n = ms->count;
+    else if (!f.warning) {   /* no cache, or a full one: read alone */
+        struct construct cons = {0};
+        struct microstep m = {0};
+        struct pt_error e;
+        if (construct_read(cpath, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
+        microstep_free(&m);
+        construct_free(&cons);
+    }
+    free(f.warning);
+    return n;
+}
+
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {
     char *rbuf = NULL;
     size_t rcap = 0;
