@@ -430,6 +430,27 @@ struct qfile {
     int32_t rank;
     struct qrow *v;
     size_t n;
+    uint32_t *order;         /* its rows in key order when known from the file before, else NULL */
+    uint64_t gen;            /* the file it was (lastfile.gen) */
+};
+
+struct shape {               /* what of a row decides its target and its place in key order */
+    uint32_t name, len, entry;
+    int32_t call, micro;
+    uint8_t metric;
+};
+
+/* The file before: the next file of a rank is mostly shaped like it (the
+ * same records in the same order, a step later), and then its targets and
+ * its key order are the same: no lookup, no sort. */
+struct lastfile {
+    char *arena;
+    size_t alen, acap;
+    struct shape *shape;
+    uint32_t *key, *order;   /* order: valid when order_ok */
+    size_t n, cap;
+    int order_ok;
+    uint64_t gen;
 };
 
 struct shard_file {         /* a file a shard read */
@@ -464,6 +485,7 @@ struct dump_writer {
     sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, ROWS_PER_INSERT rows */
     uint64_t *sortkey;       /* scratch of insert_file */
     size_t capsortkey;
+    struct lastfile last;
     struct pt_error *err;
     struct dataset *ds;
     /* --shard: what the merge needs to replay the unsharded run (see
@@ -683,11 +705,15 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
     struct tdb *t = &w->t;
     if (w->cur.n && w->cur.rank != qf->rank && summarize_rank(w) != 0) return -1;
     w->cur.rank = qf->rank;
-    uint32_t *order = malloc((qf->n ? qf->n : 1) * sizeof *order);
+    uint32_t *order = qf->order ? qf->order : malloc((qf->n ? qf->n : 1) * sizeof *order);
     if (!order || util_grow((void **)&w->cur.v, &w->cur.cap, w->cur.n + qf->n, sizeof *w->cur.v) != 0 ||
-        sort_file(w, qf, order) != 0) {
-        free(order);
+        (!qf->order && sort_file(w, qf, order) != 0)) {
+        if (order != qf->order) free(order);
         return pt_errorf(w->err, "out of memory");
+    }
+    if (!qf->order && qf->gen == w->last.gen && w->last.n == qf->n) {   /* for the next file shaped like it */
+        memcpy(w->last.order, order, qf->n * sizeof *order);
+        w->last.order_ok = 1;
     }
     struct prow *rows = w->cur.v + w->cur.n;
     for (size_t i = 0; i < qf->n; i++) {
@@ -696,7 +722,7 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
                                 .present = r->present};
         memcpy(rows[i].v, r->v, sizeof r->v);
     }
-    free(order);
+    if (order != qf->order) free(order);
     if (w->summ) w->cur.n += qf->n;   /* kept for the rank's summary */
     /* many rows per statement: one statement keeps its cursor on the
      * last page, where an append needs no descent from the root */
@@ -729,9 +755,59 @@ static int dump_drain(struct dump_writer *w) {
         if (i < qf->n) break;
         if (insert_file(w, qf) != 0) return -1;
         free(w->q[done].v);
+        free(w->q[done].order);
     }
     if (done) memmove(w->q, w->q + done, (w->nq - done) * sizeof *w->q);
     w->nq -= done;
+    return 0;
+}
+
+static struct shape shape_of(const struct trow *r) {
+    struct shape x;
+    x.name = r->name;
+    x.len = r->len;
+    x.entry = r->entry;
+    x.call = r->call;
+    x.micro = r->micro;
+    x.metric = r->metric;
+    return x;
+}
+
+/* Is f shaped like the file before (same names, records, metrics, micro
+ * steps, row by row)? */
+static int last_like(const struct lastfile *l, const struct dump_file *f) {
+    if (!l->gen || l->n != f->nrows || l->alen != f->alen || memcmp(l->arena, f->arena, f->alen)) return 0;
+    for (size_t i = 0; i < f->nrows; i++) {
+        const struct trow *r = &f->rows[i];
+        const struct shape *x = &l->shape[i];
+        if (r->name != x->name || r->len != x->len || r->entry != x->entry || r->call != x->call ||
+            r->micro != x->micro || r->metric != x->metric)
+            return 0;
+    }
+    return 1;
+}
+
+/* f (its rows' targets: key) becomes the file before. */
+static int last_keep(struct lastfile *l, const struct dump_file *f, const uint32_t *key) {
+    size_t n = f->nrows;
+    if (util_grow((void **)&l->arena, &l->acap, f->alen ? f->alen : 1, 1) != 0) return -1;
+    if (n > l->cap) {
+        struct shape *sh = realloc(l->shape, n * sizeof *sh);
+        if (sh) l->shape = sh;
+        uint32_t *k = realloc(l->key, n * sizeof *k);
+        if (k) l->key = k;
+        uint32_t *o = realloc(l->order, n * sizeof *o);
+        if (o) l->order = o;
+        if (!sh || !k || !o) return -1;
+        l->cap = n;
+    }
+    memcpy(l->arena, f->arena, f->alen);
+    l->alen = f->alen;
+    for (size_t i = 0; i < n; i++) l->shape[i] = shape_of(&f->rows[i]);
+    memcpy(l->key, key, n * sizeof *key);
+    l->n = n;
+    l->order_ok = 0;
+    l->gen++;
     return 0;
 }
 
@@ -772,11 +848,21 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
             return pt_errorf(w->err, "out of memory");
         }
     }
+    int like = n && last_like(&w->last, f);
+    if (like) {
+        memcpy(s->key, w->last.key, n * sizeof *s->key);
+        if (w->last.order_ok && !(qf.order = malloc(n * sizeof *qf.order))) {
+            free(qf.v);
+            return pt_errorf(w->err, "out of memory");
+        }
+        if (qf.order) memcpy(qf.order, w->last.order, n * sizeof *qf.order);
+    }
     for (size_t i = 0; i < n; i++) {
         const struct trow *r = &f->rows[i];
-        uint32_t k = names_intern(w->ids.keys, f->arena + r->name, r->len, 0, r->call);
+        uint32_t k = like ? s->key[i] : names_intern(w->ids.keys, f->arena + r->name, r->len, 0, r->call);
         if (k == NAMES_NONE || util_grow0((void **)&w->ids.dbid, &w->ids.cap, (size_t)k + 1, sizeof *w->ids.dbid) != 0) {
             free(qf.v);
+            free(qf.order);
             return pt_errorf(w->err, "out of memory");
         }
         s->key[i] = k;
@@ -786,6 +872,11 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
                                 .present = r->present};
         memcpy(qf.v[i].v, r->v, sizeof r->v);
     }
+    if (n && !like && last_keep(&w->last, f, s->key) != 0) {
+        free(qf.v);
+        return pt_errorf(w->err, "out of memory");
+    }
+    qf.gen = w->last.gen;
     s->n = n;
     s->ready = 1;
     if (n) {
@@ -878,10 +969,17 @@ static void dump_writer_free(struct dump_writer *w) {
         free(w->rf[i].metric);
     }
     free(w->rf);
-    for (size_t i = 0; i < w->nq; i++) free(w->q[i].v);
+    for (size_t i = 0; i < w->nq; i++) {
+        free(w->q[i].v);
+        free(w->q[i].order);
+    }
     free(w->q);
     free(w->cur.v);
     free(w->sortkey);
+    free(w->last.arena);
+    free(w->last.shape);
+    free(w->last.key);
+    free(w->last.order);
     free(w->sfiles);
     free(w->satt);
     summ_job_free(w->summ);
