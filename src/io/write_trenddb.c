@@ -24,6 +24,7 @@
 
 #include "model/names.h"
 #include "model/util/util.h"
+#include "src/io/btree_bulk.h"
 #include "src/io/dataset.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
@@ -36,6 +37,8 @@ struct tdb {
     char *final, *tmp;
     struct pt_error *err;
     atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
+    struct bb *bulk;         /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
+    int64_t bulk_root;       /* that table's root page */
 };
 
 /* SQLite's message, with the system's reason when there is one ("disk I/O
@@ -139,6 +142,10 @@ static int tdb_commit(struct tdb *t) {
     if (tdb_exec(t, "PRAGMA journal_mode=DELETE") != 0) { tdb_abort(t); return -1; }
     if (sqlite3_close(t->db) != SQLITE_OK) { tdb_fail(t, "close"); tdb_abort(t); return -1; }
     t->db = NULL;
+    if (t->bulk && bb_splice(t->bulk, t->tmp, t->bulk_root, t->err) != 0) {
+        tdb_abort(t);
+        return -1;
+    }
     if (rename(t->tmp, t->final) != 0) {
         pt_errorf(t->err, "%s: cannot move the finished database into place", t->final);
         tdb_abort(t);
@@ -486,6 +493,10 @@ struct dump_writer {
     uint64_t *sortkey;       /* scratch of insert_file */
     size_t capsortkey;
     struct lastfile last;
+    struct bb *bb;           /* trend_data built in key order beside SQLite (NULL: INSERTs) */
+    int64_t lastkey[4];      /* bb: the last row's (rank, step, target, metric) */
+    int haslast;
+    int bb_refused;          /* bb: a row not after the one before (read again with INSERTs) */
     struct pt_error *err;
     struct dataset *ds;
     /* --shard: what the merge needs to replay the unsharded run (see
@@ -700,6 +711,37 @@ static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *or
     return 0;
 }
 
+/* Rows of a file in key order, into the bulk-built table: each after the
+ * one before (the same key again: INSERT OR IGNORE kept the first). */
+static int bulk_rows(struct dump_writer *w, int32_t rank, const struct prow *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const struct prow *r = &rows[i];
+        int64_t k[4] = {rank, r->step, r->dbid, r->metric + 1};
+        int c = 0;
+        for (int j = 0; j < 4 && !c && w->haslast; j++) c = (k[j] > w->lastkey[j]) - (k[j] < w->lastkey[j]);
+        if (w->haslast && c == 0) continue;
+        if (w->haslast && c < 0) {
+            w->bb_refused = 1;
+            return pt_errorf(w->err, "rows out of key order");
+        }
+        memcpy(w->lastkey, k, sizeof k);
+        w->haslast = 1;
+        int64_t iv[8] = {k[0], k[1], k[2], k[3]};
+        double dv[8];
+        uint8_t kind[8] = {BB_INT, BB_INT, BB_INT, BB_INT};
+        for (int s = 0; s < 4; s++) {
+            double v;
+            kind[4 + s] = ((r->present >> s) & 1) && normalise(r->v[s], &v) ? BB_REAL : BB_NULL;
+            if (kind[4 + s] == BB_REAL) dv[4 + s] = v;
+        }
+        unsigned char rec[128];
+        size_t len = bb_record(rec, 8, iv, dv, kind);
+        if (bb_add(w->bb, rec, len) != 0) return pt_errorf(w->err, "%s: could not write the rows' pages (disk full?)", w->t.final);
+        w->rows_in++;
+    }
+    return 0;
+}
+
 /* A file whose rows all have their ids: in they go, in key order. */
 static int insert_file(struct dump_writer *w, const struct qfile *qf) {
     struct tdb *t = &w->t;
@@ -724,6 +766,7 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
     }
     if (order != qf->order) free(order);
     if (w->summ) w->cur.n += qf->n;   /* kept for the rank's summary */
+    if (w->bb) return bulk_rows(w, qf->rank, rows, qf->n);
     /* many rows per statement: one statement keeps its cursor on the
      * last page, where an append needs no descent from the root */
     size_t j = 0;
@@ -983,6 +1026,7 @@ static void dump_writer_free(struct dump_writer *w) {
     free(w->sfiles);
     free(w->satt);
     summ_job_free(w->summ);
+    bb_free(w->bb);
     memset(w, 0, sizeof *w);
 }
 
@@ -1009,6 +1053,8 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
                        int shard_n, const struct dataset *rds, struct tdb_result *res) {
     if (dump_replay(w) != 0 || dump_drain(w) != 0) return -1;
     if (w->nq) return pt_errorf(w->err, "internal: rows of %zu files never had their target ids", w->nq);
+    if (w->bb && w->max_rank_rows >= SUMMARY_MIN_RANKS - 1 && !(w->summ && summ_job_fits(w->summ, w->max_rank_rows)))
+        return -2;   /* the rank summary would have to scan a table not yet in the file */
     if (finish_sequence(&w->t, &w->ids) != 0) return -1;
     if (dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
     for (int i = 0; i < w->nmetric_order; i++) {
@@ -1035,15 +1081,51 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
     }
     res->rows = w->rows_in;
     snprintf(res->path, sizeof res->path, "%s", w->t.final);
+    if (w->bb) {
+        sqlite3_stmt *st = NULL;
+        w->t.bulk = w->bb;
+        w->t.bulk_root = 0;
+        if (sqlite3_prepare_v2(w->t.db, "SELECT rootpage FROM sqlite_master WHERE name = 'trend_data'", -1, &st, NULL) ==
+                SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            w->t.bulk_root = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (!w->t.bulk_root) return tdb_fail(&w->t, "find trend_data");
+    }
     return tdb_commit(&w->t);
 }
 
+/* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
+ * kind it knows how to grow; else (NULL, 0) the rows go in by INSERTs. */
+static int dump_bulk_open(struct dump_writer *w, const char *outdir, const char *dbname, struct dataset *ds) {
+    sqlite3_stmt *st = NULL;
+    int ps = 0, vac = -1;
+    if (sqlite3_prepare_v2(w->t.db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        ps = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(w->t.db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        vac = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (vac != 0 || ps < 512) return 0;
+    char name[160], *scratch = malloc(strlen(w->t.final) + 40);
+    struct pt_error e;
+    if (!scratch) return pt_errorf(w->err, "out of memory");
+    snprintf(name, sizeof name, "%s.rows", dbname);
+    remove_stale(outdir, name, ds);
+    sprintf(scratch, "%s.rows.tmp.%ld", w->t.final, (long)getpid());
+    int rc = bb_open(&w->bb, scratch, ps, &e);
+    free(scratch);
+    if (rc != 0) w->bb = NULL;   /* no scratch file to be had: INSERTs */
+    return 0;
+}
+
 /* One try: rank_major (the fast way) may find its foreseen step numbers
- * wrong at the end (*again set: nothing written, read again without).  The
- * notes of the read go to rds, the rest to ds. */
+ * wrong at the end (*again 1: nothing written, read again in the list's
+ * order); bulk (trend_data built beside SQLite) may meet rows out of key
+ * order (*again 2: read again with INSERTs).  The notes of the read go to
+ * rds, the rest to ds. */
 static int write_dump_try(const char *data, const char *outdir, const struct load_opts *lo, int shard_k, int shard_n,
-                          const struct mapping *map, int rank_major, struct dataset *ds, struct dataset *rds,
-                          struct tdb_result *res, int *again, struct pt_error *err) {
+                          const struct mapping *map, int rank_major, int bulk, struct dataset *ds,
+                          struct dataset *rds, struct tdb_result *res, int *again, struct pt_error *err) {
     struct dump_writer w = {.err = err, .shard = shard_n > 0, .ds = rds, .batch = 1, .max_rank_rows = -1,
                             .summ_off = !rank_major, .rank_major = rank_major};
     char dbname[96];
@@ -1059,11 +1141,14 @@ static int write_dump_try(const char *data, const char *outdir, const struct loa
     else snprintf(dbname, sizeof dbname, "dump_data.trend.db");
     if (tdb_open(&w.t, outdir, dbname, 16384, lo, ds, err) != 0 || create_fixed(&w.t) != 0 ||
         create_trend(&w.t, dump_stat_names, 4) != 0 || insert_metrics(&w.t, dump_metric_names, DM_N) != 0 ||
-        dump_prepare(&w) != 0)
+        dump_prepare(&w) != 0 || (bulk && dump_bulk_open(&w, outdir, dbname, ds) != 0))
         goto out;
     struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = map, .want_rows = 1, .layout = lo->layout,
                              .shard_k = shard_k, .shard_n = shard_n, .rank_major = rank_major};
-    if (dump_read(data, lo, &dopt, rds, dump_writer_file, &w, &sum, err) != 0) goto out;
+    if (dump_read(data, lo, &dopt, rds, dump_writer_file, &w, &sum, err) != 0) {
+        if (w.bb_refused) *again = 2;
+        goto out;
+    }
     if (sum.foresight_failed) {
         *again = 1;
         goto out;
@@ -1071,7 +1156,9 @@ static int write_dump_try(const char *data, const char *outdir, const struct loa
     /* a shard of no rank (more tasks than ranks) is written all the same:
      * the set of shards is complete only with it */
     if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
-    if (dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res) != 0) goto out;
+    int frc = dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res);
+    if (frc == -2) *again = 2;
+    if (frc != 0) goto out;
     rc = 0;
 out:
     dump_writer_free(&w);
@@ -1106,16 +1193,21 @@ int trenddb_write_dump_shard(const char *data, const char *outdir, const struct 
     struct mapping map = {0};
     int again = 0, rc = -1;
     if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    /* rank by rank first, its notes aside until it proved right */
-    struct dataset *rds = calloc(1, sizeof *rds);
-    if (!rds) {
-        mapping_free(&map);
-        return pt_errorf(err, "out of memory");
+    /* rank by rank with trend_data built in key order first; a try that
+     * proved wrong is read again the slower way, its notes never said */
+    for (int rank_major = 1, bulk = 1;;) {
+        struct dataset *rds = calloc(1, sizeof *rds);
+        if (!rds) {
+            rc = pt_errorf(err, "out of memory");
+            break;
+        }
+        rc = write_dump_try(data, outdir, lo, shard_k, shard_n, &map, rank_major, bulk, ds, rds, res, &again, err);
+        if (!again) ds_take_read(ds, rds);
+        dataset_free(rds);
+        if (!again) break;
+        bulk = 0;
+        if (again == 1) rank_major = 0;
     }
-    rc = write_dump_try(data, outdir, lo, shard_k, shard_n, &map, 1, ds, rds, res, &again, err);
-    if (!again) ds_take_read(ds, rds);
-    dataset_free(rds);
-    if (again) rc = write_dump_try(data, outdir, lo, shard_k, shard_n, &map, 0, ds, ds, res, &again, err);
     mapping_free(&map);
     return rc;
 }
