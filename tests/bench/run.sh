@@ -53,7 +53,7 @@ for i in 1 2 3; do
         /usr/bin/time -f "%e %U %S %M" -o "$B/bench-out/d2d.time" \
             "$BIN" data2db --data "$DATA/dump" --db "$B/bench-out/cli" 2>/dev/null
         read -r t u s m < "$B/bench-out/d2d.time"
-        cpu=$(echo "$u + $s" | bc)
+        cpu=$(awk "BEGIN { print $u + $s }")
         rss=$((m / 1024))
     else
         T0=$(date +%s.%N)
