@@ -291,15 +291,22 @@ static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at) {
     return 0;
 }
 
+/* Where relative page r goes: after the base pages, stepping over the
+ * lock-byte page (the page holding byte 2^30, which SQLite never uses). */
+static uint32_t place(uint32_t r, uint32_t base, uint32_t lockpage) {
+    uint32_t p = base + r;
+    return base < lockpage && p >= lockpage ? p + 1 : p;
+}
+
 /* Relative child page numbers of an interior page made absolute. */
-static void rebase(unsigned char *pg, uint32_t base) {
+static void rebase(unsigned char *pg, uint32_t base, uint32_t lockpage) {
     if (pg[0] != 0x02) return;
     unsigned n = get16(pg + 3);
     for (unsigned i = 0; i < n; i++) {
         unsigned char *c = pg + get16(pg + 12 + 2 * i);
-        put32(c, get32(c) + base);
+        put32(c, place(get32(c), base, lockpage));
     }
-    put32(pg + 8, get32(pg + 8) + base);
+    put32(pg + 8, place(get32(pg + 8), base, lockpage));
 }
 
 /* The tree's top, sealed in lv[top] (never written to the scratch file). */
@@ -346,20 +353,25 @@ int bb_splice(struct bb *b, const char *db_path, int64_t root, struct pt_error *
         pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", db_path, (long long)root);
         goto out;
     }
+    uint32_t lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1, last = n;
     size_t chunk = 64;
     buf = malloc(chunk * ps);
     if (!buf) { pt_errorf(err, "out of memory"); goto out; }
     for (int64_t i = 0; i < b->npages; i += (int64_t)chunk) {
         size_t k = (size_t)(b->npages - i) < chunk ? (size_t)(b->npages - i) : chunk;
         if (pread_all(b->fd, buf, k * ps, (off_t)i * ps) != 0) { pt_errorf(err, "%s: read error", b->path); goto out; }
-        for (size_t j = 0; j < k; j++) rebase(buf + j * ps, n);
-        if (pwrite_all(fd, buf, k * ps, (off_t)(n + i) * ps) != 0) {
-            pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
-            goto out;
+        for (size_t j = 0; j < k; j++) {
+            uint32_t to = place((uint32_t)(i + (int64_t)j) + 1, n, lockpage);
+            rebase(buf + j * ps, n, lockpage);
+            if (pwrite_all(fd, buf + j * ps, ps, (off_t)(to - 1) * ps) != 0) {
+                pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
+                goto out;
+            }
+            last = to;
         }
     }
-    rebase(b->lv[top].p, n);
-    put32(hdr + 28, n + (uint32_t)b->npages);
+    rebase(b->lv[top].p, n, lockpage);
+    put32(hdr + 28, last);
     if (pwrite_all(fd, b->lv[top].p, ps, (off_t)(root - 1) * ps) != 0 || pwrite_all(fd, hdr + 28, 4, 28) != 0) {
         pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
         goto out;
