@@ -102,7 +102,13 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
  * compare at every byte: this runs for every record. */
 static size_t strip_word(char *s, size_t n, const char *w) {
     char pat[32];
-    size_t l2 = (size_t)snprintf(pat, sizeof pat, ".%s.", w) - 1, l1 = l2 + 1;
+    size_t wl = strlen(w);   /* the callers' words are short literals */
+    if (wl > sizeof pat - 3) wl = sizeof pat - 3;
+    pat[0] = '.';
+    memcpy(pat + 1, w, wl);
+    pat[wl + 1] = '.';
+    pat[wl + 2] = '\0';
+    size_t l2 = wl + 1, l1 = l2 + 1;   /* not snprintf: this runs for every record */
     for (int pass = 0; pass < 2; pass++) {
         size_t pl = pass ? l2 : l1, o = 0;
         const char *p = s, *end = s + n, *hit;
