@@ -640,10 +640,18 @@ struct cons_entry {
     struct microstep ms;     /* points into cons */
 };
 
+struct cons_count {          /* a content's micro step count, for dump_foresee_micro */
+    uint64_t hash;
+    size_t len;
+    int count;
+};
+
 struct cons_cache {
     pthread_mutex_t mu;
     struct cons_entry v[CONS_CACHE_MAX];
     int n;
+    struct cons_count *counts;   /* every content foreseen, however many (a few bytes each) */
+    size_t ncounts, capcounts;
 };
 
 struct cons_cache *cons_cache_new(void) {
@@ -660,6 +668,7 @@ void cons_cache_free(struct cons_cache *c) {
         free(c->v[i].bytes);
     }
     pthread_mutex_destroy(&c->mu);
+    free(c->counts);
     free(c);
 }
 
@@ -726,25 +735,66 @@ static const struct microstep *cons_cached(struct cons_cache *c, const char *cpa
     return slot >= 0 ? &c->v[slot].ms : NULL;
 }
 
+/* Eight bytes per step (a wrong count from a collision is caught: the
+ * foresight is checked against the files). */
+static uint64_t bytes_hash(const char *s, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; n; s++, n--) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The count of construct.json bytes b (len), built alone when no parse had
+ * it yet; 1 when it cannot be read as the parse would not either. */
+static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len) {
+    uint64_t h = bytes_hash(b, len);
+    int n = -1, full;
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->ncounts && n < 0; i++)
+        if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
+    pthread_mutex_unlock(&c->mu);
+    if (n >= 0) return n;
+    const struct microstep *hit = cons_cache_find(c, b, len, &full);
+    if (hit) n = hit->count;
+    else {
+        struct construct cons = {0};
+        struct microstep m = {0};
+        struct pt_error e;
+        n = construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0 ? m.count : 1;
+        microstep_free(&m);
+        construct_free(&cons);
+    }
+    pthread_mutex_lock(&c->mu);
+    if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
+        c->counts[c->ncounts++] = (struct cons_count){h, len, n};
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
 int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
     char cpath[4096];
     if (!o->micro_step) return 1;
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     if (access(cpath, F_OK) != 0) return 1;
-    struct dump_file f;
-    memset(&f, 0, sizeof f);
-    const struct microstep *ms = o->cons_cache ? cons_cached(o->cons_cache, cpath, &f) : NULL;
+    char *b = NULL;
+    size_t len = 0;
+    struct pt_error e;
+    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &e) != 0) return 1;
     int n = 1;
-    if (ms) n = ms->count;
-    else if (!f.warning) {   /* no cache, or a full one: read alone */
+    if (o->cons_cache) n = foresee_bytes(o->cons_cache, cpath, b, len);
+    else {
         struct construct cons = {0};
         struct microstep m = {0};
-        struct pt_error e;
-        if (construct_read(cpath, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
+        if (construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
         microstep_free(&m);
         construct_free(&cons);
     }
-    free(f.warning);
+    free(b);
     return n;
 }
 
