@@ -9,7 +9,7 @@ out=${2:-$here/probetop.1}
 tmp=$out.tmp.$$
 {
     cat "$here/probetop.1.head"
-    for part in overflow parallel trace compare lanes; do
+    for part in overflow parallel trace compare lanes follow; do
         [ -f "$here/probetop.1.$part" ] && cat "$here/probetop.1.$part"
     done
     "$bin" --keys-man

@@ -41,7 +41,20 @@ struct load_opts {
     int shard_k, shard_n;         /* data2db --shard K/N (1-based); shard_n 0: the whole run */
     int lazy;                     /* a .trend.db answers by slices (model/cube_lazy.h) */
     uint64_t mem_budget;          /* lazy: bytes the whole cube may take to be filled in memory */
+    /* Progressive loading (the app): read only the first max_steps step
+     * groups (dump step folders, monitor CSV files by their first step);
+     * the reader sets ds->more when it left some out.  0 = everything. */
+    int max_steps;
+    int max_files;                /* and at most this many rank folders of a dump (0 = any) */
+    /* Follow mode: the input may still be written.  A file changed less
+     * than DS_SETTLE_SECONDS ago that does not parse yet, or a CSV's last
+     * row without its line end, is "pending" (ds->pending), not a warning. */
+    int follow;
 };
+
+/* How long a broken file must stay unchanged before follow mode reports
+ * it (probetop(1), FOLLOW MODE). */
+#define DS_SETTLE_SECONDS 10
 
 /* One rank directory of a dump. */
 struct ds_rankdir {
@@ -75,6 +88,11 @@ struct dataset {
     size_t *warnidx; size_t warnidx_cap;  /* hash table of warnings (index + 1), for dedup (private) */
     uint64_t bytes_read;
     double load_seconds;
+    int follow;                   /* load_opts.follow and .max_steps, for readers that get */
+    int max_steps;                /* only the dataset (set by dataset_load) */
+    size_t more;                  /* loaded with max_steps / max_files: how many steps (monitor
+                                     trees) or rank folders (dumps) were left out, 0 none */
+    char **pending;  size_t npending;   /* "path: why": still being written (follow mode) */
 };
 
 #endif

@@ -847,12 +847,14 @@ static int heat_mouse(struct view *v, struct app *a, const struct view_mouse *m)
 
 static void heat_notify(struct view *v, struct app *a, unsigned what) {
     struct heat *h = v->priv;
-    (void)a;
     if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_DIM | APP_CH_FILTER)) {
         h->stats_ok = 0;
         h->agg_ok = 0;
     }
     if (what & (APP_CH_DATA | APP_CH_METRIC)) h->margins_ok = 0;
+    /* a newer dataset of the input (follow mode) keeps the scroll: the
+     * cursor stays where the eye left it unless the rows moved it away */
+    if (a->swap_from) return;
     if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_FILTER) || (what & APP_CH_DIM && !(what & APP_CH_CURSOR))) {
         h->y0 = 0;
     }

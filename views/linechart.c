@@ -475,11 +475,51 @@ static int lc_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
     return 1;
 }
 
+/* A newer dataset of the same input (follow mode, progressive loading):
+ * each line keeps its metric, statistic, step, rank and target by value;
+ * a line whose cell is gone goes.  The x cursor keeps its step or rank. */
+static void lc_swap(struct lc *lc, struct app *a) {
+    int k = 0;
+    for (int i = 0; i < lc->n; i++) {
+        struct line l = lc->lines[i];
+        int m = app_swap_metric(a, l.metric), s = app_swap_stat(a, l.metric, l.stat);
+        int st = l.step >= 0 ? app_swap_step(a, l.step) : -1, rk = l.rank >= 0 ? app_swap_rank(a, l.rank) : -1;
+        uint32_t t = l.target != NAMES_NONE ? app_swap_target(a, l.target) : NAMES_NONE;
+        if (m < 0 || s < 0 || (l.step >= 0 && st < 0) || (l.rank >= 0 && rk < 0) || (l.target != NAMES_NONE && t == NAMES_NONE))
+            continue;
+        l.metric = m;
+        l.stat = s;
+        l.step = st;
+        l.rank = rk;
+        l.target = t;
+        lc->lines[k++] = l;
+    }
+    if (lc->sel >= k) lc->sel = k ? k - 1 : 0;
+    int m = app_swap_metric(a, lc->metric), s = app_swap_stat(a, lc->metric, lc->stat);
+    lc->metric = m >= 0 ? m : lc->metric;
+    lc->stat = s >= 0 ? s : lc->stat;
+    if (lc->dim == DIM_STEP && app_swap_step(a, lc->cursor) >= 0) lc->cursor = app_swap_step(a, lc->cursor);
+    if (lc->dim == DIM_RANK && app_swap_rank(a, lc->cursor) >= 0) lc->cursor = app_swap_rank(a, lc->cursor);
+    lc->n = k;
+    /* the x zoom keeps its first and last step (or rank) */
+    if (lc->xv1 > 0 && lc->dim != DIM_TARGET) {
+        int (*map)(const struct app *, int) = lc->dim == DIM_STEP ? app_swap_step : app_swap_rank;
+        int x0 = map(a, lc->xv0), x1 = map(a, lc->xv1 - 1);
+        if (x0 >= 0 && x1 >= x0) {
+            lc->xv0 = x0;
+            lc->xv1 = x1 + 1;
+        } else {
+            lc->xv0 = lc->xv1 = 0;
+        }
+    }
+}
+
 static void lc_notify(struct view *v, struct app *a, unsigned what) {
     struct lc *lc = v->priv;
     if (!lc->n) return;
     int clear = 0;
-    if (what & APP_CH_DATA) clear = 1;
+    if ((what & APP_CH_DATA) && a->swap_from && lc->dim != DIM_TARGET) lc_swap(lc, a);
+    else if (what & APP_CH_DATA) clear = 1;
     if (a->metric != lc->metric || a->stat != lc->stat || a->dim != lc->dim) clear = 1;
     if ((what & APP_CH_FILTER) && lc->dim == DIM_TARGET) clear = 1;
     if (clear) {

@@ -488,10 +488,36 @@ static int ovf_available(const struct app *a) {
     return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
+/* A newer dataset of the input (follow mode): the cursor stays on its
+ * entry (same step, micro step, rank, position and name), as far from the
+ * top of the list as it was. */
+static void ovf_rebuild_kept(struct ovp *p, struct app *a, struct pt_error *err) {
+    const struct ovf_entry *e = cur_entry(p);
+    struct ovf_entry key = {0};
+    char *name = e && e->name ? strdup(e->name) : NULL;
+    size_t off = p->cur >= p->top ? p->cur - p->top : 0;
+    if (e) key = *e;
+    if (build(p, a, err) != 0) app_err(a, "%s", err->msg);
+    else if (name) {
+        for (size_t i = 0; i < p->nlines; i++) {
+            if (p->lines[i].heading) continue;
+            const struct ovf_entry *x = &p->list->v[p->lines[i].entry];
+            if (x->step == key.step && x->micro == key.micro && x->rank == key.rank && x->pos == key.pos && x->name &&
+                !strcmp(x->name, name)) {
+                p->cur = i;
+                p->top = i > off ? i - off : 0;
+                break;
+            }
+        }
+    }
+    free(name);
+}
+
 static void ovf_notify(struct view *v, struct app *a, unsigned what) {
     struct ovp *p = v->priv;
     if (!(what & APP_CH_DATA)) return;
     struct pt_error err = { { 0 } };
+    if (a->swap_from && p->built) { ovf_rebuild_kept(p, a, &err); return; }
     if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
 }
 

@@ -609,10 +609,41 @@ static int search_available(const struct app *a) {
     return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
+/* A newer dataset of the input (follow mode): the pane is built on the
+ * new names and the selected labels chosen again by their text, so the
+ * label filter covers the targets that came with the new data too.  The
+ * old names are still valid here (app_swap frees them after notify). */
+static void reselect(struct srp *p, struct app *a) {
+    struct pt_error err = { { 0 } };
+    uint32_t n = p->nsel, *cat = malloc(n * sizeof *cat);
+    char **text = calloc(n, sizeof *text);
+    for (uint32_t i = 0; cat && text && i < n; i++) {
+        cat[i] = (uint32_t)names_label(p->names, p->order[i])->cat;
+        text[i] = strdup(names_label_text(p->names, p->order[i]));
+    }
+    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    else if (cat && text) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t id = text[i] ? names_label_find(p->names, text[i], (int)cat[i]) : NAMES_NONE;
+            if (id == NAMES_NONE || p->sel[id]) continue;
+            p->sel[id] = 1;
+            p->order[p->nsel++] = id;
+        }
+        apply_labels(p, a);
+    }
+    for (uint32_t i = 0; text && i < n; i++) free(text[i]);
+    free(text);
+    free(cat);
+}
+
 static void search_notify(struct view *v, struct app *a, unsigned what) {
     struct srp *p = v->priv;
     struct pt_error err = { { 0 } };
     if (what & APP_CH_DATA) {
+        if (a->swap_from && p->built && p->nsel) {
+            reselect(p, a);
+            return;
+        }
         if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
         return;
     }

@@ -168,6 +168,14 @@ struct app_load {
     int rc;                    /* dataset_load's result (valid when done) */
     struct dataset *ds;        /* its output (moved to app->ds) */
     struct pt_error err;
+    /* Progressive loading: the thread loads the first step, then more
+     * (load_opts.max_steps growing), and leaves each dataset but the
+     * last here for the UI to swap in (under mu). */
+    pthread_mutex_t mu;
+    struct dataset *partial;   /* owned until the UI takes it */
+    int progressive;           /* this load publishes partial datasets */
+    int reload;                /* a reload of data already shown (follow mode, ^R) */
+    struct load_opts opts;     /* the app's options as the load started (the thread's copy) */
 };
 
 /* Hooks a pane (the Megatron layout pane) installs to relabel ranks and
@@ -221,6 +229,13 @@ struct app {
     /* --- data (trend mode; NULL until loaded) --- */
     struct dataset *ds;        /* owned */
     const struct cube *cube;   /* ds->cube */
+    /* Only while panes hear APP_CH_DATA of a swap (a newer dataset of the
+     * same input, src/app/app_swap.c): the cube they held indexes into,
+     * still valid; app_swap_*() translate its indexes.  NULL otherwise. */
+    const struct cube *swap_from;
+    int follow_arg;            /* --follow */
+    struct app_follow *follow; /* owned (src/app/app_follow.c): follow mode, NULL when off */
+    long long grew_at;         /* wall time (s) the data last grew on a reload, 0 never */
 
     /* --- what the heat map shows --- */
     int metric, stat;          /* indexes into cube->metrics / ->stats */
@@ -308,6 +323,16 @@ int app_set_regex(struct app *a, const char *pattern, struct pt_error *err);
 /* The label filter: mask per global target (taken over; NULL clears) and
  * its description for the toolbar (copied). */
 void app_set_label_filter(struct app *a, uint8_t *mask, const char *desc);
+
+/* During a swap (a->swap_from set): the index in the new cube of what
+ * index i was in the old one, by value (metric and statistic by name,
+ * step and rank by number, target by name); -1 / NAMES_NONE when it is
+ * gone or no swap is under way. */
+int app_swap_metric(const struct app *a, int metric);
+int app_swap_stat(const struct app *a, int old_metric, int stat);
+int app_swap_step(const struct app *a, int step);
+int app_swap_rank(const struct app *a, int rank);
+uint32_t app_swap_target(const struct app *a, uint32_t target);
 
 /* The key and command tables as one document, walked in order: the
  * global rows, then each pane's rows (pane table order), then the `:`

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@ const char app_options_help[] =
     "  --threads N       loader threads (default: one per core)\n"
     "  --mem SIZE        a .trend.db is held whole in memory only within SIZE (512M, 2G;\n"
     "                    0: slices only; default a quarter of the RAM, at most 1G)\n"
+    "  --follow          follow mode: show new steps as training writes them (:follow off)\n"
     "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n"
     "  --fuzzy-match     compare mode: match calls by name without call counters (msprobe -fm)\n"
     "  --layer-mapping FILE|auto  compare mode: msprobe -lm, YAML of attribute renames or auto\n"
@@ -116,6 +118,7 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         if (!strcmp(s, "--ascii")) { uo->ascii = 1; continue; }
         if (!strcmp(s, "--no-mouse")) { uo->no_mouse = 1; continue; }
         if (!strcmp(s, "--keys-man")) { *keys_man = 1; continue; }
+        if (!strcmp(s, "--follow")) { a->follow_arg = a->lopts.follow = 1; continue; }
         if (!strcmp(s, "--fuzzy-match") || !strcmp(s, "-fm")) { a->fuzzy = 1; continue; }
         v = opt_value(argc, argv, &i, "--layer-mapping", &matched, &bad);
         if (bad) return -1;
@@ -274,6 +277,10 @@ static void bar_part(WINDOW *w, struct app *a, int *x, int role, const char *s) 
     *x += ui_put(w, 0, *x, cols - *x, s);
 }
 
+/* Nothing to show yet: the first data is still loading.  (A reload, or
+ * the later steps of a progressive load, run while the data shown works.) */
+static int waiting(const struct app *a) { return a->load.running && !a->ds; }
+
 /* Files the load skipped: said in the toolbar for as long as it runs
  * (`:skipped` lists them). */
 static void bar_skipped(WINDOW *w, struct app *a, int *x) {
@@ -291,7 +298,7 @@ static void draw_bar(struct app *a) {
     int x = 0;
     ui_role(w, u, UI_BAR);
     ui_fill(w, 0, 0, a->cols_total);
-    if (a->load.running) {
+    if (waiting(a)) {
         char t[600];
         snprintf(t, sizeof t, " probetop  loading %s", a->demo ? "demo" : a->paths[0]);
         bar_part(w, a, &x, UI_BAR_HI, t);
@@ -387,6 +394,25 @@ static void draw_bar(struct app *a) {
     }
 }
 
+/* What the status line says of the data's own state: the steps still
+ * loading under the ones shown, follow mode ("live, grew 12:03:41"),
+ * files being written.  "" when there is nothing to say. */
+static const char *load_text(const struct app *a, char *buf, size_t size) {
+    buf[0] = '\0';
+    char fl[96];
+    app_follow_text(a, fl, sizeof fl);
+    if (a->load.running && !a->load.reload) {
+        size_t fd = atomic_load(&a->load.files_done), ft = atomic_load(&a->load.files_total);
+        if (ft) snprintf(buf, size, "loading %zu/%zu files  ", fd, ft);
+        else snprintf(buf, size, "loading...  ");
+    } else if (fl[0]) {
+        size_t np = a->ds ? a->ds->npending : 0;
+        if (np) snprintf(buf, size, "%s, %zu file%s being written  ", fl, np, np == 1 ? "" : "s");
+        else snprintf(buf, size, "%s  ", fl);
+    }
+    return buf;
+}
+
 static void draw_status(struct app *a) {
     WINDOW *w = a->status;
     if (!w) return;
@@ -394,7 +420,7 @@ static void draw_status(struct app *a) {
     int cols = a->cols_total;
     char buf[2048] = "";
     werase(w);
-    if (a->load.running) {
+    if (waiting(a)) {
         size_t fd = atomic_load(&a->load.files_done), ft = atomic_load(&a->load.files_total);
         uint64_t bd = atomic_load(&a->load.bytes_done), bt = atomic_load(&a->load.bytes_total);
         if (ft)
@@ -440,21 +466,33 @@ static void draw_status(struct app *a) {
         ui_put(w, 0, 0, cols, a->msg[0] ? a->msg : note);
         return;
     }
-    ui_role(w, u, UI_NORMAL);
-    x = ui_put(w, 0, 0, cols, buf);
     const char *hints = "? help  q quit";
+    char live[160];
+    int right = cols;   /* row 0's right end, left of what is said there */
+    if (load_text(a, live, sizeof live)[0]) {
+        /* the rest still loading, or follow mode: said at the right end,
+         * before the cell's text, which it may cut */
+        int lw = text_width(live);
+        if (lw + 20 <= cols) {
+            ui_role(w, u, UI_MSG);
+            ui_put(w, 0, cols - lw, lw, live);
+            right = cols - lw;
+        }
+    }
+    ui_role(w, u, UI_NORMAL);
+    x = ui_put(w, 0, 0, right, buf);
     int hw = text_width(hints);
-    if (x + hw + 2 <= cols) {
+    if (x + hw + 2 <= right) {
         ui_role(w, u, UI_HINT);
-        ui_put(w, 0, cols - hw, hw, hints);
+        ui_put(w, 0, right - hw, hw, hints);
         /* files the load skipped stay said here, beside the hints */
         if (a->ds && a->ds->nskipped) {
             char sk[64];
             snprintf(sk, sizeof sk, "%zu skipped (:skipped)  ", a->ds->nskipped);
             int sw = text_width(sk);
-            if (x + hw + sw + 2 <= cols) {
+            if (x + hw + sw + 2 <= right) {
                 ui_role(w, u, UI_ERROR);
-                ui_put(w, 0, cols - hw - sw, sw, sk);
+                ui_put(w, 0, right - hw - sw, sw, sk);
             }
         }
     }
@@ -491,7 +529,7 @@ static void frame(struct app *a) {
     for (int i = 0; i < a->nviews; i++) {
         struct view *v = &a->views[i];
         v->focused = i == a->focus;
-        if (v->visible && v->win && !a->load.running) v->ops->draw(v, a);
+        if (v->visible && v->win && !waiting(a)) v->ops->draw(v, a);
     }
     draw_bar(a);
     draw_status(a);
@@ -576,7 +614,7 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
     a->msg[0] = '\0';
     a->dirty = 1;
     struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
-    if (fv && fv->ops->key && !a->load.running) {
+    if (fv && fv->ops->key && !waiting(a)) {
         const struct keys_row *row = keys_find(fv->ops->keys, fv->ops->nkeys, key);
         int before = a->screen;
         if (fv->ops->key(fv, a, row ? row->action : 0, key)) {
@@ -650,6 +688,7 @@ static void free_all(struct app *a) {
 }
 
 static void release(struct app *a) {
+    app_follow_off(a);
     if (a->load.running) {
         atomic_store(&a->load.cancel, 1);
         struct pt_error e;
@@ -675,7 +714,8 @@ static void release(struct app *a) {
 static void data_ready(struct app *a) {
     app_data_ready(a);
     acmp_data_ready(a);
-    app_origin_start(a);
+    /* not on the first step of a progressive load: once it is whole */
+    if (!a->load.running) app_origin_start(a);
     /* a rank that did not load is not silently missing from the map */
     if (a->ds && a->ds->nskipped) {
         char esc[300];
@@ -692,6 +732,48 @@ static int poll_lazy(struct app *a) {
     if (!a->ds || !a->ds->cube || !cube_lazy_poll(a->ds->cube, msg, sizeof msg)) return 0;
     if (msg[0]) app_err(a, "%s", msg);
     return 1;
+}
+
+/* A reload (or a later round of the progressive load) failed while data
+ * is shown: the data stays.  In follow mode an input that changed less
+ * than DS_SETTLE_SECONDS ago is a writer at work (a database in the middle
+ * of a transaction): not said; the next change or the settle time
+ * reloads it again. */
+static void load_failed(struct app *a, const struct pt_error *err) {
+    if (a->follow) {
+        struct stat st;
+        if (stat(a->paths[0], &st) == 0 && time(NULL) - st.st_mtime < DS_SETTLE_SECONDS) return;
+    }
+    app_err(a, "reload failed, the data shown stays: %s", err->msg);
+}
+
+/* Follow mode on a path that is there but holds no data yet (a training
+ * about to write, a database in the middle of a transaction): the program
+ * waits for the data instead of ending. */
+static int wait_for_data(const struct app *a) {
+    struct stat st;
+    return a->follow_arg && a->mode == APP_MODE_TREND && !a->demo && stat(a->paths[0], &st) == 0;
+}
+
+/* What the loader brought since the last look: the first data (the panes
+ * start), newer data (swapped in), a failure.  -1 with err when the first
+ * load failed (nothing to show: the program ends), else 0. */
+static int poll_load(struct app *a, int *ready, struct pt_error *err) {
+    int ev = app_load_poll(a, err);
+    if ((ev & APP_LOAD_FAILED) && !a->ds) {
+        if (!wait_for_data(a)) return -1;
+        app_err(a, "waiting for data (follow mode): %s", err->msg);
+    }
+    if (ev & APP_LOAD_FAILED) load_failed(a, err);
+    if (!*ready && a->ds) {
+        data_ready(a);
+        if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
+        *ready = 1;
+        layout(a);
+    }
+    if (ev) a->dirty = 1;
+    if (app_follow_tick(a)) a->dirty = 1;
+    return 0;
 }
 
 /* A graph (step, rank) is loading in the background (compare, build and
@@ -742,11 +824,12 @@ int app_main(int argc, char **argv) {
          * moment, and report a bad path on stderr without any screen. */
         for (int i = 0; i < 30 && !atomic_load(&a->load.done); i++) sleep_ms(10);
         if (atomic_load(&a->load.done)) {
-            if (app_load_finish(a, &err) < 0) {
+            if (app_load_finish(a, &err) < 0 && !wait_for_data(a)) {
                 fprintf(stderr, "probetop: %s\n", err.msg);
                 release(a);
                 return EXIT_USAGE;
             }
+            if (!a->ds) app_err(a, "waiting for data (follow mode): %s", err.msg);
         }
     }
 
@@ -786,26 +869,21 @@ int app_main(int argc, char **argv) {
         a->views[i].index = i;
     }
     int ready = 0;
-    if (!a->load.running) {
+    if (!a->load.running && (a->ds || !wait_for_data(a))) {
         if (a->ds) data_ready(a);
         if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
         ready = 1;
     }
+    if (a->follow_arg && app_follow_on(a, &err) < 0) app_err(a, "follow mode: %s", err.msg);
     layout(a);
     int code = EXIT_OK;
     while (!a->quit) {
-        if (!ready && atomic_load(&a->load.done)) {
-            if (app_load_finish(a, &err) < 0) {
-                ui_stop(&ui);
-                fprintf(stderr, "probetop: %s\n", err.msg);
-                free_all(a);
-                release(a);
-                return EXIT_USAGE;
-            }
-            data_ready(a);
-            if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
-            ready = 1;
-            layout(a);
+        if (poll_load(a, &ready, &err) < 0) {
+            ui_stop(&ui);
+            fprintf(stderr, "probetop: %s\n", err.msg);
+            free_all(a);
+            release(a);
+            return EXIT_USAGE;
         }
         int graph_was = graph_loading(a);
         if (acmp_poll(a)) {
@@ -817,7 +895,7 @@ int app_main(int argc, char **argv) {
         if (app_origin_poll(a) | poll_lazy(a)) a->dirty = 1;
         /* Keys typed during a load run now, in order, until one starts
          * another load (the rest wait for that one). */
-        if (a->nkeyq && !a->load.running && !graph_loading(a)) {
+        if (a->nkeyq && !waiting(a) && !graph_loading(a)) {
             struct app_qkey q = a->keyq[0];
             a->nkeyq--;
             memmove(a->keyq, a->keyq + 1, (size_t)a->nkeyq * sizeof *a->keyq);
@@ -827,10 +905,11 @@ int app_main(int argc, char **argv) {
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
         int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);
+        if (a->load.running && !a->load.reload) a->dirty = 1;   /* the progress moves */
         if (ui_signal) {
             int sig = ui_signal;
             ui_signal = 0;
-            if (a->load.running && sig == SIGINT) {
+            if (waiting(a) && sig == SIGINT) {
                 /* Ctrl-C while loading cancels the load, which ends the program. */
                 atomic_store(&a->load.cancel, 1);
                 app_msg(a, "cancelling...");
@@ -839,7 +918,7 @@ int app_main(int argc, char **argv) {
             code = 128 + sig;
             break;
         }
-        if (a->load.running) {
+        if (waiting(a)) {
             /* q ends a long load at once (it would end the program anyway) */
             if (key == 'q' || key == UK_F10) {
                 atomic_store(&a->load.cancel, 1);

@@ -21,7 +21,7 @@
 enum {
     G_QUIT = 1, G_HELP, G_FOCUS_NEXT, G_FOCUS_PREV, G_CMD, G_SEARCH, G_NEXT, G_PREV, G_METRIC_NEXT,
     G_METRIC_PREV, G_STAT_NEXT, G_STAT_PREV, G_DIM, G_VAL_PREV, G_VAL_NEXT, G_CLEAR, G_COLOR, G_RANGE_LO,
-    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN,
+    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN, G_RELOAD,
 };
 
 const struct keys_row app_keys[] = {
@@ -46,6 +46,8 @@ const struct keys_row app_keys[] = {
     {'+', NULL, G_SPLIT_UP, "move the heat map / line chart split down"},
     {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
     {UK_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
+    /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
+    {UK_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
     {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
@@ -209,6 +211,12 @@ int app_global_action(struct app *a, int action) {
         int next = a->cmp ? (a->cmp->run + 1) % 3 : 0;
         if (acmp_set_run(a, next, &err) != 0) app_err(a, "%s", err.msg);
         else app_msg(a, "the heat map shows %s", acmp_run_name(next));
+        return 1;
+    }
+    case G_RELOAD: {
+        struct pt_error err;
+        if (app_reload(a, &err) != 0) app_err(a, "%s", err.msg);
+        else app_msg(a, "reloading %s...", a->paths[0]);
         return 1;
     }
     default: return 0;
@@ -484,6 +492,29 @@ static int cmd_skipped(struct view *v, struct app *a, int argc, char **argv, str
     return 0;
 }
 
+static int cmd_reload(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v; (void)argc; (void)argv;
+    if (app_reload(a, err) != 0) return -1;
+    app_msg(a, "reloading %s...", a->paths[0]);
+    return 0;
+}
+
+static int cmd_follow(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+    (void)v;
+    int on = !a->follow;   /* alone: toggles */
+    if (argc > 1 && strcmp(argv[1], "on") && strcmp(argv[1], "off"))
+        return pt_errorf(err, ":follow wants on or off, not '%s'", argv[1]);
+    if (argc > 1) on = !strcmp(argv[1], "on");
+    if (!on) {
+        app_follow_off(a);
+        app_msg(a, "follow mode off: ^R reloads by hand");
+        return 0;
+    }
+    if (app_follow_on(a, err) != 0) return -1;
+    app_msg(a, "follow mode on: new data shows as it is written");
+    return 0;
+}
+
 static int cmd_help(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v; (void)argc; (void)argv;
     if (app_show(a, "help") < 0) return pt_errorf(err, "no help pane");
@@ -510,6 +541,8 @@ static const struct {
     {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
     {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
     {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
+    {{"reload", "", "read the input again, keeping the cursor's place (^R)", 0, cmd_reload}, NEEDS_DATA},
+    {{"follow", "on|off", "follow mode: show new steps as training writes them (as --follow)", 0, cmd_follow}, NEEDS_DATA},
     {{"help", "", "the help screen", 0, cmd_help}, 0},
     {{"q", "", "quit", 0, cmd_quit}, 0},
     {{"quit", "", "quit", 0, cmd_quit}, 0},

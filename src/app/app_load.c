@@ -1,7 +1,9 @@
 /* app_load: the dataset load in a background thread, so the screen shows
- * progress and Ctrl-C can cancel, and the demo dataset. */
+ * progress and Ctrl-C can cancel; folders progressively (the first steps
+ * first, swapped in as they come); reloads of follow mode; the demo dataset. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model/demo.h"
 #include "src/app/app_state.h"
@@ -14,25 +16,64 @@ static void on_progress(void *ctx, size_t files_done, size_t files_total, uint64
     atomic_store(&l->bytes_total, bytes_total);
 }
 
+/* Hands a partial dataset to the UI thread, replacing one it has not
+ * taken yet (it would only be swapped out at once). */
+static void publish(struct app_load *l, struct dataset *d) {
+    pthread_mutex_lock(&l->mu);
+    struct dataset *old = l->partial;
+    l->partial = d;
+    pthread_mutex_unlock(&l->mu);
+    dataset_free(old);
+}
+
+/* Progressive loading: the first step (of a dump, its first rank folder:
+ * one step of a big dump is already over 100 MB), then 8 times as many
+ * steps and folders each round until the reader left nothing out.
+ * Reading the first ones again each round costs at most 1/7 of the whole,
+ * and the first heat map no longer waits for the last file.  A round that
+ * fails (the first files all broken...) gives way to the whole load, which
+ * says why. */
+static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out, struct pt_error *err) {
+    struct app_load *l = &a->load;
+    /* a round is read only while it is at most an eighth of the whole (the
+     * rounds then sum to at most a seventh); the whole comes next */
+    for (size_t n = 1; n <= 1000000; n *= 8) {
+        o->max_steps = o->max_files = (int)n;
+        struct dataset *d;
+        if (dataset_load(a->paths[0], o, &d, err) != 0) {
+            if (atomic_load(&l->cancel)) return -1;
+            break;
+        }
+        if (!d->more) { *out = d; return 0; }
+        size_t whole = n + d->more;
+        publish(l, d);
+        if (n * 8 * 8 > whole) break;
+    }
+    o->max_steps = o->max_files = 0;
+    return dataset_load(a->paths[0], o, out, err);
+}
+
 static void *run(void *arg) {
     struct app *a = arg;
     struct app_load *l = &a->load;
     if (a->demo) {
         l->rc = app_demo_dataset(a->demo_ranks, a->demo_targets, &l->ds, &l->err);
     } else {
-        struct load_opts o = a->lopts;
+        struct load_opts o = l->opts;
         o.progress = on_progress;
         o.progress_ctx = l;
         o.cancel = &l->cancel;
         o.lazy = a->mode == APP_MODE_TREND;   /* a .trend.db opens by slices (--mem) */
-        l->rc = dataset_load(a->paths[0], &o, &l->ds, &l->err);
+        if (l->progressive) l->rc = load_rounds(a, &o, &l->ds, &l->err);
+        else l->rc = dataset_load(a->paths[0], &o, &l->ds, &l->err);
     }
     atomic_store(&l->done, 1);
     return NULL;
 }
 
-int app_load_start(struct app *a, struct pt_error *err) {
+static int start(struct app *a, int progressive, int reload, struct pt_error *err) {
     struct app_load *l = &a->load;
+    if (l->running) return pt_errorf(err, "a load is under way");
     atomic_store(&l->done, 0);
     atomic_store(&l->cancel, 0);
     atomic_store(&l->files_done, 0);
@@ -40,10 +81,28 @@ int app_load_start(struct app *a, struct pt_error *err) {
     atomic_store(&l->bytes_done, 0);
     atomic_store(&l->bytes_total, 0);
     l->ds = NULL;
+    l->partial = NULL;
     l->rc = -1;
-    if (pthread_create(&l->thread, NULL, run, a) != 0) return pt_errorf(err, "cannot start the loading thread");
+    l->progressive = progressive;
+    l->reload = reload;
+    l->opts = a->lopts;
+    pthread_mutex_init(&l->mu, NULL);
+    if (pthread_create(&l->thread, NULL, run, a) != 0) {
+        pthread_mutex_destroy(&l->mu);
+        return pt_errorf(err, "cannot start the loading thread");
+    }
     l->running = 1;
     return 0;
+}
+
+/* Folders load progressively (the first step's heat map at once); a
+ * single file (.trend.db, dump.json) has no steps to read first. */
+int app_load_start(struct app *a, struct pt_error *err) { return start(a, !a->demo, 0, err); }
+
+int app_reload(struct app *a, struct pt_error *err) {
+    if (a->demo) return pt_errorf(err, "the demo data does not change");
+    if (a->mode != APP_MODE_TREND || !a->ds) return pt_errorf(err, "nothing to reload here");
+    return start(a, 0, 1, err);
 }
 
 int app_load_finish(struct app *a, struct pt_error *err) {
@@ -51,6 +110,9 @@ int app_load_finish(struct app *a, struct pt_error *err) {
     if (!l->running) return pt_errorf(err, "nothing is loading");
     pthread_join(l->thread, NULL);
     l->running = 0;
+    dataset_free(l->partial);   /* the whole one supersedes it */
+    l->partial = NULL;
+    pthread_mutex_destroy(&l->mu);
     if (l->rc < 0) {
         if (l->ds) dataset_free(l->ds);
         l->ds = NULL;
@@ -60,6 +122,55 @@ int app_load_finish(struct app *a, struct pt_error *err) {
     a->ds = l->ds;
     l->ds = NULL;
     return 0;
+}
+
+/* Cells holding data: what "the data grew" compares (rows appended to a
+ * monitor CSV add cells without adding steps). */
+static size_t present(const struct cube *c) {
+    size_t n = 0;
+    for (int m = 0; m < c->nmetrics; m++) n += cube_count_present(c, m);
+    return n;
+}
+
+/* Installs d: the first data (the caller readies the panes) or a swap. */
+static int install(struct app *a, struct dataset *d, struct pt_error *err) {
+    if (!a->ds) {
+        a->ds = d;
+        return APP_LOAD_FIRST;
+    }
+    const struct cube *oc = a->ds->cube;
+    /* growth of the data, not the later rounds of a progressive load */
+    int grew = a->load.reload && oc && d->cube && present(d->cube) > present(oc);
+    if (app_swap_dataset(a, d, err) != 0) return APP_LOAD_FAILED;
+    if (grew) a->grew_at = (long long)time(NULL);
+    return APP_LOAD_SWAPPED;
+}
+
+int app_load_poll(struct app *a, struct pt_error *err) {
+    struct app_load *l = &a->load;
+    if (!l->running) return 0;
+    int ev = 0;
+    pthread_mutex_lock(&l->mu);
+    struct dataset *d = l->partial;
+    l->partial = NULL;
+    pthread_mutex_unlock(&l->mu);
+    if (d) ev |= install(a, d, err);
+    if (!atomic_load(&l->done)) return ev;
+    pthread_join(l->thread, NULL);
+    l->running = 0;
+    pthread_mutex_destroy(&l->mu);
+    dataset_free(l->partial);
+    l->partial = NULL;
+    ev |= APP_LOAD_DONE;
+    if (l->rc < 0) {
+        dataset_free(l->ds);
+        l->ds = NULL;
+        *err = l->err;
+        return ev | APP_LOAD_FAILED;
+    }
+    d = l->ds;
+    l->ds = NULL;
+    return ev | install(a, d, err);
 }
 
 int app_demo_dataset(int ranks, int targets, struct dataset **out, struct pt_error *err) {

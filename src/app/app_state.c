@@ -124,6 +124,11 @@ static void fix_selection(struct app *a) {
     }
 }
 
+void app_refilter(struct app *a) {
+    rebuild_rows(a);
+    fix_selection(a);
+}
+
 int app_set_metric(struct app *a, int metric, int stat) {
     if (!a->cube || metric < 0 || metric >= a->cube->nmetrics) return -1;
     const struct cube_metric *m = &a->cube->metrics[metric];

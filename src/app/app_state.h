@@ -32,5 +32,29 @@ int app_demo_dataset(int ranks, int targets, struct dataset **out, struct pt_err
 
 /* Sets msProbe's defaults once a->ds is loaded (app internals). */
 void app_data_ready(struct app *a);
+/* Rebuilds the filtered rows and keeps the selection valid (after the
+ * cube or a filter changed under them). */
+void app_refilter(struct app *a);
+/* Installs nd (taken over) in place of a->ds, keeping the user's place by
+ * value (src/app/app_swap.c); the old dataset is freed.  0, or -1 with err
+ * (nd is then freed). */
+int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err);
+
+/* The load thread's results (app_load.c), APP_LOAD_* bits: FIRST, the
+ * first data is in a->ds (the caller readies the panes); SWAPPED, newer
+ * data replaced what was shown; DONE, the thread ended; FAILED, with err. */
+enum { APP_LOAD_FIRST = 1, APP_LOAD_SWAPPED = 2, APP_LOAD_DONE = 4, APP_LOAD_FAILED = 8 };
+int app_load_poll(struct app *a, struct pt_error *err);
+/* Starts a reload of the input (follow mode, ^R, :reload); -1 with err. */
+int app_reload(struct app *a, struct pt_error *err);
+
+/* Follow mode (app_follow.c): watches the input for changes. */
+int app_follow_on(struct app *a, struct pt_error *err);
+void app_follow_off(struct app *a);
+/* Called from the main loop: starts a reload when the input changed (or
+ * a pending file settled); 1 when it did. */
+int app_follow_tick(struct app *a);
+/* "live, grew 12:03:41" for the status line (buf), or "" when off. */
+const char *app_follow_text(const struct app *a, char *buf, size_t size);
 
 #endif

@@ -22,6 +22,7 @@
 #include "model/overflow.h"
 #include "model/ovfrows.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/cmd_overflow_follow.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/dataset.h"
 #include "src/io/ovf_origin.h"
@@ -515,6 +516,8 @@ static int run_overflow(int argc, char **argv) {
     const char *path = NULL, *v;
     enum out_fmt fmt = OUT_TEXT;
     int min_level = OVF_MEDIUM, fail_on = OVF_CRITICAL, level_given = 0, limit_given = 0, bad = 0, matched;
+    int follow = 0, fmt_given = 0;
+    double idle = 0;
     long limit = 0;
     struct load_opts lo;
     load_opts_init(&lo);
@@ -525,6 +528,14 @@ static int run_overflow(int argc, char **argv) {
             else if (!strcmp(v, "csv")) fmt = OUT_CSV;
             else if (!strcmp(v, "json")) fmt = OUT_JSON;
             else return usage_error("--format must be text, csv or json, not '%s'", v);
+            fmt_given = 1;
+        } else if (!strcmp(argv[i], "--follow")) {
+            follow = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--idle", &matched, &bad)) || matched) {
+            long n;
+            if (bad) return EXIT_USAGE;
+            if (opt_int(v, 1, 1000000L, &n) != 0) return usage_error("--idle needs seconds >= 1, not '%s'", v);
+            idle = (double)n;
         } else if ((v = opt_value(argc, argv, &i, "--level", &matched, &bad)) || matched) {
             if (bad) return EXIT_USAGE;
             if ((min_level = level_arg(v)) < 0)
@@ -548,6 +559,13 @@ static int run_overflow(int argc, char **argv) {
         }
     }
     if (!path) return usage_error("%s", "PATH is missing");
+    if (idle > 0 && !follow) return usage_error("%s", "--idle goes with --follow");
+    if (follow) {
+        if (fmt_given && fmt != OUT_TEXT) return usage_error("%s", "--follow prints text lines as entries appear");
+        if (cmd_visdb_is(path)) return usage_error("%s", "--follow reads dumps, monitor trees and .trend.db files");
+        struct ovf_follow_opts fo = {path, min_level, fail_on, idle};
+        return ovf_follow_run(&fo, &lo);
+    }
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
     /* a graph database: the levels msProbe's overflow check stored */
     if (cmd_visdb_is(path))
@@ -610,7 +628,7 @@ static int run_overflow(int argc, char **argv) {
 const struct cmd_entry cmd_overflow_entry = {
     .name = "overflow",
     .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]\n"
-             "                         [--fail-on critical|high|medium]",
+             "                         [--fail-on critical|high|medium] [--follow [--idle SECONDS]]",
     .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
             "                        output folder, a .trend.db file or folder, or a .vis.db\n"
@@ -633,6 +651,10 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        the AnomalyNan rule, else as high.\n"
             "                        --level filters the listing only; --limit counts rows; json\n"
             "                        also has gate (fail_on, failing, exit) and rows\n"
+            "  --follow              keep reading PATH while training writes it: each new\n"
+            "                        entry is printed as it appears; stops on Ctrl-C/SIGTERM\n"
+            "                        or --idle, with the gate's exit code for the data then\n"
+            "  --idle SECONDS        with --follow: stop when PATH has not changed for SECONDS\n"
             "Levels (msProbe's overflow check): critical = born here (clean inputs, non-finite\n"
             "output); high = passed through, or an output Norm over 100x the input Norm;\n"
             "medium = non-finite input absorbed.  Monitor data and .trend.db files have no\n"

@@ -6,6 +6,7 @@
 #include "src/io/json.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,48 @@ int dataset_read_file(struct dataset *d, const char *path, size_t max_bytes, cha
     return 1;
 }
 
+int dataset_young(const struct dataset *d, const char *path) {
+    struct stat st;
+    if (!d->follow || stat(path, &st) != 0) return 0;
+    time_t now = time(NULL);
+    return now - st.st_mtime < DS_SETTLE_SECONDS;
+}
+
+long dataset_csv_first_step(const char *name) {
+    const char *us = strrchr(name, '_');
+    if (!us) return -1;
+    const char *p = us + 1;
+    if (!strncmp(p, "step", 4)) p += 4;
+    if (*p < '0' || *p > '9') return -1;
+    long a = 0;
+    while (*p >= '0' && *p <= '9' && a < 100000000L) a = a * 10 + (*p++ - '0');
+    return *p == '-' ? a : -1;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+long dataset_step_cut(struct dataset *d, long *v, size_t n) {
+    if (d->max_steps <= 0) return LONG_MAX;
+    qsort(v, n, sizeof *v, cmp_long);
+    size_t distinct = 0;
+    long cut = LONG_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < 0 || (i && v[i] == v[i - 1])) continue;
+        if (distinct++ == (size_t)d->max_steps) cut = v[i] - 1;
+    }
+    if (cut != LONG_MAX) d->more = distinct - (size_t)d->max_steps;
+    return cut;
+}
+
+int dataset_pending(struct dataset *d, const char *path, const char *why) {
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s: %s", path, why);
+    return push_str(&d->pending, &d->npending, buf);
+}
+
 void dataset_free(struct dataset *d) {
     if (!d) return;
     cube_free(d->cube);
@@ -80,6 +123,8 @@ void dataset_free(struct dataset *d) {
     free(d->skipped);
     for (size_t i = 0; i < d->nwarnings; i++) free(d->warnings[i]);
     free(d->warnings);
+    for (size_t i = 0; i < d->npending; i++) free(d->pending[i]);
+    free(d->pending);
     free(d->warnidx);
     free(d->framework);
     free(d->level);
@@ -100,6 +145,8 @@ int dataset_load(const char *path, const struct load_opts *o, struct dataset **o
     struct dataset *ds = calloc(1, sizeof *ds);
     if (!ds || !(ds->path = strdup(path))) { free(ds); return pt_errorf(err, "out of memory"); }
     ds->micro_step = o->micro_step;
+    ds->follow = o->follow;
+    ds->max_steps = o->max_steps;
     const struct ds_format_ops *f = o->format ? o->format : ds_format_detect(path);
     int rc;
     if (f) {

@@ -32,5 +32,18 @@ int dataset_skip(struct dataset *d, const char *path);
  * reason names the file) and skipped.  0 read (*buf the caller's to free),
  * 1 skipped, -1 no memory. */
 int dataset_read_file(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len);
+/* Follow mode: 1 when path changed less than DS_SETTLE_SECONDS ago and
+ * d was loaded with load_opts.follow, so what is wrong with it may be a
+ * writer still at work; 0 otherwise. */
+int dataset_young(const struct dataset *d, const char *path);
+/* Progressive loading of CSV trees: the first step of a file name
+ * `<x>_<a>-<b>.csv` or `<x>_step<a>-<b>.csv` (a), -1 when it has none. */
+long dataset_csv_first_step(const char *name);
+/* The largest first step to read for d->max_steps, given the first steps
+ * v[0..n) of every file (sorted in place; -1 entries always read);
+ * LONG_MAX when every file is to be read, else sets d->more. */
+long dataset_step_cut(struct dataset *d, long *v, size_t n);
+/* Notes a file still being written ("path: why", copied). 0 ok, -1 no memory. */
+int dataset_pending(struct dataset *d, const char *path, const char *why);
 
 #endif

@@ -44,31 +44,35 @@ static int open_regular(const char *path, size_t max_bytes, int *fd_out, struct 
  * while read() just returns less, which is reported here.  A SIGBUS handler
  * jumping out of the tokenizer instead would have to be per thread (dumps
  * are parsed on a pool) and would leave half-built rows behind. */
-static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
+static int read_into(const char *path, size_t max_bytes, char **buf, size_t *capp, size_t *len, struct pt_error *err) {
     struct stat st;
     int fd = -1;
-    *buf = NULL;
     *len = 0;
     if (open_regular(path, max_bytes, &fd, &st, err) != 0) return -1;
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *b = malloc(cap);
-    if (!b) {
-        close(fd);
-        return pt_errorf(err, "%s: out of memory for %zu bytes", path, cap);
+    size_t cap = *capp, n = 0;
+    char *b = *buf;
+    if (!b || cap < (size_t)st.st_size + 1) {
+        cap = (size_t)st.st_size + 1;
+        b = realloc(*buf, cap);
+        if (!b) {
+            close(fd);
+            return pt_errorf(err, "%s: out of memory for %zu bytes", path, cap);
+        }
+        *buf = b;
+        *capp = cap;
     }
     for (;;) {
         if (n + 1 >= cap) {   /* the file grew while we read it */
             if (cap > max_bytes) break;
             char *nb = realloc(b, cap * 2);
-            if (!nb) { free(b); close(fd); return pt_errorf(err, "%s: out of memory", path); }
-            b = nb;
-            cap *= 2;
+            if (!nb) { close(fd); return pt_errorf(err, "%s: out of memory", path); }
+            *buf = b = nb;
+            *capp = cap *= 2;
         }
         ssize_t r = read(fd, b + n, cap - 1 - n);
         if (r < 0) {
             if (errno == EINTR) continue;
             int e = errno;
-            free(b);
             close(fd);
             return pt_errorf(err, "%s: read error: %s", path, strerror(e));
         }
@@ -76,15 +80,26 @@ static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *le
         n += (size_t)r;
     }
     close(fd);
-    if (n < (size_t)st.st_size) {
-        free(b);
+    if (n < (size_t)st.st_size)
         return pt_errorf(err, "%s: changed while it was read (%lld bytes, then %zu): is it still being written?",
                          path, (long long)st.st_size, n);
-    }
     b[n] = '\0';
-    *buf = b;
     *len = n;
     return 0;
+}
+
+static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
+    size_t cap = 0;
+    *buf = NULL;
+    if (read_into(path, max_bytes, buf, &cap, len, err) == 0) return 0;
+    free(*buf);
+    *buf = NULL;
+    *len = 0;
+    return -1;
+}
+
+int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct pt_error *err) {
+    return read_into(path, max_bytes, buf, cap, len, err);
 }
 
 int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {

@@ -37,6 +37,9 @@ int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, 
  * SIGBUS.  For the pull tokenizer.  Free with json_unmap_file. */
 int json_map_file(const char *path, size_t max_bytes, const char **buf, size_t *len, struct pt_error *err);
 void json_unmap_file(const char *buf, size_t len);
+/* The same into *buf, a buffer of *cap bytes kept from call to call (grown
+ * as needed; NULL and 0 at first; the caller frees it, also on failure). */
+int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct pt_error *err);
 
 /* Parses text (len bytes) into a cJSON tree; what names the source in
  * messages (usually the path). */

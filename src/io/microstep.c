@@ -187,7 +187,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         uint32_t first = kmap_get(&km, c, c->v[i].name, km.len[i]);
         if (first != UINT32_MAX && first != i) dup = 1;
         if (dup) continue;
-        ms->v[ms->n++] = (struct ms_entry){.key = c->v[i].name, .micro = r};
+        ms->v[ms->n++] = (struct ms_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
         if (r > maxid) maxid = r;
     }
     ms->count = maxid >= 0 ? maxid + 1 : 1;
@@ -275,7 +275,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     ms->hash = calloc(ms->hcap, sizeof *ms->hash);
     if (!ms->hash) goto oom;
     for (size_t i = 0; i < ms->n; i++) {
-        size_t h = hstr(ms->v[i].key, strlen(ms->v[i].key)) & (ms->hcap - 1);
+        size_t h = hstr(ms->v[i].key, ms->v[i].keylen) & (ms->hcap - 1);
         while (ms->hash[h]) h = (h + 1) & (ms->hcap - 1);
         ms->hash[h] = (uint32_t)i + 1;
     }
@@ -302,7 +302,7 @@ const struct ms_entry *microstep_find(const struct microstep *ms, const char *ke
     for (size_t h = hstr(key, len) & (ms->hcap - 1);; h = (h + 1) & (ms->hcap - 1)) {
         uint32_t v = ms->hash[h];
         if (!v) return NULL;
-        const char *k = ms->v[v - 1].key;
-        if (strnlen(k, len + 1) == len && !memcmp(k, key, len)) return &ms->v[v - 1];
+        const struct ms_entry *e = &ms->v[v - 1];
+        if (e->keylen == len && !memcmp(e->key, key, len)) return e;
     }
 }

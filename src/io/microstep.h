@@ -16,6 +16,7 @@
 
 struct ms_entry {
     const char *key;      /* original key (points into the construct) */
+    size_t keylen;        /* its length (lookups compare it first) */
     char *newkey;         /* renumbered key (owned) */
     int32_t micro;
 };

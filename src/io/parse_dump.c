@@ -2,6 +2,7 @@
  * rows msProbe's data2db imports and the overflow levels of its records. */
 #define _GNU_SOURCE   /* memmem, memrchr */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,13 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
  * compare at every byte: this runs for every record. */
 static size_t strip_word(char *s, size_t n, const char *w) {
     char pat[32];
-    size_t l2 = (size_t)snprintf(pat, sizeof pat, ".%s.", w) - 1, l1 = l2 + 1;
+    size_t wl = strlen(w);   /* the callers' words are short literals */
+    if (wl > sizeof pat - 3) wl = sizeof pat - 3;
+    pat[0] = '.';
+    memcpy(pat + 1, w, wl);
+    pat[wl + 1] = '.';
+    pat[wl + 2] = '\0';
+    size_t l2 = wl + 1, l1 = l2 + 1;   /* not snprintf: this runs for every record */
     for (int pass = 0; pass < 2; pass++) {
         size_t pl = pass ? l2 : l1, o = 0;
         const char *p = s, *end = s + n, *hit;
@@ -622,7 +629,184 @@ static void set_warning(struct dump_file *f, const char *msg) {
     f->warning = strdup(msg);
 }
 
+/* ---- construct.json, once per distinct content ---- */
+
+#define CONS_CACHE_MAX 8   /* distinct contents kept (pipeline stages of a run); more: parsed per file */
+
+struct cons_entry {
+    char *bytes;             /* the file's content */
+    size_t len;
+    struct construct cons;
+    struct microstep ms;     /* points into cons */
+};
+
+struct cons_count {          /* a content's micro step count, for dump_foresee_micro */
+    uint64_t hash;
+    size_t len;
+    int count;
+};
+
+struct cons_cache {
+    pthread_mutex_t mu;
+    struct cons_entry v[CONS_CACHE_MAX];
+    int n;
+    struct cons_count *counts;   /* every content foreseen, however many (a few bytes each) */
+    size_t ncounts, capcounts;
+};
+
+struct cons_cache *cons_cache_new(void) {
+    struct cons_cache *c = calloc(1, sizeof *c);
+    if (c) pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void cons_cache_free(struct cons_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) {
+        microstep_free(&c->v[i].ms);
+        construct_free(&c->v[i].cons);
+        free(c->v[i].bytes);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c->counts);
+    free(c);
+}
+
+static const struct microstep *cons_cache_find(struct cons_cache *c, const char *b, size_t len, int *full) {
+    const struct microstep *ms = NULL;
+    pthread_mutex_lock(&c->mu);
+    for (int i = 0; i < c->n && !ms; i++)
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) ms = &c->v[i].ms;
+    *full = c->n >= CONS_CACHE_MAX;
+    pthread_mutex_unlock(&c->mu);
+    return ms;   /* entries never move or change once in */
+}
+
+/* The micro step table of construct.json cpath for f, from the cache when
+ * a file of the same bytes was read before; NULL with f's warning set when
+ * it cannot be had (the same words as without the cache). */
+static const struct microstep *cons_cached(struct cons_cache *c, const char *cpath, struct dump_file *f) {
+    char *b = NULL;
+    size_t len = 0;
+    struct pt_error cerr;
+    struct cons_entry e;
+    memset(&e, 0, sizeof e);
+    int full = 0;
+    const struct microstep *hit = NULL;
+    cerr.msg[0] = '\0';
+    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &cerr) == 0) {
+        hit = cons_cache_find(c, b, len, &full);
+        if (hit || full) {   /* full (a run of many distinct models?): the caller reads it alone */
+            free(b);
+            return hit;
+        }
+    }
+    if (!b || construct_parse(cpath, b, len, &e.cons, &cerr) != 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
+        set_warning(f, msg);
+        free(b);
+        return NULL;
+    }
+    if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
+        set_warning(f, cerr.msg);
+        construct_free(&e.cons);
+        free(b);
+        return NULL;
+    }
+    e.bytes = b;
+    e.len = len;
+    pthread_mutex_lock(&c->mu);
+    int slot = -1;
+    for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) slot = i;
+    int mine = slot < 0 && c->n < CONS_CACHE_MAX;
+    if (mine) {
+        slot = c->n++;
+        c->v[slot] = e;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (mine) return &c->v[slot].ms;
+    /* ours is not kept: the twin in the cache serves, or (the cache filled
+     * meanwhile) the caller reads the file alone */
+    microstep_free(&e.ms);
+    construct_free(&e.cons);
+    free(b);
+    return slot >= 0 ? &c->v[slot].ms : NULL;
+}
+
+/* Eight bytes per step (a wrong count from a collision is caught: the
+ * foresight is checked against the files). */
+static uint64_t bytes_hash(const char *s, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; n; s++, n--) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The count of construct.json bytes b (len), built alone when no parse had
+ * it yet; 1 when it cannot be read as the parse would not either. */
+static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len) {
+    uint64_t h = bytes_hash(b, len);
+    int n = -1, full;
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->ncounts && n < 0; i++)
+        if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
+    pthread_mutex_unlock(&c->mu);
+    if (n >= 0) return n;
+    const struct microstep *hit = cons_cache_find(c, b, len, &full);
+    if (hit) n = hit->count;
+    else {
+        struct construct cons = {0};
+        struct microstep m = {0};
+        struct pt_error e;
+        n = construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0 ? m.count : 1;
+        microstep_free(&m);
+        construct_free(&cons);
+    }
+    pthread_mutex_lock(&c->mu);
+    if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
+        c->counts[c->ncounts++] = (struct cons_count){h, len, n};
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
+int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
+    char cpath[4096];
+    if (!o->micro_step) return 1;
+    snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
+    if (access(cpath, F_OK) != 0) return 1;
+    char *b = NULL;
+    size_t len = 0;
+    struct pt_error e;
+    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &e) != 0) return 1;
+    int n = 1;
+    if (o->cons_cache) n = foresee_bytes(o->cons_cache, cpath, b, len);
+    else {
+        struct construct cons = {0};
+        struct microstep m = {0};
+        if (construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
+        microstep_free(&m);
+        construct_free(&cons);
+    }
+    free(b);
+    return n;
+}
+
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {
+    char *rbuf = NULL;
+    size_t rcap = 0;
+    parse_dump_file_buf(dir, dump_json, o, f, &rbuf, &rcap);
+    free(rbuf);
+}
+
+void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
+                         char **rbuf, size_t *rcap) {
     struct pstate ps = {.f = f, .opt = o};
     struct construct cons = {0};
     struct microstep ms = {0};
@@ -636,8 +820,15 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
 
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     struct pt_error cerr;
+    const struct microstep *cached = NULL;
     if (access(cpath, F_OK) != 0) {
         if (o->micro_step) set_warning(f, "construct.json missing: micro steps unknown, every record imported with its own call index");
+    } else if (o->cons_cache && (cached = cons_cached(o->cons_cache, cpath, f))) {
+        ps.ms = cached;
+        ps.use_r = cached->n > 0;
+        if (o->micro_step) f->micro_count = cached->count;
+    } else if (f->warning) {
+        /* the cache read it and said why it is of no use */
     } else if (construct_read(cpath, &cons, &cerr) != 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
@@ -650,7 +841,8 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
         if (o->micro_step) f->micro_count = ms.count;
     }
 
-    if (json_map_file(dump_json, UTIL_DUMP_MAX_BYTES, &buf, &len, &f->error) != 0) goto out;
+    if (json_read_reuse(dump_json, UTIL_DUMP_MAX_BYTES, rbuf, rcap, &len, &f->error) != 0) goto out;
+    buf = len ? *rbuf : NULL;   /* as a mapping was: nothing for an empty file */
     f->bytes = len;
     if (o->want_rows) {
         /* about one usable tensor per 300 bytes of dump.json: grow once, not
@@ -720,7 +912,6 @@ out:
         f->contributes = 0;
         ovf_list_free(&f->ovf);
     }
-    json_unmap_file(buf, len);
     free(ps.in);
     free(ps.kw);
     free(ps.out);

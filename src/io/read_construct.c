@@ -43,21 +43,17 @@ static int cons_add(struct construct *out, size_t *cap, const char *name, size_t
 
 /* construct.json is large for big models (MBs per rank) and read for every
  * rank, so it goes through the pull tokenizer rather than a cJSON tree. */
-int construct_read(const char *path, struct construct *out, struct pt_error *err) {
-    char *buf;
-    size_t len, cap = 0;
+int construct_parse(const char *path, const char *buf, size_t len, struct construct *out, struct pt_error *err) {
+    size_t cap = 0;
     struct json_lex lx;
     char name[4096], parent[4096];
     memset(out, 0, sizeof *out);
     if (err) err->msg[0] = '\0';
-    if (json_read_file(path, (size_t)1 << 32, &buf, &len, err) != 0) return -1;
     json_lex_init(&lx, buf, len, path, err);
     enum json_tok t = json_lex_next(&lx);
-    if (t == JT_ERROR) { free(buf); return -1; }
-    if (t != JT_OBJ_BEGIN) {
-        free(buf);
+    if (t == JT_ERROR) return -1;
+    if (t != JT_OBJ_BEGIN)
         return pt_errorf(err, "%s: expected a JSON object mapping node names to parents", path);
-    }
     for (;;) {
         t = json_lex_next(&lx);
         if (t == JT_OBJ_END) break;
@@ -93,7 +89,6 @@ int construct_read(const char *path, struct construct *out, struct pt_error *err
             if (items != 2) {
                 char esc[256];
                 pt_escape(name, (size_t)nl, esc, sizeof esc);
-                free(buf);
                 construct_free(out);
                 return pt_errorf(err, "%s: key \"%s\": a Megatron entry must be [parent, micro_step]", path, esc);
             }
@@ -104,19 +99,27 @@ int construct_read(const char *path, struct construct *out, struct pt_error *err
             goto bad;
         }
         if (cons_add(out, &cap, name, (size_t)nl, kind, parent, (size_t)(pl > 0 ? pl : 0), micro) != 0) {
-            free(buf);
             construct_free(out);
             return pt_errorf(err, "%s: out of memory", path);
         }
     }
     if (json_lex_next(&lx) != JT_END) goto bad;
-    free(buf);
     return 0;
 bad:
     if (err && !err->msg[0]) pt_errorf(err, "%s: malformed construct.json", path);
-    free(buf);
     construct_free(out);
     return -1;
+}
+
+int construct_read(const char *path, struct construct *out, struct pt_error *err) {
+    char *buf;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if (err) err->msg[0] = '\0';
+    if (json_read_file(path, (size_t)1 << 32, &buf, &len, err) != 0) return -1;
+    int rc = construct_parse(path, buf, len, out, err);
+    free(buf);
+    return rc;
 }
 
 void stack_free(struct stack *s) {

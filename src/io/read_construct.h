@@ -25,6 +25,9 @@ struct construct {
 };
 
 int construct_read(const char *path, struct construct *out, struct pt_error *err);
+/* The same from the file's bytes already read (NUL-terminated; path names
+ * it in messages). */
+int construct_parse(const char *path, const char *buf, size_t len, struct construct *out, struct pt_error *err);
 void construct_free(struct construct *c);
 
 struct stack_entry {

@@ -72,6 +72,8 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
 /* The scanner's notes become the dataset's warnings and skipped folders. */
 static int note_ds(void *ctx, const char *path, const char *why, int skipped) {
     struct dataset *ds = ctx;
+    /* follow mode: a rank folder just made, its dump.json not there yet */
+    if (skipped && dataset_young(ds, path)) return dataset_pending(ds, path, why);
     if (dataset_warn(ds, "%s: %s%s", path, why, skipped ? ": skipped" : "") != 0) return -1;
     return skipped ? dataset_skip(ds, path) : 0;
 }
@@ -187,6 +189,7 @@ struct pool {
     struct spare spares[130];
     int nspares;
     const struct ds_rankdir *rd;
+    const size_t *ord;          /* rank_major: the folder parsed i-th (NULL: rd's order) */
     size_t n;
     const struct dump_opts *opt;
     struct dump_file *res;      /* n results */
@@ -199,6 +202,8 @@ struct pool {
 
 static void *worker(void *arg) {
     struct pool *p = arg;
+    char *rbuf = NULL;   /* dump.json's bytes, the same buffer for every file */
+    size_t rcap = 0;
     for (;;) {
         pthread_mutex_lock(&p->mu);
         while (p->next < p->n && p->next >= p->merged + p->window && !(p->cancel && atomic_load(p->cancel)))
@@ -207,6 +212,7 @@ static void *worker(void *arg) {
         if (i >= p->n || (p->cancel && atomic_load(p->cancel))) {
             pthread_cond_broadcast(&p->cv);   /* the merge may be waiting for a file no one will parse */
             pthread_mutex_unlock(&p->mu);
+            free(rbuf);
             return NULL;
         }
         p->next++;
@@ -219,10 +225,12 @@ static void *worker(void *arg) {
             f->acap = sp->acap;
         }
         pthread_mutex_unlock(&p->mu);
-        f->step = p->rd[i].step;
-        f->rank = p->rd[i].rank;
-        char *dj = fs_join(p->rd[i].dir, "dump.json");
-        if (dj) parse_dump_file(p->rd[i].dir, dj, p->opt, f);
+        size_t j = p->ord ? p->ord[i] : i;
+        f->step = p->rd[j].step;
+        f->rank = p->rd[j].rank;
+        f->seq = j;
+        char *dj = fs_join(p->rd[j].dir, "dump.json");
+        if (dj) parse_dump_file_buf(p->rd[j].dir, dj, p->opt, f, &rbuf, &rcap);
         else pt_errorf(&f->error, "out of memory");
         free(dj);
         pthread_mutex_lock(&p->mu);
@@ -348,6 +356,20 @@ oom:
     return pt_errorf(err, "out of memory");
 }
 
+/* Progressive loading: keeps the rank folders of the first max step
+ * groups (grp ascending along l), at most max_files of them (0: no limit
+ * on either), dropping the rest and setting ds->more. */
+static void keep_first_steps(struct rdlist *l, const int32_t *grp, int max, int max_files, struct dataset *ds) {
+    size_t keep = 0;
+    while (keep < l->n && (max <= 0 || grp[keep] - grp[0] < max) && (max_files <= 0 || keep < (size_t)max_files)) keep++;
+    if (keep == l->n) return;
+    size_t l_all = l->n;
+    for (size_t i = keep; i < l->n; i++) free(l->v[i].dir);
+    l->n = keep;
+    ds->nrankdirs = keep;
+    ds->more = l_all - keep;
+}
+
 /* Sets up the pool over l and starts parsing: the lone dump.json `path`
  * right here, else on up to `threads` workers (their ids in tids, count in
  * *nt).  0, or -1 with err set (out of memory, nothing left to free). */
@@ -372,6 +394,18 @@ static int pool_start(struct pool *p, const struct rdlist *l, int lone, const ch
         if (*nt == 0) worker(p);   /* no threads to be had: do it here */
     }
     return 0;
+}
+
+/* The size of every dump.json of rd (n folders). */
+static uint64_t total_bytes_of(const struct ds_rankdir *rd, size_t n) {
+    uint64_t bytes_total = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        char *dj = fs_join(rd[i].dir, "dump.json");
+        if (dj && stat(dj, &st) == 0) bytes_total += (uint64_t)st.st_size;
+        free(dj);
+    }
+    return bytes_total;
 }
 
 /* The size of every dump.json to read (the lone file's own for `lone`):
@@ -418,7 +452,10 @@ static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump
     if (f->long_names)
         dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
                      f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
-    if (!f->ok) {
+    if (!f->ok && dataset_young(ds, f->path)) {
+        /* follow mode: a dump.json being written does not parse yet */
+        if (dataset_pending(ds, f->path, "does not parse yet (being written?)") != 0) rc = pt_errorf(err, "out of memory");
+    } else if (!f->ok) {
         dataset_warn(ds, "%s", f->error.msg);
         dataset_skip(ds, f->path);
     } else {
@@ -486,6 +523,189 @@ static void pool_finish(struct pool *p, int stop, pthread_t *tids, int nt) {
     free(p->done);
 }
 
+/* ---- rank-major hand-over ----
+ *
+ * A .trend.db's rows are keyed (rank, step, ...): handed over rank by rank
+ * they can be written as they come, while the next files parse.  A file's
+ * micro step numbers depend on the micro step counts of every earlier step
+ * of every rank, known only once those files are read: they are foreseen
+ * from construct.json (a sound dump.json gives its construct's count) and
+ * checked at the end; dump_summary.foresight_failed says when a broken or
+ * empty dump.json proved them wrong.  The notes are said in the list's
+ * order, as without rank_major. */
+
+struct kept {                /* what a file's notes need, kept until all are read */
+    char *path, *dir, *warning, *error, *framework, *level, *task;
+    int ok;
+    size_t long_names, long_name_line;
+};
+
+static void kept_take(struct kept *k, struct dump_file *f) {
+    k->path = f->path;
+    k->dir = f->dir;
+    k->warning = f->warning;
+    k->framework = f->framework;
+    k->level = f->level;
+    k->task = f->task;
+    f->path = f->dir = f->warning = f->framework = f->level = f->task = NULL;
+    k->ok = f->ok;
+    k->error = f->ok ? NULL : strdup(f->error.msg);
+    k->long_names = f->long_names;
+    k->long_name_line = f->long_name_line;
+}
+
+static void kept_free(struct kept *k) {
+    free(k->path);
+    free(k->dir);
+    free(k->warning);
+    free(k->error);
+    free(k->framework);
+    free(k->level);
+    free(k->task);
+}
+
+/* merge_file's notes, from what was kept of the file. */
+static void kept_notes(struct dataset *ds, struct kept *k, struct notes *notes) {
+    if (k->warning && k->ok && notes_add(notes, k->warning, k->dir ? k->dir : "?") != 0)
+        dataset_warn(ds, "%s: %s", k->dir ? k->dir : "?", k->warning);
+    if (k->long_names)
+        dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
+                     k->path ? k->path : "?", k->long_name_line, k->long_names, k->long_names == 1 ? "" : "s",
+                     DUMP_NAME_MAX - 1);
+    if (!k->ok) {
+        dataset_warn(ds, "%s", k->error ? k->error : "out of memory");
+        if (k->path) dataset_skip(ds, k->path);
+        return;
+    }
+    ds->files_read++;
+    if (!ds->framework && k->framework) { ds->framework = k->framework; k->framework = NULL; }
+    if (!ds->level && k->level) { ds->level = k->level; k->level = NULL; }
+    if (!ds->task && k->task) { ds->task = k->task; k->task = NULL; }
+}
+
+static const int32_t *cmp_ord_rank;   /* qsort has no context: set just around the sort */
+
+static int cmp_ord(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int32_t rx = cmp_ord_rank[x], ry = cmp_ord_rank[y];
+    if (rx != ry) return rx < ry ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+struct rmajor {
+    size_t *ord;             /* the list's positions, rank by rank */
+    size_t *lg;              /* per position: its step group's place among this list's groups */
+    size_t ngroups;
+    int32_t *foreseen, *actual;   /* per group: the largest micro step count */
+    int32_t *start;          /* per group: the step of its micro step 0, as foreseen */
+    struct kept *kept;
+};
+
+static void rmajor_free(struct rmajor *r) {
+    free(r->ord);
+    free(r->lg);
+    free(r->foreseen);
+    free(r->actual);
+    free(r->start);
+    free(r->kept);
+    memset(r, 0, sizeof *r);
+}
+
+/* The order of l's folders (grp: their step groups). */
+static int rmajor_plan(struct rmajor *r, const struct rdlist *l, const int32_t *grp) {
+    size_t n = l->n;
+    int32_t *rank = malloc(n * sizeof *rank);
+    r->ord = malloc(n * sizeof *r->ord);
+    r->lg = malloc(n * sizeof *r->lg);
+    r->kept = calloc(n, sizeof *r->kept);
+    if (!rank || !r->ord || !r->lg || !r->kept) { free(rank); return -1; }
+    for (size_t j = 0; j < n; j++) {
+        rank[j] = l->v[j].rank;
+        r->ord[j] = j;
+        r->lg[j] = j == 0 ? 0 : r->lg[j - 1] + (grp[j] != grp[j - 1]);
+    }
+    cmp_ord_rank = rank;
+    qsort(r->ord, n, sizeof *r->ord, cmp_ord);
+    cmp_ord_rank = NULL;
+    free(rank);
+    r->ngroups = r->lg[n - 1] + 1;
+    r->foreseen = calloc(r->ngroups, sizeof *r->foreseen);
+    r->actual = calloc(r->ngroups, sizeof *r->actual);
+    r->start = calloc(r->ngroups, sizeof *r->start);
+    return !r->foreseen || !r->actual || !r->start ? -1 : 0;
+}
+
+/* The foreseen step of micro step 0 of every group (done while the first
+ * files parse: it reads only construct.json, mostly from the cache). */
+static void rmajor_foresee(struct rmajor *r, const struct ds_rankdir *rd, size_t n, const struct dump_opts *o,
+                           int32_t start) {
+    for (size_t j = 0; j < n; j++) {
+        int32_t m = o->micro_step ? dump_foresee_micro(rd[j].dir, o) : 1;
+        if (m > r->foreseen[r->lg[j]]) r->foreseen[r->lg[j]] = m;
+    }
+    for (size_t g = 0; g < r->ngroups; g++) {
+        r->start[g] = start;
+        start += r->foreseen[g];
+    }
+}
+
+/* Hands every file of the pool over in rank order (r->ord), then says the
+ * notes in the list's order and checks the foresight.  0, or -1 with err. */
+static int merge_rank_major(struct pool *p, struct rmajor *r, const size_t *gidx, const int32_t *grp,
+                            const struct load_opts *lo, const struct dump_opts *o, struct dataset *ds,
+                            dump_file_fn fn, void *ctx, int32_t start, struct dump_summary *sum,
+                            struct pt_error *err) {
+    struct notes notes = {0};
+    rmajor_foresee(r, p->rd, p->n, o, start);
+    uint64_t bytes_total = total_bytes_of(p->rd, p->n), bytes_done = 0;
+    int rc = 0;
+    for (size_t k = 0; k < p->n && rc == 0; k++) {
+        if (wait_file(p, k, lo)) { rc = pt_errorf(err, "cancelled"); break; }
+        struct dump_file *f = &p->res[k];
+        size_t j = f->seq;
+        f->index = gidx[j];
+        f->group = grp[j];
+        bytes_done += f->bytes;
+        ds->bytes_read += f->bytes;
+        if (f->ok) {
+            sum->files_ok++;
+            sum->any_rank = 1;
+            for (size_t e = 0; e < f->ovf.n && rc == 0; e++)
+                if (ovf_list_add(&ds->ovf, &f->ovf.v[e]) != 0) rc = pt_errorf(err, "out of memory");
+            if (f->contributes && f->micro_count > r->actual[r->lg[j]]) r->actual[r->lg[j]] = f->micro_count;
+        }
+        if (rc == 0) {   /* a skipped file too: the callback learns it will not come */
+            err->msg[0] = '\0';
+            if (fn(ctx, f, o->micro_step ? r->start[r->lg[j]] : f->step) != 0) {
+                rc = -1;
+                if (!err->msg[0]) pt_errorf(err, "%s: could not store the data read (out of memory?)", f->path);
+            }
+        }
+        if (f->rank > sum->max_rank) sum->max_rank = f->rank;
+        if (!o->micro_step) {
+            if (f->step < sum->min_step) sum->min_step = f->step;
+            if (f->step > sum->max_step) sum->max_step = f->step;
+        }
+        kept_take(&r->kept[j], f);
+        release_file(p, k);
+        if (lo->progress) lo->progress(lo->progress_ctx, k + 1, p->n, bytes_done, bytes_total);
+    }
+    for (size_t j = 0; j < p->n; j++) {
+        if (rc == 0) kept_notes(ds, &r->kept[j], &notes);
+        kept_free(&r->kept[j]);
+    }
+    notes_flush(&notes, ds);
+    for (size_t g = 0; g < r->ngroups; g++) {
+        if (r->actual[g] != r->foreseen[g]) sum->foresight_failed = 1;
+        start += r->actual[g];
+    }
+    if (o->micro_step) {
+        sum->min_step = 0;
+        sum->max_step = start - 1;
+    }
+    return rc;
+}
+
 int dump_read(const char *path, const struct load_opts *lo, const struct dump_opts *o,
               struct dataset *ds, dump_file_fn fn, void *ctx, struct dump_summary *sum, struct pt_error *err) {
     struct rdlist l = {0};
@@ -510,6 +730,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     ds->rankdirs = l.v;
     ds->nrankdirs = l.n;
     if (shard_rc != 0) return -1;
+    if (lo->max_steps > 0 || lo->max_files > 0) keep_first_steps(&l, grp, lo->max_steps, lo->max_files, ds);
     if (l.n == 0) {   /* a shard with no rank of its own */
         free(gidx);
         free(grp);
@@ -518,23 +739,50 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
 
     struct notes notes = {0};
-    struct pool p = {.rd = l.v, .n = l.n, .opt = o, .cancel = lo->cancel};
+    struct dump_opts oc = *o;   /* with the construct.json cache of this read */
+    oc.cons_cache = cons_cache_new();   /* NULL (out of memory): every file its own */
+    struct pool p = {.rd = l.v, .n = l.n, .opt = &oc, .cancel = lo->cancel};
+    struct rmajor rm = {0};
+    int32_t start = o->path_numbers ? path_step : 0;
+    if (o->rank_major && !lone && l.n > 1) {
+        if (rmajor_plan(&rm, &l, grp) != 0) {
+            rmajor_free(&rm);
+            cons_cache_free(oc.cons_cache);
+            free(gidx);
+            free(grp);
+            return pt_errorf(err, "out of memory");
+        }
+        p.ord = rm.ord;
+    }
     int threads = lo->threads > 0 ? lo->threads : ncores();
     if ((size_t)threads > l.n) threads = (int)l.n;
     pthread_t tids[64];
     int nt = 0;
     if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
+        rmajor_free(&rm);
+        cons_cache_free(oc.cons_cache);
         free(gidx);
         free(grp);
         return -1;
     }
 
-    uint64_t bytes_total = total_bytes(&l, lone, path), bytes_done = 0;
     int rc = 0;
-    int32_t start = o->path_numbers ? path_step : 0, cur_group = INT32_MIN, step_max_micro = 0;
+    int32_t cur_group = INT32_MIN, step_max_micro = 0;
     int have_step = 0;
     sum->min_step = INT32_MAX;
     sum->max_step = INT32_MIN;
+    if (p.ord) {
+        rc = merge_rank_major(&p, &rm, gidx, grp, lo, &oc, ds, fn, ctx, start, sum, err);
+        if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
+        pool_finish(&p, rc != 0, tids, nt);
+        rmajor_free(&rm);
+        cons_cache_free(oc.cons_cache);
+        free(gidx);
+        free(grp);
+        ovf_list_sort(&ds->ovf);
+        return rc;
+    }
+    uint64_t bytes_total = total_bytes(&l, lone, path), bytes_done = 0;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
         if (wait_file(&p, i, lo)) { rc = pt_errorf(err, "cancelled"); break; }
         struct dump_file *f = &p.res[i];
@@ -563,6 +811,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
     if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
     pool_finish(&p, rc != 0, tids, nt);
+    cons_cache_free(oc.cons_cache);
     free(gidx);
     free(grp);
     ovf_list_sort(&ds->ovf);

@@ -62,6 +62,7 @@ struct dump_file {
     size_t long_names;   /* records skipped for a name of DUMP_NAME_MAX bytes or more */
     size_t long_name_line;   /* the line of the first */
     size_t index;        /* position in the whole (unsharded) list of rank folders */
+    size_t seq;          /* position in this read's list (step, then rank order) */
     int32_t group;       /* run of consecutive folders of one step in that list */
 };
 
@@ -75,11 +76,29 @@ struct dump_opts {
                             micro step mode too; 0: msProbe's data2db rules (from 0) */
     int shard_k, shard_n;   /* data2db --shard K/N: only the K-th (1-based) of N blocks of
                                ranks; shard_n 0: every rank */
+    int rank_major;      /* hand the files over rank by rank (each rank's in step order), as
+                            a .trend.db's key orders its rows; micro step numbers are then
+                            foreseen from construct.json (dump_summary.foresight_failed),
+                            and fn is called for skipped files too (ok 0, no rows) */
+    struct cons_cache *cons_cache;   /* set by dump_read: construct.json files of equal bytes
+                                        share one parse (NULL: each file its own) */
 };
+
+/* construct.json read once per distinct content: the rank folders of a run
+ * mostly hold byte-identical copies (MBs each), and building the micro step
+ * table was an eighth of data2db's time.  Shared by the parsing threads. */
+struct cons_cache;
+struct cons_cache *cons_cache_new(void);
+void cons_cache_free(struct cons_cache *c);
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
  * caller, step/rank set).  Never fails hard: problems land in f->ok/error. */
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f);
+/* The same reading dump.json into *rbuf (capacity *rcap, grown as needed,
+ * the caller's to free): a buffer reused from file to file is not faulted
+ * in page by page again. */
+void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
+                         char **rbuf, size_t *rcap);
 void dump_file_free(struct dump_file *f);
 
 /* step_base: the global step of micro step 0 of this file (micro mode), or
@@ -91,7 +110,16 @@ struct dump_summary {
     int32_t min_step, max_step, max_rank;   /* as global_stats */
     size_t files_ok;
     size_t folders_all;  /* rank folders found, before a shard kept its part */
+    int foresight_failed;   /* rank_major: a step number handed over was not the one the
+                               files gave in the end (a broken dump.json or one without
+                               records changed a step's micro step count): read again
+                               without rank_major */
 };
+
+/* The micro step count parse_dump_file gives the rank folder dir when its
+ * dump.json is sound (1 without construct.json or outside micro step
+ * mode), from construct.json alone. */
+int dump_foresee_micro(const char *dir, const struct dump_opts *o);
 
 /* Walks path (dump root, step folder, rank folder, dump.json, or a MindSpore
  * graph/pynative root), fills ds->rankdirs, skipped and warnings, and calls

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,13 @@ static int read_csv(const char *path, int metric, int32_t rank, const struct map
 
 int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
                       const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
+    if ((!len || buf[len - 1] != '\n') && dataset_young(ds, path)) {
+        /* follow mode: the last row has no line end yet, its writer is at
+         * work: read up to the last whole line, the rest at the next change */
+        if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
+        while (len && buf[len - 1] != '\n') len--;
+        if (!len) { free(buf); return 0; }
+    }
     const char *p = buf, *end = buf + len;
     size_t linebuf = 1 << 16;
     char *fields = malloc(linebuf);
@@ -424,12 +432,29 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
         nr = o;
     }
     md->nranks = (int)nr;
+    long cut = LONG_MAX;
+    if (ds->max_steps > 0) {   /* progressive loading: the files of the first steps */
+        long *firsts = NULL;
+        size_t nfirst = 0, cap = 0;
+        for (size_t i = 0; i < nr && rc == 0; i++) {
+            size_t nfs;
+            char **files = fs_list_dir(rd[i].dir, 0, &nfs);
+            for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+                if (match_csv(files[k]) < 0) continue;
+                if (UTIL_PUSH(firsts, nfirst, cap) != 0) rc = -1;
+                else firsts[nfirst++] = dataset_csv_first_step(files[k]);
+            }
+            if (files) fs_free_list(files, nfs);
+        }
+        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
+        free(firsts);
+    }
     for (size_t i = 0; i < nr && rc == 0; i++) {
         size_t nfs;
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             int m = match_csv(files[k]);
-            if (m < 0) continue;
+            if (m < 0 || dataset_csv_first_step(files[k]) > cut) continue;
             char p[4096];
             snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
             rc = read_csv(p, m, (int32_t)rd[i].rank, map, layout, ds, md);

@@ -5,6 +5,7 @@
  * training runs: a last row without its line end is not read yet. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,8 +255,9 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
     if (!nl) {   /* no whole header yet: a file just created */
+        int rc = dataset_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
         free(buf);
-        return 0;
+        return rc;
     }
     *nl = '\0';
     if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
@@ -269,7 +271,11 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
     rd->rename_bad = 0;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
-        if (!(nl = memchr(p, '\n', (size_t)(end - p)))) break;   /* being written: read at the next change */
+        if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
+            if (dataset_young(ds, path) && dataset_pending(ds, path, "last row without its line end (being written?)") != 0)
+                rc = -1;
+            break;
+        }
         *nl = '\0';
         if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
         if (!*p) continue;
@@ -346,13 +352,30 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
         }
         nr = k;
     }
+    long cut = LONG_MAX;
+    if (ds->max_steps > 0 && rc == 0) {   /* progressive loading: the files of the first steps */
+        long *firsts = NULL;
+        size_t nfirst = 0, cap = 0;
+        for (size_t i = 0; i < nr && rc == 0; i++) {
+            size_t nfs;
+            char **files = fs_list_dir(rk[i].dir, 0, &nfs);
+            for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+                if (match_csv(files[k]) < 0) continue;
+                if (UTIL_PUSH(firsts, nfirst, cap) != 0) rc = pt_errorf(err, "out of memory");
+                else firsts[nfirst++] = dataset_csv_first_step(files[k]);
+            }
+            if (files) fs_free_list(files, nfs);
+        }
+        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
+        free(firsts);
+    }
     for (size_t i = 0; i < nr && rc == 0; i++) {
         size_t nfs;
         char **files = fs_list_dir(rk[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             if (o->cancel && *o->cancel) { rc = pt_errorf(err, "cancelled"); break; }
             int slug = match_csv(files[k]);
-            if (slug < 0) continue;
+            if (slug < 0 || dataset_csv_first_step(files[k]) > cut) continue;
             char p[4096];
             snprintf(p, sizeof p, "%s/%s", rk[i].dir, files[k]);
             if (read_csv(p, slug, (int32_t)rk[i].rank, rd) != 0) rc = pt_errorf(err, "out of memory reading %s", p);

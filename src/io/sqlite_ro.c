@@ -36,6 +36,19 @@ int sqlite_ro_open(const char *path, sqlite3 **out, struct pt_error *err) {
     *out = NULL;
     if (stat(path, &st) != 0) return pt_errorf(err, "%s: cannot open: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode)) return pt_errorf(err, "%s: not a regular file", path);
+    /* A rollback journal beside it: a writer is in the middle of a
+     * transaction (or died in one).  An immutable read would see its
+     * half-written pages: the file is refused until the journal is gone
+     * (follow mode reads it again at the next change). */
+    size_t pl = strlen(path);
+    char *jn = malloc(pl + sizeof "-journal");
+    if (!jn) return pt_errorf(err, "out of memory");
+    memcpy(jn, path, pl);
+    memcpy(jn + pl, "-journal", sizeof "-journal");
+    struct stat js;
+    int busy = stat(jn, &js) == 0 && S_ISREG(js.st_mode) && js.st_size > 0;
+    free(jn);
+    if (busy) return pt_errorf(err, "%s: in the middle of a write transaction (%s-journal is beside it): not read", path, path);
     char *uri = uri_of(path);
     if (!uri) return pt_errorf(err, "out of memory");
     sqlite3 *db = NULL;

@@ -3,7 +3,9 @@
  * it: even a read-only connection to a WAL-mode database (msProbe writes its
  * .vis.db that way) makes NAME-shm and NAME-wal files in the user's folder,
  * and a rollback-journal database can get a hot-journal rollback.  An input
- * is a finished file: probetop never waits for a writer. */
+ * is a finished file: probetop never waits for a writer, and refuses a
+ * database with a rollback journal beside it (a write transaction under
+ * way, or a writer that died in one), whose pages may be half-written. */
 #ifndef PT_SQLITE_RO_H
 #define PT_SQLITE_RO_H
 

@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 
 #include "model/names.h"
 #include "model/util/util.h"
+#include "src/io/btree_bulk.h"
 #include "src/io/dataset.h"
 #include "src/io/read_dump.h"
 #include "src/io/read_monitor.h"
@@ -36,6 +36,8 @@ struct tdb {
     char *final, *tmp;
     struct pt_error *err;
     atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
+    struct bb *bulk;         /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
+    int64_t bulk_root;       /* that table's root page */
 };
 
 /* SQLite's message, with the system's reason when there is one ("disk I/O
@@ -139,6 +141,10 @@ static int tdb_commit(struct tdb *t) {
     if (tdb_exec(t, "PRAGMA journal_mode=DELETE") != 0) { tdb_abort(t); return -1; }
     if (sqlite3_close(t->db) != SQLITE_OK) { tdb_fail(t, "close"); tdb_abort(t); return -1; }
     t->db = NULL;
+    if (t->bulk && bb_splice(t->bulk, t->tmp, t->bulk_root, t->err) != 0) {
+        tdb_abort(t);
+        return -1;
+    }
     if (rename(t->tmp, t->final) != 0) {
         pt_errorf(t->err, "%s: cannot move the finished database into place", t->final);
         tdb_abort(t);
@@ -156,10 +162,11 @@ static int write_rank_summary(struct tdb *t);
 #define SUMMARY_MIN_RANKS 9
 struct summ_job;
 struct rankrows;
-static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n);
-static void *summ_thread(void *arg);
+static struct summ_job *summ_job_new(int32_t max_rank);
+static void summ_job_rank(struct summ_job *j, const struct rankrows *b);
 static int summ_job_write(struct tdb *t, struct summ_job *j);
 static void summ_job_free(struct summ_job *j);
+static int summ_job_fits(const struct summ_job *j, int32_t max_rank);
 
 static const char SQL_TARGETS[] =
     "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
@@ -384,32 +391,18 @@ static int write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys
     return c.failed ? tdb_fail(t, "insert tags") : 0;
 }
 
-/* ---- dump ---- */
+/* ---- dump ----
+ *
+ * Files come rank by rank (dump_opts.rank_major), each rank's in step
+ * order: their rows, sorted by key, go in as each file comes, appended to
+ * the table (its key is (rank, step, target, metric)) while the next files
+ * parse.  Target ids are msProbe's: the replay of its INSERT OR IGNORE
+ * attempts runs over the files in the list's order (step, then rank), as
+ * far as the files read so far allow; a row's id is final once its target
+ * had its first attempt, and a file waits (with every later one) until all
+ * of its rows have theirs. */
 
-struct pending {             /* a row of the current file; name points into the file's arena */
-    const char *name;
-    int64_t dbid;            /* once resolved */
-    uint32_t len;
-    uint32_t key;            /* index in ids.keys, NAMES_NONE until the target exists */
-    int32_t call;
-    int32_t rank, step;
-    uint8_t metric, present;
-    double v[4];
-};
-
-struct fresh {               /* a key new to a metric since the last flush */
-    const char *name;
-    uint32_t len;
-    int32_t call;
-    uint8_t metric;
-};
-
-/* A finished trend_data row, kept until every file is read.  The table's
- * key is (rank, step, target, metric) but files come step by step: fed in
- * that order SQLite inserts at one place per rank, each a descent from the
- * root, three times the work of appending.  So rows wait in memory per rank
- * and go in at the end in key order (the page cache they replace held the
- * same bytes). */
+/* A finished trend_data row (rows of a rank, for its summary; a merge's). */
 struct prow {
     int64_t dbid;
     int32_t step;
@@ -421,6 +414,49 @@ struct rankrows {
     int32_t rank;
     struct prow *v;
     size_t n, cap;
+};
+
+struct rfile {               /* a file's rows as the id replay needs them */
+    uint32_t *key;           /* per row: its target (ids.keys) */
+    uint32_t *entry;         /* per row: its record (msProbe flushes between records) */
+    uint8_t *metric;
+    size_t n;
+    size_t index;            /* place in the whole list (a shard's attempts) */
+    int ready;               /* handed over (a skipped file: with no rows) */
+};
+
+struct qrow {                /* a row waiting to go in */
+    uint32_t key, i;         /* target; place in its file (of two rows of one key the first wins) */
+    int32_t step;
+    uint8_t metric, present;
+    double v[4];
+};
+
+struct qfile {
+    int32_t rank;
+    struct qrow *v;
+    size_t n;
+    uint32_t *order;         /* its rows in key order when known from the file before, else NULL */
+    uint64_t gen;            /* the file it was (lastfile.gen) */
+};
+
+struct shape {               /* what of a row decides its target and its place in key order */
+    uint32_t name, len, entry;
+    int32_t call, micro;
+    uint8_t metric;
+};
+
+/* The file before: the next file of a rank is mostly shaped like it (the
+ * same records in the same order, a step later), and then its targets and
+ * its key order are the same: no lookup, no sort. */
+struct lastfile {
+    char *arena;
+    size_t alen, acap;
+    struct shape *shape;
+    uint32_t *key, *order;   /* order: valid when order_ok */
+    size_t n, cap;
+    int order_ok;
+    uint64_t gen;
 };
 
 struct shard_file {         /* a file a shard read */
@@ -435,54 +471,45 @@ struct shard_attempt {       /* a target id attempt, in order */
 
 struct dump_writer {
     struct tdb t;
-    struct idmap ids;
+    struct idmap ids;        /* keys: every target of a row read; dbid 0 until its first attempt */
     struct mkeys mk[DM_N];
     int metric_order[DM_N], nmetric_order;
-    struct pending *rows;    /* this file's rows, in arrival order */
-    size_t nrows, caprows;
-    size_t resolved;         /* rows[0..resolved) have their dbid */
-    uint32_t *order;         /* rows by primary key */
-    size_t caporder;
-    struct fresh *fresh;
+    uint32_t *stamp[DM_N];   /* per key: the last batch it was fresh in, for this metric */
+    size_t stampcap[DM_N];
+    uint32_t batch;
+    struct { uint32_t key; uint8_t metric; } *fresh;   /* keys new to a metric since the last flush */
     size_t nfresh, capfresh;
-    struct names *fresh_set; /* (name, vpp = metric, call) of fresh, for dedupe */
-    struct rankrows *ranks;
-    size_t nranks, capranks;
-    size_t held;             /* rows waiting in ranks[] */
+    struct rfile *rf;        /* per place in the list */
+    size_t caprf, replayed;  /* rf[0..replayed) are replayed */
+    struct qfile *q;         /* files waiting for ids, in arrival order */
+    size_t nq, capq;
+    struct rankrows cur;     /* the rank going in, for its summary */
+    struct summ_job *summ;   /* NULL: no summary made on the way */
+    int summ_off;            /* the rank summary comes from the table at the end */
+    int32_t max_rank_rows;   /* the last rank with rows (-1: none) */
+    int rank_major;          /* files come rank by rank (else in the list's order) */
     sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, ROWS_PER_INSERT rows */
-    int32_t max_rank;
+    uint64_t *sortkey;       /* scratch of insert_file */
+    size_t capsortkey;
+    struct lastfile last;
+    struct bb *bb;           /* trend_data built in key order beside SQLite (NULL: INSERTs) */
+    int64_t lastkey[4];      /* bb: the last row's (rank, step, target, metric) */
+    int haslast;
+    int bb_refused;          /* bb: a row not after the one before (read again with INSERTs) */
     struct pt_error *err;
+    struct dataset *ds;
     /* --shard: what the merge needs to replay the unsharded run (see
      * probetop(1), FILES: the files read, every target id attempt) */
     int shard;
-    size_t cur_index;        /* the file being written: its place in the whole list */
+    size_t cur_index;        /* the file being replayed: its place in the whole list */
     struct shard_file *sfiles;
     size_t nsfiles, capsfiles;
     struct shard_attempt *satt;
     size_t nsatt, capsatt;
-    int partial;             /* rows went in before the end (HOLD_MAX) */
     size_t rows_in;          /* rows inserted (duplicates ignored) */
-    struct summ_job *summ;   /* the rank summary made beside the last inserts */
 };
 
 #define ROWS_PER_INSERT 128
-/* Rows waiting for the end at most (48 bytes each, ~200 MB, the page
- * cache's old budget): beyond it they go in, in key order, and the wait
- * starts again, so memory stays bounded however big the dump. */
-#define HOLD_MAX ((size_t)4 << 20)
-
-static int dump_insert_rows(struct dump_writer *w, int last);
-
-static int cmp_pending(const void *a, const void *b, void *ctx) {
-    const struct pending *rows = ctx;
-    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-    const struct pending *x = &rows[ia], *y = &rows[ib];
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    if (x->dbid != y->dbid) return x->dbid < y->dbid ? -1 : 1;
-    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
-    return ia < ib ? -1 : ia > ib;
-}
 
 static int cmp_prow_key(const struct prow *x, const struct prow *y) {
     if (x->step != y->step) return x->step < y->step ? -1 : 1;
@@ -498,18 +525,27 @@ static int cmp_prow(const void *a, const void *b, void *ctx) {
 }
 
 /* The batch boundary of msProbe's importer: the targets first seen since the
- * last flush get their ids (metric by metric), and the waiting rows learn
- * theirs. */
+ * last flush get their ids (metric by metric). */
 static int dump_flush(struct dump_writer *w) {
     struct tdb *t = &w->t;
     for (int m = 0; m < DM_N; m++)
         for (size_t i = 0; i < w->nfresh; i++) {
-            const struct fresh *fr = &w->fresh[i];
-            if (fr->metric != m) continue;
-            int ins;
-            int64_t k = attempt(&w->ids, fr->name, fr->len, 0, fr->call, w->ins_target, &ins);
-            if (k < 0) return tdb_fail(t, "insert target");
-            if (mk_know(&w->mk[m], (uint32_t)k) != 0) return pt_errorf(w->err, "out of memory");
+            if (w->fresh[i].metric != m) continue;
+            uint32_t k = w->fresh[i].key;
+            w->ids.attempted = 1;
+            w->ids.seq++;   /* burnt whether or not the row is new */
+            if (!w->ids.dbid[k]) {
+                const struct target *tg = names_target(w->ids.keys, k);
+                w->ids.dbid[k] = w->ids.seq;
+                sqlite3_bind_int64(w->ins_target, 1, w->ids.seq);
+                sqlite3_bind_text(w->ins_target, 2, names_str(w->ids.keys, k), (int)tg->len, SQLITE_STATIC);
+                sqlite3_bind_int(w->ins_target, 3, 0);
+                sqlite3_bind_int(w->ins_target, 4, tg->call);
+                int rc = sqlite3_step(w->ins_target);
+                sqlite3_reset(w->ins_target);
+                if (rc != SQLITE_DONE) return tdb_fail(t, "insert target");
+            }
+            if (mk_know(&w->mk[m], k) != 0) return pt_errorf(w->err, "out of memory");
             if (w->shard) {
                 if (util_grow0((void **)&w->satt, &w->capsatt, w->nsatt + 1, sizeof *w->satt) != 0)
                     return pt_errorf(w->err, "out of memory");
@@ -517,20 +553,56 @@ static int dump_flush(struct dump_writer *w) {
                                                              .target = w->ids.dbid[k], .metric = m + 1};
             }
         }
-    if (w->nfresh) {
-        w->nfresh = 0;
-        names_free(w->fresh_set);
-        if (!(w->fresh_set = names_new())) return pt_errorf(w->err, "out of memory");
-    }
-    for (size_t i = w->resolved; i < w->nrows; i++) {
-        struct pending *r = &w->rows[i];
-        if (r->key == NAMES_NONE) {
-            r->key = names_find(w->ids.keys, r->name, r->len, 0, r->call);
-            if (r->key == NAMES_NONE) return pt_errorf(w->err, "internal: target of a waiting row was never inserted");
+    w->nfresh = 0;
+    w->batch++;
+    return 0;
+}
+
+/* msProbe's attempts for one file, in its row order. */
+static int replay_file(struct dump_writer *w, const struct rfile *s) {
+    w->cur_index = s->index;
+    size_t i = 0, since = 0;
+    while (i < s->n) {
+        uint32_t entry = s->entry[i];
+        for (; i < s->n && s->entry[i] == entry; i++) {
+            uint32_t k = s->key[i];
+            int m = s->metric[i];
+            since++;
+            int seen = 0;
+            for (int o = 0; o < w->nmetric_order; o++)
+                if (w->metric_order[o] == m) seen = 1;
+            if (!seen) w->metric_order[w->nmetric_order++] = m;
+            if (mk_knows(&w->mk[m], k)) continue;
+            if (util_grow0((void **)&w->stamp[m], &w->stampcap[m], (size_t)k + 1, sizeof *w->stamp[m]) != 0)
+                return pt_errorf(w->err, "out of memory");
+            if (w->stamp[m][k] == w->batch) continue;   /* already new in this batch */
+            w->stamp[m][k] = w->batch;
+            if (util_grow0((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
+                return pt_errorf(w->err, "out of memory");
+            w->fresh[w->nfresh].key = k;
+            w->fresh[w->nfresh++].metric = (uint8_t)m;
         }
-        r->dbid = w->ids.dbid[r->key];
+        /* after each record: flush on a positive multiple of 5000 waiting rows */
+        if (since && since % 5000 == 0) {
+            if (dump_flush(w) != 0) return -1;
+            since = 0;
+        }
     }
-    w->resolved = w->nrows;
+    return dump_flush(w);   /* and at the end of every file */
+}
+
+/* Replays every file handed over whose turn has come. */
+static int dump_replay(struct dump_writer *w) {
+    while (w->replayed < w->caprf && w->rf[w->replayed].ready) {
+        struct rfile *s = &w->rf[w->replayed];
+        if (replay_file(w, s) != 0) return -1;
+        free(s->key);
+        free(s->entry);
+        free(s->metric);
+        s->key = s->entry = NULL;
+        s->metric = NULL;
+        w->replayed++;
+    }
     return 0;
 }
 
@@ -562,156 +634,299 @@ static void bind_prow(sqlite3_stmt *s, int at, int32_t rank, const struct prow *
     }
 }
 
-static struct rankrows *rank_bucket(struct dump_writer *w, int32_t rank) {
-    for (size_t i = w->nranks; i-- > 0;)
-        if (w->ranks[i].rank == rank) return &w->ranks[i];
-    if (util_grow0((void **)&w->ranks, &w->capranks, w->nranks + 1, sizeof *w->ranks) != 0) return NULL;
-    struct rankrows *b = &w->ranks[w->nranks++];
-    memset(b, 0, sizeof *b);
-    b->rank = rank;
-    return b;
-}
-
-/* End of a file: its rows, sorted by key (stable: of two rows with one key
- * the first still wins), join their rank's rows. */
-static int dump_file_done(struct dump_writer *w, int32_t rank) {
-    if (!w->nrows) return 0;
-    struct rankrows *b = rank_bucket(w, rank);
-    if (!b || util_grow0((void **)&w->order, &w->caporder, w->nrows, sizeof *w->order) != 0 ||
-        util_grow((void **)&b->v, &b->cap, b->n + w->nrows, sizeof *b->v) != 0)
-        return pt_errorf(w->err, "out of memory");
-    for (size_t i = 0; i < w->nrows; i++) w->order[i] = (uint32_t)i;
-    qsort_r(w->order, w->nrows, sizeof *w->order, cmp_pending, w->rows);
-    for (size_t o = 0; o < w->nrows; o++) {
-        const struct pending *r = &w->rows[w->order[o]];
-        struct prow *d = &b->v[b->n++];
-        d->dbid = r->dbid;
-        d->step = r->step;
-        d->metric = r->metric;
-        d->present = r->present;
-        memcpy(d->v, r->v, sizeof d->v);
-    }
-    w->held += w->nrows;
-    w->nrows = w->resolved = 0;
-    return w->held >= HOLD_MAX ? dump_insert_rows(w, 0) : 0;
-}
-
-static int cmp_rank(const void *a, const void *b) {
-    const struct rankrows *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* Every waiting row, in key order. */
-/* Every waiting row, in key order.  last: the end of the dump; when no
- * row went in before, the rank summary is made from these rows on another
- * thread meanwhile. */
-static int dump_insert_rows(struct dump_writer *w, int last) {
-    struct tdb *t = &w->t;
-    int rc = 0;
-    pthread_t tid;
-    int running = 0;
-    if (w->nranks) qsort(w->ranks, w->nranks, sizeof *w->ranks, cmp_rank);
-    for (size_t k = 0; k < w->nranks; k++) {
-        struct rankrows *b = &w->ranks[k];
-        /* files of one rank come in step order, so their sorted runs usually
-         * follow each other; when not (steps of a MindSpore graph/ and
-         * pynative/ pair), one stable sort of the whole rank */
-        size_t i = 1;
-        while (i < b->n && cmp_prow_key(&b->v[i - 1], &b->v[i]) <= 0) i++;
-        if (i < b->n) {
-            struct prow *sorted = malloc(b->n * sizeof *sorted);
-            if (!sorted || util_grow0((void **)&w->order, &w->caporder, b->n, sizeof *w->order) != 0) {
-                free(sorted);
-                return pt_errorf(w->err, "out of memory");
-            }
-            for (size_t j = 0; j < b->n; j++) w->order[j] = (uint32_t)j;
-            qsort_r(w->order, b->n, sizeof *w->order, cmp_prow, b->v);
-            for (size_t j = 0; j < b->n; j++) sorted[j] = b->v[w->order[j]];
-            free(b->v);
-            b->v = sorted;
-            b->cap = b->n;
+/* The rank that went in: into the summary (its rows sorted: files of one
+ * rank mostly come in key order, a MindSpore graph/ and pynative/ pair not). */
+static int summarize_rank(struct dump_writer *w) {
+    struct rankrows *b = &w->cur;
+    if (!w->summ || !b->n) { b->n = 0; return 0; }
+    size_t i = 1;
+    while (i < b->n && cmp_prow_key(&b->v[i - 1], &b->v[i]) <= 0) i++;
+    if (i < b->n) {
+        struct prow *sorted = malloc(b->n * sizeof *sorted);
+        uint32_t *order = malloc(b->n * sizeof *order);
+        if (!sorted || !order) {
+            free(sorted);
+            free(order);
+            return pt_errorf(w->err, "out of memory");
         }
-    }
-    if (!last) w->partial = 1;
-    if (last && !w->partial && w->nranks && w->ranks[w->nranks - 1].rank >= SUMMARY_MIN_RANKS - 1) {
-        if (!(w->summ = summ_job_new(w->ranks, w->nranks))) return pt_errorf(w->err, "out of memory");
-        if (pthread_create(&tid, NULL, summ_thread, w->summ) == 0) running = 1;
-        else summ_thread(w->summ);   /* no thread to be had: here */
-    }
-    for (size_t k = 0; k < w->nranks && rc == 0; k++) {
-        struct rankrows *b = &w->ranks[k];
-        /* many rows per statement: one statement keeps its cursor on the
-         * last page, where an append needs no descent from the root */
-        size_t j = 0;
-        for (; w->ins_rows && b->n - j >= ROWS_PER_INSERT && rc == 0; j += ROWS_PER_INSERT) {
-            for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, b->rank, &b->v[j + (size_t)q], 0);
-            int src = sqlite3_step(w->ins_rows);
-            sqlite3_reset(w->ins_rows);
-            if (src != SQLITE_DONE) rc = tdb_fail(t, "insert trend rows");
-            w->rows_in += (size_t)sqlite3_changes(t->db);   /* an ignored duplicate is no row */
-        }
-        for (; j < b->n && rc == 0; j++) {
-            bind_prow(w->ins_row, 0, b->rank, &b->v[j], 0);
-            int src = sqlite3_step(w->ins_row);
-            sqlite3_reset(w->ins_row);
-            if (src != SQLITE_DONE) rc = tdb_fail(t, "insert trend row");
-            w->rows_in += (size_t)sqlite3_changes(t->db);
-        }
-    }
-    if (running) pthread_join(tid, NULL);   /* it reads the rows: free them after */
-    for (size_t k = 0; k < w->nranks; k++) {
-        struct rankrows *b = &w->ranks[k];
+        for (size_t j = 0; j < b->n; j++) order[j] = (uint32_t)j;
+        qsort_r(order, b->n, sizeof *order, cmp_prow, b->v);
+        for (size_t j = 0; j < b->n; j++) sorted[j] = b->v[order[j]];
+        free(order);
         free(b->v);
-        b->v = NULL;
-        b->n = b->cap = 0;
+        b->v = sorted;
+        b->cap = b->n;
     }
-    w->held = 0;
-    return rc;
+    summ_job_rank(w->summ, b);
+    b->n = 0;
+    return 0;
 }
 
+static int cmp_u64_pair(const void *a, const void *b) {
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+struct qsort_ctx {
+    const struct qrow *v;
+    const int64_t *dbid;
+};
+
+static int cmp_qrow(const void *a, const void *b, void *ctx) {
+    const struct qsort_ctx *c = ctx;
+    const struct qrow *x = &c->v[*(const uint32_t *)a], *y = &c->v[*(const uint32_t *)b];
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    int64_t dx = c->dbid[x->key], dy = c->dbid[y->key];
+    if (dx != dy) return dx < dy ? -1 : 1;
+    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* One waiting file's rows, in key order: (step, target id, metric), ties
+ * in file order.  A 64-bit key sorts them: step - the file's first (21
+ * bits), id (40), metric (3); the row's place rides in the low half of a
+ * second word. */
+static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *order) {
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (size_t i = 0; i < qf->n; i++) {
+        if (qf->v[i].step < lo) lo = qf->v[i].step;
+        if (qf->v[i].step > hi) hi = qf->v[i].step;
+    }
+    if (util_grow((void **)&w->sortkey, &w->capsortkey, qf->n * 2, sizeof *w->sortkey) != 0) return -1;
+    int packed = (int64_t)hi - lo < ((int64_t)1 << 21) && w->ids.seq < ((int64_t)1 << 40);
+    uint64_t *k = w->sortkey;
+    for (size_t i = 0; i < qf->n; i++) {
+        const struct qrow *r = &qf->v[i];
+        k[2 * i] = packed ? ((uint64_t)(r->step - lo) << 43) | ((uint64_t)w->ids.dbid[r->key] << 3) | r->metric : 0;
+        k[2 * i + 1] = i;
+    }
+    size_t i = 1;
+    while (packed && i < qf->n && k[2 * (i - 1)] <= k[2 * i]) i++;
+    if (packed && i < qf->n) qsort(k, qf->n, 2 * sizeof *k, cmp_u64_pair);
+    for (i = 0; i < qf->n; i++) order[i] = (uint32_t)k[2 * i + 1];
+    struct qsort_ctx c = {qf->v, w->ids.dbid};
+    if (!packed) qsort_r(order, qf->n, sizeof *order, cmp_qrow, &c);
+    return 0;
+}
+
+/* Rows of a file in key order, into the bulk-built table: each after the
+ * one before (the same key again: INSERT OR IGNORE kept the first). */
+static int bulk_rows(struct dump_writer *w, int32_t rank, const struct prow *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const struct prow *r = &rows[i];
+        int64_t k[4] = {rank, r->step, r->dbid, r->metric + 1};
+        int c = 0;
+        for (int j = 0; j < 4 && !c && w->haslast; j++) c = (k[j] > w->lastkey[j]) - (k[j] < w->lastkey[j]);
+        if (w->haslast && c == 0) continue;
+        if (w->haslast && c < 0) {
+            w->bb_refused = 1;
+            return pt_errorf(w->err, "rows out of key order");
+        }
+        memcpy(w->lastkey, k, sizeof k);
+        w->haslast = 1;
+        int64_t iv[8] = {k[0], k[1], k[2], k[3]};
+        double dv[8];
+        uint8_t kind[8] = {BB_INT, BB_INT, BB_INT, BB_INT};
+        for (int s = 0; s < 4; s++) {
+            double v;
+            kind[4 + s] = ((r->present >> s) & 1) && normalise(r->v[s], &v) ? BB_REAL : BB_NULL;
+            if (kind[4 + s] == BB_REAL) dv[4 + s] = v;
+        }
+        unsigned char rec[128];
+        size_t len = bb_record(rec, 8, iv, dv, kind);
+        if (bb_add(w->bb, rec, len) != 0) return pt_errorf(w->err, "%s: could not write the rows' pages (disk full?)", w->t.final);
+        w->rows_in++;
+    }
+    return 0;
+}
+
+/* A file whose rows all have their ids: in they go, in key order. */
+static int insert_file(struct dump_writer *w, const struct qfile *qf) {
+    struct tdb *t = &w->t;
+    if (w->cur.n && w->cur.rank != qf->rank && summarize_rank(w) != 0) return -1;
+    w->cur.rank = qf->rank;
+    uint32_t *order = qf->order ? qf->order : malloc((qf->n ? qf->n : 1) * sizeof *order);
+    if (!order || util_grow((void **)&w->cur.v, &w->cur.cap, w->cur.n + qf->n, sizeof *w->cur.v) != 0 ||
+        (!qf->order && sort_file(w, qf, order) != 0)) {
+        if (order != qf->order) free(order);
+        return pt_errorf(w->err, "out of memory");
+    }
+    if (!qf->order && qf->gen == w->last.gen && w->last.n == qf->n) {   /* for the next file shaped like it */
+        memcpy(w->last.order, order, qf->n * sizeof *order);
+        w->last.order_ok = 1;
+    }
+    struct prow *rows = w->cur.v + w->cur.n;
+    for (size_t i = 0; i < qf->n; i++) {
+        const struct qrow *r = &qf->v[order[i]];
+        rows[i] = (struct prow){.dbid = w->ids.dbid[r->key], .step = r->step, .metric = r->metric,
+                                .present = r->present};
+        memcpy(rows[i].v, r->v, sizeof r->v);
+    }
+    if (order != qf->order) free(order);
+    if (w->summ) w->cur.n += qf->n;   /* kept for the rank's summary */
+    if (w->bb) return bulk_rows(w, qf->rank, rows, qf->n);
+    /* many rows per statement: one statement keeps its cursor on the
+     * last page, where an append needs no descent from the root */
+    size_t j = 0;
+    for (; w->ins_rows && qf->n - j >= ROWS_PER_INSERT; j += ROWS_PER_INSERT) {
+        for (int q = 0; q < ROWS_PER_INSERT; q++) bind_prow(w->ins_rows, q * 8, qf->rank, &rows[j + (size_t)q], 0);
+        int src = sqlite3_step(w->ins_rows);
+        sqlite3_reset(w->ins_rows);
+        if (src != SQLITE_DONE) return tdb_fail(t, "insert trend rows");
+        w->rows_in += (size_t)sqlite3_changes(t->db);   /* an ignored duplicate is no row */
+    }
+    for (; j < qf->n; j++) {
+        bind_prow(w->ins_row, 0, qf->rank, &rows[j], 0);
+        int src = sqlite3_step(w->ins_row);
+        sqlite3_reset(w->ins_row);
+        if (src != SQLITE_DONE) return tdb_fail(t, "insert trend row");
+        w->rows_in += (size_t)sqlite3_changes(t->db);
+    }
+    return 0;
+}
+
+/* Inserts the waiting files, in order, up to the first with a row whose
+ * target has no id yet. */
+static int dump_drain(struct dump_writer *w) {
+    size_t done = 0;
+    for (; done < w->nq; done++) {
+        const struct qfile *qf = &w->q[done];
+        size_t i = 0;
+        while (i < qf->n && w->ids.dbid[qf->v[i].key]) i++;
+        if (i < qf->n) break;
+        if (insert_file(w, qf) != 0) return -1;
+        free(w->q[done].v);
+        free(w->q[done].order);
+    }
+    if (done) memmove(w->q, w->q + done, (w->nq - done) * sizeof *w->q);
+    w->nq -= done;
+    return 0;
+}
+
+static struct shape shape_of(const struct trow *r) {
+    struct shape x;
+    x.name = r->name;
+    x.len = r->len;
+    x.entry = r->entry;
+    x.call = r->call;
+    x.micro = r->micro;
+    x.metric = r->metric;
+    return x;
+}
+
+/* Is f shaped like the file before (same names, records, metrics, micro
+ * steps, row by row)? */
+static int last_like(const struct lastfile *l, const struct dump_file *f) {
+    if (!l->gen || l->n != f->nrows || l->alen != f->alen || memcmp(l->arena, f->arena, f->alen)) return 0;
+    for (size_t i = 0; i < f->nrows; i++) {
+        const struct trow *r = &f->rows[i];
+        const struct shape *x = &l->shape[i];
+        if (r->name != x->name || r->len != x->len || r->entry != x->entry || r->call != x->call ||
+            r->micro != x->micro || r->metric != x->metric)
+            return 0;
+    }
+    return 1;
+}
+
+/* f (its rows' targets: key) becomes the file before. */
+static int last_keep(struct lastfile *l, const struct dump_file *f, const uint32_t *key) {
+    size_t n = f->nrows;
+    if (util_grow((void **)&l->arena, &l->acap, f->alen ? f->alen : 1, 1) != 0) return -1;
+    if (n > l->cap) {
+        struct shape *sh = realloc(l->shape, n * sizeof *sh);
+        if (sh) l->shape = sh;
+        uint32_t *k = realloc(l->key, n * sizeof *k);
+        if (k) l->key = k;
+        uint32_t *o = realloc(l->order, n * sizeof *o);
+        if (o) l->order = o;
+        if (!sh || !k || !o) return -1;
+        l->cap = n;
+    }
+    memcpy(l->arena, f->arena, f->alen);
+    l->alen = f->alen;
+    for (size_t i = 0; i < n; i++) l->shape[i] = shape_of(&f->rows[i]);
+    memcpy(l->key, key, n * sizeof *key);
+    l->n = n;
+    l->order_ok = 0;
+    l->gen++;
+    return 0;
+}
+
+/* A file handed over (dump_read, rank_major: a skipped one too, without
+ * rows): its targets interned, its rows queued, then as much replay and
+ * insert as the files so far allow. */
 static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_base) {
     struct dump_writer *w = vctx;
-    if (f->rank > w->max_rank) w->max_rank = f->rank;
-    w->cur_index = f->index;
-    if (w->shard) {
+    if (!w->summ && !w->summ_off) {   /* the first file: is there a summary to make? */
+        int32_t mr = -1;
+        for (size_t i = 0; i < w->ds->nrankdirs; i++)
+            if (w->ds->rankdirs[i].rank > mr) mr = w->ds->rankdirs[i].rank;
+        if (mr < SUMMARY_MIN_RANKS - 1) w->summ_off = 1;
+        else if (!(w->summ = summ_job_new(mr))) return pt_errorf(w->err, "out of memory");
+    }
+    if (util_grow0((void **)&w->rf, &w->caprf, f->seq + 1, sizeof *w->rf) != 0) return pt_errorf(w->err, "out of memory");
+    /* in the list's order a skipped file is not handed over: those before
+     * this one will never come */
+    for (size_t i = w->replayed; !w->rank_major && i < f->seq; i++) w->rf[i].ready = 1;
+    struct rfile *s = &w->rf[f->seq];
+    s->index = f->index;
+    if (f->ok && w->shard) {
         if (util_grow0((void **)&w->sfiles, &w->capsfiles, w->nsfiles + 1, sizeof *w->sfiles) != 0)
             return pt_errorf(w->err, "out of memory");
         w->sfiles[w->nsfiles++] = (struct shard_file){.index = (int64_t)f->index, .group = f->group, .rank = f->rank,
                                                       .micro = f->contributes ? f->micro_count : 0, .base = step_base};
     }
-    size_t i = 0;
-    while (i < f->nrows) {
-        uint32_t entry = f->rows[i].entry;
-        for (; i < f->nrows && f->rows[i].entry == entry; i++) {
-            const struct trow *r = &f->rows[i];
-            const char *name = f->arena + r->name;
-            if (util_grow0((void **)&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows) != 0)
-                return pt_errorf(w->err, "out of memory");
-            uint32_t key = names_find(w->ids.keys, name, r->len, 0, r->call);
-            w->rows[w->nrows++] = (struct pending){.name = name, .len = r->len, .call = r->call, .rank = f->rank,
-                                                   .step = step_base + r->micro, .metric = r->metric,
-                                                   .present = r->present, .key = key};
-            memcpy(w->rows[w->nrows - 1].v, r->v, sizeof r->v);
-            int seen = 0;
-            for (int m = 0; m < w->nmetric_order; m++)
-                if (w->metric_order[m] == r->metric) seen = 1;
-            if (!seen) w->metric_order[w->nmetric_order++] = r->metric;
-            if (mk_knows(&w->mk[r->metric], key)) continue;
-            uint32_t before = names_count(w->fresh_set);
-            uint32_t fk = names_intern(w->fresh_set, name, r->len, r->metric, r->call);
-            if (fk == NAMES_NONE) return pt_errorf(w->err, "out of memory");
-            if (fk < before) continue;   /* already new in this batch */
-            if (util_grow0((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
-                return pt_errorf(w->err, "out of memory");
-            w->fresh[w->nfresh++] = (struct fresh){.name = name, .len = r->len, .call = r->call, .metric = r->metric};
+    size_t n = f->ok ? f->nrows : 0;
+    struct qfile qf = {.rank = f->rank, .n = n};
+    if (n) {
+        s->key = malloc(n * sizeof *s->key);
+        s->entry = malloc(n * sizeof *s->entry);
+        s->metric = malloc(n);
+        qf.v = malloc(n * sizeof *qf.v);
+        if (!s->key || !s->entry || !s->metric || !qf.v ||
+            util_grow0((void **)&w->q, &w->capq, w->nq + 1, sizeof *w->q) != 0) {
+            free(qf.v);
+            return pt_errorf(w->err, "out of memory");
         }
-        /* after each record: flush on a positive multiple of 5000 waiting rows */
-        size_t waiting = w->nrows - w->resolved;
-        if (waiting && waiting % 5000 == 0 && dump_flush(w) != 0) return -1;
     }
-    /* and at the end of every file */
-    if (dump_flush(w) != 0 || dump_file_done(w, f->rank) != 0) return -1;
-    return 0;
+    int like = n && last_like(&w->last, f);
+    if (like) {
+        memcpy(s->key, w->last.key, n * sizeof *s->key);
+        if (w->last.order_ok && !(qf.order = malloc(n * sizeof *qf.order))) {
+            free(qf.v);
+            return pt_errorf(w->err, "out of memory");
+        }
+        if (qf.order) memcpy(qf.order, w->last.order, n * sizeof *qf.order);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct trow *r = &f->rows[i];
+        uint32_t k = like ? s->key[i] : names_intern(w->ids.keys, f->arena + r->name, r->len, 0, r->call);
+        if (k == NAMES_NONE || util_grow0((void **)&w->ids.dbid, &w->ids.cap, (size_t)k + 1, sizeof *w->ids.dbid) != 0) {
+            free(qf.v);
+            free(qf.order);
+            return pt_errorf(w->err, "out of memory");
+        }
+        s->key[i] = k;
+        s->entry[i] = r->entry;
+        s->metric[i] = r->metric;
+        qf.v[i] = (struct qrow){.key = k, .i = (uint32_t)i, .step = step_base + r->micro, .metric = r->metric,
+                                .present = r->present};
+        memcpy(qf.v[i].v, r->v, sizeof r->v);
+    }
+    if (n && !like && last_keep(&w->last, f, s->key) != 0) {
+        free(qf.v);
+        return pt_errorf(w->err, "out of memory");
+    }
+    qf.gen = w->last.gen;
+    s->n = n;
+    s->ready = 1;
+    if (n) {
+        w->q[w->nq++] = qf;
+        if (f->rank > w->max_rank_rows) w->max_rank_rows = f->rank;
+    }
+    if (dump_replay(w) != 0) return -1;
+    return dump_drain(w);
 }
 
 /* The tables a shard carries beside msProbe's, for the merge. */
@@ -766,92 +981,232 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
     return trenddb_write_dump_shard(data, outdir, lo, lo->shard_k, lo->shard_n, ds, res, err);
 }
 
-int trenddb_write_dump_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
-                             int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
-    struct dump_writer w = {.err = err, .shard = shard_n > 0};
+/* The rank summary of what went in: made on the way (ranks in order, the
+ * group sizes foreseen right), else from the table. */
+static int dump_rank_summary(struct dump_writer *w) {
+    int32_t max_rank = w->max_rank_rows;
+    if (max_rank < SUMMARY_MIN_RANKS - 1) return 0;
+    if (w->summ && summ_job_fits(w->summ, max_rank)) {
+        if (summarize_rank(w) != 0) return -1;
+        return summ_job_write(&w->t, w->summ);
+    }
+    return write_rank_summary(&w->t);
+}
+
+static void dump_writer_free(struct dump_writer *w) {
+    sqlite3_finalize(w->ins_target);
+    sqlite3_finalize(w->ins_row);
+    sqlite3_finalize(w->ins_rows);
+    if (w->t.db || w->t.tmp) tdb_abort(&w->t);
+    names_free(w->ids.keys);
+    free(w->ids.dbid);
+    for (int m = 0; m < DM_N; m++) {
+        mk_free(&w->mk[m]);
+        free(w->stamp[m]);
+    }
+    free(w->fresh);
+    for (size_t i = 0; i < w->caprf; i++) {
+        free(w->rf[i].key);
+        free(w->rf[i].entry);
+        free(w->rf[i].metric);
+    }
+    free(w->rf);
+    for (size_t i = 0; i < w->nq; i++) {
+        free(w->q[i].v);
+        free(w->q[i].order);
+    }
+    free(w->q);
+    free(w->cur.v);
+    free(w->sortkey);
+    free(w->last.arena);
+    free(w->last.shape);
+    free(w->last.key);
+    free(w->last.order);
+    free(w->sfiles);
+    free(w->satt);
+    summ_job_free(w->summ);
+    bb_free(w->bb);
+    memset(w, 0, sizeof *w);
+}
+
+/* The statements the writer keeps. */
+static int dump_prepare(struct dump_writer *w) {
+    if (sqlite3_prepare_v2(w->t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
+                           -1, &w->ins_target, NULL) ||
+        sqlite3_prepare_v2(w->t.db, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?,?,?,?,?)", -1, &w->ins_row, NULL))
+        return tdb_fail(&w->t, "prepare");
+    char *sql = malloc(64 + ROWS_PER_INSERT * 18);
+    if (!sql) return pt_errorf(w->err, "out of memory");
+    size_t o = (size_t)sprintf(sql, "INSERT OR IGNORE INTO trend_data VALUES ");
+    for (int q = 0; q < ROWS_PER_INSERT; q++) o += (size_t)sprintf(sql + o, "%s(?,?,?,?,?,?,?,?)", q ? "," : "");
+    /* an old SQLite with a low variable limit: one row at a time */
+    if (sqlite3_prepare_v2(w->t.db, sql, -1, &w->ins_rows, NULL) != SQLITE_OK) w->ins_rows = NULL;
+    free(sql);
+    return 0;
+}
+
+/* Everything after the last file: the waiting rows, the ids' high-water
+ * mark, global_stats, tags, the rank summary, a shard's tables; then the
+ * result and the commit.  0, or -1 with err. */
+static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, const struct load_opts *lo, int shard_k,
+                       int shard_n, const struct dataset *rds, struct tdb_result *res) {
+    if (dump_replay(w) != 0 || dump_drain(w) != 0) return -1;
+    if (w->nq) return pt_errorf(w->err, "internal: rows of %zu files never had their target ids", w->nq);
+    if (w->bb && w->max_rank_rows >= SUMMARY_MIN_RANKS - 1 && !(w->summ && summ_job_fits(w->summ, w->max_rank_rows)))
+        return -2;   /* the rank summary would have to scan a table not yet in the file */
+    if (finish_sequence(&w->t, &w->ids) != 0) return -1;
+    if (dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
+    for (int i = 0; i < w->nmetric_order; i++) {
+        int m = w->metric_order[i];
+        if (write_tags(&w->t, &w->ids, w->mk[m].order, w->mk[m].n, m + 1, LABELS_DUMP) != 0) return -1;
+    }
+    if (dump_rank_summary(w) != 0) return -1;
+    if (w->shard && write_shard_tables(w, shard_k, shard_n, lo->micro_step, sum) != 0) return -1;
+    sqlite3_finalize(w->ins_target);
+    sqlite3_finalize(w->ins_row);
+    sqlite3_finalize(w->ins_rows);
+    w->ins_target = w->ins_row = w->ins_rows = NULL;
+    res->targets = names_count(w->ids.keys);
+    res->max_step = sum->max_step;
+    res->max_rank = sum->max_rank;
+    if (w->shard) {
+        res->shard_k = shard_k;
+        res->shard_n = shard_n;
+        res->empty = !sum->any_rank;
+        res->min_rank = INT32_MAX;
+        for (size_t i = 0; i < rds->nrankdirs; i++)
+            if (rds->rankdirs[i].rank < res->min_rank) res->min_rank = rds->rankdirs[i].rank;
+        if (res->min_rank == INT32_MAX) res->min_rank = 0;
+    }
+    res->rows = w->rows_in;
+    snprintf(res->path, sizeof res->path, "%s", w->t.final);
+    if (w->bb) {
+        sqlite3_stmt *st = NULL;
+        w->t.bulk = w->bb;
+        w->t.bulk_root = 0;
+        if (sqlite3_prepare_v2(w->t.db, "SELECT rootpage FROM sqlite_master WHERE name = 'trend_data'", -1, &st, NULL) ==
+                SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            w->t.bulk_root = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (!w->t.bulk_root) return tdb_fail(&w->t, "find trend_data");
+    }
+    return tdb_commit(&w->t);
+}
+
+/* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
+ * kind it knows how to grow; else (NULL, 0) the rows go in by INSERTs. */
+static int dump_bulk_open(struct dump_writer *w, const char *outdir, const char *dbname, struct dataset *ds) {
+    sqlite3_stmt *st = NULL;
+    int ps = 0, vac = -1;
+    if (sqlite3_prepare_v2(w->t.db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        ps = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(w->t.db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        vac = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (vac != 0 || ps < 512) return 0;
+    char name[160], *scratch = malloc(strlen(w->t.final) + 40);
+    struct pt_error e;
+    if (!scratch) return pt_errorf(w->err, "out of memory");
+    snprintf(name, sizeof name, "%s.rows", dbname);
+    remove_stale(outdir, name, ds);
+    sprintf(scratch, "%s.rows.tmp.%ld", w->t.final, (long)getpid());
+    int rc = bb_open(&w->bb, scratch, ps, &e);
+    free(scratch);
+    if (rc != 0) w->bb = NULL;   /* no scratch file to be had: INSERTs */
+    return 0;
+}
+
+/* One try: rank_major (the fast way) may find its foreseen step numbers
+ * wrong at the end (*again 1: nothing written, read again in the list's
+ * order); bulk (trend_data built beside SQLite) may meet rows out of key
+ * order (*again 2: read again with INSERTs).  The notes of the read go to
+ * rds, the rest to ds. */
+static int write_dump_try(const char *data, const char *outdir, const struct load_opts *lo, int shard_k, int shard_n,
+                          const struct mapping *map, int rank_major, int bulk, struct dataset *ds,
+                          struct dataset *rds, struct tdb_result *res, int *again, struct pt_error *err) {
+    struct dump_writer w = {.err = err, .shard = shard_n > 0, .ds = rds, .batch = 1, .max_rank_rows = -1,
+                            .summ_off = !rank_major, .rank_major = rank_major};
     char dbname[96];
-    struct mapping map = {0};
     struct dump_summary sum;
     int rc = -1;
+    *again = 0;
     memset(res, 0, sizeof *res);
-    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    if (!(w.ids.keys = names_new()) || !(w.fresh_set = names_new())) {
+    if (!(w.ids.keys = names_new())) {
         pt_errorf(err, "out of memory");
         goto out;
     }
     if (w.shard) snprintf(dbname, sizeof dbname, "dump_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
     else snprintf(dbname, sizeof dbname, "dump_data.trend.db");
-    if (tdb_open(&w.t, outdir, dbname, 16384, lo, ds, err) != 0) goto out;
-    if (create_fixed(&w.t) != 0) goto out;
-    if (create_trend(&w.t, dump_stat_names, 4) != 0) goto out;
-    if (insert_metrics(&w.t, dump_metric_names, DM_N) != 0) goto out;
-    if (sqlite3_prepare_v2(w.t.db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
-                           -1, &w.ins_target, NULL) ||
-        sqlite3_prepare_v2(w.t.db, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?,?,?,?,?)", -1, &w.ins_row, NULL)) {
-        tdb_fail(&w.t, "prepare");
+    if (tdb_open(&w.t, outdir, dbname, 16384, lo, ds, err) != 0 || create_fixed(&w.t) != 0 ||
+        create_trend(&w.t, dump_stat_names, 4) != 0 || insert_metrics(&w.t, dump_metric_names, DM_N) != 0 ||
+        dump_prepare(&w) != 0 || (bulk && dump_bulk_open(&w, outdir, dbname, ds) != 0))
+        goto out;
+    struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = map, .want_rows = 1, .layout = lo->layout,
+                             .shard_k = shard_k, .shard_n = shard_n, .rank_major = rank_major};
+    if (dump_read(data, lo, &dopt, rds, dump_writer_file, &w, &sum, err) != 0) {
+        if (w.bb_refused) *again = 2;
         goto out;
     }
-    {
-        char *sql = malloc(64 + ROWS_PER_INSERT * 18);
-        if (!sql) { pt_errorf(err, "out of memory"); goto out; }
-        size_t o = (size_t)sprintf(sql, "INSERT OR IGNORE INTO trend_data VALUES ");
-        for (int q = 0; q < ROWS_PER_INSERT; q++) o += (size_t)sprintf(sql + o, "%s(?,?,?,?,?,?,?,?)", q ? "," : "");
-        /* an old SQLite with a low variable limit: one row at a time */
-        if (sqlite3_prepare_v2(w.t.db, sql, -1, &w.ins_rows, NULL) != SQLITE_OK) w.ins_rows = NULL;
-        free(sql);
+    if (sum.foresight_failed) {
+        *again = 1;
+        goto out;
     }
-    struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = &map, .want_rows = 1,
-                             .layout = lo->layout, .shard_k = shard_k, .shard_n = shard_n};
-    if (dump_read(data, lo, &dopt, ds, dump_writer_file, &w, &sum, err) != 0) goto out;
     /* a shard of no rank (more tasks than ranks) is written all the same:
      * the set of shards is complete only with it */
     if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
-    if (dump_insert_rows(&w, 1) != 0) goto out;
-    if (finish_sequence(&w.t, &w.ids) != 0) goto out;
-    if (dump_global_stats(&w.t, sum.max_rank, sum.min_step, sum.max_step) != 0) goto out;
-    for (int i = 0; i < w.nmetric_order; i++) {
-        int m = w.metric_order[i];
-        if (write_tags(&w.t, &w.ids, w.mk[m].order, w.mk[m].n, m + 1, LABELS_DUMP) != 0) goto out;
-    }
-    if (w.summ ? summ_job_write(&w.t, w.summ) : w.partial ? write_rank_summary(&w.t) : 0) goto out;
-    if (w.shard && write_shard_tables(&w, shard_k, shard_n, lo->micro_step, &sum) != 0) goto out;
-    sqlite3_finalize(w.ins_target);
-    sqlite3_finalize(w.ins_row);
-    sqlite3_finalize(w.ins_rows);
-    w.ins_target = w.ins_row = w.ins_rows = NULL;
-    res->targets = names_count(w.ids.keys);
-    res->max_step = sum.max_step;
-    res->max_rank = sum.max_rank;
-    if (w.shard) {
-        res->shard_k = shard_k;
-        res->shard_n = shard_n;
-        res->empty = !sum.any_rank;
-        res->min_rank = INT32_MAX;
-        for (size_t i = 0; i < ds->nrankdirs; i++)
-            if (ds->rankdirs[i].rank < res->min_rank) res->min_rank = ds->rankdirs[i].rank;
-        if (res->min_rank == INT32_MAX) res->min_rank = 0;
-    }
-    res->rows = w.rows_in;
-    snprintf(res->path, sizeof res->path, "%s", w.t.final);
-    if (tdb_commit(&w.t) != 0) goto out;
+    int frc = dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res);
+    if (frc == -2) *again = 2;
+    if (frc != 0) goto out;
     rc = 0;
 out:
-    sqlite3_finalize(w.ins_target);
-    sqlite3_finalize(w.ins_row);
-    sqlite3_finalize(w.ins_rows);
-    if (w.t.db || w.t.tmp) tdb_abort(&w.t);
-    names_free(w.ids.keys);
-    names_free(w.fresh_set);
-    free(w.ids.dbid);
-    for (int m = 0; m < DM_N; m++) mk_free(&w.mk[m]);
-    free(w.rows);
-    free(w.order);
-    free(w.fresh);
-    for (size_t i = 0; i < w.nranks; i++) free(w.ranks[i].v);
-    free(w.ranks);
-    free(w.sfiles);
-    free(w.satt);
-    summ_job_free(w.summ);
+    dump_writer_free(&w);
+    return rc;
+}
+
+/* What a read left in from (notes, skipped files, rank folders, overflow
+ * records, header) moved into ds. */
+static void ds_take_read(struct dataset *ds, struct dataset *from) {
+    for (size_t i = 0; i < from->nwarnings; i++) dataset_warn(ds, "%s", from->warnings[i]);
+    for (size_t i = 0; i < from->nskipped; i++) dataset_skip(ds, from->skipped[i]);
+    if (!ds->rankdirs) {
+        ds->rankdirs = from->rankdirs;
+        ds->nrankdirs = from->nrankdirs;
+        from->rankdirs = NULL;
+        from->nrankdirs = 0;
+    }
+    if (!ds->ovf.n) {
+        struct ovf_list t = ds->ovf;
+        ds->ovf = from->ovf;
+        from->ovf = t;
+    }
+    if (!ds->framework) { ds->framework = from->framework; from->framework = NULL; }
+    if (!ds->level) { ds->level = from->level; from->level = NULL; }
+    if (!ds->task) { ds->task = from->task; from->task = NULL; }
+    ds->files_read += from->files_read;
+    ds->bytes_read += from->bytes_read;
+}
+
+int trenddb_write_dump_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
+                             int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
+    struct mapping map = {0};
+    int again = 0, rc = -1;
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    /* rank by rank with trend_data built in key order first; a try that
+     * proved wrong is read again the slower way, its notes never said */
+    for (int rank_major = 1, bulk = 1;;) {
+        struct dataset *rds = calloc(1, sizeof *rds);
+        if (!rds) {
+            rc = pt_errorf(err, "out of memory");
+            break;
+        }
+        rc = write_dump_try(data, outdir, lo, shard_k, shard_n, &map, rank_major, bulk, ds, rds, res, &again, err);
+        if (!again) ds_take_read(ds, rds);
+        dataset_free(rds);
+        if (!again) break;
+        bulk = 0;
+        if (again == 1) rank_major = 0;
+    }
     mapping_free(&map);
     return rc;
 }
@@ -2317,45 +2672,38 @@ out:
     return rc;
 }
 
-/* The dump writer's rows, still in memory and sorted: summarized on the
- * idle core while the main thread inserts them. */
+/* The dump writer's rows, rank by rank as they go in (ranks ascending, each
+ * rank's rows sorted by key): summarized on the way. */
 struct summ_job {
     struct summ m;
-    const struct rankrows *ranks;
-    size_t nranks;
+    int32_t max_rank;        /* the one foreseen: the group sizes depend on it */
     int failed;
 };
 
-static void *summ_thread(void *arg) {
-    struct summ_job *j = arg;
+static void summ_job_rank(struct summ_job *j, const struct rankrows *b) {
     size_t stride = 4 + 4 * (size_t)j->m.ns;
-    for (size_t k = 0; k < j->nranks && !j->failed; k++) {
-        const struct rankrows *b = &j->ranks[k];
-        if (!b->n) continue;
-        if (sacc_grow(&j->m.cur, b->n, stride) != 0) { j->failed = 1; break; }
-        j->m.cur.n = 0;
-        for (size_t i = 0; i < b->n; i++) {
-            const struct prow *r = &b->v[i];
-            if (i && cmp_prow_key(&b->v[i - 1], r) == 0) continue;   /* INSERT OR IGNORE kept the first */
-            double *e = j->m.cur.v + j->m.cur.n++ * stride;
-            e[0] = r->step;
-            e[1] = (double)r->dbid;
-            e[2] = r->metric + 1;
-            e[3] = 1;
-            for (int s = 0; s < 4; s++) {
-                double v = 0, stored;
-                int has = ((r->present >> s) & 1) && normalise(r->v[s], &stored) && summ_value(1, stored, &v);
-                summ_set(e + 4 + 4 * s, has, v);
-            }
+    if (j->failed || !b->n) return;
+    if (sacc_grow(&j->m.cur, b->n, stride) != 0) { j->failed = 1; return; }
+    j->m.cur.n = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct prow *r = &b->v[i];
+        if (i && cmp_prow_key(&b->v[i - 1], r) == 0) continue;   /* INSERT OR IGNORE kept the first */
+        double *e = j->m.cur.v + j->m.cur.n++ * stride;
+        e[0] = r->step;
+        e[1] = (double)r->dbid;
+        e[2] = r->metric + 1;
+        e[3] = 1;
+        for (int s = 0; s < 4; s++) {
+            double v = 0, stored;
+            int has = ((r->present >> s) & 1) && normalise(r->v[s], &stored) && summ_value(1, stored, &v);
+            summ_set(e + 4 + 4 * s, has, v);
         }
-        if (summ_rank(&j->m, b->rank) != 0) j->failed = 1;
     }
-    if (!j->failed && summ_finish(&j->m) != 0) j->failed = 1;
-    return NULL;
+    if (summ_rank(&j->m, b->rank) != 0) j->failed = 1;
 }
 
 static int summ_job_write(struct tdb *t, struct summ_job *j) {
-    if (j->failed) return pt_errorf(t->err, "out of memory");
+    if (j->failed || summ_finish(&j->m) != 0) return pt_errorf(t->err, "out of memory");
     return summ_write(t, &j->m, dump_stat_names);
 }
 
@@ -2365,12 +2713,17 @@ static void summ_job_free(struct summ_job *j) {
     free(j);
 }
 
-/* ranks: sorted by rank, each rank's rows by key */
-static struct summ_job *summ_job_new(const struct rankrows *ranks, size_t n) {
+/* Group sizes as for ranks 0..max_rank */
+static struct summ_job *summ_job_new(int32_t max_rank) {
     struct summ_job *j = calloc(1, sizeof *j);
     if (!j) return NULL;
-    summ_init(&j->m, 4, ranks[n - 1].rank);
-    j->ranks = ranks;
-    j->nranks = n;
+    summ_init(&j->m, 4, max_rank);
+    j->max_rank = max_rank;
     return j;
+}
+
+/* Are ranks 0..max_rank summarized in the group sizes j was made for? */
+static int summ_job_fits(const struct summ_job *j, int32_t max_rank) {
+    int64_t a = (int64_t)j->max_rank + 1, b = (int64_t)max_rank + 1;
+    return (a > 8) == (b > 8) && (a > 64) == (b > 64);
 }

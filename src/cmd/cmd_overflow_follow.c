@@ -1,0 +1,189 @@
+/* cmd_overflow_follow: `probetop overflow --follow PATH [--idle SECONDS]`,
+ * the NaN/Inf triage of a run still being written (probetop(1), FOLLOW
+ * MODE).  It reads PATH, prints every non-finite entry it has not printed
+ * yet, one line each as `overflow` lists them, waits for the input to change
+ * (src/io/watch.h: inotify or polling, never a busy loop), reads it again,
+ * and so on.  It stops on SIGINT/SIGTERM (a flag the handler sets, nothing
+ * more) or when the input has not changed for --idle seconds, and exits with
+ * the gate's code for what it saw last: 1 when an entry reaches --fail-on,
+ * else 0.  A file still being written is not a warning (load_opts.follow);
+ * one that stays broken past DS_SETTLE_SECONDS is, on stderr. */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "model/overflow.h"
+#include "model/util/util.h"
+#include "src/cmd/cmd.h"
+#include "src/cmd/cmd_overflow_follow.h"
+#include "src/io/dataset.h"
+#include "src/io/watch.h"
+
+/* The signal flag (SIGINT, SIGTERM): the loop ends at its next wake. */
+static volatile sig_atomic_t follow_stop;
+
+static void on_stop(int sig) { follow_stop = sig; }
+
+static void catch_stop(int on) {
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on ? on_stop : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* Hashes of what was printed already (entries, warnings). */
+struct seen {
+    uint64_t *v;
+    size_t n, cap;
+};
+
+/* 1 when h is new (and now seen), 0 when seen before, -1 out of memory. */
+static int seen_add(struct seen *s, uint64_t h) {
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] == h) return 0;
+    if (UTIL_PUSH(s->v, s->n, s->cap) != 0) return -1;
+    s->v[s->n++] = h;
+    return 1;
+}
+
+static uint64_t entry_hash(const struct ovf_entry *e) {
+    int32_t k[4] = {e->step, e->micro, e->rank, (int32_t)e->pos};
+    uint64_t h = util_hash(k, sizeof k, 0);
+    h = util_hash(e->name ? e->name : "", e->name ? strlen(e->name) : 0, h);
+    return util_hash(e->what ? e->what : "", e->what ? strlen(e->what) : 0, h);
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* One read of the input: prints its new entries and new warnings, sets
+ * *failing to the gate's count.  0, or -1 when it did not load (said on
+ * stderr unless the input is young: a writer at work). */
+static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, struct seen *printed,
+                    struct seen *warned, size_t *failing, size_t *pending) {
+    struct dataset *ds = NULL;
+    struct pt_error err = {{0}};
+    if (dataset_load(fo->path, lo, &ds, &err) != 0) {
+        struct stat st;
+        if (!(stat(fo->path, &st) == 0 && time(NULL) - st.st_mtime < DS_SETTLE_SECONDS))
+            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+        return -1;
+    }
+    for (size_t i = 0; i < ds->nwarnings; i++)
+        if (seen_add(warned, util_hash_str(ds->warnings[i])) == 1)
+            fprintf(stderr, "probetop overflow: warning: %s\n", ds->warnings[i]);
+    struct ovf_list scanned = {0};
+    const struct ovf_list *l = &ds->ovf;
+    int rc = 0;
+    if (!ds->ovf_levels) {
+        if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
+            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            rc = -1;
+        }
+        l = &scanned;
+    }
+    size_t fail = 0;
+    for (size_t i = 0; rc == 0 && i < l->n; i++) {
+        const struct ovf_entry *e = &l->v[i];
+        if ((int)ovf_gate_level(e) >= fo->fail_on) fail++;
+        if (ds->ovf_levels && (int)e->level < fo->min_level) continue;
+        int r = seen_add(printed, entry_hash(e));
+        if (r < 0) { fprintf(stderr, "probetop overflow: out of memory\n"); rc = -1; break; }
+        if (r == 0) continue;
+        char micro[16];
+        if (e->micro >= 0) snprintf(micro, sizeof micro, "%d", (int)e->micro);
+        else snprintf(micro, sizeof micro, "-");
+        char name[2048], what[1024];
+        printf("  %-9s %5d %5s %5d %7u  %s  %s\n",
+               ds->ovf_levels ? ovf_level_name((enum ovf_level)e->level) : "nonfinite", (int)e->step, micro,
+               (int)e->rank, (unsigned)e->pos, pt_escape(e->name ? e->name : "", e->name ? strlen(e->name) : 0, name, sizeof name),
+               pt_escape(e->what ? e->what : "", e->what ? strlen(e->what) : 0, what, sizeof what));
+    }
+    fflush(stdout);
+    if (rc == 0) {
+        *failing = fail;
+        *pending = ds->npending;
+    }
+    ovf_list_free(&scanned);
+    dataset_free(ds);
+    return rc;
+}
+
+int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_in) {
+    struct load_opts lo = *lo_in;
+    lo.follow = 1;
+    struct watch *w = NULL;
+    struct pt_error err = {{0}};
+    struct stat st;
+    /* a path that is not there is a typo, not a run about to start (an
+     * empty folder is watched until data appears) */
+    if (stat(fo->path, &st) != 0) {
+        fprintf(stderr, "probetop overflow: %s: %s\n", fo->path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (watch_open(fo->path, &w, &err) != 0) {
+        fprintf(stderr, "probetop overflow: %s\n", err.msg);
+        return EXIT_USAGE;
+    }
+    struct seen printed = {0}, warned = {0};
+    size_t failing = 0, pending = 0;
+    follow_stop = 0;
+    catch_stop(1);
+    printf("following %s (%s; Ctrl-C stops", fo->path, watch_notifies(w) ? "inotify" : "polling");
+    if (fo->idle > 0) printf(", or %g s without a change", fo->idle);
+    printf(")\n  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
+    fflush(stdout);
+    int loaded = one_pass(fo, &lo, &printed, &warned, &failing, &pending) == 0;
+    double last_change = now_s(), dirty = 0;
+    int settled = pending == 0;
+    while (!follow_stop) {
+        double now = now_s();
+        if (fo->idle > 0 && now - last_change >= fo->idle && !dirty) break;
+        int r = watch_wait(w, 250, -1);
+        now = now_s();
+        if (r == 1) {
+            last_change = now;
+            if (!dirty) dirty = now;
+            settled = 0;
+        }
+        /* a burst of writes is one read: 200 ms after the first of them */
+        if (dirty && now - dirty >= 0.2) {
+            dirty = 0;
+            if (one_pass(fo, &lo, &printed, &warned, &failing, &pending) == 0) loaded = 1;
+        } else if (!settled && now - last_change >= DS_SETTLE_SECONDS + 0.5) {
+            /* quiet: a file still broken now is broken (and said) */
+            settled = 1;
+            if (pending && one_pass(fo, &lo, &printed, &warned, &failing, &pending) == 0) loaded = 1;
+        }
+    }
+    catch_stop(0);
+    watch_close(w);
+    free(printed.v);
+    free(warned.v);
+    if (pending)
+        fprintf(stderr, "probetop overflow: %zu file%s still being written when it stopped\n", pending,
+                pending == 1 ? "" : "s");
+    if (!loaded) {
+        fprintf(stderr, "probetop overflow: %s: no data could be read while it was followed\n", fo->path);
+        return EXIT_USAGE;
+    }
+    const char *lv = ovf_level_name((enum ovf_level)fo->fail_on);
+    if (follow_stop) printf("stopped by %s\n", follow_stop == SIGINT ? "SIGINT" : "SIGTERM");
+    else printf("no change for %g s\n", fo->idle);
+    if (failing) printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, failing, failing == 1 ? "" : "s");
+    else printf("gate (--fail-on %s): nothing at or above it: exit 0\n", lv);
+    fflush(stdout);
+    return failing ? EXIT_FOUND : EXIT_OK;
+}

@@ -1,0 +1,39 @@
+/* btree_bulk: a WITHOUT ROWID table's B-tree built bottom-up from records
+ * given in key order, then spliced into the database file SQLite wrote
+ * (the SQLite file format: https://sqlite.org/fileformat2.html, "B-tree
+ * Pages").  data2db's trend_data gets millions of rows in key order: built
+ * this way each row costs its encoding, where an INSERT costs a statement
+ * step, a seek and a record comparison (probetop-formats(5), TREND.DB).
+ *
+ * The pages go to a scratch file beside the database while the rows come
+ * (the database is still open in SQLite and growing); after SQLite closed
+ * it, bb_splice appends them to the file, puts the tree's top into the
+ * table's root page (an empty leaf SQLite made with CREATE TABLE) and sets
+ * the page count in the header. */
+#ifndef PT_BTREE_BULK_H
+#define PT_BTREE_BULK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+
+struct bb;
+
+/* scratch: the page file (created, removed by bb_free); page_size: the
+ * database's (512..65536, a power of two; no reserved bytes). */
+int bb_open(struct bb **out, const char *scratch, int page_size, struct pt_error *err);
+/* One record (SQLite's record format), greater than the one before. */
+int bb_add(struct bb *b, const unsigned char *rec, size_t len);
+/* After the database at db_path was closed by SQLite: the tree into it,
+ * its top in page root (1-based).  -1 with err when the file is not as
+ * expected (then it is unchanged, or as SQLite left it). */
+int bb_splice(struct bb *b, const char *db_path, int64_t root, struct pt_error *err);
+void bb_free(struct bb *b);
+
+/* A record of ncols columns: ints (is_int) or doubles (present: else
+ * NULL), into out (room for 9 + 9 * ncols bytes); returns its length. */
+size_t bb_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind);
+enum { BB_NULL, BB_INT, BB_REAL };
+
+#endif
