@@ -2,6 +2,7 @@
  * through; which reader runs is the reader table's business (formats.c). */
 #include "src/io/dataset.h"
 
+#include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/json.h"
 
@@ -83,6 +84,19 @@ long dataset_csv_first_step(const char *name) {
     long a = 0;
     while (*p >= '0' && *p <= '9' && a < 100000000L) a = a * 10 + (*p++ - '0');
     return *p == '-' ? a : -1;
+}
+
+int dataset_csv_first_steps(const char *dir, int (*match)(const char *name), long **v, size_t *n, size_t *cap) {
+    size_t nfs;
+    char **files = fs_list_dir(dir, 0, &nfs);
+    int rc = 0;
+    for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+        if (match(files[k]) < 0) continue;
+        if (UTIL_PUSH(*v, *n, *cap) != 0) rc = -1;
+        else (*v)[(*n)++] = dataset_csv_first_step(files[k]);
+    }
+    if (files) fs_free_list(files, nfs);
+    return rc;
 }
 
 static int cmp_long(const void *a, const void *b) {

@@ -39,6 +39,10 @@ int dataset_young(const struct dataset *d, const char *path);
 /* Progressive loading of CSV trees: the first step of a file name
  * `<x>_<a>-<b>.csv` or `<x>_step<a>-<b>.csv` (a), -1 when it has none. */
 long dataset_csv_first_step(const char *name);
+/* Appends to (*v, *n, *cap) the first step of every file of dir that
+ * match() accepts (match >= 0), for dataset_step_cut.  0, or -1 without
+ * memory (*v stays the caller's to free). */
+int dataset_csv_first_steps(const char *dir, int (*match)(const char *name), long **v, size_t *n, size_t *cap);
 /* The largest first step to read for d->max_steps, given the first steps
  * v[0..n) of every file (sorted in place; -1 entries always read);
  * LONG_MAX when every file is to be read, else sets d->more. */

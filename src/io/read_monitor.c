@@ -436,16 +436,8 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
     if (ds->max_steps > 0) {   /* progressive loading: the files of the first steps */
         long *firsts = NULL;
         size_t nfirst = 0, cap = 0;
-        for (size_t i = 0; i < nr && rc == 0; i++) {
-            size_t nfs;
-            char **files = fs_list_dir(rd[i].dir, 0, &nfs);
-            for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-                if (match_csv(files[k]) < 0) continue;
-                if (UTIL_PUSH(firsts, nfirst, cap) != 0) rc = -1;
-                else firsts[nfirst++] = dataset_csv_first_step(files[k]);
-            }
-            if (files) fs_free_list(files, nfs);
-        }
+        for (size_t i = 0; i < nr && rc == 0; i++)
+            if (dataset_csv_first_steps(rd[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = -1;
         if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
         free(firsts);
     }

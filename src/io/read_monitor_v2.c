@@ -356,16 +356,8 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
     if (ds->max_steps > 0 && rc == 0) {   /* progressive loading: the files of the first steps */
         long *firsts = NULL;
         size_t nfirst = 0, cap = 0;
-        for (size_t i = 0; i < nr && rc == 0; i++) {
-            size_t nfs;
-            char **files = fs_list_dir(rk[i].dir, 0, &nfs);
-            for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-                if (match_csv(files[k]) < 0) continue;
-                if (UTIL_PUSH(firsts, nfirst, cap) != 0) rc = pt_errorf(err, "out of memory");
-                else firsts[nfirst++] = dataset_csv_first_step(files[k]);
-            }
-            if (files) fs_free_list(files, nfs);
-        }
+        for (size_t i = 0; i < nr && rc == 0; i++)
+            if (dataset_csv_first_steps(rk[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = pt_errorf(err, "out of memory");
         if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
