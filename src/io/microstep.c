@@ -16,7 +16,7 @@ struct kmap {
 /* Eight bytes per multiply: construct keys are long ("Module.module.module.
  * language_model.encoder.layers.17.mlp.forward.0"), and hashing them byte by
  * byte was a visible part of every rank's parse. */
-static uint64_t hstr(const char *s, size_t n) {
+uint64_t microstep_hash(const char *s, size_t n) {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
     for (; n >= 8; s += 8, n -= 8) {
         uint64_t w;
@@ -44,7 +44,7 @@ static int kmap_init(struct kmap *m, const struct construct *c) {
  * as a Python dict does: the slot keeps pointing at the first index, and
  * the caller stores values per first index. */
 static uint32_t kmap_get(const struct kmap *m, const struct construct *c, const char *k, size_t n) {
-    for (size_t i = hstr(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = microstep_hash(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         uint32_t v = m->slot[i];
         if (!v) return UINT32_MAX;
         if (m->len[v - 1] == n && !memcmp(c->v[v - 1].name, k, n)) return v - 1;
@@ -54,7 +54,7 @@ static uint32_t kmap_get(const struct kmap *m, const struct construct *c, const 
 static uint32_t kmap_put(struct kmap *m, const struct construct *c, uint32_t idx) {
     const char *k = c->v[idx].name;
     size_t n = strlen(k);
-    for (size_t i = hstr(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = microstep_hash(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         uint32_t v = m->slot[i];
         if (!v) { m->slot[i] = idx + 1; return idx; }
         if (!strcmp(c->v[v - 1].name, k)) return v - 1;
@@ -275,7 +275,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     ms->hash = calloc(ms->hcap, sizeof *ms->hash);
     if (!ms->hash) goto oom;
     for (size_t i = 0; i < ms->n; i++) {
-        size_t h = hstr(ms->v[i].key, ms->v[i].keylen) & (ms->hcap - 1);
+        size_t h = microstep_hash(ms->v[i].key, ms->v[i].keylen) & (ms->hcap - 1);
         while (ms->hash[h]) h = (h + 1) & (ms->hcap - 1);
         ms->hash[h] = (uint32_t)i + 1;
     }
@@ -299,7 +299,7 @@ oom:
 
 const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len) {
     if (!ms->hcap) return NULL;
-    for (size_t h = hstr(key, len) & (ms->hcap - 1);; h = (h + 1) & (ms->hcap - 1)) {
+    for (size_t h = microstep_hash(key, len) & (ms->hcap - 1);; h = (h + 1) & (ms->hcap - 1)) {
         uint32_t v = ms->hash[h];
         if (!v) return NULL;
         const struct ms_entry *e = &ms->v[v - 1];

@@ -33,5 +33,9 @@ struct microstep {
 int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err);
 void microstep_free(struct microstep *ms);
 const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len);
+/* The hash of the micro step table's keys, eight bytes per multiply (long
+ * construct keys); also what a parse uses to recognise construct.json
+ * contents it has seen.  Not FNV like util_hash: speed on long keys. */
+uint64_t microstep_hash(const char *s, size_t n);
 
 #endif

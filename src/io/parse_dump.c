@@ -735,24 +735,10 @@ static const struct microstep *cons_cached(struct cons_cache *c, const char *cpa
     return slot >= 0 ? &c->v[slot].ms : NULL;
 }
 
-/* Eight bytes per step (a wrong count from a collision is caught: the
- * foresight is checked against the files). */
-static uint64_t bytes_hash(const char *s, size_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (; n >= 8; s += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    for (; n; s++, n--) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h ^ (h >> 29);
-}
-
 /* The count of construct.json bytes b (len), built alone when no parse had
  * it yet; 1 when it cannot be read as the parse would not either. */
 static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len) {
-    uint64_t h = bytes_hash(b, len);
+    uint64_t h = microstep_hash(b, len);   /* a collision is caught: the foresight is checked against the files */
     int n = -1, full;
     pthread_mutex_lock(&c->mu);
     for (size_t i = 0; i < c->ncounts && n < 0; i++)
