@@ -411,10 +411,13 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
     size_t ns = 0, nr = 0;
     for (size_t i = 0; i < b->nsteps; i++) sv[ns++] = b->steps[i].value;
     for (size_t i = 0; i < b->nranks; i++) rv[nr++] = b->ranks[i];
+    /* rows come in runs of one step and rank (a file, a rank folder): a
+     * value equal to the one before is not taken again before the sort */
     for (int i = 0; i < b->nm; i++)
         for (size_t r = 0; r < b->m[i].n; r++) {
-            sv[ns++] = brow_at(&b->m[i], r)->step;
-            rv[nr++] = brow_at(&b->m[i], r)->rank;
+            const struct brow *row = brow_at(&b->m[i], r);
+            if (!ns || sv[ns - 1] != row->step) sv[ns++] = row->step;
+            if (!nr || rv[nr - 1] != row->rank) rv[nr++] = row->rank;
         }
     ns = uniq_i32(sv, ns);
     nr = uniq_i32(rv, nr);

@@ -22,6 +22,7 @@
 
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
 struct ds_format_ops;
+struct mon_cache;
 
 /* Progress: called from the loading thread with what is done of the total. */
 typedef void (*ds_progress_fn)(void *ctx, size_t files_done, size_t files_total,
@@ -50,6 +51,10 @@ struct load_opts {
      * than DS_SETTLE_SECONDS ago that does not parse yet, or a CSV's last
      * row without its line end, is "pending" (ds->pending), not a warning. */
     int follow;
+    /* Monitor trees: the parsed CSV files kept between loads (owned by
+     * the caller; src/io/mon_cache.h), so that a reload parses only what
+     * changed.  NULL: each load parses everything. */
+    struct mon_cache *mon_cache;
 };
 
 /* How long a broken file must stay unchanged before follow mode reports

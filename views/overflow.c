@@ -51,7 +51,13 @@ struct oline {
 
 struct ovp {
     int built;
-    int deferred, drawing;   /* a lazy cube's scan waits for the first draw */
+    int deferred, drawing;   /* a scan of the cube's cells waits for the pane's next draw */
+    /* the cursor's entry before a swap (follow mode), found again once the
+     * deferred scan is done */
+    int keep;
+    struct ovf_entry keep_key;
+    char *keep_name;
+    size_t keep_off;
     const struct ovf_list *list;
     const struct anomaly_list *anom;   /* the dataset's anomaly reports, or NULL */
     struct ovf_list own;   /* scanned cube cells when the input has no levels */
@@ -209,10 +215,11 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
     if (!a->ds) return 0;
     p->levels = a->ds->ovf_levels;
     p->anom = a->ds->anomalies.n ? &a->ds->anomalies : NULL;
-    /* A lazy .trend.db (probetop(1), --mem): its non-finite cells are a
-     * scan of the whole table, so they wait until the pane is first shown
-     * rather than hold back the first heat map. */
-    p->deferred = !p->levels && cube_is_lazy(a->cube) && !p->drawing;
+    /* Inputs without levels: the list is a scan of every cell (of the whole
+     * table of a lazy .trend.db, probetop(1), --mem; millions of NaN cells
+     * in a monitor tree), so it waits until the pane is drawn rather than
+     * hold back the first heat map, or each reload of follow mode. */
+    p->deferred = !p->levels && !p->drawing;
     if (p->deferred) return 0;
     if (p->levels) {
         p->list = &a->ds->ovf;
@@ -480,6 +487,7 @@ static void ovf_free(struct view *v) {
     if (!p) return;
     ovp_reset(p);
     search_free(&p->re);
+    free(p->keep_name);
     free(p);
     v->priv = NULL;
 }
@@ -490,35 +498,44 @@ static int ovf_available(const struct app *a) {
 
 /* A newer dataset of the input (follow mode): the cursor stays on its
  * entry (same step, micro step, rank, position and name), as far from the
- * top of the list as it was. */
-static void ovf_rebuild_kept(struct ovp *p, struct app *a, struct pt_error *err) {
+ * top of the list as it was.  keep_place notes it before the swap,
+ * find_place finds it once the list is built (at once, or at the draw
+ * after a deferred scan). */
+static void keep_place(struct ovp *p) {
     const struct ovf_entry *e = cur_entry(p);
-    struct ovf_entry key = {0};
-    char *name = e && e->name ? strdup(e->name) : NULL;
-    size_t off = p->cur >= p->top ? p->cur - p->top : 0;
-    if (e) key = *e;
-    if (build(p, a, err) != 0) app_err(a, "%s", err->msg);
-    else if (name) {
-        for (size_t i = 0; i < p->nlines; i++) {
-            if (p->lines[i].heading) continue;
-            const struct ovf_entry *x = &p->list->v[p->lines[i].entry];
-            if (x->step == key.step && x->micro == key.micro && x->rank == key.rank && x->pos == key.pos && x->name &&
-                !strcmp(x->name, name)) {
-                p->cur = i;
-                p->top = i > off ? i - off : 0;
-                break;
-            }
+    free(p->keep_name);
+    p->keep_name = e && e->name ? strdup(e->name) : NULL;
+    p->keep_off = p->cur >= p->top ? p->cur - p->top : 0;
+    p->keep = e != NULL;
+    if (e) p->keep_key = *e;
+}
+
+static void find_place(struct ovp *p) {
+    if (!p->keep || !p->built) return;
+    const struct ovf_entry *k = &p->keep_key;
+    for (size_t i = 0; p->keep_name && i < p->nlines; i++) {
+        if (p->lines[i].heading) continue;
+        const struct ovf_entry *x = &p->list->v[p->lines[i].entry];
+        if (x->step == k->step && x->micro == k->micro && x->rank == k->rank && x->pos == k->pos && x->name &&
+            !strcmp(x->name, p->keep_name)) {
+            p->cur = i;
+            p->top = i > p->keep_off ? i - p->keep_off : 0;
+            break;
         }
     }
-    free(name);
+    free(p->keep_name);
+    p->keep_name = NULL;
+    p->keep = 0;
 }
 
 static void ovf_notify(struct view *v, struct app *a, unsigned what) {
     struct ovp *p = v->priv;
     if (!(what & APP_CH_DATA)) return;
     struct pt_error err = { { 0 } };
-    if (a->swap_from && p->built) { ovf_rebuild_kept(p, a, &err); return; }
+    if (a->swap_from && p->built) keep_place(p);
+    else if (!a->swap_from) p->keep = 0;
     if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    find_place(p);
 }
 
 /* One level's count: form 0 "1 critical 7   ", 1 the same with one space
@@ -748,18 +765,24 @@ static void draw_anomaly(struct ovp *p, struct app *a, WINDOW *w, int y, int wid
     (void)p;
 }
 
+/* The deferred scan, done now: the pane is drawn, or a key or command
+ * needs its list. */
+static void ensure_built(struct ovp *p, struct app *a) {
+    if (p->built || !p->deferred) return;
+    struct pt_error err = { { 0 } };
+    p->drawing = 1;
+    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    p->drawing = 0;
+    find_place(p);
+}
+
 static void ovf_draw(struct view *v, struct app *a) {
     struct ovp *p = v->priv;
     WINDOW *w = v->win;
     const struct ui *u = a->ui;
     int h = v->h, width = v->w;
     if (!w) return;
-    if (!p->built && p->deferred) {
-        struct pt_error err = { { 0 } };
-        p->drawing = 1;
-        if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
-        p->drawing = 0;
-    }
+    ensure_built(p, a);
     if (!p->built) {
         werase(w);
         ui_role(w, u, UI_DIM);
@@ -866,6 +889,7 @@ static int first_anomaly(struct ovp *p, struct app *a) {
 
 static int ovf_key(struct view *v, struct app *a, int action, int key) {
     struct ovp *p = v->priv;
+    ensure_built(p, a);
     if (!p->built) return 0;
     long page = p->list_h > 1 ? p->list_h - 1 : 1;
     const struct ovf_entry *e = cur_entry(p);
@@ -920,6 +944,7 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
 
 static int ovf_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
     struct ovp *p = v->priv;
+    ensure_built(p, a);
     if (!p->built) return 0;
     if (m->wheel) {
         move_to(p, (long)p->cur + 3 * m->wheel, m->wheel);
@@ -1025,6 +1050,7 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
 static int ovf_search(struct view *v, struct app *a, const char *pattern, struct pt_error *err) {
     struct ovp *p = v->priv;
     if (search_compile(&p->re, pattern, 0, err) != 0) return -1;
+    ensure_built(p, a);
     if (!search_active(&p->re) || !p->built) return 0;
     find_match(p, a, p->cur ? p->cur - 1 : p->nlines - 1, 1);
     return 0;
@@ -1032,6 +1058,7 @@ static int ovf_search(struct view *v, struct app *a, const char *pattern, struct
 
 static int ovf_search_next(struct view *v, struct app *a, int dir) {
     struct ovp *p = v->priv;
+    ensure_built(p, a);
     if (!search_active(&p->re) || !p->built) return 0;
     return find_match(p, a, p->cur, dir);
 }
@@ -1041,6 +1068,7 @@ static int filter_cmd(struct view *v, struct app *a, int argc, char **argv, stru
     struct view *self = app_view(a, "overflow");
     struct ovp *p = self ? self->priv : NULL;
     (void)v;
+    if (p) ensure_built(p, a);
     if (!p || !p->built) return pt_errorf(err, "no overflow data");
     if (argc != 2) return pt_errorf(err, "usage: %s N|all", argv[0]);
     int *has = is_rank ? &p->has_rank : &p->has_step;

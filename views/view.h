@@ -218,6 +218,8 @@ struct app {
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
     struct load_opts lopts;
     struct app_load load;
+    struct mon_cache *mon_cache;  /* owned (src/io/mon_cache.h): a monitor tree's parsed files, kept
+                                     between its loads (made by the first load of trend mode) */
     struct app_origin *origin;  /* owned (src/app_origin.c): the NaN's origin rank, searched after the load */
 
     /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */

@@ -22,6 +22,7 @@
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
 #include "src/io/dataset.h"
+#include "src/io/mon_cache.h"
 #include "src/io/watch.h"
 
 /* The signal flag (SIGINT, SIGTERM): the loop ends at its next wake. */
@@ -121,9 +122,20 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
     return rc;
 }
 
+static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop);
+
 int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_in) {
     struct load_opts lo = *lo_in;
     lo.follow = 1;
+    /* a monitor tree's unchanged files are not parsed again each pass */
+    lo.mon_cache = moncache_new();
+    int rc = lo.mon_cache ? follow(fo, &lo) : (fprintf(stderr, "probetop overflow: out of memory\n"), EXIT_USAGE);
+    moncache_free(lo.mon_cache);
+    return rc;
+}
+
+static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
+    struct load_opts lo = *lop;
     struct watch *w = NULL;
     struct pt_error err = {{0}};
     struct stat st;

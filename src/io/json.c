@@ -236,8 +236,11 @@ static int parse_float_text(const char *s, double *out) {
     const char *t = tmp;
     int neg = 0;
     if (*t == '+' || *t == '-') { neg = *t == '-'; t++; }
-    if (!strcasecmp(t, "nan")) { *out = NAN; return 1; }
-    if (!strcasecmp(t, "inf") || !strcasecmp(t, "infinity")) { *out = neg ? -INFINITY : INFINITY; return 1; }
+    if ((*t == 'n' || *t == 'N') && !strcasecmp(t, "nan")) { *out = NAN; return 1; }
+    if ((*t == 'i' || *t == 'I') && (!strcasecmp(t, "inf") || !strcasecmp(t, "infinity"))) {
+        *out = neg ? -INFINITY : INFINITY;
+        return 1;
+    }
     /* digits, one dot, exponent: reject hex and other strtod extensions */
     for (const char *p = t; *p; p++)
         if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))

@@ -15,11 +15,12 @@
 #include <sys/stat.h>
 
 #include "model/layout.h"
+#include "model/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
-#include "model/util/fs.h"
 #include "src/io/json.h"
+#include "src/io/mon_cache.h"
 #include "src/io/read_anomaly.h"
 #include "src/io/write_trenddb.h"
 
@@ -114,13 +115,44 @@ int monitor_detect(const char *path) {
 }
 
 void monitor_free(struct monitor_data *md) {
-    for (size_t i = 0; i < md->nfiles; i++) {
-        free(md->files[i].path);
-        free(md->files[i].rows);
-    }
     free(md->files);
-    free(md->arena);
+    moncache_free(md->own);
     memset(md, 0, sizeof *md);
+}
+
+int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
+    if (!c && !md->own && !(md->own = moncache_new())) return -1;
+    md->pool = moncache_pool(c ? c : md->own);
+    return 0;
+}
+
+const char *monitor_name(const struct monitor_data *md, const struct mon_row *r) { return names_str(md->pool, r->name); }
+
+int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of) {
+    for (size_t i = 0; i < part->nfiles; i++) {
+        int m = metric_of ? metric_of[i] : part->files[i].metric;
+        if (m < 0) continue;
+        if (UTIL_PUSH(md->files, md->nfiles, md->capfiles) != 0) return -1;
+        struct mon_file *f = &md->files[md->nfiles++];
+        *f = part->files[i];
+        f->metric = m;
+        md->statmask |= f->statmask;
+        md->metric_has_files |= 1u << m;
+        if (f->nrows) md->metric_has_rows |= 1u << m;
+    }
+    return 0;
+}
+
+void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
+                         char buf[MONITOR_STAMP_SIZE]) {
+    /* the mapping's pairs by a hash of them: a stamp only has to differ */
+    uint64_t h = 0;
+    for (size_t k = 0; map && k < map->n; k++) {
+        h = util_hash(map->from[k], strlen(map->from[k]) + 1, h);
+        h = util_hash(map->to[k], strlen(map->to[k]) + 1, h);
+    }
+    snprintf(buf, MONITOR_STAMP_SIZE, "%s map %zu %016llx layout %p follow %d", format, map ? map->n : 0,
+             (unsigned long long)h, (const void *)layout, follow);
 }
 
 /* ---- CSV ---- */
@@ -164,6 +196,12 @@ static int csv_record(const char **pp, const char *end, char *buf, size_t bufsiz
 }
 
 static int is_na(const char *s) {
+    /* most cells are numbers: of those, only "1.#IND" and "1.#QNAN" (and
+     * their minus) are NA tokens */
+    const char *d = s[0] == '-' ? s + 1 : s;
+    if ((*d >= '0' && *d <= '9') || *d == '.') {
+        if (d[0] != '1' || d[1] != '.' || d[2] != '#') return 0;
+    }
     static const char *const na[] = {"", "nan", "-nan", "NaN", "-NaN", "null", "NULL", "NA", "N/A", "n/a", "<NA>",
                                      "#NA", "#N/A", "#N/A N/A", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN", "None"};
     for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
@@ -195,17 +233,20 @@ static int int_cell(const char *s, int32_t *out) {
 
 #define MAX_FIELDS 256
 
-static int read_csv(const char *path, int metric, int32_t rank, const struct mapping *map, const struct layout *layout,
-                    struct dataset *ds, struct monitor_data *md) {
-    char *buf;
-    size_t len;
-    int got = dataset_read_file(ds, path, CSV_MAX_BYTES, &buf, &len);
-    if (got != 0) return got < 0 ? -1 : 0;
-    return monitor_parse_csv(buf, len, path, metric, rank, map, layout, ds, md);
-}
+/* What v1_parse reads a file as. */
+struct v1_ctx {
+    int metric;
+    int32_t rank;
+    const struct mapping *map;
+    const struct layout *layout;
+};
 
-int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
-                      const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
+/* One CSV's bytes into part (moncache_parse_fn). */
+static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+                    struct mon_part *part) {
+    const struct v1_ctx *cx = vctx;
+    int metric = cx->metric;
+    int32_t rank = cx->rank;
     if ((!len || buf[len - 1] != '\n') && dataset_young(ds, path)) {
         /* follow mode: the last row has no line end yet, its writer is at
          * work: read up to the last whole line, the rest at the next change */
@@ -246,17 +287,8 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
         free(buf);
         return 0;
     }
-    struct mon_file *nfp = realloc(md->files, (md->nfiles + 1) * sizeof *nfp);
-    if (!nfp) { free(fields); free(buf); return -1; }
-    md->files = nfp;
-    struct mon_file *f = &md->files[md->nfiles++];
-    memset(f, 0, sizeof *f);
-    f->path = strdup(path);
-    f->metric = metric;
-    f->rank = rank;
-    f->statmask = statmask;
-    md->statmask |= statmask;
-    md->metric_has_files |= 1u << metric;
+    struct mon_file *f = mon_part_add_file(part, metric, rank, statmask);
+    if (!f) { free(fields); free(buf); return -1; }
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     while (p < end) {
@@ -282,28 +314,21 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
         memcpy(name, nm, nl);
         name[nl] = '\0';
         struct pt_error le;
-        if (monitor_rename(map, layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
+        if (monitor_rename(cx->map, cx->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
             dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
-        if (f->nrows == f->cap) {
-            size_t cap = f->cap ? f->cap * 2 : 256;
-            struct mon_row *r = realloc(f->rows, cap * sizeof *r);
-            if (!r) { free(fields); free(buf); return -1; }
-            f->rows = r;
-            f->cap = cap;
-        }
-        struct mon_row *r = &f->rows[f->nrows];
-        memset(r, 0, sizeof *r);
-        if (util_strpool_put(&md->arena, &md->alen, &md->acap, name, nl, &r->name) != 0) { free(fields); free(buf); return -1; }
-        r->vpp = vpp;
-        r->step = step;
-        r->micro = micro;
+        uint32_t id = names_intern(pool, name, nl, 0, 0);
+        double *v;
+        struct mon_row *r = mon_file_add_row(f, &v);
+        if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
+        *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         for (int s = 0; s < MON_NSTATS; s++) {
+            if (col_stat[s] < 0) continue;
             const char *c = FIELD(col_stat[s]);
-            if (c && stat_cell(c, &r->v[s])) r->present |= 1u << s;
+            *v = 0;
+            if (c && stat_cell(c, v)) r->present |= 1u << s;
+            v++;
         }
 #undef FIELD
-        f->nrows++;
-        md->metric_has_rows |= 1u << metric;
     }
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
@@ -311,6 +336,18 @@ int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32
     free(fields);
     free(buf);
     return 0;
+}
+
+int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
+                      const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
+    struct v1_ctx cx = {.metric = metric, .rank = rank, .map = map, .layout = layout};
+    const struct mon_part *part;
+    if (monitor_use_cache(md, NULL) != 0) {
+        free(buf);
+        return -1;
+    }
+    if (moncache_parse_bytes(md->own, buf, len, path, v1_parse, &cx, ds, &part) != 0) return -1;
+    return monitor_add_part(md, part, NULL);
 }
 
 int monitor_rename(const struct mapping *map, const struct layout *layout, int32_t rank, int32_t vpp, char *name,
@@ -351,12 +388,10 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
         struct mon_file *f = &md->files[i];
         if (f->metric < 0 || f->metric >= MON_NMETRICS) {
             l2++;
-            free(f->path);
-            free(f->rows);
             continue;
         }
+        /* the other columns' values stay in the rows, unread */
         f->statmask &= (1u << MON_NSTATS_TDB) - 1;
-        for (size_t r = 0; r < f->nrows; r++) f->rows[r].present &= (1u << MON_NSTATS_TDB) - 1;
         md->metric_has_files |= 1u << f->metric;
         if (f->nrows) md->metric_has_rows |= 1u << f->metric;
         md->statmask |= f->statmask;
@@ -369,15 +404,52 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
                      l2 > 1 ? "s" : "");
 }
 
+static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
+                     struct pt_error *err);
+
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err) {
-    return monitor_read_shard(path, map, layout, 0, 0, ds, md, err);
+    return read_tree(path, map, layout, 0, 0, NULL, ds, md, err);
 }
 
 int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
                        int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
-    size_t n;
+    return read_tree(path, map, layout, shard_k, shard_n, NULL, ds, md, err);
+}
+
+int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
+                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    return read_tree(path, map, layout, 0, 0, cache, ds, md, err);
+}
+
+static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
+                        struct pt_error *err);
+
+/* The rank folders' CSVs through cache (NULL: md's own). */
+static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
+                     struct pt_error *err) {
     memset(md, 0, sizeof *md);
+    char stamp[MONITOR_STAMP_SIZE];
+    monitor_cache_stamp("monitor", map, layout, ds->follow, stamp);
+    if (monitor_use_cache(md, cache) != 0) return pt_errorf(err, "out of memory");
+    struct mon_cache *c = cache ? cache : md->own;
+    if (moncache_begin(c, stamp) != 0) {
+        monitor_free(md);
+        return pt_errorf(err, "out of memory");
+    }
+    md->pool = moncache_pool(c);   /* begin may have made a new one */
+    int rc = read_folders(path, map, layout, shard_k, shard_n, c, ds, md, err);
+    if (rc != 0) monitor_free(md);
+    return rc;
+}
+
+static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
+                        struct pt_error *err) {
+    size_t n;
     char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
     struct { long rank; char *dir; } *rd = calloc(n ? n : 1, sizeof *rd);
@@ -449,14 +521,19 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
             if (m < 0 || dataset_csv_first_step(files[k]) > cut) continue;
             char p[4096];
             snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
-            rc = read_csv(p, m, (int32_t)rd[i].rank, map, layout, ds, md);
+            struct v1_ctx cx = {.metric = m, .rank = (int32_t)rd[i].rank, .map = map, .layout = layout};
+            const struct mon_part *part;
+            rc = moncache_read(c, p, CSV_MAX_BYTES, v1_parse, &cx, ds, &part);
+            if (rc == 0) rc = monitor_add_part(md, part, NULL);
             if (rc == 0) ds->files_read++;
         }
         if (files) fs_free_list(files, nfs);
     }
     for (size_t k = 0; k < nr; k++) free(rd[k].dir);
     free(rd);
-    if (rc != 0) { monitor_free(md); return pt_errorf(err, "out of memory reading %s", path); }
+    if (rc != 0) return pt_errorf(err, "out of memory reading %s", path);
+    /* every file was read: what the cache holds of files gone goes */
+    moncache_end(c, shard_n == 0 && cut == LONG_MAX);
     return 0;
 }
 
@@ -497,8 +574,10 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     int32_t *all = malloc((total ? total : 1) * sizeof *all);
     if (!all) return pt_errorf(err, "out of memory");
     size_t k = 0;
+    /* a file's rows are mostly of one step: runs are taken once, before the sort */
     for (size_t i = 0; i < md->nfiles; i++)
-        for (size_t r = 0; r < md->files[i].nrows; r++) all[k++] = md->files[i].rows[r].step;
+        for (size_t r = 0; r < md->files[i].nrows; r++)
+            if (!k || all[k - 1] != md->files[i].rows[r].step) all[k++] = md->files[i].rows[r].step;
     qsort(all, k, sizeof *all, util_cmp_i32);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
@@ -508,13 +587,18 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     s->count = calloc(u ? u : 1, sizeof *s->count);
     s->offset = calloc(u ? u : 1, sizeof *s->offset);
     if (!s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
-    for (size_t i = 0; i < md->nfiles; i++)
+    for (size_t i = 0; i < md->nfiles; i++) {
+        int32_t *cnt = NULL, at = 0;
         for (size_t r = 0; r < md->files[i].nrows; r++) {
             const struct mon_row *row = &md->files[i].rows[r];
-            int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, util_cmp_i32);
-            size_t j = (size_t)(pos - s->orig);
-            if (row->micro + 1 > s->count[j]) s->count[j] = row->micro + 1;
+            if (!cnt || row->step != at) {
+                int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, util_cmp_i32);
+                cnt = &s->count[pos - s->orig];
+                at = row->step;
+            }
+            if (row->micro + 1 > *cnt) *cnt = row->micro + 1;
         }
+    }
     int64_t off = 0;
     for (size_t j = 0; j < u; j++) {
         s->offset[j] = (int32_t)off;
@@ -537,6 +621,55 @@ int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r) {
     return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
 }
 
+uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct monitor_data *md,
+                        const struct mon_row *r, int32_t call) {
+    const char *name = names_str(md->pool, r->name);
+    if (r->vpp || call) return names_intern(nm, name, strlen(name), r->vpp, call);
+    if (r->name >= t->n) {
+        size_t n = names_count(md->pool);
+        uint32_t *m = realloc(t->memo, (n ? n : 1) * sizeof *m);
+        if (!m) return NAMES_NONE;
+        for (size_t i = t->n; i < n; i++) m[i] = NAMES_NONE;
+        t->memo = m;
+        t->n = n;
+    }
+    if (t->memo[r->name] == NAMES_NONE) t->memo[r->name] = names_intern(nm, name, strlen(name), 0, 0);
+    return t->memo[r->name];
+}
+
+void monitor_targets_free(struct mon_targets *t) {
+    free(t->memo);
+    memset(t, 0, sizeof *t);
+}
+
+int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
+                         const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b) {
+    struct names *nm = cube_builder_names(b);
+    int32_t at = 0, step = 0;
+    for (size_t r = 0; r < f->nrows; r++) {
+        const struct mon_row *row = &f->rows[r];
+        uint32_t t = monitor_target(tg, nm, md, row, micro_axis ? 0 : row->micro);
+        double v[MON_NSTATS];
+        uint32_t present = 0;
+        const double *src = f->vals + r * (size_t)f->nval;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            if (!(f->valmask & (1u << s))) continue;
+            double x = *src++;
+            int k = stat_idx[s];
+            if ((row->present & (1u << s)) && k >= 0) { v[k] = x; present |= 1u << k; }
+        }
+        /* a file's rows are mostly of one step: its place looked up once */
+        if (r == 0 || row->step != at) {
+            struct mon_row key = {.step = row->step};
+            step = monitor_row_step(st, &key);
+            at = row->step;
+        }
+        if (t == NAMES_NONE || cube_builder_add(b, metric, t, step + (st->micro ? row->micro : 0), f->rank, v, present) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- into the cube ---- */
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
@@ -544,7 +677,7 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct monitor_data md;
     struct mon_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    int rc = monitor_read(path, &map, o->layout, ds, &md, err);
+    int rc = monitor_read_cached(path, &map, o->layout, o->mon_cache, ds, &md, err);
     mapping_free(&map);
     if (rc != 0) return -1;
     if (!md.metric_has_rows) {
@@ -576,23 +709,13 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
         for (size_t j = 0; j < st.n; j++)
             for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
                 if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
-    for (size_t i = 0; i < md.nfiles && rc == 0; i++) {
-        const struct mon_file *f = &md.files[i];
-        int cm = metric_of[f->metric];
-        if (cm < 0) continue;
-        const int *idx = stat_idx[f->metric];
-        for (size_t r = 0; r < f->nrows && rc == 0; r++) {
-            const struct mon_row *row = &f->rows[r];
-            uint32_t t = names_intern(nm, md.arena + row->name, strlen(md.arena + row->name), row->vpp,
-                                      o->micro_step ? 0 : row->micro);
-            double v[MON_NSTATS];
-            uint32_t present = 0;
-            for (int s = 0; s < MON_NSTATS; s++)
-                if ((row->present & (1u << s)) && idx[s] >= 0) { v[idx[s]] = row->v[s]; present |= 1u << idx[s]; }
-            if (t == NAMES_NONE || cube_builder_add(b, cm, t, monitor_row_step(&st, row), f->rank, v, present) != 0)
-                rc = pt_errorf(err, "out of memory");
-        }
-    }
+    struct mon_targets tg = {0};
+    for (size_t i = 0; i < md.nfiles && rc == 0; i++)
+        if (metric_of[md.files[i].metric] >= 0 &&
+            monitor_file_to_cube(&md, &md.files[i], metric_of[md.files[i].metric], stat_idx[md.files[i].metric],
+                                 &st, o->micro_step, &tg, b) != 0)
+            rc = pt_errorf(err, "out of memory");
+    monitor_targets_free(&tg);
     if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
     cube_builder_free(b);

@@ -23,26 +23,43 @@ extern const char *const mon_metric_names[MON_NMETRICS_ALL];  /* fixed id order 
 extern const char *const mon_stat_names[MON_NSTATS];          /* column order */
 
 struct mon_row {
-    uint32_t name;        /* arena offset (after --mapping) */
+    uint32_t name;        /* id in the names pool of the data (md->pool; after --mapping) */
     int32_t vpp, step, micro;
     uint32_t present;     /* bit per mon_stat_names index */
-    double v[MON_NSTATS];
 };
 
+/* One CSV's rows of one metric (a monitor_v2 file has one per scope).  The
+ * values of a row are nval doubles in vals, for the columns of valmask in
+ * mon_stat_names order: only what the header has (a row of 16 doubles was
+ * most of the memory of a big tree). */
 struct mon_file {
-    char *path;
+    const char *path;     /* its part's (src/io/mon_cache.h) */
     int metric;           /* index into mon_metric_names (monitor_v2: its own list) */
     int32_t rank;
-    uint32_t statmask;    /* supported columns in the header */
+    uint32_t statmask;    /* supported columns in the header (monitor_keep_trenddb may narrow it) */
+    uint32_t valmask;     /* the columns vals holds, fixed by the parse */
+    int nval;
     struct mon_row *rows;
+    double *vals;
     size_t nrows, cap;
 };
 
+/* Statistic s (a mon_stat_names index in valmask) of row r of f. */
+static inline double mon_value(const struct mon_file *f, size_t r, int s) {
+    return f->vals[r * (size_t)f->nval + (size_t)__builtin_popcount(f->valmask & ((1u << s) - 1u))];
+}
+
+struct mon_cache;
+struct mon_part;
+struct names;
+
+/* A tree's files as read: views of the parsed files a cache holds (their
+ * rows, values and names are the cache's). */
 struct monitor_data {
     struct mon_file *files;   /* processing order: ranks ascending, files by name */
-    size_t nfiles;
-    char *arena;
-    size_t alen, acap;
+    size_t nfiles, capfiles;
+    struct names *pool;       /* the rows' names: the cache's */
+    struct mon_cache *own;    /* the cache, when the reader made one (no cache given): freed with md */
     uint32_t metric_has_files;   /* bit per metric: importable files (even header-only) */
     uint32_t metric_has_rows;    /* bit per metric: at least one valid row */
     uint32_t statmask;           /* union of columns of all usable files */
@@ -51,10 +68,28 @@ struct monitor_data {
     size_t folders_all;   /* rank folders found, before a shard kept its part */
 };
 
+/* A row's name. */
+const char *monitor_name(const struct monitor_data *md, const struct mon_row *r);
+/* Adds part's files to md as views; metric_of (NULL: the files' own
+ * metric ids) gives each file's metric by its index in the part.  -1
+ * without memory. */
+int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of);
+/* md's cache: c, or (c NULL) one md makes and owns.  -1 without memory. */
+int monitor_use_cache(struct monitor_data *md, struct mon_cache *c);
+
 int monitor_detect(const char *path);
 /* Reads every usable CSV; skipped files and rows go to ds warnings/skipped. */
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err);
+/* The same through cache (NULL: one of md's own; src/io/mon_cache.h): the
+ * files unchanged since the cache read them are not parsed again. */
+int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
+                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
+/* The cache's stamp (mon_cache.h, moncache_begin) for a read of format's
+ * files with map, layout and follow mode. */
+#define MONITOR_STAMP_SIZE 128
+void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
+                         char buf[MONITOR_STAMP_SIZE]);
 /* data2db --shard K/N: only the rank folders of the K-th (1-based) of N
  * contiguous blocks of ranks (none: 0 with no file); shard_n 0: all. */
 int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
@@ -90,6 +125,24 @@ struct mon_steps {
  * CUBE_MAX_STEPS (checked before the step tables are allocated). */
 int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err);
 int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r);
+
+/* Rows into cube targets: each pool name is interned into the cube's
+ * names once (for vpp 0 and call 0, the usual case), not once a row. */
+struct mon_targets {
+    uint32_t *memo;       /* pool id -> target, NAMES_NONE: not yet */
+    size_t n;
+};
+/* The target of row r (call: its micro step when they are targets, else 0);
+ * NAMES_NONE without memory. */
+uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct monitor_data *md,
+                        const struct mon_row *r, int32_t call);
+void monitor_targets_free(struct mon_targets *t);
+struct cube_builder;
+/* f's rows into b as its metric (stat_idx: the cube's statistic of each
+ * mon_stat_names column, -1 none), at their steps of st; micro_axis: micro
+ * steps are steps (else they tell targets apart).  -1 without memory. */
+int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
+                         const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b);
 void monitor_steps_free(struct mon_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);

@@ -12,11 +12,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
 #include "src/io/json.h"
+#include "src/io/mon_cache.h"
 #include "src/io/read_anomaly.h"
 #include "src/io/read_monitor.h"
 #include "src/io/read_monitor_v2.h"
@@ -108,45 +110,41 @@ static int float_field(const char *s, double *out) {
     return *e == '\0';
 }
 
-/* The metric "slug/scope", added when new: its index, or -1 when full. */
-static int metric_of(struct v2_metrics *mt, int slug, const char *scope) {
-    char name[128];
-    snprintf(name, sizeof name, "%s/%s", v2_slugs[slug], scope);
+/* The metric of a part's file, "slug/scope": its index in mt, added when
+ * new; -1 when mt is full (with a note naming the file). */
+static int metric_in(struct v2_metrics *mt, const char *name, const char *path, struct dataset *ds) {
     for (int i = 0; i < mt->n; i++)
         if (!strcmp(mt->name[i], name)) return i;
-    if (mt->n == MONITOR_V2_MAX_METRICS) return -1;
-    memcpy(mt->name[mt->n], name, sizeof name);
+    if (mt->n == MONITOR_V2_MAX_METRICS) {
+        dataset_warn(ds, "%s: more than %d slug/scope metrics: %s is not read", path, MONITOR_V2_MAX_METRICS, name);
+        return -1;
+    }
+    snprintf(mt->name[mt->n], sizeof mt->name[mt->n], "%s", name);
     return mt->n++;
 }
 
-/* The mon_file of this CSV (from md->files[first]) for metric m: found or added. */
-static struct mon_file *file_for(struct monitor_data *md, size_t first, const char *path, int m, int32_t rank,
-                                 uint32_t statmask) {
-    for (size_t i = first; i < md->nfiles; i++)
-        if (md->files[i].metric == m) return &md->files[i];
-    struct mon_file *nf = realloc(md->files, (md->nfiles + 1) * sizeof *nf);
-    if (!nf) return NULL;
-    md->files = nf;
-    struct mon_file *f = &md->files[md->nfiles];
-    memset(f, 0, sizeof *f);
-    if (!(f->path = strdup(path))) return NULL;
-    md->nfiles++;
-    f->metric = m;
-    f->rank = rank;
-    f->statmask = statmask;
-    md->statmask |= statmask;
-    md->metric_has_files |= 1u << m;
+/* The file of part for "slug/scope" (a part holds one a scope): found or
+ * added.  NULL without memory. */
+static struct mon_file *file_for(struct mon_part *part, const char *metric, int32_t rank, uint32_t statmask) {
+    for (size_t i = 0; i < part->nfiles; i++)
+        if (!strcmp(part->metric_names[i], metric)) return &part->files[i];
+    char **mn = realloc(part->metric_names, (part->nfiles + 1) * sizeof *mn);
+    if (!mn) return NULL;
+    part->metric_names = mn;
+    if (!(mn[part->nfiles] = strdup(metric))) return NULL;
+    struct mon_file *f = mon_part_add_file(part, (int)part->nfiles, rank, statmask);
+    if (!f) free(mn[part->nfiles]);
     return f;
 }
 
-/* What a read applies to every row: --mapping, --parallel's layout (data2db). */
-struct v2_read {
+/* What a file is read as: its slug and rank, --mapping, --parallel's
+ * layout (data2db). */
+struct v2_ctx {
+    int slug;
+    int32_t rank;
     const struct mapping *map;
     const struct layout *layout;
-    struct v2_metrics *mt;
-    struct dataset *ds;
-    struct monitor_data *md;
-    size_t rename_bad;   /* per file: --parallel failures (the first is a note) */
+    size_t rename_bad;   /* --parallel failures (the first is a note) */
 };
 
 struct v2_cols {
@@ -193,11 +191,10 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const struct
     return 0;
 }
 
-/* One data row into rd->md (line: its number, for notes).  1 read, 0 a
- * bad row, -1 out of memory. */
-static int read_row(char *line, const struct v2_cols *c, int slug, const char *path, size_t lineno, int32_t rank,
-                    size_t first, struct v2_read *rd, struct util_smap *seen) {
-    struct monitor_data *md = rd->md;
+/* One data row into part (line: its number, for notes).  1 read, 0 a bad
+ * row, -1 out of memory. */
+static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
+                    struct names *pool, struct dataset *ds, struct mon_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
     int n = split(line, f, V2_MAX_FIELDS);
     int need = c->vpp > c->step ? c->vpp : c->step;
@@ -213,8 +210,8 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
      * here count from 0, as v1's and the call order's do */
     if (c->micro >= 0 && micro < 1) return 0;
     if (c->micro >= 0) micro--;
-    int m = metric_of(rd->mt, slug, f[c->scope]);
-    if (m < 0) return 0;
+    char metric[128];
+    if ((size_t)snprintf(metric, sizeof metric, "%s/%s", v2_slugs[cx->slug], f[c->scope]) >= sizeof metric) return 0;
     if (c->micro < 0 && call_order_micro(seen, f, c, &micro) != 0) return -1;
     char name[8192];
     size_t nl = strlen(f[c->name]);
@@ -222,35 +219,29 @@ static int read_row(char *line, const struct v2_cols *c, int slug, const char *p
     memcpy(name, f[c->name], nl);
     name[nl] = '\0';
     struct pt_error le;
-    if (monitor_rename(rd->map, rd->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rd->rename_bad++)
-        dataset_warn(rd->ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
-    struct mon_file *mf = file_for(md, first, path, m, rank, c->statmask);
-    if (!mf) return -1;
-    if (mf->nrows == mf->cap) {
-        size_t cap = mf->cap ? mf->cap * 2 : 256;
-        struct mon_row *r = realloc(mf->rows, cap * sizeof *r);
-        if (!r) return -1;
-        mf->rows = r;
-        mf->cap = cap;
+    if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
+        dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
+    struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
+    uint32_t id = names_intern(pool, name, nl, 0, 0);
+    double *v;
+    struct mon_row *r = mf && id != NAMES_NONE ? mon_file_add_row(mf, &v) : NULL;
+    if (!r) return -1;
+    *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    for (int s = 0; s < MON_NSTATS; s++) {
+        if (!(c->statmask & (1u << s))) continue;
+        *v = 0;
+        if (c->stat[s] < n && float_field(f[c->stat[s]], v)) r->present |= 1u << s;
+        v++;
     }
-    struct mon_row *r = &mf->rows[mf->nrows];
-    memset(r, 0, sizeof *r);
-    if (util_strpool_put(&md->arena, &md->alen, &md->acap, name, nl, &r->name) != 0) return -1;
-    r->vpp = vpp;
-    r->step = step;
-    r->micro = micro;
-    for (int s = 0; s < MON_NSTATS; s++)
-        if (c->stat[s] >= 0 && c->stat[s] < n && float_field(f[c->stat[s]], &r->v[s])) r->present |= 1u << s;
-    mf->nrows++;
-    md->metric_has_rows |= 1u << m;
     return 1;
 }
 
-/* One CSV's bytes (buf, taken over and freed) into rd->md.  Bad rows and
- * files are notes; -1 only without memory. */
-static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, struct v2_read *rd) {
-    struct dataset *ds = rd->ds;
-    struct monitor_data *md = rd->md;
+/* One CSV's bytes (buf, taken over and freed) into part
+ * (moncache_parse_fn).  Bad rows and files are notes; -1 only without
+ * memory. */
+static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+                    struct mon_part *part) {
+    struct v2_ctx *cx = vctx;
     char *p = buf, *end = buf + len;
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
@@ -265,10 +256,10 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
         free(buf);
         return dataset_skip(ds, path) < 0 ? -1 : 0;
     }
-    size_t first = md->nfiles, line = 1, bad = 0, first_bad = 0;
+    size_t line = 1, bad = 0, first_bad = 0;
     struct util_smap seen = {0};
     int rc = 0;
-    rd->rename_bad = 0;
+    cx->rename_bad = 0;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
@@ -279,7 +270,7 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
         *nl = '\0';
         if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
         if (!*p) continue;
-        rc = read_row(p, &c, slug, path, line, rank, first, rd, &seen);
+        rc = read_row(p, &c, path, line, cx, pool, ds, part, &seen);
         if (rc == 0 && !bad++) first_bad = line;
     }
     if (bad)
@@ -290,23 +281,30 @@ static int parse_csv(char *buf, size_t len, const char *path, int slug, int32_t 
     return rc < 0 ? -1 : 0;
 }
 
-/* One CSV file into rd->md: parse_csv of its bytes. */
-static int read_csv(const char *path, int slug, int32_t rank, struct v2_read *rd) {
-    char *buf;
-    size_t len;
-    int got = dataset_read_file(rd->ds, path, V2_MAX_BYTES, &buf, &len);
-    if (got != 0) return got < 0 ? -1 : 0;
-    return parse_csv(buf, len, path, slug, rank, rd);
+/* part's files into md, their metrics numbered in mt.  -1 without memory. */
+static int add_part(struct monitor_data *md, struct v2_metrics *mt, const struct mon_part *part, struct dataset *ds) {
+    int *mo = malloc((part->nfiles ? part->nfiles : 1) * sizeof *mo);
+    if (!mo) return -1;
+    for (size_t i = 0; i < part->nfiles; i++) mo[i] = metric_in(mt, part->metric_names[i], part->path, ds);
+    int rc = monitor_add_part(md, part, mo);
+    free(mo);
+    return rc;
 }
 
 int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, const struct mapping *map,
                          struct v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
-    struct v2_read rd = {.map = map, .mt = mt, .ds = ds, .md = md};
+    struct v2_ctx cx = {.slug = slug, .rank = rank, .map = map};
+    const struct mon_part *part;
     if (slug < 0 || slug >= (int)V2_NSLUGS) {
         free(buf);
         return 0;
     }
-    return parse_csv(buf, len, path, slug, rank, &rd);
+    if (monitor_use_cache(md, NULL) != 0) {
+        free(buf);
+        return -1;
+    }
+    if (moncache_parse_bytes(md->own, buf, len, path, v2_parse, &cx, ds, &part) != 0) return -1;
+    return add_part(md, mt, part, ds);
 }
 
 struct v2_rank {
@@ -318,6 +316,16 @@ static int cmp_rank(const void *a, const void *b) {
     long x = ((const struct v2_rank *)a)->rank, y = ((const struct v2_rank *)b)->rank;
     return (x > y) - (x < y);
 }
+
+/* What a tree is read with. */
+struct v2_read {
+    const struct mapping *map;
+    const struct layout *layout;
+    struct v2_metrics *mt;
+    struct mon_cache *cache;
+    struct dataset *ds;
+    struct monitor_data *md;
+};
 
 /* Every rank_<R> folder's CSVs, ranks ascending, files by name; with
  * o->shard_n, only the o->shard_k-th of that many blocks of ranks (as the v1
@@ -370,7 +378,11 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
             if (slug < 0 || dataset_csv_first_step(files[k]) > cut) continue;
             char p[4096];
             snprintf(p, sizeof p, "%s/%s", rk[i].dir, files[k]);
-            if (read_csv(p, slug, (int32_t)rk[i].rank, rd) != 0) rc = pt_errorf(err, "out of memory reading %s", p);
+            struct v2_ctx cx = {.slug = slug, .rank = (int32_t)rk[i].rank, .map = rd->map, .layout = rd->layout};
+            const struct mon_part *part;
+            if (moncache_read(rd->cache, p, V2_MAX_BYTES, v2_parse, &cx, ds, &part) != 0 ||
+                add_part(md, rd->mt, part, ds) != 0)
+                rc = pt_errorf(err, "out of memory reading %s", p);
             else ds->files_read++;
         }
         if (files) fs_free_list(files, nfs);
@@ -378,13 +390,15 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
     md->nranks = (int)nr;
     for (size_t i = 0; i < nr; i++) free(rk[i].dir);
     free(rk);
+    /* every file was read: what the cache holds of files gone goes */
+    if (rc == 0) moncache_end(rd->cache, o->shard_n == 0 && cut == LONG_MAX);
     return rc;
 }
 
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
 static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt, const struct mon_steps *st,
-                     int micro_axis, struct names *nm, struct cube_builder *b, struct pt_error *err) {
+                     int micro_axis, struct cube_builder *b, struct pt_error *err) {
     int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MON_NSTATS];
     for (int m = 0; m < mt->n; m++) {
         cmetric[m] = -1;
@@ -404,25 +418,16 @@ static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt,
         for (size_t j = 0; j < st->n; j++)
             for (int32_t k = 0; k < st->count[j]; k++)
                 if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
-    for (size_t i = 0; i < md->nfiles; i++) {
+    struct mon_targets tg = {0};
+    int rc = 0;
+    for (size_t i = 0; i < md->nfiles && rc == 0; i++) {
         const struct mon_file *f = &md->files[i];
-        int cm = cmetric[f->metric];
-        if (cm < 0) continue;
-        for (size_t r = 0; r < f->nrows; r++) {
-            const struct mon_row *row = &f->rows[r];
-            const char *name = md->arena + row->name;
-            uint32_t t = names_intern(nm, name, strlen(name), row->vpp, micro_axis ? 0 : row->micro);
-            double v[MON_NSTATS];
-            uint32_t present = 0;
-            for (int s = 0; s < MON_NSTATS; s++) {
-                int k = stat_idx[f->metric][s];
-                if ((row->present & (1u << s)) && k >= 0) { v[k] = row->v[s]; present |= 1u << k; }
-            }
-            if (t == NAMES_NONE || cube_builder_add(b, cm, t, monitor_row_step(st, row), f->rank, v, present) != 0)
-                return pt_errorf(err, "out of memory");
-        }
+        if (cmetric[f->metric] >= 0 &&
+            monitor_file_to_cube(md, f, cmetric[f->metric], stat_idx[f->metric], st, micro_axis, &tg, b) != 0)
+            rc = pt_errorf(err, "out of memory");
     }
-    return 0;
+    monitor_targets_free(&tg);
+    return rc;
 }
 
 /* The tree under path into md (metrics in mt), --mapping and (data2db)
@@ -432,8 +437,17 @@ static int read_all(const char *path, const struct load_opts *o, struct v2_metri
     struct mapping map = {0};
     memset(md, 0, sizeof *md);
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    struct v2_read rd = {.map = &map, .layout = o->layout, .mt = mt, .ds = ds, .md = md};
-    int rc = read_tree(path, o, &rd, err);
+    char stamp[MONITOR_STAMP_SIZE];
+    monitor_cache_stamp("monitor_v2", &map, o->layout, ds->follow, stamp);
+    struct mon_cache *c = o->mon_cache;
+    int rc = monitor_use_cache(md, c) != 0 || moncache_begin(c ? c : md->own, stamp) != 0
+                 ? pt_errorf(err, "out of memory") : 0;
+    if (rc == 0) {
+        c = c ? c : md->own;
+        md->pool = moncache_pool(c);   /* begin may have made a new one */
+        struct v2_read rd = {.map = &map, .layout = o->layout, .mt = mt, .cache = c, .ds = ds, .md = md};
+        rc = read_tree(path, o, &rd, err);
+    }
     mapping_free(&map);
     if (rc != 0) monitor_free(md);
     return rc;
@@ -453,7 +467,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
         struct names *nm = names_new();
         struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
         if (!b) rc = pt_errorf(err, "out of memory");
-        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, nm, b, err);
+        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, err);
         if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
         if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
         if (b) cube_builder_free(b);
@@ -511,8 +525,6 @@ static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const ch
                 dataset_warn(ds, "%s: %s: no metric of msProbe's trend database for this scope; its rows are not "
                              "written (first: %s)", data, mt->name[f->metric], f->path);
             dropped |= 1u << f->metric;
-            free(f->path);
-            free(f->rows);
             continue;
         }
         f->metric = m;

@@ -1363,7 +1363,7 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
             const struct mon_file *f = &md->files[i];
             if (f->metric != m) continue;
             for (size_t k = 0; k < f->nrows; k++) {
-                const char *nm = md->arena + f->rows[k].name;
+                const char *nm = monitor_name(md, &f->rows[k]);
                 size_t len = strlen(nm);
                 int32_t call = micro_step ? 0 : f->rows[k].micro;
                 uint32_t before = names_count(seen);
@@ -1411,7 +1411,7 @@ static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, con
         if (!metric_id[f->metric]) continue;
         for (size_t k = 0; k < f->nrows; k++) {
             const struct mon_row *row = &f->rows[k];
-            const char *nm = md->arena + row->name;
+            const char *nm = monitor_name(md, row);
             uint32_t key = names_find(ids->keys, nm, strlen(nm), row->vpp, micro_step ? 0 : row->micro);
             if (key == NAMES_NONE) continue;
             sqlite3_bind_int(ins_row, 1, f->rank);
@@ -1421,7 +1421,7 @@ static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, con
             for (int c = 0; c < nc; c++) {
                 double v;
                 int s = colidx[c];
-                if (((row->present >> s) & 1) && normalise(row->v[s], &v)) sqlite3_bind_double(ins_row, 5 + c, v);
+                if (((row->present >> s) & 1) && normalise(mon_value(f, k, s), &v)) sqlite3_bind_double(ins_row, 5 + c, v);
                 else sqlite3_bind_null(ins_row, 5 + c);
             }
             int src = sqlite3_step(ins_row);
