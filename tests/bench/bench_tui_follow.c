@@ -1,7 +1,8 @@
 /* bench_tui_follow: follow mode's reload (issue 14), seen from the terminal.
  *
  * FULL is a monitor tree (v1 or monitor_v2, e.g. from gen_dump.py
- * --monitor --steps 50 ...).  Makes a live copy of it in DIR/live without
+ * --monitor --steps 50 ...) or a dump (stepN/rankM/dump.json, ...).  Makes
+ * a live copy of it in DIR/live without
  * its last K steps (hard links: no bytes copied), runs `probetop --follow
  * DIR/live` in a pty at 160x40 through the libvterm harness and, once the
  * whole run is on screen, writes the held-back steps one at a time, file by
@@ -24,9 +25,17 @@
 
 #include "screen/vt.h"
 
-/* The first step in a CSV's name: `<metric>_<a>-<b>.csv` (v1) or
- * `<slug>_step<a>-<b>.csv` (v2); -1 for other names. */
-static long step_of(const char *name) {
+/* The step a file of the tree belongs to: a `step<N>` folder in its path
+ * (dumps), else the first step in a CSV's name: `<metric>_<a>-<b>.csv`
+ * (v1) or `<slug>_step<a>-<b>.csv` (v2); -1 for other files. */
+static long step_of(const char *rel) {
+    for (const char *p = rel; (p = strstr(p, "step")); p += 4)
+        if ((p == rel || p[-1] == '/') && p[4] >= '0' && p[4] <= '9') {
+            char *e;
+            long s = strtol(p + 4, &e, 10);
+            if (*e == '/') return s;
+        }
+    const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
     const char *us = strrchr(name, '_');
     if (!us || !strstr(name, ".csv")) return -1;
     const char *p = us + 1;
@@ -35,34 +44,57 @@ static long step_of(const char *name) {
     return strtol(p, NULL, 10);
 }
 
-struct file { char *dir, *name; long step; };
+struct file { char *rel; long step; };
 struct files { struct file *v; size_t n, cap; };
 
-static int list_tree(const char *full, struct files *fs) {
-    DIR *d = opendir(full);
-    if (!d) return -1;
+/* Every file under dir (rel: its path below the tree's root), three
+ * folders deep at most. */
+static void list_tree(const char *root, const char *rel, int depth, struct files *fs) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(p);
+    if (!d) return;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", full, e->d_name);
-        DIR *r = opendir(p);
-        if (!r) continue;
-        struct dirent *f;
-        while ((f = readdir(r))) {
-            long s = step_of(f->d_name);
-            if (s < 0) continue;
-            if (fs->n == fs->cap) {
-                fs->cap = fs->cap ? fs->cap * 2 : 1024;
-                fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
-                if (!fs->v) abort();
-            }
-            fs->v[fs->n++] = (struct file){strdup(e->d_name), strdup(f->d_name), s};
+        char r[4096], q[8192];
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(q, sizeof q, "%s/%s", root, r);
+        struct stat st;
+        if (stat(q, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth < 3) list_tree(root, r, depth + 1, fs);
+            continue;
         }
-        closedir(r);
+        long s = step_of(r);
+        if (s < 0) continue;
+        if (fs->n == fs->cap) {
+            fs->cap = fs->cap ? fs->cap * 2 : 1024;
+            fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
+            if (!fs->v) abort();
+        }
+        fs->v[fs->n++] = (struct file){strdup(r), s};
     }
     closedir(d);
-    return 0;
+}
+
+static void mkdirs_for(const char *path) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *c = p + 1; *c; c++)
+        if (*c == '/') {
+            *c = '\0';
+            mkdir(p, 0755);
+            *c = '/';
+        }
+}
+
+/* dump.json last in a rank folder, as msProbe writes it after the rest */
+static int cmp_file(const void *a, const void *b) {
+    const struct file *x = a, *y = b;
+    int dx = strstr(x->rel, "dump.json") != NULL, dy = strstr(y->rel, "dump.json") != NULL;
+    if (dx != dy) return dx - dy;
+    return strcmp(x->rel, y->rel);
 }
 
 static int copy_file(const char *from, const char *to) {
@@ -78,11 +110,10 @@ static int copy_file(const char *from, const char *to) {
 }
 
 static void put(const char *full, const char *live, const struct file *f, int linkit) {
-    char a[4096], b[4096];
-    snprintf(b, sizeof b, "%s/%s", live, f->dir);
-    mkdir(b, 0755);
-    snprintf(a, sizeof a, "%s/%s/%s", full, f->dir, f->name);
-    snprintf(b, sizeof b, "%s/%s/%s", live, f->dir, f->name);
+    char a[8192], b[8192];
+    snprintf(a, sizeof a, "%s/%s", full, f->rel);
+    snprintf(b, sizeof b, "%s/%s", live, f->rel);
+    mkdirs_for(b);
     if (linkit && link(a, b) == 0) return;
     if (copy_file(a, b) != 0) fprintf(stderr, "bench_tui_follow: cannot write %s: %s\n", b, strerror(errno));
 }
@@ -107,7 +138,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     struct files fs = {0};
-    if (list_tree(full, &fs) != 0 || !fs.n) { fprintf(stderr, "bench_tui_follow: no monitor CSV under %s\n", full); return 2; }
+    list_tree(full, "", 0, &fs);
+    if (!fs.n) { fprintf(stderr, "bench_tui_follow: no monitor CSV or step folder under %s\n", full); return 2; }
+    qsort(fs.v, fs.n, sizeof *fs.v, cmp_file);
     long last = 0;
     for (size_t i = 0; i < fs.n; i++)
         if (fs.v[i].step > last) last = fs.v[i].step;
@@ -170,7 +203,7 @@ int main(int argc, char **argv) {
     int st;
     vt_wait_exit(&vt, 5000, &st);
     vt_close(&vt);
-    printf("probetop --follow %s (%zu CSV files, %ld steps; 160x40 terminal)\n", full, fs.n, last + 1);
+    printf("probetop --follow %s (%zu files, %ld steps; 160x40 terminal)\n", full, fs.n, last + 1);
     printf("  probetop info on the whole tree      %8.0f ms%s\n", t_info * 1e3, info_rc ? " (failed)" : "");
     printf("  first whole load in the TUI          %8.0f ms\n", t_loaded * 1e3);
     if (nlat) {
@@ -178,10 +211,7 @@ int main(int argc, char **argv) {
         printf("  new step on screen after written     %8.0f ms median, %.0f-%.0f ms (%d steps)\n",
                lat[nlat / 2] * 1e3, lat[0] * 1e3, lat[nlat - 1] * 1e3, nlat);
     }
-    for (size_t i = 0; i < fs.n; i++) {
-        free(fs.v[i].dir);
-        free(fs.v[i].name);
-    }
+    for (size_t i = 0; i < fs.n; i++) free(fs.v[i].rel);
     free(fs.v);
     return nlat ? 0 : 2;
 }
