@@ -23,6 +23,7 @@
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
 struct ds_format_ops;
 struct mon_cache;
+struct dump_cache;
 
 /* Progress: called from the loading thread with what is done of the total. */
 typedef void (*ds_progress_fn)(void *ctx, size_t files_done, size_t files_total,
@@ -55,6 +56,9 @@ struct load_opts {
      * the caller; src/io/mon_cache.h), so that a reload parses only what
      * changed.  NULL: each load parses everything. */
     struct mon_cache *mon_cache;
+    /* Dumps: the parsed rank folders kept between loads, within a memory
+     * budget (src/io/dump_cache.h); NULL: each load parses everything. */
+    struct dump_cache *dump_cache;
 };
 
 /* How long a broken file must stay unchanged before follow mode reports

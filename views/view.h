@@ -220,6 +220,7 @@ struct app {
     struct app_load load;
     struct mon_cache *mon_cache;  /* owned (src/io/mon_cache.h): a monitor tree's parsed files, kept
                                      between its loads (made by the first load of trend mode) */
+    struct dump_cache *dump_cache;  /* owned (src/io/dump_cache.h): a dump's parsed rank folders, the same */
     struct app_origin *origin;  /* owned (src/app_origin.c): the NaN's origin rank, searched after the load */
 
     /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */

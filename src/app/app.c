@@ -24,6 +24,7 @@
 #include "src/app/app_compare.h"
 #include "src/app/app_origin.h"
 #include "src/app/app_state.h"
+#include "src/io/dump_cache.h"
 #include "src/io/mon_cache.h"
 #include "src/cmd/cmd.h"
 #include "ui/keys.h"
@@ -700,6 +701,8 @@ static void release(struct app *a) {
     a->ds = NULL;
     moncache_free(a->mon_cache);   /* after the load thread is joined */
     a->mon_cache = NULL;
+    dcache_free(a->dump_cache);
+    a->dump_cache = NULL;
     acmp_free(a);   /* first: its threads read the paths until joined */
     for (int i = 0; i < 2; i++) free(a->paths[i]);
     free(a->parallel_arg);

@@ -7,6 +7,7 @@
 
 #include "model/demo.h"
 #include "src/app/app_state.h"
+#include "src/io/dump_cache.h"
 #include "src/io/mon_cache.h"
 
 static void on_progress(void *ctx, size_t files_done, size_t files_total, uint64_t bytes_done, uint64_t bytes_total) {
@@ -89,9 +90,13 @@ static int start(struct app *a, int progressive, int reload, struct pt_error *er
     l->opts = a->lopts;
     /* one input, loaded again and again (rounds, reloads): what did not
      * change is not parsed again (only this thread uses the cache) */
-    if (a->mode == APP_MODE_TREND && !a->demo && !a->mon_cache && !(a->mon_cache = moncache_new()))
-        return pt_errorf(err, "out of memory");
+    if (a->mode == APP_MODE_TREND && !a->demo) {
+        if (!a->mon_cache && !(a->mon_cache = moncache_new())) return pt_errorf(err, "out of memory");
+        /* a dump's parses within the --mem budget */
+        if (!a->dump_cache && !(a->dump_cache = dcache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
+    }
     l->opts.mon_cache = a->mode == APP_MODE_TREND ? a->mon_cache : NULL;
+    l->opts.dump_cache = a->mode == APP_MODE_TREND ? a->dump_cache : NULL;
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, run, a) != 0) {
         pthread_mutex_destroy(&l->mu);

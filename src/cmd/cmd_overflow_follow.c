@@ -22,6 +22,7 @@
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
 #include "src/io/dataset.h"
+#include "src/io/dump_cache.h"
 #include "src/io/mon_cache.h"
 #include "src/io/watch.h"
 
@@ -127,10 +128,14 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop);
 int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_in) {
     struct load_opts lo = *lo_in;
     lo.follow = 1;
-    /* a monitor tree's unchanged files are not parsed again each pass */
+    /* a monitor tree's unchanged files, a dump's unchanged rank folders,
+     * are not parsed again each pass */
     lo.mon_cache = moncache_new();
-    int rc = lo.mon_cache ? follow(fo, &lo) : (fprintf(stderr, "probetop overflow: out of memory\n"), EXIT_USAGE);
+    lo.dump_cache = dcache_new((uint64_t)1 << 30);   /* what a dump's parses may keep */
+    int rc = lo.mon_cache && lo.dump_cache ? follow(fo, &lo)
+                                           : (fprintf(stderr, "probetop overflow: out of memory\n"), EXIT_USAGE);
     moncache_free(lo.mon_cache);
+    dcache_free(lo.dump_cache);
     return rc;
 }
 

@@ -24,6 +24,15 @@ const char *const dump_stat_names[4] = {"norm", "max", "min", "mean"};
 
 /* ---- --mapping ---- */
 
+uint64_t mapping_hash(const struct mapping *m) {
+    uint64_t h = 0;
+    for (size_t k = 0; m && k < m->n; k++) {
+        h = util_hash(m->from[k], strlen(m->from[k]) + 1, h);
+        h = util_hash(m->to[k], strlen(m->to[k]) + 1, h);
+    }
+    return h;
+}
+
 void mapping_free(struct mapping *m) {
     for (size_t i = 0; i < m->n; i++) { free(m->from[i]); free(m->to[i]); }
     free(m->from);

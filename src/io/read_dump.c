@@ -2,6 +2,7 @@
  * probetop-formats(5), DUMP FOLDERS) and parses them on a small thread pool, handing the
  * results to a callback strictly in step and rank order. */
 #include "src/io/read_dump.h"
+#include "src/io/dump_cache.h"
 
 #include "model/util/fs.h"
 #include "model/util/rankdirs.h"
@@ -196,6 +197,7 @@ struct pool {
     uint8_t *done;
     size_t next, merged, window;
     atomic_int *cancel;
+    const struct dump_file **hit;   /* kept parses (dump_cache.h) by rd index: not parsed again */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -216,6 +218,12 @@ static void *worker(void *arg) {
             return NULL;
         }
         p->next++;
+        if (p->hit && p->hit[p->ord ? p->ord[i] : i]) {   /* kept from an earlier load */
+            p->done[i] = 1;
+            pthread_cond_broadcast(&p->cv);
+            pthread_mutex_unlock(&p->mu);
+            continue;
+        }
         struct dump_file *f = &p->res[i];
         if (p->nspares > 0) {
             struct spare *sp = &p->spares[--p->nspares];
@@ -754,11 +762,34 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         }
         p.ord = rm.ord;
     }
+    /* follow mode: folders unchanged since the last load are not parsed again */
+    struct dump_cache *dc = !lone && !p.ord ? lo->dump_cache : NULL;
+    const struct dump_file **hit = NULL;
+    uint64_t *sig = NULL;
+    if (dc) {
+        char stamp[160];
+        snprintf(stamp, sizeof stamp, "dump micro %d map %zu %016llx layout %p path %d rows %d", o->micro_step,
+                 o->mapping ? o->mapping->n : 0, (unsigned long long)mapping_hash(o->mapping), (const void *)o->layout,
+                 o->path_numbers, o->want_rows);
+        hit = calloc(l.n, sizeof *hit);
+        sig = calloc(l.n, sizeof *sig);
+        if (!hit || !sig || dcache_begin(dc, stamp) != 0) {   /* no memory: every folder parsed */
+            free(hit);
+            free(sig);
+            hit = NULL;
+            sig = NULL;
+            dc = NULL;
+        }
+        for (size_t i = 0; dc && i < l.n; i++) hit[i] = dcache_find(dc, l.v[i].dir, l.v[i].step, l.v[i].rank, &sig[i]);
+        p.hit = hit;
+    }
     int threads = lo->threads > 0 ? lo->threads : ncores();
     if ((size_t)threads > l.n) threads = (int)l.n;
     pthread_t tids[64];
     int nt = 0;
     if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
+        free(hit);
+        free(sig);
         rmajor_free(&rm);
         cons_cache_free(oc.cons_cache);
         free(gidx);
@@ -785,7 +816,14 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     uint64_t bytes_total = total_bytes(&l, lone, path), bytes_done = 0;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
         if (wait_file(&p, i, lo)) { rc = pt_errorf(err, "cancelled"); break; }
-        struct dump_file *f = &p.res[i];
+        struct dump_file *f = &p.res[i], kept;
+        if (hit && hit[i]) {   /* as the worker would have set it */
+            kept = *hit[i];
+            kept.step = l.v[i].step;
+            kept.rank = l.v[i].rank;
+            kept.seq = i;
+            f = &kept;
+        }
         f->index = gidx[i];
         f->group = grp[i];
         /* a new step starts where the whole list changes step: a shard's
@@ -800,6 +838,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         ds->bytes_read += f->bytes;
         if (merge_file(ds, o, f, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
             rc = -1;
+        if (dc && !hit[i] && rc == 0) dcache_keep(dc, l.v[i].dir, sig[i], f);   /* takes f's buffers, or not */
         release_file(&p, i);
         if (lo->progress) lo->progress(lo->progress_ctx, i + 1, l.n, bytes_done, bytes_total);
     }
@@ -811,6 +850,10 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
     if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
     pool_finish(&p, rc != 0, tids, nt);
+    /* every folder read: the parses of folders gone go */
+    if (dc) dcache_end(dc, rc == 0 && lo->max_steps <= 0 && lo->max_files <= 0 && o->shard_n == 0);
+    free(hit);
+    free(sig);
     cons_cache_free(oc.cons_cache);
     free(gidx);
     free(grp);

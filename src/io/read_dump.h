@@ -38,6 +38,8 @@ struct mapping {         /* --mapping: ordered substring replacements */
     size_t n;
 };
 int mapping_read(const char *path, struct mapping *m, struct pt_error *err);
+/* A hash of the pairs (m NULL: none), for what a cache was read with. */
+uint64_t mapping_hash(const struct mapping *m);
 void mapping_free(struct mapping *m);
 
 #define DUMP_NAME_MAX 4096   /* record names are shorter (msProbe's are < 300 bytes) */

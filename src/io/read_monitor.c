@@ -146,11 +146,7 @@ int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const
 void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
                          char buf[MONITOR_STAMP_SIZE]) {
     /* the mapping's pairs by a hash of them: a stamp only has to differ */
-    uint64_t h = 0;
-    for (size_t k = 0; map && k < map->n; k++) {
-        h = util_hash(map->from[k], strlen(map->from[k]) + 1, h);
-        h = util_hash(map->to[k], strlen(map->to[k]) + 1, h);
-    }
+    uint64_t h = mapping_hash(map);
     snprintf(buf, MONITOR_STAMP_SIZE, "%s map %zu %016llx layout %p follow %d", format, map ? map->n : 0,
              (unsigned long long)h, (const void *)layout, follow);
 }

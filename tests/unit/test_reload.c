@@ -1,7 +1,8 @@
-/* test_mon_cache: follow mode's reload of a monitor tree parses only what
- * changed (src/io/mon_cache.h), and gives what a fresh load gives.
+/* test_reload: follow mode's reload of a monitor tree or a dump parses
+ * only what changed (src/io/mon_cache.h, src/io/dump_cache.h), and gives
+ * what a fresh load gives.
  *
- * Each step below changes a v1 (or monitor_v2) tree the way a training or
+ * Each step below changes a v1 or monitor_v2 tree (or a dump) the way a training or
  * a user does, loads it through one cache kept across the loads, and
  * compares the result with a fresh load (no cache) cell by cell: metrics,
  * statistics, steps, ranks, target names in order, every value's bits,
@@ -15,7 +16,11 @@
  *   pending on every load, never kept;
  * - a file with a bad header: its warning and skip said on every load;
  * - another --mapping: everything parsed again, names renamed;
- * - progressive rounds (max_steps) then the whole load. */
+ * - progressive rounds (max_steps) then the whole load.
+ * A dump likewise, by rank folder: new step folders, a rewritten
+ * dump.json, a folder removed, one being written, a NaN's overflow
+ * records, notes said for many folders at once, and a budget that keeps
+ * nothing. */
 #include "pt_test.h"
 
 #include <time.h>
@@ -24,6 +29,7 @@
 #include "model/cube.h"
 #include "model/names.h"
 #include "src/io/dataset.h"
+#include "src/io/dump_cache.h"
 #include "src/io/mon_cache.h"
 
 /* Sets a file's times an hour back: older than the cache's one-second
@@ -34,11 +40,13 @@ static void age(const char *path, int minutes) {
     CHECK_INT(utime(path, &u), 0);
 }
 
-static struct dataset *load(const char *path, struct mon_cache *c, int follow, const char *mapping, int max_steps) {
+static struct dataset *load_with(const char *path, struct mon_cache *c, struct dump_cache *dc, int follow,
+                                 const char *mapping, int max_steps) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.follow = follow;
     lo.mon_cache = c;
+    lo.dump_cache = dc;
     lo.mapping = mapping;
     lo.max_steps = max_steps;
     struct dataset *ds = NULL;
@@ -59,6 +67,10 @@ static void same_strs(char **a, size_t na, char **b, size_t nb, const char *what
         }
 }
 
+static struct dataset *load(const char *path, struct mon_cache *c, int follow, const char *mapping, int max_steps) {
+    return load_with(path, c, NULL, follow, mapping, max_steps);
+}
+
 /* x (through the cache) and y (fresh) hold the same data. */
 static void same(const struct dataset *x, const struct dataset *y) {
     CHECK(x && y);
@@ -69,6 +81,20 @@ static void same(const struct dataset *x, const struct dataset *y) {
     CHECK_INT(x->files_read, y->files_read);
     CHECK_INT(x->bytes_read, y->bytes_read);
     CHECK_INT(x->more, y->more);
+    CHECK_INT(x->nrankdirs, y->nrankdirs);
+    for (size_t i = 0; i < x->nrankdirs && i < y->nrankdirs; i++) {
+        CHECK_STR(x->rankdirs[i].dir, y->rankdirs[i].dir);
+        CHECK_INT(x->rankdirs[i].step, y->rankdirs[i].step);
+        CHECK_INT(x->rankdirs[i].rank, y->rankdirs[i].rank);
+    }
+    CHECK_INT(x->ovf.n, y->ovf.n);
+    for (size_t i = 0; i < x->ovf.n && i < y->ovf.n; i++) {
+        const struct ovf_entry *p = &x->ovf.v[i], *q = &y->ovf.v[i];
+        CHECK(p->step == q->step && p->micro == q->micro && p->rank == q->rank && p->pos == q->pos &&
+              p->level == q->level && p->jump == q->jump);
+        CHECK_STR(p->name, q->name);
+        CHECK_STR(p->what, q->what);
+    }
     const struct cube *a = x->cube, *b = y->cube;
     CHECK(a && b);
     if (!a || !b) return;
@@ -279,8 +305,100 @@ static void test_v2_reloads(void) {
     moncache_free(c);
 }
 
+/* ---- dumps ---- */
+
+#define TEN(v) "{\"type\":\"torch.Tensor\",\"dtype\":\"torch.float32\",\"shape\":[2],\"Max\":" v ",\"Min\":0.0," \
+               "\"Mean\":0.5,\"Norm\":1.0,\"requires_grad\":false}"
+
+/* stepS/rankR/dump.json: two linear layers whose values tell step and rank
+ * apart; nan: the second's output is NaN (an overflow record). */
+static void dump_folder(const char *root, int step, int rank, int nan, char *path, size_t n) {
+    char d[1400], text[4096];
+    snprintf(d, sizeof d, "%s/step%d", root, step);
+    mkdir(root, 0755);
+    mkdir(d, 0755);
+    snprintf(d, sizeof d, "%s/step%d/rank%d", root, step, rank);
+    mkdir(d, 0755);
+    snprintf(path, n, "%s/dump.json", d);
+    snprintf(text, sizeof text,
+             "{\"task\":\"statistics\",\"level\":\"mix\",\"framework\":\"pytorch\",\"dump_data_dir\":null,\"data\":{"
+             "\"Module.layer0.Linear.forward.0\":{\"input_args\":[" TEN("%d.5") "],\"input_kwargs\":{},\"output\":["
+             TEN("%d.25") "]},"
+             "\"Module.layer1.Linear.forward.0\":{\"input_args\":[" TEN("2.0") "],\"input_kwargs\":{},\"output\":["
+             TEN("%s") "]}}}",
+             step * 10 + rank, step * 10 + rank + 1, nan ? "NaN" : "3.0");
+    CHECK_INT(pt_write(path, text), 0);
+    age(path, 0);
+}
+
+static void check_dump_load(const char *root, struct dump_cache *dc, long parsed_now, const char *what) {
+    fprintf(stderr, "  %s\n", what);
+    struct dcache_stats before = dcache_stats(dc);
+    struct dataset *x = load_with(root, NULL, dc, 1, NULL, 0), *y = load_with(root, NULL, NULL, 1, NULL, 0);
+    same(x, y);
+    struct dcache_stats after = dcache_stats(dc);
+    if (parsed_now >= 0) CHECK_INT(after.parsed - before.parsed, parsed_now);
+    dataset_free(x);
+    dataset_free(y);
+}
+
+static void test_dump_reloads(void) {
+    const char *t = pt_tmpdir("reload_dump");
+    char root[1100], p[1500];
+    snprintf(root, sizeof root, "%s/dump", t);
+    for (int s = 0; s < 2; s++)
+        for (int r = 0; r < 2; r++) dump_folder(root, s, r, s == 1 && r == 1, p, sizeof p);
+    struct dump_cache *dc = dcache_new((uint64_t)1 << 30);
+    CHECK(dc != NULL);
+    if (!dc) return;
+    check_dump_load(root, dc, 4, "dump: first load");
+    CHECK_INT(dcache_stats(dc).parts, 4);
+    check_dump_load(root, dc, 0, "dump: nothing changed, every folder kept");
+    struct dataset *d = load_with(root, NULL, dc, 1, NULL, 0);
+    CHECK(d && d->ovf.n > 0 && d->nwarnings > 0);   /* the NaN; construct.json missing in 4 folders */
+    dataset_free(d);
+
+    for (int r = 0; r < 2; r++) dump_folder(root, 2, r, r == 0, p, sizeof p);
+    check_dump_load(root, dc, 2, "dump: a new step's folders parsed");
+
+    dump_folder(root, 0, 1, 1, p, sizeof p);   /* rewritten: now with a NaN */
+    age(p, 3);
+    check_dump_load(root, dc, 1, "dump: a rewritten dump.json parsed again");
+
+    snprintf(p, sizeof p, "%s/step0/rank0/dump.json", root);
+    CHECK_INT(unlink(p), 0);
+    snprintf(p, sizeof p, "%s/step0/rank0", root);
+    CHECK_INT(rmdir(p), 0);
+    check_dump_load(root, dc, 0, "dump: a folder removed");
+    CHECK_INT(dcache_stats(dc).parts, 5);
+
+    /* being written: pending each time, never kept */
+    dump_folder(root, 3, 0, 0, p, sizeof p);
+    char *text = pt_slurp(p);
+    CHECK(text != NULL);
+    if (text) {
+        text[strlen(text) / 2] = '\0';
+        CHECK_INT(pt_write(p, text), 0);
+        free(text);
+    }
+    check_dump_load(root, dc, 1, "dump: a dump.json being written");
+    check_dump_load(root, dc, 1, "dump: still being written, read again");
+    CHECK_INT(dcache_stats(dc).parts, 5);
+    dcache_free(dc);
+
+    /* a budget that keeps nothing: every load parses every folder, alike */
+    dc = dcache_new(1);
+    CHECK(dc != NULL);
+    if (!dc) return;
+    check_dump_load(root, dc, 6, "dump: budget of a byte");
+    check_dump_load(root, dc, 6, "dump: budget of a byte, again");
+    CHECK_INT(dcache_stats(dc).parts, 0);
+    dcache_free(dc);
+}
+
 int main(void) {
     RUN(test_v1_reloads);
     RUN(test_v2_reloads);
+    RUN(test_dump_reloads);
     PT_DONE();
 }
