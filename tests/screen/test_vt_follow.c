@@ -257,14 +257,32 @@ static void grow(enum kind k, const char *gen_args, const char *name) {
         VT_WAIT(&vt, !row_has(&vt, status_row(&vt), "being written"));
         cell_text(&vt, ovf_after, sizeof ovf_after);
         CHECK_STR(ovf_after, ovf_before);
+
+        /* step 5 comes while the heat map is shown: the overflow list is
+         * made again when its pane is shown, the cursor on its entry */
+        vt_send(&vt, "<F2>");
+        VT_WAIT(&vt, screen_has(&vt, "Heat map"));
+        CHECK(put_step(k, &f, full, live, 5, NULL) == 0);
+        int seen5 = 0;
+        for (double t0 = vt_now(); !seen5 && vt_now() - t0 < 10;) {   /* :step 5 works once step 5 is in */
+            vt_send(&vt, ":step 5<Enter>");
+            vt_wait_idle(&vt, 300);
+            seen5 = row_has(&vt, 0, "step 5");
+        }
+        CHECKV(&vt, seen5);
+        vt_send(&vt, "<F3>");
+        VT_WAIT(&vt, screen_has(&vt, "pos name"));
+        VT_WAIT(&vt, vt_wait_idle(&vt, 100) == 0);
+        cell_text(&vt, ovf_after, sizeof ovf_after);
+        CHECK_STR(ovf_after, ovf_before);
     }
     pt_vt_quit(&vt);
     files_free(&f);
 }
 
-static void test_monitor(void) { grow(MON1, "--monitor --steps 5 --ranks 2 --layers 2", "follow_monitor"); }
-static void test_monitor_v2(void) { grow(MON2, "--monitor-v2 --steps 5 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_monitor_v2"); }
-static void test_dump(void) { grow(DUMP, "--steps 5 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_dump"); }
+static void test_monitor(void) { grow(MON1, "--monitor --steps 6 --ranks 2 --layers 2", "follow_monitor"); }
+static void test_monitor_v2(void) { grow(MON2, "--monitor-v2 --steps 6 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_monitor_v2"); }
+static void test_dump(void) { grow(DUMP, "--steps 6 --ranks 2 --layers 2 --nan 1:0:layers.1.mlp", "follow_dump"); }
 
 /* --follow on a folder training has not written into yet: it waits for
  * the data (no exit, no error but the wait), then shows it. */
