@@ -382,6 +382,64 @@ static void test_list_order_and_first(void) {
 
 /* Monitor / .trend.db inputs: non-finite cells, no levels; missing cells
  * and huge finite values are not flagged. */
+/* The scan of a dense cube comes out in triage order by a counting sort
+ * on the step: the same order as the comparison sort gives, for cubes with
+ * micro steps, without them, and with steps declared out of (step, micro)
+ * order (which the comparison sort handles). */
+static void test_scan_order(void) {
+    for (int mode = 0; mode < 3; mode++) {
+        struct names *n = names_new();
+        struct cube_builder *b = cube_builder_new(n);
+        const char *stats[2] = { "norm", "max" };
+        int ma = cube_builder_metric(b, "forward", 2, stats), mb = cube_builder_metric(b, "backward", 1, stats);
+        uint32_t t[5];
+        for (int i = 0; i < 5; i++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "layers.%d.mlp", 4 - i);   /* ids and names in opposite orders */
+            t[i] = names_intern(n, nm, strlen(nm), 0, 0);
+        }
+        double bad[2] = { NAN, INFINITY }, one[2] = { -INFINITY, 1 };
+        unsigned seed = 7;
+        for (int s = 0; s < 6; s++)
+            for (int r = 0; r < 3; r++)
+                for (int i = 0; i < 5; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    if ((seed >> 16) % 3 == 0) CHECK_INT(cube_builder_add(b, ma, t[i], s, r, bad, 3), 0);
+                    if ((seed >> 8) % 4 == 0) CHECK_INT(cube_builder_add(b, mb, t[(i + 2) % 5], s, 2 - r, one, 1), 0);
+                }
+        /* mode 0: micro steps (3 steps of 2); 1: none; 2: micro steps numbered backwards */
+        for (int s = 0; mode != 1 && s < 6; s++)
+            CHECK_INT(cube_builder_step(b, s, 10 + s / 2, mode == 0 ? s % 2 : 1 - s % 2), 0);
+        struct cube *c = NULL;
+        struct pt_error err;
+        CHECK_INT(cube_builder_finish(b, &c, &err), 0);
+        cube_builder_free(b);
+        if (!c) return;
+        struct ovf_list l = { 0 }, m = { 0 };
+        CHECK_INT(ovf_scan_cube(c, &l, &err), 0);
+        CHECK(l.n > 10);
+        for (size_t i = 0; i < l.n; i++) CHECK_INT(ovf_list_add(&m, &l.v[i]), 0);
+        /* shuffled, then the comparison sort */
+        for (size_t i = m.n; i > 1; i--) {
+            seed = seed * 1103515245u + 12345u;
+            size_t j = (seed >> 8) % i;
+            struct ovf_entry x = m.v[i - 1];
+            m.v[i - 1] = m.v[j];
+            m.v[j] = x;
+        }
+        ovf_list_sort(&m);
+        CHECK_INT(m.n, l.n);
+        for (size_t i = 0; i < l.n && i < m.n; i++) {
+            CHECK(l.v[i].step == m.v[i].step && l.v[i].micro == m.v[i].micro && l.v[i].pos == m.v[i].pos &&
+                  l.v[i].rank == m.v[i].rank);
+            CHECK_STR(l.v[i].what, m.v[i].what);
+        }
+        ovf_list_free(&l);
+        ovf_list_free(&m);
+        cube_free(c);
+    }
+}
+
 static void test_scan_cube(void) {
     struct names *n = names_new();
     uint32_t t0 = names_intern(n, "module.layers.0.mlp", 19, 0, 0);
@@ -481,6 +539,7 @@ int main(void) {
     RUN(test_list_order_and_first);
     RUN(test_sort_unknown_micro);
     RUN(test_scan_cube);
+    RUN(test_scan_order);
     RUN(test_level_names);
     PT_DONE();
 }
