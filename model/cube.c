@@ -465,20 +465,47 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         if (!cm->vals || !seen) { free(seen); goto oom; }
         float miss = cube_missing();
         for (size_t k = 0; k < nvals; k++) cm->vals[k] = miss;
+        /* Each row's cell first (the first row of a cell wins), then the
+         * values in step order: rows come file by file (a rank's steps),
+         * so the ranks of one cache line of a plane would be written at
+         * far apart times, each a miss; a step's rows together keep its
+         * lines at hand until all its ranks are in. */
+        size_t *cellof = malloc((bm->n ? bm->n : 1) * sizeof *cellof);
+        size_t *order = malloc((bm->n ? bm->n : 1) * sizeof *order);
+        size_t *at = calloc(ns + 1, sizeof *at);
+        if (!cellof || !order || !at) { free(seen); free(cellof); free(order); free(at); goto oom; }
+        int32_t at_step = 0, at_rank = 0;
+        int si = -1, ri = -1;
         for (size_t r = 0; r < bm->n; r++) {
             const struct brow *row = brow_at(bm, r);
-            int si = find_i32(sv, ns, row->step), ri = find_i32(rv, nr, row->rank);
+            /* runs of one step and rank: looked up once a run */
+            if (si < 0 || row->step != at_step) { si = find_i32(sv, ns, row->step); at_step = row->step; }
+            if (ri < 0 || row->rank != at_rank) { ri = find_i32(rv, nr, row->rank); at_rank = row->rank; }
             size_t cell = ((size_t)local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
-            if (seen[cell / 8] & (1u << (cell % 8))) continue;   /* first row wins */
+            at[si + 1]++;
+            if (seen[cell / 8] & (1u << (cell % 8))) { cellof[r] = SIZE_MAX; continue; }
             seen[cell / 8] |= (uint8_t)(1u << (cell % 8));
-            const float *src = bvals_at(bm, r);
-            for (int s = 0; s < cm->nstats; s++) {
-                /* rows added before a stat was declared carry no value for it */
-                float v = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
-                cm->vals[(size_t)s * cells + cell] = v;
-            }
+            cellof[r] = cell;
         }
         free(seen);
+        for (size_t k = 0; k < ns; k++) at[k + 1] += at[k];
+        for (size_t r = 0; r < bm->n; r++) {
+            /* the step of a cell is (cell / nr) % ns */
+            size_t st = cellof[r] == SIZE_MAX ? (size_t)find_i32(sv, ns, brow_at(bm, r)->step) : cellof[r] / nr % ns;
+            order[at[st]++] = r;
+        }
+        for (size_t k = 0; k < bm->n; k++) {
+            size_t r = order[k], cell = cellof[r];
+            if (cell == SIZE_MAX) continue;
+            const struct brow *row = brow_at(bm, r);
+            const float *src = bvals_at(bm, r);
+            for (int s = 0; s < cm->nstats; s++)
+                /* rows added before a stat was declared carry no value for it */
+                cm->vals[(size_t)s * cells + cell] = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
+        }
+        free(cellof);
+        free(order);
+        free(at);
         bmetric_free_rows(bm);
     }
     c->names = b->names;

@@ -910,7 +910,8 @@ int app_main(int argc, char **argv) {
         }
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
-        int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running ? 100 : 250, &my, &mx, &mb);
+        /* loading, or following a run: look at the load and the watch often */
+        int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running || a->follow ? 100 : 250, &my, &mx, &mb);
         if (a->load.running && !a->load.reload) a->dirty = 1;   /* the progress moves */
         if (ui_signal) {
             int sig = ui_signal;

@@ -20,7 +20,7 @@ struct app_follow {
     struct watch *w;
     pthread_t thread;
     int wake[2];                  /* the main loop writes here to stop the thread */
-    atomic_int changed;           /* set by the thread */
+    atomic_llong changed_ms;      /* set by the thread: when it saw a change (0: none since taken) */
     long long dirty_ms;           /* when an unread change was first seen (0: none) */
     long long change_ms;          /* the last change seen */
     int settled;                  /* the reload after the settle time was done */
@@ -37,7 +37,9 @@ static void *run(void *arg) {
     for (;;) {
         int r = watch_wait(f->w, 60000, f->wake[0]);
         if (r == 2) return NULL;
-        if (r == 1) atomic_store(&f->changed, 1);
+        long long zero = 0;
+        /* the first change of a burst: the pause before the reload counts from it */
+        if (r == 1) atomic_compare_exchange_strong(&f->changed_ms, &zero, now_ms());
     }
 }
 
@@ -53,7 +55,7 @@ int app_follow_on(struct app *a, struct pt_error *err) {
         free(f);
         return pt_errorf(err, "cannot make a pipe for the watcher");
     }
-    atomic_init(&f->changed, 0);
+    atomic_init(&f->changed_ms, 0);
     if (pthread_create(&f->thread, NULL, run, f) != 0) {
         close(f->wake[0]);
         close(f->wake[1]);
@@ -87,8 +89,9 @@ int app_follow_tick(struct app *a) {
     struct app_follow *f = a->follow;
     if (!f) return 0;
     long long now = now_ms();
-    if (atomic_exchange(&f->changed, 0)) {
-        if (!f->dirty_ms) f->dirty_ms = now;
+    long long seen = atomic_exchange(&f->changed_ms, 0);
+    if (seen) {
+        if (!f->dirty_ms) f->dirty_ms = seen;
         f->change_ms = now;
         f->settled = 0;
     }
