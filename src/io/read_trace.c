@@ -432,6 +432,8 @@ struct tfile {
     int rank_src;   /* 0 distributedInfo, 1 path, 2 file order */
     struct tp_file f;
     struct tp_names names;   /* its kernel names while it is parsed */
+    int bad;                 /* did not parse: err says why */
+    struct pt_error err;
 };
 
 static int cmp_tfile(const void *a, const void *b) {
@@ -529,7 +531,15 @@ struct parse_job {
 static int parse_one(void *ctx, size_t i, struct pt_error *e) {
     struct parse_job *j = ctx;
     struct tfile *t = &j->t[i];
-    if (tp_parse_file(t->path, &t->names, TP_MAX_VALUE, j->o->cancel, &t->f, e)) return -1;
+    if (tp_parse_file(t->path, &t->names, TP_MAX_VALUE, j->o->cancel, &t->f, &t->err)) {
+        /* a file that does not parse is that rank's problem, not the run's
+         * (parse_all says so); a cancel ends the load */
+        if (j->o->cancel && atomic_load(j->o->cancel)) return pt_errorf(e, "cancelled");
+        t->bad = 1;
+        tp_file_free(&t->f);
+        memset(&t->f, 0, sizeof t->f);
+        tp_names_free(&t->names);
+    }
     pthread_mutex_lock(&j->mu);
     j->done++;
     j->bytes += t->f.bytes;
@@ -566,8 +576,13 @@ static int merge_names(struct tfile *t, size_t n, struct tp_names *names, struct
     return 0;
 }
 
-static int parse_all(struct tfile *t, size_t n, struct tp_names *names, const struct load_opts *o, struct dataset *ds,
+/* Parses the n files of t.  A file that does not parse is left out of t
+ * (*n counts those left) with a warning naming it and the place, or, in
+ * follow mode while it is young, as pending; only when none parses does
+ * the load fail, with the first one's message. */
+static int parse_all(struct tfile *t, size_t *np, struct tp_names *names, const struct load_opts *o, struct dataset *ds,
                      struct pt_error *err) {
+    size_t n = *np;
     struct parse_job j = {.t = t, .n = n, .o = o};
     for (size_t i = 0; i < n; i++) {
         struct stat st;
@@ -578,6 +593,25 @@ static int parse_all(struct tfile *t, size_t n, struct tp_names *names, const st
     int rc = util_pool_for(n, parse_one, &j, err);
     pthread_mutex_destroy(&j.mu);
     if (rc) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!t[i].bad) {
+            k++;
+            continue;
+        }
+        int r = dataset_young(ds, t[i].path) ? dataset_pending(ds, t[i].path, "does not parse yet (being written?)")
+                                               : dataset_warn(ds, "%s", t[i].err.msg) | dataset_skip(ds, t[i].path);
+        if (r != 0) return pt_errorf(err, "out of memory");
+    }
+    if (k == 0) {   /* none parsed: the first one's message */
+        *err = t[0].err;
+        return -1;
+    }
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!t[i].bad) t[k++] = t[i];
+    memset(t + k, 0, (n - k) * sizeof *t);   /* moved down: the tail holds nothing to free */
+    *np = n = k;
     for (size_t i = 0; i < n; i++) {
         ds->files_read++;
         ds->bytes_read += t[i].f.bytes;
@@ -649,12 +683,13 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     struct tfile *t = NULL;
     ds->micro_step = 0;   /* a trace has steps, not micro steps */
     int rc = collect(path, &fl, ds, err);
+    size_t n = fl.n;   /* the files that parsed */
     if (rc == 0 && !(t = calloc(fl.n, sizeof *t))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].path = fl.v[i];
-    if (rc == 0) rc = parse_all(t, fl.n, &names, o, ds, err);
+    if (rc == 0) rc = parse_all(t, &n, &names, o, ds, err);
     if (rc == 0) {
-        resolve_ranks(t, fl.n, ds);
-        rc = build_run(t, fl.n, &names, ds, &ds->trace, err);
+        resolve_ranks(t, n, ds);
+        rc = build_run(t, n, &names, ds, &ds->trace, err);
     }
     for (size_t i = 0; t && i < fl.n; i++) {
         tp_file_free(&t[i].f);

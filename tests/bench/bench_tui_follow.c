@@ -199,6 +199,14 @@ int main(int argc, char **argv) {
             lat[nlat++] = seen;
         }
     }
+    /* the peak memory of the TUI, with what a reload keeps */
+    long hwm = 0;
+    char sp[64], line[256];
+    snprintf(sp, sizeof sp, "/proc/%d/status", (int)vt.pid);
+    FILE *sf = fopen(sp, "r");
+    while (sf && fgets(line, sizeof line, sf))
+        if (!strncmp(line, "VmHWM:", 6)) hwm = strtol(line + 6, NULL, 10);
+    if (sf) fclose(sf);
     vt_send(&vt, "q");
     int st;
     vt_wait_exit(&vt, 5000, &st);
@@ -206,6 +214,7 @@ int main(int argc, char **argv) {
     printf("probetop --follow %s (%zu files, %ld steps; 160x40 terminal)\n", full, fs.n, last + 1);
     printf("  probetop info on the whole tree      %8.0f ms%s\n", t_info * 1e3, info_rc ? " (failed)" : "");
     printf("  first whole load in the TUI          %8.0f ms\n", t_loaded * 1e3);
+    if (hwm) printf("  peak memory of the TUI                %8ld MB\n", hwm / 1024);
     if (nlat) {
         qsort(lat, (size_t)nlat, sizeof *lat, cmp_d);
         printf("  new step on screen after written     %8.0f ms median, %.0f-%.0f ms (%d steps)\n",

@@ -7,6 +7,9 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
+#include <time.h>
+#include <utime.h>
+
 #include <zlib.h>
 
 #include "model/trace.h"
@@ -381,6 +384,82 @@ static void hostile_truncated_gz(void) {
     CHECK_CONTAINS(err.msg, "ends early");
 }
 
+/* Cuts path to half its size. */
+static void cut_half(const char *path) {
+    struct stat st;
+    CHECK_INT(stat(path, &st), 0);
+    CHECK_INT(truncate(path, st.st_size / 2), 0);
+}
+
+/* A run of 4 ranks whose rank 3 file is cut in the middle (plain and
+ * gzip'd): the other 3 load, with the figures of the 3 files alone, and
+ * a warning and a skip name the cut one.  Every file cut: the load fails
+ * with the first one's message.  In follow mode a young cut file is being
+ * written (pending), not a warning. */
+static void hostile_truncated_rank(void) {
+    if (!getenv("PT_PYTHON")) SKIP("no python");
+    static const char *const kinds[2][2] = {{"--ranks 4", "rank_3.json"}, {"--ranks 4 --gz", "rank_3.json.gz"}};
+    for (int g = 0; g < 2; g++) {
+        char whole[1100], three[1200], bad[1300], cmd[4000];
+        const char *dir = pt_tmpdir(g ? "trunc_rank_gz" : "trunc_rank");
+        if (!dir || gen(dir, kinds[g][0]) != 0) { CHECK(!"gen failed"); return; }
+        snprintf(whole, sizeof whole, "%s", dir);
+        snprintf(three, sizeof three, "%s.three", whole);
+        snprintf(bad, sizeof bad, "%s/%s", whole, kinds[g][1]);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && rm '%s/%s'", three, whole, three, three, kinds[g][1]);
+        CHECK_INT(system(cmd), 0);
+        cut_half(bad);
+        struct utimbuf old = {time(NULL) - 3600, time(NULL) - 3600};
+        CHECK_INT(utime(bad, &old), 0);
+        struct pt_error err;
+        struct dataset *ds = load(whole, &err), *ref = load(three, &err);
+        CHECK(ds && ref);
+        if (ds && ref) {
+            CHECK_INT(ds->trace->nranks, 3);
+            CHECK(rank_of(ds, 3) == NULL);
+            CHECK_INT(ds->nskipped, 1);
+            if (ds->nskipped) CHECK_STR(ds->skipped[0], bad);
+            int named = 0;
+            for (size_t i = 0; i < ds->nwarnings; i++) named |= strstr(ds->warnings[i], kinds[g][1]) != NULL;
+            CHECK(named);
+            int64_t a[12], b[12];
+            totals(ds, a, 3);
+            totals(ref, b, 3);
+            for (int k = 0; k < 12; k++) CHECK_INT(a[k], b[k]);
+            CHECK_INT(ds->cube->nsteps, ref->cube->nsteps);
+        }
+        dataset_free(ds);
+        dataset_free(ref);
+
+        /* being written: pending in follow mode while young */
+        struct load_opts lo;
+        load_opts_init(&lo);
+        lo.format = ds_format_find("trace");
+        lo.follow = 1;
+        struct utimbuf now = {time(NULL), time(NULL)};
+        CHECK_INT(utime(bad, &now), 0);
+        ds = NULL;
+        CHECK_INT(dataset_load(whole, &lo, &ds, &err), 0);
+        if (ds) {
+            CHECK_INT(ds->npending, 1);
+            CHECK_INT(ds->nskipped, 0);
+            CHECK_INT(ds->trace->nranks, 3);
+        }
+        dataset_free(ds);
+
+        /* every file cut: the first one's message */
+        for (int r = 0; r < 3; r++) {
+            char p[1400];
+            snprintf(p, sizeof p, "%s/rank_%d.json%s", whole, r, g ? ".gz" : "");
+            cut_half(p);
+        }
+        ds = load(whole, &err);
+        CHECK(ds == NULL);
+        dataset_free(ds);
+        CHECK_CONTAINS(err.msg, g ? "rank_0.json.gz" : "rank_0.json");
+    }
+}
+
 static void hostile_no_kernels(void) {
     if (!getenv("PT_PYTHON")) SKIP("no python");
     char p[1100];
@@ -691,6 +770,7 @@ int main(void) {
     RUN(classify);
     RUN(stats_by_hand);
     RUN(hostile_truncated_gz);
+    RUN(hostile_truncated_rank);
     RUN(hostile_no_kernels);
     RUN(hostile_no_steps);
     RUN(hostile_events);
