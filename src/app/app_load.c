@@ -91,7 +91,7 @@ static int start(struct app *a, int progressive, int reload, struct pt_error *er
     /* one input, loaded again and again (rounds, reloads): what did not
      * change is not parsed again (only this thread uses the cache) */
     if (a->mode == APP_MODE_TREND && !a->demo) {
-        if (!a->mon_cache && !(a->mon_cache = moncache_new())) return pt_errorf(err, "out of memory");
+        if (!a->mon_cache && !(a->mon_cache = moncache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
         /* a dump's parses within the --mem budget */
         if (!a->dump_cache && !(a->dump_cache = dcache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
     }

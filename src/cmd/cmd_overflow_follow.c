@@ -130,7 +130,7 @@ int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_
     lo.follow = 1;
     /* a monitor tree's unchanged files, a dump's unchanged rank folders,
      * are not parsed again each pass */
-    lo.mon_cache = moncache_new();
+    lo.mon_cache = moncache_new((uint64_t)1 << 30);
     lo.dump_cache = dcache_new((uint64_t)1 << 30);   /* what a dump's parses may keep */
     int rc = lo.mon_cache && lo.dump_cache ? follow(fo, &lo)
                                            : (fprintf(stderr, "probetop overflow: out of memory\n"), EXIT_USAGE);

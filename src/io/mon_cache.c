@@ -15,6 +15,7 @@
 
 struct entry {
     struct mon_part part;
+    uint64_t bytes;
     dev_t dev;
     ino_t ino;
     off_t size;
@@ -31,6 +32,7 @@ struct mon_cache {
     size_t ntmp, captmp;
     char *stamp;
     unsigned gen;
+    uint64_t budget, bytes;       /* what kept parts may take, and take */
     struct moncache_stats st;
 };
 
@@ -48,9 +50,10 @@ static void part_free(struct mon_part *p) {
     memset(p, 0, sizeof *p);
 }
 
-struct mon_cache *moncache_new(void) {
+struct mon_cache *moncache_new(uint64_t budget) {
     struct mon_cache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
+    c->budget = budget;
     if (!(c->pool = names_new())) {
         free(c);
         return NULL;
@@ -72,6 +75,7 @@ static void drop_all(struct mon_cache *c) {
         free(c->e[i]);
     }
     c->n = 0;
+    c->bytes = 0;
     util_smap_free(&c->index);
 }
 
@@ -91,6 +95,7 @@ struct names *moncache_pool(struct mon_cache *c) { return c->pool; }
 struct moncache_stats moncache_stats(const struct mon_cache *c) {
     struct moncache_stats s = c->st;
     s.parts = c->n;
+    s.bytes = c->bytes;
     return s;
 }
 
@@ -134,22 +139,53 @@ static int push_tmp(struct mon_cache *c, struct mon_part *p) {
     return 0;
 }
 
+/* A part's buffers cut to what they hold (they grew by doubling); what
+ * it takes in memory, about. */
+static uint64_t trim(struct mon_part *p) {
+    uint64_t n = sizeof *p + strlen(p->path) + 1;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        struct mon_file *f = &p->files[i];
+        if (f->nrows && f->nrows < f->cap) {
+            struct mon_row *r = realloc(f->rows, f->nrows * sizeof *r);
+            double *v = f->nval ? realloc(f->vals, f->nrows * (size_t)f->nval * sizeof *v) : f->vals;
+            if (r) f->rows = r;
+            if (v) f->vals = v;
+            if (r && v) f->cap = f->nrows;
+        }
+        n += sizeof *f + f->cap * (sizeof *f->rows + (size_t)f->nval * sizeof *f->vals);
+    }
+    for (size_t i = 0; i < p->nnotes; i++) n += strlen(p->notes[i]) + 1;
+    return n;
+}
+
 /* Keeps p (the parse of a file of identity st) in place of what path had:
- * the kept part (p itself is freed), or NULL without memory. */
+ * the kept part (p itself is freed); NULL when it does not fit the budget
+ * (p is the caller's still, the old part gone) or without memory. */
 static const struct mon_part *keep(struct mon_cache *c, struct mon_part *p, const struct stat *st) {
     int32_t *slot = util_smap_slot(&c->index, p->path, 1);
     if (!slot) return NULL;
     struct entry *e;
+    uint64_t bytes = trim(p);
     if (*slot >= 0) {
         e = c->e[*slot];
         part_free(&e->part);
+        c->bytes -= e->bytes;
+        e->bytes = 0;
+        if (c->bytes + bytes > c->budget) {   /* the file changed and no longer fits: its entry stays empty */
+            e->gen = 0;
+            e->size = -1;
+            return NULL;
+        }
     } else {
+        if (c->bytes + bytes > c->budget) return NULL;
         if (UTIL_PUSH(c->e, c->n, c->cap) != 0 || !(e = calloc(1, sizeof *e))) return NULL;
         *slot = (int32_t)c->n;
         c->e[c->n++] = e;
     }
     e->part = *p;
     free(p);
+    e->bytes = bytes;
+    c->bytes += bytes;
     e->dev = st->st_dev;
     e->ino = st->st_ino;
     e->size = st->st_size;
@@ -208,9 +244,8 @@ int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, monca
     int keepable = rc == 0 && have_st && !sd->npending && time(NULL) - st.st_mtim.tv_sec > 1;
     dataset_free(sd);
     if (rc == 0) rc = replay(p, ds);
-    const struct mon_part *kept = NULL;
-    if (rc == 0 && keepable) rc = (kept = keep(c, p, &st)) ? 0 : -1;
-    else if (rc == 0) rc = push_tmp(c, p);
+    const struct mon_part *kept = rc == 0 && keepable ? keep(c, p, &st) : NULL;
+    if (rc == 0 && !kept) rc = push_tmp(c, p);   /* not kept (or over the budget): for this load only */
     if (rc != 0) {
         if (p) part_free(p);
         free(p);
@@ -241,6 +276,7 @@ void moncache_end(struct mon_cache *c, int whole) {
             c->e[o++] = c->e[i];
             continue;
         }
+        c->bytes -= c->e[i]->bytes;
         part_free(&c->e[i]->part);
         free(c->e[i]);
     }

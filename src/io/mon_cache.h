@@ -9,7 +9,7 @@
  * size, modification and change times.  A file modified within the last
  * second is not kept (it could change again within its timestamp's tick,
  * unseen), nor one whose parse left something pending (still being
- * written).  What shapes a parse besides the bytes
+ * written), nor one beyond the memory budget.  What shapes a parse besides the bytes
  * (--mapping's pairs, follow mode) is the stamp of moncache_begin: a new
  * stamp drops every part.
  *
@@ -44,7 +44,9 @@ struct mon_part {
 typedef int (*moncache_parse_fn)(char *buf, size_t len, const char *path, void *ctx, struct names *pool,
                                  struct dataset *ds, struct mon_part *part);
 
-struct mon_cache *moncache_new(void);
+/* budget: the bytes kept parts may take; a part beyond it is parsed again
+ * at each load. */
+struct mon_cache *moncache_new(uint64_t budget);
 void moncache_free(struct mon_cache *c);
 /* The target names every part's rows point into. */
 struct names *moncache_pool(struct mon_cache *c);
@@ -72,6 +74,7 @@ struct moncache_stats {
     size_t kept;                  /* parts reused */
     size_t parsed;                /* files parsed */
     size_t parts;                 /* parts held now */
+    uint64_t bytes;               /* their memory */
 };
 struct moncache_stats moncache_stats(const struct mon_cache *c);
 

@@ -121,7 +121,7 @@ void monitor_free(struct monitor_data *md) {
 }
 
 int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
-    if (!c && !md->own && !(md->own = moncache_new())) return -1;
+    if (!c && !md->own && !(md->own = moncache_new(UINT64_MAX))) return -1;
     md->pool = moncache_pool(c ? c : md->own);
     return 0;
 }

@@ -168,7 +168,7 @@ static void test_v1_reloads(void) {
             v1_file(root, r, "actv", s, "");
             v1_file(root, r, "grad_reduced", s, "");
         }
-    struct mon_cache *c = moncache_new();
+    struct mon_cache *c = moncache_new((uint64_t)1 << 30);
     CHECK(c != NULL);
     if (!c) return;
     check_load(root, c, 1, NULL, 12, "first load: every file parsed");
@@ -247,6 +247,18 @@ static void test_v1_reloads(void) {
     dataset_free(r1);
     dataset_free(r2);
     dataset_free(fresh);
+    struct moncache_stats st = moncache_stats(c);
+    CHECK(st.bytes > 0);
+    CHECK_INT(st.parts, 14);
+    moncache_free(c);
+
+    /* a budget that keeps nothing: every load parses every file, alike */
+    c = moncache_new(1);
+    CHECK(c != NULL);
+    if (!c) return;
+    check_load(root, c, 1, NULL, 15, "budget of a byte");
+    check_load(root, c, 1, NULL, 15, "budget of a byte, again");
+    CHECK_INT(moncache_stats(c).parts, 0);
     moncache_free(c);
 }
 
@@ -277,7 +289,7 @@ static void test_v2_reloads(void) {
     mkdir(root, 0755);
     for (int r = 0; r < 2; r++)
         for (int s = 0; s < 2; s++) v2_file(root, r, "module", s, "");
-    struct mon_cache *c = moncache_new();
+    struct mon_cache *c = moncache_new((uint64_t)1 << 30);
     CHECK(c != NULL);
     if (!c) return;
     check_load(root, c, 1, NULL, 4, "v2 first load");
