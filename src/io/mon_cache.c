@@ -1,7 +1,7 @@
-/* mon_cache: parsed monitor CSV files kept between loads (mon_cache.h).
- * A scratch dataset catches what a parse says (warnings, skips, pending
- * files), so that a kept part can say it again on every load that uses it,
- * as a fresh parse would. */
+/* mon_cache: parsed monitor CSV files kept between loads (mon_cache.h),
+ * in a pstore (pstore.h) keyed by path.  A scratch dataset catches what a
+ * parse says (warnings, skips, pending files), so that a kept part can say
+ * it again on every load that uses it, as a fresh parse would. */
 #include "src/io/mon_cache.h"
 
 #include <stdlib.h>
@@ -12,27 +12,13 @@
 #include "model/names.h"
 #include "model/util/util.h"
 #include "src/io/dataset.h"
-
-struct entry {
-    struct mon_part part;
-    uint64_t bytes;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
-    unsigned gen;                 /* the last load that used it */
-};
+#include "src/io/pstore.h"
 
 struct mon_cache {
     struct names *pool;
-    struct entry **e;             /* kept parts */
-    size_t n, cap;
-    struct util_smap index;       /* path -> index into e */
+    struct pstore *store;         /* path -> struct mon_part * */
     struct mon_part **tmp;        /* parts of this load not kept */
     size_t ntmp, captmp;
-    char *stamp;
-    unsigned gen;
-    uint64_t budget, bytes;       /* what kept parts may take, and take */
     struct moncache_stats st;
 };
 
@@ -47,14 +33,19 @@ static void part_free(struct mon_part *p) {
     for (size_t i = 0; i < p->nnotes; i++) free(p->notes[i]);
     free(p->notes);
     free(p->path);
-    memset(p, 0, sizeof *p);
+    free(p);
 }
+
+static void part_free_v(void *p) { part_free(p); }
 
 struct mon_cache *moncache_new(uint64_t budget) {
     struct mon_cache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
-    c->budget = budget;
-    if (!(c->pool = names_new())) {
+    c->pool = names_new();
+    c->store = pstore_new(budget, part_free_v);
+    if (!c->pool || !c->store) {
+        names_free(c->pool);
+        pstore_free(c->store);
         free(c);
         return NULL;
     }
@@ -62,30 +53,15 @@ struct mon_cache *moncache_new(uint64_t budget) {
 }
 
 static void drop_tmp(struct mon_cache *c) {
-    for (size_t i = 0; i < c->ntmp; i++) {
-        part_free(c->tmp[i]);
-        free(c->tmp[i]);
-    }
+    for (size_t i = 0; i < c->ntmp; i++) part_free(c->tmp[i]);
     c->ntmp = 0;
-}
-
-static void drop_all(struct mon_cache *c) {
-    for (size_t i = 0; i < c->n; i++) {
-        part_free(&c->e[i]->part);
-        free(c->e[i]);
-    }
-    c->n = 0;
-    c->bytes = 0;
-    util_smap_free(&c->index);
 }
 
 void moncache_free(struct mon_cache *c) {
     if (!c) return;
     drop_tmp(c);
-    drop_all(c);
-    free(c->e);
+    pstore_free(c->store);
     free(c->tmp);
-    free(c->stamp);
     names_free(c->pool);
     free(c);
 }
@@ -94,35 +70,28 @@ struct names *moncache_pool(struct mon_cache *c) { return c->pool; }
 
 struct moncache_stats moncache_stats(const struct mon_cache *c) {
     struct moncache_stats s = c->st;
-    s.parts = c->n;
-    s.bytes = c->bytes;
+    s.parts = pstore_count(c->store);
+    s.bytes = pstore_bytes(c->store);
     return s;
 }
 
 int moncache_begin(struct mon_cache *c, const char *stamp) {
     drop_tmp(c);
-    c->gen++;
-    if (c->stamp && !strcmp(c->stamp, stamp)) return 0;
-    /* what the parts were parsed with changed: none of them holds */
-    drop_all(c);
+    int r = pstore_begin(c->store, stamp);
+    if (r <= 0) return r;
+    /* a new stamp dropped every part: the names they used go too */
     struct names *pool = names_new();
-    char *s = strdup(stamp);
-    if (!pool || !s) {
-        names_free(pool);
-        free(s);
-        return -1;
-    }
+    if (!pool) return -1;
     names_free(c->pool);
     c->pool = pool;
-    free(c->stamp);
-    c->stamp = s;
     return 0;
 }
 
-static int same_file(const struct entry *e, const struct stat *st) {
-    return e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
-           e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-           e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
+/* A file's identity: its inode, size, modification and change times. */
+static uint64_t sig_of(const struct stat *st) {
+    int64_t v[7] = {(int64_t)st->st_dev, (int64_t)st->st_ino, (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
+                    (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_ctim.tv_sec, (int64_t)st->st_ctim.tv_nsec};
+    return util_hash(v, sizeof v, 0x5bd1e995u);
 }
 
 /* Says a part's notes into ds, as its parse did. */
@@ -158,55 +127,17 @@ static uint64_t trim(struct mon_part *p) {
     return n;
 }
 
-/* Keeps p (the parse of a file of identity st) in place of what path had:
- * the kept part (p itself is freed); NULL when it does not fit the budget
- * (p is the caller's still, the old part gone) or without memory. */
-static const struct mon_part *keep(struct mon_cache *c, struct mon_part *p, const struct stat *st) {
-    int32_t *slot = util_smap_slot(&c->index, p->path, 1);
-    if (!slot) return NULL;
-    struct entry *e;
-    uint64_t bytes = trim(p);
-    if (*slot >= 0) {
-        e = c->e[*slot];
-        part_free(&e->part);
-        c->bytes -= e->bytes;
-        e->bytes = 0;
-        if (c->bytes + bytes > c->budget) {   /* the file changed and no longer fits: its entry stays empty */
-            e->gen = 0;
-            e->size = -1;
-            return NULL;
-        }
-    } else {
-        if (c->bytes + bytes > c->budget) return NULL;
-        if (UTIL_PUSH(c->e, c->n, c->cap) != 0 || !(e = calloc(1, sizeof *e))) return NULL;
-        *slot = (int32_t)c->n;
-        c->e[c->n++] = e;
-    }
-    e->part = *p;
-    free(p);
-    e->bytes = bytes;
-    c->bytes += bytes;
-    e->dev = st->st_dev;
-    e->ino = st->st_ino;
-    e->size = st->st_size;
-    e->mtime = st->st_mtim;
-    e->ctime = st->st_ctim;
-    e->gen = c->gen;
-    return &e->part;
-}
-
 int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, moncache_parse_fn parse, void *ctx,
                   struct dataset *ds, const struct mon_part **out) {
     struct stat st;
     int have_st = stat(path, &st) == 0;
-    int32_t *slot = have_st ? util_smap_slot(&c->index, path, 0) : NULL;
-    if (slot && *slot >= 0 && same_file(c->e[*slot], &st)) {
-        struct entry *e = c->e[*slot];
-        e->gen = c->gen;
+    uint64_t sig = have_st ? sig_of(&st) : 0;
+    const struct mon_part *kept = have_st ? pstore_find(c->store, path, sig) : NULL;
+    if (kept) {
         c->st.kept++;
         ds->bytes_read += (uint64_t)st.st_size;
-        *out = &e->part;
-        return replay(&e->part, ds);
+        *out = kept;
+        return replay(kept, ds);
     }
     struct mon_part *p = calloc(1, sizeof *p);
     struct dataset *sd = calloc(1, sizeof *sd);
@@ -244,14 +175,13 @@ int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, monca
     int keepable = rc == 0 && have_st && !sd->npending && time(NULL) - st.st_mtim.tv_sec > 1;
     dataset_free(sd);
     if (rc == 0) rc = replay(p, ds);
-    const struct mon_part *kept = rc == 0 && keepable ? keep(c, p, &st) : NULL;
-    if (rc == 0 && !kept) rc = push_tmp(c, p);   /* not kept (or over the budget): for this load only */
+    /* not kept (over the budget, being written): for this load only */
+    if (rc == 0 && !(keepable && pstore_keep(c->store, path, sig, p, trim(p)))) rc = push_tmp(c, p);
     if (rc != 0) {
         if (p) part_free(p);
-        free(p);
         return -1;
     }
-    *out = kept ? kept : p;
+    *out = p;
     return 0;
 }
 
@@ -268,28 +198,7 @@ int moncache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char 
     return parse(buf, len, path, ctx, c->pool, ds, p);
 }
 
-void moncache_end(struct mon_cache *c, int whole) {
-    if (!whole) return;
-    size_t o = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->e[i]->gen == c->gen) {
-            c->e[o++] = c->e[i];
-            continue;
-        }
-        c->bytes -= c->e[i]->bytes;
-        part_free(&c->e[i]->part);
-        free(c->e[i]);
-    }
-    if (o == c->n) return;
-    c->n = o;
-    /* the index again, for what is left (an allocation failure only leaves
-     * parts unfound: they are parsed again) */
-    util_smap_free(&c->index);
-    for (size_t i = 0; i < c->n; i++) {
-        int32_t *slot = util_smap_slot(&c->index, c->e[i]->part.path, 1);
-        if (slot) *slot = (int32_t)i;
-    }
-}
+void moncache_end(struct mon_cache *c, int whole) { pstore_end(c->store, whole); }
 
 struct mon_file *mon_part_add_file(struct mon_part *part, int metric, int32_t rank, uint32_t statmask) {
     struct mon_file *nf = realloc(part->files, (part->nfiles + 1) * sizeof *nf);

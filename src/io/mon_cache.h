@@ -13,7 +13,8 @@
  * (--mapping's pairs, follow mode) is the stamp of moncache_begin: a new
  * stamp drops every part.
  *
- * One load at a time uses a cache (the app's loading thread); parts read
+ * The parts are kept in a pstore (src/io/pstore.h), keyed by path.  One
+ * load at a time uses a cache (the app's loading thread); parts read
  * during a load stay valid until the next moncache_begin or the free. */
 #ifndef PT_MON_CACHE_H
 #define PT_MON_CACHE_H
