@@ -13,8 +13,7 @@
 # gcc --coverage -O0, runs the whole ctest suite, then reads gcov's
 # annotated sources.  Prints reached/total per file and overall, and with
 # -v the messages never reached.  The checkout is never written.
-# Needs gcc, gcov, cmake, git; ../shared beside the checkout for the
-# fixture tests (without it the figure is lower).
+# Needs gcc, gcov, cmake, git.
 set -eu
 
 verbose=0
@@ -35,10 +34,8 @@ find "$work/src/src" "$work/src/model" "$work/src/views" "$work/src/ui" -name '*
 pt_errorf(/g' "$f"
     done
 
-shared=$(cd "$here/.." && pwd)/shared
 cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Debug -DPROBETOP_WERROR=OFF \
-    -DCMAKE_C_FLAGS="--coverage -O0" -DCMAKE_EXE_LINKER_FLAGS=--coverage \
-    -DPT_SHARED_DIR="$shared" >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 2; }
+    -DCMAKE_C_FLAGS="--coverage -O0" -DCMAKE_EXE_LINKER_FLAGS=--coverage >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 2; }
 cmake --build "$work/build" -j"$jobs" >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 2; }
 find "$work/build" -name '*.gcda' -delete
 # A failing test still counts what it reached; say so, do not stop.

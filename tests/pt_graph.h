@@ -6,7 +6,7 @@
 
 #include "src/io/read_graph.h"
 
-/* ../shared/fixtures/msprobe/<rel> read with flags (GRAPH_BUILD...); NULL
+/* tests/data/msprobe/<rel> read with flags (GRAPH_BUILD...); NULL
  * when the fixture is absent or does not read (the reason on stderr). */
 static inline struct tree *pt_graph_load(const char *rel, int flags) {
     const char *dir = pt_fixture(rel);

@@ -2,9 +2,11 @@
  *
  * A test file defines static void functions and lists them in main() with
  * RUN(fn), one per line (tests/CMakeLists.txt reads those lines).  Failures
- * are counted, not fatal, so one run shows every broken assertion.  A test
- * that needs ../shared calls pt_shared() and returns through SKIP when it is
- * absent.
+ * are counted, not fatal, so one run shows every broken assertion.  The
+ * data a test reads is in the checkout: tests/data (pt_fixture, pt_outputs,
+ * pt_shared_file) and the generators tests/gen_dump.py, tests/trenddb_canon.py
+ * (pt_tool); a test returns through SKIP only when what it needs is outside
+ * the checkout (a program, or running as root defeats it).
  *
  * ctest runs each function as a test of its own (unit.test_x.fn), with
  * PT_RUN=fn: RUN() then calls only that function, so a skipped function is
@@ -55,7 +57,11 @@ static int pt_ran;
     printf("%d passed, %d failed, %d skipped\n", pt_pass, pt_fail, pt_skip); \
     return pt_fail ? 1 : pt_skip ? 77 : 0; } while (0)
 
-/* ../shared (PT_SHARED from ctest), or NULL when it is not beside the project. */
+/* The tests' data in one folder, laid out as fixtures/<sub>/<rel> (the
+ * checkout's tests/data) and tools/<name> (tests/gen_dump.py,
+ * tests/trenddb_canon.py): PT_SHARED, which tests/CMakeLists.txt makes in the
+ * build tree out of links into the checkout.  For tests that join those
+ * paths themselves; NULL when PT_SHARED is not set (run outside ctest). */
 static inline const char *pt_shared(void) {
     const char *s = getenv("PT_SHARED");
     struct stat st;
@@ -63,25 +69,38 @@ static inline const char *pt_shared(void) {
     return s;
 }
 
-/* Path ../shared/fixtures/<sub>/<rel>, or NULL when absent (four buffers
- * in turn, so that a call may hold a few). */
-static inline const char *pt_shared_file(const char *sub, const char *rel) {
+/* Path <checkout>/tests/<rel> (PT_SRC from ctest), or NULL when absent
+ * (four buffers in turn, so that a call may hold a few). */
+static inline const char *pt_checkout_file(const char *rel) {
     static char buf[4][4096];
     static int k;
-    const char *s = pt_shared();
+    const char *s = getenv("PT_SRC");
     struct stat st;
-    if (!s) return NULL;
+    if (!s || !s[0]) return NULL;
     char *b = buf[k++ & 3];
-    snprintf(b, 4096, "%s/fixtures/%s/%s", s, sub, rel);
+    snprintf(b, 4096, "%s/tests/%s", s, rel);
     return stat(b, &st) == 0 ? b : NULL;
 }
 
-/* Path under ../shared/fixtures/msprobe (the dumps), or NULL when absent. */
+/* Path tests/data/<sub>/<rel> (tests/data/README.md says where each file
+ * comes from), or NULL when absent. */
+static inline const char *pt_shared_file(const char *sub, const char *rel) {
+    char r[4096];
+    snprintf(r, sizeof r, "data/%s/%s", sub, rel);
+    return pt_checkout_file(r);
+}
+
+/* Path under tests/data/msprobe (msProbe's sample dumps and what was
+ * derived from them), or NULL when absent. */
 static inline const char *pt_fixture(const char *rel) { return pt_shared_file("msprobe", rel); }
 
-/* Path under ../shared/fixtures/msprobe-outputs (what msProbe made of
- * them), or NULL when absent. */
+/* Path under tests/data/msprobe-outputs (what msProbe made of the
+ * dumps), or NULL when absent. */
 static inline const char *pt_outputs(const char *name) { return pt_shared_file("msprobe-outputs", name); }
+
+/* Path of one of the checkout's test generators, tests/<name>
+ * (gen_dump.py, trenddb_canon.py), or NULL when absent. */
+static inline const char *pt_tool(const char *name) { return pt_checkout_file(name); }
 
 /* Two cells of msProbe's compare table: equal as text, or as numbers
  * (a trailing % on both) within 1e-6 relative or 1e-12 of scale (the table
@@ -109,18 +128,18 @@ static inline const char *pt_tmpdir(const char *name) {
     return buf;
 }
 
-/* A generated problem/benchmark pair (../shared/tools/gen_dump.py with the
+/* A generated problem/benchmark pair (tests/gen_dump.py with the
  * arguments gen; the problem also with problem_extra: --drift, --nan...)
  * in dir/p and dir/b, whose paths land in p and b (n bytes each).  0, or -1
- * when Python or the tools are absent or the generator failed (skip). */
+ * when Python is absent or the generator failed (skip). */
 static inline int pt_gen_pair(const char *dir, const char *gen, const char *problem_extra, char *p, char *b,
                               size_t n) {
-    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    const char *py = getenv("PT_PYTHON"), *g = pt_tool("gen_dump.py");
     char cmd[8192];
-    if (!py || !py[0] || !s) return -1;
-    snprintf(cmd, sizeof cmd, "'%s' '%s/tools/gen_dump.py' --out '%s/b' %s >/dev/null 2>&1 && "
-             "'%s' '%s/tools/gen_dump.py' --out '%s/p' %s %s >/dev/null 2>&1",
-             py, s, dir, gen, py, s, dir, gen, problem_extra);
+    if (!py || !py[0] || !g) return -1;
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s/b' %s >/dev/null 2>&1 && "
+             "'%s' '%s' --out '%s/p' %s %s >/dev/null 2>&1",
+             py, g, dir, gen, py, g, dir, gen, problem_extra);
     if (system(cmd) != 0) return -1;
     snprintf(p, n, "%s/p", dir);
     snprintf(b, n, "%s/b", dir);
@@ -207,7 +226,7 @@ static inline int pt_csv_record(char **p, char **fields, int max) {
 #ifdef SQLITE_VERSION
 /* Opens a fixture database for reading without writing anything beside it:
  * msProbe's .vis.db files are in WAL mode, where even a read-only open
- * creates -shm/-wal files in ../shared. */
+ * creates -shm/-wal files beside the file (in tests/data). */
 static inline int pt_sqlite_ro(const char *path, sqlite3 **db) {
     char uri[8400];
     size_t o = snprintf(uri, sizeof uri, "file:");

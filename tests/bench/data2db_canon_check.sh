@@ -1,11 +1,10 @@
 #!/bin/sh
 # Two probetop builds convert the same dump; their databases must print the
-# same canonical text (../shared/tools/trenddb_canon.py) and pass SQLite's
+# same canonical text (tests/trenddb_canon.py) and pass SQLite's
 # integrity check.  For changes to the data2db writer, e.g.
 #   tests/bench/data2db_canon_check.sh /tmp/before/probetop build-rel/probetop build/bench-data/full/dump
 set -eu
 A=$1 B=$2 DUMP=$3
-S=${PT_SHARED:-../shared}
 PY=${PYTHON:-python3}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -15,7 +14,7 @@ for side in a b; do
     for db in "$T/$side"/*.trend.db; do
         ok=$(sqlite3 "$db" 'PRAGMA integrity_check')
         [ "$ok" = ok ] || { echo "$db: integrity_check: $ok"; exit 1; }
-        "$PY" "$S/tools/trenddb_canon.py" "$db" > "$db.canon"
+        "$PY" "$(dirname "$0")/../trenddb_canon.py" "$db" > "$db.canon"
     done
 done
 status=0

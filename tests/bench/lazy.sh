@@ -5,12 +5,12 @@
 # msProbe's schema), with the default --mem and with --mem 0 (slices only);
 # the full load of the 10 M-row database (probetop info) beside; msProbe's
 # own viewer queries when MSPROBE_SRC is set.  Called from run.sh; alone:
-#   PT_BUILD=build PT_SHARED=../shared sh tests/bench/lazy.sh
+#   PT_BUILD=build sh tests/bench/lazy.sh
 # The 100 M-row file is about 4.7 GB: made only with 12 GB free beside the
 # build, deleted afterwards unless BENCH_KEEP_BIG=1.
 set -u
 B=${PT_BUILD:-build}
-S=${PT_SHARED:-../shared}
+DATA=$(dirname "$0")/../data
 BIN=${PT_BIN:-$B/probetop}
 PY=${PYTHON:-python3}
 LD=$B/bench-data/lazy
@@ -33,7 +33,7 @@ if [ -f "$LD/t100m.trend.db" ] || [ "$avail_kb" -gt 12000000 ]; then
 else
     echo "bench: under 12 GB free beside the build: the 100 M-row case is skipped"
 fi
-FIX=$S/fixtures/msprobe-outputs/gpu_dump.dump_data.trend.db
+FIX=$DATA/msprobe-outputs/gpu_dump.dump_data.trend.db
 FIXARG=""
 [ -f "$FIX" ] && FIXARG="fixture=$FIX"
 PT_BIN="$BIN" "$B/tests/bench_lazy" run $FIXARG "10M=$LD/t10m.trend.db" $BIG

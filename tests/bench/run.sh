@@ -1,20 +1,17 @@
 #!/bin/sh
 # The benchmark: prints the figures the issues ask for.  Run it with
 #   cmake --build build --target bench
-# Data comes from ../shared/tools/gen_dump.py and is cached in $PT_BUILD/bench-data.
+# Data comes from tests/gen_dump.py and is cached in $PT_BUILD/bench-data.
 # BENCH_SCALE=full (default: 8 steps x 8 ranks x 48 layers, mix, 5 micro-batches,
 # TP 2, ~958 MB, the issues' reference) or small (2 x 2 x 4, seconds).
 # MSPROBE_SRC=<msProbe checkout> also times msProbe's own data2db on the same data.
 set -u
 B=${PT_BUILD:-build}
-S=${PT_SHARED:-../shared}
+GEN_DUMP=$(dirname "$0")/../gen_dump.py
 BIN=${PT_BIN:-$B/probetop}
 PY=${PYTHON:-python3}
 SCALE=${BENCH_SCALE:-full}
 DATA=$B/bench-data/$SCALE
-if [ ! -f "$S/tools/gen_dump.py" ]; then
-    echo "bench: $S/tools/gen_dump.py not found (set PT_SHARED)"; exit 1
-fi
 case $SCALE in
     full) GEN="--steps 8 --ranks 8 --layers 48 --micro-batches 5 --tp 2" ;;
     *)    GEN="--steps 2 --ranks 2 --layers 4 --micro-batches 2 --tp 2" ;;
@@ -22,8 +19,8 @@ esac
 if [ ! -f "$DATA/.done" ]; then
     echo "bench: generating $SCALE dump with gen_dump.py $GEN ..."
     rm -rf "$DATA" && mkdir -p "$DATA"
-    $PY "$S/tools/gen_dump.py" --out "$DATA/dump" $GEN --quiet || exit 1
-    $PY "$S/tools/gen_dump.py" --out "$DATA/nan" $GEN --nan 3:5:layers.20.mlp --quiet || exit 1
+    $PY "$GEN_DUMP" --out "$DATA/dump" $GEN --quiet || exit 1
+    $PY "$GEN_DUMP" --out "$DATA/nan" $GEN --nan 3:5:layers.20.mlp --quiet || exit 1
     touch "$DATA/.done"
 fi
 echo "== foundation (issue 2): $(du -sh "$DATA/dump" | cut -f1) of dump.json, $(nproc) cores"

@@ -7,7 +7,6 @@
 # Run alone (sh tests/bench/trace.sh) or as the end of run.sh.
 set -u
 B=${PT_BUILD:-build}
-S=${PT_SHARED:-../shared}
 BIN=${PT_BIN:-$B/probetop}
 PY=${PYTHON:-python3}
 HERE=$(dirname "$0")
@@ -43,7 +42,7 @@ ibytes=$(for f in "$D"/tracegz/*.json.gz; do gzip -dc "$f"; done | wc -c)
 set -- $(timed "$BIN" trace "$D/tracegz" --format csv)
 echo "probetop trace, $((zbytes / 1000000)) MB gzip ($((ibytes / 1000000)) MB inflated): $1 s ($(echo "scale=1; $ibytes / 1000000 / $1" | bc) MB/s inflated), CPU $2 s, peak RSS $3 MB"
 for f in sampled_2rank nccl_2rank rank3_of_8; do
-    dir=$S/fixtures/traces/hta/$f
+    dir=$HERE/../data/traces/hta/$f
     [ -d "$dir" ] || { echo "fixture $dir absent"; continue; }
     set -- $(timed "$BIN" trace "$dir" --format csv)
     line="$f: probetop trace $1 s (CPU $2 s, RSS $3 MB)"

@@ -2,7 +2,7 @@
 # tests/fuzz/smoke.sh: builds the libFuzzer harnesses with clang
 # (PROBETOP_FUZZ=ON) and runs each target for a short time, one at a time,
 # under ASan and UBSan.  Seeds: tests/fuzz/seeds plus corpora made from the
-# fixtures (../shared/fixtures) when they are present.  Exit 1 when a target
+# fixtures (tests/data).  Exit 1 when a target
 # found a crash, a leak, undefined behaviour, a timeout or an out-of-memory;
 # its reproducer is left in $FUZZ_WORK/artifacts/<target>/.
 #
@@ -13,7 +13,6 @@
 #   FUZZ_BUILD    build folder (build-fuzz); FUZZ_WORK corpora, logs and
 #                 artifacts ($FUZZ_BUILD/fuzz-work; corpora grow run after run)
 #   FUZZ_FLAGS    more libFuzzer flags; FUZZ_NICE nice level (10)
-#   PT_SHARED     the fixtures' parent folder (../shared)
 #   CC            the compiler (clang)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,10 +20,9 @@ HERE=$ROOT/tests/fuzz
 BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-30}
 TARGETS=${FUZZ_TARGETS:-"json dump graph construct monitor monitor_v2 anomaly steptrace npy db mapping layermap matchcfg regex trace"}
-SHARED=${PT_SHARED:-$ROOT/../shared}
 WORK=${FUZZ_WORK:-$BUILD/fuzz-work}
 NICE=${FUZZ_NICE:-10}
-FIX=$SHARED/fixtures
+FIX=$ROOT/tests/data
 
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DPROBETOP_FUZZ=ON -DPROBETOP_WERROR=OFF >/dev/null
