@@ -390,6 +390,19 @@ static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const stru
         ui_put(w, y, x, cw, cellbuf);
         return;
     }
+    if (cube_is_notensor(v) && (!half || cube_is_missing(lower))) {
+        /* a row that describes no tensor (probetop-rules(7), OVERFLOW
+         * LEVELS): missing data, marked so it does not pass for absent */
+        char cellbuf[32];
+        const char *dot = u->utf8 ? "\xc2\xb7" : ".";
+        ui_role(w, u, UI_DIM);
+        if (cursor && cw >= 3) snprintf(cellbuf, sizeof cellbuf, "[%s%*s]", dot, cw - 3, "");
+        else snprintf(cellbuf, sizeof cellbuf, "%s%*s", dot, cw > 1 ? cw - 1 : 0, "");
+        if (cursor && cw < 3) wattron(w, A_UNDERLINE);
+        ui_put(w, y, x, cw, cellbuf);
+        if (cursor && cw < 3) wattroff(w, A_UNDERLINE);
+        return;
+    }
     int l1 = cube_is_missing(v) ? -1 : level_of(a, h, k, v);
     if (u->ncolors == 0) {
         /* No colour: a shade glyph per level, the cursor in brackets. */
@@ -543,15 +556,20 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
             x += ui_put(w, y, x, v->w - x, "  ");
         }
     }
-    /* The non-finite glyphs, so they are readable without colour. */
-    static const struct { int role; const char *g, *t; } nf[3] = {
-        {UI_NAN, "N", " NaN"}, {UI_PINF, "+", " +Inf"}, {UI_NINF, "-", " -Inf"},
+    /* The non-finite glyphs, so they are readable without colour, and the
+     * no-tensor mark. */
+    static const struct { int role; const char *g, *t; } nf[4] = {
+        {UI_NAN, "N", " NaN"}, {UI_PINF, "+", " +Inf"}, {UI_NINF, "-", " -Inf"}, {UI_DIM, "\xc2\xb7", " no tensor"},
     };
     if (x + 20 <= v->w) {
         x += ui_put(w, y, x, v->w - x, "  ");
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
+            /* the no-tensor mark when the data may have such rows (a lazy
+             * .trend.db tells only as its cells are read) */
+            if (i == 3 && (x + 12 > v->w || !a->ds || !(a->ds->notensor_rows || cube_is_lazy(a->cube)))) break;
+            const char *g = i == 3 && !u->utf8 ? "." : nf[i].g;
             ui_role(w, u, nf[i].role);
-            x += ui_put(w, y, x, v->w - x, nf[i].g);
+            x += ui_put(w, y, x, v->w - x, g);
             ui_role(w, u, UI_NORMAL);
             x += ui_put(w, y, x, v->w - x, nf[i].t);
             x += ui_put(w, y, x, v->w - x, " ");
@@ -898,7 +916,8 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
     }
     snprintf(buf, size, "step %d  rank %s  %s/%s = %s%s%s%s\n%s", (int)a->cube->steps[a->sel_step].value, rk,
              a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],
-             cube_is_missing(val) ? "(no data)" : vs, extra, nids ? "  labels: " : "", labels, name);
+             cube_is_notensor(val) ? "(no tensor)" : cube_is_missing(val) ? "(no data)" : vs, extra,
+             nids ? "  labels: " : "", labels, name);
 }
 
 static int heat_init(struct view *v, struct app *a, struct pt_error *err) {
