@@ -73,6 +73,7 @@ struct heat {
     uint32_t *rperm;
     int *rinv, rcap;
     int xshift;              /* of the last cut: a slice of rank groups (get_cut) */
+    int notensor_shown;      /* the frame drew a no-tensor cell: the legend explains it */
     /* Geometry of the last frame (mouse, paging). */
     int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
     /* The frame's cells holding an msProbe anomaly report: [line][column]
@@ -564,9 +565,7 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
     if (x + 20 <= v->w) {
         x += ui_put(w, y, x, v->w - x, "  ");
         for (int i = 0; i < 4; i++) {
-            /* the no-tensor mark when the data may have such rows (a lazy
-             * .trend.db tells only as its cells are read) */
-            if (i == 3 && (x + 12 > v->w || !a->ds || !(a->ds->notensor_rows || cube_is_lazy(a->cube)))) break;
+            if (i == 3 && (x + 12 > v->w || !h->notensor_shown)) break;   /* when the frame shows one */
             const char *g = i == 3 && !u->utf8 ? "." : nf[i].g;
             ui_role(w, u, nf[i].role);
             x += ui_put(w, y, x, v->w - x, g);
@@ -749,6 +748,7 @@ static void heat_draw(struct view *v, struct app *a) {
 
     /* Rows. */
     build_marks(h, a, &c, vis_x, lines);
+    h->notensor_shown = 0;
     for (int line = 0; line < lines; line++) {
         int dy = h->y0 + line * h->per_line;
         int y = gy0 + line;
@@ -766,6 +766,7 @@ static void heat_draw(struct view *v, struct app *a) {
             float lower = h->per_line == 2 && dy + 1 < dh ? disp_at(h, &c, dx, dy + 1) : cube_missing();
             int cur = dx == ccx && (dy == ccy || (h->per_line == 2 && dy + 1 == ccy));
             if (cur && h->per_line == 2 && dy + 1 == ccy) val = lower;
+            h->notensor_shown |= cube_is_notensor(val);
             draw_cell(w, a, h, &k, y, gx0 + (dx - h->x0) * cw, cw, val, h->per_line == 2 && !cur, lower, cur);
             if (line < h->marks_h && h->marks[(size_t)line * (size_t)h->marks_w + (size_t)(dx - h->x0)])
                 draw_mark(w, u, y, gx0 + (dx - h->x0) * cw, cw, cur);
