@@ -57,7 +57,7 @@ static void print_text(const struct dataset *ds) {
         printf("overflow    %zu critical, %zu high, %zu medium\n", cnt[OVF_CRITICAL], cnt[OVF_HIGH], cnt[OVF_MEDIUM]);
     }
     if (ds->notensor_rows)   /* probetop-rules(7), OVERFLOW LEVELS: missing data, not NaN */
-        printf("no tensor   %zu row%s describe no tensor (all NaN/NULL): missing data, not counted as NaN\n",
+        printf("no tensor   %zu row%s describing no tensor (all NaN/NULL): missing data, not counted as NaN\n",
                ds->notensor_rows, ds->notensor_rows == 1 ? "" : "s");
     if (ds->anomalies.n || ds->anomalies.nfiles)   /* msProbe's monitor anomaly reports */
         printf("anomalies   %zu msProbe anomaly reports in %zu file%s, %zu on a heat-map cell\n", ds->anomalies.n,

@@ -892,6 +892,47 @@ static void test_trenddb_msprobe_nulls(void) {
     cJSON_Delete(ib);
 }
 
+/* A dump whose records describe no tensor -- a null output, a float tensor
+ * whose Max, Min, Mean and Norm are null (empty) -- holds no NaN: exit 0,
+ * and `info` counts the tensor without statistics; the .trend.db data2db
+ * writes from it (a row of NULLs) reads the same. */
+static void test_dump_no_tensor(void) {
+    char dir[4200], rank[4300], file[4400], db[4300];
+    snprintf(dir, sizeof dir, "%s/dump_none", pt_tmpdir_path);
+    snprintf(rank, sizeof rank, "%s/step0/rank0", dir);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", rank);
+    CHECK_INT(system(cmd), 0);
+    static const char dump[] =
+        "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, \"data\": {\n"
+        " \"Functional.linear.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", "
+        "\"shape\": [2, 2], \"Max\": 1.0, \"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.2, \"requires_grad\": false}, null],\n"
+        "  \"input_kwargs\": {}, \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [0], "
+        "\"Max\": null, \"Min\": null, \"Mean\": null, \"Norm\": null, \"requires_grad\": false}, null]}}}\n";
+    snprintf(file, sizeof file, "%s/dump.json", rank);
+    CHECK_INT(pt_write(file, dump), 0);
+    snprintf(file, sizeof file, "%s/construct.json", rank);
+    CHECK_INT(pt_write(file, "{}"), 0);
+    snprintf(db, sizeof db, "%s/db", pt_tmpdir_path);
+    snprintf(cmd, sizeof cmd, "'%s' data2db --data '%s' --db '%s' >/dev/null 2>&1", getenv("PT_BIN"), dir, db);
+    int wrote = getenv("PT_BIN") && system(cmd) == 0;
+    CHECK(wrote);
+    for (int k = 0; k < 1 + wrote; k++) {
+        const char *path = k ? db : dir;
+        char *out;
+        CHECK_INT(run_overflow(&out, path, NULL), EXIT_OK);
+        CHECK_CONTAINS(out, "no NaN or Inf found");
+        free(out);
+        cJSON *root = info_json(path);
+        CHECK(root != NULL);
+        if (root) {
+            CHECK_INT(get_int(root, "notensor_rows"), 1);
+            CHECK_INT(get_int(get(root, "nonfinite"), "forward"), 0);
+        }
+        cJSON_Delete(root);
+    }
+}
+
 int main(void) {
     const char *t = pt_tmpdir("cmd_overflow");
     if (!t) {
@@ -909,5 +950,6 @@ int main(void) {
     RUN(test_monitor_placeholders);
     RUN(test_monitor_planted_placeholders);
     RUN(test_trenddb_msprobe_nulls);
+    RUN(test_dump_no_tensor);
     PT_DONE();
 }
