@@ -43,8 +43,9 @@ struct tsrc {
     uint32_t **ltmap;          /* per cube metric: names id -> local target (UINT32_MAX: none) */
     int64_t *dbid;             /* names id -> database target id */
     size_t outside;            /* rows the fill found off the axes */
-    char sum_cond[2048];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR ...", "" without */
+    char sum_cond[4096];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR <stat>_nan > 0 ...", "" without */
     int sum8, sum64;           /* it has groups of 8, of 64 ranks */
+    int sum_nan;               /* and NaN counts (an older data2db wrote none) */
     char scols[MAXCOLS][64];   /* its columns */
     int nscols;
 };
@@ -275,13 +276,14 @@ static int emit_all(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube
 }
 
 /* With data2db's probetop_rank_summary: the (step, target, metric) keys
- * whose minimum or maximum over all ranks is an infinity, then which of
- * their groups of 8 ranks (when the table has them), then those ranks'
- * rows: a scan of the summary's all-ranks part (a row per key, not per
- * rank) and a few lookups, instead of a scan of the whole table. */
+ * whose minimum or maximum over all ranks is an infinity or that count a
+ * NaN (keys of a target that is no tensor skipped), then which of their
+ * groups of 8 ranks (when the table has them), then those ranks' rows: a
+ * scan of the summary's all-ranks part (a row per key, not per rank) and a
+ * few lookups, instead of a scan of the whole table. */
 static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, int step, cube_nonfinite_fn fn,
                              void *ctx, struct pt_error *err) {
-    char sql[4096];
+    char sql[8192];
     sqlite3_stmt *keys = NULL, *grp = NULL;
     int rc = -1;
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT step, target_id, metric_id FROM probetop_rank_summary "
@@ -299,6 +301,10 @@ static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, i
     int64_t ngroups = c->nranks ? ((int64_t)c->ranks[c->nranks - 1] >> 3) + 1 : 0;
     while (!stop && (krc = sqlite3_step(keys)) == SQLITE_ROW) {
         int64_t kst = sqlite3_column_int64(keys, 0), kt = sqlite3_column_int64(keys, 1), km = sqlite3_column_int64(keys, 2);
+        /* the NaN count of a target that is no tensor: nothing to find */
+        const struct tmetric *tm = trenddb_metric_of(s->h, km);
+        size_t ti = trenddb_target_index(s->h, kt);
+        if (tm && ti != SIZE_MAX && target_class(s, c, tm, s->h->idmap_local[ti]) == TC_NONE) continue;
         for (int64_t g = 0; !stop && g < (s->sum8 ? ngroups : 1); g++) {
             if (s->sum8) {
                 int64_t v[4] = {g, kst, kt, km};
@@ -382,10 +388,11 @@ static int nonfinite(void *src, const struct cube *c, int metric, int step, int 
     if (!inf || !nul || !both) { pt_errorf(err, "out of memory"); goto out; }
     row_cond(s, metric, 1, 0, nul, COND_SIZE);
     if (rank < 0 && s->sum_cond[0]) {
-        /* the summary finds the infinities; its minima and maxima skip
-         * NULL, so the NaN rows without an infinity are a scan */
+        /* the summary finds the infinities and, with its NaN counts, the
+         * NaN; without them (an older data2db) the NaN rows without an
+         * infinity are a scan */
         rc = nonfinite_summary(s, c, metric, step, fn, ctx, err);
-        if (rc == 0) {
+        if (rc == 0 && !s->sum_nan) {
             row_cond(s, metric, 0, 1, inf, COND_SIZE);
             snprintf(both, 2 * COND_SIZE + 32, "%s AND NOT %s", nul, inf);
             rc = nonfinite_scan(s, c, both, metric, step, rank, fn, ctx, err);
@@ -641,16 +648,24 @@ static void summary_cond(struct tsrc *s) {
     if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
     int n = s->nscols = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
     size_t o = 0;
-    for (int k = 4; k < s->h->ntc; k++)
+    s->sum_nan = 1;
+    for (int k = 4; k < s->h->ntc; k++) {
+        int has_nan = 0;
         for (int i = 0; i < n; i++) {
-            char want[2][80];
+            char want[3][80];
             snprintf(want[0], sizeof want[0], "%s_min", s->h->tcols[k]);
             snprintf(want[1], sizeof want[1], "%s_max", s->h->tcols[k]);
-            for (int w = 0; w < 2; w++)
-                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond)
+            snprintf(want[2], sizeof want[2], "%s_nan", s->h->tcols[k]);
+            for (int w = 0; w < 3; w++)
+                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond) {
                     o += (size_t)snprintf(s->sum_cond + o, sizeof s->sum_cond - o,
-                                          "%s\"%s\" IN (1000000001.0, -1000000001.0)", o ? " OR " : "", cols[i]);
+                                          w < 2 ? "%s\"%s\" IN (1000000001.0, -1000000001.0)" : "%s\"%s\" > 0",
+                                          o ? " OR " : "", cols[i]);
+                    has_nan |= w == 2;
+                }
         }
+        s->sum_nan &= has_nan;
+    }
     sqlite3_stmt *st;
     struct pt_error err;
     for (int k = 0; k < 2; k++)

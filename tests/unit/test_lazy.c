@@ -249,6 +249,25 @@ static void generated_db_summary(void) {
     check_zoomed(db, 1);
 }
 
+/* A rank summary an older data2db wrote, without NaN counts: the NaN of
+ * the run are found by a scan and zoomed-out cells come from the exact
+ * slices, which show them. */
+static void generated_db_old_summary(void) {
+    char db[1300];
+    if (gen_monitor_db("lazy_gen12_old", 12, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    sqlite3 *h;
+    CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
+    static const char *const stats[] = {"norm", "min", "max", "zeros", "nans", "mean"};
+    for (size_t i = 0; i < sizeof stats / sizeof *stats; i++) {
+        char sql[200];
+        snprintf(sql, sizeof sql, "ALTER TABLE probetop_rank_summary DROP COLUMN %s_nan", stats[i]);
+        CHECK_INT(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    sqlite3_close(h);
+    check_db(db);
+    check_zoomed(db, 0);
+}
+
 /* A target with neither a tag nor rows at a rank's first or last step is
  * off the lazy axes: the background load counts its rows and says so. */
 static void missed_target(void) {
@@ -325,6 +344,7 @@ int main(void) {
     RUN(fixture_dbs);
     RUN(generated_db);
     RUN(generated_db_summary);
+    RUN(generated_db_old_summary);
     RUN(missed_target);
     RUN(nonfinite_db);
     PT_DONE();
