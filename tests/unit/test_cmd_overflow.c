@@ -933,6 +933,37 @@ static void test_dump_no_tensor(void) {
     }
 }
 
+/* A monitor_v2 tree: a row whose every statistic is nan describes no
+ * tensor (missing, counted by info); a NaN tensor's row (its nans count a
+ * number) is the one entry. */
+static void test_monitor_v2_no_tensor(void) {
+    char dir[4200], file[4400], cmd[4500];
+    snprintf(dir, sizeof dir, "%s/mon_v2/rank_0", pt_tmpdir_path);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CHECK_INT(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/module_step0-0.csv", dir);
+    CHECK_INT(pt_write(file, "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n"
+                             "0,0,module.layers.0.mlp.input.0,forward,-1.0,1.0,0.0,4.0,0.0\n"
+                             "0,0,module.layers.0.mlp.output.1,forward,nan,nan,nan,nan,nan\n"
+                             "0,0,module.layers.0.mlp.output.0,forward,nan,nan,nan,nan,16.0\n"),
+              0);
+    snprintf(dir, sizeof dir, "%s/mon_v2", pt_tmpdir_path);
+    char *out;
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", NULL), EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK_INT(get_int(get(root, "counts"), "nonfinite"), 1);
+        CHECK_STR(get_str(get(root, "first"), "name"), "module.layers.0.mlp.output.0");
+    }
+    cJSON_Delete(root);
+    free(out);
+    root = info_json(dir);
+    CHECK(root != NULL);
+    if (root) CHECK_INT(get_int(root, "notensor_rows"), 1);
+    cJSON_Delete(root);
+}
+
 int main(void) {
     const char *t = pt_tmpdir("cmd_overflow");
     if (!t) {
@@ -951,5 +982,6 @@ int main(void) {
     RUN(test_monitor_planted_placeholders);
     RUN(test_trenddb_msprobe_nulls);
     RUN(test_dump_no_tensor);
+    RUN(test_monitor_v2_no_tensor);
     PT_DONE();
 }
