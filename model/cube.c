@@ -206,6 +206,31 @@ size_t cube_count_present(const struct cube *c, int metric) {
     return n;
 }
 
+size_t cube_null_targets_notensor(const struct cube *c, int metric, float *vals) {
+    const struct cube_metric *m = &c->metrics[metric];
+    size_t plane = (size_t)c->nsteps * (size_t)c->nranks, rows = 0;
+    for (uint32_t t = 0; t < m->ntargets; t++) {
+        int nan = 0, num = 0;
+        for (int st = 0; st < m->nstats && !num; st++) {
+            const float *p = vals + cube_index(c, m, st, t, 0, 0);
+            for (size_t i = 0; i < plane && !num; i++) {
+                if (cube_is_missing(p[i])) continue;
+                if (isnan(p[i])) nan = 1; else num = 1;
+            }
+        }
+        if (!nan || num) continue;
+        for (size_t i = 0; i < plane; i++) {
+            int any = 0;
+            for (int st = 0; st < m->nstats; st++) {
+                float *p = vals + cube_index(c, m, st, t, 0, 0) + i;
+                if (!cube_is_missing(*p)) { *p = cube_notensor(); any = 1; }
+            }
+            rows += any;
+        }
+    }
+    return rows;
+}
+
 /* ---- building ---- */
 
 struct brow {
@@ -333,31 +358,45 @@ int cube_builder_stat(struct cube_builder *b, int metric, const char *stat) {
     return m->nstats++;
 }
 
-int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
-                     int32_t rank, const double *vals, uint32_t present) {
-    if (metric < 0 || metric >= b->nm) return -1;
+/* A new row's slot: its values (stride floats) are the caller's to set. */
+static float *builder_row(struct cube_builder *b, int metric, uint32_t target, int32_t step, int32_t rank,
+                          uint32_t present) {
+    if (metric < 0 || metric >= b->nm) return NULL;
     struct bmetric *m = &b->m[metric];
     if (m->stride < m->nstats) {
-        if (m->n) return -1;   /* cube_builder_stat keeps stride up once rows exist */
+        if (m->n) return NULL;   /* cube_builder_stat keeps stride up once rows exist */
         m->stride = m->nstats;
     }
     if ((m->n & (BCHUNK - 1)) == 0 && (m->n >> BCHUNK_BITS) == m->nchunks) {
         struct bchunk *c = realloc(m->chunks, (m->nchunks + 1) * sizeof *c);
-        if (!c) return -1;
+        if (!c) return NULL;
         m->chunks = c;
         c[m->nchunks].rows = malloc(BCHUNK * sizeof *c->rows);
         c[m->nchunks].vals = malloc(BCHUNK * (size_t)(m->stride ? m->stride : 1) * sizeof *c->vals);
         if (!c[m->nchunks].rows || !c[m->nchunks].vals) {
             free(c[m->nchunks].rows);
             free(c[m->nchunks].vals);
-            return -1;
+            return NULL;
         }
         m->nchunks++;
     }
     *brow_at(m, m->n) = (struct brow){.target = target, .step = step, .rank = rank, .present = present};
-    float *dst = bvals_at(m, m->n);
-    for (int s = 0; s < m->nstats; s++) dst[s] = (present >> s) & 1 ? cube_to_f32(vals[s]) : cube_missing();
-    m->n++;
+    return bvals_at(m, m->n++);
+}
+
+int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
+                     int32_t rank, const double *vals, uint32_t present) {
+    float *dst = builder_row(b, metric, target, step, rank, present);
+    if (!dst) return -1;
+    for (int s = 0; s < b->m[metric].nstats; s++) dst[s] = (present >> s) & 1 ? cube_to_f32(vals[s]) : cube_missing();
+    return 0;
+}
+
+int cube_builder_add_notensor(struct cube_builder *b, int metric, uint32_t target, int32_t step, int32_t rank) {
+    int n = metric >= 0 && metric < b->nm ? b->m[metric].nstats : 0;
+    float *dst = builder_row(b, metric, target, step, rank, n >= 32 ? UINT32_MAX : (1u << n) - 1u);
+    if (!dst) return -1;
+    for (int s = 0; s < n; s++) dst[s] = cube_notensor();
     return 0;
 }
 

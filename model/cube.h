@@ -5,6 +5,11 @@
  * targets that have data in it (ascending target id).  A cell with no data
  * holds CUBE_MISSING, a NaN whose payload no arithmetic or parser produces,
  * so missing stays distinct from NaN, +Inf and -Inf (which are kept raw).
+ * A cell whose row describes no tensor (a monitor placeholder row, a
+ * .trend.db target NULL on every step and rank; probetop-rules(7),
+ * OVERFLOW LEVELS) holds CUBE_NOTENSOR, another such payload: it is
+ * missing data to every query (cube_is_missing is true for it), and only
+ * the heat map tells it apart (cube_is_notensor) to draw "no tensor".
  * Values beyond float32's range are clamped to +-FLT_MAX rather than turned
  * into infinities, so an Inf in the cube was an Inf in the data.
  *
@@ -25,6 +30,7 @@
 #include "model/names.h"
 
 #define CUBE_MISSING_BITS 0x7fa0dead
+#define CUBE_NOTENSOR_BITS 0x7fa0deac   /* differs from CUBE_MISSING_BITS in the last bit only */
 
 static inline float cube_missing(void) {
     uint32_t b = CUBE_MISSING_BITS;
@@ -32,10 +38,22 @@ static inline float cube_missing(void) {
     memcpy(&f, &b, sizeof f);
     return f;
 }
+static inline float cube_notensor(void) {
+    uint32_t b = CUBE_NOTENSOR_BITS;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+/* Missing data: no row, or a row describing no tensor. */
 static inline int cube_is_missing(float v) {
     uint32_t b;
     memcpy(&b, &v, sizeof b);
-    return b == CUBE_MISSING_BITS;
+    return (b | 1u) == CUBE_MISSING_BITS;
+}
+static inline int cube_is_notensor(float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b == CUBE_NOTENSOR_BITS;
 }
 
 #define CUBE_MAX_STATS 16
@@ -141,6 +159,15 @@ size_t cube_count_nonfinite(const struct cube *c, int metric, int step, int rank
 /* Present (non-missing) cells of a metric, every statistic counted. */
 size_t cube_count_present(const struct cube *c, int metric);
 
+/* A .trend.db stores NaN as NULL (probetop-formats(5), TREND.DB):
+ * a local target of metric whose every present value, at every step,
+ * rank and statistic, is NaN was NULL throughout -- a target that is no
+ * tensor (probetop-rules(7), OVERFLOW LEVELS).  Turns such targets' cells
+ * into CUBE_NOTENSOR in vals (the metric's values in cube layout: its
+ * dense block, or one being filled) and returns how many (step, rank)
+ * rows they had. */
+size_t cube_null_targets_notensor(const struct cube *c, int metric, float *vals);
+
 /* --- building --- */
 struct cube_builder;
 
@@ -157,6 +184,10 @@ int cube_builder_stat(struct cube_builder *b, int metric, const char *stat);
  * row for a cell wins (as msProbe's INSERT OR IGNORE).  0 ok, -1 no memory. */
 int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
                      int32_t rank, const double *vals, uint32_t present);
+/* A row that describes no tensor (probetop-rules(7), OVERFLOW LEVELS):
+ * every statistic of its cell holds CUBE_NOTENSOR.  A row with values for
+ * the same cell, before or after, wins over it.  0 ok, -1 no memory. */
+int cube_builder_add_notensor(struct cube_builder *b, int metric, uint32_t target, int32_t step, int32_t rank);
 /* Beyond any real run: a reader refuses such data with a message before it
  * allocates for it (a 73-byte CSV can claim two billion micro steps). */
 #define CUBE_MAX_STEPS 1000000

@@ -96,6 +96,9 @@ struct dataset {
     char **warnings; size_t nwarnings;  /* one line each */
     size_t *warnidx; size_t warnidx_cap;  /* hash table of warnings (index + 1), for dedup (private) */
     uint64_t bytes_read;
+    size_t notensor_rows;         /* rows that describe no tensor (monitor placeholders, a .trend.db's
+                                     all-NULL targets): missing data, not NaN (probetop-rules(7),
+                                     OVERFLOW LEVELS) */
     double load_seconds;
     int follow;                   /* load_opts.follow and .max_steps, for readers that get */
     int max_steps;                /* only the dataset (set by dataset_load) */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 void agg_add(struct agg *g, float v) {
-    if (cube_is_missing(v)) return;
+    if (cube_is_missing(v)) { g->notensor |= cube_is_notensor(v); return; }
     g->present = 1;
     if (isnan(v)) { g->nan = 1; return; }
     if (isinf(v)) { if (v > 0) g->pinf = 1; else g->ninf = 1; return; }
@@ -13,7 +13,7 @@ void agg_add(struct agg *g, float v) {
 }
 
 float agg_result(const struct agg *g) {
-    if (!g->present) return cube_missing();
+    if (!g->present) return g->notensor ? cube_notensor() : cube_missing();
     if (g->nan) return NAN;
     if (g->pinf) return INFINITY;
     if (g->ninf) return -INFINITY;

@@ -9,19 +9,20 @@
  * kept, so colours stay on the same scale), unless any covered value is
  * non-finite: then NaN if any is NaN, else +Inf / -Inf (+Inf first), so a
  * single NaN never disappears when zooming out.  Missing values are
- * skipped; a cell covering only missing values is missing. */
+ * skipped; a cell covering only missing values is missing, "no tensor"
+ * (CUBE_NOTENSOR) when one of them was. */
 #ifndef PT_VIEWS_AGG_H
 #define PT_VIEWS_AGG_H
 
 #include "model/cube.h"
 
 struct agg {
-    int present, nan, pinf, ninf;
+    int present, nan, pinf, ninf, notensor;
     float best;
 };
 
 static inline void agg_init(struct agg *g) {
-    g->present = g->nan = g->pinf = g->ninf = 0;
+    g->present = g->nan = g->pinf = g->ninf = g->notensor = 0;
     g->best = 0;
 }
 void agg_add(struct agg *g, float v);

@@ -73,6 +73,7 @@ struct heat {
     uint32_t *rperm;
     int *rinv, rcap;
     int xshift;              /* of the last cut: a slice of rank groups (get_cut) */
+    int notensor_shown;      /* the frame drew a no-tensor cell: the legend explains it */
     /* Geometry of the last frame (mouse, paging). */
     int gx0, gy0, cw, vis_x, vis_y, lines, per_line;
     /* The frame's cells holding an msProbe anomaly report: [line][column]
@@ -390,6 +391,19 @@ static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const stru
         ui_put(w, y, x, cw, cellbuf);
         return;
     }
+    if (cube_is_notensor(v) && (!half || cube_is_missing(lower))) {
+        /* a row that describes no tensor (probetop-rules(7), OVERFLOW
+         * LEVELS): missing data, marked so it does not pass for absent */
+        char cellbuf[32];
+        const char *dot = u->utf8 ? "\xc2\xb7" : ".";
+        ui_role(w, u, UI_DIM);
+        if (cursor && cw >= 3) snprintf(cellbuf, sizeof cellbuf, "[%s%*s]", dot, cw - 3, "");
+        else snprintf(cellbuf, sizeof cellbuf, "%s%*s", dot, cw > 1 ? cw - 1 : 0, "");
+        if (cursor && cw < 3) wattron(w, A_UNDERLINE);
+        ui_put(w, y, x, cw, cellbuf);
+        if (cursor && cw < 3) wattroff(w, A_UNDERLINE);
+        return;
+    }
     int l1 = cube_is_missing(v) ? -1 : level_of(a, h, k, v);
     if (u->ncolors == 0) {
         /* No colour: a shade glyph per level, the cursor in brackets. */
@@ -543,15 +557,18 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
             x += ui_put(w, y, x, v->w - x, "  ");
         }
     }
-    /* The non-finite glyphs, so they are readable without colour. */
-    static const struct { int role; const char *g, *t; } nf[3] = {
-        {UI_NAN, "N", " NaN"}, {UI_PINF, "+", " +Inf"}, {UI_NINF, "-", " -Inf"},
+    /* The non-finite glyphs, so they are readable without colour, and the
+     * no-tensor mark. */
+    static const struct { int role; const char *g, *t; } nf[4] = {
+        {UI_NAN, "N", " NaN"}, {UI_PINF, "+", " +Inf"}, {UI_NINF, "-", " -Inf"}, {UI_DIM, "\xc2\xb7", " no tensor"},
     };
     if (x + 20 <= v->w) {
         x += ui_put(w, y, x, v->w - x, "  ");
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
+            if (i == 3 && (x + 12 > v->w || !h->notensor_shown)) break;   /* when the frame shows one */
+            const char *g = i == 3 && !u->utf8 ? "." : nf[i].g;
             ui_role(w, u, nf[i].role);
-            x += ui_put(w, y, x, v->w - x, nf[i].g);
+            x += ui_put(w, y, x, v->w - x, g);
             ui_role(w, u, UI_NORMAL);
             x += ui_put(w, y, x, v->w - x, nf[i].t);
             x += ui_put(w, y, x, v->w - x, " ");
@@ -731,6 +748,7 @@ static void heat_draw(struct view *v, struct app *a) {
 
     /* Rows. */
     build_marks(h, a, &c, vis_x, lines);
+    h->notensor_shown = 0;
     for (int line = 0; line < lines; line++) {
         int dy = h->y0 + line * h->per_line;
         int y = gy0 + line;
@@ -748,6 +766,7 @@ static void heat_draw(struct view *v, struct app *a) {
             float lower = h->per_line == 2 && dy + 1 < dh ? disp_at(h, &c, dx, dy + 1) : cube_missing();
             int cur = dx == ccx && (dy == ccy || (h->per_line == 2 && dy + 1 == ccy));
             if (cur && h->per_line == 2 && dy + 1 == ccy) val = lower;
+            h->notensor_shown |= cube_is_notensor(val);
             draw_cell(w, a, h, &k, y, gx0 + (dx - h->x0) * cw, cw, val, h->per_line == 2 && !cur, lower, cur);
             if (line < h->marks_h && h->marks[(size_t)line * (size_t)h->marks_w + (size_t)(dx - h->x0)])
                 draw_mark(w, u, y, gx0 + (dx - h->x0) * cw, cw, cur);
@@ -898,7 +917,8 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
     }
     snprintf(buf, size, "step %d  rank %s  %s/%s = %s%s%s%s\n%s", (int)a->cube->steps[a->sel_step].value, rk,
              a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],
-             cube_is_missing(val) ? "(no data)" : vs, extra, nids ? "  labels: " : "", labels, name);
+             cube_is_notensor(val) ? "(no tensor)" : cube_is_missing(val) ? "(no data)" : vs, extra,
+             nids ? "  labels: " : "", labels, name);
 }
 
 static int heat_init(struct view *v, struct app *a, struct pt_error *err) {

@@ -733,6 +733,9 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
            "a cell msProbe's monitor reported (its anomaly reports; orange, in the cell's last column)");
     legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell)");
     legend(ops, ctx, "blank", "blank", UI_NORMAL, "no data for that cell");
+    legend(ops, ctx, "\xc2\xb7", ".", UI_DIM,
+           "a row that describes no tensor (msProbe's all-NaN placeholder for an output that is not a tensor, a "
+           ".trend.db target NULL on every step and rank): missing data, not a NaN; the status line says (no tensor)");
     legend(ops, ctx, "colours", "colours", UI_NORMAL,
            "gradient: msProbe's ramp, blue (small) through yellow to red (large); segmented (x): msProbe's 3-sigma "
            "bands around the mean; the scale and its ends are under the map");

@@ -56,6 +56,9 @@ static void print_text(const struct dataset *ds) {
         for (size_t i = 0; i < ds->ovf.n; i++) cnt[ds->ovf.v[i].level]++;
         printf("overflow    %zu critical, %zu high, %zu medium\n", cnt[OVF_CRITICAL], cnt[OVF_HIGH], cnt[OVF_MEDIUM]);
     }
+    if (ds->notensor_rows)   /* probetop-rules(7), OVERFLOW LEVELS: missing data, not NaN */
+        printf("no tensor   %zu row%s describing no tensor (all NaN/NULL): missing data, not counted as NaN\n",
+               ds->notensor_rows, ds->notensor_rows == 1 ? "" : "s");
     if (ds->anomalies.n || ds->anomalies.nfiles)   /* msProbe's monitor anomaly reports */
         printf("anomalies   %zu msProbe anomaly reports in %zu file%s, %zu on a heat-map cell\n", ds->anomalies.n,
                ds->anomalies.nfiles, ds->anomalies.nfiles == 1 ? "" : "s", ds->anomalies.placed);
@@ -123,6 +126,7 @@ static void print_json(const struct dataset *ds) {
     }
     printf(", \"anomalies\": {\"reports\": %zu, \"files\": %zu, \"placed\": %zu}", ds->anomalies.n, ds->anomalies.nfiles,
            ds->anomalies.placed);
+    printf(", \"notensor_rows\": %zu", ds->notensor_rows);
     printf(", \"files_read\": %zu, \"bytes_read\": %llu, \"skipped\": [", ds->files_read,
            (unsigned long long)ds->bytes_read);
     for (size_t i = 0; i < ds->nskipped; i++) {
@@ -194,7 +198,8 @@ const struct cmd_entry cmd_info_entry = {
     .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
     .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
             "                       nonfinite (metric -> count), overflow, anomalies (msProbe's monitor\n"
-            "                       anomaly reports: reports, files, placed), skipped, warnings,\n"
+            "                       anomaly reports: reports, files, placed), notensor_rows (rows that\n"
+            "                       describe no tensor: missing data, not NaN), skipped, warnings,\n"
             "                       load_seconds\n"
             "  --format NAME        force the input format instead of detecting it: auto, or a format\n"
             "                       name of `man probetop` (--format)\n"

@@ -11,6 +11,7 @@
 struct dump_to_cube {
     struct cube_builder *b;
     int metric[DM_N];
+    size_t notensor;         /* tensors without a statistic */
 };
 
 static int dump_cube_file(void *vctx, const struct dump_file *f, int32_t step_base) {
@@ -23,7 +24,14 @@ static int dump_cube_file(void *vctx, const struct dump_file *f, int32_t step_ba
         const struct trow *r = &f->rows[i];
         uint32_t t = names_intern(nm, f->arena + r->name, r->len, 0, r->call);
         if (t == NAMES_NONE) return -1;
-        if (cube_builder_add(c->b, c->metric[r->metric], t, step_base + r->micro, f->rank, r->v, r->present) != 0)
+        /* a tensor object whose Max, Min, Mean and Norm are all null (empty,
+         * meta, unavailable) describes no tensor values: missing data, as
+         * msProbe's row of NULLs for it reads (probetop-rules(7), OVERFLOW
+         * LEVELS) */
+        int none = r->present == 0;
+        c->notensor += (size_t)none;
+        if ((none ? cube_builder_add_notensor(c->b, c->metric[r->metric], t, step_base + r->micro, f->rank)
+                  : cube_builder_add(c->b, c->metric[r->metric], t, step_base + r->micro, f->rank, r->v, r->present)) != 0)
             return -1;
     }
     return 0;
@@ -47,6 +55,7 @@ static int load_dump(const char *path, const struct load_opts *o, struct dataset
                        ds->nwarnings ? ds->warnings[0] : "?");
     if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     cube_builder_free(b);
+    ds->notensor_rows = ctx.notensor;
     ds->ovf_levels = 1;
     return rc;
 }

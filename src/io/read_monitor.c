@@ -263,7 +263,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         free(buf);
         return 0;
     }
-    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_stat[MON_NSTATS];
+    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MON_NSTATS];
     uint32_t statmask = 0;
     for (int s = 0; s < MON_NSTATS; s++) col_stat[s] = -1;
     for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
@@ -272,6 +272,8 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         else if (!strcmp(h, "name")) col_name = i;
         else if (!strcmp(h, "step")) col_step = i;
         else if (!strcmp(h, "micro_step")) col_micro = i;
+        else if (!strcmp(h, "shape")) col_shape = i;
+        else if (!strcmp(h, "dtype")) col_dtype = i;
         else
             for (int s = 0; s < MON_NSTATS; s++)
                 if (!strcmp(h, mon_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
@@ -317,6 +319,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         struct mon_row *r = mon_file_add_row(f, &v);
         if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
         *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+        const double *v0 = v;
         for (int s = 0; s < MON_NSTATS; s++) {
             if (col_stat[s] < 0) continue;
             const char *c = FIELD(col_stat[s]);
@@ -324,6 +327,8 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             if (c && stat_cell(c, v)) r->present |= 1u << s;
             v++;
         }
+        const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
+        mon_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
 #undef FIELD
     }
     if (bad)
@@ -638,6 +643,23 @@ void monitor_targets_free(struct mon_targets *t) {
     memset(t, 0, sizeof *t);
 }
 
+void mon_row_mark_notensor(struct mon_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
+    if (!valmask || !shape_dtype_na) return;
+    for (int s = 0, k = 0; s < MON_NSTATS; s++) {
+        if (!(valmask & (1u << s))) continue;
+        if ((r->present & (1u << s)) && !isnan(vals[k])) return;   /* a number: a tensor */
+        k++;
+    }
+    r->present |= MON_ROW_NOTENSOR;
+}
+
+size_t monitor_notensor_rows(const struct monitor_data *md) {
+    size_t n = 0;
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MON_ROW_NOTENSOR) != 0;
+    return n;
+}
+
 int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
                          const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b) {
     struct names *nm = cube_builder_names(b);
@@ -660,7 +682,10 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f
             step = monitor_row_step(st, &key);
             at = row->step;
         }
-        if (t == NAMES_NONE || cube_builder_add(b, metric, t, step + (st->micro ? row->micro : 0), f->rank, v, present) != 0)
+        int32_t at_step = step + (st->micro ? row->micro : 0);
+        if (t == NAMES_NONE ||
+            (row->present & MON_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
+                                             : cube_builder_add(b, metric, t, at_step, f->rank, v, present)) != 0)
             return -1;
     }
     return 0;
@@ -712,6 +737,7 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
                                  &st, o->micro_step, &tg, b) != 0)
             rc = pt_errorf(err, "out of memory");
     monitor_targets_free(&tg);
+    ds->notensor_rows = monitor_notensor_rows(&md);
     if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
     cube_builder_free(b);

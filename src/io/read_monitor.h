@@ -25,8 +25,20 @@ extern const char *const mon_stat_names[MON_NSTATS];          /* column order */
 struct mon_row {
     uint32_t name;        /* id in the names pool of the data (md->pool; after --mapping) */
     int32_t vpp, step, micro;
-    uint32_t present;     /* bit per mon_stat_names index */
+    uint32_t present;     /* bit per mon_stat_names index, and MON_ROW_NOTENSOR */
 };
+/* In mon_row.present: the row describes no tensor -- every statistic
+ * (and shape and dtype, when the header has them) is NaN or empty, as
+ * msProbe's monitor writes a non-tensor output such as a None bias
+ * (probetop-rules(7), OVERFLOW LEVELS).  Its statistics stay as read (NaN),
+ * so a .trend.db gets msProbe's row of NULLs; the cube gets no-tensor
+ * cells. */
+#define MON_ROW_NOTENSOR (1u << 31)
+/* Sets MON_ROW_NOTENSOR on r when its statistics (vals: those of valmask,
+ * in mon_stat_names order; r->present says which were read) hold no
+ * number and shape_dtype_na says its
+ * shape and dtype cells are NaN or empty (1 too without such columns). */
+void mon_row_mark_notensor(struct mon_row *r, uint32_t valmask, const double *vals, int shape_dtype_na);
 
 /* One CSV's rows of one metric (a monitor_v2 file has one per scope).  The
  * values of a row are nval doubles in vals, for the columns of valmask in
@@ -143,6 +155,8 @@ struct cube_builder;
  * steps are steps (else they tell targets apart).  -1 without memory. */
 int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
                          const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b);
+/* Rows of md's files that describe no tensor (MON_ROW_NOTENSOR). */
+size_t monitor_notensor_rows(const struct monitor_data *md);
 void monitor_steps_free(struct mon_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);

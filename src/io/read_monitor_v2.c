@@ -227,12 +227,14 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     struct mon_row *r = mf && id != NAMES_NONE ? mon_file_add_row(mf, &v) : NULL;
     if (!r) return -1;
     *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    const double *v0 = v;
     for (int s = 0; s < MON_NSTATS; s++) {
         if (!(c->statmask & (1u << s))) continue;
         *v = 0;
         if (c->stat[s] < n && float_field(f[c->stat[s]], v)) r->present |= 1u << s;
         v++;
     }
+    mon_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
     return 1;
 }
 
@@ -468,6 +470,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
         struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
         if (!b) rc = pt_errorf(err, "out of memory");
         if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, err);
+        ds->notensor_rows = monitor_notensor_rows(&md);
         if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
         if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
         if (b) cube_builder_free(b);

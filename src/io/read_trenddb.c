@@ -148,6 +148,8 @@ int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, 
         }
         if (!m->nstats)
             for (int c = 4; c < ntc && m->nstats < CUBE_MAX_STATS; c++) { m->statcol[m->nstats] = c; stats[m->nstats++] = tcols[c]; }
+        for (int k = 0; k < m->nstats; k++)
+            if (!strcmp(stats[k], "norm") || !strcmp(stats[k], "mean")) m->tells_finite |= 1u << k;
         m->cube = b ? cube_builder_metric(b, m->name, m->nstats, stats) : *nmet;
         if (m->cube < 0) {
             sqlite3_finalize(st);
@@ -160,21 +162,27 @@ int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, 
 }
 
 uint32_t trenddb_decode_row(sqlite3_stmt *st, const struct tmetric *m, double *v) {
-    uint32_t present = 0;
+    uint32_t present = 0, null = 0;
+    int finite = 0;
     for (int s = 0; s < m->nstats; s++) {
         int c = m->statcol[s];
-        if (sqlite3_column_type(st, c) == SQLITE_NULL) continue;
+        present |= 1u << s;
+        /* msProbe stores NaN as NULL in a row that exists (a value it has
+         * not has no row): probetop-formats(5), TREND.DB */
+        if (sqlite3_column_type(st, c) == SQLITE_NULL) { v[s] = NAN; null |= 1u << s; continue; }
         double x = sqlite3_column_double(st, c);
         /* msProbe stores +-Inf as +-(1e9 + 1): give the infinities back */
         if (x == 1000000001.0) x = INFINITY;
         else if (x == -1000000001.0) x = -INFINITY;
         v[s] = x;
-        present |= 1u << s;
+        finite |= (m->tells_finite >> s) & 1 && isfinite(x);
     }
-    return present;
+    /* a NaN element makes the norm and the mean NaN, an infinity makes the
+     * norm infinite: with either finite, a NULL is no NaN of the tensor */
+    return finite ? present & ~null : present;
 }
 
-/* trend_data's rows into the builder (+-(1e9 + 1) back to +-Inf); *bad
+/* trend_data's rows into the builder (+-(1e9 + 1) back to +-Inf, NULL to NaN); *bad
  * counts rows naming an unknown target or metric.  0, or -1 with err set. */
 static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, const struct trenddb_head *h,
                      size_t *bad_out, struct pt_error *err) {
@@ -291,6 +299,8 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     if (read_rows(db, file, b, h, &bad, err) != 0) goto out;
     if (bad) dataset_warn(ds, "%s: %zu trend_data rows name an unknown target or metric: skipped", file, bad);
     if (cube_builder_finish(b, &ds->cube, err) != 0) goto out;
+    for (int m = 0; m < ds->cube->nmetrics; m++)   /* targets NULL throughout: no tensor */
+        ds->notensor_rows += cube_null_targets_notensor(ds->cube, m, ds->cube->metrics[m].vals);
     /* either kind of database: its metrics say which label rules its names follow */
     ds->labels = h->dumpkind ? LABELS_DUMP : LABELS_MONITOR;
     ds->files_read++;

@@ -22,6 +22,7 @@ struct tmetric {
     int cube;                 /* cube metric index */
     int nstats;
     int statcol[CUBE_MAX_STATS];   /* trend_data column index per stat */
+    uint32_t tells_finite;    /* bits of the stats norm and mean: finite, no element was NaN or Inf */
 };
 
 /* A database's schema, global_stats row, metrics and targets. */
@@ -58,7 +59,11 @@ static inline const struct tmetric *trenddb_metric_of(const struct trenddb_head 
     return NULL;
 }
 /* The statistics of a trend_data row (SELECT *) for metric m into v;
- * returns the bit set of those present (+-(1e9 + 1) read as +-Inf). */
+ * returns the bit set of those present (probetop-formats(5), TREND.DB):
+ * +-(1e9 + 1) reads as +-Inf and NULL as NaN, except in a row
+ * whose norm or mean is finite -- its tensor held no NaN or Inf, so a NULL
+ * there is a value msProbe could not store (the True/False minimum of a
+ * bool tensor): not present. */
 uint32_t trenddb_decode_row(sqlite3_stmt *st, const struct tmetric *m, double *v);
 
 /* The lazy open (trenddb_lazy.c): db is consumed. */

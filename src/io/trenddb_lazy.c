@@ -37,13 +37,15 @@ struct tsrc {
     char *file;
     sqlite3 *db;
     struct trenddb_head *h;
-    sqlite3_stmt *q_rank, *q_rankstep, *q_cell;
+    sqlite3_stmt *q_rank, *q_rankstep, *q_cell, *q_probe;
     uint32_t nnames;
+    uint8_t **tclass;          /* per cube metric: names id -> TC_* (UI thread only) */
     uint32_t **ltmap;          /* per cube metric: names id -> local target (UINT32_MAX: none) */
     int64_t *dbid;             /* names id -> database target id */
     size_t outside;            /* rows the fill found off the axes */
-    char sum_cond[2048];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR ...", "" without */
+    char sum_cond[4096];       /* probetop_rank_summary: "<stat>_min IN (+-inf) OR <stat>_nan > 0 ...", "" without */
     int sum8, sum64;           /* it has groups of 8, of 64 ranks */
+    int sum_nan;               /* and NaN counts (an older data2db wrote none) */
     char scols[MAXCOLS][64];   /* its columns */
     int nscols;
 };
@@ -54,9 +56,13 @@ static void tsrc_free(void *p) {
     sqlite3_finalize(s->q_rank);
     sqlite3_finalize(s->q_rankstep);
     sqlite3_finalize(s->q_cell);
+    sqlite3_finalize(s->q_probe);
     sqlite3_close(s->db);
     if (s->ltmap && s->h)
         for (int m = 0; m < s->h->nmet; m++) free(s->ltmap[m]);
+    if (s->tclass && s->h)
+        for (int m = 0; m < s->h->nmet; m++) free(s->tclass[m]);
+    free(s->tclass);
     free(s->ltmap);
     free(s->dbid);
     trenddb_head_free(s->h);
@@ -66,13 +72,14 @@ static void tsrc_free(void *p) {
 
 /* Where a row goes: cube metric, local target, step and rank index; 0 when
  * it is off the axes. */
-struct place { const struct tmetric *m; uint32_t lt; int si, ri; };
+struct place { const struct tmetric *m; uint32_t g, lt; int si, ri; };
 
 static int place_row(const struct tsrc *s, const struct cube *c, sqlite3_stmt *st, struct place *p) {
     p->m = trenddb_metric_of(s->h, sqlite3_column_int64(st, 3));
     size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 2));
     if (!p->m || ti == SIZE_MAX) return 0;
-    p->lt = s->ltmap[p->m->cube][s->h->idmap_local[ti]];
+    p->g = s->h->idmap_local[ti];
+    p->lt = s->ltmap[p->m->cube][p->g];
     p->ri = cube_rank_find(c, (int32_t)sqlite3_column_int64(st, 0));
     p->si = cube_step_find(c, (int32_t)sqlite3_column_int64(st, 1));
     return p->lt != UINT32_MAX && p->ri >= 0 && p->si >= 0;
@@ -92,6 +99,54 @@ static size_t cell_at(const struct cube *c, enum blay lay, const struct place *p
     return 0;
 }
 
+/* Target classes: is a target whose row here is NULL throughout NULL on
+ * every step and rank (no tensor, probetop-rules(7), OVERFLOW LEVELS)? */
+enum { TC_UNKNOWN, TC_TENSOR, TC_NONE };
+
+/* 1 when the row st is on has no value for m's statistics (NULL only). */
+static int row_all_null(sqlite3_stmt *st, const struct tmetric *m) {
+    for (int k = 0; k < m->nstats; k++)
+        if (sqlite3_column_type(st, m->statcol[k]) != SQLITE_NULL) return 0;
+    return 1;
+}
+
+/* The class of target g (names id) in m: one key lookup per (rank, step)
+ * until a value shows, remembered.  On the UI thread's connection. */
+static int target_class(struct tsrc *s, const struct cube *c, const struct tmetric *m, uint32_t g) {
+    uint8_t *tc = &s->tclass[m->cube][g];
+    if (*tc != TC_UNKNOWN) return *tc;
+    int cls = TC_NONE;
+    for (int r = 0; r < c->nranks && cls == TC_NONE; r++)
+        for (int st = 0; st < c->nsteps && cls == TC_NONE; st++) {
+            int64_t v[4] = {c->ranks[r], c->steps[st].value, s->dbid[g], m->id};
+            for (int k = 0; k < 4; k++) sqlite3_bind_int64(s->q_probe, k + 1, v[k]);
+            int rc = sqlite3_step(s->q_probe);
+            if (rc == SQLITE_ROW ? !row_all_null(s->q_probe, m) : rc != SQLITE_DONE) cls = TC_TENSOR;   /* an error: read as NaN */
+            sqlite3_reset(s->q_probe);
+        }
+    return *tc = (uint8_t)cls;
+}
+
+/* The values of the row st is on (place p) for its metric's statistics
+ * into f: NULL is NaN, unless the target is no tensor at all (classify:
+ * ask, on the UI thread; else the dense fill's cube_null_targets_notensor
+ * decides).  Returns 1 when some value is NaN or an infinity. */
+static int row_values(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, const struct place *p, int classify,
+                      float *f) {
+    double v[CUBE_MAX_STATS];
+    uint32_t present = trenddb_decode_row(st, p->m, v);
+    if (classify && row_all_null(st, p->m) && target_class(s, c, p->m, p->g) == TC_NONE) {
+        for (int k = 0; k < p->m->nstats; k++) f[k] = cube_notensor();
+        return 0;
+    }
+    int any = 0;
+    for (int k = 0; k < p->m->nstats; k++) {
+        f[k] = (present >> k) & 1 ? cube_to_f32(v[k]) : cube_missing();
+        any |= (present >> k) & 1 && !isfinite(f[k]);
+    }
+    return any;
+}
+
 static int run_rows(struct tsrc *s, sqlite3 *db, const struct cube *c, sqlite3_stmt *st, enum blay lay,
                     float *const *out, atomic_int *cancel, struct pt_error *err) {
     int rc;
@@ -105,10 +160,9 @@ static int run_rows(struct tsrc *s, sqlite3 *db, const struct cube *c, sqlite3_s
         }
         float *dst = out[p.m->cube];
         if (!dst) continue;
-        double v[CUBE_MAX_STATS];
-        uint32_t present = trenddb_decode_row(st, p.m, v);
-        for (int k = 0; k < p.m->nstats; k++)
-            if ((present >> k) & 1) dst[cell_at(c, lay, &p, k)] = cube_to_f32(v[k]);
+        float f[CUBE_MAX_STATS];
+        row_values(s, c, st, &p, lay != L_DENSE, f);
+        for (int k = 0; k < p.m->nstats; k++) dst[cell_at(c, lay, &p, k)] = f[k];
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(db));
@@ -167,10 +221,8 @@ static int fill_cell(void *src, const struct cube *c, int metric, uint32_t lt, i
     sqlite3_bind_int64(s->q_cell, 4, m->id);
     int rc = sqlite3_step(s->q_cell);
     if (rc == SQLITE_ROW) {
-        double v[CUBE_MAX_STATS];
-        uint32_t present = trenddb_decode_row(s->q_cell, m, v);
-        for (int k = 0; k < m->nstats; k++)
-            if ((present >> k) & 1) vals[k] = cube_to_f32(v[k]);
+        struct place p = {.m = m, .g = g, .lt = lt, .si = step, .ri = rank};
+        row_values(s, c, s->q_cell, &p, 1, vals);
     }
     sqlite3_reset(s->q_cell);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -190,6 +242,8 @@ static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_
     }
     int rc = run_rows(s, db, c, st, L_DENSE, vals, cancel, err);
     if (rc == 0 && atomic_load(cancel)) rc = pt_errorf(err, "cancelled");
+    for (int m = 0; rc == 0 && m < c->nmetrics; m++)   /* targets NULL throughout: no tensor */
+        if (vals[m]) cube_null_targets_notensor(c, m, vals[m]);
     sqlite3_finalize(st);
     sqlite3_close(db);
     return rc;
@@ -197,21 +251,14 @@ static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_
 
 static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err);
 
-/* ---- non-finite cells: msProbe keeps +-Inf as +-(1e9 + 1); NaN reads as NULL (missing) ---- */
+/* ---- non-finite cells: msProbe keeps +-Inf as +-(1e9 + 1) and NaN as NULL ---- */
 
 /* fn for the row st is on when it has a non-finite statistic; 1: stop. */
 static int emit_row(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube_nonfinite_fn fn, void *ctx) {
     struct place p;
     if (!place_row(s, c, st, &p)) return 0;
-    double v[CUBE_MAX_STATS];
     float f[CUBE_MAX_STATS];
-    uint32_t present = trenddb_decode_row(st, p.m, v);
-    int any = 0;
-    for (int k = 0; k < p.m->nstats; k++) {
-        f[k] = (present >> k) & 1 ? cube_to_f32(v[k]) : cube_missing();
-        any |= (present >> k) & 1 && !isfinite(f[k]);
-    }
-    return any && fn(ctx, p.m->cube, p.lt, p.si, p.ri, f) != 0;
+    return row_values(s, c, st, &p, 1, f) && fn(ctx, p.m->cube, p.lt, p.si, p.ri, f) != 0;
 }
 
 static int64_t db_metric_id(const struct tsrc *s, int metric) {
@@ -229,13 +276,14 @@ static int emit_all(struct tsrc *s, const struct cube *c, sqlite3_stmt *st, cube
 }
 
 /* With data2db's probetop_rank_summary: the (step, target, metric) keys
- * whose minimum or maximum over all ranks is an infinity, then which of
- * their groups of 8 ranks (when the table has them), then those ranks'
- * rows: a scan of the summary's all-ranks part (a row per key, not per
- * rank) and a few lookups, instead of a scan of the whole table. */
+ * whose minimum or maximum over all ranks is an infinity or that count a
+ * NaN (keys of a target that is no tensor skipped), then which of their
+ * groups of 8 ranks (when the table has them), then those ranks' rows: a
+ * scan of the summary's all-ranks part (a row per key, not per rank) and a
+ * few lookups, instead of a scan of the whole table. */
 static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, int step, cube_nonfinite_fn fn,
                              void *ctx, struct pt_error *err) {
-    char sql[4096];
+    char sql[8192];
     sqlite3_stmt *keys = NULL, *grp = NULL;
     int rc = -1;
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT step, target_id, metric_id FROM probetop_rank_summary "
@@ -253,6 +301,10 @@ static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, i
     int64_t ngroups = c->nranks ? ((int64_t)c->ranks[c->nranks - 1] >> 3) + 1 : 0;
     while (!stop && (krc = sqlite3_step(keys)) == SQLITE_ROW) {
         int64_t kst = sqlite3_column_int64(keys, 0), kt = sqlite3_column_int64(keys, 1), km = sqlite3_column_int64(keys, 2);
+        /* the NaN count of a target that is no tensor: nothing to find */
+        const struct tmetric *tm = trenddb_metric_of(s->h, km);
+        size_t ti = trenddb_target_index(s->h, kt);
+        if (tm && ti != SIZE_MAX && target_class(s, c, tm, s->h->idmap_local[ti]) == TC_NONE) continue;
         for (int64_t g = 0; !stop && g < (s->sum8 ? ngroups : 1); g++) {
             if (s->sum8) {
                 int64_t v[4] = {g, kst, kt, km};
@@ -276,42 +328,94 @@ static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, i
         pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
         goto out;
     }
-    rc = 0;
+    rc = stop;
 out:
     sqlite3_finalize(keys);
     sqlite3_finalize(grp);
     return rc;
 }
 
-static int nonfinite(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
-                     struct pt_error *err) {
-    struct tsrc *s = src;
-    if (rank < 0 && s->sum_cond[0]) return nonfinite_summary(s, c, metric, step, fn, ctx, err);
-    char sql[4096];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT * FROM trend_data WHERE (0");
-    for (int k = 4; k < s->h->ntc && o < sizeof sql - 200; k++)
-        o += (size_t)snprintf(sql + o, sizeof sql - o, " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
-    snprintf(sql + o, sizeof sql - o, ")%s%s%s", rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
+/* The SQL condition of a row with an infinity (ifnull: for NOT, with
+ * NULL read as no infinity) or (nulls) of a NULL among its metric's
+ * statistics, for metric (-1 all), into buf. */
+static void row_cond(const struct tsrc *s, int metric, int nulls, int ifnull, char *buf, size_t size) {
+    size_t o = (size_t)snprintf(buf, size, "(0");
+    if (!nulls)
+        for (int k = 4; k < s->h->ntc && o + 200 < size; k++)
+            o += (size_t)snprintf(buf + o, size - o, ifnull ? " OR ifnull(\"%s\", 0) IN (1000000001.0, -1000000001.0)"
+                                                            : " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
+    for (int i = 0; nulls && i < s->h->nmet; i++) {
+        const struct tmetric *m = &s->h->met[i];
+        if (metric >= 0 && m->cube != metric) continue;
+        o += (size_t)snprintf(buf + o, size - o, " OR (metric_id = %lld AND (0", (long long)m->id);
+        for (int k = 0; k < m->nstats && o + 200 < size; k++)
+            o += (size_t)snprintf(buf + o, size - o, " OR \"%s\" IS NULL", s->h->tcols[m->statcol[k]]);
+        o += (size_t)snprintf(buf + o, size - o, "))");
+    }
+    if (o + 2 < size) snprintf(buf + o, size - o, ")");
+}
+
+/* The rows of cond (one rank, every rank of one step: a range each; or one scan), emitted. */
+static int nonfinite_scan(struct tsrc *s, const struct cube *c, const char *cond, int metric, int step, int rank,
+                          cube_nonfinite_fn fn, void *ctx, struct pt_error *err) {
+    size_t len = strlen(cond) + 256;
+    char *sql = malloc(len);
+    if (!sql) return pt_errorf(err, "out of memory");
+    snprintf(sql, len, "SELECT * FROM trend_data WHERE %s%s%s%s", cond, rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
              step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
     sqlite3_stmt *st;
-    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    int rc = prep(s->db, s->file, sql, &st, err);
+    free(sql);
+    if (rc) return -1;
     if (metric >= 0) sqlite3_bind_int64(st, 3, db_metric_id(s, metric));
     if (step >= 0) sqlite3_bind_int64(st, 2, c->steps[step].value);
-    /* one rank, every rank for one step (a range each), or one scan */
     int r0 = rank >= 0 ? rank : 0, r1 = rank >= 0 ? rank + 1 : step >= 0 ? c->nranks : 1;
-    int rc = 0;
     for (int r = r0; rc == 0 && r < r1; r++) {
         if (rank >= 0 || step >= 0) sqlite3_bind_int64(st, 1, c->ranks[r]);
         rc = emit_all(s, c, st, fn, ctx, err);
     }
     sqlite3_finalize(st);
+    return rc;
+}
+
+#define COND_SIZE 16384
+
+static int nonfinite(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
+                     struct pt_error *err) {
+    struct tsrc *s = src;
+    char *inf = malloc(COND_SIZE), *nul = malloc(COND_SIZE), *both = malloc(2 * COND_SIZE + 32);
+    int rc = -1;
+    if (!inf || !nul || !both) { pt_errorf(err, "out of memory"); goto out; }
+    row_cond(s, metric, 1, 0, nul, COND_SIZE);
+    if (rank < 0 && s->sum_cond[0]) {
+        /* the summary finds the infinities and, with its NaN counts, the
+         * NaN; without them (an older data2db) the NaN rows without an
+         * infinity are a scan */
+        rc = nonfinite_summary(s, c, metric, step, fn, ctx, err);
+        if (rc == 0 && !s->sum_nan) {
+            row_cond(s, metric, 0, 1, inf, COND_SIZE);
+            snprintf(both, 2 * COND_SIZE + 32, "%s AND NOT %s", nul, inf);
+            rc = nonfinite_scan(s, c, both, metric, step, rank, fn, ctx, err);
+        }
+    } else {
+        row_cond(s, metric, 0, 0, inf, COND_SIZE);
+        snprintf(both, 2 * COND_SIZE + 32, "(%s OR %s)", inf, nul);
+        rc = nonfinite_scan(s, c, both, metric, step, rank, fn, ctx, err);
+    }
+out:
+    free(inf);
+    free(nul);
+    free(both);
     return rc < 0 ? -1 : 0;
 }
 
 /* What a zoomed-out heat-map cell shows for a group (views/agg.h) from its
- * minimum and maximum: an infinity if any (+Inf first), else the value of
- * larger magnitude. */
-static float group_cell(sqlite3_stmt *st, int cmin, int cmax) {
+ * minimum, maximum and NaN count: NaN if any (no tensor when the target
+ * is none), an infinity if any (+Inf first), else the value of larger
+ * magnitude. */
+static float group_cell(struct tsrc *s, const struct cube *c, const struct tmetric *m, uint32_t g, sqlite3_stmt *st,
+                        int cmin, int cmax, int cnan) {
+    if (sqlite3_column_int64(st, cnan) > 0) return target_class(s, c, m, g) == TC_NONE ? cube_notensor() : NAN;
     if (sqlite3_column_type(st, cmin) == SQLITE_NULL && sqlite3_column_type(st, cmax) == SQLITE_NULL)
         return cube_missing();
     double x[2];
@@ -344,8 +448,10 @@ static int fill_groups(void *src, const struct cube *c, int step, int metric, in
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT target_id");
     for (int k = 0; k < m->nstats; k++) {
         const char *name = s->h->tcols[m->statcol[k]];
-        if (scol(s, name, "min") < 0 || scol(s, name, "max") < 0 || o + 200 > sizeof sql) return 1;
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", \"%s_min\", \"%s_max\"", name, name);
+        /* a summary without NaN counts (an older data2db's) hides NaN: the exact slice */
+        if (scol(s, name, "min") < 0 || scol(s, name, "max") < 0 || scol(s, name, "nan") < 0 || o + 200 > sizeof sql)
+            return 1;
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", \"%s_min\", \"%s_max\", \"%s_nan\"", name, name, name);
     }
     snprintf(sql + o, sizeof sql - o, " FROM probetop_rank_summary WHERE group_size = ?1 AND rank_group = ?2 AND "
                                       "step = ?3 AND metric_id = ?4");
@@ -360,7 +466,9 @@ static int fill_groups(void *src, const struct cube *c, int step, int metric, in
             size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 0));
             uint32_t lt = ti == SIZE_MAX ? UINT32_MAX : s->ltmap[metric][s->h->idmap_local[ti]];
             if (lt == UINT32_MAX) continue;
-            for (int k = 0; k < m->nstats; k++) out[((size_t)k * nt + lt) * ng + g] = group_cell(st, 1 + 2 * k, 2 + 2 * k);
+            for (int k = 0; k < m->nstats; k++)
+                out[((size_t)k * nt + lt) * ng + g] =
+                    group_cell(s, c, m, s->h->idmap_local[ti], st, 1 + 3 * k, 2 + 3 * k, 3 + 3 * k);
         }
         rc = rc == SQLITE_DONE ? 0 : pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
         sqlite3_reset(st);
@@ -540,16 +648,24 @@ static void summary_cond(struct tsrc *s) {
     if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
     int n = s->nscols = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
     size_t o = 0;
-    for (int k = 4; k < s->h->ntc; k++)
+    s->sum_nan = 1;
+    for (int k = 4; k < s->h->ntc; k++) {
+        int has_nan = 0;
         for (int i = 0; i < n; i++) {
-            char want[2][80];
+            char want[3][80];
             snprintf(want[0], sizeof want[0], "%s_min", s->h->tcols[k]);
             snprintf(want[1], sizeof want[1], "%s_max", s->h->tcols[k]);
-            for (int w = 0; w < 2; w++)
-                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond)
+            snprintf(want[2], sizeof want[2], "%s_nan", s->h->tcols[k]);
+            for (int w = 0; w < 3; w++)
+                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond) {
                     o += (size_t)snprintf(s->sum_cond + o, sizeof s->sum_cond - o,
-                                          "%s\"%s\" IN (1000000001.0, -1000000001.0)", o ? " OR " : "", cols[i]);
+                                          w < 2 ? "%s\"%s\" IN (1000000001.0, -1000000001.0)" : "%s\"%s\" > 0",
+                                          o ? " OR " : "", cols[i]);
+                    has_nan |= w == 2;
+                }
         }
+        s->sum_nan &= has_nan;
+    }
     sqlite3_stmt *st;
     struct pt_error err;
     for (int k = 0; k < 2; k++)
@@ -615,19 +731,23 @@ static int open_source(struct tsrc *s, struct names *nm, struct cube **out, stru
     s->nnames = names_count(nm);
     s->dbid = malloc((s->nnames ? s->nnames : 1) * sizeof *s->dbid);
     s->ltmap = calloc(nmet ? (size_t)nmet : 1, sizeof *s->ltmap);
+    s->tclass = calloc(nmet ? (size_t)nmet : 1, sizeof *s->tclass);
     has = calloc(nmet ? (size_t)nmet : 1, sizeof *has);
-    if (!s->dbid || !s->ltmap || !has) goto oom;
+    if (!s->dbid || !s->ltmap || !s->tclass || !has) goto oom;
     for (size_t i = 0; i < s->h->nids; i++) s->dbid[s->h->idmap_local[i]] = s->h->idmap_db[i];
     for (int m = 0; m < nmet; m++)
         if (!(s->ltmap[m] = malloc((s->nnames ? s->nnames : 1) * sizeof **s->ltmap)) ||
-            !(has[m] = calloc(s->nnames ? s->nnames : 1, 1)))
+            !(s->tclass[m] = calloc(s->nnames ? s->nnames : 1, 1)) || !(has[m] = calloc(s->nnames ? s->nnames : 1, 1)))
             goto oom;
     if (prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND metric_id = ?2", &s->q_rank, err) ||
         prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND metric_id = ?3", &s->q_rankstep,
              err) ||
         prep(s->db, s->file,
              "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
-             &s->q_cell, err))
+             &s->q_cell, err) ||
+        prep(s->db, s->file,
+             "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
+             &s->q_probe, err))
         goto out;
     if (find_axes(s, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
     summary_cond(s);

@@ -2381,12 +2381,15 @@ int trenddb_merge_temp(const char *dir, int monitor, sqlite3 **out, struct pt_er
  * target, metric), are merged into one sorted accumulator per group size,
  * which is written out when the rank group changes.  msProbe's +-(1e9 + 1)
  * stand for infinities: a mean over an infinity is that infinity, over
- * both NULL. */
+ * both NULL.  Per statistic also the ranks whose value is NULL as a NaN
+ * (not in a row whose finite norm or mean says its tensor held none:
+ * probetop-formats(5), TREND.DB), which minimum and maximum skip. */
 
 #define SUM_SIZES 3
+#define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
 
 struct sacc {                /* a run of entries, each `stride` doubles */
-    double *v;               /* [step, target, metric, ranks, then per stat: n, min, max, sum] */
+    double *v;               /* [step, target, metric, ranks, then per stat: n, min, max, sum, nan] */
     size_t n, cap;
 };
 
@@ -2410,8 +2413,9 @@ static int sacc_cmp(const double *x, const double *y) {
 static void sacc_combine(double *o, const double *y, int ns) {
     o[3] += y[3];
     for (int s = 0; s < ns; s++) {
-        double *os = o + 4 + 4 * s;
-        const double *ys = y + 4 + 4 * s;
+        double *os = o + 4 + SUM_PER_STAT * s;
+        const double *ys = y + 4 + SUM_PER_STAT * s;
+        os[4] += ys[4];
         if (!ys[0]) continue;
         if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
         os[0] += ys[0];
@@ -2424,7 +2428,7 @@ static void sacc_combine(double *o, const double *y, int ns) {
 /* Every key of b is in a already (ranks of one run mostly hold the same
  * targets): b combined into a in place, 1; else 0, a untouched. */
 static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
-    size_t stride = 4 + 4 * (size_t)ns, i = 0;
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0;
     for (size_t j = 0; j < b->n; j++, i++) {
         const double *y = b->v + j * stride;
         while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
@@ -2441,7 +2445,7 @@ static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
 
 /* out = a merged with b (both sorted by key); entries of one key combine. */
 static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
-    size_t stride = 4 + 4 * (size_t)ns, i = 0, j = 0;
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0, j = 0;
     out->n = 0;
     if (sacc_grow(out, a->n + b->n, stride) != 0) return -1;
     while (i < a->n || j < b->n) {
@@ -2484,7 +2488,7 @@ static void summ_free(struct summ *m) {
 }
 
 static int summ_emit(struct summ *m, int l) {
-    size_t stride = 4 + 4 * (size_t)m->ns, ostride = stride + 2;
+    size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns, ostride = stride + 2;
     const struct sacc *a = &m->acc[l];
     if (sacc_grow(&m->out, m->out.n + a->n, ostride) != 0) return -1;
     for (size_t i = 0; i < a->n; i++) {
@@ -2531,8 +2535,9 @@ static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
 static void summ_bind(sqlite3_stmt *ins, int at, const double *e, int ns) {
     for (int c = 0; c < 6; c++) sqlite3_bind_int64(ins, at + c, (int64_t)e[c]);
     for (int s = 0; s < ns; s++) {
-        const double *es = e + 6 + 4 * s;
-        int p = at + 6 + 3 * s;
+        const double *es = e + 6 + SUM_PER_STAT * s;
+        int p = at + 6 + 4 * s;
+        sqlite3_bind_int64(ins, p + 3, (int64_t)es[4]);
         if (!es[0]) {
             sqlite3_bind_null(ins, p);
             sqlite3_bind_null(ins, p + 1);
@@ -2555,11 +2560,12 @@ static int summ_write(struct tdb *t, const struct summ *m, const char *const *co
                                 "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
                                 "ranks INTEGER NOT NULL");
     for (int s = 0; s < ns; s++)
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL", cols[s], cols[s], cols[s]);
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL, %s_nan INTEGER", cols[s],
+                              cols[s], cols[s], cols[s]);
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
     sqlite3_stmt *ins[2] = {NULL, NULL};   /* one row, SUMMARY_ROWS_PER_INSERT rows */
-    int per[2] = {1, SUMMARY_ROWS_PER_INSERT}, nparam = 6 + 3 * ns;
+    int per[2] = {1, SUMMARY_ROWS_PER_INSERT}, nparam = 6 + 4 * ns;
     char *q = malloc((size_t)SUMMARY_ROWS_PER_INSERT * (size_t)nparam * 2 + 128);
     if (!q) return pt_errorf(t->err, "out of memory");
     for (int k = 0; k < 2; k++) {
@@ -2575,7 +2581,7 @@ static int summ_write(struct tdb *t, const struct summ *m, const char *const *co
         }
     }
     free(q);
-    size_t ostride = 6 + 4 * (size_t)ns, i = 0;
+    size_t ostride = 6 + SUM_PER_STAT * (size_t)ns, i = 0;
     for (; rc == 0 && ins[1] && m->out.n - i >= SUMMARY_ROWS_PER_INSERT; i += SUMMARY_ROWS_PER_INSERT) {
         for (int r = 0; r < SUMMARY_ROWS_PER_INSERT; r++)
             summ_bind(ins[1], 1 + r * nparam, m->out.v + (i + (size_t)r) * ostride, ns);
@@ -2602,9 +2608,11 @@ static int summ_value(int present, double stored, double *out) {
     return 1;
 }
 
-static void summ_set(double *es, int has, double v) {
+/* nan: the value is NULL as a NaN (not as a value msProbe could not store) */
+static void summ_set(double *es, int has, double v, int nan) {
     es[0] = has;
     es[1] = es[2] = es[3] = has ? v : 0;
+    es[4] = nan;
 }
 
 /* The summary from trend_data as written (monitor data, a merge, a dump
@@ -2635,7 +2643,10 @@ static int write_rank_summary(struct tdb *t) {
         tdb_fail(t, "prepare rank summary");
         goto out;
     }
-    size_t stride = 4 + 4 * (size_t)ns;
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns;
+    uint32_t tells = 0;   /* the norm and mean columns: finite, no NaN in the tensor */
+    for (int c = 0; c < ns; c++)
+        if (!strcmp(cols[4 + c], "norm") || !strcmp(cols[4 + c], "mean")) tells |= 1u << c;
     int64_t rank = -1;
     int src;
     for (;;) {
@@ -2653,11 +2664,14 @@ static int write_rank_summary(struct tdb *t) {
         e[1] = (double)sqlite3_column_int64(st, 2);
         e[2] = (double)sqlite3_column_int64(st, 3);
         e[3] = 1;
+        int finite = 0;
         for (int s = 0; s < ns; s++) {
             double v = 0;
             int has = summ_value(sqlite3_column_type(st, 4 + s) != SQLITE_NULL, sqlite3_column_double(st, 4 + s), &v);
-            summ_set(e + 4 + 4 * s, has, v);
+            summ_set(e + 4 + SUM_PER_STAT * s, has, v, !has);
+            finite |= has && ((tells >> s) & 1) && isfinite(v);
         }
+        for (int s = 0; finite && s < ns; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
     }
     sqlite3_finalize(st);
     st = NULL;
@@ -2681,7 +2695,7 @@ struct summ_job {
 };
 
 static void summ_job_rank(struct summ_job *j, const struct rankrows *b) {
-    size_t stride = 4 + 4 * (size_t)j->m.ns;
+    size_t stride = 4 + SUM_PER_STAT * (size_t)j->m.ns;
     if (j->failed || !b->n) return;
     if (sacc_grow(&j->m.cur, b->n, stride) != 0) { j->failed = 1; return; }
     j->m.cur.n = 0;
@@ -2693,11 +2707,14 @@ static void summ_job_rank(struct summ_job *j, const struct rankrows *b) {
         e[1] = (double)r->dbid;
         e[2] = r->metric + 1;
         e[3] = 1;
+        int finite = 0;
         for (int s = 0; s < 4; s++) {
             double v = 0, stored;
             int has = ((r->present >> s) & 1) && normalise(r->v[s], &stored) && summ_value(1, stored, &v);
-            summ_set(e + 4 + 4 * s, has, v);
+            summ_set(e + 4 + SUM_PER_STAT * s, has, v, !has);
+            finite |= has && (s == 0 || s == 3) && isfinite(v);   /* norm, mean of dump_stat_names */
         }
+        for (int s = 0; finite && s < 4; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
     }
     if (summ_rank(&j->m, b->rank) != 0) j->failed = 1;
 }

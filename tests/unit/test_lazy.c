@@ -249,6 +249,25 @@ static void generated_db_summary(void) {
     check_zoomed(db, 1);
 }
 
+/* A rank summary an older data2db wrote, without NaN counts: the NaN of
+ * the run are found by a scan and zoomed-out cells come from the exact
+ * slices, which show them. */
+static void generated_db_old_summary(void) {
+    char db[1300];
+    if (gen_monitor_db("lazy_gen12_old", 12, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    sqlite3 *h;
+    CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
+    static const char *const stats[] = {"norm", "min", "max", "zeros", "nans", "mean"};
+    for (size_t i = 0; i < sizeof stats / sizeof *stats; i++) {
+        char sql[200];
+        snprintf(sql, sizeof sql, "ALTER TABLE probetop_rank_summary DROP COLUMN %s_nan", stats[i]);
+        CHECK_INT(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    sqlite3_close(h);
+    check_db(db);
+    check_zoomed(db, 0);
+}
+
 /* A target with neither a tag nor rows at a rank's first or last step is
  * off the lazy axes: the background load counts its rows and says so. */
 static void missed_target(void) {
@@ -282,10 +301,51 @@ static void missed_target(void) {
     dataset_free(lazy);
 }
 
+/* A cell's value by target name, step value and rank. */
+static float cell(const struct cube *c, const char *metric, const char *stat, const char *target, int step, int rank) {
+    int m = cube_metric_find(c, metric), st = cube_stat_find(c, m, stat);
+    uint32_t t = names_find(c->names, target, strlen(target), 0, 0);
+    uint32_t lt = t == NAMES_NONE ? UINT32_MAX : cube_local_target(c, m, t);
+    int si = cube_step_find(c, step), ri = cube_rank_find(c, rank);
+    if (m < 0 || st < 0 || lt == UINT32_MAX || si < 0 || ri < 0) return 0;   /* a finite value fails the checks */
+    return cube_get(c, m, st, lt, si, ri);
+}
+
+/* The .trend.db msProbe wrote from a monitor tree with placeholders and a
+ * planted NaN/Inf (tests/data/nonfinite): lazily (slices, cells, the
+ * background fill) as fully loaded, its NULLs in rows that exist NaN, its
+ * targets NULL on every step and rank no tensor, its nonfinite count that
+ * of the tree (probetop-formats(5), TREND.DB). */
+static void nonfinite_db(void) {
+    char db[4200];
+    const char *src = getenv("PT_SRC");
+    snprintf(db, sizeof db, "%s/tests/data/nonfinite/msprobe_db/monitor_data.trend.db", src ? src : ".");
+    check_db(db);
+    struct dataset *full = load(db, 0, 0), *tiny = load(db, 1, 1);
+    CHECK(full && tiny);
+    for (int k = 0; full && tiny && k < 2; k++) {
+        const struct cube *c = k ? tiny->cube : full->cube;
+        float nan = cell(c, "actv", "mean", "module.module.decoder.layers.0.mlp.linear_fc1.output_0", 1, 1);
+        CHECK(isnan(nan) && !cube_is_missing(nan));   /* NULL in its row: NaN */
+        CHECK(isinf(cell(c, "actv", "max", "module.module.decoder.layers.0.mlp.linear_fc1.output_0", 1, 1)));
+        float none = cell(c, "actv", "norm", "module.module.decoder.layers.0.self_attention.linear_qkv.output_1", 0, 0);
+        CHECK(cube_is_notensor(none));   /* NULL everywhere: no tensor */
+        float bmin = cell(c, "actv", "min", "module.module.decoder.layers.0.self_attention.core_attention.input_3", 0, 0);
+        CHECK(cube_is_missing(bmin) && !cube_is_notensor(bmin));   /* a bool's False, NULL beside a finite norm */
+        CHECK_INT(cube_count_nonfinite(c, cube_metric_find(c, "actv"), -1, -1), 44);
+        CHECK_INT(cube_count_nonfinite(c, cube_metric_find(c, "actv_grad"), -1, -1), 132);
+    }
+    CHECK_INT(full ? full->notensor_rows : 0, 96);
+    dataset_free(full);
+    dataset_free(tiny);
+}
+
 int main(void) {
     RUN(fixture_dbs);
     RUN(generated_db);
     RUN(generated_db_summary);
+    RUN(generated_db_old_summary);
     RUN(missed_target);
+    RUN(nonfinite_db);
     PT_DONE();
 }
