@@ -155,6 +155,7 @@ static long rank_of_path(const char *path) {
 struct ktmp {
     struct trace_seg seg;
     int32_t step;       /* ProfilerStep it was launched in, INT32_MIN none */
+    int32_t hta_ds, hta_de;   /* HTA's rounding of its start and end (tp_kernel), 0 unless its file has ts_frac */
     uint8_t keep;       /* in HTA's window */
 };
 
@@ -298,6 +299,8 @@ static int link_file(struct tp_file *f, int multi_step, struct ktmp **tmp, size_
         t->seg = (struct trace_seg){.start_ns = k->start, .dur_ns = k->dur, .name = k->name, .cat = k->cat,
                                     .phase = TRACE_PH_NONE, .stream = k->stream};
         t->step = step_at(f->s, f->ns, l ? l->ts : k->start);
+        t->hta_ds = f->ts_frac ? k->hta_ds : 0;
+        t->hta_de = f->ts_frac ? k->hta_de : 0;
         if (l && f->na) t->seg.phase = (uint8_t)phase_at(f->a, parent, f->na, l->ts);
         if (t->seg.phase != TRACE_PH_NONE) *has_phase = 1;
         if (!multi_step) t->keep = 1;
@@ -403,15 +406,14 @@ static int build_rank(struct trace_rank *r, struct tp_file **files, size_t nf, i
     r->nsegs = nk;
     int frac = 0;
     for (size_t i = 0; i < nf; i++) frac |= files[i]->ts_frac;
-    if (frac) {   /* HTA's figures of fractional-us traces: starts rounded up, ends down, to whole us */
+    if (frac) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (tp_file.ts_frac) */
         struct trace_seg *rs = malloc((nk ? nk : 1) * sizeof *rs);
         if (!rs) { free(k); free(keep); return pt_errorf(err, "out of memory"); }
-        for (size_t i = 0; i < nk; i++) {
-            int64_t s = r->segs[i].start_ns, e = s + r->segs[i].dur_ns;
+        for (size_t i = 0; i < nk; i++) {   /* a double's rounding is monotone: still in start order */
+            int64_t s = r->segs[i].start_ns + k[i].hta_ds, e = r->segs[i].start_ns + r->segs[i].dur_ns + k[i].hta_de;
             rs[i] = r->segs[i];
-            rs[i].start_ns = s / 1000 * 1000 + (s % 1000 > 0 ? 1000 : 0);
-            int64_t fe = e / 1000 * 1000 - (e % 1000 < 0 ? 1000 : 0);
-            rs[i].dur_ns = fe - rs[i].start_ns;
+            rs[i].start_ns = s;
+            rs[i].dur_ns = e - s;
         }
         trace_stats_of(rs, nk, keep, &r->total);
         free(rs);

@@ -268,6 +268,32 @@ static int value_ns(const struct json_lex *lx, enum json_tok t, int64_t *out) {
     return tp_us_to_ns(s, n, out);
 }
 
+/* The current number or numeric string as the nearest double (the
+ * tokenizer's numbers are correctly rounded; a string through strtod). */
+static double value_double(const struct json_lex *lx, enum json_tok t) {
+    if (t == JT_NUMBER) return lx->num;
+    char tmp[64];
+    size_t n = lx->slen < sizeof tmp - 1 ? lx->slen : sizeof tmp - 1;
+    memcpy(tmp, lx->s, n);
+    tmp[n] = '\0';
+    return strtod(tmp, NULL);
+}
+
+/* HTA's whole-us start and end of an event whose ts and dur it read as
+ * doubles of us, as differences from the exact ns times: at today's
+ * clock (1.7e15 us) a double holds a quarter of a microsecond, so its
+ * rounding of sub-us kernels is not that of the exact times
+ * (probetop-rules(7), PROFILER TRACES). */
+static void hta_round(struct tp_kernel *k, double ts, double dur) {
+    double s = ceil(ts), e = floor(ts + dur);   /* whole us: exact in a double and an int64 */
+    const double lim = 4e15;                     /* 2^62 ns in us, about */
+    k->hta_ds = k->hta_de = 0;
+    if (!(fabs(s) < lim) || !(fabs(e) < lim)) return;
+    int64_t ds = (int64_t)s * 1000 - k->start, de = (int64_t)e * 1000 - (k->start + k->dur);
+    /* a double of us up to 2^61 ns is within a microsecond of the exact time */
+    if (ds > -1000000 && ds < 1000000 && de > -1000000 && de < 1000000) k->hta_ds = (int32_t)ds, k->hta_de = (int32_t)de;
+}
+
 static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
     if (t != JT_NUMBER || !isfinite(lx->num) || lx->num != floor(lx->num) || fabs(lx->num) > 9e15) return -1;
     *out = (int64_t)lx->num;
@@ -297,6 +323,7 @@ struct ev {
     size_t namelen;
     int has_ts, has_dur, bad_time;
     int64_t ts, dur, pid, tid, stream, corr, id;
+    double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
     int has_id;
     int task;                /* args has "Task Type" (torch_npu device task) */
     int task_cat;            /* its category, -1 unknown */
@@ -387,6 +414,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
         k->start = e->ts;
         k->dur = e->dur;
         k->corr = e->corr;
+        hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
         if (intern(c, e->name, &k->name)) return -1;
@@ -457,6 +485,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
         case 4:
             if (!value_ns(lx, t, &e->ts)) {
                 e->has_ts = 1;
+                e->ts_d = value_double(lx, t);
                 if (!c->f->ts_frac) {
                     const char *s;
                     size_t n;
@@ -467,7 +496,10 @@ static int parse_event(struct ctx *c, struct ev *e) {
                 e->bad_time = 1;
             }
             break;
-        case 5: if (!value_ns(lx, t, &e->dur)) e->has_dur = 1; else e->bad_time = 1; break;
+        case 5:
+            if (!value_ns(lx, t, &e->dur)) e->has_dur = 1, e->dur_d = value_double(lx, t);
+            else e->bad_time = 1;
+            break;
         case 6: if (value_int(lx, t, &e->pid)) e->pid = -2; break;
         case 7: if (value_int(lx, t, &e->tid)) e->tid = -1; break;
         case 8:

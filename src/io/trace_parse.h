@@ -17,6 +17,7 @@
 struct tp_kernel {
     int64_t start, dur;      /* ns, before the time base is added */
     int64_t corr;            /* args.correlation, -1 without */
+    int32_t hta_ds, hta_de;  /* HTA's whole-us start and end less the exact ones, ns (see ts_frac) */
     uint32_t name;           /* index in the shared name table */
     uint16_t stream;
     uint8_t cat;             /* enum trace_cat */
@@ -47,7 +48,9 @@ struct tp_file {
     uint64_t bytes;          /* bytes of the file read (compressed size for .gz) */
     size_t nneg;             /* events with a negative duration, skipped */
     size_t nbadts;           /* device events whose ts/dur was not a number (or beyond 73 years), skipped */
-    int ts_frac;             /* some ts is written with a fraction (HTA then rounds to whole us) */
+    int ts_frac;             /* some ts is written with a fraction: HTA then reads every time as a
+                                double of us and rounds the start up and the end (start + dur, a
+                                double sum) down to whole us: hta_ds, hta_de hold the effect */
 };
 void tp_file_free(struct tp_file *f);
 

@@ -110,6 +110,55 @@ static void fixture_rank3_of_8(void) {
     dataset_free(ds);
 }
 
+/* HTA's own nanosecond-resolution trace (tests/data/traces/hta-ns, trimmed
+ * to what its breakdown reads): HTA reads the times as doubles of us (a
+ * quarter of a us at today's clock), rounds starts up and ends down; its
+ * figures, not those of the exact times (idle 11307, compute 371264,
+ * non-compute 2063). */
+static void fixture_ns_resolution(void) {
+    char p[4096];
+    const char *src = getenv("PT_SRC");
+    snprintf(p, sizeof p, "%s/tests/data/traces/hta-ns", src ? src : ".");
+    struct pt_error err;
+    struct dataset *ds = load(p, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    CHECK_INT(ds->trace->nranks, 1);
+    const struct trace_rank *r = rank_of(ds, 0);
+    check_hta(r, 10113, 372150, 2371, 384634, NAN);
+    CHECK_INT(r->nsteps, 5);
+    CHECK_INT(r->nwindow, 4876);
+    /* the steps keep the exact nanoseconds */
+    CHECK_INT(r->steps[1].stats.nkernels, 1219);
+    CHECK_NEAR(r->steps[1].stats.kernel_ns / 1000.0, 95736, 1.0);
+    dataset_free(ds);
+}
+
+/* One kernel at ts 1712195495505582.988 us, dur 4.928 us: exactly it is
+ * 583..587 in whole us, but as doubles the start is ...583.0 and the end
+ * ...588.0, so HTA's kernel time is 5 us. */
+static void ns_double_rounding(void) {
+    const char *dir = pt_tmpdir("nsround");
+    char f[1200];
+    CHECK(dir != NULL);
+    if (!dir) return;
+    snprintf(f, sizeof f, "%s/rank_0.json", dir);
+    CHECK_INT(pt_write(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": ["
+                          "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+                          "\"ts\": 1712195495505582.988, \"dur\": 4.928, \"args\": {\"stream\": 7}}]}"), 0);
+    struct pt_error err;
+    struct dataset *ds = load(dir, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    const struct trace_rank *r = rank_of(ds, 0);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->total.kernel_ns, 5000);
+        CHECK_INT(r->segs[0].dur_ns, 4928);   /* the lanes and steps: exact */
+    }
+    dataset_free(ds);
+}
+
 /* ---- generated traces ---- */
 
 static int gen(const char *dir, const char *args) {
@@ -761,6 +810,8 @@ int main(void) {
     RUN(fixture_sampled_2rank);
     RUN(fixture_nccl_2rank);
     RUN(fixture_rank3_of_8);
+    RUN(fixture_ns_resolution);
+    RUN(ns_double_rounding);
     RUN(gen_straggler);
     RUN(gen_phases);
     RUN(gen_encodings);
