@@ -83,7 +83,15 @@ static int walk(const char *dir, int depth, struct flist *out, struct dataset *d
     if (probe && --*budget < 0) return 0;
     size_t n;
     char **names = fs_list_dir(dir, 0, &n);
-    if (!names) return probe ? 0 : pt_errorf(err, "%s: %s", dir, strerror(errno));
+    if (!names) {
+        if (probe) return 0;
+        if (depth == 0) return pt_errorf(err, "%s: %s", dir, strerror(errno));
+        /* a sub-folder that cannot be listed is left out, as the dump and
+         * monitor readers leave out a rank folder (probetop-formats(5),
+         * PROFILER TRACES) */
+        const char *why = strerror(errno);
+        return dataset_warn(ds, "%s: cannot list: %s: skipped", dir, why) | dataset_skip(ds, dir) ? pt_errorf(err, "out of memory") : 0;
+    }
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         char *p = fs_join(dir, names[i]);

@@ -7,7 +7,13 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <zlib.h>
@@ -741,6 +747,79 @@ static void cli_formats(void) {
     }
 }
 
+/* The load of dir as nobody when root (a folder of mode 0 does not stop
+ * root), in a child: 0 when it loads 2 ranks with a warning naming the
+ * folder locked and that folder skipped; 1 when the load fails; 2 when the
+ * uid cannot be dropped. */
+static int load_as_other(const char *dir, const char *locked) {
+    pid_t pid = fork();
+    if (pid < 0) return 2;
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+        struct pt_error err;
+        struct dataset *ds = load(dir, &err);
+        if (!ds) { fprintf(stderr, "%s\n", err.msg); _exit(1); }
+        int warned = 0, skipped = 0;
+        for (size_t i = 0; i < ds->nwarnings; i++) warned |= strstr(ds->warnings[i], locked) && strstr(ds->warnings[i], "cannot list");
+        for (size_t i = 0; i < ds->nskipped; i++) skipped |= !strcmp(ds->skipped[i], locked);
+        int ok = ds->trace && ds->trace->nranks == 2 && warned && skipped;
+        dataset_free(ds);
+        _exit(ok ? 0 : 3);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return 4;
+    return WEXITSTATUS(st);
+}
+
+/* The exit status of `probetop ARGS dir` run as nobody when root, its
+ * stderr into errf; -1 when it cannot run. */
+static int cli_as_other(const char *cmd, const char *dir, const char *errf) {
+    const char *bin = getenv("PT_BIN");
+    pid_t pid = fork();
+    if (pid < 0 || !bin) return -1;
+    if (pid == 0) {
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_WRONLY);
+        if (fd < 0 || nul < 0 || dup2(fd, 2) < 0 || dup2(nul, 1) < 0) _exit(120);
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(121);
+        execl(bin, "probetop", cmd, dir, (char *)NULL);
+        _exit(122);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+/* Two readable ranks and a sub-folder that cannot be listed: the folder is
+ * left out with a warning, as the dump and monitor readers do; `trace` and
+ * `info` exit 0. */
+static void unreadable_subfolder(void) {
+    if (!getenv("PT_PYTHON")) SKIP("no python");
+    const char *d = pt_tmpdir("unreadable");
+    char dir[1100], locked[1200], errf[1200];
+    if (!d) { CHECK(!"tmpdir"); return; }
+    snprintf(dir, sizeof dir, "%s/run", d);
+    snprintf(locked, sizeof locked, "%s/run/zz_locked", d);
+    snprintf(errf, sizeof errf, "%s/stderr", d);
+    if (gen(dir, "--ranks 2") != 0 || gen(locked, "--ranks 1") != 0) { CHECK(!"gen_trace.py failed"); return; }
+    CHECK_INT(chmod(d, 0755), 0);
+    CHECK_INT(chmod(locked, 0), 0);
+    if (geteuid() != 0) {   /* not root: mode 0 is enough, unless some capability opens it anyway */
+        DIR *x = opendir(locked);
+        if (x) { closedir(x); chmod(locked, 0755); SKIP("a folder of mode 0 still opens"); }
+    }
+    int rc = load_as_other(dir, locked);
+    if (rc == 2) { chmod(locked, 0755); SKIP("cannot run as another user"); }
+    CHECK_INT(rc, 0);
+    if (getenv("PT_BIN")) {
+        CHECK_INT(cli_as_other("trace", dir, errf), 0);
+        char *e = pt_slurp(errf);
+        CHECK(e != NULL);
+        if (e) { CHECK_CONTAINS(e, "zz_locked: cannot list: Permission denied: skipped"); free(e); }
+        CHECK_INT(cli_as_other("info", dir, errf), 0);
+    }
+    chmod(locked, 0755);   /* the next run's rm -rf */
+}
+
 /* A rank without communication: overlap_pct is null. */
 static void cli_no_comm(void) {
     if (!getenv("PT_BIN")) SKIP("PT_BIN unset");
@@ -830,6 +909,7 @@ int main(void) {
     RUN(ascend_flows);
     RUN(cli_formats);
     RUN(cli_no_comm);
+    RUN(unreadable_subfolder);
     RUN(detect);
     PT_DONE();
 }
