@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -820,6 +821,96 @@ static void unreadable_subfolder(void) {
     chmod(locked, 0755);   /* the next run's rm -rf */
 }
 
+/* `probetop trace --per-step --format csv --mem MEM dir`: its stdout into
+ * out, its peak resident memory (KiB) into *kib; the exit status or -1. */
+static int trace_child(const char *dir, const char *mem, const char *out, long *kib) {
+    const char *bin = getenv("PT_BIN");
+    pid_t pid = bin ? fork() : -1;
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_WRONLY);
+        if (fd < 0 || nul < 0 || dup2(fd, 1) < 0 || dup2(nul, 2) < 0) _exit(120);
+        execl(bin, "probetop", "trace", dir, "--per-step", "--format", "csv", "--mem", mem, (char *)NULL);
+        _exit(121);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st)) return -1;
+    *kib = ru.ru_maxrss;
+    return WEXITSTATUS(st);
+}
+
+static struct dataset *load_mem(const char *path, uint64_t mem, struct pt_error *err) {
+    struct load_opts lo;
+    struct dataset *ds = NULL;
+    load_opts_init(&lo);
+    lo.format = ds_format_find("trace");
+    lo.mem_budget = mem;
+    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    return ds;
+}
+
+/* A gzip bomb (tests/gen_trace.py --bomb: 400 000 sub-us kernels and their
+ * launches, out of order, 8 MB of gzip): with --mem 8M the kernels go
+ * through a temporary file and the lane view merges them, the per-step
+ * figures, HTA's window and the cube equal those of an unbounded load, and
+ * the process stays within --mem and the fixed part (piece buffers of 4 MiB
+ * per parsing thread, the program). */
+static void bomb_bounded(void) {
+    if (!getenv("PT_PYTHON")) SKIP("no python");
+    const char *d = pt_tmpdir("bomb");
+    char dir[1100], o1[1200], o2[1200];
+    if (!d) { CHECK(!"tmpdir"); return; }
+    snprintf(dir, sizeof dir, "%s/run", d);
+    if (gen(dir, "--ranks 1 --steps 4 --bomb 400000 --gz") != 0) { CHECK(!"gen_trace.py failed"); return; }
+    struct pt_error err;
+    struct dataset *big = load_mem(dir, (uint64_t)1 << 30, &err), *small = load_mem(dir, (uint64_t)8 << 20, &err);
+    CHECK(big != NULL && small != NULL);
+    if (big && small) {
+        const struct trace_rank *a = &big->trace->ranks[0], *b = &small->trace->ranks[0];
+        CHECK_INT(a->nkernels, 400000);
+        CHECK_INT(b->nkernels, 400000);
+        CHECK_INT(a->lane_merge_ns, 0);
+        CHECK_INT(a->nsegs, 400000);
+        CHECK(b->lane_merge_ns > 0);
+        CHECK(b->nsegs < 400000 / 2);                       /* 2 MiB of segments: about 87 000 */
+        CHECK_INT(b->nsteps, 4);
+        CHECK_INT(a->nsteps, b->nsteps);
+        for (int i = 0; i < a->nsteps && i < b->nsteps; i++) {
+            CHECK_INT(b->steps[i].stats.nkernels, 100000);
+            CHECK(!memcmp(&a->steps[i].stats, &b->steps[i].stats, sizeof a->steps[i].stats));
+            CHECK_INT(a->steps[i].start_ns, b->steps[i].start_ns);
+            CHECK_INT(a->steps[i].end_ns, b->steps[i].end_ns);
+        }
+        CHECK(!memcmp(&a->total, &b->total, sizeof a->total));
+        CHECK_INT(a->nwindow, b->nwindow);
+        CHECK_NEAR(pt_cube_value(small, "time", "us", "idle", 0, 2, 0), pt_cube_value(big, "time", "us", "idle", 0, 2, 0), 0);
+        int said = 0;
+        for (size_t i = 0; i < small->nwarnings; i++)
+            said += strstr(small->warnings[i], "more than --mem holds for the lane view") != NULL ||
+                    strstr(small->warnings[i], "went through a temporary file") != NULL;
+        CHECK_INT(said, 2);
+        /* the lane view's segments cover what the kernels cover */
+        CHECK_INT(b->segs[0].start_ns, a->segs[0].start_ns);
+    }
+    dataset_free(big);
+    dataset_free(small);
+    if (!getenv("PT_BIN")) return;
+    long kb_big = 0, kb_small = 0;
+    snprintf(o1, sizeof o1, "%s/big.csv", d);
+    snprintf(o2, sizeof o2, "%s/small.csv", d);
+    CHECK_INT(trace_child(dir, "1G", o1, &kb_big), 0);
+    CHECK_INT(trace_child(dir, "8M", o2, &kb_small), 0);
+    char *x = pt_slurp(o1), *y = pt_slurp(o2);
+    CHECK(x && y && strlen(x) > 500);
+    if (x && y) CHECK_STR(y, x);   /* every (step, rank) row, the same */
+    free(x);
+    free(y);
+    fprintf(stderr, "bomb: peak RSS %ld KiB unbounded, %ld KiB with --mem 8M\n", kb_big, kb_small);
+    CHECK(kb_small <= (8 + 24) * 1024);
+    CHECK(kb_big > kb_small + 8 * 1024);
+}
+
 /* A rank without communication: overlap_pct is null. */
 static void cli_no_comm(void) {
     if (!getenv("PT_BIN")) SKIP("PT_BIN unset");
@@ -910,6 +1001,7 @@ int main(void) {
     RUN(cli_formats);
     RUN(cli_no_comm);
     RUN(unreadable_subfolder);
+    RUN(bomb_bounded);
     RUN(detect);
     PT_DONE();
 }
