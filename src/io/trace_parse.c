@@ -683,6 +683,9 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
         rc = parse_pass(c);
     }
     if (!rc) rc = add_base(f, path, err);
+    /* a parsed file waits for the others within the budget (trace_spill.h) */
+    if (!rc && f->k) rc = tsp_park(f->k, err);
+    if (!rc && f->l) rc = tsp_park(f->l, err);
 out:
     free(c->buf);
     free(c->hw_pids);

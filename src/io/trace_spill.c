@@ -11,7 +11,7 @@
 
 #define TSP_FIRST 1024                   /* records of the first buffer */
 #define TSP_MIN_CHUNK ((size_t)1 << 20)  /* a buffer spills only from this size on */
-#define TSP_READ ((size_t)64 << 10)      /* bytes read at once per run while merging */
+#define TSP_READ ((size_t)64 << 10)      /* bytes read at once per run while merging, at most */
 
 struct run {
     off_t off;          /* where its next unread record is in the file */
@@ -22,6 +22,7 @@ struct run {
 
 struct tsp {
     size_t rec;
+    size_t per;         /* records read at once per run while merging */
     int (*cmp)(const void *, const void *);
     struct tsp_budget *b;
     char *buf;
@@ -141,7 +142,7 @@ static void sift_down(struct tsp *s, size_t i) {
 /* Reads the next records of run r; 0 (none left: n = 0), -1 error. */
 static int run_fill(struct tsp *s, size_t r, struct pt_error *err) {
     struct run *u = &s->runs[r];
-    size_t want = TSP_READ / s->rec ? TSP_READ / s->rec : 1;
+    size_t want = s->per;
     if (want > u->left) want = (size_t)u->left;
     u->pos = 0;
     u->n = 0;
@@ -167,7 +168,10 @@ int tsp_sort(struct tsp *s, struct pt_error *err) {
     s->buf = NULL;
     s->cap = 0;
     hold(s, -(int64_t)s->held);
-    size_t per = TSP_READ / s->rec ? TSP_READ / s->rec : 1;
+    /* the read buffers of all runs within an eighth of the budget (64 KiB each at most) */
+    uint64_t room = s->b->cap / 8 / s->nruns;
+    size_t per = (size_t)((room < TSP_READ ? room : TSP_READ) / s->rec);
+    s->per = per = per ? per : 1;
     if (!(s->heap = malloc(s->nruns * sizeof *s->heap))) return pt_errorf(err, "out of memory");
     for (size_t r = 0; r < s->nruns; r++) {
         if (!(s->runs[r].buf = malloc(per * s->rec))) return pt_errorf(err, "out of memory");
@@ -193,6 +197,16 @@ const void *tsp_next(struct tsp *s, struct pt_error *err) {
     }
     if (s->nheap) sift_down(s, 0);
     return s->buf;
+}
+
+int tsp_park(struct tsp *s, struct pt_error *err) {
+    if (s->f || atomic_load(&s->b->held) <= s->b->cap) return 0;
+    if (spill(s, err)) return -1;
+    free(s->buf);
+    s->buf = NULL;
+    s->cap = 0;
+    hold(s, -(int64_t)s->held);
+    return 0;
 }
 
 int tsp_failed(const struct tsp *s) { return s->failed; }

@@ -31,6 +31,10 @@ void tsp_free(struct tsp *s);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int tsp_push(struct tsp *s, const void *rec, struct pt_error *err);
+/* The input is complete for now (a file parsed): when the load holds more
+ * than its budget, the records go to the temporary file as one run.  0, or
+ * -1 with err. */
+int tsp_park(struct tsp *s, struct pt_error *err);
 /* Ends the input and starts reading in order.  0, or -1 with err. */
 int tsp_sort(struct tsp *s, struct pt_error *err);
 /* The next record in order (valid until the next call), NULL at the end
