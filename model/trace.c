@@ -88,12 +88,6 @@ int trace_phase_of(const char *name, size_t len) {
 
 /* ---- breakdown ---- */
 
-/* The union of intervals fed in ascending start order (HTA's merge: a new
- * interval begins when a start is past every end so far). */
-struct iv_union {
-    int64_t s, e, sum;
-    uint32_t groups;
-};
 static void iv_add(struct iv_union *u, int64_t s, int64_t e) {
     if (!u->groups) {
         u->s = s; u->e = e; u->groups = 1;
@@ -107,37 +101,44 @@ static void iv_add(struct iv_union *u, int64_t s, int64_t e) {
 }
 static int64_t iv_total(const struct iv_union *u) { return u->groups ? u->sum + u->e - u->s : 0; }
 
-void trace_stats_of(const struct trace_seg *segs, size_t n, const uint8_t *keep, struct trace_stats *out) {
-    struct iv_union all = {0}, cat[TRACE_NCATS] = {{0}}, cc = {0}, ph[TRACE_NPHASES][TRACE_NCATS];
-    memset(ph, 0, sizeof ph);
-    memset(out, 0, sizeof *out);
-    int64_t first = 0, last = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (keep && !keep[i]) continue;
-        const struct trace_seg *g = &segs[i];
-        int64_t s = g->start_ns, e = g->start_ns + g->dur_ns;
-        int c = g->cat < TRACE_IDLE ? g->cat : TRACE_MEMORY, p = g->phase < TRACE_NPHASES ? g->phase : TRACE_PH_NONE;
-        if (!out->nkernels || s < first) first = s;
-        if (!out->nkernels || e > last) last = e;
-        out->nkernels++;
-        iv_add(&all, s, e);
-        iv_add(&cat[c], s, e);
-        if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&cc, s, e);
-        iv_add(&ph[p][c], s, e);
-        out->count[c]++;
-        out->phase_count[p][c]++;
-    }
+void trace_acc_init(struct trace_acc *a) { memset(a, 0, sizeof *a); }
+
+void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
+    int64_t s = g->start_ns, e = g->start_ns + g->dur_ns;
+    int c = g->cat < TRACE_IDLE ? g->cat : TRACE_MEMORY, p = g->phase < TRACE_NPHASES ? g->phase : TRACE_PH_NONE;
+    struct trace_stats *out = &a->out;
+    if (!out->nkernels || s < a->first) a->first = s;
+    if (!out->nkernels || e > a->last) a->last = e;
+    out->nkernels++;
+    iv_add(&a->all, s, e);
+    iv_add(&a->cat[c], s, e);
+    if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->cc, s, e);
+    iv_add(&a->ph[p][c], s, e);
+    out->count[c]++;
+    out->phase_count[p][c]++;
+}
+
+void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out) {
+    *out = a->out;
     if (!out->nkernels) return;
-    out->kernel_ns = last - first;
-    out->idle_ns = out->kernel_ns - iv_total(&all);
-    for (int c = 0; c < TRACE_IDLE; c++) out->cat_ns[c] = iv_total(&cat[c]);
+    out->kernel_ns = a->last - a->first;
+    out->idle_ns = out->kernel_ns - iv_total(&a->all);
+    for (int c = 0; c < TRACE_IDLE; c++) out->cat_ns[c] = iv_total(&a->cat[c]);
     out->cat_ns[TRACE_IDLE] = out->idle_ns;
-    out->count[TRACE_IDLE] = all.groups - 1;
+    out->count[TRACE_IDLE] = a->all.groups - 1;
     out->non_compute_ns = out->kernel_ns - out->cat_ns[TRACE_COMPUTE] - out->idle_ns;
     /* |compute and communication| = |compute| + |communication| - |either| */
-    out->overlap_ns = out->cat_ns[TRACE_COMPUTE] + out->cat_ns[TRACE_COMM] - iv_total(&cc);
+    out->overlap_ns = out->cat_ns[TRACE_COMPUTE] + out->cat_ns[TRACE_COMM] - iv_total(&a->cc);
     for (int p = 0; p < TRACE_NPHASES; p++)
-        for (int c = 0; c < TRACE_IDLE; c++) out->phase_ns[p][c] = iv_total(&ph[p][c]);
+        for (int c = 0; c < TRACE_IDLE; c++) out->phase_ns[p][c] = iv_total(&a->ph[p][c]);
+}
+
+void trace_stats_of(const struct trace_seg *segs, size_t n, const uint8_t *keep, struct trace_stats *out) {
+    struct trace_acc a;
+    trace_acc_init(&a);
+    for (size_t i = 0; i < n; i++)
+        if (!keep || keep[i]) trace_acc_add(&a, &segs[i]);
+    trace_acc_finish(&a, out);
 }
 
 double trace_overlap_pct(const struct trace_stats *s) {

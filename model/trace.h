@@ -74,12 +74,17 @@ struct trace_rank {
     char *file;                   /* the trace file it came from (owned) */
     struct trace_step *steps;     /* ascending start (owned) */
     int nsteps;
-    struct trace_seg *segs;       /* ascending start_ns, ties by stream (owned) */
+    struct trace_seg *segs;       /* ascending start_ns, ties by stream (owned): the kernels,
+                                     merged when lane_merge_ns (the figures are exact either way) */
     size_t nsegs;
     struct trace_stats total;     /* the rank's figures over HTA's window: the kernels
                                      launched before the last ProfilerStep starts (all of
                                      them when the run has fewer than two steps) */
     size_t nwindow;               /* kernels in that window */
+    size_t nkernels;              /* every kernel of the rank */
+    int64_t lane_merge_ns;        /* 0: segs holds every kernel; else more kernels than --mem
+                                     holds for the lane view: per stream, those starting in one
+                                     slice of this many ns of a step are one segment */
 };
 
 struct trace_run {
@@ -92,6 +97,23 @@ struct trace_run {
 
 /* Frees everything run owns, and run itself (NULL is fine). */
 void trace_run_free(struct trace_run *run);
+
+/* The union of intervals fed in ascending start order (HTA's merge: a new
+ * interval begins when a start is past every end so far). */
+struct iv_union {
+    int64_t s, e, sum;
+    uint32_t groups;
+};
+/* The breakdown built one kernel at a time, in ascending start order (a
+ * trace's kernels stream through it: trace_spill.h). */
+struct trace_acc {
+    struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS];
+    int64_t first, last;
+    struct trace_stats out;   /* the counts so far */
+};
+void trace_acc_init(struct trace_acc *a);
+void trace_acc_add(struct trace_acc *a, const struct trace_seg *g);
+void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out);
 
 /* The breakdown of n kernels sorted by start (those with keep[i] set, or
  * all when keep is NULL) into *out. */

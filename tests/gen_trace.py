@@ -14,11 +14,13 @@ straggler) computes --slow times slower, so the others wait in the AllReduce.
   gen_trace.py OUT --ranks 4 --steps 3 [--pp 2] [--micro 2] [--straggler R]
                [--slow 1.6] [--gz] [--rank-source first|last|absent|name]
                [--time absolute|relative] [--layout flat|traceviz]
-               [--pad-mb N] [--no-steps] [--no-kernels]
+               [--pad-mb N] [--no-steps] [--no-kernels] [--bomb N]
 
 --rank-source: distributedInfo before traceEvents (first), after (last), none
 with rank_<R> in the file name (name), or none at all (absent: file order).
 --pad-mb: extra CPU events (aten ops) until each file is about N MB.
+--bomb N: instead, N sub-microsecond kernels per rank (and their launches),
+out of order: a gzip bomb for the reader's memory bound (--mem).
 Prints nothing; writes OUT/<files>.
 """
 import argparse
@@ -137,6 +139,48 @@ def write_rank(a, rank, path):
         f.write(', "displayTimeUnit": "ms"}\n')
 
 
+def write_bomb(a, rank, path):
+    """--bomb N: N sub-microsecond kernels (each with its launch) over
+    --steps steps, three streams, compute, NCCL and memcpy names, written
+    in blocks of 1000 from the last block to the first (so the reader must
+    sort them): a small gzip file of a great many kernels."""
+    n, steps = a.bomb, max(a.steps, 1)
+    t0 = 1_700_000_000_000_000.0 + rank * 0.125
+    per_step = (n + steps - 1) // steps
+    names = ("ampere_sgemm_128x64_tn", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
+             "Memcpy DtoD (Device -> Device)", "void at::native::vectorized_elementwise_kernel<4>")
+    pid = 1000 + rank
+
+    def start(i):   # 0.75 us apart, a gap of 20 us between steps; NCCL on its own stream overlaps
+        return t0 + i * 0.75 + (i // per_step) * 20.0
+
+    with (gzip.open(path, "wt", compresslevel=1) if a.gz else open(path, "w")) as f:
+        f.write('{"schemaVersion": 1, "distributedInfo": {"rank": %d, "world_size": %d}, '
+                '"displayTimeUnit": "ns", "traceEvents": [\n' % (rank, a.ranks))
+        ev = []
+        for s in range(steps):
+            ev.append('{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, '
+                      '"ts": %.3f, "dur": %.3f}' % (s + 1, pid, pid, start(s * per_step) - 10.0,
+                                                     per_step * 0.75 + 10.0))
+        f.write(",\n".join(ev))
+        for b in range((n + 999) // 1000 - 1, -1, -1):
+            out = []
+            for i in range(b * 1000, min(n, b * 1000 + 1000)):
+                k = i % 4
+                st = 7 if k != 1 else 20
+                if k == 3:
+                    st = 21
+                ts = start(i)
+                c = rank * 100_000_000 + i + 1
+                out.append('{"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %.3f, "dur": %s, '
+                           '"args": {"stream": %d, "correlation": %d}}' % (names[k], rank, st, ts,
+                                                                           "1.125" if k == 1 else "0.5", st, c))
+                out.append('{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, '
+                           '"ts": %.3f, "dur": 1.0, "args": {"correlation": %d}}' % (pid, pid, ts - 5.0, c))
+            f.write(",\n" + ",\n".join(out))
+        f.write("\n]}\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out")
@@ -154,6 +198,7 @@ def main():
     p.add_argument("--no-steps", action="store_true")
     p.add_argument("--no-kernels", action="store_true")
     p.add_argument("--no-megatron", action="store_true")
+    p.add_argument("--bomb", type=int, default=0)
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     ext = ".json.gz" if a.gz else ".json"
@@ -166,7 +211,10 @@ def main():
             name = os.path.join(a.out, "rank_%d%s" % (r, ext))
         else:
             name = os.path.join(a.out, "worker%c%s" % (chr(ord("a") + r % 26), ext))
-        write_rank(a, r, name)
+        if a.bomb:
+            write_bomb(a, r, name)
+        else:
+            write_rank(a, r, name)
     return 0
 
 

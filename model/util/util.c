@@ -3,9 +3,13 @@
 
 #include "model/util/bigmem.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- hashing ---- */
 
@@ -147,3 +151,35 @@ long util_num_after(const char *name, const char *prefix) {
     }
     return v;
 }
+
+/* --mem SIZE: bytes, or with a K, M, G or T suffix (powers of 1024; a
+ * trailing B or iB allowed). */
+int util_parse_size(const char *v, uint64_t *out) {
+    char *e;
+    errno = 0;
+    double x = strtod(v, &e);
+    if (e == v || errno || !(x >= 0) || x > 1e18) return -1;
+    const char *units = "KMGT";
+    const char *u = *e ? strchr(units, toupper((unsigned char)*e)) : NULL;
+    if (*e && !u) return -1;
+    if (u) {
+        for (const char *k = units; k <= u; k++) x *= 1024;
+        e++;
+        if (*e == 'i') e++;
+        if (*e == 'B' || *e == 'b') e++;
+    }
+    if (*e || x > 1.8e19) return -1;
+    *out = (uint64_t)x;
+    return 0;
+}
+
+/* The default --mem: a quarter of the machine's memory, at most 1 GiB, so
+ * that browsing stays small beside the rest of the machine's work. */
+uint64_t util_default_mem(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t cap = (uint64_t)1 << 30;
+    if (pages <= 0 || size <= 0) return cap / 4;
+    uint64_t q = (uint64_t)pages * (uint64_t)size / 4;
+    return q < cap ? q : cap;
+}
+

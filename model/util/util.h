@@ -51,4 +51,11 @@ int util_ends_with_n(const char *s, size_t n, const char *suf);   /* s is n byte
  * below INT_MAX. */
 long util_num_after(const char *name, const char *prefix);
 
+/* ---- --mem ---- */
+/* SIZE: bytes, or with a K, M, G or T suffix (powers of 1024; a trailing B
+ * or iB allowed).  0, or -1 when it is none. */
+int util_parse_size(const char *v, uint64_t *out);
+/* The default --mem: a quarter of the machine's memory, at most 1 GiB. */
+uint64_t util_default_mem(void);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/trace.h"
+#include "model/util/util.h"
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
@@ -155,6 +156,7 @@ static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
     int per_step = 0;
+    uint64_t mem = 0;   /* 0: the default (util_default_mem) */
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;
@@ -167,6 +169,15 @@ static int run(int argc, char **argv) {
             else {
                 char esc[256];
                 fprintf(stderr, "probetop trace: --format must be text, csv or json, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--mem", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (util_parse_size(v, &mem) < 0 || mem == 0) {
+                char esc[256];
+                fprintf(stderr, "probetop trace: --mem wants a size such as 512M or 2G, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
                 return EXIT_USAGE;
             }
             continue;
@@ -190,6 +201,7 @@ static int run(int argc, char **argv) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.format = ds_format_find("trace");
+    lo.mem_budget = mem;
     struct dataset *ds = cmd_load(path, &lo);
     if (!ds) return EXIT_USAGE;
     struct trace_straggler *g = NULL;
@@ -218,11 +230,14 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_trace_entry = {
     .name = "trace",
-    .usage = "probetop trace PATH [--format text|csv|json] [--per-step]",
+    .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--mem SIZE]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
             "  --per-step           also each (step, rank): the kernels that start in the step\n"
+            "  --mem SIZE           memory for the kernels (512M, 2G; default a quarter of the machine's,\n"
+            "                       at most 1G): beyond it they are sorted through a temporary file and\n"
+            "                       the lane view merges them; the figures stay exact\n"
             "PATH is a Kineto trace (*.json, *.json.gz), torch_npu's trace_view.json, or a folder of them\n"
             "(one per rank).  Figures are HolisticTraceAnalysis's temporal breakdown and\n"
             "communication/computation overlap; see probetop-rules(7), PROFILER TRACES.\n",

@@ -34,13 +34,28 @@ void tp_names_free(struct tp_names *nm) {
 }
 
 void tp_file_free(struct tp_file *f) {
-    free(f->k);
-    free(f->l);
+    struct tsp_budget *b = f->budget;
+    tsp_free(f->k);
+    tsp_free(f->l);
     free(f->s);
     free(f->a);
     free(f->fl);
     memset(f, 0, sizeof *f);
+    f->budget = b;
 }
+
+int tp_cmp_kernel_corr(const void *a, const void *b) {
+    const struct tp_kernel *x = a, *y = b;
+    if (x->corr != y->corr) return (x->corr > y->corr) - (x->corr < y->corr);
+    if (x->stream != y->stream) return (x->stream > y->stream) - (x->stream < y->stream);
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+int tp_cmp_launch(const void *a, const void *b) {
+    const struct tp_launch *x = a, *y = b;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
 
 /* ---- numbers ---- */
 
@@ -210,6 +225,13 @@ struct ctx {
     int host_full, late;
 };
 
+/* Appends to a stream made on first use. */
+static int push(struct ctx *c, struct tsp **s, size_t rec, int (*cmp)(const void *, const void *), const void *v) {
+    struct tp_file *f = c->f;
+    if (!*s && !(*s = tsp_new(rec, cmp, f->budget ? f->budget : &f->own))) return pt_errorf(c->err, "out of memory");
+    return tsp_push(*s, v, c->err);
+}
+
 static int refill(struct ctx *c) {
     if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
     size_t off = (size_t)(c->lx.p - c->buf), keep = (size_t)(c->lx.end - c->lx.p);
@@ -268,6 +290,32 @@ static int value_ns(const struct json_lex *lx, enum json_tok t, int64_t *out) {
     return tp_us_to_ns(s, n, out);
 }
 
+/* The current number or numeric string as the nearest double (the
+ * tokenizer's numbers are correctly rounded; a string through strtod). */
+static double value_double(const struct json_lex *lx, enum json_tok t) {
+    if (t == JT_NUMBER) return lx->num;
+    char tmp[64];
+    size_t n = lx->slen < sizeof tmp - 1 ? lx->slen : sizeof tmp - 1;
+    memcpy(tmp, lx->s, n);
+    tmp[n] = '\0';
+    return strtod(tmp, NULL);
+}
+
+/* HTA's whole-us start and end of an event whose ts and dur it read as
+ * doubles of us, as differences from the exact ns times: at today's
+ * clock (1.7e15 us) a double holds a quarter of a microsecond, so its
+ * rounding of sub-us kernels is not that of the exact times
+ * (probetop-rules(7), PROFILER TRACES). */
+static void hta_round(struct tp_kernel *k, double ts, double dur) {
+    double s = ceil(ts), e = floor(ts + dur);   /* whole us: exact in a double and an int64 */
+    const double lim = 4e15;                     /* 2^62 ns in us, about */
+    k->hta_ds = k->hta_de = 0;
+    if (!(fabs(s) < lim) || !(fabs(e) < lim)) return;
+    int64_t ds = (int64_t)s * 1000 - k->start, de = (int64_t)e * 1000 - (k->start + k->dur);
+    /* a double of us up to 2^61 ns is within a microsecond of the exact time */
+    if (ds > -1000000 && ds < 1000000 && de > -1000000 && de < 1000000) k->hta_ds = (int32_t)ds, k->hta_de = (int32_t)de;
+}
+
 static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
     if (t != JT_NUMBER || !isfinite(lx->num) || lx->num != floor(lx->num) || fabs(lx->num) > 9e15) return -1;
     *out = (int64_t)lx->num;
@@ -297,6 +345,7 @@ struct ev {
     size_t namelen;
     int has_ts, has_dur, bad_time;
     int64_t ts, dur, pid, tid, stream, corr, id;
+    double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
     int has_id;
     int task;                /* args has "Task Type" (torch_npu device task) */
     int task_cat;            /* its category, -1 unknown */
@@ -306,7 +355,14 @@ struct ev {
 static int intern(struct ctx *c, const char *s, uint32_t *out) {
     struct tp_names *nm = c->names;
     int32_t *slot = util_smap_slot(&nm->map, s, 0);
+    size_t len = strlen(s) + 1 + 3 * sizeof(void *);   /* the copy, the table's and the map's entries */
+    if (!slot && c->f->budget && nm->bytes + len > c->f->budget->cap / 4) {   /* a file of ever new names */
+        c->f->nlumped++;
+        s = TP_LUMPED;
+        slot = util_smap_slot(&nm->map, s, 0);
+    }
     if (!slot) {   /* new: the map borrows the table's copy */
+        nm->bytes += len;
         if (nm->n >= INT32_MAX) return pt_errorf(c->err, "%s: too many kernel names", c->path);
         if (UTIL_PUSH(nm->v, nm->n, nm->cap) || !(nm->v[nm->n] = strdup(s))) return pt_errorf(c->err, "out of memory");
         if (!(slot = util_smap_slot(&nm->map, nm->v[nm->n], 1))) { free(nm->v[nm->n]); return pt_errorf(c->err, "out of memory"); }
@@ -361,8 +417,9 @@ static int finish_event(struct ctx *c, struct ev *e) {
         e->ts >= -TP_TIME_MAX) {
         /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
         if (e->ph == 's') {
-            if (UTIL_PUSH(f->l, f->nl, f->capl)) return pt_errorf(c->err, "out of memory");
-            f->l[f->nl++] = (struct tp_launch){e->id, e->ts};
+            struct tp_launch l = {e->id, e->ts};
+            if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
+            f->nl++;
         } else {
             if (UTIL_PUSH(f->fl, f->nfl, f->capfl)) return pt_errorf(c->err, "out of memory");
             f->fl[f->nfl++] = (struct tp_flow){e->id, e->ts, e->tid};
@@ -381,15 +438,16 @@ static int finish_event(struct ctx *c, struct ev *e) {
         return 0;
     }
     if (device) {
-        if (UTIL_PUSH(f->k, f->nk, f->capk)) return pt_errorf(c->err, "out of memory");
-        struct tp_kernel *k = &f->k[f->nk];
+        struct tp_kernel kk, *k = &kk;
+        memset(k, 0, sizeof *k);
         int64_t st = e->stream >= 0 ? e->stream : e->tid >= 0 ? e->tid : 0;
         k->start = e->ts;
         k->dur = e->dur;
         k->corr = e->corr;
+        hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
-        if (intern(c, e->name, &k->name)) return -1;
+        if (intern(c, e->name, &k->name) || push(c, &f->k, sizeof *k, tp_cmp_kernel_corr, k)) return -1;
         f->nk++;
         return 0;
     }
@@ -402,8 +460,9 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
     }
     if (e->corr >= 0) {
-        if (UTIL_PUSH(f->l, f->nl, f->capl)) return pt_errorf(c->err, "out of memory");
-        f->l[f->nl++] = (struct tp_launch){e->corr, e->ts};
+        struct tp_launch l = {e->corr, e->ts};
+        if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
+        f->nl++;
     }
     if (e->namelen > 13 && !memcmp(e->name, "ProfilerStep#", 13)) {
         long n = util_num_after(e->name, "ProfilerStep#");
@@ -457,6 +516,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
         case 4:
             if (!value_ns(lx, t, &e->ts)) {
                 e->has_ts = 1;
+                e->ts_d = value_double(lx, t);
                 if (!c->f->ts_frac) {
                     const char *s;
                     size_t n;
@@ -467,7 +527,10 @@ static int parse_event(struct ctx *c, struct ev *e) {
                 e->bad_time = 1;
             }
             break;
-        case 5: if (!value_ns(lx, t, &e->dur)) e->has_dur = 1; else e->bad_time = 1; break;
+        case 5:
+            if (!value_ns(lx, t, &e->dur)) e->has_dur = 1, e->dur_d = value_double(lx, t);
+            else e->bad_time = 1;
+            break;
         case 6: if (value_int(lx, t, &e->pid)) e->pid = -2; break;
         case 7: if (value_int(lx, t, &e->tid)) e->tid = -1; break;
         case 8:
@@ -565,15 +628,13 @@ static int parse_top(struct ctx *c) {
     return t == JT_END ? 0 : -1;
 }
 
-/* Adds the time base to every time (traces relative to baseTimeNanoseconds). */
+/* Adds the time base to the steps, annotations and flows (traces relative
+ * to baseTimeNanoseconds); the kernels and launches get it when the trace
+ * reader reads them back (their streams may be on disk). */
 static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
     int64_t b = f->base_ns;
     if (!b) return 0;
     int bad = 0;
-    int64_t end;
-    for (size_t i = 0; i < f->nk; i++)
-        bad |= __builtin_add_overflow(f->k[i].start, b, &f->k[i].start) | __builtin_add_overflow(f->k[i].start, f->k[i].dur, &end);
-    for (size_t i = 0; i < f->nl; i++) bad |= __builtin_add_overflow(f->l[i].ts, b, &f->l[i].ts);
     for (size_t i = 0; i < f->ns; i++)
         bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
     for (size_t i = 0; i < f->na; i++)
@@ -601,6 +662,7 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     struct ctx *c = calloc(1, sizeof *c);
     if (!c) return pt_errorf(err, "out of memory");
     f->rank = -1;
+    f->own.cap = UINT64_MAX;
     c->path = path;
     c->err = err;
     c->cancel = cancel;
@@ -615,11 +677,15 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     if (!rc && c->late) {   /* again, the device processes known from the start */
         tp_file_free(f);
         f->rank = -1;
+        f->own.cap = UINT64_MAX;
         c->nhost = 0;
         c->host_full = 1;   /* no third pass */
         rc = parse_pass(c);
     }
     if (!rc) rc = add_base(f, path, err);
+    /* a parsed file waits for the others within the budget (trace_spill.h) */
+    if (!rc && f->k) rc = tsp_park(f->k, err);
+    if (!rc && f->l) rc = tsp_park(f->l, err);
 out:
     free(c->buf);
     free(c->hw_pids);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Profiler traces (issue 15): the parse rate of a generated 1 GB trace (two
 # ranks of 500 MB, plain JSON; tests/gen_trace.py --pad-mb), of the same
-# shape gzip'ed (rate in inflated bytes), and `probetop trace` on the three
+# shape gzip'ed (rate in inflated bytes), a gzip bomb within --mem, and
+# `probetop trace` on the three
 # HTA fixtures beside HolisticTraceAnalysis's parse + breakdown when
 # HTA_SRC=<HTA checkout> is set (it needs pandas and plotly).
 # Run alone (sh tests/bench/trace.sh) or as the end of run.sh.
@@ -41,6 +42,19 @@ zbytes=$(cat "$D"/tracegz/*.json.gz | wc -c)
 ibytes=$(for f in "$D"/tracegz/*.json.gz; do gzip -dc "$f"; done | wc -c)
 set -- $(timed "$BIN" trace "$D/tracegz" --format csv)
 echo "probetop trace, $((zbytes / 1000000)) MB gzip ($((ibytes / 1000000)) MB inflated): $1 s ($(echo "scale=1; $ibytes / 1000000 / $1" | bc) MB/s inflated), CPU $2 s, peak RSS $3 MB"
+# a gzip bomb: 4 M sub-us kernels (and their launches) on one rank, out of
+# order (gen_trace.py --bomb), unbounded and within --mem 64M: the per-step
+# table the same, the peak memory bounded
+if [ ! -f "$D/tracebomb/.done" ]; then
+    rm -rf "$D/tracebomb" && $PY "$HERE/../gen_trace.py" "$D/tracebomb" --ranks 1 --steps 8 --bomb 4000000 --gz && touch "$D/tracebomb/.done"
+fi
+zbytes=$(cat "$D"/tracebomb/*.json.gz | wc -c)
+for m in 4G 64M; do
+    set -- $(timed "$BIN" trace "$D/tracebomb" --per-step --format csv --mem $m)
+    "$BIN" trace "$D/tracebomb" --per-step --format csv --mem $m > "$D/bomb.$m.csv" 2> /dev/null
+    echo "probetop trace --mem $m, gzip bomb of 4 M kernels ($((zbytes / 1000000)) MB gzip): $1 s, CPU $2 s, peak RSS $3 MB"
+done
+cmp -s "$D/bomb.4G.csv" "$D/bomb.64M.csv" && echo "  per-step tables: the same" || echo "  per-step tables DIFFER"
 for f in sampled_2rank nccl_2rank rank3_of_8; do
     dir=$HERE/../data/traces/hta/$f
     [ -d "$dir" ] || { echo "fixture $dir absent"; continue; }

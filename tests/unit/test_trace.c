@@ -7,7 +7,14 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <zlib.h>
@@ -107,6 +114,55 @@ static void fixture_rank3_of_8(void) {
     CHECK_INT(ds->trace->nranks, 1);
     check_hta(rank_of(ds, 3), 62119, 234760, 86525, 383404, 47.03);   /* rank from distributedInfo */
     CHECK_INT(rank_of(ds, 3)->nsteps, 6);
+    dataset_free(ds);
+}
+
+/* HTA's own nanosecond-resolution trace (tests/data/traces/hta-ns, trimmed
+ * to what its breakdown reads): HTA reads the times as doubles of us (a
+ * quarter of a us at today's clock), rounds starts up and ends down; its
+ * figures, not those of the exact times (idle 11307, compute 371264,
+ * non-compute 2063). */
+static void fixture_ns_resolution(void) {
+    char p[4096];
+    const char *src = getenv("PT_SRC");
+    snprintf(p, sizeof p, "%s/tests/data/traces/hta-ns", src ? src : ".");
+    struct pt_error err;
+    struct dataset *ds = load(p, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    CHECK_INT(ds->trace->nranks, 1);
+    const struct trace_rank *r = rank_of(ds, 0);
+    check_hta(r, 10113, 372150, 2371, 384634, NAN);
+    CHECK_INT(r->nsteps, 5);
+    CHECK_INT(r->nwindow, 4876);
+    /* the steps keep the exact nanoseconds */
+    CHECK_INT(r->steps[1].stats.nkernels, 1219);
+    CHECK_NEAR(r->steps[1].stats.kernel_ns / 1000.0, 95736, 1.0);
+    dataset_free(ds);
+}
+
+/* One kernel at ts 1712195495505582.988 us, dur 4.928 us: exactly it is
+ * 583..587 in whole us, but as doubles the start is ...583.0 and the end
+ * ...588.0, so HTA's kernel time is 5 us. */
+static void ns_double_rounding(void) {
+    const char *dir = pt_tmpdir("nsround");
+    char f[1200];
+    CHECK(dir != NULL);
+    if (!dir) return;
+    snprintf(f, sizeof f, "%s/rank_0.json", dir);
+    CHECK_INT(pt_write(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": ["
+                          "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+                          "\"ts\": 1712195495505582.988, \"dur\": 4.928, \"args\": {\"stream\": 7}}]}"), 0);
+    struct pt_error err;
+    struct dataset *ds = load(dir, &err);
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    const struct trace_rank *r = rank_of(ds, 0);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->total.kernel_ns, 5000);
+        CHECK_INT(r->segs[0].dur_ns, 4928);   /* the lanes and steps: exact */
+    }
     dataset_free(ds);
 }
 
@@ -692,6 +748,215 @@ static void cli_formats(void) {
     }
 }
 
+/* The load of dir as nobody when root (a folder of mode 0 does not stop
+ * root), in a child: 0 when it loads 2 ranks with a warning naming the
+ * folder locked and that folder skipped; 1 when the load fails; 2 when the
+ * uid cannot be dropped. */
+static int load_as_other(const char *dir, const char *locked) {
+    pid_t pid = fork();
+    if (pid < 0) return 2;
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+        struct pt_error err;
+        struct dataset *ds = load(dir, &err);
+        if (!ds) { fprintf(stderr, "%s\n", err.msg); _exit(1); }
+        int warned = 0, skipped = 0;
+        for (size_t i = 0; i < ds->nwarnings; i++) warned |= strstr(ds->warnings[i], locked) && strstr(ds->warnings[i], "cannot list");
+        for (size_t i = 0; i < ds->nskipped; i++) skipped |= !strcmp(ds->skipped[i], locked);
+        int ok = ds->trace && ds->trace->nranks == 2 && warned && skipped;
+        dataset_free(ds);
+        _exit(ok ? 0 : 3);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return 4;
+    return WEXITSTATUS(st);
+}
+
+/* The exit status of `probetop ARGS dir` run as nobody when root, its
+ * stderr into errf; -1 when it cannot run. */
+static int cli_as_other(const char *cmd, const char *dir, const char *errf) {
+    const char *bin = getenv("PT_BIN");
+    pid_t pid = fork();
+    if (pid < 0 || !bin) return -1;
+    if (pid == 0) {
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_WRONLY);
+        if (fd < 0 || nul < 0 || dup2(fd, 2) < 0 || dup2(nul, 1) < 0) _exit(120);
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(121);
+        execl(bin, "probetop", cmd, dir, (char *)NULL);
+        _exit(122);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+/* Two readable ranks and a sub-folder that cannot be listed: the folder is
+ * left out with a warning, as the dump and monitor readers do; `trace` and
+ * `info` exit 0. */
+static void unreadable_subfolder(void) {
+    if (!getenv("PT_PYTHON")) SKIP("no python");
+    const char *d = pt_tmpdir("unreadable");
+    char dir[1100], locked[1200], errf[1200];
+    if (!d) { CHECK(!"tmpdir"); return; }
+    snprintf(dir, sizeof dir, "%s/run", d);
+    snprintf(locked, sizeof locked, "%s/run/zz_locked", d);
+    snprintf(errf, sizeof errf, "%s/stderr", d);
+    if (gen(dir, "--ranks 2") != 0 || gen(locked, "--ranks 1") != 0) { CHECK(!"gen_trace.py failed"); return; }
+    CHECK_INT(chmod(d, 0755), 0);
+    CHECK_INT(chmod(locked, 0), 0);
+    if (geteuid() != 0) {   /* not root: mode 0 is enough, unless some capability opens it anyway */
+        DIR *x = opendir(locked);
+        if (x) { closedir(x); chmod(locked, 0755); SKIP("a folder of mode 0 still opens"); }
+    }
+    int rc = load_as_other(dir, locked);
+    if (rc == 2) { chmod(locked, 0755); SKIP("cannot run as another user"); }
+    CHECK_INT(rc, 0);
+    if (getenv("PT_BIN")) {
+        CHECK_INT(cli_as_other("trace", dir, errf), 0);
+        char *e = pt_slurp(errf);
+        CHECK(e != NULL);
+        if (e) { CHECK_CONTAINS(e, "zz_locked: cannot list: Permission denied: skipped"); free(e); }
+        CHECK_INT(cli_as_other("info", dir, errf), 0);
+    }
+    chmod(locked, 0755);   /* the next run's rm -rf */
+}
+
+/* `probetop trace --per-step --format csv --mem MEM dir`: its stdout into
+ * out, its peak resident memory (KiB) into *kib; the exit status or -1. */
+static int trace_child(const char *dir, const char *mem, const char *out, long *kib) {
+    const char *bin = getenv("PT_BIN");
+    pid_t pid = bin ? fork() : -1;
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_WRONLY);
+        if (fd < 0 || nul < 0 || dup2(fd, 1) < 0 || dup2(nul, 2) < 0) _exit(120);
+        execl(bin, "probetop", "trace", dir, "--per-step", "--format", "csv", "--mem", mem, (char *)NULL);
+        _exit(121);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st)) return -1;
+    *kib = ru.ru_maxrss;
+    return WEXITSTATUS(st);
+}
+
+/* Under ASan the peak memory is the sanitizer's, not the reader's. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PT_SANITIZED 1
+#endif
+#endif
+#ifndef PT_SANITIZED
+#define PT_SANITIZED 0
+#endif
+
+static struct dataset *load_mem(const char *path, uint64_t mem, struct pt_error *err) {
+    struct load_opts lo;
+    struct dataset *ds = NULL;
+    load_opts_init(&lo);
+    lo.format = ds_format_find("trace");
+    lo.mem_budget = mem;
+    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    return ds;
+}
+
+/* A gzip bomb (tests/gen_trace.py --bomb: 400 000 sub-us kernels and their
+ * launches, out of order, 8 MB of gzip): with --mem 8M the kernels go
+ * through a temporary file and the lane view merges them, the per-step
+ * figures, HTA's window and the cube equal those of an unbounded load, and
+ * the process stays within --mem and the fixed part (piece buffers of 4 MiB
+ * per parsing thread, the program). */
+static void bomb_bounded(void) {
+    if (!getenv("PT_PYTHON")) SKIP("no python");
+    const char *d = pt_tmpdir("bomb");
+    char dir[1100], o1[1200], o2[1200];
+    if (!d) { CHECK(!"tmpdir"); return; }
+    snprintf(dir, sizeof dir, "%s/run", d);
+    if (gen(dir, "--ranks 1 --steps 4 --bomb 400000 --gz") != 0) { CHECK(!"gen_trace.py failed"); return; }
+    /* the command first: a child's peak memory counts its parent's at the fork */
+    if (getenv("PT_BIN")) {
+        long kb_big = 0, kb_small = 0;
+        snprintf(o1, sizeof o1, "%s/big.csv", d);
+        snprintf(o2, sizeof o2, "%s/small.csv", d);
+        CHECK_INT(trace_child(dir, "1G", o1, &kb_big), 0);
+        CHECK_INT(trace_child(dir, "8M", o2, &kb_small), 0);
+        char *x = pt_slurp(o1), *y = pt_slurp(o2);
+        CHECK(x && y && strlen(x) > 500);
+        if (x && y) CHECK_STR(y, x);   /* every (step, rank) row, the same */
+        free(x);
+        free(y);
+        fprintf(stderr, "bomb: peak RSS %ld KiB unbounded, %ld KiB with --mem 8M\n", kb_big, kb_small);
+#if !PT_SANITIZED
+        CHECK(kb_small <= (8 + 24) * 1024);
+        CHECK(kb_big > kb_small + 8 * 1024);
+#endif
+    }
+    struct pt_error err;
+    struct dataset *big = load_mem(dir, (uint64_t)1 << 30, &err), *small = load_mem(dir, (uint64_t)8 << 20, &err);
+    CHECK(big != NULL && small != NULL);
+    if (big && small) {
+        const struct trace_rank *a = &big->trace->ranks[0], *b = &small->trace->ranks[0];
+        CHECK_INT(a->nkernels, 400000);
+        CHECK_INT(b->nkernels, 400000);
+        CHECK_INT(a->lane_merge_ns, 0);
+        CHECK_INT(a->nsegs, 400000);
+        CHECK(b->lane_merge_ns > 0);
+        CHECK(b->nsegs < 400000 / 2);                       /* 2 MiB of segments: about 87 000 */
+        CHECK_INT(b->nsteps, 4);
+        CHECK_INT(a->nsteps, b->nsteps);
+        for (int i = 0; i < a->nsteps && i < b->nsteps; i++) {
+            CHECK_INT(b->steps[i].stats.nkernels, 100000);
+            CHECK(!memcmp(&a->steps[i].stats, &b->steps[i].stats, sizeof a->steps[i].stats));
+            CHECK_INT(a->steps[i].start_ns, b->steps[i].start_ns);
+            CHECK_INT(a->steps[i].end_ns, b->steps[i].end_ns);
+        }
+        CHECK(!memcmp(&a->total, &b->total, sizeof a->total));
+        CHECK_INT(a->nwindow, b->nwindow);
+        CHECK_NEAR(pt_cube_value(small, "time", "us", "idle", 0, 2, 0), pt_cube_value(big, "time", "us", "idle", 0, 2, 0), 0);
+        int said = 0;
+        for (size_t i = 0; i < small->nwarnings; i++)
+            said += strstr(small->warnings[i], "more than --mem holds for the lane view") != NULL ||
+                    strstr(small->warnings[i], "went through a temporary file") != NULL;
+        CHECK_INT(said, 2);
+        /* the lane view's segments cover what the kernels cover */
+        CHECK_INT(b->segs[0].start_ns, a->segs[0].start_ns);
+    }
+    dataset_free(big);
+    dataset_free(small);
+}
+
+/* A trace of ever new kernel names: past a quarter of --mem the names are
+ * lumped under one, said in a warning; the figures still count them. */
+static void names_beyond_mem(void) {
+    const char *d = pt_tmpdir("names");
+    char f[1200];
+    if (!d) { CHECK(!"tmpdir"); return; }
+    snprintf(f, sizeof f, "%s/rank_0.json", d);
+    FILE *o = fopen(f, "w");
+    CHECK(o != NULL);
+    if (!o) return;
+    fputs("{\"traceEvents\": [", o);
+    for (int i = 0; i < 20000; i++)
+        fprintf(o, "%s{\"ph\": \"X\", \"name\": \"kernel_with_a_name_of_its_own_%06d\", \"ts\": %d, \"dur\": 1, "
+                   "\"args\": {\"stream\": 7}}", i ? ",\n" : "", i, 2 * i);
+    fputs("]}\n", o);
+    fclose(o);
+    struct pt_error err;
+    struct dataset *ds = load_mem(d, (uint64_t)1 << 20, &err);   /* 256 KiB of names: some 3 000 */
+    CHECK(ds != NULL);
+    if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
+    CHECK(ds->trace->nnames > 1000 && ds->trace->nnames < 10000);
+    CHECK_INT(ds->trace->ranks[0].total.nkernels, 20000);
+    CHECK_INT(ds->trace->ranks[0].total.kernel_ns, 39999000);
+    int said = 0;
+    for (size_t i = 0; i < ds->nwarnings; i++) said += strstr(ds->warnings[i], "names beyond what --mem holds") != NULL;
+    CHECK_INT(said, 1);
+    CHECK_STR(ds->trace->names[ds->trace->ranks[0].segs[19999].name], TP_LUMPED);
+    dataset_free(ds);
+}
+
 /* A rank without communication: overlap_pct is null. */
 static void cli_no_comm(void) {
     if (!getenv("PT_BIN")) SKIP("PT_BIN unset");
@@ -761,6 +1026,8 @@ int main(void) {
     RUN(fixture_sampled_2rank);
     RUN(fixture_nccl_2rank);
     RUN(fixture_rank3_of_8);
+    RUN(fixture_ns_resolution);
+    RUN(ns_double_rounding);
     RUN(gen_straggler);
     RUN(gen_phases);
     RUN(gen_encodings);
@@ -779,6 +1046,9 @@ int main(void) {
     RUN(ascend_flows);
     RUN(cli_formats);
     RUN(cli_no_comm);
+    RUN(unreadable_subfolder);
+    RUN(bomb_bounded);
+    RUN(names_beyond_mem);
     RUN(detect);
     PT_DONE();
 }

@@ -1,0 +1,49 @@
+/* trace_spill: a sorted stream of fixed-size records held within a memory
+ * budget (probetop-formats(5), PROFILER TRACES: Memory).  Records are
+ * pushed in any order and read back in the comparator's order; while the
+ * budget allows they stay in memory (one qsort), past it they go in sorted
+ * runs to an unlinked temporary file ($TMPDIR, else /tmp; never beside the
+ * input) and come back through a k-way merge.  The trace reader keeps its
+ * kernels and launches in these, so a trace of any number of kernels opens
+ * in bounded memory with the figures exact. */
+#ifndef PT_TRACE_SPILL_H
+#define PT_TRACE_SPILL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/err.h"
+
+/* The memory shared by every stream of a load: bytes held in memory by
+ * all of them together, and the cap; also what went to disk. */
+struct tsp_budget {
+    atomic_ullong held;
+    uint64_t cap;
+    atomic_ullong spilled;     /* bytes written to temporary files */
+};
+
+struct tsp;
+
+/* A stream of records of size rec ordered by cmp.  NULL: out of memory. */
+struct tsp *tsp_new(size_t rec, int (*cmp)(const void *, const void *), struct tsp_budget *b);
+void tsp_free(struct tsp *s);
+/* Appends one record.  0, or -1 with err (out of memory, the temporary
+ * file could not be written). */
+int tsp_push(struct tsp *s, const void *rec, struct pt_error *err);
+/* The input is complete for now (a file parsed): when the load holds more
+ * than its budget, the records go to the temporary file as one run.  0, or
+ * -1 with err. */
+int tsp_park(struct tsp *s, struct pt_error *err);
+/* Ends the input and starts reading in order.  0, or -1 with err. */
+int tsp_sort(struct tsp *s, struct pt_error *err);
+/* The next record in order (valid until the next call), NULL at the end
+ * or on a read error (tsp_failed then says so, with err set). */
+const void *tsp_next(struct tsp *s, struct pt_error *err);
+int tsp_failed(const struct tsp *s);
+uint64_t tsp_count(const struct tsp *s);
+/* Sorted in memory (not spilled): the records as one array of
+ * tsp_count(s), after tsp_sort; NULL when spilled. */
+void *tsp_array(struct tsp *s);
+
+#endif
