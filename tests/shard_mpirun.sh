@@ -45,8 +45,12 @@ mkdir -p "$tmp/killed"
 "$bin" data2db --data "$tmp/dump" --db "$tmp/killed" --shard 1/2 2>/dev/null || fail "shard 1/2"
 "$bin" data2db --data "$tmp/dump" --db "$tmp/killed" --shard 2/2 2>/dev/null &
 pid=$!
-n=0
-while [ -z "$(ls "$tmp/killed" | grep 'shard-2-of-2.trend.db.tmp.')" ] && [ $n -lt 200000 ]; do n=$((n + 1)); done
+# look until the temporary file shows, the writer has finished (its output
+# is there) or two minutes passed: a fixed count of looks could outlast the
+# writer by minutes under load
+deadline=$(($(date +%s) + 120))
+while [ -z "$(ls "$tmp/killed" | grep 'shard-2-of-2.trend.db.tmp.')" ] &&
+      [ ! -f "$tmp/killed/dump_data.shard-2-of-2.trend.db" ] && [ "$(date +%s)" -lt $deadline ]; do :; done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 if [ -f "$tmp/killed/dump_data.shard-2-of-2.trend.db" ]; then
