@@ -307,8 +307,9 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
     const char *level = cmp_level_name(which == CRUN_ERR ? CL_ERROR : CL_WARNING);
     if (!tabbed) {
         char where[4200];
-        printf("first divergence: %s (%s) at step %d, micro step %d, rank %d\n", crun_where(f, where, sizeof where),
-               level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
+        printf("%s: %s (%s) at step %d, micro step %d, rank %d\n",
+               f->det ? "first nondeterministic operator (inputs equal, outputs differ)" : "first divergence",
+               crun_where(f, where, sizeof where), level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
         return;
     }
     char w[64];
@@ -318,6 +319,9 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
     printf("%s\t%s\tstep %d\trank %d\tworst relative error %s\tmicro step %d\tin %s\n",
            pt_escape(f->name, strlen(f->name), esc, sizeof esc), level, (int)f->at.step, (int)f->at.rank, w,
            (int)f->at.micro, f->in ? pt_escape(f->in, strlen(f->in), esc2, sizeof esc2) : "-");
+    /* md5 dumps: the determinism rule of probetop-rules(7), FIRST DIVERGENCE */
+    if (f->det) printf("determinism: the first operator whose inputs' checksums equal the benchmark's and whose "
+                       "outputs' differ\n");
 }
 
 /* --first: the run's first divergence in the order step, micro step, then

@@ -1,7 +1,7 @@
 /* test_cmd_compare: `probetop compare` end to end (the command's run()
  * called in-process): the csv of the quick_start pair row for row against
  * msProbe's, exit codes, --first on a generated pair with and without
- * --drift, and bad input. */
+ * --drift, bad input, and an md5 pair with null items. */
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
 
@@ -224,6 +224,60 @@ static void test_whole_run_first(void) {
     free(so);
 }
 
+/* An md5 pair (tests/md5/): msProbe's md5 table byte for byte, null
+ * items included (they crashed the csv), and the determinism rule as the
+ * first divergence, with and without structure. */
+static void test_md5_pair(void) {
+    const char *src = getenv("PT_SRC");
+    if (!src) SKIP("PT_SRC absent");
+    char a[1200], b[1200], want[1200], csv[1300], out[1300], err[1300], cmd[4200];
+    snprintf(a, sizeof a, "%s/tests/md5/npu", src);
+    snprintf(b, sizeof b, "%s/tests/md5/bench", src);
+    snprintf(want, sizeof want, "%s/tests/md5/msprobe_compare_result.csv", src);
+    const char *dir = pt_tmpdir("cmd_compare_md5");
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const char *argv[] = {"compare", a, b, "--csv", csv};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_FOUND);
+    char *got = pt_slurp(csv), *exp = pt_slurp(want);
+    CHECK(got && exp);
+    if (got && exp) CHECK_STR(got, exp);
+    free(got);
+    free(exp);
+    char *so = pt_slurp(out);
+    CHECK_CONTAINS(so, "25 rows (pass 15, warning 3, error 7)");
+    /* the embedding's input differs already: the relu, same input and a
+     * different output, is the operator to suspect */
+    CHECK_CONTAINS(so, "first nondeterministic operator (inputs equal, outputs differ): Functional.relu.0.forward "
+                       "(error) at step 0, micro step 0, rank 0");
+    free(so);
+    const char *argv2[] = {"compare", a, b, "--first"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv2), EXIT_FOUND);
+    so = pt_slurp(out);
+    CHECK_STR(so, "Functional.relu.0.forward\terror\tstep 0\trank 0\tworst relative error -\tmicro step 0\tin -\n"
+                  "determinism: the first operator whose inputs' checksums equal the benchmark's and whose outputs' "
+                  "differ\n");
+    free(so);
+    /* with structure (a construct.json of top-level APIs): the graph's answer is the same */
+    for (int s = 0; s < 2; s++) {
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/s%d' && cp '%s/dump.json' '%s/s%d/' && printf '%%s' '{\"Functional."
+                 "embedding.0.forward\": null, \"Functional.conv2d.0.forward\": null, \"Functional.relu.0.forward\": "
+                 "null, \"Functional.linear.0.forward\": null}' > '%s/s%d/construct.json'",
+                 dir, s, s ? b : a, dir, s, dir, s);
+        CHECK_INT(system(cmd), 0);
+    }
+    char sa[1300], sb[1300];
+    snprintf(sa, sizeof sa, "%s/s0", dir);
+    snprintf(sb, sizeof sb, "%s/s1", dir);
+    const char *argv3[] = {"compare", sa, sb, "--first"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_FOUND);
+    so = pt_slurp(out);
+    CHECK(so && !strncmp(so, "Functional.relu.0.forward\terror\tstep 0\trank 0\t", 45));
+    CHECK_CONTAINS(so, "\ndeterminism: ");
+    free(so);
+}
+
 static void test_bad_input(void) {
     const char *dir = pt_tmpdir("cmd_compare_bad");
     char out[1200], err[1200], a[1200], p[1300];
@@ -271,5 +325,6 @@ int main(void) {
     RUN(test_drift_first);
     RUN(test_whole_run_first);
     RUN(test_bad_input);
+    RUN(test_md5_pair);
     PT_DONE();
 }
