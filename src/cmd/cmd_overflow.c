@@ -609,7 +609,7 @@ static int run_overflow(int argc, char **argv) {
     if (follow) {
         if (fmt_given && fmt != OUT_TEXT) return usage_error("%s", "--follow prints text lines as entries appear");
         if (cmd_visdb_is(path)) return usage_error("%s", "--follow reads dumps, monitor trees and .trend.db files");
-        struct ovf_follow_opts fo = {path, min_level, fail_on, idle};
+        struct ovf_follow_opts fo = {path, min_level, fail_on, idle, partial_ok};
         return ovf_follow_run(&fo, &lo);
     }
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;

@@ -718,6 +718,12 @@ static void test_incomplete(void) {
     free(out);
     CHECK_INT(run_overflow(&out, nan, NULL), EXIT_FOUND);   /* what was read fails the gate */
     free(out);
+    /* followed until idle: the cut file (an hour old) is not being written */
+    CHECK_INT(run_overflow(&out, "--follow", "--idle", "1", clean, NULL), EXIT_INCOMPLETE);
+    CHECK_CONTAINS(out, "but 1 file could not be read whole (see the warnings): cannot say: exit 3");
+    free(out);
+    CHECK_INT(run_overflow(&out, "--follow", "--idle", "1", "--partial-ok", clean, NULL), EXIT_OK);
+    free(out);
     /* a monitor tree whose CSV lost the end of its last row an hour ago */
     char dir[4300], csv[4400];
     snprintf(dir, sizeof dir, "%s/inc-mon/Nov14_22-13-20-rank0-d85ad257", pt_tmpdir_path);
