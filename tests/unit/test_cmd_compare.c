@@ -302,6 +302,58 @@ static void test_md5_pair(void) {
     free(so);
 }
 
+/* The real quick_start pair turned into md5 dumps (every tensor given the
+ * CRC-32 of the text of its statistics): the backward outputs of
+ * Functional.conv2d.0.backward are [null, {...}, null].  The counts and
+ * those rows are msProbe's compare of the same files (run once, stored). */
+static void test_md5_quick_start(void) {
+    const char *a = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016");
+    const char *b = pt_fixture("examples/quick_start/gpu_dump/step1/proc2016");
+    const char *py = getenv("PT_PYTHON");
+    if (!a || !b || !py || !*py) SKIP("fixtures or PT_PYTHON absent");
+    const char *dir = pt_tmpdir("cmd_compare_md5qs");
+    char script[1300], cmd[6000], csv[1300], out[1300], err[1300], d0[1300], d1[1300];
+    snprintf(script, sizeof script, "%s/md5.py", dir);
+    pt_write(script, "import json, os, shutil, sys, zlib\n"
+                     "def add(o):\n"
+                     "    if isinstance(o, dict):\n"
+                     "        if 'Tensor' in str(o.get('type', '')) and 'dtype' in o:\n"
+                     "            o['md5'] = '%08x' % zlib.crc32(json.dumps([o.get(k) for k in ('Max', 'Min', 'Mean', "
+                     "'Norm')] + [0]).encode())\n"
+                     "        for v in o.values(): add(v)\n"
+                     "    elif isinstance(o, list):\n"
+                     "        for v in o: add(v)\n"
+                     "src, dst = sys.argv[1], sys.argv[2]\n"
+                     "os.makedirs(dst)\n"
+                     "d = json.load(open(src + '/dump.json'))\n"
+                     "add(d)\n"
+                     "json.dump(d, open(dst + '/dump.json', 'w'), indent=1)\n"
+                     "for f in ('construct.json', 'stack.json'): shutil.copyfile(src + '/' + f, dst + '/' + f)\n");
+    snprintf(d0, sizeof d0, "%s/step0/proc2016", dir);
+    snprintf(d1, sizeof d1, "%s/step1/proc2016", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s' && '%s' '%s' '%s' '%s'", py, script, a, d0, py, script, b, d1);
+    CHECK_INT(system(cmd), 0);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const char *argv[] = {"compare", d0, d1, "--csv", csv};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_FOUND);
+    char *so = pt_slurp(out), *got = pt_slurp(csv);
+    CHECK_CONTAINS(so, "2822 rows (pass 753, warning 161, error 1908)");
+    CHECK_CONTAINS(got, "\nFunctional.conv2d.0.backward.input.0,Functional.conv2d.0.backward.input.0,torch.float32,"
+                        "torch.float32,\"[32, 64, 112, 112]\",\"[32, 64, 112, 112]\",False,False,f9ca1007,28a90d96,True,"
+                        "error,\"[\"\"error: The CRC-32 value of NPU differs from that of the bench.\"\"]\",N/A\n"
+                        "Functional.conv2d.0.backward.output.0,Functional.conv2d.0.backward.output.0,None,None,None,None,"
+                        "N/A,N/A,N/A,N/A,True,pass,[],N/A\n"
+                        "Functional.conv2d.0.backward.output.1,Functional.conv2d.0.backward.output.1,torch.float32,"
+                        "torch.float32,\"[64, 3, 7, 7]\",\"[64, 3, 7, 7]\",False,False,f60fa586,5a288048,True,error,"
+                        "\"[\"\"error: The CRC-32 value of NPU differs from that of the bench.\"\"]\",N/A\n"
+                        "Functional.conv2d.0.backward.output.2,Functional.conv2d.0.backward.output.2,None,None,None,None,"
+                        "N/A,N/A,N/A,N/A,True,pass,[],N/A\n");
+    free(so);
+    free(got);
+}
+
 static void test_bad_input(void) {
     const char *dir = pt_tmpdir("cmd_compare_bad");
     char out[1200], err[1200], a[1200], p[1300];
@@ -350,5 +402,6 @@ int main(void) {
     RUN(test_whole_run_first);
     RUN(test_bad_input);
     RUN(test_md5_pair);
+    RUN(test_md5_quick_start);
     PT_DONE();
 }
