@@ -111,8 +111,19 @@ int cmp_unmatch(struct cmp_graph *g, int a, struct pt_error *err);
 /* First divergence: the earliest NPU node in msProbe's node_order (post
  * order: a module after everything inside it, so leaves in execution
  * order) whose index is error, else warning; API collections are skipped.
+ * In md5 mode the earliest operator the determinism rule names comes
+ * first (cmp_node_nondeterministic), the rest when there is none.
  * -1 when none. */
 int cmp_first_divergence(const struct cmp_graph *g);
+/* md5 mode, the determinism rule (probetop-rules(7), FIRST DIVERGENCE:
+ * Determinism): an operator's rows (inputs and outputs of one call) whose
+ * every input row passes (the same checksums as the benchmark's) while
+ * some output row is at error level (both checksums there, different).
+ * An operator without inputs (torch.randn) passes its inputs vacuously. */
+int cmp_rows_nondeterministic(const struct crow *rows, size_t n);
+/* The same for node n of an md5 graph: an operator (API or fused node),
+ * matched; 0 in the other modes and for modules. */
+int cmp_node_nondeterministic(const struct cmp_graph *g, int n);
 /* Next / previous node at warning-or-worse after / before node n in the
  * same order (wrapping not done; n = -1 starts at the first / last); -1 none. */
 int cmp_next_divergent(const struct cmp_graph *g, int n, int dir);

@@ -219,8 +219,14 @@ static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mod
     int tail;   /* index of "Requires_grad Consistent" */
     if (mode == CMP_MD5) {
         tail = 10;
-        if (col == 8) { cmp_cpy(buf, size, tree_s(tn, p->md5)); return buf; }
-        if (col == 9) { cmp_cpy(buf, size, q ? tree_s(tb, q->md5) : na); return buf; }
+        /* a null item (a JSON null in an output list) has no checksum:
+         * None in a graph, N/A in msProbe's table (probetop-rules(7), MD5 METRICS) */
+        const char *none = graph ? "None" : "N/A";
+        if (col == 8) { cmp_cpy(buf, size, p->md5 == TREE_NONE ? none : tree_s(tn, p->md5)); return buf; }
+        if (col == 9) {
+            cmp_cpy(buf, size, !q ? na : q->md5 == TREE_NONE ? none : tree_s(tb, q->md5));
+            return buf;
+        }
     } else if (mode == CMP_TENSOR) {
         /* six metrics, then the same eight statistics */
         tail = 22;

@@ -364,7 +364,26 @@ static int divergent(const struct cmp_graph *g, size_t i) {
     return g->npu->nodes[i].order >= 0 && g->n[i].index >= CL_WARNING && g->npu->nodes[i].kind != TK_APIS;
 }
 
+int cmp_rows_nondeterministic(const struct crow *rows, size_t n) {
+    int out_differs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].output && rows[i].level != CL_PASS) return 0;
+        if (rows[i].output && rows[i].level == CL_ERROR) out_differs = 1;
+    }
+    return out_differs;
+}
+
+int cmp_node_nondeterministic(const struct cmp_graph *g, int n) {
+    if (g->mode != CMP_MD5 || g->n[n].bench < 0 || g->npu->nodes[n].order < 0) return 0;
+    int k = g->npu->nodes[n].kind;
+    if (k != TK_API && k != TK_FUSED) return 0;
+    return cmp_rows_nondeterministic(g->rows + g->n[n].row0, g->n[n].nrows);
+}
+
 int cmp_first_divergence(const struct cmp_graph *g) {
+    if (g->mode == CMP_MD5)
+        for (size_t k = 0; k < g->npu->norder; k++)
+            if (cmp_node_nondeterministic(g, g->npu->order[k])) return g->npu->order[k];
     for (int lv = CL_ERROR; lv >= CL_WARNING; lv--)
         for (size_t k = 0; k < g->npu->norder; k++) {
             int i = g->npu->order[k];

@@ -142,9 +142,10 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
         struct side a, b;
         sides(ctx, r, &a, &b);
         if (mode == CMP_MD5) {
-            const char *x = a.md5 ? a.md5 : "", *y = b.md5 ? b.md5 : "N/A";
+            /* no checksum (a null item) is None, unequal to any text */
+            const char *x = a.md5 ? a.md5 : "None", *y = b.md5 ? b.md5 : "None";
             if (strcmp(x, y)) {
-                if (!strcmp(x, "N/A") || !strcmp(x, "Nan") || !strcmp(y, "N/A") || !strcmp(y, "Nan"))
+                if (!*x || !*y || !strcmp(x, "N/A") || !strcmp(x, "Nan") || !strcmp(y, "N/A") || !strcmp(y, "Nan"))
                     bump(r, CL_WARNING, MSG_CRC_WARN);
                 else bump(r, CL_ERROR, MSG_CRC_ERR);
             }

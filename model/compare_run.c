@@ -46,6 +46,16 @@ int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, cons
     return 0;
 }
 
+/* md5 mode: the error first becomes the operator the determinism rule
+ * named (probetop-rules(7), FIRST DIVERGENCE: Determinism).  0, or -1
+ * without memory. */
+static int offer_det(struct crun_pair *p, const struct crun_point *at, const char *name, const char *in) {
+    first_clear(&p->first[CRUN_ERR]);
+    if (crun_offer(p, CL_ERROR, at, name, in, -1) != 0) return -1;
+    p->first[CRUN_ERR].det = 1;
+    return 0;
+}
+
 int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
     const struct tree *t = g->npu;
     crun_pair_clear(p);
@@ -53,6 +63,8 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
     p->rank = t->rank;
     p->graph = 1;
     p->nunmatched_bench = g->nunmatched_bench;
+    int det = g->mode == CMP_MD5 ? cmp_first_divergence(g) : -1;
+    if (det >= 0 && !cmp_node_nondeterministic(g, det)) det = -1;
     for (size_t k = 0; k < t->norder; k++) {
         int n = t->order[k];
         if (t->nodes[n].kind == TK_APIS) continue;
@@ -65,7 +77,10 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
         /* a node right under the root runs "in" the root (DefaultModel) */
         int in = tree_enclosing_module(t, n);
         if (in < 0 && n != t->root) in = t->root;
-        if (crun_offer(p, lv, &at, tree_id(t, n), in >= 0 ? tree_id(t, in) : NULL, g->n[n].worst_rel) != 0) {
+        const char *inid = in >= 0 ? tree_id(t, in) : NULL;
+        if ((n == det ? offer_det(p, &at, tree_id(t, n), inid)
+                      : p->first[CRUN_ERR].det && lv == CL_ERROR ? 0
+                      : crun_offer(p, lv, &at, tree_id(t, n), inid, g->n[n].worst_rel)) != 0) {
             crun_pair_clear(p);
             return -1;
         }
@@ -79,14 +94,30 @@ int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *tb) {
     crun_pair_clear(p);
     p->step = t->step;
     p->rank = t->rank;
+    int det = 0;   /* md5: the first record the determinism rule names */
     for (size_t k = 0; k < tb->nrows; k++) {
         const struct crow *r = &tb->rows[k];
+        if (tb->mode == CMP_MD5 && !det && (k == 0 || r[-1].rec != r->rec)) {
+            size_t e = k;
+            while (e < tb->nrows && tb->rows[e].rec == r->rec) e++;
+            const char *name = tree_s(t, t->recs[r->rec].name);
+            int kind = tree_kind_of(name);
+            if ((kind == TK_API || kind == TK_FUSED) && cmp_rows_nondeterministic(r, e - k)) {
+                struct crun_point at = {t->step, 0, t->rank, r->rec};
+                if (offer_det(p, &at, name, NULL) != 0) {
+                    crun_pair_clear(p);
+                    return -1;
+                }
+                det = 1;
+            }
+        }
         if (r->level == CL_ERROR) p->nerror++;
         else if (r->level == CL_WARNING) p->nwarning++;
         else continue;
         double w = -1, f;
         if (cmp_row_worst(r, tb->mode, &f)) w = f;
         struct crun_point at = {t->step, 0, t->rank, r->rec};
+        if (det && r->level == CL_ERROR) continue;
         if (crun_offer(p, r->level, &at, tree_s(t, t->recs[r->rec].name), NULL, w) != 0) {
             crun_pair_clear(p);
             return -1;
@@ -114,10 +145,13 @@ void crun_pair_clear(struct crun_pair *p) {
 }
 
 long crun_first(const struct crun_pair *v, size_t n, int *which) {
+    int anydet = 0;
+    for (size_t i = 0; i < n; i++) anydet |= v[i].state == CRUN_DONE && v[i].first[CRUN_ERR].det;
     for (int w = CRUN_ERR; w <= CRUN_WARN; w++) {
         long best = -1;
         for (size_t i = 0; i < n; i++) {
             if (v[i].state != CRUN_DONE || !v[i].first[w].have) continue;
+            if (anydet && !v[i].first[w].det) continue;
             if (best < 0 || crun_cmp(&v[i].first[w].at, &v[best].first[w].at) < 0) best = (long)i;
         }
         if (best >= 0) {

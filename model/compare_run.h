@@ -10,7 +10,9 @@
  * rank a divergence was born can take its place without touching the rest.
  *
  * The run's first divergence is the earliest node at error level in that
- * order, else the earliest at warning level (man page, "first divergence"). */
+ * order, else the earliest at warning level (man page, "first divergence");
+ * in md5 mode the earliest operator the determinism rule names comes
+ * before them (probetop-rules(7), FIRST DIVERGENCE: Determinism). */
 #ifndef PT_COMPARE_RUN_H
 #define PT_COMPARE_RUN_H
 
@@ -41,6 +43,8 @@ struct crun_first {
     char *name;           /* node id (owned) */
     char *in;             /* id of the enclosing module (owned), NULL none */
     double worst;         /* worst relative error as a fraction (inf allowed), -1 none */
+    int det;              /* md5 mode: named by the determinism rule (an
+                             operator with equal inputs, different outputs) */
 };
 
 struct crun_pair {
@@ -85,7 +89,8 @@ char *crun_where(const struct crun_first *f, char *buf, size_t size);
 
 /* The run's first divergence over the DONE pairs of v[0..n): the index of
  * the pair holding it, with *which = CRUN_ERR or CRUN_WARN; -1 when no
- * pair has a diverging node. */
+ * pair has a diverging node.  A first the determinism rule named (det)
+ * comes before every other. */
 long crun_first(const struct crun_pair *v, size_t n, int *which);
 
 #endif

@@ -206,7 +206,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     a->shape = p->shape == TREE_NONE ? "None" : tree_s(t->npu, p->shape);
     a->rg = cmp_param_rg(t->npu, p);
     if (!a->rg) a->rg = "N/A";
-    a->md5 = tree_s(t->npu, p->md5);
+    a->md5 = p->md5 == TREE_NONE ? "N/A" : tree_s(t->npu, p->md5);
     a->max = &p->stat[0];
     a->min = &p->stat[1];
     b->t = t->bench;
@@ -217,7 +217,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
         b->shape = q->shape == TREE_NONE ? "None" : tree_s(t->bench, q->shape);
         b->rg = cmp_param_rg(t->bench, q);
         if (!b->rg) b->rg = "N/A";
-        b->md5 = tree_s(t->bench, q->md5);
+        b->md5 = q->md5 == TREE_NONE ? "N/A" : tree_s(t->bench, q->md5);
         b->max = &q->stat[0];
         b->min = &q->stat[1];
     } else {

@@ -93,6 +93,8 @@ struct dataset {
     char *framework, *level, *task;   /* dump.json header of the first file (may be NULL) */
     size_t files_read;
     char **skipped;  size_t nskipped;   /* paths not loaded */
+    char **partial;  size_t npartial;   /* paths loaded but for a cut end (a CSV's last
+                                           row without its line end, the writer gone) */
     char **warnings; size_t nwarnings;  /* one line each */
     size_t *warnidx; size_t warnidx_cap;  /* hash table of warnings (index + 1), for dedup (private) */
     uint64_t bytes_read;

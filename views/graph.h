@@ -165,6 +165,9 @@ double acmp_magnitude(const struct acmp_graph *G, int n);   /* [0,1], -1 none */
 int acmp_counterpart(const struct acmp_graph *G, int n);    /* benchmark node, -1 */
 int acmp_is_compare(const struct acmp_graph *G);            /* verdicts exist */
 int acmp_first_divergence(const struct acmp_graph *G);
+/* Node n is an operator the md5 determinism rule names (inputs equal,
+ * outputs differ: probetop-rules(7), FIRST DIVERGENCE: Determinism). */
+int acmp_nondeterministic(const struct acmp_graph *G, int n);
 int acmp_next_divergent(const struct acmp_graph *G, int n, int dir);
 
 /* Manual match: problem node a with benchmark node b (both unmatched, same

@@ -507,6 +507,9 @@ static void tree_draw(struct view *v, struct app *a) {
 
 /* "first divergence: NAME  error  in MODULE": the node, its verdict and
  * the module it runs in (divergences are operations inside modules). */
+/* what f names in md5 mode (probetop-rules(7), FIRST DIVERGENCE: Determinism) */
+#define DET_WORDS "first nondeterministic operator (inputs equal, outputs differ)"
+
 static void say_node(struct app *a, const struct tp *p, const char *what, int n) {
     char id[1024], esc[1100], in[1100] = "";
     snprintf(id, sizeof id, "%s", tree_id(T(p), n));
@@ -551,8 +554,8 @@ static void run_first(struct tp *p, struct app *a) {
             return;
         }
     }
-    app_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, level, (int)cp->step, (int)cp->rank,
-            in[0] ? "  in " : "", in);
+    app_msg(a, "%s: %s  %s  step %d rank %d%s%s", f->det ? DET_WORDS : "first divergence", esc, level,
+            (int)cp->step, (int)cp->rank, in[0] ? "  in " : "", in);
 }
 
 static void switch_graph(struct tp *p, struct app *a, int dstep, int drank) {
@@ -745,7 +748,7 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
         int n = acmp_first_divergence(G);
         if (n < 0) { app_msg(a, "no divergence: every compared node passes"); return 1; }
         select_node(p, n);
-        say_node(a, p, "first divergence", n);
+        say_node(a, p, acmp_nondeterministic(G, n) ? DET_WORDS : "first divergence", n);
         break;
     }
     case TA_NEXT: case TA_PREV: {

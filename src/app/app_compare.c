@@ -764,6 +764,10 @@ int acmp_first_divergence(const struct acmp_graph *G) {
     return -1;
 }
 
+int acmp_nondeterministic(const struct acmp_graph *G, int n) {
+    return G->g && n >= 0 ? cmp_node_nondeterministic(G->g, n) : 0;
+}
+
 int acmp_next_divergent(const struct acmp_graph *G, int n, int dir) {
     if (G->g) return cmp_next_divergent(G->g, n, dir);
     if (!G->vlink) return -1;

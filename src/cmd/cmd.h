@@ -8,6 +8,8 @@
 #define EXIT_OK 0
 #define EXIT_FOUND 1      /* the command found problems (overflow, divergence) */
 #define EXIT_USAGE 2      /* bad usage or unreadable input */
+#define EXIT_INCOMPLETE 3 /* a gate (overflow, compare) read only part of its input and found
+                             nothing there: it cannot say (--partial-ok accepts it) */
 
 struct cmd_entry {
     const char *name;

@@ -307,8 +307,9 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
     const char *level = cmp_level_name(which == CRUN_ERR ? CL_ERROR : CL_WARNING);
     if (!tabbed) {
         char where[4200];
-        printf("first divergence: %s (%s) at step %d, micro step %d, rank %d\n", crun_where(f, where, sizeof where),
-               level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
+        printf("%s: %s (%s) at step %d, micro step %d, rank %d\n",
+               f->det ? "first nondeterministic operator (inputs equal, outputs differ)" : "first divergence",
+               crun_where(f, where, sizeof where), level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
         return;
     }
     char w[64];
@@ -318,6 +319,9 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
     printf("%s\t%s\tstep %d\trank %d\tworst relative error %s\tmicro step %d\tin %s\n",
            pt_escape(f->name, strlen(f->name), esc, sizeof esc), level, (int)f->at.step, (int)f->at.rank, w,
            (int)f->at.micro, f->in ? pt_escape(f->in, strlen(f->in), esc2, sizeof esc2) : "-");
+    /* md5 dumps: the determinism rule of probetop-rules(7), FIRST DIVERGENCE */
+    if (f->det) printf("determinism: the first operator whose inputs' checksums equal the benchmark's and whose "
+                       "outputs' differ\n");
 }
 
 /* --first: the run's first divergence in the order step, micro step, then
@@ -344,18 +348,33 @@ static void print_first_origin(const struct cscan_pair *pairs, size_t n, const s
     ovf_origin_report_free(&o);
 }
 
+/* The exit code once every pair was tried (probetop(1), EXIT STATUS):
+ * nothing compared is unreadable input; an error level anywhere fails;
+ * else pairs that could not be compared leave the answer open (3)
+ * unless --partial-ok.  Names the pairs left out on stderr. */
+static int pairs_exit(size_t n, size_t nunread, int found, int partial_ok) {
+    if (!nunread) return found ? EXIT_FOUND : EXIT_OK;
+    if (nunread == n) return EXIT_USAGE;
+    fprintf(stderr, "probetop compare: %zu of %zu (step, rank) pairs could not be compared%s\n", nunread, n,
+            found ? "" : partial_ok ? " (accepted by --partial-ok)" : ": the answer covers the others only "
+                                                                      "(exit 3; --partial-ok accepts it)");
+    return found ? EXIT_FOUND : partial_ok ? EXIT_OK : EXIT_INCOMPLETE;
+}
+
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
 static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair *sum, int fuzzy,
-                     const struct cfile_lmap *map, const char *mc) {
+                     const struct cfile_lmap *map, const char *mc, int partial_ok) {
     struct cscan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = ncores()};
     cscan_run(pairs, n, sum, &so);
-    int rc = EXIT_OK;
+    size_t failed = 0;
+    int found = 0;
     for (size_t i = 0; i < n; i++) {
         if (sum[i].state == CRUN_FAILED) {
             fprintf(stderr, "probetop compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank, sum[i].why);
-            rc = EXIT_USAGE;
-        } else if (sum[i].nerror && rc == EXIT_OK) rc = EXIT_FOUND;
+            failed++;
+        } else if (sum[i].nerror) found = 1;
     }
+    int rc = pairs_exit(n, failed, found, partial_ok);
     if (rc == EXIT_USAGE) return rc;
     print_first_origin(pairs, n, sum, fuzzy, map != NULL);
     return rc;
@@ -364,7 +383,7 @@ static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair 
 /* What the command line of `compare` asked for. */
 struct copts {
     const char *paths[2], *csv, *lm, *mc, *odir;
-    int first, fuzzy;
+    int first, fuzzy, partial_ok;
 };
 
 /* Reads the options and the two dumps; EXIT_OK, else the exit status. */
@@ -380,6 +399,7 @@ static int parse_args(int argc, char **argv, struct copts *c) {
         if ((v = opt_value(argc, argv, &i, "-lm", &m, &bad)) || m) { if (v) c->lm = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--match-config", &m, &bad)) || m) { if (v) c->mc = v; continue; }
         if (!strcmp(argv[i], "--first")) { c->first = 1; continue; }
+        if (!strcmp(argv[i], "--partial-ok")) { c->partial_ok = 1; continue; }
         if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { c->fuzzy = 1; continue; }
         if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "probetop compare: unknown option %s (see probetop help compare)\n", argv[i]);
@@ -406,6 +426,7 @@ struct crun {
     struct crun_pair *sum;   /* one per pair */
     size_t npairs;
     int multi_step, quiet, lm_warned, any_error;
+    size_t nunread;          /* pairs whose dumps could not be read (left out) */
     int rc;
 };
 
@@ -456,9 +477,11 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     struct pt_error err;
     struct tree *a = NULL, *b = NULL;
     if (read_pair(pp->dir[0], pp->dir[1], &a, &b, &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
-        r->rc = EXIT_USAGE;
-        return -1;
+        /* the other pairs are still compared; the exit says the answer is partial */
+        fprintf(stderr, "probetop compare: step %d rank %d: %s; this pair is left out\n", (int)pp->step,
+                (int)pp->rank, err.msg);
+        r->nunread++;
+        return 0;
     }
     a->step = b->step = pp->step;
     a->rank = b->rank = pp->rank;
@@ -604,16 +627,16 @@ static int run(int argc, char **argv) {
     r.npairs = (size_t)np;
     if (open_outputs(&r) != 0) goto done;
     if (c.first && !c.csv && !c.odir) {
-        r.rc = run_first(pairs, r.npairs, r.sum, c.fuzzy, c.lm ? &r.map : NULL, c.mc);
+        r.rc = run_first(pairs, r.npairs, r.sum, c.fuzzy, c.lm ? &r.map : NULL, c.mc, c.partial_ok);
         goto done;
     }
     r.quiet = c.first || r.out.is_stdout;   /* the counts lines would mix with the csv on stdout */
     for (size_t k = 0; k < r.npairs; k++)
         if (compare_pair(&r, &pairs[k], k) != 0) goto done;
+    if (r.rc == EXIT_OK && (r.rc = pairs_exit(r.npairs, r.nunread, r.any_error, c.partial_ok)) == EXIT_USAGE) goto done;
     if (c.first) {
         print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL);
     } else if (!r.quiet) print_first(r.sum, r.npairs, 0);
-    if (r.rc == EXIT_OK && r.any_error) r.rc = EXIT_FOUND;
 done:
     if (r.out.f && outf_close(&r.out, r.rc != EXIT_USAGE, &err) != 0) {
         fprintf(stderr, "probetop compare: %s\n", err.msg);
@@ -631,7 +654,7 @@ done:
 const struct cmd_entry cmd_compare_entry = {
     .name = "compare",
     .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--first] [--fuzzy-match] "
-             "[--layer-mapping FILE|auto] [--match-config FILE]",
+             "[--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]",
     .summary = "compare two dumps as msprobe compare does: csv of every tensor, first divergent node",
     .help = "  PROBLEM, BENCH          rank folders, step folders, dump roots or dump.json files\n"
             "  --csv FILE|-            write msprobe's compare table (statistics: 27 columns + NPU_Stack_Info);\n"
@@ -647,6 +670,9 @@ const struct cmd_entry cmd_compare_entry = {
             "                          YAML (ClassName: {problem_attr: bench_attr}); auto: no renames.\n"
             "                          Needed when the frameworks differ (also -lm FILE|auto)\n"
             "  --match-config FILE     apply a saved match config (msprobe .vis.config JSON)\n"
-            "Exit: 0 nothing at error level, 1 something is, 2 bad input.\n",
+            "  --partial-ok            a (step, rank) pair whose dumps cannot be read is left out\n"
+            "                          and named on stderr; accept that (exit as if complete)\n"
+            "Exit: 0 nothing at error level, 1 something is, 2 bad input (nothing could be\n"
+            "compared), 3 nothing at error level but some pairs could not be compared.\n",
     .run = run,
 };

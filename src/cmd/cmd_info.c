@@ -65,6 +65,8 @@ static void print_text(const struct dataset *ds) {
     printf("files read  %zu (%.1f MB)\n", ds->files_read, (double)ds->bytes_read / 1e6);
     printf("skipped     %zu\n", ds->nskipped);
     for (size_t i = 0; i < ds->nskipped; i++) printf("  %s\n", pt_escape(ds->skipped[i], strlen(ds->skipped[i]), esc, sizeof esc));
+    if (ds->npartial) printf("partial     %zu (read but for a cut last row)\n", ds->npartial);
+    for (size_t i = 0; i < ds->npartial; i++) printf("  %s\n", pt_escape(ds->partial[i], strlen(ds->partial[i]), esc, sizeof esc));
     for (size_t i = 0; i < ds->nwarnings; i++)
         printf("warning     %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
     printf("load time   %.3f s\n", ds->load_seconds);
@@ -132,6 +134,11 @@ static void print_json(const struct dataset *ds) {
     for (size_t i = 0; i < ds->nskipped; i++) {
         printf("%s", i ? ", " : "");
         json_fput_str(stdout, ds->skipped[i]);
+    }
+    printf("], \"partial\": [");
+    for (size_t i = 0; i < ds->npartial; i++) {
+        printf("%s", i ? ", " : "");
+        json_fput_str(stdout, ds->partial[i]);
     }
     printf("], \"warnings\": [");
     for (size_t i = 0; i < ds->nwarnings; i++) {

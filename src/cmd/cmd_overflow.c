@@ -9,8 +9,9 @@
  * files) get the non-finite cells of the cube instead, without levels.  The
  * exit code gates CI: 1 when a record counts at or above --fail-on
  * (ovf_gate_level: any NaN/Inf by default, never the heuristic alone;
- * msProbe's anomaly reports by anomaly_gate_level), else 0; 2 bad usage
- * or unreadable input.  A monitor tree's anomaly reports are listed
+ * msProbe's anomaly reports by anomaly_gate_level), else 3 when a file
+ * could not be read whole (skipped, cut short) unless --partial-ok, else
+ * 0; 2 bad usage or unreadable input.  A monitor tree's anomaly reports are listed
  * before the rest, in msProbe's first-anomaly order. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,18 @@ struct report {
     size_t nsteps, nranks;
     long limit;                /* entries to list; 0 = all */
     const struct ovf_origin_report *origin;   /* origin rank of the first step with one (dumps) */
+    int partial_ok;            /* --partial-ok: files not read whole do not stop the gate */
 };
+
+/* Files the load could not read whole: skipped, or read but for a cut end. */
+static size_t unread(const struct report *r) { return r->ds->nskipped + r->ds->npartial; }
+
+/* The gate's exit code (probetop(1), EXIT STATUS): what was read fails it,
+ * else it cannot pass on files it could not read unless --partial-ok. */
+static int gate_exit(const struct report *r) {
+    if (r->failing) return EXIT_FOUND;
+    return unread(r) && !r->partial_ok ? EXIT_INCOMPLETE : EXIT_OK;
+}
 
 static const char *entry_level(const struct report *r, const struct ovf_entry *e) {
     return r->levels ? ovf_level_name((enum ovf_level)e->level) : "nonfinite";
@@ -165,6 +177,10 @@ static void text_gate(const struct report *r) {
     const char *lv = ovf_level_name((enum ovf_level)r->fail_on);
     if (r->failing)
         printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, r->failing, r->failing == 1 ? "" : "s");
+    else if (unread(r))
+        printf("gate (--fail-on %s): nothing at or above it in what was read, but %zu file%s could not be read "
+               "whole: %s\n", lv, unread(r), unread(r) == 1 ? "" : "s",
+               r->partial_ok ? "accepted by --partial-ok: exit 0" : "cannot say: exit 3");
     else
         printf("gate (--fail-on %s): nothing at or above it: exit 0\n", lv);
 }
@@ -437,7 +453,7 @@ static void print_json(const struct report *r) {
     if (r->levels) printf(", \"%s\": %zu", "numeric_jump", r->jumps);
     printf(", \"anomalies\": %zu", r->ds->anomalies.n);
     printf("}, \"matched\": %zu, \"gate\": {\"fail_on\": \"%s\", \"failing\": %zu, \"exit\": %d}, \"rows\": %zu, \"per_step\": [",
-           r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, r->failing ? EXIT_FOUND : EXIT_OK, r->rows.n);
+           r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, gate_exit(r), r->rows.n);
     for (size_t i = 0; i < r->nsteps; i++) {
         printf("%s{\"step\": %d, ", i ? ", " : "", (int)r->steps[i].key);
         json_counts(r, r->steps[i].n);
@@ -458,6 +474,18 @@ static void print_json(const struct report *r) {
     printf("%s]", n ? "\n" : "");
     json_anomalies(r);
     json_origin(r);
+    /* the files the gate could not read whole (probetop(1), EXIT STATUS) */
+    printf(", \"unread\": {\"skipped\": [");
+    for (size_t i = 0; i < r->ds->nskipped; i++) {
+        printf("%s", i ? ", " : "");
+        json_str(r->ds->skipped[i]);
+    }
+    printf("], \"partial\": [");
+    for (size_t i = 0; i < r->ds->npartial; i++) {
+        printf("%s", i ? ", " : "");
+        json_str(r->ds->partial[i]);
+    }
+    printf("], \"accepted\": %s}", r->partial_ok ? "true" : "false");
     printf("}\n");
 }
 
@@ -512,11 +540,27 @@ static int level_arg(const char *v) {
     return !strcmp(v, "critical") ? OVF_CRITICAL : !strcmp(v, "high") ? OVF_HIGH : !strcmp(v, "medium") ? OVF_MEDIUM : -1;
 }
 
+/* The files the load could not read whole, named on stderr (the reasons
+ * are the warnings above them). */
+static void say_unread(const struct dataset *ds, int partial_ok) {
+    size_t n = ds->nskipped + ds->npartial;
+    if (!n) return;
+    fprintf(stderr, "probetop overflow: %zu file%s could not be read whole%s:\n", n, n == 1 ? "" : "s",
+            partial_ok ? " (accepted by --partial-ok)" : "; the gate cannot pass on them (--partial-ok accepts them)");
+    char e[2048];
+    for (size_t i = 0; i < n && i < 20; i++) {
+        int sk = i < ds->nskipped;
+        const char *f = sk ? ds->skipped[i] : ds->partial[i - ds->nskipped];
+        fprintf(stderr, "  %s (%s)\n", pt_escape(f, strlen(f), e, sizeof e), sk ? "skipped" : "partial: last row cut");
+    }
+    if (n > 20) fprintf(stderr, "  ... and %zu more (probetop info PATH lists them)\n", n - 20);
+}
+
 static int run_overflow(int argc, char **argv) {
     const char *path = NULL, *v;
     enum out_fmt fmt = OUT_TEXT;
     int min_level = OVF_MEDIUM, fail_on = OVF_CRITICAL, level_given = 0, limit_given = 0, bad = 0, matched;
-    int follow = 0, fmt_given = 0;
+    int follow = 0, fmt_given = 0, partial_ok = 0;
     double idle = 0;
     long limit = 0;
     struct load_opts lo;
@@ -531,6 +575,8 @@ static int run_overflow(int argc, char **argv) {
             fmt_given = 1;
         } else if (!strcmp(argv[i], "--follow")) {
             follow = 1;
+        } else if (!strcmp(argv[i], "--partial-ok")) {
+            partial_ok = 1;
         } else if ((v = opt_value(argc, argv, &i, "--idle", &matched, &bad)) || matched) {
             long n;
             if (bad) return EXIT_USAGE;
@@ -563,13 +609,14 @@ static int run_overflow(int argc, char **argv) {
     if (follow) {
         if (fmt_given && fmt != OUT_TEXT) return usage_error("%s", "--follow prints text lines as entries appear");
         if (cmd_visdb_is(path)) return usage_error("%s", "--follow reads dumps, monitor trees and .trend.db files");
-        struct ovf_follow_opts fo = {path, min_level, fail_on, idle};
+        struct ovf_follow_opts fo = {path, min_level, fail_on, idle, partial_ok};
         return ovf_follow_run(&fo, &lo);
     }
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
     /* a graph database: the levels msProbe's overflow check stored */
     if (cmd_visdb_is(path))
-        return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit);
+        return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit,
+                                  partial_ok);
 
     struct dataset *ds = NULL;
     struct pt_error err = { { 0 } };
@@ -578,11 +625,11 @@ static int run_overflow(int argc, char **argv) {
         return EXIT_USAGE;
     }
     for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop overflow: warning: %s\n", ds->warnings[i]);
-    if (ds->nskipped) fprintf(stderr, "probetop overflow: %zu file(s) skipped (see probetop info)\n", ds->nskipped);
+    say_unread(ds, partial_ok);
 
     struct ovf_list scanned = { 0 };
     struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
-                        .fail_on = fail_on };
+                        .fail_on = fail_on, .partial_ok = partial_ok };
     if (!ds->ovf_levels) {
         if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
             fprintf(stderr, "probetop overflow: %s\n", err.msg);
@@ -610,7 +657,7 @@ static int run_overflow(int argc, char **argv) {
         if (fmt == OUT_JSON) print_json(&r);
         else if (fmt == OUT_CSV) print_csv(&r);
         else print_text(&r);
-        rc = r.failing ? EXIT_FOUND : EXIT_OK;
+        rc = gate_exit(&r);
     }
     /* text ends with the origin across ranks (its own block: see ovf_origin.h) */
     if (rc != EXIT_USAGE && fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
@@ -628,7 +675,7 @@ static int run_overflow(int argc, char **argv) {
 const struct cmd_entry cmd_overflow_entry = {
     .name = "overflow",
     .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]\n"
-             "                         [--fail-on critical|high|medium] [--follow [--idle SECONDS]]",
+             "                         [--fail-on critical|high|medium] [--partial-ok] [--follow [--idle SECONDS]]",
     .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
             "                        output folder, a .trend.db file or folder, or a .vis.db\n"
@@ -651,6 +698,9 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        the AnomalyNan rule, else as high.\n"
             "                        --level filters the listing only; --limit counts rows; json\n"
             "                        also has gate (fail_on, failing, exit) and rows\n"
+            "  --partial-ok          accept input not read whole (a file skipped or cut short,\n"
+            "                        a .vis.db without overflow levels): exit as if complete,\n"
+            "                        the files still named on stderr\n"
             "  --follow              keep reading PATH while training writes it: each new\n"
             "                        entry is printed as it appears; stops on Ctrl-C/SIGTERM\n"
             "                        or --idle, with the gate's exit code for the data then\n"
@@ -664,6 +714,7 @@ const struct cmd_entry cmd_overflow_entry = {
             "numeric-jump records, one row per name with its count of records, steps, ranks.\n"
             "A monitor tree's anomaly_detected/ reports (msProbe's alert rules) are listed\n"
             "first, in msProbe's first-anomaly order (csv kind anomaly; json anomalies).\n"
-            "Exit: 0 nothing at or above --fail-on, 1 something, 2 bad usage or unreadable input.\n",
+            "Exit: 0 nothing at or above --fail-on, 1 something, 2 bad usage or unreadable input,\n"
+            "3 nothing found in what was read but some of it could not be read (named on stderr).\n",
     .run = run_overflow,
 };

@@ -74,7 +74,7 @@ static double now_s(void) {
  * *failing to the gate's count.  0, or -1 when it did not load (said on
  * stderr unless the input is young: a writer at work). */
 static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, struct seen *printed,
-                    struct seen *warned, size_t *failing, size_t *pending) {
+                    struct seen *warned, size_t *failing, size_t *pending, size_t *unread) {
     struct dataset *ds = NULL;
     struct pt_error err = {{0}};
     if (dataset_load(fo->path, lo, &ds, &err) != 0) {
@@ -117,6 +117,7 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
     if (rc == 0) {
         *failing = fail;
         *pending = ds->npending;
+        *unread = ds->nskipped + ds->npartial;   /* broken after 10 s without a change */
     }
     ovf_list_free(&scanned);
     dataset_free(ds);
@@ -155,14 +156,14 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
         return EXIT_USAGE;
     }
     struct seen printed = {0}, warned = {0};
-    size_t failing = 0, pending = 0;
+    size_t failing = 0, pending = 0, unread = 0;
     follow_stop = 0;
     catch_stop(1);
     printf("following %s (%s; Ctrl-C stops", fo->path, watch_notifies(w) ? "inotify" : "polling");
     if (fo->idle > 0) printf(", or %g s without a change", fo->idle);
     printf(")\n  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
     fflush(stdout);
-    int loaded = one_pass(fo, &lo, &printed, &warned, &failing, &pending) == 0;
+    int loaded = one_pass(fo, &lo, &printed, &warned, &failing, &pending, &unread) == 0;
     double last_change = now_s(), dirty = 0;
     int settled = pending == 0;
     while (!follow_stop) {
@@ -178,11 +179,11 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
         /* a burst of writes is one read: 200 ms after the first of them */
         if (dirty && now - dirty >= 0.2) {
             dirty = 0;
-            if (one_pass(fo, &lo, &printed, &warned, &failing, &pending) == 0) loaded = 1;
+            if (one_pass(fo, &lo, &printed, &warned, &failing, &pending, &unread) == 0) loaded = 1;
         } else if (!settled && now - last_change >= DS_SETTLE_SECONDS + 0.5) {
             /* quiet: a file still broken now is broken (and said) */
             settled = 1;
-            if (pending && one_pass(fo, &lo, &printed, &warned, &failing, &pending) == 0) loaded = 1;
+            if (pending && one_pass(fo, &lo, &printed, &warned, &failing, &pending, &unread) == 0) loaded = 1;
         }
     }
     catch_stop(0);
@@ -199,8 +200,13 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
     const char *lv = ovf_level_name((enum ovf_level)fo->fail_on);
     if (follow_stop) printf("stopped by %s\n", follow_stop == SIGINT ? "SIGINT" : "SIGTERM");
     else printf("no change for %g s\n", fo->idle);
+    /* a gate never passes on what it could not read (probetop(1), EXIT STATUS) */
     if (failing) printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, failing, failing == 1 ? "" : "s");
+    else if (unread)
+        printf("gate (--fail-on %s): nothing at or above it in what was read, but %zu file%s could not be read "
+               "whole (see the warnings): %s\n", lv, unread, unread == 1 ? "" : "s",
+               fo->partial_ok ? "accepted by --partial-ok: exit 0" : "cannot say: exit 3");
     else printf("gate (--fail-on %s): nothing at or above it: exit 0\n", lv);
     fflush(stdout);
-    return failing ? EXIT_FOUND : EXIT_OK;
+    return failing ? EXIT_FOUND : unread && !fo->partial_ok ? EXIT_INCOMPLETE : EXIT_OK;
 }

@@ -9,6 +9,7 @@ struct ovf_follow_opts {
     int min_level;     /* --level: entries below it are not printed */
     int fail_on;       /* --fail-on */
     double idle;       /* --idle SECONDS; 0 = until a signal */
+    int partial_ok;    /* --partial-ok: files not read whole at the end do not stop the gate */
 };
 
 /* Follows path until SIGINT/SIGTERM or --idle; returns the exit code. */

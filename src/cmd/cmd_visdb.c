@@ -106,7 +106,7 @@ int cmd_visdb_info(const char *path, int json) {
 
 static const char *side_name(int s) { return s ? "benchmark" : "problem"; }
 
-int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long limit) {
+int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long limit, int partial_ok) {
     struct visdb *v = NULL;
     struct visdb_census c;
     if (open_db("overflow", path, &v, &c) != 0) return EXIT_USAGE;
@@ -127,7 +127,8 @@ int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long li
     if (!strcmp(fmt, "json")) {
         printf("{\"path\": ");
         json_fput_str(stdout, path);
-        printf(", \"format\": \"visdb\", \"checked\": %s, \"counts\": ", v->overflow_check ? "true" : "false");
+        printf(", \"format\": \"visdb\", \"checked\": %s, \"partial_ok\": %s, \"counts\": ",
+               v->overflow_check ? "true" : "false", partial_ok ? "true" : "false");
         if (v->overflow_check)
             printf("{\"critical\": %zu, \"high\": %zu, \"medium\": %zu}", cnt[OVF_CRITICAL], cnt[OVF_HIGH], cnt[OVF_MEDIUM]);
         else printf("null");
@@ -171,6 +172,13 @@ int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long li
         }
     }
     int rc = n ? EXIT_FOUND : EXIT_OK;
+    /* no levels stored: the gate cannot know, so it does not pass (probetop(1), EXIT STATUS) */
+    if (!v->overflow_check) {
+        fprintf(stderr, "probetop overflow: %s: the graph was built without msProbe's overflow check (-oc), so it "
+                        "holds no overflow levels: %s\n", esc(path, e, sizeof e),
+                partial_ok ? "accepted by --partial-ok" : "cannot say (exit 3; --partial-ok accepts it)");
+        if (!partial_ok) rc = EXIT_INCOMPLETE;
+    }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "probetop overflow: cannot write the output\n");
         rc = EXIT_USAGE;

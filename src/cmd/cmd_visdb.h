@@ -13,6 +13,6 @@ int cmd_visdb_info(const char *path, int json);
 
 /* `overflow PATH` on a .vis.db; fmt "text", "csv" or "json"; min_level an
  * enum ovf_level; limit 0 = all.  An exit code (1 when a node is flagged). */
-int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long limit);
+int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long limit, int partial_ok);
 
 #endif

@@ -61,6 +61,8 @@ int dataset_warn(struct dataset *d, const char *fmt, ...) {
 
 int dataset_skip(struct dataset *d, const char *path) { return push_str(&d->skipped, &d->nskipped, path); }
 
+int dataset_partial(struct dataset *d, const char *path) { return push_str(&d->partial, &d->npartial, path); }
+
 int dataset_read_file(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len) {
     struct pt_error e;
     if (json_read_file(path, max_bytes, buf, len, &e) == 0) return 0;
@@ -135,6 +137,8 @@ void dataset_free(struct dataset *d) {
     free(d->dbfiles);
     for (size_t i = 0; i < d->nskipped; i++) free(d->skipped[i]);
     free(d->skipped);
+    for (size_t i = 0; i < d->npartial; i++) free(d->partial[i]);
+    free(d->partial);
     for (size_t i = 0; i < d->nwarnings; i++) free(d->warnings[i]);
     free(d->warnings);
     for (size_t i = 0; i < d->npending; i++) free(d->pending[i]);

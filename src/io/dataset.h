@@ -27,6 +27,9 @@ void dataset_free(struct dataset *d);
 /* Appends a warning / skipped path (copied). 0 ok, -1 no memory. */
 int dataset_warn(struct dataset *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dataset_skip(struct dataset *d, const char *path);
+/* Notes a file read but for its cut end (copied); the reader warns with
+ * the place.  A gate cannot pass on it (probetop(1), EXIT STATUS). */
+int dataset_partial(struct dataset *d, const char *path);
 /* Reads path whole (NUL-terminated, at most max_bytes) for a reader of many
  * files, where one that cannot be read is normal input: warned of (the
  * reason names the file) and skipped.  0 read (*buf the caller's to free),

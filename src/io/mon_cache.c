@@ -99,6 +99,7 @@ static int replay(const struct mon_part *p, struct dataset *ds) {
     for (size_t i = 0; i < p->nnotes; i++)
         if (dataset_warn(ds, "%s", p->notes[i]) != 0) return -1;
     if (p->skipped && dataset_skip(ds, p->path) != 0) return -1;
+    if (p->partial && dataset_partial(ds, p->path) != 0) return -1;
     return 0;
 }
 
@@ -162,6 +163,7 @@ int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, monca
         sd->warnings = NULL;
         sd->nwarnings = 0;
         p->skipped = sd->nskipped > 0;
+        p->partial = sd->npartial > 0;
         size_t plen = strlen(path);
         for (size_t i = 0; i < sd->npending && rc == 0; i++) {
             const char *why = sd->pending[i];

@@ -37,6 +37,7 @@ struct mon_part {
     char **notes;                 /* the warnings the read and parse gave, in order */
     size_t nnotes;
     int skipped;                  /* the file was not loaded (its notes say why) */
+    int partial;                  /* loaded but for a cut last row (its notes say where) */
 };
 
 /* Parses one file's bytes (buf, len bytes, malloc'd and NUL-terminated:

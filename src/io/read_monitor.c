@@ -249,6 +249,16 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
         while (len && buf[len - 1] != '\n') len--;
         if (!len) { free(buf); return 0; }
+    } else if (len && buf[len - 1] != '\n' && memchr(buf, '\n', len)) {
+        /* the writer is gone and the last row has no line end: it was cut
+         * (its last number may be cut too), so it is left out and the
+         * file is partial (probetop(1), EXIT STATUS) */
+        size_t whole = len, line = 1;
+        while (buf[whole - 1] != '\n') whole--;
+        for (size_t i = 0; i < whole; i++) line += buf[i] == '\n';
+        if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is left out",
+                         path, line) != 0 || dataset_partial(ds, path) != 0) { free(buf); return -1; }
+        len = whole;
     }
     const char *p = buf, *end = buf + len;
     size_t linebuf = 1 << 16;

@@ -265,8 +265,12 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
-            if (dataset_young(ds, path) && dataset_pending(ds, path, "last row without its line end (being written?)") != 0)
-                rc = -1;
+            if (dataset_young(ds, path)) {
+                if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) rc = -1;
+            } else if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is "
+                                        "left out", path, line) != 0 || dataset_partial(ds, path) != 0) {
+                rc = -1;   /* the writer is gone: the row was cut (probetop(1), EXIT STATUS) */
+            }
             break;
         }
         *nl = '\0';

@@ -5,6 +5,8 @@ input thousands of times faster than a large one).
 
   dump, graph  the first records of every dump.json, with the construct.json
                and stack.json entries of those records (\\x1e between files)
+  compare      the same records against a copy whose statistics and
+               checksums drift (problem \\x1e bench \\x1e construct.json)
   json         the same dumps, and every small JSON file
   construct    construct.json / stack.json cut to their first entries
   monitor      the header and first rows of every monitor CSV (v1)
@@ -38,6 +40,16 @@ def load(p):
             return json.load(f)
     except (OSError, ValueError):
         return None
+
+
+def drift(v):
+    """v with every Max doubled and every md5 changed: a bench that differs."""
+    if isinstance(v, dict):
+        return {k: (x * 2 if k == "Max" and isinstance(x, (int, float)) and not isinstance(x, bool)
+                    else "0" * 8 if k == "md5" else drift(x)) for k, x in v.items()}
+    if isinstance(v, list):
+        return [drift(x) for x in v]
+    return v
 
 
 names = []
@@ -75,6 +87,7 @@ for root, dirs, files in sorted(os.walk(fix)):
             put("dump", dj + SEP + json.dumps(c, indent=1))
             put("graph", dj + SEP + json.dumps(c, indent=1) + SEP + json.dumps(s, indent=1))
             put("construct", json.dumps(c, indent=1))
+            put("compare", dj + SEP + json.dumps(drift(d), indent=1) + SEP + json.dumps(c, indent=1))
             if s:
                 put("construct", json.dumps(s, indent=1))
     for fn in files:

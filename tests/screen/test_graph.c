@@ -317,6 +317,48 @@ static void test_bad_input(void) {
     vt_close(&vt);
 }
 
+/* An md5 pair (tests/md5/, with a construct.json of its records): f names
+ * the operator the determinism rule finds, and the detail pane of a
+ * backward whose output list holds nulls shows them (it crashed). */
+static void test_md5(void) {
+    const char *src = getenv("PT_SRC");
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (!src) SKIP("PT_SRC absent");
+    const char *dir = pt_tmpdir("graph_md5");
+    char d[2][1300], cmd[6000];
+    for (int s = 0; s < 2; s++) {
+        snprintf(d[s], sizeof d[s], "%s/%s", dir, s ? "bench" : "npu");
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/tests/md5/%s/dump.json' '%s/' && printf '%%s' "
+                 "'{\"Functional.embedding.0.forward\": null, \"Functional.conv2d.0.forward\": null, "
+                 "\"Functional.relu.0.forward\": null, \"Functional.linear.0.forward\": null, "
+                 "\"Functional.linear.0.backward\": null, \"Functional.conv2d.0.backward\": null}' > '%s/construct.json'",
+                 d[s], src, s ? "bench" : "npu", d[s], d[s]);
+        CHECK_INT(system(cmd), 0);
+    }
+    const char *args[] = {d[0], d[1], NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
+    VT_WAIT(&vt, pt_vt_tree_row(&vt, "Apis_Between_Modules.0") >= 0);   /* the operators, folded */
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, status_has(&vt, "first nondeterministic operator"));
+    CHECKV(&vt, status_has(&vt, "first nondeterministic operator (inputs equal, outputs differ): "
+                                "Functional.relu.0.forward  error"));
+    CHECKV(&vt, vt_has(&vt, "3d3d3d3d") && vt_has(&vt, "4e4e4e4e"));   /* the two outputs' checksums */
+    /* the backward with [null, {...}, null] outputs */
+    for (int i = 0; i < 6 && !status_has(&vt, "Functional.conv2d.0.backward"); i++) {
+        vt_send(&vt, "n");
+        VT_WAIT(&vt, status_has(&vt, "next divergence: "));
+    }
+    CHECKV(&vt, status_has(&vt, "next divergence: Functional.conv2d.0.backward  error"));
+    VT_WAIT(&vt, vt_has(&vt, "f6f6f6f6"));
+    CHECKV(&vt, vt_has(&vt, "output.0  pass") && vt_has(&vt, "output.1  error") && vt_has(&vt, "None"));
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    vt_close(&vt);
+}
+
 /* Never a crash at 20x6: every key of the tree once. */
 static void test_tiny(void) {
     const char *p = pt_fixture(QS "/step0/proc2016"), *b = pt_fixture(QS "/step1/proc2016");
@@ -401,5 +443,6 @@ int main(void) {
     RUN(test_visdb_bad_column);
     RUN(test_bad_input);
     RUN(test_tiny);
+    RUN(test_md5);
     PT_DONE();
 }

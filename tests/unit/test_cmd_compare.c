@@ -1,7 +1,7 @@
 /* test_cmd_compare: `probetop compare` end to end (the command's run()
  * called in-process): the csv of the quick_start pair row for row against
  * msProbe's, exit codes, --first on a generated pair with and without
- * --drift, and bad input. */
+ * --drift, bad input, and an md5 pair with null items. */
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
 
@@ -207,21 +207,151 @@ static void test_whole_run_first(void) {
     CHECK_CONTAINS(so, want);
     CHECK_CONTAINS(so, "at step 1, micro step 0, rank 3");
     free(so);
-    /* a pair that cannot be read: named, exit 2, no answer half-made */
+    /* a pair that cannot be read: named and left out, the others
+     * compared; what they hold at error level fails the gate (exit 1
+     * before 3, probetop(1), EXIT STATUS) */
     snprintf(cmd, sizeof cmd, "cp -r '%s' '%s/broken' && truncate -s 1000 '%s/broken/step0/rank2/dump.json'", npu, dir,
              dir);
     CHECK_INT(system(cmd), 0);
     char broken[1300];
     snprintf(broken, sizeof broken, "%s/broken", dir);
     const char *argv3[] = {"compare", broken, bench, "--first"};
-    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_USAGE);
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_FOUND);
     char *se = pt_slurp(err);
     CHECK_CONTAINS(se, "step 0 rank 2: ");
     CHECK_CONTAINS(se, "dump.json");
+    CHECK_CONTAINS(se, "1 of 8 (step, rank) pairs could not be compared\n");
     free(se);
     so = pt_slurp(out);
-    CHECK(so && !so[0]);
+    CHECK_CONTAINS(so, "\terror\tstep 1\trank 3\t");
     free(so);
+}
+
+/* An md5 pair (tests/md5/): msProbe's md5 table byte for byte, null
+ * items included (they crashed the csv), and the determinism rule as the
+ * first divergence, with and without structure. */
+static void test_md5_pair(void) {
+    const char *src = getenv("PT_SRC");
+    if (!src) SKIP("PT_SRC absent");
+    char a[1200], b[1200], want[1200], csv[1300], out[1300], err[1300], cmd[4200];
+    snprintf(a, sizeof a, "%s/tests/md5/npu", src);
+    snprintf(b, sizeof b, "%s/tests/md5/bench", src);
+    snprintf(want, sizeof want, "%s/tests/md5/msprobe_compare_result.csv", src);
+    const char *dir = pt_tmpdir("cmd_compare_md5");
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const char *argv[] = {"compare", a, b, "--csv", csv};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_FOUND);
+    char *got = pt_slurp(csv), *exp = pt_slurp(want);
+    CHECK(got && exp);
+    if (got && exp) CHECK_STR(got, exp);
+    free(got);
+    free(exp);
+    char *so = pt_slurp(out);
+    CHECK_CONTAINS(so, "25 rows (pass 15, warning 3, error 7)");
+    /* the embedding's input differs already: the relu, same input and a
+     * different output, is the operator to suspect */
+    CHECK_CONTAINS(so, "first nondeterministic operator (inputs equal, outputs differ): Functional.relu.0.forward "
+                       "(error) at step 0, micro step 0, rank 0");
+    free(so);
+    const char *argv2[] = {"compare", a, b, "--first"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv2), EXIT_FOUND);
+    so = pt_slurp(out);
+    CHECK_STR(so, "Functional.relu.0.forward\terror\tstep 0\trank 0\tworst relative error -\tmicro step 0\tin -\n"
+                  "determinism: the first operator whose inputs' checksums equal the benchmark's and whose outputs' "
+                  "differ\n");
+    free(so);
+    /* with structure (a construct.json of top-level APIs): the graph's answer is the same */
+    for (int s = 0; s < 2; s++) {
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/s%d' && cp '%s/dump.json' '%s/s%d/' && printf '%%s' '{\"Functional."
+                 "embedding.0.forward\": null, \"Functional.conv2d.0.forward\": null, \"Functional.relu.0.forward\": "
+                 "null, \"Functional.linear.0.forward\": null}' > '%s/s%d/construct.json'",
+                 dir, s, s ? b : a, dir, s, dir, s);
+        CHECK_INT(system(cmd), 0);
+    }
+    char sa[1300], sb[1300];
+    snprintf(sa, sizeof sa, "%s/s0", dir);
+    snprintf(sb, sizeof sb, "%s/s1", dir);
+    const char *argv3[] = {"compare", sa, sb, "--first"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 4, argv3), EXIT_FOUND);
+    so = pt_slurp(out);
+    CHECK(so && !strncmp(so, "Functional.relu.0.forward\terror\tstep 0\trank 0\t", 45));
+    CHECK_CONTAINS(so, "\ndeterminism: ");
+    free(so);
+    /* a run against itself with one rank's dump.json cut: nothing diverges
+     * in what was read, but the gate cannot pass (exit 3, probetop(1),
+     * EXIT STATUS) unless --partial-ok */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/run/step0/rank0' '%s/run/step0/rank1' && cp '%s/dump.json' "
+             "'%s/run/step0/rank0/' && head -c 1500 '%s/dump.json' > '%s/run/step0/rank1/dump.json'",
+             dir, dir, a, dir, a, dir);
+    CHECK_INT(system(cmd), 0);
+    char run[1300];
+    snprintf(run, sizeof run, "%s/run", dir);
+    const char *argv4[] = {"compare", run, run};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 3, argv4), EXIT_INCOMPLETE);
+    char *se = pt_slurp(err);
+    CHECK_CONTAINS(se, "step 0 rank 1: ");
+    CHECK_CONTAINS(se, "rank1/dump.json");
+    CHECK_CONTAINS(se, "1 of 2 (step, rank) pairs could not be compared: the answer covers the others only");
+    free(se);
+    const char *argv5[] = {"compare", run, run, "--first", "--partial-ok"};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv5), EXIT_OK);
+    so = pt_slurp(out);
+    CHECK_CONTAINS(so, "no divergence");
+    free(so);
+}
+
+/* The real quick_start pair turned into md5 dumps (every tensor given the
+ * CRC-32 of the text of its statistics): the backward outputs of
+ * Functional.conv2d.0.backward are [null, {...}, null].  The counts and
+ * those rows are msProbe's compare of the same files (run once, stored). */
+static void test_md5_quick_start(void) {
+    const char *a = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016");
+    const char *b = pt_fixture("examples/quick_start/gpu_dump/step1/proc2016");
+    const char *py = getenv("PT_PYTHON");
+    if (!a || !b || !py || !*py) SKIP("fixtures or PT_PYTHON absent");
+    const char *dir = pt_tmpdir("cmd_compare_md5qs");
+    char script[1300], cmd[6000], csv[1300], out[1300], err[1300], d0[1300], d1[1300];
+    snprintf(script, sizeof script, "%s/md5.py", dir);
+    pt_write(script, "import json, os, shutil, sys, zlib\n"
+                     "def add(o):\n"
+                     "    if isinstance(o, dict):\n"
+                     "        if 'Tensor' in str(o.get('type', '')) and 'dtype' in o:\n"
+                     "            o['md5'] = '%08x' % zlib.crc32(json.dumps([o.get(k) for k in ('Max', 'Min', 'Mean', "
+                     "'Norm')] + [0]).encode())\n"
+                     "        for v in o.values(): add(v)\n"
+                     "    elif isinstance(o, list):\n"
+                     "        for v in o: add(v)\n"
+                     "src, dst = sys.argv[1], sys.argv[2]\n"
+                     "os.makedirs(dst)\n"
+                     "d = json.load(open(src + '/dump.json'))\n"
+                     "add(d)\n"
+                     "json.dump(d, open(dst + '/dump.json', 'w'), indent=1)\n"
+                     "for f in ('construct.json', 'stack.json'): shutil.copyfile(src + '/' + f, dst + '/' + f)\n");
+    snprintf(d0, sizeof d0, "%s/step0/proc2016", dir);
+    snprintf(d1, sizeof d1, "%s/step1/proc2016", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s' && '%s' '%s' '%s' '%s'", py, script, a, d0, py, script, b, d1);
+    CHECK_INT(system(cmd), 0);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const char *argv[] = {"compare", d0, d1, "--csv", csv};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_FOUND);
+    char *so = pt_slurp(out), *got = pt_slurp(csv);
+    CHECK_CONTAINS(so, "2822 rows (pass 753, warning 161, error 1908)");
+    CHECK_CONTAINS(got, "\nFunctional.conv2d.0.backward.input.0,Functional.conv2d.0.backward.input.0,torch.float32,"
+                        "torch.float32,\"[32, 64, 112, 112]\",\"[32, 64, 112, 112]\",False,False,f9ca1007,28a90d96,True,"
+                        "error,\"[\"\"error: The CRC-32 value of NPU differs from that of the bench.\"\"]\",N/A\n"
+                        "Functional.conv2d.0.backward.output.0,Functional.conv2d.0.backward.output.0,None,None,None,None,"
+                        "N/A,N/A,N/A,N/A,True,pass,[],N/A\n"
+                        "Functional.conv2d.0.backward.output.1,Functional.conv2d.0.backward.output.1,torch.float32,"
+                        "torch.float32,\"[64, 3, 7, 7]\",\"[64, 3, 7, 7]\",False,False,f60fa586,5a288048,True,error,"
+                        "\"[\"\"error: The CRC-32 value of NPU differs from that of the bench.\"\"]\",N/A\n"
+                        "Functional.conv2d.0.backward.output.2,Functional.conv2d.0.backward.output.2,None,None,None,None,"
+                        "N/A,N/A,N/A,N/A,True,pass,[],N/A\n");
+    free(so);
+    free(got);
 }
 
 static void test_bad_input(void) {
@@ -271,5 +401,7 @@ int main(void) {
     RUN(test_drift_first);
     RUN(test_whole_run_first);
     RUN(test_bad_input);
+    RUN(test_md5_pair);
+    RUN(test_md5_quick_start);
     PT_DONE();
 }

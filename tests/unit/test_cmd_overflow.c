@@ -678,6 +678,77 @@ static void test_quick_start_planted(void) {
 }
 
 /* Monitor data: no levels; NaN/Inf cells are listed. */
+/* A gate never passes on what it could not read (probetop(1), EXIT
+ * STATUS): a rank's dump.json cut in half an hour ago, or a monitor CSV
+ * whose last row was cut, gives exit 3 with the files named, unless
+ * --partial-ok; a NaN in what was read still fails (exit 1). */
+static void test_incomplete(void) {
+    char clean[4200], nan[4200], cmd[13000], cut[4300];
+    snprintf(clean, sizeof clean, "%s/inc-clean", pt_tmpdir_path);
+    snprintf(nan, sizeof nan, "%s/inc-nan", pt_tmpdir_path);
+    int g = gen_dump(clean, "");
+    if (g < 0) SKIP("no ../shared or no python");
+    CHECK_INT(g, 0);
+    CHECK_INT(gen_dump(nan, "--nan 1:1:layers.1.self_attention"), 0);
+    for (int k = 0; k < 2; k++) {
+        snprintf(cut, sizeof cut, "%s/step2/rank0/dump.json", k ? nan : clean);
+        snprintf(cmd, sizeof cmd, "f='%s'; head -c $(($(stat -c %%s \"$f\") / 2)) \"$f\" > \"$f.x\" && "
+                 "mv \"$f.x\" \"$f\" && touch -d '1 hour ago' \"$f\"", cut);
+        CHECK_INT(system(cmd), 0);
+    }
+    char *out;
+    CHECK_INT(run_overflow(&out, clean, NULL), EXIT_INCOMPLETE);
+    CHECK_CONTAINS(out, "nothing at or above it in what was read, but 1 file could not be read whole: cannot say: exit 3");
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--format", "json", NULL), EXIT_INCOMPLETE);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK_INT(get_int(get(root, "gate"), "exit"), EXIT_INCOMPLETE);
+        const cJSON *sk = get(get(root, "unread"), "skipped");
+        CHECK_INT(cJSON_GetArraySize(sk), 1);
+        snprintf(cut, sizeof cut, "%s/step2/rank0/dump.json", clean);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(sk, 0)), cut);
+        CHECK(cJSON_IsFalse(get(get(root, "unread"), "accepted")));
+    }
+    cJSON_Delete(root);
+    free(out);
+    CHECK_INT(run_overflow(&out, clean, "--partial-ok", NULL), EXIT_OK);
+    CHECK_CONTAINS(out, "accepted by --partial-ok: exit 0");
+    free(out);
+    CHECK_INT(run_overflow(&out, nan, NULL), EXIT_FOUND);   /* what was read fails the gate */
+    free(out);
+    /* followed until idle: the cut file (an hour old) is not being written */
+    CHECK_INT(run_overflow(&out, "--follow", "--idle", "1", clean, NULL), EXIT_INCOMPLETE);
+    CHECK_CONTAINS(out, "but 1 file could not be read whole (see the warnings): cannot say: exit 3");
+    free(out);
+    CHECK_INT(run_overflow(&out, "--follow", "--idle", "1", "--partial-ok", clean, NULL), EXIT_OK);
+    free(out);
+    /* a monitor tree whose CSV lost the end of its last row an hour ago */
+    char dir[4300], csv[4400];
+    snprintf(dir, sizeof dir, "%s/inc-mon/Nov14_22-13-20-rank0-d85ad257", pt_tmpdir_path);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CHECK_INT(system(cmd), 0);
+    snprintf(csv, sizeof csv, "%s/actv_0-0.csv", dir);
+    CHECK_INT(pt_write(csv, "vpp_stage,name,step,micro_step,norm,min,max,mean\n0,layers.0.mlp,0,0,1.5,0,2,1\n"
+                            "0,layers.1.mlp,0,0,2.5,0,3"), 0);
+    snprintf(cmd, sizeof cmd, "touch -d '1 hour ago' '%s'", csv);
+    CHECK_INT(system(cmd), 0);
+    snprintf(dir, sizeof dir, "%s/inc-mon", pt_tmpdir_path);
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", NULL), EXIT_INCOMPLETE);
+    root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        const cJSON *pa = get(get(root, "unread"), "partial");
+        CHECK_INT(cJSON_GetArraySize(pa), 1);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(pa, 0)), csv);
+    }
+    cJSON_Delete(root);
+    free(out);
+    CHECK_INT(run_overflow(&out, dir, "--partial-ok", NULL), EXIT_OK);
+    free(out);
+}
+
 static void test_monitor(void) {
     const char *mon = pt_fixture("derived/synthetic_monitor_output");
     if (!mon) SKIP("no monitor fixture");
@@ -977,6 +1048,7 @@ int main(void) {
     RUN(test_quick_start_planted);
     RUN(test_gate);
     RUN(test_monitor);
+    RUN(test_incomplete);
     RUN(test_trenddb);
     RUN(test_monitor_placeholders);
     RUN(test_monitor_planted_placeholders);

@@ -300,6 +300,54 @@ static void test_mode_mismatch(void) {
     tree_free(b);
 }
 
+/* The md5 pair of tests/md5/ as graphs (a construct.json of top-level
+ * APIs added): every cell of every row has a text (the null items of
+ * Functional.conv2d.0.backward crashed the detail pane), null items are
+ * None on both sides and pass, and the determinism rule names the relu. */
+static void test_md5_graph(void) {
+    const char *src = getenv("PT_SRC");
+    if (!src) SKIP("PT_SRC absent");
+    const char *dir = pt_tmpdir("compare_md5");
+    struct tree *t[2] = {NULL, NULL};
+    for (int s = 0; s < 2; s++) {
+        char cmd[4200], d[1300];
+        snprintf(d, sizeof d, "%s/s%d", dir, s);
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/tests/md5/%s/dump.json' '%s/'", d, src, s ? "bench" : "npu", d);
+        CHECK_INT(system(cmd), 0);
+        snprintf(cmd, sizeof cmd, "%s/construct.json", d);
+        pt_write(cmd, "{\"Functional.embedding.0.forward\": null, \"Functional.conv2d.0.forward\": null, "
+                      "\"Functional.relu.0.forward\": null, \"Functional.linear.0.forward\": null, "
+                      "\"Functional.linear.0.backward\": null, \"Functional.conv2d.0.backward\": null}");
+        struct pt_error err;
+        CHECK_INT(graph_read(d, GRAPH_BUILD, &t[s], &err), 0);
+    }
+    if (!t[0] || !t[1]) { tree_free(t[0]); tree_free(t[1]); return; }
+    struct cmp_graph *g;
+    struct pt_error err;
+    CHECK_INT(cmp_graph_new(t[0], t[1], NULL, &g, &err), 0);
+    CHECK_INT(g->mode, CMP_MD5);
+    for (size_t i = 0; i < g->nrows; i++)
+        for (int c = 0; c < 13; c++) CHECK(cell(g, &g->rows[i], c) != NULL);
+    int bw = tree_find(t[0], "Functional.conv2d.0.backward");
+    CHECK(bw >= 0);
+    if (bw >= 0) {
+        const struct crow *r0 = row_of(g, bw, ".output.0"), *r1 = row_of(g, bw, ".output.1");
+        CHECK_STR(cell(g, r0, 8), "None");
+        CHECK_STR(cell(g, r0, 9), "None");
+        CHECK_STR(cell(g, r0, 11), "pass");
+        CHECK_STR(cell(g, r1, 8), "f6f6f6f6");
+        CHECK_STR(cell(g, r1, 11), "error");
+        CHECK(cmp_node_nondeterministic(g, bw));   /* its input agrees, an output differs */
+    }
+    int emb = tree_find(t[0], "Functional.embedding.0.forward"), relu = tree_find(t[0], "Functional.relu.0.forward");
+    CHECK(emb >= 0 && relu >= 0);
+    if (emb >= 0) CHECK(!cmp_node_nondeterministic(g, emb));   /* its input differs */
+    CHECK_INT(cmp_first_divergence(g), relu);
+    cmp_graph_free(g);
+    tree_free(t[0]);
+    tree_free(t[1]);
+}
+
 int main(void) {
     RUN(test_text);
     RUN(test_graph_vs_visdb);
@@ -307,5 +355,6 @@ int main(void) {
     RUN(test_table_vs_csv);
     RUN(test_table_reverse);
     RUN(test_mode_mismatch);
+    RUN(test_md5_graph);
     PT_DONE();
 }

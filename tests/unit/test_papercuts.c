@@ -105,9 +105,18 @@ static void test_overflow_visdb(void) {
     CHECK_CONTAINS(out, "no node flagged");
     free(out);
     free(err);
+    /* built without -oc: no levels, so the gate cannot know (exit 3)
+     * unless partial input is accepted */
     const char *a2[] = {"overflow", bld, "--format", "json"};
-    CHECK_INT(run_cmd(&cmd_overflow_entry, 4, a2, &out, &err), EXIT_OK);
-    CHECK_CONTAINS(out, "\"checked\": false");
+    CHECK_INT(run_cmd(&cmd_overflow_entry, 4, a2, &out, &err), EXIT_INCOMPLETE);
+    CHECK_CONTAINS(out, "\"checked\": false, \"partial_ok\": false");
+    CHECK_CONTAINS(err, "gpu_dump_step0.build.vis.db: the graph was built without msProbe's overflow check (-oc)");
+    free(out);
+    free(err);
+    const char *a2b[] = {"overflow", bld, "--partial-ok"};
+    CHECK_INT(run_cmd(&cmd_overflow_entry, 3, a2b, &out, &err), EXIT_OK);
+    CHECK_CONTAINS(out, "levels: not stored");
+    CHECK_CONTAINS(err, "accepted by --partial-ok");
     free(out);
     free(err);
     const char *p = planted();
