@@ -82,6 +82,12 @@ struct cube_source_ops {
 int cube_lazy_attach(struct cube *c, const struct cube_source_ops *ops, void *src, uint64_t budget,
                      struct pt_error *err);
 
+/* The most one layout of a lazy cube may take (a block, a map of its
+ * targets): the --mem budget, 16 MiB at least (probetop(1), --mem). */
+static inline uint64_t cube_lazy_most(uint64_t budget) {
+    return budget > ((uint64_t)16 << 20) ? budget : (uint64_t)16 << 20;
+}
+
 /* Bytes of the dense value blocks of c's axes. */
 uint64_t cube_dense_bytes(const struct cube *c);
 

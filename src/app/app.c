@@ -59,37 +59,6 @@ static void usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, " (probetop --help)\n");
 }
 
-/* --mem SIZE: bytes, or with a K, M, G or T suffix (powers of 1024; a
- * trailing B or iB allowed). */
-static int parse_size(const char *v, uint64_t *out) {
-    char *e;
-    errno = 0;
-    double x = strtod(v, &e);
-    if (e == v || errno || !(x >= 0) || x > 1e18) return -1;
-    const char *units = "KMGT";
-    const char *u = *e ? strchr(units, toupper((unsigned char)*e)) : NULL;
-    if (*e && !u) return -1;
-    if (u) {
-        for (const char *k = units; k <= u; k++) x *= 1024;
-        e++;
-        if (*e == 'i') e++;
-        if (*e == 'B' || *e == 'b') e++;
-    }
-    if (*e || x > 1.8e19) return -1;
-    *out = (uint64_t)x;
-    return 0;
-}
-
-/* The default --mem: a quarter of the machine's memory, at most 1 GiB, so
- * that browsing stays small beside the rest of the machine's work. */
-static uint64_t default_mem(void) {
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    uint64_t cap = (uint64_t)1 << 30;
-    if (pages <= 0 || size <= 0) return cap / 4;
-    uint64_t q = (uint64_t)pages * (uint64_t)size / 4;
-    return q < cap ? q : cap;
-}
-
 /* --demo or --demo=RANKSxTARGETS (the benchmark scale). */
 static int parse_demo(struct app *a, const char *arg) {
     a->demo = 1;
@@ -107,7 +76,6 @@ static int parse_demo(struct app *a, const char *arg) {
 
 static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man) {
     load_opts_init(&a->lopts);
-    a->lopts.mem_budget = default_mem();
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int matched = 0, bad = 0;
@@ -162,7 +130,7 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         v = opt_value(argc, argv, &i, "--mem", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (parse_size(v, &a->lopts.mem_budget) < 0) { usage_error("--mem wants a size such as 512M or 2G, not '%s'", v); return -1; }
+            if (load_opts_parse_mem(v, &a->lopts.mem_budget) < 0) { usage_error("--mem wants a size such as 512M or 2G, not '%s'", v); return -1; }
             continue;
         }
         v = opt_value(argc, argv, &i, "--parallel", &matched, &bad);
@@ -800,6 +768,22 @@ static void sleep_ms(int ms) {
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
 }
 
+/* No terminal: said before any input is read (a crafted database could
+ * take seconds to read for nothing), a missing path still first.  -1 when
+ * said. */
+static int no_terminal(const struct app *a) {
+    struct pt_error err;
+    struct stat st;
+    if (ui_can_start(&err) == 0) return 0;
+    for (int i = 0; i < a->npaths; i++)
+        if (stat(a->paths[i], &st) != 0) {
+            fprintf(stderr, "probetop: %s: %s\n", a->paths[i], strerror(errno));
+            return -1;
+        }
+    fprintf(stderr, "probetop: %s\n", err.msg);
+    return -1;
+}
+
 int app_main(int argc, char **argv) {
     struct app app;
     struct app *a = &app;
@@ -824,6 +808,7 @@ int app_main(int argc, char **argv) {
     a->mode = a->npaths == 2 ? APP_MODE_COMPARE
             : a->npaths == 1 && util_ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
 
+    if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
     if (a->mode == APP_MODE_TREND) {
         if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", err.msg); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a

@@ -6,6 +6,7 @@
 #include "model/util/util.h"
 #include "src/io/json.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,11 +15,42 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+
+/* The default --mem: a quarter of the machine's memory, at most 1 GiB, so
+ * that browsing stays small beside the rest of the machine's work. */
+static uint64_t default_mem(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t cap = (uint64_t)1 << 30;
+    if (pages <= 0 || size <= 0) return cap / 4;
+    uint64_t q = (uint64_t)pages * (uint64_t)size / 4;
+    return q < cap ? q : cap;
+}
 
 void load_opts_init(struct load_opts *o) {
     memset(o, 0, sizeof *o);
     o->micro_step = 1;
+    o->mem_budget = default_mem();
+}
+
+int load_opts_parse_mem(const char *v, uint64_t *out) {
+    char *e;
+    errno = 0;
+    double x = strtod(v, &e);
+    if (e == v || errno || !(x >= 0) || x > 1e18) return -1;
+    const char *units = "KMGT";
+    const char *u = *e ? strchr(units, toupper((unsigned char)*e)) : NULL;
+    if (*e && !u) return -1;
+    if (u) {
+        for (const char *k = units; k <= u; k++) x *= 1024;
+        e++;
+        if (*e == 'i') e++;
+        if (*e == 'B' || *e == 'b') e++;
+    }
+    if (*e || x > 1.8e19) return -1;
+    *out = (uint64_t)x;
+    return 0;
 }
 
 static int push_str(char ***v, size_t *n, const char *s) {

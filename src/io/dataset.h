@@ -20,7 +20,12 @@
 #include "model/err.h"
 #include "src/io/formats.h"
 
+/* Defaults: micro steps on, mem_budget the default --mem (a quarter of the
+ * machine's memory, at most 1 GiB). */
 void load_opts_init(struct load_opts *o);
+/* --mem SIZE: bytes, or with a K, M, G or T suffix (powers of 1024; a
+ * trailing B or iB allowed).  0, or -1 when it is no size. */
+int load_opts_parse_mem(const char *v, uint64_t *out);
 
 int dataset_load(const char *path, const struct load_opts *o, struct dataset **out, struct pt_error *err);
 void dataset_free(struct dataset *d);

@@ -73,8 +73,10 @@ static int place_row(const struct tsrc *s, const struct cube *c, sqlite3_stmt *s
     size_t ti = trenddb_target_index(s->h, sqlite3_column_int64(st, 2));
     if (!p->m || ti == SIZE_MAX) return 0;
     p->lt = s->ltmap[p->m->cube][s->h->idmap_local[ti]];
-    p->ri = cube_rank_find(c, (int32_t)sqlite3_column_int64(st, 0));
-    p->si = cube_step_find(c, (int32_t)sqlite3_column_int64(st, 1));
+    int32_t rank, step;
+    if (trenddb_key_of(st, 0, &rank) || trenddb_key_of(st, 1, &step)) return 0;
+    p->ri = cube_rank_find(c, rank);
+    p->si = cube_step_find(c, step);
     return p->lt != UINT32_MAX && p->ri >= 0 && p->si >= 0;
 }
 
@@ -122,35 +124,39 @@ static int run_rows(struct tsrc *s, sqlite3 *db, const struct cube *c, sqlite3_s
 static int fill_block(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
                       struct pt_error *err) {
     struct tsrc *s = src;
-    float *outs[32] = {0};
+    float **outs = calloc((size_t)s->h->nmet, sizeof *outs);   /* only metric's is set */
     int64_t mid = s->h->met[metric].id;
+    int rc = 0;
+    if (!outs) return pt_errorf(err, "out of memory");
     outs[metric] = out;
     switch (dim) {
     case DIM_RANK:   /* one range of the key */
         sqlite3_bind_int64(s->q_rank, 1, c->ranks[value]);
         sqlite3_bind_int64(s->q_rank, 2, mid);
-        return run_rows(s, s->db, c, s->q_rank, L_RANK, outs, NULL, err);
+        rc = run_rows(s, s->db, c, s->q_rank, L_RANK, outs, NULL, err);
+        break;
     case DIM_STEP:   /* one range per rank */
-        for (int r = 0; r < c->nranks; r++) {
+        for (int r = 0; rc == 0 && r < c->nranks; r++) {
             sqlite3_bind_int64(s->q_rankstep, 1, c->ranks[r]);
             sqlite3_bind_int64(s->q_rankstep, 2, c->steps[value].value);
             sqlite3_bind_int64(s->q_rankstep, 3, mid);
-            if (run_rows(s, s->db, c, s->q_rankstep, L_STEP, outs, NULL, err) != 0) return -1;
+            rc = run_rows(s, s->db, c, s->q_rankstep, L_STEP, outs, NULL, err);
         }
-        return 0;
+        break;
     case DIM_TARGET: /* one row per (rank, step) */
-        if ((uint32_t)value >= s->nnames) return 0;
-        for (int r = 0; r < c->nranks; r++)
-            for (int st = 0; st < c->nsteps; st++) {
+        if ((uint32_t)value >= s->nnames) break;
+        for (int r = 0; rc == 0 && r < c->nranks; r++)
+            for (int st = 0; rc == 0 && st < c->nsteps; st++) {
                 sqlite3_bind_int64(s->q_cell, 1, c->ranks[r]);
                 sqlite3_bind_int64(s->q_cell, 2, c->steps[st].value);
                 sqlite3_bind_int64(s->q_cell, 3, s->dbid[value]);
                 sqlite3_bind_int64(s->q_cell, 4, mid);
-                if (run_rows(s, s->db, c, s->q_cell, L_TARGET, outs, NULL, err) != 0) return -1;
+                rc = run_rows(s, s->db, c, s->q_cell, L_TARGET, outs, NULL, err);
             }
-        return 0;
+        break;
     }
-    return 0;
+    free(outs);
+    return rc;
 }
 
 static int fill_cell(void *src, const struct cube *c, int metric, uint32_t lt, int step, int rank, float *vals,
@@ -383,9 +389,7 @@ static const struct cube_source_ops trenddb_source = {
 
 /* ---- the axes ---- */
 
-struct ivec { int64_t *v; size_t n, cap; };
-
-static int ivec_push(struct ivec *a, int64_t x) {
+int trenddb_ivec_push(struct trenddb_ivec *a, int64_t x) {
     if (UTIL_PUSH(a->v, a->n, a->cap) != 0) return -1;
     a->v[a->n++] = x;
     return 0;
@@ -396,7 +400,7 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void ivec_uniq(struct ivec *a) {
+void trenddb_ivec_uniq(struct trenddb_ivec *a) {
     size_t k = 0;
     if (a->n) qsort(a->v, a->n, sizeof *a->v, cmp_i64);
     for (size_t i = 0; i < a->n; i++)
@@ -420,39 +424,84 @@ static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **s
     return pt_errorf(err, "%s: %s", file, sqlite3_errmsg(db));
 }
 
-/* Ranks and steps (sorted, distinct) by walks over the key. */
-static int find_axes(struct tsrc *s, struct ivec *ranks, struct ivec *steps, struct pt_error *err) {
-    const struct trenddb_head *h = s->h;
+/* The integers a key column may hold: int32 (the cube's axes), and only
+ * integer values -- text, a blob or 1.5 in the rank column is no rank (a
+ * walk that read it as 0 would find it again and again). */
+#define KEY_OK(col) col " >= -2147483648 AND " col " <= 2147483647 AND " col " = CAST(" col " AS INTEGER)"
+
+int trenddb_key_of(sqlite3_stmt *st, int col, int32_t *out) {
+    int t = sqlite3_column_type(st, col);
+    double d = t == SQLITE_FLOAT ? sqlite3_column_double(st, col) : 0;
+    if (t == SQLITE_FLOAT ? !(d >= INT32_MIN && d <= INT32_MAX && d == (double)(int64_t)d) : t != SQLITE_INTEGER)
+        return -1;
+    int64_t v = sqlite3_column_int64(st, col);
+    if (v < INT32_MIN || v > INT32_MAX) return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* Adds lo..hi to a, when they are at most max values. */
+static int push_range(struct trenddb_ivec *a, int64_t lo, int64_t hi, int64_t max) {
+    if (hi < lo || hi - lo >= max) return 0;
+    for (int64_t x = lo; x <= hi; x++)
+        if (trenddb_ivec_push(a, x)) return -1;
+    return 0;
+}
+
+int trenddb_axes(sqlite3 *db, const char *file, const struct trenddb_head *h, struct trenddb_ivec *ranks,
+                 struct trenddb_ivec *steps, struct pt_error *err) {
     sqlite3_stmt *nr = NULL, *first = NULL, *last = NULL, *nstep = NULL;
     int rc = -1;
-    if (prep(s->db, s->file, "SELECT rank FROM trend_data WHERE rank > ?1 ORDER BY rank LIMIT 1", &nr, err) ||
-        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step LIMIT 1", &first, err) ||
-        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step DESC LIMIT 1", &last, err) ||
-        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 AND step > ?2 ORDER BY step LIMIT 1", &nstep,
-             err))
+    if (prep(db, file, "SELECT rank FROM trend_data WHERE rank > ?1 AND " KEY_OK("rank") " ORDER BY rank LIMIT 1", &nr,
+             err) ||
+        prep(db, file, "SELECT step FROM trend_data WHERE rank = ?1 AND " KEY_OK("step") " ORDER BY step LIMIT 1", &first,
+             err) ||
+        prep(db, file, "SELECT step FROM trend_data WHERE rank = ?1 AND " KEY_OK("step") " ORDER BY step DESC LIMIT 1",
+             &last, err) ||
+        prep(db, file,
+             "SELECT step FROM trend_data WHERE rank = ?1 AND step > ?2 AND " KEY_OK("step") " ORDER BY step LIMIT 1",
+             &nstep, err))
         goto out;
-    for (int64_t r = 0; r <= h->max_rank && r < 100000; r++)
-        if (ivec_push(ranks, r)) goto oom;
-    if (h->max_step - h->min_step < 1000000)
-        for (int64_t st = h->min_step; st <= h->max_step; st++)
-            if (ivec_push(steps, st)) goto oom;
-    int64_t r = INT64_MIN, x;
-    size_t nrows_ranks = 0;
-    int g;
-    while ((g = one_int(nr, r, 0, &r)) == 1) {
-        if (++nrows_ranks > CUBE_MAX_RANKS) break;
-        if (ivec_push(ranks, r)) goto oom;
-        if (one_int(first, r, 0, &x) == 1 && ivec_push(steps, x)) goto oom;
-        if (one_int(last, r, 0, &x) == 1 && ivec_push(steps, x)) goto oom;
-        if (nrows_ranks == 1) {   /* every step of the first rank */
+    int64_t r = (int64_t)INT32_MIN - 1, x, slo = INT64_MAX, shi = INT64_MIN;
+    int g = 0;
+    /* the ranks with rows, each one lookup; each rank's first and last
+     * step; every step of the first rank */
+    while (g >= 0 && (g = one_int(nr, r, 0, &r)) == 1) {
+        if (ranks->n >= CUBE_MAX_RANKS) {
+            pt_errorf(err, "%s: more than %d ranks with rows: more than probetop can lay out", file, CUBE_MAX_RANKS);
+            goto out;
+        }
+        if (trenddb_ivec_push(ranks, r)) goto oom;
+        for (int k = 0; k < 2 && g >= 0; k++)
+            if ((g = one_int(k ? last : first, r, 0, &x)) == 1) {
+                if (trenddb_ivec_push(steps, x)) goto oom;
+                slo = x < slo ? x : slo;
+                shi = x > shi ? x : shi;
+            }
+        if (g >= 0 && ranks->n == 1) {
             int64_t st = INT64_MIN;
-            for (size_t k = 0; k < CUBE_MAX_STEPS && one_int(nstep, r, st, &st) == 1; k++)
-                if (ivec_push(steps, st)) goto oom;
+            for (size_t k = 0; k <= CUBE_MAX_STEPS && (g = one_int(nstep, r, st, &st)) == 1; k++)
+                if (trenddb_ivec_push(steps, st)) goto oom;
         }
     }
-    if (g < 0) { pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db)); goto out; }
-    ivec_uniq(ranks);
-    ivec_uniq(steps);
+    if (g < 0) { pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db)); goto out; }
+    /* msProbe offers every rank 0..max_rank and every step min_step..max_step
+     * of global_stats (probetop-formats(5), TREND.DB): taken within the
+     * ranks and steps rows have, never from global_stats alone, where a
+     * crafted row would lay out a million steps for nothing */
+    if (ranks->n) {
+        int64_t rlo = ranks->v[0] > 0 ? ranks->v[0] : 0, rhi = ranks->v[ranks->n - 1];
+        if (push_range(ranks, rlo, h->max_rank < rhi ? h->max_rank : rhi, CUBE_MAX_RANKS)) goto oom;
+        if (push_range(steps, h->min_step > slo ? h->min_step : slo, h->max_step < shi ? h->max_step : shi,
+                       CUBE_MAX_STEPS))
+            goto oom;
+    }
+    trenddb_ivec_uniq(ranks);
+    trenddb_ivec_uniq(steps);
+    if (steps->n > CUBE_MAX_STEPS) {
+        pt_errorf(err, "%s: %zu steps with rows: more than probetop can lay out", file, steps->n);
+        goto out;
+    }
     rc = 0;
     goto out;
 oom:
@@ -479,7 +528,7 @@ static int mark_pairs(struct tsrc *s, sqlite3_stmt *st, uint8_t **has) {
 
 /* has[metric][names id]: the targets with rows in each metric (see the
  * header comment for where they come from). */
-static int find_targets(struct tsrc *s, const struct ivec *ranks, uint8_t **has, struct pt_error *err) {
+static int find_targets(struct tsrc *s, const struct trenddb_ivec *ranks, uint8_t **has, struct pt_error *err) {
     sqlite3_stmt *st = NULL, *first = NULL, *last = NULL;
     int rc = -1;
     if (trenddb_has_table(s->db, "probetop_rank_summary") == 1) {
@@ -522,7 +571,10 @@ static int find_targets(struct tsrc *s, const struct ivec *ranks, uint8_t **has,
         if (k != i) {
             sqlite3_bind_int64(first, 1, ranks->v[i]);
             sqlite3_bind_int64(last, 1, ranks->v[i]);
-            if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) goto out;
+            if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) {
+                pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+                goto out;
+            }
         }
     }
     rc = 0;
@@ -533,12 +585,13 @@ out:
 }
 
 /* s->sum_cond from the summary table's columns: an infinity in the minimum
- * or maximum of any statistic. */
-static void summary_cond(struct tsrc *s) {
+ * or maximum of any statistic.  0, or -1 with err set. */
+static int summary_cond(struct tsrc *s, struct pt_error *err) {
     char (*cols)[64] = s->scols;
     s->sum_cond[0] = '\0';
-    if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
+    if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return 0;
     int n = s->nscols = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
+    if (n < 0) return pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
     size_t o = 0;
     for (int k = 4; k < s->h->ntc; k++)
         for (int i = 0; i < n; i++) {
@@ -551,19 +604,23 @@ static void summary_cond(struct tsrc *s) {
                                           "%s\"%s\" IN (1000000001.0, -1000000001.0)", o ? " OR " : "", cols[i]);
         }
     sqlite3_stmt *st;
-    struct pt_error err;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (prep(s->db, s->file,
                  k ? "SELECT 1 FROM probetop_rank_summary WHERE group_size = 64 LIMIT 1"
                    : "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1",
-                 &st, &err) == 0) {
-            *(k ? &s->sum64 : &s->sum8) = sqlite3_step(st) == SQLITE_ROW;
-            sqlite3_finalize(st);
-        }
+                 &st, err))
+            return -1;
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
+        *(k ? &s->sum64 : &s->sum8) = rc == SQLITE_ROW;
+    }
+    return 0;
 }
 
 /* The cube of the axes, without values. */
-static int make_cube(struct tsrc *s, struct names *nm, const struct ivec *ranks, const struct ivec *steps,
+static int make_cube(struct tsrc *s, struct names *nm, const struct trenddb_ivec *ranks, const struct trenddb_ivec *steps,
                      uint8_t **has, struct cube **out, struct pt_error *err) {
     const struct trenddb_head *h = s->h;
     struct cube *c = calloc(1, sizeof *c);
@@ -608,11 +665,19 @@ oom:
 }
 
 /* The source's tables and statements; the axes; the cube. */
-static int open_source(struct tsrc *s, struct names *nm, struct cube **out, struct pt_error *err) {
-    struct ivec ranks = {0}, steps = {0};
+static int open_source(struct tsrc *s, struct names *nm, uint64_t budget, struct cube **out, struct pt_error *err) {
+    struct trenddb_ivec ranks = {0}, steps = {0};
     uint8_t **has = NULL;
     int rc = -1, nmet = s->h->nmet;
     s->nnames = names_count(nm);
+    /* a map of targets per metric: metrics x targets words, within --mem
+     * (a small crafted file may name a hundred thousand of each) */
+    double maps = (double)nmet * (double)s->nnames * (sizeof **s->ltmap + 1);
+    if (maps > (double)cube_lazy_most(budget)) {
+        names_free(nm);
+        return pt_errorf(err, "%s: %d metrics x %u targets take %.0f MiB to map, over the --mem budget of %.0f MiB",
+                         s->file, nmet, s->nnames, maps / 1048576.0, (double)cube_lazy_most(budget) / 1048576.0);
+    }
     s->dbid = malloc((s->nnames ? s->nnames : 1) * sizeof *s->dbid);
     s->ltmap = calloc(nmet ? (size_t)nmet : 1, sizeof *s->ltmap);
     has = calloc(nmet ? (size_t)nmet : 1, sizeof *has);
@@ -629,8 +694,8 @@ static int open_source(struct tsrc *s, struct names *nm, struct cube **out, stru
              "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
              &s->q_cell, err))
         goto out;
-    if (find_axes(s, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
-    summary_cond(s);
+    if (trenddb_axes(s->db, s->file, s->h, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
+    if (summary_cond(s, err) != 0) goto out;
     rc = make_cube(s, nm, &ranks, &steps, has, out, err);
     nm = NULL;
     goto out;
@@ -663,7 +728,7 @@ int trenddb_open_lazy(const char *file, sqlite3 *db, const struct load_opts *o, 
         tsrc_free(s);
         return -1;
     }
-    if (open_source(s, nm, &c, err) != 0) {
+    if (open_source(s, nm, o->mem_budget, &c, err) != 0) {
         tsrc_free(s);
         return -1;
     }
@@ -671,6 +736,7 @@ int trenddb_open_lazy(const char *file, sqlite3 *db, const struct load_opts *o, 
         cube_free(c);
         return -1;
     }
+    sqlite3_progress_handler(db, 0, NULL, NULL);   /* the load's Ctrl-C is not the cube's */
     ds->cube = c;
     ds->labels = s->h->dumpkind ? LABELS_DUMP : LABELS_MONITOR;
     ds->files_read++;
