@@ -406,6 +406,11 @@ int cube_materialize(struct cube *c, struct pt_error *err) {
     return 0;
 }
 
+int cube_lazy_changed(const struct cube *c) {
+    const struct cube_lazy *l = c ? c->lazy : NULL;
+    return l && !l->installed && l->ops->changed && l->ops->changed(l->src);
+}
+
 void cube_lazy_free(struct cube_lazy *l) {
     if (!l) return;
     int nm = l->c->nmetrics;

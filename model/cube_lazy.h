@@ -72,6 +72,9 @@ struct cube_source_ops {
     /* Rows the whole-run fill met off the cube's axes (the source's axes
      * missed them); may be NULL. */
     size_t (*missed)(void *src);
+    /* 1 when the source's data changed since it was opened (another
+     * process writes its file); may be NULL. */
+    int (*changed)(void *src);
     void (*free)(void *src);
 };
 
@@ -118,6 +121,10 @@ int cube_materialize(struct cube *c, struct pt_error *err);
  * cube_slice(). */
 int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
                       struct cube_slice *out);
+
+/* 1 when c answers from a source whose data changed since it was opened
+ * (its answers since then are errors: read the input again). */
+int cube_lazy_changed(const struct cube *c);
 
 /* Calls fn for each non-finite cell (dense or lazy). */
 int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,

@@ -207,7 +207,16 @@ static int run(int argc, char **argv) {
     if (!ds) return EXIT_USAGE;
     struct pt_error err;
     struct nf_tally k = {ds->cube, calloc((size_t)ds->cube->nmetrics + 1, sizeof *k.n)};
-    if (!k.n || cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) != 0) {
+    int rc = k.n ? cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) : -1;
+    if (k.n && cube_lazy_changed(ds->cube)) {   /* another process wrote it meanwhile: from a private copy */
+        free(k.n);
+        dataset_free(ds);
+        lo.snapshot = 1;
+        if (!(ds = cmd_load(path, &lo))) return EXIT_USAGE;
+        k = (struct nf_tally){ds->cube, calloc((size_t)ds->cube->nmetrics + 1, sizeof *k.n)};
+        rc = k.n ? cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) : -1;
+    }
+    if (rc != 0) {
         char esc[1200];
         fprintf(stderr, "probetop info: %s\n", k.n ? pt_escape(err.msg, strlen(err.msg), esc, sizeof esc) : "out of memory");
         free(k.n);

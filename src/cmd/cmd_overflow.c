@@ -18,6 +18,7 @@
 
 #include "model/anomaly.h"
 #include "model/cube.h"
+#include "model/cube_lazy.h"
 #include "model/util/util.h"
 #include "model/overflow.h"
 #include "model/ovfrows.h"
@@ -586,10 +587,22 @@ static int run_overflow(int argc, char **argv) {
     if (ds->nskipped) fprintf(stderr, "probetop overflow: %zu file(s) skipped (see probetop info)\n", ds->nskipped);
 
     struct ovf_list scanned = { 0 };
+    int scan = !ds->ovf_levels && ds->cube ? ovf_scan_cube(ds->cube, &scanned, &err) : 0;
+    if (!ds->ovf_levels && ds->cube && cube_lazy_changed(ds->cube)) {
+        /* another process wrote the .trend.db meanwhile: from a private copy */
+        ovf_list_free(&scanned);
+        dataset_free(ds);
+        lo.snapshot = 1;
+        if (dataset_load(path, &lo, &ds, &err) != 0) {
+            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            return EXIT_USAGE;
+        }
+        scan = ds->cube ? ovf_scan_cube(ds->cube, &scanned, &err) : 0;
+    }
     struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
                         .fail_on = fail_on };
     if (!ds->ovf_levels) {
-        if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
+        if (scan != 0) {
             fprintf(stderr, "probetop overflow: %s\n", err.msg);
             dataset_free(ds);
             return EXIT_USAGE;

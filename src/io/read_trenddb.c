@@ -345,13 +345,42 @@ out:
  * stops within a few thousand of SQLite's steps, whatever it walks. */
 static int on_progress(void *cancel) { return atomic_load((atomic_int *)cancel) != 0; }
 
-/* The load of db (consumed), stoppable by o->cancel. */
-static int load_any(const char *file, sqlite3 *db, int db_is_file, const struct load_opts *o, struct dataset *ds,
-                    struct pt_error *err) {
+/* The load of db (consumed, and src with it when given: db reads the
+ * file), stoppable by o->cancel.  0, 1 when the file changed while it was
+ * read (read it again), or -1 with err. */
+static int load_any(const char *file, sqlite3 *db, struct sqlite_ro_src *src, const struct load_opts *o,
+                    struct dataset *ds, struct pt_error *err) {
     if (o->cancel) sqlite3_progress_handler(db, 4096, on_progress, o->cancel);
-    int rc = o->lazy && db_is_file ? trenddb_open_lazy(file, db, o, ds, err) : load_db(file, db, o->mem_budget, ds, err);
-    if (rc != 0 && o->cancel && atomic_load(o->cancel)) pt_errorf(err, "cancelled");
+    int rc;
+    if (src && o->lazy) {
+        rc = trenddb_open_lazy(file, db, src, o, ds, err);
+    } else {
+        rc = load_db(file, db, o->mem_budget, ds, err);
+        if (src && sqlite_ro_changed(src)) {   /* torn by a writer, whatever it gave */
+            cube_free(ds->cube);
+            ds->cube = NULL;
+            rc = 1;
+        }
+        sqlite_ro_src_free(src);
+    }
+    if (rc != 0 && o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
     return rc;
+}
+
+/* file read in place, and again from a private snapshot when another
+ * process changed it meanwhile (probetop-formats(5), SQLITE INPUTS). */
+static int load_file(const char *file, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    for (int copy = o->snapshot; copy < 2; copy++) {
+        sqlite3 *db;
+        struct sqlite_ro_src src;
+        if (sqlite_ro_open_src(file, copy, &db, &src, err) != 0) return -1;
+        if (src.wal)
+            dataset_warn(ds, "%s: its last transactions are in %s-wal: read with them, from a private copy of both",
+                         file, file);
+        int rc = load_any(file, db, &src, o, ds, err);
+        if (rc <= 0) return rc;
+    }
+    return pt_errorf(err, "%s changed while it was read, also from its snapshot", file);
 }
 
 static int is_shard(const char *name) {
@@ -377,7 +406,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
             free(ds->source);
             ds->source = strdup(file);
             ds->micro_step = -1;
-            return load_any(file, db, 0, o, ds, err);
+            return load_any(file, db, NULL, o, ds, err);
         }
         const char *pick = ds->dbfiles[0];
         for (size_t i = ds->ndbfiles; i-- > 0;)   /* a shard alone only by name (--db) */
@@ -397,9 +426,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     free(ds->source);
     ds->source = strdup(file);
     ds->micro_step = -1;   /* the database decided */
-    sqlite3 *db;
-    if (sqlite_ro_open(file, &db, err) != 0) return -1;
-    return load_any(file, db, 1, o, ds, err);
+    return load_file(file, o, ds, err);
 }
 
 /* ---- the reader table's row (formats.h) ---- */

@@ -13,6 +13,7 @@
 #include "model/dataset.h"
 #include "model/err.h"
 #include "model/names.h"
+#include "src/io/sqlite_ro.h"
 
 /* Columns of a table read at most: SQLite's default limit (SQLITE_MAX_COLUMN),
  * so that no column of a valid database is left out (global_stats has one
@@ -81,8 +82,10 @@ int trenddb_key_of(sqlite3_stmt *st, int col, int32_t *out);
 int trenddb_axes(sqlite3 *db, const char *file, const struct trenddb_head *h, struct trenddb_ivec *ranks,
                  struct trenddb_ivec *steps, struct pt_error *err);
 
-/* The lazy open (trenddb_lazy.c): db is consumed. */
-int trenddb_open_lazy(const char *file, sqlite3 *db, const struct load_opts *o, struct dataset *ds,
-                      struct pt_error *err);
+/* The lazy open (trenddb_lazy.c): db and src (what it reads) are consumed.
+ * 0, 1 when the file changed while it was read (read it again), or -1 with
+ * err. */
+int trenddb_open_lazy(const char *file, sqlite3 *db, struct sqlite_ro_src *src, const struct load_opts *o,
+                      struct dataset *ds, struct pt_error *err);
 
 #endif

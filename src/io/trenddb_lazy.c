@@ -17,9 +17,11 @@
  *           the analyzer says so (cube_source_ops.missed).
  *
  * Connections: `db` is the UI thread's (every call but fill_all, under the
- * cube's mutex); fill_all opens its own read-only connection on the file.
- * Both immutable, through sqlite_ro_open: nothing is written beside the
- * file. */
+ * cube's mutex); fill_all opens its own read-only connection on what db
+ * reads (the file, or its private snapshot: src/io/sqlite_ro.h).  Both
+ * immutable: nothing is written beside the file.  A file read in place
+ * that changes (another process writes it) makes every later answer an
+ * error: what was read may be torn. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@
 struct tsrc {
     char *file;
     sqlite3 *db;
+    struct sqlite_ro_src src;  /* what db reads: the file, or a snapshot of it */
     struct trenddb_head *h;
     sqlite3_stmt *q_rank, *q_rankstep, *q_cell;
     uint32_t nnames;
@@ -55,6 +58,7 @@ static void tsrc_free(void *p) {
     sqlite3_finalize(s->q_rankstep);
     sqlite3_finalize(s->q_cell);
     sqlite3_close(s->db);
+    sqlite_ro_src_free(&s->src);
     if (s->ltmap && s->h)
         for (int m = 0; m < s->h->nmet; m++) free(s->ltmap[m]);
     free(s->ltmap);
@@ -188,7 +192,7 @@ static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_
     struct tsrc *s = src;
     sqlite3 *db;
     sqlite3_stmt *st = NULL;
-    if (sqlite_ro_open(s->file, &db, err) != 0) return -1;
+    if (sqlite_ro_reopen(&s->src, &db, err) != 0) return -1;
     if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
         pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(db));
         sqlite3_close(db);
@@ -377,13 +381,48 @@ static int fill_groups(void *src, const struct cube *c, int step, int metric, in
 
 static size_t missed(void *src) { return ((struct tsrc *)src)->outside; }
 
+/* ---- a file another process writes: what was read since it changed may
+ * be torn, and is not given (probetop-formats(5), SQLITE INPUTS) ---- */
+
+static int changed(void *src) { return sqlite_ro_changed(&((struct tsrc *)src)->src); }
+
+static int settled(const struct tsrc *s, int rc, struct pt_error *err) {
+    if (rc < 0 || !sqlite_ro_changed(&s->src)) return rc;
+    return pt_errorf(err, "%s changed while it was read (another process writes it): read it again", s->file);
+}
+
+static int fill_block_s(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
+                        struct pt_error *err) {
+    return settled(src, fill_block(src, c, dim, value, metric, out, err), err);
+}
+
+static int fill_cell_s(void *src, const struct cube *c, int metric, uint32_t lt, int step, int rank, float *vals,
+                       struct pt_error *err) {
+    return settled(src, fill_cell(src, c, metric, lt, step, rank, vals, err), err);
+}
+
+static int fill_all_s(void *src, const struct cube *c, float *const *vals, atomic_int *cancel, struct pt_error *err) {
+    return settled(src, fill_all(src, c, vals, cancel, err), err);
+}
+
+static int nonfinite_s(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn,
+                       void *ctx, struct pt_error *err) {
+    return settled(src, nonfinite(src, c, metric, step, rank, fn, ctx, err), err);
+}
+
+static int fill_groups_s(void *src, const struct cube *c, int step, int metric, int group, float *out,
+                         struct pt_error *err) {
+    return settled(src, fill_groups(src, c, step, metric, group, out, err), err);
+}
+
 static const struct cube_source_ops trenddb_source = {
-    .fill_block = fill_block,
-    .fill_cell = fill_cell,
-    .fill_all = fill_all,
-    .nonfinite = nonfinite,
-    .fill_groups = fill_groups,
+    .fill_block = fill_block_s,
+    .fill_cell = fill_cell_s,
+    .fill_all = fill_all_s,
+    .nonfinite = nonfinite_s,
+    .fill_groups = fill_groups_s,
     .missed = missed,
+    .changed = changed,
     .free = tsrc_free,
 };
 
@@ -711,26 +750,35 @@ out:
     return rc;
 }
 
-int trenddb_open_lazy(const char *file, sqlite3 *db, const struct load_opts *o, struct dataset *ds,
-                      struct pt_error *err) {
+int trenddb_open_lazy(const char *file, sqlite3 *db, struct sqlite_ro_src *src, const struct load_opts *o,
+                      struct dataset *ds, struct pt_error *err) {
     struct tsrc *s = calloc(1, sizeof *s);
     struct names *nm = names_new();
     struct cube *c = NULL;
     if (!s || !nm || !(s->h = calloc(1, sizeof *s->h)) || !(s->file = strdup(file))) {
         names_free(nm);
         sqlite3_close(db);
+        sqlite_ro_src_free(src);
         tsrc_free(s);
         return pt_errorf(err, "out of memory");
     }
     s->db = db;
+    s->src = *src;
+    memset(src, 0, sizeof *src);
     if (trenddb_read_head(db, file, NULL, nm, s->h, err) != 0) {
         names_free(nm);
         tsrc_free(s);
         return -1;
     }
     if (open_source(s, nm, o->mem_budget, &c, err) != 0) {
+        int again = sqlite_ro_changed(&s->src);   /* a read torn by a writer, not a broken file */
         tsrc_free(s);
-        return -1;
+        return again ? 1 : -1;
+    }
+    if (sqlite_ro_changed(&s->src)) {   /* the axes may be torn: read again */
+        cube_free(c);
+        tsrc_free(s);
+        return 1;
     }
     if (cube_lazy_attach(c, &trenddb_source, s, o->mem_budget, err) != 0) {
         cube_free(c);
