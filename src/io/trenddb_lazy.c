@@ -2,12 +2,12 @@
  * from small queries, the values by slices through trend_data's primary
  * key (rank, step, target_id, metric_id), as model/cube_lazy.h asks.
  *
- * Axes, as the full load (read_trenddb.c) makes them:
- *   ranks   0..max_rank of global_stats and every rank with rows (a walk
- *           over the key: one lookup per rank);
- *   steps   min_step..max_step of global_stats and each rank's first and
- *           last step (two lookups per rank), all steps of the first and
- *           last rank;
+ * Axes, as the full load (read_trenddb.c) makes them (trenddb_axes):
+ *   ranks   every rank with rows (a walk over the key: one lookup per
+ *           rank), and 0..max_rank of global_stats within them;
+ *   steps   each rank's first and last step (two lookups per rank), all
+ *           steps of the first rank, and min_step..max_step of
+ *           global_stats within them;
  *   targets of a metric: those with rows in it.  From probetop_rank_summary
  *           when data2db wrote it (exact); else the targets msProbe's tags
  *           tie to the metric and those with rows at the first and last
