@@ -133,14 +133,24 @@ static void crafted_axes(void) {
         CHECK_CONTAINS(msg, "over the --mem budget");
         dataset_free(ds);
     }
-    /* the commands: within 400 MB of address space (a dense layout of
-     * global_stats' axes asked for gigabytes) */
+    /* the commands: peak memory within --mem (64 MiB) plus a margin of
+     * 128 MiB for the program (a dense layout of global_stats' axes asked
+     * for gigabytes) */
     if (!bin()) SKIP("PT_BIN not set");
+    int timed = access("/usr/bin/time", X_OK) == 0;
     for (int k = 0; k < 2; k++) {
-        snprintf(cmd, sizeof cmd, "ulimit -v 400000; '%s' %s '%s' %s 2>&1", bin(), k ? "overflow" : "info", k ? q : p,
-                 k ? "--mem 64M" : "");
+        char peak[1300];
+        snprintf(peak, sizeof peak, "%s/peak", d);
+        snprintf(cmd, sizeof cmd, "%s%s%s '%s' %s '%s' --mem 64M 2>&1", timed ? "/usr/bin/time -f %M -o '" : "",
+                 timed ? peak : "", timed ? "'" : "", bin(), k ? "overflow" : "info", k ? q : p);
         CHECK_INT(run(cmd), k ? 1 : 0);
         CHECK_CONTAINS(out, k ? "nonfinite 1" : "steps       2 (0..1)");
+        char *t = timed ? pt_slurp(peak) : NULL;
+        long kb = 0;   /* the last line ("Command exited with ..." may come first) */
+        for (char *line = t ? strtok(t, "\n") : NULL; line; line = strtok(NULL, "\n")) kb = atol(line);
+        if (timed) fprintf(stderr, "%s: peak %ld KB\n", k ? "overflow" : "info", kb);
+        if (timed) CHECK(kb > 0 && kb < (64 + 128) * 1024L);
+        free(t);
     }
 }
 
@@ -393,11 +403,38 @@ static void text_rank(void) {
     CHECK_CONTAINS(out, "No such file");
 }
 
+/* Point 9: q or Ctrl-C while a database loads (the load's cancel flag)
+ * stops its queries, lazy or whole, at once. */
+static void cancel_load(void) {
+    const char *d = pt_tmpdir("cancel");
+    char p[1200];
+    snprintf(p, sizeof p, "%s/slow.trend.db", d);
+    sqlite3 *db = make_db(p, 64, 15, 0, 7);
+    exec(db, "WITH RECURSIVE r(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM r WHERE x < 15)"
+             " INSERT INTO trend_data SELECT r.x, s.x, t.target_id, 1, 1.0, 2.0 FROM monitoring_targets t, r,"
+             " (SELECT x FROM r WHERE x < 8) s;");
+    sqlite3_close(db);
+    atomic_int cancel;
+    atomic_init(&cancel, 1);
+    for (int lazy = 0; lazy < 2; lazy++) {
+        struct load_opts lo;
+        struct dataset *ds = NULL;
+        struct pt_error err;
+        load_opts_init(&lo);
+        lo.lazy = lazy;
+        lo.cancel = &cancel;
+        CHECK_INT(dataset_load(p, &lo, &ds, &err), -1);
+        if (!ds) CHECK_CONTAINS(err.msg, "cancelled");
+        dataset_free(ds);
+    }
+}
+
 int main(void) {
     RUN(crafted_axes);
     RUN(wal_committed);
     RUN(writer_process);
     RUN(partial_loads);
     RUN(text_rank);
+    RUN(cancel_load);
     PT_DONE();
 }
