@@ -297,14 +297,19 @@ static int nonfinite(void *src, const struct cube *c, int metric, int step, int 
                      struct pt_error *err) {
     struct tsrc *s = src;
     if (rank < 0 && s->sum_cond[0]) return nonfinite_summary(s, c, metric, step, fn, ctx, err);
-    char sql[4096];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT * FROM trend_data WHERE (0");
-    for (int k = 4; k < s->h->ntc && o < sizeof sql - 200; k++)
-        o += (size_t)snprintf(sql + o, sizeof sql - o, " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
-    snprintf(sql + o, sizeof sql - o, ")%s%s%s", rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
+    /* every statistic column (as many as trend_data has: none left out) */
+    size_t cap = 256 + (size_t)s->h->ntc * 120, o;
+    char *sql = malloc(cap);
+    if (!sql) return pt_errorf(err, "out of memory");
+    o = (size_t)snprintf(sql, cap, "SELECT * FROM trend_data WHERE (0");
+    for (int k = 4; k < s->h->ntc; k++)
+        o += (size_t)snprintf(sql + o, cap - o, " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
+    snprintf(sql + o, cap - o, ")%s%s%s", rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
              step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
     sqlite3_stmt *st;
-    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    int bad = prep(s->db, s->file, sql, &st, err);
+    free(sql);
+    if (bad) return -1;
     if (metric >= 0) sqlite3_bind_int64(st, 3, db_metric_id(s, metric));
     if (step >= 0) sqlite3_bind_int64(st, 2, c->steps[step].value);
     /* one rank, every rank for one step (a range each), or one scan */
@@ -445,6 +450,16 @@ void trenddb_ivec_uniq(struct trenddb_ivec *a) {
     for (size_t i = 0; i < a->n; i++)
         if (!k || a->v[k - 1] != a->v[i]) a->v[k++] = a->v[i];
     a->n = k;
+}
+
+/* The count(*) an SQL statement gives into *n; 0, or -1 when it does not read. */
+static int trenddb_count(sqlite3 *db, const char *sql, int64_t *n) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
 }
 
 /* One int64 from a statement with up to two bound values; 1 row, 0 none, -1 error. */
@@ -638,9 +653,14 @@ static int summary_cond(struct tsrc *s, struct pt_error *err) {
             snprintf(want[0], sizeof want[0], "%s_min", s->h->tcols[k]);
             snprintf(want[1], sizeof want[1], "%s_max", s->h->tcols[k]);
             for (int w = 0; w < 2; w++)
-                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond)
+                if (!strcmp(cols[i], want[w])) {
+                    if (o + 200 >= sizeof s->sum_cond) {   /* too many to ask at once: the scan instead */
+                        s->sum_cond[0] = '\0';
+                        return 0;
+                    }
                     o += (size_t)snprintf(s->sum_cond + o, sizeof s->sum_cond - o,
                                           "%s\"%s\" IN (1000000001.0, -1000000001.0)", o ? " OR " : "", cols[i]);
+                }
         }
     sqlite3_stmt *st;
     for (int k = 0; k < 2; k++) {
@@ -784,6 +804,16 @@ int trenddb_open_lazy(const char *file, sqlite3 *db, struct sqlite_ro_src *src, 
         cube_free(c);
         return -1;
     }
+    /* rows whose rank is text, a blob or out of range (they sort after or
+     * before every rank, so two ranges of the key) lie off the axes: said,
+     * as the full load says it */
+    int64_t off = 0, n;
+    for (int k = 0; k < 2; k++)
+        if (trenddb_count(db, k ? "SELECT count(*) FROM trend_data WHERE rank > 2147483647"
+                                : "SELECT count(*) FROM trend_data WHERE rank < -2147483648", &n) == 0)
+            off += n;
+    if (off) dataset_warn(ds, "%s: %lld trend_data rows have a rank or step that is not an integer: skipped", file,
+                          (long long)off);
     sqlite3_progress_handler(db, 0, NULL, NULL);   /* the load's Ctrl-C is not the cube's */
     ds->cube = c;
     ds->labels = s->h->dumpkind ? LABELS_DUMP : LABELS_MONITOR;
