@@ -12,9 +12,11 @@
 
 /* How long a writer is waited for, in steps of 5 ms (a writer's pause
  * between two transactions may be short): a -journal beside the input
- * (2 s), a file that changes while it is copied (5 s). */
+ * (2 s), a file that changes while it is copied (5 s of pauses, and at
+ * most COPY_TRIES copies: each is of the whole file). */
 #define JOURNAL_STEPS 400
 #define WAIT_STEPS 1000
+#define COPY_TRIES 8
 #define WAIT_NS 5000000L
 
 /* The path as a URI path: '?', '#', '%' and odd bytes in a file name would
@@ -159,13 +161,14 @@ static int take_snapshot(const char *path, struct sqlite_ro_src *s, struct pt_er
     char *wal = with_suffix(path, "-wal"), *cwal = with_suffix(s->path, "-wal");
     int rc = -1;
     if (!wal || !cwal) { pt_errorf(err, "out of memory"); goto out; }
-    for (int k = 0; k < WAIT_STEPS; k++) {
+    for (int k = 0, copies = 0; k < WAIT_STEPS && copies < COPY_TRIES; k++) {
         struct sqlite_ro_stamp a, b;
         unlink(s->path);
         unlink(cwal);
         if (stamp_of(path, &a) != 0) { pt_errorf(err, "%s: cannot open: %s", path, strerror(errno)); goto out; }
         if (a.journal) { nap(); continue; }
         s->wal = beside(path, "-wal");
+        copies++;
         if (copy_file(path, s->path) != 0 || (s->wal && copy_file(wal, cwal) != 0 && errno != ENOENT)) {
             pt_errorf(err, "%s: cannot copy it to a private snapshot in %s: %s", path, s->dir, strerror(errno));
             goto out;
