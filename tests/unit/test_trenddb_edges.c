@@ -221,12 +221,13 @@ static void writer_process(void) {
              " UNION SELECT 6 UNION SELECT 7) r, (SELECT 0 AS x UNION SELECT 1 UNION SELECT 2 UNION SELECT 3) s;");
     sqlite3_close(db);
     const long cells = 64L * 8 * 4;
-    pid_t w = fork();
+    pid_t parent = getpid(), w = fork();
     if (w == 0) {   /* the writer: rollback journal, as data2db and msProbe write */
         sqlite3 *x = NULL;
         if (sqlite3_open(p, &x) != SQLITE_OK) _exit(1);
         sqlite3_busy_timeout(x, 1000);
-        for (long k = 0;; k++) {
+        /* never outlives the test (a test that dies leaves no writer behind) */
+        for (long k = 0; k < 6000 && getppid() == parent; k++) {
             char sql[512];
             snprintf(sql, sizeof sql,
                      "BEGIN; UPDATE trend_data SET norm = %s; %s; COMMIT;", k % 2 ? "1000000001.0" : "1.0",
@@ -236,6 +237,7 @@ static void writer_process(void) {
             struct timespec pause = {0, 10000000L};   /* a training step's work between two writes */
             nanosleep(&pause, NULL);
         }
+        _exit(0);
     }
     CHECK(w > 0);
     int bad = 0, reads = 0;
