@@ -285,7 +285,28 @@ struct cube_builder {
     size_t nsteps, capsteps;
     int32_t *ranks;            /* declared ranks */
     size_t nranks, capranks;
+    uint64_t budget;           /* bytes the laid-out values may take; 0: any */
 };
+
+void cube_builder_budget(struct cube_builder *b, uint64_t bytes) { b->budget = bytes; }
+
+/* Bytes the values of ns steps x nr ranks take: every metric's targets with
+ * rows (local: scratch of one word per names id). */
+static double dense_bytes(struct cube_builder *b, uint32_t *local, uint32_t ntg, size_t ns, size_t nr) {
+    double bytes = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const struct bmetric *bm = &b->m[i];
+        uint32_t nl = 0;
+        memset(local, 0, (ntg ? ntg : 1) * sizeof *local);
+        for (size_t r = 0; r < bm->n; r++) {
+            uint32_t t = brow_at(bm, r)->target;
+            nl += !local[t];
+            local[t] = 1;
+        }
+        bytes += (double)nl * (double)ns * (double)nr * (double)(bm->nstats ? bm->nstats : 1) * sizeof(float);
+    }
+    return bytes;
+}
 
 struct cube_builder *cube_builder_new(struct names *names) {
     struct cube_builder *b = calloc(1, sizeof *b);
@@ -463,6 +484,12 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
     if (ns > CUBE_MAX_STEPS || nr > CUBE_MAX_RANKS) {   /* beyond any real run: refuse rather than allocate the moon */
         free(sv); free(rv); free(local); free(c);
         return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
+    }
+    double need = b->budget ? dense_bytes(b, local, ntg, ns, nr) : 0;
+    if (need > (double)b->budget) {   /* refused before a byte of it is allocated */
+        free(sv); free(rv); free(local); free(c);
+        return pt_errorf(err, "%zu steps x %zu ranks take %.0f MiB in memory, over the --mem budget of %.0f MiB", ns,
+                         nr, need / 1048576.0, (double)b->budget / 1048576.0);
     }
     c->nsteps = (int)ns;
     c->nranks = (int)nr;

@@ -197,6 +197,9 @@ int cube_builder_add_notensor(struct cube_builder *b, int metric, uint32_t targe
 int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro);
 /* Declares a rank so it gets a column even without rows; optional. */
 int cube_builder_rank(struct cube_builder *b, int32_t rank);
+/* The values laid out may take at most bytes (--mem; 0: no bound): finish
+ * refuses more, before allocating them. */
+void cube_builder_budget(struct cube_builder *b, uint64_t bytes);
 /* Lays the rows out; the builder is consumed (free it anyway). */
 int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_error *err);
 

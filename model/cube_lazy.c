@@ -95,6 +95,14 @@ static struct lblock *get_block(const struct cube *c, struct cube_lazy *l, enum 
     size_t n = group ? (size_t)c->metrics[metric].nstats * c->metrics[metric].ntargets *
                            (size_t)((c->nranks + group - 1) / group)
                      : metric_cells(c, metric, dim, value);
+    /* one block within --mem (16 MiB at least): a crafted database can
+     * claim a million steps of a thousand targets, a block of gigabytes */
+    uint64_t most = cube_lazy_most(l->budget);
+    if ((double)n * sizeof(float) > (double)most) {
+        snprintf(l->error, sizeof l->error, "a slice of %.0f MiB is over the --mem budget of %.0f MiB",
+                 (double)n * sizeof(float) / 1048576.0, (double)most / 1048576.0);
+        return NULL;
+    }
     if (!(nb.v = malloc((n ? n : 1) * sizeof(float)))) goto oom;   /* a metric without targets: empty */
     fill_missing(nb.v, n ? n : 1);
     nb.bytes = n * sizeof(float);
@@ -339,7 +347,8 @@ static void install(struct cube *c, struct cube_lazy *l) {
 int cube_lazy_poll(struct cube *c, char *msg, size_t size) {
     struct cube_lazy *l = c ? c->lazy : NULL;
     if (msg && size) msg[0] = '\0';
-    if (l && l->want_fill && l->tick > 0) start_fill(c, l);
+    /* an empty cube has no first slice to wait for */
+    if (l && l->want_fill && (l->tick > 0 || cube_dense_bytes(c) == 0)) start_fill(c, l);
     if (l && l->error[0]) {   /* a slice that did not load: said once */
         pthread_mutex_lock(&l->mu);
         if (msg) snprintf(msg, size, "%s", l->error);
@@ -395,6 +404,11 @@ int cube_materialize(struct cube *c, struct pt_error *err) {
     }
     install(c, l);
     return 0;
+}
+
+int cube_lazy_changed(const struct cube *c) {
+    const struct cube_lazy *l = c ? c->lazy : NULL;
+    return l && !l->installed && l->ops->changed && l->ops->changed(l->src);
 }
 
 void cube_lazy_free(struct cube_lazy *l) {

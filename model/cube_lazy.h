@@ -72,6 +72,9 @@ struct cube_source_ops {
     /* Rows the whole-run fill met off the cube's axes (the source's axes
      * missed them); may be NULL. */
     size_t (*missed)(void *src);
+    /* 1 when the source's data changed since it was opened (another
+     * process writes its file); may be NULL. */
+    int (*changed)(void *src);
     void (*free)(void *src);
 };
 
@@ -81,6 +84,12 @@ struct cube_source_ops {
  * was served.  0, or -1 with err set. */
 int cube_lazy_attach(struct cube *c, const struct cube_source_ops *ops, void *src, uint64_t budget,
                      struct pt_error *err);
+
+/* The most one layout of a lazy cube may take (a block, a map of its
+ * targets): the --mem budget, 16 MiB at least (probetop(1), --mem). */
+static inline uint64_t cube_lazy_most(uint64_t budget) {
+    return budget > ((uint64_t)16 << 20) ? budget : (uint64_t)16 << 20;
+}
 
 /* Bytes of the dense value blocks of c's axes. */
 uint64_t cube_dense_bytes(const struct cube *c);
@@ -112,6 +121,10 @@ int cube_materialize(struct cube *c, struct pt_error *err);
  * cube_slice(). */
 int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
                       struct cube_slice *out);
+
+/* 1 when c answers from a source whose data changed since it was opened
+ * (its answers since then are errors: read the input again). */
+int cube_lazy_changed(const struct cube *c);
 
 /* Calls fn for each non-finite cell (dense or lazy). */
 int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,

@@ -42,6 +42,8 @@ struct load_opts {
     atomic_int *cancel;           /* set non-zero to stop; load fails with "cancelled" */
     int shard_k, shard_n;         /* data2db --shard K/N (1-based); shard_n 0: the whole run */
     int lazy;                     /* a .trend.db answers by slices (model/cube_lazy.h) */
+    int snapshot;                 /* a .trend.db is read from a private copy (src/io/sqlite_ro.h):
+                                     it changed while it was read in place */
     uint64_t mem_budget;          /* lazy: bytes the whole cube may take to be filled in memory */
     /* Progressive loading (the app): read only the first max_steps step
      * groups (dump step folders, monitor CSV files by their first step);

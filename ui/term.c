@@ -209,16 +209,22 @@ static SCREEN *try_direct(void) {
     return newterm(name, stdout, stdin);
 }
 
-int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
-    memset(u, 0, sizeof *u);
-    setlocale(LC_ALL, "");
-    u->utf8 = !o->ascii && ui_codeset_utf8(nl_langinfo(CODESET));
+int ui_can_start(struct pt_error *err) {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return pt_errorf(err, "the analyzer needs a terminal (stdin and stdout must be a tty)");
     const char *term = getenv("TERM");
     if (!term || !term[0] || !strcmp(term, "dumb"))
         return pt_errorf(err, "TERM is %s: the analyzer needs a terminal that can move the cursor",
                          term && term[0] ? term : "not set");
+    return 0;
+}
+
+int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
+    memset(u, 0, sizeof *u);
+    setlocale(LC_ALL, "");
+    u->utf8 = !o->ascii && ui_codeset_utf8(nl_langinfo(CODESET));
+    if (ui_can_start(err) < 0) return -1;
+    const char *term = getenv("TERM");
     /* Esc must not wait a second to be told apart from an escape sequence. */
     if (!getenv("ESCDELAY")) set_escdelay(25);
     u->scr = NULL;

@@ -60,6 +60,9 @@ struct ui_opts {
 /* Starts curses on the terminal; 0 ok, -1 (err) when there is no usable
  * terminal.  Installs the restore handlers. */
 int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err);
+/* What ui_start checks first (a tty on stdin and stdout, a TERM that moves
+ * the cursor), without touching the terminal: 0, or -1 with err. */
+int ui_can_start(struct pt_error *err);
 /* Restores the terminal (idempotent). */
 void ui_stop(struct ui *u);
 

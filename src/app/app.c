@@ -76,7 +76,6 @@ static int parse_demo(struct app *a, const char *arg) {
 
 static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man) {
     load_opts_init(&a->lopts);
-    a->lopts.mem_budget = util_default_mem();
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int matched = 0, bad = 0;
@@ -769,6 +768,22 @@ static void sleep_ms(int ms) {
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
 }
 
+/* No terminal: said before any input is read (a crafted database could
+ * take seconds to read for nothing), a missing path still first.  -1 when
+ * said. */
+static int no_terminal(const struct app *a) {
+    struct pt_error err;
+    struct stat st;
+    if (ui_can_start(&err) == 0) return 0;
+    for (int i = 0; i < a->npaths; i++)
+        if (stat(a->paths[i], &st) != 0) {
+            fprintf(stderr, "probetop: %s: %s\n", a->paths[i], strerror(errno));
+            return -1;
+        }
+    fprintf(stderr, "probetop: %s\n", err.msg);
+    return -1;
+}
+
 int app_main(int argc, char **argv) {
     struct app app;
     struct app *a = &app;
@@ -793,6 +808,7 @@ int app_main(int argc, char **argv) {
     a->mode = a->npaths == 2 ? APP_MODE_COMPARE
             : a->npaths == 1 && util_ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
 
+    if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
     if (a->mode == APP_MODE_TREND) {
         if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", err.msg); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a

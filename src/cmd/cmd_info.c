@@ -1,14 +1,29 @@
 /* cmd_info: what a path holds, as text or one JSON object. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/cube_lazy.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/dataset.h"
+#include "model/util/util.h"
 #include "src/io/json.h"
 
-static void print_text(const struct dataset *ds) {
+/* Non-finite values per metric, all metrics in one pass (a lazy .trend.db:
+ * one query, not one scan per metric). */
+struct nf_tally { const struct cube *c; size_t *n; };
+
+static int tally_cell(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals) {
+    struct nf_tally *k = ctx;
+    (void)lt, (void)step, (void)rank;
+    for (int s = 0; s < k->c->metrics[metric].nstats; s++)
+        if (!isfinite(vals[s]) && !cube_is_missing(vals[s])) k->n[metric]++;
+    return 0;
+}
+
+static void print_text(const struct dataset *ds, const size_t *nonfinite) {
     const struct cube *c = ds->cube;
     char esc[1024];
     printf("path        %s\n", pt_escape(ds->path, strlen(ds->path), esc, sizeof esc));
@@ -49,7 +64,7 @@ static void print_text(const struct dataset *ds) {
         printf("  %-*s %6u targets  stats ", width, pt_escape(cm->name, strlen(cm->name), esc, sizeof esc), cm->ntargets);
         for (int s = 0; s < cm->nstats; s++)
             printf("%s%s", s ? "," : "", pt_escape(cm->stats[s], strlen(cm->stats[s]), esc, sizeof esc));
-        printf("  non-finite %zu\n", cube_count_nonfinite(c, m, -1, -1));
+        printf("  non-finite %zu\n", nonfinite[m]);
     }
     if (ds->ovf_levels) {
         size_t cnt[4] = {0};
@@ -72,7 +87,7 @@ static void print_text(const struct dataset *ds) {
     printf("load time   %.3f s\n", ds->load_seconds);
 }
 
-static void print_json(const struct dataset *ds) {
+static void print_json(const struct dataset *ds, const size_t *nonfinite) {
     const struct cube *c = ds->cube;
     printf("{\"path\": ");
     json_fput_str(stdout, ds->path);
@@ -116,7 +131,7 @@ static void print_json(const struct dataset *ds) {
     for (int m = 0; m < c->nmetrics; m++) {
         printf("%s", m ? ", " : "");
         json_fput_str(stdout, c->metrics[m].name);
-        printf(": %zu", cube_count_nonfinite(c, m, -1, -1));
+        printf(": %zu", nonfinite[m]);
     }
     printf("}, \"overflow\": ");
     if (ds->ovf_levels) {
@@ -153,10 +168,19 @@ static int run(int argc, char **argv) {
     int json = 0;
     struct load_opts lo;
     load_opts_init(&lo);
+    lo.lazy = 1;   /* a .trend.db by queries within --mem, as the analyzer reads it */
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;
         if (!strcmp(argv[i], "--json")) { json = 1; continue; }
+        if ((v = opt_value(argc, argv, &i, "--mem", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (util_parse_size(v, &lo.mem_budget) != 0) {
+                fprintf(stderr, "probetop info: --mem wants a size such as 512M or 2G, not '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
             if (ds_format_parse(v, &lo.format) != 0) {
@@ -193,15 +217,35 @@ static int run(int argc, char **argv) {
     if (cmd_visdb_is(path)) return cmd_visdb_info(path, json);
     struct dataset *ds = cmd_load(path, &lo);
     if (!ds) return EXIT_USAGE;
-    if (json) print_json(ds);
-    else print_text(ds);
+    struct pt_error err;
+    struct nf_tally k = {ds->cube, calloc((size_t)ds->cube->nmetrics + 1, sizeof *k.n)};
+    int rc = k.n ? cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) : -1;
+    if (k.n && cube_lazy_changed(ds->cube)) {   /* another process wrote it meanwhile: from a private copy */
+        free(k.n);
+        dataset_free(ds);
+        lo.snapshot = 1;
+        if (!(ds = cmd_load(path, &lo))) return EXIT_USAGE;
+        k = (struct nf_tally){ds->cube, calloc((size_t)ds->cube->nmetrics + 1, sizeof *k.n)};
+        rc = k.n ? cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) : -1;
+    }
+    if (rc != 0) {
+        char esc[1200];
+        fprintf(stderr, "probetop info: %s\n", k.n ? pt_escape(err.msg, strlen(err.msg), esc, sizeof esc) : "out of memory");
+        free(k.n);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    if (json) print_json(ds, k.n);
+    else print_text(ds, k.n);
+    free(k.n);
     dataset_free(ds);
     return EXIT_OK;
 }
 
 const struct cmd_entry cmd_info_entry = {
     .name = "info",
-    .usage = "probetop info PATH [--json] [--format NAME] [--micro_step true|false] [--mapping FILE] [--db NAME]",
+    .usage = "probetop info PATH [--json] [--format NAME] [--micro_step true|false] [--mapping FILE] [--db NAME]\n"
+             "                     [--mem SIZE]",
     .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
     .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
             "                       nonfinite (metric -> count), overflow, anomalies (msProbe's monitor\n"
@@ -212,6 +256,8 @@ const struct cmd_entry cmd_info_entry = {
             "                       name of `man probetop` (--format)\n"
             "  --micro_step B       true (default): split steps into micro steps as msProbe's data2db\n"
             "  --mapping FILE       JSON {\"old\": \"new\"} substring replacements for names\n"
-            "  --db NAME            which .trend.db of a folder to open (default: the first by name)\n",
+            "  --db NAME            which .trend.db of a folder to open (default: the first by name)\n"
+            "  --mem SIZE           a .trend.db is read by queries, and what is laid out in memory\n"
+            "                       stays within SIZE (default: a quarter of the memory, at most 1G)\n",
     .run = run,
 };

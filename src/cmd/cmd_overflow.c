@@ -19,6 +19,7 @@
 
 #include "model/anomaly.h"
 #include "model/cube.h"
+#include "model/cube_lazy.h"
 #include "model/util/util.h"
 #include "model/overflow.h"
 #include "model/ovfrows.h"
@@ -565,8 +566,13 @@ static int run_overflow(int argc, char **argv) {
     long limit = 0;
     struct load_opts lo;
     load_opts_init(&lo);
+    lo.lazy = 1;   /* a .trend.db by queries within --mem, as the analyzer reads it */
     for (int i = 1; i < argc; i++) {
-        if ((v = opt_value(argc, argv, &i, "--format", &matched, &bad)) || matched) {
+        if ((v = opt_value(argc, argv, &i, "--mem", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            if (util_parse_size(v, &lo.mem_budget) != 0)
+                return usage_error("--mem wants a size such as 512M or 2G, not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--format", &matched, &bad)) || matched) {
             if (bad) return EXIT_USAGE;
             if (!strcmp(v, "text")) fmt = OUT_TEXT;
             else if (!strcmp(v, "csv")) fmt = OUT_CSV;
@@ -628,10 +634,22 @@ static int run_overflow(int argc, char **argv) {
     say_unread(ds, partial_ok);
 
     struct ovf_list scanned = { 0 };
+    int scan = !ds->ovf_levels && ds->cube ? ovf_scan_cube(ds->cube, &scanned, &err) : 0;
+    if (!ds->ovf_levels && ds->cube && cube_lazy_changed(ds->cube)) {
+        /* another process wrote the .trend.db meanwhile: from a private copy */
+        ovf_list_free(&scanned);
+        dataset_free(ds);
+        lo.snapshot = 1;
+        if (dataset_load(path, &lo, &ds, &err) != 0) {
+            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            return EXIT_USAGE;
+        }
+        scan = ds->cube ? ovf_scan_cube(ds->cube, &scanned, &err) : 0;
+    }
     struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
                         .fail_on = fail_on, .partial_ok = partial_ok };
     if (!ds->ovf_levels) {
-        if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
+        if (scan != 0) {
             fprintf(stderr, "probetop overflow: %s\n", err.msg);
             dataset_free(ds);
             return EXIT_USAGE;
@@ -675,7 +693,7 @@ static int run_overflow(int argc, char **argv) {
 const struct cmd_entry cmd_overflow_entry = {
     .name = "overflow",
     .usage = "probetop overflow PATH [--format text|csv|json] [--level critical|high|medium] [--limit N]\n"
-             "                         [--fail-on critical|high|medium] [--partial-ok] [--follow [--idle SECONDS]]",
+             "                         [--fail-on critical|high|medium] [--partial-ok] [--follow [--idle SECONDS]] [--mem SIZE]",
     .summary = "find where the first NaN/Inf appeared: step, rank, node, level (exit 1 on NaN/Inf)",
     .help = "  PATH                  a dump (root, step or rank folder, dump.json), a monitor\n"
             "                        output folder, a .trend.db file or folder, or a .vis.db\n"
@@ -705,6 +723,9 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        entry is printed as it appears; stops on Ctrl-C/SIGTERM\n"
             "                        or --idle, with the gate's exit code for the data then\n"
             "  --idle SECONDS        with --follow: stop when PATH has not changed for SECONDS\n"
+            "  --mem SIZE            a .trend.db is read by queries, and what is laid out in\n"
+            "                        memory stays within SIZE (default: a quarter of the\n"
+            "                        memory, at most 1G), as in the analyzer\n"
             "Levels (msProbe's overflow check): critical = born here (clean inputs, non-finite\n"
             "output); high = passed through, or an output Norm over 100x the input Norm;\n"
             "medium = non-finite input absorbed.  Monitor data and .trend.db files have no\n"

@@ -6,6 +6,7 @@
 #include "model/util/util.h"
 #include "src/io/json.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,11 +15,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 
 void load_opts_init(struct load_opts *o) {
     memset(o, 0, sizeof *o);
     o->micro_step = 1;
+    o->mem_budget = util_default_mem();
 }
 
 static int push_str(char ***v, size_t *n, const char *s) {

@@ -20,6 +20,8 @@
 #include "model/err.h"
 #include "src/io/formats.h"
 
+/* Defaults: micro steps on, mem_budget the default --mem (a quarter of the
+ * machine's memory, at most 1 GiB). */
 void load_opts_init(struct load_opts *o);
 
 int dataset_load(const char *path, const struct load_opts *o, struct dataset **out, struct pt_error *err);

@@ -71,12 +71,14 @@ int trenddb_table_columns(sqlite3 *db, const char *table, char cols[][64], int m
     int n = 0;
     snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    while (sqlite3_step(st) == SQLITE_ROW && n < max) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == max) break;
         const unsigned char *c = sqlite3_column_text(st, 1);
         snprintf(cols[n++], 64, "%s", c ? (const char *)c : "");
     }
     sqlite3_finalize(st);
-    return n;
+    return rc == SQLITE_DONE ? n : -1;
 }
 
 static int is_identifier(const char *s) {
@@ -104,7 +106,12 @@ int trenddb_check_schema(sqlite3 *db, const char *file, char tcols[][64], int *n
         }
     }
     int ntc = *ntc_out = trenddb_table_columns(db, "trend_data", tcols, MAXCOLS);
-    *ngc_out = trenddb_table_columns(db, "global_stats", gcols, MAXCOLS);
+    int ngc = *ngc_out = trenddb_table_columns(db, "global_stats", gcols, MAXCOLS);
+    if (ntc < 0 || ngc < 0) {
+        pt_errorf(err, "%s: the columns of table %s do not read (%s)", file, ntc < 0 ? "trend_data" : "global_stats",
+                  sqlite3_errmsg(db));
+        return -1;
+    }
     if (ntc < 5 || strcmp(tcols[0], "rank") || strcmp(tcols[1], "step") || strcmp(tcols[2], "target_id") ||
         strcmp(tcols[3], "metric_id")) {
         pt_errorf(err, "%s: table trend_data: expected columns rank, step, target_id, metric_id, <statistics>", file);
@@ -113,21 +120,27 @@ int trenddb_check_schema(sqlite3 *db, const char *file, char tcols[][64], int *n
     return 0;
 }
 
-/* The metrics of monitoring_metrics into met (at most 32) and the
+/* The metrics of monitoring_metrics into *met (allocated, every row) and the
  * builder, each with its statistic columns: those global_stats lists for
  * it that trend_data has, else every statistic column.  *dumpkind is set
  * when the metrics are a dump's (forward, backward).  0, or -1 with err
  * set. */
 int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, char tcols[][64], int ntc,
-                        char gcols[][64], int ngc, char gstat[][512], struct tmetric *met, int *nmet, int *dumpkind,
+                        char gcols[][64], int ngc, char gstat[][512], struct tmetric **met, int *nmet, int *dumpkind,
                         struct pt_error *err) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id", -1, &st, NULL) != SQLITE_OK) {
         pt_errorf(err, "%s: table monitoring_metrics: %s", file, sqlite3_errmsg(db));
         return -1;
     }
-    while (sqlite3_step(st) == SQLITE_ROW && *nmet < 32) {
-        struct tmetric *m = &met[*nmet];
+    int src;
+    size_t cap = 0, n = (size_t)*nmet;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        if (UTIL_PUSH(*met, n, cap) != 0) {
+            sqlite3_finalize(st);
+            return pt_errorf(err, "out of memory");
+        }
+        struct tmetric *m = &(*met)[*nmet];
         memset(m, 0, sizeof *m);
         m->id = sqlite3_column_int64(st, 0);
         const unsigned char *name = sqlite3_column_text(st, 1);
@@ -155,9 +168,13 @@ int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, 
             sqlite3_finalize(st);
             return pt_errorf(err, "out of memory");
         }
-        (*nmet)++;
+        n = (size_t)++*nmet;
     }
     sqlite3_finalize(st);
+    /* a page of the table that does not read ends the loop early: the
+     * metrics after it would be missing without a word */
+    if (src != SQLITE_DONE)
+        return pt_errorf(err, "%s: table monitoring_metrics, row %d: %s", file, *nmet + 1, sqlite3_errmsg(db));
     return 0;
 }
 
@@ -182,28 +199,31 @@ uint32_t trenddb_decode_row(sqlite3_stmt *st, const struct tmetric *m, double *v
     return finite ? present & ~null : present;
 }
 
-/* trend_data's rows into the builder (+-(1e9 + 1) back to +-Inf, NULL to NaN); *bad
- * counts rows naming an unknown target or metric.  0, or -1 with err set. */
+/* trend_data's rows into the builder (+-(1e9 + 1) back to +-Inf, NULL to
+ * NaN); *bad counts rows naming an unknown target or metric, *off those whose
+ * rank or step is no integer (off the axes, as the lazy open leaves them).
+ * 0, or -1 with err set. */
 static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, const struct trenddb_head *h,
-                     size_t *bad_out, struct pt_error *err) {
+                     size_t *bad_out, size_t *off_out, struct pt_error *err) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
         pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db));
         return -1;
     }
-    size_t row = 0, bad = 0;
+    size_t row = 0, bad = 0, off = 0;
     int rc = -1;
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
+        int32_t rank, step;
+        if (trenddb_key_of(st, 0, &rank) || trenddb_key_of(st, 1, &step)) { off++; continue; }
         int64_t tid = sqlite3_column_int64(st, 2), mid = sqlite3_column_int64(st, 3);
         const struct tmetric *m = trenddb_metric_of(h, mid);
         size_t ti = trenddb_target_index(h, tid);
         if (!m || ti == SIZE_MAX) { bad++; continue; }
         double v[CUBE_MAX_STATS];
         uint32_t present = trenddb_decode_row(st, m, v);
-        if (cube_builder_add(b, m->cube, h->idmap_local[ti], sqlite3_column_int(st, 1), sqlite3_column_int(st, 0), v,
-                             present) != 0) {
+        if (cube_builder_add(b, m->cube, h->idmap_local[ti], step, rank, v, present) != 0) {
             pt_errorf(err, "out of memory");
             goto done;
         }
@@ -215,6 +235,7 @@ static int read_rows(sqlite3 *db, const char *file, struct cube_builder *b, cons
     rc = 0;
 done:
     *bad_out = bad;
+    *off_out = off;
     sqlite3_finalize(st);
     return rc;
 }
@@ -227,7 +248,8 @@ int trenddb_read_head(sqlite3 *db, const char *file, struct cube_builder *b, str
     /* ranges and per-metric statistics: the last global_stats row */
     if (sqlite3_prepare_v2(db, "SELECT * FROM global_stats ORDER BY ROWID DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
         return pt_errorf(err, "%s: table global_stats: %s", file, sqlite3_errmsg(db));
-    if (sqlite3_step(st) == SQLITE_ROW)
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
         for (int c = 0; c < h->ngc; c++) {
             if (!strcmp(h->gcols[c], "max_rank")) h->max_rank = sqlite3_column_int64(st, c);
             else if (!strcmp(h->gcols[c], "min_step")) h->min_step = sqlite3_column_int64(st, c);
@@ -237,7 +259,9 @@ int trenddb_read_head(sqlite3 *db, const char *file, struct cube_builder *b, str
         }
     sqlite3_finalize(st);
     st = NULL;
-    if (trenddb_read_metrics(db, file, b, h->tcols, h->ntc, h->gcols, h->ngc, h->gstat, h->met, &h->nmet, &h->dumpkind,
+    if (src != SQLITE_ROW && src != SQLITE_DONE)
+        return pt_errorf(err, "%s: table global_stats: %s", file, sqlite3_errmsg(db));
+    if (trenddb_read_metrics(db, file, b, h->tcols, h->ntc, h->gcols, h->ngc, h->gstat, &h->met, &h->nmet, &h->dumpkind,
                              err) != 0)
         return -1;
     /* targets in target_id order, so ascending id is msProbe's order */
@@ -245,7 +269,7 @@ int trenddb_read_head(sqlite3 *db, const char *file, struct cube_builder *b, str
                            -1, &st, NULL) != SQLITE_OK)
         return pt_errorf(err, "%s: table monitoring_targets: %s", file, sqlite3_errmsg(db));
     size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *name = sqlite3_column_text(st, 1);
         int len = sqlite3_column_bytes(st, 1);
         uint32_t id = names_intern(tn, name ? (const char *)name : "", name ? (size_t)len : 0,
@@ -263,6 +287,10 @@ int trenddb_read_head(sqlite3 *db, const char *file, struct cube_builder *b, str
         h->idmap_local[h->nids++] = id;
     }
     sqlite3_finalize(st);
+    /* a page that does not read ends the walk: the targets after it would
+     * be missing, and their rows "name an unknown target" */
+    if (src != SQLITE_DONE)
+        return pt_errorf(err, "%s: table monitoring_targets, row %zu: %s", file, h->nids + 1, sqlite3_errmsg(db));
     return 0;
 }
 
@@ -270,6 +298,7 @@ void trenddb_head_free(struct trenddb_head *h) {
     if (!h) return;
     free(h->idmap_db);
     free(h->idmap_local);
+    free(h->met);
     free(h);
 }
 
@@ -283,7 +312,8 @@ size_t trenddb_target_index(const struct trenddb_head *h, int64_t tid) {
 }
 
 /* file: the name messages give; db: open on it (closed here). */
-static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_error *err) {
+static int load_db(const char *file, sqlite3 *db, uint64_t budget, struct dataset *ds, struct pt_error *err) {
+    struct trenddb_ivec ranks = {0}, steps = {0};
     struct names *nm = NULL;
     struct cube_builder *b = NULL;
     struct trenddb_head *h = calloc(1, sizeof *h);
@@ -292,12 +322,18 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     if (!(nm = names_new()) || !(b = cube_builder_new(nm))) { nm = NULL; pt_errorf(err, "out of memory"); goto out; }
     nm = NULL;
     if (trenddb_read_head(db, file, b, cube_builder_names(b), h, err) != 0) goto out;
-    for (int64_t r = 0; r <= h->max_rank && r < 100000; r++) cube_builder_rank(b, (int32_t)r);
-    if (h->max_step - h->min_step < 1000000)
-        for (int64_t s = h->min_step; s <= h->max_step; s++) cube_builder_step(b, (int32_t)s, (int32_t)s, -1);
-    size_t bad = 0;
-    if (read_rows(db, file, b, h, &bad, err) != 0) goto out;
+    /* the axes the lazy open has (one walk for both ways in) */
+    if (trenddb_axes(db, file, h, &ranks, &steps, err) != 0) goto out;
+    for (size_t i = 0; i < ranks.n; i++)
+        if (cube_builder_rank(b, (int32_t)ranks.v[i]) != 0) { pt_errorf(err, "out of memory"); goto out; }
+    for (size_t i = 0; i < steps.n; i++)
+        if (cube_builder_step(b, (int32_t)steps.v[i], (int32_t)steps.v[i], -1) != 0) { pt_errorf(err, "out of memory"); goto out; }
+    size_t bad = 0, off = 0;
+    if (read_rows(db, file, b, h, &bad, &off, err) != 0) goto out;
     if (bad) dataset_warn(ds, "%s: %zu trend_data rows name an unknown target or metric: skipped", file, bad);
+    if (off) dataset_warn(ds, "%s: %zu trend_data rows have a rank or step that is not an integer: skipped", file, off);
+    /* the dense cube within --mem, counted before it is allocated */
+    cube_builder_budget(b, budget);
     if (cube_builder_finish(b, &ds->cube, err) != 0) goto out;
     for (int m = 0; m < ds->cube->nmetrics; m++)   /* targets NULL throughout: no tensor */
         ds->notensor_rows += cube_null_targets_notensor(ds->cube, m, ds->cube->metrics[m].vals);
@@ -306,11 +342,55 @@ static int load_db(const char *file, sqlite3 *db, struct dataset *ds, struct pt_
     ds->files_read++;
     rc = 0;
 out:
+    free(ranks.v);
+    free(steps.v);
     sqlite3_close(db);
     cube_builder_free(b);
     names_free(nm);
     trenddb_head_free(h);
     return rc;
+}
+
+/* Ctrl-C or q while a database loads (probetop(1)): a query under way
+ * stops within a few thousand of SQLite's steps, whatever it walks. */
+static int on_progress(void *cancel) { return atomic_load((atomic_int *)cancel) != 0; }
+
+/* The load of db (consumed, and src with it when given: db reads the
+ * file), stoppable by o->cancel.  0, 1 when the file changed while it was
+ * read (read it again), or -1 with err. */
+static int load_any(const char *file, sqlite3 *db, struct sqlite_ro_src *src, const struct load_opts *o,
+                    struct dataset *ds, struct pt_error *err) {
+    if (o->cancel) sqlite3_progress_handler(db, 4096, on_progress, o->cancel);
+    int rc;
+    if (src && o->lazy) {
+        rc = trenddb_open_lazy(file, db, src, o, ds, err);
+    } else {
+        rc = load_db(file, db, o->mem_budget, ds, err);
+        if (src && sqlite_ro_changed(src)) {   /* torn by a writer, whatever it gave */
+            cube_free(ds->cube);
+            ds->cube = NULL;
+            rc = 1;
+        }
+        sqlite_ro_src_free(src);
+    }
+    if (rc != 0 && o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
+    return rc;
+}
+
+/* file read in place, and again from a private snapshot when another
+ * process changed it meanwhile (probetop-formats(5), SQLITE INPUTS). */
+static int load_file(const char *file, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    for (int copy = o->snapshot; copy < 2; copy++) {
+        sqlite3 *db;
+        struct sqlite_ro_src src;
+        if (sqlite_ro_open_src(file, copy, &db, &src, err) != 0) return -1;
+        if (src.wal)
+            dataset_warn(ds, "%s: its last transactions are in %s-wal: read with them, from a private copy of both",
+                         file, file);
+        int rc = load_any(file, db, &src, o, ds, err);
+        if (rc <= 0) return rc;
+    }
+    return pt_errorf(err, "%s changed while it was read, also from its snapshot", file);
 }
 
 static int is_shard(const char *name) {
@@ -336,7 +416,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
             free(ds->source);
             ds->source = strdup(file);
             ds->micro_step = -1;
-            return load_db(file, db, ds, err);
+            return load_any(file, db, NULL, o, ds, err);
         }
         const char *pick = ds->dbfiles[0];
         for (size_t i = ds->ndbfiles; i-- > 0;)   /* a shard alone only by name (--db) */
@@ -356,10 +436,7 @@ int trenddb_load(const char *path, const struct load_opts *o, struct dataset *ds
     free(ds->source);
     ds->source = strdup(file);
     ds->micro_step = -1;   /* the database decided */
-    sqlite3 *db;
-    if (sqlite_ro_open(file, &db, err) != 0) return -1;
-    if (o->lazy) return trenddb_open_lazy(file, db, o, ds, err);
-    return load_db(file, db, ds, err);
+    return load_file(file, o, ds, err);
 }
 
 /* ---- the reader table's row (formats.h) ---- */

@@ -85,7 +85,14 @@ int visdb_open(const char *path, struct visdb **out, struct pt_error *err) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT graph_type, task, micro_steps, overflow_check, rank_list, step_list "
                                "FROM tb_config LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) {
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            pt_errorf(err, "%s: table tb_config: %s", path, sqlite3_errmsg(db));
+            sqlite3_finalize(st);
+            visdb_close(v);
+            return -1;
+        }
+        if (rc == SQLITE_ROW) {
             const char *gt = (const char *)sqlite3_column_text(st, 0);
             v->compare = gt && !strcmp(gt, "compare");
             const char *task = (const char *)sqlite3_column_text(st, 1);
@@ -240,7 +247,7 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
         if (n == cap) {
             cap = cap ? cap * 2 : 256;
             struct vrow *nr = realloc(rows, cap * sizeof *nr);
-            if (!nr) break;
+            if (!nr) { rc = SQLITE_NOMEM; break; }
             rows = nr;
         }
         struct vrow *r = &rows[n++];
@@ -259,10 +266,16 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
         r->stack = dup_col(st, 10);
         if (!r->name) r->name = strdup("");
     }
+    /* a page that does not read ends the walk: the graph would lack the
+     * nodes after it without a word */
+    if (rc != SQLITE_DONE)
+        pt_errorf(err, "%s: table tb_nodes, step %d rank %d, node %zu: %s", v->path, step, rank, n + 1,
+                  rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(v->db));
     sqlite3_finalize(st);
     int ret = -1;
     struct visdb_graph *g = NULL;
     struct vrow **sorted = NULL, **queue = NULL;
+    if (rc != SQLITE_DONE) goto out;
     if (n == 0) {
         pt_errorf(err, "%s: no %s graph for step %d rank %d", v->path, source, step, rank);
         goto out;

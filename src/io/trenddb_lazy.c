@@ -2,12 +2,12 @@
  * from small queries, the values by slices through trend_data's primary
  * key (rank, step, target_id, metric_id), as model/cube_lazy.h asks.
  *
- * Axes, as the full load (read_trenddb.c) makes them:
- *   ranks   0..max_rank of global_stats and every rank with rows (a walk
- *           over the key: one lookup per rank);
- *   steps   min_step..max_step of global_stats and each rank's first and
- *           last step (two lookups per rank), all steps of the first and
- *           last rank;
+ * Axes, as the full load (read_trenddb.c) makes them (trenddb_axes):
+ *   ranks   every rank with rows (a walk over the key: one lookup per
+ *           rank), and 0..max_rank of global_stats within them;
+ *   steps   each rank's first and last step (two lookups per rank), all
+ *           steps of the first rank, and min_step..max_step of
+ *           global_stats within them;
  *   targets of a metric: those with rows in it.  From probetop_rank_summary
  *           when data2db wrote it (exact); else the targets msProbe's tags
  *           tie to the metric and those with rows at the first and last
@@ -17,9 +17,11 @@
  *           the analyzer says so (cube_source_ops.missed).
  *
  * Connections: `db` is the UI thread's (every call but fill_all, under the
- * cube's mutex); fill_all opens its own read-only connection on the file.
- * Both immutable, through sqlite_ro_open: nothing is written beside the
- * file. */
+ * cube's mutex); fill_all opens its own read-only connection on what db
+ * reads (the file, or its private snapshot: src/io/sqlite_ro.h).  Both
+ * immutable: nothing is written beside the file.  A file read in place
+ * that changes (another process writes it) makes every later answer an
+ * error: what was read may be torn. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@
 struct tsrc {
     char *file;
     sqlite3 *db;
+    struct sqlite_ro_src src;  /* what db reads: the file, or a snapshot of it */
     struct trenddb_head *h;
     sqlite3_stmt *q_rank, *q_rankstep, *q_cell, *q_probe;
     uint32_t nnames;
@@ -58,6 +61,7 @@ static void tsrc_free(void *p) {
     sqlite3_finalize(s->q_cell);
     sqlite3_finalize(s->q_probe);
     sqlite3_close(s->db);
+    sqlite_ro_src_free(&s->src);
     if (s->ltmap && s->h)
         for (int m = 0; m < s->h->nmet; m++) free(s->ltmap[m]);
     if (s->tclass && s->h)
@@ -80,8 +84,10 @@ static int place_row(const struct tsrc *s, const struct cube *c, sqlite3_stmt *s
     if (!p->m || ti == SIZE_MAX) return 0;
     p->g = s->h->idmap_local[ti];
     p->lt = s->ltmap[p->m->cube][p->g];
-    p->ri = cube_rank_find(c, (int32_t)sqlite3_column_int64(st, 0));
-    p->si = cube_step_find(c, (int32_t)sqlite3_column_int64(st, 1));
+    int32_t rank, step;
+    if (trenddb_key_of(st, 0, &rank) || trenddb_key_of(st, 1, &step)) return 0;
+    p->ri = cube_rank_find(c, rank);
+    p->si = cube_step_find(c, step);
     return p->lt != UINT32_MAX && p->ri >= 0 && p->si >= 0;
 }
 
@@ -176,35 +182,39 @@ static int run_rows(struct tsrc *s, sqlite3 *db, const struct cube *c, sqlite3_s
 static int fill_block(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
                       struct pt_error *err) {
     struct tsrc *s = src;
-    float *outs[32] = {0};
+    float **outs = calloc((size_t)s->h->nmet, sizeof *outs);   /* only metric's is set */
     int64_t mid = s->h->met[metric].id;
+    int rc = 0;
+    if (!outs) return pt_errorf(err, "out of memory");
     outs[metric] = out;
     switch (dim) {
     case DIM_RANK:   /* one range of the key */
         sqlite3_bind_int64(s->q_rank, 1, c->ranks[value]);
         sqlite3_bind_int64(s->q_rank, 2, mid);
-        return run_rows(s, s->db, c, s->q_rank, L_RANK, outs, NULL, err);
+        rc = run_rows(s, s->db, c, s->q_rank, L_RANK, outs, NULL, err);
+        break;
     case DIM_STEP:   /* one range per rank */
-        for (int r = 0; r < c->nranks; r++) {
+        for (int r = 0; rc == 0 && r < c->nranks; r++) {
             sqlite3_bind_int64(s->q_rankstep, 1, c->ranks[r]);
             sqlite3_bind_int64(s->q_rankstep, 2, c->steps[value].value);
             sqlite3_bind_int64(s->q_rankstep, 3, mid);
-            if (run_rows(s, s->db, c, s->q_rankstep, L_STEP, outs, NULL, err) != 0) return -1;
+            rc = run_rows(s, s->db, c, s->q_rankstep, L_STEP, outs, NULL, err);
         }
-        return 0;
+        break;
     case DIM_TARGET: /* one row per (rank, step) */
-        if ((uint32_t)value >= s->nnames) return 0;
-        for (int r = 0; r < c->nranks; r++)
-            for (int st = 0; st < c->nsteps; st++) {
+        if ((uint32_t)value >= s->nnames) break;
+        for (int r = 0; rc == 0 && r < c->nranks; r++)
+            for (int st = 0; rc == 0 && st < c->nsteps; st++) {
                 sqlite3_bind_int64(s->q_cell, 1, c->ranks[r]);
                 sqlite3_bind_int64(s->q_cell, 2, c->steps[st].value);
                 sqlite3_bind_int64(s->q_cell, 3, s->dbid[value]);
                 sqlite3_bind_int64(s->q_cell, 4, mid);
-                if (run_rows(s, s->db, c, s->q_cell, L_TARGET, outs, NULL, err) != 0) return -1;
+                rc = run_rows(s, s->db, c, s->q_cell, L_TARGET, outs, NULL, err);
             }
-        return 0;
+        break;
     }
-    return 0;
+    free(outs);
+    return rc;
 }
 
 static int fill_cell(void *src, const struct cube *c, int metric, uint32_t lt, int step, int rank, float *vals,
@@ -234,7 +244,7 @@ static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_
     struct tsrc *s = src;
     sqlite3 *db;
     sqlite3_stmt *st = NULL;
-    if (sqlite_ro_open(s->file, &db, err) != 0) return -1;
+    if (sqlite_ro_reopen(&s->src, &db, err) != 0) return -1;
     if (sqlite3_prepare_v2(db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
         pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(db));
         sqlite3_close(db);
@@ -337,22 +347,35 @@ out:
 
 /* The SQL condition of a row with an infinity (ifnull: for NOT, with
  * NULL read as no infinity) or (nulls) of a NULL among its metric's
- * statistics, for metric (-1 all), into buf. */
-static void row_cond(const struct tsrc *s, int metric, int nulls, int ifnull, char *buf, size_t size) {
+ * statistics, for metric (-1 all): every statistic column, as many as
+ * trend_data has (none left out).  Malloc'd, NULL when out of memory. */
+static char *row_cond(const struct tsrc *s, int metric, int nulls, int ifnull) {
+    size_t size = 16;
+    if (!nulls)
+        for (int k = 4; k < s->h->ntc; k++) size += strlen(s->h->tcols[k]) + 64;
+    for (int i = 0; nulls && i < s->h->nmet; i++) {
+        const struct tmetric *m = &s->h->met[i];
+        if (metric >= 0 && m->cube != metric) continue;
+        size += 64;
+        for (int k = 0; k < m->nstats; k++) size += strlen(s->h->tcols[m->statcol[k]]) + 24;
+    }
+    char *buf = malloc(size);
+    if (!buf) return NULL;
     size_t o = (size_t)snprintf(buf, size, "(0");
     if (!nulls)
-        for (int k = 4; k < s->h->ntc && o + 200 < size; k++)
+        for (int k = 4; k < s->h->ntc; k++)
             o += (size_t)snprintf(buf + o, size - o, ifnull ? " OR ifnull(\"%s\", 0) IN (1000000001.0, -1000000001.0)"
                                                             : " OR \"%s\" IN (1000000001.0, -1000000001.0)", s->h->tcols[k]);
     for (int i = 0; nulls && i < s->h->nmet; i++) {
         const struct tmetric *m = &s->h->met[i];
         if (metric >= 0 && m->cube != metric) continue;
         o += (size_t)snprintf(buf + o, size - o, " OR (metric_id = %lld AND (0", (long long)m->id);
-        for (int k = 0; k < m->nstats && o + 200 < size; k++)
+        for (int k = 0; k < m->nstats; k++)
             o += (size_t)snprintf(buf + o, size - o, " OR \"%s\" IS NULL", s->h->tcols[m->statcol[k]]);
         o += (size_t)snprintf(buf + o, size - o, "))");
     }
-    if (o + 2 < size) snprintf(buf + o, size - o, ")");
+    snprintf(buf + o, size - o, ")");
+    return buf;
 }
 
 /* The rows of cond (one rank, every rank of one step: a range each; or one scan), emitted. */
@@ -378,28 +401,24 @@ static int nonfinite_scan(struct tsrc *s, const struct cube *c, const char *cond
     return rc;
 }
 
-#define COND_SIZE 16384
-
 static int nonfinite(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
                      struct pt_error *err) {
     struct tsrc *s = src;
-    char *inf = malloc(COND_SIZE), *nul = malloc(COND_SIZE), *both = malloc(2 * COND_SIZE + 32);
+    int summary = rank < 0 && s->sum_cond[0];
+    char *nul = row_cond(s, metric, 1, 0), *inf = row_cond(s, metric, 0, summary), *both = NULL;
     int rc = -1;
-    if (!inf || !nul || !both) { pt_errorf(err, "out of memory"); goto out; }
-    row_cond(s, metric, 1, 0, nul, COND_SIZE);
-    if (rank < 0 && s->sum_cond[0]) {
+    if (!inf || !nul || !(both = malloc(strlen(inf) + strlen(nul) + 32))) { pt_errorf(err, "out of memory"); goto out; }
+    if (summary) {
         /* the summary finds the infinities and, with its NaN counts, the
          * NaN; without them (an older data2db) the NaN rows without an
          * infinity are a scan */
         rc = nonfinite_summary(s, c, metric, step, fn, ctx, err);
         if (rc == 0 && !s->sum_nan) {
-            row_cond(s, metric, 0, 1, inf, COND_SIZE);
-            snprintf(both, 2 * COND_SIZE + 32, "%s AND NOT %s", nul, inf);
+            sprintf(both, "%s AND NOT %s", nul, inf);
             rc = nonfinite_scan(s, c, both, metric, step, rank, fn, ctx, err);
         }
     } else {
-        row_cond(s, metric, 0, 0, inf, COND_SIZE);
-        snprintf(both, 2 * COND_SIZE + 32, "(%s OR %s)", inf, nul);
+        sprintf(both, "(%s OR %s)", inf, nul);
         rc = nonfinite_scan(s, c, both, metric, step, rank, fn, ctx, err);
     }
 out:
@@ -479,21 +498,54 @@ static int fill_groups(void *src, const struct cube *c, int step, int metric, in
 
 static size_t missed(void *src) { return ((struct tsrc *)src)->outside; }
 
+/* ---- a file another process writes: what was read since it changed may
+ * be torn, and is not given (probetop-formats(5), SQLITE INPUTS) ---- */
+
+static int changed(void *src) { return sqlite_ro_changed(&((struct tsrc *)src)->src); }
+
+static int settled(const struct tsrc *s, int rc, struct pt_error *err) {
+    if (rc < 0 || !sqlite_ro_changed(&s->src)) return rc;
+    return pt_errorf(err, "%s changed while it was read (another process writes it): read it again", s->file);
+}
+
+static int fill_block_s(void *src, const struct cube *c, enum cube_dim dim, int value, int metric, float *out,
+                        struct pt_error *err) {
+    return settled(src, fill_block(src, c, dim, value, metric, out, err), err);
+}
+
+static int fill_cell_s(void *src, const struct cube *c, int metric, uint32_t lt, int step, int rank, float *vals,
+                       struct pt_error *err) {
+    return settled(src, fill_cell(src, c, metric, lt, step, rank, vals, err), err);
+}
+
+static int fill_all_s(void *src, const struct cube *c, float *const *vals, atomic_int *cancel, struct pt_error *err) {
+    return settled(src, fill_all(src, c, vals, cancel, err), err);
+}
+
+static int nonfinite_s(void *src, const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn,
+                       void *ctx, struct pt_error *err) {
+    return settled(src, nonfinite(src, c, metric, step, rank, fn, ctx, err), err);
+}
+
+static int fill_groups_s(void *src, const struct cube *c, int step, int metric, int group, float *out,
+                         struct pt_error *err) {
+    return settled(src, fill_groups(src, c, step, metric, group, out, err), err);
+}
+
 static const struct cube_source_ops trenddb_source = {
-    .fill_block = fill_block,
-    .fill_cell = fill_cell,
-    .fill_all = fill_all,
-    .nonfinite = nonfinite,
-    .fill_groups = fill_groups,
+    .fill_block = fill_block_s,
+    .fill_cell = fill_cell_s,
+    .fill_all = fill_all_s,
+    .nonfinite = nonfinite_s,
+    .fill_groups = fill_groups_s,
     .missed = missed,
+    .changed = changed,
     .free = tsrc_free,
 };
 
 /* ---- the axes ---- */
 
-struct ivec { int64_t *v; size_t n, cap; };
-
-static int ivec_push(struct ivec *a, int64_t x) {
+int trenddb_ivec_push(struct trenddb_ivec *a, int64_t x) {
     if (UTIL_PUSH(a->v, a->n, a->cap) != 0) return -1;
     a->v[a->n++] = x;
     return 0;
@@ -504,12 +556,22 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void ivec_uniq(struct ivec *a) {
+void trenddb_ivec_uniq(struct trenddb_ivec *a) {
     size_t k = 0;
     if (a->n) qsort(a->v, a->n, sizeof *a->v, cmp_i64);
     for (size_t i = 0; i < a->n; i++)
         if (!k || a->v[k - 1] != a->v[i]) a->v[k++] = a->v[i];
     a->n = k;
+}
+
+/* The count(*) an SQL statement gives into *n; 0, or -1 when it does not read. */
+static int trenddb_count(sqlite3 *db, const char *sql, int64_t *n) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
 }
 
 /* One int64 from a statement with up to two bound values; 1 row, 0 none, -1 error. */
@@ -528,39 +590,84 @@ static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **s
     return pt_errorf(err, "%s: %s", file, sqlite3_errmsg(db));
 }
 
-/* Ranks and steps (sorted, distinct) by walks over the key. */
-static int find_axes(struct tsrc *s, struct ivec *ranks, struct ivec *steps, struct pt_error *err) {
-    const struct trenddb_head *h = s->h;
+/* The integers a key column may hold: int32 (the cube's axes), and only
+ * integer values -- text, a blob or 1.5 in the rank column is no rank (a
+ * walk that read it as 0 would find it again and again). */
+#define KEY_OK(col) col " >= -2147483648 AND " col " <= 2147483647 AND " col " = CAST(" col " AS INTEGER)"
+
+int trenddb_key_of(sqlite3_stmt *st, int col, int32_t *out) {
+    int t = sqlite3_column_type(st, col);
+    double d = t == SQLITE_FLOAT ? sqlite3_column_double(st, col) : 0;
+    if (t == SQLITE_FLOAT ? !(d >= INT32_MIN && d <= INT32_MAX && d == (double)(int64_t)d) : t != SQLITE_INTEGER)
+        return -1;
+    int64_t v = sqlite3_column_int64(st, col);
+    if (v < INT32_MIN || v > INT32_MAX) return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* Adds lo..hi to a, when they are at most max values. */
+static int push_range(struct trenddb_ivec *a, int64_t lo, int64_t hi, int64_t max) {
+    if (hi < lo || hi - lo >= max) return 0;
+    for (int64_t x = lo; x <= hi; x++)
+        if (trenddb_ivec_push(a, x)) return -1;
+    return 0;
+}
+
+int trenddb_axes(sqlite3 *db, const char *file, const struct trenddb_head *h, struct trenddb_ivec *ranks,
+                 struct trenddb_ivec *steps, struct pt_error *err) {
     sqlite3_stmt *nr = NULL, *first = NULL, *last = NULL, *nstep = NULL;
     int rc = -1;
-    if (prep(s->db, s->file, "SELECT rank FROM trend_data WHERE rank > ?1 ORDER BY rank LIMIT 1", &nr, err) ||
-        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step LIMIT 1", &first, err) ||
-        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step DESC LIMIT 1", &last, err) ||
-        prep(s->db, s->file, "SELECT step FROM trend_data WHERE rank = ?1 AND step > ?2 ORDER BY step LIMIT 1", &nstep,
-             err))
+    if (prep(db, file, "SELECT rank FROM trend_data WHERE rank > ?1 AND " KEY_OK("rank") " ORDER BY rank LIMIT 1", &nr,
+             err) ||
+        prep(db, file, "SELECT step FROM trend_data WHERE rank = ?1 AND " KEY_OK("step") " ORDER BY step LIMIT 1", &first,
+             err) ||
+        prep(db, file, "SELECT step FROM trend_data WHERE rank = ?1 AND " KEY_OK("step") " ORDER BY step DESC LIMIT 1",
+             &last, err) ||
+        prep(db, file,
+             "SELECT step FROM trend_data WHERE rank = ?1 AND step > ?2 AND " KEY_OK("step") " ORDER BY step LIMIT 1",
+             &nstep, err))
         goto out;
-    for (int64_t r = 0; r <= h->max_rank && r < 100000; r++)
-        if (ivec_push(ranks, r)) goto oom;
-    if (h->max_step - h->min_step < 1000000)
-        for (int64_t st = h->min_step; st <= h->max_step; st++)
-            if (ivec_push(steps, st)) goto oom;
-    int64_t r = INT64_MIN, x;
-    size_t nrows_ranks = 0;
-    int g;
-    while ((g = one_int(nr, r, 0, &r)) == 1) {
-        if (++nrows_ranks > CUBE_MAX_RANKS) break;
-        if (ivec_push(ranks, r)) goto oom;
-        if (one_int(first, r, 0, &x) == 1 && ivec_push(steps, x)) goto oom;
-        if (one_int(last, r, 0, &x) == 1 && ivec_push(steps, x)) goto oom;
-        if (nrows_ranks == 1) {   /* every step of the first rank */
+    int64_t r = (int64_t)INT32_MIN - 1, x, slo = INT64_MAX, shi = INT64_MIN;
+    int g = 0;
+    /* the ranks with rows, each one lookup; each rank's first and last
+     * step; every step of the first rank */
+    while (g >= 0 && (g = one_int(nr, r, 0, &r)) == 1) {
+        if (ranks->n >= CUBE_MAX_RANKS) {
+            pt_errorf(err, "%s: more than %d ranks with rows: more than probetop can lay out", file, CUBE_MAX_RANKS);
+            goto out;
+        }
+        if (trenddb_ivec_push(ranks, r)) goto oom;
+        for (int k = 0; k < 2 && g >= 0; k++)
+            if ((g = one_int(k ? last : first, r, 0, &x)) == 1) {
+                if (trenddb_ivec_push(steps, x)) goto oom;
+                slo = x < slo ? x : slo;
+                shi = x > shi ? x : shi;
+            }
+        if (g >= 0 && ranks->n == 1) {
             int64_t st = INT64_MIN;
-            for (size_t k = 0; k < CUBE_MAX_STEPS && one_int(nstep, r, st, &st) == 1; k++)
-                if (ivec_push(steps, st)) goto oom;
+            for (size_t k = 0; k <= CUBE_MAX_STEPS && (g = one_int(nstep, r, st, &st)) == 1; k++)
+                if (trenddb_ivec_push(steps, st)) goto oom;
         }
     }
-    if (g < 0) { pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db)); goto out; }
-    ivec_uniq(ranks);
-    ivec_uniq(steps);
+    if (g < 0) { pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db)); goto out; }
+    /* msProbe offers every rank 0..max_rank and every step min_step..max_step
+     * of global_stats (probetop-formats(5), TREND.DB): taken within the
+     * ranks and steps rows have, never from global_stats alone, where a
+     * crafted row would lay out a million steps for nothing */
+    if (ranks->n) {
+        int64_t rlo = ranks->v[0] > 0 ? ranks->v[0] : 0, rhi = ranks->v[ranks->n - 1];
+        if (push_range(ranks, rlo, h->max_rank < rhi ? h->max_rank : rhi, CUBE_MAX_RANKS)) goto oom;
+        if (push_range(steps, h->min_step > slo ? h->min_step : slo, h->max_step < shi ? h->max_step : shi,
+                       CUBE_MAX_STEPS))
+            goto oom;
+    }
+    trenddb_ivec_uniq(ranks);
+    trenddb_ivec_uniq(steps);
+    if (steps->n > CUBE_MAX_STEPS) {
+        pt_errorf(err, "%s: %zu steps with rows: more than probetop can lay out", file, steps->n);
+        goto out;
+    }
     rc = 0;
     goto out;
 oom:
@@ -587,7 +694,7 @@ static int mark_pairs(struct tsrc *s, sqlite3_stmt *st, uint8_t **has) {
 
 /* has[metric][names id]: the targets with rows in each metric (see the
  * header comment for where they come from). */
-static int find_targets(struct tsrc *s, const struct ivec *ranks, uint8_t **has, struct pt_error *err) {
+static int find_targets(struct tsrc *s, const struct trenddb_ivec *ranks, uint8_t **has, struct pt_error *err) {
     sqlite3_stmt *st = NULL, *first = NULL, *last = NULL;
     int rc = -1;
     if (trenddb_has_table(s->db, "probetop_rank_summary") == 1) {
@@ -630,7 +737,10 @@ static int find_targets(struct tsrc *s, const struct ivec *ranks, uint8_t **has,
         if (k != i) {
             sqlite3_bind_int64(first, 1, ranks->v[i]);
             sqlite3_bind_int64(last, 1, ranks->v[i]);
-            if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) goto out;
+            if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) {
+                pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+                goto out;
+            }
         }
     }
     rc = 0;
@@ -641,12 +751,13 @@ out:
 }
 
 /* s->sum_cond from the summary table's columns: an infinity in the minimum
- * or maximum of any statistic. */
-static void summary_cond(struct tsrc *s) {
+ * or maximum of any statistic.  0, or -1 with err set. */
+static int summary_cond(struct tsrc *s, struct pt_error *err) {
     char (*cols)[64] = s->scols;
     s->sum_cond[0] = '\0';
-    if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return;
+    if (trenddb_has_table(s->db, "probetop_rank_summary") != 1) return 0;
     int n = s->nscols = trenddb_table_columns(s->db, "probetop_rank_summary", cols, MAXCOLS);
+    if (n < 0) return pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
     size_t o = 0;
     s->sum_nan = 1;
     for (int k = 4; k < s->h->ntc; k++) {
@@ -657,7 +768,11 @@ static void summary_cond(struct tsrc *s) {
             snprintf(want[1], sizeof want[1], "%s_max", s->h->tcols[k]);
             snprintf(want[2], sizeof want[2], "%s_nan", s->h->tcols[k]);
             for (int w = 0; w < 3; w++)
-                if (!strcmp(cols[i], want[w]) && o + 200 < sizeof s->sum_cond) {
+                if (!strcmp(cols[i], want[w])) {
+                    if (o + 200 >= sizeof s->sum_cond) {   /* too many to ask at once: the scan instead */
+                        s->sum_cond[0] = '\0';
+                        return 0;
+                    }
                     o += (size_t)snprintf(s->sum_cond + o, sizeof s->sum_cond - o,
                                           w < 2 ? "%s\"%s\" IN (1000000001.0, -1000000001.0)" : "%s\"%s\" > 0",
                                           o ? " OR " : "", cols[i]);
@@ -667,19 +782,23 @@ static void summary_cond(struct tsrc *s) {
         s->sum_nan &= has_nan;
     }
     sqlite3_stmt *st;
-    struct pt_error err;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (prep(s->db, s->file,
                  k ? "SELECT 1 FROM probetop_rank_summary WHERE group_size = 64 LIMIT 1"
                    : "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1",
-                 &st, &err) == 0) {
-            *(k ? &s->sum64 : &s->sum8) = sqlite3_step(st) == SQLITE_ROW;
-            sqlite3_finalize(st);
-        }
+                 &st, err))
+            return -1;
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db));
+        *(k ? &s->sum64 : &s->sum8) = rc == SQLITE_ROW;
+    }
+    return 0;
 }
 
 /* The cube of the axes, without values. */
-static int make_cube(struct tsrc *s, struct names *nm, const struct ivec *ranks, const struct ivec *steps,
+static int make_cube(struct tsrc *s, struct names *nm, const struct trenddb_ivec *ranks, const struct trenddb_ivec *steps,
                      uint8_t **has, struct cube **out, struct pt_error *err) {
     const struct trenddb_head *h = s->h;
     struct cube *c = calloc(1, sizeof *c);
@@ -724,11 +843,19 @@ oom:
 }
 
 /* The source's tables and statements; the axes; the cube. */
-static int open_source(struct tsrc *s, struct names *nm, struct cube **out, struct pt_error *err) {
-    struct ivec ranks = {0}, steps = {0};
+static int open_source(struct tsrc *s, struct names *nm, uint64_t budget, struct cube **out, struct pt_error *err) {
+    struct trenddb_ivec ranks = {0}, steps = {0};
     uint8_t **has = NULL;
     int rc = -1, nmet = s->h->nmet;
     s->nnames = names_count(nm);
+    /* a map of targets per metric: metrics x targets words, within --mem
+     * (a small crafted file may name a hundred thousand of each) */
+    double maps = (double)nmet * (double)s->nnames * (sizeof **s->ltmap + 1);
+    if (maps > (double)cube_lazy_most(budget)) {
+        names_free(nm);
+        return pt_errorf(err, "%s: %d metrics x %u targets take %.0f MiB to map, over the --mem budget of %.0f MiB",
+                         s->file, nmet, s->nnames, maps / 1048576.0, (double)cube_lazy_most(budget) / 1048576.0);
+    }
     s->dbid = malloc((s->nnames ? s->nnames : 1) * sizeof *s->dbid);
     s->ltmap = calloc(nmet ? (size_t)nmet : 1, sizeof *s->ltmap);
     s->tclass = calloc(nmet ? (size_t)nmet : 1, sizeof *s->tclass);
@@ -749,8 +876,8 @@ static int open_source(struct tsrc *s, struct names *nm, struct cube **out, stru
              "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
              &s->q_probe, err))
         goto out;
-    if (find_axes(s, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
-    summary_cond(s);
+    if (trenddb_axes(s->db, s->file, s->h, &ranks, &steps, err) != 0 || find_targets(s, &ranks, has, err) != 0) goto out;
+    if (summary_cond(s, err) != 0) goto out;
     rc = make_cube(s, nm, &ranks, &steps, has, out, err);
     nm = NULL;
     goto out;
@@ -766,31 +893,51 @@ out:
     return rc;
 }
 
-int trenddb_open_lazy(const char *file, sqlite3 *db, const struct load_opts *o, struct dataset *ds,
-                      struct pt_error *err) {
+int trenddb_open_lazy(const char *file, sqlite3 *db, struct sqlite_ro_src *src, const struct load_opts *o,
+                      struct dataset *ds, struct pt_error *err) {
     struct tsrc *s = calloc(1, sizeof *s);
     struct names *nm = names_new();
     struct cube *c = NULL;
     if (!s || !nm || !(s->h = calloc(1, sizeof *s->h)) || !(s->file = strdup(file))) {
         names_free(nm);
         sqlite3_close(db);
+        sqlite_ro_src_free(src);
         tsrc_free(s);
         return pt_errorf(err, "out of memory");
     }
     s->db = db;
+    s->src = *src;
+    memset(src, 0, sizeof *src);
     if (trenddb_read_head(db, file, NULL, nm, s->h, err) != 0) {
         names_free(nm);
         tsrc_free(s);
         return -1;
     }
-    if (open_source(s, nm, &c, err) != 0) {
+    if (open_source(s, nm, o->mem_budget, &c, err) != 0) {
+        int again = sqlite_ro_changed(&s->src);   /* a read torn by a writer, not a broken file */
         tsrc_free(s);
-        return -1;
+        return again ? 1 : -1;
+    }
+    if (sqlite_ro_changed(&s->src)) {   /* the axes may be torn: read again */
+        cube_free(c);
+        tsrc_free(s);
+        return 1;
     }
     if (cube_lazy_attach(c, &trenddb_source, s, o->mem_budget, err) != 0) {
         cube_free(c);
         return -1;
     }
+    /* rows whose rank is text, a blob or out of range (they sort after or
+     * before every rank, so two ranges of the key) lie off the axes: said,
+     * as the full load says it */
+    int64_t off = 0, n;
+    for (int k = 0; k < 2; k++)
+        if (trenddb_count(db, k ? "SELECT count(*) FROM trend_data WHERE rank > 2147483647"
+                                : "SELECT count(*) FROM trend_data WHERE rank < -2147483648", &n) == 0)
+            off += n;
+    if (off) dataset_warn(ds, "%s: %lld trend_data rows have a rank or step that is not an integer: skipped", file,
+                          (long long)off);
+    sqlite3_progress_handler(db, 0, NULL, NULL);   /* the load's Ctrl-C is not the cube's */
     ds->cube = c;
     ds->labels = s->h->dumpkind ? LABELS_DUMP : LABELS_MONITOR;
     ds->files_read++;

@@ -1702,13 +1702,16 @@ static int shard_bad(struct pt_error *err, const struct mshard *sh, const char *
                      db ? sqlite3_errmsg(db) : "");
 }
 
-/* A monitor shard's metrics and micro steps. */
+/* A monitor shard's metrics and micro steps.  (Each walk over a shard's
+ * table ends at SQLITE_DONE or is an error: a page that does not read
+ * would otherwise end it early, without a word.) */
 static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(sh->db, "SELECT metric, metric_id, has_files, has_rows, statistics FROM probetop_shard_metrics",
                            -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table probetop_shard_metrics", sh->db);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int lrc;
+    while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *name = sqlite3_column_text(st, 0);
         int m = 0;
         while (m < MON_NMETRICS && (!name || strcmp((const char *)name, mon_metric_names[m]))) m++;
@@ -1719,11 +1722,12 @@ static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
         sh->mstat[m] = (uint32_t)sqlite3_column_int64(st, 4);
     }
     sqlite3_finalize(st);
+    if (lrc != SQLITE_DONE) return shard_bad(err, sh, "table probetop_shard_metrics", sh->db);
     if (sqlite3_prepare_v2(sh->db, "SELECT step, micro_steps, base_step FROM probetop_shard_steps ORDER BY base_step",
                            -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table probetop_shard_steps", sh->db);
     size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sh->nsteps == cap) {
             cap = cap ? cap * 2 : 64;
             int32_t *a = realloc(sh->sorig, cap * sizeof *a), *b = a ? realloc(sh->scount, cap * sizeof *b) : NULL,
@@ -1738,6 +1742,7 @@ static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
         sh->sbase[sh->nsteps++] = sqlite3_column_int(st, 2);
     }
     sqlite3_finalize(st);
+    if (lrc != SQLITE_DONE) return shard_bad(err, sh, "table probetop_shard_steps", sh->db);
     return 0;
 }
 
@@ -1776,7 +1781,8 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
     if (sqlite3_prepare_v2(sh->db, "SELECT file, step_group, rank, micro_steps, base_step FROM probetop_shard_files",
                            -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table probetop_shard_files", sh->db);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int lrc;
+    while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         if (util_grow0((void **)&s->files, &s->capfiles, s->nfiles + 1, sizeof *s->files) != 0) {
             sqlite3_finalize(st);
             return pt_errorf(err, "out of memory");
@@ -1786,12 +1792,13 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
                                                .base = sqlite3_column_int(st, 4), .shard = i};
     }
     sqlite3_finalize(st);
+    if (lrc != SQLITE_DONE) return shard_bad(err, sh, "table probetop_shard_files", sh->db);
     /* targets */
     if (!(sh->tn = names_new())) return pt_errorf(err, "out of memory");
     if (sqlite3_prepare_v2(sh->db, "SELECT target_id, target_name, vpp_stage, micro_step FROM monitoring_targets "
                                    "ORDER BY target_id", -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table monitoring_targets", sh->db);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *name = sqlite3_column_text(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
         uint32_t key = names_intern(sh->tn, name ? (const char *)name : "", name ? len : 0, sqlite3_column_int(st, 2),
@@ -1804,12 +1811,13 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
         sh->ltid[sh->nt++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
+    if (lrc != SQLITE_DONE) return shard_bad(err, sh, "table monitoring_targets", sh->db);
     if (!(sh->gid = calloc(sh->nt ? sh->nt : 1, sizeof *sh->gid))) return pt_errorf(err, "out of memory");
     /* attempts */
     if (sqlite3_prepare_v2(sh->db, "SELECT seq, file, target_id, metric_id FROM probetop_shard_attempts ORDER BY seq",
                            -1, &st, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table probetop_shard_attempts", sh->db);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         struct matt a = {.seq = sqlite3_column_int64(st, 0), .index = sqlite3_column_int64(st, 1), .shard = i,
                          .metric = sqlite3_column_int(st, 3)};
         if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 ||
@@ -1824,6 +1832,7 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
         s->att[s->natt++] = a;
     }
     sqlite3_finalize(st);
+    if (lrc != SQLITE_DONE) return shard_bad(err, sh, "table probetop_shard_attempts", sh->db);
     return 0;
 }
 

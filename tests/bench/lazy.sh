@@ -40,7 +40,7 @@ PT_BIN="$BIN" "$B/tests/bench_lazy" run $FIXARG "10M=$LD/t10m.trend.db" $BIG
 PT_BIN="$BIN" "$B/tests/bench_lazy" run --mem 0 "10M=$LD/t10m.trend.db" $BIG
 if [ -x /usr/bin/time ]; then
     /usr/bin/time -f "%e %M" -o "$LD/info.time" "$BIN" info "$LD/t10m.trend.db" >/dev/null 2>&1
-    echo "full load of 10M (probetop info): seconds=$(cut -d' ' -f1 "$LD/info.time") peak RSS $(($(cut -d' ' -f2 "$LD/info.time") / 1024)) MB"
+    echo "10M by probetop info (by queries within --mem): seconds=$(cut -d' ' -f1 "$LD/info.time") peak RSS $(($(cut -d' ' -f2 "$LD/info.time") / 1024)) MB"
 fi
 if [ -n "${MSPROBE_SRC:-}" ]; then
     for f in "$LD/t10m.trend.db" ${BIG#100M=}; do

@@ -85,6 +85,7 @@ done
 echo "== progressive folders (issue 13): the first step on screen while the rest loads"
 [ -x "$B/tests/bench_tui_grow" ] && PT_BIN="$BIN" "$B/tests/bench_tui_grow" "$DATA/dump"
 sh "$(dirname "$0")/lazy.sh"
+sh "$(dirname "$0")/crafted_db.sh"
 echo "== overflow (issue 5)"
 T0=$(date +%s.%N)
 "$BIN" info "$DATA/nan" >/dev/null 2>&1
