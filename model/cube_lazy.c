@@ -411,6 +411,13 @@ int cube_lazy_changed(const struct cube *c) {
     return l && !l->installed && l->ops->changed && l->ops->changed(l->src);
 }
 
+int cube_lazy_notensor(const struct cube *c, size_t *out, struct pt_error *err) {
+    const struct cube_lazy *l = c ? c->lazy : NULL;
+    *out = 0;
+    if (!l || l->installed || !l->ops->notensor) return 0;
+    return l->ops->notensor(l->src, c, out, err);
+}
+
 void cube_lazy_free(struct cube_lazy *l) {
     if (!l) return;
     int nm = l->c->nmetrics;

@@ -75,6 +75,10 @@ struct cube_source_ops {
     /* 1 when the source's data changed since it was opened (another
      * process writes its file); may be NULL. */
     int (*changed)(void *src);
+    /* *out: the source's rows that describe no tensor (a target with no
+     * value on any step and rank: probetop-rules(7), OVERFLOW LEVELS), as a
+     * loaded cube counts them; may be NULL (none). */
+    int (*notensor)(void *src, const struct cube *c, size_t *out, struct pt_error *err);
     void (*free)(void *src);
 };
 
@@ -125,6 +129,11 @@ int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim 
 /* 1 when c answers from a source whose data changed since it was opened
  * (its answers since then are errors: read the input again). */
 int cube_lazy_changed(const struct cube *c);
+
+/* *out: the rows of a lazy cube's source that describe no tensor (0 for a
+ * source that has none to say, or a filled cube: its loader counted them).
+ * 0, or -1 with err set. */
+int cube_lazy_notensor(const struct cube *c, size_t *out, struct pt_error *err);
 
 /* Calls fn for each non-finite cell (dense or lazy). */
 int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,

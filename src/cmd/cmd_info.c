@@ -23,6 +23,20 @@ static int tally_cell(void *ctx, int metric, uint32_t lt, int step, int rank, co
     return 0;
 }
 
+/* The non-finite cells per metric into k (k->n owned by the caller, also
+ * on failure), and a lazy .trend.db's rows that describe no tensor into
+ * ds (a loaded input's reader counted them).  0, or -1 with err set. */
+static int tally(struct dataset *ds, struct nf_tally *k, struct pt_error *err) {
+    size_t notensor = 0;
+    k->c = ds->cube;
+    if (!(k->n = calloc((size_t)ds->cube->nmetrics + 1, sizeof *k->n))) return pt_errorf(err, "out of memory");
+    if (cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, k, err) != 0 ||
+        cube_lazy_notensor(ds->cube, &notensor, err) != 0)
+        return -1;
+    ds->notensor_rows += notensor;
+    return 0;
+}
+
 static void print_text(const struct dataset *ds, const size_t *nonfinite) {
     const struct cube *c = ds->cube;
     char esc[1024];
@@ -218,19 +232,18 @@ static int run(int argc, char **argv) {
     struct dataset *ds = cmd_load(path, &lo);
     if (!ds) return EXIT_USAGE;
     struct pt_error err;
-    struct nf_tally k = {ds->cube, calloc((size_t)ds->cube->nmetrics + 1, sizeof *k.n)};
-    int rc = k.n ? cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) : -1;
-    if (k.n && cube_lazy_changed(ds->cube)) {   /* another process wrote it meanwhile: from a private copy */
+    struct nf_tally k;
+    int rc = tally(ds, &k, &err);
+    if (cube_lazy_changed(ds->cube)) {   /* another process wrote it meanwhile: from a private copy */
         free(k.n);
         dataset_free(ds);
         lo.snapshot = 1;
         if (!(ds = cmd_load(path, &lo))) return EXIT_USAGE;
-        k = (struct nf_tally){ds->cube, calloc((size_t)ds->cube->nmetrics + 1, sizeof *k.n)};
-        rc = k.n ? cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, &k, &err) : -1;
+        rc = tally(ds, &k, &err);
     }
     if (rc != 0) {
         char esc[1200];
-        fprintf(stderr, "probetop info: %s\n", k.n ? pt_escape(err.msg, strlen(err.msg), esc, sizeof esc) : "out of memory");
+        fprintf(stderr, "probetop info: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
         free(k.n);
         dataset_free(ds);
         return EXIT_USAGE;

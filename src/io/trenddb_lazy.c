@@ -532,6 +532,45 @@ static int fill_groups_s(void *src, const struct cube *c, int step, int metric, 
     return settled(src, fill_groups(src, c, step, metric, group, out, err), err);
 }
 
+/* The rows of targets NULL in every statistic on every step and rank of a
+ * metric (no tensor), rows off the axes apart: one grouped scan, asked by
+ * the headless commands (the analyzer classifies the targets it shows). */
+static int notensor(void *src, const struct cube *c, size_t *out, struct pt_error *err) {
+    struct tsrc *s = src;
+    (void)c;
+    size_t size = 256;
+    for (int i = 0; i < s->h->nmet; i++) {
+        size += 64;
+        for (int k = 0; k < s->h->met[i].nstats; k++) size += strlen(s->h->tcols[s->h->met[i].statcol[k]]) + 24;
+    }
+    char *sql = malloc(size);
+    if (!sql) return pt_errorf(err, "out of memory");
+    /* has: 1 when the row holds a value for its metric's statistics */
+    size_t o = (size_t)snprintf(sql, size, "SELECT total(n) FROM (SELECT count(*) AS n, max(CASE metric_id");
+    for (int i = 0; i < s->h->nmet; i++) {
+        const struct tmetric *m = &s->h->met[i];
+        o += (size_t)snprintf(sql + o, size - o, " WHEN %lld THEN (0", (long long)m->id);
+        for (int k = 0; k < m->nstats; k++)
+            o += (size_t)snprintf(sql + o, size - o, " OR \"%s\" IS NOT NULL", s->h->tcols[m->statcol[k]]);
+        o += (size_t)snprintf(sql + o, size - o, ")");
+    }
+    snprintf(sql + o, size - o, " ELSE 1 END) AS has FROM trend_data WHERE typeof(rank) = 'integer' AND "
+                                "typeof(step) = 'integer' GROUP BY metric_id, target_id) WHERE has = 0");
+    sqlite3_stmt *st;
+    int rc = prep(s->db, s->file, sql, &st, err);
+    free(sql);
+    if (rc) return -1;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *out = (size_t)sqlite3_column_double(st, 0);
+    else pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int notensor_s(void *src, const struct cube *c, size_t *out, struct pt_error *err) {
+    return settled(src, notensor(src, c, out, err), err);
+}
+
 static const struct cube_source_ops trenddb_source = {
     .fill_block = fill_block_s,
     .fill_cell = fill_cell_s,
@@ -540,6 +579,7 @@ static const struct cube_source_ops trenddb_source = {
     .fill_groups = fill_groups_s,
     .missed = missed,
     .changed = changed,
+    .notensor = notensor_s,
     .free = tsrc_free,
 };
 
