@@ -832,7 +832,8 @@ static void test_order(void) {
     CHECK(list_matches(&vt, &o, &f, true));
     struct seen z = scan_list(&vt);
     CHECKV(&vt, z.first_crit == titles_row(&vt) + 2);   /* under the first heading */
-    CHECKV(&vt, vt_row_has(&vt, titles_row(&vt) + 1, "step 1: critical, NaN/Inf born here"));
+    /* the origin (here the first critical too) under a heading of its own */
+    CHECKV(&vt, vt_row_has(&vt, titles_row(&vt) + 1, "step 1: origin, where the NaN/Inf was born"));
     CHECKV(&vt, z.first_other < 0 || z.first_other > z.last_crit);
     struct shown s0;
     int st0 = -1;
