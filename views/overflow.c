@@ -82,7 +82,7 @@ struct ovp {
     /* the grid */
     int32_t *gsteps, *granks;
     int ngsteps, ngranks;
-    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 flagged, | GRID_ANOMALY */
+    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 of a NaN/Inf record, | GRID_JUMP, | GRID_ANOMALY */
     int grid_y, grid_x, grid_rows, grid_cols, grid_sper, grid_rper;
     /* `/` over names */
     struct search re;
@@ -114,6 +114,11 @@ static const struct keys_row ovf_keys[] = {
 
 /* a grid cell's bit: one of msProbe's anomaly reports names it */
 #define GRID_ANOMALY 0x80
+/* a grid cell's bit: a numeric-jump record (msProbe's heuristic, no
+ * NaN/Inf) is there; it never colours the cell with a level, which the
+ * heuristic would give every cell of a healthy run */
+#define GRID_JUMP 0x40
+#define GRID_LEVEL 0x3f
 
 /* ---- building ---- */
 
@@ -263,7 +268,8 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
         int s = find_i32(p->gsteps, p->ngsteps, l->v[i].step), r = find_i32(p->granks, p->ngranks, l->v[i].rank);
         uint8_t *g = &p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
         uint8_t lv = (uint8_t)(l->v[i].level + 1);
-        if (lv > (*g & ~GRID_ANOMALY)) *g = (uint8_t)((*g & GRID_ANOMALY) | lv);
+        if (l->v[i].jump) *g |= GRID_JUMP;
+        else if (lv > (*g & GRID_LEVEL)) *g = (uint8_t)((*g & ~GRID_LEVEL) | lv);
     }
     for (size_t i = 0; i < na; i++) {   /* the step and rank each report names */
         int s = find_i32(p->gsteps, p->ngsteps, p->anom->v[i].step), r = find_i32(p->granks, p->ngranks, p->anom->v[i].rank);
@@ -662,18 +668,24 @@ static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, 
         else snprintf(lab, sizeof lab, "rank %d", (int)p->granks[r0]);
         ui_put(w, y + 1 + ry, 0, labw, lab);
         for (int cx = 0; cx < ncols; cx++) {
-            int worst = 0, reported = 0;
+            int worst = 0, reported = 0, jumped = 0;
             for (int r = r0; r < r0 + p->grid_rper && r < p->ngranks; r++)
                 for (int s = cx * p->grid_sper; s < (cx + 1) * p->grid_sper && s < p->ngsteps; s++) {
                     int g = p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
                     reported |= g & GRID_ANOMALY;
-                    if ((g & ~GRID_ANOMALY) > worst) worst = g & ~GRID_ANOMALY;
+                    jumped |= g & GRID_JUMP;
+                    if ((g & GRID_LEVEL) > worst) worst = g & GRID_LEVEL;
                 }
             /* a NaN/Inf record outranks a report on the same cell (most
              * AnomalyNan reports name a non-finite cell) */
             if (!worst && reported) {
                 ui_role(w, u, UI_ANOMALY);
                 ui_put(w, y + 1 + ry, labw + cx, 1, u->utf8 ? "\xe2\x97\x86" : "*");
+                continue;
+            }
+            if (!worst && jumped) {   /* the heuristic alone: apart from the levels */
+                ui_role(w, u, UI_DIM);
+                ui_put(w, y + 1 + ry, labw + cx, 1, u->utf8 ? "\xe2\x88\xbc" : "~");
                 continue;
             }
             ui_role(w, u, worst ? level_role(p->levels, worst - 1) : UI_DIM);
