@@ -924,6 +924,49 @@ static void test_clean(void) {
     free(o.v);
 }
 
+/* The pane goes to the origin when it comes, whatever an earlier dataset
+ * showed: F3 while only the clean steps 0-2 are there (numeric-jump records
+ * alone), then, in follow mode, step 3 arrives with the NaN born on rank 2.
+ * The cursor, never moved by the user, is on the first row, the origin,
+ * with the criticals on screen (a place is kept only when the user chose
+ * it; the progressive load's early rounds swap the same way). */
+static void test_opens_on_origin(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *py = getenv("PT_PYTHON"), *s = pt_shared();
+    if (!py || !py[0] || !s) SKIP("no python or shared tools");
+    const char *tmp = pt_tmpdir("vt_overflow_origin");
+    char gen[1200], run[1200], cmd[4096];
+    snprintf(gen, sizeof gen, "%s/gen", tmp);
+    snprintf(run, sizeof run, "%s/run", tmp);
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 4 --ranks 4 --layers 2 --micro-batches 2 --tp 2 "
+             "--hidden 64 --heads 4 --ffn 128 --seq 16 --vocab 256 --seed 1 --nan 3:2:layers.1.mlp --quiet && "
+             "mkdir -p '%s' && cp -r '%s/step0' '%s/step1' '%s/step2' '%s/'",
+             py, s, gen, run, gen, gen, gen, run);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    const char *args[] = { "--follow", run, NULL };
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 100, 30, args, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    vt_send(&vt, "<F3>");
+    WAIT_CHECK(&vt, vt_has(&vt, "numeric jump: msProbe heuristic") && header_row(&vt) >= 0 &&
+                        strstr(vt_row_text(&vt, header_row(&vt)), "critical 0"));
+    snprintf(cmd, sizeof cmd, "cp -r '%s/step3' '%s/.step3' && mv '%s/.step3' '%s/step3'", gen, run, run, run);
+    CHECK_INT(system(cmd), 0);
+    WAIT_CHECK(&vt, header_row(&vt) >= 0 && !strstr(vt_row_text(&vt, header_row(&vt)), "critical 0") &&
+                        vt_has(&vt, "origin, where the NaN/Inf was born"));
+    int t = titles_row(&vt);
+    CHECKV(&vt, t > 0 && vt_row_has(&vt, t + 1, "step 3: origin, where the NaN/Inf was born"));
+    /* the cursor: the first row, a critical of rank 2 */
+    struct shown r;
+    int st = -1;
+    CHECKV(&vt, t > 0 && parse_row(vt_row_text(&vt, t + 2), &st, &r) == 1 && r.focus && r.letter == 'C' &&
+                    r.rank == 2 && !r.group);
+    CHECKV(&vt, vt_row_has(&vt, vt_status_row(&vt), "critical step 3"));
+    vt_send(&vt, "q");
+    vt_close(&vt);
+}
+
 int main(void) {
     RUN(test_order);
     RUN(test_clean);
@@ -932,5 +975,6 @@ int main(void) {
     RUN(test_no_color);
     RUN(test_demo);
     RUN(test_shot);
+    RUN(test_opens_on_origin);
     PT_DONE();
 }
