@@ -107,7 +107,7 @@ static const struct keys_row ovf_keys[] = {
     { 'r', NULL, OA_RANK, "only the selected entry's rank (again: all ranks)" },
     { 's', NULL, OA_STEP, "only the selected entry's step (again: all steps)" },
     { 'c', NULL, OA_CLEAR, "clear the level, rank and step filters" },
-    { 'F', NULL, OA_FIRST, "jump to the first occurrence (NaN/Inf; without any, the first msProbe anomaly report)" },
+    { 'F', NULL, OA_FIRST, "jump to the first occurrence (the origin, else the first NaN/Inf; without any, the first msProbe anomaly report)" },
     { 'A', NULL, OA_FIRST_ANOMALY, "jump to the first msProbe anomaly report" },
     { UK_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
 };
