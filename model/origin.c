@@ -615,7 +615,9 @@ static int search_groups(struct st *s, struct origin_result *out) {
                 const struct cnode *c = &s->nodes[i];
                 if (c->pruned || uf_find(uf, i) != groups[k]) continue;
                 seen[i] = 1;
-                int feeds = (c->type == T_SRC || c->type == T_LINK) && (c->bad & ORIGIN_IN);
+                /* overflow_check takes the births before an op that sends
+                 * the anomaly on; compare -da every birth before the op */
+                int feeds = s->rules == ORIGIN_DIVERGENCE || ((c->type == T_SRC || c->type == T_LINK) && (c->bad & ORIGIN_IN));
                 if (!feeds) continue;
                 for (size_t j = 0; j < c->nc; j++) {
                     const struct cand *cd = &s->cands[c->c0 + j];

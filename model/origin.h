@@ -44,9 +44,11 @@
 #define ORIGIN_IN 1     /* some top-level input is anomalous */
 #define ORIGIN_OUT 2    /* some top-level output is anomalous (divergence: the record diverges) */
 
-/* Which names the search reads as communication ops and skips: msProbe's
- * overflow_check lists and its compare -da lists (MindSpore's communication
- * APIs, Tensor.__setitem__).  The search itself is the same. */
+/* Which of msProbe's two rule sets: overflow_check's or compare -da's
+ * names of communication ops and skipped records (the latter adds
+ * MindSpore's communication APIs and Tensor.__setitem__), and which births
+ * a group takes (overflow_check: those before an op that passes the anomaly
+ * on; compare -da: every one before the group's ops).  "Born" is the same. */
 enum origin_rules {
     ORIGIN_OVERFLOW = 0,    /* msProbe overflow_check */
     ORIGIN_DIVERGENCE = 1,  /* msProbe compare -da (find_first) */

@@ -833,6 +833,8 @@ static void test_order(void) {
         return;
     }
     struct filt f = { ALL_LEVELS, -1, -1 };
+    /* the origin search runs in the background: its heading comes with it */
+    WAIT_CHECK(&vt, vt_has(&vt, "origin, where the NaN/Inf was born"));
     WAIT_CHECK(&vt, list_matches(&vt, &o, &f, false));
     CHECK(list_matches(&vt, &o, &f, true));
     struct seen z = scan_list(&vt);
