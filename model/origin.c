@@ -525,6 +525,15 @@ static int number_layers(struct st *s) {
         }
     }
     for (size_t i = 0; i < nn; i++) s->nodes[i].layer = glayer[uf_find(uf, i)];
+    /* A group taken out of a cycle got its layer before some of its
+     * members' predecessors had theirs (a backward collective that names no
+     * group pairs with every rank, and so can cross a pipeline's send and
+     * recv): such a member goes after its predecessor on its own rank, so a
+     * rank's ops still keep their order.  Without a cycle this changes
+     * nothing. */
+    for (size_t i = 1; i < nn; i++)
+        if (s->nodes[i].rk == s->nodes[i - 1].rk && s->nodes[i].layer <= s->nodes[i - 1].layer)
+            s->nodes[i].layer = s->nodes[i - 1].layer + 1;
     free(g0);
     free(mem);
     rc = 0;
