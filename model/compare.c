@@ -226,6 +226,11 @@ void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struc
     free(y.v);
 }
 
+int cmp_row_differs(const struct crow *r, enum cmp_mode mode) {
+    double w;
+    return r->level == CL_ERROR || (cmp_row_worst(r, mode, &w) && w > 0.5);
+}
+
 int cmp_row_worst(const struct crow *r, enum cmp_mode mode, double *out) {
     if (mode == CMP_MD5 || mode == CMP_STRUCTURE) return 0;
     if (mode == CMP_TENSOR) {

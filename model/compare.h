@@ -184,6 +184,11 @@ int cmp_cval_fraction(const struct cval *c, double *out);
  * relative errors; tensor: MaxRelativeErr; inf for Nan/inf and for tensor
  * inf/nan positions that differ): 1 when the row has one. */
 int cmp_row_worst(const struct crow *r, enum cmp_mode mode, double *out);
+/* 1 when the row's tensor differs from the benchmark's: the row is at
+ * error level or its largest relative error is above 50% (msProbe compare
+ * -da's test).  What makes an input "already diverging" for the first
+ * divergence and the origin (probetop-rules(7), FIRST DIVERGENCE). */
+int cmp_row_differs(const struct crow *r, enum cmp_mode mode);
 
 const char *cmp_level_name(int level);   /* "pass", "warning", "error" */
 

@@ -19,7 +19,18 @@ int crun_cmp(const struct crun_point *a, const struct crun_point *b) {
     return c;
 }
 
-static void first_clear(struct crun_first *f) {
+int crun_first_copy(struct crun_first *dst, const struct crun_first *src) {
+    *dst = *src;
+    dst->name = src->name ? strdup(src->name) : NULL;
+    dst->in = src->in ? strdup(src->in) : NULL;
+    if ((src->name && !dst->name) || (src->in && !dst->in)) {
+        crun_first_free(dst);
+        return -1;
+    }
+    return 0;
+}
+
+void crun_first_free(struct crun_first *f) {
     free(f->name);
     free(f->in);
     memset(f, 0, sizeof *f);
@@ -37,7 +48,7 @@ int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, cons
         free(im);
         return -1;
     }
-    first_clear(f);
+    crun_first_free(f);
     f->have = 1;
     f->at = *at;
     f->name = nm;
@@ -46,12 +57,33 @@ int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, cons
     return 0;
 }
 
+int crun_node_point(const struct cmp_graph *g, int n, struct crun_point *at, const char **in) {
+    const struct tree *t = g->npu;
+    *at = (struct crun_point){t->step, t->nodes[n].micro, t->rank, t->nodes[n].order};
+    /* a node right under the root runs "in" the root (DefaultModel) */
+    int m = tree_enclosing_module(t, n);
+    if (m < 0 && n != t->root) m = t->root;
+    *in = m >= 0 ? tree_id(t, m) : NULL;
+    return cmp_node_level(g, n);
+}
+
+int crun_pin(struct crun_pair *p, int which, const struct crun_point *at, const char *name, const char *in,
+             double worst) {
+    struct crun_first keep = p->first[which];
+    memset(&p->first[which], 0, sizeof keep);
+    if (crun_offer(p, which == CRUN_ERR ? CL_ERROR : CL_WARNING, at, name, in, worst) != 0) {
+        p->first[which] = keep;
+        return -1;
+    }
+    crun_first_free(&keep);
+    return 0;
+}
+
 /* md5 mode: the error first becomes the operator the determinism rule
  * named (probetop-rules(7), FIRST DIVERGENCE: Determinism).  0, or -1
  * without memory. */
 static int offer_det(struct crun_pair *p, const struct crun_point *at, const char *name, const char *in) {
-    first_clear(&p->first[CRUN_ERR]);
-    if (crun_offer(p, CL_ERROR, at, name, in, -1) != 0) return -1;
+    if (crun_pin(p, CRUN_ERR, at, name, in, -1) != 0) return -1;
     p->first[CRUN_ERR].det = 1;
     return 0;
 }
@@ -68,19 +100,16 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
     for (size_t k = 0; k < t->norder; k++) {
         int n = t->order[k];
         if (t->nodes[n].kind == TK_APIS) continue;
-        int lv = cmp_node_level(g, n);
+        struct crun_point at;
+        const char *in;
+        int lv = crun_node_point(g, n, &at, &in);
         if (lv == -1) p->nunmatched++;
         if (lv != CL_ERROR && lv != CL_WARNING) continue;
         if (lv == CL_ERROR) p->nerror++;
         else p->nwarning++;
-        struct crun_point at = {t->step, t->nodes[n].micro, t->rank, t->nodes[n].order};
-        /* a node right under the root runs "in" the root (DefaultModel) */
-        int in = tree_enclosing_module(t, n);
-        if (in < 0 && n != t->root) in = t->root;
-        const char *inid = in >= 0 ? tree_id(t, in) : NULL;
-        if ((n == det ? offer_det(p, &at, tree_id(t, n), inid)
+        if ((n == det ? offer_det(p, &at, tree_id(t, n), in)
                       : p->first[CRUN_ERR].det && lv == CL_ERROR ? 0
-                      : crun_offer(p, lv, &at, tree_id(t, n), inid, g->n[n].worst_rel)) != 0) {
+                      : crun_offer(p, lv, &at, tree_id(t, n), in, g->n[n].worst_rel)) != 0) {
             crun_pair_clear(p);
             return -1;
         }
@@ -135,8 +164,8 @@ void crun_pair_fail(struct crun_pair *p, const char *why) {
 
 void crun_pair_clear(struct crun_pair *p) {
     int32_t step = p->step, rank = p->rank;
-    first_clear(&p->first[0]);
-    first_clear(&p->first[1]);
+    crun_first_free(&p->first[0]);
+    crun_first_free(&p->first[1]);
     free(p->why);
     memset(p, 0, sizeof *p);
     p->first[0].worst = p->first[1].worst = -1;

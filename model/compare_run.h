@@ -70,6 +70,12 @@ int crun_cmp(const struct crun_point *a, const struct crun_point *b);
 int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, const char *name, const char *in,
                double worst);
 
+/* Makes the given node the pair's first at index which (CRUN_ERR or
+ * CRUN_WARN), whatever its place: the node where the origin rules found
+ * the run's divergence born.  0, or -1 without memory (the pair unchanged). */
+int crun_pin(struct crun_pair *p, int which, const struct crun_point *at, const char *name, const char *in,
+             double worst);
+
 /* Fills the pair from a graph compare: counts of the problem nodes at
  * error and warning level and of the unmatched ones (API collections not
  * counted, as the tree shows them), and the firsts.  The pair's step and
@@ -78,10 +84,19 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g);
 /* The same from a table compare (dumps without structure): rows, not
  * nodes; the order is the dump order. */
 int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *t);
+/* Where node n of g's problem tree is in the run (step, micro step, rank,
+ * node_order) and the id of the module it runs in (*in, NULL none); returns
+ * its level (cmp_node_level). */
+int crun_node_point(const struct cmp_graph *g, int n, struct crun_point *at, const char **in);
 /* Marks the pair failed with a reason (copied). */
 void crun_pair_fail(struct crun_pair *p, const char *why);
 /* Frees what the pair owns; it is PENDING again with its step and rank. */
 void crun_pair_clear(struct crun_pair *p);
+
+/* A copy of src into dst (0), or -1 without memory (dst empty); what a
+ * crun_first owns is freed by crun_first_free, which leaves it empty. */
+int crun_first_copy(struct crun_first *dst, const struct crun_first *src);
+void crun_first_free(struct crun_first *f);
 
 /* A diverging node for a person: "Functional.linear.8.forward in
  * Module....forward.0" (just the id when no module holds it). */

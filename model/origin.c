@@ -142,7 +142,8 @@ void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
     }
 }
 
-void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int md5, uint8_t *flags) {
+void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int mode, int level,
+                             uint8_t *flags) {
     memset(flags, 0, npu->nrecs);
     int32_t cur = -1;
     int outs = 0, fa = 0;
@@ -158,14 +159,12 @@ void origin_flags_divergence(const struct tree *npu, const struct crow *rows, si
         }
         int idx = w->output ? outs++ : -1;
         if (w->output && fa && (idx == 4 || idx == 5)) continue;
-        int diff = 0;
-        /* an error verdict (e.g. NaN against a finite benchmark, which
-         * msProbe's 50% test alone lets pass) also counts, so the origin
-         * speaks of the divergence compare reports */
-        diff = w->level == CL_ERROR;
-        if (!md5)
-            for (int k = 0; k < 4 && !diff; k++) diff = w->rel[k].kind == CV_PCT && w->rel[k].v / 100.0 > 0.5;
-        if (diff) flags[cur] |= w->output ? ORIGIN_OUT : ORIGIN_IN;
+        /* outputs: the verdict, at the level of the run's first divergence
+         * (probetop-rules(7), FIRST DIVERGENCE), so the search sees what the
+         * headline sees, never a warning the headline passed over; inputs:
+         * the tensor differs, whatever the verdict (msProbe judges outputs) */
+        if (w->output ? w->level >= level : cmp_row_differs(w, (enum cmp_mode)mode))
+            flags[cur] |= w->output ? ORIGIN_OUT : ORIGIN_IN;
     }
 }
 
@@ -343,9 +342,12 @@ static int add_edge(struct st *s, int a, int b, int kind) {
     return 0;
 }
 
+/* Born (probetop-rules(7), ORIGIN ACROSS RANKS): clean inputs, anomalous
+ * outputs -- one definition for NaN/Inf and for divergence; a record whose
+ * inputs already diverge passes the divergence on, it does not make it. */
 static int candidate(const struct st *s, const char *name, uint8_t f) {
     if (is_ignored(name, s->rules)) return 0;
-    return s->rules == ORIGIN_OVERFLOW ? !(f & ORIGIN_IN) && (f & ORIGIN_OUT) : (f & ORIGIN_OUT) != 0;
+    return !(f & ORIGIN_IN) && (f & ORIGIN_OUT);
 }
 
 /* One rank's communication ops (from its first one on) with the candidate
@@ -375,8 +377,7 @@ static int build_rank(struct st *s, int rk) {
             d = strchr(c->cnt, '.');
             c->cnt_len = (size_t)(d - c->cnt);
             c->bad = fl[r];
-            c->anomaly = !is_ignored(name, s->rules) && !(fl[r] & ORIGIN_IN) && (fl[r] & ORIGIN_OUT);
-            if (s->rules == ORIGIN_DIVERGENCE) c->anomaly = !is_ignored(name, s->rules) && (fl[r] & ORIGIN_OUT);
+            c->anomaly = candidate(s, name, fl[r]);
             c->directed = directed_kind(c->api, c->api_len) >= 0;
             c->type = resolve_type(t, r, c);
             c->c0 = c0;
@@ -524,6 +525,15 @@ static int number_layers(struct st *s) {
         }
     }
     for (size_t i = 0; i < nn; i++) s->nodes[i].layer = glayer[uf_find(uf, i)];
+    /* A group taken out of a cycle got its layer before some of its
+     * members' predecessors had theirs (a backward collective that names no
+     * group pairs with every rank, and so can cross a pipeline's send and
+     * recv): such a member goes after its predecessor on its own rank, so a
+     * rank's ops still keep their order.  Without a cycle this changes
+     * nothing. */
+    for (size_t i = 1; i < nn; i++)
+        if (s->nodes[i].rk == s->nodes[i - 1].rk && s->nodes[i].layer <= s->nodes[i - 1].layer)
+            s->nodes[i].layer = s->nodes[i - 1].layer + 1;
     free(g0);
     free(mem);
     rc = 0;
@@ -558,12 +568,6 @@ static int by_layer(const void *a, const void *b) {
     const struct qent *x = a, *y = b;
     if (x->layer != y->layer) return (x->layer > y->layer) - (x->layer < y->layer);
     return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-static int by_hit(const void *a, const void *b) {
-    const struct origin_hit *x = a, *y = b;
-    if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
-    return (x->rec > y->rec) - (x->rec < y->rec);
 }
 
 /* Walks the groups of paired ops in layer order (see the header). */
@@ -620,6 +624,8 @@ static int search_groups(struct st *s, struct origin_result *out) {
                 const struct cnode *c = &s->nodes[i];
                 if (c->pruned || uf_find(uf, i) != groups[k]) continue;
                 seen[i] = 1;
+                /* overflow_check takes the births before an op that sends
+                 * the anomaly on; compare -da every birth before the op */
                 int feeds = s->rules == ORIGIN_DIVERGENCE || ((c->type == T_SRC || c->type == T_LINK) && (c->bad & ORIGIN_IN));
                 if (!feeds) continue;
                 for (size_t j = 0; j < c->nc; j++) {
@@ -644,25 +650,16 @@ static int search_groups(struct st *s, struct origin_result *out) {
             }
         }
         if (out->nhits > h0) {
-            /* the least (layer, sub_layer); overflow keeps the first such,
-             * divergence every one */
+            /* the least (layer, sub_layer), ties to the lowest rank */
             size_t best = h0;
             for (size_t i = h0 + 1; i < out->nhits; i++) {
                 const struct origin_hit *a = &out->hits[i], *b = &out->hits[best];
-                if (a->layer < b->layer || (a->layer == b->layer && a->sub_layer < b->sub_layer)) best = i;
+                if (a->layer != b->layer ? a->layer < b->layer
+                    : a->sub_layer != b->sub_layer ? a->sub_layer < b->sub_layer : a->rank < b->rank)
+                    best = i;
             }
-            struct origin_hit keep = out->hits[best];
-            size_t n = 0;
-            for (size_t i = h0; i < out->nhits; i++) {
-                const struct origin_hit *a = &out->hits[i];
-                if (a->layer != keep.layer || a->sub_layer != keep.sub_layer) continue;
-                int dup = 0;
-                for (size_t k = 0; k < n; k++) dup |= out->hits[k].rank == a->rank && out->hits[k].rec == a->rec;
-                if (!dup) out->hits[n++] = *a;
-                if (s->rules == ORIGIN_OVERFLOW) break;
-            }
-            out->nhits = n;
-            qsort(out->hits, n, sizeof *out->hits, by_hit);
+            out->hits[0] = out->hits[best];
+            out->nhits = 1;
             out->phase = ORIGIN_DURING_COMM;
             break;
         }
@@ -728,7 +725,7 @@ static int build_chain(struct st *s, struct origin_result *out) {
     uint8_t *infected = calloc(nr ? nr : 1, 1);
     int32_t *entry = malloc((nr ? nr : 1) * sizeof *entry);
     if (!infected || !entry) { free(infected); free(entry); return -1; }
-    uint8_t mask = s->rules == ORIGIN_OVERFLOW ? (ORIGIN_IN | ORIGIN_OUT) : ORIGIN_OUT;
+    uint8_t mask = ORIGIN_IN | ORIGIN_OUT;
     for (size_t r = 0; r < nr; r++) {
         entry[r] = -1;
         const struct tree *t = s->R[r].t;
@@ -815,8 +812,7 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
         if (number_layers(&s) != 0) goto oom;
         for (size_t i = 0; i < s.nn; i++) {
             struct cnode *c = &s.nodes[i];
-            int keep = rules == ORIGIN_OVERFLOW ? c->bad != 0 : (c->bad & ORIGIN_OUT) != 0;
-            if (!keep && c->nc == 0) c->pruned = 1;
+            if (!c->bad && c->nc == 0) c->pruned = 1;
         }
         if (!out->nhits && search_groups(&s, out) != 0) goto oom;
     }

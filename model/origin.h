@@ -7,8 +7,9 @@
  *
  *  - each rank's dump is cut at its communication ops (Distributed.* names
  *    holding send, recv, broadcast, reduce, gather, scatter, all_to_all);
- *    a compute op is a candidate when its inputs are normal and its outputs
- *    are not (for divergence: when it diverges);
+ *    a compute op is a candidate (born) when its inputs are normal and its
+ *    outputs are not -- one search for NaN/Inf and for divergence, only the
+ *    flags differ (probetop-rules(7), ORIGIN ACROSS RANKS);
  *  - before any communication a rank's first candidate is an origin on its
  *    own (one per rank);
  *  - otherwise the communication ops are paired across ranks (a directed op
@@ -43,6 +44,11 @@
 #define ORIGIN_IN 1     /* some top-level input is anomalous */
 #define ORIGIN_OUT 2    /* some top-level output is anomalous (divergence: the record diverges) */
 
+/* Which of msProbe's two rule sets: overflow_check's or compare -da's
+ * names of communication ops and skipped records (the latter adds
+ * MindSpore's communication APIs and Tensor.__setitem__), and which births
+ * a group takes (overflow_check: those before an op that passes the anomaly
+ * on; compare -da: every one before the group's ops).  "Born" is the same. */
 enum origin_rules {
     ORIGIN_OVERFLOW = 0,    /* msProbe overflow_check */
     ORIGIN_DIVERGENCE = 1,  /* msProbe compare -da (find_first) */
@@ -102,14 +108,15 @@ void origin_rank_order(const struct origin_result *r, size_t n, int *order);
 void origin_flags_nonfinite(const struct tree *t, uint8_t *flags);
 
 /* The divergence flags of every record of the problem tree npu (flags has
- * npu->nrecs bytes) from the rows of its table compare (model/compare.h),
- * as msProbe's compare -da judges a record: ORIGIN_OUT when one of its
- * output rows has a Max, Min, Mean or Norm relative error above 50% or is
- * at error level (md5 mode: is an error), ORIGIN_IN the same for an input
- * row.  The
- * fifth and sixth outputs of npu_fusion_attention do not count. */
+ * npu->nrecs bytes) from the rows of its table compare (model/compare.h,
+ * compare mode `mode`): ORIGIN_OUT when one of its output rows is at
+ * `level` (CL_ERROR or CL_WARNING, the level of the run's first
+ * divergence) or above, ORIGIN_IN when one of its input rows differs
+ * (cmp_row_differs) (probetop-rules(7), FIRST DIVERGENCE).  The fifth and
+ * sixth outputs of npu_fusion_attention do not count. */
 struct crow;
-void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int md5, uint8_t *flags);
+void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int mode, int level,
+                             uint8_t *flags);
 
 /* 1 when a record name is a communication op for the overflow rules
  * (Distributed.<api>.<n>.<direction> with send, recv, broadcast, reduce,

@@ -108,7 +108,8 @@ static int numeric_jump(const struct ovf_io *io) {
     return out / in > 100.0;   /* inf/inf is NaN: not a jump */
 }
 
-enum ovf_level ovf_classify(const char *name, const struct ovf_io *io) {
+/* msProbe's level, from the inputs and outputs alone. */
+static enum ovf_level io_level(const char *name, const struct ovf_io *io) {
     int bad_in = any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw);
     int bad_out = any_anomalous(io->out, io->nout);
     enum ovf_level l;
@@ -122,8 +123,19 @@ enum ovf_level ovf_classify(const char *name, const struct ovf_io *io) {
     return l;
 }
 
+enum ovf_level ovf_classify(const char *name, const struct ovf_io *io) {
+    enum ovf_level l = io_level(name, io);
+    /* a NaN/Inf weight points to the optimizer step, not to the operator:
+     * reported even where msProbe's rules see nothing (or only the
+     * heuristic), as born here */
+    int nan_io = any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw) || any_anomalous(io->out, io->nout);
+    if (any_anomalous(io->par, io->npar) && (l == OVF_NONE || !nan_io)) return OVF_CRITICAL;
+    return l;
+}
+
 int ovf_heuristic(const struct ovf_io *io) {
-    if (any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw) || any_anomalous(io->out, io->nout))
+    if (any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw) || any_anomalous(io->out, io->nout) ||
+        any_anomalous(io->par, io->npar))
         return 0;
     return numeric_jump(io);
 }
@@ -188,6 +200,7 @@ void ovf_describe(const struct ovf_io *io, char *buf, size_t size) {
     describe_list(&b, "in", io->in, io->nin, NULL);
     describe_list(&b, "kw", io->kw, io->nkw, io->kwnames);
     describe_list(&b, "out", io->out, io->nout, NULL);
+    describe_list(&b, "weight", io->par, io->npar, io->parnames);
     if (b.len == 0 && numeric_jump(io)) {
         double in_a = 0, in_b = 0, out = 0;
         int has_a = max_norm(io->in, io->nin, &in_a);

@@ -28,6 +28,9 @@ struct ovf_io {
     const struct ovf_elem *in;  size_t nin;
     const struct ovf_elem *kw;  const char *const *kwnames; size_t nkw;
     const struct ovf_elem *out; size_t nout;
+    /* a forward module record's `parameters` (its weights); msProbe's
+     * overflow check reads none of them */
+    const struct ovf_elem *par; const char *const *parnames; size_t npar;
 };
 
 /* For the reader: records that statistic stat ("Max", "Min", "Mean") of
@@ -38,7 +41,10 @@ struct ovf_io {
  * the reader may call it for every statistic it sees. */
 void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested);
 
-/* The level of one record named name (the dump.json key). */
+/* The level of one record named name (the dump.json key): msProbe's,
+ * from its inputs and outputs; a record whose only non-finite tensor is a
+ * weight (par), which msProbe gives no level, is critical (probetop-rules(7),
+ * OVERFLOW LEVELS). */
 enum ovf_level ovf_classify(const char *name, const struct ovf_io *io);
 
 /* 1 when a record is flagged by the numeric-jump heuristic alone (an

@@ -131,6 +131,18 @@ int ovr_add_anomalies(struct ovr_rows *out, const struct anomaly_list *al,
     return 0;
 }
 
+void ovr_lead(struct ovr_rows *r, size_t entry) {
+    size_t at = 0, k = SIZE_MAX;
+    while (at < r->n && r->v[at].section == OVR_ANOMALY) at++;
+    for (size_t i = at; i < r->n && k == SIZE_MAX; i++)
+        if (r->v[i].section < OVR_JUMP && r->v[i].entry == entry) k = i;
+    if (k == SIZE_MAX) return;
+    struct ovr_row w = r->v[k];
+    memmove(r->v + at + 1, r->v + at, (k - at) * sizeof *r->v);
+    w.origin = 1;
+    r->v[at] = w;
+}
+
 void ovr_free(struct ovr_rows *r) {
     free(r->v);
     r->v = NULL;

@@ -36,6 +36,7 @@ struct ovr_row {
     size_t count;             /* records in the row (1 outside OVR_JUMP) */
     uint32_t nsteps, nranks;  /* distinct steps and ranks among them */
     int32_t step_min, step_max, rank_min, rank_max;
+    uint8_t origin;           /* the record where the origin search found the NaN/Inf born */
 };
 
 struct ovr_rows {
@@ -51,6 +52,12 @@ struct pt_error;
 int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, void *ctx), void *ctx,
               struct ovr_rows *out, struct pt_error *err);
 void ovr_free(struct ovr_rows *r);
+
+/* Moves the row of NaN/Inf record `entry` (index into the list) to the
+ * head of the rows, after msProbe's anomaly reports, and marks it origin:
+ * every listing leads with the origin (probetop-rules(7), ORIGIN ACROSS
+ * RANKS).  Nothing when no such row is there. */
+void ovr_lead(struct ovr_rows *r, size_t entry);
 
 /* Puts a row per entry of al (sorted, anomaly_sort) that keep accepts
  * (every one when keep is NULL) before the rows of out: section

@@ -39,6 +39,16 @@ def tensor(bad, seed=0):
             "Mean": 0.01 * (seed % 5), "Norm": 3.0 * v, "requires_grad": False}
 
 
+def scaled(seed, f):
+    """A clean tensor whose statistics are f times the benchmark's in the
+    problem run (--as drift), the benchmark's otherwise."""
+    t = tensor(False, seed)
+    if AS == "drift":
+        for k in ("Max", "Min", "Mean", "Norm"):
+            t[k] *= f
+    return t
+
+
 def group(ranks):
     return {"type": "torch.ProcessGroup", "group_ranks": list(ranks), "group_id": "g" + "_".join(map(str, ranks))}
 
@@ -88,6 +98,13 @@ class Rank:
 
     def gather(self, dst, ranks, in_bad=False, out_bad=False):
         self.comm("gather", in_bad, out_bad, kwargs={"dst": intv(dst), "group": group(ranks)})
+
+    def warn_only(self):
+        """Input 12% off, output 150% off: msProbe's W1 warning (not E2: the
+        input is off by more than 10%), an output relative error above 50%."""
+        s = len(self.data)
+        self.data[self.name("Functional", "linear")] = {"input_args": [scaled(s, 1.12), tensor(False, s + 1)],
+                                                         "input_kwargs": {}, "output": [scaled(s + 2, 2.5)]}
 
     def clean(self, n, api="linear"):
         for _ in range(n):
@@ -225,8 +242,23 @@ def sc_after(R):
     return rs
 
 
+def sc_warn(R):
+    """Rank 0 has a warning-only divergence (a 150% output error) before any
+    communication; the error-level divergence is born on rank 1 and reaches
+    rank 0 through an all_reduce.  The first divergence is an error, so the
+    origin is rank 1's, not rank 0's warning."""
+    a, b = R(0), R(1)
+    a.clean(1); a.warn_only(); a.clean(1)
+    b.clean(2); b.born()
+    for r in (a, b):
+        r.all_reduce([0, 1], in_bad=r is b, out_bad=True)
+        r.passing(1)
+    return [a, b]
+
+
 SCENARIOS = {"compute": sc_compute, "p2p": sc_p2p, "allreduce": sc_allreduce, "broadcast": sc_broadcast,
-             "scatter": sc_scatter, "gather": sc_gather, "commborn": sc_commborn, "after": sc_after}
+             "scatter": sc_scatter, "gather": sc_gather, "commborn": sc_commborn, "after": sc_after,
+             "warn": sc_warn}
 
 
 def ring(n, layers=6):

@@ -122,6 +122,7 @@ struct app_cmp {
      * failed (empty when it did not) */
     long shead;
     int swhich;
+    struct crun_first sfirst;        /* the node itself (owned) */
     char sorigin_err[256];
     size_t sseen;                    /* sdone at the last poll */
 
@@ -154,6 +155,9 @@ long acmp_pair_index(const struct app *a, int32_t step, int32_t rank);
  * CRUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
  * still going (or there is no summary). */
 int acmp_run_first(const struct app *a, long *pair, int *which);
+/* The run's first divergence itself (the node where it was born, as
+ * `compare --first` names it); NULL while acmp_run_first() is not 1. */
+const struct crun_first *acmp_run_first_node(const struct app *a);
 /* Starts loading (step, rank) in the background; the tree pane shows
  * "loading" meanwhile.  -1 when there is no such pair. */
 int acmp_load(struct app *a, int32_t step, int32_t rank, struct pt_error *err);

@@ -43,6 +43,7 @@ static const int ovf_nav[NAV_COUNT] = {
  * the NaN/Inf parts, a step) or a row. */
 struct oline {
     int heading;
+    uint8_t origin;        /* the origin's row, or its heading */
     uint8_t section;       /* enum ovr_section */
     size_t entry;          /* index into the list: the row's record (a group: its earliest) */
     size_t row;            /* index into rows (not headings) */
@@ -73,12 +74,15 @@ struct ovp {
     size_t nlines, nentries;
     size_t cur;            /* index into lines (an entry line) */
     size_t top;            /* first line shown */
+    int moved;             /* the user moved the cursor: a new dataset keeps its place */
+    long lead;             /* the origin's entry, which the list leads with; -1 none */
+    int lead_known;        /* lead asked of the app since the last build */
     int context;           /* a jump landed: show lines below the cursor too */
     int list_y, list_h;    /* where the list was drawn (for the mouse) */
     /* the grid */
     int32_t *gsteps, *granks;
     int ngsteps, ngranks;
-    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 flagged, | GRID_ANOMALY */
+    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 of a NaN/Inf record, | GRID_JUMP, | GRID_ANOMALY */
     int grid_y, grid_x, grid_rows, grid_cols, grid_sper, grid_rper;
     /* `/` over names */
     struct search re;
@@ -103,13 +107,18 @@ static const struct keys_row ovf_keys[] = {
     { 'r', NULL, OA_RANK, "only the selected entry's rank (again: all ranks)" },
     { 's', NULL, OA_STEP, "only the selected entry's step (again: all steps)" },
     { 'c', NULL, OA_CLEAR, "clear the level, rank and step filters" },
-    { 'F', NULL, OA_FIRST, "jump to the first occurrence (NaN/Inf; without any, the first msProbe anomaly report)" },
+    { 'F', NULL, OA_FIRST, "jump to the first occurrence (the origin, else the first NaN/Inf; without any, the first msProbe anomaly report)" },
     { 'A', NULL, OA_FIRST_ANOMALY, "jump to the first msProbe anomaly report" },
     { UK_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
 };
 
 /* a grid cell's bit: one of msProbe's anomaly reports names it */
 #define GRID_ANOMALY 0x80
+/* a grid cell's bit: a numeric-jump record (msProbe's heuristic, no
+ * NaN/Inf) is there; it never colours the cell with a level, which the
+ * heuristic would give every cell of a healthy run */
+#define GRID_JUMP 0x40
+#define GRID_LEVEL 0x3f
 
 /* ---- building ---- */
 
@@ -133,6 +142,8 @@ static int find_i32(const int32_t *v, int n, int32_t key) {
 }
 
 static void ovp_reset(struct ovp *p) {
+    p->lead = -1;
+    p->lead_known = 0;
     ovf_list_free(&p->own);
     ovr_free(&p->rows);
     free(p->lines);
@@ -177,6 +188,7 @@ static int relist(struct ovp *p) {
     const struct ovf_list *l = p->list;
     if (ovr_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
     if (ovr_add_anomalies(&p->rows, p->anom, anomaly_shown, p, NULL) != 0) return -1;
+    if (p->lead >= 0 && entry_shown(&l->v[p->lead], p)) ovr_lead(&p->rows, (size_t)p->lead);
     size_t cap = p->rows.n * 2 + 1;
     struct oline *lines = realloc(p->lines, cap * sizeof *lines);
     if (!lines) return -1;
@@ -192,8 +204,9 @@ static int relist(struct ovp *p) {
         const struct ovf_entry *e = anom ? NULL : &l->v[w->entry];
         int32_t step = anom ? w->step_min : e->step;
         /* a heading per part, and per step inside the NaN/Inf parts */
-        if (!have || w->section != section || (w->section < OVR_JUMP && step != last)) {
-            lines[p->nlines++] = (struct oline){ .heading = 1, .section = w->section, .step = step };
+        int after_origin = i > 0 && p->rows.v[i - 1].origin;
+        if (!have || w->section != section || (w->section < OVR_JUMP && step != last) || w->origin || after_origin) {
+            lines[p->nlines++] = (struct oline){ .heading = 1, .origin = w->origin, .section = w->section, .step = step };
             last = step;
             section = w->section;
             have = 1;
@@ -201,7 +214,8 @@ static int relist(struct ovp *p) {
         if (keep_section == OVR_JUMP ? w->section == OVR_JUMP && !strcmp(e->name, keep_name)
                                      : w->section == keep_section && w->entry == keep)
             cur = p->nlines;
-        lines[p->nlines++] = (struct oline){ .section = w->section, .entry = w->entry, .row = i, .step = step };
+        lines[p->nlines++] = (struct oline){ .origin = w->origin, .section = w->section, .entry = w->entry, .row = i,
+                                             .step = step };
         p->nentries += w->count;
     }
     if (cur == SIZE_MAX) cur = p->nlines ? 1 : 0;   /* line 0 is a heading */
@@ -254,7 +268,8 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
         int s = find_i32(p->gsteps, p->ngsteps, l->v[i].step), r = find_i32(p->granks, p->ngranks, l->v[i].rank);
         uint8_t *g = &p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
         uint8_t lv = (uint8_t)(l->v[i].level + 1);
-        if (lv > (*g & ~GRID_ANOMALY)) *g = (uint8_t)((*g & GRID_ANOMALY) | lv);
+        if (l->v[i].jump) *g |= GRID_JUMP;
+        else if (lv > (*g & GRID_LEVEL)) *g = (uint8_t)((*g & ~GRID_LEVEL) | lv);
     }
     for (size_t i = 0; i < na; i++) {   /* the step and rank each report names */
         int s = find_i32(p->gsteps, p->ngsteps, p->anom->v[i].step), r = find_i32(p->granks, p->ngranks, p->anom->v[i].rank);
@@ -476,6 +491,7 @@ static int ovf_init(struct view *v, struct app *a, struct pt_error *err) {
     struct ovp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "overflow pane: out of memory");
     p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
+    p->lead = -1;
     search_init(&p->re);
     v->priv = p;
     if (a->ds && build(p, a, err) != 0) return -1;
@@ -532,8 +548,12 @@ static void ovf_notify(struct view *v, struct app *a, unsigned what) {
     struct ovp *p = v->priv;
     if (!(what & APP_CH_DATA)) return;
     struct pt_error err = { { 0 } };
-    if (a->swap_from && p->built) keep_place(p);
-    else if (!a->swap_from) p->keep = 0;
+    /* a place is kept only when the user chose it: the cursor an early
+     * round of the load left on its first row goes to the new first row */
+    if (a->swap_from && p->built) {
+        if (p->moved) keep_place(p);
+        else p->keep = 0;
+    } else if (!a->swap_from) p->keep = 0;
     if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
     find_place(p);
 }
@@ -648,18 +668,24 @@ static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, 
         else snprintf(lab, sizeof lab, "rank %d", (int)p->granks[r0]);
         ui_put(w, y + 1 + ry, 0, labw, lab);
         for (int cx = 0; cx < ncols; cx++) {
-            int worst = 0, reported = 0;
+            int worst = 0, reported = 0, jumped = 0;
             for (int r = r0; r < r0 + p->grid_rper && r < p->ngranks; r++)
                 for (int s = cx * p->grid_sper; s < (cx + 1) * p->grid_sper && s < p->ngsteps; s++) {
                     int g = p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
                     reported |= g & GRID_ANOMALY;
-                    if ((g & ~GRID_ANOMALY) > worst) worst = g & ~GRID_ANOMALY;
+                    jumped |= g & GRID_JUMP;
+                    if ((g & GRID_LEVEL) > worst) worst = g & GRID_LEVEL;
                 }
             /* a NaN/Inf record outranks a report on the same cell (most
              * AnomalyNan reports name a non-finite cell) */
             if (!worst && reported) {
                 ui_role(w, u, UI_ANOMALY);
                 ui_put(w, y + 1 + ry, labw + cx, 1, u->utf8 ? "\xe2\x97\x86" : "*");
+                continue;
+            }
+            if (!worst && jumped) {   /* the heuristic alone: apart from the levels */
+                ui_role(w, u, UI_DIM);
+                ui_put(w, y + 1 + ry, labw + cx, 1, u->utf8 ? "\xe2\x88\xbc" : "~");
                 continue;
             }
             ui_role(w, u, worst ? level_role(p->levels, worst - 1) : UI_DIM);
@@ -776,6 +802,22 @@ static void ensure_built(struct ovp *p, struct app *a) {
     find_place(p);
 }
 
+/* The origin, once the background search has it, heads the list; the
+ * cursor goes to it unless the user has moved it (probetop-rules(7),
+ * ORIGIN ACROSS RANKS). */
+static void take_lead(struct ovp *p, struct app *a) {
+    if (!p->built || p->lead_known || !p->levels) return;
+    long lead = app_origin_entry(a);
+    if (lead < 0) return;
+    p->lead_known = 1;
+    p->lead = lead;
+    relist(p);
+    if (!p->moved) {
+        p->top = 0;
+        move_to(p, 0, 1);
+    }
+}
+
 static void ovf_draw(struct view *v, struct app *a) {
     struct ovp *p = v->priv;
     WINDOW *w = v->win;
@@ -783,6 +825,7 @@ static void ovf_draw(struct view *v, struct app *a) {
     int h = v->h, width = v->w;
     if (!w) return;
     ensure_built(p, a);
+    take_lead(p, a);
     if (!p->built) {
         werase(w);
         ui_role(w, u, UI_DIM);
@@ -847,6 +890,8 @@ static void ovf_draw(struct view *v, struct app *a) {
             else if (ln->section == OVR_JUMP)
                 snprintf(buf, sizeof buf, "%s %s: msProbe heuristic, no NaN/Inf; one row per name %s", hl,
                          OVR_JUMP_NAME, hl);
+            else if (ln->origin)
+                snprintf(buf, sizeof buf, "%s step %d: origin, where the NaN/Inf was born %s", hl, (int)ln->step, hl);
             else if (!p->levels)
                 snprintf(buf, sizeof buf, "%s step %d %s", hl, (int)ln->step, hl);
             else
@@ -887,7 +932,7 @@ static int first_anomaly(struct ovp *p, struct app *a) {
     return 1;
 }
 
-static int ovf_key(struct view *v, struct app *a, int action, int key) {
+static int ovf_act(struct view *v, struct app *a, int action, int key) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!p->built) return 0;
@@ -922,7 +967,7 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
         relist(p);
         return 1;
     case OA_FIRST: {
-        long f = ovf_first(p->list);
+        long f = p->lead >= 0 ? p->lead : ovf_first(p->list);
         if (f < 0 && p->anom) return first_anomaly(p, a);
         if (f < 0) {
             app_msg(a, "no NaN or Inf in this data");
@@ -932,8 +977,9 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
         p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512];
-        app_msg(a, "first occurrence: %s at step %d, rank %d: %s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
-                (int)fe->step, (int)fe->rank, pt_escape(fe->name, strlen(fe->name), esc, sizeof esc));
+        app_msg(a, "first occurrence: %s at step %d, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
+                (int)fe->step, (int)fe->rank, pt_escape(fe->name, strlen(fe->name), esc, sizeof esc),
+                p->lead >= 0 ? " (born here: origin across ranks)" : "");
         return 1;
     }
     case OA_FIRST_ANOMALY: return first_anomaly(p, a);
@@ -942,7 +988,21 @@ static int ovf_key(struct view *v, struct app *a, int action, int key) {
     }
 }
 
+static int ovf_key(struct view *v, struct app *a, int action, int key) {
+    int rc = ovf_act(v, a, action, key);
+    if (rc) ((struct ovp *)v->priv)->moved = 1;
+    return rc;
+}
+
+static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m);
+
 static int ovf_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+    int rc = ovf_click(v, a, m);
+    if (rc) ((struct ovp *)v->priv)->moved = 1;
+    return rc;
+}
+
+static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!p->built) return 0;

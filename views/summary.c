@@ -140,7 +140,7 @@ static void first_text(struct app *a, int width, char *buf, size_t size) {
         return;
     }
     /* "first error" / "first warning": the run's first divergence and its level */
-    const struct crun_first *f = &c->sum[k].first[which];
+    const struct crun_first *f = acmp_run_first_node(a);
     char head[160], where[1200];
     snprintf(head, sizeof head, "first %s: step %d rank %d ", which == CRUN_ERR ? "error" : "warning", (int)f->at.step,
              (int)f->at.rank);
@@ -339,7 +339,7 @@ static void open_first(struct sp *p, struct app *a) {
     place_first(p, a);
     p->moved = 1;
     const struct crun_pair *cp = &a->cmp->sum[k];
-    const struct crun_first *f = &cp->first[which];
+    const struct crun_first *f = acmp_run_first_node(a);
     if (open_pair(a, k, cp->graph ? f->name : NULL) != 0) return;
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);

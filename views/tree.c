@@ -538,7 +538,7 @@ static void run_first(struct tp *p, struct app *a) {
         return;
     }
     const struct crun_pair *cp = &c->sum[k];
-    const struct crun_first *f = &cp->first[which];
+    const struct crun_first *f = acmp_run_first_node(a);
     const char *level = which == CRUN_ERR ? "error" : "warning";
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);

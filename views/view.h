@@ -366,5 +366,8 @@ const char *app_target_label(const struct app *a, int rank_index, uint32_t targe
  * search failed or found nothing. */
 int app_origin_first(const struct app *a, int32_t *step, int32_t *rank, uint32_t *pos, const char **name,
                      size_t *nreached);
+/* The origin's record as an index into a->ds->ovf (what the overflow
+ * pane's list leads with); -1 while searching or when there is none. */
+long app_origin_entry(const struct app *a);
 
 #endif

@@ -355,13 +355,18 @@ static void *scan_run(void *arg) {
      * of its step, the one where it was born (with --layer-mapping, ranks
      * go by number there too) */
     c->sorigin_err[0] = '\0';
+    crun_first_free(&c->sfirst);
     if (atomic_load(&c->scancel)) c->shead = -1;
-    else if (c->have_lmap) c->shead = crun_first(c->sum, c->npairs, &c->swhich);
-    else {
+    else if (c->have_lmap) {
+        c->shead = crun_first(c->sum, c->npairs, &c->swhich);
+        if (c->shead >= 0 && crun_first_copy(&c->sfirst, &c->sum[c->shead].first[c->swhich]) != 0)
+            snprintf(c->sorigin_err, sizeof c->sorigin_err, "first divergence: out of memory");
+    } else {
         struct pt_error e;
-        c->shead = cmp_origin_first(c->spairs, c->npairs, c->sum, c->fuzzy, NULL, &c->swhich, &e);
+        c->shead = cmp_origin_first(c->spairs, c->npairs, c->sum, c->fuzzy, NULL, &c->swhich, &c->sfirst, &e);
         if (e.msg[0]) snprintf(c->sorigin_err, sizeof c->sorigin_err, "origin across ranks: %s", e.msg);
     }
+    if (c->shead >= 0 && !c->sfirst.have) c->shead = -1;
     atomic_store(&c->send, 1);
     return NULL;
 }
@@ -405,7 +410,7 @@ static int scan_poll(struct app *a) {
         struct pt_error e;
         if (acmp_run_first(a, &k, &which) == 1) {
             free(c->select_after);
-            c->select_after = strdup(c->sum[k].first[which].name);
+            c->select_after = strdup(acmp_run_first_node(a)->name);
         } else k = 0;
         if (acmp_load(a, c->pairs[k].step, c->pairs[k].rank, &e) != 0) app_err(a, "%s", e.msg);
     }
@@ -434,6 +439,12 @@ int acmp_run_first(const struct app *a, long *pair, int *which) {
     *pair = c->shead;
     *which = c->shead >= 0 ? c->swhich : -1;
     return *pair >= 0;
+}
+
+const struct crun_first *acmp_run_first_node(const struct app *a) {
+    long k;
+    int which;
+    return acmp_run_first(a, &k, &which) == 1 ? &a->cmp->sfirst : NULL;
 }
 
 /* ---- opening ---- */
@@ -586,6 +597,7 @@ void acmp_free(struct app *a) {
         c->srunning = 0;
     }
     for (size_t i = 0; c->sum && i < c->npairs; i++) crun_pair_clear(&c->sum[i]);
+    crun_first_free(&c->sfirst);
     free(c->sum);
     free(c->spairs);
     free((void *)c->sready);

@@ -746,7 +746,9 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "\xe2\x96\x88!", "#!", UI_NAN, "a cell holding NaN or +-Inf (input without levels: monitor data, .trend.db)");
     legend(ops, ctx, "\xe2\x97\x86" "A", "*A", UI_ANOMALY,
            "one of msProbe's monitor anomaly reports, listed first in msProbe's first-anomaly order");
-    legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst level");
+    legend(ops, ctx, "\xc2\xb7", ".", UI_DIM, "grid: a clean step x rank; the other glyphs there are its worst NaN/Inf level");
+    legend(ops, ctx, "\xe2\x88\xbc", "~", UI_DIM,
+           "grid: a step x rank with numeric-jump records only (msProbe's heuristic, no NaN/Inf), never a level's colour");
     legend(ops, ctx, "\xe2\x97\x86", "*", UI_ANOMALY,
            "grid: a step x rank an msProbe anomaly report names, without a NaN/Inf record (those keep their glyph)");
     ops->section(ctx, "Legend: lane view");

@@ -61,6 +61,11 @@ const struct ovf_origin_report *app_origin_report(const struct app *a) {
     return &o->rep;
 }
 
+long app_origin_entry(const struct app *a) {
+    const struct ovf_origin_report *o = app_origin_report(a);
+    return o && a->ds ? ovf_origin_entry(o, &a->ds->ovf) : -1;
+}
+
 int app_origin_first(const struct app *a, int32_t *step, int32_t *rank, uint32_t *pos, const char **name,
                      size_t *nreached) {
     const struct ovf_origin_report *o = app_origin_report(a);

@@ -294,16 +294,14 @@ static int ncores(void) {
     return n < 1 ? 1 : n > 4 ? 4 : (int)n;
 }
 
-/* The whole-run first divergence, printed for --first or as the closing
+/* The whole-run first divergence f at level which (CRUN_ERR, CRUN_WARN;
+ * f NULL or empty: none), printed for --first (tabbed) or as the closing
  * headline. */
-static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
-    int which;
-    long k = crun_first(sum, n, &which);
-    if (k < 0) {
+static void print_first(const struct crun_first *f, int which, int tabbed) {
+    if (!f || !f->have) {
         if (tabbed) printf("no divergence: every compared node passes\n");
         return;
     }
-    const struct crun_first *f = &sum[k].first[which];
     const char *level = cmp_level_name(which == CRUN_ERR ? CL_ERROR : CL_WARNING);
     if (!tabbed) {
         char where[4200];
@@ -324,27 +322,26 @@ static void print_first(const struct crun_pair *sum, size_t n, int tabbed) {
                        "outputs' differ\n");
 }
 
-/* --first: the run's first divergence in the order step, micro step, then
- * across ranks by the origin rules (model/origin.h, divergence rules):
- * when two ranks or more diverge at the first divergence's step, the pair
- * of the rank where it was born heads the answer, and the origin with its
- * chain follows it.  Not with a layer mapping (the table compare the rules
- * read matches by name): then ranks go in number order. */
+/* The run's first divergence (cmp_origin_first(), probetop-rules(7),
+ * FIRST DIVERGENCE): the headline, or with --first (tabbed) line 1 and the
+ * origin with its chain under it.  With a layer mapping (the table compare
+ * the origin rules read matches by name) ranks go in number order. */
 static void print_first_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
-                               int lm) {
-    if (lm) {   /* --layer-mapping: ranks go by number */
-        print_first(sum, n, 1);
+                               int lm, int tabbed) {
+    int which;
+    if (lm) {
+        long k = crun_first(sum, n, &which);
+        print_first(k < 0 ? NULL : &sum[k].first[which], which, tabbed);
         return;
     }
     struct ovf_origin_report o = {0};
+    struct crun_first f;
     struct pt_error err;
-    int which;
-    long head = cmp_origin_first(pairs, n, sum, fuzzy, &o, &which, &err);
+    cmp_origin_first(pairs, n, sum, fuzzy, tabbed ? &o : NULL, &which, &f, &err);
     if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
-    /* head is crun_first()'s own pair when no other rank holds the origin */
-    if (head < 0) print_first(sum, n, 1);
-    else print_first(&sum[head], 1, 1);
-    if (!err.msg[0]) ovf_origin_print_text(stdout, &o);
+    print_first(&f, which, tabbed);
+    if (tabbed && !err.msg[0]) ovf_origin_print_text(stdout, &o);
+    crun_first_free(&f);
     ovf_origin_report_free(&o);
 }
 
@@ -376,7 +373,7 @@ static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair 
     }
     int rc = pairs_exit(n, failed, found, partial_ok);
     if (rc == EXIT_USAGE) return rc;
-    print_first_origin(pairs, n, sum, fuzzy, map != NULL);
+    print_first_origin(pairs, n, sum, fuzzy, map != NULL, 1);
     return rc;
 }
 
@@ -635,8 +632,8 @@ static int run(int argc, char **argv) {
         if (compare_pair(&r, &pairs[k], k) != 0) goto done;
     if (r.rc == EXIT_OK && (r.rc = pairs_exit(r.npairs, r.nunread, r.any_error, c.partial_ok)) == EXIT_USAGE) goto done;
     if (c.first) {
-        print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL);
-    } else if (!r.quiet) print_first(r.sum, r.npairs, 0);
+        print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 1);
+    } else if (!r.quiet) print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 0);
 done:
     if (r.out.f && outf_close(&r.out, r.rc != EXIT_USAGE, &err) != 0) {
         fprintf(stderr, "probetop compare: %s\n", err.msg);

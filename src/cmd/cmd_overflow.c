@@ -46,7 +46,9 @@ struct report {
     int min_level;             /* --level (OVF_MEDIUM: everything) */
     size_t *match;             /* indexes into l of entries at or above min_level */
     size_t nmatch;
-    long first;                /* index into l, -1 none */
+    long first;                /* index into l, -1 none: the origin when found, else by_pos */
+    long by_pos;               /* the first record by position (ovf_first), -1 none */
+    int first_is_origin;
     struct ovr_rows rows;      /* the matched entries as listed */
     int fail_on;               /* --fail-on: enum ovf_level */
     size_t failing;            /* entries whose ovf_gate_level() reaches fail_on */
@@ -127,11 +129,17 @@ static int report_build(struct report *r) {
         r->jumps += e->jump != 0;
     }
     if (ovr_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
+    /* the origin heads every listing (probetop-rules(7), ORIGIN ACROSS RANKS) */
+    long o = ovf_origin_entry(r->origin, l);
+    if (o >= 0 && !matched_level(&l->v[o], r)) o = -1;
+    if (o >= 0) ovr_lead(&r->rows, (size_t)o);
     /* msProbe's anomaly reports count by their rule (anomaly_gate_level) */
     for (size_t i = 0; i < r->ds->anomalies.n; i++)
         if (anomaly_gate_level(&r->ds->anomalies.v[i]) >= r->fail_on) r->failing++;
-    r->first = ovf_first(l);
-    if (r->first >= 0 && r->levels && (int)l->v[r->first].level < r->min_level) r->first = -1;
+    r->by_pos = ovf_first(l);
+    if (r->by_pos >= 0 && r->levels && (int)l->v[r->by_pos].level < r->min_level) r->by_pos = -1;
+    r->first = o >= 0 ? o : r->by_pos;
+    r->first_is_origin = o >= 0;
     return 0;
 }
 
@@ -222,6 +230,17 @@ static void text_anomalies(const struct report *r) {
     }
 }
 
+/* A headline record: "LABEL: LEVEL at step S micro step M, rank R,
+ * position P[NOTE]", its name and what is non-finite. */
+static void text_first(const struct report *r, const char *label, long i, const char *note) {
+    const struct ovf_entry *e = &r->l->v[i];
+    char name[2048], what[1024];
+    printf("%s: %s at step %d", label, r->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite", (int)e->step);
+    if (e->micro >= 0) printf(" micro step %d", (int)e->micro);
+    printf(", rank %d, position %u%s\n  %s\n  %s\n", (int)e->rank, (unsigned)e->pos, note,
+           esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
+}
+
 static void print_text(const struct report *r) {
     const struct dataset *ds = r->ds;
     char path[2048];
@@ -245,13 +264,9 @@ static void print_text(const struct report *r) {
     if (r->first < 0 && r->levels) {
         printf("no NaN or Inf found\n");
     } else if (r->first >= 0) {
-        const struct ovf_entry *e = &r->l->v[r->first];
-        char name[2048], what[1024];
-        printf("first occurrence: %s at step %d", r->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
-               (int)e->step);
-        if (e->micro >= 0) printf(" micro step %d", (int)e->micro);
-        printf(", rank %d, position %u\n  %s\n  %s\n", (int)e->rank, (unsigned)e->pos,
-               esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
+        text_first(r, "first occurrence", r->first, r->first_is_origin ? " (born here: origin across ranks)" : "");
+        if (r->first_is_origin && r->by_pos >= 0 && r->by_pos != r->first)
+            text_first(r, "first record by position", r->by_pos, "");
     }
     printf("per step:\n");
     for (size_t i = 0; i < r->nsteps; i++) {
@@ -448,6 +463,9 @@ static void print_json(const struct report *r) {
     printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", ds_format_name(r->ds->format),
            r->levels ? "true" : "false");
     if (r->first >= 0) json_entry(r, &r->l->v[r->first]);
+    else printf("null");
+    printf(", \"first_is_origin\": %s, \"first_by_position\": ", r->first_is_origin ? "true" : "false");
+    if (r->by_pos >= 0) json_entry(r, &r->l->v[r->by_pos]);
     else printf("null");
     printf(", \"counts\": {");
     json_counts(r, r->counts);
@@ -720,8 +738,10 @@ const struct cmd_entry cmd_overflow_entry = {
             "                        a .vis.db without overflow levels): exit as if complete,\n"
             "                        the files still named on stderr\n"
             "  --follow              keep reading PATH while training writes it: each new\n"
-            "                        entry is printed as it appears; stops on Ctrl-C/SIGTERM\n"
-            "                        or --idle, with the gate's exit code for the data then\n"
+            "                        NaN/Inf entry (and msProbe anomaly report) is printed as\n"
+            "                        it appears, numeric-jump records are not; stops on\n"
+            "                        Ctrl-C/SIGTERM or --idle with the origin across ranks\n"
+            "                        and the gate's exit code for the data then\n"
             "  --idle SECONDS        with --follow: stop when PATH has not changed for SECONDS\n"
             "  --mem SIZE            a .trend.db is read by queries, and what is laid out in\n"
             "                        memory stays within SIZE (default: a quarter of the\n"

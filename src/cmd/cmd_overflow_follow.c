@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "model/anomaly.h"
 #include "model/overflow.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
@@ -24,6 +25,7 @@
 #include "src/io/dataset.h"
 #include "src/io/dump_cache.h"
 #include "src/io/mon_cache.h"
+#include "src/io/ovf_origin.h"
 #include "src/io/watch.h"
 
 /* The signal flag (SIGINT, SIGTERM): the loop ends at its next wake. */
@@ -100,7 +102,9 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         const struct ovf_entry *e = &l->v[i];
         if ((int)ovf_gate_level(e) >= fo->fail_on) fail++;
-        if (ds->ovf_levels && (int)e->level < fo->min_level) continue;
+        /* NaN/Inf only: the numeric-jump heuristic flags every healthy sum
+         * reduction of every step (it counts for --fail-on high, unprinted) */
+        if (e->jump || (ds->ovf_levels && (int)e->level < fo->min_level)) continue;
         int r = seen_add(printed, entry_hash(e));
         if (r < 0) { fprintf(stderr, "probetop overflow: out of memory\n"); rc = -1; break; }
         if (r == 0) continue;
@@ -112,6 +116,23 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
                ds->ovf_levels ? ovf_level_name((enum ovf_level)e->level) : "nonfinite", (int)e->step, micro,
                (int)e->rank, (unsigned)e->pos, pt_escape(e->name ? e->name : "", e->name ? strlen(e->name) : 0, name, sizeof name),
                pt_escape(e->what ? e->what : "", e->what ? strlen(e->what) : 0, what, sizeof what));
+    }
+    /* msProbe's anomaly reports of a monitor tree, as they appear */
+    for (size_t i = 0; rc == 0 && i < ds->anomalies.n; i++) {
+        const struct anomaly *an = &ds->anomalies.v[i];
+        if ((int)anomaly_gate_level(an) >= fo->fail_on) fail++;
+        char tag[2048], msg[1024];
+        pt_escape(an->tag_name, strlen(an->tag_name), tag, sizeof tag);
+        pt_escape(an->message, strlen(an->message), msg, sizeof msg);
+        char key[3200];
+        snprintf(key, sizeof key, "anomaly %d %d %d %d %s %s", (int)an->step, (int)an->micro_step, (int)an->rank,
+                 (int)an->call_id, tag, msg);
+        int r = seen_add(printed, util_hash_str(key));
+        if (r < 0) { fprintf(stderr, "probetop overflow: out of memory\n"); rc = -1; break; }
+        if (r == 1)
+            printf("  %-9s %5d %5d %5d %7d  %s  %s (msProbe anomaly report)\n",
+                   ovf_level_name((enum ovf_level)anomaly_gate_level(an)), (int)an->step, (int)an->micro_step,
+                   (int)an->rank, (int)an->call_id, tag, msg);
     }
     fflush(stdout);
     if (rc == 0) {
@@ -125,6 +146,19 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
 }
 
 static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop);
+
+/* When it stops: the origin across ranks of what is there then
+ * (probetop-rules(7), ORIGIN ACROSS RANKS), the block `overflow` ends with. */
+static void print_origin(const struct ovf_follow_opts *fo, struct load_opts *lo) {
+    struct dataset *ds = NULL;
+    struct pt_error err = {{0}};
+    struct ovf_origin_report o = {0};
+    if (dataset_load(fo->path, lo, &ds, &err) != 0) return;
+    if (ovf_origin_run(ds, &o, &err) != 0) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", err.msg);
+    else ovf_origin_print_text(stdout, &o);
+    ovf_origin_report_free(&o);
+    dataset_free(ds);
+}
 
 int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_in) {
     struct load_opts lo = *lo_in;
@@ -187,6 +221,7 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
         }
     }
     catch_stop(0);
+    if (loaded) print_origin(fo, &lo);
     watch_close(w);
     free(printed.v);
     free(warned.v);

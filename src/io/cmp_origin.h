@@ -15,22 +15,26 @@
 #include "src/io/ovf_origin.h"
 
 /* The origin at `step` over the pairs of v[0..n) at that step (any order;
- * fewer than two: nothing to do).  Appends to out (nothing when no record
- * diverges).  0 ok, -1 with a message (unreadable dump, memory). */
-int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzzy, struct ovf_origin_report *out,
-                    struct pt_error *err);
+ * fewer than two: nothing to do), a record diverging when one of its rows
+ * is at `level` (CL_ERROR, CL_WARNING) or above.  Appends to out (nothing
+ * when no record is born).  0 ok, -1 with a message (unreadable dump,
+ * memory). */
+int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzzy, int level,
+                    struct ovf_origin_report *out, struct pt_error *err);
 
-/* The run's first divergence with the ranks of its step ordered by the
- * origin rules (what `compare --first`, `f` and the summary answer): the
- * index in sum[0..n) of the born rank's pair at the step of crun_first(),
- * or crun_first()'s own pair when no other rank diverges there or the
- * rules find no birth; -1 when nothing diverges.  *which is the level of
- * the returned pair's first divergence (CRUN_ERR, else CRUN_WARN).  When
- * the search itself fails (a dump that cannot be read again, memory),
- * err->msg says why and crun_first()'s pair is returned; err->msg is empty
- * otherwise.  o (optional) receives the origin and its chain: the caller
- * frees it with ovf_origin_report_free(). */
+/* The run's first divergence (probetop-rules(7), FIRST DIVERGENCE), the one
+ * place it is decided for `compare` (headline and --first), the run
+ * summary and `f`: the index in sum[0..n) of the pair holding it -- at the
+ * step of crun_first(), the pair of the rank where the origin rules find
+ * the divergence born, else crun_first()'s own pair; -1 when nothing
+ * diverges.  *which is the run's level (CRUN_ERR, else CRUN_WARN).  ans
+ * (optional) receives the node itself (the born node, else the pair's
+ * first; free with crun_first_free).  When the search itself fails (a dump
+ * that cannot be read again, memory), err->msg says why and crun_first()'s
+ * pair is returned; err->msg is empty otherwise.  o (optional) receives
+ * the origin and its chain: the caller frees it with
+ * ovf_origin_report_free(). */
 long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
-                      struct ovf_origin_report *o, int *which, struct pt_error *err);
+                      struct ovf_origin_report *o, int *which, struct crun_first *ans, struct pt_error *err);
 
 #endif

@@ -12,7 +12,35 @@
 #include "src/io/read_npy.h"
 
 /* One pair, start to end, on the calling thread. */
-static void scan_pair(const struct cscan_pair *p, struct crun_pair *out, const struct cscan_opts *o) {
+/* The pair's node (or, without structure, record) named pin as its first
+ * at index which; nothing when it has none of that name. */
+static int pin_graph(struct crun_pair *out, const struct cmp_graph *g, const char *pin, int which) {
+    for (size_t n = 0; n < g->npu->nnodes; n++) {
+        if (strcmp(tree_id(g->npu, (int)n), pin) != 0) continue;
+        struct crun_point at;
+        const char *in;
+        crun_node_point(g, (int)n, &at, &in);
+        return crun_pin(out, which, &at, pin, in, g->n[n].worst_rel);
+    }
+    return 0;
+}
+
+static int pin_table(struct crun_pair *out, const struct cmp_table *t, const char *pin, int which) {
+    double worst = -1, f;
+    int32_t rec = -1;
+    for (size_t k = 0; k < t->nrows; k++) {
+        const struct crow *r = &t->rows[k];
+        if (strcmp(tree_s(t->npu, t->npu->recs[r->rec].name), pin) != 0) continue;
+        rec = r->rec;
+        if (cmp_row_worst(r, t->mode, &f) && f > worst) worst = f;
+    }
+    if (rec < 0) return 0;
+    struct crun_point at = {t->npu->step, 0, t->npu->rank, rec};
+    return crun_pin(out, which, &at, pin, NULL, worst);
+}
+
+static void scan_pair(const struct cscan_pair *p, struct crun_pair *out, const struct cscan_opts *o, const char *pin,
+                      int which) {
     struct tree *a = NULL, *b = NULL;
     struct lmap *pm = NULL;
     struct pt_error err;
@@ -53,13 +81,15 @@ static void scan_pair(const struct cscan_pair *p, struct crun_pair *out, const s
                 goto out;
             }
         }
-        if (crun_pair_from_graph(out, g) != 0) crun_pair_fail(out, "out of memory");
+        if (crun_pair_from_graph(out, g) != 0 || (pin && pin_graph(out, g, pin, which) != 0))
+            crun_pair_fail(out, "out of memory");
         cmp_graph_free(g);
     } else {
         /* no structure (level L1): the table's rows in dump order */
         struct cmp_table *t = NULL;
         if (cmp_table_new(a, b, &co, &t, &err) != 0) crun_pair_fail(out, err.msg);
-        else if (crun_pair_from_table(out, t) != 0) crun_pair_fail(out, "out of memory");
+        else if (crun_pair_from_table(out, t) != 0 || (pin && pin_table(out, t, pin, which) != 0))
+            crun_pair_fail(out, "out of memory");
         cmp_table_free(t);
     }
 out:
@@ -82,7 +112,7 @@ static void *scan_worker(void *arg) {
         if (j->o->cancel && atomic_load(j->o->cancel)) break;
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->n) break;
-        scan_pair(&j->v[i], &j->out[i], j->o);
+        scan_pair(&j->v[i], &j->out[i], j->o, NULL, 0);
         if (j->o->done) j->o->done(j->o->ctx, i);
     }
     return NULL;
@@ -103,4 +133,9 @@ void cscan_run(const struct cscan_pair *v, size_t n, struct crun_pair *out, cons
         if (pthread_create(&th[started], NULL, scan_worker, &j) == 0) started++;
     scan_worker(&j);   /* this thread is a worker too */
     for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+}
+
+void cscan_pin(const struct cscan_pair *p, const struct cscan_opts *o, const char *name, int which,
+               struct crun_pair *out) {
+    scan_pair(p, out, o, name, which);
 }

@@ -41,4 +41,12 @@ struct cscan_opts {
  * when they cannot start). */
 void cscan_run(const struct cscan_pair *v, size_t n, struct crun_pair *out, const struct cscan_opts *o);
 
+/* Pair p compared again as cscan_run does, into out (zeroed by the
+ * caller, freed with crun_pair_clear), with its node (record, without
+ * structure) called name as its first at index which (CRUN_ERR or
+ * CRUN_WARN): the node where the origin rules found the run's divergence
+ * born, which the run's first divergence names. */
+void cscan_pin(const struct cscan_pair *p, const struct cscan_opts *o, const char *name, int which,
+               struct crun_pair *out);
+
 #endif

@@ -129,6 +129,15 @@ int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *con
     return 0;
 }
 
+long ovf_origin_entry(const struct ovf_origin_report *o, const struct ovf_list *l) {
+    if (!o || !o->n || !o->v[0].norigins) return -1;
+    const struct ovf_origin_node *n = &o->v[0].origins[0];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].step == n->step && l->v[i].rank == n->rank && l->v[i].pos == n->pos && !l->v[i].jump)
+            return (long)i;
+    return -1;
+}
+
 static void node_text(FILE *f, const struct ovf_origin_node *n) {
     char name[2048];
     fprintf(f, "rank %d", (int)n->rank);

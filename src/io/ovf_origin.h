@@ -52,6 +52,12 @@ void ovf_origin_report_free(struct ovf_origin_report *r);
 int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
                    const struct origin_result *res, const struct dataset *ds, struct pt_error *err);
 
+/* The entry every listing of l leads with (probetop-rules(7), ORIGIN
+ * ACROSS RANKS): the record where the origin search found the NaN/Inf
+ * born, when o holds one and l has it; else -1 (the listings lead with
+ * ovf_first(), the first record by position). */
+long ovf_origin_entry(const struct ovf_origin_report *o, const struct ovf_list *l);
+
 /* The report as text: per step "origin across ranks, step S (phase):",
  * "  born on rank R[ micro step M], position P: NAME" per origin, then
  * "  -> ..." and "       received from ..." per hop. */

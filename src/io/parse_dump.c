@@ -193,7 +193,9 @@ struct pstate {
     size_t nin, nkw, nout, capin, capkw, capout;
     char **kwnames;
     size_t capkwn;
-    struct { char name[256]; struct elem e; } *params;
+    /* row: a trend row (the array form msProbe's importer reads); the
+     * others, a plain object, only count for the overflow check's weights */
+    struct { char name[256]; struct elem e; uint8_t row; } *params;
     size_t nparams, capparams;
     size_t imported;              /* records that produced rows */
     size_t rename_failures;
@@ -350,11 +352,27 @@ static int parse_kwargs(struct pstate *ps, enum json_tok t) {
     }
 }
 
+static int add_param(struct pstate *ps, const char *name, const struct elem *e, int row) {
+    if (util_grow0((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
+        return pt_errorf(&ps->err, "out of memory");
+    snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", name);
+    ps->params[ps->nparams].row = (uint8_t)row;
+    ps->params[ps->nparams++].e = *e;
+    return 0;
+}
+
 /* One member name -> value of `parameters` or of a parameters_grad record:
  * only an array whose first element is an object yields a row (from that
- * first object), as msProbe's importer reads them. */
+ * first object), as msProbe's importer reads them.  A plain object (the
+ * way a module's weights are dumped) is kept for the overflow check only
+ * (probetop-rules(7), OVERFLOW LEVELS). */
 static int parse_param_member(struct pstate *ps, const char *name, enum json_tok v) {
     struct json_lex *lx = &ps->lx;
+    if (v == JT_OBJ_BEGIN) {
+        struct elem e;
+        if (parse_elem(ps, v, &e) != 0) return -1;
+        return add_param(ps, name, &e, 0);
+    }
     if (v != JT_ARR_BEGIN) return json_lex_skip(lx, v);
     enum json_tok first = json_lex_next(lx);
     if (first == JT_ARR_END) return 0;
@@ -367,11 +385,7 @@ static int parse_param_member(struct pstate *ps, const char *name, enum json_tok
         if (c == JT_ERROR || json_lex_skip(lx, c) != 0) return -1;
     }
     if (!is_obj) return 0;
-    if (util_grow0((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
-        return pt_errorf(&ps->err, "out of memory");
-    snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", name);
-    ps->params[ps->nparams++].e = e;
-    return 0;
+    return add_param(ps, name, &e, 1);
 }
 
 /* The forward `parameters` object. */
@@ -517,22 +531,31 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     }
 
     /* overflow level of the record, whatever the trend import makes of it */
-    if (ps->nin || ps->nout || ps->nkw) {
-        struct ovf_elem ib[64], kb[64], ob[64];
+    /* the weights of a forward record (a parameters_grad record's are
+     * gradients) */
+    size_t npar = is_pgrad ? 0 : ps->nparams;
+    if (ps->nin || ps->nout || ps->nkw || npar) {
+        struct ovf_elem ib[64], kb[64], ob[64], pb[16];
+        const char *pnb[16];
         struct ovf_elem *iv = ps->nin <= 64 ? ib : malloc(ps->nin * sizeof *iv);
         struct ovf_elem *kv = ps->nkw <= 64 ? kb : malloc(ps->nkw * sizeof *kv);
         struct ovf_elem *ov = ps->nout <= 64 ? ob : malloc(ps->nout * sizeof *ov);
-        if (!iv || !kv || !ov) {
+        struct ovf_elem *pv = npar <= 16 ? pb : malloc(npar * sizeof *pv);
+        const char **pn = npar <= 16 ? pnb : malloc(npar * sizeof *pn);
+        if (!iv || !kv || !ov || !pv || !pn) {
             if (iv != ib) free(iv);
             if (kv != kb) free(kv);
             if (ov != ob) free(ov);
+            if (pv != pb) free(pv);
+            if (pn != pnb) free(pn);
             return pt_errorf(&ps->err, "out of memory");
         }
         for (size_t i = 0; i < ps->nin; i++) iv[i] = ps->in[i].o;
         for (size_t i = 0; i < ps->nkw; i++) kv[i] = ps->kw[i].o;
         for (size_t i = 0; i < ps->nout; i++) ov[i] = ps->out[i].o;
+        for (size_t i = 0; i < npar; i++) pv[i] = ps->params[i].e.o, pn[i] = ps->params[i].name;
         struct ovf_io io = {.in = iv, .nin = ps->nin, .kw = kv, .kwnames = (const char *const *)ps->kwnames,
-                            .nkw = ps->nkw, .out = ov, .nout = ps->nout};
+                            .nkw = ps->nkw, .out = ov, .nout = ps->nout, .par = pv, .parnames = pn, .npar = npar};
         enum ovf_level lvl = ovf_classify(name, &io);
         int rc = 0;
         if (lvl != OVF_NONE) {
@@ -546,6 +569,8 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
         if (iv != ib) free(iv);
         if (kv != kb) free(kv);
         if (ov != ob) free(ov);
+        if (pv != pb) free(pv);
+        if (pn != pnb) free(pn);
         if (rc != 0) return pt_errorf(&ps->err, "out of memory");
     }
 
@@ -565,7 +590,8 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     int rc = 0;
     if (metric == DM_PARAMS_GRAD) {
         for (size_t i = 0; i < ps->nparams && !rc; i++)
-            rc = add_row(ps, key, plen, ".", 1, ps->params[i].name, 0, call, micro, metric, &ps->params[i].e);
+            if (ps->params[i].row)
+                rc = add_row(ps, key, plen, ".", 1, ps->params[i].name, 0, call, micro, metric, &ps->params[i].e);
     } else {
         for (size_t i = 0; i < ps->nin && !rc; i++)
             rc = add_row(ps, key, plen, ".input.", 7, NULL, i, call, micro, metric, &ps->in[i]);
@@ -573,8 +599,9 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
             rc = add_row(ps, key, plen, ".output.", 8, NULL, i, call, micro, metric, &ps->out[i]);
         if (metric != DM_BACKWARD)
             for (size_t i = 0; i < ps->nparams && !rc; i++)
-                rc = add_row(ps, key, plen, ".parameters.", 12, ps->params[i].name, 0, call, micro, metric,
-                             &ps->params[i].e);
+                if (ps->params[i].row)
+                    rc = add_row(ps, key, plen, ".parameters.", 12, ps->params[i].name, 0, call, micro, metric,
+                                 &ps->params[i].e);
     }
     if (rc) return pt_errorf(&ps->err, "out of memory");
     ps->imported++;

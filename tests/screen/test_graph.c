@@ -397,24 +397,29 @@ static void test_ranks(void) {
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
     /* two pairs: the run summary first; Enter on the selected cell (the
-     * first divergence, rank 0: both ranks drift) opens its tree */
+     * first divergence, rank 1: see f below) opens its tree */
     VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  1 step x 2 ranks: 2 pairs, 2 with errors"));
     CHECKV(&vt, vt_row_has(&vt, 1, "Run  1 step x 2 ranks: 2 pairs, 2 with errors"));
     vt_send(&vt, "<Enter>");
-    VT_WAIT(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
-    CHECKV(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 0"));
-    /* f: the drifted MLP's first diverging node (the MLP module itself:
-     * the drift is on its output), on rank 0 */
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 1"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "matched") && vt_row_has(&vt, 0, "rank 1"));
+    /* f: where the divergence was born (probetop-rules(7), FIRST
+     * DIVERGENCE): the drifted MLP's first operation on rank 1, whose 50.3%
+     * relative error is an error there (bf16 rounding leaves rank 0's at
+     * 50%, where only the MLP module around it is an error) */
     vt_send(&vt, "f");
     VT_WAIT(&vt, status_has(&vt, "first divergence: "));
-    CHECKV(&vt, status_has(&vt, "first divergence: Module.module.module.decoder.layers.1.mlp.") &&
-                status_has(&vt, "error  step 0 rank 0"));
+    CHECKV(&vt, status_has(&vt, "first divergence: Functional.linear.6.forward") &&
+                status_has(&vt, "error  step 0 rank 1"));
     char kind[16] = "", op[128] = "";
     sscanf(vt_row_text(&vt, vt_status_row(&vt)), "%15s %127s", kind, op);
-    CHECKV(&vt, strstr(op, "layers.1.mlp") != NULL);
-    /* }: rank 1, the same node selected */
+    CHECKV(&vt, strstr(op, "linear.6") != NULL);
+    /* {: rank 0, then }: rank 1 again, the same node selected */
     char want[160];
     snprintf(want, sizeof want, "%s %s", kind, op);
+    vt_send(&vt, "{");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 0") && status_has(&vt, want));
+    CHECKV(&vt, vt_row_has(&vt, 0, "rank 0") && status_has(&vt, want));
     vt_send(&vt, "}");
     VT_WAIT(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, want));
     CHECKV(&vt, vt_row_has(&vt, 0, "rank 1") && status_has(&vt, want));

@@ -11,6 +11,7 @@
  * ../shared or Python is absent. */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cjson/cJSON.h>
@@ -1035,6 +1036,39 @@ static void test_monitor_v2_no_tensor(void) {
     cJSON_Delete(root);
 }
 
+/* A NaN held only in a module's weights (its `parameters` in dump.json):
+ * msProbe's overflow check reads no parameters and gives the record no
+ * level; probetop reports it as critical and says "weight" (a NaN weight
+ * points to the optimizer step, not to the operator). */
+static void test_weight(void) {
+    char dir[4300], path[4400];
+    snprintf(dir, sizeof dir, "%s/weight", pt_tmpdir_path);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/dump.json", dir);
+#define T(v) "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [4, 4], " \
+             "\"Max\": " v ", \"Min\": -1.0, \"Mean\": 0.1, \"Norm\": 2.0, \"requires_grad\": true}"
+    CHECK_INT(pt_write(path, "{\"task\": \"statistics\", \"level\": \"L0\", \"framework\": \"pytorch\", \"data\": {"
+                             "\"Module.fc.Linear.forward.0\": {\"input_args\": [" T("1.0") "], \"input_kwargs\": {}, "
+                             "\"output\": [" T("1.0") "], \"parameters\": {\"weight\": " T("NaN") ", \"bias\": " T("1.0") "}},"
+                             "\"Module.fc2.Linear.forward.0\": {\"input_args\": [" T("1.0") "], \"input_kwargs\": {}, "
+                             "\"output\": [" T("1.0") "], \"parameters\": {\"weight\": " T("1.0") "}}}}"), 0);
+#undef T
+    char *out;
+    CHECK_INT(run_overflow(&out, path, "--format", "json", NULL), EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    const cJSON *f = get(root, "first");
+    CHECK(f != NULL && !cJSON_IsNull(f));
+    if (f && !cJSON_IsNull(f)) {
+        CHECK_STR(get_str(f, "name"), "Module.fc.Linear.forward.0");
+        CHECK_STR(get_str(f, "level"), "critical");
+        CHECK_STR(get_str(f, "what"), "weight.weight Max=nan");
+    }
+    CHECK_INT(get_int(get(root, "counts"), "critical"), 1);
+    CHECK_INT(cJSON_GetArraySize(get(root, "entries")), 1);
+    cJSON_Delete(root);
+    free(out);
+}
+
 int main(void) {
     const char *t = pt_tmpdir("cmd_overflow");
     if (!t) {
@@ -1055,5 +1089,6 @@ int main(void) {
     RUN(test_trenddb_msprobe_nulls);
     RUN(test_dump_no_tensor);
     RUN(test_monitor_v2_no_tensor);
+    RUN(test_weight);
     PT_DONE();
 }

@@ -415,6 +415,44 @@ static void test_overflow_follow(void) {
     free(o);
 }
 
+/* On a dump: the NaN/Inf records, never the numeric-jump heuristic's (the
+ * healthy sums of every step and rank), and the origin across ranks when it
+ * stops. */
+static void test_overflow_follow_dump(void) {
+    const char *bin = getenv("PT_BIN"), *py = getenv("PT_PYTHON"), *s = pt_shared();
+    if (!bin || access(bin, X_OK) != 0) SKIP("PT_BIN not set");
+    if (!py || !py[0] || !s) SKIP("no python or shared tools");
+    const char *t = pt_tmpdir("follow_overflow_dump");
+    char root[1100], out[1200], cmd[4096];
+    snprintf(root, sizeof root, "%s/run", t);
+    snprintf(out, sizeof out, "%s/out.txt", t);
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --out '%s' --steps 2 --ranks 2 --pp 2 --layers 2 --hidden 64 --heads 4 "
+             "--ffn 128 --seq 8 --vocab 64 --nan 1:0:layers.0.mlp --quiet",
+             py, s, root);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(out, "w", stdout)) _exit(99);
+        execl(bin, bin, "overflow", "--follow", "--idle", "1", root, (char *)NULL);
+        _exit(98);
+    }
+    CHECK(pid > 0);
+    int st = -1;
+    CHECK_INT(waitpid(pid, &st, 0), pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    char *o = pt_slurp(out);
+    CHECK(o != NULL);
+    if (o) {
+        CHECK_CONTAINS(o, "Max=nan");
+        CHECK(strstr(o, "Norm jump") == NULL);   /* the heuristic alone: not printed */
+        CHECK_CONTAINS(o, "origin across ranks, step 1");
+        CHECK_CONTAINS(o, "  born on rank 0 ");
+        CHECK_CONTAINS(o, "no change for 1 s");
+    }
+    free(o);
+}
+
 int main(void) {
     RUN(test_swap_keeps_place);
     RUN(test_monitor_partial);
@@ -423,5 +461,6 @@ int main(void) {
     RUN(test_db_mid_transaction);
     RUN(test_watch);
     RUN(test_overflow_follow);
+    RUN(test_overflow_follow_dump);
     PT_DONE();
 }

@@ -362,7 +362,7 @@ static int div_scenario(const char *name, struct origin_result *res, struct step
             tree_free(b);
             return -1;
         }
-        origin_flags_divergence(s->t[i], t->rows, t->nrows, t->mode == CMP_MD5, s->f[i]);
+        origin_flags_divergence(s->t[i], t->rows, t->nrows, t->mode, CL_WARNING, s->f[i]);
         cmp_table_free(t);
         tree_free(b);
     }
@@ -458,7 +458,7 @@ static void test_cmd_compare_first(void) {
      * all_reduce that received it */
     CHECK(txt && !strncmp(txt, "Functional.gelu.0.forward\terror\tstep 0\trank 2\t", 44));
     CHECK_CONTAINS(txt, "origin across ranks, step 0 (between communication ops):\n"
-                        "  born on rank 2, position 4: Functional.gelu.0.forward\n");
+                        "  born on rank 2 micro step 0, position 4: Functional.gelu.0.forward\n");
     CHECK_CONTAINS(txt, "  -> rank 3, position 6: Distributed.all_reduce.1.forward\n"
                         "       received from rank 2, position 6: Distributed.all_reduce.1.forward\n");
     free(txt);
