@@ -214,14 +214,22 @@ int json_tree_parse(const char *text, size_t len, const char *what, cJSON **out,
     return 0;
 }
 
-int json_tree_file(const char *path, cJSON **out, struct pt_error *err) {
+static int tree_file(const char *path, size_t max_bytes, cJSON **out, struct pt_error *err) {
     char *buf;
     size_t len;
     *out = NULL;
-    if (json_read_file(path, (size_t)1 << 31, &buf, &len, err) != 0) return -1;
+    if (json_read_file(path, max_bytes, &buf, &len, err) != 0) return -1;
     int rc = json_tree_parse(buf, len, path, out, err);
     free(buf);
     return rc;
+}
+
+int json_tree_file(const char *path, cJSON **out, struct pt_error *err) {
+    return tree_file(path, (size_t)1 << 31, out, err);
+}
+
+int json_side_file(const char *path, cJSON **out, struct pt_error *err) {
+    return tree_file(path, JSON_SIDE_MAX, out, err);
 }
 
 /* Python float() of a trimmed string, restricted to what msProbe writes. */

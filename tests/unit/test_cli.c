@@ -168,6 +168,48 @@ static void mapping(void) {
     CHECK_CONTAINS(out, "key \"a\"");
 }
 
+/* Every option that names a file beside the data (--layer-mapping,
+ * --match-config, --mapping), headless and in the analyzer, given a FIFO,
+ * /dev/zero and a 65 MB sparse file: refused at once with a message naming
+ * it, exit 2, under a 2 GB address-space cap and a 20 s timeout (the FIFO
+ * used to block for ever, /dev/zero to grow memory without bound). */
+static void side_files_not_files(void) {
+    const char *g = pt_fixture("examples/quick_start/gpu_dump");
+    const char *a = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016");
+    const char *b = pt_fixture("examples/quick_start/gpu_dump/step1/proc2016");
+    if (!bin() || !g || !a || !b) SKIP("PT_BIN or fixtures absent");
+    const char *d = pt_tmpdir("cli_side");
+    char fifo[4200], big[4200], cmd[16384];
+    snprintf(fifo, sizeof fifo, "%s/fifo", d);
+    snprintf(big, sizeof big, "%s/big.json", d);
+    unlink(fifo);
+    CHECK_INT(mkfifo(fifo, 0600), 0);
+    snprintf(cmd, sizeof cmd, "truncate -s 65M '%s'", big);
+    CHECK_INT(system(cmd), 0);
+    const char *files[] = {fifo, "/dev/zero", big};
+    const char *why[] = {"is a FIFO, not a regular file", "is a special file, not a regular file", "more than the"};
+    char opts[7][8600];
+    snprintf(opts[0], sizeof opts[0], "compare '%s' '%s' --layer-mapping", a, b);
+    snprintf(opts[1], sizeof opts[1], "compare '%s' '%s' --match-config", a, b);
+    snprintf(opts[2], sizeof opts[2], "'%s' '%s' --layer-mapping", a, b);
+    snprintf(opts[3], sizeof opts[3], "'%s' '%s' --match-config", a, b);
+    snprintf(opts[4], sizeof opts[4], "info '%s' --mapping", g);
+    snprintf(opts[5], sizeof opts[5], "data2db --data '%s' --db '%s/db' --mapping", g, d);
+    snprintf(opts[6], sizeof opts[6], "'%s' --mapping", g);
+    for (int o = 0; o < 7; o++)
+        for (int f = 0; f < 3; f++) {
+            snprintf(cmd, sizeof cmd, "ulimit -v 2000000; timeout 20 '%s' %s '%s' </dev/null 2>&1", bin(), opts[o],
+                     files[f]);
+            int rc = run(cmd, out, sizeof out);
+            if (rc != 2) fprintf(stderr, "%s: exit %d\n", cmd, rc);
+            CHECK_INT(rc, 2);
+            CHECK_CONTAINS(out, files[f]);
+            CHECK_CONTAINS(out, why[f]);
+        }
+    unlink(fifo);
+    unlink(big);
+}
+
 /* data2db --parallel: W=2 L=4 PP=2; each rank's dump names its layers 0..1
  * locally; rank 1's layers.0 is the model's layer index 2. */
 static void parallel_rename(void) {
@@ -204,5 +246,6 @@ int main(void) {
     RUN(bad_paths);
     RUN(data2db_cli);
     RUN(mapping);
+    RUN(side_files_not_files);
     PT_DONE();
 }
