@@ -55,7 +55,7 @@ const char app_options_help[] =
 
 static void usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "probetop: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, CMD_ESC(arg));
     fprintf(stderr, " (probetop --help)\n");
 }
 
@@ -825,13 +825,13 @@ int app_main(int argc, char **argv) {
             : a->npaths == 1 && util_ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
 
     if (a->mode == APP_MODE_TREND) {
-        if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", err.msg); release(a); return EXIT_USAGE; }
+        if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a
          * moment, and report a bad path on stderr without any screen. */
         for (int i = 0; i < 30 && !atomic_load(&a->load.done); i++) sleep_ms(10);
         if (atomic_load(&a->load.done)) {
             if (app_load_finish(a, &err) < 0 && !wait_for_data(a)) {
-                fprintf(stderr, "probetop: %s\n", err.msg);
+                fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
                 release(a);
                 return EXIT_USAGE;
             }
@@ -842,18 +842,18 @@ int app_main(int argc, char **argv) {
     /* The graphs: compare and .vis.db modes need them; a dump with
      * construct.json gets its tree too (build mode). */
     if (acmp_open(a, &err) < 0) {
-        fprintf(stderr, "probetop: %s\n", err.msg);
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
     if (a->cmp && acmp_start(a, &err) < 0) {
-        fprintf(stderr, "probetop: %s\n", err.msg);
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
 
     if (ui_start(&ui, &uo, &err) < 0) {
-        fprintf(stderr, "probetop: %s\n", err.msg);
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
@@ -886,7 +886,7 @@ int app_main(int argc, char **argv) {
     while (!a->quit) {
         if (poll_load(a, &ready, &err) < 0) {
             ui_stop(&ui);
-            fprintf(stderr, "probetop: %s\n", err.msg);
+            fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
             free_all(a);
             release(a);
             return EXIT_USAGE;

@@ -150,7 +150,7 @@ static int run(int argc, char **argv) {
             if (bad) return EXIT_USAGE;
             if (ds_format_parse(v, &lo.format) != 0) {
                 char names[256];
-                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 0), v);
+                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 0), CMD_ESC(v));
                 return EXIT_USAGE;
             }
             continue;
@@ -165,7 +165,7 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.db_name = v; continue; }
         if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "probetop info: unknown option '%s' (see probetop help info)\n", argv[i]);
+            fprintf(stderr, "probetop info: unknown option '%s' (see probetop help info)\n", CMD_ESC(argv[i]));
             return EXIT_USAGE;
         }
         if (path) {

@@ -704,6 +704,13 @@ void json_fput_str(FILE *f, const char *s) {
         else if (c == '\r') fputs("\\r", f);
         else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
         else if (c < 0x80) fputc(c, f);
+        else if (c == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+            /* a C1 control (U+009B starts an escape sequence on terminals
+             * that take 8-bit controls): written as its \u escape, the same
+             * character to a JSON reader */
+            fprintf(f, "\\u%04x", p[1]);
+            p++;
+        }
         else {
             /* copy a valid UTF-8 sequence, escape a stray byte */
             int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;

@@ -60,7 +60,9 @@ int json_side_file(const char *path, cJSON **out, struct pt_error *err);
 int json_number(const cJSON *item, double *out);
 
 /* Writes s as a JSON string literal (quotes, escapes; invalid UTF-8 bytes
- * as \u00XX of the byte, so output is always valid JSON). */
+ * as \u00XX of the byte, so output is always valid JSON; control bytes,
+ * C1 controls included, as \u escapes, so none reaches a terminal).  The
+ * one JSON string writer of the commands. */
 void json_fput_str(FILE *f, const char *s);
 
 /* ---- pull tokenizer ---- */
