@@ -345,7 +345,8 @@ static void draw_bar(struct app *a) {
     snprintf(t, sizeof t, "%s/%s", m->name, m->stats[a->stat]);
     bar_part(w, a, &x, UI_BAR_HI, t);
     bar_part(w, a, &x, UI_BAR, sep);
-    if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %d", (int)c->steps[a->sel_step].value);
+    char st[40];
+    if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %s", cube_step_text(c, a->sel_step, st, sizeof st));
     else if (a->dim == DIM_RANK) {
         char rk[160];
         snprintf(t, sizeof t, "rank %s", app_rank_both(a, a->sel_rank, rk, sizeof rk));
