@@ -198,8 +198,10 @@ static void side_files_not_files(void) {
     snprintf(opts[6], sizeof opts[6], "'%s' --mapping", g);
     for (int o = 0; o < 7; o++)
         for (int f = 0; f < 3; f++) {
-            snprintf(cmd, sizeof cmd, "ulimit -v 2000000; timeout 20 '%s' %s '%s' </dev/null 2>&1", bin(), opts[o],
-                     files[f]);
+            /* a sanitized build (PT_TIMEOUT_SCALE set) maps terabytes of
+             * shadow memory: no address-space cap there, the timeout bounds it */
+            snprintf(cmd, sizeof cmd, "%s timeout 20 '%s' %s '%s' </dev/null 2>&1",
+                     getenv("PT_TIMEOUT_SCALE") ? "" : "ulimit -v 2000000;", bin(), opts[o], files[f]);
             int rc = run(cmd, out, sizeof out);
             if (rc != 2) fprintf(stderr, "%s: exit %d\n", cmd, rc);
             CHECK_INT(rc, 2);
