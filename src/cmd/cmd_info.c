@@ -28,7 +28,9 @@ static void print_text(const struct dataset *ds) {
         printf("\n");
     }
     printf("steps       %d", c->nsteps);
-    if (c->nsteps) printf(" (%d..%d)", c->steps[0].value, c->steps[c->nsteps - 1].value);
+    char lo[40], hi[40];   /* as the panes write them (model/cube.h, step_text) */
+    if (c->nsteps)
+        printf(" (%s..%s)", cube_step_text(c, 0, lo, sizeof lo), cube_step_text(c, c->nsteps - 1, hi, sizeof hi));
     if (ds->micro_step == 1) {
         int origins = 0;
         for (int i = 0; i < c->nsteps; i++)

@@ -297,6 +297,20 @@ static void escapes_never_raw(void) {
     CHECK_CONTAINS(out, "Functional.re\\u001b[2J\\u009blu\\u0007");
 }
 
+/* info writes steps as the panes do: step 1 of quick_start opened alone
+ * is micro steps 1.0..1.9 (not 1..10), the whole run 0.0..1.9. */
+static void info_steps(void) {
+    const char *g = pt_fixture("examples/quick_start/gpu_dump");
+    if (!bin() || !g) SKIP("PT_BIN or fixtures absent");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' info '%s/step1' 2>&1", bin(), g);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "steps       10 (1.0..1.9), micro steps of 1 step\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1", bin(), g);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "steps       21 (0.0..1.9), micro steps of 2 steps\n");
+}
+
 /* data2db --parallel: W=2 L=4 PP=2; each rank's dump names its layers 0..1
  * locally; rank 1's layers.0 is the model's layer index 2. */
 static void parallel_rename(void) {
@@ -335,5 +349,6 @@ int main(void) {
     RUN(mapping);
     RUN(side_files_not_files);
     RUN(escapes_never_raw);
+    RUN(info_steps);
     PT_DONE();
 }
