@@ -201,7 +201,7 @@ static void text_anomalies(const struct report *r) {
         char tag[2048];
         printf("  %-9s %5d %5d %5d %3d %3d %5d %-9s %-17s %-5s %s%s\n", ovf_level_name((enum ovf_level)anomaly_gate_level(a)),
                (int)a->step, (int)a->micro_step, (int)a->rank, (int)a->pp_stage, (int)a->vpp_stage, (int)a->call_id,
-               anomaly_stage_name(a->stage), anomaly_rule_name((enum anomaly_rule)a->rule), a->op[0] ? a->op : "-",
+               anomaly_stage_name(a->stage), anomaly_rule_name((enum anomaly_rule)a->rule), a->op[0] ? CMD_ESC(a->op) : "-",
                esc(a->tag_name, tag, sizeof tag), a->metric < 0 && r->ds->cube && r->ds->cube->nmetrics ? "  (no cell)" : "");
     }
 }
