@@ -149,9 +149,11 @@ struct v2_ctx {
     size_t long_line;    /* the first's line */
 };
 
-/* A module_name of this many bytes or more is refused, never cut: cut,
- * two names differing past the cut would become one target (probetop-formats(5)). */
-#define V2_NAME_MAX 8192
+/* A module_name of this many bytes or more, as written or once --mapping
+ * and --parallel have renamed it (monitor_rename cuts at the buffer), is
+ * refused, never cut: cut, two names differing past the cut would become
+ * one target (probetop-formats(5)). */
+#define V2_NAME_MAX 8191
 
 struct v2_cols {
     int vpp, step, name, scope, micro, stat[MON_NSTATS];
@@ -221,9 +223,9 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     if (c->micro >= 0) micro--;
     char metric[128];
     if ((size_t)snprintf(metric, sizeof metric, "%s/%s", v2_slugs[cx->slug], f[c->scope]) >= sizeof metric) return 0;
-    char name[V2_NAME_MAX];
+    char name[V2_NAME_MAX + 1];
     size_t nl = strlen(f[c->name]);
-    if (nl >= sizeof name) {   /* cut, it would become another name: said by v2_parse */
+    if (nl >= V2_NAME_MAX) {   /* cut, it would become another name: said by v2_parse */
         if (!cx->long_names++) cx->long_line = lineno;
         return 2;
     }
@@ -233,6 +235,10 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     struct pt_error le;
     if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
         dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
+    if (nl >= V2_NAME_MAX) {   /* the renamed name reached the end of the buffer: maybe cut */
+        if (!cx->long_names++) cx->long_line = lineno;
+        return 2;
+    }
     struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
     uint32_t id = names_intern(pool, name, nl, 0, 0);
     double *v;
@@ -289,8 +295,8 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step, a micro_step from 1, a "
                      "module_name and a scope skipped", path, first_bad, bad, bad > 1 ? "s" : "");
     if (cx->long_names)
-        dataset_warn(ds, "%s: line %zu: %zu row%s whose module_name has %d bytes or more skipped (cut, it would be "
-                     "taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
+        dataset_warn(ds, "%s: line %zu: %zu row%s whose module_name has %d bytes or more (as written or renamed) "
+                     "skipped (cut, it would be taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
                      V2_NAME_MAX);
     util_smap_free(&seen);
     free(buf);

@@ -625,10 +625,39 @@ static void long_names(void) {
         CHECK_INT(c->steps[0].origin, 4);
         CHECK_INT(ds->nwarnings, 1);
         if (ds->nwarnings) {
-            CHECK_CONTAINS(ds->warnings[0], "module_step4-4.csv: line 3: 2 rows whose module_name has 8192 bytes");
+            CHECK_CONTAINS(ds->warnings[0], "module_step4-4.csv: line 3: 2 rows whose module_name has 8191 bytes");
         }
         dataset_free(ds);
     }
+    /* names a --mapping lengthens past the limit (2 100 X, each made yyyy):
+     * refused the same way */
+    char mp[2100];
+    snprintf(mp, sizeof mp, "%s/map.json", dir);
+    CHECK_INT(pt_write(mp, "{\"X\": \"yyyy\"}"), 0);
+    memset(stem, 'X', 2100);
+    stem[2100] = '\0';
+    snprintf(text, 2 * L + 400, "vpp_stage,step,module_name,scope,norm\n0,4,m.a,forward,1\n0,4,m.%sa,forward,2\n"
+             "0,4,m.%sb,forward,3\n", stem, stem);
+    CHECK_INT(pt_write(f, text), 0);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.micro_step = 1;
+    lo.mapping = mp;
+    ds = NULL;
+    CHECK_INT(dataset_load(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->cube->nsteps, 1);
+        CHECK_INT(names_count(ds->cube->names), 1);
+        CHECK_INT(ds->nwarnings, 1);
+        if (ds->nwarnings) {
+            CHECK_CONTAINS(ds->warnings[0], "module_step4-4.csv: line 3: 2 rows whose module_name has 8191 bytes");
+        }
+        dataset_free(ds);
+    }
+    memset(stem, 'x', L);
+    snprintf(text, 2 * L + 400, "vpp_stage,step,module_name,scope,norm\n0,4,m.a,forward,1\n0,4,%sa,forward,2\n"
+             "0,4,%sb,forward,3\n", stem, stem);
+    CHECK_INT(pt_write(f, text), 0);
     /* data2db: one target, one step */
     char db[2100], *out, *errs;
     snprintf(db, sizeof db, "%s/db", dir);
