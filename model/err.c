@@ -16,8 +16,7 @@ int pt_errorf(struct pt_error *e, const char *fmt, ...) {
     return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most len bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t len) {
+size_t pt_utf8_len(const unsigned char *s, size_t len) {
     unsigned char c = s[0];
     size_t n;
     unsigned cp;
@@ -42,7 +41,7 @@ static size_t utf8_len(const unsigned char *s, size_t len) {
  * tab, newline and CR as they are.  Returns the bytes of p it took. */
 static size_t escape_unit(const unsigned char *p, size_t len, int controls_only, char *tmp, size_t *tl) {
     unsigned char c = p[0];
-    size_t u = utf8_len(p, len);
+    size_t u = pt_utf8_len(p, len);
     if (controls_only && (c == '\n' || c == '\t' || c == '\r' || c == '\\')) { tmp[0] = (char)c; *tl = 1; return 1; }
     if (c == '\n') { memcpy(tmp, "\\n", 2); *tl = 2; return 1; }
     if (c == '\t') { memcpy(tmp, "\\t", 2); *tl = 2; return 1; }

@@ -712,12 +712,10 @@ void json_fput_str(FILE *f, const char *s) {
             p++;
         }
         else {
-            /* copy a valid UTF-8 sequence, escape a stray byte */
-            int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-            int ok = n > 0;
-            for (int i = 1; ok && i < n; i++)
-                if ((p[i] & 0xc0) != 0x80) ok = 0;
-            if (ok) { fwrite(p, 1, (size_t)n, f); p += n - 1; }
+            /* copy a valid UTF-8 sequence (pt_utf8_len: no overlong form, no
+             * surrogate, so the output always decodes), escape a stray byte */
+            size_t n = pt_utf8_len(p, 4);
+            if (n) { fwrite(p, 1, n, f); p += n - 1; }
             else fprintf(f, "\\u%04x", c);
         }
     }
