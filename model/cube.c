@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,37 @@ int cube_step_find(const struct cube *c, int32_t value) {
         if (c->steps[mid].value == value) return mid;
         if (c->steps[mid].value < value) lo = mid + 1; else hi = mid - 1;
     }
+    return -1;
+}
+
+char *step_text(int32_t step, int32_t micro, char *buf, size_t n) {
+    if (micro >= 0) snprintf(buf, n, "%d.%d", (int)step, (int)micro);
+    else snprintf(buf, n, "%d", (int)step);
+    return buf;
+}
+
+int cube_has_micro(const struct cube *c) {
+    for (int i = 0; c && i < c->nsteps; i++)
+        if (c->steps[i].micro > 0) return 1;
+    return 0;
+}
+
+char *cube_step_text(const struct cube *c, int i, char *buf, size_t n) {
+    return step_text(c->steps[i].origin, cube_has_micro(c) ? c->steps[i].micro : -1, buf, n);
+}
+
+int cube_step_parse(const struct cube *c, const char *text) {
+    char *e;
+    long step = strtol(text, &e, 10), micro = -1;
+    if (e == text) return -2;
+    if (*e == '.') {
+        const char *m = e + 1;
+        micro = strtol(m, &e, 10);
+        if (e == m || micro < 0) return -2;
+    }
+    if (*e) return -2;
+    for (int i = 0; i < c->nsteps; i++)
+        if (c->steps[i].origin == step && (micro < 0 || c->steps[i].micro == micro)) return i;
     return -1;
 }
 

@@ -117,6 +117,22 @@ void cube_free(struct cube *c);
 int cube_metric_find(const struct cube *c, const char *name);
 int cube_stat_find(const struct cube *c, int metric, const char *name);
 int cube_step_find(const struct cube *c, int32_t value);
+
+/* The one way a step is written for the user (axes, status lines, panes,
+ * messages): the training step, with its micro step after a dot when micro
+ * steps are on ("12.0", "12.3"); micro < 0 gives "12".  The step axis
+ * keeps its own numbering (cube_step.value) inside; a step folder opened
+ * alone still says its own step.  Returns buf. */
+char *step_text(int32_t step, int32_t micro, char *buf, size_t n);
+/* 1 when some step of c has a micro step beyond the first: only then are
+ * micro steps written (a run of one micro-batch per step says "12"). */
+int cube_has_micro(const struct cube *c);
+/* step_text of step index i of c. */
+char *cube_step_text(const struct cube *c, int i, char *buf, size_t n);
+/* The step index of what the user wrote as step_text writes it ("12.3"),
+ * or a training step alone ("12": its first micro step).  -1 no such step,
+ * -2 not a step number. */
+int cube_step_parse(const struct cube *c, const char *text);
 int cube_rank_find(const struct cube *c, int32_t rank);
 uint32_t cube_local_target(const struct cube *c, int metric, uint32_t target);
 

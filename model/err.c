@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int pt_errorf(struct pt_error *e, const char *fmt, ...) {
@@ -15,8 +16,7 @@ int pt_errorf(struct pt_error *e, const char *fmt, ...) {
     return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most len bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t len) {
+size_t pt_utf8_len(const unsigned char *s, size_t len) {
     unsigned char c = s[0];
     size_t n;
     unsigned cp;
@@ -36,35 +36,70 @@ static size_t utf8_len(const unsigned char *s, size_t len) {
     return n;
 }
 
+/* One unit of p (a byte, or a valid UTF-8 sequence) as pt_escape writes
+ * it, into tmp (8 bytes, *tl of them); controls_only keeps backslashes and
+ * tab, newline and CR as they are.  Returns the bytes of p it took. */
+static size_t escape_unit(const unsigned char *p, size_t len, int controls_only, char *tmp, size_t *tl) {
+    unsigned char c = p[0];
+    size_t u = pt_utf8_len(p, len);
+    if (controls_only && (c == '\n' || c == '\t' || c == '\r' || c == '\\')) { tmp[0] = (char)c; *tl = 1; return 1; }
+    if (c == '\n') { memcpy(tmp, "\\n", 2); *tl = 2; return 1; }
+    if (c == '\t') { memcpy(tmp, "\\t", 2); *tl = 2; return 1; }
+    if (c == '\r') { memcpy(tmp, "\\r", 2); *tl = 2; return 1; }
+    if (c == '\\') { memcpy(tmp, "\\\\", 2); *tl = 2; return 1; }
+    if (c < 0x20 || c == 0x7f || u == 0) {
+        snprintf(tmp, 8, "\\x%02x", c);
+        *tl = 4;
+        return 1;
+    }
+    if (u == 2 && c == 0xc2 && p[1] < 0xa0) {
+        /* U+0080..U+009F, the C1 controls: U+009B starts an escape
+         * sequence on terminals that take 8-bit controls */
+        snprintf(tmp, 8, "\\u%04x", p[1]);
+        *tl = 6;
+        return 2;
+    }
+    memcpy(tmp, p, u);
+    *tl = u;
+    return u;
+}
+
 char *pt_escape(const char *s, size_t len, char *out, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     if (n == 0) return out;
     for (size_t i = 0; i < len;) {
         char tmp[8];
-        size_t tl, adv;
-        unsigned char c = p[i];
-        size_t u = utf8_len(p + i, len - i);
-        if (c == '\n') { memcpy(tmp, "\\n", 2); tl = 2; adv = 1; }
-        else if (c == '\t') { memcpy(tmp, "\\t", 2); tl = 2; adv = 1; }
-        else if (c == '\r') { memcpy(tmp, "\\r", 2); tl = 2; adv = 1; }
-        else if (c == '\\') { memcpy(tmp, "\\\\", 2); tl = 2; adv = 1; }
-        else if (c < 0x20 || c == 0x7f || u == 0) {
-            snprintf(tmp, sizeof tmp, "\\x%02x", c);
-            tl = 4; adv = 1;
-        } else if (u == 2 && c == 0xc2 && p[i + 1] < 0xa0) {
-            /* U+0080..U+009F, the C1 controls: U+009B starts an escape
-             * sequence on terminals that take 8-bit controls */
-            snprintf(tmp, sizeof tmp, "\\u%04x", p[i + 1]);
-            tl = 6; adv = 2;
-        } else {
-            memcpy(tmp, p + i, u); tl = u; adv = u;
-        }
+        size_t tl, adv = escape_unit(p + i, len - i, 0, tmp, &tl);
         if (o + tl + 1 > n) break;
         memcpy(out + o, tmp, tl);
         o += tl;
         i += adv;
     }
     out[o] = '\0';
+    return out;
+}
+
+const char *pt_unctrl(const char *s, char **owned) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s), i = 0, o = 0;
+    char tmp[8];
+    size_t tl;
+    *owned = NULL;
+    /* printable ASCII first, a byte at a time (csv tables of tens of MB) */
+    while (i < len && ((p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+    while (i < len && escape_unit(p + i, len - i, 1, tmp, &tl) == tl && !memcmp(tmp, p + i, tl)) i += tl;
+    if (i == len) return s;
+    char *out = malloc(len * 6 + 1);   /* a byte is at most 6: \u009b for 2 */
+    if (!out) return NULL;
+    memcpy(out, s, i);
+    o = i;
+    while (i < len) {
+        i += escape_unit(p + i, len - i, 1, tmp, &tl);
+        memcpy(out + o, tmp, tl);
+        o += tl;
+    }
+    out[o] = '\0';
+    *owned = out;
     return out;
 }

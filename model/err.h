@@ -21,4 +21,15 @@ int pt_errorf(struct pt_error *e, const char *fmt, ...)
  * printed on a terminal.  Returns out. */
 char *pt_escape(const char *s, size_t len, char *out, size_t n);
 
+/* Length of the valid UTF-8 sequence at s (at most len bytes; it stops at
+ * a NUL), 0 when invalid (overlong, a surrogate, past U+10FFFF). */
+size_t pt_utf8_len(const unsigned char *s, size_t len);
+
+/* s for a csv field, whose quoting keeps commas, quotes and line ends: only
+ * what a terminal acts on (control bytes but tab, newline and CR; C1
+ * controls; invalid UTF-8) escaped as pt_escape does.  Returns s itself
+ * when there is none (*owned NULL), else a copy also put in *owned for the
+ * caller to free; NULL without memory. */
+const char *pt_unctrl(const char *s, char **owned);
+
 #endif

@@ -453,7 +453,7 @@ static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const stru
 
 static void x_label(struct app *a, const struct cut *c, int x, char *buf, size_t size) {
     if (a->dim == DIM_STEP) app_rank_label(a, c->xs ? (int)c->xs[x] : x, buf, size);
-    else snprintf(buf, size, "%d", (int)a->cube->steps[x].value);
+    else cube_step_text(a->cube, x, buf, size);
 }
 
 static void y_label(struct app *a, const struct cut *c, int y, int width, char *buf, size_t size) {
@@ -915,7 +915,8 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
         snprintf(extra, sizeof extra, "  anomaly: %s %s (%s)", anomaly_rule_name((enum anomaly_rule)e->rule),
                  e->op[0] ? e->op : "-", anomaly_stage_name(e->stage));
     }
-    snprintf(buf, size, "step %d  rank %s  %s/%s = %s%s%s%s\n%s", (int)a->cube->steps[a->sel_step].value, rk,
+    char st[40];
+    snprintf(buf, size, "step %s  rank %s  %s/%s = %s%s%s%s\n%s", cube_step_text(a->cube, a->sel_step, st, sizeof st), rk,
              a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],
              cube_is_notensor(val) ? "(no tensor)" : cube_is_missing(val) ? "(no data)" : vs, extra,
              nids ? "  labels: " : "", labels, name);

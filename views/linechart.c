@@ -91,18 +91,18 @@ static float point(const struct app *a, const struct line *l, int i) {
 
 static void x_label(const struct app *a, const struct line *l, int i, char *buf, size_t size) {
     if (!l || i < 0) { snprintf(buf, size, "?"); return; }
-    if (l->dim == DIM_STEP && i < a->cube->nsteps) snprintf(buf, size, "%d", (int)a->cube->steps[i].value);
+    if (l->dim == DIM_STEP && i < a->cube->nsteps) cube_step_text(a->cube, i, buf, size);
     else if (l->dim == DIM_RANK) app_rank_label(a, i, buf, size);
     else if ((uint32_t)i < a->nrows) snprintf(buf, size, "%u", a->cube->metrics[a->metric].targets[a->rows[i]]);
     else snprintf(buf, size, "?");
 }
 
 static void line_name(const struct app *a, const struct line *l, int width, char *buf, size_t size) {
-    char t[1024], s[512], rk[160];
+    char t[1024], s[512], rk[160], st[40];
     /* the rank number, and its layout label beside it (--parallel) */
     if (l->dim == DIM_TARGET) {
         app_rank_both(a, l->rank, rk, sizeof rk);
-        snprintf(buf, size, "step %d / rank %s", (int)a->cube->steps[l->step].value, rk);
+        snprintf(buf, size, "step %s / rank %s", cube_step_text(a->cube, l->step, st, sizeof st), rk);
         return;
     }
     char head[200];
@@ -110,7 +110,7 @@ static void line_name(const struct app *a, const struct line *l, int width, char
         app_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(head, sizeof head, "rank %s / ", rk);
     } else {
-        snprintf(head, sizeof head, "step %d / ", (int)a->cube->steps[l->step].value);
+        snprintf(head, sizeof head, "step %s / ", cube_step_text(a->cube, l->step, st, sizeof st));
     }
     app_target_label(a, l->dim == DIM_RANK ? -1 : l->rank, l->target, t, sizeof t);
     int room = width - text_width(head);

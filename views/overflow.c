@@ -926,9 +926,11 @@ static int first_anomaly(struct ovp *p, struct app *a) {
     select_entry(p, 1, 0);
     p->context = 1;
     const struct anomaly *an = &p->anom->v[0];
-    char esc[512];
-    app_msg(a, "first msProbe anomaly report: %s at step %d, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
-            (int)an->step, (int)an->rank, pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
+    char esc[512], st[40];
+    /* its micro step beside the step when the heat map has micro steps */
+    int micro = cube_has_micro(a->cube) ? an->micro_step : -1;
+    app_msg(a, "first msProbe anomaly report: %s at step %s, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
+            step_text(an->step, micro, st, sizeof st), (int)an->rank, pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
     return 1;
 }
 
@@ -976,10 +978,10 @@ static int ovf_act(struct view *v, struct app *a, int action, int key) {
         select_entry(p, 0, (size_t)f);
         p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
-        char esc[512];
-        app_msg(a, "first occurrence: %s at step %d, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
-                (int)fe->step, (int)fe->rank, pt_escape(fe->name, strlen(fe->name), esc, sizeof esc),
-                p->lead >= 0 ? " (born here: origin across ranks)" : "");
+        char esc[512], st[40];
+        app_msg(a, "first occurrence: %s at step %s, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
+                step_text(fe->step, cube_has_micro(a->cube) ? fe->micro : -1, st, sizeof st), (int)fe->rank,
+                pt_escape(fe->name, strlen(fe->name), esc, sizeof esc), p->lead >= 0 ? " (born here: origin across ranks)" : "");
         return 1;
     }
     case OA_FIRST_ANOMALY: return first_anomaly(p, a);
@@ -1058,12 +1060,11 @@ static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t si
         snprintf(buf, size, "%s %s (heuristic, no NaN/Inf) %s: %s; earliest step %d rank %d #%u: %s",
                  ovf_level_name((enum ovf_level)e->level), OVR_JUMP_NAME, name, cover, (int)e->step, (int)e->rank,
                  (unsigned)e->pos, what);
-    } else if (e->micro >= 0)
-        snprintf(buf, size, "%s step %d micro %d rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
-                 (int)e->step, (int)e->micro, (int)e->rank, (unsigned)e->pos, name, what);
-    else
-        snprintf(buf, size, "%s step %d rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
-                 (int)e->step, (int)e->rank, (unsigned)e->pos, name, what);
+    } else {
+        char st[40];   /* the step as the heat map and the status bar write it */
+        snprintf(buf, size, "%s step %s rank %d #%u %s: %s", p->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite",
+                 step_text(e->step, cube_has_micro(a->cube) ? e->micro : -1, st, sizeof st), (int)e->rank, (unsigned)e->pos, name, what);
+    }
 }
 
 /* The status line: the entry, then, when the terminal is wide enough for

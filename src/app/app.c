@@ -55,7 +55,7 @@ const char app_options_help[] =
 
 static void usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "probetop: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, CMD_ESC(arg));
     fprintf(stderr, " (probetop --help)\n");
 }
 
@@ -313,7 +313,8 @@ static void draw_bar(struct app *a) {
     snprintf(t, sizeof t, "%s/%s", m->name, m->stats[a->stat]);
     bar_part(w, a, &x, UI_BAR_HI, t);
     bar_part(w, a, &x, UI_BAR, sep);
-    if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %d", (int)c->steps[a->sel_step].value);
+    char st[40];
+    if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %s", cube_step_text(c, a->sel_step, st, sizeof st));
     else if (a->dim == DIM_RANK) {
         char rk[160];
         snprintf(t, sizeof t, "rank %s", app_rank_both(a, a->sel_rank, rk, sizeof rk));
@@ -810,13 +811,13 @@ int app_main(int argc, char **argv) {
 
     if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
     if (a->mode == APP_MODE_TREND) {
-        if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", err.msg); release(a); return EXIT_USAGE; }
+        if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a
          * moment, and report a bad path on stderr without any screen. */
         for (int i = 0; i < 30 && !atomic_load(&a->load.done); i++) sleep_ms(10);
         if (atomic_load(&a->load.done)) {
             if (app_load_finish(a, &err) < 0 && !wait_for_data(a)) {
-                fprintf(stderr, "probetop: %s\n", err.msg);
+                fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
                 release(a);
                 return EXIT_USAGE;
             }
@@ -827,18 +828,18 @@ int app_main(int argc, char **argv) {
     /* The graphs: compare and .vis.db modes need them; a dump with
      * construct.json gets its tree too (build mode). */
     if (acmp_open(a, &err) < 0) {
-        fprintf(stderr, "probetop: %s\n", err.msg);
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
     if (a->cmp && acmp_start(a, &err) < 0) {
-        fprintf(stderr, "probetop: %s\n", err.msg);
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
 
     if (ui_start(&ui, &uo, &err) < 0) {
-        fprintf(stderr, "probetop: %s\n", err.msg);
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
@@ -871,7 +872,7 @@ int app_main(int argc, char **argv) {
     while (!a->quit) {
         if (poll_load(a, &ready, &err) < 0) {
             ui_stop(&ui);
-            fprintf(stderr, "probetop: %s\n", err.msg);
+            fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
             free_all(a);
             release(a);
             return EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include "model/rundiff.h"
 #include "src/app/app_state.h"
 #include "src/io/cmp_origin.h"
+#include "src/io/json.h"
 #include "src/io/read_graph.h"
 #include "src/io/read_npy.h"
 
@@ -511,12 +512,16 @@ int acmp_open(struct app *a, struct pt_error *err) {
         c->have_lmap = 1;
     }
     if (a->match_config) {
-        FILE *f = fopen(a->match_config, "r");
-        if (!f) {
-            pt_errorf(err, "--match-config %s: cannot be read", a->match_config);
+        /* read now with the readers' checks (a FIFO or /dev/zero is
+         * refused here, not waited on when the graph is built) */
+        char *mcb;
+        size_t mcl;
+        struct pt_error e;
+        if (json_read_file(a->match_config, JSON_SIDE_MAX, &mcb, &mcl, &e) != 0) {
+            pt_errorf(err, "--match-config %s", e.msg);
             goto fail;
         }
-        fclose(f);
+        free(mcb);
         if (!(c->mc_path = strdup(a->match_config))) goto oom;
     }
     if (a->mode == APP_MODE_VISDB) {

@@ -227,14 +227,15 @@ int app_global_action(struct app *a, int action) {
 
 static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
     (void)v;
-    char *e;
-    if (argc != 2) return pt_errorf(err, "usage: :step N");
-    long n = strtol(argv[1], &e, 10);
-    if (*e || e == argv[1]) return pt_errorf(err, ":step wants a step number, not '%s'", argv[1]);
-    int s = cube_step_find(a->cube, (int32_t)n);
+    if (argc != 2) return pt_errorf(err, "usage: :step N (or N.M, micro step M of step N)");
+    char esc[160], lo[40], hi[40];
+    int s = cube_step_parse(a->cube, argv[1]);
+    if (s == -2)
+        return pt_errorf(err, ":step wants a step number, not '%s'", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
     if (s < 0)
-        return pt_errorf(err, "no step %ld (steps %d..%d)", n, (int)a->cube->steps[0].value,
-                         (int)a->cube->steps[a->cube->nsteps - 1].value);
+        return pt_errorf(err, "no step %s (steps %s..%s)", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc),
+                         cube_step_text(a->cube, 0, lo, sizeof lo),
+                         cube_step_text(a->cube, a->cube->nsteps - 1, hi, sizeof hi));
     app_select(a, s, -1, NAMES_NONE);
     return 0;
 }
@@ -527,7 +528,7 @@ static const struct {
     struct view_cmd c;
     int needs;
 } global_cmds[] = {
-    {{"step", "N", "select step N (the fixed value in dimension step)", 0, cmd_step}, NEEDS_DATA},
+    {{"step", "N", "select step N, or N.M: its micro step M (the fixed value in dimension step)", 0, cmd_step}, NEEDS_DATA},
     {{"rank", "N", "select rank N", 0, cmd_rank}, NEEDS_DATA},
     {{"metric", "NAME", "switch metric (forward, backward, ...)", 0, cmd_metric}, NEEDS_DATA},
     {{"stat", "NAME", "switch statistic (norm, max, min, mean, ...)", 0, cmd_stat}, NEEDS_DATA},

@@ -4,6 +4,8 @@
 #ifndef PT_CMD_H
 #define PT_CMD_H
 
+#include <stddef.h>
+
 /* Exit codes. */
 #define EXIT_OK 0
 #define EXIT_FOUND 1      /* the command found problems (overflow, divergence) */
@@ -38,5 +40,14 @@ int opt_int(const char *s, long lo, long hi, long *out);
 struct dataset;
 struct load_opts;
 struct dataset *cmd_load(const char *path, const struct load_opts *lo);
+
+/* User-controlled text (a path, a name, a message quoting them, an
+ * argument) for a command's stdout or stderr: escaped by pt_escape
+ * (model/err.h) so no control byte reaches the terminal.  CMD_ESC(s) gives
+ * it a buffer that lives to the end of the calling block, for a printf
+ * argument; s NULL is "". */
+const char *cmd_esc(const char *s, char *buf, size_t n);
+#define CMD_ESC_MAX 4096
+#define CMD_ESC(s) cmd_esc((s), (char[CMD_ESC_MAX]){0}, CMD_ESC_MAX)
 
 #endif

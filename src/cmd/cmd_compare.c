@@ -34,14 +34,18 @@ static void line_add(struct line *l, const char *s, size_t n) {
 }
 
 static void csv_field(struct line *l, const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) { line_add(l, s, strlen(s)); return; }
+    char *own;
+    if (!(s = pt_unctrl(s, &own))) { l->oom = 1; return; }   /* no control byte reaches a terminal */
+    if (!strpbrk(s, ",\"\r\n")) { line_add(l, s, strlen(s)); free(own); return; }
     line_add(l, "\"", 1);
-    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-        line_add(l, s, (size_t)(q - s) + 1);
+    const char *t = s;
+    for (const char *q; (q = strchr(t, '"')); t = q + 1) {
+        line_add(l, t, (size_t)(q - t) + 1);
         line_add(l, "\"", 1);
     }
-    line_add(l, s, strlen(s));
+    line_add(l, t, strlen(t));
     line_add(l, "\"", 1);
+    free(own);
 }
 
 /* Two threads make the text of alternate blocks of rows (rows are only
@@ -307,7 +311,7 @@ static void print_first(const struct crun_first *f, int which, int tabbed) {
         char where[4200];
         printf("%s: %s (%s) at step %d, micro step %d, rank %d\n",
                f->det ? "first nondeterministic operator (inputs equal, outputs differ)" : "first divergence",
-               crun_where(f, where, sizeof where), level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
+               CMD_ESC(crun_where(f, where, sizeof where)), level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
         return;
     }
     char w[64];
@@ -338,7 +342,7 @@ static void print_first_origin(const struct cscan_pair *pairs, size_t n, const s
     struct crun_first f;
     struct pt_error err;
     cmp_origin_first(pairs, n, sum, fuzzy, tabbed ? &o : NULL, &which, &f, &err);
-    if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", err.msg);
+    if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", CMD_ESC(err.msg));
     print_first(&f, which, tabbed);
     if (tabbed && !err.msg[0]) ovf_origin_print_text(stdout, &o);
     crun_first_free(&f);
@@ -367,7 +371,7 @@ static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair 
     int found = 0;
     for (size_t i = 0; i < n; i++) {
         if (sum[i].state == CRUN_FAILED) {
-            fprintf(stderr, "probetop compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank, sum[i].why);
+            fprintf(stderr, "probetop compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank, CMD_ESC(sum[i].why));
             failed++;
         } else if (sum[i].nerror) found = 1;
     }
@@ -399,7 +403,7 @@ static int parse_args(int argc, char **argv, struct copts *c) {
         if (!strcmp(argv[i], "--partial-ok")) { c->partial_ok = 1; continue; }
         if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { c->fuzzy = 1; continue; }
         if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "probetop compare: unknown option %s (see probetop help compare)\n", argv[i]);
+            fprintf(stderr, "probetop compare: unknown option %s (see probetop help compare)\n", CMD_ESC(argv[i]));
             return EXIT_USAGE;
         }
         if (np >= 2) { fprintf(stderr, "probetop compare: give two dumps, PROBLEM and BENCH\n"); return EXIT_USAGE; }
@@ -451,11 +455,11 @@ static int report_graph(struct crun *r, size_t k, const struct tree *a, const st
     if (r->c->mc) {
         struct cfile_report rep;
         if (cfile_match_apply(g, r->c->mc, &rep, &err) != 0) {
-            fprintf(stderr, "probetop compare: %s\n", err.msg);
+            fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
             r->rc = EXIT_USAGE;
         } else {
             fprintf(stderr, "probetop compare: match config: %zu pairs applied, %zu failed%s%s\n", rep.ok,
-                    rep.failed, rep.first_bad[0] ? "; first: " : "", rep.first_bad);
+                    rep.failed, rep.first_bad[0] ? "; first: " : "", CMD_ESC(rep.first_bad));
         }
     }
     int sumrc = crun_pair_from_graph(&r->sum[k], g);
@@ -476,7 +480,7 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     if (read_pair(pp->dir[0], pp->dir[1], &a, &b, &err) != 0) {
         /* the other pairs are still compared; the exit says the answer is partial */
         fprintf(stderr, "probetop compare: step %d rank %d: %s; this pair is left out\n", (int)pp->step,
-                (int)pp->rank, err.msg);
+                (int)pp->rank, CMD_ESC(err.msg));
         r->nunread++;
         return 0;
     }
@@ -484,7 +488,8 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     a->rank = b->rank = pp->rank;
     if (strcmp(a->framework, b->framework) && a->framework[0] && b->framework[0] && !c->lm) {
         fprintf(stderr, "probetop compare: the problem dump is %s and the benchmark %s: names differ between "
-                        "frameworks, give --layer-mapping FILE (a YAML of renames, or auto)\n", a->framework, b->framework);
+                        "frameworks, give --layer-mapping FILE (a YAML of renames, or auto)\n", CMD_ESC(a->framework),
+                CMD_ESC(b->framework));
         tree_free(a);
         tree_free(b);
         r->rc = EXIT_USAGE;
@@ -495,12 +500,12 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     if (c->lm) {
         char warn[2048];
         pm = cfile_lmap_build(&r->map, a, b, warn, sizeof warn);
-        if (warn[0] && !r->lm_warned) fprintf(stderr, "probetop compare: %s\n", warn);
+        if (warn[0] && !r->lm_warned) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(warn));
         r->lm_warned |= warn[0] != '\0';
     }
     struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
     const char *tnote = npy_setup_opts(&o, a, b);   /* tensor mode reads .npy files; .pt: statistics */
-    if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", tnote);
+    if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(tnote));
     /* The structure first: building only adds nodes, and once both
      * trees are built they are only read, so the graph compare runs on
      * a second thread while this one makes the table and its csv (the
@@ -520,7 +525,7 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     if (gthreaded) pthread_join(gth, NULL);
     else if (built) graph_thread(&gj);
     if (trc != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         cmp_graph_free(gj.g);
         cmp_table_free(t);
         lmap_free(pm);
@@ -532,7 +537,7 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     if (t->counts[CL_ERROR]) r->any_error = 1;
     if (t->tensor_failed)
         fprintf(stderr, "probetop compare: step %d rank %d: %zu tensor files could not be read; first: %s\n",
-                a->step, a->rank, t->tensor_failed, t->tensor_err);
+                a->step, a->rank, t->tensor_failed, CMD_ESC(t->tensor_err));
     /* the graph: only when both sides have a structure */
     struct cmp_graph *g = gj.g;
     if (built && gj.rc != 0) gerr = gj.err;
@@ -540,8 +545,8 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     if (g) sumrc = report_graph(r, k, a, t, g);
     else {
         if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
-                            a->step, a->rank, gerr.msg);
-        else fprintf(stderr, "probetop compare: %s\n", gerr.msg);
+                            a->step, a->rank, CMD_ESC(gerr.msg));
+        else fprintf(stderr, "probetop compare: %s\n", CMD_ESC(gerr.msg));
         /* no tree: the first divergent row in dump order */
         sumrc = crun_pair_from_table(&r->sum[k], t);
         if (!r->quiet)
@@ -572,8 +577,8 @@ static long pair_up(const struct graph_dirs d[2], const struct copts *c, struct 
         if (npairs > 1 && pairs[npairs - 1].step != pairs[0].step) *multi_step = 1;
     }
     if (!npairs)
-        fprintf(stderr, "probetop compare: %s and %s share no (step, rank): nothing to compare\n", c->paths[0],
-                c->paths[1]);
+        fprintf(stderr, "probetop compare: %s and %s share no (step, rank): nothing to compare\n", CMD_ESC(c->paths[0]),
+                CMD_ESC(c->paths[1]));
     return (long)npairs;
 }
 
@@ -588,7 +593,7 @@ static int open_outputs(struct crun *r) {
     if (c->csv && outf_open(&r->out, c->csv, &err) != 0) goto fail;
     return 0;
 fail:
-    fprintf(stderr, "probetop compare: %s\n", err.msg);
+    fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
     r->rc = EXIT_USAGE;
     return -1;
 }
@@ -599,9 +604,9 @@ static int run(int argc, char **argv) {
     if (prc != EXIT_OK) return prc;
     struct pt_error err;
     struct graph_dirs d[2];
-    if (graph_scan(c.paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", err.msg); return EXIT_USAGE; }
+    if (graph_scan(c.paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg)); return EXIT_USAGE; }
     if (graph_scan(c.paths[1], &d[1], &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         graph_dirs_free(&d[0]);
         return EXIT_USAGE;
     }
@@ -636,7 +641,7 @@ static int run(int argc, char **argv) {
     } else if (!r.quiet) print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 0);
 done:
     if (r.out.f && outf_close(&r.out, r.rc != EXIT_USAGE, &err) != 0) {
-        fprintf(stderr, "probetop compare: %s\n", err.msg);
+        fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         r.rc = EXIT_USAGE;
     }
     for (size_t k = 0; r.sum && k < r.npairs; k++) crun_pair_clear(&r.sum[k]);

@@ -59,17 +59,17 @@ static void unmake(const char *path, const char *made) {
 static void report(const struct tdb_result *r, double secs) {
     if (r->shard_n && r->empty) {
         fprintf(stderr, "probetop: wrote %s: shard %d of %d has no rank of its own (more tasks than ranks): empty, "
-                        "so that the set is complete\n", r->path, r->shard_k, r->shard_n);
+                        "so that the set is complete\n", CMD_ESC(r->path), r->shard_k, r->shard_n);
         return;
     }
     if (r->shard_n) {
         fprintf(stderr, "probetop: wrote %s: shard %d of %d, ranks %d..%d: %zu targets, %zu rows (%.2f s, %.0f rows/s)\n",
-                r->path, r->shard_k, r->shard_n, (int)r->min_rank, (int)r->max_rank, r->targets, r->rows, secs,
+                CMD_ESC(r->path), r->shard_k, r->shard_n, (int)r->min_rank, (int)r->max_rank, r->targets, r->rows, secs,
                 secs > 0 ? (double)r->rows / secs : 0.0);
         return;
     }
     fprintf(stderr, "probetop: wrote %s: %zu targets, %zu rows, steps 0..%d, ranks 0..%d (%.2f s, %.0f rows/s)\n",
-            r->path, r->targets, r->rows, (int)r->max_step, (int)r->max_rank, secs,
+            CMD_ESC(r->path), r->targets, r->rows, (int)r->max_step, (int)r->max_rank, secs,
             secs > 0 ? (double)r->rows / secs : 0.0);
 }
 
@@ -125,7 +125,7 @@ static int shard_parse(const char *v, int *k, int *n) {
             if (!r || !z) continue;
             if (opt_int(z, 1, 1000000, &size) != 0 || opt_int(r, 0, size - 1, &rank) != 0) {
                 fprintf(stderr, "probetop data2db: --shard auto: %s=%s and %s=%s are not a task number and count\n",
-                        env[i][0], r, env[i][1], z);
+                        env[i][0], CMD_ESC(r), env[i][1], CMD_ESC(z));
                 return -1;
             }
             *k = (int)rank + 1;
@@ -139,7 +139,7 @@ static int shard_parse(const char *v, int *k, int *n) {
     }
     char tail;
     if (sscanf(v, "%d/%d%c", k, n, &tail) != 2 || *n < 1 || *n > 1000000 || *k < 1 || *k > *n) {
-        fprintf(stderr, "probetop data2db: --shard takes auto or K/N with 1 <= K <= N, not '%s'\n", v);
+        fprintf(stderr, "probetop data2db: --shard takes auto or K/N with 1 <= K <= N, not '%s'\n", CMD_ESC(v));
         return -1;
     }
     return 0;
@@ -161,7 +161,7 @@ static int run(int argc, char **argv) {
             if (bad) return EXIT_USAGE;
             if (ds_format_parse(v, &lo.format) != 0 || (lo.format && !lo.format->write_trenddb)) {
                 char names[256];
-                fprintf(stderr, "probetop data2db: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 1), v);
+                fprintf(stderr, "probetop data2db: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 1), CMD_ESC(v));
                 return EXIT_USAGE;
             }
             continue;
@@ -169,7 +169,7 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--micro_step", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
             if (opt_bool(v, &lo.micro_step) != 0) {
-                fprintf(stderr, "probetop data2db: --micro_step takes true or false, not '%s'\n", v);
+                fprintf(stderr, "probetop data2db: --micro_step takes true or false, not '%s'\n", CMD_ESC(v));
                 return EXIT_USAGE;
             }
             continue;
@@ -184,13 +184,13 @@ static int run(int argc, char **argv) {
             long n;
             if (bad) return EXIT_USAGE;
             if (opt_int(v, 1, 128, &n) != 0) {
-                fprintf(stderr, "probetop data2db: --process_num takes 1..128, not '%s'\n", v);
+                fprintf(stderr, "probetop data2db: --process_num takes 1..128, not '%s'\n", CMD_ESC(v));
                 return EXIT_USAGE;
             }
             lo.threads = (int)n;
             continue;
         }
-        fprintf(stderr, "probetop data2db: unknown argument '%s' (see probetop help data2db)\n", argv[i]);
+        fprintf(stderr, "probetop data2db: unknown argument '%s' (see probetop help data2db)\n", CMD_ESC(argv[i]));
         return EXIT_USAGE;
     }
     if (merge && (data || shard_n)) {
@@ -205,12 +205,12 @@ static int run(int argc, char **argv) {
     const char *in = merge ? merge : data;
     int found = stat(in, &st) == 0;
     if (!found || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "probetop data2db: %s: %s\n", in, found ? "not a folder" : strerror(errno));
+        fprintf(stderr, "probetop data2db: %s: %s\n", CMD_ESC(in), found ? "not a folder" : strerror(errno));
         return EXIT_USAGE;
     }
     char *made = NULL;
     if (mkdir_p(db, &made) != 0) {
-        fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", db,
+        fprintf(stderr, "probetop data2db: %s: cannot create the output folder: %s\n", CMD_ESC(db),
                 errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
         if (made) unmake(db, made);
         free(made);
@@ -220,7 +220,7 @@ static int run(int argc, char **argv) {
         struct layout_config cfg;
         struct pt_error e;
         if (layout_config_parse(&cfg, parallel, &e) != 0 || !(layout = layout_new(&cfg, &e))) {
-            fprintf(stderr, "probetop data2db: --parallel: %s\n", e.msg);
+            fprintf(stderr, "probetop data2db: --parallel: %s\n", CMD_ESC(e.msg));
             unmake(db, made);
             free(made);
             return EXIT_USAGE;
@@ -287,7 +287,7 @@ static int run(int argc, char **argv) {
     }
     if (!wrote && !failed) {
         char whats[512];
-        fprintf(stderr, "probetop data2db: %s: no %s found\n", data, ds_format_whats(whats, sizeof whats, 1, 0));
+        fprintf(stderr, "probetop data2db: %s: no %s found\n", CMD_ESC(data), ds_format_whats(whats, sizeof whats, 1, 0));
     }
     layout_free(layout);
     if (!wrote) unmake(db, made);   /* a failed run leaves no folder it created */

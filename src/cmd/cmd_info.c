@@ -57,7 +57,9 @@ static void print_text(const struct dataset *ds, const size_t *nonfinite) {
         printf("\n");
     }
     printf("steps       %d", c->nsteps);
-    if (c->nsteps) printf(" (%d..%d)", c->steps[0].value, c->steps[c->nsteps - 1].value);
+    char lo[40], hi[40];   /* as the panes write them (model/cube.h, step_text) */
+    if (c->nsteps)
+        printf(" (%s..%s)", cube_step_text(c, 0, lo, sizeof lo), cube_step_text(c, c->nsteps - 1, hi, sizeof hi));
     if (ds->micro_step == 1) {
         int origins = 0;
         for (int i = 0; i < c->nsteps; i++)
@@ -199,7 +201,7 @@ static int run(int argc, char **argv) {
             if (bad) return EXIT_USAGE;
             if (ds_format_parse(v, &lo.format) != 0) {
                 char names[256];
-                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 0), v);
+                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 0), CMD_ESC(v));
                 return EXIT_USAGE;
             }
             continue;
@@ -214,7 +216,7 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.db_name = v; continue; }
         if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "probetop info: unknown option '%s' (see probetop help info)\n", argv[i]);
+            fprintf(stderr, "probetop info: unknown option '%s' (see probetop help info)\n", CMD_ESC(argv[i]));
             return EXIT_USAGE;
         }
         if (path) {

@@ -27,6 +27,7 @@
 #include "src/cmd/cmd_overflow_follow.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/dataset.h"
+#include "src/io/json.h"
 #include "src/io/ovf_origin.h"
 
 enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
@@ -225,7 +226,7 @@ static void text_anomalies(const struct report *r) {
         char tag[2048];
         printf("  %-9s %5d %5d %5d %3d %3d %5d %-9s %-17s %-5s %s%s\n", ovf_level_name((enum ovf_level)anomaly_gate_level(a)),
                (int)a->step, (int)a->micro_step, (int)a->rank, (int)a->pp_stage, (int)a->vpp_stage, (int)a->call_id,
-               anomaly_stage_name(a->stage), anomaly_rule_name((enum anomaly_rule)a->rule), a->op[0] ? a->op : "-",
+               anomaly_stage_name(a->stage), anomaly_rule_name((enum anomaly_rule)a->rule), a->op[0] ? CMD_ESC(a->op) : "-",
                esc(a->tag_name, tag, sizeof tag), a->metric < 0 && r->ds->cube && r->ds->cube->nmetrics ? "  (no cell)" : "");
     }
 }
@@ -301,16 +302,23 @@ static void print_text(const struct report *r) {
 /* ---- CSV ---- */
 
 static void csv_field(const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, stdout);
+    char *own;
+    char tmp[2048];
+    /* no control byte reaches a terminal; without memory, the text's escaped start */
+    const char *t = pt_unctrl(s, &own);
+    if (!t) t = pt_escape(s, strlen(s), tmp, sizeof tmp);
+    if (!strpbrk(t, ",\"\r\n")) {
+        fputs(t, stdout);
+        free(own);
         return;
     }
     putchar('"');
-    for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
+    for (const char *p = t; *p; p++) {
+        if (*p == '"') putchar('"');
+        putchar(*p);
     }
     putchar('"');
+    free(own);
 }
 
 static void print_csv(const struct report *r) {
@@ -342,43 +350,9 @@ static void print_csv(const struct report *r) {
 
 /* ---- JSON ---- */
 
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s) {
-    unsigned c = s[0], cp, n;
-    if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
-    else return 0;
-    for (unsigned i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return n;
-}
-
-/* A JSON string; bytes that are not UTF-8 become U+FFFD so the output
- * always parses. */
-static void json_str(const char *s) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    putchar('"');
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') { putchar('\\'); putchar((int)c); p++; }
-        else if (c == '\n') { fputs("\\n", stdout); p++; }
-        else if (c == '\t') { fputs("\\t", stdout); p++; }
-        else if (c == '\r') { fputs("\\r", stdout); p++; }
-        else if (c < 0x20 || c == 0x7f) { printf("\\u%04x", c); p++; }
-        else {
-            size_t n = utf8_seq(p);
-            if (n == 0) { fputs("\\ufffd", stdout); p++; }
-            else { fwrite(p, 1, n, stdout); p += n; }
-        }
-    }
-    putchar('"');
-}
+/* A JSON string (json_fput_str: control bytes escaped, invalid UTF-8 as
+ * \u00XX of the byte, so the output always parses). */
+static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
 
 /* An entry's members, without the braces. */
 static void json_fields(const struct report *r, const struct ovf_entry *e) {
@@ -549,7 +523,7 @@ static void json_origin(const struct report *r) {
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "probetop overflow: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, CMD_ESC(arg));
     fprintf(stderr, "\nusage: %s\n", cmd_overflow_entry.usage);
     return EXIT_USAGE;
 }
@@ -645,10 +619,10 @@ static int run_overflow(int argc, char **argv) {
     struct dataset *ds = NULL;
     struct pt_error err = { { 0 } };
     if (dataset_load(path, &lo, &ds, &err) != 0) {
-        fprintf(stderr, "probetop overflow: %s\n", err.msg);
+        fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
         return EXIT_USAGE;
     }
-    for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop overflow: warning: %s\n", ds->warnings[i]);
+    for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop overflow: warning: %s\n", CMD_ESC(ds->warnings[i]));
     say_unread(ds, partial_ok);
 
     struct ovf_list scanned = { 0 };
@@ -659,7 +633,7 @@ static int run_overflow(int argc, char **argv) {
         dataset_free(ds);
         lo.snapshot = 1;
         if (dataset_load(path, &lo, &ds, &err) != 0) {
-            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
             return EXIT_USAGE;
         }
         scan = ds->cube ? ovf_scan_cube(ds->cube, &scanned, &err) : 0;
@@ -668,7 +642,7 @@ static int run_overflow(int argc, char **argv) {
                         .fail_on = fail_on, .partial_ok = partial_ok };
     if (!ds->ovf_levels) {
         if (scan != 0) {
-            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
             dataset_free(ds);
             return EXIT_USAGE;
         }
@@ -679,12 +653,12 @@ static int run_overflow(int argc, char **argv) {
     }
     struct ovf_origin_report origin = {0};
     if (ovf_origin_run(ds, &origin, &err) != 0) {
-        fprintf(stderr, "probetop overflow: origin across ranks: %s\n", err.msg);
+        fprintf(stderr, "probetop overflow: origin across ranks: %s\n", CMD_ESC(err.msg));
         ovf_list_free(&scanned);
         dataset_free(ds);
         return EXIT_USAGE;
     }
-    if (origin.note[0]) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", origin.note);
+    if (origin.note[0]) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", CMD_ESC(origin.note));
     r.origin = &origin;
     int rc = EXIT_USAGE;
     if (report_build(&r) != 0) {

@@ -82,18 +82,18 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
     if (dataset_load(fo->path, lo, &ds, &err) != 0) {
         struct stat st;
         if (!(stat(fo->path, &st) == 0 && time(NULL) - st.st_mtime < DS_SETTLE_SECONDS))
-            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
         return -1;
     }
     for (size_t i = 0; i < ds->nwarnings; i++)
         if (seen_add(warned, util_hash_str(ds->warnings[i])) == 1)
-            fprintf(stderr, "probetop overflow: warning: %s\n", ds->warnings[i]);
+            fprintf(stderr, "probetop overflow: warning: %s\n", CMD_ESC(ds->warnings[i]));
     struct ovf_list scanned = {0};
     const struct ovf_list *l = &ds->ovf;
     int rc = 0;
     if (!ds->ovf_levels) {
         if (ds->cube && ovf_scan_cube(ds->cube, &scanned, &err) != 0) {
-            fprintf(stderr, "probetop overflow: %s\n", err.msg);
+            fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
             rc = -1;
         }
         l = &scanned;
@@ -154,7 +154,7 @@ static void print_origin(const struct ovf_follow_opts *fo, struct load_opts *lo)
     struct pt_error err = {{0}};
     struct ovf_origin_report o = {0};
     if (dataset_load(fo->path, lo, &ds, &err) != 0) return;
-    if (ovf_origin_run(ds, &o, &err) != 0) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", err.msg);
+    if (ovf_origin_run(ds, &o, &err) != 0) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", CMD_ESC(err.msg));
     else ovf_origin_print_text(stdout, &o);
     ovf_origin_report_free(&o);
     dataset_free(ds);
@@ -182,18 +182,18 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
     /* a path that is not there is a typo, not a run about to start (an
      * empty folder is watched until data appears) */
     if (stat(fo->path, &st) != 0) {
-        fprintf(stderr, "probetop overflow: %s: %s\n", fo->path, strerror(errno));
+        fprintf(stderr, "probetop overflow: %s: %s\n", CMD_ESC(fo->path), strerror(errno));
         return EXIT_USAGE;
     }
     if (watch_open(fo->path, &w, &err) != 0) {
-        fprintf(stderr, "probetop overflow: %s\n", err.msg);
+        fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
         return EXIT_USAGE;
     }
     struct seen printed = {0}, warned = {0};
     size_t failing = 0, pending = 0, unread = 0;
     follow_stop = 0;
     catch_stop(1);
-    printf("following %s (%s; Ctrl-C stops", fo->path, watch_notifies(w) ? "inotify" : "polling");
+    printf("following %s (%s; Ctrl-C stops", CMD_ESC(fo->path), watch_notifies(w) ? "inotify" : "polling");
     if (fo->idle > 0) printf(", or %g s without a change", fo->idle);
     printf(")\n  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
     fflush(stdout);
@@ -229,7 +229,7 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
         fprintf(stderr, "probetop overflow: %zu file%s still being written when it stopped\n", pending,
                 pending == 1 ? "" : "s");
     if (!loaded) {
-        fprintf(stderr, "probetop overflow: %s: no data could be read while it was followed\n", fo->path);
+        fprintf(stderr, "probetop overflow: %s: no data could be read while it was followed\n", CMD_ESC(fo->path));
         return EXIT_USAGE;
     }
     const char *lv = ovf_level_name((enum ovf_level)fo->fail_on);

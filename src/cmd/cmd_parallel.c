@@ -72,7 +72,7 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
             else if (!strcmp(v, "json")) o->format = FMT_JSON;
             else if (!strcmp(v, "csv")) o->format = FMT_CSV;
             else {
-                fprintf(stderr, "probetop parallel: --format must be text, json or csv, not '%s'\n", v);
+                fprintf(stderr, "probetop parallel: --format must be text, json or csv, not '%s'\n", CMD_ESC(v));
                 return -1;
             }
             continue;
@@ -83,7 +83,7 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
             else if (!strcmp(v, "always")) o->color = 1;
             else if (!strcmp(v, "never")) o->color = 0;
             else {
-                fprintf(stderr, "probetop parallel: --color must be auto, always or never, not '%s'\n", v);
+                fprintf(stderr, "probetop parallel: --color must be auto, always or never, not '%s'\n", CMD_ESC(v));
                 return -1;
             }
             continue;
@@ -91,7 +91,7 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
         if ((v = opt_value(argc, argv, &i, "--width", &matched, &bad)) || matched) {
             if (bad) return -1;
             if (opt_int(v, 0, 100000, &o->width) != 0) {
-                fprintf(stderr, "probetop parallel: --width must be a number of columns (0 = no wrapping), not '%s'\n", v);
+                fprintf(stderr, "probetop parallel: --width must be a number of columns (0 = no wrapping), not '%s'\n", CMD_ESC(v));
                 return -1;
             }
             continue;

@@ -16,7 +16,7 @@ const char *opt_value(int argc, char **argv, int *i, const char *name, int *matc
     if (a[n] != '\0') return NULL;
     *matched = 1;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "probetop: %s needs a value\n", name);
+        fprintf(stderr, "probetop: %s needs a value\n", CMD_ESC(name));
         *bad = 1;
         return NULL;
     }
@@ -41,12 +41,15 @@ int opt_int(const char *s, long lo, long hi, long *out) {
 struct dataset *cmd_load(const char *path, const struct load_opts *lo) {
     struct dataset *ds;
     struct pt_error err;
-    char esc[1200];
     if (dataset_load(path, lo, &ds, &err) != 0) {
-        fprintf(stderr, "probetop: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
+        fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         return NULL;
     }
-    for (size_t i = 0; i < ds->nwarnings; i++)
-        fprintf(stderr, "probetop: warning: %s\n", pt_escape(ds->warnings[i], strlen(ds->warnings[i]), esc, sizeof esc));
+    for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop: warning: %s\n", CMD_ESC(ds->warnings[i]));
     return ds;
+}
+
+const char *cmd_esc(const char *s, char *buf, size_t n) {
+    if (!s) s = "";
+    return pt_escape(s, strlen(s), buf, n);
 }

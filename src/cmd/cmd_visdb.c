@@ -145,10 +145,13 @@ int cmd_visdb_overflow(const char *path, const char *fmt, int min_level, long li
         for (size_t i = 0; i < shown; i++) {
             printf("%s,%d,%d,%s,%ld,\"", ovf_level_name((enum ovf_level)f[i].level), (int)f[i].step, (int)f[i].rank,
                    side_name(f[i].side), f[i].order);
-            for (const char *p = f[i].name; *p; p++) {
+            char *own;
+            const char *nm = pt_unctrl(f[i].name, &own);   /* no control byte reaches a terminal */
+            for (const char *p = nm ? nm : "(out of memory)"; *p; p++) {
                 if (*p == '"') putchar('"');
                 putchar(*p);
             }
+            free(own);
             printf("\"\n");
         }
     } else {

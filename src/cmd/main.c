@@ -41,7 +41,7 @@ static void usage(FILE *f) {
 static int help_command(const char *name) {
     const struct cmd_entry *c = find_command(name);
     if (!c) {
-        fprintf(stderr, "probetop: no command '%s' (try probetop --help)\n", name);
+        fprintf(stderr, "probetop: no command '%s' (try probetop --help)\n", CMD_ESC(name));
         return EXIT_USAGE;
     }
     printf("usage: %s\n\n%s\n\n%s", c->usage, c->summary, c->help);

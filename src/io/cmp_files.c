@@ -155,14 +155,18 @@ static int flow(struct yparse *y, char *v, struct pt_error *err) {
 int cfile_lmap_load(struct cfile_lmap *m, const char *path, struct pt_error *err) {
     memset(m, 0, sizeof *m);
     if (!strcmp(path, CFILE_LMAP_AUTO)) return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return pt_errorf(err, "%s: %s", path, strerror(errno));
-    if (!(m->path = strdup(path))) { fclose(f); return pt_errorf(err, "out of memory"); }
+    /* the readers' checked read: a FIFO, a device or a file over
+     * JSON_SIDE_MAX is refused, never waited on or read without end */
+    char *buf;
+    size_t len;
+    if (json_read_file(path, JSON_SIDE_MAX, &buf, &len, err) != 0) return -1;
+    if (!(m->path = strdup(path))) { free(buf); return pt_errorf(err, "out of memory"); }
     struct yparse y = {.path = path, .m = m, .entry_indent = -1};
-    char *line = NULL;
-    size_t cap = 0;
     int rc = 0;
-    while (rc == 0 && getline(&line, &cap, f) >= 0) {
+    for (char *line = buf, *next; rc == 0 && line < buf + len; line = next) {
+        char *eol = memchr(line, '\n', (size_t)(buf + len - line));
+        next = eol ? eol + 1 : buf + len;
+        if (eol) *eol = '\0';
         y.line++;
         if (strlen(line) > 65536) { rc = bad(&y, err, "line too long", NULL); break; }
         strip_comment(line);
@@ -204,10 +208,8 @@ int cfile_lmap_load(struct cfile_lmap *m, const char *path, struct pt_error *err
         }
         rc = pair(&y, s, 0, err);
     }
-    if (rc == 0 && ferror(f)) rc = pt_errorf(err, "%s: read error", path);
-    free(line);
+    free(buf);
     free(y.cls);
-    fclose(f);
     if (rc != 0) cfile_lmap_free(m);
     return rc;
 }
@@ -259,7 +261,7 @@ static void note_bad(struct cfile_report *rep, const char *fmt, const char *name
 int cfile_match_apply(struct cmp_graph *g, const char *path, struct cfile_report *rep, struct pt_error *err) {
     memset(rep, 0, sizeof *rep);
     cJSON *root;
-    if (json_tree_file(path, &root, err) != 0) return -1;
+    if (json_side_file(path, &root, err) != 0) return -1;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return pt_errorf(err, "%s: expected a JSON object {problem node: benchmark node}", path);

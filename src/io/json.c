@@ -214,14 +214,22 @@ int json_tree_parse(const char *text, size_t len, const char *what, cJSON **out,
     return 0;
 }
 
-int json_tree_file(const char *path, cJSON **out, struct pt_error *err) {
+static int tree_file(const char *path, size_t max_bytes, cJSON **out, struct pt_error *err) {
     char *buf;
     size_t len;
     *out = NULL;
-    if (json_read_file(path, (size_t)1 << 31, &buf, &len, err) != 0) return -1;
+    if (json_read_file(path, max_bytes, &buf, &len, err) != 0) return -1;
     int rc = json_tree_parse(buf, len, path, out, err);
     free(buf);
     return rc;
+}
+
+int json_tree_file(const char *path, cJSON **out, struct pt_error *err) {
+    return tree_file(path, (size_t)1 << 31, out, err);
+}
+
+int json_side_file(const char *path, cJSON **out, struct pt_error *err) {
+    return tree_file(path, JSON_SIDE_MAX, out, err);
 }
 
 /* Python float() of a trimmed string, restricted to what msProbe writes. */
@@ -696,13 +704,18 @@ void json_fput_str(FILE *f, const char *s) {
         else if (c == '\r') fputs("\\r", f);
         else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
         else if (c < 0x80) fputc(c, f);
+        else if (c == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+            /* a C1 control (U+009B starts an escape sequence on terminals
+             * that take 8-bit controls): written as its \u escape, the same
+             * character to a JSON reader */
+            fprintf(f, "\\u%04x", p[1]);
+            p++;
+        }
         else {
-            /* copy a valid UTF-8 sequence, escape a stray byte */
-            int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-            int ok = n > 0;
-            for (int i = 1; ok && i < n; i++)
-                if ((p[i] & 0xc0) != 0x80) ok = 0;
-            if (ok) { fwrite(p, 1, (size_t)n, f); p += n - 1; }
+            /* copy a valid UTF-8 sequence (pt_utf8_len: no overlong form, no
+             * surrogate, so the output always decodes), escape a stray byte */
+            size_t n = pt_utf8_len(p, 4);
+            if (n) { fwrite(p, 1, n, f); p += n - 1; }
             else fprintf(f, "\\u%04x", c);
         }
     }

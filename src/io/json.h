@@ -45,6 +45,13 @@ int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap,
  * messages (usually the path). */
 int json_tree_parse(const char *text, size_t len, const char *what, cJSON **out, struct pt_error *err);
 int json_tree_file(const char *path, cJSON **out, struct pt_error *err);
+/* The files a user names beside the data (--mapping, --layer-mapping,
+ * --match-config) are read by json_read_file too, at most this many bytes:
+ * a FIFO, a device (/dev/zero) or a huge file is refused at once with a
+ * message, never waited on or read until memory runs out. */
+#define JSON_SIDE_MAX ((size_t)64 << 20)
+/* json_tree_file for such a file. */
+int json_side_file(const char *path, cJSON **out, struct pt_error *err);
 
 /* A statistic as a double: number, true (1) / false (0), or a numeric string
  * ("1.5", "inf", "-Infinity", "nan", case-insensitive, surrounding space
@@ -53,7 +60,9 @@ int json_tree_file(const char *path, cJSON **out, struct pt_error *err);
 int json_number(const cJSON *item, double *out);
 
 /* Writes s as a JSON string literal (quotes, escapes; invalid UTF-8 bytes
- * as \u00XX of the byte, so output is always valid JSON). */
+ * as \u00XX of the byte, so output is always valid JSON; control bytes,
+ * C1 controls included, as \u escapes, so none reaches a terminal).  The
+ * one JSON string writer of the commands. */
 void json_fput_str(FILE *f, const char *s);
 
 /* ---- pull tokenizer ---- */

@@ -43,7 +43,7 @@ void mapping_free(struct mapping *m) {
 int mapping_read(const char *path, struct mapping *m, struct pt_error *err) {
     cJSON *root;
     memset(m, 0, sizeof *m);
-    if (json_tree_file(path, &root, err) != 0) return -1;
+    if (json_side_file(path, &root, err) != 0) return -1;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return pt_errorf(err, "%s: a mapping file must be a JSON object {\"old\": \"new\", ...}", path);

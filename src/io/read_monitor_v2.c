@@ -145,7 +145,15 @@ struct v2_ctx {
     const struct mapping *map;
     const struct layout *layout;
     size_t rename_bad;   /* --parallel failures (the first is a note) */
+    size_t long_names;   /* rows of the file whose module_name is too long, */
+    size_t long_line;    /* the first's line */
 };
+
+/* A module_name of this many bytes or more, as written or once --mapping
+ * and --parallel have renamed it (monitor_rename cuts at the buffer), is
+ * refused, never cut: cut, two names differing past the cut would become
+ * one target (probetop-formats(5)). */
+#define V2_NAME_MAX 8191
 
 struct v2_cols {
     int vpp, step, name, scope, micro, stat[MON_NSTATS];
@@ -182,9 +190,12 @@ static int read_header(char *line, struct v2_cols *c, const char *path, struct d
 /* A file without a micro_step column writes one set of rows per
  * micro-batch in call order: the k-th row of a name, scope, vpp and step
  * is micro step k.  seen counts them (per file).  -1 out of memory. */
-static int call_order_micro(struct util_smap *seen, char *const *f, const struct v2_cols *c, int32_t *micro) {
-    char key[8192];
-    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s", f[c->scope], f[c->vpp], f[c->step], f[c->name]);
+static int call_order_micro(struct util_smap *seen, char *const *f, const struct v2_cols *c, int32_t vpp,
+                            int32_t step, int32_t *micro) {
+    /* whole: the scope is under 128 bytes and the name under V2_NAME_MAX
+     * (read_row), so two rows never share a key by being cut */
+    char key[V2_NAME_MAX + 192];
+    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%s", f[c->scope], (int)vpp, (int)step, f[c->name]);
     int32_t *v = util_smap_slot(seen, key, 1);
     if (!v) return -1;
     *micro = ++*v;
@@ -192,7 +203,7 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const struct
 }
 
 /* One data row into part (line: its number, for notes).  1 read, 0 a bad
- * row, -1 out of memory. */
+ * row, 2 a name too long (counted in cx), -1 out of memory. */
 static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
                     struct names *pool, struct dataset *ds, struct mon_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
@@ -212,15 +223,22 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     if (c->micro >= 0) micro--;
     char metric[128];
     if ((size_t)snprintf(metric, sizeof metric, "%s/%s", v2_slugs[cx->slug], f[c->scope]) >= sizeof metric) return 0;
-    if (c->micro < 0 && call_order_micro(seen, f, c, &micro) != 0) return -1;
-    char name[8192];
+    char name[V2_NAME_MAX + 1];
     size_t nl = strlen(f[c->name]);
-    if (nl >= sizeof name) nl = sizeof name - 1;
+    if (nl >= V2_NAME_MAX) {   /* cut, it would become another name: said by v2_parse */
+        if (!cx->long_names++) cx->long_line = lineno;
+        return 2;
+    }
+    if (c->micro < 0 && call_order_micro(seen, f, c, vpp, step, &micro) != 0) return -1;
     memcpy(name, f[c->name], nl);
     name[nl] = '\0';
     struct pt_error le;
     if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
         dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
+    if (nl >= V2_NAME_MAX) {   /* the renamed name reached the end of the buffer: maybe cut */
+        if (!cx->long_names++) cx->long_line = lineno;
+        return 2;
+    }
     struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
     uint32_t id = names_intern(pool, name, nl, 0, 0);
     double *v;
@@ -261,7 +279,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     size_t line = 1, bad = 0, first_bad = 0;
     struct util_smap seen = {0};
     int rc = 0;
-    cx->rename_bad = 0;
+    cx->rename_bad = cx->long_names = 0;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
@@ -282,6 +300,10 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step, a micro_step from 1, a "
                      "module_name and a scope skipped", path, first_bad, bad, bad > 1 ? "s" : "");
+    if (cx->long_names)
+        dataset_warn(ds, "%s: line %zu: %zu row%s whose module_name has %d bytes or more (as written or renamed) "
+                     "skipped (cut, it would be taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
+                     V2_NAME_MAX);
     util_smap_free(&seen);
     free(buf);
     return rc < 0 ? -1 : 0;

@@ -151,7 +151,9 @@ static void first_keys(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     const struct pt_anom *first = &pt_anoms[PT_ANOM_ORDER[0]];   /* post_grad, step 0, rank 1 */
     char want[256];
-    snprintf(want, sizeof want, "first msProbe anomaly report: AnomalyTurbulence at step %d, rank %d", first->step, first->rank);
+    /* the tree has micro steps: the step with its micro step, as on the heat map */
+    snprintf(want, sizeof want, "first msProbe anomaly report: AnomalyTurbulence at step %d.%d, rank %d", first->step,
+             first->micro_step, first->rank);
     for (int nan = 1; nan >= 0; nan--) {
         const char *dir = pt_tmpdir(nan ? "vt_anom_keys_nan" : "vt_anom_keys");
         CHECK(dir && pt_anom_v1_nan(dir, nan) == 0);
@@ -170,7 +172,7 @@ static void first_keys(void) {
         vt_send(&vt, "G");   /* off the first report, so F has to move */
         vt_send(&vt, "F");
         if (nan) {
-            WAIT_CHECK(&vt, vt_find(&vt, "first occurrence: non-finite at step 1, rank 0", NULL, NULL));
+            WAIT_CHECK(&vt, vt_find(&vt, "first occurrence: non-finite at step 1.0, rank 0", NULL, NULL));
             vt_send(&vt, "A");
         }
         WAIT_CHECK(&vt, vt_find(&vt, want, NULL, NULL));

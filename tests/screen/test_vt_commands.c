@@ -197,7 +197,7 @@ static const struct start_row start_rows[] = {
     { { "--demo" }, { "TERM=probetop-no-such-term" },
       "cannot start the terminal 'probetop-no-such-term' (is its terminfo entry installed?)" },
     { { "QS0", "QS1", "--match-config", "/nonexistent/m.yaml" }, { NULL },
-      "probetop: --match-config /nonexistent/m.yaml: cannot be read" },
+      "probetop: --match-config /nonexistent/m.yaml: cannot open" },
 };
 
 static void test_startup(void) {

@@ -168,6 +168,149 @@ static void mapping(void) {
     CHECK_CONTAINS(out, "key \"a\"");
 }
 
+/* Every option that names a file beside the data (--layer-mapping,
+ * --match-config, --mapping), headless and in the analyzer, given a FIFO,
+ * /dev/zero and a 65 MB sparse file: refused at once with a message naming
+ * it, exit 2, under a 2 GB address-space cap and a 20 s timeout (the FIFO
+ * used to block for ever, /dev/zero to grow memory without bound). */
+static void side_files_not_files(void) {
+    const char *g = pt_fixture("examples/quick_start/gpu_dump");
+    const char *a = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016");
+    const char *b = pt_fixture("examples/quick_start/gpu_dump/step1/proc2016");
+    if (!bin() || !g || !a || !b) SKIP("PT_BIN or fixtures absent");
+    const char *d = pt_tmpdir("cli_side");
+    char fifo[4200], big[4200], cmd[16384];
+    snprintf(fifo, sizeof fifo, "%s/fifo", d);
+    snprintf(big, sizeof big, "%s/big.json", d);
+    unlink(fifo);
+    CHECK_INT(mkfifo(fifo, 0600), 0);
+    snprintf(cmd, sizeof cmd, "truncate -s 65M '%s'", big);
+    CHECK_INT(system(cmd), 0);
+    const char *files[] = {fifo, "/dev/zero", big};
+    const char *why[] = {"is a FIFO, not a regular file", "is a special file, not a regular file", "more than the"};
+    char opts[7][8600];
+    snprintf(opts[0], sizeof opts[0], "compare '%s' '%s' --layer-mapping", a, b);
+    snprintf(opts[1], sizeof opts[1], "compare '%s' '%s' --match-config", a, b);
+    snprintf(opts[2], sizeof opts[2], "'%s' '%s' --layer-mapping", a, b);
+    snprintf(opts[3], sizeof opts[3], "'%s' '%s' --match-config", a, b);
+    snprintf(opts[4], sizeof opts[4], "info '%s' --mapping", g);
+    snprintf(opts[5], sizeof opts[5], "data2db --data '%s' --db '%s/db' --mapping", g, d);
+    snprintf(opts[6], sizeof opts[6], "'%s' --mapping", g);
+    for (int o = 0; o < 7; o++)
+        for (int f = 0; f < 3; f++) {
+            /* a sanitized build (PT_TIMEOUT_SCALE set) maps terabytes of
+             * shadow memory: no address-space cap there, the timeout bounds it */
+            snprintf(cmd, sizeof cmd, "%s timeout 20 '%s' %s '%s' </dev/null 2>&1",
+                     getenv("PT_TIMEOUT_SCALE") ? "" : "ulimit -v 2000000;", bin(), opts[o], files[f]);
+            int rc = run(cmd, out, sizeof out);
+            if (rc != 2) fprintf(stderr, "%s: exit %d\n", cmd, rc);
+            CHECK_INT(rc, 2);
+            CHECK_CONTAINS(out, files[f]);
+            CHECK_CONTAINS(out, why[f]);
+        }
+    unlink(fifo);
+    unlink(big);
+}
+
+/* The first control byte of what a command wrote (ESC, BEL, any C0 but tab
+ * and newline, DEL, a C1 control in UTF-8 or as a raw byte), -1 when none:
+ * no user-controlled text reaches the terminal raw. */
+static long raw_control(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (long i = 0; p[i]; i++) {
+        /* 0x80..0x9f after 0xc2 is a C1 control; after an ASCII byte, a
+         * stray 8-bit control (a continuation byte elsewhere) */
+        if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') || p[i] == 0x7f ||
+            (p[i] >= 0x80 && p[i] < 0xa0 && (i == 0 || p[i - 1] == 0xc2 || p[i - 1] < 0x80)))
+            return i;
+    }
+    return -1;
+}
+
+/* A folder whose name carries ESC ] 0 ; ... BEL (retitles a terminal),
+ * ESC [ 2 J (clears it), an 8-bit CSI in UTF-8 and raw, with a monitor_v2
+ * tree (a bad row: a warning naming the file) and two dumps whose node
+ * name carries the same: overflow (its error, warning, csv, json and the
+ * --follow line) and compare (its errors, csv and --first) write none of
+ * those bytes. */
+static void escapes_never_raw(void) {
+    if (!bin()) SKIP("PT_BIN not set");
+    const char *d = pt_tmpdir("cli_esc");
+    char ev[4200], f[4400], cmd[16384];
+    snprintf(ev, sizeof ev, "%s/ev\x1b]0;pwned\x07il\x1b[2J\xc2\x9b" "1m\x9b" "2J", d);
+    CHECK_INT(mkdir(ev, 0755), 0);
+    snprintf(f, sizeof f, "%s/rank_0", ev);
+    mkdir(f, 0755);
+    snprintf(f, sizeof f, "%s/rank_0/module_step4-4.csv", ev);
+    pt_write(f, "vpp_stage,step,module_name,scope,norm\n0,4,m.\x1b]0;x\x07" "a\x1b[2J,forward,nan\n0,x,m.b,forward,1\n");
+    const char *dump = "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"data\": {"
+                       "\"Functional.re\\u001b[2J\\u009blu\\u0007.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", "
+                       "\"dtype\": \"torch.float32\", \"shape\": [4], \"Max\": 1, \"Min\": 0, \"Mean\": 0, \"Norm\": 1}], "
+                       "\"input_kwargs\": {}, \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", "
+                       "\"shape\": [4], \"Max\": %s, \"Min\": 0, \"Mean\": 0, \"Norm\": %s}]}}}";
+    char text[2048];
+    snprintf(f, sizeof f, "%s/p", ev);
+    mkdir(f, 0755);
+    snprintf(f, sizeof f, "%s/p/dump.json", ev);
+    snprintf(text, sizeof text, dump, "NaN", "NaN");
+    pt_write(f, text);
+    snprintf(f, sizeof f, "%s/b", ev);
+    mkdir(f, 0755);
+    snprintf(f, sizeof f, "%s/b/dump.json", ev);
+    snprintf(text, sizeof text, dump, "1", "1");
+    pt_write(f, text);
+    const char *runs[] = {
+        "overflow '%s/none'",                            /* the error names the path */
+        "overflow '%s'",                                 /* the warning, the text listing */
+        "overflow '%s' --format csv",
+        "overflow '%s' --format json",
+        "overflow '%s' --follow --idle 1",               /* the following line */
+        "overflow '%s/p' --format csv",
+        "overflow '%s/p' --format json",
+        "compare '%s/none' '%s/b'",                      /* compare's errors */
+        "compare '%s/p' '%s/b' --match-config '%s/none.json'",
+        "compare '%s/p' '%s/b' --csv -",
+        "compare '%s/p' '%s/b' --first",
+        "compare '%s/p' '%s/b'",
+        "compare '%s/rank_0' '%s/b' --bogus\x1b[2J",
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char line[12000];
+        snprintf(line, sizeof line, runs[i], ev, ev, ev);
+        snprintf(cmd, sizeof cmd, "timeout 20 '%s' %s </dev/null 2>&1", bin(), line);
+        int rc = run(cmd, out, sizeof out);
+        CHECK(rc >= 0 && rc <= 2);
+        long at = raw_control(out);
+        if (at >= 0) fprintf(stderr, "%s: a raw control byte at %ld: %.200s\n", runs[i], at, out);
+        CHECK_INT(at, -1);
+        CHECK(strlen(out) > 0);
+    }
+    /* what the bytes became: pt_escape's notation */
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s' overflow '%s/none' 2>&1", bin(), ev);
+    run(cmd, out, sizeof out);
+    CHECK_CONTAINS(out, "ev\\x1b]0;pwned\\x07il\\x1b[2J\\u009b1m\\x9b2J/none");
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s' overflow '%s' --format csv 2>/dev/null", bin(), ev);
+    run(cmd, out, sizeof out);
+    CHECK_CONTAINS(out, "m.\\x1b]0;x\\x07a\\x1b[2J");
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s' overflow '%s/p' --format json 2>/dev/null", bin(), ev);
+    run(cmd, out, sizeof out);
+    CHECK_CONTAINS(out, "Functional.re\\u001b[2J\\u009blu\\u0007");
+}
+
+/* info writes steps as the panes do: step 1 of quick_start opened alone
+ * is micro steps 1.0..1.9 (not 1..10), the whole run 0.0..1.9. */
+static void info_steps(void) {
+    const char *g = pt_fixture("examples/quick_start/gpu_dump");
+    if (!bin() || !g) SKIP("PT_BIN or fixtures absent");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' info '%s/step1' 2>&1", bin(), g);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "steps       10 (1.0..1.9), micro steps of 1 step\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1", bin(), g);
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "steps       21 (0.0..1.9), micro steps of 2 steps\n");
+}
+
 /* data2db --parallel: W=2 L=4 PP=2; each rank's dump names its layers 0..1
  * locally; rank 1's layers.0 is the model's layer index 2. */
 static void parallel_rename(void) {
@@ -204,5 +347,8 @@ int main(void) {
     RUN(bad_paths);
     RUN(data2db_cli);
     RUN(mapping);
+    RUN(side_files_not_files);
+    RUN(escapes_never_raw);
+    RUN(info_steps);
     PT_DONE();
 }

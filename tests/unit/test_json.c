@@ -84,9 +84,31 @@ static void strings(void) {
     CHECK_STR(pt_escape("a\x1b[2J\xff", 6, esc, sizeof esc), "a\\x1b[2J\\xff");
 }
 
+/* The writers of user text: json_fput_str escapes every control (C1 too)
+ * and writes no byte a JSON reader cannot decode (a surrogate, an overlong
+ * form); pt_unctrl (csv) escapes controls only, keeping what csv quotes. */
+static void writers(void) {
+    char buf[256] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    json_fput_str(f, "a\x1b]0;t\x07\xc2\x9b" "1m\xed\xa0\x80\xc0\xaf\xc3\xa9\n");
+    fclose(f);
+    CHECK_STR(buf, "\"a\\u001b]0;t\\u0007\\u009b1m\\u00ed\\u00a0\\u0080\\u00c0\\u00af\xc3\xa9\\n\"");
+    char *own;
+    const char *t = pt_unctrl("plain, \"quoted\"\tand\\back\n", &own);
+    CHECK(own == NULL);
+    CHECK_STR(t, "plain, \"quoted\"\tand\\back\n");
+    t = pt_unctrl("a\x1b[2J\xc2\x9b\x9b\xc3\xa9,\\", &own);
+    CHECK(own != NULL);
+    CHECK_STR(t, "a\\x1b[2J\\u009b\\x9b\xc3\xa9,\\");
+    free(own);
+}
+
 int main(void) {
     RUN(dialect);
     RUN(errors);
     RUN(strings);
+    RUN(writers);
     PT_DONE();
 }

@@ -595,11 +595,90 @@ static void cli_generated(void) {
     free(errs);
 }
 
+/* Two module_names that differ only past 8191 bytes: never one target (a
+ * cut name made the second row a micro step of the first, and data2db a
+ * new step of it); both rows are refused with a note naming file and line,
+ * the short name beside them is read. */
+static void long_names(void) {
+    const char *dir = pt_tmpdir("monitor_v2_long");
+    if (!dir) SKIP("no temp dir");
+    char p[2048], f[2100];
+    snprintf(p, sizeof p, "%s/t", dir);
+    mkdir(p, 0755);
+    snprintf(f, sizeof f, "%s/rank_0", p);
+    mkdir(f, 0755);
+    snprintf(f, sizeof f, "%s/rank_0/module_step4-4.csv", p);
+    size_t L = 9000;
+    char *text = malloc(2 * L + 400), *stem = malloc(L + 1);
+    if (!text || !stem) { free(text); free(stem); SKIP("no memory"); }
+    memset(stem, 'x', L);
+    stem[L] = '\0';
+    snprintf(text, 2 * L + 400, "vpp_stage,step,module_name,scope,norm\n0,4,m.a,forward,1\n0,4,%sa,forward,2\n"
+             "0,4,%sb,forward,3\n", stem, stem);
+    CHECK_INT(pt_write(f, text), 0);
+    struct pt_error err;
+    struct dataset *ds = load(p, 1, &err);
+    CHECK(ds != NULL);
+    if (ds) {
+        const struct cube *c = ds->cube;
+        CHECK_INT(c->nsteps, 1);
+        CHECK_INT(names_count(c->names), 1);
+        CHECK(names_find(c->names, stem, 8191, 0, 0) == NAMES_NONE);
+        CHECK_NEAR(pt_cube_value(ds, "module/forward", "norm", "m.a", 0, c->steps[0].value, 0), 1, 0);
+        CHECK_INT(c->steps[0].origin, 4);
+        CHECK_INT(ds->nwarnings, 1);
+        if (ds->nwarnings) {
+            CHECK_CONTAINS(ds->warnings[0], "module_step4-4.csv: line 3: 2 rows whose module_name has 8191 bytes");
+        }
+        dataset_free(ds);
+    }
+    /* names a --mapping lengthens past the limit (2 100 X, each made yyyy):
+     * refused the same way */
+    char mp[2100];
+    snprintf(mp, sizeof mp, "%s/map.json", dir);
+    CHECK_INT(pt_write(mp, "{\"X\": \"yyyy\"}"), 0);
+    memset(stem, 'X', 2100);
+    stem[2100] = '\0';
+    snprintf(text, 2 * L + 400, "vpp_stage,step,module_name,scope,norm\n0,4,m.a,forward,1\n0,4,m.%sa,forward,2\n"
+             "0,4,m.%sb,forward,3\n", stem, stem);
+    CHECK_INT(pt_write(f, text), 0);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.micro_step = 1;
+    lo.mapping = mp;
+    ds = NULL;
+    CHECK_INT(dataset_load(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->cube->nsteps, 1);
+        CHECK_INT(names_count(ds->cube->names), 1);
+        CHECK_INT(ds->nwarnings, 1);
+        if (ds->nwarnings) {
+            CHECK_CONTAINS(ds->warnings[0], "module_step4-4.csv: line 3: 2 rows whose module_name has 8191 bytes");
+        }
+        dataset_free(ds);
+    }
+    memset(stem, 'x', L);
+    snprintf(text, 2 * L + 400, "vpp_stage,step,module_name,scope,norm\n0,4,m.a,forward,1\n0,4,%sa,forward,2\n"
+             "0,4,%sb,forward,3\n", stem, stem);
+    CHECK_INT(pt_write(f, text), 0);
+    /* data2db: one target, one step */
+    char db[2100], *out, *errs;
+    snprintf(db, sizeof db, "%s/db", dir);
+    const char *argv[] = {"data2db", "--data", p, "--db", db};
+    CHECK_INT(run_cmd(&cmd_data2db_entry, 5, argv, &out, &errs), EXIT_OK);
+    CHECK_CONTAINS(errs, "1 targets, 1 rows");
+    free(out);
+    free(errs);
+    free(text);
+    free(stem);
+}
+
 int main(void) {
     RUN(fixture_micro);
     RUN(fixture_steps);
     RUN(generated_nan);
     RUN(hostile);
+    RUN(long_names);
     RUN(db_fixture);
     RUN(db_generated);
     RUN(db_written);
