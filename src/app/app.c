@@ -25,6 +25,7 @@
 #include "src/app/app_origin.h"
 #include "src/app/app_state.h"
 #include "src/io/dump_cache.h"
+#include "src/io/json.h"
 #include "src/io/mon_cache.h"
 #include "src/cmd/cmd.h"
 #include "ui/keys.h"
@@ -770,17 +771,32 @@ static void sleep_ms(int ms) {
 }
 
 /* No terminal: said before any input is read (a crafted database could
- * take seconds to read for nothing), a missing path still first.  -1 when
- * said. */
+ * take seconds to read for nothing), a missing path or a side file that
+ * cannot be read still first.  -1 when said. */
 static int no_terminal(const struct app *a) {
     struct pt_error err;
     struct stat st;
     if (ui_can_start(&err) == 0) return 0;
     for (int i = 0; i < a->npaths; i++)
         if (stat(a->paths[i], &st) != 0) {
-            fprintf(stderr, "probetop: %s: %s\n", a->paths[i], strerror(errno));
+            fprintf(stderr, "probetop: %s: %s\n", CMD_ESC(a->paths[i]), strerror(errno));
             return -1;
         }
+    /* a side file that cannot be read (a FIFO, /dev/zero) is bad usage
+     * first too, with the readers' words */
+    const char *side[] = {a->lopts.mapping, a->layer_mapping && strcmp(a->layer_mapping, "auto") ? a->layer_mapping : NULL,
+                          a->match_config};
+    for (size_t i = 0; i < sizeof side / sizeof *side; i++) {
+        char *buf;
+        size_t len;
+        struct pt_error e;
+        if (!side[i]) continue;
+        if (json_read_file(side[i], JSON_SIDE_MAX, &buf, &len, &e) != 0) {
+            fprintf(stderr, "probetop: %s\n", CMD_ESC(e.msg));
+            return -1;
+        }
+        free(buf);
+    }
     fprintf(stderr, "probetop: %s\n", err.msg);
     return -1;
 }

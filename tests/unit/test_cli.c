@@ -242,7 +242,8 @@ static void escapes_never_raw(void) {
     snprintf(f, sizeof f, "%s/rank_0", ev);
     mkdir(f, 0755);
     snprintf(f, sizeof f, "%s/rank_0/module_step4-4.csv", ev);
-    pt_write(f, "vpp_stage,step,module_name,scope,norm\n0,4,m.\x1b]0;x\x07" "a\x1b[2J,forward,nan\n0,x,m.b,forward,1\n");
+    /* the NaN row holds a finite max too: a row all NaN would be no tensor */
+    pt_write(f, "vpp_stage,step,module_name,scope,norm,max\n0,4,m.\x1b]0;x\x07" "a\x1b[2J,forward,nan,1\n0,x,m.b,forward,1,1\n");
     const char *dump = "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"data\": {"
                        "\"Functional.re\\u001b[2J\\u009blu\\u0007.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", "
                        "\"dtype\": \"torch.float32\", \"shape\": [4], \"Max\": 1, \"Min\": 0, \"Mean\": 0, \"Norm\": 1}], "
