@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""regen.py - remake the oracle cases: their inputs (tests/gen_dump.py, HTA's test
+traces) and the answers msProbe and HTA give on them (tests/oracle/README.md).
+
+Run through regen.sh (it checks MSPROBE_SRC and HTA_SRC).  Not run by ctest.
+  regen.py [CASE...]      every case, or the named ones
+
+Each check's expected file (cases/<case>/expected/<check>.json) is rewritten with
+the reference's answer; a "pending" or "departure" mark already in it is kept.
+"""
+import csv
+import glob
+import gzip
+import io
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+CASES = os.path.join(HERE, "cases")
+PY = os.environ.get("PT_REF_PYTHON", "/usr/bin/python3")
+KEEP = ("pending", "departure", "ours", "note")
+SMALL = ["--hidden", "8", "--heads", "2", "--ffn", "16", "--seq", "4", "--vocab", "32", "--quiet"]
+
+
+class Env:
+    def __init__(self):
+        self.work = tempfile.mkdtemp(prefix="pt_oracle_")
+        ms = os.environ.get("MSPROBE_SRC")
+        hta = os.environ.get("HTA_SRC")
+        if not ms or not hta:
+            sys.exit("set MSPROBE_SRC and HTA_SRC (regen.sh)")
+        # msProbe refuses paths holding characters such as '+': run a copy of its
+        # python/ folder from a plain path (only read and run, never changed)
+        self.ms = os.path.join(self.work, "msprobe")
+        shutil.copytree(os.path.join(ms, "python"), os.path.join(self.ms, "python"))
+        self.hta = hta
+        self.env = dict(os.environ, PYTHONHASHSEED="0", MSPROBE_SRC=self.ms,
+                        PYTHONPATH=os.path.join(self.ms, "python"))
+        self.commits = {"msprobe": git_head(ms), "hta": git_head(hta)}
+        self.n = 0
+
+    def out(self):
+        self.n += 1
+        d = os.path.join(self.work, "out%d" % self.n)
+        os.makedirs(d)
+        return d
+
+    def msprobe(self, args, notorch=False):
+        if notorch:
+            cmd = [PY, os.path.join(HERE, "msprobe_notorch.py")] + args
+        else:
+            cmd = [PY, "-m", "msprobe.msprobe"] + args
+        p = subprocess.run(cmd, env=self.env, cwd=self.work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            sys.exit("msprobe %s failed:\n%s" % (" ".join(args), p.stdout.decode()[-3000:]))
+
+
+def git_head(d):
+    try:
+        return subprocess.run(["git", "-C", d, "log", "-1", "--format=%H"], stdout=subprocess.PIPE,
+                              check=True).stdout.decode().strip()
+    except (subprocess.CalledProcessError, OSError):
+        return "unknown"
+
+
+def one(pattern):
+    hits = sorted(glob.glob(pattern, recursive=True))
+    if len(hits) != 1:
+        sys.exit("expected one file for %s, found %s" % (pattern, hits))
+    return hits[0]
+
+
+def write_spec(case, check, spec, made_by, ref_text=None, ref_ext=None):
+    """cases/<case>/expected/<check>.json, keeping the marks of the old one."""
+    d = os.path.join(CASES, case, "expected")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, check + ".json")
+    old = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            old = json.load(f)
+    spec = dict(spec, made_by=made_by)
+    if ref_text is not None:
+        name = check + "." + ref_ext
+        with open(os.path.join(d, name), "w", encoding="utf-8", newline="") as f:
+            f.write(ref_text)
+        spec["ref"] = name
+    for k in KEEP:
+        if k in old:
+            spec[k] = old[k]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def gen(out, *args):
+    subprocess.run([PY, os.path.join(SRC, "tests", "gen_dump.py"), "--out", out] + SMALL + list(args), check=True)
+    # graph_visualize wants a stack.json per rank; an empty one keeps the case small
+    for d in glob.glob(os.path.join(out, "step*", "rank*")):
+        with open(os.path.join(d, "stack.json"), "w") as f:
+            f.write("{}\n")
+
+
+def fresh_input(case):
+    d = os.path.join(CASES, case, "input")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def canon(db):
+    return subprocess.run([PY, os.path.join(SRC, "tests", "trenddb_canon.py"), db], stdout=subprocess.PIPE,
+                          check=True).stdout.decode("utf-8")
+
+
+# ---------------------------------------------------------------- reference answers
+
+def ref_data2db(e, case, check, data, args):
+    out = e.out()
+    e.msprobe(["data2db", "--data", os.path.join(CASES, case, data), "--db", out] + args)
+    db = one(out + "/**/*.trend.db")
+    write_spec(case, check, {"kind": "data2db", "input": data, "args": args},
+               "msprobe data2db --data %s --db OUT %s | tests/trenddb_canon.py" % (data, " ".join(args)),
+               canon(db), "canon.txt")
+    return db
+
+
+def ref_compare_csv(e, case, check, problem, bench):
+    out = e.out()
+    e.msprobe(["compare", "-tp", os.path.join(CASES, case, problem, "dump.json"),
+               "-gp", os.path.join(CASES, case, bench, "dump.json"), "-o", out], notorch=True)
+    with open(one(out + "/compare_result_*.csv"), encoding="utf-8", newline="") as f:
+        text = f.read()
+    write_spec(case, check, {"kind": "compare_csv", "problem": problem, "bench": bench},
+               "msprobe_notorch.py compare -tp %s/dump.json -gp %s/dump.json -o OUT" % (problem, bench),
+               text, "csv")
+
+
+def vis_first(db):
+    """{(step, rank): first diverging node} of a compare .vis.db: error before warning,
+    then (micro step, node_order), API collections (node_type 9) skipped
+    (probetop-rules(7), FIRST DIVERGENCE)."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    rows = con.execute("SELECT step, rank, micro_step_id, node_order, node_name, precision_index FROM tb_nodes "
+                       "WHERE graph_id LIKE 'NPU%' AND node_type != 9 AND precision_index IS NOT NULL "
+                       "AND precision_index >= 0.3").fetchall()
+    res = {}
+    for step, rank, micro, order, name, pi in rows:
+        level = "error" if pi >= 0.6 else "warning"
+        key = (0 if level == "error" else 1, micro, order)
+        cur = res.get((step, rank))
+        if cur is None or key < cur[0]:
+            res[(step, rank)] = (key, {"node": name, "level": level, "step": step, "rank": rank, "micro_step": micro})
+    return {k: v[1] for k, v in res.items()}
+
+
+def ref_graph(e, case, problem, bench, oc=False):
+    out = e.out()
+    e.msprobe(["graph_visualize", "-tp", os.path.join(CASES, case, problem),
+               "-gp", os.path.join(CASES, case, bench), "-o", out] + (["-oc"] if oc else []))
+    return one(out + "/*.vis.db")
+
+
+def ref_first(e, case, check, problem, bench):
+    """One check per (step, rank) of a graph compare of two dump roots:
+    <check>_step<S>_rank<R>, run by probetop on that rank folder pair."""
+    db = ref_graph(e, case, problem, bench)
+    for (step, rank), first in sorted(vis_first(db).items()):
+        write_spec(case, "%s_step%d_rank%d" % (check, step, rank),
+                   {"kind": "first", "problem": "%s/step%d/rank%d" % (problem, step, rank),
+                    "bench": "%s/step%d/rank%d" % (bench, step, rank), "reference": first},
+                   "msprobe graph_visualize -tp %s -gp %s -o OUT; in graph NPU_%d_%d the earliest node at "
+                   "error level (else warning) by micro_step_id, node_order, API collections skipped"
+                   % (problem, bench, step, rank))
+
+
+def ref_levels(e, case, check, problem, bench, step):
+    db = ref_graph(e, case, problem, bench, oc=True)
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    rows = con.execute("SELECT rank, node_name, overflow_level FROM tb_nodes WHERE graph_id LIKE 'NPU%' "
+                       "AND overflow_level IS NOT NULL AND overflow_level != '' ORDER BY rank, node_order").fetchall()
+    write_spec(case, check, {"kind": "levels", "input": problem, "step": step,
+                             "reference": [list(r) for r in rows]},
+               "msprobe graph_visualize -tp %s -gp %s -o OUT -oc; (rank, node_name, overflow_level) of the "
+               "NPU graph's nodes with a level" % (problem, bench))
+    return db
+
+
+def ref_origin(e, case, check, step_dir):
+    out = e.out()
+    e.msprobe(["overflow_check", "-i", os.path.join(CASES, case, step_dir), "-o", out])
+    with open(one(out + "/anomaly_analyze_*.json"), encoding="utf-8") as f:
+        js = json.load(f)
+    ref = {r: [x["op_name"] for x in v] for r, v in js.items()}
+    write_spec(case, check, {"kind": "origin", "input": step_dir, "reference": ref},
+               "msprobe overflow_check -i %s -o OUT; op_name of each rank's entries in "
+               "anomaly_analyze_<ts>.json" % step_dir)
+
+
+def hta_figures(e, trace_dir):
+    code = r"""
+import json, sys
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+tb = a.get_temporal_breakdown(visualize=False)
+ov = a.get_comm_comp_overlap(visualize=False)
+res = {}
+for _, r in tb.iterrows():
+    res[str(int(r["rank"]))] = {"idle_us": float(r["idle_time(us)"]), "compute_us": float(r["compute_time(us)"]),
+        "non_compute_us": float(r["non_compute_time(us)"]), "kernel_us": float(r["kernel_time(us)"]),
+        "idle_pct": float(r["idle_time_pctg"]), "compute_pct": float(r["compute_time_pctg"]),
+        "non_compute_pct": float(r["non_compute_time_pctg"])}
+for _, r in ov.iterrows():
+    res[str(int(r["rank"]))]["overlap_pct"] = float(r["comp_comm_overlap_pctg"])
+print(json.dumps(res, sort_keys=True))
+"""
+    env = dict(os.environ, PYTHONPATH=e.hta)
+    p = subprocess.run([PY, "-c", code, trace_dir], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("HTA failed on %s:\n%s" % (trace_dir, p.stderr.decode()[-3000:]))
+    return json.loads(p.stdout.decode().strip().splitlines()[-1])
+
+
+def ref_trace(e, case, check, trace_dir):
+    ref = hta_figures(e, os.path.join(CASES, case, trace_dir))
+    write_spec(case, check, {"kind": "trace", "input": trace_dir, "tolerance_us": 1.0, "tolerance_pct": 0.006,
+                             "reference": ref},
+               "HTA TraceAnalysis(trace_dir=%s): get_temporal_breakdown, get_comm_comp_overlap" % trace_dir)
+
+
+# ---------------------------------------------------------------- the cases
+
+def case_pt_mix(e):
+    """PyTorch statistics dump, level mix, 2 steps, 1 rank; the problem run's MLP
+    scaled by 1.5 (gen_dump --drift)."""
+    d = fresh_input("pt_mix")
+    gen(d + "/bench", "--layers", "1", "--steps", "2", "--ranks", "1", "--level", "mix")
+    gen(d + "/npu", "--layers", "1", "--steps", "2", "--ranks", "1", "--level", "mix", "--drift", "1.5:layers.0.mlp")
+    ref_data2db(e, "pt_mix", "data2db", "input/npu", [])
+    ref_data2db(e, "pt_mix", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
+    for s in (0, 1):
+        p, b = "input/npu/step%d/rank0" % s, "input/bench/step%d/rank0" % s
+        ref_compare_csv(e, "pt_mix", "compare_csv_step%d" % s, p, b)
+    ref_first(e, "pt_mix", "first", "input/npu", "input/bench")
+    write_spec("pt_mix", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench"},
+               "probetop itself: the compare headline and compare --first name the same divergence")
+
+
+def case_pt_l1(e):
+    """PyTorch statistics dump, level L1 (APIs only, construct.json {}), 2 steps."""
+    d = fresh_input("pt_l1")
+    gen(d + "/bench", "--layers", "1", "--steps", "2", "--ranks", "1", "--level", "L1")
+    gen(d + "/npu", "--layers", "1", "--steps", "2", "--ranks", "1", "--level", "L1", "--drift", "1.5:layers.0.mlp")
+    ref_data2db(e, "pt_l1", "data2db", "input/npu", [])
+    ref_data2db(e, "pt_l1", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
+    ref_compare_csv(e, "pt_l1", "compare_csv_step0", "input/npu/step0/rank0", "input/bench/step0/rank0")
+
+
+def case_pt_micro(e):
+    """PyTorch statistics dump, level mix, 2 micro steps (gradient accumulation), 1 step."""
+    d = fresh_input("pt_micro")
+    common = ["--layers", "1", "--steps", "1", "--ranks", "1", "--level", "mix", "--micro-batches", "2"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *(common + ["--drift", "1.5:layers.0.mlp"]))
+    ref_data2db(e, "pt_micro", "data2db", "input/npu", [])
+    ref_data2db(e, "pt_micro", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
+    ref_compare_csv(e, "pt_micro", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
+    ref_first(e, "pt_micro", "first", "input/npu", "input/bench")
+
+
+def case_pt_nan_pp(e):
+    """PyTorch statistics dump, 2 pipeline stages (ranks 0, 1), a NaN born in rank 0's
+    MLP at step 0 and carried to rank 1 by send/recv; the benchmark is clean."""
+    d = fresh_input("pt_nan_pp")
+    common = ["--layers", "2", "--steps", "1", "--ranks", "2", "--pp", "2", "--level", "mix"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *(common + ["--nan", "0:0:layers.0.mlp"]))
+    ref_origin(e, "pt_nan_pp", "origin", "input/npu/step0")
+    ref_levels(e, "pt_nan_pp", "levels", "input/npu/step0", "input/bench/step0", 0)
+    db = ref_data2db(e, "pt_nan_pp", "data2db", "input/npu", [])
+    # msProbe's own outputs, kept as inputs of the checks on what probetop says of them
+    os.makedirs(os.path.join(CASES, "pt_nan_pp", "msprobe"), exist_ok=True)
+    shutil.copy(db, os.path.join(CASES, "pt_nan_pp", "msprobe", "dump_data.trend.db"))
+    ref_first(e, "pt_nan_pp", "first", "input/npu", "input/bench")
+    write_spec("pt_nan_pp", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench",
+                                      "origin": True},
+               "probetop itself: compare headline, compare --first and overflow's origin name the same place")
+
+
+def case_traces(e):
+    """HTA's test traces: sampled_2rank (µs timestamps) and nccl_2rank (ns timestamps)."""
+    d = fresh_input("traces")
+    hta_data = os.path.join(e.hta, "tests", "data")
+    for name, files in (("sampled_2rank", {"rank-0.json.gz": "trace_filter/sampled_rank-0.json.gz",
+                                           "rank-1.json.gz": "trace_filter/sampled_rank-1.json.gz"}),
+                        ("nccl_2rank", {"rank-0.json.gz": "nccl_parser_config/nccl_data.json.gz"})):
+        os.makedirs(os.path.join(d, name))
+        for dst, src in files.items():
+            shutil.copy(os.path.join(hta_data, src), os.path.join(d, name, dst))
+        shutil.copy(os.path.join(e.hta, "LICENSE"), os.path.join(d, "LICENSE"))
+        ref_trace(e, "traces", name, "input/" + name)
+
+
+CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
+              "pt_nan_pp": case_pt_nan_pp, "traces": case_traces}
+
+
+def main():
+    names = sys.argv[1:] or list(CASE_FUNCS)
+    for n in names:
+        if n not in CASE_FUNCS:
+            sys.exit("unknown case %s (cases: %s)" % (n, " ".join(CASE_FUNCS)))
+    e = Env()
+    try:
+        for n in names:
+            print("== " + n, flush=True)
+            CASE_FUNCS[n](e)
+        with open(os.path.join(HERE, "commits.txt"), "w") as f:
+            f.write("msprobe %s\nhta %s\n" % (e.commits["msprobe"], e.commits["hta"]))
+    finally:
+        shutil.rmtree(e.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
