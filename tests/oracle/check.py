@@ -222,13 +222,23 @@ def k_origin(ctx):
 
 
 def k_levels(ctx):
-    """overflow --format csv: the (rank, node, level) msProbe's graph -oc marks, for one step."""
-    out = ctx.run(["overflow", ctx.spec["input"], "--format", "csv", "--limit", "0"])
+    """overflow --format json: the (rank, node, level) msProbe's graph -oc marks, for one step."""
+    js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
     step = ctx.spec.get("step", 0)
     ours = set()
-    for r in csv.DictReader(io.StringIO(out)):
-        if r.get("step") not in ("", None) and int(r["step"]) == step and r.get("level"):
-            ours.add((int(r["rank"]), r["name"], r["level"]))
+    for e in js.get("entries") or []:
+        if e.get("step") != step or not e.get("level"):
+            continue
+        lo, hi = (e.get("rank_range") or [e["rank"], e["rank"]])
+        # a numeric-jump row stands for its records on every rank of its range
+        # (probetop(1), overflow: one row per name); it is expanded when the
+        # range is whole (as many ranks as the range spans)
+        if e.get("kind") == "numeric_jump" and e.get("ranks") == hi - lo + 1 and e.get("steps") == 1:
+            ranks = range(lo, hi + 1)
+        else:
+            ranks = [e["rank"]]
+        for r in ranks:
+            ours.add((r, e["name"], e["level"]))
     theirs = {(r, n, lv) for r, n, lv in ctx.ref()}
     for x in sorted(theirs - ours)[:15]:
         ctx.diff("msProbe marks rank %d %s %s; probetop does not" % x)
