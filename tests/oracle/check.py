@@ -17,6 +17,7 @@ Exit 0 pass, 1 differ (each difference printed), 77 pending, 2 bad setup.
 Standard library only: runs from a clone, without msProbe or HTA.
 """
 import csv
+import gzip
 import io
 import json
 import math
@@ -47,7 +48,14 @@ class Ctx:
         self.diffs = []
 
     def path(self, rel):
-        return os.path.join(self.case, rel)
+        p = os.path.join(self.case, rel)
+        if p.endswith(".db.gz"):
+            # an msProbe database kept compressed: read from a copy in PT_TMP
+            out = os.path.join(self.tmp, os.path.basename(p)[:-3])
+            with gzip.open(p, "rb") as f, open(out, "wb") as g:
+                g.write(f.read())
+            return out
+        return p
 
     def ref(self, key="reference"):
         """The reference answer: inline, or the file named by ref."""
@@ -249,6 +257,33 @@ def k_levels(ctx):
                  (len(theirs - ours), len(ours - theirs), len(theirs), len(ours)))
 
 
+def k_nonfinite(ctx):
+    """overflow --format json: where the first NaN/Inf is (step, micro step, rank) and which ranks hold one."""
+    js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
+    first = js.get("first") or {}
+    ours = {"first": [first.get("step"), first.get("micro_step"), first.get("rank")] if first else None,
+            "ranks": sorted(r["rank"] for r in js.get("per_rank") or [] if r.get("nonfinite"))}
+    theirs = ctx.ref()
+    for k in ("first", "ranks"):
+        if ours[k] != theirs[k]:
+            ctx.diff("%s: ours %s, theirs %s" % (k, ours[k], theirs[k]))
+
+
+def k_visdb_overflow(ctx):
+    """overflow --format json on msProbe's -oc .vis.db: every node it gave a level, both sides."""
+    js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
+    ours = sorted([e["side"], e["step"], e["rank"], e["name"], e["level"]] for e in js.get("entries") or [])
+    theirs = sorted(ctx.ref())
+    if ours != theirs:
+        a = {tuple(x) for x in ours}
+        b = {tuple(x) for x in theirs}
+        for x in sorted(b - a)[:10]:
+            ctx.diff("msProbe's database marks %s; probetop does not list it" % (x,))
+        for x in sorted(a - b)[:10]:
+            ctx.diff("probetop lists %s; not in msProbe's database" % (x,))
+        ctx.diff("%d entries, msProbe's database %d" % (len(ours), len(theirs)))
+
+
 def get_path(obj, dotted):
     for k in dotted.split("."):
         if isinstance(obj, list):
@@ -293,7 +328,8 @@ def k_trace(ctx):
 
 
 KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "first": k_first, "agree": k_agree,
-         "origin": k_origin, "levels": k_levels, "json_fields": k_json_fields, "trace": k_trace}
+         "origin": k_origin, "levels": k_levels, "nonfinite": k_nonfinite,
+         "visdb_overflow": k_visdb_overflow, "json_fields": k_json_fields, "trace": k_trace}
 
 
 def main():

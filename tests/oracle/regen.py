@@ -204,6 +204,47 @@ def ref_origin(e, case, check, step_dir):
                "anomaly_analyze_<ts>.json" % step_dir)
 
 
+def ref_msprobe_dbs(e, case, trend, vis):
+    """What msProbe's own .trend.db and -oc .vis.db hold, for probetop's overflow and info on them."""
+    con = sqlite3.connect("file:%s?mode=ro" % trend, uri=True)
+    # NaN is stored as NULL; a tensor's Max is never missing otherwise (an int64
+    # tensor has no Mean or Norm, but a Max)
+    rows = con.execute("SELECT step, rank FROM trend_data WHERE max IS NULL ORDER BY step, rank").fetchall()
+    write_spec(case, "msprobe_trenddb_nonfinite",
+               {"kind": "nonfinite", "input": "msprobe/dump_data.trend.db",
+                "reference": {"first": [rows[0][0], 0, rows[0][1]] if rows else None,
+                              "ranks": sorted({r for _, r in rows})}},
+               "msprobe data2db --data input/npu --db OUT; trend_data rows whose max is NULL (NaN): "
+               "the earliest (step, rank) and the ranks holding one")
+    con = sqlite3.connect("file:%s?mode=ro" % vis, uri=True)
+    side = {"NPU": "problem", "Bench": "benchmark"}
+    rows = con.execute("SELECT graph_id, step, rank, node_name, overflow_level FROM tb_nodes "
+                       "WHERE overflow_level IS NOT NULL AND overflow_level != ''").fetchall()
+    write_spec(case, "msprobe_visdb_overflow",
+               {"kind": "visdb_overflow", "input": "msprobe/compare_oc.vis.db.gz",
+                "reference": [[side[g.split("_")[0]], s, r, n, lv] for g, s, r, n, lv in rows]},
+               "msprobe graph_visualize -tp input/npu/step0 -gp input/bench/step0 -o OUT -oc; "
+               "(side, step, rank, node_name, overflow_level) of every node with a level")
+    levels = {}
+    for _, _, _, _, lv in rows:
+        levels["overflow." + lv] = levels.get("overflow." + lv, 0) + 1
+    n = dict(con.execute("SELECT substr(graph_id, 1, instr(graph_id, '_') - 1), count(*) FROM tb_nodes "
+                         "GROUP BY 1").fetchall())
+    ref = {"format": "visdb", "graph_type": "compare",
+           # probetop(1), info: "graphs" counts one per step and rank (msProbe
+           # stores one graph_id per side of each)
+           "graphs": con.execute("SELECT count(*) FROM (SELECT DISTINCT step, rank FROM tb_nodes)").fetchone()[0],
+           "steps": [r[0] for r in con.execute("SELECT DISTINCT step FROM tb_nodes ORDER BY 1")],
+           "ranks": [r[0] for r in con.execute("SELECT DISTINCT rank FROM tb_nodes ORDER BY 1")],
+           "nodes.problem": n.get("NPU", 0), "nodes.benchmark": n.get("Bench", 0)}
+    ref.update(levels)
+    write_spec(case, "msprobe_visdb_info",
+               {"kind": "json_fields", "args": ["info", "msprobe/compare_oc.vis.db.gz", "--json"], "exit": [0],
+                "reference": ref},
+               "msprobe graph_visualize ... -oc (as msprobe_visdb_overflow); its tb_nodes: graphs, steps, ranks, "
+               "nodes per side, nodes per overflow level; graphs = distinct (step, rank), as probetop(1) info counts them")
+
+
 def hta_figures(e, trace_dir):
     code = r"""
 import json, sys
@@ -283,11 +324,16 @@ def case_pt_nan_pp(e):
     gen(d + "/bench", *common)
     gen(d + "/npu", *(common + ["--nan", "0:0:layers.0.mlp"]))
     ref_origin(e, "pt_nan_pp", "origin", "input/npu/step0")
-    ref_levels(e, "pt_nan_pp", "levels", "input/npu/step0", "input/bench/step0", 0)
+    vis = ref_levels(e, "pt_nan_pp", "levels", "input/npu/step0", "input/bench/step0", 0)
     db = ref_data2db(e, "pt_nan_pp", "data2db", "input/npu", [])
     # msProbe's own outputs, kept as inputs of the checks on what probetop says of them
-    os.makedirs(os.path.join(CASES, "pt_nan_pp", "msprobe"), exist_ok=True)
-    shutil.copy(db, os.path.join(CASES, "pt_nan_pp", "msprobe", "dump_data.trend.db"))
+    ms = os.path.join(CASES, "pt_nan_pp", "msprobe")
+    shutil.rmtree(ms, ignore_errors=True)
+    os.makedirs(ms)
+    shutil.copy(db, os.path.join(ms, "dump_data.trend.db"))
+    with open(vis, "rb") as f, gzip.GzipFile(os.path.join(ms, "compare_oc.vis.db.gz"), "wb", 9, mtime=0) as g:
+        g.write(f.read())
+    ref_msprobe_dbs(e, "pt_nan_pp", db, vis)
     ref_first(e, "pt_nan_pp", "first", "input/npu", "input/bench")
     write_spec("pt_nan_pp", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench",
                                       "origin": True},
