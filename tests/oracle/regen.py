@@ -340,6 +340,39 @@ def case_pt_nan_pp(e):
                "probetop itself: compare headline, compare --first and overflow's origin name the same place")
 
 
+def monitor_nan_cells(tree):
+    """(step, micro_step, rank) of the monitor CSV rows holding a NaN or Inf in a
+    statistic, leaving out the placeholder rows (every column nan, shape and dtype
+    included) the monitor writes for outputs that are not tensors."""
+    cells = set()
+    for path in glob.glob(os.path.join(tree, "*-rank*-*", "*.csv")):
+        rank = int(os.path.basename(os.path.dirname(path)).split("-rank")[1].split("-")[0])
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("shape") == "nan" and row.get("dtype") == "nan":
+                    continue
+                stats = [row[k] for k in ("norm", "min", "max", "mean") if k in row]
+                if any(v in ("nan", "inf", "-inf") for v in stats):
+                    cells.add((int(row["step"]), int(row.get("micro_step") or 0), rank))
+    return cells
+
+
+def case_monitor(e):
+    """msProbe monitor v1 CSV tree, 2 ranks, 2 steps of 2 micro batches; a NaN born in
+    rank 1's MLP at step 1; placeholder all-nan rows for the non-tensor outputs."""
+    d = fresh_input("monitor")
+    common = ["--monitor", "--layers", "1", "--steps", "2", "--ranks", "2", "--micro-batches", "2"]
+    gen(d + "/tree", *(common + ["--nan", "1:1:layers.0.mlp"]))
+    ref_data2db(e, "monitor", "data2db", "input/tree", [])
+    ref_data2db(e, "monitor", "data2db_no_micro", "input/tree", ["--micro_step", "false"])
+    cells = sorted(monitor_nan_cells(os.path.join(d, "tree")))
+    write_spec("monitor", "overflow", {"kind": "nonfinite", "input": "input/tree",
+                                       "reference": {"first": list(cells[0]) if cells else None,
+                                                     "ranks": sorted({c[2] for c in cells})}},
+               "gen_dump.py --nan 1:1:layers.0.mlp (the planted NaN), read back from the CSV rows with a nan/inf "
+               "statistic that are not placeholders (shape and dtype nan); msProbe's data2db stores both as NULL")
+
+
 def case_traces(e):
     """HTA's test traces: sampled_2rank (µs timestamps) and nccl_2rank (ns timestamps)."""
     d = fresh_input("traces")
@@ -355,7 +388,8 @@ def case_traces(e):
 
 
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
-              "pt_nan_pp": case_pt_nan_pp, "traces": case_traces}
+              "pt_nan_pp": case_pt_nan_pp, "monitor": case_monitor,
+              "traces": case_traces}
 
 
 def main():
