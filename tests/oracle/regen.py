@@ -259,7 +259,8 @@ for _, r in tb.iterrows():
         "idle_pct": float(r["idle_time_pctg"]), "compute_pct": float(r["compute_time_pctg"]),
         "non_compute_pct": float(r["non_compute_time_pctg"])}
 for _, r in ov.iterrows():
-    res[str(int(r["rank"]))]["overlap_pct"] = float(r["comp_comm_overlap_pctg"])
+    v = float(r["comp_comm_overlap_pctg"])
+    res[str(int(r["rank"]))]["overlap_pct"] = None if v != v else v   # NaN: no communication
 print(json.dumps(res, sort_keys=True))
 """
     env = dict(os.environ, PYTHONPATH=e.hta)
@@ -385,6 +386,18 @@ def case_traces(e):
             shutil.copy(os.path.join(hta_data, src), os.path.join(d, name, dst))
         shutil.copy(os.path.join(e.hta, "LICENSE"), os.path.join(d, "LICENSE"))
         ref_trace(e, "traces", name, "input/" + name)
+    # ns_resolution_trace (1.2 MB) cut to the events of its ProfilerStep#102
+    # (timestamps in ns resolution, fractional µs), events without ts kept
+    src = one(os.path.join(hta_data, "ns_resolution_trace", "*.json.gz"))
+    with gzip.open(src) as f:
+        js = json.load(f)
+    step = [x for x in js["traceEvents"] if x.get("name") == "ProfilerStep#102"][0]
+    t0, t1 = float(step["ts"]), float(step["ts"]) + float(step["dur"])
+    js["traceEvents"] = [x for x in js["traceEvents"] if "ts" not in x or t0 <= float(x["ts"]) <= t1]
+    os.makedirs(os.path.join(d, "ns_step102"))
+    with gzip.GzipFile(os.path.join(d, "ns_step102", "rank-0.json.gz"), "wb", 9, mtime=0) as g:
+        g.write(json.dumps(js).encode())
+    ref_trace(e, "traces", "ns_step102", "input/ns_step102")
 
 
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
