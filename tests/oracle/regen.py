@@ -306,11 +306,14 @@ def case_pt_l1(e):
 
 
 def case_pt_micro(e):
-    """PyTorch statistics dump, level mix, 2 micro steps (gradient accumulation), 1 step."""
+    """PyTorch statistics dump, level mix, 2 micro steps (gradient accumulation), 1 step;
+    Functional.linear backward outputs end with a null (no bias), as PyTorch's do."""
     d = fresh_input("pt_micro")
     common = ["--layers", "1", "--steps", "1", "--ranks", "1", "--level", "mix", "--micro-batches", "2"]
     gen(d + "/bench", *common)
     gen(d + "/npu", *(common + ["--drift", "1.5:layers.0.mlp"]))
+    for side in ("bench", "npu"):   # null bias gradients in the backward outputs
+        subprocess.run([PY, os.path.join(HERE, "md5ify.py"), "--null-only", os.path.join(d, side)], check=True)
     ref_data2db(e, "pt_micro", "data2db", "input/npu", [])
     ref_data2db(e, "pt_micro", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
     ref_compare_csv(e, "pt_micro", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
@@ -339,6 +342,21 @@ def case_pt_nan_pp(e):
     write_spec("pt_nan_pp", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench",
                                       "origin": True},
                "probetop itself: compare headline, compare --first and overflow's origin name the same place")
+
+
+def case_md5(e):
+    """PyTorch md5 dump pair (summary_mode md5: "md5" on every tensor), level mix,
+    1 step; Functional.linear backward outputs end with a null."""
+    d = fresh_input("md5")
+    common = ["--layers", "1", "--steps", "1", "--ranks", "1", "--level", "mix"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *(common + ["--drift", "1.5:layers.0.mlp"]))
+    for side in ("bench", "npu"):
+        subprocess.run([PY, os.path.join(HERE, "md5ify.py"), os.path.join(d, side)], check=True)
+    ref_compare_csv(e, "md5", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
+    ref_first(e, "md5", "first", "input/npu", "input/bench")
+    write_spec("md5", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench"},
+               "probetop itself: the compare headline and compare --first name the same divergence")
 
 
 def monitor_nan_cells(tree):
@@ -401,7 +419,7 @@ def case_traces(e):
 
 
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
-              "pt_nan_pp": case_pt_nan_pp, "monitor": case_monitor,
+              "pt_nan_pp": case_pt_nan_pp, "md5": case_md5, "monitor": case_monitor,
               "traces": case_traces}
 
 
