@@ -303,6 +303,21 @@ def case_pt_l1(e):
     ref_data2db(e, "pt_l1", "data2db", "input/npu", [])
     ref_data2db(e, "pt_l1", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
     ref_compare_csv(e, "pt_l1", "compare_csv_step0", "input/npu/step0/rank0", "input/bench/step0/rank0")
+    # graph_visualize refuses L1 dumps: the first divergence of a dump without
+    # structure is msProbe compare's first row at error level (else warning) in
+    # dump order, named by its entry (probetop(1), compare --first)
+    with open(os.path.join(CASES, "pt_l1", "expected", "compare_csv_step0.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    for level in ("error", "warning"):
+        hit = [x["NPU Name"] for x in rows if x["Result"] == level]
+        if hit:
+            node = hit[0].rsplit(".", 2)[0]   # drop .input.N / .output.N
+            break
+    write_spec("pt_l1", "first_step0_rank0",
+               {"kind": "first", "problem": "input/npu/step0/rank0", "bench": "input/bench/step0/rank0",
+                "reference": {"node": node, "level": level, "step": 0, "rank": 0, "micro_step": 0}},
+               "msprobe_notorch.py compare (as compare_csv_step0): the entry of the first row whose Result is "
+               "error, else warning (graph_visualize refuses L1 dumps)")
 
 
 def case_pt_micro(e):
