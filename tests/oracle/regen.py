@@ -407,6 +407,21 @@ def case_monitor(e):
                "statistic that are not placeholders (shape and dtype nan); msProbe's data2db stores both as NULL")
 
 
+def case_pt_nan_pp_stage1(e):
+    """As pt_nan_pp, but the NaN is born on the last stage (rank 1) at step 0: rank 0
+    first sees it in its backward recv, earlier in rank order than the birth."""
+    case = "pt_nan_pp_stage1"
+    d = fresh_input(case)
+    common = ["--layers", "2", "--steps", "1", "--ranks", "2", "--pp", "2", "--level", "mix"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *(common + ["--nan", "0:1:layers.0.mlp"]))
+    ref_origin(e, case, "origin", "input/npu/step0")
+    ref_levels(e, case, "levels", "input/npu/step0", "input/bench/step0", 0)
+    ref_first(e, case, "first", "input/npu", "input/bench")
+    write_spec(case, "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench", "origin": True},
+               "probetop itself: compare headline, compare --first and overflow's origin name the same place")
+
+
 def case_traces(e):
     """HTA's test traces: sampled_2rank (µs timestamps) and nccl_2rank (ns timestamps)."""
     d = fresh_input("traces")
@@ -434,7 +449,8 @@ def case_traces(e):
 
 
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
-              "pt_nan_pp": case_pt_nan_pp, "md5": case_md5, "monitor": case_monitor,
+              "pt_nan_pp": case_pt_nan_pp,
+              "pt_nan_pp_stage1": case_pt_nan_pp_stage1, "md5": case_md5, "monitor": case_monitor,
               "traces": case_traces}
 
 
