@@ -422,29 +422,36 @@ def case_pt_nan_pp_stage1(e):
                "probetop itself: compare headline, compare --first and overflow's origin name the same place")
 
 
-def case_traces(e):
-    """HTA's test traces: sampled_2rank (µs timestamps) and nccl_2rank (ns timestamps)."""
-    d = fresh_input("traces")
-    hta_data = os.path.join(e.hta, "tests", "data")
-    for name, files in (("sampled_2rank", {"rank-0.json.gz": "trace_filter/sampled_rank-0.json.gz",
-                                           "rank-1.json.gz": "trace_filter/sampled_rank-1.json.gz"}),
-                        ("nccl_2rank", {"rank-0.json.gz": "nccl_parser_config/nccl_data.json.gz"})):
-        os.makedirs(os.path.join(d, name))
-        for dst, src in files.items():
-            shutil.copy(os.path.join(hta_data, src), os.path.join(d, name, dst))
-        shutil.copy(os.path.join(e.hta, "LICENSE"), os.path.join(d, "LICENSE"))
-        ref_trace(e, "traces", name, "input/" + name)
-    # ns_resolution_trace (1.2 MB) cut to the events of its ProfilerStep#102
-    # (timestamps in ns resolution, fractional µs), events without ts kept
-    src = one(os.path.join(hta_data, "ns_resolution_trace", "*.json.gz"))
+def cut_trace(src, step_name, dst):
+    """A Kineto trace cut to the events of one ProfilerStep (events without ts,
+    such as the process names, kept), so the stored case stays small."""
     with gzip.open(src) as f:
         js = json.load(f)
-    step = [x for x in js["traceEvents"] if x.get("name") == "ProfilerStep#102"][0]
+    step = [x for x in js["traceEvents"] if x.get("name") == step_name][0]
     t0, t1 = float(step["ts"]), float(step["ts"]) + float(step["dur"])
     js["traceEvents"] = [x for x in js["traceEvents"] if "ts" not in x or t0 <= float(x["ts"]) <= t1]
-    os.makedirs(os.path.join(d, "ns_step102"))
-    with gzip.GzipFile(os.path.join(d, "ns_step102", "rank-0.json.gz"), "wb", 9, mtime=0) as g:
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with gzip.GzipFile(dst, "wb", 9, mtime=0) as g:
         g.write(json.dumps(js).encode())
+
+
+def case_traces(e):
+    """HTA's test traces: sampled_2rank (µs timestamps, 2 ranks, NCCL kernels),
+    nccl_data cut to ProfilerStep#5 (ns timestamps, NCCL) and ns_resolution_trace
+    cut to ProfilerStep#102 (ns timestamps, no communication)."""
+    d = fresh_input("traces")
+    hta_data = os.path.join(e.hta, "tests", "data")
+    shutil.copy(os.path.join(e.hta, "LICENSE"), os.path.join(d, "LICENSE"))
+    os.makedirs(os.path.join(d, "sampled_2rank"))
+    for r in (0, 1):
+        shutil.copy(os.path.join(hta_data, "trace_filter", "sampled_rank-%d.json.gz" % r),
+                    os.path.join(d, "sampled_2rank", "rank-%d.json.gz" % r))
+    ref_trace(e, "traces", "sampled_2rank", "input/sampled_2rank")
+    cut_trace(os.path.join(hta_data, "nccl_parser_config", "nccl_data.json.gz"), "ProfilerStep#5",
+              os.path.join(d, "nccl_step5", "rank-0.json.gz"))
+    ref_trace(e, "traces", "nccl_step5", "input/nccl_step5")
+    cut_trace(one(os.path.join(hta_data, "ns_resolution_trace", "*.json.gz")), "ProfilerStep#102",
+              os.path.join(d, "ns_step102", "rank-0.json.gz"))
     ref_trace(e, "traces", "ns_step102", "input/ns_step102")
 
 
