@@ -422,6 +422,30 @@ def case_pt_nan_pp_stage1(e):
                "probetop itself: compare headline, compare --first and overflow's origin name the same place")
 
 
+def case_pt_param_nan(e):
+    """PyTorch statistics dump, level mix, 1 step, 1 rank: one module's forward
+    parameters NaN (nan_param.py), its inputs and outputs finite."""
+    case = "pt_param_nan"
+    d = fresh_input(case)
+    entry = "Module.module.module.decoder.layers.0.mlp.linear_fc1.ColumnParallelLinear.forward.0"
+    common = ["--layers", "1", "--steps", "1", "--ranks", "1", "--level", "mix"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *common)
+    subprocess.run([PY, os.path.join(HERE, "nan_param.py"), os.path.join(d, "npu", "step0", "rank0", "dump.json"),
+                    entry], check=True)
+    ref_compare_csv(e, case, "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
+    ref_first(e, case, "first", "input/npu", "input/bench")
+    # the NaN as msProbe's compare table shows it: the rows whose NPU max is nan
+    with open(os.path.join(CASES, case, "expected", "compare_csv.csv"), newline="") as f:
+        nan_rows = [x["NPU Name"] for x in csv.DictReader(f) if x["NPU max"].lower() == "nan"]
+    write_spec(case, "overflow", {"kind": "nonfinite", "input": "input/npu",
+                                  "reference": {"first": [0, 0, 0] if nan_rows else None,
+                                                "ranks": [0] if nan_rows else []}},
+               "msprobe_notorch.py compare (as compare_csv): its rows whose NPU max is nan (%s); msProbe's "
+               "overflow_check and graph_visualize -oc look at inputs and outputs only and flag nothing"
+               % ", ".join(nan_rows))
+
+
 def cut_trace(src, step_name, dst):
     """A Kineto trace cut to the events of one ProfilerStep (events without ts,
     such as the process names, kept), so the stored case stays small."""
@@ -457,7 +481,7 @@ def case_traces(e):
 
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
               "pt_nan_pp": case_pt_nan_pp,
-              "pt_nan_pp_stage1": case_pt_nan_pp_stage1, "md5": case_md5, "monitor": case_monitor,
+              "pt_nan_pp_stage1": case_pt_nan_pp_stage1, "pt_param_nan": case_pt_param_nan, "md5": case_md5, "monitor": case_monitor,
               "traces": case_traces}
 
 
