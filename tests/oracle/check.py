@@ -210,6 +210,11 @@ def k_agree(ctx):
         o = (js.get("origin") or [{}])[0].get("origins") or [{}]
         if f is not None and (o[0].get("rank") != f["rank"] or o[0].get("step") != f["step"]):
             ctx.diff("overflow origin %r vs --first step %s rank %s" % (o[0], f["step"], f["rank"]))
+        # the text answer names the same birth as the json one
+        born = re.search(r"born on rank (\d+)(?: micro step \d+)?, position (\d+): (\S+)", ctx.run(["overflow", p]))
+        if not born or (int(born.group(1)), int(born.group(2)), born.group(3)) != (o[0].get("rank"), o[0].get("pos"),
+                                                                                   o[0].get("name")):
+            ctx.diff("overflow text origin %r vs json %r" % (born.group(0) if born else None, o[0]))
 
 
 def origins_of(js):
