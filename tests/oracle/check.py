@@ -69,6 +69,12 @@ class Ctx:
         cmd = [c if not c.startswith("@tmp/") else os.path.join(self.tmp, c[5:]) for c in cmd]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=240)
         out = p.stdout.decode("utf-8", "replace")
+        err = p.stderr.decode("utf-8", "replace")
+        # a sanitized build (PROBETOP_SANITIZE) may exit 1, a code some commands
+        # answer with: its report on standard error is a failure in itself
+        for mark in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            if mark in err:
+                self.diff("`%s`: %s" % (" ".join(args), err[err.index(mark):][:400]))
         if p.returncode not in ok:
             self.diff("`%s` exited %d: %s" % (" ".join(args), p.returncode,
                                               p.stderr.decode("utf-8", "replace").strip()[:400]))
