@@ -354,6 +354,9 @@ def case_pt_nan_pp(e):
         g.write(f.read())
     ref_msprobe_dbs(e, "pt_nan_pp", db, vis)
     ref_first(e, "pt_nan_pp", "first", "input/npu", "input/bench")
+    for rank in (0, 1):   # NaN rows: msProbe's Nan / inf texts and error words
+        ref_compare_csv(e, "pt_nan_pp", "compare_csv_rank%d" % rank, "input/npu/step0/rank%d" % rank,
+                        "input/bench/step0/rank%d" % rank)
     write_spec("pt_nan_pp", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench",
                                       "origin": True},
                "probetop itself: compare headline, compare --first and overflow's origin name the same place")
@@ -418,6 +421,9 @@ def case_pt_nan_pp_stage1(e):
     ref_origin(e, case, "origin", "input/npu/step0")
     ref_levels(e, case, "levels", "input/npu/step0", "input/bench/step0", 0)
     ref_first(e, case, "first", "input/npu", "input/bench")
+    for rank in (0, 1):
+        ref_compare_csv(e, case, "compare_csv_rank%d" % rank, "input/npu/step0/rank%d" % rank,
+                        "input/bench/step0/rank%d" % rank)
     write_spec(case, "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench", "origin": True},
                "probetop itself: compare headline, compare --first and overflow's origin name the same place")
 
