@@ -204,6 +204,21 @@ def ref_origin(e, case, check, step_dir):
                "anomaly_analyze_<ts>.json" % step_dir)
 
 
+def ref_trenddb_info(case, check, rel, db, how):
+    """info --json on msProbe's .trend.db: the axes and sizes the database declares."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    max_rank, min_step, max_step = con.execute("SELECT max_rank, min_step, max_step FROM global_stats").fetchone()
+    ref = {"format": "trenddb", "steps": list(range(min_step, max_step + 1)), "ranks": list(range(max_rank + 1)),
+           "targets": con.execute("SELECT count(*) FROM monitoring_targets").fetchone()[0],
+           "metrics": [m for (m,) in con.execute("SELECT metric_name FROM monitoring_metrics ORDER BY metric_id")]}
+    for m, n in con.execute("SELECT metric_name, count(DISTINCT target_id) FROM trend_data "
+                            "JOIN monitoring_metrics USING (metric_id) GROUP BY 1"):
+        ref["metric_targets." + m] = n
+    write_spec(case, check, {"kind": "json_fields", "args": ["info", rel, "--json"], "exit": [0], "reference": ref},
+               how + "; global_stats (steps min_step..max_step, ranks 0..max_rank), monitoring_targets rows, "
+               "monitoring_metrics by id, targets with rows per metric")
+
+
 def ref_msprobe_dbs(e, case, trend, vis):
     """What msProbe's own .trend.db and -oc .vis.db hold, for probetop's overflow and info on them."""
     con = sqlite3.connect("file:%s?mode=ro" % trend, uri=True)
@@ -216,6 +231,8 @@ def ref_msprobe_dbs(e, case, trend, vis):
                               "ranks": sorted({r for _, r in rows})}},
                "msprobe data2db --data input/npu --db OUT; trend_data rows whose max is NULL (NaN): "
                "the earliest (step, rank) and the ranks holding one")
+    ref_trenddb_info(case, "msprobe_trenddb_info", "msprobe/dump_data.trend.db", trend,
+                     "msprobe data2db --data input/npu --db OUT")
     con = sqlite3.connect("file:%s?mode=ro" % vis, uri=True)
     side = {"NPU": "problem", "Bench": "benchmark"}
     rows = con.execute("SELECT graph_id, step, rank, node_name, overflow_level FROM tb_nodes "
@@ -400,7 +417,13 @@ def case_monitor(e):
     d = fresh_input("monitor")
     common = ["--monitor", "--layers", "1", "--steps", "2", "--ranks", "2", "--micro-batches", "2"]
     gen(d + "/tree", *(common + ["--nan", "1:1:layers.0.mlp"]))
-    ref_data2db(e, "monitor", "data2db", "input/tree", [])
+    db = ref_data2db(e, "monitor", "data2db", "input/tree", [])
+    ms = os.path.join(CASES, "monitor", "msprobe")
+    shutil.rmtree(ms, ignore_errors=True)
+    os.makedirs(ms)
+    shutil.copy(db, os.path.join(ms, "monitor_data.trend.db"))
+    ref_trenddb_info("monitor", "msprobe_trenddb_info", "msprobe/monitor_data.trend.db", db,
+                     "msprobe data2db --data input/tree --db OUT")
     ref_data2db(e, "monitor", "data2db_no_micro", "input/tree", ["--micro_step", "false"])
     cells = sorted(monitor_nan_cells(os.path.join(d, "tree")))
     write_spec("monitor", "overflow", {"kind": "nonfinite", "input": "input/tree",
