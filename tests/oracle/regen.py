@@ -100,15 +100,39 @@ def write_spec(case, check, spec, made_by, ref_text=None, ref_ext=None):
         f.write("\n")
 
 
+LOG = []   # the commands that made the current case's inputs, for its README
+
+
+def rel(path):
+    return os.path.relpath(path, SRC)
+
+
 def gen(out, *args):
     subprocess.run([PY, os.path.join(SRC, "tests", "gen_dump.py"), "--out", out] + SMALL + list(args), check=True)
+    LOG.append("python3 tests/gen_dump.py --out %s %s" % (rel(out), " ".join(SMALL + list(args))))
+    LOG.append("for d in %s/step*/rank*; do echo '{}' > $d/stack.json; done" % rel(out))
     # graph_visualize wants a stack.json per rank; an empty one keeps the case small
     for d in glob.glob(os.path.join(out, "step*", "rank*")):
         with open(os.path.join(d, "stack.json"), "w") as f:
             f.write("{}\n")
 
 
+def tool(script, *args):
+    """Run one of the scripts beside this one on the case's input, and log it."""
+    subprocess.run([PY, os.path.join(HERE, script)] + list(args), check=True)
+    LOG.append("python3 tests/oracle/%s %s" % (script, " ".join(rel(a) if os.path.isabs(a) else a for a in args)))
+
+
+def write_readme(case, doc):
+    with open(os.path.join(CASES, case, "README.md"), "w") as f:
+        f.write("# %s\n\n%s\n\nThe input was made from the checkout's root by:\n\n```sh\n%s\n```\n\n"
+                "`MSPROBE_SRC=... HTA_SRC=... tests/oracle/regen.sh %s` runs these and the reference tools "
+                "again and rewrites `expected/` (see ../../README.md).\n"
+                % (case, " ".join(doc.split()), "\n".join(LOG), case))
+
+
 def fresh_input(case):
+    del LOG[:]
     d = os.path.join(CASES, case, "input")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -345,7 +369,7 @@ def case_pt_micro(e):
     gen(d + "/bench", *common)
     gen(d + "/npu", *(common + ["--drift", "1.5:layers.0.mlp"]))
     for side in ("bench", "npu"):   # null bias gradients in the backward outputs
-        subprocess.run([PY, os.path.join(HERE, "md5ify.py"), "--null-only", os.path.join(d, side)], check=True)
+        tool("md5ify.py", "--null-only", os.path.join(d, side))
     ref_data2db(e, "pt_micro", "data2db", "input/npu", [])
     ref_data2db(e, "pt_micro", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
     ref_compare_csv(e, "pt_micro", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
@@ -387,7 +411,7 @@ def case_md5(e):
     gen(d + "/bench", *common)
     gen(d + "/npu", *(common + ["--drift", "1.5:layers.0.mlp"]))
     for side in ("bench", "npu"):
-        subprocess.run([PY, os.path.join(HERE, "md5ify.py"), os.path.join(d, side)], check=True)
+        tool("md5ify.py", os.path.join(d, side))
     ref_compare_csv(e, "md5", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
     ref_first(e, "md5", "first", "input/npu", "input/bench")
     write_spec("md5", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench"},
@@ -460,8 +484,7 @@ def case_pt_param_nan(e):
     common = ["--layers", "1", "--steps", "1", "--ranks", "1", "--level", "mix"]
     gen(d + "/bench", *common)
     gen(d + "/npu", *common)
-    subprocess.run([PY, os.path.join(HERE, "nan_param.py"), os.path.join(d, "npu", "step0", "rank0", "dump.json"),
-                    entry], check=True)
+    tool("nan_param.py", os.path.join(d, "npu", "step0", "rank0", "dump.json"), entry)
     ref_compare_csv(e, case, "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
     ref_first(e, case, "first", "input/npu", "input/bench")
     # the NaN as msProbe's compare table shows it: the rows whose NPU max is nan
@@ -486,12 +509,15 @@ def cut_trace(src, step_name, dst):
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     with gzip.GzipFile(dst, "wb", 9, mtime=0) as g:
         g.write(json.dumps(js).encode())
+    LOG.append("# $HTA_SRC/%s cut to the events of %s (ts within it, or no ts) -> %s   (regen.py, cut_trace)"
+               % (src[src.index("tests/data"):], step_name, rel(dst)))
 
 
 def case_traces(e):
     """HTA's test traces: sampled_2rank (µs timestamps, 2 ranks, NCCL kernels),
     nccl_data cut to ProfilerStep#5 (ns timestamps, NCCL) and ns_resolution_trace
-    cut to ProfilerStep#102 (ns timestamps, no communication)."""
+    cut to ProfilerStep#102 (ns timestamps, no communication). Origin:
+    facebookresearch/HolisticTraceAnalysis tests/data, MIT licence (input/LICENSE)."""
     d = fresh_input("traces")
     hta_data = os.path.join(e.hta, "tests", "data")
     shutil.copy(os.path.join(e.hta, "LICENSE"), os.path.join(d, "LICENSE"))
@@ -499,6 +525,8 @@ def case_traces(e):
     for r in (0, 1):
         shutil.copy(os.path.join(hta_data, "trace_filter", "sampled_rank-%d.json.gz" % r),
                     os.path.join(d, "sampled_2rank", "rank-%d.json.gz" % r))
+        LOG.append("cp $HTA_SRC/tests/data/trace_filter/sampled_rank-%d.json.gz %s/sampled_2rank/rank-%d.json.gz"
+                   % (r, rel(d), r))
     ref_trace(e, "traces", "sampled_2rank", "input/sampled_2rank")
     cut_trace(os.path.join(hta_data, "nccl_parser_config", "nccl_data.json.gz"), "ProfilerStep#5",
               os.path.join(d, "nccl_step5", "rank-0.json.gz"))
@@ -524,6 +552,7 @@ def main():
         for n in names:
             print("== " + n, flush=True)
             CASE_FUNCS[n](e)
+            write_readme(n, CASE_FUNCS[n].__doc__)
         with open(os.path.join(HERE, "commits.txt"), "w") as f:
             f.write("msprobe %s\nhta %s\n" % (e.commits["msprobe"], e.commits["hta"]))
     finally:
