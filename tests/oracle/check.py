@@ -295,6 +295,21 @@ def k_visdb_overflow(ctx):
         ctx.diff("%d entries, msProbe's database %d" % (len(ours), len(theirs)))
 
 
+def k_anomalies(ctx):
+    """overflow --format json: msProbe's monitor alert reports, in its analyser's first-anomaly order."""
+    js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
+    got = js.get("anomalies") or []
+    theirs = ctx.ref()
+    if len(got) != theirs["count"]:
+        ctx.diff("%d reports, msProbe's files hold %d" % (len(got), theirs["count"]))
+    ours = [[x.get("rank"), x.get("step"), x.get("call_id"), x.get("tag_name")] for x in got[:len(theirs["first"])]]
+    for i, (a, b) in enumerate(zip(ours, theirs["first"])):
+        if a != b:
+            ctx.diff("report %d: ours %s, msProbe's analyser %s" % (i, a, b))
+    if len(ours) < len(theirs["first"]):
+        ctx.diff("%d reports listed, msProbe's analyser names %d first" % (len(ours), len(theirs["first"])))
+
+
 def get_path(obj, dotted):
     for k in dotted.split("."):
         if isinstance(obj, list):
@@ -343,7 +358,7 @@ def k_trace(ctx):
 
 KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "first": k_first, "agree": k_agree,
          "origin": k_origin, "levels": k_levels, "nonfinite": k_nonfinite,
-         "visdb_overflow": k_visdb_overflow, "json_fields": k_json_fields, "trace": k_trace}
+         "visdb_overflow": k_visdb_overflow, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace}
 
 
 def main():

@@ -52,9 +52,11 @@ class Env:
         os.makedirs(d)
         return d
 
-    def msprobe(self, args, notorch=False):
+    def msprobe(self, args, notorch=False, module=False):
         if notorch:
             cmd = [PY, os.path.join(HERE, "msprobe_notorch.py")] + args
+        elif module:
+            cmd = [PY] + args
         else:
             cmd = [PY, "-m", "msprobe.msprobe"] + args
         p = subprocess.run(cmd, env=self.env, cwd=self.work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -441,6 +443,26 @@ def case_monitor(e):
     d = fresh_input("monitor")
     common = ["--monitor", "--layers", "1", "--steps", "2", "--ranks", "2", "--micro-batches", "2"]
     gen(d + "/tree", *(common + ["--nan", "1:1:layers.0.mlp"]))
+    # msProbe's alert reports for the NaN rows, written by msProbe's own writer
+    p = subprocess.run([PY, os.path.join(HERE, "anomalies.py"), os.path.join(d, "tree")], env=e.env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        sys.exit("anomalies.py failed:\n" + p.stdout.decode()[-2000:])
+    LOG.append("PYTHONPATH=$MSPROBE_SRC/python python3 tests/oracle/anomalies.py %s" % rel(os.path.join(d, "tree")))
+    out = e.out()
+    e.msprobe(["-m", "msprobe.core.monitor.anomaly_processor", "-d", os.path.join(d, "tree", "anomaly_detected"),
+               "-o", out, "-k", "8"], module=True)
+    with open(os.path.join(out, "anomaly_analyse.json"), encoding="utf-8") as f:
+        first = json.load(f)
+    total = sum(len(json.load(open(p, encoding="utf-8")))
+                for p in glob.glob(os.path.join(d, "tree", "anomaly_detected", "rank*", "anomaly.json")))
+    write_spec("monitor", "anomalies", {"kind": "anomalies", "input": "input/tree",
+                                        "reference": {"count": total,
+                                                      "first": [[x["rank"], x["step"], x["call_id"], x["tag_name"]]
+                                                                for x in first.values()]}},
+               "python3 -m msprobe.core.monitor.anomaly_processor -d input/tree/anomaly_detected -o OUT -k 8: "
+               "(rank, step, call_id, tag_name) of anomaly_analyse.json's entries in order; count: the entries "
+               "of every rank's anomaly.json")
     db = ref_data2db(e, "monitor", "data2db", "input/tree", [])
     ms = os.path.join(CASES, "monitor", "msprobe")
     shutil.rmtree(ms, ignore_errors=True)
