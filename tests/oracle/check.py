@@ -165,6 +165,28 @@ def k_compare_csv(ctx):
     table_diff(ctx, ours, ctx.ref(), "compare table")
 
 
+COUNTS_RE = re.compile(r"^step (\d+) rank (\d+): (\d+) rows \(pass (\d+), warning (\d+), error (\d+)\)")
+
+
+def k_compare_counts(ctx):
+    """The compare headline's row counts (pass, warning, error) for one pair: msProbe's table's Result words."""
+    rows = list(csv.DictReader(io.StringIO(ctx.ref())))
+    theirs = {"rows": len(rows)}
+    for w in ("pass", "warning", "error"):
+        theirs[w] = sum(1 for x in rows if x["Result"] == w)
+    other = sorted({x["Result"] for x in rows} - {"pass", "warning", "error"})
+    if other:
+        ctx.diff("msProbe's table has Result words probetop does not count: %s" % other)
+    out = ctx.run(["compare", ctx.spec["problem"], ctx.spec["bench"]])
+    m = next((COUNTS_RE.match(line) for line in out.splitlines() if COUNTS_RE.match(line)), None)
+    if not m:
+        return ctx.diff("compare printed no counts line:\n" + out[-400:])
+    ours = dict(zip(("rows", "pass", "warning", "error"), (int(m.group(i)) for i in range(3, 7))))
+    for k in ("rows", "pass", "warning", "error"):
+        if ours[k] != theirs[k]:
+            ctx.diff("%s: ours %d, msProbe's table %d" % (k, ours[k], theirs[k]))
+
+
 FIRST_RE = re.compile(r"^(\S+)\t(\w+)\tstep (\d+)\trank (\d+)\t.*\tmicro step (\d+)\tin (.*)$")
 HEAD_RE = re.compile(r"^first divergence: (\S+) in (.*) \((\w+)\) at step (\d+), micro step (\d+), rank (\d+)$")
 
@@ -356,7 +378,8 @@ def k_trace(ctx):
                 ctx.diff("rank %s %s: ours %s, HTA %s (tolerance %s)" % (rank, k, o.get(k), v, tol))
 
 
-KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "first": k_first, "agree": k_agree,
+KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "compare_counts": k_compare_counts,
+         "first": k_first, "agree": k_agree,
          "origin": k_origin, "levels": k_levels, "nonfinite": k_nonfinite,
          "visdb_overflow": k_visdb_overflow, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace}
 

@@ -167,6 +167,9 @@ def ref_compare_csv(e, case, check, problem, bench):
     write_spec(case, check, {"kind": "compare_csv", "problem": problem, "bench": bench},
                "msprobe_notorch.py compare -tp %s/dump.json -gp %s/dump.json -o OUT" % (problem, bench),
                text, "csv")
+    write_spec(case, check + "_counts", {"kind": "compare_counts", "problem": problem, "bench": bench,
+                                         "ref": check + ".csv"},
+               "msprobe_notorch.py compare (as %s): its rows and their Result words" % check)
 
 
 def vis_first(db):
