@@ -261,7 +261,9 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     t->bench = bench;
     t->mode = mode == CMP_TENSOR && !(o && o->tensor) ? CMP_SUMMARY : (enum cmp_mode)mode;
     if (o) t->opts = *o;
-    t->has_stack = npu->nstacks > 0;
+    /* msProbe's compare adds the column whenever the problem side has a
+     * stack.json, an empty one included (its rows then say N/A) */
+    t->has_stack = npu->nstacks > 0 || npu->stack_file;
     int fuzzy = o && o->fuzzy;
     struct tside a, b;
     if (build_side(npu, !fuzzy, &a, err) != 0) { free(t); return -1; }

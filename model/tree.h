@@ -105,6 +105,7 @@ struct tree {
     char framework[24], task[24], level[16];
     int md5_mode;                        /* some list-valued input/output element had md5 */
     int has_tensor_files;                /* task tensor */
+    int stack_file;                      /* its stack.json was read, even one with no entry */
     int32_t step, rank;                  /* where it came from (set by the reader) */
     char *path;                          /* the rank folder (owned) */
 };

@@ -727,7 +727,10 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
     if (read_dump(t, path, err) != 0) { tree_free(t); return -1; }
     if (!(flags & GRAPH_NO_STACK)) {
         snprintf(path, sizeof path, "%s/stack.json", base);
-        if (fs_is_file(path) && read_stack(t, path, err) != 0) { tree_free(t); return -1; }
+        if (fs_is_file(path)) {
+            if (read_stack(t, path, err) != 0) { tree_free(t); return -1; }
+            t->stack_file = 1;
+        }
     }
     snprintf(path, sizeof path, "%s/construct.json", base);
     int has_cons = fs_is_file(path);

@@ -354,6 +354,36 @@ static void test_md5_quick_start(void) {
     free(got);
 }
 
+/* msProbe's compare adds NPU_Stack_Info whenever the problem folder has a
+ * stack.json, an empty one ({}) included; its rows then say N/A. */
+static void test_csv_empty_stack(void) {
+    const char *dir = pt_tmpdir("cmd_compare_stack");
+    char p[1200], b[1200], f[1300], out[1300], err[1300], csv[1300];
+    snprintf(p, sizeof p, "%s/npu", dir);
+    snprintf(b, sizeof b, "%s/bench", dir);
+    const char *dump = "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", "
+                       "\"dump_data_dir\": null, \"data\": {\"Torch.add.0.forward\": {\"input_args\": [{\"type\": "
+                       "\"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, \"Min\": 0.0, "
+                       "\"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}], \"input_kwargs\": {}, \"output\": []}}}";
+    const char *sides[] = {p, b};
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(mkdir(sides[i], 0755), 0);
+        snprintf(f, sizeof f, "%s/dump.json", sides[i]);
+        pt_write(f, dump);
+    }
+    snprintf(f, sizeof f, "%s/stack.json", p);
+    pt_write(f, "{}\n");
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    const char *argv[] = {"compare", p, b, "--csv", csv};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_OK);
+    char *got = pt_slurp(csv);
+    CHECK_CONTAINS(got, ",Result,Err_message,NPU_Stack_Info\n");
+    CHECK_CONTAINS(got, ",True,pass,[],N/A\n");
+    free(got);
+}
+
 static void test_bad_input(void) {
     const char *dir = pt_tmpdir("cmd_compare_bad");
     char out[1200], err[1200], a[1200], p[1300];
@@ -400,6 +430,7 @@ int main(void) {
     RUN(test_csv_quick_start);
     RUN(test_drift_first);
     RUN(test_whole_run_first);
+    RUN(test_csv_empty_stack);
     RUN(test_bad_input);
     RUN(test_md5_pair);
     RUN(test_md5_quick_start);

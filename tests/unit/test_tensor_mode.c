@@ -25,7 +25,7 @@ static const char *const header =
     "NPU Name,Bench Name,NPU Dtype,Bench Dtype,NPU Tensor Shape,Bench Tensor Shape,NPU Requires_grad,"
     "Bench Requires_grad,Cosine,EucDist,MaxAbsErr,MaxRelativeErr,One Thousandth Err Ratio,Five Thousandths Err Ratio,"
     "NPU max,NPU min,NPU mean,NPU l2norm,Bench max,Bench min,Bench mean,Bench l2norm,Requires_grad Consistent,Result,"
-    "Err_message,Data_name";
+    "Err_message,NPU_Stack_Info,Data_name";   /* the pair has a stack.json ({}): msProbe adds the column */
 
 static void test_csv(void) {
     char npu[2200], bench[2200], out[2400], errf[2400];
@@ -53,7 +53,7 @@ static void test_csv(void) {
     }
     CHECK_INT(nrows, 9);
     if (nrows < 9) { free(text); free(e); return; }
-    for (int i = 0; i < 9; i++) CHECK_INT(nf[i], 26);
+    for (int i = 0; i < 9; i++) CHECK_INT(nf[i], 27);
     /* add: input identical, output off by 0.1 in one of four */
     CHECK_STR(rows[0][0], "Functional.add.0.forward.input.0");
     CHECK_STR(rows[0][8], "1.0");
@@ -61,7 +61,8 @@ static void test_csv(void) {
     CHECK_STR(rows[0][12], "1.0");
     CHECK_STR(rows[0][23], "pass");
     CHECK_STR(rows[0][24], "[]");
-    CHECK_STR(rows[0][25], "['Functional.add.0.forward.input.0.npy', 'Functional.add.0.forward.input.0.npy']");
+    CHECK_STR(rows[0][25], "N/A");            /* NPU_Stack_Info: stack.json names no entry */
+    CHECK_STR(rows[0][26], "['Functional.add.0.forward.input.0.npy', 'Functional.add.0.forward.input.0.npy']");
     CHECK_STR(rows[1][8], "0.999924");
     CHECK_STR(rows[1][9], "0.09999990463256836");
     CHECK_STR(rows[1][10], "0.099999904633");
@@ -74,7 +75,7 @@ static void test_csv(void) {
     CHECK_STR(rows[3][0], "Functional.mul.0.forward.input.1");
     for (int c = 8; c < 14; c++) CHECK_STR(rows[3][c], "unsupported");
     CHECK_STR(rows[3][24], "[\"NPU does not have data file.\"]");
-    CHECK_STR(rows[3][25], "['-1', '-1']");
+    CHECK_STR(rows[3][26], "['-1', '-1']");
     CHECK_STR(rows[4][8], "-1.0");
     CHECK_STR(rows[4][9], "21.908902300206645");
     CHECK_STR(rows[4][10], "16.0");
@@ -96,7 +97,7 @@ static void test_csv(void) {
     for (int c = 8; c < 14; c++) CHECK_STR(rows[7][c], "unsupported");
     CHECK_STR(rows[7][18], "N/A");
     CHECK_STR(rows[7][24], "[\"Bench api/module unmatched.\"]");
-    CHECK_STR(rows[7][25], "['Functional.sub.0.forward.input.0.npy', 'N/A']");
+    CHECK_STR(rows[7][26], "['Functional.sub.0.forward.input.0.npy', 'N/A']");
     free(text);
     free(e);
 }
