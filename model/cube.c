@@ -242,15 +242,20 @@ size_t cube_null_targets_notensor(const struct cube *c, int metric, float *vals)
     const struct cube_metric *m = &c->metrics[metric];
     size_t plane = (size_t)c->nsteps * (size_t)c->nranks, rows = 0;
     for (uint32_t t = 0; t < m->ntargets; t++) {
-        int nan = 0, num = 0;
+        int nan = 0, num = 0, step0 = -1, steps2 = 0;
         for (int st = 0; st < m->nstats && !num; st++) {
             const float *p = vals + cube_index(c, m, st, t, 0, 0);
             for (size_t i = 0; i < plane && !num; i++) {
                 if (cube_is_missing(p[i])) continue;
                 if (isnan(p[i])) nan = 1; else num = 1;
+                int at = (int)(i / (size_t)c->nranks);
+                if (step0 < 0) step0 = at;
+                else steps2 |= at != step0;
             }
         }
-        if (!nan || num) continue;
+        /* seen on one step only, a NULL cannot be told from a NaN (a
+         * pipeline stage's tensors dumped for one step): NaN it stays */
+        if (!nan || num || !steps2) continue;
         for (size_t i = 0; i < plane; i++) {
             int any = 0;
             for (int st = 0; st < m->nstats; st++) {

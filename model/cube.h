@@ -177,8 +177,8 @@ size_t cube_count_present(const struct cube *c, int metric);
 
 /* A .trend.db stores NaN as NULL (probetop-formats(5), TREND.DB):
  * a local target of metric whose every present value, at every step,
- * rank and statistic, is NaN was NULL throughout -- a target that is no
- * tensor (probetop-rules(7), OVERFLOW LEVELS).  Turns such targets' cells
+ * rank and statistic, is NaN was NULL throughout -- on two steps or more,
+ * a target that is no tensor (probetop-rules(7), OVERFLOW LEVELS).  Turns such targets' cells
  * into CUBE_NOTENSOR in vals (the metric's values in cube layout: its
  * dense block, or one being filled) and returns how many (step, rank)
  * rows they had. */

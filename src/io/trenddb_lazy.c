@@ -121,15 +121,21 @@ static int row_all_null(sqlite3_stmt *st, const struct tmetric *m) {
 static int target_class(struct tsrc *s, const struct cube *c, const struct tmetric *m, uint32_t g) {
     uint8_t *tc = &s->tclass[m->cube][g];
     if (*tc != TC_UNKNOWN) return *tc;
-    int cls = TC_NONE;
+    int cls = TC_NONE, step0 = -1, steps2 = 0;
     for (int r = 0; r < c->nranks && cls == TC_NONE; r++)
         for (int st = 0; st < c->nsteps && cls == TC_NONE; st++) {
             int64_t v[4] = {c->ranks[r], c->steps[st].value, s->dbid[g], m->id};
             for (int k = 0; k < 4; k++) sqlite3_bind_int64(s->q_probe, k + 1, v[k]);
             int rc = sqlite3_step(s->q_probe);
             if (rc == SQLITE_ROW ? !row_all_null(s->q_probe, m) : rc != SQLITE_DONE) cls = TC_TENSOR;   /* an error: read as NaN */
+            else if (rc == SQLITE_ROW) {
+                if (step0 < 0) step0 = st;
+                else steps2 |= st != step0;
+            }
             sqlite3_reset(s->q_probe);
         }
+    /* NULL on one step only cannot be told from a NaN (cube_null_targets_notensor) */
+    if (cls == TC_NONE && !steps2) cls = TC_TENSOR;
     return *tc = (uint8_t)cls;
 }
 
@@ -533,7 +539,7 @@ static int fill_groups_s(void *src, const struct cube *c, int step, int metric, 
 }
 
 /* The rows of targets NULL in every statistic on every step and rank of a
- * metric (no tensor), rows off the axes apart: one grouped scan, asked by
+ * metric, on two steps or more (no tensor), rows off the axes apart: one grouped scan, asked by
  * the headless commands (the analyzer classifies the targets it shows). */
 static int notensor(void *src, const struct cube *c, size_t *out, struct pt_error *err) {
     struct tsrc *s = src;
@@ -554,8 +560,9 @@ static int notensor(void *src, const struct cube *c, size_t *out, struct pt_erro
             o += (size_t)snprintf(sql + o, size - o, " OR \"%s\" IS NOT NULL", s->h->tcols[m->statcol[k]]);
         o += (size_t)snprintf(sql + o, size - o, ")");
     }
-    snprintf(sql + o, size - o, " ELSE 1 END) AS has FROM trend_data WHERE typeof(rank) = 'integer' AND "
-                                "typeof(step) = 'integer' GROUP BY metric_id, target_id) WHERE has = 0");
+    snprintf(sql + o, size - o, " ELSE 1 END) AS has, count(DISTINCT step) AS steps FROM trend_data WHERE "
+                                "typeof(rank) = 'integer' AND typeof(step) = 'integer' GROUP BY metric_id, target_id) "
+                                "WHERE has = 0 AND steps >= 2");
     sqlite3_stmt *st;
     int rc = prep(s->db, s->file, sql, &st, err);
     free(sql);

@@ -188,7 +188,9 @@ def k_compare_counts(ctx):
 
 
 FIRST_RE = re.compile(r"^(\S+)\t(\w+)\tstep (\d+)\trank (\d+)\t.*\tmicro step (\d+)\tin (.*)$")
-HEAD_RE = re.compile(r"^first divergence: (\S+) in (.*) \((\w+)\) at step (\d+), micro step (\d+), rank (\d+)$")
+# the headline: "first divergence", or in md5 mode the determinism rule's words
+HEAD_RE = re.compile(r"^(?:first divergence|first nondeterministic operator \(inputs equal, outputs differ\)): "
+                     r"(\S+) in (.*) \((\w+)\) at step (\d+), micro step (\d+), rank (\d+)$")
 
 
 def first_line(ctx, problem, bench):
@@ -295,7 +297,11 @@ def k_nonfinite(ctx):
     js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
     first = js.get("first") or {}
     ours = {"first": [first.get("step"), first.get("micro_step"), first.get("rank")] if first else None,
-            "ranks": sorted(r["rank"] for r in js.get("per_rank") or [] if r.get("nonfinite"))}
+            # level-less inputs count cells per rank; dumps list records, of
+            # which those of kind nonfinite hold a NaN/Inf (the others are
+            # the numeric-jump heuristic)
+            "ranks": sorted(set(r["rank"] for r in js.get("per_rank") or [] if r.get("nonfinite")) |
+                            set(e["rank"] for e in js.get("entries") or [] if e.get("kind") == "nonfinite"))}
     theirs = ctx.ref()
     for k in ("first", "ranks"):
         if ours[k] != theirs[k]:
