@@ -7,9 +7,12 @@
  *    the processor has it (json_scan_best()).
  *
  * The tokenizer picks the variant once per input (json_lex.scan); the
- * tests and the fuzz harness json_scan lex the same bytes with each and
- * compare.  Every scan takes [p, end) with p possibly past end (then it
- * returns p) and returns the first stop, or end. */
+ * tests (test_decfloat) and the fuzz harness fuzz_lexdiff lex the same bytes
+ * with each and compare.  Every scan takes [p, end) with p possibly past
+ * end (then it returns p) and returns the first stop, or end.  White space
+ * has the portable scan only: its runs (a newline, the indentation) are
+ * shorter than a block.  Skipping uses block masks: every stop of 64 bytes
+ * at once, then the stops one by one, with no new scan per stop. */
 #ifndef PT_JSON_SCAN_H
 #define PT_JSON_SCAN_H
 
