@@ -428,11 +428,11 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
     return lx->tok = JT_NUMBER;
 }
 
-/* Strings are mostly short (keys, dtypes): eight bytes by words first, the
+/* Strings are mostly short (keys, dtypes): sixteen bytes by words first, the
  * variant's wide scan only for the rest of a longer one (kernel names). */
 static inline const char *scan_str(const struct json_lex *lx, const char *p, const char *end) {
 #if JSON_SWAR
-    if (end - p >= 8) {
+    for (int i = 0; i < 2 && end - p >= 8; i++) {
         uint64_t w = swar_load(p);
         uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
         if (m) return p + (__builtin_ctzll(m) >> 3);
@@ -521,24 +521,11 @@ static enum json_tok lex_close(struct json_lex *lx, const char *p) {
     return lx->tok = *p == '}' ? JT_OBJ_END : JT_ARR_END;
 }
 
-static enum json_tok lex_next(struct json_lex *lx);
-
-enum json_tok json_lex_next(struct json_lex *lx) {
-    if (!lx->more) return lex_next(lx);
-    const char *p0 = lx->p;
-    int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
-    enum json_tok t = lex_next(lx);
-    if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
-        lx->p = p0;
-        lx->state = state0;
-        lx->depth = depth0;
-        lx->started = started0;
-    }
-    return t;
-}
-
-static enum json_tok lex_next(struct json_lex *lx) {
+/* The next token (a loop rather than a call per comma, so that it inlines
+ * into json_lex_next: one call per token). */
+__attribute__((always_inline)) static inline enum json_tok lex_next(struct json_lex *lx) {
     if (lx->failed) return JT_ERROR;
+again:;
     const char *p = skip_ws(lx, lx->p);
     switch (lx->state) {
     case S_DONE:
@@ -572,13 +559,28 @@ static enum json_tok lex_next(struct json_lex *lx) {
         if (*p == ',') {
             lx->p = p + 1;
             lx->state = lx->kind[lx->depth] == 1 ? S_KEY : S_VALUE;
-            return lex_next(lx);
+            goto again;
         }
         if (*p == '}' || *p == ']') return lex_close(lx, p);
         return lex_fail(lx, p, lx->kind[lx->depth] == 1 ? "expected ',' or '}'" : "expected ',' or ']'");
     }
     return lex_fail(lx, p, "internal tokenizer state");
 }
+
+enum json_tok json_lex_next(struct json_lex *lx) {
+    if (__builtin_expect(!lx->more, 1)) return lex_next(lx);
+    const char *p0 = lx->p;
+    int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
+    enum json_tok t = lex_next(lx);
+    if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
+        lx->p = p0;
+        lx->state = state0;
+        lx->depth = depth0;
+        lx->started = started0;
+    }
+    return t;
+}
+
 
 /* Skipping is most of the work on a dump.json (shapes, integer lists,
  * values no reader wants), so it scans bytes instead of tokens: brackets
