@@ -206,12 +206,15 @@ static void decided(void) {
         for (int i = 0; i < 300; i++) {
             uint64_t w = i == 0 ? 1 : i == 1 ? 9999999999999999999ull : i == 2 ? ((uint64_t)1 << 53) + 1
                        : 10000000000000000ull + next() % 90000000000000000ull;
-            double v;
+            if (i == 3) w = 1 + next() % ((uint64_t)1 << 53);   /* the small path's inputs, on the wide path below */
+            double v, vw;
             total++;
             if (!decfloat_to_double(w, q, 0, 0, &v)) { undecided++; continue; }
             snprintf(s, sizeof s, "%llue%d", (unsigned long long)w, q);
             double want = strtod(s, NULL);
             if (memcmp(&v, &want, sizeof v) && wrong++ < 10) fprintf(stderr, "%s: %.17g, strtod %.17g\n", s, v, want);
+            if (decfloat_wide(w, q, 0, 0, &vw) && memcmp(&vw, &want, sizeof vw) && wrong++ < 10)
+                fprintf(stderr, "%s: wide path %.17g, strtod %.17g\n", s, vw, want);
         }
     fprintf(stderr, "%ld of %ld undecided\n", undecided, total);
     CHECK_INT(wrong, 0);
