@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/io/decfloat.h"
+#include "src/io/json_scan.h"
+
 /* ---- reading files ---- */
 
 /* Opens path for reading as a regular file of at most max_bytes. */
@@ -281,6 +284,7 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
     lx->what = what;
     lx->err = err;
     lx->state = S_VALUE;
+    lx->scan = (uint8_t)json_scan_best();
 }
 
 /* Streaming: a failure within a token's reach of the buffer's end may be a
@@ -314,78 +318,97 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
     return JT_ERROR;
 }
 
-/* Word-at-a-time scanning (SWAR) on little-endian machines: dump.json is
- * indented with runs of spaces and made of short strings, and looking at
- * eight bytes per step instead of one is most of the tokenizer's speed. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-#define JSON_SWAR 1
-#define SWAR_ONES 0x0101010101010101ull
-#define SWAR_HIGH 0x8080808080808080ull
-static inline uint64_t swar_load(const char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-/* high bit set in each byte of w equal to c (exact for the lowest such byte,
- * which is the only one the callers use) */
-static inline uint64_t swar_eq(uint64_t w, unsigned char c) {
-    uint64_t x = w ^ (SWAR_ONES * c);
-    return (x - SWAR_ONES) & ~x & SWAR_HIGH;
-}
+/* The scan variant of the tokenizer (json_scan.h): the same stop found
+ * with bytes, words, 16 or 32 bytes at a time.  dump.json is indented with
+ * runs of spaces and made of short strings, and looking at many bytes per
+ * step instead of one is most of the tokenizer's speed. */
+#if JSON_HAVE_SSE2
+#define SCAN(lx, kind, p, end)                                                                  \
+    ((lx)->scan == JSON_SCAN_AVX2 ? json_scan_##kind##_avx2((p), (end))                          \
+     : (lx)->scan == JSON_SCAN_SSE2 ? scan_##kind##_sse2((p), (end)) : scan_##kind##_portable((p), (end)))
 #else
-#define JSON_SWAR 0
+#define SCAN(lx, kind, p, end) scan_##kind##_portable((p), (end))
 #endif
 
-static inline const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) {
-        p++;
-#if JSON_SWAR
-        /* a newline is followed by the indentation: step over the spaces by words */
-        if (p[-1] == '\n')
-            while (end - p >= 8) {
-                uint64_t x = swar_load(p) ^ (SWAR_ONES * ' ');
-                if (x) { p += __builtin_ctzll(x) >> 3; break; }
-                p += 8;
-            }
-#endif
-    }
-    return p;
+/* White space comes in short runs (a newline and the indentation): words
+ * step over them faster than 16- or 32-byte blocks (bench_lex measured it),
+ * so every variant scans them so. */
+__attribute__((always_inline)) static inline const char *skip_ws(const struct json_lex *lx, const char *p) {
+    if (p < lx->end && !json_is_ws(*p)) return p;   /* most tokens follow none */
+    return scan_ws_portable(p, lx->end);
 }
-
-static const double pow10_exact[23] = {
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 #define JSON_MAX_NUMBER 400
 
-/* Scans a JSON number at p.  Correctly rounded: the exact fast path when
- * the mantissa fits 53 bits and the power of ten is exact, strtod
- * otherwise (with the C locale's decimal point, whatever the program's). */
+/* Digits from p while the significand has fewer than 19 (10^19 < 2^64),
+ * every one significant (the caller stepped over leading zeros); *mant and
+ * *sig grow.  Eight at a time where the buffer allows. */
+static inline const char *take_digits(const char *p, const char *end, uint64_t *mant, int *sig) {
+    uint64_t m = *mant;
+    int n = *sig;
+#if JSON_SWAR
+    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    while (end - p >= 8 && n <= 11) {
+        uint64_t w = swar_load(p);
+        int k = swar_digit_run(w);
+        if (k == 0) goto done;
+        m = m * p10[k] + swar_digits_value(w, k);
+        n += k;
+        p += k;
+        if (k < 8) goto done;
+    }
+#endif
+    while (p < end && (unsigned)(*p - '0') < 10 && n < 19) {
+        m = m * 10 + (uint64_t)(*p - '0');
+        n++;
+        p++;
+    }
+#if JSON_SWAR
+done:
+#endif
+    *mant = m;
+    *sig = n;
+    return p;
+}
+
+/* The digits past the 19th: counted, and whether one was not zero. */
+static inline const char *drop_digits(const char *p, const char *end, int *count, int *nonzero) {
+    const char *s = p;
+    while (p < end && (unsigned)(*p - '0') < 10) {
+        *nonzero |= *p != '0';
+        p++;
+    }
+    *count = (int)(p - s);
+    return p;
+}
+
+/* Scans a JSON number at p.  Correctly rounded, the value strtod gives
+ * (decfloat.h; strtod itself when that cannot decide, with the C locale's
+ * decimal point, whatever the program's). */
 static enum json_tok lex_number(struct json_lex *lx, const char *p) {
     const char *start = p, *end = lx->end;
-    int neg = 0;
+    int neg = 0, sig = 0, exp = 0, exp_neg = 0, trunc = 0, n = 0;
     uint64_t mant = 0;
-    int digits = 0, frac_digits = 0, exp = 0, exp_neg = 0, exact = 1;
+    long e10 = 0;
     if (*p == '-') { neg = 1; p++; }
     if (p >= end || *p < '0' || *p > '9') return lex_fail(lx, start, "expected a number");
     if (*p == '0') p++;   /* a leading zero stands alone */
     else {
-        while (p < end && *p >= '0' && *p <= '9') {
-            if (digits < 19) mant = mant * 10 + (uint64_t)(*p - '0'); else exact = 0;
-            if (mant || digits) digits++;
-            p++;
-            if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
-        }
+        p = take_digits(p, end, &mant, &sig);
+        p = drop_digits(p, end, &n, &trunc);
+        e10 += n;   /* integer digits past the 19th */
+        if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
     }
     if (p < end && *p == '.') {
         p++;
         if (p >= end || *p < '0' || *p > '9') return lex_fail(lx, p, "expected a digit after '.'");
-        while (p < end && *p >= '0' && *p <= '9') {
-            if (digits < 19) { mant = mant * 10 + (uint64_t)(*p - '0'); frac_digits++; if (mant) digits++; }
-            else exact = 0;
-            p++;
-            if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
-        }
+        const char *f = p;
+        if (!mant)
+            while (p < end && *p == '0') p++;   /* 0.000123: the zeros only scale */
+        p = take_digits(p, end, &mant, &sig);
+        e10 -= p - f;
+        p = drop_digits(p, end, &n, &trunc);
+        if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
@@ -394,21 +417,17 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
         while (p < end && *p >= '0' && *p <= '9') {
             if (exp < 100000) exp = exp * 10 + (*p - '0');
             p++;
-            if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
         }
+        if (p - start > JSON_MAX_NUMBER) return lex_fail(lx, start, "number too long");
     }
     if (lx->more && p >= end) return lx->tok = JT_MORE;   /* the number may go on in the next piece */
-    int e10 = (exp_neg ? -exp : exp) - frac_digits;
+    e10 += exp_neg ? -exp : exp;
     double v;
-    if (exact && mant <= ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
-        v = (double)mant;
-        v = e10 < 0 ? v / pow10_exact[-e10] : v * pow10_exact[e10];
-        if (neg) v = -v;
-    } else {
+    if (lx->slow_numbers || !decfloat_to_double(mant, (int)e10, neg, trunc, &v)) {
         char tmp[JSON_MAX_NUMBER + 2];
-        size_t n = (size_t)(p - start);
-        memcpy(tmp, start, n);
-        tmp[n] = '\0';
+        size_t len = (size_t)(p - start);
+        memcpy(tmp, start, len);
+        tmp[len] = '\0';
         v = strtod(tmp, NULL);   /* JSON numbers only use '.', which strtod reads in the C locale */
     }
     lx->num = v;
@@ -417,20 +436,25 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
     return lx->tok = JT_NUMBER;
 }
 
+/* Strings are mostly short (keys, dtypes): sixteen bytes by words first, the
+ * variant's wide scan only for the rest of a longer one (kernel names). */
+static inline const char *scan_str(const struct json_lex *lx, const char *p, const char *end) {
+#if JSON_SWAR
+    for (int i = 0; i < 2 && end - p >= 8; i++) {
+        uint64_t w = swar_load(p);
+        uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
+        if (m) return p + (__builtin_ctzll(m) >> 3);
+        p += 8;
+    }
+#endif
+    return SCAN(lx, str, p, end);
+}
+
 static enum json_tok lex_string(struct json_lex *lx, const char *p, enum json_tok kind) {
     const char *start = ++p, *end = lx->end;
     int esc = 0;
     for (;;) {
-#if JSON_SWAR
-        while (end - p >= 8) {
-            uint64_t w = swar_load(p);
-            /* bytes < 0x20: the same borrow trick against 0x20 */
-            uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
-            if (m) { p += __builtin_ctzll(m) >> 3; break; }
-            p += 8;
-        }
-#endif
-        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
+        p = scan_str(lx, p, end);
         if (p >= end) return lex_fail(lx, p, "unterminated string");
         if (*p == '"') break;
         if (*p == '\\') {
@@ -505,25 +529,12 @@ static enum json_tok lex_close(struct json_lex *lx, const char *p) {
     return lx->tok = *p == '}' ? JT_OBJ_END : JT_ARR_END;
 }
 
-static enum json_tok lex_next(struct json_lex *lx);
-
-enum json_tok json_lex_next(struct json_lex *lx) {
-    if (!lx->more) return lex_next(lx);
-    const char *p0 = lx->p;
-    int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
-    enum json_tok t = lex_next(lx);
-    if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
-        lx->p = p0;
-        lx->state = state0;
-        lx->depth = depth0;
-        lx->started = started0;
-    }
-    return t;
-}
-
-static enum json_tok lex_next(struct json_lex *lx) {
+/* The next token (a loop rather than a call per comma, so that it inlines
+ * into json_lex_next: one call per token). */
+__attribute__((always_inline)) static inline enum json_tok lex_next(struct json_lex *lx) {
     if (lx->failed) return JT_ERROR;
-    const char *p = skip_ws(lx->p, lx->end);
+again:;
+    const char *p = skip_ws(lx, lx->p);
     switch (lx->state) {
     case S_DONE:
         if (p < lx->end) return lex_fail(lx, p, "unexpected text after the JSON value");
@@ -546,7 +557,7 @@ static enum json_tok lex_next(struct json_lex *lx) {
         if (p >= lx->end || *p != '"') return lex_fail(lx, p, "expected a quoted object key");
         enum json_tok kt = lex_string(lx, p, JT_KEY);
         if (kt != JT_KEY) return kt;
-        p = skip_ws(lx->p, lx->end);
+        p = skip_ws(lx, lx->p);
         if (p >= lx->end || *p != ':') return lex_fail(lx, p, "expected ':' after an object key");
         lx->p = p + 1;
         lx->state = S_VALUE;
@@ -556,13 +567,28 @@ static enum json_tok lex_next(struct json_lex *lx) {
         if (*p == ',') {
             lx->p = p + 1;
             lx->state = lx->kind[lx->depth] == 1 ? S_KEY : S_VALUE;
-            return lex_next(lx);
+            goto again;
         }
         if (*p == '}' || *p == ']') return lex_close(lx, p);
         return lex_fail(lx, p, lx->kind[lx->depth] == 1 ? "expected ',' or '}'" : "expected ',' or ']'");
     }
     return lex_fail(lx, p, "internal tokenizer state");
 }
+
+enum json_tok json_lex_next(struct json_lex *lx) {
+    if (__builtin_expect(!lx->more, 1)) return lex_next(lx);
+    const char *p0 = lx->p;
+    int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
+    enum json_tok t = lex_next(lx);
+    if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
+        lx->p = p0;
+        lx->state = state0;
+        lx->depth = depth0;
+        lx->started = started0;
+    }
+    return t;
+}
+
 
 /* Skipping is most of the work on a dump.json (shapes, integer lists,
  * values no reader wants), so it scans bytes instead of tokens: brackets
@@ -575,44 +601,62 @@ static int skip_fail(struct json_lex *lx, const char *at, int depth0, const char
     return 1;
 }
 
+/* The quotes, backslashes and brackets of the 64 bytes at p (n of them
+ * left before the end): the scan variant's block mask, or the bytes'. */
+static inline uint64_t skip_mask(const struct json_lex *lx, const char *p, size_t n) {
+#if JSON_HAVE_SSE2
+    if (n >= 64 && lx->scan == JSON_SCAN_AVX2) return json_skip_mask_avx2(p);
+    if (n >= 64 && lx->scan == JSON_SCAN_SSE2) return skip_mask_sse2(p);
+#else
+    (void)lx;
+#endif
+    return skip_mask_portable(p, n < 64 ? n : 64);
+}
+
+/* One stop of a skip (a bit of the block mask at q).  0 to go on, 1 when the
+ * value ended (lx->p past it), -1/2 (skip_fail's -1/1 shifted) on failure. */
+static inline int skip_stop(struct json_lex *lx, const char *q, int base, int depth0, int *in_str, const char **esc_end) {
+    char c = *q;
+    if (q < *esc_end) return 0;   /* the byte after a backslash */
+    if (*in_str) {
+        if (c == '"') *in_str = 0;
+        else if (c == '\\') *esc_end = q + 2;
+        return 0;   /* brackets inside strings are text */
+    }
+    if (c == '"') { *in_str = 1; return 0; }
+    if (c == '{' || c == '[') {
+        if (lx->depth >= JSON_MAX_DEPTH) return skip_fail(lx, q, depth0, "nesting deeper than 512 levels") < 0 ? -1 : 2;
+        lx->kind[++lx->depth] = c == '{' ? 1 : 2;
+    } else if (c == '}' || c == ']') {
+        if ((c == '}') != (lx->kind[lx->depth] == 1))
+            return skip_fail(lx, q, depth0, lx->kind[lx->depth] == 1 ? "expected '}'" : "expected ']'") < 0 ? -1 : 2;
+        if (--lx->depth == base) {
+            lx->p = q + 1;
+            lx->state = lx->depth ? S_AFTER : S_DONE;
+            lx->tok = c == '}' ? JT_OBJ_END : JT_ARR_END;
+            return 1;
+        }
+    }
+    return 0;   /* a backslash outside strings: not checked here */
+}
+
 int json_lex_skip(struct json_lex *lx, enum json_tok first) {
     if (first != JT_OBJ_BEGIN && first != JT_ARR_BEGIN) return first == JT_ERROR ? -1 : 0;
-    const char *p = lx->p, *end = lx->end;
-    int base = lx->depth - 1, depth0 = lx->depth;
-    while (p < end) {
-        char c = *p;
-        if (c == '"') {
-            p++;
-            for (;;) {
-                while (p < end && *p != '"' && *p != '\\') p++;
-                if (p >= end) {
-                    if (lx->more) { lx->depth = depth0; return 1; }
-                    lex_fail(lx, p, "unterminated string");
-                    return -1;
-                }
-                if (*p == '"') break;
-                p += 2;
-            }
-            p++;
-            continue;
+    const char *p = lx->p, *end = lx->end, *esc_end = p;
+    int base = lx->depth - 1, depth0 = lx->depth, in_str = 0;
+    for (; p < end; p += 64) {
+        size_t n = (size_t)(end - p);
+        for (uint64_t m = skip_mask(lx, p, n); m; m &= m - 1) {
+            int r = skip_stop(lx, p + __builtin_ctzll(m), base, depth0, &in_str, &esc_end);
+            if (r == 1) return 0;
+            if (r) return r < 0 ? -1 : 1;
         }
-        if (c == '{' || c == '[') {
-            if (lx->depth >= JSON_MAX_DEPTH) return skip_fail(lx, p, depth0, "nesting deeper than 512 levels");
-            lx->kind[++lx->depth] = c == '{' ? 1 : 2;
-        } else if (c == '}' || c == ']') {
-            if ((c == '}') != (lx->kind[lx->depth] == 1)) {
-                return skip_fail(lx, p, depth0, lx->kind[lx->depth] == 1 ? "expected '}'" : "expected ']'");
-            }
-            if (--lx->depth == base) {
-                lx->p = p + 1;
-                lx->state = lx->depth ? S_AFTER : S_DONE;
-                lx->tok = c == '}' ? JT_OBJ_END : JT_ARR_END;
-                return 0;
-            }
-        }
-        p++;
     }
     if (lx->more) { lx->depth = depth0; return 1; }   /* goes on in the next piece: scanned again from the start */
+    if (in_str) {
+        lex_fail(lx, esc_end > end ? esc_end : end, "unterminated string");
+        return -1;
+    }
     lex_fail(lx, end, "unterminated object or array");
     return -1;
 }

@@ -94,7 +94,15 @@ struct json_lex {
      * the input (off0 = offset of buf[0]), no line numbers. */
     int more, streaming;
     uint64_t off0;
+    /* How bytes are scanned (enum json_scan, json_scan_best() by default)
+     * and numbers converted (slow_numbers = 1: always strtod).  Every
+     * choice gives the same tokens and values; tests set them to compare. */
+    uint8_t scan, slow_numbers;
 };
+
+enum json_scan { JSON_SCAN_PORTABLE, JSON_SCAN_SSE2, JSON_SCAN_AVX2 };
+/* The fastest scan this processor runs. */
+int json_scan_best(void);
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);
 /* Next token; JT_ERROR with err filled (file, line, byte offset) on bad input. */

@@ -8,6 +8,7 @@ input thousands of times faster than a large one).
   compare      the same records against a copy whose statistics and
                checksums drift (problem \\x1e bench \\x1e construct.json)
   json         the same dumps, and every small JSON file
+  lexdiff      the same as json (the tokenizer's variants against each other)
   construct    construct.json / stack.json cut to their first entries
   monitor      the header and first rows of every monitor CSV (v1)
   monitor_v2   the same of every monitor_v2 CSV, after a byte naming its slug
@@ -84,6 +85,7 @@ for root, dirs, files in sorted(os.walk(fix)):
                         if hit:
                             s[k] = [hit, v[1][:2]]
             put("json", dj)
+            put("lexdiff", dj)
             put("dump", dj + SEP + json.dumps(c, indent=1))
             put("graph", dj + SEP + json.dumps(c, indent=1) + SEP + json.dumps(s, indent=1))
             put("construct", json.dumps(c, indent=1))
@@ -95,6 +97,8 @@ for root, dirs, files in sorted(os.walk(fix)):
         if fn.endswith(".json") and fn != "dump.json" and os.path.getsize(p) <= 8192:
             with open(p, "rb") as f:
                 put("json", f.read())
+            with open(p, "rb") as f:
+                put("lexdiff", f.read())
             if fn in ("construct.json", "stack.json"):
                 with open(p, "rb") as f:
                     put("construct", f.read())

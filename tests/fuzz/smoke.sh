@@ -8,7 +8,7 @@
 #
 # Settings (environment):
 #   FUZZ_SECONDS  seconds per target (30)
-#   FUZZ_TARGETS  targets to run (all: json dump graph construct monitor monitor_v2 anomaly steptrace npy db
+#   FUZZ_TARGETS  targets to run (all: json lexdiff dump graph construct monitor monitor_v2 anomaly steptrace npy db
 #                 mapping layermap matchcfg regex trace compare)
 #   FUZZ_BUILD    build folder (build-fuzz); FUZZ_WORK corpora, logs and
 #                 artifacts ($FUZZ_BUILD/fuzz-work; corpora grow run after run)
@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/tests/fuzz
 BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-30}
-TARGETS=${FUZZ_TARGETS:-"json dump graph construct monitor monitor_v2 anomaly steptrace npy db mapping layermap matchcfg regex trace compare"}
+TARGETS=${FUZZ_TARGETS:-"json lexdiff dump graph construct monitor monitor_v2 anomaly steptrace npy db mapping layermap matchcfg regex trace compare"}
 WORK=${FUZZ_WORK:-$BUILD/fuzz-work}
 NICE=${FUZZ_NICE:-10}
 FIX=$ROOT/tests/data
@@ -66,7 +66,7 @@ fi
 # ---- run ----
 dict_of() {
     case $1 in
-    json|dump|graph|construct|mapping|matchcfg|anomaly|trace|compare) echo json.dict;;
+    json|lexdiff|dump|graph|construct|mapping|matchcfg|anomaly|trace|compare) echo json.dict;;
     monitor|monitor_v2) echo csv.dict;; steptrace) echo steptrace.dict;; npy) echo npy.dict;; layermap) echo yaml.dict;; regex) echo regex.dict;;
     esac
 }
