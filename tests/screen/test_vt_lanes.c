@@ -261,7 +261,7 @@ static void lanes_200x60(void) {
 static void fixture(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
     const char *s = pt_shared_file("traces", "hta/sampled_2rank");
-    if (!s) SKIP("../shared absent");
+    if (!s) SKIP("no test data (PT_SHARED: run through ctest)");
     if (!reads_traces(s)) SKIP("this build reads no profiler traces (probetop info fails on them)");
     struct vt vt;
     const char *args[] = {s, NULL};

@@ -61,7 +61,7 @@ static void slices_only(void) { browse("0"); }
 static void zoomed_summary(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     const char *t = pt_tmpdir("lazy_zoom"), *py = getenv("PT_PYTHON");
-    if (!t || !pt_shared()) SKIP("../shared absent");
+    if (!t || !pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
     char cmd[4096], db[1200];
     snprintf(cmd, sizeof cmd,
              "'%s' '%s/tools/gen_dump.py' --out '%s/mon' --monitor --steps 3 --ranks 128 --layers 2 --hidden 32 "

@@ -8,7 +8,7 @@
  * implementation of probetop-rules(7), OVERFLOW LEVELS (below), and the unmodified real
  * dump must come out clean, as msProbe's own overflow check found it
  * (fixtures/msprobe-outputs: no overflow_level on any node).  Skips when
- * ../shared or Python is absent. */
+ * the test data or Python is absent. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -340,7 +340,7 @@ static void test_quick_start_clean(void) {
 static void test_gen_dump_planted(void) {
     const char *sh = pt_shared();
     char gen[4200], dir[4200], args[13000];
-    if (!sh || !have_python()) SKIP("no ../shared or no python");
+    if (!sh || !have_python()) SKIP("no test data (PT_SHARED: run through ctest) or no python");
     snprintf(gen, sizeof gen, "%s/tools/gen_dump.py", sh);
     if (access(gen, R_OK) != 0) SKIP("no gen_dump.py");
     snprintf(dir, sizeof dir, "%s/gen", pt_tmpdir_path);
@@ -499,7 +499,7 @@ static void test_gen_dump_planted(void) {
 }
 
 /* gen_dump.py into the scratch dir (3 steps, 2 ranks, 2 layers) with extra
- * arguments; 0 ok, -1 when ../shared or Python is absent (skip), 1 failed. */
+ * arguments; 0 ok, -1 when the test data or Python is absent (skip), 1 failed. */
 static int gen_dump(const char *dir, const char *extra) {
     const char *sh = pt_shared();
     char gen[4200], args[13000];
@@ -520,7 +520,7 @@ static void test_gate(void) {
     snprintf(clean, sizeof clean, "%s/gate-clean", pt_tmpdir_path);
     snprintf(nan, sizeof nan, "%s/gate-nan", pt_tmpdir_path);
     int g = gen_dump(clean, "");
-    if (g < 0) SKIP("no ../shared or no python");
+    if (g < 0) SKIP("no test data (PT_SHARED: run through ctest) or no python");
     CHECK_INT(g, 0);
     CHECK_INT(gen_dump(nan, "--nan 1:1:layers.1.self_attention"), 0);
 
@@ -688,7 +688,7 @@ static void test_incomplete(void) {
     snprintf(clean, sizeof clean, "%s/inc-clean", pt_tmpdir_path);
     snprintf(nan, sizeof nan, "%s/inc-nan", pt_tmpdir_path);
     int g = gen_dump(clean, "");
-    if (g < 0) SKIP("no ../shared or no python");
+    if (g < 0) SKIP("no test data (PT_SHARED: run through ctest) or no python");
     CHECK_INT(g, 0);
     CHECK_INT(gen_dump(nan, "--nan 1:1:layers.1.self_attention"), 0);
     for (int k = 0; k < 2; k++) {
@@ -843,7 +843,7 @@ static const char *nonfinite_data(const char *rel, char *buf, size_t size) {
 static void test_monitor_placeholders(void) {
     const char *sh = pt_shared();
     char gen[4200], dir[4200], cmd[13000];
-    if (!sh || !have_python()) SKIP("no ../shared or no python");
+    if (!sh || !have_python()) SKIP("no test data (PT_SHARED: run through ctest) or no python");
     snprintf(gen, sizeof gen, "%s/tools/gen_dump.py", sh);
     if (access(gen, R_OK) != 0) SKIP("no gen_dump.py");
     snprintf(dir, sizeof dir, "%s/mon_clean", pt_tmpdir_path);

@@ -1,5 +1,5 @@
 /* data2db against msProbe's own outputs: for every reference database under
- * ../shared/fixtures/msprobe/derived/<case>.micro_step_<b>/, the database we
+ * tests/data/msprobe/derived/<case>.micro_step_<b>/, the database we
  * write from the same input prints, under trenddb_canon.py, exactly the
  * reference *.canonical.txt. */
 #include "pt_test.h"
@@ -55,7 +55,7 @@ static void monitor_nomicro(void) { one_case("derived/synthetic_monitor_output",
  * writer finds its foresight wrong and reads again in the list's order.
  * Its database equals the one written without that step's folders. */
 static void foresight_wrong(void) {
-    if (!pt_shared()) SKIP("../shared absent");
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *t = pt_tmpdir("data2db_foresight");
     const char *py = getenv("PT_PYTHON");
     char cmd[8192], broken[1100], without[1100], outb[1100], outw[1100], db[1200], dbw[1200];
@@ -104,7 +104,7 @@ static int integrity_ok(const char *db) {
  * again with INSERTs, whose OR IGNORE keeps graph/'s, it equals graph/
  * alone. */
 static void bulk_and_back(void) {
-    if (!pt_shared()) SKIP("../shared absent");
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *t = pt_tmpdir("data2db_bulk");
     const char *py = getenv("PT_PYTHON");
     char cmd[8192], root[1100], out[1100], outg[1100], db[1200], dbg[1200];

@@ -237,14 +237,14 @@ static void check_zoomed(const char *path, int want_groups) {
 
 static void generated_db(void) {
     char db[1300];
-    if (gen_monitor_db("lazy_gen4", 4, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    if (gen_monitor_db("lazy_gen4", 4, db, sizeof db) != 0) SKIP("the test data (PT_SHARED) or python3 absent");
     check_db(db);
     check_zoomed(db, 0);   /* no summary under 9 ranks: the exact slice */
 }
 
 static void generated_db_summary(void) {
     char db[1300];
-    if (gen_monitor_db("lazy_gen12", 12, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    if (gen_monitor_db("lazy_gen12", 12, db, sizeof db) != 0) SKIP("the test data (PT_SHARED) or python3 absent");
     check_db(db);
     check_zoomed(db, 1);
 }
@@ -254,7 +254,7 @@ static void generated_db_summary(void) {
  * slices, which show them. */
 static void generated_db_old_summary(void) {
     char db[1300];
-    if (gen_monitor_db("lazy_gen12_old", 12, db, sizeof db) != 0) SKIP("../shared or python3 absent");
+    if (gen_monitor_db("lazy_gen12_old", 12, db, sizeof db) != 0) SKIP("the test data (PT_SHARED) or python3 absent");
     sqlite3 *h;
     CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
     static const char *const stats[] = {"norm", "min", "max", "zeros", "nans", "mean"};

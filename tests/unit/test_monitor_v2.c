@@ -33,7 +33,7 @@ static size_t nonfinite(const struct cube *c, int step, int rank) {
 }
 
 /* gen_dump.py --monitor-v2 with args into a fresh folder named tag; the
- * tree's path into path.  -1 (the caller skips) without python, ../shared
+ * tree's path into path.  -1 (the caller skips) without python
  * or a working generator. */
 static int gen_tree(const char *tag, const char *args, char *path, size_t size) {
     const char *py = getenv("PT_PYTHON"), *s = pt_shared(), *dir = pt_tmpdir(tag);
@@ -99,7 +99,7 @@ static void fixture_steps(void) {
 static void generated_nan(void) {
     char cmd[4096];
     if (gen_tree("monitor_v2_gen", "--steps 3 --ranks 2 --layers 2 --nan 1:0:layers.1", cmd, sizeof cmd) != 0)
-        SKIP("python, ../shared or the generator absent");
+        SKIP("python, the test data (PT_SHARED) or the generator absent");
     struct pt_error err;
     struct dataset *ds = load(cmd, 0, &err);
     CHECK(ds != NULL);
@@ -308,7 +308,7 @@ static void db_generated(void) {
     char cmd[4096], db[4096], buf[64];
     if (gen_tree("monitor_v2_db_gen", "--steps 4 --ranks 3 --layers 2 --micro-batches 2 --nan 1:0:layers.1", cmd,
                  sizeof cmd) != 0)
-        SKIP("python, ../shared or the generator absent");
+        SKIP("python, the test data (PT_SHARED) or the generator absent");
     struct dataset *notes, *ds;
     struct pt_error err;
     struct db_check k;
@@ -335,7 +335,7 @@ static int put(const char *tree, int rank, const char *file, const char *text) {
     return pt_write(f, text);
 }
 
-/* A tree the test writes (a fresh clone has no ../shared): two calls of a
+/* A tree the test writes (without the generator): two calls of a
  * module, +-inf and nan, weight_grad micro steps from 1, a cc file, a scope
  * v1 has no metric for; --mapping applied to the names of both. */
 static void db_written(void) {
@@ -577,7 +577,7 @@ static void cli_generated(void) {
     char cmd[4096];
     if (gen_tree("cli_v2_gen", "--steps 3 --ranks 2 --layers 2 --micro-batches 2 --nan 1:0:layers.1", cmd,
                  sizeof cmd) != 0)
-        SKIP("python, ../shared or the generator absent");
+        SKIP("python, the test data (PT_SHARED) or the generator absent");
     char *out, *errs;
     const char *argv[] = {"info", cmd, "--json"};
     CHECK_INT(run_cmd(&cmd_info_entry, 3, argv, &out, &errs), EXIT_OK);

@@ -1,6 +1,6 @@
 /* The origin rank across communication (model/origin.h), one test per rule,
  * on dumps tests/gen_origin.py writes, and on a gen_dump.py pipeline (when
- * ../shared is there).  Expected values are msProbe's overflow_check
+ * the generator runs).  Expected values are msProbe's overflow_check
  * answers on the same files (msprobe overflow_check -i DIR -o OUT, the
  * anomaly_analyze_*.json op_name per rank), except where probetop parts
  * from it on purpose (man/probetop.1, "Origin across ranks"): there msProbe
@@ -263,7 +263,7 @@ static void test_ring(void) {
 static void test_gen_dump_pipeline(void) {
     NEED_PYTHON();
     const char *sh = pt_shared();
-    if (!sh) SKIP("../shared absent");
+    if (!sh) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *dir = pt_tmpdir("pp4");
     char cmd[9000], step[1100];
     snprintf(cmd, sizeof cmd,
@@ -303,7 +303,7 @@ static void test_gen_dump_pipeline(void) {
 static void test_gen_dump_tp(void) {
     NEED_PYTHON();
     const char *sh = pt_shared();
-    if (!sh) SKIP("../shared absent");
+    if (!sh) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *dir = pt_tmpdir("tp8");
     char cmd[9000], step[1100];
     snprintf(cmd, sizeof cmd,

@@ -58,7 +58,7 @@ static void check_db(const char *file, int ranks) {
 }
 
 static void generated(void) {
-    if (!pt_shared()) SKIP("../shared absent");
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *t = pt_tmpdir("rank_summary");
     char dump[1100], out[1100], cmd[4096], file[1200];
     snprintf(dump, sizeof dump, "%s/dump", t);
@@ -144,7 +144,7 @@ static void monitor(void) {
 
 /* 8 ranks: every rank is on screen anyway; no table */
 static void few_ranks(void) {
-    if (!pt_shared()) SKIP("../shared absent");
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *t = pt_tmpdir("rank_summary_few");
     char dump[1100], cmd[4096], file[1200];
     snprintf(dump, sizeof dump, "%s/dump", t);

@@ -155,7 +155,7 @@ static const char *generated(void) {
 
 static void generated_dump(void) {
     const char *in = generated();
-    if (!in) SKIP("../shared or python3 absent");
+    if (!in) SKIP("the test data (PT_SHARED) or python3 absent");
     one(in, "shard_gen_4", 4, 1, 1);
     one(in, "shard_gen_5f", 5, 0, 1);
     /* rank 5 (shard 5 of 5 alone) and one file of rank 2 without
@@ -171,7 +171,7 @@ static void generated_dump(void) {
 
 static void overlap_refused(void) {
     const char *in = generated();
-    if (!in) SKIP("../shared or python3 absent");
+    if (!in) SKIP("the test data (PT_SHARED) or python3 absent");
     char fewer[1200], dir[1200], cmd[4096], out[1200];
     const char *t = pt_tmpdir("shard_overlap");
     snprintf(fewer, sizeof fewer, "%s/fewer", t);
@@ -225,7 +225,7 @@ static void overlap_refused(void) {
 
 static void half_written_refused(void) {
     const char *in = generated();
-    if (!in) SKIP("../shared or python3 absent");
+    if (!in) SKIP("the test data (PT_SHARED) or python3 absent");
     const char *t = pt_tmpdir("shard_half");
     char dir[1200], tmp[1300], out[1200], f[1300];
     snprintf(dir, sizeof dir, "%s/shards", t);
@@ -289,7 +289,7 @@ static void monitor_trees(void) {
         }
     }
     monitor_kind = 0;
-    if (!in && !t) SKIP("fixture and ../shared absent");
+    if (!in && !t) SKIP("fixture and test data (PT_SHARED) absent");
 }
 
 int main(void) {
