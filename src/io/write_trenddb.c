@@ -1355,6 +1355,42 @@ static int write_empty_monitor_shard(const struct monitor_data *md, const char *
     return tdb_commit(&t);
 }
 
+/* Per name of md's pool: the key last found for it and the (vpp, call) it
+ * was found with.  Rows of one name mostly share those: one lookup per
+ * name, not per row. */
+struct pmemo {
+    uint32_t *key;
+    int32_t *vpp, *call;
+};
+
+static int pmemo_init(struct pmemo *m, const struct monitor_data *md) {
+    size_t n = names_count(md->pool);
+    m->key = malloc((n ? n : 1) * sizeof *m->key);
+    m->vpp = malloc((n ? n : 1) * sizeof *m->vpp);
+    m->call = malloc((n ? n : 1) * sizeof *m->call);
+    if (!m->key || !m->vpp || !m->call) return -1;
+    for (size_t i = 0; i < n; i++) m->key[i] = NAMES_NONE;
+    return 0;
+}
+
+static void pmemo_free(struct pmemo *m) {
+    free(m->key);
+    free(m->vpp);
+    free(m->call);
+    memset(m, 0, sizeof *m);
+}
+
+/* Is row's (name, vpp, call) the one memorised? */
+static int pmemo_hit(const struct pmemo *m, const struct mon_row *r, int32_t call) {
+    return m->key[r->name] != NAMES_NONE && m->vpp[r->name] == r->vpp && m->call[r->name] == call;
+}
+
+static void pmemo_set(struct pmemo *m, const struct mon_row *r, int32_t call, uint32_t key) {
+    m->key[r->name] = key;
+    m->vpp[r->name] = r->vpp;
+    m->call[r->name] = call;
+}
+
 /* Inserts md's targets into t, metric by metric in the fixed order, each
  * known per metric in mk; for a shard every attempt is also kept in *att
  * (files named by fkey).  0, or -1 with t's error set. */
@@ -1366,19 +1402,25 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
     if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
                            -1, &ins_target, NULL))
         return tdb_fail(t, "prepare");
+    struct pmemo memo = {0};   /* seen for this metric already */
+    if (pmemo_init(&memo, md) != 0) { pt_errorf(t->err, "out of memory"); goto out; }   /* out frees it */
     for (int m = 0; m < MON_NMETRICS; m++) {
         if (!(md->metric_has_rows & (1u << m))) continue;
         struct names *seen = names_new();
         if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
+        memset(memo.key, 0xff, names_count(md->pool) * sizeof *memo.key);
         for (size_t i = 0; i < md->nfiles; i++) {
             const struct mon_file *f = &md->files[i];
             if (f->metric != m) continue;
             for (size_t k = 0; k < f->nrows; k++) {
+                int32_t call = micro_step ? 0 : f->rows[k].micro;
+                if (pmemo_hit(&memo, &f->rows[k], call)) continue;
                 const char *nm = monitor_name(md, &f->rows[k]);
                 size_t len = strlen(nm);
-                int32_t call = micro_step ? 0 : f->rows[k].micro;
                 uint32_t before = names_count(seen);
-                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
+                uint32_t sid = names_intern(seen, nm, len, f->rows[k].vpp, call);
+                pmemo_set(&memo, &f->rows[k], call, sid);
+                if (sid < before) continue;
                 int ins;
                 int64_t key = attempt(ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
                 if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
@@ -1402,6 +1444,7 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
     rc = 0;
 out:
     sqlite3_finalize(ins_target);
+    pmemo_free(&memo);
     return rc;
 }
 
@@ -2775,6 +2818,7 @@ struct mon_rows {
     uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
     struct mrow *v;
     size_t n, cap, rows;
+    struct pmemo memo;       /* pool name -> key in ids */
 };
 
 /* One row (the first of its key) into trend_data and the rank's summary. */
@@ -2840,8 +2884,14 @@ static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
             return pt_errorf(w->t->err, "out of memory");
         for (size_t k = 0; k < f->nrows; k++) {
             const struct mon_row *row = &f->rows[k];
-            const char *nm = monitor_name(md, row);
-            uint32_t key = names_find(w->ids->keys, nm, strlen(nm), row->vpp, w->micro_step ? 0 : row->micro);
+            int32_t call = w->micro_step ? 0 : row->micro;
+            uint32_t key;
+            if (pmemo_hit(&w->memo, row, call)) key = w->memo.key[row->name];
+            else {
+                const char *nm = monitor_name(md, row);
+                key = names_find(w->ids->keys, nm, strlen(nm), row->vpp, call);
+                if (key != NAMES_NONE) pmemo_set(&w->memo, row, call, key);
+            }
             if (key == NAMES_NONE) continue;
             w->v[w->n++] = (struct mrow){.step = monitor_row_step(w->st, row), .metric = mid,
                                          .dbid = w->ids->dbid[key], .file = (uint32_t)i, .row = (uint32_t)k};
@@ -2881,11 +2931,15 @@ static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, con
     }
     w.bb = ordered ? bb : NULL;
     memset(&summ, 0, sizeof summ);
+    if (pmemo_init(&w.memo, md) != 0) { pmemo_free(&w.memo); return pt_errorf(t->err, "out of memory"); }
     char sql[512];
     size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
     for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
     snprintf(sql + o, sizeof sql - o, ")");
-    if (!w.bb && sqlite3_prepare_v2(t->db, sql, -1, &w.ins_row, NULL)) return tdb_fail(t, "prepare");
+    if (!w.bb && sqlite3_prepare_v2(t->db, sql, -1, &w.ins_row, NULL)) {
+        pmemo_free(&w.memo);
+        return tdb_fail(t, "prepare");
+    }
     if (ordered && max_rank + 1 >= SUMMARY_MIN_RANKS) {
         summ_init(&summ, nc, max_rank);
         w.summ = &summ;
@@ -2908,6 +2962,7 @@ out:
     sqlite3_finalize(w.ins_summ[0]);
     sqlite3_finalize(w.ins_summ[1]);
     summ_free(&summ);
+    pmemo_free(&w.memo);
     free(w.v);
     return rc;
 }
