@@ -17,6 +17,7 @@ B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
 BEFORE=${PT_BIN_BEFORE:-}
 PY=${PYTHON:-python3}
+MSPY=${MSPROBE_PYTHON:-/usr/bin/python3}   # msProbe's packages: Debian's python (numpy, pandas)
 REPS=${REPS:-3}
 STEPS=${STEPS:-40 160 640}
 D=${MON_BENCH_DIR:-$B/bench-data/mon}
@@ -59,9 +60,10 @@ if [ -n "${MSPROBE_SRC:-}" ]; then
     mb=$(du -smL "$tree" | cut -f1)
     rm -rf "$T/ms"
     r=$(cd "$T" && PYTHONHASHSEED=0 PYTHONPATH="$T/msprobe_py" $TIME -f '%e %U %S %M' -o "$T/ms.t" \
-        "$PY" -m msprobe.msprobe data2db --data "$tree" --db "$T/ms" >/dev/null 2>&1; tail -1 "$T/ms.t")
+        "$MSPY" -m msprobe.msprobe data2db --data "$tree" --db "$T/ms" >/dev/null 2>&1; tail -1 "$T/ms.t")
+    [ -f "$T/ms/monitor_data.trend.db" ] || { echo "msProbe's data2db wrote nothing (MSPROBE_PYTHON=$MSPY)"; exit 1; }
     MS_SPG=$(echo "$r $mb" | awk '{printf "%.0f", $1 / ($5 / 1024)}')
-    MS_WHAT="msProbe measured: $(echo "$r" | cut -d' ' -f1) s for $mb MB (load $(load))"
+    MS_WHAT="msProbe measured: $(echo "$r" | awk '{printf "%s s wall, %.2f s CPU, peak %.0f MB", $1, $2 + $3, $4 / 1024}') for $mb MB (load $(load))"
     if [ -f "$T/ms/monitor_data.trend.db" ]; then
         "$BIN" data2db --data "$tree" --db "$T/pt" >/dev/null 2>&1
         "$PY" "$HERE/../trenddb_canon.py" "$T/ms/monitor_data.trend.db" > "$T/ms.canon"
