@@ -89,8 +89,11 @@ size_t bb_record(unsigned char *out, int ncols, const int64_t *ival, const doubl
     for (int c = 0; c < ncols; c++) {
         if (kind[c] == BB_NULL) { types[c] = 0; continue; }
         if (kind[c] == BB_REAL) {
+            /* SQLite keeps a REAL column's whole numbers as integers, so a
+             * -0.0 it was given reads back as 0.0: the same here */
+            double d = dval[c] == 0 ? 0.0 : dval[c];
             uint64_t u;
-            memcpy(&u, &dval[c], 8);
+            memcpy(&u, &d, 8);
             for (int i = 7; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
             types[c] = 7;
             continue;

@@ -4,10 +4,13 @@
  * it again on every load that uses it, as a fresh parse would. */
 #include "src/io/mon_cache.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "model/names.h"
 #include "model/util/util.h"
@@ -128,33 +131,67 @@ static uint64_t trim(struct mon_part *p) {
     return n;
 }
 
-int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, moncache_parse_fn parse, void *ctx,
-                  struct dataset *ds, const struct mon_part **out) {
+/* One file being read: the parse (any thread) fills p and sd, its names
+ * in pool, its own; the rest (the cache, ds) is the caller's thread's. */
+struct mc_job {
+    const char *path;
+    void *ctx;
     struct stat st;
-    int have_st = stat(path, &st) == 0;
-    uint64_t sig = have_st ? sig_of(&st) : 0;
-    const struct mon_part *kept = have_st ? pstore_find(c->store, path, sig) : NULL;
-    if (kept) {
-        c->st.kept++;
-        ds->bytes_read += (uint64_t)st.st_size;
-        *out = kept;
-        return replay(kept, ds);
-    }
-    struct mon_part *p = calloc(1, sizeof *p);
-    struct dataset *sd = calloc(1, sizeof *sd);
-    int rc = p && sd && (p->path = strdup(path)) ? 0 : -1;
-    if (sd) {
-        sd->follow = ds->follow;
-        sd->max_steps = ds->max_steps;
+    int have_st;
+    uint64_t sig;
+    const struct mon_part *kept;
+    struct mon_part *p;
+    struct dataset *sd;
+    struct names *pool;      /* NULL: c's pool (one file, on the caller's thread) */
+    size_t len;              /* bytes read */
+    int rc;
+};
+
+/* Reads and parses j's file (j->kept NULL). */
+static void mc_parse(struct mc_job *j, size_t max_bytes, moncache_parse_fn parse, const struct dataset *ds,
+                     struct names *pool) {
+    j->p = calloc(1, sizeof *j->p);
+    j->sd = calloc(1, sizeof *j->sd);
+    j->rc = j->p && j->sd && (j->p->path = strdup(j->path)) ? 0 : -1;
+    if (j->sd) {
+        j->sd->follow = ds->follow;
+        j->sd->max_steps = ds->max_steps;
     }
     char *buf = NULL;
     size_t len = 0;
-    int got = rc == 0 ? dataset_read_file(sd, path, max_bytes, &buf, &len) : -1;
-    if (got < 0) rc = -1;
+    int got = j->rc == 0 ? dataset_read_file(j->sd, j->path, max_bytes, &buf, &len) : -1;
+    if (got < 0) j->rc = -1;
     if (got == 0) {
-        ds->bytes_read += len;
-        rc = parse(buf, len, path, ctx, c->pool, sd, p);
+        j->len = len;
+        j->rc = parse(buf, len, j->path, j->ctx, pool, j->sd, j->p);
     }
+}
+
+/* The rows' names from j's own pool into c's: each name once, then every
+ * row through the table. */
+static int mc_rename(struct mon_cache *c, struct mc_job *j) {
+    uint32_t n = names_count(j->pool);
+    uint32_t *to = malloc((n ? n : 1) * sizeof *to);
+    if (!to) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct target *t = names_target(j->pool, i);
+        to[i] = names_intern(c->pool, names_str(j->pool, i), t->len, t->vpp, t->call);
+        if (to[i] == NAMES_NONE) { free(to); return -1; }
+    }
+    for (size_t f = 0; f < j->p->nfiles; f++)
+        for (size_t k = 0; k < j->p->files[f].nrows; k++) j->p->files[f].rows[k].name = to[j->p->files[f].rows[k].name];
+    free(to);
+    return 0;
+}
+
+/* What j's parse said becomes its part's, the part is kept or held for
+ * this load, *out it; as moncache_read.  -1 without memory. */
+static int mc_finish(struct mon_cache *c, struct mc_job *j, struct dataset *ds, const struct mon_part **out) {
+    struct mon_part *p = j->p;
+    struct dataset *sd = j->sd;
+    int rc = j->rc;
+    ds->bytes_read += j->len;
+    if (rc == 0 && j->pool && mc_rename(c, j) != 0) rc = -1;
     c->st.parsed++;
     /* what the parse said is the part's, to say again each time it is used */
     if (rc == 0) {
@@ -164,27 +201,122 @@ int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, monca
         sd->nwarnings = 0;
         p->skipped = sd->nskipped > 0;
         p->partial = sd->npartial > 0;
-        size_t plen = strlen(path);
+        size_t plen = strlen(j->path);
         for (size_t i = 0; i < sd->npending && rc == 0; i++) {
             const char *why = sd->pending[i];
-            if (!strncmp(why, path, plen) && !strncmp(why + plen, ": ", 2)) why += plen + 2;
-            rc = dataset_pending(ds, path, why);
+            if (!strncmp(why, j->path, plen) && !strncmp(why + plen, ": ", 2)) why += plen + 2;
+            rc = dataset_pending(ds, j->path, why);
         }
     }
     /* a file written within the last second may change again within its
      * modification time's tick, unseen: read again next time, as one
      * being written */
-    int keepable = rc == 0 && have_st && !sd->npending && time(NULL) - st.st_mtim.tv_sec > 1;
-    dataset_free(sd);
+    int keepable = rc == 0 && j->have_st && !sd->npending && time(NULL) - j->st.st_mtim.tv_sec > 1;
+    if (sd) dataset_free(sd);
+    j->sd = NULL;
+    j->p = NULL;
     if (rc == 0) rc = replay(p, ds);
     /* not kept (over the budget, being written): for this load only */
-    if (rc == 0 && !(keepable && pstore_keep(c->store, path, sig, p, trim(p)))) rc = push_tmp(c, p);
+    if (rc == 0 && !(keepable && pstore_keep(c->store, j->path, j->sig, p, trim(p)))) rc = push_tmp(c, p);
     if (rc != 0) {
         if (p) part_free(p);
         return -1;
     }
     *out = p;
     return 0;
+}
+
+/* The kept part of j's file, when it is unchanged. */
+static void mc_lookup(struct mon_cache *c, struct mc_job *j) {
+    j->have_st = stat(j->path, &j->st) == 0;
+    j->sig = j->have_st ? sig_of(&j->st) : 0;
+    j->kept = j->have_st ? pstore_find(c->store, j->path, j->sig) : NULL;
+}
+
+static int mc_use_kept(struct mon_cache *c, struct mc_job *j, struct dataset *ds, const struct mon_part **out) {
+    c->st.kept++;
+    ds->bytes_read += (uint64_t)j->st.st_size;
+    *out = j->kept;
+    return replay(j->kept, ds);
+}
+
+int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, moncache_parse_fn parse, void *ctx,
+                  struct dataset *ds, const struct mon_part **out) {
+    struct mc_job j = {.path = path, .ctx = ctx};
+    mc_lookup(c, &j);
+    if (j.kept) return mc_use_kept(c, &j, ds, out);
+    mc_parse(&j, max_bytes, parse, ds, c->pool);
+    return mc_finish(c, &j, ds, out);
+}
+
+struct mc_many {
+    struct mc_job *jobs;
+    size_t n, max_bytes;
+    moncache_parse_fn parse;
+    const struct dataset *ds;
+    atomic_size_t next;      /* the next job to take */
+};
+
+static void *mc_worker(void *arg) {
+    struct mc_many *m = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&m->next, 1);
+        if (i >= m->n) return NULL;
+        struct mc_job *j = &m->jobs[i];
+        if (j->kept) continue;
+        if (!(j->pool = names_new())) { j->rc = -1; continue; }
+        mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
+    }
+}
+
+int moncache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+                       moncache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
+                       const struct mon_part **out) {
+    struct mc_many m = {.n = n, .max_bytes = max_bytes, .parse = parse, .ds = ds};
+    int rc = 0;
+    if (!n) return 0;
+    if (!(m.jobs = calloc(n, sizeof *m.jobs))) return -1;
+    size_t todo = 0;
+    for (size_t i = 0; i < n; i++) {
+        m.jobs[i].path = paths[i];
+        m.jobs[i].ctx = (char *)ctxs + i * ctx_size;
+        mc_lookup(c, &m.jobs[i]);
+        todo += !m.jobs[i].kept;
+    }
+    if (threads <= 0) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = nc < 1 ? 1 : nc > 64 ? 64 : (int)nc;
+    }
+    if ((size_t)threads > todo) threads = todo ? (int)todo : 1;
+    if (threads > 64) threads = 64;
+    /* a batch of files at a time: each parse holds its bytes and names
+     * until this thread took them over */
+    struct mc_job *all = m.jobs;
+    size_t batch = (size_t)threads * 8;
+    for (size_t base = 0; base < n; base += batch) {
+        m.jobs = all + base;
+        m.n = n - base < batch ? n - base : batch;
+        atomic_store(&m.next, 0);
+        pthread_t tids[64];
+        int nt = 0;
+        for (int t = 1; rc == 0 && t < threads; t++)
+            if (pthread_create(&tids[nt], NULL, mc_worker, &m) == 0) nt++;
+        if (rc == 0) mc_worker(&m);   /* this thread parses too */
+        for (int t = 0; t < nt; t++) pthread_join(tids[t], NULL);
+        /* in the files' order, on this thread: notes, names, the cache */
+        for (size_t i = 0; i < m.n; i++) {
+            struct mc_job *j = &m.jobs[i];
+            if (rc == 0) rc = j->kept ? mc_use_kept(c, j, ds, &out[base + i]) : mc_finish(c, j, ds, &out[base + i]);
+            else if (!j->kept) {
+                if (j->p) part_free(j->p);
+                if (j->sd) dataset_free(j->sd);
+            }
+            names_free(j->pool);
+        }
+    }
+    m.jobs = all;
+    free(m.jobs);
+    return rc;
 }
 
 int moncache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, moncache_parse_fn parse,

@@ -63,6 +63,15 @@ int moncache_begin(struct mon_cache *c, const char *stamp);
  * 0 with *out (valid until the next moncache_begin), -1 without memory. */
 int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, moncache_parse_fn parse, void *ctx,
                   struct dataset *ds, const struct mon_part **out);
+/* The parts of paths[0..n) into out[0..n), as n calls of moncache_read
+ * in that order give them (notes into ds in that order), the files that
+ * must be parsed parsed on threads threads (0: one per core), each with
+ * names of its own, then put into the cache's pool.  ctxs: parse's
+ * context of each file, ctx_size bytes apart (each used by one thread).
+ * -1 without memory. */
+int moncache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+                       moncache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
+                       const struct mon_part **out);
 /* A part of bytes that come from no file (tests, fuzzing): parsed into the
  * cache, never kept past the next moncache_begin.  -1 without memory. */
 int moncache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, moncache_parse_fn parse,

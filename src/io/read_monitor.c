@@ -524,22 +524,40 @@ static int read_folders(const char *path, const struct mapping *map, const struc
         if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
+    /* every file's path and parse context, in order, then parsed on all
+     * cores (moncache_read_many) */
+    char **paths = NULL;
+    struct v1_ctx *cxs = NULL;
+    size_t np = 0, cappaths = 0, capcxs = 0;
     for (size_t i = 0; i < nr && rc == 0; i++) {
         size_t nfs;
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             int m = match_csv(files[k]);
             if (m < 0 || dataset_csv_first_step(files[k]) > cut) continue;
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", rd[i].dir, files[k]);
-            struct v1_ctx cx = {.metric = m, .rank = (int32_t)rd[i].rank, .map = map, .layout = layout};
-            const struct mon_part *part;
-            rc = moncache_read(c, p, CSV_MAX_BYTES, v1_parse, &cx, ds, &part);
-            if (rc == 0) rc = monitor_add_part(md, part, NULL);
-            if (rc == 0) ds->files_read++;
+            size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
+            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
+                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 || !(paths[np] = malloc(pl))) {
+                rc = -1;
+                break;
+            }
+            snprintf(paths[np], pl, "%s/%s", rd[i].dir, files[k]);
+            cxs[np++] = (struct v1_ctx){.metric = m, .rank = (int32_t)rd[i].rank, .map = map, .layout = layout};
         }
         if (files) fs_free_list(files, nfs);
     }
+    const struct mon_part **parts = rc == 0 ? calloc(np ? np : 1, sizeof *parts) : NULL;
+    if (!parts) rc = -1;
+    if (rc == 0) rc = moncache_read_many(c, (const char *const *)paths, np, CSV_MAX_BYTES, v1_parse, cxs, sizeof *cxs, 0,
+                                         ds, parts);
+    for (size_t i = 0; i < np && rc == 0; i++) {
+        rc = monitor_add_part(md, parts[i], NULL);
+        if (rc == 0) ds->files_read++;
+    }
+    for (size_t i = 0; i < np; i++) free(paths[i]);
+    free(paths);
+    free(cxs);
+    free(parts);
     for (size_t k = 0; k < nr; k++) free(rd[k].dir);
     free(rd);
     if (rc != 0) return pt_errorf(err, "out of memory reading %s", path);

@@ -397,24 +397,42 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
         if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
+    /* every file's path and parse context, in order, then parsed on all
+     * cores (moncache_read_many), a rank at a time */
+    char **paths = NULL;
+    struct v2_ctx *cxs = NULL;
+    const struct mon_part **parts = NULL;
+    size_t cappaths = 0, capcxs = 0, capparts = 0;
     for (size_t i = 0; i < nr && rc == 0; i++) {
-        size_t nfs;
+        size_t nfs, np = 0;
         char **files = fs_list_dir(rk[i].dir, 0, &nfs);
+        if (o->cancel && *o->cancel) rc = pt_errorf(err, "cancelled");
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-            if (o->cancel && *o->cancel) { rc = pt_errorf(err, "cancelled"); break; }
             int slug = match_csv(files[k]);
             if (slug < 0 || dataset_csv_first_step(files[k]) > cut) continue;
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", rk[i].dir, files[k]);
-            struct v2_ctx cx = {.slug = slug, .rank = (int32_t)rk[i].rank, .map = rd->map, .layout = rd->layout};
-            const struct mon_part *part;
-            if (moncache_read(rd->cache, p, V2_MAX_BYTES, v2_parse, &cx, ds, &part) != 0 ||
-                add_part(md, rd->mt, part, ds) != 0)
-                rc = pt_errorf(err, "out of memory reading %s", p);
-            else ds->files_read++;
+            size_t pl = strlen(rk[i].dir) + strlen(files[k]) + 2;
+            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
+                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 ||
+                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
+                rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
+                break;
+            }
+            snprintf(paths[np], pl, "%s/%s", rk[i].dir, files[k]);
+            cxs[np++] = (struct v2_ctx){.slug = slug, .rank = (int32_t)rk[i].rank, .map = rd->map, .layout = rd->layout};
         }
         if (files) fs_free_list(files, nfs);
+        if (rc == 0 && moncache_read_many(rd->cache, (const char *const *)paths, np, V2_MAX_BYTES, v2_parse, cxs,
+                                          sizeof *cxs, 0, ds, parts) != 0)
+            rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
+        for (size_t k = 0; k < np && rc == 0; k++) {
+            if (add_part(md, rd->mt, parts[k], ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
+            else ds->files_read++;
+        }
+        for (size_t k = 0; k < np; k++) free(paths[k]);
     }
+    free(paths);
+    free(cxs);
+    free(parts);
     md->nranks = (int)nr;
     for (size_t i = 0; i < nr; i++) free(rk[i].dir);
     free(rk);

@@ -157,6 +157,7 @@ static int tdb_commit(struct tdb *t) {
 }
 
 static int write_rank_summary(struct tdb *t);
+static int bulk_attach(struct tdb *t, struct bb *bb);
 /* Fewer ranks: no summary (a heat map shows them all; the table would cost
  * an eighth of the rows for nothing) */
 #define SUMMARY_MIN_RANKS 9
@@ -1080,41 +1081,51 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
     }
     res->rows = w->rows_in;
     snprintf(res->path, sizeof res->path, "%s", w->t.final);
-    if (w->bb) {
-        sqlite3_stmt *st = NULL;
-        w->t.bulk = w->bb;
-        w->t.bulk_root = 0;
-        if (sqlite3_prepare_v2(w->t.db, "SELECT rootpage FROM sqlite_master WHERE name = 'trend_data'", -1, &st, NULL) ==
-                SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            w->t.bulk_root = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        if (!w->t.bulk_root) return tdb_fail(&w->t, "find trend_data");
-    }
+    if (w->bb && bulk_attach(&w->t, w->bb) != 0) return -1;
     return tdb_commit(&w->t);
 }
 
 /* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
- * kind it knows how to grow; else (NULL, 0) the rows go in by INSERTs. */
-static int dump_bulk_open(struct dump_writer *w, const char *outdir, const char *dbname, struct dataset *ds) {
+ * kind it knows how to grow (*bb); else (*bb NULL, 0) the rows go in by
+ * INSERTs. */
+static int bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct bb **bb) {
     sqlite3_stmt *st = NULL;
     int ps = 0, vac = -1;
-    if (sqlite3_prepare_v2(w->t.db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    *bb = NULL;
+    if (sqlite3_prepare_v2(t->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         ps = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(w->t.db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(t->db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         vac = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     if (vac != 0 || ps < 512) return 0;
-    char name[160], *scratch = malloc(strlen(w->t.final) + 40);
+    char name[160], *scratch = malloc(strlen(t->final) + 40);
     struct pt_error e;
-    if (!scratch) return pt_errorf(w->err, "out of memory");
+    if (!scratch) return pt_errorf(t->err, "out of memory");
     snprintf(name, sizeof name, "%s.rows", dbname);
     remove_stale(outdir, name, ds);
-    sprintf(scratch, "%s.rows.tmp.%ld", w->t.final, (long)getpid());
-    int rc = bb_open(&w->bb, scratch, ps, &e);
+    sprintf(scratch, "%s.rows.tmp.%ld", t->final, (long)getpid());
+    int rc = bb_open(bb, scratch, ps, &e);
     free(scratch);
-    if (rc != 0) w->bb = NULL;   /* no scratch file to be had: INSERTs */
+    if (rc != 0) *bb = NULL;   /* no scratch file to be had: INSERTs */
     return 0;
+}
+
+static int dump_bulk_open(struct dump_writer *w, const char *outdir, const char *dbname, struct dataset *ds) {
+    return bulk_open(&w->t, outdir, dbname, ds, &w->bb);
+}
+
+/* bb (the rows of trend_data) goes into t's file at the commit, under the
+ * table's root page. */
+static int bulk_attach(struct tdb *t, struct bb *bb) {
+    sqlite3_stmt *st = NULL;
+    t->bulk = bb;
+    t->bulk_root = 0;
+    if (sqlite3_prepare_v2(t->db, "SELECT rootpage FROM sqlite_master WHERE name = 'trend_data'", -1, &st, NULL) ==
+            SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        t->bulk_root = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return t->bulk_root ? 0 : tdb_fail(t, "find trend_data");
 }
 
 /* One try: rank_major (the fast way) may find its foreseen step numbers
@@ -1344,6 +1355,42 @@ static int write_empty_monitor_shard(const struct monitor_data *md, const char *
     return tdb_commit(&t);
 }
 
+/* Per name of md's pool: the key last found for it and the (vpp, call) it
+ * was found with.  Rows of one name mostly share those: one lookup per
+ * name, not per row. */
+struct pmemo {
+    uint32_t *key;
+    int32_t *vpp, *call;
+};
+
+static int pmemo_init(struct pmemo *m, const struct monitor_data *md) {
+    size_t n = names_count(md->pool);
+    m->key = malloc((n ? n : 1) * sizeof *m->key);
+    m->vpp = malloc((n ? n : 1) * sizeof *m->vpp);
+    m->call = malloc((n ? n : 1) * sizeof *m->call);
+    if (!m->key || !m->vpp || !m->call) return -1;
+    for (size_t i = 0; i < n; i++) m->key[i] = NAMES_NONE;
+    return 0;
+}
+
+static void pmemo_free(struct pmemo *m) {
+    free(m->key);
+    free(m->vpp);
+    free(m->call);
+    memset(m, 0, sizeof *m);
+}
+
+/* Is row's (name, vpp, call) the one memorised? */
+static int pmemo_hit(const struct pmemo *m, const struct mon_row *r, int32_t call) {
+    return m->key[r->name] != NAMES_NONE && m->vpp[r->name] == r->vpp && m->call[r->name] == call;
+}
+
+static void pmemo_set(struct pmemo *m, const struct mon_row *r, int32_t call, uint32_t key) {
+    m->key[r->name] = key;
+    m->vpp[r->name] = r->vpp;
+    m->call[r->name] = call;
+}
+
 /* Inserts md's targets into t, metric by metric in the fixed order, each
  * known per metric in mk; for a shard every attempt is also kept in *att
  * (files named by fkey).  0, or -1 with t's error set. */
@@ -1355,19 +1402,25 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
     if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step) VALUES (?,?,?,?)",
                            -1, &ins_target, NULL))
         return tdb_fail(t, "prepare");
+    struct pmemo memo = {0};   /* seen for this metric already */
+    if (pmemo_init(&memo, md) != 0) { pt_errorf(t->err, "out of memory"); goto out; }   /* out frees it */
     for (int m = 0; m < MON_NMETRICS; m++) {
         if (!(md->metric_has_rows & (1u << m))) continue;
         struct names *seen = names_new();
         if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
+        memset(memo.key, 0xff, names_count(md->pool) * sizeof *memo.key);
         for (size_t i = 0; i < md->nfiles; i++) {
             const struct mon_file *f = &md->files[i];
             if (f->metric != m) continue;
             for (size_t k = 0; k < f->nrows; k++) {
+                int32_t call = micro_step ? 0 : f->rows[k].micro;
+                if (pmemo_hit(&memo, &f->rows[k], call)) continue;
                 const char *nm = monitor_name(md, &f->rows[k]);
                 size_t len = strlen(nm);
-                int32_t call = micro_step ? 0 : f->rows[k].micro;
                 uint32_t before = names_count(seen);
-                if (names_intern(seen, nm, len, f->rows[k].vpp, call) < before) continue;
+                uint32_t sid = names_intern(seen, nm, len, f->rows[k].vpp, call);
+                pmemo_set(&memo, &f->rows[k], call, sid);
+                if (sid < before) continue;
                 int ins;
                 int64_t key = attempt(ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
                 if (key < 0 || mk_know(&mk[m], (uint32_t)key) != 0) {
@@ -1391,48 +1444,13 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
     rc = 0;
 out:
     sqlite3_finalize(ins_target);
+    pmemo_free(&memo);
     return rc;
 }
 
-/* Inserts md's rows into trend_data (nc columns, colidx: the statistic of
- * each), at their steps of st, counting them in *rows.  0, or -1 with t's
- * error set. */
 static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
-                               const struct idmap *ids, const int *metric_id, const int *colidx, int nc, int micro_step,
-                               size_t *rows) {
-    sqlite3_stmt *ins_row = NULL;
-    char sql[512];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
-    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
-    snprintf(sql + o, sizeof sql - o, ")");
-    if (sqlite3_prepare_v2(t->db, sql, -1, &ins_row, NULL)) return tdb_fail(t, "prepare");
-    for (size_t i = 0; i < md->nfiles; i++) {
-        const struct mon_file *f = &md->files[i];
-        if (!metric_id[f->metric]) continue;
-        for (size_t k = 0; k < f->nrows; k++) {
-            const struct mon_row *row = &f->rows[k];
-            const char *nm = monitor_name(md, row);
-            uint32_t key = names_find(ids->keys, nm, strlen(nm), row->vpp, micro_step ? 0 : row->micro);
-            if (key == NAMES_NONE) continue;
-            sqlite3_bind_int(ins_row, 1, f->rank);
-            sqlite3_bind_int(ins_row, 2, monitor_row_step(st, row));
-            sqlite3_bind_int64(ins_row, 3, ids->dbid[key]);
-            sqlite3_bind_int(ins_row, 4, metric_id[f->metric]);
-            for (int c = 0; c < nc; c++) {
-                double v;
-                int s = colidx[c];
-                if (((row->present >> s) & 1) && normalise(mon_value(f, k, s), &v)) sqlite3_bind_double(ins_row, 5 + c, v);
-                else sqlite3_bind_null(ins_row, 5 + c);
-            }
-            int src = sqlite3_step(ins_row);
-            sqlite3_reset(ins_row);
-            if (src != SQLITE_DONE) { sqlite3_finalize(ins_row); return tdb_fail(t, "insert trend row"); }
-            (*rows)++;
-        }
-    }
-    sqlite3_finalize(ins_row);
-    return 0;
-}
+                               const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
+                               int nc, int micro_step, struct bb *bb, size_t *rows);
 
 int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
                                const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
@@ -1447,6 +1465,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct tdb t = {0};
     struct idmap ids = {0};
     struct mkeys mk[MON_NMETRICS];
+    struct bb *bb = NULL;    /* trend_data built in key order beside SQLite */
     int rc = -1;
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
@@ -1503,8 +1522,9 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     if (create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MON_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, nc, lo->micro_step, &res->rows) != 0) goto out;
-    if (write_rank_summary(&t) != 0) goto out;
+    if (bulk_open(&t, outdir, dbname, ds, &bb) != 0) goto out;
+    if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, cols, nc, lo->micro_step, bb, &res->rows) != 0)
+        goto out;
     if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, &st, fkey, att, natt, metric_id) != 0)
         goto out;
     res->targets = names_count(ids.keys);
@@ -1517,10 +1537,12 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
         res->max_rank = md.files[md.nfiles - 1].rank;
     }
     snprintf(res->path, sizeof res->path, "%s", t.final);
+    if (bb && bulk_attach(&t, bb) != 0) goto out;
     if (tdb_commit(&t) != 0) goto out;
     rc = 0;
 out:
     if (t.db || t.tmp) tdb_abort(&t);
+    bb_free(bb);
     names_free(ids.keys);
     free(ids.dbid);
     for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
@@ -2559,11 +2581,13 @@ static void summ_bind(sqlite3_stmt *ins, int at, const double *e, int ns) {
     }
 }
 
-/* The table, with out's rows (in key order: appended), many per statement.
- * cols: the statistic column names. */
-static int summ_write(struct tdb *t, const struct summ *m, const char *const *cols) {
+/* The table, and its statements in ins: one row, SUMMARY_ROWS_PER_INSERT
+ * rows (NULL with an old SQLite of few parameters).  cols: the statistic
+ * column names. */
+static int summ_open(struct tdb *t, int ns, const char *const *cols, sqlite3_stmt *ins[2]) {
     char sql[4096];
-    int ns = m->ns, rc = 0;
+    int rc = 0;
+    ins[0] = ins[1] = NULL;
     size_t o = (size_t)snprintf(sql, sizeof sql,
                                 "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
                                 "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
@@ -2573,7 +2597,6 @@ static int summ_write(struct tdb *t, const struct summ *m, const char *const *co
                               cols[s], cols[s], cols[s]);
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
-    sqlite3_stmt *ins[2] = {NULL, NULL};   /* one row, SUMMARY_ROWS_PER_INSERT rows */
     int per[2] = {1, SUMMARY_ROWS_PER_INSERT}, nparam = 6 + 4 * ns;
     char *q = malloc((size_t)SUMMARY_ROWS_PER_INSERT * (size_t)nparam * 2 + 128);
     if (!q) return pt_errorf(t->err, "out of memory");
@@ -2590,6 +2613,13 @@ static int summ_write(struct tdb *t, const struct summ *m, const char *const *co
         }
     }
     free(q);
+    return rc;
+}
+
+/* out's rows into the table (many per statement), then out is empty: the
+ * finished rank groups go in as they finish, not all held to the end. */
+static int summ_flush(struct tdb *t, struct summ *m, sqlite3_stmt *ins[2]) {
+    int ns = m->ns, rc = 0, nparam = 6 + 4 * ns;
     size_t ostride = 6 + SUM_PER_STAT * (size_t)ns, i = 0;
     for (; rc == 0 && ins[1] && m->out.n - i >= SUMMARY_ROWS_PER_INSERT; i += SUMMARY_ROWS_PER_INSERT) {
         for (int r = 0; r < SUMMARY_ROWS_PER_INSERT; r++)
@@ -2604,6 +2634,15 @@ static int summ_write(struct tdb *t, const struct summ *m, const char *const *co
         sqlite3_reset(ins[0]);
         if (src != SQLITE_DONE) rc = tdb_fail(t, "insert rank summary");
     }
+    m->out.n = 0;
+    return rc;
+}
+
+/* The table, with out's rows. */
+static int summ_write(struct tdb *t, struct summ *m, const char *const *cols) {
+    sqlite3_stmt *ins[2];
+    int rc = summ_open(t, m->ns, cols, ins);
+    if (rc == 0) rc = summ_flush(t, m, ins);
     sqlite3_finalize(ins[0]);
     sqlite3_finalize(ins[1]);
     return rc;
@@ -2752,4 +2791,187 @@ static struct summ_job *summ_job_new(int32_t max_rank) {
 static int summ_job_fits(const struct summ_job *j, int32_t max_rank) {
     int64_t a = (int64_t)j->max_rank + 1, b = (int64_t)max_rank + 1;
     return (a > 8) == (b > 8) && (a > 64) == (b > 64);
+}
+
+/* A row of the rank going in (the monitor writer): its key, and where its
+ * values are (file, row: also the order INSERT OR IGNORE met them in). */
+struct mrow {
+    int32_t step, metric;    /* metric: its metric_id */
+    int64_t dbid;
+    uint32_t file, row;
+};
+
+static int cmp_mrow(const void *a, const void *b) {
+    const struct mrow *x = a, *y = b;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->dbid != y->dbid) return x->dbid < y->dbid ? -1 : 1;
+    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The monitor writer's rows, rank by rank: sorted into trend_data's key
+ * order, built beside SQLite (bb) or inserted, and summarized on the way
+ * (summ NULL: no summary, or one made from the table at the end). */
+struct mon_rows {
+    struct tdb *t;
+    const struct monitor_data *md;
+    const struct mon_steps *st;
+    const struct idmap *ids;
+    const int *metric_id, *colidx;
+    int nc, micro_step;
+    struct bb *bb;           /* NULL: INSERTs */
+    sqlite3_stmt *ins_row;
+    struct summ *summ;
+    sqlite3_stmt *ins_summ[2];
+    uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
+    struct mrow *v;
+    size_t n, cap, rows;
+    struct pmemo memo;       /* pool name -> key in ids */
+};
+
+/* One row (the first of its key) into trend_data and the rank's summary. */
+static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
+    const struct mon_file *f = &w->md->files[r->file];
+    const struct mon_row *row = &f->rows[r->row];
+    int64_t iv[4 + MON_NSTATS] = {rank, r->step, r->dbid, r->metric};
+    double dv[4 + MON_NSTATS];
+    uint8_t kind[4 + MON_NSTATS] = {BB_INT, BB_INT, BB_INT, BB_INT};
+    double *e = NULL;
+    size_t stride = w->summ ? 4 + SUM_PER_STAT * (size_t)w->nc : 0;
+    if (w->summ) {
+        if (sacc_grow(&w->summ->cur, w->summ->cur.n + 1, stride) != 0) return pt_errorf(w->t->err, "out of memory");
+        e = w->summ->cur.v + w->summ->cur.n++ * stride;
+        e[0] = r->step;
+        e[1] = (double)r->dbid;
+        e[2] = r->metric;
+        e[3] = 1;
+    }
+    int finite = 0;
+    for (int c = 0; c < w->nc; c++) {
+        int s = w->colidx[c];
+        double v;
+        int has = ((row->present >> s) & 1) && normalise(mon_value(f, r->row, s), &v);
+        kind[4 + c] = has ? BB_REAL : BB_NULL;
+        dv[4 + c] = has ? v : 0;
+        if (e) {
+            double sv = 0;
+            int hs = has && summ_value(1, v, &sv);
+            summ_set(e + 4 + SUM_PER_STAT * c, hs, sv, !hs);
+            finite |= hs && ((w->tells >> c) & 1) && isfinite(sv);
+        }
+    }
+    for (int c = 0; e && finite && c < w->nc; c++) e[4 + SUM_PER_STAT * c + 4] = 0;
+    w->rows++;
+    if (w->bb) {
+        unsigned char rec[9 + 9 * (4 + MON_NSTATS)];
+        size_t len = bb_record(rec, 4 + w->nc, iv, dv, kind);
+        if (bb_add(w->bb, rec, len) != 0)
+            return pt_errorf(w->t->err, "%s: could not write the rows' pages (disk full?)", w->t->final);
+        return 0;
+    }
+    for (int c = 0; c < 4; c++) sqlite3_bind_int64(w->ins_row, 1 + c, iv[c]);
+    for (int c = 0; c < w->nc; c++)
+        if (kind[4 + c] == BB_REAL) sqlite3_bind_double(w->ins_row, 5 + c, dv[4 + c]);
+        else sqlite3_bind_null(w->ins_row, 5 + c);
+    int src = sqlite3_step(w->ins_row);
+    sqlite3_reset(w->ins_row);
+    return src == SQLITE_DONE ? 0 : tdb_fail(w->t, "insert trend row");
+}
+
+/* The rows of files [a, b) (all of one rank) in key order; of two rows of
+ * one key the first read wins, as with INSERT OR IGNORE. */
+static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
+    const struct monitor_data *md = w->md;
+    int32_t rank = md->files[a].rank;
+    w->n = 0;
+    for (size_t i = a; i < b; i++) {
+        const struct mon_file *f = &md->files[i];
+        int mid = w->metric_id[f->metric];
+        if (!mid) continue;
+        if (util_grow0((void **)&w->v, &w->cap, w->n + f->nrows, sizeof *w->v) != 0)
+            return pt_errorf(w->t->err, "out of memory");
+        for (size_t k = 0; k < f->nrows; k++) {
+            const struct mon_row *row = &f->rows[k];
+            int32_t call = w->micro_step ? 0 : row->micro;
+            uint32_t key;
+            if (pmemo_hit(&w->memo, row, call)) key = w->memo.key[row->name];
+            else {
+                const char *nm = monitor_name(md, row);
+                key = names_find(w->ids->keys, nm, strlen(nm), row->vpp, call);
+                if (key != NAMES_NONE) pmemo_set(&w->memo, row, call, key);
+            }
+            if (key == NAMES_NONE) continue;
+            w->v[w->n++] = (struct mrow){.step = monitor_row_step(w->st, row), .metric = mid,
+                                         .dbid = w->ids->dbid[key], .file = (uint32_t)i, .row = (uint32_t)k};
+        }
+    }
+    qsort(w->v, w->n, sizeof *w->v, cmp_mrow);
+    for (size_t i = 0; i < w->n; i++) {
+        const struct mrow *r = &w->v[i], *p = i ? &w->v[i - 1] : NULL;
+        if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
+        if (mon_row_out(w, rank, r) != 0) return -1;
+    }
+    if (w->summ && w->summ->cur.n) {
+        if (summ_rank(w->summ, rank) != 0) return pt_errorf(w->t->err, "out of memory");
+        if (summ_flush(w->t, w->summ, w->ins_summ) != 0) return -1;
+    }
+    return 0;
+}
+
+/* md's rows into trend_data (nc columns, colidx: the statistic of each,
+ * cols their names), at their steps of st, counting them in *rows, and the
+ * rank summary.  Files come rank by rank, ranks ascending: each rank's rows
+ * are sorted and go into the table built in key order (bb; NULL: by
+ * INSERTs), its summary made on the way; files in any other order go in by
+ * INSERTs, the summary from the table after.  0, or -1 with t's error set. */
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+                               const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
+                               int nc, int micro_step, struct bb *bb, size_t *rows) {
+    struct mon_rows w = {.t = t, .md = md, .st = st, .ids = ids, .metric_id = metric_id, .colidx = colidx, .nc = nc,
+                         .micro_step = micro_step};
+    struct summ summ;
+    int ordered = 1, rc = -1;
+    int32_t max_rank = -1;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        if (i && md->files[i].rank < md->files[i - 1].rank) ordered = 0;
+        if (metric_id[md->files[i].metric] && md->files[i].nrows && md->files[i].rank > max_rank)
+            max_rank = md->files[i].rank;
+    }
+    w.bb = ordered ? bb : NULL;
+    memset(&summ, 0, sizeof summ);
+    if (pmemo_init(&w.memo, md) != 0) { pmemo_free(&w.memo); return pt_errorf(t->err, "out of memory"); }
+    char sql[512];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO trend_data VALUES (?,?,?,?");
+    for (int i = 0; i < nc; i++) o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+    snprintf(sql + o, sizeof sql - o, ")");
+    if (!w.bb && sqlite3_prepare_v2(t->db, sql, -1, &w.ins_row, NULL)) {
+        pmemo_free(&w.memo);
+        return tdb_fail(t, "prepare");
+    }
+    if (ordered && max_rank + 1 >= SUMMARY_MIN_RANKS) {
+        summ_init(&summ, nc, max_rank);
+        w.summ = &summ;
+        for (int c = 0; c < nc; c++)
+            if (!strcmp(cols[c], "norm") || !strcmp(cols[c], "mean")) w.tells |= 1u << c;
+        if (summ_open(t, nc, cols, w.ins_summ) != 0) goto out;
+    }
+    for (size_t a = 0, b; a < md->nfiles; a = b) {
+        for (b = a + 1; b < md->nfiles && md->files[b].rank == md->files[a].rank; b++) {}
+        if (t->cancel && atomic_load(t->cancel)) { pt_errorf(t->err, "%s: interrupted", t->final); goto out; }
+        if (mon_rank_out(&w, a, b) != 0) goto out;
+    }
+    if (w.summ && summ_finish(w.summ) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
+    if (w.summ && summ_flush(t, w.summ, w.ins_summ) != 0) goto out;
+    if (!ordered && write_rank_summary(t) != 0) goto out;
+    *rows = w.rows;
+    rc = 0;
+out:
+    sqlite3_finalize(w.ins_row);
+    sqlite3_finalize(w.ins_summ[0]);
+    sqlite3_finalize(w.ins_summ[1]);
+    summ_free(&summ);
+    pmemo_free(&w.memo);
+    free(w.v);
+    return rc;
 }

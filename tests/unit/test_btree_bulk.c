@@ -172,11 +172,25 @@ static void refuses_odd_file(void) {
     bb_free(b);
 }
 
+/* SQLite keeps a REAL column's whole numbers as integers: -0.0 given to
+ * it reads back as 0.0 (so it is in msProbe's .trend.db).  A record built
+ * here holds 0.0 for it too, byte for byte. */
+static void negative_zero(void) {
+    int64_t iv[2] = {0};
+    double neg[2] = {-0.0, 1.5}, pos[2] = {0.0, 1.5};
+    uint8_t kind[2] = {BB_REAL, BB_REAL};
+    unsigned char a[32], b[32];
+    size_t la = bb_record(a, 2, iv, neg, kind), lb = bb_record(b, 2, iv, pos, kind);
+    CHECK_INT((long long)la, (long long)lb);
+    CHECK(memcmp(a, b, la) == 0);
+}
+
 int main(void) {
     RUN(small_pages);
     RUN(default_pages);
     RUN(big_pages);
     RUN(no_rows);
     RUN(refuses_odd_file);
+    RUN(negative_zero);
     PT_DONE();
 }

@@ -149,6 +149,78 @@ static void bulk_and_back(void) {
     CHECK(system(cmd) != 0);
 }
 
+/* The rows of a table of db, in key order, as the sqlite3 shell prints them, into out. */
+static int dump_table(const char *db, const char *sql, const char *out) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "sqlite3 '%s' '%s' > '%s'", db, sql, out);
+    return system(cmd);
+}
+
+/* A monitor tree of 12 ranks (so with a rank summary): written at once its
+ * rows go in rank by rank, sorted, built in key order beside SQLite, and
+ * the summary is made while they stream.  The same tree as three shards
+ * and their merge goes in by INSERTs and the summary from a scan of
+ * trend_data: the two are the same, canonical text and summary rows. */
+static void monitor_streamed(void) {
+    const char *gen = pt_tool("gen_dump.py"), *canon = pt_tool("trenddb_canon.py");
+    if (!gen || !canon) SKIP("tests/gen_dump.py absent");
+    if (system("sqlite3 -version >/dev/null 2>&1") != 0) SKIP("sqlite3 shell absent");
+    const char *t = pt_tmpdir("data2db_mon_streamed");
+    const char *py = getenv("PT_PYTHON");
+    char cmd[8192], tree[1100], out[1100], shards[1100], merged[1100], db[1200], dbm[1200], f1[1300], f2[1300];
+    snprintf(tree, sizeof tree, "%s/tree", t);
+    snprintf(out, sizeof out, "%s/out", t);
+    snprintf(shards, sizeof shards, "%s/shards", t);
+    snprintf(merged, sizeof merged, "%s/merged", t);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' '%s' --monitor --out '%s' --steps 3 --ranks 12 --layers 2 --micro-batches 2 "
+             "--nan 1:9:layers.1 --quiet >/dev/null 2>&1 && mkdir -p '%s' '%s' '%s'",
+             tree, py && *py ? py : "python3", gen, tree, out, shards, merged);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct tdb_result res;
+    struct pt_error err;
+    struct dataset *ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_write_monitor(tree, out, &lo, ds, &res, &err), 0);
+    dataset_free(ds);
+    size_t rows = res.rows;
+    CHECK(rows > 0);
+    CHECK_INT(res.max_rank, 11);
+    for (int k = 1; k <= 3; k++) {
+        ds = calloc(1, sizeof *ds);
+        CHECK_INT(trenddb_write_monitor_shard(tree, shards, &lo, k, 3, ds, &res, &err), 0);
+        dataset_free(ds);
+    }
+    ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_merge(shards, 1, merged, &lo, ds, &res, &err), 0);
+    dataset_free(ds);
+    CHECK_INT((long long)res.rows, (long long)rows);
+    snprintf(db, sizeof db, "%s/monitor_data.trend.db", out);
+    snprintf(dbm, sizeof dbm, "%s/monitor_data.trend.db", merged);
+    CHECK(integrity_ok(db));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' > '%s.canon'", py && *py ? py : "python3", canon, dbm, dbm);
+    CHECK_INT(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s.canon", dbm);
+    CHECK(canon_equal(db, cmd));
+    /* the summary: every row the same; groups of 8 and all ranks, whose
+     * NaN counts add up to the whole's */
+    const char *q = "SELECT * FROM probetop_rank_summary ORDER BY group_size, rank_group, step, target_id, metric_id";
+    snprintf(f1, sizeof f1, "%s/summary.txt", out);
+    snprintf(f2, sizeof f2, "%s/summary.txt", merged);
+    CHECK_INT(dump_table(db, q, f1), 0);
+    CHECK_INT(dump_table(dbm, q, f2), 0);
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", f1, f2);
+    CHECK_INT(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "test \"$(sqlite3 '%s' 'SELECT count(DISTINCT group_size) || \" \" || count(DISTINCT rank_group) || \" \" || "
+             "(sum(norm_nan * (group_size = 8)) = sum(norm_nan * (group_size = 0)) AND "
+             "sum(norm_nan * (group_size = 8 AND rank_group = 1)) > 0) FROM probetop_rank_summary')\" = '2 2 1'", db);
+    CHECK_INT(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '[.]tmp[.]' >/dev/null", out);   /* no scratch file left */
+    CHECK(system(cmd) != 0);
+}
+
 int main(void) {
     RUN(gpu_dump_micro);
     RUN(gpu_dump_nomicro);
@@ -157,5 +229,6 @@ int main(void) {
     RUN(monitor_nomicro);
     RUN(foresight_wrong);
     RUN(bulk_and_back);
+    RUN(monitor_streamed);
     PT_DONE();
 }

@@ -1,0 +1,108 @@
+#!/bin/sh
+# Monitor trees through data2db and info, at sizes 4x apart: wall time,
+# CPU (user + system), peak RSS, s/GB and the ratio to msProbe's data2db,
+# best of REPS runs, with the load average beside each line (the machine
+# may be shared).  The same for a second build (PT_BIN_BEFORE) gives the
+# before/after table; both outputs must print the same canonical text
+# (tests/trenddb_canon.py) and the same rank summary rows.
+#   PT_BIN=build/probetop PT_BIN_BEFORE=/tmp/old/probetop sh tests/bench/mon_data2db.sh
+# Trees: tests/gen_dump.py --monitor --ranks 12 --layers 4 --micro-batches 2
+# with STEPS (default "40 160 640": about 48, 190 and 760 MB), made once
+# under MON_BENCH_DIR (default $PT_BUILD/bench-data/mon).  12 ranks: the
+# rank summary is made.  MSPROBE_SRC=<msProbe checkout> times msProbe's
+# data2db on the smallest tree; else its 355 s/GB (88.5 s for a 210 MB tree
+# on this machine kind) stands in.
+set -u
+B=${PT_BUILD:-build}
+BIN=${PT_BIN:-$B/probetop}
+BEFORE=${PT_BIN_BEFORE:-}
+PY=${PYTHON:-python3}
+MSPY=${MSPROBE_PYTHON:-/usr/bin/python3}   # msProbe's packages: Debian's python (numpy, pandas)
+REPS=${REPS:-3}
+STEPS=${STEPS:-40 160 640}
+D=${MON_BENCH_DIR:-$B/bench-data/mon}
+HERE=$(dirname "$0")
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "needs /usr/bin/time (apt-get install time)"; exit 1; }
+mkdir -p "$D"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "== monitor trees: data2db and info ($(nproc) cores, load average $(load), best of $REPS)"
+
+# best of REPS: "wall user sys rss_kb" of the fastest run of "$@"
+best() {
+    b=""
+    i=0
+    while [ $i -lt "$REPS" ]; do
+        $TIME -f '%e %U %S %M' -o "$T/t" "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
+        r=$(tail -1 "$T/t")
+        if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $5)}')" = 1 ]; then b=$r; fi
+        i=$((i + 1))
+    done
+    echo "$b"
+}
+
+MS_SPG=355   # msProbe s/GB, measured below when MSPROBE_SRC is set
+MS_WHAT="msProbe 88.5 s for 210 MB on this machine kind (reference)"
+first=$(echo $STEPS | cut -d' ' -f1)
+for s in $STEPS; do
+    tree=$D/steps$s
+    if [ ! -d "$tree" ]; then
+        "$PY" "$HERE/../gen_dump.py" --monitor --steps "$s" --ranks 12 --layers 4 --micro-batches 2 --out "$tree" \
+            --quiet >/dev/null 2>&1 || { echo "gen_dump.py failed for $tree"; exit 1; }
+    fi
+done
+if [ -n "${MSPROBE_SRC:-}" ]; then
+    # msProbe's path check refuses a '+' in its own path: a copy without
+    cp -r "$MSPROBE_SRC/python" "$T/msprobe_py"
+    tree=$D/steps$first
+    mb=$(du -smL "$tree" | cut -f1)
+    rm -rf "$T/ms"
+    r=$(cd "$T" && PYTHONHASHSEED=0 PYTHONPATH="$T/msprobe_py" $TIME -f '%e %U %S %M' -o "$T/ms.t" \
+        "$MSPY" -m msprobe.msprobe data2db --data "$tree" --db "$T/ms" >/dev/null 2>&1; tail -1 "$T/ms.t")
+    [ -f "$T/ms/monitor_data.trend.db" ] || { echo "msProbe's data2db wrote nothing (MSPROBE_PYTHON=$MSPY)"; exit 1; }
+    MS_SPG=$(echo "$r $mb" | awk '{printf "%.0f", $1 / ($5 / 1024)}')
+    MS_WHAT="msProbe measured: $(echo "$r" | awk '{printf "%s s wall, %.2f s CPU, peak %.0f MB", $1, $2 + $3, $4 / 1024}') for $mb MB (load $(load))"
+    if [ -f "$T/ms/monitor_data.trend.db" ]; then
+        "$BIN" data2db --data "$tree" --db "$T/pt" >/dev/null 2>&1
+        "$PY" "$HERE/../trenddb_canon.py" "$T/ms/monitor_data.trend.db" > "$T/ms.canon"
+        "$PY" "$HERE/../trenddb_canon.py" "$T/pt/monitor_data.trend.db" > "$T/pt.canon"
+        if cmp -s "$T/ms.canon" "$T/pt.canon"; then MS_WHAT="$MS_WHAT, same canonical text"
+        else MS_WHAT="$MS_WHAT, canonical text DIFFERENT"; fi
+    fi
+fi
+echo "$MS_WHAT: $MS_SPG s/GB"
+printf '%-7s %-8s %-8s %7s %8s %8s %9s %8s %8s  %s\n' build command MB wall_s cpu_s s/GB peak_MB x_msProbe cpu_s/GB load
+for s in $STEPS; do
+    tree=$D/steps$s
+    mb=$(du -smL "$tree" | cut -f1)
+    for side in before after; do
+        if [ $side = before ]; then bin=$BEFORE; else bin=$BIN; fi
+        [ -n "$bin" ] || continue
+        for cmd in data2db info; do
+            if [ $cmd = data2db ]; then
+                rm -rf "$T/$side"
+                r=$(best "$bin" data2db --data "$tree" --db "$T/$side") || exit 1
+            else
+                r=$(best "$bin" info "$tree") || exit 1
+            fi
+            echo "$side $cmd $mb $r $MS_SPG $(load | cut -d' ' -f1)" | awk '{
+                gb = $3 / 1024; cpu = $5 + $6;
+                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8.0f %8.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
+                       $7 / 1024, $8 / ($4 / gb), cpu / gb, $9 }'
+        done
+    done
+    if [ -n "$BEFORE" ]; then
+        for side in before after; do
+            db=$T/$side/monitor_data.trend.db
+            "$PY" "$HERE/../trenddb_canon.py" "$db" > "$T/$side.canon"
+            sqlite3 "$db" 'SELECT * FROM probetop_rank_summary ORDER BY 1, 2, 3, 4, 5' > "$T/$side.summary" 2>/dev/null
+        done
+        if cmp -s "$T/before.canon" "$T/after.canon" && cmp -s "$T/before.summary" "$T/after.summary"; then
+            echo "        outputs: same canonical text ($(wc -l < "$T/after.canon") lines) and rank summary ($(wc -l < "$T/after.summary") rows)"
+        else
+            echo "        outputs: DIFFERENT"
+        fi
+    fi
+done
