@@ -2,6 +2,9 @@
  * (csv, same columns and values) plus the graph compare's verdict and the
  * first divergent node, for every (step, rank) the two dumps share. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +572,13 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     lmap_free(pm);
     tree_free(a);
     tree_free(b);
+#ifdef __GLIBC__
+    /* the pair's threads (the benchmark's reader, the graph compare) each
+     * keep what they freed in a malloc arena of their own, and the next
+     * pair's threads may be given other arenas: returned here, a run of
+     * many pairs holds one pair's memory, not a few */
+    if (r->npairs > 1) malloc_trim(0);
+#endif
     if (sumrc != 0) {
         fprintf(stderr, "probetop compare: out of memory\n");
         r->rc = EXIT_USAGE;
