@@ -3,10 +3,11 @@
 # sizes are 4x apart (gen_dump.py --layers 12, 48, 192: one rank pair of
 # about 8, 32 and 126 MB, the problem another seed with one drifted MLP),
 # so that time and memory can be seen growing in a straight line with the
-# input.  Per size: wall seconds, CPU seconds (user + system) and peak RSS
-# of the run with the least wall time of REPEAT (default 3; the machine is
-# shared, so the load average is printed with each), then CPU and RSS per
-# MB of input and the growth against the size before.
+# input.  Per size, of REPEAT runs (default 3; the machine is shared, so the
+# load average is printed with each): the least wall seconds with that
+# run's peak RSS, and the least CPU seconds (user + system, which other
+# processes disturb less); then CPU and RSS per MB of input and the growth
+# against the size before.
 #
 # With PT_OLD_BIN=<an older probetop> the same runs for it too ("before"),
 # and the two csv files of every size must be the same bytes (cmp).
@@ -35,7 +36,7 @@ for L in $LAYERS; do
     fi
 done
 
-# run WHO BIN L: best of REPEAT by wall time; sets t cpu rss
+# run WHO BIN L: best of REPEAT; sets t (wall) rss (of that run) cpu (least)
 run() {
     best=""
     i=0
@@ -45,15 +46,15 @@ run() {
         read -r w u s m <<EOF
 $(tail -1 "$OUT/time")
 EOF
-        if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then
-            best=$w; cpu=$(echo "$u + $s" | bc); rss=$((m / 1024))
-        fi
+        c=$(echo "$u + $s" | bc)
+        if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then best=$w; rss=$((m / 1024)); fi
+        if [ $i = 0 ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c; fi
         i=$((i + 1))
     done
     t=$best
 }
 
-echo "== compare scaling: one pair per size, sizes 4x apart, best of $REPEAT by wall, $(nproc) cores"
+echo "== compare scaling: one pair per size, sizes 4x apart, best of $REPEAT (wall; CPU), $(nproc) cores"
 for who in old new; do
     if [ $who = old ]; then [ -n "$OLD" ] || continue; bin=$OLD; else bin=$BIN; fi
     prev_mb=""; prev_cpu=""; prev_rss=""
