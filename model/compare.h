@@ -27,7 +27,9 @@ enum cmp_level { CL_PASS = 0, CL_WARNING = 1, CL_ERROR = 2 };
 
 enum cval_kind { CV_BLANK = 0, CV_NUM, CV_INT, CV_PCT, CV_NA, CV_NAN, CV_INF, CV_NINF, CV_ZERO, CV_DIFF,
                  CV_UNSUP, CV_SHAPE };   /* tensor mode: "unsupported", "shape unmatched" */
-struct cval { uint8_t kind; double v; int64_t i; };
+/* v or i by kind (CV_INT: i): a row holds 8 of them and a large pair's
+ * compare a few hundred thousand rows */
+struct cval { uint8_t kind; union { double v; int64_t i; }; };
 
 /* Messages, in the order msProbe's checkers run (bit i = message i). */
 enum cmp_msg { MSG_INFNAN, MSG_NORM_ERR, MSG_RATIO_ERR, MSG_REQGRAD, MSG_SCALAR, MSG_DTYPE, MSG_SHAPE,
@@ -134,13 +136,17 @@ int cmp_node_level(const struct cmp_graph *g, int n);
 
 /* ---- table compare ---- */
 
+struct cmp_tjoin;
+
 struct cmp_table {
     const struct tree *npu, *bench;
     enum cmp_mode mode;
     struct crow *rows;
     size_t nrows, caprows;
     int has_stack;        /* the NPU side had a stack.json: NPU_Stack_Info column */
-    size_t counts[3];     /* rows per level */
+    size_t counts[3];     /* rows per level (so far, when streamed) */
+    size_t nall;          /* rows made (so far, when streamed) */
+    struct cmp_tjoin *join; /* streamed: the join between blocks; NULL once whole */
     struct cmp_opts opts;
     size_t tensor_failed; /* tensor mode: tensors that could not be read */
     char tensor_err[512]; /* the first such reader message, "" none */
@@ -149,6 +155,17 @@ struct cmp_table {
 int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
                   struct cmp_table **out, struct pt_error *err);
 void cmp_table_free(struct cmp_table *t);
+/* The same table a block at a time, for a table written as it is made
+ * (`probetop compare --csv`): memory for one block, reused, instead of the
+ * whole table.  cmp_table_open prepares the join; each cmp_table_next puts
+ * the next rows in t->rows in place of the previous block's (whole dump
+ * entries, so each entry is judged as in cmp_table_new; at least want rows
+ * unless the table ends), adds them to t->counts and t->nall, and returns
+ * how many: 0 at the end, -1 out of memory.  Fuzzy matching (a walk over
+ * both sides) comes as one block.  Free with cmp_table_free. */
+int cmp_table_open(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                   struct cmp_table **out, struct pt_error *err);
+long cmp_table_next(struct cmp_table *t, size_t want, struct pt_error *err);
 
 /* Column header of the table for a mode (NULL-terminated, without
  * NPU_Stack_Info and Data_name). */

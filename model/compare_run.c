@@ -119,13 +119,19 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g) {
 }
 
 int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *tb) {
-    const struct tree *t = tb->npu;
     crun_pair_clear(p);
+    return crun_pair_add_table(p, tb);
+}
+
+int crun_pair_add_table(struct crun_pair *p, const struct cmp_table *tb) {
+    const struct tree *t = tb->npu;
     p->step = t->step;
     p->rank = t->rank;
-    int det = 0;   /* md5: the first record the determinism rule names */
+    /* md5: the first record the determinism rule names, once pinned (a
+     * block holds whole dump entries, so its first row starts one) */
     for (size_t k = 0; k < tb->nrows; k++) {
         const struct crow *r = &tb->rows[k];
+        int det = p->first[CRUN_ERR].det;
         if (tb->mode == CMP_MD5 && !det && (k == 0 || r[-1].rec != r->rec)) {
             size_t e = k;
             while (e < tb->nrows && tb->rows[e].rec == r->rec) e++;

@@ -84,6 +84,9 @@ int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g);
 /* The same from a table compare (dumps without structure): rows, not
  * nodes; the order is the dump order. */
 int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *t);
+/* The same a block at a time (cmp_table_next): the rows t holds now added
+ * to what p already has; start with crun_pair_clear. */
+int crun_pair_add_table(struct crun_pair *p, const struct cmp_table *t);
 /* Where node n of g's problem tree is in the run (step, micro step, rank,
  * node_order) and the id of the module it runs in (*in, NULL none); returns
  * its level (cmp_node_level). */

@@ -250,13 +250,36 @@ static int table_add(struct cmp_table *t, const struct trow *nr, int32_t bp) {
     return cmp_add_row(&t->rows, &t->nrows, &t->caprows, &r);
 }
 
-int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
-                  struct cmp_table **out, struct pt_error *err) {
+/* The join's state between blocks of rows (cmp_table_open / _next): both
+ * sides' rows and the benchmark's key map, built once per table. */
+struct cmp_tjoin {
+    struct tside a, b;
+    struct util_smap bk;
+    size_t next;          /* the problem row the next block starts at */
+    int fuzzy, mapped, done;
+};
+
+static void tjoin_free(struct cmp_tjoin *j) {
+    if (!j) return;
+    util_smap_free(&j->bk);
+    tside_free(&j->a);
+    tside_free(&j->b);
+    free(j);
+}
+
+int cmp_table_open(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                   struct cmp_table **out, struct pt_error *err) {
     *out = NULL;
     int mode = cmp_mode_of(npu, bench, err);
     if (mode < 0) return -1;
     struct cmp_table *t = calloc(1, sizeof *t);
-    if (!t) return pt_errorf(err, "out of memory");
+    struct cmp_tjoin *j = calloc(1, sizeof *j);
+    if (!t || !j) {
+        free(t);
+        free(j);
+        return pt_errorf(err, "out of memory");
+    }
+    t->join = j;
     t->npu = npu;
     t->bench = bench;
     t->mode = mode == CMP_TENSOR && !(o && o->tensor) ? CMP_SUMMARY : (enum cmp_mode)mode;
@@ -264,118 +287,181 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     /* msProbe's compare adds the column whenever the problem side has a
      * stack.json, an empty one included (its rows then say N/A) */
     t->has_stack = npu->nstacks > 0 || npu->stack_file;
-    int fuzzy = o && o->fuzzy;
-    struct tside a, b;
-    if (build_side(npu, !fuzzy, &a, err) != 0) { free(t); return -1; }
-    if (build_side(bench, !fuzzy, &b, err) != 0) { tside_free(&a); free(t); return -1; }
-    struct util_smap bk = {.borrow = 1};
-    int rc = -1;
-    /* one row per problem param: sized once rather than doubled */
-    if (a.n && !(t->rows = big_realloc(NULL, a.n * sizeof *t->rows))) goto oom;
-    t->caprows = a.n;
+    j->fuzzy = o && o->fuzzy;
+    j->bk.borrow = 1;
+    if (build_side(npu, !j->fuzzy, &j->a, err) != 0) { cmp_table_free(t); return -1; }
+    if (build_side(bench, !j->fuzzy, &j->b, err) != 0) { cmp_table_free(t); return -1; }
     /* a name map (layer mapping) is msProbe's data mapping: it wins over
      * fuzzy matching, joins on the mapped name and skips the dtype gate */
-    int mapped = o && o->map;
-    if (!fuzzy || mapped) {
+    j->mapped = o && o->map;
+    if (!j->fuzzy || j->mapped) {
         /* mapped names are the benchmark's own row names: they join on
          * those, not on the renumbered backward keys (msProbe joins them
          * with the renumbered keys and so pairs backward rows of different
          * calls whenever the renumbering changed a call count) */
-        for (size_t i = 0; i < b.n; i++) {
-            const char *bkey = mapped ? tree_s(bench, bench->params[b.v[i].p].name) : trow_key(&b, &b.v[i]);
-            int32_t *s = util_smap_slot(&bk, bkey, 1);
-            if (!s) goto oom;
+        for (size_t i = 0; i < j->b.n; i++) {
+            const char *bkey = j->mapped ? tree_s(bench, bench->params[j->b.v[i].p].name) : trow_key(&j->b, &j->b.v[i]);
+            int32_t *s = util_smap_slot(&j->bk, bkey, 1);
+            if (!s) {
+                cmp_table_free(t);
+                return pt_errorf(err, "out of memory");
+            }
             if (*s < 0) *s = (int32_t)i;
         }
-        for (size_t i = 0; i < a.n; i++) {
-            const char *k = trow_key(&a, &a.v[i]);
-            char mk[8400];
-            if (mapped) {
-                /* the entry map made a row map: the mapped entry's row with
-                 * the same suffix (".input.0"); an entry mapped to "N/A"
-                 * finds none, an entry not in the map keeps its own name */
-                const char *pn = tree_s(npu, npu->params[a.v[i].p].name);
-                const char *en = tree_s(npu, npu->recs[a.v[i].rec].name);
-                const char *m = o->map(o->map_ctx, en);
-                size_t el = strlen(en);
-                if (m) {
-                    snprintf(mk, sizeof mk, "%s%s", m, strncmp(pn, en, el) ? "" : pn + el);
-                    k = mk;
-                } else k = pn;
-            }
-            int32_t *s = util_smap_slot(&bk, k, 0);
-            int32_t bp = s && *s >= 0 ? b.v[*s].p : -1;
-            if (bp >= 0 && !mapped && !dtype_gate(npu, &npu->params[a.v[i].p], bench, &bench->params[bp])) bp = -1;
-            if (table_add(t, &a.v[i], bp) != 0) goto oom;
-        }
-    } else {
-        /* the two-queue walk of msProbe's fuzzy match */
-        size_t *nq = malloc((a.n + 1) * sizeof *nq), *bq = malloc((b.n + 1) * sizeof *bq);
-        size_t nn = 0, bn = 0;
-        char x[4200], y[4200];
-        if (!nq || !bq) { free(nq); free(bq); goto oom; }
-        size_t maxl = a.n > b.n ? a.n : b.n;
-        for (size_t i = 0; i < maxl; i++) {
-            if (i < a.n) nq[nn++] = i;
-            if (i < b.n) bq[bn++] = i;
-            if ((nn > 0) != (bn > 0)) break;
-            long hn = -1, hb = -1;
-            rename_api(trow_key(&a, &a.v[nq[nn - 1]]), x, sizeof x);
-            for (size_t j = 0; j + 1 < bn && hn < 0; j++) {
-                rename_api(trow_key(&b, &b.v[bq[j]]), y, sizeof y);
-                if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)j; }
-            }
-            if (hn < 0) {
-                rename_api(trow_key(&b, &b.v[bq[bn - 1]]), y, sizeof y);
-                if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)bn - 1; }
-            }
-            if (hn < 0) {
-                rename_api(trow_key(&b, &b.v[bq[bn - 1]]), y, sizeof y);
-                for (size_t j = 0; j + 1 < nn && hn < 0; j++) {
-                    rename_api(trow_key(&a, &a.v[nq[j]]), x, sizeof x);
-                    if (!strcmp(x, y)) { hn = (long)j; hb = (long)bn - 1; }
-                }
-            }
-            if (hn < 0) continue;
-            for (long j = 0; j < hn; j++)
-                if (table_add(t, &a.v[nq[j]], -1) != 0) { free(nq); free(bq); goto oom; }
-            int32_t bp = b.v[bq[hb]].p;
-            if (!dtype_gate(npu, &npu->params[a.v[nq[hn]].p], bench, &bench->params[bp])) bp = -1;
-            if (table_add(t, &a.v[nq[hn]], bp) != 0) { free(nq); free(bq); goto oom; }
-            memmove(nq, nq + hn + 1, (nn - (size_t)hn - 1) * sizeof *nq);
-            nn -= (size_t)hn + 1;
-            memmove(bq, bq + hb + 1, (bn - (size_t)hb - 1) * sizeof *bq);
-            bn -= (size_t)hb + 1;
-        }
-        for (size_t j = 0; j < nn; j++)
-            if (table_add(t, &a.v[nq[j]], -1) != 0) { free(nq); free(bq); goto oom; }
-        free(nq);
-        free(bq);
     }
-    /* verdicts per dump entry */
-    struct tctx ctx = {t};
-    for (size_t i = 0; i < t->nrows;) {
-        size_t j = i;
-        while (j < t->nrows && t->rows[j].rec == t->rows[i].rec) j++;
-        cmp_apply_rules(t->rows + i, j - i, t->mode, table_sides, &ctx);
-        i = j;
-    }
-    for (size_t i = 0; i < t->nrows; i++) t->counts[t->rows[i].level]++;
-    rc = 0;
     *out = t;
-    goto done;
-oom:
-    pt_errorf(err, "out of memory");
-    cmp_table_free(t);
-done:
-    util_smap_free(&bk);
-    tside_free(&a);
-    tside_free(&b);
+    return 0;
+}
+
+/* The exact (or mapped) join of problem rows from j->next on, whole dump
+ * entries, until at least want rows were added. */
+static int join_exact(struct cmp_table *t, size_t want) {
+    struct cmp_tjoin *j = t->join;
+    const struct tree *npu = t->npu, *bench = t->bench;
+    const struct cmp_opts *o = &t->opts;
+    size_t added = 0;
+    for (; j->next < j->a.n; j->next++) {
+        size_t i = j->next;
+        if (added >= want && j->a.v[i].rec != j->a.v[i - 1].rec) return 0;
+        const char *k = trow_key(&j->a, &j->a.v[i]);
+        char mk[8400];
+        if (j->mapped) {
+            /* the entry map made a row map: the mapped entry's row with
+             * the same suffix (".input.0"); an entry mapped to "N/A"
+             * finds none, an entry not in the map keeps its own name */
+            const char *pn = tree_s(npu, npu->params[j->a.v[i].p].name);
+            const char *en = tree_s(npu, npu->recs[j->a.v[i].rec].name);
+            const char *m = o->map(o->map_ctx, en);
+            size_t el = strlen(en);
+            if (m) {
+                snprintf(mk, sizeof mk, "%s%s", m, strncmp(pn, en, el) ? "" : pn + el);
+                k = mk;
+            } else k = pn;
+        }
+        int32_t *s = util_smap_slot(&j->bk, k, 0);
+        int32_t bp = s && *s >= 0 ? j->b.v[*s].p : -1;
+        if (bp >= 0 && !j->mapped && !dtype_gate(npu, &npu->params[j->a.v[i].p], bench, &bench->params[bp]))
+            bp = -1;
+        if (table_add(t, &j->a.v[i], bp) != 0) return -1;
+        added++;
+    }
+    j->done = 1;
+    return 0;
+}
+
+/* The two-queue walk of msProbe's fuzzy match: the whole table at once
+ * (a row's partner can lie anywhere ahead). */
+static int join_fuzzy(struct cmp_table *t) {
+    struct cmp_tjoin *j = t->join;
+    const struct tside *a = &j->a, *b = &j->b;
+    const struct tree *npu = t->npu, *bench = t->bench;
+    size_t *nq = malloc((a->n + 1) * sizeof *nq), *bq = malloc((b->n + 1) * sizeof *bq);
+    size_t nn = 0, bn = 0;
+    char x[4200], y[4200];
+    int rc = -1;
+    if (!nq || !bq) goto out;
+    size_t maxl = a->n > b->n ? a->n : b->n;
+    for (size_t i = 0; i < maxl; i++) {
+        if (i < a->n) nq[nn++] = i;
+        if (i < b->n) bq[bn++] = i;
+        if ((nn > 0) != (bn > 0)) break;
+        long hn = -1, hb = -1;
+        rename_api(trow_key(a, &a->v[nq[nn - 1]]), x, sizeof x);
+        for (size_t k = 0; k + 1 < bn && hn < 0; k++) {
+            rename_api(trow_key(b, &b->v[bq[k]]), y, sizeof y);
+            if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)k; }
+        }
+        if (hn < 0) {
+            rename_api(trow_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)bn - 1; }
+        }
+        if (hn < 0) {
+            rename_api(trow_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            for (size_t k = 0; k + 1 < nn && hn < 0; k++) {
+                rename_api(trow_key(a, &a->v[nq[k]]), x, sizeof x);
+                if (!strcmp(x, y)) { hn = (long)k; hb = (long)bn - 1; }
+            }
+        }
+        if (hn < 0) continue;
+        for (long k = 0; k < hn; k++)
+            if (table_add(t, &a->v[nq[k]], -1) != 0) goto out;
+        int32_t bp = b->v[bq[hb]].p;
+        if (!dtype_gate(npu, &npu->params[a->v[nq[hn]].p], bench, &bench->params[bp])) bp = -1;
+        if (table_add(t, &a->v[nq[hn]], bp) != 0) goto out;
+        memmove(nq, nq + hn + 1, (nn - (size_t)hn - 1) * sizeof *nq);
+        nn -= (size_t)hn + 1;
+        memmove(bq, bq + hb + 1, (bn - (size_t)hb - 1) * sizeof *bq);
+        bn -= (size_t)hb + 1;
+    }
+    for (size_t k = 0; k < nn; k++)
+        if (table_add(t, &a->v[nq[k]], -1) != 0) goto out;
+    rc = 0;
+    j->done = 1;
+out:
+    free(nq);
+    free(bq);
     return rc;
+}
+
+/* Joins the next rows after the ones t->rows holds (keep: after them,
+ * else in their place), judges them per dump entry and counts them. */
+static long join_more(struct cmp_table *t, size_t want, int keep, struct pt_error *err) {
+    struct cmp_tjoin *j = t->join;
+    if (!j || j->done) {
+        if (!keep) t->nrows = 0;
+        return 0;
+    }
+    if (!keep) t->nrows = 0;
+    size_t start = t->nrows;
+    int rc = j->fuzzy && !j->mapped ? join_fuzzy(t) : join_exact(t, want);
+    if (rc != 0) return pt_errorf(err, "out of memory");
+    /* verdicts per dump entry: a block holds whole entries */
+    struct tctx ctx = {t};
+    for (size_t i = start; i < t->nrows;) {
+        size_t k = i;
+        while (k < t->nrows && t->rows[k].rec == t->rows[i].rec) k++;
+        cmp_apply_rules(t->rows + i, k - i, t->mode, table_sides, &ctx);
+        i = k;
+    }
+    for (size_t i = start; i < t->nrows; i++) t->counts[t->rows[i].level]++;
+    t->nall += t->nrows - start;
+    return (long)(t->nrows - start);
+}
+
+long cmp_table_next(struct cmp_table *t, size_t want, struct pt_error *err) {
+    if (!t->caprows && t->join && t->join->a.n) {
+        /* one block's rows, reused for every block (grown only by an entry
+         * with more params than the block) */
+        size_t cap = want < t->join->a.n ? want + 64 : t->join->a.n;
+        if (!(t->rows = big_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
+        t->caprows = cap;
+    }
+    return join_more(t, want ? want : 1, 0, err);
+}
+
+int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                  struct cmp_table **out, struct pt_error *err) {
+    struct cmp_table *t;
+    if (cmp_table_open(npu, bench, o, &t, err) != 0) return -1;
+    /* one row per problem param: sized once rather than doubled */
+    if (t->join->a.n && !(t->rows = big_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
+        cmp_table_free(t);
+        return pt_errorf(err, "out of memory");
+    }
+    t->caprows = t->join->a.n;
+    if (join_more(t, SIZE_MAX, 1, err) < 0) {
+        cmp_table_free(t);
+        return -1;
+    }
+    tjoin_free(t->join);
+    t->join = NULL;
+    *out = t;
+    return 0;
 }
 
 void cmp_table_free(struct cmp_table *t) {
     if (!t) return;
+    tjoin_free(t->join);
     free(t->rows);
     free(t);
 }

@@ -2,6 +2,9 @@
  * (csv, same columns and values) plus the graph compare's verdict and the
  * first divergent node, for every (step, rank) the two dumps share. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,8 @@ static void csv_field(struct line *l, const char *s) {
  * read here) and write them in order, taking turns: the tables are tens of
  * MB, and a block's buffer is reused, so no text piles up in memory. */
 #define CSV_BLOCK 1024
+/* rows of the table made at a time (cmp_table_next), written, then reused */
+#define CMP_BLOCK_ROWS (16 * CSV_BLOCK)
 
 struct csv_shared {
     const struct cmp_table *t;
@@ -432,19 +437,14 @@ struct crun {
 };
 
 /* One pair's table as its own csv in --out, named as msProbe names a
- * directory compare's. */
-static int write_pair_csv(const struct crun *r, const struct cscan_pair *pp, const struct cmp_table *t,
-                          struct pt_error *err) {
+ * directory compare's: opened before the table is made, written a block
+ * at a time beside the --csv file. */
+static int pair_csv_open(const struct crun *r, const struct cscan_pair *pp, struct outf *po, struct pt_error *err) {
     char name[4200];
-    struct outf po;
     if (r->multi_step)
         snprintf(name, sizeof name, "%s/compare_result_rank%d_step%d.csv", r->c->odir, (int)pp->rank, (int)pp->step);
     else snprintf(name, sizeof name, "%s/compare_result_rank%d.csv", r->c->odir, (int)pp->rank);
-    if (outf_open(&po, name, err) != 0) return -1;
-    int wrc = csv_table(po.f, t, 1, NULL);
-    if (wrc != 0) pt_errorf(err, "out of memory writing %s", name);
-    if (outf_close(&po, wrc == 0, err) != 0 || wrc != 0) return -1;
-    return 0;
+    return outf_open(po, name, err);
 }
 
 /* The graph of a pair into its summary and the counts line: applies the
@@ -466,7 +466,7 @@ static int report_graph(struct crun *r, size_t k, const struct tree *a, const st
     if (r->sum[k].nerror) r->any_error = 1;
     if (!r->quiet)
         printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu); nodes matched %zu, "
-               "unmatched %zu problem / %zu benchmark\n", a->step, a->rank, t->nrows, t->counts[0],
+               "unmatched %zu problem / %zu benchmark\n", a->step, a->rank, t->nall, t->counts[0],
                t->counts[1], t->counts[2], g->nmatched, g->nunmatched_npu, g->nunmatched_bench);
     return sumrc;
 }
@@ -515,19 +515,35 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
     pthread_t gth;
     int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
+    /* The table is made and written a block at a time, each block's rows
+     * in the same memory: a large pair's table is never whole in memory
+     * (its csv is larger than both dumps). */
     struct cmp_table *t = NULL;
-    int trc = cmp_table_new(a, b, &o, &t, &err);
+    struct outf po = {0};
+    struct crun_pair tsum = {.step = pp->step, .rank = pp->rank};
+    crun_pair_clear(&tsum);
+    int trc = cmp_table_open(a, b, &o, &t, &err);
+    if (trc == 0 && c->odir) trc = pair_csv_open(r, pp, &po, &err);
     char lead[64];
     snprintf(lead, sizeof lead, "%d,%d,", (int)pp->step, (int)pp->rank);
-    if (trc == 0 && r->out.f && csv_table(r->out.f, t, k == 0, r->npairs > 1 ? lead : NULL) != 0)
-        trc = pt_errorf(&err, "out of memory writing the csv");
-    if (trc == 0 && c->odir && write_pair_csv(r, pp, t, &err) != 0) trc = -1;
+    for (int first = 1; trc == 0; first = 0) {
+        long got = cmp_table_next(t, CMP_BLOCK_ROWS, &err);
+        if (got < 0) { trc = -1; break; }
+        if (got == 0 && !first) break;
+        if ((r->out.f && csv_table(r->out.f, t, first && k == 0, r->npairs > 1 ? lead : NULL) != 0) ||
+            (po.f && csv_table(po.f, t, first, NULL) != 0))
+            trc = pt_errorf(&err, "out of memory writing the csv");
+        /* no structure: the first divergent row in dump order */
+        else if (crun_pair_add_table(&tsum, t) != 0) trc = pt_errorf(&err, "out of memory");
+    }
+    if (po.f && outf_close(&po, trc == 0, &err) != 0) trc = -1;
     if (gthreaded) pthread_join(gth, NULL);
     else if (built) graph_thread(&gj);
     if (trc != 0) {
         fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         cmp_graph_free(gj.g);
         cmp_table_free(t);
+        crun_pair_clear(&tsum);
         lmap_free(pm);
         tree_free(a);
         tree_free(b);
@@ -548,16 +564,26 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
                             a->step, a->rank, CMD_ESC(gerr.msg));
         else fprintf(stderr, "probetop compare: %s\n", CMD_ESC(gerr.msg));
         /* no tree: the first divergent row in dump order */
-        sumrc = crun_pair_from_table(&r->sum[k], t);
+        crun_pair_clear(&r->sum[k]);
+        r->sum[k] = tsum;
+        tsum = (struct crun_pair){0};
         if (!r->quiet)
-            printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nrows,
+            printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nall,
                    t->counts[0], t->counts[1], t->counts[2]);
     }
     cmp_graph_free(g);
     cmp_table_free(t);
+    crun_pair_clear(&tsum);
     lmap_free(pm);
     tree_free(a);
     tree_free(b);
+#ifdef __GLIBC__
+    /* the pair's threads (the benchmark's reader, the graph compare) each
+     * keep what they freed in a malloc arena of their own, and the next
+     * pair's threads may be given other arenas: returned here, a run of
+     * many pairs holds one pair's memory, not a few */
+    if (r->npairs > 1) malloc_trim(0);
+#endif
     if (sumrc != 0) {
         fprintf(stderr, "probetop compare: out of memory\n");
         r->rc = EXIT_USAGE;

@@ -43,15 +43,19 @@ static int pair(const char *root_a, const char *root_b, int step, int rank, int 
     if (graph_read(b, 0, &tb, &err) != 0) { fprintf(stderr, "%s\n", err.msg); tree_free(ta); return -1; }
     double t1 = now();
     if (csv) {
+        /* a block of rows at a time, as the command makes and writes them */
         struct cmp_table *t;
-        if (cmp_table_new(ta, tb, NULL, &t, &err) != 0) { fprintf(stderr, "%s\n", err.msg); return -1; }
+        if (cmp_table_open(ta, tb, NULL, &t, &err) != 0) { fprintf(stderr, "%s\n", err.msg); return -1; }
         static char buf[1 << 16];
         size_t bytes = 0;
-        for (size_t i = 0; i < t->nrows; i++)
-            for (int c = 0; c < 28; c++) bytes += strlen(cmp_table_cell(t, &t->rows[i], c, buf, sizeof buf));
-        *rows = t->nrows;
+        long got;
+        while ((got = cmp_table_next(t, 16384, &err)) > 0)
+            for (size_t i = 0; i < t->nrows; i++)
+                for (int c = 0; c < 28; c++) bytes += strlen(cmp_table_cell(t, &t->rows[i], c, buf, sizeof buf));
+        *rows = t->nall;
         cmp_table_free(t);
         (void)bytes;
+        if (got < 0) { fprintf(stderr, "%s\n", err.msg); return -1; }
     }
     double t2 = now();
     struct cmp_graph *g = NULL;

@@ -276,7 +276,7 @@ static void test_text(void) {
     CHECK_STR(cmp_pyfloat(0.1, b, sizeof b), "0.1");
     CHECK_STR(cmp_pyfloat(-INFINITY, b, sizeof b), "-inf");
     CHECK_STR(cmp_pyfloat(NAN, b, sizeof b), "nan");
-    struct cval c = {CV_NUM, INFINITY, 0};
+    struct cval c = {CV_NUM, {INFINITY}};
     CHECK_STR(cmp_cval_text(&c, 1, b, sizeof b), "inf\t");
     CHECK_STR(cmp_cval_text(&c, 0, b, sizeof b), "inf");
 }

@@ -1,0 +1,82 @@
+#!/bin/sh
+# compare_scale: `probetop compare P B --csv OUT` on generated pairs whose
+# sizes are 4x apart (gen_dump.py --layers 12, 48, 192: one rank pair of
+# about 8, 32 and 126 MB, the problem another seed with one drifted MLP),
+# so that time and memory can be seen growing in a straight line with the
+# input.  Per size, of REPEAT runs (default 3; the machine is shared, so the
+# load average is printed with each): the least wall seconds with that
+# run's peak RSS, and the least CPU seconds (user + system, which other
+# processes disturb less); then CPU and RSS per MB of input and the growth
+# against the size before.
+#
+# With PT_OLD_BIN=<an older probetop> the same runs for it too ("before"),
+# and the two csv files of every size must be the same bytes (cmp).
+#   PT_BUILD=build PT_OLD_BIN=/tmp/old sh tests/bench/compare_scale.sh
+# COMPARE_LAYERS="12 48 192" chooses the sizes.
+set -u
+B=${PT_BUILD:-build}
+BIN=${PT_BIN:-$B/probetop}
+OLD=${PT_OLD_BIN:-}
+PY=${PYTHON:-python3}
+GEN_DUMP=$(dirname "$0")/../gen_dump.py
+REPEAT=${REPEAT:-3}
+LAYERS=${COMPARE_LAYERS:-12 48 192}
+D=$B/bench-data/cmpscale
+OUT=$B/bench-out/cmpscale
+mkdir -p "$D" "$OUT"
+[ -x /usr/bin/time ] || { echo "compare_scale: /usr/bin/time is missing (apt-get install time)"; exit 1; }
+
+for L in $LAYERS; do
+    if [ ! -f "$D/L$L/.done" ]; then
+        rm -rf "$D/L$L"
+        G="--steps 1 --ranks 1 --layers $L --micro-batches 5 --level mix --quiet"
+        $PY "$GEN_DUMP" --out "$D/L$L/b" $G --seed 1 || exit 1
+        $PY "$GEN_DUMP" --out "$D/L$L/p" $G --seed 2 --drift 1.5:layers.3.mlp || exit 1
+        touch "$D/L$L/.done"
+    fi
+done
+
+# run WHO BIN L: best of REPEAT; sets t (wall) rss (of that run) cpu (least)
+run() {
+    best=""
+    i=0
+    while [ $i -lt "$REPEAT" ]; do
+        /usr/bin/time -f "%e %U %S %M" -o "$OUT/time" "$2" compare "$D/L$3/p/step0/rank0" "$D/L$3/b/step0/rank0" \
+            --csv "$OUT/$1.L$3.csv" >/dev/null 2>&1
+        read -r w u s m <<EOF
+$(tail -1 "$OUT/time")
+EOF
+        c=$(echo "$u + $s" | bc)
+        if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then best=$w; rss=$((m / 1024)); fi
+        if [ $i = 0 ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c; fi
+        i=$((i + 1))
+    done
+    t=$best
+}
+
+echo "== compare scaling: one pair per size, sizes 4x apart, best of $REPEAT (wall; CPU), $(nproc) cores"
+for who in old new; do
+    if [ $who = old ]; then [ -n "$OLD" ] || continue; bin=$OLD; else bin=$BIN; fi
+    prev_mb=""; prev_cpu=""; prev_rss=""
+    for L in $LAYERS; do
+        mb=$(du -sb "$D/L$L/p/step0/rank0" "$D/L$L/b/step0/rank0" | awk '{s += $1} END {printf "%.1f", s / 1048576}')
+        run $who "$bin" "$L"
+        line=$(printf "compare %-3s --layers %-3s pair %4s MB: wall %6.2f s  CPU %6.2f s  peak RSS %4s MB (%.2f x the pair)  CPU %.4f s/MB" \
+            "$who" "$L" "$mb" "$t" "$cpu" "$rss" "$(echo "$rss / $mb" | bc -l)" "$(echo "$cpu / $mb" | bc -l)")
+        if [ -n "$prev_mb" ]; then
+            line="$line  x$(printf %.2f "$(echo "$mb / $prev_mb" | bc -l)") input: CPU x$(printf %.2f "$(echo "$cpu / $prev_cpu" | bc -l)"), RSS x$(printf %.2f "$(echo "$rss / $prev_rss" | bc -l)")"
+        fi
+        echo "$line  load $(cut -d' ' -f1 /proc/loadavg)"
+        prev_mb=$mb; prev_cpu=$cpu; prev_rss=$rss
+    done
+done
+if [ -n "$OLD" ]; then
+    for L in $LAYERS; do
+        if cmp -s "$OUT/old.L$L.csv" "$OUT/new.L$L.csv"; then
+            echo "compare --layers $L: csv identical to the old binary's ($(wc -c < "$OUT/new.L$L.csv") bytes)"
+        else
+            echo "compare --layers $L: csv DIFFERS from the old binary's"
+        fi
+    done
+fi
+rm -f "$OUT"/*.csv
