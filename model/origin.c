@@ -33,9 +33,13 @@ struct cnode {
 struct cand { int rk; int32_t rec, sub_layer; };
 struct edge { int a, b; uint8_t kind; };
 
+/* Pairing's index: one key per (API, direction), holding segments
+ * [s0, s1); one segment per rank of that key, holding byk[s, e). */
+struct pkey { const char *api; size_t alen; uint8_t type; size_t s0, s1; };
+struct pseg { int rk; size_t s, e; size_t cur; int owner; };   /* cur: next op not yet paired by rank owner-1 */
+
 struct rankinfo {
     size_t n0, n1;                 /* comm nodes [n0, n1) */
-    size_t *index; size_t nindex;  /* nodes by (api, call count), first position, last node */
     size_t a0, na;                 /* candidates after the last comm op */
     int32_t first_comm;            /* record of the first comm op, -1 none */
 };
@@ -48,6 +52,9 @@ struct st {
     struct cand *cands; size_t nc, capc;
     struct edge *edges; size_t ne, cape;
     struct rankinfo *ri;
+    size_t *byk;                   /* comm nodes by (api, type, rank, position) */
+    struct pkey *keys; size_t nkeys;
+    struct pseg *segs; size_t nsegs;
     int oom;
 };
 
@@ -397,17 +404,82 @@ static int build_rank(struct st *s, int rk) {
     return 0;
 }
 
-/* Per rank, its communication ops in dump order, as pairing scans them.
- * (msProbe's overflow check keys them by API and call number, so that a
- * backward op hides the forward op with the same number, which then pairs
- * with nothing; its compare -da scans them all, as here.) */
-static int build_index(struct st *s, int rk) {
-    struct rankinfo *ri = &s->ri[rk];
-    size_t n = ri->n1 - ri->n0;
-    ri->index = malloc((n ? n : 1) * sizeof *ri->index);
-    if (!ri->index) return -1;
-    for (size_t i = ri->n0; i < ri->n1; i++) ri->index[ri->nindex++] = i;
-    return 0;
+/* The communication ops indexed for pairing: by (API, direction), then by
+ * rank, each rank's ops in dump order -- built once, so that pairing an op
+ * looks up only the ops it can pair with instead of comparing names over
+ * every op of every peer rank.  (msProbe's overflow check keys the ops by
+ * API and call number, so that a backward op hides the forward op with the
+ * same number, which then pairs with nothing; its compare -da scans them
+ * all, as here.) */
+struct kop { const char *api; size_t alen; uint8_t type; int rk; size_t node; };
+
+static int by_key(const void *a, const void *b) {
+    const struct kop *x = a, *y = b;
+    if (x->alen != y->alen) return (x->alen > y->alen) - (x->alen < y->alen);
+    int c = strncmp(x->api, y->api, x->alen);
+    if (c) return c;
+    if (x->type != y->type) return (x->type > y->type) - (x->type < y->type);
+    if (x->rk != y->rk) return (x->rk > y->rk) - (x->rk < y->rk);
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+static int build_index(struct st *s) {
+    struct kop *k = malloc((s->nn ? s->nn : 1) * sizeof *k);
+    if (!k) return -1;
+    for (size_t i = 0; i < s->nn; i++) {
+        const struct cnode *c = &s->nodes[i];
+        k[i] = (struct kop){c->api, c->api_len, c->type, c->rk, i};
+    }
+    qsort(k, s->nn, sizeof *k, by_key);
+    int rc = -1;
+    size_t capk = 0, caps = 0;
+    s->byk = malloc((s->nn ? s->nn : 1) * sizeof *s->byk);
+    if (!s->byk) goto out;
+    for (size_t i = 0; i < s->nn; i++) {
+        s->byk[i] = k[i].node;
+        int newkey = i == 0 || by_key(&(struct kop){k[i].api, k[i].alen, k[i].type, 0, 0},
+                                      &(struct kop){k[i - 1].api, k[i - 1].alen, k[i - 1].type, 0, 0}) != 0;
+        if (newkey) {
+            if (UTIL_PUSH(s->keys, s->nkeys, capk) != 0) goto out;
+            s->keys[s->nkeys++] = (struct pkey){k[i].api, k[i].alen, k[i].type, s->nsegs, s->nsegs};
+        }
+        if (newkey || k[i].rk != k[i - 1].rk) {
+            if (UTIL_PUSH(s->segs, s->nsegs, caps) != 0) goto out;
+            s->segs[s->nsegs++] = (struct pseg){k[i].rk, i, i, i, 0};
+            s->keys[s->nkeys - 1].s1 = s->nsegs;
+        }
+        s->segs[s->nsegs - 1].e = i + 1;
+    }
+    rc = 0;
+out:
+    free(k);
+    return rc;
+}
+
+/* The key of (api, type), NULL when no op has it. */
+static const struct pkey *find_key(const struct st *s, const char *api, size_t alen, uint8_t type) {
+    struct kop want = {api, alen, type, 0, 0};
+    size_t lo = 0, hi = s->nkeys;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        const struct pkey *p = &s->keys[m];
+        int c = by_key(&(struct kop){p->api, p->alen, p->type, 0, 0}, &want);
+        if (c == 0) return p;
+        if (c < 0) lo = m + 1;
+        else hi = m;
+    }
+    return NULL;
+}
+
+/* The segment of rank index rk in key p, NULL none. */
+static struct pseg *find_seg(struct st *s, const struct pkey *p, int rk) {
+    size_t lo = p->s0, hi = p->s1;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (s->segs[m].rk < rk) lo = m + 1;
+        else hi = m;
+    }
+    return lo < p->s1 && s->segs[lo].rk == rk ? &s->segs[lo] : NULL;
 }
 
 static int rank_index(const struct st *s, int32_t rank) {
@@ -420,33 +492,55 @@ static int rank_index(const struct st *s, int32_t rank) {
     return lo < s->nr && s->R[lo].t->rank == rank ? (int)lo : -1;
 }
 
+/* Pairs cur (on rank index rk) with the first op of its peer rank's
+ * segment g that it may pair with and that no earlier op of rank rk took.
+ * Such takes go in the segment's order, so a cursor per segment (reset for
+ * each rank that pairs) stands for "not yet paired"; an op that finds none
+ * leaves none for the later ops of rank rk either. */
+static int pair_in(struct st *s, int rk, size_t cur, struct pseg *g) {
+    if (g->owner != rk + 1) {
+        g->owner = rk + 1;
+        g->cur = g->s;
+    }
+    int32_t rank = s->R[rk].t->rank;
+    for (size_t k = g->cur; k < g->e; k++) {
+        size_t si = s->byk[k];
+        const struct cnode *o = &s->nodes[si];
+        if (!((o->nconn == 0 && !o->directed) || conn_has(o, rank))) continue;
+        g->cur = k + 1;
+        if (o->type == T_DST) return add_edge(s, (int)cur, (int)si, E_DST);
+        if (o->type == T_SRC) return add_edge(s, (int)si, (int)cur, E_DST);
+        return add_edge(s, (int)cur, (int)si, E_LINK);
+    }
+    g->cur = g->e;
+    return 0;
+}
+
 /* Pairs cur (on rank index rk, every rank <= rk already searched) with its
- * first fitting op on each of its peer ranks. */
-static int connect_node(struct st *s, int rk, size_t cur, int *seen_stamp) {
-    struct cnode *c = &s->nodes[cur];
+ * first fitting op on each of its peer ranks, in ascending rank: the ranks
+ * it names that hold ops of the target API and direction (walking the
+ * shorter of the two lists), or all of those when it names none. */
+static int connect_node(struct st *s, int rk, size_t cur) {
+    const struct cnode *c = &s->nodes[cur];
     const char *api;
     size_t alen;
     target_api(c, &api, &alen);
     uint8_t want = c->type == T_SRC ? T_DST : c->type == T_DST ? T_SRC : T_LINK;
-    size_t npeers = c->nconn ? c->nconn : s->nr;
-    for (size_t pi = 0; pi < npeers; pi++) {
-        int prk = c->nconn ? rank_index(s, c->conn[pi]) : (int)pi;
-        if (prk < 0 || prk <= rk) continue;
-        const struct rankinfo *ri = &s->ri[prk];
-        for (size_t k = 0; k < ri->nindex; k++) {
-            size_t si = ri->index[k];
-            struct cnode *o = &s->nodes[si];
-            if (o->api_len != alen || strncmp(o->api, api, alen) != 0) continue;
-            if (seen_stamp[si] == rk + 1 || o->type != want) continue;
-            if (!((o->nconn == 0 && !o->directed) || conn_has(o, s->R[rk].t->rank))) continue;
-            seen_stamp[si] = rk + 1;
-            int rc;
-            if (o->type == T_DST) rc = add_edge(s, (int)cur, (int)si, E_DST);
-            else if (o->type == T_SRC) rc = add_edge(s, (int)si, (int)cur, E_DST);
-            else rc = add_edge(s, (int)cur, (int)si, E_LINK);
-            if (rc) return -1;
-            break;
+    const struct pkey *p = find_key(s, api, alen, want);
+    if (!p) return 0;
+    if (c->nconn && c->nconn < p->s1 - p->s0) {
+        for (size_t pi = 0; pi < c->nconn; pi++) {
+            int prk = rank_index(s, c->conn[pi]);
+            if (prk < 0 || prk <= rk) continue;
+            struct pseg *g = find_seg(s, p, prk);
+            if (g && pair_in(s, rk, cur, g) != 0) return -1;
         }
+        return 0;
+    }
+    for (size_t k = p->s0; k < p->s1; k++) {
+        struct pseg *g = &s->segs[k];
+        if (g->rk <= rk || (c->nconn && !conn_has(c, s->R[g->rk].t->rank))) continue;
+        if (pair_in(s, rk, cur, g) != 0) return -1;
     }
     return 0;
 }
@@ -774,7 +868,7 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
     memset(out, 0, sizeof *out);
     struct st s = {.R = ranks, .nr = n, .rules = rules};
     size_t hcap = 0;
-    int *stamp = NULL, rc = -1;
+    int rc = -1;
     s.ri = calloc(n ? n : 1, sizeof *s.ri);
     if (!s.ri) goto oom;
     /* before any communication: each rank's first candidate */
@@ -798,15 +892,14 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
     }
     if (out->nhits) out->phase = ORIGIN_BEFORE_COMM;
     for (size_t r = 0; r < n; r++)
-        if (build_rank(&s, (int)r) != 0 || build_index(&s, (int)r) != 0) goto oom;
+        if (build_rank(&s, (int)r) != 0) goto oom;
     /* pairing also serves the chain, so it runs whatever the phase */
     if (s.nn) {
-        stamp = calloc(s.nn, sizeof *stamp);
-        if (!stamp) goto oom;
+        if (build_index(&s) != 0) goto oom;
         for (size_t r = 0; r + 1 < n; r++) {
             struct rankinfo *ri = &s.ri[r];
             for (size_t i = ri->n0; i < ri->n1; i++) {
-                if (connect_node(&s, (int)r, i, stamp) != 0) goto oom;
+                if (connect_node(&s, (int)r, i) != 0) goto oom;
             }
         }
         if (number_layers(&s) != 0) goto oom;
@@ -833,13 +926,13 @@ oom:
     pt_errorf(err, "out of memory while looking for the origin rank");
 done:
     for (size_t i = 0; i < s.nn; i++) free(s.nodes[i].conn);
-    if (s.ri)
-        for (size_t r = 0; r < n; r++) free(s.ri[r].index);
+    free(s.byk);
+    free(s.keys);
+    free(s.segs);
     free(s.nodes);
     free(s.cands);
     free(s.edges);
     free(s.ri);
-    free(stamp);
     return rc;
 }
 
