@@ -55,6 +55,7 @@ struct st {
     size_t *byk;                   /* comm nodes by (api, type, rank, position) */
     struct pkey *keys; size_t nkeys;
     struct pseg *segs; size_t nsegs;
+    size_t *adj0, *adj;            /* the chain's edges per node (build_chain) */
     int oom;
 };
 
@@ -673,7 +674,11 @@ static int search_groups(struct st *s, struct origin_result *out) {
     struct qent *q = malloc((nn ? nn : 1) * sizeof *q);
     size_t *qpos = calloc(s->nr ? s->nr : 1, sizeof *qpos), *qend = calloc(s->nr ? s->nr : 1, sizeof *qend);
     size_t *groups = malloc((s->nr ? s->nr : 1) * sizeof *groups);
-    if (!uf || !seen || !q || !qpos || !qend || !groups) goto out;
+    /* each group's members, ascending: mem[g0[g] .. g0[g + 1]); gmark[g]:
+     * the round that opened group g */
+    size_t *g0 = calloc(nn + 1, sizeof *g0), *mem = malloc((nn ? nn : 1) * sizeof *mem);
+    size_t *gmark = calloc(nn ? nn : 1, sizeof *gmark), round = 0;
+    if (!uf || !seen || !q || !qpos || !qend || !groups || !g0 || !mem || !gmark) goto out;
     for (size_t i = 0; i < nn; i++) uf[i] = i;
     for (size_t e = 0; e < s->ne; e++) {
         const struct edge *E = &s->edges[e];
@@ -681,6 +686,15 @@ static int search_groups(struct st *s, struct origin_result *out) {
         size_t a = uf_find(uf, (size_t)E->a), b = uf_find(uf, (size_t)E->b);
         if (a != b) uf[a] = b;
     }
+    for (size_t i = 0; i < nn; i++)
+        if (!s->nodes[i].pruned) g0[uf_find(uf, i) + 1]++;
+    for (size_t i = 0; i < nn; i++) g0[i + 1] += g0[i];
+    for (size_t i = 0; i < nn; i++)   /* gmark counts the members placed, until the rounds use it */
+        if (!s->nodes[i].pruned) {
+            size_t g = uf_find(uf, i);
+            mem[g0[g] + gmark[g]++] = i;
+        }
+    memset(gmark, 0, (nn ? nn : 1) * sizeof *gmark);
     size_t nq = 0;
     for (size_t r = 0; r < s->nr; r++) {
         size_t q0 = nq;
@@ -695,6 +709,7 @@ static int search_groups(struct st *s, struct origin_result *out) {
         for (size_t r = 0; r < s->nr; r++) any |= qpos[r] < qend[r];
         if (!any) break;
         size_t ng = 0;
+        round++;
         for (size_t r = 0; r < s->nr; r++) {
             size_t node = SIZE_MAX;
             while (qpos[r] < qend[r]) {
@@ -703,8 +718,8 @@ static int search_groups(struct st *s, struct origin_result *out) {
             }
             if (node == SIZE_MAX) continue;
             size_t g = uf_find(uf, node);
-            int known = 0;
-            for (size_t k = 0; k < ng; k++) known |= groups[k] == g;
+            int known = gmark[g] == round;
+            gmark[g] = round;
             /* every rank's next op opens its group (msProbe's overflow
              * check opens only the first rank's and drops the other ranks'
              * ops of the round, which makes its answer depend on the order
@@ -714,9 +729,10 @@ static int search_groups(struct st *s, struct origin_result *out) {
         size_t h0 = out->nhits;
         for (size_t k = 0; k < ng; k++) {
             /* compute ops first, then communication ops, each in rank order */
-            for (size_t i = 0; i < nn; i++) {
+            size_t m0 = g0[groups[k]], m1 = g0[groups[k] + 1];
+            for (size_t m = m0; m < m1; m++) {
+                size_t i = mem[m];
                 const struct cnode *c = &s->nodes[i];
-                if (c->pruned || uf_find(uf, i) != groups[k]) continue;
                 seen[i] = 1;
                 /* overflow_check takes the births before an op that sends
                  * the anomaly on; compare -da every birth before the op */
@@ -732,14 +748,13 @@ static int search_groups(struct st *s, struct origin_result *out) {
              * it: propagated, not born (here probetop parts from msProbe,
              * which also counts such an op, see man/probetop.1) */
             int fed = 0;
-            for (size_t i = 0; i < nn && !fed; i++) {
-                const struct cnode *c = &s->nodes[i];
-                fed = !c->pruned && uf_find(uf, i) == groups[k] && (c->type == T_SRC || c->type == T_LINK) &&
-                      (c->bad & ORIGIN_IN);
+            for (size_t m = m0; m < m1 && !fed; m++) {
+                const struct cnode *c = &s->nodes[mem[m]];
+                fed = (c->type == T_SRC || c->type == T_LINK) && (c->bad & ORIGIN_IN);
             }
-            for (size_t i = 0; i < nn && !fed; i++) {
-                const struct cnode *c = &s->nodes[i];
-                if (c->pruned || uf_find(uf, i) != groups[k] || !c->anomaly) continue;
+            for (size_t m = m0; m < m1 && !fed; m++) {
+                const struct cnode *c = &s->nodes[mem[m]];
+                if (!c->anomaly) continue;
                 if (push_hit(out, &hcap, c->rk, c->rec, c->layer, c->sub_layer) != 0) goto out;
             }
         }
@@ -766,6 +781,9 @@ out:
     free(qpos);
     free(qend);
     free(groups);
+    free(g0);
+    free(mem);
+    free(gmark);
     return rc;
 }
 
@@ -793,8 +811,8 @@ static size_t node_of(const struct st *s, int rk, int32_t rec) {
  * an anomaly, preferring ranks in `infected`; SIZE_MAX none. */
 static size_t feeding_peer(const struct st *s, size_t n, const uint8_t *infected, int need_infected) {
     size_t best = SIZE_MAX;
-    for (size_t e = 0; e < s->ne; e++) {
-        const struct edge *E = &s->edges[e];
+    for (size_t k = s->adj0[n]; k < s->adj0[n + 1]; k++) {
+        const struct edge *E = &s->edges[s->adj[k]];
         size_t p;
         if (E->kind == E_DST) {
             if ((size_t)E->b != n) continue;   /* a destination does not feed its source */
@@ -818,7 +836,21 @@ static int build_chain(struct st *s, struct origin_result *out) {
     size_t nr = s->nr, cap = 0;
     uint8_t *infected = calloc(nr ? nr : 1, 1);
     int32_t *entry = malloc((nr ? nr : 1) * sizeof *entry);
-    if (!infected || !entry) { free(infected); free(entry); return -1; }
+    /* each node's edges, in edge order: adj[adj0[n] .. adj0[n + 1]) */
+    s->adj0 = calloc(s->nn + 1, sizeof *s->adj0);
+    s->adj = malloc((s->ne ? 2 * s->ne : 1) * sizeof *s->adj);
+    if (!infected || !entry || !s->adj0 || !s->adj) { free(infected); free(entry); return -1; }
+    for (size_t e = 0; e < s->ne; e++) {
+        s->adj0[s->edges[e].a + 1]++;
+        s->adj0[s->edges[e].b + 1]++;
+    }
+    for (size_t i = 0; i < s->nn; i++) s->adj0[i + 1] += s->adj0[i];
+    for (size_t e = 0; e < s->ne; e++) {   /* adj0[n] runs to its end, then steps back */
+        s->adj[s->adj0[s->edges[e].a]++] = e;
+        s->adj[s->adj0[s->edges[e].b]++] = e;
+    }
+    for (size_t i = s->nn; i > 0; i--) s->adj0[i] = s->adj0[i - 1];
+    s->adj0[0] = 0;
     uint8_t mask = ORIGIN_IN | ORIGIN_OUT;
     for (size_t r = 0; r < nr; r++) {
         entry[r] = -1;
@@ -859,6 +891,55 @@ static int build_chain(struct st *s, struct origin_result *out) {
     free(infected);
     free(entry);
     return rc;
+}
+
+/* ---- keeping less ---- */
+
+static int slim_str(const struct tree *t, struct tree *n, uint32_t *off) {
+    if (*off == TREE_NONE) return 0;
+    const char *x = tree_s(t, *off);
+    *off = tree_str(n, x, strlen(x));
+    return *off == TREE_NONE ? -1 : 0;
+}
+
+struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
+    struct tree *n = tree_new();
+    if (!n) return NULL;
+    size_t np = 0, capr = 0, capp = 0;
+    if (util_grow((void **)&n->recs, &capr, t->nrecs ? t->nrecs : 1, sizeof *n->recs) != 0) goto oom;
+    for (size_t r = 0; r < t->nrecs; r++) {
+        const char *name = rec_name(t, r);
+        struct trec *o = &n->recs[r];
+        *o = (struct trec){.name = tree_str(n, name, strlen(name)), .p0 = (uint32_t)np, .np = 0, .node = -1,
+                           .ovf = t->recs[r].ovf};
+        if (o->name == TREE_NONE) goto oom;
+        n->nrecs++;
+        if (!is_comm(name, rules)) continue;
+        for (uint32_t i = 0; i < t->recs[r].np; i++) {
+            if (UTIL_PUSH(n->params, np, capp) != 0) goto oom;
+            struct tparam *q = &n->params[np];
+            *q = t->params[t->recs[r].p0 + i];
+            uint32_t *offs[] = {&q->name, &q->type, &q->dtype, &q->shape, &q->data_name, &q->md5,
+                                &q->value, &q->group_id, &q->p2p_op};
+            for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
+                if (slim_str(t, n, offs[k]) != 0) goto oom;
+            for (int k = 0; k < 4; k++)
+                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].s) != 0) goto oom;
+            np++;
+            o->np++;
+        }
+    }
+    n->nparams = np;
+    n->capparams = capp;
+    n->caprecs = capr;
+    n->step = t->step;
+    n->rank = t->rank;
+    if (t->path && !(n->path = strdup(t->path))) goto oom;
+    return n;
+oom:
+    n->nparams = np;
+    tree_free(n);
+    return NULL;
 }
 
 /* ---- entry point ---- */
@@ -927,6 +1008,8 @@ oom:
 done:
     for (size_t i = 0; i < s.nn; i++) free(s.nodes[i].conn);
     free(s.byk);
+    free(s.adj0);
+    free(s.adj);
     free(s.keys);
     free(s.segs);
     free(s.nodes);
