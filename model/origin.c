@@ -27,10 +27,12 @@ struct cnode {
     const char *api; size_t api_len;
     const char *cnt; size_t cnt_len;
     int32_t *conn; size_t nconn;   /* peer ranks named by the op (ascending, unique) */
+    int own_conn;                  /* conn is the op's own, else its group's (gsets) */
     size_t c0, nc;                 /* its candidate compute ops in cands[] */
 };
 
 struct cand { int rk; int32_t rec, sub_layer; };
+struct gset { int32_t *v; size_t n; };   /* a group's ranks, ascending, unique */
 struct edge { int a, b; uint8_t kind; };
 
 /* Pairing's index: one key per (API, direction), holding segments
@@ -52,7 +54,10 @@ struct st {
     struct cand *cands; size_t nc, capc;
     struct edge *edges; size_t ne, cape;
     struct rankinfo *ri;
-    size_t *byk;                   /* comm nodes by (api, type, rank, position) */
+    size_t *byk;                   /* comm nodes by (api, type), then (rank, position) */
+    int32_t *ktab; size_t kcap;    /* (api, type) -> keys[], open addressing */
+    struct util_smap groups;       /* group text (the trees') -> gsets[] */
+    struct gset *gsets; size_t ngsets, capg;
     struct pkey *keys; size_t nkeys;
     struct pseg *segs; size_t nsegs;
     size_t *adj0, *adj;            /* the chain's edges per node (build_chain) */
@@ -291,9 +296,44 @@ static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
     return 0;
 }
 
+/* Sorts v[0..n) and drops repeats; the count left. */
+static size_t sort_unique(int32_t *v, size_t n) {
+    /* a group's ranks usually come ascending: then no sort */
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++) sorted = v[i - 1] <= v[i];
+    if (!sorted) qsort(v, n, sizeof *v, util_cmp_i32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
+    return u;
+}
+
+/* The ranks of a group's text "[0, 1, 2]", read once per distinct text: a
+ * group of every rank, named by an op on every rank, is read once, not once
+ * a rank, and its ranks are kept once.  Its index in s->gsets, -1 out of
+ * memory. */
+static int32_t group_set(struct st *s, const char *gt) {
+    int32_t *slot = util_smap_slot(&s->groups, gt, 1);
+    if (!slot) return -1;
+    if (*slot >= 0) return *slot;
+    int32_t *v = NULL;
+    size_t n = 0, cap = 0;
+    for (const char *p = gt + 1; *p && *p != ']';) {
+        char *e;
+        long k = strtol(p, &e, 10);
+        if (e == p) { p++; continue; }
+        if (push_rank(&v, &n, &cap, (int32_t)k) != 0) { free(v); return -1; }
+        p = e;
+    }
+    if (UTIL_PUSH(s->gsets, s->ngsets, s->capg) != 0) { free(v); return -1; }
+    s->gsets[s->ngsets] = (struct gset){v, sort_unique(v, n)};
+    *slot = (int32_t)s->ngsets;
+    return (int32_t)s->ngsets++;
+}
+
 /* The peer ranks an op names: dst (or dst_group), src (or src_group), else
  * every positional int argument; plus the ranks of its group. */
-static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
+static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cnode *c) {
     int32_t *v = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
@@ -313,22 +353,26 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
     }
     const struct tparam *g = kwarg(t, r, "group");
     const char *gt = g && !g->is_null && g->md5 != TREE_NONE ? tree_s(t, g->md5) : NULL;
-    if (gt && *gt == '[') {   /* group_ranks as Python text: "[0, 1, 2]" */
-        for (const char *s = gt + 1; *s && *s != ']';) {
-            char *e;
-            long k = strtol(s, &e, 10);
-            if (e == s) { s++; continue; }
-            rc |= push_rank(&v, &n, &cap, (int32_t)k);
-            s = e;
-        }
-    }
     if (rc) { free(v); return -1; }
-    if (n) qsort(v, n, sizeof *v, util_cmp_i32);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
+    if (gt && *gt == '[') {   /* group_ranks as Python text: "[0, 1, 2]" */
+        int32_t gi = group_set(s, gt);
+        if (gi < 0) { free(v); return -1; }
+        const struct gset *G = &s->gsets[gi];
+        size_t in = 0;
+        for (size_t i = 0; i < n; i++)
+            in += G->n && bsearch(&v[i], G->v, G->n, sizeof *v, util_cmp_i32) != NULL;
+        if (in == n) {   /* the group's own ranks: shared */
+            free(v);
+            c->conn = G->v;
+            c->nconn = G->n;
+            return 0;
+        }
+        for (size_t i = 0; i < G->n && rc == 0; i++) rc |= push_rank(&v, &n, &cap, G->v[i]);
+        if (rc) { free(v); return -1; }
+    }
     c->conn = v;
-    c->nconn = u;
+    c->nconn = sort_unique(v, n);
+    c->own_conn = 1;
     return 0;
 }
 
@@ -391,7 +435,7 @@ static int build_rank(struct st *s, int rk) {
             c->c0 = c0;
             c->nc = s->nc - c0;
             s->nn++;
-            if (resolve_conn(t, r, c) != 0) return -1;
+            if (resolve_conn(s, t, r, c) != 0) return -1;
             c0 = s->nc;
             sub = 0;
         } else if (!is_ignored(name, s->rules)) {
@@ -412,64 +456,69 @@ static int build_rank(struct st *s, int rk) {
  * API and call number, so that a backward op hides the forward op with the
  * same number, which then pairs with nothing; its compare -da scans them
  * all, as here.) */
-struct kop { const char *api; size_t alen; uint8_t type; int rk; size_t node; };
-
-static int by_key(const void *a, const void *b) {
-    const struct kop *x = a, *y = b;
-    if (x->alen != y->alen) return (x->alen > y->alen) - (x->alen < y->alen);
-    int c = strncmp(x->api, y->api, x->alen);
-    if (c) return c;
-    if (x->type != y->type) return (x->type > y->type) - (x->type < y->type);
-    if (x->rk != y->rk) return (x->rk > y->rk) - (x->rk < y->rk);
-    return (x->node > y->node) - (x->node < y->node);
+static int key_is(const struct pkey *p, const char *api, size_t alen, uint8_t type) {
+    return p->alen == alen && p->type == type && !strncmp(p->api, api, alen);
 }
 
+/* The slot of (api, type) in the key table: its key, or the empty slot
+ * where it goes. */
+static int32_t *key_slot(const struct st *s, const char *api, size_t alen, uint8_t type) {
+    size_t i = util_hash(api, alen, type) & (s->kcap - 1);
+    while (s->ktab[i] >= 0 && !key_is(&s->keys[s->ktab[i]], api, alen, type)) i = (i + 1) & (s->kcap - 1);
+    return &s->ktab[i];
+}
+
+/* Keys by hashing, the ops of each key by a counting sort: the nodes are in
+ * (rank, position) order already, so each key's run comes out in it too. */
 static int build_index(struct st *s) {
-    struct kop *k = malloc((s->nn ? s->nn : 1) * sizeof *k);
-    if (!k) return -1;
-    for (size_t i = 0; i < s->nn; i++) {
-        const struct cnode *c = &s->nodes[i];
-        k[i] = (struct kop){c->api, c->api_len, c->type, c->rk, i};
-    }
-    qsort(k, s->nn, sizeof *k, by_key);
     int rc = -1;
     size_t capk = 0, caps = 0;
+    for (s->kcap = 16; s->kcap < 2 * s->nn; s->kcap *= 2) {}
+    s->ktab = malloc(s->kcap * sizeof *s->ktab);
+    int32_t *kid = malloc((s->nn ? s->nn : 1) * sizeof *kid);
+    size_t *off = NULL;
     s->byk = malloc((s->nn ? s->nn : 1) * sizeof *s->byk);
-    if (!s->byk) goto out;
+    if (!s->ktab || !kid || !s->byk) goto out;
+    for (size_t i = 0; i < s->kcap; i++) s->ktab[i] = -1;
     for (size_t i = 0; i < s->nn; i++) {
-        s->byk[i] = k[i].node;
-        int newkey = i == 0 || by_key(&(struct kop){k[i].api, k[i].alen, k[i].type, 0, 0},
-                                      &(struct kop){k[i - 1].api, k[i - 1].alen, k[i - 1].type, 0, 0}) != 0;
-        if (newkey) {
+        const struct cnode *c = &s->nodes[i];
+        int32_t *slot = key_slot(s, c->api, c->api_len, c->type);
+        if (*slot < 0) {
             if (UTIL_PUSH(s->keys, s->nkeys, capk) != 0) goto out;
-            s->keys[s->nkeys++] = (struct pkey){k[i].api, k[i].alen, k[i].type, s->nsegs, s->nsegs};
+            s->keys[s->nkeys] = (struct pkey){c->api, c->api_len, c->type, 0, 0};
+            *slot = (int32_t)s->nkeys++;
         }
-        if (newkey || k[i].rk != k[i - 1].rk) {
-            if (UTIL_PUSH(s->segs, s->nsegs, caps) != 0) goto out;
-            s->segs[s->nsegs++] = (struct pseg){k[i].rk, i, i, i, 0};
-            s->keys[s->nkeys - 1].s1 = s->nsegs;
+        kid[i] = *slot;
+    }
+    if (!(off = calloc(s->nkeys + 1, sizeof *off))) goto out;
+    for (size_t i = 0; i < s->nn; i++) off[kid[i] + 1]++;
+    for (size_t k = 0; k < s->nkeys; k++) off[k + 1] += off[k];
+    for (size_t i = 0; i < s->nn; i++) s->byk[off[kid[i]]++] = i;   /* off[k]: now the end of key k */
+    size_t b = 0;
+    for (size_t k = 0; k < s->nkeys; k++) {
+        s->keys[k].s0 = s->nsegs;
+        for (size_t i = b; i < off[k]; i++) {
+            int rk = s->nodes[s->byk[i]].rk;
+            if (i == b || rk != s->segs[s->nsegs - 1].rk) {
+                if (UTIL_PUSH(s->segs, s->nsegs, caps) != 0) goto out;
+                s->segs[s->nsegs++] = (struct pseg){rk, i, i, i, 0};
+            }
+            s->segs[s->nsegs - 1].e = i + 1;
         }
-        s->segs[s->nsegs - 1].e = i + 1;
+        s->keys[k].s1 = s->nsegs;
+        b = off[k];
     }
     rc = 0;
 out:
-    free(k);
+    free(kid);
+    free(off);
     return rc;
 }
 
 /* The key of (api, type), NULL when no op has it. */
 static const struct pkey *find_key(const struct st *s, const char *api, size_t alen, uint8_t type) {
-    struct kop want = {api, alen, type, 0, 0};
-    size_t lo = 0, hi = s->nkeys;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        const struct pkey *p = &s->keys[m];
-        int c = by_key(&(struct kop){p->api, p->alen, p->type, 0, 0}, &want);
-        if (c == 0) return p;
-        if (c < 0) lo = m + 1;
-        else hi = m;
-    }
-    return NULL;
+    int32_t k = *key_slot(s, api, alen, type);
+    return k < 0 ? NULL : &s->keys[k];
 }
 
 /* The segment of rank index rk in key p, NULL none. */
@@ -947,7 +996,7 @@ oom:
 int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rules, struct origin_result *out,
                 struct pt_error *err) {
     memset(out, 0, sizeof *out);
-    struct st s = {.R = ranks, .nr = n, .rules = rules};
+    struct st s = {.R = ranks, .nr = n, .rules = rules, .groups = {.borrow = 1}};
     size_t hcap = 0;
     int rc = -1;
     s.ri = calloc(n ? n : 1, sizeof *s.ri);
@@ -1006,8 +1055,13 @@ oom:
     origin_result_free(out);
     pt_errorf(err, "out of memory while looking for the origin rank");
 done:
-    for (size_t i = 0; i < s.nn; i++) free(s.nodes[i].conn);
+    for (size_t i = 0; i < s.nn; i++)
+        if (s.nodes[i].own_conn) free(s.nodes[i].conn);
+    for (size_t i = 0; i < s.ngsets; i++) free(s.gsets[i].v);
+    free(s.gsets);
+    util_smap_free(&s.groups);
     free(s.byk);
+    free(s.ktab);
     free(s.adj0);
     free(s.adj);
     free(s.keys);
