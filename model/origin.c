@@ -27,15 +27,21 @@ struct cnode {
     const char *api; size_t api_len;
     const char *cnt; size_t cnt_len;
     int32_t *conn; size_t nconn;   /* peer ranks named by the op (ascending, unique) */
+    int own_conn;                  /* conn is the op's own, else its group's (gsets) */
     size_t c0, nc;                 /* its candidate compute ops in cands[] */
 };
 
 struct cand { int rk; int32_t rec, sub_layer; };
+struct gset { int32_t *v; size_t n; };   /* a group's ranks, ascending, unique */
 struct edge { int a, b; uint8_t kind; };
+
+/* Pairing's index: one key per (API, direction), holding segments
+ * [s0, s1); one segment per rank of that key, holding byk[s, e). */
+struct pkey { const char *api; size_t alen; uint8_t type; size_t s0, s1; };
+struct pseg { int rk; size_t s, e; size_t cur; int owner; };   /* cur: next op not yet paired by rank owner-1 */
 
 struct rankinfo {
     size_t n0, n1;                 /* comm nodes [n0, n1) */
-    size_t *index; size_t nindex;  /* nodes by (api, call count), first position, last node */
     size_t a0, na;                 /* candidates after the last comm op */
     int32_t first_comm;            /* record of the first comm op, -1 none */
 };
@@ -48,6 +54,13 @@ struct st {
     struct cand *cands; size_t nc, capc;
     struct edge *edges; size_t ne, cape;
     struct rankinfo *ri;
+    size_t *byk;                   /* comm nodes by (api, type), then (rank, position) */
+    int32_t *ktab; size_t kcap;    /* (api, type) -> keys[], open addressing */
+    struct util_smap groups;       /* group text (the trees') -> gsets[] */
+    struct gset *gsets; size_t ngsets, capg;
+    struct pkey *keys; size_t nkeys;
+    struct pseg *segs; size_t nsegs;
+    size_t *adj0, *adj;            /* the chain's edges per node (build_chain) */
     int oom;
 };
 
@@ -283,9 +296,44 @@ static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
     return 0;
 }
 
+/* Sorts v[0..n) and drops repeats; the count left. */
+static size_t sort_unique(int32_t *v, size_t n) {
+    /* a group's ranks usually come ascending: then no sort */
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++) sorted = v[i - 1] <= v[i];
+    if (!sorted) qsort(v, n, sizeof *v, util_cmp_i32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
+    return u;
+}
+
+/* The ranks of a group's text "[0, 1, 2]", read once per distinct text: a
+ * group of every rank, named by an op on every rank, is read once, not once
+ * a rank, and its ranks are kept once.  Its index in s->gsets, -1 out of
+ * memory. */
+static int32_t group_set(struct st *s, const char *gt) {
+    int32_t *slot = util_smap_slot(&s->groups, gt, 1);
+    if (!slot) return -1;
+    if (*slot >= 0) return *slot;
+    int32_t *v = NULL;
+    size_t n = 0, cap = 0;
+    for (const char *p = gt + 1; *p && *p != ']';) {
+        char *e;
+        long k = strtol(p, &e, 10);
+        if (e == p) { p++; continue; }
+        if (push_rank(&v, &n, &cap, (int32_t)k) != 0) { free(v); return -1; }
+        p = e;
+    }
+    if (UTIL_PUSH(s->gsets, s->ngsets, s->capg) != 0) { free(v); return -1; }
+    s->gsets[s->ngsets] = (struct gset){v, sort_unique(v, n)};
+    *slot = (int32_t)s->ngsets;
+    return (int32_t)s->ngsets++;
+}
+
 /* The peer ranks an op names: dst (or dst_group), src (or src_group), else
  * every positional int argument; plus the ranks of its group. */
-static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
+static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cnode *c) {
     int32_t *v = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
@@ -305,22 +353,26 @@ static int resolve_conn(const struct tree *t, size_t r, struct cnode *c) {
     }
     const struct tparam *g = kwarg(t, r, "group");
     const char *gt = g && !g->is_null && g->md5 != TREE_NONE ? tree_s(t, g->md5) : NULL;
-    if (gt && *gt == '[') {   /* group_ranks as Python text: "[0, 1, 2]" */
-        for (const char *s = gt + 1; *s && *s != ']';) {
-            char *e;
-            long k = strtol(s, &e, 10);
-            if (e == s) { s++; continue; }
-            rc |= push_rank(&v, &n, &cap, (int32_t)k);
-            s = e;
-        }
-    }
     if (rc) { free(v); return -1; }
-    if (n) qsort(v, n, sizeof *v, util_cmp_i32);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
+    if (gt && *gt == '[') {   /* group_ranks as Python text: "[0, 1, 2]" */
+        int32_t gi = group_set(s, gt);
+        if (gi < 0) { free(v); return -1; }
+        const struct gset *G = &s->gsets[gi];
+        size_t in = 0;
+        for (size_t i = 0; i < n; i++)
+            in += G->n && bsearch(&v[i], G->v, G->n, sizeof *v, util_cmp_i32) != NULL;
+        if (in == n) {   /* the group's own ranks: shared */
+            free(v);
+            c->conn = G->v;
+            c->nconn = G->n;
+            return 0;
+        }
+        for (size_t i = 0; i < G->n && rc == 0; i++) rc |= push_rank(&v, &n, &cap, G->v[i]);
+        if (rc) { free(v); return -1; }
+    }
     c->conn = v;
-    c->nconn = u;
+    c->nconn = sort_unique(v, n);
+    c->own_conn = 1;
     return 0;
 }
 
@@ -383,7 +435,7 @@ static int build_rank(struct st *s, int rk) {
             c->c0 = c0;
             c->nc = s->nc - c0;
             s->nn++;
-            if (resolve_conn(t, r, c) != 0) return -1;
+            if (resolve_conn(s, t, r, c) != 0) return -1;
             c0 = s->nc;
             sub = 0;
         } else if (!is_ignored(name, s->rules)) {
@@ -397,17 +449,87 @@ static int build_rank(struct st *s, int rk) {
     return 0;
 }
 
-/* Per rank, its communication ops in dump order, as pairing scans them.
- * (msProbe's overflow check keys them by API and call number, so that a
- * backward op hides the forward op with the same number, which then pairs
- * with nothing; its compare -da scans them all, as here.) */
-static int build_index(struct st *s, int rk) {
-    struct rankinfo *ri = &s->ri[rk];
-    size_t n = ri->n1 - ri->n0;
-    ri->index = malloc((n ? n : 1) * sizeof *ri->index);
-    if (!ri->index) return -1;
-    for (size_t i = ri->n0; i < ri->n1; i++) ri->index[ri->nindex++] = i;
-    return 0;
+/* The communication ops indexed for pairing: by (API, direction), then by
+ * rank, each rank's ops in dump order -- built once, so that pairing an op
+ * looks up only the ops it can pair with instead of comparing names over
+ * every op of every peer rank.  (msProbe's overflow check keys the ops by
+ * API and call number, so that a backward op hides the forward op with the
+ * same number, which then pairs with nothing; its compare -da scans them
+ * all, as here.) */
+static int key_is(const struct pkey *p, const char *api, size_t alen, uint8_t type) {
+    return p->alen == alen && p->type == type && !strncmp(p->api, api, alen);
+}
+
+/* The slot of (api, type) in the key table: its key, or the empty slot
+ * where it goes. */
+static int32_t *key_slot(const struct st *s, const char *api, size_t alen, uint8_t type) {
+    size_t i = util_hash(api, alen, type) & (s->kcap - 1);
+    while (s->ktab[i] >= 0 && !key_is(&s->keys[s->ktab[i]], api, alen, type)) i = (i + 1) & (s->kcap - 1);
+    return &s->ktab[i];
+}
+
+/* Keys by hashing, the ops of each key by a counting sort: the nodes are in
+ * (rank, position) order already, so each key's run comes out in it too. */
+static int build_index(struct st *s) {
+    int rc = -1;
+    size_t capk = 0, caps = 0;
+    for (s->kcap = 16; s->kcap < 2 * s->nn; s->kcap *= 2) {}
+    s->ktab = malloc(s->kcap * sizeof *s->ktab);
+    int32_t *kid = malloc((s->nn ? s->nn : 1) * sizeof *kid);
+    size_t *off = NULL;
+    s->byk = malloc((s->nn ? s->nn : 1) * sizeof *s->byk);
+    if (!s->ktab || !kid || !s->byk) goto out;
+    for (size_t i = 0; i < s->kcap; i++) s->ktab[i] = -1;
+    for (size_t i = 0; i < s->nn; i++) {
+        const struct cnode *c = &s->nodes[i];
+        int32_t *slot = key_slot(s, c->api, c->api_len, c->type);
+        if (*slot < 0) {
+            if (UTIL_PUSH(s->keys, s->nkeys, capk) != 0) goto out;
+            s->keys[s->nkeys] = (struct pkey){c->api, c->api_len, c->type, 0, 0};
+            *slot = (int32_t)s->nkeys++;
+        }
+        kid[i] = *slot;
+    }
+    if (!(off = calloc(s->nkeys + 1, sizeof *off))) goto out;
+    for (size_t i = 0; i < s->nn; i++) off[kid[i] + 1]++;
+    for (size_t k = 0; k < s->nkeys; k++) off[k + 1] += off[k];
+    for (size_t i = 0; i < s->nn; i++) s->byk[off[kid[i]]++] = i;   /* off[k]: now the end of key k */
+    size_t b = 0;
+    for (size_t k = 0; k < s->nkeys; k++) {
+        s->keys[k].s0 = s->nsegs;
+        for (size_t i = b; i < off[k]; i++) {
+            int rk = s->nodes[s->byk[i]].rk;
+            if (i == b || rk != s->segs[s->nsegs - 1].rk) {
+                if (UTIL_PUSH(s->segs, s->nsegs, caps) != 0) goto out;
+                s->segs[s->nsegs++] = (struct pseg){rk, i, i, i, 0};
+            }
+            s->segs[s->nsegs - 1].e = i + 1;
+        }
+        s->keys[k].s1 = s->nsegs;
+        b = off[k];
+    }
+    rc = 0;
+out:
+    free(kid);
+    free(off);
+    return rc;
+}
+
+/* The key of (api, type), NULL when no op has it. */
+static const struct pkey *find_key(const struct st *s, const char *api, size_t alen, uint8_t type) {
+    int32_t k = *key_slot(s, api, alen, type);
+    return k < 0 ? NULL : &s->keys[k];
+}
+
+/* The segment of rank index rk in key p, NULL none. */
+static struct pseg *find_seg(struct st *s, const struct pkey *p, int rk) {
+    size_t lo = p->s0, hi = p->s1;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (s->segs[m].rk < rk) lo = m + 1;
+        else hi = m;
+    }
+    return lo < p->s1 && s->segs[lo].rk == rk ? &s->segs[lo] : NULL;
 }
 
 static int rank_index(const struct st *s, int32_t rank) {
@@ -420,33 +542,55 @@ static int rank_index(const struct st *s, int32_t rank) {
     return lo < s->nr && s->R[lo].t->rank == rank ? (int)lo : -1;
 }
 
+/* Pairs cur (on rank index rk) with the first op of its peer rank's
+ * segment g that it may pair with and that no earlier op of rank rk took.
+ * Such takes go in the segment's order, so a cursor per segment (reset for
+ * each rank that pairs) stands for "not yet paired"; an op that finds none
+ * leaves none for the later ops of rank rk either. */
+static int pair_in(struct st *s, int rk, size_t cur, struct pseg *g) {
+    if (g->owner != rk + 1) {
+        g->owner = rk + 1;
+        g->cur = g->s;
+    }
+    int32_t rank = s->R[rk].t->rank;
+    for (size_t k = g->cur; k < g->e; k++) {
+        size_t si = s->byk[k];
+        const struct cnode *o = &s->nodes[si];
+        if (!((o->nconn == 0 && !o->directed) || conn_has(o, rank))) continue;
+        g->cur = k + 1;
+        if (o->type == T_DST) return add_edge(s, (int)cur, (int)si, E_DST);
+        if (o->type == T_SRC) return add_edge(s, (int)si, (int)cur, E_DST);
+        return add_edge(s, (int)cur, (int)si, E_LINK);
+    }
+    g->cur = g->e;
+    return 0;
+}
+
 /* Pairs cur (on rank index rk, every rank <= rk already searched) with its
- * first fitting op on each of its peer ranks. */
-static int connect_node(struct st *s, int rk, size_t cur, int *seen_stamp) {
-    struct cnode *c = &s->nodes[cur];
+ * first fitting op on each of its peer ranks, in ascending rank: the ranks
+ * it names that hold ops of the target API and direction (walking the
+ * shorter of the two lists), or all of those when it names none. */
+static int connect_node(struct st *s, int rk, size_t cur) {
+    const struct cnode *c = &s->nodes[cur];
     const char *api;
     size_t alen;
     target_api(c, &api, &alen);
     uint8_t want = c->type == T_SRC ? T_DST : c->type == T_DST ? T_SRC : T_LINK;
-    size_t npeers = c->nconn ? c->nconn : s->nr;
-    for (size_t pi = 0; pi < npeers; pi++) {
-        int prk = c->nconn ? rank_index(s, c->conn[pi]) : (int)pi;
-        if (prk < 0 || prk <= rk) continue;
-        const struct rankinfo *ri = &s->ri[prk];
-        for (size_t k = 0; k < ri->nindex; k++) {
-            size_t si = ri->index[k];
-            struct cnode *o = &s->nodes[si];
-            if (o->api_len != alen || strncmp(o->api, api, alen) != 0) continue;
-            if (seen_stamp[si] == rk + 1 || o->type != want) continue;
-            if (!((o->nconn == 0 && !o->directed) || conn_has(o, s->R[rk].t->rank))) continue;
-            seen_stamp[si] = rk + 1;
-            int rc;
-            if (o->type == T_DST) rc = add_edge(s, (int)cur, (int)si, E_DST);
-            else if (o->type == T_SRC) rc = add_edge(s, (int)si, (int)cur, E_DST);
-            else rc = add_edge(s, (int)cur, (int)si, E_LINK);
-            if (rc) return -1;
-            break;
+    const struct pkey *p = find_key(s, api, alen, want);
+    if (!p) return 0;
+    if (c->nconn && c->nconn < p->s1 - p->s0) {
+        for (size_t pi = 0; pi < c->nconn; pi++) {
+            int prk = rank_index(s, c->conn[pi]);
+            if (prk < 0 || prk <= rk) continue;
+            struct pseg *g = find_seg(s, p, prk);
+            if (g && pair_in(s, rk, cur, g) != 0) return -1;
         }
+        return 0;
+    }
+    for (size_t k = p->s0; k < p->s1; k++) {
+        struct pseg *g = &s->segs[k];
+        if (g->rk <= rk || (c->nconn && !conn_has(c, s->R[g->rk].t->rank))) continue;
+        if (pair_in(s, rk, cur, g) != 0) return -1;
     }
     return 0;
 }
@@ -579,7 +723,11 @@ static int search_groups(struct st *s, struct origin_result *out) {
     struct qent *q = malloc((nn ? nn : 1) * sizeof *q);
     size_t *qpos = calloc(s->nr ? s->nr : 1, sizeof *qpos), *qend = calloc(s->nr ? s->nr : 1, sizeof *qend);
     size_t *groups = malloc((s->nr ? s->nr : 1) * sizeof *groups);
-    if (!uf || !seen || !q || !qpos || !qend || !groups) goto out;
+    /* each group's members, ascending: mem[g0[g] .. g0[g + 1]); gmark[g]:
+     * the round that opened group g */
+    size_t *g0 = calloc(nn + 1, sizeof *g0), *mem = malloc((nn ? nn : 1) * sizeof *mem);
+    size_t *gmark = calloc(nn ? nn : 1, sizeof *gmark), round = 0;
+    if (!uf || !seen || !q || !qpos || !qend || !groups || !g0 || !mem || !gmark) goto out;
     for (size_t i = 0; i < nn; i++) uf[i] = i;
     for (size_t e = 0; e < s->ne; e++) {
         const struct edge *E = &s->edges[e];
@@ -587,6 +735,15 @@ static int search_groups(struct st *s, struct origin_result *out) {
         size_t a = uf_find(uf, (size_t)E->a), b = uf_find(uf, (size_t)E->b);
         if (a != b) uf[a] = b;
     }
+    for (size_t i = 0; i < nn; i++)
+        if (!s->nodes[i].pruned) g0[uf_find(uf, i) + 1]++;
+    for (size_t i = 0; i < nn; i++) g0[i + 1] += g0[i];
+    for (size_t i = 0; i < nn; i++)   /* gmark counts the members placed, until the rounds use it */
+        if (!s->nodes[i].pruned) {
+            size_t g = uf_find(uf, i);
+            mem[g0[g] + gmark[g]++] = i;
+        }
+    memset(gmark, 0, (nn ? nn : 1) * sizeof *gmark);
     size_t nq = 0;
     for (size_t r = 0; r < s->nr; r++) {
         size_t q0 = nq;
@@ -601,6 +758,7 @@ static int search_groups(struct st *s, struct origin_result *out) {
         for (size_t r = 0; r < s->nr; r++) any |= qpos[r] < qend[r];
         if (!any) break;
         size_t ng = 0;
+        round++;
         for (size_t r = 0; r < s->nr; r++) {
             size_t node = SIZE_MAX;
             while (qpos[r] < qend[r]) {
@@ -609,8 +767,8 @@ static int search_groups(struct st *s, struct origin_result *out) {
             }
             if (node == SIZE_MAX) continue;
             size_t g = uf_find(uf, node);
-            int known = 0;
-            for (size_t k = 0; k < ng; k++) known |= groups[k] == g;
+            int known = gmark[g] == round;
+            gmark[g] = round;
             /* every rank's next op opens its group (msProbe's overflow
              * check opens only the first rank's and drops the other ranks'
              * ops of the round, which makes its answer depend on the order
@@ -620,9 +778,10 @@ static int search_groups(struct st *s, struct origin_result *out) {
         size_t h0 = out->nhits;
         for (size_t k = 0; k < ng; k++) {
             /* compute ops first, then communication ops, each in rank order */
-            for (size_t i = 0; i < nn; i++) {
+            size_t m0 = g0[groups[k]], m1 = g0[groups[k] + 1];
+            for (size_t m = m0; m < m1; m++) {
+                size_t i = mem[m];
                 const struct cnode *c = &s->nodes[i];
-                if (c->pruned || uf_find(uf, i) != groups[k]) continue;
                 seen[i] = 1;
                 /* overflow_check takes the births before an op that sends
                  * the anomaly on; compare -da every birth before the op */
@@ -638,14 +797,13 @@ static int search_groups(struct st *s, struct origin_result *out) {
              * it: propagated, not born (here probetop parts from msProbe,
              * which also counts such an op, see man/probetop.1) */
             int fed = 0;
-            for (size_t i = 0; i < nn && !fed; i++) {
-                const struct cnode *c = &s->nodes[i];
-                fed = !c->pruned && uf_find(uf, i) == groups[k] && (c->type == T_SRC || c->type == T_LINK) &&
-                      (c->bad & ORIGIN_IN);
+            for (size_t m = m0; m < m1 && !fed; m++) {
+                const struct cnode *c = &s->nodes[mem[m]];
+                fed = (c->type == T_SRC || c->type == T_LINK) && (c->bad & ORIGIN_IN);
             }
-            for (size_t i = 0; i < nn && !fed; i++) {
-                const struct cnode *c = &s->nodes[i];
-                if (c->pruned || uf_find(uf, i) != groups[k] || !c->anomaly) continue;
+            for (size_t m = m0; m < m1 && !fed; m++) {
+                const struct cnode *c = &s->nodes[mem[m]];
+                if (!c->anomaly) continue;
                 if (push_hit(out, &hcap, c->rk, c->rec, c->layer, c->sub_layer) != 0) goto out;
             }
         }
@@ -672,6 +830,9 @@ out:
     free(qpos);
     free(qend);
     free(groups);
+    free(g0);
+    free(mem);
+    free(gmark);
     return rc;
 }
 
@@ -699,8 +860,8 @@ static size_t node_of(const struct st *s, int rk, int32_t rec) {
  * an anomaly, preferring ranks in `infected`; SIZE_MAX none. */
 static size_t feeding_peer(const struct st *s, size_t n, const uint8_t *infected, int need_infected) {
     size_t best = SIZE_MAX;
-    for (size_t e = 0; e < s->ne; e++) {
-        const struct edge *E = &s->edges[e];
+    for (size_t k = s->adj0[n]; k < s->adj0[n + 1]; k++) {
+        const struct edge *E = &s->edges[s->adj[k]];
         size_t p;
         if (E->kind == E_DST) {
             if ((size_t)E->b != n) continue;   /* a destination does not feed its source */
@@ -724,7 +885,21 @@ static int build_chain(struct st *s, struct origin_result *out) {
     size_t nr = s->nr, cap = 0;
     uint8_t *infected = calloc(nr ? nr : 1, 1);
     int32_t *entry = malloc((nr ? nr : 1) * sizeof *entry);
-    if (!infected || !entry) { free(infected); free(entry); return -1; }
+    /* each node's edges, in edge order: adj[adj0[n] .. adj0[n + 1]) */
+    s->adj0 = calloc(s->nn + 1, sizeof *s->adj0);
+    s->adj = malloc((s->ne ? 2 * s->ne : 1) * sizeof *s->adj);
+    if (!infected || !entry || !s->adj0 || !s->adj) { free(infected); free(entry); return -1; }
+    for (size_t e = 0; e < s->ne; e++) {
+        s->adj0[s->edges[e].a + 1]++;
+        s->adj0[s->edges[e].b + 1]++;
+    }
+    for (size_t i = 0; i < s->nn; i++) s->adj0[i + 1] += s->adj0[i];
+    for (size_t e = 0; e < s->ne; e++) {   /* adj0[n] runs to its end, then steps back */
+        s->adj[s->adj0[s->edges[e].a]++] = e;
+        s->adj[s->adj0[s->edges[e].b]++] = e;
+    }
+    for (size_t i = s->nn; i > 0; i--) s->adj0[i] = s->adj0[i - 1];
+    s->adj0[0] = 0;
     uint8_t mask = ORIGIN_IN | ORIGIN_OUT;
     for (size_t r = 0; r < nr; r++) {
         entry[r] = -1;
@@ -767,14 +942,63 @@ static int build_chain(struct st *s, struct origin_result *out) {
     return rc;
 }
 
+/* ---- keeping less ---- */
+
+static int slim_str(const struct tree *t, struct tree *n, uint32_t *off) {
+    if (*off == TREE_NONE) return 0;
+    const char *x = tree_s(t, *off);
+    *off = tree_str(n, x, strlen(x));
+    return *off == TREE_NONE ? -1 : 0;
+}
+
+struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
+    struct tree *n = tree_new();
+    if (!n) return NULL;
+    size_t np = 0, capr = 0, capp = 0;
+    if (util_grow((void **)&n->recs, &capr, t->nrecs ? t->nrecs : 1, sizeof *n->recs) != 0) goto oom;
+    for (size_t r = 0; r < t->nrecs; r++) {
+        const char *name = rec_name(t, r);
+        struct trec *o = &n->recs[r];
+        *o = (struct trec){.name = tree_str(n, name, strlen(name)), .p0 = (uint32_t)np, .np = 0, .node = -1,
+                           .ovf = t->recs[r].ovf};
+        if (o->name == TREE_NONE) goto oom;
+        n->nrecs++;
+        if (!is_comm(name, rules)) continue;
+        for (uint32_t i = 0; i < t->recs[r].np; i++) {
+            if (UTIL_PUSH(n->params, np, capp) != 0) goto oom;
+            struct tparam *q = &n->params[np];
+            *q = t->params[t->recs[r].p0 + i];
+            uint32_t *offs[] = {&q->name, &q->type, &q->dtype, &q->shape, &q->data_name, &q->md5,
+                                &q->value, &q->group_id, &q->p2p_op};
+            for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
+                if (slim_str(t, n, offs[k]) != 0) goto oom;
+            for (int k = 0; k < 4; k++)
+                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].s) != 0) goto oom;
+            np++;
+            o->np++;
+        }
+    }
+    n->nparams = np;
+    n->capparams = capp;
+    n->caprecs = capr;
+    n->step = t->step;
+    n->rank = t->rank;
+    if (t->path && !(n->path = strdup(t->path))) goto oom;
+    return n;
+oom:
+    n->nparams = np;
+    tree_free(n);
+    return NULL;
+}
+
 /* ---- entry point ---- */
 
 int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rules, struct origin_result *out,
                 struct pt_error *err) {
     memset(out, 0, sizeof *out);
-    struct st s = {.R = ranks, .nr = n, .rules = rules};
+    struct st s = {.R = ranks, .nr = n, .rules = rules, .groups = {.borrow = 1}};
     size_t hcap = 0;
-    int *stamp = NULL, rc = -1;
+    int rc = -1;
     s.ri = calloc(n ? n : 1, sizeof *s.ri);
     if (!s.ri) goto oom;
     /* before any communication: each rank's first candidate */
@@ -798,15 +1022,14 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
     }
     if (out->nhits) out->phase = ORIGIN_BEFORE_COMM;
     for (size_t r = 0; r < n; r++)
-        if (build_rank(&s, (int)r) != 0 || build_index(&s, (int)r) != 0) goto oom;
+        if (build_rank(&s, (int)r) != 0) goto oom;
     /* pairing also serves the chain, so it runs whatever the phase */
     if (s.nn) {
-        stamp = calloc(s.nn, sizeof *stamp);
-        if (!stamp) goto oom;
+        if (build_index(&s) != 0) goto oom;
         for (size_t r = 0; r + 1 < n; r++) {
             struct rankinfo *ri = &s.ri[r];
             for (size_t i = ri->n0; i < ri->n1; i++) {
-                if (connect_node(&s, (int)r, i, stamp) != 0) goto oom;
+                if (connect_node(&s, (int)r, i) != 0) goto oom;
             }
         }
         if (number_layers(&s) != 0) goto oom;
@@ -832,14 +1055,21 @@ oom:
     origin_result_free(out);
     pt_errorf(err, "out of memory while looking for the origin rank");
 done:
-    for (size_t i = 0; i < s.nn; i++) free(s.nodes[i].conn);
-    if (s.ri)
-        for (size_t r = 0; r < n; r++) free(s.ri[r].index);
+    for (size_t i = 0; i < s.nn; i++)
+        if (s.nodes[i].own_conn) free(s.nodes[i].conn);
+    for (size_t i = 0; i < s.ngsets; i++) free(s.gsets[i].v);
+    free(s.gsets);
+    util_smap_free(&s.groups);
+    free(s.byk);
+    free(s.ktab);
+    free(s.adj0);
+    free(s.adj);
+    free(s.keys);
+    free(s.segs);
     free(s.nodes);
     free(s.cands);
     free(s.edges);
     free(s.ri);
-    free(stamp);
     return rc;
 }
 

@@ -124,6 +124,12 @@ void origin_flags_divergence(const struct tree *npu, const struct crow *rows, si
  * MintDistributed and communication.comm_func names). */
 int origin_is_comm(const char *name);
 
+/* A copy of t holding what origin_find reads once the flags are made: every
+ * record's name, and the params of its communication ops only (the others'
+ * statistics are what the flags already say), so that a step's ranks are
+ * kept in a fraction of their dumps' size.  NULL out of memory. */
+struct tree *origin_slim(const struct tree *t, enum origin_rules rules);
+
 const char *origin_phase_name(enum origin_phase p);   /* "before communication", ... */
 
 #endif

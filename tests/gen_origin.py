@@ -8,6 +8,11 @@ origin-rank tests and the bench (man/probetop.1, "Origin across ranks").
                                           pairs around a ring of all_reduce,
                                           send/recv and broadcast ops, a NaN born
                                           on rank N/2 + 1 midway
+        [--layers L]                      L layers per pipeline stage (default 6;
+                                          180 gives about 0.55 MB a rank)
+    gen_origin.py --out DIR --ranks N --tp T [--pp P] [--born R,...] [--layers L]
+                                          tensor/pipeline/data parallel ranks,
+                                          uneven stages, NaNs born on ranks R
 
 Each rank's program is a list of ops; compute ops are Functional/Tensor
 calls, communication ops Distributed.* calls with their peers written the way
@@ -300,10 +305,66 @@ def ring(n, layers=6):
     return rs
 
 
+def mix(n, tp, pp, born, layers=6):
+    """Tensor, pipeline and data parallel ranks (rank = (replica * pp + stage)
+    * tp + t): a broadcast from rank 0 to all, then per stage a recv from the
+    stage before, `layers` + stage % 3 layers (uneven stages) each ending in
+    an all_reduce over the tensor-parallel group, a send to the next stage;
+    at the end an all_reduce of each data-parallel group (ranks of the same
+    stage and t) with no group named when there is one replica only.  A NaN
+    is born on each rank of `born` in its middle layer."""
+    rs = [Rank(i) for i in range(n)]
+    dp = max(1, n // (tp * pp))
+    everyone = list(range(n))
+    bad = [False] * n
+    for r in rs:
+        r.clean(1)
+        r.broadcast(0, everyone)
+    for d in range(dp):
+        for stage in range(pp):
+            grp = [(d * pp + stage) * tp + t for t in range(tp)]
+            grp = [i for i in grp if i < n]
+            for i in grp:
+                if stage > 0:
+                    rs[i].recv(i - tp, bad=bad[i - tp])
+                    bad[i] = bad[i - tp]
+            nl = layers + stage % 3
+            for layer in range(nl):
+                for i in grp:
+                    if bad[i]:
+                        rs[i].passing(2)
+                    elif i in born and layer == nl // 2:
+                        rs[i].clean(1); rs[i].born()
+                        bad[i] = True
+                    else:
+                        rs[i].clean(2)
+                spread = any(bad[i] for i in grp)
+                for i in grp:
+                    rs[i].all_reduce(grp, in_bad=bad[i], out_bad=spread)
+                for i in grp:
+                    bad[i] = spread
+            for i in grp:
+                if stage + 1 < pp and i + tp < n:
+                    rs[i].send(i + tp, bad=bad[i])
+    for i in range(n):
+        group_ = [j for j in range(i % (tp * pp), n, tp * pp)]
+        spread = any(bad[j] for j in group_)
+        if dp == 1:
+            rs[i].comm("all_reduce", bad[i], spread)
+        else:
+            rs[i].all_reduce(group_, in_bad=bad[i], out_bad=spread)
+    return rs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--ranks", type=int, default=0)
+    ap.add_argument("--layers", type=int, default=6)
+    ap.add_argument("--tp", type=int, default=0, help="with --ranks: tensor/pipeline/data parallel layout "
+                    "(--tp T --pp P --born R[,R...]) instead of the ring")
+    ap.add_argument("--pp", type=int, default=1)
+    ap.add_argument("--born", default="")
     ap.add_argument("--as", dest="as_", choices=("nan", "drift", "clean"), default="nan",
                     help="what the anomalous tensors hold: NaN (default), statistics x4 (a problem run "
                          "for compare), or nothing wrong (its benchmark)")
@@ -311,8 +372,11 @@ def main():
     a = ap.parse_args()
     global AS
     AS = a.as_
-    if a.ranks:
-        write(a.out, ring(a.ranks))
+    if a.ranks and a.tp:
+        born = {int(x) for x in a.born.split(",") if x}
+        write(a.out, mix(a.ranks, a.tp, a.pp, born, a.layers))
+    elif a.ranks:
+        write(a.out, ring(a.ranks, a.layers))
     elif a.scenario:
         write(a.out, SCENARIOS[a.scenario](Rank))
     else:

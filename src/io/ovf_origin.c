@@ -9,28 +9,58 @@
 #include "model/util/pool.h"
 #include "src/io/read_graph.h"
 
-/* The micro step of a record: its own flagged entry's, else that of the
- * nearest flagged record of the same file before it, else after it (micro
- * steps are contiguous in dump order). */
-static int32_t micro_of(const struct dataset *ds, int32_t step, int32_t rank, uint32_t pos) {
-    const struct ovf_entry *before = NULL, *after = NULL;
-    for (size_t i = 0; i < ds->ovf.n; i++) {
-        const struct ovf_entry *e = &ds->ovf.v[i];
-        if (e->step != step || e->rank != rank || e->micro < 0) continue;
-        if (e->pos == pos) return e->micro;
-        if (e->pos < pos && (!before || e->pos > before->pos)) before = e;
-        if (e->pos > pos && (!after || e->pos < after->pos)) after = e;
-    }
-    return before ? before->micro : after ? after->micro : -1;
+/* The flagged entries of one step that know their micro step, by (rank,
+ * position, list order), so that naming the nodes of a chain over many
+ * ranks looks each up instead of walking the whole list. */
+struct micro_index { const struct ovf_entry **v; size_t n; };
+
+static int by_rank_pos(const void *a, const void *b) {
+    const struct ovf_entry *x = *(const struct ovf_entry *const *)a, *y = *(const struct ovf_entry *const *)b;
+    if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->pos != y->pos) return (x->pos > y->pos) - (x->pos < y->pos);
+    return (x > y) - (x < y);   /* list order */
 }
 
-static int name_node(const struct dataset *ds, int32_t step, const struct tree *t, int32_t rec,
+static int micro_index(const struct dataset *ds, int32_t step, struct micro_index *mi) {
+    mi->n = 0;
+    mi->v = malloc((ds && ds->ovf.n ? ds->ovf.n : 1) * sizeof *mi->v);
+    if (!mi->v) return -1;
+    for (size_t i = 0; ds && i < ds->ovf.n; i++)
+        if (ds->ovf.v[i].step == step && ds->ovf.v[i].micro >= 0) mi->v[mi->n++] = &ds->ovf.v[i];
+    qsort(mi->v, mi->n, sizeof *mi->v, by_rank_pos);
+    return 0;
+}
+
+/* The micro step of a record: its own flagged entry's, else that of the
+ * nearest flagged record of the same file before it, else after it (micro
+ * steps are contiguous in dump order); the first in list order of equals. */
+static int32_t micro_of(const struct micro_index *mi, int32_t rank, uint32_t pos) {
+    size_t lo = 0, hi = mi->n;   /* the first entry at (rank, >= pos) */
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        const struct ovf_entry *e = mi->v[m];
+        if (e->rank < rank || (e->rank == rank && e->pos < pos)) lo = m + 1;
+        else hi = m;
+    }
+    if (lo < mi->n && mi->v[lo]->rank == rank) {
+        if (mi->v[lo]->pos == pos) return mi->v[lo]->micro;
+    }
+    if (lo > 0 && mi->v[lo - 1]->rank == rank) {
+        size_t b = lo - 1;   /* the first of the nearest position before */
+        while (b > 0 && mi->v[b - 1]->rank == rank && mi->v[b - 1]->pos == mi->v[lo - 1]->pos) b--;
+        return mi->v[b]->micro;
+    }
+    if (lo < mi->n && mi->v[lo]->rank == rank) return mi->v[lo]->micro;
+    return -1;
+}
+
+static int name_node(const struct micro_index *mi, int32_t step, const struct tree *t, int32_t rec,
                      struct ovf_origin_node *n) {
     const char *s = tree_s(t, t->recs[rec].name);
     n->step = step;
     n->rank = t->rank;
     n->pos = (uint32_t)rec;
-    n->micro = ds ? micro_of(ds, step, t->rank, (uint32_t)rec) : -1;
+    n->micro = mi ? micro_of(mi, t->rank, (uint32_t)rec) : -1;
     n->name = strdup(s ? s : "");
     return n->name ? 0 : -1;
 }
@@ -66,6 +96,11 @@ static int read_one(void *ctx, size_t i, struct pt_error *e) {
     rd->trees[i]->rank = rd->dirs[i]->rank;
     rd->trees[i]->step = rd->step;
     origin_flags_nonfinite(rd->trees[i], rd->flags[i]);
+    /* kept until every rank is read: only what the rules read further */
+    struct tree *slim = origin_slim(rd->trees[i], ORIGIN_OVERFLOW);
+    if (!slim) return pt_errorf(e, "out of memory");
+    tree_free(rd->trees[i]);
+    rd->trees[i] = slim;
     return 0;
 }
 
@@ -114,19 +149,23 @@ int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *con
     s->phase = res->phase;
     s->origins = calloc(res->nhits ? res->nhits : 1, sizeof *s->origins);
     s->chain = calloc(res->nhops ? res->nhops : 1, sizeof *s->chain);
-    if (!s->origins || !s->chain) return pt_errorf(err, "out of memory");
-    for (size_t i = 0; i < res->nhits; i++, s->norigins++)
-        if (name_node(ds, step, trees[res->hits[i].rank], res->hits[i].rec, &s->origins[i]) != 0)
-            return pt_errorf(err, "out of memory");
-    for (size_t i = 0; i < res->nhops; i++, s->nchain++) {
+    struct micro_index mi = {0};
+    if (!s->origins || !s->chain || (ds && micro_index(ds, step, &mi) != 0)) return pt_errorf(err, "out of memory");
+    const struct micro_index *m = ds ? &mi : NULL;
+    int rc = 0;
+    for (size_t i = 0; i < res->nhits && rc == 0; i++, s->norigins++)
+        if (name_node(m, step, trees[res->hits[i].rank], res->hits[i].rec, &s->origins[i]) != 0)
+            rc = pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < res->nhops && rc == 0; i++, s->nchain++) {
         const struct origin_hop *h = &res->hops[i];
         struct ovf_origin_hop *o = &s->chain[i];
-        if (name_node(ds, step, trees[h->to], h->to_rec, &o->to) != 0 ||
-            (h->from >= 0 && name_node(ds, step, trees[h->from], h->from_rec, &o->from) != 0))
-            return pt_errorf(err, "out of memory");
+        if (name_node(m, step, trees[h->to], h->to_rec, &o->to) != 0 ||
+            (h->from >= 0 && name_node(m, step, trees[h->from], h->from_rec, &o->from) != 0))
+            rc = pt_errorf(err, "out of memory");
         o->has_from = h->from >= 0;
     }
-    return 0;
+    free(mi.v);
+    return rc;
 }
 
 long ovf_origin_entry(const struct ovf_origin_report *o, const struct ovf_list *l) {

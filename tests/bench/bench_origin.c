@@ -1,4 +1,5 @@
-/* bench_origin: issue 10's origin figure.
+/* bench_origin: the origin figure (tests/bench/origin_scale.sh runs it over
+ * 64 to 1024 ranks).
  *
  *   bench_origin STEP_DIR [REPS]
  *

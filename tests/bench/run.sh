@@ -103,6 +103,7 @@ if [ ! -f "$OD/.done" ]; then
     rm -rf "$OD" && $PY "$(dirname "$0")/../gen_origin.py" --out "$OD/step0" --ranks 256 && touch "$OD/.done"
 fi
 PT_BIN="$BIN" "$B/tests/bench_origin" "$OD/step0"
+sh "$(dirname "$0")/origin_scale.sh"
 echo "== compare (issue 4)"
 PT_BIN="$BIN" "$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
 # time and memory against the input, sizes 4x apart (PT_OLD_BIN: before and after)
