@@ -244,8 +244,7 @@ static int run(int argc, char **argv) {
         rc = tally(ds, &k, &err);
     }
     if (rc != 0) {
-        char esc[1200];
-        fprintf(stderr, "probetop info: %s\n", pt_escape(err.msg, strlen(err.msg), esc, sizeof esc));
+        fprintf(stderr, "probetop info: %s\n", CMD_ESC(err.msg));
         free(k.n);
         dataset_free(ds);
         return EXIT_USAGE;
