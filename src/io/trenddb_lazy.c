@@ -351,6 +351,14 @@ out:
     return rc;
 }
 
+/* Room for one metric's clause over its statistic columns in a condition
+ * built below: its id and every column named with a test of 24 bytes. */
+static size_t stat_cols_size(const struct tsrc *s, const struct tmetric *m) {
+    size_t size = 64;
+    for (int k = 0; k < m->nstats; k++) size += strlen(s->h->tcols[m->statcol[k]]) + 24;
+    return size;
+}
+
 /* The SQL condition of a row with an infinity (ifnull: for NOT, with
  * NULL read as no infinity) or (nulls) of a NULL among its metric's
  * statistics, for metric (-1 all): every statistic column, as many as
@@ -362,8 +370,7 @@ static char *row_cond(const struct tsrc *s, int metric, int nulls, int ifnull) {
     for (int i = 0; nulls && i < s->h->nmet; i++) {
         const struct tmetric *m = &s->h->met[i];
         if (metric >= 0 && m->cube != metric) continue;
-        size += 64;
-        for (int k = 0; k < m->nstats; k++) size += strlen(s->h->tcols[m->statcol[k]]) + 24;
+        size += stat_cols_size(s, m);
     }
     char *buf = malloc(size);
     if (!buf) return NULL;
@@ -546,8 +553,7 @@ static int notensor(void *src, const struct cube *c, size_t *out, struct pt_erro
     (void)c;
     size_t size = 256;
     for (int i = 0; i < s->h->nmet; i++) {
-        size += 64;
-        for (int k = 0; k < s->h->met[i].nstats; k++) size += strlen(s->h->tcols[s->h->met[i].statcol[k]]) + 24;
+        size += stat_cols_size(s, &s->h->met[i]);
     }
     char *sql = malloc(size);
     if (!sql) return pt_errorf(err, "out of memory");
