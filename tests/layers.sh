@@ -13,7 +13,7 @@
 #   src/app/  anything (the top)
 # and two more:
 #   - src/io headers do not include src/io/dataset.h (the loader includes
-#     the readers, not the other way: the types are model/dataset.h);
+#     the readers, not the other way: the types are model/cube/dataset.h);
 #   - views/*.c declare no function at file level by hand: what one pane
 #     asks of another is in a views/ header.
 # CMake's per-folder libraries (CMakeLists.txt, pt_layer) make most of these
@@ -65,7 +65,7 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
     else if (L == "src/cmd" && h ~ /^src\/app\// && !(FILENAME == "src/cmd/main.c" && h == "src/app/app.h"))
         bad(what ": headless commands know nothing of the app (main.c may call app_main)")
     if (L == "src/io" && FILENAME ~ /\.h$/ && FILENAME != "src/io/dataset.h" && h == "src/io/dataset.h")
-        bad(what ": a reader header names the types through model/dataset.h")
+        bad(what ": a reader header names the types through model/cube/dataset.h")
     next
 }
 # a file-level function declaration in a pane: one pane declaring another'"'"'s function

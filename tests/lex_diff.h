@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 struct lexdiff_rec {
     int tok, esc, skipped;

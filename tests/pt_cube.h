@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "model/cube.h"
-#include "model/dataset.h"
-#include "model/names.h"
+#include "model/cube/cube.h"
+#include "model/cube/dataset.h"
+#include "model/cube/names.h"
 
 /* The value at (metric, statistic, target with call index, step, rank);
  * -12345 when any of them is not in the cube. */

@@ -4,7 +4,7 @@
 #ifndef PT_GRAPH_H
 #define PT_GRAPH_H
 
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 /* tests/data/msprobe/<rel> read with flags (GRAPH_BUILD...); NULL
  * when the fixture is absent or does not read (the reason on stderr). */

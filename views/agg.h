@@ -14,7 +14,7 @@
 #ifndef PT_VIEWS_AGG_H
 #define PT_VIEWS_AGG_H
 
-#include "model/cube.h"
+#include "model/cube/cube.h"
 
 struct agg {
     int present, nan, pinf, ninf, notensor;

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/compare.h"
+#include "model/compare/compare.h"
 #include "model/util/util.h"
-#include "model/visparam.h"
+#include "model/graph/visparam.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

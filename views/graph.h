@@ -15,18 +15,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/commlinks.h"
-#include "model/compare.h"
-#include "model/compare_run.h"
-#include "model/dataset.h"
+#include "model/graph/commlinks.h"
+#include "model/compare/compare.h"
+#include "model/compare/compare_run.h"
+#include "model/cube/dataset.h"
 #include "model/err.h"
-#include "model/tree.h"
-#include "model/visparam.h"
+#include "model/graph/tree.h"
+#include "model/graph/visparam.h"
 
 struct app;
-struct cfile_lmap;      /* src/io/cmp_files.h */
-struct cscan_pair;      /* src/io/cmp_scan.h */
-struct visdb;           /* src/io/read_visdb.h */
+struct cfile_lmap;      /* src/io/compare/cmp_files.h */
+struct cscan_pair;      /* src/io/compare/cmp_scan.h */
+struct visdb;           /* src/io/visdb/read_visdb.h */
 struct visdb_graph;
 
 /* A node's mark in the tree (visible without colour). */
@@ -100,7 +100,7 @@ struct app_cmp {
     /* options */
     int fuzzy;
     char *lmap_path, *mc_path;       /* owned copies */
-    struct cfile_lmap *lmap;         /* owned (src/io/cmp_files.h) */
+    struct cfile_lmap *lmap;         /* owned (src/io/compare/cmp_files.h) */
     int have_lmap;
     char mc_report[512];             /* what --match-config did on the last load */
 
@@ -117,7 +117,7 @@ struct app_cmp {
     int srunning;                    /* started and not joined */
     int sfinished;                   /* joined: every entry is final */
     /* the run's first divergence with the ranks of its step ordered by the
-     * origin rules (src/io/cmp_origin.h), set by the scan thread before
+     * origin rules (src/io/compare/cmp_origin.h), set by the scan thread before
      * send: the pair index (-1 none), its level, and why the origin search
      * failed (empty when it did not) */
     long shead;

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/anomaly.h"
-#include "model/cube_lazy.h"
+#include "model/overflow/anomaly.h"
+#include "model/cube/cube_lazy.h"
 #include "ui/nav.h"
 #include "ui/palette.h"
 #include "ui/text.h"
@@ -118,7 +118,7 @@ static int get_cut(struct heat *h, struct app *a, struct cut *c) {
     if (!a->cube || a->cube->nmetrics == 0 || a->dimval < 0) return 0;
     const uint32_t *ro = a->dim == DIM_RANK ? NULL : rank_order(h, a);
     /* zoomed out over many ranks of a lazy .trend.db: the rank-group
-     * summaries when the file has them (model/cube_lazy.h) */
+     * summaries when the file has them (model/cube/cube_lazy.h) */
     int zoomed = a->dim == DIM_STEP && !ro && h->zx >= 8;
     if ((zoomed ? cube_slice_zoomed(a->cube, a->metric, a->stat, a->dim, a->dimval, h->zx, &c->s)
                 : cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &c->s)) < 0)
@@ -200,7 +200,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
 static int compute_margins(struct heat *h, const struct app *a) {
     const struct cube *c = a->cube;
     const struct cube_metric *m = &c->metrics[a->metric];
-    if (!m->vals) return -1;   /* lazy (model/cube_lazy.h): each slice is scanned when shown */
+    if (!m->vals) return -1;   /* lazy (model/cube/cube_lazy.h): each slice is scanned when shown */
     int n = a->dim == DIM_STEP ? c->nsteps : a->dim == DIM_RANK ? c->nranks : (int)m->ntargets;
     if (n > h->mn_count) {
         float *x = realloc(h->mmin, (size_t)n * sizeof *x);

@@ -4,7 +4,7 @@
  * time axis or each rank from its own step start.  A cursor walks a lane's
  * kernels and idle gaps; the status line names the one under it.
  *
- * The time arithmetic (spans, bins, items, zoom, pan) is model/lanes.c;
+ * The time arithmetic (spans, bins, items, zoom, pan) is model/trace/lanes.c;
  * the coloured cells ui/strip.c.  This pane owns the window on the time
  * axis, the cursor, the lanes shown (all ranks or one pipeline group of
  * the layout pane's --parallel) and a cache of the bins of the last frame.
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/cube.h"
-#include "model/lanes.h"
-#include "model/layout.h"
-#include "model/trace.h"
+#include "model/cube/cube.h"
+#include "model/trace/lanes.h"
+#include "model/layout/layout.h"
+#include "model/trace/trace.h"
 #include "ui/nav.h"
 #include "ui/strip.h"
 #include "ui/text.h"

@@ -2,7 +2,7 @@
  *
  * Owns the session's parallel configuration (`:parallel W=32 L=48 TP=4 PP=4
  * V=3 [ORDER] [SE]`, or --parallel SPEC on the command line) and the
- * struct layout built from it (model/layout.h), and shows it as
+ * struct layout built from it (model/layout/layout.h), and shows it as
  * `probetop parallel` does: one row per TP group, one column per virtual
  * pipeline chunk, cells coloured by model copy, a legend.  The row labels
  * stay put while the stage columns scroll.
@@ -20,10 +20,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/cube.h"
-#include "model/cube_lazy.h"
-#include "model/layout.h"
-#include "model/names.h"
+#include "model/cube/cube.h"
+#include "model/cube/cube_lazy.h"
+#include "model/layout/layout.h"
+#include "model/cube/names.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

@@ -3,25 +3,25 @@
  * Owns the filtered list of flagged records (the dataset's ovf list for
  * dumps; for monitor data and .trend.db files the non-finite cells of the
  * cube, scanned here once, without levels) as display lines: the rows of
- * model/ovfrows.h (NaN/Inf first, numeric-jump records grouped by name)
+ * model/overflow/ovfrows.h (NaN/Inf first, numeric-jump records grouped by name)
  * under headings per part and step; the step x rank grid drawn above it,
  * the level / rank / step filters and the cursor.
  * Enter jumps to the record: the graph pane's `:node` when a graph pane is
  * there, otherwise its cell in the heat map.  A monitor dataset's msProbe
- * anomaly reports (model/anomaly.h) are listed first, in msProbe's
+ * anomaly reports (model/overflow/anomaly.h) are listed first, in msProbe's
  * first-anomaly order; Enter on one shows the cell its tag names. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/anomaly.h"
-#include "model/cube.h"
-#include "model/cube_lazy.h"
+#include "model/overflow/anomaly.h"
+#include "model/cube/cube.h"
+#include "model/cube/cube_lazy.h"
 #include "model/util/util.h"
-#include "model/overflow.h"
-#include "model/ovfrows.h"
-#include "model/search.h"
+#include "model/overflow/overflow.h"
+#include "model/overflow/ovfrows.h"
+#include "model/cube/search.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

@@ -4,16 +4,16 @@
  * text, with counts), which labels are selected, and the two cursors (label
  * column, target column).  The filters themselves live in the app state:
  * the selection becomes the app's label mask (msProbe's AND of label
- * texts, model/search.h), the pattern the app's regex filter, so the heat
+ * texts, model/cube/search.h), the pattern the app's regex filter, so the heat
  * map rows and every other pane follow.  The right column lists the
  * targets passing both, with the regex matches highlighted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/cube.h"
-#include "model/names.h"
-#include "model/search.h"
+#include "model/cube/cube.h"
+#include "model/cube/names.h"
+#include "model/cube/search.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"

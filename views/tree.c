@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/overflow.h"
+#include "model/overflow/overflow.h"
 #include "model/util/util.h"
-#include "model/search.h"
+#include "model/cube/search.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -858,7 +858,7 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
                                    : "Enter expand  / search  n/N next match  {} rank  () step  Tab detail");
 }
 
-/* `/`: a regex over node ids (the one search, model/search.h); the
+/* `/`: a regex over node ids (the one search, model/cube/search.h); the
  * cursor goes to the next match in display... in execution order, opening
  * the path to it. */
 static int find_match(struct tp *p, struct app *a, int dir) {

@@ -46,10 +46,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/cube.h"
-#include "model/dataset.h"
+#include "model/cube/cube.h"
+#include "model/cube/dataset.h"
 #include "model/err.h"
-#include "model/search.h"
+#include "model/cube/search.h"
 #include "ui/keys.h"
 
 struct app;
@@ -218,9 +218,9 @@ struct app {
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
     struct load_opts lopts;
     struct app_load load;
-    struct mon_cache *mon_cache;  /* owned (src/io/mon_cache.h): a monitor tree's parsed files, kept
+    struct mon_cache *mon_cache;  /* owned (src/io/monitor/mon_cache.h): a monitor tree's parsed files, kept
                                      between its loads (made by the first load of trend mode) */
-    struct dump_cache *dump_cache;  /* owned (src/io/dump_cache.h): a dump's parsed rank folders, the same */
+    struct dump_cache *dump_cache;  /* owned (src/io/dump/dump_cache.h): a dump's parsed rank folders, the same */
     struct app_origin *origin;  /* owned (src/app_origin.c): the NaN's origin rank, searched after the load */
 
     /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */
@@ -253,7 +253,7 @@ struct app {
      * passing both filters, ascending: the heat map's y axis for the step
      * and rank dims and the value list of the module dim. */
     char *regex;               /* pattern text or NULL (owned) */
-    struct search re;          /* the compiled regex (model/search.h) */
+    struct search re;          /* the compiled regex (model/cube/search.h) */
     uint8_t *regex_mask;       /* per global target: matches (owned; NULL = no filter) */
     uint8_t *label_mask;       /* per global target: carries every selected label */
     char *label_desc;          /* "layer:3 AND linear_qkv" for the toolbar (owned) */
@@ -272,7 +272,7 @@ struct app {
     int shown_ok;
 
     /* --- Megatron layout (the layout pane owns the object) --- */
-    const void *layout;        /* struct layout * from model/layout.h, or NULL */
+    const void *layout;        /* struct layout * from model/layout/layout.h, or NULL */
     struct app_label_hooks hooks;
 
     /* --- the screen --- */

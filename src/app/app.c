@@ -17,16 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/cube_lazy.h"
-#include "model/demo.h"
+#include "model/cube/cube_lazy.h"
+#include "model/cube/demo.h"
 #include "model/util/util.h"
 #include "src/app/app.h"
 #include "src/app/app_compare.h"
 #include "src/app/app_origin.h"
 #include "src/app/app_state.h"
-#include "src/io/dump_cache.h"
-#include "src/io/json.h"
-#include "src/io/mon_cache.h"
+#include "src/io/dump/dump_cache.h"
+#include "src/io/common/json.h"
+#include "src/io/monitor/mon_cache.h"
 #include "src/cmd/cmd.h"
 #include "ui/keys.h"
 #include "ui/palette.h"

@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "model/cube_lazy.h"
-#include "model/rundiff.h"
+#include "model/cube/cube_lazy.h"
+#include "model/compare/rundiff.h"
 #include "src/app/app_state.h"
-#include "src/io/cmp_origin.h"
-#include "src/io/json.h"
-#include "src/io/read_graph.h"
-#include "src/io/read_npy.h"
+#include "src/io/compare/cmp_origin.h"
+#include "src/io/common/json.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/dump/read_npy.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -764,7 +764,7 @@ int acmp_counterpart(const struct acmp_graph *G, int n) {
     return -1;
 }
 
-/* .vis.db graphs: the same order as model/compare.h, msProbe's node_order
+/* .vis.db graphs: the same order as model/compare/compare.h, msProbe's node_order
  * (post order), over the stored verdicts. */
 static int vis_divergent(const struct acmp_graph *G, int n) {
     int m = acmp_mark(G, n);

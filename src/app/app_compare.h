@@ -2,7 +2,7 @@
  * show, for the three ways in:
  *   - compare mode, `probetop PROBLEM BENCH`: the (step, rank) pairs both
  *     dumps have, each read (the two sides in two threads), built and
- *     compared (model/compare.h) in the background when it is chosen;
+ *     compared (model/compare/compare.h) in the background when it is chosen;
  *   - build mode, `probetop DUMP` with construct.json: the problem tree
  *     alone (structure and overflow marks, no verdicts);
  *   - `probetop FILE.vis.db`: the graphs msProbe stored, read-only.
@@ -26,10 +26,10 @@
 #include <stdint.h>
 
 #include "model/err.h"
-#include "src/io/cmp_files.h"
-#include "src/io/cmp_scan.h"
+#include "src/io/compare/cmp_files.h"
+#include "src/io/compare/cmp_scan.h"
 #include "src/io/dataset.h"
-#include "src/io/read_visdb.h"
+#include "src/io/visdb/read_visdb.h"
 #include "views/graph.h"
 
 /* The types (struct app_cmp, struct acmp_graph ...) and the node queries

@@ -1,5 +1,5 @@
 /* app_follow: follow mode (--follow, :follow on|off, ^R by hand).  A
- * thread waits on the input's watch (src/io/watch.h: inotify, or polling)
+ * thread waits on the input's watch (src/io/common/watch.h: inotify, or polling)
  * and raises a flag; the main loop, which wakes at least every 250 ms to
  * read keys, starts a reload when the flag is up and no load runs, and
  * swaps the result in keeping the user's place (app_swap.c).  A file that
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "src/app/app_state.h"
-#include "src/io/watch.h"
+#include "src/io/common/watch.h"
 
 struct app_follow {
     struct watch *w;

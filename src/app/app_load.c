@@ -5,10 +5,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/demo.h"
+#include "model/cube/demo.h"
 #include "src/app/app_state.h"
-#include "src/io/dump_cache.h"
-#include "src/io/mon_cache.h"
+#include "src/io/dump/dump_cache.h"
+#include "src/io/monitor/mon_cache.h"
 
 static void on_progress(void *ctx, size_t files_done, size_t files_total, uint64_t bytes_done, uint64_t bytes_total) {
     struct app_load *l = ctx;

@@ -5,7 +5,7 @@
 #ifndef PT_APP_ORIGIN_H
 #define PT_APP_ORIGIN_H
 
-#include "src/io/ovf_origin.h"
+#include "src/io/dump/ovf_origin.h"
 
 struct app;
 

@@ -14,15 +14,15 @@
 #include <unistd.h>
 
 #include "model/util/util.h"
-#include "model/compare.h"
-#include "model/compare_run.h"
+#include "model/compare/compare.h"
+#include "model/compare/compare_run.h"
 #include "src/cmd/cmd.h"
-#include "src/io/cmp_files.h"
-#include "src/io/cmp_origin.h"
-#include "src/io/cmp_scan.h"
-#include "src/io/json.h"
-#include "src/io/read_graph.h"
-#include "src/io/read_npy.h"
+#include "src/io/compare/cmp_files.h"
+#include "src/io/compare/cmp_origin.h"
+#include "src/io/compare/cmp_scan.h"
+#include "src/io/common/json.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/dump/read_npy.h"
 
 /* ---- csv ---- */
 

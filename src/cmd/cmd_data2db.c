@@ -12,7 +12,7 @@
 
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 /* Creates path and its missing parents.  *made gets the topmost folder this
  * call created (malloc'd, NULL when it created none), so that a run that

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/cube_lazy.h"
+#include "model/cube/cube_lazy.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/dataset.h"
 #include "model/util/util.h"
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 /* Non-finite values per metric, all metrics in one pass (a lazy .trend.db:
  * one query, not one scan per metric). */
@@ -57,7 +57,7 @@ static void print_text(const struct dataset *ds, const size_t *nonfinite) {
         printf("\n");
     }
     printf("steps       %d", c->nsteps);
-    char lo[40], hi[40];   /* as the panes write them (model/cube.h, step_text) */
+    char lo[40], hi[40];   /* as the panes write them (model/cube/cube.h, step_text) */
     if (c->nsteps)
         printf(" (%s..%s)", cube_step_text(c, 0, lo, sizeof lo), cube_step_text(c, c->nsteps - 1, hi, sizeof hi));
     if (ds->micro_step == 1) {

@@ -3,7 +3,7 @@
  * Loads PATH with dataset_load(), whose dump reader classifies every record
  * while it parses (no second pass over the JSON), and prints the first
  * occurrence, the counts per level, per step and per rank, and the flagged
- * records in the listing order of model/ovfrows.h (NaN/Inf first, in triage
+ * records in the listing order of model/overflow/ovfrows.h (NaN/Inf first, in triage
  * order; numeric-jump records grouped by name) as text, CSV or one JSON
  * object.  Inputs without per-record I/O (monitor CSV trees, .trend.db
  * files) get the non-finite cells of the cube instead, without levels.  The
@@ -17,18 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/anomaly.h"
-#include "model/cube.h"
-#include "model/cube_lazy.h"
+#include "model/overflow/anomaly.h"
+#include "model/cube/cube.h"
+#include "model/cube/cube_lazy.h"
 #include "model/util/util.h"
-#include "model/overflow.h"
-#include "model/ovfrows.h"
+#include "model/overflow/overflow.h"
+#include "model/overflow/ovfrows.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/dataset.h"
-#include "src/io/json.h"
-#include "src/io/ovf_origin.h"
+#include "src/io/common/json.h"
+#include "src/io/dump/ovf_origin.h"
 
 enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
 
@@ -482,7 +482,7 @@ static void print_json(const struct report *r) {
     printf("}\n");
 }
 
-/* ---- origin across ranks (model/origin.h) ---- */
+/* ---- origin across ranks (model/overflow/origin.h) ---- */
 
 static void origin_node_json(const struct ovf_origin_node *n) {
     printf("{\"step\": %d, \"micro_step\": ", (int)n->step);

@@ -2,7 +2,7 @@
  * the NaN/Inf triage of a run still being written (probetop(1), FOLLOW
  * MODE).  It reads PATH, prints every non-finite entry it has not printed
  * yet, one line each as `overflow` lists them, waits for the input to change
- * (src/io/watch.h: inotify or polling, never a busy loop), reads it again,
+ * (src/io/common/watch.h: inotify or polling, never a busy loop), reads it again,
  * and so on.  It stops on SIGINT/SIGTERM (a flag the handler sets, nothing
  * more) or when the input has not changed for --idle seconds, and exits with
  * the gate's code for what it saw last: 1 when an entry reaches --fail-on,
@@ -17,16 +17,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "model/anomaly.h"
-#include "model/overflow.h"
+#include "model/overflow/anomaly.h"
+#include "model/overflow/overflow.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
 #include "src/io/dataset.h"
-#include "src/io/dump_cache.h"
-#include "src/io/mon_cache.h"
-#include "src/io/ovf_origin.h"
-#include "src/io/watch.h"
+#include "src/io/dump/dump_cache.h"
+#include "src/io/monitor/mon_cache.h"
+#include "src/io/dump/ovf_origin.h"
+#include "src/io/common/watch.h"
 
 /* The signal flag (SIGINT, SIGTERM): the loop ends at its next wake. */
 static volatile sig_atomic_t follow_stop;

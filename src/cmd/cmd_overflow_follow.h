@@ -2,7 +2,7 @@
 #ifndef PT_CMD_OVERFLOW_FOLLOW_H
 #define PT_CMD_OVERFLOW_FOLLOW_H
 
-#include "model/dataset.h"
+#include "model/cube/dataset.h"
 
 struct ovf_follow_opts {
     const char *path;

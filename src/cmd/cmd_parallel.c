@@ -1,6 +1,6 @@
 /* cmd_parallel: `probetop parallel`, the Megatron model-parallel layout as
  * text (msProbe draws it as a PNG), or as a rank table in JSON or CSV for
- * scripts.  The layout itself is model/layout.c; this file parses the
+ * scripts.  The layout itself is model/layout/layout.c; this file parses the
  * options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "model/layout.h"
+#include "model/layout/layout.h"
 #include "src/cmd/cmd.h"
 
 enum par_format { FMT_TEXT, FMT_JSON, FMT_CSV };

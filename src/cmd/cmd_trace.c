@@ -1,19 +1,19 @@
 /* cmd_trace: `probetop trace`, the temporal breakdown of profiler traces
  * per rank (and per step) as HolisticTraceAnalysis defines it, and the
  * straggler of each step (probetop-rules(7), PROFILER TRACES).  The
- * figures are the model's (model/trace.c); this file parses the options
+ * figures are the model's (model/trace/trace.c); this file parses the options
  * and prints text, CSV or JSON. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/trace.h"
+#include "model/trace/trace.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
 

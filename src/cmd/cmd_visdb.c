@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/overflow.h"
+#include "model/overflow/overflow.h"
 #include "src/cmd/cmd.h"
-#include "src/io/json.h"
-#include "src/io/visdb_census.h"
+#include "src/io/common/json.h"
+#include "src/io/visdb/visdb_census.h"
 
 int cmd_visdb_is(const char *path) {
     size_t n = strlen(path);

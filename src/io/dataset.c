@@ -4,7 +4,7 @@
 
 #include "model/util/fs.h"
 #include "model/util/util.h"
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 #include <ctype.h>
 #include <errno.h>

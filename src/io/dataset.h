@@ -8,7 +8,7 @@
  * flagged by the overflow rules, the per-(step, rank) construct/stack
  * files, the files read and skipped and the warnings.  The input path is
  * only ever read.  The types (struct dataset, struct load_opts) are
- * model/dataset.h: readers fill them, panes read them. */
+ * model/cube/dataset.h: readers fill them, panes read them. */
 #ifndef PT_DATASET_H
 #define PT_DATASET_H
 
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/dataset.h"
+#include "model/cube/dataset.h"
 #include "model/err.h"
 #include "src/io/formats.h"
 

@@ -25,7 +25,7 @@
           a reader whose rows map onto msProbe's monitor metrics fills a
           struct monitor_data and hands it to trenddb_write_monitor_data);
         - .labels: LABELS_DUMP or LABELS_MONITOR (names of another shape
-          need their rules in model/names.c first: a model change, not a
+          need their rules in model/cube/names.c first: a model change, not a
           format switch);
  *        - the row: const struct ds_format_ops ds_format_X = {...};
  *   2. one line `&ds_format_X,` (and its extern) in formats.c, placed
@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 
 #include "model/err.h"
-#include "model/names.h"   /* enum label_rules */
+#include "model/cube/names.h"   /* enum label_rules */
 
 struct dataset;
 struct load_opts;

@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/compare.h"
-#include "src/io/read_graph.h"
+#include "model/compare/compare.h"
+#include "src/io/dump/read_graph.h"
 
 static double now(void) {
     struct timespec t;

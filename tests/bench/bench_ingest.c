@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "src/io/dataset.h"
-#include "src/io/json.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/common/json.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 static double now(void) {
     struct timespec t;

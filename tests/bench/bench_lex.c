@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 static double now(void) {
     struct timespec t;

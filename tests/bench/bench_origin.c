@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/origin.h"
-#include "src/io/read_graph.h"
+#include "model/overflow/origin.h"
+#include "src/io/dump/read_graph.h"
 
 static double now(void) {
     struct timespec t;

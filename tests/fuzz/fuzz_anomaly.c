@@ -1,14 +1,14 @@
 /* fuzz_anomaly: one msProbe anomaly report (anomaly.json or
  * anomaly_analyse.json) through anomaly_parse, the part of
- * src/io/read_anomaly.c that reads a file's bytes; then msProbe's order
+ * src/io/monitor/read_anomaly.c that reads a file's bytes; then msProbe's order
  * and the placing of every entry on a small v1-shaped cube and a
  * v2-shaped one (tag parsing, metric and target lookups, the cell index). */
 #include "fuzz.h"
 
-#include "model/anomaly.h"
-#include "model/cube.h"
+#include "model/overflow/anomaly.h"
+#include "model/cube/cube.h"
 #include "src/io/dataset.h"
-#include "src/io/read_anomaly.h"
+#include "src/io/monitor/read_anomaly.h"
 
 /* A cube with the metrics and targets the seeds name, micro steps on. */
 static struct cube *small_cube(int v2) {

@@ -10,9 +10,9 @@
  * and null-item pairs. */
 #include "fuzz.h"
 
-#include "model/compare.h"
-#include "model/compare_run.h"
-#include "src/io/read_graph.h"
+#include "model/compare/compare.h"
+#include "model/compare/compare_run.h"
+#include "src/io/dump/read_graph.h"
 
 static const char *const side[2] = {"npu", "bench"};
 

@@ -3,8 +3,8 @@
  * renumbered keys built from it) and as stack.json (then looked up). */
 #include "fuzz.h"
 
-#include "src/io/microstep.h"
-#include "src/io/read_construct.h"
+#include "src/io/dump/microstep.h"
+#include "src/io/dump/read_construct.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[1024];

@@ -6,10 +6,10 @@
  * first, so every run starts from the input alone. */
 #include "fuzz.h"
 
-#include "model/cube.h"
+#include "model/cube/cube.h"
 #include "src/io/dataset.h"
-#include "src/io/read_trenddb.h"
-#include "src/io/read_visdb.h"
+#include "src/io/trenddb/read_trenddb.h"
+#include "src/io/visdb/read_visdb.h"
 
 static void clean(const char *name) {
     char p[128];

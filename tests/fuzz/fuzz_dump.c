@@ -5,7 +5,7 @@
  * overflow records only. */
 #include "fuzz.h"
 
-#include "src/io/read_dump.h"
+#include "src/io/dump/read_dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *part[2];

@@ -1,12 +1,12 @@
 /* fuzz_graph: one rank folder through src/read_graph.c, the reader of the
  * model tree and compare panes: input "dump.json \x1e construct.json \x1e
  * stack.json" (missing parts: no such file), read with GRAPH_BUILD, then
- * the same tree compared with itself (model/compare.c on what the reader
+ * the same tree compared with itself (model/compare/compare.c on what the reader
  * accepted). */
 #include "fuzz.h"
 
-#include "model/compare.h"
-#include "src/io/read_graph.h"
+#include "model/compare/compare.h"
+#include "src/io/dump/read_graph.h"
 
 static const char *const names[3] = {"dump.json", "construct.json", "stack.json"};
 

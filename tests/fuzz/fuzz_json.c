@@ -5,7 +5,7 @@
  * sees any read past the end. */
 #include "fuzz.h"
 
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 static void walk_tree(const cJSON *n, int depth) {
     double d;

@@ -1,9 +1,9 @@
 /* fuzz_layermap: the --layer-mapping YAML (src/cmp_files.c
- * cfile_lmap_load), then the map model/layermap.c builds from the rules
+ * cfile_lmap_load), then the map model/graph/layermap.c builds from the rules
  * read, on a fixed pair whose module names differ. */
 #include "fuzz_pair.h"
 
-#include "src/io/cmp_files.h"
+#include "src/io/compare/cmp_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tree *npu, *bench;

@@ -1,7 +1,7 @@
 /* fuzz_mapping: the --mapping JSON (src/parse_dump.c mapping_read). */
 #include "fuzz.h"
 
-#include "src/io/read_dump.h"
+#include "src/io/dump/read_dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[1024];

@@ -3,8 +3,8 @@
  * saved again. */
 #include "fuzz_pair.h"
 
-#include "model/compare.h"
-#include "src/io/cmp_files.h"
+#include "model/compare/compare.h"
+#include "src/io/compare/cmp_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tree *npu, *bench;

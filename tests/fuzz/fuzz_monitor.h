@@ -7,7 +7,7 @@
 #include "fuzz.h"
 
 #include "src/io/dataset.h"
-#include "src/io/read_monitor.h"
+#include "src/io/monitor/read_monitor.h"
 
 /* --mapping layers:blocks, in storage the caller owns */
 struct fuzz_mapping { char from0[8], to0[8]; char *from[1], *to[1]; struct mapping map; };

@@ -1,12 +1,12 @@
 /* fuzz_monitor_v2: one monitor_v2 CSV through monitor_v2_parse_csv, the
- * part of src/io/read_monitor_v2.c that reads a file's bytes, with a
+ * part of src/io/monitor/read_monitor_v2.c that reads a file's bytes, with a
  * --mapping.  The first byte picks the slug (module, weight_grad,
  * optimizer, param, cc), the rest is the file; then the step axis both
  * ways (micro steps on and off) and every row's step. */
 #include "fuzz_monitor.h"
 
-#include "src/io/read_dump.h"
-#include "src/io/read_monitor_v2.h"
+#include "src/io/dump/read_dump.h"
+#include "src/io/monitor/read_monitor_v2.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;

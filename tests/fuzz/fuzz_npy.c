@@ -2,7 +2,7 @@
  * file holding the input. */
 #include "fuzz.h"
 
-#include "src/io/read_npy.h"
+#include "src/io/dump/read_npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[1024];

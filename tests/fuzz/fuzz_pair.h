@@ -8,7 +8,7 @@
 
 #include "fuzz.h"
 
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 #define FP_T(d) "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2, 4], " \
                 "\"Max\": " d ", \"Min\": -1.0, \"Mean\": 0.5, \"Norm\": 3.0, \"requires_grad\": true}"

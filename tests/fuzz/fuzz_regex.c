@@ -1,10 +1,10 @@
-/* fuzz_regex: the `/` prompt (model/search.c): the input is
+/* fuzz_regex: the `/` prompt (model/cube/search.c): the input is
  * "flags-byte pattern \x1e subject"; the pattern is compiled as the prompt
  * does (PCRE2, UTF, caseless unless asked, or literal), then matched and
  * every highlight span found in the subject. */
 #include "fuzz.h"
 
-#include "model/search.h"
+#include "model/cube/search.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;

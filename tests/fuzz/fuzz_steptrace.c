@@ -1,11 +1,11 @@
 /* fuzz_steptrace: one Ascend step time CSV through steptrace_parse (the
- * part of src/io/read_steptrace.c that reads a file's bytes), as a per-rank
+ * part of src/io/ascend/read_steptrace.c that reads a file's bytes), as a per-rank
  * step_trace_time.csv when the first byte is even, as msprof-analyze's
  * cluster_step_trace_time.csv when it is odd. */
 #include "fuzz.h"
 
 #include "src/io/dataset.h"
-#include "src/io/read_steptrace.h"
+#include "src/io/ascend/read_steptrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;

@@ -1,13 +1,13 @@
-/* fuzz_trace: a profiler trace (src/io/read_trace.c, trace_parse.c) on a file
+/* fuzz_trace: a profiler trace (src/io/trace/read_trace.c, trace_parse.c) on a file
  * holding the input (plain, or gzip when it starts with gzip's magic):
  * streamed in pieces of 4 KiB, so tokens cross piece boundaries, then loaded
  * whole (ranks, steps, windows, figures, the cube). */
 #include "fuzz.h"
 
-#include "model/trace.h"
+#include "model/trace/trace.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
-#include "src/io/trace_parse.h"
+#include "src/io/trace/trace_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[1024];

@@ -727,7 +727,7 @@ static void test_demo(void) {
     VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "levels are not available"));
     CHECKV(&vt, vt_row_has(&vt, msg_row(&vt), "levels are not available for this input"));
     /* F: the burst; the first non-finite value of step 9 on rank 5 is the
-     * forward output of layers.5.mlp.linear_fc2 (model/demo.h): everything
+     * forward output of layers.5.mlp.linear_fc2 (model/cube/demo.h): everything
      * after it in that step, the backward pass included, follows from it */
     vt_send(&vt, "F");
     VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "first occurrence"));

@@ -1,7 +1,7 @@
 /* test_vt_trend: the trend screen of `probetop --demo` as a user sees it, at
  * 80x24, 120x40 and 40x12 (issue 3, "Tests and screenshots").
  *
- * The demo plants a burst (model/demo.h): at step 9 on rank 5 the forward
+ * The demo plants a burst (model/cube/demo.h): at step 9 on rank 5 the forward
  * output of layers.5.mlp.linear_fc2 overflows (norm +Inf) and everything
  * after it in that pass is NaN.  Each size checks that the burst is visible
  * by glyph and colour, that `:goto` lands on it with the value in the

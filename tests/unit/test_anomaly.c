@@ -5,11 +5,11 @@
 #include "pt_test.h"
 #include "pt_anomaly.h"
 
-#include "model/anomaly.h"
-#include "model/overflow.h"
-#include "model/ovfrows.h"
+#include "model/overflow/anomaly.h"
+#include "model/overflow/overflow.h"
+#include "model/overflow/ovfrows.h"
 #include "src/io/dataset.h"
-#include "src/io/read_anomaly.h"
+#include "src/io/monitor/read_anomaly.h"
 #include "src/cmd/cmd.h"
 
 #include <cjson/cJSON.h>

@@ -1,18 +1,18 @@
 /* test_app_compare: the curses-free parts of compare mode in the app: the
- * divergence heat map's derived cube (model/rundiff.h), communication
- * links between ranks (model/commlinks.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
+ * divergence heat map's derived cube (model/compare/rundiff.h), communication
+ * links between ranks (model/graph/commlinks.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
  * synthetic ranks and on a gen_dump.py tensor-parallel pair), and the side
  * files (src/cmp_files.h: layer mapping, match config saved and applied on
  * the quick_start pair). */
 #include <math.h>
 #include <sys/wait.h>
 
-#include "model/commlinks.h"
-#include "model/compare.h"
-#include "model/rundiff.h"
+#include "model/graph/commlinks.h"
+#include "model/compare/compare.h"
+#include "model/compare/rundiff.h"
 #include "pt_test.h"
-#include "src/io/cmp_files.h"
-#include "src/io/read_graph.h"
+#include "src/io/compare/cmp_files.h"
+#include "src/io/dump/read_graph.h"
 
 /* ---- rundiff ---- */
 

@@ -7,7 +7,7 @@
 
 #include "pt_test.h"
 
-#include "src/io/btree_bulk.h"
+#include "src/io/trenddb/btree_bulk.h"
 
 /* Row i of the test table t(a, b, x, y) in key order (a, b): a runs
  * through every integer width of the record format, b is negative too. */

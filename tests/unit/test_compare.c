@@ -4,10 +4,10 @@
  * for row, manual matching, first divergence and bad input. */
 #include <sqlite3.h>
 
-#include "model/compare.h"
+#include "model/compare/compare.h"
 #include "pt_test.h"
 #include "pt_graph.h"
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 #define STEP0 "examples/quick_start/gpu_dump/step0/proc2016"
 #define STEP1 "examples/quick_start/gpu_dump/step1/proc2016"

@@ -4,14 +4,14 @@
  * compare_oc.vis.db): walking the divergent nodes with cmp_next_divergent
  * gives exactly the NPU nodes the db stores at precision index >= 0.3
  * (warning or error), in its node_order; the first at error level is the
- * db's first at index 1.  Then the whole-run order of model/compare_run.h:
+ * db's first at index 1.  Then the whole-run order of model/compare/compare_run.h:
  * step, micro step, rank, node_order; error before warning. */
 #include <sqlite3.h>
 
-#include "model/compare_run.h"
+#include "model/compare/compare_run.h"
 #include "pt_test.h"
 #include "pt_graph.h"
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 static void test_quick_start_node_order(void) {
     const char *sh = pt_shared();

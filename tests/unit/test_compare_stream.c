@@ -5,12 +5,12 @@
  * byte as the whole-table command wrote it. */
 #include <stdint.h>
 
-#include "model/compare.h"
-#include "model/compare_run.h"
+#include "model/compare/compare.h"
+#include "model/compare/compare_run.h"
 #include "pt_test.h"
 #include "pt_graph.h"
 #include "src/cmd/cmd.h"
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 #define STEP0 "examples/quick_start/gpu_dump/step0/proc2016"
 #define STEP1 "examples/quick_start/gpu_dump/step1/proc2016"

@@ -3,7 +3,7 @@
 
 #include <float.h>
 
-#include "model/cube.h"
+#include "model/cube/cube.h"
 
 static struct cube *small(void) {
     struct names *n = names_new();

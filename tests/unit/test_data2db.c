@@ -5,7 +5,7 @@
 #include "pt_test.h"
 
 #include "src/io/dataset.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 static int canon_equal(const char *db, const char *ref) {
     const char *py = getenv("PT_PYTHON");

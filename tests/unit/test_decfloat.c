@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/io/decfloat.h"
-#include "src/io/json.h"
+#include "src/io/common/decfloat.h"
+#include "src/io/common/json.h"
 #include "tests/lex_diff.h"
 #include "tests/pt_test.h"
 

@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include "model/compare_run.h"
+#include "model/compare/compare_run.h"
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
-#include "src/io/cmp_origin.h"
-#include "src/io/cmp_scan.h"
+#include "src/io/compare/cmp_origin.h"
+#include "src/io/compare/cmp_scan.h"
 
 static char gen_origin[4096];
 

@@ -20,11 +20,11 @@
 #include <time.h>
 #include <utime.h>
 
-#include "model/cube.h"
+#include "model/cube/cube.h"
 #include "src/app/app_state.h"
 #include "src/io/dataset.h"
-#include "src/io/sqlite_ro.h"
-#include "src/io/watch.h"
+#include "src/io/common/sqlite_ro.h"
+#include "src/io/common/watch.h"
 
 /* ---- the swap ---- */
 

@@ -21,9 +21,9 @@
  * rules (non-overlapping ".N." removal, "_rankN"). */
 #include <sys/stat.h>
 
-#include "model/compare.h"
+#include "model/compare/compare.h"
 #include "pt_test.h"
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 /* ---- small dumps ---- */
 

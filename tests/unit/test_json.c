@@ -1,7 +1,7 @@
 /* json: the dialect (bare NaN/Infinity), errors with line numbers, limits. */
 #include "pt_test.h"
 
-#include "src/io/json.h"
+#include "src/io/common/json.h"
 
 static int lex_all(const char *text, struct pt_error *err, double *nums, int *nn) {
     struct json_lex lx;

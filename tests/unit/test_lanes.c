@@ -1,10 +1,10 @@
-/* The lane view's model (model/lanes.c) on hand-built timelines: spans
+/* The lane view's model (model/trace/lanes.c) on hand-built timelines: spans
  * of a step on one clock and aligned per rank, the dominant category per
  * column (ties, idle runs, outside the step), the items the cursor walks,
  * the column of a time, zoom and pan. */
 #include "pt_test.h"
 
-#include "model/lanes.h"
+#include "model/trace/lanes.h"
 
 /* Rank 0, step 1 [1000, 2000): compute [1000,1300) on stream 7, comm
  * [1200,1500) on stream 20, memory [1600,1700); idle [1500,1600) and

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/compare.h"
-#include "model/layermap.h"
-#include "src/io/cmp_files.h"
-#include "src/io/read_graph.h"
+#include "model/compare/compare.h"
+#include "model/graph/layermap.h"
+#include "src/io/compare/cmp_files.h"
+#include "src/io/dump/read_graph.h"
 #include "tests/pt_test.h"
 
 static int sh(const char *cmd) { return system(cmd); }

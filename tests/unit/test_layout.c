@@ -1,13 +1,13 @@
-/* test_layout: the Megatron layout (model/layout.c) against every worked
+/* test_layout: the Megatron layout (model/layout/layout.c) against every worked
  * example and error of probetop-rules(7), MEGATRON LAYOUT: Examples, the layer renaming (probetop-rules(7), MEGATRON LAYOUT: Layer names) of target
  * names over a simulated 8-rank TP2 PP2 VPP2 dump, and the `parallel`
  * command's text, JSON and CSV output. */
 #include <fcntl.h>
 
 #include "pt_test.h"
-#include "model/cube.h"
-#include "model/layout.h"
-#include "model/names.h"
+#include "model/cube/cube.h"
+#include "model/layout/layout.h"
+#include "model/cube/names.h"
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/cube_lazy.h"
-#include "model/overflow.h"
+#include "model/cube/cube_lazy.h"
+#include "model/overflow/overflow.h"
 #include "pt_test.h"
 #include "pt_trenddb_gen.h"
 #include "src/io/dataset.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/trenddb/write_trenddb.h"
 #include "views/agg.h"
 
 static struct dataset *load(const char *path, int lazy, uint64_t budget) {

@@ -14,20 +14,20 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "model/compare.h"
-#include "model/layermap.h"
-#include "model/tensorcmp.h"
-#include "model/tree.h"
+#include "model/compare/compare.h"
+#include "model/graph/layermap.h"
+#include "model/compare/tensorcmp.h"
+#include "model/graph/tree.h"
 #include "src/io/dataset.h"
-#include "src/io/json.h"
-#include "src/io/read_construct.h"
-#include "src/io/read_dump.h"
-#include "src/io/read_graph.h"
-#include "src/io/read_monitor.h"
-#include "src/io/read_npy.h"
-#include "src/io/read_trenddb.h"
-#include "src/io/read_visdb.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/common/json.h"
+#include "src/io/dump/read_construct.h"
+#include "src/io/dump/read_dump.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/monitor/read_monitor.h"
+#include "src/io/dump/read_npy.h"
+#include "src/io/trenddb/read_trenddb.h"
+#include "src/io/visdb/read_visdb.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 enum reader {
     R_NPY,          /* npy_read(arg) */
@@ -415,7 +415,7 @@ static int make_rank(const char *dir, const char *const *names) {
     return pt_write(p, text);
 }
 
-/* model/compare.c: manual matching refuses what msProbe would not match. */
+/* model/compare/compare.c: manual matching refuses what msProbe would not match. */
 static void manual_match(void) {
     const char *t = pt_tmpdir("messages_match");
     if (!t) SKIP("no scratch folder");
@@ -460,7 +460,7 @@ static void manual_match(void) {
     tree_free(b);
 }
 
-/* model/layermap.c: msProbe's layer mapping needs four dot-separated
+/* model/graph/layermap.c: msProbe's layer mapping needs four dot-separated
  * fields in every dump entry and construct.json parent. */
 static void layer_mapping(void) {
     const char *t = pt_tmpdir("messages_lmap");

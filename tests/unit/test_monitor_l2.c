@@ -18,7 +18,7 @@
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 static const char *ATTN = "layers.0.self_attention.core_attention.flash_attention.attention";
 static const char *LIN = "layers.0.self_attention.linear_qkv.linear";

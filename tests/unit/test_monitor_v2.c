@@ -10,12 +10,12 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
-#include "model/layout.h"
+#include "model/layout/layout.h"
 #include "src/cmd/cmd.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
-#include "src/io/read_monitor_v2.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/monitor/read_monitor_v2.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 static struct dataset *load(const char *path, int micro, struct pt_error *err) {
     struct load_opts lo;

@@ -1,7 +1,7 @@
 /* names: interning and the label rules of probetop-rules(7), LABELS (its verified examples). */
 #include "pt_test.h"
 
-#include "model/names.h"
+#include "model/cube/names.h"
 
 struct got { char s[2048]; };
 

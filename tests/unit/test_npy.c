@@ -6,7 +6,7 @@
 
 #include "pt_test.h"
 #include "npy_write.h"
-#include "src/io/read_npy.h"
+#include "src/io/dump/read_npy.h"
 
 static char dir[4096];
 

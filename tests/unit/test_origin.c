@@ -1,4 +1,4 @@
-/* The origin rank across communication (model/origin.h), one test per rule,
+/* The origin rank across communication (model/overflow/origin.h), one test per rule,
  * on dumps tests/gen_origin.py writes, and on a gen_dump.py pipeline (when
  * the generator runs).  Expected values are msProbe's overflow_check
  * answers on the same files (msprobe overflow_check -i DIR -o OUT, the
@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include "model/compare.h"
-#include "model/origin.h"
+#include "model/compare/compare.h"
+#include "model/overflow/origin.h"
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 static char gen_path[4096];
 

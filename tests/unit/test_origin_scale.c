@@ -1,4 +1,4 @@
-/* The origin search over many ranks (model/origin.h; probetop-rules(7),
+/* The origin search over many ranks (model/overflow/origin.h; probetop-rules(7),
  * ORIGIN ACROSS RANKS): its cost grows in a straight line with the ranks
  * and with the communication ops of a rank, and its answers stay those of
  * the matching it replaced.
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include "model/origin.h"
+#include "model/overflow/origin.h"
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
 

@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "pt_test.h"
-#include "model/cube.h"
-#include "model/overflow.h"
+#include "model/cube/cube.h"
+#include "model/overflow/overflow.h"
 
 /* Element builders. */
 static struct ovf_elem clean(void) {

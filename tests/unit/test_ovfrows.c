@@ -1,4 +1,4 @@
-/* test_ovfrows: the listing order of flagged records (model/ovfrows.h).
+/* test_ovfrows: the listing order of flagged records (model/overflow/ovfrows.h).
  *
  * A hand-made list where numeric-jump records come before, between and
  * after the NaN/Inf ones in triage order: the rows must put the criticals
@@ -10,8 +10,8 @@
 #include "pt_test.h"
 
 #include "model/err.h"
-#include "model/overflow.h"
-#include "model/ovfrows.h"
+#include "model/overflow/overflow.h"
+#include "model/overflow/ovfrows.h"
 
 static void add(struct ovf_list *l, int step, int micro, int rank, unsigned pos, int level, int jump,
                 const char *name) {

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "model/compare.h"
+#include "model/compare/compare.h"
 #include "tests/pt_test.h"
 
 static void known(void) {

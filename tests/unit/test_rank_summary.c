@@ -7,7 +7,7 @@
 #include "pt_test.h"
 
 #include "src/io/dataset.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 static const char *const stats[] = {"norm", "max", "min", "mean"};
 

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 
 #include "src/io/dataset.h"
-#include "src/io/json.h"
-#include "src/io/read_construct.h"
-#include "src/io/read_dump.h"
-#include "src/io/read_graph.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/common/json.h"
+#include "src/io/dump/read_construct.h"
+#include "src/io/dump/read_dump.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PT_ASAN 1

@@ -4,8 +4,8 @@
 #include "pt_test.h"
 
 #include "src/io/dataset.h"
-#include "src/io/read_construct.h"
-#include "src/io/read_dump.h"
+#include "src/io/dump/read_construct.h"
+#include "src/io/dump/read_dump.h"
 
 static struct dataset *load(const char *path, int micro, const char *f) {
     struct load_opts lo;

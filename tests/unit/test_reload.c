@@ -1,5 +1,5 @@
 /* test_reload: follow mode's reload of a monitor tree or a dump parses
- * only what changed (src/io/mon_cache.h, src/io/dump_cache.h), and gives
+ * only what changed (src/io/monitor/mon_cache.h, src/io/dump/dump_cache.h), and gives
  * what a fresh load gives.
  *
  * Each step below changes a v1 or monitor_v2 tree (or a dump) the way a training or
@@ -26,11 +26,11 @@
 #include <time.h>
 #include <utime.h>
 
-#include "model/cube.h"
-#include "model/names.h"
+#include "model/cube/cube.h"
+#include "model/cube/names.h"
 #include "src/io/dataset.h"
-#include "src/io/dump_cache.h"
-#include "src/io/mon_cache.h"
+#include "src/io/dump/dump_cache.h"
+#include "src/io/monitor/mon_cache.h"
 
 /* Sets a file's times an hour back: older than the cache's one-second
  * rule, as files written earlier in a training are. */

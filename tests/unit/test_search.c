@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "pt_test.h"
-#include "model/search.h"
+#include "model/cube/search.h"
 #include "ui/hist.h"
 
 static double now_ms(void) {

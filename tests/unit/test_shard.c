@@ -7,9 +7,9 @@
 
 #include <math.h>
 
-#include "model/names.h"
+#include "model/cube/names.h"
 #include "src/io/dataset.h"
-#include "src/io/write_trenddb.h"
+#include "src/io/trenddb/write_trenddb.h"
 
 static int canon_same(const char *a, const char *b) {
     const char *py = getenv("PT_PYTHON");

@@ -9,7 +9,7 @@
 
 #include "model/util/util.h"
 #include "src/io/dataset.h"
-#include "src/io/read_steptrace.h"
+#include "src/io/ascend/read_steptrace.h"
 
 static const char *fixture(const char *rel) {
     static char buf[2][4096];

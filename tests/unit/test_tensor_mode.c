@@ -7,11 +7,11 @@
 #include "pt_test.h"
 #include "npy_write.h"
 #include "tensor_pair.h"
-#include "model/compare.h"
-#include "model/tensorcmp.h"
+#include "model/compare/compare.h"
+#include "model/compare/tensorcmp.h"
 #include "src/cmd/cmd.h"
-#include "src/io/read_graph.h"
-#include "src/io/read_npy.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/dump/read_npy.h"
 
 static char root[2048];
 

@@ -2,7 +2,7 @@
  * arrays whose answers were worked out by hand (numpy's float32 and
  * float16 steps reproduced with Python's struct module). */
 #include "pt_test.h"
-#include "model/tensorcmp.h"
+#include "model/compare/tensorcmp.h"
 
 static struct tc_tensor vec(int dtype, double *v, size_t n) {
     struct tc_tensor t;

@@ -19,12 +19,12 @@
 
 #include <zlib.h>
 
-#include "model/trace.h"
-#include "model/trace_cube.h"
+#include "model/trace/trace.h"
+#include "model/trace/trace_cube.h"
 #include "src/io/dataset.h"
 #include "src/io/formats.h"
-#include "src/io/json.h"
-#include "src/io/trace_parse.h"
+#include "src/io/common/json.h"
+#include "src/io/trace/trace_parse.h"
 
 static char gen_path[4096];
 

@@ -3,11 +3,11 @@
  * parent fixes and hostile inputs. */
 #include <sqlite3.h>
 
-#include "model/tree.h"
+#include "model/graph/tree.h"
 #include "pt_test.h"
 #include "pt_graph.h"
-#include "src/io/read_graph.h"
-#include "src/io/read_visdb.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/visdb/read_visdb.h"
 
 /* Every row of one graph of the db equals our node: order, kind, parent,
  * children.  Returns the number of rows compared. */

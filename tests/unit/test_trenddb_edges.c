@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "model/cube_lazy.h"
+#include "model/cube/cube_lazy.h"
 #include "pt_test.h"
 #include "src/io/dataset.h"
 

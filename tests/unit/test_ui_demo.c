@@ -2,7 +2,7 @@
  * (metric/dim/selection/filter/goto), without a terminal. */
 #include <math.h>
 
-#include "model/demo.h"
+#include "model/cube/demo.h"
 #include "pt_test.h"
 #include "src/app/app_state.h"
 

@@ -5,7 +5,7 @@
 
 #include "model/util/rankdirs.h"
 #include "src/io/dataset.h"
-#include "src/io/read_graph.h"
+#include "src/io/dump/read_graph.h"
 
 #define TEN "{\"type\":\"torch.Tensor\",\"dtype\":\"torch.float32\",\"shape\":[2],\"Max\":1.0,\"Min\":0.0," \
             "\"Mean\":0.5,\"Norm\":1.0,\"requires_grad\":false}"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/io/read_visdb.h"
+#include "src/io/visdb/read_visdb.h"
 #include "tests/pt_test.h"
 
 static int copy_file(const char *from, const char *to, long limit) {

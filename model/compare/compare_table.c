@@ -1,0 +1,467 @@
+/* compare_table: the table compare's join (`msprobe compare`,
+ * probetop-rules(7)): one row per flattened tensor of the problem dump
+ * in dump order, joined by name (exact, renumbered backward, fuzzy or
+ * mapped), each dump entry's rows judged by model/compare/compare_rules.c. */
+#include "model/compare/compare.h"
+#include "model/compare/compare_int.h"
+
+#include "model/util/bigmem.h"
+#include "model/compare/tensorcmp.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+
+/* ---- table compare ---- */
+
+/* A row's join key is its param name, except renumbered backward rows,
+ * whose keys are made once into kbuf: no copy per row. */
+#define KEY_IS_NAME UINT32_MAX
+struct trow { int32_t p; int32_t rec; uint32_t koff; };
+
+struct tside {
+    const struct tree *t;
+    struct trow *v;
+    size_t n, cap;
+    char *kbuf;
+    size_t klen, kcap;
+};
+
+static const char *trow_key(const struct tside *s, const struct trow *r) {
+    return r->koff == KEY_IS_NAME ? tree_s(s->t, s->t->params[r->p].name) : s->kbuf + r->koff;
+}
+
+static void tside_free(struct tside *s) {
+    free(s->v);
+    free(s->kbuf);
+}
+
+/* op_no_number / call_direction split of an entry name (msProbe's
+ * split_data_name_components); returns the direction: 0 none (skip),
+ * 1 forward, 2 backward, 3 parameters_grad.  *cut = length of op_no_number. */
+static int split_entry(const char *name, size_t *cut) {
+    size_t len = strlen(name);
+    const char *l1 = strrchr(name, '.');
+    const char *last = l1 ? l1 + 1 : name;
+    const char *second = "";
+    size_t slen = 0;
+    size_t e2 = 0;   /* start of second-last segment */
+    if (l1) {
+        const char *b = l1;
+        while (b > name && b[-1] != '.') b--;
+        second = b;
+        slen = (size_t)(l1 - b);
+        e2 = (size_t)(b - name);
+    }
+    int nseg = 1;
+    for (const char *p = name; *p; p++) nseg += *p == '.';
+    if (!strcmp(last, "parameters_grad") || (slen == 15 && !strncmp(second, "parameters_grad", 15))) {
+        *cut = l1 ? (size_t)(l1 - name) : 0;
+        return nseg > 1 ? 3 : 0;
+    }
+    for (int d = 1; d <= 2; d++) {
+        const char *w = d == 1 ? "forward" : "backward";
+        size_t wl = strlen(w);
+        if (!strcmp(last, w) || (slen == wl && !strncmp(second, w, wl))) {
+            if (nseg <= 2) return 0;
+            *cut = e2 ? e2 - 1 : 0;
+            (void)len;
+            return d;
+        }
+    }
+    return 0;
+}
+
+static int build_side(const struct tree *t, int renumber, struct tside *s, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    struct util_smap bw = {0};
+    char key[8192];
+    for (size_t r = 0; r < t->nrecs; r++) {
+        const char *name = tree_s(t, t->recs[r].name);
+        size_t cut;
+        int dir = split_entry(name, &cut);
+        if (!dir) continue;
+        int order = 0;
+        if (dir == 2) {
+            char opn[4096];
+            snprintf(opn, sizeof opn, "%.*s", (int)cut, name);
+            int32_t *c = util_smap_slot(&bw, opn, 1);
+            if (!c) goto oom;
+            order = *c < 0 ? 0 : *c;
+            *c = order + 1;
+        }
+        const struct trec *rc = &t->recs[r];
+        for (int st = 0; st < 4; st++)
+            for (uint32_t i = 0; i < rc->np; i++) {
+                const struct tparam *p = &t->params[rc->p0 + i];
+                if (p->state != st) continue;
+                const char *pn = tree_s(t, p->name);
+                if (dir == 2 && renumber) {
+                    /* op_no_number . call_direction(renumbered) . suffix */
+                    const char *cd = name + cut + 1;
+                    char cdb[256];
+                    const char *dot = strchr(cd, '.');
+                    size_t h = dot ? (size_t)(dot - cd) : strlen(cd);
+                    int head_num = h && strspn(cd, "0123456789") == h;
+                    if (head_num) snprintf(cdb, sizeof cdb, "%d%s", order, cd + h);
+                    else if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+                        snprintf(cdb, sizeof cdb, "%.*s.%d", (int)h, cd, order);
+                    else snprintf(cdb, sizeof cdb, "%s", cd);
+                    /* suffix: the row name with the entry name removed */
+                    size_t nl = strlen(name);
+                    const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
+                    snprintf(key, sizeof key, "%.*s.%s%s", (int)cut, name, cdb, suffix);
+                } else key[0] = '\0';
+                if (s->n == s->cap) {
+                    size_t nc = s->cap ? s->cap * 2 : 1024;
+                    struct trow *nv = realloc(s->v, nc * sizeof *nv);
+                    if (!nv) goto oom;
+                    s->v = nv;
+                    s->cap = nc;
+                }
+                s->v[s->n].p = (int32_t)(rc->p0 + i);
+                s->v[s->n].rec = (int32_t)r;
+                s->v[s->n].koff = KEY_IS_NAME;
+                if (key[0]) {
+                    size_t kl = strlen(key) + 1;
+                    if (s->klen + kl > s->kcap) {
+                        size_t nc = s->kcap ? s->kcap * 2 : 65536;
+                        while (nc < s->klen + kl) nc *= 2;
+                        char *nb = nc < KEY_IS_NAME ? realloc(s->kbuf, nc) : NULL;
+                        if (!nb) goto oom;
+                        s->kbuf = nb;
+                        s->kcap = nc;
+                    }
+                    memcpy(s->kbuf + s->klen, key, kl);
+                    s->v[s->n].koff = (uint32_t)s->klen;
+                    s->klen += kl;
+                }
+                s->n++;
+            }
+    }
+    util_smap_free(&bw);
+    return 0;
+oom:
+    util_smap_free(&bw);
+    tside_free(s);
+    memset(s, 0, sizeof *s);
+    return pt_errorf(err, "out of memory");
+}
+
+static int float_group(const char *d) {
+    if (!d) return 0;
+    if (!strcmp(d, "Float16") || !strcmp(d, "Float32") || !strcmp(d, "BFloat16")) return 1;
+    if (!strcmp(d, "torch.float16") || !strcmp(d, "torch.float32") || !strcmp(d, "torch.bfloat16")) return 2;
+    return 0;
+}
+
+static int dtype_gate(const struct tree *a, const struct tparam *p, const struct tree *b, const struct tparam *q) {
+    const char *x = tree_s(a, p->dtype), *y = tree_s(b, q->dtype);
+    if (!x) x = "None";
+    if (!y) y = "None";
+    if (!strcmp(x, y)) return 1;
+    int gx = float_group(x), gy = float_group(y);
+    return gx && gx == gy;
+}
+
+/* msProbe's rename_api for fuzzy table matching. */
+static void rename_api(const char *name, char *out, size_t size) {
+    const char *proc = strstr(name, "forward") ? "forward" : strstr(name, "backward") ? "backward" : NULL;
+    if (!proc) { snprintf(out, size, "%s", name); return; }
+    const char *at = strstr(name, proc);
+    size_t pl = strlen(proc);
+    const char *rest = at + pl;
+    const char *next = strstr(rest, proc);
+    size_t restlen = next ? (size_t)(next - rest) : strlen(rest);
+    /* left part rsplit('.', 2)[0] */
+    size_t left = (size_t)(at - name);
+    int dots = 0;
+    size_t cut = left;
+    for (size_t i = left; i-- > 0;) {
+        if (name[i] == '.') {
+            dots++;
+            cut = i;
+            if (dots == 2) break;
+        }
+    }
+    if (dots < 2) cut = dots == 1 ? cut : left;
+    snprintf(out, size, "%.*s.%s%.*s", (int)cut, name, proc, (int)restlen, rest);
+}
+
+struct tctx { const struct cmp_table *t; };
+
+static void table_sides(const void *ctx, const struct crow *r, struct side *a, struct side *b) {
+    const struct cmp_table *t = ((const struct tctx *)ctx)->t;
+    const struct tparam *p = &t->npu->params[r->np];
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    a->t = t->npu;
+    a->name = tree_s(t->npu, p->name);
+    a->dtype = p->dtype == TREE_NONE ? "None" : tree_s(t->npu, p->dtype);
+    a->shape = p->shape == TREE_NONE ? "None" : tree_s(t->npu, p->shape);
+    a->rg = cmp_param_rg(t->npu, p);
+    if (!a->rg) a->rg = "N/A";
+    a->md5 = p->md5 == TREE_NONE ? "N/A" : tree_s(t->npu, p->md5);
+    a->max = &p->stat[0];
+    a->min = &p->stat[1];
+    b->t = t->bench;
+    if (r->bp >= 0) {
+        const struct tparam *q = &t->bench->params[r->bp];
+        b->name = tree_s(t->bench, q->name);
+        b->dtype = q->dtype == TREE_NONE ? "None" : tree_s(t->bench, q->dtype);
+        b->shape = q->shape == TREE_NONE ? "None" : tree_s(t->bench, q->shape);
+        b->rg = cmp_param_rg(t->bench, q);
+        if (!b->rg) b->rg = "N/A";
+        b->md5 = q->md5 == TREE_NONE ? "N/A" : tree_s(t->bench, q->md5);
+        b->max = &q->stat[0];
+        b->min = &q->stat[1];
+    } else {
+        b->name = b->dtype = b->shape = b->rg = b->md5 = "N/A";
+    }
+}
+
+static int table_add(struct cmp_table *t, const struct trow *nr, int32_t bp) {
+    struct crow r;
+    memset(&r, 0, sizeof r);
+    r.np = nr->p;
+    r.rec = nr->rec;
+    r.bp = bp;
+    const struct tparam *p = &t->npu->params[nr->p];
+    r.output = strstr(tree_s(t->npu, p->name), ".output.") != NULL;
+    const struct tparam *q = bp >= 0 ? &t->bench->params[bp] : NULL;
+    if (t->mode == CMP_TENSOR) {
+        /* a row without a Bench match has Bench data_name N/A */
+        const char *qd = q ? tree_s(t->bench, q->data_name) : "N/A";
+        cmp_tensor_row(&t->opts, t->npu, p, t->bench, q, qd ? qd : "-1", &r, &t->tensor_failed, t->tensor_err,
+                   sizeof t->tensor_err);
+    } else
+        for (int s = 0; s < 4; s++)
+            cmp_table_stat(t->npu, &p->stat[s], t->bench, q ? &q->stat[s] : &p->stat[s], q == NULL, &r.diff[s],
+                       &r.rel[s]);
+    const char *x = cmp_param_rg(t->npu, p), *y = q ? cmp_param_rg(t->bench, q) : "N/A";
+    if (!x) x = "N/A";
+    if (!y) y = "N/A";
+    r.rg_consistent = !strcmp(x, y);
+    return cmp_add_row(&t->rows, &t->nrows, &t->caprows, &r);
+}
+
+/* The join's state between blocks of rows (cmp_table_open / _next): both
+ * sides' rows and the benchmark's key map, built once per table. */
+struct cmp_tjoin {
+    struct tside a, b;
+    struct util_smap bk;
+    size_t next;          /* the problem row the next block starts at */
+    int fuzzy, mapped, done;
+};
+
+static void tjoin_free(struct cmp_tjoin *j) {
+    if (!j) return;
+    util_smap_free(&j->bk);
+    tside_free(&j->a);
+    tside_free(&j->b);
+    free(j);
+}
+
+int cmp_table_open(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                   struct cmp_table **out, struct pt_error *err) {
+    *out = NULL;
+    int mode = cmp_mode_of(npu, bench, err);
+    if (mode < 0) return -1;
+    struct cmp_table *t = calloc(1, sizeof *t);
+    struct cmp_tjoin *j = calloc(1, sizeof *j);
+    if (!t || !j) {
+        free(t);
+        free(j);
+        return pt_errorf(err, "out of memory");
+    }
+    t->join = j;
+    t->npu = npu;
+    t->bench = bench;
+    t->mode = mode == CMP_TENSOR && !(o && o->tensor) ? CMP_SUMMARY : (enum cmp_mode)mode;
+    if (o) t->opts = *o;
+    /* msProbe's compare adds the column whenever the problem side has a
+     * stack.json, an empty one included (its rows then say N/A) */
+    t->has_stack = npu->nstacks > 0 || npu->stack_file;
+    j->fuzzy = o && o->fuzzy;
+    j->bk.borrow = 1;
+    if (build_side(npu, !j->fuzzy, &j->a, err) != 0) { cmp_table_free(t); return -1; }
+    if (build_side(bench, !j->fuzzy, &j->b, err) != 0) { cmp_table_free(t); return -1; }
+    /* a name map (layer mapping) is msProbe's data mapping: it wins over
+     * fuzzy matching, joins on the mapped name and skips the dtype gate */
+    j->mapped = o && o->map;
+    if (!j->fuzzy || j->mapped) {
+        /* mapped names are the benchmark's own row names: they join on
+         * those, not on the renumbered backward keys (msProbe joins them
+         * with the renumbered keys and so pairs backward rows of different
+         * calls whenever the renumbering changed a call count) */
+        for (size_t i = 0; i < j->b.n; i++) {
+            const char *bkey = j->mapped ? tree_s(bench, bench->params[j->b.v[i].p].name) : trow_key(&j->b, &j->b.v[i]);
+            int32_t *s = util_smap_slot(&j->bk, bkey, 1);
+            if (!s) {
+                cmp_table_free(t);
+                return pt_errorf(err, "out of memory");
+            }
+            if (*s < 0) *s = (int32_t)i;
+        }
+    }
+    *out = t;
+    return 0;
+}
+
+/* The exact (or mapped) join of problem rows from j->next on, whole dump
+ * entries, until at least want rows were added. */
+static int join_exact(struct cmp_table *t, size_t want) {
+    struct cmp_tjoin *j = t->join;
+    const struct tree *npu = t->npu, *bench = t->bench;
+    const struct cmp_opts *o = &t->opts;
+    size_t added = 0;
+    for (; j->next < j->a.n; j->next++) {
+        size_t i = j->next;
+        if (added >= want && j->a.v[i].rec != j->a.v[i - 1].rec) return 0;
+        const char *k = trow_key(&j->a, &j->a.v[i]);
+        char mk[8400];
+        if (j->mapped) {
+            /* the entry map made a row map: the mapped entry's row with
+             * the same suffix (".input.0"); an entry mapped to "N/A"
+             * finds none, an entry not in the map keeps its own name */
+            const char *pn = tree_s(npu, npu->params[j->a.v[i].p].name);
+            const char *en = tree_s(npu, npu->recs[j->a.v[i].rec].name);
+            const char *m = o->map(o->map_ctx, en);
+            size_t el = strlen(en);
+            if (m) {
+                snprintf(mk, sizeof mk, "%s%s", m, strncmp(pn, en, el) ? "" : pn + el);
+                k = mk;
+            } else k = pn;
+        }
+        int32_t *s = util_smap_slot(&j->bk, k, 0);
+        int32_t bp = s && *s >= 0 ? j->b.v[*s].p : -1;
+        if (bp >= 0 && !j->mapped && !dtype_gate(npu, &npu->params[j->a.v[i].p], bench, &bench->params[bp]))
+            bp = -1;
+        if (table_add(t, &j->a.v[i], bp) != 0) return -1;
+        added++;
+    }
+    j->done = 1;
+    return 0;
+}
+
+/* The two-queue walk of msProbe's fuzzy match: the whole table at once
+ * (a row's partner can lie anywhere ahead). */
+static int join_fuzzy(struct cmp_table *t) {
+    struct cmp_tjoin *j = t->join;
+    const struct tside *a = &j->a, *b = &j->b;
+    const struct tree *npu = t->npu, *bench = t->bench;
+    size_t *nq = malloc((a->n + 1) * sizeof *nq), *bq = malloc((b->n + 1) * sizeof *bq);
+    size_t nn = 0, bn = 0;
+    char x[4200], y[4200];
+    int rc = -1;
+    if (!nq || !bq) goto out;
+    size_t maxl = a->n > b->n ? a->n : b->n;
+    for (size_t i = 0; i < maxl; i++) {
+        if (i < a->n) nq[nn++] = i;
+        if (i < b->n) bq[bn++] = i;
+        if ((nn > 0) != (bn > 0)) break;
+        long hn = -1, hb = -1;
+        rename_api(trow_key(a, &a->v[nq[nn - 1]]), x, sizeof x);
+        for (size_t k = 0; k + 1 < bn && hn < 0; k++) {
+            rename_api(trow_key(b, &b->v[bq[k]]), y, sizeof y);
+            if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)k; }
+        }
+        if (hn < 0) {
+            rename_api(trow_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)bn - 1; }
+        }
+        if (hn < 0) {
+            rename_api(trow_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            for (size_t k = 0; k + 1 < nn && hn < 0; k++) {
+                rename_api(trow_key(a, &a->v[nq[k]]), x, sizeof x);
+                if (!strcmp(x, y)) { hn = (long)k; hb = (long)bn - 1; }
+            }
+        }
+        if (hn < 0) continue;
+        for (long k = 0; k < hn; k++)
+            if (table_add(t, &a->v[nq[k]], -1) != 0) goto out;
+        int32_t bp = b->v[bq[hb]].p;
+        if (!dtype_gate(npu, &npu->params[a->v[nq[hn]].p], bench, &bench->params[bp])) bp = -1;
+        if (table_add(t, &a->v[nq[hn]], bp) != 0) goto out;
+        memmove(nq, nq + hn + 1, (nn - (size_t)hn - 1) * sizeof *nq);
+        nn -= (size_t)hn + 1;
+        memmove(bq, bq + hb + 1, (bn - (size_t)hb - 1) * sizeof *bq);
+        bn -= (size_t)hb + 1;
+    }
+    for (size_t k = 0; k < nn; k++)
+        if (table_add(t, &a->v[nq[k]], -1) != 0) goto out;
+    rc = 0;
+    j->done = 1;
+out:
+    free(nq);
+    free(bq);
+    return rc;
+}
+
+/* Joins the next rows after the ones t->rows holds (keep: after them,
+ * else in their place), judges them per dump entry and counts them. */
+static long join_more(struct cmp_table *t, size_t want, int keep, struct pt_error *err) {
+    struct cmp_tjoin *j = t->join;
+    if (!j || j->done) {
+        if (!keep) t->nrows = 0;
+        return 0;
+    }
+    if (!keep) t->nrows = 0;
+    size_t start = t->nrows;
+    int rc = j->fuzzy && !j->mapped ? join_fuzzy(t) : join_exact(t, want);
+    if (rc != 0) return pt_errorf(err, "out of memory");
+    /* verdicts per dump entry: a block holds whole entries */
+    struct tctx ctx = {t};
+    for (size_t i = start; i < t->nrows;) {
+        size_t k = i;
+        while (k < t->nrows && t->rows[k].rec == t->rows[i].rec) k++;
+        cmp_apply_rules(t->rows + i, k - i, t->mode, table_sides, &ctx);
+        i = k;
+    }
+    for (size_t i = start; i < t->nrows; i++) t->counts[t->rows[i].level]++;
+    t->nall += t->nrows - start;
+    return (long)(t->nrows - start);
+}
+
+long cmp_table_next(struct cmp_table *t, size_t want, struct pt_error *err) {
+    if (!t->caprows && t->join && t->join->a.n) {
+        /* one block's rows, reused for every block (grown only by an entry
+         * with more params than the block) */
+        size_t cap = want < t->join->a.n ? want + 64 : t->join->a.n;
+        if (!(t->rows = big_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
+        t->caprows = cap;
+    }
+    return join_more(t, want ? want : 1, 0, err);
+}
+
+int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
+                  struct cmp_table **out, struct pt_error *err) {
+    struct cmp_table *t;
+    if (cmp_table_open(npu, bench, o, &t, err) != 0) return -1;
+    /* one row per problem param: sized once rather than doubled */
+    if (t->join->a.n && !(t->rows = big_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
+        cmp_table_free(t);
+        return pt_errorf(err, "out of memory");
+    }
+    t->caprows = t->join->a.n;
+    if (join_more(t, SIZE_MAX, 1, err) < 0) {
+        cmp_table_free(t);
+        return -1;
+    }
+    tjoin_free(t->join);
+    t->join = NULL;
+    *out = t;
+    return 0;
+}
+
+void cmp_table_free(struct cmp_table *t) {
+    if (!t) return;
+    tjoin_free(t->join);
+    free(t->rows);
+    free(t);
+}

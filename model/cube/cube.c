@@ -1,0 +1,627 @@
+/* cube: dense float32 blocks, built from rows in any order, and the
+ * queries the panes and commands need. */
+#include "model/cube/cube.h"
+#include "model/cube/cube_lazy.h"
+#include "model/util/util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- queries ---- */
+
+void cube_free(struct cube *c) {
+    if (!c) return;
+    cube_lazy_free(c->lazy);   /* first: its fill thread reads the axes */
+    for (int m = 0; m < c->nmetrics; m++) {
+        struct cube_metric *cm = &c->metrics[m];
+        free(cm->name);
+        for (int s = 0; s < cm->nstats; s++) free(cm->stats[s]);
+        free(cm->targets);
+        free(cm->vals);
+    }
+    free(c->metrics);
+    free(c->steps);
+    free(c->ranks);
+    names_free(c->names);
+    free(c);
+}
+
+int cube_metric_find(const struct cube *c, const char *name) {
+    for (int m = 0; m < c->nmetrics; m++)
+        if (strcmp(c->metrics[m].name, name) == 0) return m;
+    return -1;
+}
+
+int cube_stat_find(const struct cube *c, int metric, const char *name) {
+    if (metric < 0 || metric >= c->nmetrics) return -1;
+    const struct cube_metric *m = &c->metrics[metric];
+    for (int s = 0; s < m->nstats; s++)
+        if (strcmp(m->stats[s], name) == 0) return s;
+    return -1;
+}
+
+int cube_step_find(const struct cube *c, int32_t value) {
+    int lo = 0, hi = c->nsteps - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->steps[mid].value == value) return mid;
+        if (c->steps[mid].value < value) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+char *step_text(int32_t step, int32_t micro, char *buf, size_t n) {
+    if (micro >= 0) snprintf(buf, n, "%d.%d", (int)step, (int)micro);
+    else snprintf(buf, n, "%d", (int)step);
+    return buf;
+}
+
+int cube_has_micro(const struct cube *c) {
+    for (int i = 0; c && i < c->nsteps; i++)
+        if (c->steps[i].micro > 0) return 1;
+    return 0;
+}
+
+char *cube_step_text(const struct cube *c, int i, char *buf, size_t n) {
+    return step_text(c->steps[i].origin, cube_has_micro(c) ? c->steps[i].micro : -1, buf, n);
+}
+
+int cube_step_parse(const struct cube *c, const char *text) {
+    char *e;
+    long step = strtol(text, &e, 10), micro = -1;
+    if (e == text) return -2;
+    if (*e == '.') {
+        const char *m = e + 1;
+        micro = strtol(m, &e, 10);
+        if (e == m || micro < 0) return -2;
+    }
+    if (*e) return -2;
+    for (int i = 0; i < c->nsteps; i++)
+        if (c->steps[i].origin == step && (micro < 0 || c->steps[i].micro == micro)) return i;
+    return -1;
+}
+
+int cube_rank_find(const struct cube *c, int32_t rank) {
+    int lo = 0, hi = c->nranks - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->ranks[mid] == rank) return mid;
+        if (c->ranks[mid] < rank) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+uint32_t cube_local_target(const struct cube *c, int metric, uint32_t target) {
+    if (metric < 0 || metric >= c->nmetrics) return UINT32_MAX;
+    const struct cube_metric *m = &c->metrics[metric];
+    uint32_t lo = 0, hi = m->ntargets;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->targets[mid] == target) return mid;
+        if (m->targets[mid] < target) lo = mid + 1; else hi = mid;
+    }
+    return UINT32_MAX;
+}
+
+int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, struct cube_slice *out) {
+    if (metric < 0 || metric >= c->nmetrics) return -1;
+    const struct cube_metric *m = &c->metrics[metric];
+    if (stat < 0 || stat >= m->nstats) return -1;
+    if (!m->vals) return cube_lazy_slice(c, metric, stat, dim, value, out);
+    const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
+    ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
+    out->dim = dim;
+    out->xshift = 0;
+    switch (dim) {
+    case DIM_STEP:
+        if (value < 0 || value >= c->nsteps) return -1;
+        out->base = blk + (ptrdiff_t)value * c->nranks;
+        out->sx = 1;
+        out->sy = per_target;
+        out->nx = c->nranks;
+        out->ny = (int)m->ntargets;
+        return 0;
+    case DIM_RANK:
+        if (value < 0 || value >= c->nranks) return -1;
+        out->base = blk + value;
+        out->sx = c->nranks;
+        out->sy = per_target;
+        out->nx = c->nsteps;
+        out->ny = (int)m->ntargets;
+        return 0;
+    case DIM_TARGET:
+        if (value < 0 || (uint32_t)value >= m->ntargets) return -1;
+        out->base = blk + (ptrdiff_t)value * per_target;
+        out->sx = c->nranks;
+        out->sy = 1;
+        out->nx = c->nsteps;
+        out->ny = c->nranks;
+        return 0;
+    }
+    return -1;
+}
+
+int cube_series(const struct cube *c, int metric, int stat, enum cube_dim dim, int value,
+                int x, int y, struct cube_series *out) {
+    struct cube_slice s;
+    if (cube_slice(c, metric, stat, dim, value, &s) != 0) return -1;
+    if (x < 0 || x >= s.nx || y < 0 || y >= s.ny) return -1;
+    const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) return cube_lazy_series(c, metric, stat, dim, value, x, y, out);
+    const float *blk = m->vals + (size_t)stat * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks;
+    ptrdiff_t per_target = (ptrdiff_t)c->nsteps * c->nranks;
+    switch (dim) {
+    case DIM_STEP:    /* (rank x, target y) over steps */
+        out->base = blk + (ptrdiff_t)y * per_target + x;
+        out->stride = c->nranks;
+        out->n = c->nsteps;
+        return 0;
+    case DIM_RANK:    /* (step x, target y) over ranks */
+        out->base = blk + (ptrdiff_t)y * per_target + (ptrdiff_t)x * c->nranks;
+        out->stride = 1;
+        out->n = c->nranks;
+        return 0;
+    case DIM_TARGET:  /* (step x, rank y) over targets */
+        out->base = blk + (ptrdiff_t)x * c->nranks + y;
+        out->stride = per_target;
+        out->n = (int)m->ntargets;
+        return 0;
+    }
+    return -1;
+}
+
+size_t cube_slice_range(const struct cube_slice *s, double *min, double *max) {
+    size_t n = 0;
+    double lo = 0, hi = 0;
+    for (int y = 0; y < s->ny; y++)
+        for (int x = 0; x < s->nx; x++) {
+            float v = cube_slice_at(s, x, y);
+            if (!isfinite(v)) continue;   /* missing is a NaN too */
+            if (!n++) lo = hi = v;
+            else if (v < lo) lo = v;
+            else if (v > hi) hi = v;
+        }
+    if (n) { *min = lo; *max = hi; }
+    return n;
+}
+
+static int count_nonfinite_cell(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals) {
+    struct { const struct cube *c; size_t n; } *k = ctx;
+    (void)lt, (void)step, (void)rank;
+    for (int s = 0; s < k->c->metrics[metric].nstats; s++)
+        if (!isfinite(vals[s]) && !cube_is_missing(vals[s])) k->n++;
+    return 0;
+}
+
+size_t cube_count_nonfinite(const struct cube *c, int metric, int step, int rank) {
+    if (metric < 0 || metric >= c->nmetrics) return 0;
+    const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) {   /* lazy: the source's query; a failed one counts what it saw */
+        struct { const struct cube *c; size_t n; } k = {c, 0};
+        struct pt_error err;
+        cube_each_nonfinite(c, metric, step, rank, count_nonfinite_cell, &k, &err);
+        return k.n;
+    }
+    size_t n = 0;
+    int s0 = step < 0 ? 0 : step, s1 = step < 0 ? c->nsteps : step + 1;
+    int r0 = rank < 0 ? 0 : rank, r1 = rank < 0 ? c->nranks : rank + 1;
+    for (int st = 0; st < m->nstats; st++)
+        for (uint32_t t = 0; t < m->ntargets; t++)
+            for (int s = s0; s < s1; s++) {
+                const float *row = m->vals + cube_index(c, m, st, t, s, 0);
+                for (int r = r0; r < r1; r++)
+                    if (!isfinite(row[r]) && !cube_is_missing(row[r])) n++;
+            }
+    return n;
+}
+
+size_t cube_count_present(const struct cube *c, int metric) {
+    if (metric < 0 || metric >= c->nmetrics) return 0;
+    const struct cube_metric *m = &c->metrics[metric];
+    if (!m->vals) {   /* lazy: rank by rank */
+        size_t n = 0;
+        for (int r = 0; r < c->nranks; r++)
+            for (int st = 0; st < m->nstats; st++) {
+                struct cube_slice s;
+                if (cube_lazy_slice(c, metric, st, DIM_RANK, r, &s) != 0) continue;
+                for (int y = 0; y < s.ny; y++)
+                    for (int x = 0; x < s.nx; x++) n += !cube_is_missing(cube_slice_at(&s, x, y));
+            }
+        return n;
+    }
+    size_t total = (size_t)m->nstats * m->ntargets * (size_t)c->nsteps * (size_t)c->nranks, n = 0;
+    for (size_t i = 0; i < total; i++)
+        if (!cube_is_missing(m->vals[i])) n++;
+    return n;
+}
+
+size_t cube_null_targets_notensor(const struct cube *c, int metric, float *vals) {
+    const struct cube_metric *m = &c->metrics[metric];
+    size_t plane = (size_t)c->nsteps * (size_t)c->nranks, rows = 0;
+    for (uint32_t t = 0; t < m->ntargets; t++) {
+        int nan = 0, num = 0, step0 = -1, steps2 = 0;
+        for (int st = 0; st < m->nstats && !num; st++) {
+            const float *p = vals + cube_index(c, m, st, t, 0, 0);
+            for (size_t i = 0; i < plane && !num; i++) {
+                if (cube_is_missing(p[i])) continue;
+                if (isnan(p[i])) nan = 1; else num = 1;
+                int at = (int)(i / (size_t)c->nranks);
+                if (step0 < 0) step0 = at;
+                else steps2 |= at != step0;
+            }
+        }
+        /* seen on one step only, a NULL cannot be told from a NaN (a
+         * pipeline stage's tensors dumped for one step): NaN it stays */
+        if (!nan || num || !steps2) continue;
+        for (size_t i = 0; i < plane; i++) {
+            int any = 0;
+            for (int st = 0; st < m->nstats; st++) {
+                float *p = vals + cube_index(c, m, st, t, 0, 0) + i;
+                if (!cube_is_missing(*p)) { *p = cube_notensor(); any = 1; }
+            }
+            rows += any;
+        }
+    }
+    return rows;
+}
+
+/* ---- building ---- */
+
+struct brow {
+    uint32_t target;
+    int32_t step, rank;
+    uint32_t present;
+};
+
+/* Rows are kept in chunks of BCHUNK, never moved: growing one big array by
+ * realloc copied it and touched every page twice. */
+#define BCHUNK_BITS 16
+#define BCHUNK ((size_t)1 << BCHUNK_BITS)
+
+struct bchunk {
+    struct brow *rows;
+    float *vals;             /* stride floats per row */
+};
+
+struct bmetric {
+    char *name;
+    int nstats;
+    char *stats[CUBE_MAX_STATS];
+    struct bchunk *chunks;
+    size_t nchunks;
+    int stride;              /* >= nstats; grows when a stat is added */
+    size_t n;
+};
+
+static inline struct brow *brow_at(const struct bmetric *m, size_t r) {
+    return &m->chunks[r >> BCHUNK_BITS].rows[r & (BCHUNK - 1)];
+}
+static inline float *bvals_at(const struct bmetric *m, size_t r) {
+    return m->chunks[r >> BCHUNK_BITS].vals + (r & (BCHUNK - 1)) * (size_t)m->stride;
+}
+
+static void bmetric_free_rows(struct bmetric *m) {
+    for (size_t i = 0; i < m->nchunks; i++) {
+        free(m->chunks[i].rows);
+        free(m->chunks[i].vals);
+    }
+    free(m->chunks);
+    m->chunks = NULL;
+    m->nchunks = 0;
+    m->n = 0;
+}
+
+struct cube_builder {
+    struct names *names;
+    struct bmetric *m;
+    int nm;
+    struct cube_step *steps;   /* declared step labels */
+    size_t nsteps, capsteps;
+    int32_t *ranks;            /* declared ranks */
+    size_t nranks, capranks;
+    uint64_t budget;           /* bytes the laid-out values may take; 0: any */
+};
+
+void cube_builder_budget(struct cube_builder *b, uint64_t bytes) { b->budget = bytes; }
+
+/* Bytes the values of ns steps x nr ranks take: every metric's targets with
+ * rows (local: scratch of one word per names id). */
+static double dense_bytes(struct cube_builder *b, uint32_t *local, uint32_t ntg, size_t ns, size_t nr) {
+    double bytes = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const struct bmetric *bm = &b->m[i];
+        uint32_t nl = 0;
+        memset(local, 0, (ntg ? ntg : 1) * sizeof *local);
+        for (size_t r = 0; r < bm->n; r++) {
+            uint32_t t = brow_at(bm, r)->target;
+            nl += !local[t];
+            local[t] = 1;
+        }
+        bytes += (double)nl * (double)ns * (double)nr * (double)(bm->nstats ? bm->nstats : 1) * sizeof(float);
+    }
+    return bytes;
+}
+
+struct cube_builder *cube_builder_new(struct names *names) {
+    struct cube_builder *b = calloc(1, sizeof *b);
+    if (!b) { names_free(names); return NULL; }
+    b->names = names;
+    return b;
+}
+
+void cube_builder_free(struct cube_builder *b) {
+    if (!b) return;
+    for (int i = 0; i < b->nm; i++) {
+        free(b->m[i].name);
+        for (int s = 0; s < b->m[i].nstats; s++) free(b->m[i].stats[s]);
+        bmetric_free_rows(&b->m[i]);
+    }
+    free(b->m);
+    free(b->steps);
+    free(b->ranks);
+    names_free(b->names);
+    free(b);
+}
+
+struct names *cube_builder_names(struct cube_builder *b) { return b->names; }
+
+int cube_builder_metric(struct cube_builder *b, const char *name, int nstats, const char *const *stats) {
+    for (int i = 0; i < b->nm; i++)
+        if (strcmp(b->m[i].name, name) == 0) return i;
+    if (nstats > CUBE_MAX_STATS) return -1;
+    struct bmetric *m = realloc(b->m, (size_t)(b->nm + 1) * sizeof *m);
+    if (!m) return -1;
+    b->m = m;
+    struct bmetric *nm = &b->m[b->nm];
+    memset(nm, 0, sizeof *nm);
+    nm->name = strdup(name);
+    if (!nm->name) return -1;
+    for (int s = 0; s < nstats; s++) {
+        nm->stats[s] = strdup(stats[s]);
+        if (!nm->stats[s]) {
+            for (int k = 0; k < s; k++) free(nm->stats[k]);
+            free(nm->name);
+            return -1;
+        }
+    }
+    nm->nstats = nstats;
+    return b->nm++;
+}
+
+int cube_builder_stat(struct cube_builder *b, int metric, const char *stat) {
+    if (metric < 0 || metric >= b->nm) return -1;
+    struct bmetric *m = &b->m[metric];
+    for (int s = 0; s < m->nstats; s++)
+        if (strcmp(m->stats[s], stat) == 0) return s;
+    if (m->nstats == CUBE_MAX_STATS) return -1;
+    if (m->nstats + 1 > m->stride && m->n) {
+        /* rare (monitor files with different columns): widen every chunk */
+        int stride = m->nstats + 1;
+        for (size_t c = 0; c < m->nchunks; c++) {
+            float *v = malloc(BCHUNK * (size_t)stride * sizeof *v);
+            if (!v) return -1;
+            for (size_t r = 0; r < BCHUNK; r++) {
+                memcpy(v + r * (size_t)stride, m->chunks[c].vals + r * (size_t)m->stride, (size_t)m->stride * sizeof *v);
+                v[r * (size_t)stride + stride - 1] = cube_missing();
+            }
+            free(m->chunks[c].vals);
+            m->chunks[c].vals = v;
+        }
+        m->stride = stride;
+    }
+    if (!(m->stats[m->nstats] = strdup(stat))) return -1;
+    return m->nstats++;
+}
+
+/* A new row's slot: its values (stride floats) are the caller's to set. */
+static float *builder_row(struct cube_builder *b, int metric, uint32_t target, int32_t step, int32_t rank,
+                          uint32_t present) {
+    if (metric < 0 || metric >= b->nm) return NULL;
+    struct bmetric *m = &b->m[metric];
+    if (m->stride < m->nstats) {
+        if (m->n) return NULL;   /* cube_builder_stat keeps stride up once rows exist */
+        m->stride = m->nstats;
+    }
+    if ((m->n & (BCHUNK - 1)) == 0 && (m->n >> BCHUNK_BITS) == m->nchunks) {
+        struct bchunk *c = realloc(m->chunks, (m->nchunks + 1) * sizeof *c);
+        if (!c) return NULL;
+        m->chunks = c;
+        c[m->nchunks].rows = malloc(BCHUNK * sizeof *c->rows);
+        c[m->nchunks].vals = malloc(BCHUNK * (size_t)(m->stride ? m->stride : 1) * sizeof *c->vals);
+        if (!c[m->nchunks].rows || !c[m->nchunks].vals) {
+            free(c[m->nchunks].rows);
+            free(c[m->nchunks].vals);
+            return NULL;
+        }
+        m->nchunks++;
+    }
+    *brow_at(m, m->n) = (struct brow){.target = target, .step = step, .rank = rank, .present = present};
+    return bvals_at(m, m->n++);
+}
+
+int cube_builder_add(struct cube_builder *b, int metric, uint32_t target, int32_t step,
+                     int32_t rank, const double *vals, uint32_t present) {
+    float *dst = builder_row(b, metric, target, step, rank, present);
+    if (!dst) return -1;
+    for (int s = 0; s < b->m[metric].nstats; s++) dst[s] = (present >> s) & 1 ? cube_to_f32(vals[s]) : cube_missing();
+    return 0;
+}
+
+int cube_builder_add_notensor(struct cube_builder *b, int metric, uint32_t target, int32_t step, int32_t rank) {
+    int n = metric >= 0 && metric < b->nm ? b->m[metric].nstats : 0;
+    float *dst = builder_row(b, metric, target, step, rank, n >= 32 ? UINT32_MAX : (1u << n) - 1u);
+    if (!dst) return -1;
+    for (int s = 0; s < n; s++) dst[s] = cube_notensor();
+    return 0;
+}
+
+int cube_builder_step(struct cube_builder *b, int32_t value, int32_t origin, int32_t micro) {
+    if (b->nsteps >= CUBE_MAX_STEPS) return -1;   /* checked before allocating, not after */
+    if (UTIL_PUSH(b->steps, b->nsteps, b->capsteps) != 0) return -1;
+    b->steps[b->nsteps++] = (struct cube_step){.value = value, .origin = origin, .micro = micro};
+    return 0;
+}
+
+int cube_builder_rank(struct cube_builder *b, int32_t rank) {
+    if (UTIL_PUSH(b->ranks, b->nranks, b->capranks) != 0) return -1;
+    b->ranks[b->nranks++] = rank;
+    return 0;
+}
+
+static int cmp_step(const void *a, const void *b) {
+    const struct cube_step *x = a, *y = b;
+    return (x->value > y->value) - (x->value < y->value);
+}
+
+/* Sorts and dedupes n int32 values in place; returns the new count. */
+static size_t uniq_i32(int32_t *v, size_t n) {
+    size_t k = 0;
+    qsort(v, n, sizeof *v, util_cmp_i32);
+    for (size_t i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
+}
+
+static int find_i32(const int32_t *v, size_t n, int32_t x) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] == x) return (int)mid;
+        if (v[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return -1;
+}
+
+int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_error *err) {
+    size_t total = b->nsteps, rtotal = b->nranks;
+    *out = NULL;
+    for (int i = 0; i < b->nm; i++) { total += b->m[i].n; rtotal += b->m[i].n; }
+    int32_t *sv = malloc((total ? total : 1) * sizeof *sv);
+    int32_t *rv = malloc((rtotal ? rtotal : 1) * sizeof *rv);
+    uint32_t ntg = names_count(b->names);
+    uint32_t *local = malloc((ntg ? ntg : 1) * sizeof *local);
+    struct cube *c = calloc(1, sizeof *c);
+    if (!sv || !rv || !local || !c) goto oom;
+    size_t ns = 0, nr = 0;
+    for (size_t i = 0; i < b->nsteps; i++) sv[ns++] = b->steps[i].value;
+    for (size_t i = 0; i < b->nranks; i++) rv[nr++] = b->ranks[i];
+    /* rows come in runs of one step and rank (a file, a rank folder): a
+     * value equal to the one before is not taken again before the sort */
+    for (int i = 0; i < b->nm; i++)
+        for (size_t r = 0; r < b->m[i].n; r++) {
+            const struct brow *row = brow_at(&b->m[i], r);
+            if (!ns || sv[ns - 1] != row->step) sv[ns++] = row->step;
+            if (!nr || rv[nr - 1] != row->rank) rv[nr++] = row->rank;
+        }
+    ns = uniq_i32(sv, ns);
+    nr = uniq_i32(rv, nr);
+    if (ns > CUBE_MAX_STEPS || nr > CUBE_MAX_RANKS) {   /* beyond any real run: refuse rather than allocate the moon */
+        free(sv); free(rv); free(local); free(c);
+        return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
+    }
+    double need = b->budget ? dense_bytes(b, local, ntg, ns, nr) : 0;
+    if (need > (double)b->budget) {   /* refused before a byte of it is allocated */
+        free(sv); free(rv); free(local); free(c);
+        return pt_errorf(err, "%zu steps x %zu ranks take %.0f MiB in memory, over the --mem budget of %.0f MiB", ns,
+                         nr, need / 1048576.0, (double)b->budget / 1048576.0);
+    }
+    c->nsteps = (int)ns;
+    c->nranks = (int)nr;
+    c->steps = calloc(ns ? ns : 1, sizeof *c->steps);
+    c->ranks = malloc((nr ? nr : 1) * sizeof *c->ranks);
+    c->metrics = calloc(b->nm ? (size_t)b->nm : 1, sizeof *c->metrics);
+    if (!c->steps || !c->ranks || !c->metrics) goto oom;
+    memcpy(c->ranks, rv, nr * sizeof *rv);
+    if (b->nsteps) qsort(b->steps, b->nsteps, sizeof *b->steps, cmp_step);
+    for (size_t i = 0; i < ns; i++) {
+        c->steps[i] = (struct cube_step){.value = sv[i], .origin = sv[i], .micro = -1};
+        struct cube_step key = {.value = sv[i]};
+        struct cube_step *d = b->nsteps ? bsearch(&key, b->steps, b->nsteps, sizeof *b->steps, cmp_step) : NULL;
+        if (d) c->steps[i] = *d;
+    }
+    for (int i = 0; i < b->nm; i++) {
+        struct bmetric *bm = &b->m[i];
+        struct cube_metric *cm = &c->metrics[c->nmetrics++];
+        cm->name = bm->name;
+        bm->name = NULL;
+        cm->nstats = bm->nstats;
+        for (int s = 0; s < bm->nstats; s++) { cm->stats[s] = bm->stats[s]; bm->stats[s] = NULL; }
+        bm->nstats = 0;
+        /* local targets: those with rows, ascending id */
+        memset(local, 0xff, (ntg ? ntg : 1) * sizeof *local);
+        for (size_t r = 0; r < bm->n; r++) local[brow_at(bm, r)->target] = 0;
+        uint32_t nl = 0;
+        for (uint32_t t = 0; t < ntg; t++)
+            if (local[t] == 0) nl++;
+        cm->targets = malloc((nl ? nl : 1) * sizeof *cm->targets);
+        if (!cm->targets) goto oom;
+        nl = 0;
+        for (uint32_t t = 0; t < ntg; t++)
+            if (local[t] == 0) { cm->targets[nl] = t; local[t] = nl++; }
+        cm->ntargets = nl;
+        size_t cells = (size_t)nl * ns * nr, nvals = cells * (size_t)cm->nstats;
+        cm->vals = malloc((nvals ? nvals : 1) * sizeof *cm->vals);
+        uint8_t *seen = calloc(cells / 8 + 1, 1);
+        if (!cm->vals || !seen) { free(seen); goto oom; }
+        float miss = cube_missing();
+        for (size_t k = 0; k < nvals; k++) cm->vals[k] = miss;
+        /* Each row's cell first (the first row of a cell wins), then the
+         * values in step order: rows come file by file (a rank's steps),
+         * so the ranks of one cache line of a plane would be written at
+         * far apart times, each a miss; a step's rows together keep its
+         * lines at hand until all its ranks are in. */
+        size_t *cellof = malloc((bm->n ? bm->n : 1) * sizeof *cellof);
+        size_t *order = malloc((bm->n ? bm->n : 1) * sizeof *order);
+        size_t *at = calloc(ns + 1, sizeof *at);
+        if (!cellof || !order || !at) { free(seen); free(cellof); free(order); free(at); goto oom; }
+        int32_t at_step = 0, at_rank = 0;
+        int si = -1, ri = -1;
+        for (size_t r = 0; r < bm->n; r++) {
+            const struct brow *row = brow_at(bm, r);
+            /* runs of one step and rank: looked up once a run */
+            if (si < 0 || row->step != at_step) { si = find_i32(sv, ns, row->step); at_step = row->step; }
+            if (ri < 0 || row->rank != at_rank) { ri = find_i32(rv, nr, row->rank); at_rank = row->rank; }
+            size_t cell = ((size_t)local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
+            at[si + 1]++;
+            if (seen[cell / 8] & (1u << (cell % 8))) { cellof[r] = SIZE_MAX; continue; }
+            seen[cell / 8] |= (uint8_t)(1u << (cell % 8));
+            cellof[r] = cell;
+        }
+        free(seen);
+        for (size_t k = 0; k < ns; k++) at[k + 1] += at[k];
+        for (size_t r = 0; r < bm->n; r++) {
+            /* the step of a cell is (cell / nr) % ns */
+            size_t st = cellof[r] == SIZE_MAX ? (size_t)find_i32(sv, ns, brow_at(bm, r)->step) : cellof[r] / nr % ns;
+            order[at[st]++] = r;
+        }
+        for (size_t k = 0; k < bm->n; k++) {
+            size_t r = order[k], cell = cellof[r];
+            if (cell == SIZE_MAX) continue;
+            const struct brow *row = brow_at(bm, r);
+            const float *src = bvals_at(bm, r);
+            for (int s = 0; s < cm->nstats; s++)
+                /* rows added before a stat was declared carry no value for it */
+                cm->vals[(size_t)s * cells + cell] = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
+        }
+        free(cellof);
+        free(order);
+        free(at);
+        bmetric_free_rows(bm);
+    }
+    c->names = b->names;
+    b->names = NULL;
+    free(sv);
+    free(rv);
+    free(local);
+    *out = c;
+    return 0;
+oom:
+    free(sv);
+    free(rv);
+    free(local);
+    if (c) { c->names = NULL; cube_free(c); }
+    return pt_errorf(err, "out of memory while laying out the cube");
+}

@@ -1,0 +1,155 @@
+/* trace: the per-rank kernel timeline of a profiled run (profiler traces:
+ * PyTorch/Kineto chrome traces, torch_npu's trace_view.json).
+ *
+ * Plain data that the trace reader (src/io/trace/read_trace.c) fills and the
+ * views and `probetop trace` read.  One rank = its device kernels (GPU or
+ * NPU), each classified into a category (computation, communication,
+ * memory: probetop-rules(7), PROFILER TRACES) and, where Megatron CPU
+ * annotations are present, a phase (forward, backward, pipeline or data-
+ * parallel communication, optimizer).  Idle time is never stored: it is
+ * every gap between kernels (on every stream) inside a step.
+ *
+ * Times are nanoseconds from one origin shared by every rank of the run
+ * (the traces' own clock: absolute, or relative to baseTimeNanoseconds),
+ * so ranks line up on one axis. */
+#ifndef PT_MODEL_TRACE_H
+#define PT_MODEL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Kernel categories.  TRACE_IDLE names gaps (no segment has it). */
+enum trace_cat { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMORY, TRACE_IDLE, TRACE_NCATS };
+
+/* Megatron phases of a kernel, from the CPU annotation enclosing its launch. */
+enum trace_phase {
+    TRACE_PH_NONE,        /* no annotation (or none of the known ones) */
+    TRACE_PH_FORWARD,     /* forward_step */
+    TRACE_PH_BACKWARD,    /* backward_step */
+    TRACE_PH_PP_COMM,     /* send_/recv_forward, send_/recv_backward */
+    TRACE_PH_DP_COMM,     /* start_grad_sync, finish_grad_sync */
+    TRACE_PH_OPTIMIZER,   /* optimizer */
+    TRACE_NPHASES
+};
+
+/* One device kernel (or memcpy/memset). */
+struct trace_seg {
+    int64_t start_ns, dur_ns;
+    uint32_t name;        /* index in run->names */
+    uint8_t cat;          /* enum trace_cat (never TRACE_IDLE) */
+    uint8_t phase;        /* enum trace_phase */
+    uint16_t stream;      /* the device stream (Kineto tid), clamped to 65535 */
+};
+
+/* HTA's breakdown of a set of kernels (probetop-rules(7), PROFILER TRACES:
+ * Temporal breakdown).  "Union" is the time at least one kernel of the set
+ * runs, overlapping kernels (streams) counted once. */
+struct trace_stats {
+    int64_t kernel_ns;            /* the span: last kernel end - first kernel start */
+    int64_t idle_ns;              /* kernel_ns - union of all kernels */
+    int64_t cat_ns[TRACE_NCATS];  /* union per category; [TRACE_IDLE] = idle_ns */
+    int64_t non_compute_ns;       /* kernel_ns - compute - idle */
+    int64_t overlap_ns;           /* compute and communication at once */
+    int64_t phase_ns[TRACE_NPHASES][TRACE_NCATS];   /* union per phase and category */
+    uint32_t count[TRACE_NCATS];  /* kernels per category; [TRACE_IDLE] = idle gaps */
+    uint32_t phase_count[TRACE_NPHASES][TRACE_NCATS];
+    size_t nkernels;
+};
+
+/* One ProfilerStep#N of a rank. */
+struct trace_step {
+    int32_t step;                 /* N */
+    int64_t start_ns, end_ns;     /* the step on the device: from the first kernel launched
+                                     in the step to the next step's start (the last step: to
+                                     the end of its last kernel); the CPU annotation's span
+                                     when no kernel is linked to its launch */
+    size_t first, nsegs;          /* into the rank's segs (sorted by start): the kernels
+                                     that start inside [start_ns, end_ns) */
+    int64_t cpu_start_ns, cpu_end_ns;   /* the ProfilerStep#N annotation itself */
+    struct trace_stats stats;     /* of segs[first .. first + nsegs) */
+};
+
+struct trace_rank {
+    int32_t rank;
+    char *file;                   /* the trace file it came from (owned) */
+    struct trace_step *steps;     /* ascending start (owned) */
+    int nsteps;
+    struct trace_seg *segs;       /* ascending start_ns, ties by stream (owned): the kernels,
+                                     merged when lane_merge_ns (the figures are exact either way) */
+    size_t nsegs;
+    struct trace_stats total;     /* the rank's figures over HTA's window: the kernels
+                                     launched before the last ProfilerStep starts (all of
+                                     them when the run has fewer than two steps) */
+    size_t nwindow;               /* kernels in that window */
+    size_t nkernels;              /* every kernel of the rank */
+    int64_t lane_merge_ns;        /* 0: segs holds every kernel; else more kernels than --mem
+                                     holds for the lane view: per stream, those starting in one
+                                     slice of this many ns of a step are one segment */
+};
+
+struct trace_run {
+    struct trace_rank *ranks;     /* ascending rank (owned) */
+    int nranks;
+    char **names;                 /* kernel names, each owned */
+    size_t nnames;
+    int has_phases;               /* some kernel has a phase (Megatron annotations) */
+};
+
+/* Frees everything run owns, and run itself (NULL is fine). */
+void trace_run_free(struct trace_run *run);
+
+/* The union of intervals fed in ascending start order (HTA's merge: a new
+ * interval begins when a start is past every end so far). */
+struct iv_union {
+    int64_t s, e, sum;
+    uint32_t groups;
+};
+/* The breakdown built one kernel at a time, in ascending start order (a
+ * trace's kernels stream through it: trace_spill.h). */
+struct trace_acc {
+    struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS];
+    int64_t first, last;
+    struct trace_stats out;   /* the counts so far */
+};
+void trace_acc_init(struct trace_acc *a);
+void trace_acc_add(struct trace_acc *a, const struct trace_seg *g);
+void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out);
+
+/* The breakdown of n kernels sorted by start (those with keep[i] set, or
+ * all when keep is NULL) into *out. */
+void trace_stats_of(const struct trace_seg *segs, size_t n, const uint8_t *keep, struct trace_stats *out);
+/* Communication hidden under computation, in % of the communication time
+ * (HTA's comm/comp overlap); NaN when there is no communication. */
+double trace_overlap_pct(const struct trace_stats *s);
+
+/* The category of a device kernel by its name (probetop-rules(7), PROFILER
+ * TRACES: Kernel categories), HTA's rules: TRACE_COMM, TRACE_MEMORY (also
+ * for what HTA calls "other": synchronisation and DMA events) or
+ * TRACE_COMPUTE. */
+int trace_classify(const char *name, size_t len);
+/* The Megatron phase of a CPU annotation by its name, TRACE_PH_NONE if none. */
+int trace_phase_of(const char *name, size_t len);
+
+/* A rank's work in a step: its kernel time less the communication no
+ * computation hides (mostly waiting for the other ranks). */
+int64_t trace_work_ns(const struct trace_stats *s);
+
+/* The straggler of a step: the rank with the most work. */
+struct trace_straggler {
+    int32_t step;
+    int32_t rank;
+    int64_t work, median;   /* its work, and the median rank's */
+    int nranks;             /* ranks with kernels in the step */
+};
+/* One per step number of any rank, ascending; *out is malloc'd (free it).
+ * 0, or -1 out of memory. */
+int trace_stragglers(const struct trace_run *run, struct trace_straggler **out, size_t *nout);
+
+/* "compute", "communication", "memory", "idle" ("?" out of range): the
+ * cube's target names. */
+const char *trace_cat_name(int cat);
+/* "none", "forward", "backward", "pp_comm", "dp_comm", "optimizer" ("?"
+ * out of range): the cube's target prefixes. */
+const char *trace_phase_name(int phase);
+
+#endif

@@ -1,0 +1,24 @@
+/* trace_cube: a profiled run's figures as the step x rank x target cube
+ * (probetop-rules(7), PROFILER TRACES: In the cube), so the heat map, line
+ * chart, labels and search work on traces as on any other data.
+ *
+ * One metric "time" with statistics "us" (union time in microseconds),
+ * "pct" (share of the step's kernel time) and "count" (kernels, or idle
+ * gaps); targets compute, communication, memory, idle, overlapped,
+ * exposed_communication, then <phase>.<category> where Megatron phases
+ * were annotated. */
+#ifndef PT_TRACE_CUBE_H
+#define PT_TRACE_CUBE_H
+
+#include "model/cube/cube.h"
+#include "model/err.h"
+#include "model/trace/trace.h"
+
+/* The targets' names, in the cube's target order (fixed ones only). */
+#define TRACE_TGT_OVERLAPPED "overlapped"
+#define TRACE_TGT_EXPOSED "exposed_communication"
+
+/* 0, or -1 with err. */
+int trace_cube_build(const struct trace_run *run, struct cube **out, struct pt_error *err);
+
+#endif

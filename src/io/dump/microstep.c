@@ -1,0 +1,308 @@
+/* microstep: root resolution through construct.json and per-micro-step
+ * renumbering of call indices, exactly as msProbe's data2db. */
+#include "src/io/dump/microstep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A map from construct key to its construct index, for M and R lookups. */
+struct kmap {
+    uint32_t *slot;   /* index + 1 */
+    size_t cap;
+    size_t *len;      /* name length per construct index */
+};
+
+/* Eight bytes per multiply: construct keys are long ("Module.module.module.
+ * language_model.encoder.layers.17.mlp.forward.0"), and hashing them byte by
+ * byte was a visible part of every rank's parse. */
+uint64_t microstep_hash(const char *s, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+}
+
+static int kmap_init(struct kmap *m, const struct construct *c) {
+    m->cap = 16;
+    while (m->cap < c->n * 2 + 1) m->cap *= 2;
+    m->slot = calloc(m->cap, sizeof *m->slot);
+    m->len = malloc((c->n ? c->n : 1) * sizeof *m->len);
+    if (!m->slot || !m->len) return -1;
+    for (size_t i = 0; i < c->n; i++) m->len[i] = strlen(c->v[i].name);
+    return 0;
+}
+
+/* Later duplicates replace the value but the dict keeps the first position,
+ * as a Python dict does: the slot keeps pointing at the first index, and
+ * the caller stores values per first index. */
+static uint32_t kmap_get(const struct kmap *m, const struct construct *c, const char *k, size_t n) {
+    for (size_t i = microstep_hash(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        uint32_t v = m->slot[i];
+        if (!v) return UINT32_MAX;
+        if (m->len[v - 1] == n && !memcmp(c->v[v - 1].name, k, n)) return v - 1;
+    }
+}
+
+static uint32_t kmap_put(struct kmap *m, const struct construct *c, uint32_t idx) {
+    const char *k = c->v[idx].name;
+    size_t n = strlen(k);
+    for (size_t i = microstep_hash(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        uint32_t v = m->slot[i];
+        if (!v) { m->slot[i] = idx + 1; return idx; }
+        if (!strcmp(c->v[v - 1].name, k)) return v - 1;
+    }
+}
+
+enum { MV_ABSENT, MV_ROOT, MV_NONE, MV_PARENT };
+
+struct mval {
+    uint8_t kind;
+    int32_t root;          /* MV_ROOT */
+    uint32_t parent;       /* MV_PARENT: construct index whose parent string is the value */
+};
+
+/* Replaces every ".backward" and ".parameters_grad" by ".forward". */
+static size_t to_forward(const char *s, char *out, size_t size) {
+    size_t o = 0;
+    while (*s && o + 9 < size) {
+        if (*s != '.') out[o++] = *s++;
+        else if (!strncmp(s, ".backward", 9)) { memcpy(out + o, ".forward", 8); o += 8; s += 9; }
+        else if (!strncmp(s, ".parameters_grad", 16)) { memcpy(out + o, ".forward", 8); o += 8; s += 16; }
+        else out[o++] = *s++;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* root(): -1 unresolved or none, else the micro id.  memo caches the answer
+ * per construct index reached by the first hop (-2 = not known yet), so
+ * the walk up a deep tree is done once per node, not once per descendant. */
+static int32_t resolve(const struct construct *c, const struct kmap *km, const struct mval *mv, int32_t *memo,
+                       const char *node) {
+    char buf[4096];
+    uint32_t path[256];
+    int np = 0;
+    int32_t result = -1;
+    for (int depth = 0; depth < 100000; depth++) {
+        size_t n = to_forward(node, buf, sizeof buf);
+        uint32_t idx = kmap_get(km, c, buf, n);
+        if (idx == UINT32_MAX) break;
+        if (memo[idx] != -2) { result = memo[idx]; break; }
+        if (np < 256) path[np++] = idx;
+        const struct mval *v = &mv[idx];
+        if (v->kind == MV_ROOT) { result = v->root; break; }
+        if (v->kind != MV_PARENT) break;
+        const struct cons_node *p = &c->v[v->parent];
+        node = p->parent_kind == CONS_NAME ? p->parent : "";
+    }
+    for (int i = 0; i < np; i++) memo[path[i]] = result;
+    return result;
+}
+
+struct rk {
+    int32_t micro;
+    char *prefix;
+    long long number;
+    uint32_t idx;     /* index into R */
+    int family;       /* 'A', 'B', 'C' */
+};
+
+static int cmp_rk(const void *a, const void *b) {
+    const struct rk *x = a, *y = b;
+    if (x->micro != y->micro) return x->micro < y->micro ? -1 : 1;
+    int s = strcmp(x->prefix, y->prefix);
+    if (s) return s;
+    if (x->number != y->number) return x->number < y->number ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int is_digits(const char *s, size_t n) {
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+static long long parse_ll(const char *s, size_t n) {
+    long long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v > 100000000000000000LL) return v;   /* absurd counters saturate */
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+void microstep_free(struct microstep *ms) {
+    for (size_t i = 0; i < ms->n; i++) free(ms->v[i].newkey);
+    free(ms->v);
+    free(ms->hash);
+    memset(ms, 0, sizeof *ms);
+}
+
+int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err) {
+    struct kmap km = {0};
+    struct mval *mv = NULL;
+    int32_t *memo = NULL;
+    struct rk *rks = NULL;
+    memset(ms, 0, sizeof *ms);
+    ms->count = 1;
+    if (kmap_init(&km, c) != 0 || !(mv = calloc(c->n ? c->n : 1, sizeof *mv)) ||
+        !(memo = malloc((c->n ? c->n : 1) * sizeof *memo)))
+        goto oom;
+    for (size_t i = 0; i < c->n; i++) memo[i] = -2;
+    int32_t m = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct cons_node *nd = &c->v[i];
+        uint32_t idx;
+        if (nd->parent_kind == CONS_NULL) {
+            if (strstr(nd->name, ".backward")) {
+                idx = kmap_put(&km, c, (uint32_t)i);
+                mv[idx] = (struct mval){.kind = MV_NONE};
+            } else if (!strncmp(nd->name, "Module", 6) || !strncmp(nd->name, "Cell", 4) ||
+                       !strncmp(nd->name, "optimizer", 9)) {
+                idx = kmap_put(&km, c, (uint32_t)i);
+                mv[idx] = (struct mval){.kind = MV_ROOT, .root = m++};
+            }
+        } else {
+            idx = kmap_put(&km, c, (uint32_t)i);
+            mv[idx] = (struct mval){.kind = MV_PARENT, .parent = (uint32_t)i};
+        }
+    }
+    ms->v = calloc(c->n ? c->n : 1, sizeof *ms->v);
+    if (!ms->v) goto oom;
+    int32_t maxid = -1;
+    for (size_t i = 0; i < c->n; i++) {
+        int32_t r = resolve(c, &km, mv, memo, c->v[i].name);
+        if (r < 0) continue;
+        /* R is a dict too: a repeated key keeps its first place */
+        int dup = 0;
+        uint32_t first = kmap_get(&km, c, c->v[i].name, km.len[i]);
+        if (first != UINT32_MAX && first != i) dup = 1;
+        if (dup) continue;
+        ms->v[ms->n++] = (struct ms_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
+        if (r > maxid) maxid = r;
+    }
+    ms->count = maxid >= 0 ? maxid + 1 : 1;
+    /* renumber call indices per (micro step, prefix) */
+    rks = calloc(ms->n ? ms->n : 1, sizeof *rks);
+    if (!rks) goto oom;
+    for (size_t i = 0; i < ms->n; i++) {
+        const char *k = ms->v[i].key;
+        size_t len = strlen(k);
+        const char *last = strrchr(k, '.');
+        struct rk *r = &rks[i];
+        r->micro = ms->v[i].micro;
+        r->idx = (uint32_t)i;
+        const char *lp = last ? last + 1 : k;
+        size_t ll = len - (size_t)(lp - k);
+        if (is_digits(lp, ll)) {
+            r->family = 'A';
+            r->number = parse_ll(lp, ll);
+            r->prefix = strndup(k, last ? (size_t)(last - k) : 0);
+        } else if (last) {
+            const char *p2 = last;   /* find the second-to-last part */
+            while (p2 > k && p2[-1] != '.') p2--;
+            size_t l2 = (size_t)(last - p2);
+            if (is_digits(p2, l2)) {
+                r->family = 'B';
+                r->number = parse_ll(p2, l2);
+                size_t pre = p2 > k ? (size_t)(p2 - 1 - k) : 0;
+                r->prefix = malloc(pre + ll + 2);
+                if (r->prefix) {
+                    memcpy(r->prefix, k, pre);
+                    r->prefix[pre] = '.';
+                    memcpy(r->prefix + pre + 1, lp, ll + 1);
+                }
+            } else {
+                r->family = 'C';
+                r->prefix = strdup(k);
+            }
+        } else {
+            r->family = 'C';
+            r->prefix = strdup(k);
+        }
+        if (!r->prefix) goto oom;
+    }
+    qsort(rks, ms->n, sizeof *rks, cmp_rk);
+    long long idx = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        struct rk *r = &rks[i];
+        if (i == 0 || r->micro != rks[i - 1].micro || strcmp(r->prefix, rks[i - 1].prefix)) idx = 0;
+        struct ms_entry *e = &ms->v[r->idx];
+        const char *k = e->key;
+        size_t len = strlen(k);
+        char num[32];
+        int nl = snprintf(num, sizeof num, "%lld", idx);
+        if (r->family == 'A') {
+            const char *last = strrchr(k, '.');
+            size_t pre = last ? (size_t)(last - k) : 0;
+            e->newkey = malloc(pre + (size_t)nl + 2);
+            if (e->newkey) {
+                memcpy(e->newkey, k, pre);
+                e->newkey[pre] = '.';
+                memcpy(e->newkey + pre + 1, num, (size_t)nl + 1);
+            }
+        } else if (r->family == 'B') {
+            const char *last = strrchr(k, '.'), *p2 = last;
+            while (p2 > k && p2[-1] != '.') p2--;
+            size_t pre = (size_t)(p2 - k), tail = len - (size_t)(last - k);
+            e->newkey = malloc(pre + (size_t)nl + tail + 1);
+            if (e->newkey) {
+                memcpy(e->newkey, k, pre);
+                memcpy(e->newkey + pre, num, (size_t)nl);
+                memcpy(e->newkey + pre + (size_t)nl, last, tail + 1);
+            }
+        } else {
+            e->newkey = strdup(k);
+        }
+        if (!e->newkey) goto oom;
+        idx++;
+    }
+    for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
+    free(rks);
+    rks = NULL;
+    /* lookup by original key */
+    ms->hcap = 16;
+    while (ms->hcap < ms->n * 2 + 1) ms->hcap *= 2;
+    ms->hash = calloc(ms->hcap, sizeof *ms->hash);
+    if (!ms->hash) goto oom;
+    for (size_t i = 0; i < ms->n; i++) {
+        size_t h = microstep_hash(ms->v[i].key, ms->v[i].keylen) & (ms->hcap - 1);
+        while (ms->hash[h]) h = (h + 1) & (ms->hcap - 1);
+        ms->hash[h] = (uint32_t)i + 1;
+    }
+    free(km.slot);
+    free(km.len);
+    free(mv);
+    free(memo);
+    return 0;
+oom:
+    if (rks) {
+        for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
+        free(rks);
+    }
+    free(km.slot);
+    free(km.len);
+    free(mv);
+    free(memo);
+    microstep_free(ms);
+    return pt_errorf(err, "out of memory computing micro steps");
+}
+
+const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len) {
+    if (!ms->hcap) return NULL;
+    for (size_t h = microstep_hash(key, len) & (ms->hcap - 1);; h = (h + 1) & (ms->hcap - 1)) {
+        uint32_t v = ms->hash[h];
+        if (!v) return NULL;
+        const struct ms_entry *e = &ms->v[v - 1];
+        if (e->keylen == len && !memcmp(e->key, key, len)) return e;
+    }
+}

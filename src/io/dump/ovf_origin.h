@@ -1,0 +1,66 @@
+/* ovf_origin: the origin rank of the NaN/Inf of a loaded dump (model/overflow/origin.h
+ * has the rules), for the first step, in step order, where the rules find
+ * one.  Reads the rank folders of that step again (records and params
+ * only, no stack; all of them, or only the affected one when a single rank
+ * holds NaN/Inf), so the model gets one tree per rank; names the nodes it
+ * reports with their step, micro step (from the dataset's flagged
+ * records), rank, position and dump name.  Owns every string of the
+ * report. */
+#ifndef PT_OVF_ORIGIN_H
+#define PT_OVF_ORIGIN_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "model/cube/dataset.h"
+#include "model/overflow/origin.h"
+
+struct ovf_origin_node {
+    int32_t step, micro, rank;   /* micro -1 unknown */
+    uint32_t pos;                /* index of the record in dump.json data */
+    char *name;
+};
+
+struct ovf_origin_hop {
+    int has_from;                /* 0: it appeared there with no anomalous peer */
+    struct ovf_origin_node from, to;
+};
+
+struct ovf_origin_step {
+    int32_t step;
+    enum origin_phase phase;
+    struct ovf_origin_node *origins; size_t norigins;
+    struct ovf_origin_hop *chain; size_t nchain;
+};
+
+struct ovf_origin_report {
+    struct ovf_origin_step *v; size_t n;   /* the first step with an origin (n is 0 or 1) */
+    char note[600];                        /* "" or why some ranks were left out */
+};
+
+/* 0 ok (an empty report when the dataset is not a dump or has nothing
+ * flagged; a rank folder that cannot be read is left out, and note says
+ * so), -1 out of memory. */
+int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, struct pt_error *err);
+void ovf_origin_report_free(struct ovf_origin_report *r);
+
+/* Appends the result of the rules on one step (trees as given to
+ * origin_find) to a report, naming its nodes; ds (may be NULL) gives the
+ * micro steps.  Nothing is added when res found no origin.  0, or -1 out of
+ * memory. */
+int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
+                   const struct origin_result *res, const struct dataset *ds, struct pt_error *err);
+
+/* The entry every listing of l leads with (probetop-rules(7), ORIGIN
+ * ACROSS RANKS): the record where the origin search found the NaN/Inf
+ * born, when o holds one and l has it; else -1 (the listings lead with
+ * ovf_first(), the first record by position). */
+long ovf_origin_entry(const struct ovf_origin_report *o, const struct ovf_list *l);
+
+/* The report as text: per step "origin across ranks, step S (phase):",
+ * "  born on rank R[ micro step M], position P: NAME" per origin, then
+ * "  -> ..." and "       received from ..." per hop. */
+void ovf_origin_print_text(FILE *f, const struct ovf_origin_report *o);
+
+#endif

@@ -1,0 +1,945 @@
+/* parse_dump: one dump.json, streamed through the pull tokenizer, into the
+ * rows msProbe's data2db imports and the overflow levels of its records. */
+#define _GNU_SOURCE   /* memmem, memrchr */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "src/io/common/json.h"
+#include "src/io/dump/microstep.h"
+#include "src/io/dump/read_construct.h"
+#include "src/io/dump/read_dump.h"
+#include "model/layout/layout.h"
+#include "model/util/rankdirs.h"
+#include "model/util/util.h"
+
+const char *const dump_metric_names[DM_N] = {"forward", "backward", "recompute", "parameters_grad"};
+const char *const dump_stat_names[4] = {"norm", "max", "min", "mean"};
+
+#define NAME_MAX_LEN DUMP_NAME_MAX
+
+/* ---- --mapping ---- */
+
+uint64_t mapping_hash(const struct mapping *m) {
+    uint64_t h = 0;
+    for (size_t k = 0; m && k < m->n; k++) {
+        h = util_hash(m->from[k], strlen(m->from[k]) + 1, h);
+        h = util_hash(m->to[k], strlen(m->to[k]) + 1, h);
+    }
+    return h;
+}
+
+void mapping_free(struct mapping *m) {
+    for (size_t i = 0; i < m->n; i++) { free(m->from[i]); free(m->to[i]); }
+    free(m->from);
+    free(m->to);
+    memset(m, 0, sizeof *m);
+}
+
+int mapping_read(const char *path, struct mapping *m, struct pt_error *err) {
+    cJSON *root;
+    memset(m, 0, sizeof *m);
+    if (json_side_file(path, &root, err) != 0) return -1;
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return pt_errorf(err, "%s: a mapping file must be a JSON object {\"old\": \"new\", ...}", path);
+    }
+    size_t n = (size_t)cJSON_GetArraySize(root);
+    m->from = calloc(n ? n : 1, sizeof *m->from);
+    m->to = calloc(n ? n : 1, sizeof *m->to);
+    if (!m->from || !m->to) { cJSON_Delete(root); mapping_free(m); return pt_errorf(err, "%s: out of memory", path); }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, root) {
+        if (!cJSON_IsString(it) || !it->string) {
+            char esc[128];
+            pt_escape(it->string ? it->string : "", it->string ? strlen(it->string) : 0, esc, sizeof esc);
+            cJSON_Delete(root);
+            mapping_free(m);
+            return pt_errorf(err, "%s: key \"%s\": the replacement must be a string", path, esc);
+        }
+        if (!it->string[0]) continue;   /* replacing "" would insert everywhere; msProbe users never mean it */
+        m->from[m->n] = strdup(it->string);
+        m->to[m->n] = strdup(it->valuestring);
+        if (!m->from[m->n] || !m->to[m->n]) {
+            m->n++;
+            cJSON_Delete(root);
+            mapping_free(m);
+            return pt_errorf(err, "%s: out of memory", path);
+        }
+        m->n++;
+    }
+    cJSON_Delete(root);
+    return 0;
+}
+
+/* Replaces all occurrences of each pair in turn, into buf; returns length. */
+static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size_t size) {
+    char tmp[NAME_MAX_LEN];
+    for (size_t k = 0; m && k < m->n; k++) {
+        const char *from = m->from[k], *to = m->to[k];
+        size_t fl = strlen(from), tl = strlen(to), o = 0;
+        const char *p = buf, *end = buf + len;
+        if (!memmem(buf, len, from, fl)) continue;
+        while (p < end) {
+            const char *hit = memmem(p, (size_t)(end - p), from, fl);
+            size_t chunk = hit ? (size_t)(hit - p) : (size_t)(end - p);
+            if (o + chunk >= sizeof tmp) chunk = sizeof tmp - 1 - o;
+            memcpy(tmp + o, p, chunk);
+            o += chunk;
+            if (!hit) break;
+            if (o + tl >= sizeof tmp) break;
+            memcpy(tmp + o, to, tl);
+            o += tl;
+            p = hit + fl;
+        }
+        if (o >= size) o = size - 1;
+        memcpy(buf, tmp, o);
+        buf[o] = '\0';
+        len = o;
+    }
+    return len;
+}
+
+/* ---- metric classification (probetop-rules(7), TREND TARGETS) ---- */
+
+/* Replaces every ".<w>." by "." and then removes every ".<w>" (Python's
+ * str.replace twice: non-overlapping, left to right).  memmem, not a
+ * compare at every byte: this runs for every record. */
+static size_t strip_word(char *s, size_t n, const char *w) {
+    char pat[32];
+    size_t wl = strlen(w);   /* the callers' words are short literals */
+    if (wl > sizeof pat - 3) wl = sizeof pat - 3;
+    pat[0] = '.';
+    memcpy(pat + 1, w, wl);
+    pat[wl + 1] = '.';
+    pat[wl + 2] = '\0';
+    size_t l2 = wl + 1, l1 = l2 + 1;   /* not snprintf: this runs for every record */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t pl = pass ? l2 : l1, o = 0;
+        const char *p = s, *end = s + n, *hit;
+        while ((hit = memmem(p, (size_t)(end - p), pat, pl))) {
+            memmove(s + o, p, (size_t)(hit - p));
+            o += (size_t)(hit - p);
+            if (!pass) s[o++] = '.';
+            p = hit + pl;
+        }
+        memmove(s + o, p, (size_t)(end - p));
+        n = o + (size_t)(end - p);
+    }
+    s[n] = '\0';
+    return n;
+}
+
+/* Classifies key (modified in place to the stripped name); returns the
+ * metric or -1 (skip).  Forward may become recompute later. */
+static int classify(char *k, size_t *n) {
+    if (memmem(k, *n, ".forward.", 9) || util_ends_with_n(k, *n, ".forward")) {
+        *n = strip_word(k, *n, "forward");
+        return DM_FORWARD;
+    }
+    if (memmem(k, *n, ".backward.", 10) || util_ends_with_n(k, *n, ".backward")) {
+        *n = strip_word(k, *n, "backward");
+        return DM_BACKWARD;
+    }
+    if (util_ends_with_n(k, *n, "parameters_grad")) {
+        /* remove every ".parameters_grad" */
+        size_t o = 0;
+        for (size_t i = 0; i < *n;) {
+            if (i + 16 <= *n && !memcmp(k + i, ".parameters_grad", 16)) i += 16;
+            else k[o++] = k[i++];
+        }
+        k[o] = '\0';
+        *n = o;
+        return DM_PARAMS_GRAD;
+    }
+    /* >= 3 parts and the second-to-last is exactly parameters_grad */
+    char *last = memrchr(k, '.', *n);
+    if (last && last > k) {
+        char *p2 = memrchr(k, '.', (size_t)(last - k));
+        const char *seg = p2 ? p2 + 1 : k;
+        if (p2 && (size_t)(last - seg) == 15 && !memcmp(seg, "parameters_grad", 15)) {
+            *p2 = '\0';
+            *n = (size_t)(p2 - k);
+            return DM_PARAMS_GRAD;
+        }
+    }
+    return -1;
+}
+
+static void set_warning(struct dump_file *f, const char *msg);
+
+/* ---- file state ---- */
+
+struct elem {             /* one parsed value, for both consumers */
+    struct ovf_elem o;
+    int usable;           /* a trend-usable tensor object */
+    double v[4];
+    uint8_t present;
+};
+
+struct pstate {
+    struct json_lex lx;
+    struct pt_error err;
+    struct dump_file *f;
+    const struct dump_opts *opt;
+    const struct microstep *ms;   /* NULL when construct.json was not read */
+    int use_r;                    /* micro mode with non-empty R */
+    /* per-record scratch */
+    struct elem *in, *kw, *out;
+    size_t nin, nkw, nout, capin, capkw, capout;
+    char **kwnames;
+    size_t capkwn;
+    /* row: a trend row (the array form msProbe's importer reads); the
+     * others, a plain object, only count for the overflow check's weights */
+    struct { char name[256]; struct elem e; uint8_t row; } *params;
+    size_t nparams, capparams;
+    size_t imported;              /* records that produced rows */
+    size_t rename_failures;
+};
+
+static int tensor_type_usable(const char *t) {
+    return !strcmp(t, "torch.Tensor") || !strcmp(t, "mindspore.Tensor") || !strcmp(t, "mindtorch.Tensor");
+}
+
+static int dtype_usable(const char *d) {
+    static const char *const ok[] = {"torch.float16", "torch.float32", "torch.bfloat16", "Float16", "Float32", "BFloat16"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (!strcmp(d, ok[i])) return 1;
+    return 0;
+}
+
+static const char *nonfinite_text(double v) {
+    return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+/* A statistic value: sets v and has for the trend, *anom and its text for probetop-rules(7), OVERFLOW LEVELS. */
+static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, int *anom, char *atext) {
+    struct json_lex *lx = &ps->lx;
+    *has = 0;
+    *anom = 0;
+    switch (t) {
+    case JT_NUMBER:
+        *v = lx->num;
+        *has = 1;
+        if (!isfinite(lx->num)) { *anom = 1; strcpy(atext, nonfinite_text(lx->num)); }
+        return 0;
+    case JT_TRUE: *v = 1; *has = 1; return 0;
+    case JT_FALSE: *v = 0; *has = 1; return 0;
+    case JT_NULL: return 0;
+    case JT_STRING: {
+        char buf[80];
+        if (json_lex_string(lx, buf, sizeof buf) < 0) return 0;
+        if (!strcasecmp(buf, "inf") || !strcasecmp(buf, "-inf") || !strcasecmp(buf, "nan")) {
+            *anom = 1;
+            for (char *p = buf; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+            memcpy(atext, buf, strlen(buf) + 1);   /* at most "-inf" */
+        }
+        cJSON s = {.type = cJSON_String, .valuestring = buf};
+        *has = json_number(&s, v);
+        return 0;
+    }
+    case JT_OBJ_BEGIN:
+    case JT_ARR_BEGIN:
+        return json_lex_skip(lx, t);
+    default:
+        return -1;
+    }
+}
+
+/* Parses the value whose first token is t into e.  Objects: a tensor or
+ * other typed value (own members only); arrays: anomalous if any element
+ * is, recursively. */
+static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
+    struct json_lex *lx = &ps->lx;
+    memset(e, 0, sizeof *e);
+    e->o.norm = NAN;
+    if (t == JT_ARR_BEGIN) {
+        for (;;) {
+            enum json_tok c = json_lex_next(lx);
+            if (c == JT_ARR_END) return 0;
+            if (c == JT_ERROR) return -1;
+            struct elem sub;
+            if (parse_elem(ps, c, &sub) != 0) return -1;
+            if (sub.o.anomalous && !e->o.anomalous) {
+                e->o.anomalous = 1;
+                snprintf(e->o.what, sizeof e->o.what, "%s", sub.o.what);
+            }
+        }
+    }
+    if (t != JT_OBJ_BEGIN) return t == JT_ERROR ? -1 : (t == JT_END ? -1 : 0);
+    char type[64] = "", dtype[40] = "";
+    double norm = NAN;
+    int norm_num = 0;
+    for (;;) {
+        enum json_tok k = json_lex_next(lx);
+        if (k == JT_OBJ_END) break;
+        if (k != JT_KEY) return -1;
+        int which = -1;   /* 0 Norm, 1 Max, 2 Min, 3 Mean */
+        if (JSON_IS(lx, "type")) which = 10;
+        else if (JSON_IS(lx, "dtype")) which = 11;
+        else if (JSON_IS(lx, "Norm")) which = 0;
+        else if (JSON_IS(lx, "Max")) which = 1;
+        else if (JSON_IS(lx, "Min")) which = 2;
+        else if (JSON_IS(lx, "Mean")) which = 3;
+        enum json_tok v = json_lex_next(lx);
+        if (v == JT_ERROR) return -1;
+        if (which >= 10) {
+            if (v == JT_STRING) json_lex_string(lx, which == 10 ? type : dtype, which == 10 ? sizeof type : sizeof dtype);
+            else if (json_lex_skip(lx, v) != 0) return -1;
+            continue;
+        }
+        if (which < 0) {
+            if (json_lex_skip(lx, v) != 0) return -1;
+            continue;
+        }
+        int has, anom;
+        char atext[8] = "";
+        if (parse_stat(ps, v, &e->v[which], &has, &anom, atext) != 0) return -1;
+        if (has) e->present |= (uint8_t)(1u << which);
+        if (which == 0) {
+            norm_num = has && v == JT_NUMBER;
+            norm = e->v[0];
+        } else if (anom && !e->o.anomalous) {
+            static const char *const sn[4] = {"Norm", "Max", "Min", "Mean"};
+            e->o.anomalous = e->o.plain_anomalous = 1;
+            snprintf(e->o.what, sizeof e->o.what, "%s=%s", sn[which], atext);
+        }
+    }
+    e->o.is_torch_tensor = !strcmp(type, "torch.Tensor");
+    if (e->o.is_torch_tensor && norm_num && !isnan(norm)) {
+        e->o.has_norm = 1;
+        e->o.norm = norm;
+    }
+    e->usable = tensor_type_usable(type) && dtype_usable(dtype);
+    return 0;
+}
+
+/* Parses a top-level array (input_args, input, output) into list. */
+static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, size_t *n, size_t *cap) {
+    *n = 0;
+    if (t != JT_ARR_BEGIN) return json_lex_skip(&ps->lx, t);
+    for (;;) {
+        enum json_tok c = json_lex_next(&ps->lx);
+        if (c == JT_ARR_END) return 0;
+        if (c == JT_ERROR) return -1;
+        if (util_grow0((void **)list, cap, *n + 1, sizeof **list) != 0) return pt_errorf(&ps->err, "out of memory");
+        if (parse_elem(ps, c, &(*list)[(*n)++]) != 0) return -1;
+    }
+}
+
+static int parse_kwargs(struct pstate *ps, enum json_tok t) {
+    struct json_lex *lx = &ps->lx;
+    ps->nkw = 0;
+    if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);
+    for (;;) {
+        enum json_tok k = json_lex_next(lx);
+        if (k == JT_OBJ_END) return 0;
+        if (k != JT_KEY) return -1;
+        if (util_grow0((void **)&ps->kw, &ps->capkw, ps->nkw + 1, sizeof *ps->kw) != 0 ||
+            util_grow0((void **)&ps->kwnames, &ps->capkwn, ps->nkw + 1, sizeof *ps->kwnames) != 0)
+            return pt_errorf(&ps->err, "out of memory");
+        char name[128];
+        json_lex_string(lx, name, sizeof name);
+        free(ps->kwnames[ps->nkw]);
+        ps->kwnames[ps->nkw] = strdup(name);
+        if (!ps->kwnames[ps->nkw]) return pt_errorf(&ps->err, "out of memory");
+        if (parse_elem(ps, json_lex_next(lx), &ps->kw[ps->nkw]) != 0) return -1;
+        ps->nkw++;
+    }
+}
+
+static int add_param(struct pstate *ps, const char *name, const struct elem *e, int row) {
+    if (util_grow0((void **)&ps->params, &ps->capparams, ps->nparams + 1, sizeof *ps->params) != 0)
+        return pt_errorf(&ps->err, "out of memory");
+    snprintf(ps->params[ps->nparams].name, sizeof ps->params[ps->nparams].name, "%s", name);
+    ps->params[ps->nparams].row = (uint8_t)row;
+    ps->params[ps->nparams++].e = *e;
+    return 0;
+}
+
+/* One member name -> value of `parameters` or of a parameters_grad record:
+ * only an array whose first element is an object yields a row (from that
+ * first object), as msProbe's importer reads them.  A plain object (the
+ * way a module's weights are dumped) is kept for the overflow check only
+ * (probetop-rules(7), OVERFLOW LEVELS). */
+static int parse_param_member(struct pstate *ps, const char *name, enum json_tok v) {
+    struct json_lex *lx = &ps->lx;
+    if (v == JT_OBJ_BEGIN) {
+        struct elem e;
+        if (parse_elem(ps, v, &e) != 0) return -1;
+        return add_param(ps, name, &e, 0);
+    }
+    if (v != JT_ARR_BEGIN) return json_lex_skip(lx, v);
+    enum json_tok first = json_lex_next(lx);
+    if (first == JT_ARR_END) return 0;
+    struct elem e;
+    int is_obj = first == JT_OBJ_BEGIN;
+    if (parse_elem(ps, first, &e) != 0) return -1;
+    for (;;) {   /* the rest of the array */
+        enum json_tok c = json_lex_next(lx);
+        if (c == JT_ARR_END) break;
+        if (c == JT_ERROR || json_lex_skip(lx, c) != 0) return -1;
+    }
+    if (!is_obj) return 0;
+    return add_param(ps, name, &e, 1);
+}
+
+/* The forward `parameters` object. */
+static int parse_params(struct pstate *ps, enum json_tok t) {
+    struct json_lex *lx = &ps->lx;
+    ps->nparams = 0;
+    if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);
+    for (;;) {
+        enum json_tok k = json_lex_next(lx);
+        if (k == JT_OBJ_END) return 0;
+        if (k != JT_KEY) return -1;
+        char name[256];
+        json_lex_string(lx, name, sizeof name);
+        if (parse_param_member(ps, name, json_lex_next(lx)) != 0) return -1;
+    }
+}
+
+/* Appends the decimal form of v to buf at o; returns the new length. */
+static size_t put_uint(char *buf, size_t o, size_t v) {
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) buf[o++] = tmp[--n];
+    return o;
+}
+
+/* A row named prefix + sep + (index or word), e.g. "Functional.linear" +
+ * ".input." + 0.  Hot: no printf here. */
+static int add_row(struct pstate *ps, const char *prefix, size_t plen, const char *sep, size_t seplen,
+                   const char *word, size_t index, int32_t call, int32_t micro, int metric, const struct elem *e) {
+    struct dump_file *f = ps->f;
+    char name[NAME_MAX_LEN + 300];
+    if (!e->usable) return 0;
+    size_t wl = word ? strlen(word) : 0;
+    if (plen + seplen + (word ? wl : 20) >= sizeof name) return 0;
+    memcpy(name, prefix, plen);
+    memcpy(name + plen, sep, seplen);
+    size_t n = plen + seplen;
+    if (word) { memcpy(name + n, word, wl); n += wl; }
+    else n = put_uint(name, n, index);
+    name[n] = '\0';
+    if (ps->opt->layout) {
+        char renamed[sizeof name + 8];
+        struct pt_error e;
+        int rc = layout_rename(ps->opt->layout, f->rank, layout_dump_chunk(name, n), name, n, renamed, sizeof renamed, &e);
+        if (rc < 0) {
+            if (!ps->rename_failures++) {
+                char msg[1200];
+                snprintf(msg, sizeof msg, "--parallel: %s (such names are kept as dumped)", e.msg);
+                set_warning(f, msg);
+            }
+        } else if (rc == 1) {
+            n = strlen(renamed);
+            memcpy(name, renamed, n + 1);
+        }
+    }
+    if (util_grow0((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
+    struct trow *r = &f->rows[f->nrows];
+    if (util_strpool_put(&f->arena, &f->alen, &f->acap, name, n, &r->name) != 0) return -1;
+    r->len = (uint32_t)n;
+    r->call = call;
+    r->micro = micro;
+    r->entry = (uint32_t)ps->imported;
+    r->metric = (uint8_t)metric;
+    r->present = e->present;
+    memcpy(r->v, e->v, sizeof r->v);
+    f->nrows++;
+    return 0;
+}
+
+static int is_digits(const char *s, size_t n) {
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+/* One record of data: key already decoded into name; value starts at t. */
+static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
+    struct json_lex *lx = &ps->lx;
+    struct dump_file *f = ps->f;
+    const struct ms_entry *me = ps->ms ? microstep_find(ps->ms, name, nlen) : NULL;
+    if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);   /* msProbe skips non-object records */
+
+    /* what the trend import makes of the key */
+    char key[NAME_MAX_LEN];
+    size_t klen = 0;
+    int metric = -1, import = ps->opt->want_rows;
+    int32_t micro = 0;
+    if (import && ps->opt->micro_step && ps->use_r) {
+        if (!me) import = 0;
+        else {
+            size_t l = strlen(me->newkey);
+            if (l >= sizeof key) l = sizeof key - 1;
+            micro = me->micro;
+            memcpy(key, me->newkey, l);
+            key[l] = '\0';
+        }
+    } else {
+        size_t l = nlen < sizeof key ? nlen : sizeof key - 1;
+        memcpy(key, name, l);
+        key[l] = '\0';
+    }
+    if (import) {
+        klen = strlen(key);
+        klen = apply_mapping(ps->opt->mapping, key, klen, sizeof key);
+        metric = classify(key, &klen);
+        if (metric < 0) import = 0;
+    }
+
+    ps->nin = ps->nout = ps->nkw = ps->nparams = 0;
+    int recompute = 0;
+    int is_pgrad = import && metric == DM_PARAMS_GRAD;
+    for (;;) {
+        enum json_tok k = json_lex_next(lx);
+        if (k == JT_OBJ_END) break;
+        if (k != JT_KEY) return -1;
+        if (is_pgrad) {
+            /* every member is a parameter name -> [gradient] */
+            char pname[256];
+            json_lex_string(lx, pname, sizeof pname);
+            if (parse_param_member(ps, pname, json_lex_next(lx)) != 0) return -1;
+            continue;
+        }
+        enum { K_IN, K_KW, K_OUT, K_PARAMS, K_RECOMP, K_OTHER } which = K_OTHER;
+        if (JSON_IS(lx, "input_args") || JSON_IS(lx, "input")) which = K_IN;
+        else if (JSON_IS(lx, "output")) which = K_OUT;
+        else if (JSON_IS(lx, "input_kwargs")) which = K_KW;
+        else if (JSON_IS(lx, "parameters")) which = K_PARAMS;
+        else if (JSON_IS(lx, "is_recompute")) which = K_RECOMP;
+        enum json_tok v = json_lex_next(lx);
+        if (v == JT_ERROR) return -1;
+        int rc = 0;
+        switch (which) {
+        case K_IN: rc = parse_list(ps, v, &ps->in, &ps->nin, &ps->capin); break;
+        case K_OUT: rc = parse_list(ps, v, &ps->out, &ps->nout, &ps->capout); break;
+        case K_KW: rc = parse_kwargs(ps, v); break;
+        case K_PARAMS: rc = parse_params(ps, v); break;
+        case K_RECOMP: recompute = v == JT_TRUE; break;
+        case K_OTHER: rc = json_lex_skip(lx, v); break;
+        }
+        if (rc != 0) return -1;
+    }
+
+    /* overflow level of the record, whatever the trend import makes of it */
+    /* the weights of a forward record (a parameters_grad record's are
+     * gradients) */
+    size_t npar = is_pgrad ? 0 : ps->nparams;
+    if (ps->nin || ps->nout || ps->nkw || npar) {
+        struct ovf_elem ib[64], kb[64], ob[64], pb[16];
+        const char *pnb[16];
+        struct ovf_elem *iv = ps->nin <= 64 ? ib : malloc(ps->nin * sizeof *iv);
+        struct ovf_elem *kv = ps->nkw <= 64 ? kb : malloc(ps->nkw * sizeof *kv);
+        struct ovf_elem *ov = ps->nout <= 64 ? ob : malloc(ps->nout * sizeof *ov);
+        struct ovf_elem *pv = npar <= 16 ? pb : malloc(npar * sizeof *pv);
+        const char **pn = npar <= 16 ? pnb : malloc(npar * sizeof *pn);
+        if (!iv || !kv || !ov || !pv || !pn) {
+            if (iv != ib) free(iv);
+            if (kv != kb) free(kv);
+            if (ov != ob) free(ov);
+            if (pv != pb) free(pv);
+            if (pn != pnb) free(pn);
+            return pt_errorf(&ps->err, "out of memory");
+        }
+        for (size_t i = 0; i < ps->nin; i++) iv[i] = ps->in[i].o;
+        for (size_t i = 0; i < ps->nkw; i++) kv[i] = ps->kw[i].o;
+        for (size_t i = 0; i < ps->nout; i++) ov[i] = ps->out[i].o;
+        for (size_t i = 0; i < npar; i++) pv[i] = ps->params[i].e.o, pn[i] = ps->params[i].name;
+        struct ovf_io io = {.in = iv, .nin = ps->nin, .kw = kv, .kwnames = (const char *const *)ps->kwnames,
+                            .nkw = ps->nkw, .out = ov, .nout = ps->nout, .par = pv, .parnames = pn, .npar = npar};
+        enum ovf_level lvl = ovf_classify(name, &io);
+        int rc = 0;
+        if (lvl != OVF_NONE) {
+            char what[256];
+            ovf_describe(&io, what, sizeof what);
+            struct ovf_entry oe = {.step = f->step, .micro = me ? me->micro : -1, .rank = f->rank,
+                                   .pos = pos, .level = (uint8_t)lvl, .jump = (uint8_t)ovf_heuristic(&io),
+                                   .name = (char *)name, .what = what};
+            rc = ovf_list_add(&f->ovf, &oe);
+        }
+        if (iv != ib) free(iv);
+        if (kv != kb) free(kv);
+        if (ov != ob) free(ov);
+        if (pv != pb) free(pv);
+        if (pn != pnb) free(pn);
+        if (rc != 0) return pt_errorf(&ps->err, "out of memory");
+    }
+
+    if (!import) return 0;
+    if (metric == DM_FORWARD && recompute) metric = DM_RECOMPUTE;
+    /* target prefix and call index (probetop-rules(7), TREND TARGETS) */
+    int32_t call = 0;
+    size_t plen = klen;
+    const char *last = memrchr(key, '.', klen);
+    const char *lp = last ? last + 1 : key;
+    if (is_digits(lp, klen - (size_t)(lp - key))) {
+        long long c = 0;
+        for (const char *p = lp; p < key + klen && c < 1000000000LL; p++) c = c * 10 + (*p - '0');
+        call = (int32_t)c;
+        plen = last ? (size_t)(last - key) : 0;
+    }
+    int rc = 0;
+    if (metric == DM_PARAMS_GRAD) {
+        for (size_t i = 0; i < ps->nparams && !rc; i++)
+            if (ps->params[i].row)
+                rc = add_row(ps, key, plen, ".", 1, ps->params[i].name, 0, call, micro, metric, &ps->params[i].e);
+    } else {
+        for (size_t i = 0; i < ps->nin && !rc; i++)
+            rc = add_row(ps, key, plen, ".input.", 7, NULL, i, call, micro, metric, &ps->in[i]);
+        for (size_t i = 0; i < ps->nout && !rc; i++)
+            rc = add_row(ps, key, plen, ".output.", 8, NULL, i, call, micro, metric, &ps->out[i]);
+        if (metric != DM_BACKWARD)
+            for (size_t i = 0; i < ps->nparams && !rc; i++)
+                if (ps->params[i].row)
+                    rc = add_row(ps, key, plen, ".parameters.", 12, ps->params[i].name, 0, call, micro, metric,
+                                 &ps->params[i].e);
+    }
+    if (rc) return pt_errorf(&ps->err, "out of memory");
+    ps->imported++;
+    return 0;
+}
+
+static int parse_data(struct pstate *ps, enum json_tok t) {
+    struct json_lex *lx = &ps->lx;
+    if (t != JT_OBJ_BEGIN) {
+        ps->f->contributes = 0;
+        return json_lex_skip(lx, t);
+    }
+    ps->f->contributes = 1;
+    uint32_t pos = 0;
+    char name[NAME_MAX_LEN + 1];   /* one more: a name that fills it is too long */
+    for (;;) {
+        enum json_tok k = json_lex_next(lx);
+        if (k == JT_OBJ_END) return 0;
+        if (k != JT_KEY) return -1;
+        long n = lx->has_esc ? json_lex_string(lx, name, sizeof name)
+                             : (long)(lx->slen < sizeof name ? lx->slen : sizeof name - 1);
+        if (!lx->has_esc) { memcpy(name, lx->s, (size_t)n); name[n] = '\0'; }
+        if (n < 0) return -1;
+        if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
+            if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);
+            if (json_lex_skip(lx, json_lex_next(lx)) != 0) return -1;
+            pos++;
+            continue;
+        }
+        if (parse_record(ps, name, (size_t)n, pos++, json_lex_next(lx)) != 0) return -1;
+        ps->f->nentries++;
+    }
+}
+
+static void header_string(struct pstate *ps, enum json_tok v, char **dst) {
+    if (v == JT_STRING) {
+        char buf[64];
+        json_lex_string(&ps->lx, buf, sizeof buf);
+        free(*dst);
+        *dst = strdup(buf);
+    } else {
+        json_lex_skip(&ps->lx, v);
+    }
+}
+
+void dump_file_free(struct dump_file *f) {
+    free(f->path);
+    free(f->dir);
+    free(f->warning);
+    free(f->rows);
+    free(f->arena);
+    ovf_list_free(&f->ovf);
+    free(f->framework);
+    free(f->level);
+    free(f->task);
+    memset(f, 0, sizeof *f);
+}
+
+static void set_warning(struct dump_file *f, const char *msg) {
+    free(f->warning);
+    f->warning = strdup(msg);
+}
+
+/* ---- construct.json, once per distinct content ---- */
+
+#define CONS_CACHE_MAX 8   /* distinct contents kept (pipeline stages of a run); more: parsed per file */
+
+struct cons_entry {
+    char *bytes;             /* the file's content */
+    size_t len;
+    struct construct cons;
+    struct microstep ms;     /* points into cons */
+};
+
+struct cons_count {          /* a content's micro step count, for dump_foresee_micro */
+    uint64_t hash;
+    size_t len;
+    int count;
+};
+
+struct cons_cache {
+    pthread_mutex_t mu;
+    struct cons_entry v[CONS_CACHE_MAX];
+    int n;
+    struct cons_count *counts;   /* every content foreseen, however many (a few bytes each) */
+    size_t ncounts, capcounts;
+};
+
+struct cons_cache *cons_cache_new(void) {
+    struct cons_cache *c = calloc(1, sizeof *c);
+    if (c) pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void cons_cache_free(struct cons_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) {
+        microstep_free(&c->v[i].ms);
+        construct_free(&c->v[i].cons);
+        free(c->v[i].bytes);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c->counts);
+    free(c);
+}
+
+static const struct microstep *cons_cache_find(struct cons_cache *c, const char *b, size_t len, int *full) {
+    const struct microstep *ms = NULL;
+    pthread_mutex_lock(&c->mu);
+    for (int i = 0; i < c->n && !ms; i++)
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) ms = &c->v[i].ms;
+    *full = c->n >= CONS_CACHE_MAX;
+    pthread_mutex_unlock(&c->mu);
+    return ms;   /* entries never move or change once in */
+}
+
+/* The micro step table of construct.json cpath for f, from the cache when
+ * a file of the same bytes was read before; NULL with f's warning set when
+ * it cannot be had (the same words as without the cache). */
+static const struct microstep *cons_cached(struct cons_cache *c, const char *cpath, struct dump_file *f) {
+    char *b = NULL;
+    size_t len = 0;
+    struct pt_error cerr;
+    struct cons_entry e;
+    memset(&e, 0, sizeof e);
+    int full = 0;
+    const struct microstep *hit = NULL;
+    cerr.msg[0] = '\0';
+    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &cerr) == 0) {
+        hit = cons_cache_find(c, b, len, &full);
+        if (hit || full) {   /* full (a run of many distinct models?): the caller reads it alone */
+            free(b);
+            return hit;
+        }
+    }
+    if (!b || construct_parse(cpath, b, len, &e.cons, &cerr) != 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
+        set_warning(f, msg);
+        free(b);
+        return NULL;
+    }
+    if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
+        set_warning(f, cerr.msg);
+        construct_free(&e.cons);
+        free(b);
+        return NULL;
+    }
+    e.bytes = b;
+    e.len = len;
+    pthread_mutex_lock(&c->mu);
+    int slot = -1;
+    for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) slot = i;
+    int mine = slot < 0 && c->n < CONS_CACHE_MAX;
+    if (mine) {
+        slot = c->n++;
+        c->v[slot] = e;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (mine) return &c->v[slot].ms;
+    /* ours is not kept: the twin in the cache serves, or (the cache filled
+     * meanwhile) the caller reads the file alone */
+    microstep_free(&e.ms);
+    construct_free(&e.cons);
+    free(b);
+    return slot >= 0 ? &c->v[slot].ms : NULL;
+}
+
+/* The count of construct.json bytes b (len), built alone when no parse had
+ * it yet; 1 when it cannot be read as the parse would not either. */
+static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len) {
+    uint64_t h = microstep_hash(b, len);   /* a collision is caught: the foresight is checked against the files */
+    int n = -1, full;
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->ncounts && n < 0; i++)
+        if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
+    pthread_mutex_unlock(&c->mu);
+    if (n >= 0) return n;
+    const struct microstep *hit = cons_cache_find(c, b, len, &full);
+    if (hit) n = hit->count;
+    else {
+        struct construct cons = {0};
+        struct microstep m = {0};
+        struct pt_error e;
+        n = construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0 ? m.count : 1;
+        microstep_free(&m);
+        construct_free(&cons);
+    }
+    pthread_mutex_lock(&c->mu);
+    if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
+        c->counts[c->ncounts++] = (struct cons_count){h, len, n};
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
+int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
+    char cpath[4096];
+    if (!o->micro_step) return 1;
+    snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
+    if (access(cpath, F_OK) != 0) return 1;
+    char *b = NULL;
+    size_t len = 0;
+    struct pt_error e;
+    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &e) != 0) return 1;
+    int n = 1;
+    if (o->cons_cache) n = foresee_bytes(o->cons_cache, cpath, b, len);
+    else {
+        struct construct cons = {0};
+        struct microstep m = {0};
+        if (construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
+        microstep_free(&m);
+        construct_free(&cons);
+    }
+    free(b);
+    return n;
+}
+
+void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {
+    char *rbuf = NULL;
+    size_t rcap = 0;
+    parse_dump_file_buf(dir, dump_json, o, f, &rbuf, &rcap);
+    free(rbuf);
+}
+
+void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
+                         char **rbuf, size_t *rcap) {
+    struct pstate ps = {.f = f, .opt = o};
+    struct construct cons = {0};
+    struct microstep ms = {0};
+    const char *buf = NULL;
+    size_t len = 0;
+    char cpath[4096];
+    f->path = strdup(dump_json);
+    f->dir = strdup(dir);
+    f->micro_count = 1;
+    if (!f->path || !f->dir) { pt_errorf(&f->error, "out of memory"); return; }
+
+    snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
+    struct pt_error cerr;
+    const struct microstep *cached = NULL;
+    if (access(cpath, F_OK) != 0) {
+        if (o->micro_step) set_warning(f, "construct.json missing: micro steps unknown, every record imported with its own call index");
+    } else if (o->cons_cache && (cached = cons_cached(o->cons_cache, cpath, f))) {
+        ps.ms = cached;
+        ps.use_r = cached->n > 0;
+        if (o->micro_step) f->micro_count = cached->count;
+    } else if (f->warning) {
+        /* the cache read it and said why it is of no use */
+    } else if (construct_read(cpath, &cons, &cerr) != 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
+        set_warning(f, msg);
+    } else if (microstep_build(&cons, &ms, &cerr) != 0) {
+        set_warning(f, cerr.msg);
+    } else {
+        ps.ms = &ms;
+        ps.use_r = ms.n > 0;
+        if (o->micro_step) f->micro_count = ms.count;
+    }
+
+    if (json_read_reuse(dump_json, UTIL_DUMP_MAX_BYTES, rbuf, rcap, &len, &f->error) != 0) goto out;
+    buf = len ? *rbuf : NULL;   /* as a mapping was: nothing for an empty file */
+    f->bytes = len;
+    if (o->want_rows) {
+        /* about one usable tensor per 300 bytes of dump.json: grow once, not
+         * log(n) times (the buffers may come recycled from an earlier file) */
+        size_t guess = len / 300 + 16;
+        if (f->caprows < guess) {
+            struct trow *r = realloc(f->rows, guess * sizeof *f->rows);
+            if (r) { f->rows = r; f->caprows = guess; }
+        }
+        if (f->acap < guess * 96) {
+            char *a = realloc(f->arena, guess * 96);
+            if (a) { f->arena = a; f->acap = guess * 96; }
+        }
+    }
+    json_lex_init(&ps.lx, buf, len, dump_json, &ps.err);
+    enum json_tok t = json_lex_next(&ps.lx);
+    if (t == JT_ERROR) { f->error = ps.err; goto out; }
+    if (t != JT_OBJ_BEGIN) {
+        pt_errorf(&f->error, "%s: line %zu: expected a JSON object with a \"data\" member", dump_json,
+                  buf ? json_line_of(buf, ps.lx.tok_start ? ps.lx.tok_start : buf) : 1);
+        goto out;
+    }
+    int saw_data = 0;
+    for (;;) {
+        enum json_tok k = json_lex_next(&ps.lx);
+        if (k == JT_OBJ_END) break;
+        if (k != JT_KEY) goto parse_error;
+        enum { H_DATA, H_TASK, H_LEVEL, H_FW, H_OTHER } h = H_OTHER;
+        if (JSON_IS(&ps.lx, "data")) h = H_DATA;
+        else if (JSON_IS(&ps.lx, "task")) h = H_TASK;
+        else if (JSON_IS(&ps.lx, "level")) h = H_LEVEL;
+        else if (JSON_IS(&ps.lx, "framework")) h = H_FW;
+        enum json_tok v = json_lex_next(&ps.lx);
+        if (v == JT_ERROR) goto parse_error;
+        switch (h) {
+        case H_DATA:
+            saw_data = 1;
+            if (v != JT_OBJ_BEGIN) {
+                pt_errorf(&f->error, "%s: line %zu: key \"data\": expected an object of records", dump_json,
+                          json_line_of(buf, ps.lx.tok_start));
+                goto out;
+            }
+            if (parse_data(&ps, v) != 0) goto parse_error;
+            break;
+        case H_TASK: header_string(&ps, v, &f->task); break;
+        case H_LEVEL: header_string(&ps, v, &f->level); break;
+        case H_FW: header_string(&ps, v, &f->framework); break;
+        case H_OTHER:
+            if (json_lex_skip(&ps.lx, v) != 0) goto parse_error;
+            break;
+        }
+    }
+    if (json_lex_next(&ps.lx) != JT_END) goto parse_error;
+    if (!saw_data) {
+        pt_errorf(&f->error, "%s: no \"data\" member: not an msProbe dump.json", dump_json);
+        goto out;
+    }
+    f->ok = 1;
+    goto out;
+parse_error:
+    f->error = ps.err;
+    if (!f->error.msg[0]) pt_errorf(&f->error, "%s: malformed record structure", dump_json);
+out:
+    if (!f->ok) {
+        /* a skipped file contributes nothing, not even its micro steps */
+        f->nrows = 0;
+        f->contributes = 0;
+        ovf_list_free(&f->ovf);
+    }
+    free(ps.in);
+    free(ps.kw);
+    free(ps.out);
+    for (size_t i = 0; i < ps.capkwn; i++) free(ps.kwnames[i]);
+    free(ps.kwnames);
+    free(ps.params);
+    microstep_free(&ms);
+    construct_free(&cons);
+}

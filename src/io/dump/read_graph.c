@@ -1,0 +1,847 @@
+/* read_graph: dump.json / construct.json / stack.json into a struct tree.
+ *
+ * dump.json goes through the pull tokenizer record by record: each record
+ * becomes a small value tree in a scratch arena (reset per record), which
+ * is flattened into params and dropped.  The tokenizer is used rather than
+ * cJSON because msProbe's output depends on whether a number was written
+ * as an int ("2") or a float ("2.0"), which cJSON forgets. */
+#include "src/io/dump/read_graph.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/compare/compare.h"
+#include "model/util/arena.h"
+#include "model/util/fs.h"
+#include "model/util/rankdirs.h"
+#include "model/util/util.h"
+#include "src/io/common/json.h"
+#include "src/io/dump/read_dump.h"
+
+
+/* ---- a tiny JSON value tree ---- */
+
+enum { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+    uint8_t t;
+    uint8_t is_int;       /* J_NUM written without '.', 'e' (a Python int) */
+    uint32_t n;           /* J_ARR/J_OBJ: number of items */
+    double d;
+    int64_t i;
+    const char *s;        /* J_STR (decoded, NUL-terminated); J_NUM: raw literal */
+    size_t slen;
+    struct jv *kids;      /* items */
+    const char **keys;    /* J_OBJ: keys */
+    size_t *klens;
+};
+
+struct jparse {
+    struct json_lex lx;
+    struct util_arena ar;
+    /* scratch stacks for items of open containers */
+    struct jv *items; size_t nitems, capitems;
+    const char **keys; size_t *klens; size_t nkeys, capkeys;
+    int oom;
+};
+
+static const char *lex_text(struct jparse *jp, size_t *len) {
+    struct json_lex *lx = &jp->lx;
+    if (!lx->has_esc) { *len = lx->slen; 
+        char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
+        if (!s) { jp->oom = 1; return NULL; }
+        memcpy(s, lx->s, lx->slen);
+        s[lx->slen] = '\0';
+        return s;
+    }
+    char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
+    if (!s) { jp->oom = 1; return NULL; }
+    long n = json_lex_string(lx, s, lx->slen + 1);
+    if (n < 0) n = 0;
+    *len = (size_t)n;
+    return s;
+}
+
+static int push_item(struct jparse *jp, const struct jv *v) {
+    if (UTIL_PUSH(jp->items, jp->nitems, jp->capitems) != 0) return -1;
+    jp->items[jp->nitems++] = *v;
+    return 0;
+}
+
+static int push_key(struct jparse *jp, const char *k, size_t len) {
+    if (util_grow2((void **)&jp->keys, sizeof *jp->keys, (void **)&jp->klens, sizeof *jp->klens, &jp->capkeys,
+                   jp->nkeys + 1) != 0)
+        return -1;
+    jp->keys[jp->nkeys] = k;
+    jp->klens[jp->nkeys++] = len;
+    return 0;
+}
+
+/* Parses the value whose first token is tok into *v (recursive; the
+ * tokenizer bounds the depth). */
+static int parse_value(struct jparse *jp, enum json_tok tok, struct jv *v) {
+    struct json_lex *lx = &jp->lx;
+    memset(v, 0, sizeof *v);
+    switch (tok) {
+    case JT_NULL: v->t = J_NULL; return 0;
+    case JT_TRUE: v->t = J_TRUE; return 0;
+    case JT_FALSE: v->t = J_FALSE; return 0;
+    case JT_NUMBER: {
+        v->t = J_NUM;
+        v->d = lx->num;
+        const char *b = lx->tok_start, *e = lx->p;
+        v->s = b;
+        v->slen = (size_t)(e - b);
+        int isint = isfinite(lx->num);
+        for (const char *p = b; p < e && isint; p++)
+            if (*p == '.' || *p == 'e' || *p == 'E') isint = 0;
+        if (isint && fabs(lx->num) < 9.2e18) { v->is_int = 1; v->i = (int64_t)lx->num;
+            /* exact for |v| < 2^63 when the literal has <= 18 digits */
+            if (v->slen <= 19) { char tmp[24]; memcpy(tmp, b, v->slen); tmp[v->slen] = 0; v->i = strtoll(tmp, NULL, 10); }
+        } else if (isint) v->is_int = 0;
+        return 0;
+    }
+    case JT_STRING:
+        v->t = J_STR;
+        v->s = lex_text(jp, &v->slen);
+        return v->s ? 0 : -1;
+    case JT_ARR_BEGIN:
+    case JT_OBJ_BEGIN: {
+        int obj = tok == JT_OBJ_BEGIN;
+        size_t base = jp->nitems, kbase = jp->nkeys;
+        v->t = obj ? J_OBJ : J_ARR;
+        for (;;) {
+            enum json_tok t = json_lex_next(lx);
+            if (t == JT_ERROR) return -1;
+            if (t == JT_ARR_END || t == JT_OBJ_END) break;
+            if (obj) {
+                size_t kl;
+                const char *k = lex_text(jp, &kl);
+                if (!k || push_key(jp, k, kl) != 0) { jp->oom = 1; return -1; }
+                t = json_lex_next(lx);
+                if (t == JT_ERROR) return -1;
+            }
+            struct jv item;
+            if (parse_value(jp, t, &item) != 0) return -1;
+            if (push_item(jp, &item) != 0) { jp->oom = 1; return -1; }
+        }
+        size_t n = jp->nitems - base;
+        v->n = (uint32_t)n;
+        if (n) {
+            v->kids = util_arena_alloc(&jp->ar, n * sizeof *v->kids);
+            if (!v->kids) { jp->oom = 1; return -1; }
+            memcpy(v->kids, jp->items + base, n * sizeof *v->kids);
+            if (obj) {
+                v->keys = util_arena_alloc(&jp->ar, n * sizeof *v->keys);
+                v->klens = util_arena_alloc(&jp->ar, n * sizeof *v->klens);
+                if (!v->keys || !v->klens) { jp->oom = 1; return -1; }
+                memcpy(v->keys, jp->keys + kbase, n * sizeof *v->keys);
+                memcpy(v->klens, jp->klens + kbase, n * sizeof *v->klens);
+            }
+        }
+        jp->nitems = base;
+        jp->nkeys = kbase;
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+static const struct jv *jv_get(const struct jv *o, const char *key) {
+    if (!o || o->t != J_OBJ) return NULL;
+    size_t kl = strlen(key);
+    /* json.load keeps the last duplicate */
+    for (uint32_t i = o->n; i-- > 0;)
+        if (o->klens[i] == kl && !memcmp(o->keys[i], key, kl)) return &o->kids[i];
+    return NULL;
+}
+
+/* ---- Python text of values ---- */
+
+struct sbuf { char *b; size_t n, cap; int oom; };
+
+static void sb_add(struct sbuf *s, const char *t, size_t len) {
+    if (s->oom) return;
+    if (util_grow((void **)&s->b, &s->cap, s->n + len + 1, 1) != 0) { s->oom = 1; return; }
+    memcpy(s->b + s->n, t, len);
+    s->n += len;
+    s->b[s->n] = '\0';
+}
+static void sb_str(struct sbuf *s, const char *t) { sb_add(s, t, strlen(t)); }
+
+static void py_num(const struct jv *v, struct sbuf *s) {
+    char buf[64];
+    if (v->is_int) {
+        /* Python keeps big ints exact: print the literal */
+        sb_add(s, v->s, v->slen);
+        return;
+    }
+    sb_str(s, cmp_pyfloat(v->d, buf, sizeof buf));
+}
+
+/* str(value) (top) or repr(value) (inside containers). */
+static void py_text(const struct jv *v, struct sbuf *s, int top) {
+    switch (v->t) {
+    case J_NULL: sb_str(s, "None"); break;
+    case J_TRUE: sb_str(s, "True"); break;
+    case J_FALSE: sb_str(s, "False"); break;
+    case J_NUM: py_num(v, s); break;
+    case J_STR:
+        if (top) sb_add(s, v->s, v->slen);
+        else {
+            int dq = memchr(v->s, '\'', v->slen) && !memchr(v->s, '"', v->slen);
+            sb_str(s, dq ? "\"" : "'");
+            for (size_t i = 0; i < v->slen; i++) {
+                char c = v->s[i];
+                if (c == '\\') sb_str(s, "\\\\");
+                else if (c == '\n') sb_str(s, "\\n");
+                else if (c == '\t') sb_str(s, "\\t");
+                else if (c == '\'' && !dq) sb_str(s, "\\'");
+                else sb_add(s, &c, 1);
+            }
+            sb_str(s, dq ? "\"" : "'");
+        }
+        break;
+    case J_ARR:
+        sb_str(s, "[");
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i) sb_str(s, ", ");
+            py_text(&v->kids[i], s, 0);
+        }
+        sb_str(s, "]");
+        break;
+    case J_OBJ:
+        sb_str(s, "{");
+        for (uint32_t i = 0; i < v->n; i++) {
+            struct jv k = {.t = J_STR, .s = v->keys[i], .slen = v->klens[i]};
+            if (i) sb_str(s, ", ");
+            py_text(&k, s, 0);
+            sb_str(s, ": ");
+            py_text(&v->kids[i], s, 0);
+        }
+        sb_str(s, "}");
+        break;
+    }
+}
+
+static uint32_t pool_text(struct tree *t, const struct jv *v, struct sbuf *s) {
+    s->n = 0;
+    if (s->b) s->b[0] = '\0';
+    py_text(v, s, 1);
+    if (s->oom) return TREE_NONE;
+    return tree_str(t, s->b ? s->b : "", s->n);
+}
+
+static void to_tval(struct tree *t, const struct jv *v, struct tval *o, struct sbuf *s) {
+    memset(o, 0, sizeof *o);
+    if (!v) { o->kind = TV_NONE; return; }
+    switch (v->t) {
+    case J_NULL: o->kind = TV_NONE; break;
+    case J_TRUE: case J_FALSE: o->kind = TV_BOOL; o->i = v->t == J_TRUE; o->d = (double)o->i; break;
+    case J_NUM:
+        if (v->is_int) { o->kind = TV_INT; o->i = v->i; o->d = v->d; o->s = tree_str(t, v->s, v->slen); }
+        else { o->kind = TV_FLOAT; o->d = v->d; }
+        break;
+    case J_STR: o->kind = TV_STR; o->s = tree_str(t, v->s, v->slen); break;
+    default: o->kind = TV_STR; o->is_repr = 1; o->s = pool_text(t, v, s); break;
+    }
+}
+
+/* CRC-32 (zlib's polynomial 0xedb88320), the table written out: a table
+ * filled on first use would be shared state between reader threads. */
+static const uint32_t crc_table[256] = {
+    0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
+    0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
+    0x09b64c2bu, 0x7eb17cbdu, 0xe7b82d07u, 0x90bf1d91u, 0x1db71064u, 0x6ab020f2u,
+    0xf3b97148u, 0x84be41deu, 0x1adad47du, 0x6ddde4ebu, 0xf4d4b551u, 0x83d385c7u,
+    0x136c9856u, 0x646ba8c0u, 0xfd62f97au, 0x8a65c9ecu, 0x14015c4fu, 0x63066cd9u,
+    0xfa0f3d63u, 0x8d080df5u, 0x3b6e20c8u, 0x4c69105eu, 0xd56041e4u, 0xa2677172u,
+    0x3c03e4d1u, 0x4b04d447u, 0xd20d85fdu, 0xa50ab56bu, 0x35b5a8fau, 0x42b2986cu,
+    0xdbbbc9d6u, 0xacbcf940u, 0x32d86ce3u, 0x45df5c75u, 0xdcd60dcfu, 0xabd13d59u,
+    0x26d930acu, 0x51de003au, 0xc8d75180u, 0xbfd06116u, 0x21b4f4b5u, 0x56b3c423u,
+    0xcfba9599u, 0xb8bda50fu, 0x2802b89eu, 0x5f058808u, 0xc60cd9b2u, 0xb10be924u,
+    0x2f6f7c87u, 0x58684c11u, 0xc1611dabu, 0xb6662d3du, 0x76dc4190u, 0x01db7106u,
+    0x98d220bcu, 0xefd5102au, 0x71b18589u, 0x06b6b51fu, 0x9fbfe4a5u, 0xe8b8d433u,
+    0x7807c9a2u, 0x0f00f934u, 0x9609a88eu, 0xe10e9818u, 0x7f6a0dbbu, 0x086d3d2du,
+    0x91646c97u, 0xe6635c01u, 0x6b6b51f4u, 0x1c6c6162u, 0x856530d8u, 0xf262004eu,
+    0x6c0695edu, 0x1b01a57bu, 0x8208f4c1u, 0xf50fc457u, 0x65b0d9c6u, 0x12b7e950u,
+    0x8bbeb8eau, 0xfcb9887cu, 0x62dd1ddfu, 0x15da2d49u, 0x8cd37cf3u, 0xfbd44c65u,
+    0x4db26158u, 0x3ab551ceu, 0xa3bc0074u, 0xd4bb30e2u, 0x4adfa541u, 0x3dd895d7u,
+    0xa4d1c46du, 0xd3d6f4fbu, 0x4369e96au, 0x346ed9fcu, 0xad678846u, 0xda60b8d0u,
+    0x44042d73u, 0x33031de5u, 0xaa0a4c5fu, 0xdd0d7cc9u, 0x5005713cu, 0x270241aau,
+    0xbe0b1010u, 0xc90c2086u, 0x5768b525u, 0x206f85b3u, 0xb966d409u, 0xce61e49fu,
+    0x5edef90eu, 0x29d9c998u, 0xb0d09822u, 0xc7d7a8b4u, 0x59b33d17u, 0x2eb40d81u,
+    0xb7bd5c3bu, 0xc0ba6cadu, 0xedb88320u, 0x9abfb3b6u, 0x03b6e20cu, 0x74b1d29au,
+    0xead54739u, 0x9dd277afu, 0x04db2615u, 0x73dc1683u, 0xe3630b12u, 0x94643b84u,
+    0x0d6d6a3eu, 0x7a6a5aa8u, 0xe40ecf0bu, 0x9309ff9du, 0x0a00ae27u, 0x7d079eb1u,
+    0xf00f9344u, 0x8708a3d2u, 0x1e01f268u, 0x6906c2feu, 0xf762575du, 0x806567cbu,
+    0x196c3671u, 0x6e6b06e7u, 0xfed41b76u, 0x89d32be0u, 0x10da7a5au, 0x67dd4accu,
+    0xf9b9df6fu, 0x8ebeeff9u, 0x17b7be43u, 0x60b08ed5u, 0xd6d6a3e8u, 0xa1d1937eu,
+    0x38d8c2c4u, 0x4fdff252u, 0xd1bb67f1u, 0xa6bc5767u, 0x3fb506ddu, 0x48b2364bu,
+    0xd80d2bdau, 0xaf0a1b4cu, 0x36034af6u, 0x41047a60u, 0xdf60efc3u, 0xa867df55u,
+    0x316e8eefu, 0x4669be79u, 0xcb61b38cu, 0xbc66831au, 0x256fd2a0u, 0x5268e236u,
+    0xcc0c7795u, 0xbb0b4703u, 0x220216b9u, 0x5505262fu, 0xc5ba3bbeu, 0xb2bd0b28u,
+    0x2bb45a92u, 0x5cb36a04u, 0xc2d7ffa7u, 0xb5d0cf31u, 0x2cd99e8bu, 0x5bdeae1du,
+    0x9b64c2b0u, 0xec63f226u, 0x756aa39cu, 0x026d930au, 0x9c0906a9u, 0xeb0e363fu,
+    0x72076785u, 0x05005713u, 0x95bf4a82u, 0xe2b87a14u, 0x7bb12baeu, 0x0cb61b38u,
+    0x92d28e9bu, 0xe5d5be0du, 0x7cdcefb7u, 0x0bdbdf21u, 0x86d3d2d4u, 0xf1d4e242u,
+    0x68ddb3f8u, 0x1fda836eu, 0x81be16cdu, 0xf6b9265bu, 0x6fb077e1u, 0x18b74777u,
+    0x88085ae6u, 0xff0f6a70u, 0x66063bcau, 0x11010b5cu, 0x8f659effu, 0xf862ae69u,
+    0x616bffd3u, 0x166ccf45u, 0xa00ae278u, 0xd70dd2eeu, 0x4e048354u, 0x3903b3c2u,
+    0xa7672661u, 0xd06016f7u, 0x4969474du, 0x3e6e77dbu, 0xaed16a4au, 0xd9d65adcu,
+    0x40df0b66u, 0x37d83bf0u, 0xa9bcae53u, 0xdebb9ec5u, 0x47b2cf7fu, 0x30b5ffe9u,
+    0xbdbdf21cu, 0xcabac28au, 0x53b39330u, 0x24b4a3a6u, 0xbad03605u, 0xcdd70693u,
+    0x54de5729u, 0x23d967bfu, 0xb3667a2eu, 0xc4614ab8u, 0x5d681b02u, 0x2a6f2b94u,
+    0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
+};
+
+static uint32_t crc32_text(const char *s, size_t n) {
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) c = crc_table[(c ^ (unsigned char)s[i]) & 0xff] ^ (c >> 8);
+    return c ^ 0xffffffffu;
+}
+
+/* ---- flattening (probetop-rules(7), GRAPH BUILDING: Params) ---- */
+
+struct flat {
+    struct tree *t;
+    int rec;
+    struct sbuf name;     /* current full_op_name */
+    struct sbuf tmp;
+    int oom;
+};
+
+static struct tparam *new_param(struct flat *f, int state) {
+    struct tparam *p = tree_add_param(f->t, f->rec);
+    if (!p) { f->oom = 1; return NULL; }
+    p->state = (uint8_t)state;
+    return p;
+}
+
+static void finish_name(struct flat *f, struct tparam *p, const char *name) {
+    p->name = tree_str(f->t, name, strlen(name));
+    p->output_map = strstr(name, ".output.") && !strstr(name, ".input.");
+    if (p->name == TREE_NONE) f->oom = 1;
+}
+
+static void null_item(struct flat *f, int state, const char *name) {
+    struct tparam *p = new_param(f, state);
+    if (!p) return;
+    p->is_null = 1;
+    p->data_name = tree_str(f->t, "-1", 2);
+    finish_name(f, p, name);
+}
+
+static int last_segment_is(const char *name, const char *const *words) {
+    const char *d = strrchr(name, '.');
+    const char *last = d ? d + 1 : name;
+    for (; *words; words++)
+        if (!strcmp(last, *words)) return 1;
+    return 0;
+}
+
+static int jv_is(const struct jv *v, const char *s) {
+    return v && v->t == J_STR && v->slen == strlen(s) && !memcmp(v->s, s, v->slen);
+}
+
+static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, const char *name) {
+    struct tree *t = f->t;
+    struct tparam *p = new_param(f, state);
+    if (!p) return NULL;
+    const struct jv *type = jv_get(o, "type"), *dtype = jv_get(o, "dtype"), *shape = jv_get(o, "shape");
+    const struct jv *value = jv_get(o, "value"), *md5 = jv_get(o, "md5"), *dn = jv_get(o, "data_name");
+    static const char *const stat_keys[4] = {"Max", "Min", "Mean", "Norm"};
+    if (type && type->t == J_STR) p->type = tree_str(t, type->s, type->slen);
+    if (shape) p->shape = pool_text(t, shape, &f->tmp);
+    for (int i = 0; i < 4; i++) to_tval(t, jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
+    to_tval(t, jv_get(o, "requires_grad"), &p->req_grad, &f->tmp);
+    if (value) p->value = pool_text(t, value, &f->tmp);
+    if (md5 && !(md5->t == J_STR && md5->slen == 0) && md5->t != J_NULL && !(md5->t == J_FALSE)) {
+        p->md5 = pool_text(t, md5, &f->tmp);
+        p->has_md5 = 1;
+    }
+    const char *full = name;
+    char dnbuf[4096];
+    if (dn && dn->t == J_STR && dn->slen) {
+        p->data_name = tree_str(t, dn->s, dn->slen);
+        snprintf(dnbuf, sizeof dnbuf, "%.*s", (int)dn->slen, dn->s);
+        char *dot = strrchr(dnbuf, '.');
+        if (dot) *dot = '\0';
+        full = dnbuf;
+    } else p->data_name = tree_str(t, "-1", 2);
+    int has_dtype = dtype && !(dtype->t == J_NULL || dtype->t == J_FALSE || (dtype->t == J_STR && dtype->slen == 0) ||
+                               (dtype->t == J_NUM && dtype->d == 0) || ((dtype->t == J_ARR || dtype->t == J_OBJ) && dtype->n == 0));
+    if (has_dtype) p->dtype = pool_text(t, dtype, &f->tmp);
+    else {
+        static const char *const ends[] = {"src", "dst", "group_src", "group_dst", NULL};
+        if (type) p->dtype = pool_text(t, type, &f->tmp);
+        if (jv_is(type, "torch.Size")) {
+            p->shape = value ? pool_text(t, value, &f->tmp) : tree_str(t, "None", 4);
+        } else if (jv_is(type, "slice")) {
+            char sh[64];
+            if (value && value->t == J_ARR) {
+                int rect = value->n > 0;
+                uint32_t m = 0;
+                for (uint32_t i = 0; i < value->n && rect; i++) {
+                    if (value->kids[i].t != J_ARR) rect = 0;
+                    else if (i == 0) m = value->kids[i].n;
+                    else if (value->kids[i].n != m) rect = 0;
+                }
+                if (rect) snprintf(sh, sizeof sh, "(%u, %u)", value->n, m);
+                else snprintf(sh, sizeof sh, "(%u,)", value->n);
+            } else snprintf(sh, sizeof sh, "()");
+            p->shape = tree_str(t, sh, strlen(sh));
+        } else if (jv_is(type, "ellipsis")) {
+            p->shape = tree_str(t, "[]", 2);
+            for (int i = 0; i < 4; i++) to_tval(t, value, &p->stat[i], &f->tmp);
+        } else if (last_segment_is(name, ends)) {
+            uint32_t txt = value ? p->value : tree_str(t, "None", 4);
+            p->shape = tree_str(t, "[]", 2);
+            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].s = txt; }
+            p->md5 = txt;
+        } else if (jv_is(type, "torch.ProcessGroup")) {
+            const struct jv *gr = jv_get(o, "group_ranks");
+            uint32_t txt = gr ? pool_text(t, gr, &f->tmp) : tree_str(t, "None", 4);
+            p->shape = tree_str(t, "[]", 2);
+            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].s = txt; }
+            p->md5 = txt;
+            const struct jv *gid = jv_get(o, "group_id");
+            if (gid) p->group_id = pool_text(t, gid, &f->tmp);
+        } else {
+            const char *tn = "NoneType";
+            if (value) switch (value->t) {
+                case J_TRUE: case J_FALSE: tn = "bool"; break;
+                case J_NUM: tn = value->is_int ? "int" : "float"; break;
+                case J_STR: tn = "str"; break;
+                case J_ARR: tn = "list"; break;
+                case J_OBJ: tn = "dict"; break;
+                default: break;
+            }
+            char dt[64];
+            snprintf(dt, sizeof dt, "<class '%s'>", tn);
+            p->dtype = tree_str(t, dt, strlen(dt));
+            p->shape = tree_str(t, "[]", 2);
+            for (int i = 0; i < 4; i++) to_tval(t, value, &p->stat[i], &f->tmp);
+        }
+    }
+    if (p->md5 == TREE_NONE || !*tree_s(t, p->md5)) {
+        const char *txt = value ? tree_s(t, p->value) : "";
+        char hex[16];
+        snprintf(hex, sizeof hex, "%08x", crc32_text(txt, strlen(txt)));
+        p->md5 = tree_str(t, hex, 8);
+    }
+    finish_name(f, p, full);
+    return p;
+}
+
+static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int depth) {
+    if (f->oom || depth > 400) return;
+    const char *name = f->name.b;
+    if (v->t == J_NULL) { null_item(f, state, name); return; }
+    if (v->t == J_ARR) {
+        size_t keep = f->name.n;
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (!pgrad) {
+                char ix[24];
+                snprintf(ix, sizeof ix, ".%u", i);
+                sb_str(&f->name, ix);
+            }
+            walk(f, &v->kids[i], state, pgrad, depth + 1);
+            f->name.n = keep;
+            f->name.b[keep] = '\0';
+        }
+        return;
+    }
+    if (v->t != J_OBJ || v->n == 0) return;
+    const struct jv *ct = jv_get(v, "class_type");
+    if (jv_is(ct, "torch.distributed.P2POp")) {
+        const struct jv *tensor = jv_get(v, "tensor");
+        struct tparam *p;
+        if (tensor && tensor->t == J_OBJ) p = leaf_item(f, tensor, state, name);
+        else { null_item(f, state, name); p = f->oom ? NULL : &f->t->params[f->t->nparams - 1]; }
+        if (!p) return;
+        const struct jv *op = jv_get(v, "op"), *gid = jv_get(v, "group_id");
+        if (op) p->p2p_op = pool_text(f->t, op, &f->tmp);
+        if (gid) p->group_id = pool_text(f->t, gid, &f->tmp);
+        return;
+    }
+    const struct jv *type = jv_get(v, "type");
+    if (type && type->t == J_STR) { leaf_item(f, v, state, name); return; }
+    size_t keep = f->name.n;
+    for (uint32_t i = 0; i < v->n; i++) {
+        sb_str(&f->name, ".");
+        sb_add(&f->name, v->keys[i], v->klens[i]);
+        walk(f, &v->kids[i], state, pgrad, depth + 1);
+        f->name.n = keep;
+        f->name.b[keep] = '\0';
+    }
+}
+
+static int is_pgrad_name(const char *name) {
+    const char *d = strrchr(name, '.');
+    const char *last = d ? d + 1 : name;
+    if (!strcmp(last, "parameters_grad")) return 1;
+    if (!d) return 0;
+    const char *e = d;
+    const char *b = e;
+    while (b > name && b[-1] != '.') b--;
+    return (size_t)(e - b) == 15 && !memcmp(b, "parameters_grad", 15);
+}
+
+/* One record: flatten and append. */
+static int add_record(struct tree *t, const char *name, size_t nlen, const struct jv *v, struct flat *f) {
+    int r = tree_add_record(t, name, nlen);
+    if (r < 0) return -1;
+    f->rec = r;
+    f->name.n = 0;
+    sb_add(&f->name, name, nlen);
+    if (v->t != J_OBJ) return f->name.oom ? -1 : 0;
+    if (is_pgrad_name(f->name.b)) {
+        walk(f, v, PS_PGRAD, 1, 0);
+    } else {
+        static const struct { const char *key, *suffix; int state; } io[] = {
+            {"input_args", ".input", PS_INPUT}, {"input_kwargs", ".input", PS_INPUT},
+            {"input", ".input", PS_INPUT}, {"output", ".output", PS_OUTPUT},
+            {"parameters", ".parameters", PS_PARAMETERS}};
+        for (size_t k = 0; k < sizeof io / sizeof io[0]; k++) {
+            const struct jv *x = jv_get(v, io[k].key);
+            if (!x) continue;
+            f->name.n = nlen;
+            f->name.b[nlen] = '\0';
+            sb_str(&f->name, io[k].suffix);
+            walk(f, x, io[k].state, 0, 0);
+            /* md5 mode: an element of a list-valued field is an object with md5 */
+            if (!t->md5_mode && x->t == J_ARR && k != 1 && k != 4)
+                for (uint32_t i = 0; i < x->n; i++)
+                    if (x->kids[i].t == J_OBJ && jv_get(&x->kids[i], "md5")) { t->md5_mode = 1; break; }
+        }
+    }
+    return f->oom || f->name.oom || f->tmp.oom ? -1 : 0;
+}
+
+static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
+    const char *buf;
+    size_t len;
+    /* mapped, not read: copying 15 MB cost more than parsing a third of it */
+    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
+    if (!len) {   /* an empty file still has its buffer */
+        json_unmap_file(buf, len);
+        return pt_errorf(err, "%s: empty file: not an msProbe dump.json", path);
+    }
+    /* gen_dump's and msProbe's dumps run at about one record per 900 bytes,
+     * one param per 230 and two thirds of the bytes as names: reserving a
+     * little more up front saves copying the arrays as they double (the
+     * untouched tail of a reservation costs address space, not memory) */
+    tree_reserve(t, len / 600 + 16, len / 150 + 64, len - len / 4 + 4096);
+    struct jparse jp;
+    memset(&jp, 0, sizeof jp);
+    json_lex_init(&jp.lx, buf, len, path, err);
+    struct flat f = {.t = t};
+    int rc = -1, saw_data = 0;
+    enum json_tok tok = json_lex_next(&jp.lx);
+    if (tok != JT_OBJ_BEGIN) {
+        if (tok != JT_ERROR) pt_errorf(err, "%s: expected a JSON object at the top", path);
+        goto out;
+    }
+    for (;;) {
+        tok = json_lex_next(&jp.lx);
+        if (tok == JT_OBJ_END) break;
+        if (tok != JT_KEY) goto out;
+        int is_data = JSON_IS(&jp.lx, "data");
+        char key[32] = "";
+        if (!is_data) json_lex_string(&jp.lx, key, sizeof key);
+        tok = json_lex_next(&jp.lx);
+        if (tok == JT_ERROR) goto out;
+        if (is_data) {
+            saw_data = 1;
+            if (tok == JT_NULL) continue;
+            if (tok != JT_OBJ_BEGIN) { pt_errorf(err, "%s: \"data\" is not an object", path); goto out; }
+            for (;;) {
+                tok = json_lex_next(&jp.lx);
+                if (tok == JT_OBJ_END) break;
+                if (tok != JT_KEY) goto out;
+                util_arena_reset(&jp.ar);
+                size_t nl;
+                const char *name = lex_text(&jp, &nl);
+                if (!name) goto oom;
+                struct jv v;
+                tok = json_lex_next(&jp.lx);
+                if (tok == JT_ERROR) goto out;
+                if (parse_value(&jp, tok, &v) != 0) { if (jp.oom) goto oom; goto out; }
+                if (add_record(t, name, nl, &v, &f) != 0) goto oom;
+            }
+        } else if (tok == JT_STRING && (!strcmp(key, "task") || !strcmp(key, "level") || !strcmp(key, "framework"))) {
+            char *dst = !strcmp(key, "task") ? t->task : !strcmp(key, "level") ? t->level : t->framework;
+            size_t cap = !strcmp(key, "task") ? sizeof t->task : !strcmp(key, "level") ? sizeof t->level : sizeof t->framework;
+            json_lex_string(&jp.lx, dst, cap);
+        } else if (json_lex_skip(&jp.lx, tok) != 0) goto out;
+    }
+    if (!saw_data) { pt_errorf(err, "%s: no \"data\" object: not an msProbe dump.json", path); goto out; }
+    t->pytorch = !t->framework[0] || !strcmp(t->framework, "pytorch");
+    t->has_tensor_files = !strcmp(t->task, "tensor");
+    rc = 0;
+    goto out;
+oom:
+    pt_errorf(err, "%s: out of memory", path);
+out:
+    util_arena_free(&jp.ar);
+    free(jp.items);
+    free(jp.keys);
+    free(jp.klens);
+    free(f.name.b);
+    free(f.tmp.b);
+    json_unmap_file(buf, len);
+    return rc;
+}
+
+/* ---- construct.json and stack.json (small: cJSON) ---- */
+
+static int clamp_int(const struct jv *v) {
+    if (v->t != J_NUM || v->d != v->d) return 0;
+    return v->d >= INT_MAX ? INT_MAX : v->d <= INT_MIN ? INT_MIN : (int)v->d;
+}
+
+/* construct.json is a few MB at scale: the pull tokenizer into one value
+ * tree in the arena, rather than cJSON (which was a tenth of a compare). */
+static int read_construct(struct tree *t, const char *path, struct pt_error *err) {
+    const char *buf;
+    size_t len;
+    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
+    if (!len) {
+        json_unmap_file(buf, len);
+        return pt_errorf(err, "%s: empty file: expected an object mapping node -> parent", path);
+    }
+    struct jparse jp;
+    memset(&jp, 0, sizeof jp);
+    json_lex_init(&jp.lx, buf, len, path, err);
+    struct jv root;
+    int rc = -1;
+    enum json_tok tok = json_lex_next(&jp.lx);
+    if (tok != JT_OBJ_BEGIN) {
+        if (tok != JT_ERROR) pt_errorf(err, "%s: expected an object mapping node -> parent", path);
+        goto out;
+    }
+    if (parse_value(&jp, tok, &root) != 0) {
+        if (jp.oom) pt_errorf(err, "%s: out of memory", path);
+        goto out;
+    }
+    const struct jv *ms = jv_get(&root, "megatron_micro_step_number");
+    if (ms) {
+        t->megatron = 1;
+        t->megatron_steps = clamp_int(ms);
+    }
+    rc = 0;
+    for (uint32_t i = 0; i < root.n; i++) {
+        const struct jv *c = &root.kids[i];
+        if (ms && c == ms) continue;
+        const struct jv *par = c;
+        int32_t micro = 0;
+        if (t->megatron && c->t == J_ARR) {
+            if (c->n != 2) {
+                char esc[256];
+                rc = pt_errorf(err, "%s: \"%s\": a Megatron entry must be [parent, micro_step]", path,
+                               pt_escape(root.keys[i], root.klens[i], esc, sizeof esc));
+                break;
+            }
+            par = &c->kids[0];
+            micro = clamp_int(&c->kids[1]);
+        }
+        const char *p = par->t == J_STR && par->slen ? par->s : NULL;
+        if (tree_add_construct(t, root.keys[i], root.klens[i], p, p ? par->slen : 0, micro) != 0) {
+            rc = pt_errorf(err, "%s: out of memory", path);
+            break;
+        }
+    }
+out:
+    util_arena_free(&jp.ar);
+    free(jp.items);
+    free(jp.keys);
+    free(jp.klens);
+    json_unmap_file(buf, len);
+    return rc;
+}
+
+static int add_lines(struct tree *t, int st, const cJSON *arr) {
+    for (const cJSON *l = arr ? arr->child : NULL; l; l = l->next)
+        if (cJSON_IsString(l) && tree_stack_line(t, st, l->valuestring, strlen(l->valuestring)) != 0) return -1;
+    return 0;
+}
+
+static int read_stack(struct tree *t, const char *path, struct pt_error *err) {
+    cJSON *root;
+    if (json_tree_file(path, &root, err) != 0) return -1;
+    int rc = 0;
+    if (!cJSON_IsObject(root)) { cJSON_Delete(root); return pt_errorf(err, "%s: expected an object", path); }
+    const cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "0");
+    int grouped = zero && !cJSON_IsNull(zero) && !cJSON_IsFalse(zero) &&
+                  !(cJSON_IsArray(zero) && cJSON_GetArraySize(zero) == 0);
+    for (const cJSON *e = root->child; e && rc == 0; e = e->next) {
+        int st = tree_new_stack(t);
+        if (st < 0) { rc = -1; break; }
+        if (grouped) {
+            if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) < 2) continue;
+            const cJSON *ids = cJSON_GetArrayItem(e, 0), *lines = cJSON_GetArrayItem(e, 1);
+            if (add_lines(t, st, lines) != 0) { rc = -1; break; }
+            for (const cJSON *id = ids ? ids->child : NULL; id; id = id->next)
+                if (cJSON_IsString(id) && tree_stack_assign(t, id->valuestring, strlen(id->valuestring), st) != 0) {
+                    rc = -1;
+                    break;
+                }
+        } else {
+            if (add_lines(t, st, cJSON_IsArray(e) ? e : NULL) != 0 ||
+                tree_stack_assign(t, e->string, strlen(e->string), st) != 0)
+                rc = -1;
+        }
+    }
+    cJSON_Delete(root);
+    if (rc) return pt_errorf(err, "%s: out of memory", path);
+    return 0;
+}
+
+int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *err) {
+    *out = NULL;
+    char base[4096], path[4200];
+    struct stat st;
+    if (stat(dir, &st) != 0) return pt_errorf(err, "%s: %s", dir, strerror(errno));
+    if (S_ISREG(st.st_mode)) {
+        snprintf(base, sizeof base, "%s", dir);
+        char *slash = strrchr(base, '/');
+        if (slash) *slash = '\0';
+        else snprintf(base, sizeof base, ".");
+    } else snprintf(base, sizeof base, "%s", dir);
+    struct tree *t = tree_new();
+    if (!t) return pt_errorf(err, "out of memory");
+    t->path = strdup(base);
+    if (S_ISREG(st.st_mode)) snprintf(path, sizeof path, "%s", dir);
+    else snprintf(path, sizeof path, "%s/dump.json", base);
+    if (!fs_is_file(path)) {
+        tree_free(t);
+        return pt_errorf(err, "%s: no dump.json here (expected a rank folder of an msProbe dump)", base);
+    }
+    if (read_dump(t, path, err) != 0) { tree_free(t); return -1; }
+    if (!(flags & GRAPH_NO_STACK)) {
+        snprintf(path, sizeof path, "%s/stack.json", base);
+        if (fs_is_file(path)) {
+            if (read_stack(t, path, err) != 0) { tree_free(t); return -1; }
+            t->stack_file = 1;
+        }
+    }
+    snprintf(path, sizeof path, "%s/construct.json", base);
+    int has_cons = fs_is_file(path);
+    if (has_cons && read_construct(t, path, err) != 0) { tree_free(t); return -1; }
+    if (flags & GRAPH_BUILD) {
+        if (!has_cons) {
+            pt_errorf(err, "%s: no construct.json, so there is no model structure to draw "
+                           "(the trend pane and the table compare still work)", base);
+            tree_free(t);
+            return -1;
+        }
+        if (tree_build(t, err) != 0) { tree_free(t); return -1; }
+    }
+    *out = t;
+    return 0;
+}
+
+/* ---- finding rank folders (probetop-formats(5), DUMP FOLDERS) ---- */
+
+static int add_dir(struct graph_dirs *d, int32_t step, int32_t rank, const char *dir) {
+    struct graph_dir *nv = realloc(d->v, (d->n + 1) * sizeof *nv);
+    if (!nv) return -1;
+    d->v = nv;
+    d->v[d->n].step = step;
+    d->v[d->n].rank = rank;
+    d->v[d->n].dir = strdup(dir);
+    if (!d->v[d->n].dir) return -1;
+    d->n++;
+    return 0;
+}
+
+/* The rank folders the one scanner (model/util/rankdirs.h) found, by the
+ * same rule as every other reader: a procN beside rankN has the same number
+ * here as in `info`. */
+static int take_dirs(struct graph_dirs *d, struct util_rankdirs *u) {
+    int rc = 0;
+    for (size_t i = 0; i < u->n && rc == 0; i++) rc = add_dir(d, u->v[i].step, u->v[i].rank, u->v[i].dir);
+    util_rankdirs_free(u);
+    return rc;
+}
+
+/* The first folder the scanner passed over, for the message when none is left. */
+struct first_note { size_t n; char text[600]; };
+
+static int keep_first(void *ctx, const char *path, const char *why, int skipped) {
+    struct first_note *fn = ctx;
+    if (skipped && !fn->n++) snprintf(fn->text, sizeof fn->text, "%s: %s", path, why);
+    return 0;
+}
+
+int graph_scan(const char *path, struct graph_dirs *out, struct pt_error *err) {
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
+    char p[4200];
+    /* numbers come from the path where it has them: step3/rank5 is step 3, rank 5 */
+    int32_t ps, pr;
+    if (S_ISREG(st.st_mode)) {
+        snprintf(p, sizeof p, "%s", path);
+        char *slash = strrchr(p, '/');
+        if (slash) *slash = '\0'; else snprintf(p, sizeof p, ".");
+        dump_path_numbers(p, &ps, &pr);
+        if (add_dir(out, ps, pr, path) != 0) return pt_errorf(err, "out of memory");
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) return pt_errorf(err, "%s: not a folder or a dump.json file", path);
+    snprintf(p, sizeof p, "%s/dump.json", path);
+    if (fs_is_file(p)) {
+        dump_path_numbers(path, &ps, &pr);
+        if (add_dir(out, ps, pr, path) != 0) return pt_errorf(err, "out of memory");
+        return 0;
+    }
+    struct util_rankdirs u = {0};
+    struct first_note fn = {0};
+    int steps = util_scan_root(path, &u, keep_first, &fn);
+    if (steps == 0) {   /* a step folder: its number is in its name */
+        char *rp = realpath(path, NULL), *base = rp ? strrchr(rp, '/') : NULL;
+        long s = base ? util_num_after(base + 1, "step") : -1;
+        free(rp);
+        if (util_scan_step(path, (int32_t)(s < 0 ? 0 : s), &u, keep_first, &fn) != 0) steps = -1;
+    }
+    if (steps < 0 || take_dirs(out, &u) != 0) {
+        util_rankdirs_free(&u);
+        graph_dirs_free(out);
+        return pt_errorf(err, "out of memory");
+    }
+    if (out->n == 0) {
+        graph_dirs_free(out);
+        if (fn.n)
+            return pt_errorf(err, "%s: no dump found: %zu rank folder(s) skipped, the first %s", path, fn.n, fn.text);
+        return pt_errorf(err, "%s: no dump found (expected dump.json, rankN/procN folders, or stepN folders)", path);
+    }
+    return 0;   /* in step, then rank order, as the scanner lists them */
+}
+
+static int one_step(const struct graph_dirs *d) {
+    for (size_t i = 1; i < d->n; i++)
+        if (d->v[i].step != d->v[0].step) return 0;
+    return 1;
+}
+
+long graph_pair(const struct graph_dirs *a, const struct graph_dirs *b, size_t i) {
+    if (a->n == 1 && b->n == 1) return 0;   /* two rank folders or files: the user paired them */
+    int any_step = one_step(a) && one_step(b);   /* run/step0 against run/step1 */
+    for (size_t j = 0; j < b->n; j++)
+        if (b->v[j].rank == a->v[i].rank && (any_step || b->v[j].step == a->v[i].step)) return (long)j;
+    return -1;
+}
+
+void graph_dirs_free(struct graph_dirs *d) {
+    for (size_t i = 0; i < d->n; i++) free(d->v[i].dir);
+    free(d->v);
+    memset(d, 0, sizeof *d);
+}

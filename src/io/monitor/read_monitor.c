@@ -1,0 +1,790 @@
+/* read_monitor: rank folders `<MonDD_HH-MM-SS>-rank<R>-<uuid>` holding
+ * `<metric>_<a>-<b>.csv` files, read with the semantics of msProbe's
+ * pandas-based importer. */
+#include "src/io/monitor/read_monitor.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "model/layout/layout.h"
+#include "model/cube/names.h"
+#include "model/util/fs.h"
+#include "model/util/util.h"
+#include "src/io/dataset.h"
+#include "src/io/common/json.h"
+#include "src/io/monitor/mon_cache.h"
+#include "src/io/monitor/read_anomaly.h"
+#include "src/io/trenddb/write_trenddb.h"
+
+const char *const mon_metric_names[MON_NMETRICS_ALL] = {
+    "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
+    "param_origin", "param_updated", "other",
+    /* L2 interpretable features (probetop-formats(5), MONITOR CSV TREES) */
+    "attention_hook", "linear_hook", "moe_router_weight_hook", "moe_router_logit_hook"};
+const char *const mon_stat_names[MON_NSTATS] = {
+    "norm", "min", "max", "zeros", "nans", "mean", "entropy", "softmax_max", "sr",
+    "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity",
+    "router_weight_similarity", "per_token_expert_entropy"};
+
+#define CSV_MAX_BYTES ((size_t)4 << 30)
+
+
+/* `MonDD_HH-MM-SS` */
+static int is_timestamp(const char *s, size_t n) {
+    static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    if (n != 14) return 0;
+    int okm = 0;
+    for (int i = 0; i < 12; i++)
+        if (!strncmp(s, mon[i], 3)) okm = 1;
+    if (!okm) return 0;
+    const char *f = "MMMdd_dd-dd-dd";
+    for (int i = 3; i < 14; i++) {
+        if (f[i] == 'd' && !isdigit((unsigned char)s[i])) return 0;
+        if (f[i] != 'd' && s[i] != f[i]) return 0;
+    }
+    return 1;
+}
+
+/* The folder pattern `([\w-]{0,20})-rank(\d{1,5})-` at the start of name.
+ * Returns 1 with the rank, 0 no match, -1 a match whose prefix is no
+ * timestamp. */
+static int match_rankdir(const char *name, long *rank) {
+    /* the regex is greedy on [\w-]{0,20}: try the longest prefix first */
+    size_t n = strlen(name);
+    for (size_t plen = n < 20 ? n : 20;; plen--) {
+        int ok = 1;
+        for (size_t i = 0; i < plen; i++)
+            if (!(isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-')) { ok = 0; break; }
+        if (ok && !strncmp(name + plen, "-rank", 5)) {
+            const char *d = name + plen + 5;
+            size_t nd = 0;
+            while (nd < 5 && isdigit((unsigned char)d[nd])) nd++;
+            /* \d{1,5} then '-': backtracking may use fewer digits, but a
+             * shorter run can only be followed by a digit, not '-' */
+            if (nd >= 1 && d[nd] == '-') {
+                *rank = strtol(d, NULL, 10);
+                return is_timestamp(name, plen) ? 1 : -1;
+            }
+        }
+        if (plen == 0) break;
+    }
+    return 0;
+}
+
+/* `<metric>_<digits>-<digits>.csv` at the start, metric = parts but the last. */
+static int match_csv(const char *name) {
+    const char *us = strrchr(name, '_');
+    if (!us) return -1;
+    size_t ml = (size_t)(us - name);
+    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
+        if (strlen(mon_metric_names[m]) != ml || strncmp(name, mon_metric_names[m], ml)) continue;
+        const char *p = us + 1;
+        if (!isdigit((unsigned char)*p)) return -1;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p++ != '-' || !isdigit((unsigned char)*p)) return -1;
+        while (isdigit((unsigned char)*p)) p++;
+        return strncmp(p, ".csv", 4) ? -1 : m;
+    }
+    return -1;
+}
+
+
+
+
+int monitor_detect(const char *path) {
+    size_t n;
+    char **names = fs_list_dir(path, 0, &n);
+    int found = 0;
+    if (!names) return 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        long r;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        if (match_rankdir(names[i], &r) != 0 && fs_is_dir(p)) found = 1;
+    }
+    fs_free_list(names, n);
+    return found;
+}
+
+void monitor_free(struct monitor_data *md) {
+    free(md->files);
+    moncache_free(md->own);
+    memset(md, 0, sizeof *md);
+}
+
+int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
+    if (!c && !md->own && !(md->own = moncache_new(UINT64_MAX))) return -1;
+    md->pool = moncache_pool(c ? c : md->own);
+    return 0;
+}
+
+const char *monitor_name(const struct monitor_data *md, const struct mon_row *r) { return names_str(md->pool, r->name); }
+
+int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of) {
+    for (size_t i = 0; i < part->nfiles; i++) {
+        int m = metric_of ? metric_of[i] : part->files[i].metric;
+        if (m < 0) continue;
+        if (UTIL_PUSH(md->files, md->nfiles, md->capfiles) != 0) return -1;
+        struct mon_file *f = &md->files[md->nfiles++];
+        *f = part->files[i];
+        f->metric = m;
+        md->statmask |= f->statmask;
+        md->metric_has_files |= 1u << m;
+        if (f->nrows) md->metric_has_rows |= 1u << m;
+    }
+    return 0;
+}
+
+void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
+                         char buf[MONITOR_STAMP_SIZE]) {
+    /* the mapping's pairs by a hash of them: a stamp only has to differ */
+    uint64_t h = mapping_hash(map);
+    snprintf(buf, MONITOR_STAMP_SIZE, "%s map %zu %016llx layout %p follow %d", format, map ? map->n : 0,
+             (unsigned long long)h, (const void *)layout, follow);
+}
+
+/* ---- CSV ---- */
+
+/* Splits one record starting at *p (handles quoted fields with "" escapes
+ * and newlines inside quotes).  Fields are written NUL-terminated into buf;
+ * starts[] gets their offsets.  Returns the number of fields, advancing *p
+ * past the line end; -1 for an unterminated quote. */
+static int csv_record(const char **pp, const char *end, char *buf, size_t bufsize, size_t *starts, int maxf) {
+    const char *p = *pp;
+    size_t o = 0;
+    int nf = 0;
+    for (;;) {
+        if (nf < maxf) starts[nf] = o;
+        if (p < end && *p == '"') {
+            p++;
+            for (;;) {
+                if (p >= end) return -1;
+                if (*p == '"') {
+                    if (p + 1 < end && p[1] == '"') { if (o + 1 < bufsize) buf[o++] = '"'; p += 2; continue; }
+                    p++;
+                    break;
+                }
+                if (o + 1 < bufsize) buf[o++] = *p;
+                p++;
+            }
+        }
+        while (p < end && *p != ',' && *p != '\n' && *p != '\r') {
+            if (o + 1 < bufsize) buf[o++] = *p;
+            p++;
+        }
+        if (o < bufsize) buf[o++] = '\0';
+        nf++;
+        if (p < end && *p == ',') { p++; continue; }
+        if (p < end && *p == '\r') p++;
+        if (p < end && *p == '\n') p++;
+        break;
+    }
+    *pp = p;
+    return nf;
+}
+
+static int is_na(const char *s) {
+    /* most cells are numbers: of those, only "1.#IND" and "1.#QNAN" (and
+     * their minus) are NA tokens */
+    const char *d = s[0] == '-' ? s + 1 : s;
+    if ((*d >= '0' && *d <= '9') || *d == '.') {
+        if (d[0] != '1' || d[1] != '.' || d[2] != '#') return 0;
+    }
+    static const char *const na[] = {"", "nan", "-nan", "NaN", "-NaN", "null", "NULL", "NA", "N/A", "n/a", "<NA>",
+                                     "#NA", "#N/A", "#N/A N/A", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN", "None"};
+    for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
+        if (!strcmp(s, na[i])) return 1;
+    return 0;
+}
+
+/* A statistic cell: 1 with a value (NaN for NA tokens), 0 for NULL. */
+static int stat_cell(const char *s, double *v) {
+    if (is_na(s)) { *v = NAN; return 1; }
+    cJSON tmp = {.type = cJSON_String, .valuestring = (char *)s};
+    if (json_number(&tmp, v)) return 1;
+    return 0;
+}
+
+/* An integer cell (vpp_stage, step, micro_step); 0 if not convertible. */
+static int int_cell(const char *s, int32_t *out) {
+    char *e;
+    while (*s == ' ') s++;
+    if (!*s) return 0;
+    errno = 0;
+    long v = strtol(s, &e, 10);
+    if (*e == '\0' && !errno && v >= INT32_MIN && v <= INT32_MAX) { *out = (int32_t)v; return 1; }
+    /* a float column (pandas turns ints into floats when a cell is empty) */
+    double d = strtod(s, &e);
+    if (*e == '\0' && isfinite(d) && d == floor(d) && d >= INT32_MIN && d <= INT32_MAX) { *out = (int32_t)d; return 1; }
+    return 0;
+}
+
+#define MAX_FIELDS 256
+
+/* What v1_parse reads a file as. */
+struct v1_ctx {
+    int metric;
+    int32_t rank;
+    const struct mapping *map;
+    const struct layout *layout;
+};
+
+/* One CSV's bytes into part (moncache_parse_fn). */
+static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+                    struct mon_part *part) {
+    const struct v1_ctx *cx = vctx;
+    int metric = cx->metric;
+    int32_t rank = cx->rank;
+    if ((!len || buf[len - 1] != '\n') && dataset_young(ds, path)) {
+        /* follow mode: the last row has no line end yet, its writer is at
+         * work: read up to the last whole line, the rest at the next change */
+        if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
+        while (len && buf[len - 1] != '\n') len--;
+        if (!len) { free(buf); return 0; }
+    } else if (len && buf[len - 1] != '\n' && memchr(buf, '\n', len)) {
+        /* the writer is gone and the last row has no line end: it was cut
+         * (its last number may be cut too), so it is left out and the
+         * file is partial (probetop(1), EXIT STATUS) */
+        size_t whole = len, line = 1;
+        while (buf[whole - 1] != '\n') whole--;
+        for (size_t i = 0; i < whole; i++) line += buf[i] == '\n';
+        if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is left out",
+                         path, line) != 0 || dataset_partial(ds, path) != 0) { free(buf); return -1; }
+        len = whole;
+    }
+    const char *p = buf, *end = buf + len;
+    size_t linebuf = 1 << 16;
+    char *fields = malloc(linebuf);
+    size_t starts[MAX_FIELDS];
+    if (!fields) { free(buf); return -1; }
+    int nf = csv_record(&p, end, fields, linebuf, starts, MAX_FIELDS);
+    if (len == 0 || nf <= 0) {
+        dataset_warn(ds, "%s: empty file, expected a header line", path);
+        dataset_skip(ds, path);
+        free(fields);
+        free(buf);
+        return 0;
+    }
+    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MON_NSTATS];
+    uint32_t statmask = 0;
+    for (int s = 0; s < MON_NSTATS; s++) col_stat[s] = -1;
+    for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
+        const char *h = fields + starts[i];
+        if (!strcmp(h, "vpp_stage")) col_vpp = i;
+        else if (!strcmp(h, "name")) col_name = i;
+        else if (!strcmp(h, "step")) col_step = i;
+        else if (!strcmp(h, "micro_step")) col_micro = i;
+        else if (!strcmp(h, "shape")) col_shape = i;
+        else if (!strcmp(h, "dtype")) col_dtype = i;
+        else
+            for (int s = 0; s < MON_NSTATS; s++)
+                if (!strcmp(h, mon_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
+    }
+    if (col_vpp < 0 || col_name < 0) {
+        dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
+        dataset_skip(ds, path);
+        free(fields);
+        free(buf);
+        return 0;
+    }
+    struct mon_file *f = mon_part_add_file(part, metric, rank, statmask);
+    if (!f) { free(fields); free(buf); return -1; }
+    size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
+    char name[8192];
+    while (p < end) {
+        line++;
+        if (*p == '\n') { p++; continue; }
+        int n = csv_record(&p, end, fields, linebuf, starts, MAX_FIELDS);
+        if (n < 0) {
+            dataset_warn(ds, "%s: line %zu: unterminated quoted field; the rest of the file is skipped", path, line);
+            break;
+        }
+#define FIELD(c) ((c) >= 0 && (c) < n && (c) < MAX_FIELDS ? fields + starts[c] : NULL)
+        int32_t vpp, step = 0, micro = 0;
+        const char *fv = FIELD(col_vpp), *fs = FIELD(col_step), *fm = FIELD(col_micro);
+        if (!fv || !int_cell(fv, &vpp) || (col_step >= 0 && (!fs || !int_cell(fs, &step))) ||
+            (col_micro >= 0 && (!fm || !int_cell(fm, &micro)))) {
+            if (!bad++) first_bad = line;
+            continue;
+        }
+        const char *nm = FIELD(col_name);
+        if (!nm || !*nm) nm = "nan";
+        size_t nl = strlen(nm);
+        if (nl >= sizeof name) nl = sizeof name - 1;
+        memcpy(name, nm, nl);
+        name[nl] = '\0';
+        struct pt_error le;
+        if (monitor_rename(cx->map, cx->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
+            dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
+        uint32_t id = names_intern(pool, name, nl, 0, 0);
+        double *v;
+        struct mon_row *r = mon_file_add_row(f, &v);
+        if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
+        *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+        const double *v0 = v;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            if (col_stat[s] < 0) continue;
+            const char *c = FIELD(col_stat[s]);
+            *v = 0;
+            if (c && stat_cell(c, v)) r->present |= 1u << s;
+            v++;
+        }
+        const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
+        mon_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
+#undef FIELD
+    }
+    if (bad)
+        dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
+                     first_bad, bad, bad > 1 ? "s" : "");
+    free(fields);
+    free(buf);
+    return 0;
+}
+
+int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
+                      const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
+    struct v1_ctx cx = {.metric = metric, .rank = rank, .map = map, .layout = layout};
+    const struct mon_part *part;
+    if (monitor_use_cache(md, NULL) != 0) {
+        free(buf);
+        return -1;
+    }
+    if (moncache_parse_bytes(md->own, buf, len, path, v1_parse, &cx, ds, &part) != 0) return -1;
+    return monitor_add_part(md, part, NULL);
+}
+
+int monitor_rename(const struct mapping *map, const struct layout *layout, int32_t rank, int32_t vpp, char *name,
+                   size_t size, size_t *len, struct pt_error *le) {
+    size_t nl = *len;
+    for (size_t k = 0; map && k < map->n; k++) {
+        /* plain substring replacement, all occurrences, pair by pair */
+        char out[8192];
+        size_t o = 0, fl = strlen(map->from[k]), tl = strlen(map->to[k]), cap = size < sizeof out ? size : sizeof out;
+        const char *s = name;
+        while (*s && o + 1 < cap) {
+            if (fl && !strncmp(s, map->from[k], fl) && o + tl < cap) { memcpy(out + o, map->to[k], tl); o += tl; s += fl; }
+            else out[o++] = *s++;
+        }
+        out[o] = '\0';
+        memcpy(name, out, o + 1);
+        nl = o;
+    }
+    *len = nl;
+    if (!layout) return 0;
+    char renamed[8192 + 8];
+    int r = layout_rename(layout, rank, layout_target_chunk(name, nl, vpp), name, nl, renamed, sizeof renamed, le);
+    if (r < 0) return -1;
+    if (r == 1) {
+        nl = strlen(renamed);
+        if (nl >= size) nl = size - 1;
+        memcpy(name, renamed, nl);
+        name[nl] = '\0';
+        *len = nl;
+    }
+    return 0;
+}
+
+void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct dataset *ds) {
+    size_t o = 0, l2 = 0;
+    md->metric_has_files = md->metric_has_rows = md->statmask = 0;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        struct mon_file *f = &md->files[i];
+        if (f->metric < 0 || f->metric >= MON_NMETRICS) {
+            l2++;
+            continue;
+        }
+        /* the other columns' values stay in the rows, unread */
+        f->statmask &= (1u << MON_NSTATS_TDB) - 1;
+        md->metric_has_files |= 1u << f->metric;
+        if (f->nrows) md->metric_has_rows |= 1u << f->metric;
+        md->statmask |= f->statmask;
+        md->files[o++] = *f;
+    }
+    md->nfiles = o;
+    if (l2)
+        dataset_warn(ds, "%s: %zu L2 feature file%s (attention_hook, linear_hook, moe_router_*_hook) not written: "
+                     "msProbe's trend database has no metric for them (probetop reads them)", data, l2,
+                     l2 > 1 ? "s" : "");
+}
+
+static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
+                     struct pt_error *err);
+
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err) {
+    return read_tree(path, map, layout, 0, 0, NULL, ds, md, err);
+}
+
+int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    return read_tree(path, map, layout, shard_k, shard_n, NULL, ds, md, err);
+}
+
+int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
+                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    return read_tree(path, map, layout, 0, 0, cache, ds, md, err);
+}
+
+static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
+                        struct pt_error *err);
+
+/* The rank folders' CSVs through cache (NULL: md's own). */
+static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
+                     struct pt_error *err) {
+    memset(md, 0, sizeof *md);
+    char stamp[MONITOR_STAMP_SIZE];
+    monitor_cache_stamp("monitor", map, layout, ds->follow, stamp);
+    if (monitor_use_cache(md, cache) != 0) return pt_errorf(err, "out of memory");
+    struct mon_cache *c = cache ? cache : md->own;
+    if (moncache_begin(c, stamp) != 0) {
+        monitor_free(md);
+        return pt_errorf(err, "out of memory");
+    }
+    md->pool = moncache_pool(c);   /* begin may have made a new one */
+    int rc = read_folders(path, map, layout, shard_k, shard_n, c, ds, md, err);
+    if (rc != 0) monitor_free(md);
+    return rc;
+}
+
+static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
+                        struct pt_error *err) {
+    size_t n;
+    char **names = fs_list_dir(path, 0, &n);
+    if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
+    struct { long rank; char *dir; } *rd = calloc(n ? n : 1, sizeof *rd);
+    size_t nr = 0;
+    if (!rd) { fs_free_list(names, n); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < n; i++) {
+        long r;
+        int m = match_rankdir(names[i], &r);
+        if (m == 0) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        if (m < 0) {
+            for (size_t k = 0; k < nr; k++) free(rd[k].dir);
+            free(rd);
+            fs_free_list(names, n);
+            return pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
+        }
+        if (!fs_is_dir(p)) continue;
+        /* the same rank twice: the later listed wins, as in msProbe */
+        size_t k;
+        for (k = 0; k < nr && rd[k].rank != r; k++) {}
+        if (k < nr) {
+            dataset_warn(ds, "%s: rank %ld appears twice; using %s", path, r, names[i]);
+            dataset_skip(ds, rd[k].dir);
+            free(rd[k].dir);
+        } else nr++;
+        rd[k].rank = r;
+        rd[k].dir = strdup(p);
+    }
+    fs_free_list(names, n);
+    if (nr == 0) {
+        free(rd);
+        return pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
+    }
+    /* ranks ascending */
+    for (size_t i = 1; i < nr; i++)
+        for (size_t j = i; j > 0 && rd[j - 1].rank > rd[j].rank; j--) {
+            long t = rd[j].rank; char *d = rd[j].dir;
+            rd[j].rank = rd[j - 1].rank; rd[j].dir = rd[j - 1].dir;
+            rd[j - 1].rank = t; rd[j - 1].dir = d;
+        }
+    int rc = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
+    md->folders_all = nr;
+    if (shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
+        size_t o = 0, all = nr;
+        for (size_t i = 0; i < all; i++) {
+            if (i * (size_t)shard_n / all != (size_t)(shard_k - 1)) { free(rd[i].dir); continue; }
+            rd[o++] = rd[i];
+        }
+        nr = o;
+    }
+    md->nranks = (int)nr;
+    long cut = LONG_MAX;
+    if (ds->max_steps > 0) {   /* progressive loading: the files of the first steps */
+        long *firsts = NULL;
+        size_t nfirst = 0, cap = 0;
+        for (size_t i = 0; i < nr && rc == 0; i++)
+            if (dataset_csv_first_steps(rd[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = -1;
+        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
+        free(firsts);
+    }
+    /* every file's path and parse context, in order, then parsed on all
+     * cores (moncache_read_many) */
+    char **paths = NULL;
+    struct v1_ctx *cxs = NULL;
+    size_t np = 0, cappaths = 0, capcxs = 0;
+    for (size_t i = 0; i < nr && rc == 0; i++) {
+        size_t nfs;
+        char **files = fs_list_dir(rd[i].dir, 0, &nfs);
+        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+            int m = match_csv(files[k]);
+            if (m < 0 || dataset_csv_first_step(files[k]) > cut) continue;
+            size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
+            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
+                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 || !(paths[np] = malloc(pl))) {
+                rc = -1;
+                break;
+            }
+            snprintf(paths[np], pl, "%s/%s", rd[i].dir, files[k]);
+            cxs[np++] = (struct v1_ctx){.metric = m, .rank = (int32_t)rd[i].rank, .map = map, .layout = layout};
+        }
+        if (files) fs_free_list(files, nfs);
+    }
+    const struct mon_part **parts = rc == 0 ? calloc(np ? np : 1, sizeof *parts) : NULL;
+    if (!parts) rc = -1;
+    if (rc == 0) rc = moncache_read_many(c, (const char *const *)paths, np, CSV_MAX_BYTES, v1_parse, cxs, sizeof *cxs, 0,
+                                         ds, parts);
+    for (size_t i = 0; i < np && rc == 0; i++) {
+        rc = monitor_add_part(md, parts[i], NULL);
+        if (rc == 0) ds->files_read++;
+    }
+    for (size_t i = 0; i < np; i++) free(paths[i]);
+    free(paths);
+    free(cxs);
+    free(parts);
+    for (size_t k = 0; k < nr; k++) free(rd[k].dir);
+    free(rd);
+    if (rc != 0) return pt_errorf(err, "out of memory reading %s", path);
+    /* every file was read: what the cache holds of files gone goes */
+    moncache_end(c, shard_n == 0 && cut == LONG_MAX);
+    return 0;
+}
+
+/* ---- steps ---- */
+
+void monitor_steps_free(struct mon_steps *s) {
+    free(s->orig);
+    free(s->offset);
+    free(s->count);
+    memset(s, 0, sizeof *s);
+}
+
+int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->micro = micro;
+    size_t total = 0;
+    for (size_t i = 0; i < md->nfiles; i++) total += md->files[i].nrows;
+    if (!micro) {
+        int any = 0;
+        s->min_step = 0;
+        s->max_step = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            for (size_t r = 0; r < md->files[i].nrows; r++) {
+                int32_t st = md->files[i].rows[r].step;
+                if (!any || st < s->min_step) s->min_step = st;
+                if (st > s->max_step) s->max_step = st;
+                any = 1;
+            }
+        return 0;
+    }
+    /* micro_step 2000000000 in one row would lay out two billion steps */
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++)
+            if (md->files[i].rows[r].micro >= CUBE_MAX_STEPS)
+                return pt_errorf(err, "%s: micro_step %ld at step %ld: more than the %d steps probetop lays out",
+                                 md->files[i].path, (long)md->files[i].rows[r].micro,
+                                 (long)md->files[i].rows[r].step, CUBE_MAX_STEPS);
+    int32_t *all = malloc((total ? total : 1) * sizeof *all);
+    if (!all) return pt_errorf(err, "out of memory");
+    size_t k = 0;
+    /* a file's rows are mostly of one step: runs are taken once, before the sort */
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++)
+            if (!k || all[k - 1] != md->files[i].rows[r].step) all[k++] = md->files[i].rows[r].step;
+    qsort(all, k, sizeof *all, util_cmp_i32);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!u || all[u - 1] != all[i]) all[u++] = all[i];
+    s->orig = all;
+    s->n = u;
+    s->count = calloc(u ? u : 1, sizeof *s->count);
+    s->offset = calloc(u ? u : 1, sizeof *s->offset);
+    if (!s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
+    for (size_t i = 0; i < md->nfiles; i++) {
+        int32_t *cnt = NULL, at = 0;
+        for (size_t r = 0; r < md->files[i].nrows; r++) {
+            const struct mon_row *row = &md->files[i].rows[r];
+            if (!cnt || row->step != at) {
+                int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, util_cmp_i32);
+                cnt = &s->count[pos - s->orig];
+                at = row->step;
+            }
+            if (row->micro + 1 > *cnt) *cnt = row->micro + 1;
+        }
+    }
+    int64_t off = 0;
+    for (size_t j = 0; j < u; j++) {
+        s->offset[j] = (int32_t)off;
+        off += s->count[j];
+        if (off > CUBE_MAX_STEPS) {
+            int32_t steps = s->orig[j];
+            monitor_steps_free(s);
+            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out",
+                             md->nfiles ? md->files[0].path : "monitor data", CUBE_MAX_STEPS, (long)steps);
+        }
+    }
+    s->min_step = 0;
+    s->max_step = (int32_t)off - 1;
+    return 0;
+}
+
+int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r) {
+    if (!s->micro) return r->step;
+    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
+    return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
+}
+
+uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct monitor_data *md,
+                        const struct mon_row *r, int32_t call) {
+    const char *name = names_str(md->pool, r->name);
+    if (r->vpp || call) return names_intern(nm, name, strlen(name), r->vpp, call);
+    if (r->name >= t->n) {
+        size_t n = names_count(md->pool);
+        uint32_t *m = realloc(t->memo, (n ? n : 1) * sizeof *m);
+        if (!m) return NAMES_NONE;
+        for (size_t i = t->n; i < n; i++) m[i] = NAMES_NONE;
+        t->memo = m;
+        t->n = n;
+    }
+    if (t->memo[r->name] == NAMES_NONE) t->memo[r->name] = names_intern(nm, name, strlen(name), 0, 0);
+    return t->memo[r->name];
+}
+
+void monitor_targets_free(struct mon_targets *t) {
+    free(t->memo);
+    memset(t, 0, sizeof *t);
+}
+
+void mon_row_mark_notensor(struct mon_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
+    if (!valmask || !shape_dtype_na) return;
+    for (int s = 0, k = 0; s < MON_NSTATS; s++) {
+        if (!(valmask & (1u << s))) continue;
+        if ((r->present & (1u << s)) && !isnan(vals[k])) return;   /* a number: a tensor */
+        k++;
+    }
+    r->present |= MON_ROW_NOTENSOR;
+}
+
+size_t monitor_notensor_rows(const struct monitor_data *md) {
+    size_t n = 0;
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MON_ROW_NOTENSOR) != 0;
+    return n;
+}
+
+int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
+                         const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b) {
+    struct names *nm = cube_builder_names(b);
+    int32_t at = 0, step = 0;
+    for (size_t r = 0; r < f->nrows; r++) {
+        const struct mon_row *row = &f->rows[r];
+        uint32_t t = monitor_target(tg, nm, md, row, micro_axis ? 0 : row->micro);
+        double v[MON_NSTATS];
+        uint32_t present = 0;
+        const double *src = f->vals + r * (size_t)f->nval;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            if (!(f->valmask & (1u << s))) continue;
+            double x = *src++;
+            int k = stat_idx[s];
+            if ((row->present & (1u << s)) && k >= 0) { v[k] = x; present |= 1u << k; }
+        }
+        /* a file's rows are mostly of one step: its place looked up once */
+        if (r == 0 || row->step != at) {
+            struct mon_row key = {.step = row->step};
+            step = monitor_row_step(st, &key);
+            at = row->step;
+        }
+        int32_t at_step = step + (st->micro ? row->micro : 0);
+        if (t == NAMES_NONE ||
+            (row->present & MON_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
+                                             : cube_builder_add(b, metric, t, at_step, f->rank, v, present)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- into the cube ---- */
+
+int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    struct mapping map = {0};
+    struct monitor_data md;
+    struct mon_steps st;
+    if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
+    int rc = monitor_read_cached(path, &map, o->layout, o->mon_cache, ds, &md, err);
+    mapping_free(&map);
+    if (rc != 0) return -1;
+    if (!md.metric_has_rows) {
+        monitor_free(&md);
+        return pt_errorf(err, "%s: no usable row in any <metric>_<a>-<b>.csv file%s%s%s", path,
+                         ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "", ds->nwarnings ? ")" : "");
+    }
+    if (monitor_steps(&md, o->micro_step, &st, err) != 0) { monitor_free(&md); return -1; }
+    struct names *nm = names_new();
+    struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
+    if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
+    int metric_of[MON_NMETRICS_ALL], stat_idx[MON_NMETRICS_ALL][MON_NSTATS];
+    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
+        metric_of[m] = -1;
+        if (!(md.metric_has_rows & (1u << m))) continue;
+        /* the metric's statistics: columns its files had, in the fixed order */
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md.nfiles; i++)
+            if (md.files[i].metric == m) mask |= md.files[i].statmask;
+        const char *stats[MON_NSTATS];
+        int ns = 0;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            stat_idx[m][s] = mask & (1u << s) ? ns : -1;
+            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+        }
+        metric_of[m] = cube_builder_metric(b, mon_metric_names[m], ns, stats);
+    }
+    if (o->micro_step)
+        for (size_t j = 0; j < st.n; j++)
+            for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
+                if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
+    struct mon_targets tg = {0};
+    for (size_t i = 0; i < md.nfiles && rc == 0; i++)
+        if (metric_of[md.files[i].metric] >= 0 &&
+            monitor_file_to_cube(&md, &md.files[i], metric_of[md.files[i].metric], stat_idx[md.files[i].metric],
+                                 &st, o->micro_step, &tg, b) != 0)
+            rc = pt_errorf(err, "out of memory");
+    monitor_targets_free(&tg);
+    ds->notensor_rows = monitor_notensor_rows(&md);
+    if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+    if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
+    cube_builder_free(b);
+    monitor_steps_free(&st);
+    monitor_free(&md);
+    return rc;
+}
+
+/* ---- the reader table's row (formats.h) ---- */
+
+static int detect_monitor(const char *path, const struct stat *st) {
+    return S_ISDIR(st->st_mode) && monitor_detect(path) ? 100 : 0;
+}
+
+const struct ds_format_ops ds_format_monitor = {
+    .name = "monitor",
+    .what = "monitor folder (*-rank*-*/ with CSV files)",
+    .detect = detect_monitor,
+    .load = monitor_load,
+    .write_trenddb = trenddb_write_monitor,
+    .labels = LABELS_MONITOR,
+};

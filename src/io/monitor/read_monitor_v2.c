@@ -1,0 +1,607 @@
+/* read_monitor_v2: msProbe monitor_v2 CSV trees (probetop-formats(5),
+ * MONITOR V2 CSV TREES): `rank_<R>/<slug>[_step<a>-<b>].csv`, one metric
+ * per slug and scope (`module/forward`), the step axis of the v1 monitor
+ * reader (monitor_steps), its label rules.  Files are appended to while
+ * training runs: a last row without its line end is not read yet. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/cube/names.h"
+#include "model/util/fs.h"
+#include "model/util/util.h"
+#include "src/io/dataset.h"
+#include "src/io/formats.h"
+#include "src/io/common/json.h"
+#include "src/io/monitor/mon_cache.h"
+#include "src/io/monitor/read_anomaly.h"
+#include "src/io/monitor/read_monitor.h"
+#include "src/io/monitor/read_monitor_v2.h"
+#include "src/io/trenddb/write_trenddb.h"
+
+#define V2_MAX_FIELDS 64
+#define V2_MAX_BYTES ((size_t)4 << 30)
+
+static const char *const v2_slugs[] = {"module", "weight_grad", "optimizer", "param", "cc"};
+#define V2_NSLUGS (sizeof v2_slugs / sizeof *v2_slugs)
+
+/* `rank_<digits>`: 1 with the rank. */
+static int match_rankdir(const char *name, long *rank) {
+    if (strncmp(name, "rank_", 5) || !isdigit((unsigned char)name[5])) return 0;
+    char *e;
+    errno = 0;
+    long r = strtol(name + 5, &e, 10);
+    if (*e || errno || r > INT32_MAX) return 0;
+    *rank = r;
+    return 1;
+}
+
+/* `<slug>.csv` or `<slug>_step<a>-<b>.csv`: the slug's index, or -1. */
+static int match_csv(const char *name) {
+    for (size_t s = 0; s < V2_NSLUGS; s++) {
+        size_t l = strlen(v2_slugs[s]);
+        if (strncmp(name, v2_slugs[s], l)) continue;
+        const char *p = name + l;
+        if (!strcmp(p, ".csv")) return (int)s;
+        if (strncmp(p, "_step", 5)) continue;   /* "param" must not take "param_x" */
+        p += 5;
+        if (!isdigit((unsigned char)*p)) continue;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p++ != '-' || !isdigit((unsigned char)*p)) continue;
+        while (isdigit((unsigned char)*p)) p++;
+        if (!strcmp(p, ".csv")) return (int)s;
+    }
+    return -1;
+}
+
+static int detect_monitor_v2(const char *path, const struct stat *st) {
+    if (!S_ISDIR(st->st_mode)) return 0;
+    size_t n;
+    char **names = fs_list_dir(path, 0, &n);
+    int found = 0;
+    for (size_t i = 0; names && i < n && !found; i++) {
+        long r;
+        if (!match_rankdir(names[i], &r)) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        size_t nf;
+        char **files = fs_list_dir(p, 0, &nf);
+        for (size_t k = 0; files && k < nf && !found; k++) found = match_csv(files[k]) >= 0;
+        if (files) fs_free_list(files, nf);
+    }
+    if (names) fs_free_list(names, n);
+    return found ? 100 : 0;
+}
+
+/* Splits line (NUL-terminated, no line end; the writer never quotes) at
+ * commas in place.  Returns the number of fields. */
+static int split(char *line, char **f, int max) {
+    int n = 0;
+    for (char *p = line;;) {
+        if (n < max) f[n] = p;
+        n++;
+        char *c = strchr(p, ',');
+        if (!c) break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+static int int_field(const char *s, int32_t *out) {
+    char *e;
+    errno = 0;
+    double d = strtod(s, &e);   /* "2" and "2.0" alike */
+    if (e == s || *e || errno || !isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return 0;
+    *out = (int32_t)d;
+    return 1;
+}
+
+/* Python's float text: digits, "nan", "inf", "-inf" (strtod reads them all). */
+static int float_field(const char *s, double *out) {
+    char *e;
+    if (!*s) return 0;
+    *out = strtod(s, &e);
+    return *e == '\0';
+}
+
+/* The metric of a part's file, "slug/scope": its index in mt, added when
+ * new; -1 when mt is full (with a note naming the file). */
+static int metric_in(struct v2_metrics *mt, const char *name, const char *path, struct dataset *ds) {
+    for (int i = 0; i < mt->n; i++)
+        if (!strcmp(mt->name[i], name)) return i;
+    if (mt->n == MONITOR_V2_MAX_METRICS) {
+        dataset_warn(ds, "%s: more than %d slug/scope metrics: %s is not read", path, MONITOR_V2_MAX_METRICS, name);
+        return -1;
+    }
+    snprintf(mt->name[mt->n], sizeof mt->name[mt->n], "%s", name);
+    return mt->n++;
+}
+
+/* The file of part for "slug/scope" (a part holds one a scope): found or
+ * added.  NULL without memory. */
+static struct mon_file *file_for(struct mon_part *part, const char *metric, int32_t rank, uint32_t statmask) {
+    for (size_t i = 0; i < part->nfiles; i++)
+        if (!strcmp(part->metric_names[i], metric)) return &part->files[i];
+    char **mn = realloc(part->metric_names, (part->nfiles + 1) * sizeof *mn);
+    if (!mn) return NULL;
+    part->metric_names = mn;
+    if (!(mn[part->nfiles] = strdup(metric))) return NULL;
+    struct mon_file *f = mon_part_add_file(part, (int)part->nfiles, rank, statmask);
+    if (!f) free(mn[part->nfiles]);
+    return f;
+}
+
+/* What a file is read as: its slug and rank, --mapping, --parallel's
+ * layout (data2db). */
+struct v2_ctx {
+    int slug;
+    int32_t rank;
+    const struct mapping *map;
+    const struct layout *layout;
+    size_t rename_bad;   /* --parallel failures (the first is a note) */
+    size_t long_names;   /* rows of the file whose module_name is too long, */
+    size_t long_line;    /* the first's line */
+};
+
+/* A module_name of this many bytes or more, as written or once --mapping
+ * and --parallel have renamed it (monitor_rename cuts at the buffer), is
+ * refused, never cut: cut, two names differing past the cut would become
+ * one target (probetop-formats(5)). */
+#define V2_NAME_MAX 8191
+
+struct v2_cols {
+    int vpp, step, name, scope, micro, stat[MON_NSTATS];
+    uint32_t statmask;
+};
+
+/* The header line: 0, or -1 with a note naming what is missing. */
+static int read_header(char *line, struct v2_cols *c, const char *path, struct dataset *ds) {
+    char *f[V2_MAX_FIELDS];
+    int n = split(line, f, V2_MAX_FIELDS);
+    c->vpp = c->step = c->name = c->scope = c->micro = -1;
+    c->statmask = 0;
+    for (int s = 0; s < MON_NSTATS; s++) c->stat[s] = -1;
+    for (int i = 0; i < n && i < V2_MAX_FIELDS; i++) {
+        if (!strcmp(f[i], "vpp_stage")) c->vpp = i;
+        else if (!strcmp(f[i], "step")) c->step = i;
+        else if (!strcmp(f[i], "module_name")) c->name = i;
+        else if (!strcmp(f[i], "scope")) c->scope = i;
+        else if (!strcmp(f[i], "micro_step")) c->micro = i;
+        else
+            for (int s = 0; s < MON_NSTATS; s++)
+                if (!strcmp(f[i], mon_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
+    }
+    const char *miss = c->vpp < 0 ? "vpp_stage" : c->step < 0 ? "step" : c->name < 0 ? "module_name"
+                     : c->scope < 0 ? "scope" : NULL;
+    if (miss) {
+        dataset_warn(ds, "%s: line 1: header lacks the %s column (expected vpp_stage,step,module_name,scope,...)",
+                     path, miss);
+        return -1;
+    }
+    return 0;
+}
+
+/* A file without a micro_step column writes one set of rows per
+ * micro-batch in call order: the k-th row of a name, scope, vpp and step
+ * is micro step k.  seen counts them (per file).  -1 out of memory. */
+static int call_order_micro(struct util_smap *seen, char *const *f, const struct v2_cols *c, int32_t vpp,
+                            int32_t step, int32_t *micro) {
+    /* whole: the scope is under 128 bytes and the name under V2_NAME_MAX
+     * (read_row), so two rows never share a key by being cut */
+    char key[V2_NAME_MAX + 192];
+    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%s", f[c->scope], (int)vpp, (int)step, f[c->name]);
+    int32_t *v = util_smap_slot(seen, key, 1);
+    if (!v) return -1;
+    *micro = ++*v;
+    return 0;
+}
+
+/* One data row into part (line: its number, for notes).  1 read, 0 a bad
+ * row, 2 a name too long (counted in cx), -1 out of memory. */
+static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
+                    struct names *pool, struct dataset *ds, struct mon_part *part, struct util_smap *seen) {
+    char *f[V2_MAX_FIELDS];
+    int n = split(line, f, V2_MAX_FIELDS);
+    int need = c->vpp > c->step ? c->vpp : c->step;
+    if (c->name > need) need = c->name;
+    if (c->scope > need) need = c->scope;
+    if (c->micro > need) need = c->micro;
+    if (n <= need || n > V2_MAX_FIELDS || !*f[c->name] || !*f[c->scope]) return 0;
+    int32_t vpp, step, micro = 0;
+    if (!int_field(f[c->vpp], &vpp) || !int_field(f[c->step], &step) || (c->micro >= 0 && !int_field(f[c->micro], &micro)))
+        return 0;
+    /* v2 counts a micro_step column from 1 (weight_grad: the micro-batch,
+     * or the number of them for a step's accumulated gradient); micro steps
+     * here count from 0, as v1's and the call order's do */
+    if (c->micro >= 0 && micro < 1) return 0;
+    if (c->micro >= 0) micro--;
+    char metric[128];
+    if ((size_t)snprintf(metric, sizeof metric, "%s/%s", v2_slugs[cx->slug], f[c->scope]) >= sizeof metric) return 0;
+    char name[V2_NAME_MAX + 1];
+    size_t nl = strlen(f[c->name]);
+    if (nl >= V2_NAME_MAX) {   /* cut, it would become another name: said by v2_parse */
+        if (!cx->long_names++) cx->long_line = lineno;
+        return 2;
+    }
+    if (c->micro < 0 && call_order_micro(seen, f, c, vpp, step, &micro) != 0) return -1;
+    memcpy(name, f[c->name], nl);
+    name[nl] = '\0';
+    struct pt_error le;
+    if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
+        dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
+    if (nl >= V2_NAME_MAX) {   /* the renamed name reached the end of the buffer: maybe cut */
+        if (!cx->long_names++) cx->long_line = lineno;
+        return 2;
+    }
+    struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
+    uint32_t id = names_intern(pool, name, nl, 0, 0);
+    double *v;
+    struct mon_row *r = mf && id != NAMES_NONE ? mon_file_add_row(mf, &v) : NULL;
+    if (!r) return -1;
+    *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    const double *v0 = v;
+    for (int s = 0; s < MON_NSTATS; s++) {
+        if (!(c->statmask & (1u << s))) continue;
+        *v = 0;
+        if (c->stat[s] < n && float_field(f[c->stat[s]], v)) r->present |= 1u << s;
+        v++;
+    }
+    mon_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
+    return 1;
+}
+
+/* One CSV's bytes (buf, taken over and freed) into part
+ * (moncache_parse_fn).  Bad rows and files are notes; -1 only without
+ * memory. */
+static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+                    struct mon_part *part) {
+    struct v2_ctx *cx = vctx;
+    char *p = buf, *end = buf + len;
+    char *nl = memchr(p, '\n', len);
+    struct v2_cols c;
+    if (!nl) {   /* no whole header yet: a file just created */
+        int rc = dataset_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
+        free(buf);
+        return rc;
+    }
+    *nl = '\0';
+    if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
+    if (read_header(p, &c, path, ds) != 0) {
+        free(buf);
+        return dataset_skip(ds, path) < 0 ? -1 : 0;
+    }
+    size_t line = 1, bad = 0, first_bad = 0;
+    struct util_smap seen = {0};
+    int rc = 0;
+    cx->rename_bad = cx->long_names = 0;
+    for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
+        line++;
+        if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
+            if (dataset_young(ds, path)) {
+                if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) rc = -1;
+            } else if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is "
+                                        "left out", path, line) != 0 || dataset_partial(ds, path) != 0) {
+                rc = -1;   /* the writer is gone: the row was cut (probetop(1), EXIT STATUS) */
+            }
+            break;
+        }
+        *nl = '\0';
+        if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
+        if (!*p) continue;
+        rc = read_row(p, &c, path, line, cx, pool, ds, part, &seen);
+        if (rc == 0 && !bad++) first_bad = line;
+    }
+    if (bad)
+        dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step, a micro_step from 1, a "
+                     "module_name and a scope skipped", path, first_bad, bad, bad > 1 ? "s" : "");
+    if (cx->long_names)
+        dataset_warn(ds, "%s: line %zu: %zu row%s whose module_name has %d bytes or more (as written or renamed) "
+                     "skipped (cut, it would be taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
+                     V2_NAME_MAX);
+    util_smap_free(&seen);
+    free(buf);
+    return rc < 0 ? -1 : 0;
+}
+
+/* part's files into md, their metrics numbered in mt.  -1 without memory. */
+static int add_part(struct monitor_data *md, struct v2_metrics *mt, const struct mon_part *part, struct dataset *ds) {
+    int *mo = malloc((part->nfiles ? part->nfiles : 1) * sizeof *mo);
+    if (!mo) return -1;
+    for (size_t i = 0; i < part->nfiles; i++) mo[i] = metric_in(mt, part->metric_names[i], part->path, ds);
+    int rc = monitor_add_part(md, part, mo);
+    free(mo);
+    return rc;
+}
+
+int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, const struct mapping *map,
+                         struct v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
+    struct v2_ctx cx = {.slug = slug, .rank = rank, .map = map};
+    const struct mon_part *part;
+    if (slug < 0 || slug >= (int)V2_NSLUGS) {
+        free(buf);
+        return 0;
+    }
+    if (monitor_use_cache(md, NULL) != 0) {
+        free(buf);
+        return -1;
+    }
+    if (moncache_parse_bytes(md->own, buf, len, path, v2_parse, &cx, ds, &part) != 0) return -1;
+    return add_part(md, mt, part, ds);
+}
+
+struct v2_rank {
+    long rank;
+    char *dir;
+};
+
+static int cmp_rank(const void *a, const void *b) {
+    long x = ((const struct v2_rank *)a)->rank, y = ((const struct v2_rank *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+/* What a tree is read with. */
+struct v2_read {
+    const struct mapping *map;
+    const struct layout *layout;
+    struct v2_metrics *mt;
+    struct mon_cache *cache;
+    struct dataset *ds;
+    struct monitor_data *md;
+};
+
+/* Every rank_<R> folder's CSVs, ranks ascending, files by name; with
+ * o->shard_n, only the o->shard_k-th of that many blocks of ranks (as the v1
+ * reader's shard). */
+static int read_tree(const char *path, const struct load_opts *o, struct v2_read *rd, struct pt_error *err) {
+    struct dataset *ds = rd->ds;
+    struct monitor_data *md = rd->md;
+    size_t n, nr = 0;
+    char **names = fs_list_dir(path, 0, &n);
+    if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
+    struct v2_rank *rk = calloc(n ? n : 1, sizeof *rk);
+    int rc = rk ? 0 : pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        long r;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, names[i]);
+        if (!match_rankdir(names[i], &r) || !fs_is_dir(p)) continue;
+        rk[nr].rank = r;
+        if (!(rk[nr++].dir = strdup(p))) rc = pt_errorf(err, "out of memory");
+    }
+    fs_free_list(names, n);
+    if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor_v2 rank folder (rank_<R>) here", path);
+    if (rc == 0) qsort(rk, nr, sizeof *rk, cmp_rank);
+    for (size_t i = 0; i < nr; i++)
+        if ((int32_t)rk[i].rank > md->max_rank) md->max_rank = (int32_t)rk[i].rank;
+    md->folders_all = nr;
+    if (o->shard_n > 0) {   /* the K-th block of the ranks, ascending */
+        size_t k = 0, all = nr;
+        for (size_t i = 0; i < all; i++) {
+            if (i * (size_t)o->shard_n / all != (size_t)(o->shard_k - 1)) { free(rk[i].dir); continue; }
+            rk[k++] = rk[i];
+        }
+        nr = k;
+    }
+    long cut = LONG_MAX;
+    if (ds->max_steps > 0 && rc == 0) {   /* progressive loading: the files of the first steps */
+        long *firsts = NULL;
+        size_t nfirst = 0, cap = 0;
+        for (size_t i = 0; i < nr && rc == 0; i++)
+            if (dataset_csv_first_steps(rk[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = pt_errorf(err, "out of memory");
+        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
+        free(firsts);
+    }
+    /* every file's path and parse context, in order, then parsed on all
+     * cores (moncache_read_many), a rank at a time */
+    char **paths = NULL;
+    struct v2_ctx *cxs = NULL;
+    const struct mon_part **parts = NULL;
+    size_t cappaths = 0, capcxs = 0, capparts = 0;
+    for (size_t i = 0; i < nr && rc == 0; i++) {
+        size_t nfs, np = 0;
+        char **files = fs_list_dir(rk[i].dir, 0, &nfs);
+        if (o->cancel && *o->cancel) rc = pt_errorf(err, "cancelled");
+        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
+            int slug = match_csv(files[k]);
+            if (slug < 0 || dataset_csv_first_step(files[k]) > cut) continue;
+            size_t pl = strlen(rk[i].dir) + strlen(files[k]) + 2;
+            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
+                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 ||
+                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
+                rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
+                break;
+            }
+            snprintf(paths[np], pl, "%s/%s", rk[i].dir, files[k]);
+            cxs[np++] = (struct v2_ctx){.slug = slug, .rank = (int32_t)rk[i].rank, .map = rd->map, .layout = rd->layout};
+        }
+        if (files) fs_free_list(files, nfs);
+        if (rc == 0 && moncache_read_many(rd->cache, (const char *const *)paths, np, V2_MAX_BYTES, v2_parse, cxs,
+                                          sizeof *cxs, 0, ds, parts) != 0)
+            rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
+        for (size_t k = 0; k < np && rc == 0; k++) {
+            if (add_part(md, rd->mt, parts[k], ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
+            else ds->files_read++;
+        }
+        for (size_t k = 0; k < np; k++) free(paths[k]);
+    }
+    free(paths);
+    free(cxs);
+    free(parts);
+    md->nranks = (int)nr;
+    for (size_t i = 0; i < nr; i++) free(rk[i].dir);
+    free(rk);
+    /* every file was read: what the cache holds of files gone goes */
+    if (rc == 0) moncache_end(rd->cache, o->shard_n == 0 && cut == LONG_MAX);
+    return rc;
+}
+
+/* md's rows into a cube builder: one metric per slug/scope, its ops in
+ * the fixed column order. */
+static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt, const struct mon_steps *st,
+                     int micro_axis, struct cube_builder *b, struct pt_error *err) {
+    int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MON_NSTATS];
+    for (int m = 0; m < mt->n; m++) {
+        cmetric[m] = -1;
+        if (!(md->metric_has_rows & (1u << m))) continue;
+        uint32_t mask = 0;
+        for (size_t i = 0; i < md->nfiles; i++)
+            if (md->files[i].metric == m) mask |= md->files[i].statmask;
+        const char *stats[MON_NSTATS];
+        int ns = 0;
+        for (int s = 0; s < MON_NSTATS; s++) {
+            stat_idx[m][s] = mask & (1u << s) ? ns : -1;
+            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+        }
+        if ((cmetric[m] = cube_builder_metric(b, mt->name[m], ns, stats)) < 0) return pt_errorf(err, "out of memory");
+    }
+    if (micro_axis)
+        for (size_t j = 0; j < st->n; j++)
+            for (int32_t k = 0; k < st->count[j]; k++)
+                if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
+    struct mon_targets tg = {0};
+    int rc = 0;
+    for (size_t i = 0; i < md->nfiles && rc == 0; i++) {
+        const struct mon_file *f = &md->files[i];
+        if (cmetric[f->metric] >= 0 &&
+            monitor_file_to_cube(md, f, cmetric[f->metric], stat_idx[f->metric], st, micro_axis, &tg, b) != 0)
+            rc = pt_errorf(err, "out of memory");
+    }
+    monitor_targets_free(&tg);
+    return rc;
+}
+
+/* The tree under path into md (metrics in mt), --mapping and (data2db)
+ * --parallel applied to the names.  0, or -1 with err. */
+static int read_all(const char *path, const struct load_opts *o, struct v2_metrics *mt, struct dataset *ds,
+                    struct monitor_data *md, struct pt_error *err) {
+    struct mapping map = {0};
+    memset(md, 0, sizeof *md);
+    if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
+    char stamp[MONITOR_STAMP_SIZE];
+    monitor_cache_stamp("monitor_v2", &map, o->layout, ds->follow, stamp);
+    struct mon_cache *c = o->mon_cache;
+    int rc = monitor_use_cache(md, c) != 0 || moncache_begin(c ? c : md->own, stamp) != 0
+                 ? pt_errorf(err, "out of memory") : 0;
+    if (rc == 0) {
+        c = c ? c : md->own;
+        md->pool = moncache_pool(c);   /* begin may have made a new one */
+        struct v2_read rd = {.map = &map, .layout = o->layout, .mt = mt, .cache = c, .ds = ds, .md = md};
+        rc = read_tree(path, o, &rd, err);
+    }
+    mapping_free(&map);
+    if (rc != 0) monitor_free(md);
+    return rc;
+}
+
+static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
+    struct monitor_data md;
+    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    struct mon_steps st;
+    if (!mt) return pt_errorf(err, "out of memory");
+    int rc = read_all(path, o, mt, ds, &md, err);
+    if (rc == 0 && !md.metric_has_rows)
+        rc = pt_errorf(err, "%s: no usable row in any rank_<R>/<slug>_step<a>-<b>.csv file%s%s%s", path,
+                       ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "",
+                       ds->nwarnings ? ")" : "");
+    if (rc == 0 && monitor_steps(&md, o->micro_step, &st, err) == 0) {
+        struct names *nm = names_new();
+        struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
+        if (!b) rc = pt_errorf(err, "out of memory");
+        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, err);
+        ds->notensor_rows = monitor_notensor_rows(&md);
+        if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+        if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
+        if (b) cube_builder_free(b);
+        monitor_steps_free(&st);
+    } else if (rc == 0) {
+        rc = -1;
+    }
+    monitor_free(&md);
+    free(mt);
+    return rc;
+}
+
+/* ---- data2db: v2 scopes onto msProbe's v1 monitor metrics ----
+ * (probetop-formats(5), MONITOR V2 CSV TREES: In a .trend.db) */
+
+static const struct { const char *v2, *v1; } v2_to_v1[] = {
+    {"module/forward", "actv"},
+    {"module/backward", "actv_grad"},
+    {"optimizer/exp_avg", "exp_avg"},
+    {"optimizer/exp_avg_sq", "exp_avg_sq"},
+    {"weight_grad/unreduced", "grad_unreduced"},
+    {"weight_grad/reduced", "grad_reduced"},
+    {"param/param_origin", "param_origin"},
+    {"param/param_updated", "param_updated"},
+};
+
+/* The v1 metric (index into mon_metric_names) of a v2 "slug/scope": every
+ * scope of cc is `other`; -1 for a scope v1 has no metric for. */
+static int v1_metric(const char *v2) {
+    if (!strncmp(v2, "cc/", 3)) return MON_NMETRICS - 1;
+    for (size_t i = 0; i < sizeof v2_to_v1 / sizeof *v2_to_v1; i++)
+        if (!strcmp(v2, v2_to_v1[i].v2))
+            for (int m = 0; m < MON_NMETRICS; m++)
+                if (!strcmp(mon_metric_names[m], v2_to_v1[i].v1)) return m;
+    return -1;
+}
+
+const char *monitor_v2_v1_metric(const char *v2) {
+    int m = v1_metric(v2);
+    return m < 0 ? NULL : mon_metric_names[m];
+}
+
+/* md's metrics renumbered from mt's onto v1's; files of a scope without a
+ * v1 metric dropped with a note.  Two v2 metrics never share a v1 one
+ * except cc's scopes (all `other`), whose rows are then one metric. */
+static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const char *data, struct dataset *ds) {
+    size_t o = 0;
+    uint32_t dropped = 0;
+    md->metric_has_files = md->metric_has_rows = 0;
+    for (size_t i = 0; i < md->nfiles; i++) {
+        struct mon_file *f = &md->files[i];
+        int m = v1_metric(mt->name[f->metric]);
+        if (m < 0) {
+            if (!(dropped & (1u << f->metric)))
+                dataset_warn(ds, "%s: %s: no metric of msProbe's trend database for this scope; its rows are not "
+                             "written (first: %s)", data, mt->name[f->metric], f->path);
+            dropped |= 1u << f->metric;
+            continue;
+        }
+        f->metric = m;
+        md->metric_has_files |= 1u << m;
+        if (f->nrows) md->metric_has_rows |= 1u << m;
+        md->files[o++] = *f;
+    }
+    md->nfiles = o;
+}
+
+static int write_trenddb_v2(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                            struct tdb_result *res, struct pt_error *err) {
+    struct monitor_data md;
+    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    memset(res, 0, sizeof *res);
+    if (!mt) return pt_errorf(err, "out of memory");
+    int rc = read_all(data, lo, mt, ds, &md, err);
+    if (rc == 0) {
+        to_v1(&md, mt, data, ds);
+        rc = trenddb_write_monitor_data(data, &md, outdir, lo, ds, res, err);   /* takes md over */
+    }
+    free(mt);
+    return rc;
+}
+
+const struct ds_format_ops ds_format_monitor_v2 = {
+    .name = "monitor_v2",
+    .what = "monitor_v2 folder (rank_<R>/ with CSV files)",
+    .detect = detect_monitor_v2,
+    .load = load_monitor_v2,
+    .write_trenddb = write_trenddb_v2,
+    .labels = LABELS_MONITOR,
+};

@@ -1,0 +1,694 @@
+/* trace_parse: one profiler trace file, streamed (see trace_parse.h).
+ *
+ * The file is read a piece at a time (inflated on the way when it is
+ * gzip'ed) into one buffer the pull tokenizer walks in streaming mode; a
+ * token cut by the end of a piece is read again after the refill.  Only
+ * what the model needs is kept, per event: device kernels (events with a
+ * device stream), CPU events that carry a correlation id (the launches),
+ * ProfilerStep#N spans and Megatron annotations (probetop-rules(7),
+ * PROFILER TRACES). */
+#include "src/io/trace/trace_parse.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "model/trace/trace.h"
+#include "src/io/common/json.h"
+
+#define TP_PIECE ((size_t)4 << 20)    /* bytes read per refill */
+#define TP_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
+#define TP_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
+#define TP_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
+
+void tp_names_free(struct tp_names *nm) {
+    util_smap_free(&nm->map);
+    for (size_t i = 0; i < nm->n; i++) free(nm->v[i]);
+    free(nm->v);
+    memset(nm, 0, sizeof *nm);
+}
+
+void tp_file_free(struct tp_file *f) {
+    struct tsp_budget *b = f->budget;
+    tsp_free(f->k);
+    tsp_free(f->l);
+    free(f->s);
+    free(f->a);
+    free(f->fl);
+    memset(f, 0, sizeof *f);
+    f->budget = b;
+}
+
+int tp_cmp_kernel_corr(const void *a, const void *b) {
+    const struct tp_kernel *x = a, *y = b;
+    if (x->corr != y->corr) return (x->corr > y->corr) - (x->corr < y->corr);
+    if (x->stream != y->stream) return (x->stream > y->stream) - (x->stream < y->stream);
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+int tp_cmp_launch(const void *a, const void *b) {
+    const struct tp_launch *x = a, *y = b;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+
+/* ---- numbers ---- */
+
+int tp_us_to_ns(const char *s, size_t n, int64_t *out) {
+    const char *p = s, *end = s + n;
+    while (p < end && *p == ' ') p++;
+    while (end > p && end[-1] == ' ') end--;
+    int neg = 0;
+    if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+    if (p >= end || *p < '0' || *p > '9') return -1;
+    int64_t ip = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        if (ip > (INT64_MAX / 1000 - 9) / 10) return -1;   /* beyond int64 nanoseconds */
+        ip = ip * 10 + (*p - '0');
+    }
+    int64_t frac = 0;
+    int nd = 0, round = 0;
+    if (p < end && *p == '.') {
+        for (p++; p < end && *p >= '0' && *p <= '9'; p++, nd++) {
+            if (nd < 3) frac = frac * 10 + (*p - '0');
+            else if (nd == 3) round = *p >= '5';
+        }
+    }
+    for (int i = nd; i < 3; i++) frac *= 10;
+    if (p < end && (*p == 'e' || *p == 'E')) {   /* rare: through a double */
+        char tmp[64];
+        size_t len = (size_t)(end - s);
+        if (len >= sizeof tmp) return -1;
+        memcpy(tmp, s, len);
+        tmp[len] = '\0';
+        char *q;
+        double v = strtod(tmp, &q) * 1000.0;
+        while (*q == ' ') q++;
+        if (*q || !isfinite(v) || fabs(v) >= 9.2e18) return -1;
+        *out = (int64_t)llround(v);
+        return 0;
+    }
+    if (p != end) return -1;
+    int64_t v = ip * 1000 + frac + round;
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* A JSON integer (raw text) as int64; -1 unless plain digits in range. */
+static int raw_int64(const char *s, size_t n, int64_t *out) {
+    int64_t v = 0;
+    size_t i = 0;
+    int neg = n && s[0] == '-';
+    if (neg) i++;
+    if (i >= n) return -1;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* ---- the input: plain or gzip, read a piece at a time ---- */
+
+struct src {
+    FILE *f;
+    int gz, zinit, zeof, zend;
+    z_stream z;
+    unsigned char *zin;
+    uint64_t raw;          /* bytes read from the file */
+};
+
+static int src_open(struct src *s, const char *path, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->f = fopen(path, "rb");
+    if (!s->f) return pt_errorf(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(s->f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(s->f);
+        s->f = NULL;
+        return pt_errorf(err, "%s: not a regular file", path);
+    }
+    unsigned char magic[2];
+    size_t got = fread(magic, 1, 2, s->f);
+    rewind(s->f);
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        s->gz = 1;
+        s->zin = malloc(TP_ZIN);
+        if (!s->zin || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+            free(s->zin);
+            fclose(s->f);
+            s->f = NULL;
+            return pt_errorf(err, "%s: out of memory (gzip)", path);
+        }
+        s->zinit = 1;
+    }
+    return 0;
+}
+
+static void src_close(struct src *s) {
+    if (s->zinit) inflateEnd(&s->z);
+    free(s->zin);
+    if (s->f) fclose(s->f);
+    memset(s, 0, sizeof *s);
+}
+
+/* Up to cap bytes of text into out; 0 at the end; -1 with err. */
+static long src_read(struct src *s, char *out, size_t cap, const char *path, struct pt_error *err) {
+    if (!s->gz) {
+        size_t got = fread(out, 1, cap, s->f);
+        if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+        s->raw += got;
+        return (long)got;
+    }
+    if (s->zend) return 0;
+    s->z.next_out = (unsigned char *)out;
+    s->z.avail_out = (uInt)(cap > UINT_MAX ? UINT_MAX : cap);
+    while (s->z.avail_out == (uInt)(cap > UINT_MAX ? UINT_MAX : cap)) {   /* until some text came out */
+        if (s->z.avail_in == 0 && !s->zeof) {
+            size_t got = fread(s->zin, 1, TP_ZIN, s->f);
+            if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+            if (got == 0) s->zeof = 1;
+            s->raw += got;
+            s->z.next_in = s->zin;
+            s->z.avail_in = (uInt)got;
+        }
+        int rc = inflate(&s->z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            /* concatenated gzip members are one stream (gzip -c a b) */
+            if (s->z.avail_in == 0 && !s->zeof) {
+                size_t got = fread(s->zin, 1, TP_ZIN, s->f);
+                if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+                s->raw += got;
+                s->z.next_in = s->zin;
+                s->z.avail_in = (uInt)got;
+                if (got == 0) s->zeof = 1;
+            }
+            if (s->z.avail_in == 0) { s->zend = 1; break; }
+            inflateReset(&s->z);
+            continue;
+        }
+        if (rc == Z_BUF_ERROR && s->z.avail_in == 0 && s->zeof)
+            return pt_errorf(err, "%s: the gzip data ends early after %llu compressed bytes (truncated file?)", path,
+                             (unsigned long long)s->raw);
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return pt_errorf(err, "%s: compressed byte %llu: not valid gzip data (%s)", path,
+                             (unsigned long long)(s->raw - s->z.avail_in), s->z.msg ? s->z.msg : "inflate failed");
+    }
+    return (long)((cap > UINT_MAX ? UINT_MAX : cap) - s->z.avail_out);
+}
+
+/* ---- the tokenizer over pieces ---- */
+
+struct ctx {
+    struct json_lex lx;
+    struct src src;
+    char *buf;
+    size_t cap, max;
+    int eof;
+    const char *path;
+    struct pt_error *err;
+    atomic_int *cancel;
+    struct tp_names *names;
+    struct tp_file *f;
+    int64_t *hw_pids;        /* processes named "Ascend Hardware" (torch_npu) */
+    size_t nhw, caphw;
+    /* Processes with host events so far: a process named "Ascend Hardware"
+     * after some of its events needs a second pass (late). */
+    int64_t host_pids[64];
+    size_t nhost;
+    int host_full, late;
+};
+
+/* Appends to a stream made on first use. */
+static int push(struct ctx *c, struct tsp **s, size_t rec, int (*cmp)(const void *, const void *), const void *v) {
+    struct tp_file *f = c->f;
+    if (!*s && !(*s = tsp_new(rec, cmp, f->budget ? f->budget : &f->own))) return pt_errorf(c->err, "out of memory");
+    return tsp_push(*s, v, c->err);
+}
+
+static int refill(struct ctx *c) {
+    if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
+    size_t off = (size_t)(c->lx.p - c->buf), keep = (size_t)(c->lx.end - c->lx.p);
+    if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
+        if (c->cap >= c->max) {
+            size_t at = off;   /* the value itself, past the white space before it */
+            while (at < off + keep && (c->buf[at] == ' ' || c->buf[at] == '\n' || c->buf[at] == '\r' || c->buf[at] == '\t')) at++;
+            return pt_errorf(c->err,
+                             "%s: byte %llu: a single JSON value longer than %zu MiB (one huge string?): not a "
+                             "profiler trace, or a damaged one",
+                             c->path, (unsigned long long)(c->lx.off0 + at), c->max >> 20);
+        }
+        size_t nc = c->cap * 2 > c->max ? c->max : c->cap * 2;
+        char *nb = realloc(c->buf, nc + 1);
+        if (!nb) return pt_errorf(c->err, "%s: out of memory", c->path);
+        c->buf = nb;
+        c->cap = nc;
+    }
+    memmove(c->buf, c->buf + off, keep);
+    c->lx.off0 += off;   /* the bytes consumed so far */
+    c->lx.buf = c->lx.p = c->buf;
+    long got = src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
+    if (got < 0) return -1;
+    if (got == 0) c->eof = 1;
+    json_lex_refill(&c->lx, c->buf, keep + (size_t)got, !c->eof);
+    return 0;
+}
+
+static enum json_tok next(struct ctx *c) {
+    for (;;) {
+        enum json_tok t = json_lex_next(&c->lx);
+        if (t != JT_MORE) return t;
+        if (refill(c)) return JT_ERROR;
+    }
+}
+
+static int skip(struct ctx *c, enum json_tok first) {
+    for (;;) {
+        int r = json_lex_skip(&c->lx, first);
+        if (r != 1) return r;
+        if (refill(c)) return -1;
+    }
+}
+
+/* The current number or string as raw text. */
+static void raw_text(const struct json_lex *lx, enum json_tok t, const char **s, size_t *n) {
+    if (t == JT_STRING) { *s = lx->s; *n = lx->slen; }
+    else { *s = lx->tok_start; *n = (size_t)(lx->p - lx->tok_start); }
+}
+
+static int value_ns(const struct json_lex *lx, enum json_tok t, int64_t *out) {
+    if (t != JT_NUMBER && t != JT_STRING) return -1;
+    const char *s;
+    size_t n;
+    raw_text(lx, t, &s, &n);
+    return tp_us_to_ns(s, n, out);
+}
+
+/* The current number or numeric string as the nearest double (the
+ * tokenizer's numbers are correctly rounded; a string through strtod). */
+static double value_double(const struct json_lex *lx, enum json_tok t) {
+    if (t == JT_NUMBER) return lx->num;
+    char tmp[64];
+    size_t n = lx->slen < sizeof tmp - 1 ? lx->slen : sizeof tmp - 1;
+    memcpy(tmp, lx->s, n);
+    tmp[n] = '\0';
+    return strtod(tmp, NULL);
+}
+
+/* HTA's whole-us start and end of an event whose ts and dur it read as
+ * doubles of us, as differences from the exact ns times: at today's
+ * clock (1.7e15 us) a double holds a quarter of a microsecond, so its
+ * rounding of sub-us kernels is not that of the exact times
+ * (probetop-rules(7), PROFILER TRACES). */
+static void hta_round(struct tp_kernel *k, double ts, double dur) {
+    double s = ceil(ts), e = floor(ts + dur);   /* whole us: exact in a double and an int64 */
+    const double lim = 4e15;                     /* 2^62 ns in us, about */
+    k->hta_ds = k->hta_de = 0;
+    if (!(fabs(s) < lim) || !(fabs(e) < lim)) return;
+    int64_t ds = (int64_t)s * 1000 - k->start, de = (int64_t)e * 1000 - (k->start + k->dur);
+    /* a double of us up to 2^61 ns is within a microsecond of the exact time */
+    if (ds > -1000000 && ds < 1000000 && de > -1000000 && de < 1000000) k->hta_ds = (int32_t)ds, k->hta_de = (int32_t)de;
+}
+
+static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
+    if (t != JT_NUMBER || !isfinite(lx->num) || lx->num != floor(lx->num) || fabs(lx->num) > 9e15) return -1;
+    *out = (int64_t)lx->num;
+    return 0;
+}
+
+static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
+    if (!lx->has_esc) {
+        size_t n = lx->slen < cap - 1 ? lx->slen : cap - 1;
+        memcpy(out, lx->s, n);
+        out[n] = '\0';
+        return n;
+    }
+    long n = json_lex_string(lx, out, cap);
+    if (n < 0) { out[0] = '\0'; return 0; }
+    return (size_t)n < cap - 1 ? (size_t)n : cap - 1;
+}
+
+/* ---- events ---- */
+
+enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO, EV_CAT_NPU_FLOW };
+
+struct ev {
+    char ph;
+    int cat;
+    char name[TP_NAME];
+    size_t namelen;
+    int has_ts, has_dur, bad_time;
+    int64_t ts, dur, pid, tid, stream, corr, id;
+    double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
+    int has_id;
+    int task;                /* args has "Task Type" (torch_npu device task) */
+    int task_cat;            /* its category, -1 unknown */
+    char argname[64];        /* args.name (metadata events) */
+};
+
+static int intern(struct ctx *c, const char *s, uint32_t *out) {
+    struct tp_names *nm = c->names;
+    int32_t *slot = util_smap_slot(&nm->map, s, 0);
+    size_t len = strlen(s) + 1 + 3 * sizeof(void *);   /* the copy, the table's and the map's entries */
+    if (!slot && c->f->budget && nm->bytes + len > c->f->budget->cap / 4) {   /* a file of ever new names */
+        c->f->nlumped++;
+        s = TP_LUMPED;
+        slot = util_smap_slot(&nm->map, s, 0);
+    }
+    if (!slot) {   /* new: the map borrows the table's copy */
+        nm->bytes += len;
+        if (nm->n >= INT32_MAX) return pt_errorf(c->err, "%s: too many kernel names", c->path);
+        if (UTIL_PUSH(nm->v, nm->n, nm->cap) || !(nm->v[nm->n] = strdup(s))) return pt_errorf(c->err, "out of memory");
+        if (!(slot = util_smap_slot(&nm->map, nm->v[nm->n], 1))) { free(nm->v[nm->n]); return pt_errorf(c->err, "out of memory"); }
+        *slot = (int32_t)nm->n++;
+    }
+    *out = (uint32_t)*slot;
+    return 0;
+}
+
+static int is_hw_pid(const struct ctx *c, int64_t pid) {
+    for (size_t i = 0; i < c->nhw; i++)
+        if (c->hw_pids[i] == pid) return 1;
+    return 0;
+}
+
+static int task_category(const char *s, size_t n) {
+    if (n >= 4 && (!memcmp(s, "HCCL", 4) || !memcmp(s, "COMM", 4))) return TRACE_COMM;
+    if (n >= 6 && (!memcmp(s, "MEMCPY", 6) || !memcmp(s, "MEMSET", 6))) return TRACE_MEMORY;
+    return -1;
+}
+
+static int parse_args(struct ctx *c, struct ev *e) {
+    for (;;) {
+        enum json_tok t = next(c);
+        if (t == JT_OBJ_END) return 0;
+        if (t != JT_KEY) return -1;
+        int which = JSON_IS(&c->lx, "stream") ? 1 : JSON_IS(&c->lx, "correlation") ? 2 : JSON_IS(&c->lx, "name") ? 3
+                  : JSON_IS(&c->lx, "Task Type") ? 4 : 0;
+        t = next(c);
+        if (t == JT_ERROR) return -1;
+        int64_t v;
+        if (which == 1 && !value_int(&c->lx, t, &v)) e->stream = v;
+        else if (which == 2 && !value_int(&c->lx, t, &v)) e->corr = v;
+        else if (which == 3 && t == JT_STRING) copy_string(&c->lx, e->argname, sizeof e->argname);
+        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.s, c->lx.slen); }
+        else if (skip(c, t)) return -1;
+    }
+}
+
+static int finish_event(struct ctx *c, struct ev *e) {
+    struct tp_file *f = c->f;
+    if (e->ph == 'M') {
+        if (!strcmp(e->name, "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
+            if (UTIL_PUSH(c->hw_pids, c->nhw, c->caphw)) return pt_errorf(c->err, "out of memory");
+            c->hw_pids[c->nhw++] = e->pid;
+            for (size_t i = 0; i < c->nhost && !c->late; i++) c->late = c->host_pids[i] == e->pid;
+            c->late |= c->host_full;
+        }
+        return 0;
+    }
+    if ((e->ph == 's' || e->ph == 'f') && e->cat == EV_CAT_NPU_FLOW && e->has_id && e->has_ts && e->ts <= TP_TIME_MAX &&
+        e->ts >= -TP_TIME_MAX) {
+        /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
+        if (e->ph == 's') {
+            struct tp_launch l = {e->id, e->ts};
+            if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
+            f->nl++;
+        } else {
+            if (UTIL_PUSH(f->fl, f->nfl, f->capfl)) return pt_errorf(c->err, "out of memory");
+            f->fl[f->nfl++] = (struct tp_flow){e->id, e->ts, e->tid};
+        }
+        return 0;
+    }
+    if (e->ph != 'X' || e->cat == EV_CAT_TRACE) return 0;
+    int device = e->stream >= 0 || e->task || (c->nhw && is_hw_pid(c, e->pid));
+    if (!e->has_ts || !e->has_dur) {
+        if (device && e->bad_time) f->nbadts++;
+        return 0;
+    }
+    if (e->dur < 0) { f->nneg++; return 0; }
+    if (e->ts > TP_TIME_MAX || e->ts < -TP_TIME_MAX || e->dur > TP_TIME_MAX) {   /* no sum of two times overflows */
+        if (device) f->nbadts++;
+        return 0;
+    }
+    if (device) {
+        struct tp_kernel kk, *k = &kk;
+        memset(k, 0, sizeof *k);
+        int64_t st = e->stream >= 0 ? e->stream : e->tid >= 0 ? e->tid : 0;
+        k->start = e->ts;
+        k->dur = e->dur;
+        k->corr = e->corr;
+        hta_round(k, e->ts_d, e->dur_d);
+        k->stream = (uint16_t)(st > 65535 ? 65535 : st);
+        k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
+        if (intern(c, e->name, &k->name) || push(c, &f->k, sizeof *k, tp_cmp_kernel_corr, k)) return -1;
+        f->nk++;
+        return 0;
+    }
+    if (!c->host_full) {
+        size_t i = 0;
+        while (i < c->nhost && c->host_pids[i] != e->pid) i++;
+        if (i == c->nhost) {
+            if (c->nhost < sizeof c->host_pids / sizeof *c->host_pids) c->host_pids[c->nhost++] = e->pid;
+            else c->host_full = 1;
+        }
+    }
+    if (e->corr >= 0) {
+        struct tp_launch l = {e->corr, e->ts};
+        if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
+        f->nl++;
+    }
+    if (e->namelen > 13 && !memcmp(e->name, "ProfilerStep#", 13)) {
+        long n = util_num_after(e->name, "ProfilerStep#");
+        if (n >= 0) {
+            if (UTIL_PUSH(f->s, f->ns, f->caps)) return pt_errorf(c->err, "out of memory");
+            f->s[f->ns++] = (struct tp_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == EV_CAT_GPU_ANNO)};
+        }
+        return 0;
+    }
+    int ph = trace_phase_of(e->name, e->namelen);
+    if (ph != TRACE_PH_NONE && e->cat != EV_CAT_GPU_ANNO) {
+        if (UTIL_PUSH(f->a, f->na, f->capa)) return pt_errorf(c->err, "out of memory");
+        f->a[f->na++] = (struct tp_anno){e->ts, e->ts + e->dur, (uint8_t)ph};
+    }
+    return 0;
+}
+
+static int parse_event(struct ctx *c, struct ev *e) {
+    e->ph = 0;
+    e->cat = EV_CAT_OTHER;
+    e->name[0] = '\0';
+    e->namelen = 0;
+    e->has_ts = e->has_dur = e->bad_time = 0;
+    e->pid = e->tid = e->stream = e->corr = -1;
+    e->has_id = 0;
+    e->task = 0;
+    e->task_cat = -1;
+    e->argname[0] = '\0';
+    for (;;) {
+        enum json_tok t = next(c);
+        if (t == JT_OBJ_END) break;
+        if (t != JT_KEY) return -1;
+        const struct json_lex *lx = &c->lx;
+        int key = JSON_IS(lx, "ph") ? 1 : JSON_IS(lx, "cat") ? 2 : JSON_IS(lx, "name") ? 3 : JSON_IS(lx, "ts") ? 4
+                : JSON_IS(lx, "dur") ? 5 : JSON_IS(lx, "pid") ? 6 : JSON_IS(lx, "tid") ? 7 : JSON_IS(lx, "args") ? 8
+                : JSON_IS(lx, "id") ? 9 : 0;
+        t = next(c);
+        if (t == JT_ERROR) return -1;
+        if (key != 8 && (t == JT_OBJ_BEGIN || t == JT_ARR_BEGIN)) {   /* not the scalar expected: stepped over */
+            if (skip(c, t)) return -1;
+            continue;
+        }
+        switch (key) {
+        case 1: if (t == JT_STRING && lx->slen) e->ph = lx->s[0]; break;
+        case 2:
+            if (t == JT_STRING)
+                e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO
+                       : JSON_IS(lx, "async_npu") ? EV_CAT_NPU_FLOW : EV_CAT_OTHER;
+            break;
+        case 3: if (t == JT_STRING) e->namelen = copy_string(lx, e->name, sizeof e->name); break;
+        case 4:
+            if (!value_ns(lx, t, &e->ts)) {
+                e->has_ts = 1;
+                e->ts_d = value_double(lx, t);
+                if (!c->f->ts_frac) {
+                    const char *s;
+                    size_t n;
+                    raw_text(lx, t, &s, &n);
+                    c->f->ts_frac = memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n);
+                }
+            } else {
+                e->bad_time = 1;
+            }
+            break;
+        case 5:
+            if (!value_ns(lx, t, &e->dur)) e->has_dur = 1, e->dur_d = value_double(lx, t);
+            else e->bad_time = 1;
+            break;
+        case 6: if (value_int(lx, t, &e->pid)) e->pid = -2; break;
+        case 7: if (value_int(lx, t, &e->tid)) e->tid = -1; break;
+        case 8:
+            if (t == JT_OBJ_BEGIN) { if (parse_args(c, e)) return -1; }
+            else if (skip(c, t)) return -1;
+            break;
+        case 9: {   /* a flow's id: a number or a numeric string */
+            const char *rs;
+            size_t rn;
+            if (t == JT_NUMBER || t == JT_STRING) {
+                raw_text(lx, t, &rs, &rn);
+                e->has_id = !raw_int64(rs, rn, &e->id);
+            }
+            break;
+        }
+        default: if (skip(c, t)) return -1;
+        }
+    }
+    return finish_event(c, e);
+}
+
+static int parse_events(struct ctx *c) {
+    struct ev *e = malloc(sizeof *e);
+    if (!e) return pt_errorf(c->err, "out of memory");
+    size_t nev = 0;
+    for (;;) {
+        enum json_tok t = next(c);
+        if (t == JT_ARR_END) break;
+        if (t == JT_ERROR) { free(e); return -1; }
+        if (t == JT_OBJ_BEGIN) {
+            if (parse_event(c, e)) {   /* the message is set */
+                free(e);
+                return -1;
+            }
+        } else if (skip(c, t)) {
+            free(e);
+            return -1;
+        }
+        if ((++nev & 0xffff) == 0 && c->cancel && atomic_load(c->cancel)) { free(e); return pt_errorf(c->err, "cancelled"); }
+    }
+    free(e);
+    return 0;
+}
+
+static int parse_dist_info(struct ctx *c) {
+    for (;;) {
+        enum json_tok t = next(c);
+        if (t == JT_OBJ_END) return 0;
+        if (t != JT_KEY) return -1;
+        int is_rank = JSON_IS(&c->lx, "rank");
+        t = next(c);
+        int64_t v;
+        if (is_rank && !value_int(&c->lx, t, &v) && v >= 0 && v < 1000000) c->f->rank = (int32_t)v;
+        else if (skip(c, t)) return -1;
+    }
+}
+
+static int parse_top(struct ctx *c) {
+    enum json_tok t = next(c);
+    if (t == JT_ERROR) return -1;
+    if (t == JT_ARR_BEGIN) {   /* torch_npu: a bare list of events */
+        if (parse_events(c)) return -1;
+    } else if (t == JT_OBJ_BEGIN) {
+        int seen = 0;
+        for (;;) {
+            t = next(c);
+            if (t == JT_OBJ_END) break;
+            if (t != JT_KEY) return -1;
+            int key = JSON_IS(&c->lx, "traceEvents") ? 1 : JSON_IS(&c->lx, "distributedInfo") ? 2
+                    : JSON_IS(&c->lx, "baseTimeNanoseconds") ? 3 : 0;
+            t = next(c);
+            if (t == JT_ERROR) return -1;
+            if (key == 1 && t == JT_ARR_BEGIN) {
+                seen = 1;
+                if (parse_events(c)) return -1;
+            } else if (key == 2 && t == JT_OBJ_BEGIN) {
+                if (parse_dist_info(c)) return -1;
+            } else if (key == 3 && t == JT_NUMBER) {
+                const char *s;
+                size_t n;
+                raw_text(&c->lx, t, &s, &n);
+                if (raw_int64(s, n, &c->f->base_ns) || c->f->base_ns < 0)
+                    return pt_errorf(c->err, "%s: byte %llu: baseTimeNanoseconds is not a whole number of nanoseconds",
+                                     c->path, (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)));
+            } else if (skip(c, t)) {
+                return -1;
+            }
+        }
+        if (!seen) return pt_errorf(c->err, "%s: no \"traceEvents\" list: not a profiler trace", c->path);
+    } else {
+        return pt_errorf(c->err, "%s: not a profiler trace: expected a JSON object with \"traceEvents\" or a list of events",
+                         c->path);
+    }
+    t = next(c);   /* only white space may follow */
+    return t == JT_END ? 0 : -1;
+}
+
+/* Adds the time base to the steps, annotations and flows (traces relative
+ * to baseTimeNanoseconds); the kernels and launches get it when the trace
+ * reader reads them back (their streams may be on disk). */
+static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
+    int64_t b = f->base_ns;
+    if (!b) return 0;
+    int bad = 0;
+    for (size_t i = 0; i < f->ns; i++)
+        bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
+    for (size_t i = 0; i < f->na; i++)
+        bad |= __builtin_add_overflow(f->a[i].start, b, &f->a[i].start) | __builtin_add_overflow(f->a[i].end, b, &f->a[i].end);
+    for (size_t i = 0; i < f->nfl; i++) bad |= __builtin_add_overflow(f->fl[i].ts, b, &f->fl[i].ts);
+    if (bad) return pt_errorf(err, "%s: baseTimeNanoseconds plus the event times is beyond 292 years of nanoseconds", path);
+    return 0;
+}
+
+/* One pass over the file. */
+static int parse_pass(struct ctx *c) {
+    if (src_open(&c->src, c->path, c->err)) return -1;
+    json_lex_init(&c->lx, c->buf, 0, c->path, c->err);
+    c->lx.more = 1;
+    c->lx.streaming = 1;
+    c->eof = 0;
+    int rc = parse_top(c);
+    c->f->bytes += c->src.raw;
+    src_close(&c->src);
+    return rc;
+}
+
+int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, atomic_int *cancel, struct tp_file *f,
+                  struct pt_error *err) {
+    struct ctx *c = calloc(1, sizeof *c);
+    if (!c) return pt_errorf(err, "out of memory");
+    f->rank = -1;
+    f->own.cap = UINT64_MAX;
+    c->path = path;
+    c->err = err;
+    c->cancel = cancel;
+    c->names = names;
+    c->f = f;
+    names->map.borrow = 1;
+    c->max = max_value < 4096 ? 4096 : max_value;
+    c->cap = TP_PIECE < c->max ? TP_PIECE : c->max;
+    int rc = -1;
+    if (!(c->buf = malloc(c->cap + 1))) { pt_errorf(err, "out of memory"); goto out; }
+    rc = parse_pass(c);
+    if (!rc && c->late) {   /* again, the device processes known from the start */
+        tp_file_free(f);
+        f->rank = -1;
+        f->own.cap = UINT64_MAX;
+        c->nhost = 0;
+        c->host_full = 1;   /* no third pass */
+        rc = parse_pass(c);
+    }
+    if (!rc) rc = add_base(f, path, err);
+    /* a parsed file waits for the others within the budget (trace_spill.h) */
+    if (!rc && f->k) rc = tsp_park(f->k, err);
+    if (!rc && f->l) rc = tsp_park(f->l, err);
+out:
+    free(c->buf);
+    free(c->hw_pids);
+    free(c);
+    return rc;
+}

@@ -1,0 +1,214 @@
+/* trace_spill: a sorted stream of records within a memory budget (see
+ * trace_spill.h). */
+#include "src/io/trace/trace_spill.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define TSP_FIRST 1024                   /* records of the first buffer */
+#define TSP_MIN_CHUNK ((size_t)1 << 20)  /* a buffer spills only from this size on */
+#define TSP_READ ((size_t)64 << 10)      /* bytes read at once per run while merging, at most */
+
+struct run {
+    off_t off;          /* where its next unread record is in the file */
+    uint64_t left;      /* records not yet read from the file */
+    char *buf;          /* read ahead */
+    size_t n, pos;      /* records in buf, the current one */
+};
+
+struct tsp {
+    size_t rec;
+    size_t per;         /* records read at once per run while merging */
+    int (*cmp)(const void *, const void *);
+    struct tsp_budget *b;
+    char *buf;
+    size_t n, cap;      /* records in buf, its size in records */
+    uint64_t held;      /* bytes of buf and the read buffers counted in b->held */
+    uint64_t count;
+    FILE *f;            /* the runs, one after the other */
+    struct run *runs;
+    size_t nruns, capruns;
+    size_t *heap, nheap;
+    size_t next;        /* in memory: the next record to read */
+    int sorted, failed;
+};
+
+static void hold(struct tsp *s, int64_t bytes) {
+    if (bytes >= 0) atomic_fetch_add(&s->b->held, (unsigned long long)bytes);
+    else atomic_fetch_sub(&s->b->held, (unsigned long long)-bytes);
+    s->held += (uint64_t)bytes;
+}
+
+struct tsp *tsp_new(size_t rec, int (*cmp)(const void *, const void *), struct tsp_budget *b) {
+    struct tsp *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->rec = rec;
+    s->cmp = cmp;
+    s->b = b;
+    return s;
+}
+
+void tsp_free(struct tsp *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->nruns; i++) free(s->runs[i].buf);
+    free(s->runs);
+    free(s->heap);
+    free(s->buf);
+    if (s->f) fclose(s->f);
+    if (s->held) hold(s, -(int64_t)s->held);
+    free(s);
+}
+
+/* An unlinked temporary file in $TMPDIR (else /tmp). */
+static FILE *temp_file(struct pt_error *err) {
+    const char *d = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/probetop-trace-XXXXXX", d && *d ? d : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) { pt_errorf(err, "%s: cannot make a temporary file for the kernels beyond --mem: %s", path, strerror(errno)); return NULL; }
+    unlink(path);
+    FILE *f = fdopen(fd, "w+b");
+    if (!f) { close(fd); pt_errorf(err, "temporary file: %s", strerror(errno)); }
+    return f;
+}
+
+/* The buffer, sorted, as one more run at the end of the file. */
+static int spill(struct tsp *s, struct pt_error *err) {
+    if (!s->n) return 0;
+    if (!s->f && !(s->f = temp_file(err))) return -1;
+    qsort(s->buf, s->n, s->rec, s->cmp);
+    if (s->nruns == s->capruns) {
+        size_t nc = s->capruns ? s->capruns * 2 : 16;
+        struct run *r = realloc(s->runs, nc * sizeof *r);
+        if (!r) return pt_errorf(err, "out of memory");
+        s->runs = r;
+        s->capruns = nc;
+    }
+    if (fseeko(s->f, 0, SEEK_END) != 0) return pt_errorf(err, "temporary file: %s", strerror(errno));
+    off_t off = ftello(s->f);
+    if (off < 0 || fwrite(s->buf, s->rec, s->n, s->f) != s->n || fflush(s->f) != 0)
+        return pt_errorf(err, "temporary file for the kernels beyond --mem: %s", strerror(errno));
+    s->runs[s->nruns++] = (struct run){.off = off, .left = s->n};
+    atomic_fetch_add(&s->b->spilled, (unsigned long long)(s->n * s->rec));
+    s->n = 0;
+    return 0;
+}
+
+int tsp_push(struct tsp *s, const void *rec, struct pt_error *err) {
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : TSP_FIRST;
+        uint64_t more = (uint64_t)(nc - s->cap) * s->rec;
+        int over = atomic_load(&s->b->held) + more > s->b->cap && s->cap * s->rec >= TSP_MIN_CHUNK;
+        if (over) {
+            if (spill(s, err)) return -1;
+        } else {
+            char *nb = realloc(s->buf, nc * s->rec);
+            if (!nb) return pt_errorf(err, "out of memory");
+            s->buf = nb;
+            s->cap = nc;
+            hold(s, (int64_t)more);
+        }
+    }
+    memcpy(s->buf + s->n * s->rec, rec, s->rec);
+    s->n++;
+    s->count++;
+    return 0;
+}
+
+static const void *run_head(const struct tsp *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->rec; }
+
+static int heap_less(const struct tsp *s, size_t a, size_t b) {
+    int c = s->cmp(run_head(s, a), run_head(s, b));
+    return c < 0 || (c == 0 && a < b);   /* ties: the earlier run first, as pushed */
+}
+
+static void sift_down(struct tsp *s, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < s->nheap && heap_less(s, s->heap[l], s->heap[m])) m = l;
+        if (l + 1 < s->nheap && heap_less(s, s->heap[l + 1], s->heap[m])) m = l + 1;
+        if (m == i) return;
+        size_t t = s->heap[i];
+        s->heap[i] = s->heap[m];
+        s->heap[m] = t;
+        i = m;
+    }
+}
+
+/* Reads the next records of run r; 0 (none left: n = 0), -1 error. */
+static int run_fill(struct tsp *s, size_t r, struct pt_error *err) {
+    struct run *u = &s->runs[r];
+    size_t want = s->per;
+    if (want > u->left) want = (size_t)u->left;
+    u->pos = 0;
+    u->n = 0;
+    if (!want) return 0;
+    if (fseeko(s->f, u->off, SEEK_SET) != 0 || fread(u->buf, s->rec, want, s->f) != want) {
+        s->failed = 1;
+        return pt_errorf(err, "temporary file of the kernels beyond --mem: cannot read it back");
+    }
+    u->off += (off_t)(want * s->rec);
+    u->left -= want;
+    u->n = want;
+    return 0;
+}
+
+int tsp_sort(struct tsp *s, struct pt_error *err) {
+    s->sorted = 1;
+    if (!s->f) {
+        if (s->n > 1) qsort(s->buf, s->n, s->rec, s->cmp);
+        return 0;
+    }
+    if (spill(s, err)) return -1;
+    free(s->buf);
+    s->buf = NULL;
+    s->cap = 0;
+    hold(s, -(int64_t)s->held);
+    /* the read buffers of all runs within an eighth of the budget (64 KiB each at most) */
+    uint64_t room = s->b->cap / 8 / s->nruns;
+    size_t per = (size_t)((room < TSP_READ ? room : TSP_READ) / s->rec);
+    s->per = per = per ? per : 1;
+    if (!(s->heap = malloc(s->nruns * sizeof *s->heap))) return pt_errorf(err, "out of memory");
+    for (size_t r = 0; r < s->nruns; r++) {
+        if (!(s->runs[r].buf = malloc(per * s->rec))) return pt_errorf(err, "out of memory");
+        hold(s, (int64_t)(per * s->rec));
+        if (run_fill(s, r, err)) return -1;
+        if (s->runs[r].n) s->heap[s->nheap++] = r;
+    }
+    for (size_t i = s->nheap / 2; i-- > 0;) sift_down(s, i);
+    return 0;
+}
+
+const void *tsp_next(struct tsp *s, struct pt_error *err) {
+    if (!s->f) return s->next < s->n ? s->buf + s->rec * s->next++ : NULL;
+    if (!s->nheap) return NULL;
+    size_t r = s->heap[0];
+    struct run *u = &s->runs[r];
+    /* the record is copied out of the run's buffer before that is refilled */
+    if (!s->buf && !(s->buf = malloc(s->rec))) { s->failed = 1; pt_errorf(err, "out of memory"); return NULL; }
+    memcpy(s->buf, run_head(s, r), s->rec);
+    if (++u->pos == u->n) {
+        if (run_fill(s, r, err)) return NULL;
+        if (!u->n) s->heap[0] = s->heap[--s->nheap];
+    }
+    if (s->nheap) sift_down(s, 0);
+    return s->buf;
+}
+
+int tsp_park(struct tsp *s, struct pt_error *err) {
+    if (s->f || atomic_load(&s->b->held) <= s->b->cap) return 0;
+    if (spill(s, err)) return -1;
+    free(s->buf);
+    s->buf = NULL;
+    s->cap = 0;
+    hold(s, -(int64_t)s->held);
+    return 0;
+}
+
+int tsp_failed(const struct tsp *s) { return s->failed; }
+uint64_t tsp_count(const struct tsp *s) { return s->count; }
+void *tsp_array(struct tsp *s) { return s->f ? NULL : s->buf; }

@@ -1,0 +1,388 @@
+/* btree_bulk: bottom-up B-tree of a WITHOUT ROWID table (an index B-tree
+ * in SQLite's file format), spliced into a closed database file.
+ *
+ * In an index B-tree every entry is stored once: in a leaf, or in an
+ * interior page as the divider between two subtrees.  Records come in key
+ * order and fill the open leaf; when it is full its last record goes up as
+ * the divider and the new record starts the next leaf (so no page is ever
+ * left empty); an interior page that is full does the same one level up.
+ * Pages are numbered in the order they close, relative to where they will
+ * sit in the file; bb_splice adds the base and writes the last page (the
+ * tree's top) into the table's root page. */
+#include "src/io/trenddb/btree_bulk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BB_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
+
+struct bb_page {
+    unsigned char *p;
+    int interior, ncells, content;   /* content: start of the cell content area */
+};
+
+struct bb {
+    int fd;
+    char *path;
+    int ps;
+    struct bb_page lv[BB_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
+    int nlv;
+    int64_t npages;                  /* pages written to the scratch file */
+    int64_t nrec;
+    int failed;                      /* a write failed or the tree got too deep */
+    unsigned char cell[2][1024];     /* scratch for cells moving up */
+};
+
+static void put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
+static void put32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+static unsigned get16(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
+static uint32_t get32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* SQLite's varint (big-endian groups of 7 bits; ninth byte whole). */
+static size_t put_varint(unsigned char *p, uint64_t v) {
+    unsigned char tmp[10];
+    size_t n = 0;
+    if (v >> 56) {   /* nine bytes */
+        p[8] = (unsigned char)v;
+        v >>= 8;
+        for (int i = 7; i >= 0; i--) {
+            p[i] = (unsigned char)((v & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        return 9;
+    }
+    do {
+        tmp[n++] = (unsigned char)((v & 0x7f) | 0x80);
+        v >>= 7;
+    } while (v);
+    tmp[0] &= 0x7f;
+    for (size_t i = 0; i < n; i++) p[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static size_t get_varint(const unsigned char *p, uint64_t *v) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < 8; i++) {
+        x = (x << 7) | (p[i] & 0x7f);
+        if (!(p[i] & 0x80)) { *v = x; return i + 1; }
+    }
+    *v = (x << 8) | p[8];
+    return 9;
+}
+
+size_t bb_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
+    unsigned char types[64];
+    unsigned char body[64 * 8];
+    size_t nb = 0;
+    for (int c = 0; c < ncols; c++) {
+        if (kind[c] == BB_NULL) { types[c] = 0; continue; }
+        if (kind[c] == BB_REAL) {
+            /* SQLite keeps a REAL column's whole numbers as integers, so a
+             * -0.0 it was given reads back as 0.0: the same here */
+            double d = dval[c] == 0 ? 0.0 : dval[c];
+            uint64_t u;
+            memcpy(&u, &d, 8);
+            for (int i = 7; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
+            types[c] = 7;
+            continue;
+        }
+        int64_t v = ival[c];
+        int bytes, t;
+        if (v >= -128 && v <= 127) { bytes = 1; t = 1; }
+        else if (v >= -32768 && v <= 32767) { bytes = 2; t = 2; }
+        else if (v >= -8388608 && v <= 8388607) { bytes = 3; t = 3; }
+        else if (v >= INT32_MIN && v <= INT32_MAX) { bytes = 4; t = 4; }
+        else if (v >= -((int64_t)1 << 47) && v < ((int64_t)1 << 47)) { bytes = 6; t = 5; }
+        else { bytes = 8; t = 6; }
+        uint64_t u = (uint64_t)v;
+        for (int i = bytes - 1; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
+        types[c] = (unsigned char)t;
+    }
+    out[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
+    memcpy(out + 1, types, (size_t)ncols);
+    memcpy(out + 1 + ncols, body, nb);
+    return 1 + (size_t)ncols + nb;
+}
+
+static int hdr_size(const struct bb_page *pg) { return pg->interior ? 12 : 8; }
+
+static int page_init(struct bb *b, struct bb_page *pg, int interior) {
+    if (!pg->p && !(pg->p = malloc((size_t)b->ps))) return -1;
+    memset(pg->p, 0, (size_t)b->ps);
+    pg->interior = interior;
+    pg->ncells = 0;
+    pg->content = b->ps;
+    return 0;
+}
+
+static int page_fits(const struct bb_page *pg, size_t cs) {
+    return (long)hdr_size(pg) + 2L * (pg->ncells + 1) + (long)cs <= (long)pg->content;
+}
+
+static void page_put(struct bb_page *pg, const unsigned char *cell, size_t cs) {
+    pg->content -= (int)cs;
+    memcpy(pg->p + pg->content, cell, cs);
+    put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
+    pg->ncells++;
+}
+
+/* The last cell's payload (the record) out of the page, into out; its
+ * left child (interior pages) in *child. */
+static size_t page_take_last(struct bb_page *pg, unsigned char *out, uint32_t *child) {
+    const unsigned char *c = pg->p + pg->content;   /* the last cell put sits lowest */
+    size_t at = 0;
+    if (pg->interior) {
+        *child = get32(c);
+        at = 4;
+    }
+    uint64_t len;
+    at += get_varint(c + at, &len);
+    memcpy(out, c + at, (size_t)len);
+    pg->ncells--;
+    pg->content += (int)(at + len);
+    return (size_t)len;
+}
+
+/* Finishes the page's header; rightmost for interior pages. */
+static void page_seal(struct bb *b, struct bb_page *pg, uint32_t rightmost) {
+    pg->p[0] = pg->interior ? 0x02 : 0x0a;
+    put16(pg->p + 3, (unsigned)pg->ncells);
+    put16(pg->p + 5, pg->content == 65536 ? 0 : (unsigned)pg->content);
+    if (pg->interior) put32(pg->p + 8, rightmost);
+    (void)b;
+}
+
+/* Seals and writes the page: its (relative) page number, 0 on failure. */
+static uint32_t page_close(struct bb *b, struct bb_page *pg, uint32_t rightmost) {
+    page_seal(b, pg, rightmost);
+    off_t at = (off_t)b->npages * b->ps;
+    size_t done = 0;
+    while (done < (size_t)b->ps) {
+        ssize_t w = pwrite(b->fd, pg->p + done, (size_t)b->ps - done, at + (off_t)done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { b->failed = 1; return 0; }
+        done += (size_t)w;
+    }
+    return (uint32_t)++b->npages;
+}
+
+static size_t cell_of(unsigned char *cell, uint32_t child, const unsigned char *rec, size_t len) {
+    size_t at = 0;
+    if (child) {
+        put32(cell, child);
+        at = 4;
+    }
+    at += put_varint(cell + at, len);
+    memcpy(cell + at, rec, len);
+    return at + len;
+}
+
+/* The divider rec (len bytes) with left subtree child, into level k. */
+static int push_divider(struct bb *b, int k, uint32_t child, const unsigned char *rec, size_t len) {
+    for (;;) {
+        if (k >= BB_LEVELS) { b->failed = 1; return -1; }
+        if (k == b->nlv) {
+            if (page_init(b, &b->lv[k], 1) != 0) { b->failed = 1; return -1; }
+            b->nlv++;
+        }
+        struct bb_page *pg = &b->lv[k];
+        unsigned char cell[1100];
+        size_t cs = cell_of(cell, child, rec, len);
+        if (page_fits(pg, cs)) {
+            page_put(pg, cell, cs);
+            return 0;
+        }
+        /* full: its last divider goes up; this one starts the next page */
+        uint32_t last_child;
+        size_t ll = page_take_last(pg, b->cell[1], &last_child);
+        uint32_t q = page_close(b, pg, last_child);
+        if (!q || page_init(b, pg, 1) != 0) return -1;
+        page_put(pg, cell, cs);
+        memcpy(b->cell[0], b->cell[1], ll);
+        rec = b->cell[0];
+        len = ll;
+        child = q;
+        k++;
+    }
+}
+
+int bb_add(struct bb *b, const unsigned char *rec, size_t len) {
+    if (b->failed || len > 900) return -1;
+    struct bb_page *leaf = &b->lv[0];
+    unsigned char cell[1000];
+    size_t cs = cell_of(cell, 0, rec, len);
+    b->nrec++;
+    if (page_fits(leaf, cs)) {
+        page_put(leaf, cell, cs);
+        return 0;
+    }
+    uint32_t unused;
+    unsigned char up[1024];
+    size_t ul = page_take_last(leaf, up, &unused);
+    uint32_t p = page_close(b, leaf, 0);
+    if (!p || page_init(b, leaf, 0) != 0) return -1;
+    page_put(leaf, cell, cs);
+    return push_divider(b, 1, p, up, ul);
+}
+
+int bb_open(struct bb **out, const char *scratch, int page_size, struct pt_error *err) {
+    *out = NULL;
+    if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)))
+        return pt_errorf(err, "%s: page size %d", scratch, page_size);
+    struct bb *b = calloc(1, sizeof *b);
+    if (!b || !(b->path = strdup(scratch))) {
+        free(b);
+        return pt_errorf(err, "out of memory");
+    }
+    b->ps = page_size;
+    b->fd = open(scratch, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (b->fd < 0) {
+        int e = errno;
+        free(b->path);
+        free(b);
+        return pt_errorf(err, "%s: cannot create: %s", scratch, strerror(e));
+    }
+    if (page_init(b, &b->lv[0], 0) != 0) {
+        bb_free(b);
+        return pt_errorf(err, "out of memory");
+    }
+    b->nlv = 1;
+    *out = b;
+    return 0;
+}
+
+void bb_free(struct bb *b) {
+    if (!b) return;
+    if (b->fd >= 0) close(b->fd);
+    if (b->path) unlink(b->path);
+    for (int i = 0; i < BB_LEVELS; i++) free(b->lv[i].p);
+    free(b->path);
+    free(b);
+}
+
+static int pread_all(int fd, unsigned char *buf, size_t n, off_t at) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, buf + done, n - done, at + (off_t)done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = pwrite(fd, buf + done, n - done, at + (off_t)done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Where relative page r goes: after the base pages, stepping over the
+ * lock-byte page (the page holding byte 2^30, which SQLite never uses). */
+static uint32_t place(uint32_t r, uint32_t base, uint32_t lockpage) {
+    uint32_t p = base + r;
+    return base < lockpage && p >= lockpage ? p + 1 : p;
+}
+
+/* Relative child page numbers of an interior page made absolute. */
+static void rebase(unsigned char *pg, uint32_t base, uint32_t lockpage) {
+    if (pg[0] != 0x02) return;
+    unsigned n = get16(pg + 3);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned char *c = pg + get16(pg + 12 + 2 * i);
+        put32(c, place(get32(c), base, lockpage));
+    }
+    put32(pg + 8, place(get32(pg + 8), base, lockpage));
+}
+
+/* The tree's top, sealed in lv[top] (never written to the scratch file). */
+static int finish_tree(struct bb *b, int *top) {
+    uint32_t child = 0;
+    for (int k = 0; k < b->nlv; k++) {
+        if (k == b->nlv - 1) {
+            page_seal(b, &b->lv[k], child);
+            *top = k;
+            return 0;
+        }
+        child = page_close(b, &b->lv[k], child);
+        if (!child) return -1;
+    }
+    return -1;
+}
+
+int bb_splice(struct bb *b, const char *db_path, int64_t root, struct pt_error *err) {
+    if (b->failed) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
+    if (!b->nrec) return 0;   /* the empty leaf SQLite made is the table */
+    int top = 0;
+    if (finish_tree(b, &top) != 0) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
+    int fd = open(db_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", db_path, strerror(errno));
+    unsigned char hdr[100];
+    struct stat st;
+    int rc = -1;
+    unsigned char *buf = NULL, *rp = NULL;
+    if (pread_all(fd, hdr, sizeof hdr, 0) != 0 || fstat(fd, &st) != 0 || memcmp(hdr, "SQLite format 3", 16)) {
+        pt_errorf(err, "%s: not the SQLite file expected", db_path);
+        goto out;
+    }
+    unsigned ps = get16(hdr + 16) == 1 ? 65536 : get16(hdr + 16);
+    uint32_t n = get32(hdr + 28);
+    if ((int)ps != b->ps || hdr[20] != 0 || get32(hdr + 24) != get32(hdr + 92) || (int64_t)n * ps != st.st_size ||
+        root < 2 || root > n || get32(hdr + 32) != 0 || get32(hdr + 52) != 0) {
+        /* another page size, reserved bytes, a size not in the header, free
+         * pages or auto-vacuum: not the plain file this knows how to grow */
+        pt_errorf(err, "%s: not the SQLite file layout expected (page size %u, %u pages)", db_path, ps, n);
+        goto out;
+    }
+    rp = malloc(ps);
+    if (!rp || pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != 0x0a || get16(rp + 3) != 0) {
+        pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", db_path, (long long)root);
+        goto out;
+    }
+    uint32_t lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1, last = n;
+    size_t chunk = 64;
+    buf = malloc(chunk * ps);
+    if (!buf) { pt_errorf(err, "out of memory"); goto out; }
+    for (int64_t i = 0; i < b->npages; i += (int64_t)chunk) {
+        size_t k = (size_t)(b->npages - i) < chunk ? (size_t)(b->npages - i) : chunk;
+        if (pread_all(b->fd, buf, k * ps, (off_t)i * ps) != 0) { pt_errorf(err, "%s: read error", b->path); goto out; }
+        for (size_t j = 0; j < k; j++) {
+            uint32_t to = place((uint32_t)(i + (int64_t)j) + 1, n, lockpage);
+            rebase(buf + j * ps, n, lockpage);
+            if (pwrite_all(fd, buf + j * ps, ps, (off_t)(to - 1) * ps) != 0) {
+                pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
+                goto out;
+            }
+            last = to;
+        }
+    }
+    rebase(b->lv[top].p, n, lockpage);
+    put32(hdr + 28, last);
+    if (pwrite_all(fd, b->lv[top].p, ps, (off_t)(root - 1) * ps) != 0 || pwrite_all(fd, hdr + 28, 4, 28) != 0) {
+        pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    free(buf);
+    free(rp);
+    close(fd);
+    return rc;
+}
