@@ -12,7 +12,7 @@ static const struct rgb ramp_stops[10] = {
     {0xd7, 0x30, 0x27}, {0xa5, 0x00, 0x26},
 };
 
-struct rgb pal_ramp(double t) {
+struct rgb palette_ramp(double t) {
     if (!(t > 0)) t = 0;          /* also NaN */
     if (t > 1) t = 1;
     double p = t * 9.0;
@@ -26,24 +26,24 @@ struct rgb pal_ramp(double t) {
     return c;
 }
 
-int pal_quantise(double t, int nsteps) {
+int palette_quantise(double t, int nsteps) {
     if (nsteps < 1) nsteps = 1;
-    if (nsteps > PAL_MAX_STEPS) nsteps = PAL_MAX_STEPS;
+    if (nsteps > PALETTE_MAX_STEPS) nsteps = PALETTE_MAX_STEPS;
     if (!(t > 0)) return 0;
     if (t >= 1) return nsteps - 1;
     int i = (int)(t * nsteps);
     return i >= nsteps ? nsteps - 1 : i;
 }
 
-struct rgb pal_step_color(int i, int nsteps) {
-    if (nsteps <= 1) return pal_ramp(0.5);
+struct rgb palette_step_color(int i, int nsteps) {
+    if (nsteps <= 1) return palette_ramp(0.5);
     if (i < 0) i = 0;
     if (i >= nsteps) i = nsteps - 1;
-    return pal_ramp((double)i / (nsteps - 1));
+    return palette_ramp((double)i / (nsteps - 1));
 }
 
-int pal_steps_for(int ncolors) {
-    if (ncolors >= 256) return PAL_MAX_STEPS;
+int palette_steps_for(int ncolors) {
+    if (ncolors >= 256) return PALETTE_MAX_STEPS;
     if (ncolors >= 16) return 10;
     if (ncolors >= 8) return 5;
     return 8;   /* no colour: shades */
@@ -53,7 +53,7 @@ static double signed_log(double v) {
     return v < 0 ? -log10(1 - v) : log10(1 + v);
 }
 
-double pal_position(double v, double lo, double hi, int logscale) {
+double palette_position(double v, double lo, double hi, int logscale) {
     if (logscale) { v = signed_log(v); lo = signed_log(lo); hi = signed_log(hi); }
     if (!(hi > lo)) return 0.5;
     double t = (v - lo) / (hi - lo);
@@ -62,7 +62,7 @@ double pal_position(double v, double lo, double hi, int logscale) {
     return t;
 }
 
-size_t pal_mean_sd(const float *vals, size_t n, double *mean, double *sd) {
+size_t palette_mean_sd(const float *vals, size_t n, double *mean, double *sd) {
     /* Two passes in double: population sd as msProbe computes it. */
     double sum = 0;
     size_t k = 0;
@@ -77,18 +77,18 @@ size_t pal_mean_sd(const float *vals, size_t n, double *mean, double *sd) {
     return k;
 }
 
-static const struct rgb band_colors[PAL_MAX_BANDS] = {
+static const struct rgb band_colors[PALETTE_MAX_BANDS] = {
     {0x31, 0x36, 0x95}, {0x45, 0x75, 0xb4}, {0x74, 0xad, 0xd1}, {0xff, 0xff, 0xbf},
     {0xfd, 0xae, 0x61}, {0xf4, 0x6d, 0x43}, {0xd7, 0x30, 0x27},
 };
 
-void pal_bands_make(double mean, double sd, struct pal_bands *b) {
-    const double thr[PAL_MAX_BANDS] = {
+void palette_bands_make(double mean, double sd, struct palette_bands *b) {
+    const double thr[PALETTE_MAX_BANDS] = {
         mean - 3 * sd, mean - 2 * sd, mean - sd, mean + sd, mean + 2 * sd, mean + 3 * sd, INFINITY,
     };
     double prev = -INFINITY;
     b->n = 0;
-    for (int i = 0; i < PAL_MAX_BANDS; i++) {
+    for (int i = 0; i < PALETTE_MAX_BANDS; i++) {
         if (!(thr[i] > prev)) continue;
         b->upper[b->n] = thr[i];
         b->color[b->n] = band_colors[i];
@@ -97,13 +97,13 @@ void pal_bands_make(double mean, double sd, struct pal_bands *b) {
     }
 }
 
-int pal_band_of(const struct pal_bands *b, double v) {
+int palette_band_of(const struct palette_bands *b, double v) {
     for (int i = 0; i < b->n; i++)
         if (b->upper[i] >= v) return i;
     return b->n - 1;
 }
 
-void pal_fmt_exp2(double v, char *buf, size_t size) {
+void palette_fmt_exp2(double v, char *buf, size_t size) {
     char tmp[64];
     if (isnan(v)) { snprintf(buf, size, "NaN"); return; }
     if (isinf(v)) { snprintf(buf, size, v > 0 ? "Infinity" : "-Infinity"); return; }
@@ -119,19 +119,19 @@ void pal_fmt_exp2(double v, char *buf, size_t size) {
     snprintf(buf, size, "%s", tmp);
 }
 
-void pal_band_label(const struct pal_bands *b, int i, char *buf, size_t size) {
+void palette_band_label(const struct palette_bands *b, int i, char *buf, size_t size) {
     char x[32], y[32];
     if (b->n <= 0 || i < 0 || i >= b->n) { snprintf(buf, size, "?"); return; }
     if (b->n == 1) { snprintf(buf, size, "all"); return; }
     if (i == 0) {
-        pal_fmt_exp2(b->upper[0], x, sizeof x);
+        palette_fmt_exp2(b->upper[0], x, sizeof x);
         snprintf(buf, size, "< %s", x);
     } else if (i == b->n - 1) {
-        pal_fmt_exp2(b->upper[i - 1], x, sizeof x);
+        palette_fmt_exp2(b->upper[i - 1], x, sizeof x);
         snprintf(buf, size, "> %s", x);
     } else {
-        pal_fmt_exp2(b->upper[i - 1], x, sizeof x);
-        pal_fmt_exp2(b->upper[i], y, sizeof y);
+        palette_fmt_exp2(b->upper[i - 1], x, sizeof x);
+        palette_fmt_exp2(b->upper[i], y, sizeof y);
         snprintf(buf, size, "%s ~ %s", x, y);
     }
 }
@@ -142,7 +142,7 @@ static const struct rgb ansi_rgb[16] = {
     {255, 255, 0}, {92, 92, 255}, {255, 0, 255}, {0, 255, 255}, {255, 255, 255},
 };
 
-struct rgb pal_xterm_rgb(int index) {
+struct rgb palette_xterm_rgb(int index) {
     if (index < 0) index = 0;
     if (index < 16) return ansi_rgb[index];
     if (index < 232) {
@@ -164,11 +164,11 @@ static long dist2(struct rgb a, struct rgb b) {
     return 2 * dr * dr + 4 * dg * dg + 3 * db * db;
 }
 
-int pal_xterm256(struct rgb c) {
+int palette_xterm256(struct rgb c) {
     int best = 16;
     long bd = -1;
     for (int i = 16; i < 256; i++) {
-        long d = dist2(c, pal_xterm_rgb(i));
+        long d = dist2(c, palette_xterm_rgb(i));
         if (bd < 0 || d < bd) { bd = d; best = i; }
     }
     return best;
@@ -183,10 +183,10 @@ static int nearest_ansi(struct rgb c, int n) {
     }
     return best;
 }
-int pal_ansi16(struct rgb c) { return nearest_ansi(c, 16); }
-int pal_ansi8(struct rgb c) { return nearest_ansi(c, 8); }
+int palette_ansi16(struct rgb c) { return nearest_ansi(c, 16); }
+int palette_ansi8(struct rgb c) { return nearest_ansi(c, 8); }
 
-int pal_ansi_ramp(int i, int ncolors) {
+int palette_ansi_ramp(int i, int ncolors) {
     static const int r16[10] = {4, 12, 6, 14, 7, 15, 11, 3, 9, 1};
     static const int r8[5] = {4, 6, 7, 3, 1};
     const int *r = ncolors >= 16 ? r16 : r8;
@@ -196,7 +196,7 @@ int pal_ansi_ramp(int i, int ncolors) {
     return r[i];
 }
 
-const char *pal_shade(int i, int n, int utf8) {
+const char *palette_shade(int i, int n, int utf8) {
     static const char *const ascii[] = {".", ":", "-", "=", "+", "*", "#", "%", "@"};
     static const char *const uni[] = {"\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93", "\xe2\x96\x88"};
     const char *const *tab = utf8 ? uni : ascii;

@@ -3,7 +3,7 @@
  * Gradient mode: msProbe's ten stops from blue (small) to red (large)
  * (probetop-rules(7), HEAT MAP SCALE, ColorBrewer RdYlBu reversed, a perceptually ordered
  * diverging ramp), interpolated linearly and quantised to at most
- * PAL_MAX_STEPS steps so a frame uses few colour pairs.  Segmented mode:
+ * PALETTE_MAX_STEPS steps so a frame uses few colour pairs.  Segmented mode:
  * the 3-sigma bands of probetop-rules(7), HEAT MAP SCALE.  Plus the mapping of an RGB colour to the
  * nearest colour a 256/16/8-colour terminal has, and the shade glyphs used
  * when there is no colour at all. */
@@ -13,57 +13,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PAL_MAX_STEPS 64
-#define PAL_MAX_BANDS 7
+#define PALETTE_MAX_STEPS 64
+#define PALETTE_MAX_BANDS 7
 
 struct rgb { uint8_t r, g, b; };
 
 /* The ramp at t in [0, 1] (clamped; NaN -> 0). */
-struct rgb pal_ramp(double t);
-/* Which of nsteps (1..PAL_MAX_STEPS) equal steps t falls in: 0..nsteps-1. */
-int pal_quantise(double t, int nsteps);
+struct rgb palette_ramp(double t);
+/* Which of nsteps (1..PALETTE_MAX_STEPS) equal steps t falls in: 0..nsteps-1. */
+int palette_quantise(double t, int nsteps);
 /* The colour of step i of nsteps (the ramp at the step's centre, with the
  * first and last steps at the ends of the ramp). */
-struct rgb pal_step_color(int i, int nsteps);
+struct rgb palette_step_color(int i, int nsteps);
 /* How many gradient steps suit a terminal with ncolors colours. */
-int pal_steps_for(int ncolors);
+int palette_steps_for(int ncolors);
 
 /* Where v lies in [lo, hi] as t in [0, 1]; log scale maps through
  * sign(v)*log10(1+|v|) so it works across zero.  lo == hi -> 0.5. */
-double pal_position(double v, double lo, double hi, int logscale);
+double palette_position(double v, double lo, double hi, int logscale);
 
 /* 3-sigma bands. */
-struct pal_bands {
+struct palette_bands {
     int n;
-    double upper[PAL_MAX_BANDS];     /* segment i is (upper[i-1], upper[i]]; last is +inf */
-    struct rgb color[PAL_MAX_BANDS];
+    double upper[PALETTE_MAX_BANDS];     /* segment i is (upper[i-1], upper[i]]; last is +inf */
+    struct rgb color[PALETTE_MAX_BANDS];
 };
 /* Mean and population standard deviation of the finite values of
  * vals[0..n) (NaN, +-Inf skipped); returns how many counted. */
-size_t pal_mean_sd(const float *vals, size_t n, double *mean, double *sd);
-void pal_bands_make(double mean, double sd, struct pal_bands *b);
+size_t palette_mean_sd(const float *vals, size_t n, double *mean, double *sd);
+void palette_bands_make(double mean, double sd, struct palette_bands *b);
 /* Index of the first band whose upper bound is >= v. */
-int pal_band_of(const struct pal_bands *b, double v);
-/* "< a", "a ~ b", "> a" with numbers in pal_fmt_exp2 form. */
-void pal_band_label(const struct pal_bands *b, int i, char *buf, size_t size);
+int palette_band_of(const struct palette_bands *b, double v);
+/* "< a", "a ~ b", "> a" with numbers in palette_fmt_exp2 form. */
+void palette_band_label(const struct palette_bands *b, int i, char *buf, size_t size);
 /* JavaScript toExponential(2): "1.23e+4", "-5.00e-7", "0.00e+0". */
-void pal_fmt_exp2(double v, char *buf, size_t size);
+void palette_fmt_exp2(double v, char *buf, size_t size);
 
 /* Nearest terminal colour. */
-int pal_xterm256(struct rgb c);      /* 16..255 (cube and grey ramp) */
-int pal_ansi16(struct rgb c);        /* 0..15 */
-int pal_ansi8(struct rgb c);         /* 0..7 */
+int palette_xterm256(struct rgb c);      /* 16..255 (cube and grey ramp) */
+int palette_ansi16(struct rgb c);        /* 0..15 */
+int palette_ansi8(struct rgb c);         /* 0..7 */
 /* The RGB value of an xterm colour index (0..255), xterm's defaults. */
-struct rgb pal_xterm_rgb(int index);
+struct rgb palette_xterm_rgb(int index);
 
 /* The gradient on a 16- or 8-colour terminal: nearest-colour mapping
  * would fold the ramp into two or three colours, so these are hand-picked
  * ANSI ramps (blue, cyan, white, yellow, red): step i of
- * pal_steps_for(ncolors) -> ANSI index. */
-int pal_ansi_ramp(int i, int ncolors);
+ * palette_steps_for(ncolors) -> ANSI index. */
+int palette_ansi_ramp(int i, int ncolors);
 
 /* A shade for colourless terminals, from light to dense, for level i of n:
  * ASCII ".:-=+*#%@" or UTF-8 "░▒▓█".  Returns a NUL-terminated glyph. */
-const char *pal_shade(int i, int n, int utf8);
+const char *palette_shade(int i, int n, int utf8);
 
 #endif

@@ -107,9 +107,9 @@ static struct rgb hex(const char *h) {
 int ui_color(const struct ui *u, struct rgb c) {
     if (u->ncolors == 0) return -1;
     if (u->truecolor) return (c.r << 16) | (c.g << 8) | c.b;
-    if (u->ncolors >= 256) return pal_xterm256(c);
-    if (u->ncolors >= 16) return pal_ansi16(c);
-    return pal_ansi8(c);
+    if (u->ncolors >= 256) return palette_xterm256(c);
+    if (u->ncolors >= 16) return palette_ansi16(c);
+    return palette_ansi8(c);
 }
 
 int ui_pair(struct ui *u, int fg, int bg) {
@@ -182,11 +182,11 @@ static void make_roles(struct ui *u) {
     set_role(u, UI_BAD, A_BOLD, ansi(u, 1, "d70000"), -1, A_BOLD | A_UNDERLINE);
     /* black on orange: apart from NaN (magenta), +Inf (green), -Inf (cyan) and the gradient */
     set_role(u, UI_ANOMALY, A_BOLD, ansi(u, 0, "000000"),
-             u->ncolors >= 256 && !u->truecolor ? pal_xterm256(hex("ff8700")) : ansi(u, 11, "ff8700"),
+             u->ncolors >= 256 && !u->truecolor ? palette_xterm256(hex("ff8700")) : ansi(u, 11, "ff8700"),
              A_REVERSE | A_BOLD | A_UNDERLINE);
     for (int i = 0; i < UI_NSERIES; i++) {
         int fg = u->truecolor ? ui_color(u, hex(series_rgb_hex[i]))
-               : u->ncolors >= 256 ? pal_xterm256(hex(series_rgb_hex[i]))
+               : u->ncolors >= 256 ? palette_xterm256(hex(series_rgb_hex[i]))
                : series_ansi[i];
         set_role(u, UI_SERIES0 + i, A_NORMAL, fg, -1, A_NORMAL);
     }
@@ -257,7 +257,7 @@ int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
     }
     u->ncolors = ui_pick_colors(getenv("NO_COLOR"), getenv("COLORTERM"), tcolors);
     u->truecolor = u->ncolors >= 0x1000000;
-    u->steps = pal_steps_for(u->ncolors);
+    u->steps = palette_steps_for(u->ncolors);
     u->next_pair = 1;
     make_roles(u);
 

@@ -36,7 +36,7 @@ struct ui {
     int utf8;                  /* UTF-8 glyphs allowed */
     int ncolors;               /* 0 none, 8, 16, 256, 0x1000000 */
     int truecolor;
-    int steps;                 /* gradient steps (pal_steps_for) */
+    int steps;                 /* gradient steps (palette_steps_for) */
     int mouse;
     int started;
     /* button 1: where it went down, and the last click (for double

@@ -58,7 +58,7 @@ struct heat {
     int stats_ok, moments_ok;
     double vmin, vmax, mean, sd;
     size_t nfinite;
-    struct pal_bands bands;
+    struct palette_bands bands;
     /* Zoomed grid cache. */
     float *agg;
     int agg_w, agg_h, agg_zx, agg_zy, agg_ok;
@@ -285,7 +285,7 @@ static void compute_moments(struct heat *h, const struct cut *c) {
     double var = k ? sum2 / (double)k - m * m : 0;
     h->mean = k ? shift + m : 0;
     h->sd = var > 0 ? sqrt(var) : 0;
-    pal_bands_make(h->mean, h->sd, &h->bands);
+    palette_bands_make(h->mean, h->sd, &h->bands);
     h->moments_ok = 1;
 }
 
@@ -323,9 +323,9 @@ static float disp_at(const struct heat *h, const struct cut *c, int dx, int dy) 
 struct colouring {
     double lo, hi;
     int nsteps;
-    int bg[PAL_MAX_STEPS];       /* terminal colour per gradient step / band */
+    int bg[PALETTE_MAX_STEPS];       /* terminal colour per gradient step / band */
     int nbands;
-    int band_bg[PAL_MAX_BANDS];
+    int band_bg[PALETTE_MAX_BANDS];
 };
 
 static void make_colouring(struct heat *h, struct app *a, struct colouring *k) {
@@ -336,8 +336,8 @@ static void make_colouring(struct heat *h, struct app *a, struct colouring *k) {
     k->nsteps = u->steps;
     for (int i = 0; i < k->nsteps; i++)
         k->bg[i] = u->ncolors == 0 ? -1
-                 : u->ncolors < 256 ? pal_ansi_ramp(i, u->ncolors)
-                 : ui_color(u, pal_step_color(i, k->nsteps));
+                 : u->ncolors < 256 ? palette_ansi_ramp(i, u->ncolors)
+                 : ui_color(u, palette_step_color(i, k->nsteps));
     k->nbands = h->bands.n;
     for (int i = 0; i < k->nbands; i++) k->band_bg[i] = ui_color(u, h->bands.color[i]);
 }
@@ -345,8 +345,8 @@ static void make_colouring(struct heat *h, struct app *a, struct colouring *k) {
 /* Colour index of a finite value: gradient step or band; -1 hidden. */
 static int level_of(const struct app *a, const struct heat *h, const struct colouring *k, double v) {
     if (v < k->lo || v > k->hi) return -1;
-    if (a->color_mode == APP_COLOR_SEGMENTED) return pal_band_of(&h->bands, v);
-    return pal_quantise(pal_position(v, k->lo, k->hi, a->logscale), k->nsteps);
+    if (a->color_mode == APP_COLOR_SEGMENTED) return palette_band_of(&h->bands, v);
+    return palette_quantise(palette_position(v, k->lo, k->hi, a->logscale), k->nsteps);
 }
 
 static int level_bg(const struct app *a, const struct colouring *k, int level) {
@@ -362,7 +362,7 @@ static int is_light(const struct ui *u, int color) {
     struct rgb c;
     if (color < 0) return 0;
     if (u->truecolor) c = (struct rgb){(uint8_t)(color >> 16), (uint8_t)(color >> 8), (uint8_t)color};
-    else c = pal_xterm_rgb(color);
+    else c = palette_xterm_rgb(color);
     return c.r * 299 + c.g * 587 + c.b * 114 > 140000;
 }
 
@@ -408,7 +408,7 @@ static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const stru
     if (u->ncolors == 0) {
         /* No colour: a shade glyph per level, the cursor in brackets. */
         ui_role(w, u, UI_NORMAL);
-        const char *sh = l1 < 0 ? " " : pal_shade(l1, level_count(a, k), u->utf8);
+        const char *sh = l1 < 0 ? " " : palette_shade(l1, level_count(a, k), u->utf8);
         char buf[64];
         size_t len = 0;
         for (int i = 0; i < cw && len + 4 < sizeof buf; i++) {
@@ -518,18 +518,18 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
     if (h->nfinite == 0) {
         x += ui_put(w, y, x, v->w - x, "no finite values");
     } else if (a->color_mode == APP_COLOR_GRADIENT) {
-        pal_fmt_exp2(k->lo, lo, sizeof lo);
-        pal_fmt_exp2(k->hi, hi, sizeof hi);
+        palette_fmt_exp2(k->lo, lo, sizeof lo);
+        palette_fmt_exp2(k->hi, hi, sizeof hi);
         x += ui_put(w, y, x, v->w - x, lo);
         x += ui_put(w, y, x, v->w - x, " ");
         int bar = v->w / 3;
         if (bar > 32) bar = 32;
         if (bar < 4) bar = 4;
         for (int i = 0; i < bar && x < v->w; i++) {
-            int lvl = pal_quantise((i + 0.5) / bar, k->nsteps);
+            int lvl = palette_quantise((i + 0.5) / bar, k->nsteps);
             if (u->ncolors == 0) {
                 ui_role(w, u, UI_NORMAL);
-                x += ui_put(w, y, x, 1, pal_shade(lvl, k->nsteps, u->utf8));
+                x += ui_put(w, y, x, 1, palette_shade(lvl, k->nsteps, u->utf8));
             } else {
                 ui_style(w, A_NORMAL, ui_pair(u, -1, k->bg[lvl]));
                 x += ui_put(w, y, x, 1, " ");
@@ -542,11 +542,11 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
     } else {
         for (int i = 0; i < h->bands.n && x < v->w; i++) {
             char lab[80];
-            pal_band_label(&h->bands, i, lab, sizeof lab);
+            palette_band_label(&h->bands, i, lab, sizeof lab);
             if (u->ncolors == 0) {
                 ui_role(w, u, UI_NORMAL);
-                x += ui_put(w, y, x, v->w - x, pal_shade(i, h->bands.n, u->utf8));
-                x += ui_put(w, y, x, v->w - x, pal_shade(i, h->bands.n, u->utf8));
+                x += ui_put(w, y, x, v->w - x, palette_shade(i, h->bands.n, u->utf8));
+                x += ui_put(w, y, x, v->w - x, palette_shade(i, h->bands.n, u->utf8));
             } else {
                 ui_style(w, A_NORMAL, ui_pair(u, -1, k->band_bg[i]));
                 x += ui_put(w, y, x, v->w - x, "  ");

@@ -354,8 +354,8 @@ static void draw_bar(struct app *a) {
     if (a->logscale) bar_part(w, a, &x, UI_BAR, " log");
     if (a->shown_ok) {
         char lo[32], hi[32];
-        pal_fmt_exp2(a->shown_lo, lo, sizeof lo);
-        pal_fmt_exp2(a->shown_hi, hi, sizeof hi);
+        palette_fmt_exp2(a->shown_lo, lo, sizeof lo);
+        palette_fmt_exp2(a->shown_hi, hi, sizeof hi);
         bar_part(w, a, &x, UI_BAR, sep);
         snprintf(t, sizeof t, "%s%s..%s", a->range_lo > 0 || a->range_hi < 1 ? "range* " : "", lo, hi);
         bar_part(w, a, &x, UI_BAR, t);
