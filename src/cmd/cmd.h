@@ -4,6 +4,7 @@
 #ifndef PT_CMD_H
 #define PT_CMD_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Exit codes. */
@@ -34,6 +35,31 @@ extern const struct cmd_entry cmd_trace_entry;
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad);
 int opt_bool(const char *s, int *out);   /* true/false/True/False/1/0; 0 ok */
 int opt_int(const char *s, long lo, long hi, long *out);
+
+/* The tail of a command's option loop, for an argument none of its options
+ * took: a word beginning with '-' (but not "-" alone) is an unknown option;
+ * any other is the next operand, the capitalised words that follow the
+ * command's name in its usage line (PATH; PROBLEM BENCH; none for data2db),
+ * stored in operands[(*n)++] (room for as many as the usage names).  One more
+ * than the usage names is refused.  0, or EXIT_USAGE with the message on
+ * stderr.  cmd_operands_done() after the loop: 0 when every operand was
+ * given, else EXIT_USAGE naming what is missing, with the usage line. */
+int cmd_operand(const struct cmd_entry *c, const char *arg, const char **operands, int *n);
+int cmd_operands_done(const struct cmd_entry *c, int n);
+
+/* Stopping a long command (data2db, overflow --follow) on SIGINT or SIGTERM,
+ * and SIGHUP with CMD_STOP_HUP: the handler stores the signal in cmd_stop
+ * and does nothing more; the command's loops read it (a reader's
+ * load_opts.cancel may point at it).  With CMD_STOP_TWICE a second signal
+ * ends the process at once, by that signal.  cmd_stop_catch() clears the
+ * flag and installs the handler; cmd_stop_release(), with the same flags,
+ * gives the signals their default action back. */
+enum { CMD_STOP_HUP = 1, CMD_STOP_TWICE = 2 };
+extern atomic_int cmd_stop;
+void cmd_stop_catch(int flags);
+void cmd_stop_release(int flags);
+/* "SIGINT", "SIGTERM", "SIGHUP" (the signals a command stops on), else "a signal". */
+const char *cmd_signal_name(int sig);
 
 /* dataset_load() for a command: the error, or each warning, on stderr
  * (escaped, "probetop: ..."); NULL when it failed. */

@@ -407,21 +407,10 @@ static int parse_args(int argc, char **argv, struct copts *c) {
         if (!strcmp(argv[i], "--first")) { c->first = 1; continue; }
         if (!strcmp(argv[i], "--partial-ok")) { c->partial_ok = 1; continue; }
         if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { c->fuzzy = 1; continue; }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "probetop compare: unknown option %s (see probetop help compare)\n", CMD_ESC(argv[i]));
-            return EXIT_USAGE;
-        }
-        if (np >= 2) { fprintf(stderr, "probetop compare: give two dumps, PROBLEM and BENCH\n"); return EXIT_USAGE; }
-        c->paths[np++] = argv[i];
+        if (cmd_operand(&cmd_compare_entry, argv[i], c->paths, &np) != 0) return EXIT_USAGE;
     }
     if (bad) return EXIT_USAGE;
-    if (np != 2) {
-        /* name what is missing, as the other commands do */
-        fprintf(stderr, "probetop compare: %s missing\nusage: %s\n", np == 0 ? "PROBLEM and BENCH are" : "BENCH is",
-                cmd_compare_entry.usage);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    return cmd_operands_done(&cmd_compare_entry, np);
 }
 
 /* The state of one run over the pairs. */

@@ -89,28 +89,10 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The signal flag: SIGINT, SIGTERM or SIGHUP asks the writer to stop; it
- * removes its temporary file and the old database stays as it was.  A
- * second signal ends the run at once (the next run removes what is left). */
-static atomic_int stop_signal;
-
-static void on_signal(int sig) {
-    if (atomic_exchange(&stop_signal, sig) != 0) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
-}
-
-static void catch_signals(int on) {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on ? on_signal : SIG_DFL;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
+/* SIGINT, SIGTERM or SIGHUP asks the writer to stop (cmd_stop); it removes
+ * its temporary file and the old database stays as it was.  A second signal
+ * ends the run at once (the next run removes what is left). */
+#define DATA2DB_STOP (CMD_STOP_HUP | CMD_STOP_TWICE)
 
 /* --shard K/N, or auto: the task number and count the launcher gives
  * (Open MPI's mpirun, Slurm's srun, a PMI launcher), else one task. */
@@ -190,8 +172,8 @@ static int run(int argc, char **argv) {
             lo.threads = (int)n;
             continue;
         }
-        fprintf(stderr, "probetop data2db: unknown argument '%s' (see probetop help data2db)\n", CMD_ESC(argv[i]));
-        return EXIT_USAGE;
+        int none = 0;
+        return cmd_operand(&cmd_data2db_entry, argv[i], NULL, &none);   /* it takes none: refused */
     }
     if (merge && (data || shard_n)) {
         fprintf(stderr, "probetop data2db: --merge DIR takes the shards in DIR: no --data or --shard with it\n");
@@ -229,21 +211,20 @@ static int run(int argc, char **argv) {
     }
     int wrote = 0, failed = 0;
     struct pt_error err;
-    atomic_store(&stop_signal, 0);
-    lo.cancel = &stop_signal;
-    catch_signals(1);
+    lo.cancel = &cmd_stop;
+    cmd_stop_catch(DATA2DB_STOP);
     struct tdb_result res;
     if (merge) {
         /* dump shards, then monitor shards, as data2db writes them */
         int any = 0;
-        for (int monitor = 0; monitor < 2 && !atomic_load(&stop_signal); monitor++) {
+        for (int monitor = 0; monitor < 2 && !atomic_load(&cmd_stop); monitor++) {
             if (!trenddb_shards_present(merge, monitor)) continue;
             any = 1;
             double t0 = now();
             struct dataset *ds = calloc(1, sizeof *ds);
             if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
             if (trenddb_merge(merge, monitor, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-            else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+            else { if (!atomic_load(&cmd_stop)) say("probetop data2db: ", err.msg); failed++; }
             print_notes(ds);
             dataset_free(ds);
         }
@@ -259,20 +240,20 @@ static int run(int argc, char **argv) {
     for (size_t i = 0; !merge && i < ds_nformats; i++) {
         const struct ds_format_ops *f = ds_formats[i];
         if (!f->write_trenddb || (lo.format && lo.format != f)) continue;
-        if (atomic_load(&stop_signal) || (!lo.format && f->detect(data, &st) <= 0)) continue;
+        if (atomic_load(&cmd_stop) || (!lo.format && f->detect(data, &st) <= 0)) continue;
         struct dataset *ds = calloc(1, sizeof *ds);
         double t0 = now();
         if (!ds) { fprintf(stderr, "probetop data2db: out of memory\n"); layout_free(layout); free(made); return EXIT_USAGE; }
         if (f->write_trenddb(data, db, &lo, ds, &res, &err) == 0) { report(&res, now() - t0); wrote++; }
-        else { if (!atomic_load(&stop_signal)) say("probetop data2db: ", err.msg); failed++; }
+        else { if (!atomic_load(&cmd_stop)) say("probetop data2db: ", err.msg); failed++; }
         print_notes(ds);
         dataset_free(ds);
     }
-    catch_signals(0);
-    int sig = atomic_load(&stop_signal);
+    cmd_stop_release(DATA2DB_STOP);
+    int sig = atomic_load(&cmd_stop);
     if (sig) {
         /* the writer removed its temporary file; an existing database was never touched */
-        const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+        const char *name = cmd_signal_name(sig);
         if (failed || !wrote)
             fprintf(stderr, "probetop data2db: interrupted by %s: the database being written was removed; "
                             "an older one of the same name in %s is as it was\n", name, db);

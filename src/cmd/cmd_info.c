@@ -181,7 +181,7 @@ static void print_json(const struct dataset *ds, const size_t *nonfinite) {
 
 static int run(int argc, char **argv) {
     const char *path = NULL;
-    int json = 0;
+    int json = 0, np = 0;
     struct load_opts lo;
     load_opts_init(&lo);
     lo.lazy = 1;   /* a .trend.db by queries within --mem, as the analyzer reads it */
@@ -215,20 +215,9 @@ static int run(int argc, char **argv) {
         }
         if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.db_name = v; continue; }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "probetop info: unknown option '%s' (see probetop help info)\n", CMD_ESC(argv[i]));
-            return EXIT_USAGE;
-        }
-        if (path) {
-            fprintf(stderr, "probetop info: one PATH only\n");
-            return EXIT_USAGE;
-        }
-        path = argv[i];
+        if (cmd_operand(&cmd_info_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
-    if (!path) {
-        fprintf(stderr, "usage: %s\n", cmd_info_entry.usage);
-        return EXIT_USAGE;
-    }
+    if (cmd_operands_done(&cmd_info_entry, np) != 0) return EXIT_USAGE;
     /* graphs, not trend data: described by src/cmd_visdb.c */
     if (cmd_visdb_is(path)) return cmd_visdb_info(path, json);
     struct dataset *ds = cmd_load(path, &lo);

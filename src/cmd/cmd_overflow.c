@@ -553,7 +553,7 @@ static int run_overflow(int argc, char **argv) {
     const char *path = NULL, *v;
     enum out_fmt fmt = OUT_TEXT;
     int min_level = OVF_MEDIUM, fail_on = OVF_CRITICAL, level_given = 0, limit_given = 0, bad = 0, matched;
-    int follow = 0, fmt_given = 0, partial_ok = 0;
+    int follow = 0, fmt_given = 0, partial_ok = 0, np = 0;
     double idle = 0;
     long limit = 0;
     struct load_opts lo;
@@ -594,15 +594,11 @@ static int run_overflow(int argc, char **argv) {
             if (opt_int(v, 0, 1000000000L, &limit) != 0)
                 return usage_error("--limit needs a number >= 0 (0 = all), not '%s'", v);
             limit_given = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("unknown option '%s'", argv[i]);
-        } else if (path) {
-            return usage_error("one PATH only ('%s' is a second one)", argv[i]);
-        } else {
-            path = argv[i];
+        } else if (cmd_operand(&cmd_overflow_entry, argv[i], &path, &np) != 0) {
+            return EXIT_USAGE;
         }
     }
-    if (!path) return usage_error("%s", "PATH is missing");
+    if (cmd_operands_done(&cmd_overflow_entry, np) != 0) return EXIT_USAGE;
     if (idle > 0 && !follow) return usage_error("%s", "--idle goes with --follow");
     if (follow) {
         if (fmt_given && fmt != OUT_TEXT) return usage_error("%s", "--follow prints text lines as entries appear");

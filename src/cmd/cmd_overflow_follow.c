@@ -9,7 +9,6 @@
  * else 0.  A file still being written is not a warning (load_opts.follow);
  * one that stays broken past DS_SETTLE_SECONDS is, on stderr. */
 #include <errno.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,22 +26,6 @@
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/dump/ovf_origin.h"
 #include "src/io/common/watch.h"
-
-/* The signal flag (SIGINT, SIGTERM): the loop ends at its next wake. */
-static volatile sig_atomic_t follow_stop;
-
-static void on_stop(int sig) { follow_stop = sig; }
-
-static void catch_stop(int on) {
-    static const int sigs[] = {SIGINT, SIGTERM};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on ? on_stop : SIG_DFL;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
 
 /* Hashes of what was printed already (entries, warnings). */
 struct seen {
@@ -191,8 +174,7 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
     }
     struct seen printed = {0}, warned = {0};
     size_t failing = 0, pending = 0, unread = 0;
-    follow_stop = 0;
-    catch_stop(1);
+    cmd_stop_catch(0);   /* SIGINT, SIGTERM: the loop ends at its next wake */
     printf("following %s (%s; Ctrl-C stops", CMD_ESC(fo->path), watch_notifies(w) ? "inotify" : "polling");
     if (fo->idle > 0) printf(", or %g s without a change", fo->idle);
     printf(")\n  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
@@ -200,7 +182,7 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
     int loaded = one_pass(fo, &lo, &printed, &warned, &failing, &pending, &unread) == 0;
     double last_change = now_s(), dirty = 0;
     int settled = pending == 0;
-    while (!follow_stop) {
+    while (!atomic_load(&cmd_stop)) {
         double now = now_s();
         if (fo->idle > 0 && now - last_change >= fo->idle && !dirty) break;
         int r = watch_wait(w, 250, -1);
@@ -220,7 +202,7 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
             if (pending && one_pass(fo, &lo, &printed, &warned, &failing, &pending, &unread) == 0) loaded = 1;
         }
     }
-    catch_stop(0);
+    cmd_stop_release(0);
     if (loaded) print_origin(fo, &lo);
     watch_close(w);
     free(printed.v);
@@ -233,7 +215,8 @@ static int follow(const struct ovf_follow_opts *fo, struct load_opts *lop) {
         return EXIT_USAGE;
     }
     const char *lv = ovf_level_name((enum ovf_level)fo->fail_on);
-    if (follow_stop) printf("stopped by %s\n", follow_stop == SIGINT ? "SIGINT" : "SIGTERM");
+    int sig = atomic_load(&cmd_stop);
+    if (sig) printf("stopped by %s\n", cmd_signal_name(sig));
     else printf("no change for %g s\n", fo->idle);
     /* a gate never passes on what it could not read (probetop(1), EXIT STATUS) */
     if (failing) printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, failing, failing == 1 ? "" : "s");

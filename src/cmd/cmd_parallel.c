@@ -96,9 +96,8 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
             }
             continue;
         }
-        char esc[256];
-        fprintf(stderr, "probetop parallel: unknown argument '%s' (see probetop help parallel)\n",
-                pt_escape(a, strlen(a), esc, sizeof esc));
+        int none = 0;
+        cmd_operand(&cmd_parallel_entry, a, NULL, &none);   /* it takes none: refused */
         return -1;
     }
     if (!o->have_world) {

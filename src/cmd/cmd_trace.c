@@ -155,7 +155,7 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
-    int per_step = 0;
+    int per_step = 0, np = 0;
     uint64_t mem = 0;   /* 0: the default (util_default_mem) */
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
@@ -182,22 +182,9 @@ static int run(int argc, char **argv) {
             }
             continue;
         }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            char esc[256];
-            fprintf(stderr, "probetop trace: unknown option '%s' (see probetop help trace)\n",
-                    pt_escape(argv[i], strlen(argv[i]), esc, sizeof esc));
-            return EXIT_USAGE;
-        }
-        if (path) {
-            fprintf(stderr, "probetop trace: one PATH only\n");
-            return EXIT_USAGE;
-        }
-        path = argv[i];
+        if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
-    if (!path) {
-        fprintf(stderr, "usage: %s\n", cmd_trace_entry.usage);
-        return EXIT_USAGE;
-    }
+    if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
     struct load_opts lo;
     load_opts_init(&lo);
     lo.format = ds_format_find("trace");

@@ -1,5 +1,7 @@
-/* cmd_util: the option parsing and loading the headless commands share. */
+/* cmd_util: what the headless commands share: option parsing, loading,
+ * escaping, and stopping on a signal. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,69 @@ int opt_int(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
+/* The operands a command takes: the capitalised words after "probetop NAME"
+ * in its usage line, up to the first that is not one (an option, "[...]"). */
+#define CMD_MAX_OPERANDS 4
+struct operands {
+    int n;
+    const char *name[CMD_MAX_OPERANDS];
+    int len[CMD_MAX_OPERANDS];
+};
+
+static void operands_of(const struct cmd_entry *c, struct operands *o) {
+    const char *p = c->usage + strlen("probetop ") + strlen(c->name);
+    o->n = 0;
+    while (*p == ' ' && o->n < CMD_MAX_OPERANDS) {
+        const char *w = ++p;
+        while ((*p >= 'A' && *p <= 'Z') || *p == '_') p++;
+        if (p == w || (*p && *p != ' ' && *p != '\n')) break;
+        o->name[o->n] = w;
+        o->len[o->n++] = (int)(p - w);
+    }
+}
+
+/* Operands from..n-1 as "A", "A and B", "A, B and C", with "is"/"are". */
+static const char *operands_list(const struct operands *o, int from, char *buf, size_t size) {
+    size_t l = 0;
+    buf[0] = '\0';
+    for (int i = from; i < o->n && l < size; i++) {
+        const char *sep = i == from ? "" : i == o->n - 1 ? " and " : ", ";
+        l += (size_t)snprintf(buf + l, size - l, "%s%.*s", sep, o->len[i], o->name[i]);
+    }
+    if (l < size) snprintf(buf + l, size - l, " %s", o->n - from > 1 ? "are" : "is");
+    return buf;
+}
+
+int cmd_operand(const struct cmd_entry *c, const char *arg, const char **operands, int *n) {
+    struct operands o;
+    char list[256];
+    operands_of(c, &o);
+    if (arg[0] == '-' && arg[1]) {
+        fprintf(stderr, "probetop %s: unknown option '%s' (see probetop help %s)\n", c->name, CMD_ESC(arg), c->name);
+        return EXIT_USAGE;
+    }
+    if (!o.n) {
+        fprintf(stderr, "probetop %s: unknown argument '%s' (see probetop help %s)\n", c->name, CMD_ESC(arg), c->name);
+        return EXIT_USAGE;
+    }
+    if (*n >= o.n) {
+        fprintf(stderr, "probetop %s: %s given already: '%s' is one too many\nusage: %s\n", c->name,
+                operands_list(&o, 0, list, sizeof list), CMD_ESC(arg), c->usage);
+        return EXIT_USAGE;
+    }
+    operands[(*n)++] = arg;
+    return 0;
+}
+
+int cmd_operands_done(const struct cmd_entry *c, int n) {
+    struct operands o;
+    char list[256];
+    operands_of(c, &o);
+    if (n >= o.n) return 0;
+    fprintf(stderr, "probetop %s: %s missing\nusage: %s\n", c->name, operands_list(&o, n, list, sizeof list), c->usage);
+    return EXIT_USAGE;
+}
+
 struct dataset *cmd_load(const char *path, const struct load_opts *lo) {
     struct dataset *ds;
     struct pt_error err;
@@ -52,4 +117,40 @@ struct dataset *cmd_load(const char *path, const struct load_opts *lo) {
 const char *cmd_esc(const char *s, char *buf, size_t n) {
     if (!s) s = "";
     return pt_escape(s, strlen(s), buf, n);
+}
+
+/* ---- stopping on a signal ---- */
+
+atomic_int cmd_stop;
+
+static void on_stop(int sig) { atomic_store(&cmd_stop, sig); }
+
+static void on_stop_twice(int sig) {
+    if (atomic_exchange(&cmd_stop, sig) != 0) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+static void stop_action(int flags, void (*handler)(int)) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t n = flags & CMD_STOP_HUP ? 3 : 2;
+    for (size_t i = 0; i < n; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+void cmd_stop_catch(int flags) {
+    atomic_store(&cmd_stop, 0);
+    stop_action(flags, flags & CMD_STOP_TWICE ? on_stop_twice : on_stop);
+}
+
+void cmd_stop_release(int flags) { stop_action(flags, SIG_DFL); }
+
+const char *cmd_signal_name(int sig) {
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }

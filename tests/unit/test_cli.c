@@ -45,6 +45,39 @@ static void help_and_version(void) {
     CHECK_CONTAINS(out, "--bogus");
 }
 
+/* The end of every command's option parsing is one (cmd_operand): an
+ * unknown option, an operand too many and a missing one are refused with
+ * exit 2 and the same wording whatever the command. */
+static void operands_written_once(void) {
+    static const char *const cmds[] = {"info", "overflow", "trace", "compare", "data2db", "parallel"};
+    char cmd[4096], want[256];
+    if (!bin()) SKIP("PT_BIN not set");
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' %s --bogus 2>&1", bin(), cmds[i]);
+        CHECK_INT(run(cmd, out, sizeof out), 2);
+        snprintf(want, sizeof want, "probetop %s: unknown option '--bogus' (see probetop help %s)\n", cmds[i], cmds[i]);
+        CHECK_CONTAINS(out, want);
+    }
+    static const char *const one[] = {"info", "overflow", "trace"};
+    for (size_t i = 0; i < sizeof one / sizeof *one; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' %s a b 2>&1", bin(), one[i]);
+        CHECK_INT(run(cmd, out, sizeof out), 2);
+        snprintf(want, sizeof want, "probetop %s: PATH is given already: 'b' is one too many\nusage: probetop %s PATH",
+                 one[i], one[i]);
+        CHECK_CONTAINS(out, want);
+        snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin(), one[i]);
+        CHECK_INT(run(cmd, out, sizeof out), 2);
+        snprintf(want, sizeof want, "probetop %s: PATH is missing\nusage: probetop %s PATH", one[i], one[i]);
+        CHECK_CONTAINS(out, want);
+    }
+    snprintf(cmd, sizeof cmd, "'%s' compare a b c 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "probetop compare: PROBLEM and BENCH are given already: 'c' is one too many\n");
+    snprintf(cmd, sizeof cmd, "'%s' data2db extra 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 2);
+    CHECK_CONTAINS(out, "probetop data2db: unknown argument 'extra' (see probetop help data2db)\n");
+}
+
 /* Output that cannot be written (a full disk) is an error, exit 2 with a
  * message, for every command. */
 static void full_disk(void) {
@@ -343,6 +376,7 @@ static void parallel_rename(void) {
 int main(void) {
     RUN(parallel_rename);
     RUN(help_and_version);
+    RUN(operands_written_once);
     RUN(full_disk);
     RUN(info_json);
     RUN(bad_paths);
