@@ -1,6 +1,6 @@
 #!/bin/sh
-# No function of the program is over 150 lines (issue 12: a long function is
-# split into named steps).  Lists the offenders with their length; skips
+# No function of the program is over 150 lines (a long function is split
+# into named steps, each a function a reader can name).  Lists the offenders with their length; skips
 # (77) where universal-ctags is absent.
 #   tests/fn_length.sh SOURCE_DIR [LIMIT]
 set -u

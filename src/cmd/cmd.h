@@ -1,4 +1,4 @@
-/* cmd: the headless command table.  One file per command (src/cmd_*.c), each
+/* cmd: the headless command table.  One file per command (src/cmd/cmd_*.c), each
  * exporting one struct cmd_entry, listed in main.c, which dispatches on
  * argv[1] and prints --help and `probetop help COMMAND` from these fields. */
 #ifndef PT_CMD_H

@@ -218,7 +218,7 @@ static int run(int argc, char **argv) {
         if (cmd_operand(&cmd_info_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
     if (cmd_operands_done(&cmd_info_entry, np) != 0) return EXIT_USAGE;
-    /* graphs, not trend data: described by src/cmd_visdb.c */
+    /* graphs, not trend data: described by src/cmd/cmd_visdb.c */
     if (cmd_visdb_is(path)) return cmd_visdb_info(path, json);
     struct dataset *ds = cmd_load(path, &lo);
     if (!ds) return EXIT_USAGE;

@@ -2,15 +2,16 @@
  *
  * Every trend input probetop reads (a dump, a monitor CSV tree, a
  * .trend.db) is one `struct ds_format_ops` row of ds_formats[] in
- * formats.c, its functions in the format's own reader file, the way
- * tmux lists its window modes and sqlite its VFSes.  dataset.c iterates
+ * formats.c, its functions in the format's own reader file, so that a new
+ * format is one file and one row, and nothing else changes.  dataset.c iterates
  * the table to detect and to load; `--format NAME` looks names up in it;
  * `info` describes the dataset the row filled; `data2db` calls the rows
  * that have a .write_trenddb hook.  No view and no command switches on a
  * format: a view asks the dataset (ds->labels) and the cube.
  *
  * Adding an input format (monitor_v2 CSV trees, profiler traces...):
- *   1. one new file src/io/read_X.c with
+ *   1. one new file src/io/FAMILY/read_X.c (FAMILY: the folder of its format
+ *      family, dump, monitor, trenddb...; a new folder for a new family) with
  *        - detect(path, st): 0 = not mine, 100 = sure, 1..99 = a guess
  *          (cheap, never fails, reads at most a few bytes or a listing);
  *        - load(path, o, ds, err): fills ds->cube (owned by ds), and what

@@ -1,4 +1,4 @@
-/* bench_compare: issue 4's figures.
+/* bench_compare: the compare figures of README.md's measurements.
  *
  *   bench_compare PROBLEM_ROOT BENCH_ROOT
  *
@@ -9,9 +9,9 @@
  * pane needs before its first frame); then the graph compare of all rank
  * pairs of step 0.  With PT_BIN set, also the whole `probetop compare
  * --csv` command on that pair (best and mean of 5 runs, the csv written to
- * a temporary file), which is the figure to hold against msProbe.  msProbe
- * on this machine: compare 15 s, graph_visualize 14 s for one pair and
- * 127 s for 8 rank pairs. */
+ * a temporary file), which is the figure to hold against msProbe's
+ * compare and graph_visualize on the same pair (README.md's table has both,
+ * measured on one machine). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

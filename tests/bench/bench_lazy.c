@@ -1,4 +1,4 @@
-/* bench_lazy: a .trend.db opened in the real TUI (issue 13: lazy slices,
+/* bench_lazy: a .trend.db opened in the real TUI (read by slices within
  * --mem), seen from the terminal.
  *
  *   bench_lazy gen PATH RANKS STEPS TARGETS

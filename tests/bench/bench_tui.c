@@ -12,8 +12,9 @@
  * unchanged frame (a key that changes nothing visible).  Also startup time
  * and bytes written while idle.
  *
- * It prints figures and the goals of issue 3 (< 5 ms per full frame, < 2 KiB
- * per unchanged frame, < 16 ms key-to-frame); it asserts nothing, exit 0
+ * It prints figures and holds them against the TUI's goals: a full frame
+ * drawn well within one refresh of a 60 Hz screen, an unchanged frame cheap
+ * over SSH, a key answered within a refresh (the limits are printed); it asserts nothing, exit 0
  * unless it could not run (2).  Times include the pty round trip, so they are
  * an upper bound of the program's own work.
  *
@@ -180,7 +181,7 @@ int main(int argc, char **argv) {
         if (kinds[i].done.n && mean(&kinds[i].done) > full) full = mean(&kinds[i].done);
     double unchanged = mean(&kinds[5].bytes);
     double latency = mean(&kinds[4].done);
-    printf("\ngoals (issue 3):\n");
+    printf("\ngoals:\n");
     printf("  full frame      < 5 ms     measured %7.2f ms   %s\n", full, full < 5 ? "met" : "MISSED");
     printf("  unchanged frame < 2 KiB    measured %7.0f B    %s\n", unchanged, unchanged < 2048 ? "met" : "MISSED");
     printf("  key-to-frame    < 16 ms    measured %7.2f ms   %s\n", latency, latency < 16 ? "met" : "MISSED");

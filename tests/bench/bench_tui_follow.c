@@ -1,4 +1,5 @@
-/* bench_tui_follow: follow mode's reload (issue 14), seen from the terminal.
+/* bench_tui_follow: follow mode's reload (probetop(1), FOLLOW MODE), seen
+ * from the terminal.
  *
  * FULL is a monitor tree (v1 or monitor_v2, e.g. from gen_dump.py
  * --monitor --steps 50 ...) or a dump (stepN/rankM/dump.json, ...).  Makes

@@ -1,6 +1,6 @@
 /* bench_tui_graph: how long until the compare screen shows the tree of a
- * rank pair (issue 4: msProbe's graph_visualize takes 14 s for one 15 MB
- * pair; the goal is >= 30x faster, i.e. under 0.47 s).  Runs the real
+ * rank pair (README.md's measurements hold it against msProbe's
+ * graph_visualize on the same pair).  Runs the real
  * binary in a pseudo-terminal and stops the clock when the tree's first
  * top-level module and the divergence counts are on screen.
  *   bench_tui_graph PROBLEM BENCH [RUNS]     (PT_BIN = the binary) */

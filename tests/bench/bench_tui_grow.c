@@ -1,4 +1,5 @@
-/* bench_tui_grow: progressive folders (issue 13), seen from the terminal.
+/* bench_tui_grow: progressive folders (the first step on screen while the
+ * rest loads), seen from the terminal.
  *
  * Runs `probetop PATH` in a pty at 160x40 through the libvterm harness and
  * prints the time from start to the first heat map on screen (the first

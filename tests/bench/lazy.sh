@@ -1,5 +1,5 @@
 #!/bin/sh
-# The lazy .trend.db benchmark (issue 13): start to the first heat map, key
+# The lazy .trend.db benchmark (a database read by slices within --mem): start to the first heat map, key
 # to frame and peak RSS in the real TUI for msProbe's fixture database, a
 # 10 M-row and a 100 M-row monitor .trend.db generated here (bench_lazy gen,
 # msProbe's schema), with the default --mem and with --mem 0 (slices only);
@@ -15,7 +15,7 @@ BIN=${PT_BIN:-$B/probetop}
 PY=${PYTHON:-python3}
 LD=$B/bench-data/lazy
 mkdir -p "$LD"
-echo "== lazy .trend.db (issue 13): $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== lazy .trend.db: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ ! -f "$LD/t10m.trend.db" ]; then
     T0=$(date +%s.%N)
     "$B/tests/bench_lazy" gen "$LD/t10m.trend.db" 256 25 400 || exit 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The JSON tokenizer's figures (issue "At the limit", point 4), for one
+# The JSON tokenizer's figures (src/io/common/json.c), for one
 # build or, with PT_BIN_BEFORE / PT_BENCH_LEX_BEFORE, before and after:
 #   - bench_lex: the tokenizer alone per CPU second on the dump.json files
 #     and on a trace (each scan variant, numbers by decfloat and by strtod),

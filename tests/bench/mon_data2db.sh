@@ -10,8 +10,8 @@
 # with STEPS (default "40 160 640": about 48, 190 and 760 MB), made once
 # under MON_BENCH_DIR (default $PT_BUILD/bench-data/mon).  12 ranks: the
 # rank summary is made.  MSPROBE_SRC=<msProbe checkout> times msProbe's
-# data2db on the smallest tree; else its 355 s/GB (88.5 s for a 210 MB tree
-# on this machine kind) stands in.
+# data2db on the smallest tree; else MS_WHAT's reference figure, measured
+# once, stands in.
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}

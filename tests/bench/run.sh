@@ -1,9 +1,10 @@
 #!/bin/sh
-# The benchmark: prints the figures the issues ask for.  Run it with
+# The benchmark: prints the figures README.md states (load, data2db,
+# overflow, compare, traces, the TUI's frames).  Run it with
 #   cmake --build build --target bench
 # Data comes from tests/gen_dump.py and is cached in $PT_BUILD/bench-data.
 # BENCH_SCALE=full (default: 8 steps x 8 ranks x 48 layers, mix, 5 micro-batches,
-# TP 2, ~958 MB, the issues' reference) or small (2 x 2 x 4, seconds).
+# TP 2, ~958 MB, the reference dump of README.md's figures) or small (2 x 2 x 4, seconds).
 # MSPROBE_SRC=<msProbe checkout> also times msProbe's own data2db on the same data.
 set -u
 B=${PT_BUILD:-build}
@@ -23,13 +24,13 @@ if [ ! -f "$DATA/.done" ]; then
     $PY "$GEN_DUMP" --out "$DATA/nan" $GEN --nan 3:5:layers.20.mlp --quiet || exit 1
     touch "$DATA/.done"
 fi
-echo "== foundation (issue 2): $(du -sh "$DATA/dump" | cut -f1) of dump.json, $(nproc) cores"
+echo "== reading dumps: $(du -sh "$DATA/dump" | cut -f1) of dump.json, $(nproc) cores"
 "$B/tests/bench_ingest" parse "$DATA/dump"
 "$B/tests/bench_ingest" ingest "$DATA/dump"
 rm -rf "$B/bench-out" && mkdir -p "$B/bench-out"
 "$B/tests/bench_ingest" data2db "$DATA/dump" "$B/bench-out/probetop"
-# issue 13: data2db against msProbe's own (measured when MSPROBE_SRC is set,
-# else its 41.7 s on this machine for the full scale).  Best of 3 by wall
+# data2db against msProbe's own (measured when MSPROBE_SRC is set, else
+# MS below, its time measured once at the full scale).  Best of 3 by wall
 # time, with the CPU seconds (user + system) and peak RSS of that run and
 # the load average: on a shared machine the wall time also counts other
 # processes, the CPU time does not.
@@ -66,7 +67,7 @@ if [ -n "$MS" ]; then
 else
     echo "probetop data2db (whole command) seconds=$best best of 3 (CPU $bcpu s, peak RSS $brss MB, load $(cut -d' ' -f1 /proc/loadavg))"
 fi
-# issue 13: the same conversion as shards, 1 task and 2 tasks at once (as
+# data2db --shard (probetop(1)): the same conversion as shards, 1 task and 2 tasks at once (as
 # mpirun/srun would start them), then the merge into one database
 for N in 1 2; do
     rm -rf "$B/bench-out/shard$N" "$B/bench-out/merged$N"
@@ -82,11 +83,11 @@ for N in 1 2; do
     T2=$(date +%s.%N)
     echo "probetop data2db --shard K/$N, $N task(s) at once seconds=$(echo "$T1 - $T0" | bc), then --merge seconds=$(echo "$T2 - $T1" | bc)"
 done
-echo "== progressive folders (issue 13): the first step on screen while the rest loads"
+echo "== progressive folders: the first step on screen while the rest loads"
 [ -x "$B/tests/bench_tui_grow" ] && PT_BIN="$BIN" "$B/tests/bench_tui_grow" "$DATA/dump"
 sh "$(dirname "$0")/lazy.sh"
 sh "$(dirname "$0")/crafted_db.sh"
-echo "== overflow (issue 5)"
+echo "== overflow"
 T0=$(date +%s.%N)
 "$BIN" info "$DATA/nan" >/dev/null 2>&1
 T1=$(date +%s.%N)
@@ -97,19 +98,19 @@ if "$BIN" help overflow >/dev/null 2>&1; then
     T1=$(date +%s.%N)
     echo "probetop overflow seconds=$(echo "$T1 - $T0" | bc)"
 fi
-echo "== origin rank across communication (issue 10)"
+echo "== origin rank across communication"
 OD=$B/bench-data/origin256
 if [ ! -f "$OD/.done" ]; then
     rm -rf "$OD" && $PY "$(dirname "$0")/../gen_origin.py" --out "$OD/step0" --ranks 256 && touch "$OD/.done"
 fi
 PT_BIN="$BIN" "$B/tests/bench_origin" "$OD/step0"
 sh "$(dirname "$0")/origin_scale.sh"
-echo "== compare (issue 4)"
+echo "== compare"
 PT_BIN="$BIN" "$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
 # time and memory against the input, sizes 4x apart (PT_OLD_BIN: before and after)
 PT_BUILD="$B" PT_BIN="$BIN" sh "$(dirname "$0")/compare_scale.sh"
 [ -x "$B/tests/bench_tui_graph" ] && PT_BIN="$BIN" "$B/tests/bench_tui_graph" "$DATA/nan/step0/rank0" "$DATA/dump/step0/rank0" 5
-echo "== whole-run first divergence (issue 10)"
+echo "== whole-run first divergence"
 # The 8 rank pairs of the step holding the planted NaN (step 3, rank 5), then
 # the whole run (every step): `compare --first`, best of 3 by wall time, with
 # the CPU seconds (user + system) of that run when /usr/bin/time is there:
@@ -141,9 +142,9 @@ t=$(first_run "$DATA/nan" "$DATA/dump")
 echo "probetop compare --first, the whole run, $(ls -d "$DATA"/nan/step*/rank* | wc -l) pairs ($(du -sh "$DATA/nan" | cut -f1) a side) seconds=$t best of 3"
 echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
 sh "$(dirname "$0")/trace.sh"
-echo "== the JSON tokenizer (At the limit, point 4)"
+echo "== the JSON tokenizer"
 [ -x "$B/tests/bench_lex" ] && PT_BENCH_LEX="$B/tests/bench_lex" sh "$(dirname "$0")/lexer.sh" "$DATA/dump" "$B/bench-data/trace1g"
-echo "== lane view (issue 15)"
+echo "== lane view"
 LD=$B/bench-data/lanes64
 if [ ! -f "$LD/.done" ]; then
     rm -rf "$LD" && $PY "$(dirname "$0")/../gen_trace.py" "$LD" --ranks 64 --pp 8 --steps 3 --micro 100 --straggler 37 &&

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Profiler traces (issue 15): the parse rate of a generated 1 GB trace (two
+# Profiler traces (probetop trace, probetop(1)): the parse rate of a generated 1 GB trace (two
 # ranks of 500 MB, plain JSON; tests/gen_trace.py --pad-mb), of the same
 # shape gzip'ed (rate in inflated bytes), a gzip bomb within --mem, and
 # `probetop trace` on the three
@@ -36,7 +36,7 @@ timed() {
 }
 bytes=$(cat "$D"/trace1g/*.json | wc -c)
 set -- $(timed "$BIN" trace "$D/trace1g" --format csv)
-echo "== profiler traces (issue 15), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "== profiler traces, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 echo "probetop trace, $((bytes / 1000000)) MB plain JSON: $1 s ($(echo "scale=1; $bytes / 1000000 / $1" | bc) MB/s), CPU $2 s ($(echo "scale=1; $bytes / 1000000 / $2" | bc) MB/s per CPU second), peak RSS $3 MB (goal: 200 MB/s on 2 cores)"
 zbytes=$(cat "$D"/tracegz/*.json.gz | wc -c)
 ibytes=$(for f in "$D"/tracegz/*.json.gz; do gzip -dc "$f"; done | wc -c)

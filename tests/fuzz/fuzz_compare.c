@@ -2,7 +2,7 @@
  * compare` and the compare panes do: input "problem dump.json \x1e bench
  * dump.json [\x1e construct.json]" (the construct.json, when given, goes
  * beside both dumps; a missing bench part is an empty file).  Both are
- * read (src/read_graph.c), the table compare made and every cell of every
+ * read (src/io/dump/read_graph.c), the table compare made and every cell of every
  * row written out (csv), then, when both build, the graph compare with
  * every cell of every row (the detail pane), the first divergence (the
  * md5 determinism rule included), the walk over the divergent nodes and

@@ -1,4 +1,4 @@
-/* fuzz_construct: src/read_construct.c and src/microstep.c: the input is
+/* fuzz_construct: src/io/dump/read_construct.c and src/io/dump/microstep.c: the input is
  * written once and read both as construct.json (then the micro steps and
  * renumbered keys built from it) and as stack.json (then looked up). */
 #include "fuzz.h"

@@ -1,6 +1,6 @@
 /* fuzz_db: msProbe's SQLite files as bytes.  The input is written as
- * x.trend.db and opened by src/read_trenddb.c (into the cube, and lazily), and as
- * x.vis.db and opened by src/read_visdb.c (schema and tb_config, then the
+ * x.trend.db and opened by src/io/trenddb/read_trenddb.c (into the cube, and lazily), and as
+ * x.vis.db and opened by src/io/visdb/read_visdb.c (schema and tb_config, then the
  * first graph of each side).  Journal files a previous input may have left
  * (a WAL database opened read-only makes -shm/-wal beside it) are removed
  * first, so every run starts from the input alone. */

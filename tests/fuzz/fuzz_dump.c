@@ -1,4 +1,4 @@
-/* fuzz_dump: one rank folder through src/parse_dump.c, the record parser
+/* fuzz_dump: one rank folder through src/io/dump/parse_dump.c, the record parser
  * data2db and the cube use: input "dump.json [\x1e construct.json]"
  * (without a second part the folder has no construct.json).  Parsed twice:
  * micro steps on, rows wanted, with a --mapping; and micro steps off,

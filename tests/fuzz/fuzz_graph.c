@@ -1,4 +1,4 @@
-/* fuzz_graph: one rank folder through src/read_graph.c, the reader of the
+/* fuzz_graph: one rank folder through src/io/dump/read_graph.c, the reader of the
  * model tree and compare panes: input "dump.json \x1e construct.json \x1e
  * stack.json" (missing parts: no such file), read with GRAPH_BUILD, then
  * the same tree compared with itself (model/compare/compare.c on what the reader

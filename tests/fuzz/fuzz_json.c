@@ -1,4 +1,4 @@
-/* fuzz_json: src/json.c on raw bytes, no file: the pull tokenizer (every
+/* fuzz_json: src/io/common/json.c on raw bytes, no file: the pull tokenizer (every
  * token, every string decoded, json_lex_skip from every container), and the
  * cJSON tree path with the NaN/Infinity rewrite and json_number on every
  * value.  The input buffer is libFuzzer's own, exactly size bytes, so ASan

@@ -1,4 +1,4 @@
-/* fuzz_layermap: the --layer-mapping YAML (src/cmp_files.c
+/* fuzz_layermap: the --layer-mapping YAML (src/io/compare/cmp_files.c
  * cfile_lmap_load), then the map model/graph/layermap.c builds from the rules
  * read, on a fixed pair whose module names differ. */
 #include "fuzz_pair.h"

@@ -1,4 +1,4 @@
-/* fuzz_mapping: the --mapping JSON (src/parse_dump.c mapping_read). */
+/* fuzz_mapping: the --mapping JSON (src/io/dump/parse_dump.c mapping_read). */
 #include "fuzz.h"
 
 #include "src/io/dump/read_dump.h"

@@ -1,4 +1,4 @@
-/* fuzz_matchcfg: a --match-config / :save-match file (src/cmp_files.c
+/* fuzz_matchcfg: a --match-config / :save-match file (src/io/compare/cmp_files.c
  * cfile_match_apply) applied to the compare graph of a fixed pair, then
  * saved again. */
 #include "fuzz_pair.h"

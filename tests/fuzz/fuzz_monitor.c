@@ -1,5 +1,5 @@
 /* fuzz_monitor: one monitor CSV (v1) through monitor_parse_csv, the part of
- * src/read_monitor.c that reads a file's bytes, with a --mapping; then the
+ * src/io/monitor/read_monitor.c that reads a file's bytes, with a --mapping; then the
  * step axis both ways (micro steps on and off) and every row's step. */
 #include "fuzz_monitor.h"
 

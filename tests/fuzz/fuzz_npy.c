@@ -1,4 +1,4 @@
-/* fuzz_npy: src/read_npy.c (.npy 1.0/2.0/3.0, every dtype it converts) on a
+/* fuzz_npy: src/io/dump/read_npy.c (.npy 1.0/2.0/3.0, every dtype it converts) on a
  * file holding the input. */
 #include "fuzz.h"
 

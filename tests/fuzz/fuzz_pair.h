@@ -1,5 +1,5 @@
 /* fuzz_pair.h: a tiny problem/benchmark pair of rank folders, written into
- * the harness's folder once and read with src/read_graph.c, for the
+ * the harness's folder once and read with src/io/dump/read_graph.c, for the
  * harnesses of the files that act on a pair (layer-mapping YAML, match
  * config).  The problem run names two modules differently ("attention" vs
  * "self_attention", "mlp" vs "feed_forward"), as layer mappings exist for. */

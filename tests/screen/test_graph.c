@@ -1,6 +1,6 @@
 /* test_graph: the compare screen (tree beside detail) as a user sees it,
  * on msProbe's quick_start pair (step0 problem vs step1 benchmark), at
- * 80x24 and 120x40 (issue 4 phase 2, "Tests"), plus the .vis.db mode, bad
+ * 80x24 and 120x40 (probetop(1), COMPARE MODE), plus the .vis.db mode, bad
  * inputs and a 20x6 terminal.
  *
  * The numbers come from msProbe's own compare of the pair (the fixtures'

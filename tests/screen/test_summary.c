@@ -1,4 +1,4 @@
-/* test_summary: compare mode over a whole run (issue 10, points 1-2), as
+/* test_summary: compare mode over a whole run (probetop(1), COMPARE MODE), as
  * a user meets it at 80x24 on a generated pair of runs, 2 steps x 4 ranks,
  * the problem run with a NaN planted in layer 1's MLP at step 1 rank 3:
  *  - the app opens on the step x rank summary, not on step 0 rank 0's tree;
@@ -109,8 +109,8 @@ static void test_summary_80x24(void) {
     vt_close(&vt);
 }
 
-/* The ranks of the first divergence's step in the origin order (issue 10,
- * point 3): tests/gen_origin.py's all_reduce scenario, drifted against its
+/* The ranks of the first divergence's step in the origin order
+ * (probetop-rules(7), ORIGIN ACROSS RANKS): tests/gen_origin.py's all_reduce scenario, drifted against its
  * clean twin, is born on rank 2 (a gelu) and reaches ranks 0, 1 and 3
  * through the all_reduce.  By rank number, rank 0's all_reduce would be
  * first; the summary names rank 2's gelu, as `compare --first` does, and f

@@ -1,5 +1,5 @@
-/* test_vt_anomaly: msProbe's monitor anomaly reports on screen (issue 14,
- * point 4): the mark on the heat-map cell an entry names, in its own colour,
+/* test_vt_anomaly: msProbe's monitor anomaly reports on screen
+ * (probetop-rules(7), FIRST ANOMALY ORDER): the mark on the heat-map cell an entry names, in its own colour,
  * and the overflow pane's list in msProbe's first-anomaly order, Enter on
  * an entry landing on its cell.
  *

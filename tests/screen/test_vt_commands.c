@@ -1,10 +1,10 @@
-/* test_vt_commands: the messages of the `:` commands, table-driven (issue
- * 11, "Tests that can fail": most of them were never shown by a test).
+/* test_vt_commands: the messages of the `:` commands, table-driven, so that
+ * every message a user can get from the `:` prompt is shown by a test.
  *
  * Each table row is a command line typed at the `:` prompt of the real
  * binary and a text the screen must show after it: the usage line, the
  * refusal of a bad argument, the answer of a pane that cannot do it.  The
- * texts are what the program says today; a row fails when the message
+ * texts are the program's messages; a row fails when the message
  * changes or never appears (VT_WAIT fails with the screen).  One session
  * per input kind: the demo (trend data), the demo with --ascii, two compared
  * dumps (the tree's commands), a single dump.  Consecutive rows expect

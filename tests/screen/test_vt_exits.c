@@ -1,8 +1,8 @@
 /* test_vt_exits: the binary in a terminal outside the happy path: --help and
  * --version print and exit without touching the screen modes, an unreadable
  * PATH says why and exits 2 with the terminal as it was, and Ctrl-C and
- * SIGTERM in the running TUI restore the terminal (issue 3: "terminal
- * restored on q, on Ctrl-C, on SIGTERM"). */
+ * SIGTERM in the running TUI restore the terminal (a user is never left
+ * with a terminal in curses modes, whatever ends the program). */
 #include "pt_test.h"
 #include "screen/vt.h"
 

@@ -1,5 +1,6 @@
-/* test_vt_follow: data that grows while probetop shows it (issue 14,
- * follow mode; issue 13, progressive folders).
+/* test_vt_follow: data that grows while probetop shows it (probetop(1),
+ * FOLLOW MODE; and progressive folders: the first steps on screen while the
+ * rest loads).
  *
  * test_monitor, test_monitor_v2, test_dump: gen_dump.py writes a whole run
  * of 5 steps; probetop --follow starts on a copy holding steps 0 and 1, the

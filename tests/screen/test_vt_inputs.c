@@ -1,4 +1,4 @@
-/* test_vt_inputs: never a byte beside the user's files (issue 11).  WAL-mode
+/* test_vt_inputs: never a byte beside the user's files.  WAL-mode
  * copies of a .trend.db and of msProbe's .vis.db files in a scratch folder,
  * and a dump folder, are listed (names, sizes, mtimes) before and after
  * `info`, `overflow`, `data2db` reading the dump, and the TUI started on each
@@ -183,7 +183,8 @@ static void test_failed_data2db_leaves_nothing(void) {
     CHECK(stat(p, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-/* The TUI on part of a dump keeps the numbers of its path (issue 11, item 4). */
+/* The TUI on part of a dump (a step or rank folder) keeps the numbers of
+ * its path. */
 static void test_tui_path_numbers(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     const char *t = pt_tmpdir("vt_inputs_numbers");

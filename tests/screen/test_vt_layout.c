@@ -1,6 +1,6 @@
 /* test_vt_layout: the Megatron parallel layout pane (F5) and what it does to
- * the heat map (issue 6, "Tests": the layout pane at 80x24 scrolling and at
- * 200x50; screenshots).
+ * the heat map: the layout pane at 80x24 scrolling and at 200x50;
+ * screenshots.
  *
  * At 200x50 msProbe's documentation example (probetop-rules(7), MEGATRON LAYOUT: Examples,
  * W=32 L=48 TP=4 PP=4 V=3) must read as its table: the title line, one row

@@ -1,4 +1,4 @@
-/* test_vt_modes: terminal capabilities (issue 3, "Terminal manners"): NO_COLOR
+/* test_vt_modes: terminal capabilities (probetop(1), ENVIRONMENT): NO_COLOR
  * honoured, ASCII when the locale is not UTF-8 or with --ascii, truecolor
  * only when COLORTERM says so.  In every mode the demo's NaN burst must stay
  * visible: by glyph and, without colour, by attribute. */

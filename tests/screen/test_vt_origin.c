@@ -1,5 +1,5 @@
-/* test_vt_origin: the overflow pane names the origin rank (issue 10,
- * point 3) once the background search has found it: on a wide terminal
+/* test_vt_origin: the overflow pane names the origin rank
+ * (probetop-rules(7), ORIGIN ACROSS RANKS) once the background search has found it: on a wide terminal
  * the status line ends with "origin: step S rank R #P NAME, N other
  * ranks reached"; at 80 columns, where it would push the entry and the key
  * hints off the line, it is left out.  The data: tests/gen_origin.py's p2p

@@ -1,5 +1,5 @@
 /* test_vt_overflow: the overflow pane (F3) as a user sees it at 80x24
- * (issue 5, "Tests": filters, F, Enter; screenshots).
+ * (probetop(1), Overflow pane (F3)): filters, F, Enter; screenshots.
  *
  * The data is made by the test: gen_dump.py plants a NaN at step 1 rank 1
  * in layers.1.self_attention (two steps, two ranks, a tiny model).  What
@@ -9,7 +9,7 @@
  * filter, the first occurrence).  A copy without construct.json has no
  * graph, so Enter there must land on the heat-map cell; the demo has no
  * dump records at all, so the pane must say levels are not available and
- * list the non-finite cells.  Issue 10: the criticals come first and the
+ * list the non-finite cells.  The criticals come first and the
  * numeric-jump records (the sums of every step and rank, also in a healthy
  * run generated without --nan) are grouped, one row per name, at the end.
  * Every step waits for the state it asserts, then asserts it. */
@@ -807,7 +807,8 @@ static struct seen scan_list(struct vt *vt) {
     return z;
 }
 
-/* Issue 10 at 80x24: the pane opens on the criticals (the planted op
+/* The listing order (probetop-rules(7), OVERFLOW LEVELS) at 80x24: the
+ * pane opens on the criticals (the planted op
  * selected), every critical above every other row, under a heading that
  * says so; the numeric-jump records are at the end, one row per name with
  * its count, steps and ranks as the headless listing has them. */

@@ -1,5 +1,4 @@
-/* test_vt_papercuts: the paper cuts a first user meets (issue 11, "Things
- * a user meets"), each as the user met it: keys typed during a load, a
+/* test_vt_papercuts: the paper cuts a first user meets, each as the user met it: keys typed during a load, a
  * rank that does not load, the help's legend, keys with one meaning, the
  * small ones, and the screen left behind after the terminal grew.  Every
  * wait is followed by a check of what it waited for. */

@@ -1,5 +1,5 @@
-/* test_vt_resize: resize storms (issue 3, "Terminal manners": resize at any
- * time down to 20x6, show what fits, a short note below 40x12, never exit).
+/* test_vt_resize: resize storms: the TUI takes a resize at any time, down to
+ * 20x6, shows what fits, a short note below 40x12, and never exits.
  *
  * Each storm sends many window-size changes back to back, without waiting
  * for the program in between, then settles at a final size.  The screen is
@@ -153,7 +153,7 @@ static void test_start_tiny(void) {
     VT_WAIT(&vt, vt_row_has(&vt, 5, "40x12"));
     CHECKV(&vt, vt_row_has(&vt, 5, "40x12"));
     CHECK(vt.pid > 0);
-    vt_resize(&vt, 12, 4);        /* below the minimum the issue asks for */
+    vt_resize(&vt, 12, 4);        /* below the 20x6 it promises to draw in */
     vt_resize(&vt, 1, 1);
     vt_resize(&vt, 20, 6);
     VT_WAIT(&vt, vt_row_has(&vt, 5, "40x12") && vt_row_has(&vt, 0, "forward"));

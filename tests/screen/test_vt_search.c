@@ -1,6 +1,5 @@
 /* test_vt_search: the search pane (F4), the label picker and the one regex
- * search, at 80x24 (issue 5, "Tests": label picker, regex errors and
- * limits; screenshots).
+ * search, at 80x24: label picker, regex errors and limits; screenshots.
  *
  * On msProbe's quick_start dump (a ResNet, two steps) and on the demo:
  * the labels by category with their counts (a label's count is the number

@@ -1,4 +1,5 @@
-/* test_vt_trace: the heat map on profiler traces (issue 15): a generated run
+/* test_vt_trace: the heat map on profiler traces (probetop-rules(7),
+ * PROFILER TRACES): a generated run
  * of 8 ranks (tests/gen_trace.py) whose rank 5 computes 1.6 times slower.
  * The heat map of a step shows the breakdown targets as rows (compute,
  * communication, idle, exposed_communication, the Megatron phase targets)

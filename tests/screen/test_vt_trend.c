@@ -1,5 +1,5 @@
 /* test_vt_trend: the trend screen of `probetop --demo` as a user sees it, at
- * 80x24, 120x40 and 40x12 (issue 3, "Tests and screenshots").
+ * 80x24, 120x40 and 40x12, with its screenshots.
  *
  * The demo plants a burst (model/cube/demo.h): at step 9 on rank 5 the forward
  * output of layers.5.mlp.linear_fc2 overflows (norm +Inf) and everything

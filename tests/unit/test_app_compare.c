@@ -2,7 +2,7 @@
  * divergence heat map's derived cube (model/compare/rundiff.h), communication
  * links between ranks (model/graph/commlinks.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
  * synthetic ranks and on a gen_dump.py tensor-parallel pair), and the side
- * files (src/cmp_files.h: layer mapping, match config saved and applied on
+ * files (src/io/compare/cmp_files.h: layer mapping, match config saved and applied on
  * the quick_start pair). */
 #include <math.h>
 #include <sys/wait.h>

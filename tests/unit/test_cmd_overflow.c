@@ -511,7 +511,7 @@ static int gen_dump(const char *dir, const char *extra) {
     return system(args) == 0 ? 0 : 1;
 }
 
-/* The CI gate (issue 10): a healthy run, whose sums the numeric-jump
+/* The CI gate (probetop(1), EXIT STATUS): a healthy run, whose sums the numeric-jump
  * heuristic marks high on every step and rank, passes by default and fails
  * with --fail-on high; a run with a NaN fails.  --level only filters the
  * listing.  A bad --fail-on is a usage error with a message. */

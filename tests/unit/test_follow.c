@@ -1,4 +1,5 @@
-/* test_follow: data that grows (issues 13 and 14).
+/* test_follow: data that grows (probetop(1), FOLLOW MODE; progressive
+ * folders).
  *
  * - the swap keeps the user's place by value: a newer dataset whose
  *   metrics, steps, ranks and target ids are ordered differently leaves
@@ -8,7 +9,8 @@
  *   steps when asked (load_opts.max_steps) and says it left some out;
  * - each treats a file still being written (a CSV row without its line
  *   end, a dump.json that does not parse yet) as pending in follow mode
- *   while it is young, and as today (a warning, a skip) once it is old;
+ *   while it is young, and as outside follow mode (a warning, a skip) once
+ *   it is old;
  * - `probetop overflow --follow --idle 2` on a growing monitor tree prints
  *   the entry that appears and exits with the gate's code. */
 #include "pt_test.h"

@@ -1,5 +1,5 @@
 /* test_fuzzy: msProbe's own unit tests of fuzzy matching (-fm), ported to
- * our compare (model/compare*.c) through its public API.
+ * our compare (model/compare/compare*.c) through its public API.
  *
  * Sources (msProbe, repository Ascend/msprobe, folder test/msprobe_test/):
  *  - core_ut/compare/test_acc_compare.py, class TestMatch: test_rename_api,

@@ -1,4 +1,4 @@
-/* Layer mapping (model/layermap, the YAML reader of src/cmp_files) and
+/* Layer mapping (model/graph/layermap, the YAML reader of src/io/compare/cmp_files) and
  * fuzzy matching (model/compare) against msProbe's own cases:
  *  - the MindSpore-vs-PyTorch pair of msProbe's layer-mapping unit tests
  *    (test/resources/layer_mapping, the construct.json and stack.json read

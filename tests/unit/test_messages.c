@@ -1,9 +1,9 @@
-/* The readers' error messages, table-driven (issue 11, "Tests that can
- * fail": most messages were never produced by a test).  Each row builds a
+/* The readers' error messages, table-driven, so that every message a reader
+ * can give is produced by a test.  Each row builds a
  * small broken input under PT_TMP (files given by relative path and bytes; a
  * NULL text makes a folder), hands it to one reader and checks the call fails
- * with a message that contains the row's text.  The texts are what the
- * readers say today: a row fails when a message changes or another check
+ * with a message that contains the row's text.  The texts are the
+ * readers' messages: a row fails when a message changes or another check
  * fires first.  tests/coverage.sh counts what these reach. */
 #include "pt_test.h"
 
@@ -441,7 +441,7 @@ static void manual_match(void) {
     int relu = tree_find(p, "Functional.relu.0.forward"), blin = tree_find(b, "Functional.linear.0.forward");
     int fc = tree_find(b, "Module.fc.Linear.forward.0"), plin = tree_find(p, "Functional.linear.0.forward");
     CHECK(relu >= 0 && blin >= 0 && fc >= 0);
-    /* today the two linear calls are not matched automatically (the
+    /* the two linear calls are not matched automatically (the
      * roots are): every call below starts from that */
     CHECK_INT(cmp_manual_match(g, -1, blin, 0, &err), -1);
     CHECK_STR(err.msg, "no such node");

@@ -21,7 +21,7 @@ static void add(struct ovf_list *l, int step, int micro, int rank, unsigned pos,
     CHECK_INT(ovf_list_add(l, &e), 0);
 }
 
-/* The run of the issue in small: sums flagged on every step and rank
+/* A run with a NaN, in small: sums flagged on every step and rank
  * (step 0 before the NaN), a NaN born on step 1 rank 1 and passed on. */
 static void make_run(struct ovf_list *l) {
     for (int step = 0; step < 3; step++)

@@ -1,5 +1,4 @@
-/* test_papercuts: the headless paper cuts of issue 11 ("Things a user
- * meets"): `info` and `overflow` describe a msProbe .vis.db instead of
+/* test_papercuts: the headless paper cuts a first user meets: `info` and `overflow` describe a msProbe .vis.db instead of
  * refusing it, `compare` with one argument names what is missing, and the
  * worst relative error is printed with 6 significant digits. */
 #include "pt_test.h"

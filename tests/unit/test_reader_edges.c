@@ -1,4 +1,4 @@
-/* test_reader_edges: the readers at the edges issue 11 found, each a
+/* test_reader_edges: the readers at their edges, each a
  * regression test: a dump.json that shrinks while read (SIGBUS before), a
  * monitor CSV claiming two billion micro steps (20 GB before), the writer's
  * reason surviving the reader, undefined behaviour on odd input, messages

@@ -119,7 +119,7 @@ static void fixture_rank3_of_8(void) {
 
 /* HTA's own nanosecond-resolution trace (tests/data/traces/hta-ns, trimmed
  * to what its breakdown reads): HTA reads the times as doubles of us (a
- * quarter of a us at today's clock), rounds starts up and ends down; its
+ * quarter of a us at epoch times between 2^50 and 2^51 us), rounds starts up and ends down; its
  * figures, not those of the exact times (idle 11307, compute 371264,
  * non-compute 2063). */
 static void fixture_ns_resolution(void) {

@@ -88,7 +88,7 @@ static int has_warning(const struct dataset *ds, const char *what) {
     return 0;
 }
 
-/* Point 1: global_stats claims 100 000 ranks and a million steps; the rows
+/* A global_stats that claims 100 000 ranks and a million steps; the rows
  * have one rank and two steps.  The axes are the rows', both ways in; a
  * database whose rows do span that much opens by queries within --mem, and
  * a dense layout of it is refused before it is allocated. */
@@ -154,7 +154,7 @@ static void crafted_axes(void) {
     }
 }
 
-/* Point 2: committed rows only in the -wal.  They are read (from a private
+/* Committed rows only in the -wal.  They are read (from a private
  * snapshot), the -wal is named, and nothing beside the input changes: also
  * for a user who cannot write in its folder. */
 static void wal_committed(void) {
@@ -207,7 +207,7 @@ static void wal_committed(void) {
     sqlite3_close(db);
 }
 
-/* Point 3: another process rewrites the database again and again (every
+/* Another process rewrites the database again and again (every
  * transaction sets all norms to +Inf or all to 1.0, and adds or removes a
  * step, so the tree's pages move).  Every read succeeds and sees one
  * transaction's state: no "malformed", no mix of both values. */
@@ -304,7 +304,7 @@ static long middle_leaf(sqlite3 *db, const char *table) {
     return page;
 }
 
-/* Point 4: a zeroed page in monitoring_targets or monitoring_metrics is an
+/* A zeroed page in monitoring_targets or monitoring_metrics is an
  * error naming the table, not a load of a sixth of the targets; more than
  * 32 metrics are all read (an Inf in the 35th is found). */
 static void partial_loads(void) {
@@ -362,7 +362,7 @@ static void partial_loads(void) {
     CHECK_CONTAINS(out, "m35 norm=inf");
 }
 
-/* Point 9: text in the rank column.  Its rows are off the axes (said),
+/* Text in the rank column.  Its rows are off the axes (said),
  * the lazy open and the full load show the same steps and ranks, in well
  * under a second; the analyzer without a terminal says so before reading. */
 static void text_rank(void) {
@@ -405,7 +405,7 @@ static void text_rank(void) {
     CHECK_CONTAINS(out, "No such file");
 }
 
-/* Point 9: q or Ctrl-C while a database loads (the load's cancel flag)
+/* The q key or Ctrl-C while a database loads (the load's cancel flag)
  * stops its queries, lazy or whole, at once. */
 static void cancel_load(void) {
     const char *d = pt_tmpdir("cancel");

@@ -53,8 +53,9 @@ static void no_duplicates(void) {
     }
 }
 
-/* The issue's keys are all bound (globally or on the heat map). */
-static void issue_keys(void) {
+/* The heat map's keys (probetop(1), KEYS) are all bound, globally or on
+ * the heat map. */
+static void heatmap_keys_bound(void) {
     const struct view_ops *heat = NULL;
     for (int p = 0; p < app_npanes; p++)
         if (!strcmp(app_panes[p].ops->name, "heatmap")) heat = app_panes[p].ops;
@@ -180,7 +181,7 @@ static void prompt(void) {
 int main(void) {
     RUN(lookup);
     RUN(no_duplicates);
-    RUN(issue_keys);
+    RUN(heatmap_keys_bound);
     RUN(man_page);
     RUN(canvas);
     RUN(prompt);

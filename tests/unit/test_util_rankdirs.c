@@ -99,8 +99,8 @@ static void test_notes(void) {
     CHECK_CONTAINS(err.msg, "step0/rank1: no dump.json");
 }
 
-/* The case issue 12 found: a procN folder beside rank3 was rank 4 for
- * `info` and rank 0 for `compare`.  One scanner: rank 4 for both. */
+/* A procN folder beside rank3: `info` and `compare` once numbered it
+ * differently (rank 4, rank 0); one scanner gives rank 4 to both. */
 static void test_proc_beside_rank_info_and_compare(void) {
     const char *root = pt_tmpdir("rankdirs_proc");
     CHECK_INT(write_folder(root, 0, "rank3", 1), 0);

@@ -302,8 +302,9 @@ static double value_double(const struct json_lex *lx, enum json_tok t) {
 }
 
 /* HTA's whole-us start and end of an event whose ts and dur it read as
- * doubles of us, as differences from the exact ns times: at today's
- * clock (1.7e15 us) a double holds a quarter of a microsecond, so its
+ * doubles of us, as differences from the exact ns times: at epoch times
+ * between 2^50 and 2^51 us (the years 2005 to 2041) a double holds a quarter
+ * of a microsecond, so its
  * rounding of sub-us kernels is not that of the exact times
  * (probetop-rules(7), PROFILER TRACES). */
 static void hta_round(struct tp_kernel *k, double ts, double dur) {

@@ -1,7 +1,7 @@
 /* visdb_census: counts over a whole msProbe .vis.db (all its graphs), for
  * the headless commands: nodes per graph and side, matched nodes, the
  * levels the overflow check stored, and the flagged nodes themselves.
- * Reads through an open struct visdb (src/read_visdb.h: read-only,
+ * Reads through an open struct visdb (src/io/visdb/read_visdb.h: read-only,
  * immutable, nothing created beside the file). */
 #ifndef PT_VISDB_CENSUS_H
 #define PT_VISDB_CENSUS_H
