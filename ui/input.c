@@ -8,29 +8,29 @@
 
 static int map_key(int k) {
     switch (k) {
-    case KEY_UP: return UK_UP;
-    case KEY_DOWN: return UK_DOWN;
-    case KEY_LEFT: return UK_LEFT;
-    case KEY_RIGHT: return UK_RIGHT;
-    case KEY_PPAGE: return UK_PGUP;
-    case KEY_NPAGE: return UK_PGDN;
-    case KEY_HOME: case KEY_A1: return UK_HOME;
-    case KEY_END: case KEY_C1: case KEY_LL: return UK_END;
-    case KEY_IC: return UK_INSERT;
-    case KEY_DC: return UK_DELETE;
-    case KEY_BTAB: return UK_BTAB;
-    case KEY_SR: return UK_SUP;
-    case KEY_SF: return UK_SDOWN;
-    case KEY_SLEFT: return UK_SLEFT;
-    case KEY_SRIGHT: return UK_SRIGHT;
-    case KEY_ENTER: return UK_ENTER;
-    case KEY_BACKSPACE: return UK_BACKSPACE;
-    case KEY_RESIZE: return UK_RESIZE;
-    case KEY_MOUSE: return UK_MOUSE;
+    case KEY_UP: return KEYS_UP;
+    case KEY_DOWN: return KEYS_DOWN;
+    case KEY_LEFT: return KEYS_LEFT;
+    case KEY_RIGHT: return KEYS_RIGHT;
+    case KEY_PPAGE: return KEYS_PGUP;
+    case KEY_NPAGE: return KEYS_PGDN;
+    case KEY_HOME: case KEY_A1: return KEYS_HOME;
+    case KEY_END: case KEY_C1: case KEY_LL: return KEYS_END;
+    case KEY_IC: return KEYS_INSERT;
+    case KEY_DC: return KEYS_DELETE;
+    case KEY_BTAB: return KEYS_BTAB;
+    case KEY_SR: return KEYS_SUP;
+    case KEY_SF: return KEYS_SDOWN;
+    case KEY_SLEFT: return KEYS_SLEFT;
+    case KEY_SRIGHT: return KEYS_SRIGHT;
+    case KEY_ENTER: return KEYS_ENTER;
+    case KEY_BACKSPACE: return KEYS_BACKSPACE;
+    case KEY_RESIZE: return KEYS_RESIZE;
+    case KEY_MOUSE: return KEYS_MOUSE;
     default: break;
     }
-    if (k >= KEY_F(1) && k <= KEY_F(12)) return UK_F1 + (k - KEY_F(1));
-    return UK_NONE;
+    if (k >= KEY_F(1) && k <= KEY_F(12)) return KEYS_F1 + (k - KEY_F(1));
+    return KEYS_NONE;
 }
 
 int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mbutton) {
@@ -45,14 +45,14 @@ int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mb
         clearok(curscr, TRUE);
         if (r == OK && ch != 0) unget_wch(ch);
         else if (r == KEY_CODE_YES && ch != KEY_RESIZE) ungetch((int)ch);
-        return UK_RESIZE;
+        return KEYS_RESIZE;
     }
-    if (r == ERR) return UK_NONE;
+    if (r == ERR) return KEYS_NONE;
     if (r == KEY_CODE_YES) {
         int k = map_key((int)ch);
-        if (k == UK_MOUSE) {
+        if (k == KEYS_MOUSE) {
             MEVENT ev;
-            if (getmouse(&ev) != OK) return UK_NONE;
+            if (getmouse(&ev) != OK) return KEYS_NONE;
             *my = ev.y;
             *mx = ev.x;
             if (ev.bstate & BUTTON4_PRESSED) *mbutton = 4;
@@ -61,7 +61,7 @@ int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mb
                 u->pressed = 1;
                 u->press_y = ev.y;
                 u->press_x = ev.x;
-                return UK_NONE;
+                return KEYS_NONE;
             } else if (ev.bstate & BUTTON1_RELEASED) {
                 /* a release without its press (ncurses drops the press
                  * when both come in one read) is a click where it is */
@@ -78,11 +78,11 @@ int ui_getkey(struct ui *u, WINDOW *w, int timeout_ms, int *my, int *mx, int *mb
                 u->click_t = dbl ? 0 : t;
                 u->click_y = ev.y;
                 u->click_x = ev.x;
-            } else return UK_NONE;
+            } else return KEYS_NONE;
         }
         return k;
     }
-    if (ch == '\n' || ch == '\r') return UK_ENTER;
-    if (ch == 0x08) return UK_BACKSPACE;
+    if (ch == '\n' || ch == '\r') return KEYS_ENTER;
+    if (ch == 0x08) return KEYS_BACKSPACE;
     return (int)ch;
 }

@@ -5,35 +5,35 @@
 #include <string.h>
 
 static const char *const special_names[] = {
-    [UK_UP - UK_BASE] = "Up", [UK_DOWN - UK_BASE] = "Down",
-    [UK_LEFT - UK_BASE] = "Left", [UK_RIGHT - UK_BASE] = "Right",
-    [UK_PGUP - UK_BASE] = "PgUp", [UK_PGDN - UK_BASE] = "PgDn",
-    [UK_HOME - UK_BASE] = "Home", [UK_END - UK_BASE] = "End",
-    [UK_INSERT - UK_BASE] = "Ins", [UK_DELETE - UK_BASE] = "Del",
-    [UK_BTAB - UK_BASE] = "S-Tab",
-    [UK_SUP - UK_BASE] = "S-Up", [UK_SDOWN - UK_BASE] = "S-Down",
-    [UK_SLEFT - UK_BASE] = "S-Left", [UK_SRIGHT - UK_BASE] = "S-Right",
-    [UK_F1 - UK_BASE] = "F1", [UK_F2 - UK_BASE] = "F2", [UK_F3 - UK_BASE] = "F3",
-    [UK_F4 - UK_BASE] = "F4", [UK_F5 - UK_BASE] = "F5", [UK_F6 - UK_BASE] = "F6",
-    [UK_F7 - UK_BASE] = "F7", [UK_F8 - UK_BASE] = "F8", [UK_F9 - UK_BASE] = "F9",
-    [UK_F10 - UK_BASE] = "F10", [UK_F11 - UK_BASE] = "F11", [UK_F12 - UK_BASE] = "F12",
-    [UK_MOUSE - UK_BASE] = "Mouse", [UK_RESIZE - UK_BASE] = "Resize",
-    [UK_NONE - UK_BASE] = "None",
+    [KEYS_UP - KEYS_BASE] = "Up", [KEYS_DOWN - KEYS_BASE] = "Down",
+    [KEYS_LEFT - KEYS_BASE] = "Left", [KEYS_RIGHT - KEYS_BASE] = "Right",
+    [KEYS_PGUP - KEYS_BASE] = "PgUp", [KEYS_PGDN - KEYS_BASE] = "PgDn",
+    [KEYS_HOME - KEYS_BASE] = "Home", [KEYS_END - KEYS_BASE] = "End",
+    [KEYS_INSERT - KEYS_BASE] = "Ins", [KEYS_DELETE - KEYS_BASE] = "Del",
+    [KEYS_BTAB - KEYS_BASE] = "S-Tab",
+    [KEYS_SUP - KEYS_BASE] = "S-Up", [KEYS_SDOWN - KEYS_BASE] = "S-Down",
+    [KEYS_SLEFT - KEYS_BASE] = "S-Left", [KEYS_SRIGHT - KEYS_BASE] = "S-Right",
+    [KEYS_F1 - KEYS_BASE] = "F1", [KEYS_F2 - KEYS_BASE] = "F2", [KEYS_F3 - KEYS_BASE] = "F3",
+    [KEYS_F4 - KEYS_BASE] = "F4", [KEYS_F5 - KEYS_BASE] = "F5", [KEYS_F6 - KEYS_BASE] = "F6",
+    [KEYS_F7 - KEYS_BASE] = "F7", [KEYS_F8 - KEYS_BASE] = "F8", [KEYS_F9 - KEYS_BASE] = "F9",
+    [KEYS_F10 - KEYS_BASE] = "F10", [KEYS_F11 - KEYS_BASE] = "F11", [KEYS_F12 - KEYS_BASE] = "F12",
+    [KEYS_MOUSE - KEYS_BASE] = "Mouse", [KEYS_RESIZE - KEYS_BASE] = "Resize",
+    [KEYS_NONE - KEYS_BASE] = "None",
 };
 
 const char *keys_name(int code, char *buf, size_t size) {
     if (size == 0) return buf;
     buf[0] = '\0';
-    if (code > UK_BASE && code <= UK_NONE) {
-        const char *s = special_names[code - UK_BASE];
+    if (code > KEYS_BASE && code <= KEYS_NONE) {
+        const char *s = special_names[code - KEYS_BASE];
         snprintf(buf, size, "%s", s ? s : "?");
-    } else if (code == UK_ENTER || code == '\n') {
+    } else if (code == KEYS_ENTER || code == '\n') {
         snprintf(buf, size, "Enter");
-    } else if (code == UK_TAB) {
+    } else if (code == KEYS_TAB) {
         snprintf(buf, size, "Tab");
-    } else if (code == UK_ESC) {
+    } else if (code == KEYS_ESC) {
         snprintf(buf, size, "Esc");
-    } else if (code == UK_BACKSPACE || code == 0x08) {
+    } else if (code == KEYS_BACKSPACE || code == 0x08) {
         snprintf(buf, size, "BS");
     } else if (code == ' ') {
         snprintf(buf, size, "Space");
@@ -41,7 +41,7 @@ const char *keys_name(int code, char *buf, size_t size) {
         snprintf(buf, size, "C-%c", code + 'a' - 1);
     } else if (code >= 0x20 && code < 0x7f) {
         snprintf(buf, size, "%c", code);
-    } else if (code >= 0x80 && code < UK_BASE) {
+    } else if (code >= 0x80 && code < KEYS_BASE) {
         /* A code point: encode as UTF-8. */
         char u[5] = {0};
         if (code < 0x800) { u[0] = (char)(0xc0 | (code >> 6)); u[1] = (char)(0x80 | (code & 0x3f)); }
@@ -56,8 +56,8 @@ const char *keys_name(int code, char *buf, size_t size) {
 
 const struct keys_row *keys_find(const struct keys_row *rows, size_t n, int code) {
     /* Enter arrives as CR or LF depending on the terminal mode. */
-    if (code == '\n') code = UK_ENTER;
-    if (code == 0x08) code = UK_BACKSPACE;
+    if (code == '\n') code = KEYS_ENTER;
+    if (code == 0x08) code = KEYS_BACKSPACE;
     for (size_t i = 0; i < n; i++)
         if (rows[i].code == code) return &rows[i];
     return NULL;

@@ -2,7 +2,7 @@
  *
  * Input (ui/input.c) turns curses key codes into these: a printable key is
  * its Unicode code point, a control key is its ASCII control code
- * (UK_CTRL('u') == 0x15), everything else a UK_* value above Unicode.  So
+ * (KEYS_CTRL('u') == 0x15), everything else a KEYS_* value above Unicode.  So
  * key tables, the help text and the man page are plain data that unit tests
  * can check without a terminal. */
 #ifndef PT_UI_KEYS_H
@@ -11,23 +11,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define UK_CTRL(c) ((c) & 0x1f)
-#define UK_ENTER   0x0d
-#define UK_TAB     0x09
-#define UK_ESC     0x1b
-#define UK_BACKSPACE 0x7f
+#define KEYS_CTRL(c) ((c) & 0x1f)
+#define KEYS_ENTER   0x0d
+#define KEYS_TAB     0x09
+#define KEYS_ESC     0x1b
+#define KEYS_BACKSPACE 0x7f
 
 enum {
-    UK_BASE = 0x110000,
-    UK_UP, UK_DOWN, UK_LEFT, UK_RIGHT,
-    UK_PGUP, UK_PGDN, UK_HOME, UK_END,
-    UK_INSERT, UK_DELETE, UK_BTAB,
-    UK_SUP, UK_SDOWN, UK_SLEFT, UK_SRIGHT,   /* shifted arrows */
-    UK_F1, UK_F2, UK_F3, UK_F4, UK_F5, UK_F6, UK_F7, UK_F8, UK_F9, UK_F10,
-    UK_F11, UK_F12,
-    UK_MOUSE,       /* a mouse event is pending (ui_input_mouse) */
-    UK_RESIZE,      /* the terminal was resized */
-    UK_NONE         /* nothing (timeout) */
+    KEYS_BASE = 0x110000,
+    KEYS_UP, KEYS_DOWN, KEYS_LEFT, KEYS_RIGHT,
+    KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END,
+    KEYS_INSERT, KEYS_DELETE, KEYS_BTAB,
+    KEYS_SUP, KEYS_SDOWN, KEYS_SLEFT, KEYS_SRIGHT,   /* shifted arrows */
+    KEYS_F1, KEYS_F2, KEYS_F3, KEYS_F4, KEYS_F5, KEYS_F6, KEYS_F7, KEYS_F8, KEYS_F9, KEYS_F10,
+    KEYS_F11, KEYS_F12,
+    KEYS_MOUSE,       /* a mouse event is pending (ui_input_mouse) */
+    KEYS_RESIZE,      /* the terminal was resized */
+    KEYS_NONE         /* nothing (timeout) */
 };
 
 /* "Down", "C-u", "Enter", "g", "F2"...; buf must hold 16 bytes. */

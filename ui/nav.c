@@ -5,14 +5,14 @@
 
 int nav_of_key(int code) {
     switch (code) {
-    case UK_UP: return NAV_UP;
-    case UK_DOWN: return NAV_DOWN;
-    case UK_PGUP: return NAV_PGUP;
-    case UK_PGDN: return NAV_PGDN;
-    case UK_CTRL('u'): return NAV_HALFUP;
-    case UK_CTRL('d'): return NAV_HALFDN;
-    case 'g': case UK_HOME: return NAV_TOP;
-    case 'G': case UK_END: return NAV_BOTTOM;
+    case KEYS_UP: return NAV_UP;
+    case KEYS_DOWN: return NAV_DOWN;
+    case KEYS_PGUP: return NAV_PGUP;
+    case KEYS_PGDN: return NAV_PGDN;
+    case KEYS_CTRL('u'): return NAV_HALFUP;
+    case KEYS_CTRL('d'): return NAV_HALFDN;
+    case 'g': case KEYS_HOME: return NAV_TOP;
+    case 'G': case KEYS_END: return NAV_BOTTOM;
     default: return NAV_NONE;
     }
 }

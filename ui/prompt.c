@@ -75,18 +75,18 @@ static void insert_cp(struct prompt *p, int cp) {
 
 enum prompt_result prompt_key(struct prompt *p, int key) {
     if (!p->active) return PROMPT_CANCEL;
-    if (key != UK_TAB) p->tab_cycle = -1;
+    if (key != KEYS_TAB) p->tab_cycle = -1;
     switch (key) {
-    case UK_ENTER:
+    case KEYS_ENTER:
         p->active = 0;
         if (p->len) hist_add(hist(p), p->buf);
         else hist_reset(hist(p));
         return PROMPT_DONE;
-    case UK_ESC: case UK_CTRL('g'):
+    case KEYS_ESC: case KEYS_CTRL('g'):
         p->active = 0;
         hist_reset(hist(p));
         return PROMPT_CANCEL;
-    case UK_BACKSPACE:
+    case KEYS_BACKSPACE:
         if (p->len == 0) {   /* backspace on an empty line leaves, as in vim */
             p->active = 0;
             hist_reset(hist(p));
@@ -94,33 +94,33 @@ enum prompt_result prompt_key(struct prompt *p, int key) {
         }
         delete_range(p, prev_char(p, p->cur), p->cur);
         break;
-    case UK_DELETE: case UK_CTRL('d'):
+    case KEYS_DELETE: case KEYS_CTRL('d'):
         delete_range(p, p->cur, next_char(p, p->cur));
         break;
-    case UK_LEFT: case UK_CTRL('b'): p->cur = prev_char(p, p->cur); break;
-    case UK_RIGHT: case UK_CTRL('f'): p->cur = next_char(p, p->cur); break;
-    case UK_HOME: case UK_CTRL('a'): p->cur = 0; break;
-    case UK_END: case UK_CTRL('e'): p->cur = p->len; break;
-    case UK_CTRL('u'): delete_range(p, 0, p->cur); break;
-    case UK_CTRL('k'): delete_range(p, p->cur, p->len); break;
-    case UK_CTRL('w'): {
+    case KEYS_LEFT: case KEYS_CTRL('b'): p->cur = prev_char(p, p->cur); break;
+    case KEYS_RIGHT: case KEYS_CTRL('f'): p->cur = next_char(p, p->cur); break;
+    case KEYS_HOME: case KEYS_CTRL('a'): p->cur = 0; break;
+    case KEYS_END: case KEYS_CTRL('e'): p->cur = p->len; break;
+    case KEYS_CTRL('u'): delete_range(p, 0, p->cur); break;
+    case KEYS_CTRL('k'): delete_range(p, p->cur, p->len); break;
+    case KEYS_CTRL('w'): {
         size_t a = p->cur;
         while (a > 0 && p->buf[a - 1] == ' ') a--;
         while (a > 0 && p->buf[a - 1] != ' ') a--;
         delete_range(p, a, p->cur);
         break;
     }
-    case UK_UP: {
+    case KEYS_UP: {
         const char *s = hist_prev(hist(p), p->buf);
         if (s) set_line(p, s);
         break;
     }
-    case UK_DOWN: {
+    case KEYS_DOWN: {
         const char *s = hist_next(hist(p));
         if (s) set_line(p, s);
         break;
     }
-    case UK_TAB: {
+    case KEYS_TAB: {
         if (!p->complete) break;
         char out[PROMPT_MAX];
         if (p->tab_cycle < 0) {
@@ -138,7 +138,7 @@ enum prompt_result prompt_key(struct prompt *p, int key) {
         break;
     }
     default:
-        if (key >= 0x20 && key < UK_BASE && key != 0x7f) insert_cp(p, key);
+        if (key >= 0x20 && key < KEYS_BASE && key != 0x7f) insert_cp(p, key);
         break;
     }
     return PROMPT_MORE;

@@ -96,12 +96,12 @@ void ui_fill(WINDOW *w, int y, int x, int width);
 /* The process-wide signal flag: the last SIGINT/SIGTERM/SIGHUP seen
  * (0 none).  The event loop polls and clears it. */
 extern volatile sig_atomic_t ui_signal;
-extern volatile sig_atomic_t ui_winch;   /* a SIGWINCH arrived (ui_getkey turns it into UK_RESIZE) */
+extern volatile sig_atomic_t ui_winch;   /* a SIGWINCH arrived (ui_getkey turns it into KEYS_RESIZE) */
 
 /* Input from window w (keypad on; curses refreshes w first if it changed,
  * so give the toolbar, never an undrawn window): one key as a ui/keys.h
  * code, waiting at most timeout_ms (-1:
- * forever); UK_NONE on timeout or signal.  For UK_MOUSE, *my, *mx are the
+ * forever); KEYS_NONE on timeout or signal.  For KEYS_MOUSE, *my, *mx are the
  * screen position and *mbutton 1 click, 2 double click, 4 wheel up,
  * 5 wheel down, 8 drag (button 1 down at u->press_y, u->press_x and up at
  * *my, *mx). */

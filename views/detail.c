@@ -55,14 +55,14 @@ struct dp {
 };
 
 static const struct keys_row detail_keys[] = {
-    {'j', NULL, DA_DOWN, "scroll down"}, {UK_DOWN, NULL, DA_DOWN, "scroll down"},
-    {'k', NULL, DA_UP, "scroll up"}, {UK_UP, NULL, DA_UP, "scroll up"},
-    {UK_PGDN, NULL, DA_PGDN, "page down"}, {' ', NULL, DA_PGDN, "page down"},
-    {UK_PGUP, NULL, DA_PGUP, "page up"},
-    {UK_CTRL('d'), NULL, DA_HALFDN, "half a page down"}, {UK_CTRL('u'), NULL, DA_HALFUP, "half a page up"},
-    {'g', NULL, DA_TOP, "top"}, {UK_HOME, NULL, DA_TOP, "top"},
-    {'G', NULL, DA_BOTTOM, "bottom"}, {UK_END, NULL, DA_BOTTOM, "bottom"},
-    {UK_ENTER, NULL, DA_ENTER, "on a communication peer: show it (its rank's graph, the node)"},
+    {'j', NULL, DA_DOWN, "scroll down"}, {KEYS_DOWN, NULL, DA_DOWN, "scroll down"},
+    {'k', NULL, DA_UP, "scroll up"}, {KEYS_UP, NULL, DA_UP, "scroll up"},
+    {KEYS_PGDN, NULL, DA_PGDN, "page down"}, {' ', NULL, DA_PGDN, "page down"},
+    {KEYS_PGUP, NULL, DA_PGUP, "page up"},
+    {KEYS_CTRL('d'), NULL, DA_HALFDN, "half a page down"}, {KEYS_CTRL('u'), NULL, DA_HALFUP, "half a page up"},
+    {'g', NULL, DA_TOP, "top"}, {KEYS_HOME, NULL, DA_TOP, "top"},
+    {'G', NULL, DA_BOTTOM, "bottom"}, {KEYS_END, NULL, DA_BOTTOM, "bottom"},
+    {KEYS_ENTER, NULL, DA_ENTER, "on a communication peer: show it (its rank's graph, the node)"},
 };
 
 static struct dline *add(struct dp *p, int role) {

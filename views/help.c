@@ -18,14 +18,14 @@ static const int help_nav[NAV_COUNT] = {
 };
 
 static const struct keys_row help_keys[] = {
-    {UK_UP, NULL, HP_UP, "scroll up"}, {'k', NULL, HP_UP, "scroll up"},
-    {UK_DOWN, NULL, HP_DOWN, "scroll down"}, {'j', NULL, HP_DOWN, "scroll down"},
-    {UK_PGUP, NULL, HP_PGUP, "page up"}, {UK_CTRL('u'), NULL, HP_HALFUP, "half a page up"},
-    {UK_PGDN, NULL, HP_PGDN, "page down"}, {UK_CTRL('d'), NULL, HP_HALFDN, "half a page down"}, {' ', NULL, HP_PGDN, "page down"},
-    {'g', NULL, HP_TOP, "top"}, {UK_HOME, NULL, HP_TOP, "top"},
-    {'G', NULL, HP_BOTTOM, "bottom"}, {UK_END, NULL, HP_BOTTOM, "bottom"},
-    {'q', NULL, HP_CLOSE, "close the help"}, {UK_ESC, NULL, HP_CLOSE, "close the help"},
-    {'?', NULL, HP_CLOSE, "close the help"}, {UK_F1, NULL, HP_CLOSE, "close the help"},
+    {KEYS_UP, NULL, HP_UP, "scroll up"}, {'k', NULL, HP_UP, "scroll up"},
+    {KEYS_DOWN, NULL, HP_DOWN, "scroll down"}, {'j', NULL, HP_DOWN, "scroll down"},
+    {KEYS_PGUP, NULL, HP_PGUP, "page up"}, {KEYS_CTRL('u'), NULL, HP_HALFUP, "half a page up"},
+    {KEYS_PGDN, NULL, HP_PGDN, "page down"}, {KEYS_CTRL('d'), NULL, HP_HALFDN, "half a page down"}, {' ', NULL, HP_PGDN, "page down"},
+    {'g', NULL, HP_TOP, "top"}, {KEYS_HOME, NULL, HP_TOP, "top"},
+    {'G', NULL, HP_BOTTOM, "bottom"}, {KEYS_END, NULL, HP_BOTTOM, "bottom"},
+    {'q', NULL, HP_CLOSE, "close the help"}, {KEYS_ESC, NULL, HP_CLOSE, "close the help"},
+    {'?', NULL, HP_CLOSE, "close the help"}, {KEYS_F1, NULL, HP_CLOSE, "close the help"},
 };
 
 struct hline {

@@ -36,14 +36,14 @@ static const int lanes_nav[NAV_COUNT] = {
 };
 
 static const struct keys_row lanes_keys[] = {
-    {UK_UP, NULL, LA_UP, "previous rank (lane)"}, {'k', NULL, LA_UP, NULL},
-    {UK_DOWN, NULL, LA_DOWN, "next rank (lane)"}, {'j', NULL, LA_DOWN, NULL},
-    {UK_PGUP, NULL, LA_PGUP, "lanes: page up"}, {UK_PGDN, NULL, LA_PGDN, "lanes: page down"},
-    {UK_CTRL('u'), NULL, LA_HALFUP, "lanes: half a page up"}, {UK_CTRL('d'), NULL, LA_HALFDN, "lanes: half a page down"},
-    {'g', NULL, LA_TOP, "first lane"}, {UK_HOME, NULL, LA_TOP, NULL},
-    {'G', NULL, LA_BOTTOM, "last lane"}, {UK_END, NULL, LA_BOTTOM, NULL},
-    {UK_LEFT, NULL, LA_LEFT, "previous kernel or idle gap on the lane"}, {'h', NULL, LA_LEFT, NULL},
-    {UK_RIGHT, NULL, LA_RIGHT, "next kernel or idle gap on the lane"}, {'l', NULL, LA_RIGHT, NULL},
+    {KEYS_UP, NULL, LA_UP, "previous rank (lane)"}, {'k', NULL, LA_UP, NULL},
+    {KEYS_DOWN, NULL, LA_DOWN, "next rank (lane)"}, {'j', NULL, LA_DOWN, NULL},
+    {KEYS_PGUP, NULL, LA_PGUP, "lanes: page up"}, {KEYS_PGDN, NULL, LA_PGDN, "lanes: page down"},
+    {KEYS_CTRL('u'), NULL, LA_HALFUP, "lanes: half a page up"}, {KEYS_CTRL('d'), NULL, LA_HALFDN, "lanes: half a page down"},
+    {'g', NULL, LA_TOP, "first lane"}, {KEYS_HOME, NULL, LA_TOP, NULL},
+    {'G', NULL, LA_BOTTOM, "last lane"}, {KEYS_END, NULL, LA_BOTTOM, NULL},
+    {KEYS_LEFT, NULL, LA_LEFT, "previous kernel or idle gap on the lane"}, {'h', NULL, LA_LEFT, NULL},
+    {KEYS_RIGHT, NULL, LA_RIGHT, "next kernel or idle gap on the lane"}, {'l', NULL, LA_RIGHT, NULL},
     {'0', NULL, LA_FIRST, "the lane's first kernel"}, {'$', NULL, LA_LAST, "the lane's last kernel or gap"},
     {'Z', NULL, LA_ZOOMIN, "zoom in on the cursor (time x2)"},
     {'z', NULL, LA_ZOOMOUT, "zoom out (time /2)"},

@@ -612,21 +612,21 @@ static int cmd_layers(struct view *v, struct app *a, int argc, char **argv, stru
 
 static const struct keys_row lay_keys[] = {
     {'j', NULL, ACT_DOWN, "scroll down"},
-    {UK_DOWN, NULL, ACT_DOWN, NULL},
+    {KEYS_DOWN, NULL, ACT_DOWN, NULL},
     {'k', NULL, ACT_UP, "scroll up"},
-    {UK_UP, NULL, ACT_UP, NULL},
+    {KEYS_UP, NULL, ACT_UP, NULL},
     {'h', NULL, ACT_LEFT, "scroll the stage columns left"},
-    {UK_LEFT, NULL, ACT_LEFT, NULL},
+    {KEYS_LEFT, NULL, ACT_LEFT, NULL},
     {'l', NULL, ACT_RIGHT, "scroll the stage columns right"},
-    {UK_RIGHT, NULL, ACT_RIGHT, NULL},
-    {UK_PGDN, NULL, ACT_PGDN, "page down"},
-    {UK_PGUP, NULL, ACT_PGUP, "page up"},
-    {UK_CTRL('d'), NULL, ACT_HALFDN, "half a page down"},
-    {UK_CTRL('u'), NULL, ACT_HALFUP, "half a page up"},
+    {KEYS_RIGHT, NULL, ACT_RIGHT, NULL},
+    {KEYS_PGDN, NULL, ACT_PGDN, "page down"},
+    {KEYS_PGUP, NULL, ACT_PGUP, "page up"},
+    {KEYS_CTRL('d'), NULL, ACT_HALFDN, "half a page down"},
+    {KEYS_CTRL('u'), NULL, ACT_HALFUP, "half a page up"},
     {'g', NULL, ACT_TOP, "first row and stage"},
-    {UK_HOME, NULL, ACT_TOP, NULL},
+    {KEYS_HOME, NULL, ACT_TOP, NULL},
     {'G', NULL, ACT_BOTTOM, "last row"},
-    {UK_END, NULL, ACT_BOTTOM, NULL},
+    {KEYS_END, NULL, ACT_BOTTOM, NULL},
 };
 
 static const struct view_cmd lay_cmds[] = {

@@ -27,17 +27,17 @@
 enum { LC_LEFT = 1, LC_RIGHT, LC_UP, LC_DOWN, LC_TOGGLE, LC_ZIN, LC_ZOUT, LC_FIRST, LC_LAST, LC_RESET, LC_DELETE };
 
 static const struct keys_row lc_keys[] = {
-    {UK_LEFT, NULL, LC_LEFT, "cursor left"}, {'h', NULL, LC_LEFT, "cursor left"},
-    {UK_RIGHT, NULL, LC_RIGHT, "cursor right"}, {'l', NULL, LC_RIGHT, "cursor right"},
-    {UK_UP, NULL, LC_UP, "previous legend entry"}, {'k', NULL, LC_UP, "previous legend entry"},
-    {UK_DOWN, NULL, LC_DOWN, "next legend entry"}, {'j', NULL, LC_DOWN, "next legend entry"},
+    {KEYS_LEFT, NULL, LC_LEFT, "cursor left"}, {'h', NULL, LC_LEFT, "cursor left"},
+    {KEYS_RIGHT, NULL, LC_RIGHT, "cursor right"}, {'l', NULL, LC_RIGHT, "cursor right"},
+    {KEYS_UP, NULL, LC_UP, "previous legend entry"}, {'k', NULL, LC_UP, "previous legend entry"},
+    {KEYS_DOWN, NULL, LC_DOWN, "next legend entry"}, {'j', NULL, LC_DOWN, "next legend entry"},
     {' ', NULL, LC_TOGGLE, "hide / show the selected line"},
     {'Z', NULL, LC_ZIN, "zoom in on x around the cursor"},
     {'z', NULL, LC_ZOUT, "zoom out on x"},
-    {'g', NULL, LC_FIRST, "cursor to the first x"}, {UK_HOME, NULL, LC_FIRST, "cursor to the first x"},
-    {'G', NULL, LC_LAST, "cursor to the last x"}, {UK_END, NULL, LC_LAST, "cursor to the last x"},
+    {'g', NULL, LC_FIRST, "cursor to the first x"}, {KEYS_HOME, NULL, LC_FIRST, "cursor to the first x"},
+    {'G', NULL, LC_LAST, "cursor to the last x"}, {KEYS_END, NULL, LC_LAST, "cursor to the last x"},
     {'w', NULL, LC_RESET, "show the whole x range (r resets the value range, as everywhere)"},
-    {UK_DELETE, NULL, LC_DELETE, "remove the selected line"}, {'D', NULL, LC_DELETE, "remove the selected line"},
+    {KEYS_DELETE, NULL, LC_DELETE, "remove the selected line"}, {'D', NULL, LC_DELETE, "remove the selected line"},
 };
 
 struct line {

@@ -90,17 +90,17 @@ struct ovp {
 
 static const struct keys_row ovf_keys[] = {
     { 'j', NULL, OA_DOWN, "next entry" },
-    { UK_DOWN, NULL, OA_DOWN, "next entry" },
+    { KEYS_DOWN, NULL, OA_DOWN, "next entry" },
     { 'k', NULL, OA_UP, "previous entry" },
-    { UK_UP, NULL, OA_UP, "previous entry" },
-    { UK_PGDN, NULL, OA_PGDN, "page down" },
-    { UK_PGUP, NULL, OA_PGUP, "page up" },
-    { UK_CTRL('d'), NULL, OA_HALFDN, "half a page down" },
-    { UK_CTRL('u'), NULL, OA_HALFUP, "half a page up" },
+    { KEYS_UP, NULL, OA_UP, "previous entry" },
+    { KEYS_PGDN, NULL, OA_PGDN, "page down" },
+    { KEYS_PGUP, NULL, OA_PGUP, "page up" },
+    { KEYS_CTRL('d'), NULL, OA_HALFDN, "half a page down" },
+    { KEYS_CTRL('u'), NULL, OA_HALFUP, "half a page up" },
     { 'g', NULL, OA_TOP, "first entry" },
-    { UK_HOME, NULL, OA_TOP, "first entry" },
+    { KEYS_HOME, NULL, OA_TOP, "first entry" },
     { 'G', NULL, OA_BOTTOM, "last entry" },
-    { UK_END, NULL, OA_BOTTOM, "last entry" },
+    { KEYS_END, NULL, OA_BOTTOM, "last entry" },
     { '1', NULL, OA_CRIT, "show/hide critical entries" },
     { '2', NULL, OA_HIGH, "show/hide high entries" },
     { '3', NULL, OA_MED, "show/hide medium entries" },
@@ -109,7 +109,7 @@ static const struct keys_row ovf_keys[] = {
     { 'c', NULL, OA_CLEAR, "clear the level, rank and step filters" },
     { 'F', NULL, OA_FIRST, "jump to the first occurrence (the origin, else the first NaN/Inf; without any, the first msProbe anomaly report)" },
     { 'A', NULL, OA_FIRST_ANOMALY, "jump to the first msProbe anomaly report" },
-    { UK_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
+    { KEYS_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
 };
 
 /* a grid cell's bit: one of msProbe's anomaly reports names it */

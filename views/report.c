@@ -20,14 +20,14 @@ static const int report_nav[NAV_COUNT] = {
 };
 
 static const struct keys_row report_keys[] = {
-    {'j', NULL, RP_DOWN, "scroll down"}, {UK_DOWN, NULL, RP_DOWN, NULL},
-    {'k', NULL, RP_UP, "scroll up"}, {UK_UP, NULL, RP_UP, NULL},
-    {UK_PGDN, NULL, RP_PGDN, "page down"}, {' ', NULL, RP_PGDN, NULL},
-    {UK_PGUP, NULL, RP_PGUP, "page up"},
-    {UK_CTRL('d'), NULL, RP_HALFDN, "half a page down"}, {UK_CTRL('u'), NULL, RP_HALFUP, "half a page up"},
-    {'g', NULL, RP_TOP, "top"}, {UK_HOME, NULL, RP_TOP, NULL},
-    {'G', NULL, RP_BOTTOM, "bottom"}, {UK_END, NULL, RP_BOTTOM, NULL},
-    {'q', NULL, RP_CLOSE, "back to the screen before"}, {UK_ESC, NULL, RP_CLOSE, NULL},
+    {'j', NULL, RP_DOWN, "scroll down"}, {KEYS_DOWN, NULL, RP_DOWN, NULL},
+    {'k', NULL, RP_UP, "scroll up"}, {KEYS_UP, NULL, RP_UP, NULL},
+    {KEYS_PGDN, NULL, RP_PGDN, "page down"}, {' ', NULL, RP_PGDN, NULL},
+    {KEYS_PGUP, NULL, RP_PGUP, "page up"},
+    {KEYS_CTRL('d'), NULL, RP_HALFDN, "half a page down"}, {KEYS_CTRL('u'), NULL, RP_HALFUP, "half a page up"},
+    {'g', NULL, RP_TOP, "top"}, {KEYS_HOME, NULL, RP_TOP, NULL},
+    {'G', NULL, RP_BOTTOM, "bottom"}, {KEYS_END, NULL, RP_BOTTOM, NULL},
+    {'q', NULL, RP_CLOSE, "back to the screen before"}, {KEYS_ESC, NULL, RP_CLOSE, NULL},
 };
 
 struct rp {

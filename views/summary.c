@@ -41,15 +41,15 @@ struct sp {
 };
 
 static const struct keys_row summary_keys[] = {
-    {UK_LEFT, NULL, SA_LEFT, "previous step"}, {'h', NULL, SA_LEFT, NULL},
-    {UK_RIGHT, NULL, SA_RIGHT, "next step"}, {'l', NULL, SA_RIGHT, NULL},
-    {UK_UP, NULL, SA_UP, "previous rank"}, {'k', NULL, SA_UP, NULL},
-    {UK_DOWN, NULL, SA_DOWN, "next rank"}, {'j', NULL, SA_DOWN, NULL},
-    {UK_PGUP, NULL, SA_PGUP, "ranks: page up"}, {UK_PGDN, NULL, SA_PGDN, "ranks: page down"},
-    {UK_CTRL('u'), NULL, SA_HALFUP, "ranks: half a page up"}, {UK_CTRL('d'), NULL, SA_HALFDN, "ranks: half a page down"},
-    {UK_HOME, NULL, SA_HOME, "the first pair"}, {'g', NULL, SA_HOME, NULL},
-    {UK_END, NULL, SA_END, "the last pair"}, {'G', NULL, SA_END, NULL},
-    {UK_ENTER, NULL, SA_OPEN, "open the pair's tree on its first divergent node"},
+    {KEYS_LEFT, NULL, SA_LEFT, "previous step"}, {'h', NULL, SA_LEFT, NULL},
+    {KEYS_RIGHT, NULL, SA_RIGHT, "next step"}, {'l', NULL, SA_RIGHT, NULL},
+    {KEYS_UP, NULL, SA_UP, "previous rank"}, {'k', NULL, SA_UP, NULL},
+    {KEYS_DOWN, NULL, SA_DOWN, "next rank"}, {'j', NULL, SA_DOWN, NULL},
+    {KEYS_PGUP, NULL, SA_PGUP, "ranks: page up"}, {KEYS_PGDN, NULL, SA_PGDN, "ranks: page down"},
+    {KEYS_CTRL('u'), NULL, SA_HALFUP, "ranks: half a page up"}, {KEYS_CTRL('d'), NULL, SA_HALFDN, "ranks: half a page down"},
+    {KEYS_HOME, NULL, SA_HOME, "the first pair"}, {'g', NULL, SA_HOME, NULL},
+    {KEYS_END, NULL, SA_END, "the last pair"}, {'G', NULL, SA_END, NULL},
+    {KEYS_ENTER, NULL, SA_OPEN, "open the pair's tree on its first divergent node"},
     {'f', NULL, SA_FIRST, "open the tree on the run's first divergence"},
 };
 

@@ -69,16 +69,16 @@ struct tp {
 };
 
 static const struct keys_row tree_keys[] = {
-    {'j', NULL, TA_DOWN, "next node"}, {UK_DOWN, NULL, TA_DOWN, "next node"},
-    {'k', NULL, TA_UP, "previous node"}, {UK_UP, NULL, TA_UP, "previous node"},
-    {UK_PGDN, NULL, TA_PGDN, "page down"}, {UK_CTRL('d'), NULL, TA_HALFDN, "half a page down"},
-    {UK_PGUP, NULL, TA_PGUP, "page up"}, {UK_CTRL('u'), NULL, TA_HALFUP, "half a page up"},
-    {'g', NULL, TA_TOP, "the root"}, {UK_HOME, NULL, TA_TOP, "the root"},
-    {'G', NULL, TA_BOTTOM, "last row"}, {UK_END, NULL, TA_BOTTOM, "last row"},
-    {UK_ENTER, NULL, TA_OPEN, "expand the node (in a list: go to the node)"},
-    {UK_RIGHT, NULL, TA_OPEN, "expand the node (in a list: go to the node)"},
+    {'j', NULL, TA_DOWN, "next node"}, {KEYS_DOWN, NULL, TA_DOWN, "next node"},
+    {'k', NULL, TA_UP, "previous node"}, {KEYS_UP, NULL, TA_UP, "previous node"},
+    {KEYS_PGDN, NULL, TA_PGDN, "page down"}, {KEYS_CTRL('d'), NULL, TA_HALFDN, "half a page down"},
+    {KEYS_PGUP, NULL, TA_PGUP, "page up"}, {KEYS_CTRL('u'), NULL, TA_HALFUP, "half a page up"},
+    {'g', NULL, TA_TOP, "the root"}, {KEYS_HOME, NULL, TA_TOP, "the root"},
+    {'G', NULL, TA_BOTTOM, "last row"}, {KEYS_END, NULL, TA_BOTTOM, "last row"},
+    {KEYS_ENTER, NULL, TA_OPEN, "expand the node (in a list: go to the node)"},
+    {KEYS_RIGHT, NULL, TA_OPEN, "expand the node (in a list: go to the node)"},
     {'l', NULL, TA_OPEN, NULL},
-    {UK_LEFT, NULL, TA_CLOSE, "collapse, or go to the parent"}, {'h', NULL, TA_CLOSE, NULL},
+    {KEYS_LEFT, NULL, TA_CLOSE, "collapse, or go to the parent"}, {'h', NULL, TA_CLOSE, NULL},
     {'e', NULL, TA_EXPAND_ALL, "expand everything below the cursor"},
     {'E', NULL, TA_COLLAPSE_ALL, "collapse everything below the cursor"},
     {'f', NULL, TA_FIRST, "the first divergence: earliest error (else warning) in node order, over every step and rank"},
@@ -92,7 +92,7 @@ static const struct keys_row tree_keys[] = {
     {'y', NULL, TA_YES, "confirm a manual match"},
     {'{', NULL, TA_RANK_PREV, "previous rank"}, {'}', NULL, TA_RANK_NEXT, "next rank"},
     {'(', NULL, TA_STEP_PREV, "previous step"}, {')', NULL, TA_STEP_NEXT, "next step"},
-    {UK_ESC, NULL, TA_BACK, "leave a list / cancel a match"},
+    {KEYS_ESC, NULL, TA_BACK, "leave a list / cancel a match"},
 };
 
 static const struct tree *T(const struct tp *p) { return p->G ? p->G->t[0] : NULL; }

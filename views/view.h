@@ -63,7 +63,7 @@ struct view_mouse {
     int wheel;       /* -1 wheel up, +1 wheel down, 0 none */
 };
 
-/* Key rows are struct keys_row (ui/keys.h): `code` (a UK_* value or a
+/* Key rows are struct keys_row (ui/keys.h): `code` (a KEYS_* value or a
  * printable char) runs `action` (> 0, pane-private numbering) of this pane;
  * rows with the same action and help are shown together in the help
  * ("j, Down  move down"); help == NULL hides an alias row. */
@@ -108,7 +108,7 @@ struct view_ops {
      * curses sends only the cells that differ from the last frame. */
     void (*draw)(struct view *v, struct app *a);
     /* A key for the focused pane: action is the matching keys[] row's
-     * action, or 0 when the key has no row (then key is the raw UK_ code).
+     * action, or 0 when the key has no row (then key is the raw KEYS_ code).
      * Returns 1 when handled (redraw), 0 to let the app try its rows. */
     int  (*key)(struct view *v, struct app *a, int action, int key);
     /* Optional: mouse inside the pane; 1 handled. */
@@ -192,7 +192,7 @@ struct app_label_hooks {
 struct app_screen {
     const char *name;          /* "trend" */
     int horizontal;            /* 1: panes side by side, 0: stacked */
-    int fkey;                  /* UK_F2...: switches to it */
+    int fkey;                  /* KEYS_F2...: switches to it */
 };
 
 /* The pane table (src/app_panes.c): one line per pane, in Tab order

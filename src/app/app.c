@@ -554,9 +554,9 @@ static void mouse_drag(struct app *a, int my) {
 }
 
 static void on_key(struct app *a, int key, int my, int mx, int mb) {
-    if (key == UK_RESIZE) { layout(a); return; }
+    if (key == KEYS_RESIZE) { layout(a); return; }
     if (a->prompt->active) {
-        if (key == UK_MOUSE) return;
+        if (key == KEYS_MOUSE) return;
         enum prompt_result r = prompt_key(a->prompt, key);
         a->dirty = 1;
         if (r == PROMPT_DONE) {
@@ -570,8 +570,8 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         }
         return;
     }
-    if (key == UK_MOUSE && mb == 8) { mouse_drag(a, my); return; }
-    if (key == UK_MOUSE) {
+    if (key == KEYS_MOUSE && mb == 8) { mouse_drag(a, my); return; }
+    if (key == KEYS_MOUSE) {
         struct view *v = view_at(a, my, mx);
         if (!v) return;
         a->msg[0] = '\0';
@@ -929,17 +929,17 @@ int app_main(int argc, char **argv) {
         }
         if (waiting(a)) {
             /* q ends a long load at once (it would end the program anyway) */
-            if (key == 'q' || key == UK_F10) {
+            if (key == 'q' || key == KEYS_F10) {
                 atomic_store(&a->load.cancel, 1);
                 continue;
             }
-            if (key == UK_RESIZE) layout(a);
-            else if (key != UK_NONE) queue_key(a, key, my, mx, mb);
+            if (key == KEYS_RESIZE) layout(a);
+            else if (key != KEYS_NONE) queue_key(a, key, my, mx, mb);
             a->dirty = 1;   /* the progress line moves */
             continue;
         }
-        if (key == UK_NONE) continue;
-        if (key != UK_RESIZE && (graph_loading(a) || a->nkeyq)) {
+        if (key == KEYS_NONE) continue;
+        if (key != KEYS_RESIZE && (graph_loading(a) || a->nkeyq)) {
             queue_key(a, key, my, mx, mb);
             continue;
         }

@@ -25,10 +25,10 @@ enum {
 };
 
 const struct keys_row app_keys[] = {
-    {'q', NULL, G_QUIT, "quit"}, {UK_F10, NULL, G_QUIT, "quit"},
-    {'?', NULL, G_HELP, "help (this screen)"}, {UK_F1, NULL, G_HELP, "help (this screen)"},
-    {UK_TAB, NULL, G_FOCUS_NEXT, "focus the next pane"},
-    {UK_BTAB, NULL, G_FOCUS_PREV, "focus the previous pane"},
+    {'q', NULL, G_QUIT, "quit"}, {KEYS_F10, NULL, G_QUIT, "quit"},
+    {'?', NULL, G_HELP, "help (this screen)"}, {KEYS_F1, NULL, G_HELP, "help (this screen)"},
+    {KEYS_TAB, NULL, G_FOCUS_NEXT, "focus the next pane"},
+    {KEYS_BTAB, NULL, G_FOCUS_PREV, "focus the previous pane"},
     {':', NULL, G_CMD, "command line (:step N, :goto TARGET, ... below)"},
     {'/', NULL, G_SEARCH, "regex filter on target names (PCRE2, caseless; empty clears)"},
     {'n', NULL, G_NEXT, "next hit: of the focused pane's / search, of the target filter on the heat map"},
@@ -45,9 +45,9 @@ const struct keys_row app_keys[] = {
     {'L', NULL, G_LOG, "toggle log colour scale"},
     {'+', NULL, G_SPLIT_UP, "move the heat map / line chart split down"},
     {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
-    {UK_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
+    {KEYS_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
-    {UK_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
+    {KEYS_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
     {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];

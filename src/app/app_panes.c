@@ -16,14 +16,14 @@ extern const struct view_ops view_report;
 extern const struct view_ops view_lanes;
 
 const struct app_screen app_screens[] = {
-    {"trend", 0, UK_F2},
-    {"overflow", 0, UK_F3},
-    {"search", 0, UK_F4},
-    {"layout", 0, UK_F5},
-    {"compare", 1, UK_F6},
-    {"summary", 0, UK_F7},
-    {"lanes", 0, UK_F8},
-    {"help", 0, UK_F1},
+    {"trend", 0, KEYS_F2},
+    {"overflow", 0, KEYS_F3},
+    {"search", 0, KEYS_F4},
+    {"layout", 0, KEYS_F5},
+    {"compare", 1, KEYS_F6},
+    {"summary", 0, KEYS_F7},
+    {"lanes", 0, KEYS_F8},
+    {"help", 0, KEYS_F1},
     {"report", 0, 0},          /* :skipped */
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);

@@ -8,9 +8,9 @@
 
 enum { ACT_UP = 1, ACT_DOWN, ACT_QUIT };
 static const struct keys_row rows[] = {
-    {UK_UP, NULL, ACT_UP, "move up"}, {'k', NULL, ACT_UP, "move up"},
-    {UK_DOWN, NULL, ACT_DOWN, "move down"}, {'j', NULL, ACT_DOWN, NULL},
-    {'q', NULL, ACT_QUIT, "quit"}, {UK_ENTER, NULL, ACT_QUIT, "quit"},
+    {KEYS_UP, NULL, ACT_UP, "move up"}, {'k', NULL, ACT_UP, "move up"},
+    {KEYS_DOWN, NULL, ACT_DOWN, "move down"}, {'j', NULL, ACT_DOWN, NULL},
+    {'q', NULL, ACT_QUIT, "quit"}, {KEYS_ENTER, NULL, ACT_QUIT, "quit"},
 };
 
 static char grouped[512];
@@ -29,10 +29,10 @@ static void lookup(void) {
     keys_group(rows, 6, collect, NULL);
     CHECK_STR(grouped, "Up, k=move up;Down, j=move down;q, Enter=quit;");
     char b[16];
-    CHECK_STR(keys_name(UK_CTRL('u'), b, sizeof b), "C-u");
-    CHECK_STR(keys_name(UK_PGDN, b, sizeof b), "PgDn");
+    CHECK_STR(keys_name(KEYS_CTRL('u'), b, sizeof b), "C-u");
+    CHECK_STR(keys_name(KEYS_PGDN, b, sizeof b), "PgDn");
     CHECK_STR(keys_name(' ', b, sizeof b), "Space");
-    CHECK_STR(keys_name(UK_F2, b, sizeof b), "F2");
+    CHECK_STR(keys_name(KEYS_F2, b, sizeof b), "F2");
     CHECK_STR(keys_name(0xe9, b, sizeof b), "\xc3\xa9");
 }
 
@@ -61,9 +61,9 @@ static void heatmap_keys_bound(void) {
         if (!strcmp(app_panes[p].ops->name, "heatmap")) heat = app_panes[p].ops;
     CHECK(heat != NULL);
     if (!heat) return;
-    const int want[] = {UK_UP, UK_DOWN, UK_LEFT, UK_RIGHT, 'h', 'j', 'k', 'l', UK_PGUP, UK_PGDN, UK_CTRL('u'),
-                        UK_CTRL('d'), 'g', 'G', UK_HOME, UK_END, UK_TAB, 'm', 'M', 's', 'S', 'd', '[', ']',
-                        UK_ENTER, 'c', 'x', 'r', 'z', 'Z', '/', 'n', 'N', '?', 'q', ':'};
+    const int want[] = {KEYS_UP, KEYS_DOWN, KEYS_LEFT, KEYS_RIGHT, 'h', 'j', 'k', 'l', KEYS_PGUP, KEYS_PGDN, KEYS_CTRL('u'),
+                        KEYS_CTRL('d'), 'g', 'G', KEYS_HOME, KEYS_END, KEYS_TAB, 'm', 'M', 's', 'S', 'd', '[', ']',
+                        KEYS_ENTER, 'c', 'x', 'r', 'z', 'Z', '/', 'n', 'N', '?', 'q', ':'};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         int bound = keys_find(heat->keys, heat->nkeys, want[i]) || keys_find(app_keys, app_nkeys, want[i]);
         if (!bound) fprintf(stderr, "key %d unbound\n", want[i]);
@@ -144,37 +144,37 @@ static void prompt(void) {
     prompt_init(&p);
     prompt_open(&p, ':', "");
     type(&p, "stpe 3");
-    prompt_key(&p, UK_HOME);
-    prompt_key(&p, UK_RIGHT);
-    prompt_key(&p, UK_RIGHT);
-    prompt_key(&p, UK_DELETE);
-    prompt_key(&p, UK_RIGHT);
+    prompt_key(&p, KEYS_HOME);
+    prompt_key(&p, KEYS_RIGHT);
+    prompt_key(&p, KEYS_RIGHT);
+    prompt_key(&p, KEYS_DELETE);
+    prompt_key(&p, KEYS_RIGHT);
     type(&p, "p");
     CHECK_STR(p.buf, "step 3");
     CHECK_INT(prompt_cursor_col(&p), 4);
-    CHECK_INT(prompt_key(&p, UK_ENTER), PROMPT_DONE);
+    CHECK_INT(prompt_key(&p, KEYS_ENTER), PROMPT_DONE);
     CHECK(!p.active);
     prompt_open(&p, ':', "");
     type(&p, "goto x");
-    prompt_key(&p, UK_CTRL('w'));
+    prompt_key(&p, KEYS_CTRL('w'));
     CHECK_STR(p.buf, "goto ");
-    prompt_key(&p, UK_CTRL('u'));
+    prompt_key(&p, KEYS_CTRL('u'));
     CHECK_STR(p.buf, "");
     type(&p, "draft");
-    prompt_key(&p, UK_UP);
+    prompt_key(&p, KEYS_UP);
     CHECK_STR(p.buf, "step 3");
-    prompt_key(&p, UK_DOWN);
+    prompt_key(&p, KEYS_DOWN);
     CHECK_STR(p.buf, "draft");
-    CHECK_INT(prompt_key(&p, UK_ESC), PROMPT_CANCEL);
+    CHECK_INT(prompt_key(&p, KEYS_ESC), PROMPT_CANCEL);
     /* The / history is separate from the : history. */
     prompt_open(&p, '/', "");
-    prompt_key(&p, UK_UP);
+    prompt_key(&p, KEYS_UP);
     CHECK_STR(p.buf, "");
     prompt_key(&p, 0x3b1);                      /* a code point */
     CHECK_STR(p.buf, "\xce\xb1");
-    prompt_key(&p, UK_BACKSPACE);
+    prompt_key(&p, KEYS_BACKSPACE);
     CHECK_STR(p.buf, "");
-    CHECK_INT(prompt_key(&p, UK_BACKSPACE), PROMPT_CANCEL);   /* BS on empty leaves */
+    CHECK_INT(prompt_key(&p, KEYS_BACKSPACE), PROMPT_CANCEL);   /* BS on empty leaves */
     prompt_free(&p);
 }
 

@@ -7,16 +7,16 @@
 #include "ui/nav.h"
 
 static void mapping(void) {
-    CHECK_INT(nav_of_key(UK_UP), NAV_UP);
-    CHECK_INT(nav_of_key(UK_DOWN), NAV_DOWN);
-    CHECK_INT(nav_of_key(UK_PGUP), NAV_PGUP);
-    CHECK_INT(nav_of_key(UK_PGDN), NAV_PGDN);
-    CHECK_INT(nav_of_key(UK_CTRL('u')), NAV_HALFUP);
-    CHECK_INT(nav_of_key(UK_CTRL('d')), NAV_HALFDN);
+    CHECK_INT(nav_of_key(KEYS_UP), NAV_UP);
+    CHECK_INT(nav_of_key(KEYS_DOWN), NAV_DOWN);
+    CHECK_INT(nav_of_key(KEYS_PGUP), NAV_PGUP);
+    CHECK_INT(nav_of_key(KEYS_PGDN), NAV_PGDN);
+    CHECK_INT(nav_of_key(KEYS_CTRL('u')), NAV_HALFUP);
+    CHECK_INT(nav_of_key(KEYS_CTRL('d')), NAV_HALFDN);
     CHECK_INT(nav_of_key('g'), NAV_TOP);
-    CHECK_INT(nav_of_key(UK_HOME), NAV_TOP);
+    CHECK_INT(nav_of_key(KEYS_HOME), NAV_TOP);
     CHECK_INT(nav_of_key('G'), NAV_BOTTOM);
-    CHECK_INT(nav_of_key(UK_END), NAV_BOTTOM);
+    CHECK_INT(nav_of_key(KEYS_END), NAV_BOTTOM);
     /* pane keys of their own are not part of the set */
     CHECK_INT(nav_of_key('j'), NAV_NONE);
     CHECK_INT(nav_of_key(' '), NAV_NONE);
@@ -52,7 +52,7 @@ static void arithmetic(void) {
  * bound, its help says the same kind of move.  The line chart has no list
  * to page: Up/Down pick a legend entry and g/G, Home/End the ends of x. */
 static void panes_agree(void) {
-    static const int set[] = {UK_UP, UK_DOWN, UK_PGUP, UK_PGDN, UK_CTRL('u'), UK_CTRL('d'), 'g', 'G', UK_HOME, UK_END};
+    static const int set[] = {KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_CTRL('u'), KEYS_CTRL('d'), 'g', 'G', KEYS_HOME, KEYS_END};
     int checked = 0;
     for (int p = 0; p < app_npanes; p++) {
         const struct view_ops *o = app_panes[p].ops;
@@ -72,8 +72,8 @@ static void panes_agree(void) {
                     CHECK(0);
                 }
                 /* half a page is never a page: C-d is not PgDn's action */
-                if (mv == NAV_HALFDN) CHECK(r->action != keys_find(o->keys, o->nkeys, UK_PGDN)->action);
-                if (mv == NAV_HALFUP) CHECK(r->action != keys_find(o->keys, o->nkeys, UK_PGUP)->action);
+                if (mv == NAV_HALFDN) CHECK(r->action != keys_find(o->keys, o->nkeys, KEYS_PGDN)->action);
+                if (mv == NAV_HALFUP) CHECK(r->action != keys_find(o->keys, o->nkeys, KEYS_PGUP)->action);
             }
             checked++;
         }
