@@ -10,8 +10,8 @@
 #                                no library of the project (libc, ncursesw,
 #                                sqlite3, cJSON, PCRE2, zlib, libm, pthread,
 #                                the sanitizer runtimes); prints
-#                                "layer: object: symbol (defined in LAYER)"
-#                                of each call the wrong way (ctest
+#                                "layer: object: symbol (defined in LAYER:
+#                                object)" of each call the wrong way (ctest
 #                                layers.symbols; tests/layers_selftest.sh
 #                                shows it catching a call from model/ up)
 # Both exit 1 when there is one.
@@ -29,8 +29,8 @@
 #                              and ask (a layer with no library yet is skipped)
 #   views         pt_views     the panes: draw through ui, read the model and
 #                              the session
-#   src/cmd       pt_cmd       the headless commands (main.c: the probetop
-#                              target, which may call app_main)
+#   src/cmd       pt_cmd       the headless commands (main.c, in no library:
+#                              the probetop target, which calls app_main)
 #   src/app       pt_app       the interactive shell: composes the rest
 LAYERS="model/util:pt_util model:pt_model ui:pt_ui src/io:pt_io src/session:pt_session views:pt_views src/cmd:pt_cmd src/app:pt_app"
 # Known wrong-way references still allowed on symbols, "FROM>TO" each: the
