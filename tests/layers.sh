@@ -1,15 +1,53 @@
 #!/bin/sh
-# layers.sh SRCDIR: every #include of the program's sources against the
-# layer rules (README "Layout of the code"); prints file:line of each
-# wrong-way include and exits 1 when there is one.  ctest: layers.includes.
+# layers.sh: the layer rules of the program, checked two ways.
+#   layers.sh SRCDIR             every #include against the rules below;
+#                                prints file:line of each wrong-way include
+#                                (ctest layers.includes)
+#   layers.sh --symbols LIBDIR   every symbol a layer's objects leave
+#                                undefined (nm on the static libraries
+#                                LIBDIR/libpt_*.a of a build tree) must be
+#                                defined in that layer or one below it, or by
+#                                no library of the project (libc, ncursesw,
+#                                sqlite3, cJSON, PCRE2, zlib, libm, pthread,
+#                                the sanitizer runtimes); prints
+#                                "layer: object: symbol (defined in LAYER:
+#                                object)" of each call the wrong way (ctest
+#                                layers.symbols; tests/layers_selftest.sh
+#                                shows it catching a call from model/ up)
+# Both exit 1 when there is one.
 #
-# The layers, bottom up, and what each may NOT include:
+# THE LAYERS, bottom up (README "Architecture"); a layer uses only itself and
+# the layers below it:
+#   model/util    pt_util      hash, arrays, arena, map, rank-folder scanner
+#   model         pt_model     the cube, compare, overflow rules, layout,
+#                              traces, model/err (the error type): no curses,
+#                              no file formats
+#   ui            pt_ui        the curses toolkit; of the model it uses only
+#                              model/err (the error type)
+#   src/io        pt_io        readers and writers, by format family
+#   src/session   pt_session   the shared state and the loader panes read
+#                              and ask (a layer with no library yet is skipped)
+#   views         pt_views     the panes: draw through ui, read the model and
+#                              the session
+#   src/cmd       pt_cmd       the headless commands (main.c, in no library:
+#                              the probetop target, which calls app_main)
+#   src/app       pt_app       the interactive shell: composes the rest
+LAYERS="model/util:pt_util model:pt_model ui:pt_ui src/io:pt_io src/session:pt_session views:pt_views src/cmd:pt_cmd src/app:pt_app"
+# Known wrong-way references still allowed on symbols, "FROM>TO" each: the
+# panes call src/app's setters (app_msg, app_select...) until the session
+# layer gives them their interface below them; the line goes when
+# src/session lands.  Each use is printed, never silent.
+ALLOW="views>src/app"
+#
+# What each layer may NOT include (the include check):
 #   model/    src/ ui/ views/ curses     (no drawing, no file formats)
 #   ui/       model/ (but model/err.h, the error type) src/ views/
 #   src/io/   src/app/ src/cmd/ views/ ui/ curses   (readers know no app)
 #   src/cmd/  src/app/ (but main.c's src/app/app.h) views/ ui/ curses
-#   views/    src/ (readers, commands and the app's private headers: a
-#             pane sees the app through views/view.h and views/graph.h)
+#   src/session/  src/app/ src/cmd/ views/ ui/ curses
+#   views/    src/ but src/session/ (readers, commands and the app's private
+#             headers: a pane sees the app through views/view.h and
+#             views/graph.h)
 #   src/app/  anything (the top)
 # and two more:
 #   - src/io headers do not include src/io/dataset.h (the loader includes
@@ -20,6 +58,63 @@
 # fail to compile as well; this test also covers what an include path
 # cannot express (single files, system headers, declarations).
 set -u
+
+# ---- symbols: nm on each layer's library ----
+if [ "${1:-}" = --symbols ]; then
+    libdir=${2:?usage: layers.sh --symbols LIBDIR}
+    command -v nm >/dev/null || { echo "layers.sh: no nm (binutils): symbols not checked"; exit 77; }
+    rank=0 nlibs=0 list=
+    for l in $LAYERS; do
+        name=${l%%:*} lib=$libdir/lib${l#*:}.a
+        if [ -f "$lib" ]; then
+            list="$list $rank $name $lib"
+            nlibs=$((nlibs + 1))
+        else
+            echo "layer $name: no $(basename "$lib") in $libdir (no objects yet): skipped"
+        fi
+        rank=$((rank + 1))
+    done
+    [ $nlibs -gt 0 ] || { echo "layers.sh: no libpt_*.a in $libdir: not a build tree"; exit 2; }
+    # "DEF rank layer member symbol" for every global definition, then
+    # "UND rank layer member symbol" for every undefined reference
+    set -- $list
+    { while [ $# -ge 3 ]; do
+        r=$1 name=$2 lib=$3; shift 3
+        nm -o --defined-only "$lib" | awk -v r="$r" -v n="$name" \
+            'NF >= 3 && $(NF-1) ~ /^[A-TV-Z]$/ { m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); print "DEF", r, n, m, $NF }'
+        nm -o -u "$lib" | awk -v r="$r" -v n="$name" \
+            '$(NF-1) == "U" { m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); print "UND", r, n, m, $NF }'
+      done; } | awk -v allow="$ALLOW" '
+        BEGIN { na = split(allow, al, " "); for (i = 1; i <= na; i++) ALLOWED[al[i]] = 1 }
+        $1 == "DEF" { if (!($5 in dr) || $2 < dr[$5]) { dr[$5] = $2; dl[$5] = $3; dm[$5] = $4 } next }
+        { und[++nund] = $0 }
+        END {
+          for (i = 1; i <= nund; i++) {
+            $0 = und[i]
+            s = $5
+            if (!(s in dr)) continue                   # libc, ncursesw, sqlite3...: no layer
+            if (dr[s] <= $2 && !($3 == "ui" && dl[s] == "model" && dm[s] != "err.c.o")) continue
+            why = $3 == "ui" && dl[s] == "model" ? ", and ui uses only model/err of the model" : ""
+            if (($3 ">" dl[s]) in ALLOWED) {
+                a = $3 ">" dl[s]
+                if (!((a, s) in seen)) { seen[a, s] = 1; nsym[a]++ }
+                nallow[a]++
+                continue
+            }
+            printf "%s: %s: %s (defined in %s: %s%s)\n", $3, $4, s, dl[s], dm[s], why
+            nbad++
+          }
+            for (a in ALLOWED) {
+                split(a, p, ">")
+                if (nallow[a]) printf "allowed for now (layers.sh ALLOW): %d reference(s) from %s up to %s, to %d function(s)\n", nallow[a], p[1], p[2], nsym[a]
+                else printf "ALLOW \"%s\" is no longer used: remove it from layers.sh\n", a
+            }
+            if (nbad) { printf "%d reference(s) up the layers\n", nbad; exit 1 }
+            print "every layer uses only itself and the layers below it"
+        }'
+    exit $?
+fi
+
 src=${1:-$(dirname "$0")/..}
 cd "$src" || exit 2
 [ -d model ] && [ -d views ] || { echo "layers.sh: $src is not the source tree" >&2; exit 2; }
@@ -28,6 +123,7 @@ find model ui views src -name '*.[ch]' | LC_ALL=C sort | xargs awk '
 function layer(f) {
     if (f ~ /^src\/io\//) return "src/io"
     if (f ~ /^src\/cmd\//) return "src/cmd"
+    if (f ~ /^src\/session\//) return "src/session"
     if (f ~ /^src\/app\//) return "src/app"
     sub(/\/.*/, "", f)
     return f
@@ -46,7 +142,7 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
     sub(/[>"].*/, "", h)
     what = "#include " (sys ? "<" h ">" : "\"" h "\"")
     if (sys) {
-        if (curses(h) && (L == "model" || L == "src/io" || L == "src/cmd"))
+        if (curses(h) && (L == "model" || L == "src/io" || L == "src/session" || L == "src/cmd"))
             bad(what ": " L " does not draw (curses is ui/ and views/)")
         next
     }
@@ -56,8 +152,10 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
         bad(what ": ui/ knows nothing of the app, readers or panes")
     else if (L == "ui" && h ~ /^model\// && h != "model/err.h")
         bad(what ": ui/ knows nothing of the model (only model/err.h, the error type)")
-    else if (L == "views" && h ~ /^src\//)
-        bad(what ": a pane includes no src/ header (the app is views/view.h, views/graph.h)")
+    else if (L == "views" && h ~ /^src\// && h !~ /^src\/session\//)
+        bad(what ": a pane includes no src/ header but the session'"'"'s (the app is views/view.h, views/graph.h)")
+    else if (L == "src/session" && h ~ /^(src\/app|src\/cmd|views|ui)\//)
+        bad(what ": the session knows nothing of the shell, commands, panes or ui/")
     else if (L == "src/io" && h ~ /^(src\/app|src\/cmd|views|ui)\//)
         bad(what ": readers and writers know nothing of the app, commands, panes or ui/")
     else if (L == "src/cmd" && h ~ /^(views|ui)\//)

@@ -31,7 +31,9 @@
  *        - the row: const struct ds_format_ops ds_format_X = {...};
  *   2. one line `&ds_format_X,` (and its extern) in formats.c, placed
  *      where ties in detection should fall (earlier rows win a tie);
- *   3. its paragraph in the man page (the --format names, FORMATS).
+ *   3. its paragraph man/probetop.1.format.NAME (man/assemble.sh lists
+ *      the rows under --format in table order, and fails on a row without
+ *      one), and its section in probetop-formats(5).
  * Nothing else: no enum, no switch, no view, no command changes. */
 #ifndef PT_FORMATS_H
 #define PT_FORMATS_H

@@ -8,8 +8,8 @@
 #
 # Settings (environment):
 #   FUZZ_SECONDS  seconds per target (30)
-#   FUZZ_TARGETS  targets to run (all: json lexdiff dump graph construct monitor monitor_v2 anomaly steptrace npy db
-#                 mapping layermap matchcfg regex trace compare)
+#   FUZZ_TARGETS  targets to run (default: every harness tests/fuzz/fuzz_<target>.c,
+#                 the list CMakeLists.txt builds from the same files)
 #   FUZZ_BUILD    build folder (build-fuzz); FUZZ_WORK corpora, logs and
 #                 artifacts ($FUZZ_BUILD/fuzz-work; corpora grow run after run)
 #   FUZZ_FLAGS    more libFuzzer flags; FUZZ_NICE nice level (10)
@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/tests/fuzz
 BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-30}
-TARGETS=${FUZZ_TARGETS:-"json lexdiff dump graph construct monitor monitor_v2 anomaly steptrace npy db mapping layermap matchcfg regex trace compare"}
+TARGETS=${FUZZ_TARGETS:-$(cd "$HERE" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//' | tr '\n' ' ')}
 WORK=${FUZZ_WORK:-$BUILD/fuzz-work}
 NICE=${FUZZ_NICE:-10}
 FIX=$ROOT/tests/data
@@ -64,7 +64,7 @@ else
 fi
 
 # ---- run ----
-dict_of() {
+dict_of() {   # a target not named here runs without a dictionary
     case $1 in
     json|lexdiff|dump|graph|construct|mapping|matchcfg|anomaly|trace|compare) echo json.dict;;
     monitor|monitor_v2) echo csv.dict;; steptrace) echo steptrace.dict;; npy) echo npy.dict;; layermap) echo yaml.dict;; regex) echo regex.dict;;

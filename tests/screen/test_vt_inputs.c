@@ -6,6 +6,7 @@
  * output folder it created. */
 #include "pt_test.h"
 #include "screen/vt.h"
+#include "screen/vt_check.h"
 
 #include <dirent.h>
 #include <sys/wait.h>
@@ -52,17 +53,18 @@ static int sh(const char *cmd) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The TUI on path, until it shows its status line, then q. */
+static bool status_drawn(struct vt *vt) {
+    return vt_row_text(vt, vt_status_row(vt))[0] != '\0';
+}
+
+/* The TUI on path, until it shows its status line (a wait that fails
+ * when it never does), then q: it exits 0 with the terminal restored. */
 static void tui(const char *path) {
     const char *args[] = {path, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 36, args, NULL), 0);
-    vt_wait_idle(&vt, 300);
-    vt_send(&vt, "q");
-    int st = -1;
-    vt_wait_exit(&vt, 0, &st);
-    if (vt.pid > 0) vt_send(&vt, "<Esc>q");
-    vt_close(&vt);
+    VT_WAIT(&vt, status_drawn(&vt) && vt_wait_idle(&vt, 300) == 0);
+    pt_vt_quit(&vt);
 }
 
 #define TEN "{\"type\":\"torch.Tensor\",\"dtype\":\"torch.float32\",\"shape\":[2],\"Max\":%s,\"Min\":0.0," \

@@ -37,11 +37,13 @@ static void run_at(const char *dir, int cols, int shown) {
         CHECK(ok);
         if (!ok) vt_dump(&vt, stderr);
     } else {
-        /* the entry's own status; then, the search long done (it polls every
-         * 250 ms), still no origin on the line */
+        /* the entry's own status; then, once the search has found the
+         * origin (the pane heads its list with it: probetop-rules(7),
+         * ORIGIN ACROSS RANKS), still no origin on the line */
         VT_WAIT(&vt, vt_row_has(&vt, r, " step 0 rank "));
         CHECK(vt_row_has(&vt, r, " step 0 rank "));
-        usleep(800 * 1000);
+        VT_WAIT(&vt, vt_has(&vt, "origin, where the NaN/Inf was born"));
+        CHECK(vt_has(&vt, "origin, where the NaN/Inf was born"));
         vt_send(&vt, "j");
         vt_settle(&vt);
         CHECK(vt_row_has(&vt, r, " step 0 rank ") && !vt_has(&vt, "origin:"));

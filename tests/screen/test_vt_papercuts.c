@@ -335,7 +335,7 @@ static bool help_find(struct vt *vt, const char *text) {
     vt_send(vt, "g");
     VT_WAIT(vt, vt_row_has(vt, 2, "Everywhere"));
     if (!vt_row_has(vt, 2, "Everywhere")) return false;
-    vt_wait_idle(vt, 100);
+    VT_WAIT(vt, vt_wait_idle(vt, 100) == 0);
     for (int i = 0; i < 20; i++) {
         if (vt_has(vt, text)) return true;
         /* the help's last line (the mouse drag) shown: nowhere further to go,
@@ -346,7 +346,7 @@ static bool help_find(struct vt *vt, const char *text) {
         vt_send(vt, "<PgDn>");
         VT_WAIT(vt, strcmp(vt_row_text(vt, 2), before) != 0);
         if (!strcmp(vt_row_text(vt, 2), before)) return false;
-        vt_wait_idle(vt, 100);   /* the rest of the page */
+        VT_WAIT(vt, vt_wait_idle(vt, 100) == 0);   /* the rest of the page */
     }
     return vt_has(vt, text);
 }

@@ -373,7 +373,9 @@ static int load_any(const char *file, sqlite3 *db, struct sqlite_ro_src *src, co
         }
         sqlite_ro_src_free(src);
     }
-    if (rc != 0 && o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
+    /* cancelled also when the file was small enough to be read before
+     * SQLite's first progress call: the caller asked for no data */
+    if (o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
     return rc;
 }
 
