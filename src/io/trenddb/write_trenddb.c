@@ -36,7 +36,7 @@ struct tdb {
     char *final, *tmp;
     struct pt_error *err;
     atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
-    struct bb *bulk;         /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
+    struct btree_bulk *bulk;         /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
     int64_t bulk_root;       /* that table's root page */
 };
 
@@ -141,7 +141,7 @@ static int tdb_commit(struct tdb *t) {
     if (tdb_exec(t, "PRAGMA journal_mode=DELETE") != 0) { tdb_abort(t); return -1; }
     if (sqlite3_close(t->db) != SQLITE_OK) { tdb_fail(t, "close"); tdb_abort(t); return -1; }
     t->db = NULL;
-    if (t->bulk && bb_splice(t->bulk, t->tmp, t->bulk_root, t->err) != 0) {
+    if (t->bulk && btree_bulk_splice(t->bulk, t->tmp, t->bulk_root, t->err) != 0) {
         tdb_abort(t);
         return -1;
     }
@@ -157,7 +157,7 @@ static int tdb_commit(struct tdb *t) {
 }
 
 static int write_rank_summary(struct tdb *t);
-static int bulk_attach(struct tdb *t, struct bb *bb);
+static int bulk_attach(struct tdb *t, struct btree_bulk *bb);
 /* Fewer ranks: no summary (a heat map shows them all; the table would cost
  * an eighth of the rows for nothing) */
 #define SUMMARY_MIN_RANKS 9
@@ -493,7 +493,7 @@ struct dump_writer {
     uint64_t *sortkey;       /* scratch of insert_file */
     size_t capsortkey;
     struct lastfile last;
-    struct bb *bb;           /* trend_data built in key order beside SQLite (NULL: INSERTs) */
+    struct btree_bulk *bb;           /* trend_data built in key order beside SQLite (NULL: INSERTs) */
     int64_t lastkey[4];      /* bb: the last row's (rank, step, target, metric) */
     int haslast;
     int bb_refused;          /* bb: a row not after the one before (read again with INSERTs) */
@@ -728,15 +728,15 @@ static int bulk_rows(struct dump_writer *w, int32_t rank, const struct prow *row
         w->haslast = 1;
         int64_t iv[8] = {k[0], k[1], k[2], k[3]};
         double dv[8];
-        uint8_t kind[8] = {BB_INT, BB_INT, BB_INT, BB_INT};
+        uint8_t kind[8] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
         for (int s = 0; s < 4; s++) {
             double v;
-            kind[4 + s] = ((r->present >> s) & 1) && normalise(r->v[s], &v) ? BB_REAL : BB_NULL;
-            if (kind[4 + s] == BB_REAL) dv[4 + s] = v;
+            kind[4 + s] = ((r->present >> s) & 1) && normalise(r->v[s], &v) ? BTREE_BULK_REAL : BTREE_BULK_NULL;
+            if (kind[4 + s] == BTREE_BULK_REAL) dv[4 + s] = v;
         }
         unsigned char rec[128];
-        size_t len = bb_record(rec, 8, iv, dv, kind);
-        if (bb_add(w->bb, rec, len) != 0) return pt_errorf(w->err, "%s: could not write the rows' pages (disk full?)", w->t.final);
+        size_t len = btree_bulk_record(rec, 8, iv, dv, kind);
+        if (btree_bulk_add(w->bb, rec, len) != 0) return pt_errorf(w->err, "%s: could not write the rows' pages (disk full?)", w->t.final);
         w->rows_in++;
     }
     return 0;
@@ -1026,7 +1026,7 @@ static void dump_writer_free(struct dump_writer *w) {
     free(w->sfiles);
     free(w->satt);
     summ_job_free(w->summ);
-    bb_free(w->bb);
+    btree_bulk_free(w->bb);
     memset(w, 0, sizeof *w);
 }
 
@@ -1088,7 +1088,7 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
 /* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
  * kind it knows how to grow (*bb); else (*bb NULL, 0) the rows go in by
  * INSERTs. */
-static int bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct bb **bb) {
+static int bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb) {
     sqlite3_stmt *st = NULL;
     int ps = 0, vac = -1;
     *bb = NULL;
@@ -1105,7 +1105,7 @@ static int bulk_open(struct tdb *t, const char *outdir, const char *dbname, stru
     snprintf(name, sizeof name, "%s.rows", dbname);
     remove_stale(outdir, name, ds);
     sprintf(scratch, "%s.rows.tmp.%ld", t->final, (long)getpid());
-    int rc = bb_open(bb, scratch, ps, &e);
+    int rc = btree_bulk_open(bb, scratch, ps, &e);
     free(scratch);
     if (rc != 0) *bb = NULL;   /* no scratch file to be had: INSERTs */
     return 0;
@@ -1117,7 +1117,7 @@ static int dump_bulk_open(struct dump_writer *w, const char *outdir, const char 
 
 /* bb (the rows of trend_data) goes into t's file at the commit, under the
  * table's root page. */
-static int bulk_attach(struct tdb *t, struct bb *bb) {
+static int bulk_attach(struct tdb *t, struct btree_bulk *bb) {
     sqlite3_stmt *st = NULL;
     t->bulk = bb;
     t->bulk_root = 0;
@@ -1450,7 +1450,7 @@ out:
 
 static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
                                const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
-                               int nc, int micro_step, struct bb *bb, size_t *rows);
+                               int nc, int micro_step, struct btree_bulk *bb, size_t *rows);
 
 int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
                                const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
@@ -1465,7 +1465,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct tdb t = {0};
     struct idmap ids = {0};
     struct mkeys mk[MON_NMETRICS];
-    struct bb *bb = NULL;    /* trend_data built in key order beside SQLite */
+    struct btree_bulk *bb = NULL;    /* trend_data built in key order beside SQLite */
     int rc = -1;
     memset(mk, 0, sizeof mk);
     memset(res, 0, sizeof *res);
@@ -1542,7 +1542,7 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     rc = 0;
 out:
     if (t.db || t.tmp) tdb_abort(&t);
-    bb_free(bb);
+    btree_bulk_free(bb);
     names_free(ids.keys);
     free(ids.dbid);
     for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
@@ -2820,7 +2820,7 @@ struct mon_rows {
     const struct idmap *ids;
     const int *metric_id, *colidx;
     int nc, micro_step;
-    struct bb *bb;           /* NULL: INSERTs */
+    struct btree_bulk *bb;           /* NULL: INSERTs */
     sqlite3_stmt *ins_row;
     struct summ *summ;
     sqlite3_stmt *ins_summ[2];
@@ -2836,7 +2836,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     const struct mon_row *row = &f->rows[r->row];
     int64_t iv[4 + MON_NSTATS] = {rank, r->step, r->dbid, r->metric};
     double dv[4 + MON_NSTATS];
-    uint8_t kind[4 + MON_NSTATS] = {BB_INT, BB_INT, BB_INT, BB_INT};
+    uint8_t kind[4 + MON_NSTATS] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
     double *e = NULL;
     size_t stride = w->summ ? 4 + SUM_PER_STAT * (size_t)w->nc : 0;
     if (w->summ) {
@@ -2852,7 +2852,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
         int s = w->colidx[c];
         double v;
         int has = ((row->present >> s) & 1) && normalise(mon_value(f, r->row, s), &v);
-        kind[4 + c] = has ? BB_REAL : BB_NULL;
+        kind[4 + c] = has ? BTREE_BULK_REAL : BTREE_BULK_NULL;
         dv[4 + c] = has ? v : 0;
         if (e) {
             double sv = 0;
@@ -2865,14 +2865,14 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     w->rows++;
     if (w->bb) {
         unsigned char rec[9 + 9 * (4 + MON_NSTATS)];
-        size_t len = bb_record(rec, 4 + w->nc, iv, dv, kind);
-        if (bb_add(w->bb, rec, len) != 0)
+        size_t len = btree_bulk_record(rec, 4 + w->nc, iv, dv, kind);
+        if (btree_bulk_add(w->bb, rec, len) != 0)
             return pt_errorf(w->t->err, "%s: could not write the rows' pages (disk full?)", w->t->final);
         return 0;
     }
     for (int c = 0; c < 4; c++) sqlite3_bind_int64(w->ins_row, 1 + c, iv[c]);
     for (int c = 0; c < w->nc; c++)
-        if (kind[4 + c] == BB_REAL) sqlite3_bind_double(w->ins_row, 5 + c, dv[4 + c]);
+        if (kind[4 + c] == BTREE_BULK_REAL) sqlite3_bind_double(w->ins_row, 5 + c, dv[4 + c]);
         else sqlite3_bind_null(w->ins_row, 5 + c);
     int src = sqlite3_step(w->ins_row);
     sqlite3_reset(w->ins_row);
@@ -2927,7 +2927,7 @@ static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
  * INSERTs, the summary from the table after.  0, or -1 with t's error set. */
 static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
                                const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
-                               int nc, int micro_step, struct bb *bb, size_t *rows) {
+                               int nc, int micro_step, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .md = md, .st = st, .ids = ids, .metric_id = metric_id, .colidx = colidx, .nc = nc,
                          .micro_step = micro_step};
     struct summ summ;
