@@ -19,7 +19,6 @@
 
 /* ---- the file ---- */
 
-
 /* SQLite's message, with the system's reason when there is one ("disk I/O
  * error" alone does not say the disk is full or the file too large). */
 static const char *sql_reason(sqlite3 *db, char *buf, size_t n) {
@@ -204,17 +203,13 @@ int tdb_normalise(double v, double *out) {
     return 1;
 }
 
+static void bind_name(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
+    sqlite3_bind_text(st, at, ((const char *const *)ctx)[i], -1, SQLITE_STATIC);
+}
+
 int tdb_insert_metrics(struct tdb *t, const char *const *names, int n) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(t->db, "INSERT OR IGNORE INTO monitoring_metrics (metric_name) VALUES (?)", -1, &st, NULL))
-        return tdb_fail(t, "prepare");
-    for (int i = 0; i < n; i++) {
-        sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); return tdb_fail(t, "insert metric"); }
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    return 0;
+    return tdb_insert_all(t, "INSERT OR IGNORE INTO monitoring_metrics (metric_name)", 1, (size_t)n, bind_name, names,
+                          "insert metric");
 }
 
 /* ---- target ids ---- */
@@ -475,6 +470,16 @@ int tdb_insert(struct tdb *t, sqlite3_stmt *one, sqlite3_stmt *many, int per, in
     return 0;
 }
 
+int tdb_insert_all(struct tdb *t, const char *into, int nparam, size_t n, tdb_bind_fn *bind, const void *ctx,
+                   const char *what) {
+    sqlite3_stmt *st;
+    int rc = tdb_prepare_insert(t, into, nparam, 1, &st);
+    if (rc) return rc > 0 ? tdb_fail(t, "prepare") : -1;
+    rc = tdb_insert(t, st, NULL, 0, nparam, n, bind, ctx, what, NULL);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int tdb_prepare_trend_insert(struct tdb *t, int nstats, int nrows, sqlite3_stmt **st) {
     return tdb_prepare_insert(t, "INSERT OR IGNORE INTO trend_data", 4 + nstats, nrows, st);
 }
@@ -569,12 +574,7 @@ int tdb_shard_files(struct tdb *t, const struct tdb_shard_head *h, const struct 
     snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('%s', %d, %d, %d, %d, %d, %d, %d, %lld)", h->kind,
              h->k, h->n, h->micro, h->any, (int)h->max_rank, (int)h->min_step, (int)h->max_step, (long long)h->folders);
     if (tdb_exec(t, sql) != 0) return -1;
-    sqlite3_stmt *st;
-    int rc = tdb_prepare_insert(t, "INSERT INTO probetop_shard_files", 5, 1, &st);
-    if (rc) return rc > 0 ? tdb_fail(t, "prepare") : -1;
-    rc = tdb_insert(t, st, NULL, 0, 5, n, bind_shard_file, f, "insert shard file", NULL);
-    sqlite3_finalize(st);
-    return rc;
+    return tdb_insert_all(t, "INSERT INTO probetop_shard_files", 5, n, bind_shard_file, f, "insert shard file");
 }
 
 static void bind_attempt(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
@@ -586,10 +586,5 @@ static void bind_attempt(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
 }
 
 int tdb_shard_attempts(struct tdb *t, const struct tdb_shard_attempt *a, size_t n) {
-    sqlite3_stmt *st;
-    int rc = tdb_prepare_insert(t, "INSERT INTO probetop_shard_attempts", 4, 1, &st);
-    if (rc) return rc > 0 ? tdb_fail(t, "prepare") : -1;
-    rc = tdb_insert(t, st, NULL, 0, 4, n, bind_attempt, a, "insert shard attempt", NULL);
-    sqlite3_finalize(st);
-    return rc;
+    return tdb_insert_all(t, "INSERT INTO probetop_shard_attempts", 4, n, bind_attempt, a, "insert shard attempt");
 }

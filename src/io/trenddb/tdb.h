@@ -84,6 +84,11 @@ typedef void tdb_bind_fn(sqlite3_stmt *st, int at, size_t i, const void *ctx);
 int tdb_insert(struct tdb *t, sqlite3_stmt *one, sqlite3_stmt *many, int per, int nparam, size_t n, tdb_bind_fn *bind,
                const void *ctx, const char *what, size_t *changes);
 
+/* The same for a table filled at once: a statement of one row made
+ * (into, nparam), rows 0..n through it, then closed. */
+int tdb_insert_all(struct tdb *t, const char *into, int nparam, size_t n, tdb_bind_fn *bind, const void *ctx,
+                   const char *what);
+
 #define TDB_ROWS_PER_INSERT 128   /* trend_data rows per statement */
 #define TDB_MAX_STATS MON_NSTATS   /* statistic columns of trend_data at most (a dump has 4) */
 
