@@ -572,7 +572,7 @@ static void bind_shard_file(sqlite3_stmt *st, int at, size_t i, const void *ctx)
 int tdb_shard_files(struct tdb *t, const struct tdb_shard_head *h, const struct tdb_shard_file *f, size_t n) {
     char sql[512];
     snprintf(sql, sizeof sql, "INSERT INTO probetop_shard VALUES ('%s', %d, %d, %d, %d, %d, %d, %d, %lld)", h->kind,
-             h->k, h->n, h->micro, h->any, (int)h->max_rank, (int)h->min_step, (int)h->max_step, (long long)h->folders);
+             h->shard_k, h->shard_n, h->micro, h->any, (int)h->max_rank, (int)h->min_step, (int)h->max_step, (long long)h->folders);
     if (tdb_exec(t, sql) != 0) return -1;
     return tdb_insert_all(t, "INSERT INTO probetop_shard_files", 5, n, bind_shard_file, f, "insert shard file");
 }

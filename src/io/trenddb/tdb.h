@@ -171,7 +171,8 @@ int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, s
 
 struct tdb_shard_head {
     const char *kind;        /* "dump", "monitor" */
-    int k, n, micro, any;    /* shard k of n; --micro_step; has a rank of its own */
+    int shard_k, shard_n;    /* shard K of N */
+    int micro, any;          /* --micro_step; has a rank of its own */
     int32_t max_rank, min_step, max_step;
     int64_t folders;         /* rank folders of the whole run */
 };

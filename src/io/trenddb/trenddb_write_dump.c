@@ -482,7 +482,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
 
 /* The tables a shard carries beside msProbe's, for the merge. */
 static int write_shard_tables(struct dump_writer *w, int k, int n, int micro, const struct dump_summary *sum) {
-    struct tdb_shard_head h = {.kind = "dump", .k = k, .n = n, .micro = micro, .any = sum->any_rank,
+    struct tdb_shard_head h = {.kind = "dump", .shard_k = k, .shard_n = n, .micro = micro, .any = sum->any_rank,
                                .max_rank = sum->max_rank, .min_step = sum->min_step, .max_step = sum->max_step,
                                .folders = sum->folders_all};
     if (tdb_shard_create(&w->t) != 0 || tdb_shard_files(&w->t, &h, w->sfiles, w->nsfiles) != 0) return -1;

@@ -24,7 +24,7 @@ static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, co
                                       const struct mon_steps *st, const int64_t *fkey,
                                       const struct tdb_shard_attempt *att, size_t natt, const int *metric_id) {
     char sql[512];
-    struct tdb_shard_head h = {.kind = "monitor", .k = k, .n = n, .micro = micro, .any = md->nfiles > 0,
+    struct tdb_shard_head h = {.kind = "monitor", .shard_k = k, .shard_n = n, .micro = micro, .any = md->nfiles > 0,
                                .max_rank = md->max_rank, .min_step = st ? st->min_step : 0,
                                .max_step = st ? st->max_step : 0, .folders = md->folders_all};
     struct tdb_shard_file *files = calloc(md->nfiles ? md->nfiles : 1, sizeof *files);
