@@ -1,5 +1,9 @@
-/* read_trenddb: reads a .trend.db without writing a byte (SQLite read-only,
- * no journal created), checking the schema before trusting any column. */
+/* read_trenddb: the reader table's row for .trend.db files and folders of
+ * them (a set of shards joined first): reads a database without writing a
+ * byte (SQLite read-only, no journal created), whole into the cube, or
+ * hands it to the lazy open (trenddb_lazy.c).  What both ways read before
+ * the rows -- the schema, checked before any column is trusted, and the
+ * head -- is trenddb_head.c's. */
 #include "src/io/trenddb/read_trenddb.h"
 #include "model/util/util.h"
 
