@@ -55,22 +55,22 @@ static void one_size(int page_size, long n) {
     CHECK(path != NULL && root > 1);
     if (!path) return;
     snprintf(scratch, sizeof scratch, "%s.rows", path);
-    struct bb *b;
+    struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(bb_open(&b, scratch, page_size, &err), 0);
+    CHECK_INT(btree_bulk_open(&b, scratch, page_size, &err), 0);
     for (long i = 0; i < n; i++) {
         int64_t iv[4] = {0};
         double dv[4] = {0}, y;
         int xnull;
         row_of(i, &iv[0], &iv[1], &dv[2], &xnull, &y);
         dv[3] = y;
-        uint8_t kind[4] = {BB_INT, BB_INT, xnull ? BB_NULL : BB_REAL, BB_REAL};
+        uint8_t kind[4] = {BTREE_BULK_INT, BTREE_BULK_INT, xnull ? BTREE_BULK_NULL : BTREE_BULK_REAL, BTREE_BULK_REAL};
         unsigned char rec[64];
-        size_t len = bb_record(rec, 4, iv, dv, kind);
-        CHECK_INT(bb_add(b, rec, len), 0);
+        size_t len = btree_bulk_record(rec, 4, iv, dv, kind);
+        CHECK_INT(btree_bulk_add(b, rec, len), 0);
     }
-    CHECK_INT(bb_splice(b, path, root, &err), 0);
-    bb_free(b);
+    CHECK_INT(btree_bulk_splice(b, path, root, &err), 0);
+    btree_bulk_free(b);
     CHECK(access(scratch, F_OK) != 0);   /* the scratch file is gone */
     sqlite3 *db;
     CHECK_INT(pt_sqlite_ro(path, &db), 0);
@@ -128,11 +128,11 @@ static void no_rows(void) {
     CHECK(path != NULL);
     if (!path) return;
     snprintf(scratch, sizeof scratch, "%s.rows", path);
-    struct bb *b;
+    struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(bb_open(&b, scratch, 4096, &err), 0);
-    CHECK_INT(bb_splice(b, path, root, &err), 0);
-    bb_free(b);
+    CHECK_INT(btree_bulk_open(&b, scratch, 4096, &err), 0);
+    CHECK_INT(btree_bulk_splice(b, path, root, &err), 0);
+    btree_bulk_free(b);
     sqlite3 *db;
     sqlite3_stmt *st;
     CHECK_INT(pt_sqlite_ro(path, &db), 0);
@@ -158,18 +158,18 @@ static void refuses_odd_file(void) {
     CHECK_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     snprintf(scratch, sizeof scratch, "%s.rows", path);
-    struct bb *b;
+    struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(bb_open(&b, scratch, 4096, &err), 0);
+    CHECK_INT(btree_bulk_open(&b, scratch, 4096, &err), 0);
     int64_t iv[2] = {5, 6};
     double dv[2] = {0};
-    uint8_t kind[2] = {BB_INT, BB_INT};
+    uint8_t kind[2] = {BTREE_BULK_INT, BTREE_BULK_INT};
     unsigned char rec[32];
-    size_t len = bb_record(rec, 2, iv, dv, kind);
-    CHECK_INT(bb_add(b, rec, len), 0);
-    CHECK_INT(bb_splice(b, path, root, &err), -1);
+    size_t len = btree_bulk_record(rec, 2, iv, dv, kind);
+    CHECK_INT(btree_bulk_add(b, rec, len), 0);
+    CHECK_INT(btree_bulk_splice(b, path, root, &err), -1);
     CHECK(strstr(err.msg, "root page") != NULL);
-    bb_free(b);
+    btree_bulk_free(b);
 }
 
 /* SQLite keeps a REAL column's whole numbers as integers: -0.0 given to
@@ -178,9 +178,9 @@ static void refuses_odd_file(void) {
 static void negative_zero(void) {
     int64_t iv[2] = {0};
     double neg[2] = {-0.0, 1.5}, pos[2] = {0.0, 1.5};
-    uint8_t kind[2] = {BB_REAL, BB_REAL};
+    uint8_t kind[2] = {BTREE_BULK_REAL, BTREE_BULK_REAL};
     unsigned char a[32], b[32];
-    size_t la = bb_record(a, 2, iv, neg, kind), lb = bb_record(b, 2, iv, pos, kind);
+    size_t la = btree_bulk_record(a, 2, iv, neg, kind), lb = btree_bulk_record(b, 2, iv, pos, kind);
     CHECK_INT((long long)la, (long long)lb);
     CHECK(memcmp(a, b, la) == 0);
 }

@@ -7,7 +7,7 @@
  * the divider and the new record starts the next leaf (so no page is ever
  * left empty); an interior page that is full does the same one level up.
  * Pages are numbered in the order they close, relative to where they will
- * sit in the file; bb_splice adds the base and writes the last page (the
+ * sit in the file; btree_bulk_splice adds the base and writes the last page (the
  * tree's top) into the table's root page. */
 #include "src/io/trenddb/btree_bulk.h"
 
@@ -19,18 +19,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BB_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
+#define BTREE_BULK_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
 
-struct bb_page {
+struct btree_bulk_page {
     unsigned char *p;
     int interior, ncells, content;   /* content: start of the cell content area */
 };
 
-struct bb {
+struct btree_bulk {
     int fd;
     char *path;
     int ps;
-    struct bb_page lv[BB_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
+    struct btree_bulk_page lv[BTREE_BULK_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
     int nlv;
     int64_t npages;                  /* pages written to the scratch file */
     int64_t nrec;
@@ -82,13 +82,13 @@ static size_t get_varint(const unsigned char *p, uint64_t *v) {
     return 9;
 }
 
-size_t bb_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
+size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
     unsigned char types[64];
     unsigned char body[64 * 8];
     size_t nb = 0;
     for (int c = 0; c < ncols; c++) {
-        if (kind[c] == BB_NULL) { types[c] = 0; continue; }
-        if (kind[c] == BB_REAL) {
+        if (kind[c] == BTREE_BULK_NULL) { types[c] = 0; continue; }
+        if (kind[c] == BTREE_BULK_REAL) {
             /* SQLite keeps a REAL column's whole numbers as integers, so a
              * -0.0 it was given reads back as 0.0: the same here */
             double d = dval[c] == 0 ? 0.0 : dval[c];
@@ -116,9 +116,9 @@ size_t bb_record(unsigned char *out, int ncols, const int64_t *ival, const doubl
     return 1 + (size_t)ncols + nb;
 }
 
-static int hdr_size(const struct bb_page *pg) { return pg->interior ? 12 : 8; }
+static int hdr_size(const struct btree_bulk_page *pg) { return pg->interior ? 12 : 8; }
 
-static int page_init(struct bb *b, struct bb_page *pg, int interior) {
+static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int interior) {
     if (!pg->p && !(pg->p = malloc((size_t)b->ps))) return -1;
     memset(pg->p, 0, (size_t)b->ps);
     pg->interior = interior;
@@ -127,11 +127,11 @@ static int page_init(struct bb *b, struct bb_page *pg, int interior) {
     return 0;
 }
 
-static int page_fits(const struct bb_page *pg, size_t cs) {
+static int page_fits(const struct btree_bulk_page *pg, size_t cs) {
     return (long)hdr_size(pg) + 2L * (pg->ncells + 1) + (long)cs <= (long)pg->content;
 }
 
-static void page_put(struct bb_page *pg, const unsigned char *cell, size_t cs) {
+static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size_t cs) {
     pg->content -= (int)cs;
     memcpy(pg->p + pg->content, cell, cs);
     put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
@@ -140,7 +140,7 @@ static void page_put(struct bb_page *pg, const unsigned char *cell, size_t cs) {
 
 /* The last cell's payload (the record) out of the page, into out; its
  * left child (interior pages) in *child. */
-static size_t page_take_last(struct bb_page *pg, unsigned char *out, uint32_t *child) {
+static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uint32_t *child) {
     const unsigned char *c = pg->p + pg->content;   /* the last cell put sits lowest */
     size_t at = 0;
     if (pg->interior) {
@@ -156,7 +156,7 @@ static size_t page_take_last(struct bb_page *pg, unsigned char *out, uint32_t *c
 }
 
 /* Finishes the page's header; rightmost for interior pages. */
-static void page_seal(struct bb *b, struct bb_page *pg, uint32_t rightmost) {
+static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
     pg->p[0] = pg->interior ? 0x02 : 0x0a;
     put16(pg->p + 3, (unsigned)pg->ncells);
     put16(pg->p + 5, pg->content == 65536 ? 0 : (unsigned)pg->content);
@@ -165,7 +165,7 @@ static void page_seal(struct bb *b, struct bb_page *pg, uint32_t rightmost) {
 }
 
 /* Seals and writes the page: its (relative) page number, 0 on failure. */
-static uint32_t page_close(struct bb *b, struct bb_page *pg, uint32_t rightmost) {
+static uint32_t page_close(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
     page_seal(b, pg, rightmost);
     off_t at = (off_t)b->npages * b->ps;
     size_t done = 0;
@@ -190,14 +190,14 @@ static size_t cell_of(unsigned char *cell, uint32_t child, const unsigned char *
 }
 
 /* The divider rec (len bytes) with left subtree child, into level k. */
-static int push_divider(struct bb *b, int k, uint32_t child, const unsigned char *rec, size_t len) {
+static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsigned char *rec, size_t len) {
     for (;;) {
-        if (k >= BB_LEVELS) { b->failed = 1; return -1; }
+        if (k >= BTREE_BULK_LEVELS) { b->failed = 1; return -1; }
         if (k == b->nlv) {
             if (page_init(b, &b->lv[k], 1) != 0) { b->failed = 1; return -1; }
             b->nlv++;
         }
-        struct bb_page *pg = &b->lv[k];
+        struct btree_bulk_page *pg = &b->lv[k];
         unsigned char cell[1100];
         size_t cs = cell_of(cell, child, rec, len);
         if (page_fits(pg, cs)) {
@@ -218,9 +218,9 @@ static int push_divider(struct bb *b, int k, uint32_t child, const unsigned char
     }
 }
 
-int bb_add(struct bb *b, const unsigned char *rec, size_t len) {
+int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
     if (b->failed || len > 900) return -1;
-    struct bb_page *leaf = &b->lv[0];
+    struct btree_bulk_page *leaf = &b->lv[0];
     unsigned char cell[1000];
     size_t cs = cell_of(cell, 0, rec, len);
     b->nrec++;
@@ -237,11 +237,11 @@ int bb_add(struct bb *b, const unsigned char *rec, size_t len) {
     return push_divider(b, 1, p, up, ul);
 }
 
-int bb_open(struct bb **out, const char *scratch, int page_size, struct pt_error *err) {
+int btree_bulk_open(struct btree_bulk **out, const char *scratch, int page_size, struct pt_error *err) {
     *out = NULL;
     if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)))
         return pt_errorf(err, "%s: page size %d", scratch, page_size);
-    struct bb *b = calloc(1, sizeof *b);
+    struct btree_bulk *b = calloc(1, sizeof *b);
     if (!b || !(b->path = strdup(scratch))) {
         free(b);
         return pt_errorf(err, "out of memory");
@@ -255,7 +255,7 @@ int bb_open(struct bb **out, const char *scratch, int page_size, struct pt_error
         return pt_errorf(err, "%s: cannot create: %s", scratch, strerror(e));
     }
     if (page_init(b, &b->lv[0], 0) != 0) {
-        bb_free(b);
+        btree_bulk_free(b);
         return pt_errorf(err, "out of memory");
     }
     b->nlv = 1;
@@ -263,11 +263,11 @@ int bb_open(struct bb **out, const char *scratch, int page_size, struct pt_error
     return 0;
 }
 
-void bb_free(struct bb *b) {
+void btree_bulk_free(struct btree_bulk *b) {
     if (!b) return;
     if (b->fd >= 0) close(b->fd);
     if (b->path) unlink(b->path);
-    for (int i = 0; i < BB_LEVELS; i++) free(b->lv[i].p);
+    for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->lv[i].p);
     free(b->path);
     free(b);
 }
@@ -313,7 +313,7 @@ static void rebase(unsigned char *pg, uint32_t base, uint32_t lockpage) {
 }
 
 /* The tree's top, sealed in lv[top] (never written to the scratch file). */
-static int finish_tree(struct bb *b, int *top) {
+static int finish_tree(struct btree_bulk *b, int *top) {
     uint32_t child = 0;
     for (int k = 0; k < b->nlv; k++) {
         if (k == b->nlv - 1) {
@@ -327,7 +327,7 @@ static int finish_tree(struct bb *b, int *top) {
     return -1;
 }
 
-int bb_splice(struct bb *b, const char *db_path, int64_t root, struct pt_error *err) {
+int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, struct pt_error *err) {
     if (b->failed) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
     if (!b->nrec) return 0;   /* the empty leaf SQLite made is the table */
     int top = 0;

@@ -31,7 +31,8 @@
 #include "model/util/util.h"
 #include "src/io/dataset.h"
 #include "src/io/common/sqlite_ro.h"
-#include "src/io/trenddb/trenddb_int.h"
+#include "src/io/trenddb/trenddb_head.h"
+#include "src/io/trenddb/trenddb_lazy.h"
 
 #define RANK_SAMPLES 64
 
@@ -265,8 +266,6 @@ static int fill_all(void *src, const struct cube *c, float *const *vals, atomic_
     return rc;
 }
 
-static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err);
-
 /* ---- non-finite cells: msProbe keeps +-Inf as +-(1e9 + 1) and NaN as NULL ---- */
 
 /* fn for the row st is on when it has a non-finite statistic; 1: stop. */
@@ -306,10 +305,10 @@ static int nonfinite_summary(struct tsrc *s, const struct cube *c, int metric, i
                                                  "WHERE group_size = ?1 AND (%s)%s%s", s->sum_cond,
                                 step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
     (void)o;
-    if (prep(s->db, s->file, sql, &keys, err)) return -1;
+    if (trenddb_prepare(s->db, s->file, sql, &keys, err)) return -1;
     snprintf(sql, sizeof sql, "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 AND rank_group = ?1 AND "
                               "step = ?2 AND target_id = ?3 AND metric_id = ?4 AND (%s)", s->sum_cond);
-    if (prep(s->db, s->file, sql, &grp, err)) goto out;
+    if (trenddb_prepare(s->db, s->file, sql, &grp, err)) goto out;
     sqlite3_bind_int64(keys, 1, 0);
     if (step >= 0) sqlite3_bind_int64(keys, 2, c->steps[step].value);
     if (metric >= 0) sqlite3_bind_int64(keys, 3, db_metric_id(s, metric));
@@ -400,7 +399,7 @@ static int nonfinite_scan(struct tsrc *s, const struct cube *c, const char *cond
     snprintf(sql, len, "SELECT * FROM trend_data WHERE %s%s%s%s", cond, rank >= 0 || step >= 0 ? " AND rank = ?1" : "",
              step >= 0 ? " AND step = ?2" : "", metric >= 0 ? " AND metric_id = ?3" : "");
     sqlite3_stmt *st;
-    int rc = prep(s->db, s->file, sql, &st, err);
+    int rc = trenddb_prepare(s->db, s->file, sql, &st, err);
     free(sql);
     if (rc) return -1;
     if (metric >= 0) sqlite3_bind_int64(st, 3, db_metric_id(s, metric));
@@ -488,7 +487,7 @@ static int fill_groups(void *src, const struct cube *c, int step, int metric, in
     snprintf(sql + o, sizeof sql - o, " FROM probetop_rank_summary WHERE group_size = ?1 AND rank_group = ?2 AND "
                                       "step = ?3 AND metric_id = ?4");
     sqlite3_stmt *st;
-    if (prep(s->db, s->file, sql, &st, err)) return -1;
+    if (trenddb_prepare(s->db, s->file, sql, &st, err)) return -1;
     size_t nt = c->metrics[metric].ntargets, ng = (size_t)((c->nranks + group - 1) / group);
     int rc = 0;
     for (size_t g = 0; rc == 0 && g < ng; g++) {
@@ -570,7 +569,7 @@ static int notensor(void *src, const struct cube *c, size_t *out, struct pt_erro
                                 "typeof(rank) = 'integer' AND typeof(step) = 'integer' GROUP BY metric_id, target_id) "
                                 "WHERE has = 0 AND steps >= 2");
     sqlite3_stmt *st;
-    int rc = prep(s->db, s->file, sql, &st, err);
+    int rc = trenddb_prepare(s->db, s->file, sql, &st, err);
     free(sql);
     if (rc) return -1;
     rc = sqlite3_step(st);
@@ -596,27 +595,6 @@ static const struct cube_source_ops trenddb_source = {
     .free = tsrc_free,
 };
 
-/* ---- the axes ---- */
-
-int trenddb_ivec_push(struct trenddb_ivec *a, int64_t x) {
-    if (UTIL_PUSH(a->v, a->n, a->cap) != 0) return -1;
-    a->v[a->n++] = x;
-    return 0;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-void trenddb_ivec_uniq(struct trenddb_ivec *a) {
-    size_t k = 0;
-    if (a->n) qsort(a->v, a->n, sizeof *a->v, cmp_i64);
-    for (size_t i = 0; i < a->n; i++)
-        if (!k || a->v[k - 1] != a->v[i]) a->v[k++] = a->v[i];
-    a->n = k;
-}
-
 /* The count(*) an SQL statement gives into *n; 0, or -1 when it does not read. */
 static int trenddb_count(sqlite3 *db, const char *sql, int64_t *n) {
     sqlite3_stmt *st;
@@ -625,112 +603,6 @@ static int trenddb_count(sqlite3 *db, const char *sql, int64_t *n) {
     if (rc == SQLITE_ROW) *n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : -1;
-}
-
-/* One int64 from a statement with up to two bound values; 1 row, 0 none, -1 error. */
-static int one_int(sqlite3_stmt *st, int64_t a, int64_t b, int64_t *out) {
-    sqlite3_bind_int64(st, 1, a);
-    if (sqlite3_bind_parameter_count(st) > 1) sqlite3_bind_int64(st, 2, b);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
-static int prep(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err) {
-    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK) return 0;
-    *st = NULL;
-    return pt_errorf(err, "%s: %s", file, sqlite3_errmsg(db));
-}
-
-/* The integers a key column may hold: int32 (the cube's axes), and only
- * integer values -- text, a blob or 1.5 in the rank column is no rank (a
- * walk that read it as 0 would find it again and again). */
-#define KEY_OK(col) col " >= -2147483648 AND " col " <= 2147483647 AND " col " = CAST(" col " AS INTEGER)"
-
-int trenddb_key_of(sqlite3_stmt *st, int col, int32_t *out) {
-    int t = sqlite3_column_type(st, col);
-    double d = t == SQLITE_FLOAT ? sqlite3_column_double(st, col) : 0;
-    if (t == SQLITE_FLOAT ? !(d >= INT32_MIN && d <= INT32_MAX && d == (double)(int64_t)d) : t != SQLITE_INTEGER)
-        return -1;
-    int64_t v = sqlite3_column_int64(st, col);
-    if (v < INT32_MIN || v > INT32_MAX) return -1;
-    *out = (int32_t)v;
-    return 0;
-}
-
-/* Adds lo..hi to a, when they are at most max values. */
-static int push_range(struct trenddb_ivec *a, int64_t lo, int64_t hi, int64_t max) {
-    if (hi < lo || hi - lo >= max) return 0;
-    for (int64_t x = lo; x <= hi; x++)
-        if (trenddb_ivec_push(a, x)) return -1;
-    return 0;
-}
-
-int trenddb_axes(sqlite3 *db, const char *file, const struct trenddb_head *h, struct trenddb_ivec *ranks,
-                 struct trenddb_ivec *steps, struct pt_error *err) {
-    sqlite3_stmt *nr = NULL, *first = NULL, *last = NULL, *nstep = NULL;
-    int rc = -1;
-    if (prep(db, file, "SELECT rank FROM trend_data WHERE rank > ?1 AND " KEY_OK("rank") " ORDER BY rank LIMIT 1", &nr,
-             err) ||
-        prep(db, file, "SELECT step FROM trend_data WHERE rank = ?1 AND " KEY_OK("step") " ORDER BY step LIMIT 1", &first,
-             err) ||
-        prep(db, file, "SELECT step FROM trend_data WHERE rank = ?1 AND " KEY_OK("step") " ORDER BY step DESC LIMIT 1",
-             &last, err) ||
-        prep(db, file,
-             "SELECT step FROM trend_data WHERE rank = ?1 AND step > ?2 AND " KEY_OK("step") " ORDER BY step LIMIT 1",
-             &nstep, err))
-        goto out;
-    int64_t r = (int64_t)INT32_MIN - 1, x, slo = INT64_MAX, shi = INT64_MIN;
-    int g = 0;
-    /* the ranks with rows, each one lookup; each rank's first and last
-     * step; every step of the first rank */
-    while (g >= 0 && (g = one_int(nr, r, 0, &r)) == 1) {
-        if (ranks->n >= CUBE_MAX_RANKS) {
-            pt_errorf(err, "%s: more than %d ranks with rows: more than probetop can lay out", file, CUBE_MAX_RANKS);
-            goto out;
-        }
-        if (trenddb_ivec_push(ranks, r)) goto oom;
-        for (int k = 0; k < 2 && g >= 0; k++)
-            if ((g = one_int(k ? last : first, r, 0, &x)) == 1) {
-                if (trenddb_ivec_push(steps, x)) goto oom;
-                slo = x < slo ? x : slo;
-                shi = x > shi ? x : shi;
-            }
-        if (g >= 0 && ranks->n == 1) {
-            int64_t st = INT64_MIN;
-            for (size_t k = 0; k <= CUBE_MAX_STEPS && (g = one_int(nstep, r, st, &st)) == 1; k++)
-                if (trenddb_ivec_push(steps, st)) goto oom;
-        }
-    }
-    if (g < 0) { pt_errorf(err, "%s: table trend_data: %s", file, sqlite3_errmsg(db)); goto out; }
-    /* msProbe offers every rank 0..max_rank and every step min_step..max_step
-     * of global_stats (probetop-formats(5), TREND.DB): taken within the
-     * ranks and steps rows have, never from global_stats alone, where a
-     * crafted row would lay out a million steps for nothing */
-    if (ranks->n) {
-        int64_t rlo = ranks->v[0] > 0 ? ranks->v[0] : 0, rhi = ranks->v[ranks->n - 1];
-        if (push_range(ranks, rlo, h->max_rank < rhi ? h->max_rank : rhi, CUBE_MAX_RANKS)) goto oom;
-        if (push_range(steps, h->min_step > slo ? h->min_step : slo, h->max_step < shi ? h->max_step : shi,
-                       CUBE_MAX_STEPS))
-            goto oom;
-    }
-    trenddb_ivec_uniq(ranks);
-    trenddb_ivec_uniq(steps);
-    if (steps->n > CUBE_MAX_STEPS) {
-        pt_errorf(err, "%s: %zu steps with rows: more than probetop can lay out", file, steps->n);
-        goto out;
-    }
-    rc = 0;
-    goto out;
-oom:
-    pt_errorf(err, "out of memory");
-out:
-    sqlite3_finalize(nr);
-    sqlite3_finalize(first);
-    sqlite3_finalize(last);
-    sqlite3_finalize(nstep);
-    return rc;
 }
 
 /* Marks (metric, target) pairs a statement yields (columns metric_id, target_id). */
@@ -751,7 +623,7 @@ static int find_targets(struct tsrc *s, const struct trenddb_ivec *ranks, uint8_
     sqlite3_stmt *st = NULL, *first = NULL, *last = NULL;
     int rc = -1;
     if (trenddb_has_table(s->db, "probetop_rank_summary") == 1) {
-        if (prep(s->db, s->file, "SELECT DISTINCT metric_id, target_id FROM probetop_rank_summary WHERE group_size = 0",
+        if (trenddb_prepare(s->db, s->file, "SELECT DISTINCT metric_id, target_id FROM probetop_rank_summary WHERE group_size = 0",
                  &st, err))
             return -1;
         rc = mark_pairs(s, st, has);
@@ -759,7 +631,7 @@ static int find_targets(struct tsrc *s, const struct trenddb_ivec *ranks, uint8_
         return rc ? pt_errorf(err, "%s: table probetop_rank_summary: %s", s->file, sqlite3_errmsg(s->db)) : 0;
     }
     if (trenddb_has_table(s->db, "monitoring_tags") == 1 && trenddb_has_table(s->db, "tag_target_mapping") == 1) {
-        if (prep(s->db, s->file,
+        if (trenddb_prepare(s->db, s->file,
                  "SELECT DISTINCT t.metric_id, m.target_id FROM monitoring_tags t JOIN tag_target_mapping m "
                  "ON m.tag_id = t.tag_id",
                  &st, err))
@@ -769,27 +641,27 @@ static int find_targets(struct tsrc *s, const struct trenddb_ivec *ranks, uint8_
         if (rc) return pt_errorf(err, "%s: table monitoring_tags: %s", s->file, sqlite3_errmsg(s->db));
     }
     rc = -1;
-    if (prep(s->db, s->file,
+    if (trenddb_prepare(s->db, s->file,
              "SELECT DISTINCT metric_id, target_id FROM trend_data WHERE rank = ?1 AND step = "
              "(SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step LIMIT 1)",
              &first, err) ||
-        prep(s->db, s->file,
+        trenddb_prepare(s->db, s->file,
              "SELECT DISTINCT metric_id, target_id FROM trend_data WHERE rank = ?1 AND step = "
              "(SELECT step FROM trend_data WHERE rank = ?1 ORDER BY step DESC LIMIT 1)",
              &last, err))
         goto out;
-    size_t every = ranks->n > RANK_SAMPLES ? (ranks->n + RANK_SAMPLES - 1) / RANK_SAMPLES : 1;
-    for (size_t i = 0; i < ranks->n; i += every) {
-        size_t k = i + every >= ranks->n ? ranks->n - 1 : i;   /* the last rank too */
-        sqlite3_bind_int64(first, 1, ranks->v[k]);
-        sqlite3_bind_int64(last, 1, ranks->v[k]);
+    size_t every = ranks->count > RANK_SAMPLES ? (ranks->count + RANK_SAMPLES - 1) / RANK_SAMPLES : 1;
+    for (size_t i = 0; i < ranks->count; i += every) {
+        size_t k = i + every >= ranks->count ? ranks->count - 1 : i;   /* the last rank too */
+        sqlite3_bind_int64(first, 1, ranks->vals[k]);
+        sqlite3_bind_int64(last, 1, ranks->vals[k]);
         if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) {
             pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
             goto out;
         }
         if (k != i) {
-            sqlite3_bind_int64(first, 1, ranks->v[i]);
-            sqlite3_bind_int64(last, 1, ranks->v[i]);
+            sqlite3_bind_int64(first, 1, ranks->vals[i]);
+            sqlite3_bind_int64(last, 1, ranks->vals[i]);
             if (mark_pairs(s, first, has) || mark_pairs(s, last, has)) {
                 pt_errorf(err, "%s: table trend_data: %s", s->file, sqlite3_errmsg(s->db));
                 goto out;
@@ -836,7 +708,7 @@ static int summary_cond(struct tsrc *s, struct pt_error *err) {
     }
     sqlite3_stmt *st;
     for (int k = 0; k < 2; k++) {
-        if (prep(s->db, s->file,
+        if (trenddb_prepare(s->db, s->file,
                  k ? "SELECT 1 FROM probetop_rank_summary WHERE group_size = 64 LIMIT 1"
                    : "SELECT 1 FROM probetop_rank_summary WHERE group_size = 8 LIMIT 1",
                  &st, err))
@@ -857,19 +729,19 @@ static int make_cube(struct tsrc *s, struct names *nm, const struct trenddb_ivec
     struct cube *c = calloc(1, sizeof *c);
     if (!c) { names_free(nm); return pt_errorf(err, "out of memory"); }
     c->names = nm;
-    if (ranks->n > CUBE_MAX_RANKS || steps->n > CUBE_MAX_STEPS) {
+    if (ranks->count > CUBE_MAX_RANKS || steps->count > CUBE_MAX_STEPS) {
         cube_free(c);
-        return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", steps->n, ranks->n);
+        return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", steps->count, ranks->count);
     }
-    c->nsteps = (int)steps->n;
-    c->nranks = (int)ranks->n;
-    c->steps = calloc(steps->n ? steps->n : 1, sizeof *c->steps);
-    c->ranks = calloc(ranks->n ? ranks->n : 1, sizeof *c->ranks);
+    c->nsteps = (int)steps->count;
+    c->nranks = (int)ranks->count;
+    c->steps = calloc(steps->count ? steps->count : 1, sizeof *c->steps);
+    c->ranks = calloc(ranks->count ? ranks->count : 1, sizeof *c->ranks);
     c->metrics = calloc(h->nmet ? (size_t)h->nmet : 1, sizeof *c->metrics);
     if (!c->steps || !c->ranks || !c->metrics) goto oom;
-    for (size_t i = 0; i < steps->n; i++)
-        c->steps[i] = (struct cube_step){.value = (int32_t)steps->v[i], .origin = (int32_t)steps->v[i], .micro = -1};
-    for (size_t i = 0; i < ranks->n; i++) c->ranks[i] = (int32_t)ranks->v[i];
+    for (size_t i = 0; i < steps->count; i++)
+        c->steps[i] = (struct cube_step){.value = (int32_t)steps->vals[i], .origin = (int32_t)steps->vals[i], .micro = -1};
+    for (size_t i = 0; i < ranks->count; i++) c->ranks[i] = (int32_t)ranks->vals[i];
     for (int i = 0; i < h->nmet; i++) {
         const struct tmetric *tm = &h->met[i];
         struct cube_metric *cm = &c->metrics[c->nmetrics++];
@@ -919,13 +791,13 @@ static int open_source(struct tsrc *s, struct names *nm, uint64_t budget, struct
         if (!(s->ltmap[m] = malloc((s->nnames ? s->nnames : 1) * sizeof **s->ltmap)) ||
             !(s->tclass[m] = calloc(s->nnames ? s->nnames : 1, 1)) || !(has[m] = calloc(s->nnames ? s->nnames : 1, 1)))
             goto oom;
-    if (prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND metric_id = ?2", &s->q_rank, err) ||
-        prep(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND metric_id = ?3", &s->q_rankstep,
+    if (trenddb_prepare(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND metric_id = ?2", &s->q_rank, err) ||
+        trenddb_prepare(s->db, s->file, "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND metric_id = ?3", &s->q_rankstep,
              err) ||
-        prep(s->db, s->file,
+        trenddb_prepare(s->db, s->file,
              "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
              &s->q_cell, err) ||
-        prep(s->db, s->file,
+        trenddb_prepare(s->db, s->file,
              "SELECT * FROM trend_data WHERE rank = ?1 AND step = ?2 AND target_id = ?3 AND metric_id = ?4",
              &s->q_probe, err))
         goto out;
@@ -941,8 +813,8 @@ out:
     if (has)
         for (int m = 0; m < nmet; m++) free(has[m]);
     free(has);
-    free(ranks.v);
-    free(steps.v);
+    free(ranks.vals);
+    free(steps.vals);
     return rc;
 }
 

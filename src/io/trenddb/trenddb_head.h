@@ -1,8 +1,10 @@
-/* trenddb_int: what read_trenddb.c (the full load) and trenddb_lazy.c (the
- * lazy open, probetop(1) --mem) share: the schema checks and the small
- * tables read before any row. */
-#ifndef PT_TRENDDB_INT_H
-#define PT_TRENDDB_INT_H
+/* trenddb_head: what of a .trend.db is read before its rows, shared by the
+ * full load (read_trenddb.c) and the lazy open (trenddb_lazy.c,
+ * probetop(1) --mem): the schema check, the head (global_stats, metrics,
+ * targets), the axes and the decoding of a trend_data row.  Both readers
+ * use it; neither calls the other's code through it. */
+#ifndef PT_TRENDDB_HEAD_H
+#define PT_TRENDDB_HEAD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,11 +48,6 @@ int trenddb_has_table(sqlite3 *db, const char *name);
 /* The column names of a table (PRAGMA table_info), at most max; -1 on error
  * (a page that does not read, or more than max columns). */
 int trenddb_table_columns(sqlite3 *db, const char *table, char cols[][64], int max);
-int trenddb_check_schema(sqlite3 *db, const char *file, char tcols[][64], int *ntc_out, char gcols[][64], int *ngc_out,
-                         struct pt_error *err);
-int trenddb_read_metrics(sqlite3 *db, const char *file, struct cube_builder *b, char tcols[][64], int ntc,
-                         char gcols[][64], int ngc, char gstat[][512], struct tmetric **met, int *nmet, int *dumpkind,
-                         struct pt_error *err);
 /* Reads h (the caller's, allocated); targets are interned into tn; b may be
  * NULL (the metrics are then numbered in table order).  0, or -1 with err. */
 int trenddb_read_head(sqlite3 *db, const char *file, struct cube_builder *b, struct names *tn, struct trenddb_head *h,
@@ -72,7 +69,10 @@ static inline const struct tmetric *trenddb_metric_of(const struct trenddb_head 
 uint32_t trenddb_decode_row(sqlite3_stmt *st, const struct tmetric *m, double *v);
 
 /* A growing array of int64 (trenddb_ivec_push: 0, -1 without memory). */
-struct trenddb_ivec { int64_t *v; size_t n, cap; };
+struct trenddb_ivec {
+    int64_t *vals;
+    size_t count, cap;
+};
 int trenddb_ivec_push(struct trenddb_ivec *a, int64_t x);
 void trenddb_ivec_uniq(struct trenddb_ivec *a);   /* sorted, distinct */
 
@@ -87,10 +87,8 @@ int trenddb_key_of(sqlite3_stmt *st, int col, int32_t *out);
 int trenddb_axes(sqlite3 *db, const char *file, const struct trenddb_head *h, struct trenddb_ivec *ranks,
                  struct trenddb_ivec *steps, struct pt_error *err);
 
-/* The lazy open (trenddb_lazy.c): db and src (what it reads) are consumed.
- * 0, 1 when the file changed while it was read (read it again), or -1 with
- * err. */
-int trenddb_open_lazy(const char *file, sqlite3 *db, struct sqlite_ro_src *src, const struct load_opts *o,
-                      struct dataset *ds, struct pt_error *err);
+/* trenddb_prepare: sql prepared on db into *st; 0, or -1 with err naming
+ * file (*st NULL). */
+int trenddb_prepare(sqlite3 *db, const char *file, const char *sql, sqlite3_stmt **st, struct pt_error *err);
 
 #endif

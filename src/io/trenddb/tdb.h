@@ -1,0 +1,193 @@
+/* tdb: one .trend.db being written by `probetop data2db` (write_trenddb.h),
+ * and what its three writers share -- the dump writer
+ * (trenddb_write_dump.c), the monitor writer (trenddb_write_monitor.c) and
+ * the merge of shards (trenddb_merge.c): the file under its temporary name
+ * and its commit, msProbe's tables, the replay of msProbe's target ids,
+ * the tags, the tables a shard carries, and the one way rows go into a
+ * table (probetop-formats(5), TREND.DB; probetop(1), FILES).  Internal to
+ * src/io/trenddb. */
+#ifndef PT_TDB_H
+#define PT_TDB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "model/cube/dataset.h"
+#include "model/cube/names.h"
+#include "model/err.h"
+#include "src/io/monitor/read_monitor.h"
+#include "src/io/trenddb/btree_bulk.h"
+
+struct tdb {
+    sqlite3 *db;
+    char *final, *tmp;
+    struct pt_error *err;
+    atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
+    struct btree_bulk *bulk; /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
+    int64_t bulk_root;       /* that table's root page */
+};
+
+/* outdir/name, written as outdir/name.tmp.PID (temporary files of killed
+ * runs removed) in one transaction; cache_kib: SQLite's page cache.  0, or
+ * -1 with err (t is then tdb_abort's). */
+int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib, const struct load_opts *lo,
+             struct dataset *ds, struct pt_error *err);
+/* The temporary file removed, t emptied. */
+void tdb_abort(struct tdb *t);
+/* Commit, the bulk-built table spliced in, the file renamed into place.
+ * 0, or -1 with t's error set (aborted). */
+int tdb_commit(struct tdb *t);
+/* t's error: "<file>: what: <SQLite's reason>"; returns -1. */
+int tdb_fail(struct tdb *t, const char *what);
+/* sql run (stops when t->cancel is set); 0, or -1 with t's error set. */
+int tdb_exec(struct tdb *t, const char *sql);
+
+/* msProbe's tables: monitoring_targets, _metrics, _tags, tag_target_mapping. */
+int tdb_create_fixed(struct tdb *t);
+/* trend_data with the statistic columns stats[0..n). */
+int tdb_create_trend(struct tdb *t, const char *const *stats, int n);
+int tdb_insert_metrics(struct tdb *t, const char *const *names, int n);
+/* global_stats of a dump database, and of a monitor one (per metric that
+ * had files: the statistics its files had, mstat). */
+int tdb_dump_global_stats(struct tdb *t, int32_t max_rank, int32_t min_step, int32_t max_step);
+int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, int32_t max_rank, uint32_t has_files,
+                             const uint32_t *mstat);
+/* msProbe's value normalisation (probetop-formats(5), TREND.DB): 0 for
+ * NULL, else 1 with the value to store in *out. */
+int tdb_normalise(double v, double *out);
+
+/* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
+ * kind it knows how to grow (*bb); else (*bb NULL, 0) the rows go in by
+ * INSERTs. */
+int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb);
+/* bb (the rows of trend_data) goes into t's file at the commit. */
+int tdb_bulk_attach(struct tdb *t, struct btree_bulk *bb);
+
+/* ---- rows into a table: one way for every table the writers fill ---- */
+
+/* into ("INSERT ... INTO table") with nrows rows of nparam parameters per
+ * statement into *st.  0; 1 when SQLite refuses it (*st NULL: an old
+ * SQLite with a low parameter limit; the caller decides); -1 with t's
+ * error set when out of memory. */
+int tdb_prepare_insert(struct tdb *t, const char *into, int nparam, int nrows, sqlite3_stmt **st);
+/* The parameters of row i from at (1-based). */
+typedef void tdb_bind_fn(sqlite3_stmt *st, int at, size_t i, const void *ctx);
+/* Rows 0..n through many (per rows a statement; NULL: none) as far as
+ * they fill it, the rest through one; *changes (NULL: not counted) gains
+ * the rows SQLite added (an ignored duplicate is none).  Many rows per
+ * statement: one statement keeps its cursor on the last page, where an
+ * append needs no descent from the root.  0, or -1 with t's error set
+ * ("<file>: what: ..."). */
+int tdb_insert(struct tdb *t, sqlite3_stmt *one, sqlite3_stmt *many, int per, int nparam, size_t n, tdb_bind_fn *bind,
+               const void *ctx, const char *what, size_t *changes);
+
+/* The same for a table filled at once: a statement of one row made
+ * (into, nparam), rows 0..n through it, then closed. */
+int tdb_insert_all(struct tdb *t, const char *into, int nparam, size_t n, tdb_bind_fn *bind, const void *ctx,
+                   const char *what);
+
+#define TDB_ROWS_PER_INSERT 128   /* trend_data rows per statement */
+#define TDB_MAX_STATS MON_NSTATS   /* statistic columns of trend_data at most (a dump has 4) */
+
+/* A trend_data row as the table stores it: (rank, step, target_id,
+ * metric_id) then the statistics, each NULL or REAL (btree_bulk's kinds). */
+struct tdb_row {
+    int ncols;               /* 4 + statistic columns */
+    int64_t ival[4 + TDB_MAX_STATS];
+    double dval[4 + TDB_MAX_STATS];
+    uint8_t kind[4 + TDB_MAX_STATS];
+};
+/* "INSERT OR IGNORE INTO trend_data" of nrows rows of nstats statistics. */
+int tdb_prepare_trend_insert(struct tdb *t, int nstats, int nrows, sqlite3_stmt **st);
+/* One row into trend_data: appended to bb (rows in key order), else
+ * through ins; *changes as tdb_insert.  0, or -1 with t's error set. */
+int tdb_row_put(struct tdb *t, struct btree_bulk *bb, sqlite3_stmt *ins, const struct tdb_row *r, size_t *changes);
+
+/* A finished trend_data row of the dump kind (the four statistics of
+ * dump_stat_names): a rank's rows for its summary, a merge's. */
+struct tdb_prow {
+    int64_t dbid;
+    int32_t step;
+    uint8_t metric, present;   /* metric: its index (metric_id - 1); present: bit per statistic */
+    double vals[4];
+};
+/* Key order: (step, target id, metric). */
+int tdb_prow_cmp(const struct tdb_prow *x, const struct tdb_prow *y);
+/* The row of rank as stored: raw, vals are already as stored (a merge
+ * copies a shard's), else normalised. */
+void tdb_prow_row(int32_t rank, const struct tdb_prow *p, int raw, struct tdb_row *out);
+/* rows[0..n) of rank through ins (one row) and many (TDB_ROWS_PER_INSERT
+ * rows, may be NULL); *changes as tdb_insert. */
+int tdb_insert_prows(struct tdb *t, sqlite3_stmt *one, sqlite3_stmt *many, int32_t rank, const struct tdb_prow *rows,
+                     size_t n, int raw, size_t *changes);
+
+/* ---- target ids: msProbe's, from a replay of its INSERT OR IGNORE attempts ----
+ *
+ * Target ids must equal msProbe's, and msProbe's ids depend on the exact
+ * sequence of INSERT OR IGNORE attempts (an ignored insert still burns an
+ * AUTOINCREMENT id).  Rather than replaying the attempts through SQLite the
+ * writers replay them in memory and insert each target once with its id,
+ * then set sqlite_sequence to the burnt high-water mark. */
+
+struct idmap {
+    struct names *keys;      /* every key an insert was attempted for, in first-attempt order */
+    int64_t *dbid;           /* per key: its target_id */
+    size_t cap;
+    int64_t seq;             /* AUTOINCREMENT high-water mark */
+    int attempted;
+};
+
+/* The statement tdb_insert_target runs. */
+int tdb_prepare_targets(struct tdb *t, sqlite3_stmt **ins);
+/* One target with its id into monitoring_targets through ins; SQLite's
+ * result (SQLITE_DONE). */
+int tdb_insert_target(sqlite3_stmt *ins, int64_t id, const char *name, size_t len, int32_t vpp, int32_t call);
+/* One INSERT OR IGNORE attempt: returns the key's index in m->keys, or -1. */
+int64_t tdb_attempt(struct idmap *m, const char *name, size_t len, int32_t vpp, int32_t call, sqlite3_stmt *ins,
+                    int *inserted);
+/* sqlite_sequence set to m's high-water mark. */
+int tdb_finish_sequence(struct tdb *t, const struct idmap *m);
+
+/* Per metric: which replayed keys it knows, and all of them in first-seen order. */
+struct mkeys {
+    uint8_t *known;          /* per idmap key */
+    size_t knowncap;
+    uint32_t *order;
+    size_t count, cap;
+};
+int tdb_mkeys_add(struct mkeys *mk, uint32_t key);   /* 0, -1 without memory */
+int tdb_mkeys_has(const struct mkeys *mk, uint32_t key);
+void tdb_mkeys_free(struct mkeys *mk);
+
+/* Labels of every key of a metric into monitoring_tags and
+ * tag_target_mapping (probetop-rules(7), LABELS). */
+int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
+                   enum label_rules rules);
+
+/* ---- a shard's own tables (probetop(1), FILES), for the merge ---- */
+
+struct tdb_shard_head {
+    const char *kind;        /* "dump", "monitor" */
+    int shard_k, shard_n;    /* shard K of N */
+    int micro, any;          /* --micro_step; has a rank of its own */
+    int32_t max_rank, min_step, max_step;
+    int64_t folders;         /* rank folders of the whole run */
+};
+struct tdb_shard_file {      /* a file a shard read */
+    int64_t index, group;
+    int32_t rank, micro, base;   /* micro steps (0: no rows), step of its micro step 0 */
+};
+struct tdb_shard_attempt {   /* a target id attempt, in order */
+    int64_t seq, index, target;   /* index: its file's */
+    int metric;
+};
+/* probetop_shard, probetop_shard_files, probetop_shard_attempts. */
+int tdb_shard_create(struct tdb *t);
+/* The head row and the files. */
+int tdb_shard_files(struct tdb *t, const struct tdb_shard_head *h, const struct tdb_shard_file *f, size_t n);
+int tdb_shard_attempts(struct tdb *t, const struct tdb_shard_attempt *a, size_t n);
+
+#endif

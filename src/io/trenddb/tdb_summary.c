@@ -1,0 +1,345 @@
+/* tdb_summary: the rank summary (tdb_summary.h; probetop(1), FILES:
+ * probetop_rank_summary), apart from the writers that feed it: the dump
+ * and monitor writers give it each rank's rows as they go in, the merge
+ * and the writers' slower ways let it scan trend_data.  One accumulator,
+ * one way a row enters it, whichever feeds it.
+ *
+ * Per (step, target, metric) and per statistic column of trend_data: the
+ * number of ranks with a row and the min, max and mean over the ranks of
+ * each group of 8 and of 64 ranks (rank / size; only sizes below the rank
+ * count) and over all ranks (group_size 0); only for runs with ranks
+ * beyond SUMMARY_MIN_RANKS - 1.  Built from the rows in memory (a dump) or in one scan of
+ * trend_data in key order: each rank's rows, already sorted by (step,
+ * target, metric), are merged into one sorted accumulator per group size,
+ * which is written out when the rank group changes.  msProbe's +-(1e9 + 1)
+ * stand for infinities: a mean over an infinity is that infinity, over
+ * both NULL.  Per statistic also the ranks whose value is NULL as a NaN
+ * (not in a row whose finite norm or mean says its tensor held none:
+ * probetop-formats(5), TREND.DB), which minimum and maximum skip. */
+
+#include "src/io/trenddb/tdb_summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUM_SIZES 3
+#define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
+
+struct sacc {                /* a run of entries, each `stride` doubles */
+    double *v;               /* [step, target, metric, ranks, then per stat: n, min, max, sum, nan] */
+    size_t n, cap;
+};
+
+static int sacc_grow(struct sacc *a, size_t need, size_t stride) {
+    if (need <= a->cap) return 0;
+    size_t nc = a->cap ? a->cap * 2 : 4096;
+    while (nc < need) nc *= 2;
+    double *x = realloc(a->v, nc * stride * sizeof *x);
+    if (!x) return -1;
+    a->v = x;
+    a->cap = nc;
+    return 0;
+}
+
+static int sacc_cmp(const double *x, const double *y) {
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static void sacc_combine(double *o, const double *y, int ns) {
+    o[3] += y[3];
+    for (int s = 0; s < ns; s++) {
+        double *os = o + 4 + SUM_PER_STAT * s;
+        const double *ys = y + 4 + SUM_PER_STAT * s;
+        os[4] += ys[4];
+        if (!ys[0]) continue;
+        if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
+        os[0] += ys[0];
+        if (ys[1] < os[1]) os[1] = ys[1];
+        if (ys[2] > os[2]) os[2] = ys[2];
+        os[3] += ys[3];
+    }
+}
+
+/* Every key of b is in a already (ranks of one run mostly hold the same
+ * targets): b combined into a in place, 1; else 0, a untouched. */
+static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0;
+    for (size_t j = 0; j < b->n; j++, i++) {
+        const double *y = b->v + j * stride;
+        while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
+        if (i >= a->n || sacc_cmp(a->v + i * stride, y) != 0) return 0;
+    }
+    i = 0;
+    for (size_t j = 0; j < b->n; j++, i++) {
+        const double *y = b->v + j * stride;
+        while (sacc_cmp(a->v + i * stride, y) < 0) i++;
+        sacc_combine(a->v + i * stride, y, ns);
+    }
+    return 1;
+}
+
+/* out = a merged with b (both sorted by key); entries of one key combine. */
+static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0, j = 0;
+    out->n = 0;
+    if (sacc_grow(out, a->n + b->n, stride) != 0) return -1;
+    while (i < a->n || j < b->n) {
+        const double *x = i < a->n ? a->v + i * stride : NULL, *y = j < b->n ? b->v + j * stride : NULL;
+        double *o = out->v + out->n++ * stride;
+        int c = !x ? 1 : !y ? -1 : sacc_cmp(x, y);
+        if (c < 0) { memcpy(o, x, stride * sizeof *o); i++; continue; }
+        if (c > 0) { memcpy(o, y, stride * sizeof *o); j++; continue; }
+        memcpy(o, x, stride * sizeof *o);
+        sacc_combine(o, y, ns);
+        i++;
+        j++;
+    }
+    return 0;
+}
+
+/* The summarizer: fed the rows of one rank at a time (cur), ranks
+ * ascending; finished groups go to out as [size, group, entry], and from
+ * there into the table. */
+struct tdb_summary {
+    int ns, nsizes, sizes[SUM_SIZES];
+    int64_t group[SUM_SIZES];
+    int64_t max_rank;        /* the one foreseen: the group sizes depend on it */
+    struct sacc acc[SUM_SIZES], tmp, cur, out;
+    const char *const *cols; /* the statistic columns' names */
+    uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
+    sqlite3_stmt *ins[2];    /* one row, SUMMARY_ROWS_PER_INSERT rows (NULL: none) */
+};
+
+struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
+    struct tdb_summary *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->ns = ns;
+    m->cols = cols;
+    m->max_rank = max_rank;
+    if (max_rank + 1 > 8) m->sizes[m->nsizes++] = 8;
+    if (max_rank + 1 > 64) m->sizes[m->nsizes++] = 64;
+    m->sizes[m->nsizes++] = 0;
+    for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
+    for (int c = 0; c < ns; c++)
+        if (!strcmp(cols[c], "norm") || !strcmp(cols[c], "mean")) m->tells |= 1u << c;
+    return m;
+}
+
+void tdb_summary_free(struct tdb_summary *m) {
+    if (!m) return;
+    for (int l = 0; l < SUM_SIZES; l++) free(m->acc[l].v);
+    free(m->tmp.v);
+    free(m->cur.v);
+    free(m->out.v);
+    sqlite3_finalize(m->ins[0]);
+    sqlite3_finalize(m->ins[1]);
+    free(m);
+}
+
+int tdb_summary_fits(const struct tdb_summary *m, int64_t max_rank) {
+    int64_t a = m->max_rank + 1, b = max_rank + 1;
+    return (a > 8) == (b > 8) && (a > 64) == (b > 64);
+}
+
+static int summ_emit(struct tdb_summary *m, int l) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns, ostride = stride + 2;
+    const struct sacc *a = &m->acc[l];
+    if (sacc_grow(&m->out, m->out.n + a->n, ostride) != 0) return -1;
+    for (size_t i = 0; i < a->n; i++) {
+        double *o = m->out.v + m->out.n++ * ostride;
+        o[0] = m->sizes[l];
+        o[1] = (double)m->group[l];
+        memcpy(o + 2, a->v + i * stride, stride * sizeof *o);
+    }
+    m->acc[l].n = 0;
+    return 0;
+}
+
+/* m->cur holds every row of rank (sorted by key): into every group size */
+int tdb_summary_rank(struct tdb_summary *m, int64_t rank) {
+    for (int l = 0; l < m->nsizes; l++) {
+        int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
+        if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
+        m->group[l] = g;
+        if (sacc_into(&m->acc[l], &m->cur, m->ns)) continue;
+        if (sacc_merge(&m->acc[l], &m->cur, &m->tmp, m->ns) != 0) return -1;
+        struct sacc sw = m->acc[l];
+        m->acc[l] = m->tmp;
+        m->tmp = sw;
+    }
+    m->cur.n = 0;
+    return 0;
+}
+
+static int summ_finish(struct tdb_summary *m) {
+    for (int l = 0; l < m->nsizes; l++)
+        if (m->acc[l].n && summ_emit(m, l) != 0) return -1;
+    return 0;
+}
+
+static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
+    if (isnan(v)) sqlite3_bind_null(st, at);
+    else if (isinf(v)) sqlite3_bind_double(st, at, v > 0 ? 1000000001.0 : -1000000001.0);
+    else sqlite3_bind_double(st, at, v);
+}
+
+#define SUMMARY_ROWS_PER_INSERT 32
+
+/* One entry of out into the statement's parameters from at (1-based). */
+static void summ_bind(sqlite3_stmt *ins, int at, const double *e, int ns) {
+    for (int c = 0; c < 6; c++) sqlite3_bind_int64(ins, at + c, (int64_t)e[c]);
+    for (int s = 0; s < ns; s++) {
+        const double *es = e + 6 + SUM_PER_STAT * s;
+        int p = at + 6 + 4 * s;
+        sqlite3_bind_int64(ins, p + 3, (int64_t)es[4]);
+        if (!es[0]) {
+            sqlite3_bind_null(ins, p);
+            sqlite3_bind_null(ins, p + 1);
+            sqlite3_bind_null(ins, p + 2);
+            continue;
+        }
+        bind_summary_value(ins, p, es[1]);
+        bind_summary_value(ins, p + 1, es[2]);
+        bind_summary_value(ins, p + 2, es[3] / es[0]);
+    }
+}
+
+/* One entry of out into the statement's parameters from at (1-based). */
+static void bind_entry(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
+    const struct tdb_summary *m = ctx;
+    summ_bind(st, at, m->out.v + i * (6 + SUM_PER_STAT * (size_t)m->ns), m->ns);
+}
+
+int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
+    char sql[4096];
+    int ns = m->ns;
+    size_t o = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE probetop_rank_summary (group_size INTEGER NOT NULL, rank_group INTEGER NOT NULL, "
+                                "step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, "
+                                "ranks INTEGER NOT NULL");
+    for (int s = 0; s < ns; s++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_min REAL, %s_max REAL, %s_mean REAL, %s_nan INTEGER",
+                              m->cols[s], m->cols[s], m->cols[s], m->cols[s]);
+    snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
+    if (tdb_exec(t, sql) != 0) return -1;
+    int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
+    if (rc) return rc > 0 ? tdb_fail(t, "prepare rank summary") : -1;
+    /* an old SQLite with few parameters (NULL): one row at a time */
+    rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, SUMMARY_ROWS_PER_INSERT, &m->ins[1]);
+    return rc < 0 ? -1 : 0;
+}
+
+/* out's rows into the table (many per statement), then out is empty: the
+ * finished rank groups go in as they finish, not all held to the end. */
+int tdb_summary_flush(struct tdb *t, struct tdb_summary *m) {
+    int rc = tdb_insert(t, m->ins[0], m->ins[1], SUMMARY_ROWS_PER_INSERT, 6 + 4 * m->ns, m->out.n, bind_entry, m,
+                        "insert rank summary", NULL);
+    m->out.n = 0;
+    return rc;
+}
+
+int tdb_summary_finish(struct tdb *t, struct tdb_summary *m) {
+    if (summ_finish(m) != 0) return pt_errorf(t->err, "out of memory");
+    int rc = tdb_summary_flush(t, m);
+    sqlite3_finalize(m->ins[0]);
+    sqlite3_finalize(m->ins[1]);
+    m->ins[0] = m->ins[1] = NULL;
+    return rc;
+}
+
+/* One row value as the summary takes it: NULL (0) for absent or NaN; the
+ * stored value, with msProbe's +-(1e9 + 1) read as the infinities. */
+static int summ_value(int present, double stored, double *out) {
+    if (!present || isnan(stored)) return 0;
+    *out = stored == 1000000001.0 ? INFINITY : stored == -1000000001.0 ? -INFINITY : stored;
+    return 1;
+}
+
+int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
+                    uint32_t present) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns;
+    if (sacc_grow(&m->cur, m->cur.n + 1, stride) != 0) return -1;
+    double *e = m->cur.v + m->cur.n++ * stride;
+    e[0] = (double)step;
+    e[1] = (double)target_id;
+    e[2] = (double)metric_id;
+    e[3] = 1;
+    int finite = 0;
+    for (int s = 0; s < m->ns; s++) {
+        double *es = e + 4 + SUM_PER_STAT * s, v = 0;
+        int has = summ_value((present >> s) & 1, stored[s], &v);
+        /* a NULL is a NaN of the tensor (es[4]) unless the row's finite
+         * norm or mean says it held none */
+        es[0] = has;
+        es[1] = es[2] = es[3] = has ? v : 0;
+        es[4] = !has;
+        finite |= has && ((m->tells >> s) & 1) && isfinite(v);
+    }
+    for (int s = 0; finite && s < m->ns; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
+    return 0;
+}
+
+int tdb_summary_from_table(struct tdb *t) {
+    char cols[MON_NSTATS + 8][64];
+    const char *names[MON_NSTATS + 8];
+    int ncols = 0, rc = -1;
+    sqlite3_stmt *st = NULL;
+    struct tdb_summary *m = NULL;
+    if (sqlite3_prepare_v2(t->db, "PRAGMA table_info(trend_data)", -1, &st, NULL) != SQLITE_OK) return tdb_fail(t, "summary");
+    while (sqlite3_step(st) == SQLITE_ROW && ncols < (int)(sizeof cols / sizeof cols[0])) {
+        const unsigned char *c = sqlite3_column_text(st, 1);
+        snprintf(cols[ncols++], sizeof cols[0], "%s", c ? (const char *)c : "");
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    int ns = ncols - 4;
+    if (ns < 1) return 0;
+    int64_t max_rank = -1;
+    if (sqlite3_prepare_v2(t->db, "SELECT max(rank) FROM trend_data", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        max_rank = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (max_rank + 1 < SUMMARY_MIN_RANKS) return 0;
+    for (int c = 0; c < ns; c++) names[c] = cols[4 + c];
+    if (!(m = tdb_summary_new(ns, names, max_rank))) return pt_errorf(t->err, "out of memory");
+    if (sqlite3_prepare_v2(t->db, "SELECT * FROM trend_data", -1, &st, NULL) != SQLITE_OK) {
+        tdb_fail(t, "prepare rank summary");
+        goto out;
+    }
+    int64_t rank = -1;
+    int src;
+    for (;;) {
+        src = sqlite3_step(st);
+        int64_t r = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        if ((src != SQLITE_ROW || r != rank) && m->cur.n && tdb_summary_rank(m, rank) != 0) {
+            pt_errorf(t->err, "out of memory");
+            goto out;
+        }
+        if (src != SQLITE_ROW) break;
+        rank = r;
+        double v[MON_NSTATS + 8];
+        uint32_t present = 0;
+        for (int s = 0; s < ns; s++) {
+            v[s] = sqlite3_column_double(st, 4 + s);
+            if (sqlite3_column_type(st, 4 + s) != SQLITE_NULL) present |= 1u << s;
+        }
+        if (tdb_summary_add(m, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), v,
+                            present) != 0) {
+            pt_errorf(t->err, "out of memory");
+            goto out;
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (src != SQLITE_DONE) { tdb_fail(t, "read trend_data for the rank summary"); goto out; }
+    rc = tdb_summary_open(t, m) == 0 && tdb_summary_finish(t, m) == 0 ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    tdb_summary_free(m);
+    return rc;
+}
