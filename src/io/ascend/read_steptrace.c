@@ -435,7 +435,8 @@ static int cluster_file(const char *path, char *out, size_t n) {
 }
 
 static int load_cluster(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
-    (void)o;
+    /* one file: looked at once, before it is read (formats.h: o->cancel) */
+    if (o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
     char csv[4096];
     struct st_rows rows = {0};
     ds->micro_step = 0;

@@ -322,6 +322,9 @@ static int empty_cube(struct dataset *ds, struct pt_error *err) {
 
 static int load_anomaly(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct anomaly_list l = {0};
+    /* the tree's reader looks at o->cancel in its own walk; the reports
+     * (a file a rank) are read before it (formats.h: o->cancel) */
+    if (o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
     if (anomaly_read_path(path, &l, ds, err) != 0) {
         anomaly_list_free(&l);
         return -1;

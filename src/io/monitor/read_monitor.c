@@ -415,71 +415,30 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
                      l2 > 1 ? "s" : "");
 }
 
-static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
-                     struct pt_error *err);
+/* ---- the tree walk, one for v1 and monitor_v2 ---- */
 
-int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
-                 struct monitor_data *md, struct pt_error *err) {
-    return read_tree(path, map, layout, 0, 0, NULL, ds, md, err);
-}
-
-int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
-    return read_tree(path, map, layout, shard_k, shard_n, NULL, ds, md, err);
-}
-
-int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
-                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
-    return read_tree(path, map, layout, 0, 0, cache, ds, md, err);
-}
-
-static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
-                        struct pt_error *err);
-
-/* The rank folders' CSVs through cache (NULL: md's own). */
-static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
-                     struct pt_error *err) {
-    memset(md, 0, sizeof *md);
-    char stamp[MONITOR_STAMP_SIZE];
-    monitor_cache_stamp("monitor", map, layout, ds->follow, stamp);
-    if (monitor_use_cache(md, cache) != 0) return pt_errorf(err, "out of memory");
-    struct mon_cache *c = cache ? cache : md->own;
-    if (moncache_begin(c, stamp) != 0) {
-        monitor_free(md);
-        return pt_errorf(err, "out of memory");
-    }
-    md->pool = moncache_pool(c);   /* begin may have made a new one */
-    int rc = read_folders(path, map, layout, shard_k, shard_n, c, ds, md, err);
-    if (rc != 0) monitor_free(md);
-    return rc;
-}
-
-static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
-                        struct pt_error *err) {
+/* The rank folders of a v1 tree, ranks ascending; a folder of the pattern
+ * without a timestamp is an error, the same rank twice a note (the later
+ * listed wins, as in msProbe). */
+static int v1_ranks(const char *path, struct dataset *ds, struct monitor_rankdir **out, size_t *nout,
+                    struct pt_error *err) {
     size_t n;
     char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
-    struct { long rank; char *dir; } *rd = calloc(n ? n : 1, sizeof *rd);
+    struct monitor_rankdir *rd = calloc(n ? n : 1, sizeof *rd);
     size_t nr = 0;
-    if (!rd) { fs_free_list(names, n); return pt_errorf(err, "out of memory"); }
-    for (size_t i = 0; i < n; i++) {
+    int rc = rd ? 0 : pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
         long r;
         int m = match_rankdir(names[i], &r);
         if (m == 0) continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", path, names[i]);
         if (m < 0) {
-            for (size_t k = 0; k < nr; k++) free(rd[k].dir);
-            free(rd);
-            fs_free_list(names, n);
-            return pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
+            rc = pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
+            break;
         }
         if (!fs_is_dir(p)) continue;
-        /* the same rank twice: the later listed wins, as in msProbe */
         size_t k;
         for (k = 0; k < nr && rd[k].rank != r; k++) {}
         if (k < nr) {
@@ -488,84 +447,155 @@ static int read_folders(const char *path, const struct mapping *map, const struc
             free(rd[k].dir);
         } else nr++;
         rd[k].rank = r;
-        rd[k].dir = strdup(p);
+        if (!(rd[k].dir = strdup(p))) rc = pt_errorf(err, "out of memory");
     }
     fs_free_list(names, n);
-    if (nr == 0) {
+    if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
+    if (rc != 0) {
+        for (size_t k = 0; rd && k < nr; k++) free(rd[k].dir);
         free(rd);
-        return pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
+        return -1;
     }
-    /* ranks ascending */
+    /* ranks ascending (stable: the order of the listing among equals) */
     for (size_t i = 1; i < nr; i++)
         for (size_t j = i; j > 0 && rd[j - 1].rank > rd[j].rank; j--) {
-            long t = rd[j].rank; char *d = rd[j].dir;
-            rd[j].rank = rd[j - 1].rank; rd[j].dir = rd[j - 1].dir;
-            rd[j - 1].rank = t; rd[j - 1].dir = d;
+            struct monitor_rankdir t = rd[j];
+            rd[j] = rd[j - 1];
+            rd[j - 1] = t;
         }
-    int rc = 0;
+    *out = rd;
+    *nout = nr;
+    return 0;
+}
+
+static void v1_set_ctx(void *cx, int slot, int32_t rank, const struct monitor_read *r) {
+    *(struct v1_ctx *)cx = (struct v1_ctx){.metric = slot, .rank = rank, .map = r->map, .layout = r->layout};
+}
+
+static int v1_add_part(struct monitor_data *md, const struct mon_part *part, const struct monitor_read *r,
+                       struct dataset *ds) {
+    (void)r;
+    (void)ds;
+    return monitor_add_part(md, part, NULL);
+}
+
+static const struct monitor_tree v1_tree = {
+    .format = "monitor",
+    .list_ranks = v1_ranks,
+    .match_csv = match_csv,
+    .parse = v1_parse,
+    .max_bytes = CSV_MAX_BYTES,
+    .ctx_size = sizeof(struct v1_ctx),
+    .set_ctx = v1_set_ctx,
+    .add_part = v1_add_part,
+};
+
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err) {
+    struct monitor_read r = {.map = map, .layout = layout};
+    return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
+}
+
+int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    struct monitor_read r = {.map = map, .layout = layout, .shard_k = shard_k, .shard_n = shard_n};
+    return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
+}
+
+/* The files of the rank folders rd[0..nr) (freed here) through cache c,
+ * a rank folder at a time: parsed on all cores (moncache_read_many), then
+ * added to md in order -- ranks ascending, files by name. */
+static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r, struct monitor_rankdir *rd,
+                      size_t nr, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
+                      struct pt_error *err) {
     for (size_t i = 0; i < nr; i++)
         if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
     md->folders_all = nr;
-    if (shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
+    if (r->shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
         size_t o = 0, all = nr;
         for (size_t i = 0; i < all; i++) {
-            if (i * (size_t)shard_n / all != (size_t)(shard_k - 1)) { free(rd[i].dir); continue; }
+            if (i * (size_t)r->shard_n / all != (size_t)(r->shard_k - 1)) { free(rd[i].dir); continue; }
             rd[o++] = rd[i];
         }
         nr = o;
     }
     md->nranks = (int)nr;
+    int rc = 0;
     long cut = LONG_MAX;
     if (ds->max_steps > 0) {   /* progressive loading: the files of the first steps */
         long *firsts = NULL;
         size_t nfirst = 0, cap = 0;
         for (size_t i = 0; i < nr && rc == 0; i++)
-            if (dataset_csv_first_steps(rd[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = -1;
+            if (dataset_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
+                rc = pt_errorf(err, "out of memory");
         if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
-    /* every file's path and parse context, in order, then parsed on all
-     * cores (moncache_read_many) */
     char **paths = NULL;
-    struct v1_ctx *cxs = NULL;
-    size_t np = 0, cappaths = 0, capcxs = 0;
+    unsigned char *cxs = NULL;   /* parse contexts, t->ctx_size bytes apart */
+    const struct mon_part **parts = NULL;
+    size_t cappaths = 0, capcxs = 0, capparts = 0;
     for (size_t i = 0; i < nr && rc == 0; i++) {
-        size_t nfs;
+        /* a long load stops between rank folders (formats.h: o->cancel) */
+        if (r->cancel && atomic_load(r->cancel)) {
+            rc = pt_errorf(err, "cancelled");
+            break;
+        }
+        size_t nfs, np = 0;
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-            int m = match_csv(files[k]);
-            if (m < 0 || dataset_csv_first_step(files[k]) > cut) continue;
+            int slot = t->match_csv(files[k]);
+            if (slot < 0 || dataset_csv_first_step(files[k]) > cut) continue;
             size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
             if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
-                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 || !(paths[np] = malloc(pl))) {
-                rc = -1;
+                util_grow0((void **)&cxs, &capcxs, np + 1, t->ctx_size) != 0 ||
+                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
+                rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
                 break;
             }
             snprintf(paths[np], pl, "%s/%s", rd[i].dir, files[k]);
-            cxs[np++] = (struct v1_ctx){.metric = m, .rank = (int32_t)rd[i].rank, .map = map, .layout = layout};
+            t->set_ctx(cxs + np * t->ctx_size, slot, (int32_t)rd[i].rank, r);
+            np++;
         }
         if (files) fs_free_list(files, nfs);
+        if (rc == 0 && moncache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
+                                          t->ctx_size, 0, ds, parts) != 0)
+            rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
+        for (size_t k = 0; k < np && rc == 0; k++) {
+            if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
+            else ds->files_read++;
+        }
+        for (size_t k = 0; k < np; k++) free(paths[k]);
     }
-    const struct mon_part **parts = rc == 0 ? calloc(np ? np : 1, sizeof *parts) : NULL;
-    if (!parts) rc = -1;
-    if (rc == 0) rc = moncache_read_many(c, (const char *const *)paths, np, CSV_MAX_BYTES, v1_parse, cxs, sizeof *cxs, 0,
-                                         ds, parts);
-    for (size_t i = 0; i < np && rc == 0; i++) {
-        rc = monitor_add_part(md, parts[i], NULL);
-        if (rc == 0) ds->files_read++;
-    }
-    for (size_t i = 0; i < np; i++) free(paths[i]);
     free(paths);
     free(cxs);
     free(parts);
-    for (size_t k = 0; k < nr; k++) free(rd[k].dir);
+    for (size_t i = 0; i < nr; i++) free(rd[i].dir);
     free(rd);
-    if (rc != 0) return pt_errorf(err, "out of memory reading %s", path);
     /* every file was read: what the cache holds of files gone goes */
-    moncache_end(c, shard_n == 0 && cut == LONG_MAX);
-    return 0;
+    if (rc == 0) moncache_end(c, r->shard_n == 0 && cut == LONG_MAX);
+    return rc;
 }
 
+int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
+                      struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    memset(md, 0, sizeof *md);
+    char stamp[MONITOR_STAMP_SIZE];
+    monitor_cache_stamp(t->format, r->map, r->layout, ds->follow, stamp);
+    if (monitor_use_cache(md, r->cache) != 0) return pt_errorf(err, "out of memory");
+    struct mon_cache *c = r->cache ? r->cache : md->own;
+    if (moncache_begin(c, stamp) != 0) {
+        monitor_free(md);
+        return pt_errorf(err, "out of memory");
+    }
+    md->pool = moncache_pool(c);   /* begin may have made a new one */
+    struct monitor_rankdir *rd;
+    size_t nr;
+    int rc = t->list_ranks(path, ds, &rd, &nr, err);
+    if (rc == 0) rc = read_ranks(t, r, rd, nr, c, ds, md, err);
+    if (rc != 0) monitor_free(md);
+    return rc;
+}
 /* ---- steps ---- */
 
 void monitor_steps_free(struct mon_steps *s) {
@@ -726,7 +756,8 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct monitor_data md;
     struct mon_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    int rc = monitor_read_cached(path, &map, o->layout, o->mon_cache, ds, &md, err);
+    struct monitor_read r = {.map = &map, .layout = o->layout, .cancel = o->cancel, .cache = o->mon_cache};
+    int rc = monitor_read_tree(path, &v1_tree, &r, ds, &md, err);
     mapping_free(&map);
     if (rc != 0) return -1;
     if (!md.metric_has_rows) {

@@ -3,6 +3,7 @@
 #ifndef PT_READ_MONITOR_H
 #define PT_READ_MONITOR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,13 +91,56 @@ int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const
 int monitor_use_cache(struct monitor_data *md, struct mon_cache *c);
 
 int monitor_detect(const char *path);
-/* Reads every usable CSV; skipped files and rows go to ds warnings/skipped. */
+
+/* One rank folder of a tree (v1 or monitor_v2). */
+struct monitor_rankdir {
+    long rank;
+    char *dir;            /* owned */
+};
+
+/* One read of a tree. */
+struct monitor_read {
+    const struct mapping *map;      /* --mapping's pairs (none: empty, never NULL) */
+    const struct layout *layout;    /* data2db --parallel: global layer numbers; NULL none */
+    int shard_k, shard_n;           /* data2db --shard K/N (see monitor_read_shard); shard_n 0: all */
+    atomic_int *cancel;             /* load_opts.cancel (NULL: none): looked at before each rank folder */
+    struct mon_cache *cache;        /* src/io/monitor/mon_cache.h; NULL: one of md's own */
+    void *arg;                      /* the version's own (monitor_v2: its metrics) */
+};
+
+/* What sets a version of the tree (v1, monitor_v2) apart; the walk of
+ * its rank folders and files is monitor_read_tree's, the same for both. */
+struct monitor_tree {
+    const char *format;             /* the cache's stamp (monitor_cache_stamp) */
+    /* The rank folders under path, ranks ascending, into *rd (the array
+     * and its dirs handed over).  0, or -1 with err (none is an error). */
+    int (*list_ranks)(const char *path, struct dataset *ds, struct monitor_rankdir **rd, size_t *nr,
+                      struct pt_error *err);
+    /* A file name's slot (v1: its metric, monitor_v2: its slug), or -1:
+     * not one of the tree's CSV files. */
+    int (*match_csv)(const char *name);
+    /* The file's parse (a moncache_parse_fn, mon_cache.h), at most
+     * max_bytes read; its context ctx_size bytes, set by set_ctx for the
+     * file's slot and rank. */
+    int (*parse)(char *buf, size_t len, const char *path, void *ctx, struct names *pool, struct dataset *ds,
+                 struct mon_part *part);
+    size_t max_bytes;
+    size_t ctx_size;
+    void (*set_ctx)(void *ctx, int slot, int32_t rank, const struct monitor_read *r);
+    /* Adds a parsed file to md.  -1 without memory. */
+    int (*add_part)(struct monitor_data *md, const struct mon_part *part, const struct monitor_read *r,
+                    struct dataset *ds);
+};
+
+/* Reads every usable CSV of the tree at path into md, as t says, through
+ * r->cache: the files unchanged since the cache read them are not parsed
+ * again.  Skipped files and rows go to ds warnings/skipped.  0, or -1 with
+ * err ("cancelled" when r->cancel was set). */
+int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
+                      struct dataset *ds, struct monitor_data *md, struct pt_error *err);
+/* A v1 tree (no cache, no cancel). */
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err);
-/* The same through cache (NULL: one of md's own; src/io/monitor/mon_cache.h): the
- * files unchanged since the cache read them are not parsed again. */
-int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
-                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
 /* The cache's stamp (mon_cache.h, moncache_begin) for a read of format's
  * files with map, layout and follow mode. */
 #define MONITOR_STAMP_SIZE 128

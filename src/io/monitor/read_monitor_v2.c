@@ -335,36 +335,19 @@ int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int3
     return add_part(md, mt, part, ds);
 }
 
-struct v2_rank {
-    long rank;
-    char *dir;
-};
-
 static int cmp_rank(const void *a, const void *b) {
-    long x = ((const struct v2_rank *)a)->rank, y = ((const struct v2_rank *)b)->rank;
+    long x = ((const struct monitor_rankdir *)a)->rank, y = ((const struct monitor_rankdir *)b)->rank;
     return (x > y) - (x < y);
 }
 
-/* What a tree is read with. */
-struct v2_read {
-    const struct mapping *map;
-    const struct layout *layout;
-    struct v2_metrics *mt;
-    struct mon_cache *cache;
-    struct dataset *ds;
-    struct monitor_data *md;
-};
-
-/* Every rank_<R> folder's CSVs, ranks ascending, files by name; with
- * o->shard_n, only the o->shard_k-th of that many blocks of ranks (as the v1
- * reader's shard). */
-static int read_tree(const char *path, const struct load_opts *o, struct v2_read *rd, struct pt_error *err) {
-    struct dataset *ds = rd->ds;
-    struct monitor_data *md = rd->md;
+/* Every rank_<R> folder, ranks ascending. */
+static int v2_ranks(const char *path, struct dataset *ds, struct monitor_rankdir **out, size_t *nout,
+                    struct pt_error *err) {
+    (void)ds;
     size_t n, nr = 0;
     char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
-    struct v2_rank *rk = calloc(n ? n : 1, sizeof *rk);
+    struct monitor_rankdir *rk = calloc(n ? n : 1, sizeof *rk);
     int rc = rk ? 0 : pt_errorf(err, "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++) {
         long r;
@@ -376,70 +359,38 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
     }
     fs_free_list(names, n);
     if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor_v2 rank folder (rank_<R>) here", path);
-    if (rc == 0) qsort(rk, nr, sizeof *rk, cmp_rank);
-    for (size_t i = 0; i < nr; i++)
-        if ((int32_t)rk[i].rank > md->max_rank) md->max_rank = (int32_t)rk[i].rank;
-    md->folders_all = nr;
-    if (o->shard_n > 0) {   /* the K-th block of the ranks, ascending */
-        size_t k = 0, all = nr;
-        for (size_t i = 0; i < all; i++) {
-            if (i * (size_t)o->shard_n / all != (size_t)(o->shard_k - 1)) { free(rk[i].dir); continue; }
-            rk[k++] = rk[i];
-        }
-        nr = k;
+    if (rc != 0) {
+        for (size_t i = 0; i < nr; i++) free(rk[i].dir);
+        free(rk);
+        return -1;
     }
-    long cut = LONG_MAX;
-    if (ds->max_steps > 0 && rc == 0) {   /* progressive loading: the files of the first steps */
-        long *firsts = NULL;
-        size_t nfirst = 0, cap = 0;
-        for (size_t i = 0; i < nr && rc == 0; i++)
-            if (dataset_csv_first_steps(rk[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = pt_errorf(err, "out of memory");
-        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
-        free(firsts);
-    }
-    /* every file's path and parse context, in order, then parsed on all
-     * cores (moncache_read_many), a rank at a time */
-    char **paths = NULL;
-    struct v2_ctx *cxs = NULL;
-    const struct mon_part **parts = NULL;
-    size_t cappaths = 0, capcxs = 0, capparts = 0;
-    for (size_t i = 0; i < nr && rc == 0; i++) {
-        size_t nfs, np = 0;
-        char **files = fs_list_dir(rk[i].dir, 0, &nfs);
-        if (o->cancel && *o->cancel) rc = pt_errorf(err, "cancelled");
-        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-            int slug = match_csv(files[k]);
-            if (slug < 0 || dataset_csv_first_step(files[k]) > cut) continue;
-            size_t pl = strlen(rk[i].dir) + strlen(files[k]) + 2;
-            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
-                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 ||
-                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
-                rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
-                break;
-            }
-            snprintf(paths[np], pl, "%s/%s", rk[i].dir, files[k]);
-            cxs[np++] = (struct v2_ctx){.slug = slug, .rank = (int32_t)rk[i].rank, .map = rd->map, .layout = rd->layout};
-        }
-        if (files) fs_free_list(files, nfs);
-        if (rc == 0 && moncache_read_many(rd->cache, (const char *const *)paths, np, V2_MAX_BYTES, v2_parse, cxs,
-                                          sizeof *cxs, 0, ds, parts) != 0)
-            rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
-        for (size_t k = 0; k < np && rc == 0; k++) {
-            if (add_part(md, rd->mt, parts[k], ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
-            else ds->files_read++;
-        }
-        for (size_t k = 0; k < np; k++) free(paths[k]);
-    }
-    free(paths);
-    free(cxs);
-    free(parts);
-    md->nranks = (int)nr;
-    for (size_t i = 0; i < nr; i++) free(rk[i].dir);
-    free(rk);
-    /* every file was read: what the cache holds of files gone goes */
-    if (rc == 0) moncache_end(rd->cache, o->shard_n == 0 && cut == LONG_MAX);
-    return rc;
+    qsort(rk, nr, sizeof *rk, cmp_rank);
+    *out = rk;
+    *nout = nr;
+    return 0;
 }
+
+static void v2_set_ctx(void *cx, int slot, int32_t rank, const struct monitor_read *r) {
+    *(struct v2_ctx *)cx = (struct v2_ctx){.slug = slot, .rank = rank, .map = r->map, .layout = r->layout};
+}
+
+static int v2_add_part(struct monitor_data *md, const struct mon_part *part, const struct monitor_read *r,
+                       struct dataset *ds) {
+    return add_part(md, r->arg, part, ds);
+}
+
+/* A monitor_v2 tree for monitor_read_tree; with a shard, the
+ * shard_k-th of shard_n blocks of ranks (as the v1 reader's shard). */
+static const struct monitor_tree v2_tree = {
+    .format = "monitor_v2",
+    .list_ranks = v2_ranks,
+    .match_csv = match_csv,
+    .parse = v2_parse,
+    .max_bytes = V2_MAX_BYTES,
+    .ctx_size = sizeof(struct v2_ctx),
+    .set_ctx = v2_set_ctx,
+    .add_part = v2_add_part,
+};
 
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
@@ -483,22 +434,12 @@ static int read_all(const char *path, const struct load_opts *o, struct v2_metri
     struct mapping map = {0};
     memset(md, 0, sizeof *md);
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    char stamp[MONITOR_STAMP_SIZE];
-    monitor_cache_stamp("monitor_v2", &map, o->layout, ds->follow, stamp);
-    struct mon_cache *c = o->mon_cache;
-    int rc = monitor_use_cache(md, c) != 0 || moncache_begin(c ? c : md->own, stamp) != 0
-                 ? pt_errorf(err, "out of memory") : 0;
-    if (rc == 0) {
-        c = c ? c : md->own;
-        md->pool = moncache_pool(c);   /* begin may have made a new one */
-        struct v2_read rd = {.map = &map, .layout = o->layout, .mt = mt, .cache = c, .ds = ds, .md = md};
-        rc = read_tree(path, o, &rd, err);
-    }
+    struct monitor_read r = {.map = &map, .layout = o->layout, .shard_k = o->shard_k, .shard_n = o->shard_n,
+                             .cancel = o->cancel, .cache = o->mon_cache, .arg = mt};
+    int rc = monitor_read_tree(path, &v2_tree, &r, ds, md, err);
     mapping_free(&map);
-    if (rc != 0) monitor_free(md);
     return rc;
 }
-
 static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct monitor_data md;
     struct v2_metrics *mt = calloc(1, sizeof *mt);
