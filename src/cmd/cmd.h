@@ -35,7 +35,7 @@ const char *opt_value(int argc, char **argv, int *i, const char *name, int *matc
 int opt_bool(const char *s, int *out);   /* true/false/True/False/1/0; 0 ok */
 int opt_int(const char *s, long lo, long hi, long *out);
 
-/* dataset_load() for a command: the error, or each warning, on stderr
+/* load_dataset() for a command: the error, or each warning, on stderr
  * (escaped, "probetop: ..."); NULL when it failed. */
 struct dataset;
 struct load_opts;

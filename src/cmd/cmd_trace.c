@@ -11,7 +11,7 @@
 #include "model/trace/trace.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 
@@ -200,7 +200,7 @@ static int run(int argc, char **argv) {
     }
     struct load_opts lo;
     load_opts_init(&lo);
-    lo.format = ds_format_find("trace");
+    lo.format = formats_find("trace");
     lo.mem_budget = mem;
     struct dataset *ds = cmd_load(path, &lo);
     if (!ds) return EXIT_USAGE;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad) {
     size_t n = strlen(name);
@@ -41,7 +41,7 @@ int opt_int(const char *s, long lo, long hi, long *out) {
 struct dataset *cmd_load(const char *path, const struct load_opts *lo) {
     struct dataset *ds;
     struct pt_error err;
-    if (dataset_load(path, lo, &ds, &err) != 0) {
+    if (load_dataset(path, lo, &ds, &err) != 0) {
         fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         return NULL;
     }

@@ -6,7 +6,7 @@
 
 #include "fuzz.h"
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 
 /* --mapping layers:blocks, in storage the caller owns */

@@ -10,7 +10,7 @@
 
 #include <stdatomic.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 #define MON1_DIR "Nov14_22-13-20-rank%d-d85ad257"
 #define MON1_CSV "vpp_stage,name,step,micro_step,norm,min,max,mean\n0,layers.0.mlp,%d,0,1.5,0,2,1\n"
@@ -24,17 +24,17 @@ static void check_cancel(const char *path, const char *format) {
     struct pt_error err = {0};
     atomic_int cancel;
     load_opts_init(&lo);
-    lo.format = ds_format_find(format);
+    lo.format = formats_find(format);
     CHECK(lo.format != NULL);
     lo.cancel = &cancel;
     atomic_init(&cancel, 1);
-    CHECK_INT(dataset_load(path, &lo, &ds, &err), -1);
+    CHECK_INT(load_dataset(path, &lo, &ds, &err), -1);
     CHECK(ds == NULL);
     CHECK_CONTAINS(err.msg, "cancelled");
     dataset_free(ds);
     ds = NULL;
     atomic_store(&cancel, 0);
-    CHECK_INT(dataset_load(path, &lo, &ds, &err), 0);
+    CHECK_INT(load_dataset(path, &lo, &ds, &err), 0);
     if (!ds) fprintf(stderr, "%s: %s\n", format, err.msg);
     CHECK(ds != NULL && ds->cube != NULL);
     dataset_free(ds);

@@ -605,7 +605,7 @@ static int skip_fail(struct json_lex *lx, const char *at, int depth0, const char
  * left before the end): the scan variant's block mask, or the bytes'. */
 static inline uint64_t skip_mask(const struct json_lex *lx, const char *p, size_t n) {
 #if JSON_HAVE_SSE2
-    if (n >= 64 && lx->scan == JSON_SCAN_AVX2) return json_skip_mask_avx2(p);
+    if (n >= 64 && lx->scan == JSON_SCAN_AVX2) return json_scan_skip_mask_avx2(p);
     if (n >= 64 && lx->scan == JSON_SCAN_SSE2) return skip_mask_sse2(p);
 #else
     (void)lx;

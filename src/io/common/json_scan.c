@@ -46,7 +46,7 @@ AVX2 const char *json_scan_skipstr_avx2(const char *p, const char *end) {
     }
     return scan_skipstr_sse2(p, end);
 }
-AVX2 uint64_t json_skip_mask_avx2(const char *p) {
+AVX2 uint64_t json_scan_skip_mask_avx2(const char *p) {
     uint64_t m = 0;
     for (int i = 0; i < 2; i++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));

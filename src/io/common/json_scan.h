@@ -188,7 +188,7 @@ JSON_SSE2_SCAN(scan_skipstr_sse2, sse2_skipstr_stops, scan_skipstr_portable)
 const char *json_scan_str_avx2(const char *p, const char *end);
 const char *json_scan_skip_avx2(const char *p, const char *end);
 const char *json_scan_skipstr_avx2(const char *p, const char *end);
-uint64_t json_skip_mask_avx2(const char *p);
+uint64_t json_scan_skip_mask_avx2(const char *p);
 #endif
 
 #endif

@@ -187,7 +187,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         uint32_t first = kmap_get(&km, c, c->v[i].name, km.len[i]);
         if (first != UINT32_MAX && first != i) dup = 1;
         if (dup) continue;
-        ms->v[ms->n++] = (struct ms_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
+        ms->v[ms->n++] = (struct microstep_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
         if (r > maxid) maxid = r;
     }
     ms->count = maxid >= 0 ? maxid + 1 : 1;
@@ -236,7 +236,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     for (size_t i = 0; i < ms->n; i++) {
         struct rk *r = &rks[i];
         if (i == 0 || r->micro != rks[i - 1].micro || strcmp(r->prefix, rks[i - 1].prefix)) idx = 0;
-        struct ms_entry *e = &ms->v[r->idx];
+        struct microstep_entry *e = &ms->v[r->idx];
         const char *k = e->key;
         size_t len = strlen(k);
         char num[32];
@@ -297,12 +297,12 @@ oom:
     return pt_errorf(err, "out of memory computing micro steps");
 }
 
-const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len) {
+const struct microstep_entry *microstep_find(const struct microstep *ms, const char *key, size_t len) {
     if (!ms->hcap) return NULL;
     for (size_t h = microstep_hash(key, len) & (ms->hcap - 1);; h = (h + 1) & (ms->hcap - 1)) {
         uint32_t v = ms->hash[h];
         if (!v) return NULL;
-        const struct ms_entry *e = &ms->v[v - 1];
+        const struct microstep_entry *e = &ms->v[v - 1];
         if (e->keylen == len && !memcmp(e->key, key, len)) return e;
     }
 }

@@ -443,7 +443,7 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
         }
     }
     if (util_grow0((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
-    struct trow *r = &f->rows[f->nrows];
+    struct dump_tensor_row *r = &f->rows[f->nrows];
     if (util_strpool_put(&f->arena, &f->alen, &f->acap, name, n, &r->name) != 0) return -1;
     r->len = (uint32_t)n;
     r->call = call;
@@ -467,7 +467,7 @@ static int is_digits(const char *s, size_t n) {
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
     struct dump_file *f = ps->f;
-    const struct ms_entry *me = ps->ms ? microstep_find(ps->ms, name, nlen) : NULL;
+    const struct microstep_entry *me = ps->ms ? microstep_find(ps->ms, name, nlen) : NULL;
     if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);   /* msProbe skips non-object records */
 
     /* what the trend import makes of the key */
@@ -871,7 +871,7 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
          * log(n) times (the buffers may come recycled from an earlier file) */
         size_t guess = len / 300 + 16;
         if (f->caprows < guess) {
-            struct trow *r = realloc(f->rows, guess * sizeof *f->rows);
+            struct dump_tensor_row *r = realloc(f->rows, guess * sizeof *f->rows);
             if (r) { f->rows = r; f->caprows = guess; }
         }
         if (f->acap < guess * 96) {

@@ -22,7 +22,7 @@ extern const char *const dump_metric_names[DM_N];   /* msProbe's metric ids 1..4
 extern const char *const dump_stat_names[4];        /* norm, max, min, mean */
 
 /* One row: a usable tensor of a record. */
-struct trow {
+struct dump_tensor_row {
     uint32_t name;       /* offset of the target name in the file's arena */
     uint32_t len;
     int32_t call;        /* call index (target micro_step column) */
@@ -53,7 +53,7 @@ struct dump_file {
     char *warning;       /* a non-fatal note (construct.json missing...) or NULL */
     int micro_count;     /* micro steps of this file (1 without construct) */
     int contributes;     /* had a "data" object */
-    struct trow *rows;
+    struct dump_tensor_row *rows;
     size_t nrows, caprows;
     char *arena;
     size_t alen, acap;

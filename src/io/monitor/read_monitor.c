@@ -18,7 +18,7 @@
 #include "model/cube/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/monitor/read_anomaly.h"
@@ -116,19 +116,19 @@ int monitor_detect(const char *path) {
 
 void monitor_free(struct monitor_data *md) {
     free(md->files);
-    moncache_free(md->own);
+    mon_cache_free(md->own);
     memset(md, 0, sizeof *md);
 }
 
 int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
-    if (!c && !md->own && !(md->own = moncache_new(UINT64_MAX))) return -1;
-    md->pool = moncache_pool(c ? c : md->own);
+    if (!c && !md->own && !(md->own = mon_cache_new(UINT64_MAX))) return -1;
+    md->pool = mon_cache_pool(c ? c : md->own);
     return 0;
 }
 
 const char *monitor_name(const struct monitor_data *md, const struct mon_row *r) { return names_str(md->pool, r->name); }
 
-int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of) {
+int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of) {
     for (size_t i = 0; i < part->nfiles; i++) {
         int m = metric_of ? metric_of[i] : part->files[i].metric;
         if (m < 0) continue;
@@ -237,13 +237,13 @@ struct v1_ctx {
     const struct layout *layout;
 };
 
-/* One CSV's bytes into part (moncache_parse_fn). */
+/* One CSV's bytes into part (mon_cache_parse_fn). */
 static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
-                    struct mon_part *part) {
+                    struct mon_cache_part *part) {
     const struct v1_ctx *cx = vctx;
     int metric = cx->metric;
     int32_t rank = cx->rank;
-    if ((!len || buf[len - 1] != '\n') && dataset_young(ds, path)) {
+    if ((!len || buf[len - 1] != '\n') && load_young(ds, path)) {
         /* follow mode: the last row has no line end yet, its writer is at
          * work: read up to the last whole line, the rest at the next change */
         if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
@@ -295,7 +295,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         free(buf);
         return 0;
     }
-    struct mon_file *f = mon_part_add_file(part, metric, rank, statmask);
+    struct mon_file *f = mon_cache_add_file(part, metric, rank, statmask);
     if (!f) { free(fields); free(buf); return -1; }
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
@@ -326,7 +326,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
         uint32_t id = names_intern(pool, name, nl, 0, 0);
         double *v;
-        struct mon_row *r = mon_file_add_row(f, &v);
+        struct mon_row *r = mon_cache_add_row(f, &v);
         if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
         *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
@@ -352,12 +352,12 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
 int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
                       const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
     struct v1_ctx cx = {.metric = metric, .rank = rank, .map = map, .layout = layout};
-    const struct mon_part *part;
+    const struct mon_cache_part *part;
     if (monitor_use_cache(md, NULL) != 0) {
         free(buf);
         return -1;
     }
-    if (moncache_parse_bytes(md->own, buf, len, path, v1_parse, &cx, ds, &part) != 0) return -1;
+    if (mon_cache_parse_bytes(md->own, buf, len, path, v1_parse, &cx, ds, &part) != 0) return -1;
     return monitor_add_part(md, part, NULL);
 }
 
@@ -472,7 +472,7 @@ static void v1_set_ctx(void *cx, int slot, int32_t rank, const struct monitor_re
     *(struct v1_ctx *)cx = (struct v1_ctx){.metric = slot, .rank = rank, .map = r->map, .layout = r->layout};
 }
 
-static int v1_add_part(struct monitor_data *md, const struct mon_part *part, const struct monitor_read *r,
+static int v1_add_part(struct monitor_data *md, const struct mon_cache_part *part, const struct monitor_read *r,
                        struct dataset *ds) {
     (void)r;
     (void)ds;
@@ -503,7 +503,7 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
 }
 
 /* The files of the rank folders rd[0..nr) (freed here) through cache c,
- * a rank folder at a time: parsed on all cores (moncache_read_many), then
+ * a rank folder at a time: parsed on all cores (mon_cache_read_many), then
  * added to md in order -- ranks ascending, files by name. */
 static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r, struct monitor_rankdir *rd,
                       size_t nr, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
@@ -526,14 +526,14 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
         long *firsts = NULL;
         size_t nfirst = 0, cap = 0;
         for (size_t i = 0; i < nr && rc == 0; i++)
-            if (dataset_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
+            if (load_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
                 rc = pt_errorf(err, "out of memory");
-        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
+        if (rc == 0) cut = load_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
     char **paths = NULL;
     unsigned char *cxs = NULL;   /* parse contexts, t->ctx_size bytes apart */
-    const struct mon_part **parts = NULL;
+    const struct mon_cache_part **parts = NULL;
     size_t cappaths = 0, capcxs = 0, capparts = 0;
     for (size_t i = 0; i < nr && rc == 0; i++) {
         /* a long load stops between rank folders (formats.h: o->cancel) */
@@ -545,7 +545,7 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             int slot = t->match_csv(files[k]);
-            if (slot < 0 || dataset_csv_first_step(files[k]) > cut) continue;
+            if (slot < 0 || load_csv_first_step(files[k]) > cut) continue;
             size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
             if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
                 util_grow0((void **)&cxs, &capcxs, np + 1, t->ctx_size) != 0 ||
@@ -558,7 +558,7 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
             np++;
         }
         if (files) fs_free_list(files, nfs);
-        if (rc == 0 && moncache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
+        if (rc == 0 && mon_cache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
                                           t->ctx_size, 0, ds, parts) != 0)
             rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
         for (size_t k = 0; k < np && rc == 0; k++) {
@@ -573,7 +573,7 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
     for (size_t i = 0; i < nr; i++) free(rd[i].dir);
     free(rd);
     /* every file was read: what the cache holds of files gone goes */
-    if (rc == 0) moncache_end(c, r->shard_n == 0 && cut == LONG_MAX);
+    if (rc == 0) mon_cache_end(c, r->shard_n == 0 && cut == LONG_MAX);
     return rc;
 }
 
@@ -584,11 +584,11 @@ int monitor_read_tree(const char *path, const struct monitor_tree *t, const stru
     monitor_cache_stamp(t->format, r->map, r->layout, ds->follow, stamp);
     if (monitor_use_cache(md, r->cache) != 0) return pt_errorf(err, "out of memory");
     struct mon_cache *c = r->cache ? r->cache : md->own;
-    if (moncache_begin(c, stamp) != 0) {
+    if (mon_cache_begin(c, stamp) != 0) {
         monitor_free(md);
         return pt_errorf(err, "out of memory");
     }
-    md->pool = moncache_pool(c);   /* begin may have made a new one */
+    md->pool = mon_cache_pool(c);   /* begin may have made a new one */
     struct monitor_rankdir *rd;
     size_t nr;
     int rc = t->list_ranks(path, ds, &rd, &nr, err);
@@ -811,7 +811,7 @@ static int detect_monitor(const char *path, const struct stat *st) {
     return S_ISDIR(st->st_mode) && monitor_detect(path) ? 100 : 0;
 }
 
-const struct ds_format_ops ds_format_monitor = {
+const struct formats_row formats_row_monitor = {
     .name = "monitor",
     .what = "monitor folder (*-rank*-*/ with CSV files)",
     .detect = detect_monitor,

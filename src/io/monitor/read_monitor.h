@@ -63,7 +63,7 @@ static inline double mon_value(const struct mon_file *f, size_t r, int s) {
 }
 
 struct mon_cache;
-struct mon_part;
+struct mon_cache_part;
 struct names;
 
 /* A tree's files as read: views of the parsed files a cache holds (their
@@ -86,7 +86,7 @@ const char *monitor_name(const struct monitor_data *md, const struct mon_row *r)
 /* Adds part's files to md as views; metric_of (NULL: the files' own
  * metric ids) gives each file's metric by its index in the part.  -1
  * without memory. */
-int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of);
+int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of);
 /* md's cache: c, or (c NULL) one md makes and owns.  -1 without memory. */
 int monitor_use_cache(struct monitor_data *md, struct mon_cache *c);
 
@@ -119,16 +119,16 @@ struct monitor_tree {
     /* A file name's slot (v1: its metric, monitor_v2: its slug), or -1:
      * not one of the tree's CSV files. */
     int (*match_csv)(const char *name);
-    /* The file's parse (a moncache_parse_fn, mon_cache.h), at most
+    /* The file's parse (a mon_cache_parse_fn, mon_cache.h), at most
      * max_bytes read; its context ctx_size bytes, set by set_ctx for the
      * file's slot and rank. */
     int (*parse)(char *buf, size_t len, const char *path, void *ctx, struct names *pool, struct dataset *ds,
-                 struct mon_part *part);
+                 struct mon_cache_part *part);
     size_t max_bytes;
     size_t ctx_size;
     void (*set_ctx)(void *ctx, int slot, int32_t rank, const struct monitor_read *r);
     /* Adds a parsed file to md.  -1 without memory. */
-    int (*add_part)(struct monitor_data *md, const struct mon_part *part, const struct monitor_read *r,
+    int (*add_part)(struct monitor_data *md, const struct mon_cache_part *part, const struct monitor_read *r,
                     struct dataset *ds);
 };
 
@@ -141,7 +141,7 @@ int monitor_read_tree(const char *path, const struct monitor_tree *t, const stru
 /* A v1 tree (no cache, no cancel). */
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err);
-/* The cache's stamp (mon_cache.h, moncache_begin) for a read of format's
+/* The cache's stamp (mon_cache.h, mon_cache_begin) for a read of format's
  * files with map, layout and follow mode. */
 #define MONITOR_STAMP_SIZE 128
 void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,

@@ -15,7 +15,7 @@
 #include "model/cube/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
@@ -112,7 +112,7 @@ static int float_field(const char *s, double *out) {
 
 /* The metric of a part's file, "slug/scope": its index in mt, added when
  * new; -1 when mt is full (with a note naming the file). */
-static int metric_in(struct v2_metrics *mt, const char *name, const char *path, struct dataset *ds) {
+static int metric_in(struct monitor_v2_metrics *mt, const char *name, const char *path, struct dataset *ds) {
     for (int i = 0; i < mt->n; i++)
         if (!strcmp(mt->name[i], name)) return i;
     if (mt->n == MONITOR_V2_MAX_METRICS) {
@@ -125,14 +125,14 @@ static int metric_in(struct v2_metrics *mt, const char *name, const char *path, 
 
 /* The file of part for "slug/scope" (a part holds one a scope): found or
  * added.  NULL without memory. */
-static struct mon_file *file_for(struct mon_part *part, const char *metric, int32_t rank, uint32_t statmask) {
+static struct mon_file *file_for(struct mon_cache_part *part, const char *metric, int32_t rank, uint32_t statmask) {
     for (size_t i = 0; i < part->nfiles; i++)
         if (!strcmp(part->metric_names[i], metric)) return &part->files[i];
     char **mn = realloc(part->metric_names, (part->nfiles + 1) * sizeof *mn);
     if (!mn) return NULL;
     part->metric_names = mn;
     if (!(mn[part->nfiles] = strdup(metric))) return NULL;
-    struct mon_file *f = mon_part_add_file(part, (int)part->nfiles, rank, statmask);
+    struct mon_file *f = mon_cache_add_file(part, (int)part->nfiles, rank, statmask);
     if (!f) free(mn[part->nfiles]);
     return f;
 }
@@ -205,7 +205,7 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const struct
 /* One data row into part (line: its number, for notes).  1 read, 0 a bad
  * row, 2 a name too long (counted in cx), -1 out of memory. */
 static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
-                    struct names *pool, struct dataset *ds, struct mon_part *part, struct util_smap *seen) {
+                    struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
     int n = split(line, f, V2_MAX_FIELDS);
     int need = c->vpp > c->step ? c->vpp : c->step;
@@ -242,7 +242,7 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
     uint32_t id = names_intern(pool, name, nl, 0, 0);
     double *v;
-    struct mon_row *r = mf && id != NAMES_NONE ? mon_file_add_row(mf, &v) : NULL;
+    struct mon_row *r = mf && id != NAMES_NONE ? mon_cache_add_row(mf, &v) : NULL;
     if (!r) return -1;
     *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
     const double *v0 = v;
@@ -257,16 +257,16 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
 }
 
 /* One CSV's bytes (buf, taken over and freed) into part
- * (moncache_parse_fn).  Bad rows and files are notes; -1 only without
+ * (mon_cache_parse_fn).  Bad rows and files are notes; -1 only without
  * memory. */
 static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
-                    struct mon_part *part) {
+                    struct mon_cache_part *part) {
     struct v2_ctx *cx = vctx;
     char *p = buf, *end = buf + len;
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
     if (!nl) {   /* no whole header yet: a file just created */
-        int rc = dataset_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
+        int rc = load_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
         free(buf);
         return rc;
     }
@@ -283,7 +283,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
-            if (dataset_young(ds, path)) {
+            if (load_young(ds, path)) {
                 if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) rc = -1;
             } else if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is "
                                         "left out", path, line) != 0 || dataset_partial(ds, path) != 0) {
@@ -310,7 +310,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
 }
 
 /* part's files into md, their metrics numbered in mt.  -1 without memory. */
-static int add_part(struct monitor_data *md, struct v2_metrics *mt, const struct mon_part *part, struct dataset *ds) {
+static int add_part(struct monitor_data *md, struct monitor_v2_metrics *mt, const struct mon_cache_part *part, struct dataset *ds) {
     int *mo = malloc((part->nfiles ? part->nfiles : 1) * sizeof *mo);
     if (!mo) return -1;
     for (size_t i = 0; i < part->nfiles; i++) mo[i] = metric_in(mt, part->metric_names[i], part->path, ds);
@@ -320,9 +320,9 @@ static int add_part(struct monitor_data *md, struct v2_metrics *mt, const struct
 }
 
 int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, const struct mapping *map,
-                         struct v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
+                         struct monitor_v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
     struct v2_ctx cx = {.slug = slug, .rank = rank, .map = map};
-    const struct mon_part *part;
+    const struct mon_cache_part *part;
     if (slug < 0 || slug >= (int)V2_NSLUGS) {
         free(buf);
         return 0;
@@ -331,7 +331,7 @@ int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int3
         free(buf);
         return -1;
     }
-    if (moncache_parse_bytes(md->own, buf, len, path, v2_parse, &cx, ds, &part) != 0) return -1;
+    if (mon_cache_parse_bytes(md->own, buf, len, path, v2_parse, &cx, ds, &part) != 0) return -1;
     return add_part(md, mt, part, ds);
 }
 
@@ -374,7 +374,7 @@ static void v2_set_ctx(void *cx, int slot, int32_t rank, const struct monitor_re
     *(struct v2_ctx *)cx = (struct v2_ctx){.slug = slot, .rank = rank, .map = r->map, .layout = r->layout};
 }
 
-static int v2_add_part(struct monitor_data *md, const struct mon_part *part, const struct monitor_read *r,
+static int v2_add_part(struct monitor_data *md, const struct mon_cache_part *part, const struct monitor_read *r,
                        struct dataset *ds) {
     return add_part(md, r->arg, part, ds);
 }
@@ -394,7 +394,7 @@ static const struct monitor_tree v2_tree = {
 
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
-static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt, const struct mon_steps *st,
+static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metrics *mt, const struct mon_steps *st,
                      int micro_axis, struct cube_builder *b, struct pt_error *err) {
     int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MON_NSTATS];
     for (int m = 0; m < mt->n; m++) {
@@ -429,7 +429,7 @@ static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt,
 
 /* The tree under path into md (metrics in mt), --mapping and (data2db)
  * --parallel applied to the names.  0, or -1 with err. */
-static int read_all(const char *path, const struct load_opts *o, struct v2_metrics *mt, struct dataset *ds,
+static int read_all(const char *path, const struct load_opts *o, struct monitor_v2_metrics *mt, struct dataset *ds,
                     struct monitor_data *md, struct pt_error *err) {
     struct mapping map = {0};
     memset(md, 0, sizeof *md);
@@ -442,7 +442,7 @@ static int read_all(const char *path, const struct load_opts *o, struct v2_metri
 }
 static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct monitor_data md;
-    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     struct mon_steps st;
     if (!mt) return pt_errorf(err, "out of memory");
     int rc = read_all(path, o, mt, ds, &md, err);
@@ -501,7 +501,7 @@ const char *monitor_v2_v1_metric(const char *v2) {
 /* md's metrics renumbered from mt's onto v1's; files of a scope without a
  * v1 metric dropped with a note.  Two v2 metrics never share a v1 one
  * except cc's scopes (all `other`), whose rows are then one metric. */
-static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const char *data, struct dataset *ds) {
+static void to_v1(struct monitor_data *md, const struct monitor_v2_metrics *mt, const char *data, struct dataset *ds) {
     size_t o = 0;
     uint32_t dropped = 0;
     md->metric_has_files = md->metric_has_rows = 0;
@@ -526,7 +526,7 @@ static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const ch
 static int write_trenddb_v2(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                             struct tdb_result *res, struct pt_error *err) {
     struct monitor_data md;
-    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     memset(res, 0, sizeof *res);
     if (!mt) return pt_errorf(err, "out of memory");
     int rc = read_all(data, lo, mt, ds, &md, err);
@@ -538,7 +538,7 @@ static int write_trenddb_v2(const char *data, const char *outdir, const struct l
     return rc;
 }
 
-const struct ds_format_ops ds_format_monitor_v2 = {
+const struct formats_row formats_row_monitor_v2 = {
     .name = "monitor_v2",
     .what = "monitor_v2 folder (rank_<R>/ with CSV files)",
     .detect = detect_monitor_v2,
