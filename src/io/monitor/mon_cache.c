@@ -117,9 +117,9 @@ static int push_tmp(struct mon_cache *c, struct mon_cache_part *p) {
 static uint64_t trim(struct mon_cache_part *p) {
     uint64_t n = sizeof *p + strlen(p->path) + 1;
     for (size_t i = 0; i < p->nfiles; i++) {
-        struct mon_file *f = &p->files[i];
+        struct monitor_file *f = &p->files[i];
         if (f->nrows && f->nrows < f->cap) {
-            struct mon_row *r = realloc(f->rows, f->nrows * sizeof *r);
+            struct monitor_row *r = realloc(f->rows, f->nrows * sizeof *r);
             double *v = f->nval ? realloc(f->vals, f->nrows * (size_t)f->nval * sizeof *v) : f->vals;
             if (r) f->rows = r;
             if (v) f->vals = v;
@@ -334,11 +334,11 @@ int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char
 
 void mon_cache_end(struct mon_cache *c, int whole) { pstore_end(c->store, whole); }
 
-struct mon_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask) {
-    struct mon_file *nf = realloc(part->files, (part->nfiles + 1) * sizeof *nf);
+struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask) {
+    struct monitor_file *nf = realloc(part->files, (part->nfiles + 1) * sizeof *nf);
     if (!nf) return NULL;
     part->files = nf;
-    struct mon_file *f = &part->files[part->nfiles++];
+    struct monitor_file *f = &part->files[part->nfiles++];
     memset(f, 0, sizeof *f);
     f->path = part->path;
     f->metric = metric;
@@ -348,10 +348,10 @@ struct mon_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int
     return f;
 }
 
-struct mon_row *mon_cache_add_row(struct mon_file *f, double **vals) {
+struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals) {
     if (f->nrows == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 64;
-        struct mon_row *r = realloc(f->rows, cap * sizeof *r);
+        struct monitor_row *r = realloc(f->rows, cap * sizeof *r);
         if (!r) return NULL;
         f->rows = r;
         size_t nv = cap * (size_t)f->nval;

@@ -30,10 +30,10 @@ struct names;
 /* One CSV's parse. */
 struct mon_cache_part {
     char *path;
-    struct mon_file *files;       /* owned, rows and values; v1: at most one, v2: one per scope */
+    struct monitor_file *files;       /* owned, rows and values; v1: at most one, v2: one per scope */
     size_t nfiles;
     char **metric_names;          /* monitor_v2: "slug/scope" of files[i], one a file (owned);
-                                     NULL: files[i].metric is a mon_metric_names index */
+                                     NULL: files[i].metric is a monitor_metric_names index */
     char **notes;                 /* the warnings the read and parse gave, in order */
     size_t nnotes;
     int skipped;                  /* the file was not loaded (its notes say why) */
@@ -92,9 +92,9 @@ struct mon_cache_stats mon_cache_stats(const struct mon_cache *c);
 /* A part's file with rows, growing: a row appended with room for its
  * values (vals of the file's nval); the row's fields are the caller's to
  * set.  NULL without memory. */
-struct mon_row *mon_cache_add_row(struct mon_file *f, double **vals);
+struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals);
 /* A new file in part (metric, rank, the header's columns); NULL without
  * memory.  (A monitor_v2 part grows metric_names along with it.) */
-struct mon_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask);
+struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask);
 
 #endif

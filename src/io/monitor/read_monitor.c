@@ -24,12 +24,12 @@
 #include "src/io/monitor/read_anomaly.h"
 #include "src/io/trenddb/write_trenddb.h"
 
-const char *const mon_metric_names[MON_NMETRICS_ALL] = {
+const char *const monitor_metric_names[MONITOR_NMETRICS_ALL] = {
     "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
     "param_origin", "param_updated", "other",
     /* L2 interpretable features (probetop-formats(5), MONITOR CSV TREES) */
     "attention_hook", "linear_hook", "moe_router_weight_hook", "moe_router_logit_hook"};
-const char *const mon_stat_names[MON_NSTATS] = {
+const char *const monitor_stat_names[MONITOR_NSTATS] = {
     "norm", "min", "max", "zeros", "nans", "mean", "entropy", "softmax_max", "sr",
     "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity",
     "router_weight_similarity", "per_token_expert_entropy"};
@@ -84,8 +84,8 @@ static int match_csv(const char *name) {
     const char *us = strrchr(name, '_');
     if (!us) return -1;
     size_t ml = (size_t)(us - name);
-    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
-        if (strlen(mon_metric_names[m]) != ml || strncmp(name, mon_metric_names[m], ml)) continue;
+    for (int m = 0; m < MONITOR_NMETRICS_ALL; m++) {
+        if (strlen(monitor_metric_names[m]) != ml || strncmp(name, monitor_metric_names[m], ml)) continue;
         const char *p = us + 1;
         if (!isdigit((unsigned char)*p)) return -1;
         while (isdigit((unsigned char)*p)) p++;
@@ -126,14 +126,14 @@ int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
     return 0;
 }
 
-const char *monitor_name(const struct monitor_data *md, const struct mon_row *r) { return names_str(md->pool, r->name); }
+const char *monitor_name(const struct monitor_data *md, const struct monitor_row *r) { return names_str(md->pool, r->name); }
 
 int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of) {
     for (size_t i = 0; i < part->nfiles; i++) {
         int m = metric_of ? metric_of[i] : part->files[i].metric;
         if (m < 0) continue;
         if (UTIL_PUSH(md->files, md->nfiles, md->capfiles) != 0) return -1;
-        struct mon_file *f = &md->files[md->nfiles++];
+        struct monitor_file *f = &md->files[md->nfiles++];
         *f = part->files[i];
         f->metric = m;
         md->statmask |= f->statmask;
@@ -273,9 +273,9 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         free(buf);
         return 0;
     }
-    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MON_NSTATS];
+    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MONITOR_NSTATS];
     uint32_t statmask = 0;
-    for (int s = 0; s < MON_NSTATS; s++) col_stat[s] = -1;
+    for (int s = 0; s < MONITOR_NSTATS; s++) col_stat[s] = -1;
     for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
         const char *h = fields + starts[i];
         if (!strcmp(h, "vpp_stage")) col_vpp = i;
@@ -285,8 +285,8 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         else if (!strcmp(h, "shape")) col_shape = i;
         else if (!strcmp(h, "dtype")) col_dtype = i;
         else
-            for (int s = 0; s < MON_NSTATS; s++)
-                if (!strcmp(h, mon_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
+            for (int s = 0; s < MONITOR_NSTATS; s++)
+                if (!strcmp(h, monitor_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
     }
     if (col_vpp < 0 || col_name < 0) {
         dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
@@ -295,7 +295,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         free(buf);
         return 0;
     }
-    struct mon_file *f = mon_cache_add_file(part, metric, rank, statmask);
+    struct monitor_file *f = mon_cache_add_file(part, metric, rank, statmask);
     if (!f) { free(fields); free(buf); return -1; }
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
@@ -326,11 +326,11 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
         uint32_t id = names_intern(pool, name, nl, 0, 0);
         double *v;
-        struct mon_row *r = mon_cache_add_row(f, &v);
+        struct monitor_row *r = mon_cache_add_row(f, &v);
         if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
-        *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+        *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             if (col_stat[s] < 0) continue;
             const char *c = FIELD(col_stat[s]);
             *v = 0;
@@ -338,7 +338,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             v++;
         }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
-        mon_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
+        monitor_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
 #undef FIELD
     }
     if (bad)
@@ -396,13 +396,13 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
     size_t o = 0, l2 = 0;
     md->metric_has_files = md->metric_has_rows = md->statmask = 0;
     for (size_t i = 0; i < md->nfiles; i++) {
-        struct mon_file *f = &md->files[i];
-        if (f->metric < 0 || f->metric >= MON_NMETRICS) {
+        struct monitor_file *f = &md->files[i];
+        if (f->metric < 0 || f->metric >= MONITOR_NMETRICS) {
             l2++;
             continue;
         }
         /* the other columns' values stay in the rows, unread */
-        f->statmask &= (1u << MON_NSTATS_TDB) - 1;
+        f->statmask &= (1u << MONITOR_NSTATS_TDB) - 1;
         md->metric_has_files |= 1u << f->metric;
         if (f->nrows) md->metric_has_rows |= 1u << f->metric;
         md->statmask |= f->statmask;
@@ -598,14 +598,14 @@ int monitor_read_tree(const char *path, const struct monitor_tree *t, const stru
 }
 /* ---- steps ---- */
 
-void monitor_steps_free(struct mon_steps *s) {
+void monitor_steps_free(struct monitor_steps *s) {
     free(s->orig);
     free(s->offset);
     free(s->count);
     memset(s, 0, sizeof *s);
 }
 
-int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err) {
+int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->micro = micro;
     size_t total = 0;
@@ -649,7 +649,7 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     for (size_t i = 0; i < md->nfiles; i++) {
         int32_t *cnt = NULL, at = 0;
         for (size_t r = 0; r < md->files[i].nrows; r++) {
-            const struct mon_row *row = &md->files[i].rows[r];
+            const struct monitor_row *row = &md->files[i].rows[r];
             if (!cnt || row->step != at) {
                 int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, util_cmp_i32);
                 cnt = &s->count[pos - s->orig];
@@ -674,14 +674,14 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     return 0;
 }
 
-int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r) {
+int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r) {
     if (!s->micro) return r->step;
     int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
     return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
 }
 
-uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct monitor_data *md,
-                        const struct mon_row *r, int32_t call) {
+uint32_t monitor_target(struct monitor_targets *t, struct names *nm, const struct monitor_data *md,
+                        const struct monitor_row *r, int32_t call) {
     const char *name = names_str(md->pool, r->name);
     if (r->vpp || call) return names_intern(nm, name, strlen(name), r->vpp, call);
     if (r->name >= t->n) {
@@ -696,39 +696,39 @@ uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct mo
     return t->memo[r->name];
 }
 
-void monitor_targets_free(struct mon_targets *t) {
+void monitor_targets_free(struct monitor_targets *t) {
     free(t->memo);
     memset(t, 0, sizeof *t);
 }
 
-void mon_row_mark_notensor(struct mon_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
+void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
     if (!valmask || !shape_dtype_na) return;
-    for (int s = 0, k = 0; s < MON_NSTATS; s++) {
+    for (int s = 0, k = 0; s < MONITOR_NSTATS; s++) {
         if (!(valmask & (1u << s))) continue;
         if ((r->present & (1u << s)) && !isnan(vals[k])) return;   /* a number: a tensor */
         k++;
     }
-    r->present |= MON_ROW_NOTENSOR;
+    r->present |= MONITOR_ROW_NOTENSOR;
 }
 
 size_t monitor_notensor_rows(const struct monitor_data *md) {
     size_t n = 0;
     for (size_t i = 0; i < md->nfiles; i++)
-        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MON_ROW_NOTENSOR) != 0;
+        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MONITOR_ROW_NOTENSOR) != 0;
     return n;
 }
 
-int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
-                         const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b) {
+int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_file *f, int metric, const int *stat_idx,
+                         const struct monitor_steps *st, int micro_axis, struct monitor_targets *tg, struct cube_builder *b) {
     struct names *nm = cube_builder_names(b);
     int32_t at = 0, step = 0;
     for (size_t r = 0; r < f->nrows; r++) {
-        const struct mon_row *row = &f->rows[r];
+        const struct monitor_row *row = &f->rows[r];
         uint32_t t = monitor_target(tg, nm, md, row, micro_axis ? 0 : row->micro);
-        double v[MON_NSTATS];
+        double v[MONITOR_NSTATS];
         uint32_t present = 0;
         const double *src = f->vals + r * (size_t)f->nval;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             if (!(f->valmask & (1u << s))) continue;
             double x = *src++;
             int k = stat_idx[s];
@@ -736,13 +736,13 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f
         }
         /* a file's rows are mostly of one step: its place looked up once */
         if (r == 0 || row->step != at) {
-            struct mon_row key = {.step = row->step};
+            struct monitor_row key = {.step = row->step};
             step = monitor_row_step(st, &key);
             at = row->step;
         }
         int32_t at_step = step + (st->micro ? row->micro : 0);
         if (t == NAMES_NONE ||
-            (row->present & MON_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
+            (row->present & MONITOR_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
                                              : cube_builder_add(b, metric, t, at_step, f->rank, v, present)) != 0)
             return -1;
     }
@@ -754,7 +754,7 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct mapping map = {0};
     struct monitor_data md;
-    struct mon_steps st;
+    struct monitor_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
     struct monitor_read r = {.map = &map, .layout = o->layout, .cancel = o->cancel, .cache = o->mon_cache};
     int rc = monitor_read_tree(path, &v1_tree, &r, ds, &md, err);
@@ -769,27 +769,27 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
     if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
-    int metric_of[MON_NMETRICS_ALL], stat_idx[MON_NMETRICS_ALL][MON_NSTATS];
-    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
+    int metric_of[MONITOR_NMETRICS_ALL], stat_idx[MONITOR_NMETRICS_ALL][MONITOR_NSTATS];
+    for (int m = 0; m < MONITOR_NMETRICS_ALL; m++) {
         metric_of[m] = -1;
         if (!(md.metric_has_rows & (1u << m))) continue;
         /* the metric's statistics: columns its files had, in the fixed order */
         uint32_t mask = 0;
         for (size_t i = 0; i < md.nfiles; i++)
             if (md.files[i].metric == m) mask |= md.files[i].statmask;
-        const char *stats[MON_NSTATS];
+        const char *stats[MONITOR_NSTATS];
         int ns = 0;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             stat_idx[m][s] = mask & (1u << s) ? ns : -1;
-            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+            if (mask & (1u << s)) stats[ns++] = monitor_stat_names[s];
         }
-        metric_of[m] = cube_builder_metric(b, mon_metric_names[m], ns, stats);
+        metric_of[m] = cube_builder_metric(b, monitor_metric_names[m], ns, stats);
     }
     if (o->micro_step)
         for (size_t j = 0; j < st.n; j++)
             for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
                 if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
-    struct mon_targets tg = {0};
+    struct monitor_targets tg = {0};
     for (size_t i = 0; i < md.nfiles && rc == 0; i++)
         if (metric_of[md.files[i].metric] >= 0 &&
             monitor_file_to_cube(&md, &md.files[i], metric_of[md.files[i].metric], stat_idx[md.files[i].metric],

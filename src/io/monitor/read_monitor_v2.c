@@ -125,14 +125,14 @@ static int metric_in(struct monitor_v2_metrics *mt, const char *name, const char
 
 /* The file of part for "slug/scope" (a part holds one a scope): found or
  * added.  NULL without memory. */
-static struct mon_file *file_for(struct mon_cache_part *part, const char *metric, int32_t rank, uint32_t statmask) {
+static struct monitor_file *file_for(struct mon_cache_part *part, const char *metric, int32_t rank, uint32_t statmask) {
     for (size_t i = 0; i < part->nfiles; i++)
         if (!strcmp(part->metric_names[i], metric)) return &part->files[i];
     char **mn = realloc(part->metric_names, (part->nfiles + 1) * sizeof *mn);
     if (!mn) return NULL;
     part->metric_names = mn;
     if (!(mn[part->nfiles] = strdup(metric))) return NULL;
-    struct mon_file *f = mon_cache_add_file(part, (int)part->nfiles, rank, statmask);
+    struct monitor_file *f = mon_cache_add_file(part, (int)part->nfiles, rank, statmask);
     if (!f) free(mn[part->nfiles]);
     return f;
 }
@@ -156,7 +156,7 @@ struct v2_ctx {
 #define V2_NAME_MAX 8191
 
 struct v2_cols {
-    int vpp, step, name, scope, micro, stat[MON_NSTATS];
+    int vpp, step, name, scope, micro, stat[MONITOR_NSTATS];
     uint32_t statmask;
 };
 
@@ -166,7 +166,7 @@ static int read_header(char *line, struct v2_cols *c, const char *path, struct d
     int n = split(line, f, V2_MAX_FIELDS);
     c->vpp = c->step = c->name = c->scope = c->micro = -1;
     c->statmask = 0;
-    for (int s = 0; s < MON_NSTATS; s++) c->stat[s] = -1;
+    for (int s = 0; s < MONITOR_NSTATS; s++) c->stat[s] = -1;
     for (int i = 0; i < n && i < V2_MAX_FIELDS; i++) {
         if (!strcmp(f[i], "vpp_stage")) c->vpp = i;
         else if (!strcmp(f[i], "step")) c->step = i;
@@ -174,8 +174,8 @@ static int read_header(char *line, struct v2_cols *c, const char *path, struct d
         else if (!strcmp(f[i], "scope")) c->scope = i;
         else if (!strcmp(f[i], "micro_step")) c->micro = i;
         else
-            for (int s = 0; s < MON_NSTATS; s++)
-                if (!strcmp(f[i], mon_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
+            for (int s = 0; s < MONITOR_NSTATS; s++)
+                if (!strcmp(f[i], monitor_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
     }
     const char *miss = c->vpp < 0 ? "vpp_stage" : c->step < 0 ? "step" : c->name < 0 ? "module_name"
                      : c->scope < 0 ? "scope" : NULL;
@@ -239,20 +239,20 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
         if (!cx->long_names++) cx->long_line = lineno;
         return 2;
     }
-    struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
+    struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
     uint32_t id = names_intern(pool, name, nl, 0, 0);
     double *v;
-    struct mon_row *r = mf && id != NAMES_NONE ? mon_cache_add_row(mf, &v) : NULL;
+    struct monitor_row *r = mf && id != NAMES_NONE ? mon_cache_add_row(mf, &v) : NULL;
     if (!r) return -1;
-    *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
     const double *v0 = v;
-    for (int s = 0; s < MON_NSTATS; s++) {
+    for (int s = 0; s < MONITOR_NSTATS; s++) {
         if (!(c->statmask & (1u << s))) continue;
         *v = 0;
         if (c->stat[s] < n && float_field(f[c->stat[s]], v)) r->present |= 1u << s;
         v++;
     }
-    mon_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
+    monitor_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
     return 1;
 }
 
@@ -394,20 +394,20 @@ static const struct monitor_tree v2_tree = {
 
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
-static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metrics *mt, const struct mon_steps *st,
+static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metrics *mt, const struct monitor_steps *st,
                      int micro_axis, struct cube_builder *b, struct pt_error *err) {
-    int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MON_NSTATS];
+    int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MONITOR_NSTATS];
     for (int m = 0; m < mt->n; m++) {
         cmetric[m] = -1;
         if (!(md->metric_has_rows & (1u << m))) continue;
         uint32_t mask = 0;
         for (size_t i = 0; i < md->nfiles; i++)
             if (md->files[i].metric == m) mask |= md->files[i].statmask;
-        const char *stats[MON_NSTATS];
+        const char *stats[MONITOR_NSTATS];
         int ns = 0;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             stat_idx[m][s] = mask & (1u << s) ? ns : -1;
-            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+            if (mask & (1u << s)) stats[ns++] = monitor_stat_names[s];
         }
         if ((cmetric[m] = cube_builder_metric(b, mt->name[m], ns, stats)) < 0) return pt_errorf(err, "out of memory");
     }
@@ -415,10 +415,10 @@ static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metr
         for (size_t j = 0; j < st->n; j++)
             for (int32_t k = 0; k < st->count[j]; k++)
                 if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
-    struct mon_targets tg = {0};
+    struct monitor_targets tg = {0};
     int rc = 0;
     for (size_t i = 0; i < md->nfiles && rc == 0; i++) {
-        const struct mon_file *f = &md->files[i];
+        const struct monitor_file *f = &md->files[i];
         if (cmetric[f->metric] >= 0 &&
             monitor_file_to_cube(md, f, cmetric[f->metric], stat_idx[f->metric], st, micro_axis, &tg, b) != 0)
             rc = pt_errorf(err, "out of memory");
@@ -443,7 +443,7 @@ static int read_all(const char *path, const struct load_opts *o, struct monitor_
 static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct monitor_data md;
     struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
-    struct mon_steps st;
+    struct monitor_steps st;
     if (!mt) return pt_errorf(err, "out of memory");
     int rc = read_all(path, o, mt, ds, &md, err);
     if (rc == 0 && !md.metric_has_rows)
@@ -482,20 +482,20 @@ static const struct { const char *v2, *v1; } v2_to_v1[] = {
     {"param/param_updated", "param_updated"},
 };
 
-/* The v1 metric (index into mon_metric_names) of a v2 "slug/scope": every
+/* The v1 metric (index into monitor_metric_names) of a v2 "slug/scope": every
  * scope of cc is `other`; -1 for a scope v1 has no metric for. */
 static int v1_metric(const char *v2) {
-    if (!strncmp(v2, "cc/", 3)) return MON_NMETRICS - 1;
+    if (!strncmp(v2, "cc/", 3)) return MONITOR_NMETRICS - 1;
     for (size_t i = 0; i < sizeof v2_to_v1 / sizeof *v2_to_v1; i++)
         if (!strcmp(v2, v2_to_v1[i].v2))
-            for (int m = 0; m < MON_NMETRICS; m++)
-                if (!strcmp(mon_metric_names[m], v2_to_v1[i].v1)) return m;
+            for (int m = 0; m < MONITOR_NMETRICS; m++)
+                if (!strcmp(monitor_metric_names[m], v2_to_v1[i].v1)) return m;
     return -1;
 }
 
 const char *monitor_v2_v1_metric(const char *v2) {
     int m = v1_metric(v2);
-    return m < 0 ? NULL : mon_metric_names[m];
+    return m < 0 ? NULL : monitor_metric_names[m];
 }
 
 /* md's metrics renumbered from mt's onto v1's; files of a scope without a
@@ -506,7 +506,7 @@ static void to_v1(struct monitor_data *md, const struct monitor_v2_metrics *mt, 
     uint32_t dropped = 0;
     md->metric_has_files = md->metric_has_rows = 0;
     for (size_t i = 0; i < md->nfiles; i++) {
-        struct mon_file *f = &md->files[i];
+        struct monitor_file *f = &md->files[i];
         int m = v1_metric(mt->name[f->metric]);
         if (m < 0) {
             if (!(dropped & (1u << f->metric)))

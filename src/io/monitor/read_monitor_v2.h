@@ -14,7 +14,7 @@ struct monitor_data;
 
 #define MONITOR_V2_MAX_METRICS 32   /* monitor_data's metric bits are 32-bit masks */
 
-/* The metrics met so far ("slug/scope"); mon_file.metric indexes them. */
+/* The metrics met so far ("slug/scope"); monitor_file.metric indexes them. */
 struct monitor_v2_metrics {
     char name[MONITOR_V2_MAX_METRICS][128];
     int n;

@@ -1234,14 +1234,14 @@ static int monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_ste
                                 "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
     size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)min_step,
                                  (int)max_step, (int)max_rank);
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         if (!(has_files & (1u << m))) continue;
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", monitor_metric_names[m]);
         vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
         int first = 1;
-        for (int s = 0; s < MON_NSTATS; s++)
+        for (int s = 0; s < MONITOR_NSTATS; s++)
             if (mstat[m] & (1u << s)) {
-                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
+                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", monitor_stat_names[s]);
                 first = 0;
             }
         vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");
@@ -1260,7 +1260,7 @@ struct mon_attempt {
 };
 
 static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, const struct monitor_data *md,
-                                      const struct mon_steps *st, const int64_t *fkey, const struct mon_attempt *att,
+                                      const struct monitor_steps *st, const int64_t *fkey, const struct mon_attempt *att,
                                       size_t natt, const int *metric_id) {
     char sql[512];
     int any = md->nfiles > 0;
@@ -1285,11 +1285,11 @@ static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, co
                  (int)md->files[i].rank);
         if (tdb_exec(t, sql) != 0) return -1;
     }
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         uint32_t mask = 0;
         for (size_t i = 0; i < md->nfiles; i++)
             if (md->files[i].metric == m) mask |= md->files[i].statmask;
-        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_metrics VALUES ('%s', %d, %d, %d, %u)", mon_metric_names[m],
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_metrics VALUES ('%s', %d, %d, %d, %u)", monitor_metric_names[m],
                  metric_id ? metric_id[m] : 0, !!(md->metric_has_files & (1u << m)), !!(md->metric_has_rows & (1u << m)),
                  mask);
         if (tdb_exec(t, sql) != 0) return -1;
@@ -1381,11 +1381,11 @@ static void pmemo_free(struct pmemo *m) {
 }
 
 /* Is row's (name, vpp, call) the one memorised? */
-static int pmemo_hit(const struct pmemo *m, const struct mon_row *r, int32_t call) {
+static int pmemo_hit(const struct pmemo *m, const struct monitor_row *r, int32_t call) {
     return m->key[r->name] != NAMES_NONE && m->vpp[r->name] == r->vpp && m->call[r->name] == call;
 }
 
-static void pmemo_set(struct pmemo *m, const struct mon_row *r, int32_t call, uint32_t key) {
+static void pmemo_set(struct pmemo *m, const struct monitor_row *r, int32_t call, uint32_t key) {
     m->key[r->name] = key;
     m->vpp[r->name] = r->vpp;
     m->call[r->name] = call;
@@ -1404,13 +1404,13 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
         return tdb_fail(t, "prepare");
     struct pmemo memo = {0};   /* seen for this metric already */
     if (pmemo_init(&memo, md) != 0) { pt_errorf(t->err, "out of memory"); goto out; }   /* out frees it */
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         if (!(md->metric_has_rows & (1u << m))) continue;
         struct names *seen = names_new();
         if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
         memset(memo.key, 0xff, names_count(md->pool) * sizeof *memo.key);
         for (size_t i = 0; i < md->nfiles; i++) {
-            const struct mon_file *f = &md->files[i];
+            const struct monitor_file *f = &md->files[i];
             if (f->metric != m) continue;
             for (size_t k = 0; k < f->nrows; k++) {
                 int32_t call = micro_step ? 0 : f->rows[k].micro;
@@ -1448,7 +1448,7 @@ out:
     return rc;
 }
 
-static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct monitor_steps *st,
                                const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
                                int nc, int micro_step, struct bb *bb, size_t *rows);
 
@@ -1461,10 +1461,10 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct mon_attempt *att = NULL;
     size_t natt = 0, capatt = 0;
     char dbname[96];
-    struct mon_steps st = {0};
+    struct monitor_steps st = {0};
     struct tdb t = {0};
     struct idmap ids = {0};
-    struct mkeys mk[MON_NMETRICS];
+    struct mkeys mk[MONITOR_NMETRICS];
     struct bb *bb = NULL;    /* trend_data built in key order beside SQLite */
     int rc = -1;
     memset(mk, 0, sizeof mk);
@@ -1504,23 +1504,23 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     }
     if (monitor_targets(&t, &md, lo->micro_step, shard, fkey, &ids, mk, &att, &natt, &capatt) != 0) goto out;
     if (finish_sequence(&t, &ids) != 0) goto out;
-    const char *present[MON_NMETRICS];
-    int metric_id[MON_NMETRICS], np = 0;
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    const char *present[MONITOR_NMETRICS];
+    int metric_id[MONITOR_NMETRICS], np = 0;
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         metric_id[m] = 0;
-        if (md.metric_has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+        if (md.metric_has_rows & (1u << m)) { present[np++] = monitor_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(&t, present, np) != 0) goto out;
-    uint32_t mstat[MON_NMETRICS] = {0};
+    uint32_t mstat[MONITOR_NMETRICS] = {0};
     for (size_t i = 0; i < md.nfiles; i++) mstat[md.files[i].metric] |= md.files[i].statmask;
     if (monitor_global_stats(&t, st.min_step, st.max_step, md.max_rank, md.metric_has_files, mstat) != 0) goto out;
     /* trend_data with the union of the supported columns */
-    const char *cols[MON_NSTATS];
-    int colidx[MON_NSTATS], nc = 0;
-    for (int s = 0; s < MON_NSTATS; s++)
-        if (md.statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = mon_stat_names[s]; }
+    const char *cols[MONITOR_NSTATS];
+    int colidx[MONITOR_NSTATS], nc = 0;
+    for (int s = 0; s < MONITOR_NSTATS; s++)
+        if (md.statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = monitor_stat_names[s]; }
     if (create_trend(&t, cols, nc) != 0) goto out;
-    for (int m = 0; m < MON_NMETRICS; m++)
+    for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && write_tags(&t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
     if (bulk_open(&t, outdir, dbname, ds, &bb) != 0) goto out;
     if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, cols, nc, lo->micro_step, bb, &res->rows) != 0)
@@ -1545,7 +1545,7 @@ out:
     bb_free(bb);
     names_free(ids.keys);
     free(ids.dbid);
-    for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    for (int m = 0; m < MONITOR_NMETRICS; m++) mk_free(&mk[m]);
     free(fkey);
     free(att);
     monitor_steps_free(&st);
@@ -1569,8 +1569,8 @@ struct mshard {
     sqlite3 *db;
     int any;
     /* monitor: per metric its id here and what its files had; micro steps */
-    int mid[MON_NMETRICS];
-    uint32_t has_files, has_rows, mstat[MON_NMETRICS];
+    int mid[MONITOR_NMETRICS];
+    uint32_t has_files, has_rows, mstat[MONITOR_NMETRICS];
     int32_t *sorig, *scount, *sbase;
     size_t nsteps;
     int64_t max_rank, min_step, max_step;
@@ -1736,8 +1736,8 @@ static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
     while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *name = sqlite3_column_text(st, 0);
         int m = 0;
-        while (m < MON_NMETRICS && (!name || strcmp((const char *)name, mon_metric_names[m]))) m++;
-        if (m == MON_NMETRICS) { sqlite3_finalize(st); return shard_bad(err, sh, "an unknown metric", NULL); }
+        while (m < MONITOR_NMETRICS && (!name || strcmp((const char *)name, monitor_metric_names[m]))) m++;
+        if (m == MONITOR_NMETRICS) { sqlite3_finalize(st); return shard_bad(err, sh, "an unknown metric", NULL); }
         sh->mid[m] = sqlite3_column_int(st, 1);
         if (sqlite3_column_int(st, 2)) sh->has_files |= 1u << m;
         if (sqlite3_column_int(st, 3)) sh->has_rows |= 1u << m;
@@ -1843,7 +1843,7 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
         struct matt a = {.seq = sqlite3_column_int64(st, 0), .index = sqlite3_column_int64(st, 1), .shard = i,
                          .metric = sqlite3_column_int(st, 3)};
         if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 ||
-            a.metric > (s->monitor ? MON_NMETRICS : DM_N)) {
+            a.metric > (s->monitor ? MONITOR_NMETRICS : DM_N)) {
             sqlite3_finalize(st);
             return shard_bad(err, sh, "an attempt names an unknown target or metric", NULL);
         }
@@ -2122,7 +2122,7 @@ static int has_table_rw(sqlite3 *db, const char *name) {
  * rows, the statistics (all, and per metric with files), the largest rank
  * and, without --micro_step, the steps of the shards with rows. */
 struct mon_totals {
-    uint32_t has_files, has_rows, statmask, mstat[MON_NMETRICS];
+    uint32_t has_files, has_rows, statmask, mstat[MONITOR_NMETRICS];
     int64_t max_rank, min_step, max_step;
 };
 
@@ -2134,7 +2134,7 @@ static void mon_totals_of(const struct mset *s, struct mon_totals *tot) {
         const struct mshard *sh = &s->v[i];
         tot->has_files |= sh->has_files;
         tot->has_rows |= sh->has_rows;
-        for (int m = 0; m < MON_NMETRICS; m++) {
+        for (int m = 0; m < MONITOR_NMETRICS; m++) {
             if (sh->has_files & (1u << m)) tot->mstat[m] |= sh->mstat[m];
             tot->statmask |= sh->mstat[m];
         }
@@ -2222,11 +2222,11 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
     sqlite3_stmt *sel = NULL;
     int rc = -1;
     if (!has_table_rw(sh->db, "trend_data")) return 0;   /* a shard of no usable file */
-    char tcols[MON_NSTATS + 8][64];
-    int ntc = 0, map[MON_NSTATS + 8];
+    char tcols[MONITOR_NSTATS + 8][64];
+    int ntc = 0, map[MONITOR_NSTATS + 8];
     if (sqlite3_prepare_v2(sh->db, "PRAGMA table_info(trend_data)", -1, &sel, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table trend_data", sh->db);
-    while (sqlite3_step(sel) == SQLITE_ROW && ntc < MON_NSTATS + 8) {
+    while (sqlite3_step(sel) == SQLITE_ROW && ntc < MONITOR_NSTATS + 8) {
         const unsigned char *c = sqlite3_column_text(sel, 1);
         snprintf(tcols[ntc++], sizeof tcols[0], "%s", c ? (const char *)c : "");
     }
@@ -2234,8 +2234,8 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
     sel = NULL;
     for (int c = 4; c < ntc; c++) {
         map[c] = -1;
-        for (int st = 0; st < MON_NSTATS; st++)
-            if (!strcmp(tcols[c], mon_stat_names[st])) map[c] = colof[st];
+        for (int st = 0; st < MONITOR_NSTATS; st++)
+            if (!strcmp(tcols[c], monitor_stat_names[st])) map[c] = colof[st];
         if (map[c] < 0) return shard_bad(err, sh, "an unknown statistic column", NULL);
     }
     if (sqlite3_prepare_v2(sh->db, "SELECT * FROM trend_data", -1, &sel, NULL) != SQLITE_OK)
@@ -2245,8 +2245,8 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
         int32_t lstep = sqlite3_column_int(sel, 1), gstep = lstep;
         int lm = sqlite3_column_int(sel, 3), m = 0;
         uint32_t key;
-        while (m < MON_NMETRICS && sh->mid[m] != lm) m++;
-        if (m == MON_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
+        while (m < MONITOR_NMETRICS && sh->mid[m] != lm) m++;
+        if (m == MONITOR_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
             shard_bad(err, sh, "a trend_data row names an unknown target or metric", NULL);
             goto out;
         }
@@ -2284,7 +2284,7 @@ out:
 static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
     struct pt_error *err = t->err;
     struct idmap ids = {0};
-    struct mkeys mk[MON_NMETRICS];
+    struct mkeys mk[MONITOR_NMETRICS];
     int rc = -1;
     sqlite3_stmt *ins_row = NULL;
     struct mon_gsteps g = {0};
@@ -2307,24 +2307,24 @@ static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *
     if (!(ids.keys = names_new())) { pt_errorf(err, "out of memory"); goto out; }
     if (create_fixed(t) != 0) goto out;
     if (replay_monitor_attempts(t, s, &ids, mk) != 0) goto out;
-    const char *present[MON_NMETRICS];
-    int metric_id[MON_NMETRICS], np = 0;
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    const char *present[MONITOR_NMETRICS];
+    int metric_id[MONITOR_NMETRICS], np = 0;
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         metric_id[m] = 0;
-        if (tot.has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+        if (tot.has_rows & (1u << m)) { present[np++] = monitor_metric_names[m]; metric_id[m] = np; }
     }
     if (insert_metrics(t, present, np) != 0) goto out;
     if (monitor_global_stats(t, (int32_t)tot.min_step, (int32_t)tot.max_step, (int32_t)tot.max_rank, tot.has_files,
                              tot.mstat) != 0)
         goto out;
-    const char *cols[MON_NSTATS];
-    int colof[MON_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
-    for (int st = 0; st < MON_NSTATS; st++) {
+    const char *cols[MONITOR_NSTATS];
+    int colof[MONITOR_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
+    for (int st = 0; st < MONITOR_NSTATS; st++) {
         colof[st] = -1;
-        if (tot.statmask & (1u << st)) { colof[st] = nc; cols[nc++] = mon_stat_names[st]; }
+        if (tot.statmask & (1u << st)) { colof[st] = nc; cols[nc++] = monitor_stat_names[st]; }
     }
     if (create_trend(t, cols, nc) != 0) goto out;
-    for (int m = 0; m < MON_NMETRICS; m++)
+    for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && write_tags(t, &ids, mk[m].order, mk[m].n, metric_id[m], LABELS_MONITOR) != 0) goto out;
     {
         char sql[512];
@@ -2345,7 +2345,7 @@ out:
     sqlite3_finalize(ins_row);
     names_free(ids.keys);
     free(ids.dbid);
-    for (int m = 0; m < MON_NMETRICS; m++) mk_free(&mk[m]);
+    for (int m = 0; m < MONITOR_NMETRICS; m++) mk_free(&mk[m]);
     free(g.orig);
     free(g.count);
     free(g.off);
@@ -2666,7 +2666,7 @@ static void summ_set(double *es, int has, double v, int nan) {
 /* The summary from trend_data as written (monitor data, a merge, a dump
  * too big to hold): one scan in key order. */
 static int write_rank_summary(struct tdb *t) {
-    char cols[MON_NSTATS + 8][64];
+    char cols[MONITOR_NSTATS + 8][64];
     int ncols = 0, rc = -1;
     sqlite3_stmt *st = NULL;
     struct summ m;
@@ -2725,7 +2725,7 @@ static int write_rank_summary(struct tdb *t) {
     st = NULL;
     if (src != SQLITE_DONE) { tdb_fail(t, "read trend_data for the rank summary"); goto out; }
     if (summ_finish(&m) != 0) { pt_errorf(t->err, "out of memory"); goto out; }
-    const char *names[MON_NSTATS + 8];
+    const char *names[MONITOR_NSTATS + 8];
     for (int c = 0; c < ns; c++) names[c] = cols[4 + c];
     rc = summ_write(t, &m, names);
 out:
@@ -2816,7 +2816,7 @@ static int cmp_mrow(const void *a, const void *b) {
 struct mon_rows {
     struct tdb *t;
     const struct monitor_data *md;
-    const struct mon_steps *st;
+    const struct monitor_steps *st;
     const struct idmap *ids;
     const int *metric_id, *colidx;
     int nc, micro_step;
@@ -2832,11 +2832,11 @@ struct mon_rows {
 
 /* One row (the first of its key) into trend_data and the rank's summary. */
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
-    const struct mon_file *f = &w->md->files[r->file];
-    const struct mon_row *row = &f->rows[r->row];
-    int64_t iv[4 + MON_NSTATS] = {rank, r->step, r->dbid, r->metric};
-    double dv[4 + MON_NSTATS];
-    uint8_t kind[4 + MON_NSTATS] = {BB_INT, BB_INT, BB_INT, BB_INT};
+    const struct monitor_file *f = &w->md->files[r->file];
+    const struct monitor_row *row = &f->rows[r->row];
+    int64_t iv[4 + MONITOR_NSTATS] = {rank, r->step, r->dbid, r->metric};
+    double dv[4 + MONITOR_NSTATS];
+    uint8_t kind[4 + MONITOR_NSTATS] = {BB_INT, BB_INT, BB_INT, BB_INT};
     double *e = NULL;
     size_t stride = w->summ ? 4 + SUM_PER_STAT * (size_t)w->nc : 0;
     if (w->summ) {
@@ -2851,7 +2851,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     for (int c = 0; c < w->nc; c++) {
         int s = w->colidx[c];
         double v;
-        int has = ((row->present >> s) & 1) && normalise(mon_value(f, r->row, s), &v);
+        int has = ((row->present >> s) & 1) && normalise(monitor_value(f, r->row, s), &v);
         kind[4 + c] = has ? BB_REAL : BB_NULL;
         dv[4 + c] = has ? v : 0;
         if (e) {
@@ -2864,7 +2864,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     for (int c = 0; e && finite && c < w->nc; c++) e[4 + SUM_PER_STAT * c + 4] = 0;
     w->rows++;
     if (w->bb) {
-        unsigned char rec[9 + 9 * (4 + MON_NSTATS)];
+        unsigned char rec[9 + 9 * (4 + MONITOR_NSTATS)];
         size_t len = bb_record(rec, 4 + w->nc, iv, dv, kind);
         if (bb_add(w->bb, rec, len) != 0)
             return pt_errorf(w->t->err, "%s: could not write the rows' pages (disk full?)", w->t->final);
@@ -2886,13 +2886,13 @@ static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
     int32_t rank = md->files[a].rank;
     w->n = 0;
     for (size_t i = a; i < b; i++) {
-        const struct mon_file *f = &md->files[i];
+        const struct monitor_file *f = &md->files[i];
         int mid = w->metric_id[f->metric];
         if (!mid) continue;
         if (util_grow0((void **)&w->v, &w->cap, w->n + f->nrows, sizeof *w->v) != 0)
             return pt_errorf(w->t->err, "out of memory");
         for (size_t k = 0; k < f->nrows; k++) {
-            const struct mon_row *row = &f->rows[k];
+            const struct monitor_row *row = &f->rows[k];
             int32_t call = w->micro_step ? 0 : row->micro;
             uint32_t key;
             if (pmemo_hit(&w->memo, row, call)) key = w->memo.key[row->name];
@@ -2925,7 +2925,7 @@ static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
  * are sorted and go into the table built in key order (bb; NULL: by
  * INSERTs), its summary made on the way; files in any other order go in by
  * INSERTs, the summary from the table after.  0, or -1 with t's error set. */
-static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct monitor_steps *st,
                                const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
                                int nc, int micro_step, struct bb *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .md = md, .st = st, .ids = ids, .metric_id = metric_id, .colidx = colidx, .nc = nc,
