@@ -100,12 +100,12 @@ static void construct_forms(void) {
     if (!plain || !old) SKIP("fixtures absent");
     CHECK_INT(construct_read(plain, &c, &err), 0);
     CHECK_STR(c.v[0].name, "Tensor.to.0.forward");
-    CHECK_INT(c.v[0].parent_kind, CONS_NULL);
+    CHECK_INT(c.v[0].parent_kind, CONSTRUCT_NULL);
     CHECK_STR(c.v[2].parent, "Module.conv1.Conv2d.forward.0");
     construct_free(&c);
     CHECK_INT(construct_read(old, &c, &err), 0);
     int empty = 0;
-    for (size_t i = 0; i < c.n; i++) empty += c.v[i].parent_kind == CONS_EMPTY;
+    for (size_t i = 0; i < c.n; i++) empty += c.v[i].parent_kind == CONSTRUCT_EMPTY;
     CHECK(empty > 0);
     construct_free(&c);
     const char *dir = pt_tmpdir("construct");

@@ -100,8 +100,8 @@ static int32_t resolve(const struct construct *c, const struct kmap *km, const s
         const struct mval *v = &mv[idx];
         if (v->kind == MV_ROOT) { result = v->root; break; }
         if (v->kind != MV_PARENT) break;
-        const struct cons_node *p = &c->v[v->parent];
-        node = p->parent_kind == CONS_NAME ? p->parent : "";
+        const struct construct_node *p = &c->v[v->parent];
+        node = p->parent_kind == CONSTRUCT_NAME ? p->parent : "";
     }
     for (int i = 0; i < np; i++) memo[path[i]] = result;
     return result;
@@ -160,9 +160,9 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     for (size_t i = 0; i < c->n; i++) memo[i] = -2;
     int32_t m = 0;
     for (size_t i = 0; i < c->n; i++) {
-        const struct cons_node *nd = &c->v[i];
+        const struct construct_node *nd = &c->v[i];
         uint32_t idx;
-        if (nd->parent_kind == CONS_NULL) {
+        if (nd->parent_kind == CONSTRUCT_NULL) {
             if (strstr(nd->name, ".backward")) {
                 idx = kmap_put(&km, c, (uint32_t)i);
                 mv[idx] = (struct mval){.kind = MV_NONE};
