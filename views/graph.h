@@ -56,7 +56,7 @@ struct acmp_graph {
     int32_t step, rank;
     struct tree *t[2];               /* problem, benchmark; t[1] NULL in build mode */
     struct cmp_graph *g;             /* compare mode with both trees built */
-    struct visdb_graph *vg[2];       /* .vis.db mode: t[i] == vg[i]->t */
+    struct visdb_graph *vg[2];       /* .vis.db mode: t[i] == vg[i]->tree */
     const struct vis_params *vin[2], *vout[2];   /* .vis.db mode: vg[i]->in / ->out, per node
                                                     (what the detail pane draws), else NULL */
     uint8_t *ovf;                    /* per problem node: enum ovf_level (NULL: none known) */

@@ -111,7 +111,7 @@ static const struct acmp_pair *pair_of(const struct app_cmp *c, int32_t step, in
 
 static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *err) {
     if (visdb_load(c->vdb, G->step, G->rank, "NPU", &G->vg[0], err) != 0) return -1;
-    G->t[0] = G->vg[0]->t;
+    G->t[0] = G->vg[0]->tree;
     G->vin[0] = G->vg[0]->in;
     G->vout[0] = G->vg[0]->out;
     if (!c->vdb->compare) return 0;
@@ -120,7 +120,7 @@ static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *
         snprintf(G->note, sizeof G->note, "no benchmark graph stored: %s", e2.msg);
         return 0;
     }
-    G->t[1] = G->vg[1]->t;
+    G->t[1] = G->vg[1]->tree;
     G->vin[1] = G->vg[1]->in;
     G->vout[1] = G->vg[1]->out;
     const struct tree *a = G->t[0], *b = G->t[1];
