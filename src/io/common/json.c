@@ -325,17 +325,17 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
 #if JSON_HAVE_SSE2
 #define SCAN(lx, kind, p, end)                                                                  \
     ((lx)->scan == JSON_SCAN_AVX2 ? json_scan_##kind##_avx2((p), (end))                          \
-     : (lx)->scan == JSON_SCAN_SSE2 ? scan_##kind##_sse2((p), (end)) : scan_##kind##_portable((p), (end)))
+     : (lx)->scan == JSON_SCAN_SSE2 ? json_scan_##kind##_sse2((p), (end)) : json_scan_##kind##_portable((p), (end)))
 #else
-#define SCAN(lx, kind, p, end) scan_##kind##_portable((p), (end))
+#define SCAN(lx, kind, p, end) json_scan_##kind##_portable((p), (end))
 #endif
 
 /* White space comes in short runs (a newline and the indentation): words
  * step over them faster than 16- or 32-byte blocks (bench_lex measured it),
  * so every variant scans them so. */
 __attribute__((always_inline)) static inline const char *skip_ws(const struct json_lex *lx, const char *p) {
-    if (p < lx->end && !json_is_ws(*p)) return p;   /* most tokens follow none */
-    return scan_ws_portable(p, lx->end);
+    if (p < lx->end && !json_scan_is_ws(*p)) return p;   /* most tokens follow none */
+    return json_scan_ws_portable(p, lx->end);
 }
 
 #define JSON_MAX_NUMBER 400
@@ -349,10 +349,10 @@ static inline const char *take_digits(const char *p, const char *end, uint64_t *
 #if JSON_SWAR
     static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     while (end - p >= 8 && n <= 11) {
-        uint64_t w = swar_load(p);
-        int k = swar_digit_run(w);
+        uint64_t w = json_scan_swar_load(p);
+        int k = json_scan_swar_digit_run(w);
         if (k == 0) goto done;
-        m = m * p10[k] + swar_digits_value(w, k);
+        m = m * p10[k] + json_scan_swar_digits_value(w, k);
         n += k;
         p += k;
         if (k < 8) goto done;
@@ -441,8 +441,8 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
 static inline const char *scan_str(const struct json_lex *lx, const char *p, const char *end) {
 #if JSON_SWAR
     for (int i = 0; i < 2 && end - p >= 8; i++) {
-        uint64_t w = swar_load(p);
-        uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
+        uint64_t w = json_scan_swar_load(p);
+        uint64_t m = json_scan_swar_eq(w, '"') | json_scan_swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
         if (m) return p + (__builtin_ctzll(m) >> 3);
         p += 8;
     }
@@ -606,11 +606,11 @@ static int skip_fail(struct json_lex *lx, const char *at, int depth0, const char
 static inline uint64_t skip_mask(const struct json_lex *lx, const char *p, size_t n) {
 #if JSON_HAVE_SSE2
     if (n >= 64 && lx->scan == JSON_SCAN_AVX2) return json_scan_skip_mask_avx2(p);
-    if (n >= 64 && lx->scan == JSON_SCAN_SSE2) return skip_mask_sse2(p);
+    if (n >= 64 && lx->scan == JSON_SCAN_SSE2) return json_scan_skip_mask_sse2(p);
 #else
     (void)lx;
 #endif
-    return skip_mask_portable(p, n < 64 ? n : 64);
+    return json_scan_skip_mask_portable(p, n < 64 ? n : 64);
 }
 
 /* One stop of a skip (a bit of the block mask at q).  0 to go on, 1 when the

@@ -23,7 +23,7 @@ AVX2 const char *json_scan_str_avx2(const char *p, const char *end) {
         if (m) return p + __builtin_ctz(m);
         p += 32;
     }
-    return scan_str_sse2(p, end);
+    return json_scan_str_sse2(p, end);
 }
 
 AVX2 const char *json_scan_skip_avx2(const char *p, const char *end) {
@@ -34,7 +34,7 @@ AVX2 const char *json_scan_skip_avx2(const char *p, const char *end) {
         if (m) return p + __builtin_ctz(m);
         p += 32;
     }
-    return scan_skip_sse2(p, end);
+    return json_scan_skip_sse2(p, end);
 }
 
 AVX2 const char *json_scan_skipstr_avx2(const char *p, const char *end) {
@@ -44,7 +44,7 @@ AVX2 const char *json_scan_skipstr_avx2(const char *p, const char *end) {
         if (m) return p + __builtin_ctz(m);
         p += 32;
     }
-    return scan_skipstr_sse2(p, end);
+    return json_scan_skipstr_sse2(p, end);
 }
 AVX2 uint64_t json_scan_skip_mask_avx2(const char *p) {
     uint64_t m = 0;
