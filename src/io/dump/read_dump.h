@@ -16,6 +16,7 @@
 #include "model/cube/dataset.h"
 #include "model/err.h"
 #include "model/overflow/overflow.h"
+#include "src/io/common/mapping.h"
 
 enum dump_metric { DM_FORWARD, DM_BACKWARD, DM_RECOMPUTE, DM_PARAMS_GRAD, DM_N };
 extern const char *const dump_metric_names[DM_N];   /* msProbe's metric ids 1..4 in order */
@@ -33,14 +34,6 @@ struct dump_tensor_row {
     double v[4];         /* after msProbe's normalisation is NOT applied: raw */
 };
 
-struct mapping {         /* --mapping: ordered substring replacements */
-    char **from, **to;
-    size_t n;
-};
-int mapping_read(const char *path, struct mapping *m, struct pt_error *err);
-/* A hash of the pairs (m NULL: none), for what a cache was read with. */
-uint64_t mapping_hash(const struct mapping *m);
-void mapping_free(struct mapping *m);
 
 #define DUMP_NAME_MAX 4096   /* record names are shorter (msProbe's are < 300 bytes) */
 

@@ -9,7 +9,7 @@
 
 #include "model/cube/dataset.h"
 #include "model/err.h"
-#include "src/io/dump/read_dump.h"   /* struct mapping */
+#include "src/io/common/mapping.h"
 
 /* The metrics: first the MONITOR_NMETRICS of msProbe's data2db (the ids of a
  * monitor .trend.db, fixed order), then the L2 feature files
