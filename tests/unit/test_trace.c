@@ -322,10 +322,10 @@ static void lex_streaming(void) {
     for (;;) {
         enum json_tok t = json_lex_next(&part);
         if (t == JT_MORE) {   /* refill with one more byte */
-            size_t keep = (size_t)(part.end - part.p);
-            memmove(buf, part.p, keep);
-            part.off0 += (uint64_t)(part.p - part.buf);
-            part.buf = part.p = buf;
+            size_t keep = (size_t)(part.end - part.pos);
+            memmove(buf, part.pos, keep);
+            part.off0 += (uint64_t)(part.pos - part.buf);
+            part.buf = part.pos = buf;
             if (fed < len) buf[keep++] = text[fed++];
             have = keep;
             json_lex_refill(&part, buf, have, fed < len);

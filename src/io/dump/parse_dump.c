@@ -571,7 +571,7 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
         if (k != JT_KEY) return -1;
         long n = lx->has_esc ? json_lex_string(lx, name, sizeof name)
                              : (long)(lx->slen < sizeof name ? lx->slen : sizeof name - 1);
-        if (!lx->has_esc) { memcpy(name, lx->s, (size_t)n); name[n] = '\0'; }
+        if (!lx->has_esc) { memcpy(name, lx->str, (size_t)n); name[n] = '\0'; }
         if (n < 0) return -1;
         if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
             if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);

@@ -52,7 +52,7 @@ static char *read_mates(struct json_lex *lx, enum json_tok t) {
     const char *start = lx->tok_start;
     if (t != JT_ARR_BEGIN) {
         if (json_lex_skip(lx, t) != 0) return NULL;
-        return t == JT_NULL ? strdup("") : squeezed(start, lx->p);
+        return t == JT_NULL ? strdup("") : squeezed(start, lx->pos);
     }
     size_t cap = 64, len = 0;
     char *s = malloc(cap);
@@ -79,7 +79,7 @@ static char *read_mates(struct json_lex *lx, enum json_tok t) {
     s[len] = '\0';
     if (ok) return s;
     free(s);
-    return squeezed(start, lx->p);
+    return squeezed(start, lx->pos);
 }
 
 /* The current string token, decoded, as a new string; NULL without memory. */

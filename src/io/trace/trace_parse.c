@@ -234,7 +234,7 @@ static int push(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(co
 
 static int refill(struct ctx *c) {
     if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
-    size_t off = (size_t)(c->lx.p - c->buf), keep = (size_t)(c->lx.end - c->lx.p);
+    size_t off = (size_t)(c->lx.pos - c->buf), keep = (size_t)(c->lx.end - c->lx.pos);
     if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
         if (c->cap >= c->max) {
             size_t at = off;   /* the value itself, past the white space before it */
@@ -252,7 +252,7 @@ static int refill(struct ctx *c) {
     }
     memmove(c->buf, c->buf + off, keep);
     c->lx.off0 += off;   /* the bytes consumed so far */
-    c->lx.buf = c->lx.p = c->buf;
+    c->lx.buf = c->lx.pos = c->buf;
     long got = src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
     if (got < 0) return -1;
     if (got == 0) c->eof = 1;
@@ -278,8 +278,8 @@ static int skip(struct ctx *c, enum json_tok first) {
 
 /* The current number or string as raw text. */
 static void raw_text(const struct json_lex *lx, enum json_tok t, const char **s, size_t *n) {
-    if (t == JT_STRING) { *s = lx->s; *n = lx->slen; }
-    else { *s = lx->tok_start; *n = (size_t)(lx->p - lx->tok_start); }
+    if (t == JT_STRING) { *s = lx->str; *n = lx->slen; }
+    else { *s = lx->tok_start; *n = (size_t)(lx->pos - lx->tok_start); }
 }
 
 static int value_ns(const struct json_lex *lx, enum json_tok t, int64_t *out) {
@@ -296,7 +296,7 @@ static double value_double(const struct json_lex *lx, enum json_tok t) {
     if (t == JT_NUMBER) return lx->num;
     char tmp[64];
     size_t n = lx->slen < sizeof tmp - 1 ? lx->slen : sizeof tmp - 1;
-    memcpy(tmp, lx->s, n);
+    memcpy(tmp, lx->str, n);
     tmp[n] = '\0';
     return strtod(tmp, NULL);
 }
@@ -325,7 +325,7 @@ static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
 static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
     if (!lx->has_esc) {
         size_t n = lx->slen < cap - 1 ? lx->slen : cap - 1;
-        memcpy(out, lx->s, n);
+        memcpy(out, lx->str, n);
         out[n] = '\0';
         return n;
     }
@@ -397,7 +397,7 @@ static int parse_args(struct ctx *c, struct ev *e) {
         if (which == 1 && !value_int(&c->lx, t, &v)) e->stream = v;
         else if (which == 2 && !value_int(&c->lx, t, &v)) e->corr = v;
         else if (which == 3 && t == JT_STRING) copy_string(&c->lx, e->argname, sizeof e->argname);
-        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.s, c->lx.slen); }
+        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.str, c->lx.slen); }
         else if (skip(c, t)) return -1;
     }
 }
@@ -506,7 +506,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
             continue;
         }
         switch (key) {
-        case 1: if (t == JT_STRING && lx->slen) e->ph = lx->s[0]; break;
+        case 1: if (t == JT_STRING && lx->slen) e->ph = lx->str[0]; break;
         case 2:
             if (t == JT_STRING)
                 e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO
