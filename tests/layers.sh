@@ -50,7 +50,7 @@ ALLOW="views>src/app"
 #             views/graph.h)
 #   src/app/  anything (the top)
 # and two more:
-#   - src/io headers do not include src/io/dataset.h (the loader includes
+#   - src/io headers do not include src/io/load.h (the loader includes
 #     the readers, not the other way: the types are model/cube/dataset.h);
 #   - views/*.c declare no function at file level by hand: what one pane
 #     asks of another is in a views/ header.
@@ -162,7 +162,7 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
         bad(what ": headless commands know nothing of panes or ui/")
     else if (L == "src/cmd" && h ~ /^src\/app\// && !(FILENAME == "src/cmd/main.c" && h == "src/app/app.h"))
         bad(what ": headless commands know nothing of the app (main.c may call app_main)")
-    if (L == "src/io" && FILENAME ~ /\.h$/ && FILENAME != "src/io/dataset.h" && h == "src/io/dataset.h")
+    if (L == "src/io" && FILENAME ~ /\.h$/ && FILENAME != "src/io/load.h" && h == "src/io/load.h")
         bad(what ": a reader header names the types through model/cube/dataset.h")
     next
 }

@@ -18,7 +18,7 @@
 
 struct lexdiff_rec {
     int tok, esc, skipped;
-    uint64_t start, end;   /* absolute offsets of the token, and lx->p after it */
+    uint64_t start, end;   /* absolute offsets of the token, and lx->pos after it */
     uint64_t bits;         /* JT_NUMBER: the double's bits */
 };
 
@@ -43,7 +43,7 @@ static inline void lexdiff_push(struct lexdiff_out *o, const struct json_lex *lx
     memset(r, 0, sizeof *r);
     r->tok = tok;
     r->skipped = skipped;
-    r->end = lx->off0 + (uint64_t)(lx->p - lx->buf);
+    r->end = lx->off0 + (uint64_t)(lx->pos - lx->buf);
     if (tok == JT_KEY || tok == JT_STRING || tok == JT_NUMBER)
         r->start = lx->off0 + (uint64_t)(lx->tok_start - lx->buf);
     if (tok == JT_KEY || tok == JT_STRING) r->esc = lx->has_esc;
@@ -78,9 +78,9 @@ static inline void lexdiff_run(const char *data, size_t len, int scan, int slow,
             skipped = r == 0 ? 1 : -1;
         }
         if (more) {   /* refill: the unread bytes first, then the next piece */
-            size_t keep = (size_t)(lx.end - lx.p), done = (size_t)(lx.off0 + (uint64_t)(lx.end - lx.buf));
+            size_t keep = (size_t)(lx.end - lx.pos), done = (size_t)(lx.off0 + (uint64_t)(lx.end - lx.buf));
             size_t add = len - done < piece ? len - done : piece;
-            memmove(buf, lx.p, keep);
+            memmove(buf, lx.pos, keep);
             memcpy(buf + keep, data + done, add);
             json_lex_refill(&lx, buf, keep + add, done + add < len);
             continue;

@@ -24,8 +24,8 @@
 #include "model/graph/visparam.h"
 
 struct app;
-struct cfile_lmap;      /* src/io/compare/cmp_files.h */
-struct cscan_pair;      /* src/io/compare/cmp_scan.h */
+struct cmp_files_lmap;      /* src/io/compare/cmp_files.h */
+struct cmp_scan_pair;      /* src/io/compare/cmp_scan.h */
 struct visdb;           /* src/io/visdb/read_visdb.h */
 struct visdb_graph;
 
@@ -56,7 +56,7 @@ struct acmp_graph {
     int32_t step, rank;
     struct tree *t[2];               /* problem, benchmark; t[1] NULL in build mode */
     struct cmp_graph *g;             /* compare mode with both trees built */
-    struct visdb_graph *vg[2];       /* .vis.db mode: t[i] == vg[i]->t */
+    struct visdb_graph *vg[2];       /* .vis.db mode: t[i] == vg[i]->tree */
     const struct vis_params *vin[2], *vout[2];   /* .vis.db mode: vg[i]->in / ->out, per node
                                                     (what the detail pane draws), else NULL */
     uint8_t *ovf;                    /* per problem node: enum ovf_level (NULL: none known) */
@@ -100,7 +100,7 @@ struct app_cmp {
     /* options */
     int fuzzy;
     char *lmap_path, *mc_path;       /* owned copies */
-    struct cfile_lmap *lmap;         /* owned (src/io/compare/cmp_files.h) */
+    struct cmp_files_lmap *lmap;         /* owned (src/io/compare/cmp_files.h) */
     int have_lmap;
     char mc_report[512];             /* what --match-config did on the last load */
 
@@ -108,7 +108,7 @@ struct app_cmp {
      * compared once by the scan thread (src/cmp_scan.h), one entry per
      * pair in pairs order; the UI reads entry i once sready[i] is set */
     int summary;                     /* this input has one */
-    struct cscan_pair *spairs;
+    struct cmp_scan_pair *spairs;
     struct crun_pair *sum;
     atomic_uchar *sready;
     atomic_size_t sdone;             /* entries complete */

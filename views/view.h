@@ -161,11 +161,11 @@ enum app_color { APP_COLOR_GRADIENT, APP_COLOR_SEGMENTED };
 struct app_load {
     pthread_t thread;
     int running;               /* thread started and not joined */
-    atomic_int done;           /* set by the thread when dataset_load returned */
+    atomic_int done;           /* set by the thread when load_dataset returned */
     atomic_int cancel;         /* set by the UI on Ctrl-C */
     atomic_size_t files_done, files_total;
     atomic_uint_least64_t bytes_done, bytes_total;
-    int rc;                    /* dataset_load's result (valid when done) */
+    int rc;                    /* load_dataset's result (valid when done) */
     struct dataset *ds;        /* its output (moved to app->ds) */
     struct pt_error err;
     /* Progressive loading: the thread loads the first step, then more

@@ -3,9 +3,10 @@
  * by the overflow rules, the per-(step, rank) folders, the files read and
  * skipped, the warnings) -- and what a load is asked to do.
  *
- * Plain data: the readers (src/io/) fill it, src/io/dataset.h loads and
- * frees it, the panes and commands read it.  Here so that readers' headers
- * and views need no reader header to name it. */
+ * Plain data: the readers (src/io/) fill it, src/io/load.h loads it, the
+ * panes and commands read it; the notes a reader appends and the free are
+ * here (model/cube/dataset.c).  Here so that readers' headers and views
+ * need no reader header to name it. */
 #ifndef PT_MODEL_DATASET_H
 #define PT_MODEL_DATASET_H
 
@@ -21,7 +22,7 @@
 #include "model/trace/trace.h"
 
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
-struct ds_format_ops;
+struct formats_row;
 struct mon_cache;
 struct dump_cache;
 
@@ -30,7 +31,7 @@ typedef void (*ds_progress_fn)(void *ctx, size_t files_done, size_t files_total,
                                uint64_t bytes_done, uint64_t bytes_total);
 
 struct load_opts {
-    const struct ds_format_ops *format;   /* forced (--format), or NULL: detect */
+    const struct formats_row *format;   /* forced (--format), or NULL: detect */
     int micro_step;               /* 1 (msProbe's default) or 0 */
     const char *mapping;          /* --mapping FILE, or NULL */
     const char *db_name;          /* --db NAME inside a folder of .trend.db files */
@@ -76,7 +77,7 @@ struct ds_rankdir {
 };
 
 struct dataset {
-    const struct ds_format_ops *format;   /* the row that loaded it */
+    const struct formats_row *format;   /* the row that loaded it */
     enum label_rules labels;      /* how labels derive from its names: the row's, or what
                                      the reader found (a .trend.db of either kind) */
     char *path;
@@ -105,10 +106,20 @@ struct dataset {
                                      OVERFLOW LEVELS) */
     double load_seconds;
     int follow;                   /* load_opts.follow and .max_steps, for readers that get */
-    int max_steps;                /* only the dataset (set by dataset_load) */
+    int max_steps;                /* only the dataset (set by load_dataset) */
     size_t more;                  /* loaded with max_steps / max_files: how many steps (monitor
                                      trees) or rank folders (dumps) were left out, 0 none */
     char **pending;  size_t npending;   /* "path: why": still being written (follow mode) */
 };
+
+void dataset_free(struct dataset *d);
+/* Appends a warning / skipped path (copied). 0 ok, -1 no memory. */
+int dataset_warn(struct dataset *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int dataset_skip(struct dataset *d, const char *path);
+/* Notes a file read but for its cut end (copied); the reader warns with
+ * the place.  A gate cannot pass on it (probetop(1), EXIT STATUS). */
+int dataset_partial(struct dataset *d, const char *path);
+/* Notes a file still being written ("path: why", copied). 0 ok, -1 no memory. */
+int dataset_pending(struct dataset *d, const char *path, const char *why);
 
 #endif

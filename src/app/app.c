@@ -100,9 +100,9 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         v = opt_value(argc, argv, &i, "--format", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (ds_format_parse(v, &a->lopts.format) < 0) {
+            if (formats_parse(v, &a->lopts.format) < 0) {
                 char names[256], msg[320];
-                snprintf(msg, sizeof msg, "--format wants %s, not '%s'", ds_format_names(names, sizeof names, 0), v);
+                snprintf(msg, sizeof msg, "--format wants %s, not '%s'", formats_names(names, sizeof names, 0), v);
                 usage_error("%s", msg);
                 return -1;
             }
@@ -669,9 +669,9 @@ static void release(struct app *a) {
     app_origin_stop(a);
     if (a->ds) dataset_free(a->ds);
     a->ds = NULL;
-    moncache_free(a->mon_cache);   /* after the load thread is joined */
+    mon_cache_free(a->mon_cache);   /* after the load thread is joined */
     a->mon_cache = NULL;
-    dcache_free(a->dump_cache);
+    dump_cache_free(a->dump_cache);
     a->dump_cache = NULL;
     acmp_free(a);   /* first: its threads read the paths until joined */
     for (int i = 0; i < 2; i++) free(a->paths[i]);

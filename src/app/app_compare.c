@@ -111,7 +111,7 @@ static const struct acmp_pair *pair_of(const struct app_cmp *c, int32_t step, in
 
 static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *err) {
     if (visdb_load(c->vdb, G->step, G->rank, "NPU", &G->vg[0], err) != 0) return -1;
-    G->t[0] = G->vg[0]->t;
+    G->t[0] = G->vg[0]->tree;
     G->vin[0] = G->vg[0]->in;
     G->vout[0] = G->vg[0]->out;
     if (!c->vdb->compare) return 0;
@@ -120,7 +120,7 @@ static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *
         snprintf(G->note, sizeof G->note, "no benchmark graph stored: %s", e2.msg);
         return 0;
     }
-    G->t[1] = G->vg[1]->t;
+    G->t[1] = G->vg[1]->tree;
     G->vin[1] = G->vg[1]->in;
     G->vout[1] = G->vg[1]->out;
     const struct tree *a = G->t[0], *b = G->t[1];
@@ -199,7 +199,7 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
     struct lmap *pm = NULL;
     if (c->have_lmap) {
         char warn[1024];
-        pm = cfile_lmap_build(c->lmap, a, b, warn, sizeof warn);
+        pm = cmp_files_lmap_build(c->lmap, a, b, warn, sizeof warn);
         if (warn[0]) snprintf(G->note, sizeof G->note, "%s", warn);
     }
     struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
@@ -296,9 +296,9 @@ static void finish_graph(struct app *a, struct acmp_graph *G) {
     if (!G->g) return;
     c->mc_report[0] = '\0';
     if (c->mc_path) {
-        struct cfile_report rep;
+        struct cmp_files_report rep;
         struct pt_error e;
-        if (cfile_match_apply(G->g, c->mc_path, &rep, &e) != 0)
+        if (cmp_files_match_apply(G->g, c->mc_path, &rep, &e) != 0)
             snprintf(c->mc_report, sizeof c->mc_report, "--match-config: %s", e.msg);
         else if (rep.failed)
             snprintf(c->mc_report, sizeof c->mc_report, "--match-config: %zu pairs applied, %zu failed (%s)", rep.ok,
@@ -349,9 +349,9 @@ static void scan_done(void *ctx, size_t i) {
 static void *scan_run(void *arg) {
     struct app_cmp *c = arg;
     /* two workers: a pair is mostly reading, and the machine may have two cores */
-    struct cscan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? c->lmap : NULL, .match_config = c->mc_path,
+    struct cmp_scan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? c->lmap : NULL, .match_config = c->mc_path,
                            .threads = 2, .cancel = &c->scancel, .done = scan_done, .ctx = c};
-    cscan_run(c->spairs, c->npairs, c->sum, &o);
+    cmp_scan_run(c->spairs, c->npairs, c->sum, &o);
     /* the same first divergence `compare --first` prints: across the ranks
      * of its step, the one where it was born (with --layer-mapping, ranks
      * go by number there too) */
@@ -378,7 +378,7 @@ static int scan_start(struct app_cmp *c, struct pt_error *err) {
     c->sready = calloc(c->npairs, sizeof *c->sready);
     if (!c->spairs || !c->sum || !c->sready) return pt_errorf(err, "out of memory");
     for (size_t i = 0; i < c->npairs; i++) {
-        c->spairs[i] = (struct cscan_pair){c->pairs[i].step, c->pairs[i].rank, {c->pairs[i].dir[0], c->pairs[i].dir[1]}};
+        c->spairs[i] = (struct cmp_scan_pair){c->pairs[i].step, c->pairs[i].rank, {c->pairs[i].dir[0], c->pairs[i].dir[1]}};
         c->sum[i].step = c->pairs[i].step;
         c->sum[i].rank = c->pairs[i].rank;
         atomic_init(&c->sready[i], 0);
@@ -508,7 +508,7 @@ int acmp_open(struct app *a, struct pt_error *err) {
     a->cmp = c;
     if (a->layer_mapping) {
         if (!(c->lmap_path = strdup(a->layer_mapping))) goto oom;
-        if (cfile_lmap_load(c->lmap, a->layer_mapping, err) != 0) goto fail;
+        if (cmp_files_lmap_load(c->lmap, a->layer_mapping, err) != 0) goto fail;
         c->have_lmap = 1;
     }
     if (a->match_config) {
@@ -558,8 +558,8 @@ int acmp_open(struct app *a, struct pt_error *err) {
         struct graph_dirs d;
         struct pt_error ignored;
         /* only a format whose row says its folders may hold construct.json */
-        const struct ds_format_ops *f = a->demo || !a->paths[0] ? NULL
-                                      : a->lopts.format ? a->lopts.format : ds_format_detect(a->paths[0]);
+        const struct formats_row *f = a->demo || !a->paths[0] ? NULL
+                                      : a->lopts.format ? a->lopts.format : formats_detect(a->paths[0]);
         if (!f || !f->tree || graph_scan(a->paths[0], &d, &ignored) != 0) {
             acmp_free(a);
             return 0;
@@ -621,7 +621,7 @@ void acmp_free(struct app *a) {
     free(c->steps);
     free(c->ranks);
     visdb_close(c->vdb);
-    cfile_lmap_free(c->lmap);
+    cmp_files_lmap_free(c->lmap);
     free(c->lmap);
     free(c->lmap_path);
     free(c->mc_path);
@@ -695,8 +695,8 @@ static void *trend_run(void *arg) {
     struct app_cmp *c = arg;
     struct load_opts o = c->lopts;
     o.cancel = &c->tcancel;
-    c->prc = dataset_load(c->tpath[0], &o, &c->pds, &c->perr);
-    if (c->prc == 0 && !atomic_load(&c->tcancel)) c->bench_rc = dataset_load(c->tpath[1], &o, &c->bench_ds, &c->bench_err);
+    c->prc = load_dataset(c->tpath[0], &o, &c->pds, &c->perr);
+    if (c->prc == 0 && !atomic_load(&c->tcancel)) c->bench_rc = load_dataset(c->tpath[1], &o, &c->bench_ds, &c->bench_err);
     atomic_store(&c->tdone, 1);
     return NULL;
 }
@@ -836,7 +836,7 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
 long acmp_save_match(struct app *a, const char *path, struct pt_error *err) {
     struct app_cmp *c = a->cmp;
     if (!c || !c->cur || !c->cur->g) return pt_errorf(err, "no compared graph to save matches from");
-    return cfile_match_save(c->cur->g, path, err);
+    return cmp_files_match_save(c->cur->g, path, err);
 }
 
 /* ---- communication peers ---- */

@@ -28,7 +28,7 @@
 #include "model/err.h"
 #include "src/io/compare/cmp_files.h"
 #include "src/io/compare/cmp_scan.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/visdb/read_visdb.h"
 #include "views/graph.h"
 

@@ -42,7 +42,7 @@ static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out,
     for (size_t n = 1; n <= 1000000; n *= 8) {
         o->max_steps = o->max_files = (int)n;
         struct dataset *d;
-        if (dataset_load(a->paths[0], o, &d, err) != 0) {
+        if (load_dataset(a->paths[0], o, &d, err) != 0) {
             if (atomic_load(&l->cancel)) return -1;
             break;
         }
@@ -52,7 +52,7 @@ static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out,
         if (n * 8 * 8 > whole) break;
     }
     o->max_steps = o->max_files = 0;
-    return dataset_load(a->paths[0], o, out, err);
+    return load_dataset(a->paths[0], o, out, err);
 }
 
 static void *run(void *arg) {
@@ -67,7 +67,7 @@ static void *run(void *arg) {
         o.cancel = &l->cancel;
         o.lazy = a->mode == APP_MODE_TREND;   /* a .trend.db opens by slices (--mem) */
         if (l->progressive) l->rc = load_rounds(a, &o, &l->ds, &l->err);
-        else l->rc = dataset_load(a->paths[0], &o, &l->ds, &l->err);
+        else l->rc = load_dataset(a->paths[0], &o, &l->ds, &l->err);
     }
     atomic_store(&l->done, 1);
     return NULL;
@@ -91,9 +91,9 @@ static int start(struct app *a, int progressive, int reload, struct pt_error *er
     /* one input, loaded again and again (rounds, reloads): what did not
      * change is not parsed again (only this thread uses the cache) */
     if (a->mode == APP_MODE_TREND && !a->demo) {
-        if (!a->mon_cache && !(a->mon_cache = moncache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
+        if (!a->mon_cache && !(a->mon_cache = mon_cache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
         /* a dump's parses within the --mem budget */
-        if (!a->dump_cache && !(a->dump_cache = dcache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
+        if (!a->dump_cache && !(a->dump_cache = dump_cache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
     }
     l->opts.mon_cache = a->mode == APP_MODE_TREND ? a->mon_cache : NULL;
     l->opts.dump_cache = a->mode == APP_MODE_TREND ? a->dump_cache : NULL;
@@ -188,7 +188,7 @@ int app_demo_dataset(int ranks, int targets, struct dataset **out, struct pt_err
     *out = NULL;
     struct dataset *d = calloc(1, sizeof *d);
     if (!d) return pt_errorf(err, "out of memory");
-    d->format = ds_format_find("dump");   /* made-up dump data, with the dump label rules */
+    d->format = formats_find("dump");   /* made-up dump data, with the dump label rules */
     d->labels = LABELS_DUMP;
     d->micro_step = 0;
     d->path = strdup("demo");

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "model/err.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "views/view.h"
 
 /* Prints the man page KEYS and COMMANDS sections as roff. */

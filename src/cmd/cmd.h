@@ -61,7 +61,7 @@ void cmd_stop_release(int flags);
 /* "SIGINT", "SIGTERM", "SIGHUP" (the signals a command stops on), else "a signal". */
 const char *cmd_signal_name(int sig);
 
-/* dataset_load() for a command: the error, or each warning, on stderr
+/* load_dataset() for a command: the error, or each warning, on stderr
  * (escaped, "probetop: ..."); NULL when it failed. */
 struct dataset;
 struct load_opts;

@@ -335,7 +335,7 @@ static void print_first(const struct crun_first *f, int which, int tabbed) {
  * FIRST DIVERGENCE): the headline, or with --first (tabbed) line 1 and the
  * origin with its chain under it.  With a layer mapping (the table compare
  * the origin rules read matches by name) ranks go in number order. */
-static void print_first_origin(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+static void print_first_origin(const struct cmp_scan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
                                int lm, int tabbed) {
     int which;
     if (lm) {
@@ -368,10 +368,10 @@ static int pairs_exit(size_t n, size_t nunread, int found, int partial_ok) {
 }
 
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
-static int run_first(const struct cscan_pair *pairs, size_t n, struct crun_pair *sum, int fuzzy,
-                     const struct cfile_lmap *map, const char *mc, int partial_ok) {
-    struct cscan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = ncores()};
-    cscan_run(pairs, n, sum, &so);
+static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct crun_pair *sum, int fuzzy,
+                     const struct cmp_files_lmap *map, const char *mc, int partial_ok) {
+    struct cmp_scan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = ncores()};
+    cmp_scan_run(pairs, n, sum, &so);
     size_t failed = 0;
     int found = 0;
     for (size_t i = 0; i < n; i++) {
@@ -416,7 +416,7 @@ static int parse_args(int argc, char **argv, struct copts *c) {
 /* The state of one run over the pairs. */
 struct crun {
     const struct copts *c;
-    struct cfile_lmap map;
+    struct cmp_files_lmap map;
     struct outf out;
     struct crun_pair *sum;   /* one per pair */
     size_t npairs;
@@ -428,7 +428,7 @@ struct crun {
 /* One pair's table as its own csv in --out, named as msProbe names a
  * directory compare's: opened before the table is made, written a block
  * at a time beside the --csv file. */
-static int pair_csv_open(const struct crun *r, const struct cscan_pair *pp, struct outf *po, struct pt_error *err) {
+static int pair_csv_open(const struct crun *r, const struct cmp_scan_pair *pp, struct outf *po, struct pt_error *err) {
     char name[4200];
     if (r->multi_step)
         snprintf(name, sizeof name, "%s/compare_result_rank%d_step%d.csv", r->c->odir, (int)pp->rank, (int)pp->step);
@@ -442,8 +442,8 @@ static int report_graph(struct crun *r, size_t k, const struct tree *a, const st
                         struct cmp_graph *g) {
     struct pt_error err;
     if (r->c->mc) {
-        struct cfile_report rep;
-        if (cfile_match_apply(g, r->c->mc, &rep, &err) != 0) {
+        struct cmp_files_report rep;
+        if (cmp_files_match_apply(g, r->c->mc, &rep, &err) != 0) {
             fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
             r->rc = EXIT_USAGE;
         } else {
@@ -462,7 +462,7 @@ static int report_graph(struct crun *r, size_t k, const struct tree *a, const st
 
 /* Pair k: read, table (and csv), graph on a second thread, summary.
  * 0, or -1 when the run stops (r->rc says why). */
-static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
+static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k) {
     const struct copts *c = r->c;
     struct pt_error err;
     struct tree *a = NULL, *b = NULL;
@@ -488,7 +488,7 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
     struct lmap *pm = NULL;
     if (c->lm) {
         char warn[2048];
-        pm = cfile_lmap_build(&r->map, a, b, warn, sizeof warn);
+        pm = cmp_files_lmap_build(&r->map, a, b, warn, sizeof warn);
         if (warn[0] && !r->lm_warned) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(warn));
         r->lm_warned |= warn[0] != '\0';
     }
@@ -583,12 +583,12 @@ static int compare_pair(struct crun *r, const struct cscan_pair *pp, size_t k) {
 
 /* The (step, rank) pairs both dumps have, in the problem's order; how many
  * (0: none, said), -1 out of memory. */
-static long pair_up(const struct graph_dirs d[2], const struct copts *c, struct cscan_pair *pairs, int *multi_step) {
+static long pair_up(const struct graph_dirs d[2], const struct copts *c, struct cmp_scan_pair *pairs, int *multi_step) {
     size_t npairs = 0;
     for (size_t i = 0; i < d[0].n; i++) {
         long j = graph_pair(&d[0], &d[1], i);   /* run/step0 against run/step1 pairs by rank */
         if (j < 0) continue;
-        pairs[npairs++] = (struct cscan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
+        pairs[npairs++] = (struct cmp_scan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
         if (npairs > 1 && pairs[npairs - 1].step != pairs[0].step) *multi_step = 1;
     }
     if (!npairs)
@@ -602,7 +602,7 @@ static long pair_up(const struct graph_dirs d[2], const struct copts *c, struct 
 static int open_outputs(struct crun *r) {
     const struct copts *c = r->c;
     struct pt_error err;
-    if (c->lm && cfile_lmap_load(&r->map, c->lm, &err) != 0) goto fail;
+    if (c->lm && cmp_files_lmap_load(&r->map, c->lm, &err) != 0) goto fail;
     if (c->first && !c->csv && !c->odir) return 0;
     if (c->odir && out_dir(c->odir, &err) != 0) goto fail;
     if (c->csv && outf_open(&r->out, c->csv, &err) != 0) goto fail;
@@ -629,7 +629,7 @@ static int run(int argc, char **argv) {
     memset(&r, 0, sizeof r);
     r.c = &c;
     r.rc = EXIT_OK;
-    struct cscan_pair *pairs = calloc(d[0].n + 1, sizeof *pairs);
+    struct cmp_scan_pair *pairs = calloc(d[0].n + 1, sizeof *pairs);
     r.sum = calloc(d[0].n + 1, sizeof *r.sum);
     if (!pairs || !r.sum) {
         fprintf(stderr, "probetop compare: out of memory\n");
@@ -662,7 +662,7 @@ done:
     for (size_t k = 0; r.sum && k < r.npairs; k++) crun_pair_clear(&r.sum[k]);
     free(r.sum);
     free(pairs);
-    cfile_lmap_free(&r.map);
+    cmp_files_lmap_free(&r.map);
     graph_dirs_free(&d[0]);
     graph_dirs_free(&d[1]);
     return r.rc;

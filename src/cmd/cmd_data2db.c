@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/trenddb/write_trenddb.h"
 
 /* Creates path and its missing parents.  *made gets the topmost folder this
@@ -141,9 +141,9 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
-            if (ds_format_parse(v, &lo.format) != 0 || (lo.format && !lo.format->write_trenddb)) {
+            if (formats_parse(v, &lo.format) != 0 || (lo.format && !lo.format->write_trenddb)) {
                 char names[256];
-                fprintf(stderr, "probetop data2db: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 1), CMD_ESC(v));
+                fprintf(stderr, "probetop data2db: --format takes auto, %s, not '%s'\n", formats_names(names, sizeof names, 1), CMD_ESC(v));
                 return EXIT_USAGE;
             }
             continue;
@@ -237,8 +237,8 @@ static int run(int argc, char **argv) {
     lo.shard_n = shard_n;
     /* every row of the reader table with a writer, in table order (msProbe: dump, then
      * monitor): the forced one, or each that recognises the folder */
-    for (size_t i = 0; !merge && i < ds_nformats; i++) {
-        const struct ds_format_ops *f = ds_formats[i];
+    for (size_t i = 0; !merge && i < formats_nrows; i++) {
+        const struct formats_row *f = formats_rows[i];
         if (!f->write_trenddb || (lo.format && lo.format != f)) continue;
         if (atomic_load(&cmd_stop) || (!lo.format && f->detect(data, &st) <= 0)) continue;
         struct dataset *ds = calloc(1, sizeof *ds);
@@ -268,7 +268,7 @@ static int run(int argc, char **argv) {
     }
     if (!wrote && !failed) {
         char whats[512];
-        fprintf(stderr, "probetop data2db: %s: no %s found\n", CMD_ESC(data), ds_format_whats(whats, sizeof whats, 1, 0));
+        fprintf(stderr, "probetop data2db: %s: no %s found\n", CMD_ESC(data), formats_whats(whats, sizeof whats, 1, 0));
     }
     layout_free(layout);
     if (!wrote) unmake(db, made);   /* a failed run leaves no folder it created */

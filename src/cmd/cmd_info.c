@@ -7,7 +7,7 @@
 #include "model/cube/cube_lazy.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_visdb.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "model/util/util.h"
 #include "src/io/common/json.h"
 
@@ -43,7 +43,7 @@ static void print_text(const struct dataset *ds, const size_t *nonfinite) {
     printf("path        %s\n", pt_escape(ds->path, strlen(ds->path), esc, sizeof esc));
     if (ds->source && strcmp(ds->source, ds->path))
         printf("opened      %s\n", pt_escape(ds->source, strlen(ds->source), esc, sizeof esc));
-    printf("format      %s", ds_format_name(ds->format));
+    printf("format      %s", formats_name(ds->format));
     /* header fields are the file's bytes: escaped, so that none reaches the terminal as a control sequence */
     char fw[256], lv[256], tk[256];
     if (ds->framework || ds->level || ds->task)
@@ -109,7 +109,7 @@ static void print_json(const struct dataset *ds, const size_t *nonfinite) {
     json_fput_str(stdout, ds->path);
     printf(", \"source\": ");
     json_fput_str(stdout, ds->source ? ds->source : ds->path);
-    printf(", \"format\": \"%s\", \"micro_step\": %s", ds_format_name(ds->format),
+    printf(", \"format\": \"%s\", \"micro_step\": %s", formats_name(ds->format),
            ds->micro_step == 1 ? "true" : ds->micro_step == 0 ? "false" : "null");
     printf(", \"framework\": ");
     if (ds->framework) json_fput_str(stdout, ds->framework); else printf("null");
@@ -199,9 +199,9 @@ static int run(int argc, char **argv) {
         }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
-            if (ds_format_parse(v, &lo.format) != 0) {
+            if (formats_parse(v, &lo.format) != 0) {
                 char names[256];
-                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", ds_format_names(names, sizeof names, 0), CMD_ESC(v));
+                fprintf(stderr, "probetop info: --format takes auto, %s, not '%s'\n", formats_names(names, sizeof names, 0), CMD_ESC(v));
                 return EXIT_USAGE;
             }
             continue;

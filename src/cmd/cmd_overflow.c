@@ -1,6 +1,6 @@
 /* cmd_overflow: `probetop overflow PATH`, the headless NaN/Inf triage.
  *
- * Loads PATH with dataset_load(), whose dump reader classifies every record
+ * Loads PATH with load_dataset(), whose dump reader classifies every record
  * while it parses (no second pass over the JSON), and prints the first
  * occurrence, the counts per level, per step and per rank, and the flagged
  * records in the listing order of model/overflow/ovfrows.h (NaN/Inf first, in triage
@@ -26,7 +26,7 @@
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
 #include "src/cmd/cmd_visdb.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/ovf_origin.h"
 
@@ -246,7 +246,7 @@ static void print_text(const struct report *r) {
     const struct dataset *ds = r->ds;
     char path[2048];
     printf("overflow check of %s (%s)\n", esc(ds->path ? ds->path : "", path, sizeof path),
-           ds_format_name(ds->format));
+           formats_name(ds->format));
     if (!r->levels)
         printf("levels: not available for this input (no inputs/outputs per record); "
                "flagged: cells holding NaN or +-Inf\n");
@@ -434,7 +434,7 @@ static void json_anomalies(const struct report *r) {
 static void print_json(const struct report *r) {
     printf("{\"path\": ");
     json_str(r->ds->path);
-    printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", ds_format_name(r->ds->format),
+    printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", formats_name(r->ds->format),
            r->levels ? "true" : "false");
     if (r->first >= 0) json_entry(r, &r->l->v[r->first]);
     else printf("null");
@@ -614,7 +614,7 @@ static int run_overflow(int argc, char **argv) {
 
     struct dataset *ds = NULL;
     struct pt_error err = { { 0 } };
-    if (dataset_load(path, &lo, &ds, &err) != 0) {
+    if (load_dataset(path, &lo, &ds, &err) != 0) {
         fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
         return EXIT_USAGE;
     }
@@ -628,7 +628,7 @@ static int run_overflow(int argc, char **argv) {
         ovf_list_free(&scanned);
         dataset_free(ds);
         lo.snapshot = 1;
-        if (dataset_load(path, &lo, &ds, &err) != 0) {
+        if (load_dataset(path, &lo, &ds, &err) != 0) {
             fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
             return EXIT_USAGE;
         }
@@ -645,7 +645,7 @@ static int run_overflow(int argc, char **argv) {
         r.l = &scanned;
         if (level_given)
             fprintf(stderr, "probetop overflow: --level ignored: levels are not available for %s input\n",
-                    ds_format_name(ds->format));
+                    formats_name(ds->format));
     }
     struct ovf_origin_report origin = {0};
     if (ovf_origin_run(ds, &origin, &err) != 0) {

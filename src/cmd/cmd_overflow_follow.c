@@ -21,7 +21,7 @@
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/dump/ovf_origin.h"
@@ -62,7 +62,7 @@ static int one_pass(const struct ovf_follow_opts *fo, struct load_opts *lo, stru
                     struct seen *warned, size_t *failing, size_t *pending, size_t *unread) {
     struct dataset *ds = NULL;
     struct pt_error err = {{0}};
-    if (dataset_load(fo->path, lo, &ds, &err) != 0) {
+    if (load_dataset(fo->path, lo, &ds, &err) != 0) {
         struct stat st;
         if (!(stat(fo->path, &st) == 0 && time(NULL) - st.st_mtime < DS_SETTLE_SECONDS))
             fprintf(stderr, "probetop overflow: %s\n", CMD_ESC(err.msg));
@@ -136,7 +136,7 @@ static void print_origin(const struct ovf_follow_opts *fo, struct load_opts *lo)
     struct dataset *ds = NULL;
     struct pt_error err = {{0}};
     struct ovf_origin_report o = {0};
-    if (dataset_load(fo->path, lo, &ds, &err) != 0) return;
+    if (load_dataset(fo->path, lo, &ds, &err) != 0) return;
     if (ovf_origin_run(ds, &o, &err) != 0) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", CMD_ESC(err.msg));
     else ovf_origin_print_text(stdout, &o);
     ovf_origin_report_free(&o);
@@ -148,12 +148,12 @@ int ovf_follow_run(const struct ovf_follow_opts *fo, const struct load_opts *lo_
     lo.follow = 1;
     /* a monitor tree's unchanged files, a dump's unchanged rank folders,
      * are not parsed again each pass */
-    lo.mon_cache = moncache_new((uint64_t)1 << 30);
-    lo.dump_cache = dcache_new((uint64_t)1 << 30);   /* what a dump's parses may keep */
+    lo.mon_cache = mon_cache_new((uint64_t)1 << 30);
+    lo.dump_cache = dump_cache_new((uint64_t)1 << 30);   /* what a dump's parses may keep */
     int rc = lo.mon_cache && lo.dump_cache ? follow(fo, &lo)
                                            : (fprintf(stderr, "probetop overflow: out of memory\n"), EXIT_USAGE);
-    moncache_free(lo.mon_cache);
-    dcache_free(lo.dump_cache);
+    mon_cache_free(lo.mon_cache);
+    dump_cache_free(lo.dump_cache);
     return rc;
 }
 

@@ -11,7 +11,7 @@
 #include "model/trace/trace.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 
@@ -187,7 +187,7 @@ static int run(int argc, char **argv) {
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
     struct load_opts lo;
     load_opts_init(&lo);
-    lo.format = ds_format_find("trace");
+    lo.format = formats_find("trace");
     lo.mem_budget = mem;
     struct dataset *ds = cmd_load(path, &lo);
     if (!ds) return EXIT_USAGE;

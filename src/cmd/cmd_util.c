@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad) {
     size_t n = strlen(name);
@@ -106,7 +106,7 @@ int cmd_operands_done(const struct cmd_entry *c, int n) {
 struct dataset *cmd_load(const char *path, const struct load_opts *lo) {
     struct dataset *ds;
     struct pt_error err;
-    if (dataset_load(path, lo, &ds, &err) != 0) {
+    if (load_dataset(path, lo, &ds, &err) != 0) {
         fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         return NULL;
     }

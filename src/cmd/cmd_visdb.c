@@ -26,9 +26,9 @@ static void add_up(const struct visdb_census *c, struct totals *t) {
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < c->n; i++)
         for (int s = 0; s < 2; s++) {
-            t->nodes[s] += c->g[i].nodes[s];
-            t->matched[s] += c->g[i].matched[s];
-            for (int l = OVF_MEDIUM; l <= OVF_CRITICAL; l++) t->ovf[l] += c->g[i].ovf[s][l];
+            t->nodes[s] += c->graphs[i].nodes[s];
+            t->matched[s] += c->graphs[i].matched[s];
+            for (int l = OVF_MEDIUM; l <= OVF_CRITICAL; l++) t->ovf[l] += c->graphs[i].ovf[s][l];
         }
 }
 

@@ -5,58 +5,58 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct ds_format_ops ds_format_dump;      /* read_dump_cube.c */
-extern const struct ds_format_ops ds_format_monitor;   /* read_monitor.c */
-extern const struct ds_format_ops ds_format_monitor_v2;   /* read_monitor_v2.c */
-extern const struct ds_format_ops ds_format_trenddb;   /* read_trenddb.c */
-extern const struct ds_format_ops ds_format_anomaly;   /* read_anomaly.c */
-extern const struct ds_format_ops ds_format_trace;     /* read_trace.c */
-extern const struct ds_format_ops ds_format_ascend_step;      /* read_steptrace.c */
-extern const struct ds_format_ops ds_format_ascend_cluster;   /* read_steptrace.c */
+extern const struct formats_row formats_row_dump;      /* read_dump_cube.c */
+extern const struct formats_row formats_row_monitor;   /* read_monitor.c */
+extern const struct formats_row formats_row_monitor_v2;   /* read_monitor_v2.c */
+extern const struct formats_row formats_row_trenddb;   /* read_trenddb.c */
+extern const struct formats_row formats_row_anomaly;   /* read_anomaly.c */
+extern const struct formats_row formats_row_trace;     /* read_trace.c */
+extern const struct formats_row formats_row_ascend_step;      /* read_steptrace.c */
+extern const struct formats_row formats_row_ascend_cluster;   /* read_steptrace.c */
 
 /* Order matters only for ties in detection: a folder that is both a dump
  * and a monitor tree opens as a dump, as msProbe's data2db looks for a
  * dump first. */
-const struct ds_format_ops *const ds_formats[] = {
-    &ds_format_dump,
-    &ds_format_monitor,
-    &ds_format_monitor_v2,
-    &ds_format_trenddb,
-    &ds_format_anomaly,
-    &ds_format_trace,
-    &ds_format_ascend_step,
-    &ds_format_ascend_cluster,
+const struct formats_row *const formats_rows[] = {
+    &formats_row_dump,
+    &formats_row_monitor,
+    &formats_row_monitor_v2,
+    &formats_row_trenddb,
+    &formats_row_anomaly,
+    &formats_row_trace,
+    &formats_row_ascend_step,
+    &formats_row_ascend_cluster,
 };
-const size_t ds_nformats = sizeof ds_formats / sizeof *ds_formats;
+const size_t formats_nrows = sizeof formats_rows / sizeof *formats_rows;
 
-const struct ds_format_ops *ds_format_find(const char *name) {
-    for (size_t i = 0; i < ds_nformats; i++)
-        if (!strcmp(ds_formats[i]->name, name)) return ds_formats[i];
+const struct formats_row *formats_find(const char *name) {
+    for (size_t i = 0; i < formats_nrows; i++)
+        if (!strcmp(formats_rows[i]->name, name)) return formats_rows[i];
     return NULL;
 }
 
-int ds_format_parse(const char *s, const struct ds_format_ops **out) {
+int formats_parse(const char *s, const struct formats_row **out) {
     if (!strcmp(s, "auto")) {
         *out = NULL;
         return 0;
     }
-    const struct ds_format_ops *f = ds_format_find(s);
+    const struct formats_row *f = formats_find(s);
     if (!f) return -1;
     *out = f;
     return 0;
 }
 
-const char *ds_format_name(const struct ds_format_ops *f) { return f ? f->name : "auto"; }
+const char *formats_name(const struct formats_row *f) { return f ? f->name : "auto"; }
 
-const struct ds_format_ops *ds_format_detect(const char *path) {
+const struct formats_row *formats_detect(const char *path) {
     struct stat st;
     if (stat(path, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) return NULL;
-    const struct ds_format_ops *best = NULL;
+    const struct formats_row *best = NULL;
     int best_score = 0;
-    for (size_t i = 0; i < ds_nformats; i++) {
-        int s = ds_formats[i]->detect(path, &st);
+    for (size_t i = 0; i < formats_nrows; i++) {
+        int s = formats_rows[i]->detect(path, &st);
         if (s > best_score) {
-            best = ds_formats[i];
+            best = formats_rows[i];
             best_score = s;
         }
     }
@@ -66,10 +66,10 @@ const struct ds_format_ops *ds_format_detect(const char *path) {
 /* "x", "x or y", "x, y or z" of the chosen rows' field. */
 static char *join(char *buf, size_t size, int data2db_only, int what, const char *prefix) {
     size_t n = 0, k = 0, len = 0;
-    for (size_t i = 0; i < ds_nformats; i++) n += !data2db_only || ds_formats[i]->write_trenddb;
+    for (size_t i = 0; i < formats_nrows; i++) n += !data2db_only || formats_rows[i]->write_trenddb;
     buf[0] = '\0';
-    for (size_t i = 0; i < ds_nformats; i++) {
-        const struct ds_format_ops *f = ds_formats[i];
+    for (size_t i = 0; i < formats_nrows; i++) {
+        const struct formats_row *f = formats_rows[i];
         if (data2db_only && !f->write_trenddb) continue;
         const char *sep = k == 0 ? "" : k + 1 == n ? " or " : ", ";
         int w = snprintf(buf + len, size - len, "%s%s%s", sep, prefix, what ? f->what : f->name);
@@ -80,8 +80,8 @@ static char *join(char *buf, size_t size, int data2db_only, int what, const char
     return buf;
 }
 
-char *ds_format_names(char *buf, size_t size, int data2db_only) { return join(buf, size, data2db_only, 0, ""); }
+char *formats_names(char *buf, size_t size, int data2db_only) { return join(buf, size, data2db_only, 0, ""); }
 
-char *ds_format_whats(char *buf, size_t size, int data2db_only, int article) {
+char *formats_whats(char *buf, size_t size, int data2db_only, int article) {
     return join(buf, size, data2db_only, 1, article ? "a " : "");
 }

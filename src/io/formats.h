@@ -1,9 +1,9 @@
 /* formats: the reader table, one row per input format.
  *
  * Every trend input probetop reads (a dump, a monitor CSV tree, a
- * .trend.db) is one `struct ds_format_ops` row of ds_formats[] in
+ * .trend.db) is one `struct formats_row` row of formats_rows[] in
  * formats.c, its functions in the format's own reader file, so that a new
- * format is one file and one row, and nothing else changes.  dataset.c iterates
+ * format is one file and one row, and nothing else changes.  load.c iterates
  * the table to detect and to load; `--format NAME` looks names up in it;
  * `info` describes the dataset the row filled; `data2db` calls the rows
  * that have a .write_trenddb hook.  No view and no command switches on a
@@ -19,7 +19,7 @@
  *          (dataset_warn/dataset_skip), framework/level/task, micro_step,
  *          rankdirs and ovf/ovf_levels (overflow levels, if the format
  *          has them), dbfiles, source; it may refine ds->labels (preset
- *          from .labels) -- dataset_load derives the labels afterwards;
+ *          from .labels) -- load_dataset derives the labels afterwards;
  *          bad input is a warning or an error naming file and place;
  *          o->cancel is honoured in long loops;
  *        - optionally write_trenddb(...) for `data2db` (see write_trenddb.h:
@@ -28,8 +28,8 @@
         - .labels: LABELS_DUMP or LABELS_MONITOR (names of another shape
           need their rules in model/cube/names.c first: a model change, not a
           format switch);
- *        - the row: const struct ds_format_ops ds_format_X = {...};
- *   2. one line `&ds_format_X,` (and its extern) in formats.c, placed
+ *        - the row: const struct formats_row formats_row_X = {...};
+ *   2. one line `&formats_row_X,` (and its extern) in formats.c, placed
  *      where ties in detection should fall (earlier rows win a tie);
  *   3. its paragraph man/probetop.1.format.NAME (man/assemble.sh lists
  *      the rows under --format in table order, and fails on a row without
@@ -48,7 +48,7 @@ struct dataset;
 struct load_opts;
 struct tdb_result;
 
-struct ds_format_ops {
+struct formats_row {
     const char *name;    /* `--format NAME`, `info`'s "format" (stable: scripts use it) */
     const char *what;    /* for "expected ...": "dump (stepS/rankR/dump.json)", no article */
     /* How sure path (stat'ed as st: a file or a folder) is of this format:
@@ -65,22 +65,22 @@ struct ds_format_ops {
                                   model tree beside the trend (build mode) */
 };
 
-extern const struct ds_format_ops *const ds_formats[];
-extern const size_t ds_nformats;
+extern const struct formats_row *const formats_rows[];
+extern const size_t formats_nrows;
 
 /* The row named name, or NULL. */
-const struct ds_format_ops *ds_format_find(const char *name);
+const struct formats_row *formats_find(const char *name);
 /* `--format` values: "auto" (*out = NULL) or a row's name.  0, or -1. */
-int ds_format_parse(const char *s, const struct ds_format_ops **out);
+int formats_parse(const char *s, const struct formats_row **out);
 /* A row's name; "auto" for NULL. */
-const char *ds_format_name(const struct ds_format_ops *f);
+const char *formats_name(const struct formats_row *f);
 /* The row that claims path most surely (NULL: none, or path unreadable). */
-const struct ds_format_ops *ds_format_detect(const char *path);
+const struct formats_row *formats_detect(const char *path);
 /* The names (data2db_only: of rows with write_trenddb) as "a, b or c" into
  * buf, for messages.  Returns buf. */
-char *ds_format_names(char *buf, size_t size, int data2db_only);
+char *formats_names(char *buf, size_t size, int data2db_only);
 /* The rows' .what as "a dump (...), a monitor folder (...) or a .trend.db"
  * (article "a " before each when article is set).  Returns buf. */
-char *ds_format_whats(char *buf, size_t size, int data2db_only, int article);
+char *formats_whats(char *buf, size_t size, int data2db_only, int article);
 
 #endif

@@ -2,7 +2,7 @@
  * that peak RSS belongs to that measurement alone.
  *
  *   bench_ingest parse DIR     cJSON parse-only MB/s over every dump.json (1 and 2 threads)
- *   bench_ingest ingest DIR    dataset_load MB/s, memory per present cell, peak RSS
+ *   bench_ingest ingest DIR    load_dataset MB/s, memory per present cell, peak RSS
  *   bench_ingest data2db DIR OUT   trenddb_write_dump rows/s, peak RSS
  */
 #include <pthread.h>
@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/json.h"
 #include "src/io/trenddb/write_trenddb.h"
 
@@ -80,7 +80,7 @@ static int cmd_ingest(const char *dir) {
     struct pt_error err;
     load_opts_init(&lo);
     double t0 = now();
-    if (dataset_load(dir, &lo, &ds, &err) != 0) { fprintf(stderr, "%s\n", err.msg); return 1; }
+    if (load_dataset(dir, &lo, &ds, &err) != 0) { fprintf(stderr, "%s\n", err.msg); return 1; }
     double dt = now() - t0;
     const struct cube *c = ds->cube;
     size_t present = 0, alloc = 0;

@@ -7,7 +7,7 @@
 
 #include "model/overflow/anomaly.h"
 #include "model/cube/cube.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/monitor/read_anomaly.h"
 
 /* A cube with the metrics and targets the seeds name, micro steps on. */

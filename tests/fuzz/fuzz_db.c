@@ -7,7 +7,7 @@
 #include "fuzz.h"
 
 #include "model/cube/cube.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/trenddb/read_trenddb.h"
 #include "src/io/visdb/read_visdb.h"
 

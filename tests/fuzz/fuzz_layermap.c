@@ -1,5 +1,5 @@
 /* fuzz_layermap: the --layer-mapping YAML (src/io/compare/cmp_files.c
- * cfile_lmap_load), then the map model/graph/layermap.c builds from the rules
+ * cmp_files_lmap_load), then the map model/graph/layermap.c builds from the rules
  * read, on a fixed pair whose module names differ. */
 #include "fuzz_pair.h"
 
@@ -10,17 +10,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_pair(&npu, &bench);
     char path[1024], warn[1024];
     struct pt_error err;
-    struct cfile_lmap m;
+    struct cmp_files_lmap m;
     fuzz_write("map.yaml", data, size);
     fuzz_path(path, sizeof path, "map.yaml");
     memset(&m, 0, sizeof m);
-    if (cfile_lmap_load(&m, path, &err) == 0) {
-        struct lmap *lm = cfile_lmap_build(&m, npu, bench, warn, sizeof warn);
+    if (cmp_files_lmap_load(&m, path, &err) == 0) {
+        struct lmap *lm = cmp_files_lmap_build(&m, npu, bench, warn, sizeof warn);
         if (lm) {
             for (size_t i = 0; i < npu->nrecs; i++) (void)lmap_get(lm, tree_s(npu, npu->recs[i].name));
             lmap_free(lm);
         }
     }
-    cfile_lmap_free(&m);
+    cmp_files_lmap_free(&m);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* fuzz_matchcfg: a --match-config / :save-match file (src/io/compare/cmp_files.c
- * cfile_match_apply) applied to the compare graph of a fixed pair, then
+ * cmp_files_match_apply) applied to the compare graph of a fixed pair, then
  * saved again. */
 #include "fuzz_pair.h"
 
@@ -20,8 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_write("m.vis.config", data, size);
     fuzz_path(path, sizeof path, "m.vis.config");
     fuzz_path(out, sizeof out, "saved.vis.config");
-    struct cfile_report rep;
-    if (cfile_match_apply(g, path, &rep, &err) == 0) (void)cfile_match_save(g, out, &err);
+    struct cmp_files_report rep;
+    if (cmp_files_match_apply(g, path, &rep, &err) == 0) (void)cmp_files_match_save(g, out, &err);
     cmp_graph_free(g);
     return 0;
 }

@@ -6,7 +6,7 @@
 
 #include "fuzz.h"
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 
 /* --mapping layers:blocks, in storage the caller owns */
@@ -22,7 +22,7 @@ static void fuzz_mapping_init(struct fuzz_mapping *m) {
 
 static void fuzz_monitor_walk(struct monitor_data *md) {
     for (int micro = 0; micro < 2; micro++) {
-        struct mon_steps st;
+        struct monitor_steps st;
         struct pt_error e;
         if (monitor_steps(md, micro, &st, &e) != 0) continue;
         for (size_t i = 0; i < md->nfiles; i++)

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct fuzz_mapping fm;
     fuzz_mapping_init(&fm);
     struct dataset *ds = calloc(1, sizeof *ds);
-    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     struct monitor_data md;
     if (!ds || !mt) abort();
     memset(&md, 0, sizeof md);

@@ -5,7 +5,7 @@
 #include "fuzz.h"
 
 #include "model/trace/trace.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/trace/trace_parse.h"
 
@@ -14,18 +14,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct pt_error err;
     fuzz_write("t.json", data, size);
     fuzz_path(path, sizeof path, "t.json");
-    struct tp_names nm;
-    struct tp_file f;
+    struct trace_parse_names nm;
+    struct trace_parse_file f;
     memset(&nm, 0, sizeof nm);
     memset(&f, 0, sizeof f);
-    (void)tp_parse_file(path, &nm, 4096, NULL, &f, &err);
-    tp_file_free(&f);
-    tp_names_free(&nm);
+    (void)trace_parse(path, &nm, 4096, NULL, &f, &err);
+    trace_parse_file_free(&f);
+    trace_parse_names_free(&nm);
     struct load_opts lo;
     struct dataset *ds;
     load_opts_init(&lo);
-    lo.format = ds_format_find("trace");
-    if (dataset_load(path, &lo, &ds, &err) == 0) {
+    lo.format = formats_find("trace");
+    if (load_dataset(path, &lo, &ds, &err) == 0) {
         struct trace_straggler *g;
         size_t ng;
         if (trace_stragglers(ds->trace, &g, &ng) == 0) free(g);

@@ -8,7 +8,7 @@
 #include "model/overflow/anomaly.h"
 #include "model/overflow/overflow.h"
 #include "model/overflow/ovfrows.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/monitor/read_anomaly.h"
 #include "src/cmd/cmd.h"
 
@@ -156,7 +156,7 @@ static struct dataset *load(const char *path, int micro) {
     struct pt_error err = {{0}};
     load_opts_init(&lo);
     lo.micro_step = micro;
-    if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
+    if (load_dataset(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
     return ds;
 }
 
@@ -194,7 +194,7 @@ static void reader_v1_tree(void) {
     struct dataset *ds = load(dir, 1);
     CHECK(ds != NULL);
     if (!ds) return;
-    CHECK_STR(ds_format_name(ds->format), "monitor");
+    CHECK_STR(formats_name(ds->format), "monitor");
     CHECK_INT(ds->nwarnings, 0);
     check_order(&ds->anomalies);
     CHECK_INT(ds->anomalies.nfiles, 2);
@@ -257,7 +257,7 @@ static void reader_v2_tree(void) {
     struct dataset *ds = load(dir, 1);
     CHECK(ds != NULL);
     if (!ds) return;
-    CHECK_STR(ds_format_name(ds->format), "monitor_v2");
+    CHECK_STR(formats_name(ds->format), "monitor_v2");
     check_order(&ds->anomalies);
     CHECK_INT(ds->anomalies.placed, PT_ANOM_N);
     check_cell(ds, 0, "weight_grad/reduced", 0, 0, 1, "layers.1.mlp.weight", "norm");
@@ -275,7 +275,7 @@ static void opened_alone(void) {
     struct dataset *ds = load(p, 1);
     CHECK(ds != NULL);
     if (ds) {
-        CHECK_STR(ds_format_name(ds->format), "anomaly");
+        CHECK_STR(formats_name(ds->format), "anomaly");
         CHECK(cube_metric_find(ds->cube, "actv") >= 0);
         check_order(&ds->anomalies);
         CHECK_INT(ds->anomalies.analyse, 0);

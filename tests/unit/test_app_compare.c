@@ -214,10 +214,10 @@ static void test_lmap(void) {
     char path[4200];
     snprintf(path, sizeof path, "%s/map.yaml", dir);
     CHECK_INT(pt_write(path, "# renames\nParallelMLP:\n  mlp: feed_forward   # comment\n  'dense': \"proj\"\n"), 0);
-    struct cfile_lmap m;
+    struct cmp_files_lmap m;
     memset(&m, 0, sizeof m);
     struct pt_error err;
-    CHECK_INT(cfile_lmap_load(&m, path, &err), 0);
+    CHECK_INT(cmp_files_lmap_load(&m, path, &err), 0);
     CHECK_INT((int)m.n, 2);
     if (m.n == 2) {   /* the rules; tests/unit/test_layermap.c applies them */
         CHECK_STR(m.rules[0].cls, "ParallelMLP");
@@ -227,13 +227,13 @@ static void test_lmap(void) {
         CHECK_STR(m.rules[1].to, "proj");
         CHECK_INT(m.rules[1].line, 4);
     }
-    cfile_lmap_free(&m);
+    cmp_files_lmap_free(&m);
     snprintf(path, sizeof path, "%s/bad.yaml", dir);
     CHECK_INT(pt_write(path, "A:\n  no colon here\n"), 0);
     memset(&m, 0, sizeof m);
-    CHECK_INT(cfile_lmap_load(&m, path, &err), -1);
+    CHECK_INT(cmp_files_lmap_load(&m, path, &err), -1);
     CHECK_CONTAINS(err.msg, "line 2");
-    cfile_lmap_free(&m);
+    cmp_files_lmap_free(&m);
 }
 
 static struct cmp_graph *quick_graph(struct tree **a, struct tree **b) {
@@ -265,15 +265,15 @@ static void test_match_config(void) {
     CHECK(x >= 0 && y >= 0);
     CHECK_INT((int)g->nmatched, 709);
     CHECK_INT(cmp_manual_match(g, x, y, 0, &err), 0);
-    CHECK_INT((int)cfile_match_save(g, path, &err), 1);
+    CHECK_INT((int)cmp_files_match_save(g, path, &err), 1);
     cmp_graph_free(g);
     tree_free(a);
     tree_free(b);
 
     g = quick_graph(&a, &b);
     if (!g) return;
-    struct cfile_report rep;
-    CHECK_INT(cfile_match_apply(g, path, &rep, &err), 0);
+    struct cmp_files_report rep;
+    CHECK_INT(cmp_files_match_apply(g, path, &rep, &err), 0);
     CHECK_INT((int)rep.ok, 1);
     CHECK_INT((int)rep.failed, 0);   /* the reverse entry is recognised */
     CHECK_INT(g->n[x].bench, y);
@@ -281,12 +281,12 @@ static void test_match_config(void) {
     CHECK_INT((int)g->nmatched, 710);
     /* unknown names are reported, the rest applied */
     CHECK_INT(pt_write(path, "{\"Not.a.node\": \"optimizer\", \"optimizer\": \"Module.fc.Linear.parameters_grad.1\"}"), 0);
-    CHECK_INT(cfile_match_apply(g, path, &rep, &err), 0);
+    CHECK_INT(cmp_files_match_apply(g, path, &rep, &err), 0);
     CHECK_INT((int)rep.ok, 1);
     CHECK_INT((int)rep.failed, 1);
     CHECK_CONTAINS(rep.first_bad, "Not.a.node is not a node of the problem graph");
     CHECK_INT(pt_write(path, "[1, 2]"), 0);
-    CHECK_INT(cfile_match_apply(g, path, &rep, &err), -1);
+    CHECK_INT(cmp_files_match_apply(g, path, &rep, &err), -1);
     CHECK_CONTAINS(err.msg, "expected a JSON object");
     cmp_graph_free(g);
     tree_free(a);

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 static const char GOOD[] =
     "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"dump_data_dir\": null, \"data\": {"
@@ -43,7 +43,7 @@ static int try_load(const char *path, struct dataset **ds, struct pt_error *err)
     struct load_opts lo;
     load_opts_init(&lo);
     *ds = NULL;
-    return dataset_load(path, &lo, ds, err);
+    return load_dataset(path, &lo, ds, err);
 }
 
 /* Loading fails with a message that contains each of the needles. */

@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 #define RANKS 48
 #define ROUNDS 300
@@ -38,7 +38,7 @@ static void *load(void *arg) {
     lo.cancel = &j->cancel;
     lo.threads = 2;
     struct dataset *ds = NULL;
-    j->rc = dataset_load(j->root, &lo, &ds, &j->err);
+    j->rc = load_dataset(j->root, &lo, &ds, &j->err);
     dataset_free(ds);
     atomic_store(&j->finished, 1);
     return NULL;

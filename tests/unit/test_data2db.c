@@ -4,7 +4,7 @@
  * reference *.canonical.txt. */
 #include "pt_test.h"
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/trenddb/write_trenddb.h"
 
 static int canon_equal(const char *db, const char *ref) {

@@ -39,7 +39,7 @@ static void batch_flush(struct batch *b) {
     CHECK_INT(t, JT_ARR_BEGIN);
     while ((t = json_lex_next(&lx)) == JT_NUMBER) {
         char tmp[512];
-        size_t n = (size_t)(lx.p - lx.tok_start);
+        size_t n = (size_t)(lx.pos - lx.tok_start);
         memcpy(tmp, lx.tok_start, n);
         tmp[n] = '\0';
         double want = strtod(tmp, NULL);

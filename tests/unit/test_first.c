@@ -91,7 +91,7 @@ static void check_compare(const char *dir, const char *npu, const char *bench, c
 static void check_summary(const char *npu, const char *bench, int nsteps, int nranks, int stepdirs,
                           const struct answer *want) {
     size_t n = (size_t)(nsteps * nranks);
-    struct cscan_pair *pairs = calloc(n, sizeof *pairs);
+    struct cmp_scan_pair *pairs = calloc(n, sizeof *pairs);
     struct crun_pair *sum = calloc(n, sizeof *sum);
     char (*dirs)[2][1200] = calloc(n, sizeof *dirs);
     if (!pairs || !sum || !dirs) {
@@ -107,10 +107,10 @@ static void check_summary(const char *npu, const char *bench, int nsteps, int nr
                 if (stepdirs) snprintf(dirs[i][k], sizeof dirs[i][k], "%s/step%d/rank%d", root, s, r);
                 else snprintf(dirs[i][k], sizeof dirs[i][k], "%s/rank%d", root, r);
             }
-            pairs[i] = (struct cscan_pair){s, r, {dirs[i][0], dirs[i][1]}};
+            pairs[i] = (struct cmp_scan_pair){s, r, {dirs[i][0], dirs[i][1]}};
         }
-    struct cscan_opts o = {.threads = 2};
-    cscan_run(pairs, n, sum, &o);
+    struct cmp_scan_opts o = {.threads = 2};
+    cmp_scan_run(pairs, n, sum, &o);
     struct crun_first f;
     struct pt_error err;
     int which;

@@ -24,7 +24,7 @@
 
 #include "model/cube/cube.h"
 #include "src/app/app_state.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/sqlite_ro.h"
 #include "src/io/common/watch.h"
 
@@ -135,7 +135,7 @@ static struct dataset *load(const char *path, int follow, int max_steps, struct 
     lo.max_steps = max_steps;
     lo.micro_step = 0;
     struct dataset *ds = NULL;
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 

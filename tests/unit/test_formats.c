@@ -3,49 +3,49 @@
  * rules a dataset gets from the row (or its reader) rather than a view. */
 #include "pt_test.h"
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 
 static void rows(void) {
-    CHECK(ds_nformats >= 3);
-    for (size_t i = 0; i < ds_nformats; i++) {
-        const struct ds_format_ops *f = ds_formats[i];
+    CHECK(formats_nrows >= 3);
+    for (size_t i = 0; i < formats_nrows; i++) {
+        const struct formats_row *f = formats_rows[i];
         CHECK(f->name && f->name[0] && f->what && f->what[0] && f->detect && f->load);
-        CHECK(ds_format_find(f->name) == f);   /* names are unique */
+        CHECK(formats_find(f->name) == f);   /* names are unique */
         CHECK(strcmp(f->name, "auto") != 0);    /* "auto" means detect */
-        const struct ds_format_ops *p = NULL;
-        CHECK_INT(ds_format_parse(f->name, &p), 0);
+        const struct formats_row *p = NULL;
+        CHECK_INT(formats_parse(f->name, &p), 0);
         CHECK(p == f);
-        CHECK_STR(ds_format_name(f), f->name);
+        CHECK_STR(formats_name(f), f->name);
     }
     /* the --format names scripts use keep working */
     const char *names[] = {"dump", "monitor", "trenddb"};
-    for (size_t i = 0; i < 3; i++) CHECK(ds_format_find(names[i]) != NULL);
-    const struct ds_format_ops *p = ds_format_find("dump");
-    CHECK_INT(ds_format_parse("auto", &p), 0);
+    for (size_t i = 0; i < 3; i++) CHECK(formats_find(names[i]) != NULL);
+    const struct formats_row *p = formats_find("dump");
+    CHECK_INT(formats_parse("auto", &p), 0);
     CHECK(p == NULL);
-    CHECK_STR(ds_format_name(NULL), "auto");
-    CHECK_INT(ds_format_parse("Dump", &p), -1);
-    CHECK_INT(ds_format_parse("", &p), -1);
-    CHECK(ds_format_find("nope") == NULL);
+    CHECK_STR(formats_name(NULL), "auto");
+    CHECK_INT(formats_parse("Dump", &p), -1);
+    CHECK_INT(formats_parse("", &p), -1);
+    CHECK(formats_find("nope") == NULL);
     /* what each row does for the commands and the views */
-    CHECK(ds_format_find("dump")->write_trenddb && ds_format_find("monitor")->write_trenddb);
-    CHECK(!ds_format_find("trenddb")->write_trenddb);
-    CHECK_INT(ds_format_find("dump")->labels, LABELS_DUMP);
-    CHECK_INT(ds_format_find("monitor")->labels, LABELS_MONITOR);
-    CHECK(ds_format_find("dump")->tree && !ds_format_find("monitor")->tree && !ds_format_find("trenddb")->tree);
+    CHECK(formats_find("dump")->write_trenddb && formats_find("monitor")->write_trenddb);
+    CHECK(!formats_find("trenddb")->write_trenddb);
+    CHECK_INT(formats_find("dump")->labels, LABELS_DUMP);
+    CHECK_INT(formats_find("monitor")->labels, LABELS_MONITOR);
+    CHECK(formats_find("dump")->tree && !formats_find("monitor")->tree && !formats_find("trenddb")->tree);
 }
 
 /* "a, b or c" of the rows' names (writers only: data2db's list), built
  * here from the table, so that a new row needs no edit of this test. */
 static void join_names(char *out, size_t size, int writers_only) {
     size_t n = 0, k = 0;
-    for (size_t i = 0; i < ds_nformats; i++) n += !writers_only || ds_formats[i]->write_trenddb;
+    for (size_t i = 0; i < formats_nrows; i++) n += !writers_only || formats_rows[i]->write_trenddb;
     out[0] = '\0';
-    for (size_t i = 0; i < ds_nformats; i++) {
-        if (writers_only && !ds_formats[i]->write_trenddb) continue;
+    for (size_t i = 0; i < formats_nrows; i++) {
+        if (writers_only && !formats_rows[i]->write_trenddb) continue;
         size_t l = strlen(out);
-        snprintf(out + l, size - l, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", ds_formats[i]->name);
+        snprintf(out + l, size - l, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", formats_rows[i]->name);
         k++;
     }
 }
@@ -53,16 +53,16 @@ static void join_names(char *out, size_t size, int writers_only) {
 static void messages(void) {
     char buf[512], want[512];
     join_names(want, sizeof want, 0);
-    CHECK_STR(ds_format_names(buf, sizeof buf, 0), want);
+    CHECK_STR(formats_names(buf, sizeof buf, 0), want);
     join_names(want, sizeof want, 1);
-    CHECK_STR(ds_format_names(buf, sizeof buf, 1), want);
+    CHECK_STR(formats_names(buf, sizeof buf, 1), want);
     /* every row's description, in table order */
-    ds_format_whats(buf, sizeof buf, 0, 1);
+    formats_whats(buf, sizeof buf, 0, 1);
     const char *at = buf;
-    for (size_t i = 0; i < ds_nformats; i++) {
-        const char *w = strstr(at, ds_formats[i]->what);
+    for (size_t i = 0; i < formats_nrows; i++) {
+        const char *w = strstr(at, formats_rows[i]->what);
         CHECK(w != NULL);
-        if (w) at = w + strlen(ds_formats[i]->what);
+        if (w) at = w + strlen(formats_rows[i]->what);
     }
     CHECK(strstr(buf, " or ") != NULL);
     /* the formats scripts know by name say what they are as before */
@@ -70,12 +70,12 @@ static void messages(void) {
     CHECK_CONTAINS(buf, "a monitor folder (*-rank*-*/ with CSV files)");
     CHECK_CONTAINS(buf, "a .trend.db");
     /* data2db's list: the rows with a writer, no article */
-    ds_format_whats(buf, sizeof buf, 1, 0);
-    for (size_t i = 0; i < ds_nformats; i++)
-        CHECK((strstr(buf, ds_formats[i]->what) != NULL) == (ds_formats[i]->write_trenddb != NULL));
+    formats_whats(buf, sizeof buf, 1, 0);
+    for (size_t i = 0; i < formats_nrows; i++)
+        CHECK((strstr(buf, formats_rows[i]->what) != NULL) == (formats_rows[i]->write_trenddb != NULL));
     CHECK(!strncmp(buf, "dump (step*/rank*/dump.json)", 28));
     char small[10];   /* cut short, still a string */
-    ds_format_names(small, sizeof small, 0);
+    formats_names(small, sizeof small, 0);
     CHECK_STR(small, "dump, mon");
 }
 
@@ -93,28 +93,28 @@ static void detect(void) {
     if (!d) return;
     char p[1200];
     snprintf(p, sizeof p, "%s/absent", d);
-    CHECK(ds_format_detect(p) == NULL);
-    CHECK(ds_format_detect(d) == NULL);   /* an empty folder: nobody's */
+    CHECK(formats_detect(p) == NULL);
+    CHECK(formats_detect(d) == NULL);   /* an empty folder: nobody's */
     snprintf(p, sizeof p, "%s/x.bin", d);
     put(p, "SQLite format 3\0\0\0\0", 20);
-    CHECK(ds_format_detect(p) == ds_format_find("trenddb"));   /* by its magic */
+    CHECK(formats_detect(p) == formats_find("trenddb"));   /* by its magic */
     snprintf(p, sizeof p, "%s/data.db", d);
     put(p, "", 0);
-    CHECK(ds_format_detect(p) == ds_format_find("trenddb"));   /* by its name */
+    CHECK(formats_detect(p) == formats_find("trenddb"));   /* by its name */
     snprintf(p, sizeof p, "%s/dump.json", d);
     put(p, "{}", 2);
-    CHECK(ds_format_detect(p) == ds_format_find("dump"));      /* any other file: the guess */
+    CHECK(formats_detect(p) == formats_find("dump"));      /* any other file: the guess */
     /* a folder of .trend.db files; one that is also a rank folder opens as a dump (earlier row) */
     snprintf(p, sizeof p, "%s/dbs", d);
     CHECK_INT(mkdir(p, 0777), 0);
     snprintf(p, sizeof p, "%s/dbs/a.trend.db", d);
     put(p, "", 0);
     snprintf(p, sizeof p, "%s/dbs", d);
-    CHECK(ds_format_detect(p) == ds_format_find("trenddb"));
+    CHECK(formats_detect(p) == formats_find("trenddb"));
     snprintf(p, sizeof p, "%s/dbs/dump.json", d);
     put(p, "{}", 2);
     snprintf(p, sizeof p, "%s/dbs", d);
-    CHECK(ds_format_detect(p) == ds_format_find("dump"));
+    CHECK(formats_detect(p) == formats_find("dump"));
 }
 
 static void labels_from_the_row(void) {
@@ -126,22 +126,22 @@ static void labels_from_the_row(void) {
     struct pt_error err;
     struct dataset *ds;
     load_opts_init(&lo);
-    CHECK_INT(dataset_load(mon, &lo, &ds, &err), 0);
+    CHECK_INT(load_dataset(mon, &lo, &ds, &err), 0);
     CHECK_INT(ds->labels, LABELS_MONITOR);
-    CHECK(names_label_count(ds->cube->names) > 0);   /* dataset_load derived them */
+    CHECK(names_label_count(ds->cube->names) > 0);   /* load_dataset derived them */
     dataset_free(ds);
     /* a .trend.db of either kind: its metrics decide */
-    CHECK_INT(dataset_load(tdb, &lo, &ds, &err), 0);
+    CHECK_INT(load_dataset(tdb, &lo, &ds, &err), 0);
     CHECK_INT(ds->labels, LABELS_DUMP);
     CHECK(names_label_count(ds->cube->names) > 0);
     dataset_free(ds);
-    CHECK_INT(dataset_load(mdb, &lo, &ds, &err), 0);
-    CHECK_STR(ds_format_name(ds->format), "trenddb");
+    CHECK_INT(load_dataset(mdb, &lo, &ds, &err), 0);
+    CHECK_STR(formats_name(ds->format), "trenddb");
     CHECK_INT(ds->labels, LABELS_MONITOR);
     dataset_free(ds);
     /* forcing a format the data does not fit: that reader's own message */
-    lo.format = ds_format_find("monitor");
-    CHECK(dataset_load(tdb, &lo, &ds, &err) != 0);
+    lo.format = formats_find("monitor");
+    CHECK(load_dataset(tdb, &lo, &ds, &err) != 0);
 }
 
 int main(void) {

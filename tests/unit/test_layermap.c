@@ -119,12 +119,12 @@ static void test_msprobe_cases(void) {
     struct pt_error err;
     CHECK_INT(graph_read(a, 0, &ta, &err), 0);
     CHECK_INT(graph_read(b, 0, &tb, &err), 0);
-    struct cfile_lmap rules;
-    CHECK_INT(cfile_lmap_load(&rules, y, &err), 0);
+    struct cmp_files_lmap rules;
+    CHECK_INT(cmp_files_lmap_load(&rules, y, &err), 0);
     CHECK_INT((int)rules.n, 6);
     if (!ta || !tb) goto out;
     char warn[512];
-    struct lmap *m = cfile_lmap_build(&rules, ta, tb, warn, sizeof warn);
+    struct lmap *m = cmp_files_lmap_build(&rules, ta, tb, warn, sizeof warn);
     CHECK(m != NULL);
     CHECK_STR(warn, "");
     if (m) {
@@ -136,10 +136,10 @@ static void test_msprobe_cases(void) {
     lmap_free(m);
     /* automatic mapping: the top attributes differ (network_with_loss vs
      * module), so nothing below them meets; the top-layer APIs still do */
-    struct cfile_lmap autom;
-    CHECK_INT(cfile_lmap_load(&autom, CFILE_LMAP_AUTO, &err), 0);
+    struct cmp_files_lmap autom;
+    CHECK_INT(cmp_files_lmap_load(&autom, CMP_FILES_LMAP_AUTO, &err), 0);
     CHECK_INT((int)autom.n, 0);
-    m = cfile_lmap_build(&autom, ta, tb, warn, sizeof warn);
+    m = cmp_files_lmap_build(&autom, ta, tb, warn, sizeof warn);
     CHECK(m != NULL);
     if (m) {
         CHECK_STR(lmap_get(m, MS[5]), "N/A");
@@ -147,30 +147,30 @@ static void test_msprobe_cases(void) {
         CHECK_INT((int)lmap_found(m), 1);
     }
     lmap_free(m);
-    cfile_lmap_free(&autom);
+    cmp_files_lmap_free(&autom);
     /* a class the problem dump does not have: told with file and line */
     char y2[1300];
     snprintf(y2, sizeof y2, "%s/typo.yaml", dir);
     CHECK_INT(pt_write(y2, "TopLayer:\n  network_with_loss: module\nParalelAttention:\n  x: y\n"), 0);
-    struct cfile_lmap typo;
-    CHECK_INT(cfile_lmap_load(&typo, y2, &err), 0);
-    m = cfile_lmap_build(&typo, ta, tb, warn, sizeof warn);
+    struct cmp_files_lmap typo;
+    CHECK_INT(cmp_files_lmap_load(&typo, y2, &err), 0);
+    m = cmp_files_lmap_build(&typo, ta, tb, warn, sizeof warn);
     CHECK(m != NULL);
     CHECK_CONTAINS(warn, "typo.yaml:3: class ParalelAttention is not a class of the problem dump");
     if (m) CHECK_STR(lmap_get(m, MS[5]), EXPECT[5]);
     lmap_free(m);
-    cfile_lmap_free(&typo);
+    cmp_files_lmap_free(&typo);
     /* "Cell" is the old name of the top layer and replaces a TopLayer block */
     snprintf(y2, sizeof y2, "%s/cell.yaml", dir);
     CHECK_INT(pt_write(y2, "TopLayer:\n  nothing: here\nCell: {network_with_loss: module}\n"), 0);
-    CHECK_INT(cfile_lmap_load(&typo, y2, &err), 0);
-    m = cfile_lmap_build(&typo, ta, tb, warn, sizeof warn);
+    CHECK_INT(cmp_files_lmap_load(&typo, y2, &err), 0);
+    m = cmp_files_lmap_build(&typo, ta, tb, warn, sizeof warn);
     if (m) CHECK_STR(lmap_get(m, MS[5]), EXPECT[5]);
     CHECK_STR(warn, "");
     lmap_free(m);
-    cfile_lmap_free(&typo);
+    cmp_files_lmap_free(&typo);
 out:
-    cfile_lmap_free(&rules);
+    cmp_files_lmap_free(&rules);
     tree_free(ta);
     tree_free(tb);
 }
@@ -189,11 +189,11 @@ static void test_fixture_as_is(void) {
     struct pt_error err;
     CHECK_INT(graph_read(ms, 0, &ta, &err), 0);
     CHECK_INT(graph_read(pt, 0, &tb, &err), 0);
-    struct cfile_lmap r;
-    CHECK_INT(cfile_lmap_load(&r, y, &err), 0);
+    struct cmp_files_lmap r;
+    CHECK_INT(cmp_files_lmap_load(&r, y, &err), 0);
     if (ta && tb) {
         char warn[256];
-        struct lmap *m = cfile_lmap_build(&r, ta, tb, warn, sizeof warn);
+        struct lmap *m = cmp_files_lmap_build(&r, ta, tb, warn, sizeof warn);
         CHECK(m != NULL);
         if (m) {
             CHECK_INT((int)lmap_count(m), 1);
@@ -201,7 +201,7 @@ static void test_fixture_as_is(void) {
         }
         lmap_free(m);
     }
-    cfile_lmap_free(&r);
+    cmp_files_lmap_free(&r);
     tree_free(ta);
     tree_free(tb);
 }
@@ -226,26 +226,26 @@ static void test_bad_yaml(void) {
         char p[1300];
         snprintf(p, sizeof p, "%s/bad%zu.yaml", dir, i);
         CHECK_INT(pt_write(p, cases[i].text), 0);
-        struct cfile_lmap m;
+        struct cmp_files_lmap m;
         struct pt_error err;
         err.msg[0] = '\0';
-        CHECK_INT(cfile_lmap_load(&m, p, &err), -1);
+        CHECK_INT(cmp_files_lmap_load(&m, p, &err), -1);
         CHECK_CONTAINS(err.msg, p);
         CHECK_CONTAINS(err.msg, cases[i].want);
         CHECK_INT((int)m.n, 0);
     }
-    struct cfile_lmap m;
+    struct cmp_files_lmap m;
     struct pt_error err;
     char p[1300];
     snprintf(p, sizeof p, "%s/missing.yaml", dir);
-    CHECK_INT(cfile_lmap_load(&m, p, &err), -1);
+    CHECK_INT(cmp_files_lmap_load(&m, p, &err), -1);
     CHECK_CONTAINS(err.msg, "missing.yaml");
     /* what is accepted: comments, quotes, flow style, "a:b" in braces, ---,
      * a repeated class replacing the earlier one, an empty file */
     snprintf(p, sizeof p, "%s/good.yaml", dir);
     CHECK_INT(pt_write(p, "---\n# c\nA:   # the A block\n  'x.y': \"z\"\n  k: v  # tail\nB: {p: q, 'r':s}\n"
                           "A:\n  only: this\nC: {}\n"), 0);
-    CHECK_INT(cfile_lmap_load(&m, p, &err), 0);
+    CHECK_INT(cmp_files_lmap_load(&m, p, &err), 0);
     CHECK_INT((int)m.n, 3);
     if (m.n == 3) {
         CHECK_STR(m.rules[0].cls, "B");
@@ -255,12 +255,12 @@ static void test_bad_yaml(void) {
         CHECK_STR(m.rules[2].from, "only");
         CHECK_INT(m.rules[2].line, 8);
     }
-    cfile_lmap_free(&m);
+    cmp_files_lmap_free(&m);
     snprintf(p, sizeof p, "%s/empty.yaml", dir);
     CHECK_INT(pt_write(p, "# nothing\n"), 0);
-    CHECK_INT(cfile_lmap_load(&m, p, &err), 0);
+    CHECK_INT(cmp_files_lmap_load(&m, p, &err), 0);
     CHECK_INT((int)m.n, 0);
-    cfile_lmap_free(&m);
+    cmp_files_lmap_free(&m);
 }
 
 /* ---- a generated pair with renamed attributes ---- */
@@ -305,15 +305,15 @@ static void test_generated_rename(void) {
     CHECK_INT(graph_read(bdir, GRAPH_BUILD, &tb, &err), 0);
     CHECK_INT(graph_read(ndir, GRAPH_BUILD, &tn, &err), 0);
     CHECK_INT(graph_read(ren, GRAPH_BUILD, &tr, &err), 0);
-    struct cfile_lmap r;
-    CHECK_INT(cfile_lmap_load(&r, y, &err), 0);
+    struct cmp_files_lmap r;
+    CHECK_INT(cmp_files_lmap_load(&r, y, &err), 0);
     struct cmp_graph *g0 = NULL, *g1 = NULL, *g2 = NULL;
     struct cmp_table *t0 = NULL, *t1 = NULL;
     struct lmap *m = NULL, *mauto = NULL;
     if (!tb || !tn || !tr) goto out;
     CHECK(tr->nrecs == tn->nrecs && tr->nnodes == tn->nnodes);
     char warn[512];
-    m = cfile_lmap_build(&r, tr, tb, warn, sizeof warn);
+    m = cmp_files_lmap_build(&r, tr, tb, warn, sizeof warn);
     CHECK(m != NULL);
     CHECK_STR(warn, "");
     if (!m) goto out;
@@ -340,15 +340,15 @@ static void test_generated_rename(void) {
         if (in >= 0) CHECK_CONTAINS(tree_id(g0->npu, in), "layers.1.mlp");
     }
     /* without the renames only what sits outside the renamed modules meets */
-    struct cfile_lmap none;
-    CHECK_INT(cfile_lmap_load(&none, CFILE_LMAP_AUTO, &err), 0);
-    mauto = cfile_lmap_build(&none, tr, tb, warn, sizeof warn);
+    struct cmp_files_lmap none;
+    CHECK_INT(cmp_files_lmap_load(&none, CMP_FILES_LMAP_AUTO, &err), 0);
+    mauto = cmp_files_lmap_build(&none, tr, tb, warn, sizeof warn);
     if (mauto) {
         struct cmp_opts o2 = {.map = lmap_apply, .map_ctx = mauto};
         CHECK_INT(cmp_graph_new(tr, tb, &o2, &g2, &err), 0);
         if (g2 && g0) CHECK(g2->nmatched < g0->nmatched);
     }
-    cfile_lmap_free(&none);
+    cmp_files_lmap_free(&none);
     /* the table: the same rows, benchmarks and verdicts */
     CHECK_INT(cmp_table_new(tn, tb, &plain, &t0, &err), 0);
     CHECK_INT(cmp_table_new(tr, tb, &mapped, &t1, &err), 0);
@@ -369,7 +369,7 @@ out:
     cmp_graph_free(g2);
     lmap_free(m);
     lmap_free(mauto);
-    cfile_lmap_free(&r);
+    cmp_files_lmap_free(&r);
     tree_free(tb);
     tree_free(tn);
     tree_free(tr);

@@ -9,7 +9,7 @@
 #include "model/layout/layout.h"
 #include "model/cube/names.h"
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 /* A scratch directory under PT_TMP (pt_tmpdir() trips -Wformat-truncation
  * when inlined here, so this is the plain mkdir version). */
@@ -832,10 +832,10 @@ static void test_monitor_global(void) {
     }
     struct load_opts o;
     load_opts_init(&o);
-    o.format = ds_format_find("monitor");
+    o.format = formats_find("monitor");
     struct dataset *ds = NULL;
-    if (dataset_load(root, &o, &ds, &e) != 0) {
-        fprintf(stderr, "dataset_load: %s\n", e.msg);
+    if (load_dataset(root, &o, &ds, &e) != 0) {
+        fprintf(stderr, "load_dataset: %s\n", e.msg);
         CHECK(0);
         layout_free(l);
         return;

@@ -10,7 +10,7 @@
 #include "model/overflow/overflow.h"
 #include "pt_test.h"
 #include "pt_trenddb_gen.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/trenddb/write_trenddb.h"
 #include "views/agg.h"
 
@@ -21,7 +21,7 @@ static struct dataset *load(const char *path, int lazy, uint64_t budget) {
     load_opts_init(&lo);
     lo.lazy = lazy;
     lo.mem_budget = budget;
-    if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
+    if (load_dataset(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
     return ds;
 }
 

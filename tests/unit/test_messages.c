@@ -18,7 +18,7 @@
 #include "model/graph/layermap.h"
 #include "model/compare/tensorcmp.h"
 #include "model/graph/tree.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
@@ -43,7 +43,7 @@ enum reader {
     R_TRENDDB,      /* trenddb_load(arg) */
     R_DATA2DB_MON,  /* trenddb_write_monitor(arg, arg/out) */
     R_DATA2DB_DUMP, /* trenddb_write_dump(arg, arg/out) */
-    R_LOAD,         /* dataset_load(arg) */
+    R_LOAD,         /* load_dataset(arg) */
     R_VISDB,        /* visdb_open(arg), then visdb_load(step 0, rank 0, "NPU") */
 };
 
@@ -197,7 +197,7 @@ static const struct row rows[] = {
                                         "1,stage,\"(0, 1)\",1,2,3\n" }},
       "cluster_step_trace_time.csv", "no usable row in it (rank rows: Type rank, Index the rank)" },
 
-    /* dataset.c: what the path is */
+    /* load.c: what the path is */
     { "load: device", R_LOAD, {{0}}, "/dev/null", "/dev/null: not a file or folder (a FIFO or device?)" },
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -358,7 +358,7 @@ static int read_with(const struct row *r, const char *dir, const char *path, str
     }
     case R_LOAD: {
         struct dataset *ds = NULL;
-        rc = dataset_load(path, &lo, &ds, err);
+        rc = load_dataset(path, &lo, &ds, err);
         dataset_free(ds);
         break;
     }

@@ -16,7 +16,7 @@
 #include "pt_test.h"
 
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/trenddb/write_trenddb.h"
 
@@ -71,7 +71,7 @@ static struct dataset *load(const char *path, int micro) {
     struct pt_error err;
     load_opts_init(&lo);
     lo.micro_step = micro;
-    if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "%s\n", err.msg);
+    if (load_dataset(path, &lo, &ds, &err) != 0) fprintf(stderr, "%s\n", err.msg);
     return ds;
 }
 
@@ -93,7 +93,7 @@ static void l2_values(void) {
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_STR(ds_format_name(ds->format), "monitor");
+    CHECK_STR(formats_name(ds->format), "monitor");
     CHECK_INT(c->nmetrics, 5);
     static const char *const order[] = {"actv", "attention_hook", "linear_hook", "moe_router_weight_hook",
                                         "moe_router_logit_hook"};
@@ -174,7 +174,7 @@ static int write_db(const char *tree, const char *out, struct dataset *notes, st
     struct tdb_result res;
     load_opts_init(&lo);
     mkdir(out, 0755);
-    return ds_format_find("monitor")->write_trenddb(tree, out, &lo, notes, &res, err);
+    return formats_find("monitor")->write_trenddb(tree, out, &lo, notes, &res, err);
 }
 
 /* data2db: msProbe's data2db imports no L2 file (their names are no metric

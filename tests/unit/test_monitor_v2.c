@@ -12,7 +12,7 @@
 
 #include "model/layout/layout.h"
 #include "src/cmd/cmd.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/monitor/read_monitor_v2.h"
 #include "src/io/trenddb/write_trenddb.h"
@@ -22,7 +22,7 @@ static struct dataset *load(const char *path, int micro, struct pt_error *err) {
     struct dataset *ds = NULL;
     load_opts_init(&lo);
     lo.micro_step = micro;
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 
@@ -56,7 +56,7 @@ static void fixture_micro(void) {
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_STR(ds_format_name(ds->format), "monitor_v2");
+    CHECK_STR(formats_name(ds->format), "monitor_v2");
     CHECK_INT(c->nmetrics, 8);
     CHECK(cube_metric_find(c, "module/forward") >= 0);
     CHECK(cube_metric_find(c, "module/backward") >= 0);
@@ -105,7 +105,7 @@ static void generated_nan(void) {
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_STR(ds_format_name(ds->format), "monitor_v2");
+    CHECK_STR(formats_name(ds->format), "monitor_v2");
     CHECK_INT(c->nranks, 2);
     CHECK_INT(c->nsteps, 3);
     CHECK(nonfinite(c, cube_step_find(c, 1), cube_rank_find(c, 0)) > 0);
@@ -154,7 +154,7 @@ static void hostile(void) {
     CHECK(ds == NULL);
     CHECK_CONTAINS(err.msg, "module_step4-4.csv: line 1: header lacks the module_name column");
     /* --format monitor_v2 is a name the table knows */
-    CHECK(ds_format_find("monitor_v2") != NULL);
+    CHECK(formats_find("monitor_v2") != NULL);
 }
 
 /* ---- data2db: the database against the cube ---- */
@@ -244,7 +244,7 @@ static int write_db(const char *tree, int micro, const char *tag, char *db, size
     lo.micro_step = micro;
     *notes = calloc(1, sizeof **notes);
     if (!out || !*notes) return -1;
-    int rc = ds_format_find("monitor_v2")->write_trenddb(tree, out, &lo, *notes, &res, &err);
+    int rc = formats_find("monitor_v2")->write_trenddb(tree, out, &lo, *notes, &res, &err);
     if (rc != 0) fprintf(stderr, "%s\n", err.msg);
     snprintf(db, size, "%s/monitor_data.trend.db", out);
     return rc;
@@ -369,14 +369,14 @@ static void db_written(void) {
         lo.mapping = f;
         snprintf(db, sizeof db, "%s/%s", dir, micro ? "out_micro" : "out");
         mkdir(db, 0755);
-        int rc = ds_format_find("monitor_v2")->write_trenddb(p, db, &lo, notes, &res, &err);
+        int rc = formats_find("monitor_v2")->write_trenddb(p, db, &lo, notes, &res, &err);
         if (rc != 0) fprintf(stderr, "%s\n", err.msg);
         CHECK_INT(rc, 0);
         /* the recompute scope has no v1 metric: said once, not written */
         CHECK_INT(notes->nwarnings, 1);
         if (notes->nwarnings) CHECK_CONTAINS(notes->warnings[0], "module/recompute: no metric of msProbe's trend");
         dataset_free(notes);
-        CHECK_INT(dataset_load(p, &lo, &ds, &err), 0);
+        CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
         if (!ds) return;
         /* --mapping renamed the cube's names as the database's */
         CHECK(names_find(ds->cube->names, "m.layers.0.ffn.output.0", 23, 0, micro ? 0 : 1) != NAMES_NONE);
@@ -428,7 +428,7 @@ static void db_parallel_shard(void) {
     snprintf(out, sizeof out, "%s/out", dir);
     mkdir(out, 0755);
     struct dataset *notes = calloc(1, sizeof *notes);
-    CHECK_INT(ds_format_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
+    CHECK_INT(formats_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
     CHECK_INT(notes->nwarnings, 0);
     dataset_free(notes);
     strcat(out, "/monitor_data.trend.db");
@@ -443,7 +443,7 @@ static void db_parallel_shard(void) {
         lo.shard_k = k;
         lo.shard_n = 2;
         notes = calloc(1, sizeof *notes);
-        CHECK_INT(ds_format_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
+        CHECK_INT(formats_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
         CHECK_INT(res.min_rank, k - 1);
         dataset_free(notes);
     }
@@ -466,7 +466,7 @@ static void db_parallel_shard(void) {
     snprintf(out, sizeof out, "%s/bad", dir);
     mkdir(out, 0755);
     notes = calloc(1, sizeof *notes);
-    CHECK_INT(ds_format_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
+    CHECK_INT(formats_find("monitor_v2")->write_trenddb(p, out, &lo, notes, &res, &err), 0);
     CHECK(notes->nwarnings >= 1);
     if (notes->nwarnings) CHECK_CONTAINS(notes->warnings[0], "param_step0-0.csv: line 3: --parallel: ");
     dataset_free(notes);
@@ -647,7 +647,7 @@ static void long_names(void) {
     lo.micro_step = 1;
     lo.mapping = mp;
     ds = NULL;
-    CHECK_INT(dataset_load(p, &lo, &ds, &err), 0);
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
     if (ds) {
         CHECK_INT(ds->cube->nsteps, 1);
         CHECK_INT(names_count(ds->cube->names), 1);

@@ -6,7 +6,7 @@
 
 #include "pt_test.h"
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/trenddb/write_trenddb.h"
 
 static const char *const stats[] = {"norm", "max", "min", "mean"};
@@ -97,13 +97,13 @@ static void generated(void) {
     check_db(mfile, 12);
     /* the reader: with the table, and without it (msProbe's files) */
     struct dataset *a = NULL, *b = NULL;
-    CHECK_INT(dataset_load(file, &lo, &a, &err), 0);
+    CHECK_INT(load_dataset(file, &lo, &a, &err), 0);
     snprintf(cmd, sizeof cmd, "cp '%s' '%s/plain.trend.db' && sqlite3 '%s/plain.trend.db' 'DROP TABLE probetop_rank_summary'",
              file, t, t);
     if (system(cmd) == 0) {
         char plain[1200];
         snprintf(plain, sizeof plain, "%s/plain.trend.db", t);
-        CHECK_INT(dataset_load(plain, &lo, &b, &err), 0);
+        CHECK_INT(load_dataset(plain, &lo, &b, &err), 0);
         if (a && b) {
             CHECK_INT(a->cube->nranks, b->cube->nranks);
             CHECK_INT(a->cube->nsteps, b->cube->nsteps);

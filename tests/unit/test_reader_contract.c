@@ -1,5 +1,5 @@
 /* The reader table's contract (src/io/formats.h), checked on every row of
- * ds_formats[] in turn: the rows are iterated, never listed here, so a new
+ * formats_rows[] in turn: the rows are iterated, never listed here, so a new
  * reader is held to it the day its row is added.  For each row:
  *   - its sample: the smallest input the row wins detection on and loads
  *     (the row forced), among the checkout's fixtures (tests/data,
@@ -19,14 +19,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 
-/* Rows whose reader does not check the cancel flag yet: the cancel case
- * reports them as expected failures, and fails as soon as the row does
- * stop (then its name goes from this list).  The monitor (v1) reader's file
- * loop is the one without the check (formats.h asks it of every reader). */
-static const char *const cancel_not_yet[] = {"monitor", NULL};
 
 /* ---- the samples ---- */
 
@@ -57,9 +52,9 @@ static long long tree_bytes(const char *path) {
 static int consider(const char *p, const struct stat *st, int flag, struct FTW *f) {
     (void)st, (void)f;
     if (flag != FTW_F && flag != FTW_D) return 0;
-    const struct ds_format_ops *row = ds_format_detect(p);
-    for (size_t i = 0; row && i < ds_nformats; i++) {
-        if (ds_formats[i] != row) continue;
+    const struct formats_row *row = formats_detect(p);
+    for (size_t i = 0; row && i < formats_nrows; i++) {
+        if (formats_rows[i] != row) continue;
         if (ncands == cands_cap) {
             cands_cap = cands_cap ? cands_cap * 2 : 64;
             struct cand *n = realloc(cands, cands_cap * sizeof *n);
@@ -143,7 +138,7 @@ struct outcome {
     char said[4096];   /* the error, else the warnings, skipped and cut-short paths */
 };
 
-static void load_as(const struct ds_format_ops *row, const char *path, int cancelled, struct outcome *out) {
+static void load_as(const struct formats_row *row, const char *path, int cancelled, struct outcome *out) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.format = row;
@@ -152,7 +147,7 @@ static void load_as(const struct ds_format_ops *row, const char *path, int cance
     lo.cancel = &cancel;
     struct dataset *ds = NULL;
     out->err.msg[0] = '\0';
-    out->rc = dataset_load(path, &lo, &ds, &out->err);
+    out->rc = load_dataset(path, &lo, &ds, &out->err);
     size_t n = (size_t)snprintf(out->said, sizeof out->said, "%s", out->rc ? out->err.msg : "");
     for (int k = 0; ds && k < 3; k++) {
         char **v = k == 0 ? ds->warnings : k == 1 ? ds->skipped : ds->partial;
@@ -161,12 +156,6 @@ static void load_as(const struct ds_format_ops *row, const char *path, int cance
             n += (size_t)snprintf(out->said + n, sizeof out->said - n, "%s%s", n ? "\n" : "", v[i]);
     }
     dataset_free(ds);
-}
-
-static int listed(const char *const *list, const char *name) {
-    for (int i = 0; list[i]; i++)
-        if (!strcmp(list[i], name)) return 1;
-    return 0;
 }
 
 /* Each regular file under root cut in the middle of a line (noise 0), or
@@ -197,7 +186,7 @@ static int spoil(const char *p, const struct stat *st, int flag, struct FTW *f) 
     return fclose(o) != 0 || w != keep;
 }
 
-static void hostile(const struct ds_format_ops *row, const char *sample, int noise) {
+static void hostile(const struct formats_row *row, const char *sample, int noise) {
     const char *how = noise ? "noise" : "cut";
     char dir[1200], copy[1400], cmd[6000];
     snprintf(dir, sizeof dir, "%s/%s.%s", pt_tmpdir("contract_hostile"), row->name, how);
@@ -224,9 +213,9 @@ static void hostile(const struct ds_format_ops *row, const char *sample, int noi
 
 static void test_every_row(void) {
     if (find_candidates() != 0) SKIP("no checkout (PT_SRC) or no scratch folder");
-    CHECK(ds_nformats > 0);
-    for (size_t i = 0; i < ds_nformats; i++) {
-        const struct ds_format_ops *row = ds_formats[i];
+    CHECK(formats_nrows > 0);
+    for (size_t i = 0; i < formats_nrows; i++) {
+        const struct formats_row *row = formats_rows[i];
         /* the sample: the smallest candidate that loads (detection may
          * claim a file the reader then refuses: a dump's stack.json) */
         const char *sample = NULL;
@@ -253,16 +242,10 @@ static void test_every_row(void) {
         char *before = snapshot(sample);
         load_as(row, sample, 1, &o);
         int stopped = o.rc == -1 && strstr(o.err.msg, "cancelled") != NULL;
-        if (listed(cancel_not_yet, row->name)) {
-            CHECK(!stopped);
-            if (stopped) fprintf(stderr, "row %s now stops when cancelled: take it out of cancel_not_yet\n", row->name);
-            else fprintf(stderr, "row %s: cancel not checked yet (expected failure, cancel_not_yet)\n", row->name);
-        } else {
-            CHECK(stopped);
-            if (!stopped)
-                fprintf(stderr, "row %s: cancel flag set, load returned %d: %s\n", row->name, o.rc,
-                        o.rc ? o.err.msg : "(the data)");
-        }
+        CHECK(stopped);
+        if (!stopped)
+            fprintf(stderr, "row %s: cancel flag set, load returned %d: %s\n", row->name, o.rc,
+                    o.rc ? o.err.msg : "(the data)");
         char *after = snapshot(sample);
         CHECK_STR(after, before);
         free(after);

@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
@@ -59,7 +59,7 @@ static struct dataset *load(const char *path, struct pt_error *err) {
     struct load_opts lo;
     load_opts_init(&lo);
     struct dataset *ds = NULL;
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 

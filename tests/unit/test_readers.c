@@ -3,7 +3,7 @@
 #include "pt_cube.h"
 #include "pt_test.h"
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
 
@@ -13,8 +13,8 @@ static struct dataset *load(const char *path, int micro, const char *f) {
     struct pt_error err;
     load_opts_init(&lo);
     lo.micro_step = micro;
-    lo.format = f ? ds_format_find(f) : NULL;
-    if (dataset_load(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
+    lo.format = f ? formats_find(f) : NULL;
+    if (load_dataset(path, &lo, &ds, &err) != 0) fprintf(stderr, "load %s: %s\n", path, err.msg);
     return ds;
 }
 
@@ -25,7 +25,7 @@ static void gpu_dump_micro(void) {
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_STR(ds_format_name(ds->format), "dump");
+    CHECK_STR(formats_name(ds->format), "dump");
     CHECK_INT(c->nsteps, 21);                    /* 11 + 10 micro steps */
     CHECK_INT(c->steps[20].value, 20);
     CHECK_INT(c->steps[11].origin, 1);           /* step 1 starts at global micro step 11 */
@@ -100,12 +100,12 @@ static void construct_forms(void) {
     if (!plain || !old) SKIP("fixtures absent");
     CHECK_INT(construct_read(plain, &c, &err), 0);
     CHECK_STR(c.v[0].name, "Tensor.to.0.forward");
-    CHECK_INT(c.v[0].parent_kind, CONS_NULL);
+    CHECK_INT(c.v[0].parent_kind, CONSTRUCT_NULL);
     CHECK_STR(c.v[2].parent, "Module.conv1.Conv2d.forward.0");
     construct_free(&c);
     CHECK_INT(construct_read(old, &c, &err), 0);
     int empty = 0;
-    for (size_t i = 0; i < c.n; i++) empty += c.v[i].parent_kind == CONS_EMPTY;
+    for (size_t i = 0; i < c.n; i++) empty += c.v[i].parent_kind == CONSTRUCT_EMPTY;
     CHECK(empty > 0);
     construct_free(&c);
     const char *dir = pt_tmpdir("construct");
@@ -151,7 +151,7 @@ static void monitor(void) {
     CHECK(ds != NULL);
     if (!ds) return;
     const struct cube *c = ds->cube;
-    CHECK_STR(ds_format_name(ds->format), "monitor");
+    CHECK_STR(formats_name(ds->format), "monitor");
     CHECK_INT(c->nmetrics, 4);
     CHECK_STR(c->metrics[0].name, "actv");
     CHECK_INT(c->metrics[0].nstats, 4);            /* norm, min, max, nans */
@@ -178,7 +178,7 @@ static void trenddb(void) {
     struct dataset *ds = load(p, 1, NULL);
     CHECK(ds != NULL);
     if (!ds) return;
-    CHECK_STR(ds_format_name(ds->format), "trenddb");
+    CHECK_STR(formats_name(ds->format), "trenddb");
     CHECK_INT(names_count(ds->cube->names), 656);
     CHECK_INT(ds->cube->nsteps, 21);
     CHECK_INT(ds->cube->nmetrics, 4);
@@ -307,16 +307,16 @@ static void db_choice(void) {
     struct dataset *ds;
     struct pt_error err;
     load_opts_init(&lo);
-    CHECK_INT(dataset_load(dir, &lo, &ds, &err), 0);   /* the first by name: a = monitor */
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);   /* the first by name: a = monitor */
     CHECK_INT(ds->ndbfiles, 2);
     CHECK_STR(ds->cube->metrics[0].name, "actv");
     dataset_free(ds);
     lo.db_name = "b.trend.db";
-    CHECK_INT(dataset_load(dir, &lo, &ds, &err), 0);
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);
     CHECK_STR(ds->cube->metrics[0].name, "forward");
     dataset_free(ds);
     lo.db_name = "c.trend.db";
-    CHECK_INT(dataset_load(dir, &lo, &ds, &err), -1);
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), -1);
     CHECK_CONTAINS(err.msg, "c.trend.db");
 }
 

@@ -28,7 +28,7 @@
 
 #include "model/cube/cube.h"
 #include "model/cube/names.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/monitor/mon_cache.h"
 
@@ -51,7 +51,7 @@ static struct dataset *load_with(const char *path, struct mon_cache *c, struct d
     lo.max_steps = max_steps;
     struct dataset *ds = NULL;
     struct pt_error err;
-    if (dataset_load(path, &lo, &ds, &err) != 0) {
+    if (load_dataset(path, &lo, &ds, &err) != 0) {
         fprintf(stderr, "load %s: %s\n", path, err.msg);
         return NULL;
     }
@@ -128,10 +128,10 @@ static void same(const struct dataset *x, const struct dataset *y) {
 static void check_load(const char *root, struct mon_cache *c, int follow, const char *mapping, long parsed_now,
                        const char *what) {
     fprintf(stderr, "  %s\n", what);
-    struct moncache_stats before = moncache_stats(c);
+    struct mon_cache_stats before = mon_cache_stats(c);
     struct dataset *x = load(root, c, follow, mapping, 0), *y = load(root, NULL, follow, mapping, 0);
     same(x, y);
-    struct moncache_stats after = moncache_stats(c);
+    struct mon_cache_stats after = mon_cache_stats(c);
     if (parsed_now >= 0) CHECK_INT(after.parsed - before.parsed, parsed_now);
     dataset_free(x);
     dataset_free(y);
@@ -168,12 +168,12 @@ static void test_v1_reloads(void) {
             v1_file(root, r, "actv", s, "");
             v1_file(root, r, "grad_reduced", s, "");
         }
-    struct mon_cache *c = moncache_new((uint64_t)1 << 30);
+    struct mon_cache *c = mon_cache_new((uint64_t)1 << 30);
     CHECK(c != NULL);
     if (!c) return;
     check_load(root, c, 1, NULL, 12, "first load: every file parsed");
     check_load(root, c, 1, NULL, 0, "nothing changed: every file kept");
-    CHECK_INT(moncache_stats(c).parts, 12);
+    CHECK_INT(mon_cache_stats(c).parts, 12);
 
     /* rows appended to a file (a training writes the next micro batch) */
     path_of(p, sizeof p, root, 1, "actv_2-2.csv");
@@ -209,7 +209,7 @@ static void test_v1_reloads(void) {
     path_of(p, sizeof p, root, 1, "grad_reduced_0-0.csv");
     CHECK_INT(unlink(p), 0);
     check_load(root, c, 1, NULL, 0, "a file removed");
-    CHECK_INT(moncache_stats(c).parts, 13);
+    CHECK_INT(mon_cache_stats(c).parts, 13);
 
     /* a file being written: pending each time, never kept */
     v1_file(root, 0, "actv", 4, "0,layers.2.mlp.output,4,0,7.5");
@@ -218,7 +218,7 @@ static void test_v1_reloads(void) {
     utime(p, &now);
     check_load(root, c, 1, NULL, 1, "a row without its line end: pending");
     check_load(root, c, 1, NULL, 1, "still pending: read again");
-    CHECK_INT(moncache_stats(c).parts, 13);
+    CHECK_INT(mon_cache_stats(c).parts, 13);
     /* without follow mode the same file is read whole (another stamp) */
     check_load(root, c, 0, NULL, 14, "follow mode off: all parsed again");
 
@@ -247,19 +247,19 @@ static void test_v1_reloads(void) {
     dataset_free(r1);
     dataset_free(r2);
     dataset_free(fresh);
-    struct moncache_stats st = moncache_stats(c);
+    struct mon_cache_stats st = mon_cache_stats(c);
     CHECK(st.bytes > 0);
     CHECK_INT(st.parts, 14);
-    moncache_free(c);
+    mon_cache_free(c);
 
     /* a budget that keeps nothing: every load parses every file, alike */
-    c = moncache_new(1);
+    c = mon_cache_new(1);
     CHECK(c != NULL);
     if (!c) return;
     check_load(root, c, 1, NULL, 15, "budget of a byte");
     check_load(root, c, 1, NULL, 15, "budget of a byte, again");
-    CHECK_INT(moncache_stats(c).parts, 0);
-    moncache_free(c);
+    CHECK_INT(mon_cache_stats(c).parts, 0);
+    mon_cache_free(c);
 }
 
 #define V2_HEAD "vpp_stage,step,module_name,scope,micro_step,min,max,mean,norm,nans\r\n"
@@ -289,7 +289,7 @@ static void test_v2_reloads(void) {
     mkdir(root, 0755);
     for (int r = 0; r < 2; r++)
         for (int s = 0; s < 2; s++) v2_file(root, r, "module", s, "");
-    struct mon_cache *c = moncache_new((uint64_t)1 << 30);
+    struct mon_cache *c = mon_cache_new((uint64_t)1 << 30);
     CHECK(c != NULL);
     if (!c) return;
     check_load(root, c, 1, NULL, 4, "v2 first load");
@@ -313,8 +313,8 @@ static void test_v2_reloads(void) {
     utime(p, &now);
     check_load(root, c, 1, NULL, 1, "v2 pending");
     check_load(root, c, 1, NULL, 1, "v2 pending again");
-    CHECK_INT(moncache_stats(c).parts, 6);
-    moncache_free(c);
+    CHECK_INT(mon_cache_stats(c).parts, 6);
+    mon_cache_free(c);
 }
 
 /* ---- dumps ---- */
@@ -345,10 +345,10 @@ static void dump_folder(const char *root, int step, int rank, int nan, char *pat
 
 static void check_dump_load(const char *root, struct dump_cache *dc, long parsed_now, const char *what) {
     fprintf(stderr, "  %s\n", what);
-    struct dcache_stats before = dcache_stats(dc);
+    struct dump_cache_stats before = dump_cache_stats(dc);
     struct dataset *x = load_with(root, NULL, dc, 1, NULL, 0), *y = load_with(root, NULL, NULL, 1, NULL, 0);
     same(x, y);
-    struct dcache_stats after = dcache_stats(dc);
+    struct dump_cache_stats after = dump_cache_stats(dc);
     if (parsed_now >= 0) CHECK_INT(after.parsed - before.parsed, parsed_now);
     dataset_free(x);
     dataset_free(y);
@@ -360,11 +360,11 @@ static void test_dump_reloads(void) {
     snprintf(root, sizeof root, "%s/dump", t);
     for (int s = 0; s < 2; s++)
         for (int r = 0; r < 2; r++) dump_folder(root, s, r, s == 1 && r == 1, p, sizeof p);
-    struct dump_cache *dc = dcache_new((uint64_t)1 << 30);
+    struct dump_cache *dc = dump_cache_new((uint64_t)1 << 30);
     CHECK(dc != NULL);
     if (!dc) return;
     check_dump_load(root, dc, 4, "dump: first load");
-    CHECK_INT(dcache_stats(dc).parts, 4);
+    CHECK_INT(dump_cache_stats(dc).parts, 4);
     check_dump_load(root, dc, 0, "dump: nothing changed, every folder kept");
     struct dataset *d = load_with(root, NULL, dc, 1, NULL, 0);
     CHECK(d && d->ovf.n > 0 && d->nwarnings > 0);   /* the NaN; construct.json missing in 4 folders */
@@ -382,7 +382,7 @@ static void test_dump_reloads(void) {
     snprintf(p, sizeof p, "%s/step0/rank0", root);
     CHECK_INT(rmdir(p), 0);
     check_dump_load(root, dc, 0, "dump: a folder removed");
-    CHECK_INT(dcache_stats(dc).parts, 5);
+    CHECK_INT(dump_cache_stats(dc).parts, 5);
 
     /* being written: pending each time, never kept */
     dump_folder(root, 3, 0, 0, p, sizeof p);
@@ -395,17 +395,17 @@ static void test_dump_reloads(void) {
     }
     check_dump_load(root, dc, 1, "dump: a dump.json being written");
     check_dump_load(root, dc, 1, "dump: still being written, read again");
-    CHECK_INT(dcache_stats(dc).parts, 5);
-    dcache_free(dc);
+    CHECK_INT(dump_cache_stats(dc).parts, 5);
+    dump_cache_free(dc);
 
     /* a budget that keeps nothing: every load parses every folder, alike */
-    dc = dcache_new(1);
+    dc = dump_cache_new(1);
     CHECK(dc != NULL);
     if (!dc) return;
     check_dump_load(root, dc, 6, "dump: budget of a byte");
     check_dump_load(root, dc, 6, "dump: budget of a byte, again");
-    CHECK_INT(dcache_stats(dc).parts, 0);
-    dcache_free(dc);
+    CHECK_INT(dump_cache_stats(dc).parts, 0);
+    dump_cache_free(dc);
 }
 
 int main(void) {

@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "model/cube/names.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/trenddb/write_trenddb.h"
 
 static int canon_same(const char *a, const char *b) {
@@ -110,8 +110,8 @@ static void one(const char *in, const char *name, int n, int micro, int want_cel
     CHECK(canon_same(a, b));
     /* the folder of shards, opened as one run */
     struct dataset *da = NULL, *db = NULL;
-    CHECK_INT(dataset_load(a, &lo, &da, &err), 0);
-    rc = dataset_load(shards, &lo, &db, &err);
+    CHECK_INT(load_dataset(a, &lo, &da, &err), 0);
+    rc = load_dataset(shards, &lo, &db, &err);
     if (rc != 0) fprintf(stderr, "%s\n", err.msg);
     CHECK_INT(rc, 0);
     if (da && db) same_cube(da->cube, db->cube, want_cells);
@@ -197,7 +197,7 @@ static void overlap_refused(void) {
     CHECK_INT(trenddb_write_dump_shard(fewer, dir, &lo, 2, 2, ds, &res, &err), 0);  /* ranks 2..3 */
     dataset_free(ds);
     struct dataset *d = NULL;
-    CHECK(dataset_load(dir, &lo, &d, &err) != 0);
+    CHECK(load_dataset(dir, &lo, &d, &err) != 0);
     CHECK_CONTAINS(err.msg, "dump_data.shard-1-of-2.trend.db and ");
     CHECK_CONTAINS(err.msg, "dump_data.shard-2-of-2.trend.db both hold rank 2");
     dataset_free(d);
@@ -218,7 +218,7 @@ static void overlap_refused(void) {
     CHECK_INT(trenddb_write_dump_shard(fewer, dir, &lo, 2, 2, ds, &res, &err), 0);
     dataset_free(ds);
     d = NULL;
-    CHECK(dataset_load(dir, &lo, &d, &err) != 0);
+    CHECK(load_dataset(dir, &lo, &d, &err) != 0);
     CHECK_CONTAINS(err.msg, "not shards of one dump (18 and 12 rank folders found)");
     dataset_free(d);
 }
@@ -241,7 +241,7 @@ static void half_written_refused(void) {
     load_opts_init(&lo);
     struct pt_error err;
     struct dataset *d = NULL;
-    CHECK(dataset_load(dir, &lo, &d, &err) != 0);
+    CHECK(load_dataset(dir, &lo, &d, &err) != 0);
     CHECK_CONTAINS(err.msg, "dump_data.shard-3-of-3.trend.db.tmp.999999: a half-written shard");
     dataset_free(d);
     struct dataset *ds = calloc(1, sizeof *ds);
@@ -254,7 +254,7 @@ static void half_written_refused(void) {
     /* gone altogether: the set is incomplete */
     CHECK_INT(unlink(tmp), 0);
     d = NULL;
-    CHECK(dataset_load(dir, &lo, &d, &err) != 0);
+    CHECK(load_dataset(dir, &lo, &d, &err) != 0);
     CHECK_CONTAINS(err.msg, "incomplete set of shards: 2 of 3 present, dump_data.shard-3-of-3.trend.db missing");
     dataset_free(d);
 }

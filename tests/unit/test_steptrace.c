@@ -8,7 +8,7 @@
 #include "pt_test.h"
 
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/ascend/read_steptrace.h"
 
 static const char *fixture(const char *rel) {
@@ -24,8 +24,8 @@ static struct dataset *load(const char *path, const char *format, struct pt_erro
     struct load_opts lo;
     struct dataset *ds = NULL;
     load_opts_init(&lo);
-    if (format) lo.format = ds_format_find(format);
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    if (format) lo.format = formats_find(format);
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 
@@ -67,7 +67,7 @@ static void fixture_ranks(void) {
     struct dataset *ds = load(fixture(""), NULL, &err);
     CHECK(ds != NULL);
     if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
-    CHECK_STR(ds_format_name(ds->format), "ascend_step");
+    CHECK_STR(formats_name(ds->format), "ascend_step");
     check_values(ds);
     /* rank 1's file (an older torch_npu) has no Preparing column: missing, not 0 */
     CHECK(cube_is_missing(cell(ds, "preparing", "us", 1, 1)));
@@ -84,7 +84,7 @@ static void fixture_cluster(void) {
     struct dataset *ds = load(fixture("cluster_analysis_output"), NULL, &err);
     CHECK(ds != NULL);
     if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
-    CHECK_STR(ds_format_name(ds->format), "ascend_cluster");
+    CHECK_STR(formats_name(ds->format), "ascend_cluster");
     check_values(ds);   /* the stage rows (maxima over a stage) are not ranks */
     CHECK_NEAR(cell(ds, "preparing", "us", 1, 1), 201, 1e-3);
     CHECK_INT(ds->nwarnings, 0);
@@ -94,13 +94,13 @@ static void fixture_cluster(void) {
     ds = load(fixture(""), "ascend_cluster", &err);
     CHECK(ds != NULL);
     if (ds) {
-        CHECK_STR(ds_format_name(ds->format), "ascend_cluster");
+        CHECK_STR(formats_name(ds->format), "ascend_cluster");
         check_values(ds);
         dataset_free(ds);
     }
     /* the file itself */
     ds = load(fixture("cluster_analysis_output/cluster_step_trace_time.csv"), NULL, &err);
-    CHECK(ds && !strcmp(ds_format_name(ds->format), "ascend_cluster"));
+    CHECK(ds && !strcmp(formats_name(ds->format), "ascend_cluster"));
     dataset_free(ds);
 }
 
@@ -111,7 +111,7 @@ static void lone_file(void) {
         load(fixture("node1_5101_20250312101501001_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"), NULL, &err);
     CHECK(ds != NULL);
     if (!ds) return;
-    CHECK_STR(ds_format_name(ds->format), "ascend_step");
+    CHECK_STR(formats_name(ds->format), "ascend_step");
     CHECK_INT(ds->cube->nranks, 1);
     CHECK_INT(ds->cube->ranks[0], 2);
     CHECK_NEAR(cell(ds, "idle", "us", 2, 2), 40000.5, 1e-3);
@@ -181,7 +181,7 @@ static void rank_sources(void) {
 }
 
 /* steptrace_parse on text: the rows added, the notes in ds. */
-static long parse(const char *text, int cluster, struct dataset *ds, struct st_rows *rows) {
+static long parse(const char *text, int cluster, struct dataset *ds, struct steptrace_rows *rows) {
     size_t n = strlen(text);
     char *b = malloc(n + 1);
     if (!b) return -1;
@@ -193,7 +193,7 @@ static long parse(const char *text, int cluster, struct dataset *ds, struct st_r
 
 static void hostile(void) {
     struct dataset *ds = calloc(1, sizeof *ds);
-    struct st_rows rows = {0};
+    struct steptrace_rows rows = {0};
     if (!ds) return;
     /* a missing required column names it */
     CHECK_INT(parse("Step,Computing,Communication(Not Overlapped)\n1,2,3\n", 0, ds, &rows), 0);
@@ -210,7 +210,7 @@ static void hostile(void) {
     CHECK_INT(rows.n, 1);
     CHECK_INT(rows.v[0].rank, 7);
     CHECK_INT(rows.v[0].step, 1);
-    CHECK_NEAR(rows.v[0].v[ST_PREP], 0.5, 0);
+    CHECK_NEAR(rows.v[0].v[STEPTRACE_PREP], 0.5, 0);
     /* text for a number, a step that is no integer */
     CHECK_INT(parse(HEAD "1,ten,2,1,3,4,15,1,1,0.5\n2.5,1,2,1,3,4,15,1,1,0.5\n" ROW1, 0, ds, &rows), 1);
     CHECK(has_warning(ds, "t.csv: line 2: 2 rows skipped (the first has a time that is no number)"));
@@ -220,8 +220,8 @@ static void hostile(void) {
                     "3, 9 ,\"1\",N/A,\r\n", 0, ds, &rows), 1);
     CHECK_INT(rows.n, 1);
     CHECK_INT(rows.v[0].step, 3);
-    CHECK_NEAR(rows.v[0].v[ST_COMPUTE], 9, 0);
-    CHECK_INT(rows.v[0].present, (1u << ST_COMPUTE) | (1u << ST_EXPOSED));
+    CHECK_NEAR(rows.v[0].v[STEPTRACE_COMPUTE], 9, 0);
+    CHECK_INT(rows.v[0].present, (1u << STEPTRACE_COMPUTE) | (1u << STEPTRACE_EXPOSED));
     /* no step number (no schedule): step 0, said */
     steptrace_rows_free(&rows);
     CHECK_INT(parse("Step,Computing,Communication(Not Overlapped),Free\n,5,1,1\n", 0, ds, &rows), 1);
@@ -252,7 +252,7 @@ static void trace_first(void) {
     put(root, "profiler_info_3.json", "{}");
     put(root, "ASCEND_PROFILER_OUTPUT/step_trace_time.csv", HEAD ROW1);
     put(root, "ASCEND_PROFILER_OUTPUT/trace_view.json", "[{\"ph\": \"X\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}]");
-    const struct ds_format_ops *f = ds_format_detect(root);
+    const struct formats_row *f = formats_detect(root);
     CHECK(f != NULL);
     if (f) CHECK(strcmp(f->name, "ascend_step") != 0);
     struct pt_error err;

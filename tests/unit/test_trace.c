@@ -21,7 +21,7 @@
 
 #include "model/trace/trace.h"
 #include "model/trace/trace_cube.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 #include "src/io/trace/trace_parse.h"
@@ -32,8 +32,8 @@ static struct dataset *load(const char *path, struct pt_error *err) {
     struct load_opts lo;
     struct dataset *ds = NULL;
     load_opts_init(&lo);
-    lo.format = ds_format_find("trace");
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    lo.format = formats_find("trace");
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 
@@ -63,7 +63,7 @@ static void fixture_sampled_2rank(void) {
     struct dataset *ds = load(p, &err);
     CHECK(ds != NULL);
     if (!ds) { fprintf(stderr, "%s\n", err.msg); return; }
-    CHECK_STR(ds_format_name(ds->format), "trace");
+    CHECK_STR(formats_name(ds->format), "trace");
     CHECK_INT(ds->trace->nranks, 2);
     check_hta(rank_of(ds, 0), 321378, 106252, 172428, 600058, 11.81);
     check_hta(rank_of(ds, 1), 328671, 135548, 136455, 600674, 20.05);
@@ -322,10 +322,10 @@ static void lex_streaming(void) {
     for (;;) {
         enum json_tok t = json_lex_next(&part);
         if (t == JT_MORE) {   /* refill with one more byte */
-            size_t keep = (size_t)(part.end - part.p);
-            memmove(buf, part.p, keep);
-            part.off0 += (uint64_t)(part.p - part.buf);
-            part.buf = part.p = buf;
+            size_t keep = (size_t)(part.end - part.pos);
+            memmove(buf, part.pos, keep);
+            part.off0 += (uint64_t)(part.pos - part.buf);
+            part.buf = part.pos = buf;
             if (fed < len) buf[keep++] = text[fed++];
             have = keep;
             json_lex_refill(&part, buf, have, fed < len);
@@ -347,20 +347,20 @@ static void lex_streaming(void) {
 
 static void us_to_ns(void) {
     int64_t v;
-    CHECK_INT(tp_us_to_ns("1682725898236567", 16, &v), 0);
+    CHECK_INT(trace_parse_us_to_ns("1682725898236567", 16, &v), 0);
     CHECK_INT(v, 1682725898236567000LL);
-    CHECK_INT(tp_us_to_ns("4458676522690.655", 17, &v), 0);
+    CHECK_INT(trace_parse_us_to_ns("4458676522690.655", 17, &v), 0);
     CHECK_INT(v, 4458676522690655LL);
-    CHECK_INT(tp_us_to_ns("10.5", 4, &v), 0);
+    CHECK_INT(trace_parse_us_to_ns("10.5", 4, &v), 0);
     CHECK_INT(v, 10500);
-    CHECK_INT(tp_us_to_ns("1.23456", 7, &v), 0);
+    CHECK_INT(trace_parse_us_to_ns("1.23456", 7, &v), 0);
     CHECK_INT(v, 1235);
-    CHECK_INT(tp_us_to_ns("-3.25", 5, &v), 0);
+    CHECK_INT(trace_parse_us_to_ns("-3.25", 5, &v), 0);
     CHECK_INT(v, -3250);
-    CHECK_INT(tp_us_to_ns("1.5e3", 5, &v), 0);
+    CHECK_INT(trace_parse_us_to_ns("1.5e3", 5, &v), 0);
     CHECK_INT(v, 1500000);
-    CHECK_INT(tp_us_to_ns("abc", 3, &v), -1);
-    CHECK_INT(tp_us_to_ns("99999999999999999999", 20, &v), -1);
+    CHECK_INT(trace_parse_us_to_ns("abc", 3, &v), -1);
+    CHECK_INT(trace_parse_us_to_ns("99999999999999999999", 20, &v), -1);
 }
 
 static void classify(void) {
@@ -490,12 +490,12 @@ static void hostile_truncated_rank(void) {
         /* being written: pending in follow mode while young */
         struct load_opts lo;
         load_opts_init(&lo);
-        lo.format = ds_format_find("trace");
+        lo.format = formats_find("trace");
         lo.follow = 1;
         struct utimbuf now = {time(NULL), time(NULL)};
         CHECK_INT(utime(bad, &now), 0);
         ds = NULL;
-        CHECK_INT(dataset_load(whole, &lo, &ds, &err), 0);
+        CHECK_INT(load_dataset(whole, &lo, &ds, &err), 0);
         if (ds) {
             CHECK_INT(ds->npending, 1);
             CHECK_INT(ds->nskipped, 0);
@@ -613,20 +613,20 @@ static void hostile_huge_string(void) {
     for (int i = 0; i < 768; i++) gzwrite(g, chunk, sizeof chunk);
     gzputs(g, "\", \"ts\": 1, \"dur\": 1}]}");
     gzclose(g);
-    struct tp_names nm;
-    struct tp_file f;
+    struct trace_parse_names nm;
+    struct trace_parse_file f;
     memset(&nm, 0, sizeof nm);
     memset(&f, 0, sizeof f);
     struct pt_error err;
-    CHECK_INT(tp_parse_file(p, &nm, (size_t)1 << 20, NULL, &f, &err), -1);
+    CHECK_INT(trace_parse(p, &nm, (size_t)1 << 20, NULL, &f, &err), -1);
     CHECK_CONTAINS(err.msg, "huge.json.gz: byte 37: a single JSON value longer than 1 MiB");
-    tp_file_free(&f);
-    tp_names_free(&nm);
+    trace_parse_file_free(&f);
+    trace_parse_names_free(&nm);
     /* under the limit the same shape reads */
     memset(&f, 0, sizeof f);
-    CHECK_INT(tp_parse_file(p, &nm, (size_t)8 << 20, NULL, &f, &err), 0);
-    tp_file_free(&f);
-    tp_names_free(&nm);
+    CHECK_INT(trace_parse(p, &nm, (size_t)8 << 20, NULL, &f, &err), 0);
+    trace_parse_file_free(&f);
+    trace_parse_names_free(&nm);
 }
 
 /* torch_npu's layout and dialect (no real file is at hand: built from the
@@ -856,9 +856,9 @@ static struct dataset *load_mem(const char *path, uint64_t mem, struct pt_error 
     struct load_opts lo;
     struct dataset *ds = NULL;
     load_opts_init(&lo);
-    lo.format = ds_format_find("trace");
+    lo.format = formats_find("trace");
     lo.mem_budget = mem;
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 
@@ -953,7 +953,7 @@ static void names_beyond_mem(void) {
     int said = 0;
     for (size_t i = 0; i < ds->nwarnings; i++) said += strstr(ds->warnings[i], "names beyond what --mem holds") != NULL;
     CHECK_INT(said, 1);
-    CHECK_STR(ds->trace->names[ds->trace->ranks[0].segs[19999].name], TP_LUMPED);
+    CHECK_STR(ds->trace->names[ds->trace->ranks[0].segs[19999].name], TRACE_PARSE_LUMPED);
     dataset_free(ds);
 }
 
@@ -1014,9 +1014,9 @@ static void ascend_flows(void) {
 static void detect(void) {
     const char *p = pt_shared_file("traces", "hta/sampled_2rank");
     if (!p) SKIP("fixtures absent");
-    CHECK_STR(ds_format_name(ds_format_detect(p)), "trace");
-    CHECK_STR(ds_format_name(ds_format_detect(pt_shared_file("traces", "hta/rank3_of_8/control.json.gz"))), "trace");
-    CHECK_STR(ds_format_name(ds_format_detect(pt_shared_file("traces", "hta"))), "trace");
+    CHECK_STR(formats_name(formats_detect(p)), "trace");
+    CHECK_STR(formats_name(formats_detect(pt_shared_file("traces", "hta/rank3_of_8/control.json.gz"))), "trace");
+    CHECK_STR(formats_name(formats_detect(pt_shared_file("traces", "hta"))), "trace");
 }
 
 int main(void) {

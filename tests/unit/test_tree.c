@@ -232,12 +232,12 @@ static void test_visdb(void) {
     CHECK_INT(v->overflow_check, 1);
     CHECK_INT((int)v->nranks, 1);
     CHECK_INT(visdb_load(v, 0, 0, "NPU", &g, &err), 0);
-    CHECK_INT((int)g->t->norder, 929);
+    CHECK_INT((int)g->tree->norder, 929);
     int same = 1;
-    for (size_t i = 0; i < g->t->norder && i < npu->norder; i++)
-        if (strcmp(tree_id(g->t, g->t->order[i]), tree_id(npu, npu->order[i]))) same = 0;
+    for (size_t i = 0; i < g->tree->norder && i < npu->norder; i++)
+        if (strcmp(tree_id(g->tree, g->tree->order[i]), tree_id(npu, npu->order[i]))) same = 0;
     CHECK(same);
-    int n = tree_find(g->t, "Functional.linear.0.forward");
+    int n = tree_find(g->tree, "Functional.linear.0.forward");
     CHECK(n >= 0);
     if (n >= 0) {
         CHECK_NEAR(g->index[n], 1.0, 0);
@@ -249,9 +249,9 @@ static void test_visdb(void) {
             if (g->out[n].p[k].result && !strcmp(g->out[n].p[k].result, "error")) has_error = 1;
         CHECK(has_error);
         const uint32_t *lines;
-        CHECK(tree_stack_lines(g->t, n, &lines) > 0);
+        CHECK(tree_stack_lines(g->tree, n, &lines) > 0);
     }
-    n = tree_find(g->t, "Module.conv1.Conv2d.parameters_grad.0");
+    n = tree_find(g->tree, "Module.conv1.Conv2d.parameters_grad.0");
     CHECK(n >= 0 && g->link[n] == NULL && isnan(g->index[n]));
     visdb_graph_free(g);
     CHECK_INT(visdb_load(v, 5, 0, "NPU", &g, &err), -1);
@@ -260,7 +260,7 @@ static void test_visdb(void) {
     if (visdb_open(build, &v, &err) != 0) { CHECK(!"opens the build db"); tree_free(npu); return; }
     CHECK_INT(v->compare, 0);
     CHECK_INT(visdb_load(v, 0, 0, "NPU", &g, &err), 0);
-    CHECK_INT((int)g->t->norder, 929);
+    CHECK_INT((int)g->tree->norder, 929);
     visdb_graph_free(g);
     visdb_close(v);
     /* another schema, not a database */

@@ -12,7 +12,7 @@
 
 #include "model/cube/cube_lazy.h"
 #include "pt_test.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 static char out[1 << 20];
 
@@ -78,7 +78,7 @@ static struct dataset *load(const char *path, int lazy, uint64_t budget, struct 
     load_opts_init(&lo);
     lo.lazy = lazy;
     lo.mem_budget = budget;
-    if (dataset_load(path, &lo, &ds, err) != 0) return NULL;
+    if (load_dataset(path, &lo, &ds, err) != 0) return NULL;
     return ds;
 }
 
@@ -425,7 +425,7 @@ static void cancel_load(void) {
         load_opts_init(&lo);
         lo.lazy = lazy;
         lo.cancel = &cancel;
-        CHECK_INT(dataset_load(p, &lo, &ds, &err), -1);
+        CHECK_INT(load_dataset(p, &lo, &ds, &err), -1);
         if (!ds) CHECK_CONTAINS(err.msg, "cancelled");
         dataset_free(ds);
     }

@@ -4,7 +4,7 @@
 #include "pt_test.h"
 
 #include "model/util/rankdirs.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/dump/read_graph.h"
 
 #define TEN "{\"type\":\"torch.Tensor\",\"dtype\":\"torch.float32\",\"shape\":[2],\"Max\":1.0,\"Min\":0.0," \
@@ -113,7 +113,7 @@ static void test_proc_beside_rank_info_and_compare(void) {
         load_opts_init(&lo);
         struct dataset *ds = NULL;
         struct pt_error err;
-        CHECK_INT(dataset_load(paths[k], &lo, &ds, &err), 0);
+        CHECK_INT(load_dataset(paths[k], &lo, &ds, &err), 0);
         if (!ds) { fprintf(stderr, "%s\n", err.msg); continue; }
         struct graph_dirs g;
         CHECK_INT(graph_scan(paths[k], &g, &err), 0);

@@ -88,21 +88,21 @@ static void test_fixture(void) {
     struct visdb_graph *g;
     CHECK_INT(visdb_load(v, v->steps[0], v->ranks[0], "NPU", &g, &err), 0);
     if (g) {
-        CHECK_INT(g->t->nnodes, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'NPU'"));
+        CHECK_INT(g->tree->nnodes, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'NPU'"));
         /* every stored counterpart, and no more */
         long long linked = 0;
-        for (size_t i = 0; i < g->t->nnodes; i++) linked += g->link[i] != NULL;
+        for (size_t i = 0; i < g->tree->nnodes; i++) linked += g->link[i] != NULL;
         CHECK_INT(linked, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'NPU' "
                                     "AND matched_node_link != '[]' AND matched_node_link != ''"));
         visdb_graph_free(g);
     }
     CHECK_INT(visdb_load(v, v->steps[0], v->ranks[0], "Bench", &g, &err), 0);
     if (g) {
-        CHECK_INT(g->t->nnodes, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'Bench'"));
+        CHECK_INT(g->tree->nnodes, count(db, "SELECT count(*) FROM tb_nodes WHERE data_source = 'Bench'"));
         visdb_graph_free(g);
     }
     /* a step the db does not hold */
-    CHECK(visdb_load(v, 7, 0, "NPU", &g, &err) != 0 || (g && g->t->nnodes == 0));
+    CHECK(visdb_load(v, 7, 0, "NPU", &g, &err) != 0 || (g && g->tree->nnodes == 0));
     if (g) visdb_graph_free(g);
     visdb_close(v);
     check_untouched(db, before);
@@ -207,7 +207,7 @@ static void test_bad_params(void) {
     struct pt_error err;
     if (visdb_open(p, &v, &err) != 0) { CHECK(!"opens the copy"); return; }
     CHECK_INT(visdb_load(v, 0, 0, "NPU", &g, &err), 0);
-    int n = g ? tree_find(g->t, "Functional.linear.0.forward") : -1;
+    int n = g ? tree_find(g->tree, "Functional.linear.0.forward") : -1;
     CHECK(n >= 0);
     if (n >= 0) {
         CHECK(g->in[n].error != NULL);
@@ -220,7 +220,7 @@ static void test_bad_params(void) {
         CHECK(g->out[n].error != NULL);
         if (g->out[n].error) CHECK_CONTAINS(g->out[n].error, "output_data: not a JSON object");
         /* the other nodes keep their rows */
-        int m = tree_find(g->t, "Functional.relu.0.forward");
+        int m = tree_find(g->tree, "Functional.relu.0.forward");
         if (m >= 0) CHECK(g->in[m].error == NULL);
     }
     visdb_graph_free(g);

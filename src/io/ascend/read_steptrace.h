@@ -16,29 +16,29 @@
 #include "model/cube/dataset.h"
 
 /* The value columns, in cube target order. */
-enum st_col {
-    ST_COMPUTE,      /* Computing */
-    ST_EXPOSED,      /* Communication(Not Overlapped) */
-    ST_OVERLAP,      /* Overlapped */
-    ST_COMM,         /* Communication */
-    ST_FREE,         /* Free */
-    ST_STAGE,        /* Stage */
-    ST_BUBBLE,       /* Bubble */
-    ST_EXCL,         /* Communication(Not Overlapped and Exclude Receive) */
-    ST_PREP,         /* Preparing */
-    ST_NCOLS
+enum steptrace_col {
+    STEPTRACE_COMPUTE,      /* Computing */
+    STEPTRACE_EXPOSED,      /* Communication(Not Overlapped) */
+    STEPTRACE_OVERLAP,      /* Overlapped */
+    STEPTRACE_COMM,         /* Communication */
+    STEPTRACE_FREE,         /* Free */
+    STEPTRACE_STAGE,        /* Stage */
+    STEPTRACE_BUBBLE,       /* Bubble */
+    STEPTRACE_EXCL,         /* Communication(Not Overlapped and Exclude Receive) */
+    STEPTRACE_PREP,         /* Preparing */
+    STEPTRACE_NCOLS
 };
-extern const char *const st_col_names[ST_NCOLS];   /* the CSV headers */
-extern const char *const st_target_names[ST_NCOLS];  /* the cube targets */
+extern const char *const steptrace_col_names[STEPTRACE_NCOLS];   /* the CSV headers */
+extern const char *const steptrace_target_names[STEPTRACE_NCOLS];  /* the cube targets */
 
-struct st_row {
+struct steptrace_row {
     int32_t step, rank;
-    uint32_t present;          /* bit per enum st_col */
-    double v[ST_NCOLS];        /* microseconds */
+    uint32_t present;          /* bit per enum steptrace_col */
+    double v[STEPTRACE_NCOLS];        /* microseconds */
 };
 
-struct st_rows {
-    struct st_row *v;
+struct steptrace_rows {
+    struct steptrace_row *v;
     size_t n, cap;
 };
 
@@ -49,8 +49,8 @@ struct st_rows {
  * are notes in ds (dataset_warn), the rows read kept: returns the number of
  * rows added, or -1 without memory.  The file-free entry tests/fuzz feeds. */
 long steptrace_parse(char *buf, size_t len, const char *path, int cluster, int32_t rank, struct dataset *ds,
-                     struct st_rows *rows);
-void steptrace_rows_free(struct st_rows *rows);
+                     struct steptrace_rows *rows);
+void steptrace_rows_free(struct steptrace_rows *rows);
 
 /* The rank a torch_npu profiling folder (the one holding
  * ASCEND_PROFILER_OUTPUT) names: its profiler_info_<R>.json, else

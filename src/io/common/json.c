@@ -279,7 +279,7 @@ enum { S_VALUE, S_VALUE_OR_END, S_KEY_OR_END, S_KEY, S_AFTER, S_DONE };
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err) {
     memset(lx, 0, sizeof *lx);
-    lx->buf = lx->p = buf;
+    lx->buf = lx->pos = buf;
     lx->end = buf ? buf + len : buf;   /* an empty file may come as NULL */
     lx->what = what;
     lx->err = err;
@@ -292,8 +292,8 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
 #define JSON_MORE_REACH 16
 
 void json_lex_refill(struct json_lex *lx, const char *buf, size_t len, int more) {
-    lx->off0 += (uint64_t)(lx->p - lx->buf);
-    lx->buf = lx->p = buf;
+    lx->off0 += (uint64_t)(lx->pos - lx->buf);
+    lx->buf = lx->pos = buf;
     lx->end = buf + len;
     lx->more = more;
     lx->streaming = 1;
@@ -325,17 +325,17 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
 #if JSON_HAVE_SSE2
 #define SCAN(lx, kind, p, end)                                                                  \
     ((lx)->scan == JSON_SCAN_AVX2 ? json_scan_##kind##_avx2((p), (end))                          \
-     : (lx)->scan == JSON_SCAN_SSE2 ? scan_##kind##_sse2((p), (end)) : scan_##kind##_portable((p), (end)))
+     : (lx)->scan == JSON_SCAN_SSE2 ? json_scan_##kind##_sse2((p), (end)) : json_scan_##kind##_portable((p), (end)))
 #else
-#define SCAN(lx, kind, p, end) scan_##kind##_portable((p), (end))
+#define SCAN(lx, kind, p, end) json_scan_##kind##_portable((p), (end))
 #endif
 
 /* White space comes in short runs (a newline and the indentation): words
  * step over them faster than 16- or 32-byte blocks (bench_lex measured it),
  * so every variant scans them so. */
 __attribute__((always_inline)) static inline const char *skip_ws(const struct json_lex *lx, const char *p) {
-    if (p < lx->end && !json_is_ws(*p)) return p;   /* most tokens follow none */
-    return scan_ws_portable(p, lx->end);
+    if (p < lx->end && !json_scan_is_ws(*p)) return p;   /* most tokens follow none */
+    return json_scan_ws_portable(p, lx->end);
 }
 
 #define JSON_MAX_NUMBER 400
@@ -349,10 +349,10 @@ static inline const char *take_digits(const char *p, const char *end, uint64_t *
 #if JSON_SWAR
     static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     while (end - p >= 8 && n <= 11) {
-        uint64_t w = swar_load(p);
-        int k = swar_digit_run(w);
+        uint64_t w = json_scan_swar_load(p);
+        int k = json_scan_swar_digit_run(w);
         if (k == 0) goto done;
-        m = m * p10[k] + swar_digits_value(w, k);
+        m = m * p10[k] + json_scan_swar_digits_value(w, k);
         n += k;
         p += k;
         if (k < 8) goto done;
@@ -432,7 +432,7 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
     }
     lx->num = v;
     lx->tok_start = start;
-    lx->p = p;
+    lx->pos = p;
     return lx->tok = JT_NUMBER;
 }
 
@@ -441,8 +441,8 @@ static enum json_tok lex_number(struct json_lex *lx, const char *p) {
 static inline const char *scan_str(const struct json_lex *lx, const char *p, const char *end) {
 #if JSON_SWAR
     for (int i = 0; i < 2 && end - p >= 8; i++) {
-        uint64_t w = swar_load(p);
-        uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
+        uint64_t w = json_scan_swar_load(p);
+        uint64_t m = json_scan_swar_eq(w, '"') | json_scan_swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
         if (m) return p + (__builtin_ctzll(m) >> 3);
         p += 8;
     }
@@ -465,11 +465,11 @@ static enum json_tok lex_string(struct json_lex *lx, const char *p, enum json_to
         }
         return lex_fail(lx, p, "control character inside a string");
     }
-    lx->s = start;
+    lx->str = start;
     lx->slen = (size_t)(p - start);
     lx->has_esc = esc;
     lx->tok_start = start - 1;
-    lx->p = p + 1;
+    lx->pos = p + 1;
     return lx->tok = kind;
 }
 
@@ -482,33 +482,33 @@ static enum json_tok lex_value(struct json_lex *lx, const char *p) {
         if (lx->depth >= JSON_MAX_DEPTH) return lex_fail(lx, p, "nesting deeper than 512 levels");
         lx->kind[++lx->depth] = *p == '{' ? 1 : 2;
         lx->state = *p == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
-        lx->p = p + 1;
+        lx->pos = p + 1;
         return lx->tok = *p == '{' ? JT_OBJ_BEGIN : JT_ARR_BEGIN;
     case '"':
         lx->state = S_AFTER;
         return lex_string(lx, p, JT_STRING);
     case 't':
-        if (end - p >= 4 && !memcmp(p, "true", 4)) { lx->p = p + 4; lx->state = S_AFTER; return lx->tok = JT_TRUE; }
+        if (end - p >= 4 && !memcmp(p, "true", 4)) { lx->pos = p + 4; lx->state = S_AFTER; return lx->tok = JT_TRUE; }
         break;
     case 'f':
-        if (end - p >= 5 && !memcmp(p, "false", 5)) { lx->p = p + 5; lx->state = S_AFTER; return lx->tok = JT_FALSE; }
+        if (end - p >= 5 && !memcmp(p, "false", 5)) { lx->pos = p + 5; lx->state = S_AFTER; return lx->tok = JT_FALSE; }
         break;
     case 'n':
-        if (end - p >= 4 && !memcmp(p, "null", 4)) { lx->p = p + 4; lx->state = S_AFTER; return lx->tok = JT_NULL; }
+        if (end - p >= 4 && !memcmp(p, "null", 4)) { lx->pos = p + 4; lx->state = S_AFTER; return lx->tok = JT_NULL; }
         break;
     case 'N':
         if (end - p >= 3 && !memcmp(p, "NaN", 3)) {
-            lx->p = p + 3; lx->num = NAN; lx->state = S_AFTER; return lx->tok = JT_NUMBER;
+            lx->pos = p + 3; lx->num = NAN; lx->state = S_AFTER; return lx->tok = JT_NUMBER;
         }
         break;
     case 'I':
         if (end - p >= 8 && !memcmp(p, "Infinity", 8)) {
-            lx->p = p + 8; lx->num = INFINITY; lx->state = S_AFTER; return lx->tok = JT_NUMBER;
+            lx->pos = p + 8; lx->num = INFINITY; lx->state = S_AFTER; return lx->tok = JT_NUMBER;
         }
         break;
     case '-':
         if (end - p >= 9 && !memcmp(p, "-Infinity", 9)) {
-            lx->p = p + 9; lx->num = -INFINITY; lx->state = S_AFTER; return lx->tok = JT_NUMBER;
+            lx->pos = p + 9; lx->num = -INFINITY; lx->state = S_AFTER; return lx->tok = JT_NUMBER;
         }
         lx->state = S_AFTER;
         return lex_number(lx, p);
@@ -524,7 +524,7 @@ static enum json_tok lex_close(struct json_lex *lx, const char *p) {
     if ((*p == '}' && kind != 1) || (*p == ']' && kind != 2))
         return lex_fail(lx, p, kind == 1 ? "expected '}'" : "expected ']'");
     lx->depth--;
-    lx->p = p + 1;
+    lx->pos = p + 1;
     lx->state = lx->depth ? S_AFTER : S_DONE;
     return lx->tok = *p == '}' ? JT_OBJ_END : JT_ARR_END;
 }
@@ -534,11 +534,11 @@ static enum json_tok lex_close(struct json_lex *lx, const char *p) {
 __attribute__((always_inline)) static inline enum json_tok lex_next(struct json_lex *lx) {
     if (lx->failed) return JT_ERROR;
 again:;
-    const char *p = skip_ws(lx, lx->p);
+    const char *p = skip_ws(lx, lx->pos);
     switch (lx->state) {
     case S_DONE:
         if (p < lx->end) return lex_fail(lx, p, "unexpected text after the JSON value");
-        lx->p = p;
+        lx->pos = p;
         return lx->tok = JT_END;
     case S_VALUE:
         if (p >= lx->end)
@@ -557,15 +557,15 @@ again:;
         if (p >= lx->end || *p != '"') return lex_fail(lx, p, "expected a quoted object key");
         enum json_tok kt = lex_string(lx, p, JT_KEY);
         if (kt != JT_KEY) return kt;
-        p = skip_ws(lx, lx->p);
+        p = skip_ws(lx, lx->pos);
         if (p >= lx->end || *p != ':') return lex_fail(lx, p, "expected ':' after an object key");
-        lx->p = p + 1;
+        lx->pos = p + 1;
         lx->state = S_VALUE;
         return JT_KEY;
     case S_AFTER:
         if (p >= lx->end) return lex_fail(lx, p, lx->kind[lx->depth] == 1 ? "expected ',' or '}'" : "expected ',' or ']'");
         if (*p == ',') {
-            lx->p = p + 1;
+            lx->pos = p + 1;
             lx->state = lx->kind[lx->depth] == 1 ? S_KEY : S_VALUE;
             goto again;
         }
@@ -577,11 +577,11 @@ again:;
 
 enum json_tok json_lex_next(struct json_lex *lx) {
     if (__builtin_expect(!lx->more, 1)) return lex_next(lx);
-    const char *p0 = lx->p;
+    const char *p0 = lx->pos;
     int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
     enum json_tok t = lex_next(lx);
     if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
-        lx->p = p0;
+        lx->pos = p0;
         lx->state = state0;
         lx->depth = depth0;
         lx->started = started0;
@@ -605,16 +605,16 @@ static int skip_fail(struct json_lex *lx, const char *at, int depth0, const char
  * left before the end): the scan variant's block mask, or the bytes'. */
 static inline uint64_t skip_mask(const struct json_lex *lx, const char *p, size_t n) {
 #if JSON_HAVE_SSE2
-    if (n >= 64 && lx->scan == JSON_SCAN_AVX2) return json_skip_mask_avx2(p);
-    if (n >= 64 && lx->scan == JSON_SCAN_SSE2) return skip_mask_sse2(p);
+    if (n >= 64 && lx->scan == JSON_SCAN_AVX2) return json_scan_skip_mask_avx2(p);
+    if (n >= 64 && lx->scan == JSON_SCAN_SSE2) return json_scan_skip_mask_sse2(p);
 #else
     (void)lx;
 #endif
-    return skip_mask_portable(p, n < 64 ? n : 64);
+    return json_scan_skip_mask_portable(p, n < 64 ? n : 64);
 }
 
 /* One stop of a skip (a bit of the block mask at q).  0 to go on, 1 when the
- * value ended (lx->p past it), -1/2 (skip_fail's -1/1 shifted) on failure. */
+ * value ended (lx->pos past it), -1/2 (skip_fail's -1/1 shifted) on failure. */
 static inline int skip_stop(struct json_lex *lx, const char *q, int base, int depth0, int *in_str, const char **esc_end) {
     char c = *q;
     if (q < *esc_end) return 0;   /* the byte after a backslash */
@@ -631,7 +631,7 @@ static inline int skip_stop(struct json_lex *lx, const char *q, int base, int de
         if ((c == '}') != (lx->kind[lx->depth] == 1))
             return skip_fail(lx, q, depth0, lx->kind[lx->depth] == 1 ? "expected '}'" : "expected ']'") < 0 ? -1 : 2;
         if (--lx->depth == base) {
-            lx->p = q + 1;
+            lx->pos = q + 1;
             lx->state = lx->depth ? S_AFTER : S_DONE;
             lx->tok = c == '}' ? JT_OBJ_END : JT_ARR_END;
             return 1;
@@ -642,7 +642,7 @@ static inline int skip_stop(struct json_lex *lx, const char *q, int base, int de
 
 int json_lex_skip(struct json_lex *lx, enum json_tok first) {
     if (first != JT_OBJ_BEGIN && first != JT_ARR_BEGIN) return first == JT_ERROR ? -1 : 0;
-    const char *p = lx->p, *end = lx->end, *esc_end = p;
+    const char *p = lx->pos, *end = lx->end, *esc_end = p;
     int base = lx->depth - 1, depth0 = lx->depth, in_str = 0;
     for (; p < end; p += 64) {
         size_t n = (size_t)(end - p);
@@ -669,7 +669,7 @@ static int hexval(char c) {
 }
 
 long json_lex_string(const struct json_lex *lx, char *out, size_t n) {
-    const char *p = lx->s, *e = lx->s + lx->slen;
+    const char *p = lx->str, *e = lx->str + lx->slen;
     size_t o = 0;
     if (n == 0) return -1;
     if (!lx->has_esc) {   /* nothing to decode: the raw bytes, truncated as below */

@@ -73,7 +73,7 @@ enum json_tok {
 };
 
 struct json_lex {
-    const char *buf, *p, *end;
+    const char *buf, *pos, *end;
     const char *what;          /* the file, for messages */
     struct pt_error *err;
     int depth;
@@ -83,7 +83,7 @@ struct json_lex {
     /* the current token */
     enum json_tok tok;
     const char *tok_start;
-    const char *s;             /* JT_KEY/JT_STRING: the raw bytes between the quotes */
+    const char *str;           /* JT_KEY/JT_STRING: the raw bytes between the quotes */
     size_t slen;
     int has_esc;               /* the raw bytes contain backslash escapes */
     double num;                /* JT_NUMBER (NaN/Infinity/-Infinity included) */
@@ -110,9 +110,9 @@ enum json_tok json_lex_next(struct json_lex *lx);
 /* Skips the value whose first token was just returned (objects and arrays whole).
  * 0, -1 on bad input, 1 (streaming) when the value runs past the buffer: refill and call again. */
 int json_lex_skip(struct json_lex *lx, enum json_tok first);
-/* Streaming: the caller kept the unread bytes [lx->p, end) at the start of
+/* Streaming: the caller kept the unread bytes [lx->pos, end) at the start of
  * a new buffer buf (len bytes, the kept bytes first, then what it read) and
- * says whether more input follows.  Pointers of earlier tokens (lx->s) are
+ * says whether more input follows.  Pointers of earlier tokens (lx->str) are
  * invalid afterwards. */
 void json_lex_refill(struct json_lex *lx, const char *buf, size_t len, int more);
 /* Decodes the current string/key into out (size n, NUL-terminated,
@@ -120,7 +120,7 @@ void json_lex_refill(struct json_lex *lx, const char *buf, size_t len, int more)
 long json_lex_string(const struct json_lex *lx, char *out, size_t n);
 /* Compares the current string/key with a literal (no escapes expected). */
 static inline int json_lex_is(const struct json_lex *lx, const char *lit, size_t litlen) {
-    return !lx->has_esc && lx->slen == litlen && memcmp(lx->s, lit, litlen) == 0;
+    return !lx->has_esc && lx->slen == litlen && memcmp(lx->str, lit, litlen) == 0;
 }
 #define JSON_IS(lx, lit) json_lex_is((lx), (lit), sizeof(lit) - 1)
 /* Line number (1-based) of a position, for messages. */

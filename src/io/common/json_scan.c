@@ -23,7 +23,7 @@ AVX2 const char *json_scan_str_avx2(const char *p, const char *end) {
         if (m) return p + __builtin_ctz(m);
         p += 32;
     }
-    return scan_str_sse2(p, end);
+    return json_scan_str_sse2(p, end);
 }
 
 AVX2 const char *json_scan_skip_avx2(const char *p, const char *end) {
@@ -34,7 +34,7 @@ AVX2 const char *json_scan_skip_avx2(const char *p, const char *end) {
         if (m) return p + __builtin_ctz(m);
         p += 32;
     }
-    return scan_skip_sse2(p, end);
+    return json_scan_skip_sse2(p, end);
 }
 
 AVX2 const char *json_scan_skipstr_avx2(const char *p, const char *end) {
@@ -44,9 +44,9 @@ AVX2 const char *json_scan_skipstr_avx2(const char *p, const char *end) {
         if (m) return p + __builtin_ctz(m);
         p += 32;
     }
-    return scan_skipstr_sse2(p, end);
+    return json_scan_skipstr_sse2(p, end);
 }
-AVX2 uint64_t json_skip_mask_avx2(const char *p) {
+AVX2 uint64_t json_scan_skip_mask_avx2(const char *p) {
     uint64_t m = 0;
     for (int i = 0; i < 2; i++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));

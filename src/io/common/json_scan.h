@@ -30,28 +30,28 @@
 #define JSON_SWAR 1
 #define SWAR_ONES 0x0101010101010101ull
 #define SWAR_HIGH 0x8080808080808080ull
-static inline uint64_t swar_load(const char *p) {
+static inline uint64_t json_scan_swar_load(const char *p) {
     uint64_t w;
     memcpy(&w, p, 8);
     return w;
 }
 /* high bit set in each byte of w equal to c (exact for the lowest such byte,
  * which is the only one the callers use) */
-static inline uint64_t swar_eq(uint64_t w, unsigned char c) {
+static inline uint64_t json_scan_swar_eq(uint64_t w, unsigned char c) {
     uint64_t x = w ^ (SWAR_ONES * c);
     return (x - SWAR_ONES) & ~x & SWAR_HIGH;
 }
 /* How many of the 8 bytes of w, from the first, are ASCII digits: a digit
  * has high nibble 3, and so does it plus 6 ('9' + 6 = 0x3f); a carry out of
  * a byte only comes from a non-digit, so never spoils a byte before it. */
-static inline int swar_digit_run(uint64_t w) {
+static inline int json_scan_swar_digit_run(uint64_t w) {
     uint64_t t = (w & 0xf0f0f0f0f0f0f0f0ull) | (((w + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4);
     uint64_t x = t ^ 0x3333333333333333ull;
     return x ? __builtin_ctzll(x) >> 3 : 8;
 }
 /* The value of the first k (1..8) digits of w: the digits moved to the top
  * bytes (zeros before them), then pairs, quads and the eight combined. */
-static inline uint64_t swar_digits_value(uint64_t w, int k) {
+static inline uint64_t json_scan_swar_digits_value(uint64_t w, int k) {
     uint64_t v = (w - 0x3030303030303030ull) << (8 * (8 - k));
     v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;
     v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffull;
@@ -62,7 +62,7 @@ static inline uint64_t swar_digits_value(uint64_t w, int k) {
 #endif
 
 /* ' ', '\n', '\t', '\r': one comparison and one bit test */
-static inline int json_is_ws(char c) {
+static inline int json_scan_is_ws(char c) {
     unsigned char u = (unsigned char)c;
     return u <= ' ' && ((1ull << u) & ((1ull << ' ') | (1ull << '\n') | (1ull << '\t') | (1ull << '\r')));
 }
@@ -70,14 +70,14 @@ static inline int json_is_ws(char c) {
 /* ---- portable ---- */
 
 /* First byte that is no JSON white space. */
-static inline const char *scan_ws_portable(const char *p, const char *end) {
-    while (p < end && json_is_ws(*p)) {
+static inline const char *json_scan_ws_portable(const char *p, const char *end) {
+    while (p < end && json_scan_is_ws(*p)) {
         p++;
 #if JSON_SWAR
         /* a newline is followed by the indentation: step over the spaces by words */
         if (p[-1] == '\n')
             while (end - p >= 8) {
-                uint64_t x = swar_load(p) ^ (SWAR_ONES * ' ');
+                uint64_t x = json_scan_swar_load(p) ^ (SWAR_ONES * ' ');
                 if (x) { p += __builtin_ctzll(x) >> 3; break; }
                 p += 8;
             }
@@ -87,12 +87,12 @@ static inline const char *scan_ws_portable(const char *p, const char *end) {
 }
 
 /* Inside a string: the closing quote, a backslash or a control character. */
-static inline const char *scan_str_portable(const char *p, const char *end) {
+static inline const char *json_scan_str_portable(const char *p, const char *end) {
 #if JSON_SWAR
     while (end - p >= 8) {
-        uint64_t w = swar_load(p);
+        uint64_t w = json_scan_swar_load(p);
         /* bytes < 0x20: the same borrow trick against 0x20 */
-        uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
+        uint64_t m = json_scan_swar_eq(w, '"') | json_scan_swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
         if (m) return p + (__builtin_ctzll(m) >> 3);
         p += 8;
     }
@@ -102,25 +102,25 @@ static inline const char *scan_str_portable(const char *p, const char *end) {
 }
 
 /* Skipping a value: a quote or a bracket. */
-static inline const char *scan_skip_portable(const char *p, const char *end) {
+static inline const char *json_scan_skip_portable(const char *p, const char *end) {
     while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']') p++;
     return p;
 }
 
 /* Skipping a string: the closing quote or a backslash. */
-static inline const char *scan_skipstr_portable(const char *p, const char *end) {
+static inline const char *json_scan_skipstr_portable(const char *p, const char *end) {
     while (p < end && *p != '"' && *p != '\\') p++;
     return p;
 }
 
 /* Skipping a value, a block at a time: bit i of the mask is set where
  * byte i of [p, p + n) (n <= 64) is a quote, a backslash or a bracket. */
-static inline uint64_t skip_mask_portable(const char *p, size_t n) {
+static inline uint64_t json_scan_skip_mask_portable(const char *p, size_t n) {
     uint64_t m = 0;
     size_t i = 0;
 #if JSON_SWAR
     for (; i + 8 <= n; i += 8) {   /* by words: exact equality per byte, high bits gathered */
-        uint64_t w = swar_load(p + i), b = w | (SWAR_ONES * 0x20), x = 0;
+        uint64_t w = json_scan_swar_load(p + i), b = w | (SWAR_ONES * 0x20), x = 0;
         const uint64_t lo = SWAR_ONES * 0x7f;
         uint64_t e;
         e = w ^ (SWAR_ONES * '"'); x |= ~(((e & lo) + lo) | e);
@@ -140,21 +140,21 @@ static inline uint64_t skip_mask_portable(const char *p, size_t n) {
 /* ---- SSE2 ---- */
 #if JSON_HAVE_SSE2
 /* The 16-bit mask of stops in the 16 bytes at p, per kind. */
-static inline unsigned sse2_str_stops(const char *p) {
+static inline unsigned json_scan_sse2_str_stops(const char *p) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p), c1f = _mm_set1_epi8(0x1f);
     __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
                              _mm_cmpeq_epi8(_mm_max_epu8(v, c1f), c1f));   /* v <= 0x1f */
     return (unsigned)_mm_movemask_epi8(m);
 }
-static inline unsigned sse2_skip_stops(const char *p) {
+static inline unsigned json_scan_sse2_skip_stops(const char *p) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i b = _mm_or_si128(v, _mm_set1_epi8(0x20));   /* '[' ']' as '{' '}' (only they map there) */
     __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
                              _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('{')), _mm_cmpeq_epi8(b, _mm_set1_epi8('}'))));
     return (unsigned)_mm_movemask_epi8(m);
 }
-/* skip_mask_portable of 64 bytes */
-static inline uint64_t skip_mask_sse2(const char *p) {
+/* json_scan_skip_mask_portable of 64 bytes */
+static inline uint64_t json_scan_skip_mask_sse2(const char *p) {
     uint64_t m = 0;
     for (int i = 0; i < 4; i++) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
@@ -165,7 +165,7 @@ static inline uint64_t skip_mask_sse2(const char *p) {
     }
     return m;
 }
-static inline unsigned sse2_skipstr_stops(const char *p) {
+static inline unsigned json_scan_sse2_skipstr_stops(const char *p) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
     return (unsigned)_mm_movemask_epi8(m);
@@ -179,16 +179,16 @@ static inline unsigned sse2_skipstr_stops(const char *p) {
         }                                                                                  \
         return tail(p, end);                                                               \
     }
-JSON_SSE2_SCAN(scan_str_sse2, sse2_str_stops, scan_str_portable)
-JSON_SSE2_SCAN(scan_skip_sse2, sse2_skip_stops, scan_skip_portable)
-JSON_SSE2_SCAN(scan_skipstr_sse2, sse2_skipstr_stops, scan_skipstr_portable)
+JSON_SSE2_SCAN(json_scan_str_sse2, json_scan_sse2_str_stops, json_scan_str_portable)
+JSON_SSE2_SCAN(json_scan_skip_sse2, json_scan_sse2_skip_stops, json_scan_skip_portable)
+JSON_SSE2_SCAN(json_scan_skipstr_sse2, json_scan_sse2_skipstr_stops, json_scan_skipstr_portable)
 #undef JSON_SSE2_SCAN
 
 /* ---- AVX2 (json_scan.c) ---- */
 const char *json_scan_str_avx2(const char *p, const char *end);
 const char *json_scan_skip_avx2(const char *p, const char *end);
 const char *json_scan_skipstr_avx2(const char *p, const char *end);
-uint64_t json_skip_mask_avx2(const char *p);
+uint64_t json_scan_skip_mask_avx2(const char *p);
 #endif
 
 #endif

@@ -19,7 +19,7 @@
 struct yparse {
     const char *path;
     int line;
-    struct cfile_lmap *m;
+    struct cmp_files_lmap *m;
     char *cls;           /* current block class (owned), NULL before the first */
     int cls_line;        /* where it was written */
     int entry_indent;    /* indentation of the current class's entries, -1 unset */
@@ -69,7 +69,7 @@ static char *key_colon(char *s, int loose) {
 }
 
 static int add_rule(struct yparse *y, const char *from, const char *to, struct pt_error *err) {
-    struct cfile_lmap *m = y->m;
+    struct cmp_files_lmap *m = y->m;
     struct lmap_rule *nv = realloc(m->rules, (m->n + 1) * sizeof *nv);
     if (!nv) return pt_errorf(err, "out of memory");
     m->rules = nv;
@@ -93,7 +93,7 @@ static void free_rule(struct lmap_rule *r) {
 /* A class heading: a repeated class replaces the earlier one (as a YAML
  * loader keeps the last value of a repeated key). */
 static int start_class(struct yparse *y, const char *cls, struct pt_error *err) {
-    struct cfile_lmap *m = y->m;
+    struct cmp_files_lmap *m = y->m;
     size_t k = 0;
     for (size_t i = 0; i < m->n; i++) {
         if (!strcmp(m->rules[i].cls, cls)) free_rule(&m->rules[i]);
@@ -152,9 +152,9 @@ static int flow(struct yparse *y, char *v, struct pt_error *err) {
     return 0;
 }
 
-int cfile_lmap_load(struct cfile_lmap *m, const char *path, struct pt_error *err) {
+int cmp_files_lmap_load(struct cmp_files_lmap *m, const char *path, struct pt_error *err) {
     memset(m, 0, sizeof *m);
-    if (!strcmp(path, CFILE_LMAP_AUTO)) return 0;
+    if (!strcmp(path, CMP_FILES_LMAP_AUTO)) return 0;
     /* the readers' checked read: a FIFO, a device or a file over
      * JSON_SIDE_MAX is refused, never waited on or read without end */
     char *buf;
@@ -210,18 +210,18 @@ int cfile_lmap_load(struct cfile_lmap *m, const char *path, struct pt_error *err
     }
     free(buf);
     free(y.cls);
-    if (rc != 0) cfile_lmap_free(m);
+    if (rc != 0) cmp_files_lmap_free(m);
     return rc;
 }
 
-void cfile_lmap_free(struct cfile_lmap *m) {
+void cmp_files_lmap_free(struct cmp_files_lmap *m) {
     for (size_t i = 0; i < m->n; i++) free_rule(&m->rules[i]);
     free(m->rules);
     free(m->path);
     memset(m, 0, sizeof *m);
 }
 
-struct lmap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu, const struct tree *bench,
+struct lmap *cmp_files_lmap_build(const struct cmp_files_lmap *m, const struct tree *npu, const struct tree *bench,
                               char *warn, size_t wsize) {
     struct lmap *map = NULL;
     struct pt_error e;
@@ -241,7 +241,7 @@ struct lmap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu
         if (seen) continue;
         char esc[300];
         int n = snprintf(warn + o, wsize - o, "%s%s:%d: class %s is not a class of the problem dump: its renames "
-                         "are not used", o ? "\n" : "", m->path ? m->path : CFILE_LMAP_AUTO, r->cls_line,
+                         "are not used", o ? "\n" : "", m->path ? m->path : CMP_FILES_LMAP_AUTO, r->cls_line,
                          pt_escape(r->cls, strlen(r->cls), esc, sizeof esc));
         if (n < 0) break;
         o += (size_t)n < wsize - o ? (size_t)n : wsize - o - 1;
@@ -251,14 +251,14 @@ struct lmap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu
 
 /* ---- match config ---- */
 
-static void note_bad(struct cfile_report *rep, const char *fmt, const char *name, const char *side) {
+static void note_bad(struct cmp_files_report *rep, const char *fmt, const char *name, const char *side) {
     rep->failed++;
     if (rep->first_bad[0]) return;
     char esc[200];
     snprintf(rep->first_bad, sizeof rep->first_bad, fmt, pt_escape(name, strlen(name), esc, sizeof esc), side);
 }
 
-int cfile_match_apply(struct cmp_graph *g, const char *path, struct cfile_report *rep, struct pt_error *err) {
+int cmp_files_match_apply(struct cmp_graph *g, const char *path, struct cmp_files_report *rep, struct pt_error *err) {
     memset(rep, 0, sizeof *rep);
     cJSON *root;
     if (json_side_file(path, &root, err) != 0) return -1;
@@ -294,7 +294,7 @@ int cfile_match_apply(struct cmp_graph *g, const char *path, struct cfile_report
     return 0;
 }
 
-long cfile_match_save(const struct cmp_graph *g, const char *path, struct pt_error *err) {
+long cmp_files_match_save(const struct cmp_graph *g, const char *path, struct pt_error *err) {
     FILE *f = fopen(path, "w");
     if (!f) return pt_errorf(err, "%s: %s", path, strerror(errno));
     long n = 0;

@@ -10,7 +10,7 @@
 #include "src/io/dump/read_graph.h"
 
 struct job {
-    const struct cscan_pair *const *pairs;
+    const struct cmp_scan_pair *const *pairs;
     int fuzzy, level;
     struct tree **trees;     /* problem side, kept */
     uint8_t **flags;
@@ -19,7 +19,7 @@ struct job {
 /* One pair: the problem tree and its divergence flags. */
 static int one(void *ctx, size_t i, struct pt_error *e) {
     struct job *j = ctx;
-    const struct cscan_pair *p = j->pairs[i];
+    const struct cmp_scan_pair *p = j->pairs[i];
     struct tree *b = NULL;
     struct cmp_table *t = NULL;
     if (graph_read(p->dir[0], GRAPH_NO_STACK, &j->trees[i], e) != 0) return -1;
@@ -39,16 +39,16 @@ static int one(void *ctx, size_t i, struct pt_error *e) {
 }
 
 static int by_rank(const void *a, const void *b) {
-    const struct cscan_pair *x = *(const struct cscan_pair *const *)a, *y = *(const struct cscan_pair *const *)b;
+    const struct cmp_scan_pair *x = *(const struct cmp_scan_pair *const *)a, *y = *(const struct cmp_scan_pair *const *)b;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzzy, int level,
+int cmp_origin_step(const struct cmp_scan_pair *v, size_t n, int32_t step, int fuzzy, int level,
                     struct ovf_origin_report *out, struct pt_error *err) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) m += v[i].step == step;
     if (m < 2) return 0;
-    const struct cscan_pair **pairs = calloc(m, sizeof *pairs);
+    const struct cmp_scan_pair **pairs = calloc(m, sizeof *pairs);
     struct tree **trees = calloc(m, sizeof *trees);
     uint8_t **flags = calloc(m, sizeof *flags);
     struct origin_rank *ranks = calloc(m, sizeof *ranks);
@@ -83,14 +83,14 @@ out:
 /* The run's first divergence: the origin node when the rules found one on
  * pair head (that pair compared again with the node as its first, unless
  * it is its first already), else the pair's own first. */
-static void answer(const struct cscan_pair *pairs, const struct crun_pair *sum, long head, int which, int fuzzy,
+static void answer(const struct cmp_scan_pair *pairs, const struct crun_pair *sum, long head, int which, int fuzzy,
                    const struct ovf_origin_report *rep, struct crun_first *ans) {
     const struct crun_first *own = &sum[head].first[which];
     const struct ovf_origin_node *o = rep->n && rep->v[0].norigins ? &rep->v[0].origins[0] : NULL;
     if (o && o->rank == sum[head].rank && (!own->have || strcmp(own->name, o->name) != 0)) {
         struct crun_pair tmp = {0};
-        struct cscan_opts so = {.fuzzy = fuzzy, .threads = 1};
-        cscan_pin(&pairs[head], &so, o->name, which, &tmp);
+        struct cmp_scan_opts so = {.fuzzy = fuzzy, .threads = 1};
+        cmp_scan_pin(&pairs[head], &so, o->name, which, &tmp);
         int ok = tmp.state == CRUN_DONE && tmp.first[which].have && !strcmp(tmp.first[which].name, o->name);
         if (ok) {
             *ans = tmp.first[which];
@@ -102,7 +102,7 @@ static void answer(const struct cscan_pair *pairs, const struct crun_pair *sum, 
     if (own->have && crun_first_copy(ans, own) != 0) memset(ans, 0, sizeof *ans);
 }
 
-long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
                       struct ovf_origin_report *o, int *which, struct crun_first *ans, struct pt_error *err) {
     err->msg[0] = '\0';
     if (ans) memset(ans, 0, sizeof *ans);
@@ -111,7 +111,7 @@ long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct cru
     /* only the ranks whose pair diverges at that step and level: a clean
      * rank can hold no origin, and each rank costs a second read of both
      * dumps */
-    struct cscan_pair *sel = malloc(n * sizeof *sel);
+    struct cmp_scan_pair *sel = malloc(n * sizeof *sel);
     if (!sel) {
         pt_errorf(err, "out of memory");
         if (ans) answer(pairs, sum, k, *which, fuzzy, &(struct ovf_origin_report){0}, ans);

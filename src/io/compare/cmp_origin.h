@@ -19,7 +19,7 @@
  * is at `level` (CL_ERROR, CL_WARNING) or above.  Appends to out (nothing
  * when no record is born).  0 ok, -1 with a message (unreadable dump,
  * memory). */
-int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzzy, int level,
+int cmp_origin_step(const struct cmp_scan_pair *v, size_t n, int32_t step, int fuzzy, int level,
                     struct ovf_origin_report *out, struct pt_error *err);
 
 /* The run's first divergence (probetop-rules(7), FIRST DIVERGENCE), the one
@@ -34,7 +34,7 @@ int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzz
  * pair is returned; err->msg is empty otherwise.  o (optional) receives
  * the origin and its chain: the caller frees it with
  * ovf_origin_report_free(). */
-long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
                       struct ovf_origin_report *o, int *which, struct crun_first *ans, struct pt_error *err);
 
 #endif

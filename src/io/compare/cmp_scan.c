@@ -39,7 +39,7 @@ static int pin_table(struct crun_pair *out, const struct cmp_table *t, const cha
     return crun_pin(out, which, &at, pin, NULL, worst);
 }
 
-static void scan_pair(const struct cscan_pair *p, struct crun_pair *out, const struct cscan_opts *o, const char *pin,
+static void scan_pair(const struct cmp_scan_pair *p, struct crun_pair *out, const struct cmp_scan_opts *o, const char *pin,
                       int which) {
     struct tree *a = NULL, *b = NULL;
     struct lmap *pm = NULL;
@@ -62,7 +62,7 @@ static void scan_pair(const struct cscan_pair *p, struct crun_pair *out, const s
     }
     if (o->lmap) {
         char warn[1024];
-        pm = cfile_lmap_build(o->lmap, a, b, warn, sizeof warn);
+        pm = cmp_files_lmap_build(o->lmap, a, b, warn, sizeof warn);
     }
     struct cmp_opts co = {.fuzzy = o->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
     npy_setup_opts(&co, a, b);   /* tensor dumps with .npy files: the real tensors */
@@ -74,8 +74,8 @@ static void scan_pair(const struct cscan_pair *p, struct crun_pair *out, const s
             goto out;
         }
         if (o->match_config) {
-            struct cfile_report rep;
-            if (cfile_match_apply(g, o->match_config, &rep, &err) != 0) {
+            struct cmp_files_report rep;
+            if (cmp_files_match_apply(g, o->match_config, &rep, &err) != 0) {
                 crun_pair_fail(out, err.msg);
                 cmp_graph_free(g);
                 goto out;
@@ -99,10 +99,10 @@ out:
 }
 
 struct scan_job {
-    const struct cscan_pair *v;
+    const struct cmp_scan_pair *v;
     size_t n;
     struct crun_pair *out;
-    const struct cscan_opts *o;
+    const struct cmp_scan_opts *o;
     atomic_size_t next;
 };
 
@@ -118,7 +118,7 @@ static void *scan_worker(void *arg) {
     return NULL;
 }
 
-void cscan_run(const struct cscan_pair *v, size_t n, struct crun_pair *out, const struct cscan_opts *o) {
+void cmp_scan_run(const struct cmp_scan_pair *v, size_t n, struct crun_pair *out, const struct cmp_scan_opts *o) {
     struct scan_job j = {.v = v, .n = n, .out = out, .o = o};
     atomic_init(&j.next, 0);
     for (size_t i = 0; i < n; i++) {
@@ -135,7 +135,7 @@ void cscan_run(const struct cscan_pair *v, size_t n, struct crun_pair *out, cons
     for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
 }
 
-void cscan_pin(const struct cscan_pair *p, const struct cscan_opts *o, const char *name, int which,
+void cmp_scan_pin(const struct cmp_scan_pair *p, const struct cmp_scan_opts *o, const char *name, int which,
                struct crun_pair *out) {
     scan_pair(p, out, o, name, which);
 }

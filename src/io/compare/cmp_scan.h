@@ -17,14 +17,14 @@
 #include "model/compare/compare_run.h"
 #include "src/io/compare/cmp_files.h"
 
-struct cscan_pair {
+struct cmp_scan_pair {
     int32_t step, rank;
     const char *dir[2];          /* rank folders: problem, benchmark */
 };
 
-struct cscan_opts {
+struct cmp_scan_opts {
     int fuzzy;                   /* --fuzzy-match */
-    const struct cfile_lmap *lmap;   /* --layer-mapping rules, NULL none */
+    const struct cmp_files_lmap *lmap;   /* --layer-mapping rules, NULL none */
     const char *match_config;    /* --match-config FILE, NULL none */
     int threads;                 /* workers (>= 1) */
     atomic_int *cancel;          /* optional: set to stop early (pairs left PENDING) */
@@ -39,14 +39,14 @@ struct cscan_opts {
  * reason (the others go on); with o->cancel set, the pairs not started
  * stay PENDING.  Runs on the calling thread plus o->threads - 1 more (fewer
  * when they cannot start). */
-void cscan_run(const struct cscan_pair *v, size_t n, struct crun_pair *out, const struct cscan_opts *o);
+void cmp_scan_run(const struct cmp_scan_pair *v, size_t n, struct crun_pair *out, const struct cmp_scan_opts *o);
 
-/* Pair p compared again as cscan_run does, into out (zeroed by the
+/* Pair p compared again as cmp_scan_run does, into out (zeroed by the
  * caller, freed with crun_pair_clear), with its node (record, without
  * structure) called name as its first at index which (CRUN_ERR or
  * CRUN_WARN): the node where the origin rules found the run's divergence
  * born, which the run's first divergence names. */
-void cscan_pin(const struct cscan_pair *p, const struct cscan_opts *o, const char *name, int which,
+void cmp_scan_pin(const struct cmp_scan_pair *p, const struct cmp_scan_opts *o, const char *name, int which,
                struct crun_pair *out);
 
 #endif

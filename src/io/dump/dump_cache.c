@@ -13,7 +13,7 @@
 
 struct dump_cache {
     struct pstore *store;         /* dir -> struct dump_file * */
-    struct dcache_stats st;
+    struct dump_cache_stats st;
 };
 
 static void file_free(void *payload) {
@@ -21,7 +21,7 @@ static void file_free(void *payload) {
     free(payload);
 }
 
-struct dump_cache *dcache_new(uint64_t budget) {
+struct dump_cache *dump_cache_new(uint64_t budget) {
     struct dump_cache *c = calloc(1, sizeof *c);
     if (c && !(c->store = pstore_new(budget, file_free))) {
         free(c);
@@ -30,20 +30,20 @@ struct dump_cache *dcache_new(uint64_t budget) {
     return c;
 }
 
-void dcache_free(struct dump_cache *c) {
+void dump_cache_free(struct dump_cache *c) {
     if (!c) return;
     pstore_free(c->store);
     free(c);
 }
 
-struct dcache_stats dcache_stats(const struct dump_cache *c) {
-    struct dcache_stats s = c->st;
+struct dump_cache_stats dump_cache_stats(const struct dump_cache *c) {
+    struct dump_cache_stats s = c->st;
     s.parts = pstore_count(c->store);
     s.bytes = pstore_bytes(c->store);
     return s;
 }
 
-int dcache_begin(struct dump_cache *c, const char *stamp) { return pstore_begin(c->store, stamp) < 0 ? -1 : 0; }
+int dump_cache_begin(struct dump_cache *c, const char *stamp) { return pstore_begin(c->store, stamp) < 0 ? -1 : 0; }
 
 /* The identity of dir's files: dump.json, construct.json, stack.json, and
  * the step and rank the folder has in this load (its overflow records name
@@ -68,7 +68,7 @@ static uint64_t sig_of(const char *dir, int32_t step, int32_t rank) {
     return h;
 }
 
-const struct dump_file *dcache_find(struct dump_cache *c, const char *dir, int32_t step, int32_t rank, uint64_t *sig) {
+const struct dump_file *dump_cache_find(struct dump_cache *c, const char *dir, int32_t step, int32_t rank, uint64_t *sig) {
     *sig = sig_of(dir, step, rank);
     const struct dump_file *f = pstore_find(c->store, dir, *sig);
     if (f) c->st.kept++;
@@ -84,7 +84,7 @@ static uint64_t size_of(const struct dump_file *f) {
     return n;
 }
 
-int dcache_keep(struct dump_cache *c, const char *dir, uint64_t sig, struct dump_file *f) {
+int dump_cache_keep(struct dump_cache *c, const char *dir, uint64_t sig, struct dump_file *f) {
     if (!f->ok) return 0;
     char p[4200];
     struct stat st;
@@ -92,7 +92,7 @@ int dcache_keep(struct dump_cache *c, const char *dir, uint64_t sig, struct dump
     if (stat(p, &st) != 0 || time(NULL) - st.st_mtim.tv_sec <= 1) return 0;
     /* exact sizes: the parse's buffers grew by doubling */
     if (f->nrows && f->nrows < f->caprows) {
-        struct trow *r = realloc(f->rows, f->nrows * sizeof *r);
+        struct dump_tensor_row *r = realloc(f->rows, f->nrows * sizeof *r);
         if (r) { f->rows = r; f->caprows = f->nrows; }
     }
     if (f->alen && f->alen < f->acap) {
@@ -110,4 +110,4 @@ int dcache_keep(struct dump_cache *c, const char *dir, uint64_t sig, struct dump
     return 1;
 }
 
-void dcache_end(struct dump_cache *c, int whole) { pstore_end(c->store, whole); }
+void dump_cache_end(struct dump_cache *c, int whole) { pstore_end(c->store, whole); }

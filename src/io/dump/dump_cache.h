@@ -10,11 +10,11 @@
  * could change again within its timestamp's tick, unseen).  Parses are
  * kept while their memory stays within the budget; the rest are parsed
  * again on each load.  What shapes a parse besides the bytes (micro-step
- * mode, --mapping's pairs, the layout) is the stamp of dcache_begin: a new
+ * mode, --mapping's pairs, the layout) is the stamp of dump_cache_begin: a new
  * stamp drops every parse.
  *
  * One load at a time uses a cache (the loading thread; the parsing threads
- * only read what dcache_find returned before they started). */
+ * only read what dump_cache_find returned before they started). */
 #ifndef PT_DUMP_CACHE_H
 #define PT_DUMP_CACHE_H
 
@@ -23,30 +23,30 @@
 
 struct dump_file;
 
-struct dump_cache *dcache_new(uint64_t budget);
-void dcache_free(struct dump_cache *c);
+struct dump_cache *dump_cache_new(uint64_t budget);
+void dump_cache_free(struct dump_cache *c);
 
 /* Starts a load; -1 without memory. */
-int dcache_begin(struct dump_cache *c, const char *stamp);
+int dump_cache_begin(struct dump_cache *c, const char *stamp);
 /* The kept parse of rank folder dir (at step and rank in this load) when
  * its files are unchanged, else NULL; *sig gets their identity either way
- * (for dcache_keep).  Valid until dcache_keep of the same dir, the next
- * dcache_begin or the free. */
-const struct dump_file *dcache_find(struct dump_cache *c, const char *dir, int32_t step, int32_t rank, uint64_t *sig);
+ * (for dump_cache_keep).  Valid until dump_cache_keep of the same dir, the next
+ * dump_cache_begin or the free. */
+const struct dump_file *dump_cache_find(struct dump_cache *c, const char *dir, int32_t step, int32_t rank, uint64_t *sig);
 /* Keeps the parse f of dir (files of identity sig): its buffers move into
  * the cache and f is zeroed.  1 kept, 0 not (a file that did not parse
  * whole, modified within the last second, over the budget, no memory). */
-int dcache_keep(struct dump_cache *c, const char *dir, uint64_t sig, struct dump_file *f);
+int dump_cache_keep(struct dump_cache *c, const char *dir, uint64_t sig, struct dump_file *f);
 /* Ends a load: with whole (every folder of the dump was read), the parses
  * of folders it did not read are dropped. */
-void dcache_end(struct dump_cache *c, int whole);
+void dump_cache_end(struct dump_cache *c, int whole);
 
-struct dcache_stats {
+struct dump_cache_stats {
     size_t kept;                  /* folders reused */
-    size_t parsed;                /* folders parsed (dcache_find missed) */
+    size_t parsed;                /* folders parsed (dump_cache_find missed) */
     size_t parts;                 /* parses held now */
     uint64_t bytes;               /* their memory */
 };
-struct dcache_stats dcache_stats(const struct dump_cache *c);
+struct dump_cache_stats dump_cache_stats(const struct dump_cache *c);
 
 #endif

@@ -100,8 +100,8 @@ static int32_t resolve(const struct construct *c, const struct kmap *km, const s
         const struct mval *v = &mv[idx];
         if (v->kind == MV_ROOT) { result = v->root; break; }
         if (v->kind != MV_PARENT) break;
-        const struct cons_node *p = &c->v[v->parent];
-        node = p->parent_kind == CONS_NAME ? p->parent : "";
+        const struct construct_node *p = &c->v[v->parent];
+        node = p->parent_kind == CONSTRUCT_NAME ? p->parent : "";
     }
     for (int i = 0; i < np; i++) memo[path[i]] = result;
     return result;
@@ -160,9 +160,9 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     for (size_t i = 0; i < c->n; i++) memo[i] = -2;
     int32_t m = 0;
     for (size_t i = 0; i < c->n; i++) {
-        const struct cons_node *nd = &c->v[i];
+        const struct construct_node *nd = &c->v[i];
         uint32_t idx;
-        if (nd->parent_kind == CONS_NULL) {
+        if (nd->parent_kind == CONSTRUCT_NULL) {
             if (strstr(nd->name, ".backward")) {
                 idx = kmap_put(&km, c, (uint32_t)i);
                 mv[idx] = (struct mval){.kind = MV_NONE};
@@ -187,7 +187,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         uint32_t first = kmap_get(&km, c, c->v[i].name, km.len[i]);
         if (first != UINT32_MAX && first != i) dup = 1;
         if (dup) continue;
-        ms->v[ms->n++] = (struct ms_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
+        ms->v[ms->n++] = (struct microstep_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
         if (r > maxid) maxid = r;
     }
     ms->count = maxid >= 0 ? maxid + 1 : 1;
@@ -236,7 +236,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     for (size_t i = 0; i < ms->n; i++) {
         struct rk *r = &rks[i];
         if (i == 0 || r->micro != rks[i - 1].micro || strcmp(r->prefix, rks[i - 1].prefix)) idx = 0;
-        struct ms_entry *e = &ms->v[r->idx];
+        struct microstep_entry *e = &ms->v[r->idx];
         const char *k = e->key;
         size_t len = strlen(k);
         char num[32];
@@ -297,12 +297,12 @@ oom:
     return pt_errorf(err, "out of memory computing micro steps");
 }
 
-const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len) {
+const struct microstep_entry *microstep_find(const struct microstep *ms, const char *key, size_t len) {
     if (!ms->hcap) return NULL;
     for (size_t h = microstep_hash(key, len) & (ms->hcap - 1);; h = (h + 1) & (ms->hcap - 1)) {
         uint32_t v = ms->hash[h];
         if (!v) return NULL;
-        const struct ms_entry *e = &ms->v[v - 1];
+        const struct microstep_entry *e = &ms->v[v - 1];
         if (e->keylen == len && !memcmp(e->key, key, len)) return e;
     }
 }

@@ -14,7 +14,7 @@
 #include "model/err.h"
 #include "src/io/dump/read_construct.h"
 
-struct ms_entry {
+struct microstep_entry {
     const char *key;      /* original key (points into the construct) */
     size_t keylen;        /* its length (lookups compare it first) */
     char *newkey;         /* renumbered key (owned) */
@@ -22,7 +22,7 @@ struct ms_entry {
 };
 
 struct microstep {
-    struct ms_entry *v;   /* R, in construct order */
+    struct microstep_entry *v;   /* R, in construct order */
     size_t n;
     uint32_t *hash;       /* index + 1 */
     size_t hcap;
@@ -32,7 +32,7 @@ struct microstep {
 /* c must outlive ms (keys point into it). */
 int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err);
 void microstep_free(struct microstep *ms);
-const struct ms_entry *microstep_find(const struct microstep *ms, const char *key, size_t len);
+const struct microstep_entry *microstep_find(const struct microstep *ms, const char *key, size_t len);
 /* The hash of the micro step table's keys, eight bytes per multiply (long
  * construct keys); also what a parse uses to recognise construct.json
  * contents it has seen.  Not FNV like util_hash: speed on long keys. */

@@ -22,59 +22,7 @@ const char *const dump_stat_names[4] = {"norm", "max", "min", "mean"};
 
 #define NAME_MAX_LEN DUMP_NAME_MAX
 
-/* ---- --mapping ---- */
-
-uint64_t mapping_hash(const struct mapping *m) {
-    uint64_t h = 0;
-    for (size_t k = 0; m && k < m->n; k++) {
-        h = util_hash(m->from[k], strlen(m->from[k]) + 1, h);
-        h = util_hash(m->to[k], strlen(m->to[k]) + 1, h);
-    }
-    return h;
-}
-
-void mapping_free(struct mapping *m) {
-    for (size_t i = 0; i < m->n; i++) { free(m->from[i]); free(m->to[i]); }
-    free(m->from);
-    free(m->to);
-    memset(m, 0, sizeof *m);
-}
-
-int mapping_read(const char *path, struct mapping *m, struct pt_error *err) {
-    cJSON *root;
-    memset(m, 0, sizeof *m);
-    if (json_side_file(path, &root, err) != 0) return -1;
-    if (!cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return pt_errorf(err, "%s: a mapping file must be a JSON object {\"old\": \"new\", ...}", path);
-    }
-    size_t n = (size_t)cJSON_GetArraySize(root);
-    m->from = calloc(n ? n : 1, sizeof *m->from);
-    m->to = calloc(n ? n : 1, sizeof *m->to);
-    if (!m->from || !m->to) { cJSON_Delete(root); mapping_free(m); return pt_errorf(err, "%s: out of memory", path); }
-    const cJSON *it;
-    cJSON_ArrayForEach(it, root) {
-        if (!cJSON_IsString(it) || !it->string) {
-            char esc[128];
-            pt_escape(it->string ? it->string : "", it->string ? strlen(it->string) : 0, esc, sizeof esc);
-            cJSON_Delete(root);
-            mapping_free(m);
-            return pt_errorf(err, "%s: key \"%s\": the replacement must be a string", path, esc);
-        }
-        if (!it->string[0]) continue;   /* replacing "" would insert everywhere; msProbe users never mean it */
-        m->from[m->n] = strdup(it->string);
-        m->to[m->n] = strdup(it->valuestring);
-        if (!m->from[m->n] || !m->to[m->n]) {
-            m->n++;
-            cJSON_Delete(root);
-            mapping_free(m);
-            return pt_errorf(err, "%s: out of memory", path);
-        }
-        m->n++;
-    }
-    cJSON_Delete(root);
-    return 0;
-}
+/* ---- --mapping (src/io/common/mapping.h) ---- */
 
 /* Replaces all occurrences of each pair in turn, into buf; returns length. */
 static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size_t size) {
@@ -443,7 +391,7 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
         }
     }
     if (util_grow0((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
-    struct trow *r = &f->rows[f->nrows];
+    struct dump_tensor_row *r = &f->rows[f->nrows];
     if (util_strpool_put(&f->arena, &f->alen, &f->acap, name, n, &r->name) != 0) return -1;
     r->len = (uint32_t)n;
     r->call = call;
@@ -467,7 +415,7 @@ static int is_digits(const char *s, size_t n) {
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
     struct dump_file *f = ps->f;
-    const struct ms_entry *me = ps->ms ? microstep_find(ps->ms, name, nlen) : NULL;
+    const struct microstep_entry *me = ps->ms ? microstep_find(ps->ms, name, nlen) : NULL;
     if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);   /* msProbe skips non-object records */
 
     /* what the trend import makes of the key */
@@ -623,7 +571,7 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
         if (k != JT_KEY) return -1;
         long n = lx->has_esc ? json_lex_string(lx, name, sizeof name)
                              : (long)(lx->slen < sizeof name ? lx->slen : sizeof name - 1);
-        if (!lx->has_esc) { memcpy(name, lx->s, (size_t)n); name[n] = '\0'; }
+        if (!lx->has_esc) { memcpy(name, lx->str, (size_t)n); name[n] = '\0'; }
         if (n < 0) return -1;
         if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
             if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);
@@ -871,7 +819,7 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
          * log(n) times (the buffers may come recycled from an earlier file) */
         size_t guess = len / 300 + 16;
         if (f->caprows < guess) {
-            struct trow *r = realloc(f->rows, guess * sizeof *f->rows);
+            struct dump_tensor_row *r = realloc(f->rows, guess * sizeof *f->rows);
             if (r) { f->rows = r; f->caprows = guess; }
         }
         if (f->acap < guess * 96) {

@@ -31,12 +31,12 @@ static int32_t to_i32(double v) {
 static int cons_add(struct construct *out, size_t *cap, const char *name, size_t nlen, int kind, const char *parent,
                     size_t plen, int32_t micro) {
     if (UTIL_PUSH(out->v, out->n, *cap) != 0) return -1;
-    struct cons_node *nd = &out->v[out->n];
+    struct construct_node *nd = &out->v[out->n];
     nd->name = strndup(name, nlen);
-    nd->parent = kind == CONS_NAME ? strndup(parent, plen) : NULL;
+    nd->parent = kind == CONSTRUCT_NAME ? strndup(parent, plen) : NULL;
     nd->parent_kind = (uint8_t)kind;
     nd->micro = micro;
-    if (!nd->name || (kind == CONS_NAME && !nd->parent)) { free(nd->name); free(nd->parent); return -1; }
+    if (!nd->name || (kind == CONSTRUCT_NAME && !nd->parent)) { free(nd->name); free(nd->parent); return -1; }
     out->n++;
     return 0;
 }
@@ -68,7 +68,7 @@ int construct_parse(const char *path, const char *buf, size_t len, struct constr
             if (json_lex_skip(&lx, t) != 0) goto bad;
             continue;
         }
-        int kind = CONS_NULL;
+        int kind = CONSTRUCT_NULL;
         long pl = 0;
         int32_t micro = 0;
         if (t == JT_ARR_BEGIN) {
@@ -80,7 +80,7 @@ int construct_parse(const char *path, const char *buf, size_t len, struct constr
                 if (e == JT_ERROR) goto bad;
                 if (items == 0 && e == JT_STRING) {
                     pl = json_lex_string(&lx, parent, sizeof parent);
-                    kind = pl > 0 ? CONS_NAME : CONS_EMPTY;
+                    kind = pl > 0 ? CONSTRUCT_NAME : CONSTRUCT_EMPTY;
                 } else if (items == 1 && e == JT_NUMBER) {
                     micro = to_i32(lx.num);
                 } else if (json_lex_skip(&lx, e) != 0) goto bad;
@@ -94,7 +94,7 @@ int construct_parse(const char *path, const char *buf, size_t len, struct constr
             }
         } else if (t == JT_STRING) {
             pl = json_lex_string(&lx, parent, sizeof parent);
-            kind = pl > 0 ? CONS_NAME : CONS_EMPTY;
+            kind = pl > 0 ? CONSTRUCT_NAME : CONSTRUCT_EMPTY;
         } else if (json_lex_skip(&lx, t) != 0) {
             goto bad;
         }

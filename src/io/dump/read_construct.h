@@ -8,17 +8,17 @@
 
 #include "model/err.h"
 
-enum cons_parent { CONS_NULL, CONS_EMPTY, CONS_NAME };
+enum construct_parent { CONSTRUCT_NULL, CONSTRUCT_EMPTY, CONSTRUCT_NAME };
 
-struct cons_node {
+struct construct_node {
     char *name;
-    char *parent;          /* CONS_NAME only */
-    uint8_t parent_kind;   /* enum cons_parent */
+    char *parent;          /* CONSTRUCT_NAME only */
+    uint8_t parent_kind;   /* enum construct_parent */
     int32_t micro;         /* Megatron micro step index, 0 otherwise */
 };
 
 struct construct {
-    struct cons_node *v;   /* in file order (pre-order of the call tree) */
+    struct construct_node *v;   /* in file order (pre-order of the call tree) */
     size_t n;
     int megatron;          /* had megatron_micro_step_number */
     long megatron_micro_steps;

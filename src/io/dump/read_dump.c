@@ -7,7 +7,7 @@
 #include "model/util/fs.h"
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "model/util/fs.h"
 
 #include <dirent.h>
@@ -74,7 +74,7 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
 static int note_ds(void *ctx, const char *path, const char *why, int skipped) {
     struct dataset *ds = ctx;
     /* follow mode: a rank folder just made, its dump.json not there yet */
-    if (skipped && dataset_young(ds, path)) return dataset_pending(ds, path, why);
+    if (skipped && load_young(ds, path)) return dataset_pending(ds, path, why);
     if (dataset_warn(ds, "%s: %s%s", path, why, skipped ? ": skipped" : "") != 0) return -1;
     return skipped ? dataset_skip(ds, path) : 0;
 }
@@ -180,7 +180,7 @@ static void notes_flush(struct notes *ns, struct dataset *ds) {
  * next file: reusing them saves a page fault per 4 KiB written, about a
  * quarter of the parse time. */
 struct spare {
-    struct trow *rows;
+    struct dump_tensor_row *rows;
     size_t caprows;
     char *arena;
     size_t acap;
@@ -460,7 +460,7 @@ static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump
     if (f->long_names)
         dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
                      f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
-    if (!f->ok && dataset_young(ds, f->path)) {
+    if (!f->ok && load_young(ds, f->path)) {
         /* follow mode: a dump.json being written does not parse yet */
         if (dataset_pending(ds, f->path, "does not parse yet (being written?)") != 0) rc = pt_errorf(err, "out of memory");
     } else if (!f->ok) {
@@ -773,14 +773,14 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
                  o->path_numbers, o->want_rows);
         hit = calloc(l.n, sizeof *hit);
         sig = calloc(l.n, sizeof *sig);
-        if (!hit || !sig || dcache_begin(dc, stamp) != 0) {   /* no memory: every folder parsed */
+        if (!hit || !sig || dump_cache_begin(dc, stamp) != 0) {   /* no memory: every folder parsed */
             free(hit);
             free(sig);
             hit = NULL;
             sig = NULL;
             dc = NULL;
         }
-        for (size_t i = 0; dc && i < l.n; i++) hit[i] = dcache_find(dc, l.v[i].dir, l.v[i].step, l.v[i].rank, &sig[i]);
+        for (size_t i = 0; dc && i < l.n; i++) hit[i] = dump_cache_find(dc, l.v[i].dir, l.v[i].step, l.v[i].rank, &sig[i]);
         p.hit = hit;
     }
     int threads = lo->threads > 0 ? lo->threads : ncores();
@@ -838,7 +838,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         ds->bytes_read += f->bytes;
         if (merge_file(ds, o, f, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
             rc = -1;
-        if (dc && !hit[i] && rc == 0) dcache_keep(dc, l.v[i].dir, sig[i], f);   /* takes f's buffers, or not */
+        if (dc && !hit[i] && rc == 0) dump_cache_keep(dc, l.v[i].dir, sig[i], f);   /* takes f's buffers, or not */
         release_file(&p, i);
         if (lo->progress) lo->progress(lo->progress_ctx, i + 1, l.n, bytes_done, bytes_total);
     }
@@ -851,7 +851,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     if (sum->min_step == INT32_MAX) sum->min_step = sum->max_step = 0;
     pool_finish(&p, rc != 0, tids, nt);
     /* every folder read: the parses of folders gone go */
-    if (dc) dcache_end(dc, rc == 0 && lo->max_steps <= 0 && lo->max_files <= 0 && o->shard_n == 0);
+    if (dc) dump_cache_end(dc, rc == 0 && lo->max_steps <= 0 && lo->max_files <= 0 && o->shard_n == 0);
     free(hit);
     free(sig);
     cons_cache_free(oc.cons_cache);

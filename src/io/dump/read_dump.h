@@ -16,13 +16,14 @@
 #include "model/cube/dataset.h"
 #include "model/err.h"
 #include "model/overflow/overflow.h"
+#include "src/io/common/mapping.h"
 
 enum dump_metric { DM_FORWARD, DM_BACKWARD, DM_RECOMPUTE, DM_PARAMS_GRAD, DM_N };
 extern const char *const dump_metric_names[DM_N];   /* msProbe's metric ids 1..4 in order */
 extern const char *const dump_stat_names[4];        /* norm, max, min, mean */
 
 /* One row: a usable tensor of a record. */
-struct trow {
+struct dump_tensor_row {
     uint32_t name;       /* offset of the target name in the file's arena */
     uint32_t len;
     int32_t call;        /* call index (target micro_step column) */
@@ -33,14 +34,6 @@ struct trow {
     double v[4];         /* after msProbe's normalisation is NOT applied: raw */
 };
 
-struct mapping {         /* --mapping: ordered substring replacements */
-    char **from, **to;
-    size_t n;
-};
-int mapping_read(const char *path, struct mapping *m, struct pt_error *err);
-/* A hash of the pairs (m NULL: none), for what a cache was read with. */
-uint64_t mapping_hash(const struct mapping *m);
-void mapping_free(struct mapping *m);
 
 #define DUMP_NAME_MAX 4096   /* record names are shorter (msProbe's are < 300 bytes) */
 
@@ -53,7 +46,7 @@ struct dump_file {
     char *warning;       /* a non-fatal note (construct.json missing...) or NULL */
     int micro_count;     /* micro steps of this file (1 without construct) */
     int contributes;     /* had a "data" object */
-    struct trow *rows;
+    struct dump_tensor_row *rows;
     size_t nrows, caprows;
     char *arena;
     size_t alen, acap;

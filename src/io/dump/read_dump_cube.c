@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/dump/read_dump.h"
 #include "src/io/trenddb/write_trenddb.h"
 
@@ -21,7 +21,7 @@ static int dump_cube_file(void *vctx, const struct dump_file *f, int32_t step_ba
     for (int k = 0; k < f->micro_count; k++)
         if (cube_builder_step(c->b, step_base + k, f->step, f->micro_count > 1 || k ? k : 0) != 0) return -1;
     for (size_t i = 0; i < f->nrows; i++) {
-        const struct trow *r = &f->rows[i];
+        const struct dump_tensor_row *r = &f->rows[i];
         uint32_t t = names_intern(nm, f->arena + r->name, r->len, 0, r->call);
         if (t == NAMES_NONE) return -1;
         /* a tensor object whose Max, Min, Mean and Norm are all null (empty,
@@ -67,7 +67,7 @@ static int detect_dump(const char *path, const struct stat *st) {
     return 1;
 }
 
-const struct ds_format_ops ds_format_dump = {
+const struct formats_row formats_row_dump = {
     .name = "dump",
     .what = "dump (step*/rank*/dump.json)",
     .detect = detect_dump,

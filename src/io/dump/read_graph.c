@@ -55,7 +55,7 @@ static const char *lex_text(struct jparse *jp, size_t *len) {
     if (!lx->has_esc) { *len = lx->slen; 
         char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
         if (!s) { jp->oom = 1; return NULL; }
-        memcpy(s, lx->s, lx->slen);
+        memcpy(s, lx->str, lx->slen);
         s[lx->slen] = '\0';
         return s;
     }
@@ -94,7 +94,7 @@ static int parse_value(struct jparse *jp, enum json_tok tok, struct jv *v) {
     case JT_NUMBER: {
         v->t = J_NUM;
         v->d = lx->num;
-        const char *b = lx->tok_start, *e = lx->p;
+        const char *b = lx->tok_start, *e = lx->pos;
         v->s = b;
         v->slen = (size_t)(e - b);
         int isint = isfinite(lx->num);

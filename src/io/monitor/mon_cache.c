@@ -14,18 +14,18 @@
 
 #include "model/cube/names.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/pstore.h"
 
 struct mon_cache {
     struct names *pool;
-    struct pstore *store;         /* path -> struct mon_part * */
-    struct mon_part **tmp;        /* parts of this load not kept */
+    struct pstore *store;         /* path -> struct mon_cache_part * */
+    struct mon_cache_part **tmp;        /* parts of this load not kept */
     size_t ntmp, captmp;
-    struct moncache_stats st;
+    struct mon_cache_stats st;
 };
 
-static void part_free(struct mon_part *p) {
+static void part_free(struct mon_cache_part *p) {
     for (size_t i = 0; i < p->nfiles; i++) {
         free(p->files[i].rows);
         free(p->files[i].vals);
@@ -41,7 +41,7 @@ static void part_free(struct mon_part *p) {
 
 static void part_free_v(void *p) { part_free(p); }
 
-struct mon_cache *moncache_new(uint64_t budget) {
+struct mon_cache *mon_cache_new(uint64_t budget) {
     struct mon_cache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->pool = names_new();
@@ -60,7 +60,7 @@ static void drop_tmp(struct mon_cache *c) {
     c->ntmp = 0;
 }
 
-void moncache_free(struct mon_cache *c) {
+void mon_cache_free(struct mon_cache *c) {
     if (!c) return;
     drop_tmp(c);
     pstore_free(c->store);
@@ -69,16 +69,16 @@ void moncache_free(struct mon_cache *c) {
     free(c);
 }
 
-struct names *moncache_pool(struct mon_cache *c) { return c->pool; }
+struct names *mon_cache_pool(struct mon_cache *c) { return c->pool; }
 
-struct moncache_stats moncache_stats(const struct mon_cache *c) {
-    struct moncache_stats s = c->st;
+struct mon_cache_stats mon_cache_stats(const struct mon_cache *c) {
+    struct mon_cache_stats s = c->st;
     s.parts = pstore_count(c->store);
     s.bytes = pstore_bytes(c->store);
     return s;
 }
 
-int moncache_begin(struct mon_cache *c, const char *stamp) {
+int mon_cache_begin(struct mon_cache *c, const char *stamp) {
     drop_tmp(c);
     int r = pstore_begin(c->store, stamp);
     if (r <= 0) return r;
@@ -98,7 +98,7 @@ static uint64_t sig_of(const struct stat *st) {
 }
 
 /* Says a part's notes into ds, as its parse did. */
-static int replay(const struct mon_part *p, struct dataset *ds) {
+static int replay(const struct mon_cache_part *p, struct dataset *ds) {
     for (size_t i = 0; i < p->nnotes; i++)
         if (dataset_warn(ds, "%s", p->notes[i]) != 0) return -1;
     if (p->skipped && dataset_skip(ds, p->path) != 0) return -1;
@@ -106,7 +106,7 @@ static int replay(const struct mon_part *p, struct dataset *ds) {
     return 0;
 }
 
-static int push_tmp(struct mon_cache *c, struct mon_part *p) {
+static int push_tmp(struct mon_cache *c, struct mon_cache_part *p) {
     if (UTIL_PUSH(c->tmp, c->ntmp, c->captmp) != 0) return -1;
     c->tmp[c->ntmp++] = p;
     return 0;
@@ -114,12 +114,12 @@ static int push_tmp(struct mon_cache *c, struct mon_part *p) {
 
 /* A part's buffers cut to what they hold (they grew by doubling); what
  * it takes in memory, about. */
-static uint64_t trim(struct mon_part *p) {
+static uint64_t trim(struct mon_cache_part *p) {
     uint64_t n = sizeof *p + strlen(p->path) + 1;
     for (size_t i = 0; i < p->nfiles; i++) {
-        struct mon_file *f = &p->files[i];
+        struct monitor_file *f = &p->files[i];
         if (f->nrows && f->nrows < f->cap) {
-            struct mon_row *r = realloc(f->rows, f->nrows * sizeof *r);
+            struct monitor_row *r = realloc(f->rows, f->nrows * sizeof *r);
             double *v = f->nval ? realloc(f->vals, f->nrows * (size_t)f->nval * sizeof *v) : f->vals;
             if (r) f->rows = r;
             if (v) f->vals = v;
@@ -139,8 +139,8 @@ struct mc_job {
     struct stat st;
     int have_st;
     uint64_t sig;
-    const struct mon_part *kept;
-    struct mon_part *p;
+    const struct mon_cache_part *kept;
+    struct mon_cache_part *p;
     struct dataset *sd;
     struct names *pool;      /* NULL: c's pool (one file, on the caller's thread) */
     size_t len;              /* bytes read */
@@ -148,7 +148,7 @@ struct mc_job {
 };
 
 /* Reads and parses j's file (j->kept NULL). */
-static void mc_parse(struct mc_job *j, size_t max_bytes, moncache_parse_fn parse, const struct dataset *ds,
+static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn parse, const struct dataset *ds,
                      struct names *pool) {
     j->p = calloc(1, sizeof *j->p);
     j->sd = calloc(1, sizeof *j->sd);
@@ -159,7 +159,7 @@ static void mc_parse(struct mc_job *j, size_t max_bytes, moncache_parse_fn parse
     }
     char *buf = NULL;
     size_t len = 0;
-    int got = j->rc == 0 ? dataset_read_file(j->sd, j->path, max_bytes, &buf, &len) : -1;
+    int got = j->rc == 0 ? load_read_file(j->sd, j->path, max_bytes, &buf, &len) : -1;
     if (got < 0) j->rc = -1;
     if (got == 0) {
         j->len = len;
@@ -185,9 +185,9 @@ static int mc_rename(struct mon_cache *c, struct mc_job *j) {
 }
 
 /* What j's parse said becomes its part's, the part is kept or held for
- * this load, *out it; as moncache_read.  -1 without memory. */
-static int mc_finish(struct mon_cache *c, struct mc_job *j, struct dataset *ds, const struct mon_part **out) {
-    struct mon_part *p = j->p;
+ * this load, *out it; as mon_cache_read.  -1 without memory. */
+static int mc_finish(struct mon_cache *c, struct mc_job *j, struct dataset *ds, const struct mon_cache_part **out) {
+    struct mon_cache_part *p = j->p;
     struct dataset *sd = j->sd;
     int rc = j->rc;
     ds->bytes_read += j->len;
@@ -233,15 +233,15 @@ static void mc_lookup(struct mon_cache *c, struct mc_job *j) {
     j->kept = j->have_st ? pstore_find(c->store, j->path, j->sig) : NULL;
 }
 
-static int mc_use_kept(struct mon_cache *c, struct mc_job *j, struct dataset *ds, const struct mon_part **out) {
+static int mc_use_kept(struct mon_cache *c, struct mc_job *j, struct dataset *ds, const struct mon_cache_part **out) {
     c->st.kept++;
     ds->bytes_read += (uint64_t)j->st.st_size;
     *out = j->kept;
     return replay(j->kept, ds);
 }
 
-int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, moncache_parse_fn parse, void *ctx,
-                  struct dataset *ds, const struct mon_part **out) {
+int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_cache_parse_fn parse, void *ctx,
+                  struct dataset *ds, const struct mon_cache_part **out) {
     struct mc_job j = {.path = path, .ctx = ctx};
     mc_lookup(c, &j);
     if (j.kept) return mc_use_kept(c, &j, ds, out);
@@ -252,7 +252,7 @@ int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, monca
 struct mc_many {
     struct mc_job *jobs;
     size_t n, max_bytes;
-    moncache_parse_fn parse;
+    mon_cache_parse_fn parse;
     const struct dataset *ds;
     atomic_size_t next;      /* the next job to take */
 };
@@ -269,9 +269,9 @@ static void *mc_worker(void *arg) {
     }
 }
 
-int moncache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
-                       moncache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
-                       const struct mon_part **out) {
+int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+                       mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
+                       const struct mon_cache_part **out) {
     struct mc_many m = {.n = n, .max_bytes = max_bytes, .parse = parse, .ds = ds};
     int rc = 0;
     if (!n) return 0;
@@ -319,9 +319,9 @@ int moncache_read_many(struct mon_cache *c, const char *const *paths, size_t n, 
     return rc;
 }
 
-int moncache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, moncache_parse_fn parse,
-                         void *ctx, struct dataset *ds, const struct mon_part **out) {
-    struct mon_part *p = calloc(1, sizeof *p);
+int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,
+                         void *ctx, struct dataset *ds, const struct mon_cache_part **out) {
+    struct mon_cache_part *p = calloc(1, sizeof *p);
     if (!p || !(p->path = strdup(path)) || push_tmp(c, p) != 0) {
         if (p) free(p->path);
         free(p);
@@ -332,13 +332,13 @@ int moncache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char 
     return parse(buf, len, path, ctx, c->pool, ds, p);
 }
 
-void moncache_end(struct mon_cache *c, int whole) { pstore_end(c->store, whole); }
+void mon_cache_end(struct mon_cache *c, int whole) { pstore_end(c->store, whole); }
 
-struct mon_file *mon_part_add_file(struct mon_part *part, int metric, int32_t rank, uint32_t statmask) {
-    struct mon_file *nf = realloc(part->files, (part->nfiles + 1) * sizeof *nf);
+struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask) {
+    struct monitor_file *nf = realloc(part->files, (part->nfiles + 1) * sizeof *nf);
     if (!nf) return NULL;
     part->files = nf;
-    struct mon_file *f = &part->files[part->nfiles++];
+    struct monitor_file *f = &part->files[part->nfiles++];
     memset(f, 0, sizeof *f);
     f->path = part->path;
     f->metric = metric;
@@ -348,10 +348,10 @@ struct mon_file *mon_part_add_file(struct mon_part *part, int metric, int32_t ra
     return f;
 }
 
-struct mon_row *mon_file_add_row(struct mon_file *f, double **vals) {
+struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals) {
     if (f->nrows == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 64;
-        struct mon_row *r = realloc(f->rows, cap * sizeof *r);
+        struct monitor_row *r = realloc(f->rows, cap * sizeof *r);
         if (!r) return NULL;
         f->rows = r;
         size_t nv = cap * (size_t)f->nval;

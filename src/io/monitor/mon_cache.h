@@ -10,12 +10,12 @@
  * second is not kept (it could change again within its timestamp's tick,
  * unseen), nor one whose parse left something pending (still being
  * written), nor one beyond the memory budget.  What shapes a parse besides the bytes
- * (--mapping's pairs, follow mode) is the stamp of moncache_begin: a new
+ * (--mapping's pairs, follow mode) is the stamp of mon_cache_begin: a new
  * stamp drops every part.
  *
  * The parts are kept in a pstore (src/io/common/pstore.h), keyed by path.  One
  * load at a time uses a cache (the app's loading thread); parts read
- * during a load stay valid until the next moncache_begin or the free. */
+ * during a load stay valid until the next mon_cache_begin or the free. */
 #ifndef PT_MON_CACHE_H
 #define PT_MON_CACHE_H
 
@@ -28,12 +28,12 @@ struct dataset;
 struct names;
 
 /* One CSV's parse. */
-struct mon_part {
+struct mon_cache_part {
     char *path;
-    struct mon_file *files;       /* owned, rows and values; v1: at most one, v2: one per scope */
+    struct monitor_file *files;       /* owned, rows and values; v1: at most one, v2: one per scope */
     size_t nfiles;
     char **metric_names;          /* monitor_v2: "slug/scope" of files[i], one a file (owned);
-                                     NULL: files[i].metric is a mon_metric_names index */
+                                     NULL: files[i].metric is a monitor_metric_names index */
     char **notes;                 /* the warnings the read and parse gave, in order */
     size_t nnotes;
     int skipped;                  /* the file was not loaded (its notes say why) */
@@ -43,58 +43,58 @@ struct mon_part {
 /* Parses one file's bytes (buf, len bytes, malloc'd and NUL-terminated:
  * taken over and freed) into part, names into pool; notes, skips and
  * pending files go to ds.  -1 only without memory. */
-typedef int (*moncache_parse_fn)(char *buf, size_t len, const char *path, void *ctx, struct names *pool,
-                                 struct dataset *ds, struct mon_part *part);
+typedef int (*mon_cache_parse_fn)(char *buf, size_t len, const char *path, void *ctx, struct names *pool,
+                                 struct dataset *ds, struct mon_cache_part *part);
 
 /* budget: the bytes kept parts may take; a part beyond it is parsed again
  * at each load. */
-struct mon_cache *moncache_new(uint64_t budget);
-void moncache_free(struct mon_cache *c);
+struct mon_cache *mon_cache_new(uint64_t budget);
+void mon_cache_free(struct mon_cache *c);
 /* The target names every part's rows point into. */
-struct names *moncache_pool(struct mon_cache *c);
+struct names *mon_cache_pool(struct mon_cache *c);
 
 /* Starts a load: frees the parts the last one read without keeping them,
  * and every part when stamp differs from the last load's.  -1 without
  * memory. */
-int moncache_begin(struct mon_cache *c, const char *stamp);
+int mon_cache_begin(struct mon_cache *c, const char *stamp);
 /* The part of path: the kept one when the file is unchanged, else read
  * (at most max_bytes) and parsed now.  Either way its notes are replayed
  * into ds (warnings, skipped) and its bytes counted in ds->bytes_read.
- * 0 with *out (valid until the next moncache_begin), -1 without memory. */
-int moncache_read(struct mon_cache *c, const char *path, size_t max_bytes, moncache_parse_fn parse, void *ctx,
-                  struct dataset *ds, const struct mon_part **out);
-/* The parts of paths[0..n) into out[0..n), as n calls of moncache_read
+ * 0 with *out (valid until the next mon_cache_begin), -1 without memory. */
+int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_cache_parse_fn parse, void *ctx,
+                  struct dataset *ds, const struct mon_cache_part **out);
+/* The parts of paths[0..n) into out[0..n), as n calls of mon_cache_read
  * in that order give them (notes into ds in that order), the files that
  * must be parsed parsed on threads threads (0: one per core), each with
  * names of its own, then put into the cache's pool.  ctxs: parse's
  * context of each file, ctx_size bytes apart (each used by one thread).
  * -1 without memory. */
-int moncache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
-                       moncache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
-                       const struct mon_part **out);
+int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+                       mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
+                       const struct mon_cache_part **out);
 /* A part of bytes that come from no file (tests, fuzzing): parsed into the
- * cache, never kept past the next moncache_begin.  -1 without memory. */
-int moncache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, moncache_parse_fn parse,
-                         void *ctx, struct dataset *ds, const struct mon_part **out);
+ * cache, never kept past the next mon_cache_begin.  -1 without memory. */
+int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,
+                         void *ctx, struct dataset *ds, const struct mon_cache_part **out);
 /* Ends a load: with whole (the load read every file of the tree), parts
  * of files it did not read are dropped (files gone, or out of a shard). */
-void moncache_end(struct mon_cache *c, int whole);
+void mon_cache_end(struct mon_cache *c, int whole);
 
 /* What the last loads did, for tests and the benchmark. */
-struct moncache_stats {
+struct mon_cache_stats {
     size_t kept;                  /* parts reused */
     size_t parsed;                /* files parsed */
     size_t parts;                 /* parts held now */
     uint64_t bytes;               /* their memory */
 };
-struct moncache_stats moncache_stats(const struct mon_cache *c);
+struct mon_cache_stats mon_cache_stats(const struct mon_cache *c);
 
 /* A part's file with rows, growing: a row appended with room for its
  * values (vals of the file's nval); the row's fields are the caller's to
  * set.  NULL without memory. */
-struct mon_row *mon_file_add_row(struct mon_file *f, double **vals);
+struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals);
 /* A new file in part (metric, rank, the header's columns); NULL without
  * memory.  (A monitor_v2 part grows metric_names along with it.) */
-struct mon_file *mon_part_add_file(struct mon_part *part, int metric, int32_t rank, uint32_t statmask);
+struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask);
 
 #endif

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "model/util/fs.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 
@@ -52,7 +52,7 @@ static char *read_mates(struct json_lex *lx, enum json_tok t) {
     const char *start = lx->tok_start;
     if (t != JT_ARR_BEGIN) {
         if (json_lex_skip(lx, t) != 0) return NULL;
-        return t == JT_NULL ? strdup("") : squeezed(start, lx->p);
+        return t == JT_NULL ? strdup("") : squeezed(start, lx->pos);
     }
     size_t cap = 64, len = 0;
     char *s = malloc(cap);
@@ -79,7 +79,7 @@ static char *read_mates(struct json_lex *lx, enum json_tok t) {
     s[len] = '\0';
     if (ok) return s;
     free(s);
-    return squeezed(start, lx->p);
+    return squeezed(start, lx->pos);
 }
 
 /* The current string token, decoded, as a new string; NULL without memory. */
@@ -201,7 +201,7 @@ int anomaly_parse(const char *text, size_t len, const char *what, struct anomaly
 static int read_file(const char *path, struct anomaly_list *l, struct dataset *ds, struct pt_error *err) {
     char *buf;
     size_t len;
-    int got = dataset_read_file(ds, path, ANOMALY_MAX_BYTES, &buf, &len);
+    int got = load_read_file(ds, path, ANOMALY_MAX_BYTES, &buf, &len);
     if (got != 0) return got < 0 ? pt_errorf(err, "out of memory") : 0;
     size_t had = l->nfiles;
     int rc = anomaly_parse(buf, len, path, l, ds, err);
@@ -288,7 +288,7 @@ static int detect_anomaly(const char *path, const struct stat *st) {
  * anomaly_detected (rank folder's anomaly.json: two more up; an
  * anomaly_analyse.json: its folder's parent, or its folder).  The row that
  * reads it, or NULL. */
-static const struct ds_format_ops *find_tree(const char *path, char *tree, size_t n) {
+static const struct formats_row *find_tree(const char *path, char *tree, size_t n) {
     char real[PATH_MAX];
     if (!realpath(path, real)) return NULL;
     int ups = fs_is_dir(real) ? 1 : base_is(real, ANOMALY_JSON) ? 3 : 2;
@@ -300,7 +300,7 @@ static const struct ds_format_ops *find_tree(const char *path, char *tree, size_
             if (!s || s == tmp) return NULL;
             *s = '\0';
         }
-        const struct ds_format_ops *f = ds_format_detect(tmp);
+        const struct formats_row *f = formats_detect(tmp);
         if (f && f->load != NULL && f->detect != detect_anomaly) {
             snprintf(tree, n, "%s", tmp);
             return f;
@@ -322,12 +322,15 @@ static int empty_cube(struct dataset *ds, struct pt_error *err) {
 
 static int load_anomaly(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct anomaly_list l = {0};
+    /* the tree's reader looks at o->cancel in its own walk; the reports
+     * (a file a rank) are read before it (formats.h: o->cancel) */
+    if (o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
     if (anomaly_read_path(path, &l, ds, err) != 0) {
         anomaly_list_free(&l);
         return -1;
     }
     char tree[PATH_MAX];
-    const struct ds_format_ops *f = find_tree(path, tree, sizeof tree);
+    const struct formats_row *f = find_tree(path, tree, sizeof tree);
     int rc;
     if (f) {
         ds->labels = f->labels;
@@ -349,7 +352,7 @@ static int load_anomaly(const char *path, const struct load_opts *o, struct data
     return anomaly_place(&ds->anomalies, ds->cube, err);
 }
 
-const struct ds_format_ops ds_format_anomaly = {
+const struct formats_row formats_row_anomaly = {
     .name = "anomaly",
     .what = "monitor anomaly report (anomaly_detected/, anomaly.json, anomaly_analyse.json)",
     .detect = detect_anomaly,

@@ -5,7 +5,7 @@
  * calls anomaly_attach() on its tree once the cube is built, and the list
  * of `<tree>/anomaly_detected/` is read, sorted and placed on the cube.
  * Opening the reports alone (the anomaly_detected folder, an anomaly.json
- * or an anomaly_analyse.json) is the table row ds_format_anomaly: it loads
+ * or an anomaly_analyse.json) is the table row formats_row_anomaly: it loads
  * the monitor tree they sit in, if any, and shows the list opened. */
 #ifndef PT_READ_ANOMALY_H
 #define PT_READ_ANOMALY_H

@@ -18,18 +18,18 @@
 #include "model/cube/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/monitor/read_anomaly.h"
 #include "src/io/trenddb/write_trenddb.h"
 
-const char *const mon_metric_names[MON_NMETRICS_ALL] = {
+const char *const monitor_metric_names[MONITOR_NMETRICS_ALL] = {
     "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
     "param_origin", "param_updated", "other",
     /* L2 interpretable features (probetop-formats(5), MONITOR CSV TREES) */
     "attention_hook", "linear_hook", "moe_router_weight_hook", "moe_router_logit_hook"};
-const char *const mon_stat_names[MON_NSTATS] = {
+const char *const monitor_stat_names[MONITOR_NSTATS] = {
     "norm", "min", "max", "zeros", "nans", "mean", "entropy", "softmax_max", "sr",
     "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity",
     "router_weight_similarity", "per_token_expert_entropy"};
@@ -84,8 +84,8 @@ static int match_csv(const char *name) {
     const char *us = strrchr(name, '_');
     if (!us) return -1;
     size_t ml = (size_t)(us - name);
-    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
-        if (strlen(mon_metric_names[m]) != ml || strncmp(name, mon_metric_names[m], ml)) continue;
+    for (int m = 0; m < MONITOR_NMETRICS_ALL; m++) {
+        if (strlen(monitor_metric_names[m]) != ml || strncmp(name, monitor_metric_names[m], ml)) continue;
         const char *p = us + 1;
         if (!isdigit((unsigned char)*p)) return -1;
         while (isdigit((unsigned char)*p)) p++;
@@ -116,24 +116,24 @@ int monitor_detect(const char *path) {
 
 void monitor_free(struct monitor_data *md) {
     free(md->files);
-    moncache_free(md->own);
+    mon_cache_free(md->own);
     memset(md, 0, sizeof *md);
 }
 
 int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
-    if (!c && !md->own && !(md->own = moncache_new(UINT64_MAX))) return -1;
-    md->pool = moncache_pool(c ? c : md->own);
+    if (!c && !md->own && !(md->own = mon_cache_new(UINT64_MAX))) return -1;
+    md->pool = mon_cache_pool(c ? c : md->own);
     return 0;
 }
 
-const char *monitor_name(const struct monitor_data *md, const struct mon_row *r) { return names_str(md->pool, r->name); }
+const char *monitor_name(const struct monitor_data *md, const struct monitor_row *r) { return names_str(md->pool, r->name); }
 
-int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of) {
+int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of) {
     for (size_t i = 0; i < part->nfiles; i++) {
         int m = metric_of ? metric_of[i] : part->files[i].metric;
         if (m < 0) continue;
         if (UTIL_PUSH(md->files, md->nfiles, md->capfiles) != 0) return -1;
-        struct mon_file *f = &md->files[md->nfiles++];
+        struct monitor_file *f = &md->files[md->nfiles++];
         *f = part->files[i];
         f->metric = m;
         md->statmask |= f->statmask;
@@ -237,13 +237,13 @@ struct v1_ctx {
     const struct layout *layout;
 };
 
-/* One CSV's bytes into part (moncache_parse_fn). */
+/* One CSV's bytes into part (mon_cache_parse_fn). */
 static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
-                    struct mon_part *part) {
+                    struct mon_cache_part *part) {
     const struct v1_ctx *cx = vctx;
     int metric = cx->metric;
     int32_t rank = cx->rank;
-    if ((!len || buf[len - 1] != '\n') && dataset_young(ds, path)) {
+    if ((!len || buf[len - 1] != '\n') && load_young(ds, path)) {
         /* follow mode: the last row has no line end yet, its writer is at
          * work: read up to the last whole line, the rest at the next change */
         if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
@@ -273,9 +273,9 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         free(buf);
         return 0;
     }
-    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MON_NSTATS];
+    int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MONITOR_NSTATS];
     uint32_t statmask = 0;
-    for (int s = 0; s < MON_NSTATS; s++) col_stat[s] = -1;
+    for (int s = 0; s < MONITOR_NSTATS; s++) col_stat[s] = -1;
     for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
         const char *h = fields + starts[i];
         if (!strcmp(h, "vpp_stage")) col_vpp = i;
@@ -285,8 +285,8 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         else if (!strcmp(h, "shape")) col_shape = i;
         else if (!strcmp(h, "dtype")) col_dtype = i;
         else
-            for (int s = 0; s < MON_NSTATS; s++)
-                if (!strcmp(h, mon_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
+            for (int s = 0; s < MONITOR_NSTATS; s++)
+                if (!strcmp(h, monitor_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
     }
     if (col_vpp < 0 || col_name < 0) {
         dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
@@ -295,7 +295,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         free(buf);
         return 0;
     }
-    struct mon_file *f = mon_part_add_file(part, metric, rank, statmask);
+    struct monitor_file *f = mon_cache_add_file(part, metric, rank, statmask);
     if (!f) { free(fields); free(buf); return -1; }
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
@@ -326,11 +326,11 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
         uint32_t id = names_intern(pool, name, nl, 0, 0);
         double *v;
-        struct mon_row *r = mon_file_add_row(f, &v);
+        struct monitor_row *r = mon_cache_add_row(f, &v);
         if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
-        *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+        *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             if (col_stat[s] < 0) continue;
             const char *c = FIELD(col_stat[s]);
             *v = 0;
@@ -338,7 +338,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             v++;
         }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
-        mon_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
+        monitor_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
 #undef FIELD
     }
     if (bad)
@@ -352,12 +352,12 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
 int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
                       const struct layout *layout, struct dataset *ds, struct monitor_data *md) {
     struct v1_ctx cx = {.metric = metric, .rank = rank, .map = map, .layout = layout};
-    const struct mon_part *part;
+    const struct mon_cache_part *part;
     if (monitor_use_cache(md, NULL) != 0) {
         free(buf);
         return -1;
     }
-    if (moncache_parse_bytes(md->own, buf, len, path, v1_parse, &cx, ds, &part) != 0) return -1;
+    if (mon_cache_parse_bytes(md->own, buf, len, path, v1_parse, &cx, ds, &part) != 0) return -1;
     return monitor_add_part(md, part, NULL);
 }
 
@@ -396,13 +396,13 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
     size_t o = 0, l2 = 0;
     md->metric_has_files = md->metric_has_rows = md->statmask = 0;
     for (size_t i = 0; i < md->nfiles; i++) {
-        struct mon_file *f = &md->files[i];
-        if (f->metric < 0 || f->metric >= MON_NMETRICS) {
+        struct monitor_file *f = &md->files[i];
+        if (f->metric < 0 || f->metric >= MONITOR_NMETRICS) {
             l2++;
             continue;
         }
         /* the other columns' values stay in the rows, unread */
-        f->statmask &= (1u << MON_NSTATS_TDB) - 1;
+        f->statmask &= (1u << MONITOR_NSTATS_TDB) - 1;
         md->metric_has_files |= 1u << f->metric;
         if (f->nrows) md->metric_has_rows |= 1u << f->metric;
         md->statmask |= f->statmask;
@@ -415,71 +415,30 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
                      l2 > 1 ? "s" : "");
 }
 
-static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
-                     struct pt_error *err);
+/* ---- the tree walk, one for v1 and monitor_v2 ---- */
 
-int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
-                 struct monitor_data *md, struct pt_error *err) {
-    return read_tree(path, map, layout, 0, 0, NULL, ds, md, err);
-}
-
-int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
-    return read_tree(path, map, layout, shard_k, shard_n, NULL, ds, md, err);
-}
-
-int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
-                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
-    return read_tree(path, map, layout, 0, 0, cache, ds, md, err);
-}
-
-static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
-                        struct pt_error *err);
-
-/* The rank folders' CSVs through cache (NULL: md's own). */
-static int read_tree(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                     int shard_n, struct mon_cache *cache, struct dataset *ds, struct monitor_data *md,
-                     struct pt_error *err) {
-    memset(md, 0, sizeof *md);
-    char stamp[MONITOR_STAMP_SIZE];
-    monitor_cache_stamp("monitor", map, layout, ds->follow, stamp);
-    if (monitor_use_cache(md, cache) != 0) return pt_errorf(err, "out of memory");
-    struct mon_cache *c = cache ? cache : md->own;
-    if (moncache_begin(c, stamp) != 0) {
-        monitor_free(md);
-        return pt_errorf(err, "out of memory");
-    }
-    md->pool = moncache_pool(c);   /* begin may have made a new one */
-    int rc = read_folders(path, map, layout, shard_k, shard_n, c, ds, md, err);
-    if (rc != 0) monitor_free(md);
-    return rc;
-}
-
-static int read_folders(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
-                        int shard_n, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
-                        struct pt_error *err) {
+/* The rank folders of a v1 tree, ranks ascending; a folder of the pattern
+ * without a timestamp is an error, the same rank twice a note (the later
+ * listed wins, as in msProbe). */
+static int v1_ranks(const char *path, struct dataset *ds, struct monitor_rankdir **out, size_t *nout,
+                    struct pt_error *err) {
     size_t n;
     char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
-    struct { long rank; char *dir; } *rd = calloc(n ? n : 1, sizeof *rd);
+    struct monitor_rankdir *rd = calloc(n ? n : 1, sizeof *rd);
     size_t nr = 0;
-    if (!rd) { fs_free_list(names, n); return pt_errorf(err, "out of memory"); }
-    for (size_t i = 0; i < n; i++) {
+    int rc = rd ? 0 : pt_errorf(err, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
         long r;
         int m = match_rankdir(names[i], &r);
         if (m == 0) continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", path, names[i]);
         if (m < 0) {
-            for (size_t k = 0; k < nr; k++) free(rd[k].dir);
-            free(rd);
-            fs_free_list(names, n);
-            return pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
+            rc = pt_errorf(err, "%s: folder name does not start with a MonDD_HH-MM-SS timestamp", p);
+            break;
         }
         if (!fs_is_dir(p)) continue;
-        /* the same rank twice: the later listed wins, as in msProbe */
         size_t k;
         for (k = 0; k < nr && rd[k].rank != r; k++) {}
         if (k < nr) {
@@ -488,94 +447,165 @@ static int read_folders(const char *path, const struct mapping *map, const struc
             free(rd[k].dir);
         } else nr++;
         rd[k].rank = r;
-        rd[k].dir = strdup(p);
+        if (!(rd[k].dir = strdup(p))) rc = pt_errorf(err, "out of memory");
     }
     fs_free_list(names, n);
-    if (nr == 0) {
+    if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
+    if (rc != 0) {
+        for (size_t k = 0; rd && k < nr; k++) free(rd[k].dir);
         free(rd);
-        return pt_errorf(err, "%s: no monitor rank folder (<MonDD_HH-MM-SS>-rank<R>-<id>) here", path);
+        return -1;
     }
-    /* ranks ascending */
+    /* ranks ascending (stable: the order of the listing among equals) */
     for (size_t i = 1; i < nr; i++)
         for (size_t j = i; j > 0 && rd[j - 1].rank > rd[j].rank; j--) {
-            long t = rd[j].rank; char *d = rd[j].dir;
-            rd[j].rank = rd[j - 1].rank; rd[j].dir = rd[j - 1].dir;
-            rd[j - 1].rank = t; rd[j - 1].dir = d;
+            struct monitor_rankdir t = rd[j];
+            rd[j] = rd[j - 1];
+            rd[j - 1] = t;
         }
-    int rc = 0;
+    *out = rd;
+    *nout = nr;
+    return 0;
+}
+
+static void v1_set_ctx(void *cx, int slot, int32_t rank, const struct monitor_read *r) {
+    *(struct v1_ctx *)cx = (struct v1_ctx){.metric = slot, .rank = rank, .map = r->map, .layout = r->layout};
+}
+
+static int v1_add_part(struct monitor_data *md, const struct mon_cache_part *part, const struct monitor_read *r,
+                       struct dataset *ds) {
+    (void)r;
+    (void)ds;
+    return monitor_add_part(md, part, NULL);
+}
+
+static const struct monitor_tree v1_tree = {
+    .format = "monitor",
+    .list_ranks = v1_ranks,
+    .match_csv = match_csv,
+    .parse = v1_parse,
+    .max_bytes = CSV_MAX_BYTES,
+    .ctx_size = sizeof(struct v1_ctx),
+    .set_ctx = v1_set_ctx,
+    .add_part = v1_add_part,
+};
+
+int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
+                 struct monitor_data *md, struct pt_error *err) {
+    struct monitor_read r = {.map = map, .layout = layout};
+    return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
+}
+
+int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                       int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    struct monitor_read r = {.map = map, .layout = layout, .shard_k = shard_k, .shard_n = shard_n};
+    return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
+}
+
+/* The files of the rank folders rd[0..nr) (freed here) through cache c,
+ * a rank folder at a time: parsed on all cores (mon_cache_read_many), then
+ * added to md in order -- ranks ascending, files by name. */
+static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r, struct monitor_rankdir *rd,
+                      size_t nr, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
+                      struct pt_error *err) {
     for (size_t i = 0; i < nr; i++)
         if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
     md->folders_all = nr;
-    if (shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
+    if (r->shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
         size_t o = 0, all = nr;
         for (size_t i = 0; i < all; i++) {
-            if (i * (size_t)shard_n / all != (size_t)(shard_k - 1)) { free(rd[i].dir); continue; }
+            if (i * (size_t)r->shard_n / all != (size_t)(r->shard_k - 1)) { free(rd[i].dir); continue; }
             rd[o++] = rd[i];
         }
         nr = o;
     }
     md->nranks = (int)nr;
+    int rc = 0;
     long cut = LONG_MAX;
     if (ds->max_steps > 0) {   /* progressive loading: the files of the first steps */
         long *firsts = NULL;
         size_t nfirst = 0, cap = 0;
         for (size_t i = 0; i < nr && rc == 0; i++)
-            if (dataset_csv_first_steps(rd[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = -1;
-        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
+            if (load_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
+                rc = pt_errorf(err, "out of memory");
+        if (rc == 0) cut = load_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
-    /* every file's path and parse context, in order, then parsed on all
-     * cores (moncache_read_many) */
     char **paths = NULL;
-    struct v1_ctx *cxs = NULL;
-    size_t np = 0, cappaths = 0, capcxs = 0;
+    unsigned char *cxs = NULL;   /* parse contexts, t->ctx_size bytes apart */
+    const struct mon_cache_part **parts = NULL;
+    size_t cappaths = 0, capcxs = 0, capparts = 0;
     for (size_t i = 0; i < nr && rc == 0; i++) {
-        size_t nfs;
+        /* a long load stops between rank folders (formats.h: o->cancel) */
+        if (r->cancel && atomic_load(r->cancel)) {
+            rc = pt_errorf(err, "cancelled");
+            break;
+        }
+        size_t nfs, np = 0;
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-            int m = match_csv(files[k]);
-            if (m < 0 || dataset_csv_first_step(files[k]) > cut) continue;
+            int slot = t->match_csv(files[k]);
+            if (slot < 0 || load_csv_first_step(files[k]) > cut) continue;
             size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
             if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
-                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 || !(paths[np] = malloc(pl))) {
-                rc = -1;
+                util_grow0((void **)&cxs, &capcxs, np + 1, t->ctx_size) != 0 ||
+                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
+                rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
                 break;
             }
             snprintf(paths[np], pl, "%s/%s", rd[i].dir, files[k]);
-            cxs[np++] = (struct v1_ctx){.metric = m, .rank = (int32_t)rd[i].rank, .map = map, .layout = layout};
+            t->set_ctx(cxs + np * t->ctx_size, slot, (int32_t)rd[i].rank, r);
+            np++;
         }
         if (files) fs_free_list(files, nfs);
+        if (rc == 0 && mon_cache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
+                                          t->ctx_size, 0, ds, parts) != 0)
+            rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
+        for (size_t k = 0; k < np && rc == 0; k++) {
+            if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
+            else ds->files_read++;
+        }
+        for (size_t k = 0; k < np; k++) free(paths[k]);
     }
-    const struct mon_part **parts = rc == 0 ? calloc(np ? np : 1, sizeof *parts) : NULL;
-    if (!parts) rc = -1;
-    if (rc == 0) rc = moncache_read_many(c, (const char *const *)paths, np, CSV_MAX_BYTES, v1_parse, cxs, sizeof *cxs, 0,
-                                         ds, parts);
-    for (size_t i = 0; i < np && rc == 0; i++) {
-        rc = monitor_add_part(md, parts[i], NULL);
-        if (rc == 0) ds->files_read++;
-    }
-    for (size_t i = 0; i < np; i++) free(paths[i]);
     free(paths);
     free(cxs);
     free(parts);
-    for (size_t k = 0; k < nr; k++) free(rd[k].dir);
+    for (size_t i = 0; i < nr; i++) free(rd[i].dir);
     free(rd);
-    if (rc != 0) return pt_errorf(err, "out of memory reading %s", path);
     /* every file was read: what the cache holds of files gone goes */
-    moncache_end(c, shard_n == 0 && cut == LONG_MAX);
-    return 0;
+    if (rc == 0) mon_cache_end(c, r->shard_n == 0 && cut == LONG_MAX);
+    return rc;
 }
 
+int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
+                      struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    memset(md, 0, sizeof *md);
+    char stamp[MONITOR_STAMP_SIZE];
+    monitor_cache_stamp(t->format, r->map, r->layout, ds->follow, stamp);
+    if (monitor_use_cache(md, r->cache) != 0) return pt_errorf(err, "out of memory");
+    struct mon_cache *c = r->cache ? r->cache : md->own;
+    if (mon_cache_begin(c, stamp) != 0) {
+        monitor_free(md);
+        return pt_errorf(err, "out of memory");
+    }
+    md->pool = mon_cache_pool(c);   /* begin may have made a new one */
+    struct monitor_rankdir *rd;
+    size_t nr;
+    int rc = t->list_ranks(path, ds, &rd, &nr, err);
+    if (rc == 0) rc = read_ranks(t, r, rd, nr, c, ds, md, err);
+    if (rc != 0) monitor_free(md);
+    return rc;
+}
 /* ---- steps ---- */
 
-void monitor_steps_free(struct mon_steps *s) {
+void monitor_steps_free(struct monitor_steps *s) {
     free(s->orig);
     free(s->offset);
     free(s->count);
     memset(s, 0, sizeof *s);
 }
 
-int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err) {
+int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->micro = micro;
     size_t total = 0;
@@ -619,7 +649,7 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     for (size_t i = 0; i < md->nfiles; i++) {
         int32_t *cnt = NULL, at = 0;
         for (size_t r = 0; r < md->files[i].nrows; r++) {
-            const struct mon_row *row = &md->files[i].rows[r];
+            const struct monitor_row *row = &md->files[i].rows[r];
             if (!cnt || row->step != at) {
                 int32_t *pos = bsearch(&row->step, s->orig, u, sizeof *s->orig, util_cmp_i32);
                 cnt = &s->count[pos - s->orig];
@@ -644,14 +674,14 @@ int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s,
     return 0;
 }
 
-int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r) {
+int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r) {
     if (!s->micro) return r->step;
     int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
     return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
 }
 
-uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct monitor_data *md,
-                        const struct mon_row *r, int32_t call) {
+uint32_t monitor_target(struct monitor_targets *t, struct names *nm, const struct monitor_data *md,
+                        const struct monitor_row *r, int32_t call) {
     const char *name = names_str(md->pool, r->name);
     if (r->vpp || call) return names_intern(nm, name, strlen(name), r->vpp, call);
     if (r->name >= t->n) {
@@ -666,39 +696,39 @@ uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct mo
     return t->memo[r->name];
 }
 
-void monitor_targets_free(struct mon_targets *t) {
+void monitor_targets_free(struct monitor_targets *t) {
     free(t->memo);
     memset(t, 0, sizeof *t);
 }
 
-void mon_row_mark_notensor(struct mon_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
+void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
     if (!valmask || !shape_dtype_na) return;
-    for (int s = 0, k = 0; s < MON_NSTATS; s++) {
+    for (int s = 0, k = 0; s < MONITOR_NSTATS; s++) {
         if (!(valmask & (1u << s))) continue;
         if ((r->present & (1u << s)) && !isnan(vals[k])) return;   /* a number: a tensor */
         k++;
     }
-    r->present |= MON_ROW_NOTENSOR;
+    r->present |= MONITOR_ROW_NOTENSOR;
 }
 
 size_t monitor_notensor_rows(const struct monitor_data *md) {
     size_t n = 0;
     for (size_t i = 0; i < md->nfiles; i++)
-        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MON_ROW_NOTENSOR) != 0;
+        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MONITOR_ROW_NOTENSOR) != 0;
     return n;
 }
 
-int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
-                         const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b) {
+int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_file *f, int metric, const int *stat_idx,
+                         const struct monitor_steps *st, int micro_axis, struct monitor_targets *tg, struct cube_builder *b) {
     struct names *nm = cube_builder_names(b);
     int32_t at = 0, step = 0;
     for (size_t r = 0; r < f->nrows; r++) {
-        const struct mon_row *row = &f->rows[r];
+        const struct monitor_row *row = &f->rows[r];
         uint32_t t = monitor_target(tg, nm, md, row, micro_axis ? 0 : row->micro);
-        double v[MON_NSTATS];
+        double v[MONITOR_NSTATS];
         uint32_t present = 0;
         const double *src = f->vals + r * (size_t)f->nval;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             if (!(f->valmask & (1u << s))) continue;
             double x = *src++;
             int k = stat_idx[s];
@@ -706,13 +736,13 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f
         }
         /* a file's rows are mostly of one step: its place looked up once */
         if (r == 0 || row->step != at) {
-            struct mon_row key = {.step = row->step};
+            struct monitor_row key = {.step = row->step};
             step = monitor_row_step(st, &key);
             at = row->step;
         }
         int32_t at_step = step + (st->micro ? row->micro : 0);
         if (t == NAMES_NONE ||
-            (row->present & MON_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
+            (row->present & MONITOR_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
                                              : cube_builder_add(b, metric, t, at_step, f->rank, v, present)) != 0)
             return -1;
     }
@@ -724,9 +754,10 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct mapping map = {0};
     struct monitor_data md;
-    struct mon_steps st;
+    struct monitor_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    int rc = monitor_read_cached(path, &map, o->layout, o->mon_cache, ds, &md, err);
+    struct monitor_read r = {.map = &map, .layout = o->layout, .cancel = o->cancel, .cache = o->mon_cache};
+    int rc = monitor_read_tree(path, &v1_tree, &r, ds, &md, err);
     mapping_free(&map);
     if (rc != 0) return -1;
     if (!md.metric_has_rows) {
@@ -738,27 +769,27 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
     if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
-    int metric_of[MON_NMETRICS_ALL], stat_idx[MON_NMETRICS_ALL][MON_NSTATS];
-    for (int m = 0; m < MON_NMETRICS_ALL; m++) {
+    int metric_of[MONITOR_NMETRICS_ALL], stat_idx[MONITOR_NMETRICS_ALL][MONITOR_NSTATS];
+    for (int m = 0; m < MONITOR_NMETRICS_ALL; m++) {
         metric_of[m] = -1;
         if (!(md.metric_has_rows & (1u << m))) continue;
         /* the metric's statistics: columns its files had, in the fixed order */
         uint32_t mask = 0;
         for (size_t i = 0; i < md.nfiles; i++)
             if (md.files[i].metric == m) mask |= md.files[i].statmask;
-        const char *stats[MON_NSTATS];
+        const char *stats[MONITOR_NSTATS];
         int ns = 0;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             stat_idx[m][s] = mask & (1u << s) ? ns : -1;
-            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+            if (mask & (1u << s)) stats[ns++] = monitor_stat_names[s];
         }
-        metric_of[m] = cube_builder_metric(b, mon_metric_names[m], ns, stats);
+        metric_of[m] = cube_builder_metric(b, monitor_metric_names[m], ns, stats);
     }
     if (o->micro_step)
         for (size_t j = 0; j < st.n; j++)
             for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
                 if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
-    struct mon_targets tg = {0};
+    struct monitor_targets tg = {0};
     for (size_t i = 0; i < md.nfiles && rc == 0; i++)
         if (metric_of[md.files[i].metric] >= 0 &&
             monitor_file_to_cube(&md, &md.files[i], metric_of[md.files[i].metric], stat_idx[md.files[i].metric],
@@ -780,7 +811,7 @@ static int detect_monitor(const char *path, const struct stat *st) {
     return S_ISDIR(st->st_mode) && monitor_detect(path) ? 100 : 0;
 }
 
-const struct ds_format_ops ds_format_monitor = {
+const struct formats_row formats_row_monitor = {
     .name = "monitor",
     .what = "monitor folder (*-rank*-*/ with CSV files)",
     .detect = detect_monitor,

@@ -3,72 +3,73 @@
 #ifndef PT_READ_MONITOR_H
 #define PT_READ_MONITOR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "model/cube/dataset.h"
 #include "model/err.h"
-#include "src/io/dump/read_dump.h"   /* struct mapping */
+#include "src/io/common/mapping.h"
 
-/* The metrics: first the MON_NMETRICS of msProbe's data2db (the ids of a
+/* The metrics: first the MONITOR_NMETRICS of msProbe's data2db (the ids of a
  * monitor .trend.db, fixed order), then the L2 feature files
  * (`attention_hook`, ...; probetop-formats(5), MONITOR CSV TREES), which
  * msProbe's data2db does not import.  The statistics likewise: the
- * MON_NSTATS_TDB columns a .trend.db can hold, then the L2-only ones. */
-#define MON_NMETRICS 9
-#define MON_NMETRICS_ALL 13
-#define MON_NSTATS_TDB 14
-#define MON_NSTATS 16
-extern const char *const mon_metric_names[MON_NMETRICS_ALL];  /* fixed id order */
-extern const char *const mon_stat_names[MON_NSTATS];          /* column order */
+ * MONITOR_NSTATS_TDB columns a .trend.db can hold, then the L2-only ones. */
+#define MONITOR_NMETRICS 9
+#define MONITOR_NMETRICS_ALL 13
+#define MONITOR_NSTATS_TDB 14
+#define MONITOR_NSTATS 16
+extern const char *const monitor_metric_names[MONITOR_NMETRICS_ALL];  /* fixed id order */
+extern const char *const monitor_stat_names[MONITOR_NSTATS];          /* column order */
 
-struct mon_row {
+struct monitor_row {
     uint32_t name;        /* id in the names pool of the data (md->pool; after --mapping) */
     int32_t vpp, step, micro;
-    uint32_t present;     /* bit per mon_stat_names index, and MON_ROW_NOTENSOR */
+    uint32_t present;     /* bit per monitor_stat_names index, and MONITOR_ROW_NOTENSOR */
 };
-/* In mon_row.present: the row describes no tensor -- every statistic
+/* In monitor_row.present: the row describes no tensor -- every statistic
  * (and shape and dtype, when the header has them) is NaN or empty, as
  * msProbe's monitor writes a non-tensor output such as a None bias
  * (probetop-rules(7), OVERFLOW LEVELS).  Its statistics stay as read (NaN),
  * so a .trend.db gets msProbe's row of NULLs; the cube gets no-tensor
  * cells. */
-#define MON_ROW_NOTENSOR (1u << 31)
-/* Sets MON_ROW_NOTENSOR on r when its statistics (vals: those of valmask,
- * in mon_stat_names order; r->present says which were read) hold no
+#define MONITOR_ROW_NOTENSOR (1u << 31)
+/* Sets MONITOR_ROW_NOTENSOR on r when its statistics (vals: those of valmask,
+ * in monitor_stat_names order; r->present says which were read) hold no
  * number and shape_dtype_na says its
  * shape and dtype cells are NaN or empty (1 too without such columns). */
-void mon_row_mark_notensor(struct mon_row *r, uint32_t valmask, const double *vals, int shape_dtype_na);
+void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na);
 
 /* One CSV's rows of one metric (a monitor_v2 file has one per scope).  The
  * values of a row are nval doubles in vals, for the columns of valmask in
- * mon_stat_names order: only what the header has (a row of 16 doubles was
+ * monitor_stat_names order: only what the header has (a row of 16 doubles was
  * most of the memory of a big tree). */
-struct mon_file {
+struct monitor_file {
     const char *path;     /* its part's (src/io/monitor/mon_cache.h) */
-    int metric;           /* index into mon_metric_names (monitor_v2: its own list) */
+    int metric;           /* index into monitor_metric_names (monitor_v2: its own list) */
     int32_t rank;
     uint32_t statmask;    /* supported columns in the header (monitor_keep_trenddb may narrow it) */
     uint32_t valmask;     /* the columns vals holds, fixed by the parse */
     int nval;
-    struct mon_row *rows;
+    struct monitor_row *rows;
     double *vals;
     size_t nrows, cap;
 };
 
-/* Statistic s (a mon_stat_names index in valmask) of row r of f. */
-static inline double mon_value(const struct mon_file *f, size_t r, int s) {
+/* Statistic s (a monitor_stat_names index in valmask) of row r of f. */
+static inline double monitor_value(const struct monitor_file *f, size_t r, int s) {
     return f->vals[r * (size_t)f->nval + (size_t)__builtin_popcount(f->valmask & ((1u << s) - 1u))];
 }
 
 struct mon_cache;
-struct mon_part;
+struct mon_cache_part;
 struct names;
 
 /* A tree's files as read: views of the parsed files a cache holds (their
  * rows, values and names are the cache's). */
 struct monitor_data {
-    struct mon_file *files;   /* processing order: ranks ascending, files by name */
+    struct monitor_file *files;   /* processing order: ranks ascending, files by name */
     size_t nfiles, capfiles;
     struct names *pool;       /* the rows' names: the cache's */
     struct mon_cache *own;    /* the cache, when the reader made one (no cache given): freed with md */
@@ -81,23 +82,66 @@ struct monitor_data {
 };
 
 /* A row's name. */
-const char *monitor_name(const struct monitor_data *md, const struct mon_row *r);
+const char *monitor_name(const struct monitor_data *md, const struct monitor_row *r);
 /* Adds part's files to md as views; metric_of (NULL: the files' own
  * metric ids) gives each file's metric by its index in the part.  -1
  * without memory. */
-int monitor_add_part(struct monitor_data *md, const struct mon_part *part, const int *metric_of);
+int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of);
 /* md's cache: c, or (c NULL) one md makes and owns.  -1 without memory. */
 int monitor_use_cache(struct monitor_data *md, struct mon_cache *c);
 
 int monitor_detect(const char *path);
-/* Reads every usable CSV; skipped files and rows go to ds warnings/skipped. */
+
+/* One rank folder of a tree (v1 or monitor_v2). */
+struct monitor_rankdir {
+    long rank;
+    char *dir;            /* owned */
+};
+
+/* One read of a tree. */
+struct monitor_read {
+    const struct mapping *map;      /* --mapping's pairs (none: empty, never NULL) */
+    const struct layout *layout;    /* data2db --parallel: global layer numbers; NULL none */
+    int shard_k, shard_n;           /* data2db --shard K/N (see monitor_read_shard); shard_n 0: all */
+    atomic_int *cancel;             /* load_opts.cancel (NULL: none): looked at before each rank folder */
+    struct mon_cache *cache;        /* src/io/monitor/mon_cache.h; NULL: one of md's own */
+    void *arg;                      /* the version's own (monitor_v2: its metrics) */
+};
+
+/* What sets a version of the tree (v1, monitor_v2) apart; the walk of
+ * its rank folders and files is monitor_read_tree's, the same for both. */
+struct monitor_tree {
+    const char *format;             /* the cache's stamp (monitor_cache_stamp) */
+    /* The rank folders under path, ranks ascending, into *rd (the array
+     * and its dirs handed over).  0, or -1 with err (none is an error). */
+    int (*list_ranks)(const char *path, struct dataset *ds, struct monitor_rankdir **rd, size_t *nr,
+                      struct pt_error *err);
+    /* A file name's slot (v1: its metric, monitor_v2: its slug), or -1:
+     * not one of the tree's CSV files. */
+    int (*match_csv)(const char *name);
+    /* The file's parse (a mon_cache_parse_fn, mon_cache.h), at most
+     * max_bytes read; its context ctx_size bytes, set by set_ctx for the
+     * file's slot and rank. */
+    int (*parse)(char *buf, size_t len, const char *path, void *ctx, struct names *pool, struct dataset *ds,
+                 struct mon_cache_part *part);
+    size_t max_bytes;
+    size_t ctx_size;
+    void (*set_ctx)(void *ctx, int slot, int32_t rank, const struct monitor_read *r);
+    /* Adds a parsed file to md.  -1 without memory. */
+    int (*add_part)(struct monitor_data *md, const struct mon_cache_part *part, const struct monitor_read *r,
+                    struct dataset *ds);
+};
+
+/* Reads every usable CSV of the tree at path into md, as t says, through
+ * r->cache: the files unchanged since the cache read them are not parsed
+ * again.  Skipped files and rows go to ds warnings/skipped.  0, or -1 with
+ * err ("cancelled" when r->cancel was set). */
+int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
+                      struct dataset *ds, struct monitor_data *md, struct pt_error *err);
+/* A v1 tree (no cache, no cancel). */
 int monitor_read(const char *path, const struct mapping *map, const struct layout *layout, struct dataset *ds,
                  struct monitor_data *md, struct pt_error *err);
-/* The same through cache (NULL: one of md's own; src/io/monitor/mon_cache.h): the
- * files unchanged since the cache read them are not parsed again. */
-int monitor_read_cached(const char *path, const struct mapping *map, const struct layout *layout,
-                        struct mon_cache *cache, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
-/* The cache's stamp (mon_cache.h, moncache_begin) for a read of format's
+/* The cache's stamp (mon_cache.h, mon_cache_begin) for a read of format's
  * files with map, layout and follow mode. */
 #define MONITOR_STAMP_SIZE 128
 void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
@@ -108,7 +152,7 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
                        int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
 void monitor_free(struct monitor_data *md);
 /* Drops from md what msProbe's data2db does not import (the L2 feature
- * files, statistics beyond MON_NSTATS_TDB), with a note in ds naming data
+ * files, statistics beyond MONITOR_NSTATS_TDB), with a note in ds naming data
  * when there was any.  The bits of md are recomputed. */
 void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct dataset *ds);
 /* A target name as written (nul-terminated in name, *len bytes, size the
@@ -125,7 +169,7 @@ int monitor_rename(const struct mapping *map, const struct layout *layout, int32
 int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,
                       const struct layout *layout, struct dataset *ds, struct monitor_data *md);
 /* The step axis of probetop-formats(5), MONITOR CSV TREES: fills step values per row via cb. */
-struct mon_steps {
+struct monitor_steps {
     int micro;
     int32_t *orig;        /* sorted original steps present (micro mode) */
     int32_t *offset;      /* offset per orig step */
@@ -135,29 +179,29 @@ struct mon_steps {
 };
 /* -1 with err set without memory or when the micro steps are more than
  * CUBE_MAX_STEPS (checked before the step tables are allocated). */
-int monitor_steps(const struct monitor_data *md, int micro, struct mon_steps *s, struct pt_error *err);
-int32_t monitor_row_step(const struct mon_steps *s, const struct mon_row *r);
+int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err);
+int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r);
 
 /* Rows into cube targets: each pool name is interned into the cube's
  * names once (for vpp 0 and call 0, the usual case), not once a row. */
-struct mon_targets {
+struct monitor_targets {
     uint32_t *memo;       /* pool id -> target, NAMES_NONE: not yet */
     size_t n;
 };
 /* The target of row r (call: its micro step when they are targets, else 0);
  * NAMES_NONE without memory. */
-uint32_t monitor_target(struct mon_targets *t, struct names *nm, const struct monitor_data *md,
-                        const struct mon_row *r, int32_t call);
-void monitor_targets_free(struct mon_targets *t);
+uint32_t monitor_target(struct monitor_targets *t, struct names *nm, const struct monitor_data *md,
+                        const struct monitor_row *r, int32_t call);
+void monitor_targets_free(struct monitor_targets *t);
 struct cube_builder;
 /* f's rows into b as its metric (stat_idx: the cube's statistic of each
- * mon_stat_names column, -1 none), at their steps of st; micro_axis: micro
+ * monitor_stat_names column, -1 none), at their steps of st; micro_axis: micro
  * steps are steps (else they tell targets apart).  -1 without memory. */
-int monitor_file_to_cube(const struct monitor_data *md, const struct mon_file *f, int metric, const int *stat_idx,
-                         const struct mon_steps *st, int micro_axis, struct mon_targets *tg, struct cube_builder *b);
-/* Rows of md's files that describe no tensor (MON_ROW_NOTENSOR). */
+int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_file *f, int metric, const int *stat_idx,
+                         const struct monitor_steps *st, int micro_axis, struct monitor_targets *tg, struct cube_builder *b);
+/* Rows of md's files that describe no tensor (MONITOR_ROW_NOTENSOR). */
 size_t monitor_notensor_rows(const struct monitor_data *md);
-void monitor_steps_free(struct mon_steps *s);
+void monitor_steps_free(struct monitor_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);
 

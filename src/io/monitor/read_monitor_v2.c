@@ -15,7 +15,7 @@
 #include "model/cube/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
@@ -112,7 +112,7 @@ static int float_field(const char *s, double *out) {
 
 /* The metric of a part's file, "slug/scope": its index in mt, added when
  * new; -1 when mt is full (with a note naming the file). */
-static int metric_in(struct v2_metrics *mt, const char *name, const char *path, struct dataset *ds) {
+static int metric_in(struct monitor_v2_metrics *mt, const char *name, const char *path, struct dataset *ds) {
     for (int i = 0; i < mt->n; i++)
         if (!strcmp(mt->name[i], name)) return i;
     if (mt->n == MONITOR_V2_MAX_METRICS) {
@@ -125,14 +125,14 @@ static int metric_in(struct v2_metrics *mt, const char *name, const char *path, 
 
 /* The file of part for "slug/scope" (a part holds one a scope): found or
  * added.  NULL without memory. */
-static struct mon_file *file_for(struct mon_part *part, const char *metric, int32_t rank, uint32_t statmask) {
+static struct monitor_file *file_for(struct mon_cache_part *part, const char *metric, int32_t rank, uint32_t statmask) {
     for (size_t i = 0; i < part->nfiles; i++)
         if (!strcmp(part->metric_names[i], metric)) return &part->files[i];
     char **mn = realloc(part->metric_names, (part->nfiles + 1) * sizeof *mn);
     if (!mn) return NULL;
     part->metric_names = mn;
     if (!(mn[part->nfiles] = strdup(metric))) return NULL;
-    struct mon_file *f = mon_part_add_file(part, (int)part->nfiles, rank, statmask);
+    struct monitor_file *f = mon_cache_add_file(part, (int)part->nfiles, rank, statmask);
     if (!f) free(mn[part->nfiles]);
     return f;
 }
@@ -156,7 +156,7 @@ struct v2_ctx {
 #define V2_NAME_MAX 8191
 
 struct v2_cols {
-    int vpp, step, name, scope, micro, stat[MON_NSTATS];
+    int vpp, step, name, scope, micro, stat[MONITOR_NSTATS];
     uint32_t statmask;
 };
 
@@ -166,7 +166,7 @@ static int read_header(char *line, struct v2_cols *c, const char *path, struct d
     int n = split(line, f, V2_MAX_FIELDS);
     c->vpp = c->step = c->name = c->scope = c->micro = -1;
     c->statmask = 0;
-    for (int s = 0; s < MON_NSTATS; s++) c->stat[s] = -1;
+    for (int s = 0; s < MONITOR_NSTATS; s++) c->stat[s] = -1;
     for (int i = 0; i < n && i < V2_MAX_FIELDS; i++) {
         if (!strcmp(f[i], "vpp_stage")) c->vpp = i;
         else if (!strcmp(f[i], "step")) c->step = i;
@@ -174,8 +174,8 @@ static int read_header(char *line, struct v2_cols *c, const char *path, struct d
         else if (!strcmp(f[i], "scope")) c->scope = i;
         else if (!strcmp(f[i], "micro_step")) c->micro = i;
         else
-            for (int s = 0; s < MON_NSTATS; s++)
-                if (!strcmp(f[i], mon_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
+            for (int s = 0; s < MONITOR_NSTATS; s++)
+                if (!strcmp(f[i], monitor_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
     }
     const char *miss = c->vpp < 0 ? "vpp_stage" : c->step < 0 ? "step" : c->name < 0 ? "module_name"
                      : c->scope < 0 ? "scope" : NULL;
@@ -205,7 +205,7 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const struct
 /* One data row into part (line: its number, for notes).  1 read, 0 a bad
  * row, 2 a name too long (counted in cx), -1 out of memory. */
 static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
-                    struct names *pool, struct dataset *ds, struct mon_part *part, struct util_smap *seen) {
+                    struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
     int n = split(line, f, V2_MAX_FIELDS);
     int need = c->vpp > c->step ? c->vpp : c->step;
@@ -239,34 +239,34 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
         if (!cx->long_names++) cx->long_line = lineno;
         return 2;
     }
-    struct mon_file *mf = file_for(part, metric, cx->rank, c->statmask);
+    struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
     uint32_t id = names_intern(pool, name, nl, 0, 0);
     double *v;
-    struct mon_row *r = mf && id != NAMES_NONE ? mon_file_add_row(mf, &v) : NULL;
+    struct monitor_row *r = mf && id != NAMES_NONE ? mon_cache_add_row(mf, &v) : NULL;
     if (!r) return -1;
-    *r = (struct mon_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
     const double *v0 = v;
-    for (int s = 0; s < MON_NSTATS; s++) {
+    for (int s = 0; s < MONITOR_NSTATS; s++) {
         if (!(c->statmask & (1u << s))) continue;
         *v = 0;
         if (c->stat[s] < n && float_field(f[c->stat[s]], v)) r->present |= 1u << s;
         v++;
     }
-    mon_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
+    monitor_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
     return 1;
 }
 
 /* One CSV's bytes (buf, taken over and freed) into part
- * (moncache_parse_fn).  Bad rows and files are notes; -1 only without
+ * (mon_cache_parse_fn).  Bad rows and files are notes; -1 only without
  * memory. */
 static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
-                    struct mon_part *part) {
+                    struct mon_cache_part *part) {
     struct v2_ctx *cx = vctx;
     char *p = buf, *end = buf + len;
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
     if (!nl) {   /* no whole header yet: a file just created */
-        int rc = dataset_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
+        int rc = load_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
         free(buf);
         return rc;
     }
@@ -283,7 +283,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
-            if (dataset_young(ds, path)) {
+            if (load_young(ds, path)) {
                 if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) rc = -1;
             } else if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is "
                                         "left out", path, line) != 0 || dataset_partial(ds, path) != 0) {
@@ -310,7 +310,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
 }
 
 /* part's files into md, their metrics numbered in mt.  -1 without memory. */
-static int add_part(struct monitor_data *md, struct v2_metrics *mt, const struct mon_part *part, struct dataset *ds) {
+static int add_part(struct monitor_data *md, struct monitor_v2_metrics *mt, const struct mon_cache_part *part, struct dataset *ds) {
     int *mo = malloc((part->nfiles ? part->nfiles : 1) * sizeof *mo);
     if (!mo) return -1;
     for (size_t i = 0; i < part->nfiles; i++) mo[i] = metric_in(mt, part->metric_names[i], part->path, ds);
@@ -320,9 +320,9 @@ static int add_part(struct monitor_data *md, struct v2_metrics *mt, const struct
 }
 
 int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, const struct mapping *map,
-                         struct v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
+                         struct monitor_v2_metrics *mt, struct dataset *ds, struct monitor_data *md) {
     struct v2_ctx cx = {.slug = slug, .rank = rank, .map = map};
-    const struct mon_part *part;
+    const struct mon_cache_part *part;
     if (slug < 0 || slug >= (int)V2_NSLUGS) {
         free(buf);
         return 0;
@@ -331,40 +331,23 @@ int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int3
         free(buf);
         return -1;
     }
-    if (moncache_parse_bytes(md->own, buf, len, path, v2_parse, &cx, ds, &part) != 0) return -1;
+    if (mon_cache_parse_bytes(md->own, buf, len, path, v2_parse, &cx, ds, &part) != 0) return -1;
     return add_part(md, mt, part, ds);
 }
 
-struct v2_rank {
-    long rank;
-    char *dir;
-};
-
 static int cmp_rank(const void *a, const void *b) {
-    long x = ((const struct v2_rank *)a)->rank, y = ((const struct v2_rank *)b)->rank;
+    long x = ((const struct monitor_rankdir *)a)->rank, y = ((const struct monitor_rankdir *)b)->rank;
     return (x > y) - (x < y);
 }
 
-/* What a tree is read with. */
-struct v2_read {
-    const struct mapping *map;
-    const struct layout *layout;
-    struct v2_metrics *mt;
-    struct mon_cache *cache;
-    struct dataset *ds;
-    struct monitor_data *md;
-};
-
-/* Every rank_<R> folder's CSVs, ranks ascending, files by name; with
- * o->shard_n, only the o->shard_k-th of that many blocks of ranks (as the v1
- * reader's shard). */
-static int read_tree(const char *path, const struct load_opts *o, struct v2_read *rd, struct pt_error *err) {
-    struct dataset *ds = rd->ds;
-    struct monitor_data *md = rd->md;
+/* Every rank_<R> folder, ranks ascending. */
+static int v2_ranks(const char *path, struct dataset *ds, struct monitor_rankdir **out, size_t *nout,
+                    struct pt_error *err) {
+    (void)ds;
     size_t n, nr = 0;
     char **names = fs_list_dir(path, 0, &n);
     if (!names) return pt_errorf(err, "%s: cannot list: %s", path, strerror(errno));
-    struct v2_rank *rk = calloc(n ? n : 1, sizeof *rk);
+    struct monitor_rankdir *rk = calloc(n ? n : 1, sizeof *rk);
     int rc = rk ? 0 : pt_errorf(err, "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++) {
         long r;
@@ -376,87 +359,55 @@ static int read_tree(const char *path, const struct load_opts *o, struct v2_read
     }
     fs_free_list(names, n);
     if (rc == 0 && nr == 0) rc = pt_errorf(err, "%s: no monitor_v2 rank folder (rank_<R>) here", path);
-    if (rc == 0) qsort(rk, nr, sizeof *rk, cmp_rank);
-    for (size_t i = 0; i < nr; i++)
-        if ((int32_t)rk[i].rank > md->max_rank) md->max_rank = (int32_t)rk[i].rank;
-    md->folders_all = nr;
-    if (o->shard_n > 0) {   /* the K-th block of the ranks, ascending */
-        size_t k = 0, all = nr;
-        for (size_t i = 0; i < all; i++) {
-            if (i * (size_t)o->shard_n / all != (size_t)(o->shard_k - 1)) { free(rk[i].dir); continue; }
-            rk[k++] = rk[i];
-        }
-        nr = k;
+    if (rc != 0) {
+        for (size_t i = 0; i < nr; i++) free(rk[i].dir);
+        free(rk);
+        return -1;
     }
-    long cut = LONG_MAX;
-    if (ds->max_steps > 0 && rc == 0) {   /* progressive loading: the files of the first steps */
-        long *firsts = NULL;
-        size_t nfirst = 0, cap = 0;
-        for (size_t i = 0; i < nr && rc == 0; i++)
-            if (dataset_csv_first_steps(rk[i].dir, match_csv, &firsts, &nfirst, &cap) != 0) rc = pt_errorf(err, "out of memory");
-        if (rc == 0) cut = dataset_step_cut(ds, firsts, nfirst);
-        free(firsts);
-    }
-    /* every file's path and parse context, in order, then parsed on all
-     * cores (moncache_read_many), a rank at a time */
-    char **paths = NULL;
-    struct v2_ctx *cxs = NULL;
-    const struct mon_part **parts = NULL;
-    size_t cappaths = 0, capcxs = 0, capparts = 0;
-    for (size_t i = 0; i < nr && rc == 0; i++) {
-        size_t nfs, np = 0;
-        char **files = fs_list_dir(rk[i].dir, 0, &nfs);
-        if (o->cancel && *o->cancel) rc = pt_errorf(err, "cancelled");
-        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-            int slug = match_csv(files[k]);
-            if (slug < 0 || dataset_csv_first_step(files[k]) > cut) continue;
-            size_t pl = strlen(rk[i].dir) + strlen(files[k]) + 2;
-            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
-                util_grow0((void **)&cxs, &capcxs, np + 1, sizeof *cxs) != 0 ||
-                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
-                rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
-                break;
-            }
-            snprintf(paths[np], pl, "%s/%s", rk[i].dir, files[k]);
-            cxs[np++] = (struct v2_ctx){.slug = slug, .rank = (int32_t)rk[i].rank, .map = rd->map, .layout = rd->layout};
-        }
-        if (files) fs_free_list(files, nfs);
-        if (rc == 0 && moncache_read_many(rd->cache, (const char *const *)paths, np, V2_MAX_BYTES, v2_parse, cxs,
-                                          sizeof *cxs, 0, ds, parts) != 0)
-            rc = pt_errorf(err, "out of memory reading %s", rk[i].dir);
-        for (size_t k = 0; k < np && rc == 0; k++) {
-            if (add_part(md, rd->mt, parts[k], ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
-            else ds->files_read++;
-        }
-        for (size_t k = 0; k < np; k++) free(paths[k]);
-    }
-    free(paths);
-    free(cxs);
-    free(parts);
-    md->nranks = (int)nr;
-    for (size_t i = 0; i < nr; i++) free(rk[i].dir);
-    free(rk);
-    /* every file was read: what the cache holds of files gone goes */
-    if (rc == 0) moncache_end(rd->cache, o->shard_n == 0 && cut == LONG_MAX);
-    return rc;
+    qsort(rk, nr, sizeof *rk, cmp_rank);
+    *out = rk;
+    *nout = nr;
+    return 0;
 }
+
+static void v2_set_ctx(void *cx, int slot, int32_t rank, const struct monitor_read *r) {
+    *(struct v2_ctx *)cx = (struct v2_ctx){.slug = slot, .rank = rank, .map = r->map, .layout = r->layout};
+}
+
+static int v2_add_part(struct monitor_data *md, const struct mon_cache_part *part, const struct monitor_read *r,
+                       struct dataset *ds) {
+    return add_part(md, r->arg, part, ds);
+}
+
+/* A monitor_v2 tree for monitor_read_tree; with a shard, the
+ * shard_k-th of shard_n blocks of ranks (as the v1 reader's shard). */
+static const struct monitor_tree v2_tree = {
+    .format = "monitor_v2",
+    .list_ranks = v2_ranks,
+    .match_csv = match_csv,
+    .parse = v2_parse,
+    .max_bytes = V2_MAX_BYTES,
+    .ctx_size = sizeof(struct v2_ctx),
+    .set_ctx = v2_set_ctx,
+    .add_part = v2_add_part,
+};
 
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
-static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt, const struct mon_steps *st,
+static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metrics *mt, const struct monitor_steps *st,
                      int micro_axis, struct cube_builder *b, struct pt_error *err) {
-    int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MON_NSTATS];
+    int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MONITOR_NSTATS];
     for (int m = 0; m < mt->n; m++) {
         cmetric[m] = -1;
         if (!(md->metric_has_rows & (1u << m))) continue;
         uint32_t mask = 0;
         for (size_t i = 0; i < md->nfiles; i++)
             if (md->files[i].metric == m) mask |= md->files[i].statmask;
-        const char *stats[MON_NSTATS];
+        const char *stats[MONITOR_NSTATS];
         int ns = 0;
-        for (int s = 0; s < MON_NSTATS; s++) {
+        for (int s = 0; s < MONITOR_NSTATS; s++) {
             stat_idx[m][s] = mask & (1u << s) ? ns : -1;
-            if (mask & (1u << s)) stats[ns++] = mon_stat_names[s];
+            if (mask & (1u << s)) stats[ns++] = monitor_stat_names[s];
         }
         if ((cmetric[m] = cube_builder_metric(b, mt->name[m], ns, stats)) < 0) return pt_errorf(err, "out of memory");
     }
@@ -464,10 +415,10 @@ static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt,
         for (size_t j = 0; j < st->n; j++)
             for (int32_t k = 0; k < st->count[j]; k++)
                 if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
-    struct mon_targets tg = {0};
+    struct monitor_targets tg = {0};
     int rc = 0;
     for (size_t i = 0; i < md->nfiles && rc == 0; i++) {
-        const struct mon_file *f = &md->files[i];
+        const struct monitor_file *f = &md->files[i];
         if (cmetric[f->metric] >= 0 &&
             monitor_file_to_cube(md, f, cmetric[f->metric], stat_idx[f->metric], st, micro_axis, &tg, b) != 0)
             rc = pt_errorf(err, "out of memory");
@@ -478,31 +429,21 @@ static int fill_cube(const struct monitor_data *md, const struct v2_metrics *mt,
 
 /* The tree under path into md (metrics in mt), --mapping and (data2db)
  * --parallel applied to the names.  0, or -1 with err. */
-static int read_all(const char *path, const struct load_opts *o, struct v2_metrics *mt, struct dataset *ds,
+static int read_all(const char *path, const struct load_opts *o, struct monitor_v2_metrics *mt, struct dataset *ds,
                     struct monitor_data *md, struct pt_error *err) {
     struct mapping map = {0};
     memset(md, 0, sizeof *md);
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    char stamp[MONITOR_STAMP_SIZE];
-    monitor_cache_stamp("monitor_v2", &map, o->layout, ds->follow, stamp);
-    struct mon_cache *c = o->mon_cache;
-    int rc = monitor_use_cache(md, c) != 0 || moncache_begin(c ? c : md->own, stamp) != 0
-                 ? pt_errorf(err, "out of memory") : 0;
-    if (rc == 0) {
-        c = c ? c : md->own;
-        md->pool = moncache_pool(c);   /* begin may have made a new one */
-        struct v2_read rd = {.map = &map, .layout = o->layout, .mt = mt, .cache = c, .ds = ds, .md = md};
-        rc = read_tree(path, o, &rd, err);
-    }
+    struct monitor_read r = {.map = &map, .layout = o->layout, .shard_k = o->shard_k, .shard_n = o->shard_n,
+                             .cancel = o->cancel, .cache = o->mon_cache, .arg = mt};
+    int rc = monitor_read_tree(path, &v2_tree, &r, ds, md, err);
     mapping_free(&map);
-    if (rc != 0) monitor_free(md);
     return rc;
 }
-
 static int load_monitor_v2(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct monitor_data md;
-    struct v2_metrics *mt = calloc(1, sizeof *mt);
-    struct mon_steps st;
+    struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
+    struct monitor_steps st;
     if (!mt) return pt_errorf(err, "out of memory");
     int rc = read_all(path, o, mt, ds, &md, err);
     if (rc == 0 && !md.metric_has_rows)
@@ -541,31 +482,31 @@ static const struct { const char *v2, *v1; } v2_to_v1[] = {
     {"param/param_updated", "param_updated"},
 };
 
-/* The v1 metric (index into mon_metric_names) of a v2 "slug/scope": every
+/* The v1 metric (index into monitor_metric_names) of a v2 "slug/scope": every
  * scope of cc is `other`; -1 for a scope v1 has no metric for. */
 static int v1_metric(const char *v2) {
-    if (!strncmp(v2, "cc/", 3)) return MON_NMETRICS - 1;
+    if (!strncmp(v2, "cc/", 3)) return MONITOR_NMETRICS - 1;
     for (size_t i = 0; i < sizeof v2_to_v1 / sizeof *v2_to_v1; i++)
         if (!strcmp(v2, v2_to_v1[i].v2))
-            for (int m = 0; m < MON_NMETRICS; m++)
-                if (!strcmp(mon_metric_names[m], v2_to_v1[i].v1)) return m;
+            for (int m = 0; m < MONITOR_NMETRICS; m++)
+                if (!strcmp(monitor_metric_names[m], v2_to_v1[i].v1)) return m;
     return -1;
 }
 
 const char *monitor_v2_v1_metric(const char *v2) {
     int m = v1_metric(v2);
-    return m < 0 ? NULL : mon_metric_names[m];
+    return m < 0 ? NULL : monitor_metric_names[m];
 }
 
 /* md's metrics renumbered from mt's onto v1's; files of a scope without a
  * v1 metric dropped with a note.  Two v2 metrics never share a v1 one
  * except cc's scopes (all `other`), whose rows are then one metric. */
-static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const char *data, struct dataset *ds) {
+static void to_v1(struct monitor_data *md, const struct monitor_v2_metrics *mt, const char *data, struct dataset *ds) {
     size_t o = 0;
     uint32_t dropped = 0;
     md->metric_has_files = md->metric_has_rows = 0;
     for (size_t i = 0; i < md->nfiles; i++) {
-        struct mon_file *f = &md->files[i];
+        struct monitor_file *f = &md->files[i];
         int m = v1_metric(mt->name[f->metric]);
         if (m < 0) {
             if (!(dropped & (1u << f->metric)))
@@ -585,7 +526,7 @@ static void to_v1(struct monitor_data *md, const struct v2_metrics *mt, const ch
 static int write_trenddb_v2(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                             struct tdb_result *res, struct pt_error *err) {
     struct monitor_data md;
-    struct v2_metrics *mt = calloc(1, sizeof *mt);
+    struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     memset(res, 0, sizeof *res);
     if (!mt) return pt_errorf(err, "out of memory");
     int rc = read_all(data, lo, mt, ds, &md, err);
@@ -597,7 +538,7 @@ static int write_trenddb_v2(const char *data, const char *outdir, const struct l
     return rc;
 }
 
-const struct ds_format_ops ds_format_monitor_v2 = {
+const struct formats_row formats_row_monitor_v2 = {
     .name = "monitor_v2",
     .what = "monitor_v2 folder (rank_<R>/ with CSV files)",
     .detect = detect_monitor_v2,

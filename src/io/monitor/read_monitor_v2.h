@@ -14,8 +14,8 @@ struct monitor_data;
 
 #define MONITOR_V2_MAX_METRICS 32   /* monitor_data's metric bits are 32-bit masks */
 
-/* The metrics met so far ("slug/scope"); mon_file.metric indexes them. */
-struct v2_metrics {
+/* The metrics met so far ("slug/scope"); monitor_file.metric indexes them. */
+struct monitor_v2_metrics {
     char name[MONITOR_V2_MAX_METRICS][128];
     int n;
 };
@@ -27,7 +27,7 @@ struct v2_metrics {
  * Bad rows and files are notes in ds; -1 only without memory.  The
  * file-free entry that tests/fuzz feeds directly. */
 int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int32_t rank, const struct mapping *map,
-                         struct v2_metrics *mt, struct dataset *ds, struct monitor_data *md);
+                         struct monitor_v2_metrics *mt, struct dataset *ds, struct monitor_data *md);
 
 /* The v1 metric name ("actv", ...) a v2 metric ("module/forward", ...) is
  * written as by data2db; NULL when it has none. */

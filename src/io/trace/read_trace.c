@@ -23,7 +23,7 @@
 #include "model/util/pool.h"
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/trace/trace_parse.h"
 
@@ -164,16 +164,16 @@ static long rank_of_path(const char *path) {
 struct ktmp {
     struct trace_seg seg;
     int32_t step;       /* ProfilerStep it was launched in, INT32_MIN none */
-    int32_t hta_ds, hta_de;   /* HTA's rounding of its start and end (tp_kernel), 0 unless its file has ts_frac */
+    int32_t hta_ds, hta_de;   /* HTA's rounding of its start and end (trace_parse_kernel), 0 unless its file has ts_frac */
     uint8_t keep;       /* in HTA's window */
 };
 
 static int cmp_step(const void *a, const void *b) {
-    const struct tp_step *x = a, *y = b;
+    const struct trace_parse_step *x = a, *y = b;
     return (x->start > y->start) - (x->start < y->start);
 }
 static int cmp_anno(const void *a, const void *b) {
-    const struct tp_anno *x = a, *y = b;
+    const struct trace_parse_anno *x = a, *y = b;
     if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
     return (x->end < y->end) - (x->end > y->end);   /* the enclosing one first */
 }
@@ -211,7 +211,7 @@ static int cmp_ktmp(const void *a, const void *b) {
     } while (0)
 
 /* The CPU step (gpu copies left out) whose span holds t: its number, or INT32_MIN. */
-static int32_t step_at(const struct tp_step *s, size_t n, int64_t t) {
+static int32_t step_at(const struct trace_parse_step *s, size_t n, int64_t t) {
     long i;
     LAST_AT_OR_BEFORE(s, n, t, i);
     for (; i >= 0; i--) {   /* gpu copies are interleaved: skip them */
@@ -223,7 +223,7 @@ static int32_t step_at(const struct tp_step *s, size_t n, int64_t t) {
 
 /* The innermost annotation holding t (parent[] links each to the one
  * enclosing it). */
-static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64_t t) {
+static int phase_at(const struct trace_parse_anno *a, const long *parent, size_t n, int64_t t) {
     long i;
     LAST_AT_OR_BEFORE(a, n, t, i);
     while (i >= 0 && a[i].end <= t) i = parent[i];
@@ -233,9 +233,9 @@ static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64
 /* torch_npu: kernels without a correlation id (v, nv: sorted by stream
  * then start) take the id of the launch flow ending inside them (same
  * stream). */
-static void link_flows(struct tp_kernel *v, size_t n, const struct tp_file *f) {
-    for (size_t i = 0; i < f->nfl; i++) {
-        const struct tp_flow *w = &f->fl[i];
+static void link_flows(struct trace_parse_kernel *v, size_t n, const struct trace_parse_file *f) {
+    for (size_t i = 0; i < f->nflows; i++) {
+        const struct trace_parse_flow *w = &f->flows[i];
         int64_t st = w->tid < 0 ? 0 : w->tid > 65535 ? 65535 : w->tid;
         int64_t ts = w->ts - f->base_ns;   /* the kernels have no base yet */
         size_t lo = 0, hi = n;   /* the last kernel of the stream starting at or before the flow */
@@ -245,14 +245,14 @@ static void link_flows(struct tp_kernel *v, size_t n, const struct tp_file *f) {
             else hi = m;
         }
         if (lo == 0) continue;
-        struct tp_kernel *k = &v[lo - 1];
+        struct trace_parse_kernel *k = &v[lo - 1];
         if (k->stream == st && ts <= k->start + k->dur && k->corr < 0) k->corr = w->id;
     }
 }
 
 /* One file of a rank and what its rank is assembling. */
 struct rfile {
-    struct tp_file *f;
+    struct trace_parse_file *f;
     const uint32_t *to;      /* its kernel names in the run's table */
 };
 
@@ -262,7 +262,7 @@ struct rank_build {
     int32_t *num;            /* their numbers, ascending */
     int64_t *first, *last;   /* by num: the first start and last end of the kernels launched in it */
     int synth;
-    struct tsp *k;           /* every kernel of the rank (ktmp), by start */
+    struct trace_spill *k;           /* every kernel of the rank (ktmp), by start */
     int64_t lo, hi;          /* the first start, the last end */
     uint8_t streams[8192];   /* which streams have kernels (a bit each) */
     size_t nstreams;
@@ -270,7 +270,7 @@ struct rank_build {
 };
 
 /* The annotations' nesting: parent[i] is the one enclosing a[i] (a sorted). */
-static long *anno_parents(const struct tp_anno *a, size_t n) {
+static long *anno_parents(const struct trace_parse_anno *a, size_t n) {
     long *parent = malloc((n ? n : 1) * sizeof *parent), *stack = malloc((n ? n : 1) * sizeof *stack);
     if (!parent || !stack) { free(parent); free(stack); return NULL; }
     size_t sp = 0;
@@ -284,10 +284,10 @@ static long *anno_parents(const struct tp_anno *a, size_t n) {
 }
 
 /* One kernel k with its launch l (NULL: none) into the rank. */
-static int take_kernel(struct rank_build *b, const struct rfile *rf, const struct tp_kernel *k, const struct tp_launch *l,
+static int take_kernel(struct rank_build *b, const struct rfile *rf, const struct trace_parse_kernel *k, const struct trace_parse_launch *l,
                        const long *parent, int multi_step, int64_t last_start, int *has_phase, const char *path,
                        struct pt_error *err) {
-    const struct tp_file *f = rf->f;
+    const struct trace_parse_file *f = rf->f;
     int64_t st, end, lts = 0;
     if (__builtin_add_overflow(k->start, f->base_ns, &st) || __builtin_add_overflow(st, k->dur, &end) ||
         (l && __builtin_add_overflow(l->ts, f->base_ns, &lts)))
@@ -296,76 +296,76 @@ static int take_kernel(struct rank_build *b, const struct rfile *rf, const struc
     memset(&t, 0, sizeof t);
     t.seg = (struct trace_seg){.start_ns = st, .dur_ns = k->dur, .name = rf->to ? rf->to[k->name] : k->name,
                                .cat = k->cat, .phase = TRACE_PH_NONE, .stream = k->stream};
-    t.step = step_at(f->s, f->ns, l ? lts : st);
+    t.step = step_at(f->steps, f->nsteps, l ? lts : st);
     t.hta_ds = f->ts_frac ? k->hta_ds : 0;
     t.hta_de = f->ts_frac ? k->hta_de : 0;
-    if (l && f->na) t.seg.phase = (uint8_t)phase_at(f->a, parent, f->na, lts);
+    if (l && f->nannos) t.seg.phase = (uint8_t)phase_at(f->annos, parent, f->nannos, lts);
     if (t.seg.phase != TRACE_PH_NONE) *has_phase = 1;
     if (!multi_step) t.keep = 1;
-    else if (k->corr >= 0) t.keep = l && f->ns && lts < last_start;
-    else t.keep = f->ns && st < last_start;
+    else if (k->corr >= 0) t.keep = l && f->nsteps && lts < last_start;
+    else t.keep = f->nsteps && st < last_start;
     int32_t *hit = b->synth ? b->num : bsearch(&t.step, b->num, (size_t)b->n, sizeof *b->num, util_cmp_i32);
     if (hit) {
         size_t i = (size_t)(hit - b->num);
         if (st < b->first[i]) b->first[i] = st;
         if (end > b->last[i]) b->last[i] = end;
     }
-    if (!tsp_count(b->k) || st < b->lo) b->lo = st;
-    if (!tsp_count(b->k) || end > b->hi) b->hi = end;
+    if (!trace_spill_count(b->k) || st < b->lo) b->lo = st;
+    if (!trace_spill_count(b->k) || end > b->hi) b->hi = end;
     if (!(b->streams[k->stream >> 3] & (1u << (k->stream & 7)))) {
         b->streams[k->stream >> 3] |= (uint8_t)(1u << (k->stream & 7));
         b->nstreams++;
     }
-    return tsp_push(b->k, &t, err);
+    return trace_spill_push(b->k, &t, err);
 }
 
 /* One file's kernels, joined to their launches by correlation id (both
  * streams in that order), into the rank; the file's streams are freed. */
 static int join_file(struct rank_build *b, struct rfile *rf, int multi_step, int *has_phase, const char *path,
                      struct pt_error *err) {
-    struct tp_file *f = rf->f;
-    if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
-    if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);
-    long *parent = anno_parents(f->a, f->na);
+    struct trace_parse_file *f = rf->f;
+    if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
+    if (f->nannos > 1) qsort(f->annos, f->nannos, sizeof *f->annos, cmp_anno);
+    long *parent = anno_parents(f->annos, f->nannos);
     if (!parent) return pt_errorf(err, "out of memory");
     /* HTA's window: what was launched before the last ProfilerStep began */
     int64_t last_start = INT64_MIN;
-    for (size_t i = 0; i < f->ns; i++)
-        if (f->s[i].start > last_start) last_start = f->s[i].start;
+    for (size_t i = 0; i < f->nsteps; i++)
+        if (f->steps[i].start > last_start) last_start = f->steps[i].start;
     int rc = 0;
-    struct tp_kernel *neg = NULL;   /* torch_npu: the kernels a flow links, in memory */
+    struct trace_parse_kernel *neg = NULL;   /* torch_npu: the kernels a flow links, in memory */
     size_t nneg = 0, capneg = 0, ineg = 0;
-    if ((f->k && tsp_sort(f->k, err)) || (f->l && tsp_sort(f->l, err))) rc = -1;
-    const struct tp_kernel *kq = rc || !f->k ? NULL : tsp_next(f->k, err);
-    const struct tp_launch *lq = rc || !f->l ? NULL : tsp_next(f->l, err);
-    if (!rc && f->nfl) {   /* those without a correlation id come first, by stream then start */
-        for (; kq && kq->corr < 0; kq = tsp_next(f->k, err)) {
+    if ((f->kernels && trace_spill_sort(f->kernels, err)) || (f->launches && trace_spill_sort(f->launches, err))) rc = -1;
+    const struct trace_parse_kernel *kq = rc || !f->kernels ? NULL : trace_spill_next(f->kernels, err);
+    const struct trace_parse_launch *lq = rc || !f->launches ? NULL : trace_spill_next(f->launches, err);
+    if (!rc && f->nflows) {   /* those without a correlation id come first, by stream then start */
+        for (; kq && kq->corr < 0; kq = trace_spill_next(f->kernels, err)) {
             if (UTIL_PUSH(neg, nneg, capneg)) { rc = pt_errorf(err, "out of memory"); break; }
             neg[nneg++] = *kq;
         }
         link_flows(neg, nneg, f);
-        if (nneg > 1) qsort(neg, nneg, sizeof *neg, tp_cmp_kernel_corr);
+        if (nneg > 1) qsort(neg, nneg, sizeof *neg, trace_parse_cmp_kernel_corr);
     }
     while (!rc) {
-        const struct tp_kernel *k;
-        int from_neg = ineg < nneg && (!kq || tp_cmp_kernel_corr(&neg[ineg], kq) <= 0);
+        const struct trace_parse_kernel *k;
+        int from_neg = ineg < nneg && (!kq || trace_parse_cmp_kernel_corr(&neg[ineg], kq) <= 0);
         if (from_neg) k = &neg[ineg++];
         else if (kq) k = kq;
         else break;
-        const struct tp_launch *l = NULL;
+        const struct trace_parse_launch *l = NULL;
         if (k->corr >= 0) {
-            while (lq && lq->corr < k->corr) lq = tsp_next(f->l, err);
+            while (lq && lq->corr < k->corr) lq = trace_spill_next(f->launches, err);
             if (lq && lq->corr == k->corr) l = lq;
         }
         rc = take_kernel(b, rf, k, l, parent, multi_step, last_start, has_phase, path, err);
-        if (!from_neg) kq = tsp_next(f->k, err);
+        if (!from_neg) kq = trace_spill_next(f->kernels, err);
     }
-    if (!rc && ((f->k && tsp_failed(f->k)) || (f->l && tsp_failed(f->l)))) rc = -1;
+    if (!rc && ((f->kernels && trace_spill_failed(f->kernels)) || (f->launches && trace_spill_failed(f->launches)))) rc = -1;
     free(neg);
     free(parent);
-    tsp_free(f->k);
-    tsp_free(f->l);
-    f->k = f->l = NULL;
+    trace_spill_free(f->kernels);
+    trace_spill_free(f->launches);
+    f->kernels = f->launches = NULL;
     return rc;
 }
 
@@ -375,7 +375,7 @@ static int join_file(struct rank_build *b, struct rfile *rf, int multi_step, int
 static int make_steps(struct rank_build *b, struct rfile *files, size_t nf, struct dataset *ds, struct pt_error *err) {
     struct trace_rank *r = b->r;
     size_t ns = 0;
-    for (size_t i = 0; i < nf; i++) ns += files[i].f->ns;
+    for (size_t i = 0; i < nf; i++) ns += files[i].f->nsteps;
     if (b->synth) ns = 1;
     r->steps = calloc(ns ? ns : 1, sizeof *r->steps);
     if (!r->steps) return pt_errorf(err, "out of memory");
@@ -388,8 +388,8 @@ static int make_steps(struct rank_build *b, struct rfile *files, size_t nf, stru
         if (!all) return pt_errorf(err, "out of memory");
         size_t na = 0;
         for (size_t i = 0; i < nf; i++)
-            for (size_t j = 0; j < files[i].f->ns; j++) {
-                const struct tp_step *s = &files[i].f->s[j];
+            for (size_t j = 0; j < files[i].f->nsteps; j++) {
+                const struct trace_parse_step *s = &files[i].f->steps[j];
                 if (!s->gpu) all[na] = (struct step_ref){s->n, na, s->start, s->end}, na++;
             }
         if (na > 1) qsort(all, na, sizeof *all, cmp_step_ref);
@@ -503,9 +503,9 @@ static int cmp_seg(const void *a, const void *b) {
  * when more than max_segs). */
 static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *err) {
     struct trace_rank *r = b->r;
-    size_t nk = (size_t)tsp_count(b->k), cap = 0;
+    size_t nk = (size_t)trace_spill_count(b->k), cap = 0;
     struct lane_merge m = {0};
-    if (tsp_sort(b->k, err)) return -1;
+    if (trace_spill_sort(b->k, err)) return -1;
     if (nk > max_segs) {
         double q = ceil((double)(b->hi - b->lo) * (double)b->nstreams / (double)max_segs);
         m.q = q < 1 ? 1 : q > 1e18 ? (int64_t)1e18 : (int64_t)q;
@@ -526,7 +526,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     trace_acc_init(&total);
     int si = 0, rc = 0;
     const struct ktmp *t;
-    while ((t = tsp_next(b->k, err))) {
+    while ((t = trace_spill_next(b->k, err))) {
         const struct trace_seg *g = &t->seg;
         while (si < b->n && g->start_ns >= r->steps[si].end_ns + (si + 1 == b->n)) {   /* the last keeps a kernel at its very end */
             trace_acc_finish(&step, &r->steps[si++].stats);
@@ -535,7 +535,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
         }
         if (rc) break;
         if (si < b->n && g->start_ns >= r->steps[si].start_ns) trace_acc_add(&step, g);
-        if (t->keep) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (tp_file.ts_frac) */
+        if (t->keep) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (trace_parse_file.ts_frac) */
             struct trace_seg h = *g;
             if (b->frac) {   /* a double's rounding is monotone: still in start order */
                 h.start_ns = g->start_ns + t->hta_ds;
@@ -546,7 +546,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
         }
         if ((rc = m.q ? lane_add(&m, g, r, &cap, err) : emit(r, &cap, g, err))) break;
     }
-    if (!rc && tsp_failed(b->k)) rc = -1;
+    if (!rc && trace_spill_failed(b->k)) rc = -1;
     if (!rc && m.q) rc = lane_flush(&m, r, &cap, err);
     free(m.slot_of);
     free(m.slot);
@@ -574,13 +574,13 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
 }
 
 static int build_rank(struct trace_rank *r, struct rfile *files, size_t nf, int multi_step, int synth, int *has_phase,
-                      size_t max_segs, struct tsp_budget *bud, struct dataset *ds, struct pt_error *err) {
+                      size_t max_segs, struct trace_spill_budget *bud, struct dataset *ds, struct pt_error *err) {
     struct rank_build *b = calloc(1, sizeof *b);
     if (!b) return pt_errorf(err, "out of memory");
     b->r = r;
     b->synth = synth;
     int rc = make_steps(b, files, nf, ds, err);
-    if (!rc && !(b->k = tsp_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
+    if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; !rc && i < nf; i++) {
         b->frac |= files[i].f->ts_frac;
         rc = join_file(b, &files[i], multi_step, has_phase, r->file, err);
@@ -589,7 +589,7 @@ static int build_rank(struct trace_rank *r, struct rfile *files, size_t nf, int 
         place_steps(b);
         rc = stream_rank(b, max_segs, err);
     }
-    tsp_free(b->k);
+    trace_spill_free(b->k);
     free(b->num);
     free(b->first);
     free(b->last);
@@ -603,8 +603,8 @@ struct tfile {
     char *path;
     long rank;
     int rank_src;   /* 0 distributedInfo, 1 path, 2 file order */
-    struct tp_file f;
-    struct tp_names names;   /* its kernel names while it is parsed */
+    struct trace_parse_file f;
+    struct trace_parse_names names;   /* its kernel names while it is parsed */
     uint32_t *to;            /* then: its name indices in the run's table */
     int bad;                 /* did not parse: err says why */
     struct pt_error err;
@@ -672,9 +672,9 @@ static void warn_file(struct dataset *ds, const struct tfile *t) {
     if (t->f.nneg) dataset_warn(ds, "%s: %zu events with a negative duration skipped", t->path, t->f.nneg);
     if (t->f.nlumped)
         dataset_warn(ds, "%s: %zu kernels with names beyond what --mem holds of names are named \"%s\"", t->path,
-                     t->f.nlumped, TP_LUMPED);
+                     t->f.nlumped, TRACE_PARSE_LUMPED);
     if (t->f.nbadts) dataset_warn(ds, "%s: %zu device events whose ts or dur is not a number skipped", t->path, t->f.nbadts);
-    if (!t->f.nk) dataset_warn(ds, "%s: no device kernels (a CPU-only trace?)", t->path);
+    if (!t->f.nkernels) dataset_warn(ds, "%s: no device kernels (a CPU-only trace?)", t->path);
 }
 
 /* Ranks for files that name none: the file order, after the known ones. */
@@ -708,14 +708,14 @@ struct parse_job {
 static int parse_one(void *ctx, size_t i, struct pt_error *e) {
     struct parse_job *j = ctx;
     struct tfile *t = &j->t[i];
-    if (tp_parse_file(t->path, &t->names, TP_MAX_VALUE, j->o->cancel, &t->f, &t->err)) {
+    if (trace_parse(t->path, &t->names, TRACE_PARSE_MAX_VALUE, j->o->cancel, &t->f, &t->err)) {
         /* a file that does not parse is that rank's problem, not the run's
          * (parse_all says so); a cancel ends the load */
         if (j->o->cancel && atomic_load(j->o->cancel)) return pt_errorf(e, "cancelled");
         t->bad = 1;
-        tp_file_free(&t->f);
+        trace_parse_file_free(&t->f);
         memset(&t->f, 0, sizeof t->f);
-        tp_names_free(&t->names);
+        trace_parse_names_free(&t->names);
     }
     pthread_mutex_lock(&j->mu);
     j->done++;
@@ -726,10 +726,10 @@ static int parse_one(void *ctx, size_t i, struct pt_error *e) {
 }
 
 /* Every file's kernel names into the run's table (t[i].to maps them). */
-static int merge_names(struct tfile *t, size_t n, struct tp_names *names, struct pt_error *err) {
+static int merge_names(struct tfile *t, size_t n, struct trace_parse_names *names, struct pt_error *err) {
     names->map.borrow = 1;
     for (size_t i = 0; i < n; i++) {
-        struct tp_names *local = &t[i].names;
+        struct trace_parse_names *local = &t[i].names;
         uint32_t *to = malloc((local->n ? local->n : 1) * sizeof *to);
         if (!to) return pt_errorf(err, "out of memory");
         for (size_t q = 0; q < local->n; q++) {
@@ -747,7 +747,7 @@ static int merge_names(struct tfile *t, size_t n, struct tp_names *names, struct
             to[q] = (uint32_t)*slot;
         }
         t[i].to = to;   /* the kernels are renumbered as they are read back */
-        tp_names_free(local);
+        trace_parse_names_free(local);
     }
     return 0;
 }
@@ -756,8 +756,8 @@ static int merge_names(struct tfile *t, size_t n, struct tp_names *names, struct
  * (*n counts those left) with a warning naming it and the place, or, in
  * follow mode while it is young, as pending; only when none parses does
  * the load fail, with the first one's message. */
-static int parse_all(struct tfile *t, size_t *np, struct tp_names *names, const struct load_opts *o,
-                     struct tsp_budget *bud, struct dataset *ds, struct pt_error *err) {
+static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *names, const struct load_opts *o,
+                     struct trace_spill_budget *bud, struct dataset *ds, struct pt_error *err) {
     size_t n = *np;
     struct parse_job j = {.t = t, .n = n, .o = o};
     for (size_t i = 0; i < n; i++) {
@@ -776,7 +776,7 @@ static int parse_all(struct tfile *t, size_t *np, struct tp_names *names, const 
             k++;
             continue;
         }
-        int r = dataset_young(ds, t[i].path) ? dataset_pending(ds, t[i].path, "does not parse yet (being written?)")
+        int r = load_young(ds, t[i].path) ? dataset_pending(ds, t[i].path, "does not parse yet (being written?)")
                                                : dataset_warn(ds, "%s", t[i].err.msg) | dataset_skip(ds, t[i].path);
         if (r != 0) return pt_errorf(err, "out of memory");
     }
@@ -797,18 +797,18 @@ static int parse_all(struct tfile *t, size_t *np, struct tp_names *names, const 
     return merge_names(t, n, names, err);
 }
 
-static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct tsp_budget *bud, uint64_t lane_bytes,
+static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names, struct trace_spill_budget *bud, uint64_t lane_bytes,
                      struct dataset *ds, struct trace_run **out, struct pt_error *err) {
     /* HTA filters on its window only when the run has two steps or more */
     int32_t first_step = INT32_MIN;
     int multi = 0, any_step = 0;
     size_t nk = 0;
     for (size_t i = 0; i < n; i++) {
-        nk += t[i].f.nk;
-        for (size_t j = 0; j < t[i].f.ns; j++) {
+        nk += t[i].f.nkernels;
+        for (size_t j = 0; j < t[i].f.nsteps; j++) {
             any_step = 1;
-            if (first_step == INT32_MIN) first_step = t[i].f.s[j].n;
-            else if (t[i].f.s[j].n != first_step) multi = 1;
+            if (first_step == INT32_MIN) first_step = t[i].f.steps[j].n;
+            else if (t[i].f.steps[j].n != first_step) multi = 1;
         }
     }
     if (!nk)
@@ -826,7 +826,7 @@ static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct t
     for (size_t i = 0; i < n;) {
         size_t j = i;
         size_t rk = 0;   /* the rank's kernels */
-        while (j < n && t[j].rank == t[i].rank) { files[j - i] = (struct rfile){&t[j].f, t[j].to}; rk += t[j].f.nk; j++; }
+        while (j < n && t[j].rank == t[i].rank) { files[j - i] = (struct rfile){&t[j].f, t[j].to}; rk += t[j].f.nkernels; j++; }
         /* the lane view's share of --mem, by the rank's share of the kernels */
         double share = (double)lane_bytes / sizeof(struct trace_seg) * ((double)rk / (double)nk);
         size_t max_segs = share < TRACE_MIN_SEGS ? TRACE_MIN_SEGS : share > 1e15 ? (size_t)1e15 : (size_t)share;
@@ -863,7 +863,7 @@ static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct t
 
 static int load_trace(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct flist fl = {0};
-    struct tp_names names;
+    struct trace_parse_names names;
     memset(&names, 0, sizeof names);
     struct tfile *t = NULL;
     ds->micro_step = 0;   /* a trace has steps, not micro steps */
@@ -871,7 +871,7 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
      * to a temporary file), a quarter for the lane view's segments
      * (probetop-formats(5), PROFILER TRACES: Memory) */
     uint64_t mem = o->mem_budget ? o->mem_budget : util_default_mem();
-    struct tsp_budget bud = {.cap = mem / 2};
+    struct trace_spill_budget bud = {.cap = mem / 2};
     int rc = collect(path, &fl, ds, err);
     size_t n = fl.n;   /* the files that parsed */
     if (rc == 0 && !(t = calloc(fl.n, sizeof *t))) rc = pt_errorf(err, "out of memory");
@@ -886,19 +886,19 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
         dataset_warn(ds, "%s: the kernels are more than --mem (%.0f MiB) holds while they are sorted: %.0f MiB went "
                          "through a temporary file", path, (double)mem / 1048576.0, (double)spilled / 1048576.0);
     for (size_t i = 0; t && i < fl.n; i++) {
-        tp_file_free(&t[i].f);
-        tp_names_free(&t[i].names);
+        trace_parse_file_free(&t[i].f);
+        trace_parse_names_free(&t[i].names);
         free(t[i].to);
     }
     free(t);
     for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
     free(fl.v);
-    tp_names_free(&names);
+    trace_parse_names_free(&names);
     if (rc == 0) rc = trace_cube_build(ds->trace, &ds->cube, err);
     return rc;
 }
 
-const struct ds_format_ops ds_format_trace = {
+const struct formats_row formats_row_trace = {
     .name = "trace",
     .what = "profiler trace (Kineto *.json[.gz], torch_npu trace_view.json)",
     .detect = detect_trace,

@@ -21,45 +21,45 @@
 #include "model/trace/trace.h"
 #include "src/io/common/json.h"
 
-#define TP_PIECE ((size_t)4 << 20)    /* bytes read per refill */
-#define TP_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
-#define TP_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
-#define TP_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
+#define TRACE_PARSE_PIECE ((size_t)4 << 20)    /* bytes read per refill */
+#define TRACE_PARSE_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
+#define TRACE_PARSE_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
+#define TRACE_PARSE_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
 
-void tp_names_free(struct tp_names *nm) {
+void trace_parse_names_free(struct trace_parse_names *nm) {
     util_smap_free(&nm->map);
     for (size_t i = 0; i < nm->n; i++) free(nm->v[i]);
     free(nm->v);
     memset(nm, 0, sizeof *nm);
 }
 
-void tp_file_free(struct tp_file *f) {
-    struct tsp_budget *b = f->budget;
-    tsp_free(f->k);
-    tsp_free(f->l);
-    free(f->s);
-    free(f->a);
-    free(f->fl);
+void trace_parse_file_free(struct trace_parse_file *f) {
+    struct trace_spill_budget *b = f->budget;
+    trace_spill_free(f->kernels);
+    trace_spill_free(f->launches);
+    free(f->steps);
+    free(f->annos);
+    free(f->flows);
     memset(f, 0, sizeof *f);
     f->budget = b;
 }
 
-int tp_cmp_kernel_corr(const void *a, const void *b) {
-    const struct tp_kernel *x = a, *y = b;
+int trace_parse_cmp_kernel_corr(const void *a, const void *b) {
+    const struct trace_parse_kernel *x = a, *y = b;
     if (x->corr != y->corr) return (x->corr > y->corr) - (x->corr < y->corr);
     if (x->stream != y->stream) return (x->stream > y->stream) - (x->stream < y->stream);
     return (x->start > y->start) - (x->start < y->start);
 }
 
-int tp_cmp_launch(const void *a, const void *b) {
-    const struct tp_launch *x = a, *y = b;
+int trace_parse_cmp_launch(const void *a, const void *b) {
+    const struct trace_parse_launch *x = a, *y = b;
     return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
 
 /* ---- numbers ---- */
 
-int tp_us_to_ns(const char *s, size_t n, int64_t *out) {
+int trace_parse_us_to_ns(const char *s, size_t n, int64_t *out) {
     const char *p = s, *end = s + n;
     while (p < end && *p == ' ') p++;
     while (end > p && end[-1] == ' ') end--;
@@ -139,7 +139,7 @@ static int src_open(struct src *s, const char *path, struct pt_error *err) {
     rewind(s->f);
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         s->gz = 1;
-        s->zin = malloc(TP_ZIN);
+        s->zin = malloc(TRACE_PARSE_ZIN);
         if (!s->zin || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
             free(s->zin);
             fclose(s->f);
@@ -171,7 +171,7 @@ static long src_read(struct src *s, char *out, size_t cap, const char *path, str
     s->z.avail_out = (uInt)(cap > UINT_MAX ? UINT_MAX : cap);
     while (s->z.avail_out == (uInt)(cap > UINT_MAX ? UINT_MAX : cap)) {   /* until some text came out */
         if (s->z.avail_in == 0 && !s->zeof) {
-            size_t got = fread(s->zin, 1, TP_ZIN, s->f);
+            size_t got = fread(s->zin, 1, TRACE_PARSE_ZIN, s->f);
             if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
             if (got == 0) s->zeof = 1;
             s->raw += got;
@@ -182,7 +182,7 @@ static long src_read(struct src *s, char *out, size_t cap, const char *path, str
         if (rc == Z_STREAM_END) {
             /* concatenated gzip members are one stream (gzip -c a b) */
             if (s->z.avail_in == 0 && !s->zeof) {
-                size_t got = fread(s->zin, 1, TP_ZIN, s->f);
+                size_t got = fread(s->zin, 1, TRACE_PARSE_ZIN, s->f);
                 if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
                 s->raw += got;
                 s->z.next_in = s->zin;
@@ -214,8 +214,8 @@ struct ctx {
     const char *path;
     struct pt_error *err;
     atomic_int *cancel;
-    struct tp_names *names;
-    struct tp_file *f;
+    struct trace_parse_names *names;
+    struct trace_parse_file *f;
     int64_t *hw_pids;        /* processes named "Ascend Hardware" (torch_npu) */
     size_t nhw, caphw;
     /* Processes with host events so far: a process named "Ascend Hardware"
@@ -226,15 +226,15 @@ struct ctx {
 };
 
 /* Appends to a stream made on first use. */
-static int push(struct ctx *c, struct tsp **s, size_t rec, int (*cmp)(const void *, const void *), const void *v) {
-    struct tp_file *f = c->f;
-    if (!*s && !(*s = tsp_new(rec, cmp, f->budget ? f->budget : &f->own))) return pt_errorf(c->err, "out of memory");
-    return tsp_push(*s, v, c->err);
+static int push(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *), const void *v) {
+    struct trace_parse_file *f = c->f;
+    if (!*s && !(*s = trace_spill_new(rec, cmp, f->budget ? f->budget : &f->own))) return pt_errorf(c->err, "out of memory");
+    return trace_spill_push(*s, v, c->err);
 }
 
 static int refill(struct ctx *c) {
     if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
-    size_t off = (size_t)(c->lx.p - c->buf), keep = (size_t)(c->lx.end - c->lx.p);
+    size_t off = (size_t)(c->lx.pos - c->buf), keep = (size_t)(c->lx.end - c->lx.pos);
     if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
         if (c->cap >= c->max) {
             size_t at = off;   /* the value itself, past the white space before it */
@@ -252,7 +252,7 @@ static int refill(struct ctx *c) {
     }
     memmove(c->buf, c->buf + off, keep);
     c->lx.off0 += off;   /* the bytes consumed so far */
-    c->lx.buf = c->lx.p = c->buf;
+    c->lx.buf = c->lx.pos = c->buf;
     long got = src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
     if (got < 0) return -1;
     if (got == 0) c->eof = 1;
@@ -278,8 +278,8 @@ static int skip(struct ctx *c, enum json_tok first) {
 
 /* The current number or string as raw text. */
 static void raw_text(const struct json_lex *lx, enum json_tok t, const char **s, size_t *n) {
-    if (t == JT_STRING) { *s = lx->s; *n = lx->slen; }
-    else { *s = lx->tok_start; *n = (size_t)(lx->p - lx->tok_start); }
+    if (t == JT_STRING) { *s = lx->str; *n = lx->slen; }
+    else { *s = lx->tok_start; *n = (size_t)(lx->pos - lx->tok_start); }
 }
 
 static int value_ns(const struct json_lex *lx, enum json_tok t, int64_t *out) {
@@ -287,7 +287,7 @@ static int value_ns(const struct json_lex *lx, enum json_tok t, int64_t *out) {
     const char *s;
     size_t n;
     raw_text(lx, t, &s, &n);
-    return tp_us_to_ns(s, n, out);
+    return trace_parse_us_to_ns(s, n, out);
 }
 
 /* The current number or numeric string as the nearest double (the
@@ -296,7 +296,7 @@ static double value_double(const struct json_lex *lx, enum json_tok t) {
     if (t == JT_NUMBER) return lx->num;
     char tmp[64];
     size_t n = lx->slen < sizeof tmp - 1 ? lx->slen : sizeof tmp - 1;
-    memcpy(tmp, lx->s, n);
+    memcpy(tmp, lx->str, n);
     tmp[n] = '\0';
     return strtod(tmp, NULL);
 }
@@ -307,7 +307,7 @@ static double value_double(const struct json_lex *lx, enum json_tok t) {
  * of a microsecond, so its
  * rounding of sub-us kernels is not that of the exact times
  * (probetop-rules(7), PROFILER TRACES). */
-static void hta_round(struct tp_kernel *k, double ts, double dur) {
+static void hta_round(struct trace_parse_kernel *k, double ts, double dur) {
     double s = ceil(ts), e = floor(ts + dur);   /* whole us: exact in a double and an int64 */
     const double lim = 4e15;                     /* 2^62 ns in us, about */
     k->hta_ds = k->hta_de = 0;
@@ -326,7 +326,7 @@ static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
 static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
     if (!lx->has_esc) {
         size_t n = lx->slen < cap - 1 ? lx->slen : cap - 1;
-        memcpy(out, lx->s, n);
+        memcpy(out, lx->str, n);
         out[n] = '\0';
         return n;
     }
@@ -342,7 +342,7 @@ enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO, EV_CAT_NPU_FLOW };
 struct ev {
     char ph;
     int cat;
-    char name[TP_NAME];
+    char name[TRACE_PARSE_NAME];
     size_t namelen;
     int has_ts, has_dur, bad_time;
     int64_t ts, dur, pid, tid, stream, corr, id;
@@ -354,12 +354,12 @@ struct ev {
 };
 
 static int intern(struct ctx *c, const char *s, uint32_t *out) {
-    struct tp_names *nm = c->names;
+    struct trace_parse_names *nm = c->names;
     int32_t *slot = util_smap_slot(&nm->map, s, 0);
     size_t len = strlen(s) + 1 + 3 * sizeof(void *);   /* the copy, the table's and the map's entries */
     if (!slot && c->f->budget && nm->bytes + len > c->f->budget->cap / 4) {   /* a file of ever new names */
         c->f->nlumped++;
-        s = TP_LUMPED;
+        s = TRACE_PARSE_LUMPED;
         slot = util_smap_slot(&nm->map, s, 0);
     }
     if (!slot) {   /* new: the map borrows the table's copy */
@@ -398,13 +398,13 @@ static int parse_args(struct ctx *c, struct ev *e) {
         if (which == 1 && !value_int(&c->lx, t, &v)) e->stream = v;
         else if (which == 2 && !value_int(&c->lx, t, &v)) e->corr = v;
         else if (which == 3 && t == JT_STRING) copy_string(&c->lx, e->argname, sizeof e->argname);
-        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.s, c->lx.slen); }
+        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.str, c->lx.slen); }
         else if (skip(c, t)) return -1;
     }
 }
 
 static int finish_event(struct ctx *c, struct ev *e) {
-    struct tp_file *f = c->f;
+    struct trace_parse_file *f = c->f;
     if (e->ph == 'M') {
         if (!strcmp(e->name, "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
             if (UTIL_PUSH(c->hw_pids, c->nhw, c->caphw)) return pt_errorf(c->err, "out of memory");
@@ -414,16 +414,16 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
         return 0;
     }
-    if ((e->ph == 's' || e->ph == 'f') && e->cat == EV_CAT_NPU_FLOW && e->has_id && e->has_ts && e->ts <= TP_TIME_MAX &&
-        e->ts >= -TP_TIME_MAX) {
+    if ((e->ph == 's' || e->ph == 'f') && e->cat == EV_CAT_NPU_FLOW && e->has_id && e->has_ts && e->ts <= TRACE_PARSE_TIME_MAX &&
+        e->ts >= -TRACE_PARSE_TIME_MAX) {
         /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
         if (e->ph == 's') {
-            struct tp_launch l = {e->id, e->ts};
-            if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
-            f->nl++;
+            struct trace_parse_launch l = {e->id, e->ts};
+            if (push(c, &f->launches, sizeof l, trace_parse_cmp_launch, &l)) return -1;
+            f->nlaunches++;
         } else {
-            if (UTIL_PUSH(f->fl, f->nfl, f->capfl)) return pt_errorf(c->err, "out of memory");
-            f->fl[f->nfl++] = (struct tp_flow){e->id, e->ts, e->tid};
+            if (UTIL_PUSH(f->flows, f->nflows, f->capflows)) return pt_errorf(c->err, "out of memory");
+            f->flows[f->nflows++] = (struct trace_parse_flow){e->id, e->ts, e->tid};
         }
         return 0;
     }
@@ -434,12 +434,12 @@ static int finish_event(struct ctx *c, struct ev *e) {
         return 0;
     }
     if (e->dur < 0) { f->nneg++; return 0; }
-    if (e->ts > TP_TIME_MAX || e->ts < -TP_TIME_MAX || e->dur > TP_TIME_MAX) {   /* no sum of two times overflows */
+    if (e->ts > TRACE_PARSE_TIME_MAX || e->ts < -TRACE_PARSE_TIME_MAX || e->dur > TRACE_PARSE_TIME_MAX) {   /* no sum of two times overflows */
         if (device) f->nbadts++;
         return 0;
     }
     if (device) {
-        struct tp_kernel kk, *k = &kk;
+        struct trace_parse_kernel kk, *k = &kk;
         memset(k, 0, sizeof *k);
         int64_t st = e->stream >= 0 ? e->stream : e->tid >= 0 ? e->tid : 0;
         k->start = e->ts;
@@ -448,8 +448,8 @@ static int finish_event(struct ctx *c, struct ev *e) {
         hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
-        if (intern(c, e->name, &k->name) || push(c, &f->k, sizeof *k, tp_cmp_kernel_corr, k)) return -1;
-        f->nk++;
+        if (intern(c, e->name, &k->name) || push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
+        f->nkernels++;
         return 0;
     }
     if (!c->host_full) {
@@ -461,22 +461,22 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
     }
     if (e->corr >= 0) {
-        struct tp_launch l = {e->corr, e->ts};
-        if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
-        f->nl++;
+        struct trace_parse_launch l = {e->corr, e->ts};
+        if (push(c, &f->launches, sizeof l, trace_parse_cmp_launch, &l)) return -1;
+        f->nlaunches++;
     }
     if (e->namelen > 13 && !memcmp(e->name, "ProfilerStep#", 13)) {
         long n = util_num_after(e->name, "ProfilerStep#");
         if (n >= 0) {
-            if (UTIL_PUSH(f->s, f->ns, f->caps)) return pt_errorf(c->err, "out of memory");
-            f->s[f->ns++] = (struct tp_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == EV_CAT_GPU_ANNO)};
+            if (UTIL_PUSH(f->steps, f->nsteps, f->capsteps)) return pt_errorf(c->err, "out of memory");
+            f->steps[f->nsteps++] = (struct trace_parse_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == EV_CAT_GPU_ANNO)};
         }
         return 0;
     }
     int ph = trace_phase_of(e->name, e->namelen);
     if (ph != TRACE_PH_NONE && e->cat != EV_CAT_GPU_ANNO) {
-        if (UTIL_PUSH(f->a, f->na, f->capa)) return pt_errorf(c->err, "out of memory");
-        f->a[f->na++] = (struct tp_anno){e->ts, e->ts + e->dur, (uint8_t)ph};
+        if (UTIL_PUSH(f->annos, f->nannos, f->capannos)) return pt_errorf(c->err, "out of memory");
+        f->annos[f->nannos++] = (struct trace_parse_anno){e->ts, e->ts + e->dur, (uint8_t)ph};
     }
     return 0;
 }
@@ -507,7 +507,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
             continue;
         }
         switch (key) {
-        case 1: if (t == JT_STRING && lx->slen) e->ph = lx->s[0]; break;
+        case 1: if (t == JT_STRING && lx->slen) e->ph = lx->str[0]; break;
         case 2:
             if (t == JT_STRING)
                 e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO
@@ -632,15 +632,15 @@ static int parse_top(struct ctx *c) {
 /* Adds the time base to the steps, annotations and flows (traces relative
  * to baseTimeNanoseconds); the kernels and launches get it when the trace
  * reader reads them back (their streams may be on disk). */
-static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
+static int add_base(struct trace_parse_file *f, const char *path, struct pt_error *err) {
     int64_t b = f->base_ns;
     if (!b) return 0;
     int bad = 0;
-    for (size_t i = 0; i < f->ns; i++)
-        bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
-    for (size_t i = 0; i < f->na; i++)
-        bad |= __builtin_add_overflow(f->a[i].start, b, &f->a[i].start) | __builtin_add_overflow(f->a[i].end, b, &f->a[i].end);
-    for (size_t i = 0; i < f->nfl; i++) bad |= __builtin_add_overflow(f->fl[i].ts, b, &f->fl[i].ts);
+    for (size_t i = 0; i < f->nsteps; i++)
+        bad |= __builtin_add_overflow(f->steps[i].start, b, &f->steps[i].start) | __builtin_add_overflow(f->steps[i].end, b, &f->steps[i].end);
+    for (size_t i = 0; i < f->nannos; i++)
+        bad |= __builtin_add_overflow(f->annos[i].start, b, &f->annos[i].start) | __builtin_add_overflow(f->annos[i].end, b, &f->annos[i].end);
+    for (size_t i = 0; i < f->nflows; i++) bad |= __builtin_add_overflow(f->flows[i].ts, b, &f->flows[i].ts);
     if (bad) return pt_errorf(err, "%s: baseTimeNanoseconds plus the event times is beyond 292 years of nanoseconds", path);
     return 0;
 }
@@ -658,7 +658,7 @@ static int parse_pass(struct ctx *c) {
     return rc;
 }
 
-int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, atomic_int *cancel, struct tp_file *f,
+int trace_parse(const char *path, struct trace_parse_names *names, size_t max_value, atomic_int *cancel, struct trace_parse_file *f,
                   struct pt_error *err) {
     struct ctx *c = calloc(1, sizeof *c);
     if (!c) return pt_errorf(err, "out of memory");
@@ -671,12 +671,12 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     c->f = f;
     names->map.borrow = 1;
     c->max = max_value < 4096 ? 4096 : max_value;
-    c->cap = TP_PIECE < c->max ? TP_PIECE : c->max;
+    c->cap = TRACE_PARSE_PIECE < c->max ? TRACE_PARSE_PIECE : c->max;
     int rc = -1;
     if (!(c->buf = malloc(c->cap + 1))) { pt_errorf(err, "out of memory"); goto out; }
     rc = parse_pass(c);
     if (!rc && c->late) {   /* again, the device processes known from the start */
-        tp_file_free(f);
+        trace_parse_file_free(f);
         f->rank = -1;
         f->own.cap = UINT64_MAX;
         c->nhost = 0;
@@ -685,8 +685,8 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     }
     if (!rc) rc = add_base(f, path, err);
     /* a parsed file waits for the others within the budget (trace_spill.h) */
-    if (!rc && f->k) rc = tsp_park(f->k, err);
-    if (!rc && f->l) rc = tsp_park(f->l, err);
+    if (!rc && f->kernels) rc = trace_spill_park(f->kernels, err);
+    if (!rc && f->launches) rc = trace_spill_park(f->launches, err);
 out:
     free(c->buf);
     free(c->hw_pids);

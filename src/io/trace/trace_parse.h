@@ -15,7 +15,7 @@
 #include "model/util/util.h"
 #include "src/io/trace/trace_spill.h"
 
-struct tp_kernel {
+struct trace_parse_kernel {
     int64_t start, dur;      /* ns, before the time base is added */
     int64_t corr;            /* args.correlation, -1 without */
     int32_t hta_ds, hta_de;  /* HTA's whole-us start and end less the exact ones, ns (see ts_frac) */
@@ -23,64 +23,64 @@ struct tp_kernel {
     uint16_t stream;
     uint8_t cat;             /* enum trace_cat */
 };
-struct tp_launch { int64_t corr, ts; };
-struct tp_step { int32_t n; int64_t start, end; uint8_t gpu; /* a gpu_user_annotation copy */ };
-struct tp_anno { int64_t start, end; uint8_t phase; };
+struct trace_parse_launch { int64_t corr, ts; };
+struct trace_parse_step { int32_t n; int64_t start, end; uint8_t gpu; /* a gpu_user_annotation copy */ };
+struct trace_parse_anno { int64_t start, end; uint8_t phase; };
 /* The device end of a torch_npu launch flow (async_npu, ph "f"): on the
  * device stream tid, at ts inside the task it binds to. */
-struct tp_flow { int64_t id, ts, tid; };
+struct trace_parse_flow { int64_t id, ts, tid; };
 
 /* Kernel names shared by every file of a run. */
-struct tp_names {
+struct trace_parse_names {
     struct util_smap map;    /* name -> index */
     char **v;
     size_t n, cap;
     size_t bytes;            /* of the names held */
 };
-void tp_names_free(struct tp_names *nm);
+void trace_parse_names_free(struct trace_parse_names *nm);
 
-struct tp_file {
+struct trace_parse_file {
     int32_t rank;            /* distributedInfo.rank, -1 if absent */
     int64_t base_ns;         /* baseTimeNanoseconds, 0 if absent (already added to the steps, annotations
                                 and flows; the kernels and launches get it when read back) */
     /* Kernels and launches, unsorted, in streams within the budget
      * (trace_spill.h); NULL when there is none. */
-    struct tsp *k; size_t nk;
-    struct tsp *l; size_t nl;
-    struct tsp_budget *budget;   /* the load's (set by the caller, kept by tp_file_free), or NULL: unbounded */
-    struct tsp_budget own;       /* the unbounded one */
-    struct tp_step *s; size_t ns, caps;
-    struct tp_anno *a; size_t na, capa;
-    struct tp_flow *fl; size_t nfl, capfl;
+    struct trace_spill *kernels; size_t nkernels;
+    struct trace_spill *launches; size_t nlaunches;
+    struct trace_spill_budget *budget;   /* the load's (set by the caller, kept by trace_parse_file_free), or NULL: unbounded */
+    struct trace_spill_budget own;       /* the unbounded one */
+    struct trace_parse_step *steps; size_t nsteps, capsteps;
+    struct trace_parse_anno *annos; size_t nannos, capannos;
+    struct trace_parse_flow *flows; size_t nflows, capflows;
     uint64_t bytes;          /* bytes of the file read (compressed size for .gz) */
     size_t nneg;             /* events with a negative duration, skipped */
     size_t nbadts;           /* device events whose ts/dur was not a number (or beyond 73 years), skipped */
     size_t nlumped;          /* kernels whose name was new when the names held a quarter of the
-                                budget: named TP_LUMPED instead */
+                                budget: named TRACE_PARSE_LUMPED instead */
     int ts_frac;             /* some ts is written with a fraction: HTA then reads every time as a
                                 double of us and rounds the start up and the end (start + dur, a
                                 double sum) down to whole us: hta_ds, hta_de hold the effect */
 };
-void tp_file_free(struct tp_file *f);   /* all but f->budget */
+void trace_parse_file_free(struct trace_parse_file *f);   /* all but f->budget */
 /* Kernels ordered by correlation id (those without one first, by stream
  * then start), launches by correlation id: how the trace reader joins them. */
-int tp_cmp_kernel_corr(const void *a, const void *b);
-int tp_cmp_launch(const void *a, const void *b);
+int trace_parse_cmp_kernel_corr(const void *a, const void *b);
+int trace_parse_cmp_launch(const void *a, const void *b);
 
-#define TP_LUMPED "(one of the kernel names beyond --mem)"
+#define TRACE_PARSE_LUMPED "(one of the kernel names beyond --mem)"
 
 /* Largest single JSON value (token, or skipped object) held at once. */
-#define TP_MAX_VALUE ((size_t)256 << 20)
+#define TRACE_PARSE_MAX_VALUE ((size_t)256 << 20)
 
 /* Parses path (gzip when it starts with the gzip magic) into *f (zeroed by
- * the caller, budget set or NULL).  max_value: TP_MAX_VALUE, or less in tests.  0, or -1 with
+ * the caller, budget set or NULL).  max_value: TRACE_PARSE_MAX_VALUE, or less in tests.  0, or -1 with
  * err naming the file and the byte. */
-int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, atomic_int *cancel, struct tp_file *f,
+int trace_parse(const char *path, struct trace_parse_names *names, size_t max_value, atomic_int *cancel, struct trace_parse_file *f,
                   struct pt_error *err);
 
 /* A time in microseconds (JSON number or numeric string, e.g. "1699529623106750.250")
  * as integer nanoseconds, exactly for up to three decimals.  0, or -1 when
  * it is no number or out of range. */
-int tp_us_to_ns(const char *s, size_t n, int64_t *out);
+int trace_parse_us_to_ns(const char *s, size_t n, int64_t *out);
 
 #endif

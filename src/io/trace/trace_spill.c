@@ -9,9 +9,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define TSP_FIRST 1024                   /* records of the first buffer */
-#define TSP_MIN_CHUNK ((size_t)1 << 20)  /* a buffer spills only from this size on */
-#define TSP_READ ((size_t)64 << 10)      /* bytes read at once per run while merging, at most */
+#define TRACE_SPILL_FIRST 1024                   /* records of the first buffer */
+#define TRACE_SPILL_MIN_CHUNK ((size_t)1 << 20)  /* a buffer spills only from this size on */
+#define TRACE_SPILL_READ ((size_t)64 << 10)      /* bytes read at once per run while merging, at most */
 
 struct run {
     off_t off;          /* where its next unread record is in the file */
@@ -20,11 +20,11 @@ struct run {
     size_t n, pos;      /* records in buf, the current one */
 };
 
-struct tsp {
+struct trace_spill {
     size_t rec;
     size_t per;         /* records read at once per run while merging */
     int (*cmp)(const void *, const void *);
-    struct tsp_budget *b;
+    struct trace_spill_budget *b;
     char *buf;
     size_t n, cap;      /* records in buf, its size in records */
     uint64_t held;      /* bytes of buf and the read buffers counted in b->held */
@@ -37,14 +37,14 @@ struct tsp {
     int sorted, failed;
 };
 
-static void hold(struct tsp *s, int64_t bytes) {
+static void hold(struct trace_spill *s, int64_t bytes) {
     if (bytes >= 0) atomic_fetch_add(&s->b->held, (unsigned long long)bytes);
     else atomic_fetch_sub(&s->b->held, (unsigned long long)-bytes);
     s->held += (uint64_t)bytes;
 }
 
-struct tsp *tsp_new(size_t rec, int (*cmp)(const void *, const void *), struct tsp_budget *b) {
-    struct tsp *s = calloc(1, sizeof *s);
+struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const void *), struct trace_spill_budget *b) {
+    struct trace_spill *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->rec = rec;
     s->cmp = cmp;
@@ -52,7 +52,7 @@ struct tsp *tsp_new(size_t rec, int (*cmp)(const void *, const void *), struct t
     return s;
 }
 
-void tsp_free(struct tsp *s) {
+void trace_spill_free(struct trace_spill *s) {
     if (!s) return;
     for (size_t i = 0; i < s->nruns; i++) free(s->runs[i].buf);
     free(s->runs);
@@ -77,7 +77,7 @@ static FILE *temp_file(struct pt_error *err) {
 }
 
 /* The buffer, sorted, as one more run at the end of the file. */
-static int spill(struct tsp *s, struct pt_error *err) {
+static int spill(struct trace_spill *s, struct pt_error *err) {
     if (!s->n) return 0;
     if (!s->f && !(s->f = temp_file(err))) return -1;
     qsort(s->buf, s->n, s->rec, s->cmp);
@@ -98,11 +98,11 @@ static int spill(struct tsp *s, struct pt_error *err) {
     return 0;
 }
 
-int tsp_push(struct tsp *s, const void *rec, struct pt_error *err) {
+int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err) {
     if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : TSP_FIRST;
+        size_t nc = s->cap ? s->cap * 2 : TRACE_SPILL_FIRST;
         uint64_t more = (uint64_t)(nc - s->cap) * s->rec;
-        int over = atomic_load(&s->b->held) + more > s->b->cap && s->cap * s->rec >= TSP_MIN_CHUNK;
+        int over = atomic_load(&s->b->held) + more > s->b->cap && s->cap * s->rec >= TRACE_SPILL_MIN_CHUNK;
         if (over) {
             if (spill(s, err)) return -1;
         } else {
@@ -119,14 +119,14 @@ int tsp_push(struct tsp *s, const void *rec, struct pt_error *err) {
     return 0;
 }
 
-static const void *run_head(const struct tsp *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->rec; }
+static const void *run_head(const struct trace_spill *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->rec; }
 
-static int heap_less(const struct tsp *s, size_t a, size_t b) {
+static int heap_less(const struct trace_spill *s, size_t a, size_t b) {
     int c = s->cmp(run_head(s, a), run_head(s, b));
     return c < 0 || (c == 0 && a < b);   /* ties: the earlier run first, as pushed */
 }
 
-static void sift_down(struct tsp *s, size_t i) {
+static void sift_down(struct trace_spill *s, size_t i) {
     for (;;) {
         size_t l = 2 * i + 1, m = i;
         if (l < s->nheap && heap_less(s, s->heap[l], s->heap[m])) m = l;
@@ -140,7 +140,7 @@ static void sift_down(struct tsp *s, size_t i) {
 }
 
 /* Reads the next records of run r; 0 (none left: n = 0), -1 error. */
-static int run_fill(struct tsp *s, size_t r, struct pt_error *err) {
+static int run_fill(struct trace_spill *s, size_t r, struct pt_error *err) {
     struct run *u = &s->runs[r];
     size_t want = s->per;
     if (want > u->left) want = (size_t)u->left;
@@ -157,7 +157,7 @@ static int run_fill(struct tsp *s, size_t r, struct pt_error *err) {
     return 0;
 }
 
-int tsp_sort(struct tsp *s, struct pt_error *err) {
+int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
     s->sorted = 1;
     if (!s->f) {
         if (s->n > 1) qsort(s->buf, s->n, s->rec, s->cmp);
@@ -170,7 +170,7 @@ int tsp_sort(struct tsp *s, struct pt_error *err) {
     hold(s, -(int64_t)s->held);
     /* the read buffers of all runs within an eighth of the budget (64 KiB each at most) */
     uint64_t room = s->b->cap / 8 / s->nruns;
-    size_t per = (size_t)((room < TSP_READ ? room : TSP_READ) / s->rec);
+    size_t per = (size_t)((room < TRACE_SPILL_READ ? room : TRACE_SPILL_READ) / s->rec);
     s->per = per = per ? per : 1;
     if (!(s->heap = malloc(s->nruns * sizeof *s->heap))) return pt_errorf(err, "out of memory");
     for (size_t r = 0; r < s->nruns; r++) {
@@ -183,7 +183,7 @@ int tsp_sort(struct tsp *s, struct pt_error *err) {
     return 0;
 }
 
-const void *tsp_next(struct tsp *s, struct pt_error *err) {
+const void *trace_spill_next(struct trace_spill *s, struct pt_error *err) {
     if (!s->f) return s->next < s->n ? s->buf + s->rec * s->next++ : NULL;
     if (!s->nheap) return NULL;
     size_t r = s->heap[0];
@@ -199,7 +199,7 @@ const void *tsp_next(struct tsp *s, struct pt_error *err) {
     return s->buf;
 }
 
-int tsp_park(struct tsp *s, struct pt_error *err) {
+int trace_spill_park(struct trace_spill *s, struct pt_error *err) {
     if (s->f || atomic_load(&s->b->held) <= s->b->cap) return 0;
     if (spill(s, err)) return -1;
     free(s->buf);
@@ -209,6 +209,6 @@ int tsp_park(struct tsp *s, struct pt_error *err) {
     return 0;
 }
 
-int tsp_failed(const struct tsp *s) { return s->failed; }
-uint64_t tsp_count(const struct tsp *s) { return s->count; }
-void *tsp_array(struct tsp *s) { return s->f ? NULL : s->buf; }
+int trace_spill_failed(const struct trace_spill *s) { return s->failed; }
+uint64_t trace_spill_count(const struct trace_spill *s) { return s->count; }
+void *trace_spill_array(struct trace_spill *s) { return s->f ? NULL : s->buf; }

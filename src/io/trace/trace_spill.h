@@ -17,33 +17,33 @@
 
 /* The memory shared by every stream of a load: bytes held in memory by
  * all of them together, and the cap; also what went to disk. */
-struct tsp_budget {
+struct trace_spill_budget {
     atomic_ullong held;
     uint64_t cap;
     atomic_ullong spilled;     /* bytes written to temporary files */
 };
 
-struct tsp;
+struct trace_spill;
 
 /* A stream of records of size rec ordered by cmp.  NULL: out of memory. */
-struct tsp *tsp_new(size_t rec, int (*cmp)(const void *, const void *), struct tsp_budget *b);
-void tsp_free(struct tsp *s);
+struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const void *), struct trace_spill_budget *b);
+void trace_spill_free(struct trace_spill *s);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
-int tsp_push(struct tsp *s, const void *rec, struct pt_error *err);
+int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
 /* The input is complete for now (a file parsed): when the load holds more
  * than its budget, the records go to the temporary file as one run.  0, or
  * -1 with err. */
-int tsp_park(struct tsp *s, struct pt_error *err);
+int trace_spill_park(struct trace_spill *s, struct pt_error *err);
 /* Ends the input and starts reading in order.  0, or -1 with err. */
-int tsp_sort(struct tsp *s, struct pt_error *err);
+int trace_spill_sort(struct trace_spill *s, struct pt_error *err);
 /* The next record in order (valid until the next call), NULL at the end
- * or on a read error (tsp_failed then says so, with err set). */
-const void *tsp_next(struct tsp *s, struct pt_error *err);
-int tsp_failed(const struct tsp *s);
-uint64_t tsp_count(const struct tsp *s);
+ * or on a read error (trace_spill_failed then says so, with err set). */
+const void *trace_spill_next(struct trace_spill *s, struct pt_error *err);
+int trace_spill_failed(const struct trace_spill *s);
+uint64_t trace_spill_count(const struct trace_spill *s);
 /* Sorted in memory (not spilled): the records as one array of
- * tsp_count(s), after tsp_sort; NULL when spilled. */
-void *tsp_array(struct tsp *s);
+ * trace_spill_count(s), after trace_spill_sort; NULL when spilled. */
+void *trace_spill_array(struct trace_spill *s);
 
 #endif

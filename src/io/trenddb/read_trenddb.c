@@ -17,7 +17,7 @@
 
 #include <sqlite3.h>
 
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/sqlite_ro.h"
 #include "src/io/trenddb/write_trenddb.h"
 #include "src/io/trenddb/trenddb_head.h"
@@ -245,7 +245,7 @@ static int detect_trenddb(const char *path, const struct stat *st) {
     return trenddb_detect_dir(path) ? 100 : 0;
 }
 
-const struct ds_format_ops ds_format_trenddb = {
+const struct formats_row formats_row_trenddb = {
     .name = "trenddb",
     .what = ".trend.db",
     .detect = detect_trenddb,

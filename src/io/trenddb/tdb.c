@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 
 /* ---- the file ---- */
 
@@ -376,14 +376,14 @@ int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, 
                                 "            min_step INTEGER DEFAULT 0, max_step INTEGER DEFAULT 0, max_rank INTEGER DEFAULT 0");
     size_t vo = (size_t)snprintf(vals, sizeof vals, "INSERT INTO global_stats VALUES (%d, %d, %d", (int)min_step,
                                  (int)max_step, (int)max_rank);
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         if (!(has_files & (1u << m))) continue;
-        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", mon_metric_names[m]);
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s TEXT DEFAULT NULL", monitor_metric_names[m]);
         vo += (size_t)snprintf(vals + vo, sizeof vals - vo, ", '");
         int first = 1;
-        for (int s = 0; s < MON_NSTATS; s++)
+        for (int s = 0; s < MONITOR_NSTATS; s++)
             if (mstat[m] & (1u << s)) {
-                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", mon_stat_names[s]);
+                vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "%s%s", first ? "" : ",", monitor_stat_names[s]);
                 first = 0;
             }
         vo += (size_t)snprintf(vals + vo, sizeof vals - vo, "'");

@@ -90,7 +90,7 @@ int tdb_insert_all(struct tdb *t, const char *into, int nparam, size_t n, tdb_bi
                    const char *what);
 
 #define TDB_ROWS_PER_INSERT 128   /* trend_data rows per statement */
-#define TDB_MAX_STATS MON_NSTATS   /* statistic columns of trend_data at most (a dump has 4) */
+#define TDB_MAX_STATS MONITOR_NSTATS   /* statistic columns of trend_data at most (a dump has 4) */
 
 /* A trend_data row as the table stores it: (rank, step, target_id,
  * metric_id) then the statistics, each NULL or REAL (btree_bulk's kinds). */

@@ -284,8 +284,8 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
 }
 
 int tdb_summary_from_table(struct tdb *t) {
-    char cols[MON_NSTATS + 8][64];
-    const char *names[MON_NSTATS + 8];
+    char cols[MONITOR_NSTATS + 8][64];
+    const char *names[MONITOR_NSTATS + 8];
     int ncols = 0, rc = -1;
     sqlite3_stmt *st = NULL;
     struct tdb_summary *m = NULL;
@@ -322,7 +322,7 @@ int tdb_summary_from_table(struct tdb *t) {
         }
         if (src != SQLITE_ROW) break;
         rank = r;
-        double v[MON_NSTATS + 8];
+        double v[MONITOR_NSTATS + 8];
         uint32_t present = 0;
         for (int s = 0; s < ns; s++) {
             v[s] = sqlite3_column_double(st, 4 + s);

@@ -29,7 +29,7 @@
 
 #include "model/cube/cube_lazy.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/common/sqlite_ro.h"
 #include "src/io/trenddb/trenddb_head.h"
 #include "src/io/trenddb/trenddb_lazy.h"

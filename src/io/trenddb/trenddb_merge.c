@@ -37,8 +37,8 @@ struct mshard {
     sqlite3 *db;
     int any;
     /* monitor: per metric its id here and what its files had; micro steps */
-    int mid[MON_NMETRICS];
-    uint32_t has_files, has_rows, mstat[MON_NMETRICS];
+    int mid[MONITOR_NMETRICS];
+    uint32_t has_files, has_rows, mstat[MONITOR_NMETRICS];
     int32_t *sorig, *scount, *sbase;
     size_t nsteps;
     int64_t max_rank, min_step, max_step;
@@ -204,8 +204,8 @@ static int mset_read_monitor(struct mshard *sh, struct pt_error *err) {
     while ((lrc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *name = sqlite3_column_text(st, 0);
         int m = 0;
-        while (m < MON_NMETRICS && (!name || strcmp((const char *)name, mon_metric_names[m]))) m++;
-        if (m == MON_NMETRICS) { sqlite3_finalize(st); return shard_bad(err, sh, "an unknown metric", NULL); }
+        while (m < MONITOR_NMETRICS && (!name || strcmp((const char *)name, monitor_metric_names[m]))) m++;
+        if (m == MONITOR_NMETRICS) { sqlite3_finalize(st); return shard_bad(err, sh, "an unknown metric", NULL); }
         sh->mid[m] = sqlite3_column_int(st, 1);
         if (sqlite3_column_int(st, 2)) sh->has_files |= 1u << m;
         if (sqlite3_column_int(st, 3)) sh->has_rows |= 1u << m;
@@ -311,7 +311,7 @@ static int mset_read(struct mset *s, int i, struct pt_error *err) {
         struct matt a = {.seq = sqlite3_column_int64(st, 0), .index = sqlite3_column_int64(st, 1), .shard = i,
                          .metric = sqlite3_column_int(st, 3)};
         if (lkey_of(sh, sqlite3_column_int64(st, 2), &a.lkey) != 0 || a.metric < 1 ||
-            a.metric > (s->monitor ? MON_NMETRICS : DM_N)) {
+            a.metric > (s->monitor ? MONITOR_NMETRICS : DM_N)) {
             sqlite3_finalize(st);
             return shard_bad(err, sh, "an attempt names an unknown target or metric", NULL);
         }
@@ -587,7 +587,7 @@ static int has_table_rw(sqlite3 *db, const char *name) {
  * rows, the statistics (all, and per metric with files), the largest rank
  * and, without --micro_step, the steps of the shards with rows. */
 struct mon_totals {
-    uint32_t has_files, has_rows, statmask, mstat[MON_NMETRICS];
+    uint32_t has_files, has_rows, statmask, mstat[MONITOR_NMETRICS];
     int64_t max_rank, min_step, max_step;
 };
 
@@ -599,7 +599,7 @@ static void mon_totals_of(const struct mset *s, struct mon_totals *tot) {
         const struct mshard *sh = &s->v[i];
         tot->has_files |= sh->has_files;
         tot->has_rows |= sh->has_rows;
-        for (int m = 0; m < MON_NMETRICS; m++) {
+        for (int m = 0; m < MONITOR_NMETRICS; m++) {
             if (sh->has_files & (1u << m)) tot->mstat[m] |= sh->mstat[m];
             tot->statmask |= sh->mstat[m];
         }
@@ -660,11 +660,11 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
     sqlite3_stmt *sel = NULL;
     int rc = -1;
     if (!has_table_rw(sh->db, "trend_data")) return 0;   /* a shard of no usable file */
-    char tcols[MON_NSTATS + 8][64];
-    int ntc = 0, map[MON_NSTATS + 8];
+    char tcols[MONITOR_NSTATS + 8][64];
+    int ntc = 0, map[MONITOR_NSTATS + 8];
     if (sqlite3_prepare_v2(sh->db, "PRAGMA table_info(trend_data)", -1, &sel, NULL) != SQLITE_OK)
         return shard_bad(err, sh, "table trend_data", sh->db);
-    while (sqlite3_step(sel) == SQLITE_ROW && ntc < MON_NSTATS + 8) {
+    while (sqlite3_step(sel) == SQLITE_ROW && ntc < MONITOR_NSTATS + 8) {
         const unsigned char *c = sqlite3_column_text(sel, 1);
         snprintf(tcols[ntc++], sizeof tcols[0], "%s", c ? (const char *)c : "");
     }
@@ -672,8 +672,8 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
     sel = NULL;
     for (int c = 4; c < ntc; c++) {
         map[c] = -1;
-        for (int st = 0; st < MON_NSTATS; st++)
-            if (!strcmp(tcols[c], mon_stat_names[st])) map[c] = colof[st];
+        for (int st = 0; st < MONITOR_NSTATS; st++)
+            if (!strcmp(tcols[c], monitor_stat_names[st])) map[c] = colof[st];
         if (map[c] < 0) return shard_bad(err, sh, "an unknown statistic column", NULL);
     }
     if (sqlite3_prepare_v2(sh->db, "SELECT * FROM trend_data", -1, &sel, NULL) != SQLITE_OK)
@@ -683,8 +683,8 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
         int32_t lstep = sqlite3_column_int(sel, 1), gstep = lstep;
         int lm = sqlite3_column_int(sel, 3), m = 0;
         uint32_t key;
-        while (m < MON_NMETRICS && sh->mid[m] != lm) m++;
-        if (m == MON_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
+        while (m < MONITOR_NMETRICS && sh->mid[m] != lm) m++;
+        if (m == MONITOR_NMETRICS || !metric_id[m] || lkey_of(sh, sqlite3_column_int64(sel, 2), &key) != 0) {
             shard_bad(err, sh, "a trend_data row names an unknown target or metric", NULL);
             goto out;
         }
@@ -720,7 +720,7 @@ out:
 static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *res, int summaries) {
     struct pt_error *err = t->err;
     struct idmap ids = {0};
-    struct mkeys mk[MON_NMETRICS];
+    struct mkeys mk[MONITOR_NMETRICS];
     int rc = -1;
     sqlite3_stmt *ins_row = NULL;
     struct mon_gsteps g = {0};
@@ -741,27 +741,27 @@ static int merge_into_monitor(struct tdb *t, struct mset *s, struct tdb_result *
         tot.max_step = total - 1;
     }
     if (!(ids.keys = names_new())) { pt_errorf(err, "out of memory"); goto out; }
-    int order[MON_NMETRICS], norder;   /* metric by metric, then file order */
+    int order[MONITOR_NMETRICS], norder;   /* metric by metric, then file order */
     if (tdb_create_fixed(t) != 0) goto out;
     if (replay_attempts(t, s, cmp_matt_monitor, &ids, mk, order, &norder) != 0) goto out;
-    const char *present[MON_NMETRICS];
-    int metric_id[MON_NMETRICS], np = 0;
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    const char *present[MONITOR_NMETRICS];
+    int metric_id[MONITOR_NMETRICS], np = 0;
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         metric_id[m] = 0;
-        if (tot.has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+        if (tot.has_rows & (1u << m)) { present[np++] = monitor_metric_names[m]; metric_id[m] = np; }
     }
     if (tdb_insert_metrics(t, present, np) != 0) goto out;
     if (tdb_monitor_global_stats(t, (int32_t)tot.min_step, (int32_t)tot.max_step, (int32_t)tot.max_rank, tot.has_files,
                              tot.mstat) != 0)
         goto out;
-    const char *cols[MON_NSTATS];
-    int colof[MON_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
-    for (int st = 0; st < MON_NSTATS; st++) {
+    const char *cols[MONITOR_NSTATS];
+    int colof[MONITOR_NSTATS], nc = 0;   /* per statistic: its trend_data column, or -1 */
+    for (int st = 0; st < MONITOR_NSTATS; st++) {
         colof[st] = -1;
-        if (tot.statmask & (1u << st)) { colof[st] = nc; cols[nc++] = mon_stat_names[st]; }
+        if (tot.statmask & (1u << st)) { colof[st] = nc; cols[nc++] = monitor_stat_names[st]; }
     }
     if (tdb_create_trend(t, cols, nc) != 0) goto out;
-    for (int m = 0; m < MON_NMETRICS; m++)
+    for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && tdb_write_tags(t, &ids, mk[m].order, mk[m].count, metric_id[m], LABELS_MONITOR) != 0) goto out;
     int prc = tdb_prepare_trend_insert(t, nc, 1, &ins_row);
     if (prc != 0) {
@@ -780,7 +780,7 @@ out:
     sqlite3_finalize(ins_row);
     names_free(ids.keys);
     free(ids.dbid);
-    for (int m = 0; m < MON_NMETRICS; m++) tdb_mkeys_free(&mk[m]);
+    for (int m = 0; m < MONITOR_NMETRICS; m++) tdb_mkeys_free(&mk[m]);
     free(g.orig);
     free(g.count);
     free(g.off);

@@ -13,7 +13,7 @@
 
 #include "model/cube/names.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/dump/read_dump.h"
 #include "src/io/trenddb/tdb.h"
 #include "src/io/trenddb/tdb_summary.h"
@@ -355,7 +355,7 @@ static int dump_drain(struct dump_writer *w) {
     return 0;
 }
 
-static struct shape shape_of(const struct trow *r) {
+static struct shape shape_of(const struct dump_tensor_row *r) {
     struct shape x;
     x.name = r->name;
     x.len = r->len;
@@ -371,7 +371,7 @@ static struct shape shape_of(const struct trow *r) {
 static int last_like(const struct lastfile *l, const struct dump_file *f) {
     if (!l->gen || l->n != f->nrows || l->alen != f->alen || memcmp(l->arena, f->arena, f->alen)) return 0;
     for (size_t i = 0; i < f->nrows; i++) {
-        const struct trow *r = &f->rows[i];
+        const struct dump_tensor_row *r = &f->rows[i];
         const struct shape *x = &l->shape[i];
         if (r->name != x->name || r->len != x->len || r->entry != x->entry || r->call != x->call ||
             r->micro != x->micro || r->metric != x->metric)
@@ -451,7 +451,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
         if (qf.order) memcpy(qf.order, w->last.order, n * sizeof *qf.order);
     }
     for (size_t i = 0; i < n; i++) {
-        const struct trow *r = &f->rows[i];
+        const struct dump_tensor_row *r = &f->rows[i];
         uint32_t k = like ? s->key[i] : names_intern(w->ids.keys, f->arena + r->name, r->len, 0, r->call);
         if (k == NAMES_NONE || util_grow0((void **)&w->ids.dbid, &w->ids.cap, (size_t)k + 1, sizeof *w->ids.dbid) != 0) {
             free(qf.v);

@@ -12,7 +12,7 @@
 
 #include "model/cube/names.h"
 #include "model/util/util.h"
-#include "src/io/dataset.h"
+#include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
 #include "src/io/trenddb/tdb_summary.h"
@@ -21,7 +21,7 @@
  * file named by fkey (rank << 20 | place among its rank's files), plus per
  * metric its id here and what its files had, and the micro steps per step. */
 static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, const struct monitor_data *md,
-                                      const struct mon_steps *st, const int64_t *fkey,
+                                      const struct monitor_steps *st, const int64_t *fkey,
                                       const struct tdb_shard_attempt *att, size_t natt, const int *metric_id) {
     char sql[512];
     struct tdb_shard_head h = {.kind = "monitor", .shard_k = k, .shard_n = n, .micro = micro, .any = md->nfiles > 0,
@@ -40,11 +40,11 @@ static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, co
                  : 0;
     free(files);
     if (rc != 0) return -1;
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         uint32_t mask = 0;
         for (size_t i = 0; i < md->nfiles; i++)
             if (md->files[i].metric == m) mask |= md->files[i].statmask;
-        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_metrics VALUES ('%s', %d, %d, %d, %u)", mon_metric_names[m],
+        snprintf(sql, sizeof sql, "INSERT INTO probetop_shard_metrics VALUES ('%s', %d, %d, %d, %u)", monitor_metric_names[m],
                  metric_id ? metric_id[m] : 0, !!(md->metric_has_files & (1u << m)), !!(md->metric_has_rows & (1u << m)),
                  mask);
         if (tdb_exec(t, sql) != 0) return -1;
@@ -123,11 +123,11 @@ static void pmemo_free(struct pmemo *m) {
 }
 
 /* Is row's (name, vpp, call) the one memorised? */
-static int pmemo_hit(const struct pmemo *m, const struct mon_row *r, int32_t call) {
+static int pmemo_hit(const struct pmemo *m, const struct monitor_row *r, int32_t call) {
     return m->key[r->name] != NAMES_NONE && m->vpp[r->name] == r->vpp && m->call[r->name] == call;
 }
 
-static void pmemo_set(struct pmemo *m, const struct mon_row *r, int32_t call, uint32_t key) {
+static void pmemo_set(struct pmemo *m, const struct monitor_row *r, int32_t call, uint32_t key) {
     m->key[r->name] = key;
     m->vpp[r->name] = r->vpp;
     m->call[r->name] = call;
@@ -144,13 +144,13 @@ static int monitor_targets(struct tdb *t, const struct monitor_data *md, int mic
     if (tdb_prepare_targets(t, &ins_target) != 0) return -1;
     struct pmemo memo = {0};   /* seen for this metric already */
     if (pmemo_init(&memo, md) != 0) { pt_errorf(t->err, "out of memory"); goto out; }   /* out frees it */
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         if (!(md->metric_has_rows & (1u << m))) continue;
         struct names *seen = names_new();
         if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
         memset(memo.key, 0xff, names_count(md->pool) * sizeof *memo.key);
         for (size_t i = 0; i < md->nfiles; i++) {
-            const struct mon_file *f = &md->files[i];
+            const struct monitor_file *f = &md->files[i];
             if (f->metric != m) continue;
             for (size_t k = 0; k < f->nrows; k++) {
                 int32_t call = micro_step ? 0 : f->rows[k].micro;
@@ -188,7 +188,7 @@ out:
     return rc;
 }
 
-static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct monitor_steps *st,
                                const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
                                int nc, int micro_step, struct btree_bulk *bb, size_t *rows);
 
@@ -201,10 +201,10 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct tdb_shard_attempt *att = NULL;
     size_t natt = 0, capatt = 0;
     char dbname[96];
-    struct mon_steps st = {0};
+    struct monitor_steps st = {0};
     struct tdb t = {0};
     struct idmap ids = {0};
-    struct mkeys mk[MON_NMETRICS];
+    struct mkeys mk[MONITOR_NMETRICS];
     struct btree_bulk *bb = NULL;    /* trend_data built in key order beside SQLite */
     int rc = -1;
     memset(mk, 0, sizeof mk);
@@ -244,23 +244,23 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     }
     if (monitor_targets(&t, &md, lo->micro_step, shard, fkey, &ids, mk, &att, &natt, &capatt) != 0) goto out;
     if (tdb_finish_sequence(&t, &ids) != 0) goto out;
-    const char *present[MON_NMETRICS];
-    int metric_id[MON_NMETRICS], np = 0;
-    for (int m = 0; m < MON_NMETRICS; m++) {
+    const char *present[MONITOR_NMETRICS];
+    int metric_id[MONITOR_NMETRICS], np = 0;
+    for (int m = 0; m < MONITOR_NMETRICS; m++) {
         metric_id[m] = 0;
-        if (md.metric_has_rows & (1u << m)) { present[np++] = mon_metric_names[m]; metric_id[m] = np; }
+        if (md.metric_has_rows & (1u << m)) { present[np++] = monitor_metric_names[m]; metric_id[m] = np; }
     }
     if (tdb_insert_metrics(&t, present, np) != 0) goto out;
-    uint32_t mstat[MON_NMETRICS] = {0};
+    uint32_t mstat[MONITOR_NMETRICS] = {0};
     for (size_t i = 0; i < md.nfiles; i++) mstat[md.files[i].metric] |= md.files[i].statmask;
     if (tdb_monitor_global_stats(&t, st.min_step, st.max_step, md.max_rank, md.metric_has_files, mstat) != 0) goto out;
     /* trend_data with the union of the supported columns */
-    const char *cols[MON_NSTATS];
-    int colidx[MON_NSTATS], nc = 0;
-    for (int s = 0; s < MON_NSTATS; s++)
-        if (md.statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = mon_stat_names[s]; }
+    const char *cols[MONITOR_NSTATS];
+    int colidx[MONITOR_NSTATS], nc = 0;
+    for (int s = 0; s < MONITOR_NSTATS; s++)
+        if (md.statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = monitor_stat_names[s]; }
     if (tdb_create_trend(&t, cols, nc) != 0) goto out;
-    for (int m = 0; m < MON_NMETRICS; m++)
+    for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && tdb_write_tags(&t, &ids, mk[m].order, mk[m].count, metric_id[m], LABELS_MONITOR) != 0) goto out;
     if (tdb_bulk_open(&t, outdir, dbname, ds, &bb) != 0) goto out;
     if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, cols, nc, lo->micro_step, bb, &res->rows) != 0)
@@ -285,7 +285,7 @@ out:
     btree_bulk_free(bb);
     names_free(ids.keys);
     free(ids.dbid);
-    for (int m = 0; m < MON_NMETRICS; m++) tdb_mkeys_free(&mk[m]);
+    for (int m = 0; m < MONITOR_NMETRICS; m++) tdb_mkeys_free(&mk[m]);
     free(fkey);
     free(att);
     monitor_steps_free(&st);
@@ -316,7 +316,7 @@ static int cmp_mrow(const void *a, const void *b) {
 struct mon_rows {
     struct tdb *t;
     const struct monitor_data *md;
-    const struct mon_steps *st;
+    const struct monitor_steps *st;
     const struct idmap *ids;
     const int *metric_id, *colidx;
     int nc, micro_step;
@@ -330,15 +330,15 @@ struct mon_rows {
 
 /* One row (the first of its key) into trend_data and the rank's summary. */
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
-    const struct mon_file *f = &w->md->files[r->file];
-    const struct mon_row *row = &f->rows[r->row];
+    const struct monitor_file *f = &w->md->files[r->file];
+    const struct monitor_row *row = &f->rows[r->row];
     struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
     uint32_t present = 0;
     for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
     for (int c = 0; c < w->nc; c++) {
         int s = w->colidx[c];
         double v;
-        int has = ((row->present >> s) & 1) && tdb_normalise(mon_value(f, r->row, s), &v);
+        int has = ((row->present >> s) & 1) && tdb_normalise(monitor_value(f, r->row, s), &v);
         out.kind[4 + c] = has ? BTREE_BULK_REAL : BTREE_BULK_NULL;
         out.dval[4 + c] = has ? v : 0;
         present |= (uint32_t)has << c;
@@ -356,13 +356,13 @@ static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
     int32_t rank = md->files[a].rank;
     w->n = 0;
     for (size_t i = a; i < b; i++) {
-        const struct mon_file *f = &md->files[i];
+        const struct monitor_file *f = &md->files[i];
         int mid = w->metric_id[f->metric];
         if (!mid) continue;
         if (util_grow0((void **)&w->v, &w->cap, w->n + f->nrows, sizeof *w->v) != 0)
             return pt_errorf(w->t->err, "out of memory");
         for (size_t k = 0; k < f->nrows; k++) {
-            const struct mon_row *row = &f->rows[k];
+            const struct monitor_row *row = &f->rows[k];
             int32_t call = w->micro_step ? 0 : row->micro;
             uint32_t key;
             if (pmemo_hit(&w->memo, row, call)) key = w->memo.key[row->name];
@@ -395,7 +395,7 @@ static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
  * are sorted and go into the table built in key order (bb; NULL: by
  * INSERTs), its summary made on the way; files in any other order go in by
  * INSERTs, the summary from the table after.  0, or -1 with t's error set. */
-static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct mon_steps *st,
+static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct monitor_steps *st,
                                const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
                                int nc, int micro_step, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .md = md, .st = st, .ids = ids, .metric_id = metric_id, .colidx = colidx, .nc = nc,

@@ -51,7 +51,7 @@ int trenddb_shards_present(const char *dir, int monitor);
 
 /* The monitor writer from rows already read (md, taken over and freed):
  * the data2db hook of any reader that maps its rows onto msProbe's monitor
- * metrics (mon_metric_names), as a monitor_v2 tree does; data names the
+ * metrics (monitor_metric_names), as a monitor_v2 tree does; data names the
  * input in messages. */
 struct monitor_data;
 int trenddb_write_monitor_data(const char *data, struct monitor_data *md, const char *outdir,

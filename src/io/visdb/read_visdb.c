@@ -286,17 +286,17 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
     if (!sorted || !queue || !g) { pt_errorf(err, "out of memory"); goto out; }
     for (size_t i = 0; i < n; i++) sorted[i] = &rows[i];
     qsort(sorted, n, sizeof *sorted, cmp_rowname);
-    g->t = tree_new();
+    g->tree = tree_new();
     g->index = malloc(n * sizeof *g->index);
     g->link = calloc(n, sizeof *g->link);
     g->overflow = calloc(n, sizeof *g->overflow);
     g->in = calloc(n, sizeof *g->in);
     g->out = calloc(n, sizeof *g->out);
-    if (!g->t || !g->index || !g->link || !g->overflow || !g->in || !g->out) { pt_errorf(err, "out of memory"); goto out; }
-    g->t->megatron = 1;   /* keep every node's stored micro step */
-    g->t->step = step;
-    g->t->rank = rank;
-    g->t->path = strdup(v->path);
+    if (!g->tree || !g->index || !g->link || !g->overflow || !g->in || !g->out) { pt_errorf(err, "out of memory"); goto out; }
+    g->tree->megatron = 1;   /* keep every node's stored micro step */
+    g->tree->step = step;
+    g->tree->rank = rank;
+    g->tree->path = strdup(v->path);
     struct vrow *root = NULL;
     for (size_t i = 0; i < n && !root; i++)
         if (!rows[i].up || !rows[i].up[0]) root = &rows[i];
@@ -308,7 +308,7 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
     parent_of[0] = -1;
     while (qh < qt) {
         struct vrow *r = queue[qh];
-        int node = tree_add_node(g->t, r->name, r->type, parent_of[qh]);
+        int node = tree_add_node(g->tree, r->name, r->type, parent_of[qh]);
         qh++;
         if (node < 0) continue;   /* a repeated name: msProbe ids are unique */
         g->index[node] = r->index;
@@ -319,14 +319,14 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
             free(parent_of);
             goto out;
         }
-        g->t->nodes[node].micro = r->micro;
+        g->tree->nodes[node].micro = r->micro;
         if (r->stack) {
             cJSON *a;
             if (json_tree_parse(r->stack, strlen(r->stack), "stack_info", &a, NULL) == 0) {
-                int s = tree_new_stack(g->t);
+                int s = tree_new_stack(g->tree);
                 for (cJSON *l = cJSON_IsArray(a) ? a->child : NULL; s >= 0 && l; l = l->next)
-                    if (cJSON_IsString(l)) tree_stack_line(g->t, s, l->valuestring, strlen(l->valuestring));
-                g->t->nodes[node].stack = s;
+                    if (cJSON_IsString(l)) tree_stack_line(g->tree, s, l->valuestring, strlen(l->valuestring));
+                g->tree->nodes[node].stack = s;
                 cJSON_Delete(a);
             }
         }
@@ -343,7 +343,7 @@ int visdb_load(struct visdb *v, int32_t step, int32_t rank, const char *source, 
         cJSON_Delete(kids);
     }
     free(parent_of);
-    if (tree_finish(g->t, err) != 0) goto out;
+    if (tree_finish(g->tree, err) != 0) goto out;
     *out = g;
     g = NULL;
     ret = 0;
@@ -361,7 +361,7 @@ out:
 
 void visdb_graph_free(struct visdb_graph *g) {
     if (!g) return;
-    size_t n = g->t ? g->t->nnodes : 0;
+    size_t n = g->tree ? g->tree->nnodes : 0;
     for (size_t i = 0; i < n; i++) {
         if (g->link) free(g->link[i]);
         if (g->overflow) free(g->overflow[i]);
@@ -373,6 +373,6 @@ void visdb_graph_free(struct visdb_graph *g) {
     free(g->overflow);
     free(g->in);
     free(g->out);
-    tree_free(g->t);
+    tree_free(g->tree);
     free(g);
 }

@@ -30,7 +30,7 @@ struct visdb {
 };
 
 struct visdb_graph {
-    struct tree *t;           /* the nodes (no params: see input/output) */
+    struct tree *tree;        /* the nodes (no params: see input/output) */
     double *index;            /* per node: precision index, NAN when NULL */
     char **link;              /* per node: the counterpart id, NULL when unmatched */
     char **overflow;          /* per node: "medium"/"high"/"critical", NULL */

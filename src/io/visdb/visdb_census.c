@@ -30,20 +30,20 @@ int visdb_census(struct visdb *v, struct visdb_census *out, struct pt_error *err
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int32_t step = sqlite3_column_int(st, 0), rank = sqlite3_column_int(st, 1);
-        if (!out->n || out->g[out->n - 1].step != step || out->g[out->n - 1].rank != rank) {
+        if (!out->n || out->graphs[out->n - 1].step != step || out->graphs[out->n - 1].rank != rank) {
             if (out->n == cap) {
                 size_t nc = cap ? cap * 2 : 16;
-                struct visdb_census_graph *g = realloc(out->g, nc * sizeof *g);
+                struct visdb_census_graph *g = realloc(out->graphs, nc * sizeof *g);
                 if (!g) { sqlite3_finalize(st); visdb_census_free(out); return pt_errorf(err, "out of memory"); }
-                out->g = g;
+                out->graphs = g;
                 cap = nc;
             }
-            memset(&out->g[out->n], 0, sizeof out->g[out->n]);
-            out->g[out->n].step = step;
-            out->g[out->n].rank = rank;
+            memset(&out->graphs[out->n], 0, sizeof out->graphs[out->n]);
+            out->graphs[out->n].step = step;
+            out->graphs[out->n].rank = rank;
             out->n++;
         }
-        struct visdb_census_graph *g = &out->g[out->n - 1];
+        struct visdb_census_graph *g = &out->graphs[out->n - 1];
         int s = side_of((const char *)sqlite3_column_text(st, 2));
         g->nodes[s] += (size_t)sqlite3_column_int64(st, 3);
         g->matched[s] += (size_t)sqlite3_column_int64(st, 4);
@@ -58,8 +58,8 @@ int visdb_census(struct visdb *v, struct visdb_census *out, struct pt_error *err
 }
 
 void visdb_census_free(struct visdb_census *c) {
-    free(c->g);
-    c->g = NULL;
+    free(c->graphs);
+    c->graphs = NULL;
     c->n = 0;
 }
 

@@ -21,7 +21,7 @@ struct visdb_census_graph {
 };
 
 struct visdb_census {
-    struct visdb_census_graph *g;   /* ascending (step, rank) */
+    struct visdb_census_graph *graphs;   /* ascending (step, rank) */
     size_t n;
 };
 
