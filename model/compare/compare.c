@@ -1,9 +1,15 @@
 /* compare: the values and metrics of msProbe's graph and table compares
  * (probetop-rules(7), STATISTICS METRICS).  Values stay typed (struct tval / struct
  * cval) until printed, so the rules (model/compare/compare_rules.c) see exactly the
- * values msProbe looks at; text is made only for output
+ * values msProbe looks at; the cells' text is made only for output
  * (model/compare/compare_cells.c).  Matching lives in model/compare/compare_match.c (graph)
- * and model/compare/compare_table.c (table). */
+ * and model/compare/compare_table.c (table).
+ *
+ * This file is the bottom of the compare files: the rules and the cells
+ * call it, it calls neither.  So the two pieces of value text the metrics
+ * themselves need live here: a value's Python str() (the table compare
+ * tests equality on it) and a relative error as a fraction (what makes a
+ * row differ). */
 #include "model/compare/compare.h"
 #include "model/compare/compare_int.h"
 
@@ -31,6 +37,22 @@ void cmp_cpy(char *buf, size_t size, const char *s) {
     if (n >= size) n = size - 1;
     memcpy(buf, s, n);
     buf[n] = '\0';
+}
+
+/* Python str() of a value: the text the table compare's equality sees
+ * (probetop-rules(7), STATISTICS METRICS: Table values) and the cells print. */
+char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
+    switch (v->kind) {
+    case TV_NONE: cmp_cpy(buf, size, "None"); break;
+    case TV_INT:
+        if (v->s != TREE_NONE) cmp_cpy(buf, size, tree_s(t, v->s));
+        else snprintf(buf, size, "%lld", (long long)v->i);
+        break;
+    case TV_FLOAT: cmp_pyfloat(v->d, buf, size); break;
+    case TV_BOOL: snprintf(buf, size, v->i ? "True" : "False"); break;
+    case TV_STR: cmp_cpy(buf, size, v->s == TREE_NONE ? "" : tree_s(t, v->s)); break;
+    }
+    return buf;
 }
 
 /* ---- graph values (probetop-rules(7), STATISTICS METRICS: Graph values) ---- */
@@ -224,6 +246,17 @@ void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struc
     } else r->tmsgs = (uint16_t)tc_compare(&x, &y, r->metric);
     free(x.v);
     free(y.v);
+}
+
+int cmp_cval_fraction(const struct cval *c, double *out) {
+    switch (c->kind) {
+    case CV_PCT: *out = c->v / 100.0; return 1;
+    case CV_NAN: *out = NAN; return 1;
+    case CV_INF: *out = INFINITY; return 1;
+    case CV_NINF: *out = -INFINITY; return 1;
+    case CV_ZERO: *out = 0; return 1;
+    default: return 0;
+    }
 }
 
 int cmp_row_differs(const struct crow *r, enum cmp_mode mode) {

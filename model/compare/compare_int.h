@@ -1,7 +1,8 @@
 /* compare_int: what the compare files share among themselves and nobody
  * else sees.  model/compare/compare.h is the public header; this one joins
  * compare.c (values, metrics), compare_rules.c (verdicts), compare_match.c
- * (graph matching), compare_table.c (table join) and compare_cells.c (text). */
+ * (graph matching), compare_table.c (table join) and compare_cells.c (text).
+ * Calls go one way: compare.c <- compare_rules.c <- compare_cells.c. */
 #ifndef PT_COMPARE_INT_H
 #define PT_COMPARE_INT_H
 
