@@ -1,4 +1,7 @@
-/* cmp_origin: divergence origin across the ranks of one step. */
+/* cmp_origin: divergence origin across the ranks of one step: what a pair
+ * gives the search (its problem tree, flagged where it diverges); the
+ * search itself is ovf_origin_step (src/io/dump/ovf_origin.h), the one the
+ * NaN/Inf triage runs too. */
 #include "src/io/compare/cmp_origin.h"
 
 #include <stdlib.h>
@@ -6,32 +9,29 @@
 
 #include "model/compare/compare.h"
 #include "model/overflow/origin.h"
-#include "model/util/pool.h"
 #include "src/io/dump/read_graph.h"
 
 struct job {
     const struct cscan_pair *const *pairs;
     int fuzzy, level;
-    struct tree **trees;     /* problem side, kept */
-    uint8_t **flags;
 };
 
-/* One pair: the problem tree and its divergence flags. */
-static int one(void *ctx, size_t i, struct pt_error *e) {
+/* One pair (ovf_origin_read_fn): the problem tree and its divergence flags. */
+static int read_pair(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct job *j = ctx;
     const struct cscan_pair *p = j->pairs[i];
     struct tree *b = NULL;
     struct cmp_table *t = NULL;
-    if (graph_read(p->dir[0], GRAPH_NO_STACK, &j->trees[i], e) != 0) return -1;
+    if (graph_read(p->dir[0], GRAPH_NO_STACK, tree, e) != 0) return -1;
     if (graph_read(p->dir[1], GRAPH_NO_STACK, &b, e) != 0) return -1;
-    j->trees[i]->step = b->step = p->step;
-    j->trees[i]->rank = b->rank = p->rank;
+    (*tree)->step = b->step = p->step;
+    (*tree)->rank = b->rank = p->rank;
     struct cmp_opts o = {.fuzzy = j->fuzzy};
-    int rc = cmp_table_new(j->trees[i], b, &o, &t, e);
+    int rc = cmp_table_new(*tree, b, &o, &t, e);
     if (rc == 0) {
-        j->flags[i] = malloc(j->trees[i]->nrecs ? j->trees[i]->nrecs : 1);
-        if (!j->flags[i]) rc = pt_errorf(e, "out of memory");
-        else origin_flags_divergence(j->trees[i], t->rows, t->nrows, t->mode, j->level, j->flags[i]);
+        *flags = malloc((*tree)->nrecs ? (*tree)->nrecs : 1);
+        if (!*flags) rc = pt_errorf(e, "out of memory");
+        else origin_flags_divergence(*tree, t->rows, t->nrows, t->mode, j->level, *flags);
     }
     cmp_table_free(t);
     tree_free(b);
@@ -49,34 +49,14 @@ int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzz
     for (size_t i = 0; i < n; i++) m += v[i].step == step;
     if (m < 2) return 0;
     const struct cscan_pair **pairs = calloc(m, sizeof *pairs);
-    struct tree **trees = calloc(m, sizeof *trees);
-    uint8_t **flags = calloc(m, sizeof *flags);
-    struct origin_rank *ranks = calloc(m, sizeof *ranks);
-    struct origin_result res = {0};
-    int rc = -1;
-    if (!pairs || !trees || !flags || !ranks) {
-        pt_errorf(err, "out of memory");
-        goto out;
-    }
+    if (!pairs) return pt_errorf(err, "out of memory");
     m = 0;
     for (size_t i = 0; i < n; i++)
         if (v[i].step == step) pairs[m++] = &v[i];
     qsort(pairs, m, sizeof *pairs, by_rank);
-    struct job j = {.pairs = pairs, .fuzzy = fuzzy, .level = level, .trees = trees, .flags = flags};
-    if (util_pool_for(m, one, &j, err) != 0) goto out;
-    for (size_t i = 0; i < m; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
-    if (origin_find(ranks, m, ORIGIN_DIVERGENCE, &res, err) != 0) goto out;
-    rc = ovf_origin_add(out, step, trees, &res, NULL, err);
-out:
-    origin_result_free(&res);
-    for (size_t i = 0; i < m; i++) {
-        if (trees) tree_free(trees[i]);
-        if (flags) free(flags[i]);
-    }
+    struct job j = {.pairs = pairs, .fuzzy = fuzzy, .level = level};
+    int rc = ovf_origin_step(out, step, m, ORIGIN_DIVERGENCE, read_pair, &j, NULL, err);
     free(pairs);
-    free(trees);
-    free(flags);
-    free(ranks);
     return rc;
 }
 
