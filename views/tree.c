@@ -537,9 +537,9 @@ static void run_first(struct tp *p, struct app *a) {
         app_msg(a, "no divergence: every node of the %zu compared pairs passes", c->npairs);
         return;
     }
-    const struct crun_pair *cp = &c->sum[k];
-    const struct crun_first *f = acmp_run_first_node(a);
-    const char *level = which == CRUN_ERR ? "error" : "warning";
+    const struct compare_run_pair *cp = &c->sum[k];
+    const struct compare_run_first *f = acmp_run_first_node(a);
+    const char *level = which == COMPARE_RUN_ERR ? "error" : "warning";
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);
     if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);

@@ -213,7 +213,7 @@ const char *cmp_param_rg(const struct tree *t, const struct tparam *p) {
 int cmp_add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 1024;
-        struct crow *nr = big_realloc(*rows, nc * sizeof *nr);
+        struct crow *nr = bigmem_realloc(*rows, nc * sizeof *nr);
         if (!nr) return -1;
         *rows = nr;
         *cap = nc;
@@ -229,13 +229,13 @@ int cmp_add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r
 void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struct tparam *p,
                        const struct tree *tb, const struct tparam *q, const char *bench_dn, struct crow *r,
                        size_t *failed, char *note, size_t notesz) {
-    tc_fill(r->metric, CV_UNSUP);
+    tensorcmp_fill(r->metric, CV_UNSUP);
     r->tmsgs = 0;
     const char *dn = tree_s(tn, p->data_name);
     if (!dn || !strcmp(dn, "-1")) { r->tmsgs = 1u << TM_NPU_NOFILE; return; }
     if (!strcmp(bench_dn, "-1")) { r->tmsgs = 1u << TM_BENCH_NOFILE; return; }
     if (!strcmp(bench_dn, "N/A") || !q) { r->tmsgs = 1u << TM_UNMATCHED; return; }
-    struct tc_tensor x, y;
+    struct tensorcmp_tensor x, y;
     memset(&x, 0, sizeof x);
     memset(&y, 0, sizeof y);
     struct pt_error e;
@@ -243,7 +243,7 @@ void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struc
     if (o->tensor(o->tensor_ctx, tn, p, &x, &e) != 0 || o->tensor(o->tensor_ctx, tb, q, &y, &e) != 0) {
         r->tmsgs = 1u << TM_READ;
         if (!(*failed)++) snprintf(note, notesz, "%s", e.msg);
-    } else r->tmsgs = (uint16_t)tc_compare(&x, &y, r->metric);
+    } else r->tmsgs = (uint16_t)tensorcmp_compare(&x, &y, r->metric);
     free(x.v);
     free(y.v);
 }
@@ -267,7 +267,7 @@ int cmp_row_differs(const struct crow *r, enum cmp_mode mode) {
 int cmp_row_worst(const struct crow *r, enum cmp_mode mode, double *out) {
     if (mode == CMP_MD5 || mode == CMP_STRUCTURE) return 0;
     if (mode == CMP_TENSOR) {
-        const struct cval *c = &r->metric[TC_MAXREL];
+        const struct cval *c = &r->metric[TENSORCMP_MAXREL];
         if (c->kind == CV_NUM) *out = isnan(c->v) ? INFINITY : c->v;
         else if (c->kind == CV_NAN || c->kind == CV_NA) *out = INFINITY;   /* N/A: inf/nan at different places */
         else return 0;

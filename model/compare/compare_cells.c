@@ -142,7 +142,7 @@ static void tensor_msg(const struct tree *tn, const struct tree *tb, const struc
             o += (size_t)snprintf(buf + o, size - o, "Dump file: %s or %s not found or read failed.", a ? a : "-1",
                                   b ? b : "-1");
         } else
-            o += (size_t)snprintf(buf + o, size - o, "%s", tc_msg_text(m));
+            o += (size_t)snprintf(buf + o, size - o, "%s", tensorcmp_msg_text(m));
     }
 }
 

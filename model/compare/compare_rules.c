@@ -157,8 +157,8 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
             bump(r, CL_ERROR, MSG_INFNAN);
     }
     /* E3 (tensor) */
-    if (ign == 0 && mode == CMP_TENSOR && has_out && min_over(rows, n, 0, TC_ONE_THOUSANDTH) > 0.9 &&
-        min_over(rows, n, 1, TC_ONE_THOUSANDTH) < 0.1)
+    if (ign == 0 && mode == CMP_TENSOR && has_out && min_over(rows, n, 0, TENSORCMP_ONE_THOUSANDTH) > 0.9 &&
+        min_over(rows, n, 1, TENSORCMP_ONE_THOUSANDTH) < 0.1)
         bump(&rows[first_out], CL_ERROR, MSG_RATIO_ERR);
     /* E2 */
     if (ign == 0 && mode == CMP_SUMMARY && fabs(max_over(rows, n, 0)) < 0.1)
@@ -193,7 +193,7 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
     }
     /* W2 (tensor) */
     if (ign == 0 && mode == CMP_TENSOR && has_out) {
-        double in = min_over(rows, n, 0, TC_COSINE), out = min_over(rows, n, 1, TC_COSINE);
+        double in = min_over(rows, n, 0, TENSORCMP_COSINE), out = min_over(rows, n, 1, TENSORCMP_COSINE);
         if (in > 0.9 && in - out > 0.1) bump(&rows[first_out], CL_WARNING, MSG_COS_WARN);
     }
 }

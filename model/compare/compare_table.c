@@ -433,7 +433,7 @@ long cmp_table_next(struct cmp_table *t, size_t want, struct pt_error *err) {
         /* one block's rows, reused for every block (grown only by an entry
          * with more params than the block) */
         size_t cap = want < t->join->a.n ? want + 64 : t->join->a.n;
-        if (!(t->rows = big_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
+        if (!(t->rows = bigmem_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
         t->caprows = cap;
     }
     return join_more(t, want ? want : 1, 0, err);
@@ -444,7 +444,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     struct cmp_table *t;
     if (cmp_table_open(npu, bench, o, &t, err) != 0) return -1;
     /* one row per problem param: sized once rather than doubled */
-    if (t->join->a.n && !(t->rows = big_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
+    if (t->join->a.n && !(t->rows = bigmem_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
         cmp_table_free(t);
         return pt_errorf(err, "out of memory");
     }

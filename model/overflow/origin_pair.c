@@ -1,6 +1,6 @@
 /* origin_pair: the communication ops of each rank of a step, their pairing
  * across ranks and their layers, for the origin search (man/probetop.1,
- * "Origin across ranks").  The pairing here is not model/graph/commlinks.c's:
+ * "Origin across ranks").  The pairing here is not model/graph/comm.c's:
  * that one pairs ops the way the graph compare keys them ("{api}rank{peer}_{n}"),
  * while the overflow check pairs, for each communication op of a rank, the
  * first not yet paired op of the target API on each peer rank whose
@@ -444,7 +444,8 @@ static int number_layers(struct st *s) {
     /* root_deps[g]: members of group g whose predecessor's group is not done */
     for (size_t i = 0; i < nn; i++) {
         glayer[i] = 0;
-        if (i > s->ri[s->nodes[i].rk].n0 && origin_uf_find(uf, i - 1) != origin_uf_find(uf, i)) root_deps[origin_uf_find(uf, i)]++;
+        if (i > s->ri[s->nodes[i].rk].n0 && origin_uf_find(uf, i - 1) != origin_uf_find(uf, i))
+            root_deps[origin_uf_find(uf, i)]++;
     }
     /* members per group: members[g0[g] .. g0[g]+gn[g]) */
     size_t *g0 = calloc(nn + 1, sizeof *g0), *mem = malloc(nn * sizeof *mem);

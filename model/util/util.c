@@ -35,7 +35,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {
         nc *= 2;
     }
     if (elem && nc > SIZE_MAX / elem) return -1;
-    void *x = big_realloc(*p, nc * elem);
+    void *x = bigmem_realloc(*p, nc * elem);
     if (!x) return -1;
     if (zero) memset((char *)x + *cap * elem, 0, (nc - *cap) * elem);
     *p = x;

@@ -15,10 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_path(path, sizeof path, "map.yaml");
     memset(&m, 0, sizeof m);
     if (cfile_lmap_load(&m, path, &err) == 0) {
-        struct lmap *lm = cfile_lmap_build(&m, npu, bench, warn, sizeof warn);
+        struct layermap *lm = cfile_lmap_build(&m, npu, bench, warn, sizeof warn);
         if (lm) {
-            for (size_t i = 0; i < npu->nrecs; i++) (void)lmap_get(lm, tree_s(npu, npu->recs[i].name));
-            lmap_free(lm);
+            for (size_t i = 0; i < npu->nrecs; i++) (void)layermap_get(lm, tree_s(npu, npu->recs[i].name));
+            layermap_free(lm);
         }
     }
     cfile_lmap_free(&m);

@@ -1,13 +1,13 @@
 /* test_app_compare: the curses-free parts of compare mode in the app: the
  * divergence heat map's derived cube (model/compare/rundiff.h), communication
- * links between ranks (model/graph/commlinks.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
+ * links between ranks (model/graph/comm.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
  * synthetic ranks and on a gen_dump.py tensor-parallel pair), and the side
  * files (src/cmp_files.h: layer mapping, match config saved and applied on
  * the quick_start pair). */
 #include <math.h>
 #include <sys/wait.h>
 
-#include "model/graph/commlinks.h"
+#include "model/graph/comm.h"
 #include "model/compare/compare.h"
 #include "model/compare/rundiff.h"
 #include "pt_test.h"

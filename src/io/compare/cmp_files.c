@@ -70,7 +70,7 @@ static char *key_colon(char *s, int loose) {
 
 static int add_rule(struct yparse *y, const char *from, const char *to, struct pt_error *err) {
     struct cfile_lmap *m = y->m;
-    struct lmap_rule *nv = realloc(m->rules, (m->n + 1) * sizeof *nv);
+    struct layermap_rule *nv = realloc(m->rules, (m->n + 1) * sizeof *nv);
     if (!nv) return pt_errorf(err, "out of memory");
     m->rules = nv;
     char *c = strdup(y->cls), *f = strdup(from), *t = strdup(to);
@@ -80,11 +80,11 @@ static int add_rule(struct yparse *y, const char *from, const char *to, struct p
         free(t);
         return pt_errorf(err, "out of memory");
     }
-    m->rules[m->n++] = (struct lmap_rule){c, f, t, y->line, y->cls_line};
+    m->rules[m->n++] = (struct layermap_rule){c, f, t, y->line, y->cls_line};
     return 0;
 }
 
-static void free_rule(struct lmap_rule *r) {
+static void free_rule(struct layermap_rule *r) {
     free((char *)r->cls);
     free((char *)r->from);
     free((char *)r->to);
@@ -221,20 +221,20 @@ void cfile_lmap_free(struct cfile_lmap *m) {
     memset(m, 0, sizeof *m);
 }
 
-struct lmap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu, const struct tree *bench,
+struct layermap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu, const struct tree *bench,
                               char *warn, size_t wsize) {
-    struct lmap *map = NULL;
+    struct layermap *map = NULL;
     struct pt_error e;
     size_t o = 0;
     if (wsize) warn[0] = '\0';
-    if (lmap_build(npu, bench, m->rules, m->n, &map, &e) != 0) {
+    if (layermap_build(npu, bench, m->rules, m->n, &map, &e) != 0) {
         snprintf(warn, wsize, "layer mapping not used: %s", e.msg);
         return NULL;
     }
     const size_t *u;
-    size_t nu = lmap_unused(map, &u);
+    size_t nu = layermap_unused(map, &u);
     for (size_t i = 0; i < nu && o + 1 < wsize; i++) {
-        const struct lmap_rule *r = &m->rules[u[i]];
+        const struct layermap_rule *r = &m->rules[u[i]];
         /* one line per class */
         int seen = 0;
         for (size_t j = 0; j < i; j++) seen |= !strcmp(m->rules[u[j]].cls, r->cls);

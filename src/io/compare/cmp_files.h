@@ -26,7 +26,7 @@
 
 struct cfile_lmap {
     char *path;                 /* the YAML, NULL for the automatic mapping */
-    struct lmap_rule *rules;    /* strings owned */
+    struct layermap_rule *rules;    /* strings owned */
     size_t n;
 };
 
@@ -40,7 +40,7 @@ void cfile_lmap_free(struct cfile_lmap *m);
  * compares without one, and so do we).  Anything worth telling the user
  * (rules whose class the problem dump lacks, with file and line; why no map
  * could be made) is written to warn, one line each ("" when nothing). */
-struct lmap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu, const struct tree *bench,
+struct layermap *cfile_lmap_build(const struct cfile_lmap *m, const struct tree *npu, const struct tree *bench,
                               char *warn, size_t wsize);
 
 /* What applying a match config did. */

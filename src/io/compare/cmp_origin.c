@@ -63,30 +63,30 @@ int cmp_origin_step(const struct cscan_pair *v, size_t n, int32_t step, int fuzz
 /* The run's first divergence: the origin node when the rules found one on
  * pair head (that pair compared again with the node as its first, unless
  * it is its first already), else the pair's own first. */
-static void answer(const struct cscan_pair *pairs, const struct crun_pair *sum, long head, int which, int fuzzy,
-                   const struct ovf_origin_report *rep, struct crun_first *ans) {
-    const struct crun_first *own = &sum[head].first[which];
+static void answer(const struct cscan_pair *pairs, const struct compare_run_pair *sum, long head, int which, int fuzzy,
+                   const struct ovf_origin_report *rep, struct compare_run_first *ans) {
+    const struct compare_run_first *own = &sum[head].first[which];
     const struct ovf_origin_node *o = rep->n && rep->v[0].norigins ? &rep->v[0].origins[0] : NULL;
     if (o && o->rank == sum[head].rank && (!own->have || strcmp(own->name, o->name) != 0)) {
-        struct crun_pair tmp = {0};
+        struct compare_run_pair tmp = {0};
         struct cscan_opts so = {.fuzzy = fuzzy, .threads = 1};
         cscan_pin(&pairs[head], &so, o->name, which, &tmp);
-        int ok = tmp.state == CRUN_DONE && tmp.first[which].have && !strcmp(tmp.first[which].name, o->name);
+        int ok = tmp.state == COMPARE_RUN_DONE && tmp.first[which].have && !strcmp(tmp.first[which].name, o->name);
         if (ok) {
             *ans = tmp.first[which];
             memset(&tmp.first[which], 0, sizeof tmp.first[which]);
         }
-        crun_pair_clear(&tmp);
+        compare_run_pair_clear(&tmp);
         if (ok) return;
     }
-    if (own->have && crun_first_copy(ans, own) != 0) memset(ans, 0, sizeof *ans);
+    if (own->have && compare_run_first_copy(ans, own) != 0) memset(ans, 0, sizeof *ans);
 }
 
-long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
-                      struct ovf_origin_report *o, int *which, struct crun_first *ans, struct pt_error *err) {
+long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
+                      struct ovf_origin_report *o, int *which, struct compare_run_first *ans, struct pt_error *err) {
     err->msg[0] = '\0';
     if (ans) memset(ans, 0, sizeof *ans);
-    long k = crun_first(sum, n, which);
+    long k = compare_run_first(sum, n, which);
     if (k < 0) return -1;
     /* only the ranks whose pair diverges at that step and level: a clean
      * rank can hold no origin, and each rank costs a second read of both
@@ -99,14 +99,14 @@ long cmp_origin_first(const struct cscan_pair *pairs, size_t n, const struct cru
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (sum[i].step == sum[k].step && sum[i].state == CRUN_DONE && (*which == CRUN_ERR ? sum[i].nerror : sum[i].nwarning))
+        if (sum[i].step == sum[k].step && sum[i].state == COMPARE_RUN_DONE && (*which == COMPARE_RUN_ERR ? sum[i].nerror : sum[i].nwarning))
             sel[m++] = pairs[i];
     struct ovf_origin_report mine = {0}, *rep = o ? o : &mine;
     long head = -1;
-    int level = *which == CRUN_ERR ? CL_ERROR : CL_WARNING;
+    int level = *which == COMPARE_RUN_ERR ? CL_ERROR : CL_WARNING;
     if (m > 1 && cmp_origin_step(sel, m, sum[k].step, fuzzy, level, rep, err) == 0 && rep->n && rep->v[0].norigins)
         for (size_t i = 0; i < n && head < 0; i++)
-            if (sum[i].step == rep->v[0].step && sum[i].rank == rep->v[0].origins[0].rank && sum[i].state == CRUN_DONE)
+            if (sum[i].step == rep->v[0].step && sum[i].rank == rep->v[0].origins[0].rank && sum[i].state == COMPARE_RUN_DONE)
                 head = (long)i;
     free(sel);
     if (head < 0) head = k;

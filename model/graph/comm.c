@@ -1,5 +1,5 @@
-/* commlinks: probetop-rules(7), ORIGIN ACROSS RANKS: Communication links pairing of communication nodes across ranks. */
-#include "model/graph/commlinks.h"
+/* comm: probetop-rules(7), ORIGIN ACROSS RANKS: Communication links pairing of communication nodes across ranks. */
+#include "model/graph/comm.h"
 #include "model/util/util.h"
 
 #include <stdio.h>
