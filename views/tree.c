@@ -843,8 +843,8 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     int m = acmp_mark(p->G, n);
     double mag = acmp_magnitude(p->G, n);
     if (m == AM_ERROR || m == AM_WARN || m == AM_PASS) {
-        if (p->G->g && p->G->g->n[n].worst_rel >= 0) {
-            double wr = p->G->g->n[n].worst_rel;
+        if (p->G->g && p->G->g->nodes[n].worst_rel >= 0) {
+            double wr = p->G->g->nodes[n].worst_rel;
             if (isinf(wr)) snprintf(idx, sizeof idx, "  worst rel err inf");
             else snprintf(idx, sizeof idx, "  worst rel err %.6g%%", wr * 100);
         } else if (mag >= 0) snprintf(idx, sizeof idx, "  index %.2g", mag);
@@ -852,7 +852,7 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     int ov = p->G->ovf ? p->G->ovf[n] : 0;
     snprintf(buf, size, "%s %s  %s%s%s%s%s\n%s", tree_kind_name(t->nodes[n].kind), pt_escape(id, strlen(id), esc, sizeof esc),
              lv[m], idx, ov ? "  overflow " : "", ov ? ovf_level_name((enum ovf_level)ov) : "",
-             p->G->g && p->G->g->n[n].manual ? "  (matched by hand)" : "",
+             p->G->g && p->G->g->nodes[n].manual ? "  (matched by hand)" : "",
              /* only the keys that work here: a single run has no verdicts */
              acmp_is_compare(p->G) ? "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  Tab detail"
                                    : "Enter expand  / search  n/N next match  {} rank  () step  Tab detail");

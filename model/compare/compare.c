@@ -45,12 +45,12 @@ char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_
     switch (v->kind) {
     case TV_NONE: cmp_cpy(buf, size, "None"); break;
     case TV_INT:
-        if (v->s != TREE_NONE) cmp_cpy(buf, size, tree_s(t, v->s));
-        else snprintf(buf, size, "%lld", (long long)v->i);
+        if (v->text != TREE_NONE) cmp_cpy(buf, size, tree_s(t, v->text));
+        else snprintf(buf, size, "%lld", (long long)v->integer);
         break;
-    case TV_FLOAT: cmp_pyfloat(v->d, buf, size); break;
-    case TV_BOOL: snprintf(buf, size, v->i ? "True" : "False"); break;
-    case TV_STR: cmp_cpy(buf, size, v->s == TREE_NONE ? "" : tree_s(t, v->s)); break;
+    case TV_FLOAT: cmp_pyfloat(v->real, buf, size); break;
+    case TV_BOOL: snprintf(buf, size, v->integer ? "True" : "False"); break;
+    case TV_STR: cmp_cpy(buf, size, v->text == TREE_NONE ? "" : tree_s(t, v->text)); break;
     }
     return buf;
 }
@@ -64,13 +64,13 @@ void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *dif
         diff->kind = rel->kind = CV_NA;
         return;
     }
-    double d, bv = b->kind == TV_INT ? (double)b->i : b->d;
+    double d, bv = b->kind == TV_INT ? (double)b->integer : b->real;
     if (n->kind == TV_INT && b->kind == TV_INT) {
         diff->kind = CV_INT;
-        diff->i = n->i - b->i;
+        diff->i = n->integer - b->integer;
         d = (double)diff->i;
     } else {
-        d = (n->kind == TV_INT ? (double)n->i : n->d) - bv;
+        d = (n->kind == TV_INT ? (double)n->integer : n->real) - bv;
         diff->kind = CV_NUM;
         diff->v = d;
     }
@@ -116,11 +116,11 @@ static enum vt table_class(const struct tree *t, const struct tval *v, int na, d
     char buf[128];
     switch (v->kind) {
     case TV_FLOAT:
-        if (isnan(v->d)) return VT_NAN;
-        if (isinf(v->d)) return v->d > 0 ? VT_INF : VT_NINF;
-        *num = v->d;
+        if (isnan(v->real)) return VT_NAN;
+        if (isinf(v->real)) return v->real > 0 ? VT_INF : VT_NINF;
+        *num = v->real;
         return VT_NUM;
-    case TV_INT: *num = (double)v->i; return VT_NUM;
+    case TV_INT: *num = (double)v->integer; return VT_NUM;
     case TV_BOOL: return VT_OTHER;
     case TV_NONE: return VT_OTHER;
     case TV_STR: {
@@ -144,7 +144,7 @@ static enum vt table_class(const struct tree *t, const struct tval *v, int na, d
 
 /* str() of a stat in the table (NaN as "Nan", as set_summary writes). */
 void cmp_table_stat_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    if (v->kind == TV_FLOAT && isnan(v->d)) { cmp_cpy(buf, size, "Nan"); return; }
+    if (v->kind == TV_FLOAT && isnan(v->real)) { cmp_cpy(buf, size, "Nan"); return; }
     cmp_tval_text(t, v, buf, size);
 }
 
@@ -158,8 +158,8 @@ void cmp_table_stat(const struct tree *tn, const struct tval *n, const struct tr
     int same;
     if (bench_na) same = 0;
     else if (n->kind == TV_FLOAT && b->kind == TV_FLOAT)
-        same = (isnan(n->d) && isnan(b->d)) || (n->d == b->d && signbit(n->d) == signbit(b->d));
-    else if (n->kind == TV_INT && b->kind == TV_INT) same = n->i == b->i;
+        same = (isnan(n->real) && isnan(b->real)) || (n->real == b->real && signbit(n->real) == signbit(b->real));
+    else if (n->kind == TV_INT && b->kind == TV_INT) same = n->integer == b->integer;
     else if ((n->kind == TV_INT && b->kind == TV_FLOAT) || (n->kind == TV_FLOAT && b->kind == TV_INT)) same = 0;
     else {
         char a[256], c[256];
@@ -205,8 +205,8 @@ int cmp_mode_of(const struct tree *npu, const struct tree *bench, struct pt_erro
 /* ---- rows ---- */
 
 const char *cmp_param_rg(const struct tree *t, const struct tparam *p) {
-    if (p->req_grad.kind == TV_BOOL) return p->req_grad.i ? "True" : "False";
-    if (p->req_grad.kind == TV_STR) return tree_s(t, p->req_grad.s);
+    if (p->req_grad.kind == TV_BOOL) return p->req_grad.integer ? "True" : "False";
+    if (p->req_grad.kind == TV_STR) return tree_s(t, p->req_grad.text);
     return NULL;
 }
 

@@ -86,7 +86,7 @@ struct cmp_node {
 struct cmp_graph {
     const struct tree *npu, *bench;
     enum cmp_mode mode;
-    struct cmp_node *n;   /* one per NPU node */
+    struct cmp_node *nodes;   /* one per NPU node */
     int32_t *bmatch;      /* one per Bench node: the NPU node, -1 */
     struct crow *rows;
     size_t nrows, caprows;

@@ -126,7 +126,7 @@ static void stack_repr(const struct tree *t, int32_t st, char *buf, size_t size)
 }
 
 static void stat_cell(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    if (v->kind == TV_FLOAT && isinf(v->d)) { snprintf(buf, size, v->d > 0 ? " inf" : " -inf"); return; }
+    if (v->kind == TV_FLOAT && isinf(v->real)) { snprintf(buf, size, v->real > 0 ? " inf" : " -inf"); return; }
     cmp_table_stat_text(t, v, buf, size);
 }
 

@@ -109,7 +109,7 @@ int compare_run_pair_from_graph(struct compare_run_pair *p, const struct cmp_gra
         else p->nwarning++;
         if ((n == det ? offer_det(p, &at, tree_id(t, n), in)
                       : p->first[COMPARE_RUN_ERR].det && lv == CL_ERROR ? 0
-                      : compare_run_offer(p, lv, &at, tree_id(t, n), in, g->n[n].worst_rel)) != 0) {
+                      : compare_run_offer(p, lv, &at, tree_id(t, n), in, g->nodes[n].worst_rel)) != 0) {
             compare_run_pair_clear(p);
             return -1;
         }

@@ -214,7 +214,7 @@ static int build_chain(struct st *s, struct origin_result *out) {
     uint8_t mask = ORIGIN_IN | ORIGIN_OUT;
     for (size_t r = 0; r < nr; r++) {
         entry[r] = -1;
-        const struct tree *t = s->R[r].t;
+        const struct tree *t = s->R[r].tree;
         for (size_t i = 0; i < t->nrecs && entry[r] < 0; i++)
             if ((s->R[r].flags[i] & mask) && !origin_skipped(origin_rec_name(t, i), s->rules)) entry[r] = (int32_t)i;
     }
@@ -265,7 +265,7 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
     if (!s.ri) goto oom;
     /* before any communication: each rank's first candidate */
     for (size_t r = 0; r < n; r++) {
-        const struct tree *t = ranks[r].t;
+        const struct tree *t = ranks[r].tree;
         s.ri[r].first_comm = -1;
         for (size_t i = 0; i < t->nrecs; i++) {
             const char *name = origin_rec_name(t, i);

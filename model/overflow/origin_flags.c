@@ -66,9 +66,9 @@ static int text_nonfinite(const char *s) {
 }
 
 static int tval_nonfinite(const struct tree *t, const struct tval *v) {
-    if (v->kind == TV_FLOAT) return !isfinite(v->d);
+    if (v->kind == TV_FLOAT) return !isfinite(v->real);
     if (v->kind == TV_STR && !v->is_repr) {
-        const char *s = tree_s(t, v->s);
+        const char *s = tree_s(t, v->text);
         return s && text_nonfinite(s);
     }
     return 0;
@@ -165,7 +165,7 @@ struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
             for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
                 if (slim_str(t, n, offs[k]) != 0) goto oom;
             for (int k = 0; k < 4; k++)
-                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].s) != 0) goto oom;
+                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].text) != 0) goto oom;
             np++;
             o->np++;
         }

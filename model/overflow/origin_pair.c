@@ -227,7 +227,7 @@ static int add_edge(struct st *s, int a, int b, int kind) {
 /* One rank's communication ops (from its first one on) with the candidate
  * compute ops before each, and the candidates after the last. */
 int origin_build_rank(struct st *s, int rk) {
-    const struct tree *t = s->R[rk].t;
+    const struct tree *t = s->R[rk].tree;
     const uint8_t *fl = s->R[rk].flags;
     struct rankinfo *ri = &s->ri[rk];
     ri->n0 = ri->n1 = s->nn;
@@ -358,10 +358,10 @@ static int rank_index(const struct st *s, int32_t rank) {
     size_t lo = 0, hi = s->nr;
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
-        if (s->R[m].t->rank < rank) lo = m + 1;
+        if (s->R[m].tree->rank < rank) lo = m + 1;
         else hi = m;
     }
-    return lo < s->nr && s->R[lo].t->rank == rank ? (int)lo : -1;
+    return lo < s->nr && s->R[lo].tree->rank == rank ? (int)lo : -1;
 }
 
 /* Pairs cur (on rank index rk) with the first op of its peer rank's
@@ -374,7 +374,7 @@ static int pair_in(struct st *s, int rk, size_t cur, struct pseg *g) {
         g->owner = rk + 1;
         g->cur = g->s;
     }
-    int32_t rank = s->R[rk].t->rank;
+    int32_t rank = s->R[rk].tree->rank;
     for (size_t k = g->cur; k < g->e; k++) {
         size_t si = s->byk[k];
         const struct cnode *o = &s->nodes[si];
@@ -411,7 +411,7 @@ static int connect_node(struct st *s, int rk, size_t cur) {
     }
     for (size_t k = p->s0; k < p->s1; k++) {
         struct pseg *g = &s->segs[k];
-        if (g->rk <= rk || (c->nconn && !conn_has(c, s->R[g->rk].t->rank))) continue;
+        if (g->rk <= rk || (c->nconn && !conn_has(c, s->R[g->rk].tree->rank))) continue;
         if (pair_in(s, rk, cur, g) != 0) return -1;
     }
     return 0;

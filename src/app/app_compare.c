@@ -311,7 +311,7 @@ static void finish_graph(struct app *a, struct acmp_graph *G) {
         if (m->step != G->step || m->rank != G->rank) continue;
         int x = tree_find(G->t[0], m->a), y = tree_find(G->t[1], m->b);
         struct pt_error e;
-        if (x >= 0 && y >= 0 && G->g->n[x].bench < 0 && G->g->bmatch[y] < 0) cmp_manual_match(G->g, x, y, 0, &e);
+        if (x >= 0 && y >= 0 && G->g->nodes[x].bench < 0 && G->g->bmatch[y] < 0) cmp_manual_match(G->g, x, y, 0, &e);
     }
 }
 
@@ -753,13 +753,13 @@ int acmp_mark(const struct acmp_graph *G, int n) {
 }
 
 double acmp_magnitude(const struct acmp_graph *G, int n) {
-    if (G->g) return G->g->n[n].magnitude;
+    if (G->g) return G->g->nodes[n].magnitude;
     if (G->vlink && !isnan(G->vg[0]->index[n])) return G->vg[0]->index[n];
     return -1;
 }
 
 int acmp_counterpart(const struct acmp_graph *G, int n) {
-    if (G->g) return G->g->n[n].bench;
+    if (G->g) return G->g->nodes[n].bench;
     if (G->vlink) return G->vlink[n];
     return -1;
 }
@@ -804,7 +804,7 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
                                                            : "manual matching needs two compared runs");
     const struct tree *t0 = G->t[0], *t1 = G->t[1];
     if (na < 0 || (size_t)na >= t0->nnodes || nb < 0 || (size_t)nb >= t1->nnodes) return pt_errorf(err, "no such node");
-    if (G->g->n[na].bench >= 0) return pt_errorf(err, "%s is matched already", tree_id(t0, na));
+    if (G->g->nodes[na].bench >= 0) return pt_errorf(err, "%s is matched already", tree_id(t0, na));
     if (G->g->bmatch[nb] >= 0) return pt_errorf(err, "benchmark %s is matched already", tree_id(t1, nb));
     if (t0->nodes[na].kind != t1->nodes[nb].kind)
         return pt_errorf(err, "the two nodes differ in kind (%s vs %s): msProbe matches only the same kind",
@@ -813,8 +813,8 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
     summary_refresh(c, G);
     /* remember every pair now manual (the twins too) for reloads */
     for (size_t i = 0; i < t0->nnodes; i++) {
-        if (!G->g->n[i].manual || G->g->n[i].bench < 0) continue;
-        const char *x = tree_id(t0, (int)i), *y = tree_id(t1, G->g->n[i].bench);
+        if (!G->g->nodes[i].manual || G->g->nodes[i].bench < 0) continue;
+        const char *x = tree_id(t0, (int)i), *y = tree_id(t1, G->g->nodes[i].bench);
         int known = 0;
         for (size_t k = 0; k < c->nmanual && !known; k++)
             known = c->manual[k].step == G->step && c->manual[k].rank == G->rank && !strcmp(c->manual[k].a, x);

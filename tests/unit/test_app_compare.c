@@ -276,8 +276,8 @@ static void test_match_config(void) {
     CHECK_INT(cfile_match_apply(g, path, &rep, &err), 0);
     CHECK_INT((int)rep.ok, 1);
     CHECK_INT((int)rep.failed, 0);   /* the reverse entry is recognised */
-    CHECK_INT(g->n[x].bench, y);
-    CHECK(g->n[x].manual);
+    CHECK_INT(g->nodes[x].bench, y);
+    CHECK(g->nodes[x].manual);
     CHECK_INT((int)g->nmatched, 710);
     /* unknown names are reported, the rest applied */
     CHECK_INT(pt_write(path, "{\"Not.a.node\": \"optimizer\", \"optimizer\": \"Module.fc.Linear.parameters_grad.1\"}"), 0);

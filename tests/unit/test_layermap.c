@@ -268,8 +268,8 @@ static void test_bad_yaml(void) {
 static int same_outcome(const struct cmp_graph *x, const struct cmp_graph *y) {
     if (x->npu->nnodes != y->npu->nnodes || x->nmatched != y->nmatched || x->nrows != y->nrows) return 0;
     for (size_t i = 0; i < x->npu->nnodes; i++) {
-        int bx = x->n[i].bench, by = y->n[i].bench;
-        if ((bx < 0) != (by < 0) || x->n[i].index != y->n[i].index) return 0;
+        int bx = x->nodes[i].bench, by = y->nodes[i].bench;
+        if ((bx < 0) != (by < 0) || x->nodes[i].index != y->nodes[i].index) return 0;
         if (bx >= 0 && strcmp(tree_id(x->bench, bx), tree_id(y->bench, by))) return 0;
     }
     return 1;
@@ -409,7 +409,7 @@ static void test_fuzzy_shifted(void) {
     if (ge && gs && gx) {
         size_t agree = 0, shifted_api = 0;
         for (size_t i = 0; i < a->nnodes; i++) {
-            agree += ge->n[i].bench == gs->n[i].bench && ge->n[i].index == gs->n[i].index;
+            agree += ge->nodes[i].bench == gs->nodes[i].bench && ge->nodes[i].index == gs->nodes[i].index;
             shifted_api += strstr(tree_id(s, (int)i), ".9000.forward") != NULL;
         }
         CHECK_INT((int)agree, (int)a->nnodes);
@@ -475,7 +475,7 @@ static void test_fuzzy_key(void) {
             int n = tree_find(a, want[i][0]);
             CHECK(n >= 0);
             if (n < 0) continue;
-            int bm = g->n[n].bench;
+            int bm = g->nodes[n].bench;
             if (want[i][1]) CHECK_STR(bm >= 0 ? tree_id(b, bm) : "(none)", want[i][1]);
             else CHECK_INT(bm, -1);
         }

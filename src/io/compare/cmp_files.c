@@ -280,12 +280,12 @@ int cfile_match_apply(struct cmp_graph *g, const char *path, struct cfile_report
             else note_bad(rep, "%s is not a node of the %s graph", e->valuestring, "benchmark");
             continue;
         }
-        if (g->n[a].bench == b) {
+        if (g->nodes[a].bench == b) {
             rep->ok++;
             continue;
         }
         struct pt_error e2;
-        if (g->n[a].bench >= 0) cmp_unmatch(g, a, &e2);
+        if (g->nodes[a].bench >= 0) cmp_unmatch(g, a, &e2);
         if (g->bmatch[b] >= 0) cmp_unmatch(g, g->bmatch[b], &e2);
         if (cmp_manual_match(g, a, b, 0, &e2) != 0) note_bad(rep, "%s: cannot be matched%s", e->string, "");
         else rep->ok++;
@@ -300,8 +300,8 @@ long cfile_match_save(const struct cmp_graph *g, const char *path, struct pt_err
     long n = 0;
     fputc('{', f);
     for (size_t i = 0; i < g->npu->nnodes; i++) {
-        if (!g->n[i].manual || g->n[i].bench < 0) continue;
-        const char *a = tree_id(g->npu, (int)i), *b = tree_id(g->bench, g->n[i].bench);
+        if (!g->nodes[i].manual || g->nodes[i].bench < 0) continue;
+        const char *a = tree_id(g->npu, (int)i), *b = tree_id(g->bench, g->nodes[i].bench);
         fputs(n ? ",\n " : "\n ", f);
         json_fput_str(f, a);
         fputs(": ", f);

@@ -20,7 +20,7 @@ static int pin_graph(struct compare_run_pair *out, const struct cmp_graph *g, co
         struct compare_run_point at;
         const char *in;
         compare_run_node_point(g, (int)n, &at, &in);
-        return compare_run_pin(out, which, &at, pin, in, g->n[n].worst_rel);
+        return compare_run_pin(out, which, &at, pin, in, g->nodes[n].worst_rel);
     }
     return 0;
 }

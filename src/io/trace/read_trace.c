@@ -234,8 +234,8 @@ static int phase_at(const struct tp_anno *a, const long *parent, size_t n, int64
  * then start) take the id of the launch flow ending inside them (same
  * stream). */
 static void link_flows(struct tp_kernel *v, size_t n, const struct tp_file *f) {
-    for (size_t i = 0; i < f->nfl; i++) {
-        const struct tp_flow *w = &f->fl[i];
+    for (size_t i = 0; i < f->nflows; i++) {
+        const struct tp_flow *w = &f->flows[i];
         int64_t st = w->tid < 0 ? 0 : w->tid > 65535 ? 65535 : w->tid;
         int64_t ts = w->ts - f->base_ns;   /* the kernels have no base yet */
         size_t lo = 0, hi = n;   /* the last kernel of the stream starting at or before the flow */
@@ -296,14 +296,14 @@ static int take_kernel(struct rank_build *b, const struct rfile *rf, const struc
     memset(&t, 0, sizeof t);
     t.seg = (struct trace_seg){.start_ns = st, .dur_ns = k->dur, .name = rf->to ? rf->to[k->name] : k->name,
                                .cat = k->cat, .phase = TRACE_PH_NONE, .stream = k->stream};
-    t.step = step_at(f->s, f->ns, l ? lts : st);
+    t.step = step_at(f->steps, f->nsteps, l ? lts : st);
     t.hta_ds = f->ts_frac ? k->hta_ds : 0;
     t.hta_de = f->ts_frac ? k->hta_de : 0;
-    if (l && f->na) t.seg.phase = (uint8_t)phase_at(f->a, parent, f->na, lts);
+    if (l && f->nannos) t.seg.phase = (uint8_t)phase_at(f->annos, parent, f->nannos, lts);
     if (t.seg.phase != TRACE_PH_NONE) *has_phase = 1;
     if (!multi_step) t.keep = 1;
-    else if (k->corr >= 0) t.keep = l && f->ns && lts < last_start;
-    else t.keep = f->ns && st < last_start;
+    else if (k->corr >= 0) t.keep = l && f->nsteps && lts < last_start;
+    else t.keep = f->nsteps && st < last_start;
     int32_t *hit = b->synth ? b->num : bsearch(&t.step, b->num, (size_t)b->n, sizeof *b->num, util_cmp_i32);
     if (hit) {
         size_t i = (size_t)(hit - b->num);
@@ -324,22 +324,22 @@ static int take_kernel(struct rank_build *b, const struct rfile *rf, const struc
 static int join_file(struct rank_build *b, struct rfile *rf, int multi_step, int *has_phase, const char *path,
                      struct pt_error *err) {
     struct tp_file *f = rf->f;
-    if (f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
-    if (f->na > 1) qsort(f->a, f->na, sizeof *f->a, cmp_anno);
-    long *parent = anno_parents(f->a, f->na);
+    if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
+    if (f->nannos > 1) qsort(f->annos, f->nannos, sizeof *f->annos, cmp_anno);
+    long *parent = anno_parents(f->annos, f->nannos);
     if (!parent) return pt_errorf(err, "out of memory");
     /* HTA's window: what was launched before the last ProfilerStep began */
     int64_t last_start = INT64_MIN;
-    for (size_t i = 0; i < f->ns; i++)
-        if (f->s[i].start > last_start) last_start = f->s[i].start;
+    for (size_t i = 0; i < f->nsteps; i++)
+        if (f->steps[i].start > last_start) last_start = f->steps[i].start;
     int rc = 0;
     struct tp_kernel *neg = NULL;   /* torch_npu: the kernels a flow links, in memory */
     size_t nneg = 0, capneg = 0, ineg = 0;
-    if ((f->k && tsp_sort(f->k, err)) || (f->l && tsp_sort(f->l, err))) rc = -1;
-    const struct tp_kernel *kq = rc || !f->k ? NULL : tsp_next(f->k, err);
-    const struct tp_launch *lq = rc || !f->l ? NULL : tsp_next(f->l, err);
-    if (!rc && f->nfl) {   /* those without a correlation id come first, by stream then start */
-        for (; kq && kq->corr < 0; kq = tsp_next(f->k, err)) {
+    if ((f->kernels && tsp_sort(f->kernels, err)) || (f->launches && tsp_sort(f->launches, err))) rc = -1;
+    const struct tp_kernel *kq = rc || !f->kernels ? NULL : tsp_next(f->kernels, err);
+    const struct tp_launch *lq = rc || !f->launches ? NULL : tsp_next(f->launches, err);
+    if (!rc && f->nflows) {   /* those without a correlation id come first, by stream then start */
+        for (; kq && kq->corr < 0; kq = tsp_next(f->kernels, err)) {
             if (UTIL_PUSH(neg, nneg, capneg)) { rc = pt_errorf(err, "out of memory"); break; }
             neg[nneg++] = *kq;
         }
@@ -354,18 +354,18 @@ static int join_file(struct rank_build *b, struct rfile *rf, int multi_step, int
         else break;
         const struct tp_launch *l = NULL;
         if (k->corr >= 0) {
-            while (lq && lq->corr < k->corr) lq = tsp_next(f->l, err);
+            while (lq && lq->corr < k->corr) lq = tsp_next(f->launches, err);
             if (lq && lq->corr == k->corr) l = lq;
         }
         rc = take_kernel(b, rf, k, l, parent, multi_step, last_start, has_phase, path, err);
-        if (!from_neg) kq = tsp_next(f->k, err);
+        if (!from_neg) kq = tsp_next(f->kernels, err);
     }
-    if (!rc && ((f->k && tsp_failed(f->k)) || (f->l && tsp_failed(f->l)))) rc = -1;
+    if (!rc && ((f->kernels && tsp_failed(f->kernels)) || (f->launches && tsp_failed(f->launches)))) rc = -1;
     free(neg);
     free(parent);
-    tsp_free(f->k);
-    tsp_free(f->l);
-    f->k = f->l = NULL;
+    tsp_free(f->kernels);
+    tsp_free(f->launches);
+    f->kernels = f->launches = NULL;
     return rc;
 }
 
@@ -375,7 +375,7 @@ static int join_file(struct rank_build *b, struct rfile *rf, int multi_step, int
 static int make_steps(struct rank_build *b, struct rfile *files, size_t nf, struct dataset *ds, struct pt_error *err) {
     struct trace_rank *r = b->r;
     size_t ns = 0;
-    for (size_t i = 0; i < nf; i++) ns += files[i].f->ns;
+    for (size_t i = 0; i < nf; i++) ns += files[i].f->nsteps;
     if (b->synth) ns = 1;
     r->steps = calloc(ns ? ns : 1, sizeof *r->steps);
     if (!r->steps) return pt_errorf(err, "out of memory");
@@ -388,8 +388,8 @@ static int make_steps(struct rank_build *b, struct rfile *files, size_t nf, stru
         if (!all) return pt_errorf(err, "out of memory");
         size_t na = 0;
         for (size_t i = 0; i < nf; i++)
-            for (size_t j = 0; j < files[i].f->ns; j++) {
-                const struct tp_step *s = &files[i].f->s[j];
+            for (size_t j = 0; j < files[i].f->nsteps; j++) {
+                const struct tp_step *s = &files[i].f->steps[j];
                 if (!s->gpu) all[na] = (struct step_ref){s->n, na, s->start, s->end}, na++;
             }
         if (na > 1) qsort(all, na, sizeof *all, cmp_step_ref);
@@ -674,7 +674,7 @@ static void warn_file(struct dataset *ds, const struct tfile *t) {
         dataset_warn(ds, "%s: %zu kernels with names beyond what --mem holds of names are named \"%s\"", t->path,
                      t->f.nlumped, TP_LUMPED);
     if (t->f.nbadts) dataset_warn(ds, "%s: %zu device events whose ts or dur is not a number skipped", t->path, t->f.nbadts);
-    if (!t->f.nk) dataset_warn(ds, "%s: no device kernels (a CPU-only trace?)", t->path);
+    if (!t->f.nkernels) dataset_warn(ds, "%s: no device kernels (a CPU-only trace?)", t->path);
 }
 
 /* Ranks for files that name none: the file order, after the known ones. */
@@ -804,11 +804,11 @@ static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct t
     int multi = 0, any_step = 0;
     size_t nk = 0;
     for (size_t i = 0; i < n; i++) {
-        nk += t[i].f.nk;
-        for (size_t j = 0; j < t[i].f.ns; j++) {
+        nk += t[i].f.nkernels;
+        for (size_t j = 0; j < t[i].f.nsteps; j++) {
             any_step = 1;
-            if (first_step == INT32_MIN) first_step = t[i].f.s[j].n;
-            else if (t[i].f.s[j].n != first_step) multi = 1;
+            if (first_step == INT32_MIN) first_step = t[i].f.steps[j].n;
+            else if (t[i].f.steps[j].n != first_step) multi = 1;
         }
     }
     if (!nk)
@@ -826,7 +826,7 @@ static int build_run(struct tfile *t, size_t n, struct tp_names *names, struct t
     for (size_t i = 0; i < n;) {
         size_t j = i;
         size_t rk = 0;   /* the rank's kernels */
-        while (j < n && t[j].rank == t[i].rank) { files[j - i] = (struct rfile){&t[j].f, t[j].to}; rk += t[j].f.nk; j++; }
+        while (j < n && t[j].rank == t[i].rank) { files[j - i] = (struct rfile){&t[j].f, t[j].to}; rk += t[j].f.nkernels; j++; }
         /* the lane view's share of --mem, by the rank's share of the kernels */
         double share = (double)lane_bytes / sizeof(struct trace_seg) * ((double)rk / (double)nk);
         size_t max_segs = share < TRACE_MIN_SEGS ? TRACE_MIN_SEGS : share > 1e15 ? (size_t)1e15 : (size_t)share;

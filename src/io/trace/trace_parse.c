@@ -35,11 +35,11 @@ void tp_names_free(struct tp_names *nm) {
 
 void tp_file_free(struct tp_file *f) {
     struct tsp_budget *b = f->budget;
-    tsp_free(f->k);
-    tsp_free(f->l);
-    free(f->s);
-    free(f->a);
-    free(f->fl);
+    tsp_free(f->kernels);
+    tsp_free(f->launches);
+    free(f->steps);
+    free(f->annos);
+    free(f->flows);
     memset(f, 0, sizeof *f);
     f->budget = b;
 }
@@ -418,11 +418,11 @@ static int finish_event(struct ctx *c, struct ev *e) {
         /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
         if (e->ph == 's') {
             struct tp_launch l = {e->id, e->ts};
-            if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
-            f->nl++;
+            if (push(c, &f->launches, sizeof l, tp_cmp_launch, &l)) return -1;
+            f->nlaunches++;
         } else {
-            if (UTIL_PUSH(f->fl, f->nfl, f->capfl)) return pt_errorf(c->err, "out of memory");
-            f->fl[f->nfl++] = (struct tp_flow){e->id, e->ts, e->tid};
+            if (UTIL_PUSH(f->flows, f->nflows, f->capflows)) return pt_errorf(c->err, "out of memory");
+            f->flows[f->nflows++] = (struct tp_flow){e->id, e->ts, e->tid};
         }
         return 0;
     }
@@ -447,8 +447,8 @@ static int finish_event(struct ctx *c, struct ev *e) {
         hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
-        if (intern(c, e->name, &k->name) || push(c, &f->k, sizeof *k, tp_cmp_kernel_corr, k)) return -1;
-        f->nk++;
+        if (intern(c, e->name, &k->name) || push(c, &f->kernels, sizeof *k, tp_cmp_kernel_corr, k)) return -1;
+        f->nkernels++;
         return 0;
     }
     if (!c->host_full) {
@@ -461,21 +461,21 @@ static int finish_event(struct ctx *c, struct ev *e) {
     }
     if (e->corr >= 0) {
         struct tp_launch l = {e->corr, e->ts};
-        if (push(c, &f->l, sizeof l, tp_cmp_launch, &l)) return -1;
-        f->nl++;
+        if (push(c, &f->launches, sizeof l, tp_cmp_launch, &l)) return -1;
+        f->nlaunches++;
     }
     if (e->namelen > 13 && !memcmp(e->name, "ProfilerStep#", 13)) {
         long n = util_num_after(e->name, "ProfilerStep#");
         if (n >= 0) {
-            if (UTIL_PUSH(f->s, f->ns, f->caps)) return pt_errorf(c->err, "out of memory");
-            f->s[f->ns++] = (struct tp_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == EV_CAT_GPU_ANNO)};
+            if (UTIL_PUSH(f->steps, f->nsteps, f->capsteps)) return pt_errorf(c->err, "out of memory");
+            f->steps[f->nsteps++] = (struct tp_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == EV_CAT_GPU_ANNO)};
         }
         return 0;
     }
     int ph = trace_phase_of(e->name, e->namelen);
     if (ph != TRACE_PH_NONE && e->cat != EV_CAT_GPU_ANNO) {
-        if (UTIL_PUSH(f->a, f->na, f->capa)) return pt_errorf(c->err, "out of memory");
-        f->a[f->na++] = (struct tp_anno){e->ts, e->ts + e->dur, (uint8_t)ph};
+        if (UTIL_PUSH(f->annos, f->nannos, f->capannos)) return pt_errorf(c->err, "out of memory");
+        f->annos[f->nannos++] = (struct tp_anno){e->ts, e->ts + e->dur, (uint8_t)ph};
     }
     return 0;
 }
@@ -635,11 +635,11 @@ static int add_base(struct tp_file *f, const char *path, struct pt_error *err) {
     int64_t b = f->base_ns;
     if (!b) return 0;
     int bad = 0;
-    for (size_t i = 0; i < f->ns; i++)
-        bad |= __builtin_add_overflow(f->s[i].start, b, &f->s[i].start) | __builtin_add_overflow(f->s[i].end, b, &f->s[i].end);
-    for (size_t i = 0; i < f->na; i++)
-        bad |= __builtin_add_overflow(f->a[i].start, b, &f->a[i].start) | __builtin_add_overflow(f->a[i].end, b, &f->a[i].end);
-    for (size_t i = 0; i < f->nfl; i++) bad |= __builtin_add_overflow(f->fl[i].ts, b, &f->fl[i].ts);
+    for (size_t i = 0; i < f->nsteps; i++)
+        bad |= __builtin_add_overflow(f->steps[i].start, b, &f->steps[i].start) | __builtin_add_overflow(f->steps[i].end, b, &f->steps[i].end);
+    for (size_t i = 0; i < f->nannos; i++)
+        bad |= __builtin_add_overflow(f->annos[i].start, b, &f->annos[i].start) | __builtin_add_overflow(f->annos[i].end, b, &f->annos[i].end);
+    for (size_t i = 0; i < f->nflows; i++) bad |= __builtin_add_overflow(f->flows[i].ts, b, &f->flows[i].ts);
     if (bad) return pt_errorf(err, "%s: baseTimeNanoseconds plus the event times is beyond 292 years of nanoseconds", path);
     return 0;
 }
@@ -684,8 +684,8 @@ int tp_parse_file(const char *path, struct tp_names *names, size_t max_value, at
     }
     if (!rc) rc = add_base(f, path, err);
     /* a parsed file waits for the others within the budget (trace_spill.h) */
-    if (!rc && f->k) rc = tsp_park(f->k, err);
-    if (!rc && f->l) rc = tsp_park(f->l, err);
+    if (!rc && f->kernels) rc = tsp_park(f->kernels, err);
+    if (!rc && f->launches) rc = tsp_park(f->launches, err);
 out:
     free(c->buf);
     free(c->hw_pids);

@@ -45,13 +45,13 @@ struct tp_file {
                                 and flows; the kernels and launches get it when read back) */
     /* Kernels and launches, unsorted, in streams within the budget
      * (trace_spill.h); NULL when there is none. */
-    struct tsp *k; size_t nk;
-    struct tsp *l; size_t nl;
+    struct tsp *kernels; size_t nkernels;
+    struct tsp *launches; size_t nlaunches;
     struct tsp_budget *budget;   /* the load's (set by the caller, kept by tp_file_free), or NULL: unbounded */
     struct tsp_budget own;       /* the unbounded one */
-    struct tp_step *s; size_t ns, caps;
-    struct tp_anno *a; size_t na, capa;
-    struct tp_flow *fl; size_t nfl, capfl;
+    struct tp_step *steps; size_t nsteps, capsteps;
+    struct tp_anno *annos; size_t nannos, capannos;
+    struct tp_flow *flows; size_t nflows, capflows;
     uint64_t bytes;          /* bytes of the file read (compressed size for .gz) */
     size_t nneg;             /* events with a negative duration, skipped */
     size_t nbadts;           /* device events whose ts/dur was not a number (or beyond 73 years), skipped */
