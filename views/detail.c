@@ -126,7 +126,7 @@ static int result_role(const char *r) {
 
 static void compare_rows(struct dp *p, const struct acmp_graph *G, int n) {
     const struct cmp_graph *g = G->g;
-    const struct cmp_node *cn = &g->n[n];
+    const struct cmp_node *cn = &g->nodes[n];
     const char *id = tree_id(G->t[0], n);
     int md5 = g->mode == CMP_MD5, tensor = g->mode == CMP_TENSOR;
     char c[16][160];
@@ -319,7 +319,7 @@ static void layout_lines(struct dp *p, struct app *a, int width) {
         if (m >= 0) text(p, UI_DIM, "problem counterpart: %s", tree_id(G->t[0], m));
         else text(p, UI_DIM, "%s", "unmatched (M on a problem node matches it)");
     } else if (acmp_is_compare(G)) {
-        if (b >= 0) text(p, UI_DIM, G->g && G->g->n[n].manual ? "benchmark: %s  (matched by hand)" : "benchmark: %s",
+        if (b >= 0) text(p, UI_DIM, G->g && G->g->nodes[n].manual ? "benchmark: %s  (matched by hand)" : "benchmark: %s",
                          tree_id(G->t[1], b));
         else if (acmp_mark(G, n) == AM_UNMATCHED) text(p, UI_BAD, "%s", "unmatched: no benchmark node (M matches by hand)");
     }
@@ -345,7 +345,7 @@ static void layout_lines(struct dp *p, struct app *a, int width) {
     }
     /* the rows */
     if (G->vin[side]) visdb_rows(p, G, n, side);
-    else if (side == 0 && G->g && b >= 0 && G->g->n[n].nrows) compare_rows(p, G, n);
+    else if (side == 0 && G->g && b >= 0 && G->g->nodes[n].nrows) compare_rows(p, G, n);
     else if (side == 0 && G->g && b >= 0) {
         text(p, UI_DIM, "%s", "matched; nothing to compare (no inputs or outputs)");
     } else side_rows(p, t, n, side ? "benchmark" : "problem");

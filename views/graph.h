@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/graph/commlinks.h"
+#include "model/graph/comm.h"
 #include "model/compare/compare.h"
 #include "model/compare/compare_run.h"
 #include "model/cube/dataset.h"
@@ -109,7 +109,7 @@ struct app_cmp {
      * pair in pairs order; the UI reads entry i once sready[i] is set */
     int summary;                     /* this input has one */
     struct cmp_scan_pair *spairs;
-    struct crun_pair *sum;
+    struct compare_run_pair *sum;
     atomic_uchar *sready;
     atomic_size_t sdone;             /* entries complete */
     atomic_int scancel, send;        /* stop asked (UI) / the scan returned (scan thread) */
@@ -122,7 +122,7 @@ struct app_cmp {
      * failed (empty when it did not) */
     long shead;
     int swhich;
-    struct crun_first sfirst;        /* the node itself (owned) */
+    struct compare_run_first sfirst;        /* the node itself (owned) */
     char sorigin_err[256];
     size_t sseen;                    /* sdone at the last poll */
 
@@ -148,16 +148,16 @@ struct app_cmp {
 };
 
 /* The whole-run summary: entry i when it is complete, else NULL. */
-const struct crun_pair *acmp_summary(const struct app *a, size_t i);
+const struct compare_run_pair *acmp_summary(const struct app *a, size_t i);
 /* The pair index of (step, rank), -1 none. */
 long acmp_pair_index(const struct app *a, int32_t step, int32_t rank);
-/* The run's first divergence: 1 with *pair (index) and *which (CRUN_ERR /
- * CRUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
+/* The run's first divergence: 1 with *pair (index) and *which (COMPARE_RUN_ERR /
+ * COMPARE_RUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
  * still going (or there is no summary). */
 int acmp_run_first(const struct app *a, long *pair, int *which);
 /* The run's first divergence itself (the node where it was born, as
  * `compare --first` names it); NULL while acmp_run_first() is not 1. */
-const struct crun_first *acmp_run_first_node(const struct app *a);
+const struct compare_run_first *acmp_run_first_node(const struct app *a);
 /* Starts loading (step, rank) in the background; the tree pane shows
  * "loading" meanwhile.  -1 when there is no such pair. */
 int acmp_load(struct app *a, int32_t step, int32_t rank, struct pt_error *err);

@@ -44,7 +44,7 @@ static const int ovf_nav[NAV_COUNT] = {
 struct oline {
     int heading;
     uint8_t origin;        /* the origin's row, or its heading */
-    uint8_t section;       /* enum ovr_section */
+    uint8_t section;       /* enum ovfrows_section */
     size_t entry;          /* index into the list: the row's record (a group: its earliest) */
     size_t row;            /* index into rows (not headings) */
     int32_t step;          /* headings */
@@ -69,7 +69,7 @@ struct ovp {
     int has_rank, has_step;
     int32_t rank, step;
     /* the list as shown */
-    struct ovr_rows rows;
+    struct ovfrows rows;
     struct oline *lines;
     size_t nlines, nentries;
     size_t cur;            /* index into lines (an entry line) */
@@ -145,7 +145,7 @@ static void ovp_reset(struct ovp *p) {
     p->lead = -1;
     p->lead_known = 0;
     ovf_list_free(&p->own);
-    ovr_free(&p->rows);
+    ovfrows_free(&p->rows);
     free(p->lines);
     free(p->gsteps);
     free(p->granks);
@@ -183,12 +183,12 @@ static int relist(struct ovp *p) {
     if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) {
         keep = p->lines[p->cur].entry;
         keep_section = p->lines[p->cur].section;
-        if (keep_section == OVR_JUMP) keep_name = p->list->v[keep].name;
+        if (keep_section == OVFROWS_JUMP) keep_name = p->list->v[keep].name;
     }
     const struct ovf_list *l = p->list;
-    if (ovr_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
-    if (ovr_add_anomalies(&p->rows, p->anom, anomaly_shown, p, NULL) != 0) return -1;
-    if (p->lead >= 0 && entry_shown(&l->v[p->lead], p)) ovr_lead(&p->rows, (size_t)p->lead);
+    if (ovfrows_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
+    if (ovfrows_add_anomalies(&p->rows, p->anom, anomaly_shown, p, NULL) != 0) return -1;
+    if (p->lead >= 0 && entry_shown(&l->v[p->lead], p)) ovfrows_lead(&p->rows, (size_t)p->lead);
     size_t cap = p->rows.n * 2 + 1;
     struct oline *lines = realloc(p->lines, cap * sizeof *lines);
     if (!lines) return -1;
@@ -199,19 +199,19 @@ static int relist(struct ovp *p) {
     int32_t last = 0;
     size_t cur = SIZE_MAX;
     for (size_t i = 0; i < p->rows.n; i++) {
-        const struct ovr_row *w = &p->rows.v[i];
-        int anom = w->section == OVR_ANOMALY;
+        const struct ovfrows_row *w = &p->rows.v[i];
+        int anom = w->section == OVFROWS_ANOMALY;
         const struct ovf_entry *e = anom ? NULL : &l->v[w->entry];
         int32_t step = anom ? w->step_min : e->step;
         /* a heading per part, and per step inside the NaN/Inf parts */
         int after_origin = i > 0 && p->rows.v[i - 1].origin;
-        if (!have || w->section != section || (w->section < OVR_JUMP && step != last) || w->origin || after_origin) {
+        if (!have || w->section != section || (w->section < OVFROWS_JUMP && step != last) || w->origin || after_origin) {
             lines[p->nlines++] = (struct oline){ .heading = 1, .origin = w->origin, .section = w->section, .step = step };
             last = step;
             section = w->section;
             have = 1;
         }
-        if (keep_section == OVR_JUMP ? w->section == OVR_JUMP && !strcmp(e->name, keep_name)
+        if (keep_section == OVFROWS_JUMP ? w->section == OVFROWS_JUMP && !strcmp(e->name, keep_name)
                                      : w->section == keep_section && w->entry == keep)
             cur = p->nlines;
         lines[p->nlines++] = (struct oline){ .origin = w->origin, .section = w->section, .entry = w->entry, .row = i,
@@ -283,14 +283,14 @@ static int build(struct ovp *p, struct app *a, struct pt_error *err) {
 /* ---- helpers ---- */
 
 static const struct ovf_entry *cur_entry(const struct ovp *p) {
-    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading || p->lines[p->cur].section == OVR_ANOMALY)
+    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading || p->lines[p->cur].section == OVFROWS_ANOMALY)
         return NULL;
     return &p->list->v[p->lines[p->cur].entry];
 }
 
 /* The anomaly report under the cursor, or NULL. */
 static const struct anomaly *cur_anomaly(const struct ovp *p) {
-    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading || p->lines[p->cur].section != OVR_ANOMALY)
+    if (!p->nlines || p->cur >= p->nlines || p->lines[p->cur].heading || p->lines[p->cur].section != OVFROWS_ANOMALY)
         return NULL;
     return &p->anom->v[p->lines[p->cur].entry];
 }
@@ -348,7 +348,7 @@ static void select_entry(struct ovp *p, int anom, size_t entry) {
         relist(p);
     }
     for (size_t i = 0; i < p->nlines; i++)
-        if (!p->lines[i].heading && (anom ? p->lines[i].section == OVR_ANOMALY : p->lines[i].section < OVR_JUMP) &&
+        if (!p->lines[i].heading && (anom ? p->lines[i].section == OVFROWS_ANOMALY : p->lines[i].section < OVFROWS_JUMP) &&
             p->lines[i].entry == entry) {
             p->cur = i;
             if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
@@ -703,7 +703,7 @@ static int name_column(struct ovp *p, int room) {
     for (int r = 0; r < p->list_h && p->top + (size_t)r < p->nlines; r++) {
         const struct oline *ln = &p->lines[p->top + (size_t)r];
         if (ln->heading) continue;
-        const char *n = ln->section == OVR_ANOMALY ? p->anom->v[ln->entry].tag_name : p->list->v[ln->entry].name;
+        const char *n = ln->section == OVFROWS_ANOMALY ? p->anom->v[ln->entry].tag_name : p->list->v[ln->entry].name;
         int wdt = text_width(pt_escape(n, strlen(n), name, sizeof name));
         if (wdt > widest) widest = wdt;
     }
@@ -716,7 +716,7 @@ static int name_column(struct ovp *p, int room) {
  * part says "jump" and its number of records instead of rank, micro step
  * and position, and whose description is what it covers. */
 static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct ovf_entry *e,
-                       const struct ovr_row *group, int sel, int name_w) {
+                       const struct ovfrows_row *group, int sel, int name_w) {
     const struct ui *u = a->ui;
     char name[1024], what[512], fit[1024], buf[64];
     ui_role(w, u, sel ? UI_AXIS_SEL : UI_NORMAL);
@@ -733,7 +733,7 @@ static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width
     int room = width - x;
     if (room <= 0) return;
     pt_escape(e->name, strlen(e->name), name, sizeof name);
-    if (group) ovr_group_text(group, 0, what, sizeof what);
+    if (group) ovfrows_group_text(group, 0, what, sizeof what);
     else pt_escape(e->what, strlen(e->what), what, sizeof what);
     if (name_w > room) name_w = room;
     text_fit(name, name_w, TEXT_CUT_MIDDLE, u->utf8, fit, sizeof fit);
@@ -884,24 +884,24 @@ static void ovf_draw(struct view *v, struct app *a) {
             const char *hl = ui_glyph_hline(u);
             ui_role(w, u, UI_TITLE);
             ui_fill(w, yy, 0, width);
-            if (ln->section == OVR_ANOMALY)
+            if (ln->section == OVFROWS_ANOMALY)
                 snprintf(buf, sizeof buf, "%s msProbe anomaly reports%s: first-anomaly order %s", hl,
                          p->anom && p->anom->analyse ? " (anomaly_analyse.json)" : "", hl);
-            else if (ln->section == OVR_JUMP)
+            else if (ln->section == OVFROWS_JUMP)
                 snprintf(buf, sizeof buf, "%s %s: msProbe heuristic, no NaN/Inf; one row per name %s", hl,
-                         OVR_JUMP_NAME, hl);
+                         OVFROWS_JUMP_NAME, hl);
             else if (ln->origin)
                 snprintf(buf, sizeof buf, "%s step %d: origin, where the NaN/Inf was born %s", hl, (int)ln->step, hl);
             else if (!p->levels)
                 snprintf(buf, sizeof buf, "%s step %d %s", hl, (int)ln->step, hl);
             else
                 snprintf(buf, sizeof buf, "%s step %d: %s %s", hl, (int)ln->step,
-                         ln->section == OVR_CRITICAL ? "critical, NaN/Inf born here" : "NaN/Inf passed on or absorbed", hl);
+                         ln->section == OVFROWS_CRITICAL ? "critical, NaN/Inf born here" : "NaN/Inf passed on or absorbed", hl);
             ui_put(w, yy, 0, width, buf);
-        } else if (ln->section == OVR_ANOMALY) {
+        } else if (ln->section == OVFROWS_ANOMALY) {
             draw_anomaly(p, a, w, yy, width, &p->anom->v[ln->entry], li == p->cur && v->focused, name_w);
         } else {
-            draw_entry(p, a, w, yy, width, &p->list->v[ln->entry], ln->section == OVR_JUMP ? &p->rows.v[ln->row] : NULL,
+            draw_entry(p, a, w, yy, width, &p->list->v[ln->entry], ln->section == OVFROWS_JUMP ? &p->rows.v[ln->row] : NULL,
                        li == p->cur && v->focused, name_w);
         }
     }
@@ -1054,11 +1054,11 @@ static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t si
     pt_escape(e->name, strlen(e->name), name, sizeof name);
     pt_escape(e->what, strlen(e->what), what, sizeof what);
     const struct oline *ln = &p->lines[p->cur];
-    if (ln->section == OVR_JUMP) {
+    if (ln->section == OVFROWS_JUMP) {
         char cover[160];
-        ovr_group_text(&p->rows.v[ln->row], 1, cover, sizeof cover);
+        ovfrows_group_text(&p->rows.v[ln->row], 1, cover, sizeof cover);
         snprintf(buf, size, "%s %s (heuristic, no NaN/Inf) %s: %s; earliest step %d rank %d #%u: %s",
-                 ovf_level_name((enum ovf_level)e->level), OVR_JUMP_NAME, name, cover, (int)e->step, (int)e->rank,
+                 ovf_level_name((enum ovf_level)e->level), OVFROWS_JUMP_NAME, name, cover, (int)e->step, (int)e->rank,
                  (unsigned)e->pos, what);
     } else {
         char st[40];   /* the step as the heat map and the status bar write it */
@@ -1092,7 +1092,7 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
     for (size_t k = 0; k < p->nlines; k++) {
         size_t li = dir > 0 ? (from + 1 + k) % p->nlines : (from + p->nlines - 1 - k % p->nlines) % p->nlines;
         if (p->lines[li].heading) continue;
-        const char *n = p->lines[li].section == OVR_ANOMALY ? p->anom->v[p->lines[li].entry].tag_name
+        const char *n = p->lines[li].section == OVFROWS_ANOMALY ? p->anom->v[p->lines[li].entry].tag_name
                                                           : p->list->v[p->lines[li].entry].name;
         int rc = search_match(&p->re, n, strlen(n));
         if (rc < 0) {

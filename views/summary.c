@@ -65,9 +65,9 @@ static long pair_at(const struct sp *p, const struct app *a, int s, int r) {
 
 enum { CK_NONE, CK_PENDING, CK_FAILED, CK_PASS, CK_UNMATCHED, CK_WARN, CK_ERROR };
 
-static int cell_kind(const struct crun_pair *c) {
+static int cell_kind(const struct compare_run_pair *c) {
     if (!c) return CK_PENDING;
-    if (c->state == CRUN_FAILED) return CK_FAILED;
+    if (c->state == COMPARE_RUN_FAILED) return CK_FAILED;
     if (c->nerror) return CK_ERROR;
     if (c->nwarning) return CK_WARN;
     if (c->nunmatched) return CK_UNMATCHED;
@@ -91,9 +91,9 @@ static int kind_role(int k) {
 }
 
 /* The numbers of a cell: "E/W/U" (full) or the one that sets its level. */
-static void cell_numbers(const struct crun_pair *c, int full, char *buf, size_t size) {
+static void cell_numbers(const struct compare_run_pair *c, int full, char *buf, size_t size) {
     buf[0] = '\0';
-    if (!c || c->state != CRUN_DONE) return;
+    if (!c || c->state != COMPARE_RUN_DONE) return;
     if (full) snprintf(buf, size, "%zu/%zu/%zu", c->nerror, c->nwarning, c->nunmatched);
     else if (c->nerror) snprintf(buf, size, "%zu", c->nerror);
     else if (c->nwarning) snprintf(buf, size, "%zu", c->nwarning);
@@ -140,9 +140,9 @@ static void first_text(struct app *a, int width, char *buf, size_t size) {
         return;
     }
     /* "first error" / "first warning": the run's first divergence and its level */
-    const struct crun_first *f = acmp_run_first_node(a);
+    const struct compare_run_first *f = acmp_run_first_node(a);
     char head[160], where[1200];
-    snprintf(head, sizeof head, "first %s: step %d rank %d ", which == CRUN_ERR ? "error" : "warning", (int)f->at.step,
+    snprintf(head, sizeof head, "first %s: step %d rank %d ", which == COMPARE_RUN_ERR ? "error" : "warning", (int)f->at.step,
              (int)f->at.rank);
     fit_where(f->name, f->in, width - text_width(head), a->ui->utf8, where, sizeof where);
     snprintf(buf, size, "%s%s", head, where);
@@ -158,7 +158,7 @@ static void sum_draw(struct view *v, struct app *a) {
     char buf[1400];
     size_t done = (size_t)atomic_load(&c->sdone), nerr = 0, nwarn = 0, nfail = 0;
     for (size_t i = 0; i < c->npairs; i++) {
-        const struct crun_pair *cp = acmp_summary(a, i);
+        const struct compare_run_pair *cp = acmp_summary(a, i);
         int k = cell_kind(cp);
         nerr += k == CK_ERROR;
         nwarn += k == CK_WARN;
@@ -177,7 +177,7 @@ static void sum_draw(struct view *v, struct app *a) {
     long fk;
     int fw;
     int have_first = acmp_run_first(a, &fk, &fw) == 1;
-    line(w, u, 1, width, have_first ? (fw == CRUN_ERR ? UI_BAD : UI_WARN) : UI_NORMAL, buf);
+    line(w, u, 1, width, have_first ? (fw == COMPARE_RUN_ERR ? UI_BAD : UI_WARN) : UI_NORMAL, buf);
 
     /* cell width: the full counts when every step fits, else the level's count */
     int ns = nsteps(a), nr = nranks(a), numw_full = 0, numw = 0;
@@ -243,7 +243,7 @@ static void sum_draw(struct view *v, struct app *a) {
                 ui_put(w, y, x, cw - 1, " ");
                 continue;
             }
-            const struct crun_pair *cp = acmp_summary(a, (size_t)k);
+            const struct compare_run_pair *cp = acmp_summary(a, (size_t)k);
             int kind = cell_kind(cp);
             char nb[96], cell[128];
             cell_numbers(cp, full, nb, sizeof nb);
@@ -262,10 +262,10 @@ static void sum_draw(struct view *v, struct app *a) {
     int y = gy + 1 + nrow + 1;
     long k = pair_at(p, a, p->s, p->r);
     if (y >= h || k < 0) return;
-    const struct crun_pair *cp = acmp_summary(a, (size_t)k);
+    const struct compare_run_pair *cp = acmp_summary(a, (size_t)k);
     int step = (int)c->steps[p->s], rank = (int)c->ranks[p->r];
     if (!cp) snprintf(buf, sizeof buf, "step %d rank %d: being compared...", step, rank);
-    else if (cp->state == CRUN_FAILED) {
+    else if (cp->state == COMPARE_RUN_FAILED) {
         char esc[1024];
         snprintf(buf, sizeof buf, "step %d rank %d: not compared: %s", step, rank,
                  pt_escape(cp->why, strlen(cp->why), esc, sizeof esc));
@@ -274,17 +274,17 @@ static void sum_draw(struct view *v, struct app *a) {
                  rank, cp->nerror, cp->nwarning, cp->nunmatched, cp->nunmatched_bench,
                  cp->graph ? "" : " (table rows: no structure)");
     line(w, u, y, width, UI_NORMAL, buf);
-    if (++y >= h || !cp || cp->state != CRUN_DONE) return;
-    int wi = cp->first[CRUN_ERR].have ? CRUN_ERR : CRUN_WARN;
+    if (++y >= h || !cp || cp->state != COMPARE_RUN_DONE) return;
+    int wi = cp->first[COMPARE_RUN_ERR].have ? COMPARE_RUN_ERR : COMPARE_RUN_WARN;
     if (!cp->first[wi].have) {
         line(w, u, y, width, UI_OK, "nothing diverges here");
         return;
     }
     char where[1200];
-    const char *head = wi == CRUN_ERR ? "first error: " : "first warning: ";
+    const char *head = wi == COMPARE_RUN_ERR ? "first error: " : "first warning: ";
     fit_where(cp->first[wi].name, cp->first[wi].in, width - text_width(head), u->utf8, where, sizeof where);
     snprintf(buf, sizeof buf, "%s%s", head, where);
-    line(w, u, y, width, wi == CRUN_ERR ? UI_BAD : UI_WARN, buf);
+    line(w, u, y, width, wi == COMPARE_RUN_ERR ? UI_BAD : UI_WARN, buf);
 }
 
 /* ---- moving and opening ---- */
@@ -316,10 +316,10 @@ static void open_cell(struct sp *p, struct app *a) {
         app_msg(a, "the two runs do not both have step %d rank %d", (int)a->cmp->steps[p->s], (int)a->cmp->ranks[p->r]);
         return;
     }
-    const struct crun_pair *cp = acmp_summary(a, (size_t)k);
+    const struct compare_run_pair *cp = acmp_summary(a, (size_t)k);
     const char *name = NULL;
-    if (cp && cp->state == CRUN_DONE && cp->graph)
-        name = cp->first[CRUN_ERR].have ? cp->first[CRUN_ERR].name : cp->first[CRUN_WARN].have ? cp->first[CRUN_WARN].name : NULL;
+    if (cp && cp->state == COMPARE_RUN_DONE && cp->graph)
+        name = cp->first[COMPARE_RUN_ERR].have ? cp->first[COMPARE_RUN_ERR].name : cp->first[COMPARE_RUN_WARN].have ? cp->first[COMPARE_RUN_WARN].name : NULL;
     open_pair(a, k, name);
 }
 
@@ -338,13 +338,13 @@ static void open_first(struct sp *p, struct app *a) {
     }
     place_first(p, a);
     p->moved = 1;
-    const struct crun_pair *cp = &a->cmp->sum[k];
-    const struct crun_first *f = acmp_run_first_node(a);
+    const struct compare_run_pair *cp = &a->cmp->sum[k];
+    const struct compare_run_first *f = acmp_run_first_node(a);
     if (open_pair(a, k, cp->graph ? f->name : NULL) != 0) return;
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);
     if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
-    app_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, which == CRUN_ERR ? "error" : "warning",
+    app_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, which == COMPARE_RUN_ERR ? "error" : "warning",
             (int)cp->step, (int)cp->rank, in[0] ? "  in " : "", in);
 }
 
@@ -400,11 +400,11 @@ static void sum_status(struct view *v, struct app *a, char *buf, size_t size) {
     char first[1400];
     first_text(a, a->cols_total, first, sizeof first);
     long k = pair_at(p, a, p->s, p->r);
-    const struct crun_pair *cp = k >= 0 ? acmp_summary(a, (size_t)k) : NULL;
+    const struct compare_run_pair *cp = k >= 0 ? acmp_summary(a, (size_t)k) : NULL;
     char cell[300];
     if (k < 0) snprintf(cell, sizeof cell, "no pair here");
     else if (!cp) snprintf(cell, sizeof cell, "step %d rank %d: being compared", (int)a->cmp->steps[p->s], (int)a->cmp->ranks[p->r]);
-    else if (cp->state == CRUN_FAILED) snprintf(cell, sizeof cell, "step %d rank %d: not compared", (int)cp->step, (int)cp->rank);
+    else if (cp->state == COMPARE_RUN_FAILED) snprintf(cell, sizeof cell, "step %d rank %d: not compared", (int)cp->step, (int)cp->rank);
     else snprintf(cell, sizeof cell, "step %d rank %d: %zu error %zu warning %zu unmatched  Enter tree  f first", (int)cp->step,
                   (int)cp->rank, cp->nerror, cp->nwarning, cp->nunmatched);
     snprintf(buf, size, "%s\n%s", first, cell);

@@ -537,9 +537,9 @@ static void run_first(struct tp *p, struct app *a) {
         app_msg(a, "no divergence: every node of the %zu compared pairs passes", c->npairs);
         return;
     }
-    const struct crun_pair *cp = &c->sum[k];
-    const struct crun_first *f = acmp_run_first_node(a);
-    const char *level = which == CRUN_ERR ? "error" : "warning";
+    const struct compare_run_pair *cp = &c->sum[k];
+    const struct compare_run_first *f = acmp_run_first_node(a);
+    const char *level = which == COMPARE_RUN_ERR ? "error" : "warning";
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);
     if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
@@ -843,8 +843,8 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     int m = acmp_mark(p->G, n);
     double mag = acmp_magnitude(p->G, n);
     if (m == AM_ERROR || m == AM_WARN || m == AM_PASS) {
-        if (p->G->g && p->G->g->n[n].worst_rel >= 0) {
-            double wr = p->G->g->n[n].worst_rel;
+        if (p->G->g && p->G->g->nodes[n].worst_rel >= 0) {
+            double wr = p->G->g->nodes[n].worst_rel;
             if (isinf(wr)) snprintf(idx, sizeof idx, "  worst rel err inf");
             else snprintf(idx, sizeof idx, "  worst rel err %.6g%%", wr * 100);
         } else if (mag >= 0) snprintf(idx, sizeof idx, "  index %.2g", mag);
@@ -852,7 +852,7 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     int ov = p->G->ovf ? p->G->ovf[n] : 0;
     snprintf(buf, size, "%s %s  %s%s%s%s%s\n%s", tree_kind_name(t->nodes[n].kind), pt_escape(id, strlen(id), esc, sizeof esc),
              lv[m], idx, ov ? "  overflow " : "", ov ? ovf_level_name((enum ovf_level)ov) : "",
-             p->G->g && p->G->g->n[n].manual ? "  (matched by hand)" : "",
+             p->G->g && p->G->g->nodes[n].manual ? "  (matched by hand)" : "",
              /* only the keys that work here: a single run has no verdicts */
              acmp_is_compare(p->G) ? "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  Tab detail"
                                    : "Enter expand  / search  n/N next match  {} rank  () step  Tab detail");

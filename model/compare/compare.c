@@ -1,9 +1,15 @@
 /* compare: the values and metrics of msProbe's graph and table compares
  * (probetop-rules(7), STATISTICS METRICS).  Values stay typed (struct tval / struct
  * cval) until printed, so the rules (model/compare/compare_rules.c) see exactly the
- * values msProbe looks at; text is made only for output
+ * values msProbe looks at; the cells' text is made only for output
  * (model/compare/compare_cells.c).  Matching lives in model/compare/compare_match.c (graph)
- * and model/compare/compare_table.c (table). */
+ * and model/compare/compare_table.c (table).
+ *
+ * This file is the bottom of the compare files: the rules and the cells
+ * call it, it calls neither.  So the two pieces of value text the metrics
+ * themselves need live here: a value's Python str() (the table compare
+ * tests equality on it) and a relative error as a fraction (what makes a
+ * row differ). */
 #include "model/compare/compare.h"
 #include "model/compare/compare_int.h"
 
@@ -33,6 +39,22 @@ void cmp_cpy(char *buf, size_t size, const char *s) {
     buf[n] = '\0';
 }
 
+/* Python str() of a value: the text the table compare's equality sees
+ * (probetop-rules(7), STATISTICS METRICS: Table values) and the cells print. */
+char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
+    switch (v->kind) {
+    case TV_NONE: cmp_cpy(buf, size, "None"); break;
+    case TV_INT:
+        if (v->text != TREE_NONE) cmp_cpy(buf, size, tree_s(t, v->text));
+        else snprintf(buf, size, "%lld", (long long)v->integer);
+        break;
+    case TV_FLOAT: cmp_pyfloat(v->real, buf, size); break;
+    case TV_BOOL: snprintf(buf, size, v->integer ? "True" : "False"); break;
+    case TV_STR: cmp_cpy(buf, size, v->text == TREE_NONE ? "" : tree_s(t, v->text)); break;
+    }
+    return buf;
+}
+
 /* ---- graph values (probetop-rules(7), STATISTICS METRICS: Graph values) ---- */
 
 void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *diff, struct cval *rel) {
@@ -42,13 +64,13 @@ void cmp_graph_stat(const struct tval *n, const struct tval *b, struct cval *dif
         diff->kind = rel->kind = CV_NA;
         return;
     }
-    double d, bv = b->kind == TV_INT ? (double)b->i : b->d;
+    double d, bv = b->kind == TV_INT ? (double)b->integer : b->real;
     if (n->kind == TV_INT && b->kind == TV_INT) {
         diff->kind = CV_INT;
-        diff->i = n->i - b->i;
+        diff->i = n->integer - b->integer;
         d = (double)diff->i;
     } else {
-        d = (n->kind == TV_INT ? (double)n->i : n->d) - bv;
+        d = (n->kind == TV_INT ? (double)n->integer : n->real) - bv;
         diff->kind = CV_NUM;
         diff->v = d;
     }
@@ -94,11 +116,11 @@ static enum vt table_class(const struct tree *t, const struct tval *v, int na, d
     char buf[128];
     switch (v->kind) {
     case TV_FLOAT:
-        if (isnan(v->d)) return VT_NAN;
-        if (isinf(v->d)) return v->d > 0 ? VT_INF : VT_NINF;
-        *num = v->d;
+        if (isnan(v->real)) return VT_NAN;
+        if (isinf(v->real)) return v->real > 0 ? VT_INF : VT_NINF;
+        *num = v->real;
         return VT_NUM;
-    case TV_INT: *num = (double)v->i; return VT_NUM;
+    case TV_INT: *num = (double)v->integer; return VT_NUM;
     case TV_BOOL: return VT_OTHER;
     case TV_NONE: return VT_OTHER;
     case TV_STR: {
@@ -122,7 +144,7 @@ static enum vt table_class(const struct tree *t, const struct tval *v, int na, d
 
 /* str() of a stat in the table (NaN as "Nan", as set_summary writes). */
 void cmp_table_stat_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    if (v->kind == TV_FLOAT && isnan(v->d)) { cmp_cpy(buf, size, "Nan"); return; }
+    if (v->kind == TV_FLOAT && isnan(v->real)) { cmp_cpy(buf, size, "Nan"); return; }
     cmp_tval_text(t, v, buf, size);
 }
 
@@ -136,8 +158,8 @@ void cmp_table_stat(const struct tree *tn, const struct tval *n, const struct tr
     int same;
     if (bench_na) same = 0;
     else if (n->kind == TV_FLOAT && b->kind == TV_FLOAT)
-        same = (isnan(n->d) && isnan(b->d)) || (n->d == b->d && signbit(n->d) == signbit(b->d));
-    else if (n->kind == TV_INT && b->kind == TV_INT) same = n->i == b->i;
+        same = (isnan(n->real) && isnan(b->real)) || (n->real == b->real && signbit(n->real) == signbit(b->real));
+    else if (n->kind == TV_INT && b->kind == TV_INT) same = n->integer == b->integer;
     else if ((n->kind == TV_INT && b->kind == TV_FLOAT) || (n->kind == TV_FLOAT && b->kind == TV_INT)) same = 0;
     else {
         char a[256], c[256];
@@ -183,15 +205,15 @@ int cmp_mode_of(const struct tree *npu, const struct tree *bench, struct pt_erro
 /* ---- rows ---- */
 
 const char *cmp_param_rg(const struct tree *t, const struct tparam *p) {
-    if (p->req_grad.kind == TV_BOOL) return p->req_grad.i ? "True" : "False";
-    if (p->req_grad.kind == TV_STR) return tree_s(t, p->req_grad.s);
+    if (p->req_grad.kind == TV_BOOL) return p->req_grad.integer ? "True" : "False";
+    if (p->req_grad.kind == TV_STR) return tree_s(t, p->req_grad.text);
     return NULL;
 }
 
 int cmp_add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 1024;
-        struct crow *nr = big_realloc(*rows, nc * sizeof *nr);
+        struct crow *nr = bigmem_realloc(*rows, nc * sizeof *nr);
         if (!nr) return -1;
         *rows = nr;
         *cap = nc;
@@ -207,13 +229,13 @@ int cmp_add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r
 void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struct tparam *p,
                        const struct tree *tb, const struct tparam *q, const char *bench_dn, struct crow *r,
                        size_t *failed, char *note, size_t notesz) {
-    tc_fill(r->metric, CV_UNSUP);
+    tensorcmp_fill(r->metric, CV_UNSUP);
     r->tmsgs = 0;
     const char *dn = tree_s(tn, p->data_name);
     if (!dn || !strcmp(dn, "-1")) { r->tmsgs = 1u << TM_NPU_NOFILE; return; }
     if (!strcmp(bench_dn, "-1")) { r->tmsgs = 1u << TM_BENCH_NOFILE; return; }
     if (!strcmp(bench_dn, "N/A") || !q) { r->tmsgs = 1u << TM_UNMATCHED; return; }
-    struct tc_tensor x, y;
+    struct tensorcmp_tensor x, y;
     memset(&x, 0, sizeof x);
     memset(&y, 0, sizeof y);
     struct pt_error e;
@@ -221,9 +243,20 @@ void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struc
     if (o->tensor(o->tensor_ctx, tn, p, &x, &e) != 0 || o->tensor(o->tensor_ctx, tb, q, &y, &e) != 0) {
         r->tmsgs = 1u << TM_READ;
         if (!(*failed)++) snprintf(note, notesz, "%s", e.msg);
-    } else r->tmsgs = (uint16_t)tc_compare(&x, &y, r->metric);
+    } else r->tmsgs = (uint16_t)tensorcmp_compare(&x, &y, r->metric);
     free(x.v);
     free(y.v);
+}
+
+int cmp_cval_fraction(const struct cval *c, double *out) {
+    switch (c->kind) {
+    case CV_PCT: *out = c->v / 100.0; return 1;
+    case CV_NAN: *out = NAN; return 1;
+    case CV_INF: *out = INFINITY; return 1;
+    case CV_NINF: *out = -INFINITY; return 1;
+    case CV_ZERO: *out = 0; return 1;
+    default: return 0;
+    }
 }
 
 int cmp_row_differs(const struct crow *r, enum cmp_mode mode) {
@@ -234,7 +267,7 @@ int cmp_row_differs(const struct crow *r, enum cmp_mode mode) {
 int cmp_row_worst(const struct crow *r, enum cmp_mode mode, double *out) {
     if (mode == CMP_MD5 || mode == CMP_STRUCTURE) return 0;
     if (mode == CMP_TENSOR) {
-        const struct cval *c = &r->metric[TC_MAXREL];
+        const struct cval *c = &r->metric[TENSORCMP_MAXREL];
         if (c->kind == CV_NUM) *out = isnan(c->v) ? INFINITY : c->v;
         else if (c->kind == CV_NAN || c->kind == CV_NA) *out = INFINITY;   /* N/A: inf/nan at different places */
         else return 0;

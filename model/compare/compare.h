@@ -45,7 +45,7 @@ struct crow {
     uint8_t level;        /* enum cmp_level */
     uint8_t rg_consistent;
     uint16_t msgs;        /* 1 << enum cmp_msg */
-    uint16_t tmsgs;       /* tensor mode: 1 << enum tc_msg (model/compare/tensorcmp.h) */
+    uint16_t tmsgs;       /* tensor mode: 1 << enum tensorcmp_msg (model/compare/tensorcmp.h) */
     union {
         struct {
             struct cval diff[4];  /* Max, Min, Mean, L2norm diff */
@@ -55,7 +55,7 @@ struct crow {
     };
 };
 
-struct tc_tensor;
+struct tensorcmp_tensor;
 
 /* Matching options. */
 struct cmp_opts {
@@ -66,7 +66,7 @@ struct cmp_opts {
     /* Tensor mode: loads the real tensor of param p of tree t into *out
      * (out->v malloc'd; the model frees it right after the pair is
      * compared).  NULL: a tensor dump is compared on its statistics. */
-    int (*tensor)(void *ctx, const struct tree *t, const struct tparam *p, struct tc_tensor *out,
+    int (*tensor)(void *ctx, const struct tree *t, const struct tparam *p, struct tensorcmp_tensor *out,
                   struct pt_error *err);
     void *tensor_ctx;
 };
@@ -86,7 +86,7 @@ struct cmp_node {
 struct cmp_graph {
     const struct tree *npu, *bench;
     enum cmp_mode mode;
-    struct cmp_node *n;   /* one per NPU node */
+    struct cmp_node *nodes;   /* one per NPU node */
     int32_t *bmatch;      /* one per Bench node: the NPU node, -1 */
     struct crow *rows;
     size_t nrows, caprows;

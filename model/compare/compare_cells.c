@@ -15,20 +15,6 @@
 #include <strings.h>
 
 
-char *cmp_tval_text(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    switch (v->kind) {
-    case TV_NONE: cmp_cpy(buf, size, "None"); break;
-    case TV_INT:
-        if (v->s != TREE_NONE) cmp_cpy(buf, size, tree_s(t, v->s));
-        else snprintf(buf, size, "%lld", (long long)v->i);
-        break;
-    case TV_FLOAT: cmp_pyfloat(v->d, buf, size); break;
-    case TV_BOOL: snprintf(buf, size, v->i ? "True" : "False"); break;
-    case TV_STR: cmp_cpy(buf, size, v->s == TREE_NONE ? "" : tree_s(t, v->s)); break;
-    }
-    return buf;
-}
-
 char *cmp_cval_text(const struct cval *c, int graph, char *buf, size_t size) {
     switch (c->kind) {
     case CV_BLANK: cmp_cpy(buf, size, ""); break;
@@ -57,17 +43,6 @@ char *cmp_cval_text(const struct cval *c, int graph, char *buf, size_t size) {
     case CV_SHAPE: cmp_cpy(buf, size, "shape unmatched"); break;
     }
     return buf;
-}
-
-int cmp_cval_fraction(const struct cval *c, double *out) {
-    switch (c->kind) {
-    case CV_PCT: *out = c->v / 100.0; return 1;
-    case CV_NAN: *out = NAN; return 1;
-    case CV_INF: *out = INFINITY; return 1;
-    case CV_NINF: *out = -INFINITY; return 1;
-    case CV_ZERO: *out = 0; return 1;
-    default: return 0;
-    }
 }
 
 /* ---- table columns ---- */
@@ -151,7 +126,7 @@ static void stack_repr(const struct tree *t, int32_t st, char *buf, size_t size)
 }
 
 static void stat_cell(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    if (v->kind == TV_FLOAT && isinf(v->d)) { snprintf(buf, size, v->d > 0 ? " inf" : " -inf"); return; }
+    if (v->kind == TV_FLOAT && isinf(v->real)) { snprintf(buf, size, v->real > 0 ? " inf" : " -inf"); return; }
     cmp_table_stat_text(t, v, buf, size);
 }
 
@@ -167,7 +142,7 @@ static void tensor_msg(const struct tree *tn, const struct tree *tb, const struc
             o += (size_t)snprintf(buf + o, size - o, "Dump file: %s or %s not found or read failed.", a ? a : "-1",
                                   b ? b : "-1");
         } else
-            o += (size_t)snprintf(buf + o, size - o, "%s", tc_msg_text(m));
+            o += (size_t)snprintf(buf + o, size - o, "%s", tensorcmp_msg_text(m));
     }
 }
 

@@ -1,7 +1,8 @@
 /* compare_int: what the compare files share among themselves and nobody
  * else sees.  model/compare/compare.h is the public header; this one joins
  * compare.c (values, metrics), compare_rules.c (verdicts), compare_match.c
- * (graph matching), compare_table.c (table join) and compare_cells.c (text). */
+ * (graph matching), compare_table.c (table join) and compare_cells.c (text).
+ * Calls go one way: compare.c <- compare_rules.c <- compare_cells.c. */
 #ifndef PT_COMPARE_INT_H
 #define PT_COMPARE_INT_H
 
@@ -13,7 +14,7 @@
 static inline int tv_isnum(const struct tval *v) { return v->kind == TV_INT || v->kind == TV_FLOAT; }
 
 static inline const char *tv_str(const struct tree *t, const struct tval *v) {
-    return v->kind == TV_STR && v->s != TREE_NONE ? tree_s(t, v->s) : NULL;
+    return v->kind == TV_STR && v->text != TREE_NONE ? tree_s(t, v->text) : NULL;
 }
 
 /* strlen-bounded copy of s into buf (always terminated when size > 0) */
@@ -39,7 +40,7 @@ struct side {
     const char *name;      /* NULL: no counterpart ("N/A") */
     const char *dtype, *shape, *rg, *md5;   /* NULL = None/empty */
     const struct tval *max, *min;
-    const struct tree *t;
+    const struct tree *tree;
 };
 typedef void (*side_fn)(const void *ctx, const struct crow *r, struct side *npu, struct side *bench);
 

@@ -24,7 +24,7 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
     const struct tparam *p = &g->npu->params[r->np];
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
-    a->t = g->npu;
+    a->tree = g->npu;
     a->name = tree_s(g->npu, p->name);
     a->dtype = tree_s(g->npu, p->dtype);
     a->shape = tree_s(g->npu, p->shape);
@@ -32,7 +32,7 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
     a->md5 = tree_s(g->npu, p->md5);
     a->max = &p->stat[0];
     a->min = &p->stat[1];
-    b->t = g->bench;
+    b->tree = g->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &g->bench->params[r->bp];
         b->name = tree_s(g->bench, q->name);
@@ -91,8 +91,8 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
     }
     struct gctx ctx = {g};
     cmp_apply_rules(g->rows ? g->rows + start : NULL, g->nrows - start, g->mode, graph_sides, &ctx);
-    g->n[a].row0 = (uint32_t)start;
-    g->n[a].nrows = (uint32_t)(g->nrows - start);
+    g->nodes[a].row0 = (uint32_t)start;
+    g->nodes[a].nrows = (uint32_t)(g->nrows - start);
     return 0;
 }
 
@@ -108,7 +108,7 @@ static int ancestors_equal(const struct tree *x, int a, const struct tree *y, in
 }
 
 static void link(struct cmp_graph *g, int a, int b) {
-    g->n[a].bench = b;
+    g->nodes[a].bench = b;
     g->bmatch[b] = a;
 }
 
@@ -169,7 +169,7 @@ static int fuzzy_children(struct cmp_graph *g, int a, int b) {
         *o = *o < 0 ? 1 : *o + 1;
         snprintf(kk, sizeof kk, "%s%d", k, *o);
         int32_t *s = util_smap_slot(&keys, kk, 0);
-        if (s && *s >= 0 && g->bmatch[*s] < 0 && g->n[c].bench < 0) {
+        if (s && *s >= 0 && g->bmatch[*s] < 0 && g->nodes[c].bench < 0) {
             link(g, c, *s);
             if (pair_rows(g, c, *s) != 0) { rc = -1; goto out; }
         }
@@ -212,12 +212,12 @@ int cmp_graph_new(const struct tree *npu, const struct tree *bench, const struct
      * only for the matching below, and its owner may free it after */
     g->opts.map = NULL;
     g->opts.map_ctx = NULL;
-    g->n = calloc(npu->nnodes + 1, sizeof *g->n);
+    g->nodes = calloc(npu->nnodes + 1, sizeof *g->nodes);
     g->bmatch = malloc((bench->nnodes + 1) * sizeof *g->bmatch);
     int32_t *queue = malloc((npu->nnodes + 1) * sizeof *queue);
     int32_t *pre = preorder(npu);
-    if (!g->n || !g->bmatch || !queue || !pre) goto oom;
-    for (size_t i = 0; i < npu->nnodes; i++) { g->n[i].bench = -1; g->n[i].index = CL_NONE; g->n[i].pre = pre[i]; }
+    if (!g->nodes || !g->bmatch || !queue || !pre) goto oom;
+    for (size_t i = 0; i < npu->nnodes; i++) { g->nodes[i].bench = -1; g->nodes[i].index = CL_NONE; g->nodes[i].pre = pre[i]; }
     for (size_t i = 0; i < bench->nnodes; i++) g->bmatch[i] = -1;
     size_t qh = 0, qt = 0;
     queue[qt++] = npu->root;
@@ -228,7 +228,7 @@ int cmp_graph_new(const struct tree *npu, const struct tree *bench, const struct
         if (o && o->fuzzy) {
             if (npu->nodes[a].kind == TK_API) continue;
             int b = tree_find(bench, id);
-            if (b < 0 || g->bmatch[b] >= 0 || g->n[a].bench >= 0) continue;
+            if (b < 0 || g->bmatch[b] >= 0 || g->nodes[a].bench >= 0) continue;
             link(g, a, b);
             if (pair_rows(g, a, b) != 0 || fuzzy_children(g, a, b) != 0) goto oom;
             continue;
@@ -254,15 +254,15 @@ int cmp_graph_new(const struct tree *npu, const struct tree *bench, const struct
             int best = CL_PASS;
             double mag = 0;
             for (int c = npu->nodes[a].first; c >= 0; c = npu->nodes[c].next) {
-                if (g->n[c].index > best) best = g->n[c].index;
-                if (g->n[c].magnitude > mag) mag = g->n[c].magnitude;
+                if (g->nodes[c].index > best) best = g->nodes[c].index;
+                if (g->nodes[c].magnitude > mag) mag = g->nodes[c].magnitude;
             }
-            g->n[a].index = (int8_t)best;
-            g->n[a].magnitude = mag;
+            g->nodes[a].index = (int8_t)best;
+            g->nodes[a].magnitude = mag;
         }
     }
     for (size_t i = 0; i < npu->norder; i++) {
-        if (g->n[npu->order[i]].bench >= 0) g->nmatched++;
+        if (g->nodes[npu->order[i]].bench >= 0) g->nmatched++;
         else g->nunmatched_npu++;
     }
     for (size_t i = 0; i < bench->norder; i++)
@@ -279,7 +279,7 @@ oom:
 
 void cmp_graph_free(struct cmp_graph *g) {
     if (!g) return;
-    free(g->n);
+    free(g->nodes);
     free(g->bmatch);
     free(g->rows);
     free(g);
@@ -298,14 +298,14 @@ static void twin_of(const char *id, char *out, size_t size) {
 static int match_one(struct cmp_graph *g, int a, int b, struct pt_error *err) {
     if (a < 0 || (size_t)a >= g->npu->nnodes || b < 0 || (size_t)b >= g->bench->nnodes)
         return pt_errorf(err, "no such node");
-    if (g->n[a].bench >= 0) return pt_errorf(err, "%s is already matched", tree_id(g->npu, a));
+    if (g->nodes[a].bench >= 0) return pt_errorf(err, "%s is already matched", tree_id(g->npu, a));
     if (g->bmatch[b] >= 0) return pt_errorf(err, "%s is already matched", tree_id(g->bench, b));
     if (g->npu->nodes[a].kind != g->bench->nodes[b].kind)
         return pt_errorf(err, "%s and %s are of different kinds (%s, %s): msProbe only matches nodes of one kind",
                          tree_id(g->npu, a), tree_id(g->bench, b), tree_kind_name(g->npu->nodes[a].kind),
                          tree_kind_name(g->bench->nodes[b].kind));
     link(g, a, b);
-    g->n[a].manual = 1;
+    g->nodes[a].manual = 1;
     if (pair_rows(g, a, b) != 0) return pt_errorf(err, "out of memory");
     cmp_node_index(g, a);
     g->nmatched++;
@@ -320,8 +320,8 @@ static void refresh_collections(struct cmp_graph *g) {
         if (g->npu->nodes[a].kind != TK_APIS) continue;
         int best = CL_PASS;
         for (int c = g->npu->nodes[a].first; c >= 0; c = g->npu->nodes[c].next)
-            if (g->n[c].index > best) best = g->n[c].index;
-        g->n[a].index = (int8_t)best;
+            if (g->nodes[c].index > best) best = g->nodes[c].index;
+        g->nodes[a].index = (int8_t)best;
     }
 }
 
@@ -332,7 +332,7 @@ int cmp_manual_match(struct cmp_graph *g, int a, int b, int twins, struct pt_err
         twin_of(tree_id(g->npu, a), ta, sizeof ta);
         twin_of(tree_id(g->bench, b), tb, sizeof tb);
         int x = tree_find(g->npu, ta), y = tree_find(g->bench, tb);
-        if (x >= 0 && y >= 0 && x != a && g->n[x].bench < 0 && g->bmatch[y] < 0) {
+        if (x >= 0 && y >= 0 && x != a && g->nodes[x].bench < 0 && g->bmatch[y] < 0) {
             struct pt_error ignored;
             match_one(g, x, y, &ignored);
         }
@@ -342,13 +342,13 @@ int cmp_manual_match(struct cmp_graph *g, int a, int b, int twins, struct pt_err
 }
 
 int cmp_unmatch(struct cmp_graph *g, int a, struct pt_error *err) {
-    if (a < 0 || (size_t)a >= g->npu->nnodes || g->n[a].bench < 0) return pt_errorf(err, "the node is not matched");
-    g->bmatch[g->n[a].bench] = -1;
-    g->n[a].bench = -1;
-    g->n[a].nrows = 0;   /* its rows stay in the array, unreferenced */
-    g->n[a].index = CL_NONE;
-    g->n[a].magnitude = g->n[a].worst_rel = -1;
-    g->n[a].manual = 0;
+    if (a < 0 || (size_t)a >= g->npu->nnodes || g->nodes[a].bench < 0) return pt_errorf(err, "the node is not matched");
+    g->bmatch[g->nodes[a].bench] = -1;
+    g->nodes[a].bench = -1;
+    g->nodes[a].nrows = 0;   /* its rows stay in the array, unreferenced */
+    g->nodes[a].index = CL_NONE;
+    g->nodes[a].magnitude = g->nodes[a].worst_rel = -1;
+    g->nodes[a].manual = 0;
     if (g->nmatched) g->nmatched--;
     g->nunmatched_npu++;
     g->nunmatched_bench++;
@@ -361,7 +361,7 @@ int cmp_unmatch(struct cmp_graph *g, int a, struct pt_error *err) {
  * before the modules that merely carry its difference outwards (see the
  * man page, "first divergence"). */
 static int divergent(const struct cmp_graph *g, size_t i) {
-    return g->npu->nodes[i].order >= 0 && g->n[i].index >= CL_WARNING && g->npu->nodes[i].kind != TK_APIS;
+    return g->npu->nodes[i].order >= 0 && g->nodes[i].index >= CL_WARNING && g->npu->nodes[i].kind != TK_APIS;
 }
 
 int cmp_rows_nondeterministic(const struct crow *rows, size_t n) {
@@ -374,10 +374,10 @@ int cmp_rows_nondeterministic(const struct crow *rows, size_t n) {
 }
 
 int cmp_node_nondeterministic(const struct cmp_graph *g, int n) {
-    if (g->mode != CMP_MD5 || g->n[n].bench < 0 || g->npu->nodes[n].order < 0) return 0;
+    if (g->mode != CMP_MD5 || g->nodes[n].bench < 0 || g->npu->nodes[n].order < 0) return 0;
     int k = g->npu->nodes[n].kind;
     if (k != TK_API && k != TK_FUSED) return 0;
-    return cmp_rows_nondeterministic(g->rows + g->n[n].row0, g->n[n].nrows);
+    return cmp_rows_nondeterministic(g->rows + g->nodes[n].row0, g->nodes[n].nrows);
 }
 
 int cmp_first_divergence(const struct cmp_graph *g) {
@@ -387,7 +387,7 @@ int cmp_first_divergence(const struct cmp_graph *g) {
     for (int lv = CL_ERROR; lv >= CL_WARNING; lv--)
         for (size_t k = 0; k < g->npu->norder; k++) {
             int i = g->npu->order[k];
-            if (divergent(g, (size_t)i) && g->n[i].index == lv) return i;
+            if (divergent(g, (size_t)i) && g->nodes[i].index == lv) return i;
         }
     return -1;
 }
@@ -401,7 +401,7 @@ int cmp_next_divergent(const struct cmp_graph *g, int n, int dir) {
 }
 
 int cmp_node_level(const struct cmp_graph *g, int n) {
-    if (g->n[n].bench < 0 && g->npu->nodes[n].kind != TK_APIS) return -1;
-    if (g->n[n].index == CL_NONE) return -2;
-    return g->n[n].index;
+    if (g->nodes[n].bench < 0 && g->npu->nodes[n].kind != TK_APIS) return -1;
+    if (g->nodes[n].index == CL_NONE) return -2;
+    return g->nodes[n].index;
 }

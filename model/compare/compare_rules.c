@@ -42,8 +42,8 @@ const char *cmp_msg_text(int msg) { return msg >= 0 && msg < MSG_COUNT ? msg_tex
 static int tv_equal(const struct tree *ta, const struct tval *a, const struct tree *tb, const struct tval *b) {
     int an = tv_isnum(a) || a->kind == TV_BOOL, bn = tv_isnum(b) || b->kind == TV_BOOL;
     if (an && bn) {
-        if (a->kind != TV_FLOAT && b->kind != TV_FLOAT) return a->i == b->i;
-        double x = a->kind == TV_FLOAT ? a->d : (double)a->i, y = b->kind == TV_FLOAT ? b->d : (double)b->i;
+        if (a->kind != TV_FLOAT && b->kind != TV_FLOAT) return a->integer == b->integer;
+        double x = a->kind == TV_FLOAT ? a->real : (double)a->integer, y = b->kind == TV_FLOAT ? b->real : (double)b->integer;
         return x == y;
     }
     if (a->kind == TV_NONE || b->kind == TV_NONE) return a->kind == b->kind;
@@ -53,7 +53,7 @@ static int tv_equal(const struct tree *ta, const struct tval *a, const struct tr
 
 /* inf/nan as a float or as the text inf, -inf, nan (any case). */
 static int tv_infnan(const struct tree *t, const struct tval *v) {
-    if (v->kind == TV_FLOAT) return !isfinite(v->d);
+    if (v->kind == TV_FLOAT) return !isfinite(v->real);
     const char *s = tv_str(t, v);
     return s && (!strcasecmp(s, "inf") || !strcasecmp(s, "-inf") || !strcasecmp(s, "nan"));
 }
@@ -152,13 +152,13 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
             continue;
         }
         /* E1 */
-        if (!(b.max && tv_infnan(b.t, b.max)) && !(b.min && tv_infnan(b.t, b.min)) &&
-            ((a.max && tv_infnan(a.t, a.max)) || (a.min && tv_infnan(a.t, a.min))))
+        if (!(b.max && tv_infnan(b.tree, b.max)) && !(b.min && tv_infnan(b.tree, b.min)) &&
+            ((a.max && tv_infnan(a.tree, a.max)) || (a.min && tv_infnan(a.tree, a.min))))
             bump(r, CL_ERROR, MSG_INFNAN);
     }
     /* E3 (tensor) */
-    if (ign == 0 && mode == CMP_TENSOR && has_out && min_over(rows, n, 0, TC_ONE_THOUSANDTH) > 0.9 &&
-        min_over(rows, n, 1, TC_ONE_THOUSANDTH) < 0.1)
+    if (ign == 0 && mode == CMP_TENSOR && has_out && min_over(rows, n, 0, TENSORCMP_ONE_THOUSANDTH) > 0.9 &&
+        min_over(rows, n, 1, TENSORCMP_ONE_THOUSANDTH) < 0.1)
         bump(&rows[first_out], CL_ERROR, MSG_RATIO_ERR);
     /* E2 */
     if (ign == 0 && mode == CMP_SUMMARY && fabs(max_over(rows, n, 0)) < 0.1)
@@ -177,7 +177,7 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
         /* E5 (input rows, not with input-ignore) */
         if (ign == 0 && !r->output && a.dtype && b.dtype && *a.dtype && *b.dtype && strstr(a.dtype, "class") &&
             strstr(b.dtype, "class") && a.shape && !strcmp(a.shape, "[]") && a.max && b.max &&
-            !tv_equal(a.t, a.max, b.t, b.max))
+            !tv_equal(a.tree, a.max, b.tree, b.max))
             bump(r, CL_ERROR, MSG_SCALAR);
         /* E6 */
         if (strcmp(a.name, "N/A") && !strstr(b.name, "qkv") && !strstr(b.name, "gate_up") && a.dtype && b.dtype &&
@@ -193,7 +193,7 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
     }
     /* W2 (tensor) */
     if (ign == 0 && mode == CMP_TENSOR && has_out) {
-        double in = min_over(rows, n, 0, TC_COSINE), out = min_over(rows, n, 1, TC_COSINE);
+        double in = min_over(rows, n, 0, TENSORCMP_COSINE), out = min_over(rows, n, 1, TENSORCMP_COSINE);
         if (in > 0.9 && in - out > 0.1) bump(&rows[first_out], CL_WARNING, MSG_COS_WARN);
     }
 }
@@ -203,7 +203,7 @@ static const char *const empty_apis[] = {"empty", "empty_like", "empty_with_form
 
 /* Index, magnitude and worst error of node a from its rows. */
 void cmp_node_index(struct cmp_graph *g, int a) {
-    struct cmp_node *cn = &g->n[a];
+    struct cmp_node *cn = &g->nodes[a];
     cn->index = CL_NONE;
     cn->magnitude = -1;
     cn->worst_rel = -1;

@@ -6,7 +6,7 @@
  * the one order in which diverging nodes of different pairs are weighed:
  * step, then micro step, then rank, then the node's place in its graph
  * (msProbe's node_order, see model/compare/compare.h).  The cross-rank part of that
- * order is crun_rank_cmp() and nothing else, so rules that know on which
+ * order is compare_run_rank_cmp() and nothing else, so rules that know on which
  * rank a divergence was born can take its place without touching the rest.
  *
  * The run's first divergence is the earliest node at error level in that
@@ -22,24 +22,24 @@
 #include "model/compare/compare.h"
 #include "model/graph/tree.h"
 
-enum crun_state {
-    CRUN_PENDING = 0,     /* not compared yet */
-    CRUN_DONE,            /* compared: counts and firsts are valid */
-    CRUN_FAILED           /* could not be compared (why says so) */
+enum compare_run_state {
+    COMPARE_RUN_PENDING = 0,     /* not compared yet */
+    COMPARE_RUN_DONE,            /* compared: counts and firsts are valid */
+    COMPARE_RUN_FAILED           /* could not be compared (why says so) */
 };
 
-enum { CRUN_ERR = 0, CRUN_WARN = 1 };   /* index of crun_pair.first */
+enum { COMPARE_RUN_ERR = 0, COMPARE_RUN_WARN = 1 };   /* index of compare_run_pair.first */
 
 /* Where a diverging node is in the run. */
-struct crun_point {
+struct compare_run_point {
     int32_t step, micro, rank;
     int32_t order;        /* node_order in its graph; a pair without a
                              graph: the dump record's index */
 };
 
-struct crun_first {
+struct compare_run_first {
     int have;
-    struct crun_point at;
+    struct compare_run_point at;
     char *name;           /* node id (owned) */
     char *in;             /* id of the enclosing module (owned), NULL none */
     double worst;         /* worst relative error as a fraction (inf allowed), -1 none */
@@ -47,68 +47,68 @@ struct crun_first {
                              operator with equal inputs, different outputs) */
 };
 
-struct crun_pair {
+struct compare_run_pair {
     int32_t step, rank;
-    uint8_t state;        /* enum crun_state */
+    uint8_t state;        /* enum compare_run_state */
     uint8_t graph;        /* counts are of graph nodes (0: of table rows, no structure) */
     size_t nerror, nwarning, nunmatched, nunmatched_bench;
-    struct crun_first first[2];   /* [CRUN_ERR], [CRUN_WARN] */
-    char *why;            /* CRUN_FAILED: the reason (owned) */
+    struct compare_run_first first[2];   /* [COMPARE_RUN_ERR], [COMPARE_RUN_WARN] */
+    char *why;            /* COMPARE_RUN_FAILED: the reason (owned) */
 };
 
 /* The cross-rank order: of two points at the same step and micro step,
  * <0, 0, >0 as a's rank comes before, with, after b's.  Ascending rank
  * numbers.  It sees both whole points, so rules that order ranks by where
  * a divergence was born (communication between ranks) can decide here. */
-int crun_rank_cmp(const struct crun_point *a, const struct crun_point *b);
-/* The run order of two points: step, micro step, rank (crun_rank_cmp),
+int compare_run_rank_cmp(const struct compare_run_point *a, const struct compare_run_point *b);
+/* The run order of two points: step, micro step, rank (compare_run_rank_cmp),
  * node_order. */
-int crun_cmp(const struct crun_point *a, const struct crun_point *b);
+int compare_run_cmp(const struct compare_run_point *a, const struct compare_run_point *b);
 
 /* Offers a diverging node at level CL_ERROR or CL_WARNING to the pair:
  * kept when it comes before the one it has.  0, or -1 without memory. */
-int crun_offer(struct crun_pair *p, int level, const struct crun_point *at, const char *name, const char *in,
-               double worst);
+int compare_run_offer(struct compare_run_pair *p, int level, const struct compare_run_point *at, const char *name,
+                      const char *in, double worst);
 
-/* Makes the given node the pair's first at index which (CRUN_ERR or
- * CRUN_WARN), whatever its place: the node where the origin rules found
+/* Makes the given node the pair's first at index which (COMPARE_RUN_ERR or
+ * COMPARE_RUN_WARN), whatever its place: the node where the origin rules found
  * the run's divergence born.  0, or -1 without memory (the pair unchanged). */
-int crun_pin(struct crun_pair *p, int which, const struct crun_point *at, const char *name, const char *in,
-             double worst);
+int compare_run_pin(struct compare_run_pair *p, int which, const struct compare_run_point *at, const char *name,
+                    const char *in, double worst);
 
 /* Fills the pair from a graph compare: counts of the problem nodes at
  * error and warning level and of the unmatched ones (API collections not
  * counted, as the tree shows them), and the firsts.  The pair's step and
  * rank are the graph's.  0, or -1 without memory. */
-int crun_pair_from_graph(struct crun_pair *p, const struct cmp_graph *g);
+int compare_run_pair_from_graph(struct compare_run_pair *p, const struct cmp_graph *g);
 /* The same from a table compare (dumps without structure): rows, not
  * nodes; the order is the dump order. */
-int crun_pair_from_table(struct crun_pair *p, const struct cmp_table *t);
+int compare_run_pair_from_table(struct compare_run_pair *p, const struct cmp_table *t);
 /* The same a block at a time (cmp_table_next): the rows t holds now added
- * to what p already has; start with crun_pair_clear. */
-int crun_pair_add_table(struct crun_pair *p, const struct cmp_table *t);
+ * to what p already has; start with compare_run_pair_clear. */
+int compare_run_pair_add_table(struct compare_run_pair *p, const struct cmp_table *t);
 /* Where node n of g's problem tree is in the run (step, micro step, rank,
  * node_order) and the id of the module it runs in (*in, NULL none); returns
  * its level (cmp_node_level). */
-int crun_node_point(const struct cmp_graph *g, int n, struct crun_point *at, const char **in);
+int compare_run_node_point(const struct cmp_graph *g, int n, struct compare_run_point *at, const char **in);
 /* Marks the pair failed with a reason (copied). */
-void crun_pair_fail(struct crun_pair *p, const char *why);
+void compare_run_pair_fail(struct compare_run_pair *p, const char *why);
 /* Frees what the pair owns; it is PENDING again with its step and rank. */
-void crun_pair_clear(struct crun_pair *p);
+void compare_run_pair_clear(struct compare_run_pair *p);
 
 /* A copy of src into dst (0), or -1 without memory (dst empty); what a
- * crun_first owns is freed by crun_first_free, which leaves it empty. */
-int crun_first_copy(struct crun_first *dst, const struct crun_first *src);
-void crun_first_free(struct crun_first *f);
+ * compare_run_first owns is freed by compare_run_first_free, which leaves it empty. */
+int compare_run_first_copy(struct compare_run_first *dst, const struct compare_run_first *src);
+void compare_run_first_free(struct compare_run_first *f);
 
 /* A diverging node for a person: "Functional.linear.8.forward in
  * Module....forward.0" (just the id when no module holds it). */
-char *crun_where(const struct crun_first *f, char *buf, size_t size);
+char *compare_run_where(const struct compare_run_first *f, char *buf, size_t size);
 
 /* The run's first divergence over the DONE pairs of v[0..n): the index of
- * the pair holding it, with *which = CRUN_ERR or CRUN_WARN; -1 when no
+ * the pair holding it, with *which = COMPARE_RUN_ERR or COMPARE_RUN_WARN; -1 when no
  * pair has a diverging node.  A first the determinism rule named (det)
  * comes before every other. */
-long crun_first(const struct crun_pair *v, size_t n, int *which);
+long compare_run_first(const struct compare_run_pair *v, size_t n, int *which);
 
 #endif

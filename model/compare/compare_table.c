@@ -21,17 +21,17 @@
 /* A row's join key is its param name, except renumbered backward rows,
  * whose keys are made once into kbuf: no copy per row. */
 #define KEY_IS_NAME UINT32_MAX
-struct trow { int32_t p; int32_t rec; uint32_t koff; };
+struct join_row { int32_t p; int32_t rec; uint32_t koff; };
 
 struct tside {
     const struct tree *t;
-    struct trow *v;
+    struct join_row *v;
     size_t n, cap;
     char *kbuf;
     size_t klen, kcap;
 };
 
-static const char *trow_key(const struct tside *s, const struct trow *r) {
+static const char *join_key(const struct tside *s, const struct join_row *r) {
     return r->koff == KEY_IS_NAME ? tree_s(s->t, s->t->params[r->p].name) : s->kbuf + r->koff;
 }
 
@@ -119,7 +119,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                 } else key[0] = '\0';
                 if (s->n == s->cap) {
                     size_t nc = s->cap ? s->cap * 2 : 1024;
-                    struct trow *nv = realloc(s->v, nc * sizeof *nv);
+                    struct join_row *nv = realloc(s->v, nc * sizeof *nv);
                     if (!nv) goto oom;
                     s->v = nv;
                     s->cap = nc;
@@ -200,7 +200,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     const struct tparam *p = &t->npu->params[r->np];
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
-    a->t = t->npu;
+    a->tree = t->npu;
     a->name = tree_s(t->npu, p->name);
     a->dtype = p->dtype == TREE_NONE ? "None" : tree_s(t->npu, p->dtype);
     a->shape = p->shape == TREE_NONE ? "None" : tree_s(t->npu, p->shape);
@@ -209,7 +209,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     a->md5 = p->md5 == TREE_NONE ? "N/A" : tree_s(t->npu, p->md5);
     a->max = &p->stat[0];
     a->min = &p->stat[1];
-    b->t = t->bench;
+    b->tree = t->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &t->bench->params[r->bp];
         b->name = tree_s(t->bench, q->name);
@@ -225,7 +225,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     }
 }
 
-static int table_add(struct cmp_table *t, const struct trow *nr, int32_t bp) {
+static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp) {
     struct crow r;
     memset(&r, 0, sizeof r);
     r.np = nr->p;
@@ -300,7 +300,7 @@ int cmp_table_open(const struct tree *npu, const struct tree *bench, const struc
          * with the renumbered keys and so pairs backward rows of different
          * calls whenever the renumbering changed a call count) */
         for (size_t i = 0; i < j->b.n; i++) {
-            const char *bkey = j->mapped ? tree_s(bench, bench->params[j->b.v[i].p].name) : trow_key(&j->b, &j->b.v[i]);
+            const char *bkey = j->mapped ? tree_s(bench, bench->params[j->b.v[i].p].name) : join_key(&j->b, &j->b.v[i]);
             int32_t *s = util_smap_slot(&j->bk, bkey, 1);
             if (!s) {
                 cmp_table_free(t);
@@ -323,7 +323,7 @@ static int join_exact(struct cmp_table *t, size_t want) {
     for (; j->next < j->a.n; j->next++) {
         size_t i = j->next;
         if (added >= want && j->a.v[i].rec != j->a.v[i - 1].rec) return 0;
-        const char *k = trow_key(&j->a, &j->a.v[i]);
+        const char *k = join_key(&j->a, &j->a.v[i]);
         char mk[8400];
         if (j->mapped) {
             /* the entry map made a row map: the mapped entry's row with
@@ -366,19 +366,19 @@ static int join_fuzzy(struct cmp_table *t) {
         if (i < b->n) bq[bn++] = i;
         if ((nn > 0) != (bn > 0)) break;
         long hn = -1, hb = -1;
-        rename_api(trow_key(a, &a->v[nq[nn - 1]]), x, sizeof x);
+        rename_api(join_key(a, &a->v[nq[nn - 1]]), x, sizeof x);
         for (size_t k = 0; k + 1 < bn && hn < 0; k++) {
-            rename_api(trow_key(b, &b->v[bq[k]]), y, sizeof y);
+            rename_api(join_key(b, &b->v[bq[k]]), y, sizeof y);
             if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)k; }
         }
         if (hn < 0) {
-            rename_api(trow_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            rename_api(join_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
             if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)bn - 1; }
         }
         if (hn < 0) {
-            rename_api(trow_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            rename_api(join_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
             for (size_t k = 0; k + 1 < nn && hn < 0; k++) {
-                rename_api(trow_key(a, &a->v[nq[k]]), x, sizeof x);
+                rename_api(join_key(a, &a->v[nq[k]]), x, sizeof x);
                 if (!strcmp(x, y)) { hn = (long)k; hb = (long)bn - 1; }
             }
         }
@@ -433,7 +433,7 @@ long cmp_table_next(struct cmp_table *t, size_t want, struct pt_error *err) {
         /* one block's rows, reused for every block (grown only by an entry
          * with more params than the block) */
         size_t cap = want < t->join->a.n ? want + 64 : t->join->a.n;
-        if (!(t->rows = big_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
+        if (!(t->rows = bigmem_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
         t->caprows = cap;
     }
     return join_more(t, want ? want : 1, 0, err);
@@ -444,7 +444,7 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     struct cmp_table *t;
     if (cmp_table_open(npu, bench, o, &t, err) != 0) return -1;
     /* one row per problem param: sized once rather than doubled */
-    if (t->join->a.n && !(t->rows = big_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
+    if (t->join->a.n && !(t->rows = bigmem_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
         cmp_table_free(t);
         return pt_errorf(err, "out of memory");
     }

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dtype_names[TC_NDTYPES] = {
+static const char *const dtype_names[TENSORCMP_NDTYPES] = {
     "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
     "float16", "bfloat16", "float32", "float64"};
 
-const char *tc_dtype_name(int dtype) { return dtype >= 0 && dtype < TC_NDTYPES ? dtype_names[dtype] : "?"; }
+const char *tensorcmp_dtype_name(int dtype) {
+    return dtype >= 0 && dtype < TENSORCMP_NDTYPES ? dtype_names[dtype] : "?";
+}
 
 static const char *const msg_text[TM_COUNT] = {
     "NPU does not have data file.",
@@ -37,10 +39,10 @@ static const char *const msg_text[TM_COUNT] = {
     "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.",
 };
 
-const char *tc_msg_text(int msg) { return msg >= 0 && msg < TM_COUNT ? msg_text[msg] : ""; }
+const char *tensorcmp_msg_text(int msg) { return msg >= 0 && msg < TM_COUNT ? msg_text[msg] : ""; }
 
-void tc_fill(struct cval out[TC_NMETRICS], int kind) {
-    for (int i = 0; i < TC_NMETRICS; i++) {
+void tensorcmp_fill(struct cval out[TENSORCMP_NMETRICS], int kind) {
+    for (int i = 0; i < TENSORCMP_NMETRICS; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].kind = (uint8_t)kind;
     }
@@ -61,12 +63,14 @@ static double round_dec(double v, int digits) {
     return strtod(b, NULL);
 }
 
-static int is_float(int d) { return d == TC_F16 || d == TC_BF16 || d == TC_F32 || d == TC_F64; }
+static int is_float(int d) {
+    return d == TENSORCMP_F16 || d == TENSORCMP_BF16 || d == TENSORCMP_F32 || d == TENSORCMP_F64;
+}
 
 /* numpy keeps float16/float32 relative errors in float32 (result_type with
  * float32); integers and bools are made float64 first. */
 static int re_single(int a, int b) {
-    return a != TC_F64 && b != TC_F64 && is_float(a) && is_float(b);
+    return a != TENSORCMP_F64 && b != TENSORCMP_F64 && is_float(a) && is_float(b);
 }
 
 /* The value as IEEE half precision (round to nearest even), as a double. */
@@ -88,17 +92,17 @@ enum { PK_INT, PK_UINT, PK_FLOAT };
 
 static void kind_of(int d, int *kind, int *bits) {
     switch (d) {
-    case TC_BOOL: *kind = PK_UINT; *bits = 1; return;
-    case TC_I8: *kind = PK_INT; *bits = 8; return;
-    case TC_U8: *kind = PK_UINT; *bits = 8; return;
-    case TC_I16: *kind = PK_INT; *bits = 16; return;
-    case TC_U16: *kind = PK_UINT; *bits = 16; return;
-    case TC_I32: *kind = PK_INT; *bits = 32; return;
-    case TC_U32: *kind = PK_UINT; *bits = 32; return;
-    case TC_I64: *kind = PK_INT; *bits = 64; return;
-    case TC_U64: *kind = PK_UINT; *bits = 64; return;
-    case TC_F16: *kind = PK_FLOAT; *bits = 16; return;
-    case TC_F64: *kind = PK_FLOAT; *bits = 64; return;
+    case TENSORCMP_BOOL: *kind = PK_UINT; *bits = 1; return;
+    case TENSORCMP_I8: *kind = PK_INT; *bits = 8; return;
+    case TENSORCMP_U8: *kind = PK_UINT; *bits = 8; return;
+    case TENSORCMP_I16: *kind = PK_INT; *bits = 16; return;
+    case TENSORCMP_U16: *kind = PK_UINT; *bits = 16; return;
+    case TENSORCMP_I32: *kind = PK_INT; *bits = 32; return;
+    case TENSORCMP_U32: *kind = PK_UINT; *bits = 32; return;
+    case TENSORCMP_I64: *kind = PK_INT; *bits = 64; return;
+    case TENSORCMP_U64: *kind = PK_UINT; *bits = 64; return;
+    case TENSORCMP_F16: *kind = PK_FLOAT; *bits = 16; return;
+    case TENSORCMP_F64: *kind = PK_FLOAT; *bits = 64; return;
     default: *kind = PK_FLOAT; *bits = 32; return;   /* float32, bfloat16 */
     }
 }
@@ -109,7 +113,7 @@ static int float_for_int(int bits) { return bits <= 8 ? 16 : bits <= 16 ? 32 : 6
 /* |n - b| for two 0-d values, computed in the type numpy promotes the pair
  * to (msProbe does not widen 0-d tensors before this subtraction). */
 static double abs_err_0d(double n, int dn, double b, int db) {
-    if (dn == TC_BOOL) dn = db = TC_F64;   /* msProbe turns a bool 0-d pair into floats */
+    if (dn == TENSORCMP_BOOL) dn = db = TENSORCMP_F64;   /* msProbe turns a bool 0-d pair into floats */
     int ka, wa, kb, wb;
     kind_of(dn, &ka, &wa);
     kind_of(db, &kb, &wb);
@@ -160,15 +164,17 @@ static double rel_err(double n, double b, int single) {
     return fabs((n - b) / b);
 }
 
-uint32_t tc_compare(const struct tc_tensor *npu, const struct tc_tensor *bench, struct cval out[TC_NMETRICS]) {
+uint32_t tensorcmp_compare(const struct tensorcmp_tensor *npu, const struct tensorcmp_tensor *bench,
+                           struct cval out[TENSORCMP_NMETRICS]) {
     if (npu->n == 0) {
-        tc_fill(out, CV_UNSUP);
+        tensorcmp_fill(out, CV_UNSUP);
         return 1u << TM_EMPTY;
     }
     int same_shape = npu->ndim == bench->ndim && npu->n == bench->n;
-    for (int i = 0; same_shape && i < npu->ndim && i < TC_MAXDIM; i++) same_shape = npu->shape[i] == bench->shape[i];
+    for (int i = 0; same_shape && i < npu->ndim && i < TENSORCMP_MAXDIM; i++)
+        same_shape = npu->shape[i] == bench->shape[i];
     if (!same_shape) {
-        tc_fill(out, CV_SHAPE);
+        tensorcmp_fill(out, CV_SHAPE);
         return 1u << TM_SHAPE;
     }
     int single = re_single(npu->dtype, bench->dtype);
@@ -176,13 +182,13 @@ uint32_t tc_compare(const struct tc_tensor *npu, const struct tc_tensor *bench, 
     if (npu->ndim == 0) {
         /* the chain stops at the 0-d check: no inf/nan masking, no dtype check */
         msgs |= 1u << TM_ZERO_D;
-        tc_fill(out, CV_UNSUP);
+        tensorcmp_fill(out, CV_UNSUP);
         double a = abs_err_0d(npu->v[0], npu->dtype, bench->v[0], bench->dtype);
-        if (isnan(a)) { out[TC_MAXABS].kind = CV_NAN; msgs |= 1u << TM_ABS_NAN; }
-        else num(&out[TC_MAXABS], round_dec(a, 12));
+        if (isnan(a)) { out[TENSORCMP_MAXABS].kind = CV_NAN; msgs |= 1u << TM_ABS_NAN; }
+        else num(&out[TENSORCMP_MAXABS], round_dec(a, 12));
         double r = rel_err(npu->v[0], bench->v[0], single);
-        if (isnan(r)) { out[TC_MAXREL].kind = CV_NAN; msgs |= 1u << TM_REL_NAN; }
-        else num(&out[TC_MAXREL], round_dec(r, 12));
+        if (isnan(r)) { out[TENSORCMP_MAXREL].kind = CV_NAN; msgs |= 1u << TM_REL_NAN; }
+        else num(&out[TENSORCMP_MAXREL], round_dec(r, 12));
         return msgs;
     }
     const double *x = npu->v, *y = bench->v;
@@ -195,11 +201,11 @@ uint32_t tc_compare(const struct tc_tensor *npu, const struct tc_tensor *bench, 
         if (a != b) { differ = 1; break; }
     }
     if (bad && differ) {
-        tc_fill(out, CV_NA);
+        tensorcmp_fill(out, CV_NA);
         return 1u << TM_INFNAN;
     }
     if (npu->dtype != bench->dtype) msgs |= 1u << TM_DTYPE;
-    tc_fill(out, CV_BLANK);
+    tensorcmp_fill(out, CV_BLANK);
     long double dot = 0, nn = 0, bb = 0, dd = 0;
     double maxabs = 0, maxrel = 0;
     int relnan = 0;
@@ -223,25 +229,25 @@ uint32_t tc_compare(const struct tc_tensor *npu, const struct tc_tensor *bench, 
     }
     /* Cosine */
     double an = sqrt((double)nn), bn = sqrt((double)bb);
-    if (n == 1) { out[TC_COSINE].kind = CV_UNSUP; msgs |= 1u << TM_LEN1; }
-    else if (an <= DBL_EPSILON && bn <= DBL_EPSILON) num(&out[TC_COSINE], 1.0);
-    else if (an <= DBL_EPSILON) { out[TC_COSINE].kind = CV_NAN; msgs |= 1u << TM_COS_ALLZERO_NPU; }
-    else if (bn <= DBL_EPSILON) { out[TC_COSINE].kind = CV_NAN; msgs |= 1u << TM_COS_ALLZERO_BENCH; }
+    if (n == 1) { out[TENSORCMP_COSINE].kind = CV_UNSUP; msgs |= 1u << TM_LEN1; }
+    else if (an <= DBL_EPSILON && bn <= DBL_EPSILON) num(&out[TENSORCMP_COSINE], 1.0);
+    else if (an <= DBL_EPSILON) { out[TENSORCMP_COSINE].kind = CV_NAN; msgs |= 1u << TM_COS_ALLZERO_NPU; }
+    else if (bn <= DBL_EPSILON) { out[TENSORCMP_COSINE].kind = CV_NAN; msgs |= 1u << TM_COS_ALLZERO_BENCH; }
     else {
         double c = (double)dot / (an * bn);
-        if (isnan(c)) { out[TC_COSINE].kind = CV_NAN; msgs |= 1u << TM_COS_NAN; }
+        if (isnan(c)) { out[TENSORCMP_COSINE].kind = CV_NAN; msgs |= 1u << TM_COS_NAN; }
         else {
             c = round_dec(c, 12);
             if (c > 0.9999) c = round_dec(c, 6);
-            num(&out[TC_COSINE], c);
+            num(&out[TENSORCMP_COSINE], c);
         }
     }
-    num(&out[TC_EUCDIST], sqrt((double)dd));
-    if (isnan(maxabs)) { out[TC_MAXABS].kind = CV_NAN; msgs |= 1u << TM_ABS_NAN; }
-    else num(&out[TC_MAXABS], round_dec(maxabs, 12));
-    if (relnan) { out[TC_MAXREL].kind = CV_NAN; msgs |= 1u << TM_REL_NAN; }
-    else num(&out[TC_MAXREL], round_dec(maxrel, 12));
-    num(&out[TC_ONE_THOUSANDTH], round_dec((double)one / (double)n, 12));
-    num(&out[TC_FIVE_THOUSANDTHS], round_dec((double)five / (double)n, 12));
+    num(&out[TENSORCMP_EUCDIST], sqrt((double)dd));
+    if (isnan(maxabs)) { out[TENSORCMP_MAXABS].kind = CV_NAN; msgs |= 1u << TM_ABS_NAN; }
+    else num(&out[TENSORCMP_MAXABS], round_dec(maxabs, 12));
+    if (relnan) { out[TENSORCMP_MAXREL].kind = CV_NAN; msgs |= 1u << TM_REL_NAN; }
+    else num(&out[TENSORCMP_MAXREL], round_dec(maxrel, 12));
+    num(&out[TENSORCMP_ONE_THOUSANDTH], round_dec((double)one / (double)n, 12));
+    num(&out[TENSORCMP_FIVE_THOUSANDTHS], round_dec((double)five / (double)n, 12));
     return msgs;
 }

@@ -1,5 +1,7 @@
 /* cube: dense float32 blocks, built from rows in any order, and the
- * queries the panes and commands need. */
+ * queries the panes and commands need, for dense and lazy cubes alike: a
+ * lazy cube's blocks come from model/cube/cube_lazy.c, which this file
+ * asks and which never calls back here. */
 #include "model/cube/cube.h"
 #include "model/cube/cube_lazy.h"
 #include "model/util/util.h"
@@ -94,18 +96,6 @@ int cube_rank_find(const struct cube *c, int32_t rank) {
     return -1;
 }
 
-uint32_t cube_local_target(const struct cube *c, int metric, uint32_t target) {
-    if (metric < 0 || metric >= c->nmetrics) return UINT32_MAX;
-    const struct cube_metric *m = &c->metrics[metric];
-    uint32_t lo = 0, hi = m->ntargets;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->targets[mid] == target) return mid;
-        if (m->targets[mid] < target) lo = mid + 1; else hi = mid;
-    }
-    return UINT32_MAX;
-}
-
 int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, struct cube_slice *out) {
     if (metric < 0 || metric >= c->nmetrics) return -1;
     const struct cube_metric *m = &c->metrics[metric];
@@ -142,6 +132,12 @@ int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, in
         return 0;
     }
     return -1;
+}
+
+int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
+                      struct cube_slice *out) {
+    if (cube_lazy_zoomed(c, metric, stat, dim, value, zx, out) == 0) return 0;
+    return cube_slice(c, metric, stat, dim, value, out);
 }
 
 int cube_series(const struct cube *c, int metric, int stat, enum cube_dim dim, int value,
@@ -186,6 +182,34 @@ size_t cube_slice_range(const struct cube_slice *s, double *min, double *max) {
         }
     if (n) { *min = lo; *max = hi; }
     return n;
+}
+
+static int dense_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx) {
+    int m0 = metric < 0 ? 0 : metric, m1 = metric < 0 ? c->nmetrics : metric + 1;
+    int s0 = step < 0 ? 0 : step, s1 = step < 0 ? c->nsteps : step + 1;
+    int r0 = rank < 0 ? 0 : rank, r1 = rank < 0 ? c->nranks : rank + 1;
+    float v[CUBE_MAX_STATS];
+    for (int m = m0; m < m1; m++) {
+        const struct cube_metric *cm = &c->metrics[m];
+        for (uint32_t lt = 0; lt < cm->ntargets; lt++)
+            for (int s = s0; s < s1; s++)
+                for (int r = r0; r < r1; r++) {
+                    int any = 0;
+                    for (int st = 0; st < cm->nstats; st++) {
+                        v[st] = cm->vals[cube_index(c, cm, st, lt, s, r)];
+                        any |= !isfinite(v[st]) && !cube_is_missing(v[st]);
+                    }
+                    if (any && fn(ctx, m, lt, s, r, v) != 0) return 0;
+                }
+    }
+    return 0;
+}
+
+int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
+                        struct pt_error *err) {
+    if (metric >= c->nmetrics) return 0;
+    if (!cube_is_lazy(c)) return dense_nonfinite(c, metric, step, rank, fn, ctx);
+    return cube_lazy_nonfinite(c, metric, step, rank, fn, ctx, err);
 }
 
 static int count_nonfinite_cell(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals) {

@@ -134,7 +134,20 @@ char *cube_step_text(const struct cube *c, int i, char *buf, size_t n);
  * -2 not a step number. */
 int cube_step_parse(const struct cube *c, const char *text);
 int cube_rank_find(const struct cube *c, int32_t rank);
-uint32_t cube_local_target(const struct cube *c, int metric, uint32_t target);
+/* The local index of a global target id in metric (its place in the
+ * metric's ascending targets[]); inline: the lazy cube's cache and the
+ * panes look targets up per cell. */
+static inline uint32_t cube_local_target(const struct cube *c, int metric, uint32_t target) {
+    if (metric < 0 || metric >= c->nmetrics) return UINT32_MAX;
+    const struct cube_metric *m = &c->metrics[metric];
+    uint32_t lo = 0, hi = m->ntargets;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->targets[mid] == target) return mid;
+        if (m->targets[mid] < target) lo = mid + 1; else hi = mid;
+    }
+    return UINT32_MAX;
+}
 
 /* A 2-D cut: the cell at (x, y) is base[x * sx + y * sy].
  *   DIM_STEP  (value = step index):   x = rank index, y = local target
@@ -152,6 +165,18 @@ int cube_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, in
 static inline float cube_slice_at(const struct cube_slice *s, int x, int y) {
     return s->base[(ptrdiff_t)(x >> s->xshift) * s->sx + (ptrdiff_t)y * s->sy];
 }
+
+/* The slice a heat map zoomed out by zx ranks per cell shows: for a lazy
+ * cube (model/cube/cube_lazy.h) along DIM_STEP whose ranks are 0..n-1
+ * and whose source has group summaries (a .trend.db with
+ * probetop_rank_summary), while the step's exact slice is not cached and
+ * zx is a multiple of 8, a slice with
+ * xshift 3 or 6 read from groups of 8 or 64 ranks (a fraction of the
+ * rows); its zoomed cells equal those of the exact slice (up to which of
+ * two values of equal magnitude and opposite sign shows).  Otherwise
+ * cube_slice(). */
+int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
+                      struct cube_slice *out);
 
 /* The series through cell (x, y) of a slice along the remaining dimension
  * (msProbe's line chart): DIM_STEP -> over steps for (rank x, target y);
@@ -172,6 +197,14 @@ size_t cube_slice_range(const struct cube_slice *s, double *min, double *max);
 /* Non-finite values (NaN, +Inf, -Inf; every statistic counts) of a metric,
  * restricted to one step index and/or rank index (-1 = all). */
 size_t cube_count_nonfinite(const struct cube *c, int metric, int step, int rank);
+/* One cell with non-finite values: vals[stat] for each statistic of the
+ * metric (missing where none). */
+typedef int (*cube_nonfinite_fn)(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals);
+
+/* Calls fn for each non-finite cell (dense or lazy). */
+int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
+                        struct pt_error *err);
+
 /* Present (non-missing) cells of a metric, every statistic counted. */
 size_t cube_count_present(const struct cube *c, int metric);
 

@@ -202,14 +202,14 @@ int cube_lazy_series(const struct cube *c, int metric, int stat, enum cube_dim d
     return -1;
 }
 
-int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
-                      struct cube_slice *out) {
+int cube_lazy_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
+                     struct cube_slice *out) {
     struct cube_lazy *l = c->lazy;
     int group = zx % 64 == 0 && c->nranks > 64 ? 64 : zx % 8 == 0 ? 8 : 0;
     if (!cube_is_lazy(c) || dim != DIM_STEP || !group || !l->ops->fill_groups || metric < 0 ||
         metric >= c->nmetrics || stat < 0 || stat >= c->metrics[metric].nstats || value < 0 || value >= c->nsteps ||
         c->nranks == 0 || c->ranks[0] != 0 || c->ranks[c->nranks - 1] != c->nranks - 1)
-        return cube_slice(c, metric, stat, dim, value, out);
+        return 1;
     struct lblock *b = NULL;
     pthread_mutex_lock(&l->mu);
     int exact = 0;
@@ -217,7 +217,7 @@ int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim 
         exact |= l->b[i].dim == DIM_STEP && l->b[i].value == value && l->b[i].metric == metric && !l->b[i].group;
     if (!exact) b = get_block(c, l, DIM_STEP, value, metric, group);
     pthread_mutex_unlock(&l->mu);
-    if (!b) return cube_slice(c, metric, stat, dim, value, out);
+    if (!b) return 1;
     size_t nt = c->metrics[metric].ntargets, ng = (size_t)((c->nranks + group - 1) / group);
     *out = (struct cube_slice){b->v + (size_t)stat * nt * ng, 1, (ptrdiff_t)ng, c->nranks, (int)nt, dim,
                                group == 64 ? 6 : 3};
@@ -435,31 +435,8 @@ void cube_lazy_free(struct cube_lazy *l) {
 
 /* ---- non-finite cells ---- */
 
-static int dense_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx) {
-    int m0 = metric < 0 ? 0 : metric, m1 = metric < 0 ? c->nmetrics : metric + 1;
-    int s0 = step < 0 ? 0 : step, s1 = step < 0 ? c->nsteps : step + 1;
-    int r0 = rank < 0 ? 0 : rank, r1 = rank < 0 ? c->nranks : rank + 1;
-    float v[CUBE_MAX_STATS];
-    for (int m = m0; m < m1; m++) {
-        const struct cube_metric *cm = &c->metrics[m];
-        for (uint32_t lt = 0; lt < cm->ntargets; lt++)
-            for (int s = s0; s < s1; s++)
-                for (int r = r0; r < r1; r++) {
-                    int any = 0;
-                    for (int st = 0; st < cm->nstats; st++) {
-                        v[st] = cm->vals[cube_index(c, cm, st, lt, s, r)];
-                        any |= !isfinite(v[st]) && !cube_is_missing(v[st]);
-                    }
-                    if (any && fn(ctx, m, lt, s, r, v) != 0) return 0;
-                }
-    }
-    return 0;
-}
-
-int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
+int cube_lazy_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
                         struct pt_error *err) {
-    if (metric >= c->nmetrics) return 0;
-    if (!cube_is_lazy(c)) return dense_nonfinite(c, metric, step, rank, fn, ctx);
     struct cube_lazy *l = c->lazy;
     pthread_mutex_lock(&l->mu);
     int rc = l->ops->nonfinite(l->src, c, metric, step, rank, fn, ctx, err);

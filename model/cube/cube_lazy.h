@@ -37,10 +37,6 @@
 /* Blocks kept at least (the newest ones), whatever their size. */
 #define CUBE_LAZY_KEEP 4
 
-/* One cell with non-finite values: vals[stat] for each statistic of the
- * metric (missing where none). */
-typedef int (*cube_nonfinite_fn)(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals);
-
 /* A source of values.  A block is one metric's values at one value of a
  * dimension (out pre-set to missing; the source writes what it has):
  *   DIM_STEP   value = step index:       [stat][local target][rank]
@@ -115,17 +111,6 @@ const char *cube_lazy_state(const struct cube *c, char *buf, size_t size);
  * message when it does not fit the budget. */
 int cube_materialize(struct cube *c, struct pt_error *err);
 
-/* The slice a heat map zoomed out by zx ranks per cell shows: for a lazy
- * cube along DIM_STEP whose ranks are 0..n-1 and whose source has group
- * summaries (a .trend.db with probetop_rank_summary), while the step's
- * exact slice is not cached and zx is a multiple of 8, a slice with
- * xshift 3 or 6 read from groups of 8 or 64 ranks (a fraction of the
- * rows); its zoomed cells equal those of the exact slice (up to which of
- * two values of equal magnitude and opposite sign shows).  Otherwise
- * cube_slice(). */
-int cube_slice_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
-                      struct cube_slice *out);
-
 /* 1 when c answers from a source whose data changed since it was opened
  * (its answers since then are errors: read the input again). */
 int cube_lazy_changed(const struct cube *c);
@@ -135,16 +120,19 @@ int cube_lazy_changed(const struct cube *c);
  * 0, or -1 with err set. */
 int cube_lazy_notensor(const struct cube *c, size_t *out, struct pt_error *err);
 
-/* Calls fn for each non-finite cell (dense or lazy). */
-int cube_each_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
-                        struct pt_error *err);
-
-
-/* --- for cube.c --- */
+/* --- for cube.c, which answers for dense and lazy cubes alike (calls go
+ * one way: cube.c asks this file, never the other way round) --- */
 void cube_lazy_free(struct cube_lazy *l);
 int cube_lazy_slice(const struct cube *c, int metric, int stat, enum cube_dim dim, int value,
                     struct cube_slice *out);
 int cube_lazy_series(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int x, int y,
                      struct cube_series *out);
+/* cube_slice_zoomed() of a lazy cube when the group summaries answer:
+ * 0 with out set, 1 when the exact slice is the answer. */
+int cube_lazy_zoomed(const struct cube *c, int metric, int stat, enum cube_dim dim, int value, int zx,
+                     struct cube_slice *out);
+/* cube_each_nonfinite() of a lazy cube: the source's query. */
+int cube_lazy_nonfinite(const struct cube *c, int metric, int step, int rank, cube_nonfinite_fn fn, void *ctx,
+                        struct pt_error *err);
 
 #endif

@@ -531,13 +531,13 @@ static int cmp_prule(const void *a, const void *b) {
     return x->ord < y->ord ? -1 : x->ord > y->ord;            /* then as written */
 }
 
-static const char *rule_class(const struct lmap_rule *r, int has_cell) {
+static const char *rule_class(const struct layermap_rule *r, int has_cell) {
     if (!strcmp(r->cls, "Cell")) return "TopLayer";
     if (has_cell && !strcmp(r->cls, "TopLayer")) return NULL;   /* msProbe: a "Cell" block replaces it */
     return r->cls;
 }
 
-static int rules_prepare(struct rules *R, const struct lmap_rule *rules, size_t n) {
+static int rules_prepare(struct rules *R, const struct layermap_rule *rules, size_t n) {
     memset(R, 0, sizeof *R);
     int has_cell = 0;
     for (size_t i = 0; i < n; i++) has_cell |= !strcmp(rules[i].cls, "Cell");
@@ -579,7 +579,7 @@ static int rules_prepare(struct rules *R, const struct lmap_rule *rules, size_t 
 
 /* ---- the map ---- */
 
-struct lmap {
+struct layermap {
     struct util_smap idx;     /* problem entry -> index into bench */
     char **bench;         /* benchmark entry, NULL for none */
     size_t n, found;
@@ -643,7 +643,7 @@ static const struct item *query(const struct side *S, const char *scope, const c
     return &S->v[l->v[index]];
 }
 
-void lmap_free(struct lmap *m) {
+void layermap_free(struct layermap *m) {
     if (!m) return;
     for (size_t i = 0; i < m->n; i++) free(m->bench[i]);
     free(m->bench);
@@ -652,10 +652,10 @@ void lmap_free(struct lmap *m) {
     free(m);
 }
 
-int lmap_build(const struct tree *npu, const struct tree *bench, const struct lmap_rule *rules, size_t nrules,
-               struct lmap **out, struct pt_error *err) {
+int layermap_build(const struct tree *npu, const struct tree *bench, const struct layermap_rule *rules, size_t nrules,
+                   struct layermap **out, struct pt_error *err) {
     *out = NULL;
-    struct lmap *m = calloc(1, sizeof *m);
+    struct layermap *m = calloc(1, sizeof *m);
     if (!m) return pt_errorf(err, "out of memory");
     struct side A, B;
     struct rules R;
@@ -712,22 +712,22 @@ done:
     if (built_b) side_free(&B);
     segs_free(&g);
     free(sc.b);
-    lmap_free(m);
+    layermap_free(m);
     return rc;
 }
 
-const char *lmap_get(const struct lmap *m, const char *npu_id) {
+const char *layermap_get(const struct layermap *m, const char *npu_id) {
     int32_t *s = util_smap_slot((struct util_smap *)&m->idx, npu_id, 0);
     if (!s || *s < 0) return NULL;
-    return m->bench[*s] ? m->bench[*s] : LMAP_NONE;
+    return m->bench[*s] ? m->bench[*s] : LAYERMAP_NONE;
 }
 
-const char *lmap_apply(void *ctx, const char *npu_id) { return lmap_get(ctx, npu_id); }
+const char *layermap_apply(void *ctx, const char *npu_id) { return layermap_get(ctx, npu_id); }
 
-size_t lmap_count(const struct lmap *m) { return m->n; }
-size_t lmap_found(const struct lmap *m) { return m->found; }
+size_t layermap_count(const struct layermap *m) { return m->n; }
+size_t layermap_found(const struct layermap *m) { return m->found; }
 
-size_t lmap_unused(const struct lmap *m, const size_t **rule_index) {
+size_t layermap_unused(const struct layermap *m, const size_t **rule_index) {
     *rule_index = m->unused;
     return m->nunused;
 }

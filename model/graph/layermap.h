@@ -29,16 +29,16 @@
 /* One rename of the YAML: in class cls, the attribute path from (one or
  * more dot-separated segments) becomes to.  line is where it was written,
  * cls_line where its class was (for messages). */
-struct lmap_rule {
+struct layermap_rule {
     const char *cls, *from, *to;
     int line, cls_line;
 };
 
 /* What a problem entry maps to when the benchmark has no counterpart (the
  * text msProbe writes). */
-#define LMAP_NONE "N/A"
+#define LAYERMAP_NONE "N/A"
 
-struct lmap;
+struct layermap;
 
 /* Builds the map of every problem dump entry.  rules may be empty (msProbe's
  * "-lm" without a file: the automatic mapping).  Rules are taken in order; a
@@ -47,24 +47,24 @@ struct lmap;
  * Fails (-1) when an entry or construct.json parent has fewer than four
  * dot-separated fields, as msProbe does; the caller then compares without
  * a map. */
-int lmap_build(const struct tree *npu, const struct tree *bench, const struct lmap_rule *rules, size_t nrules,
-               struct lmap **out, struct pt_error *err);
-void lmap_free(struct lmap *m);
+int layermap_build(const struct tree *npu, const struct tree *bench, const struct layermap_rule *rules, size_t nrules,
+                   struct layermap **out, struct pt_error *err);
+void layermap_free(struct layermap *m);
 
-/* The benchmark entry of a problem entry: its name, LMAP_NONE when there is
+/* The benchmark entry of a problem entry: its name, LAYERMAP_NONE when there is
  * none, NULL when id is not a problem dump entry (msProbe then looks the id
- * itself up).  Also the cmp_opts.map callback (ctx: the struct lmap). */
-const char *lmap_get(const struct lmap *m, const char *npu_id);
-const char *lmap_apply(void *ctx, const char *npu_id);
+ * itself up).  Also the cmp_opts.map callback (ctx: the struct layermap). */
+const char *layermap_get(const struct layermap *m, const char *npu_id);
+const char *layermap_apply(void *ctx, const char *npu_id);
 
-/* Number of problem entries mapped (all of them, LMAP_NONE included), and
+/* Number of problem entries mapped (all of them, LAYERMAP_NONE included), and
  * how many found a counterpart. */
-size_t lmap_count(const struct lmap *m);
-size_t lmap_found(const struct lmap *m);
+size_t layermap_count(const struct layermap *m);
+size_t layermap_found(const struct layermap *m);
 
 /* Rules whose class is no class (nor attribute) of the problem dump: their
  * renames can never apply, which usually means a typo.  Indices into the
- * rules given to lmap_build, in rule order. */
-size_t lmap_unused(const struct lmap *m, const size_t **rule_index);
+ * rules given to layermap_build, in rule order. */
+size_t layermap_unused(const struct layermap *m, const size_t **rule_index);
 
 #endif

@@ -62,7 +62,7 @@ enum origin_phase {
 };
 
 struct origin_rank {
-    const struct tree *t;   /* records and params; t->rank names the rank */
+    const struct tree *tree;   /* records and params; tree->rank names the rank */
     const uint8_t *flags;   /* t->nrecs flag bytes (ORIGIN_IN | ORIGIN_OUT) */
 };
 

@@ -28,7 +28,7 @@ static int cmp_named(const void *pa, const void *pb) {
 }
 
 static int cmp_row_entry(const void *pa, const void *pb) {
-    const struct ovr_row *a = pa, *b = pb;
+    const struct ovfrows_row *a = pa, *b = pb;
     return (a->entry > b->entry) - (a->entry < b->entry);
 }
 
@@ -41,18 +41,18 @@ static uint32_t distinct(int32_t *v, size_t n) {
     return k;
 }
 
-static struct ovr_row single(const struct ovf_list *l, size_t i, int section) {
+static struct ovfrows_row single(const struct ovf_list *l, size_t i, int section) {
     const struct ovf_entry *e = &l->v[i];
-    return (struct ovr_row){ .section = (uint8_t)section, .level = e->level, .entry = i, .count = 1,
+    return (struct ovfrows_row){ .section = (uint8_t)section, .level = e->level, .entry = i, .count = 1,
                              .nsteps = 1, .nranks = 1, .step_min = e->step, .step_max = e->step,
                              .rank_min = e->rank, .rank_max = e->rank };
 }
 
-int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, void *ctx), void *ctx,
-              struct ovr_rows *out, struct pt_error *err) {
-    ovr_free(out);
+int ovfrows_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, void *ctx), void *ctx,
+                  struct ovfrows *out, struct pt_error *err) {
+    ovfrows_free(out);
     size_t n = l->n;
-    struct ovr_row *rows = malloc((n ? n : 1) * sizeof *rows);
+    struct ovfrows_row *rows = malloc((n ? n : 1) * sizeof *rows);
     struct named *jumps = malloc((n ? n : 1) * sizeof *jumps);
     int32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!rows || !jumps || !tmp) {
@@ -73,7 +73,7 @@ int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, v
             }
             int crit = e->level == OVF_CRITICAL;
             if (crit != (pass == 0)) continue;
-            rows[nrows++] = single(l, i, crit ? OVR_CRITICAL : OVR_NONFINITE);
+            rows[nrows++] = single(l, i, crit ? OVFROWS_CRITICAL : OVFROWS_NONFINITE);
             records++;
         }
     /* numeric-jump records: one row per name, by earliest record */
@@ -82,7 +82,7 @@ int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, v
     for (size_t i = 0; i < njumps;) {
         size_t j = i;
         while (j < njumps && strcmp(jumps[j].name, jumps[i].name) == 0) j++;
-        struct ovr_row r = single(l, jumps[i].idx, OVR_JUMP);   /* idx ascending: i is the earliest */
+        struct ovfrows_row r = single(l, jumps[i].idx, OVFROWS_JUMP);   /* idx ascending: i is the earliest */
         r.count = j - i;
         for (size_t k = i; k < j; k++) {
             const struct ovf_entry *e = &l->v[jumps[k].idx];
@@ -109,18 +109,18 @@ int ovr_build(const struct ovf_list *l, int (*keep)(const struct ovf_entry *e, v
     return 0;
 }
 
-int ovr_add_anomalies(struct ovr_rows *out, const struct anomaly_list *al,
-                      int (*keep)(const struct anomaly *a, void *ctx), void *ctx, struct pt_error *err) {
+int ovfrows_add_anomalies(struct ovfrows *out, const struct anomaly_list *al,
+                          int (*keep)(const struct anomaly *a, void *ctx), void *ctx, struct pt_error *err) {
     size_t k = 0;
     for (size_t i = 0; al && i < al->n; i++) k += !keep || keep(&al->v[i], ctx);
     if (!k) return 0;
-    struct ovr_row *rows = malloc((out->n + k) * sizeof *rows);
+    struct ovfrows_row *rows = malloc((out->n + k) * sizeof *rows);
     if (!rows) return pt_errorf(err, "overflow listing: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < al->n; i++) {
         const struct anomaly *a = &al->v[i];
         if (keep && !keep(a, ctx)) continue;
-        rows[n++] = (struct ovr_row){ .section = OVR_ANOMALY, .level = (uint8_t)anomaly_gate_level(a), .entry = i,
+        rows[n++] = (struct ovfrows_row){ .section = OVFROWS_ANOMALY, .level = (uint8_t)anomaly_gate_level(a), .entry = i,
                                       .count = 1, .nsteps = 1, .nranks = 1, .step_min = a->step, .step_max = a->step,
                                       .rank_min = a->rank, .rank_max = a->rank };
     }
@@ -131,19 +131,19 @@ int ovr_add_anomalies(struct ovr_rows *out, const struct anomaly_list *al,
     return 0;
 }
 
-void ovr_lead(struct ovr_rows *r, size_t entry) {
+void ovfrows_lead(struct ovfrows *r, size_t entry) {
     size_t at = 0, k = SIZE_MAX;
-    while (at < r->n && r->v[at].section == OVR_ANOMALY) at++;
+    while (at < r->n && r->v[at].section == OVFROWS_ANOMALY) at++;
     for (size_t i = at; i < r->n && k == SIZE_MAX; i++)
-        if (r->v[i].section < OVR_JUMP && r->v[i].entry == entry) k = i;
+        if (r->v[i].section < OVFROWS_JUMP && r->v[i].entry == entry) k = i;
     if (k == SIZE_MAX) return;
-    struct ovr_row w = r->v[k];
+    struct ovfrows_row w = r->v[k];
     memmove(r->v + at + 1, r->v + at, (k - at) * sizeof *r->v);
     w.origin = 1;
     r->v[at] = w;
 }
 
-void ovr_free(struct ovr_rows *r) {
+void ovfrows_free(struct ovfrows *r) {
     free(r->v);
     r->v = NULL;
     r->n = r->records = 0;
@@ -154,7 +154,7 @@ static void span(char *buf, size_t size, uint32_t n, const char *what, int32_t l
     else snprintf(buf, size, "%u %ss (%d-%d)", (unsigned)n, what, (int)lo, (int)hi);
 }
 
-void ovr_group_text(const struct ovr_row *r, int records, char *buf, size_t size) {
+void ovfrows_group_text(const struct ovfrows_row *r, int records, char *buf, size_t size) {
     char s[64], k[64];
     if (!buf || size == 0) return;
     span(s, sizeof s, r->nsteps, "step", r->step_min, r->step_max);

@@ -90,16 +90,16 @@ int trace_phase_of(const char *name, size_t len) {
 
 static void iv_add(struct iv_union *u, int64_t s, int64_t e) {
     if (!u->groups) {
-        u->s = s; u->e = e; u->groups = 1;
-    } else if (s > u->e) {
-        u->sum += u->e - u->s;
-        u->s = s; u->e = e;
+        u->start = s; u->end = e; u->groups = 1;
+    } else if (s > u->end) {
+        u->sum += u->end - u->start;
+        u->start = s; u->end = e;
         u->groups++;
-    } else if (e > u->e) {
-        u->e = e;
+    } else if (e > u->end) {
+        u->end = e;
     }
 }
-static int64_t iv_total(const struct iv_union *u) { return u->groups ? u->sum + u->e - u->s : 0; }
+static int64_t iv_total(const struct iv_union *u) { return u->groups ? u->sum + u->end - u->start : 0; }
 
 void trace_acc_init(struct trace_acc *a) { memset(a, 0, sizeof *a); }
 

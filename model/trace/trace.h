@@ -101,7 +101,7 @@ void trace_run_free(struct trace_run *run);
 /* The union of intervals fed in ascending start order (HTA's merge: a new
  * interval begins when a start is past every end so far). */
 struct iv_union {
-    int64_t s, e, sum;
+    int64_t start, end, sum;
     uint32_t groups;
 };
 /* The breakdown built one kernel at a time, in ascending start order (a

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#define BIG_MIN ((size_t)4 << 20)
+#define BIGMEM_MIN ((size_t)4 << 20)
 
-void *big_realloc(void *p, size_t n) {
+void *bigmem_realloc(void *p, size_t n) {
     void *q = realloc(p, n);
 #ifdef MADV_HUGEPAGE
-    if (q && n >= BIG_MIN) {
+    if (q && n >= BIGMEM_MIN) {
         /* only whole pages inside the block; the kernel backs the 2 MiB
          * aligned parts with huge pages, the rest as before */
         uintptr_t b = ((uintptr_t)q + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)q + n) & ~(uintptr_t)4095;

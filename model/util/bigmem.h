@@ -11,6 +11,6 @@
 
 #include <stddef.h>
 
-void *big_realloc(void *p, size_t n);
+void *bigmem_realloc(void *p, size_t n);
 
 #endif

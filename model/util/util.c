@@ -35,7 +35,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {
         nc *= 2;
     }
     if (elem && nc > SIZE_MAX / elem) return -1;
-    void *x = big_realloc(*p, nc * elem);
+    void *x = bigmem_realloc(*p, nc * elem);
     if (!x) return -1;
     if (zero) memset((char *)x + *cap * elem, 0, (nc - *cap) * elem);
     *p = x;
@@ -88,34 +88,34 @@ int32_t *util_smap_slot(struct util_smap *m, const char *key, int create) {
         uint32_t *nh = calloc(nc, sizeof *nh);
         if (!nk || !nv || !nh) { free(nk); free(nv); free(nh); return NULL; }
         for (size_t i = 0; i < m->cap; i++)
-            if (m->h[i]) {
-                size_t j = m->h[i] & (nc - 1);
+            if (m->hashes[i]) {
+                size_t j = m->hashes[i] & (nc - 1);
                 while (nh[j]) j = (j + 1) & (nc - 1);
-                nk[j] = m->k[i]; nv[j] = m->v[i]; nh[j] = m->h[i];
+                nk[j] = m->keys[i]; nv[j] = m->vals[i]; nh[j] = m->hashes[i];
             }
-        free(m->k); free(m->v); free(m->h);
-        m->k = nk; m->v = nv; m->h = nh; m->cap = nc;
+        free(m->keys); free(m->vals); free(m->hashes);
+        m->keys = nk; m->vals = nv; m->hashes = nh; m->cap = nc;
     }
     if (!m->cap) return NULL;
     uint32_t h = smap_hash(key);
     for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->h[i]) {
+        if (!m->hashes[i]) {
             if (!create) return NULL;
-            m->k[i] = m->borrow ? (char *)key : strdup(key);
-            if (!m->k[i]) return NULL;
-            m->h[i] = h;
-            m->v[i] = -1;
+            m->keys[i] = m->borrow ? (char *)key : strdup(key);
+            if (!m->keys[i]) return NULL;
+            m->hashes[i] = h;
+            m->vals[i] = -1;
             m->n++;
-            return &m->v[i];
+            return &m->vals[i];
         }
-        if (m->h[i] == h && !strcmp(m->k[i], key)) return &m->v[i];
+        if (m->hashes[i] == h && !strcmp(m->keys[i], key)) return &m->vals[i];
     }
 }
 
 void util_smap_free(struct util_smap *m) {
     if (!m->borrow)
-        for (size_t i = 0; i < m->cap; i++) free(m->k[i]);
-    free(m->k); free(m->v); free(m->h);
+        for (size_t i = 0; i < m->cap; i++) free(m->keys[i]);
+    free(m->keys); free(m->vals); free(m->hashes);
     int borrow = m->borrow;
     memset(m, 0, sizeof *m);
     m->borrow = borrow;

@@ -34,7 +34,7 @@ int util_strpool_put(char **buf, size_t *len, size_t *cap, const char *s, size_t
 /* ---- string -> int32 map (open addressing, one util_hash) ----
  * Zero-initialise; with borrow set the keys are the caller's and must
  * outlive the map, else they are copied. */
-struct util_smap { char **k; int32_t *v; uint32_t *h; size_t cap, n; int borrow; };
+struct util_smap { char **keys; int32_t *vals; uint32_t *hashes; size_t cap, n; int borrow; };
 /* The value slot of key; with create a missing key is added with value -1.
  * NULL: absent (without create) or out of memory. */
 int32_t *util_smap_slot(struct util_smap *m, const char *key, int create);

@@ -196,13 +196,13 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
     }
     /* the layer mapping of this pair, from both dumps (probetop-rules(7), MATCHING: Graph matching); only the
      * matching uses it */
-    struct lmap *pm = NULL;
+    struct layermap *pm = NULL;
     if (c->have_lmap) {
         char warn[1024];
         pm = cmp_files_lmap_build(c->lmap, a, b, warn, sizeof warn);
         if (warn[0]) snprintf(G->note, sizeof G->note, "%s", warn);
     }
-    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
+    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? layermap_apply : NULL, .map_ctx = pm};
     /* tensor dumps with .npy files: the real tensors (.pt: statistics) */
     const char *tn = npy_setup_opts(&o, a, b);
     if (tn && !G->note[0]) snprintf(G->note, sizeof G->note, "%s", tn);
@@ -214,7 +214,7 @@ static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_
         snprintf(G->note, sizeof G->note, "%zu tensors could not be read (their rows say unsupported); first: %s",
                  G->g->tensor_failed, G->g->tensor_err);
     }
-    lmap_free(pm);
+    layermap_free(pm);
     rc = 0;
 out:
     tree_free(j[0].t);
@@ -311,7 +311,7 @@ static void finish_graph(struct app *a, struct acmp_graph *G) {
         if (m->step != G->step || m->rank != G->rank) continue;
         int x = tree_find(G->t[0], m->a), y = tree_find(G->t[1], m->b);
         struct pt_error e;
-        if (x >= 0 && y >= 0 && G->g->n[x].bench < 0 && G->g->bmatch[y] < 0) cmp_manual_match(G->g, x, y, 0, &e);
+        if (x >= 0 && y >= 0 && G->g->nodes[x].bench < 0 && G->g->bmatch[y] < 0) cmp_manual_match(G->g, x, y, 0, &e);
     }
 }
 
@@ -337,7 +337,7 @@ static void summary_refresh(struct app_cmp *c, const struct acmp_graph *G) {
     for (size_t k = 0; k < c->npairs; k++)
         if (c->pairs[k].step == G->step && c->pairs[k].rank == G->rank) i = (long)k;
     if (i < 0 || !atomic_load(&c->sready[i])) return;   /* the scan still owns it */
-    if (crun_pair_from_graph(&c->sum[i], G->g) != 0) crun_pair_fail(&c->sum[i], "out of memory");
+    if (compare_run_pair_from_graph(&c->sum[i], G->g) != 0) compare_run_pair_fail(&c->sum[i], "out of memory");
 }
 
 static void scan_done(void *ctx, size_t i) {
@@ -356,11 +356,11 @@ static void *scan_run(void *arg) {
      * of its step, the one where it was born (with --layer-mapping, ranks
      * go by number there too) */
     c->sorigin_err[0] = '\0';
-    crun_first_free(&c->sfirst);
+    compare_run_first_free(&c->sfirst);
     if (atomic_load(&c->scancel)) c->shead = -1;
     else if (c->have_lmap) {
-        c->shead = crun_first(c->sum, c->npairs, &c->swhich);
-        if (c->shead >= 0 && crun_first_copy(&c->sfirst, &c->sum[c->shead].first[c->swhich]) != 0)
+        c->shead = compare_run_first(c->sum, c->npairs, &c->swhich);
+        if (c->shead >= 0 && compare_run_first_copy(&c->sfirst, &c->sum[c->shead].first[c->swhich]) != 0)
             snprintf(c->sorigin_err, sizeof c->sorigin_err, "first divergence: out of memory");
     } else {
         struct pt_error e;
@@ -426,7 +426,7 @@ int acmp_start(struct app *a, struct pt_error *err) {
     return acmp_load(a, c->pairs[0].step, c->pairs[0].rank, err);
 }
 
-const struct crun_pair *acmp_summary(const struct app *a, size_t i) {
+const struct compare_run_pair *acmp_summary(const struct app *a, size_t i) {
     const struct app_cmp *c = a->cmp;
     if (!c || !c->summary || !c->sum || i >= c->npairs || !atomic_load(&c->sready[i])) return NULL;
     return &c->sum[i];
@@ -442,7 +442,7 @@ int acmp_run_first(const struct app *a, long *pair, int *which) {
     return *pair >= 0;
 }
 
-const struct crun_first *acmp_run_first_node(const struct app *a) {
+const struct compare_run_first *acmp_run_first_node(const struct app *a) {
     long k;
     int which;
     return acmp_run_first(a, &k, &which) == 1 ? &a->cmp->sfirst : NULL;
@@ -601,8 +601,8 @@ void acmp_free(struct app *a) {
         pthread_join(c->sth, NULL);
         c->srunning = 0;
     }
-    for (size_t i = 0; c->sum && i < c->npairs; i++) crun_pair_clear(&c->sum[i]);
-    crun_first_free(&c->sfirst);
+    for (size_t i = 0; c->sum && i < c->npairs; i++) compare_run_pair_clear(&c->sum[i]);
+    compare_run_first_free(&c->sfirst);
     free(c->sum);
     free(c->spairs);
     free((void *)c->sready);
@@ -753,13 +753,13 @@ int acmp_mark(const struct acmp_graph *G, int n) {
 }
 
 double acmp_magnitude(const struct acmp_graph *G, int n) {
-    if (G->g) return G->g->n[n].magnitude;
+    if (G->g) return G->g->nodes[n].magnitude;
     if (G->vlink && !isnan(G->vg[0]->index[n])) return G->vg[0]->index[n];
     return -1;
 }
 
 int acmp_counterpart(const struct acmp_graph *G, int n) {
-    if (G->g) return G->g->n[n].bench;
+    if (G->g) return G->g->nodes[n].bench;
     if (G->vlink) return G->vlink[n];
     return -1;
 }
@@ -804,7 +804,7 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
                                                            : "manual matching needs two compared runs");
     const struct tree *t0 = G->t[0], *t1 = G->t[1];
     if (na < 0 || (size_t)na >= t0->nnodes || nb < 0 || (size_t)nb >= t1->nnodes) return pt_errorf(err, "no such node");
-    if (G->g->n[na].bench >= 0) return pt_errorf(err, "%s is matched already", tree_id(t0, na));
+    if (G->g->nodes[na].bench >= 0) return pt_errorf(err, "%s is matched already", tree_id(t0, na));
     if (G->g->bmatch[nb] >= 0) return pt_errorf(err, "benchmark %s is matched already", tree_id(t1, nb));
     if (t0->nodes[na].kind != t1->nodes[nb].kind)
         return pt_errorf(err, "the two nodes differ in kind (%s vs %s): msProbe matches only the same kind",
@@ -813,8 +813,8 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
     summary_refresh(c, G);
     /* remember every pair now manual (the twins too) for reloads */
     for (size_t i = 0; i < t0->nnodes; i++) {
-        if (!G->g->n[i].manual || G->g->n[i].bench < 0) continue;
-        const char *x = tree_id(t0, (int)i), *y = tree_id(t1, G->g->n[i].bench);
+        if (!G->g->nodes[i].manual || G->g->nodes[i].bench < 0) continue;
+        const char *x = tree_id(t0, (int)i), *y = tree_id(t1, G->g->nodes[i].bench);
         int known = 0;
         for (size_t k = 0; k < c->nmanual && !known; k++)
             known = c->manual[k].step == G->step && c->manual[k].rank == G->rank && !strcmp(c->manual[k].a, x);

@@ -303,20 +303,20 @@ static int ncores(void) {
     return n < 1 ? 1 : n > 4 ? 4 : (int)n;
 }
 
-/* The whole-run first divergence f at level which (CRUN_ERR, CRUN_WARN;
+/* The whole-run first divergence f at level which (COMPARE_RUN_ERR, COMPARE_RUN_WARN;
  * f NULL or empty: none), printed for --first (tabbed) or as the closing
  * headline. */
-static void print_first(const struct crun_first *f, int which, int tabbed) {
+static void print_first(const struct compare_run_first *f, int which, int tabbed) {
     if (!f || !f->have) {
         if (tabbed) printf("no divergence: every compared node passes\n");
         return;
     }
-    const char *level = cmp_level_name(which == CRUN_ERR ? CL_ERROR : CL_WARNING);
+    const char *level = cmp_level_name(which == COMPARE_RUN_ERR ? CL_ERROR : CL_WARNING);
     if (!tabbed) {
         char where[4200];
         printf("%s: %s (%s) at step %d, micro step %d, rank %d\n",
                f->det ? "first nondeterministic operator (inputs equal, outputs differ)" : "first divergence",
-               CMD_ESC(crun_where(f, where, sizeof where)), level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
+               CMD_ESC(compare_run_where(f, where, sizeof where)), level, (int)f->at.step, (int)f->at.micro, (int)f->at.rank);
         return;
     }
     char w[64];
@@ -335,22 +335,22 @@ static void print_first(const struct crun_first *f, int which, int tabbed) {
  * FIRST DIVERGENCE): the headline, or with --first (tabbed) line 1 and the
  * origin with its chain under it.  With a layer mapping (the table compare
  * the origin rules read matches by name) ranks go in number order. */
-static void print_first_origin(const struct cmp_scan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
+static void print_first_origin(const struct cmp_scan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
                                int lm, int tabbed) {
     int which;
     if (lm) {
-        long k = crun_first(sum, n, &which);
+        long k = compare_run_first(sum, n, &which);
         print_first(k < 0 ? NULL : &sum[k].first[which], which, tabbed);
         return;
     }
     struct ovf_origin_report o = {0};
-    struct crun_first f;
+    struct compare_run_first f;
     struct pt_error err;
     cmp_origin_first(pairs, n, sum, fuzzy, tabbed ? &o : NULL, &which, &f, &err);
     if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", CMD_ESC(err.msg));
     print_first(&f, which, tabbed);
     if (tabbed && !err.msg[0]) ovf_origin_print_text(stdout, &o);
-    crun_first_free(&f);
+    compare_run_first_free(&f);
     ovf_origin_report_free(&o);
 }
 
@@ -368,14 +368,14 @@ static int pairs_exit(size_t n, size_t nunread, int found, int partial_ok) {
 }
 
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
-static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct crun_pair *sum, int fuzzy,
+static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct compare_run_pair *sum, int fuzzy,
                      const struct cmp_files_lmap *map, const char *mc, int partial_ok) {
     struct cmp_scan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = ncores()};
     cmp_scan_run(pairs, n, sum, &so);
     size_t failed = 0;
     int found = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sum[i].state == CRUN_FAILED) {
+        if (sum[i].state == COMPARE_RUN_FAILED) {
             fprintf(stderr, "probetop compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank, CMD_ESC(sum[i].why));
             failed++;
         } else if (sum[i].nerror) found = 1;
@@ -418,7 +418,7 @@ struct crun {
     const struct copts *c;
     struct cmp_files_lmap map;
     struct outf out;
-    struct crun_pair *sum;   /* one per pair */
+    struct compare_run_pair *sum;   /* one per pair */
     size_t npairs;
     int multi_step, quiet, lm_warned, any_error;
     size_t nunread;          /* pairs whose dumps could not be read (left out) */
@@ -451,7 +451,7 @@ static int report_graph(struct crun *r, size_t k, const struct tree *a, const st
                     rep.failed, rep.first_bad[0] ? "; first: " : "", CMD_ESC(rep.first_bad));
         }
     }
-    int sumrc = crun_pair_from_graph(&r->sum[k], g);
+    int sumrc = compare_run_pair_from_graph(&r->sum[k], g);
     if (r->sum[k].nerror) r->any_error = 1;
     if (!r->quiet)
         printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu); nodes matched %zu, "
@@ -485,14 +485,14 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         return -1;
     }
     /* the layer mapping is computed per pair, from both dumps (probetop-rules(7), MATCHING: Graph matching) */
-    struct lmap *pm = NULL;
+    struct layermap *pm = NULL;
     if (c->lm) {
         char warn[2048];
         pm = cmp_files_lmap_build(&r->map, a, b, warn, sizeof warn);
         if (warn[0] && !r->lm_warned) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(warn));
         r->lm_warned |= warn[0] != '\0';
     }
-    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? lmap_apply : NULL, .map_ctx = pm};
+    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? layermap_apply : NULL, .map_ctx = pm};
     const char *tnote = npy_setup_opts(&o, a, b);   /* tensor mode reads .npy files; .pt: statistics */
     if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(tnote));
     /* The structure first: building only adds nodes, and once both
@@ -509,8 +509,8 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
      * (its csv is larger than both dumps). */
     struct cmp_table *t = NULL;
     struct outf po = {0};
-    struct crun_pair tsum = {.step = pp->step, .rank = pp->rank};
-    crun_pair_clear(&tsum);
+    struct compare_run_pair tsum = {.step = pp->step, .rank = pp->rank};
+    compare_run_pair_clear(&tsum);
     int trc = cmp_table_open(a, b, &o, &t, &err);
     if (trc == 0 && c->odir) trc = pair_csv_open(r, pp, &po, &err);
     char lead[64];
@@ -523,7 +523,7 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
             (po.f && csv_table(po.f, t, first, NULL) != 0))
             trc = pt_errorf(&err, "out of memory writing the csv");
         /* no structure: the first divergent row in dump order */
-        else if (crun_pair_add_table(&tsum, t) != 0) trc = pt_errorf(&err, "out of memory");
+        else if (compare_run_pair_add_table(&tsum, t) != 0) trc = pt_errorf(&err, "out of memory");
     }
     if (po.f && outf_close(&po, trc == 0, &err) != 0) trc = -1;
     if (gthreaded) pthread_join(gth, NULL);
@@ -532,8 +532,8 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         cmp_graph_free(gj.g);
         cmp_table_free(t);
-        crun_pair_clear(&tsum);
-        lmap_free(pm);
+        compare_run_pair_clear(&tsum);
+        layermap_free(pm);
         tree_free(a);
         tree_free(b);
         r->rc = EXIT_USAGE;
@@ -553,17 +553,17 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
                             a->step, a->rank, CMD_ESC(gerr.msg));
         else fprintf(stderr, "probetop compare: %s\n", CMD_ESC(gerr.msg));
         /* no tree: the first divergent row in dump order */
-        crun_pair_clear(&r->sum[k]);
+        compare_run_pair_clear(&r->sum[k]);
         r->sum[k] = tsum;
-        tsum = (struct crun_pair){0};
+        tsum = (struct compare_run_pair){0};
         if (!r->quiet)
             printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nall,
                    t->counts[0], t->counts[1], t->counts[2]);
     }
     cmp_graph_free(g);
     cmp_table_free(t);
-    crun_pair_clear(&tsum);
-    lmap_free(pm);
+    compare_run_pair_clear(&tsum);
+    layermap_free(pm);
     tree_free(a);
     tree_free(b);
 #ifdef __GLIBC__
@@ -659,7 +659,7 @@ done:
         fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         r.rc = EXIT_USAGE;
     }
-    for (size_t k = 0; r.sum && k < r.npairs; k++) crun_pair_clear(&r.sum[k]);
+    for (size_t k = 0; r.sum && k < r.npairs; k++) compare_run_pair_clear(&r.sum[k]);
     free(r.sum);
     free(pairs);
     cmp_files_lmap_free(&r.map);

@@ -50,7 +50,7 @@ struct report {
     long first;                /* index into l, -1 none: the origin when found, else by_pos */
     long by_pos;               /* the first record by position (ovf_first), -1 none */
     int first_is_origin;
-    struct ovr_rows rows;      /* the matched entries as listed */
+    struct ovfrows rows;      /* the matched entries as listed */
     int fail_on;               /* --fail-on: enum ovf_level */
     size_t failing;            /* entries whose ovf_gate_level() reaches fail_on */
     size_t counts[4];
@@ -129,11 +129,11 @@ static int report_build(struct report *r) {
         if ((int)ovf_gate_level(e) >= r->fail_on) r->failing++;
         r->jumps += e->jump != 0;
     }
-    if (ovr_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
+    if (ovfrows_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
     /* the origin heads every listing (probetop-rules(7), ORIGIN ACROSS RANKS) */
     long o = ovf_origin_entry(r->origin, l);
     if (o >= 0 && !matched_level(&l->v[o], r)) o = -1;
-    if (o >= 0) ovr_lead(&r->rows, (size_t)o);
+    if (o >= 0) ovfrows_lead(&r->rows, (size_t)o);
     /* msProbe's anomaly reports count by their rule (anomaly_gate_level) */
     for (size_t i = 0; i < r->ds->anomalies.n; i++)
         if (anomaly_gate_level(&r->ds->anomalies.v[i]) >= r->fail_on) r->failing++;
@@ -148,7 +148,7 @@ static void report_free(struct report *r) {
     free(r->match);
     free(r->steps);
     free(r->ranks);
-    ovr_free(&r->rows);
+    ovfrows_free(&r->rows);
 }
 
 /* Rows listed (the --limit). */
@@ -157,8 +157,8 @@ static size_t listed(const struct report *r) {
 }
 
 /* The kind of a row for csv and json: "numeric_jump" for a group. */
-static const char *row_kind(const struct ovr_row *w) {
-    return w->section == OVR_JUMP ? "numeric_jump" : "nonfinite";
+static const char *row_kind(const struct ovfrows_row *w) {
+    return w->section == OVFROWS_JUMP ? "numeric_jump" : "nonfinite";
 }
 
 /* ---- text ---- */
@@ -197,12 +197,12 @@ static void text_gate(const struct report *r) {
 
 /* A numeric-jump group: its level, the kind, the name, what it covers and
  * the earliest record's description. */
-static void text_group(const struct report *r, const struct ovr_row *w) {
+static void text_group(const struct report *r, const struct ovfrows_row *w) {
     const struct ovf_entry *e = &r->l->v[w->entry];
     char name[2048], what[1024], cover[160];
-    ovr_group_text(w, 1, cover, sizeof cover);
+    ovfrows_group_text(w, 1, cover, sizeof cover);
     printf("  %-9s %-25s  %s  %s; earliest: step %d rank %d pos %u %s\n", ovf_level_name((enum ovf_level)w->level),
-           OVR_JUMP_NAME, esc(e->name, name, sizeof name), cover, (int)e->step, (int)e->rank, (unsigned)e->pos,
+           OVFROWS_JUMP_NAME, esc(e->name, name, sizeof name), cover, (int)e->step, (int)e->rank, (unsigned)e->pos,
            esc(e->what, what, sizeof what));
 }
 
@@ -252,7 +252,7 @@ static void print_text(const struct report *r) {
                "flagged: cells holding NaN or +-Inf\n");
     printf("counts: ");
     text_counts(r, r->counts);
-    if (r->jumps) printf(" (%zu of the high: %s alone, no NaN/Inf)", r->jumps, OVR_JUMP_NAME);
+    if (r->jumps) printf(" (%zu of the high: %s alone, no NaN/Inf)", r->jumps, OVFROWS_JUMP_NAME);
     if (r->ds->anomalies.n) printf(", anomaly reports %zu", r->ds->anomalies.n);
     printf("\n");
     text_gate(r);
@@ -286,15 +286,15 @@ static void print_text(const struct report *r) {
     else printf("entries (%zu row%s):\n", r->rows.n, r->rows.n == 1 ? "" : "s");
     printf("  %-9s %5s %5s %5s %7s  %s\n", "level", "step", "micro", "rank", "pos", "name  non-finite");
     for (size_t i = 0; i < n; i++) {
-        const struct ovr_row *w = &r->rows.v[i];
-        if (w->section != OVR_JUMP) {
+        const struct ovfrows_row *w = &r->rows.v[i];
+        if (w->section != OVFROWS_JUMP) {
             text_entry(r, &r->l->v[w->entry]);
             continue;
         }
-        if (i == 0 || r->rows.v[i - 1].section != OVR_JUMP)
+        if (i == 0 || r->rows.v[i - 1].section != OVFROWS_JUMP)
             printf("  -- %s: msProbe's heuristic (an output Norm over 100x the input Norm), no NaN/Inf;\n"
                    "     one row per name, with its records, steps and ranks, then the earliest record --\n",
-                   OVR_JUMP_NAME);
+                   OVFROWS_JUMP_NAME);
         text_group(r, w);
     }
 }
@@ -336,7 +336,7 @@ static void print_csv(const struct report *r) {
     }
     size_t n = listed(r);
     for (size_t i = 0; i < n; i++) {
-        const struct ovr_row *w = &r->rows.v[i];
+        const struct ovfrows_row *w = &r->rows.v[i];
         const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
         printf("%s,%d,", entry_level(r, e), (int)e->step);
         if (e->micro >= 0) printf("%d", (int)e->micro);
@@ -373,11 +373,11 @@ static void json_entry(const struct report *r, const struct ovf_entry *e) {
 
 /* A listed row: an entry with its kind; a group also has its records,
  * steps and ranks (its step, rank, pos and what are its earliest record's). */
-static void json_row(const struct report *r, const struct ovr_row *w) {
+static void json_row(const struct report *r, const struct ovfrows_row *w) {
     putchar('{');
     json_fields(r, &r->l->v[w->entry]);
     printf(", \"kind\": \"%s\"", row_kind(w));
-    if (w->section == OVR_JUMP)
+    if (w->section == OVFROWS_JUMP)
         printf(", \"records\": %zu, \"steps\": %u, \"ranks\": %u, \"step_range\": [%d, %d], \"rank_range\": [%d, %d]",
                w->count, (unsigned)w->nsteps, (unsigned)w->nranks, (int)w->step_min, (int)w->step_max,
                (int)w->rank_min, (int)w->rank_max);

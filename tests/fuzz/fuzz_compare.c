@@ -56,13 +56,13 @@ static void graph_walk(const struct cmp_graph *g) {
     int steps = 0;
     for (int n = cmp_next_divergent(g, -1, 1); n >= 0 && steps < 100000; n = cmp_next_divergent(g, n, 1), steps++)
         (void)cmp_node_level(g, n);
-    struct crun_pair p;
+    struct compare_run_pair p;
     memset(&p, 0, sizeof p);
-    if (crun_pair_from_graph(&p, g) == 0) {
+    if (compare_run_pair_from_graph(&p, g) == 0) {
         int which;
-        (void)crun_first(&p, 1, &which);
+        (void)compare_run_first(&p, 1, &which);
     }
-    crun_pair_clear(&p);
+    compare_run_pair_clear(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -85,10 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct cmp_table *tb = NULL;
         if (cmp_table_new(t[0], t[1], &o, &tb, &err) == 0) {
             (void)table_cells(tb);
-            struct crun_pair p;
+            struct compare_run_pair p;
             memset(&p, 0, sizeof p);
-            (void)crun_pair_from_table(&p, tb);
-            crun_pair_clear(&p);
+            (void)compare_run_pair_from_table(&p, tb);
+            compare_run_pair_clear(&p);
             cmp_table_free(tb);
         }
         struct cmp_graph *g = NULL;

@@ -15,10 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_path(path, sizeof path, "map.yaml");
     memset(&m, 0, sizeof m);
     if (cmp_files_lmap_load(&m, path, &err) == 0) {
-        struct lmap *lm = cmp_files_lmap_build(&m, npu, bench, warn, sizeof warn);
+        struct layermap *lm = cmp_files_lmap_build(&m, npu, bench, warn, sizeof warn);
         if (lm) {
-            for (size_t i = 0; i < npu->nrecs; i++) (void)lmap_get(lm, tree_s(npu, npu->recs[i].name));
-            lmap_free(lm);
+            for (size_t i = 0; i < npu->nrecs; i++) (void)layermap_get(lm, tree_s(npu, npu->recs[i].name));
+            layermap_free(lm);
         }
     }
     cmp_files_lmap_free(&m);

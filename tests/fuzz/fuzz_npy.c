@@ -7,7 +7,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[1024];
     struct pt_error err;
-    struct tc_tensor t;
+    struct tensorcmp_tensor t;
     fuzz_write("t.npy", data, size);
     fuzz_path(path, sizeof path, "t.npy");
     memset(&t, 0, sizeof t);

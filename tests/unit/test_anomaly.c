@@ -121,7 +121,7 @@ static int only_rank1(const struct anomaly *a, void *ctx) {
 static void rows_first(void) {
     struct anomaly_list l = {0};
     struct ovf_list ov = {0};
-    struct ovr_rows rows = {0};
+    struct ovfrows rows = {0};
     for (int i = 0; i < PT_ANOM_N; i++) {
         const struct pt_anom *f = &pt_anoms[i];
         struct anomaly a = mk(f->step, f->micro_step, f->tag, f->vpp_stage, f->pp_stage, f->call_id, f->rank);
@@ -131,21 +131,21 @@ static void rows_first(void) {
     anomaly_sort(&l);
     struct ovf_entry e = {.step = 1, .micro = 0, .rank = 0, .level = OVF_NONE, .name = "x", .what = "actv norm=nan"};
     CHECK_INT(ovf_list_add(&ov, &e), 0);
-    CHECK_INT(ovr_build(&ov, NULL, NULL, &rows, NULL), 0);
-    CHECK_INT(ovr_add_anomalies(&rows, &l, NULL, NULL, NULL), 0);
+    CHECK_INT(ovfrows_build(&ov, NULL, NULL, &rows, NULL), 0);
+    CHECK_INT(ovfrows_add_anomalies(&rows, &l, NULL, NULL, NULL), 0);
     CHECK_INT(rows.n, PT_ANOM_N + 1);
     CHECK_INT(rows.records, 1);   /* the reports are not records */
     for (int i = 0; i < PT_ANOM_N && (size_t)i < rows.n; i++) {
-        CHECK_INT(rows.v[i].section, OVR_ANOMALY);
+        CHECK_INT(rows.v[i].section, OVFROWS_ANOMALY);
         CHECK_STR(l.v[rows.v[i].entry].tag_name, pt_anoms[PT_ANOM_ORDER[i]].tag);
     }
     CHECK_INT(rows.v[1].level, OVF_CRITICAL);   /* the AnomalyNan */
     CHECK_INT(rows.v[0].level, OVF_HIGH);
-    CHECK_INT(rows.v[PT_ANOM_N].section, OVR_NONFINITE);
-    CHECK_INT(ovr_build(&ov, NULL, NULL, &rows, NULL), 0);
-    CHECK_INT(ovr_add_anomalies(&rows, &l, only_rank1, NULL, NULL), 0);
+    CHECK_INT(rows.v[PT_ANOM_N].section, OVFROWS_NONFINITE);
+    CHECK_INT(ovfrows_build(&ov, NULL, NULL, &rows, NULL), 0);
+    CHECK_INT(ovfrows_add_anomalies(&rows, &l, only_rank1, NULL, NULL), 0);
     CHECK_INT(rows.n, 3 + 1);
-    ovr_free(&rows);
+    ovfrows_free(&rows);
     ovf_list_free(&ov);
     anomaly_list_free(&l);
 }

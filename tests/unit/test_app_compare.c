@@ -1,13 +1,13 @@
 /* test_app_compare: the curses-free parts of compare mode in the app: the
  * divergence heat map's derived cube (model/compare/rundiff.h), communication
- * links between ranks (model/graph/commlinks.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
+ * links between ranks (model/graph/comm.h, probetop-rules(7), ORIGIN ACROSS RANKS: Communication links, on
  * synthetic ranks and on a gen_dump.py tensor-parallel pair), and the side
  * files (src/io/compare/cmp_files.h: layer mapping, match config saved and applied on
  * the quick_start pair). */
 #include <math.h>
 #include <sys/wait.h>
 
-#include "model/graph/commlinks.h"
+#include "model/graph/comm.h"
 #include "model/compare/compare.h"
 #include "model/compare/rundiff.h"
 #include "pt_test.h"
@@ -276,8 +276,8 @@ static void test_match_config(void) {
     CHECK_INT(cmp_files_match_apply(g, path, &rep, &err), 0);
     CHECK_INT((int)rep.ok, 1);
     CHECK_INT((int)rep.failed, 0);   /* the reverse entry is recognised */
-    CHECK_INT(g->n[x].bench, y);
-    CHECK(g->n[x].manual);
+    CHECK_INT(g->nodes[x].bench, y);
+    CHECK(g->nodes[x].manual);
     CHECK_INT((int)g->nmatched, 710);
     /* unknown names are reported, the rest applied */
     CHECK_INT(pt_write(path, "{\"Not.a.node\": \"optimizer\", \"optimizer\": \"Module.fc.Linear.parameters_grad.1\"}"), 0);

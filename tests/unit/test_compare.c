@@ -42,11 +42,11 @@ static void test_graph_vs_visdb(void) {
             while (b > link && *b != '"') b--;
             snprintf(want, sizeof want, "%.*s", (int)(q - b - 1), b + 1);
         }
-        int other = is_npu ? g->n[n].bench : g->bmatch[n];
+        int other = is_npu ? g->nodes[n].bench : g->bmatch[n];
         const char *got = other < 0 ? "" : tree_id(is_npu ? bench : npu, other);
         int idx = -1;
         if (sqlite3_column_type(st, 2) != SQLITE_NULL) idx = (int)(sqlite3_column_double(st, 2) * 2 + 0.5);
-        int mine = is_npu ? g->n[n].index : -1;
+        int mine = is_npu ? g->nodes[n].index : -1;
         if (is_npu) counts[idx + 1]++;
         if (strcmp(got, want) || (is_npu && mine != idx)) {
             if (bad++ < 8) fprintf(stderr, "%s %s: match %s/%s index %d/%d\n", is_npu ? "NPU" : "Bench", name, got,
@@ -67,8 +67,8 @@ static void test_graph_vs_visdb(void) {
 }
 
 static const struct crow *row_of(const struct cmp_graph *g, int n, const char *suffix) {
-    for (uint32_t i = 0; i < g->n[n].nrows; i++) {
-        const struct crow *r = &g->rows[g->n[n].row0 + i];
+    for (uint32_t i = 0; i < g->nodes[n].nrows; i++) {
+        const struct crow *r = &g->rows[g->nodes[n].row0 + i];
         const char *name = tree_s(g->npu, g->npu->params[r->np].name);
         size_t a = strlen(name), b = strlen(suffix);
         if (a >= b && !strcmp(name + a - b, suffix)) return r;
@@ -92,7 +92,7 @@ static void test_worked_examples(void) {
     struct pt_error err;
     CHECK_INT(cmp_graph_new(npu, bench, NULL, &g, &err), 0);
     int counts[4] = {0};
-    for (size_t i = 0; i < npu->norder; i++) counts[g->n[npu->order[i]].index + 1]++;
+    for (size_t i = 0; i < npu->norder; i++) counts[g->nodes[npu->order[i]].index + 1]++;
     CHECK_INT(counts[0], 112);
     CHECK_INT(counts[1], 537);
     CHECK_INT(counts[2], 58);
@@ -101,8 +101,8 @@ static void test_worked_examples(void) {
     CHECK_INT((int)g->nunmatched_bench, 220);
     /* 3.1 conv2d: pass */
     int n = tree_find(npu, "Functional.conv2d.0.forward");
-    CHECK_INT(g->n[n].index, CL_PASS);
-    CHECK_INT((int)g->n[n].nrows, 11);
+    CHECK_INT(g->nodes[n].index, CL_PASS);
+    CHECK_INT((int)g->nodes[n].nrows, 11);
     const struct crow *r = row_of(g, n, ".input.0");
     CHECK_STR(cell(g, r, 10), "-0.00010648369789123535");
     CHECK_STR(cell(g, r, 13), "N/A");
@@ -123,11 +123,11 @@ static void test_worked_examples(void) {
     CHECK_STR(cell(g, r, 25), "pass");
     /* 3.2 conv module: pass from its own rows */
     n = tree_find(npu, "Module.conv1.Conv2d.forward.0");
-    CHECK_INT(g->n[n].index, CL_PASS);
-    CHECK_INT((int)g->n[n].nrows, 3);
+    CHECK_INT(g->nodes[n].index, CL_PASS);
+    CHECK_INT((int)g->nodes[n].nrows, 3);
     /* 3.3 relu: warning on output.0 */
     n = tree_find(npu, "Functional.relu.1.forward");
-    CHECK_INT(g->n[n].index, CL_WARNING);
+    CHECK_INT(g->nodes[n].index, CL_WARNING);
     r = row_of(g, n, ".input.0");
     CHECK_STR(cell(g, r, 14), "9180414.394793253%");
     CHECK_STR(cell(g, r, 15), "0.037301437521489025%");
@@ -136,10 +136,10 @@ static void test_worked_examples(void) {
     r = row_of(g, n, ".output.0");
     CHECK_STR(cell(g, r, 25), "warning");
     CHECK_STR(cell(g, r, 26), "[\"warning: The norm relative error of output is 10 times that of input.\"]");
-    CHECK_INT(g->n[tree_find(npu, "Module.layer1.0.relu.ReLU.forward.0")].index, CL_PASS);
+    CHECK_INT(g->nodes[tree_find(npu, "Module.layer1.0.relu.ReLU.forward.0")].index, CL_PASS);
     /* 3.4 add_: error */
     n = tree_find(npu, "Tensor.add_.0.forward");
-    CHECK_INT(g->n[n].index, CL_ERROR);
+    CHECK_INT(g->nodes[n].index, CL_ERROR);
     r = row_of(g, n, ".input.0");
     CHECK_STR(cell(g, r, 8), "1");
     CHECK_STR(cell(g, r, 12), "N/A");
@@ -147,23 +147,23 @@ static void test_worked_examples(void) {
     CHECK_STR(cell(g, r, 15), "100.0%");
     CHECK_STR(cell(g, r, 26), "[\"error: The NormRelativeErr of output is greater than 0.5.\", "
                               "\"warning: The norm relative error of output is 10 times that of input.\"]");
-    CHECK_INT(g->n[tree_find(npu, "Module.bn1.BatchNorm2d.forward.0")].index, CL_PASS);
+    CHECK_INT(g->nodes[tree_find(npu, "Module.bn1.BatchNorm2d.forward.0")].index, CL_PASS);
     /* 3.5 fc: error */
     n = tree_find(npu, "Module.fc.Linear.forward.0");
-    CHECK_INT(g->n[n].index, CL_ERROR);
+    CHECK_INT(g->nodes[n].index, CL_ERROR);
     r = row_of(g, n, ".parameters.weight");
     CHECK_STR(cell(g, r, 10), "3.5925040720030665e-11");
     CHECK_STR(cell(g, r, 15), "0.08969109280212526%");
     r = row_of(g, n, ".output.0");
     CHECK_STR(cell(g, r, 15), "110.54705355935694%");
-    CHECK_NEAR(g->n[n].magnitude, 1.0, 1e-12);
-    CHECK_NEAR(g->n[n].worst_rel, 2.896987180163545, 1e-12);
+    CHECK_NEAR(g->nodes[n].magnitude, 1.0, 1e-12);
+    CHECK_NEAR(g->nodes[n].worst_rel, 2.896987180163545, 1e-12);
     /* 4: collections and data-less nodes */
     n = tree_find(npu, "Apis_Between_Modules.0");
-    CHECK_INT(g->n[n].index, CL_PASS);
+    CHECK_INT(g->nodes[n].index, CL_PASS);
     CHECK_INT(cmp_node_level(g, tree_find(npu, "Tensor.to.0.forward")), -2);
     CHECK_INT(cmp_node_level(g, tree_find(npu, "Module.conv1.Conv2d.parameters_grad.1")), -1);
-    CHECK_INT(g->n[tree_find(npu, "DefaultModel")].index, CL_NONE);
+    CHECK_INT(g->nodes[tree_find(npu, "DefaultModel")].index, CL_NONE);
     /* first divergence: the earliest error in execution order */
     int f = cmp_first_divergence(g);
     CHECK(f >= 0);
@@ -175,14 +175,14 @@ static void test_worked_examples(void) {
     int a = tree_find(npu, "Module.fc.Linear.parameters_grad.1"), b = tree_find(bench, "Module.fc.Linear.parameters_grad.0");
     CHECK(a >= 0 && b >= 0);
     CHECK_INT(cmp_manual_match(g, a, b, 1, &err), 0);
-    CHECK_INT(g->n[a].bench, b);
-    CHECK(g->n[a].index >= CL_PASS);
-    CHECK_INT((int)g->n[a].nrows, 2);
+    CHECK_INT(g->nodes[a].bench, b);
+    CHECK(g->nodes[a].index >= CL_PASS);
+    CHECK_INT((int)g->nodes[a].nrows, 2);
     CHECK_INT(cmp_manual_match(g, a, b, 1, &err), -1);
     CHECK_CONTAINS(err.msg, "already matched");
     CHECK_INT(cmp_manual_match(g, tree_find(npu, "Functional.conv2d.0.forward"), tree_find(bench, "optimizer"), 0, &err), -1);
     CHECK_INT(cmp_unmatch(g, a, &err), 0);
-    CHECK_INT(g->n[a].bench, -1);
+    CHECK_INT(g->nodes[a].bench, -1);
     CHECK_INT(cmp_node_level(g, a), -1);
     cmp_graph_free(g);
     tree_free(npu);

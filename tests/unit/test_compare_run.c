@@ -64,24 +64,24 @@ static void test_quick_start_node_order(void) {
         if (in >= 0) CHECK_STR(tree_id(npu, in), "Module.fc.Linear.forward.0");
     }
     /* the pair's summary */
-    struct crun_pair p;
+    struct compare_run_pair p;
     memset(&p, 0, sizeof p);
-    CHECK_INT(crun_pair_from_graph(&p, g), 0);
-    CHECK_INT(p.state, CRUN_DONE);
+    CHECK_INT(compare_run_pair_from_graph(&p, g), 0);
+    CHECK_INT(p.state, COMPARE_RUN_DONE);
     CHECK_INT((int)p.nunmatched, 220);
     CHECK_INT((int)p.nunmatched_bench, 58);
     CHECK_INT((int)(p.nerror + p.nwarning), 65);
-    CHECK(p.first[CRUN_ERR].have && p.first[CRUN_WARN].have);
-    CHECK_STR(p.first[CRUN_ERR].name, "Functional.linear.0.forward");
-    CHECK_STR(p.first[CRUN_ERR].in, "Module.fc.Linear.forward.0");
-    CHECK_STR(p.first[CRUN_WARN].name, "Functional.relu.1.forward");
-    CHECK_STR(p.first[CRUN_WARN].in, "Module.layer1.0.relu.ReLU.forward.0");
-    CHECK_INT(p.first[CRUN_ERR].at.order, 411);
+    CHECK(p.first[COMPARE_RUN_ERR].have && p.first[COMPARE_RUN_WARN].have);
+    CHECK_STR(p.first[COMPARE_RUN_ERR].name, "Functional.linear.0.forward");
+    CHECK_STR(p.first[COMPARE_RUN_ERR].in, "Module.fc.Linear.forward.0");
+    CHECK_STR(p.first[COMPARE_RUN_WARN].name, "Functional.relu.1.forward");
+    CHECK_STR(p.first[COMPARE_RUN_WARN].in, "Module.layer1.0.relu.ReLU.forward.0");
+    CHECK_INT(p.first[COMPARE_RUN_ERR].at.order, 411);
     int which;
-    CHECK_INT(crun_first(&p, 1, &which), 0);
-    CHECK_INT(which, CRUN_ERR);
-    crun_pair_clear(&p);
-    CHECK_INT(p.state, CRUN_PENDING);
+    CHECK_INT(compare_run_first(&p, 1, &which), 0);
+    CHECK_INT(which, COMPARE_RUN_ERR);
+    compare_run_pair_clear(&p);
+    CHECK_INT(p.state, COMPARE_RUN_PENDING);
 out:
     cmp_graph_free(g);
     if (db) sqlite3_close(db);
@@ -89,62 +89,62 @@ out:
     tree_free(bench);
 }
 
-static void offer(struct crun_pair *p, int level, int32_t micro, int32_t order, const char *name) {
-    struct crun_point at = {p->step, micro, p->rank, order};
-    CHECK_INT(crun_offer(p, level, &at, name, "Module.m.forward.0", 0.5), 0);
+static void offer(struct compare_run_pair *p, int level, int32_t micro, int32_t order, const char *name) {
+    struct compare_run_point at = {p->step, micro, p->rank, order};
+    CHECK_INT(compare_run_offer(p, level, &at, name, "Module.m.forward.0", 0.5), 0);
 }
 
 static void test_run_order(void) {
-    struct crun_point a = {1, 0, 5, 100}, b = {1, 1, 0, 3}, c = {0, 4, 7, 9}, d = {1, 0, 2, 900};
-    CHECK(crun_cmp(&c, &a) < 0);   /* step first */
-    CHECK(crun_cmp(&a, &b) < 0);   /* then micro step */
-    CHECK(crun_cmp(&d, &a) < 0);   /* then rank */
-    CHECK(crun_cmp(&a, &a) == 0);
-    struct crun_point e = {1, 0, 5, 99};
-    CHECK(crun_cmp(&e, &a) < 0);   /* then node_order */
-    struct crun_point r2 = {1, 0, 2, 900}, r10 = {1, 0, 10, 1};
-    CHECK(crun_rank_cmp(&r2, &r10) < 0);
+    struct compare_run_point a = {1, 0, 5, 100}, b = {1, 1, 0, 3}, c = {0, 4, 7, 9}, d = {1, 0, 2, 900};
+    CHECK(compare_run_cmp(&c, &a) < 0);   /* step first */
+    CHECK(compare_run_cmp(&a, &b) < 0);   /* then micro step */
+    CHECK(compare_run_cmp(&d, &a) < 0);   /* then rank */
+    CHECK(compare_run_cmp(&a, &a) == 0);
+    struct compare_run_point e = {1, 0, 5, 99};
+    CHECK(compare_run_cmp(&e, &a) < 0);   /* then node_order */
+    struct compare_run_point r2 = {1, 0, 2, 900}, r10 = {1, 0, 10, 1};
+    CHECK(compare_run_rank_cmp(&r2, &r10) < 0);
 
     /* four pairs: step 0 ranks 0-1, step 1 ranks 0-1 */
-    struct crun_pair v[4];
+    struct compare_run_pair v[4];
     memset(v, 0, sizeof v);
     for (int i = 0; i < 4; i++) {
         v[i].step = i / 2;
         v[i].rank = i % 2;
-        v[i].state = CRUN_DONE;
+        v[i].state = COMPARE_RUN_DONE;
     }
     int which;
-    CHECK_INT(crun_first(v, 4, &which), -1);
+    CHECK_INT(compare_run_first(v, 4, &which), -1);
     CHECK_INT(which, -1);
     /* warnings only: the earliest warning, step 0 rank 1 */
     offer(&v[1], CL_WARNING, 0, 50, "w01");
     offer(&v[2], CL_WARNING, 0, 1, "w10");
-    CHECK_INT(crun_first(v, 4, &which), 1);
-    CHECK_INT(which, CRUN_WARN);
+    CHECK_INT(compare_run_first(v, 4, &which), 1);
+    CHECK_INT(which, COMPARE_RUN_WARN);
     /* an error anywhere wins over every warning */
     offer(&v[3], CL_ERROR, 2, 70, "e11");
-    CHECK_INT(crun_first(v, 4, &which), 3);
-    CHECK_INT(which, CRUN_ERR);
+    CHECK_INT(compare_run_first(v, 4, &which), 3);
+    CHECK_INT(which, COMPARE_RUN_ERR);
     /* same step: an earlier micro step on rank 0 comes before rank 1 */
     offer(&v[2], CL_ERROR, 1, 800, "e10");
-    CHECK_INT(crun_first(v, 4, &which), 2);
+    CHECK_INT(compare_run_first(v, 4, &which), 2);
     /* a pair keeps its earliest per level; a later offer does not replace it */
     offer(&v[2], CL_ERROR, 1, 900, "later");
-    CHECK_STR(v[2].first[CRUN_ERR].name, "e10");
+    CHECK_STR(v[2].first[COMPARE_RUN_ERR].name, "e10");
     offer(&v[2], CL_ERROR, 0, 900, "earlier micro");
-    CHECK_STR(v[2].first[CRUN_ERR].name, "earlier micro");
+    CHECK_STR(v[2].first[COMPARE_RUN_ERR].name, "earlier micro");
     /* same step and micro step: the lower rank first, whatever its order */
     offer(&v[3], CL_ERROR, 0, 5, "e11 early");
-    CHECK_INT(crun_first(v, 4, &which), 2);
+    CHECK_INT(compare_run_first(v, 4, &which), 2);
     /* pending or failed pairs do not count */
-    v[2].state = CRUN_PENDING;
-    CHECK_INT(crun_first(v, 4, &which), 3);
-    crun_pair_fail(&v[3], "no tree");
-    CHECK_INT(v[3].state, CRUN_FAILED);
+    v[2].state = COMPARE_RUN_PENDING;
+    CHECK_INT(compare_run_first(v, 4, &which), 3);
+    compare_run_pair_fail(&v[3], "no tree");
+    CHECK_INT(v[3].state, COMPARE_RUN_FAILED);
     CHECK_STR(v[3].why, "no tree");
-    CHECK_INT(crun_first(v, 4, &which), 1);
-    CHECK_INT(which, CRUN_WARN);
-    for (int i = 0; i < 4; i++) crun_pair_clear(&v[i]);
+    CHECK_INT(compare_run_first(v, 4, &which), 1);
+    CHECK_INT(which, COMPARE_RUN_WARN);
+    for (int i = 0; i < 4; i++) compare_run_pair_clear(&v[i]);
 }
 
 int main(void) {

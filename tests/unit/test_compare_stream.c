@@ -24,9 +24,9 @@ static void check_blocks(struct tree *npu, struct tree *bench, int fuzzy, size_t
     CHECK_INT(cmp_table_new(npu, bench, &o, &whole, &err), 0);
     CHECK_INT(cmp_table_open(npu, bench, &o, &t, &err), 0);
     if (!whole || !t) { cmp_table_free(whole); cmp_table_free(t); return; }
-    struct crun_pair ws = {0}, bs = {0};
-    crun_pair_clear(&bs);
-    CHECK_INT(crun_pair_from_table(&ws, whole), 0);
+    struct compare_run_pair ws = {0}, bs = {0};
+    compare_run_pair_clear(&bs);
+    CHECK_INT(compare_run_pair_from_table(&ws, whole), 0);
     size_t at = 0, blocks = 0, maxcap = 0;
     int same = 1, whole_entries = 1;
     long got;
@@ -38,7 +38,7 @@ static void check_blocks(struct tree *npu, struct tree *bench, int fuzzy, size_t
         same &= !memcmp(t->rows, whole->rows + at, t->nrows * sizeof *t->rows);
         /* a block starts a dump entry: the verdicts judge whole entries */
         if (at) whole_entries &= whole->rows[at - 1].rec != t->rows[0].rec;
-        CHECK_INT(crun_pair_add_table(&bs, t), 0);
+        CHECK_INT(compare_run_pair_add_table(&bs, t), 0);
         at += t->nrows;
     }
     CHECK_INT(got, 0);
@@ -68,8 +68,8 @@ static void check_blocks(struct tree *npu, struct tree *bench, int fuzzy, size_t
         CHECK(bs.first[w].worst == ws.first[w].worst);
         CHECK_STR(bs.first[w].name ? bs.first[w].name : "", ws.first[w].name ? ws.first[w].name : "");
     }
-    crun_pair_clear(&ws);
-    crun_pair_clear(&bs);
+    compare_run_pair_clear(&ws);
+    compare_run_pair_clear(&bs);
     cmp_table_free(whole);
     cmp_table_free(t);
 }

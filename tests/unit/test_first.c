@@ -92,7 +92,7 @@ static void check_summary(const char *npu, const char *bench, int nsteps, int nr
                           const struct answer *want) {
     size_t n = (size_t)(nsteps * nranks);
     struct cmp_scan_pair *pairs = calloc(n, sizeof *pairs);
-    struct crun_pair *sum = calloc(n, sizeof *sum);
+    struct compare_run_pair *sum = calloc(n, sizeof *sum);
     char (*dirs)[2][1200] = calloc(n, sizeof *dirs);
     if (!pairs || !sum || !dirs) {
         CHECK(!"out of memory");
@@ -111,7 +111,7 @@ static void check_summary(const char *npu, const char *bench, int nsteps, int nr
         }
     struct cmp_scan_opts o = {.threads = 2};
     cmp_scan_run(pairs, n, sum, &o);
-    struct crun_first f;
+    struct compare_run_first f;
     struct pt_error err;
     int which;
     long k = cmp_origin_first(pairs, n, sum, 0, NULL, &which, &f, &err);
@@ -123,8 +123,8 @@ static void check_summary(const char *npu, const char *bench, int nsteps, int nr
         CHECK(same("summary", &a, want));
         CHECK_INT(sum[k].rank, want->rank);
     }
-    crun_first_free(&f);
-    for (size_t i = 0; i < n; i++) crun_pair_clear(&sum[i]);
+    compare_run_first_free(&f);
+    for (size_t i = 0; i < n; i++) compare_run_pair_clear(&sum[i]);
     free(pairs);
     free(sum);
     free(dirs);

@@ -303,7 +303,7 @@ static struct cmp_graph *fuzzy_graph(const struct tree *npu, const struct tree *
 static const char *partner(const struct cmp_graph *g, const char *id) {
     int n = tree_find(g->npu, id);
     if (n < 0) return "?";
-    int b = g->n[n].bench;
+    int b = g->nodes[n].bench;
     return b < 0 ? "" : tree_id(g->bench, b);
 }
 
@@ -409,9 +409,9 @@ static void test_recount(void) {
         CHECK_STR(bpartner(c.g, "Torch.relu.0.forward"), "");
         /* the [9,9] output against [1,2]: paired, and an error */
         int m4 = tree_find(c.a, "Torch.matmul.4.forward");
-        CHECK(m4 >= 0 && c.g->n[m4].index == CL_ERROR);
+        CHECK(m4 >= 0 && c.g->nodes[m4].index == CL_ERROR);
         int m3 = tree_find(c.a, "Torch.matmul.3.forward");
-        CHECK(m3 >= 0 && c.g->n[m3].index == CL_PASS);
+        CHECK(m3 >= 0 && c.g->nodes[m3].index == CL_PASS);
     }
     graph_done(&c);
 }

@@ -124,16 +124,16 @@ static void test_msprobe_cases(void) {
     CHECK_INT((int)rules.n, 6);
     if (!ta || !tb) goto out;
     char warn[512];
-    struct lmap *m = cmp_files_lmap_build(&rules, ta, tb, warn, sizeof warn);
+    struct layermap *m = cmp_files_lmap_build(&rules, ta, tb, warn, sizeof warn);
     CHECK(m != NULL);
     CHECK_STR(warn, "");
     if (m) {
-        CHECK_INT((int)lmap_count(m), 13);
-        CHECK_INT((int)lmap_found(m), 10);
-        for (size_t i = 0; i < sizeof MS / sizeof *MS; i++) CHECK_STR(lmap_get(m, MS[i]), EXPECT[i]);
-        CHECK(lmap_get(m, "DefaultModel") == NULL);   /* not an entry: looked up as itself */
+        CHECK_INT((int)layermap_count(m), 13);
+        CHECK_INT((int)layermap_found(m), 10);
+        for (size_t i = 0; i < sizeof MS / sizeof *MS; i++) CHECK_STR(layermap_get(m, MS[i]), EXPECT[i]);
+        CHECK(layermap_get(m, "DefaultModel") == NULL);   /* not an entry: looked up as itself */
     }
-    lmap_free(m);
+    layermap_free(m);
     /* automatic mapping: the top attributes differ (network_with_loss vs
      * module), so nothing below them meets; the top-layer APIs still do */
     struct cmp_files_lmap autom;
@@ -142,11 +142,11 @@ static void test_msprobe_cases(void) {
     m = cmp_files_lmap_build(&autom, ta, tb, warn, sizeof warn);
     CHECK(m != NULL);
     if (m) {
-        CHECK_STR(lmap_get(m, MS[5]), "N/A");
-        CHECK_STR(lmap_get(m, MS[2]), "Tensor.__add__.0.forward");
-        CHECK_INT((int)lmap_found(m), 1);
+        CHECK_STR(layermap_get(m, MS[5]), "N/A");
+        CHECK_STR(layermap_get(m, MS[2]), "Tensor.__add__.0.forward");
+        CHECK_INT((int)layermap_found(m), 1);
     }
-    lmap_free(m);
+    layermap_free(m);
     cmp_files_lmap_free(&autom);
     /* a class the problem dump does not have: told with file and line */
     char y2[1300];
@@ -157,17 +157,17 @@ static void test_msprobe_cases(void) {
     m = cmp_files_lmap_build(&typo, ta, tb, warn, sizeof warn);
     CHECK(m != NULL);
     CHECK_CONTAINS(warn, "typo.yaml:3: class ParalelAttention is not a class of the problem dump");
-    if (m) CHECK_STR(lmap_get(m, MS[5]), EXPECT[5]);
-    lmap_free(m);
+    if (m) CHECK_STR(layermap_get(m, MS[5]), EXPECT[5]);
+    layermap_free(m);
     cmp_files_lmap_free(&typo);
     /* "Cell" is the old name of the top layer and replaces a TopLayer block */
     snprintf(y2, sizeof y2, "%s/cell.yaml", dir);
     CHECK_INT(pt_write(y2, "TopLayer:\n  nothing: here\nCell: {network_with_loss: module}\n"), 0);
     CHECK_INT(cmp_files_lmap_load(&typo, y2, &err), 0);
     m = cmp_files_lmap_build(&typo, ta, tb, warn, sizeof warn);
-    if (m) CHECK_STR(lmap_get(m, MS[5]), EXPECT[5]);
+    if (m) CHECK_STR(layermap_get(m, MS[5]), EXPECT[5]);
     CHECK_STR(warn, "");
-    lmap_free(m);
+    layermap_free(m);
     cmp_files_lmap_free(&typo);
 out:
     cmp_files_lmap_free(&rules);
@@ -193,13 +193,13 @@ static void test_fixture_as_is(void) {
     CHECK_INT(cmp_files_lmap_load(&r, y, &err), 0);
     if (ta && tb) {
         char warn[256];
-        struct lmap *m = cmp_files_lmap_build(&r, ta, tb, warn, sizeof warn);
+        struct layermap *m = cmp_files_lmap_build(&r, ta, tb, warn, sizeof warn);
         CHECK(m != NULL);
         if (m) {
-            CHECK_INT((int)lmap_count(m), 1);
-            CHECK_STR(lmap_get(m, MS[5]), PT[4]);
+            CHECK_INT((int)layermap_count(m), 1);
+            CHECK_STR(layermap_get(m, MS[5]), PT[4]);
         }
-        lmap_free(m);
+        layermap_free(m);
     }
     cmp_files_lmap_free(&r);
     tree_free(ta);
@@ -268,8 +268,8 @@ static void test_bad_yaml(void) {
 static int same_outcome(const struct cmp_graph *x, const struct cmp_graph *y) {
     if (x->npu->nnodes != y->npu->nnodes || x->nmatched != y->nmatched || x->nrows != y->nrows) return 0;
     for (size_t i = 0; i < x->npu->nnodes; i++) {
-        int bx = x->n[i].bench, by = y->n[i].bench;
-        if ((bx < 0) != (by < 0) || x->n[i].index != y->n[i].index) return 0;
+        int bx = x->nodes[i].bench, by = y->nodes[i].bench;
+        if ((bx < 0) != (by < 0) || x->nodes[i].index != y->nodes[i].index) return 0;
         if (bx >= 0 && strcmp(tree_id(x->bench, bx), tree_id(y->bench, by))) return 0;
     }
     return 1;
@@ -309,7 +309,7 @@ static void test_generated_rename(void) {
     CHECK_INT(cmp_files_lmap_load(&r, y, &err), 0);
     struct cmp_graph *g0 = NULL, *g1 = NULL, *g2 = NULL;
     struct cmp_table *t0 = NULL, *t1 = NULL;
-    struct lmap *m = NULL, *mauto = NULL;
+    struct layermap *m = NULL, *mauto = NULL;
     if (!tb || !tn || !tr) goto out;
     CHECK(tr->nrecs == tn->nrecs && tr->nnodes == tn->nnodes);
     char warn[512];
@@ -318,14 +318,14 @@ static void test_generated_rename(void) {
     CHECK_STR(warn, "");
     if (!m) goto out;
     /* every entry finds its counterpart, the one of the same place */
-    CHECK_INT((int)lmap_found(m), (int)tr->nrecs);
+    CHECK_INT((int)layermap_found(m), (int)tr->nrecs);
     size_t same = 0;
     for (size_t i = 0; i < tr->nrecs; i++) {
-        const char *mapped = lmap_get(m, tree_s(tr, tr->recs[i].name));
+        const char *mapped = layermap_get(m, tree_s(tr, tr->recs[i].name));
         same += mapped && !strcmp(mapped, tree_s(tn, tn->recs[i].name));
     }
     CHECK_INT((int)same, (int)tr->nrecs);
-    struct cmp_opts plain = {0}, mapped = {.map = lmap_apply, .map_ctx = m};
+    struct cmp_opts plain = {0}, mapped = {.map = layermap_apply, .map_ctx = m};
     CHECK_INT(cmp_graph_new(tn, tb, &plain, &g0, &err), 0);
     CHECK_INT(cmp_graph_new(tr, tb, &mapped, &g1, &err), 0);
     if (g0 && g1) {
@@ -344,7 +344,7 @@ static void test_generated_rename(void) {
     CHECK_INT(cmp_files_lmap_load(&none, CMP_FILES_LMAP_AUTO, &err), 0);
     mauto = cmp_files_lmap_build(&none, tr, tb, warn, sizeof warn);
     if (mauto) {
-        struct cmp_opts o2 = {.map = lmap_apply, .map_ctx = mauto};
+        struct cmp_opts o2 = {.map = layermap_apply, .map_ctx = mauto};
         CHECK_INT(cmp_graph_new(tr, tb, &o2, &g2, &err), 0);
         if (g2 && g0) CHECK(g2->nmatched < g0->nmatched);
     }
@@ -367,8 +367,8 @@ out:
     cmp_graph_free(g0);
     cmp_graph_free(g1);
     cmp_graph_free(g2);
-    lmap_free(m);
-    lmap_free(mauto);
+    layermap_free(m);
+    layermap_free(mauto);
     cmp_files_lmap_free(&r);
     tree_free(tb);
     tree_free(tn);
@@ -409,7 +409,7 @@ static void test_fuzzy_shifted(void) {
     if (ge && gs && gx) {
         size_t agree = 0, shifted_api = 0;
         for (size_t i = 0; i < a->nnodes; i++) {
-            agree += ge->n[i].bench == gs->n[i].bench && ge->n[i].index == gs->n[i].index;
+            agree += ge->nodes[i].bench == gs->nodes[i].bench && ge->nodes[i].index == gs->nodes[i].index;
             shifted_api += strstr(tree_id(s, (int)i), ".9000.forward") != NULL;
         }
         CHECK_INT((int)agree, (int)a->nnodes);
@@ -475,7 +475,7 @@ static void test_fuzzy_key(void) {
             int n = tree_find(a, want[i][0]);
             CHECK(n >= 0);
             if (n < 0) continue;
-            int bm = g->n[n].bench;
+            int bm = g->nodes[n].bench;
             if (want[i][1]) CHECK_STR(bm >= 0 ? tree_id(b, bm) : "(none)", want[i][1]);
             else CHECK_INT(bm, -1);
         }

@@ -270,7 +270,7 @@ static int read_with(const struct row *r, const char *dir, const char *path, str
     int rc = 0;
     switch (r->reader) {
     case R_NPY: {
-        struct tc_tensor t;
+        struct tensorcmp_tensor t;
         rc = npy_read(path, &t, err);
         if (rc == 0) free(t.v);
         break;
@@ -483,13 +483,13 @@ static void layer_mapping(void) {
         snprintf(p, sizeof p, "%s/stack.json", d);
         CHECK_INT(pt_write(p, stack), 0);
         struct tree *tr = NULL;
-        struct lmap *m = NULL;
+        struct layermap *m = NULL;
         struct pt_error err = {{0}};
         CHECK_INT(graph_read(d, 0, &tr, &err), 0);
         if (!tr) { fprintf(stderr, "row %zu: %s\n", i, err.msg); continue; }
-        CHECK_INT(lmap_build(tr, tr, NULL, 0, &m, &err), -1);
+        CHECK_INT(layermap_build(tr, tr, NULL, 0, &m, &err), -1);
         CHECK_CONTAINS(err.msg, rows[i].want);
-        lmap_free(m);
+        layermap_free(m);
         tree_free(tr);
     }
 }

@@ -20,19 +20,19 @@ static const char *path_of(const char *name) {
 
 /* Writes the bytes, reads them back; returns the reader's rc. */
 static int roundtrip(const char *name, int version, const char *dict, const void *data, size_t len,
-                     struct tc_tensor *t, struct pt_error *err) {
+                     struct tensorcmp_tensor *t, struct pt_error *err) {
     const char *p = path_of(name);
     if (npy_write_raw(p, version, dict, data, len) != 0) return -2;
     return npy_read(p, t, err);
 }
 
 static void test_dtypes_little(void) {
-    struct tc_tensor t;
+    struct tensorcmp_tensor t;
     struct pt_error err;
     const unsigned char f2[] = {0x00, 0x3c, 0x00, 0xc1, 0xff, 0x7b, 0x01, 0x00, 0x00, 0x7c, 0x00, 0x7e};
     CHECK_INT(roundtrip("f2.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (6,), }", f2, sizeof f2, &t, &err), 0);
     CHECK_INT(t.n, 6);
-    CHECK_INT(t.dtype, TC_F16);
+    CHECK_INT(t.dtype, TENSORCMP_F16);
     CHECK_INT(t.ndim, 1);
     CHECK_NEAR(t.v[0], 1.0, 0);
     CHECK_NEAR(t.v[1], -2.5, 0);
@@ -44,19 +44,19 @@ static void test_dtypes_little(void) {
     const float f4v[] = {1.5f, -0.1f, 3e38f};
     CHECK_INT(npy_write_f32(path_of("f4.npy"), "(3,)", f4v, 3), 0);
     CHECK_INT(npy_read(path_of("f4.npy"), &t, &err), 0);
-    CHECK_INT(t.dtype, TC_F32);
+    CHECK_INT(t.dtype, TENSORCMP_F32);
     CHECK_NEAR(t.v[1], (double)-0.1f, 0);
     CHECK_NEAR(t.v[2], (double)3e38f, 0);
     free(t.v);
     double f8v[] = {0.1, -1e300};
     CHECK_INT(roundtrip("f8.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f8v, sizeof f8v, &t, &err), 0);
-    CHECK_INT(t.dtype, TC_F64);
+    CHECK_INT(t.dtype, TENSORCMP_F64);
     CHECK_NEAR(t.v[0], 0.1, 0);
     CHECK_NEAR(t.v[1], -1e300, 0);
     free(t.v);
     const unsigned char b1[] = {0, 1, 1, 0};
     CHECK_INT(roundtrip("b1.npy", 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }", b1, 4, &t, &err), 0);
-    CHECK_INT(t.dtype, TC_BOOL);
+    CHECK_INT(t.dtype, TENSORCMP_BOOL);
     CHECK_NEAR(t.v[1] + t.v[2] + t.v[3], 2.0, 0);
     free(t.v);
     const unsigned char i1[] = {0x80, 0x7f, 0xff};
@@ -87,23 +87,23 @@ static void test_dtypes_little(void) {
     const unsigned char i8[] = {0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     CHECK_INT(roundtrip("i8.npy", 1, "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", i8, 8, &t, &err), 0);
     CHECK_NEAR(t.v[0], -3, 0);
-    CHECK_INT(t.dtype, TC_I64);
+    CHECK_INT(t.dtype, TENSORCMP_I64);
     free(t.v);
     CHECK_INT(roundtrip("u8.npy", 1, "{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }", i8, 8, &t, &err), 0);
     CHECK_NEAR(t.v[0], 18446744073709551613.0, 0);
-    CHECK_INT(t.dtype, TC_U64);
+    CHECK_INT(t.dtype, TENSORCMP_U64);
     free(t.v);
     /* bfloat16 named explicitly: the high half of a float32 */
     const unsigned char bf[] = {0x80, 0x3f, 0x40, 0xc0};
     CHECK_INT(roundtrip("bf.npy", 1, "{'descr': 'bfloat16', 'fortran_order': False, 'shape': (2,), }", bf, 4, &t, &err), 0);
-    CHECK_INT(t.dtype, TC_BF16);
+    CHECK_INT(t.dtype, TENSORCMP_BF16);
     CHECK_NEAR(t.v[0], 1.0, 0);
     CHECK_NEAR(t.v[1], -3.0, 0);
     free(t.v);
 }
 
 static void test_big_endian(void) {
-    struct tc_tensor t;
+    struct tensorcmp_tensor t;
     struct pt_error err;
     const unsigned char f2[] = {0x3c, 0x00, 0xc1, 0x00};
     CHECK_INT(roundtrip("bf2.npy", 1, "{'descr': '>f2', 'fortran_order': False, 'shape': (2,), }", f2, 4, &t, &err), 0);
@@ -142,7 +142,7 @@ static void test_big_endian(void) {
 }
 
 static void test_versions_order_shapes(void) {
-    struct tc_tensor t;
+    struct tensorcmp_tensor t;
     struct pt_error err;
     const unsigned char u[] = {1, 2, 3, 4, 5, 6};
     for (int v = 1; v <= 3; v++) {
@@ -189,7 +189,7 @@ static void test_versions_order_shapes(void) {
 }
 
 static void expect_bad(const char *name, int version, const char *dict, const void *data, size_t len, const char *what) {
-    struct tc_tensor t;
+    struct tensorcmp_tensor t;
     struct pt_error err;
     err.msg[0] = '\0';
     int rc = roundtrip(name, version, dict, data, len, &t, &err);
@@ -218,7 +218,7 @@ static void test_hostile(void) {
     expect_bad("dims.npy", 1,
                "{'descr': '|u1', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1), }",
                d, 16, "dimensions");
-    struct tc_tensor t;
+    struct tensorcmp_tensor t;
     struct pt_error err;
     /* the header length points past the end */
     const char *p = path_of("hlen.npy");
@@ -281,7 +281,7 @@ static void test_loader(void) {
     int r = tree_add_record(t, "x", 1);
     struct tparam *q = tree_add_param(t, r);
     q->data_name = tree_str(t, "x.input.0.npy", 13);
-    struct tc_tensor x;
+    struct tensorcmp_tensor x;
     struct pt_error err;
     CHECK_INT(npy_tensor_load(NULL, t, q, &x, &err), 0);
     CHECK_INT(x.n, 2);

@@ -15,6 +15,7 @@
 #include "model/overflow/origin.h"
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
+#include "src/io/dump/ovf_origin.h"
 #include "src/io/dump/read_graph.h"
 
 static char gen_path[4096];
@@ -253,6 +254,84 @@ static void test_ring(void) {
     static const int want[8] = {4, 5, 6, 7, 0, 1, 2, 3};
     for (int i = 0; i < 8; i++) CHECK_INT(order[i], want[i]);
     step_free(&s);
+}
+
+/* The one step search (src/io/dump/ovf_origin.h) both the NaN/Inf triage
+ * and the compare's first divergence run: ranks read through a callback,
+ * kept slim, the rules, the nodes named.  Under either rule set it answers
+ * what origin_find answers on the whole trees; a rank the callback leaves
+ * out is left out (the others keep their names); a read that fails stops
+ * it with the callback's message. */
+struct step_dirs { const char *dir; int leave_out, fail; };
+
+static int read_rank_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
+    const struct step_dirs *d = ctx;
+    if ((int)i == d->leave_out) { *tree = NULL; return 0; }
+    if ((int)i == d->fail) return pt_errorf(e, "rank%zu: cannot be read", i);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/rank%zu", d->dir, i);
+    if (graph_read(p, GRAPH_NO_STACK, tree, e) != 0) return -1;
+    (*tree)->rank = (int32_t)i;
+    (*tree)->step = 0;
+    if (!(*flags = malloc((*tree)->nrecs + 1))) return pt_errorf(e, "out of memory");
+    origin_flags_nonfinite(*tree, *flags);
+    return 0;
+}
+
+static void test_one_step_search(void) {
+    NEED_PYTHON();
+    const char *dir = pt_tmpdir("ring8step");
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' --ranks 8", getenv("PT_PYTHON"), gen_path, dir);
+    if (!dir || system(cmd) != 0) {
+        CHECK(!"gen_origin.py failed");
+        return;
+    }
+    struct pt_error err = {{0}};
+    for (int rules = ORIGIN_OVERFLOW; rules <= ORIGIN_DIVERGENCE; rules++) {
+        struct step s;
+        if (load_step(dir, (enum origin_rules)rules, &s) != 0) {
+            CHECK(!"load failed");
+            return;
+        }
+        struct step_dirs d = {dir, -1, -1};
+        struct ovf_origin_report rep = {0};
+        CHECK_INT(ovf_origin_step(&rep, 0, 8, (enum origin_rules)rules, read_rank_dir, &d, NULL, &err), 0);
+        CHECK_INT(rep.n, 1);
+        if (rep.n == 1 && s.res.nhits == 1) {
+            CHECK_INT(rep.v[0].phase, s.res.phase);
+            CHECK_INT(rep.v[0].norigins, 1);
+            CHECK_INT(rep.v[0].origins[0].rank, s.res.hits[0].rank);
+            CHECK_INT(rep.v[0].origins[0].pos, s.res.hits[0].rec);
+            CHECK_STR(rep.v[0].origins[0].name, rec(&s, s.res.hits[0].rank, s.res.hits[0].rec));
+            CHECK_INT(rep.v[0].nchain, s.res.nhops);
+            for (size_t i = 0; i < rep.v[0].nchain && i < s.res.nhops; i++) {
+                const struct origin_hop *h = &s.res.hops[i];
+                CHECK_INT(rep.v[0].chain[i].to.rank, h->to);
+                CHECK_STR(rep.v[0].chain[i].to.name, rec(&s, h->to, h->to_rec));
+                CHECK_INT(rep.v[0].chain[i].has_from, h->from >= 0);
+                if (h->from >= 0) CHECK_STR(rep.v[0].chain[i].from.name, rec(&s, h->from, h->from_rec));
+            }
+        } else CHECK(!"no origin");
+        ovf_origin_report_free(&rep);
+        step_free(&s);
+    }
+    /* rank 0, clean, left out: the same origin, named on its own rank */
+    struct step_dirs d = {dir, 0, -1};
+    struct ovf_origin_report rep = {0};
+    CHECK_INT(ovf_origin_step(&rep, 0, 8, ORIGIN_OVERFLOW, read_rank_dir, &d, NULL, &err), 0);
+    CHECK_INT(rep.n, 1);
+    if (rep.n == 1 && rep.v[0].norigins == 1) {
+        CHECK_INT(rep.v[0].origins[0].rank, 4);
+        CHECK_STR(rep.v[0].origins[0].name, "Functional.gelu.0.forward");
+    } else CHECK(!"no origin without rank 0");
+    ovf_origin_report_free(&rep);
+    /* a read that fails stops the search with its message */
+    d = (struct step_dirs){dir, -1, 3};
+    CHECK_INT(ovf_origin_step(&rep, 0, 8, ORIGIN_OVERFLOW, read_rank_dir, &d, NULL, &err), -1);
+    CHECK_CONTAINS(err.msg, "rank3: cannot be read");
+    CHECK_INT(rep.n, 0);
+    ovf_origin_report_free(&rep);
 }
 
 /* gen_dump.py --pp 4: a NaN planted on stage 1 (rank 1) in both
@@ -544,6 +623,7 @@ int main(void) {
     RUN(test_comm_born);
     RUN(test_after_comm);
     RUN(test_ring);
+    RUN(test_one_step_search);
     RUN(test_gen_dump_pipeline);
     RUN(test_gen_dump_tp);
     RUN(test_divergence_rules);

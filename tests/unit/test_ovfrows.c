@@ -38,23 +38,23 @@ static void make_run(struct ovf_list *l) {
     ovf_list_sort(l);
 }
 
-static const char *row_name(const struct ovf_list *l, const struct ovr_rows *r, size_t i) {
+static const char *row_name(const struct ovf_list *l, const struct ovfrows *r, size_t i) {
     return i < r->n ? l->v[r->v[i].entry].name : "(none)";
 }
 
 static void test_order_and_groups(void) {
     struct ovf_list l = { 0 };
     make_run(&l);
-    struct ovr_rows r = { 0 };
+    struct ovfrows r = { 0 };
     struct pt_error err;
-    CHECK_INT(ovr_build(&l, NULL, NULL, &r, &err), 0);
+    CHECK_INT(ovfrows_build(&l, NULL, NULL, &r, &err), 0);
     CHECK_INT(r.records, l.n);
     CHECK_INT(r.n, 3 + 2 + 3);   /* 3 criticals, 2 other NaN/Inf, 3 names of jumps */
     const char *want[] = { "Functional.linear.4.forward", "Module.qkv.forward.0", "Functional.dropout.0.forward",
                            "Tensor.view.1.forward", "Module.embedding.backward.0", "Functional.linear.0.forward",
                            "Tensor.sum.0.forward", "Torch.sum.0.backward" };
-    const int sec[] = { OVR_CRITICAL, OVR_CRITICAL, OVR_CRITICAL, OVR_NONFINITE, OVR_NONFINITE,
-                        OVR_JUMP, OVR_JUMP, OVR_JUMP };
+    const int sec[] = { OVFROWS_CRITICAL, OVFROWS_CRITICAL, OVFROWS_CRITICAL, OVFROWS_NONFINITE, OVFROWS_NONFINITE,
+                        OVFROWS_JUMP, OVFROWS_JUMP, OVFROWS_JUMP };
     for (size_t i = 0; i < 8 && i < r.n; i++) {
         CHECK_STR(row_name(&l, &r, i), want[i]);
         CHECK_INT(r.v[i].section, sec[i]);
@@ -72,7 +72,7 @@ static void test_order_and_groups(void) {
         CHECK_INT(r.v[5].rank_min, 3);
         /* the sums: 6 records over 3 steps and 2 ranks; the row points at
          * the earliest (step 0 rank 0) */
-        const struct ovr_row *g = &r.v[6];
+        const struct ovfrows_row *g = &r.v[6];
         CHECK_INT(g->count, 6);
         CHECK_INT(g->nsteps, 3);
         CHECK_INT(g->nranks, 2);
@@ -84,14 +84,14 @@ static void test_order_and_groups(void) {
         CHECK_INT(l.v[g->entry].step, 0);
         CHECK_INT(l.v[g->entry].rank, 0);
         char buf[128];
-        ovr_group_text(g, 1, buf, sizeof buf);
+        ovfrows_group_text(g, 1, buf, sizeof buf);
         CHECK_STR(buf, "6 records, 3 steps (0-2), 2 ranks (0-1)");
-        ovr_group_text(g, 0, buf, sizeof buf);
+        ovfrows_group_text(g, 0, buf, sizeof buf);
         CHECK_STR(buf, "3 steps (0-2), 2 ranks (0-1)");
-        ovr_group_text(&r.v[5], 1, buf, sizeof buf);
+        ovfrows_group_text(&r.v[5], 1, buf, sizeof buf);
         CHECK_STR(buf, "1 record, 1 step (0), 1 rank (3)");
         char tiny[8];
-        ovr_group_text(g, 1, tiny, sizeof tiny);
+        ovfrows_group_text(g, 1, tiny, sizeof tiny);
         CHECK_INT(strlen(tiny), 7);   /* cut, terminated */
     }
     /* every entry is in exactly one row */
@@ -104,9 +104,9 @@ static void test_order_and_groups(void) {
     long f = ovf_first(&l);
     CHECK(f >= 0);
     if (f >= 0) CHECK_STR(l.v[f].name, "Functional.linear.4.forward");
-    ovr_free(&r);
+    ovfrows_free(&r);
     CHECK_INT(r.n, 0);
-    ovr_free(&r);   /* twice is harmless */
+    ovfrows_free(&r);   /* twice is harmless */
     ovf_list_free(&l);
 }
 
@@ -124,9 +124,9 @@ static int only_high(const struct ovf_entry *e, void *ctx) {
 static void test_filter(void) {
     struct ovf_list l = { 0 };
     make_run(&l);
-    struct ovr_rows r = { 0 };
+    struct ovfrows r = { 0 };
     int rank = 0;
-    CHECK_INT(ovr_build(&l, only_rank, &rank, &r, NULL), 0);
+    CHECK_INT(ovfrows_build(&l, only_rank, &rank, &r, NULL), 0);
     /* rank 0: the dropout critical, the two sums (3 steps each) */
     CHECK_INT(r.n, 3);
     CHECK_STR(row_name(&l, &r, 0), "Functional.dropout.0.forward");
@@ -139,31 +139,31 @@ static void test_filter(void) {
     }
     CHECK_INT(r.records, 7);
     /* rebuilding replaces the rows */
-    CHECK_INT(ovr_build(&l, only_high, NULL, &r, NULL), 0);
+    CHECK_INT(ovfrows_build(&l, only_high, NULL, &r, NULL), 0);
     CHECK_INT(r.n, 1 + 3);   /* Tensor.view (NaN passed on), then the jumps */
     CHECK_STR(row_name(&l, &r, 0), "Tensor.view.1.forward");
-    CHECK_INT(r.v[0].section, OVR_NONFINITE);
-    ovr_free(&r);
+    CHECK_INT(r.v[0].section, OVFROWS_NONFINITE);
+    ovfrows_free(&r);
     ovf_list_free(&l);
 }
 
 /* Inputs without levels: every entry is a non-finite cell, listed as is. */
 static void test_no_levels_and_empty(void) {
     struct ovf_list l = { 0 };
-    struct ovr_rows r = { 0 };
-    CHECK_INT(ovr_build(&l, NULL, NULL, &r, NULL), 0);
+    struct ovfrows r = { 0 };
+    CHECK_INT(ovfrows_build(&l, NULL, NULL, &r, NULL), 0);
     CHECK_INT(r.n, 0);
     CHECK_INT(r.records, 0);
     add(&l, 2, 0, 0, 1, OVF_NONE, 0, "b");
     add(&l, 1, 0, 1, 4, OVF_NONE, 0, "a");
     ovf_list_sort(&l);
-    CHECK_INT(ovr_build(&l, NULL, NULL, &r, NULL), 0);
+    CHECK_INT(ovfrows_build(&l, NULL, NULL, &r, NULL), 0);
     CHECK_INT(r.n, 2);
     CHECK_STR(row_name(&l, &r, 0), "a");
     CHECK_STR(row_name(&l, &r, 1), "b");
-    if (r.n == 2) CHECK_INT(r.v[0].section, OVR_NONFINITE);
+    if (r.n == 2) CHECK_INT(r.v[0].section, OVFROWS_NONFINITE);
     CHECK_INT(ovf_first(&l), 0);
-    ovr_free(&r);
+    ovfrows_free(&r);
     ovf_list_free(&l);
     /* only jumps: no first occurrence of a NaN/Inf */
     add(&l, 0, 0, 0, 83, OVF_HIGH, 1, "Tensor.sum.0.forward");

@@ -120,18 +120,18 @@ static void test_graph(void) {
     CHECK_INT(g->tensor_failed, 1);
     int add = tree_find(a, "Functional.add.0.forward"), mul = tree_find(a, "Functional.mul.0.forward");
     int relu = tree_find(a, "Functional.relu.0.forward"), sub = tree_find(a, "Functional.sub.0.forward");
-    CHECK_INT(g->n[add].index, CL_PASS);
-    CHECK_INT(g->n[mul].index, CL_ERROR);
-    CHECK_INT(g->n[relu].index, CL_ERROR);
-    CHECK_INT(g->n[sub].bench, -1);
+    CHECK_INT(g->nodes[add].index, CL_PASS);
+    CHECK_INT(g->nodes[mul].index, CL_ERROR);
+    CHECK_INT(g->nodes[relu].index, CL_ERROR);
+    CHECK_INT(g->nodes[sub].bench, -1);
     CHECK_INT(cmp_first_divergence(g), mul);
-    CHECK_NEAR(g->n[mul].worst_rel, 2.0, 0);
+    CHECK_NEAR(g->nodes[mul].worst_rel, 2.0, 0);
     char buf[1024];
-    const struct crow *r = &g->rows[g->n[add].row0 + 1];
+    const struct crow *r = &g->rows[g->nodes[add].row0 + 1];
     CHECK_STR(cmp_graph_cell(g, r, 8, buf, sizeof buf), "0.999924");
     CHECK_STR(cmp_graph_cell(g, r, 11, buf, sizeof buf), "0.024999976158");
     CHECK_STR(cmp_graph_cell(g, r, 23, buf, sizeof buf), "pass");
-    r = &g->rows[g->n[mul].row0 + 2];
+    r = &g->rows[g->nodes[mul].row0 + 2];
     CHECK_STR(cmp_graph_cell(g, r, 0, buf, sizeof buf), "Functional.mul.0.forward.output.0");
     CHECK_STR(cmp_graph_cell(g, r, 8, buf, sizeof buf), "-1.0");
     CHECK_STR(cmp_graph_cell(g, r, 23, buf, sizeof buf), "error");
@@ -139,8 +139,8 @@ static void test_graph(void) {
     /* manual match after an unmatch reloads the tensors */
     CHECK_INT(cmp_unmatch(g, mul, &err), 0);
     CHECK_INT(cmp_manual_match(g, mul, tree_find(b, "Functional.mul.0.forward"), 0, &err), 0);
-    CHECK_INT(g->n[mul].index, CL_ERROR);
-    r = &g->rows[g->n[mul].row0 + 2];
+    CHECK_INT(g->nodes[mul].index, CL_ERROR);
+    r = &g->rows[g->nodes[mul].row0 + 2];
     CHECK_STR(cmp_graph_cell(g, r, 9, buf, sizeof buf), "21.908902300206645");
     cmp_graph_free(g);
     /* without a loader the same dumps compare on statistics */
@@ -149,7 +149,7 @@ static void test_graph(void) {
     CHECK_INT(cmp_graph_new(a, b, &none, &g, &err), 0);
     if (g) {
         CHECK_INT(g->mode, CMP_SUMMARY);
-        CHECK_STR(cmp_graph_cell(g, &g->rows[g->n[mul].row0 + 2], 8, buf, sizeof buf), "0");   /* Max diff of two ints */
+        CHECK_STR(cmp_graph_cell(g, &g->rows[g->nodes[mul].row0 + 2], 8, buf, sizeof buf), "0");   /* Max diff of two ints */
         cmp_graph_free(g);
     }
     tree_free(a);

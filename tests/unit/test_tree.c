@@ -103,7 +103,7 @@ static void test_quick_start_vs_visdb(void) {
         CHECK_INT(p[3].stat[0].kind, TV_INT);
         CHECK_INT(p[2].is_null, 1);
         CHECK_STR(tree_s(bench, p[1].shape), "[64, 3, 7, 7]");
-        CHECK_NEAR(p[1].stat[3].d, 15.329440116882324, 0);
+        CHECK_NEAR(p[1].stat[3].real, 15.329440116882324, 0);
         CHECK_INT(p[10].output_map, 1);
         CHECK_INT(p[0].req_grad.kind, TV_BOOL);
     }
@@ -152,7 +152,7 @@ static void test_small_example(void) {
     const struct tparam *pp = tree_params(t, tree_find(t, "Functional.relu.0.forward"), &np);
     CHECK_INT(np, 3);
     if (np == 3) {
-        CHECK(isinf(pp[0].stat[0].d));
+        CHECK(isinf(pp[0].stat[0].real));
         CHECK_INT(pp[0].stat[2].kind, TV_INT);
         CHECK_STR(tree_s(t, pp[1].name), "Functional.relu.0.forward.input.inplace");
         CHECK_STR(tree_s(t, pp[1].dtype), "<class 'bool'>");

@@ -109,7 +109,7 @@ static void test_smap(void) {
     *util_smap_slot(&b, k2, 1) = 2;
     CHECK_INT(*util_smap_slot(&b, "right", 0), 2);
     int same = 0;
-    for (size_t i = 0; i < b.cap; i++) same += b.k[i] == k1 || b.k[i] == k2;
+    for (size_t i = 0; i < b.cap; i++) same += b.keys[i] == k1 || b.keys[i] == k2;
     CHECK_INT(same, 2);
     util_smap_free(&b);
     CHECK_INT(b.borrow, 1);   /* still borrowing when used again */

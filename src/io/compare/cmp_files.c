@@ -70,7 +70,7 @@ static char *key_colon(char *s, int loose) {
 
 static int add_rule(struct yparse *y, const char *from, const char *to, struct pt_error *err) {
     struct cmp_files_lmap *m = y->m;
-    struct lmap_rule *nv = realloc(m->rules, (m->n + 1) * sizeof *nv);
+    struct layermap_rule *nv = realloc(m->rules, (m->n + 1) * sizeof *nv);
     if (!nv) return pt_errorf(err, "out of memory");
     m->rules = nv;
     char *c = strdup(y->cls), *f = strdup(from), *t = strdup(to);
@@ -80,11 +80,11 @@ static int add_rule(struct yparse *y, const char *from, const char *to, struct p
         free(t);
         return pt_errorf(err, "out of memory");
     }
-    m->rules[m->n++] = (struct lmap_rule){c, f, t, y->line, y->cls_line};
+    m->rules[m->n++] = (struct layermap_rule){c, f, t, y->line, y->cls_line};
     return 0;
 }
 
-static void free_rule(struct lmap_rule *r) {
+static void free_rule(struct layermap_rule *r) {
     free((char *)r->cls);
     free((char *)r->from);
     free((char *)r->to);
@@ -221,20 +221,20 @@ void cmp_files_lmap_free(struct cmp_files_lmap *m) {
     memset(m, 0, sizeof *m);
 }
 
-struct lmap *cmp_files_lmap_build(const struct cmp_files_lmap *m, const struct tree *npu, const struct tree *bench,
+struct layermap *cmp_files_lmap_build(const struct cmp_files_lmap *m, const struct tree *npu, const struct tree *bench,
                               char *warn, size_t wsize) {
-    struct lmap *map = NULL;
+    struct layermap *map = NULL;
     struct pt_error e;
     size_t o = 0;
     if (wsize) warn[0] = '\0';
-    if (lmap_build(npu, bench, m->rules, m->n, &map, &e) != 0) {
+    if (layermap_build(npu, bench, m->rules, m->n, &map, &e) != 0) {
         snprintf(warn, wsize, "layer mapping not used: %s", e.msg);
         return NULL;
     }
     const size_t *u;
-    size_t nu = lmap_unused(map, &u);
+    size_t nu = layermap_unused(map, &u);
     for (size_t i = 0; i < nu && o + 1 < wsize; i++) {
-        const struct lmap_rule *r = &m->rules[u[i]];
+        const struct layermap_rule *r = &m->rules[u[i]];
         /* one line per class */
         int seen = 0;
         for (size_t j = 0; j < i; j++) seen |= !strcmp(m->rules[u[j]].cls, r->cls);
@@ -280,12 +280,12 @@ int cmp_files_match_apply(struct cmp_graph *g, const char *path, struct cmp_file
             else note_bad(rep, "%s is not a node of the %s graph", e->valuestring, "benchmark");
             continue;
         }
-        if (g->n[a].bench == b) {
+        if (g->nodes[a].bench == b) {
             rep->ok++;
             continue;
         }
         struct pt_error e2;
-        if (g->n[a].bench >= 0) cmp_unmatch(g, a, &e2);
+        if (g->nodes[a].bench >= 0) cmp_unmatch(g, a, &e2);
         if (g->bmatch[b] >= 0) cmp_unmatch(g, g->bmatch[b], &e2);
         if (cmp_manual_match(g, a, b, 0, &e2) != 0) note_bad(rep, "%s: cannot be matched%s", e->string, "");
         else rep->ok++;
@@ -300,8 +300,8 @@ long cmp_files_match_save(const struct cmp_graph *g, const char *path, struct pt
     long n = 0;
     fputc('{', f);
     for (size_t i = 0; i < g->npu->nnodes; i++) {
-        if (!g->n[i].manual || g->n[i].bench < 0) continue;
-        const char *a = tree_id(g->npu, (int)i), *b = tree_id(g->bench, g->n[i].bench);
+        if (!g->nodes[i].manual || g->nodes[i].bench < 0) continue;
+        const char *a = tree_id(g->npu, (int)i), *b = tree_id(g->bench, g->nodes[i].bench);
         fputs(n ? ",\n " : "\n ", f);
         json_fput_str(f, a);
         fputs(": ", f);

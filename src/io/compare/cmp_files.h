@@ -26,7 +26,7 @@
 
 struct cmp_files_lmap {
     char *path;                 /* the YAML, NULL for the automatic mapping */
-    struct lmap_rule *rules;    /* strings owned */
+    struct layermap_rule *rules;    /* strings owned */
     size_t n;
 };
 
@@ -40,7 +40,7 @@ void cmp_files_lmap_free(struct cmp_files_lmap *m);
  * compares without one, and so do we).  Anything worth telling the user
  * (rules whose class the problem dump lacks, with file and line; why no map
  * could be made) is written to warn, one line each ("" when nothing). */
-struct lmap *cmp_files_lmap_build(const struct cmp_files_lmap *m, const struct tree *npu, const struct tree *bench,
+struct layermap *cmp_files_lmap_build(const struct cmp_files_lmap *m, const struct tree *npu, const struct tree *bench,
                               char *warn, size_t wsize);
 
 /* What applying a match config did. */

@@ -1,4 +1,7 @@
-/* cmp_origin: divergence origin across the ranks of one step. */
+/* cmp_origin: divergence origin across the ranks of one step: what a pair
+ * gives the search (its problem tree, flagged where it diverges); the
+ * search itself is ovf_origin_step (src/io/dump/ovf_origin.h), the one the
+ * NaN/Inf triage runs too. */
 #include "src/io/compare/cmp_origin.h"
 
 #include <stdlib.h>
@@ -6,32 +9,29 @@
 
 #include "model/compare/compare.h"
 #include "model/overflow/origin.h"
-#include "model/util/pool.h"
 #include "src/io/dump/read_graph.h"
 
 struct job {
     const struct cmp_scan_pair *const *pairs;
     int fuzzy, level;
-    struct tree **trees;     /* problem side, kept */
-    uint8_t **flags;
 };
 
-/* One pair: the problem tree and its divergence flags. */
-static int one(void *ctx, size_t i, struct pt_error *e) {
+/* One pair (ovf_origin_read_fn): the problem tree and its divergence flags. */
+static int read_pair(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct job *j = ctx;
     const struct cmp_scan_pair *p = j->pairs[i];
     struct tree *b = NULL;
     struct cmp_table *t = NULL;
-    if (graph_read(p->dir[0], GRAPH_NO_STACK, &j->trees[i], e) != 0) return -1;
+    if (graph_read(p->dir[0], GRAPH_NO_STACK, tree, e) != 0) return -1;
     if (graph_read(p->dir[1], GRAPH_NO_STACK, &b, e) != 0) return -1;
-    j->trees[i]->step = b->step = p->step;
-    j->trees[i]->rank = b->rank = p->rank;
+    (*tree)->step = b->step = p->step;
+    (*tree)->rank = b->rank = p->rank;
     struct cmp_opts o = {.fuzzy = j->fuzzy};
-    int rc = cmp_table_new(j->trees[i], b, &o, &t, e);
+    int rc = cmp_table_new(*tree, b, &o, &t, e);
     if (rc == 0) {
-        j->flags[i] = malloc(j->trees[i]->nrecs ? j->trees[i]->nrecs : 1);
-        if (!j->flags[i]) rc = pt_errorf(e, "out of memory");
-        else origin_flags_divergence(j->trees[i], t->rows, t->nrows, t->mode, j->level, j->flags[i]);
+        *flags = malloc((*tree)->nrecs ? (*tree)->nrecs : 1);
+        if (!*flags) rc = pt_errorf(e, "out of memory");
+        else origin_flags_divergence(*tree, t->rows, t->nrows, t->mode, j->level, *flags);
     }
     cmp_table_free(t);
     tree_free(b);
@@ -49,64 +49,44 @@ int cmp_origin_step(const struct cmp_scan_pair *v, size_t n, int32_t step, int f
     for (size_t i = 0; i < n; i++) m += v[i].step == step;
     if (m < 2) return 0;
     const struct cmp_scan_pair **pairs = calloc(m, sizeof *pairs);
-    struct tree **trees = calloc(m, sizeof *trees);
-    uint8_t **flags = calloc(m, sizeof *flags);
-    struct origin_rank *ranks = calloc(m, sizeof *ranks);
-    struct origin_result res = {0};
-    int rc = -1;
-    if (!pairs || !trees || !flags || !ranks) {
-        pt_errorf(err, "out of memory");
-        goto out;
-    }
+    if (!pairs) return pt_errorf(err, "out of memory");
     m = 0;
     for (size_t i = 0; i < n; i++)
         if (v[i].step == step) pairs[m++] = &v[i];
     qsort(pairs, m, sizeof *pairs, by_rank);
-    struct job j = {.pairs = pairs, .fuzzy = fuzzy, .level = level, .trees = trees, .flags = flags};
-    if (util_pool_for(m, one, &j, err) != 0) goto out;
-    for (size_t i = 0; i < m; i++) ranks[i] = (struct origin_rank){trees[i], flags[i]};
-    if (origin_find(ranks, m, ORIGIN_DIVERGENCE, &res, err) != 0) goto out;
-    rc = ovf_origin_add(out, step, trees, &res, NULL, err);
-out:
-    origin_result_free(&res);
-    for (size_t i = 0; i < m; i++) {
-        if (trees) tree_free(trees[i]);
-        if (flags) free(flags[i]);
-    }
+    struct job j = {.pairs = pairs, .fuzzy = fuzzy, .level = level};
+    int rc = ovf_origin_step(out, step, m, ORIGIN_DIVERGENCE, read_pair, &j, NULL, err);
     free(pairs);
-    free(trees);
-    free(flags);
-    free(ranks);
     return rc;
 }
 
 /* The run's first divergence: the origin node when the rules found one on
  * pair head (that pair compared again with the node as its first, unless
  * it is its first already), else the pair's own first. */
-static void answer(const struct cmp_scan_pair *pairs, const struct crun_pair *sum, long head, int which, int fuzzy,
-                   const struct ovf_origin_report *rep, struct crun_first *ans) {
-    const struct crun_first *own = &sum[head].first[which];
+static void answer(const struct cmp_scan_pair *pairs, const struct compare_run_pair *sum, long head, int which, int fuzzy,
+                   const struct ovf_origin_report *rep, struct compare_run_first *ans) {
+    const struct compare_run_first *own = &sum[head].first[which];
     const struct ovf_origin_node *o = rep->n && rep->v[0].norigins ? &rep->v[0].origins[0] : NULL;
     if (o && o->rank == sum[head].rank && (!own->have || strcmp(own->name, o->name) != 0)) {
-        struct crun_pair tmp = {0};
+        struct compare_run_pair tmp = {0};
         struct cmp_scan_opts so = {.fuzzy = fuzzy, .threads = 1};
         cmp_scan_pin(&pairs[head], &so, o->name, which, &tmp);
-        int ok = tmp.state == CRUN_DONE && tmp.first[which].have && !strcmp(tmp.first[which].name, o->name);
+        int ok = tmp.state == COMPARE_RUN_DONE && tmp.first[which].have && !strcmp(tmp.first[which].name, o->name);
         if (ok) {
             *ans = tmp.first[which];
             memset(&tmp.first[which], 0, sizeof tmp.first[which]);
         }
-        crun_pair_clear(&tmp);
+        compare_run_pair_clear(&tmp);
         if (ok) return;
     }
-    if (own->have && crun_first_copy(ans, own) != 0) memset(ans, 0, sizeof *ans);
+    if (own->have && compare_run_first_copy(ans, own) != 0) memset(ans, 0, sizeof *ans);
 }
 
-long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
-                      struct ovf_origin_report *o, int *which, struct crun_first *ans, struct pt_error *err) {
+long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
+                      struct ovf_origin_report *o, int *which, struct compare_run_first *ans, struct pt_error *err) {
     err->msg[0] = '\0';
     if (ans) memset(ans, 0, sizeof *ans);
-    long k = crun_first(sum, n, which);
+    long k = compare_run_first(sum, n, which);
     if (k < 0) return -1;
     /* only the ranks whose pair diverges at that step and level: a clean
      * rank can hold no origin, and each rank costs a second read of both
@@ -119,14 +99,14 @@ long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct 
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (sum[i].step == sum[k].step && sum[i].state == CRUN_DONE && (*which == CRUN_ERR ? sum[i].nerror : sum[i].nwarning))
+        if (sum[i].step == sum[k].step && sum[i].state == COMPARE_RUN_DONE && (*which == COMPARE_RUN_ERR ? sum[i].nerror : sum[i].nwarning))
             sel[m++] = pairs[i];
     struct ovf_origin_report mine = {0}, *rep = o ? o : &mine;
     long head = -1;
-    int level = *which == CRUN_ERR ? CL_ERROR : CL_WARNING;
+    int level = *which == COMPARE_RUN_ERR ? CL_ERROR : CL_WARNING;
     if (m > 1 && cmp_origin_step(sel, m, sum[k].step, fuzzy, level, rep, err) == 0 && rep->n && rep->v[0].norigins)
         for (size_t i = 0; i < n && head < 0; i++)
-            if (sum[i].step == rep->v[0].step && sum[i].rank == rep->v[0].origins[0].rank && sum[i].state == CRUN_DONE)
+            if (sum[i].step == rep->v[0].step && sum[i].rank == rep->v[0].origins[0].rank && sum[i].state == COMPARE_RUN_DONE)
                 head = (long)i;
     free(sel);
     if (head < 0) head = k;

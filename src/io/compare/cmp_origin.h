@@ -25,16 +25,16 @@ int cmp_origin_step(const struct cmp_scan_pair *v, size_t n, int32_t step, int f
 /* The run's first divergence (probetop-rules(7), FIRST DIVERGENCE), the one
  * place it is decided for `compare` (headline and --first), the run
  * summary and `f`: the index in sum[0..n) of the pair holding it -- at the
- * step of crun_first(), the pair of the rank where the origin rules find
- * the divergence born, else crun_first()'s own pair; -1 when nothing
- * diverges.  *which is the run's level (CRUN_ERR, else CRUN_WARN).  ans
+ * step of compare_run_first(), the pair of the rank where the origin rules find
+ * the divergence born, else compare_run_first()'s own pair; -1 when nothing
+ * diverges.  *which is the run's level (COMPARE_RUN_ERR, else COMPARE_RUN_WARN).  ans
  * (optional) receives the node itself (the born node, else the pair's
- * first; free with crun_first_free).  When the search itself fails (a dump
- * that cannot be read again, memory), err->msg says why and crun_first()'s
+ * first; free with compare_run_first_free).  When the search itself fails (a dump
+ * that cannot be read again, memory), err->msg says why and compare_run_first()'s
  * pair is returned; err->msg is empty otherwise.  o (optional) receives
  * the origin and its chain: the caller frees it with
  * ovf_origin_report_free(). */
-long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct crun_pair *sum, int fuzzy,
-                      struct ovf_origin_report *o, int *which, struct crun_first *ans, struct pt_error *err);
+long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
+                      struct ovf_origin_report *o, int *which, struct compare_run_first *ans, struct pt_error *err);
 
 #endif

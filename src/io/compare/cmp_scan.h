@@ -35,18 +35,18 @@ struct cmp_scan_opts {
 };
 
 /* Summarizes pairs v[0..n) into out[0..n) (zeroed by the caller, step and
- * rank set here).  A pair that cannot be compared is CRUN_FAILED with the
+ * rank set here).  A pair that cannot be compared is COMPARE_RUN_FAILED with the
  * reason (the others go on); with o->cancel set, the pairs not started
  * stay PENDING.  Runs on the calling thread plus o->threads - 1 more (fewer
  * when they cannot start). */
-void cmp_scan_run(const struct cmp_scan_pair *v, size_t n, struct crun_pair *out, const struct cmp_scan_opts *o);
+void cmp_scan_run(const struct cmp_scan_pair *v, size_t n, struct compare_run_pair *out, const struct cmp_scan_opts *o);
 
 /* Pair p compared again as cmp_scan_run does, into out (zeroed by the
- * caller, freed with crun_pair_clear), with its node (record, without
- * structure) called name as its first at index which (CRUN_ERR or
- * CRUN_WARN): the node where the origin rules found the run's divergence
+ * caller, freed with compare_run_pair_clear), with its node (record, without
+ * structure) called name as its first at index which (COMPARE_RUN_ERR or
+ * COMPARE_RUN_WARN): the node where the origin rules found the run's divergence
  * born, which the run's first divergence names. */
 void cmp_scan_pin(const struct cmp_scan_pair *p, const struct cmp_scan_opts *o, const char *name, int which,
-               struct crun_pair *out);
+               struct compare_run_pair *out);
 
 #endif

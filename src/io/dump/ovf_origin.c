@@ -1,4 +1,7 @@
-/* ovf_origin: per-step origin search over the rank folders of a dump. */
+/* ovf_origin: the origin search of one step (ovf_origin_step: ranks read on
+ * all cores, kept slim, the rules, the nodes named), which the NaN/Inf
+ * triage runs here over the rank folders of a dump and the compare's first
+ * divergence over pairs of dumps (src/io/compare/cmp_origin.c). */
 #include "src/io/dump/ovf_origin.h"
 
 #include <pthread.h>
@@ -70,51 +73,29 @@ static int by_rank(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Reading the rank folders of a step: each worker takes the next one. */
+/* Reading the rank folders of a step (ovf_origin_read_fn): a rank that
+ * cannot be read (the triage skipped it too) is left out and counted. */
 struct reader {
     const struct ds_rankdir *const *dirs;
-    size_t n;
     int32_t step;
-    struct tree **trees;
-    uint8_t **flags;
     size_t skipped;          /* ranks that could not be read */
     struct pt_error skip_err;   /* the first one's message */
     pthread_mutex_t mu;
 };
 
-static int read_one(void *ctx, size_t i, struct pt_error *e) {
+static int read_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct reader *rd = ctx;
-    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, &rd->trees[i], e) != 0) {
-        /* an unreadable rank (the triage skipped it too) is left out */
+    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, tree, e) != 0) {
         pthread_mutex_lock(&rd->mu);
         if (!rd->skipped++) rd->skip_err = *e;
         pthread_mutex_unlock(&rd->mu);
-        rd->trees[i] = NULL;
+        *tree = NULL;
         return 0;
     }
-    if (!(rd->flags[i] = malloc(rd->trees[i]->nrecs ? rd->trees[i]->nrecs : 1))) return pt_errorf(e, "out of memory");
-    rd->trees[i]->rank = rd->dirs[i]->rank;
-    rd->trees[i]->step = rd->step;
-    origin_flags_nonfinite(rd->trees[i], rd->flags[i]);
-    /* kept until every rank is read: only what the rules read further */
-    struct tree *slim = origin_slim(rd->trees[i], ORIGIN_OVERFLOW);
-    if (!slim) return pt_errorf(e, "out of memory");
-    tree_free(rd->trees[i]);
-    rd->trees[i] = slim;
-    return 0;
-}
-
-/* Reads dirs[0..n) on up to three more threads than the caller's. */
-static int read_ranks(const struct ds_rankdir *const *dirs, size_t n, int32_t step, struct tree **trees, uint8_t **flags,
-                      struct ovf_origin_report *out, struct pt_error *err) {
-    struct reader rd = {.dirs = dirs, .n = n, .step = step, .trees = trees, .flags = flags};
-    pthread_mutex_init(&rd.mu, NULL);
-    int rc = util_pool_for(n, read_one, &rd, err);
-    pthread_mutex_destroy(&rd.mu);
-    if (rc != 0) return -1;
-    if (rd.skipped && !out->note[0])
-        snprintf(out->note, sizeof out->note, "step %d: %zu rank(s) left out: %s", (int)step, rd.skipped,
-                 rd.skip_err.msg);
+    if (!(*flags = malloc((*tree)->nrecs ? (*tree)->nrecs : 1))) return pt_errorf(e, "out of memory");
+    (*tree)->rank = rd->dirs[i]->rank;
+    (*tree)->step = rd->step;
+    origin_flags_nonfinite(*tree, *flags);
     return 0;
 }
 
@@ -137,8 +118,12 @@ static int ranks_flagged(const struct dataset *ds, int32_t step, int32_t *only) 
     return n;
 }
 
-int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
-                   const struct origin_result *res, const struct dataset *ds, struct pt_error *err) {
+/* Appends the result of the rules on one step (trees as given to
+ * origin_find) to a report, naming its nodes; ds (may be NULL) gives the
+ * micro steps.  Nothing is added when res found no origin.  0, or -1 out of
+ * memory. */
+static int add_step(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
+                    const struct origin_result *res, const struct dataset *ds, struct pt_error *err) {
     if (res->phase == ORIGIN_NONE) return 0;
     struct ovf_origin_step *v = realloc(out->v, (out->n + 1) * sizeof *v);
     if (!v) return pt_errorf(err, "out of memory");
@@ -208,17 +193,39 @@ void ovf_origin_print_text(FILE *f, const struct ovf_origin_report *o) {
     }
 }
 
-/* One step: the rank folders dirs[0..n), ascending rank. */
-static int run_step(const struct dataset *ds, int32_t step, const struct ds_rankdir *const *dirs, size_t n,
-                    struct ovf_origin_report *out, struct pt_error *err) {
-    struct tree **trees = calloc(n, sizeof *trees);
-    uint8_t **flags = calloc(n, sizeof *flags);
-    struct origin_rank *ranks = calloc(n, sizeof *ranks);
+/* ---- one step ---- */
+
+struct step_job {
+    ovf_origin_read_fn read;
+    void *ctx;
+    enum origin_rules rules;
+    struct tree **trees;
+    uint8_t **flags;
+};
+
+static int read_rank(void *ctx, size_t i, struct pt_error *e) {
+    struct step_job *j = ctx;
+    if (j->read(j->ctx, i, &j->trees[i], &j->flags[i], e) != 0) return -1;
+    if (!j->trees[i]) return 0;
+    /* kept until every rank is read: only what the rules read further */
+    struct tree *slim = origin_slim(j->trees[i], j->rules);
+    if (!slim) return pt_errorf(e, "out of memory");
+    tree_free(j->trees[i]);
+    j->trees[i] = slim;
+    return 0;
+}
+
+int ovf_origin_step(struct ovf_origin_report *out, int32_t step, size_t n, enum origin_rules rules,
+                    ovf_origin_read_fn read, void *ctx, const struct dataset *ds, struct pt_error *err) {
+    struct tree **trees = calloc(n ? n : 1, sizeof *trees);
+    uint8_t **flags = calloc(n ? n : 1, sizeof *flags);
+    struct origin_rank *ranks = calloc(n ? n : 1, sizeof *ranks);
     struct origin_result res = {0};
     int rc = -1;
     if (!trees || !flags || !ranks) { pt_errorf(err, "out of memory"); goto out; }
-    if (read_ranks(dirs, n, step, trees, flags, out, err) != 0) goto out;
-    /* the readable ranks, packed (ascending rank still) */
+    struct step_job j = {read, ctx, rules, trees, flags};
+    if (util_pool_for(n, read_rank, &j, err) != 0) goto out;
+    /* the ranks read, packed (ascending rank still) */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (trees[i]) {
@@ -226,10 +233,10 @@ static int run_step(const struct dataset *ds, int32_t step, const struct ds_rank
             flags[m] = flags[i];
             ranks[m] = (struct origin_rank){trees[m], flags[m]};
             m++;
-        }
+        } else free(flags[i]);
     for (size_t i = m; i < n; i++) trees[i] = NULL, flags[i] = NULL;
-    if (origin_find(ranks, m, ORIGIN_OVERFLOW, &res, err) != 0) goto out;
-    if (ovf_origin_add(out, step, trees, &res, ds, err) != 0) goto out;
+    if (origin_find(ranks, m, rules, &res, err) != 0) goto out;
+    if (add_step(out, step, trees, &res, ds, err) != 0) goto out;
     rc = 0;
 out:
     origin_result_free(&res);
@@ -240,6 +247,21 @@ out:
     free(trees);
     free(flags);
     free(ranks);
+    return rc;
+}
+
+/* ---- the run: the first step with an origin ---- */
+
+/* One step of the dump: the rank folders dirs[0..n), ascending rank. */
+static int run_step(const struct dataset *ds, int32_t step, const struct ds_rankdir *const *dirs, size_t n,
+                    struct ovf_origin_report *out, struct pt_error *err) {
+    struct reader rd = {.dirs = dirs, .step = step};
+    pthread_mutex_init(&rd.mu, NULL);
+    int rc = ovf_origin_step(out, step, n, ORIGIN_OVERFLOW, read_dir, &rd, ds, err);
+    pthread_mutex_destroy(&rd.mu);
+    if (rc == 0 && rd.skipped && !out->note[0])
+        snprintf(out->note, sizeof out->note, "step %d: %zu rank(s) left out: %s", (int)step, rd.skipped,
+                 rd.skip_err.msg);
     return rc;
 }
 

@@ -45,12 +45,22 @@ struct ovf_origin_report {
 int ovf_origin_run(const struct dataset *ds, struct ovf_origin_report *out, struct pt_error *err);
 void ovf_origin_report_free(struct ovf_origin_report *r);
 
-/* Appends the result of the rules on one step (trees as given to
- * origin_find) to a report, naming its nodes; ds (may be NULL) gives the
- * micro steps.  Nothing is added when res found no origin.  0, or -1 out of
- * memory. */
-int ovf_origin_add(struct ovf_origin_report *out, int32_t step, struct tree *const *trees,
-                   const struct origin_result *res, const struct dataset *ds, struct pt_error *err);
+/* One rank of a step as an origin search reads it (called on the pool's
+ * threads, once for each i): *tree, its step and rank set, and *flags, one
+ * byte per record (origin_flags_nonfinite, origin_flags_divergence); or
+ * *tree NULL to leave the rank out.  0, or -1 with e set (the search
+ * stops). */
+typedef int (*ovf_origin_read_fn)(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e);
+
+/* The origin search of one step, the one both the NaN/Inf triage
+ * (ovf_origin_run) and the compare's first divergence (cmp_origin.h) run:
+ * the n ranks read(ctx, i) gives, in ascending rank, are read on all
+ * cores, each kept slim (origin_slim) once flagged; the ones read go to
+ * origin_find under rules, and the result, its nodes named (ds, may be
+ * NULL, gives the micro steps), is appended to out (nothing when no origin
+ * was found).  0, or -1 with err set. */
+int ovf_origin_step(struct ovf_origin_report *out, int32_t step, size_t n, enum origin_rules rules,
+                    ovf_origin_read_fn read, void *ctx, const struct dataset *ds, struct pt_error *err);
 
 /* The entry every listing of l leads with (probetop-rules(7), ORIGIN
  * ACROSS RANKS): the record where the origin search found the NaN/Inf

@@ -243,13 +243,13 @@ static void to_tval(struct tree *t, const struct jv *v, struct tval *o, struct s
     if (!v) { o->kind = TV_NONE; return; }
     switch (v->t) {
     case J_NULL: o->kind = TV_NONE; break;
-    case J_TRUE: case J_FALSE: o->kind = TV_BOOL; o->i = v->t == J_TRUE; o->d = (double)o->i; break;
+    case J_TRUE: case J_FALSE: o->kind = TV_BOOL; o->integer = v->t == J_TRUE; o->real = (double)o->integer; break;
     case J_NUM:
-        if (v->is_int) { o->kind = TV_INT; o->i = v->i; o->d = v->d; o->s = tree_str(t, v->s, v->slen); }
-        else { o->kind = TV_FLOAT; o->d = v->d; }
+        if (v->is_int) { o->kind = TV_INT; o->integer = v->i; o->real = v->d; o->text = tree_str(t, v->s, v->slen); }
+        else { o->kind = TV_FLOAT; o->real = v->d; }
         break;
-    case J_STR: o->kind = TV_STR; o->s = tree_str(t, v->s, v->slen); break;
-    default: o->kind = TV_STR; o->is_repr = 1; o->s = pool_text(t, v, s); break;
+    case J_STR: o->kind = TV_STR; o->text = tree_str(t, v->s, v->slen); break;
+    default: o->kind = TV_STR; o->is_repr = 1; o->text = pool_text(t, v, s); break;
     }
 }
 
@@ -403,13 +403,13 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
         } else if (last_segment_is(name, ends)) {
             uint32_t txt = value ? p->value : tree_str(t, "None", 4);
             p->shape = tree_str(t, "[]", 2);
-            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].s = txt; }
+            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
         } else if (jv_is(type, "torch.ProcessGroup")) {
             const struct jv *gr = jv_get(o, "group_ranks");
             uint32_t txt = gr ? pool_text(t, gr, &f->tmp) : tree_str(t, "None", 4);
             p->shape = tree_str(t, "[]", 2);
-            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].s = txt; }
+            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
             const struct jv *gid = jv_get(o, "group_id");
             if (gid) p->group_id = pool_text(t, gid, &f->tmp);

@@ -17,12 +17,12 @@
 #define NPY_MAX_HEADER (1u << 20)
 
 struct hdr {
-    int dtype;          /* enum tc_dtype */
+    int dtype;          /* enum tensorcmp_dtype */
     int size;           /* bytes per element */
     int big;            /* big-endian data */
     int fortran;
     int ndim;
-    uint64_t shape[TC_MAXDIM];
+    uint64_t shape[TENSORCMP_MAXDIM];
     int have_descr, have_fortran, have_shape;
 };
 
@@ -66,7 +66,7 @@ static int pystr(struct lex *l, char *out, size_t size) {
 
 static int descr(const char *d, struct hdr *h, const char *path, struct pt_error *err) {
     if (!strcmp(d, "bfloat16") || !strcmp(d, "<bfloat16")) {   /* not NumPy's; some writers name it so */
-        h->dtype = TC_BF16;
+        h->dtype = TENSORCMP_BF16;
         h->size = 2;
         h->big = 0;
         return 0;
@@ -81,9 +81,9 @@ static int descr(const char *d, struct hdr *h, const char *path, struct pt_error
     long sz = strtol(p + 1, &end, 10);
     if (!k || *end || end == p + 1) sz = -1;
     static const struct { char k; long sz; int dt; } map[] = {
-        {'b', 1, TC_BOOL}, {'?', 1, TC_BOOL}, {'i', 1, TC_I8}, {'u', 1, TC_U8}, {'i', 2, TC_I16}, {'u', 2, TC_U16},
-        {'i', 4, TC_I32}, {'u', 4, TC_U32}, {'i', 8, TC_I64}, {'u', 8, TC_U64}, {'f', 2, TC_F16}, {'f', 4, TC_F32},
-        {'f', 8, TC_F64}};
+        {'b', 1, TENSORCMP_BOOL}, {'?', 1, TENSORCMP_BOOL}, {'i', 1, TENSORCMP_I8}, {'u', 1, TENSORCMP_U8}, {'i', 2, TENSORCMP_I16}, {'u', 2, TENSORCMP_U16},
+        {'i', 4, TENSORCMP_I32}, {'u', 4, TENSORCMP_U32}, {'i', 8, TENSORCMP_I64}, {'u', 8, TENSORCMP_U64}, {'f', 2, TENSORCMP_F16}, {'f', 4, TENSORCMP_F32},
+        {'f', 8, TENSORCMP_F64}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].k == k && map[i].sz == sz) {
             h->dtype = map[i].dt;
@@ -134,7 +134,7 @@ static int parse_header(const char *text, size_t len, struct hdr *h, const char 
                     v = v * 10 + (uint64_t)(*l.s++ - '0');
                 }
                 lit(&l, "L");   /* Python 2 longs */
-                if (h->ndim == TC_MAXDIM) return pt_errorf(err, "%s: more than %d dimensions", path, TC_MAXDIM);
+                if (h->ndim == TENSORCMP_MAXDIM) return pt_errorf(err, "%s: more than %d dimensions", path, TENSORCMP_MAXDIM);
                 h->shape[h->ndim++] = v;
                 ws(&l);
                 if (lit(&l, ",")) continue;
@@ -175,23 +175,23 @@ static uint64_t load(const unsigned char *b, int size, int big) {
 static double convert(const unsigned char *b, const struct hdr *h) {
     uint64_t u = load(b, h->size, h->big);
     switch (h->dtype) {
-    case TC_BOOL: return u ? 1.0 : 0.0;
-    case TC_I8: return (double)(int8_t)u;
-    case TC_U8: return (double)(uint8_t)u;
-    case TC_I16: return (double)(int16_t)u;
-    case TC_U16: return (double)(uint16_t)u;
-    case TC_I32: return (double)(int32_t)u;
-    case TC_U32: return (double)(uint32_t)u;
-    case TC_I64: return (double)(int64_t)u;
-    case TC_U64: return (double)u;
-    case TC_F16: return half((uint16_t)u);
-    case TC_BF16: {
+    case TENSORCMP_BOOL: return u ? 1.0 : 0.0;
+    case TENSORCMP_I8: return (double)(int8_t)u;
+    case TENSORCMP_U8: return (double)(uint8_t)u;
+    case TENSORCMP_I16: return (double)(int16_t)u;
+    case TENSORCMP_U16: return (double)(uint16_t)u;
+    case TENSORCMP_I32: return (double)(int32_t)u;
+    case TENSORCMP_U32: return (double)(uint32_t)u;
+    case TENSORCMP_I64: return (double)(int64_t)u;
+    case TENSORCMP_U64: return (double)u;
+    case TENSORCMP_F16: return half((uint16_t)u);
+    case TENSORCMP_BF16: {
         uint32_t w = (uint32_t)u << 16;
         float f;
         memcpy(&f, &w, 4);
         return f;
     }
-    case TC_F32: {
+    case TENSORCMP_F32: {
         uint32_t w = (uint32_t)u;
         float f;
         memcpy(&f, &w, 4);
@@ -216,7 +216,7 @@ static int read_all(int fd, void *buf, size_t n, off_t off) {
     return 0;
 }
 
-static int read_file(int fd, const char *path, off_t fsize, struct tc_tensor *out, struct pt_error *err) {
+static int read_file(int fd, const char *path, off_t fsize, struct tensorcmp_tensor *out, struct pt_error *err) {
     unsigned char pre[12];
     if (fsize < 10 || read_all(fd, pre, fsize < 12 ? (size_t)fsize : 12, 0) != 0)
         return pt_errorf(err, "%s: truncated: %lld bytes, too short for a .npy header", path, (long long)fsize);
@@ -279,7 +279,7 @@ static int read_file(int fd, const char *path, off_t fsize, struct tc_tensor *ou
     /* Fortran order: element k of the file is the multi-index with the first
      * dimension varying fastest; walk that index and its C offset together. */
     int fort = h.fortran && h.ndim > 1;
-    uint64_t idx[TC_MAXDIM] = {0}, cstride[TC_MAXDIM];
+    uint64_t idx[TENSORCMP_MAXDIM] = {0}, cstride[TENSORCMP_MAXDIM];
     if (fort) {
         uint64_t s = 1;
         for (int i = h.ndim - 1; i >= 0; i--) { cstride[i] = s; s *= h.shape[i]; }
@@ -311,7 +311,7 @@ static int read_file(int fd, const char *path, off_t fsize, struct tc_tensor *ou
     return 0;
 }
 
-int npy_read(const char *path, struct tc_tensor *out, struct pt_error *err) {
+int npy_read(const char *path, struct tensorcmp_tensor *out, struct pt_error *err) {
     memset(out, 0, sizeof *out);
     /* O_NONBLOCK: opening a FIFO must not wait for a writer */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -326,7 +326,7 @@ int npy_read(const char *path, struct tc_tensor *out, struct pt_error *err) {
     return rc;
 }
 
-int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, struct tc_tensor *out,
+int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, struct tensorcmp_tensor *out,
                     struct pt_error *err) {
     (void)ctx;
     memset(out, 0, sizeof *out);

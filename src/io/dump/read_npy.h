@@ -20,11 +20,11 @@
  * have one element, empty arrays v == NULL and n == 0).  Values come out in
  * C order whatever the file's fortran_order.  -1 with a message naming the
  * file on any problem. */
-int npy_read(const char *path, struct tc_tensor *out, struct pt_error *err);
+int npy_read(const char *path, struct tensorcmp_tensor *out, struct pt_error *err);
 
 /* The struct cmp_opts tensor loader: reads param p's data_name from t's
  * dump_tensor_data folder.  ctx is unused. */
-int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, struct tc_tensor *out,
+int npy_tensor_load(void *ctx, const struct tree *t, const struct tparam *p, struct tensorcmp_tensor *out,
                     struct pt_error *err);
 
 /* Sets o->tensor for a pair of dumps when tensor mode applies: both tasks

@@ -1,5 +1,5 @@
-/* commlinks: probetop-rules(7), ORIGIN ACROSS RANKS: Communication links pairing of communication nodes across ranks. */
-#include "model/graph/commlinks.h"
+/* comm: probetop-rules(7), ORIGIN ACROSS RANKS: Communication links pairing of communication nodes across ranks. */
+#include "model/graph/comm.h"
 #include "model/util/util.h"
 
 #include <stdio.h>
@@ -67,7 +67,7 @@ static int32_t param_int(const struct tree *t, const struct tparam *p) {
     if (!p) return -1;
     const char *v = tree_s(t, p->value);
     if (!v) {
-        if (p->stat[0].kind == TV_INT) return (int32_t)p->stat[0].i;
+        if (p->stat[0].kind == TV_INT) return (int32_t)p->stat[0].integer;
         return -1;
     }
     char *e;

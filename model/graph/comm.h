@@ -1,4 +1,4 @@
-/* commlinks: communication ("data sending / receiving") links between the
+/* comm: communication ("data sending / receiving") links between the
  * Distributed.* nodes of the ranks of one step (probetop-rules(7), ORIGIN ACROSS RANKS: Communication links).
  *
  * Input: one tree per rank (records and params are enough; the tree need
@@ -12,8 +12,8 @@
  * no link, as in msProbe.
  *
  * Owns the link array; records are named by (tree index, record index). */
-#ifndef PT_COMMLINKS_H
-#define PT_COMMLINKS_H
+#ifndef PT_COMM_H
+#define PT_COMM_H
 
 #include <stddef.h>
 #include <stdint.h>

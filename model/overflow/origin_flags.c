@@ -1,0 +1,184 @@
+/* origin_flags: what the origin rules read of one rank's dump
+ * (probetop-rules(7), ORIGIN ACROSS RANKS): which records are
+ * communication ops or stepped over, the flags of each record (NaN/Inf in
+ * its top-level inputs and outputs, or its divergence from the benchmark),
+ * the born rule on those flags, and the slim copy of a rank's tree the
+ * search keeps once the flags are made.  The bottom of the origin files:
+ * it calls neither origin_pair.c nor origin.c. */
+#include "model/overflow/origin_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/compare/compare.h"
+
+/* ---- names and params ---- */
+
+static const char *const comm_words[] = {"send", "recv", "broadcast", "reduce", "gather", "scatter",
+                                         "all_to_all", NULL};
+
+/* As origin_is_comm; the divergence rules (msProbe's compare -da) also
+ * take MindSpore's communication APIs, and test the prefixes without the
+ * dot. */
+int origin_comm(const char *name, enum origin_rules rules) {
+    if (!name) return 0;
+    if (rules == ORIGIN_DIVERGENCE) {
+        if (strncmp(name, "Distributed", 11) && strncmp(name, "MintDistributed", 15) &&
+            strncmp(name, "communication.comm_func", 23))
+            return 0;
+    } else if (strncmp(name, "Distributed.", 12) != 0) return 0;
+    int dots = 0;
+    for (const char *p = name; *p; p++) dots += *p == '.';
+    if (dots < 3) return 0;   /* Distributed.<api>.<n>.<direction> */
+    for (const char *const *w = comm_words; *w; w++)
+        if (strstr(name, *w)) return 1;
+    return 0;
+}
+
+int origin_is_comm(const char *name) { return origin_comm(name, ORIGIN_OVERFLOW); }
+
+int origin_skipped(const char *name, enum origin_rules rules) {
+    return strstr(name, "Torch.empty") || strstr(name, "Torch.fill") ||
+           (rules == ORIGIN_DIVERGENCE && strstr(name, "Tensor.__setitem__"));
+}
+
+/* The part of a param name after "<record>.input." or "<record>.output."
+ * (*out set to 1 for outputs), NULL when it is neither. */
+const char *origin_io_suffix(const struct tree *t, const char *id, size_t il, const struct tparam *p, int *out) {
+    const char *n = tree_s(t, p->name);
+    if (!n || strncmp(n, id, il) != 0) return NULL;
+    n += il;
+    if (!strncmp(n, ".input.", 7)) { *out = 0; return n + 7; }
+    if (!strncmp(n, ".output.", 8)) { *out = 1; return n + 8; }
+    return NULL;
+}
+
+static int text_nonfinite(const char *s) {
+    char b[8];
+    size_t n = strlen(s);
+    if (n && s[n - 1] == '\t') n--;
+    if (n == 0 || n > 4) return 0;
+    for (size_t i = 0; i < n; i++) b[i] = (char)tolower((unsigned char)s[i]);
+    b[n] = '\0';
+    return !strcmp(b, "nan") || !strcmp(b, "inf") || !strcmp(b, "-inf");
+}
+
+static int tval_nonfinite(const struct tree *t, const struct tval *v) {
+    if (v->kind == TV_FLOAT) return !isfinite(v->real);
+    if (v->kind == TV_STR && !v->is_repr) {
+        const char *s = tree_s(t, v->text);
+        return s && text_nonfinite(s);
+    }
+    return 0;
+}
+
+/* A tensor-like item: its Max/Min came from the dump (a dtype of its own,
+ * not the type name and not a Python class standing for a plain value). */
+static int has_stats(const struct tree *t, const struct tparam *p) {
+    if (p->is_null || p->dtype == TREE_NONE) return 0;
+    const char *d = tree_s(t, p->dtype), *ty = tree_s(t, p->type);
+    if (!d || !strncmp(d, "<class '", 8)) return 0;
+    return !(ty && !strcmp(d, ty));
+}
+
+void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
+    for (size_t r = 0; r < t->nrecs; r++) {
+        const char *id = origin_rec_name(t, r);
+        size_t il = strlen(id);
+        uint8_t f = 0;
+        const struct tparam *p = t->params + t->recs[r].p0;
+        for (uint32_t i = 0; i < t->recs[r].np; i++) {
+            int out;
+            const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
+            if (!suf || strchr(suf, '.') || !has_stats(t, &p[i])) continue;   /* top level only */
+            if (tval_nonfinite(t, &p[i].stat[0]) || tval_nonfinite(t, &p[i].stat[1]))
+                f |= out ? ORIGIN_OUT : ORIGIN_IN;
+        }
+        flags[r] = f;
+    }
+}
+
+void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int mode, int level,
+                             uint8_t *flags) {
+    memset(flags, 0, npu->nrecs);
+    int32_t cur = -1;
+    int outs = 0, fa = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const struct crow *w = &rows[i];
+        if (w->rec < 0 || (size_t)w->rec >= npu->nrecs) continue;
+        if (w->rec != cur) {
+            cur = w->rec;
+            outs = 0;
+            const char *n = origin_rec_name(npu, (size_t)cur);
+            const char *a = strchr(n, '.');
+            fa = a && !strncmp(a + 1, "npu_fusion_attention.", 21);
+        }
+        int idx = w->output ? outs++ : -1;
+        if (w->output && fa && (idx == 4 || idx == 5)) continue;
+        /* outputs: the verdict, at the level of the run's first divergence
+         * (probetop-rules(7), FIRST DIVERGENCE), so the search sees what the
+         * headline sees, never a warning the headline passed over; inputs:
+         * the tensor differs, whatever the verdict (msProbe judges outputs) */
+        if (w->output ? w->level >= level : cmp_row_differs(w, (enum cmp_mode)mode))
+            flags[cur] |= w->output ? ORIGIN_OUT : ORIGIN_IN;
+    }
+}
+
+/* Born (probetop-rules(7), ORIGIN ACROSS RANKS): clean inputs, anomalous
+ * outputs -- one definition for NaN/Inf and for divergence; a record whose
+ * inputs already diverge passes the divergence on, it does not make it. */
+int origin_born(const char *name, uint8_t f, enum origin_rules rules) {
+    if (origin_skipped(name, rules)) return 0;
+    return !(f & ORIGIN_IN) && (f & ORIGIN_OUT);
+}
+
+/* ---- keeping less ---- */
+
+static int slim_str(const struct tree *t, struct tree *n, uint32_t *off) {
+    if (*off == TREE_NONE) return 0;
+    const char *x = tree_s(t, *off);
+    *off = tree_str(n, x, strlen(x));
+    return *off == TREE_NONE ? -1 : 0;
+}
+
+struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
+    struct tree *n = tree_new();
+    if (!n) return NULL;
+    size_t np = 0, capr = 0, capp = 0;
+    if (util_grow((void **)&n->recs, &capr, t->nrecs ? t->nrecs : 1, sizeof *n->recs) != 0) goto oom;
+    for (size_t r = 0; r < t->nrecs; r++) {
+        const char *name = origin_rec_name(t, r);
+        struct trec *o = &n->recs[r];
+        *o = (struct trec){.name = tree_str(n, name, strlen(name)), .p0 = (uint32_t)np, .np = 0, .node = -1,
+                           .ovf = t->recs[r].ovf};
+        if (o->name == TREE_NONE) goto oom;
+        n->nrecs++;
+        if (!origin_comm(name, rules)) continue;
+        for (uint32_t i = 0; i < t->recs[r].np; i++) {
+            if (UTIL_PUSH(n->params, np, capp) != 0) goto oom;
+            struct tparam *q = &n->params[np];
+            *q = t->params[t->recs[r].p0 + i];
+            uint32_t *offs[] = {&q->name, &q->type, &q->dtype, &q->shape, &q->data_name, &q->md5,
+                                &q->value, &q->group_id, &q->p2p_op};
+            for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
+                if (slim_str(t, n, offs[k]) != 0) goto oom;
+            for (int k = 0; k < 4; k++)
+                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].text) != 0) goto oom;
+            np++;
+            o->np++;
+        }
+    }
+    n->nparams = np;
+    n->capparams = capp;
+    n->caprecs = capr;
+    n->step = t->step;
+    n->rank = t->rank;
+    if (t->path && !(n->path = strdup(t->path))) goto oom;
+    return n;
+oom:
+    n->nparams = np;
+    tree_free(n);
+    return NULL;
+}
