@@ -1,15 +1,18 @@
 #!/bin/sh
-# cycles.sh OBJDIR...: no two source files call each other, directly or
+# cycles.sh SRCDIR OBJDIR...: no two source files call each other, directly or
 # through others.  Reads the symbols of every object under the given
 # directories (nm: what each defines, what it leaves undefined), links file
 # A to file B when A uses a symbol B defines, and prints each pair of files
 # that reach each other, with the symbols of their direct links; exits 1
 # when there is one.  A file that calls another should be above it: when
 # two need each other, either one owns what both use or an interface both
-# see lies below them (README "Layout of the code").  ctest: layers.cycles,
-# over the objects of model/ (pt_model, pt_util).
+# see lies below them (README "Architecture").  ctest: layers.cycles, over
+# the objects of every layer's library together (an object whose source
+# is gone from SRCDIR, left by an older build, is not read).
 set -u
-[ $# -ge 1 ] || { echo "usage: cycles.sh OBJDIR..." >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: cycles.sh SRCDIR OBJDIR..." >&2; exit 2; }
+src=$1
+shift
 tmp=${TMPDIR:-/tmp}/pt_cycles.$$
 trap 'rm -f "$tmp"' EXIT
 n=0
@@ -20,6 +23,7 @@ for d in "$@"; do
         f=${o#*.dir/}
         f=${f%.o}
         f=${f%.obj}
+        [ -f "$src/$f" ] || continue
         nm "$o" | awk -v f="$f" '$2 ~ /^[TDBRCVW]$/ { print "D", f, $3 } $1 == "U" { print "U", f, $2 }'
         n=$((n + 1))
     done

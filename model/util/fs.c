@@ -57,3 +57,8 @@ char *fs_join(const char *a, const char *b) {
     memcpy(p + la + 1, b, lb + 1);
     return p;
 }
+
+int fs_base_is(const char *path, const char *name) {
+    const char *b = strrchr(path, '/');
+    return !strcmp(b ? b + 1 : path, name);
+}

@@ -11,6 +11,8 @@ int fs_is_file(const char *path);              /* a regular file */
  * fs_free_list. */
 char **fs_list_dir(const char *path, int with_hidden, size_t *n);
 void fs_free_list(char **v, size_t n);
+/* 1 when the last component of path is name ("a/b/anomaly.json", "anomaly.json"). */
+int fs_base_is(const char *path, const char *name);
 char *fs_join(const char *a, const char *b);   /* "a/b", malloc'd, NULL without memory */
 
 #endif

@@ -6,10 +6,10 @@
 #include <string.h>
 
 extern const struct formats_row formats_row_dump;      /* read_dump_cube.c */
-extern const struct formats_row formats_row_monitor;   /* read_monitor.c */
+extern const struct formats_row formats_row_monitor;   /* monitor/monitor_rows.c */
 extern const struct formats_row formats_row_monitor_v2;   /* read_monitor_v2.c */
 extern const struct formats_row formats_row_trenddb;   /* read_trenddb.c */
-extern const struct formats_row formats_row_anomaly;   /* read_anomaly.c */
+extern const struct formats_row formats_row_anomaly;   /* monitor/monitor_rows.c */
 extern const struct formats_row formats_row_trace;     /* read_trace.c */
 extern const struct formats_row formats_row_ascend_step;      /* read_steptrace.c */
 extern const struct formats_row formats_row_ascend_cluster;   /* read_steptrace.c */

@@ -19,6 +19,7 @@
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/reader.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 
@@ -357,7 +358,7 @@ static int assign_ranks(const char *path, struct steptrace_srcs *s, struct datas
 static int read_one(const char *csv, int cluster, int32_t rank, struct dataset *ds, struct steptrace_rows *rows) {
     char *buf;
     size_t len;
-    int rd = load_read_file(ds, csv, STEPTRACE_MAX_BYTES, &buf, &len);
+    int rd = reader_read_file(ds, csv, STEPTRACE_MAX_BYTES, &buf, &len);
     if (rd != 0) return rd < 0 ? -1 : 0;
     long got = steptrace_parse(buf, len, csv, cluster, rank, ds, rows);
     free(buf);

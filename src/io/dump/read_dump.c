@@ -8,6 +8,7 @@
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/reader.h"
 #include "model/util/fs.h"
 
 #include <dirent.h>
@@ -74,7 +75,7 @@ static int rd_add(struct rdlist *l, int32_t step, int32_t rank, const char *dir)
 static int note_ds(void *ctx, const char *path, const char *why, int skipped) {
     struct dataset *ds = ctx;
     /* follow mode: a rank folder just made, its dump.json not there yet */
-    if (skipped && load_young(ds, path)) return dataset_pending(ds, path, why);
+    if (skipped && reader_young(ds, path)) return dataset_pending(ds, path, why);
     if (dataset_warn(ds, "%s: %s%s", path, why, skipped ? ": skipped" : "") != 0) return -1;
     return skipped ? dataset_skip(ds, path) : 0;
 }
@@ -460,7 +461,7 @@ static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump
     if (f->long_names)
         dataset_warn(ds, "%s: line %zu: %zu record%s with a name over %d bytes skipped (longer than msProbe's names)",
                      f->path, f->long_name_line, f->long_names, f->long_names == 1 ? "" : "s", DUMP_NAME_MAX - 1);
-    if (!f->ok && load_young(ds, f->path)) {
+    if (!f->ok && reader_young(ds, f->path)) {
         /* follow mode: a dump.json being written does not parse yet */
         if (dataset_pending(ds, f->path, "does not parse yet (being written?)") != 0) rc = pt_errorf(err, "out of memory");
     } else if (!f->ok) {

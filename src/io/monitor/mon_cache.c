@@ -15,6 +15,7 @@
 #include "model/cube/names.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/reader.h"
 #include "src/io/common/pstore.h"
 
 struct mon_cache {
@@ -159,7 +160,7 @@ static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn pars
     }
     char *buf = NULL;
     size_t len = 0;
-    int got = j->rc == 0 ? load_read_file(j->sd, j->path, max_bytes, &buf, &len) : -1;
+    int got = j->rc == 0 ? reader_read_file(j->sd, j->path, max_bytes, &buf, &len) : -1;
     if (got < 0) j->rc = -1;
     if (got == 0) {
         j->len = len;

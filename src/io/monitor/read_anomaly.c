@@ -21,12 +21,9 @@
 
 #include "model/util/fs.h"
 #include "src/io/load.h"
-#include "src/io/formats.h"
+#include "src/io/common/reader.h"
 #include "src/io/common/json.h"
 
-#define ANOMALY_DIR "anomaly_detected"
-#define ANOMALY_JSON "anomaly.json"
-#define ANALYSE_JSON "anomaly_analyse.json"
 #define ANOMALY_MAX_BYTES ((size_t)1 << 30)
 
 /* The raw text [a, b) with every run of white space as one space: how a
@@ -201,7 +198,7 @@ int anomaly_parse(const char *text, size_t len, const char *what, struct anomaly
 static int read_file(const char *path, struct anomaly_list *l, struct dataset *ds, struct pt_error *err) {
     char *buf;
     size_t len;
-    int got = load_read_file(ds, path, ANOMALY_MAX_BYTES, &buf, &len);
+    int got = reader_read_file(ds, path, ANOMALY_MAX_BYTES, &buf, &len);
     if (got != 0) return got < 0 ? pt_errorf(err, "out of memory") : 0;
     size_t had = l->nfiles;
     int rc = anomaly_parse(buf, len, path, l, ds, err);
@@ -239,15 +236,9 @@ static int read_folder(const char *dir, struct anomaly_list *l, struct dataset *
     return rc;
 }
 
-static int base_is(const char *path, const char *name) {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    return !strcmp(b, name);
-}
-
 int anomaly_read_path(const char *path, struct anomaly_list *l, struct dataset *ds, struct pt_error *err) {
     if (fs_is_dir(path)) return read_folder(path, l, ds, err);
-    if (base_is(path, ANALYSE_JSON)) l->analyse = 1;
+    if (fs_base_is(path, ANALYSE_JSON)) l->analyse = 1;
     return read_file(path, l, ds, err);
 }
 
@@ -258,105 +249,3 @@ int anomaly_attach(const char *tree, struct dataset *ds, struct pt_error *err) {
     anomaly_sort(&ds->anomalies);
     return anomaly_place(&ds->anomalies, ds->cube, err);
 }
-
-/* ---- opened alone: the reader table's row (formats.h) ---- */
-
-/* A folder holding <sub>/anomaly.json or anomaly_analyse.json. */
-static int is_report_folder(const char *path) {
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s/%s", path, ANALYSE_JSON);
-    if (fs_is_file(p)) return 1;
-    size_t n;
-    char **names = fs_list_dir(path, 0, &n);
-    int found = 0;
-    for (size_t i = 0; names && i < n && !found; i++) {
-        snprintf(p, sizeof p, "%s/%s/%s", path, names[i], ANOMALY_JSON);
-        found = fs_is_file(p);
-    }
-    if (names) fs_free_list(names, n);
-    return found;
-}
-
-static int detect_anomaly(const char *path, const struct stat *st) {
-    if (S_ISREG(st->st_mode)) return base_is(path, ANOMALY_JSON) || base_is(path, ANALYSE_JSON) ? 100 : 0;
-    /* a folder: only when no other row claims it (a monitor tree with its
-     * anomaly_detected beside the rank folders is the monitor row's) */
-    return S_ISDIR(st->st_mode) && is_report_folder(path) ? 50 : 0;
-}
-
-/* The monitor tree the reports at path belong to: the folder above
- * anomaly_detected (rank folder's anomaly.json: two more up; an
- * anomaly_analyse.json: its folder's parent, or its folder).  The row that
- * reads it, or NULL. */
-static const struct formats_row *find_tree(const char *path, char *tree, size_t n) {
-    char real[PATH_MAX];
-    if (!realpath(path, real)) return NULL;
-    int ups = fs_is_dir(real) ? 1 : base_is(real, ANOMALY_JSON) ? 3 : 2;
-    for (int tries = 0; tries < 2; tries++, ups--) {
-        char tmp[PATH_MAX];
-        snprintf(tmp, sizeof tmp, "%s", real);
-        for (int i = 0; i < ups; i++) {
-            char *s = strrchr(tmp, '/');
-            if (!s || s == tmp) return NULL;
-            *s = '\0';
-        }
-        const struct formats_row *f = formats_detect(tmp);
-        if (f && f->load != NULL && f->detect != detect_anomaly) {
-            snprintf(tree, n, "%s", tmp);
-            return f;
-        }
-        if (fs_is_dir(real) || base_is(real, ANOMALY_JSON)) break;   /* only the analyser's -o is free */
-    }
-    return NULL;
-}
-
-/* No monitor tree: an empty cube, the list alone. */
-static int empty_cube(struct dataset *ds, struct pt_error *err) {
-    struct names *nm = names_new();
-    struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
-    if (!b) return pt_errorf(err, "out of memory");
-    int rc = cube_builder_finish(b, &ds->cube, err);
-    cube_builder_free(b);
-    return rc;
-}
-
-static int load_anomaly(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
-    struct anomaly_list l = {0};
-    /* the tree's reader looks at o->cancel in its own walk; the reports
-     * (a file a rank) are read before it (formats.h: o->cancel) */
-    if (o->cancel && atomic_load(o->cancel)) return pt_errorf(err, "cancelled");
-    if (anomaly_read_path(path, &l, ds, err) != 0) {
-        anomaly_list_free(&l);
-        return -1;
-    }
-    char tree[PATH_MAX];
-    const struct formats_row *f = find_tree(path, tree, sizeof tree);
-    int rc;
-    if (f) {
-        ds->labels = f->labels;
-        rc = f->load(tree, o, ds, err);   /* the tree, with its own reports: replaced by those opened */
-    } else {
-        dataset_warn(ds, "%s: no monitor tree around these anomaly reports: the list alone, no heat map", path);
-        rc = empty_cube(ds, err);
-    }
-    if (rc != 0) {
-        anomaly_list_free(&l);
-        return -1;
-    }
-    if (!l.n && !ds->anomalies.n && !ds->nwarnings)
-        dataset_warn(ds, "%s: no anomaly entry in the reports", path);
-    ds->files_read -= ds->files_read >= ds->anomalies.nfiles ? ds->anomalies.nfiles : 0;   /* the tree's own, replaced */
-    anomaly_list_free(&ds->anomalies);
-    ds->anomalies = l;
-    anomaly_sort(&ds->anomalies);
-    return anomaly_place(&ds->anomalies, ds->cube, err);
-}
-
-const struct formats_row formats_row_anomaly = {
-    .name = "anomaly",
-    .what = "monitor anomaly report (anomaly_detected/, anomaly.json, anomaly_analyse.json)",
-    .detect = detect_anomaly,
-    .load = load_anomaly,
-    .write_trenddb = NULL,
-    .labels = LABELS_MONITOR,
-};

@@ -5,13 +5,20 @@
  * calls anomaly_attach() on its tree once the cube is built, and the list
  * of `<tree>/anomaly_detected/` is read, sorted and placed on the cube.
  * Opening the reports alone (the anomaly_detected folder, an anomaly.json
- * or an anomaly_analyse.json) is the table row formats_row_anomaly: it loads
- * the monitor tree they sit in, if any, and shows the list opened. */
+ * or an anomaly_analyse.json) is the table row formats_row_anomaly
+ * (monitor_rows.c): it loads the monitor tree they sit in, if any, and
+ * shows the list opened. */
 #ifndef PT_READ_ANOMALY_H
 #define PT_READ_ANOMALY_H
 
 #include "model/cube/dataset.h"
 #include "model/err.h"
+
+/* The names msProbe gives the reports: the folder beside the rank folders,
+ * one file per rank in it, and the analyser's summary. */
+#define ANOMALY_DIR "anomaly_detected"
+#define ANOMALY_JSON "anomaly.json"
+#define ANALYSE_JSON "anomaly_analyse.json"
 
 /* Reads `tree`/anomaly_detected when there is one into ds->anomalies (bad
  * files and entries are warnings in ds naming file and key), sorted and

@@ -19,20 +19,10 @@
 #include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/reader.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/monitor/read_anomaly.h"
-#include "src/io/trenddb/write_trenddb.h"
-
-const char *const monitor_metric_names[MONITOR_NMETRICS_ALL] = {
-    "actv", "actv_grad", "exp_avg", "exp_avg_sq", "grad_unreduced", "grad_reduced",
-    "param_origin", "param_updated", "other",
-    /* L2 interpretable features (probetop-formats(5), MONITOR CSV TREES) */
-    "attention_hook", "linear_hook", "moe_router_weight_hook", "moe_router_logit_hook"};
-const char *const monitor_stat_names[MONITOR_NSTATS] = {
-    "norm", "min", "max", "zeros", "nans", "mean", "entropy", "softmax_max", "sr",
-    "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity",
-    "router_weight_similarity", "per_token_expert_entropy"};
 
 #define CSV_MAX_BYTES ((size_t)4 << 30)
 
@@ -243,7 +233,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     const struct v1_ctx *cx = vctx;
     int metric = cx->metric;
     int32_t rank = cx->rank;
-    if ((!len || buf[len - 1] != '\n') && load_young(ds, path)) {
+    if ((!len || buf[len - 1] != '\n') && reader_young(ds, path)) {
         /* follow mode: the last row has no line end yet, its writer is at
          * work: read up to the last whole line, the rest at the next change */
         if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
@@ -526,9 +516,9 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
         long *firsts = NULL;
         size_t nfirst = 0, cap = 0;
         for (size_t i = 0; i < nr && rc == 0; i++)
-            if (load_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
+            if (reader_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
                 rc = pt_errorf(err, "out of memory");
-        if (rc == 0) cut = load_step_cut(ds, firsts, nfirst);
+        if (rc == 0) cut = reader_step_cut(ds, firsts, nfirst);
         free(firsts);
     }
     char **paths = NULL;
@@ -545,7 +535,7 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
         char **files = fs_list_dir(rd[i].dir, 0, &nfs);
         for (size_t k = 0; files && k < nfs && rc == 0; k++) {
             int slot = t->match_csv(files[k]);
-            if (slot < 0 || load_csv_first_step(files[k]) > cut) continue;
+            if (slot < 0 || reader_csv_first_step(files[k]) > cut) continue;
             size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
             if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
                 util_grow0((void **)&cxs, &capcxs, np + 1, t->ctx_size) != 0 ||
@@ -806,16 +796,3 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
 }
 
 /* ---- the reader table's row (formats.h) ---- */
-
-static int detect_monitor(const char *path, const struct stat *st) {
-    return S_ISDIR(st->st_mode) && monitor_detect(path) ? 100 : 0;
-}
-
-const struct formats_row formats_row_monitor = {
-    .name = "monitor",
-    .what = "monitor folder (*-rank*-*/ with CSV files)",
-    .detect = detect_monitor,
-    .load = monitor_load,
-    .write_trenddb = trenddb_write_monitor,
-    .labels = LABELS_MONITOR,
-};

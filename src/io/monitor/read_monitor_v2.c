@@ -16,6 +16,7 @@
 #include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/reader.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
@@ -266,7 +267,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
     if (!nl) {   /* no whole header yet: a file just created */
-        int rc = load_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
+        int rc = reader_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
         free(buf);
         return rc;
     }
@@ -283,7 +284,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
-            if (load_young(ds, path)) {
+            if (reader_young(ds, path)) {
                 if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) rc = -1;
             } else if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is "
                                         "left out", path, line) != 0 || dataset_partial(ds, path) != 0) {

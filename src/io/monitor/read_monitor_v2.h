@@ -33,4 +33,9 @@ int monitor_v2_parse_csv(char *buf, size_t len, const char *path, int slug, int3
  * written as by data2db; NULL when it has none. */
 const char *monitor_v2_v1_metric(const char *v2);
 
+/* The reader table's row (src/io/formats.h); the anomaly row
+ * (monitor_rows.c) asks it whether a folder is a monitor_v2 tree. */
+struct formats_row;
+extern const struct formats_row formats_row_monitor_v2;
+
 #endif

@@ -24,6 +24,7 @@
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/reader.h"
 #include "src/io/formats.h"
 #include "src/io/trace/trace_parse.h"
 
@@ -776,7 +777,7 @@ static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *name
             k++;
             continue;
         }
-        int r = load_young(ds, t[i].path) ? dataset_pending(ds, t[i].path, "does not parse yet (being written?)")
+        int r = reader_young(ds, t[i].path) ? dataset_pending(ds, t[i].path, "does not parse yet (being written?)")
                                                : dataset_warn(ds, "%s", t[i].err.msg) | dataset_skip(ds, t[i].path);
         if (r != 0) return pt_errorf(err, "out of memory");
     }
