@@ -72,7 +72,8 @@ fi
 # in its own project's tree).  It exists when it names a tracked file or a
 # folder holding one; a module without its extension ("model/graph/layermap") when
 # a .c, .h, .py or .sh of that name exists; a pattern ("tests/unit/test_*.c",
-# "screenshots/NAME.svg": a capitalised placeholder is any name,
+# "screenshots/NAME.svg": a capitalised placeholder, a shell variable
+# ("man/probetop.1.format.$n") or "<name>" is any name,
 # "src/io/{dump,trace}/" each of its choices) when a file matches it.
 # Reported as FILE:LINE: PATH.
 tracked() {
@@ -85,7 +86,7 @@ tracked() {
 paths_cited() {
     tracked | grep -E '\.([ch]|py|sh|txt|yml|[157])$|^README\.md$|^man/|^\.ci/' | grep -vE '^(tests/data|screenshots)/' |
     while IFS= read -r f; do
-        [ -f "$src/$f" ] && grep -noE '(^|[^A-Za-z0-9_./$-])(src|model|views|ui|tests|man|screenshots|\.ci)/[A-Za-z0-9_./*{},-]*[A-Za-z0-9_*}]' "$src/$f" |
+        [ -f "$src/$f" ] && grep -noE '(^|[^A-Za-z0-9_./$-])(src|model|views|ui|tests|man|screenshots|\.ci)/[A-Za-z0-9_./*{},<>$-]*[A-Za-z0-9_*}>]' "$src/$f" |
             sed "s|^|$f:|"
     done
 }
@@ -106,7 +107,7 @@ stale=$( { tracked; echo "--"; paths_cited; } | awk '
         for (i = 1; i <= length(p) + 1; i++) {
             c = substr(p, i, 1)
             if (c != "" && index("/._-", c) == 0) { seg = seg c; continue }
-            q = q (seg ~ /^[A-Z][A-Z0-9]*$/ ? "*" : seg) c; seg = ""
+            q = q (seg ~ /^([A-Z][A-Z0-9]*|[$][A-Za-z_]+|<[A-Za-z_]+>)$/ ? "*" : seg) c; seg = ""
         }
         if (q !~ /[*?]/) return 0
         re = glob_re(q)

@@ -1,5 +1,5 @@
-/* rundiff: the divergence heat map's derived cube (issue 4, "Divergence
- * heat map"): for every cell the problem and benchmark cubes share,
+/* rundiff: the divergence heat map's derived cube (probetop(1),
+ * COMPARE MODE): for every cell the problem and benchmark cubes share,
  * |problem - benchmark| / |benchmark|.
  *
  * Cells are matched by metric name, statistic name, target (name, vpp,

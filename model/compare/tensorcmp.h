@@ -5,7 +5,7 @@
  * Pure arithmetic: the tensors arrive as flattened double arrays (C order)
  * with the dtype and shape of the file they came from, because msProbe's
  * checks (shape, 0-d, dtype) and the precision of its relative error look
- * at the stored array, not at dump.json.  Who reads files (src/read_npy.c)
+ * at the stored array, not at dump.json.  Who reads files (src/io/dump/read_npy.c)
  * and who owns the arrays is the caller's business. */
 #ifndef PT_TENSORCMP_H
 #define PT_TENSORCMP_H

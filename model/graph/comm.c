@@ -28,7 +28,7 @@ struct centry {
     char key[192];
     int tree;
     int32_t rec;
-    int32_t val;          /* src/dst value, -1 none */
+    int32_t val;          /* the peer rank of a send/recv (source or destination), -1 none */
     uint8_t type, fam;
     char counter_key[192];   /* p2p: the partner's key */
 };

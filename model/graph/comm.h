@@ -3,7 +3,7 @@
  *
  * Input: one tree per rank (records and params are enough; the tree need
  * not be built).  Point-to-point calls (send/isend -> recv/irecv) pair by
- * "{api}rank{peer}_{n}" with the partner's mirrored key and its own src/dst
+ * "{api}rank{peer}_{n}" with the partner's mirrored key and its own source/destination rank
  * pointing back; collectives pair by "{group_id}{api}_{n}": a rooted one
  * (broadcast, scatter, gather, reduce) links its root with every other
  * member and back with the opposite direction, an unrooted one (all_reduce,

@@ -16,7 +16,7 @@
  * renamed scope, n being the problem entry's position at its own scope.
  *
  * Owns the map it builds (names copied) and nothing global; reads only the
- * two trees given.  File formats live elsewhere (src/cmp_files.c reads the
+ * two trees given.  File formats live elsewhere (src/io/compare/cmp_files.c reads the
  * YAML into rules). */
 #ifndef PT_LAYERMAP_H
 #define PT_LAYERMAP_H

@@ -7,7 +7,7 @@
  * first/last child, next sibling), so the tree can be walked without
  * recursion and copied or freed in one go.
  *
- * The reader (src/read_graph.c) knows the file formats; it fills a tree
+ * The reader (src/io/dump/read_graph.c) knows the file formats; it fills a tree
  * with tree_add_record()/tree_add_param(), tree_add_construct() and the
  * stack calls, then calls tree_build(), which applies the build rules:
  * parents from construct.json with the backward fixes, API nodes under

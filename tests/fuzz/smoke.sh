@@ -8,7 +8,7 @@
 #
 # Settings (environment):
 #   FUZZ_SECONDS  seconds per target (30)
-#   FUZZ_TARGETS  targets to run (default: every harness tests/fuzz/fuzz_<target>.c,
+#   FUZZ_TARGETS  targets to run (default: every harness tests/fuzz/fuzz_TARGET.c,
 #                 the list CMakeLists.txt builds from the same files)
 #   FUZZ_BUILD    build folder (build-fuzz); FUZZ_WORK corpora, logs and
 #                 artifacts ($FUZZ_BUILD/fuzz-work; corpora grow run after run)

@@ -2,7 +2,7 @@
  *
  *  - layer mapping (`--layer-mapping FILE`, probetop-rules(7), MATCHING: Graph matching): the
  *    YAML of attribute renames "ClassName:\n  problem_path: bench_path"
- *    read into rules for model/layermap, which computes the name map of a
+ *    read into rules for model/graph/layermap.c, which computes the name map of a
  *    (step, rank) pair from both dumps; "auto" instead of a file is
  *    msProbe's `-lm` without a file (the automatic mapping, no renames);
  *  - match config (`--match-config FILE`, `:save-match FILE`, msProbe's browser: "save /

@@ -1,4 +1,4 @@
-/* read_graph: msProbe dump folders into model/tree graphs.
+/* read_graph: msProbe dump folders into model/graph/tree.h graphs.
  *
  * graph_read() loads one rank folder (dump.json + construct.json +
  * stack.json) into a struct tree: every dump record flattened into params
