@@ -6,16 +6,17 @@
 # The layers, bottom up, and what each may NOT include:
 #   model/    src/ ui/ views/ curses     (no drawing, no file formats)
 #   ui/       model/ (but model/err.h, the error type) src/ views/
-#   src/io/   src/app/ src/cmd/ views/ ui/ curses   (readers know no app)
+#   src/io/   src/app/ src/cmd/ src/session/ views/ ui/ curses   (readers know no app)
+#   src/session/  src/app/ src/cmd/ views/ ui/ curses  (the shared state: model + readers)
 #   src/cmd/  src/app/ (but main.c's src/app/app.h) views/ ui/ curses
-#   views/    src/ (readers, commands and the app's private headers: a
-#             pane sees the app through views/view.h and views/graph.h)
+#   views/    src/ but src/session/ (readers, commands and the app's private
+#             headers: a pane sees the shared state and asks through src/session/)
 #   src/app/  anything (the top)
 # and two more:
 #   - src/io headers do not include src/io/dataset.h (the loader includes
 #     the readers, not the other way: the types are model/cube/dataset.h);
 #   - views/*.c declare no function at file level by hand: what one pane
-#     asks of another is in a views/ header.
+#     asks of another is its offer (src/session/session.h).
 # CMake's per-folder libraries (CMakeLists.txt, pt_layer) make most of these
 # fail to compile as well; this test also covers what an include path
 # cannot express (single files, system headers, declarations).
@@ -29,6 +30,7 @@ function layer(f) {
     if (f ~ /^src\/io\//) return "src/io"
     if (f ~ /^src\/cmd\//) return "src/cmd"
     if (f ~ /^src\/app\//) return "src/app"
+    if (f ~ /^src\/session\//) return "src/session"
     sub(/\/.*/, "", f)
     return f
 }
@@ -46,7 +48,7 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
     sub(/[>"].*/, "", h)
     what = "#include " (sys ? "<" h ">" : "\"" h "\"")
     if (sys) {
-        if (curses(h) && (L == "model" || L == "src/io" || L == "src/cmd"))
+        if (curses(h) && (L == "model" || L == "src/io" || L == "src/session" || L == "src/cmd"))
             bad(what ": " L " does not draw (curses is ui/ and views/)")
         next
     }
@@ -56,10 +58,12 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
         bad(what ": ui/ knows nothing of the app, readers or panes")
     else if (L == "ui" && h ~ /^model\// && h != "model/err.h")
         bad(what ": ui/ knows nothing of the model (only model/err.h, the error type)")
-    else if (L == "views" && h ~ /^src\//)
-        bad(what ": a pane includes no src/ header (the app is views/view.h, views/graph.h)")
-    else if (L == "src/io" && h ~ /^(src\/app|src\/cmd|views|ui)\//)
+    else if (L == "views" && h ~ /^src\// && h !~ /^src\/session\//)
+        bad(what ": a pane includes no src/ header but src/session/ (the shared state and the asks)")
+    else if (L == "src/io" && h ~ /^(src\/app|src\/cmd|src\/session|views|ui)\//)
         bad(what ": readers and writers know nothing of the app, commands, panes or ui/")
+    else if (L == "src/session" && h ~ /^(src\/app|src\/cmd|views|ui)\//)
+        bad(what ": the session knows nothing of the shell, commands, panes or ui/")
     else if (L == "src/cmd" && h ~ /^(views|ui)\//)
         bad(what ": headless commands know nothing of panes or ui/")
     else if (L == "src/cmd" && h ~ /^src\/app\// && !(FILENAME == "src/cmd/main.c" && h == "src/app/app.h"))
@@ -70,7 +74,7 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
 }
 # a file-level function declaration in a pane: one pane declaring another'"'"'s function
 L == "views" && FILENAME ~ /\.c$/ && /^[A-Za-z_][A-Za-z0-9_ \t\*]*[ \t\*][A-Za-z_][A-Za-z0-9_]*\(.*\)[ \t]*;/ && !/^(static|typedef|extern)[ \t]/ {
-    bad("declares a function by hand: put what one pane asks of another in a views/ header")
+    bad("declares a function by hand: what one pane asks of another is its offer in src/session/session.h")
 }
 END { if (nbad) { printf "%d wrong-way include(s) or declaration(s)\n", nbad; exit 1 } }
 ' || exit 1

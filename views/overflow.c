@@ -22,10 +22,11 @@
 #include "model/overflow/overflow.h"
 #include "model/overflow/ovfrows.h"
 #include "model/cube/search.h"
+#include "src/session/graphs.h"
+#include "src/session/origin_search.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
-#include "views/graph.h"
 #include "views/view.h"
 
 enum {
@@ -76,7 +77,7 @@ struct ovp {
     size_t top;            /* first line shown */
     int moved;             /* the user moved the cursor: a new dataset keeps its place */
     long lead;             /* the origin's entry, which the list leads with; -1 none */
-    int lead_known;        /* lead asked of the app since the last build */
+    int lead_known;        /* lead asked of the session since the last build */
     int context;           /* a jump landed: show lines below the cursor too */
     int list_y, list_h;    /* where the list was drawn (for the mouse) */
     /* the grid */
@@ -224,7 +225,7 @@ static int relist(struct ovp *p) {
     return 0;
 }
 
-static int build(struct ovp *p, struct app *a, struct pt_error *err) {
+static int build(struct ovp *p, struct session *a, struct pt_error *err) {
     ovp_reset(p);
     if (!a->ds) return 0;
     p->levels = a->ds->ovf_levels;
@@ -422,32 +423,31 @@ static uint32_t record_target(const struct cube *c, const char *name, int step, 
     return best;
 }
 
-/* A pane named "tree" that is available and has a `:node NAME` command
- * (expand the ancestors, select) takes the jump. */
-static int jump_tree(struct app *a, const struct ovf_entry *e) {
-    struct view *t = app_view(a, "tree");
-    if (!t || (t->ops->available && !t->ops->available(a))) return 0;
+/* The tree pane, when this input has one, takes the jump (its goto offer:
+ * expand the ancestors, select). */
+static int jump_tree(struct session *a, const struct ovf_entry *e) {
+    if (!a->offers.tree_pane) return 0;
     struct pt_error err = {{0}};
-    if (tree_goto(a, e->step, e->rank, e->name, &err) != 0) app_err(a, "%s", err.msg);
+    if (a->offers.tree_goto(a->offers.tree_pane, a, e->step, e->rank, e->name, &err) != 0) session_err(a, "%s", err.msg);
     return 1;
 }
 
 /* An anomaly report: the cell its tag names (placed by the reader), with
  * the statistic it names when the metric has it. */
-static void jump_anomaly(struct app *a, const struct anomaly *an) {
+static void jump_anomaly(struct session *a, const struct anomaly *an) {
     const struct cube *c = a->cube;
     char esc[512];
-    if (!c || !app_view(a, "heatmap") || an->metric < 0 || an->metric >= c->nmetrics) {
-        app_err(a, "%s has no cell in the heat map (no such metric, target, step or rank in the data)",
+    if (!c || !a->host->has(a, "heatmap") || an->metric < 0 || an->metric >= c->nmetrics) {
+        session_err(a, "%s has no cell in the heat map (no such metric, target, step or rank in the data)",
                 pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
         return;
     }
-    if (an->metric != a->metric || an->stat >= 0) app_set_metric(a, an->metric, an->stat);
-    app_select(a, an->step_idx, an->rank_idx, an->target);
-    app_show(a, "heatmap");
+    if (an->metric != a->metric || an->stat >= 0) session_set_metric(a, an->metric, an->stat);
+    session_select(a, an->step_idx, an->rank_idx, an->target);
+    a->host->show(a, "heatmap");
 }
 
-static void jump(struct ovp *p, struct app *a) {
+static void jump(struct ovp *p, struct session *a) {
     const struct ovf_entry *e = cur_entry(p);
     const struct cube *c = a->cube;
     const struct anomaly *an = cur_anomaly(p);
@@ -457,8 +457,8 @@ static void jump(struct ovp *p, struct app *a) {
     }
     if (!e) return;
     if (p->levels && jump_tree(a, e)) return;
-    if (!c || !app_view(a, "heatmap")) {
-        app_err(a, "no graph or heat map to show %s in", e->name);
+    if (!c || !a->host->has(a, "heatmap")) {
+        session_err(a, "no graph or heat map to show %s in", e->name);
         return;
     }
     int step = cube_step_of(c, e->step, e->micro), rank = cube_rank_find(c, e->rank), metric = -1;
@@ -472,22 +472,22 @@ static void jump(struct ovp *p, struct app *a) {
     }
     if (target == NAMES_NONE || metric < 0 || step < 0 || rank < 0) {
         char esc[512];
-        app_err(a, "%s has no cell in the heat map (not a trend target)",
+        session_err(a, "%s has no cell in the heat map (not a trend target)",
                 pt_escape(e->name, strlen(e->name), esc, sizeof esc));
         return;
     }
     if (metric != a->metric) {
         int stat = a->metric >= 0 && a->metric < c->nmetrics && a->stat >= 0 && a->stat < c->metrics[a->metric].nstats
                        ? cube_stat_find(c, metric, c->metrics[a->metric].stats[a->stat]) : -1;
-        app_set_metric(a, metric, stat);
+        session_set_metric(a, metric, stat);
     }
-    app_select(a, step, rank, target);
-    app_show(a, "heatmap");
+    session_select(a, step, rank, target);
+    a->host->show(a, "heatmap");
 }
 
 /* ---- ops ---- */
 
-static int ovf_init(struct view *v, struct app *a, struct pt_error *err) {
+static int ovf_init(struct view *v, struct session *a, struct pt_error *err) {
     struct ovp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "overflow pane: out of memory");
     p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
@@ -508,8 +508,8 @@ static void ovf_free(struct view *v) {
     v->priv = NULL;
 }
 
-static int ovf_available(const struct app *a) {
-    return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
+static int ovf_available(const struct session *a) {
+    return a->mode != SESSION_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
 /* A newer dataset of the input (follow mode): the cursor stays on its
@@ -544,9 +544,9 @@ static void find_place(struct ovp *p) {
     p->keep = 0;
 }
 
-static void ovf_notify(struct view *v, struct app *a, unsigned what) {
+static void ovf_notify(struct view *v, struct session *a, unsigned what) {
     struct ovp *p = v->priv;
-    if (!(what & APP_CH_DATA)) return;
+    if (!(what & SESSION_CH_DATA)) return;
     struct pt_error err = { { 0 } };
     /* a place is kept only when the user chose it: the cursor an early
      * round of the load left on its first row goes to the new first row */
@@ -554,7 +554,7 @@ static void ovf_notify(struct view *v, struct app *a, unsigned what) {
         if (p->moved) keep_place(p);
         else p->keep = 0;
     } else if (!a->swap_from) p->keep = 0;
-    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    if (build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     find_place(p);
 }
 
@@ -583,7 +583,7 @@ static int header_levels_width(const struct ovp *p, const struct ui *u, int form
     return n;
 }
 
-static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
+static void draw_header(struct ovp *p, struct session *a, WINDOW *w, int width) {
     const struct ui *u = a->ui;
     char buf[256], filt[64], rb[32] = "all", sb[32] = "all";
     int x = 0;
@@ -627,7 +627,7 @@ static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
 /* The grid: rows = ranks, columns = steps, each cell the worst level of
  * the ranks and steps it covers (several when the window is too small),
  * else the anomaly mark when a report names one of them. */
-static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, int max_rows) {
+static int draw_grid(struct ovp *p, struct session *a, WINDOW *w, int y, int width, int max_rows) {
     const struct ui *u = a->ui;
     p->grid_rows = 0;
     if (!p->ngsteps || !p->ngranks || max_rows < 2 || width < 12) return 0;
@@ -715,7 +715,7 @@ static int name_column(struct ovp *p, int room) {
 /* A row: a record, or (group != NULL) a numeric-jump group, whose fixed
  * part says "jump" and its number of records instead of rank, micro step
  * and position, and whose description is what it covers. */
-static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct ovf_entry *e,
+static void draw_entry(struct ovp *p, struct session *a, WINDOW *w, int y, int width, const struct ovf_entry *e,
                        const struct ovr_row *group, int sel, int name_w) {
     const struct ui *u = a->ui;
     char name[1024], what[512], fit[1024], buf[64];
@@ -762,7 +762,7 @@ static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width
 
 /* An anomaly report's row: its mark, rank, micro step and call id where a
  * record has rank, micro step and position; the tag; the rule and statistic. */
-static void draw_anomaly(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct anomaly *an, int sel,
+static void draw_anomaly(struct ovp *p, struct session *a, WINDOW *w, int y, int width, const struct anomaly *an, int sel,
                          int name_w) {
     const struct ui *u = a->ui;
     char name[1024], what[256], fit[1024], buf[64];
@@ -793,11 +793,11 @@ static void draw_anomaly(struct ovp *p, struct app *a, WINDOW *w, int y, int wid
 
 /* The deferred scan, done now: the pane is drawn, or a key or command
  * needs its list. */
-static void ensure_built(struct ovp *p, struct app *a) {
+static void ensure_built(struct ovp *p, struct session *a) {
     if (p->built || !p->deferred) return;
     struct pt_error err = { { 0 } };
     p->drawing = 1;
-    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    if (build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     p->drawing = 0;
     find_place(p);
 }
@@ -805,9 +805,9 @@ static void ensure_built(struct ovp *p, struct app *a) {
 /* The origin, once the background search has it, heads the list; the
  * cursor goes to it unless the user has moved it (probetop-rules(7),
  * ORIGIN ACROSS RANKS). */
-static void take_lead(struct ovp *p, struct app *a) {
+static void take_lead(struct ovp *p, struct session *a) {
     if (!p->built || p->lead_known || !p->levels) return;
-    long lead = app_origin_entry(a);
+    long lead = origin_search_entry(a);
     if (lead < 0) return;
     p->lead_known = 1;
     p->lead = lead;
@@ -818,7 +818,7 @@ static void take_lead(struct ovp *p, struct app *a) {
     }
 }
 
-static void ovf_draw(struct view *v, struct app *a) {
+static void ovf_draw(struct view *v, struct session *a) {
     struct ovp *p = v->priv;
     WINDOW *w = v->win;
     const struct ui *u = a->ui;
@@ -907,9 +907,9 @@ static void ovf_draw(struct view *v, struct app *a) {
     }
 }
 
-static void toggle_level(struct ovp *p, struct app *a, int level) {
+static void toggle_level(struct ovp *p, struct session *a, int level) {
     if (!p->levels) {
-        app_msg(a, "levels are not available for this input");
+        session_msg(a, "levels are not available for this input");
         return;
     }
     p->show ^= 1u << level;
@@ -918,9 +918,9 @@ static void toggle_level(struct ovp *p, struct app *a, int level) {
 
 /* `A` (and `F` when there is no NaN/Inf): the first report in msProbe's
  * first-anomaly order, the list's own order. */
-static int first_anomaly(struct ovp *p, struct app *a) {
+static int first_anomaly(struct ovp *p, struct session *a) {
     if (!p->anom) {
-        app_msg(a, "no msProbe anomaly reports in this data");
+        session_msg(a, "no msProbe anomaly reports in this data");
         return 1;
     }
     select_entry(p, 1, 0);
@@ -929,12 +929,12 @@ static int first_anomaly(struct ovp *p, struct app *a) {
     char esc[512], st[40];
     /* its micro step beside the step when the heat map has micro steps */
     int micro = cube_has_micro(a->cube) ? an->micro_step : -1;
-    app_msg(a, "first msProbe anomaly report: %s at step %s, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
+    session_msg(a, "first msProbe anomaly report: %s at step %s, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
             step_text(an->step, micro, st, sizeof st), (int)an->rank, pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
     return 1;
 }
 
-static int ovf_act(struct view *v, struct app *a, int action, int key) {
+static int ovf_act(struct view *v, struct session *a, int action, int key) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!p->built) return 0;
@@ -972,14 +972,14 @@ static int ovf_act(struct view *v, struct app *a, int action, int key) {
         long f = p->lead >= 0 ? p->lead : ovf_first(p->list);
         if (f < 0 && p->anom) return first_anomaly(p, a);
         if (f < 0) {
-            app_msg(a, "no NaN or Inf in this data");
+            session_msg(a, "no NaN or Inf in this data");
             return 1;
         }
         select_entry(p, 0, (size_t)f);
         p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512], st[40];
-        app_msg(a, "first occurrence: %s at step %s, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
+        session_msg(a, "first occurrence: %s at step %s, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
                 step_text(fe->step, cube_has_micro(a->cube) ? fe->micro : -1, st, sizeof st), (int)fe->rank,
                 pt_escape(fe->name, strlen(fe->name), esc, sizeof esc), p->lead >= 0 ? " (born here: origin across ranks)" : "");
         return 1;
@@ -990,21 +990,21 @@ static int ovf_act(struct view *v, struct app *a, int action, int key) {
     }
 }
 
-static int ovf_key(struct view *v, struct app *a, int action, int key) {
+static int ovf_key(struct view *v, struct session *a, int action, int key) {
     int rc = ovf_act(v, a, action, key);
     if (rc) ((struct ovp *)v->priv)->moved = 1;
     return rc;
 }
 
-static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m);
+static int ovf_click(struct view *v, struct session *a, const struct view_mouse *m);
 
-static int ovf_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int ovf_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     int rc = ovf_click(v, a, m);
     if (rc) ((struct ovp *)v->priv)->moved = 1;
     return rc;
 }
 
-static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m) {
+static int ovf_click(struct view *v, struct session *a, const struct view_mouse *m) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!p->built) return 0;
@@ -1035,7 +1035,7 @@ static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m) 
     return 0;
 }
 
-static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t size) {
+static void ovf_status_entry(struct view *v, struct session *a, char *buf, size_t size) {
     struct ovp *p = v->priv;
     (void)a;
     const struct ovf_entry *e = p->built ? cur_entry(p) : NULL;
@@ -1069,8 +1069,8 @@ static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t si
 
 /* The status line: the entry, then, when the terminal is wide enough for
  * both beside the key hints, the origin rank of the first step's NaN/Inf
- * once the background search has found it (app_origin_first). */
-static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
+ * once the background search has found it (origin_search_first). */
+static void ovf_status(struct view *v, struct session *a, char *buf, size_t size) {
     char entry[1536], orig[768];
     ovf_status_entry(v, a, entry, sizeof entry);
     snprintf(buf, size, "%s", entry);
@@ -1078,7 +1078,7 @@ static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
     uint32_t opos;
     const char *oname;
     size_t nchain;
-    if (!app_origin_first(a, &ostep, &orank, &opos, &oname, &nchain)) return;
+    if (!origin_search_first(a, &ostep, &orank, &opos, &oname, &nchain)) return;
     char name[512];
     pt_escape(oname, strlen(oname), name, sizeof name);
     snprintf(orig, sizeof orig, "  | origin: step %d rank %d #%u %s, %zu other rank%s reached", (int)ostep,
@@ -1087,7 +1087,7 @@ static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
 }
 
 /* `/`: highlights matching names and moves to the next match. */
-static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
+static int find_match(struct ovp *p, struct session *a, size_t from, int dir) {
     if (!p->nlines) return 0;
     for (size_t k = 0; k < p->nlines; k++) {
         size_t li = dir > 0 ? (from + 1 + k) % p->nlines : (from + p->nlines - 1 - k % p->nlines) % p->nlines;
@@ -1096,7 +1096,7 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
                                                           : p->list->v[p->lines[li].entry].name;
         int rc = search_match(&p->re, n, strlen(n));
         if (rc < 0) {
-            app_err(a, "%s", p->re.why);
+            session_err(a, "%s", p->re.why);
             return 1;
         }
         if (rc == 1) {
@@ -1104,11 +1104,11 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
             return 1;
         }
     }
-    app_msg(a, "no entry matches /%s/", p->re.pattern ? p->re.pattern : "");
+    session_msg(a, "no entry matches /%s/", p->re.pattern ? p->re.pattern : "");
     return 1;
 }
 
-static int ovf_search(struct view *v, struct app *a, const char *pattern, struct pt_error *err) {
+static int ovf_search(struct view *v, struct session *a, const char *pattern, struct pt_error *err) {
     struct ovp *p = v->priv;
     if (search_compile(&p->re, pattern, 0, err) != 0) return -1;
     ensure_built(p, a);
@@ -1117,7 +1117,7 @@ static int ovf_search(struct view *v, struct app *a, const char *pattern, struct
     return 0;
 }
 
-static int ovf_search_next(struct view *v, struct app *a, int dir) {
+static int ovf_search_next(struct view *v, struct session *a, int dir) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!search_active(&p->re) || !p->built) return 0;
@@ -1125,10 +1125,8 @@ static int ovf_search_next(struct view *v, struct app *a, int dir) {
 }
 
 /* `:ovf-rank N|all`, `:ovf-step N|all`. */
-static int filter_cmd(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err, int is_rank) {
-    struct view *self = app_view(a, "overflow");
-    struct ovp *p = self ? self->priv : NULL;
-    (void)v;
+static int filter_cmd(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err, int is_rank) {
+    struct ovp *p = v ? v->priv : NULL;
     if (p) ensure_built(p, a);
     if (!p || !p->built) return pt_errorf(err, "no overflow data");
     if (argc != 2) return pt_errorf(err, "usage: %s N|all", argv[0]);
@@ -1146,13 +1144,13 @@ static int filter_cmd(struct view *v, struct app *a, int argc, char **argv, stru
         *val = (int32_t)n;
     }
     relist(p);
-    app_show(a, "overflow");
+    a->host->show(a, "overflow");
     return 0;
 }
-static int cmd_rank(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_rank(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     return filter_cmd(v, a, argc, argv, err, 1);
 }
-static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_step(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     return filter_cmd(v, a, argc, argv, err, 0);
 }
 
