@@ -320,66 +320,11 @@ static int cmd_dim(struct view *v, struct session *ses, int argc, char **argv, s
     return 0;
 }
 
-static int ci_contains(const char *hay, const char *needle) {
-    size_t n = strlen(needle);
-    if (!n) return 1;
-    for (; *hay; hay++)
-        if (!strncasecmp(hay, needle, n)) return 1;
-    return 0;
-}
-
-int app_goto(struct session *a, const char *want, struct pt_error *err) {
-    const struct cube *c = a->cube;
-    const struct cube_metric *m = &c->metrics[a->metric];
-    char disp[1024];
-    uint32_t exact = NAMES_NONE, sub = NAMES_NONE, nsub = 0, sub2 = NAMES_NONE;
-    for (uint32_t lt = 0; lt < m->ntargets; lt++) {
-        uint32_t g = m->targets[lt];
-        const char *name = names_str(c->names, g);
-        names_display(c->names, g, disp, sizeof disp);
-        if (!strcmp(disp, want) || (!strcmp(name, want) && exact == NAMES_NONE)) {
-            exact = g;
-            if (!strcmp(disp, want)) break;
-        }
-        if (ci_contains(disp, want)) {
-            if (nsub == 0) sub = g;
-            else if (nsub == 1) sub2 = g;
-            nsub++;
-        }
-    }
-    uint32_t pick = exact != NAMES_NONE ? exact : nsub == 1 ? sub : NAMES_NONE;
-    if (pick == NAMES_NONE) {
-        char e1[160], e2[160];
-        if (nsub > 1) {
-            pt_escape(names_display(c->names, sub, disp, sizeof disp), strlen(disp), e1, sizeof e1);
-            pt_escape(names_display(c->names, sub2, disp, sizeof disp), strlen(disp), e2, sizeof e2);
-            return pt_errorf(err, "%u targets contain '%s' (%s, %s, ...): be more specific", nsub, want, e1, e2);
-        }
-        /* In another metric? */
-        for (int k = 0; k < c->nmetrics; k++) {
-            if (k == a->metric) continue;
-            const struct cube_metric *o = &c->metrics[k];
-            for (uint32_t lt = 0; lt < o->ntargets; lt++) {
-                names_display(c->names, o->targets[lt], disp, sizeof disp);
-                if (ci_contains(disp, want))
-                    return pt_errorf(err, "no target of metric %s matches '%s'; metric %s has one (:metric %s)",
-                                     m->name, want, o->name, o->name);
-            }
-        }
-        return pt_errorf(err, "no target matches '%s'", want);
-    }
-    uint32_t lt = cube_local_target(c, a->metric, pick);
-    if (session_row_of(a, lt) < 0)
-        return pt_errorf(err, "'%s' is hidden by the filter (/ then Enter on an empty line clears it)", want);
-    session_select(a, -1, -1, pick);
-    return 0;
-}
-
 static int cmd_goto(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v;
     if (argc != 2 || !argv[1][0]) return pt_errorf(err, "usage: :goto TARGET (a full name or a unique part of one)");
-    if (app_goto(&a->s, argv[1], err) < 0) return -1;
+    if (session_goto(&a->s, argv[1], err) < 0) return -1;
     char name[1024], esc[1024];
     names_display(a->s.cube->names, a->s.sel_target, name, sizeof name);
     session_msg(&a->s, "at %s", pt_escape(name, strlen(name), esc, sizeof esc));

@@ -96,8 +96,5 @@ int app_global_action(struct app *a, int action);
 int app_run_command(struct app *a, char *line);        /* the text after ':' */
 int app_complete(void *ctx, const char *line, int cycle, char *out);
 void app_search(struct app *a, const char *pattern);
-/* `:goto TARGET`: moves the cursor to a target of the current metric, by
- * its full name or a unique part of it; -1 with err. */
-int app_goto(struct session *a, const char *target, struct pt_error *err);
 
 #endif

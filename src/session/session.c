@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void session_changed(struct session *a, unsigned what) {
     if (a->host) a->host->changed(a, what);
@@ -242,6 +243,62 @@ const char *session_target_label(const struct session *a, int rank_index, uint32
     /* Names come from files: escape control bytes and invalid UTF-8. */
     pt_escape(tmp, strlen(tmp), buf, size);
     return buf;
+}
+
+/* A part of a name, case aside (what :goto accepts). */
+static int ci_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    if (!n) return 1;
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n)) return 1;
+    return 0;
+}
+
+int session_goto(struct session *a, const char *want, struct pt_error *err) {
+    const struct cube *c = a->cube;
+    const struct cube_metric *m = &c->metrics[a->metric];
+    char disp[1024];
+    uint32_t exact = NAMES_NONE, sub = NAMES_NONE, nsub = 0, sub2 = NAMES_NONE;
+    for (uint32_t lt = 0; lt < m->ntargets; lt++) {
+        uint32_t g = m->targets[lt];
+        const char *name = names_str(c->names, g);
+        names_display(c->names, g, disp, sizeof disp);
+        if (!strcmp(disp, want) || (!strcmp(name, want) && exact == NAMES_NONE)) {
+            exact = g;
+            if (!strcmp(disp, want)) break;
+        }
+        if (ci_contains(disp, want)) {
+            if (nsub == 0) sub = g;
+            else if (nsub == 1) sub2 = g;
+            nsub++;
+        }
+    }
+    uint32_t pick = exact != NAMES_NONE ? exact : nsub == 1 ? sub : NAMES_NONE;
+    if (pick == NAMES_NONE) {
+        char e1[160], e2[160];
+        if (nsub > 1) {
+            pt_escape(names_display(c->names, sub, disp, sizeof disp), strlen(disp), e1, sizeof e1);
+            pt_escape(names_display(c->names, sub2, disp, sizeof disp), strlen(disp), e2, sizeof e2);
+            return pt_errorf(err, "%u targets contain '%s' (%s, %s, ...): be more specific", nsub, want, e1, e2);
+        }
+        /* In another metric? */
+        for (int k = 0; k < c->nmetrics; k++) {
+            if (k == a->metric) continue;
+            const struct cube_metric *o = &c->metrics[k];
+            for (uint32_t lt = 0; lt < o->ntargets; lt++) {
+                names_display(c->names, o->targets[lt], disp, sizeof disp);
+                if (ci_contains(disp, want))
+                    return pt_errorf(err, "no target of metric %s matches '%s'; metric %s has one (:metric %s)",
+                                     m->name, want, o->name, o->name);
+            }
+        }
+        return pt_errorf(err, "no target matches '%s'", want);
+    }
+    uint32_t lt = cube_local_target(c, a->metric, pick);
+    if (session_row_of(a, lt) < 0)
+        return pt_errorf(err, "'%s' is hidden by the filter (/ then Enter on an empty line clears it)", want);
+    session_select(a, -1, -1, pick);
+    return 0;
 }
 
 /* Called once the dataset is there: picks msProbe's defaults (first

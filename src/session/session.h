@@ -231,6 +231,11 @@ int session_set_dim(struct session *a, enum cube_dim dim, int value);
  * moves the fixed dimension value so the heat map shows it. */
 int session_select(struct session *a, int step, int rank, uint32_t target);
 
+/* `:goto TARGET`: selects a target of the current metric by its full name
+ * or a unique part of it (case aside); -1 with err naming why not (several
+ * match, another metric has it, the filter hides it). */
+int session_goto(struct session *a, const char *target, struct pt_error *err);
+
 /* The regex filter on target names (NULL or "" clears); -1 with err when
  * the pattern does not compile (the old filter stays). */
 int session_set_regex(struct session *a, const char *pattern, struct pt_error *err);

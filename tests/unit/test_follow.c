@@ -114,7 +114,7 @@ static void test_swap_keeps_place(void) {
     CHECK(a.ds == keep);
     CHECK_STR(names_str(a.cube->names, a.sel_target), "c.z");
 
-    /* app_swap_* translate old indexes only during a swap */
+    /* swap_* translate old indexes only during a swap */
     CHECK_INT(swap_step(&a, 0), -1);
     dataset_free(a.ds);
     free(a.rows);

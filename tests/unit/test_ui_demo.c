@@ -4,7 +4,9 @@
 
 #include "model/cube/demo.h"
 #include "pt_test.h"
-#include "src/app/app_state.h"
+#include "src/io/dataset.h"
+#include "src/session/loader.h"
+#include "src/session/session.h"
 
 static struct dataset *ds;
 
@@ -120,19 +122,19 @@ static void app_logic(void) {
     /* The selection moved onto a row that passes. */
     CHECK(session_row_of(&a, cube_local_target(a.cube, 0, a.sel_target)) >= 0);
 
-    CHECK_INT(app_goto(&a, "layers.5.mlp.linear_fc2.RowParallelLinear.output", &err), 0);
+    CHECK_INT(session_goto(&a, "layers.5.mlp.linear_fc2.RowParallelLinear.output", &err), 0);
     CHECK_STR(names_str(a.cube->names, a.sel_target), DEMO_BURST_TARGET);
-    CHECK_INT(app_goto(&a, "fc2", &err), -1);
+    CHECK_INT(session_goto(&a, "fc2", &err), -1);
     CHECK_CONTAINS(err.msg, "16 targets contain 'fc2'");
-    CHECK_INT(app_goto(&a, "layers.1.input_layernorm", &err), -1);
+    CHECK_INT(session_goto(&a, "layers.1.input_layernorm", &err), -1);
     CHECK_CONTAINS(err.msg, "hidden by the filter");
-    CHECK_INT(app_goto(&a, "linear_qkv.ColumnParallelLinear.weight", &err), -1);
+    CHECK_INT(session_goto(&a, "linear_qkv.ColumnParallelLinear.weight", &err), -1);
     CHECK_CONTAINS(err.msg, "parameters_grad");
     CHECK_INT(session_set_regex(&a, "", &err), 0);
     CHECK_INT(a.nrows, ds->cube->metrics[0].ntargets);
 
     /* Selecting the burst cell; then the module dim shows that target. */
-    CHECK_INT(app_goto(&a, DEMO_BURST_TARGET, &err), 0);
+    CHECK_INT(session_goto(&a, DEMO_BURST_TARGET, &err), 0);
     session_select(&a, cube_step_find(a.cube, 9), cube_rank_find(a.cube, 5), NAMES_NONE);
     CHECK_INT(a.dimval, 9);
     session_set_dim(&a, DIM_TARGET, -1);
