@@ -5,7 +5,8 @@
  * cube, scanned here once, without levels) as display lines: the rows of
  * model/overflow/ovfrows.h (NaN/Inf first, numeric-jump records grouped by name)
  * under headings per part and step; the step x rank grid drawn above it,
- * the level / rank / step filters and the cursor.
+ * the level / rank / step filters and the cursor.  The list and the grid
+ * are built in views/overflow_list.c (views/overflow.h between the two).
  * Enter jumps to the record: the graph pane's `:node` when a graph pane is
  * there, otherwise its cell in the heat map.  A monitor dataset's msProbe
  * anomaly reports (model/overflow/anomaly.h) are listed first, in msProbe's
@@ -27,6 +28,7 @@
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/overflow.h"
 #include "views/view.h"
 
 enum {
@@ -38,55 +40,6 @@ enum {
 static const int ovf_nav[NAV_COUNT] = {
     [NAV_UP] = OA_UP, [NAV_DOWN] = OA_DOWN, [NAV_PGUP] = OA_PGUP, [NAV_PGDN] = OA_PGDN,
     [NAV_HALFUP] = OA_HALFUP, [NAV_HALFDN] = OA_HALFDN, [NAV_TOP] = OA_TOP, [NAV_BOTTOM] = OA_BOTTOM,
-};
-
-/* A display line of the list: a heading (a part of the listing and, for
- * the NaN/Inf parts, a step) or a row. */
-struct oline {
-    int heading;
-    uint8_t origin;        /* the origin's row, or its heading */
-    uint8_t section;       /* enum ovr_section */
-    size_t entry;          /* index into the list: the row's record (a group: its earliest) */
-    size_t row;            /* index into rows (not headings) */
-    int32_t step;          /* headings */
-};
-
-struct ovp {
-    int built;
-    int deferred, drawing;   /* a scan of the cube's cells waits for the pane's next draw */
-    /* the cursor's entry before a swap (follow mode), found again once the
-     * deferred scan is done */
-    int keep;
-    struct ovf_entry keep_key;
-    char *keep_name;
-    size_t keep_off;
-    const struct ovf_list *list;
-    const struct anomaly_list *anom;   /* the dataset's anomaly reports, or NULL */
-    struct ovf_list own;   /* scanned cube cells when the input has no levels */
-    int levels;
-    size_t counts[4];
-    /* filters */
-    unsigned show;         /* bit l set: level l shown (levels only) */
-    int has_rank, has_step;
-    int32_t rank, step;
-    /* the list as shown */
-    struct ovr_rows rows;
-    struct oline *lines;
-    size_t nlines, nentries;
-    size_t cur;            /* index into lines (an entry line) */
-    size_t top;            /* first line shown */
-    int moved;             /* the user moved the cursor: a new dataset keeps its place */
-    long lead;             /* the origin's entry, which the list leads with; -1 none */
-    int lead_known;        /* lead asked of the session since the last build */
-    int context;           /* a jump landed: show lines below the cursor too */
-    int list_y, list_h;    /* where the list was drawn (for the mouse) */
-    /* the grid */
-    int32_t *gsteps, *granks;
-    int ngsteps, ngranks;
-    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 of a NaN/Inf record, | GRID_JUMP, | GRID_ANOMALY */
-    int grid_y, grid_x, grid_rows, grid_cols, grid_sper, grid_rper;
-    /* `/` over names */
-    struct search re;
 };
 
 static const struct keys_row ovf_keys[] = {
@@ -112,174 +65,6 @@ static const struct keys_row ovf_keys[] = {
     { 'A', NULL, OA_FIRST_ANOMALY, "jump to the first msProbe anomaly report" },
     { UK_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
 };
-
-/* a grid cell's bit: one of msProbe's anomaly reports names it */
-#define GRID_ANOMALY 0x80
-/* a grid cell's bit: a numeric-jump record (msProbe's heuristic, no
- * NaN/Inf) is there; it never colours the cell with a level, which the
- * heuristic would give every cell of a healthy run */
-#define GRID_JUMP 0x40
-#define GRID_LEVEL 0x3f
-
-/* ---- building ---- */
-
-/* Sorted distinct values of vals[0..n) in place; returns the new count. */
-static int uniq_i32(int32_t *vals, size_t n) {
-    qsort(vals, n, sizeof *vals, util_cmp_i32);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || vals[k - 1] != vals[i]) vals[k++] = vals[i];
-    return (int)k;
-}
-
-static int find_i32(const int32_t *v, int n, int32_t key) {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (v[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && v[lo] == key ? lo : -1;
-}
-
-static void ovp_reset(struct ovp *p) {
-    p->lead = -1;
-    p->lead_known = 0;
-    ovf_list_free(&p->own);
-    ovr_free(&p->rows);
-    free(p->lines);
-    free(p->gsteps);
-    free(p->granks);
-    free(p->grid);
-    p->lines = NULL;
-    p->gsteps = p->granks = NULL;
-    p->grid = NULL;
-    p->nlines = p->nentries = p->cur = p->top = 0;
-    p->ngsteps = p->ngranks = 0;
-    p->list = NULL;
-    p->built = 0;
-    memset(p->counts, 0, sizeof p->counts);
-}
-
-static int anomaly_shown(const struct anomaly *e, void *ctx) {
-    const struct ovp *p = ctx;
-    return (!p->has_rank || e->rank == p->rank) && (!p->has_step || e->step == p->step);
-}
-
-static int entry_shown(const struct ovf_entry *e, void *ctx) {
-    const struct ovp *p = ctx;
-    if (p->levels && !(p->show & (1u << e->level))) return 0;
-    if (p->has_rank && e->rank != p->rank) return 0;
-    if (p->has_step && e->step != p->step) return 0;
-    return 1;
-}
-
-/* Rebuilds the display lines after a filter change, keeping the cursor on
- * the same row (a record, or the group of the same name) when it is still
- * shown, else on the first row. */
-static int relist(struct ovp *p) {
-    size_t keep = SIZE_MAX;
-    int keep_section = -1;
-    const char *keep_name = NULL;
-    if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) {
-        keep = p->lines[p->cur].entry;
-        keep_section = p->lines[p->cur].section;
-        if (keep_section == OVR_JUMP) keep_name = p->list->v[keep].name;
-    }
-    const struct ovf_list *l = p->list;
-    if (ovr_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
-    if (ovr_add_anomalies(&p->rows, p->anom, anomaly_shown, p, NULL) != 0) return -1;
-    if (p->lead >= 0 && entry_shown(&l->v[p->lead], p)) ovr_lead(&p->rows, (size_t)p->lead);
-    size_t cap = p->rows.n * 2 + 1;
-    struct oline *lines = realloc(p->lines, cap * sizeof *lines);
-    if (!lines) return -1;
-    p->lines = lines;
-    p->nlines = p->nentries = 0;
-    p->cur = 0;
-    int have = 0, section = -1;
-    int32_t last = 0;
-    size_t cur = SIZE_MAX;
-    for (size_t i = 0; i < p->rows.n; i++) {
-        const struct ovr_row *w = &p->rows.v[i];
-        int anom = w->section == OVR_ANOMALY;
-        const struct ovf_entry *e = anom ? NULL : &l->v[w->entry];
-        int32_t step = anom ? w->step_min : e->step;
-        /* a heading per part, and per step inside the NaN/Inf parts */
-        int after_origin = i > 0 && p->rows.v[i - 1].origin;
-        if (!have || w->section != section || (w->section < OVR_JUMP && step != last) || w->origin || after_origin) {
-            lines[p->nlines++] = (struct oline){ .heading = 1, .origin = w->origin, .section = w->section, .step = step };
-            last = step;
-            section = w->section;
-            have = 1;
-        }
-        if (keep_section == OVR_JUMP ? w->section == OVR_JUMP && !strcmp(e->name, keep_name)
-                                     : w->section == keep_section && w->entry == keep)
-            cur = p->nlines;
-        lines[p->nlines++] = (struct oline){ .origin = w->origin, .section = w->section, .entry = w->entry, .row = i,
-                                             .step = step };
-        p->nentries += w->count;
-    }
-    if (cur == SIZE_MAX) cur = p->nlines ? 1 : 0;   /* line 0 is a heading */
-    if (cur >= p->nlines) cur = p->nlines ? p->nlines - 1 : 0;
-    p->cur = cur;
-    return 0;
-}
-
-static int build(struct ovp *p, struct session *a, struct pt_error *err) {
-    ovp_reset(p);
-    if (!a->ds) return 0;
-    p->levels = a->ds->ovf_levels;
-    p->anom = a->ds->anomalies.n ? &a->ds->anomalies : NULL;
-    /* Inputs without levels: the list is a scan of every cell (of the whole
-     * table of a lazy .trend.db, probetop(1), --mem; millions of NaN cells
-     * in a monitor tree), so it waits until the pane is drawn rather than
-     * hold back the first heat map, or each reload of follow mode. */
-    p->deferred = !p->levels && !p->drawing;
-    if (p->deferred) return 0;
-    if (p->levels) {
-        p->list = &a->ds->ovf;
-    } else {
-        if (a->cube && ovf_scan_cube(a->cube, &p->own, err) != 0) return -1;
-        p->list = &p->own;
-    }
-    const struct ovf_list *l = p->list;
-    for (size_t i = 0; i < l->n; i++) p->counts[l->v[i].level <= OVF_CRITICAL ? l->v[i].level : 0]++;
-
-    /* Grid axes: every step directory and rank of the data, flagged or not,
-     * so a clean rank shows as a clean row. */
-    const struct cube *c = a->cube;
-    size_t na = p->anom ? p->anom->n : 0;
-    size_t ns = l->n + na + (c ? (size_t)c->nsteps : 0), nr = l->n + na + (c ? (size_t)c->nranks : 0);
-    for (size_t i = 0; i < a->ds->nrankdirs; i++) ns++, nr++;
-    p->gsteps = malloc((ns ? ns : 1) * sizeof *p->gsteps);
-    p->granks = malloc((nr ? nr : 1) * sizeof *p->granks);
-    if (!p->gsteps || !p->granks) return pt_errorf(err, "overflow pane: out of memory");
-    size_t k = 0, m = 0;
-    for (size_t i = 0; i < l->n; i++) p->gsteps[k++] = l->v[i].step, p->granks[m++] = l->v[i].rank;
-    for (size_t i = 0; i < na; i++) p->gsteps[k++] = p->anom->v[i].step, p->granks[m++] = p->anom->v[i].rank;
-    for (int i = 0; c && i < c->nsteps; i++) p->gsteps[k++] = c->steps[i].origin;
-    for (int i = 0; c && i < c->nranks; i++) p->granks[m++] = c->ranks[i];
-    for (size_t i = 0; i < a->ds->nrankdirs; i++)
-        p->gsteps[k++] = a->ds->rankdirs[i].step, p->granks[m++] = a->ds->rankdirs[i].rank;
-    p->ngsteps = uniq_i32(p->gsteps, k);
-    p->ngranks = uniq_i32(p->granks, m);
-    p->grid = calloc((size_t)(p->ngsteps ? p->ngsteps : 1) * (size_t)(p->ngranks ? p->ngranks : 1), 1);
-    if (!p->grid) return pt_errorf(err, "overflow pane: out of memory");
-    for (size_t i = 0; i < l->n; i++) {
-        int s = find_i32(p->gsteps, p->ngsteps, l->v[i].step), r = find_i32(p->granks, p->ngranks, l->v[i].rank);
-        uint8_t *g = &p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
-        uint8_t lv = (uint8_t)(l->v[i].level + 1);
-        if (l->v[i].jump) *g |= GRID_JUMP;
-        else if (lv > (*g & GRID_LEVEL)) *g = (uint8_t)((*g & ~GRID_LEVEL) | lv);
-    }
-    for (size_t i = 0; i < na; i++) {   /* the step and rank each report names */
-        int s = find_i32(p->gsteps, p->ngsteps, p->anom->v[i].step), r = find_i32(p->granks, p->ngranks, p->anom->v[i].rank);
-        p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s] |= GRID_ANOMALY;
-    }
-    if (relist(p) != 0) return pt_errorf(err, "overflow pane: out of memory");
-    p->built = 1;
-    return 0;
-}
 
 /* ---- helpers ---- */
 
@@ -335,26 +120,6 @@ static void move_to(struct ovp *p, long to, int dir) {
         if (to < 0 || to >= (long)p->nlines) return;
     }
     p->cur = (size_t)to;
-}
-
-/* Puts the cursor on list entry `entry`, clearing filters that hide it. */
-/* Puts the cursor on a NaN/Inf record (anom 0: entry into the list) or an
- * anomaly report (anom 1: entry into the reports), clearing the filters
- * that hide it. */
-static void select_entry(struct ovp *p, int anom, size_t entry) {
-    const struct ovf_entry *e = anom ? NULL : &p->list->v[entry];
-    if (anom ? !anomaly_shown(&p->anom->v[entry], p) : !entry_shown(e, p)) {
-        p->has_rank = p->has_step = 0;
-        if (e && p->levels) p->show |= 1u << e->level;
-        relist(p);
-    }
-    for (size_t i = 0; i < p->nlines; i++)
-        if (!p->lines[i].heading && (anom ? p->lines[i].section == OVR_ANOMALY : p->lines[i].section < OVR_JUMP) &&
-            p->lines[i].entry == entry) {
-            p->cur = i;
-            if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
-            return;
-        }
 }
 
 /* ---- the jump ---- */
@@ -494,14 +259,14 @@ static int ovf_init(struct view *v, struct session *a, struct pt_error *err) {
     p->lead = -1;
     search_init(&p->re);
     v->priv = p;
-    if (a->ds && build(p, a, err) != 0) return -1;
+    if (a->ds && overflow_list_build(p, a, err) != 0) return -1;
     return 0;
 }
 
 static void ovf_free(struct view *v) {
     struct ovp *p = v->priv;
     if (!p) return;
-    ovp_reset(p);
+    overflow_list_reset(p);
     search_free(&p->re);
     free(p->keep_name);
     free(p);
@@ -554,7 +319,7 @@ static void ovf_notify(struct view *v, struct session *a, unsigned what) {
         if (p->moved) keep_place(p);
         else p->keep = 0;
     } else if (!a->swap_from) p->keep = 0;
-    if (build(p, a, &err) != 0) session_err(a, "%s", err.msg);
+    if (overflow_list_build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     find_place(p);
 }
 
@@ -797,7 +562,7 @@ static void ensure_built(struct ovp *p, struct session *a) {
     if (p->built || !p->deferred) return;
     struct pt_error err = { { 0 } };
     p->drawing = 1;
-    if (build(p, a, &err) != 0) session_err(a, "%s", err.msg);
+    if (overflow_list_build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     p->drawing = 0;
     find_place(p);
 }
@@ -811,7 +576,7 @@ static void take_lead(struct ovp *p, struct session *a) {
     if (lead < 0) return;
     p->lead_known = 1;
     p->lead = lead;
-    relist(p);
+    overflow_list_relist(p);
     if (!p->moved) {
         p->top = 0;
         move_to(p, 0, 1);
@@ -913,7 +678,7 @@ static void toggle_level(struct ovp *p, struct session *a, int level) {
         return;
     }
     p->show ^= 1u << level;
-    relist(p);
+    overflow_list_relist(p);
 }
 
 /* `A` (and `F` when there is no NaN/Inf): the first report in msProbe's
@@ -923,7 +688,7 @@ static int first_anomaly(struct ovp *p, struct session *a) {
         session_msg(a, "no msProbe anomaly reports in this data");
         return 1;
     }
-    select_entry(p, 1, 0);
+    overflow_list_select(p, 1, 0);
     p->context = 1;
     const struct anomaly *an = &p->anom->v[0];
     char esc[512], st[40];
@@ -956,17 +721,17 @@ static int ovf_act(struct view *v, struct session *a, int action, int key) {
     case OA_RANK:
         if (p->has_rank) p->has_rank = 0;
         else if (e || an) p->has_rank = 1, p->rank = e ? e->rank : an->rank;
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     case OA_STEP:
         if (p->has_step) p->has_step = 0;
         else if (e || an) p->has_step = 1, p->step = e ? e->step : an->step;
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     case OA_CLEAR:
         p->has_rank = p->has_step = 0;
         p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     case OA_FIRST: {
         long f = p->lead >= 0 ? p->lead : ovf_first(p->list);
@@ -975,7 +740,7 @@ static int ovf_act(struct view *v, struct session *a, int action, int key) {
             session_msg(a, "no NaN or Inf in this data");
             return 1;
         }
-        select_entry(p, 0, (size_t)f);
+        overflow_list_select(p, 0, (size_t)f);
         p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512], st[40];
@@ -1021,7 +786,7 @@ static int ovf_click(struct view *v, struct session *a, const struct view_mouse 
         p->has_rank = p->grid_rper == 1;
         p->step = p->gsteps[s];
         p->rank = p->granks[r];
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     }
     if (m->y >= p->list_y && m->y < p->list_y + p->list_h) {
@@ -1138,12 +903,12 @@ static int filter_cmd(struct view *v, struct session *a, int argc, char **argv, 
         char *end;
         long n = strtol(argv[1], &end, 10);
         if (end == argv[1] || *end) return pt_errorf(err, "%s: '%s' is not a number", argv[0], argv[1]);
-        if (find_i32(is_rank ? p->granks : p->gsteps, is_rank ? p->ngranks : p->ngsteps, (int32_t)n) < 0)
+        if (overflow_list_axis_find(is_rank ? p->granks : p->gsteps, is_rank ? p->ngranks : p->ngsteps, (int32_t)n) < 0)
             return pt_errorf(err, "%s: there is no %s %ld", argv[0], is_rank ? "rank" : "step", n);
         *has = 1;
         *val = (int32_t)n;
     }
-    relist(p);
+    overflow_list_relist(p);
     a->host->show(a, "overflow");
     return 0;
 }

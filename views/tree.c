@@ -6,8 +6,10 @@
  * the pane's place on demand: unmatched nodes of both sides (u), the
  * precision filter (p: leaves at the chosen levels, execution order) and
  * the benchmark pick list of a manual match (M).  The graph itself
- * belongs to src/session/graphs.c (a->graphs->cur); when it is replaced (another
- * rank or step) the pane rebuilds and keeps the selection by node id.
+ * belongs to src/session/graphs.c (a->graphs->cur); when it is replaced
+ * (another rank or step) the pane rebuilds and keeps the selection by node
+ * id.  The rows and the lists are built in views/tree_rows.c
+ * (views/tree.h between the two).
  *
  * A row: focus, indent, expand marker, verdict chip (a glyph readable
  * without colour: "." pass, "!" warning, "x" error, "?" unmatched, "-"
@@ -26,6 +28,7 @@
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/tree.h"
 #include "views/view.h"
 
 enum {
@@ -38,35 +41,6 @@ enum {
 static const int tree_nav[NAV_COUNT] = {
     [NAV_UP] = TA_UP, [NAV_DOWN] = TA_DOWN, [NAV_PGUP] = TA_PGUP, [NAV_PGDN] = TA_PGDN,
     [NAV_HALFUP] = TA_HALFUP, [NAV_HALFDN] = TA_HALFDN, [NAV_TOP] = TA_TOP, [NAV_BOTTOM] = TA_BOTTOM,
-};
-
-enum { L_TREE = 0, L_UNMATCHED, L_PRECISION, L_PICK };
-
-/* A row of a list: a node of one side, or a heading (side < 0). */
-struct lrow {
-    int8_t side;          /* 0 problem, 1 benchmark, -1 heading */
-    int32_t node;
-    char head[96];
-};
-
-struct tp {
-    struct session *a;       /* whose offers it filled (cleared by tree_free_pane) */
-    const struct graphs_loaded *G;   /* what rows were built for (valid while gen matches) */
-    unsigned gen;                 /* a->graphs->gen when G was adopted */
-    uint8_t *open;                /* per problem node */
-    int32_t *rows;                /* visible nodes */
-    size_t nrows, cap;
-    int sel;                      /* selected node, -1 */
-    size_t top;
-    int body_h;
-    struct search re;
-    /* lists */
-    int list;
-    struct lrow *lrows;
-    size_t nl, lcur, ltop;
-    unsigned pmask;               /* precision list: bit AM_PASS.. AM_UNMATCHED */
-    int pick_npu;                 /* manual match: the marked problem node, -1 */
-    int confirm_bench;            /* waiting for y: the benchmark node, -1 */
 };
 
 /* This pane's offers (struct session_offers), defined with the commands. */
@@ -100,200 +74,6 @@ static const struct keys_row tree_keys[] = {
     {'(', NULL, TA_STEP_PREV, "previous step"}, {')', NULL, TA_STEP_NEXT, "next step"},
     {UK_ESC, NULL, TA_BACK, "leave a list / cancel a match"},
 };
-
-static const struct tree *T(const struct tp *p) { return p->G ? p->G->t[0] : NULL; }
-
-static int have_tree(const struct tp *p) { return p->G && p->G->t[0] && p->G->pre; }
-
-/* ---- rows ---- */
-
-static int push_row(struct tp *p, int32_t n) {
-    if (UTIL_PUSH(p->rows, p->nrows, p->cap) != 0) return -1;
-    p->rows[p->nrows++] = n;
-    return 0;
-}
-
-/* Visible nodes in display (pre-) order: a node's children show when it
- * is open.  Iterative: trees can be deep. */
-static void rebuild(struct tp *p) {
-    p->nrows = 0;
-    const struct tree *t = T(p);
-    if (!have_tree(p)) return;
-    int n = t->root;
-    while (n >= 0) {
-        if (push_row(p, n) != 0) return;
-        if (p->open[n] && t->nodes[n].first >= 0) {
-            n = t->nodes[n].first;
-            continue;
-        }
-        while (n >= 0 && t->nodes[n].next < 0) n = t->nodes[n].parent;
-        if (n >= 0) n = t->nodes[n].next;
-    }
-}
-
-static long row_of(const struct tp *p, int n) {
-    for (size_t i = 0; i < p->nrows; i++)
-        if (p->rows[i] == n) return (long)i;
-    return -1;
-}
-
-/* Selects node n, opening its ancestors so it shows. */
-static void select_node(struct tp *p, int n) {
-    const struct tree *t = T(p);
-    if (!t || n < 0 || (size_t)n >= t->nnodes) return;
-    for (int a = t->nodes[n].parent; a >= 0; a = t->nodes[a].parent) p->open[a] = 1;
-    rebuild(p);
-    p->sel = n;
-    long r = row_of(p, n);
-    /* centre it when it is off the page */
-    if (r >= 0 && ((size_t)r < p->top || (size_t)r >= p->top + (size_t)(p->body_h > 0 ? p->body_h : 1)))
-        p->top = (size_t)r > (size_t)(p->body_h / 2) ? (size_t)r - (size_t)(p->body_h / 2) : 0;
-}
-
-static void set_subtree(struct tp *p, int n, int open) {
-    const struct tree *t = T(p);
-    /* every descendant of n (and n): walk the subtree without recursion */
-    int c = n;
-    while (c >= 0) {
-        if (t->nodes[c].first >= 0) p->open[c] = (uint8_t)open;
-        if (t->nodes[c].first >= 0) {
-            c = t->nodes[c].first;
-            continue;
-        }
-        while (c >= 0 && c != n && t->nodes[c].next < 0) c = t->nodes[c].parent;
-        if (c < 0 || c == n) break;
-        c = t->nodes[c].next;
-    }
-    if (n == t->root && !open) p->open[n] = 1;   /* the root stays open */
-    rebuild(p);
-}
-
-/* The pane's graph changed (load, rank, step): new expand state, the
- * selection kept by id when the new graph has it. */
-static void adopt(struct tp *p, struct session *a) {
-    const struct graphs_loaded *G = a->graphs ? a->graphs->cur : NULL;
-    unsigned gen = a->graphs ? a->graphs->gen : 0;
-    if (G == p->G && gen == p->gen) return;
-    /* the old graph is already freed: only forget it */
-    free(p->open);
-    p->open = NULL;
-    p->G = G;
-    p->gen = gen;
-    p->nrows = 0;
-    p->sel = -1;
-    p->top = 0;
-    p->list = L_TREE;
-    p->pick_npu = p->confirm_bench = -1;
-    if (!have_tree(p)) return;
-    const struct tree *t = T(p);
-    p->open = calloc(t->nnodes ? t->nnodes : 1, 1);
-    if (!p->open) {
-        p->G = NULL;
-        return;
-    }
-    p->open[t->root] = 1;
-    rebuild(p);
-    p->sel = t->root;
-    const char *want = a->graphs->select_after;
-    int n = want ? tree_find(t, want) : -1;
-    if (n >= 0) select_node(p, n);
-    free(a->graphs->select_after);
-    a->graphs->select_after = NULL;
-}
-
-/* ---- lists ---- */
-
-static int push_l(struct tp *p, int side, int32_t node, const char *head) {
-    struct lrow *r = realloc(p->lrows, (p->nl + 1) * sizeof *r);
-    if (!r) return -1;
-    p->lrows = r;
-    r += p->nl++;
-    r->side = (int8_t)side;
-    r->node = node;
-    snprintf(r->head, sizeof r->head, "%s", head ? head : "");
-    return 0;
-}
-
-/* Nodes of tree t in execution order: pre[] sorted. */
-static int32_t *exec_order(const struct tree *t, const int32_t *pre) {
-    int32_t *v = malloc((t->nnodes ? t->nnodes : 1) * sizeof *v);
-    if (!v) return NULL;
-    for (size_t i = 0; i < t->nnodes; i++) v[i] = -1;
-    for (size_t i = 0; i < t->nnodes; i++)
-        if (pre[i] >= 0 && (size_t)pre[i] < t->nnodes) v[pre[i]] = (int32_t)i;
-    return v;
-}
-
-static int bench_matched(const struct graphs_loaded *G, int b) {
-    if (G->g) return G->g->bmatch[b] >= 0;
-    if (G->vblink) return G->vblink[b] >= 0;
-    return 0;
-}
-
-static void open_list(struct tp *p, struct session *a, int which) {
-    const struct graphs_loaded *G = p->G;
-    p->nl = p->lcur = p->ltop = 0;
-    p->list = which;
-    const struct tree *t0 = G->t[0], *t1 = G->t[1];
-    int32_t *o0 = exec_order(t0, G->pre), *o1 = t1 && G->bpre ? exec_order(t1, G->bpre) : NULL;
-    char head[96];
-    if (!o0 || (t1 && G->bpre && !o1)) {
-        session_err(a, "out of memory");
-        p->list = L_TREE;
-        goto out;
-    }
-    if (which == L_UNMATCHED || which == L_PICK) {
-        int kind = which == L_PICK ? t0->nodes[p->pick_npu].kind : -1;
-        size_t c0 = 0, c1 = 0;
-        for (size_t i = 0; i < t0->nnodes; i++)
-            if (o0[i] >= 0 && graphs_mark(G, o0[i]) == AM_UNMATCHED) c0++;
-        for (size_t i = 0; t1 && o1 && i < t1->nnodes; i++)
-            if (o1[i] >= 0 && !bench_matched(G, o1[i]) && o1[i] != t1->root && (kind < 0 || t1->nodes[o1[i]].kind == kind))
-                c1++;
-        if (which == L_UNMATCHED) {
-            snprintf(head, sizeof head, "unmatched problem nodes: %zu", c0);
-            push_l(p, -1, -1, head);
-            for (size_t i = 0; i < t0->nnodes; i++)
-                if (o0[i] >= 0 && graphs_mark(G, o0[i]) == AM_UNMATCHED) push_l(p, 0, o0[i], NULL);
-        }
-        snprintf(head, sizeof head, which == L_PICK ? "pick the benchmark node (%zu unmatched of this kind)"
-                                                    : "unmatched benchmark nodes: %zu", c1);
-        push_l(p, -1, -1, head);
-        for (size_t i = 0; t1 && o1 && i < t1->nnodes; i++)
-            if (o1[i] >= 0 && !bench_matched(G, o1[i]) && o1[i] != t1->root && (kind < 0 || t1->nodes[o1[i]].kind == kind))
-                push_l(p, 1, o1[i], NULL);
-        if (which == L_PICK) {
-            /* start on the benchmark node with the same id, else the first */
-            int same = tree_find(t1, tree_id(t0, p->pick_npu));
-            for (size_t i = 0; i < p->nl; i++)
-                if (p->lrows[i].side == 1 && (p->lcur == 0 || p->lrows[i].node == same)) {
-                    p->lcur = i;
-                    if (p->lrows[i].node == same) break;
-                }
-        }
-    } else {
-        size_t cnt[6] = {0};
-        for (size_t i = 0; i < t0->nnodes; i++) {
-            int n = o0[i];
-            if (n < 0 || t0->nodes[n].first >= 0) continue;
-            cnt[graphs_mark(G, n)]++;
-        }
-        snprintf(head, sizeof head, "leaves: [%s]1 pass %zu  [%s]2 warning %zu  [%s]3 error %zu  [%s]4 unmatched %zu",
-                 p->pmask & (1u << AM_PASS) ? "x" : " ", cnt[AM_PASS], p->pmask & (1u << AM_WARN) ? "x" : " ",
-                 cnt[AM_WARN], p->pmask & (1u << AM_ERROR) ? "x" : " ", cnt[AM_ERROR],
-                 p->pmask & (1u << AM_UNMATCHED) ? "x" : " ", cnt[AM_UNMATCHED]);
-        push_l(p, -1, -1, head);
-        for (size_t i = 0; i < t0->nnodes; i++) {
-            int n = o0[i];
-            if (n < 0 || t0->nodes[n].first >= 0) continue;
-            if (p->pmask & (1u << graphs_mark(G, n))) push_l(p, 0, n, NULL);
-        }
-    }
-    if (p->lcur == 0 && p->nl > 1) p->lcur = 1;
-out:
-    free(o0);
-    free(o1);
-}
 
 /* ---- drawing ---- */
 
@@ -395,7 +175,7 @@ static void draw_node_row(struct tp *p, struct session *a, WINDOW *w, int y, int
         put_chip(w, u, y, x++, graphs_mark(G, n), graphs_magnitude(G, n));
         if (x < width) put_ovf(w, u, y, x++, G->ovf ? G->ovf[n] : 0);
     } else {
-        put_chip(w, u, y, x++, bench_matched(G, n) ? AM_NODATA : AM_UNMATCHED, -1);
+        put_chip(w, u, y, x++, tree_rows_bench_matched(G, n) ? AM_NODATA : AM_UNMATCHED, -1);
         x++;
     }
     ui_role(w, u, base);
@@ -421,7 +201,7 @@ static void tree_draw(struct view *v, struct session *a) {
     WINDOW *w = v->win;
     struct ui *u = a->ui;
     int h = v->h, width = v->w;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     werase(w);
     const struct graphs *c = a->graphs;
     char buf[600];
@@ -487,7 +267,7 @@ static void tree_draw(struct view *v, struct session *a) {
         }
         return;
     }
-    long sr = row_of(p, p->sel);
+    long sr = tree_rows_row_of(p, p->sel);
     if (sr < 0 && p->nrows) {
         p->sel = p->rows[0];
         sr = 0;
@@ -551,7 +331,7 @@ static void run_first(struct tp *p, struct session *a) {
     if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
     if (c->cur && c->cur->step == cp->step && c->cur->rank == cp->rank) {
         int n = tree_find(T(p), f->name);
-        if (n >= 0) select_node(p, n);
+        if (n >= 0) tree_rows_select(p, n);
         session_changed(a, SESSION_CH_CURSOR);
     } else {
         struct pt_error err;
@@ -595,7 +375,7 @@ static void switch_graph(struct tp *p, struct session *a, int dstep, int drank) 
 
 static void move_sel(struct tp *p, long by) {
     if (!p->nrows) return;
-    long r = row_of(p, p->sel);
+    long r = tree_rows_row_of(p, p->sel);
     r = r < 0 ? 0 : r + by;
     if (r < 0) r = 0;
     if (r >= (long)p->nrows) r = (long)p->nrows - 1;
@@ -626,7 +406,7 @@ static void start_match(struct tp *p, struct session *a) {
     }
     p->pick_npu = p->sel;
     p->confirm_bench = -1;
-    open_list(p, a, L_PICK);
+    tree_rows_open_list(p, a, L_PICK);
     char esc[600];
     const char *id = tree_id(T(p), p->sel);
     session_msg(a, "matching %s: pick its benchmark node, Enter", pt_escape(id, strlen(id), esc, sizeof esc));
@@ -649,7 +429,7 @@ static void list_enter(struct tp *p, struct session *a) {
     }
     int n = l->node;
     p->list = L_TREE;
-    select_node(p, n);
+    tree_rows_select(p, n);
     say_node(a, p, "at", n);
 }
 
@@ -657,7 +437,7 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
     struct tp *p = v->priv;
     int mv = nav_of_key(key);
     if (mv) action = tree_nav[mv];
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (action == TA_RANK_PREV || action == TA_RANK_NEXT) {
         switch_graph(p, a, 0, action == TA_RANK_PREV ? -1 : 1);
         return 1;
@@ -691,7 +471,7 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
                 }
                 p->list = L_TREE;
                 p->pick_npu = -1;
-                select_node(p, na);
+                tree_rows_select(p, na);
                 say_node(a, p, "matched by hand", na);
                 session_changed(a, SESSION_CH_CURSOR);
                 return 1;
@@ -700,15 +480,15 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
         case TA_F1: case TA_F2: case TA_F3: case TA_F4:
             if (p->list != L_PRECISION) return 0;
             p->pmask ^= 1u << (action == TA_F1 ? AM_PASS : action == TA_F2 ? AM_WARN : action == TA_F3 ? AM_ERROR : AM_UNMATCHED);
-            open_list(p, a, L_PRECISION);
+            tree_rows_open_list(p, a, L_PRECISION);
             return 1;
         case TA_BACK: case TA_CLOSE:
             p->list = L_TREE;
             p->pick_npu = p->confirm_bench = -1;
             session_msg(a, "back to the tree");
             return 1;
-        case TA_UNMATCHED: open_list(p, a, L_UNMATCHED); return 1;
-        case TA_PRECISION: open_list(p, a, L_PRECISION); return 1;
+        case TA_UNMATCHED: tree_rows_open_list(p, a, L_UNMATCHED); return 1;
+        case TA_PRECISION: tree_rows_open_list(p, a, L_PRECISION); return 1;
         case TA_MATCH:
             /* M on an unmatched problem node of a list: match it */
             if (p->list != L_PICK && p->lcur < p->nl && p->lrows[p->lcur].side == 0) {
@@ -732,19 +512,19 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
         if (t->nodes[sel].first < 0) session_msg(a, "a leaf: Tab shows its inputs and outputs");
         else if (!p->open[sel]) {
             p->open[sel] = 1;
-            rebuild(p);
+            tree_rows_rebuild(p);
         } else move_sel(p, 1);
         break;
     case TA_CLOSE:
         if (t->nodes[sel].first >= 0 && p->open[sel] && sel != t->root) {
             p->open[sel] = 0;
-            rebuild(p);
+            tree_rows_rebuild(p);
         } else if (t->nodes[sel].parent >= 0) {
             p->sel = t->nodes[sel].parent;
         }
         break;
-    case TA_EXPAND_ALL: set_subtree(p, sel, 1); break;
-    case TA_COLLAPSE_ALL: set_subtree(p, sel, 0); break;
+    case TA_EXPAND_ALL: tree_rows_set_subtree(p, sel, 1); break;
+    case TA_COLLAPSE_ALL: tree_rows_set_subtree(p, sel, 0); break;
     case TA_FIRST: {
         if (!graphs_is_compare(G)) { session_msg(a, "no verdicts in build mode: nothing diverges"); return 1; }
         if (a->graphs->summary) {
@@ -753,7 +533,7 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
         }
         int n = graphs_first_divergence(G);
         if (n < 0) { session_msg(a, "no divergence: every compared node passes"); return 1; }
-        select_node(p, n);
+        tree_rows_select(p, n);
         say_node(a, p, graphs_nondeterministic(G, n) ? DET_WORDS : "first divergence", n);
         break;
     }
@@ -766,17 +546,17 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
         if (!graphs_is_compare(G)) { session_msg(a, "no verdicts in build mode (/ searches names)"); return 1; }
         int n = graphs_next_divergent(G, sel, dir);
         if (n < 0) { session_msg(a, dir > 0 ? "no divergent node after this one" : "no divergent node before this one"); return 1; }
-        select_node(p, n);
+        tree_rows_select(p, n);
         say_node(a, p, dir > 0 ? "next divergence" : "previous divergence", n);
         break;
     }
     case TA_UNMATCHED:
         if (!graphs_is_compare(G)) { session_msg(a, "no benchmark in build mode: nothing is unmatched"); return 1; }
-        open_list(p, a, L_UNMATCHED);
+        tree_rows_open_list(p, a, L_UNMATCHED);
         break;
     case TA_PRECISION:
         if (!graphs_is_compare(G)) { session_msg(a, "no verdicts in build mode"); return 1; }
-        open_list(p, a, L_PRECISION);
+        tree_rows_open_list(p, a, L_PRECISION);
         break;
     case TA_MATCH: start_match(p, a); break;
     case TA_BACK:
@@ -794,7 +574,7 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
 
 static int tree_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) return 0;
     if (m->wheel) {
         if (p->list != L_TREE) move_list(p, 3 * m->wheel);
@@ -816,7 +596,7 @@ static int tree_mouse(struct view *v, struct session *a, const struct view_mouse
     p->sel = p->rows[i];
     if (m->dbl && T(p)->nodes[p->sel].first >= 0 && p->sel != T(p)->root) {
         p->open[p->sel] = !p->open[p->sel];
-        rebuild(p);
+        tree_rows_rebuild(p);
     }
     session_changed(a, SESSION_CH_CURSOR);
     return 1;
@@ -824,7 +604,7 @@ static int tree_mouse(struct view *v, struct session *a, const struct view_mouse
 
 static void tree_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) {
         snprintf(buf, size, "%s", a->graphs && graphs_loading(a) ? "loading..." : "no tree");
         return;
@@ -870,7 +650,7 @@ static void tree_status(struct view *v, struct session *a, char *buf, size_t siz
 static int find_match(struct tp *p, struct session *a, int dir) {
     const struct tree *t = T(p);
     const int32_t *pre = p->G->pre;
-    int32_t *ord = exec_order(t, pre);
+    int32_t *ord = tree_rows_exec_order(t, pre);
     if (!ord) return 0;
     int32_t from = p->sel >= 0 ? pre[p->sel] : -1;
     size_t n = t->nnodes;
@@ -893,7 +673,7 @@ static int find_match(struct tp *p, struct session *a, int dir) {
         session_msg(a, "no node matches /%s/", p->re.pattern ? p->re.pattern : "");
         return 1;
     }
-    select_node(p, found);
+    tree_rows_select(p, found);
     say_node(a, p, "match", found);
     session_changed(a, SESSION_CH_CURSOR);
     return 1;
@@ -901,7 +681,7 @@ static int find_match(struct tp *p, struct session *a, int dir) {
 
 static int tree_search(struct view *v, struct session *a, const char *pattern, struct pt_error *err) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (search_compile(&p->re, pattern, 0, err) != 0) return -1;
     if (!search_active(&p->re)) {
         session_msg(a, "search cleared");
@@ -915,14 +695,14 @@ static int tree_search(struct view *v, struct session *a, const char *pattern, s
 
 static int tree_search_next(struct view *v, struct session *a, int dir) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!search_active(&p->re) || !have_tree(p)) return 0;
     return find_match(p, a, dir);
 }
 
 static void tree_notify(struct view *v, struct session *a, unsigned what) {
     struct tp *p = v->priv;
-    if (what & (SESSION_CH_DATA | SESSION_CH_GRAPH)) adopt(p, a);
+    if (what & (SESSION_CH_DATA | SESSION_CH_GRAPH)) tree_rows_adopt(p, a);
 }
 
 static int tree_init(struct view *v, struct session *a, struct pt_error *err) {
@@ -978,12 +758,12 @@ static int find_node(const struct tree *t, const char *want, struct pt_error *er
 /* Selects node `name` of the graph shown and shows the tree screen. */
 static int show_node(struct tp *p, struct session *a, const char *name, struct pt_error *err) {
     if (!p) return pt_errorf(err, "no tree for this input");
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) return pt_errorf(err, "the tree is not loaded");
     int n = find_node(T(p), name, err);
     if (n < 0) return -1;
     p->list = L_TREE;
-    select_node(p, n);
+    tree_rows_select(p, n);
     a->host->show(a, "tree");
     say_node(a, p, "at", n);
     session_changed(a, SESSION_CH_CURSOR);
@@ -1002,7 +782,7 @@ static int goto_value(struct tp *p, struct session *a, int is_step, const char *
     if (e == arg || *e) return pt_errorf(err, "%s wants a number, not '%s'", is_step ? ":step" : ":rank", arg);
     if (!c || !c->cur) return pt_errorf(err, "no graph loaded yet");
     int32_t s = is_step ? (int32_t)want : c->cur->step, r = is_step ? c->cur->rank : (int32_t)want;
-    if (p) adopt(p, a);
+    if (p) tree_rows_adopt(p, a);
     if (p && have_tree(p) && p->sel >= 0) {
         free(c->select_after);
         c->select_after = strdup(tree_id(T(p), p->sel));
@@ -1066,7 +846,7 @@ static int cmd_save_match(struct view *v, struct session *a, int argc, char **ar
 static int cmd_match(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     struct tp *p = v ? v->priv : NULL;
     if (argc != 3) return pt_errorf(err, "usage: :match PROBLEM_NODE BENCH_NODE");
-    if (p) adopt(p, a);
+    if (p) tree_rows_adopt(p, a);
     if (!p || !have_tree(p) || !p->G->t[1]) return pt_errorf(err, "manual matching needs two compared runs");
     int x = find_node(T(p), argv[1], err);
     if (x < 0) return -1;
@@ -1074,7 +854,7 @@ static int cmd_match(struct view *v, struct session *a, int argc, char **argv, s
     if (y < 0) return -1;
     if (graphs_manual_match(a, x, y, err) != 0) return -1;
     p->list = L_TREE;
-    select_node(p, x);
+    tree_rows_select(p, x);
     say_node(a, p, "matched by hand", x);
     session_changed(a, SESSION_CH_CURSOR);
     return 0;
@@ -1113,7 +893,7 @@ const struct view_ops view_tree = {
 static int tree_selected(void *tree_pane, struct session *a, int *side) {
     struct tp *p = tree_pane;
     *side = 0;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) return -1;
     if (p->list != L_TREE && p->lcur < p->nl && p->lrows[p->lcur].side >= 0) {
         *side = p->lrows[p->lcur].side;
