@@ -11,6 +11,7 @@
 #define PT_APP_STATE_H
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "model/err.h"
@@ -75,11 +76,13 @@ struct app {
 
 /* The app whose session s is (a host's ask gets the session back). */
 static inline struct app *app_of(struct session *s) { return (struct app *)s; }
+_Static_assert(offsetof(struct app, s) == 0, "app_of: the session is struct app's first member");
 
 /* What the panes ask of the shell (struct session_host), installed in a->s.host. */
 extern const struct session_host app_host;
 /* The pane table index of the first live pane of screen `screen`, -1 none. */
 int app_first_pane(const struct app *a, int screen);
+/* The live pane named `name`, NULL when there is none for this input. */
 struct view *app_view(struct app *a, const char *name);
 /* Shows the screen of pane `name` and focuses it; -1 if it does not exist. */
 int app_show(struct app *a, const char *name);
