@@ -51,7 +51,7 @@ struct line {
 };
 
 struct lc {
-    struct session *a;       /* whose offers it filled (cleared by lc_free) */
+    struct session *session; /* whose offers it filled (cleared by lc_free) */
     struct line *lines;
     int n, cap;
     int sel;
@@ -545,7 +545,7 @@ static int lc_init(struct view *v, struct session *a, struct pt_error *err) {
     struct lc *lc = calloc(1, sizeof *lc);
     if (!lc) return pt_errorf(err, "out of memory");
     lc->mode = a->ui && a->ui->utf8 ? CANVAS_BRAILLE : CANVAS_ASCII;
-    lc->a = a;
+    lc->session = a;
     v->priv = lc;
     a->offers.linechart_pane = lc;
     a->offers.add_line = lc_add_line;
@@ -556,10 +556,10 @@ static int lc_init(struct view *v, struct session *a, struct pt_error *err) {
 static void lc_free(struct view *v) {
     struct lc *lc = v->priv;
     if (!lc) return;
-    if (lc->a->offers.linechart_pane == lc) {
-        lc->a->offers.linechart_pane = NULL;
-        lc->a->offers.add_line = NULL;
-        lc->a->offers.clear_lines = NULL;
+    if (lc->session->offers.linechart_pane == lc) {
+        lc->session->offers.linechart_pane = NULL;
+        lc->session->offers.add_line = NULL;
+        lc->session->offers.clear_lines = NULL;
     }
     free(lc->lines);
     free(lc);

@@ -711,7 +711,7 @@ static int tree_init(struct view *v, struct session *a, struct pt_error *err) {
     search_init(&p->re);
     p->sel = p->pick_npu = p->confirm_bench = -1;
     p->pmask = (1u << AM_WARN) | (1u << AM_ERROR);
-    p->a = a;
+    p->session = a;
     v->priv = p;
     a->offers.tree_pane = p;
     a->offers.tree_goto = tree_goto;
@@ -722,10 +722,10 @@ static int tree_init(struct view *v, struct session *a, struct pt_error *err) {
 static void tree_free_pane(struct view *v) {
     struct tp *p = v->priv;
     if (!p) return;
-    if (p->a->offers.tree_pane == p) {
-        p->a->offers.tree_pane = NULL;
-        p->a->offers.tree_goto = NULL;
-        p->a->offers.tree_selected = NULL;
+    if (p->session->offers.tree_pane == p) {
+        p->session->offers.tree_pane = NULL;
+        p->session->offers.tree_goto = NULL;
+        p->session->offers.tree_selected = NULL;
     }
     free(p->open);
     free(p->rows);

@@ -22,7 +22,7 @@ struct lrow {
 };
 
 struct tp {
-    struct session *a;       /* whose offers it filled (cleared by tree_free_pane) */
+    struct session *session; /* whose offers it filled (cleared by tree_free_pane) */
     const struct graphs_loaded *G;   /* what rows were built for (valid while gen matches) */
     unsigned gen;                 /* a->graphs->gen when G was adopted */
     uint8_t *open;                /* per problem node */

@@ -54,47 +54,48 @@ const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
 
 /* --- helpers --- */
 
-static int metric_ok(const struct app *a) { return a->s.cube && a->s.cube->nmetrics > 0; }
+static int metric_ok(const struct app *a) { return a->session.cube && a->session.cube->nmetrics > 0; }
 
 static void say_metric(struct app *a) {
-    const struct cube_metric *m = &a->s.cube->metrics[a->s.metric];
-    session_msg(&a->s, "metric %s, statistic %s", m->name, m->stats[a->s.stat]);
+    const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
+    session_msg(&a->session, "metric %s, statistic %s", m->name, m->stats[a->session.stat]);
 }
 
 /* The statistic to show after switching to metric m: the one shown now
  * when m has it too (norm stays norm, max stays max), else m's first. */
 static int kept_stat(const struct app *a, int m) {
-    const struct cube_metric *cur = &a->s.cube->metrics[a->s.metric];
-    return a->s.stat >= 0 && a->s.stat < cur->nstats ? cube_stat_find(a->s.cube, m, cur->stats[a->s.stat]) : -1;
+    const struct cube_metric *cur = &a->session.cube->metrics[a->session.metric];
+    return a->session.stat >= 0 && a->session.stat < cur->nstats ? cube_stat_find(a->session.cube, m, cur->stats[a->session.stat]) : -1;
 }
 
 static void move_value(struct app *a, int dir) {
-    const struct cube *c = a->s.cube;
-    if (a->s.dim == DIM_STEP) {
-        int s = a->s.sel_step + dir;
-        if (s < 0 || s >= c->nsteps) { session_msg(&a->s, dir < 0 ? "first step" : "last step"); return; }
-        session_select(&a->s, s, -1, NAMES_NONE);
-    } else if (a->s.dim == DIM_RANK) {
-        int r = a->s.sel_rank + dir;
-        if (r < 0 || r >= c->nranks) { session_msg(&a->s, dir < 0 ? "first rank" : "last rank"); return; }
-        session_select(&a->s, -1, r, NAMES_NONE);
+    const struct cube *c = a->session.cube;
+    if (a->session.dim == DIM_STEP) {
+        int s = a->session.sel_step + dir;
+        if (s < 0 || s >= c->nsteps) { session_msg(&a->session, dir < 0 ? "first step" : "last step"); return; }
+        session_select(&a->session, s, -1, NAMES_NONE);
+    } else if (a->session.dim == DIM_RANK) {
+        int r = a->session.sel_rank + dir;
+        if (r < 0 || r >= c->nranks) { session_msg(&a->session, dir < 0 ? "first rank" : "last rank"); return; }
+        session_select(&a->session, -1, r, NAMES_NONE);
     } else {
-        long row = session_row_of(&a->s, (uint32_t)a->s.dimval) + dir;
-        if (row < 0 || row >= (long)a->s.nrows) { session_msg(&a->s, dir < 0 ? "first target" : "last target"); return; }
-        session_select(&a->s, -1, -1, c->metrics[a->s.metric].targets[a->s.rows[row]]);
+        long row = session_row_of(&a->session, (uint32_t)a->session.dimval) + dir;
+        if (row < 0 || row >= (long)a->session.nrows) { session_msg(&a->session, dir < 0 ? "first target" : "last target"); return; }
+        session_select(&a->session, -1, -1, c->metrics[a->session.metric].targets[a->session.rows[row]]);
     }
 }
 
 /* n / N without a pane search: the next target of the filtered list. */
 static void next_match(struct app *a, int dir) {
-    if (!a->s.nrows) { session_msg(&a->s, "no target passes the filter"); return; }
-    uint32_t lt = a->s.sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(a->s.cube, a->s.metric, a->s.sel_target);
-    long row = lt == UINT32_MAX ? -1 : session_row_of(&a->s, lt);
-    long n = (long)a->s.nrows;
+    struct session *s = &a->session;
+    if (!s->nrows) { session_msg(s, "no target passes the filter"); return; }
+    uint32_t lt = s->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(s->cube, s->metric, s->sel_target);
+    long row = lt == UINT32_MAX ? -1 : session_row_of(s, lt);
+    long n = (long)s->nrows;
     row = row < 0 ? 0 : ((row + dir) % n + n) % n;
-    session_select(&a->s, -1, -1, a->s.cube->metrics[a->s.metric].targets[a->s.rows[row]]);
-    session_msg(&a->s, "match %ld of %ld%s%s%s", row + 1, n, a->s.regex ? " for /" : "", a->s.regex ? a->s.regex : "",
-            a->s.regex ? "/" : "");
+    session_select(s, -1, -1, s->cube->metrics[s->metric].targets[s->rows[row]]);
+    session_msg(s, "match %ld of %ld%s%s%s", row + 1, n, s->regex ? " for /" : "", s->regex ? s->regex : "",
+            s->regex ? "/" : "");
 }
 
 static void focus_step(struct app *a, int dir) {
@@ -114,93 +115,93 @@ void app_search(struct app *a, const char *pattern) {
     struct pt_error err;
     struct view *v = a->focus >= 0 && a->focus < a->nviews ? &a->views[a->focus] : NULL;
     if (v && v->live && v->ops->search) {
-        if (v->ops->search(v, &a->s, pattern, &err) < 0) session_err(&a->s, "%s", err.msg);
+        if (v->ops->search(v, &a->session, pattern, &err) < 0) session_err(&a->session, "%s", err.msg);
         a->dirty = 1;
         return;
     }
-    if (!metric_ok(a)) { session_err(&a->s, "no data to filter"); return; }
-    if (session_set_regex(&a->s, pattern, &err) < 0) {
-        session_err(&a->s, "%s", err.msg);
+    if (!metric_ok(a)) { session_err(&a->session, "no data to filter"); return; }
+    if (session_set_regex(&a->session, pattern, &err) < 0) {
+        session_err(&a->session, "%s", err.msg);
         return;
     }
-    if (!pattern[0]) session_msg(&a->s, "filter cleared: %u targets", a->s.nrows);
-    else session_msg(&a->s, "/%s/: %u target%s", pattern, a->s.nrows, a->s.nrows == 1 ? "" : "s");
+    if (!pattern[0]) session_msg(&a->session, "filter cleared: %u targets", a->session.nrows);
+    else session_msg(&a->session, "/%s/: %u target%s", pattern, a->session.nrows, a->session.nrows == 1 ? "" : "s");
 }
 
 /* Runs a global action; 1 handled. */
 int app_global_action(struct app *a, int action) {
     struct view *fv = a->focus >= 0 && a->focus < a->nviews ? &a->views[a->focus] : NULL;
     int need_data = action >= G_NEXT && action <= G_RESET && action != G_CLEAR;
-    if (need_data && !metric_ok(a)) { session_msg(&a->s, "no trend data here"); return 1; }
+    if (need_data && !metric_ok(a)) { session_msg(&a->session, "no trend data here"); return 1; }
     switch (action) {
     case G_QUIT: a->quit = 1; return 1;
     case G_HELP:
-        if (app_show(a, "help") < 0) session_err(&a->s, "no help pane");
+        if (app_show(a, "help") < 0) session_err(&a->session, "no help pane");
         return 1;
     case G_FOCUS_NEXT: focus_step(a, 1); return 1;
     case G_FOCUS_PREV: focus_step(a, -1); return 1;
     case G_CMD: prompt_open(a->prompt, ':', ""); a->dirty = 1; return 1;
-    case G_SEARCH: prompt_open(a->prompt, '/', a->s.regex ? a->s.regex : ""); a->dirty = 1; return 1;
+    case G_SEARCH: prompt_open(a->prompt, '/', a->session.regex ? a->session.regex : ""); a->dirty = 1; return 1;
     case G_NEXT: case G_PREV:
         /* one meaning everywhere: the next / previous hit of the pane's
          * search (the heat map's: the target filter) */
         if (fv && fv->live && fv->ops->search_next) {
-            if (!fv->ops->search_next(fv, &a->s, action == G_NEXT ? 1 : -1) && !a->s.msg[0])
-                session_msg(&a->s, "no hit to go to: / searches this pane first");
+            if (!fv->ops->search_next(fv, &a->session, action == G_NEXT ? 1 : -1) && !a->session.msg[0])
+                session_msg(&a->session, "no hit to go to: / searches this pane first");
         } else next_match(a, action == G_NEXT ? 1 : -1);
         a->dirty = 1;
         return 1;
     case G_METRIC_NEXT: case G_METRIC_PREV: {
-        int n = a->s.cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
-        int m = ((a->s.metric + d) % n + n) % n;
-        session_set_metric(&a->s, m, kept_stat(a, m));
+        int n = a->session.cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
+        int m = ((a->session.metric + d) % n + n) % n;
+        session_set_metric(&a->session, m, kept_stat(a, m));
         say_metric(a);
         return 1;
     }
     case G_STAT_NEXT: case G_STAT_PREV: {
-        int n = a->s.cube->metrics[a->s.metric].nstats, d = action == G_STAT_NEXT ? 1 : -1;
-        session_set_metric(&a->s, a->s.metric, ((a->s.stat + d) % n + n) % n);
+        int n = a->session.cube->metrics[a->session.metric].nstats, d = action == G_STAT_NEXT ? 1 : -1;
+        session_set_metric(&a->session, a->session.metric, ((a->session.stat + d) % n + n) % n);
         say_metric(a);
         return 1;
     }
     case G_DIM: {
-        enum cube_dim d = a->s.dim == DIM_STEP ? DIM_RANK : a->s.dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
-        session_set_dim(&a->s, d, -1);
-        session_msg(&a->s, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
+        enum cube_dim d = a->session.dim == DIM_STEP ? DIM_RANK : a->session.dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
+        session_set_dim(&a->session, d, -1);
+        session_msg(&a->session, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
                 d == DIM_TARGET ? "rank" : "target");
         return 1;
     }
     case G_VAL_PREV: move_value(a, -1); return 1;
     case G_VAL_NEXT: move_value(a, 1); return 1;
     case G_CLEAR:
-        if (a->s.offers.linechart_pane) a->s.offers.clear_lines(a->s.offers.linechart_pane, &a->s);
-        session_msg(&a->s, "line chart cleared");
+        if (a->session.offers.linechart_pane) a->session.offers.clear_lines(a->session.offers.linechart_pane, &a->session);
+        session_msg(&a->session, "line chart cleared");
         return 1;
     case G_COLOR:
-        a->s.color_mode = a->s.color_mode == SESSION_COLOR_GRADIENT ? SESSION_COLOR_SEGMENTED : SESSION_COLOR_GRADIENT;
-        session_changed(&a->s, SESSION_CH_COLOR);
-        session_msg(&a->s, "%s colours", a->s.color_mode == SESSION_COLOR_GRADIENT ? "gradient" : "segmented (3-sigma)");
+        a->session.color_mode = a->session.color_mode == SESSION_COLOR_GRADIENT ? SESSION_COLOR_SEGMENTED : SESSION_COLOR_GRADIENT;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "%s colours", a->session.color_mode == SESSION_COLOR_GRADIENT ? "gradient" : "segmented (3-sigma)");
         return 1;
     case G_RANGE_LO:
-        if (a->s.range_lo + 0.05 < a->s.range_hi - 1e-9) a->s.range_lo += 0.05;
-        session_changed(&a->s, SESSION_CH_COLOR);
-        session_msg(&a->s, "value range %.0f%%..%.0f%% of the slice", a->s.range_lo * 100, a->s.range_hi * 100);
+        if (a->session.range_lo + 0.05 < a->session.range_hi - 1e-9) a->session.range_lo += 0.05;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "value range %.0f%%..%.0f%% of the slice", a->session.range_lo * 100, a->session.range_hi * 100);
         return 1;
     case G_RANGE_HI:
-        if (a->s.range_hi - 0.05 > a->s.range_lo + 1e-9) a->s.range_hi -= 0.05;
-        session_changed(&a->s, SESSION_CH_COLOR);
-        session_msg(&a->s, "value range %.0f%%..%.0f%% of the slice", a->s.range_lo * 100, a->s.range_hi * 100);
+        if (a->session.range_hi - 0.05 > a->session.range_lo + 1e-9) a->session.range_hi -= 0.05;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "value range %.0f%%..%.0f%% of the slice", a->session.range_lo * 100, a->session.range_hi * 100);
         return 1;
     case G_RESET:
-        a->s.range_lo = 0;
-        a->s.range_hi = 1;
-        session_changed(&a->s, SESSION_CH_COLOR);
-        session_msg(&a->s, "value range reset");
+        a->session.range_lo = 0;
+        a->session.range_hi = 1;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "value range reset");
         return 1;
     case G_LOG:
-        a->s.logscale = !a->s.logscale;
-        session_changed(&a->s, SESSION_CH_COLOR);
-        session_msg(&a->s, "%s colour scale", a->s.logscale ? "log" : "linear");
+        a->session.logscale = !a->session.logscale;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "%s colour scale", a->session.logscale ? "log" : "linear");
         return 1;
     case G_SPLIT_UP: case G_SPLIT_DOWN:
         a->split += action == G_SPLIT_UP ? 5 : -5;
@@ -211,15 +212,15 @@ int app_global_action(struct app *a, int action) {
     case G_REDRAW: clearok(curscr, TRUE); a->dirty = 1; return 1;
     case G_RUN: {
         struct pt_error err;
-        int next = a->s.graphs ? (a->s.graphs->run + 1) % 3 : 0;
-        if (graphs_set_run(&a->s, next, &err) != 0) session_err(&a->s, "%s", err.msg);
-        else session_msg(&a->s, "the heat map shows %s", graphs_run_name(next));
+        int next = a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
+        if (graphs_set_run(&a->session, next, &err) != 0) session_err(&a->session, "%s", err.msg);
+        else session_msg(&a->session, "the heat map shows %s", graphs_run_name(next));
         return 1;
     }
     case G_RELOAD: {
         struct pt_error err;
-        if (loader_reload(&a->s, &err) != 0) session_err(&a->s, "%s", err.msg);
-        else session_msg(&a->s, "reloading %s...", a->s.paths[0]);
+        if (loader_reload(&a->session, &err) != 0) session_err(&a->session, "%s", err.msg);
+        else session_msg(&a->session, "reloading %s...", a->session.paths[0]);
         return 1;
     }
     default: return 0;
@@ -233,14 +234,14 @@ static int cmd_step(struct view *v, struct session *ses, int argc, char **argv, 
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :step N (or N.M, micro step M of step N)");
     char esc[160], lo[40], hi[40];
-    int s = cube_step_parse(a->s.cube, argv[1]);
+    int s = cube_step_parse(a->session.cube, argv[1]);
     if (s == -2)
         return pt_errorf(err, ":step wants a step number, not '%s'", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
     if (s < 0)
         return pt_errorf(err, "no step %s (steps %s..%s)", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc),
-                         cube_step_text(a->s.cube, 0, lo, sizeof lo),
-                         cube_step_text(a->s.cube, a->s.cube->nsteps - 1, hi, sizeof hi));
-    session_select(&a->s, s, -1, NAMES_NONE);
+                         cube_step_text(a->session.cube, 0, lo, sizeof lo),
+                         cube_step_text(a->session.cube, a->session.cube->nsteps - 1, hi, sizeof hi));
+    session_select(&a->session, s, -1, NAMES_NONE);
     return 0;
 }
 
@@ -251,19 +252,19 @@ static int cmd_rank(struct view *v, struct session *ses, int argc, char **argv, 
     if (argc != 2) return pt_errorf(err, "usage: :rank N");
     long n = strtol(argv[1], &e, 10);
     if (*e || e == argv[1]) return pt_errorf(err, ":rank wants a rank number, not '%s'", argv[1]);
-    int r = cube_rank_find(a->s.cube, (int32_t)n);
+    int r = cube_rank_find(a->session.cube, (int32_t)n);
     if (r < 0)
-        return pt_errorf(err, "no rank %ld (ranks %d..%d)", n, (int)a->s.cube->ranks[0],
-                         (int)a->s.cube->ranks[a->s.cube->nranks - 1]);
-    session_select(&a->s, -1, r, NAMES_NONE);
+        return pt_errorf(err, "no rank %ld (ranks %d..%d)", n, (int)a->session.cube->ranks[0],
+                         (int)a->session.cube->ranks[a->session.cube->nranks - 1]);
+    session_select(&a->session, -1, r, NAMES_NONE);
     return 0;
 }
 
 static void list_metrics(const struct app *a, char *buf, size_t size) {
     size_t len = 0;
     buf[0] = '\0';
-    for (int i = 0; i < a->s.cube->nmetrics && len + 2 < size; i++) {
-        int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", a->s.cube->metrics[i].name);
+    for (int i = 0; i < a->session.cube->nmetrics && len + 2 < size; i++) {
+        int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", a->session.cube->metrics[i].name);
         if (n < 0) break;
         len += (size_t)n;
     }
@@ -274,12 +275,12 @@ static int cmd_metric(struct view *v, struct session *ses, int argc, char **argv
     (void)v;
     char list[512];
     if (argc != 2) return pt_errorf(err, "usage: :metric NAME");
-    int m = cube_metric_find(a->s.cube, argv[1]);
+    int m = cube_metric_find(a->session.cube, argv[1]);
     if (m < 0) {
         list_metrics(a, list, sizeof list);
         return pt_errorf(err, "no metric '%s' (there are: %s)", argv[1], list);
     }
-    session_set_metric(&a->s, m, kept_stat(a, m));
+    session_set_metric(&a->session, m, kept_stat(a, m));
     say_metric(a);
     return 0;
 }
@@ -288,9 +289,9 @@ static int cmd_stat(struct view *v, struct session *ses, int argc, char **argv, 
     struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :stat NAME");
-    int s = cube_stat_find(a->s.cube, a->s.metric, argv[1]);
+    int s = cube_stat_find(a->session.cube, a->session.metric, argv[1]);
     if (s < 0) {
-        const struct cube_metric *m = &a->s.cube->metrics[a->s.metric];
+        const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
         char list[512];
         size_t len = 0;
         list[0] = '\0';
@@ -301,7 +302,7 @@ static int cmd_stat(struct view *v, struct session *ses, int argc, char **argv, 
         }
         return pt_errorf(err, "metric %s has no statistic '%s' (it has: %s)", m->name, argv[1], list);
     }
-    session_set_metric(&a->s, a->s.metric, s);
+    session_set_metric(&a->session, a->session.metric, s);
     say_metric(a);
     return 0;
 }
@@ -316,7 +317,7 @@ static int cmd_dim(struct view *v, struct session *ses, int argc, char **argv, s
     else if (!strcasecmp(d, "rank")) dim = DIM_RANK;
     else if (!strcasecmp(d, "module") || !strcasecmp(d, "target") || !strcasecmp(d, "module_name")) dim = DIM_TARGET;
     else return pt_errorf(err, ":dim wants step, rank or module, not '%s'", d);
-    session_set_dim(&a->s, dim, -1);
+    session_set_dim(&a->session, dim, -1);
     return 0;
 }
 
@@ -324,10 +325,10 @@ static int cmd_goto(struct view *v, struct session *ses, int argc, char **argv, 
     struct app *a = app_of(ses);
     (void)v;
     if (argc != 2 || !argv[1][0]) return pt_errorf(err, "usage: :goto TARGET (a full name or a unique part of one)");
-    if (session_goto(&a->s, argv[1], err) < 0) return -1;
+    if (session_goto(&a->session, argv[1], err) < 0) return -1;
     char name[1024], esc[1024];
-    names_display(a->s.cube->names, a->s.sel_target, name, sizeof name);
-    session_msg(&a->s, "at %s", pt_escape(name, strlen(name), esc, sizeof esc));
+    names_display(a->session.cube->names, a->session.sel_target, name, sizeof name);
+    session_msg(&a->session, "at %s", pt_escape(name, strlen(name), esc, sizeof esc));
     return 0;
 }
 
@@ -354,13 +355,13 @@ static int cmd_view(struct view *v, struct session *ses, int argc, char **argv, 
 /* Finite range of the current slice over the shown rows. */
 static int slice_range(struct app *a, double *mn, double *mx) {
     struct cube_slice s;
-    if (cube_slice(a->s.cube, a->s.metric, a->s.stat, a->s.dim, a->s.dimval, &s) < 0) return -1;
+    if (cube_slice(a->session.cube, a->session.metric, a->session.stat, a->session.dim, a->session.dimval, &s) < 0) return -1;
     *mn = INFINITY;
     *mx = -INFINITY;
-    int ny = a->s.dim == DIM_TARGET ? s.ny : (int)a->s.nrows;
+    int ny = a->session.dim == DIM_TARGET ? s.ny : (int)a->session.nrows;
     for (int y = 0; y < ny; y++)
         for (int x = 0; x < s.nx; x++) {
-            float v = cube_slice_at(&s, x, a->s.dim == DIM_TARGET ? y : (int)a->s.rows[y]);
+            float v = cube_slice_at(&s, x, a->session.dim == DIM_TARGET ? y : (int)a->session.rows[y]);
             if (!isfinite(v)) continue;
             if (v < *mn) *mn = v;
             if (v > *mx) *mx = v;
@@ -382,9 +383,9 @@ static int cmd_range(struct view *v, struct session *ses, int argc, char **argv,
     if (fhi > 1) fhi = 1;
     if (flo >= fhi)
         return pt_errorf(err, "%s..%s misses the slice's values (%.6g..%.6g)", argv[1], argv[2], mn, mx);
-    a->s.range_lo = flo;
-    a->s.range_hi = fhi;
-    session_changed(&a->s, SESSION_CH_COLOR);
+    a->session.range_lo = flo;
+    a->session.range_hi = fhi;
+    session_changed(&a->session, SESSION_CH_COLOR);
     return 0;
 }
 
@@ -397,10 +398,10 @@ static int onoff(const char *s, int *out) {
 static int cmd_log(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v;
-    int on = !a->s.logscale;
+    int on = !a->session.logscale;
     if (argc == 2 && onoff(argv[1], &on) < 0) return pt_errorf(err, ":log wants on or off");
-    a->s.logscale = on;
-    session_changed(&a->s, SESSION_CH_COLOR);
+    a->session.logscale = on;
+    session_changed(&a->session, SESSION_CH_COLOR);
     return 0;
 }
 
@@ -408,10 +409,10 @@ static int cmd_color(struct view *v, struct session *ses, int argc, char **argv,
     struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :color gradient|segmented");
-    if (!strcasecmp(argv[1], "gradient")) a->s.color_mode = SESSION_COLOR_GRADIENT;
-    else if (!strcasecmp(argv[1], "segmented") || !strcasecmp(argv[1], "segment")) a->s.color_mode = SESSION_COLOR_SEGMENTED;
+    if (!strcasecmp(argv[1], "gradient")) a->session.color_mode = SESSION_COLOR_GRADIENT;
+    else if (!strcasecmp(argv[1], "segmented") || !strcasecmp(argv[1], "segment")) a->session.color_mode = SESSION_COLOR_SEGMENTED;
     else return pt_errorf(err, ":color wants gradient or segmented, not '%s'", argv[1]);
-    session_changed(&a->s, SESSION_CH_COLOR);
+    session_changed(&a->session, SESSION_CH_COLOR);
     return 0;
 }
 
@@ -443,16 +444,17 @@ static int cmd_run(struct view *v, struct session *ses, int argc, char **argv, s
     else if (!strcasecmp(argv[1], "bench") || !strcasecmp(argv[1], "benchmark")) run = RUN_BENCH;
     else if (!strcasecmp(argv[1], "diff")) run = RUN_DIFF;
     else return pt_errorf(err, ":run wants problem, bench or diff, not '%s'", argv[1]);
-    if (graphs_set_run(&a->s, run, err) != 0) return -1;
-    session_msg(&a->s, "the heat map shows %s", graphs_run_name(run));
+    if (graphs_set_run(&a->session, run, err) != 0) return -1;
+    session_msg(&a->session, "the heat map shows %s", graphs_run_name(run));
     return 0;
 }
 
 static int cmd_skipped(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
-    if (!a->s.ds) return pt_errorf(err, a->s.graphs && a->s.graphs->trunning ? "the trend data is still loading" : "no trend data here");
-    if (!a->s.ds->nskipped && !a->s.ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
+    if (!a->session.ds)
+        return pt_errorf(err, a->session.graphs && a->session.graphs->trunning ? "the trend data is still loading" : "no trend data here");
+    if (!a->session.ds->nskipped && !a->session.ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
     if (app_show(a, "report") < 0) return pt_errorf(err, "no load report pane");
     return 0;
 }
@@ -460,25 +462,25 @@ static int cmd_skipped(struct view *v, struct session *ses, int argc, char **arg
 static int cmd_reload(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
-    if (loader_reload(&a->s, err) != 0) return -1;
-    session_msg(&a->s, "reloading %s...", a->s.paths[0]);
+    if (loader_reload(&a->session, err) != 0) return -1;
+    session_msg(&a->session, "reloading %s...", a->session.paths[0]);
     return 0;
 }
 
 static int cmd_follow(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v;
-    int on = !a->s.follow;   /* alone: toggles */
+    int on = !a->session.follow;   /* alone: toggles */
     if (argc > 1 && strcmp(argv[1], "on") && strcmp(argv[1], "off"))
         return pt_errorf(err, ":follow wants on or off, not '%s'", argv[1]);
     if (argc > 1) on = !strcmp(argv[1], "on");
     if (!on) {
-        follow_off(&a->s);
-        session_msg(&a->s, "follow mode off: ^R reloads by hand");
+        follow_off(&a->session);
+        session_msg(&a->session, "follow mode off: ^R reloads by hand");
         return 0;
     }
-    if (follow_on(&a->s, err) != 0) return -1;
-    session_msg(&a->s, "follow mode on: new data shows as it is written");
+    if (follow_on(&a->session, err) != 0) return -1;
+    session_msg(&a->session, "follow mode on: new data shows as it is written");
     return 0;
 }
 
@@ -555,11 +557,11 @@ int app_run_command(struct app *a, char *line) {
     }
     if (!cmd) {
         char esc[128];
-        session_err(&a->s, "no command ':%s' (? lists them)", pt_escape(name, strlen(name), esc, sizeof esc));
+        session_err(&a->session, "no command ':%s' (? lists them)", pt_escape(name, strlen(name), esc, sizeof esc));
         return -1;
     }
     if (needs && !metric_ok(a)) {
-        session_err(&a->s, ":%s needs trend data, and this input has none", name);
+        session_err(&a->session, ":%s needs trend data, and this input has none", name);
         return -1;
     }
     if (cmd->rest) {
@@ -576,11 +578,11 @@ int app_run_command(struct app *a, char *line) {
             if (*p) *p++ = '\0';
             while (*p == ' ') p++;
         }
-        if (*p) { session_err(&a->s, "too many arguments for :%s", name); return -1; }
+        if (*p) { session_err(&a->session, "too many arguments for :%s", name); return -1; }
     }
-    a->s.msg[0] = '\0';
-    if (cmd->run(owner, &a->s, argc, argv, &err) < 0) {
-        session_err(&a->s, "%s", err.msg);
+    a->session.msg[0] = '\0';
+    if (cmd->run(owner, &a->session, argc, argv, &err) < 0) {
+        session_err(&a->session, "%s", err.msg);
         return -1;
     }
     a->dirty = 1;
@@ -614,10 +616,10 @@ int app_complete(void *ctx, const char *line, int cycle, char *out) {
     static const char *const dims[] = {"step", "rank", "module"};
     static const char *const colors[] = {"gradient", "segmented"};
     static const char *const runs[] = {"problem", "bench", "diff"};
-    if (!strcmp(head, "metric") && a->s.cube) {
-        for (int i = 0; i < a->s.cube->nmetrics && nc < 256; i++) cands[nc++] = a->s.cube->metrics[i].name;
-    } else if (!strcmp(head, "stat") && a->s.cube && a->s.cube->nmetrics) {
-        const struct cube_metric *m = &a->s.cube->metrics[a->s.metric];
+    if (!strcmp(head, "metric") && a->session.cube) {
+        for (int i = 0; i < a->session.cube->nmetrics && nc < 256; i++) cands[nc++] = a->session.cube->metrics[i].name;
+    } else if (!strcmp(head, "stat") && a->session.cube && a->session.cube->nmetrics) {
+        const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
         for (int i = 0; i < m->nstats; i++) cands[nc++] = m->stats[i];
     } else if (!strcmp(head, "dim")) {
         for (int i = 0; i < 3; i++) cands[nc++] = dims[i];

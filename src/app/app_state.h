@@ -47,7 +47,7 @@ extern const struct app_screen app_screens[];
 extern const int app_nscreens;
 
 struct app {
-    struct session s;          /* the shared state; first, so the host's asks find the app (app_of) */
+    struct session session;    /* the shared state; first, so the host's asks find the app (app_of) */
 
     /* --- the screen --- */
     struct ui *ui;
@@ -76,9 +76,9 @@ struct app {
 
 /* The app whose session s is (a host's ask gets the session back). */
 static inline struct app *app_of(struct session *s) { return (struct app *)s; }
-_Static_assert(offsetof(struct app, s) == 0, "app_of: the session is struct app's first member");
+_Static_assert(offsetof(struct app, session) == 0, "app_of: the session is struct app's first member");
 
-/* What the panes ask of the shell (struct session_host), installed in a->s.host. */
+/* What the panes ask of the shell (struct session_host), installed in a->session.host. */
 extern const struct session_host app_host;
 /* The pane table index of the first live pane of screen `screen`, -1 none. */
 int app_first_pane(const struct app *a, int screen);
