@@ -20,7 +20,7 @@
  * session_host), which the shell installs at start, as a window mode asks
  * its server; it asks another pane only through what that pane offers in
  * a->offers (struct session_offers).  A pane never calls the shell or
- * another pane directly (tests/layers.sh; README "Architecture").
+ * another pane directly (tests/layers.sh; README "Layout of the code").
  *
  * Threads: the session is the UI thread's; the loader threads (struct
  * loader, the graphs' loaders, the origin search, follow mode's watch)
