@@ -33,27 +33,21 @@
 #                              the probetop target, which calls app_main)
 #   src/app       pt_app       the interactive shell: composes the rest
 LAYERS="model/util:pt_util model:pt_model ui:pt_ui src/io:pt_io src/session:pt_session views:pt_views src/cmd:pt_cmd src/app:pt_app"
-# Known wrong-way references still allowed on symbols, "FROM>TO" each: the
-# panes call src/app's setters (app_msg, app_select...) until the session
-# layer gives them their interface below them; the line goes when
-# src/session lands.  Each use is printed, never silent.
-ALLOW="views>src/app"
 #
 # What each layer may NOT include (the include check):
 #   model/    src/ ui/ views/ curses     (no drawing, no file formats)
 #   ui/       model/ (but model/err.h, the error type) src/ views/
-#   src/io/   src/app/ src/cmd/ views/ ui/ curses   (readers know no app)
+#   src/io/   src/app/ src/cmd/ src/session/ views/ ui/ curses   (readers know no app)
+#   src/session/  src/app/ src/cmd/ views/ ui/ curses  (the shared state: model + readers)
 #   src/cmd/  src/app/ (but main.c's src/app/app.h) views/ ui/ curses
-#   src/session/  src/app/ src/cmd/ views/ ui/ curses
 #   views/    src/ but src/session/ (readers, commands and the app's private
-#             headers: a pane sees the app through views/view.h and
-#             views/graph.h)
+#             headers: a pane sees the shared state and asks through src/session/)
 #   src/app/  anything (the top)
 # and two more:
 #   - src/io headers do not include src/io/load.h (the loader includes
 #     the readers, not the other way: the types are model/cube/dataset.h);
 #   - views/*.c declare no function at file level by hand: what one pane
-#     asks of another is in a views/ header.
+#     asks of another is its offer (src/session/session.h).
 # CMake's per-folder libraries (CMakeLists.txt, pt_layer) make most of these
 # fail to compile as well; this test also covers what an include path
 # cannot express (single files, system headers, declarations).
@@ -84,8 +78,7 @@ if [ "${1:-}" = --symbols ]; then
             'NF >= 3 && $(NF-1) ~ /^[A-TV-Z]$/ { m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); print "DEF", r, n, m, $NF }'
         nm -o -u "$lib" | awk -v r="$r" -v n="$name" \
             '$(NF-1) == "U" { m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); print "UND", r, n, m, $NF }'
-      done; } | awk -v allow="$ALLOW" '
-        BEGIN { na = split(allow, al, " "); for (i = 1; i <= na; i++) ALLOWED[al[i]] = 1 }
+      done; } | awk '
         $1 == "DEF" { if (!($5 in dr) || $2 < dr[$5]) { dr[$5] = $2; dl[$5] = $3; dm[$5] = $4 } next }
         { und[++nund] = $0 }
         END {
@@ -95,20 +88,9 @@ if [ "${1:-}" = --symbols ]; then
             if (!(s in dr)) continue                   # libc, ncursesw, sqlite3...: no layer
             if (dr[s] <= $2 && !($3 == "ui" && dl[s] == "model" && dm[s] != "err.c.o")) continue
             why = $3 == "ui" && dl[s] == "model" ? ", and ui uses only model/err of the model" : ""
-            if (($3 ">" dl[s]) in ALLOWED) {
-                a = $3 ">" dl[s]
-                if (!((a, s) in seen)) { seen[a, s] = 1; nsym[a]++ }
-                nallow[a]++
-                continue
-            }
             printf "%s: %s: %s (defined in %s: %s%s)\n", $3, $4, s, dl[s], dm[s], why
             nbad++
           }
-            for (a in ALLOWED) {
-                split(a, p, ">")
-                if (nallow[a]) printf "allowed for now (layers.sh ALLOW): %d reference(s) from %s up to %s, to %d function(s)\n", nallow[a], p[1], p[2], nsym[a]
-                else printf "ALLOW \"%s\" is no longer used: remove it from layers.sh\n", a
-            }
             if (nbad) { printf "%d reference(s) up the layers\n", nbad; exit 1 }
             print "every layer uses only itself and the layers below it"
         }'
@@ -153,11 +135,11 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
     else if (L == "ui" && h ~ /^model\// && h != "model/err.h")
         bad(what ": ui/ knows nothing of the model (only model/err.h, the error type)")
     else if (L == "views" && h ~ /^src\// && h !~ /^src\/session\//)
-        bad(what ": a pane includes no src/ header but the session'"'"'s (the app is views/view.h, views/graph.h)")
+        bad(what ": a pane includes no src/ header but src/session/ (the shared state and the asks)")
+    else if (L == "src/io" && h ~ /^(src\/app|src\/cmd|src\/session|views|ui)\//)
+        bad(what ": readers and writers know nothing of the app, commands, panes or ui/")
     else if (L == "src/session" && h ~ /^(src\/app|src\/cmd|views|ui)\//)
         bad(what ": the session knows nothing of the shell, commands, panes or ui/")
-    else if (L == "src/io" && h ~ /^(src\/app|src\/cmd|views|ui)\//)
-        bad(what ": readers and writers know nothing of the app, commands, panes or ui/")
     else if (L == "src/cmd" && h ~ /^(views|ui)\//)
         bad(what ": headless commands know nothing of panes or ui/")
     else if (L == "src/cmd" && h ~ /^src\/app\// && !(FILENAME == "src/cmd/main.c" && h == "src/app/app.h"))
@@ -168,7 +150,7 @@ FNR == 1 { L = layer(FILENAME); inc_comment = 0 }
 }
 # a file-level function declaration in a pane: one pane declaring another'"'"'s function
 L == "views" && FILENAME ~ /\.c$/ && /^[A-Za-z_][A-Za-z0-9_ \t\*]*[ \t\*][A-Za-z_][A-Za-z0-9_]*\(.*\)[ \t]*;/ && !/^(static|typedef|extern)[ \t]/ {
-    bad("declares a function by hand: put what one pane asks of another in a views/ header")
+    bad("declares a function by hand: what one pane asks of another is its offer in src/session/session.h")
 }
 END { if (nbad) { printf "%d wrong-way include(s) or declaration(s)\n", nbad; exit 1 } }
 ' || exit 1

@@ -18,10 +18,10 @@
 #include "model/compare/compare.h"
 #include "model/util/util.h"
 #include "model/graph/visparam.h"
+#include "src/session/graphs.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
-#include "views/graph.h"
 #include "views/view.h"
 
 enum { DA_DOWN = 1, DA_UP, DA_PGDN, DA_PGUP, DA_TOP, DA_BOTTOM, DA_ENTER, DA_HALFDN, DA_HALFUP };
@@ -124,7 +124,7 @@ static int result_role(const char *r) {
 
 /* ---- compare rows (cmp_graph) ---- */
 
-static void compare_rows(struct dp *p, const struct acmp_graph *G, int n) {
+static void compare_rows(struct dp *p, const struct graphs_loaded *G, int n) {
     const struct cmp_graph *g = G->g;
     const struct cmp_node *cn = &g->nodes[n];
     const char *id = tree_id(G->t[0], n);
@@ -235,7 +235,7 @@ static void side_rows(struct dp *p, const struct tree *t, int n, const char *sid
 
 /* ---- .vis.db: the stored compare rows (decoded by the reader) ---- */
 
-static void visdb_rows(struct dp *p, const struct acmp_graph *G, int n, int side) {
+static void visdb_rows(struct dp *p, const struct graphs_loaded *G, int n, int side) {
     int b = side == 0 && G->vlink ? G->vlink[n] : -1;
     int vb = b >= 0 && G->vin[1];
     const char *id = tree_id(G->t[side], n);
@@ -292,14 +292,21 @@ static void stack_rows(struct dp *p, const struct tree *t, int n, const char *si
     }
 }
 
+/* The node the tree pane has selected (its offer), side 0 problem / 1
+ * benchmark; -1 when there is none or no tree pane. */
+static int tree_node(struct session *a, int *side) {
+    *side = 0;
+    return a->offers.tree_pane ? a->offers.tree_selected(a->offers.tree_pane, a, side) : -1;
+}
+
 /* Lays out the lines for the current selection. */
-static void layout_lines(struct dp *p, struct app *a, int width) {
+static void layout_lines(struct dp *p, struct session *a, int width) {
     p->n = 0;
     p->width = width;
     int side = 0;
-    int n = tree_selected(a, &side);
-    const struct acmp_graph *G = a->cmp ? a->cmp->cur : NULL;
-    unsigned gen = a->cmp ? a->cmp->gen : 0;
+    int n = tree_node(a, &side);
+    const struct graphs_loaded *G = a->graphs ? a->graphs->cur : NULL;
+    unsigned gen = a->graphs ? a->graphs->gen : 0;
     if (gen != p->gen || n != p->node || side != p->side) {
         p->top = p->cur = 0;
         p->gen = gen;
@@ -313,22 +320,22 @@ static void layout_lines(struct dp *p, struct app *a, int width) {
     const struct tree *t = G->t[side];
     const char *id = tree_id(t, n);
     text(p, UI_TITLE, side ? "benchmark %s" : "%s", id);
-    int b = side == 0 ? acmp_counterpart(G, n) : -1;
+    int b = side == 0 ? graphs_counterpart(G, n) : -1;
     if (side == 1) {
         int m = G->g ? G->g->bmatch[n] : G->vblink ? G->vblink[n] : -1;
         if (m >= 0) text(p, UI_DIM, "problem counterpart: %s", tree_id(G->t[0], m));
         else text(p, UI_DIM, "%s", "unmatched (M on a problem node matches it)");
-    } else if (acmp_is_compare(G)) {
+    } else if (graphs_is_compare(G)) {
         if (b >= 0) text(p, UI_DIM, G->g && G->g->nodes[n].manual ? "benchmark: %s  (matched by hand)" : "benchmark: %s",
                          tree_id(G->t[1], b));
-        else if (acmp_mark(G, n) == AM_UNMATCHED) text(p, UI_BAD, "%s", "unmatched: no benchmark node (M matches by hand)");
+        else if (graphs_mark(G, n) == AM_UNMATCHED) text(p, UI_BAD, "%s", "unmatched: no benchmark node (M matches by hand)");
     }
     /* communication peers */
     if (side == 0) {
-        const struct acmp_peer *peers;
+        const struct graphs_peer *peers;
         size_t np;
         struct pt_error err;
-        if (acmp_peers(a, n, &peers, &np, &err) != 0) text(p, UI_ERROR, "peers: %s", err.msg);
+        if (graphs_peers(a, n, &peers, &np, &err) != 0) text(p, UI_ERROR, "peers: %s", err.msg);
         else if (np) {
             text(p, UI_TITLE, "%s", "communication peers (Enter shows one)");
             for (size_t i = 0; i < np; i++) {
@@ -339,7 +346,7 @@ static void layout_lines(struct dp *p, struct app *a, int width) {
                 snprintf(d->text, sizeof d->text, "  %s rank %d  %s", comm_type_name(peers[i].type), (int)peers[i].rank, esc);
                 d->peer = (int)i;
             }
-        } else if (!strncmp(id, "Distributed.", 12) && !(a->cmp && a->cmp->visdb)) {
+        } else if (!strncmp(id, "Distributed.", 12) && !(a->graphs && a->graphs->visdb)) {
             text(p, UI_DIM, "%s", "communication peers: none found on the other ranks of this step");
         }
     }
@@ -401,7 +408,7 @@ static void draw_line(WINDOW *w, struct ui *u, int y, int x0, int width, const s
     }
 }
 
-static void detail_draw(struct view *v, struct app *a) {
+static void detail_draw(struct view *v, struct session *a) {
     struct dp *p = v->priv;
     WINDOW *w = v->win;
     struct ui *u = a->ui;
@@ -438,31 +445,31 @@ static void detail_draw(struct view *v, struct app *a) {
     }
 }
 
-static void jump_peer(struct dp *p, struct app *a) {
+static void jump_peer(struct dp *p, struct session *a) {
     if (p->cur >= p->n || p->l[p->cur].peer < 0) {
-        app_msg(a, "Enter on a communication peer shows it");
+        session_msg(a, "Enter on a communication peer shows it");
         return;
     }
-    const struct acmp_peer *peers;
+    const struct graphs_peer *peers;
     size_t np;
     struct pt_error err;
     int side;
-    int n = tree_selected(a, &side);
-    if (acmp_peers(a, n, &peers, &np, &err) != 0 || (size_t)p->l[p->cur].peer >= np) return;
-    const struct acmp_peer *pe = &peers[p->l[p->cur].peer];
-    struct app_cmp *c = a->cmp;
+    int n = tree_node(a, &side);
+    if (graphs_peers(a, n, &peers, &np, &err) != 0 || (size_t)p->l[p->cur].peer >= np) return;
+    const struct graphs_peer *pe = &peers[p->l[p->cur].peer];
+    struct graphs *c = a->graphs;
     free(c->select_after);
     c->select_after = strdup(pe->node);
     int32_t step = c->cur->step, rank = pe->rank;
-    if (acmp_load(a, step, rank, &err) != 0) {
-        app_err(a, "%s", err.msg);
+    if (graphs_load(a, step, rank, &err) != 0) {
+        session_err(a, "%s", err.msg);
         return;
     }
-    app_show(a, "tree");
-    app_msg(a, "loading rank %d for %s...", (int)rank, pe->node);
+    a->host->show(a, "tree");
+    session_msg(a, "loading rank %d for %s...", (int)rank, pe->node);
 }
 
-static int detail_key(struct view *v, struct app *a, int action, int key) {
+static int detail_key(struct view *v, struct session *a, int action, int key) {
     struct dp *p = v->priv;
     long page = p->body_h > 2 ? p->body_h - 1 : 1;
     if (nav_of_key(key)) action = detail_nav[nav_of_key(key)];
@@ -473,7 +480,7 @@ static int detail_key(struct view *v, struct app *a, int action, int key) {
     return 1;
 }
 
-static int detail_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int detail_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct dp *p = v->priv;
     (void)a;
     if (m->wheel) return detail_key(v, a, m->wheel < 0 ? DA_UP : DA_DOWN, 0);
@@ -486,13 +493,13 @@ static int detail_mouse(struct view *v, struct app *a, const struct view_mouse *
     return 0;
 }
 
-static void detail_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void detail_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct dp *p = v->priv;
     (void)a;
     snprintf(buf, size, "line %zu of %zu\nj/k scroll  Enter on a peer shows it  Tab back to the tree", p->n ? p->cur + 1 : 0, p->n);
 }
 
-static int detail_init(struct view *v, struct app *a, struct pt_error *err) {
+static int detail_init(struct view *v, struct session *a, struct pt_error *err) {
     (void)a;
     struct dp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
@@ -509,7 +516,7 @@ static void detail_free(struct view *v) {
     v->priv = NULL;
 }
 
-static int detail_available(const struct app *a) { return a->cmp != NULL; }
+static int detail_available(const struct session *a) { return a->graphs != NULL; }
 
 const struct view_ops view_detail = {
     .name = "detail",

@@ -3,8 +3,8 @@
  * Shows one cut of the cube (app->metric, ->stat, ->dim, ->dimval): dim
  * step -> x = rank, y = target; rank -> x = step, y = target; module ->
  * x = step, y = rank.  The y axis of the target dims is app->rows (the
- * filtered targets).  The cursor is the app's selected cell, so other panes
- * move it with app_select().
+ * filtered targets).  The cursor is the session's selected cell, so other panes
+ * move it with session_select().
  *
  * Zoom out is per axis: zx x zy source cells become one screen cell showing
  * agg_block() of them (max |value|, non-finite wins); the zoomed grid is
@@ -24,7 +24,6 @@
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/agg.h"
-#include "views/layout.h"
 #include "views/trend.h"
 #include "views/view.h"
 
@@ -95,7 +94,7 @@ struct cut {
 };
 
 /* The rank display order for this frame, or NULL (natural order). */
-static const uint32_t *rank_order(struct heat *h, struct app *a) {
+static const uint32_t *rank_order(struct heat *h, struct session *a) {
     int n = a->cube->nranks;
     if (n <= 0) return NULL;
     if (n > h->rcap) {
@@ -106,13 +105,13 @@ static const uint32_t *rank_order(struct heat *h, struct app *a) {
         if (!p || !q) return NULL;
         h->rcap = n;
     }
-    if (view_layout_rank_order(a, h->rinv, n) != 0) return NULL;
+    if (!a->offers.layout_pane || a->offers.rank_order(a->offers.layout_pane, a, h->rinv, n) != 0) return NULL;
     for (int i = 0; i < n; i++) h->rperm[i] = (uint32_t)h->rinv[i];
     for (int i = 0; i < n; i++) h->rinv[h->rperm[i]] = i;
     return h->rperm;
 }
 
-static int get_cut(struct heat *h, struct app *a, struct cut *c) {
+static int get_cut(struct heat *h, struct session *a, struct cut *c) {
     memset(c, 0, sizeof *c);
     c->cx = c->cy = -1;
     if (!a->cube || a->cube->nmetrics == 0 || a->dimval < 0) return 0;
@@ -139,22 +138,22 @@ static int get_cut(struct heat *h, struct app *a, struct cut *c) {
         c->xs = a->dim == DIM_STEP ? ro : NULL;
         c->cx = a->dim == DIM_STEP ? (ro && a->sel_rank >= 0 ? h->rinv[a->sel_rank] : a->sel_rank) : a->sel_step;
         uint32_t lt = a->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(a->cube, a->metric, a->sel_target);
-        c->cy = lt == UINT32_MAX ? -1 : (int)app_row_of(a, lt);
+        c->cy = lt == UINT32_MAX ? -1 : (int)session_row_of(a, lt);
     }
     return 1;
 }
 
-static void set_cursor(struct app *a, const struct cut *c, int x, int y) {
+static void set_cursor(struct session *a, const struct cut *c, int x, int y) {
     if (x < 0) x = 0;
     if (y < 0) y = 0;
     if (x >= c->s.nx) x = c->s.nx - 1;
     if (y >= c->ny) y = c->ny - 1;
     if (x < 0 || y < 0) return;
-    if (a->dim == DIM_TARGET) app_select(a, x, c->ys ? (int)c->ys[y] : y, NAMES_NONE);
+    if (a->dim == DIM_TARGET) session_select(a, x, c->ys ? (int)c->ys[y] : y, NAMES_NONE);
     else {
         uint32_t g = a->cube->metrics[a->metric].targets[a->rows[y]];
-        if (a->dim == DIM_STEP) app_select(a, -1, c->xs ? (int)c->xs[x] : x, g);
-        else app_select(a, x, -1, g);
+        if (a->dim == DIM_STEP) session_select(a, -1, c->xs ? (int)c->xs[x] : x, g);
+        else session_select(a, x, -1, g);
     }
 }
 
@@ -197,7 +196,7 @@ static void compute_stats(struct heat *h, const struct cut *c) {
 }
 
 /* Ranges of every slice along the current dimension at once. */
-static int compute_margins(struct heat *h, const struct app *a) {
+static int compute_margins(struct heat *h, const struct session *a) {
     const struct cube *c = a->cube;
     const struct cube_metric *m = &c->metrics[a->metric];
     if (!m->vals) return -1;   /* lazy (model/cube/cube_lazy.h): each slice is scanned when shown */
@@ -248,7 +247,7 @@ static int compute_margins(struct heat *h, const struct app *a) {
 
 /* The range of the shown slice: a lookup when every target is shown (no
  * regex or label filter), a scan of the slice otherwise. */
-static void slice_range(struct heat *h, struct app *a, const struct cut *c) {
+static void slice_range(struct heat *h, struct session *a, const struct cut *c) {
     int unfiltered = !a->regex_mask && !a->label_mask;
     if (unfiltered && (!h->margins_ok || h->mdim != (int)a->dim)) compute_margins(h, a);
     if (unfiltered && h->margins_ok && a->dimval >= 0 && a->dimval < h->mn_count) {
@@ -328,7 +327,7 @@ struct colouring {
     int band_bg[PALETTE_MAX_BANDS];
 };
 
-static void make_colouring(struct heat *h, struct app *a, struct colouring *k) {
+static void make_colouring(struct heat *h, struct session *a, struct colouring *k) {
     struct ui *u = a->ui;
     double span = h->vmax - h->vmin;
     k->lo = h->vmin + a->range_lo * span;
@@ -343,19 +342,19 @@ static void make_colouring(struct heat *h, struct app *a, struct colouring *k) {
 }
 
 /* Colour index of a finite value: gradient step or band; -1 hidden. */
-static int level_of(const struct app *a, const struct heat *h, const struct colouring *k, double v) {
+static int level_of(const struct session *a, const struct heat *h, const struct colouring *k, double v) {
     if (v < k->lo || v > k->hi) return -1;
-    if (a->color_mode == APP_COLOR_SEGMENTED) return palette_band_of(&h->bands, v);
+    if (a->color_mode == SESSION_COLOR_SEGMENTED) return palette_band_of(&h->bands, v);
     return palette_quantise(palette_position(v, k->lo, k->hi, a->logscale), k->nsteps);
 }
 
-static int level_bg(const struct app *a, const struct colouring *k, int level) {
+static int level_bg(const struct session *a, const struct colouring *k, int level) {
     if (level < 0) return -1;
-    return a->color_mode == APP_COLOR_SEGMENTED ? k->band_bg[level] : k->bg[level];
+    return a->color_mode == SESSION_COLOR_SEGMENTED ? k->band_bg[level] : k->bg[level];
 }
 
-static int level_count(const struct app *a, const struct colouring *k) {
-    return a->color_mode == APP_COLOR_SEGMENTED ? k->nbands : k->nsteps;
+static int level_count(const struct session *a, const struct colouring *k) {
+    return a->color_mode == SESSION_COLOR_SEGMENTED ? k->nbands : k->nsteps;
 }
 
 static int is_light(const struct ui *u, int color) {
@@ -368,7 +367,7 @@ static int is_light(const struct ui *u, int color) {
 
 /* Draws one screen cell of width cw at (y, x).  upper/lower: half-block
  * mode draws two values ('lower' ignored when !half). */
-static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const struct colouring *k, int y, int x,
+static void draw_cell(WINDOW *w, struct session *a, const struct heat *h, const struct colouring *k, int y, int x,
                       int cw, float v, int half, float lower, int cursor) {
     struct ui *u = a->ui;
     char glyph[8] = " ";
@@ -451,21 +450,21 @@ static void draw_cell(WINDOW *w, struct app *a, const struct heat *h, const stru
 
 /* --- labels --- */
 
-static void x_label(struct app *a, const struct cut *c, int x, char *buf, size_t size) {
-    if (a->dim == DIM_STEP) app_rank_label(a, c->xs ? (int)c->xs[x] : x, buf, size);
+static void x_label(struct session *a, const struct cut *c, int x, char *buf, size_t size) {
+    if (a->dim == DIM_STEP) session_rank_label(a, c->xs ? (int)c->xs[x] : x, buf, size);
     else cube_step_text(a->cube, x, buf, size);
 }
 
-static void y_label(struct app *a, const struct cut *c, int y, int width, char *buf, size_t size) {
+static void y_label(struct session *a, const struct cut *c, int y, int width, char *buf, size_t size) {
     if (a->dim == DIM_TARGET) {
         char r[64];
-        app_rank_label(a, c->ys ? (int)c->ys[y] : y, r, sizeof r);
+        session_rank_label(a, c->ys ? (int)c->ys[y] : y, r, sizeof r);
         snprintf(buf, size, "%s", r);
         return;
     }
     char full[1024];
     int rank = a->dim == DIM_RANK ? a->dimval : -1;
-    app_target_label(a, rank, a->cube->metrics[a->metric].targets[c->ys[y]], full, sizeof full);
+    session_target_label(a, rank, a->cube->metrics[a->metric].targets[c->ys[y]], full, sizeof full);
     text_short_target(full, width, a->ui->utf8, buf, size);
 }
 
@@ -491,7 +490,7 @@ static void clamp_scroll(struct heat *h, const struct cut *c, int vis_x, int lin
     if (per == 2) h->y0 -= h->y0 % 2;
 }
 
-static void draw_title(struct view *v, struct app *a, const struct cut *c, struct heat *h) {
+static void draw_title(struct view *v, struct session *a, const struct cut *c, struct heat *h) {
     WINDOW *w = v->win;
     struct ui *u = a->ui;
     char t[256];
@@ -508,7 +507,7 @@ static void draw_title(struct view *v, struct app *a, const struct cut *c, struc
     ui_put(w, 0, 0, v->w, t);
 }
 
-static void draw_legend(struct view *v, struct app *a, struct heat *h, const struct colouring *k, int y) {
+static void draw_legend(struct view *v, struct session *a, struct heat *h, const struct colouring *k, int y) {
     WINDOW *w = v->win;
     struct ui *u = a->ui;
     char lo[32], hi[32];
@@ -517,7 +516,7 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
     ui_fill(w, y, 0, v->w);
     if (h->nfinite == 0) {
         x += ui_put(w, y, x, v->w - x, "no finite values");
-    } else if (a->color_mode == APP_COLOR_GRADIENT) {
+    } else if (a->color_mode == SESSION_COLOR_GRADIENT) {
         palette_fmt_exp2(k->lo, lo, sizeof lo);
         palette_fmt_exp2(k->hi, hi, sizeof hi);
         x += ui_put(w, y, x, v->w - x, lo);
@@ -587,7 +586,7 @@ static void draw_legend(struct view *v, struct app *a, struct heat *h, const str
 
 /* The cut coordinates (source x, y) of an anomaly report's cell, or 0 when
  * it is not in this cut (another metric, step, rank or target; filtered). */
-static int anomaly_xy(const struct heat *h, struct app *a, const struct cut *c, const struct anomaly *an, int *x,
+static int anomaly_xy(const struct heat *h, struct session *a, const struct cut *c, const struct anomaly *an, int *x,
                       int *y) {
     if (an->metric != a->metric) return 0;
     uint32_t lt = cube_local_target(a->cube, a->metric, an->target);
@@ -597,12 +596,12 @@ static int anomaly_xy(const struct heat *h, struct app *a, const struct cut *c, 
     case DIM_STEP:
         if (an->step_idx != a->dimval) return 0;
         *x = c->xs ? h->rinv[rank] : rank;
-        *y = (int)app_row_of(a, lt);
+        *y = (int)session_row_of(a, lt);
         return *y >= 0;
     case DIM_RANK:
         if (rank != a->dimval) return 0;
         *x = an->step_idx;
-        *y = (int)app_row_of(a, lt);
+        *y = (int)session_row_of(a, lt);
         return *y >= 0;
     default:
         if ((int)lt != a->dimval) return 0;
@@ -614,7 +613,7 @@ static int anomaly_xy(const struct heat *h, struct app *a, const struct cut *c, 
 
 /* Marks the shown cells (columns x0.., lines of per_line zoomed rows from
  * y0) that hold an anomaly report.  0 marks, or how many were shown. */
-static int build_marks(struct heat *h, struct app *a, const struct cut *c, int vis_x, int lines) {
+static int build_marks(struct heat *h, struct session *a, const struct cut *c, int vis_x, int lines) {
     const struct anomaly_list *al = a->ds ? &a->ds->anomalies : NULL;
     h->marks_w = h->marks_h = 0;
     if (!al || !al->placed || vis_x <= 0 || lines <= 0) return 0;
@@ -648,7 +647,7 @@ static void draw_mark(WINDOW *w, const struct ui *u, int y, int x, int cw, int c
     ui_put(w, y, x + at, 1, u->utf8 ? "\xe2\x97\x86" : "!");
 }
 
-static void heat_draw(struct view *v, struct app *a) {
+static void heat_draw(struct view *v, struct session *a) {
     struct heat *h = v->priv;
     WINDOW *w = v->win;
     struct ui *u = a->ui;
@@ -666,7 +665,7 @@ static void heat_draw(struct view *v, struct app *a) {
         return;
     }
     if (!h->stats_ok) slice_range(h, a, &c);
-    if (a->color_mode == APP_COLOR_SEGMENTED && !h->moments_ok) compute_moments(h, &c);
+    if (a->color_mode == SESSION_COLOR_SEGMENTED && !h->moments_ok) compute_moments(h, &c);
     struct colouring k;
     make_colouring(h, a, &k);
     a->shown_lo = k.lo;
@@ -685,7 +684,7 @@ static void heat_draw(struct view *v, struct app *a) {
         lw = 1;
         char r[64];
         for (int y = 0; y < c.ny; y++) {
-            int l = text_width(app_rank_label(a, c.ys ? (int)c.ys[y] : y, r, sizeof r));
+            int l = text_width(session_rank_label(a, c.ys ? (int)c.ys[y] : y, r, sizeof r));
             if (l > lw) lw = l;
         }
         lw += 1;
@@ -790,7 +789,13 @@ static int zoom_fit(int n, int room) {
     return z;
 }
 
-static int heat_key(struct view *v, struct app *a, int action, int key) {
+/* Enter / a double click: the line chart adds the cell's trend (its offer). */
+static void add_line(struct session *a) {
+    if (a->offers.linechart_pane) a->offers.add_line(a->offers.linechart_pane, a);
+    else session_err(a, "there is no line chart on this screen");
+}
+
+static int heat_key(struct view *v, struct session *a, int action, int key) {
     struct heat *h = v->priv;
     struct cut c;
     if (!get_cut(h, a, &c)) return 0;
@@ -811,7 +816,7 @@ static int heat_key(struct view *v, struct app *a, int action, int key) {
     case HM_BOTTOM: set_cursor(a, &c, x, c.ny - 1); return 1;
     case HM_FIRSTCOL: set_cursor(a, &c, 0, y); return 1;
     case HM_LASTCOL: set_cursor(a, &c, c.s.nx - 1, y); return 1;
-    case HM_ADD: linechart_add_selected(a); return 1;
+    case HM_ADD: add_line(a); return 1;
     case HM_ZOOMOUT: {
         int gw = v->w - h->gx0, lines = h->lines * (h->per_line ? h->per_line : 1);
         int zx = zoom_fit(c.s.nx, gw), zy = zoom_fit(c.ny, lines);
@@ -819,13 +824,13 @@ static int heat_key(struct view *v, struct app *a, int action, int key) {
         int changed = 0;
         if (h->zx < zx) { h->zx *= 2; changed = 1; }
         if (h->zy < zy) { h->zy *= 2; changed = 1; }
-        if (!changed) app_msg(a, "the whole slice fits: nothing to zoom out");
-        else app_msg(a, "zoom %dx%d: a cell shows the largest |value| it covers, NaN/Inf if any", h->zx, h->zy);
+        if (!changed) session_msg(a, "the whole slice fits: nothing to zoom out");
+        else session_msg(a, "zoom %dx%d: a cell shows the largest |value| it covers, NaN/Inf if any", h->zx, h->zy);
         h->agg_ok = 0;
         return 1;
     }
     case HM_ZOOMIN:
-        if (h->zx == 1 && h->zy == 1) { app_msg(a, "not zoomed out"); return 1; }
+        if (h->zx == 1 && h->zy == 1) { session_msg(a, "not zoomed out"); return 1; }
         if (h->zx > 1) h->zx /= 2;
         if (h->zy > 1) h->zy /= 2;
         h->agg_ok = 0;
@@ -835,18 +840,18 @@ static int heat_key(struct view *v, struct app *a, int action, int key) {
         h->agg_ok = 0;
         a->range_lo = 0;
         a->range_hi = 1;
-        app_changed(a, APP_CH_COLOR);
-        app_msg(a, "value range and zoom reset");
+        session_changed(a, SESSION_CH_COLOR);
+        session_msg(a, "value range and zoom reset");
         return 1;
     case HM_HALF:
-        if (!a->ui->utf8 || a->ui->ncolors == 0) { app_msg(a, "half blocks need colour and UTF-8"); return 1; }
+        if (!a->ui->utf8 || a->ui->ncolors == 0) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         h->half = !h->half;
         return 1;
     default: return 0;
     }
 }
 
-static int heat_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int heat_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct heat *h = v->priv;
     struct cut c;
     if (!get_cut(h, a, &c)) return 0;
@@ -860,26 +865,26 @@ static int heat_mouse(struct view *v, struct app *a, const struct view_mouse *m)
     int dy = h->y0 + (m->y - h->gy0) * (h->per_line ? h->per_line : 1);
     if (dx >= h->x0 + h->vis_x) return 1;
     set_cursor(a, &c, dx * h->zx, dy * h->zy);
-    if (m->dbl) linechart_add_selected(a);
+    if (m->dbl) add_line(a);
     return 1;
 }
 
-static void heat_notify(struct view *v, struct app *a, unsigned what) {
+static void heat_notify(struct view *v, struct session *a, unsigned what) {
     struct heat *h = v->priv;
-    if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_DIM | APP_CH_FILTER)) {
+    if (what & (SESSION_CH_DATA | SESSION_CH_METRIC | SESSION_CH_DIM | SESSION_CH_FILTER)) {
         h->stats_ok = 0;
         h->agg_ok = 0;
     }
-    if (what & (APP_CH_DATA | APP_CH_METRIC)) h->margins_ok = 0;
+    if (what & (SESSION_CH_DATA | SESSION_CH_METRIC)) h->margins_ok = 0;
     /* a newer dataset of the input (follow mode) keeps the scroll: the
      * cursor stays where the eye left it unless the rows moved it away */
     if (a->swap_from) return;
-    if (what & (APP_CH_DATA | APP_CH_METRIC | APP_CH_FILTER) || (what & APP_CH_DIM && !(what & APP_CH_CURSOR))) {
+    if (what & (SESSION_CH_DATA | SESSION_CH_METRIC | SESSION_CH_FILTER) || (what & SESSION_CH_DIM && !(what & SESSION_CH_CURSOR))) {
         h->y0 = 0;
     }
 }
 
-static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void heat_status(struct view *v, struct session *a, char *buf, size_t size) {
     (void)v;
     if (!a->cube || a->cube->nmetrics == 0) { snprintf(buf, size, "no data"); return; }
     if (a->sel_target == NAMES_NONE) { snprintf(buf, size, "no target passes the filter"); return; }
@@ -887,8 +892,8 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
     float val = lt == UINT32_MAX ? cube_missing() : cube_get(a->cube, a->metric, a->stat, lt, a->sel_step, a->sel_rank);
     char vs[32], rk[160], name[1024], labels[512];
     agg_fmt_value(val, vs, sizeof vs);
-    app_rank_both(a, a->sel_rank, rk, sizeof rk);
-    app_target_label(a, a->sel_rank, a->sel_target, name, sizeof name);
+    session_rank_both(a, a->sel_rank, rk, sizeof rk);
+    session_target_label(a, a->sel_rank, a->sel_target, name, sizeof name);
     const uint32_t *ids;
     uint32_t nids;
     size_t len = 0;
@@ -922,7 +927,7 @@ static void heat_status(struct view *v, struct app *a, char *buf, size_t size) {
              nids ? "  labels: " : "", labels, name);
 }
 
-static int heat_init(struct view *v, struct app *a, struct pt_error *err) {
+static int heat_init(struct view *v, struct session *a, struct pt_error *err) {
     (void)a;
     struct heat *h = calloc(1, sizeof *h);
     if (!h) return pt_errorf(err, "out of memory");
@@ -947,9 +952,9 @@ static void heat_free(struct view *v) {
 }
 
 /* trend data exists in trend and compare modes (the problem run), not for a .vis.db */
-static int heat_available(const struct app *a) { return a->mode != APP_MODE_VISDB; }
+static int heat_available(const struct session *a) { return a->mode != SESSION_MODE_VISDB; }
 
-static int cmd_zoom(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_zoom(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     struct heat *h = v->priv;
     long zx, zy;
     char *e1, *e2;
@@ -961,7 +966,7 @@ static int cmd_zoom(struct view *v, struct app *a, int argc, char **argv, struct
     h->zx = (int)zx;
     h->zy = (int)zy;
     h->agg_ok = 0;
-    a->dirty = 1;
+    a->host->redraw(a);
     return 0;
 }
 

@@ -1,5 +1,6 @@
-/* help: the `?` screen, generated from the key and command tables
- * (app_doc_walk), so it cannot drift from what the keys do. */
+/* help: the `?` screen, generated from the key and command tables (the
+ * shell's document of them, asked through a->host), so it cannot drift
+ * from what the keys do. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,11 +76,11 @@ static void on_section(void *ctx, const char *title) { add(ctx, 1, -1, title, ""
 static void on_row(void *ctx, const char *keys, const char *help) { add(ctx, 0, -1, keys, help); }
 static void on_legend(void *ctx, const char *glyph, int role, const char *help) { add(ctx, 0, role, glyph, help); }
 
-static int help_init(struct view *v, struct app *a, struct pt_error *err) {
+static int help_init(struct view *v, struct session *a, struct pt_error *err) {
     struct help *h = calloc(1, sizeof *h);
     if (!h) return pt_errorf(err, "out of memory");
-    const struct app_doc_ops ops = {on_section, on_row, on_legend, a->ui && !a->ui->utf8};
-    app_doc_walk(&ops, h);
+    const struct session_doc_ops ops = {on_section, on_row, on_legend, a->ui && !a->ui->utf8};
+    a->host->doc(&ops, h);
     v->priv = h;
     if (h->oom) return pt_errorf(err, "out of memory building the help");
     if (h->keyw > 18) h->keyw = 18;
@@ -145,7 +146,7 @@ static void layout_lines(struct help *h, int w) {
     }
 }
 
-static void help_draw(struct view *v, struct app *a) {
+static void help_draw(struct view *v, struct session *a) {
     struct help *h = v->priv;
     WINDOW *w = v->win;
     struct ui *u = a->ui;
@@ -184,7 +185,7 @@ static void help_draw(struct view *v, struct app *a) {
     }
 }
 
-static int help_key(struct view *v, struct app *a, int action, int key) {
+static int help_key(struct view *v, struct session *a, int action, int key) {
     struct help *h = v->priv;
     int page = v->h > 2 ? v->h - 2 : 1;
     if (nav_of_key(key)) action = help_nav[nav_of_key(key)];
@@ -195,18 +196,16 @@ static int help_key(struct view *v, struct app *a, int action, int key) {
     case HP_TOP: h->top = 0; break;
     case HP_BOTTOM: h->top = h->nd; break;
     case HP_CLOSE:
-        a->screen = a->prev_screen;
-        for (int i = 0; i < a->nviews; i++)
-            if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[a->screen].name)) { a->focus = i; break; }
+        a->host->back(a);
         break;
     default: return 0;
     }
     if (h->top < 0) h->top = 0;
-    a->dirty = 1;
+    a->host->redraw(a);
     return 1;
 }
 
-static int help_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int help_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct help *h = v->priv;
     (void)a;
     if (m->wheel) h->top += 3 * m->wheel;

@@ -8,7 +8,7 @@
  * the coloured cells ui/strip.c.  This pane owns the window on the time
  * axis, the cursor, the lanes shown (all ranks or one pipeline group of
  * the layout pane's --parallel) and a cache of the bins of the last frame.
- * The step and rank follow the app's selected cell both ways, so the heat
+ * The step and rank follow the session's selected cell both ways, so the heat
  * map and the lanes show the same step. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +87,7 @@ struct lanes {
 };
 
 static struct lanes *priv_of(struct view *v) { return v->priv; }
-static const struct trace_run *run_of(const struct app *a) { return a->ds ? a->ds->trace : NULL; }
+static const struct trace_run *run_of(const struct session *a) { return a->ds ? a->ds->trace : NULL; }
 static int32_t step_now(const struct lanes *p) { return p->nsteps ? p->steps[p->si] : -1; }
 
 /* ---- state ---- */
@@ -130,7 +130,7 @@ static int trace_index(const struct trace_run *run, int32_t r) {
 }
 
 /* The lanes: every rank, or the members of pipeline group p->group. */
-static int make_lanes(struct lanes *p, const struct app *a) {
+static int make_lanes(struct lanes *p, const struct session *a) {
     const struct trace_run *run = p->run;
     const struct layout *l = a->layout;
     free(p->lanes);
@@ -170,12 +170,12 @@ static int64_t lane_off(const struct lanes *p, int k) {
 }
 
 /* The cursor lane's items, with the cursor on the item at window time t. */
-static void load_items(struct lanes *p, int64_t t, struct app *a) {
+static void load_items(struct lanes *p, int64_t t, struct session *a) {
     struct pt_error err;
     drop_items(p);
     if (!p->nlanes) return;
     if (lanes_items(p->run, p->lanes[p->cur], step_now(p), &p->items, &err) != 0) {
-        app_err(a, "%s", err.msg);
+        session_err(a, "%s", err.msg);
         return;
     }
     p->items_ok = 1;
@@ -189,15 +189,15 @@ static int64_t cursor_time(const struct lanes *p) {
 }
 
 /* Everything for a (new) run, step or lane set, keeping the cursor's time. */
-static void rebuild(struct lanes *p, struct app *a, int keep_time) {
+static void rebuild(struct lanes *p, struct session *a, int keep_time) {
     int64_t t = keep_time ? cursor_time(p) : 0;
-    if (make_lanes(p, a) != 0) { app_err(a, "out of memory"); return; }
+    if (make_lanes(p, a) != 0) { session_err(a, "out of memory"); return; }
     reset_window(p);
     load_items(p, keep_time ? t : p->w0, a);
 }
 
 /* The app's selected step and rank, when the run has them. */
-static void follow_app(struct lanes *p, const struct app *a) {
+static void follow_app(struct lanes *p, const struct session *a) {
     const struct cube *c = a->cube;
     if (!c) return;
     if (a->sel_step >= 0 && a->sel_step < c->nsteps)
@@ -208,27 +208,27 @@ static void follow_app(struct lanes *p, const struct app *a) {
             if (p->run->ranks[p->lanes[k]].rank == c->ranks[a->sel_rank]) p->cur = k;
 }
 
-/* Makes the state for the app's run when it changed (or first). */
-static void sync_run(struct lanes *p, struct app *a) {
+/* Makes the state for the session's run when it changed (or first). */
+static void sync_run(struct lanes *p, struct session *a) {
     const struct trace_run *run = run_of(a);
     if (run == p->run) return;
     p->run = run;
     drop_items(p);
     p->bins_ok = 0;
     if (!run) return;
-    if (make_steps(p, run) != 0 || make_lanes(p, a) != 0) { app_err(a, "out of memory"); p->run = NULL; return; }
+    if (make_steps(p, run) != 0 || make_lanes(p, a) != 0) { session_err(a, "out of memory"); p->run = NULL; return; }
     follow_app(p, a);
     rebuild(p, a, 0);
 }
 
-/* Tells the app the cursor's step and rank, so the heat map follows. */
-static void tell_app(struct lanes *p, struct app *a) {
+/* Tells the session the cursor's step and rank, so the heat map follows. */
+static void tell_app(struct lanes *p, struct session *a) {
     const struct cube *c = a->cube;
     if (!c || !p->nlanes) return;
     int si = -1, ri = cube_rank_find(c, p->run->ranks[p->lanes[p->cur]].rank);
     for (int i = 0; i < c->nsteps; i++)
         if (c->steps[i].origin == step_now(p) && (si < 0 || c->steps[i].micro <= 0)) si = i;
-    if ((si >= 0 && si != a->sel_step) || (ri >= 0 && ri != a->sel_rank)) app_select(a, si, ri, NAMES_NONE);
+    if ((si >= 0 && si != a->sel_step) || (ri >= 0 && ri != a->sel_rank)) session_select(a, si, ri, NAMES_NONE);
 }
 
 /* ---- text ---- */
@@ -246,10 +246,10 @@ static char *fmt_ns(int64_t ns, char *buf, size_t n) {
 static const char *cat_word(int cat) { return cat == TRACE_IDLE ? "idle" : trace_cat_name(cat); }
 
 /* The lane's rank, with its layout label: "5 (p0t1d0)". */
-static char *lane_label(const struct lanes *p, const struct app *a, int k, char *buf, size_t n) {
+static char *lane_label(const struct lanes *p, const struct session *a, int k, char *buf, size_t n) {
     int32_t r = p->run->ranks[p->lanes[k]].rank;
     int ci = a->cube ? cube_rank_find(a->cube, r) : -1;
-    if (ci >= 0) app_rank_both(a, ci, buf, n);
+    if (ci >= 0) session_rank_both(a, ci, buf, n);
     else snprintf(buf, n, "%d", (int)r);
     return buf;
 }
@@ -257,23 +257,23 @@ static char *lane_label(const struct lanes *p, const struct app *a, int k, char 
 /* ---- drawing ---- */
 
 /* Recomputes the bins of every lane for nbins bins, unless cached. */
-static void make_bins(struct lanes *p, struct app *a, int nbins) {
+static void make_bins(struct lanes *p, struct session *a, int nbins) {
     if (p->bins_ok && p->nbins == nbins) return;
     uint8_t *b = realloc(p->bins, (size_t)(p->nlanes ? p->nlanes : 1) * (size_t)nbins);
-    if (!b) { app_err(a, "out of memory"); return; }
+    if (!b) { session_err(a, "out of memory"); return; }
     p->bins = b;
     p->nbins = nbins;
     struct pt_error err;
     for (int k = 0; k < p->nlanes; k++)
         if (lanes_bin(p->run, p->lanes[k], step_now(p), p->align, p->w0, p->w1, nbins, b + (size_t)k * nbins,
                       &err) != 0) {
-            app_err(a, "%s", err.msg);
+            session_err(a, "%s", err.msg);
             return;
         }
     p->bins_ok = 1;
 }
 
-static void title_row(struct view *v, struct app *a, struct lanes *p, int width) {
+static void title_row(struct view *v, struct session *a, struct lanes *p, int width) {
     char buf[512], grp[64];
     if (p->group >= 0) snprintf(grp, sizeof grp, "pipeline group %d", p->group);
     else snprintf(grp, sizeof grp, "all ranks");
@@ -286,7 +286,7 @@ static void title_row(struct view *v, struct app *a, struct lanes *p, int width)
 }
 
 /* The time axis: the window's start, middle and end, from the span start. */
-static void axis_row(struct view *v, struct app *a, const struct lanes *p, int y, int x, int barw) {
+static void axis_row(struct view *v, struct session *a, const struct lanes *p, int y, int x, int barw) {
     char l[48], m[48], r[48];
     fmt_ns(p->w0 - p->s0, l, sizeof l);
     fmt_ns(p->w0 + (p->w1 - p->w0) / 2 - p->s0, m, sizeof m);
@@ -298,7 +298,7 @@ static void axis_row(struct view *v, struct app *a, const struct lanes *p, int y
     if (barw >= lw + rw + 2) ui_put(v->win, y, x + barw - rw, rw, r);
 }
 
-static void legend_row(struct view *v, struct app *a, int y, int width) {
+static void legend_row(struct view *v, struct session *a, int y, int width) {
     struct ui *u = a->ui;
     int x = 0;
     for (int k = 0; k < TRACE_NCATS && x < width; k++) {
@@ -315,7 +315,7 @@ static void legend_row(struct view *v, struct app *a, int y, int width) {
 }
 
 /* One lane: label, bar, the rank's step length. */
-static void lane_row(struct view *v, struct app *a, struct lanes *p, int k, int y, int labw, int barw, int half) {
+static void lane_row(struct view *v, struct session *a, struct lanes *p, int k, int y, int labw, int barw, int half) {
     char lab[96], d[48];
     WINDOW *w = v->win;
     ui_role(w, a->ui, k == p->cur ? UI_AXIS_SEL : UI_AXIS);
@@ -340,7 +340,7 @@ static void lane_row(struct view *v, struct app *a, struct lanes *p, int k, int 
     ui_put(w, y, labw + 1 + barw + 1, v->w - (labw + barw + 2), d);
 }
 
-static void lanes_draw(struct view *v, struct app *a) {
+static void lanes_draw(struct view *v, struct session *a) {
     struct lanes *p = priv_of(v);
     WINDOW *w = v->win;
     int h = v->h, width = v->w;
@@ -402,7 +402,7 @@ static void goto_item(struct lanes *p, long i) {
     }
 }
 
-static void move_lane(struct lanes *p, struct app *a, long to) {
+static void move_lane(struct lanes *p, struct session *a, long to) {
     if (to < 0) to = 0;
     if (to >= p->nlanes) to = p->nlanes - 1;
     if (to == p->cur) return;
@@ -412,9 +412,9 @@ static void move_lane(struct lanes *p, struct app *a, long to) {
     tell_app(p, a);
 }
 
-static void move_step(struct lanes *p, struct app *a, int dir) {
+static void move_step(struct lanes *p, struct session *a, int dir) {
     int si = p->si + dir;
-    if (si < 0 || si >= p->nsteps) { app_msg(a, dir < 0 ? "first step" : "last step"); return; }
+    if (si < 0 || si >= p->nsteps) { session_msg(a, dir < 0 ? "first step" : "last step"); return; }
     p->si = si;
     rebuild(p, a, 0);
     tell_app(p, a);
@@ -428,7 +428,7 @@ static void zoom(struct lanes *p, double f) {
     p->bins_ok = 0;
 }
 
-static int lane_action(struct view *v, struct app *a, struct lanes *p, int action) {
+static int lane_action(struct view *v, struct session *a, struct lanes *p, int action) {
     int64_t hi = p->s1 > p->s0 ? p->s1 : p->s0 + 1, q = (p->w1 - p->w0) / 4 ? (p->w1 - p->w0) / 4 : 1;
     switch (action) {
     case LA_LEFT: goto_item(p, p->item - 1); return 1;
@@ -448,16 +448,16 @@ static int lane_action(struct view *v, struct app *a, struct lanes *p, int actio
         return 1;
     case LA_GROUP: {
         const struct layout *l = a->layout;
-        if (!l) { app_msg(a, "no pipeline groups: set a layout with --parallel or :parallel"); return 1; }
+        if (!l) { session_msg(a, "no pipeline groups: set a layout with --parallel or :parallel"); return 1; }
         p->group = p->group + 1 >= layout_ngroups(l, LAYOUT_PP) ? -1 : p->group + 1;
         p->cur = p->top = 0;
         rebuild(p, a, 0);
-        if (p->group < 0) app_msg(a, "lanes: all %d ranks", p->nlanes);
-        else app_msg(a, "lanes: pipeline group %d (%d ranks in the traces)", p->group, p->nlanes);
+        if (p->group < 0) session_msg(a, "lanes: all %d ranks", p->nlanes);
+        else session_msg(a, "lanes: pipeline group %d (%d ranks in the traces)", p->group, p->nlanes);
         return 1;
     }
     case LA_HALF:
-        if (!strip_half_ok(a->ui)) { app_msg(a, "half blocks need colour and UTF-8"); return 1; }
+        if (!strip_half_ok(a->ui)) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         p->half = !p->half;
         p->bins_ok = 0;
         return 1;
@@ -466,7 +466,7 @@ static int lane_action(struct view *v, struct app *a, struct lanes *p, int actio
     return 0;
 }
 
-static int lanes_key(struct view *v, struct app *a, int action, int key) {
+static int lanes_key(struct view *v, struct session *a, int action, int key) {
     struct lanes *p = priv_of(v);
     (void)key;
     sync_run(p, a);
@@ -479,7 +479,7 @@ static int lanes_key(struct view *v, struct app *a, int action, int key) {
     return lane_action(v, a, p, action);
 }
 
-static int lanes_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int lanes_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct lanes *p = priv_of(v);
     if (!p->run || !p->nlanes) return 0;
     if (m->wheel) {
@@ -501,7 +501,7 @@ static int lanes_mouse(struct view *v, struct app *a, const struct view_mouse *m
 /* Line 1: the lane, the step and the item under the cursor (category,
  * phase, start from the step's start, duration); line 2: the kernel's name
  * and stream, then the window shown. */
-static void lanes_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void lanes_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct lanes *p = priv_of(v);
     if (!p->run || !p->nlanes || !p->nsteps) { snprintf(buf, size, "no timeline"); return; }
     char lab[96], st[48], du[48], w0[48], w1[48], name[200] = "";
@@ -529,19 +529,19 @@ static void lanes_status(struct view *v, struct app *a, char *buf, size_t size) 
                  p->align == LANES_STEP ? "from each rank's step start" : "one clock");
 }
 
-static void lanes_notify(struct view *v, struct app *a, unsigned what) {
+static void lanes_notify(struct view *v, struct session *a, unsigned what) {
     struct lanes *p = priv_of(v);
-    if (what & APP_CH_DATA) {
+    if (what & SESSION_CH_DATA) {
         p->run = NULL;
         sync_run(p, a);
         return;
     }
     if (!p->run) return;
-    if (what & APP_CH_LAYOUT) {
+    if (what & SESSION_CH_LAYOUT) {
         if (!a->layout) p->group = -1;
         rebuild(p, a, 1);
     }
-    if (what & APP_CH_CURSOR) {
+    if (what & SESSION_CH_CURSOR) {
         int si = p->si, cur = p->cur;
         follow_app(p, a);
         if (si != p->si) rebuild(p, a, 0);
@@ -549,7 +549,7 @@ static void lanes_notify(struct view *v, struct app *a, unsigned what) {
     }
 }
 
-static int lanes_init(struct view *v, struct app *a, struct pt_error *err) {
+static int lanes_init(struct view *v, struct session *a, struct pt_error *err) {
     struct lanes *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
     p->group = -1;

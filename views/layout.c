@@ -7,11 +7,11 @@
  * pipeline chunk, cells coloured by model copy, a legend.  The row labels
  * stay put while the stage columns scroll.
  *
- * With a layout set it also serves the heat map through the app's label
+ * With a layout set it also serves the heat map through the session's label
  * hooks: rank labels by parallel coordinates (p<stage>t<tp>d<copy>), the
  * global layer number of the selected cell for the status line, `:group
- * pp|dp|tp|none` (a rank display order, view_layout_rank_order()), and
- * `:layers global|local`, which swaps the app's cube for a copy whose
+ * pp|dp|tp|none` (a rank display order, its rank-order offer), and
+ * `:layers global|local`, which swaps the session's cube for a copy whose
  * targets carry global layer indices (layout_cube_global()), so one heat
  * map row is one model layer across all pipeline stages.  The pane owns
  * that copy; the dataset keeps the original. */
@@ -27,13 +27,12 @@
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
-#include "views/layout.h"
 #include "views/view.h"
 
 extern const struct view_ops view_layout;
 
 struct lay {
-    struct app *a;
+    struct session *a;
     struct layout_config cfg;
     struct layout *l;          /* owned; a->layout points here while set */
     int *col_w;                /* per chunk: cell width including padding */
@@ -56,11 +55,6 @@ static const int lay_nav[NAV_COUNT] = {
     [NAV_UP] = ACT_UP, [NAV_DOWN] = ACT_DOWN, [NAV_PGUP] = ACT_PGUP, [NAV_PGDN] = ACT_PGDN,
     [NAV_HALFUP] = ACT_HALFUP, [NAV_HALFDN] = ACT_HALFDN, [NAV_TOP] = ACT_TOP, [NAV_BOTTOM] = ACT_BOTTOM,
 };
-
-static struct lay *lay_of(struct app *a) {
-    struct view *v = app_view(a, "layout");
-    return v ? v->priv : NULL;
-}
 
 /* --- hooks for the heat map and the status line ------------------------ */
 
@@ -93,12 +87,10 @@ static const char *hook_cell(void *ctx, int32_t step, int32_t rank, uint32_t tar
     return buf;
 }
 
-/* The heat map's rank axis order under `:group`: perm gets cube rank
- * indexes in display order.  Returns 0 when filled, -1 for the natural
- * order (no layout, `:group none`, or no cube).  Ranks outside the layout
- * keep their order after the others. */
-int view_layout_rank_order(const struct app *a, int *perm, int n) {
-    struct lay *p = lay_of((struct app *)a);
+/* The heat map's rank axis order under `:group` (this pane's offer,
+ * struct session_offers). */
+static int lay_rank_order(void *layout_pane, const struct session *a, int *perm, int n) {
+    struct lay *p = layout_pane;
     const struct cube *c = a->cube;
     if (!p || !p->l || p->group_by < 0 || !c || n != c->nranks) return -1;
     int *order = malloc((size_t)p->l->world * sizeof *order);
@@ -116,7 +108,7 @@ int view_layout_rank_order(const struct app *a, int *perm, int n) {
 }
 
 static void hooks_install(struct lay *p) {
-    struct app *a = p->a;
+    struct session *a = p->a;
     if (p->l) {
         a->layout = p->l;
         a->hooks.ctx = p;
@@ -129,33 +121,33 @@ static void hooks_install(struct lay *p) {
     }
 }
 
-/* --- switching the app between the dataset cube and the global one ------- */
+/* --- switching the session between the dataset cube and the global one ------- */
 
 /* The dataset's label rules (its reader chose them): the global copy's
  * names follow the same ones. */
-static enum label_rules rules_for(const struct app *a) { return a->ds ? a->ds->labels : LABELS_DUMP; }
+static enum label_rules rules_for(const struct session *a) { return a->ds ? a->ds->labels : LABELS_DUMP; }
 
 /* Shows cube c (the dataset's or the global copy) with the selected cell
  * moved to target sel of c. */
 static void show_cube(struct lay *p, const struct cube *c, uint32_t sel) {
-    struct app *a = p->a;
+    struct session *a = p->a;
     struct pt_error err;
     a->cube = c;
     /* Filters are per target id: the label filter cannot carry over; the
      * regex is matched again against the new names. */
-    if (a->label_mask) app_set_label_filter(a, NULL, NULL);
+    if (a->label_mask) session_set_label_filter(a, NULL, NULL);
     char *re = a->regex ? strdup(a->regex) : NULL;
-    if (app_set_regex(a, re, &err) != 0) app_set_regex(a, NULL, &err);
+    if (session_set_regex(a, re, &err) != 0) session_set_regex(a, NULL, &err);
     free(re);
-    if (c->nmetrics) app_set_metric(a, a->metric < c->nmetrics ? a->metric : 0, a->metric < c->nmetrics ? a->stat : -1);
-    app_select(a, -1, -1, sel);
-    app_changed(a, APP_CH_DATA | APP_CH_LAYOUT);
+    if (c->nmetrics) session_set_metric(a, a->metric < c->nmetrics ? a->metric : 0, a->metric < c->nmetrics ? a->stat : -1);
+    session_select(a, -1, -1, sel);
+    session_changed(a, SESSION_CH_DATA | SESSION_CH_LAYOUT);
 }
 
 /* The selected target's counterpart in cube `to` (NAMES_NONE when none):
  * the same name renamed (to_global) or the local name that renames to it. */
 static uint32_t map_selection(struct lay *p, const struct cube *to, int to_global) {
-    struct app *a = p->a;
+    struct session *a = p->a;
     const struct cube *from = a->cube;
     if (!from || a->sel_target == NAMES_NONE || a->sel_target >= names_count(from->names)) return NAMES_NONE;
     int32_t rank = a->sel_rank >= 0 && a->sel_rank < from->nranks ? from->ranks[a->sel_rank] : 0;
@@ -187,7 +179,7 @@ static uint32_t map_selection(struct lay *p, const struct cube *to, int to_globa
 }
 
 static int set_global(struct lay *p, int on, struct pt_error *err) {
-    struct app *a = p->a;
+    struct session *a = p->a;
     if (!on) {
         p->global = 0;
         if (!p->gcube) return 0;
@@ -256,7 +248,7 @@ static void measure(struct lay *p) {
  * Returns 1 when the layout was set but global names could not follow it
  * (the message is in err). */
 static int set_layout(struct lay *p, const char *spec, struct pt_error *err) {
-    struct app *a = p->a;
+    struct session *a = p->a;
     struct layout_config cfg;
     struct layout *l = NULL;
     const char *s = spec ? spec : "";
@@ -285,25 +277,27 @@ static int set_layout(struct lay *p, const char *spec, struct pt_error *err) {
         pt_errorf(err, "layout set, names stay local: %s", why);
         rc = 1;
     }
-    app_changed(a, APP_CH_LAYOUT);
+    session_changed(a, SESSION_CH_LAYOUT);
     return rc;
 }
 
 /* --- the pane -------------------------------------------------------------- */
 
-static int lay_init(struct view *v, struct app *a, struct pt_error *err) {
+static int lay_init(struct view *v, struct session *a, struct pt_error *err) {
     struct lay *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
     p->a = a;
     p->group_by = -1;
     layout_config_init(&p->cfg);
     v->priv = p;
+    a->offers.layout_pane = p;
+    a->offers.rank_order = lay_rank_order;
     if (a->parallel_arg && a->parallel_arg[0]) {
         struct pt_error e;
         int rc = set_layout(p, a->parallel_arg, &e);
         if (rc < 0) {
             snprintf(p->note, sizeof p->note, "--parallel: %s", e.msg);
-            app_err(a, "--parallel: %s", e.msg);
+            session_err(a, "--parallel: %s", e.msg);
         }
     }
     return 0;
@@ -312,12 +306,16 @@ static int lay_init(struct view *v, struct app *a, struct pt_error *err) {
 static void lay_free(struct view *v) {
     struct lay *p = v->priv;
     if (!p) return;
-    struct app *a = p->a;
+    struct session *a = p->a;
     if (p->gcube) {
         if (a->cube == p->gcube) a->cube = a->ds ? a->ds->cube : NULL;
         cube_free(p->gcube);
     }
     if (a->hooks.ctx == p) memset(&a->hooks, 0, sizeof a->hooks);
+    if (a->offers.layout_pane == p) {
+        a->offers.layout_pane = NULL;
+        a->offers.rank_order = NULL;
+    }
     if (a->layout == p->l) a->layout = NULL;
     layout_free(p->l);
     free(p->col_w);
@@ -351,7 +349,7 @@ static void clamp_scroll(struct lay *p) {
     if (p->left < 0) p->left = 0;
 }
 
-static void draw_empty(struct view *v, struct app *a, struct lay *p) {
+static void draw_empty(struct view *v, struct session *a, struct lay *p) {
     WINDOW *w = v->win;
     struct ui *u = a->ui;
     const char *lines[] = {
@@ -370,7 +368,7 @@ static void draw_empty(struct view *v, struct app *a, struct lay *p) {
                  y < n ? lines[y] : "");
 }
 
-static void lay_draw(struct view *v, struct app *a) {
+static void lay_draw(struct view *v, struct session *a) {
     struct lay *p = v->priv;
     WINDOW *w = v->win;
     struct ui *u = a->ui;
@@ -478,7 +476,7 @@ static void lay_draw(struct view *v, struct app *a) {
     for (; y < H; y++) put_line(w, u, y, W, UI_NORMAL, "");
 }
 
-static int lay_key(struct view *v, struct app *a, int action, int key) {
+static int lay_key(struct view *v, struct session *a, int action, int key) {
     struct lay *p = v->priv;
     (void)a;
     if (!p || !p->l) return 0;
@@ -498,20 +496,20 @@ static int lay_key(struct view *v, struct app *a, int action, int key) {
     return 1;
 }
 
-static int lay_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int lay_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     if (!m->wheel) return 0;
     return lay_key(v, a, m->wheel < 0 ? ACT_UP : ACT_DOWN, 0);
 }
 
-static void lay_resize(struct view *v, struct app *a) {
+static void lay_resize(struct view *v, struct session *a) {
     (void)a;
     struct lay *p = v->priv;
     if (p) clamp_scroll(p);
 }
 
-static void lay_notify(struct view *v, struct app *a, unsigned what) {
+static void lay_notify(struct view *v, struct session *a, unsigned what) {
     struct lay *p = v->priv;
-    if (!p || !(what & APP_CH_DATA)) return;
+    if (!p || !(what & SESSION_CH_DATA)) return;
     /* A new dataset: the global copy belongs to the old one. */
     const struct cube *base = a->ds ? a->ds->cube : NULL;
     if (p->gcube && base != p->gbase && a->cube != p->gcube) {
@@ -522,7 +520,7 @@ static void lay_notify(struct view *v, struct app *a, unsigned what) {
             struct pt_error e;
             if (set_global(p, 1, &e) != 0) {
                 p->global = 0;
-                app_err(a, "names stay local: %s", e.msg);
+                session_err(a, "names stay local: %s", e.msg);
             }
         } else {
             p->global = 0;
@@ -530,7 +528,7 @@ static void lay_notify(struct view *v, struct app *a, unsigned what) {
     }
 }
 
-static void lay_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void lay_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct lay *p = v->priv;
     (void)a;
     if (!p || !p->l) {
@@ -545,42 +543,42 @@ static void lay_status(struct view *v, struct app *a, char *buf, size_t size) {
 
 /* --- `:` commands ------------------------------------------------------------ */
 
-static int cmd_parallel(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    struct lay *p = v && v->ops == &view_layout ? v->priv : lay_of(a);
+static int cmd_parallel(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
+    struct lay *p = v && v->ops == &view_layout ? v->priv : NULL;
     if (!p) return pt_errorf(err, "the layout pane is not available");
     const char *spec = argc > 1 ? argv[1] : "";
     while (*spec == ' ') spec++;
     if (!*spec) {
         char cfg[160];
         if (p->l)
-            app_msg(a, "parallel layout %s: DP=%d VPP=%d, %d TP groups", layout_config_format(&p->cfg, cfg, sizeof cfg),
+            session_msg(a, "parallel layout %s: DP=%d VPP=%d, %d TP groups", layout_config_format(&p->cfg, cfg, sizeof cfg),
                     p->l->dp, p->l->vpp, p->l->nrows);
         else
-            app_msg(a, "no parallel layout: :parallel W=32 L=48 TP=4 PP=4 V=3 [ORDER] [SE]");
+            session_msg(a, "no parallel layout: :parallel W=32 L=48 TP=4 PP=4 V=3 [ORDER] [SE]");
         return 0;
     }
     int rc = set_layout(p, spec, err);
     if (rc < 0) return -1;
     if (p->l) {
         char cfg[160];
-        app_show(a, "layout");
-        if (rc > 0) app_err(a, "%s", err->msg);
-        else app_msg(a, "parallel layout %s: DP=%d VPP=%d", layout_config_format(&p->cfg, cfg, sizeof cfg), p->l->dp,
+        a->host->show(a, "layout");
+        if (rc > 0) session_err(a, "%s", err->msg);
+        else session_msg(a, "parallel layout %s: DP=%d VPP=%d", layout_config_format(&p->cfg, cfg, sizeof cfg), p->l->dp,
                      p->l->vpp);
         if (a->cube)
             for (int ri = 0; ri < a->cube->nranks; ri++)
                 if (a->cube->ranks[ri] >= p->l->world) {
-                    app_err(a, "the data has rank %d but the layout has %d ranks (0-%d)", (int)a->cube->ranks[ri], p->l->world, p->l->world - 1);
+                    session_err(a, "the data has rank %d but the layout has %d ranks (0-%d)", (int)a->cube->ranks[ri], p->l->world, p->l->world - 1);
                     break;
                 }
     } else {
-        app_msg(a, "parallel layout removed");
+        session_msg(a, "parallel layout removed");
     }
     return 0;
 }
 
-static int cmd_group(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    struct lay *p = v && v->ops == &view_layout ? v->priv : lay_of(a);
+static int cmd_group(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
+    struct lay *p = v && v->ops == &view_layout ? v->priv : NULL;
     if (!p) return pt_errorf(err, "the layout pane is not available");
     if (argc < 2) return pt_errorf(err, "usage: :group pp|dp|tp|none");
     int by;
@@ -589,24 +587,24 @@ static int cmd_group(struct view *v, struct app *a, int argc, char **argv, struc
         return pt_errorf(err, "group ranks by pp, dp, tp or none, not '%.40s'", argv[1]);
     if (by >= 0 && !p->l) return pt_errorf(err, "no parallel layout to group by: set one with :parallel W=.. L=..");
     p->group_by = by;
-    app_changed(a, APP_CH_LAYOUT | APP_CH_DIM);
-    if (by < 0) app_msg(a, "ranks in rank order");
-    else app_msg(a, "ranks grouped by %s", by == LAYOUT_PP ? "pipeline stage" : by == LAYOUT_DP ? "model copy" : "tensor-parallel rank");
+    session_changed(a, SESSION_CH_LAYOUT | SESSION_CH_DIM);
+    if (by < 0) session_msg(a, "ranks in rank order");
+    else session_msg(a, "ranks grouped by %s", by == LAYOUT_PP ? "pipeline stage" : by == LAYOUT_DP ? "model copy" : "tensor-parallel rank");
     return 0;
 }
 
-static int cmd_layers(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    struct lay *p = v && v->ops == &view_layout ? v->priv : lay_of(a);
+static int cmd_layers(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
+    struct lay *p = v && v->ops == &view_layout ? v->priv : NULL;
     if (!p) return pt_errorf(err, "the layout pane is not available");
     if (argc < 2) return pt_errorf(err, "usage: :layers global|local");
     if (!strcasecmp(argv[1], "local")) {
         if (set_global(p, 0, err) != 0) return -1;
-        app_msg(a, "target names as the dump has them (local layer indices)");
+        session_msg(a, "target names as the dump has them (local layer indices)");
         return 0;
     }
     if (strcasecmp(argv[1], "global") != 0) return pt_errorf(err, "layers global or local, not '%.40s'", argv[1]);
     if (set_global(p, 1, err) != 0) return -1;
-    app_msg(a, "layers.N is now the global layer index: one row per model layer");
+    session_msg(a, "layers.N is now the global layer index: one row per model layer");
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/session/swap.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -50,6 +51,7 @@ struct line {
 };
 
 struct lc {
+    struct session *session; /* whose offers it filled (cleared by lc_free) */
     struct line *lines;
     int n, cap;
     int sel;
@@ -64,20 +66,15 @@ struct lc {
     int px0, py0, pw, ph, leg_y0, leg_first, leg_rows;
 };
 
-static struct lc *lc_of(struct app *a) {
-    struct view *v = app_view(a, "linechart");
-    return v ? v->priv : NULL;
-}
-
 /* Points of the series and the value of point i. */
-static int npoints(const struct app *a, const struct line *l) {
+static int npoints(const struct session *a, const struct line *l) {
     if (!a->cube) return 0;
     if (l->dim == DIM_STEP) return a->cube->nsteps;
     if (l->dim == DIM_RANK) return a->cube->nranks;
     return (int)a->nrows;
 }
 
-static float point(const struct app *a, const struct line *l, int i) {
+static float point(const struct session *a, const struct line *l, int i) {
     const struct cube *c = a->cube;
     if (l->dim == DIM_TARGET) {
         if (i < 0 || (uint32_t)i >= a->nrows) return cube_missing();
@@ -89,39 +86,40 @@ static float point(const struct app *a, const struct line *l, int i) {
     return cube_get(c, l->metric, l->stat, lt, l->step, i);
 }
 
-static void x_label(const struct app *a, const struct line *l, int i, char *buf, size_t size) {
+static void x_label(const struct session *a, const struct line *l, int i, char *buf, size_t size) {
     if (!l || i < 0) { snprintf(buf, size, "?"); return; }
     if (l->dim == DIM_STEP && i < a->cube->nsteps) cube_step_text(a->cube, i, buf, size);
-    else if (l->dim == DIM_RANK) app_rank_label(a, i, buf, size);
+    else if (l->dim == DIM_RANK) session_rank_label(a, i, buf, size);
     else if ((uint32_t)i < a->nrows) snprintf(buf, size, "%u", a->cube->metrics[a->metric].targets[a->rows[i]]);
     else snprintf(buf, size, "?");
 }
 
-static void line_name(const struct app *a, const struct line *l, int width, char *buf, size_t size) {
+static void line_name(const struct session *a, const struct line *l, int width, char *buf, size_t size) {
     char t[1024], s[512], rk[160], st[40];
     /* the rank number, and its layout label beside it (--parallel) */
     if (l->dim == DIM_TARGET) {
-        app_rank_both(a, l->rank, rk, sizeof rk);
+        session_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(buf, size, "step %s / rank %s", cube_step_text(a->cube, l->step, st, sizeof st), rk);
         return;
     }
     char head[200];
     if (l->dim == DIM_STEP) {
-        app_rank_both(a, l->rank, rk, sizeof rk);
+        session_rank_both(a, l->rank, rk, sizeof rk);
         snprintf(head, sizeof head, "rank %s / ", rk);
     } else {
         snprintf(head, sizeof head, "step %s / ", cube_step_text(a->cube, l->step, st, sizeof st));
     }
-    app_target_label(a, l->dim == DIM_RANK ? -1 : l->rank, l->target, t, sizeof t);
+    session_target_label(a, l->dim == DIM_RANK ? -1 : l->rank, l->target, t, sizeof t);
     int room = width - text_width(head);
     text_short_target(t, room < 8 ? 8 : room, a->ui ? a->ui->utf8 : 0, s, sizeof s);
     snprintf(buf, size, "%s%s", head, s);
 }
 
-int linechart_add_selected(struct app *a) {
-    struct lc *lc = lc_of(a);
-    if (!lc) { app_err(a, "there is no line chart on this screen"); return -1; }
-    if (!a->cube || a->sel_target == NAMES_NONE) { app_err(a, "no cell selected"); return -1; }
+/* The line chart's offers (struct session_offers): add the selected
+ * cell's trend, clear every line. */
+static int lc_add_line(void *linechart_pane, struct session *a) {
+    struct lc *lc = linechart_pane;
+    if (!a->cube || a->sel_target == NAMES_NONE) { session_err(a, "no cell selected"); return -1; }
     struct line l = {a->metric, a->stat, a->dim, -1, -1, NAMES_NONE, 0, 0};
     if (a->dim == DIM_STEP) { l.rank = a->sel_rank; l.target = a->sel_target; }
     else if (a->dim == DIM_RANK) { l.step = a->sel_step; l.target = a->sel_target; }
@@ -131,14 +129,14 @@ int linechart_add_selected(struct app *a) {
         if (o->dim == l.dim && o->step == l.step && o->rank == l.rank && o->target == l.target &&
             o->metric == l.metric && o->stat == l.stat) {
             lc->sel = i;
-            app_msg(a, "that line is already in the chart");
+            session_msg(a, "that line is already in the chart");
             return 0;
         }
     }
     if (lc->n == lc->cap) {
         int cap = lc->cap ? lc->cap * 2 : 8;
         struct line *nl = realloc(lc->lines, (size_t)cap * sizeof *nl);
-        if (!nl) { app_err(a, "out of memory adding a line"); return -1; }
+        if (!nl) { session_err(a, "out of memory adding a line"); return -1; }
         lc->lines = nl;
         lc->cap = cap;
     }
@@ -147,7 +145,7 @@ int linechart_add_selected(struct app *a) {
         lc->stat = a->stat;
         lc->dim = a->dim;
         lc->cursor = a->dim == DIM_STEP ? a->sel_step : a->dim == DIM_RANK ? a->sel_rank
-                   : (int)app_row_of(a, cube_local_target(a->cube, a->metric, a->sel_target));
+                   : (int)session_row_of(a, cube_local_target(a->cube, a->metric, a->sel_target));
         if (lc->cursor < 0) lc->cursor = 0;
     }
     l.color = lc->next_color++ % UI_NSERIES;
@@ -155,19 +153,18 @@ int linechart_add_selected(struct app *a) {
     lc->sel = lc->n++;
     char name[256];
     line_name(a, &l, 60, name, sizeof name);
-    app_msg(a, "line %d added: %s", lc->n, name);
-    a->dirty = 1;
+    session_msg(a, "line %d added: %s", lc->n, name);
+    a->host->redraw(a);
     return 0;
 }
 
-void linechart_clear(struct app *a) {
-    struct lc *lc = lc_of(a);
-    if (!lc) return;
+static void lc_clear_lines(void *linechart_pane, struct session *a) {
+    struct lc *lc = linechart_pane;
     lc->n = 0;
     lc->sel = 0;
     lc->xv0 = lc->xv1 = 0;
     lc->next_color = 0;
-    a->dirty = 1;
+    a->host->redraw(a);
 }
 
 /* --- drawing --- */
@@ -184,7 +181,7 @@ static double clampv(double v) { return v > LC_CLAMP ? LC_CLAMP : v < -LC_CLAMP 
 
 /* The y range over the shown x range [x0, x1) of the shown lines, padded
  * when flat. */
-static void y_range(struct app *a, const struct lc *lc, int x0, int x1, double *ymin_out, double *ymax_out) {
+static void y_range(struct session *a, const struct lc *lc, int x0, int x1, double *ymin_out, double *ymax_out) {
     double ymin = INFINITY, ymax = -INFINITY;
     for (int k = 0; k < lc->n; k++) {
         if (lc->lines[k].hidden) continue;
@@ -208,7 +205,7 @@ static void y_range(struct app *a, const struct lc *lc, int x0, int x1, double *
 
 /* The plot of the shown lines over x [x0, x1) and y [ymin, ymax], plot_h
  * rows high right of a y axis yw wide, with its axis labels. */
-static void draw_plot(struct view *v, struct app *a, struct lc *lc, int x0, int x1, double ymin, double ymax,
+static void draw_plot(struct view *v, struct session *a, struct lc *lc, int x0, int x1, double ymin, double ymax,
                       int plot_h, int yw, const char *ylo, const char *yhi) {
     WINDOW *w = v->win;
     struct ui *u = a->ui;
@@ -298,7 +295,7 @@ static void draw_plot(struct view *v, struct app *a, struct lc *lc, int x0, int 
 
 /* Legend: colour swatch, name, value at the cursor; leg_rows rows from
  * leg_y0, scrolled to keep the selected line. */
-static void draw_legend(struct view *v, struct app *a, struct lc *lc, int leg_y0, int leg_rows) {
+static void draw_legend(struct view *v, struct session *a, struct lc *lc, int leg_y0, int leg_rows) {
     WINDOW *w = v->win;
     struct ui *u = a->ui;
     int first = 0;
@@ -329,7 +326,7 @@ static void draw_legend(struct view *v, struct app *a, struct lc *lc, int leg_y0
     }
 }
 
-static void lc_draw(struct view *v, struct app *a) {
+static void lc_draw(struct view *v, struct session *a) {
     struct lc *lc = v->priv;
     WINDOW *w = v->win;
     struct ui *u = a->ui;
@@ -414,13 +411,13 @@ static void zoom(struct lc *lc, int np, int in) {
     lc->xv1 = nx0 + ns;
 }
 
-static int lc_key(struct view *v, struct app *a, int action, int key) {
+static int lc_key(struct view *v, struct session *a, int action, int key) {
     struct lc *lc = v->priv;
     (void)key;
     int np = lc->n ? npoints(a, &lc->lines[0]) : 0;
     if (action == 0) return 0;
     if (lc->n == 0) {
-        app_msg(a, "no lines yet: Enter on a heat-map cell adds one");
+        session_msg(a, "no lines yet: Enter on a heat-map cell adds one");
         return 1;
     }
     switch (action) {
@@ -433,7 +430,7 @@ static int lc_key(struct view *v, struct app *a, int action, int key) {
     case LC_ZOUT: zoom(lc, np, 0); return 1;
     case LC_FIRST: lc->cursor = 0; return 1;
     case LC_LAST: lc->cursor = np - 1; return 1;
-    case LC_RESET: lc->xv0 = lc->xv1 = 0; app_msg(a, "line chart: whole x range"); return 1;
+    case LC_RESET: lc->xv0 = lc->xv1 = 0; session_msg(a, "line chart: whole x range"); return 1;
     case LC_DELETE:
         memmove(&lc->lines[lc->sel], &lc->lines[lc->sel + 1], (size_t)(lc->n - lc->sel - 1) * sizeof *lc->lines);
         lc->n--;
@@ -443,7 +440,7 @@ static int lc_key(struct view *v, struct app *a, int action, int key) {
     }
 }
 
-static int lc_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int lc_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct lc *lc = v->priv;
     int np = lc->n ? npoints(a, &lc->lines[0]) : 0;
     if (!lc->n || np == 0) return 1;
@@ -478,13 +475,13 @@ static int lc_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
 /* A newer dataset of the same input (follow mode, progressive loading):
  * each line keeps its metric, statistic, step, rank and target by value;
  * a line whose cell is gone goes.  The x cursor keeps its step or rank. */
-static void lc_swap(struct lc *lc, struct app *a) {
+static void lc_swap(struct lc *lc, struct session *a) {
     int k = 0;
     for (int i = 0; i < lc->n; i++) {
         struct line l = lc->lines[i];
-        int m = app_swap_metric(a, l.metric), s = app_swap_stat(a, l.metric, l.stat);
-        int st = l.step >= 0 ? app_swap_step(a, l.step) : -1, rk = l.rank >= 0 ? app_swap_rank(a, l.rank) : -1;
-        uint32_t t = l.target != NAMES_NONE ? app_swap_target(a, l.target) : NAMES_NONE;
+        int m = swap_metric(a, l.metric), s = swap_stat(a, l.metric, l.stat);
+        int st = l.step >= 0 ? swap_step(a, l.step) : -1, rk = l.rank >= 0 ? swap_rank(a, l.rank) : -1;
+        uint32_t t = l.target != NAMES_NONE ? swap_target(a, l.target) : NAMES_NONE;
         if (m < 0 || s < 0 || (l.step >= 0 && st < 0) || (l.rank >= 0 && rk < 0) || (l.target != NAMES_NONE && t == NAMES_NONE))
             continue;
         l.metric = m;
@@ -495,15 +492,15 @@ static void lc_swap(struct lc *lc, struct app *a) {
         lc->lines[k++] = l;
     }
     if (lc->sel >= k) lc->sel = k ? k - 1 : 0;
-    int m = app_swap_metric(a, lc->metric), s = app_swap_stat(a, lc->metric, lc->stat);
+    int m = swap_metric(a, lc->metric), s = swap_stat(a, lc->metric, lc->stat);
     lc->metric = m >= 0 ? m : lc->metric;
     lc->stat = s >= 0 ? s : lc->stat;
-    if (lc->dim == DIM_STEP && app_swap_step(a, lc->cursor) >= 0) lc->cursor = app_swap_step(a, lc->cursor);
-    if (lc->dim == DIM_RANK && app_swap_rank(a, lc->cursor) >= 0) lc->cursor = app_swap_rank(a, lc->cursor);
+    if (lc->dim == DIM_STEP && swap_step(a, lc->cursor) >= 0) lc->cursor = swap_step(a, lc->cursor);
+    if (lc->dim == DIM_RANK && swap_rank(a, lc->cursor) >= 0) lc->cursor = swap_rank(a, lc->cursor);
     lc->n = k;
     /* the x zoom keeps its first and last step (or rank) */
     if (lc->xv1 > 0 && lc->dim != DIM_TARGET) {
-        int (*map)(const struct app *, int) = lc->dim == DIM_STEP ? app_swap_step : app_swap_rank;
+        int (*map)(const struct session *, int) = lc->dim == DIM_STEP ? swap_step : swap_rank;
         int x0 = map(a, lc->xv0), x1 = map(a, lc->xv1 - 1);
         if (x0 >= 0 && x1 >= x0) {
             lc->xv0 = x0;
@@ -514,14 +511,14 @@ static void lc_swap(struct lc *lc, struct app *a) {
     }
 }
 
-static void lc_notify(struct view *v, struct app *a, unsigned what) {
+static void lc_notify(struct view *v, struct session *a, unsigned what) {
     struct lc *lc = v->priv;
     if (!lc->n) return;
     int clear = 0;
-    if ((what & APP_CH_DATA) && a->swap_from && lc->dim != DIM_TARGET) lc_swap(lc, a);
-    else if (what & APP_CH_DATA) clear = 1;
+    if ((what & SESSION_CH_DATA) && a->swap_from && lc->dim != DIM_TARGET) lc_swap(lc, a);
+    else if (what & SESSION_CH_DATA) clear = 1;
     if (a->metric != lc->metric || a->stat != lc->stat || a->dim != lc->dim) clear = 1;
-    if ((what & APP_CH_FILTER) && lc->dim == DIM_TARGET) clear = 1;
+    if ((what & SESSION_CH_FILTER) && lc->dim == DIM_TARGET) clear = 1;
     if (clear) {
         lc->n = 0;
         lc->sel = 0;
@@ -530,7 +527,7 @@ static void lc_notify(struct view *v, struct app *a, unsigned what) {
     }
 }
 
-static void lc_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void lc_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct lc *lc = v->priv;
     if (!lc->n) { snprintf(buf, size, "no lines: Enter on a heat-map cell adds one"); return; }
     const struct line *l = &lc->lines[lc->sel];
@@ -544,25 +541,34 @@ static void lc_status(struct view *v, struct app *a, char *buf, size_t size) {
              cube_is_missing(p) ? "(no data)" : val, l->hidden ? "  (hidden)" : "", name);
 }
 
-static int lc_init(struct view *v, struct app *a, struct pt_error *err) {
+static int lc_init(struct view *v, struct session *a, struct pt_error *err) {
     struct lc *lc = calloc(1, sizeof *lc);
     if (!lc) return pt_errorf(err, "out of memory");
     lc->mode = a->ui && a->ui->utf8 ? CANVAS_BRAILLE : CANVAS_ASCII;
+    lc->session = a;
     v->priv = lc;
+    a->offers.linechart_pane = lc;
+    a->offers.add_line = lc_add_line;
+    a->offers.clear_lines = lc_clear_lines;
     return 0;
 }
 
 static void lc_free(struct view *v) {
     struct lc *lc = v->priv;
     if (!lc) return;
+    if (lc->session->offers.linechart_pane == lc) {
+        lc->session->offers.linechart_pane = NULL;
+        lc->session->offers.add_line = NULL;
+        lc->session->offers.clear_lines = NULL;
+    }
     free(lc->lines);
     free(lc);
     v->priv = NULL;
 }
 
-static int lc_available(const struct app *a) { return a->mode != APP_MODE_VISDB; }
+static int lc_available(const struct session *a) { return a->mode != SESSION_MODE_VISDB; }
 
-static int cmd_chart(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_chart(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     struct lc *lc = v->priv;
     if (argc != 2) return pt_errorf(err, "usage: :chart braille|half|ascii");
     if (!strcmp(argv[1], "ascii")) lc->mode = CANVAS_ASCII;
@@ -570,7 +576,7 @@ static int cmd_chart(struct view *v, struct app *a, int argc, char **argv, struc
     else if (!strcmp(argv[1], "braille")) lc->mode = CANVAS_BRAILLE;
     else if (!strcmp(argv[1], "half")) lc->mode = CANVAS_HALF;
     else return pt_errorf(err, ":chart wants braille, half or ascii, not '%s'", argv[1]);
-    a->dirty = 1;
+    a->host->redraw(a);
     return 0;
 }
 

@@ -5,7 +5,8 @@
  * cube, scanned here once, without levels) as display lines: the rows of
  * model/overflow/ovfrows.h (NaN/Inf first, numeric-jump records grouped by name)
  * under headings per part and step; the step x rank grid drawn above it,
- * the level / rank / step filters and the cursor.
+ * the level / rank / step filters and the cursor.  The list and the grid
+ * are built in views/overflow_list.c (views/overflow.h between the two).
  * Enter jumps to the record: the graph pane's `:node` when a graph pane is
  * there, otherwise its cell in the heat map.  A monitor dataset's msProbe
  * anomaly reports (model/overflow/anomaly.h) are listed first, in msProbe's
@@ -22,10 +23,12 @@
 #include "model/overflow/overflow.h"
 #include "model/overflow/ovfrows.h"
 #include "model/cube/search.h"
+#include "src/session/graphs.h"
+#include "src/session/origin_search.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
-#include "views/graph.h"
+#include "views/overflow.h"
 #include "views/view.h"
 
 enum {
@@ -37,55 +40,6 @@ enum {
 static const int ovf_nav[NAV_COUNT] = {
     [NAV_UP] = OA_UP, [NAV_DOWN] = OA_DOWN, [NAV_PGUP] = OA_PGUP, [NAV_PGDN] = OA_PGDN,
     [NAV_HALFUP] = OA_HALFUP, [NAV_HALFDN] = OA_HALFDN, [NAV_TOP] = OA_TOP, [NAV_BOTTOM] = OA_BOTTOM,
-};
-
-/* A display line of the list: a heading (a part of the listing and, for
- * the NaN/Inf parts, a step) or a row. */
-struct oline {
-    int heading;
-    uint8_t origin;        /* the origin's row, or its heading */
-    uint8_t section;       /* enum ovfrows_section */
-    size_t entry;          /* index into the list: the row's record (a group: its earliest) */
-    size_t row;            /* index into rows (not headings) */
-    int32_t step;          /* headings */
-};
-
-struct ovp {
-    int built;
-    int deferred, drawing;   /* a scan of the cube's cells waits for the pane's next draw */
-    /* the cursor's entry before a swap (follow mode), found again once the
-     * deferred scan is done */
-    int keep;
-    struct ovf_entry keep_key;
-    char *keep_name;
-    size_t keep_off;
-    const struct ovf_list *list;
-    const struct anomaly_list *anom;   /* the dataset's anomaly reports, or NULL */
-    struct ovf_list own;   /* scanned cube cells when the input has no levels */
-    int levels;
-    size_t counts[4];
-    /* filters */
-    unsigned show;         /* bit l set: level l shown (levels only) */
-    int has_rank, has_step;
-    int32_t rank, step;
-    /* the list as shown */
-    struct ovfrows rows;
-    struct oline *lines;
-    size_t nlines, nentries;
-    size_t cur;            /* index into lines (an entry line) */
-    size_t top;            /* first line shown */
-    int moved;             /* the user moved the cursor: a new dataset keeps its place */
-    long lead;             /* the origin's entry, which the list leads with; -1 none */
-    int lead_known;        /* lead asked of the app since the last build */
-    int context;           /* a jump landed: show lines below the cursor too */
-    int list_y, list_h;    /* where the list was drawn (for the mouse) */
-    /* the grid */
-    int32_t *gsteps, *granks;
-    int ngsteps, ngranks;
-    uint8_t *grid;         /* [rank][step]: 0 clean, level + 1 of a NaN/Inf record, | GRID_JUMP, | GRID_ANOMALY */
-    int grid_y, grid_x, grid_rows, grid_cols, grid_sper, grid_rper;
-    /* `/` over names */
-    struct search re;
 };
 
 static const struct keys_row ovf_keys[] = {
@@ -111,174 +65,6 @@ static const struct keys_row ovf_keys[] = {
     { 'A', NULL, OA_FIRST_ANOMALY, "jump to the first msProbe anomaly report" },
     { KEYS_ENTER, NULL, OA_JUMP, "show the record in the graph pane, else its heat-map cell" },
 };
-
-/* a grid cell's bit: one of msProbe's anomaly reports names it */
-#define GRID_ANOMALY 0x80
-/* a grid cell's bit: a numeric-jump record (msProbe's heuristic, no
- * NaN/Inf) is there; it never colours the cell with a level, which the
- * heuristic would give every cell of a healthy run */
-#define GRID_JUMP 0x40
-#define GRID_LEVEL 0x3f
-
-/* ---- building ---- */
-
-/* Sorted distinct values of vals[0..n) in place; returns the new count. */
-static int uniq_i32(int32_t *vals, size_t n) {
-    qsort(vals, n, sizeof *vals, util_cmp_i32);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || vals[k - 1] != vals[i]) vals[k++] = vals[i];
-    return (int)k;
-}
-
-static int find_i32(const int32_t *v, int n, int32_t key) {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (v[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && v[lo] == key ? lo : -1;
-}
-
-static void ovp_reset(struct ovp *p) {
-    p->lead = -1;
-    p->lead_known = 0;
-    ovf_list_free(&p->own);
-    ovfrows_free(&p->rows);
-    free(p->lines);
-    free(p->gsteps);
-    free(p->granks);
-    free(p->grid);
-    p->lines = NULL;
-    p->gsteps = p->granks = NULL;
-    p->grid = NULL;
-    p->nlines = p->nentries = p->cur = p->top = 0;
-    p->ngsteps = p->ngranks = 0;
-    p->list = NULL;
-    p->built = 0;
-    memset(p->counts, 0, sizeof p->counts);
-}
-
-static int anomaly_shown(const struct anomaly *e, void *ctx) {
-    const struct ovp *p = ctx;
-    return (!p->has_rank || e->rank == p->rank) && (!p->has_step || e->step == p->step);
-}
-
-static int entry_shown(const struct ovf_entry *e, void *ctx) {
-    const struct ovp *p = ctx;
-    if (p->levels && !(p->show & (1u << e->level))) return 0;
-    if (p->has_rank && e->rank != p->rank) return 0;
-    if (p->has_step && e->step != p->step) return 0;
-    return 1;
-}
-
-/* Rebuilds the display lines after a filter change, keeping the cursor on
- * the same row (a record, or the group of the same name) when it is still
- * shown, else on the first row. */
-static int relist(struct ovp *p) {
-    size_t keep = SIZE_MAX;
-    int keep_section = -1;
-    const char *keep_name = NULL;
-    if (p->nlines && p->cur < p->nlines && !p->lines[p->cur].heading) {
-        keep = p->lines[p->cur].entry;
-        keep_section = p->lines[p->cur].section;
-        if (keep_section == OVFROWS_JUMP) keep_name = p->list->v[keep].name;
-    }
-    const struct ovf_list *l = p->list;
-    if (ovfrows_build(l, entry_shown, p, &p->rows, NULL) != 0) return -1;
-    if (ovfrows_add_anomalies(&p->rows, p->anom, anomaly_shown, p, NULL) != 0) return -1;
-    if (p->lead >= 0 && entry_shown(&l->v[p->lead], p)) ovfrows_lead(&p->rows, (size_t)p->lead);
-    size_t cap = p->rows.n * 2 + 1;
-    struct oline *lines = realloc(p->lines, cap * sizeof *lines);
-    if (!lines) return -1;
-    p->lines = lines;
-    p->nlines = p->nentries = 0;
-    p->cur = 0;
-    int have = 0, section = -1;
-    int32_t last = 0;
-    size_t cur = SIZE_MAX;
-    for (size_t i = 0; i < p->rows.n; i++) {
-        const struct ovfrows_row *w = &p->rows.v[i];
-        int anom = w->section == OVFROWS_ANOMALY;
-        const struct ovf_entry *e = anom ? NULL : &l->v[w->entry];
-        int32_t step = anom ? w->step_min : e->step;
-        /* a heading per part, and per step inside the NaN/Inf parts */
-        int after_origin = i > 0 && p->rows.v[i - 1].origin;
-        if (!have || w->section != section || (w->section < OVFROWS_JUMP && step != last) || w->origin || after_origin) {
-            lines[p->nlines++] = (struct oline){ .heading = 1, .origin = w->origin, .section = w->section, .step = step };
-            last = step;
-            section = w->section;
-            have = 1;
-        }
-        if (keep_section == OVFROWS_JUMP ? w->section == OVFROWS_JUMP && !strcmp(e->name, keep_name)
-                                     : w->section == keep_section && w->entry == keep)
-            cur = p->nlines;
-        lines[p->nlines++] = (struct oline){ .origin = w->origin, .section = w->section, .entry = w->entry, .row = i,
-                                             .step = step };
-        p->nentries += w->count;
-    }
-    if (cur == SIZE_MAX) cur = p->nlines ? 1 : 0;   /* line 0 is a heading */
-    if (cur >= p->nlines) cur = p->nlines ? p->nlines - 1 : 0;
-    p->cur = cur;
-    return 0;
-}
-
-static int build(struct ovp *p, struct app *a, struct pt_error *err) {
-    ovp_reset(p);
-    if (!a->ds) return 0;
-    p->levels = a->ds->ovf_levels;
-    p->anom = a->ds->anomalies.n ? &a->ds->anomalies : NULL;
-    /* Inputs without levels: the list is a scan of every cell (of the whole
-     * table of a lazy .trend.db, probetop(1), --mem; millions of NaN cells
-     * in a monitor tree), so it waits until the pane is drawn rather than
-     * hold back the first heat map, or each reload of follow mode. */
-    p->deferred = !p->levels && !p->drawing;
-    if (p->deferred) return 0;
-    if (p->levels) {
-        p->list = &a->ds->ovf;
-    } else {
-        if (a->cube && ovf_scan_cube(a->cube, &p->own, err) != 0) return -1;
-        p->list = &p->own;
-    }
-    const struct ovf_list *l = p->list;
-    for (size_t i = 0; i < l->n; i++) p->counts[l->v[i].level <= OVF_CRITICAL ? l->v[i].level : 0]++;
-
-    /* Grid axes: every step directory and rank of the data, flagged or not,
-     * so a clean rank shows as a clean row. */
-    const struct cube *c = a->cube;
-    size_t na = p->anom ? p->anom->n : 0;
-    size_t ns = l->n + na + (c ? (size_t)c->nsteps : 0), nr = l->n + na + (c ? (size_t)c->nranks : 0);
-    for (size_t i = 0; i < a->ds->nrankdirs; i++) ns++, nr++;
-    p->gsteps = malloc((ns ? ns : 1) * sizeof *p->gsteps);
-    p->granks = malloc((nr ? nr : 1) * sizeof *p->granks);
-    if (!p->gsteps || !p->granks) return pt_errorf(err, "overflow pane: out of memory");
-    size_t k = 0, m = 0;
-    for (size_t i = 0; i < l->n; i++) p->gsteps[k++] = l->v[i].step, p->granks[m++] = l->v[i].rank;
-    for (size_t i = 0; i < na; i++) p->gsteps[k++] = p->anom->v[i].step, p->granks[m++] = p->anom->v[i].rank;
-    for (int i = 0; c && i < c->nsteps; i++) p->gsteps[k++] = c->steps[i].origin;
-    for (int i = 0; c && i < c->nranks; i++) p->granks[m++] = c->ranks[i];
-    for (size_t i = 0; i < a->ds->nrankdirs; i++)
-        p->gsteps[k++] = a->ds->rankdirs[i].step, p->granks[m++] = a->ds->rankdirs[i].rank;
-    p->ngsteps = uniq_i32(p->gsteps, k);
-    p->ngranks = uniq_i32(p->granks, m);
-    p->grid = calloc((size_t)(p->ngsteps ? p->ngsteps : 1) * (size_t)(p->ngranks ? p->ngranks : 1), 1);
-    if (!p->grid) return pt_errorf(err, "overflow pane: out of memory");
-    for (size_t i = 0; i < l->n; i++) {
-        int s = find_i32(p->gsteps, p->ngsteps, l->v[i].step), r = find_i32(p->granks, p->ngranks, l->v[i].rank);
-        uint8_t *g = &p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s];
-        uint8_t lv = (uint8_t)(l->v[i].level + 1);
-        if (l->v[i].jump) *g |= GRID_JUMP;
-        else if (lv > (*g & GRID_LEVEL)) *g = (uint8_t)((*g & ~GRID_LEVEL) | lv);
-    }
-    for (size_t i = 0; i < na; i++) {   /* the step and rank each report names */
-        int s = find_i32(p->gsteps, p->ngsteps, p->anom->v[i].step), r = find_i32(p->granks, p->ngranks, p->anom->v[i].rank);
-        p->grid[(size_t)r * (size_t)p->ngsteps + (size_t)s] |= GRID_ANOMALY;
-    }
-    if (relist(p) != 0) return pt_errorf(err, "overflow pane: out of memory");
-    p->built = 1;
-    return 0;
-}
 
 /* ---- helpers ---- */
 
@@ -334,26 +120,6 @@ static void move_to(struct ovp *p, long to, int dir) {
         if (to < 0 || to >= (long)p->nlines) return;
     }
     p->cur = (size_t)to;
-}
-
-/* Puts the cursor on list entry `entry`, clearing filters that hide it. */
-/* Puts the cursor on a NaN/Inf record (anom 0: entry into the list) or an
- * anomaly report (anom 1: entry into the reports), clearing the filters
- * that hide it. */
-static void select_entry(struct ovp *p, int anom, size_t entry) {
-    const struct ovf_entry *e = anom ? NULL : &p->list->v[entry];
-    if (anom ? !anomaly_shown(&p->anom->v[entry], p) : !entry_shown(e, p)) {
-        p->has_rank = p->has_step = 0;
-        if (e && p->levels) p->show |= 1u << e->level;
-        relist(p);
-    }
-    for (size_t i = 0; i < p->nlines; i++)
-        if (!p->lines[i].heading && (anom ? p->lines[i].section == OVFROWS_ANOMALY : p->lines[i].section < OVFROWS_JUMP) &&
-            p->lines[i].entry == entry) {
-            p->cur = i;
-            if (i > 0 && p->lines[i - 1].heading && p->top == i) p->top = i - 1;
-            return;
-        }
 }
 
 /* ---- the jump ---- */
@@ -422,32 +188,31 @@ static uint32_t record_target(const struct cube *c, const char *name, int step, 
     return best;
 }
 
-/* A pane named "tree" that is available and has a `:node NAME` command
- * (expand the ancestors, select) takes the jump. */
-static int jump_tree(struct app *a, const struct ovf_entry *e) {
-    struct view *t = app_view(a, "tree");
-    if (!t || (t->ops->available && !t->ops->available(a))) return 0;
+/* The tree pane, when this input has one, takes the jump (its goto offer:
+ * expand the ancestors, select). */
+static int jump_tree(struct session *a, const struct ovf_entry *e) {
+    if (!a->offers.tree_pane) return 0;
     struct pt_error err = {{0}};
-    if (tree_goto(a, e->step, e->rank, e->name, &err) != 0) app_err(a, "%s", err.msg);
+    if (a->offers.tree_goto(a->offers.tree_pane, a, e->step, e->rank, e->name, &err) != 0) session_err(a, "%s", err.msg);
     return 1;
 }
 
 /* An anomaly report: the cell its tag names (placed by the reader), with
  * the statistic it names when the metric has it. */
-static void jump_anomaly(struct app *a, const struct anomaly *an) {
+static void jump_anomaly(struct session *a, const struct anomaly *an) {
     const struct cube *c = a->cube;
     char esc[512];
-    if (!c || !app_view(a, "heatmap") || an->metric < 0 || an->metric >= c->nmetrics) {
-        app_err(a, "%s has no cell in the heat map (no such metric, target, step or rank in the data)",
+    if (!c || !a->host->has(a, "heatmap") || an->metric < 0 || an->metric >= c->nmetrics) {
+        session_err(a, "%s has no cell in the heat map (no such metric, target, step or rank in the data)",
                 pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
         return;
     }
-    if (an->metric != a->metric || an->stat >= 0) app_set_metric(a, an->metric, an->stat);
-    app_select(a, an->step_idx, an->rank_idx, an->target);
-    app_show(a, "heatmap");
+    if (an->metric != a->metric || an->stat >= 0) session_set_metric(a, an->metric, an->stat);
+    session_select(a, an->step_idx, an->rank_idx, an->target);
+    a->host->show(a, "heatmap");
 }
 
-static void jump(struct ovp *p, struct app *a) {
+static void jump(struct ovp *p, struct session *a) {
     const struct ovf_entry *e = cur_entry(p);
     const struct cube *c = a->cube;
     const struct anomaly *an = cur_anomaly(p);
@@ -457,8 +222,8 @@ static void jump(struct ovp *p, struct app *a) {
     }
     if (!e) return;
     if (p->levels && jump_tree(a, e)) return;
-    if (!c || !app_view(a, "heatmap")) {
-        app_err(a, "no graph or heat map to show %s in", e->name);
+    if (!c || !a->host->has(a, "heatmap")) {
+        session_err(a, "no graph or heat map to show %s in", e->name);
         return;
     }
     int step = cube_step_of(c, e->step, e->micro), rank = cube_rank_find(c, e->rank), metric = -1;
@@ -472,44 +237,44 @@ static void jump(struct ovp *p, struct app *a) {
     }
     if (target == NAMES_NONE || metric < 0 || step < 0 || rank < 0) {
         char esc[512];
-        app_err(a, "%s has no cell in the heat map (not a trend target)",
+        session_err(a, "%s has no cell in the heat map (not a trend target)",
                 pt_escape(e->name, strlen(e->name), esc, sizeof esc));
         return;
     }
     if (metric != a->metric) {
         int stat = a->metric >= 0 && a->metric < c->nmetrics && a->stat >= 0 && a->stat < c->metrics[a->metric].nstats
                        ? cube_stat_find(c, metric, c->metrics[a->metric].stats[a->stat]) : -1;
-        app_set_metric(a, metric, stat);
+        session_set_metric(a, metric, stat);
     }
-    app_select(a, step, rank, target);
-    app_show(a, "heatmap");
+    session_select(a, step, rank, target);
+    a->host->show(a, "heatmap");
 }
 
 /* ---- ops ---- */
 
-static int ovf_init(struct view *v, struct app *a, struct pt_error *err) {
+static int ovf_init(struct view *v, struct session *a, struct pt_error *err) {
     struct ovp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "overflow pane: out of memory");
     p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
     p->lead = -1;
     search_init(&p->re);
     v->priv = p;
-    if (a->ds && build(p, a, err) != 0) return -1;
+    if (a->ds && overflow_list_build(p, a, err) != 0) return -1;
     return 0;
 }
 
 static void ovf_free(struct view *v) {
     struct ovp *p = v->priv;
     if (!p) return;
-    ovp_reset(p);
+    overflow_list_reset(p);
     search_free(&p->re);
     free(p->keep_name);
     free(p);
     v->priv = NULL;
 }
 
-static int ovf_available(const struct app *a) {
-    return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
+static int ovf_available(const struct session *a) {
+    return a->mode != SESSION_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
 /* A newer dataset of the input (follow mode): the cursor stays on its
@@ -544,9 +309,9 @@ static void find_place(struct ovp *p) {
     p->keep = 0;
 }
 
-static void ovf_notify(struct view *v, struct app *a, unsigned what) {
+static void ovf_notify(struct view *v, struct session *a, unsigned what) {
     struct ovp *p = v->priv;
-    if (!(what & APP_CH_DATA)) return;
+    if (!(what & SESSION_CH_DATA)) return;
     struct pt_error err = { { 0 } };
     /* a place is kept only when the user chose it: the cursor an early
      * round of the load left on its first row goes to the new first row */
@@ -554,7 +319,7 @@ static void ovf_notify(struct view *v, struct app *a, unsigned what) {
         if (p->moved) keep_place(p);
         else p->keep = 0;
     } else if (!a->swap_from) p->keep = 0;
-    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    if (overflow_list_build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     find_place(p);
 }
 
@@ -583,7 +348,7 @@ static int header_levels_width(const struct ovp *p, const struct ui *u, int form
     return n;
 }
 
-static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
+static void draw_header(struct ovp *p, struct session *a, WINDOW *w, int width) {
     const struct ui *u = a->ui;
     char buf[256], filt[64], rb[32] = "all", sb[32] = "all";
     int x = 0;
@@ -627,7 +392,7 @@ static void draw_header(struct ovp *p, struct app *a, WINDOW *w, int width) {
 /* The grid: rows = ranks, columns = steps, each cell the worst level of
  * the ranks and steps it covers (several when the window is too small),
  * else the anomaly mark when a report names one of them. */
-static int draw_grid(struct ovp *p, struct app *a, WINDOW *w, int y, int width, int max_rows) {
+static int draw_grid(struct ovp *p, struct session *a, WINDOW *w, int y, int width, int max_rows) {
     const struct ui *u = a->ui;
     p->grid_rows = 0;
     if (!p->ngsteps || !p->ngranks || max_rows < 2 || width < 12) return 0;
@@ -715,7 +480,7 @@ static int name_column(struct ovp *p, int room) {
 /* A row: a record, or (group != NULL) a numeric-jump group, whose fixed
  * part says "jump" and its number of records instead of rank, micro step
  * and position, and whose description is what it covers. */
-static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct ovf_entry *e,
+static void draw_entry(struct ovp *p, struct session *a, WINDOW *w, int y, int width, const struct ovf_entry *e,
                        const struct ovfrows_row *group, int sel, int name_w) {
     const struct ui *u = a->ui;
     char name[1024], what[512], fit[1024], buf[64];
@@ -762,7 +527,7 @@ static void draw_entry(struct ovp *p, struct app *a, WINDOW *w, int y, int width
 
 /* An anomaly report's row: its mark, rank, micro step and call id where a
  * record has rank, micro step and position; the tag; the rule and statistic. */
-static void draw_anomaly(struct ovp *p, struct app *a, WINDOW *w, int y, int width, const struct anomaly *an, int sel,
+static void draw_anomaly(struct ovp *p, struct session *a, WINDOW *w, int y, int width, const struct anomaly *an, int sel,
                          int name_w) {
     const struct ui *u = a->ui;
     char name[1024], what[256], fit[1024], buf[64];
@@ -793,11 +558,11 @@ static void draw_anomaly(struct ovp *p, struct app *a, WINDOW *w, int y, int wid
 
 /* The deferred scan, done now: the pane is drawn, or a key or command
  * needs its list. */
-static void ensure_built(struct ovp *p, struct app *a) {
+static void ensure_built(struct ovp *p, struct session *a) {
     if (p->built || !p->deferred) return;
     struct pt_error err = { { 0 } };
     p->drawing = 1;
-    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    if (overflow_list_build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     p->drawing = 0;
     find_place(p);
 }
@@ -805,20 +570,20 @@ static void ensure_built(struct ovp *p, struct app *a) {
 /* The origin, once the background search has it, heads the list; the
  * cursor goes to it unless the user has moved it (probetop-rules(7),
  * ORIGIN ACROSS RANKS). */
-static void take_lead(struct ovp *p, struct app *a) {
+static void take_lead(struct ovp *p, struct session *a) {
     if (!p->built || p->lead_known || !p->levels) return;
-    long lead = app_origin_entry(a);
+    long lead = origin_search_entry(a);
     if (lead < 0) return;
     p->lead_known = 1;
     p->lead = lead;
-    relist(p);
+    overflow_list_relist(p);
     if (!p->moved) {
         p->top = 0;
         move_to(p, 0, 1);
     }
 }
 
-static void ovf_draw(struct view *v, struct app *a) {
+static void ovf_draw(struct view *v, struct session *a) {
     struct ovp *p = v->priv;
     WINDOW *w = v->win;
     const struct ui *u = a->ui;
@@ -907,34 +672,34 @@ static void ovf_draw(struct view *v, struct app *a) {
     }
 }
 
-static void toggle_level(struct ovp *p, struct app *a, int level) {
+static void toggle_level(struct ovp *p, struct session *a, int level) {
     if (!p->levels) {
-        app_msg(a, "levels are not available for this input");
+        session_msg(a, "levels are not available for this input");
         return;
     }
     p->show ^= 1u << level;
-    relist(p);
+    overflow_list_relist(p);
 }
 
 /* `A` (and `F` when there is no NaN/Inf): the first report in msProbe's
  * first-anomaly order, the list's own order. */
-static int first_anomaly(struct ovp *p, struct app *a) {
+static int first_anomaly(struct ovp *p, struct session *a) {
     if (!p->anom) {
-        app_msg(a, "no msProbe anomaly reports in this data");
+        session_msg(a, "no msProbe anomaly reports in this data");
         return 1;
     }
-    select_entry(p, 1, 0);
+    overflow_list_select(p, 1, 0);
     p->context = 1;
     const struct anomaly *an = &p->anom->v[0];
     char esc[512], st[40];
     /* its micro step beside the step when the heat map has micro steps */
     int micro = cube_has_micro(a->cube) ? an->micro_step : -1;
-    app_msg(a, "first msProbe anomaly report: %s at step %s, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
+    session_msg(a, "first msProbe anomaly report: %s at step %s, rank %d: %s", anomaly_rule_name((enum anomaly_rule)an->rule),
             step_text(an->step, micro, st, sizeof st), (int)an->rank, pt_escape(an->tag_name, strlen(an->tag_name), esc, sizeof esc));
     return 1;
 }
 
-static int ovf_act(struct view *v, struct app *a, int action, int key) {
+static int ovf_act(struct view *v, struct session *a, int action, int key) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!p->built) return 0;
@@ -956,30 +721,30 @@ static int ovf_act(struct view *v, struct app *a, int action, int key) {
     case OA_RANK:
         if (p->has_rank) p->has_rank = 0;
         else if (e || an) p->has_rank = 1, p->rank = e ? e->rank : an->rank;
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     case OA_STEP:
         if (p->has_step) p->has_step = 0;
         else if (e || an) p->has_step = 1, p->step = e ? e->step : an->step;
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     case OA_CLEAR:
         p->has_rank = p->has_step = 0;
         p->show = (1u << OVF_CRITICAL) | (1u << OVF_HIGH) | (1u << OVF_MEDIUM);
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     case OA_FIRST: {
         long f = p->lead >= 0 ? p->lead : ovf_first(p->list);
         if (f < 0 && p->anom) return first_anomaly(p, a);
         if (f < 0) {
-            app_msg(a, "no NaN or Inf in this data");
+            session_msg(a, "no NaN or Inf in this data");
             return 1;
         }
-        select_entry(p, 0, (size_t)f);
+        overflow_list_select(p, 0, (size_t)f);
         p->context = 1;
         const struct ovf_entry *fe = &p->list->v[f];
         char esc[512], st[40];
-        app_msg(a, "first occurrence: %s at step %s, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
+        session_msg(a, "first occurrence: %s at step %s, rank %d: %s%s", p->levels ? ovf_level_name((enum ovf_level)fe->level) : "non-finite",
                 step_text(fe->step, cube_has_micro(a->cube) ? fe->micro : -1, st, sizeof st), (int)fe->rank,
                 pt_escape(fe->name, strlen(fe->name), esc, sizeof esc), p->lead >= 0 ? " (born here: origin across ranks)" : "");
         return 1;
@@ -990,21 +755,21 @@ static int ovf_act(struct view *v, struct app *a, int action, int key) {
     }
 }
 
-static int ovf_key(struct view *v, struct app *a, int action, int key) {
+static int ovf_key(struct view *v, struct session *a, int action, int key) {
     int rc = ovf_act(v, a, action, key);
     if (rc) ((struct ovp *)v->priv)->moved = 1;
     return rc;
 }
 
-static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m);
+static int ovf_click(struct view *v, struct session *a, const struct view_mouse *m);
 
-static int ovf_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int ovf_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     int rc = ovf_click(v, a, m);
     if (rc) ((struct ovp *)v->priv)->moved = 1;
     return rc;
 }
 
-static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m) {
+static int ovf_click(struct view *v, struct session *a, const struct view_mouse *m) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!p->built) return 0;
@@ -1021,7 +786,7 @@ static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m) 
         p->has_rank = p->grid_rper == 1;
         p->step = p->gsteps[s];
         p->rank = p->granks[r];
-        relist(p);
+        overflow_list_relist(p);
         return 1;
     }
     if (m->y >= p->list_y && m->y < p->list_y + p->list_h) {
@@ -1035,7 +800,7 @@ static int ovf_click(struct view *v, struct app *a, const struct view_mouse *m) 
     return 0;
 }
 
-static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t size) {
+static void ovf_status_entry(struct view *v, struct session *a, char *buf, size_t size) {
     struct ovp *p = v->priv;
     (void)a;
     const struct ovf_entry *e = p->built ? cur_entry(p) : NULL;
@@ -1069,8 +834,8 @@ static void ovf_status_entry(struct view *v, struct app *a, char *buf, size_t si
 
 /* The status line: the entry, then, when the terminal is wide enough for
  * both beside the key hints, the origin rank of the first step's NaN/Inf
- * once the background search has found it (app_origin_first). */
-static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
+ * once the background search has found it (origin_search_first). */
+static void ovf_status(struct view *v, struct session *a, char *buf, size_t size) {
     char entry[1536], orig[768];
     ovf_status_entry(v, a, entry, sizeof entry);
     snprintf(buf, size, "%s", entry);
@@ -1078,7 +843,7 @@ static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
     uint32_t opos;
     const char *oname;
     size_t nchain;
-    if (!app_origin_first(a, &ostep, &orank, &opos, &oname, &nchain)) return;
+    if (!origin_search_first(a, &ostep, &orank, &opos, &oname, &nchain)) return;
     char name[512];
     pt_escape(oname, strlen(oname), name, sizeof name);
     snprintf(orig, sizeof orig, "  | origin: step %d rank %d #%u %s, %zu other rank%s reached", (int)ostep,
@@ -1087,7 +852,7 @@ static void ovf_status(struct view *v, struct app *a, char *buf, size_t size) {
 }
 
 /* `/`: highlights matching names and moves to the next match. */
-static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
+static int find_match(struct ovp *p, struct session *a, size_t from, int dir) {
     if (!p->nlines) return 0;
     for (size_t k = 0; k < p->nlines; k++) {
         size_t li = dir > 0 ? (from + 1 + k) % p->nlines : (from + p->nlines - 1 - k % p->nlines) % p->nlines;
@@ -1096,7 +861,7 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
                                                           : p->list->v[p->lines[li].entry].name;
         int rc = search_match(&p->re, n, strlen(n));
         if (rc < 0) {
-            app_err(a, "%s", p->re.why);
+            session_err(a, "%s", p->re.why);
             return 1;
         }
         if (rc == 1) {
@@ -1104,11 +869,11 @@ static int find_match(struct ovp *p, struct app *a, size_t from, int dir) {
             return 1;
         }
     }
-    app_msg(a, "no entry matches /%s/", p->re.pattern ? p->re.pattern : "");
+    session_msg(a, "no entry matches /%s/", p->re.pattern ? p->re.pattern : "");
     return 1;
 }
 
-static int ovf_search(struct view *v, struct app *a, const char *pattern, struct pt_error *err) {
+static int ovf_search(struct view *v, struct session *a, const char *pattern, struct pt_error *err) {
     struct ovp *p = v->priv;
     if (search_compile(&p->re, pattern, 0, err) != 0) return -1;
     ensure_built(p, a);
@@ -1117,7 +882,7 @@ static int ovf_search(struct view *v, struct app *a, const char *pattern, struct
     return 0;
 }
 
-static int ovf_search_next(struct view *v, struct app *a, int dir) {
+static int ovf_search_next(struct view *v, struct session *a, int dir) {
     struct ovp *p = v->priv;
     ensure_built(p, a);
     if (!search_active(&p->re) || !p->built) return 0;
@@ -1125,10 +890,8 @@ static int ovf_search_next(struct view *v, struct app *a, int dir) {
 }
 
 /* `:ovf-rank N|all`, `:ovf-step N|all`. */
-static int filter_cmd(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err, int is_rank) {
-    struct view *self = app_view(a, "overflow");
-    struct ovp *p = self ? self->priv : NULL;
-    (void)v;
+static int filter_cmd(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err, int is_rank) {
+    struct ovp *p = v ? v->priv : NULL;
     if (p) ensure_built(p, a);
     if (!p || !p->built) return pt_errorf(err, "no overflow data");
     if (argc != 2) return pt_errorf(err, "usage: %s N|all", argv[0]);
@@ -1140,19 +903,19 @@ static int filter_cmd(struct view *v, struct app *a, int argc, char **argv, stru
         char *end;
         long n = strtol(argv[1], &end, 10);
         if (end == argv[1] || *end) return pt_errorf(err, "%s: '%s' is not a number", argv[0], argv[1]);
-        if (find_i32(is_rank ? p->granks : p->gsteps, is_rank ? p->ngranks : p->ngsteps, (int32_t)n) < 0)
+        if (overflow_list_axis_find(is_rank ? p->granks : p->gsteps, is_rank ? p->ngranks : p->ngsteps, (int32_t)n) < 0)
             return pt_errorf(err, "%s: there is no %s %ld", argv[0], is_rank ? "rank" : "step", n);
         *has = 1;
         *val = (int32_t)n;
     }
-    relist(p);
-    app_show(a, "overflow");
+    overflow_list_relist(p);
+    a->host->show(a, "overflow");
     return 0;
 }
-static int cmd_rank(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_rank(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     return filter_cmd(v, a, argc, argv, err, 1);
 }
-static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_step(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     return filter_cmd(v, a, argc, argv, err, 0);
 }
 

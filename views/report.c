@@ -1,7 +1,7 @@
 /* report: what the load left out -- the files skipped (unreadable, cut
  * short, not msProbe's) and the loader's warnings, as `probetop info`
  * lists them.  The toolbar says how many files were skipped; `:skipped`
- * (src/app_keys.c) shows this pane, q or Esc goes back. */
+ * (src/app/app_keys.c) shows this pane, q or Esc goes back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +34,7 @@ struct rp {
     int top;
 };
 
-static int report_init(struct view *v, struct app *a, struct pt_error *err) {
+static int report_init(struct view *v, struct session *a, struct pt_error *err) {
     (void)a;
     struct rp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
@@ -51,7 +51,7 @@ static void report_free(struct view *v) {
  * the first line at indent - 2 (a heading at 2: flush left), the others
  * at indent; rows above top or below the pane
  * are counted, not drawn.  Advances *line. */
-static void put_wrapped(struct view *v, struct app *a, int *line, int top, int role, const char *text, int indent) {
+static void put_wrapped(struct view *v, struct session *a, int *line, int top, int role, const char *text, int indent) {
     char esc[4096];
     pt_escape(text, strlen(text), esc, sizeof esc);
     size_t off = 0, len = strlen(esc);
@@ -80,7 +80,7 @@ static void put_wrapped(struct view *v, struct app *a, int *line, int top, int r
 }
 
 /* Draws the lines from display line top on; returns how many there are. */
-static int report_lines(struct view *v, struct app *a, int top) {
+static int report_lines(struct view *v, struct session *a, int top) {
     const struct dataset *ds = a->ds;
     int line = 0;
     char head[160];
@@ -98,7 +98,7 @@ static int report_lines(struct view *v, struct app *a, int top) {
     return line;
 }
 
-static void report_draw(struct view *v, struct app *a) {
+static void report_draw(struct view *v, struct session *a) {
     struct rp *p = v->priv;
     werase(v->win);
     ui_role(v->win, a->ui, UI_TITLE_FOCUS);
@@ -111,7 +111,7 @@ static void report_draw(struct view *v, struct app *a) {
     report_lines(v, a, p->top);
 }
 
-static int report_key(struct view *v, struct app *a, int action, int key) {
+static int report_key(struct view *v, struct session *a, int action, int key) {
     struct rp *p = v->priv;
     int page = v->h > 2 ? v->h - 2 : 1;
     if (nav_of_key(key)) action = report_nav[nav_of_key(key)];
@@ -122,18 +122,16 @@ static int report_key(struct view *v, struct app *a, int action, int key) {
     case RP_TOP: p->top = 0; break;
     case RP_BOTTOM: p->top = 1 << 29; break;
     case RP_CLOSE:
-        a->screen = a->prev_screen;
-        for (int i = 0; i < a->nviews; i++)
-            if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[a->screen].name)) { a->focus = i; break; }
+        a->host->back(a);
         break;
     default: return 0;
     }
     if (p->top < 0) p->top = 0;
-    a->dirty = 1;
+    a->host->redraw(a);
     return 1;
 }
 
-static void report_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void report_status(struct view *v, struct session *a, char *buf, size_t size) {
     (void)v;
     snprintf(buf, size, "%zu file%s skipped, %zu warning%s", a->ds ? a->ds->nskipped : 0,
              a->ds && a->ds->nskipped == 1 ? "" : "s", a->ds ? a->ds->nwarnings : 0,

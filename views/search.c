@@ -2,10 +2,10 @@
  *
  * Owns the picker's view of the labels (grouped by category, sorted by
  * text, with counts), which labels are selected, and the two cursors (label
- * column, target column).  The filters themselves live in the app state:
- * the selection becomes the app's label mask (msProbe's AND of label
- * texts, model/cube/search.h), the pattern the app's regex filter, so the heat
- * map rows and every other pane follow.  The right column lists the
+ * column, target column).  The filters themselves live in the session:
+ * the selection becomes the session's label mask (msProbe's AND of label
+ * texts, model/cube/search.h), the pattern the session's regex filter, so
+ * the heat map rows and every other pane follow.  The right column lists the
  * targets passing both, with the regex matches highlighted. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +44,13 @@ struct srp {
     uint8_t *sel;          /* per label id */
     uint32_t *order;       /* selected label ids in the order picked */
     uint32_t nsel;
-    uint32_t *targets;     /* passing the app's filters, ascending */
+    uint32_t *targets;     /* passing the session's filters, ascending */
     uint32_t ntargets;
     size_t lcur, ltop, tcur, ttop;
     int col;               /* 0 labels, 1 targets */
     int case_sensitive;
     char *pattern;         /* as typed (without the case prefix) */
-    struct search re;      /* the app's pattern, for highlighting */
+    struct search re;      /* the session's pattern, for highlighting */
     int body_y, body_h, split;
 };
 
@@ -94,8 +94,8 @@ static void srp_reset(struct srp *p) {
     p->built = 0;
 }
 
-/* The targets the app's filters let through. */
-static int retarget(struct srp *p, struct app *a) {
+/* The targets the session's filters let through. */
+static int retarget(struct srp *p, struct session *a) {
     uint32_t n = p->names ? names_count(p->names) : 0;
     uint32_t *t = realloc(p->targets, (n ? n : 1) * sizeof *t);
     if (!t) return -1;
@@ -107,8 +107,8 @@ static int retarget(struct srp *p, struct app *a) {
     return 0;
 }
 
-/* Highlighting follows the app's pattern, whoever set it. */
-static void sync_regex(struct srp *p, struct app *a) {
+/* Highlighting follows the session's pattern, whoever set it. */
+static void sync_regex(struct srp *p, struct session *a) {
     struct pt_error err;
     if (!a->regex || !a->regex[0]) {
         search_clear(&p->re);
@@ -117,7 +117,7 @@ static void sync_regex(struct srp *p, struct app *a) {
     if (!p->re.pattern || strcmp(p->re.pattern, a->regex) != 0) search_compile(&p->re, a->regex, 0, &err);
 }
 
-static int build(struct srp *p, struct app *a, struct pt_error *err) {
+static int build(struct srp *p, struct session *a, struct pt_error *err) {
     srp_reset(p);
     if (!a->cube) return 0;
     struct names *n = a->cube->names;
@@ -149,10 +149,10 @@ static int build(struct srp *p, struct app *a, struct pt_error *err) {
     return 0;
 }
 
-/* Hands the selection to the app as a target mask. */
-static void apply_labels(struct srp *p, struct app *a) {
+/* Hands the selection to the session as a target mask. */
+static void apply_labels(struct srp *p, struct session *a) {
     if (p->nsel == 0) {
-        app_set_label_filter(a, NULL, NULL);
+        session_set_label_filter(a, NULL, NULL);
         return;
     }
     uint32_t nt = names_count(p->names);
@@ -160,7 +160,7 @@ static void apply_labels(struct srp *p, struct app *a) {
     struct pt_error err = { { 0 } };
     if (!mask || search_labels_mask(p->names, p->order, p->nsel, mask, &err) < 0) {
         free(mask);
-        app_err(a, "%s", err.msg[0] ? err.msg : "label filter: out of memory");
+        session_err(a, "%s", err.msg[0] ? err.msg : "label filter: out of memory");
         return;
     }
     char desc[512] = "";
@@ -174,10 +174,10 @@ static void apply_labels(struct srp *p, struct app *a) {
         if (k < 0 || (size_t)k >= sizeof desc - len) break;
         len += (size_t)k;
     }
-    app_set_label_filter(a, mask, desc);
+    session_set_label_filter(a, mask, desc);
 }
 
-static void toggle_label(struct srp *p, struct app *a, uint32_t id) {
+static void toggle_label(struct srp *p, struct session *a, uint32_t id) {
     if (p->sel[id]) {
         p->sel[id] = 0;
         uint32_t k = 0;
@@ -191,11 +191,11 @@ static void toggle_label(struct srp *p, struct app *a, uint32_t id) {
     apply_labels(p, a);
 }
 
-/* Sets the app's regex: the pattern as typed, with PCRE2's inline (?-i)
- * in front when case matters (the app's search ignores case by default).
+/* Sets the session's regex: the pattern as typed, with PCRE2's inline (?-i)
+ * in front when case matters (the session's search ignores case by default).
  * The pattern is compiled here first so an error names the column the
  * user typed, not one shifted by the prefix. */
-static int set_regex(struct srp *p, struct app *a, const char *pattern, struct pt_error *err) {
+static int set_regex(struct srp *p, struct session *a, const char *pattern, struct pt_error *err) {
     struct search probe;
     search_init(&probe);
     int rc = search_compile(&probe, pattern, p->case_sensitive ? SEARCH_CASE : 0, err);
@@ -205,7 +205,7 @@ static int set_regex(struct srp *p, struct app *a, const char *pattern, struct p
     if (!copy) return pt_errorf(err, "out of memory");
     char full[1100];
     snprintf(full, sizeof full, "%s%s", pattern && pattern[0] && p->case_sensitive ? "(?-i)" : "", pattern ? pattern : "");
-    if (app_set_regex(a, full[0] ? full : NULL, err) != 0) {
+    if (session_set_regex(a, full[0] ? full : NULL, err) != 0) {
         free(copy);
         return -1;
     }
@@ -223,7 +223,7 @@ static int set_regex(struct srp *p, struct app *a, const char *pattern, struct p
  * the layer and the module that tell rows apart; a label (short, told
  * apart by its start) is cut at the right.  Matches are highlighted in
  * what is shown. */
-static int put_highlighted(struct srp *p, struct app *a, WINDOW *w, int y, int x, int width, const char *s,
+static int put_highlighted(struct srp *p, struct session *a, WINDOW *w, int y, int x, int width, const char *s,
                            int base_role, int target) {
     const struct ui *u = a->ui;
     char fit[1024], shortn[1024];
@@ -256,7 +256,7 @@ static void fix_scroll(size_t cur, size_t *top, int h) {
     if (cur >= *top + (size_t)h) *top = cur - (size_t)h + 1;
 }
 
-static void draw_labels(struct srp *p, struct app *a, WINDOW *w, int y, int h, int width, int focused) {
+static void draw_labels(struct srp *p, struct session *a, WINDOW *w, int y, int h, int width, int focused) {
     const struct ui *u = a->ui;
     fix_scroll(p->lcur, &p->ltop, h);
     /* the category heading above the first label of a category stays in view */
@@ -291,7 +291,7 @@ static void draw_labels(struct srp *p, struct app *a, WINDOW *w, int y, int h, i
     }
 }
 
-static void draw_targets(struct srp *p, struct app *a, WINDOW *w, int y, int h, int x0, int width, int focused) {
+static void draw_targets(struct srp *p, struct session *a, WINDOW *w, int y, int h, int x0, int width, int focused) {
     const struct ui *u = a->ui;
     fix_scroll(p->tcur, &p->ttop, h);
     for (int r = 0; r < h; r++) {
@@ -317,7 +317,7 @@ static void draw_targets(struct srp *p, struct app *a, WINDOW *w, int y, int h, 
     }
 }
 
-static void search_draw(struct view *v, struct app *a) {
+static void search_draw(struct view *v, struct session *a) {
     struct srp *p = v->priv;
     WINDOW *w = v->win;
     const struct ui *u = a->ui;
@@ -428,8 +428,8 @@ static void target_move(struct srp *p, long to) {
     p->tcur = (size_t)to;
 }
 
-static void show_target(struct srp *p, struct app *a) {
-    if (!p->ntargets || !app_view(a, "heatmap")) return;
+static void show_target(struct srp *p, struct session *a) {
+    if (!p->ntargets || !a->host->has(a, "heatmap")) return;
     uint32_t t = p->targets[p->tcur];
     const struct cube *c = a->cube;
     if (cube_local_target(c, a->metric, t) == UINT32_MAX) {
@@ -437,15 +437,15 @@ static void show_target(struct srp *p, struct app *a) {
         for (int m = 0; m < c->nmetrics; m++)
             if (cube_local_target(c, m, t) != UINT32_MAX) {
                 /* the statistic shown stays when that metric has it */
-                app_set_metric(a, m, cube_stat_find(c, m, c->metrics[a->metric].stats[a->stat]));
+                session_set_metric(a, m, cube_stat_find(c, m, c->metrics[a->metric].stats[a->stat]));
                 break;
             }
     }
-    app_select(a, -1, -1, t);
-    app_show(a, "heatmap");
+    session_select(a, -1, -1, t);
+    a->host->show(a, "heatmap");
 }
 
-static int search_key(struct view *v, struct app *a, int action, int key) {
+static int search_key(struct view *v, struct session *a, int action, int key) {
     struct srp *p = v->priv;
     if (!p->built) return 0;
     long page = p->body_h > 1 ? p->body_h - 1 : 1;
@@ -478,19 +478,19 @@ static int search_key(struct view *v, struct app *a, int action, int key) {
         apply_labels(p, a);
         return 1;
     case SA_CLEAR_REGEX:
-        if (set_regex(p, a, "", &err) != 0) app_err(a, "%s", err.msg);
+        if (set_regex(p, a, "", &err) != 0) session_err(a, "%s", err.msg);
         return 1;
     case SA_CASE:
         p->case_sensitive = !p->case_sensitive;
-        if (p->pattern && p->pattern[0] && set_regex(p, a, p->pattern, &err) != 0) app_err(a, "%s", err.msg);
-        app_msg(a, "regex: %s", p->case_sensitive ? "case-sensitive" : "ignore case");
+        if (p->pattern && p->pattern[0] && set_regex(p, a, p->pattern, &err) != 0) session_err(a, "%s", err.msg);
+        session_msg(a, "regex: %s", p->case_sensitive ? "case-sensitive" : "ignore case");
         return 1;
     default:
         return 0;
     }
 }
 
-static int search_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int search_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct srp *p = v->priv;
     if (!p->built || m->y < p->body_y || m->y >= p->body_y + p->body_h) return 0;
     int col = m->x < p->split ? 0 : 1;
@@ -519,7 +519,7 @@ static int search_mouse(struct view *v, struct app *a, const struct view_mouse *
 }
 
 /* n / N: the next label (or target) whose text matches. */
-static int search_next(struct view *v, struct app *a, int dir) {
+static int search_next(struct view *v, struct session *a, int dir) {
     struct srp *p = v->priv;
     if (!p->built || !search_active(&p->re)) return 0;
     size_t n = p->col == 0 ? p->nlines : p->ntargets;
@@ -536,7 +536,7 @@ static int search_next(struct view *v, struct app *a, int dir) {
         }
         int rc = search_match(&p->re, s, strlen(s));
         if (rc < 0) {
-            app_err(a, "%s", p->re.why);
+            session_err(a, "%s", p->re.why);
             return 1;
         }
         if (rc == 1) {
@@ -545,11 +545,11 @@ static int search_next(struct view *v, struct app *a, int dir) {
             return 1;
         }
     }
-    app_msg(a, "nothing matches in this column");
+    session_msg(a, "nothing matches in this column");
     return 1;
 }
 
-static int search_search(struct view *v, struct app *a, const char *pattern, struct pt_error *err) {
+static int search_search(struct view *v, struct session *a, const char *pattern, struct pt_error *err) {
     struct srp *p = v->priv;
     if (set_regex(p, a, pattern, err) != 0) return -1;
     if (p->built && p->col == 0 && search_active(&p->re)) {
@@ -560,7 +560,7 @@ static int search_search(struct view *v, struct app *a, const char *pattern, str
     return 0;
 }
 
-static void search_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void search_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct srp *p = v->priv;
     (void)a;
     if (!p->built) {
@@ -586,7 +586,7 @@ static void search_status(struct view *v, struct app *a, char *buf, size_t size)
 
 /* ---- lifecycle ---- */
 
-static int search_init_view(struct view *v, struct app *a, struct pt_error *err) {
+static int search_init_view(struct view *v, struct session *a, struct pt_error *err) {
     struct srp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "search pane: out of memory");
     search_init(&p->re);
@@ -605,15 +605,15 @@ static void search_free_view(struct view *v) {
     v->priv = NULL;
 }
 
-static int search_available(const struct app *a) {
-    return a->mode != APP_MODE_VISDB;   /* trend and compare modes have trend data */
+static int search_available(const struct session *a) {
+    return a->mode != SESSION_MODE_VISDB;   /* trend and compare modes have trend data */
 }
 
 /* A newer dataset of the input (follow mode): the pane is built on the
  * new names and the selected labels chosen again by their text, so the
  * label filter covers the targets that came with the new data too.  The
- * old names are still valid here (app_swap frees them after notify). */
-static void reselect(struct srp *p, struct app *a) {
+ * old names are still valid here (swap_dataset frees them after notify). */
+static void reselect(struct srp *p, struct session *a) {
     struct pt_error err = { { 0 } };
     uint32_t n = p->nsel, *cat = malloc(n * sizeof *cat);
     char **text = calloc(n, sizeof *text);
@@ -621,7 +621,7 @@ static void reselect(struct srp *p, struct app *a) {
         cat[i] = (uint32_t)names_label(p->names, p->order[i])->cat;
         text[i] = strdup(names_label_text(p->names, p->order[i]));
     }
-    if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+    if (build(p, a, &err) != 0) session_err(a, "%s", err.msg);
     else if (cat && text) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t id = text[i] ? names_label_find(p->names, text[i], (int)cat[i]) : NAMES_NONE;
@@ -636,19 +636,19 @@ static void reselect(struct srp *p, struct app *a) {
     free(cat);
 }
 
-static void search_notify(struct view *v, struct app *a, unsigned what) {
+static void search_notify(struct view *v, struct session *a, unsigned what) {
     struct srp *p = v->priv;
     struct pt_error err = { { 0 } };
-    if (what & APP_CH_DATA) {
+    if (what & SESSION_CH_DATA) {
         if (a->swap_from && p->built && p->nsel) {
             reselect(p, a);
             return;
         }
-        if (build(p, a, &err) != 0) app_err(a, "%s", err.msg);
+        if (build(p, a, &err) != 0) session_err(a, "%s", err.msg);
         return;
     }
     if (!p->built) return;
-    if (what & APP_CH_FILTER) {
+    if (what & SESSION_CH_FILTER) {
         /* another pane may have set the regex: forget our copy if so */
         if (p->pattern && (!a->regex || !strstr(a->regex, p->pattern))) {
             free(p->pattern);
@@ -659,7 +659,7 @@ static void search_notify(struct view *v, struct app *a, unsigned what) {
             memset(p->sel, 0, names_label_count(p->names) ? names_label_count(p->names) : 1);
             p->nsel = 0;
         }
-        if (retarget(p, a) != 0) app_err(a, "search pane: out of memory");
+        if (retarget(p, a) != 0) session_err(a, "search pane: out of memory");
     }
 }
 

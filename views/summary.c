@@ -6,7 +6,7 @@
  * unmatched problem nodes ("*" marks the run's first divergence).  Below
  * the grid, the selected pair in words.
  *
- * The numbers come from the scan of src/app_compare.c (every pair compared
+ * The numbers come from the scan of src/session/graphs.c (every pair compared
  * once in the background); this pane owns only its cursor, the scroll
  * offsets and the grid's placement on screen (for the mouse).  Enter opens
  * the pair's tree on its first divergent node; f opens the run's first. */
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/session/graphs.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
-#include "views/graph.h"
 #include "views/view.h"
 
 enum { SA_LEFT = 1, SA_RIGHT, SA_UP, SA_DOWN, SA_PGUP, SA_PGDN, SA_HOME, SA_END, SA_OPEN, SA_FIRST, SA_HALFUP,
@@ -31,7 +31,7 @@ static const int sum_nav[NAV_COUNT] = {
 };
 
 struct sp {
-    int s, r;              /* cursor: indexes into a->cmp->steps / ranks */
+    int s, r;              /* cursor: indexes into a->graphs->steps / ranks */
     int moved;             /* the user moved it (the scan's end does not then) */
     int placed;            /* put on the first divergence once */
     int top, left;         /* first rank row / step column shown */
@@ -53,10 +53,10 @@ static const struct keys_row summary_keys[] = {
     {'f', NULL, SA_FIRST, "open the tree on the run's first divergence"},
 };
 
-static int nsteps(const struct app *a) { return a->cmp ? a->cmp->nsteps : 0; }
-static int nranks(const struct app *a) { return a->cmp ? a->cmp->nranks : 0; }
+static int nsteps(const struct session *a) { return a->graphs ? a->graphs->nsteps : 0; }
+static int nranks(const struct session *a) { return a->graphs ? a->graphs->nranks : 0; }
 
-static long pair_at(const struct sp *p, const struct app *a, int s, int r) {
+static long pair_at(const struct sp *p, const struct session *a, int s, int r) {
     if (!p->cell || s < 0 || r < 0 || s >= nsteps(a) || r >= nranks(a)) return -1;
     return p->cell[(size_t)r * (size_t)nsteps(a) + (size_t)s];
 }
@@ -125,11 +125,11 @@ static void line(WINDOW *w, const struct ui *u, int y, int width, int role, cons
 }
 
 /* The run's first divergence in words, for the pane and the status line. */
-static void first_text(struct app *a, int width, char *buf, size_t size) {
-    const struct app_cmp *c = a->cmp;
+static void first_text(struct session *a, int width, char *buf, size_t size) {
+    const struct graphs *c = a->graphs;
     long k;
     int which;
-    int st = acmp_run_first(a, &k, &which);
+    int st = graphs_run_first(a, &k, &which);
     if (st < 0) {
         snprintf(buf, size, "first divergence: comparing the run, %zu of %zu pairs done",
                  (size_t)atomic_load(&c->sdone), c->npairs);
@@ -140,7 +140,7 @@ static void first_text(struct app *a, int width, char *buf, size_t size) {
         return;
     }
     /* "first error" / "first warning": the run's first divergence and its level */
-    const struct compare_run_first *f = acmp_run_first_node(a);
+    const struct compare_run_first *f = graphs_run_first_node(a);
     char head[160], where[1200];
     snprintf(head, sizeof head, "first %s: step %d rank %d ", which == COMPARE_RUN_ERR ? "error" : "warning", (int)f->at.step,
              (int)f->at.rank);
@@ -148,17 +148,17 @@ static void first_text(struct app *a, int width, char *buf, size_t size) {
     snprintf(buf, size, "%s%s", head, where);
 }
 
-static void sum_draw(struct view *v, struct app *a) {
+static void sum_draw(struct view *v, struct session *a) {
     struct sp *p = v->priv;
     WINDOW *w = v->win;
     const struct ui *u = a->ui;
-    const struct app_cmp *c = a->cmp;
+    const struct graphs *c = a->graphs;
     int h = v->h, width = v->w;
     werase(w);
     char buf[1400];
     size_t done = (size_t)atomic_load(&c->sdone), nerr = 0, nwarn = 0, nfail = 0;
     for (size_t i = 0; i < c->npairs; i++) {
-        const struct compare_run_pair *cp = acmp_summary(a, i);
+        const struct compare_run_pair *cp = graphs_summary(a, i);
         int k = cell_kind(cp);
         nerr += k == CK_ERROR;
         nwarn += k == CK_WARN;
@@ -176,16 +176,16 @@ static void sum_draw(struct view *v, struct app *a) {
     first_text(a, width, buf, sizeof buf);
     long fk;
     int fw;
-    int have_first = acmp_run_first(a, &fk, &fw) == 1;
+    int have_first = graphs_run_first(a, &fk, &fw) == 1;
     line(w, u, 1, width, have_first ? (fw == COMPARE_RUN_ERR ? UI_BAD : UI_WARN) : UI_NORMAL, buf);
 
     /* cell width: the full counts when every step fits, else the level's count */
     int ns = nsteps(a), nr = nranks(a), numw_full = 0, numw = 0;
     for (size_t i = 0; i < c->npairs; i++) {
         char nb[96];
-        cell_numbers(acmp_summary(a, i), 1, nb, sizeof nb);
+        cell_numbers(graphs_summary(a, i), 1, nb, sizeof nb);
         if ((int)strlen(nb) > numw_full) numw_full = (int)strlen(nb);
-        cell_numbers(acmp_summary(a, i), 0, nb, sizeof nb);
+        cell_numbers(graphs_summary(a, i), 0, nb, sizeof nb);
         if ((int)strlen(nb) > numw) numw = (int)strlen(nb);
     }
     char lab[64];
@@ -243,7 +243,7 @@ static void sum_draw(struct view *v, struct app *a) {
                 ui_put(w, y, x, cw - 1, " ");
                 continue;
             }
-            const struct compare_run_pair *cp = acmp_summary(a, (size_t)k);
+            const struct compare_run_pair *cp = graphs_summary(a, (size_t)k);
             int kind = cell_kind(cp);
             char nb[96], cell[128];
             cell_numbers(cp, full, nb, sizeof nb);
@@ -262,7 +262,7 @@ static void sum_draw(struct view *v, struct app *a) {
     int y = gy + 1 + nrow + 1;
     long k = pair_at(p, a, p->s, p->r);
     if (y >= h || k < 0) return;
-    const struct compare_run_pair *cp = acmp_summary(a, (size_t)k);
+    const struct compare_run_pair *cp = graphs_summary(a, (size_t)k);
     int step = (int)c->steps[p->s], rank = (int)c->ranks[p->r];
     if (!cp) snprintf(buf, sizeof buf, "step %d rank %d: being compared...", step, rank);
     else if (cp->state == COMPARE_RUN_FAILED) {
@@ -289,11 +289,11 @@ static void sum_draw(struct view *v, struct app *a) {
 
 /* ---- moving and opening ---- */
 
-static void place_first(struct sp *p, struct app *a) {
+static void place_first(struct sp *p, struct session *a) {
     long k;
     int which;
-    if (acmp_run_first(a, &k, &which) != 1) return;
-    const struct app_cmp *c = a->cmp;
+    if (graphs_run_first(a, &k, &which) != 1) return;
+    const struct graphs *c = a->graphs;
     for (int s = 0; s < nsteps(a); s++)
         if (c->steps[s] == c->pairs[k].step) p->s = s;
     for (int r = 0; r < nranks(a); r++)
@@ -302,60 +302,64 @@ static void place_first(struct sp *p, struct app *a) {
 
 /* The tree of pair k, on node name (NULL: its root); -1 with a message
  * when it cannot be shown. */
-static int open_pair(struct app *a, long k, const char *name) {
-    struct app_cmp *c = a->cmp;
+static int open_pair(struct session *a, long k, const char *name) {
+    struct graphs *c = a->graphs;
     struct pt_error err;
-    if (tree_goto(a, c->pairs[k].step, c->pairs[k].rank, name, &err) == 0) return 0;
-    app_err(a, "%s", err.msg);
+    if (!a->offers.tree_pane) {
+        session_err(a, "no tree for this input");
+        return -1;
+    }
+    if (a->offers.tree_goto(a->offers.tree_pane, a, c->pairs[k].step, c->pairs[k].rank, name, &err) == 0) return 0;
+    session_err(a, "%s", err.msg);
     return -1;
 }
 
-static void open_cell(struct sp *p, struct app *a) {
+static void open_cell(struct sp *p, struct session *a) {
     long k = pair_at(p, a, p->s, p->r);
     if (k < 0) {
-        app_msg(a, "the two runs do not both have step %d rank %d", (int)a->cmp->steps[p->s], (int)a->cmp->ranks[p->r]);
+        session_msg(a, "the two runs do not both have step %d rank %d", (int)a->graphs->steps[p->s], (int)a->graphs->ranks[p->r]);
         return;
     }
-    const struct compare_run_pair *cp = acmp_summary(a, (size_t)k);
+    const struct compare_run_pair *cp = graphs_summary(a, (size_t)k);
     const char *name = NULL;
     if (cp && cp->state == COMPARE_RUN_DONE && cp->graph)
         name = cp->first[COMPARE_RUN_ERR].have ? cp->first[COMPARE_RUN_ERR].name : cp->first[COMPARE_RUN_WARN].have ? cp->first[COMPARE_RUN_WARN].name : NULL;
     open_pair(a, k, name);
 }
 
-static void open_first(struct sp *p, struct app *a) {
+static void open_first(struct sp *p, struct session *a) {
     long k;
     int which;
-    int st = acmp_run_first(a, &k, &which);
+    int st = graphs_run_first(a, &k, &which);
     if (st < 0) {
-        app_msg(a, "still comparing the run (%zu of %zu pairs): f again when it is done",
-                (size_t)atomic_load(&a->cmp->sdone), a->cmp->npairs);
+        session_msg(a, "still comparing the run (%zu of %zu pairs): f again when it is done",
+                (size_t)atomic_load(&a->graphs->sdone), a->graphs->npairs);
         return;
     }
     if (st == 0) {
-        app_msg(a, "no divergence: every node of the %zu pairs passes", a->cmp->npairs);
+        session_msg(a, "no divergence: every node of the %zu pairs passes", a->graphs->npairs);
         return;
     }
     place_first(p, a);
     p->moved = 1;
-    const struct compare_run_pair *cp = &a->cmp->sum[k];
-    const struct compare_run_first *f = acmp_run_first_node(a);
+    const struct compare_run_pair *cp = &a->graphs->sum[k];
+    const struct compare_run_first *f = graphs_run_first_node(a);
     if (open_pair(a, k, cp->graph ? f->name : NULL) != 0) return;
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);
     if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
-    app_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, which == COMPARE_RUN_ERR ? "error" : "warning",
+    session_msg(a, "first divergence: %s  %s  step %d rank %d%s%s", esc, which == COMPARE_RUN_ERR ? "error" : "warning",
             (int)cp->step, (int)cp->rank, in[0] ? "  in " : "", in);
 }
 
-static void clamp(struct sp *p, struct app *a) {
+static void clamp(struct sp *p, struct session *a) {
     if (p->s >= nsteps(a)) p->s = nsteps(a) - 1;
     if (p->r >= nranks(a)) p->r = nranks(a) - 1;
     if (p->s < 0) p->s = 0;
     if (p->r < 0) p->r = 0;
 }
 
-static int sum_key(struct view *v, struct app *a, int action, int key) {
+static int sum_key(struct view *v, struct session *a, int action, int key) {
     struct sp *p = v->priv;
     int page = p->nrow > 1 ? p->nrow : 1;
     if (nav_of_key(key)) action = sum_nav[nav_of_key(key)];
@@ -376,7 +380,7 @@ static int sum_key(struct view *v, struct app *a, int action, int key) {
     return 1;
 }
 
-static int sum_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int sum_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct sp *p = v->priv;
     if (m->wheel) {
         p->r += 3 * m->wheel;
@@ -395,35 +399,35 @@ static int sum_mouse(struct view *v, struct app *a, const struct view_mouse *m) 
     return 1;
 }
 
-static void sum_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void sum_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct sp *p = v->priv;
     char first[1400];
-    first_text(a, a->cols_total, first, sizeof first);
+    first_text(a, getmaxx(stdscr), first, sizeof first);   /* the status line's width */
     long k = pair_at(p, a, p->s, p->r);
-    const struct compare_run_pair *cp = k >= 0 ? acmp_summary(a, (size_t)k) : NULL;
+    const struct compare_run_pair *cp = k >= 0 ? graphs_summary(a, (size_t)k) : NULL;
     char cell[300];
     if (k < 0) snprintf(cell, sizeof cell, "no pair here");
-    else if (!cp) snprintf(cell, sizeof cell, "step %d rank %d: being compared", (int)a->cmp->steps[p->s], (int)a->cmp->ranks[p->r]);
+    else if (!cp) snprintf(cell, sizeof cell, "step %d rank %d: being compared", (int)a->graphs->steps[p->s], (int)a->graphs->ranks[p->r]);
     else if (cp->state == COMPARE_RUN_FAILED) snprintf(cell, sizeof cell, "step %d rank %d: not compared", (int)cp->step, (int)cp->rank);
     else snprintf(cell, sizeof cell, "step %d rank %d: %zu error %zu warning %zu unmatched  Enter tree  f first", (int)cp->step,
                   (int)cp->rank, cp->nerror, cp->nwarning, cp->nunmatched);
     snprintf(buf, size, "%s\n%s", first, cell);
 }
 
-static void sum_notify(struct view *v, struct app *a, unsigned what) {
+static void sum_notify(struct view *v, struct session *a, unsigned what) {
     struct sp *p = v->priv;
     /* the scan ended: the cursor goes to the first divergence, unless the
      * user has put it somewhere */
-    if ((what & APP_CH_GRAPH) && a->cmp && a->cmp->sfinished && !p->placed) {
+    if ((what & SESSION_CH_GRAPH) && a->graphs && a->graphs->sfinished && !p->placed) {
         p->placed = 1;
         if (!p->moved) place_first(p, a);
     }
 }
 
-static int sum_init(struct view *v, struct app *a, struct pt_error *err) {
+static int sum_init(struct view *v, struct session *a, struct pt_error *err) {
     struct sp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
-    const struct app_cmp *c = a->cmp;
+    const struct graphs *c = a->graphs;
     size_t n = (size_t)c->nsteps * (size_t)c->nranks;
     p->cell = malloc((n ? n : 1) * sizeof *p->cell);
     if (!p->cell) {
@@ -451,7 +455,7 @@ static void sum_free(struct view *v) {
     v->priv = NULL;
 }
 
-static int sum_available(const struct app *a) { return a->cmp && a->cmp->summary; }
+static int sum_available(const struct session *a) { return a->graphs && a->graphs->summary; }
 
 const struct view_ops view_summary = {
     .name = "summary",

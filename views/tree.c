@@ -6,8 +6,10 @@
  * the pane's place on demand: unmatched nodes of both sides (u), the
  * precision filter (p: leaves at the chosen levels, execution order) and
  * the benchmark pick list of a manual match (M).  The graph itself
- * belongs to src/app_compare.c (a->cmp->cur); when it is replaced (another
- * rank or step) the pane rebuilds and keeps the selection by node id.
+ * belongs to src/session/graphs.c (a->graphs->cur); when it is replaced
+ * (another rank or step) the pane rebuilds and keeps the selection by node
+ * id.  The rows and the lists are built in views/tree_rows.c
+ * (views/tree.h between the two).
  *
  * A row: focus, indent, expand marker, verdict chip (a glyph readable
  * without colour: "." pass, "!" warning, "x" error, "?" unmatched, "-"
@@ -22,10 +24,11 @@
 #include "model/overflow/overflow.h"
 #include "model/util/util.h"
 #include "model/cube/search.h"
+#include "src/session/graphs.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
-#include "views/graph.h"
+#include "views/tree.h"
 #include "views/view.h"
 
 enum {
@@ -40,33 +43,10 @@ static const int tree_nav[NAV_COUNT] = {
     [NAV_HALFUP] = TA_HALFUP, [NAV_HALFDN] = TA_HALFDN, [NAV_TOP] = TA_TOP, [NAV_BOTTOM] = TA_BOTTOM,
 };
 
-enum { L_TREE = 0, L_UNMATCHED, L_PRECISION, L_PICK };
-
-/* A row of a list: a node of one side, or a heading (side < 0). */
-struct lrow {
-    int8_t side;          /* 0 problem, 1 benchmark, -1 heading */
-    int32_t node;
-    char head[96];
-};
-
-struct tp {
-    const struct acmp_graph *G;   /* what rows were built for (valid while gen matches) */
-    unsigned gen;                 /* a->cmp->gen when G was adopted */
-    uint8_t *open;                /* per problem node */
-    int32_t *rows;                /* visible nodes */
-    size_t nrows, cap;
-    int sel;                      /* selected node, -1 */
-    size_t top;
-    int body_h;
-    struct search re;
-    /* lists */
-    int list;
-    struct lrow *lrows;
-    size_t nl, lcur, ltop;
-    unsigned pmask;               /* precision list: bit AM_PASS.. AM_UNMATCHED */
-    int pick_npu;                 /* manual match: the marked problem node, -1 */
-    int confirm_bench;            /* waiting for y: the benchmark node, -1 */
-};
+/* This pane's offers (struct session_offers), defined with the commands. */
+static int tree_goto(void *tree_pane, struct session *a, int32_t step, int32_t rank, const char *name,
+                     struct pt_error *err);
+static int tree_selected(void *tree_pane, struct session *a, int *side);
 
 static const struct keys_row tree_keys[] = {
     {'j', NULL, TA_DOWN, "next node"}, {KEYS_DOWN, NULL, TA_DOWN, "next node"},
@@ -94,200 +74,6 @@ static const struct keys_row tree_keys[] = {
     {'(', NULL, TA_STEP_PREV, "previous step"}, {')', NULL, TA_STEP_NEXT, "next step"},
     {KEYS_ESC, NULL, TA_BACK, "leave a list / cancel a match"},
 };
-
-static const struct tree *T(const struct tp *p) { return p->G ? p->G->t[0] : NULL; }
-
-static int have_tree(const struct tp *p) { return p->G && p->G->t[0] && p->G->pre; }
-
-/* ---- rows ---- */
-
-static int push_row(struct tp *p, int32_t n) {
-    if (UTIL_PUSH(p->rows, p->nrows, p->cap) != 0) return -1;
-    p->rows[p->nrows++] = n;
-    return 0;
-}
-
-/* Visible nodes in display (pre-) order: a node's children show when it
- * is open.  Iterative: trees can be deep. */
-static void rebuild(struct tp *p) {
-    p->nrows = 0;
-    const struct tree *t = T(p);
-    if (!have_tree(p)) return;
-    int n = t->root;
-    while (n >= 0) {
-        if (push_row(p, n) != 0) return;
-        if (p->open[n] && t->nodes[n].first >= 0) {
-            n = t->nodes[n].first;
-            continue;
-        }
-        while (n >= 0 && t->nodes[n].next < 0) n = t->nodes[n].parent;
-        if (n >= 0) n = t->nodes[n].next;
-    }
-}
-
-static long row_of(const struct tp *p, int n) {
-    for (size_t i = 0; i < p->nrows; i++)
-        if (p->rows[i] == n) return (long)i;
-    return -1;
-}
-
-/* Selects node n, opening its ancestors so it shows. */
-static void select_node(struct tp *p, int n) {
-    const struct tree *t = T(p);
-    if (!t || n < 0 || (size_t)n >= t->nnodes) return;
-    for (int a = t->nodes[n].parent; a >= 0; a = t->nodes[a].parent) p->open[a] = 1;
-    rebuild(p);
-    p->sel = n;
-    long r = row_of(p, n);
-    /* centre it when it is off the page */
-    if (r >= 0 && ((size_t)r < p->top || (size_t)r >= p->top + (size_t)(p->body_h > 0 ? p->body_h : 1)))
-        p->top = (size_t)r > (size_t)(p->body_h / 2) ? (size_t)r - (size_t)(p->body_h / 2) : 0;
-}
-
-static void set_subtree(struct tp *p, int n, int open) {
-    const struct tree *t = T(p);
-    /* every descendant of n (and n): walk the subtree without recursion */
-    int c = n;
-    while (c >= 0) {
-        if (t->nodes[c].first >= 0) p->open[c] = (uint8_t)open;
-        if (t->nodes[c].first >= 0) {
-            c = t->nodes[c].first;
-            continue;
-        }
-        while (c >= 0 && c != n && t->nodes[c].next < 0) c = t->nodes[c].parent;
-        if (c < 0 || c == n) break;
-        c = t->nodes[c].next;
-    }
-    if (n == t->root && !open) p->open[n] = 1;   /* the root stays open */
-    rebuild(p);
-}
-
-/* The pane's graph changed (load, rank, step): new expand state, the
- * selection kept by id when the new graph has it. */
-static void adopt(struct tp *p, struct app *a) {
-    const struct acmp_graph *G = a->cmp ? a->cmp->cur : NULL;
-    unsigned gen = a->cmp ? a->cmp->gen : 0;
-    if (G == p->G && gen == p->gen) return;
-    /* the old graph is already freed: only forget it */
-    free(p->open);
-    p->open = NULL;
-    p->G = G;
-    p->gen = gen;
-    p->nrows = 0;
-    p->sel = -1;
-    p->top = 0;
-    p->list = L_TREE;
-    p->pick_npu = p->confirm_bench = -1;
-    if (!have_tree(p)) return;
-    const struct tree *t = T(p);
-    p->open = calloc(t->nnodes ? t->nnodes : 1, 1);
-    if (!p->open) {
-        p->G = NULL;
-        return;
-    }
-    p->open[t->root] = 1;
-    rebuild(p);
-    p->sel = t->root;
-    const char *want = a->cmp->select_after;
-    int n = want ? tree_find(t, want) : -1;
-    if (n >= 0) select_node(p, n);
-    free(a->cmp->select_after);
-    a->cmp->select_after = NULL;
-}
-
-/* ---- lists ---- */
-
-static int push_l(struct tp *p, int side, int32_t node, const char *head) {
-    struct lrow *r = realloc(p->lrows, (p->nl + 1) * sizeof *r);
-    if (!r) return -1;
-    p->lrows = r;
-    r += p->nl++;
-    r->side = (int8_t)side;
-    r->node = node;
-    snprintf(r->head, sizeof r->head, "%s", head ? head : "");
-    return 0;
-}
-
-/* Nodes of tree t in execution order: pre[] sorted. */
-static int32_t *exec_order(const struct tree *t, const int32_t *pre) {
-    int32_t *v = malloc((t->nnodes ? t->nnodes : 1) * sizeof *v);
-    if (!v) return NULL;
-    for (size_t i = 0; i < t->nnodes; i++) v[i] = -1;
-    for (size_t i = 0; i < t->nnodes; i++)
-        if (pre[i] >= 0 && (size_t)pre[i] < t->nnodes) v[pre[i]] = (int32_t)i;
-    return v;
-}
-
-static int bench_matched(const struct acmp_graph *G, int b) {
-    if (G->g) return G->g->bmatch[b] >= 0;
-    if (G->vblink) return G->vblink[b] >= 0;
-    return 0;
-}
-
-static void open_list(struct tp *p, struct app *a, int which) {
-    const struct acmp_graph *G = p->G;
-    p->nl = p->lcur = p->ltop = 0;
-    p->list = which;
-    const struct tree *t0 = G->t[0], *t1 = G->t[1];
-    int32_t *o0 = exec_order(t0, G->pre), *o1 = t1 && G->bpre ? exec_order(t1, G->bpre) : NULL;
-    char head[96];
-    if (!o0 || (t1 && G->bpre && !o1)) {
-        app_err(a, "out of memory");
-        p->list = L_TREE;
-        goto out;
-    }
-    if (which == L_UNMATCHED || which == L_PICK) {
-        int kind = which == L_PICK ? t0->nodes[p->pick_npu].kind : -1;
-        size_t c0 = 0, c1 = 0;
-        for (size_t i = 0; i < t0->nnodes; i++)
-            if (o0[i] >= 0 && acmp_mark(G, o0[i]) == AM_UNMATCHED) c0++;
-        for (size_t i = 0; t1 && o1 && i < t1->nnodes; i++)
-            if (o1[i] >= 0 && !bench_matched(G, o1[i]) && o1[i] != t1->root && (kind < 0 || t1->nodes[o1[i]].kind == kind))
-                c1++;
-        if (which == L_UNMATCHED) {
-            snprintf(head, sizeof head, "unmatched problem nodes: %zu", c0);
-            push_l(p, -1, -1, head);
-            for (size_t i = 0; i < t0->nnodes; i++)
-                if (o0[i] >= 0 && acmp_mark(G, o0[i]) == AM_UNMATCHED) push_l(p, 0, o0[i], NULL);
-        }
-        snprintf(head, sizeof head, which == L_PICK ? "pick the benchmark node (%zu unmatched of this kind)"
-                                                    : "unmatched benchmark nodes: %zu", c1);
-        push_l(p, -1, -1, head);
-        for (size_t i = 0; t1 && o1 && i < t1->nnodes; i++)
-            if (o1[i] >= 0 && !bench_matched(G, o1[i]) && o1[i] != t1->root && (kind < 0 || t1->nodes[o1[i]].kind == kind))
-                push_l(p, 1, o1[i], NULL);
-        if (which == L_PICK) {
-            /* start on the benchmark node with the same id, else the first */
-            int same = tree_find(t1, tree_id(t0, p->pick_npu));
-            for (size_t i = 0; i < p->nl; i++)
-                if (p->lrows[i].side == 1 && (p->lcur == 0 || p->lrows[i].node == same)) {
-                    p->lcur = i;
-                    if (p->lrows[i].node == same) break;
-                }
-        }
-    } else {
-        size_t cnt[6] = {0};
-        for (size_t i = 0; i < t0->nnodes; i++) {
-            int n = o0[i];
-            if (n < 0 || t0->nodes[n].first >= 0) continue;
-            cnt[acmp_mark(G, n)]++;
-        }
-        snprintf(head, sizeof head, "leaves: [%s]1 pass %zu  [%s]2 warning %zu  [%s]3 error %zu  [%s]4 unmatched %zu",
-                 p->pmask & (1u << AM_PASS) ? "x" : " ", cnt[AM_PASS], p->pmask & (1u << AM_WARN) ? "x" : " ",
-                 cnt[AM_WARN], p->pmask & (1u << AM_ERROR) ? "x" : " ", cnt[AM_ERROR],
-                 p->pmask & (1u << AM_UNMATCHED) ? "x" : " ", cnt[AM_UNMATCHED]);
-        push_l(p, -1, -1, head);
-        for (size_t i = 0; i < t0->nnodes; i++) {
-            int n = o0[i];
-            if (n < 0 || t0->nodes[n].first >= 0) continue;
-            if (p->pmask & (1u << acmp_mark(G, n))) push_l(p, 0, n, NULL);
-        }
-    }
-    if (p->lcur == 0 && p->nl > 1) p->lcur = 1;
-out:
-    free(o0);
-    free(o1);
-}
 
 /* ---- drawing ---- */
 
@@ -369,10 +155,10 @@ static int put_label(WINDOW *w, struct ui *u, struct search *re, int y, int x, i
     return ui_put(w, y, x, width, fit);
 }
 
-static void draw_node_row(struct tp *p, struct app *a, WINDOW *w, int y, int width, const struct tree *t, int side,
+static void draw_node_row(struct tp *p, struct session *a, WINDOW *w, int y, int width, const struct tree *t, int side,
                           int n, int indent, int selected, int tree_row) {
     struct ui *u = a->ui;
-    const struct acmp_graph *G = p->G;
+    const struct graphs_loaded *G = p->G;
     int base = selected ? UI_AXIS_SEL : UI_NORMAL;
     ui_role(w, u, base);
     ui_fill(w, y, 0, width);
@@ -386,10 +172,10 @@ static void draw_node_row(struct tp *p, struct app *a, WINDOW *w, int y, int wid
     }
     if (x >= width) return;
     if (side == 0) {
-        put_chip(w, u, y, x++, acmp_mark(G, n), acmp_magnitude(G, n));
+        put_chip(w, u, y, x++, graphs_mark(G, n), graphs_magnitude(G, n));
         if (x < width) put_ovf(w, u, y, x++, G->ovf ? G->ovf[n] : 0);
     } else {
-        put_chip(w, u, y, x++, bench_matched(G, n) ? AM_NODATA : AM_UNMATCHED, -1);
+        put_chip(w, u, y, x++, tree_rows_bench_matched(G, n) ? AM_NODATA : AM_UNMATCHED, -1);
         x++;
     }
     ui_role(w, u, base);
@@ -410,23 +196,23 @@ static void draw_node_row(struct tp *p, struct app *a, WINDOW *w, int y, int wid
     }
 }
 
-static void tree_draw(struct view *v, struct app *a) {
+static void tree_draw(struct view *v, struct session *a) {
     struct tp *p = v->priv;
     WINDOW *w = v->win;
     struct ui *u = a->ui;
     int h = v->h, width = v->w;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     werase(w);
-    const struct app_cmp *c = a->cmp;
+    const struct graphs *c = a->graphs;
     char buf[600];
     /* title row */
     ui_role(w, u, v->focused ? UI_TITLE_FOCUS : UI_TITLE);
     ui_fill(w, 0, 0, width);
-    const struct acmp_graph *G = p->G;
+    const struct graphs_loaded *G = p->G;
     if (p->list == L_UNMATCHED) snprintf(buf, sizeof buf, "Unmatched nodes  (Enter go to, Esc back)");
     else if (p->list == L_PRECISION) snprintf(buf, sizeof buf, "Precision filter  (1-4 toggle, Enter go to, Esc back)");
     else if (p->list == L_PICK) snprintf(buf, sizeof buf, "Manual match  (Enter pick, Esc cancel)");
-    else if (G && acmp_is_compare(G) && G->g)
+    else if (G && graphs_is_compare(G) && G->g)
         snprintf(buf, sizeof buf, "Tree  matched %zu  unmatched %zu/%zu", G->g->nmatched, G->g->nunmatched_npu,
                  G->g->nunmatched_bench);
     else snprintf(buf, sizeof buf, "Tree");
@@ -440,7 +226,7 @@ static void tree_draw(struct view *v, struct app *a) {
                                             "divergence loads (F7: the summary, Enter opens any pair)",
                  c ? (size_t)atomic_load(&c->sdone) : 0, c ? c->npairs : 0);
         const char *why = !c ? "no model tree for this input"
-                        : acmp_loading(a) && c->running ? "loading the graphs..."
+                        : graphs_loading(a) && c->running ? "loading the graphs..."
                         : c->error[0] ? c->error
                         : G && G->note[0] ? G->note
                         : c->summary && !c->cur && c->srunning ? scanning : "no model tree";
@@ -481,7 +267,7 @@ static void tree_draw(struct view *v, struct app *a) {
         }
         return;
     }
-    long sr = row_of(p, p->sel);
+    long sr = tree_rows_row_of(p, p->sel);
     if (sr < 0 && p->nrows) {
         p->sel = p->rows[0];
         sr = 0;
@@ -510,58 +296,58 @@ static void tree_draw(struct view *v, struct app *a) {
 /* what f names in md5 mode (probetop-rules(7), FIRST DIVERGENCE: Determinism) */
 #define DET_WORDS "first nondeterministic operator (inputs equal, outputs differ)"
 
-static void say_node(struct app *a, const struct tp *p, const char *what, int n) {
+static void say_node(struct session *a, const struct tp *p, const char *what, int n) {
     char id[1024], esc[1100], in[1100] = "";
     snprintf(id, sizeof id, "%s", tree_id(T(p), n));
     pt_escape(id, strlen(id), esc, sizeof esc);
     const char *lv[] = {"", "pass", "warning", "error", "unmatched", "no data"};
-    int m = acmp_mark(p->G, n);
+    int m = graphs_mark(p->G, n);
     int e = tree_enclosing_module(T(p), n);
     if (e >= 0 && T(p)->nodes[n].kind != TK_MODULE) pt_escape(tree_id(T(p), e), strlen(tree_id(T(p), e)), in, sizeof in);
-    app_msg(a, "%s: %s%s%s%s%s", what, esc, m ? "  " : "", lv[m], in[0] ? "  in " : "", in);
+    session_msg(a, "%s: %s%s%s%s%s", what, esc, m ? "  " : "", lv[m], in[0] ? "  in " : "", in);
 }
 
 /* f with several (step, rank) pairs: the run's first divergence, on its
  * step and rank (the summary's scan knows it). */
-static void run_first(struct tp *p, struct app *a) {
-    struct app_cmp *c = a->cmp;
+static void run_first(struct tp *p, struct session *a) {
+    struct graphs *c = a->graphs;
     long k;
     int which;
-    int st = acmp_run_first(a, &k, &which);
+    int st = graphs_run_first(a, &k, &which);
     if (st < 0) {
-        app_msg(a, "still comparing the run (%zu of %zu pairs): f again when it is done; n/N walk this pair",
+        session_msg(a, "still comparing the run (%zu of %zu pairs): f again when it is done; n/N walk this pair",
                 (size_t)atomic_load(&c->sdone), c->npairs);
         return;
     }
     if (st == 0) {
-        app_msg(a, "no divergence: every node of the %zu compared pairs passes", c->npairs);
+        session_msg(a, "no divergence: every node of the %zu compared pairs passes", c->npairs);
         return;
     }
     const struct compare_run_pair *cp = &c->sum[k];
-    const struct compare_run_first *f = acmp_run_first_node(a);
+    const struct compare_run_first *f = graphs_run_first_node(a);
     const char *level = which == COMPARE_RUN_ERR ? "error" : "warning";
     char esc[1100], in[1100] = "";
     pt_escape(f->name, strlen(f->name), esc, sizeof esc);
     if (f->in) pt_escape(f->in, strlen(f->in), in, sizeof in);
     if (c->cur && c->cur->step == cp->step && c->cur->rank == cp->rank) {
         int n = tree_find(T(p), f->name);
-        if (n >= 0) select_node(p, n);
-        app_changed(a, APP_CH_CURSOR);
+        if (n >= 0) tree_rows_select(p, n);
+        session_changed(a, SESSION_CH_CURSOR);
     } else {
         struct pt_error err;
-        if (tree_goto(a, cp->step, cp->rank, cp->graph ? f->name : NULL, &err) != 0) {
-            app_err(a, "%s", err.msg);
+        if (tree_goto(p, a, cp->step, cp->rank, cp->graph ? f->name : NULL, &err) != 0) {
+            session_err(a, "%s", err.msg);
             return;
         }
     }
-    app_msg(a, "%s: %s  %s  step %d rank %d%s%s", f->det ? DET_WORDS : "first divergence", esc, level,
+    session_msg(a, "%s: %s  %s  step %d rank %d%s%s", f->det ? DET_WORDS : "first divergence", esc, level,
             (int)cp->step, (int)cp->rank, in[0] ? "  in " : "", in);
 }
 
-static void switch_graph(struct tp *p, struct app *a, int dstep, int drank) {
-    struct app_cmp *c = a->cmp;
+static void switch_graph(struct tp *p, struct session *a, int dstep, int drank) {
+    struct graphs *c = a->graphs;
     if (!c || !c->cur) {
-        app_msg(a, "no graph loaded yet");
+        session_msg(a, "no graph loaded yet");
         return;
     }
     int32_t step = c->cur->step, rank = c->cur->rank;
@@ -580,16 +366,16 @@ static void switch_graph(struct tp *p, struct app *a, int dstep, int drank) {
             free(c->select_after);
             c->select_after = strdup(tree_id(T(p), p->sel));
         }
-        if (acmp_load(a, s, r, &err) != 0) app_err(a, "%s", err.msg);
-        else app_msg(a, "loading step %d rank %d...", (int)s, (int)r);
+        if (graphs_load(a, s, r, &err) != 0) session_err(a, "%s", err.msg);
+        else session_msg(a, "loading step %d rank %d...", (int)s, (int)r);
         return;
     }
-    app_msg(a, d < 0 ? "first %s" : "last %s", dstep ? "step" : "rank");
+    session_msg(a, d < 0 ? "first %s" : "last %s", dstep ? "step" : "rank");
 }
 
 static void move_sel(struct tp *p, long by) {
     if (!p->nrows) return;
-    long r = row_of(p, p->sel);
+    long r = tree_rows_row_of(p, p->sel);
     r = r < 0 ? 0 : r + by;
     if (r < 0) r = 0;
     if (r >= (long)p->nrows) r = (long)p->nrows - 1;
@@ -607,51 +393,51 @@ static void move_list(struct tp *p, long by) {
     p->lcur = (size_t)r;
 }
 
-static void start_match(struct tp *p, struct app *a) {
-    const struct acmp_graph *G = p->G;
+static void start_match(struct tp *p, struct session *a) {
+    const struct graphs_loaded *G = p->G;
     if (!G->g) {
-        app_err(a, "%s", a->cmp->visdb ? "a .vis.db is shown read-only: no manual matching"
+        session_err(a, "%s", a->graphs->visdb ? "a .vis.db is shown read-only: no manual matching"
                                        : "manual matching needs two compared runs");
         return;
     }
-    if (acmp_mark(G, p->sel) != AM_UNMATCHED) {
-        app_err(a, "M marks an unmatched node (shown with ?); this one is matched");
+    if (graphs_mark(G, p->sel) != AM_UNMATCHED) {
+        session_err(a, "M marks an unmatched node (shown with ?); this one is matched");
         return;
     }
     p->pick_npu = p->sel;
     p->confirm_bench = -1;
-    open_list(p, a, L_PICK);
+    tree_rows_open_list(p, a, L_PICK);
     char esc[600];
     const char *id = tree_id(T(p), p->sel);
-    app_msg(a, "matching %s: pick its benchmark node, Enter", pt_escape(id, strlen(id), esc, sizeof esc));
+    session_msg(a, "matching %s: pick its benchmark node, Enter", pt_escape(id, strlen(id), esc, sizeof esc));
 }
 
-static void list_enter(struct tp *p, struct app *a) {
+static void list_enter(struct tp *p, struct session *a) {
     if (p->lcur >= p->nl || p->lrows[p->lcur].side < 0) return;
     const struct lrow *l = &p->lrows[p->lcur];
     if (p->list == L_PICK) {
         p->confirm_bench = l->node;
         char e1[400], e2[400];
         const char *x = tree_id(T(p), p->pick_npu), *y = tree_id(p->G->t[1], l->node);
-        app_msg(a, "match %s with %s? y confirms, Esc cancels", pt_escape(x, strlen(x), e1, sizeof e1),
+        session_msg(a, "match %s with %s? y confirms, Esc cancels", pt_escape(x, strlen(x), e1, sizeof e1),
                 pt_escape(y, strlen(y), e2, sizeof e2));
         return;
     }
     if (l->side == 1) {
-        app_msg(a, "a benchmark node: mark its problem node with M to match them");
+        session_msg(a, "a benchmark node: mark its problem node with M to match them");
         return;
     }
     int n = l->node;
     p->list = L_TREE;
-    select_node(p, n);
+    tree_rows_select(p, n);
     say_node(a, p, "at", n);
 }
 
-static int tree_key(struct view *v, struct app *a, int action, int key) {
+static int tree_key(struct view *v, struct session *a, int action, int key) {
     struct tp *p = v->priv;
     int mv = nav_of_key(key);
     if (mv) action = tree_nav[mv];
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (action == TA_RANK_PREV || action == TA_RANK_NEXT) {
         switch_graph(p, a, 0, action == TA_RANK_PREV ? -1 : 1);
         return 1;
@@ -662,7 +448,7 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
     }
     if (!have_tree(p)) return 0;
     const struct tree *t = T(p);
-    const struct acmp_graph *G = p->G;
+    const struct graphs_loaded *G = p->G;
     long page = p->body_h > 2 ? p->body_h - 1 : 1;
     if (p->list != L_TREE) {
         switch (action) {
@@ -679,36 +465,36 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
                 struct pt_error err;
                 int na = p->pick_npu, nb = p->confirm_bench;
                 p->confirm_bench = -1;
-                if (acmp_manual_match(a, na, nb, &err) != 0) {
-                    app_err(a, "%s", err.msg);
+                if (graphs_manual_match(a, na, nb, &err) != 0) {
+                    session_err(a, "%s", err.msg);
                     return 1;
                 }
                 p->list = L_TREE;
                 p->pick_npu = -1;
-                select_node(p, na);
+                tree_rows_select(p, na);
                 say_node(a, p, "matched by hand", na);
-                app_changed(a, APP_CH_CURSOR);
+                session_changed(a, SESSION_CH_CURSOR);
                 return 1;
             }
             return 0;
         case TA_F1: case TA_F2: case TA_F3: case TA_F4:
             if (p->list != L_PRECISION) return 0;
             p->pmask ^= 1u << (action == TA_F1 ? AM_PASS : action == TA_F2 ? AM_WARN : action == TA_F3 ? AM_ERROR : AM_UNMATCHED);
-            open_list(p, a, L_PRECISION);
+            tree_rows_open_list(p, a, L_PRECISION);
             return 1;
         case TA_BACK: case TA_CLOSE:
             p->list = L_TREE;
             p->pick_npu = p->confirm_bench = -1;
-            app_msg(a, "back to the tree");
+            session_msg(a, "back to the tree");
             return 1;
-        case TA_UNMATCHED: open_list(p, a, L_UNMATCHED); return 1;
-        case TA_PRECISION: open_list(p, a, L_PRECISION); return 1;
+        case TA_UNMATCHED: tree_rows_open_list(p, a, L_UNMATCHED); return 1;
+        case TA_PRECISION: tree_rows_open_list(p, a, L_PRECISION); return 1;
         case TA_MATCH:
             /* M on an unmatched problem node of a list: match it */
             if (p->list != L_PICK && p->lcur < p->nl && p->lrows[p->lcur].side == 0) {
                 p->sel = p->lrows[p->lcur].node;
                 start_match(p, a);
-            } else app_msg(a, "M marks an unmatched problem node");
+            } else session_msg(a, "M marks an unmatched problem node");
             return 1;
         default: return 0;
         }
@@ -723,32 +509,32 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
     case TA_TOP: move_sel(p, -(long)p->nrows); break;
     case TA_BOTTOM: move_sel(p, (long)p->nrows); break;
     case TA_OPEN:
-        if (t->nodes[sel].first < 0) app_msg(a, "a leaf: Tab shows its inputs and outputs");
+        if (t->nodes[sel].first < 0) session_msg(a, "a leaf: Tab shows its inputs and outputs");
         else if (!p->open[sel]) {
             p->open[sel] = 1;
-            rebuild(p);
+            tree_rows_rebuild(p);
         } else move_sel(p, 1);
         break;
     case TA_CLOSE:
         if (t->nodes[sel].first >= 0 && p->open[sel] && sel != t->root) {
             p->open[sel] = 0;
-            rebuild(p);
+            tree_rows_rebuild(p);
         } else if (t->nodes[sel].parent >= 0) {
             p->sel = t->nodes[sel].parent;
         }
         break;
-    case TA_EXPAND_ALL: set_subtree(p, sel, 1); break;
-    case TA_COLLAPSE_ALL: set_subtree(p, sel, 0); break;
+    case TA_EXPAND_ALL: tree_rows_set_subtree(p, sel, 1); break;
+    case TA_COLLAPSE_ALL: tree_rows_set_subtree(p, sel, 0); break;
     case TA_FIRST: {
-        if (!acmp_is_compare(G)) { app_msg(a, "no verdicts in build mode: nothing diverges"); return 1; }
-        if (a->cmp->summary) {
+        if (!graphs_is_compare(G)) { session_msg(a, "no verdicts in build mode: nothing diverges"); return 1; }
+        if (a->graphs->summary) {
             run_first(p, a);
             return 1;
         }
-        int n = acmp_first_divergence(G);
-        if (n < 0) { app_msg(a, "no divergence: every compared node passes"); return 1; }
-        select_node(p, n);
-        say_node(a, p, acmp_nondeterministic(G, n) ? DET_WORDS : "first divergence", n);
+        int n = graphs_first_divergence(G);
+        if (n < 0) { session_msg(a, "no divergence: every compared node passes"); return 1; }
+        tree_rows_select(p, n);
+        say_node(a, p, graphs_nondeterministic(G, n) ? DET_WORDS : "first divergence", n);
         break;
     }
     case TA_NEXT: case TA_PREV: {
@@ -757,43 +543,43 @@ static int tree_key(struct view *v, struct app *a, int action, int key) {
             v->ops->search_next(v, a, dir);
             return 1;
         }
-        if (!acmp_is_compare(G)) { app_msg(a, "no verdicts in build mode (/ searches names)"); return 1; }
-        int n = acmp_next_divergent(G, sel, dir);
-        if (n < 0) { app_msg(a, dir > 0 ? "no divergent node after this one" : "no divergent node before this one"); return 1; }
-        select_node(p, n);
+        if (!graphs_is_compare(G)) { session_msg(a, "no verdicts in build mode (/ searches names)"); return 1; }
+        int n = graphs_next_divergent(G, sel, dir);
+        if (n < 0) { session_msg(a, dir > 0 ? "no divergent node after this one" : "no divergent node before this one"); return 1; }
+        tree_rows_select(p, n);
         say_node(a, p, dir > 0 ? "next divergence" : "previous divergence", n);
         break;
     }
     case TA_UNMATCHED:
-        if (!acmp_is_compare(G)) { app_msg(a, "no benchmark in build mode: nothing is unmatched"); return 1; }
-        open_list(p, a, L_UNMATCHED);
+        if (!graphs_is_compare(G)) { session_msg(a, "no benchmark in build mode: nothing is unmatched"); return 1; }
+        tree_rows_open_list(p, a, L_UNMATCHED);
         break;
     case TA_PRECISION:
-        if (!acmp_is_compare(G)) { app_msg(a, "no verdicts in build mode"); return 1; }
-        open_list(p, a, L_PRECISION);
+        if (!graphs_is_compare(G)) { session_msg(a, "no verdicts in build mode"); return 1; }
+        tree_rows_open_list(p, a, L_PRECISION);
         break;
     case TA_MATCH: start_match(p, a); break;
     case TA_BACK:
         if (search_active(&p->re)) {
             search_clear(&p->re);
-            app_msg(a, "search cleared");
+            session_msg(a, "search cleared");
             break;
         }
         return 0;
     default: return 0;
     }
-    if (p->sel != sel) app_changed(a, APP_CH_CURSOR);
+    if (p->sel != sel) session_changed(a, SESSION_CH_CURSOR);
     return 1;
 }
 
-static int tree_mouse(struct view *v, struct app *a, const struct view_mouse *m) {
+static int tree_mouse(struct view *v, struct session *a, const struct view_mouse *m) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) return 0;
     if (m->wheel) {
         if (p->list != L_TREE) move_list(p, 3 * m->wheel);
         else move_sel(p, 3 * m->wheel);
-        app_changed(a, APP_CH_CURSOR);
+        session_changed(a, SESSION_CH_CURSOR);
         return 1;
     }
     if (m->button != 1 || m->y < 1) return 0;
@@ -810,17 +596,17 @@ static int tree_mouse(struct view *v, struct app *a, const struct view_mouse *m)
     p->sel = p->rows[i];
     if (m->dbl && T(p)->nodes[p->sel].first >= 0 && p->sel != T(p)->root) {
         p->open[p->sel] = !p->open[p->sel];
-        rebuild(p);
+        tree_rows_rebuild(p);
     }
-    app_changed(a, APP_CH_CURSOR);
+    session_changed(a, SESSION_CH_CURSOR);
     return 1;
 }
 
-static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
+static void tree_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) {
-        snprintf(buf, size, "%s", a->cmp && acmp_loading(a) ? "loading..." : "no tree");
+        snprintf(buf, size, "%s", a->graphs && graphs_loading(a) ? "loading..." : "no tree");
         return;
     }
     int n = p->sel;
@@ -840,8 +626,8 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
     char esc[1200], idx[64] = "";
     const char *id = tree_id(t, n);
     const char *lv[] = {"", "pass", "warning", "error", "unmatched", "no data"};
-    int m = acmp_mark(p->G, n);
-    double mag = acmp_magnitude(p->G, n);
+    int m = graphs_mark(p->G, n);
+    double mag = graphs_magnitude(p->G, n);
     if (m == AM_ERROR || m == AM_WARN || m == AM_PASS) {
         if (p->G->g && p->G->g->nodes[n].worst_rel >= 0) {
             double wr = p->G->g->nodes[n].worst_rel;
@@ -854,17 +640,17 @@ static void tree_status(struct view *v, struct app *a, char *buf, size_t size) {
              lv[m], idx, ov ? "  overflow " : "", ov ? ovf_level_name((enum ovf_level)ov) : "",
              p->G->g && p->G->g->nodes[n].manual ? "  (matched by hand)" : "",
              /* only the keys that work here: a single run has no verdicts */
-             acmp_is_compare(p->G) ? "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  Tab detail"
+             graphs_is_compare(p->G) ? "Enter expand  f first  n/N divergent  u unmatched  p filter  M match  Tab detail"
                                    : "Enter expand  / search  n/N next match  {} rank  () step  Tab detail");
 }
 
 /* `/`: a regex over node ids (the one search, model/cube/search.h); the
  * cursor goes to the next match in display... in execution order, opening
  * the path to it. */
-static int find_match(struct tp *p, struct app *a, int dir) {
+static int find_match(struct tp *p, struct session *a, int dir) {
     const struct tree *t = T(p);
     const int32_t *pre = p->G->pre;
-    int32_t *ord = exec_order(t, pre);
+    int32_t *ord = tree_rows_exec_order(t, pre);
     if (!ord) return 0;
     int32_t from = p->sel >= 0 ? pre[p->sel] : -1;
     size_t n = t->nnodes;
@@ -877,28 +663,28 @@ static int find_match(struct tp *p, struct app *a, int dir) {
         const char *id = tree_id(t, node);
         int rc = search_match(&p->re, id, strlen(id));
         if (rc < 0) {
-            app_err(a, "%s", p->re.why);
+            session_err(a, "%s", p->re.why);
             break;
         }
         if (rc == 1) found = node;
     }
     free(ord);
     if (found < 0) {
-        app_msg(a, "no node matches /%s/", p->re.pattern ? p->re.pattern : "");
+        session_msg(a, "no node matches /%s/", p->re.pattern ? p->re.pattern : "");
         return 1;
     }
-    select_node(p, found);
+    tree_rows_select(p, found);
     say_node(a, p, "match", found);
-    app_changed(a, APP_CH_CURSOR);
+    session_changed(a, SESSION_CH_CURSOR);
     return 1;
 }
 
-static int tree_search(struct view *v, struct app *a, const char *pattern, struct pt_error *err) {
+static int tree_search(struct view *v, struct session *a, const char *pattern, struct pt_error *err) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (search_compile(&p->re, pattern, 0, err) != 0) return -1;
     if (!search_active(&p->re)) {
-        app_msg(a, "search cleared");
+        session_msg(a, "search cleared");
         return 0;
     }
     if (!have_tree(p)) return 0;
@@ -907,32 +693,40 @@ static int tree_search(struct view *v, struct app *a, const char *pattern, struc
     return 0;
 }
 
-static int tree_search_next(struct view *v, struct app *a, int dir) {
+static int tree_search_next(struct view *v, struct session *a, int dir) {
     struct tp *p = v->priv;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!search_active(&p->re) || !have_tree(p)) return 0;
     return find_match(p, a, dir);
 }
 
-static void tree_notify(struct view *v, struct app *a, unsigned what) {
+static void tree_notify(struct view *v, struct session *a, unsigned what) {
     struct tp *p = v->priv;
-    if (what & (APP_CH_DATA | APP_CH_GRAPH)) adopt(p, a);
+    if (what & (SESSION_CH_DATA | SESSION_CH_GRAPH)) tree_rows_adopt(p, a);
 }
 
-static int tree_init(struct view *v, struct app *a, struct pt_error *err) {
-    (void)a;
+static int tree_init(struct view *v, struct session *a, struct pt_error *err) {
     struct tp *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
     search_init(&p->re);
     p->sel = p->pick_npu = p->confirm_bench = -1;
     p->pmask = (1u << AM_WARN) | (1u << AM_ERROR);
+    p->session = a;
     v->priv = p;
+    a->offers.tree_pane = p;
+    a->offers.tree_goto = tree_goto;
+    a->offers.tree_selected = tree_selected;
     return 0;
 }
 
 static void tree_free_pane(struct view *v) {
     struct tp *p = v->priv;
     if (!p) return;
+    if (p->session->offers.tree_pane == p) {
+        p->session->offers.tree_pane = NULL;
+        p->session->offers.tree_goto = NULL;
+        p->session->offers.tree_selected = NULL;
+    }
     free(p->open);
     free(p->rows);
     free(p->lrows);
@@ -941,15 +735,9 @@ static void tree_free_pane(struct view *v) {
     v->priv = NULL;
 }
 
-static int tree_available(const struct app *a) { return a->cmp != NULL; }
+static int tree_available(const struct session *a) { return a->graphs != NULL; }
 
 /* ---- commands ---- */
-
-static struct tp *pane_of(struct app *a, struct view **vout) {
-    struct view *v = app_view(a, "tree");
-    if (vout) *vout = v;
-    return v ? v->priv : NULL;
-}
 
 /* A node by id, else by a unique part of an id. */
 static int find_node(const struct tree *t, const char *want, struct pt_error *err) {
@@ -967,38 +755,39 @@ static int find_node(const struct tree *t, const char *want, struct pt_error *er
     return pt_errorf(err, "no node '%s' in this graph", esc);
 }
 
-static int cmd_node(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    (void)v;
-    struct view *tv;
-    struct tp *p = pane_of(a, &tv);
-    if (argc != 2) return pt_errorf(err, "usage: :node NAME");
+/* Selects node `name` of the graph shown and shows the tree screen. */
+static int show_node(struct tp *p, struct session *a, const char *name, struct pt_error *err) {
     if (!p) return pt_errorf(err, "no tree for this input");
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) return pt_errorf(err, "the tree is not loaded");
-    int n = find_node(T(p), argv[1], err);
+    int n = find_node(T(p), name, err);
     if (n < 0) return -1;
     p->list = L_TREE;
-    select_node(p, n);
-    app_show(a, "tree");
+    tree_rows_select(p, n);
+    a->host->show(a, "tree");
     say_node(a, p, "at", n);
-    app_changed(a, APP_CH_CURSOR);
+    session_changed(a, SESSION_CH_CURSOR);
     return 0;
 }
 
-static int goto_value(struct app *a, int is_step, const char *arg, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+static int cmd_node(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
+    if (argc != 2) return pt_errorf(err, "usage: :node NAME");
+    return show_node(v ? v->priv : NULL, a, argv[1], err);
+}
+
+static int goto_value(struct tp *p, struct session *a, int is_step, const char *arg, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     char *e;
     long want = strtol(arg, &e, 10);
     if (e == arg || *e) return pt_errorf(err, "%s wants a number, not '%s'", is_step ? ":step" : ":rank", arg);
     if (!c || !c->cur) return pt_errorf(err, "no graph loaded yet");
     int32_t s = is_step ? (int32_t)want : c->cur->step, r = is_step ? c->cur->rank : (int32_t)want;
-    struct tp *p = pane_of(a, NULL);
-    if (p) adopt(p, a);
+    if (p) tree_rows_adopt(p, a);
     if (p && have_tree(p) && p->sel >= 0) {
         free(c->select_after);
         c->select_after = strdup(tree_id(T(p), p->sel));
     }
-    if (acmp_load(a, s, r, err) != 0) {
+    if (graphs_load(a, s, r, err) != 0) {
         char list[256] = "";
         size_t len = 0;
         int nv = is_step ? c->nsteps : c->nranks;
@@ -1006,18 +795,21 @@ static int goto_value(struct app *a, int is_step, const char *arg, struct pt_err
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? " " : "", (int)(is_step ? c->steps : c->ranks)[i]);
         return pt_errorf(err, "no graph for step %d rank %d (%ss: %s)", (int)s, (int)r, is_step ? "step" : "rank", list);
     }
-    app_msg(a, "loading step %d rank %d...", (int)s, (int)r);
+    session_msg(a, "loading step %d rank %d...", (int)s, (int)r);
     return 0;
 }
 
-int tree_goto(struct app *a, int32_t step, int32_t rank, const char *name, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+/* The tree's offer (struct session_offers): node name of the graph of
+ * (step, rank). */
+static int tree_goto(void *tree_pane, struct session *a, int32_t step, int32_t rank, const char *name,
+                     struct pt_error *err) {
+    struct graphs *c = a->graphs;
     if (c && (!c->cur || c->cur->step != step || c->cur->rank != rank)) {
         free(c->select_after);
         c->select_after = name ? strdup(name) : NULL;
-        if (acmp_load(a, step, rank, err) == 0) {
-            app_show(a, "tree");
-            app_msg(a, "loading step %d rank %d...", (int)step, (int)rank);
+        if (graphs_load(a, step, rank, err) == 0) {
+            a->host->show(a, "tree");
+            session_msg(a, "loading step %d rank %d...", (int)step, (int)rank);
             return 0;
         }
         /* no graph of that step and rank (a proc folder numbered otherwise):
@@ -1025,50 +817,46 @@ int tree_goto(struct app *a, int32_t step, int32_t rank, const char *name, struc
         if (!c->cur) return -1;
     }
     if (!name) {
-        app_show(a, "tree");
+        a->host->show(a, "tree");
         return 0;
     }
-    char *argv[3] = {(char *)"node", (char *)name, NULL};
-    return cmd_node(NULL, a, 2, argv, err);
+    return show_node(tree_pane, a, name, err);
 }
 
-static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    (void)v;
+static int cmd_step(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     if (argc != 2) return pt_errorf(err, "usage: :step N");
-    return goto_value(a, 1, argv[1], err);
+    return goto_value(v ? v->priv : NULL, a, 1, argv[1], err);
 }
 
-static int cmd_rank(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    (void)v;
+static int cmd_rank(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     if (argc != 2) return pt_errorf(err, "usage: :rank N");
-    return goto_value(a, 0, argv[1], err);
+    return goto_value(v ? v->priv : NULL, a, 0, argv[1], err);
 }
 
-static int cmd_save_match(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_save_match(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
     (void)v;
     if (argc != 2 || !argv[1][0]) return pt_errorf(err, "usage: :save-match FILE");
-    long n = acmp_save_match(a, argv[1], err);
+    long n = graphs_save_match(a, argv[1], err);
     if (n < 0) return -1;
     char esc[600];
-    app_msg(a, "%ld manual pair%s written to %s", n, n == 1 ? "" : "s", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
+    session_msg(a, "%ld manual pair%s written to %s", n, n == 1 ? "" : "s", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
     return 0;
 }
 
-static int cmd_match(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
-    (void)v;
-    struct tp *p = pane_of(a, NULL);
+static int cmd_match(struct view *v, struct session *a, int argc, char **argv, struct pt_error *err) {
+    struct tp *p = v ? v->priv : NULL;
     if (argc != 3) return pt_errorf(err, "usage: :match PROBLEM_NODE BENCH_NODE");
-    if (p) adopt(p, a);
+    if (p) tree_rows_adopt(p, a);
     if (!p || !have_tree(p) || !p->G->t[1]) return pt_errorf(err, "manual matching needs two compared runs");
     int x = find_node(T(p), argv[1], err);
     if (x < 0) return -1;
     int y = find_node(p->G->t[1], argv[2], err);
     if (y < 0) return -1;
-    if (acmp_manual_match(a, x, y, err) != 0) return -1;
+    if (graphs_manual_match(a, x, y, err) != 0) return -1;
     p->list = L_TREE;
-    select_node(p, x);
+    tree_rows_select(p, x);
     say_node(a, p, "matched by hand", x);
-    app_changed(a, APP_CH_CURSOR);
+    session_changed(a, SESSION_CH_CURSOR);
     return 0;
 }
 
@@ -1100,13 +888,12 @@ const struct view_ops view_tree = {
     .ncmds = sizeof tree_cmds / sizeof tree_cmds[0],
 };
 
-/* The node the detail pane shows: the tree's selection (or the list
- * row's node), side 0 problem / 1 benchmark. */
-int tree_selected(struct app *a, int *side) {
-    struct tp *p = pane_of(a, NULL);
+/* The tree's offer (struct session_offers) the detail pane shows: the
+ * tree's selection (or the list row's node), side 0 problem / 1 benchmark. */
+static int tree_selected(void *tree_pane, struct session *a, int *side) {
+    struct tp *p = tree_pane;
     *side = 0;
-    if (!p) return -1;
-    adopt(p, a);
+    tree_rows_adopt(p, a);
     if (!have_tree(p)) return -1;
     if (p->list != L_TREE && p->lcur < p->nl && p->lrows[p->lcur].side >= 0) {
         *side = p->lrows[p->lcur].side;

@@ -2,7 +2,7 @@
  * input in the background (progress line, Ctrl-C cancels), starts the
  * terminal, and runs the one event loop: read a key, give it to the
  * prompt, the focused pane or the global table, draw a frame when
- * something changed.  Layout: toolbar (1 row), the body (the shown
+ * something changed.  Arrangement: toolbar (1 row), the body (the shown
  * screen's panes by weight), the status lines (2, or 1 below 12 rows).
  *
  * Exit codes: 0 after q, 2 for bad usage or an input that does not load,
@@ -21,8 +21,8 @@
 #include "model/cube/demo.h"
 #include "model/util/util.h"
 #include "src/app/app.h"
-#include "src/app/app_compare.h"
-#include "src/app/app_origin.h"
+#include "src/session/graphs.h"
+#include "src/session/origin_search.h"
 #include "src/app/app_state.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/common/json.h"
@@ -62,7 +62,7 @@ static void usage_error(const char *fmt, const char *arg) {
 
 /* --demo or --demo=RANKSxTARGETS (the benchmark scale). */
 static int parse_demo(struct app *a, const char *arg) {
-    a->demo = 1;
+    a->session.demo = 1;
     if (!arg) return 0;
     char *e;
     long r = strtol(arg, &e, 10);
@@ -70,13 +70,13 @@ static int parse_demo(struct app *a, const char *arg) {
     const char *t = e + 1;
     long n = strtol(t, &e, 10);
     if (e == t || *e || r < 1 || n < 1 || r > 100000 || n > 100000) return -1;
-    a->demo_ranks = (int)r;
-    a->demo_targets = (int)n;
+    a->session.demo_ranks = (int)r;
+    a->session.demo_targets = (int)n;
     return 0;
 }
 
 static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man) {
-    load_opts_init(&a->lopts);
+    load_opts_init(&a->session.lopts);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int matched = 0, bad = 0;
@@ -89,18 +89,18 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         if (!strcmp(s, "--ascii")) { uo->ascii = 1; continue; }
         if (!strcmp(s, "--no-mouse")) { uo->no_mouse = 1; continue; }
         if (!strcmp(s, "--keys-man")) { *keys_man = 1; continue; }
-        if (!strcmp(s, "--follow")) { a->follow_arg = a->lopts.follow = 1; continue; }
-        if (!strcmp(s, "--fuzzy-match") || !strcmp(s, "-fm")) { a->fuzzy = 1; continue; }
+        if (!strcmp(s, "--follow")) { a->session.follow_arg = a->session.lopts.follow = 1; continue; }
+        if (!strcmp(s, "--fuzzy-match") || !strcmp(s, "-fm")) { a->session.fuzzy = 1; continue; }
         v = opt_value(argc, argv, &i, "--layer-mapping", &matched, &bad);
         if (bad) return -1;
-        if (matched) { a->layer_mapping = v; continue; }
+        if (matched) { a->session.layer_mapping = v; continue; }
         v = opt_value(argc, argv, &i, "--match-config", &matched, &bad);
         if (bad) return -1;
-        if (matched) { a->match_config = v; continue; }
+        if (matched) { a->session.match_config = v; continue; }
         v = opt_value(argc, argv, &i, "--format", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (formats_parse(v, &a->lopts.format) < 0) {
+            if (formats_parse(v, &a->session.lopts.format) < 0) {
                 char names[256], msg[320];
                 snprintf(msg, sizeof msg, "--format wants %s, not '%s'", formats_names(names, sizeof names, 0), v);
                 usage_error("%s", msg);
@@ -111,44 +111,47 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         v = opt_value(argc, argv, &i, "--micro-step", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (opt_bool(v, &a->lopts.micro_step) < 0) { usage_error("--micro-step wants true or false, not '%s'", v); return -1; }
+            if (opt_bool(v, &a->session.lopts.micro_step) < 0) { usage_error("--micro-step wants true or false, not '%s'", v); return -1; }
             continue;
         }
         v = opt_value(argc, argv, &i, "--mapping", &matched, &bad);
         if (bad) return -1;
-        if (matched) { a->lopts.mapping = v; continue; }
+        if (matched) { a->session.lopts.mapping = v; continue; }
         v = opt_value(argc, argv, &i, "--db", &matched, &bad);
         if (bad) return -1;
-        if (matched) { a->lopts.db_name = v; continue; }
+        if (matched) { a->session.lopts.db_name = v; continue; }
         v = opt_value(argc, argv, &i, "--threads", &matched, &bad);
         if (bad) return -1;
         if (matched) {
             long n;
             if (opt_int(v, 0, 1024, &n) < 0) { usage_error("--threads wants 0..1024, not '%s'", v); return -1; }
-            a->lopts.threads = (int)n;
+            a->session.lopts.threads = (int)n;
             continue;
         }
         v = opt_value(argc, argv, &i, "--mem", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (util_parse_size(v, &a->lopts.mem_budget) < 0) { usage_error("--mem wants a size such as 512M or 2G, not '%s'", v); return -1; }
+            if (util_parse_size(v, &a->session.lopts.mem_budget) < 0) {
+                usage_error("--mem wants a size such as 512M or 2G, not '%s'", v);
+                return -1;
+            }
             continue;
         }
         v = opt_value(argc, argv, &i, "--parallel", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            free(a->parallel_arg);
-            if (!(a->parallel_arg = strdup(v))) return -1;
+            free(a->session.parallel_arg);
+            if (!(a->session.parallel_arg = strdup(v))) return -1;
             continue;
         }
         if (s[0] == '-' && s[1]) { usage_error("unknown option '%s'", s); return -1; }
-        if (a->npaths == 2) { usage_error("too many paths ('%s'): give one PATH, or PROBLEM BENCH", s); return -1; }
-        if (!(a->paths[a->npaths++] = strdup(s))) return -1;
+        if (a->session.npaths == 2) { usage_error("too many paths ('%s'): give one PATH, or PROBLEM BENCH", s); return -1; }
+        if (!(a->session.paths[a->session.npaths++] = strdup(s))) return -1;
     }
     return 0;
 }
 
-/* --- layout --- */
+/* --- arrangement: the windows of the screen shown --- */
 
 static void set_win(struct view *v, int y, int x, int h, int w) {
     if (h < 1 || w < 1) {
@@ -177,7 +180,7 @@ static WINDOW *remake(WINDOW *old, int h, int w, int y, int x) {
     return newwin(h, w, y, x);
 }
 
-static void layout(struct app *a) {
+static void arrange(struct app *a) {
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     a->rows_total = rows;
@@ -223,14 +226,14 @@ static void layout(struct app *a) {
         used += size[k];
     }
     if (n) size[0] = room - used;
-    a->laid_out = a->screen;
+    a->arranged = a->screen;
     int pos = 0;
     for (int k = 0; k < n; k++) {
         struct view *v = &a->views[idx[k]];
         if (scr->horizontal) set_win(v, body_y, pos, body_h, size[k]);
         else set_win(v, body_y + pos, 0, size[k], cols);
         pos += size[k];
-        if (v->visible && v->ops->resize) v->ops->resize(v, a);
+        if (v->visible && v->ops->resize) v->ops->resize(v, &a->session);
     }
     /* Focus stays on a shown pane. */
     if (a->focus < 0 || a->focus >= a->nviews || !a->views[a->focus].visible)
@@ -250,14 +253,14 @@ static void bar_part(WINDOW *w, struct app *a, int *x, int role, const char *s) 
 
 /* Nothing to show yet: the first data is still loading.  (A reload, or
  * the later steps of a progressive load, run while the data shown works.) */
-static int waiting(const struct app *a) { return a->load.running && !a->ds; }
+static int waiting(const struct app *a) { return a->session.load.running && !a->session.ds; }
 
 /* Files the load skipped: said in the toolbar for as long as it runs
  * (`:skipped` lists them). */
 static void bar_skipped(WINDOW *w, struct app *a, int *x) {
-    if (!a->ds || !a->ds->nskipped) return;
+    if (!a->session.ds || !a->session.ds->nskipped) return;
     char t[64];
-    snprintf(t, sizeof t, "%zu file%s skipped (:skipped)", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s");
+    snprintf(t, sizeof t, "%zu file%s skipped (:skipped)", a->session.ds->nskipped, a->session.ds->nskipped == 1 ? "" : "s");
     bar_part(w, a, x, UI_ERROR, t);
     bar_part(w, a, x, UI_BAR, ui_glyph_sep(a->ui));
 }
@@ -271,17 +274,17 @@ static void draw_bar(struct app *a) {
     ui_fill(w, 0, 0, a->cols_total);
     if (waiting(a)) {
         char t[600];
-        snprintf(t, sizeof t, " probetop  loading %s", a->demo ? "demo" : a->paths[0]);
+        snprintf(t, sizeof t, " probetop  loading %s", a->session.demo ? "demo" : a->session.paths[0]);
         bar_part(w, a, &x, UI_BAR_HI, t);
         return;
     }
     const char *scr = a->screens[a->screen].name;
-    if (!a->cube || a->cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
+    if (!a->session.cube || a->session.cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
         bar_part(w, a, &x, UI_BAR_HI, " probetop  ");
         bar_skipped(w, a, &x);
-        if (a->cmp) {
+        if (a->session.graphs) {
             char t[160];
-            const struct app_cmp *c = a->cmp;
+            const struct graphs *c = a->session.graphs;
             snprintf(t, sizeof t, "%s", c->visdb ? (c->build ? ".vis.db build" : ".vis.db compare")
                                           : c->build ? "build" : "compare");
             bar_part(w, a, &x, UI_BAR, t);
@@ -294,70 +297,73 @@ static void draw_bar(struct app *a) {
                 bar_part(w, a, &x, UI_BAR_HI, t);
             }
             /* the summary's own line says how far the run's compare is */
-            if (acmp_loading(a) && c->running && strcmp(scr, "summary")) bar_part(w, a, &x, UI_BAR, "  loading...");
+            if (graphs_loading(&a->session) && c->running && strcmp(scr, "summary")) bar_part(w, a, &x, UI_BAR, "  loading...");
         }
         return;
     }
-    const struct cube *c = a->cube;
-    const struct cube_metric *m = &c->metrics[a->metric];
+    const struct cube *c = a->session.cube;
+    const struct cube_metric *m = &c->metrics[a->session.metric];
     char t[512];
     const char *sep = ui_glyph_sep(u);
     if (a->cols_total >= 60) bar_part(w, a, &x, UI_BAR_HI, " probetop ");
     else bar_part(w, a, &x, UI_BAR, " ");
     bar_skipped(w, a, &x);
-    if (a->cmp && a->mode == APP_MODE_COMPARE) {
+    if (a->session.graphs && a->session.mode == SESSION_MODE_COMPARE) {
         /* the run the heat map shows (divergence heat map) */
-        snprintf(t, sizeof t, "run %s", acmp_run_name(a->cmp->run));
+        snprintf(t, sizeof t, "run %s", graphs_run_name(a->session.graphs->run));
         bar_part(w, a, &x, UI_BAR_HI, t);
         bar_part(w, a, &x, UI_BAR, sep);
     }
-    snprintf(t, sizeof t, "%s/%s", m->name, m->stats[a->stat]);
+    snprintf(t, sizeof t, "%s/%s", m->name, m->stats[a->session.stat]);
     bar_part(w, a, &x, UI_BAR_HI, t);
     bar_part(w, a, &x, UI_BAR, sep);
     char st[40];
-    if (a->dim == DIM_STEP) snprintf(t, sizeof t, "step %s", cube_step_text(c, a->sel_step, st, sizeof st));
-    else if (a->dim == DIM_RANK) {
+    if (a->session.dim == DIM_STEP) snprintf(t, sizeof t, "step %s", cube_step_text(c, a->session.sel_step, st, sizeof st));
+    else if (a->session.dim == DIM_RANK) {
         char rk[160];
-        snprintf(t, sizeof t, "rank %s", app_rank_both(a, a->sel_rank, rk, sizeof rk));
+        snprintf(t, sizeof t, "rank %s", session_rank_both(&a->session, a->session.sel_rank, rk, sizeof rk));
     } else {
         char full[1024], sh[64];
-        if (a->sel_target == NAMES_NONE) snprintf(t, sizeof t, "module -");
+        if (a->session.sel_target == NAMES_NONE) snprintf(t, sizeof t, "module -");
         else {
-            app_target_label(a, -1, a->sel_target, full, sizeof full);
+            session_target_label(&a->session, -1, a->session.sel_target, full, sizeof full);
             text_short_target(full, 24, u->utf8, sh, sizeof sh);
             snprintf(t, sizeof t, "module %s", sh);
         }
     }
     bar_part(w, a, &x, UI_BAR_HI, t);
-    if (a->regex) {
+    if (a->session.regex) {
         /* as typed: a backslash stays one (pt_escape would double it);
          * only control bytes, which the prompt never takes, get escapes */
         char esc[128];
-        const char *shown = a->regex;
-        for (const char *q = a->regex; *q; q++)
-            if ((unsigned char)*q < 0x20 || *q == 0x7f) { shown = pt_escape(a->regex, strlen(a->regex), esc, sizeof esc); break; }
+        const char *shown = a->session.regex;
+        for (const char *q = a->session.regex; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f) {
+                shown = pt_escape(a->session.regex, strlen(a->session.regex), esc, sizeof esc);
+                break;
+            }
         bar_part(w, a, &x, UI_BAR, sep);
         snprintf(t, sizeof t, "/%s/", shown);
         bar_part(w, a, &x, UI_BAR_HI, t);
     }
-    if (a->label_desc) {
+    if (a->session.label_desc) {
         bar_part(w, a, &x, UI_BAR, sep);
-        snprintf(t, sizeof t, "labels %s", a->label_desc);
+        snprintf(t, sizeof t, "labels %s", a->session.label_desc);
         bar_part(w, a, &x, UI_BAR_HI, t);
     }
-    if (a->regex || a->label_desc) {
-        snprintf(t, sizeof t, " %u/%u", a->nrows, m->ntargets);
+    if (a->session.regex || a->session.label_desc) {
+        snprintf(t, sizeof t, " %u/%u", a->session.nrows, m->ntargets);
         bar_part(w, a, &x, UI_BAR, t);
     }
     bar_part(w, a, &x, UI_BAR, sep);
-    bar_part(w, a, &x, UI_BAR, a->color_mode == APP_COLOR_GRADIENT ? "gradient" : "segmented");
-    if (a->logscale) bar_part(w, a, &x, UI_BAR, " log");
-    if (a->shown_ok) {
+    bar_part(w, a, &x, UI_BAR, a->session.color_mode == SESSION_COLOR_GRADIENT ? "gradient" : "segmented");
+    if (a->session.logscale) bar_part(w, a, &x, UI_BAR, " log");
+    if (a->session.shown_ok) {
         char lo[32], hi[32];
-        palette_fmt_exp2(a->shown_lo, lo, sizeof lo);
-        palette_fmt_exp2(a->shown_hi, hi, sizeof hi);
+        palette_fmt_exp2(a->session.shown_lo, lo, sizeof lo);
+        palette_fmt_exp2(a->session.shown_hi, hi, sizeof hi);
         bar_part(w, a, &x, UI_BAR, sep);
-        snprintf(t, sizeof t, "%s%s..%s", a->range_lo > 0 || a->range_hi < 1 ? "range* " : "", lo, hi);
+        snprintf(t, sizeof t, "%s%s..%s", a->session.range_lo > 0 || a->session.range_hi < 1 ? "range* " : "", lo, hi);
         bar_part(w, a, &x, UI_BAR, t);
     }
     if (cube_is_lazy(c)) {   /* a .trend.db read by slices (--mem) */
@@ -372,13 +378,13 @@ static void draw_bar(struct app *a) {
 static const char *load_text(const struct app *a, char *buf, size_t size) {
     buf[0] = '\0';
     char fl[96];
-    app_follow_text(a, fl, sizeof fl);
-    if (a->load.running && !a->load.reload) {
-        size_t fd = atomic_load(&a->load.files_done), ft = atomic_load(&a->load.files_total);
+    follow_text(&a->session, fl, sizeof fl);
+    if (a->session.load.running && !a->session.load.reload) {
+        size_t fd = atomic_load(&a->session.load.files_done), ft = atomic_load(&a->session.load.files_total);
         if (ft) snprintf(buf, size, "loading %zu/%zu files  ", fd, ft);
         else snprintf(buf, size, "loading...  ");
     } else if (fl[0]) {
-        size_t np = a->ds ? a->ds->npending : 0;
+        size_t np = a->session.ds ? a->session.ds->npending : 0;
         if (np) snprintf(buf, size, "%s, %zu file%s being written  ", fl, np, np == 1 ? "" : "s");
         else snprintf(buf, size, "%s  ", fl);
     }
@@ -393,8 +399,8 @@ static void draw_status(struct app *a) {
     char buf[2048] = "";
     werase(w);
     if (waiting(a)) {
-        size_t fd = atomic_load(&a->load.files_done), ft = atomic_load(&a->load.files_total);
-        uint64_t bd = atomic_load(&a->load.bytes_done), bt = atomic_load(&a->load.bytes_total);
+        size_t fd = atomic_load(&a->session.load.files_done), ft = atomic_load(&a->session.load.files_total);
+        uint64_t bd = atomic_load(&a->session.load.bytes_done), bt = atomic_load(&a->session.load.bytes_total);
         if (ft)
             snprintf(buf, sizeof buf, "%zu/%zu files  %.1f/%.1f MB  Ctrl-C cancels", fd, ft, bd / 1048576.0,
                      bt / 1048576.0);
@@ -405,7 +411,7 @@ static void draw_status(struct app *a) {
         return;
     }
     struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
-    if (fv && fv->ops->status) fv->ops->status(fv, a, buf, sizeof buf);
+    if (fv && fv->ops->status) fv->ops->status(fv, &a->session, buf, sizeof buf);
     char *second = strchr(buf, '\n');
     if (second) *second++ = '\0';
     const char *note = NULL;
@@ -433,9 +439,9 @@ static void draw_status(struct app *a) {
     }
     /* Row 0: the cell (or the message when there is one row). */
     int x = 0;
-    if (a->status_h == 1 && (a->msg[0] || note)) {
-        ui_role(w, u, a->msg[0] && a->msg_error ? UI_ERROR : UI_MSG);
-        ui_put(w, 0, 0, cols, a->msg[0] ? a->msg : note);
+    if (a->status_h == 1 && (a->session.msg[0] || note)) {
+        ui_role(w, u, a->session.msg[0] && a->session.msg_error ? UI_ERROR : UI_MSG);
+        ui_put(w, 0, 0, cols, a->session.msg[0] ? a->session.msg : note);
         return;
     }
     const char *hints = "? help  q quit";
@@ -458,9 +464,9 @@ static void draw_status(struct app *a) {
         ui_role(w, u, UI_HINT);
         ui_put(w, 0, right - hw, hw, hints);
         /* files the load skipped stay said here, beside the hints */
-        if (a->ds && a->ds->nskipped) {
+        if (a->session.ds && a->session.ds->nskipped) {
             char sk[64];
-            snprintf(sk, sizeof sk, "%zu skipped (:skipped)  ", a->ds->nskipped);
+            snprintf(sk, sizeof sk, "%zu skipped (:skipped)  ", a->session.ds->nskipped);
             int sw = text_width(sk);
             if (x + hw + sw + 2 <= right) {
                 ui_role(w, u, UI_ERROR);
@@ -469,9 +475,9 @@ static void draw_status(struct app *a) {
         }
     }
     if (a->status_h < 2) return;
-    if (a->msg[0]) {
-        ui_role(w, u, a->msg_error ? UI_ERROR : UI_MSG);
-        ui_put(w, 1, 0, cols, a->msg);
+    if (a->session.msg[0]) {
+        ui_role(w, u, a->session.msg_error ? UI_ERROR : UI_MSG);
+        ui_put(w, 1, 0, cols, a->session.msg);
     } else if (second && second[0]) {
         char fit[2048];
         ui_role(w, u, UI_NORMAL);
@@ -483,7 +489,7 @@ static void draw_status(struct app *a) {
         ui_role(w, u, UI_HINT);
         ui_put(w, 1, 0, cols, fv->ops->hints);
     }
-    if (note && (a->msg[0] || (second && second[0]))) {
+    if (note && (a->session.msg[0] || (second && second[0]))) {
         /* Keep the note visible at the right of row 0 instead. */
         int nw = text_width(note);
         if (x + nw + 2 <= cols) {
@@ -495,13 +501,13 @@ static void draw_status(struct app *a) {
 
 static void frame(struct app *a) {
     /* A pane may have switched screens (app_show): windows first. */
-    if (a->laid_out != a->screen) layout(a);
+    if (a->arranged != a->screen) arrange(a);
     if (a->bar) wnoutrefresh(a->bar);
     /* Panes first: the toolbar shows what the heat map computed. */
     for (int i = 0; i < a->nviews; i++) {
         struct view *v = &a->views[i];
         v->focused = i == a->focus;
-        if (v->visible && v->win && !waiting(a)) v->ops->draw(v, a);
+        if (v->visible && v->win && !waiting(a)) v->ops->draw(v, &a->session);
     }
     draw_bar(a);
     draw_status(a);
@@ -542,19 +548,19 @@ static int trend_panes(struct app *a, struct view **top, struct view **bottom) {
 static void mouse_drag(struct app *a, int my) {
     struct view *top, *bottom;
     if (!trend_panes(a, &top, &bottom) || a->ui->press_y != bottom->y) return;
-    /* layout() gives the chart floor(total * (100 - p) / 100) rows: the
+    /* arrange() gives the chart floor(total * (100 - p) / 100) rows: the
      * smallest such share that puts its title on row my */
     int total = top->h + bottom->h, rows = my - top->y;
     int p = total > 0 ? 100 - ((total - rows) * 100 + total - 1) / total : a->split;
     if (p < 20) p = 20;
     if (p > 90) p = 90;
     a->split = p;
-    layout(a);
-    app_msg(a, "split %d%% (also + / - / :split)", p);
+    arrange(a);
+    session_msg(&a->session, "split %d%% (also + / - / :split)", p);
 }
 
 static void on_key(struct app *a, int key, int my, int mx, int mb) {
-    if (key == KEYS_RESIZE) { layout(a); return; }
+    if (key == KEYS_RESIZE) { arrange(a); return; }
     if (a->prompt->active) {
         if (key == KEYS_MOUSE) return;
         enum prompt_result r = prompt_key(a->prompt, key);
@@ -562,11 +568,11 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         if (r == PROMPT_DONE) {
             char line[PROMPT_MAX];
             memcpy(line, a->prompt->buf, sizeof line);
-            a->msg[0] = '\0';
+            a->session.msg[0] = '\0';
             int before = a->screen;
             if (a->prompt->kind == ':') app_run_command(a, line);
             else app_search(a, line);
-            if (a->screen != before) layout(a);
+            if (a->screen != before) arrange(a);
         }
         return;
     }
@@ -574,34 +580,34 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
     if (key == KEYS_MOUSE) {
         struct view *v = view_at(a, my, mx);
         if (!v) return;
-        a->msg[0] = '\0';
+        a->session.msg[0] = '\0';
         a->focus = v->index;
         struct view_mouse m = {my - v->y, mx - v->x, mb == 1 || mb == 2 ? 1 : 0, mb == 2, mb == 4 ? -1 : mb == 5 ? 1 : 0};
         int before = a->screen;
-        if (v->ops->mouse) v->ops->mouse(v, a, &m);
-        if (a->screen != before) layout(a);   /* a pane may switch screens (Enter on a list row) */
+        if (v->ops->mouse) v->ops->mouse(v, &a->session, &m);
+        if (a->screen != before) arrange(a);   /* a pane may switch screens (Enter on a list row) */
         a->dirty = 1;
         return;
     }
-    a->msg[0] = '\0';
+    a->session.msg[0] = '\0';
     a->dirty = 1;
     struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
     if (fv && fv->ops->key && !waiting(a)) {
         const struct keys_row *row = keys_find(fv->ops->keys, fv->ops->nkeys, key);
         int before = a->screen;
-        if (fv->ops->key(fv, a, row ? row->action : 0, key)) {
-            if (a->screen != before) layout(a);
+        if (fv->ops->key(fv, &a->session, row ? row->action : 0, key)) {
+            if (a->screen != before) arrange(a);
             return;
         }
     }
     for (int s = 0; s < a->nscreens; s++)
         if (a->screens[s].fkey && a->screens[s].fkey == key && strcmp(a->screens[s].name, "help")) {
-            for (int i = 0; i < a->nviews; i++)
-                if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
-                    app_show(a, a->views[i].ops->name);
-                    return;
-                }
-            app_msg(a, "no %s screen for this input", a->screens[s].name);
+            int i = app_first_pane(a, s);
+            if (i >= 0) {
+                app_show(a, a->views[i].ops->name);
+                return;
+            }
+            session_msg(&a->session, "no %s screen for this input", a->screens[s].name);
             return;
         }
     const struct keys_row *row = keys_find(app_keys, app_nkeys, key);
@@ -610,7 +616,7 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         return;
     }
     char kn[16];
-    app_msg(a, "%s does nothing here (? lists the keys)", keys_name(key, kn, sizeof kn));
+    session_msg(&a->session, "%s does nothing here (? lists the keys)", keys_name(key, kn, sizeof kn));
 }
 
 /* --- start and stop --- */
@@ -619,27 +625,27 @@ static int init_panes(struct app *a) {
     for (int i = 0; i < a->nviews; i++) {
         struct view *v = &a->views[i];
         struct pt_error err;
-        if (v->ops->available && !v->ops->available(a)) continue;
-        if (v->ops->init && v->ops->init(v, a, &err) < 0) {
-            app_err(a, "%s: %s", v->ops->title, err.msg);
+        if (v->ops->available && !v->ops->available(&a->session)) continue;
+        if (v->ops->init && v->ops->init(v, &a->session, &err) < 0) {
+            session_err(&a->session, "%s: %s", v->ops->title, err.msg);
             continue;
         }
         v->live = 1;
     }
     /* Two runs or a .vis.db: the run summary (several pairs), else the tree first. */
-    if (a->mode != APP_MODE_TREND && (app_show(a, "summary") == 0 || app_show(a, "tree") == 0)) {
+    if (a->session.mode != SESSION_MODE_TREND && (app_show(a, "summary") == 0 || app_show(a, "tree") == 0)) {
         a->prev_screen = a->screen;
         return 0;
     }
     /* The first screen (not help, not the load report) with a live pane. */
     for (int s = 0; s < a->nscreens; s++) {
         if (!strcmp(a->screens[s].name, "help") || !strcmp(a->screens[s].name, "report")) continue;
-        for (int i = 0; i < a->nviews; i++)
-            if (a->views[i].live && !strcmp(app_panes[i].screen, a->screens[s].name)) {
-                a->screen = a->prev_screen = s;
-                a->focus = i;
-                return 0;
-            }
+        int i = app_first_pane(a, s);
+        if (i >= 0) {
+            a->screen = a->prev_screen = s;
+            a->focus = i;
+            return 0;
+        }
     }
     return -1;
 }
@@ -660,43 +666,44 @@ static void free_all(struct app *a) {
 }
 
 static void release(struct app *a) {
-    app_follow_off(a);
-    if (a->load.running) {
-        atomic_store(&a->load.cancel, 1);
+    follow_off(&a->session);
+    if (a->session.load.running) {
+        atomic_store(&a->session.load.cancel, 1);
         struct pt_error e;
-        app_load_finish(a, &e);
+        loader_finish(&a->session, &e);
     }
-    app_origin_stop(a);
-    if (a->ds) dataset_free(a->ds);
-    a->ds = NULL;
-    mon_cache_free(a->mon_cache);   /* after the load thread is joined */
-    a->mon_cache = NULL;
-    dump_cache_free(a->dump_cache);
-    a->dump_cache = NULL;
-    acmp_free(a);   /* first: its threads read the paths until joined */
-    for (int i = 0; i < 2; i++) free(a->paths[i]);
-    free(a->parallel_arg);
-    free(a->regex);
-    free(a->regex_mask);
-    free(a->label_mask);
-    free(a->label_desc);
-    free(a->rows);
-    search_free(&a->re);
+    origin_search_stop(&a->session);
+    if (a->session.ds) dataset_free(a->session.ds);
+    a->session.ds = NULL;
+    mon_cache_free(a->session.mon_cache);   /* after the load thread is joined */
+    a->session.mon_cache = NULL;
+    dump_cache_free(a->session.dump_cache);
+    a->session.dump_cache = NULL;
+    graphs_free(&a->session);   /* first: its threads read the paths until joined */
+    for (int i = 0; i < 2; i++) free(a->session.paths[i]);
+    free(a->session.parallel_arg);
+    free(a->session.regex);
+    free(a->session.regex_mask);
+    free(a->session.label_mask);
+    free(a->session.label_desc);
+    free(a->session.rows);
+    search_free(&a->session.re);
     if (a->prompt) prompt_free(a->prompt);
 }
 
 /* msProbe's defaults (dimension step, the first step), the demo too: the
  * burst is there to be found (`]` through the steps, or :step 9). */
 static void data_ready(struct app *a) {
-    app_data_ready(a);
-    acmp_data_ready(a);
+    session_data_ready(&a->session);
+    graphs_data_ready(&a->session);
     /* not on the first step of a progressive load: once it is whole */
-    if (!a->load.running) app_origin_start(a);
+    if (!a->session.load.running) origin_search_start(&a->session);
     /* a rank that did not load is not silently missing from the map */
-    if (a->ds && a->ds->nskipped) {
+    if (a->session.ds && a->session.ds->nskipped) {
         char esc[300];
-        const char *why = a->ds->nwarnings ? a->ds->warnings[0] : a->ds->skipped[0];
-        app_err(a, "%zu file%s skipped (:skipped lists them): %s", a->ds->nskipped, a->ds->nskipped == 1 ? "" : "s",
+        const char *why = a->session.ds->nwarnings ? a->session.ds->warnings[0] : a->session.ds->skipped[0];
+        session_err(&a->session, "%zu file%s skipped (:skipped lists them): %s", a->session.ds->nskipped,
+                    a->session.ds->nskipped == 1 ? "" : "s",
                 pt_escape(why, strlen(why), esc, sizeof esc));
     }
 }
@@ -705,8 +712,8 @@ static void data_ready(struct app *a) {
  * when the screen changes. */
 static int poll_lazy(struct app *a) {
     char msg[400];
-    if (!a->ds || !a->ds->cube || !cube_lazy_poll(a->ds->cube, msg, sizeof msg)) return 0;
-    if (msg[0]) app_err(a, "%s", msg);
+    if (!a->session.ds || !a->session.ds->cube || !cube_lazy_poll(a->session.ds->cube, msg, sizeof msg)) return 0;
+    if (msg[0]) session_err(&a->session, "%s", msg);
     return 1;
 }
 
@@ -716,11 +723,11 @@ static int poll_lazy(struct app *a) {
  * of a transaction): not said; the next change or the settle time
  * reloads it again. */
 static void load_failed(struct app *a, const struct pt_error *err) {
-    if (a->follow) {
+    if (a->session.follow) {
         struct stat st;
-        if (stat(a->paths[0], &st) == 0 && time(NULL) - st.st_mtime < DS_SETTLE_SECONDS) return;
+        if (stat(a->session.paths[0], &st) == 0 && time(NULL) - st.st_mtime < DS_SETTLE_SECONDS) return;
     }
-    app_err(a, "reload failed, the data shown stays: %s", err->msg);
+    session_err(&a->session, "reload failed, the data shown stays: %s", err->msg);
 }
 
 /* Follow mode on a path that is there but holds no data yet (a training
@@ -728,38 +735,38 @@ static void load_failed(struct app *a, const struct pt_error *err) {
  * waits for the data instead of ending. */
 static int wait_for_data(const struct app *a) {
     struct stat st;
-    return a->follow_arg && a->mode == APP_MODE_TREND && !a->demo && stat(a->paths[0], &st) == 0;
+    return a->session.follow_arg && a->session.mode == SESSION_MODE_TREND && !a->session.demo && stat(a->session.paths[0], &st) == 0;
 }
 
 /* What the loader brought since the last look: the first data (the panes
  * start), newer data (swapped in), a failure.  -1 with err when the first
  * load failed (nothing to show: the program ends), else 0. */
 static int poll_load(struct app *a, int *ready, struct pt_error *err) {
-    int ev = app_load_poll(a, err);
-    if ((ev & APP_LOAD_FAILED) && !a->ds) {
+    int ev = loader_poll(&a->session, err);
+    if ((ev & LOADER_FAILED) && !a->session.ds) {
         if (!wait_for_data(a)) return -1;
-        app_err(a, "waiting for data (follow mode): %s", err->msg);
+        session_err(&a->session, "waiting for data (follow mode): %s", err->msg);
     }
-    if (ev & APP_LOAD_FAILED) load_failed(a, err);
-    if (!*ready && a->ds) {
+    if (ev & LOADER_FAILED) load_failed(a, err);
+    if (!*ready && a->session.ds) {
         data_ready(a);
-        if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
+        if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         *ready = 1;
-        layout(a);
+        arrange(a);
     }
     if (ev) a->dirty = 1;
-    if (app_follow_tick(a)) a->dirty = 1;
+    if (follow_tick(&a->session)) a->dirty = 1;
     return 0;
 }
 
 /* A graph (step, rank) is loading in the background (compare, build and
  * .vis.db modes); the trend data of compare mode loads beside and does
  * not hold keys back. */
-static int graph_loading(const struct app *a) { return a->cmp && a->cmp->running; }
+static int graph_loading(const struct app *a) { return a->session.graphs && a->session.graphs->running; }
 
 static void queue_key(struct app *a, int key, int y, int x, int b) {
     if (a->nkeyq == (int)(sizeof a->keyq / sizeof a->keyq[0])) {
-        app_msg(a, "busy loading: %d keys waiting, further keys dropped", a->nkeyq);
+        session_msg(&a->session, "busy loading: %d keys waiting, further keys dropped", a->nkeyq);
         return;
     }
     a->keyq[a->nkeyq++] = (struct app_qkey){key, y, x, b};
@@ -777,15 +784,16 @@ static int no_terminal(const struct app *a) {
     struct pt_error err;
     struct stat st;
     if (ui_can_start(&err) == 0) return 0;
-    for (int i = 0; i < a->npaths; i++)
-        if (stat(a->paths[i], &st) != 0) {
-            fprintf(stderr, "probetop: %s: %s\n", CMD_ESC(a->paths[i]), strerror(errno));
+    for (int i = 0; i < a->session.npaths; i++)
+        if (stat(a->session.paths[i], &st) != 0) {
+            fprintf(stderr, "probetop: %s: %s\n", CMD_ESC(a->session.paths[i]), strerror(errno));
             return -1;
         }
     /* a side file that cannot be read (a FIFO, /dev/zero) is bad usage
      * first too, with the readers' words */
-    const char *side[] = {a->lopts.mapping, a->layer_mapping && strcmp(a->layer_mapping, "auto") ? a->layer_mapping : NULL,
-                          a->match_config};
+    const char *side[] = {a->session.lopts.mapping,
+                          a->session.layer_mapping && strcmp(a->session.layer_mapping, "auto") ? a->session.layer_mapping : NULL,
+                          a->session.match_config};
     for (size_t i = 0; i < sizeof side / sizeof *side; i++) {
         char *buf;
         size_t len;
@@ -801,6 +809,20 @@ static int no_terminal(const struct app *a) {
     return -1;
 }
 
+/* The state before the options: the session answered by this shell's
+ * host, nothing selected, the whole value range, no windows yet. */
+static void start_state(struct app *a, struct prompt *prompt) {
+    memset(a, 0, sizeof *a);
+    a->session.host = &app_host;
+    prompt_init(prompt);
+    a->prompt = prompt;
+    search_init(&a->session.re);
+    a->split = 70;
+    a->arranged = -1;
+    a->session.range_hi = 1;
+    a->session.sel_target = NAMES_NONE;
+}
+
 int app_main(int argc, char **argv) {
     struct app app;
     struct app *a = &app;
@@ -810,45 +832,39 @@ int app_main(int argc, char **argv) {
     struct pt_error err;
     int keys_man = 0;
 
-    memset(a, 0, sizeof *a);
-    prompt_init(&prompt);
-    a->prompt = &prompt;
-    search_init(&a->re);
-    a->split = 70;
-    a->laid_out = -1;
-    a->range_hi = 1;
-    a->sel_target = NAMES_NONE;
+    start_state(a, &prompt);
     if (parse_args(a, &uo, argc, argv, &keys_man) < 0) { release(a); return EXIT_USAGE; }
     if (keys_man) { app_keys_man(stdout); release(a); return EXIT_OK; }
-    if (a->demo && a->npaths) { usage_error("--demo takes no PATH (got '%s')", a->paths[0]); release(a); return EXIT_USAGE; }
-    if (!a->demo && a->npaths == 0) { usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
-    a->mode = a->npaths == 2 ? APP_MODE_COMPARE
-            : a->npaths == 1 && util_ends_with(a->paths[0], ".vis.db") ? APP_MODE_VISDB : APP_MODE_TREND;
+    struct session *s = &a->session;
+    if (s->demo && s->npaths) { usage_error("--demo takes no PATH (got '%s')", s->paths[0]); release(a); return EXIT_USAGE; }
+    if (!s->demo && s->npaths == 0) { usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
+    a->session.mode = a->session.npaths == 2 ? SESSION_MODE_COMPARE
+            : a->session.npaths == 1 && util_ends_with(a->session.paths[0], ".vis.db") ? SESSION_MODE_VISDB : SESSION_MODE_TREND;
 
     if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
-    if (a->mode == APP_MODE_TREND) {
-        if (app_load_start(a, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
+    if (a->session.mode == SESSION_MODE_TREND) {
+        if (loader_start(&a->session, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a
          * moment, and report a bad path on stderr without any screen. */
-        for (int i = 0; i < 30 && !atomic_load(&a->load.done); i++) sleep_ms(10);
-        if (atomic_load(&a->load.done)) {
-            if (app_load_finish(a, &err) < 0 && !wait_for_data(a)) {
+        for (int i = 0; i < 30 && !atomic_load(&a->session.load.done); i++) sleep_ms(10);
+        if (atomic_load(&a->session.load.done)) {
+            if (loader_finish(&a->session, &err) < 0 && !wait_for_data(a)) {
                 fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
                 release(a);
                 return EXIT_USAGE;
             }
-            if (!a->ds) app_err(a, "waiting for data (follow mode): %s", err.msg);
+            if (!a->session.ds) session_err(&a->session, "waiting for data (follow mode): %s", err.msg);
         }
     }
 
     /* The graphs: compare and .vis.db modes need them; a dump with
      * construct.json gets its tree too (build mode). */
-    if (acmp_open(a, &err) < 0) {
+    if (graphs_open(&a->session, &err) < 0) {
         fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
     }
-    if (a->cmp && acmp_start(a, &err) < 0) {
+    if (a->session.graphs && graphs_start(&a->session, &err) < 0) {
         fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
         release(a);
         return EXIT_USAGE;
@@ -860,6 +876,7 @@ int app_main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     a->ui = &ui;
+    a->session.ui = &ui;
     prompt.complete = app_complete;
     prompt.complete_ctx = a;
     a->screens = app_screens;
@@ -877,13 +894,13 @@ int app_main(int argc, char **argv) {
         a->views[i].index = i;
     }
     int ready = 0;
-    if (!a->load.running && (a->ds || !wait_for_data(a))) {
-        if (a->ds) data_ready(a);
-        if (init_panes(a) < 0) app_err(a, "nothing to show for this input");
+    if (!a->session.load.running && (a->session.ds || !wait_for_data(a))) {
+        if (a->session.ds) data_ready(a);
+        if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         ready = 1;
     }
-    if (a->follow_arg && app_follow_on(a, &err) < 0) app_err(a, "follow mode: %s", err.msg);
-    layout(a);
+    if (a->session.follow_arg && follow_on(&a->session, &err) < 0) session_err(&a->session, "follow mode: %s", err.msg);
+    arrange(a);
     int code = EXIT_OK;
     while (!a->quit) {
         if (poll_load(a, &ready, &err) < 0) {
@@ -894,13 +911,13 @@ int app_main(int argc, char **argv) {
             return EXIT_USAGE;
         }
         int graph_was = graph_loading(a);
-        if (acmp_poll(a)) {
+        if (graphs_poll(&a->session)) {
             a->dirty = 1;
             /* "loading step 3 rank 5..." is over once the graph landed
              * (an error replaced it already) */
-            if (graph_was && !graph_loading(a) && !a->msg_error && !strncmp(a->msg, "loading ", 8)) a->msg[0] = '\0';
+            if (graph_was && !graph_loading(a) && !s->msg_error && !strncmp(s->msg, "loading ", 8)) s->msg[0] = '\0';
         }
-        if (app_origin_poll(a) | poll_lazy(a)) a->dirty = 1;
+        if (origin_search_poll(&a->session) | poll_lazy(a)) a->dirty = 1;
         /* Keys typed during a load run now, in order, until one starts
          * another load (the rest wait for that one). */
         if (a->nkeyq && !waiting(a) && !graph_loading(a)) {
@@ -913,15 +930,15 @@ int app_main(int argc, char **argv) {
         if (a->dirty) frame(a);
         int my = 0, mx = 0, mb = 0;
         /* loading, or following a run: look at the load and the watch often */
-        int key = ui_getkey(&ui, a->bar, acmp_loading(a) ? 10 : a->load.running || a->follow ? 100 : 250, &my, &mx, &mb);
-        if (a->load.running && !a->load.reload) a->dirty = 1;   /* the progress moves */
+        int key = ui_getkey(&ui, a->bar, graphs_loading(s) ? 10 : s->load.running || s->follow ? 100 : 250, &my, &mx, &mb);
+        if (a->session.load.running && !a->session.load.reload) a->dirty = 1;   /* the progress moves */
         if (ui_signal) {
             int sig = ui_signal;
             ui_signal = 0;
             if (waiting(a) && sig == SIGINT) {
                 /* Ctrl-C while loading cancels the load, which ends the program. */
-                atomic_store(&a->load.cancel, 1);
-                app_msg(a, "cancelling...");
+                atomic_store(&a->session.load.cancel, 1);
+                session_msg(&a->session, "cancelling...");
                 continue;
             }
             code = 128 + sig;
@@ -930,10 +947,10 @@ int app_main(int argc, char **argv) {
         if (waiting(a)) {
             /* q ends a long load at once (it would end the program anyway) */
             if (key == 'q' || key == KEYS_F10) {
-                atomic_store(&a->load.cancel, 1);
+                atomic_store(&a->session.load.cancel, 1);
                 continue;
             }
-            if (key == KEYS_RESIZE) layout(a);
+            if (key == KEYS_RESIZE) arrange(a);
             else if (key != KEYS_NONE) queue_key(a, key, my, mx, mb);
             a->dirty = 1;   /* the progress line moves */
             continue;

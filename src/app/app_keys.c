@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/app/app_compare.h"
+#include "src/session/graphs.h"
 #include "src/app/app_state.h"
 #include "ui/keys.h"
 #include "ui/prompt.h"
@@ -54,47 +54,48 @@ const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
 
 /* --- helpers --- */
 
-static int metric_ok(const struct app *a) { return a->cube && a->cube->nmetrics > 0; }
+static int metric_ok(const struct app *a) { return a->session.cube && a->session.cube->nmetrics > 0; }
 
 static void say_metric(struct app *a) {
-    const struct cube_metric *m = &a->cube->metrics[a->metric];
-    app_msg(a, "metric %s, statistic %s", m->name, m->stats[a->stat]);
+    const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
+    session_msg(&a->session, "metric %s, statistic %s", m->name, m->stats[a->session.stat]);
 }
 
 /* The statistic to show after switching to metric m: the one shown now
  * when m has it too (norm stays norm, max stays max), else m's first. */
 static int kept_stat(const struct app *a, int m) {
-    const struct cube_metric *cur = &a->cube->metrics[a->metric];
-    return a->stat >= 0 && a->stat < cur->nstats ? cube_stat_find(a->cube, m, cur->stats[a->stat]) : -1;
+    const struct cube_metric *cur = &a->session.cube->metrics[a->session.metric];
+    return a->session.stat >= 0 && a->session.stat < cur->nstats ? cube_stat_find(a->session.cube, m, cur->stats[a->session.stat]) : -1;
 }
 
 static void move_value(struct app *a, int dir) {
-    const struct cube *c = a->cube;
-    if (a->dim == DIM_STEP) {
-        int s = a->sel_step + dir;
-        if (s < 0 || s >= c->nsteps) { app_msg(a, dir < 0 ? "first step" : "last step"); return; }
-        app_select(a, s, -1, NAMES_NONE);
-    } else if (a->dim == DIM_RANK) {
-        int r = a->sel_rank + dir;
-        if (r < 0 || r >= c->nranks) { app_msg(a, dir < 0 ? "first rank" : "last rank"); return; }
-        app_select(a, -1, r, NAMES_NONE);
+    const struct cube *c = a->session.cube;
+    if (a->session.dim == DIM_STEP) {
+        int s = a->session.sel_step + dir;
+        if (s < 0 || s >= c->nsteps) { session_msg(&a->session, dir < 0 ? "first step" : "last step"); return; }
+        session_select(&a->session, s, -1, NAMES_NONE);
+    } else if (a->session.dim == DIM_RANK) {
+        int r = a->session.sel_rank + dir;
+        if (r < 0 || r >= c->nranks) { session_msg(&a->session, dir < 0 ? "first rank" : "last rank"); return; }
+        session_select(&a->session, -1, r, NAMES_NONE);
     } else {
-        long row = app_row_of(a, (uint32_t)a->dimval) + dir;
-        if (row < 0 || row >= (long)a->nrows) { app_msg(a, dir < 0 ? "first target" : "last target"); return; }
-        app_select(a, -1, -1, c->metrics[a->metric].targets[a->rows[row]]);
+        long row = session_row_of(&a->session, (uint32_t)a->session.dimval) + dir;
+        if (row < 0 || row >= (long)a->session.nrows) { session_msg(&a->session, dir < 0 ? "first target" : "last target"); return; }
+        session_select(&a->session, -1, -1, c->metrics[a->session.metric].targets[a->session.rows[row]]);
     }
 }
 
 /* n / N without a pane search: the next target of the filtered list. */
 static void next_match(struct app *a, int dir) {
-    if (!a->nrows) { app_msg(a, "no target passes the filter"); return; }
-    uint32_t lt = a->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(a->cube, a->metric, a->sel_target);
-    long row = lt == UINT32_MAX ? -1 : app_row_of(a, lt);
-    long n = (long)a->nrows;
+    struct session *s = &a->session;
+    if (!s->nrows) { session_msg(s, "no target passes the filter"); return; }
+    uint32_t lt = s->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(s->cube, s->metric, s->sel_target);
+    long row = lt == UINT32_MAX ? -1 : session_row_of(s, lt);
+    long n = (long)s->nrows;
     row = row < 0 ? 0 : ((row + dir) % n + n) % n;
-    app_select(a, -1, -1, a->cube->metrics[a->metric].targets[a->rows[row]]);
-    app_msg(a, "match %ld of %ld%s%s%s", row + 1, n, a->regex ? " for /" : "", a->regex ? a->regex : "",
-            a->regex ? "/" : "");
+    session_select(s, -1, -1, s->cube->metrics[s->metric].targets[s->rows[row]]);
+    session_msg(s, "match %ld of %ld%s%s%s", row + 1, n, s->regex ? " for /" : "", s->regex ? s->regex : "",
+            s->regex ? "/" : "");
 }
 
 static void focus_step(struct app *a, int dir) {
@@ -114,90 +115,93 @@ void app_search(struct app *a, const char *pattern) {
     struct pt_error err;
     struct view *v = a->focus >= 0 && a->focus < a->nviews ? &a->views[a->focus] : NULL;
     if (v && v->live && v->ops->search) {
-        if (v->ops->search(v, a, pattern, &err) < 0) app_err(a, "%s", err.msg);
+        if (v->ops->search(v, &a->session, pattern, &err) < 0) session_err(&a->session, "%s", err.msg);
         a->dirty = 1;
         return;
     }
-    if (!metric_ok(a)) { app_err(a, "no data to filter"); return; }
-    if (app_set_regex(a, pattern, &err) < 0) {
-        app_err(a, "%s", err.msg);
+    if (!metric_ok(a)) { session_err(&a->session, "no data to filter"); return; }
+    if (session_set_regex(&a->session, pattern, &err) < 0) {
+        session_err(&a->session, "%s", err.msg);
         return;
     }
-    if (!pattern[0]) app_msg(a, "filter cleared: %u targets", a->nrows);
-    else app_msg(a, "/%s/: %u target%s", pattern, a->nrows, a->nrows == 1 ? "" : "s");
+    if (!pattern[0]) session_msg(&a->session, "filter cleared: %u targets", a->session.nrows);
+    else session_msg(&a->session, "/%s/: %u target%s", pattern, a->session.nrows, a->session.nrows == 1 ? "" : "s");
 }
 
 /* Runs a global action; 1 handled. */
 int app_global_action(struct app *a, int action) {
     struct view *fv = a->focus >= 0 && a->focus < a->nviews ? &a->views[a->focus] : NULL;
     int need_data = action >= G_NEXT && action <= G_RESET && action != G_CLEAR;
-    if (need_data && !metric_ok(a)) { app_msg(a, "no trend data here"); return 1; }
+    if (need_data && !metric_ok(a)) { session_msg(&a->session, "no trend data here"); return 1; }
     switch (action) {
     case G_QUIT: a->quit = 1; return 1;
     case G_HELP:
-        if (app_show(a, "help") < 0) app_err(a, "no help pane");
+        if (app_show(a, "help") < 0) session_err(&a->session, "no help pane");
         return 1;
     case G_FOCUS_NEXT: focus_step(a, 1); return 1;
     case G_FOCUS_PREV: focus_step(a, -1); return 1;
     case G_CMD: prompt_open(a->prompt, ':', ""); a->dirty = 1; return 1;
-    case G_SEARCH: prompt_open(a->prompt, '/', a->regex ? a->regex : ""); a->dirty = 1; return 1;
+    case G_SEARCH: prompt_open(a->prompt, '/', a->session.regex ? a->session.regex : ""); a->dirty = 1; return 1;
     case G_NEXT: case G_PREV:
         /* one meaning everywhere: the next / previous hit of the pane's
          * search (the heat map's: the target filter) */
         if (fv && fv->live && fv->ops->search_next) {
-            if (!fv->ops->search_next(fv, a, action == G_NEXT ? 1 : -1) && !a->msg[0])
-                app_msg(a, "no hit to go to: / searches this pane first");
+            if (!fv->ops->search_next(fv, &a->session, action == G_NEXT ? 1 : -1) && !a->session.msg[0])
+                session_msg(&a->session, "no hit to go to: / searches this pane first");
         } else next_match(a, action == G_NEXT ? 1 : -1);
         a->dirty = 1;
         return 1;
     case G_METRIC_NEXT: case G_METRIC_PREV: {
-        int n = a->cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
-        int m = ((a->metric + d) % n + n) % n;
-        app_set_metric(a, m, kept_stat(a, m));
+        int n = a->session.cube->nmetrics, d = action == G_METRIC_NEXT ? 1 : -1;
+        int m = ((a->session.metric + d) % n + n) % n;
+        session_set_metric(&a->session, m, kept_stat(a, m));
         say_metric(a);
         return 1;
     }
     case G_STAT_NEXT: case G_STAT_PREV: {
-        int n = a->cube->metrics[a->metric].nstats, d = action == G_STAT_NEXT ? 1 : -1;
-        app_set_metric(a, a->metric, ((a->stat + d) % n + n) % n);
+        int n = a->session.cube->metrics[a->session.metric].nstats, d = action == G_STAT_NEXT ? 1 : -1;
+        session_set_metric(&a->session, a->session.metric, ((a->session.stat + d) % n + n) % n);
         say_metric(a);
         return 1;
     }
     case G_DIM: {
-        enum cube_dim d = a->dim == DIM_STEP ? DIM_RANK : a->dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
-        app_set_dim(a, d, -1);
-        app_msg(a, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
+        enum cube_dim d = a->session.dim == DIM_STEP ? DIM_RANK : a->session.dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
+        session_set_dim(&a->session, d, -1);
+        session_msg(&a->session, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
                 d == DIM_TARGET ? "rank" : "target");
         return 1;
     }
     case G_VAL_PREV: move_value(a, -1); return 1;
     case G_VAL_NEXT: move_value(a, 1); return 1;
-    case G_CLEAR: linechart_clear(a); app_msg(a, "line chart cleared"); return 1;
+    case G_CLEAR:
+        if (a->session.offers.linechart_pane) a->session.offers.clear_lines(a->session.offers.linechart_pane, &a->session);
+        session_msg(&a->session, "line chart cleared");
+        return 1;
     case G_COLOR:
-        a->color_mode = a->color_mode == APP_COLOR_GRADIENT ? APP_COLOR_SEGMENTED : APP_COLOR_GRADIENT;
-        app_changed(a, APP_CH_COLOR);
-        app_msg(a, "%s colours", a->color_mode == APP_COLOR_GRADIENT ? "gradient" : "segmented (3-sigma)");
+        a->session.color_mode = a->session.color_mode == SESSION_COLOR_GRADIENT ? SESSION_COLOR_SEGMENTED : SESSION_COLOR_GRADIENT;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "%s colours", a->session.color_mode == SESSION_COLOR_GRADIENT ? "gradient" : "segmented (3-sigma)");
         return 1;
     case G_RANGE_LO:
-        if (a->range_lo + 0.05 < a->range_hi - 1e-9) a->range_lo += 0.05;
-        app_changed(a, APP_CH_COLOR);
-        app_msg(a, "value range %.0f%%..%.0f%% of the slice", a->range_lo * 100, a->range_hi * 100);
+        if (a->session.range_lo + 0.05 < a->session.range_hi - 1e-9) a->session.range_lo += 0.05;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "value range %.0f%%..%.0f%% of the slice", a->session.range_lo * 100, a->session.range_hi * 100);
         return 1;
     case G_RANGE_HI:
-        if (a->range_hi - 0.05 > a->range_lo + 1e-9) a->range_hi -= 0.05;
-        app_changed(a, APP_CH_COLOR);
-        app_msg(a, "value range %.0f%%..%.0f%% of the slice", a->range_lo * 100, a->range_hi * 100);
+        if (a->session.range_hi - 0.05 > a->session.range_lo + 1e-9) a->session.range_hi -= 0.05;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "value range %.0f%%..%.0f%% of the slice", a->session.range_lo * 100, a->session.range_hi * 100);
         return 1;
     case G_RESET:
-        a->range_lo = 0;
-        a->range_hi = 1;
-        app_changed(a, APP_CH_COLOR);
-        app_msg(a, "value range reset");
+        a->session.range_lo = 0;
+        a->session.range_hi = 1;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "value range reset");
         return 1;
     case G_LOG:
-        a->logscale = !a->logscale;
-        app_changed(a, APP_CH_COLOR);
-        app_msg(a, "%s colour scale", a->logscale ? "log" : "linear");
+        a->session.logscale = !a->session.logscale;
+        session_changed(&a->session, SESSION_CH_COLOR);
+        session_msg(&a->session, "%s colour scale", a->session.logscale ? "log" : "linear");
         return 1;
     case G_SPLIT_UP: case G_SPLIT_DOWN:
         a->split += action == G_SPLIT_UP ? 5 : -5;
@@ -208,15 +212,15 @@ int app_global_action(struct app *a, int action) {
     case G_REDRAW: clearok(curscr, TRUE); a->dirty = 1; return 1;
     case G_RUN: {
         struct pt_error err;
-        int next = a->cmp ? (a->cmp->run + 1) % 3 : 0;
-        if (acmp_set_run(a, next, &err) != 0) app_err(a, "%s", err.msg);
-        else app_msg(a, "the heat map shows %s", acmp_run_name(next));
+        int next = a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
+        if (graphs_set_run(&a->session, next, &err) != 0) session_err(&a->session, "%s", err.msg);
+        else session_msg(&a->session, "the heat map shows %s", graphs_run_name(next));
         return 1;
     }
     case G_RELOAD: {
         struct pt_error err;
-        if (app_reload(a, &err) != 0) app_err(a, "%s", err.msg);
-        else app_msg(a, "reloading %s...", a->paths[0]);
+        if (loader_reload(&a->session, &err) != 0) session_err(&a->session, "%s", err.msg);
+        else session_msg(&a->session, "reloading %s...", a->session.paths[0]);
         return 1;
     }
     default: return 0;
@@ -225,65 +229,69 @@ int app_global_action(struct app *a, int action) {
 
 /* --- `:` commands --- */
 
-static int cmd_step(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_step(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :step N (or N.M, micro step M of step N)");
     char esc[160], lo[40], hi[40];
-    int s = cube_step_parse(a->cube, argv[1]);
+    int s = cube_step_parse(a->session.cube, argv[1]);
     if (s == -2)
         return pt_errorf(err, ":step wants a step number, not '%s'", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
     if (s < 0)
         return pt_errorf(err, "no step %s (steps %s..%s)", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc),
-                         cube_step_text(a->cube, 0, lo, sizeof lo),
-                         cube_step_text(a->cube, a->cube->nsteps - 1, hi, sizeof hi));
-    app_select(a, s, -1, NAMES_NONE);
+                         cube_step_text(a->session.cube, 0, lo, sizeof lo),
+                         cube_step_text(a->session.cube, a->session.cube->nsteps - 1, hi, sizeof hi));
+    session_select(&a->session, s, -1, NAMES_NONE);
     return 0;
 }
 
-static int cmd_rank(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_rank(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     char *e;
     if (argc != 2) return pt_errorf(err, "usage: :rank N");
     long n = strtol(argv[1], &e, 10);
     if (*e || e == argv[1]) return pt_errorf(err, ":rank wants a rank number, not '%s'", argv[1]);
-    int r = cube_rank_find(a->cube, (int32_t)n);
+    int r = cube_rank_find(a->session.cube, (int32_t)n);
     if (r < 0)
-        return pt_errorf(err, "no rank %ld (ranks %d..%d)", n, (int)a->cube->ranks[0],
-                         (int)a->cube->ranks[a->cube->nranks - 1]);
-    app_select(a, -1, r, NAMES_NONE);
+        return pt_errorf(err, "no rank %ld (ranks %d..%d)", n, (int)a->session.cube->ranks[0],
+                         (int)a->session.cube->ranks[a->session.cube->nranks - 1]);
+    session_select(&a->session, -1, r, NAMES_NONE);
     return 0;
 }
 
 static void list_metrics(const struct app *a, char *buf, size_t size) {
     size_t len = 0;
     buf[0] = '\0';
-    for (int i = 0; i < a->cube->nmetrics && len + 2 < size; i++) {
-        int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", a->cube->metrics[i].name);
+    for (int i = 0; i < a->session.cube->nmetrics && len + 2 < size; i++) {
+        int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", a->session.cube->metrics[i].name);
         if (n < 0) break;
         len += (size_t)n;
     }
 }
 
-static int cmd_metric(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_metric(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     char list[512];
     if (argc != 2) return pt_errorf(err, "usage: :metric NAME");
-    int m = cube_metric_find(a->cube, argv[1]);
+    int m = cube_metric_find(a->session.cube, argv[1]);
     if (m < 0) {
         list_metrics(a, list, sizeof list);
         return pt_errorf(err, "no metric '%s' (there are: %s)", argv[1], list);
     }
-    app_set_metric(a, m, kept_stat(a, m));
+    session_set_metric(&a->session, m, kept_stat(a, m));
     say_metric(a);
     return 0;
 }
 
-static int cmd_stat(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_stat(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :stat NAME");
-    int s = cube_stat_find(a->cube, a->metric, argv[1]);
+    int s = cube_stat_find(a->session.cube, a->session.metric, argv[1]);
     if (s < 0) {
-        const struct cube_metric *m = &a->cube->metrics[a->metric];
+        const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
         char list[512];
         size_t len = 0;
         list[0] = '\0';
@@ -294,12 +302,13 @@ static int cmd_stat(struct view *v, struct app *a, int argc, char **argv, struct
         }
         return pt_errorf(err, "metric %s has no statistic '%s' (it has: %s)", m->name, argv[1], list);
     }
-    app_set_metric(a, a->metric, s);
+    session_set_metric(&a->session, a->session.metric, s);
     say_metric(a);
     return 0;
 }
 
-static int cmd_dim(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_dim(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :dim step|rank|module");
     const char *d = argv[1];
@@ -308,102 +317,51 @@ static int cmd_dim(struct view *v, struct app *a, int argc, char **argv, struct 
     else if (!strcasecmp(d, "rank")) dim = DIM_RANK;
     else if (!strcasecmp(d, "module") || !strcasecmp(d, "target") || !strcasecmp(d, "module_name")) dim = DIM_TARGET;
     else return pt_errorf(err, ":dim wants step, rank or module, not '%s'", d);
-    app_set_dim(a, dim, -1);
+    session_set_dim(&a->session, dim, -1);
     return 0;
 }
 
-static int ci_contains(const char *hay, const char *needle) {
-    size_t n = strlen(needle);
-    if (!n) return 1;
-    for (; *hay; hay++)
-        if (!strncasecmp(hay, needle, n)) return 1;
-    return 0;
-}
-
-int app_goto(struct app *a, const char *want, struct pt_error *err) {
-    const struct cube *c = a->cube;
-    const struct cube_metric *m = &c->metrics[a->metric];
-    char disp[1024];
-    uint32_t exact = NAMES_NONE, sub = NAMES_NONE, nsub = 0, sub2 = NAMES_NONE;
-    for (uint32_t lt = 0; lt < m->ntargets; lt++) {
-        uint32_t g = m->targets[lt];
-        const char *name = names_str(c->names, g);
-        names_display(c->names, g, disp, sizeof disp);
-        if (!strcmp(disp, want) || (!strcmp(name, want) && exact == NAMES_NONE)) {
-            exact = g;
-            if (!strcmp(disp, want)) break;
-        }
-        if (ci_contains(disp, want)) {
-            if (nsub == 0) sub = g;
-            else if (nsub == 1) sub2 = g;
-            nsub++;
-        }
-    }
-    uint32_t pick = exact != NAMES_NONE ? exact : nsub == 1 ? sub : NAMES_NONE;
-    if (pick == NAMES_NONE) {
-        char e1[160], e2[160];
-        if (nsub > 1) {
-            pt_escape(names_display(c->names, sub, disp, sizeof disp), strlen(disp), e1, sizeof e1);
-            pt_escape(names_display(c->names, sub2, disp, sizeof disp), strlen(disp), e2, sizeof e2);
-            return pt_errorf(err, "%u targets contain '%s' (%s, %s, ...): be more specific", nsub, want, e1, e2);
-        }
-        /* In another metric? */
-        for (int k = 0; k < c->nmetrics; k++) {
-            if (k == a->metric) continue;
-            const struct cube_metric *o = &c->metrics[k];
-            for (uint32_t lt = 0; lt < o->ntargets; lt++) {
-                names_display(c->names, o->targets[lt], disp, sizeof disp);
-                if (ci_contains(disp, want))
-                    return pt_errorf(err, "no target of metric %s matches '%s'; metric %s has one (:metric %s)",
-                                     m->name, want, o->name, o->name);
-            }
-        }
-        return pt_errorf(err, "no target matches '%s'", want);
-    }
-    uint32_t lt = cube_local_target(c, a->metric, pick);
-    if (app_row_of(a, lt) < 0)
-        return pt_errorf(err, "'%s' is hidden by the filter (/ then Enter on an empty line clears it)", want);
-    app_select(a, -1, -1, pick);
-    return 0;
-}
-
-static int cmd_goto(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_goto(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2 || !argv[1][0]) return pt_errorf(err, "usage: :goto TARGET (a full name or a unique part of one)");
-    if (app_goto(a, argv[1], err) < 0) return -1;
+    if (session_goto(&a->session, argv[1], err) < 0) return -1;
     char name[1024], esc[1024];
-    names_display(a->cube->names, a->sel_target, name, sizeof name);
-    app_msg(a, "at %s", pt_escape(name, strlen(name), esc, sizeof esc));
+    names_display(a->session.cube->names, a->session.sel_target, name, sizeof name);
+    session_msg(&a->session, "at %s", pt_escape(name, strlen(name), esc, sizeof esc));
     return 0;
 }
 
-static int cmd_quit(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_quit(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv; (void)err;
     a->quit = 1;
     return 0;
 }
 
-static int cmd_view(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_view(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :view NAME");
     if (app_show(a, argv[1]) == 0) return 0;
     for (int s = 0; s < a->nscreens; s++)
-        if (!strcmp(a->screens[s].name, argv[1]))
-            for (int i = 0; i < a->nviews; i++)
-                if (a->views[i].live && !strcmp(app_panes[i].screen, argv[1])) return app_show(a, a->views[i].ops->name);
+        if (!strcmp(a->screens[s].name, argv[1])) {
+            int i = app_first_pane(a, s);
+            if (i >= 0) return app_show(a, a->views[i].ops->name);
+        }
     return pt_errorf(err, "no pane or screen '%s' for this input", argv[1]);
 }
 
 /* Finite range of the current slice over the shown rows. */
 static int slice_range(struct app *a, double *mn, double *mx) {
     struct cube_slice s;
-    if (cube_slice(a->cube, a->metric, a->stat, a->dim, a->dimval, &s) < 0) return -1;
+    if (cube_slice(a->session.cube, a->session.metric, a->session.stat, a->session.dim, a->session.dimval, &s) < 0) return -1;
     *mn = INFINITY;
     *mx = -INFINITY;
-    int ny = a->dim == DIM_TARGET ? s.ny : (int)a->nrows;
+    int ny = a->session.dim == DIM_TARGET ? s.ny : (int)a->session.nrows;
     for (int y = 0; y < ny; y++)
         for (int x = 0; x < s.nx; x++) {
-            float v = cube_slice_at(&s, x, a->dim == DIM_TARGET ? y : (int)a->rows[y]);
+            float v = cube_slice_at(&s, x, a->session.dim == DIM_TARGET ? y : (int)a->session.rows[y]);
             if (!isfinite(v)) continue;
             if (v < *mn) *mn = v;
             if (v > *mx) *mx = v;
@@ -411,7 +369,8 @@ static int slice_range(struct app *a, double *mn, double *mx) {
     return *mn <= *mx ? 0 : -1;
 }
 
-static int cmd_range(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_range(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     double mn, mx;
     char *e1, *e2;
@@ -424,9 +383,9 @@ static int cmd_range(struct view *v, struct app *a, int argc, char **argv, struc
     if (fhi > 1) fhi = 1;
     if (flo >= fhi)
         return pt_errorf(err, "%s..%s misses the slice's values (%.6g..%.6g)", argv[1], argv[2], mn, mx);
-    a->range_lo = flo;
-    a->range_hi = fhi;
-    app_changed(a, APP_CH_COLOR);
+    a->session.range_lo = flo;
+    a->session.range_hi = fhi;
+    session_changed(&a->session, SESSION_CH_COLOR);
     return 0;
 }
 
@@ -436,26 +395,29 @@ static int onoff(const char *s, int *out) {
     return -1;
 }
 
-static int cmd_log(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_log(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
-    int on = !a->logscale;
+    int on = !a->session.logscale;
     if (argc == 2 && onoff(argv[1], &on) < 0) return pt_errorf(err, ":log wants on or off");
-    a->logscale = on;
-    app_changed(a, APP_CH_COLOR);
+    a->session.logscale = on;
+    session_changed(&a->session, SESSION_CH_COLOR);
     return 0;
 }
 
-static int cmd_color(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_color(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :color gradient|segmented");
-    if (!strcasecmp(argv[1], "gradient")) a->color_mode = APP_COLOR_GRADIENT;
-    else if (!strcasecmp(argv[1], "segmented") || !strcasecmp(argv[1], "segment")) a->color_mode = APP_COLOR_SEGMENTED;
+    if (!strcasecmp(argv[1], "gradient")) a->session.color_mode = SESSION_COLOR_GRADIENT;
+    else if (!strcasecmp(argv[1], "segmented") || !strcasecmp(argv[1], "segment")) a->session.color_mode = SESSION_COLOR_SEGMENTED;
     else return pt_errorf(err, ":color wants gradient or segmented, not '%s'", argv[1]);
-    app_changed(a, APP_CH_COLOR);
+    session_changed(&a->session, SESSION_CH_COLOR);
     return 0;
 }
 
-static int cmd_split(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_split(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     char *e;
     if (argc != 2) return pt_errorf(err, "usage: :split PERCENT (the heat map's share, 20..90)");
@@ -466,13 +428,15 @@ static int cmd_split(struct view *v, struct app *a, int argc, char **argv, struc
     return 0;
 }
 
-static int cmd_filter(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_filter(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v; (void)err;
     app_search(a, argc > 1 ? argv[1] : "");
     return 0;
 }
 
-static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_run(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :run problem|bench|diff");
     int run;
@@ -480,43 +444,48 @@ static int cmd_run(struct view *v, struct app *a, int argc, char **argv, struct 
     else if (!strcasecmp(argv[1], "bench") || !strcasecmp(argv[1], "benchmark")) run = RUN_BENCH;
     else if (!strcasecmp(argv[1], "diff")) run = RUN_DIFF;
     else return pt_errorf(err, ":run wants problem, bench or diff, not '%s'", argv[1]);
-    if (acmp_set_run(a, run, err) != 0) return -1;
-    app_msg(a, "the heat map shows %s", acmp_run_name(run));
+    if (graphs_set_run(&a->session, run, err) != 0) return -1;
+    session_msg(&a->session, "the heat map shows %s", graphs_run_name(run));
     return 0;
 }
 
-static int cmd_skipped(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_skipped(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
-    if (!a->ds) return pt_errorf(err, a->cmp && a->cmp->trunning ? "the trend data is still loading" : "no trend data here");
-    if (!a->ds->nskipped && !a->ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
+    if (!a->session.ds)
+        return pt_errorf(err, a->session.graphs && a->session.graphs->trunning ? "the trend data is still loading" : "no trend data here");
+    if (!a->session.ds->nskipped && !a->session.ds->nwarnings) return pt_errorf(err, "nothing was skipped: every file loaded");
     if (app_show(a, "report") < 0) return pt_errorf(err, "no load report pane");
     return 0;
 }
 
-static int cmd_reload(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_reload(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
-    if (app_reload(a, err) != 0) return -1;
-    app_msg(a, "reloading %s...", a->paths[0]);
+    if (loader_reload(&a->session, err) != 0) return -1;
+    session_msg(&a->session, "reloading %s...", a->session.paths[0]);
     return 0;
 }
 
-static int cmd_follow(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_follow(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v;
-    int on = !a->follow;   /* alone: toggles */
+    int on = !a->session.follow;   /* alone: toggles */
     if (argc > 1 && strcmp(argv[1], "on") && strcmp(argv[1], "off"))
         return pt_errorf(err, ":follow wants on or off, not '%s'", argv[1]);
     if (argc > 1) on = !strcmp(argv[1], "on");
     if (!on) {
-        app_follow_off(a);
-        app_msg(a, "follow mode off: ^R reloads by hand");
+        follow_off(&a->session);
+        session_msg(&a->session, "follow mode off: ^R reloads by hand");
         return 0;
     }
-    if (app_follow_on(a, err) != 0) return -1;
-    app_msg(a, "follow mode on: new data shows as it is written");
+    if (follow_on(&a->session, err) != 0) return -1;
+    session_msg(&a->session, "follow mode on: new data shows as it is written");
     return 0;
 }
 
-static int cmd_help(struct view *v, struct app *a, int argc, char **argv, struct pt_error *err) {
+static int cmd_help(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
     if (app_show(a, "help") < 0) return pt_errorf(err, "no help pane");
     return 0;
@@ -588,11 +557,11 @@ int app_run_command(struct app *a, char *line) {
     }
     if (!cmd) {
         char esc[128];
-        app_err(a, "no command ':%s' (? lists them)", pt_escape(name, strlen(name), esc, sizeof esc));
+        session_err(&a->session, "no command ':%s' (? lists them)", pt_escape(name, strlen(name), esc, sizeof esc));
         return -1;
     }
     if (needs && !metric_ok(a)) {
-        app_err(a, ":%s needs trend data, and this input has none", name);
+        session_err(&a->session, ":%s needs trend data, and this input has none", name);
         return -1;
     }
     if (cmd->rest) {
@@ -609,11 +578,11 @@ int app_run_command(struct app *a, char *line) {
             if (*p) *p++ = '\0';
             while (*p == ' ') p++;
         }
-        if (*p) { app_err(a, "too many arguments for :%s", name); return -1; }
+        if (*p) { session_err(&a->session, "too many arguments for :%s", name); return -1; }
     }
-    a->msg[0] = '\0';
-    if (cmd->run(owner, a, argc, argv, &err) < 0) {
-        app_err(a, "%s", err.msg);
+    a->session.msg[0] = '\0';
+    if (cmd->run(owner, &a->session, argc, argv, &err) < 0) {
+        session_err(&a->session, "%s", err.msg);
         return -1;
     }
     a->dirty = 1;
@@ -647,10 +616,10 @@ int app_complete(void *ctx, const char *line, int cycle, char *out) {
     static const char *const dims[] = {"step", "rank", "module"};
     static const char *const colors[] = {"gradient", "segmented"};
     static const char *const runs[] = {"problem", "bench", "diff"};
-    if (!strcmp(head, "metric") && a->cube) {
-        for (int i = 0; i < a->cube->nmetrics && nc < 256; i++) cands[nc++] = a->cube->metrics[i].name;
-    } else if (!strcmp(head, "stat") && a->cube && a->cube->nmetrics) {
-        const struct cube_metric *m = &a->cube->metrics[a->metric];
+    if (!strcmp(head, "metric") && a->session.cube) {
+        for (int i = 0; i < a->session.cube->nmetrics && nc < 256; i++) cands[nc++] = a->session.cube->metrics[i].name;
+    } else if (!strcmp(head, "stat") && a->session.cube && a->session.cube->nmetrics) {
+        const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
         for (int i = 0; i < m->nstats; i++) cands[nc++] = m->stats[i];
     } else if (!strcmp(head, "dim")) {
         for (int i = 0; i < 3; i++) cands[nc++] = dims[i];
@@ -676,7 +645,7 @@ int app_complete(void *ctx, const char *line, int cycle, char *out) {
 /* --- the document --- */
 
 struct walk_ctx {
-    const struct app_doc_ops *ops;
+    const struct session_doc_ops *ops;
     void *ctx;
 };
 
@@ -707,7 +676,7 @@ static void emit_pane_row(void *c, const char *keys, const char *help) {
     w->ops->row(w->ctx, keys, help);
 }
 
-static void legend(const struct app_doc_ops *ops, void *ctx, const char *utf8, const char *ascii, int role,
+static void legend(const struct session_doc_ops *ops, void *ctx, const char *utf8, const char *ascii, int role,
                    const char *help) {
     const char *g = ops->ascii ? ascii : utf8;
     if (ops->legend) ops->legend(ctx, g, role, help);
@@ -715,7 +684,7 @@ static void legend(const struct app_doc_ops *ops, void *ctx, const char *utf8, c
 }
 
 /* What every glyph and colour on screen means. */
-static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
+static void legend_walk(const struct session_doc_ops *ops, void *ctx) {
     ops->section(ctx, "Legend: tree (compare screen), the chip before each node");
     legend(ops, ctx, "\xe2\x80\xa2", ".", UI_OK, "pass: every compared input and output within msProbe's tolerance (pale fill)");
     legend(ops, ctx, "!", "!", UI_WARN, "warning: an error between msProbe's warning and error thresholds (yellow fill)");
@@ -761,7 +730,7 @@ static void legend_walk(const struct app_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "blank", "blank", UI_NORMAL, "outside the rank's step (another rank's step is longer or starts earlier)");
 }
 
-void app_doc_walk(const struct app_doc_ops *ops, void *ctx) {
+void app_doc_walk(const struct session_doc_ops *ops, void *ctx) {
     struct walk_ctx w = {ops, ctx};
     ops->section(ctx, "Everywhere");
     keys_group(app_keys, app_nkeys, emit_row, &w);
@@ -821,7 +790,7 @@ static void man_row(void *ctx, const char *keys, const char *help) {
 }
 
 void app_keys_man(FILE *f) {
-    static const struct app_doc_ops ops = {man_section, man_row, NULL, 0};
+    static const struct session_doc_ops ops = {man_section, man_row, NULL, 0};
     fputs(".\\\" Generated by `probetop --keys-man` from the key tables; do not edit.\n.SH KEYS\n", f);
     app_doc_walk(&ops, f);
 }

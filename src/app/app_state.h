@@ -1,19 +1,93 @@
-/* app_state: the app's own part of its state -- what the files of src/app share
- * and the panes do not see.
+/* app_state: the shell's state -- what the files of src/app share and the
+ * panes do not see.
  *
- * The state struct itself (struct app) and the calls panes use to read and
- * change it are views/view.h, the one header a pane includes of the app;
- * this header is private to src/app (tests/layers.sh refuses it anywhere
- * else).  The app is single-threaded except for the loader thread, which
- * touches only struct app_load. */
+ * struct app is the interactive shell: the terminal, the windows, the
+ * pane and screen tables, the prompt, the key queue, quit / redraw / exit
+ * code.  The state the panes share (the data, the cursor, the filters, the
+ * loaders) is its struct session (src/session/session.h), which the shell
+ * hands to the panes with the host of their asks (app_host, app.c).  This
+ * header is private to src/app (tests/layers.sh refuses it in views/). */
 #ifndef PT_APP_STATE_H
 #define PT_APP_STATE_H
 
+#include <curses.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "model/err.h"
 #include "src/io/load.h"
+#include "src/session/follow.h"
+#include "src/session/graphs.h"
+#include "src/session/loader.h"
+#include "src/session/origin_search.h"
+#include "src/session/session.h"
+#include "src/session/swap.h"
 #include "views/view.h"
+
+struct ui;          /* ui/ui.h: the terminal, colours, glyphs */
+struct prompt;      /* ui/prompt.h */
+
+struct app_screen {
+    const char *name;          /* "trend" */
+    int horizontal;            /* 1: panes side by side, 0: stacked */
+    int fkey;                  /* KEYS_F2...: switches to it */
+};
+
+/* The pane table (src/app/app_panes.c): one line per pane, in Tab order
+ * inside a screen; the first pane of a screen gets focus when it is shown.
+ * Panes export `const struct view_ops view_<name>`. */
+struct app_pane {
+    const struct view_ops *ops;
+    const char *screen;        /* a name in app_screens[] */
+    int weight;                /* share of the screen's body */
+};
+extern const struct app_pane app_panes[];
+extern const int app_npanes;
+extern const struct app_screen app_screens[];
+extern const int app_nscreens;
+
+struct app {
+    struct session session;    /* the shared state; first, so the host's asks find the app (app_of) */
+
+    /* --- the screen --- */
+    struct ui *ui;
+    struct prompt *prompt;
+    struct view *views;        /* one per pane table entry */
+    int nviews;
+    const struct app_screen *screens;
+    int nscreens;
+    int screen;                /* index of the screen shown */
+    int focus;                 /* index into views of the focused pane */
+    int prev_screen;           /* where `?` / q in help returns */
+    int arranged;              /* the screen the windows were made for (-1 none) */
+    int split;                 /* heat map share of the trend screen, percent */
+    int rows_total, cols_total;
+    WINDOW *bar, *status;      /* toolbar (also reads the keys) and status lines */
+    int status_h;
+    /* Keys (and mouse events) that arrive while the data or a graph
+     * loads wait here and run in order once it landed, so `)))jjj` means
+     * three steps on, then three rows down, not one step and nothing. */
+    struct app_qkey { int key, y, x, b; } keyq[256];
+    int nkeyq;
+    int quit;
+    int dirty;                 /* something changed: draw a frame */
+    int exit_code;
+};
+
+/* The app whose session s is (a host's ask gets the session back). */
+static inline struct app *app_of(struct session *s) { return (struct app *)s; }
+_Static_assert(offsetof(struct app, session) == 0, "app_of: the session is struct app's first member");
+
+/* What the panes ask of the shell (struct session_host), installed in a->session.host. */
+extern const struct session_host app_host;
+/* The pane table index of the first live pane of screen `screen`, -1 none. */
+int app_first_pane(const struct app *a, int screen);
+/* The live pane named `name`, NULL when there is none for this input. */
+struct view *app_view(struct app *a, const char *name);
+/* Shows the screen of pane `name` and focuses it; -1 if it does not exist. */
+int app_show(struct app *a, const char *name);
+/* The key and command tables as one document (struct session_doc_ops). */
+void app_doc_walk(const struct session_doc_ops *ops, void *ctx);
 
 /* Prints the man page KEYS and COMMANDS sections as roff. */
 void app_keys_man(FILE *f);
@@ -25,36 +99,5 @@ int app_global_action(struct app *a, int action);
 int app_run_command(struct app *a, char *line);        /* the text after ':' */
 int app_complete(void *ctx, const char *line, int cycle, char *out);
 void app_search(struct app *a, const char *pattern);
-int app_goto(struct app *a, const char *target, struct pt_error *err);
-int app_load_start(struct app *a, struct pt_error *err);   /* background load */
-int app_load_finish(struct app *a, struct pt_error *err);  /* join; moves the dataset in */
-int app_demo_dataset(int ranks, int targets, struct dataset **out, struct pt_error *err);
-
-/* Sets msProbe's defaults once a->ds is loaded (app internals). */
-void app_data_ready(struct app *a);
-/* Rebuilds the filtered rows and keeps the selection valid (after the
- * cube or a filter changed under them). */
-void app_refilter(struct app *a);
-/* Installs nd (taken over) in place of a->ds, keeping the user's place by
- * value (src/app/app_swap.c); the old dataset is freed.  0, or -1 with err
- * (nd is then freed). */
-int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err);
-
-/* The load thread's results (app_load.c), APP_LOAD_* bits: FIRST, the
- * first data is in a->ds (the caller readies the panes); SWAPPED, newer
- * data replaced what was shown; DONE, the thread ended; FAILED, with err. */
-enum { APP_LOAD_FIRST = 1, APP_LOAD_SWAPPED = 2, APP_LOAD_DONE = 4, APP_LOAD_FAILED = 8 };
-int app_load_poll(struct app *a, struct pt_error *err);
-/* Starts a reload of the input (follow mode, ^R, :reload); -1 with err. */
-int app_reload(struct app *a, struct pt_error *err);
-
-/* Follow mode (app_follow.c): watches the input for changes. */
-int app_follow_on(struct app *a, struct pt_error *err);
-void app_follow_off(struct app *a);
-/* Called from the main loop: starts a reload when the input changed (or
- * a pending file settled); 1 when it did. */
-int app_follow_tick(struct app *a);
-/* "live, grew 12:03:41" for the status line (buf), or "" when off. */
-const char *app_follow_text(const struct app *a, char *buf, size_t size);
 
 #endif

@@ -1,5 +1,4 @@
-/* test_follow: data that grows (probetop(1), FOLLOW MODE; progressive
- * folders).
+/* test_follow: data that grows (issues 13 and 14).
  *
  * - the swap keeps the user's place by value: a newer dataset whose
  *   metrics, steps, ranks and target ids are ordered differently leaves
@@ -9,8 +8,7 @@
  *   steps when asked (load_opts.max_steps) and says it left some out;
  * - each treats a file still being written (a CSV row without its line
  *   end, a dump.json that does not parse yet) as pending in follow mode
- *   while it is young, and as outside follow mode (a warning, a skip) once
- *   it is old;
+ *   while it is young, and as today (a warning, a skip) once it is old;
  * - `probetop overflow --follow --idle 2` on a growing monitor tree prints
  *   the entry that appears and exits with the gate's code. */
 #include "pt_test.h"
@@ -23,7 +21,8 @@
 #include <utime.h>
 
 #include "model/cube/cube.h"
-#include "src/app/app_state.h"
+#include "src/session/session.h"
+#include "src/session/swap.h"
 #include "src/io/load.h"
 #include "src/io/common/sqlite_ro.h"
 #include "src/io/common/watch.h"
@@ -60,24 +59,24 @@ static struct dataset *make_ds(const char *const *m, int nm, int ns, int nr, con
 static void test_swap_keeps_place(void) {
     static const char *const m1[] = {"forward", "backward"}, *const t1[] = {"a.x", "b.y", "c.z"};
     static const char *const m2[] = {"backward", "extra", "forward"}, *const t2[] = {"0.new", "c.z", "a.x", "b.y"};
-    struct app a;
+    struct session a;
     memset(&a, 0, sizeof a);
     search_init(&a.re);
     a.ds = make_ds(m1, 2, 2, 2, t1, 3);
-    app_data_ready(&a);
+    session_data_ready(&a);
     struct pt_error err;
     /* backward/max, dimension rank, the cell step 1 rank 1 target b.y */
-    CHECK_INT(app_set_metric(&a, cube_metric_find(a.cube, "backward"), 1), 0);
-    CHECK_INT(app_set_dim(&a, DIM_RANK, 1), 0);
+    CHECK_INT(session_set_metric(&a, cube_metric_find(a.cube, "backward"), 1), 0);
+    CHECK_INT(session_set_dim(&a, DIM_RANK, 1), 0);
     uint32_t by = names_find(a.cube->names, "b.y", 3, 0, 0);
-    CHECK_INT(app_select(&a, 1, 1, by), 0);
-    CHECK_INT(app_set_regex(&a, "[bc]\\.", &err), 0);
+    CHECK_INT(session_select(&a, 1, 1, by), 0);
+    CHECK_INT(session_set_regex(&a, "[bc]\\.", &err), 0);
     CHECK_INT(a.nrows, 2);
     a.range_lo = 0.25;
 
     /* a newer dataset: more steps, ranks, metrics and targets, other ids */
     struct dataset *nd = make_ds(m2, 3, 4, 3, t2, 4);
-    CHECK_INT(app_swap_dataset(&a, nd, &err), 0);
+    CHECK_INT(swap_dataset(&a, nd, &err), 0);
     CHECK(a.ds == nd && a.cube == nd->cube && a.swap_from == NULL);
     CHECK_STR(a.cube->metrics[a.metric].name, "backward");
     CHECK_STR(a.cube->metrics[a.metric].stats[a.stat], "max");
@@ -99,9 +98,9 @@ static void test_swap_keeps_place(void) {
     /* a label filter is carried by name */
     uint8_t *mask = calloc(names_count(a.cube->names), 1);
     mask[names_find(a.cube->names, "c.z", 3, 0, 0)] = 1;
-    app_set_label_filter(&a, mask, "demo");
+    session_set_label_filter(&a, mask, "demo");
     static const char *const t3[] = {"c.z", "zz.top", "b.y", "a.x", "0.new"};
-    CHECK_INT(app_swap_dataset(&a, make_ds(m2, 3, 5, 3, t3, 5), &err), 0);
+    CHECK_INT(swap_dataset(&a, make_ds(m2, 3, 5, 3, t3, 5), &err), 0);
     CHECK(a.label_mask != NULL);
     CHECK_INT(a.label_mask[names_find(a.cube->names, "c.z", 3, 0, 0)], 1);
     CHECK_INT(a.label_mask[names_find(a.cube->names, "b.y", 3, 0, 0)], 0);
@@ -111,12 +110,12 @@ static void test_swap_keeps_place(void) {
 
     /* data that holds nothing (a writer at work) is not swapped in */
     struct dataset *keep = a.ds;
-    CHECK_INT(app_swap_dataset(&a, make_ds(m2, 0, 1, 1, t3, 1), &err), -1);
+    CHECK_INT(swap_dataset(&a, make_ds(m2, 0, 1, 1, t3, 1), &err), -1);
     CHECK(a.ds == keep);
     CHECK_STR(names_str(a.cube->names, a.sel_target), "c.z");
 
-    /* app_swap_* translate old indexes only during a swap */
-    CHECK_INT(app_swap_step(&a, 0), -1);
+    /* swap_* translate old indexes only during a swap */
+    CHECK_INT(swap_step(&a, 0), -1);
     dataset_free(a.ds);
     free(a.rows);
     free(a.regex);

@@ -4,7 +4,9 @@
 
 #include "model/cube/demo.h"
 #include "pt_test.h"
-#include "src/app/app_state.h"
+#include "src/io/load.h"
+#include "src/session/loader.h"
+#include "src/session/session.h"
 
 static struct dataset *ds;
 
@@ -72,7 +74,7 @@ static void drift(void) {
     /* Deterministic: the same value every build. */
     struct dataset *again;
     struct pt_error err;
-    CHECK_INT(app_demo_dataset(0, 0, &again, &err), 0);
+    CHECK_INT(loader_demo(0, 0, &again, &err), 0);
     const struct cube_metric *a = &ds->cube->metrics[0], *b = &again->cube->metrics[0];
     size_t n = (size_t)a->nstats * a->ntargets * 16 * 8;
     CHECK(memcmp(a->vals, b->vals, n * sizeof *a->vals) == 0);
@@ -82,14 +84,14 @@ static void drift(void) {
 static void big(void) {
     struct dataset *d;
     struct pt_error err;
-    CHECK_INT(app_demo_dataset(64, 100, &d, &err), 0);
+    CHECK_INT(loader_demo(64, 100, &d, &err), 0);
     CHECK_INT(d->cube->nranks, 64);
     CHECK_INT(d->cube->metrics[0].ntargets, 100);
     CHECK_INT(d->cube->nsteps, 4);
     CHECK(cube_count_nonfinite(d->cube, 0, 0, -1) == 0);
     CHECK(cube_count_nonfinite(d->cube, 0, 1, 40) > 0);   /* burst rank 64*5/8 at step 1 */
     dataset_free(d);
-    CHECK_INT(app_demo_dataset(0, 0, &d, &err), 0);
+    CHECK_INT(loader_demo(0, 0, &d, &err), 0);
     dataset_free(d);
     struct cube *c = NULL;
     CHECK_INT(demo_cube_big(0, 5, &c, &err), -1);
@@ -98,59 +100,59 @@ static void big(void) {
 }
 
 static void app_logic(void) {
-    struct app a;
+    struct session a;
     struct pt_error err;
     memset(&a, 0, sizeof a);
     search_init(&a.re);
     a.ds = ds;
     a.range_hi = 1;
-    app_data_ready(&a);
+    session_data_ready(&a);
     CHECK(a.cube == ds->cube);
     CHECK_INT(a.metric, 0);
     CHECK_INT(a.dim, DIM_STEP);
     CHECK_INT(a.nrows, ds->cube->metrics[0].ntargets);
     CHECK_INT(a.sel_target, ds->cube->metrics[0].targets[0]);
 
-    CHECK_INT(app_set_regex(&a, "fc2", &err), 0);
+    CHECK_INT(session_set_regex(&a, "fc2", &err), 0);
     CHECK_INT(a.nrows, 8 * 2);
-    CHECK_INT(app_set_regex(&a, "fc2(", &err), -1);
+    CHECK_INT(session_set_regex(&a, "fc2(", &err), -1);
     CHECK_CONTAINS(err.msg, "column");
     CHECK_INT(a.nrows, 16);                         /* the old filter stays */
     CHECK_STR(a.regex, "fc2");
     /* The selection moved onto a row that passes. */
-    CHECK(app_row_of(&a, cube_local_target(a.cube, 0, a.sel_target)) >= 0);
+    CHECK(session_row_of(&a, cube_local_target(a.cube, 0, a.sel_target)) >= 0);
 
-    CHECK_INT(app_goto(&a, "layers.5.mlp.linear_fc2.RowParallelLinear.output", &err), 0);
+    CHECK_INT(session_goto(&a, "layers.5.mlp.linear_fc2.RowParallelLinear.output", &err), 0);
     CHECK_STR(names_str(a.cube->names, a.sel_target), DEMO_BURST_TARGET);
-    CHECK_INT(app_goto(&a, "fc2", &err), -1);
+    CHECK_INT(session_goto(&a, "fc2", &err), -1);
     CHECK_CONTAINS(err.msg, "16 targets contain 'fc2'");
-    CHECK_INT(app_goto(&a, "layers.1.input_layernorm", &err), -1);
+    CHECK_INT(session_goto(&a, "layers.1.input_layernorm", &err), -1);
     CHECK_CONTAINS(err.msg, "hidden by the filter");
-    CHECK_INT(app_goto(&a, "linear_qkv.ColumnParallelLinear.weight", &err), -1);
+    CHECK_INT(session_goto(&a, "linear_qkv.ColumnParallelLinear.weight", &err), -1);
     CHECK_CONTAINS(err.msg, "parameters_grad");
-    CHECK_INT(app_set_regex(&a, "", &err), 0);
+    CHECK_INT(session_set_regex(&a, "", &err), 0);
     CHECK_INT(a.nrows, ds->cube->metrics[0].ntargets);
 
     /* Selecting the burst cell; then the module dim shows that target. */
-    CHECK_INT(app_goto(&a, DEMO_BURST_TARGET, &err), 0);
-    app_select(&a, cube_step_find(a.cube, 9), cube_rank_find(a.cube, 5), NAMES_NONE);
+    CHECK_INT(session_goto(&a, DEMO_BURST_TARGET, &err), 0);
+    session_select(&a, cube_step_find(a.cube, 9), cube_rank_find(a.cube, 5), NAMES_NONE);
     CHECK_INT(a.dimval, 9);
-    app_set_dim(&a, DIM_TARGET, -1);
+    session_set_dim(&a, DIM_TARGET, -1);
     CHECK_INT(a.dimval, (int)cube_local_target(a.cube, 0, a.sel_target));
-    app_set_dim(&a, DIM_RANK, -1);
+    session_set_dim(&a, DIM_RANK, -1);
     CHECK_INT(a.dimval, 5);
     /* Another metric: the target is kept where it exists. */
     uint32_t keep = a.sel_target;
-    CHECK_INT(app_set_metric(&a, 1, -1), 0);
+    CHECK_INT(session_set_metric(&a, 1, -1), 0);
     CHECK_INT(a.sel_target, keep);
     CHECK_INT(a.nrows, ds->cube->metrics[1].ntargets);
-    CHECK_INT(app_set_metric(&a, 2, 3), 0);
+    CHECK_INT(session_set_metric(&a, 2, 3), 0);
     CHECK_INT(a.stat, 3);
     CHECK(a.sel_target != keep);                    /* parameters_grad has no activations */
-    CHECK_INT(app_set_metric(&a, 7, -1), -1);
+    CHECK_INT(session_set_metric(&a, 7, -1), -1);
 
     char buf[64];
-    CHECK_STR(app_rank_label(&a, 3, buf, sizeof buf), "3");
+    CHECK_STR(session_rank_label(&a, 3, buf, sizeof buf), "3");
     free(a.rows);
     free(a.regex);
     free(a.regex_mask);
@@ -159,7 +161,7 @@ static void app_logic(void) {
 
 int main(void) {
     struct pt_error err;
-    if (app_demo_dataset(0, 0, &ds, &err) < 0) {
+    if (loader_demo(0, 0, &ds, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }

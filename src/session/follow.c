@@ -1,8 +1,8 @@
-/* app_follow: follow mode (--follow, :follow on|off, ^R by hand).  A
+/* follow: follow mode (--follow, :follow on|off, ^R by hand).  A
  * thread waits on the input's watch (src/io/common/watch.h: inotify, or polling)
  * and raises a flag; the main loop, which wakes at least every 250 ms to
  * read keys, starts a reload when the flag is up and no load runs, and
- * swaps the result in keeping the user's place (app_swap.c).  A file that
+ * swaps the result in keeping the user's place (swap.c).  A file that
  * was still being written (ds->pending) is read again at the next change,
  * or once DS_SETTLE_SECONDS after the last one, when it is reported if it
  * is still broken. */
@@ -13,10 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/app/app_state.h"
+#include "src/session/follow.h"
+#include "src/session/loader.h"
+#include "src/session/session.h"
 #include "src/io/common/watch.h"
 
-struct app_follow {
+struct follow {
     struct watch *w;
     pthread_t thread;
     int wake[2];                  /* the main loop writes here to stop the thread */
@@ -33,7 +35,7 @@ static long long now_ms(void) {
 }
 
 static void *run(void *arg) {
-    struct app_follow *f = arg;
+    struct follow *f = arg;
     for (;;) {
         int r = watch_wait(f->w, 60000, f->wake[0]);
         if (r == 2) return NULL;
@@ -43,11 +45,11 @@ static void *run(void *arg) {
     }
 }
 
-int app_follow_on(struct app *a, struct pt_error *err) {
+int follow_on(struct session *a, struct pt_error *err) {
     if (a->follow) return 0;
-    if (a->demo || a->mode != APP_MODE_TREND || !a->paths[0])
+    if (a->demo || a->mode != SESSION_MODE_TREND || !a->paths[0])
         return pt_errorf(err, "follow mode follows one PATH (a dump, a monitor tree or a .trend.db)");
-    struct app_follow *f = calloc(1, sizeof *f);
+    struct follow *f = calloc(1, sizeof *f);
     if (!f) return pt_errorf(err, "out of memory");
     if (watch_open(a->paths[0], &f->w, err) != 0) { free(f); return -1; }
     if (pipe(f->wake) != 0) {
@@ -72,8 +74,8 @@ int app_follow_on(struct app *a, struct pt_error *err) {
     return 0;
 }
 
-void app_follow_off(struct app *a) {
-    struct app_follow *f = a->follow;
+void follow_off(struct session *a) {
+    struct follow *f = a->follow;
     if (!f) return;
     if (write(f->wake[1], "x", 1) != 1) {}   /* the thread leaves at once */
     pthread_join(f->thread, NULL);
@@ -85,8 +87,8 @@ void app_follow_off(struct app *a) {
     a->lopts.follow = 0;
 }
 
-int app_follow_tick(struct app *a) {
-    struct app_follow *f = a->follow;
+int follow_tick(struct session *a) {
+    struct follow *f = a->follow;
     if (!f) return 0;
     long long now = now_ms();
     long long seen = atomic_exchange(&f->changed_ms, 0);
@@ -102,19 +104,19 @@ int app_follow_tick(struct app *a) {
         f->dirty_ms = 0;
         /* no data yet (follow mode started on a folder still empty): a
          * first load, progressive as at start */
-        if ((a->ds ? app_reload(a, &err) : app_load_start(a, &err)) != 0) app_err(a, "reload: %s", err.msg);
+        if ((a->ds ? loader_reload(a, &err) : loader_start(a, &err)) != 0) session_err(a, "reload: %s", err.msg);
         return 1;
     }
     /* quiet for the settle time: what is still broken is broken */
     if (a->ds && !f->settled && now - f->change_ms >= DS_SETTLE_SECONDS * 1000LL + 500) {
         f->settled = 1;
-        if (a->ds->npending && app_reload(a, &err) != 0) app_err(a, "reload: %s", err.msg);
+        if (a->ds->npending && loader_reload(a, &err) != 0) session_err(a, "reload: %s", err.msg);
         return 1;
     }
     return 0;
 }
 
-const char *app_follow_text(const struct app *a, char *buf, size_t size) {
+const char *follow_text(const struct session *a, char *buf, size_t size) {
     buf[0] = '\0';
     if (!a->follow) return buf;
     if (!a->grew_at) {

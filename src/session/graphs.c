@@ -1,6 +1,6 @@
-/* app_compare: compare / build / .vis.db state of the app (see
- * app_compare.h). */
-#include "src/app/app_compare.h"
+/* graphs: compare / build / .vis.db state of the session (see
+ * graphs.h). */
+#include "src/session/graphs.h"
 #include "model/util/util.h"
 
 #include <math.h>
@@ -12,7 +12,11 @@
 
 #include "model/cube/cube_lazy.h"
 #include "model/compare/rundiff.h"
-#include "src/app/app_state.h"
+#include "src/io/compare/cmp_files.h"
+#include "src/io/compare/cmp_scan.h"
+#include "src/io/load.h"
+#include "src/io/visdb/read_visdb.h"
+#include "src/session/session.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/read_graph.h"
@@ -33,14 +37,14 @@ static int uniq(int32_t *v, size_t n) {
     return (int)k;
 }
 
-static void trend_start(struct app *a);
-static int trend_poll(struct app *a);
-static int scan_poll(struct app *a);
-static void summary_refresh(struct app_cmp *c, const struct acmp_graph *G);
+static void trend_start(struct session *a);
+static int trend_poll(struct session *a);
+static int scan_poll(struct session *a);
+static void summary_refresh(struct graphs *c, const struct graphs_loaded *G);
 
 /* ---- the graph of one (step, rank) ---- */
 
-static void graph_free(struct acmp_graph *G) {
+static void graph_free(struct graphs_loaded *G) {
     if (!G) return;
     cmp_graph_free(G->g);
     for (int i = 0; i < 2; i++) {
@@ -103,13 +107,13 @@ static void *side_run(void *arg) {
     return NULL;
 }
 
-static const struct acmp_pair *pair_of(const struct app_cmp *c, int32_t step, int32_t rank) {
+static const struct graphs_pair *pair_of(const struct graphs *c, int32_t step, int32_t rank) {
     for (size_t i = 0; i < c->npairs; i++)
         if (c->pairs[i].step == step && c->pairs[i].rank == rank) return &c->pairs[i];
     return NULL;
 }
 
-static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *err) {
+static int load_visdb(struct graphs *c, struct graphs_loaded *G, struct pt_error *err) {
     if (visdb_load(c->vdb, G->step, G->rank, "NPU", &G->vg[0], err) != 0) return -1;
     G->t[0] = G->vg[0]->tree;
     G->vin[0] = G->vg[0]->in;
@@ -136,7 +140,7 @@ static int load_visdb(struct app_cmp *c, struct acmp_graph *G, struct pt_error *
     return 0;
 }
 
-static int load_dumps(struct app_cmp *c, const struct acmp_pair *p, struct acmp_graph *G, struct pt_error *err) {
+static int load_dumps(struct graphs *c, const struct graphs_pair *p, struct graphs_loaded *G, struct pt_error *err) {
     struct side_job j[2];
     memset(j, 0, sizeof j);
     j[0].dir = p->dir[0];
@@ -223,9 +227,9 @@ out:
 }
 
 /* Reads, builds and compares one (step, rank): the loader thread's work. */
-static struct acmp_graph *load_graph(struct app_cmp *c, int32_t step, int32_t rank, struct pt_error *err) {
+static struct graphs_loaded *load_graph(struct graphs *c, int32_t step, int32_t rank, struct pt_error *err) {
     double t0 = now_s();
-    struct acmp_graph *G = calloc(1, sizeof *G);
+    struct graphs_loaded *G = calloc(1, sizeof *G);
     if (!G) {
         pt_errorf(err, "out of memory");
         return NULL;
@@ -235,7 +239,7 @@ static struct acmp_graph *load_graph(struct app_cmp *c, int32_t step, int32_t ra
     int rc;
     if (c->visdb) rc = load_visdb(c, G, err);
     else {
-        const struct acmp_pair *p = pair_of(c, step, rank);
+        const struct graphs_pair *p = pair_of(c, step, rank);
         rc = p ? load_dumps(c, p, G, err) : pt_errorf(err, "no step %d rank %d", (int)step, (int)rank);
     }
     if (rc == 0 && G->t[0] && G->t[0]->norder) {
@@ -252,7 +256,7 @@ static struct acmp_graph *load_graph(struct app_cmp *c, int32_t step, int32_t ra
 }
 
 static void *loader_run(void *arg) {
-    struct app_cmp *c = arg;
+    struct graphs *c = arg;
     c->next = load_graph(c, c->want_step, c->want_rank, &c->err);
     c->rc = c->next ? 0 : -1;
     atomic_store(&c->done, 1);
@@ -263,7 +267,7 @@ static void *loader_run(void *arg) {
 
 /* Overflow marks: the dataset's flagged records of this (step, rank), or
  * what the .vis.db stored. */
-static void mark_overflow(struct app *a, struct acmp_graph *G) {
+static void mark_overflow(struct session *a, struct graphs_loaded *G) {
     const struct tree *t = G->t[0];
     if (!t || !t->nnodes) return;
     if (!G->ovf) G->ovf = calloc(t->nnodes, 1);
@@ -286,12 +290,12 @@ static void mark_overflow(struct app *a, struct acmp_graph *G) {
     }
 }
 
-void acmp_data_ready(struct app *a) {
-    if (a->cmp && a->cmp->cur) mark_overflow(a, a->cmp->cur);
+void graphs_data_ready(struct session *a) {
+    if (a->graphs && a->graphs->cur) mark_overflow(a, a->graphs->cur);
 }
 
-static void finish_graph(struct app *a, struct acmp_graph *G) {
-    struct app_cmp *c = a->cmp;
+static void finish_graph(struct session *a, struct graphs_loaded *G) {
+    struct graphs *c = a->graphs;
     mark_overflow(a, G);
     if (!G->g) return;
     c->mc_report[0] = '\0';
@@ -307,7 +311,7 @@ static void finish_graph(struct app *a, struct acmp_graph *G) {
             snprintf(c->mc_report, sizeof c->mc_report, "--match-config: %zu pairs applied", rep.ok);
     }
     for (size_t i = 0; i < c->nmanual; i++) {
-        const struct acmp_manual *m = &c->manual[i];
+        const struct graphs_manual *m = &c->manual[i];
         if (m->step != G->step || m->rank != G->rank) continue;
         int x = tree_find(G->t[0], m->a), y = tree_find(G->t[1], m->b);
         struct pt_error e;
@@ -315,23 +319,23 @@ static void finish_graph(struct app *a, struct acmp_graph *G) {
     }
 }
 
-static void swap_in(struct app *a, struct acmp_graph *G) {
-    struct app_cmp *c = a->cmp;
+static void swap_in(struct session *a, struct graphs_loaded *G) {
+    struct graphs *c = a->graphs;
     finish_graph(a, G);
     summary_refresh(c, G);
     graph_free(c->cur);
     c->cur = G;
     c->gen++;
     c->error[0] = '\0';
-    if (c->mc_report[0]) app_msg(a, "%s", c->mc_report);
-    else if (G->note[0]) app_err(a, "%s", G->note);
+    if (c->mc_report[0]) session_msg(a, "%s", c->mc_report);
+    else if (G->note[0]) session_err(a, "%s", G->note);
 }
 
 /* ---- the whole-run summary ---- */
 
 /* The shown graph's verdicts are the pair's newest (manual matches, a
  * match config applied again): its summary entry follows them. */
-static void summary_refresh(struct app_cmp *c, const struct acmp_graph *G) {
+static void summary_refresh(struct graphs *c, const struct graphs_loaded *G) {
     if (!c->summary || !G->g || !c->sum) return;
     long i = -1;
     for (size_t k = 0; k < c->npairs; k++)
@@ -341,13 +345,13 @@ static void summary_refresh(struct app_cmp *c, const struct acmp_graph *G) {
 }
 
 static void scan_done(void *ctx, size_t i) {
-    struct app_cmp *c = ctx;
+    struct graphs *c = ctx;
     atomic_store(&c->sready[i], 1);
     atomic_fetch_add(&c->sdone, 1);
 }
 
 static void *scan_run(void *arg) {
-    struct app_cmp *c = arg;
+    struct graphs *c = arg;
     /* two workers: a pair is mostly reading, and the machine may have two cores */
     struct cmp_scan_opts o = {.fuzzy = c->fuzzy, .lmap = c->have_lmap ? c->lmap : NULL, .match_config = c->mc_path,
                            .threads = 2, .cancel = &c->scancel, .done = scan_done, .ctx = c};
@@ -372,7 +376,7 @@ static void *scan_run(void *arg) {
     return NULL;
 }
 
-static int scan_start(struct app_cmp *c, struct pt_error *err) {
+static int scan_start(struct graphs *c, struct pt_error *err) {
     c->spairs = calloc(c->npairs, sizeof *c->spairs);
     c->sum = calloc(c->npairs, sizeof *c->sum);
     c->sready = calloc(c->npairs, sizeof *c->sready);
@@ -394,8 +398,8 @@ static int scan_start(struct app_cmp *c, struct pt_error *err) {
 /* The scan's progress: 1 when something new is there to draw.  When it
  * ends, the tree of the run's first divergence starts loading, that node
  * to be selected, so the tree is ready when the user asks for it. */
-static int scan_poll(struct app *a) {
-    struct app_cmp *c = a->cmp;
+static int scan_poll(struct session *a) {
+    struct graphs *c = a->graphs;
     if (!c->summary) return 0;
     size_t d = atomic_load(&c->sdone);
     int changed = d != c->sseen;
@@ -404,36 +408,36 @@ static int scan_poll(struct app *a) {
     pthread_join(c->sth, NULL);
     c->srunning = 0;
     c->sfinished = 1;
-    if (c->sorigin_err[0]) app_err(a, "%s", c->sorigin_err);
+    if (c->sorigin_err[0]) session_err(a, "%s", c->sorigin_err);
     if (!c->cur && !c->running) {
         long k;
         int which;
         struct pt_error e;
-        if (acmp_run_first(a, &k, &which) == 1) {
+        if (graphs_run_first(a, &k, &which) == 1) {
             free(c->select_after);
-            c->select_after = strdup(acmp_run_first_node(a)->name);
+            c->select_after = strdup(graphs_run_first_node(a)->name);
         } else k = 0;
-        if (acmp_load(a, c->pairs[k].step, c->pairs[k].rank, &e) != 0) app_err(a, "%s", e.msg);
+        if (graphs_load(a, c->pairs[k].step, c->pairs[k].rank, &e) != 0) session_err(a, "%s", e.msg);
     }
-    app_changed(a, APP_CH_GRAPH);
+    session_changed(a, SESSION_CH_GRAPH);
     return 1;
 }
 
-int acmp_start(struct app *a, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+int graphs_start(struct session *a, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     if (!c) return 0;
     if (c->summary) return scan_start(c, err);
-    return acmp_load(a, c->pairs[0].step, c->pairs[0].rank, err);
+    return graphs_load(a, c->pairs[0].step, c->pairs[0].rank, err);
 }
 
-const struct compare_run_pair *acmp_summary(const struct app *a, size_t i) {
-    const struct app_cmp *c = a->cmp;
+const struct compare_run_pair *graphs_summary(const struct session *a, size_t i) {
+    const struct graphs *c = a->graphs;
     if (!c || !c->summary || !c->sum || i >= c->npairs || !atomic_load(&c->sready[i])) return NULL;
     return &c->sum[i];
 }
 
-int acmp_run_first(const struct app *a, long *pair, int *which) {
-    const struct app_cmp *c = a->cmp;
+int graphs_run_first(const struct session *a, long *pair, int *which) {
+    const struct graphs *c = a->graphs;
     *pair = -1;
     *which = -1;
     if (!c || !c->summary || !c->sfinished) return -1;
@@ -442,19 +446,19 @@ int acmp_run_first(const struct app *a, long *pair, int *which) {
     return *pair >= 0;
 }
 
-const struct compare_run_first *acmp_run_first_node(const struct app *a) {
+const struct compare_run_first *graphs_run_first_node(const struct session *a) {
     long k;
     int which;
-    return acmp_run_first(a, &k, &which) == 1 ? &a->cmp->sfirst : NULL;
+    return graphs_run_first(a, &k, &which) == 1 ? &a->graphs->sfirst : NULL;
 }
 
 /* ---- opening ---- */
 
-static int add_pair(struct app_cmp *c, int32_t step, int32_t rank, const char *d0, const char *d1) {
-    struct acmp_pair *np = realloc(c->pairs, (c->npairs + 1) * sizeof *np);
+static int add_pair(struct graphs *c, int32_t step, int32_t rank, const char *d0, const char *d1) {
+    struct graphs_pair *np = realloc(c->pairs, (c->npairs + 1) * sizeof *np);
     if (!np) return -1;
     c->pairs = np;
-    struct acmp_pair *p = &c->pairs[c->npairs];
+    struct graphs_pair *p = &c->pairs[c->npairs];
     p->step = step;
     p->rank = rank;
     p->dir[0] = d0 ? strdup(d0) : NULL;
@@ -468,7 +472,7 @@ static int add_pair(struct app_cmp *c, int32_t step, int32_t rank, const char *d
     return 0;
 }
 
-static int axes(struct app_cmp *c, struct pt_error *err) {
+static int axes(struct graphs *c, struct pt_error *err) {
     c->steps = malloc((c->npairs ? c->npairs : 1) * sizeof *c->steps);
     c->ranks = malloc((c->npairs ? c->npairs : 1) * sizeof *c->ranks);
     if (!c->steps || !c->ranks) return pt_errorf(err, "out of memory");
@@ -496,8 +500,8 @@ static int has_structure(const char *dir) {
     return S_ISREG(st.st_mode) && st.st_size > 2;
 }
 
-int acmp_open(struct app *a, struct pt_error *err) {
-    struct app_cmp *c = calloc(1, sizeof *c);
+int graphs_open(struct session *a, struct pt_error *err) {
+    struct graphs *c = calloc(1, sizeof *c);
     if (!c) return pt_errorf(err, "out of memory");
     if (!(c->lmap = calloc(1, sizeof *c->lmap))) {
         free(c);
@@ -505,7 +509,7 @@ int acmp_open(struct app *a, struct pt_error *err) {
     }
     c->fuzzy = a->fuzzy;
     c->bench_rc = -1;
-    a->cmp = c;
+    a->graphs = c;
     if (a->layer_mapping) {
         if (!(c->lmap_path = strdup(a->layer_mapping))) goto oom;
         if (cmp_files_lmap_load(c->lmap, a->layer_mapping, err) != 0) goto fail;
@@ -524,14 +528,14 @@ int acmp_open(struct app *a, struct pt_error *err) {
         free(mcb);
         if (!(c->mc_path = strdup(a->match_config))) goto oom;
     }
-    if (a->mode == APP_MODE_VISDB) {
+    if (a->mode == SESSION_MODE_VISDB) {
         c->visdb = 1;
         if (visdb_open(a->paths[0], &c->vdb, err) != 0) goto fail;
         c->build = !c->vdb->compare;
         for (size_t s = 0; s < c->vdb->nsteps; s++)
             for (size_t r = 0; r < c->vdb->nranks; r++)
                 if (add_pair(c, c->vdb->steps[s], c->vdb->ranks[r], NULL, NULL) != 0) goto oom;
-    } else if (a->mode == APP_MODE_COMPARE) {
+    } else if (a->mode == SESSION_MODE_COMPARE) {
         struct graph_dirs d[2];
         memset(d, 0, sizeof d);
         if (graph_scan(a->paths[0], &d[0], err) != 0) goto fail;
@@ -561,7 +565,7 @@ int acmp_open(struct app *a, struct pt_error *err) {
         const struct formats_row *f = a->demo || !a->paths[0] ? NULL
                                       : a->lopts.format ? a->lopts.format : formats_detect(a->paths[0]);
         if (!f || !f->tree || graph_scan(a->paths[0], &d, &ignored) != 0) {
-            acmp_free(a);
+            graphs_free(a);
             return 0;
         }
         for (size_t i = 0; i < d.n; i++)
@@ -571,7 +575,7 @@ int acmp_open(struct app *a, struct pt_error *err) {
             }
         graph_dirs_free(&d);
         if (!c->npairs) {
-            acmp_free(a);
+            graphs_free(a);
             return 0;
         }
     }
@@ -580,11 +584,11 @@ int acmp_open(struct app *a, struct pt_error *err) {
 oom:
     pt_errorf(err, "out of memory");
 fail:
-    acmp_free(a);
+    graphs_free(a);
     return -1;
 }
 
-static void join_loader(struct app_cmp *c) {
+static void join_loader(struct graphs *c) {
     if (!c->running) return;
     pthread_join(c->th, NULL);
     c->running = 0;
@@ -592,8 +596,8 @@ static void join_loader(struct app_cmp *c) {
     c->next = NULL;
 }
 
-void acmp_free(struct app *a) {
-    struct app_cmp *c = a->cmp;
+void graphs_free(struct session *a) {
+    struct graphs *c = a->graphs;
     if (!c) return;
     join_loader(c);
     if (c->srunning) {
@@ -635,13 +639,13 @@ void acmp_free(struct app *a) {
     cube_free(c->diff);
     if (c->bench_ds) dataset_free(c->bench_ds);
     free(c);
-    a->cmp = NULL;
+    a->graphs = NULL;
 }
 
 /* ---- loading ---- */
 
-int acmp_load(struct app *a, int32_t step, int32_t rank, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+int graphs_load(struct session *a, int32_t step, int32_t rank, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     if (!c) return pt_errorf(err, "no graph for this input");
     if (!pair_of(c, step, rank)) return pt_errorf(err, "no graph for step %d rank %d", (int)step, (int)rank);
     join_loader(c);   /* a newer choice replaces a load under way */
@@ -649,26 +653,26 @@ int acmp_load(struct app *a, int32_t step, int32_t rank, struct pt_error *err) {
     c->want_rank = rank;
     c->next = NULL;
     atomic_store(&c->done, 0);
-    if (pthread_create(&c->th, NULL, loader_run, c) != 0) return acmp_load_now(a, step, rank, err);
+    if (pthread_create(&c->th, NULL, loader_run, c) != 0) return graphs_load_now(a, step, rank, err);
     c->running = 1;
     return 0;
 }
 
-int acmp_load_now(struct app *a, int32_t step, int32_t rank, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+int graphs_load_now(struct session *a, int32_t step, int32_t rank, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     if (!c) return pt_errorf(err, "no graph for this input");
     join_loader(c);
-    struct acmp_graph *G = load_graph(c, step, rank, err);
+    struct graphs_loaded *G = load_graph(c, step, rank, err);
     if (!G) return -1;
     swap_in(a, G);
-    app_changed(a, APP_CH_GRAPH);   /* the trend data did not change: the other panes keep their state */
+    session_changed(a, SESSION_CH_GRAPH);   /* the trend data did not change: the other panes keep their state */
     return 0;
 }
 
-int acmp_loading(const struct app *a) { return a->cmp && (a->cmp->running || a->cmp->trunning || a->cmp->srunning); }
+int graphs_loading(const struct session *a) { return a->graphs && (a->graphs->running || a->graphs->trunning || a->graphs->srunning); }
 
-int acmp_poll(struct app *a) {
-    struct app_cmp *c = a->cmp;
+int graphs_poll(struct session *a) {
+    struct graphs *c = a->graphs;
     if (!c) return 0;
     int r = trend_poll(a);
     r |= scan_poll(a);
@@ -677,14 +681,13 @@ int acmp_poll(struct app *a) {
     c->running = 0;
     if (c->rc != 0) {
         snprintf(c->error, sizeof c->error, "%s", c->err.msg);
-        app_err(a, "%s", c->err.msg);
-        a->dirty = 1;
+        session_err(a, "%s", c->err.msg);
         return 1;
     }
-    struct acmp_graph *G = c->next;
+    struct graphs_loaded *G = c->next;
     c->next = NULL;
     swap_in(a, G);
-    app_changed(a, APP_CH_GRAPH);
+    session_changed(a, SESSION_CH_GRAPH);
     trend_start(a);
     return 1;
 }
@@ -692,7 +695,7 @@ int acmp_poll(struct app *a) {
 /* ---- the trend data of both runs (compare mode) ---- */
 
 static void *trend_run(void *arg) {
-    struct app_cmp *c = arg;
+    struct graphs *c = arg;
     struct load_opts o = c->lopts;
     o.cancel = &c->tcancel;
     c->prc = load_dataset(c->tpath[0], &o, &c->pds, &c->perr);
@@ -703,9 +706,9 @@ static void *trend_run(void *arg) {
 
 /* Starts reading the two runs' trend data (after the first tree is up, so
  * the tree does not wait for it). */
-static void trend_start(struct app *a) {
-    struct app_cmp *c = a->cmp;
-    if (c->visdb || c->build || c->tstarted || a->mode != APP_MODE_COMPARE) return;
+static void trend_start(struct session *a) {
+    struct graphs *c = a->graphs;
+    if (c->visdb || c->build || c->tstarted || a->mode != SESSION_MODE_COMPARE) return;
     c->tstarted = 1;
     c->lopts = a->lopts;
     c->lopts.progress = NULL;
@@ -715,30 +718,30 @@ static void trend_start(struct app *a) {
     if (pthread_create(&c->tth, NULL, trend_run, c) == 0) c->trunning = 1;
 }
 
-static int trend_poll(struct app *a) {
-    struct app_cmp *c = a->cmp;
+static int trend_poll(struct session *a) {
+    struct graphs *c = a->graphs;
     if (!c->trunning || !atomic_load(&c->tdone)) return 0;
     pthread_join(c->tth, NULL);
     c->trunning = 0;
     if (c->prc != 0) {
-        app_err(a, "trend data of the problem run: %s", c->perr.msg);
+        session_err(a, "trend data of the problem run: %s", c->perr.msg);
         return 1;
     }
     if (!a->ds) {
         a->ds = c->pds;
         c->pds = NULL;
-        app_data_ready(a);
+        session_data_ready(a);
         if (c->cur) mark_overflow(a, c->cur);
-        app_changed(a, APP_CH_DATA);
+        session_changed(a, SESSION_CH_DATA);
     }
     return 1;
 }
 
 /* ---- node queries ---- */
 
-int acmp_is_compare(const struct acmp_graph *G) { return G && (G->g || G->vlink); }
+int graphs_is_compare(const struct graphs_loaded *G) { return G && (G->g || G->vlink); }
 
-int acmp_mark(const struct acmp_graph *G, int n) {
+int graphs_mark(const struct graphs_loaded *G, int n) {
     if (G->g) {
         int lv = cmp_node_level(G->g, n);
         return lv == -1 ? AM_UNMATCHED : lv == -2 ? AM_NODATA : lv == CL_PASS ? AM_PASS : lv == CL_WARNING ? AM_WARN : AM_ERROR;
@@ -752,13 +755,13 @@ int acmp_mark(const struct acmp_graph *G, int n) {
     return AM_NONE;
 }
 
-double acmp_magnitude(const struct acmp_graph *G, int n) {
+double graphs_magnitude(const struct graphs_loaded *G, int n) {
     if (G->g) return G->g->nodes[n].magnitude;
     if (G->vlink && !isnan(G->vg[0]->index[n])) return G->vg[0]->index[n];
     return -1;
 }
 
-int acmp_counterpart(const struct acmp_graph *G, int n) {
+int graphs_counterpart(const struct graphs_loaded *G, int n) {
     if (G->g) return G->g->nodes[n].bench;
     if (G->vlink) return G->vlink[n];
     return -1;
@@ -766,26 +769,26 @@ int acmp_counterpart(const struct acmp_graph *G, int n) {
 
 /* .vis.db graphs: the same order as model/compare/compare.h, msProbe's node_order
  * (post order), over the stored verdicts. */
-static int vis_divergent(const struct acmp_graph *G, int n) {
-    int m = acmp_mark(G, n);
+static int vis_divergent(const struct graphs_loaded *G, int n) {
+    int m = graphs_mark(G, n);
     return (m == AM_WARN || m == AM_ERROR) && G->t[0]->nodes[n].kind != TK_APIS;
 }
 
-int acmp_first_divergence(const struct acmp_graph *G) {
+int graphs_first_divergence(const struct graphs_loaded *G) {
     if (G->g) return cmp_first_divergence(G->g);
     if (!G->vlink) return -1;
     const struct tree *t = G->t[0];
     for (int want = AM_ERROR; want >= AM_WARN; want--)
         for (size_t k = 0; k < t->norder; k++)
-            if (vis_divergent(G, t->order[k]) && acmp_mark(G, t->order[k]) == want) return t->order[k];
+            if (vis_divergent(G, t->order[k]) && graphs_mark(G, t->order[k]) == want) return t->order[k];
     return -1;
 }
 
-int acmp_nondeterministic(const struct acmp_graph *G, int n) {
+int graphs_nondeterministic(const struct graphs_loaded *G, int n) {
     return G->g && n >= 0 ? cmp_node_nondeterministic(G->g, n) : 0;
 }
 
-int acmp_next_divergent(const struct acmp_graph *G, int n, int dir) {
+int graphs_next_divergent(const struct graphs_loaded *G, int n, int dir) {
     if (G->g) return cmp_next_divergent(G->g, n, dir);
     if (!G->vlink) return -1;
     const struct tree *t = G->t[0];
@@ -797,9 +800,9 @@ int acmp_next_divergent(const struct acmp_graph *G, int n, int dir) {
 
 /* ---- manual matching ---- */
 
-int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
-    struct acmp_graph *G = c ? c->cur : NULL;
+int graphs_manual_match(struct session *a, int na, int nb, struct pt_error *err) {
+    struct graphs *c = a->graphs;
+    struct graphs_loaded *G = c ? c->cur : NULL;
     if (!G || !G->g) return pt_errorf(err, c && c->visdb ? "a .vis.db is shown read-only: no manual matching"
                                                            : "manual matching needs two compared runs");
     const struct tree *t0 = G->t[0], *t1 = G->t[1];
@@ -819,10 +822,10 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
         for (size_t k = 0; k < c->nmanual && !known; k++)
             known = c->manual[k].step == G->step && c->manual[k].rank == G->rank && !strcmp(c->manual[k].a, x);
         if (known) continue;
-        struct acmp_manual *nm = realloc(c->manual, (c->nmanual + 1) * sizeof *nm);
+        struct graphs_manual *nm = realloc(c->manual, (c->nmanual + 1) * sizeof *nm);
         if (!nm) return pt_errorf(err, "out of memory");
         c->manual = nm;
-        nm[c->nmanual] = (struct acmp_manual){G->step, G->rank, strdup(x), strdup(y)};
+        nm[c->nmanual] = (struct graphs_manual){G->step, G->rank, strdup(x), strdup(y)};
         if (!nm[c->nmanual].a || !nm[c->nmanual].b) {
             free(nm[c->nmanual].a);
             free(nm[c->nmanual].b);
@@ -833,16 +836,16 @@ int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err) {
     return 0;
 }
 
-long acmp_save_match(struct app *a, const char *path, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+long graphs_save_match(struct session *a, const char *path, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     if (!c || !c->cur || !c->cur->g) return pt_errorf(err, "no compared graph to save matches from");
     return cmp_files_match_save(c->cur->g, path, err);
 }
 
 /* ---- communication peers ---- */
 
-static int peers_build(struct app *a, struct acmp_graph *G, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+static int peers_build(struct session *a, struct graphs_loaded *G, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     const struct tree *t0 = G->t[0];
     G->peer0 = calloc(t0->nnodes ? t0->nnodes : 1, sizeof *G->peer0);
     G->npeer = calloc(t0->nnodes ? t0->nnodes : 1, sizeof *G->npeer);
@@ -856,7 +859,7 @@ static int peers_build(struct app *a, struct acmp_graph *G, struct pt_error *err
     size_t nt = 0;
     if (!trees || !owned) { rc = pt_errorf(err, "out of memory"); goto out; }
     for (size_t i = 0; i < c->npairs; i++) {
-        const struct acmp_pair *p = &c->pairs[i];
+        const struct graphs_pair *p = &c->pairs[i];
         if (p->step != G->step) continue;
         if (p->rank == G->rank) {
             me = (int)nt;
@@ -894,7 +897,7 @@ static int peers_build(struct app *a, struct acmp_graph *G, struct pt_error *err
         const struct comm_link *l = &L.v[i];
         int n = l->from_tree == me ? t0->recs[l->from_rec].node : -1;
         if (n < 0) continue;
-        struct acmp_peer *p = &G->peers[G->peer0[n] + G->npeer[n]++];
+        struct graphs_peer *p = &G->peers[G->peer0[n] + G->npeer[n]++];
         const struct tree *pt = trees[l->to_tree];
         p->rank = pt->rank;
         p->type = l->type;
@@ -909,9 +912,9 @@ out:
     return rc;
 }
 
-int acmp_peers(struct app *a, int n, const struct acmp_peer **peers, size_t *count, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
-    struct acmp_graph *G = c ? c->cur : NULL;
+int graphs_peers(struct session *a, int n, const struct graphs_peer **peers, size_t *count, struct pt_error *err) {
+    struct graphs *c = a->graphs;
+    struct graphs_loaded *G = c ? c->cur : NULL;
     *peers = NULL;
     *count = 0;
     if (!G || !G->t[0] || n < 0 || (size_t)n >= G->t[0]->nnodes) return 0;
@@ -925,12 +928,12 @@ int acmp_peers(struct app *a, int n, const struct acmp_peer **peers, size_t *cou
 
 /* ---- the run choice of the trend screen ---- */
 
-const char *acmp_run_name(int run) {
+const char *graphs_run_name(int run) {
     return run == RUN_BENCH ? "benchmark" : run == RUN_DIFF ? "|p-b|/|b|" : "problem";
 }
 
-int acmp_set_run(struct app *a, int run, struct pt_error *err) {
-    struct app_cmp *c = a->cmp;
+int graphs_set_run(struct session *a, int run, struct pt_error *err) {
+    struct graphs *c = a->graphs;
     if (!c || c->visdb || c->build) return pt_errorf(err, "the run choice needs two runs (probetop PROBLEM BENCH)");
     if (!a->ds) return pt_errorf(err, "the problem run's trend data is not loaded (yet)");
     const struct cube *base = a->ds->cube;
@@ -956,16 +959,16 @@ int acmp_set_run(struct app *a, int run, struct pt_error *err) {
     }
     c->run = run;
     a->cube = to;
-    if (a->label_mask) app_set_label_filter(a, NULL, NULL);
+    if (a->label_mask) session_set_label_filter(a, NULL, NULL);
     char *re = a->regex ? strdup(a->regex) : NULL;
     struct pt_error e2;
-    if (app_set_regex(a, re, &e2) != 0) app_set_regex(a, NULL, &e2);
+    if (session_set_regex(a, re, &e2) != 0) session_set_regex(a, NULL, &e2);
     free(re);
     if (to->nmetrics) {
         int m = a->metric < to->nmetrics ? a->metric : 0;
-        app_set_metric(a, m, m == a->metric && a->stat < to->metrics[m].nstats ? a->stat : -1);
+        session_set_metric(a, m, m == a->metric && a->stat < to->metrics[m].nstats ? a->stat : -1);
     }
-    app_select(a, -1, -1, sel);
-    app_changed(a, APP_CH_DATA);
+    session_select(a, -1, -1, sel);
+    session_changed(a, SESSION_CH_DATA);
     return 0;
 }

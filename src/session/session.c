@@ -1,75 +1,44 @@
-/* app_state: the setters of the shared state (see app_state.h).  They keep
+/* session: the setters of the shared state (see session.h).  They keep
  * the selected cell, the dimension value and the filtered row list in step
  * with each other, so panes never see a half-changed state. */
-#include "src/app/app_state.h"
+#include "src/session/session.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include "ui/text.h"
-
-void app_changed(struct app *a, unsigned what) {
-    for (int i = 0; i < a->nviews; i++) {
-        struct view *v = &a->views[i];
-        if (v->live && v->ops->notify) v->ops->notify(v, a, what);
-    }
-    a->dirty = 1;
+void session_changed(struct session *a, unsigned what) {
+    if (a->host) a->host->changed(a, what);
 }
 
-static void vmsg(struct app *a, int error, const char *fmt, va_list ap) {
+static void vmsg(struct session *a, int error, const char *fmt, va_list ap) {
     vsnprintf(a->msg, sizeof a->msg, fmt, ap);
     /* A message is one line: control bytes (a name from the data) go. */
     for (char *p = a->msg; *p; p++)
         if ((unsigned char)*p < 0x20) *p = ' ';
     a->msg_error = error;
-    a->dirty = 1;
+    if (a->host) a->host->redraw(a);
 }
 
-void app_msg(struct app *a, const char *fmt, ...) {
+void session_msg(struct session *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vmsg(a, 0, fmt, ap);
     va_end(ap);
 }
 
-void app_err(struct app *a, const char *fmt, ...) {
+void session_err(struct session *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vmsg(a, 1, fmt, ap);
     va_end(ap);
 }
 
-struct view *app_view(struct app *a, const char *name) {
-    for (int i = 0; i < a->nviews; i++)
-        if (a->views[i].live && !strcmp(a->views[i].ops->name, name)) return &a->views[i];
-    return NULL;
-}
-
-static int screen_of(const struct app *a, const char *screen) {
-    for (int i = 0; i < a->nscreens; i++)
-        if (!strcmp(a->screens[i].name, screen)) return i;
-    return -1;
-}
-
-int app_show(struct app *a, const char *name) {
-    struct view *v = app_view(a, name);
-    if (!v) return -1;
-    int s = screen_of(a, app_panes[v->index].screen);
-    if (s < 0) return -1;
-    if (s != a->screen) {
-        a->prev_screen = a->screen;
-        a->screen = s;
-    }
-    a->focus = v->index;
-    a->dirty = 1;
-    return 0;
-}
-
 /* --- rows (the filtered targets of the metric) --- */
 
-static void rebuild_rows(struct app *a) {
+static void rebuild_rows(struct session *a) {
     free(a->rows);
     a->rows = NULL;
     a->nrows = 0;
@@ -77,7 +46,7 @@ static void rebuild_rows(struct app *a) {
     const struct cube_metric *m = &a->cube->metrics[a->metric];
     a->rows = malloc((m->ntargets ? m->ntargets : 1) * sizeof *a->rows);
     if (!a->rows) {
-        app_err(a, "out of memory building the target list");
+        session_err(a, "out of memory building the target list");
         return;
     }
     for (uint32_t lt = 0; lt < m->ntargets; lt++) {
@@ -88,7 +57,7 @@ static void rebuild_rows(struct app *a) {
     }
 }
 
-long app_row_of(const struct app *a, uint32_t lt) {
+long session_row_of(const struct session *a, uint32_t lt) {
     uint32_t lo = 0, hi = a->nrows;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -99,14 +68,14 @@ long app_row_of(const struct app *a, uint32_t lt) {
 }
 
 /* Keeps sel_* valid for the cube and the rows, and dimval in step. */
-static void fix_selection(struct app *a) {
+static void fix_selection(struct session *a) {
     const struct cube *c = a->cube;
     if (!c) return;
     if (a->sel_step < 0 || a->sel_step >= c->nsteps) a->sel_step = 0;
     if (a->sel_rank < 0 || a->sel_rank >= c->nranks) a->sel_rank = 0;
     const struct cube_metric *m = &c->metrics[a->metric];
     uint32_t lt = a->sel_target == NAMES_NONE ? UINT32_MAX : cube_local_target(c, a->metric, a->sel_target);
-    if (lt == UINT32_MAX || app_row_of(a, lt) < 0) {
+    if (lt == UINT32_MAX || session_row_of(a, lt) < 0) {
         /* The nearest row at or after the old target, else the first. */
         uint32_t pick = UINT32_MAX;
         for (uint32_t i = 0; i < a->nrows; i++) {
@@ -124,29 +93,29 @@ static void fix_selection(struct app *a) {
     }
 }
 
-void app_refilter(struct app *a) {
+void session_refilter(struct session *a) {
     rebuild_rows(a);
     fix_selection(a);
 }
 
-int app_set_metric(struct app *a, int metric, int stat) {
+int session_set_metric(struct session *a, int metric, int stat) {
     if (!a->cube || metric < 0 || metric >= a->cube->nmetrics) return -1;
     const struct cube_metric *m = &a->cube->metrics[metric];
     if (stat < 0) stat = 0;
     if (stat >= m->nstats) return -1;
-    unsigned what = APP_CH_METRIC | APP_CH_COLOR;
-    if (metric != a->metric) what |= APP_CH_FILTER;
+    unsigned what = SESSION_CH_METRIC | SESSION_CH_COLOR;
+    if (metric != a->metric) what |= SESSION_CH_FILTER;
     a->metric = metric;
     a->stat = stat;
     a->range_lo = 0;
     a->range_hi = 1;
     rebuild_rows(a);
     fix_selection(a);
-    app_changed(a, what);
+    session_changed(a, what);
     return 0;
 }
 
-int app_set_dim(struct app *a, enum cube_dim dim, int value) {
+int session_set_dim(struct session *a, enum cube_dim dim, int value) {
     if (!a->cube) return -1;
     a->dim = dim;
     if (value >= 0) {
@@ -158,22 +127,22 @@ int app_set_dim(struct app *a, enum cube_dim dim, int value) {
     fix_selection(a);
     a->range_lo = 0;
     a->range_hi = 1;
-    app_changed(a, APP_CH_DIM | APP_CH_CURSOR | APP_CH_COLOR);
+    session_changed(a, SESSION_CH_DIM | SESSION_CH_CURSOR | SESSION_CH_COLOR);
     return 0;
 }
 
-int app_select(struct app *a, int step, int rank, uint32_t target) {
+int session_select(struct session *a, int step, int rank, uint32_t target) {
     if (!a->cube) return -1;
     int old_dimval = a->dimval;
     if (step >= 0) a->sel_step = step;
     if (rank >= 0) a->sel_rank = rank;
     if (target != NAMES_NONE) a->sel_target = target;
     fix_selection(a);
-    app_changed(a, APP_CH_CURSOR | (a->dimval != old_dimval ? APP_CH_DIM : 0));
+    session_changed(a, SESSION_CH_CURSOR | (a->dimval != old_dimval ? SESSION_CH_DIM : 0));
     return 0;
 }
 
-int app_set_regex(struct app *a, const char *pattern, struct pt_error *err) {
+int session_set_regex(struct session *a, const char *pattern, struct pt_error *err) {
     if (!pattern || !pattern[0]) {
         search_clear(&a->re);
         free(a->regex);
@@ -221,21 +190,21 @@ int app_set_regex(struct app *a, const char *pattern, struct pt_error *err) {
     }
     rebuild_rows(a);
     fix_selection(a);
-    app_changed(a, APP_CH_FILTER | APP_CH_CURSOR | APP_CH_DIM);
+    session_changed(a, SESSION_CH_FILTER | SESSION_CH_CURSOR | SESSION_CH_DIM);
     return 0;
 }
 
-void app_set_label_filter(struct app *a, uint8_t *mask, const char *desc) {
+void session_set_label_filter(struct session *a, uint8_t *mask, const char *desc) {
     free(a->label_mask);
     free(a->label_desc);
     a->label_mask = mask;
     a->label_desc = mask && desc ? strdup(desc) : NULL;
     rebuild_rows(a);
     fix_selection(a);
-    app_changed(a, APP_CH_FILTER | APP_CH_CURSOR | APP_CH_DIM);
+    session_changed(a, SESSION_CH_FILTER | SESSION_CH_CURSOR | SESSION_CH_DIM);
 }
 
-const char *app_rank_label(const struct app *a, int rank_index, char *buf, size_t size) {
+const char *session_rank_label(const struct session *a, int rank_index, char *buf, size_t size) {
     if (!a->cube || rank_index < 0 || rank_index >= a->cube->nranks) {
         snprintf(buf, size, "?");
         return buf;
@@ -246,9 +215,9 @@ const char *app_rank_label(const struct app *a, int rank_index, char *buf, size_
     return buf;
 }
 
-const char *app_rank_both(const struct app *a, int rank_index, char *buf, size_t size) {
+const char *session_rank_both(const struct session *a, int rank_index, char *buf, size_t size) {
     char lab[64];
-    app_rank_label(a, rank_index, lab, sizeof lab);
+    session_rank_label(a, rank_index, lab, sizeof lab);
     if (!a->cube || rank_index < 0 || rank_index >= a->cube->nranks) snprintf(buf, size, "%s", lab);
     else {
         char num[16];
@@ -259,7 +228,7 @@ const char *app_rank_both(const struct app *a, int rank_index, char *buf, size_t
     return buf;
 }
 
-const char *app_target_label(const struct app *a, int rank_index, uint32_t target, char *buf, size_t size) {
+const char *session_target_label(const struct session *a, int rank_index, uint32_t target, char *buf, size_t size) {
     if (!a->cube || target >= names_count(a->cube->names)) {
         snprintf(buf, size, "?");
         return buf;
@@ -276,9 +245,65 @@ const char *app_target_label(const struct app *a, int rank_index, uint32_t targe
     return buf;
 }
 
+/* A part of a name, case aside (what :goto accepts). */
+static int ci_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    if (!n) return 1;
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n)) return 1;
+    return 0;
+}
+
+int session_goto(struct session *a, const char *want, struct pt_error *err) {
+    const struct cube *c = a->cube;
+    const struct cube_metric *m = &c->metrics[a->metric];
+    char disp[1024];
+    uint32_t exact = NAMES_NONE, sub = NAMES_NONE, nsub = 0, sub2 = NAMES_NONE;
+    for (uint32_t lt = 0; lt < m->ntargets; lt++) {
+        uint32_t g = m->targets[lt];
+        const char *name = names_str(c->names, g);
+        names_display(c->names, g, disp, sizeof disp);
+        if (!strcmp(disp, want) || (!strcmp(name, want) && exact == NAMES_NONE)) {
+            exact = g;
+            if (!strcmp(disp, want)) break;
+        }
+        if (ci_contains(disp, want)) {
+            if (nsub == 0) sub = g;
+            else if (nsub == 1) sub2 = g;
+            nsub++;
+        }
+    }
+    uint32_t pick = exact != NAMES_NONE ? exact : nsub == 1 ? sub : NAMES_NONE;
+    if (pick == NAMES_NONE) {
+        char e1[160], e2[160];
+        if (nsub > 1) {
+            pt_escape(names_display(c->names, sub, disp, sizeof disp), strlen(disp), e1, sizeof e1);
+            pt_escape(names_display(c->names, sub2, disp, sizeof disp), strlen(disp), e2, sizeof e2);
+            return pt_errorf(err, "%u targets contain '%s' (%s, %s, ...): be more specific", nsub, want, e1, e2);
+        }
+        /* In another metric? */
+        for (int k = 0; k < c->nmetrics; k++) {
+            if (k == a->metric) continue;
+            const struct cube_metric *o = &c->metrics[k];
+            for (uint32_t lt = 0; lt < o->ntargets; lt++) {
+                names_display(c->names, o->targets[lt], disp, sizeof disp);
+                if (ci_contains(disp, want))
+                    return pt_errorf(err, "no target of metric %s matches '%s'; metric %s has one (:metric %s)",
+                                     m->name, want, o->name, o->name);
+            }
+        }
+        return pt_errorf(err, "no target matches '%s'", want);
+    }
+    uint32_t lt = cube_local_target(c, a->metric, pick);
+    if (session_row_of(a, lt) < 0)
+        return pt_errorf(err, "'%s' is hidden by the filter (/ then Enter on an empty line clears it)", want);
+    session_select(a, -1, -1, pick);
+    return 0;
+}
+
 /* Called once the dataset is there: picks msProbe's defaults (first
  * metric, its first statistic, dimension Step, first value). */
-void app_data_ready(struct app *a) {
+void session_data_ready(struct session *a) {
     a->cube = a->ds ? a->ds->cube : NULL;
     a->metric = 0;
     a->stat = 0;

@@ -1,4 +1,4 @@
-/* app_load: the dataset load in a background thread, so the screen shows
+/* loader: the dataset load in a background thread, so the screen shows
  * progress and Ctrl-C can cancel; folders progressively (the first steps
  * first, swapped in as they come); reloads of follow mode; the demo dataset. */
 #include <stdlib.h>
@@ -6,12 +6,15 @@
 #include <time.h>
 
 #include "model/cube/demo.h"
-#include "src/app/app_state.h"
+#include "src/io/load.h"
+#include "src/session/loader.h"
+#include "src/session/session.h"
+#include "src/session/swap.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/monitor/mon_cache.h"
 
 static void on_progress(void *ctx, size_t files_done, size_t files_total, uint64_t bytes_done, uint64_t bytes_total) {
-    struct app_load *l = ctx;
+    struct loader *l = ctx;
     atomic_store(&l->files_done, files_done);
     atomic_store(&l->files_total, files_total);
     atomic_store(&l->bytes_done, bytes_done);
@@ -20,7 +23,7 @@ static void on_progress(void *ctx, size_t files_done, size_t files_total, uint64
 
 /* Hands a partial dataset to the UI thread, replacing one it has not
  * taken yet (it would only be swapped out at once). */
-static void publish(struct app_load *l, struct dataset *d) {
+static void publish(struct loader *l, struct dataset *d) {
     pthread_mutex_lock(&l->mu);
     struct dataset *old = l->partial;
     l->partial = d;
@@ -35,8 +38,8 @@ static void publish(struct app_load *l, struct dataset *d) {
  * and the first heat map no longer waits for the last file.  A round that
  * fails (the first files all broken...) gives way to the whole load, which
  * says why. */
-static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out, struct pt_error *err) {
-    struct app_load *l = &a->load;
+static int load_rounds(struct session *a, struct load_opts *o, struct dataset **out, struct pt_error *err) {
+    struct loader *l = &a->load;
     /* a round is read only while it is at most an eighth of the whole (the
      * rounds then sum to at most a seventh); the whole comes next */
     for (size_t n = 1; n <= 1000000; n *= 8) {
@@ -56,16 +59,16 @@ static int load_rounds(struct app *a, struct load_opts *o, struct dataset **out,
 }
 
 static void *run(void *arg) {
-    struct app *a = arg;
-    struct app_load *l = &a->load;
+    struct session *a = arg;
+    struct loader *l = &a->load;
     if (a->demo) {
-        l->rc = app_demo_dataset(a->demo_ranks, a->demo_targets, &l->ds, &l->err);
+        l->rc = loader_demo(a->demo_ranks, a->demo_targets, &l->ds, &l->err);
     } else {
         struct load_opts o = l->opts;
         o.progress = on_progress;
         o.progress_ctx = l;
         o.cancel = &l->cancel;
-        o.lazy = a->mode == APP_MODE_TREND;   /* a .trend.db opens by slices (--mem) */
+        o.lazy = a->mode == SESSION_MODE_TREND;   /* a .trend.db opens by slices (--mem) */
         if (l->progressive) l->rc = load_rounds(a, &o, &l->ds, &l->err);
         else l->rc = load_dataset(a->paths[0], &o, &l->ds, &l->err);
     }
@@ -73,8 +76,8 @@ static void *run(void *arg) {
     return NULL;
 }
 
-static int start(struct app *a, int progressive, int reload, struct pt_error *err) {
-    struct app_load *l = &a->load;
+static int start(struct session *a, int progressive, int reload, struct pt_error *err) {
+    struct loader *l = &a->load;
     if (l->running) return pt_errorf(err, "a load is under way");
     atomic_store(&l->done, 0);
     atomic_store(&l->cancel, 0);
@@ -90,13 +93,13 @@ static int start(struct app *a, int progressive, int reload, struct pt_error *er
     l->opts = a->lopts;
     /* one input, loaded again and again (rounds, reloads): what did not
      * change is not parsed again (only this thread uses the cache) */
-    if (a->mode == APP_MODE_TREND && !a->demo) {
+    if (a->mode == SESSION_MODE_TREND && !a->demo) {
         if (!a->mon_cache && !(a->mon_cache = mon_cache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
         /* a dump's parses within the --mem budget */
         if (!a->dump_cache && !(a->dump_cache = dump_cache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
     }
-    l->opts.mon_cache = a->mode == APP_MODE_TREND ? a->mon_cache : NULL;
-    l->opts.dump_cache = a->mode == APP_MODE_TREND ? a->dump_cache : NULL;
+    l->opts.mon_cache = a->mode == SESSION_MODE_TREND ? a->mon_cache : NULL;
+    l->opts.dump_cache = a->mode == SESSION_MODE_TREND ? a->dump_cache : NULL;
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, run, a) != 0) {
         pthread_mutex_destroy(&l->mu);
@@ -108,16 +111,16 @@ static int start(struct app *a, int progressive, int reload, struct pt_error *er
 
 /* Folders load progressively (the first step's heat map at once); a
  * single file (.trend.db, dump.json) has no steps to read first. */
-int app_load_start(struct app *a, struct pt_error *err) { return start(a, !a->demo, 0, err); }
+int loader_start(struct session *a, struct pt_error *err) { return start(a, !a->demo, 0, err); }
 
-int app_reload(struct app *a, struct pt_error *err) {
+int loader_reload(struct session *a, struct pt_error *err) {
     if (a->demo) return pt_errorf(err, "the demo data does not change");
-    if (a->mode != APP_MODE_TREND || !a->ds) return pt_errorf(err, "nothing to reload here");
+    if (a->mode != SESSION_MODE_TREND || !a->ds) return pt_errorf(err, "nothing to reload here");
     return start(a, 0, 1, err);
 }
 
-int app_load_finish(struct app *a, struct pt_error *err) {
-    struct app_load *l = &a->load;
+int loader_finish(struct session *a, struct pt_error *err) {
+    struct loader *l = &a->load;
     if (!l->running) return pt_errorf(err, "nothing is loading");
     pthread_join(l->thread, NULL);
     l->running = 0;
@@ -144,21 +147,21 @@ static size_t present(const struct cube *c) {
 }
 
 /* Installs d: the first data (the caller readies the panes) or a swap. */
-static int install(struct app *a, struct dataset *d, struct pt_error *err) {
+static int install(struct session *a, struct dataset *d, struct pt_error *err) {
     if (!a->ds) {
         a->ds = d;
-        return APP_LOAD_FIRST;
+        return LOADER_FIRST;
     }
     const struct cube *oc = a->ds->cube;
     /* growth of the data, not the later rounds of a progressive load */
     int grew = a->load.reload && oc && d->cube && present(d->cube) > present(oc);
-    if (app_swap_dataset(a, d, err) != 0) return APP_LOAD_FAILED;
+    if (swap_dataset(a, d, err) != 0) return LOADER_FAILED;
     if (grew) a->grew_at = (long long)time(NULL);
-    return APP_LOAD_SWAPPED;
+    return LOADER_SWAPPED;
 }
 
-int app_load_poll(struct app *a, struct pt_error *err) {
-    struct app_load *l = &a->load;
+int loader_poll(struct session *a, struct pt_error *err) {
+    struct loader *l = &a->load;
     if (!l->running) return 0;
     int ev = 0;
     pthread_mutex_lock(&l->mu);
@@ -172,19 +175,19 @@ int app_load_poll(struct app *a, struct pt_error *err) {
     pthread_mutex_destroy(&l->mu);
     dataset_free(l->partial);
     l->partial = NULL;
-    ev |= APP_LOAD_DONE;
+    ev |= LOADER_DONE;
     if (l->rc < 0) {
         dataset_free(l->ds);
         l->ds = NULL;
         *err = l->err;
-        return ev | APP_LOAD_FAILED;
+        return ev | LOADER_FAILED;
     }
     d = l->ds;
     l->ds = NULL;
     return ev | install(a, d, err);
 }
 
-int app_demo_dataset(int ranks, int targets, struct dataset **out, struct pt_error *err) {
+int loader_demo(int ranks, int targets, struct dataset **out, struct pt_error *err) {
     *out = NULL;
     struct dataset *d = calloc(1, sizeof *d);
     if (!d) return pt_errorf(err, "out of memory");

@@ -1,13 +1,14 @@
-/* app_origin: the origin search as a background job of the app. */
-#include "src/app/app_origin.h"
+/* origin_search: the origin search as a background job of the session. */
+#include "src/session/origin_search.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "src/app/app_state.h"
+#include "src/io/dump/ovf_origin.h"
+#include "src/session/session.h"
 
-struct app_origin {
+struct origin_search {
     pthread_t thread;
     int running;                  /* started and not joined */
     atomic_int done;
@@ -18,15 +19,15 @@ struct app_origin {
 };
 
 static void *run(void *arg) {
-    struct app_origin *o = arg;
+    struct origin_search *o = arg;
     o->rc = ovf_origin_run(o->ds, &o->rep, &o->err);
     atomic_store(&o->done, 1);
     return NULL;
 }
 
-void app_origin_start(struct app *a) {
+void origin_search_start(struct session *a) {
     if (a->origin || !a->ds || !a->ds->ovf_levels || a->ds->ovf.n == 0) return;
-    struct app_origin *o = calloc(1, sizeof *o);
+    struct origin_search *o = calloc(1, sizeof *o);
     if (!o) return;
     o->ds = a->ds;
     atomic_init(&o->done, 0);
@@ -38,16 +39,16 @@ void app_origin_start(struct app *a) {
     a->origin = o;
 }
 
-int app_origin_poll(struct app *a) {
-    struct app_origin *o = a->origin;
+int origin_search_poll(struct session *a) {
+    struct origin_search *o = a->origin;
     if (!o || !o->running || !atomic_load(&o->done)) return 0;
     pthread_join(o->thread, NULL);
     o->running = 0;
     return 1;
 }
 
-void app_origin_stop(struct app *a) {
-    struct app_origin *o = a->origin;
+void origin_search_stop(struct session *a) {
+    struct origin_search *o = a->origin;
     if (!o) return;
     if (o->running) pthread_join(o->thread, NULL);
     ovf_origin_report_free(&o->rep);
@@ -55,20 +56,20 @@ void app_origin_stop(struct app *a) {
     a->origin = NULL;
 }
 
-const struct ovf_origin_report *app_origin_report(const struct app *a) {
-    const struct app_origin *o = a->origin;
+const struct ovf_origin_report *origin_search_report(const struct session *a) {
+    const struct origin_search *o = a->origin;
     if (!o || o->running || o->rc != 0 || o->rep.n == 0) return NULL;
     return &o->rep;
 }
 
-long app_origin_entry(const struct app *a) {
-    const struct ovf_origin_report *o = app_origin_report(a);
+long origin_search_entry(const struct session *a) {
+    const struct ovf_origin_report *o = origin_search_report(a);
     return o && a->ds ? ovf_origin_entry(o, &a->ds->ovf) : -1;
 }
 
-int app_origin_first(const struct app *a, int32_t *step, int32_t *rank, uint32_t *pos, const char **name,
+int origin_search_first(const struct session *a, int32_t *step, int32_t *rank, uint32_t *pos, const char **name,
                      size_t *nreached) {
-    const struct ovf_origin_report *o = app_origin_report(a);
+    const struct ovf_origin_report *o = origin_search_report(a);
     if (!o || !o->v[0].norigins) return 0;
     const struct ovf_origin_node *n = &o->v[0].origins[0];
     *step = n->step;

@@ -1,4 +1,4 @@
-/* app_swap: installs a newer dataset of the input on screen (a partial
+/* swap: installs a newer dataset of the input on screen (a partial
  * result of the progressive load, a reload in follow mode or by ^R) and
  * keeps the user's place by value, not by index: the metric and statistic
  * by name, the selected step and rank by number, the target by name, the
@@ -6,43 +6,45 @@
  * the new names, the label filter is carried by name until the search
  * pane reapplies its labels).  Axes may grow on every side of the cursor.
  *
- * Every pane hears APP_CH_DATA while a->swap_from still points at the old
+ * Every pane hears SESSION_CH_DATA while a->swap_from still points at the old
  * cube, so it can translate what it holds (the line chart's lines) with
- * app_swap_*(); then the old dataset is freed: no pane may keep a pointer
+ * swap_*(); then the old dataset is freed: no pane may keep a pointer
  * into it past its notify. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app/app_compare.h"
-#include "src/app/app_origin.h"
-#include "src/app/app_state.h"
+#include "src/io/load.h"
+#include "src/session/graphs.h"
+#include "src/session/origin_search.h"
+#include "src/session/session.h"
+#include "src/session/swap.h"
 
-int app_swap_metric(const struct app *a, int metric) {
+int swap_metric(const struct session *a, int metric) {
     const struct cube *o = a->swap_from;
     if (!o || !a->cube || metric < 0 || metric >= o->nmetrics) return -1;
     return cube_metric_find(a->cube, o->metrics[metric].name);
 }
 
-int app_swap_stat(const struct app *a, int old_metric, int stat) {
+int swap_stat(const struct session *a, int old_metric, int stat) {
     const struct cube *o = a->swap_from;
-    int m = app_swap_metric(a, old_metric);
+    int m = swap_metric(a, old_metric);
     if (m < 0 || stat < 0 || stat >= o->metrics[old_metric].nstats) return -1;
     return cube_stat_find(a->cube, m, o->metrics[old_metric].stats[stat]);
 }
 
-int app_swap_step(const struct app *a, int step) {
+int swap_step(const struct session *a, int step) {
     const struct cube *o = a->swap_from;
     if (!o || !a->cube || step < 0 || step >= o->nsteps) return -1;
     return cube_step_find(a->cube, o->steps[step].value);
 }
 
-int app_swap_rank(const struct app *a, int rank) {
+int swap_rank(const struct session *a, int rank) {
     const struct cube *o = a->swap_from;
     if (!o || !a->cube || rank < 0 || rank >= o->nranks) return -1;
     return cube_rank_find(a->cube, o->ranks[rank]);
 }
 
-uint32_t app_swap_target(const struct app *a, uint32_t target) {
+uint32_t swap_target(const struct session *a, uint32_t target) {
     const struct cube *o = a->swap_from;
     if (!o || !a->cube || target >= names_count(o->names)) return NAMES_NONE;
     const struct target *t = names_target(o->names, target);
@@ -65,7 +67,7 @@ static int nearest_rank(const struct cube *c, int32_t x) {
 
 /* The label mask over the new names: a target keeps the old verdict of
  * its namesake; new targets wait for the search pane's labels. */
-static uint8_t *carry_mask(const struct app *a, const uint8_t *old) {
+static uint8_t *carry_mask(const struct session *a, const uint8_t *old) {
     uint32_t n = names_count(a->cube->names);
     uint8_t *m = calloc(n ? n : 1, 1);
     if (!m) return NULL;
@@ -81,7 +83,7 @@ static uint8_t *carry_mask(const struct app *a, const uint8_t *old) {
 
 /* The regex matched again on the new names; NULL when out of memory or the
  * pattern stops on a name (the filter is then dropped, with a message). */
-static uint8_t *redo_regex(struct app *a) {
+static uint8_t *redo_regex(struct session *a) {
     uint32_t n = names_count(a->cube->names);
     uint8_t *m = calloc(n ? n : 1, 1);
     if (!m) return NULL;
@@ -93,18 +95,18 @@ static uint8_t *redo_regex(struct app *a) {
     return m;
 }
 
-int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
+int swap_dataset(struct session *a, struct dataset *nd, struct pt_error *err) {
     if (!nd || !nd->cube) { dataset_free(nd); return pt_errorf(err, "no data to show"); }
     struct dataset *old = a->ds;
     const struct cube *oc = a->cube;
     if (!old || !oc || oc->nmetrics == 0) {   /* nothing shown yet: the defaults */
-        app_origin_stop(a);
+        origin_search_stop(a);
         a->ds = nd;
-        app_data_ready(a);
-        app_changed(a, APP_CH_ALL);
+        session_data_ready(a);
+        session_changed(a, SESSION_CH_ALL);
         dataset_free(old);
-        if (!a->load.running || a->load.reload) app_origin_start(a);
-        acmp_data_ready(a);
+        if (!a->load.running || a->load.reload) origin_search_start(a);
+        graphs_data_ready(a);
         return 0;
     }
     if (nd->cube->nmetrics == 0) {   /* data that shrank to nothing: a writer at work, keep what is shown */
@@ -112,21 +114,21 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
         return pt_errorf(err, "the new data holds no metric");
     }
     /* Stop what reads the old dataset in the background first. */
-    app_origin_stop(a);
+    origin_search_stop(a);
     int om = a->metric, os = a->stat, ostep = a->sel_step, orank = a->sel_rank;
     uint32_t otarget = a->sel_target;
     a->ds = nd;
     a->cube = nd->cube;
     a->swap_from = oc;
     const struct cube *c = a->cube;
-    int m = app_swap_metric(a, om);
-    int s = m >= 0 ? app_swap_stat(a, om, os) : -1;
+    int m = swap_metric(a, om);
+    int s = m >= 0 ? swap_stat(a, om, os) : -1;
     a->metric = m >= 0 ? m : 0;
     a->stat = s >= 0 ? s : 0;
-    int st = app_swap_step(a, ostep), rk = app_swap_rank(a, orank);
+    int st = swap_step(a, ostep), rk = swap_rank(a, orank);
     a->sel_step = st >= 0 ? st : c->nsteps ? nearest_step(c, oc->steps[ostep].value) : 0;
     a->sel_rank = rk >= 0 ? rk : c->nranks ? nearest_rank(c, oc->ranks[orank]) : 0;
-    a->sel_target = otarget == NAMES_NONE ? NAMES_NONE : app_swap_target(a, otarget);
+    a->sel_target = otarget == NAMES_NONE ? NAMES_NONE : swap_target(a, otarget);
     /* the filters, over the new names */
     if (a->regex_mask) {
         uint8_t *rm = redo_regex(a);
@@ -136,7 +138,7 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
             free(a->regex);
             a->regex = NULL;
             search_clear(&a->re);
-            app_err(a, "the target filter was dropped on the new data (out of memory or a name it stops on)");
+            session_err(a, "the target filter was dropped on the new data (out of memory or a name it stops on)");
         }
     }
     if (a->label_mask) {
@@ -148,18 +150,18 @@ int app_swap_dataset(struct app *a, struct dataset *nd, struct pt_error *err) {
             a->label_desc = NULL;
         }
     }
-    app_refilter(a);
+    session_refilter(a);
     /* Every pane revalidates, translating through swap_from.  A cube derived
      * from the dataset was shown (the layout pane's global names): its ids
      * are not the dataset's, and its owner frees it when it hears of the new
      * data, so the panes get no translation (they start afresh). */
     if (oc != old->cube) a->swap_from = NULL;
-    app_changed(a, APP_CH_DATA | APP_CH_METRIC | APP_CH_DIM | APP_CH_FILTER | APP_CH_CURSOR | APP_CH_COLOR);
+    session_changed(a, SESSION_CH_DATA | SESSION_CH_METRIC | SESSION_CH_DIM | SESSION_CH_FILTER | SESSION_CH_CURSOR | SESSION_CH_COLOR);
     a->swap_from = NULL;
     dataset_free(old);
     /* the origin search reads the dataset in the background: not on the
      * partial ones of a progressive load (the next swap would wait for it) */
-    if (!a->load.running || a->load.reload) app_origin_start(a);
-    acmp_data_ready(a);
+    if (!a->load.running || a->load.reload) origin_search_start(a);
+    graphs_data_ready(a);
     return 0;
 }

@@ -1,14 +1,31 @@
-/* graph: the graph side of the app as the panes see it (the tree, detail
- * and summary panes), and what the tree and detail panes share.
+/* graphs: the graph side of the session -- what the tree, detail and
+ * summary panes show, for the three ways in:
+ *   - compare mode, `probetop PROBLEM BENCH`: the (step, rank) pairs both
+ *     dumps have, each read (the two sides in two threads), built and
+ *     compared (model/compare/compare.h) in the background when it is chosen;
+ *   - build mode, `probetop DUMP` with construct.json: the problem tree
+ *     alone (structure and overflow marks, no verdicts);
+ *   - `probetop FILE.vis.db`: the graphs msProbe stored, read-only.
  *
- * The app's graph object (struct app_cmp, a->cmp) is owned and driven by
- * src/app/app_compare.c (see app_compare.h there for the modes, the
- * loader threads and the whole-run scan); panes read the shown graph
- * (a->cmp->cur, compared by a->cmp->gen), the pair lists and the summary
- * entries, and ask the node queries below.  Reader types appear only as
- * pointers the panes never follow. */
-#ifndef PT_VIEWS_GRAPH_H
-#define PT_VIEWS_GRAPH_H
+ * Owns (src/session/graphs.c) the pair list, the one loaded (step, rank)
+ * graph (struct graphs_loaded: both trees, the compare, the overflow marks,
+ * the peers of communication nodes), the loader thread, the options
+ * (--fuzzy-match, --layer-mapping, --match-config), the pairs matched by
+ * hand this session (re-applied when a (step, rank) is loaded again), the
+ * whole-run summary of compare mode over several pairs (every pair
+ * compared once, src/io/compare/cmp_scan.h), and the run choice of the
+ * trend screen (problem, benchmark, relative difference) with the cubes it
+ * needs.  Panes read the shown graph (a->graphs->cur, compared by
+ * a->graphs->gen), the pair lists and the summary entries, and ask the node
+ * queries below.  Reader types appear only as pointers the panes never
+ * follow.
+ *
+ * Threads: the loader thread builds a new struct graphs_loaded and touches
+ * nothing else; the UI thread swaps it in (graphs_poll).  The scan thread
+ * writes summary entry i and then sets sready[i]; the UI reads an entry
+ * only once it is set. */
+#ifndef PT_SESSION_GRAPHS_H
+#define PT_SESSION_GRAPHS_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,36 +40,36 @@
 #include "model/graph/tree.h"
 #include "model/graph/visparam.h"
 
-struct app;
+struct session;
 struct cmp_files_lmap;      /* src/io/compare/cmp_files.h */
 struct cmp_scan_pair;      /* src/io/compare/cmp_scan.h */
 struct visdb;           /* src/io/visdb/read_visdb.h */
 struct visdb_graph;
 
 /* A node's mark in the tree (visible without colour). */
-enum acmp_mark {
+enum graphs_mark {
     AM_NONE = 0,      /* build mode: no verdict */
     AM_PASS, AM_WARN, AM_ERROR,
     AM_UNMATCHED,
     AM_NODATA         /* matched, nothing compared (white in msProbe) */
 };
 
-enum acmp_run { RUN_PROBLEM = 0, RUN_BENCH, RUN_DIFF };
+enum graphs_run { RUN_PROBLEM = 0, RUN_BENCH, RUN_DIFF };
 
-struct acmp_pair {
+struct graphs_pair {
     int32_t step, rank;
     char *dir[2];            /* rank folders: problem, benchmark (NULL in build / .vis.db mode) */
 };
 
 /* One communication peer of a node. */
-struct acmp_peer {
+struct graphs_peer {
     int32_t rank;
     char *node;              /* the peer's node id (owned) */
     uint8_t type;            /* enum comm_type */
 };
 
 /* One loaded (step, rank). */
-struct acmp_graph {
+struct graphs_loaded {
     int32_t step, rank;
     struct tree *t[2];               /* problem, benchmark; t[1] NULL in build mode */
     struct cmp_graph *g;             /* compare mode with both trees built */
@@ -67,22 +84,22 @@ struct acmp_graph {
     /* communication peers per problem node (computed on demand, all ranks of the step) */
     int peers_done;
     uint32_t *peer0, *npeer;         /* per node: range in peers */
-    struct acmp_peer *peers;
+    struct graphs_peer *peers;
     size_t npeers;
     char note[512];                  /* why something is missing, for the panes */
     double load_seconds;
 };
 
-struct app_cmp {
+struct graphs {
     int visdb;                       /* input is a .vis.db */
     int build;                       /* one dump, no benchmark */
-    struct acmp_pair *pairs;
+    struct graphs_pair *pairs;
     size_t npairs;
     int32_t *steps, *ranks;          /* distinct, ascending */
     int nsteps, nranks;
     struct visdb *vdb;
 
-    struct acmp_graph *cur;          /* shown (owned), NULL before the first load */
+    struct graphs_loaded *cur;          /* shown (owned), NULL before the first load */
     unsigned gen;                    /* +1 each time cur is replaced (panes compare it,
                                         never the old pointer: it is freed) */
     char error[512];                 /* the last load failure ("" none) */
@@ -92,7 +109,7 @@ struct app_cmp {
     int running;
     atomic_int done;
     int32_t want_step, want_rank;
-    struct acmp_graph *next;
+    struct graphs_loaded *next;
     int rc;
     struct pt_error err;
     char *select_after;              /* node to select when the load lands (owned) */
@@ -105,7 +122,7 @@ struct app_cmp {
     char mc_report[512];             /* what --match-config did on the last load */
 
     /* the whole-run summary (compare mode with several pairs): every pair
-     * compared once by the scan thread (src/cmp_scan.h), one entry per
+     * compared once by the scan thread (src/io/compare/cmp_scan.h), one entry per
      * pair in pairs order; the UI reads entry i once sready[i] is set */
     int summary;                     /* this input has one */
     struct cmp_scan_pair *spairs;
@@ -127,11 +144,11 @@ struct app_cmp {
     size_t sseen;                    /* sdone at the last poll */
 
     /* pairs matched by hand: re-applied when their (step, rank) loads again */
-    struct acmp_manual { int32_t step, rank; char *a, *b; } *manual;
+    struct graphs_manual { int32_t step, rank; char *a, *b; } *manual;
     size_t nmanual;
 
     /* the trend screen's run choice (compare mode) */
-    int run;                         /* enum acmp_run */
+    int run;                         /* enum graphs_run */
     struct dataset *bench_ds;        /* loaded with the problem dataset */
     struct cube *diff;               /* built on first use */
     struct pt_error bench_err;
@@ -148,48 +165,66 @@ struct app_cmp {
 };
 
 /* The whole-run summary: entry i when it is complete, else NULL. */
-const struct compare_run_pair *acmp_summary(const struct app *a, size_t i);
+const struct compare_run_pair *graphs_summary(const struct session *a, size_t i);
 /* The pair index of (step, rank), -1 none. */
-long acmp_pair_index(const struct app *a, int32_t step, int32_t rank);
+long graphs_pair_index(const struct session *a, int32_t step, int32_t rank);
 /* The run's first divergence: 1 with *pair (index) and *which (COMPARE_RUN_ERR /
  * COMPARE_RUN_WARN) set, 0 when no compared pair diverges, -1 while the scan is
  * still going (or there is no summary). */
-int acmp_run_first(const struct app *a, long *pair, int *which);
+int graphs_run_first(const struct session *a, long *pair, int *which);
 /* The run's first divergence itself (the node where it was born, as
- * `compare --first` names it); NULL while acmp_run_first() is not 1. */
-const struct compare_run_first *acmp_run_first_node(const struct app *a);
+ * `compare --first` names it); NULL while graphs_run_first() is not 1. */
+const struct compare_run_first *graphs_run_first_node(const struct session *a);
 /* Starts loading (step, rank) in the background; the tree pane shows
  * "loading" meanwhile.  -1 when there is no such pair. */
-int acmp_load(struct app *a, int32_t step, int32_t rank, struct pt_error *err);
-int acmp_loading(const struct app *a);
+int graphs_load(struct session *a, int32_t step, int32_t rank, struct pt_error *err);
+int graphs_loading(const struct session *a);
 
 /* Node queries on the shown graph (n = problem node). */
-int acmp_mark(const struct acmp_graph *G, int n);
-double acmp_magnitude(const struct acmp_graph *G, int n);   /* [0,1], -1 none */
-int acmp_counterpart(const struct acmp_graph *G, int n);    /* benchmark node, -1 */
-int acmp_is_compare(const struct acmp_graph *G);            /* verdicts exist */
-int acmp_first_divergence(const struct acmp_graph *G);
+int graphs_mark(const struct graphs_loaded *G, int n);
+double graphs_magnitude(const struct graphs_loaded *G, int n);   /* [0,1], -1 none */
+int graphs_counterpart(const struct graphs_loaded *G, int n);    /* benchmark node, -1 */
+int graphs_is_compare(const struct graphs_loaded *G);            /* verdicts exist */
+int graphs_first_divergence(const struct graphs_loaded *G);
 /* Node n is an operator the md5 determinism rule names (inputs equal,
  * outputs differ: probetop-rules(7), FIRST DIVERGENCE: Determinism). */
-int acmp_nondeterministic(const struct acmp_graph *G, int n);
-int acmp_next_divergent(const struct acmp_graph *G, int n, int dir);
+int graphs_nondeterministic(const struct graphs_loaded *G, int n);
+int graphs_next_divergent(const struct graphs_loaded *G, int n, int dir);
 
 /* Manual match: problem node a with benchmark node b (both unmatched, same
  * kind); remembered for reloads.  Not in .vis.db mode. */
-int acmp_manual_match(struct app *a, int na, int nb, struct pt_error *err);
-long acmp_save_match(struct app *a, const char *path, struct pt_error *err);
+int graphs_manual_match(struct session *a, int na, int nb, struct pt_error *err);
+long graphs_save_match(struct session *a, const char *path, struct pt_error *err);
 
 /* Communication peers of problem node n (loads the other ranks' dumps of
  * the step the first time); 0 with *peers / *n set. */
-int acmp_peers(struct app *a, int n, const struct acmp_peer **peers, size_t *count, struct pt_error *err);
+int graphs_peers(struct session *a, int n, const struct graphs_peer **peers, size_t *count, struct pt_error *err);
 
-/* The node the tree pane has selected (or the node of its list row), -1
- * none; *side = 0 problem, 1 benchmark. */
-int tree_selected(struct app *a, int *side);
+/* What the shell calls. */
 
-/* Shows node name of the graph of (step, rank) in the tree screen, loading
- * that graph first when another one is shown (the node is selected when the
- * load completes).  0 ok, -1 with a message. */
-int tree_goto(struct app *a, int32_t step, int32_t rank, const char *name, struct pt_error *err);
+/* After the options: decides what the input is and lists the pairs.
+ * Compare and .vis.db modes fail (-1, err) when nothing can be shown;
+ * in trend mode a dump without construct.json just gets no tree (0, and
+ * a->graphs stays NULL). */
+int graphs_open(struct session *a, struct pt_error *err);
+void graphs_free(struct session *a);
+
+/* The start: compare mode with several pairs starts the whole-run scan
+ * (the summary pane shows it; the tree of the first divergence is loaded
+ * when it ends); otherwise the first pair's graph starts loading. */
+int graphs_start(struct session *a, struct pt_error *err);
+
+/* Loads synchronously (start-up, tests of the tree ready time). */
+int graphs_load_now(struct session *a, int32_t step, int32_t rank, struct pt_error *err);
+/* The event loop calls this: when a load finished, swaps it in and tells
+ * the panes (SESSION_CH_GRAPH); returns 1 then. */
+int graphs_poll(struct session *a);
+/* The trend dataset arrived (trend mode): overflow marks from its records. */
+void graphs_data_ready(struct session *a);
+
+/* The trend screen's run: swaps a->cube to the problem, benchmark or
+ * relative-difference cube. */
+int graphs_set_run(struct session *a, int run, struct pt_error *err);
+const char *graphs_run_name(int run);
 
 #endif
