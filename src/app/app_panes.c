@@ -1,7 +1,7 @@
-/* app_panes: the pane and screen tables, and the shell's answers to what a
- * pane asks (app_host, struct session_host in src/session/session.h).
- * Adding a pane is one line here (plus its views/<name>.c); its keys and
- * `:` commands come with its ops. */
+/* app_panes: the pane and screen tables and the lookups on them (a pane by
+ * name, the first pane of a screen, showing a pane's screen).  Adding a
+ * pane is one line here (plus its views/<name>.c); its keys and `:`
+ * commands come with its ops. */
 #include <string.h>
 
 #include "src/app/app_state.h"
@@ -47,7 +47,7 @@ const struct app_pane app_panes[] = {
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);
 
-/* --- what panes ask of the shell --- */
+/* --- lookups --- */
 
 int app_first_pane(const struct app *a, int screen) {
     for (int i = 0; i < a->nviews; i++)
@@ -80,34 +80,3 @@ int app_show(struct app *a, const char *name) {
     a->dirty = 1;
     return 0;
 }
-
-static void host_changed(struct session *s, unsigned what) {
-    struct app *a = app_of(s);
-    for (int i = 0; i < a->nviews; i++) {
-        struct view *v = &a->views[i];
-        if (v->live && v->ops->notify) v->ops->notify(v, s, what);
-    }
-    a->dirty = 1;
-}
-
-static int host_show(struct session *s, const char *pane) { return app_show(app_of(s), pane); }
-
-static int host_has(struct session *s, const char *pane) { return app_view(app_of(s), pane) != NULL; }
-
-static void host_back(struct session *s) {
-    struct app *a = app_of(s);
-    a->screen = a->prev_screen;
-    int i = app_first_pane(a, a->screen);
-    if (i >= 0) a->focus = i;
-}
-
-static void host_redraw(struct session *s) { app_of(s)->dirty = 1; }
-
-const struct session_host app_host = {
-    .changed = host_changed,
-    .show = host_show,
-    .has = host_has,
-    .back = host_back,
-    .redraw = host_redraw,
-    .doc = app_doc_walk,
-};

@@ -5,7 +5,7 @@
  * pane and screen tables, the prompt, the key queue, quit / redraw / exit
  * code.  The state the panes share (the data, the cursor, the filters, the
  * loaders) is its struct session (src/session/session.h), which the shell
- * hands to the panes with the host of their asks (app_host, app.c).  This
+ * hands to the panes with the host of their asks (app_host, app_host.c).  This
  * header is private to src/app (tests/layers.sh refuses it in views/). */
 #ifndef PT_APP_STATE_H
 #define PT_APP_STATE_H
