@@ -62,6 +62,7 @@ void dataset_free(struct dataset *d) {
     if (!d) return;
     cube_free(d->cube);
     trace_run_free(d->trace);
+    curves_free(d->curves);
     ovf_list_free(&d->ovf);
     anomaly_list_free(&d->anomalies);
     for (size_t i = 0; i < d->nrankdirs; i++) free(d->rankdirs[i].dir);

@@ -20,6 +20,7 @@
 #include "model/cube/names.h"
 #include "model/overflow/overflow.h"
 #include "model/trace/trace.h"
+#include "model/curves/curves.h"
 
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
 struct formats_row;
@@ -93,6 +94,7 @@ struct dataset {
     char **dbfiles;               /* trenddb folder: every *.trend.db, sorted */
     size_t ndbfiles;
     struct trace_run *trace;      /* owned; profiler traces only (model/trace/trace.h) */
+    struct curves *curves;        /* owned; training curves only (model/curves/curves.h) */
     char *framework, *level, *task;   /* dump.json header of the first file (may be NULL) */
     size_t files_read;
     char **skipped;  size_t nskipped;   /* paths not loaded */
