@@ -11,6 +11,7 @@
 #include "tfevents_write.h"
 
 #include <math.h>
+#include <sys/wait.h>
 
 #include "src/io/load.h"
 #include "src/io/curves/tfrecord.h"
@@ -321,6 +322,57 @@ static void test_read_buf(void) {
     free(n.b);
 }
 
+/* The scalars as the protobuf library decodes them (tests/tfevents_pbcheck.py,
+ * google.protobuf: Debian's python3-protobuf) are the ones read: the values
+ * run, the tensor kinds, and the committed fixture. */
+static void test_against_protobuf(void) {
+    const char *tool = pt_tool("tfevents_pbcheck.py");
+    if (!tool) SKIP("tests/tfevents_pbcheck.py not found (PT_SRC)");
+    const char *dir = pt_tmpdir("tfe_pbcheck");
+    struct tfw w = {0};
+    write_run(&w, 1, 30);
+    for (int s = 31; s <= 33; s++) {
+        struct tfw_val v[3] = {{"throughput", TFW_FLOAT_CONTENT, 10.25 * s}, {"weights", TFW_HISTO_TENSOR, 1.0},
+                               {"note", s == 31 ? TFW_TEXT_META : TFW_FLOAT_CONTENT, 3.0}};
+        tfw_event(&w, s, v, 3, NULL);
+    }
+    const char *f = join(dir, "events.out.tfevents.1.h");
+    CHECK(tfw_save(f, &w) == 0);
+    free(w.b);
+    const char *files[2] = {f, pt_shared_file("tfevents", "run/events.out.tfevents.1700000000.host.1.0")};
+    for (int i = 0; i < 2; i++) {
+        if (!files[i]) { CHECK(files[i] != NULL); continue; }
+        char cmd[4096], out[1200];
+        snprintf(out, sizeof out, "%s/pb.txt", dir);
+        snprintf(cmd, sizeof cmd, "{ [ -x /usr/bin/python3 ] && /usr/bin/python3 '%s' '%s' || python3 '%s' '%s'; } > '%s' 2>/dev/null",
+                 tool, files[i], tool, files[i], out);
+        int rc = system(cmd);
+        if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77) SKIP("google.protobuf is not installed (python3-protobuf)");
+        CHECK_INT(rc, 0);
+        char *txt = pt_slurp(out);
+        struct pt_error err = {0};
+        struct dataset *ds = load(files[i], 0, 0, &err);
+        CHECK(txt != NULL && ds != NULL);
+        if (!txt || !ds) { free(txt); dataset_free(ds); continue; }
+        size_t lines = 0, same = 0, pts = 0;
+        for (char *line = strtok(txt, "\n"); line; line = strtok(NULL, "\n")) {
+            char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+            if (!t2) continue;
+            *t1 = *t2 = '\0';
+            lines++;
+            double want = strtod(t2 + 1, NULL), got = at(ds, line, strtoll(t1 + 1, NULL, 10));
+            if ((isnan(want) && isnan(got)) || want == got) same++;
+            else fprintf(stderr, "  %s step %s: protobuf %.17g, probetop %.17g\n", line, t1 + 1, want, got);
+        }
+        for (size_t k = 0; k < ds->curves->nseries; k++) pts += ds->curves->series[k].n;
+        CHECK(lines > 0);
+        CHECK_INT(same, lines);
+        CHECK_INT(pts, lines);
+        free(txt);
+        dataset_free(ds);
+    }
+}
+
 int main(void) {
     RUN(test_crc32c);
     RUN(test_values);
@@ -329,5 +381,6 @@ int main(void) {
     RUN(test_corrupt);
     RUN(test_empty_and_impostor);
     RUN(test_read_buf);
+    RUN(test_against_protobuf);
     PT_DONE();
 }
