@@ -244,6 +244,8 @@ static int tensor(const uint8_t *p, size_t n, struct tfevents_pb_value *v, const
     }
     v->kind = TFEVENTS_PB_OTHER_TENSOR;
     if (elems != 1) return 0;
+    static const uint8_t none[1];
+    if (!content) content = none;
     struct rd c = {content, content + content_len, NULL};
     uint64_t bits;
     switch (dtype) {
