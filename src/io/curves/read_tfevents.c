@@ -4,6 +4,7 @@
 #include "src/io/curves/read_tfevents.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,7 @@ struct tfevents_ctx {
     const char *prefix;      /* of the file being read */
     size_t prefix_len;
     struct dataset *ds;
+    atomic_int *cancel;      /* the load's (may be NULL) */
     long scalars;
     int nomem;
 };
@@ -256,6 +258,7 @@ long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, c
     x->ds = ds;
     for (int done = 0; !done && rc == 0;) {
         size_t at = c.off;
+        if ((records & 0xffff) == 0xffff && x->cancel && atomic_load(x->cancel)) return pt_errorf(err, "cancelled");
         const uint8_t *d = NULL;
         size_t dl = 0;
         const char *pw = NULL;
@@ -366,6 +369,7 @@ static int load_tfevents(const char *path, const struct load_opts *o, struct dat
     struct curves *cv = curves_new();
     struct tfevents_ctx *x = cv ? tfevents_ctx_new(cv) : NULL;
     if (!x) rc = pt_errorf(err, "out of memory");
+    else x->cancel = o->cancel;
     size_t nread = 0;
     for (size_t i = 0; rc == 0 && i < fl.n; i++) {
         if (o->cancel && atomic_load(o->cancel)) { rc = pt_errorf(err, "cancelled"); break; }

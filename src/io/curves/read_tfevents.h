@@ -23,10 +23,10 @@ void tfevents_ctx_free(struct tfevents_ctx *x);
 /* Reads the records of one file's bytes buf[0..len) into the curves,
  * series named prefix + tag (prefix "" or "sub/run/").  Bad records are
  * warnings on ds naming path and their byte offset; a cut last record is
- * pending (ds->follow and young) or partial.  Returns the scalars read,
- * or -1 without memory (err) or when the file is no TFRecord file at all
- * (its first header does not check: 1 is returned in *not_tfrecord,
- * nothing warned). */
+ * pending (ds->follow and young) or partial.  Returns the scalars read
+ * (0 with *not_tfrecord set, nothing warned, when the file's first header
+ * does not check: it is no TFRecord file), or -1 without memory or when
+ * the load was cancelled (err). */
 long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, const char *path, const char *prefix,
                        struct dataset *ds, int *not_tfrecord, struct pt_error *err);
 
