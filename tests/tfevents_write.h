@@ -6,6 +6,7 @@
 #ifndef PT_TFEVENTS_WRITE_H
 #define PT_TFEVENTS_WRITE_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ enum tfw_kind {
     TFW_FLOAT_CONTENT, /* DT_FLOAT scalar in tensor_content, no metadata */
     TFW_HISTO_TENSOR,  /* a DT_DOUBLE [2,3] tensor (a histogram), plugin "histograms" */
     TFW_TEXT_META,     /* a one-element DT_FLOAT tensor whose metadata names plugin "text" */
+    TFW_HALF,          /* DT_HALF scalar of shape [1], its 16 bits in half_val (packed varints) */
 };
 struct tfw_val {
     const char *tag;
@@ -95,6 +97,21 @@ static void tfw_value(struct tfw *summary, const struct tfw_val *v) {
         memcpy(&bits, &f, 4);
         tfw_key(&val, 2, 5);
         tfw_le(&val, bits, 4);
+    } else if (v->kind == TFW_HALF) {   /* x must be exact in half precision */
+        int e = 0;
+        double m = frexp(fabs(v->x), &e);   /* |x| = m 2^e, m in [0.5, 1) */
+        uint32_t h = v->x == 0 ? 0 : (uint32_t)((e + 14) << 10) | ((uint32_t)(m * 2048) & 0x3ff);
+        if (v->x < 0) h |= 0x8000;
+        tfw_key(&t, 1, 0);
+        tfw_varint(&t, 19);
+        tfw_key(&dim, 1, 0);
+        tfw_varint(&dim, 1);
+        tfw_sub(&shape, 2, &dim);
+        tfw_sub(&t, 2, &shape);
+        struct tfw raw = {0};
+        tfw_varint(&raw, h);
+        tfw_sub(&t, 13, &raw);
+        tfw_sub(&val, 8, &t);
     } else {
         const char *plugin = v->kind == TFW_HISTO_TENSOR ? "histograms" : v->kind == TFW_TEXT_META ? "text" : "scalars";
         if (v->kind != TFW_FLOAT_CONTENT && v->kind != TFW_DOUBLE_BARE) {

@@ -116,12 +116,13 @@ static void test_tensor_kinds(void) {
     struct tfw w = {0};
     tfw_event(&w, 0, NULL, 0, "brain.Event:2");
     for (int s = 1; s <= 3; s++) {
-        struct tfw_val v[3] = {
+        struct tfw_val v[4] = {
             {"throughput", TFW_FLOAT_CONTENT, 100.5 * s},
             {"weights", TFW_HISTO_TENSOR, 1.0},
             {"note", s == 1 ? TFW_TEXT_META : TFW_FLOAT_CONTENT, 3.0},
+            {"loss-scale", TFW_HALF, -1.5 * s},
         };
-        tfw_event(&w, s, v, 3, NULL);
+        tfw_event(&w, s, v, 4, NULL);
     }
     const char *f = join(dir, "events.out.tfevents.1.h");
     CHECK(tfw_save(f, &w) == 0);
@@ -130,8 +131,9 @@ static void test_tensor_kinds(void) {
     struct dataset *ds = load(f, 0, 0, &err);
     CHECK(ds != NULL);
     if (!ds) return;
-    CHECK_INT(ds->curves->nseries, 1);
+    CHECK_INT(ds->curves->nseries, 2);
     CHECK_NEAR(at(ds, "throughput", 2), 201.0, 0);
+    CHECK_NEAR(at(ds, "loss-scale", 3), -4.5, 0);   /* a half in half_val */
     CHECK(curves_find(ds->curves, "weights") == NULL);
     CHECK(curves_find(ds->curves, "note") == NULL);
     dataset_free(ds);
@@ -294,6 +296,33 @@ static void test_empty_and_impostor(void) {
     }
 }
 
+/* Past eight bad records in a file, a warning counts the rest; a file
+ * not named like an event file is one when its first record is an Event
+ * naming its version. */
+static void test_many_bad_and_unnamed(void) {
+    const char *dir = pt_tmpdir("tfe_many");
+    struct tfw w = {0};
+    tfw_event(&w, 0, NULL, 0, "brain.Event:2");
+    for (int s = 1; s <= 20; s++) {
+        size_t at = w.n;
+        struct tfw_val v = {"loss", TFW_SIMPLE, (double)s};
+        tfw_event(&w, s, &v, 1, NULL);
+        if (s <= 12) w.b[at + 13] ^= 0x08;   /* data CRC */
+    }
+    const char *f = join(dir, "run.tfrecord");
+    CHECK(tfw_save(f, &w) == 0);
+    free(w.b);
+    CHECK(formats_detect(f) == formats_find("tfevents"));
+    struct pt_error err = {0};
+    struct dataset *ds = load(f, 0, 0, &err);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    CHECK_INT(curves_find(ds->curves, "loss")->n, 8);
+    CHECK_INT(ds->nwarnings, 9);
+    CHECK(warned(ds, f, "4 more bad records") != NULL);
+    dataset_free(ds);
+}
+
 /* The scalars of one buffer straight (what the fuzz harness calls). */
 static void test_read_buf(void) {
     struct tfw w = {0};
@@ -332,9 +361,9 @@ static void test_against_protobuf(void) {
     struct tfw w = {0};
     write_run(&w, 1, 30);
     for (int s = 31; s <= 33; s++) {
-        struct tfw_val v[3] = {{"throughput", TFW_FLOAT_CONTENT, 10.25 * s}, {"weights", TFW_HISTO_TENSOR, 1.0},
-                               {"note", s == 31 ? TFW_TEXT_META : TFW_FLOAT_CONTENT, 3.0}};
-        tfw_event(&w, s, v, 3, NULL);
+        struct tfw_val v[4] = {{"throughput", TFW_FLOAT_CONTENT, 10.25 * s}, {"weights", TFW_HISTO_TENSOR, 1.0},
+                               {"note", s == 31 ? TFW_TEXT_META : TFW_FLOAT_CONTENT, 3.0}, {"loss-scale", TFW_HALF, 0.25 * s}};
+        tfw_event(&w, s, v, 4, NULL);
     }
     const char *f = join(dir, "events.out.tfevents.1.h");
     CHECK(tfw_save(f, &w) == 0);
@@ -380,6 +409,7 @@ int main(void) {
     RUN(test_merge_and_subruns);
     RUN(test_corrupt);
     RUN(test_empty_and_impostor);
+    RUN(test_many_bad_and_unnamed);
     RUN(test_read_buf);
     RUN(test_against_protobuf);
     PT_DONE();
