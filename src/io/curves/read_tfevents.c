@@ -135,7 +135,6 @@ struct tfevents_ctx {
     size_t nslot, used;
     const char *prefix;      /* of the file being read */
     size_t prefix_len;
-    struct dataset *ds;
     atomic_int *cancel;      /* the load's (may be NULL) */
     long scalars;
     int nomem;
@@ -255,7 +254,6 @@ long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, c
     *not_tfrecord = 0;
     x->prefix = prefix;
     x->prefix_len = strlen(prefix);
-    x->ds = ds;
     for (int done = 0; !done && rc == 0;) {
         size_t at = c.off;
         if ((records & 0xffff) == 0xffff && x->cancel && atomic_load(x->cancel)) return pt_errorf(err, "cancelled");
