@@ -407,7 +407,7 @@ static int run(int argc, char **argv) {
 const struct cmd_entry cmd_curves_entry = {
     .name = "curves",
     .usage = "probetop curves PROBLEM [BENCH] [--format text|csv|json] [--threshold P] [--window N] [--dump DIR]",
-    .summary = "training curves against the benchmark: first misaligned step, spikes, NaNs, what to dump",
+    .summary = "training curves vs the benchmark: first misaligned step, spikes, NaNs, what to dump",
     .help = "  --format F           text (default), csv (one row per finding) or json (for CI: first_misaligned,\n"
             "                       problem and bench with series, spikes, nonfinite, skipped; verdict, dump_next)\n"
             "  --threshold P        the loss's relative error |p-b|/|b| above which a step is misaligned, in\n"
