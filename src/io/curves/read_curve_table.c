@@ -372,6 +372,7 @@ static int load_curve_table(const char *path, const struct load_opts *o, struct 
     if (json_read_file(path, CT_MAX_BYTES, &buf, &len, err) != 0) return -1;
     ds->files_read = 1;
     ds->bytes_read += len;
+    ds->micro_step = 0;   /* training steps, no micro steps */
     int rc = curve_table_parse(buf, len, path, o, ds, err);
     free(buf);
     return rc;
