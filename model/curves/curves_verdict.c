@@ -50,11 +50,6 @@ static size_t stepset_count(struct stepset *s) {
 
 /* ---- one run ---- */
 
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void set_first(int64_t *first, int64_t step) {
     if (*first == CURVES_NO_STEP || step < *first) *first = step;
 }
@@ -76,8 +71,11 @@ static int find_spikes(const struct curves_series *s, double factor, const struc
         if (!isfinite(v)) continue;
         int above = 0;
         if (have >= (span + 1) / 2) {
-            memcpy(tmp, win, (size_t)have * sizeof *tmp);
-            qsort(tmp, (size_t)have, sizeof *tmp, cmp_dbl);
+            for (int a = 0; a < have; a++) {   /* insertion sort: a handful of values */
+                int z = a;
+                for (; z > 0 && tmp[z - 1] > win[a]; z--) tmp[z] = tmp[z - 1];
+                tmp[z] = win[a];
+            }
             double med = have % 2 ? tmp[have / 2] : (tmp[have / 2 - 1] + tmp[have / 2]) / 2;
             above = med > 0 && v > med * factor;
             if (above && !prev_above) {

@@ -178,10 +178,51 @@ static void test_cube(void) {
     curves_free(c);
 }
 
+/* More points in all than the cube has steps (4 series x 300000 steps: it
+ * was refused, each point declaring its step), and more distinct steps than
+ * it has (1500000: every second kept, the curves whole). */
+static void test_cube_many(void) {
+    struct curves *c = curves_new();
+    const char *names[] = {"lm loss", "grad norm", "loss scale", "learning rate"};
+    for (int k = 0; k < 4; k++) {
+        struct curves_series *s = curves_series(c, names[k]);
+        for (int i = 0; i < 300000; i++) curves_push(s, i, 1.0 + k);
+    }
+    CHECK_INT(curves_finish(c), 0);
+    struct cube *cube = NULL;
+    struct pt_error err = {0};
+    size_t dropped = 99;
+    CHECK_INT(curves_cube_build(c, &cube, &dropped, &err), 0);
+    if (!cube) fprintf(stderr, "%s\n", err.msg);
+    CHECK_INT(cube ? cube->nsteps : -1, 300000);
+    CHECK_INT(dropped, 0);
+    cube_free(cube);
+    curves_free(c);
+
+    c = curves_new();
+    struct curves_series *s = curves_series(c, "loss");
+    for (int i = 0; i < 1500000; i++) curves_push(s, i, 2.0);
+    curves_series(c, "empty");
+    CHECK_INT(curves_finish(c), 0);
+    cube = NULL;
+    CHECK_INT(curves_cube_build(c, &cube, &dropped, &err), 0);
+    CHECK_INT(cube ? cube->nsteps : -1, 750000);
+    CHECK_INT(dropped, 750000);
+    CHECK_INT(s->n, 1500000);
+    if (cube) {
+        CHECK_INT(cube->steps[0].value, 0);
+        CHECK_INT(cube->steps[1].value, 2);
+        CHECK_INT(cube->steps[0].micro, -1);
+    }
+    cube_free(cube);
+    curves_free(c);
+}
+
 int main(void) {
     RUN(test_roles);
     RUN(test_finish);
     RUN(test_finish_long);
     RUN(test_cube);
+    RUN(test_cube_many);
     PT_DONE();
 }

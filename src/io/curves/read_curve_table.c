@@ -337,7 +337,8 @@ static int finish(struct ct *t, const char *buf, size_t len, struct pt_error *er
     if (curves_finish(t->c) != 0) return pt_errorf(err, "out of memory");
     size_t dropped = 0;
     if (curves_cube_build(t->c, &ds->cube, &dropped, err) != 0) return -1;
-    if (dropped && dataset_warn(ds, "%s: %zu points at steps below 0 or over 2^31 are in the curves, not the cube",
+    if (dropped && dataset_warn(ds, "%s: %zu points are in the curves, not the cube (steps below 0 or over "
+                                "2^31, or between the 1000000 steps the cube keeps)",
                                 t->path, dropped))
         return pt_errorf(err, "out of memory");
     return 0;
