@@ -19,7 +19,7 @@ static int run_cmd(const char **argv) {
     while (argv[argc]) argc++;
     const char *t = getenv("PT_TMP") ? getenv("PT_TMP") : "/tmp/probetop-test";
     char cmd[1300];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%.1200s'", t);   /* a fresh build tree has no tests/tmp yet */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%.1200s'", t);   /* a fresh build tree has none of its parents yet */
     if (system(cmd) != 0) return -1;
     snprintf(out_path, sizeof out_path, "%s/curves.out", t);
     snprintf(err_path, sizeof err_path, "%s/curves.err", t);
