@@ -232,13 +232,21 @@ static void print_text(const struct cv_run *p, const struct cv_run *b, const str
 
 /* ---- CSV: one row per finding ---- */
 
+/* A quoted field: no control byte reaches a terminal (pt_unctrl, as the
+ * other commands' CSV); without memory, the text's escaped start. */
 static void csv_str(const char *s) {
-    printf("\"");
-    for (; s && *s; s++) {
-        if (*s == '"') printf("\"\"");
-        else if ((unsigned char)*s >= 0x20) putchar(*s);
+    char *own;
+    char tmp[2048];
+    if (!s) s = "";
+    const char *t = pt_unctrl(s, &own);
+    if (!t) t = pt_escape(s, strlen(s), tmp, sizeof tmp);
+    putchar('"');
+    for (const char *p = t; *p; p++) {
+        if (*p == '"') putchar('"');
+        putchar(*p);
     }
-    printf("\"");
+    putchar('"');
+    free(own);
 }
 
 static void csv_run(const char *run, const struct curves_run_report *r) {

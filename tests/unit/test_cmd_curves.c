@@ -247,6 +247,18 @@ static void test_bad_input(void) {
     s = pt_slurp(err_path);
     CHECK_CONTAINS(s, "empty.csv");
     free(s);
+    /* a series named with control bytes: none reaches the output, in any format */
+    char h[1200];
+    snprintf(h, sizeof h, "%s/ctl.csv", t);
+    pt_write(h, "step,lo\x1b]0;x\x07ss,grad\x9bnorm\n1,2,inf\n2,2,1\n");
+    const char *fm[] = {"text", "csv", "json"};
+    for (int k = 0; k < 3; k++) {
+        const char *a11[] = {"curves", h, "--format", fm[k], NULL};
+        CHECK_INT(run_cmd(a11), 1);   /* the inf */
+        s = pt_slurp(out_path);
+        CHECK(s && !strchr(s, '\x1b') && !strchr(s, '\x07') && !strstr(s, "\x9b"));
+        free(s);
+    }
     /* a clean run alone: 0 */
     const char *a10[] = {"curves", p, NULL};
     CHECK_INT(run_cmd(a10), 0);
