@@ -22,6 +22,7 @@ enum {
     G_QUIT = 1, G_HELP, G_FOCUS_NEXT, G_FOCUS_PREV, G_CMD, G_SEARCH, G_NEXT, G_PREV, G_METRIC_NEXT,
     G_METRIC_PREV, G_STAT_NEXT, G_STAT_PREV, G_DIM, G_VAL_PREV, G_VAL_NEXT, G_CLEAR, G_COLOR, G_RANGE_LO,
     G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN, G_RELOAD,
+    G_KEYBAR,
 };
 
 const struct keys_row app_keys[] = {
@@ -46,6 +47,7 @@ const struct keys_row app_keys[] = {
     {'+', NULL, G_SPLIT_UP, "move the heat map / line chart split down"},
     {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
     {KEYS_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
+    {'K', NULL, G_KEYBAR, "hide / show the key bar, the bottom row (F1 Help, the screens, F10 Quit)"},
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
     {KEYS_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
     {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
@@ -56,9 +58,13 @@ const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
 
 static int metric_ok(const struct app *a) { return a->session.cube && a->session.cube->nmetrics > 0; }
 
+/* What a pane said of the change (the line chart: its lines re-read)
+ * follows the change itself. */
 static void say_metric(struct app *a) {
     const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
-    session_msg(&a->session, "metric %s, statistic %s", m->name, m->stats[a->session.stat]);
+    char note[sizeof a->session.msg];
+    snprintf(note, sizeof note, "%s", a->session.msg);
+    session_msg(&a->session, "metric %s, statistic %s%s%s", m->name, m->stats[a->session.stat], note[0] ? "; " : "", note);
 }
 
 /* The statistic to show after switching to metric m: the one shown now
@@ -141,7 +147,8 @@ int app_global_action(struct app *a, int action) {
     case G_FOCUS_NEXT: focus_step(a, 1); return 1;
     case G_FOCUS_PREV: focus_step(a, -1); return 1;
     case G_CMD: prompt_open(a->prompt, ':', ""); a->dirty = 1; return 1;
-    case G_SEARCH: prompt_open(a->prompt, '/', a->session.regex ? a->session.regex : ""); a->dirty = 1; return 1;
+    /* empty, as less and vim: the last pattern is on Up (the toolbar shows the one applied) */
+    case G_SEARCH: prompt_open(a->prompt, '/', ""); a->dirty = 1; return 1;
     case G_NEXT: case G_PREV:
         /* one meaning everywhere: the next / previous hit of the pane's
          * search (the heat map's: the target filter) */
@@ -167,8 +174,10 @@ int app_global_action(struct app *a, int action) {
     case G_DIM: {
         enum cube_dim d = a->session.dim == DIM_STEP ? DIM_RANK : a->session.dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
         session_set_dim(&a->session, d, -1);
-        session_msg(&a->session, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
-                d == DIM_TARGET ? "rank" : "target");
+        char note[sizeof a->session.msg];
+        snprintf(note, sizeof note, "%s", a->session.msg);
+        session_msg(&a->session, "dimension %s: x %s, y %s%s%s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
+                d == DIM_TARGET ? "rank" : "target", note[0] ? "; " : "", note);
         return 1;
     }
     case G_VAL_PREV: move_value(a, -1); return 1;
@@ -207,9 +216,16 @@ int app_global_action(struct app *a, int action) {
         a->split += action == G_SPLIT_UP ? 5 : -5;
         if (a->split > 90) a->split = 90;
         if (a->split < 20) a->split = 20;
+        a->arranged = -1;   /* the windows follow at once, not at the next resize */
+        session_msg(&a->session, "split %d%%: heat map %d%%, line chart %d%%", a->split, a->split, 100 - a->split);
         a->dirty = 1;
         return 1;
     case G_REDRAW: clearok(curscr, TRUE); a->dirty = 1; return 1;
+    case G_KEYBAR:
+        a->keybar_on = !a->keybar_on;
+        a->arranged = -1;
+        session_msg(&a->session, a->keybar_on ? "key bar shown (K hides it)" : "key bar hidden (K shows it; ? lists every key)");
+        return 1;
     case G_RUN: {
         struct pt_error err;
         int next = a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
@@ -424,6 +440,7 @@ static int cmd_split(struct view *v, struct session *ses, int argc, char **argv,
     long p = strtol(argv[1], &e, 10);
     if (*e || p < 20 || p > 90) return pt_errorf(err, ":split wants 20..90, not '%s'", argv[1]);
     a->split = (int)p;
+    a->arranged = -1;
     a->dirty = 1;
     return 0;
 }
