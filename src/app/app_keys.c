@@ -726,6 +726,18 @@ static void legend_walk(const struct session_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "colours", "colours", UI_NORMAL,
            "gradient: msProbe's ramp, blue (small) through yellow to red (large); segmented (x): msProbe's 3-sigma "
            "bands around the mean; the scale and its ends are under the map");
+    ops->section(ctx, "Legend: line chart");
+    legend(ops, ctx, "\xe2\x96\xa0", "*", ui_series_role(0), "before a line's name in the legend: its colour; - a line hidden (Space)");
+    legend(ops, ctx, "N + -", "N + -", ui_series_role(0),
+           "in the plot's top row: a NaN, +Inf or -Inf point of the line in that colour (the line has a gap there)");
+    ops->section(ctx, "Legend: run summary (F7, two runs), each step x rank pair");
+    legend(ops, ctx, "\xc3\x97", "x", UI_BAD, "error: a node above msProbe's error threshold; the numbers: errors/warnings/unmatched");
+    legend(ops, ctx, "!", "!", UI_WARN, "warning: the worst node between msProbe's warning and error thresholds");
+    legend(ops, ctx, "\xe2\x80\xa2", ".", UI_OK, "pass: every node within msProbe's tolerance");
+    legend(ops, ctx, "?", "?", UI_DIM, "only unmatched nodes (no counterpart on the other side)");
+    legend(ops, ctx, "-", "-", UI_DIM, "not compared (the line under the grid says why)");
+    legend(ops, ctx, "~", "~", UI_DIM, "still being compared");
+    legend(ops, ctx, "*", "*", UI_NORMAL, "after the numbers: the run's first divergence (f goes there)");
     ops->section(ctx, "Legend: overflow screen");
     legend(ops, ctx, "\xe2\x96\x88" "C", "#C", UI_BAD, "critical: NaN/Inf born here (clean inputs, non-finite output)");
     legend(ops, ctx, "\xe2\x96\x93" "H", "+H", UI_WARN, "high: passed through, or an output Norm over 100x the input Norm");
