@@ -581,7 +581,10 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         return;
     }
     if (key == KEYS_MOUSE && mb == 8) { mouse_drag(a, my); return; }
-    if (key == KEYS_MOUSE) {
+    if (key == KEYS_MOUSE && a->keybar && my == a->rows_total - 1 && mb == 1) {
+        key = app_keybar_key_at(a, mx);   /* a click on the key bar: its key */
+        if (!key) return;
+    } else if (key == KEYS_MOUSE) {
         struct view *v = view_at(a, my, mx);
         if (!v) return;
         a->session.msg[0] = '\0';

@@ -5,7 +5,8 @@
  * rows (app_keys[]), so a screen or key added there shows here.  Too
  * narrow for all of it, it drops the other keys first, then shortens every
  * label alike (F3Overflow, F3Over, F3O), then drops screens from the
- * right, F10 Quit last.  K hides and shows it. */
+ * right, F10 Quit last.  K hides and shows it; a click on an item is its
+ * key. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 struct kb_item {
     char key[16];
     char label[32];
+    int code;                  /* the key (KEYS_F1...) */
     int cur;                   /* the screen shown */
 };
 
@@ -37,6 +39,7 @@ static int add_key_row(struct kb_item *it, int n, int code) {
     if (!r || !r->help || n >= KB_MAX) return n;
     keys_name(code, it[n].key, sizeof it[n].key);
     label_of(r->help, it[n].label, sizeof it[n].label);
+    it[n].code = code;
     it[n].cur = 0;
     return n + 1;
 }
@@ -54,6 +57,7 @@ static int collect(const struct app *a, struct kb_item *it, int *nf) {
             if (strcmp(a->screens[s].name, "help") && app_first_pane(a, s) < 0) continue;
             keys_name(f, it[n].key, sizeof it[n].key);
             label_of(a->screens[s].name, it[n].label, sizeof it[n].label);
+            it[n].code = f;
             it[n].cur = s == a->screen;
             n++;
         }
@@ -117,6 +121,20 @@ static int put_item(WINDOW *w, const struct ui *u, int x, int cols, const struct
     ui_role(w, u, t->cur ? UI_BAR_HI : UI_BAR);
     x += ui_put(w, 0, x, cols - x, lab);
     return x;
+}
+
+int app_keybar_key_at(struct app *a, int col) {
+    struct kb_item it[KB_MAX];
+    int nf, n = collect(a, it, &nf), shown, maxlab, keep_last, x = 0;
+    fit(it, n, nf, a->cols_total, &shown, &maxlab, &keep_last);
+    for (int i = 0; i <= shown; i++) {
+        const struct kb_item *t = i < shown ? &it[i] : keep_last ? &it[nf - 1] : NULL;
+        if (!t) break;
+        int w = item_w(t, maxlab);
+        if (col >= x && col < x + w) return t->code;
+        x += w;
+    }
+    return 0;
 }
 
 void app_keybar_draw(struct app *a, WINDOW *w) {

@@ -796,7 +796,7 @@ void app_doc_walk(const struct session_doc_ops *ops, void *ctx) {
     }
     legend_walk(ops, ctx);
     ops->section(ctx, "Mouse");
-    ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line)");
+    ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line); on the key bar: that key");
     ops->row(ctx, "double click", "add the cell's line");
     ops->row(ctx, "wheel", "scroll");
     ops->row(ctx, "drag", "the line chart's title row up or down: move the heat map / line chart split");

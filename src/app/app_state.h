@@ -93,6 +93,8 @@ void app_doc_walk(const struct session_doc_ops *ops, void *ctx);
 /* Draws the key bar (F1 Help, the screens by name, F10 Quit...) into w,
  * one row as wide as the screen, shortened to fit it. */
 void app_keybar_draw(struct app *a, WINDOW *w);
+/* The key of the key bar's item at column col, 0 when none. */
+int app_keybar_key_at(struct app *a, int col);
 
 /* Prints the man page KEYS and COMMANDS sections as roff. */
 void app_keys_man(FILE *f);

@@ -74,6 +74,14 @@ static void keybar_at(int cols, int rows) {
     CHECK_INT(vt_cell(&vt, last, vt_col_of(&vt, last, "Trend"), &other), 0);
     CHECKV(&vt, cur.bold && !other.bold);
 
+    /* a click on an item is its key */
+    char ev[64];
+    snprintf(ev, sizeof ev, "<click:%d,%d>", last, vt_col_of(&vt, last, "F2Trend") + 3);
+    vt_send(&vt, ev);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    CHECK_INT(vt_cell(&vt, last, vt_col_of(&vt, last, "Trend"), &cur), 0);
+    CHECKV(&vt, vt_has(&vt, "Heat map") && cur.bold);
+
     /* narrower: labels shortened alike, never cut through an item */
     vt_resize(&vt, 50, 24);
     VT_WAIT(&vt, bar_is(&vt, "F1Help F2Tren F3Over F4Sear F5Layo F8Lane F10Quit"));
