@@ -524,21 +524,19 @@ static void lanes_status(struct view *v, struct session *a, char *buf, size_t si
         n += (size_t)snprintf(buf + n, size - n, "  (not in this step)");
     }
     if (n >= size) return;
-    /* the window's part keeps its room; the kernel's name is cut at its end
-     * before it, three blanks apart (it ran into "window" at 80 columns) */
+    /* the kernel's name and stream first, then the window, three blanks
+     * apart, shortened (then left out) where it does not fit: it ran into
+     * "window" at 80 columns */
     char win[200], fit[200];
-    snprintf(win, sizeof win, "window +%s .. +%s of %s  %s", fmt_ns(p->w0 - p->s0, w0, sizeof w0),
-             fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st),
-             p->align == LANES_STEP ? "from each rank's step start" : "one clock");
-    int room = COLS - text_width(win) - 3;
-    if (name[0] && text_width(name) > room) {
-        text_fit(name, room > 8 ? room : 8, TEXT_CUT_RIGHT, a->ui->utf8, fit, sizeof fit);
-        snprintf(name, sizeof name, "%s   ", fit);
-    } else if (name[0]) {
-        snprintf(fit, sizeof fit, "%s   ", name);
-        snprintf(name, sizeof name, "%s", fit);
-    }
-    snprintf(buf + n, size - n, "\n%s%s", name, win);
+    int nw = name[0] ? text_width(name) + 3 : 0;
+    int k = snprintf(win, sizeof win, "window +%s .. +%s of %s", fmt_ns(p->w0 - p->s0, w0, sizeof w0),
+                     fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st));
+    const char *al = p->align == LANES_STEP ? "from each rank's step start" : "one clock";
+    if (nw + k + 2 + text_width(al) <= COLS || !name[0]) snprintf(win + k, sizeof win - (size_t)k, "  %s", al);
+    else if (nw + k > COLS) win[0] = '\0';
+    if (name[0] && win[0]) snprintf(fit, sizeof fit, "%s   ", name);
+    else snprintf(fit, sizeof fit, "%s", name);
+    snprintf(buf + n, size - n, "\n%s%s", fit, win);
 }
 
 /* y: the kernel under the cursor, then its rank and step. */

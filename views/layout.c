@@ -42,7 +42,7 @@ struct lay {
     struct cube *gcube;        /* owned: a->cube while global */
     const struct cube *gbase;  /* the dataset cube gcube was made from */
     int top, left;             /* first row, first chunk column shown */
-    int maxleft;               /* the last frame's largest useful left (-1 before one) */
+    int maxleft;               /* the last frame's largest left: 0 when every stage fits (-1 before one) */
     int nvis;                  /* table rows that fit (last draw) */
     char note[sizeof ((struct pt_error *)0)->msg + 16];   /* why there is no layout */
 };
@@ -414,10 +414,10 @@ static void lay_draw(struct view *v, struct session *a) {
     ui_role(w, u, UI_AXIS);
     snprintf(buf, sizeof buf, "%-*s  %2s  %4s ", p->label_w, "TP Group", "PP", "Copy");
     int x = ui_put(w, y, 0, W, buf);
-    /* the left scroll that still shows the last stage: l stops there */
-    int room = W - x - 1, maxleft = l->vpp;
-    while (maxleft > 0 && room >= 1 + p->col_w[maxleft - 1]) room -= 1 + p->col_w[--maxleft];
-    p->maxleft = maxleft < l->vpp - 1 ? maxleft : l->vpp - 1;
+    /* every stage column shown from the first: l does not scroll */
+    int room = W - x - 1;
+    for (int c = 0; c < l->vpp; c++) room -= 1 + p->col_w[c];
+    p->maxleft = room >= 0 ? 0 : l->vpp - 1;
     x += ui_put(w, y, x, W - x, ui_glyph_vline(u));
     for (int c = p->left; c < l->vpp && x < W; c++) {
         char st[32];
