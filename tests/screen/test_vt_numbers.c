@@ -373,6 +373,33 @@ static void compare_one_side(void) {
     if (!strstr(out, "only, not compared")) fprintf(stderr, "stderr: %s\n", out);
 }
 
+/* The run summary: a (step, rank) in one dump only shows "-" (not
+ * compared, as the man page says), and the header says so. */
+static void summary_one_side(int cols, int rows) {
+    char p[1200], b[1200], cmd[4096];
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (gen_pair("summary_one_side", 2, 2, p, b, sizeof p) < 0) SKIP("no python or shared tools");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/step1/rank1'", b);
+    CHECK(system(cmd) == 0);
+    const char *args[] = {p, b, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 1, "Run  2 steps x 2 ranks:"));
+    CHECKV(&vt, vt_row_has(&vt, 1, "3 pairs"));
+    if (cols >= 200) CHECKV(&vt, vt_row_has(&vt, 1, ", 1 in one dump only (-)"));
+    int row = -1;
+    CHECK(vt_find(&vt, "rank 1", &row, NULL));
+    /* rank 1's row: step 0 compared, step 1 "-" */
+    const char *t = vt_row_text(&vt, row);
+    CHECKV(&vt, strstr(t, " -") != NULL);
+    vt_send(&vt, "jl");
+    VT_WAIT(&vt, status_has(&vt, "step 1 rank 1: not compared"));
+    CHECKV(&vt, status_has(&vt, "in one dump only"));
+    pt_vt_quit(&vt);
+}
+static void summary_one_side_80(void) { summary_one_side(80, 24); }
+static void summary_one_side_200(void) { summary_one_side(200, 60); }
+
 int main(void) {
     RUN(detail_numbers_80);
     RUN(detail_numbers_200);
@@ -394,5 +421,7 @@ int main(void) {
     RUN(layout_gaps_80);
     RUN(layout_gaps_200);
     RUN(compare_one_side);
+    RUN(summary_one_side_80);
+    RUN(summary_one_side_200);
     PT_DONE();
 }

@@ -92,6 +92,18 @@ static void number_fit(void) {
         }
 }
 
+/* OSC 52's payload (y copies): RFC 4648 base64, padded. */
+static void base64(void) {
+    char b[64];
+    CHECK_STR(text_base64("", 0, b, sizeof b), "");
+    CHECK_STR(text_base64("f", 1, b, sizeof b), "Zg==");
+    CHECK_STR(text_base64("fo", 2, b, sizeof b), "Zm8=");
+    CHECK_STR(text_base64("foo", 3, b, sizeof b), "Zm9v");
+    CHECK_STR(text_base64("foobar", 6, b, sizeof b), "Zm9vYmFy");
+    CHECK_STR(text_base64("\xff\xfe\x01", 3, b, sizeof b), "//4B");
+    CHECK_STR(text_base64("foobar", 6, b, 7), "Zm9v");   /* stops at the last whole group */
+}
+
 static void aggregation(void) {
     struct agg g;
     agg_init(&g);
@@ -129,6 +141,7 @@ int main(void) {
     RUN(fitting);
     RUN(ticks);
     RUN(number_fit);
+    RUN(base64);
     RUN(aggregation);
     PT_DONE();
 }
