@@ -400,6 +400,38 @@ static void summary_one_side(int cols, int rows) {
 static void summary_one_side_80(void) { summary_one_side(80, 24); }
 static void summary_one_side_200(void) { summary_one_side(200, 60); }
 
+/* M's picker starts on the benchmark node of the same name but its call
+ * number (Functional.linear.7.backward -> .70.), not on the first. */
+static void picker_same_name(int cols, int rows) {
+    char p[1200], b[1200], cmd[4096];
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    if (gen_pair("picker_same_name", 1, 1, p, b, sizeof p) < 0) SKIP("no python or shared tools");
+    snprintf(cmd, sizeof cmd,
+             "cd '%s/step0/rank0' && sed -i -e 's/\"Functional.linear.7.backward\"/\"Functional.linear.70.backward\"/' "
+             "-e 's/\"Functional.embedding.0.forward\"/\"Functional.embedx.0.forward\"/' *.json", b);
+    CHECK(system(cmd) == 0);
+    char ps[1300], bs[1300];
+    snprintf(ps, sizeof ps, "%s/step0/rank0", p);
+    snprintf(bs, sizeof bs, "%s/step0/rank0", b);
+    const char *args[] = {ps, bs, NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
+    VT_WAIT(&vt, vt_has(&vt, "Heat map") || vt_has(&vt, "Detail"));
+    vt_send(&vt, "<F6>");
+    VT_WAIT(&vt, vt_has(&vt, "Detail") && status_has(&vt, "DefaultModel"));
+    vt_send(&vt, "u");
+    VT_WAIT(&vt, vt_has(&vt, "unmatched problem nodes: 2"));
+    vt_send(&vt, "j<Enter>");
+    VT_WAIT(&vt, status_has(&vt, "Functional.linear.7.backward"));
+    vt_send(&vt, "M");
+    VT_WAIT(&vt, status_has(&vt, "matching Functional.linear.7.backward"));
+    int row = pt_vt_tree_row(&vt, "Functional.linear.70.backward");
+    CHECKV(&vt, row > 0 && vt_row_has(&vt, vt_status_row(&vt), "benchmark Functional.linear.70.backward"));
+    pt_vt_quit(&vt);
+}
+static void picker_same_name_80(void) { picker_same_name(80, 24); }
+static void picker_same_name_200(void) { picker_same_name(200, 60); }
+
 int main(void) {
     RUN(detail_numbers_80);
     RUN(detail_numbers_200);
@@ -423,5 +455,7 @@ int main(void) {
     RUN(compare_one_side);
     RUN(summary_one_side_80);
     RUN(summary_one_side_200);
+    RUN(picker_same_name_80);
+    RUN(picker_same_name_200);
     PT_DONE();
 }
