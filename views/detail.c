@@ -495,6 +495,16 @@ static int detail_mouse(struct view *v, struct session *a, const struct view_mou
     return 0;
 }
 
+/* y: the node shown, as the dump spells it. */
+static int detail_copy(struct view *v, struct session *a, char *buf, size_t size) {
+    (void)v;
+    int side = 0, n = tree_node(a, &side);
+    const struct graphs_loaded *G = a->graphs ? a->graphs->cur : NULL;
+    if (!G || n < 0 || !G->t[side]) return 0;
+    snprintf(buf, size, "%s", tree_id(G->t[side], n));
+    return 1;
+}
+
 static void detail_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct dp *p = v->priv;
     (void)a;
@@ -530,6 +540,7 @@ const struct view_ops view_detail = {
     .key = detail_key,
     .mouse = detail_mouse,
     .status = detail_status,
+    .copy = detail_copy,
     .hints = "j/k scroll  Enter on a peer shows it  Tab back to the tree",
     .keys = detail_keys,
     .nkeys = sizeof detail_keys / sizeof detail_keys[0],

@@ -324,6 +324,12 @@ static void copy_tree(int cols, int rows) {
     VT_WAIT(&vt, vt.nclip == 1);
     CHECKV(&vt, clip_is(&vt, "DefaultModel"));
     CHECKV(&vt, status_has(&vt, "copied: DefaultModel"));
+    /* the detail pane copies the node it shows */
+    vt_send(&vt, "j<Tab>y");
+    VT_WAIT(&vt, vt.nclip == 2);
+    char want[256];
+    snprintf(want, sizeof want, "copied: %s", "Module.module.");
+    CHECKV(&vt, status_has(&vt, want) && strncmp(vt.clip, "c;TW9kdWxl", 10) == 0);   /* "Module" */
     pt_vt_quit(&vt);
 }
 static void copy_tree_80(void) { copy_tree(80, 24); }
