@@ -715,7 +715,7 @@ static void legend_walk(const struct session_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "-", "-", UI_NINF, "a -Inf cell (cyan)");
     legend(ops, ctx, "\xe2\x97\x86", "!", UI_ANOMALY,
            "a cell msProbe's monitor reported (its anomaly reports; orange, in the cell's last column)");
-    legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell)");
+    legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell; \xe2\x96\xa1 or @ in a 1-column cell)");
     legend(ops, ctx, "blank", "blank", UI_NORMAL, "no data for that cell");
     legend(ops, ctx, "\xc2\xb7", ".", UI_DIM,
            "a row that describes no tensor (msProbe's all-NaN placeholder for an output that is not a tensor, a "
