@@ -1,5 +1,6 @@
 /* term: curses start/stop, restore paths, colours, styles, glyphs. */
 #include "ui/ui.h"
+#include "ui/text.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -322,6 +323,20 @@ void ui_stop(struct ui *u) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+}
+
+int ui_clipboard(struct ui *u, const char *text) {
+    size_t n = strlen(text);
+    if (!u->started || !u->scr || n > UI_CLIPBOARD_MAX) return -1;
+    char *b = malloc(4 * ((n + 2) / 3) + 1);
+    if (!b) return -1;
+    text_base64(text, n, b, 4 * ((n + 2) / 3) + 1);
+    /* after curses' own output, so it cannot split one of its sequences */
+    fflush(stdout);
+    printf("\033]52;c;%s\a", b);
+    fflush(stdout);
+    free(b);
+    return 0;
 }
 
 const char *ui_glyph_focus(const struct ui *u) { return u->utf8 ? "\xe2\x96\xb6" : ">"; }

@@ -240,18 +240,75 @@ char *text_fmt_tick(double v, char *buf, size_t size) {
     return buf;
 }
 
-char *text_fmt_compact(double v, int width, char *buf, size_t size) {
-    char tmp[64];
-    if (isnan(v)) snprintf(tmp, sizeof tmp, "NaN");
-    else if (isinf(v)) snprintf(tmp, sizeof tmp, v > 0 ? "+Inf" : "-Inf");
-    else {
-        /* Most significant digits that fit. */
-        tmp[0] = '\0';
-        for (int p = 6; p >= 1; p--) {
-            snprintf(tmp, sizeof tmp, "%.*g", p, v);
-            if ((int)strlen(tmp) <= width) break;
+/* "1.5e+07" -> "1.5e7", "1.20e-05" -> "1.2e-5": no '+', no leading zeros
+ * in the exponent, no trailing zeros in the mantissa. */
+static void compact_exp(char *s) {
+    char *e = strchr(s, 'e');
+    if (!e) return;
+    char ex[16];
+    const char *d = e + 1;
+    int neg = *d == '-';
+    if (*d == '+' || *d == '-') d++;
+    while (*d == '0' && d[1]) d++;
+    snprintf(ex, sizeof ex, "e%s%s", neg ? "-" : "", d);
+    *e = '\0';
+    strip_zeros(s);
+    size_t n = strlen(s);
+    memmove(s + n, ex, strlen(ex) + 1);
+}
+
+char *text_fmt_fit(double v, int width, const char *unit, char *buf, size_t size) {
+    char a[64], b[64];
+    if (!unit) unit = "";
+    int room = width - text_width(unit);
+    if (isnan(v) || isinf(v)) {
+        snprintf(a, sizeof a, "%s", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
+        unit = "";
+        room = width;
+    } else if (v == floor(v) && fabs(v) < 1e15 && snprintf(a, sizeof a, "%.0f", v) <= room) {
+        /* a whole number that fits is shown whole */
+    } else {
+        /* the most significant digits that fit, fixed or exponent form,
+         * whichever fits first (fixed when both do) */
+        a[0] = '\0';
+        for (int p = 8; p >= 1; p--) {
+            snprintf(a, sizeof a, "%.*g", p, v);
+            compact_exp(a);
+            if ((int)strlen(a) <= room) break;
+            snprintf(b, sizeof b, "%.*e", p - 1, v);
+            compact_exp(b);
+            if ((int)strlen(b) <= room) { memcpy(a, b, sizeof a); break; }
         }
     }
-    snprintf(buf, size, "%s", tmp);
+    if ((int)strlen(a) > room) {
+        /* no form fits: '#' across the room, as a spreadsheet does,
+         * never a number with digits cut out */
+        int n = width < (int)size - 1 ? width : (int)size - 1;
+        if (n < 0) n = 0;
+        memset(buf, '#', (size_t)n);
+        buf[n] = '\0';
+        return buf;
+    }
+    snprintf(buf, size, "%s%s", a, unit);
     return buf;
+}
+
+char *text_fmt_compact(double v, int width, char *buf, size_t size) {
+    return text_fmt_fit(v, width, "", buf, size);
+}
+
+char *text_base64(const void *in, size_t n, char *out, size_t size) {
+    static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = in;
+    size_t o = 0;
+    if (!size) return out;
+    for (size_t i = 0; i < n && o + 4 < size; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        out[o++] = al[v >> 18 & 63];
+        out[o++] = al[v >> 12 & 63];
+        out[o++] = i + 1 < n ? al[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? al[v & 63] : '=';
+    }
+    out[o] = '\0';
+    return out;
 }

@@ -27,7 +27,19 @@ char *text_short_target(const char *name, int width, int utf8, char *buf, size_t
  * '+' removed ("1.5e5", "2e-7"); else fixed with up to 10 decimals,
  * trailing zeros removed. */
 char *text_fmt_tick(double v, char *buf, size_t size);
-/* Compact form for narrow places: at most `width` columns (>= 5). */
+/* A number in at most `width` columns, followed by `unit` (NULL or "", or
+ * "%"): the most significant digits that fit (up to 8), in fixed form or
+ * exponent form with the exponent compacted ("-1.22e-4", "1.5e7"),
+ * whichever fits first (fixed when both do); a whole number that fits is
+ * shown whole; NaN, +Inf, -Inf as such.  Digits are never cut out of the
+ * middle: when no form fits (under 5 columns for some values) the result
+ * is '#' across the width.  Every pane's "number in N columns". */
+char *text_fmt_fit(double v, int width, const char *unit, char *buf, size_t size);
+/* text_fmt_fit without a unit. */
 char *text_fmt_compact(double v, int width, char *buf, size_t size);
+
+/* Base64 (RFC 4648, padded) of n bytes; out needs 4 * ((n + 2) / 3) + 1
+ * bytes, or the text stops at the last whole group that fits. */
+char *text_base64(const void *in, size_t n, char *out, size_t size);
 
 #endif

@@ -88,6 +88,14 @@ const char *ui_glyph_vline(const struct ui *u);     /* "│" / "|" */
 const char *ui_glyph_hline(const struct ui *u);     /* "─" / "-" */
 const char *ui_glyph_sep(const struct ui *u);       /* " · " / " | " */
 
+/* Puts text on the terminal's clipboard: OSC 52 (ESC ] 52 ; c ; base64
+ * BEL), which xterm, kitty, iTerm2, WezTerm, foot and tmux (set-clipboard)
+ * honour, over SSH too and whatever the mouse mode.  The caller gives the
+ * text (ui knows nothing of what it is).  0, or -1 when the terminal is not
+ * started or the text is over UI_CLIPBOARD_MAX bytes. */
+#define UI_CLIPBOARD_MAX 65536
+int ui_clipboard(struct ui *u, const char *text);
+
 /* Writes s at (y, x) clipped to `width` columns. Returns columns written. */
 int ui_put(WINDOW *w, int y, int x, int width, const char *s);
 /* Fills `width` columns at (y, x) with spaces in the current style. */

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "ui/text.h"
+
 void agg_add(struct agg *g, float v) {
     if (cube_is_missing(v)) { g->notensor |= cube_is_notensor(v); return; }
     g->present = 1;
@@ -38,4 +40,20 @@ char *agg_fmt_value(float v, char *buf, size_t size) {
     else if (isinf(v)) snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
     else snprintf(buf, size, "%.6g", (double)v);
     return buf;
+}
+
+char *agg_fmt_cell(float v, int width, int cursor, char *buf, size_t size) {
+    char num[32];
+    int room = cursor ? width - 2 : width - 1;
+    if (room < 1 || cube_is_missing(v)) num[0] = '\0';
+    else text_fmt_fit(v, room, NULL, num, sizeof num);
+    if (cursor) snprintf(buf, size, "[%*s]", room > 0 ? room : 0, num);
+    else snprintf(buf, size, "%*s ", room > 0 ? room : 0, num);
+    return buf;
+}
+
+int agg_zoom_fit(int n, int room) {
+    int z = 1;
+    while (room > 0 && (n + z - 1) / z > room && z < (1 << 20)) z *= 2;
+    return z;
 }

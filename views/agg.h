@@ -32,7 +32,14 @@ float agg_result(const struct agg *g);
  * maps a y index to the slice row (the filtered target list). */
 float agg_block(const struct cube_slice *s, int x0, int x1, int y0, int y1, const uint32_t *xs, const uint32_t *ys);
 
+/* The zoom making n cells fit in room: the smallest power of two. */
+int agg_zoom_fit(int n, int room);
+
 /* The text of one value (see above); returns buf. */
 char *agg_fmt_value(float v, char *buf, size_t size);
+/* A heat-map cell of `width` columns showing its value (text_fmt_fit,
+ * right-aligned): a blank after it keeps neighbours apart, or the cursor's
+ * brackets around it ("[24.27]"); blank for a missing value. */
+char *agg_fmt_cell(float v, int width, int cursor, char *buf, size_t size);
 
 #endif

@@ -361,19 +361,20 @@ static void layout_lines(struct dp *p, struct session *a, int width) {
     if (side == 0 && b >= 0 && G->t[1]) stack_rows(p, G->t[1], b, "benchmark", width - 1);
 }
 
-/* A number that does not fit is printed with fewer digits ("74.3392%")
- * rather than cut in the middle. */
+/* A number that does not fit is rounded to the room (text_fmt_fit:
+ * "74.3392%", "-1.22e-4") rather than cut in the middle; a dtype loses its
+ * "torch." / "mindspore." first. */
 static const char *fit_number(const char *s, int room, char *buf, size_t size) {
     if (text_width(s) <= room || !s[0]) return s;
     char *e;
     double v = strtod(s, &e);
     int pct = *e == '%' && !e[1];
-    if (e == s || (*e && !pct)) return s;
-    for (int prec = 8; prec >= 1; prec--) {
-        snprintf(buf, size, "%.*g%s", prec, v, pct ? "%" : "");
-        if (text_width(buf) <= room) return buf;
+    if (e == s || (*e && !pct)) {
+        const char *dot = strchr(s, '.');
+        if (dot && (!strncmp(s, "torch.", 6) || !strncmp(s, "mindspore.", 10))) return dot + 1;
+        return s;
     }
-    return s;
+    return text_fmt_fit(v, room, pct ? "%" : "", buf, size);
 }
 
 static void draw_line(WINDOW *w, struct ui *u, int y, int x0, int width, const struct dline *d, int selected) {
@@ -414,8 +415,9 @@ static void detail_draw(struct view *v, struct session *a) {
     struct ui *u = a->ui;
     int h = v->h, width = v->w;
     werase(w);
-    /* a rule on the left separates it from the tree */
-    int x0 = width > 20 ? 2 : 0;
+    /* a rule on the left separates it from the tree (a blank after it
+     * where there is room; under 40x12 too) */
+    int x0 = width > 20 ? 2 : width > 6 ? 1 : 0;
     if (x0)
         for (int y = 0; y < h; y++) {
             ui_role(w, u, UI_DIM);
@@ -493,6 +495,16 @@ static int detail_mouse(struct view *v, struct session *a, const struct view_mou
     return 0;
 }
 
+/* y: the node shown, as the dump spells it. */
+static int detail_copy(struct view *v, struct session *a, char *buf, size_t size) {
+    (void)v;
+    int side = 0, n = tree_node(a, &side);
+    const struct graphs_loaded *G = a->graphs ? a->graphs->cur : NULL;
+    if (!G || n < 0 || !G->t[side]) return 0;
+    snprintf(buf, size, "%s", tree_id(G->t[side], n));
+    return 1;
+}
+
 static void detail_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct dp *p = v->priv;
     (void)a;
@@ -528,6 +540,7 @@ const struct view_ops view_detail = {
     .key = detail_key,
     .mouse = detail_mouse,
     .status = detail_status,
+    .copy = detail_copy,
     .hints = "j/k scroll  Enter on a peer shows it  Tab back to the tree",
     .keys = detail_keys,
     .nkeys = sizeof detail_keys / sizeof detail_keys[0],

@@ -24,12 +24,13 @@
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/agg.h"
+#include "views/heatmap_copy.h"
 #include "views/trend.h"
 #include "views/view.h"
 
 enum {
     HM_UP = 1, HM_DOWN, HM_LEFT, HM_RIGHT, HM_PGUP, HM_PGDN, HM_TOP, HM_BOTTOM, HM_FIRSTCOL, HM_LASTCOL,
-    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN,
+    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN, HM_VALUES,
 };
 
 static const struct keys_row heat_keys[] = {
@@ -47,12 +48,14 @@ static const struct keys_row heat_keys[] = {
     {'Z', NULL, HM_ZOOMIN, "zoom in"},
     {'r', NULL, HM_RESET, "reset value range and zoom"},
     {'b', NULL, HM_HALF, "half blocks: two rows per line (colour, UTF-8)"},
+    {'v', NULL, HM_VALUES, "values in the cells (cells of 5 columns or more; they widen to 8 where there is room)"},
 };
 
 struct heat {
     int zx, zy;              /* zoom: source cells per screen cell */
     int x0, y0;              /* first shown column / row, zoomed units */
     int half;                /* user asked for half blocks */
+    int values;              /* user asked for the values in the cells (v) */
     /* The slice's finite range and moments over the shown rows. */
     int stats_ok, moments_ok;
     double vmin, vmax, mean, sd;
@@ -365,6 +368,8 @@ static int is_light(const struct ui *u, int color) {
     return c.r * 299 + c.g * 587 + c.b * 114 > 140000;
 }
 
+#define CURSOR1(u) ((u)->utf8 ? "\xe2\x96\xa1" : "@")   /* 1-column cursor: the diamond is msProbe's anomaly mark */
+#define VALUE_MIN_W 5   /* cells this wide show their value with `v` */
 /* Draws one screen cell of width cw at (y, x).  upper/lower: half-block
  * mode draws two values ('lower' ignored when !half). */
 static void draw_cell(WINDOW *w, struct session *a, const struct heat *h, const struct colouring *k, int y, int x,
@@ -409,10 +414,11 @@ static void draw_cell(WINDOW *w, struct session *a, const struct heat *h, const 
         ui_role(w, u, UI_NORMAL);
         const char *sh = l1 < 0 ? " " : palette_shade(l1, level_count(a, k), u->utf8);
         char buf[64];
+        if (h->values && l1 >= 0 && cw >= VALUE_MIN_W) { ui_put(w, y, x, cw, agg_fmt_cell(v, cw, cursor, buf, sizeof buf)); return; }
         size_t len = 0;
         for (int i = 0; i < cw && len + 4 < sizeof buf; i++) {
             const char *g = sh;
-            if (cursor && (i == 0 || i == cw - 1)) g = cw == 1 ? (u->utf8 ? "\xe2\x97\x86" : "@") : i == 0 ? "[" : "]";
+            if (cursor && (i == 0 || i == cw - 1)) g = cw == 1 ? CURSOR1(u) : i == 0 ? "[" : "]";
             size_t gl = strlen(g);
             memcpy(buf + len, g, gl);
             len += gl;
@@ -439,11 +445,13 @@ static void draw_cell(WINDOW *w, struct session *a, const struct heat *h, const 
         }
     }
     (void)role;
-    if (cursor) fg = is_light(u, bg) ? ui_color(u, (struct rgb){0, 0, 0}) : ui_color(u, (struct rgb){255, 255, 255});
+    int text = h->values && !half && l1 >= 0 && cw >= VALUE_MIN_W;
+    if (cursor || text) fg = is_light(u, bg) ? ui_color(u, (struct rgb){0, 0, 0}) : ui_color(u, (struct rgb){255, 255, 255});
     ui_style(w, cursor ? A_BOLD : A_NORMAL, ui_pair(u, fg, bg));
-    if (!cursor) { ui_fill(w, y, x, cw); return; }
     char buf[32];
-    if (cw == 1) snprintf(buf, sizeof buf, "%s", u->utf8 ? "\xe2\x97\x86" : "@");
+    if (text) { ui_put(w, y, x, cw, agg_fmt_cell(v, cw, cursor, buf, sizeof buf)); return; }
+    if (!cursor) { ui_fill(w, y, x, cw); return; }
+    if (cw == 1) snprintf(buf, sizeof buf, "%s", CURSOR1(u));
     else { memset(buf, ' ', (size_t)cw); buf[0] = '['; buf[cw - 1] = ']'; buf[cw] = '\0'; }
     ui_put(w, y, x, cw, buf);
 }
@@ -709,6 +717,7 @@ static void heat_draw(struct view *v, struct session *a) {
             if (text_width(lab) + 1 > cap) cap = text_width(lab) + 1;
         }
     }
+    if (h->values && h->per_line == 1 && cap < 8) cap = 8;   /* v: room for 7 digits */
     if (cw > cap) cw = cap;
     if (cw < 1) cw = 1;
     int vis_x = gw / cw;
@@ -782,13 +791,6 @@ static void heat_draw(struct view *v, struct session *a) {
 
 /* --- input --- */
 
-static int zoom_fit(int n, int room) {
-    /* Smallest power of two making n fit in room. */
-    int z = 1;
-    while (room > 0 && (n + z - 1) / z > room && z < (1 << 20)) z *= 2;
-    return z;
-}
-
 /* Enter / a double click: the line chart adds the cell's trend (its offer). */
 static void add_line(struct session *a) {
     if (a->offers.linechart_pane) a->offers.add_line(a->offers.linechart_pane, a);
@@ -819,7 +821,7 @@ static int heat_key(struct view *v, struct session *a, int action, int key) {
     case HM_ADD: add_line(a); return 1;
     case HM_ZOOMOUT: {
         int gw = v->w - h->gx0, lines = h->lines * (h->per_line ? h->per_line : 1);
-        int zx = zoom_fit(c.s.nx, gw), zy = zoom_fit(c.ny, lines);
+        int zx = agg_zoom_fit(c.s.nx, gw), zy = agg_zoom_fit(c.ny, lines);
         /* Each axis that does not fit doubles, up to what makes it fit. */
         int changed = 0;
         if (h->zx < zx) { h->zx *= 2; changed = 1; }
@@ -847,6 +849,8 @@ static int heat_key(struct view *v, struct session *a, int action, int key) {
         if (!a->ui->utf8 || a->ui->ncolors == 0) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         h->half = !h->half;
         return 1;
+    case HM_VALUES:
+        h->values = !h->values; session_msg(a, h->values ? "values in the cells (v hides them)" : "values hidden"); return 1;
     default: return 0;
     }
 }
@@ -985,6 +989,7 @@ const struct view_ops view_heatmap = {
     .mouse = heat_mouse,
     .notify = heat_notify,
     .status = heat_status,
+    .copy = heatmap_copy,
     .hints = "Enter add line  z zoom  x colours  / filter  n/N next match  ? help",
     .keys = heat_keys,
     .nkeys = sizeof heat_keys / sizeof heat_keys[0],

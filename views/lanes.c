@@ -518,15 +518,37 @@ static void lanes_status(struct view *v, struct session *a, char *buf, size_t si
         if (it->name != LANE_IDLE_NAME && it->name < p->run->nnames) {
             char esc[160];
             pt_escape(p->run->names[it->name], strlen(p->run->names[it->name]), esc, sizeof esc);
-            snprintf(name, sizeof name, "%s  stream %u   ", esc, it->stream);
+            snprintf(name, sizeof name, "%s  stream %u", esc, it->stream);
         }
     } else if (n < size) {
         n += (size_t)snprintf(buf + n, size - n, "  (not in this step)");
     }
-    if (n < size)
-        snprintf(buf + n, size - n, "\n%swindow +%s .. +%s of %s  %s", name, fmt_ns(p->w0 - p->s0, w0, sizeof w0),
-                 fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st),
-                 p->align == LANES_STEP ? "from each rank's step start" : "one clock");
+    if (n >= size) return;
+    /* the kernel's name and stream first, then the window, three blanks
+     * apart, shortened (then left out) where it does not fit: it ran into
+     * "window" at 80 columns */
+    char win[200], fit[200];
+    int nw = name[0] ? text_width(name) + 3 : 0;
+    int k = snprintf(win, sizeof win, "window +%s .. +%s of %s", fmt_ns(p->w0 - p->s0, w0, sizeof w0),
+                     fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st));
+    const char *al = p->align == LANES_STEP ? "from each rank's step start" : "one clock";
+    if (nw + k + 2 + text_width(al) <= COLS || !name[0]) snprintf(win + k, sizeof win - (size_t)k, "  %s", al);
+    else if (nw + k > COLS) win[0] = '\0';
+    if (name[0] && win[0]) snprintf(fit, sizeof fit, "%s   ", name);
+    else snprintf(fit, sizeof fit, "%s", name);
+    snprintf(buf + n, size - n, "\n%s%s", fit, win);
+}
+
+/* y: the kernel under the cursor, then its rank and step. */
+static int lanes_copy(struct view *v, struct session *a, char *buf, size_t size) {
+    struct lanes *p = priv_of(v);
+    if (!p->run || !p->nlanes || !p->nsteps || !p->items_ok || p->item < 0) return 0;
+    const struct lane_item *it = &p->items.v[p->item];
+    if (it->name == LANE_IDLE_NAME || it->name >= p->run->nnames) return 0;
+    char lab[96];
+    lane_label(p, a, p->cur, lab, sizeof lab);
+    snprintf(buf, size, "%s  rank %s  step %d", p->run->names[it->name], lab, (int)step_now(p));
+    return 1;
 }
 
 static void lanes_notify(struct view *v, struct session *a, unsigned what) {
@@ -581,6 +603,7 @@ const struct view_ops view_lanes = {
     .mouse = lanes_mouse,
     .notify = lanes_notify,
     .status = lanes_status,
+    .copy = lanes_copy,
     .hints = "h/l kernel  j/k rank  Z/z zoom  ,/. pan  ( ) step  a clock  p group",
     .keys = lanes_keys,
     .nkeys = sizeof lanes_keys / sizeof lanes_keys[0],

@@ -43,6 +43,7 @@ struct lay {
     struct cube *gcube;        /* owned: a->cube while global */
     const struct cube *gbase;  /* the dataset cube gcube was made from */
     int top, left;             /* first row, first chunk column shown */
+    int maxleft;               /* the last frame's largest left: 0 when every stage fits (-1 before one) */
     int nvis;                  /* table rows that fit (last draw) */
     char note[sizeof ((struct pt_error *)0)->msg + 16];   /* why there is no layout */
 };
@@ -266,6 +267,7 @@ static int set_layout(struct lay *p, const char *spec, struct pt_error *err) {
     p->l = l;
     if (l) p->cfg = cfg;
     p->top = p->left = 0;
+    p->maxleft = -1;
     if (!l) p->group_by = -1;
     measure(p);
     hooks_install(p);
@@ -289,6 +291,7 @@ static int lay_init(struct view *v, struct session *a, struct pt_error *err) {
     if (!p) return pt_errorf(err, "out of memory");
     p->a = a;
     p->group_by = -1;
+    p->maxleft = -1;
     layout_config_init(&p->cfg);
     v->priv = p;
     a->offers.layout_pane = p;
@@ -347,6 +350,7 @@ static void clamp_scroll(struct lay *p) {
     if (p->top > maxtop) p->top = maxtop;
     if (p->top < 0) p->top = 0;
     if (p->left > p->l->vpp - 1) p->left = p->l->vpp - 1;
+    if (p->maxleft >= 0 && p->left > p->maxleft) p->left = p->maxleft;
     if (p->left < 0) p->left = 0;
 }
 
@@ -411,6 +415,10 @@ static void lay_draw(struct view *v, struct session *a) {
     ui_role(w, u, UI_AXIS);
     snprintf(buf, sizeof buf, "%-*s  %2s  %4s ", p->label_w, "TP Group", "PP", "Copy");
     int x = ui_put(w, y, 0, W, buf);
+    /* every stage column shown from the first: l does not scroll */
+    int room = W - x - 1;
+    for (int c = 0; c < l->vpp; c++) room -= 1 + p->col_w[c];
+    p->maxleft = room >= 0 ? 0 : l->vpp - 1;
     x += ui_put(w, y, x, W - x, ui_glyph_vline(u));
     for (int c = p->left; c < l->vpp && x < W; c++) {
         char st[32];
@@ -488,7 +496,10 @@ static int lay_key(struct view *v, struct session *a, int action, int key) {
         p->top += (int)nav_delta(nav_move_of(lay_nav, action), page);
         break;
     case ACT_LEFT: p->left--; break;
-    case ACT_RIGHT: p->left++; break;
+    case ACT_RIGHT:
+        if (p->maxleft >= 0 && p->left >= p->maxleft) { session_msg(a, "every stage column is shown"); return 1; }
+        p->left++;
+        break;
     case ACT_TOP: p->top = 0; p->left = 0; break;
     case ACT_BOTTOM: p->top = p->l->nrows; break;
     default: return 0;
@@ -566,12 +577,17 @@ static int cmd_parallel(struct view *v, struct session *a, int argc, char **argv
         if (rc > 0) session_err(a, "%s", err->msg);
         else session_msg(a, "parallel layout %s: DP=%d VPP=%d", layout_config_format(&p->cfg, cfg, sizeof cfg), p->l->dp,
                      p->l->vpp);
+        int over = 0;
         if (a->cube)
             for (int ri = 0; ri < a->cube->nranks; ri++)
                 if (a->cube->ranks[ri] >= p->l->world) {
                     session_err(a, "the data has rank %d but the layout has %d ranks (0-%d)", (int)a->cube->ranks[ri], p->l->world, p->l->world - 1);
+                    over = 1;
                     break;
                 }
+        if (a->cube && !over && rc == 0 && a->cube->nranks < p->l->world)
+            session_err(a, "parallel layout W=%d, but the data has %d rank%s: the other %d show no data", p->l->world,
+                        a->cube->nranks, a->cube->nranks == 1 ? "" : "s", p->l->world - a->cube->nranks);
     } else {
         session_msg(a, "parallel layout removed");
     }

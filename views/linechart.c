@@ -384,8 +384,9 @@ static void lc_draw(struct view *v, struct session *a) {
     text_fmt_tick(ymax, yhi, sizeof yhi);
     if (text_width(ylo) > 9) text_fmt_compact(ymin, 9, ylo, sizeof ylo);
     if (text_width(yhi) > 9) text_fmt_compact(ymax, 9, yhi, sizeof yhi);
-    int yw = text_width(ylo) > text_width(yhi) ? text_width(ylo) : text_width(yhi);
-    if (yw > 12) yw = 12;
+    /* and a blank between the labels and the axis */
+    int yw = (text_width(ylo) > text_width(yhi) ? text_width(ylo) : text_width(yhi)) + 1;
+    if (yw > 13) yw = 13;
     int px0 = yw + 1, pw = v->w - px0;
     if (plot_h > 0 && pw >= 2) draw_plot(v, a, lc, x0, x1, ymin, ymax, plot_h, yw, ylo, yhi);
     lc->px0 = px0;

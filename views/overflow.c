@@ -832,6 +832,16 @@ static void ovf_status_entry(struct view *v, struct session *a, char *buf, size_
     }
 }
 
+/* y: the entry's name, then its step and rank. */
+static int ovf_copy(struct view *v, struct session *a, char *buf, size_t size) {
+    struct ovp *p = v->priv;
+    (void)a;
+    const struct ovf_entry *e = p->built ? cur_entry(p) : NULL;
+    if (!e || cur_anomaly(p)) return 0;
+    snprintf(buf, size, "%s  step %d  rank %d", e->name, (int)e->step, (int)e->rank);
+    return 1;
+}
+
 /* The status line: the entry, then, when the terminal is wide enough for
  * both beside the key hints, the origin rank of the first step's NaN/Inf
  * once the background search has found it (origin_search_first). */
@@ -935,6 +945,7 @@ const struct view_ops view_overflow = {
     .mouse = ovf_mouse,
     .notify = ovf_notify,
     .status = ovf_status,
+    .copy = ovf_copy,
     .search = ovf_search,
     .search_next = ovf_search_next,
     .hints = "1/2/3 levels  r only rank  s only step  c clear filters  F first  n/N next match  Enter show",

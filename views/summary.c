@@ -166,8 +166,11 @@ static void sum_draw(struct view *v, struct session *a) {
     }
     const char *ss = nsteps(a) == 1 ? "" : "s", *rs = nranks(a) == 1 ? "" : "s";
     if (c->sfinished)
-        snprintf(buf, sizeof buf, "Run  %d step%s x %d rank%s: %zu pairs, %zu with errors, %zu with warnings only%s",
-                 nsteps(a), ss, nranks(a), rs, c->npairs, nerr, nwarn, nfail ? ", some not compared" : "");
+    {
+        int k = snprintf(buf, sizeof buf, "Run  %d step%s x %d rank%s: %zu pairs, %zu with errors, %zu with warnings only%s",
+                         nsteps(a), ss, nranks(a), rs, c->npairs, nerr, nwarn, nfail ? ", some not compared" : "");
+        if (c->nalone) snprintf(buf + k, sizeof buf - (size_t)k, ", %zu in one dump only (-)", c->nalone);
+    }
     else
         snprintf(buf, sizeof buf, "Run  %d step%s x %d rank%s  comparing %zu/%zu...", nsteps(a), ss, nranks(a), rs, done,
                  c->npairs);
@@ -239,8 +242,9 @@ static void sum_draw(struct view *v, struct session *a) {
             long k = pair_at(p, a, s, r);
             int sel = s == p->s && r == p->r;
             if (k < 0) {
+                /* no pair: in one dump only (or neither), not compared */
                 ui_role(w, u, sel ? UI_AXIS_SEL : UI_DIM);
-                ui_put(w, y, x, cw - 1, " ");
+                ui_put(w, y, x, cw - 1, "-");
                 continue;
             }
             const struct compare_run_pair *cp = graphs_summary(a, (size_t)k);
@@ -406,7 +410,10 @@ static void sum_status(struct view *v, struct session *a, char *buf, size_t size
     long k = pair_at(p, a, p->s, p->r);
     const struct compare_run_pair *cp = k >= 0 ? graphs_summary(a, (size_t)k) : NULL;
     char cell[300];
-    if (k < 0) snprintf(cell, sizeof cell, "no pair here");
+    if (k < 0 && p->s >= 0 && p->s < nsteps(a) && p->r >= 0 && p->r < nranks(a))
+        snprintf(cell, sizeof cell, "step %d rank %d: not compared (in one dump only, or in neither)", (int)a->graphs->steps[p->s],
+                 (int)a->graphs->ranks[p->r]);
+    else if (k < 0) snprintf(cell, sizeof cell, "no pair here");
     else if (!cp) snprintf(cell, sizeof cell, "step %d rank %d: being compared", (int)a->graphs->steps[p->s], (int)a->graphs->ranks[p->r]);
     else if (cp->state == COMPARE_RUN_FAILED) snprintf(cell, sizeof cell, "step %d rank %d: not compared", (int)cp->step, (int)cp->rank);
     else snprintf(cell, sizeof cell, "step %d rank %d: %zu error %zu warning %zu unmatched  Enter tree  f first", (int)cp->step,

@@ -602,6 +602,17 @@ static int tree_mouse(struct view *v, struct session *a, const struct view_mouse
     return 1;
 }
 
+/* y: the selected node's name (a picker row's too), as the dump spells it. */
+static int tree_copy(struct view *v, struct session *a, char *buf, size_t size) {
+    struct tp *p = v->priv;
+    tree_rows_adopt(p, a);
+    if (!have_tree(p)) return 0;
+    const struct lrow *l = p->list != L_TREE && p->lcur < p->nl && p->lrows[p->lcur].side >= 0 ? &p->lrows[p->lcur] : NULL;
+    if (!l && p->sel < 0) return 0;
+    snprintf(buf, size, "%s", tree_id(l ? (l->side ? p->G->t[1] : T(p)) : T(p), l ? l->node : p->sel));
+    return 1;
+}
+
 static void tree_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct tp *p = v->priv;
     tree_rows_adopt(p, a);
@@ -879,6 +890,7 @@ const struct view_ops view_tree = {
     .mouse = tree_mouse,
     .notify = tree_notify,
     .status = tree_status,
+    .copy = tree_copy,
     .search = tree_search,
     .search_next = tree_search_next,
     .hints = "Enter expand  / search  n/N next  {} rank  () step",

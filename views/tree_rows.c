@@ -135,6 +135,22 @@ int tree_rows_bench_matched(const struct graphs_loaded *G, int b) {
     return 0;
 }
 
+/* Whether two node ids are the same name but for their call numbers
+ * ("Functional.linear.5.forward" and "Functional.linear.7.forward"): the
+ * dotted parts agree, or are both all digits. */
+static int same_but_numbers(const char *x, const char *y) {
+    while (*x || *y) {
+        size_t nx = strcspn(x, "."), ny = strcspn(y, ".");
+        int dx = nx && strspn(x, "0123456789") >= nx, dy = ny && strspn(y, "0123456789") >= ny;
+        if (!(dx && dy) && (nx != ny || strncmp(x, y, nx))) return 0;
+        x += nx;
+        y += ny;
+        if (*x != *y) return 0;
+        if (*x) { x++; y++; }
+    }
+    return 1;
+}
+
 void tree_rows_open_list(struct tp *p, struct session *a, int which) {
     const struct graphs_loaded *G = p->G;
     p->nl = p->lcur = p->ltop = 0;
@@ -168,13 +184,19 @@ void tree_rows_open_list(struct tp *p, struct session *a, int which) {
             if (o1[i] >= 0 && !tree_rows_bench_matched(G, o1[i]) && o1[i] != t1->root && (kind < 0 || t1->nodes[o1[i]].kind == kind))
                 push_l(p, 1, o1[i], NULL);
         if (which == L_PICK) {
-            /* start on the benchmark node with the same id, else the first */
-            int same = tree_find(t1, tree_id(t0, p->pick_npu));
+            /* start on the benchmark node with the same id, else the first
+             * of the same name but its call numbers, else the first */
+            const char *id = tree_id(t0, p->pick_npu);
+            int same = tree_find(t1, id);
+            size_t named = 0;
             for (size_t i = 0; i < p->nl; i++)
                 if (p->lrows[i].side == 1 && (p->lcur == 0 || p->lrows[i].node == same)) {
                     p->lcur = i;
                     if (p->lrows[i].node == same) break;
                 }
+            for (size_t i = 0; same < 0 && i < p->nl && !named; i++)
+                if (p->lrows[i].side == 1 && same_but_numbers(id, tree_id(t1, p->lrows[i].node))) named = i;
+            if (named) p->lcur = named;
         }
     } else {
         size_t cnt[6] = {0};

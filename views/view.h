@@ -96,6 +96,11 @@ struct view_ops {
     int  (*search)(struct view *v, struct session *a, const char *pattern, struct pt_error *err);
     /* Optional: n / N (dir +1 / -1). */
     int  (*search_next)(struct view *v, struct session *a, int dir);
+    /* Optional: `y` copies to the terminal clipboard (the shell writes it,
+     * ui_clipboard): the selected node, target or kernel name first, then
+     * the cell's value and step / rank where there is one, as plain text
+     * (unescaped).  0 when there is nothing to copy. */
+    int  (*copy)(struct view *v, struct session *a, char *buf, size_t size);
 
     const char *hints;         /* key hints for the status line: "Enter add line  c clear" */
     const struct keys_row *keys;  size_t nkeys;

@@ -455,7 +455,9 @@ static void draw_status(struct app *a) {
         if (lw + 20 <= cols) {
             ui_role(w, u, UI_MSG);
             ui_put(w, 0, cols - lw, lw, live);
-            right = cols - lw;
+            /* two blanks keep it apart from the cell's text and the hints
+             * ("quitlive", "emblive, grew" at 80 columns) */
+            right = cols - lw - 2;
         }
     }
     ui_role(w, u, UI_NORMAL);
@@ -756,6 +758,8 @@ static int poll_load(struct app *a, int *ready, struct pt_error *err) {
     }
     if (ev & LOADER_FAILED) load_failed(a, err);
     if (!*ready && a->session.ds) {
+        /* the wait is over: its message goes (follow mode kept it after the data came) */
+        if (!strncmp(a->session.msg, "waiting for data", 16)) a->session.msg[0] = '\0';
         data_ready(a);
         if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         *ready = 1;

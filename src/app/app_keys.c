@@ -21,7 +21,7 @@
 enum {
     G_QUIT = 1, G_HELP, G_FOCUS_NEXT, G_FOCUS_PREV, G_CMD, G_SEARCH, G_NEXT, G_PREV, G_METRIC_NEXT,
     G_METRIC_PREV, G_STAT_NEXT, G_STAT_PREV, G_DIM, G_VAL_PREV, G_VAL_NEXT, G_CLEAR, G_COLOR, G_RANGE_LO,
-    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN, G_RELOAD,
+    G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN, G_RELOAD, G_COPY,
     G_KEYBAR,
 };
 
@@ -51,6 +51,7 @@ const struct keys_row app_keys[] = {
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
     {KEYS_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
     {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
+    {'y', NULL, G_COPY, "copy the selected node, target or kernel name (and the cell's value, step and rank) to the terminal clipboard (OSC 52, works over SSH)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
 
@@ -132,6 +133,18 @@ void app_search(struct app *a, const char *pattern) {
     }
     if (!pattern[0]) session_msg(&a->session, "filter cleared: %u targets", a->session.nrows);
     else session_msg(&a->session, "/%s/: %u target%s", pattern, a->session.nrows, a->session.nrows == 1 ? "" : "s");
+}
+
+/* y: the focused pane's selection to the terminal clipboard (OSC 52). */
+static void copy_selection(struct app *a, struct view *fv) {
+    char text[4096] = "", esc[4096];
+    if (!fv || !fv->live || !fv->ops->copy || !fv->ops->copy(fv, &a->session, text, sizeof text) || !text[0]) {
+        session_msg(&a->session, "nothing to copy here");
+        return;
+    }
+    if (ui_clipboard(a->ui, text) != 0) { session_err(&a->session, "could not copy (%zu bytes)", strlen(text)); return; }
+    pt_escape(text, strlen(text), esc, sizeof esc);
+    session_msg(&a->session, "copied: %s", esc);
 }
 
 /* Runs a global action; 1 handled. */
@@ -239,6 +252,7 @@ int app_global_action(struct app *a, int action) {
         else session_msg(&a->session, "reloading %s...", a->session.paths[0]);
         return 1;
     }
+    case G_COPY: copy_selection(a, fv); return 1;
     default: return 0;
     }
 }
@@ -718,7 +732,7 @@ static void legend_walk(const struct session_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "-", "-", UI_NINF, "a -Inf cell (cyan)");
     legend(ops, ctx, "\xe2\x97\x86", "!", UI_ANOMALY,
            "a cell msProbe's monitor reported (its anomaly reports; orange, in the cell's last column)");
-    legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell)");
+    legend(ops, ctx, "[ ]", "[ ]", UI_AXIS_SEL, "the cursor (the selected cell; \xe2\x96\xa1 or @ in a 1-column cell)");
     legend(ops, ctx, "blank", "blank", UI_NORMAL, "no data for that cell");
     legend(ops, ctx, "\xc2\xb7", ".", UI_DIM,
            "a row that describes no tensor (msProbe's all-NaN placeholder for an output that is not a tensor, a "

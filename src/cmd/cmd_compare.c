@@ -579,13 +579,30 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
 /* The (step, rank) pairs both dumps have, in the problem's order; how many
  * (0: none, said), -1 out of memory. */
 static long pair_up(const struct graph_dirs d[2], const struct copts *c, struct cmp_scan_pair *pairs, int *multi_step) {
-    size_t npairs = 0;
+    size_t npairs = 0, nalone[2] = {0, 0};
+    unsigned char *used = calloc(d[1].n + 1, 1);
+    if (!used) return -1;
     for (size_t i = 0; i < d[0].n; i++) {
         long j = graph_pair(&d[0], &d[1], i);   /* run/step0 against run/step1 pairs by rank */
-        if (j < 0) continue;
+        if (j < 0) {
+            /* present on the problem side only: said below, not skipped silently */
+            if (nalone[0]++ < 4)
+                fprintf(stderr, "probetop compare: step %d rank %d: in %s only, not compared\n", (int)d[0].v[i].step,
+                        (int)d[0].v[i].rank, CMD_ESC(c->paths[0]));
+            continue;
+        }
+        used[j] = 1;
         pairs[npairs++] = (struct cmp_scan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
         if (npairs > 1 && pairs[npairs - 1].step != pairs[0].step) *multi_step = 1;
     }
+    for (size_t j = 0; j < d[1].n; j++)
+        if (!used[j] && nalone[1]++ < 4)
+            fprintf(stderr, "probetop compare: step %d rank %d: in %s only, not compared\n", (int)d[1].v[j].step,
+                    (int)d[1].v[j].rank, CMD_ESC(c->paths[1]));
+    free(used);
+    if (npairs && (nalone[0] || nalone[1]))
+        fprintf(stderr, "probetop compare: %zu (step, rank) pair%s in one dump only (%zu problem, %zu benchmark), "
+                "not compared\n", nalone[0] + nalone[1], nalone[0] + nalone[1] == 1 ? "" : "s", nalone[0], nalone[1]);
     if (!npairs)
         fprintf(stderr, "probetop compare: %s and %s share no (step, rank): nothing to compare\n", CMD_ESC(c->paths[0]),
                 CMD_ESC(c->paths[1]));

@@ -541,10 +541,16 @@ int graphs_open(struct session *a, struct pt_error *err) {
             goto fail;
         }
         int bad = 0;
-        for (size_t i = 0; i < d[0].n && !bad; i++) {
+        unsigned char *used = calloc(d[1].n + 1, 1);
+        for (size_t i = 0; i < d[0].n && !bad && used; i++) {
             long j = graph_pair(&d[0], &d[1], i);
+            if (j < 0) c->nalone++;
+            else used[j] = 1;
             if (j >= 0 && add_pair(c, d[0].v[i].step, d[0].v[i].rank, d[0].v[i].dir, d[1].v[j].dir) != 0) bad = 1;
         }
+        for (size_t j = 0; used && j < d[1].n; j++) c->nalone += !used[j];
+        if (!used) bad = 1;
+        free(used);
         graph_dirs_free(&d[0]);
         graph_dirs_free(&d[1]);
         if (bad) goto oom;

@@ -95,6 +95,7 @@ struct graphs {
     int build;                       /* one dump, no benchmark */
     struct graphs_pair *pairs;
     size_t npairs;
+    size_t nalone;                   /* compare: (step, rank)s in one dump only, not compared */
     int32_t *steps, *ranks;          /* distinct, ascending */
     int nsteps, nranks;
     struct visdb *vdb;

@@ -182,6 +182,16 @@ static void csi_done(struct vt *vt, struct feed *f, char final) {
     }
 }
 
+/* A complete OSC: an OSC 52 (clipboard) payload is kept in vt->clip. */
+static void osc_done(struct vt *vt) {
+    if (!vt->in_osc) return;
+    vt->in_osc = false;
+    vt->osc[vt->osc_len] = 0;
+    if (strncmp(vt->osc, "52;", 3)) return;
+    snprintf(vt->clip, sizeof vt->clip, "%s", vt->osc + 3);
+    vt->nclip++;
+}
+
 /* Passes the program's output to libvterm, watching escape sequences.
  * States: 0 text, 1 after ESC, 2 in a CSI (held in esc_buf), 3 in a string
  * (OSC/DCS/APC/PM), 4 ESC inside a string, 5 an over-long CSI passed
@@ -203,6 +213,8 @@ static void scan(struct vt *vt, const unsigned char *b, size_t n) {
             if (c == 0x1b) break;                        /* a new ESC is pending */
             feed(&f, &c, 1);
             vt->esc_state = 0;
+            vt->in_osc = c == ']';
+            vt->osc_len = 0;
             if (c == ']' || c == 'P' || c == '_' || c == '^') vt->esc_state = 3;
             else if (c == '=') set_mode(vt, 66, true);
             else if (c == '>') set_mode(vt, 66, false);
@@ -224,12 +236,14 @@ static void scan(struct vt *vt, const unsigned char *b, size_t n) {
             break;
         case 3:
             feed(&f, &c, 1);
-            if (c == 0x07) vt->esc_state = 0;
+            if (c == 0x07) { vt->esc_state = 0; osc_done(vt); }
             else if (c == 0x1b) vt->esc_state = 4;
+            else if (vt->in_osc && vt->osc_len < sizeof vt->osc - 1) vt->osc[vt->osc_len++] = c;
             break;
         case 4:
             feed(&f, &c, 1);
             vt->esc_state = c == '\\' ? 0 : 3;
+            if (c == '\\') osc_done(vt);
             break;
         case 5:
             feed(&f, &c, 1);

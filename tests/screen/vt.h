@@ -71,6 +71,14 @@ struct vt {
     char esc_buf[64];
     int esc_len;
 
+    /* OSC 52 (clipboard) sequences the program wrote: the payload after
+     * "52;" of the last one ("c;aGVsbG8="), as bytes, and how many came. */
+    char clip[8192];
+    int nclip;
+    char osc[8192];        /* the OSC being read */
+    size_t osc_len;
+    bool in_osc;
+
     /* Bytes libvterm wants sent to the program (keys, query answers),
      * queued so they are written outside libvterm's callbacks. */
     char *out;

@@ -58,7 +58,50 @@ static void ticks(void) {
     CHECK_STR(agg_fmt_value(cube_missing(), b, sizeof b), "");
     CHECK_STR(agg_fmt_value(1.5f, b, sizeof b), "1.5");
     CHECK_STR(text_fmt_compact(36.957546234, 7, b, sizeof b), "36.9575");
-    CHECK_STR(text_fmt_compact(123456789, 7, b, sizeof b), "1.2e+08");
+    CHECK_STR(text_fmt_compact(123456789, 7, b, sizeof b), "1.235e8");
+}
+
+/* A number in N columns: rounded to the width, never cut in the middle
+ * (the detail pane showed "-0\u2026125" and "0.\u202678%" at 80 columns). */
+static void number_fit(void) {
+    char b[64];
+    CHECK_STR(text_fmt_fit(-0.000122125, 8, NULL, b, sizeof b), "-1.22e-4");
+    CHECK_STR(text_fmt_fit(-0.000122125, 7, NULL, b, sizeof b), "-1.2e-4");
+    CHECK_STR(text_fmt_fit(-0.000122125, 6, NULL, b, sizeof b), "-1e-4");
+    CHECK_STR(text_fmt_fit(-0.000122125, 12, NULL, b, sizeof b), "-0.000122125");
+    CHECK_STR(text_fmt_fit(0.0007812, 7, "%", b, sizeof b), "7.8e-4%");
+    CHECK_STR(text_fmt_fit(0.0007812, 9, "%", b, sizeof b), "7.812e-4%");
+    CHECK_STR(text_fmt_fit(0.0007812, 10, "%", b, sizeof b), "0.0007812%");
+    CHECK_STR(text_fmt_fit(74.33921, 8, "%", b, sizeof b), "74.3392%");
+    CHECK_STR(text_fmt_fit(24.2739, 5, NULL, b, sizeof b), "24.27");
+    CHECK_STR(text_fmt_fit(1.5e7, 5, NULL, b, sizeof b), "1.5e7");
+    CHECK_STR(text_fmt_fit(12345, 5, NULL, b, sizeof b), "12345");
+    CHECK_STR(text_fmt_fit(123456, 5, NULL, b, sizeof b), "1.2e5");
+    CHECK_STR(text_fmt_fit(0, 1, NULL, b, sizeof b), "0");
+    CHECK_STR(text_fmt_fit(-1e-30, 5, NULL, b, sizeof b), "#####");
+    CHECK_STR(text_fmt_fit(NAN, 5, "%", b, sizeof b), "NaN");
+    CHECK_STR(text_fmt_fit(-INFINITY, 4, NULL, b, sizeof b), "-Inf");
+    /* every result fits and has no ellipsis, at every width */
+    const double vs[] = {-0.000122125, 3.14159265, -98765.4321, 1e-38, 6.02e23, 0.5, -7};
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++)
+        for (int w = 1; w <= 14; w++) {
+            text_fmt_fit(vs[i], w, NULL, b, sizeof b);
+            CHECK(text_width(b) <= w);
+            CHECK(!strstr(b, "\xe2\x80\xa6") && !strchr(b, '~'));
+            if (b[0] != '#') CHECK(fabs(strtod(b, NULL) - vs[i]) <= fabs(vs[i]) * 0.5);
+        }
+}
+
+/* OSC 52's payload (y copies): RFC 4648 base64, padded. */
+static void base64(void) {
+    char b[64];
+    CHECK_STR(text_base64("", 0, b, sizeof b), "");
+    CHECK_STR(text_base64("f", 1, b, sizeof b), "Zg==");
+    CHECK_STR(text_base64("fo", 2, b, sizeof b), "Zm8=");
+    CHECK_STR(text_base64("foo", 3, b, sizeof b), "Zm9v");
+    CHECK_STR(text_base64("foobar", 6, b, sizeof b), "Zm9vYmFy");
+    CHECK_STR(text_base64("\xff\xfe\x01", 3, b, sizeof b), "//4B");
+    CHECK_STR(text_base64("foobar", 6, b, 7), "Zm9v");   /* stops at the last whole group */
 }
 
 static void aggregation(void) {
@@ -97,6 +140,8 @@ int main(void) {
     RUN(short_targets);
     RUN(fitting);
     RUN(ticks);
+    RUN(number_fit);
+    RUN(base64);
     RUN(aggregation);
     PT_DONE();
 }
