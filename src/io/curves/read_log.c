@@ -181,7 +181,8 @@ static int load_log(const char *path, const struct load_opts *o, struct dataset 
         rc = pt_errorf(err, "out of memory");
     size_t dropped = 0;
     if (rc == 0 && curves_cube_build(c, &ds->cube, &dropped, err) != 0) rc = -1;
-    if (rc == 0 && dropped && dataset_warn(ds, "%s: %zu point(s) at steps beyond the 32-bit range are left out of the chart", path, dropped) != 0)
+    if (rc == 0 && dropped && dataset_warn(ds, "%s: %zu point(s) are left out of the heat map and line chart (steps beyond 32 bits, or of a run "
+                                              "longer than %d steps every k-th step kept); the curves keep them", path, dropped, CUBE_MAX_STEPS) != 0)
         rc = pt_errorf(err, "out of memory");
     log_parse_free(lp);
     if (rc != 0) { curves_free(c); return -1; }
