@@ -230,11 +230,11 @@ static int parse_step(const char *p, const char *e, int64_t *out) {
     while (p < e && is_space(*p)) p++;
     int neg = 0;
     if (p < e && (*p == '-' || *p == '+')) neg = *p++ == '-';
-    if (p == e) return 0;
+    if (p == e || !is_digit(*p)) return 0;
     int64_t s = 0;
     for (; p < e && is_digit(*p); p++) {
+        if (s > (MAX_STEP - (*p - '0')) / 10) return 0;   /* beyond any run (and before an overflow) */
         s = s * 10 + (*p - '0');
-        if (s > MAX_STEP) return 0;
     }
     while (p < e && is_space(*p)) p++;
     if (p != e) return 0;
@@ -257,6 +257,8 @@ static long name_index(struct log_parse *lp, struct curves *c, int shape, size_t
         if (lp->names[i].len == len && !memcmp(lp->names[i].s, s, len)) break;
     if (i == lp->nnames) {
         if (lp->nnames >= MAX_NAMES) return -1;
+        for (size_t k = 0; k < len; k++)
+            if ((unsigned char)s[k] < 0x20 || s[k] == 0x7f) return -1;   /* a NUL or a control byte: no name of a logger's */
         if (UTIL_PUSH(lp->names, lp->nnames, lp->capnames)) { *oom = 1; return -1; }
         char *copy = strndup(s, len);
         if (!copy) { *oom = 1; return -1; }
