@@ -36,8 +36,8 @@ best() {   # best of 3 wall-clock seconds of the command
 }
 g=$(best grep -c iteration "$log")
 bench=$(dirname "$bin")/tests/bench_curves_log   # cmake --build BUILD --target bench_curves_log
-p=$(best "$bin" info "$log" --format log)
-loadsec=$(PROBETOP_PATTERNS= "$bin" info "$log" --json | sed -n 's/.*"load_seconds": \([0-9.e-]*\).*/\1/p')
+p=$(best "$bin" info "$log" --format log 2>/dev/null)
+loadsec=$(PROBETOP_PATTERNS= "$bin" info "$log" --json 2>/dev/null | sed -n 's/.*"load_seconds": \([0-9.e-]*\).*/\1/p')
 echo "$bytes $g $p $loadsec" | mawk '{
     printf "file            %.0f MB (%s)\n", $1 / 1e6, "'"$log"'"
     printf "grep -c         %.3f s   %6.0f MB/s (ceiling)\n", $2, $1 / 1e6 / $2
