@@ -9,6 +9,7 @@
 #include "pt_curves_log.h"
 
 #include <math.h>
+#include <sys/wait.h>
 
 #include "model/curves/curves.h"
 #include "src/io/load.h"
@@ -409,6 +410,35 @@ static void test_chunks(void) {
     dataset_free(ds);
 }
 
+/* `probetop info LOG --pattern ...` through the real binary: the option
+ * reaches the reader; a bad one exits 2 naming the pattern and offset. */
+static void test_cli_pattern(void) {
+    const char *bin = getenv("PT_BIN");
+    if (!bin) SKIP("PT_BIN not set");
+    no_patterns_file();
+    const char *dir = pt_tmpdir("cli");
+    char p[1200], out[1300], cmd[4096];
+    snprintf(p, sizeof p, "%s/custom.log", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    CHECK_INT(pt_write(p, "batch 1 my_loss=2.5\nbatch 2 my_loss=2.25\n"), 0);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' --json --format log --pattern 'myloss=batch (?<step>\\d+) my_loss=(?<value>\\S+)' >'%s' 2>&1",
+             bin, p, out);
+    CHECK_INT(system(cmd), 0);
+    char *o = pt_slurp(out);
+    CHECK_CONTAINS(o, "\"format\": \"log\"");
+    CHECK_CONTAINS(o, "\"steps\": [1, 2]");
+    free(o);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' --format log --pattern 'myloss=batch (?<step>\\d+' >'%s' 2>&1", bin, p, out);
+    int rc = system(cmd);
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+    o = pt_slurp(out);
+    CHECK_CONTAINS(o, "--pattern 'myloss': regex error at offset 17: missing closing parenthesis");
+    free(o);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' --pattern nonsense >'%s' 2>&1", bin, p, out);
+    rc = system(cmd);
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+}
+
 int main(void) {
     RUN(test_megatron);
     RUN(test_megatron_first_nan);
@@ -420,5 +450,6 @@ int main(void) {
     RUN(test_empty_and_other);
     RUN(test_hostile);
     RUN(test_chunks);
+    RUN(test_cli_pattern);
     PT_DONE();
 }
