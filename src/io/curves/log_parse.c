@@ -438,6 +438,27 @@ static int line_user(struct log_parse *lp, struct curves *c, const char *p, cons
     return took;
 }
 
+/* A line no built-in shape took that starts like one -- `iteration <digit>`
+ * with a '|' in the line, `step:[`, `step:<digit>` with a " - " -- is a
+ * damaged line rather than a banner ("saving checkpoint at iteration 100",
+ * "step:3 done"). */
+static int near_miss(const char *p, const char *e) {
+    size_t n = (size_t)(e - p);
+    const char *h = memmem(p, n, "iteration", 9);
+    if (h && memchr(p, '|', n)) {
+        const char *a = h + 9;
+        while (a < e && is_space(*a)) a++;
+        if (a > h + 9 && a < e && is_digit(*a)) return 1;
+    }
+    for (h = p; (h = memmem(h, (size_t)(e - h), "step:", 5)); h += 5) {
+        if (h > p && word_char(h[-1])) continue;
+        const char *a = h + 5;
+        while (a < e && is_space(*a)) a++;
+        if (a < e && (*a == '[' || (is_digit(*a) && memmem(a, (size_t)(e - a), " - ", 3)))) return 1;
+    }
+    return 0;
+}
+
 /* One line [p, e) (no line end). */
 static int one_line(struct log_parse *lp, struct curves *c, const char *p, const char *e, struct log_parse_stats *st) {
     uint64_t points = 0;
@@ -445,7 +466,7 @@ static int one_line(struct log_parse *lp, struct curves *c, const char *p, const
     int r = line_megatron(lp, c, p, e, &points);
     if (r == 0) r = line_step(lp, c, p, e, &points, &shape);
     if (r < 0) return -1;
-    int near = r == 0 && (memmem(p, (size_t)(e - p), "iteration", 9) || memmem(p, (size_t)(e - p), "step:", 5));
+    int near = r == 0 && near_miss(p, e);
     int u = lp->nuser ? line_user(lp, c, p, e, st) : 0;
     if (u < 0) return -1;
     if (st) {
@@ -454,8 +475,7 @@ static int one_line(struct log_parse *lp, struct curves *c, const char *p, const
         if (r > 0 && points) st->by_shape[shape]++;
         if (u > 0) st->by_shape[LOG_USER]++;
         if ((r > 0 && points) || u > 0) st->matched++;
-        else if (near && (memchr(p, '|', (size_t)(e - p)) || memmem(p, (size_t)(e - p), " - ", 3) || memchr(p, '[', (size_t)(e - p)))) {
-            /* it holds a literal and a separator of the shapes: a damaged line rather than a banner */
+        else if (near) {
             if (!st->near_miss) st->first_near_miss = lp->lineno;
             st->near_miss++;
         }
