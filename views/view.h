@@ -1,7 +1,8 @@
 /* view: the pane interface.
  *
- * A pane is one file views/<name>.c exporting one `const struct view_ops`
- * (like tmux's window_mode).  The shell (src/app/) owns the panes: it
+ * A pane is one file views/<name>.c exporting one `const struct view_ops`,
+ * and one row of the shell's pane table: a new pane touches nothing else.
+ * The shell (src/app/) owns the panes: it
  * creates one struct view per entry of its pane table (src/app/app_panes.c),
  * gives it a curses window, calls ops->init once, draws it when the screen
  * it belongs to is shown, and routes input to the focused pane.

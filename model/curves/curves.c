@@ -128,12 +128,15 @@ enum curves_role curves_role_of(const char *name) {
     if (has(s, "skippediteration") || !strcmp(s, "skipped")) return CURVES_SKIPPED;
     if (has(s, "gradnorm") || has(s, "globalnorm") || has(s, "gradientnorm")) return CURVES_GRAD_NORM;
     if (has(s, "logpdiff") || has(s, "probsdiff") || has(s, "probdiff")) return CURVES_LOGP_DIFF;
+    /* verl logs a KL term beside its reward and loss, and before them:
+     * actor/kl_loss, actor/reward_kl_penalty are neither */
+    if (has(s, "kl") && (has(s, "loss") || has(s, "reward") || has(s, "penalty"))) return CURVES_OTHER;
     if (has(s, "reward") || (has(s, "critic") && has(s, "score"))) return CURVES_REWARD;
     if (has(s, "learningrate") || !strcmp(s, "lr") || (strlen(s) > 2 && !strcmp(s + strlen(s) - 2, "lr") &&
                                                          (has(name, "/lr") || has(name, "_lr") || has(name, "-lr"))))
         return CURVES_LR;
-    if (has(s, "throughput") || has(s, "tokenspersec") || has(s, "samplespersec") || has(s, "tflops") ||
-        has(s, "elapsedtimeperiteration") || has(s, "iterationtime"))
+    if (has(s, "throughput") || has(s, "tokenspersec") || has(s, "tokenssec") || has(s, "samplespersec") || has(s, "tflops") ||
+        has(s, "elapsedtimeperiteration") || has(s, "iterationtime") || has(s, "steptime"))
         return CURVES_THROUGHPUT;
     if (has(s, "loss")) return CURVES_LOSS;
     return CURVES_OTHER;

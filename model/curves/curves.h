@@ -1,8 +1,7 @@
 /* curves: the scalar series of one training run -- loss, grad norm, loss
  * scale, learning rate, throughput... against the training step -- as a
- * training log, a TensorBoard event file or a CSV/JSONL export holds them
- * (probetop-formats(5), TRAINING CURVES).  Plain data: the curve readers
- * (src/io/curves/) fill it, model/curves/curves_cube.c lays it out as a
+ * training log, a TensorBoard event file or a CSV/JSONL export holds them.
+ * Plain data: the curve readers fill it, model/curves/curves_cube.c lays it out as a
  * cube, the classification of a problem run against its benchmark reads
  * two of them.
  *
@@ -75,7 +74,7 @@ int curves_value_at(const struct curves_series *s, int64_t step, double *v);
 
 /* The role a series name plays (case and the separators ' ', '-', '_'
  * ignored: "lm loss", "lm-loss", "LM_Loss" are one); CURVES_OTHER when
- * none.  The table: probetop-formats(5), TRAINING CURVES. */
+ * none. */
 enum curves_role curves_role_of(const char *name);
 /* "loss", "grad_norm", "loss_scale", "lr", "throughput", "skipped",
  * "nan_iterations", "logp_diff", "reward", "other". */

@@ -7,75 +7,95 @@
 
 #include "model/cube/names.h"
 
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int in_range(int64_t step) { return step >= 0 && step <= INT32_MAX; }
+
+/* The distinct steps of every series in the cube's range, sorted: each
+ * series (sorted, finished) merged into the union in turn, linear when
+ * the series share their steps, as a run's do.  NULL without memory. */
+static int64_t *all_steps(const struct curves *c, size_t *n) {
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < c->nseries; i++) total += c->series[i].n;
+    int64_t *v = malloc((total ? total : 1) * sizeof *v), *tmp = malloc((total ? total : 1) * sizeof *tmp);
+    if (!v || !tmp) {
+        free(v);
+        free(tmp);
+        return NULL;
+    }
+    for (size_t i = 0; i < c->nseries; i++) {
+        const struct curves_series *s = &c->series[i];
+        size_t a = 0, j = 0, w = 0;
+        while (a < k || j < s->n) {
+            if (j < s->n && !in_range(s->pts[j].step)) { j++; continue; }
+            int64_t x = a < k && (j >= s->n || v[a] <= s->pts[j].step) ? v[a] : s->pts[j].step;
+            if (a < k && v[a] == x) a++;
+            if (j < s->n && s->pts[j].step == x) j++;
+            tmp[w++] = x;
+        }
+        int64_t *t = v;
+        v = tmp;
+        tmp = t;
+        k = w;
+    }
+    free(tmp);
+    *n = k;
+    return v;
+}
+
+/* Whether step is in the cube: every stride-th of the distinct steps. */
+static int kept(const int64_t *steps, size_t n, size_t stride, int64_t step) {
+    if (stride <= 1) return 1;
+    const int64_t *at = bsearch(&step, steps, n, sizeof *steps, cmp_i64);
+    return at && (size_t)(at - steps) % stride == 0;
+}
+
 int curves_cube_build(const struct curves *c, struct cube **out, size_t *dropped, struct pt_error *err) {
     static const char *const stats[] = {"value"};
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
-    if (!b) return pt_errorf(err, "out of memory");
-    size_t left_out = 0, *cur = NULL;
-    uint32_t *tgt = NULL;
+    size_t nsteps = 0;
+    int64_t *steps = b ? all_steps(c, &nsteps) : NULL;
+    if (!steps) {
+        cube_builder_free(b);
+        return pt_errorf(err, "out of memory");
+    }
+    size_t stride = nsteps > CUBE_MAX_STEPS ? (nsteps + CUBE_MAX_STEPS - 1) / CUBE_MAX_STEPS : 1;
+    size_t left_out = 0;
     int rc = -1;
-    /* a run longer than the cube holds (a 1 GB log has millions of
-     * iterations): every stride-th step of it (the curves keep them all) */
-    int64_t stride = 1;
-    if (c->last_step >= c->first_step && c->last_step - c->first_step >= CUBE_MAX_STEPS)
-        stride = (c->last_step - c->first_step) / CUBE_MAX_STEPS + 1;
     if (cube_builder_metric(b, "curve", 1, stats) != 0 || cube_builder_rank(b, 0) != 0) {
         pt_errorf(err, "out of memory");
         goto out;
     }
-    tgt = malloc((c->nseries ? c->nseries : 1) * sizeof *tgt);
-    cur = calloc(c->nseries ? c->nseries : 1, sizeof *cur);
-    if (!tgt || !cur) {
-        pt_errorf(err, "out of memory");
-        goto out;
-    }
     for (size_t i = 0; i < c->nseries; i++) {
-        tgt[i] = names_intern(nm, c->series[i].name, strlen(c->series[i].name), 0, 0);
-        if (tgt[i] == NAMES_NONE) {
+        const struct curves_series *s = &c->series[i];
+        uint32_t tgt = names_intern(nm, s->name, strlen(s->name), 0, 0);
+        if (tgt == NAMES_NONE) {
             pt_errorf(err, "out of memory");
             goto out;
         }
-    }
-    /* Step by step across the series (each sorted), so that the builder
-     * meets each step once in a run rather than once per series (its sort
-     * of the steps is then of the distinct ones); series by series when
-     * there are too many for a merge by scanning. */
-    int merge = c->nseries <= 64;
-    for (size_t i = 0; i < c->nseries; i++) {
-        const struct curves_series *s = &c->series[i];
-        int64_t next = INT64_MIN;
-        for (;;) {
-            size_t who = i;
-            if (merge) {   /* the series whose next point has the least step, the first of equals */
-                who = SIZE_MAX;
-                for (size_t j = 0; j < c->nseries; j++)
-                    if (cur[j] < c->series[j].n && (who == SIZE_MAX || c->series[j].pts[cur[j]].step < next))
-                        who = j, next = c->series[j].pts[cur[j]].step;
-                if (who == SIZE_MAX) break;
-            } else if (cur[i] >= s->n) {
-                break;
-            }
-            const struct curves_point *pt = &c->series[who].pts[cur[who]++];
-            int64_t step = pt->step;
-            if (step < 0 || step > INT32_MAX || (step - c->first_step) % stride) {
+        for (size_t k = 0; k < s->n; k++) {
+            int64_t step = s->pts[k].step;
+            if (!in_range(step) || !kept(steps, nsteps, stride, step)) {
                 left_out++;
                 continue;
             }
-            double v = pt->value;
-            /* (no cube_builder_step: a step's origin is itself, and it
-             * would count a step once per series against CUBE_MAX_STEPS) */
-            if (cube_builder_add(b, 0, tgt[who], (int32_t)step, 0, &v, 1u) != 0) {
+            double v = s->pts[k].value;
+            /* no cube_builder_step: a step's origin is itself, with no micro
+             * step, by default (declared per point, a run of more than
+             * CUBE_MAX_STEPS points in all was refused) */
+            if (cube_builder_add(b, 0, tgt, (int32_t)step, 0, &v, 1u) != 0) {
                 pt_errorf(err, "out of memory");
                 goto out;
             }
         }
-        if (merge) break;
     }
     rc = cube_builder_finish(b, out, err);
 out:
-    free(tgt);
-    free(cur);
+    free(steps);
     cube_builder_free(b);
     if (dropped) *dropped = left_out;
     return rc;

@@ -10,9 +10,10 @@
 #include "model/err.h"
 
 /* c finished (curves_finish).  Steps outside the cube's 32-bit range are
- * left out and counted in *dropped (may be NULL), and so are, of a run of
- * more than CUBE_MAX_STEPS steps, all but every k-th step from the first
- * (k the smallest that fits).  0, or -1 with err. */
+ * left out, and past CUBE_MAX_STEPS distinct steps only every k-th is kept
+ * (k the smallest that fits: the heat map's view of a 10 M-step run; the
+ * curves keep every point); the points left out are counted in *dropped
+ * (may be NULL).  0, or -1 with err. */
 int curves_cube_build(const struct curves *c, struct cube **out, size_t *dropped, struct pt_error *err);
 
 #endif

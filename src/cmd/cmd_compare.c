@@ -338,18 +338,13 @@ static void print_first(const struct compare_run_first *f, int which, int tabbed
 static void print_first_origin(const struct cmp_scan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
                                int lm, int tabbed) {
     int which;
-    if (lm) {
-        long k = compare_run_first(sum, n, &which);
-        print_first(k < 0 ? NULL : &sum[k].first[which], which, tabbed);
-        return;
-    }
     struct ovf_origin_report o = {0};
     struct compare_run_first f;
     struct pt_error err;
-    cmp_origin_first(pairs, n, sum, fuzzy, tabbed ? &o : NULL, &which, &f, &err);
+    long k = cmp_origin_first(pairs, n, sum, fuzzy, lm, tabbed && !lm ? &o : NULL, &which, &f, &err);
     if (err.msg[0]) fprintf(stderr, "probetop compare: origin across ranks: %s\n", CMD_ESC(err.msg));
-    print_first(&f, which, tabbed);
-    if (tabbed && !err.msg[0]) ovf_origin_print_text(stdout, &o);
+    print_first(k < 0 ? NULL : &f, which, tabbed);
+    if (tabbed && !lm && !err.msg[0]) ovf_origin_print_text(stdout, &o);   /* lm: no search ran */
     compare_run_first_free(&f);
     ovf_origin_report_free(&o);
 }

@@ -14,6 +14,7 @@ static const struct cmd_entry *const commands[] = {
     &cmd_compare_entry,
     &cmd_parallel_entry,
     &cmd_trace_entry,
+    &cmd_curves_entry,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

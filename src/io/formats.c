@@ -13,6 +13,8 @@ extern const struct formats_row formats_row_anomaly;   /* monitor/monitor_rows.c
 extern const struct formats_row formats_row_trace;     /* read_trace.c */
 extern const struct formats_row formats_row_ascend_step;      /* read_steptrace.c */
 extern const struct formats_row formats_row_ascend_cluster;   /* read_steptrace.c */
+extern const struct formats_row formats_row_tfevents;   /* curves/read_tfevents.c */
+extern const struct formats_row formats_row_curve_table;      /* curves/read_curve_table.c */
 extern const struct formats_row formats_row_log;       /* curves/read_log.c */
 
 /* Order matters only for ties in detection: a folder that is both a dump
@@ -27,6 +29,8 @@ const struct formats_row *const formats_rows[] = {
     &formats_row_trace,
     &formats_row_ascend_step,
     &formats_row_ascend_cluster,
+    &formats_row_tfevents,
+    &formats_row_curve_table,
     &formats_row_log,
 };
 const size_t formats_nrows = sizeof formats_rows / sizeof *formats_rows;

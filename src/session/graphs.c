@@ -362,13 +362,10 @@ static void *scan_run(void *arg) {
     c->sorigin_err[0] = '\0';
     compare_run_first_free(&c->sfirst);
     if (atomic_load(&c->scancel)) c->shead = -1;
-    else if (c->have_lmap) {
-        c->shead = compare_run_first(c->sum, c->npairs, &c->swhich);
-        if (c->shead >= 0 && compare_run_first_copy(&c->sfirst, &c->sum[c->shead].first[c->swhich]) != 0)
-            snprintf(c->sorigin_err, sizeof c->sorigin_err, "first divergence: out of memory");
-    } else {
+    else {
         struct pt_error e;
-        c->shead = cmp_origin_first(c->spairs, c->npairs, c->sum, c->fuzzy, NULL, &c->swhich, &c->sfirst, &e);
+        c->shead = cmp_origin_first(c->spairs, c->npairs, c->sum, c->fuzzy, c->have_lmap, NULL, &c->swhich,
+                                    &c->sfirst, &e);
         if (e.msg[0]) snprintf(c->sorigin_err, sizeof c->sorigin_err, "origin across ranks: %s", e.msg);
     }
     if (c->shead >= 0 && !c->sfirst.have) c->shead = -1;

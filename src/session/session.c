@@ -167,7 +167,7 @@ int session_set_regex(struct session *a, const char *pattern, struct pt_error *e
             return pt_errorf(err, "out of memory");
         }
         for (uint32_t t = 0; t < count; t++) {
-            /* names and their labels, as the issue asks */
+            /* names and their labels: the search matches a target by either (probetop(1), Search pane (F4)) */
             int r = search_match_target(&s, n, t);
             if (r < 0) {
                 char esc[512];

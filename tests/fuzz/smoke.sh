@@ -67,7 +67,7 @@ fi
 dict_of() {   # a target not named here runs without a dictionary
     case $1 in
     json|lexdiff|dump|graph|construct|mapping|matchcfg|anomaly|trace|compare) echo json.dict;;
-    monitor|monitor_v2) echo csv.dict;; steptrace) echo steptrace.dict;; npy) echo npy.dict;; layermap) echo yaml.dict;; regex) echo regex.dict;;
+    monitor|monitor_v2|curve_table) echo csv.dict;; steptrace) echo steptrace.dict;; npy) echo npy.dict;; layermap) echo yaml.dict;; regex) echo regex.dict;;
     esac
 }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}

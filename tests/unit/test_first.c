@@ -114,7 +114,7 @@ static void check_summary(const char *npu, const char *bench, int nsteps, int nr
     struct compare_run_first f;
     struct pt_error err;
     int which;
-    long k = cmp_origin_first(pairs, n, sum, 0, NULL, &which, &f, &err);
+    long k = cmp_origin_first(pairs, n, sum, 0, 0, NULL, &which, &f, &err);
     CHECK_STR(err.msg, "");
     CHECK(k >= 0 && f.have);
     if (k >= 0 && f.have) {

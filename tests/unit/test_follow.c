@@ -1,4 +1,4 @@
-/* test_follow: data that grows (issues 13 and 14).
+/* test_follow: data that grows (probetop(1), FOLLOW MODE).
  *
  * - the swap keeps the user's place by value: a newer dataset whose
  *   metrics, steps, ranks and target ids are ordered differently leaves

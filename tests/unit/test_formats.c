@@ -51,7 +51,7 @@ static void join_names(char *out, size_t size, int writers_only) {
 }
 
 static void messages(void) {
-    char buf[512], want[512];
+    char buf[1024], want[1024];
     join_names(want, sizeof want, 0);
     CHECK_STR(formats_names(buf, sizeof buf, 0), want);
     join_names(want, sizeof want, 1);

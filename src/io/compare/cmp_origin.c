@@ -83,11 +83,16 @@ static void answer(const struct cmp_scan_pair *pairs, const struct compare_run_p
 }
 
 long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
-                      struct ovf_origin_report *o, int *which, struct compare_run_first *ans, struct pt_error *err) {
+                      int by_number, struct ovf_origin_report *o, int *which, struct compare_run_first *ans,
+                      struct pt_error *err) {
     err->msg[0] = '\0';
     if (ans) memset(ans, 0, sizeof *ans);
     long k = compare_run_first(sum, n, which);
     if (k < 0) return -1;
+    if (by_number) {
+        if (ans) answer(pairs, sum, k, *which, fuzzy, &(struct ovf_origin_report){0}, ans);
+        return k;
+    }
     /* only the ranks whose pair diverges at that step and level: a clean
      * rank can hold no origin, and each rank costs a second read of both
      * dumps */

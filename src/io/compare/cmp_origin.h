@@ -33,8 +33,12 @@ int cmp_origin_step(const struct cmp_scan_pair *v, size_t n, int32_t step, int f
  * that cannot be read again, memory), err->msg says why and compare_run_first()'s
  * pair is returned; err->msg is empty otherwise.  o (optional) receives
  * the origin and its chain: the caller frees it with
- * ovf_origin_report_free(). */
+ * ovf_origin_report_free().  by_number (a --layer-mapping run: the two
+ * sides name their nodes in two frameworks' terms, which the origin
+ * rules cannot pair across ranks): no search, compare_run_first()'s pair,
+ * ranks in number order. */
 long cmp_origin_first(const struct cmp_scan_pair *pairs, size_t n, const struct compare_run_pair *sum, int fuzzy,
-                      struct ovf_origin_report *o, int *which, struct compare_run_first *ans, struct pt_error *err);
+                      int by_number, struct ovf_origin_report *o, int *which, struct compare_run_first *ans,
+                      struct pt_error *err);
 
 #endif

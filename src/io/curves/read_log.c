@@ -194,7 +194,7 @@ static int load_log(const char *path, const struct load_opts *o, struct dataset 
 
 const struct formats_row formats_row_log = {
     .name = "log",
-    .what = "training log (Megatron-LM, MindSpeed, MindFormers, verl text log)",
+    .what = "text training log (Megatron-LM, MindSpeed, MindFormers, verl)",
     .detect = detect_log,
     .load = load_log,
     .write_trenddb = NULL,
