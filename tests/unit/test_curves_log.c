@@ -440,6 +440,15 @@ static void test_cli_pattern(void) {
     snprintf(cmd, sizeof cmd, "'%s' info '%s' --pattern nonsense >'%s' 2>&1", bin, p, out);
     rc = system(cmd);
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+    /* probetop curves (its --format is its output's): the user's log read through --pattern */
+    snprintf(cmd, sizeof cmd, "'%s' curves '%s' '%s' --format json --pattern 'lm loss=batch (?<step>\\d+) my_loss=(?<value>\\S+)' >'%s' 2>&1",
+             bin, p, p, out);
+    rc = system(cmd);
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    o = pt_slurp(out);
+    CHECK_CONTAINS(o, "\"format\": \"log\"");
+    CHECK_CONTAINS(o, "lm loss");
+    free(o);
 }
 
 int main(void) {
