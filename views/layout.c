@@ -24,6 +24,7 @@
 #include "model/cube/cube_lazy.h"
 #include "model/layout/layout.h"
 #include "model/cube/names.h"
+#include "src/session/graphs.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -597,14 +598,22 @@ static int cmd_layers(struct view *v, struct session *a, int argc, char **argv, 
     struct lay *p = v && v->ops == &view_layout ? v->priv : NULL;
     if (!p) return pt_errorf(err, "the layout pane is not available");
     if (argc < 2) return pt_errorf(err, "usage: :layers global|local");
-    if (!strcasecmp(argv[1], "local")) {
-        if (set_global(p, 0, err) != 0) return -1;
-        session_msg(a, "target names as the dump has them (local layer indices)");
-        return 0;
+    int local = !strcasecmp(argv[1], "local");
+    if (!local && strcasecmp(argv[1], "global") != 0) return pt_errorf(err, "layers global or local, not '%.40s'", argv[1]);
+    /* what the switch undoes, said after it: the label filter (per target
+     * id, it cannot carry over) and, comparing two runs, the run shown
+     * (the global names are the problem run's) */
+    char said[300] = "";
+    int n = 0;
+    if (a->label_desc) n = snprintf(said, sizeof said, "; label filter %.120s cleared (/ regex kept)", a->label_desc);
+    int run = a->graphs && a->mode == SESSION_MODE_COMPARE ? a->graphs->run : RUN_PROBLEM;
+    if (set_global(p, !local, err) != 0) return -1;
+    if (run != RUN_PROBLEM && !local && n >= 0 && n < (int)sizeof said) {
+        a->graphs->run = RUN_PROBLEM;
+        snprintf(said + n, sizeof said - (size_t)n, "; the heat map shows the problem run (R after :layers local)");
     }
-    if (strcasecmp(argv[1], "global") != 0) return pt_errorf(err, "layers global or local, not '%.40s'", argv[1]);
-    if (set_global(p, 1, err) != 0) return -1;
-    session_msg(a, "layers.N is now the global layer index: one row per model layer");
+    if (local) session_msg(a, "target names as the dump has them (local layer indices)%s", said);
+    else session_msg(a, "layers.N is now the global layer index: one row per model layer%s", said);
     return 0;
 }
 

@@ -4,8 +4,9 @@
  * dimension: dim step -> over steps for (rank, target); dim rank -> over
  * ranks for (step, target); dim module -> over the shown targets for
  * (step, rank).  Lines keep their own coordinates, so moving the dimension
- * value keeps them; changing metric, statistic or dimension clears them,
- * as msProbe does.  Drawn on a braille canvas (half blocks or ASCII where
+ * value keeps them; changing metric or statistic re-reads them under the
+ * new one, changing the dimension turns each into its cell's trend along
+ * the new one (lc_follow), and the status line says so.  Drawn on a braille canvas (half blocks or ASCII where
  * braille is not available), y from the visible values clamped to +-1e8
  * (msProbe's display clamp), missing and non-finite points leave a gap and
  * get a marker in the top row.  A vertical cursor shows every line's value
@@ -511,13 +512,76 @@ static void lc_swap(struct lc *lc, struct session *a) {
     }
 }
 
+/* The cursor's x under dimension dim: its step, rank or target row. */
+static int cursor_x(const struct session *a) {
+    int x = a->dim == DIM_STEP ? a->sel_step : a->dim == DIM_RANK ? a->sel_rank
+          : a->sel_target == NAMES_NONE ? 0 : (int)session_row_of(a, cube_local_target(a->cube, a->metric, a->sel_target));
+    return x < 0 ? 0 : x;
+}
+
+/* The metric, statistic or dimension changed (m, s, d...): each line is
+ * re-read under the new metric and statistic, keeping its step, rank and
+ * target; under another dimension it becomes its cell's trend along the
+ * new one, the coordinate it lacked taken from the selected cell.  Lines
+ * that became the same are merged, a line whose target the new metric
+ * does not have goes; the status line says which. */
+static void lc_follow(struct lc *lc, struct session *a) {
+    int k = 0, merged = 0, gone = 0, redim = a->dim != lc->dim;
+    for (int i = 0; i < lc->n; i++) {
+        struct line l = lc->lines[i];
+        if (l.dim != a->dim) {
+            int step = l.step >= 0 ? l.step : a->sel_step, rank = l.rank >= 0 ? l.rank : a->sel_rank;
+            uint32_t target = l.target != NAMES_NONE ? l.target : a->sel_target;
+            l.step = a->dim == DIM_STEP ? -1 : step;
+            l.rank = a->dim == DIM_RANK ? -1 : rank;
+            l.target = a->dim == DIM_TARGET ? NAMES_NONE : target;
+            l.dim = a->dim;
+        }
+        l.metric = a->metric;
+        l.stat = a->stat;
+        if (l.dim != DIM_TARGET && (l.target == NAMES_NONE || cube_local_target(a->cube, l.metric, l.target) == UINT32_MAX)) {
+            gone++;
+            continue;
+        }
+        int dup = 0;
+        for (int j = 0; j < k && !dup; j++) {
+            const struct line *o = &lc->lines[j];
+            dup = o->step == l.step && o->rank == l.rank && o->target == l.target;
+        }
+        if (dup) { merged++; continue; }
+        lc->lines[k++] = l;
+    }
+    lc->n = k;
+    if (lc->sel >= k) lc->sel = k ? k - 1 : 0;
+    lc->metric = a->metric;
+    lc->stat = a->stat;
+    if (redim) {
+        lc->dim = a->dim;
+        lc->cursor = cursor_x(a);
+        lc->xv0 = lc->xv1 = 0;
+    }
+    char more[160] = "";
+    int n = 0;
+    if (merged) n += snprintf(more + n, sizeof more - (size_t)n, ", %d merged (the same cell now)", merged);
+    if (gone && n < (int)sizeof more)
+        snprintf(more + n, sizeof more - (size_t)n, ", %d dropped: %s has no such target", gone, a->cube->metrics[a->metric].name);
+    if (!k) session_msg(a, "line chart: no line left%s", more);
+    else session_msg(a, "line chart: %d line%s re-read%s%s", k, k == 1 ? "" : "s",
+                     redim ? " over " : "", redim ? trend_dim_name(a->dim) : "");
+    if (k && more[0]) {
+        size_t len = strlen(a->msg);
+        snprintf(a->msg + len, sizeof a->msg - len, "%s", more);
+    }
+}
+
 static void lc_notify(struct view *v, struct session *a, unsigned what) {
     struct lc *lc = v->priv;
     if (!lc->n) return;
     int clear = 0;
     if ((what & SESSION_CH_DATA) && a->swap_from && lc->dim != DIM_TARGET) lc_swap(lc, a);
     else if (what & SESSION_CH_DATA) clear = 1;
-    if (a->metric != lc->metric || a->stat != lc->stat || a->dim != lc->dim) clear = 1;
+    if (!clear && a->cube && a->cube->nmetrics && (a->metric != lc->metric || a->stat != lc->stat || a->dim != lc->dim))
+        lc_follow(lc, a);
     if ((what & SESSION_CH_FILTER) && lc->dim == DIM_TARGET) clear = 1;
     if (clear) {
         lc->n = 0;

@@ -39,8 +39,9 @@ const char app_options_help[] =
     "  --demo            open built-in demo data (16 steps x 8 ranks, a NaN burst, a drift)\n"
     "  --ascii           draw with ASCII only (automatic when the locale is not UTF-8)\n"
     "  --no-mouse        leave the mouse to the terminal (select and paste)\n"
-    "  --format NAME     force the input format: auto (default: detect) or a row of man probetop\n"
-    "  --micro-step B    true/false: steps are global micro steps (default true, as msProbe)\n"
+    "  --format NAME     force the input format: auto (default: detect) or a name of\n"
+    "                    man probetop (--format)\n"
+    "  --micro_step B    true/false: global micro steps (default true, as msProbe; - or _ alike)\n"
     "  --mapping FILE    name replacements, as data2db --mapping\n"
     "  --pattern N=RE    a training log's series N: lines RE matches, (?<step>)(?<value>)\n"
     "  --db NAME         which .trend.db of a folder to open\n"
@@ -108,10 +109,10 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
             }
             continue;
         }
-        v = opt_value(argc, argv, &i, "--micro-step", &matched, &bad);
+        v = opt_value(argc, argv, &i, "--micro_step", &matched, &bad);
         if (bad) return -1;
         if (matched) {
-            if (opt_bool(v, &a->session.lopts.micro_step) < 0) { usage_error("--micro-step wants true or false, not '%s'", v); return -1; }
+            if (opt_bool(v, &a->session.lopts.micro_step) < 0) { usage_error("--micro_step wants true or false, not '%s'", v); return -1; }
             continue;
         }
         v = opt_value(argc, argv, &i, "--mapping", &matched, &bad);
@@ -195,15 +196,16 @@ static void arrange(struct app *a) {
     a->rows_total = rows;
     a->cols_total = cols;
     a->status_h = rows >= 12 ? 2 : rows >= 3 ? 1 : 0;
-    int bar_h = rows >= 2 ? 1 : 0;
+    int bar_h = rows >= 2 ? 1 : 0, keys_h = a->keybar_on && rows >= 6 ? 1 : 0;   /* the key bar: the bottom row */
     if (a->bar) delwin(a->bar);
     a->bar = newwin(1, cols > 0 ? cols : 1, 0, 0);
     if (a->bar) {
         keypad(a->bar, TRUE);
         leaveok(a->bar, TRUE);
     }
-    a->status = remake(a->status, a->status_h, cols, rows - a->status_h, 0);
-    int body_y = bar_h, body_h = rows - bar_h - a->status_h;
+    a->status = remake(a->status, a->status_h, cols, rows - a->status_h - keys_h, 0);
+    a->keybar = remake(a->keybar, keys_h, cols, rows - keys_h, 0);
+    int body_y = bar_h, body_h = rows - bar_h - a->status_h - keys_h;
     if (body_h < 0) body_h = 0;
 
     /* The shown screen's live panes. */
@@ -441,7 +443,7 @@ static void draw_status(struct app *a) {
         if (a->status_h == 2) {
             ui_role(w, u, UI_HINT);
             ui_put(w, 0, 0, cols, a->prompt->kind == ':' ? "Enter runs  Esc cancels  Tab completes  Up/Down history"
-                                                          : "regex on target names (caseless)  Enter applies  empty clears  Esc cancels");
+                                                          : "regex on target names (caseless)  Enter applies  empty clears  Up recalls  Esc cancels");
         }
         wmove(w, last, ccol - start);
         return;
@@ -520,10 +522,12 @@ static void frame(struct app *a) {
     }
     draw_bar(a);
     draw_status(a);
+    app_keybar_draw(a, a->keybar);
     if (a->bar) wnoutrefresh(a->bar);
     for (int i = 0; i < a->nviews; i++)
         if (a->views[i].visible && a->views[i].win) wnoutrefresh(a->views[i].win);
     if (a->status) wnoutrefresh(a->status);
+    if (a->keybar) wnoutrefresh(a->keybar);
     curs_set(a->prompt->active ? 1 : 0);
     doupdate();
     a->dirty = 0;
@@ -586,7 +590,10 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
         return;
     }
     if (key == KEYS_MOUSE && mb == 8) { mouse_drag(a, my); return; }
-    if (key == KEYS_MOUSE) {
+    if (key == KEYS_MOUSE && a->keybar && my == a->rows_total - 1 && mb == 1) {
+        key = app_keybar_key_at(a, mx);   /* a click on the key bar: its key */
+        if (!key) return;
+    } else if (key == KEYS_MOUSE) {
         struct view *v = view_at(a, my, mx);
         if (!v) return;
         a->session.msg[0] = '\0';
@@ -671,7 +678,8 @@ static void free_all(struct app *a) {
     a->views = NULL;
     if (a->bar) delwin(a->bar);
     if (a->status) delwin(a->status);
-    a->bar = a->status = NULL;
+    if (a->keybar) delwin(a->keybar);
+    a->bar = a->status = a->keybar = NULL;
 }
 
 static void release(struct app *a) {
@@ -827,6 +835,8 @@ static void start_state(struct app *a, struct prompt *prompt) {
     a->prompt = prompt;
     search_init(&a->session.re);
     a->split = 70;
+    const char *kb = getenv("PROBETOP_KEYBAR");
+    a->keybar_on = !kb || (strcmp(kb, "off") && strcmp(kb, "0"));
     a->arranged = -1;
     a->session.range_hi = 1;
     a->session.sel_target = NAMES_NONE;

@@ -22,6 +22,7 @@ enum {
     G_QUIT = 1, G_HELP, G_FOCUS_NEXT, G_FOCUS_PREV, G_CMD, G_SEARCH, G_NEXT, G_PREV, G_METRIC_NEXT,
     G_METRIC_PREV, G_STAT_NEXT, G_STAT_PREV, G_DIM, G_VAL_PREV, G_VAL_NEXT, G_CLEAR, G_COLOR, G_RANGE_LO,
     G_RANGE_HI, G_RESET, G_LOG, G_SPLIT_UP, G_SPLIT_DOWN, G_REDRAW, G_RUN, G_RELOAD,
+    G_KEYBAR,
 };
 
 const struct keys_row app_keys[] = {
@@ -46,6 +47,7 @@ const struct keys_row app_keys[] = {
     {'+', NULL, G_SPLIT_UP, "move the heat map / line chart split down"},
     {'-', NULL, G_SPLIT_DOWN, "move the heat map / line chart split up"},
     {KEYS_CTRL('l'), NULL, G_REDRAW, "redraw the screen"},
+    {'K', NULL, G_KEYBAR, "hide / show the key bar, the bottom row (F1 Help, the screens, F10 Quit)"},
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
     {KEYS_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
     {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
@@ -56,9 +58,13 @@ const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
 
 static int metric_ok(const struct app *a) { return a->session.cube && a->session.cube->nmetrics > 0; }
 
+/* What a pane said of the change (the line chart: its lines re-read)
+ * follows the change itself. */
 static void say_metric(struct app *a) {
     const struct cube_metric *m = &a->session.cube->metrics[a->session.metric];
-    session_msg(&a->session, "metric %s, statistic %s", m->name, m->stats[a->session.stat]);
+    char note[sizeof a->session.msg];
+    snprintf(note, sizeof note, "%s", a->session.msg);
+    session_msg(&a->session, "metric %s, statistic %s%s%s", m->name, m->stats[a->session.stat], note[0] ? "; " : "", note);
 }
 
 /* The statistic to show after switching to metric m: the one shown now
@@ -141,7 +147,8 @@ int app_global_action(struct app *a, int action) {
     case G_FOCUS_NEXT: focus_step(a, 1); return 1;
     case G_FOCUS_PREV: focus_step(a, -1); return 1;
     case G_CMD: prompt_open(a->prompt, ':', ""); a->dirty = 1; return 1;
-    case G_SEARCH: prompt_open(a->prompt, '/', a->session.regex ? a->session.regex : ""); a->dirty = 1; return 1;
+    /* empty, as less and vim: the last pattern is on Up (the toolbar shows the one applied) */
+    case G_SEARCH: prompt_open(a->prompt, '/', ""); a->dirty = 1; return 1;
     case G_NEXT: case G_PREV:
         /* one meaning everywhere: the next / previous hit of the pane's
          * search (the heat map's: the target filter) */
@@ -167,8 +174,10 @@ int app_global_action(struct app *a, int action) {
     case G_DIM: {
         enum cube_dim d = a->session.dim == DIM_STEP ? DIM_RANK : a->session.dim == DIM_RANK ? DIM_TARGET : DIM_STEP;
         session_set_dim(&a->session, d, -1);
-        session_msg(&a->session, "dimension %s: x %s, y %s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
-                d == DIM_TARGET ? "rank" : "target");
+        char note[sizeof a->session.msg];
+        snprintf(note, sizeof note, "%s", a->session.msg);
+        session_msg(&a->session, "dimension %s: x %s, y %s%s%s", trend_dim_name(d), d == DIM_STEP ? "rank" : "step",
+                d == DIM_TARGET ? "rank" : "target", note[0] ? "; " : "", note);
         return 1;
     }
     case G_VAL_PREV: move_value(a, -1); return 1;
@@ -207,9 +216,16 @@ int app_global_action(struct app *a, int action) {
         a->split += action == G_SPLIT_UP ? 5 : -5;
         if (a->split > 90) a->split = 90;
         if (a->split < 20) a->split = 20;
+        a->arranged = -1;   /* the windows follow at once, not at the next resize */
+        session_msg(&a->session, "split %d%%: heat map %d%%, line chart %d%%", a->split, a->split, 100 - a->split);
         a->dirty = 1;
         return 1;
     case G_REDRAW: clearok(curscr, TRUE); a->dirty = 1; return 1;
+    case G_KEYBAR:
+        a->keybar_on = !a->keybar_on;
+        a->arranged = -1;
+        session_msg(&a->session, a->keybar_on ? "key bar shown (K hides it)" : "key bar hidden (K shows it; ? lists every key)");
+        return 1;
     case G_RUN: {
         struct pt_error err;
         int next = a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
@@ -424,6 +440,7 @@ static int cmd_split(struct view *v, struct session *ses, int argc, char **argv,
     long p = strtol(argv[1], &e, 10);
     if (*e || p < 20 || p > 90) return pt_errorf(err, ":split wants 20..90, not '%s'", argv[1]);
     a->split = (int)p;
+    a->arranged = -1;
     a->dirty = 1;
     return 0;
 }
@@ -709,6 +726,18 @@ static void legend_walk(const struct session_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "colours", "colours", UI_NORMAL,
            "gradient: msProbe's ramp, blue (small) through yellow to red (large); segmented (x): msProbe's 3-sigma "
            "bands around the mean; the scale and its ends are under the map");
+    ops->section(ctx, "Legend: line chart");
+    legend(ops, ctx, "\xe2\x96\xa0", "*", ui_series_role(0), "before a line's name in the legend: its colour; - a line hidden (Space)");
+    legend(ops, ctx, "N + -", "N + -", ui_series_role(0),
+           "in the plot's top row: a NaN, +Inf or -Inf point of the line in that colour (the line has a gap there)");
+    ops->section(ctx, "Legend: run summary (F7, two runs), each step x rank pair");
+    legend(ops, ctx, "\xc3\x97", "x", UI_BAD, "error: a node above msProbe's error threshold; the numbers: errors/warnings/unmatched");
+    legend(ops, ctx, "!", "!", UI_WARN, "warning: the worst node between msProbe's warning and error thresholds");
+    legend(ops, ctx, "\xe2\x80\xa2", ".", UI_OK, "pass: every node within msProbe's tolerance");
+    legend(ops, ctx, "?", "?", UI_DIM, "only unmatched nodes (no counterpart on the other side)");
+    legend(ops, ctx, "-", "-", UI_DIM, "not compared (the line under the grid says why)");
+    legend(ops, ctx, "~", "~", UI_DIM, "still being compared");
+    legend(ops, ctx, "*", "*", UI_NORMAL, "after the numbers: the run's first divergence (f goes there)");
     ops->section(ctx, "Legend: overflow screen");
     legend(ops, ctx, "\xe2\x96\x88" "C", "#C", UI_BAD, "critical: NaN/Inf born here (clean inputs, non-finite output)");
     legend(ops, ctx, "\xe2\x96\x93" "H", "+H", UI_WARN, "high: passed through, or an output Norm over 100x the input Norm");
@@ -767,7 +796,7 @@ void app_doc_walk(const struct session_doc_ops *ops, void *ctx) {
     }
     legend_walk(ops, ctx);
     ops->section(ctx, "Mouse");
-    ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line)");
+    ops->row(ctx, "click", "select a cell / a legend entry (hides or shows its line); on the key bar: that key");
     ops->row(ctx, "double click", "add the cell's line");
     ops->row(ctx, "wheel", "scroll");
     ops->row(ctx, "drag", "the line chart's title row up or down: move the heat map / line chart split");

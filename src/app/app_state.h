@@ -64,6 +64,8 @@ struct app {
     int rows_total, cols_total;
     WINDOW *bar, *status;      /* toolbar (also reads the keys) and status lines */
     int status_h;
+    WINDOW *keybar;            /* the key bar, the bottom row (app_keybar.c); NULL when hidden */
+    int keybar_on;             /* K: shown (on by default; PROBETOP_KEYBAR=off starts hidden) */
     /* Keys (and mouse events) that arrive while the data or a graph
      * loads wait here and run in order once it landed, so `)))jjj` means
      * three steps on, then three rows down, not one step and nothing. */
@@ -88,6 +90,11 @@ struct view *app_view(struct app *a, const char *name);
 int app_show(struct app *a, const char *name);
 /* The key and command tables as one document (struct session_doc_ops). */
 void app_doc_walk(const struct session_doc_ops *ops, void *ctx);
+/* Draws the key bar (F1 Help, the screens by name, F10 Quit...) into w,
+ * one row as wide as the screen, shortened to fit it. */
+void app_keybar_draw(struct app *a, WINDOW *w);
+/* The key of the key bar's item at column col, 0 when none. */
+int app_keybar_key_at(struct app *a, int col);
 
 /* Prints the man page KEYS and COMMANDS sections as roff. */
 void app_keys_man(FILE *f);

@@ -267,7 +267,7 @@ static int run(int argc, char **argv) {
         return 128 + sig;
     }
     if (!wrote && !failed) {
-        char whats[512];
+        char whats[1024];
         fprintf(stderr, "probetop data2db: %s: no %s found\n", CMD_ESC(data), formats_whats(whats, sizeof whats, 1, 0));
     }
     layout_free(layout);

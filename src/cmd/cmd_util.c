@@ -9,11 +9,24 @@
 #include "src/cmd/cmd.h"
 #include "src/io/load.h"
 
+/* An option's name as typed matches the one in the table with '-' and '_'
+ * taken as the same letter: msProbe spells its options with '_'
+ * (--micro_step), most command-line tools with '-'. */
+static int opt_name_eq(const char *typed, const char *name, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        char t = typed[k], c = name[k];
+        if (t == '\0') return 0;
+        if (k >= 2 && (t == '_' || t == '-') && (c == '_' || c == '-')) continue;
+        if (t != c) return 0;
+    }
+    return 1;
+}
+
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad) {
     size_t n = strlen(name);
     const char *a = argv[*i];
     *matched = 0;
-    if (strncmp(a, name, n) != 0) return NULL;
+    if (!opt_name_eq(a, name, n)) return NULL;
     if (a[n] == '=') { *matched = 1; return a + n + 1; }
     if (a[n] != '\0') return NULL;
     *matched = 1;

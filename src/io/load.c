@@ -51,7 +51,7 @@ int load_dataset(const char *path, const struct load_opts *o, struct dataset **o
         /* the labels, by the rules the row (or its reader) chose: one place for every format */
         if (rc == 0 && names_build_labels(ds->cube->names, ds->labels) != 0) rc = pt_errorf(err, "out of memory");
     } else {
-        char whats[1024];   /* (eleven rows say what they read in some 600 bytes) */
+        char whats[sizeof err->msg];
         rc = pt_errorf(err, "%s: no msProbe data found: expected %s", path, formats_whats(whats, sizeof whats, 0, 1));
     }
     ds->format = f;

@@ -22,7 +22,7 @@ static void test_help(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     const char *args[] = { "--help", NULL };
     struct vt vt;
-    CHECK_INT(vt_spawn_app(&vt, 100, 40, args, NULL), 0);
+    CHECK_INT(vt_spawn_app(&vt, 100, 50, args, NULL), 0);
     int st = -1;
     CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);

@@ -252,8 +252,8 @@ static int highlighted(struct vt *vt, const char *name, const char *part) {
     return -1;
 }
 
-/* Sends a `/` pattern, the prompt emptied first (it opens with the current
- * filter). */
+/* Sends a `/` pattern, the prompt emptied first (it opens empty; C-u
+ * makes sure). */
 static void search(struct vt *vt, const char *pattern) {
     char keys[512];
     vt_send(vt, "/");

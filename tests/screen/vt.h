@@ -88,7 +88,9 @@ struct vt {
 const char *vt_bin(void);
 
 /* Starts argv (argv[0] a path) in a cols×rows pty with TERM=xterm-256color,
- * LANG=C.UTF-8, and COLORTERM, NO_COLOR, LC_ALL, LC_CTYPE removed.
+ * LANG=C.UTF-8, PROBETOP_KEYBAR=off (the bottom key bar hidden: the
+ * screens the tests know; env "PROBETOP_KEYBAR" shows it), and COLORTERM,
+ * NO_COLOR, LC_ALL, LC_CTYPE removed.
  * env: NULL or a NULL-terminated list of "NAME=VALUE" (set) or "NAME"
  * (unset) applied after that.  Before the child starts, the emulator's
  * normal screen shows the line "$ probetop-vt-shell" so vt_restored() can

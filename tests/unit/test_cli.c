@@ -345,6 +345,29 @@ static void info_steps(void) {
     CHECK_CONTAINS(out, "steps       21 (0.0..1.9), micro steps of 2 steps\n");
 }
 
+/* One spelling for options: msProbe's --micro_step, and --micro-step
+ * alike, for the analyzer and every command; --help documents the
+ * first. */
+static void option_spellings(void) {
+    const char *g = pt_fixture("examples/quick_start/gpu_dump");
+    if (!bin() || !g) SKIP("PT_BIN or fixtures absent");
+    char cmd[8192];
+    static const char *const spell[] = {"--micro_step", "--micro-step", "--micro_step=", "--micro-step="};
+    for (int i = 0; i < 4; i++) {
+        int eq = spell[i][strlen(spell[i]) - 1] == '=';
+        snprintf(cmd, sizeof cmd, "'%s' info '%s' %s%sfalse 2>&1", bin(), g, spell[i], eq ? "" : " ");
+        CHECK_INT(run(cmd, out, sizeof out), 0);
+        CHECK_CONTAINS(out, "steps       2 (0..1)\n");
+        /* the analyzer takes both (a bad value says the option's name) */
+        snprintf(cmd, sizeof cmd, "'%s' --demo %s%smaybe 2>&1", bin(), spell[i], eq ? "" : " ");
+        CHECK_INT(run(cmd, out, sizeof out), 2);
+        CHECK_CONTAINS(out, "--micro_step wants true or false, not 'maybe'");
+    }
+    snprintf(cmd, sizeof cmd, "'%s' --help 2>&1", bin());
+    CHECK_INT(run(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "  --micro_step B ");
+}
+
 /* data2db --parallel: W=2 L=4 PP=2; each rank's dump names its layers 0..1
  * locally; rank 1's layers.0 is the model's layer index 2. */
 static void parallel_rename(void) {
@@ -385,5 +408,6 @@ int main(void) {
     RUN(side_files_not_files);
     RUN(escapes_never_raw);
     RUN(info_steps);
+    RUN(option_spellings);
     PT_DONE();
 }

@@ -423,7 +423,7 @@ static int load_tfevents(const char *path, const struct load_opts *o, struct dat
 
 const struct formats_row formats_row_tfevents = {
     .name = "tfevents",
-    .what = "TensorBoard event files (events.out.tfevents.*)",
+    .what = "TensorBoard event file (events.out.tfevents.*)",
     .detect = detect_tfevents,
     .load = load_tfevents,
     .write_trenddb = NULL,
