@@ -22,6 +22,8 @@
 #include "model/trace/trace.h"
 #include "model/curves/curves.h"
 
+#define LOAD_MAX_PATTERNS 32   /* --pattern options of one command */
+
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
 struct formats_row;
 struct mon_cache;
@@ -63,6 +65,11 @@ struct load_opts {
     /* Dumps: the parsed rank folders kept between loads, within a memory
      * budget (src/io/dump/dump_cache.h); NULL: each load parses everything. */
     struct dump_cache *dump_cache;
+    /* Text training logs: --pattern NAME=REGEX, in the order given (not
+     * owned; before the patterns file's: probetop-formats(5), TRAINING
+     * CURVES).  load_opts_add_pattern() appends. */
+    const char *patterns[LOAD_MAX_PATTERNS];
+    int npatterns;
 };
 
 /* How long a broken file must stay unchanged before follow mode reports

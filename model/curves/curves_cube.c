@@ -64,37 +64,69 @@ int curves_cube_build(const struct curves *c, struct cube **out, size_t *dropped
         return pt_errorf(err, "out of memory");
     }
     size_t stride = nsteps > CUBE_MAX_STEPS ? (nsteps + CUBE_MAX_STEPS - 1) / CUBE_MAX_STEPS : 1;
-    size_t left_out = 0;
+    size_t left_out = 0, *cur = NULL;
+    uint32_t *tgt = NULL;
     int rc = -1;
     if (cube_builder_metric(b, "curve", 1, stats) != 0 || cube_builder_rank(b, 0) != 0) {
         pt_errorf(err, "out of memory");
         goto out;
     }
+    size_t total = 0, added = 0;
+    tgt = malloc((c->nseries ? c->nseries : 1) * sizeof *tgt);
+    cur = calloc(c->nseries ? c->nseries : 1, sizeof *cur);
+    if (!tgt || !cur) {
+        pt_errorf(err, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < c->nseries; i++) {
-        const struct curves_series *s = &c->series[i];
-        uint32_t tgt = names_intern(nm, s->name, strlen(s->name), 0, 0);
-        if (tgt == NAMES_NONE) {
+        total += c->series[i].n;
+        tgt[i] = names_intern(nm, c->series[i].name, strlen(c->series[i].name), 0, 0);
+        if (tgt[i] == NAMES_NONE) {
             pt_errorf(err, "out of memory");
             goto out;
         }
-        for (size_t k = 0; k < s->n; k++) {
-            int64_t step = s->pts[k].step;
-            if (!in_range(step) || !kept(steps, nsteps, stride, step)) {
-                left_out++;
-                continue;
+    }
+    /* no cube_builder_step: a step's origin is itself, with no micro
+     * step, by default (declared per point, a run of more than
+     * CUBE_MAX_STEPS points in all was refused) */
+    if (c->nseries <= 64) {
+        /* step by step across the series, so that the builder meets each
+         * step in one run of rows and sorts the distinct steps, not one
+         * per point (a 1 GB log: 3 M steps, 30 M points) */
+        for (size_t k = 0; k < nsteps; k++) {
+            if (stride > 1 && k % stride) continue;
+            for (size_t i = 0; i < c->nseries; i++) {
+                const struct curves_series *s = &c->series[i];
+                while (cur[i] < s->n && s->pts[cur[i]].step < steps[k]) cur[i]++;
+                if (cur[i] >= s->n || s->pts[cur[i]].step != steps[k]) continue;
+                double v = s->pts[cur[i]++].value;
+                if (cube_builder_add(b, 0, tgt[i], (int32_t)steps[k], 0, &v, 1u) != 0) {
+                    pt_errorf(err, "out of memory");
+                    goto out;
+                }
+                added++;
             }
-            double v = s->pts[k].value;
-            /* no cube_builder_step: a step's origin is itself, with no micro
-             * step, by default (declared per point, a run of more than
-             * CUBE_MAX_STEPS points in all was refused) */
-            if (cube_builder_add(b, 0, tgt, (int32_t)step, 0, &v, 1u) != 0) {
-                pt_errorf(err, "out of memory");
-                goto out;
+        }
+    } else {
+        for (size_t i = 0; i < c->nseries; i++) {
+            const struct curves_series *s = &c->series[i];
+            for (size_t k = 0; k < s->n; k++) {
+                int64_t step = s->pts[k].step;
+                if (!in_range(step) || !kept(steps, nsteps, stride, step)) continue;
+                double v = s->pts[k].value;
+                if (cube_builder_add(b, 0, tgt[i], (int32_t)step, 0, &v, 1u) != 0) {
+                    pt_errorf(err, "out of memory");
+                    goto out;
+                }
+                added++;
             }
         }
     }
+    left_out = total - added;
     rc = cube_builder_finish(b, out, err);
 out:
+    free(tgt);
+    free(cur);
     free(steps);
     cube_builder_free(b);
     if (dropped) *dropped = left_out;

@@ -43,6 +43,7 @@ const char app_options_help[] =
     "                    man probetop (--format)\n"
     "  --micro_step B    true/false: global micro steps (default true, as msProbe; - or _ alike)\n"
     "  --mapping FILE    name replacements, as data2db --mapping\n"
+    "  --pattern N=RE    a training log's series N: lines RE matches, (?<step>)(?<value>)\n"
     "  --db NAME         which .trend.db of a folder to open\n"
     "  --threads N       loader threads (default: one per core)\n"
     "  --mem SIZE        a .trend.db is held whole in memory only within SIZE (512M, 2G;\n"
@@ -117,6 +118,15 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
         v = opt_value(argc, argv, &i, "--mapping", &matched, &bad);
         if (bad) return -1;
         if (matched) { a->session.lopts.mapping = v; continue; }
+        v = opt_value(argc, argv, &i, "--pattern", &matched, &bad);
+        if (bad) return -1;
+        if (matched) {
+            if (load_opts_add_pattern(&a->session.lopts, v) < 0) {
+                usage_error("--pattern wants NAME=REGEX (at most 32 of them), not '%s'", v);
+                return -1;
+            }
+            continue;
+        }
         v = opt_value(argc, argv, &i, "--db", &matched, &bad);
         if (bad) return -1;
         if (matched) { a->session.lopts.db_name = v; continue; }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model/curves/curves.h"
 #include "model/curves/curves_verdict.h"
@@ -295,9 +296,13 @@ static void print_csv(const struct cv_run *b, const struct curves_verdict *v, co
 
 /* ---- the command ---- */
 
-static struct dataset *load_run(const char *path) {
-    struct load_opts lo;
-    load_opts_init(&lo);
+static struct dataset *load_run(const char *path, const struct load_opts *given) {
+    struct load_opts lo = *given;
+    /* --pattern: a file no reader but the dump row's fallback claims is a
+     * text log of the user's shape (this command's --format is its output's) */
+    struct stat st;
+    const struct formats_row *f = lo.npatterns && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? formats_detect(path) : NULL;
+    if (lo.npatterns && S_ISREG(st.st_mode) && (!f || !strcmp(f->name, "dump"))) lo.format = formats_find("log");
     struct dataset *ds = cmd_load(path, &lo);
     if (ds && !ds->curves) {
         fprintf(stderr, "probetop curves: %s is %s%s, not training curves\n", CMD_ESC(path),
@@ -340,7 +345,7 @@ static int parse_threshold(const char *s, double *out) {
 }
 
 static int options(int argc, char **argv, const char **paths, int *np, enum cv_format *fmt,
-                   struct curves_verdict_opts *o, const char **dump) {
+                   struct curves_verdict_opts *o, const char **dump, struct load_opts *lo) {
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;
@@ -366,6 +371,12 @@ static int options(int argc, char **argv, const char **paths, int *np, enum cv_f
         } else if ((v = opt_value(argc, argv, &i, "--dump", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
             *dump = v;
+        } else if ((v = opt_value(argc, argv, &i, "--pattern", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (load_opts_add_pattern(lo, v) != 0) {
+                fprintf(stderr, "probetop curves: --pattern takes NAME=REGEX (at most %d), not '%s'\n", LOAD_MAX_PATTERNS, CMD_ESC(v));
+                return EXIT_USAGE;
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             int n = 0;
             return cmd_operand(&cmd_curves_entry, argv[i], paths, &n);   /* says: unknown option */
@@ -384,11 +395,13 @@ static int run(int argc, char **argv) {
     enum cv_format fmt = CV_TEXT;
     struct curves_verdict_opts o;
     curves_verdict_defaults(&o);
-    int rc = options(argc, argv, paths, &np, &fmt, &o, &dump);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    int rc = options(argc, argv, paths, &np, &fmt, &o, &dump, &lo);
     if (rc != 0) return rc;
-    struct cv_run p = {paths[0], load_run(paths[0])}, b = {paths[1], NULL};
+    struct cv_run p = {paths[0], load_run(paths[0], &lo)}, b = {paths[1], NULL};
     if (!p.ds) return EXIT_USAGE;
-    if (np == 2 && !(b.ds = load_run(paths[1]))) {
+    if (np == 2 && !(b.ds = load_run(paths[1], &lo))) {
         dataset_free(p.ds);
         return EXIT_USAGE;
     }
@@ -414,7 +427,8 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_curves_entry = {
     .name = "curves",
-    .usage = "probetop curves PROBLEM [BENCH] [--format text|csv|json] [--threshold P] [--window N] [--dump DIR]",
+    .usage = "probetop curves PROBLEM [BENCH] [--format text|csv|json] [--threshold P] [--window N] [--dump DIR]\n"
+             "                       [--pattern NAME=REGEX]...",
     .summary = "training curves vs the benchmark: first misaligned step, spikes, NaNs, what to dump",
     .help = "  --format F           text (default), csv (one row per finding) or json (for CI: first_misaligned,\n"
             "                       problem and bench with series, spikes, nonfinite, skipped; verdict, dump_next)\n"
@@ -424,8 +438,11 @@ const struct cmd_entry cmd_curves_entry = {
             "                       are no misalignment)\n"
             "  --dump DIR           a dump root of the problem run (stepN/rankR/): say whether the steps to\n"
             "                       dump next are in it\n"
-            "PROBLEM and BENCH are training curves (a CSV or JSONL export; see --format in probetop(1)), the\n"
-            "runs aligned on the training step; BENCH left out, the problem run alone (spikes, NaNs).\n"
+            "  --pattern NAME=REGEX a text log's series NAME: the lines REGEX matches, its groups\n"
+            "                       (?<step>...) and (?<value>...); repeatable (probetop-formats(5))\n"
+            "PROBLEM and BENCH are training curves (a text log, event files, a CSV or JSONL export; see\n"
+            "--format in probetop(1)), the runs aligned on the training step; BENCH left out, the problem\n"
+            "run alone (spikes, NaNs).\n"
             "Exit 0 aligned (clean), 1 misaligned, or more NaN/spike steps than the benchmark, 2 bad input.\n"
             "The rules: probetop-rules(7), TRAINING CURVES.\n",
     .run = run,

@@ -215,6 +215,14 @@ static int run(int argc, char **argv) {
         }
         if ((v = opt_value(argc, argv, &i, "--mapping", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.mapping = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--db", &m, &bad)) || m) { if (bad) return EXIT_USAGE; lo.db_name = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--pattern", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if (load_opts_add_pattern(&lo, v) != 0) {
+                fprintf(stderr, "probetop info: --pattern takes NAME=REGEX (at most %d), not '%s'\n", LOAD_MAX_PATTERNS, CMD_ESC(v));
+                return EXIT_USAGE;
+            }
+            continue;
+        }
         if (cmd_operand(&cmd_info_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
     if (cmd_operands_done(&cmd_info_entry, np) != 0) return EXIT_USAGE;
@@ -248,7 +256,7 @@ static int run(int argc, char **argv) {
 const struct cmd_entry cmd_info_entry = {
     .name = "info",
     .usage = "probetop info PATH [--json] [--format NAME] [--micro_step true|false] [--mapping FILE] [--db NAME]\n"
-             "                     [--mem SIZE]",
+             "                     [--mem SIZE] [--pattern NAME=REGEX]...",
     .summary = "describe what a dump, monitor folder, .trend.db or .vis.db holds",
     .help = "  --json               one JSON object: format, steps, ranks, targets, metrics, statistics,\n"
             "                       nonfinite (metric -> count), overflow, anomalies (msProbe's monitor\n"
@@ -260,6 +268,8 @@ const struct cmd_entry cmd_info_entry = {
             "  --micro_step B       true (default): split steps into micro steps as msProbe's data2db\n"
             "  --mapping FILE       JSON {\"old\": \"new\"} substring replacements for names\n"
             "  --db NAME            which .trend.db of a folder to open (default: the first by name)\n"
+            "  --pattern NAME=REGEX a text training log's series NAME: the lines REGEX matches, its\n"
+            "                       groups (?<step>...) and (?<value>...); repeatable (probetop-formats(5))\n"
             "  --mem SIZE           a .trend.db is read by queries, and what is laid out in memory\n"
             "                       stays within SIZE (default: a quarter of the memory, at most 1G)\n",
     .run = run,

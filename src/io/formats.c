@@ -15,6 +15,7 @@ extern const struct formats_row formats_row_ascend_step;      /* read_steptrace.
 extern const struct formats_row formats_row_ascend_cluster;   /* read_steptrace.c */
 extern const struct formats_row formats_row_tfevents;   /* curves/read_tfevents.c */
 extern const struct formats_row formats_row_curve_table;      /* curves/read_curve_table.c */
+extern const struct formats_row formats_row_log;       /* curves/read_log.c */
 
 /* Order matters only for ties in detection: a folder that is both a dump
  * and a monitor tree opens as a dump, as msProbe's data2db looks for a
@@ -30,6 +31,7 @@ const struct formats_row *const formats_rows[] = {
     &formats_row_ascend_cluster,
     &formats_row_tfevents,
     &formats_row_curve_table,
+    &formats_row_log,
 };
 const size_t formats_nrows = sizeof formats_rows / sizeof *formats_rows;
 

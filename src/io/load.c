@@ -23,6 +23,13 @@ void load_opts_init(struct load_opts *o) {
     o->mem_budget = util_default_mem();
 }
 
+int load_opts_add_pattern(struct load_opts *o, const char *spec) {
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || o->npatterns >= LOAD_MAX_PATTERNS) return -1;
+    o->patterns[o->npatterns++] = spec;
+    return 0;
+}
+
 int load_dataset(const char *path, const struct load_opts *o, struct dataset **out, struct pt_error *err) {
     struct timespec t0, t1;
     struct stat st;

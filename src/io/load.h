@@ -26,5 +26,10 @@
  * machine's memory, at most 1 GiB). */
 void load_opts_init(struct load_opts *o);
 
+/* --pattern NAME=REGEX (spec not copied: argv's): 0, or -1 when it has no
+ * "NAME=" or there are LOAD_MAX_PATTERNS already.  The regex is compiled
+ * by the reader, which names a bad one with its offset. */
+int load_opts_add_pattern(struct load_opts *o, const char *spec);
+
 int load_dataset(const char *path, const struct load_opts *o, struct dataset **out, struct pt_error *err);
 #endif

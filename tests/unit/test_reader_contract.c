@@ -14,6 +14,7 @@
  *     a warning naming the file, and writes nothing beside the copy. */
 #include "pt_test.h"
 #include "pt_anomaly.h"
+#include "pt_curves_log.h"
 
 #include <ftw.h>
 #include <stdatomic.h>
@@ -81,6 +82,8 @@ static int find_candidates(void) {
     char tree[1200];
     snprintf(tree, sizeof tree, "%s/v2", anom);
     if (pt_anom_v2(tree) != 0) return -1;
+    snprintf(tree, sizeof tree, "%s/train.log", anom);   /* the log row's: a generated Megatron log */
+    if (pt_log_megatron(tree, 35) != 0) return -1;
     const char *roots[] = {data, ascend, anom};
     for (size_t r = 0; r < sizeof roots / sizeof *roots; r++)
         if (roots[r] && nftw(roots[r], consider, 16, FTW_PHYS) != 0) return -1;
