@@ -16,6 +16,7 @@
 #include "model/curves/curves_cube.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
+#include "src/io/common/filewalk.h"
 #include "src/io/common/reader.h"
 #include "src/io/curves/tfevents_pb.h"
 #include "src/io/curves/tfrecord.h"
@@ -68,55 +69,30 @@ static int head_is_event(const char *path) {
 
 static int skip_dir(const char *name) { return name[0] == '.'; }
 
-struct flist { char **v; size_t n, cap; };
-
-/* The event files under dir (probe: stop at the first, after *budget
- * folders and heads). */
-static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, int *budget, struct pt_error *err) {
-    if (probe && --*budget < 0) return 0;
-    size_t n;
-    char **names = fs_list_dir(dir, 0, &n);
-    if (!names) {
-        if (probe) return 0;
-        if (depth == 0) return pt_errorf(err, "%s: %s", dir, strerror(errno));
-        const char *why = strerror(errno);
-        return dataset_warn(ds, "%s: cannot list: %s: skipped", dir, why) | dataset_skip(ds, dir) ? pt_errorf(err, "out of memory") : 0;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        char *p = fs_join(dir, names[i]);
-        if (!p) { rc = pt_errorf(err, "out of memory"); break; }
-        struct stat st;
-        if (stat(p, &st) != 0) { free(p); continue; }
-        if (S_ISDIR(st.st_mode)) {
-            if (depth < TFE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, budget, err);
-            free(p);
-        } else if (S_ISREG(st.st_mode) && event_name(names[i]) && (!probe || (--*budget >= 0 && st.st_size > 0 && head_ok(p, 1)))) {
-            if (out->n >= TFE_MAX_FILES) { free(p); rc = pt_errorf(err, "%s: more than %d event files", dir, TFE_MAX_FILES); break; }
-            if (UTIL_PUSH(out->v, out->n, out->cap)) { free(p); rc = pt_errorf(err, "out of memory"); break; }
-            out->v[out->n++] = p;
-        } else free(p);
-        if (probe && (out->n || *budget < 0)) break;
-    }
-    fs_free_list(names, n);
-    return rc;
+/* A file of the walk: an event file by its name; detection also reads
+ * its first record's header (from the budget), so a folder of empty or
+ * foreign files named so is no run. */
+static int accept_event(const char *name, const char *path, const struct stat *st, int *budget) {
+    if (!event_name(name)) return 0;
+    if (!budget) return 1;
+    return --*budget >= 0 && st->st_size > 0 && head_ok(path, 1);
 }
 
-static void flist_free(struct flist *f) {
-    for (size_t i = 0; i < f->n; i++) free(f->v[i]);
-    free(f->v);
-}
+static const struct filewalk event_walk = {
+    .max_depth = TFE_WALK_DEPTH, .max_files = TFE_MAX_FILES, .what = "event files",
+    .skip_dir = skip_dir, .accept = accept_event,
+};
 
 static int detect_tfevents(const char *path, const struct stat *st) {
     if (S_ISREG(st->st_mode)) {
         if (event_name(base_of(path))) return head_ok(path, 1) ? 100 : 0;
         return head_is_event(path) ? 100 : 0;
     }
-    struct flist fl = {0};
+    struct filewalk_list fl = {0};
     int budget = 64;
-    walk(path, 0, &fl, NULL, 1, &budget, NULL);
+    filewalk_run(&event_walk, path, &fl, NULL, &budget, NULL);
     int found = fl.n > 0;
-    flist_free(&fl);
+    filewalk_list_free(&fl);
     return found ? 100 : 0;
 }
 
@@ -342,17 +318,16 @@ static int map_file(const char *path, const uint8_t **buf, size_t *len, const ch
 
 static int load_tfevents(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct stat st;
-    struct flist fl = {0};
+    struct filewalk_list fl = {0};
     ds->micro_step = 0;   /* training steps, no micro steps */
     if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
     int rc = 0;
     if (S_ISDIR(st.st_mode)) {
-        int budget = 0;
-        rc = walk(path, 0, &fl, ds, 0, &budget, err);
+        rc = filewalk_run(&event_walk, path, &fl, ds, NULL, err);
         if (rc == 0 && fl.n == 0) rc = pt_errorf(err, "%s: no TensorBoard event file (events.out.tfevents.*) in it", path);
     } else if (UTIL_PUSH(fl.v, fl.n, fl.cap) || !(fl.v[fl.n] = strdup(path))) rc = pt_errorf(err, "out of memory");
     else fl.n++;
-    if (rc) { flist_free(&fl); return rc; }
+    if (rc) { filewalk_list_free(&fl); return rc; }
     if (fl.n > 1) qsort(fl.v, fl.n, sizeof *fl.v, cmp_str);   /* a run's files by name: by the time they were started */
     /* the folder every file is in: files there name their series by tag,
      * files below it by their sub-folder and tag ("train/loss") */
@@ -408,7 +383,7 @@ static int load_tfevents(const char *path, const struct load_opts *o, struct dat
     if (rc == 0 && nread == 0) rc = pt_errorf(err, "%s: no readable TensorBoard event file", path);
     if (rc == 0 && x->scalars == 0) rc = dataset_warn(ds, "%s: no scalar summary in %zu event file%s", path, nread, nread == 1 ? "" : "s") ? pt_errorf(err, "out of memory") : 0;
     tfevents_ctx_free(x);
-    flist_free(&fl);
+    filewalk_list_free(&fl);
     if (rc == 0 && curves_finish(cv)) rc = pt_errorf(err, "out of memory");
     size_t dropped = 0;
     if (rc == 0) rc = curves_cube_build(cv, &ds->cube, &dropped, err);

@@ -24,6 +24,7 @@
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
+#include "src/io/common/filewalk.h"
 #include "src/io/common/reader.h"
 #include "src/io/formats.h"
 #include "src/io/trace/trace_parse.h"
@@ -75,59 +76,29 @@ static int is_trace_file(const char *path) {
  * Ascend profile (PROF_*: msprof's own timelines would count twice). */
 static int skip_dir(const char *name) { return name[0] == '.' || !strncmp(name, "PROF_", 5) || !strcmp(name, "FRAMEWORK"); }
 
-struct flist { char **v; size_t n, cap; };
-
-/* probe (detection): stop at the first trace, and after looking into
- * *budget folders and file heads in all (a dump folder of 1000 ranks must
- * not be read to say it is no trace). */
-static int walk(const char *dir, int depth, struct flist *out, struct dataset *ds, int probe, int *budget,
-                struct pt_error *err) {
-    if (probe && --*budget < 0) return 0;
-    size_t n;
-    char **names = fs_list_dir(dir, 0, &n);
-    if (!names) {
-        if (probe) return 0;
-        if (depth == 0) return pt_errorf(err, "%s: %s", dir, strerror(errno));
-        /* a sub-folder that cannot be listed is left out, as the dump and
-         * monitor readers leave out a rank folder (probetop-formats(5),
-         * PROFILER TRACES) */
-        const char *why = strerror(errno);
-        return dataset_warn(ds, "%s: cannot list: %s: skipped", dir, why) | dataset_skip(ds, dir) ? pt_errorf(err, "out of memory") : 0;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        char *p = fs_join(dir, names[i]);
-        if (!p) { rc = pt_errorf(err, "out of memory"); break; }
-        struct stat st;
-        if (stat(p, &st) != 0) { free(p); continue; }
-        if (S_ISDIR(st.st_mode)) {
-            if (depth < TRACE_WALK_DEPTH && !skip_dir(names[i])) rc = walk(p, depth + 1, out, ds, probe, budget, err);
-            free(p);
-        } else if (S_ISREG(st.st_mode) && json_name(names[i]) &&
-                   (strong_name(names[i]) || ((!probe || --*budget >= 0) && head_is_trace(p)))) {
-            if (out->n >= TRACE_MAX_FILES) { free(p); rc = pt_errorf(err, "%s: more than %d trace files", dir, TRACE_MAX_FILES); break; }
-            if (UTIL_PUSH(out->v, out->n, out->cap)) { free(p); rc = pt_errorf(err, "out of memory"); break; }
-            out->v[out->n++] = p;
-            if (probe) break;
-        } else {
-            if (!probe && ds && depth == 0 && S_ISREG(st.st_mode) && json_name(names[i]) && dataset_skip(ds, p) != 0)
-                rc = pt_errorf(err, "out of memory");
-            free(p);
-        }
-        if (probe && (out->n || *budget < 0)) break;
-    }
-    fs_free_list(names, n);
-    return rc;
+/* A file of the walk: a trace by its name, else a .json[.gz] whose head
+ * looks like one (the head read costs detection's budget); a .json that is
+ * not a trace is -1, noted as skipped at the root of a load. */
+static int accept_trace(const char *name, const char *path, const struct stat *st, int *budget) {
+    (void)st;
+    if (!json_name(name)) return 0;
+    if (strong_name(name)) return 1;
+    if (budget && --*budget < 0) return -1;
+    return head_is_trace(path) ? 1 : -1;
 }
+
+static const struct filewalk trace_walk = {
+    .max_depth = TRACE_WALK_DEPTH, .max_files = TRACE_MAX_FILES, .what = "trace files",
+    .skip_dir = skip_dir, .accept = accept_trace,
+};
 
 static int detect_trace(const char *path, const struct stat *st) {
     if (S_ISREG(st->st_mode)) return is_trace_file(path) ? 100 : 0;
-    struct flist fl = {0};
+    struct filewalk_list fl = {0};
     int budget = 32;
-    walk(path, 0, &fl, NULL, 1, &budget, NULL);
+    filewalk_run(&trace_walk, path, &fl, NULL, &budget, NULL);
     int found = fl.n > 0;
-    for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
-    free(fl.v);
+    filewalk_list_free(&fl);
     return found ? 100 : 0;
 }
 
@@ -653,7 +624,7 @@ static int rebase(struct trace_run *run, const char *path, struct pt_error *err)
     return 0;
 }
 
-static int collect(const char *path, struct flist *fl, struct dataset *ds, struct pt_error *err) {
+static int collect(const char *path, struct filewalk_list *fl, struct dataset *ds, struct pt_error *err) {
     struct stat st;
     if (stat(path, &st) != 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
     if (S_ISREG(st.st_mode)) {
@@ -661,7 +632,7 @@ static int collect(const char *path, struct flist *fl, struct dataset *ds, struc
         fl->n++;
         return 0;
     }
-    if (walk(path, 0, fl, ds, 0, NULL, err)) return -1;
+    if (filewalk_run(&trace_walk, path, fl, ds, NULL, err)) return -1;
     if (!fl->n)
         return pt_errorf(err, "%s: no profiler trace in this folder (*.json or *.json.gz with traceEvents, "
                               "*.pt.trace.json, ASCEND_PROFILER_OUTPUT/trace_view.json)", path);
@@ -863,7 +834,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
 }
 
 static int load_trace(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
-    struct flist fl = {0};
+    struct filewalk_list fl = {0};
     struct trace_parse_names names;
     memset(&names, 0, sizeof names);
     struct tfile *t = NULL;
@@ -892,8 +863,7 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
         free(t[i].to);
     }
     free(t);
-    for (size_t i = 0; i < fl.n; i++) free(fl.v[i]);
-    free(fl.v);
+    filewalk_list_free(&fl);
     trace_parse_names_free(&names);
     if (rc == 0) rc = trace_cube_build(ds->trace, &ds->cube, err);
     return rc;
