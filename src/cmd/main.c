@@ -15,6 +15,7 @@ static const struct cmd_entry *const commands[] = {
     &cmd_parallel_entry,
     &cmd_trace_entry,
     &cmd_curves_entry,
+    &cmd_report_entry,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,386 @@
+/* cmd_report: `probetop report RUN [BENCH] [--out FILE]`, a Markdown summary
+ * for a ticket.  Every answer in it is the one the other commands compute,
+ * through the same entry points: the load (info), the NaN/Inf entries with
+ * their origin across ranks (overflow: load_dataset's ovf list, or
+ * ovf_scan_cube for inputs without levels; ovf_origin_run, ovf_origin_entry,
+ * ovf_first), msProbe's anomaly reports (the dataset's list, in its
+ * first-anomaly order) and with BENCH the first divergence (compare --first:
+ * graph_scan, graph_pair, cmp_scan_run, cmp_origin_first).  Each finding
+ * names the command line that reproduces it.  The exit code is the gates':
+ * 1 a finding (a NaN/Inf or an AnomalyNan report, an error-level
+ * divergence), else 3 when something could not be read whole, else 0; 2 bad
+ * usage or unreadable input.  --out writes a temporary file in the target's
+ * folder and renames it over FILE once complete. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/compare/compare.h"
+#include "model/compare/compare_run.h"
+#include "model/cube/cube.h"
+#include "model/overflow/anomaly.h"
+#include "model/overflow/overflow.h"
+#include "src/cmd/cmd.h"
+#include "src/io/compare/cmp_origin.h"
+#include "src/io/compare/cmp_scan.h"
+#include "src/io/dump/ovf_origin.h"
+#include "src/io/dump/read_graph.h"
+#include "src/io/load.h"
+
+/* The exit codes of two gates as one: a finding wins, then unreadable input,
+ * then a partial answer. */
+static int rc_merge(int a, int b) {
+    if (a == EXIT_FOUND || b == EXIT_FOUND) return EXIT_FOUND;
+    if (a == EXIT_USAGE || b == EXIT_USAGE) return EXIT_USAGE;
+    if (a == EXIT_INCOMPLETE || b == EXIT_INCOMPLETE) return EXIT_INCOMPLETE;
+    return EXIT_OK;
+}
+
+/* A table cell: escaped, '|' and line ends made harmless, in backticks
+ * when code. */
+static void cell(FILE *f, const char *s, int code) {
+    char buf[CMD_ESC_MAX];
+    cmd_esc(s ? s : "", buf, sizeof buf);
+    if (code) fputc('`', f);
+    for (const char *p = buf; *p; p++) {
+        if (*p == '|') fputs("\\|", f);
+        else if (*p == '`' && code) fputc('\'', f);
+        else fputc(*p, f);
+    }
+    if (code) fputc('`', f);
+}
+
+/* A shell word for a reproducing command line: single-quoted when needed. */
+static void shword(FILE *f, const char *s) {
+    char buf[CMD_ESC_MAX];
+    cmd_esc(s, buf, sizeof buf);
+    if (buf[0] && strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+:,@") == strlen(buf)) {
+        fputs(buf, f);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *p = buf; *p; p++) {
+        if (*p == '\'') fputs("'\\''", f);
+        else fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+static void repro(FILE *f, const char *cmd, const char *a, const char *b, const char *opt) {
+    fprintf(f, "\nReproduce: `probetop %s ", cmd);
+    shword(f, a);
+    if (b) {
+        fputc(' ', f);
+        shword(f, b);
+    }
+    if (opt) fprintf(f, " %s", opt);
+    fputs("`\n", f);
+}
+
+/* ---- what was read ---- */
+
+static int count_distinct(const struct dataset *ds, int ranks) {
+    int n = 0;
+    for (size_t i = 0; i < ds->nrankdirs; i++) {
+        int32_t k = ranks ? ds->rankdirs[i].rank : ds->rankdirs[i].step;
+        size_t j = 0;
+        while (j < i && (ranks ? ds->rankdirs[j].rank : ds->rankdirs[j].step) != k) j++;
+        if (j == i) n++;
+    }
+    return n;
+}
+
+static void md_read(FILE *f, const struct dataset *ds, const char *path) {
+    int steps = ds->nrankdirs ? count_distinct(ds, 0) : ds->cube ? ds->cube->nsteps : 0;
+    int ranks = ds->nrankdirs ? count_distinct(ds, 1) : ds->cube ? ds->cube->nranks : 0;
+    fprintf(f, "\n## What was read\n\n| input | format | steps | ranks | files read | skipped | partial | warnings |\n"
+               "|---|---|--:|--:|--:|--:|--:|--:|\n| ");
+    cell(f, path, 1);
+    fprintf(f, " | %s | %d | %d | %zu | %zu | %zu | %zu |\n", formats_name(ds->format), steps, ranks, ds->files_read,
+            ds->nskipped, ds->npartial, ds->nwarnings);
+    size_t n = ds->nskipped + ds->npartial;
+    for (size_t i = 0; i < n && i < 20; i++) {
+        int sk = i < ds->nskipped;
+        fprintf(f, "%s- %s: ", i ? "" : "\nNot read whole:\n\n", sk ? "skipped" : "partial (last row cut)");
+        cell(f, sk ? ds->skipped[i] : ds->partial[i - ds->nskipped], 1);
+        fputc('\n', f);
+    }
+    if (n > 20) fprintf(f, "- ... and %zu more (`probetop info` lists them)\n", n - 20);
+}
+
+/* ---- NaN/Inf (overflow) ---- */
+
+static int md_overflow(FILE *f, const struct dataset *ds, const char *path, struct pt_error *err) {
+    struct ovf_list scanned = {0};
+    const struct ovf_list *l = &ds->ovf;
+    if (!ds->ovf_levels) {
+        if (ds->cube && ovf_scan_cube(ds->cube, &scanned, err) != 0) return EXIT_USAGE;
+        l = &scanned;
+    }
+    struct ovf_origin_report origin = {0};
+    if (ovf_origin_run(ds, &origin, err) != 0) {
+        ovf_list_free(&scanned);
+        return EXIT_USAGE;
+    }
+    size_t counts[4] = {0}, failing = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ovf_entry *e = &l->v[i];
+        counts[e->level <= OVF_CRITICAL ? e->level : OVF_NONE]++;
+        if (ovf_gate_level(e) >= OVF_CRITICAL) failing++;
+    }
+    for (size_t i = 0; i < ds->anomalies.n; i++)
+        if (anomaly_gate_level(&ds->anomalies.v[i]) >= OVF_CRITICAL) failing++;
+    long o = ovf_origin_entry(&origin, l);
+    long first = o >= 0 ? o : ovf_first(l);
+
+    fprintf(f, "\n## NaN/Inf\n\n");
+    if (ds->ovf_levels)
+        fprintf(f, "| critical | high | medium |\n|--:|--:|--:|\n| %zu | %zu | %zu |\n", counts[OVF_CRITICAL],
+                counts[OVF_HIGH], counts[OVF_MEDIUM]);
+    else
+        fprintf(f, "| non-finite cells |\n|--:|\n| %zu |\n", counts[OVF_NONE]);
+    if (first < 0) {
+        fprintf(f, "\nNo NaN or Inf found.\n");
+    } else {
+        const struct ovf_entry *e = &l->v[first];
+        fprintf(f, "\nFirst occurrence%s:\n\n| level | step | micro step | rank | position | node | non-finite |\n"
+                   "|---|--:|--:|--:|--:|---|---|\n| %s | %d | ",
+                o >= 0 ? " (born here: origin across ranks)" : "",
+                ds->ovf_levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite", (int)e->step);
+        if (e->micro >= 0) fprintf(f, "%d", (int)e->micro);
+        else fputc('-', f);
+        fprintf(f, " | %d | %u | ", (int)e->rank, (unsigned)e->pos);
+        cell(f, e->name, 1);
+        fputs(" | ", f);
+        cell(f, e->what, 0);
+        fputs(" |\n", f);
+        if (origin.note[0] || origin.n) {
+            fputs("\nOrigin across ranks (as `probetop overflow` prints it):\n\n```\n", f);
+            if (origin.note[0]) fprintf(f, "%s\n", CMD_ESC(origin.note));
+            ovf_origin_print_text(f, &origin);
+            fputs("```\n", f);
+        }
+        repro(f, "overflow", path, NULL, NULL);
+    }
+    const struct anomaly_list *al = &ds->anomalies;
+    if (al->n) {
+        const struct anomaly *a = &al->v[0];
+        fprintf(f, "\n## msProbe anomaly reports\n\n%zu report%s%s; the first in msProbe's first-anomaly order:\n\n"
+                   "| level | step | micro step | rank | rule | op | tag |\n|---|--:|--:|--:|---|---|---|\n| %s | %d | %d | %d | %s | ",
+                al->n, al->n == 1 ? "" : "s", al->analyse ? " (anomaly_analyse.json)" : "",
+                ovf_level_name((enum ovf_level)anomaly_gate_level(a)), (int)a->step, (int)a->micro_step, (int)a->rank,
+                anomaly_rule_name((enum anomaly_rule)a->rule));
+        cell(f, a->op[0] ? a->op : "-", 0);
+        fputs(" | ", f);
+        cell(f, a->tag_name, 1);
+        fputs(" |\n", f);
+        repro(f, "overflow", path, NULL, NULL);
+    }
+    ovf_origin_report_free(&origin);
+    ovf_list_free(&scanned);
+    if (failing) return EXIT_FOUND;
+    return ds->nskipped + ds->npartial ? EXIT_INCOMPLETE : EXIT_OK;
+}
+
+/* ---- the first divergence (compare --first) ---- */
+
+static long ncores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4 ? 4 : n;
+}
+
+static int md_compare(FILE *f, const char *run, const char *bench) {
+    struct pt_error err = {{0}};
+    struct graph_dirs d[2] = {{0}};
+    int rc = EXIT_USAGE;
+    struct cmp_scan_pair *pairs = NULL;
+    struct compare_run_pair *sum = NULL;
+    size_t n = 0;
+    if (graph_scan(run, &d[0], &err) != 0 || graph_scan(bench, &d[1], &err) != 0) {
+        fprintf(stderr, "probetop report: %s\n", CMD_ESC(err.msg));
+        goto done;
+    }
+    pairs = calloc(d[0].n + 1, sizeof *pairs);
+    sum = calloc(d[0].n + 1, sizeof *sum);
+    if (!pairs || !sum) {
+        fprintf(stderr, "probetop report: out of memory\n");
+        goto done;
+    }
+    for (size_t i = 0; i < d[0].n; i++) {
+        long j = graph_pair(&d[0], &d[1], i);
+        if (j >= 0) pairs[n++] = (struct cmp_scan_pair){d[0].v[i].step, d[0].v[i].rank, {d[0].v[i].dir, d[1].v[j].dir}};
+    }
+    if (!n) {
+        fprintf(stderr, "probetop report: %s and %s share no (step, rank): nothing to compare\n", CMD_ESC(run),
+                CMD_ESC(bench));
+        goto done;
+    }
+    struct cmp_scan_opts so = {.threads = (int)ncores()};
+    cmp_scan_run(pairs, n, sum, &so);
+    size_t failed = 0;
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (sum[i].state == COMPARE_RUN_FAILED) {
+            fprintf(stderr, "probetop report: compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank,
+                    CMD_ESC(sum[i].why));
+            failed++;
+        } else if (sum[i].nerror) found = 1;
+    }
+    if (failed == n) goto done;
+    rc = found ? EXIT_FOUND : failed ? EXIT_INCOMPLETE : EXIT_OK;
+    int which = COMPARE_RUN_ERR;
+    struct compare_run_first fi = {0};
+    struct ovf_origin_report o = {0};
+    long k = cmp_origin_first(pairs, n, sum, 0, 0, &o, &which, &fi, &err);
+    if (err.msg[0]) fprintf(stderr, "probetop report: origin across ranks: %s\n", CMD_ESC(err.msg));
+    fprintf(f, "\n## First divergence\n\nAgainst ");
+    cell(f, bench, 1);
+    fprintf(f, ": %zu (step, rank) pair%s compared", n, n == 1 ? "" : "s");
+    if (failed) fprintf(f, ", %zu could not be", failed);
+    fputs(".\n", f);
+    if (k < 0 || !fi.have) {
+        fputs("\nNo divergence: every compared node passes.\n", f);
+    } else {
+        char w[64];
+        if (fi.worst < 0) snprintf(w, sizeof w, "-");
+        else snprintf(w, sizeof w, "%.6g%%", fi.worst * 100);
+        fprintf(f, "\n| node | level | step | micro step | rank | worst relative error | module |\n"
+                   "|---|---|--:|--:|--:|--:|---|\n| ");
+        cell(f, fi.name, 1);
+        fprintf(f, " | %s | %d | %d | %d | %s | ", cmp_level_name(which == COMPARE_RUN_ERR ? CL_ERROR : CL_WARNING),
+                (int)fi.at.step, (int)fi.at.micro, (int)fi.at.rank, w);
+        cell(f, fi.in ? fi.in : "-", fi.in != NULL);
+        fputs(" |\n", f);
+        if (fi.det)
+            fputs("\nDeterminism: the first operator whose inputs' checksums equal the benchmark's and whose "
+                  "outputs' differ.\n", f);
+        if (!err.msg[0] && o.n) {
+            fputs("\nOrigin across ranks (as `probetop compare --first` prints it):\n\n```\n", f);
+            ovf_origin_print_text(f, &o);
+            fputs("```\n", f);
+        }
+        repro(f, "compare", run, bench, "--first");
+    }
+    compare_run_first_free(&fi);
+    ovf_origin_report_free(&o);
+done:
+    if (sum)
+        for (size_t i = 0; i < n; i++) compare_run_pair_clear(&sum[i]);
+    free(sum);
+    free(pairs);
+    graph_dirs_free(&d[0]);
+    graph_dirs_free(&d[1]);
+    return rc;
+}
+
+/* ---- the command ---- */
+
+static const char *rc_text(int rc) {
+    return rc == EXIT_FOUND ? "findings (exit 1)" : rc == EXIT_INCOMPLETE ? "nothing found in what was read, but not "
+                                                                            "everything could be read (exit 3)"
+                                                                          : "clean (exit 0)";
+}
+
+static int write_report(FILE *f, const char *run, const char *bench) {
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct dataset *ds = cmd_load(run, &lo);
+    if (!ds) return EXIT_USAGE;
+    fputs("# probetop report: ", f);
+    cell(f, run, 1);
+    fputc('\n', f);
+    md_read(f, ds, run);
+    struct pt_error err = {{0}};
+    int rc = md_overflow(f, ds, run, &err);
+    if (rc == EXIT_USAGE) fprintf(stderr, "probetop report: %s\n", CMD_ESC(err.msg));
+    if (rc != EXIT_USAGE && bench) rc = rc_merge(rc, md_compare(f, run, bench));
+    if (rc != EXIT_USAGE) fprintf(f, "\n## Verdict\n\n%s\n", rc_text(rc));
+    dataset_free(ds);
+    return rc;
+}
+
+/* FILE written whole or not at all: a temporary file beside it, renamed. */
+static int write_out(const char *out, const char *run, const char *bench) {
+    size_t n = strlen(out);
+    char *tmp = malloc(n + 16);
+    if (!tmp) return EXIT_USAGE;
+    const char *slash = strrchr(out, '/');
+    size_t dl = slash ? (size_t)(slash - out) + 1 : 0;
+    snprintf(tmp, n + 16, "%.*s.%s.XXXXXX", (int)dl, out, out + dl);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "probetop report: cannot write %s: %s\n", CMD_ESC(out), strerror(errno));
+        free(tmp);
+        return EXIT_USAGE;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return EXIT_USAGE;
+    }
+    int rc = write_report(f, run, bench);
+    int bad = ferror(f) | (fflush(f) != 0) | (fsync(fd) != 0);
+    bad |= fclose(f) != 0;
+    if (rc != EXIT_USAGE && bad) {
+        fprintf(stderr, "probetop report: cannot write %s\n", CMD_ESC(out));
+        rc = EXIT_USAGE;
+    }
+    if (rc != EXIT_USAGE && rename(tmp, out) != 0) {
+        fprintf(stderr, "probetop report: cannot write %s: %s\n", CMD_ESC(out), strerror(errno));
+        rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_USAGE) unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+static int run(int argc, char **argv) {
+    const char *ops[2] = {NULL, NULL}, *out = NULL, *v;
+    int np = 0, bad = 0, matched;
+    for (int i = 1; i < argc; i++) {
+        if ((v = opt_value(argc, argv, &i, "--out", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            out = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "probetop report: unknown option '%s'\nusage: %s\n", CMD_ESC(argv[i]), cmd_report_entry.usage);
+            return EXIT_USAGE;
+        } else if (np == 2) {
+            fprintf(stderr, "probetop report: RUN and BENCH given already: '%s' is one too many\nusage: %s\n",
+                    CMD_ESC(argv[i]), cmd_report_entry.usage);
+            return EXIT_USAGE;
+        } else {
+            ops[np++] = argv[i];
+        }
+    }
+    if (np < 1) {
+        fprintf(stderr, "probetop report: RUN missing\nusage: %s\n", cmd_report_entry.usage);
+        return EXIT_USAGE;
+    }
+    if (out) return write_out(out, ops[0], ops[1]);
+    return write_report(stdout, ops[0], ops[1]);
+}
+
+const struct cmd_entry cmd_report_entry = {
+    .name = "report",
+    .usage = "probetop report RUN [BENCH] [--out FILE]",
+    .summary = "a Markdown summary for a ticket: what was read, the first NaN/Inf, the first divergence",
+    .help = "  RUN                   what `probetop info` and `overflow` read: a dump, a monitor\n"
+            "                        output folder, a .trend.db\n"
+            "  BENCH                 optional: a benchmark dump; adds the first divergence as\n"
+            "                        `probetop compare RUN BENCH --first` finds it\n"
+            "  --out FILE            write the report to FILE (a temporary file in FILE's folder,\n"
+            "                        renamed once complete) instead of stdout\n"
+            "Sections: what was read (format, steps, ranks, files read, skipped, partial,\n"
+            "warnings); NaN/Inf (counts per level, the first occurrence, its origin across\n"
+            "ranks); msProbe anomaly reports (count, first); the first divergence (node,\n"
+            "level, step, micro step, rank, worst relative error, module); the verdict.  Each\n"
+            "finding names the command line that reproduces it.\n"
+            "Exit: 0 clean, 1 a finding (a NaN/Inf, an AnomalyNan report, an error-level\n"
+            "divergence), 2 bad usage or unreadable input, 3 nothing found in what was read\n"
+            "but some of it could not be read.\n",
+    .run = run,
+};
