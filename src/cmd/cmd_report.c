@@ -12,6 +12,7 @@
  * usage or unreadable input.  --out writes a temporary file in the target's
  * folder and renames it over FILE once complete. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,11 @@
 #include "model/compare/compare.h"
 #include "model/compare/compare_run.h"
 #include "model/cube/cube.h"
+#include "model/curves/curves.h"
+#include "model/curves/curves_verdict.h"
 #include "model/overflow/anomaly.h"
 #include "model/overflow/overflow.h"
+#include "model/trace/trace.h"
 #include "src/cmd/cmd.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
@@ -275,6 +279,85 @@ done:
     return rc;
 }
 
+/* ---- a profiler trace (trace) ---- */
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+static int md_trace(FILE *f, const struct dataset *ds, const char *path) {
+    const struct trace_run *run = ds->trace;
+    struct trace_straggler *g = NULL;
+    size_t ng = 0;
+    if (trace_stragglers(run, &g, &ng) != 0) {
+        fprintf(stderr, "probetop report: out of memory\n");
+        return EXIT_USAGE;
+    }
+    fputs("\n## Trace breakdown\n\n| rank | kernel_us | idle_us | idle% | compute_us | comp% | non_compute_us | non% "
+          "| overlap% | kernels |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", f);
+    for (int r = 0; r < run->nranks; r++) {
+        const struct trace_stats *st = &run->ranks[r].total;
+        double ov = trace_overlap_pct(st);
+        char ovs[16];
+        if (isnan(ov)) snprintf(ovs, sizeof ovs, "-");
+        else snprintf(ovs, sizeof ovs, "%.2f", ov);
+        fprintf(f, "| %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f | %s | %zu |\n", run->ranks[r].rank,
+                us(st->kernel_ns), us(st->idle_ns), pct(st->idle_ns, st->kernel_ns), us(st->cat_ns[TRACE_COMPUTE]),
+                pct(st->cat_ns[TRACE_COMPUTE], st->kernel_ns), us(st->non_compute_ns),
+                pct(st->non_compute_ns, st->kernel_ns), ovs, st->nkernels);
+    }
+    if (ng) {
+        fputs("\nStragglers (work = kernel time less exposed communication):\n\n| step | slowest | work_us | median_us "
+              "| behind_us | behind% | ranks |\n|--:|--:|--:|--:|--:|--:|--:|\n", f);
+        for (size_t i = 0; i < ng; i++)
+            fprintf(f, "| %d | %d | %.0f | %.0f | %.0f | %.2f | %d |\n", g[i].step, g[i].rank, us(g[i].work),
+                    us(g[i].median), us(g[i].work - g[i].median), pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
+    }
+    repro(f, "trace", path, NULL, NULL);
+    free(g);
+    return EXIT_OK;
+}
+
+/* ---- training curves (curves) ---- */
+
+static int md_curves(FILE *f, const struct dataset *ds, const char *path, const char *bench) {
+    struct dataset *bs = NULL;
+    if (bench) {
+        struct load_opts lo;
+        load_opts_init(&lo);
+        if (!(bs = cmd_load(bench, &lo))) return EXIT_USAGE;
+        if (!bs->curves) {
+            fprintf(stderr, "probetop report: %s holds no training curves\n", CMD_ESC(bench));
+            dataset_free(bs);
+            return EXIT_USAGE;
+        }
+    }
+    struct curves_verdict_opts o;
+    curves_verdict_defaults(&o);
+    struct curves_verdict v;
+    if (curves_verdict_run(ds->curves, bs ? bs->curves : NULL, &o, &v) != 0) {
+        fprintf(stderr, "probetop report: out of memory\n");
+        dataset_free(bs);
+        return EXIT_USAGE;
+    }
+    fputs("\n## Training curves\n\n| verdict | step | why |\n|---|--:|---|\n| ", f);
+    fprintf(f, "%s | ", curves_verdict_name(&v));
+    if (v.at != CURVES_NO_STEP) fprintf(f, "%lld", (long long)v.at);
+    else fputc('-', f);
+    fputs(" | ", f);
+    cell(f, v.why, 0);
+    fputs(" |\n", f);
+    if (bench && v.misaligned)
+        fprintf(f, "\nFirst misaligned step: %lld (relative error %.3g; threshold %g %%, window %d)%s.\n",
+                (long long)v.mis_step, v.mis_rel, o.threshold * 100, o.window, v.from_start ? ", from the start" : "");
+    for (size_t i = 0; i < v.ndump; i++)
+        fprintf(f, "%sDump next: the %s of step %lld.\n", i ? "" : "\n", v.dump[i].pass, (long long)v.dump[i].step);
+    repro(f, "curves", path, bench, NULL);
+    int rc = v.found ? EXIT_FOUND : EXIT_OK;
+    curves_verdict_free(&v);
+    dataset_free(bs);
+    return rc;
+}
+
 /* ---- the command ---- */
 
 static const char *rc_text(int rc) {
@@ -283,7 +366,12 @@ static const char *rc_text(int rc) {
                                                                           : "clean (exit 0)";
 }
 
-static int write_report(FILE *f, const char *run, const char *bench) {
+struct ropts {
+    const char *run, *bench, *out, *curves, *curves_bench;
+};
+
+static int write_report(FILE *f, const struct ropts *ro) {
+    const char *run = ro->run, *bench = ro->bench;
     struct load_opts lo;
     load_opts_init(&lo);
     struct dataset *ds = cmd_load(run, &lo);
@@ -295,14 +383,28 @@ static int write_report(FILE *f, const char *run, const char *bench) {
     struct pt_error err = {{0}};
     int rc = md_overflow(f, ds, run, &err);
     if (rc == EXIT_USAGE) fprintf(stderr, "probetop report: %s\n", CMD_ESC(err.msg));
+    if (rc != EXIT_USAGE && ds->trace) rc = rc_merge(rc, md_trace(f, ds, run));
     if (rc != EXIT_USAGE && bench) rc = rc_merge(rc, md_compare(f, run, bench));
+    if (rc != EXIT_USAGE && ro->curves) {
+        struct load_opts lo;
+        load_opts_init(&lo);
+        struct dataset *cs = cmd_load(ro->curves, &lo);
+        if (!cs) rc = EXIT_USAGE;
+        else if (!cs->curves) {
+            fprintf(stderr, "probetop report: %s holds no training curves\n", CMD_ESC(ro->curves));
+            rc = EXIT_USAGE;
+        } else rc = rc_merge(rc, md_curves(f, cs, ro->curves, ro->curves_bench));
+        dataset_free(cs);
+    } else if (rc != EXIT_USAGE && ds->curves) {
+        rc = rc_merge(rc, md_curves(f, ds, run, NULL));
+    }
     if (rc != EXIT_USAGE) fprintf(f, "\n## Verdict\n\n%s\n", rc_text(rc));
     dataset_free(ds);
     return rc;
 }
 
 /* FILE written whole or not at all: a temporary file beside it, renamed. */
-static int write_out(const char *out, const char *run, const char *bench) {
+static int write_out(const char *out, const struct ropts *ro) {
     size_t n = strlen(out);
     char *tmp = malloc(n + 16);
     if (!tmp) return EXIT_USAGE;
@@ -322,7 +424,7 @@ static int write_out(const char *out, const char *run, const char *bench) {
         free(tmp);
         return EXIT_USAGE;
     }
-    int rc = write_report(f, run, bench);
+    int rc = write_report(f, ro);
     int bad = ferror(f) | (fflush(f) != 0) | (fsync(fd) != 0);
     bad |= fclose(f) != 0;
     if (rc != EXIT_USAGE && bad) {
@@ -339,12 +441,19 @@ static int write_out(const char *out, const char *run, const char *bench) {
 }
 
 static int run(int argc, char **argv) {
-    const char *ops[2] = {NULL, NULL}, *out = NULL, *v;
+    const char *ops[2] = {NULL, NULL}, *v;
+    struct ropts ro = {0};
     int np = 0, bad = 0, matched;
     for (int i = 1; i < argc; i++) {
         if ((v = opt_value(argc, argv, &i, "--out", &matched, &bad)) || matched) {
             if (bad) return EXIT_USAGE;
-            out = v;
+            ro.out = v;
+        } else if ((v = opt_value(argc, argv, &i, "--curves-bench", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            ro.curves_bench = v;
+        } else if ((v = opt_value(argc, argv, &i, "--curves", &matched, &bad)) || matched) {
+            if (bad) return EXIT_USAGE;
+            ro.curves = v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "probetop report: unknown option '%s'\nusage: %s\n", CMD_ESC(argv[i]), cmd_report_entry.usage);
             return EXIT_USAGE;
@@ -360,13 +469,19 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "probetop report: RUN missing\nusage: %s\n", cmd_report_entry.usage);
         return EXIT_USAGE;
     }
-    if (out) return write_out(out, ops[0], ops[1]);
-    return write_report(stdout, ops[0], ops[1]);
+    if (ro.curves_bench && !ro.curves) {
+        fprintf(stderr, "probetop report: --curves-bench goes with --curves\nusage: %s\n", cmd_report_entry.usage);
+        return EXIT_USAGE;
+    }
+    ro.run = ops[0];
+    ro.bench = ops[1];
+    if (ro.out) return write_out(ro.out, &ro);
+    return write_report(stdout, &ro);
 }
 
 const struct cmd_entry cmd_report_entry = {
     .name = "report",
-    .usage = "probetop report RUN [BENCH] [--out FILE]",
+    .usage = "probetop report RUN [BENCH] [--out FILE] [--curves LOG [--curves-bench LOG]]",
     .summary = "a Markdown summary for a ticket: what was read, the first NaN/Inf, the first divergence",
     .help = "  RUN                   what `probetop info` and `overflow` read: a dump, a monitor\n"
             "                        output folder, a .trend.db\n"
@@ -374,13 +489,20 @@ const struct cmd_entry cmd_report_entry = {
             "                        `probetop compare RUN BENCH --first` finds it\n"
             "  --out FILE            write the report to FILE (a temporary file in FILE's folder,\n"
             "                        renamed once complete) instead of stdout\n"
+            "  --curves LOG          a run's training curves (a log, event files, CSV/JSONL):\n"
+            "                        adds the verdict and the step to dump next as\n"
+            "                        `probetop curves LOG` gives them (RUN's own, when RUN\n"
+            "                        holds curves)\n"
+            "  --curves-bench LOG    the benchmark's curves, as `probetop curves LOG BENCH`\n"
             "Sections: what was read (format, steps, ranks, files read, skipped, partial,\n"
             "warnings); NaN/Inf (counts per level, the first occurrence, its origin across\n"
-            "ranks); msProbe anomaly reports (count, first); the first divergence (node,\n"
-            "level, step, micro step, rank, worst relative error, module); the verdict.  Each\n"
+            "ranks); msProbe anomaly reports (count, first); for a profiler trace the\n"
+            "breakdown and stragglers `probetop trace` prints; the first divergence (node,\n"
+            "level, step, micro step, rank, worst relative error, module); the curves'\n"
+            "verdict; the verdict.  Each\n"
             "finding names the command line that reproduces it.\n"
             "Exit: 0 clean, 1 a finding (a NaN/Inf, an AnomalyNan report, an error-level\n"
-            "divergence), 2 bad usage or unreadable input, 3 nothing found in what was read\n"
+            "divergence, curves not clean/aligned), 2 bad usage or unreadable input, 3 nothing found in what was read\n"
             "but some of it could not be read.\n",
     .run = run,
 };

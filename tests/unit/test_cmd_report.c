@@ -1,7 +1,8 @@
 /* test_cmd_report: `probetop report` end to end, in process: the sections
  * and their key values equal to what `overflow` and `compare --first` print
  * for the same input (the quick_start step0/step1 pair, the nonfinite
- * monitor tree), the exit codes (0 clean, 1 findings, 2 bad input), and
+ * monitor tree), the breakdown `trace` prints (a trace fixture), the verdict
+ * `curves` gives (tests/data/curves), the exit codes (0 clean, 1 findings, 2 bad input), and
  * --out written whole through a renamed temporary file (none left behind;
  * an unwritable folder is an error). */
 #include <dirent.h>
@@ -93,6 +94,64 @@ static void test_monitor(void) {
     free(pp);
 }
 
+/* A profiler trace: the breakdown and stragglers `trace` prints. */
+static void test_trace(void) {
+    const char *p = pt_checkout_file("data/traces/hta/nccl_2rank");
+    if (!p) SKIP("no checkout");
+    char *pp = copy(p);
+    const char *t[] = {"trace", pp, NULL};
+    CHECK_INT(run_entry(&cmd_trace_entry, t), 0);
+    char *o = pt_slurp(out_path);
+    CHECK_CONTAINS(o, "   0       435586       338781  77.78        75169  17.26          21636   4.97    14.31     2516");
+    CHECK_CONTAINS(o, "4                 0       205606       205606            0     0.00      1");
+    free(o);
+    const char *r[] = {"report", pp, NULL};
+    CHECK_INT(run_entry(&cmd_report_entry, r), 0);
+    o = pt_slurp(out_path);
+    CHECK_CONTAINS(o, "## Trace breakdown");
+    CHECK_CONTAINS(o, "| 0 | 435586 | 338781 | 77.78 | 75169 | 17.26 | 21636 | 4.97 | 14.31 | 2516 |");
+    CHECK_CONTAINS(o, "| 4 | 0 | 205606 | 205606 | 0 | 0.00 | 1 |");
+    CHECK_CONTAINS(o, "Reproduce: `probetop trace ");
+    CHECK_CONTAINS(o, "clean (exit 0)");
+    free(o);
+    free(pp);
+}
+
+/* --curves: the verdict and dump_next `curves` gives. */
+static void test_curves(void) {
+    const char *m = pt_checkout_file("data/nonfinite/monitor");
+    const char *c = pt_checkout_file("data/curves/megatron_run.csv");
+    if (!m || !c) SKIP("no checkout");
+    char *pm = copy(m), *pc = copy(c);
+    const char *cv[] = {"curves", pc, NULL};
+    CHECK_INT(run_entry(&cmd_curves_entry, cv), 1);
+    char *o = pt_slurp(out_path);
+    CHECK_CONTAINS(o, "verdict  nan_overflow: non-finite grad norm at step 12");
+    CHECK_CONTAINS(o, "dump     the backward of step 12");
+    free(o);
+    const char *r[] = {"report", pm, "--curves", pc, NULL};
+    CHECK_INT(run_entry(&cmd_report_entry, r), 1);
+    o = pt_slurp(out_path);
+    CHECK_CONTAINS(o, "## Training curves");
+    CHECK_CONTAINS(o, "| nan_overflow | 12 | non-finite grad norm at step 12");
+    CHECK_CONTAINS(o, "Dump next: the backward of step 12.");
+    CHECK_CONTAINS(o, "Reproduce: `probetop curves ");
+    free(o);
+    /* the curves file as RUN: its own verdict */
+    const char *r2[] = {"report", pc, NULL};
+    CHECK_INT(run_entry(&cmd_report_entry, r2), 1);
+    o = pt_slurp(out_path);
+    CHECK_CONTAINS(o, "| nan_overflow | 12 |");
+    free(o);
+    /* --curves-bench without --curves; --curves on a path without curves */
+    const char *r3[] = {"report", pm, "--curves-bench", pc, NULL};
+    CHECK_INT(run_entry(&cmd_report_entry, r3), 2);
+    const char *r4[] = {"report", pm, "--curves", pm, NULL};
+    CHECK_INT(run_entry(&cmd_report_entry, r4), 2);
+    free(pm);
+    free(pc);
+}
+
 static int count_entries(const char *dir) {
     DIR *d = opendir(dir);
     int n = 0;
@@ -164,6 +223,8 @@ static void test_bad_input(void) {
 int main(void) {
     RUN(test_pair);
     RUN(test_monitor);
+    RUN(test_trace);
+    RUN(test_curves);
     RUN(test_out);
     RUN(test_bad_input);
     PT_DONE();
