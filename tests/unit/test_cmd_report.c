@@ -152,6 +152,45 @@ static void test_curves(void) {
     free(pc);
 }
 
+/* From the line beginning "origin across ranks" to the end of text. */
+static const char *chain(const char *text) {
+    const char *c = text ? strstr(text, "origin across ranks, step") : NULL;
+    return c ? c : "(no chain)";
+}
+
+/* A generated 2-rank pipeline run with a NaN born on rank 0 that reaches
+ * rank 1 through a recv: the first occurrence, its chain and the first
+ * divergence as overflow and compare --first print them. */
+static void test_generated_nan_pair(void) {
+    const char *dir = pt_tmpdir("report-gen");
+    char d[1100], p[1200], b[1200];
+    if (!dir) SKIP("no scratch folder");
+    snprintf(d, sizeof d, "%s", dir);
+    if (pt_gen_pair(d, "--steps 2 --ranks 2 --layers 4 --pp 2", "--nan 1:0:layers.0.mlp", p, b, sizeof p) != 0)
+        SKIP("gen_dump.py unavailable");
+    const char *ov[] = {"overflow", p, NULL};
+    CHECK_INT(run_entry(&cmd_overflow_entry, ov), 1);
+    char *t = pt_slurp(out_path);
+    CHECK_CONTAINS(t, "first occurrence: critical at step 1 micro step 0, rank 0, position 33 (born here: origin across ranks)\n"
+                      "  Functional.linear.2.forward\n");
+    const char *cf[] = {"compare", p, b, "--first", NULL};
+    CHECK_INT(run_entry(&cmd_compare_entry, cf), 1);
+    char *c = pt_slurp(out_path);
+    CHECK_CONTAINS(c, "Functional.linear.2.forward\terror\tstep 1\trank 0\tworst relative error inf%\tmicro step 0\t");
+    const char *r[] = {"report", p, b, NULL};
+    CHECK_INT(run_entry(&cmd_report_entry, r), 1);
+    char *o = pt_slurp(out_path);
+    CHECK_CONTAINS(o, "| critical | 1 | 0 | 0 | 33 | `Functional.linear.2.forward` | out.0 Max=nan |");
+    CHECK_CONTAINS(o, "| `Functional.linear.2.forward` | error | 1 | 0 | 0 | inf% | `Module.");
+    CHECK_CONTAINS(o, "4 (step, rank) pairs compared");
+    CHECK_CONTAINS(o, chain(t));   /* overflow's chain, verbatim */
+    CHECK_CONTAINS(o, chain(c));   /* compare --first's */
+    CHECK_CONTAINS(o, "-> rank 1");
+    free(o);
+    free(c);
+    free(t);
+}
+
 static int count_entries(const char *dir) {
     DIR *d = opendir(dir);
     int n = 0;
@@ -223,6 +262,7 @@ static void test_bad_input(void) {
 int main(void) {
     RUN(test_pair);
     RUN(test_monitor);
+    RUN(test_generated_nan_pair);
     RUN(test_trace);
     RUN(test_curves);
     RUN(test_out);
