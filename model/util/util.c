@@ -183,3 +183,7 @@ uint64_t util_default_mem(void) {
     return q < cap ? q : cap;
 }
 
+int util_ncores(int max) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > max ? max : (int)n;
+}

@@ -57,5 +57,8 @@ long util_num_after(const char *name, const char *prefix);
 int util_parse_size(const char *v, uint64_t *out);
 /* The default --mem: a quarter of the machine's memory, at most 1 GiB. */
 uint64_t util_default_mem(void);
+/* The cores online, at least 1 and at most max: how many threads a job of
+ * independent parts starts when it is not told. */
+int util_ncores(int max);
 
 #endif

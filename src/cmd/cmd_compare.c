@@ -298,11 +298,6 @@ static int out_dir(const char *dir, struct pt_error *err) {
 
 /* ---- the command ---- */
 
-static int ncores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 4 ? 4 : (int)n;
-}
-
 /* The whole-run first divergence f at level which (COMPARE_RUN_ERR, COMPARE_RUN_WARN;
  * f NULL or empty: none), printed for --first (tabbed) or as the closing
  * headline. */
@@ -365,7 +360,7 @@ static int pairs_exit(size_t n, size_t nunread, int found, int partial_ok) {
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
 static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct compare_run_pair *sum, int fuzzy,
                      const struct cmp_files_lmap *map, const char *mc, int partial_ok) {
-    struct cmp_scan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = ncores()};
+    struct cmp_scan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = util_ncores(4)};
     cmp_scan_run(pairs, n, sum, &so);
     size_t failed = 0;
     int found = 0;

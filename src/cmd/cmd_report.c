@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/util/util.h"
 #include "model/compare/compare.h"
 #include "model/compare/compare_run.h"
 #include "model/cube/cube.h"
@@ -190,11 +191,6 @@ static int md_overflow(FILE *f, const struct dataset *ds, const char *path, stru
 
 /* ---- the first divergence (compare --first) ---- */
 
-static long ncores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 4 ? 4 : n;
-}
-
 static int md_compare(FILE *f, const char *run, const char *bench) {
     struct pt_error err = {{0}};
     struct graph_dirs d[2] = {{0}};
@@ -221,7 +217,7 @@ static int md_compare(FILE *f, const char *run, const char *bench) {
                 CMD_ESC(bench));
         goto done;
     }
-    struct cmp_scan_opts so = {.threads = (int)ncores()};
+    struct cmp_scan_opts so = {.threads = util_ncores(4)};
     cmp_scan_run(pairs, n, sum, &so);
     size_t failed = 0;
     int found = 0;

@@ -249,11 +249,6 @@ static void *worker(void *arg) {
     }
 }
 
-static int ncores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
-}
-
 static int cmp_i32(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return (x > y) - (x < y);
@@ -784,7 +779,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         for (size_t i = 0; dc && i < l.n; i++) hit[i] = dump_cache_find(dc, l.v[i].dir, l.v[i].step, l.v[i].rank, &sig[i]);
         p.hit = hit;
     }
-    int threads = lo->threads > 0 ? lo->threads : ncores();
+    int threads = lo->threads > 0 ? lo->threads : util_ncores(64);
     if ((size_t)threads > l.n) threads = (int)l.n;
     pthread_t tids[64];
     int nt = 0;

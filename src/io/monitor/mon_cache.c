@@ -284,10 +284,7 @@ int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n,
         mc_lookup(c, &m.jobs[i]);
         todo += !m.jobs[i].kept;
     }
-    if (threads <= 0) {
-        long nc = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = nc < 1 ? 1 : nc > 64 ? 64 : (int)nc;
-    }
+    if (threads <= 0) threads = util_ncores(64);
     if ((size_t)threads > todo) threads = todo ? (int)todo : 1;
     if (threads > 64) threads = 64;
     /* a batch of files at a time: each parse holds its bytes and names
