@@ -268,6 +268,35 @@ static void blit(WINDOW *w, struct ui *u, const struct canvas *cv, int y, int px
         }
 }
 
+/* Legend: both runs named, their values at the cursor. */
+static void draw_legend(struct view *v, struct session *a, const struct cv *c, int64_t cstep) {
+    WINDOW *w = v->win;
+    struct ui *u = a->ui;
+    char t[1200];
+    double pv, bv;
+    char ps[32] = "-", bs[32] = "-";
+    if (value_of(c->sp, cstep, &pv)) fmt_num(pv, ps, sizeof ps);
+    if (value_of(c->sb, cstep, &bv)) fmt_num(bv, bs, sizeof bs);
+    int x = 0;
+    const char *pg = u->utf8 ? "\xe2\x96\xa0" : "*", *bg = u->utf8 ? "\xe2\x96\xa0" : "+";
+    ui_role(w, u, ui_series_role(0));
+    wattron(w, A_BOLD);
+    x += ui_put(w, 1, x, v->w - x, pg);
+    ui_role(w, u, UI_NORMAL);
+    snprintf(t, sizeof t, " problem %s = %s  ", base_name(a->paths[0] ? a->paths[0] : "?"), ps);
+    x += ui_put(w, 1, x, v->w - x, t);
+    if (c->b) {
+        ui_role(w, u, ui_series_role(1));
+        wattron(w, A_BOLD);
+        x += ui_put(w, 1, x, v->w - x, bg);
+        ui_role(w, u, UI_NORMAL);
+        snprintf(t, sizeof t, " bench %s = %s%s", a->npaths > 1 ? base_name(a->paths[1]) : "?", bs,
+                 c->sb ? "" : " (no such series)");
+        ui_put(w, 1, x, v->w - x, t);
+    }
+
+}
+
 static void cv_draw(struct view *v, struct session *a) {
     struct cv *c = v->priv;
     WINDOW *w = v->win;
@@ -299,28 +328,7 @@ static void cv_draw(struct view *v, struct session *a) {
     }
     int64_t cstep = c->steps[c->cursor];
 
-    /* Legend: both runs named, their values at the cursor. */
-    double pv, bv;
-    char ps[32] = "-", bs[32] = "-";
-    if (value_of(c->sp, cstep, &pv)) fmt_num(pv, ps, sizeof ps);
-    if (value_of(c->sb, cstep, &bv)) fmt_num(bv, bs, sizeof bs);
-    int x = 0;
-    const char *pg = u->utf8 ? "\xe2\x96\xa0" : "*", *bg = u->utf8 ? "\xe2\x96\xa0" : "+";
-    ui_role(w, u, ui_series_role(0));
-    wattron(w, A_BOLD);
-    x += ui_put(w, 1, x, v->w - x, pg);
-    ui_role(w, u, UI_NORMAL);
-    snprintf(t, sizeof t, " problem %s = %s  ", base_name(a->paths[0] ? a->paths[0] : "?"), ps);
-    x += ui_put(w, 1, x, v->w - x, t);
-    if (c->b) {
-        ui_role(w, u, ui_series_role(1));
-        wattron(w, A_BOLD);
-        x += ui_put(w, 1, x, v->w - x, bg);
-        ui_role(w, u, UI_NORMAL);
-        snprintf(t, sizeof t, " bench %s = %s%s", a->npaths > 1 ? base_name(a->paths[1]) : "?", bs,
-                 c->sb ? "" : " (no such series)");
-        ui_put(w, 1, x, v->w - x, t);
-    }
+    draw_legend(v, a, c, cstep);
 
     /* Rows: title, legend, plot, marks, strip (with a bench), x axis. */
     int strip_h = c->b ? (v->h >= 30 ? 5 : 2) : 0;
