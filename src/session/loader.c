@@ -222,6 +222,8 @@ int loader_curves_pair(const struct session *a) {
 }
 
 int loader_bench(struct session *a, struct pt_error *err) {
+    if (a->mode != SESSION_MODE_COMPARE || !loader_curves_pair(a)) return 0;
+    a->mode = SESSION_MODE_TREND;
     struct load_opts o = a->lopts;
     o.mon_cache = NULL;
     o.dump_cache = NULL;

@@ -55,8 +55,10 @@ int loader_reload(struct session *a, struct pt_error *err);
  * detected for both paths are curve rows (the curves pane then shows both
  * runs in trend mode), 0 otherwise. */
 int loader_curves_pair(const struct session *a);
-/* Loads paths[1] as a->bench_ds (at once: a curve input is small); 0, or
- * -1 with err (also when it holds no curves). */
+/* PROBLEM BENCH of training curves (loader_curves_pair) in compare mode:
+ * trend mode on the problem run, paths[1] loaded as a->bench_ds (at once:
+ * a curve input is small).  0 (nothing done for other inputs), or -1 with
+ * err (also when the benchmark holds no curves). */
 int loader_bench(struct session *a, struct pt_error *err);
 
 #endif
