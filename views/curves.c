@@ -70,11 +70,6 @@ static const char *base_name(const char *p) {
     return p;
 }
 
-static int cmp_i64(const void *x, const void *y) {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static int cmp_find(const void *x, const void *y) {
     const struct cv_find *a = x, *b = y;
     if (a->step != b->step) return a->step < b->step ? -1 : 1;
@@ -129,13 +124,15 @@ static void pick(struct cv *c, size_t sel) {
     c->sb = bench_of(c->b, c->sp);
     size_t n = c->sp->n + (c->sb ? c->sb->n : 0);
     if (!n || !(c->steps = malloc(n * sizeof *c->steps))) return;
-    size_t k = 0;
-    for (size_t i = 0; i < c->sp->n; i++) c->steps[k++] = c->sp->pts[i].step;
-    for (size_t i = 0; c->sb && i < c->sb->n; i++) c->steps[k++] = c->sb->pts[i].step;
-    qsort(c->steps, k, sizeof *c->steps, cmp_i64);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (!u || c->steps[u - 1] != c->steps[i]) c->steps[u++] = c->steps[i];
+    /* both finished (sorted by step, one point a step): a merge */
+    size_t i = 0, j = 0, u = 0, nb = c->sb ? c->sb->n : 0;
+    while (i < c->sp->n || j < nb) {
+        int64_t a = i < c->sp->n ? c->sp->pts[i].step : INT64_MAX, b = j < nb ? c->sb->pts[j].step : INT64_MAX;
+        int64_t m = a < b ? a : b;
+        if (a == m) i++;
+        if (b == m) j++;
+        c->steps[u++] = m;
+    }
     c->nsteps = u;
     size_t cap = 0;
     if (c->have_v) {
@@ -219,18 +216,51 @@ static void range_x(const struct cv *c, size_t *x0, size_t *x1) {
     if (*x0 >= *x1) *x0 = *x1 ? *x1 - 1 : 0;
 }
 
-/* Plots series s (canvas series id) over steps [x0, x1) on cv, y [lo, hi]. */
+/* A walk along a finished series in step order: the value at each step
+ * of the union asked in ascending order, without a search per point. */
+struct cv_walk {
+    const struct curves_series *s;
+    size_t j;
+};
+
+static void walk_start(struct cv_walk *w, const struct curves_series *s, int64_t step) {
+    w->s = s;
+    w->j = 0;
+    if (!s) return;
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->pts[mid].step < step) lo = mid + 1;
+        else hi = mid;
+    }
+    w->j = lo;
+}
+
+static int walk_at(struct cv_walk *w, int64_t step, double *v) {
+    if (!w->s) return 0;
+    while (w->j < w->s->n && w->s->pts[w->j].step < step) w->j++;
+    if (w->j >= w->s->n || w->s->pts[w->j].step != step) return 0;
+    *v = w->s->pts[w->j].value;
+    return 1;
+}
+
+/* Plots series s (canvas series id; rel: the relative error of the problem
+ * against the bench) over steps [x0, x1) on cv, y [lo, hi]. */
 static void plot(struct canvas *cv, const struct cv *c, const struct curves_series *s, int id, size_t x0, size_t x1,
                  double lo, double hi, int rel) {
     int xd = canvas_xdots(cv), yd = canvas_ydots(cv);
     size_t span = x1 - x0;
     double px = NAN, py = NAN;
+    struct cv_walk wp, wb;
+    walk_start(&wp, rel ? c->sp : s, c->steps[x0]);
+    walk_start(&wb, rel ? c->sb : NULL, c->steps[x0]);
     for (size_t i = x0; i < x1; i++) {
         double val, pb;
         if (rel) {
-            if (!value_of(c->sp, c->steps[i], &val) || !value_of(c->sb, c->steps[i], &pb)) { px = py = NAN; continue; }
+            int hp = walk_at(&wp, c->steps[i], &val), hb = walk_at(&wb, c->steps[i], &pb);
+            if (!hp || !hb) { px = py = NAN; continue; }
             val = curves_verdict_rel(val, pb);
-        } else if (!value_of(s, c->steps[i], &val)) {
+        } else if (!walk_at(&wp, c->steps[i], &val)) {
             continue;   /* a step the other run has: the line goes on */
         }
         if (!isfinite(val)) { px = py = NAN; continue; }
@@ -338,9 +368,12 @@ static void cv_draw(struct view *v, struct session *a) {
 
     /* y range of the shown steps, both runs */
     double lo = INFINITY, hi = -INFINITY, rhi = 0;
+    struct cv_walk wp, wb;
+    walk_start(&wp, c->sp, c->steps[x0]);
+    walk_start(&wb, c->sb, c->steps[x0]);
     for (size_t i = x0; i < x1; i++) {
         double val, pb = NAN;
-        int hp = value_of(c->sp, c->steps[i], &val), hb = value_of(c->sb, c->steps[i], &pb);
+        int hp = walk_at(&wp, c->steps[i], &val), hb = walk_at(&wb, c->steps[i], &pb);
         if (hp && isfinite(val)) { if (val < lo) lo = val; if (val > hi) hi = val; }
         if (hb && isfinite(pb)) { if (pb < lo) lo = pb; if (pb > hi) hi = pb; }
         if (hp && hb) {
