@@ -290,7 +290,7 @@ static void draw_bar(struct app *a) {
         return;
     }
     const char *scr = a->screens[a->screen].name;
-    if (!a->session.cube || a->session.cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary")) {
+    if (!a->session.cube || a->session.cube->nmetrics == 0 || !strcmp(scr, "compare") || !strcmp(scr, "summary") || !strcmp(scr, "curves")) {
         bar_part(w, a, &x, UI_BAR_HI, " probetop  ");
         bar_skipped(w, a, &x);
         if (a->session.graphs) {
@@ -655,6 +655,8 @@ static int init_panes(struct app *a) {
         a->prev_screen = a->screen;
         return 0;
     }
+    /* Training curves: their own screen first. */
+    if (a->session.ds && a->session.ds->curves && app_show(a, "curves") == 0) { a->prev_screen = a->screen; return 0; }
     /* The first screen (not help, not the load report) with a live pane. */
     for (int s = 0; s < a->nscreens; s++) {
         if (!strcmp(a->screens[s].name, "help") || !strcmp(a->screens[s].name, "report")) continue;
@@ -694,6 +696,7 @@ static void release(struct app *a) {
     origin_search_stop(&a->session);
     if (a->session.ds) dataset_free(a->session.ds);
     a->session.ds = NULL;
+    dataset_free(a->session.bench_ds);
     mon_cache_free(a->session.mon_cache);   /* after the load thread is joined */
     a->session.mon_cache = NULL;
     dump_cache_free(a->session.dump_cache);
@@ -863,6 +866,7 @@ int app_main(int argc, char **argv) {
     if (!s->demo && s->npaths == 0) { usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
     a->session.mode = a->session.npaths == 2 ? SESSION_MODE_COMPARE
             : a->session.npaths == 1 && util_ends_with(a->session.paths[0], ".vis.db") ? SESSION_MODE_VISDB : SESSION_MODE_TREND;
+    if (loader_bench(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
 
     if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
     if (a->session.mode == SESSION_MODE_TREND) {

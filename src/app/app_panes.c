@@ -18,6 +18,7 @@ extern const struct view_ops view_detail;
 extern const struct view_ops view_summary;
 extern const struct view_ops view_report;
 extern const struct view_ops view_lanes;
+extern const struct view_ops view_curves;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, KEYS_F2},
@@ -27,6 +28,7 @@ const struct app_screen app_screens[] = {
     {"compare", 1, KEYS_F6},
     {"summary", 0, KEYS_F7},
     {"lanes", 0, KEYS_F8},
+    {"curves", 0, KEYS_F9},
     {"help", 0, KEYS_F1},
     {"report", 0, 0},          /* :skipped */
 };
@@ -42,6 +44,7 @@ const struct app_pane app_panes[] = {
     {&view_detail, "compare", 45},
     {&view_summary, "summary", 100},
     {&view_lanes, "lanes", 100},
+    {&view_curves, "curves", 100},
     {&view_help, "help", 100},
     {&view_report, "report", 100},
 };

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "model/cube/demo.h"
+#include "src/io/formats.h"
 #include "src/io/load.h"
 #include "src/session/loader.h"
 #include "src/session/session.h"
@@ -206,5 +207,33 @@ int loader_demo(int ranks, int targets, struct dataset **out, struct pt_error *e
         return -1;
     }
     *out = d;
+    return 0;
+}
+
+/* --- PROBLEM BENCH of training curves --- */
+
+static int curves_row(const char *path) {
+    const struct formats_row *f = formats_detect(path);
+    return f && (!strcmp(f->name, "log") || !strcmp(f->name, "tfevents") || !strcmp(f->name, "curve_table"));
+}
+
+int loader_curves_pair(const struct session *a) {
+    return a->npaths == 2 && !a->lopts.format && curves_row(a->paths[0]) && curves_row(a->paths[1]);
+}
+
+int loader_bench(struct session *a, struct pt_error *err) {
+    if (a->mode != SESSION_MODE_COMPARE || !loader_curves_pair(a)) return 0;
+    a->mode = SESSION_MODE_TREND;
+    struct load_opts o = a->lopts;
+    o.mon_cache = NULL;
+    o.dump_cache = NULL;
+    struct dataset *d = NULL;
+    if (load_dataset(a->paths[1], &o, &d, err) != 0) return -1;
+    if (!d->curves) {
+        dataset_free(d);
+        return pt_errorf(err, "%s holds no training curves", a->paths[1]);
+    }
+    if (a->bench_ds) dataset_free(a->bench_ds);
+    a->bench_ds = d;
     return 0;
 }

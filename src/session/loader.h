@@ -50,4 +50,15 @@ int loader_poll(struct session *a, struct pt_error *err);
 /* Starts a reload of the input (follow mode, ^R, :reload); -1 with err. */
 int loader_reload(struct session *a, struct pt_error *err);
 
+/* PROBLEM BENCH of training curves (a log, event files, a CSV/JSONL: the
+ * reader rows that fill ds->curves) rather than two dumps: 1 when the rows
+ * detected for both paths are curve rows (the curves pane then shows both
+ * runs in trend mode), 0 otherwise. */
+int loader_curves_pair(const struct session *a);
+/* PROBLEM BENCH of training curves (loader_curves_pair) in compare mode:
+ * trend mode on the problem run, paths[1] loaded as a->bench_ds (at once:
+ * a curve input is small).  0 (nothing done for other inputs), or -1 with
+ * err (also when the benchmark holds no curves). */
+int loader_bench(struct session *a, struct pt_error *err);
+
 #endif

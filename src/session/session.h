@@ -167,6 +167,9 @@ struct session {
 
     /* --- data (trend mode; NULL until loaded) --- */
     struct dataset *ds;        /* owned */
+    /* PROBLEM BENCH when both are training curves (loader_curves_pair): the
+     * benchmark run, loaded once (loader_bench); the problem run is ds. */
+    struct dataset *bench_ds;  /* owned; NULL otherwise */
     const struct cube *cube;   /* ds->cube */
     /* Only while panes hear SESSION_CH_DATA of a swap (a newer dataset of
      * the same input, src/session/swap.c): the cube they held indexes into,

@@ -50,14 +50,15 @@ static void arithmetic(void) {
 
 /* Every pane with a list binds all ten keys; wherever a key of the set is
  * bound, its help says the same kind of move.  The line chart has no list
- * to page: Up/Down pick a legend entry and g/G, Home/End the ends of x. */
+ * to page: Up/Down pick a legend entry and g/G, Home/End the ends of x;
+ * nor have the curves (Up/Down pick a series). */
 static void panes_agree(void) {
     static const int set[] = {KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_CTRL('u'), KEYS_CTRL('d'), 'g', 'G', KEYS_HOME, KEYS_END};
     int checked = 0;
     for (int p = 0; p < app_npanes; p++) {
         const struct view_ops *o = app_panes[p].ops;
         if (!o->nkeys) continue;
-        int list = strcmp(o->name, "linechart") != 0;
+        int list = strcmp(o->name, "linechart") != 0 && strcmp(o->name, "curves") != 0;
         for (size_t k = 0; k < sizeof set / sizeof set[0]; k++) {
             const struct keys_row *r = keys_find(o->keys, o->nkeys, set[k]);
             if (!r) {
