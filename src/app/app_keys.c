@@ -14,6 +14,7 @@
 #include "src/app/app_state.h"
 #include "ui/keys.h"
 #include "ui/prompt.h"
+#include "ui/shot.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/trend.h"
@@ -490,6 +491,17 @@ static int cmd_skipped(struct view *v, struct session *ses, int argc, char **arg
     return 0;
 }
 
+/* :export FILE.svg: the screen as it is, as a picture (ui/shot.h). */
+static int cmd_export(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :export FILE.svg");
+    if (shot_save(a->ui, argv[1], "probetop", err) != 0) return -1;
+    char esc[256];
+    session_msg(&a->session, "wrote %s", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
+    return 0;
+}
+
 static int cmd_reload(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
@@ -544,6 +556,7 @@ static const struct {
     {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
     {{"reload", "", "read the input again, keeping the cursor's place (^R)", 0, cmd_reload}, NEEDS_DATA},
     {{"follow", "on|off", "follow mode: show new steps as training writes them (as --follow)", 0, cmd_follow}, NEEDS_DATA},
+    {{"export", "FILE.svg", "write the screen as it is as an SVG picture, with its colours", 1, cmd_export}, 0},
     {{"help", "", "the help screen", 0, cmd_help}, 0},
     {{"q", "", "quit", 0, cmd_quit}, 0},
     {{"quit", "", "quit", 0, cmd_quit}, 0},
