@@ -4,6 +4,8 @@
  * written whole or not at all. */
 #include "pt_test.h"
 #include "svg_check.h"
+#include "model/layout/layout.h"
+#include "src/cmd/cmd.h"
 #include "ui/svg.h"
 
 #include <dirent.h>
@@ -155,11 +157,71 @@ static void save_whole_or_nothing(void) {
     svg_grid_free(&g);
 }
 
+/* `probetop parallel --svg FILE`: the layout table as a picture, with the
+ * copies' colours; nothing on stdout; a bad path is an error and no file. */
+static void parallel_svg(void) {
+    const char *dir = pt_tmpdir("svg_parallel");
+    if (!dir) SKIP("no temporary folder");
+    char path[1200], out[1200], errf[1200];
+    snprintf(path, sizeof path, "%s/layout.svg", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    snprintf(errf, sizeof errf, "%s/err.txt", dir);
+    const char *argv[] = {"parallel", "--world-size", "8", "--num-layers", "8", "--tp", "2", "--pp", "2",
+                          "--vpp-layers=2", "--svg", path};
+    CHECK_INT(pt_capture(out, errf, cmd_parallel_entry.run, 12, argv), 0);
+    char *s = pt_slurp(out);
+    CHECK(s && !*s);
+    free(s);
+    s = pt_slurp(path);
+    CHECK(s != NULL);
+    struct svg_check c;
+    if (s) {
+        CHECK_INT(svg_check(&c, s, strlen(s)), 0);
+        CHECK_CONTAINS(c.text, "Model Parallelism Configuration");
+        CHECK_CONTAINS(c.text, "Group0: Rank0-1");
+        CHECK_CONTAINS(c.text, "Stage 1");
+        CHECK_CONTAINS(c.text, "Embed+L1-2");
+        CHECK_CONTAINS(c.text, "probetop parallel");
+        for (int copy = 0; copy < 2; copy++) {
+            char hex[8];
+            snprintf(hex, sizeof hex, "#%06x", svg_xterm_rgb(layout_rgb_xterm256(layout_copy_rgb(2, copy))));
+            CHECK(svg_check_has_fill(&c, hex));
+        }
+        svg_check_free(&c);
+        free(s);
+    }
+    /* --color never: the table without the copies' colours */
+    const char *plain[] = {"parallel", "--world-size", "8", "--num-layers", "8", "--tp", "2", "--pp", "2",
+                           "--color", "never", "--svg", path};
+    CHECK_INT(pt_capture(out, errf, cmd_parallel_entry.run, 13, plain), 0);
+    s = pt_slurp(path);
+    if (s) {
+        CHECK_INT(svg_check(&c, s, strlen(s)), 0);
+        char hex[8];
+        snprintf(hex, sizeof hex, "#%06x", svg_xterm_rgb(layout_rgb_xterm256(layout_copy_rgb(2, 0))));
+        CHECK(!svg_check_has_fill(&c, hex));
+        svg_check_free(&c);
+        free(s);
+    }
+    /* a folder that does not exist */
+    snprintf(path, sizeof path, "%s/none/layout.svg", dir);
+    const char *bad[] = {"parallel", "--world-size", "8", "--num-layers", "8", "--svg", path};
+    CHECK_INT(pt_capture(out, errf, cmd_parallel_entry.run, 7, bad), 2);
+    s = pt_slurp(errf);
+    if (s) CHECK_CONTAINS(s, "none/layout.svg");
+    free(s);
+    CHECK(access(path, F_OK) != 0);
+    /* not with json */
+    const char *json[] = {"parallel", "--world-size", "8", "--num-layers", "8", "--format", "json", "--svg", path};
+    CHECK_INT(pt_capture(out, errf, cmd_parallel_entry.run, 9, json), 2);
+}
+
 int main(void) {
     RUN(grid_from_text);
     RUN(texts_and_colours);
     RUN(escapes);
     RUN(checker_rejects);
     RUN(save_whole_or_nothing);
+    RUN(parallel_svg);
     PT_DONE();
 }
