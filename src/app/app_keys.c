@@ -491,15 +491,30 @@ static int cmd_skipped(struct view *v, struct session *ses, int argc, char **arg
     return 0;
 }
 
-/* :export FILE.svg: the screen as it is, as a picture (ui/shot.h). */
+/* :export FILE.svg: the screen as it is, as a picture (ui/shot.h).  Taken
+ * after the next frame, so the picture holds the screen, not the prompt
+ * the command was typed into. */
 static int cmd_export(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v;
     if (argc != 2) return pt_errorf(err, "usage: :export FILE.svg");
-    if (shot_save(a->ui, argv[1], "probetop", err) != 0) return -1;
-    char esc[256];
-    session_msg(&a->session, "wrote %s", pt_escape(argv[1], strlen(argv[1]), esc, sizeof esc));
+    char *path = strdup(argv[1]);
+    if (!path) return pt_errorf(err, "out of memory");
+    free(a->export_path);
+    a->export_path = path;
+    a->dirty = 1;
     return 0;
+}
+
+void app_export_frame(struct app *a) {
+    char *path = a->export_path;
+    a->export_path = NULL;
+    struct pt_error err;
+    char esc[256];
+    if (shot_save(a->ui, path, "probetop", &err) != 0) session_err(&a->session, "%s", err.msg);
+    else session_msg(&a->session, "wrote %s", pt_escape(path, strlen(path), esc, sizeof esc));
+    free(path);
+    a->dirty = 1;   /* the message */
 }
 
 static int cmd_reload(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {

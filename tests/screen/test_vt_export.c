@@ -71,6 +71,9 @@ static void export_demo(void) {
     if (c.text) {
         CHECK_CONTAINS(c.text, "Heat map");
         CHECK_CONTAINS(c.text, "forward/norm");
+        /* the screen, not the prompt the command was typed into */
+        CHECK(!strstr(c.text, ":export"));
+        CHECK(!strstr(c.text, "Esc cancels"));
         /* every cell colour the terminal shows above the status line is in
          * the picture (the status line changed since: "wrote ...") */
         int cells = 0, missing = 0;
