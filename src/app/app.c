@@ -533,6 +533,7 @@ static void frame(struct app *a) {
     curs_set(a->prompt->active ? 1 : 0);
     doupdate();
     a->dirty = 0;
+    if (a->export_path) app_export_frame(a);
 }
 
 /* --- input --- */
@@ -671,6 +672,8 @@ static int init_panes(struct app *a) {
 }
 
 static void free_all(struct app *a) {
+    free(a->export_path);
+    a->export_path = NULL;
     for (int i = 0; i < a->nviews; i++) {
         struct view *v = &a->views[i];
         if (v->live && v->ops->free) v->ops->free(v);

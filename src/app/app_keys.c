@@ -14,6 +14,7 @@
 #include "src/app/app_state.h"
 #include "ui/keys.h"
 #include "ui/prompt.h"
+#include "ui/shot.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/trend.h"
@@ -490,6 +491,32 @@ static int cmd_skipped(struct view *v, struct session *ses, int argc, char **arg
     return 0;
 }
 
+/* :export FILE.svg: the screen as it is, as a picture (ui/shot.h).  Taken
+ * after the next frame, so the picture holds the screen, not the prompt
+ * the command was typed into. */
+static int cmd_export(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
+    struct app *a = app_of(ses);
+    (void)v;
+    if (argc != 2) return pt_errorf(err, "usage: :export FILE.svg");
+    char *path = strdup(argv[1]);
+    if (!path) return pt_errorf(err, "out of memory");
+    free(a->export_path);
+    a->export_path = path;
+    a->dirty = 1;
+    return 0;
+}
+
+void app_export_frame(struct app *a) {
+    char *path = a->export_path;
+    a->export_path = NULL;
+    struct pt_error err;
+    char esc[256];
+    if (shot_save(a->ui, path, "probetop", &err) != 0) session_err(&a->session, "%s", err.msg);
+    else session_msg(&a->session, "wrote %s", pt_escape(path, strlen(path), esc, sizeof esc));
+    free(path);
+    a->dirty = 1;   /* the message */
+}
+
 static int cmd_reload(struct view *v, struct session *ses, int argc, char **argv, struct pt_error *err) {
     struct app *a = app_of(ses);
     (void)v; (void)argc; (void)argv;
@@ -544,6 +571,7 @@ static const struct {
     {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
     {{"reload", "", "read the input again, keeping the cursor's place (^R)", 0, cmd_reload}, NEEDS_DATA},
     {{"follow", "on|off", "follow mode: show new steps as training writes them (as --follow)", 0, cmd_follow}, NEEDS_DATA},
+    {{"export", "FILE.svg", "write the screen as it is as an SVG picture, with its colours", 1, cmd_export}, 0},
     {{"help", "", "the help screen", 0, cmd_help}, 0},
     {{"q", "", "quit", 0, cmd_quit}, 0},
     {{"quit", "", "quit", 0, cmd_quit}, 0},

@@ -73,6 +73,7 @@ struct app {
     int nkeyq;
     int quit;
     int dirty;                 /* something changed: draw a frame */
+    char *export_path;         /* :export FILE waiting for the next frame (owned), NULL */
     int exit_code;
 };
 
@@ -104,6 +105,9 @@ extern const struct keys_row app_keys[];
 extern const size_t app_nkeys;
 int app_global_action(struct app *a, int action);
 int app_run_command(struct app *a, char *line);        /* the text after ':' */
+/* Writes the picture :export asked for, once the frame without the prompt
+ * is on the screen (frame() calls it after doupdate); frees the path. */
+void app_export_frame(struct app *a);
 int app_complete(void *ctx, const char *line, int cycle, char *out);
 void app_search(struct app *a, const char *pattern);
 

@@ -1,6 +1,6 @@
 /* cmd_parallel: `probetop parallel`, the Megatron model-parallel layout as
- * text (msProbe draws it as a PNG), or as a rank table in JSON or CSV for
- * scripts.  The layout itself is model/layout/layout.c; this file parses the
+ * text (msProbe draws it as a PNG), as an SVG picture of that text (--svg), or
+ * as a rank table in JSON or CSV for scripts.  The layout itself is model/layout/layout.c; this file parses the
  * options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 
 #include "model/layout/layout.h"
 #include "src/cmd/cmd.h"
+#include "ui/svg.h"
 
 enum par_format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -20,6 +21,7 @@ struct par_opts {
     enum par_format format;
     int color;      /* -1 auto, 0 never, 1 always */
     long width;     /* -1 auto (the terminal), 0 no wrapping */
+    const char *svg;   /* --svg FILE: the coloured text as a picture */
 };
 
 /* Long option -> layout_config key.  The Megatron argument names are
@@ -42,6 +44,7 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
     o->format = FMT_TEXT;
     o->color = -1;
     o->width = -1;
+    o->svg = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int matched = 0, bad = 0;
@@ -96,6 +99,15 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
             }
             continue;
         }
+        if ((v = opt_value(argc, argv, &i, "--svg", &matched, &bad)) || matched) {
+            if (bad) return -1;
+            if (!*v) {
+                fprintf(stderr, "probetop parallel: --svg wants a file name\n");
+                return -1;
+            }
+            o->svg = v;
+            continue;
+        }
         int none = 0;
         cmd_operand(&cmd_parallel_entry, a, NULL, &none);   /* it takes none: refused */
         return -1;
@@ -106,6 +118,10 @@ static int par_parse(int argc, char **argv, struct par_opts *o) {
     }
     if (!o->have_layers) {
         fprintf(stderr, "probetop parallel: --num-layers is required\n");
+        return -1;
+    }
+    if (o->svg && o->format != FMT_TEXT) {
+        fprintf(stderr, "probetop parallel: --svg draws the text layout, not --format json or csv\n");
         return -1;
     }
     return 0;
@@ -332,6 +348,34 @@ static long par_term_width(void) {
     return 80;
 }
 
+/* --svg: the text layout in colour (as --color always prints it) turned
+ * into cells and written as a picture. */
+static int par_svg(const struct par_opts *o, const struct layout *l) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) {
+        fprintf(stderr, "probetop parallel: out of memory\n");
+        return EXIT_USAGE;
+    }
+    int rc = par_text(m, l, o->color != 0, o->width > 0 ? o->width : 0);
+    if (fclose(m) != 0 || !text) rc = EXIT_USAGE;
+    struct svg_grid g;
+    if (rc == EXIT_OK && svg_grid_text(&g, text, len) != 0) {
+        fprintf(stderr, "probetop parallel: out of memory\n");
+        rc = EXIT_USAGE;
+    } else if (rc == EXIT_OK) {
+        struct pt_error e;
+        if (svg_save(o->svg, &g, "probetop parallel", &e) != 0) {
+            fprintf(stderr, "probetop parallel: %s\n", e.msg);
+            rc = EXIT_USAGE;
+        }
+        svg_grid_free(&g);
+    }
+    free(text);
+    return rc;
+}
+
 static int par_run(int argc, char **argv) {
     struct par_opts o;
     if (par_parse(argc, argv, &o) != 0) return EXIT_USAGE;
@@ -343,7 +387,8 @@ static int par_run(int argc, char **argv) {
     }
     int tty = isatty(STDOUT_FILENO);
     int rc;
-    if (o.format == FMT_JSON) rc = par_json(stdout, l);
+    if (o.svg) rc = par_svg(&o, l);
+    else if (o.format == FMT_JSON) rc = par_json(stdout, l);
     else if (o.format == FMT_CSV) rc = par_csv(stdout, l);
     else {
         const char *nc = getenv("NO_COLOR");
@@ -362,7 +407,7 @@ static int par_run(int argc, char **argv) {
 const struct cmd_entry cmd_parallel_entry = {
     "parallel",
     "probetop parallel --world-size W --num-layers L [--tp T] [--pp P] [--vpp-layers V] [--order ORDER] "
-    "[--standalone-embedding] [--format text|json|csv] [--color auto|always|never] [--width N]",
+    "[--standalone-embedding] [--format text|json|csv] [--color auto|always|never] [--width N] [--svg FILE]",
     "show which layers every rank of a Megatron TP/PP/VPP run holds",
     "  --world-size W          number of ranks, 1..1024 (required)\n"
     "  --num-layers L          transformer layers, 1..256 (required)\n"
@@ -375,6 +420,8 @@ const struct cmd_entry cmd_parallel_entry = {
     "  --format F              text (the picture, default), json or csv (rank -> dp, pp, tp, chunk, layers)\n"
     "  --color WHEN            colour cells by model copy: auto (a terminal without NO_COLOR), always, never\n"
     "  --width N               wrap stage columns to N columns (default: the terminal's; 0 = never)\n"
+    "  --svg FILE              write the text layout as an SVG picture to FILE instead (in colour unless\n"
+    "                          --color never; wrapped only with --width)\n"
     "Exit status 2 when the configuration is invalid (the message says which check failed).\n",
     par_run,
 };
