@@ -1,8 +1,11 @@
 /* vt: pty + libvterm screen-test harness (see vt.h).  Owns the child
  * process, the pty master and the emulator of one struct vt; nothing here is
  * process-wide. */
+#ifndef _XOPEN_SOURCE           /* ncursesw's flags (through ui/) may set it already */
 #define _XOPEN_SOURCE 700     /* ptsname() */
+#endif
 #include "screen/vt.h"
+#include "ui/svg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -867,144 +870,29 @@ void vt_close(struct vt *vt) {
 
 /* ---- SVG -------------------------------------------------------------- */
 
-#define SVG_CW 9.0        /* cell width: 0.6em of a 15px monospace font */
-#define SVG_CH 18.0       /* cell height */
-#define SVG_PAD 12.0
-#define SVG_BAR 30.0      /* window title bar */
-
-static void xml_text(FILE *f, const char *s) {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '&') fputs("&amp;", f);
-        else if (c == '<') fputs("&lt;", f);
-        else if (c == '>') fputs("&gt;", f);
-        else if (c == '"') fputs("&quot;", f);
-        else if (c < 0x20) fputc(' ', f);
-        else fputc(c, f);
-    }
-}
-
-static void rect(FILE *f, double x, double y, double w, double h, uint32_t rgb, double opacity) {
-    fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#%06x\"", x, y, w, h, rgb);
-    if (opacity < 1.0) fprintf(f, " fill-opacity=\"%.2f\"", opacity);
-    fputs("/>\n", f);
-}
-
-/* Block elements U+2580..U+259F as rectangles in the ink colour; returns
- * false for other glyphs. */
-static bool block_rects(FILE *f, uint32_t ch, double x, double y, uint32_t ink) {
-    const double w = SVG_CW, h = SVG_CH;
-    if (ch < 0x2580 || ch > 0x259f) return false;
-    if (ch == 0x2580) rect(f, x, y, w, h / 2, ink, 1);
-    else if (ch >= 0x2581 && ch <= 0x2588) { double k = (ch - 0x2580) / 8.0; rect(f, x, y + h * (1 - k), w, h * k, ink, 1); }
-    else if (ch >= 0x2589 && ch <= 0x258f) { double k = (0x2590 - ch) / 8.0; rect(f, x, y, w * k, h, ink, 1); }
-    else if (ch == 0x2590) rect(f, x + w / 2, y, w / 2, h, ink, 1);
-    else if (ch >= 0x2591 && ch <= 0x2593) rect(f, x, y, w, h, ink, (ch - 0x2590) * 0.25);
-    else if (ch == 0x2594) rect(f, x, y, w, h / 8, ink, 1);
-    else if (ch == 0x2595) rect(f, x + w * 7 / 8, y, w / 8, h, ink, 1);
-    else {
-        /* Quadrants: bits UL, UR, LL, LR. */
-        static const unsigned char q[] = { 4, 8, 1, 1 | 4 | 8, 1 | 8, 1 | 2 | 4, 1 | 2 | 8, 2, 2 | 4, 2 | 4 | 8 };
-        unsigned bits = q[ch - 0x2596];
-        if (bits & 1) rect(f, x, y, w / 2, h / 2, ink, 1);
-        if (bits & 2) rect(f, x + w / 2, y, w / 2, h / 2, ink, 1);
-        if (bits & 4) rect(f, x, y + h / 2, w / 2, h / 2, ink, 1);
-        if (bits & 8) rect(f, x + w / 2, y + h / 2, w / 2, h / 2, ink, 1);
-    }
-    return true;
-}
-
-static void text_open(FILE *f, double x, double y, const struct vt_cell *c, int ncells) {
-    fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" fill=\"#%06x\"", x, y, vt_cell_ink(c));
-    if (c->bold) fputs(" font-weight=\"bold\"", f);
-    if (c->italic) fputs(" font-style=\"italic\"", f);
-    if (c->underline) fputs(" text-decoration=\"underline\"", f);
-    if (ncells > 1) fprintf(f, " textLength=\"%.2f\" lengthAdjust=\"spacing\"", ncells * SVG_CW);
-    fputc('>', f);
-}
-
-static bool same_style(const struct vt_cell *a, const struct vt_cell *b) {
-    return vt_cell_ink(a) == vt_cell_ink(b) && a->bold == b->bold && a->italic == b->italic &&
-           a->underline == b->underline;
-}
-
+/* The screen as the program's own SVG writer draws a screen (ui/svg.h:
+ * the same picture `:export` makes), from libvterm's cells: ink and paper
+ * with reverse applied, the default background left to the picture. */
 int vt_svg(struct vt *vt, const char *path, const char *title) {
-    FILE *f = fopen(path, "w");
-    if (!f) { fprintf(stderr, "vt: cannot write %s: %s\n", path, strerror(errno)); return -1; }
-    double W = vt->cols * SVG_CW + 2 * SVG_PAD, H = vt->rows * SVG_CH + 2 * SVG_PAD + SVG_BAR;
-    double ox = SVG_PAD, oy = SVG_PAD + SVG_BAR;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"0 0 %.0f %.0f\" font-family=\"'DejaVu Sans Mono', 'Menlo', 'Consolas', monospace\" "
-               "font-size=\"15px\">\n", W, H, W, H);
-    fputs("<title>", f);
-    xml_text(f, title ? title : "probetop");
-    fputs("</title>\n", f);
-    fprintf(f, "<rect width=\"%.0f\" height=\"%.0f\" rx=\"8\" fill=\"#%06x\"/>\n", W, H, VT_DEFAULT_BG);
-    fprintf(f, "<rect width=\"%.0f\" height=\"%.0f\" rx=\"8\" fill=\"#2e3440\"/>\n", W, SVG_BAR);
-    fprintf(f, "<rect y=\"%.0f\" width=\"%.0f\" height=\"8\" fill=\"#2e3440\"/>\n", SVG_BAR - 8, W);
-    static const uint32_t dots[] = { 0xbf616a, 0xebcb8b, 0xa3be8c };
-    for (int i = 0; i < 3; i++)
-        fprintf(f, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"6\" fill=\"#%06x\"/>\n", 20.0 + 20 * i, SVG_BAR / 2, dots[i]);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d8dee9\" text-anchor=\"middle\" font-size=\"13px\">", W / 2,
-            SVG_BAR / 2 + 4.5);
-    xml_text(f, title ? title : "probetop");
-    fputs("</text>\n", f);
-
-    struct vt_cell *cells = malloc((size_t)vt->cols * sizeof *cells);
-    if (!cells) { fclose(f); return -1; }
-    /* Pass 1: backgrounds and block glyphs.  Pass 2: text on top. */
-    fputs("<g shape-rendering=\"crispEdges\">\n", f);
-    for (int r = 0; r < vt->rows; r++) {
-        for (int c = 0; c < vt->cols; c++) vt_cell(vt, r, c, &cells[c]);
-        double y = oy + r * SVG_CH;
-        for (int c = 0; c < vt->cols;) {
-            uint32_t paper = vt_cell_paper(&cells[c]);
-            bool dflt = !cells[c].reverse && cells[c].bg_default;
-            int e = c + 1;
-            while (e < vt->cols && vt_cell_paper(&cells[e]) == paper &&
-                   (!cells[e].reverse && cells[e].bg_default) == dflt) e++;
-            if (!dflt) rect(f, ox + c * SVG_CW, y, (e - c) * SVG_CW, SVG_CH, paper, 1);
-            c = e;
+    struct svg_grid g;
+    if (svg_grid_init(&g, vt->rows, vt->cols) != 0) return -1;
+    for (int r = 0; r < vt->rows; r++)
+        for (int c = 0; c < vt->cols; c++) {
+            struct vt_cell v;
+            vt_cell(vt, r, c, &v);
+            struct svg_cell *o = svg_grid_at(&g, r, c);
+            o->ch = v.ch;
+            o->width = (uint8_t)(v.width > 1 ? 2 : 1);
+            o->fg = vt_cell_ink(&v);
+            o->bg = vt_cell_paper(&v);
+            o->flags = (uint8_t)((v.bold ? SVG_BOLD : 0) | (v.italic ? SVG_ITALIC : 0) |
+                                 (v.underline ? SVG_UNDERLINE : 0) | (!v.reverse && v.bg_default ? SVG_BG_DEFAULT : 0));
         }
-        for (int c = 0; c < vt->cols; c++)
-            block_rects(f, cells[c].ch, ox + c * SVG_CW, y, vt_cell_ink(&cells[c]));
-    }
-    fputs("</g>\n<g xml:space=\"preserve\">\n", f);
-    for (int r = 0; r < vt->rows; r++) {
-        for (int c = 0; c < vt->cols; c++) vt_cell(vt, r, c, &cells[c]);
-        double base = oy + r * SVG_CH + SVG_CH * 0.75;
-        for (int c = 0; c < vt->cols;) {
-            uint32_t ch = cells[c].ch;
-            if (ch == 0 || ch == ' ' || (ch >= 0x2580 && ch <= 0x259f)) { c++; continue; }
-            if (ch >= 0x80) {
-                /* One element per non-ASCII glyph: fallback fonts for
-                 * braille or symbols need not share the ASCII advance. */
-                text_open(f, ox + c * SVG_CW, base, &cells[c], 1);
-                xml_text(f, cells[c].glyph);
-                fputs("</text>\n", f);
-                c += cells[c].width > 1 ? cells[c].width : 1;
-                continue;
-            }
-            int e = c + 1;
-            while (e < vt->cols && cells[e].ch < 0x80 && same_style(&cells[e], &cells[c])) e++;
-            while (e > c + 1 && (cells[e - 1].ch == ' ' || cells[e - 1].ch == 0)) e--;
-            text_open(f, ox + c * SVG_CW, base, &cells[c], e - c);
-            for (int k = c; k < e; k++) xml_text(f, cells[k].ch ? cells[k].glyph : " ");
-            fputs("</text>\n", f);
-            c = e;
-        }
-    }
-    fputs("</g>\n", f);
-    if (vt->cursor_visible && vt->pid > 0) {
-        int cr, cc;
-        vt_cursor(vt, &cr, &cc);
-        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" stroke=\"#%06x\"/>\n",
-                ox + cc * SVG_CW, oy + cr * SVG_CH, SVG_CW, SVG_CH, VT_DEFAULT_FG);
-    }
-    fputs("</svg>\n", f);
-    free(cells);
-    if (fclose(f) != 0) { fprintf(stderr, "vt: cannot write %s: %s\n", path, strerror(errno)); return -1; }
-    return 0;
+    struct pt_error err;
+    int rc = svg_save(path, &g, title ? title : "probetop", &err);
+    if (rc != 0) fprintf(stderr, "vt: %s\n", err.msg);
+    svg_grid_free(&g);
+    return rc;
 }
 
 int vt_shot(struct vt *vt, const char *name, const char *title) {
