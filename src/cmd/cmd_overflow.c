@@ -25,6 +25,7 @@
 #include "model/overflow/ovfrows.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_overflow_follow.h"
+#include "src/cmd/overflow_answer.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/load.h"
 #include "src/io/common/json.h"
@@ -34,125 +35,8 @@ enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
 
 #define DEFAULT_TEXT_LIMIT 20
 
-/* Counts of one step or rank: index = enum ovf_level (0 = no level). */
-struct tally {
-    int32_t key;
-    size_t n[4];
-};
-
-struct report {
-    const struct dataset *ds;
-    const struct ovf_list *l;
-    int levels;                /* the input has levels */
-    int min_level;             /* --level (OVF_MEDIUM: everything) */
-    size_t *match;             /* indexes into l of entries at or above min_level */
-    size_t nmatch;
-    long first;                /* index into l, -1 none: the origin when found, else by_pos */
-    long by_pos;               /* the first record by position (ovf_first), -1 none */
-    int first_is_origin;
-    struct ovfrows rows;      /* the matched entries as listed */
-    int fail_on;               /* --fail-on: enum ovf_level */
-    size_t failing;            /* entries whose ovf_gate_level() reaches fail_on */
-    size_t counts[4];
-    size_t jumps;              /* entries flagged by the numeric jump alone */
-    struct tally *steps, *ranks;
-    size_t nsteps, nranks;
-    long limit;                /* entries to list; 0 = all */
-    const struct ovf_origin_report *origin;   /* origin rank of the first step with one (dumps) */
-    int partial_ok;            /* --partial-ok: files not read whole do not stop the gate */
-};
-
-/* Files the load could not read whole: skipped, or read but for a cut end. */
-static size_t unread(const struct report *r) { return r->ds->nskipped + r->ds->npartial; }
-
-/* The gate's exit code (probetop(1), EXIT STATUS): what was read fails it,
- * else it cannot pass on files it could not read unless --partial-ok. */
-static int gate_exit(const struct report *r) {
-    if (r->failing) return EXIT_FOUND;
-    return unread(r) && !r->partial_ok ? EXIT_INCOMPLETE : EXIT_OK;
-}
-
-static const char *entry_level(const struct report *r, const struct ovf_entry *e) {
-    return r->levels ? ovf_level_name((enum ovf_level)e->level) : "nonfinite";
-}
-
-/* The tally for key in a sorted array (it is there by construction). */
-static struct tally *tally_find(struct tally *t, size_t n, int32_t key) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].key < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && t[lo].key == key ? &t[lo] : NULL;
-}
-
-/* Distinct values of a field of every entry, ascending, as zeroed tallies. */
-static int make_tallies(const struct ovf_list *l, int by_rank, struct tally **out, size_t *nout) {
-    int32_t *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
-    if (!keys) return -1;
-    for (size_t i = 0; i < l->n; i++) keys[i] = by_rank ? l->v[i].rank : l->v[i].step;
-    qsort(keys, l->n, sizeof *keys, util_cmp_i32);
-    size_t n = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (n == 0 || keys[n - 1] != keys[i]) keys[n++] = keys[i];
-    struct tally *t = calloc(n ? n : 1, sizeof *t);
-    if (!t) {
-        free(keys);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) t[i].key = keys[i];
-    free(keys);
-    *out = t;
-    *nout = n;
-    return 0;
-}
-
-static int matched_level(const struct ovf_entry *e, void *ctx) {
-    const struct report *r = ctx;
-    return !r->levels || (int)e->level >= r->min_level;
-}
-
-static int report_build(struct report *r) {
-    const struct ovf_list *l = r->l;
-    r->match = malloc((l->n ? l->n : 1) * sizeof *r->match);
-    if (!r->match) return -1;
-    if (make_tallies(l, 0, &r->steps, &r->nsteps) != 0 || make_tallies(l, 1, &r->ranks, &r->nranks) != 0)
-        return -1;
-    for (size_t i = 0; i < l->n; i++) {
-        const struct ovf_entry *e = &l->v[i];
-        unsigned lv = e->level <= OVF_CRITICAL ? e->level : OVF_NONE;
-        r->counts[lv]++;
-        tally_find(r->steps, r->nsteps, e->step)->n[lv]++;
-        tally_find(r->ranks, r->nranks, e->rank)->n[lv]++;
-        if (!r->levels || (int)lv >= r->min_level) r->match[r->nmatch++] = i;
-        if ((int)ovf_gate_level(e) >= r->fail_on) r->failing++;
-        r->jumps += e->jump != 0;
-    }
-    if (ovfrows_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
-    /* the origin heads every listing (probetop-rules(7), ORIGIN ACROSS RANKS) */
-    long o = ovf_origin_entry(r->origin, l);
-    if (o >= 0 && !matched_level(&l->v[o], r)) o = -1;
-    if (o >= 0) ovfrows_lead(&r->rows, (size_t)o);
-    /* msProbe's anomaly reports count by their rule (anomaly_gate_level) */
-    for (size_t i = 0; i < r->ds->anomalies.n; i++)
-        if (anomaly_gate_level(&r->ds->anomalies.v[i]) >= r->fail_on) r->failing++;
-    r->by_pos = ovf_first(l);
-    if (r->by_pos >= 0 && r->levels && (int)l->v[r->by_pos].level < r->min_level) r->by_pos = -1;
-    r->first = o >= 0 ? o : r->by_pos;
-    r->first_is_origin = o >= 0;
-    return 0;
-}
-
-static void report_free(struct report *r) {
-    free(r->match);
-    free(r->steps);
-    free(r->ranks);
-    ovfrows_free(&r->rows);
-}
-
 /* Rows listed (the --limit). */
-static size_t listed(const struct report *r) {
+static size_t listed(const struct overflow_answer *r) {
     return r->limit > 0 && (size_t)r->limit < r->rows.n ? (size_t)r->limit : r->rows.n;
 }
 
@@ -167,29 +51,29 @@ static const char *esc(const char *s, char *buf, size_t size) {
     return pt_escape(s, strlen(s), buf, size);
 }
 
-static void text_counts(const struct report *r, const size_t *n) {
+static void text_counts(const struct overflow_answer *r, const size_t *n) {
     if (r->levels)
         printf("critical %zu, high %zu, medium %zu", n[OVF_CRITICAL], n[OVF_HIGH], n[OVF_MEDIUM]);
     else
         printf("nonfinite %zu", n[OVF_NONE]);
 }
 
-static void text_entry(const struct report *r, const struct ovf_entry *e) {
+static void text_entry(const struct overflow_answer *r, const struct ovf_entry *e) {
     char name[2048], what[1024], micro[16];
     if (e->micro >= 0) snprintf(micro, sizeof micro, "%d", (int)e->micro);
     else strcpy(micro, "-");
-    printf("  %-9s %5d %5s %5d %7u  %s  %s\n", entry_level(r, e), (int)e->step, micro, (int)e->rank,
+    printf("  %-9s %5d %5s %5d %7u  %s  %s\n", overflow_answer_level(r, e), (int)e->step, micro, (int)e->rank,
            (unsigned)e->pos, esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
 }
 
 /* The exit code the gate gives, and why. */
-static void text_gate(const struct report *r) {
+static void text_gate(const struct overflow_answer *r) {
     const char *lv = ovf_level_name((enum ovf_level)r->fail_on);
     if (r->failing)
         printf("gate (--fail-on %s): %zu record%s at or above it: exit 1\n", lv, r->failing, r->failing == 1 ? "" : "s");
-    else if (unread(r))
+    else if (overflow_answer_unread(r))
         printf("gate (--fail-on %s): nothing at or above it in what was read, but %zu file%s could not be read "
-               "whole: %s\n", lv, unread(r), unread(r) == 1 ? "" : "s",
+               "whole: %s\n", lv, overflow_answer_unread(r), overflow_answer_unread(r) == 1 ? "" : "s",
                r->partial_ok ? "accepted by --partial-ok: exit 0" : "cannot say: exit 3");
     else
         printf("gate (--fail-on %s): nothing at or above it: exit 0\n", lv);
@@ -197,7 +81,7 @@ static void text_gate(const struct report *r) {
 
 /* A numeric-jump group: its level, the kind, the name, what it covers and
  * the earliest record's description. */
-static void text_group(const struct report *r, const struct ovfrows_row *w) {
+static void text_group(const struct overflow_answer *r, const struct ovfrows_row *w) {
     const struct ovf_entry *e = &r->l->v[w->entry];
     char name[2048], what[1024], cover[160];
     ovfrows_group_text(w, 1, cover, sizeof cover);
@@ -208,12 +92,12 @@ static void text_group(const struct report *r, const struct ovfrows_row *w) {
 
 /* msProbe's anomaly reports (a monitor tree's anomaly_detected/), in its
  * first-anomaly order (probetop-rules(7), FIRST ANOMALY ORDER). */
-static size_t anomalies_listed(const struct report *r) {
+static size_t anomalies_listed(const struct overflow_answer *r) {
     size_t n = r->ds->anomalies.n;
     return r->limit > 0 && (size_t)r->limit < n ? (size_t)r->limit : n;
 }
 
-static void text_anomalies(const struct report *r) {
+static void text_anomalies(const struct overflow_answer *r) {
     const struct anomaly_list *al = &r->ds->anomalies;
     if (!al->n) return;
     size_t n = anomalies_listed(r);
@@ -233,7 +117,7 @@ static void text_anomalies(const struct report *r) {
 
 /* A headline record: "LABEL: LEVEL at step S micro step M, rank R,
  * position P[NOTE]", its name and what is non-finite. */
-static void text_first(const struct report *r, const char *label, long i, const char *note) {
+static void text_first(const struct overflow_answer *r, const char *label, long i, const char *note) {
     const struct ovf_entry *e = &r->l->v[i];
     char name[2048], what[1024];
     printf("%s: %s at step %d", label, r->levels ? ovf_level_name((enum ovf_level)e->level) : "non-finite", (int)e->step);
@@ -242,7 +126,7 @@ static void text_first(const struct report *r, const char *label, long i, const 
            esc(e->name, name, sizeof name), esc(e->what, what, sizeof what));
 }
 
-static void print_text(const struct report *r) {
+static void print_text(const struct overflow_answer *r) {
     const struct dataset *ds = r->ds;
     char path[2048];
     printf("overflow check of %s (%s)\n", esc(ds->path ? ds->path : "", path, sizeof path),
@@ -321,7 +205,7 @@ static void csv_field(const char *s) {
     free(own);
 }
 
-static void print_csv(const struct report *r) {
+static void print_csv(const struct overflow_answer *r) {
     printf("level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
     /* msProbe's anomaly reports first, in its order: name = tag_name, what
      * = message, pos = call_id (man/probetop.1, probetop overflow) */
@@ -338,7 +222,7 @@ static void print_csv(const struct report *r) {
     for (size_t i = 0; i < n; i++) {
         const struct ovfrows_row *w = &r->rows.v[i];
         const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
-        printf("%s,%d,", entry_level(r, e), (int)e->step);
+        printf("%s,%d,", overflow_answer_level(r, e), (int)e->step);
         if (e->micro >= 0) printf("%d", (int)e->micro);
         printf(",%d,%u,", (int)e->rank, (unsigned)e->pos);
         csv_field(e->name);
@@ -355,17 +239,17 @@ static void print_csv(const struct report *r) {
 static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
 
 /* An entry's members, without the braces. */
-static void json_fields(const struct report *r, const struct ovf_entry *e) {
+static void json_fields(const struct overflow_answer *r, const struct ovf_entry *e) {
     printf("\"step\": %d, \"micro_step\": ", (int)e->step);
     if (e->micro >= 0) printf("%d", (int)e->micro);
     else printf("null");
     printf(", \"rank\": %d, \"pos\": %u, \"name\": ", (int)e->rank, (unsigned)e->pos);
     json_str(e->name);
-    printf(", \"level\": \"%s\", \"what\": ", entry_level(r, e));
+    printf(", \"level\": \"%s\", \"what\": ", overflow_answer_level(r, e));
     json_str(e->what);
 }
 
-static void json_entry(const struct report *r, const struct ovf_entry *e) {
+static void json_entry(const struct overflow_answer *r, const struct ovf_entry *e) {
     putchar('{');
     json_fields(r, e);
     putchar('}');
@@ -373,7 +257,7 @@ static void json_entry(const struct report *r, const struct ovf_entry *e) {
 
 /* A listed row: an entry with its kind; a group also has its records,
  * steps and ranks (its step, rank, pos and what are its earliest record's). */
-static void json_row(const struct report *r, const struct ovfrows_row *w) {
+static void json_row(const struct overflow_answer *r, const struct ovfrows_row *w) {
     putchar('{');
     json_fields(r, &r->l->v[w->entry]);
     printf(", \"kind\": \"%s\"", row_kind(w));
@@ -384,18 +268,18 @@ static void json_row(const struct report *r, const struct ovfrows_row *w) {
     putchar('}');
 }
 
-static void json_counts(const struct report *r, const size_t *n) {
+static void json_counts(const struct overflow_answer *r, const size_t *n) {
     if (r->levels)
         printf("\"critical\": %zu, \"high\": %zu, \"medium\": %zu", n[OVF_CRITICAL], n[OVF_HIGH], n[OVF_MEDIUM]);
     else
         printf("\"nonfinite\": %zu", n[OVF_NONE]);
 }
 
-static void json_origin(const struct report *r);
+static void json_origin(const struct overflow_answer *r);
 
 /* "anomalies": msProbe's anomaly reports in its first-anomaly order, each
  * with its keys, what probetop derived, and its heat-map cell (or null). */
-static void json_anomalies(const struct report *r) {
+static void json_anomalies(const struct overflow_answer *r) {
     const struct anomaly_list *al = &r->ds->anomalies;
     const struct cube *c = r->ds->cube;
     size_t n = anomalies_listed(r);
@@ -431,7 +315,7 @@ static void json_anomalies(const struct report *r) {
     printf("%s]", n ? "\n" : "");
 }
 
-static void print_json(const struct report *r) {
+static void print_json(const struct overflow_answer *r) {
     printf("{\"path\": ");
     json_str(r->ds->path);
     printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", formats_name(r->ds->format),
@@ -446,7 +330,7 @@ static void print_json(const struct report *r) {
     if (r->levels) printf(", \"%s\": %zu", "numeric_jump", r->jumps);
     printf(", \"anomalies\": %zu", r->ds->anomalies.n);
     printf("}, \"matched\": %zu, \"gate\": {\"fail_on\": \"%s\", \"failing\": %zu, \"exit\": %d}, \"rows\": %zu, \"per_step\": [",
-           r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, gate_exit(r), r->rows.n);
+           r->nmatch, ovf_level_name((enum ovf_level)r->fail_on), r->failing, overflow_answer_exit(r), r->rows.n);
     for (size_t i = 0; i < r->nsteps; i++) {
         printf("%s{\"step\": %d, ", i ? ", " : "", (int)r->steps[i].key);
         json_counts(r, r->steps[i].n);
@@ -494,7 +378,7 @@ static void origin_node_json(const struct ovf_origin_node *n) {
 }
 
 /* ", \"origin\": [...]": the object of the first step with an origin, if any. */
-static void json_origin(const struct report *r) {
+static void json_origin(const struct overflow_answer *r) {
     const struct ovf_origin_report *o = r->origin;
     printf(", \"origin\": [");
     for (size_t i = 0; o && i < o->n; i++) {
@@ -634,7 +518,7 @@ static int run_overflow(int argc, char **argv) {
         }
         scan = ds->cube ? ovf_scan_cube(ds->cube, &scanned, &err) : 0;
     }
-    struct report r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
+    struct overflow_answer r = { .ds = ds, .l = &ds->ovf, .levels = ds->ovf_levels, .min_level = min_level, .limit = limit,
                         .fail_on = fail_on, .partial_ok = partial_ok };
     if (!ds->ovf_levels) {
         if (scan != 0) {
@@ -657,13 +541,13 @@ static int run_overflow(int argc, char **argv) {
     if (origin.note[0]) fprintf(stderr, "probetop overflow: origin across ranks: %s\n", CMD_ESC(origin.note));
     r.origin = &origin;
     int rc = EXIT_USAGE;
-    if (report_build(&r) != 0) {
+    if (overflow_answer_build(&r) != 0) {
         fprintf(stderr, "probetop overflow: out of memory\n");
     } else {
         if (fmt == OUT_JSON) print_json(&r);
         else if (fmt == OUT_CSV) print_csv(&r);
         else print_text(&r);
-        rc = gate_exit(&r);
+        rc = overflow_answer_exit(&r);
     }
     /* text ends with the origin across ranks (its own block: see ovf_origin.h) */
     if (rc != EXIT_USAGE && fmt == OUT_TEXT && r.nmatch) ovf_origin_print_text(stdout, &origin);
@@ -671,7 +555,7 @@ static int run_overflow(int argc, char **argv) {
         fprintf(stderr, "probetop overflow: cannot write the output\n");
         rc = EXIT_USAGE;
     }
-    report_free(&r);
+    overflow_answer_free(&r);
     ovf_origin_report_free(&origin);
     ovf_list_free(&scanned);
     dataset_free(ds);

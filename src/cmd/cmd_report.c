@@ -28,6 +28,7 @@
 #include "model/overflow/overflow.h"
 #include "model/trace/trace.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/overflow_answer.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
 #include "src/io/dump/ovf_origin.h"
@@ -129,16 +130,18 @@ static int md_overflow(FILE *f, const struct dataset *ds, const char *path, stru
         ovf_list_free(&scanned);
         return EXIT_USAGE;
     }
-    size_t counts[4] = {0}, failing = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const struct ovf_entry *e = &l->v[i];
-        counts[e->level <= OVF_CRITICAL ? e->level : OVF_NONE]++;
-        if (ovf_gate_level(e) >= OVF_CRITICAL) failing++;
+    /* overflow's own answer at its defaults: every level listed, the gate at critical */
+    struct overflow_answer r = {.ds = ds, .l = l, .levels = ds->ovf_levels, .min_level = OVF_MEDIUM,
+                                .fail_on = OVF_CRITICAL, .origin = &origin};
+    if (overflow_answer_build(&r) != 0) {
+        overflow_answer_free(&r);
+        ovf_origin_report_free(&origin);
+        ovf_list_free(&scanned);
+        pt_errorf(err, "out of memory");
+        return EXIT_USAGE;
     }
-    for (size_t i = 0; i < ds->anomalies.n; i++)
-        if (anomaly_gate_level(&ds->anomalies.v[i]) >= OVF_CRITICAL) failing++;
-    long o = ovf_origin_entry(&origin, l);
-    long first = o >= 0 ? o : ovf_first(l);
+    const size_t *counts = r.counts;
+    long first = r.first, o = r.first_is_origin ? r.first : -1;
 
     fprintf(f, "\n## NaN/Inf\n\n");
     if (ds->ovf_levels)
@@ -183,10 +186,11 @@ static int md_overflow(FILE *f, const struct dataset *ds, const char *path, stru
         fputs(" |\n", f);
         repro(f, "overflow", path, NULL, NULL);
     }
+    int rc = overflow_answer_exit(&r);
+    overflow_answer_free(&r);
     ovf_origin_report_free(&origin);
     ovf_list_free(&scanned);
-    if (failing) return EXIT_FOUND;
-    return ds->nskipped + ds->npartial ? EXIT_INCOMPLETE : EXIT_OK;
+    return rc;
 }
 
 /* ---- the first divergence (compare --first) ---- */
