@@ -188,9 +188,11 @@ static int bad_row(struct ct *t, size_t line, const char *fmt, const char *a, co
 
 static int cancelled(const struct load_opts *o) { return o->cancel && atomic_load(o->cancel); }
 
-/* The series of the CSV's columns (NULL for the step and clock columns).
- * TensorBoard's "Wall time,Step,Value": the series takes the file's name. */
-static int csv_columns(struct ct *t, const char *line, const char *end, struct curves_series **cols, int *ncols,
+/* The series of the CSV's columns, as indexes into t->c->series (-1 for
+ * the step and clock columns): a pointer would not survive the array
+ * growing for the next column.  TensorBoard's "Wall time,Step,Value": the
+ * series takes the file's name. */
+static int csv_columns(struct ct *t, const char *line, const char *end, long *cols, int *ncols,
                        int *step_col, struct pt_error *err) {
     char cell[512];
     int more = 1, k = 0, values = 0;
@@ -203,7 +205,7 @@ static int csv_columns(struct ct *t, const char *line, const char *end, struct c
         values += k != *step_col && !is_time_name(cell, strlen(cell)) && !!strcasecmp(cell, "value");
     more = 1, k = 0;
     for (const char *p = line; next_cell(&p, end, cell, sizeof cell, &more); k++) {
-        cols[k] = NULL;
+        cols[k] = -1;
         if (k == *step_col || is_time_name(cell, strlen(cell))) continue;
         char name[512];
         snprintf(name, sizeof name, "%s", cell);
@@ -212,12 +214,14 @@ static int csv_columns(struct ct *t, const char *line, const char *end, struct c
             name[strlen(name) - 4] = '\0';   /* ".csv" */
         }
         if (!name[0]) snprintf(name, sizeof name, "column %d", k + 1);
-        if (!(cols[k] = curves_series(t->c, name))) return pt_errorf(err, "out of memory");
+        const struct curves_series *sr = curves_series(t->c, name);
+        if (!sr) return pt_errorf(err, "out of memory");
+        cols[k] = (long)(sr - t->c->series);
     }
     return 0;
 }
 
-static int csv_row(struct ct *t, const char *line, const char *end, size_t lineno, struct curves_series **cols,
+static int csv_row(struct ct *t, const char *line, const char *end, size_t lineno, const long *cols,
                    int ncols, int step_col) {
     char cell[256];
     int more = 1, k = 0;
@@ -236,14 +240,15 @@ static int csv_row(struct ct *t, const char *line, const char *end, size_t linen
     more = 1, k = 0;
     for (const char *p = line; next_cell(&p, end, cell, sizeof cell, &more); k++) {
         double v;
-        if (!cols[k]) continue;
+        if (cols[k] < 0) continue;
+        struct curves_series *sr = &t->c->series[cols[k]];
         int r = cell_value(cell, &v);
         if (r < 0) {
-            if (bad_row(t, lineno, "'%s' in column %s is no number: left out", cell, cols[k]->name) != 0) return -1;
+            if (bad_row(t, lineno, "'%s' in column %s is no number: left out", cell, sr->name) != 0) return -1;
             continue;
         }
         if (r == 1) {
-            if (curves_push(cols[k], step, v) != 0) return -1;
+            if (curves_push(sr, step, v) != 0) return -1;
             t->points++;
         }
     }
@@ -254,7 +259,7 @@ static int load_csv(struct ct *t, const char *buf, size_t len, const struct load
     const char *end = memchr(buf, '\n', len);
     if (!end) end = buf + len;
     int ncols, step_col;
-    struct curves_series **cols = NULL;
+    long *cols = NULL;
     int ncols_max = 1;
     for (const char *p = buf; p < end; p++) ncols_max += *p == ',';
     if (ncols_max > CT_MAX_COLS) ncols_max = CT_MAX_COLS + 1;
