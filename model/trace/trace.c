@@ -2,6 +2,8 @@
  * its categories and phases, classifying kernels and annotations, and
  * HTA's breakdown figures (probetop-rules(7), PROFILER TRACES). */
 #include "model/trace/trace.h"
+#include "model/trace/idle.h"
+#include "model/trace/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +15,8 @@ void trace_run_free(struct trace_run *run) {
         free(run->ranks[i].file);
         free(run->ranks[i].steps);
         free(run->ranks[i].segs);
+        kernels_table_free(run->ranks[i].kernels);
+        idle_table_free(run->ranks[i].idle);
     }
     free(run->ranks);
     for (size_t i = 0; i < run->nnames; i++) free(run->names[i]);

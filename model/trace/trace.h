@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct kernels_table;
+struct idle_table;
+
 /* Kernel categories.  TRACE_IDLE names gaps (no segment has it). */
 enum trace_cat { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMORY, TRACE_IDLE, TRACE_NCATS };
 
@@ -85,6 +88,8 @@ struct trace_rank {
     int64_t lane_merge_ns;        /* 0: segs holds every kernel; else more kernels than --mem
                                      holds for the lane view: per stream, those starting in one
                                      slice of this many ns of a step are one segment */
+    struct kernels_table *kernels;   /* HTA's kernel tables over the window (model/trace/kernels.h; owned) */
+    struct idle_table *idle;         /* HTA's idle breakdown per stream over the window (model/trace/idle.h; owned) */
 };
 
 struct trace_run {

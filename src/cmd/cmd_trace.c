@@ -11,6 +11,7 @@
 #include "model/trace/trace.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/cmd_trace_tables.h"
 #include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
@@ -113,7 +114,7 @@ static void json_stats(const struct trace_stats *s) {
 }
 
 static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct step_cell *c,
-                       size_t nc, const struct trace_straggler *g, size_t ng) {
+                       size_t nc, const struct trace_straggler *g, size_t ng, size_t top) {
     printf("{\"path\": ");
     json_fput_str(stdout, ds->path);
     printf(", \"ranks\": [");
@@ -144,7 +145,9 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
                "\"behind_pct\": %.4f, \"ranks\": %d}",
                i ? "," : "", g[i].step, g[i].rank, us(g[i].work), us(g[i].median), us(g[i].work - g[i].median),
                pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
-    printf("],\n \"warnings\": [");
+    printf("]");
+    cmd_trace_tables_json(run, top);
+    printf(",\n \"warnings\": [");
     for (size_t i = 0; i < ds->nwarnings; i++) {
         printf(i ? ", " : "");
         json_fput_str(stdout, ds->warnings[i]);
@@ -155,7 +158,8 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
-    int per_step = 0, np = 0;
+    int per_step = 0, np = 0, table = CMD_TRACE_BREAKDOWN;
+    size_t top = 10;   /* HTA's num_kernels */
     uint64_t mem = 0;   /* 0: the default (util_default_mem) */
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
@@ -182,6 +186,28 @@ static int run(int argc, char **argv) {
             }
             continue;
         }
+        if ((v = opt_value(argc, argv, &i, "--table", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            if ((table = cmd_trace_tables_parse(v)) < 0) {
+                char esc[256];
+                fprintf(stderr, "probetop trace: --table must be breakdown, kernel_types, top_kernels or idle, not '%s'\n",
+                        pt_escape(v, strlen(v), esc, sizeof esc));
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--top", &m, &bad)) || m) {
+            char *end;
+            if (bad) return EXIT_USAGE;
+            unsigned long long k = strtoull(v, &end, 10);
+            if (!*v || *end || *v == '-' || k > 1000000000ull) {
+                char esc[256];
+                fprintf(stderr, "probetop trace: --top wants a count of kernels (0: all), not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+                return EXIT_USAGE;
+            }
+            top = (size_t)k;
+            continue;
+        }
         if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
@@ -206,9 +232,13 @@ static int run(int argc, char **argv) {
         dataset_free(ds);
         return EXIT_USAGE;
     }
-    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng);
+    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top);
+    else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
     else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
-    else print_text(ds->trace, per_step, c, nc, g, ng);
+    else {
+        print_text(ds->trace, per_step, c, nc, g, ng);
+        cmd_trace_tables_text(ds->trace, top);
+    }
     free(c);
     free(g);
     dataset_free(ds);
@@ -217,11 +247,15 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_trace_entry = {
     .name = "trace",
-    .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--mem SIZE]",
+    .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--table T] [--top K] [--mem SIZE]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
             "  --per-step           also each (step, rank): the kernels that start in the step\n"
+            "  --table T            with csv: breakdown (default), kernel_types, top_kernels or idle\n"
+            "                       (text and json give every table)\n"
+            "  --top K              top kernels shown per rank, the rest as one 'others' row (default 10;\n"
+            "                       0: every kernel)\n"
             "  --mem SIZE           memory for the kernels (512M, 2G; default a quarter of the machine's,\n"
             "                       at most 1G): beyond it they are sorted through a temporary file and\n"
             "                       the lane view merges them; the figures stay exact\n"

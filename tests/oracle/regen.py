@@ -323,6 +323,20 @@ def ref_trace(e, case, check, trace_dir):
                "HTA TraceAnalysis(trace_dir=%s): get_temporal_breakdown, get_comm_comp_overlap" % trace_dir)
 
 
+def ref_trace_tables(e, case, check, trace_dir):
+    """HTA's kernel-type, per-kernel and idle tables (hta_tables.py) on trace_dir."""
+    env = dict(os.environ, PYTHONPATH=e.hta)
+    p = subprocess.run([PY, os.path.join(HERE, "hta_tables.py"), os.path.join(CASES, case, trace_dir)], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("HTA failed on %s:\n%s" % (trace_dir, p.stderr.decode()[-3000:]))
+    ref = json.loads(p.stdout.decode().strip().splitlines()[-1])
+    write_spec(case, check, {"kind": "trace_tables", "input": trace_dir, "tolerance_us": 1.0, "tolerance_rel": 0.005,
+                             "reference": ref},
+               "hta_tables.py %s (HTA get_gpu_kernel_breakdown(include_memory_kernels=True, nothing folded), "
+               "get_idle_time_breakdown(all ranks, consecutive_kernel_delay=30))" % trace_dir)
+
+
 # ---------------------------------------------------------------- the cases
 
 def case_pt_mix(e):
@@ -559,6 +573,17 @@ def case_traces(e):
     cut_trace(one(os.path.join(hta_data, "ns_resolution_trace", "*.json.gz")), "ProfilerStep#102",
               os.path.join(d, "ns_step102", "rank-0.json.gz"))
     ref_trace(e, "traces", "ns_step102", "input/ns_step102")
+    case_trace_tables(e)
+
+
+def case_trace_tables(e):
+    """HTA's other first tables on the traces case's inputs and on the fixtures
+    of tests/data/traces (HTA's test traces: hta/ and the nanosecond hta-ns/)."""
+    for name in ("sampled_2rank", "nccl_step5", "ns_step102"):
+        ref_trace_tables(e, "traces", "tables_" + name, "input/" + name)
+    for name in ("hta/nccl_2rank", "hta/rank3_of_8", "hta-ns"):
+        ref_trace_tables(e, "traces", "tables_" + name.replace("hta/", "").replace("-", "_"),
+                         "input/../../../../data/traces/" + name)
 
 
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,

@@ -18,6 +18,8 @@
 #include <zlib.h>
 
 #include "model/trace/trace.h"
+#include "model/trace/idle.h"
+#include "model/trace/kernels.h"
 #include "model/trace/trace_cube.h"
 #include "model/util/fs.h"
 #include "model/util/pool.h"
@@ -138,6 +140,8 @@ struct ktmp {
     int32_t step;       /* ProfilerStep it was launched in, INT32_MIN none */
     int32_t hta_ds, hta_de;   /* HTA's rounding of its start and end (trace_parse_kernel), 0 unless its file has ts_frac */
     uint8_t keep;       /* in HTA's window */
+    uint8_t hta_kernel; /* in HTA's idle breakdown (trace_parse_kernel) */
+    int64_t launch_ns;  /* its CPU launch (HTA's whole us when hta_ds is), IDLE_NO_LAUNCH none */
 };
 
 static int cmp_step(const void *a, const void *b) {
@@ -239,6 +243,7 @@ struct rank_build {
     uint8_t streams[8192];   /* which streams have kernels (a bit each) */
     size_t nstreams;
     int frac;
+    const struct trace_parse_names *names;   /* the run's kernel names */
 };
 
 /* The annotations' nesting: parent[i] is the one enclosing a[i] (a sorted). */
@@ -271,6 +276,9 @@ static int take_kernel(struct rank_build *b, const struct rfile *rf, const struc
     t.step = step_at(f->steps, f->nsteps, l ? lts : st);
     t.hta_ds = f->ts_frac ? k->hta_ds : 0;
     t.hta_de = f->ts_frac ? k->hta_de : 0;
+    t.hta_kernel = k->hta_kernel;
+    t.launch_ns = l ? lts : IDLE_NO_LAUNCH;
+    if (l && f->ts_frac) t.launch_ns += l->hta_ds;   /* HTA rounds the launch's start up to a whole us too */
     if (l && f->nannos) t.seg.phase = (uint8_t)phase_at(f->annos, parent, f->nannos, lts);
     if (t.seg.phase != TRACE_PH_NONE) *has_phase = 1;
     if (!multi_step) t.keep = 1;
@@ -496,6 +504,17 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     struct trace_acc step, total;
     trace_acc_init(&step);
     trace_acc_init(&total);
+    struct kernels_acc ka;   /* HTA's kernel and idle tables, over the window */
+    struct idle_acc ia;
+    if (kernels_acc_init(&ka, (const char *const *)b->names->v, b->names->n)) {
+        free(m.slot_of); free(m.slot); free(m.open);
+        return pt_errorf(err, "out of memory");
+    }
+    if (idle_acc_init(&ia)) {
+        kernels_acc_free(&ka);
+        free(m.slot_of); free(m.slot); free(m.open);
+        return pt_errorf(err, "out of memory");
+    }
     int si = 0, rc = 0;
     const struct ktmp *t;
     while ((t = trace_spill_next(b->k, err))) {
@@ -515,6 +534,10 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
             }
             trace_acc_add(&total, &h);
             r->nwindow++;
+            if (kernels_acc_add(&ka, &h) || (t->hta_kernel && idle_acc_add(&ia, h.stream, h.start_ns, h.start_ns + h.dur_ns, t->launch_ns))) {
+                rc = pt_errorf(err, "out of memory");
+                break;
+            }
         }
         if ((rc = m.q ? lane_add(&m, g, r, &cap, err) : emit(r, &cap, g, err))) break;
     }
@@ -523,6 +546,14 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     free(m.slot_of);
     free(m.slot);
     free(m.open);
+    if (!rc) {
+        r->kernels = kernels_acc_finish(&ka);
+        r->idle = idle_acc_finish(&ia);
+        if (!r->kernels || !r->idle) rc = pt_errorf(err, "out of memory");
+    } else {
+        kernels_acc_free(&ka);
+        idle_acc_free(&ia);
+    }
     if (rc) return -1;
     for (; si < b->n; si++) {
         trace_acc_finish(&step, &r->steps[si].stats);
@@ -546,9 +577,11 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
 }
 
 static int build_rank(struct trace_rank *r, struct rfile *files, size_t nf, int multi_step, int synth, int *has_phase,
-                      size_t max_segs, struct trace_spill_budget *bud, struct dataset *ds, struct pt_error *err) {
+                      size_t max_segs, const struct trace_parse_names *names, struct trace_spill_budget *bud,
+                      struct dataset *ds, struct pt_error *err) {
     struct rank_build *b = calloc(1, sizeof *b);
     if (!b) return pt_errorf(err, "out of memory");
+    b->names = names;
     b->r = r;
     b->synth = synth;
     int rc = make_steps(b, files, nf, ds, err);
@@ -808,7 +841,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
         if (j - i > 1 && !strstr(t[i].path, "iteration_"))
             dataset_warn(ds, "rank %ld: %zu trace files (%s, ...): their events are taken together", t[i].rank, j - i,
                          t[i].path);
-        if (build_rank(r, files, j - i, multi, !any_step, &run->has_phases, max_segs, bud, ds, err)) {
+        if (build_rank(r, files, j - i, multi, !any_step, &run->has_phases, max_segs, names, bud, ds, err)) {
             free(files);
             trace_run_free(run);
             return -1;

@@ -337,7 +337,7 @@ static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
 
 /* ---- events ---- */
 
-enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO, EV_CAT_NPU_FLOW };
+enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO, EV_CAT_NPU_FLOW, EV_CAT_KERNEL };
 
 struct ev {
     char ph;
@@ -418,7 +418,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
         e->ts >= -TRACE_PARSE_TIME_MAX) {
         /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
         if (e->ph == 's') {
-            struct trace_parse_launch l = {e->id, e->ts};
+            struct trace_parse_launch l = {e->id, e->ts, 0};
             if (push(c, &f->launches, sizeof l, trace_parse_cmp_launch, &l)) return -1;
             f->nlaunches++;
         } else {
@@ -448,6 +448,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
         hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
+        k->hta_kernel = e->cat == EV_CAT_KERNEL || e->task;
         if (intern(c, e->name, &k->name) || push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
         f->nkernels++;
         return 0;
@@ -461,7 +462,10 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
     }
     if (e->corr >= 0) {
-        struct trace_parse_launch l = {e->corr, e->ts};
+        struct trace_parse_launch l = {e->corr, e->ts, 0};
+        struct trace_parse_kernel r = {.start = e->ts};   /* HTA's rounding of the launch's start */
+        hta_round(&r, e->ts_d, 0);
+        l.hta_ds = r.hta_ds;
         if (push(c, &f->launches, sizeof l, trace_parse_cmp_launch, &l)) return -1;
         f->nlaunches++;
     }
@@ -511,7 +515,10 @@ static int parse_event(struct ctx *c, struct ev *e) {
         case 2:
             if (t == JT_STRING)
                 e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO
-                       : JSON_IS(lx, "async_npu") ? EV_CAT_NPU_FLOW : EV_CAT_OTHER;
+                       : JSON_IS(lx, "async_npu") ? EV_CAT_NPU_FLOW
+                       : JSON_IS(lx, "kernel") || JSON_IS(lx, "Kernel") || JSON_IS(lx, "gpu_memcpy") || JSON_IS(lx, "Memcpy") ||
+                         JSON_IS(lx, "gpu_memset") || JSON_IS(lx, "Memset") || JSON_IS(lx, "mtia_ccp_events") ? EV_CAT_KERNEL
+                       : EV_CAT_OTHER;
             break;
         case 3: if (t == JT_STRING) e->namelen = copy_string(lx, e->name, sizeof e->name); break;
         case 4:

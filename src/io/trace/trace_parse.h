@@ -22,8 +22,9 @@ struct trace_parse_kernel {
     uint32_t name;           /* index in the shared name table */
     uint16_t stream;
     uint8_t cat;             /* enum trace_cat */
+    uint8_t hta_kernel;      /* cat kernel, gpu_memcpy, gpu_memset (HTA's kernels of the idle breakdown), or a torch_npu task */
 };
-struct trace_parse_launch { int64_t corr, ts; };
+struct trace_parse_launch { int64_t corr, ts; int32_t hta_ds; /* HTA's whole-us start less ts, ns (see ts_frac) */ };
 struct trace_parse_step { int32_t n; int64_t start, end; uint8_t gpu; /* a gpu_user_annotation copy */ };
 struct trace_parse_anno { int64_t start, end; uint8_t phase; };
 /* The device end of a torch_npu launch flow (async_npu, ph "f"): on the
