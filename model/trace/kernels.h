@@ -1,5 +1,5 @@
-/* kernels: HolisticTraceAnalysis's kernel tables of a rank (probetop-rules(7),
- * PROFILER TRACES: Kernel types, Top kernels): the time each combination of
+/* kernels: HolisticTraceAnalysis's kernel tables of a rank
+ * (probetop-rules(7), PROFILER TRACES: Kernel types, Top kernels): the time each combination of
  * kernel types runs (computation alone, communication alone, computation
  * overlapping communication, ...: HTA's get_gpu_kernel_breakdown first table)
  * and, per kernel name, its count and total, longest, shortest and mean
