@@ -19,6 +19,7 @@ extern const struct view_ops view_summary;
 extern const struct view_ops view_report;
 extern const struct view_ops view_lanes;
 extern const struct view_ops view_curves;
+extern const struct view_ops view_tables;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, KEYS_F2},
@@ -31,6 +32,7 @@ const struct app_screen app_screens[] = {
     {"curves", 0, KEYS_F9},
     {"help", 0, KEYS_F1},
     {"report", 0, 0},          /* :skipped */
+    {"tables", 0, 0},          /* :view tables (a profiled run's kernel tables) */
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
 
@@ -47,6 +49,7 @@ const struct app_pane app_panes[] = {
     {&view_curves, "curves", 100},
     {&view_help, "help", 100},
     {&view_report, "report", 100},
+    {&view_tables, "tables", 100},
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);
 

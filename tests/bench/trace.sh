@@ -4,7 +4,10 @@
 # shape gzip'ed (rate in inflated bytes), a gzip bomb within --mem, and
 # `probetop trace` on the three
 # HTA fixtures beside HolisticTraceAnalysis's parse + breakdown when
-# HTA_SRC=<HTA checkout> is set (it needs pandas and plotly).
+# HTA_SRC=<HTA checkout> is set (it needs pandas and plotly), and every table
+# (breakdown, kernel types, top kernels, idle) for 8 ranks of about 1 GB,
+# beside HTA's same tables (tests/oracle/hta_tables.py) on 8 ranks of 1/100
+# of that (HTA takes minutes on the full size).
 # Run alone (sh tests/bench/trace.sh) or as the end of run.sh.
 set -u
 B=${PT_BUILD:-build}
@@ -71,3 +74,28 @@ a = T(trace_dir='$dir'); a.get_temporal_breakdown(visualize=False); a.get_comm_c
     fi
     echo "$line"
 done
+# every table for 8 ranks of ~1 GB in total (Megatron-shaped: 2 500 steps of
+# 8 micro-batches, about 285 000 kernels a rank)
+if [ ! -f "$D/trace8r/.done" ]; then
+    echo "bench: generating 8 ranks of ~125 MB (gen_trace.py --ranks 8 --steps 2500 --micro 8) ..."
+    rm -rf "$D/trace8r" && $PY "$HERE/../gen_trace.py" "$D/trace8r" --ranks 8 --steps 2500 --micro 8 && touch "$D/trace8r/.done"
+fi
+if [ ! -f "$D/trace8r_small/.done" ]; then
+    rm -rf "$D/trace8r_small" && $PY "$HERE/../gen_trace.py" "$D/trace8r_small" --ranks 8 --steps 25 --micro 8 && touch "$D/trace8r_small/.done"
+fi
+bytes=$(cat "$D"/trace8r/*.json | wc -c)
+kernels=$("$BIN" trace "$D/trace8r" --format json 2>/dev/null | $PY -c "import json,sys; print(sum(r['kernels'] for r in json.load(sys.stdin)['ranks']))")
+set -- $(timed "$BIN" trace "$D/trace8r" --format json)
+echo "probetop trace --format json (breakdown, kernel types, top kernels, idle), 8 ranks, $((bytes / 1000000)) MB, $kernels kernels in HTA's window: $1 s, CPU $2 s, peak RSS $3 MB (goal: < 3 s)"
+set -- $(timed "$BIN" trace "$D/trace8r" --format csv)
+echo "  the breakdown alone (--format csv): $1 s, CPU $2 s"
+sbytes=$(cat "$D"/trace8r_small/*.json | wc -c)
+set -- $(timed "$BIN" trace "$D/trace8r_small" --format json)
+line="8 ranks, $((sbytes / 1000000)) MB: probetop trace --format json $1 s"
+if [ -n "${HTA_SRC:-}" ]; then
+    set -- $(timed env PYTHONPATH="$HTA_SRC" /usr/bin/python3 "$HERE/../oracle/hta_tables.py" "$D/trace8r_small")
+    line="$line; HTA parse + kernel breakdown + idle breakdown (hta_tables.py) $1 s (CPU $2 s, RSS $3 MB)"
+else
+    line="$line; set HTA_SRC to time HTA"
+fi
+echo "$line"
