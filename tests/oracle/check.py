@@ -387,7 +387,11 @@ def k_trace(ctx):
 def k_trace_tables(ctx):
     """trace --format json --top 0: HTA's kernel-type table (summed over the ranks),
     its per-kernel table (nothing folded) and its idle breakdown per rank and stream."""
-    js = json.loads(ctx.run(["trace", ctx.spec["input"], "--format", "json", "--top", "0"], ok=(0,)))
+    out = ctx.run(["trace", ctx.spec["input"], "--format", "json", "--top", "0"], ok=(0,))
+    try:
+        js = json.loads(out)
+    except ValueError as e:
+        return ctx.diff("not json (%s): %s" % (e, out[:300]))
     ref = ctx.ref()
     tol_us, rel = ctx.spec.get("tolerance_us", 1.0), ctx.spec.get("tolerance_rel", 0.005)
 
