@@ -11,6 +11,7 @@
 #include "model/trace/trace.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/cmd_trace_ascend.h"
 #include "src/cmd/cmd_trace_tables.h"
 #include "src/io/load.h"
 #include "src/io/formats.h"
@@ -211,6 +212,8 @@ static int run(int argc, char **argv) {
         if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
+    if (cmd_trace_ascend_is(path))   /* torch_npu's or msprof-analyze's step time table */
+        return cmd_trace_ascend(path, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, per_step, mem);
     struct load_opts lo;
     load_opts_init(&lo);
     lo.format = formats_find("trace");

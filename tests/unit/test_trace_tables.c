@@ -267,11 +267,61 @@ static void cli_tables(void) {
     CHECK(run_trace(args) == NULL);
 }
 
+/* `probetop trace` on Ascend step time tables: the hand-made fixture
+ * tests/ascend/pp2 (its README gives each value's formula): rank 2 computes
+ * 82 100 + 82 200 + 82 300 us, is free 9 000 + 40 000.5 + 9 000 us (the planted
+ * slow step 2), its bubble is 3 x 3 000 us and its stage time
+ * 99 100 + 130 200.5 + 99 300 us; rank 1's file has no Preparing column (null);
+ * step 2's straggler is rank 2 with computing + free = 122 200.5 us against a
+ * median of (90 700 + 91 700) / 2 = 91 200 us.  The cluster table of
+ * msprof-analyze gives the same rank sums. */
+static void ascend_steps(void) {
+    if (!getenv("PT_BIN")) SKIP("PT_BIN unset");
+    const char *src = getenv("PT_SRC");
+    char args[4400];
+    const char *where[] = {"", "/cluster_analysis_output/cluster_step_trace_time.csv"};
+    for (int w = 0; w < 2; w++) {
+        snprintf(args, sizeof args, "'%s/tests/ascend/pp2%s' --format json --per-step", src ? src : ".", where[w]);
+        char *out = run_trace(args);
+        CHECK(out != NULL);
+        if (!out) continue;
+        cJSON *j = cJSON_Parse(out);
+        CHECK(j != NULL);
+        cJSON *ranks = cJSON_GetObjectItem(j, "ranks"), *g = cJSON_GetObjectItem(j, "stragglers");
+        CHECK_INT(cJSON_GetArraySize(ranks), 4);
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "steps")), 12);
+        cJSON *r2 = cJSON_GetArrayItem(ranks, 2), *r1 = cJSON_GetArrayItem(ranks, 1);
+        CHECK_INT(cJSON_GetObjectItem(r2, "rank")->valueint, 2);
+        CHECK_NEAR(cJSON_GetObjectItem(r2, "compute_us")->valuedouble, 246600, 0.01);
+        CHECK_NEAR(cJSON_GetObjectItem(r2, "idle_us")->valuedouble, 58000.5, 0.01);
+        CHECK_NEAR(cJSON_GetObjectItem(r2, "bubble_us")->valuedouble, 9000, 0.01);
+        CHECK_NEAR(cJSON_GetObjectItem(r2, "stage_us")->valuedouble, 328600.5, 0.01);
+        if (w == 0) CHECK(cJSON_IsNull(cJSON_GetObjectItem(r1, "preparing_us")));
+        CHECK_INT(cJSON_GetArraySize(g), 3);
+        cJSON *s2 = cJSON_GetArrayItem(g, 1);
+        CHECK_INT(cJSON_GetObjectItem(s2, "step")->valueint, 2);
+        CHECK_INT(cJSON_GetObjectItem(s2, "rank")->valueint, 2);
+        CHECK_NEAR(cJSON_GetObjectItem(s2, "work_us")->valuedouble, 122200.5, 0.01);
+        CHECK_NEAR(cJSON_GetObjectItem(s2, "median_us")->valuedouble, 91200, 0.01);
+        cJSON_Delete(j);
+        free(out);
+    }
+    snprintf(args, sizeof args, "'%s/tests/ascend/pp2' --format csv", src ? src : ".");
+    char *out = run_trace(args);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK_CONTAINS(out, "step,rank,compute_us,exposed_communication_us,overlapped_us,communication_us,idle_us,");
+        CHECK_CONTAINS(out, "\n,2,246600.000,33000.000,15000.000,48000.000,58000.500,328600.500,9000.000,");
+        free(out);
+    }
+}
+
 int main(void) {
     RUN(sweep_by_hand);
     RUN(idle_by_hand);
     RUN(fixture_sampled);
     RUN(spilled_equal);
     RUN(cli_tables);
+    RUN(ascend_steps);
     PT_DONE();
 }
