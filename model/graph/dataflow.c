@@ -31,8 +31,11 @@ static int is_input(const struct tparam *q) { return q->state == PS_INPUT; }
 static int is_output(const struct tparam *q) { return q->state == PS_OUTPUT || q->state == PS_PGRAD; }
 
 /* The method of a param's key, DATAFLOW_NONE when it has none. */
-static int key_method(const struct tparam *q) {
+static int key_method(const struct tree *t, const struct tparam *q) {
     if (q->is_null || q->dtype == TREE_NONE || q->shape == TREE_NONE) return DATAFLOW_NONE;
+    /* an int or float argument flattened with a dtype of its own is no tensor */
+    const char *ty = tree_s(t, q->type);
+    if (ty && !strstr(ty, "Tensor") && !strstr(ty, "ndarray")) return DATAFLOW_NONE;
     if (q->has_md5 && q->md5 != TREE_NONE) return DATAFLOW_CHECKSUM;
     for (int s = 0; s < 4; s++)
         if (q->stat[s].kind != TV_NONE) return DATAFLOW_STATS;
@@ -80,7 +83,7 @@ static uint64_t key_hash(const struct tree *t, const struct tparam *q, int m) {
 }
 
 static int key_eq(const struct tree *t, const struct tparam *a, const struct tparam *b, int m) {
-    if (key_method(b) != m || !str_eq(t, a->dtype, b->dtype) || !str_eq(t, a->shape, b->shape)) return 0;
+    if (key_method(t, b) != m || !str_eq(t, a->dtype, b->dtype) || !str_eq(t, a->shape, b->shape)) return 0;
     if (m == DATAFLOW_CHECKSUM) return str_eq(t, a->md5, b->md5);
     for (int s = 0; s < 4; s++)
         if (!tval_eq(t, &a->stat[s], &b->stat[s])) return 0;
@@ -131,6 +134,62 @@ static int build_consumers(struct dataflow *d) {
     return 0;
 }
 
+/* When a module record's inputs are read: at its first inner record (a
+ * module is entered before the ops inside it run, though msProbe writes
+ * its record after them).  start[r] = that record; at[]/at0[] list, per
+ * record, the modules that start there (CSR).  Without a built tree
+ * (no post order) every record starts at itself. */
+static int module_starts(const struct tree *t, int32_t **startp, uint32_t **at0p, uint32_t **atp) {
+    size_t nr = t->nrecs ? t->nrecs : 1, nn = t->nnodes ? t->nnodes : 1;
+    int32_t *start = malloc(nr * sizeof *start), *mn = malloc(nn * sizeof *mn);
+    uint32_t *at0 = calloc(nr + 1, sizeof *at0), *at = malloc(nr * sizeof *at);
+    if (!start || !mn || !at0 || !at) {
+        free(start), free(mn), free(at0), free(at);
+        return -1;
+    }
+    for (size_t r = 0; r < t->nrecs; r++) start[r] = (int32_t)r;
+    for (size_t n = 0; n < t->nnodes; n++) mn[n] = t->nodes[n].rec >= 0 ? t->nodes[n].rec : INT32_MAX;
+    for (size_t i = 0; i < t->norder; i++) {   /* post order: children first */
+        int n = t->order[i], par = t->nodes[n].parent;
+        if (par >= 0 && mn[n] < mn[par]) mn[par] = mn[n];
+    }
+    for (size_t n = 0; n < t->nnodes; n++) {
+        int32_t r = t->nodes[n].rec;
+        if (r >= 0 && t->nodes[n].kind == TK_MODULE && mn[n] < r) start[r] = mn[n];
+    }
+    free(mn);
+    for (size_t r = 0; r < t->nrecs; r++)
+        if (start[r] != (int32_t)r) at0[start[r] + 1]++;
+    for (size_t r = 0; r < t->nrecs; r++) at0[r + 1] += at0[r];
+    uint32_t *fill = malloc(nr * sizeof *fill);
+    if (!fill) {
+        free(start), free(at0), free(at);
+        return -1;
+    }
+    memcpy(fill, at0, t->nrecs * sizeof *fill);
+    for (size_t r = 0; r < t->nrecs; r++)
+        if (start[r] != (int32_t)r) at[fill[start[r]]++] = (uint32_t)r;
+    free(fill);
+    *startp = start, *at0p = at0, *atp = at;
+    return 0;
+}
+
+/* Looks up the producers of record r's inputs. */
+static void resolve_inputs(const struct tree *t, struct dataflow *d, struct slot *tab, size_t cap, size_t r) {
+    const struct trec *rc = &t->recs[r];
+    for (uint32_t k = 0; k < rc->np; k++) {
+        uint32_t p = rc->p0 + k;
+        int m = is_input(&t->params[p]) ? key_method(t, &t->params[p]) : DATAFLOW_NONE;
+        if (!m) continue;
+        struct slot *s = find(tab, cap - 1, t, p, key_hash(t, &t->params[p], m), m);
+        if (s->rep == NONE) continue;
+        int api = s->api != NONE;
+        d->prod[p] = api ? s->api : s->mod;
+        d->nequal[p] = api ? s->napi : s->nmod;
+        d->method[p] = (uint8_t)m;
+    }
+}
+
 int dataflow_build(const struct tree *t, struct dataflow **out, struct pt_error *err) {
     *out = NULL;
     size_t n = t->nparams, nout = 0;
@@ -154,25 +213,23 @@ int dataflow_build(const struct tree *t, struct dataflow **out, struct pt_error 
     struct slot *tab = malloc(cap * sizeof *tab);
     if (!tab) goto oom;
     for (size_t i = 0; i < cap; i++) tab[i].rep = NONE;
+    int32_t *start;
+    uint32_t *at0, *at;
+    if (module_starts(t, &start, &at0, &at) != 0) {
+        free(tab);
+        goto oom;
+    }
     for (size_t r = 0; r < t->nrecs; r++) {
         const struct trec *rc = &t->recs[r];
         int mod = rec_is_module(t, r);
         for (uint32_t k = 0; k < rc->np; k++) d->rec[rc->p0 + k] = (int32_t)r;
-        /* inputs first: an op is not its own producer */
+        /* inputs first (an op is not its own producer), those of the
+         * modules entered here before */
+        for (uint32_t k = at0[r]; k < at0[r + 1]; k++) resolve_inputs(t, d, tab, cap, at[k]);
+        if (start[r] == (int32_t)r) resolve_inputs(t, d, tab, cap, r);
         for (uint32_t k = 0; k < rc->np; k++) {
             uint32_t p = rc->p0 + k;
-            int m = is_input(&t->params[p]) ? key_method(&t->params[p]) : DATAFLOW_NONE;
-            if (!m) continue;
-            struct slot *s = find(tab, cap - 1, t, p, key_hash(t, &t->params[p], m), m);
-            if (s->rep == NONE) continue;
-            int api = s->api != NONE;
-            d->prod[p] = api ? s->api : s->mod;
-            d->nequal[p] = api ? s->napi : s->nmod;
-            d->method[p] = (uint8_t)m;
-        }
-        for (uint32_t k = 0; k < rc->np; k++) {
-            uint32_t p = rc->p0 + k;
-            int m = is_output(&t->params[p]) ? key_method(&t->params[p]) : DATAFLOW_NONE;
+            int m = is_output(&t->params[p]) ? key_method(t, &t->params[p]) : DATAFLOW_NONE;
             if (!m) continue;
             uint64_t h = key_hash(t, &t->params[p], m);
             struct slot *s = find(tab, cap - 1, t, p, h, m);
@@ -188,6 +245,7 @@ int dataflow_build(const struct tree *t, struct dataflow **out, struct pt_error 
         }
     }
     free(tab);
+    free(start), free(at0), free(at);
     if (build_consumers(d) != 0) goto oom;
     *out = d;
     return 0;

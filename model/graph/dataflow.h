@@ -14,8 +14,9 @@
  * module output's consumers are those of the API output it repeats.
  *
  * Inputs are the PS_INPUT params; outputs PS_OUTPUT and PS_PGRAD
- * (parameter gradients); a param with no dtype or shape (an int, a None) or
- * with neither statistics nor checksum has no key and no link.  Built in
+ * (parameter gradients); a param that is no tensor (no dtype or shape, or
+ * a "type" other than a Tensor or ndarray: an int, a None) or has neither
+ * statistics nor checksum has no key and no link.  Built in
  * one pass over the params with one hash table (linear in the params);
  * owns its arrays, keeps no pointer into the tree. */
 #ifndef PT_DATAFLOW_H

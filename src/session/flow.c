@@ -163,7 +163,7 @@ int flow_follow(struct session *a, int n, const struct flow_link *l, struct pt_e
         return -1;
     }
     char how[96];
-    if (l->how == FLOW_COMM) snprintf(how, sizeof how, "send/recv pair, rank %d", (int)l->rank);
+    if (l->how == FLOW_COMM) snprintf(how, sizeof how, "the send/recv pair");
     else if (l->nequal > 1 && !l->down)
         snprintf(how, sizeof how, "%s; %u earlier outputs equal, the latest taken", flow_how_name(l->how), l->nequal);
     else snprintf(how, sizeof how, "%s", flow_how_name(l->how));

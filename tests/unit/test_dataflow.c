@@ -26,10 +26,11 @@ static int have_python(void) {
     return py && py[0] && access(py, X_OK) == 0;
 }
 
+/* One rank folder, its tree built as the tree pane has it. */
 static struct tree *load(const char *dir) {
     struct tree *t = NULL;
     struct pt_error err = {{0}};
-    if (graph_read(dir, GRAPH_NO_STACK, &t, &err) != 0) {
+    if (graph_read(dir, GRAPH_BUILD | GRAPH_NO_STACK, &t, &err) != 0) {
         fprintf(stderr, "%s: %s\n", dir, err.msg);
         return NULL;
     }
@@ -190,6 +191,23 @@ static void test_generated_nan(void) {
     /* the clean input of the born op: the pre-MLP norm's output */
     CHECK_STR(producer(t, d, "Functional.linear.2.forward", "input.0", b, sizeof b),
               "NPU.npu_rms_norm.1.forward output.0 statistics");
+    dataflow_free(d);
+    tree_free(t);
+    /* rank 1: the received NaN (record 0, Distributed.recv.0.forward) is the
+     * input of record 6, NPU.npu_rms_norm.0.forward, whose NaN output has
+     * the same statistics; the module around it (written after it) is
+     * entered before it, so its input is the recv's output too, not the
+     * output of the op inside it */
+    snprintf(p, sizeof p, "%s/step0/rank1", gdir);
+    t = load(p);
+    CHECK(t != NULL);
+    if (!t) return;
+    CHECK_INT(dataflow_build(t, &d, &err), 0);
+    CHECK_STR(producer(t, d, "NPU.npu_rms_norm.0.forward", "input.0", b, sizeof b),
+              "Distributed.recv.0.forward output.0 statistics");
+    CHECK_STR(producer(t, d, "Module.module.module.decoder.layers.0.input_layernorm.RMSNorm.forward.0", "input.0", b,
+                       sizeof b),
+              "Distributed.recv.0.forward output.0 statistics");
     dataflow_free(d);
     tree_free(t);
 }
