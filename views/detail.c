@@ -396,13 +396,13 @@ static void layout_lines(struct dp *p, struct session *a, int width) {
             text(p, UI_DIM, "%s", "communication peers: none found on the other ranks of this step");
         }
     }
-    if (side == 0) flow_rows(p, a, n);
     /* the rows */
     if (G->vin[side]) visdb_rows(p, G, n, side);
     else if (side == 0 && G->g && b >= 0 && G->g->nodes[n].nrows) compare_rows(p, G, n);
     else if (side == 0 && G->g && b >= 0) {
         text(p, UI_DIM, "%s", "matched; nothing to compare (no inputs or outputs)");
     } else side_rows(p, t, n, side ? "benchmark" : "problem");
+    if (side == 0) flow_rows(p, a, n);
     /* stacks */
     stack_rows(p, t, n, side ? "benchmark" : "problem", width - 1);
     if (side == 0 && b >= 0 && G->t[1]) stack_rows(p, G->t[1], b, "benchmark", width - 1);

@@ -75,7 +75,12 @@ static void walk_at(const char *dir, int cols, int rows, int shot) {
     if (shot) vt_shot(&vt, "dataflow", "probetop: < walks a NaN upstream from rank 1 to the op that made it on rank 0");
     /* the detail pane lists the links with their method */
     vt_send(&vt, "<Tab>");
-    VT_WAIT(&vt, vt_has(&vt, "data flow (Enter follows"));
+    VT_WAIT(&vt, vt_has(&vt, "line 1 of"));
+    for (int i = 0; i < 8 && !vt_has(&vt, "data flow (Enter follows"); i++) {   /* after the params: page down */
+        vt_send(&vt, "<PgDn>");
+        vt_settle(&vt);
+    }
+    CHECK(vt_has(&vt, "data flow (Enter follows"));
     CHECK(vt_has(&vt, "input.0 from NPU.npu_rms_norm"));
     /* back: six hops to the send, then across to rank 1, then the start */
     for (int i = 4; i >= 0; i--) {
