@@ -74,11 +74,21 @@ static int str_eq(const struct tree *t, uint32_t a, uint32_t b) {
     return a == b || (a != TREE_NONE && b != TREE_NONE && !strcmp(tree_s(t, a), tree_s(t, b)));
 }
 
+/* splitmix64's finalizer: the table takes the low bits, and the values of
+ * bfloat16 statistics differ only in the high bits of their doubles */
+static uint64_t avalanche(uint64_t h) {
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+}
+
 static uint64_t key_hash(const struct tree *t, const struct tparam *q, int m) {
     uint64_t h = mix(util_hash_str(tree_s(t, q->dtype)), util_hash_str(tree_s(t, q->shape)));
     h = mix(h, (uint64_t)m);
-    if (m == DATAFLOW_CHECKSUM) return mix(h, util_hash_str(tree_s(t, q->md5)));
-    for (int s = 0; s < 4; s++) h = mix(h, tval_hash(t, &q->stat[s]));
+    if (m == DATAFLOW_CHECKSUM) return avalanche(mix(h, util_hash_str(tree_s(t, q->md5))));
+    for (int s = 0; s < 4; s++) h = avalanche(mix(h, tval_hash(t, &q->stat[s])));
     return h;
 }
 
