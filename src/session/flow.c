@@ -57,14 +57,15 @@ static void put(struct acc *c, const struct flow_link *l) {
     c->n++;
 }
 
-/* The peers of n on other ranks whose direction is `down`. */
-static int peer_links(struct session *a, int n, int down, struct acc *c, struct pt_error *err) {
+/* The peers of n on other ranks whose direction is `down`: those of a
+ * send or receive (coll 0), or of a collective, both ways (coll 1). */
+static int peer_links(struct session *a, int n, int down, int coll, struct acc *c, struct pt_error *err) {
     const struct graphs_peer *peers;
     size_t np;
     if (graphs_peers(a, n, &peers, &np, err) != 0) return -1;
     for (size_t i = 0; i < np; i++) {
         int t = peers[i].type;
-        if (t != COMM_SEND_RECEIVE && (t == COMM_SEND) != down) continue;
+        if ((t == COMM_SEND_RECEIVE) != coll || (t != COMM_SEND_RECEIVE && (t == COMM_SEND) != down)) continue;
         /* the other end's role: the mirror of ours */
         const char *role = t == COMM_SEND ? "receive" : t == COMM_RECEIVE ? "send" : "send_receive";
         put(c, &(struct flow_link){(uint8_t)down, FLOW_COMM, NONE, peers[i].rank, -1, peers[i].node, role, 1});
@@ -82,7 +83,7 @@ long flow_links(struct session *a, int n, struct flow_link *out, size_t max, str
     uint32_t np;
     const struct tparam *pp = tree_params(t, n, &np);
     uint32_t p0 = np ? (uint32_t)(pp - t->params) : 0;
-    if (peer_links(a, n, 0, &c, err) != 0) return -1;
+    if (peer_links(a, n, 0, 0, &c, err) != 0) return -1;
     for (uint32_t k = 0; k < np; k++) {
         struct dataflow_link l;
         if (pp[k].state != PS_INPUT || !dataflow_producer(d, p0 + k, &l)) continue;
@@ -90,6 +91,9 @@ long flow_links(struct session *a, int n, struct flow_link *out, size_t max, str
         put(&c, &(struct flow_link){0, l.method == DATAFLOW_CHECKSUM ? FLOW_CHECKSUM : FLOW_STATS, p0 + k, G->rank,
                                     node, tree_s(t, t->recs[l.rec].name), slot_of(t, l.param, l.rec), l.nequal});
     }
+    /* a collective's members after the node's own inputs: a NaN input of
+     * its own is followed first */
+    if (peer_links(a, n, 0, 1, &c, err) != 0) return -1;
     for (uint32_t k = 0; k < np; k++) {
         const uint32_t *ins;
         uint32_t nc = pp[k].state == PS_INPUT ? 0 : dataflow_consumers(d, p0 + k, &ins);
@@ -101,7 +105,7 @@ long flow_links(struct session *a, int n, struct flow_link *out, size_t max, str
                                         t->recs[r].node, tree_s(t, t->recs[r].name), slot_of(t, ins[j], r), l.nequal});
         }
     }
-    if (peer_links(a, n, 1, &c, err) != 0) return -1;
+    if (peer_links(a, n, 1, 0, &c, err) != 0 || peer_links(a, n, 1, 1, &c, err) != 0) return -1;
     return (long)c.n;
 }
 

@@ -49,8 +49,9 @@ struct flow_link {
 
 /* The links of problem node n of the shown graph, upstream ones first,
  * each side in param order (a receiving node's peers before its inputs, a
- * sending node's after its outputs): how many there are; the first `max`
- * are written to out.  -1 with err (out of memory, a peer rank unreadable). */
+ * collective's members after them; a sending node's receivers, then a
+ * collective's members, after its outputs): how many there are; the first
+ * `max` are written to out.  -1 with err (out of memory, a peer rank unreadable). */
 long flow_links(struct session *a, int n, struct flow_link *out, size_t max, struct pt_error *err);
 /* The link `<` (down 0) or `>` (down 1) follows from node n: the first
  * one of a tensor holding NaN/Inf when there is one, else the first; 1

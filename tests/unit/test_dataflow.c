@@ -286,6 +286,49 @@ static void test_walk_across_ranks(void) {
     graphs_free(&a);
 }
 
+/* Tensor parallel (2 ranks, NaN made on rank 0 in layers.0.mlp): rank 0's
+ * Distributed.all_reduce.2.forward (record 45) gets its NaN input from its
+ * own Functional.linear.3.forward (record 44); `<` follows that, not the
+ * collective's member on rank 1, which the links also hold (both ways). */
+static void test_collective(void) {
+    if (!have_python()) SKIP("no python");
+    char tmpl[] = "/tmp/pt_dataflow_tp_XXXXXX";
+    if (!mkdtemp(tmpl)) { CHECK(!"mkdtemp"); return; }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s' --out %s --steps 1 --ranks 2 --tp 2 --layers 2 --hidden 64 --heads 4 --ffn 128 --seq 16 "
+             "--vocab 100 --nan 0:0:layers.0.mlp --quiet",
+             getenv("PT_PYTHON"), pt_tool("gen_dump.py"), tmpl);
+    CHECK(system(cmd) == 0);
+    struct session a;
+    memset(&a, 0, sizeof a);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/step0", tmpl);
+    a.paths[0] = p;
+    a.npaths = 1;
+    a.mode = SESSION_MODE_TREND;
+    struct pt_error err = {{0}};
+    CHECK_INT(graphs_open(&a, &err), 0);
+    if (a.graphs && graphs_load_now(&a, 0, 0, &err) == 0) {
+        int n = tree_find(a.graphs->cur->t[0], "Distributed.all_reduce.2.forward");
+        CHECK(n >= 0);
+        struct flow_link l, ls[16];
+        CHECK_INT(flow_pick(&a, n, 0, &l, &err), 1);
+        CHECK_INT(l.how, FLOW_STATS);
+        CHECK_STR(l.id, "Functional.linear.3.forward");
+        long k = flow_links(&a, n, ls, 16, &err);
+        int peer_up = 0, peer_down = 0;
+        for (long i = 0; i < k && i < 16; i++)
+            if (ls[i].how == FLOW_COMM && ls[i].rank == 1 && !strcmp(ls[i].id, "Distributed.all_reduce.2.forward"))
+                ls[i].down ? peer_down++ : peer_up++;
+        CHECK_INT(peer_up, 1);
+        CHECK_INT(peer_down, 1);
+    } else CHECK(!"load");
+    graphs_free(&a);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);
+    CHECK(system(cmd) == 0);
+}
+
 /* The index's build time on the largest dump in the fixtures, or on the
  * rank folder PT_DATAFLOW_DIR names (printed for the report; bounded
  * loosely so a quadratic build fails). */
@@ -317,6 +360,7 @@ int main(void) {
     RUN(test_checksum);
     RUN(test_generated_nan);
     RUN(test_walk_across_ranks);
+    RUN(test_collective);
     RUN(test_build_time);
     if (gdir[0]) {
         char cmd[4200];
