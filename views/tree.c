@@ -73,7 +73,7 @@ static const struct keys_row tree_keys[] = {
     {'y', NULL, TA_YES, "confirm a manual match"},
     {'{', NULL, TA_RANK_PREV, "previous rank"}, {'}', NULL, TA_RANK_NEXT, "next rank"},
     {'(', NULL, TA_STEP_PREV, "previous step"}, {')', NULL, TA_STEP_NEXT, "next step"},
-    {KEYS_ESC, NULL, TA_BACK, "leave a list / cancel a match"},
+    {KEYS_ESC, NULL, TA_BACK, "leave a list / cancel a match / clear the search, then the data-flow walk"},
     {'<', NULL, TA_FLOW_UP, "data flow: the node that produced this node's input (a NaN/Inf one first; a recv's sender)"},
     {'>', NULL, TA_FLOW_DOWN, "data flow: the node that consumed this node's output (a NaN/Inf one first; a send's receiver)"},
     {KEYS_BACKSPACE, NULL, TA_FLOW_BACK, "data flow: one hop back along the walk (the breadcrumb)"}, {'b', NULL, TA_FLOW_BACK, NULL},
@@ -573,6 +573,10 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
         if (search_active(&p->re)) {
             search_clear(&p->re);
             session_msg(a, "search cleared");
+            break;
+        }
+        if (tree_flow_breadcrumb(p, a, NULL, 0)) {
+            tree_flow_key(p, a, -2);
             break;
         }
         return 0;

@@ -69,7 +69,8 @@ void tree_rows_open_list(struct tp *p, struct session *a, int which);
 /* views/tree_flow.c: the data-flow walk's breadcrumb (src/session/flow.h) on row 1 of w when
  * the tree shows and a hop was made (w NULL: only asks): rows it takes. */
 int tree_flow_breadcrumb(const struct tp *p, const struct session *a, WINDOW *w, int width);
-/* < (dir 0), > (dir 1) and Backspace (dir -1) on the node selected. */
+/* < (dir 0), > (dir 1) and Backspace (dir -1) on the node selected; dir -2
+ * clears the walk (Esc). */
 void tree_flow_key(struct tp *p, struct session *a, int dir);
 
 #endif

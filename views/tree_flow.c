@@ -1,6 +1,6 @@
 /* tree_flow: the tree pane's data-flow keys (< the producer of the
  * selected node's input, > a consumer of its output, Backspace one hop
- * back) and the breadcrumb of the walk on the row under the title
+ * back, Esc clears the walk) and the breadcrumb of the walk on the row under the title
  * (src/session/flow.h holds the walk and finds the links). */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +26,11 @@ int tree_flow_breadcrumb(const struct tp *p, const struct session *a, WINDOW *w,
 
 void tree_flow_key(struct tp *p, struct session *a, int dir) {
     struct pt_error err;
+    if (dir == -2) {
+        a->graphs->walk.n = 0;
+        session_msg(a, "data-flow walk cleared");
+        return;
+    }
     if (dir < 0) {
         if (flow_back(a, &err) != 0) session_msg(a, "%s", err.msg);
         return;

@@ -104,6 +104,10 @@ static void walk_at(const char *dir, int cols, int rows, int shot) {
     vt_send(&vt, ">");
     VT_WAIT(&vt, vt_row_has(&vt, st + 1, "consumer of output.0: NPU.npu_rms_norm.0.forward input.0  (statistics)"));
     CHECK(crumb_has(&vt, "\xe2\x86\x92stats npu_rms_norm.0.forward"));
+    /* Esc clears the walk and its breadcrumb */
+    vt_send(&vt, "<Esc>");
+    VT_WAIT(&vt, vt_row_has(&vt, st + 1, "data-flow walk cleared"));
+    CHECK(!crumb_has(&vt, "flow:"));
     pt_vt_quit(&vt);
 }
 
