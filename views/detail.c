@@ -18,13 +18,15 @@
 #include "model/compare/compare.h"
 #include "model/util/util.h"
 #include "model/graph/visparam.h"
+#include "src/session/flow.h"
 #include "src/session/graphs.h"
 #include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
-enum { DA_DOWN = 1, DA_UP, DA_PGDN, DA_PGUP, DA_TOP, DA_BOTTOM, DA_ENTER, DA_HALFDN, DA_HALFUP };
+enum { DA_DOWN = 1, DA_UP, DA_PGDN, DA_PGUP, DA_TOP, DA_BOTTOM, DA_ENTER, DA_HALFDN, DA_HALFUP, DA_FLOW_UP, DA_FLOW_DOWN,
+       DA_FLOW_BACK };
 
 /* the shared navigation keys (ui/nav.h) as this pane's actions */
 static const int detail_nav[NAV_COUNT] = {
@@ -36,6 +38,7 @@ static const int detail_nav[NAV_COUNT] = {
 struct dline {
     int role;
     int peer;              /* index into the node's peers, -1 */
+    int flow;              /* index into the node's data-flow links (src/session/flow.h), -1 */
     int ncells;            /* 0: text only */
     int grid;              /* columns the block's lines share (1, 2 or 4) */
     char text[512];
@@ -62,7 +65,11 @@ static const struct keys_row detail_keys[] = {
     {KEYS_CTRL('d'), NULL, DA_HALFDN, "half a page down"}, {KEYS_CTRL('u'), NULL, DA_HALFUP, "half a page up"},
     {'g', NULL, DA_TOP, "top"}, {KEYS_HOME, NULL, DA_TOP, "top"},
     {'G', NULL, DA_BOTTOM, "bottom"}, {KEYS_END, NULL, DA_BOTTOM, "bottom"},
-    {KEYS_ENTER, NULL, DA_ENTER, "on a communication peer: show it (its rank's graph, the node)"},
+    {KEYS_ENTER, NULL, DA_ENTER, "on a communication peer or a data-flow line: show it (its rank's graph, the node)"},
+    {'<', NULL, DA_FLOW_UP, "data flow: the node that produced this node's input (a NaN/Inf one first; a recv's sender)"},
+    {'>', NULL, DA_FLOW_DOWN, "data flow: the node that consumed this node's output (a NaN/Inf one first; a send's receiver)"},
+    {KEYS_BACKSPACE, NULL, DA_FLOW_BACK, "data flow: one hop back along the walk (the tree shows its breadcrumb)"},
+    {'b', NULL, DA_FLOW_BACK, NULL},
 };
 
 static struct dline *add(struct dp *p, int role) {
@@ -70,7 +77,7 @@ static struct dline *add(struct dp *p, int role) {
     struct dline *d = &p->l[p->n++];
     memset(d, 0, sizeof *d);
     d->role = role;
-    d->peer = -1;
+    d->peer = d->flow = -1;
     return d;
 }
 
@@ -299,6 +306,45 @@ static int tree_node(struct session *a, int *side) {
     return a->offers.tree_pane ? a->offers.tree_selected(a->offers.tree_pane, a, side) : -1;
 }
 
+#define FLOW_SHOWN 64   /* data-flow lines listed per node */
+
+/* The data-flow links of problem node n, one line each (Enter follows one). */
+static void flow_rows(struct dp *p, struct session *a, int n) {
+    struct flow_link fl[FLOW_SHOWN];
+    struct pt_error err;
+    long k = flow_links(a, n, fl, FLOW_SHOWN, &err);
+    if (k < 0) {
+        text(p, UI_ERROR, "data flow: %s", err.msg);
+        return;
+    }
+    if (!k) return;
+    text(p, UI_TITLE, "%s", "data flow (Enter follows, < > the first, Backspace back)");
+    for (long i = 0; i < k && i < FLOW_SHOWN; i++) {
+        const struct flow_link *l = &fl[i];
+        struct dline *d = add(p, UI_NORMAL);
+        if (!d) return;
+        char id[400], mine[160] = "", eq[48] = "";
+        pt_escape(l->id, strlen(l->id), id, sizeof id);
+        if (l->mine != UINT32_MAX) {
+            const struct tree *t = a->graphs->cur->t[0];
+            const char *pn = tree_s(t, t->params[l->mine].name), *nm = short_name(pn ? pn : "?", tree_id(t, n));
+            pt_escape(nm, strlen(nm), mine, sizeof mine);
+        }
+        if (l->nequal > 1 && !l->down) snprintf(eq, sizeof eq, ", %u equal", l->nequal);
+        const char *arrow = l->down ? (a->ui->utf8 ? "\xe2\x86\x92" : "->") : (a->ui->utf8 ? "\xe2\x86\x90" : "<-");
+        if (l->how == FLOW_COMM)
+            snprintf(d->text, sizeof d->text, "  %s %s rank %d %s  [send/recv]", arrow, l->down ? "to" : "from", (int)l->rank, id);
+        else snprintf(d->text, sizeof d->text, "  %s %s %s %s %s  [%s%s]", arrow, mine, l->down ? "to" : "from", id, l->slot,
+                      l->how == FLOW_CHECKSUM ? "checksum" : "stats", eq);
+        d->flow = (int)i;
+    }
+    if (k > FLOW_SHOWN) {
+        char more[64];
+        snprintf(more, sizeof more, "  ... %ld more", k - FLOW_SHOWN);
+        text(p, UI_DIM, "%s", more);
+    }
+}
+
 /* Lays out the lines for the current selection. */
 static void layout_lines(struct dp *p, struct session *a, int width) {
     p->n = 0;
@@ -356,6 +402,7 @@ static void layout_lines(struct dp *p, struct session *a, int width) {
     else if (side == 0 && G->g && b >= 0) {
         text(p, UI_DIM, "%s", "matched; nothing to compare (no inputs or outputs)");
     } else side_rows(p, t, n, side ? "benchmark" : "problem");
+    if (side == 0) flow_rows(p, a, n);
     /* stacks */
     stack_rows(p, t, n, side ? "benchmark" : "problem", width - 1);
     if (side == 0 && b >= 0 && G->t[1]) stack_rows(p, G->t[1], b, "benchmark", width - 1);
@@ -471,10 +518,35 @@ static void jump_peer(struct dp *p, struct session *a) {
     session_msg(a, "loading rank %d for %s...", (int)rank, pe->node);
 }
 
+/* <, > and Backspace: as in the tree (views/tree_flow.c); Enter on a data-flow line: that link. */
+static void flow_key(struct dp *p, struct session *a, int action) {
+    struct pt_error err;
+    int side, n = tree_node(a, &side), k = 0;
+    struct flow_link l, fl[FLOW_SHOWN];
+    if (action == DA_FLOW_BACK) {
+        if (flow_back(a, &err) != 0) session_msg(a, "%s", err.msg);
+        return;
+    }
+    if (n < 0 || side) {
+        session_msg(a, "< and > follow a problem node's tensors");
+        return;
+    }
+    if (action == DA_ENTER) {
+        long nl = flow_links(a, n, fl, FLOW_SHOWN, &err);
+        k = nl < 0 ? -1 : p->l[p->cur].flow < nl ? 1 : 0;
+        if (k > 0) l = fl[p->l[p->cur].flow];
+    } else k = flow_pick(a, n, action == DA_FLOW_DOWN, &l, &err);
+    if (k < 0) session_err(a, "%s", err.msg);
+    else if (!k) session_msg(a, action == DA_FLOW_DOWN ? "no consumer found for this node's outputs" : "no producer found for this node's inputs");
+    else if (flow_follow(a, n, &l, &err) != 0) session_err(a, "%s", err.msg);
+}
+
 static int detail_key(struct view *v, struct session *a, int action, int key) {
     struct dp *p = v->priv;
     long page = p->body_h > 2 ? p->body_h - 1 : 1;
     if (nav_of_key(key)) action = detail_nav[nav_of_key(key)];
+    if (action == DA_ENTER && p->cur < p->n && p->l[p->cur].flow >= 0) { flow_key(p, a, DA_ENTER); return 1; }
+    if (action == DA_FLOW_UP || action == DA_FLOW_DOWN || action == DA_FLOW_BACK) { flow_key(p, a, action); return 1; }
     if (action == DA_ENTER) { jump_peer(p, a); return 1; }
     int mv = nav_move_of(detail_nav, action);
     if (!mv) return 0;
@@ -489,7 +561,7 @@ static int detail_mouse(struct view *v, struct session *a, const struct view_mou
     if (m->button == 1 && m->y >= 1) {
         size_t i = p->top + (size_t)(m->y - 1);
         if (i < p->n) p->cur = i;
-        if (m->dbl) jump_peer(p, a);
+        if (m->dbl) detail_key(v, a, DA_ENTER, 0);
         return 1;
     }
     return 0;
@@ -508,7 +580,7 @@ static int detail_copy(struct view *v, struct session *a, char *buf, size_t size
 static void detail_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct dp *p = v->priv;
     (void)a;
-    snprintf(buf, size, "line %zu of %zu\nj/k scroll  Enter on a peer shows it  Tab back to the tree", p->n ? p->cur + 1 : 0, p->n);
+    snprintf(buf, size, "line %zu of %zu\nj/k scroll  Enter on a peer or flow line shows it  </> data flow  Tab back", p->n ? p->cur + 1 : 0, p->n);
 }
 
 static int detail_init(struct view *v, struct session *a, struct pt_error *err) {
@@ -541,7 +613,7 @@ const struct view_ops view_detail = {
     .mouse = detail_mouse,
     .status = detail_status,
     .copy = detail_copy,
-    .hints = "j/k scroll  Enter on a peer shows it  Tab back to the tree",
+    .hints = "j/k scroll  Enter on a peer or flow line shows it  </> data flow  Tab back",
     .keys = detail_keys,
     .nkeys = sizeof detail_keys / sizeof detail_keys[0],
 };

@@ -34,7 +34,8 @@
 enum {
     TA_DOWN = 1, TA_UP, TA_PGDN, TA_PGUP, TA_TOP, TA_BOTTOM, TA_OPEN, TA_CLOSE, TA_EXPAND_ALL, TA_COLLAPSE_ALL,
     TA_FIRST, TA_NEXT, TA_PREV, TA_UNMATCHED, TA_PRECISION, TA_MATCH, TA_RANK_PREV, TA_RANK_NEXT, TA_STEP_PREV,
-    TA_STEP_NEXT, TA_BACK, TA_F1, TA_F2, TA_F3, TA_F4, TA_YES, TA_HALFDN, TA_HALFUP
+    TA_STEP_NEXT, TA_BACK, TA_F1, TA_F2, TA_F3, TA_F4, TA_YES, TA_HALFDN, TA_HALFUP, TA_FLOW_UP, TA_FLOW_DOWN,
+    TA_FLOW_BACK
 };
 
 /* the shared navigation keys (ui/nav.h) as this pane's actions */
@@ -72,7 +73,10 @@ static const struct keys_row tree_keys[] = {
     {'y', NULL, TA_YES, "confirm a manual match"},
     {'{', NULL, TA_RANK_PREV, "previous rank"}, {'}', NULL, TA_RANK_NEXT, "next rank"},
     {'(', NULL, TA_STEP_PREV, "previous step"}, {')', NULL, TA_STEP_NEXT, "next step"},
-    {KEYS_ESC, NULL, TA_BACK, "leave a list / cancel a match"},
+    {KEYS_ESC, NULL, TA_BACK, "leave a list / cancel a match / clear the search, then the data-flow walk"},
+    {'<', NULL, TA_FLOW_UP, "data flow: the node that produced this node's input (a NaN/Inf one first; a recv's sender)"},
+    {'>', NULL, TA_FLOW_DOWN, "data flow: the node that consumed this node's output (a NaN/Inf one first; a send's receiver)"},
+    {KEYS_BACKSPACE, NULL, TA_FLOW_BACK, "data flow: one hop back along the walk (the breadcrumb)"}, {'b', NULL, TA_FLOW_BACK, NULL},
 };
 
 /* ---- drawing ---- */
@@ -219,6 +223,8 @@ static void tree_draw(struct view *v, struct session *a) {
     ui_put(w, 0, 0, width, buf);
     if (h < 2) return;
     p->body_h = h - 1;
+    int y0 = 1 + tree_flow_breadcrumb(p, a, w, width);
+    p->body_h -= y0 - 1;
     if (!have_tree(p)) {
         ui_role(w, u, c && c->error[0] ? UI_ERROR : UI_DIM);
         char scanning[160];
@@ -279,12 +285,12 @@ static void tree_draw(struct view *v, struct session *a) {
         if (i >= p->nrows) break;
         int n = p->rows[i];
         int d = tree_depth(t0, n);
-        draw_node_row(p, a, w, 1 + r, width, t0, 0, n, d * 2 > width / 3 ? width / 3 : d * 2,
+        draw_node_row(p, a, w, y0 + r, width, t0, 0, n, d * 2 > width / 3 ? width / 3 : d * 2,
                       n == p->sel && v->focused ? 1 : 0, 1);
         if (n == p->sel && !v->focused) {
             /* the selection stays visible when the detail pane has focus */
             ui_role(w, u, UI_AXIS);
-            ui_put(w, 1 + r, 0, 1, ui_glyph_focus(u));
+            ui_put(w, y0 + r, 0, 1, ui_glyph_focus(u));
         }
     }
 }
@@ -450,6 +456,10 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
     const struct tree *t = T(p);
     const struct graphs_loaded *G = p->G;
     long page = p->body_h > 2 ? p->body_h - 1 : 1;
+    if (action == TA_FLOW_UP || action == TA_FLOW_DOWN || action == TA_FLOW_BACK) {
+        tree_flow_key(p, a, action == TA_FLOW_BACK ? -1 : action == TA_FLOW_DOWN);
+        return 1;
+    }
     if (p->list != L_TREE) {
         switch (action) {
         case TA_DOWN: move_list(p, 1); return 1;
@@ -565,6 +575,10 @@ static int tree_key(struct view *v, struct session *a, int action, int key) {
             session_msg(a, "search cleared");
             break;
         }
+        if (tree_flow_breadcrumb(p, a, NULL, 0)) {
+            tree_flow_key(p, a, -2);
+            break;
+        }
         return 0;
     default: return 0;
     }
@@ -591,8 +605,9 @@ static int tree_mouse(struct view *v, struct session *a, const struct view_mouse
         }
         return 1;
     }
-    size_t i = p->top + (size_t)(m->y - 1);
-    if (i >= p->nrows) return 1;
+    int crumb = tree_flow_breadcrumb(p, a, NULL, 0);
+    size_t i = p->top + (size_t)(m->y - 1 - crumb);
+    if (m->y - 1 < crumb || i >= p->nrows) return 1;
     p->sel = p->rows[i];
     if (m->dbl && T(p)->nodes[p->sel].first >= 0 && p->sel != T(p)->root) {
         p->open[p->sel] = !p->open[p->sel];
@@ -893,7 +908,7 @@ const struct view_ops view_tree = {
     .copy = tree_copy,
     .search = tree_search,
     .search_next = tree_search_next,
-    .hints = "Enter expand  / search  n/N next  {} rank  () step",
+    .hints = "Enter expand  / search  n/N next  {} rank  () step  </> data flow",
     .keys = tree_keys,
     .nkeys = sizeof tree_keys / sizeof tree_keys[0],
     .cmds = tree_cmds,

@@ -4,6 +4,7 @@
 #ifndef PT_VIEWS_TREE_H
 #define PT_VIEWS_TREE_H
 
+#include <curses.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,5 +65,12 @@ int32_t *tree_rows_exec_order(const struct tree *t, const int32_t *pre);
 int tree_rows_bench_matched(const struct graphs_loaded *G, int b);
 /* Shows list `which` (L_UNMATCHED, L_PRECISION, L_PICK) in the tree's place. */
 void tree_rows_open_list(struct tp *p, struct session *a, int which);
+
+/* views/tree_flow.c: the data-flow walk's breadcrumb (src/session/flow.h) on row 1 of w when
+ * the tree shows and a hop was made (w NULL: only asks): rows it takes. */
+int tree_flow_breadcrumb(const struct tp *p, const struct session *a, WINDOW *w, int width);
+/* < (dir 0), > (dir 1) and Backspace (dir -1) on the node selected; dir -2
+ * clears the walk (Esc). */
+void tree_flow_key(struct tp *p, struct session *a, int dir);
 
 #endif

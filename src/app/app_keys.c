@@ -754,6 +754,10 @@ static void legend_walk(const struct session_doc_ops *ops, void *ctx) {
     legend(ops, ctx, "\xe2\x86\x91", "^", UI_PINF, "overflow, high: passed through, or output Norm over 100x the input's (green)");
     legend(ops, ctx, "\xe2\x86\x91", "^", UI_HINT, "overflow, medium: a non-finite input absorbed (teal)");
     legend(ops, ctx, "\xe2\x96\xb8 \xe2\x96\xbe", "+ -", UI_NORMAL, "collapsed / expanded node");
+    ops->section(ctx, "Legend: data-flow breadcrumb (the tree's row under its title after < or >)");
+    legend(ops, ctx, "\xe2\x86\x90stats", "<-stats", UI_HINT, "producer found by equal dtype, shape, Max, Min, Mean, Norm (the latest earlier output)");
+    legend(ops, ctx, "\xe2\x86\x90" "crc", "<-crc", UI_HINT, "producer found by equal checksum (md5 / xor dumps)");
+    legend(ops, ctx, "\xe2\x86\x90p2p", "<-p2p", UI_HINT, "the sender on another rank (send/recv or collective pair); \xe2\x86\x92 the same downstream; rN: rank N");
     ops->section(ctx, "Legend: heat map");
     legend(ops, ctx, "N", "N", UI_NAN, "a NaN cell (magenta)");
     legend(ops, ctx, "+", "+", UI_PINF, "a +Inf cell (green)");

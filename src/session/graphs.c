@@ -60,6 +60,7 @@ static void graph_free(struct graphs_loaded *G) {
     free(G->peers);
     free(G->peer0);
     free(G->npeer);
+    dataflow_free(G->df);
     free(G);
 }
 

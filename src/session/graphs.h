@@ -33,6 +33,8 @@
 #include <stdint.h>
 
 #include "model/graph/comm.h"
+#include "model/graph/dataflow.h"
+#include "src/session/flow.h"
 #include "model/compare/compare.h"
 #include "model/compare/compare_run.h"
 #include "model/cube/dataset.h"
@@ -88,6 +90,7 @@ struct graphs_loaded {
     size_t npeers;
     char note[512];                  /* why something is missing, for the panes */
     double load_seconds;
+    struct dataflow *df;             /* producers / consumers of t[0], built on first use (src/session/flow.c) */
 };
 
 struct graphs {
@@ -114,6 +117,7 @@ struct graphs {
     int rc;
     struct pt_error err;
     char *select_after;              /* node to select when the load lands (owned) */
+    struct flow_walk walk;           /* the data-flow walk of the tree and detail panes (src/session/flow.c) */
 
     /* options */
     int fuzzy;

@@ -110,6 +110,7 @@ PT_BIN="$BIN" "$B/tests/bench_compare" "$DATA/nan" "$DATA/dump"
 # time and memory against the input, sizes 4x apart (PT_OLD_BIN: before and after)
 PT_BUILD="$B" PT_BIN="$BIN" sh "$(dirname "$0")/compare_scale.sh"
 [ -x "$B/tests/bench_tui_graph" ] && PT_BIN="$BIN" "$B/tests/bench_tui_graph" "$DATA/nan/step0/rank0" "$DATA/dump/step0/rank0" 5
+[ -x "$B/tests/bench_tui_flow" ] && PT_BIN="$BIN" "$B/tests/bench_tui_flow" "$DATA/nan/step0/rank0" Functional.linear.1.forward 10
 echo "== whole-run first divergence"
 # The 8 rank pairs of the step holding the planted NaN (step 3, rank 5), then
 # the whole run (every step): `compare --first`, best of 3 by wall time, with
