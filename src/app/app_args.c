@@ -12,7 +12,10 @@
 #include "ui/ui.h"
 
 const char app_options_help[] =
-    "  --demo            open built-in demo data (16 steps x 8 ranks, a NaN burst, a drift)\n"
+    "  --demo            open the demo: a problem run and its benchmark (4 steps x 8 ranks,\n"
+    "                    TP 2 x PP 2 x DP 2), a NaN born on one rank, a drifting layer, a trace,\n"
+    "                    training logs (probetop demo --write DIR writes them as files)\n"
+    "  --demo=trend      trend data alone, made up in memory (16 steps x 8 ranks, a NaN burst)\n"
     "  --ascii           draw with ASCII only (automatic when the locale is not UTF-8)\n"
     "  --no-mouse        leave the mouse to the terminal (select and paste)\n"
     "  --format NAME     force the input format: auto (default: detect) or a name of\n"
@@ -37,10 +40,16 @@ void app_args_usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, " (probetop --help)\n");
 }
 
-/* --demo or --demo=RANKSxTARGETS (the benchmark scale). */
+/* --demo (the demo's files, src/session/demo_session.h), --demo=trend
+ * (the trend data alone, made up in memory: model/cube/demo.h) or
+ * --demo=RANKSxTARGETS (the same at the benchmark scale). */
 static int parse_demo(struct app *a, const char *arg) {
     a->session.demo = 1;
+    a->session.demo_cube = 0;
+    a->session.demo_ranks = a->session.demo_targets = 0;
     if (!arg) return 0;
+    a->session.demo_cube = 1;
+    if (!strcmp(arg, "trend")) return 0;
     char *e;
     long r = strtol(arg, &e, 10);
     if (e == arg || (*e != 'x' && *e != 'X')) return -1;
@@ -60,7 +69,7 @@ int app_args_parse(struct app *a, struct ui_opts *uo, int argc, char **argv, int
         const char *v;
         if (!strcmp(s, "--demo")) { parse_demo(a, NULL); continue; }
         if (!strncmp(s, "--demo=", 7)) {
-            if (parse_demo(a, s + 7) < 0) { app_args_usage_error("--demo=RANKSxTARGETS wants e.g. 1024x5000, not '%s'", s + 7); return -1; }
+            if (parse_demo(a, s + 7) < 0) { app_args_usage_error("--demo=trend or --demo=RANKSxTARGETS (e.g. 1024x5000), not '%s'", s + 7); return -1; }
             continue;
         }
         if (!strcmp(s, "--ascii")) { uo->ascii = 1; continue; }
