@@ -88,11 +88,34 @@ static void tour_at(int cols, int rows) {
     CHECK_INT(demo_dirs(tmp), 0);
 }
 
+/* The README's pictures of the demo (120x40): the run summary it opens
+ * on, and the tree after `f`. */
+static void test_shots(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *tmp = pt_tmpdir("shots");
+    char env_tmp[1100];
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    snprintf(env_tmp, sizeof env_tmp, "TMPDIR=%s", tmp);
+    const char *const env[] = {env_tmp, "PROBETOP_KEYBAR", NULL};
+    struct vt vt;
+    CHECK_INT(vt_spawn_app(&vt, 120, 40, demo_args, env), 0);
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "whole run") && vt_has(&vt, "first error: step 2 rank 2"));
+    vt_settle(&vt);
+    CHECK(vt_shot(&vt, "demo-summary", "probetop --demo: the run summary, the first divergence marked * at step 2 rank 2") >= 0);
+    vt_send(&vt, "f");
+    VT_WAIT(&vt, vt_row_has(&vt, 0, "step 2 · rank 2") && pt_vt_tree_row(&vt, "linear.6.forward") >= 2);
+    vt_settle(&vt);
+    CHECK(vt_shot(&vt, "demo-tree", "probetop --demo: f, the NaN born in rank 2's mlp.linear_fc1, its detail beside") >= 0);
+    pt_vt_quit(&vt);
+}
+
 static void test_tour_80x24(void) { tour_at(80, 24); }
 static void test_tour_200x60(void) { tour_at(200, 60); }
 
 int main(void) {
     RUN(test_tour_80x24);
     RUN(test_tour_200x60);
+    RUN(test_shots);
     PT_DONE();
 }
