@@ -29,7 +29,7 @@ static const struct cmd_entry *find_command(const char *name) {
 static void usage(FILE *f) {
     fprintf(f, "usage: probetop [OPTIONS] PATH            open the terminal analyzer\n"
                "       probetop [OPTIONS] PROBLEM BENCH   compare two dumps\n"
-               "       probetop --demo                    open built-in demo data\n"
+               "       probetop --demo                    open the demo (a problem/benchmark pair)\n"
                "       probetop COMMAND [ARGS]            run a headless command\n\n"
                "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
