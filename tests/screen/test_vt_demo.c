@@ -10,6 +10,7 @@
 #include "screen/vt_check.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
@@ -110,6 +111,31 @@ static void test_shots(void) {
     pt_vt_quit(&vt);
 }
 
+/* SIGTERM (a closed SSH session sends SIGHUP, a scheduler SIGTERM) ends
+ * the program with 128 + the signal, and the private folder goes too. */
+static void test_sigterm_cleans(void) {
+    if (!vt_bin()) SKIP("PT_BIN not set");
+    const char *tmp = pt_tmpdir("sigterm");
+    char env_tmp[1100];
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    snprintf(env_tmp, sizeof env_tmp, "TMPDIR=%s", tmp);
+    const char *const env[] = {env_tmp, NULL};
+    int sigs[2] = {SIGTERM, SIGHUP};
+    for (int i = 0; i < 2; i++) {
+        struct vt vt;
+        CHECK_INT(vt_spawn_app(&vt, 80, 24, demo_args, env), 0);
+        VT_WAIT(&vt, vt_row_has(&vt, 0, "whole run"));
+        CHECK_INT(demo_dirs(tmp), 1);
+        kill(vt.pid, sigs[i]);
+        int st = -1;
+        CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 128 + sigs[i]);
+        vt_close(&vt);
+        CHECK_INT(demo_dirs(tmp), 0);
+    }
+}
+
 static void test_tour_80x24(void) { tour_at(80, 24); }
 static void test_tour_200x60(void) { tour_at(200, 60); }
 
@@ -117,5 +143,6 @@ int main(void) {
     RUN(test_tour_80x24);
     RUN(test_tour_200x60);
     RUN(test_shots);
+    RUN(test_sigterm_cleans);
     PT_DONE();
 }
