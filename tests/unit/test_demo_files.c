@@ -278,11 +278,30 @@ static void test_session(void) {
     unsetenv("TMPDIR");
 }
 
+/* The demo's problem dump is what msProbe reads: msProbe's own data2db on
+ * it (run once with the reference tool, its database's canonical text
+ * kept in tests/data/msprobe/derived/demo) equals probetop's data2db. */
+static void test_msprobe_data2db(void) {
+    const char *bin = getenv("PT_BIN"), *py = getenv("PT_PYTHON");
+    const char *ref = pt_fixture("derived/demo/dump_data.trend.canonical.txt");
+    if (!bin || !ref) SKIP("PT_BIN or the fixture absent");
+    const char *dir = pt_tmpdir("msprobe");
+    CHECK(dir != NULL);
+    if (!dir) return;
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "'%s' demo --write '%s/d' >/dev/null && '%s' data2db --data '%s/d/problem/dump' --db '%s/db' 2>/dev/null && "
+             "'%s' '%s/tools/trenddb_canon.py' '%s/db/dump_data.trend.db' > '%s/canon.txt' && cmp '%s/canon.txt' '%s'",
+             bin, dir, bin, dir, dir, py && *py ? py : "python3", pt_shared(), dir, dir, dir, ref);
+    CHECK_INT(system(cmd), 0);
+}
+
 int main(void) {
     RUN(test_counts);
     RUN(test_structure);
     RUN(test_drift);
     RUN(test_readers);
     RUN(test_session);
+    RUN(test_msprobe_data2db);
     PT_DONE();
 }
