@@ -172,8 +172,27 @@ static void test_write_refuses(void) {
     CHECK_CONTAINS(out, "--write DIR is missing");
 }
 
+/* The demo's trace read as HolisticTraceAnalysis reads it: HTA's temporal
+ * breakdown and overlap of these files (run once with the reference tool:
+ * rank 3, the straggler, idle 658 us, compute 5784 us, non-compute 1083
+ * us, kernel time 7525 us, overlap 13.77 %; rank 0 idle 661, compute 3864,
+ * non-compute 3000, overlap 5.50 %) are probetop trace's. */
+static void test_trace_as_hta(void) {
+    const char *bin = getenv("PT_BIN");
+    if (!bin) SKIP("PT_BIN not set");
+    const char *tmp = pt_tmpdir("hta");
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' demo --write '%s/d' >/dev/null && '%s' trace '%s/d/problem/trace' 2>&1", bin, tmp, bin, tmp);
+    CHECK_INT(run(cmd), 0);
+    CHECK_CONTAINS(out, "\n   3         7525          658   8.74         5784  76.86           1083  14.39    13.77       63\n");
+    CHECK_CONTAINS(out, "\n   0         7525          661   8.78         3864  51.35           3000  39.87     5.50       63\n");
+}
+
 int main(void) {
     RUN(test_examples);
     RUN(test_write_refuses);
+    RUN(test_trace_as_hta);
     PT_DONE();
 }
