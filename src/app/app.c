@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "model/cube/cube_lazy.h"
-#include "model/cube/demo.h"
 #include "model/util/util.h"
 #include "src/app/app.h"
 #include "src/session/demo_session.h"
@@ -592,7 +591,7 @@ static void release(struct app *a) {
     demo_session_close(&a->session);   /* last: every reader of its folder is done */
 }
 
-/* msProbe's defaults (dimension step, the first step), the demo too: the
+/* msProbe's defaults (dimension step, the first step), --demo=trend too: the
  * burst is there to be found (`]` through the steps, or :step 9). */
 static void data_ready(struct app *a) {
     session_data_ready(&a->session);
@@ -743,13 +742,13 @@ int app_main(int argc, char **argv) {
     struct session *s = &a->session;
     if (s->demo && s->npaths) { app_args_usage_error("--demo takes no PATH (got '%s')", s->paths[0]); release(a); return EXIT_USAGE; }
     if (!s->demo && s->npaths == 0) { app_args_usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
-    /* the small demo: its files in a private folder, opened as PROBLEM BENCH */
-    if (s->demo && !s->demo_cube && demo_session_open(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
     a->session.mode = a->session.npaths == 2 ? SESSION_MODE_COMPARE
             : a->session.npaths == 1 && util_ends_with(a->session.paths[0], ".vis.db") ? SESSION_MODE_VISDB : SESSION_MODE_TREND;
     if (loader_bench(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
 
     if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
+    /* the small demo: its files in a private folder, opened as PROBLEM BENCH (no terminal: nothing written) */
+    if (s->demo && !s->demo_cube && demo_session_open(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
     if (a->session.mode == SESSION_MODE_TREND) {
         if (loader_start(&a->session, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a

@@ -172,6 +172,20 @@ static void test_write_refuses(void) {
     CHECK_CONTAINS(out, "--write DIR is missing");
 }
 
+/* `probetop --demo` without a terminal says so (exit 2) before writing
+ * anything under $TMPDIR. */
+static void test_no_terminal(void) {
+    const char *bin = getenv("PT_BIN");
+    if (!bin) SKIP("PT_BIN not set");
+    const char *tmp = pt_tmpdir("noterm");
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "TMPDIR='%s' '%s' --demo </dev/null 2>&1 | cat; ls -A '%s'", tmp, bin, tmp);
+    CHECK_INT(run(cmd), 0);
+    CHECK_STR(out, "probetop: the analyzer needs a terminal (stdin and stdout must be a tty)\n");
+}
+
 /* The demo's trace read as HolisticTraceAnalysis reads it: HTA's temporal
  * breakdown and overlap of these files (run once with the reference tool:
  * rank 3, the straggler, idle 658 us, compute 5784 us, non-compute 1083
@@ -194,5 +208,6 @@ int main(void) {
     RUN(test_examples);
     RUN(test_write_refuses);
     RUN(test_trace_as_hta);
+    RUN(test_no_terminal);
     PT_DONE();
 }
