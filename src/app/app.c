@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "model/cube/cube_lazy.h"
-#include "model/cube/demo.h"
 #include "model/util/util.h"
 #include "src/app/app.h"
+#include "src/session/demo_session.h"
 #include "src/session/graphs.h"
 #include "src/session/origin_search.h"
 #include "src/app/app_state.h"
@@ -34,132 +34,6 @@
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/trend.h"
-
-const char app_options_help[] =
-    "  --demo            open built-in demo data (16 steps x 8 ranks, a NaN burst, a drift)\n"
-    "  --ascii           draw with ASCII only (automatic when the locale is not UTF-8)\n"
-    "  --no-mouse        leave the mouse to the terminal (select and paste)\n"
-    "  --format NAME     force the input format: auto (default: detect) or a name of\n"
-    "                    man probetop (--format)\n"
-    "  --micro_step B    true/false: global micro steps (default true, as msProbe; - or _ alike)\n"
-    "  --mapping FILE    name replacements, as data2db --mapping\n"
-    "  --pattern N=RE    a training log's series N: lines RE matches, (?<step>)(?<value>)\n"
-    "  --db NAME         which .trend.db of a folder to open\n"
-    "  --threads N       loader threads (default: one per core)\n"
-    "  --mem SIZE        a .trend.db is held whole in memory only within SIZE (512M, 2G;\n"
-    "                    0: slices only; default a quarter of the RAM, at most 1G)\n"
-    "  --follow          follow mode: show new steps as training writes them (:follow off)\n"
-    "  --parallel SPEC   Megatron layout for the layout pane, e.g. \"W=32 L=48 TP=4 PP=4\"\n"
-    "  --fuzzy-match     compare mode: match calls by name without call counters (msprobe -fm)\n"
-    "  --layer-mapping FILE|auto  compare mode: msprobe -lm, YAML of attribute renames or auto\n"
-    "                    (needed across frameworks)\n"
-    "  --match-config FILE   compare mode: apply a saved match config (msprobe .vis.config)\n";
-
-static void usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "probetop: ");
-    fprintf(stderr, fmt, CMD_ESC(arg));
-    fprintf(stderr, " (probetop --help)\n");
-}
-
-/* --demo or --demo=RANKSxTARGETS (the benchmark scale). */
-static int parse_demo(struct app *a, const char *arg) {
-    a->session.demo = 1;
-    if (!arg) return 0;
-    char *e;
-    long r = strtol(arg, &e, 10);
-    if (e == arg || (*e != 'x' && *e != 'X')) return -1;
-    const char *t = e + 1;
-    long n = strtol(t, &e, 10);
-    if (e == t || *e || r < 1 || n < 1 || r > 100000 || n > 100000) return -1;
-    a->session.demo_ranks = (int)r;
-    a->session.demo_targets = (int)n;
-    return 0;
-}
-
-static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man) {
-    load_opts_init(&a->session.lopts);
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int matched = 0, bad = 0;
-        const char *v;
-        if (!strcmp(s, "--demo")) { parse_demo(a, NULL); continue; }
-        if (!strncmp(s, "--demo=", 7)) {
-            if (parse_demo(a, s + 7) < 0) { usage_error("--demo=RANKSxTARGETS wants e.g. 1024x5000, not '%s'", s + 7); return -1; }
-            continue;
-        }
-        if (!strcmp(s, "--ascii")) { uo->ascii = 1; continue; }
-        if (!strcmp(s, "--no-mouse")) { uo->no_mouse = 1; continue; }
-        if (!strcmp(s, "--keys-man")) { *keys_man = 1; continue; }
-        if (!strcmp(s, "--follow")) { a->session.follow_arg = a->session.lopts.follow = 1; continue; }
-        if (!strcmp(s, "--fuzzy-match") || !strcmp(s, "-fm")) { a->session.fuzzy = 1; continue; }
-        v = opt_value(argc, argv, &i, "--layer-mapping", &matched, &bad);
-        if (bad) return -1;
-        if (matched) { a->session.layer_mapping = v; continue; }
-        v = opt_value(argc, argv, &i, "--match-config", &matched, &bad);
-        if (bad) return -1;
-        if (matched) { a->session.match_config = v; continue; }
-        v = opt_value(argc, argv, &i, "--format", &matched, &bad);
-        if (bad) return -1;
-        if (matched) {
-            if (formats_parse(v, &a->session.lopts.format) < 0) {
-                char names[256], msg[320];
-                snprintf(msg, sizeof msg, "--format wants %s, not '%s'", formats_names(names, sizeof names, 0), v);
-                usage_error("%s", msg);
-                return -1;
-            }
-            continue;
-        }
-        v = opt_value(argc, argv, &i, "--micro_step", &matched, &bad);
-        if (bad) return -1;
-        if (matched) {
-            if (opt_bool(v, &a->session.lopts.micro_step) < 0) { usage_error("--micro_step wants true or false, not '%s'", v); return -1; }
-            continue;
-        }
-        v = opt_value(argc, argv, &i, "--mapping", &matched, &bad);
-        if (bad) return -1;
-        if (matched) { a->session.lopts.mapping = v; continue; }
-        v = opt_value(argc, argv, &i, "--pattern", &matched, &bad);
-        if (bad) return -1;
-        if (matched) {
-            if (load_opts_add_pattern(&a->session.lopts, v) < 0) {
-                usage_error("--pattern wants NAME=REGEX (at most 32 of them), not '%s'", v);
-                return -1;
-            }
-            continue;
-        }
-        v = opt_value(argc, argv, &i, "--db", &matched, &bad);
-        if (bad) return -1;
-        if (matched) { a->session.lopts.db_name = v; continue; }
-        v = opt_value(argc, argv, &i, "--threads", &matched, &bad);
-        if (bad) return -1;
-        if (matched) {
-            long n;
-            if (opt_int(v, 0, 1024, &n) < 0) { usage_error("--threads wants 0..1024, not '%s'", v); return -1; }
-            a->session.lopts.threads = (int)n;
-            continue;
-        }
-        v = opt_value(argc, argv, &i, "--mem", &matched, &bad);
-        if (bad) return -1;
-        if (matched) {
-            if (util_parse_size(v, &a->session.lopts.mem_budget) < 0) {
-                usage_error("--mem wants a size such as 512M or 2G, not '%s'", v);
-                return -1;
-            }
-            continue;
-        }
-        v = opt_value(argc, argv, &i, "--parallel", &matched, &bad);
-        if (bad) return -1;
-        if (matched) {
-            free(a->session.parallel_arg);
-            if (!(a->session.parallel_arg = strdup(v))) return -1;
-            continue;
-        }
-        if (s[0] == '-' && s[1]) { usage_error("unknown option '%s'", s); return -1; }
-        if (a->session.npaths == 2) { usage_error("too many paths ('%s'): give one PATH, or PROBLEM BENCH", s); return -1; }
-        if (!(a->session.paths[a->session.npaths++] = strdup(s))) return -1;
-    }
-    return 0;
-}
 
 /* --- arrangement: the windows of the screen shown --- */
 
@@ -714,9 +588,10 @@ static void release(struct app *a) {
     free(a->session.rows);
     search_free(&a->session.re);
     if (a->prompt) prompt_free(a->prompt);
+    demo_session_close(&a->session);   /* last: every reader of its folder is done */
 }
 
-/* msProbe's defaults (dimension step, the first step), the demo too: the
+/* msProbe's defaults (dimension step, the first step), --demo=trend too: the
  * burst is there to be found (`]` through the steps, or :step 9). */
 static void data_ready(struct app *a) {
     session_data_ready(&a->session);
@@ -862,16 +737,18 @@ int app_main(int argc, char **argv) {
     int keys_man = 0;
 
     start_state(a, &prompt);
-    if (parse_args(a, &uo, argc, argv, &keys_man) < 0) { release(a); return EXIT_USAGE; }
+    if (app_args_parse(a, &uo, argc, argv, &keys_man) < 0) { release(a); return EXIT_USAGE; }
     if (keys_man) { app_keys_man(stdout); release(a); return EXIT_OK; }
     struct session *s = &a->session;
-    if (s->demo && s->npaths) { usage_error("--demo takes no PATH (got '%s')", s->paths[0]); release(a); return EXIT_USAGE; }
-    if (!s->demo && s->npaths == 0) { usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
+    if (s->demo && s->npaths) { app_args_usage_error("--demo takes no PATH (got '%s')", s->paths[0]); release(a); return EXIT_USAGE; }
+    if (!s->demo && s->npaths == 0) { app_args_usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
     a->session.mode = a->session.npaths == 2 ? SESSION_MODE_COMPARE
             : a->session.npaths == 1 && util_ends_with(a->session.paths[0], ".vis.db") ? SESSION_MODE_VISDB : SESSION_MODE_TREND;
     if (loader_bench(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
 
     if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
+    /* the small demo: its files in a private folder, opened as PROBLEM BENCH (no terminal: nothing written) */
+    if (s->demo && !s->demo_cube && demo_session_open(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
     if (a->session.mode == SESSION_MODE_TREND) {
         if (loader_start(&a->session, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
         /* A small input is there before a terminal would flash: wait a

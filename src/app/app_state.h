@@ -110,5 +110,10 @@ int app_run_command(struct app *a, char *line);        /* the text after ':' */
 void app_export_frame(struct app *a);
 int app_complete(void *ctx, const char *line, int cycle, char *out);
 void app_search(struct app *a, const char *pattern);
+/* The command line (src/app/app_args.c): -1 after a usage message. */
+struct ui_opts;
+int app_args_parse(struct app *a, struct ui_opts *uo, int argc, char **argv, int *keys_man);
+/* "probetop: <fmt with arg> (probetop --help)" on stderr. */
+void app_args_usage_error(const char *fmt, const char *arg);
 
 #endif

@@ -30,6 +30,7 @@ extern const struct cmd_entry cmd_parallel_entry;
 extern const struct cmd_entry cmd_trace_entry;
 extern const struct cmd_entry cmd_curves_entry;
 extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_demo_entry;
 
 /* Small argument helpers shared by the commands.  opt_value() matches
  * "--name VALUE" and "--name=VALUE" at argv[*i], advancing *i; returns the

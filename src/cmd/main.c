@@ -16,6 +16,7 @@ static const struct cmd_entry *const commands[] = {
     &cmd_trace_entry,
     &cmd_curves_entry,
     &cmd_report_entry,
+    &cmd_demo_entry,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -28,7 +29,7 @@ static const struct cmd_entry *find_command(const char *name) {
 static void usage(FILE *f) {
     fprintf(f, "usage: probetop [OPTIONS] PATH            open the terminal analyzer\n"
                "       probetop [OPTIONS] PROBLEM BENCH   compare two dumps\n"
-               "       probetop --demo                    open built-in demo data\n"
+               "       probetop --demo                    open the demo (a problem/benchmark pair)\n"
                "       probetop COMMAND [ARGS]            run a headless command\n\n"
                "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)

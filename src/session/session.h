@@ -43,6 +43,7 @@ struct follow;          /* src/session/follow.c: follow mode */
 struct origin_search;   /* src/session/origin_search.c */
 struct mon_cache;       /* src/io/monitor/mon_cache.h */
 struct dump_cache;      /* src/io/dump/dump_cache.h */
+struct demo_session;    /* src/session/demo_session.c: the demo's files */
 struct ui;              /* ui/ui.h: the terminal the panes draw on (the session never follows it) */
 
 /* What changed in the shared state (session_changed()). */
@@ -150,7 +151,10 @@ struct session {
     char *paths[2];            /* owned; npaths of them */
     int npaths;
     int demo;                  /* --demo */
-    int demo_ranks, demo_targets;   /* --demo=RxT (benchmarks), 0 = the small demo */
+    int demo_cube;             /* --demo=trend or --demo=RxT: the made-up trend cube (model/cube/demo.h) */
+    int demo_ranks, demo_targets;   /* --demo=RxT (benchmarks), 0 = the small cube */
+    struct demo_session *demo_files;   /* owned (src/session/demo_session.c): the small demo's files in
+                                          their private folder, removed at the end; NULL otherwise */
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
     struct load_opts lopts;
     struct loader load;

@@ -18,7 +18,11 @@
  * unless it could not run (2).  Times include the pty round trip, so they are
  * an upper bound of the program's own work.
  *
- *   bench_tui [--bin PATH] [--size COLSxROWS] [--demo RANKSxTARGETS] [--reps N]
+ *   bench_tui [--bin PATH] [--size COLSxROWS] [--demo RANKSxTARGETS|pair] [--reps N]
+ *
+ * --demo pair runs `probetop --demo` (the problem/benchmark pair of
+ * src/io/demo/demo_files.h), which opens on the run summary: F2 shows its
+ * heat map before the keys are measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,14 +104,15 @@ static void report(struct kind *k) {
 
 int main(int argc, char **argv) {
     const char *bin = getenv("PT_BIN");
-    int cols = 200, rows = 60, ranks = 1024, targets = 5000, reps = 20;
+    int cols = 200, rows = 60, ranks = 1024, targets = 5000, reps = 20, pair = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bin") && i + 1 < argc) bin = argv[++i];
         else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &cols, &rows) == 2) i++;
+        else if (!strcmp(argv[i], "--demo") && i + 1 < argc && !strcmp(argv[i + 1], "pair")) pair = 1, i++;
         else if (!strcmp(argv[i], "--demo") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &ranks, &targets) == 2) i++;
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_tui [--bin PATH] [--size COLSxROWS] [--demo RANKSxTARGETS] [--reps N]\n");
+            fprintf(stderr, "usage: bench_tui [--bin PATH] [--size COLSxROWS] [--demo RANKSxTARGETS|pair] [--reps N]\n");
             return 2;
         }
     }
@@ -116,7 +121,8 @@ int main(int argc, char **argv) {
     if (reps > 256) reps = 256;
 
     char demo[64];
-    snprintf(demo, sizeof demo, "--demo=%dx%d", ranks, targets);
+    if (pair) snprintf(demo, sizeof demo, "--demo");
+    else snprintf(demo, sizeof demo, "--demo=%dx%d", ranks, targets);
     char *args[] = { (char *)bin, demo, NULL };
     struct vt vt;
     double t0 = vt_now();
@@ -141,6 +147,13 @@ int main(int argc, char **argv) {
         return 2;
     }
 
+    /* the pair opens on its run summary: the heat map is F2 */
+    if (pair && (vt_send(&vt, "<F2>") < 0 || vt_wait_text(&vt, "Heat map", 10000) < 0 || vt_wait_idle(&vt, 300) < 0)) {
+        fprintf(stderr, "bench_tui: %s %s: no heat map on F2\n", bin, demo);
+        vt_dump(&vt, stderr);
+        vt_close(&vt);
+        return 2;
+    }
     printf("probetop TUI benchmark: %s, %dx%d terminal, %d reps per kind\n", demo, cols, rows, reps);
     printf("%-34s %.1f ms to the first complete frame, %llu bytes\n", "startup", t_up * 1e3,
            (unsigned long long)vt.bytes_total);

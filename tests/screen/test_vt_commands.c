@@ -97,7 +97,7 @@ static const struct row demo_rows[] = {
 
 static void test_demo(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", NULL };
+    const char *args[] = { "--demo=trend", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 200, 50, args, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));
@@ -112,7 +112,7 @@ static const struct row ascii_rows[] = {
 
 static void test_ascii(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", "--ascii", NULL };
+    const char *args[] = { "--demo=trend", "--ascii", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 200, 50, args, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));
@@ -129,7 +129,7 @@ static const struct row layout_rows[] = {
 
 static void test_layout(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", "--parallel", "W=8 L=8 TP=2", NULL };
+    const char *args[] = { "--demo=trend", "--parallel", "W=8 L=8 TP=2", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 200, 50, args, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));
@@ -194,7 +194,7 @@ struct start_row {
 };
 
 static const struct start_row start_rows[] = {
-    { { "--demo" }, { "TERM=probetop-no-such-term" },
+    { { "--demo=trend" }, { "TERM=probetop-no-such-term" },
       "cannot start the terminal 'probetop-no-such-term' (is its terminfo entry installed?)" },
     { { "QS0", "QS1", "--match-config", "/nonexistent/m.yaml" }, { NULL },
       "probetop: --match-config /nonexistent/m.yaml: cannot open" },
@@ -229,7 +229,7 @@ static void test_not_a_tty(void) {
     struct vt vt;
     int st = -1;
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "exec '%s' --demo </dev/null", vt_bin());
+    snprintf(cmd, sizeof cmd, "exec '%s' --demo=trend </dev/null", vt_bin());
     char *argv[] = { "/bin/sh", "-c", cmd, NULL };
     CHECK_INT(vt_spawn(&vt, 120, 10, argv, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "the analyzer needs a terminal (stdin and stdout must be a tty)"));

@@ -27,7 +27,7 @@ static void test_help(void) {
     CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     CHECKV(&vt, vt_find(&vt, "usage: probetop", NULL, NULL));
-    CHECKV(&vt, vt_find(&vt, "--demo", NULL, NULL));
+    CHECKV(&vt, vt_find(&vt, "--demo=trend", NULL, NULL));
     CHECK_INT(vt_mode(&vt, 1049), -1);        /* never went full-screen */
     restored(&vt);
     vt_close(&vt);
@@ -59,7 +59,7 @@ static void test_bad_path(void) {
 
 static void test_dumb_terminal(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", NULL }, *env[] = { "TERM=dumb", NULL };
+    const char *args[] = { "--demo=trend", NULL }, *env[] = { "TERM=dumb", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, env), 0);
     int st = -1;
@@ -72,7 +72,7 @@ static void test_dumb_terminal(void) {
 
 /* The TUI up, then ended by keys or a signal: the terminal comes back. */
 static void ended_by(const char *keys, int sig, int want_status) {
-    const char *args[] = { "--demo", NULL };
+    const char *args[] = { "--demo=trend", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
     VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));

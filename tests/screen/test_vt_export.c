@@ -1,5 +1,5 @@
 /* test_vt_export: `:export FILE.svg` on the screen a user sees: `probetop
- * --demo` at 80x24 written as a picture that parses (tests/svg_check.h), holds
+ * --demo=trend` at 80x24 written as a picture that parses (tests/svg_check.h), holds
  * the heat map's title and the colours of its cells as libvterm shows them,
  * the same with --ascii and NO_COLOR, and a path that cannot be written is
  * a message in the status line and no file. */
@@ -14,7 +14,7 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static const char *const demo_args[] = { "--demo", NULL };
+static const char *const demo_args[] = { "--demo=trend", NULL };
 
 static void quit(struct vt *vt) {
     vt_send(vt, "q");
@@ -118,7 +118,7 @@ static void export_plain(void) {
     if (!dir) SKIP("no temporary folder");
     char path[1200], keys[1400];
     snprintf(path, sizeof path, "%s/plain.svg", dir);
-    static const char *const args[] = { "--demo", "--ascii", NULL };
+    static const char *const args[] = { "--demo=trend", "--ascii", NULL };
     static const char *const env[] = { "NO_COLOR=1", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, env), 0);

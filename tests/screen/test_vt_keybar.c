@@ -13,7 +13,7 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static const char *const demo_args[] = {"--demo", NULL};
+static const char *const demo_args[] = {"--demo=trend", NULL};
 /* the key bar is on by default; the harness starts it hidden (vt.c) */
 static const char *const keybar_env[] = {"PROBETOP_KEYBAR", NULL};
 

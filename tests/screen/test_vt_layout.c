@@ -36,7 +36,7 @@ static void command(struct vt *vt, const char *cmd) {
 
 /* Starts the demo with --parallel SPEC and shows the layout screen. */
 static int open_layout(struct vt *vt, int cols, int rows, const char *spec) {
-    const char *args[] = { "--demo", "--parallel", spec, NULL };
+    const char *args[] = { "--demo=trend", "--parallel", spec, NULL };
     if (vt_spawn_app(vt, cols, rows, args, NULL) != 0) return -1;
     VT_WAIT(vt, vt_has(vt, "Heat map"));
     vt_send(vt, "<F5>");
@@ -212,7 +212,7 @@ static void test_200x50(void) {
     /* the picture for the README, on the settled layout */
     command(&vt, "parallel");
     VT_WAIT(&vt, vt_row_has(&vt, msg_row(&vt), "parallel layout W=32"));
-    CHECK(vt_shot(&vt, "layout", "probetop --demo --parallel 'W=32 L=48 TP=4 PP=4 V=3': the layout pane (F5)") >= 0);
+    CHECK(vt_shot(&vt, "layout", "probetop --demo=trend --parallel 'W=32 L=48 TP=4 PP=4 V=3': the layout pane (F5)") >= 0);
     pt_vt_quit(&vt);
 }
 
@@ -364,7 +364,7 @@ static bool grouped(char order[][16], char labels[][16], int n, int at) {
 
 static void test_group(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", "--parallel", "W=8 L=8 TP=2 PP=2", NULL };
+    const char *args[] = { "--demo=trend", "--parallel", "W=8 L=8 TP=2 PP=2", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "Heat map") && vt_row_has(&vt, vt_status_row(&vt), "rank 0 (p0t0d0)"));

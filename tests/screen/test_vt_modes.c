@@ -66,7 +66,7 @@ static bool all_ascii(struct vt *vt, int *bad_row, int *bad_col) {
 
 static void test_no_color(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", NULL }, *env[] = { "NO_COLOR=1", NULL };
+    const char *args[] = { "--demo=trend", NULL }, *env[] = { "NO_COLOR=1", NULL };
     struct vt vt;
     CHECK_INT(start_burst(&vt, args, env), 0);
     /* Not one colour anywhere: every cell keeps the terminal's defaults. */
@@ -132,13 +132,13 @@ static void ascii_mode(const char *const *args, const char *const *env) {
 
 static void test_lang_c(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", NULL }, *env[] = { "LANG=C", NULL };
+    const char *args[] = { "--demo=trend", NULL }, *env[] = { "LANG=C", NULL };
     ascii_mode(args, env);
 }
 
 static void test_ascii_flag(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", "--ascii", NULL };
+    const char *args[] = { "--demo=trend", "--ascii", NULL };
     ascii_mode(args, NULL);
 }
 
@@ -183,7 +183,7 @@ static void test_truecolor(void) {
     char dir[4096], tdirs[4200];
     if (make_direct_terminfo(dir, sizeof dir) < 0) SKIP("tic could not build an xterm-direct entry");
     snprintf(tdirs, sizeof tdirs, "TERMINFO_DIRS=%s:", dir);   /* then the system's */
-    const char *args[] = { "--demo", NULL };
+    const char *args[] = { "--demo=trend", NULL };
     int coloured, direct;
     struct vt vt;
 

@@ -67,7 +67,7 @@ static void test_half_page_two_panes(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
     struct vt vt;
     /* 128 TP groups: the layout pane scrolls at 80x24 */
-    const char *args[] = {"--demo", "--parallel", "W=1024 L=96 TP=8 PP=8 V=1", NULL};
+    const char *args[] = {"--demo=trend", "--parallel", "W=1024 L=96 TP=8 PP=8 V=1", NULL};
     CHECK_INT(vt_spawn_app(&vt, COLS, ROWS, args, NULL), 0);
     WAIT_CHECK(&vt, vt_has(&vt, "Heat map"));
 

@@ -106,7 +106,7 @@ static void detail_numbers_200(void) { detail_numbers(200, 60); }
  * the cell's, the cursor's in brackets; v again hides them. */
 static void heat_values(int cols, int rows, const char *cursor, const char *next) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 3, "[    ]"));
@@ -162,7 +162,7 @@ static void status_apart_200(void) { status_apart(200, 60); }
 /* 4: the line chart's y labels keep a blank before the axis. */
 static void chart_labels(int cols, int rows) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 3, "[    ]"));
@@ -247,7 +247,7 @@ static void compare_rule_40(void) {
  * anomaly marks. */
 static void cursor_one_column(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 20, 10, args, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));
@@ -285,7 +285,7 @@ static bool clip_is(struct vt *vt, const char *text) {
 
 static void copy_heat(int cols, int rows, const char *mouse) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", mouse, NULL};
+    const char *args[] = {"--demo=trend", mouse, NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 3, "[    ]"));
@@ -341,7 +341,7 @@ static void copy_tree_200(void) { copy_tree(200, 60); }
  * of more ranks than the data has says so. */
 static void layout_gaps(int cols, int rows) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
     VT_WAIT(&vt, vt_has(&vt, "Heat map"));

@@ -678,7 +678,7 @@ static void test_no_color(void) {
  * the burst at step 9 on rank 5 first, Enter on its heat-map cell. */
 static void test_demo(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", NULL };
+    const char *args[] = { "--demo=trend", NULL };
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
     WAIT_CHECK(&vt, vt_has(&vt, "Heat map"));

@@ -119,7 +119,7 @@ static void test_keys_queued(void) {
  * names keep the layer that tells them apart. */
 static void test_small_ones(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 24, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
@@ -153,7 +153,7 @@ static void test_small_ones(void) {
  * its labels the start that tells them apart (Column / Row ParallelLinear). */
 static void test_search_labels_80(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
@@ -173,7 +173,7 @@ static void test_search_labels_80(void) {
  * says the rank number beside its label. */
 static void test_parallel_labels(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", "--parallel", "W=8 L=4 TP=2 PP=2", NULL};
+    const char *args[] = {"--demo=trend", "--parallel", "W=8 L=4 TP=2 PP=2", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 120, 40, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 2, "p1t1d1") && status_has(&vt, "step 0  rank 0 (p0t0d0)"));
@@ -247,7 +247,7 @@ static void test_skipped_rank(void) {
     vt_close(&vt);
 
     /* nothing skipped: :skipped says so */
-    const char *demo[] = {"--demo", NULL};
+    const char *demo[] = {"--demo=trend", NULL};
     CHECK_INT(vt_spawn_app(&vt, 100, 24, demo, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
     CHECKV(&vt, vt_row_has(&vt, 0, "forward/norm") && !vt_row_has(&vt, 0, "skipped"));
@@ -306,7 +306,7 @@ static void test_overflow_first_context(void) {
  * range is w), so the heat map's range narrowed with < comes back. */
 static void test_r_one_meaning(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 100, 24, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
@@ -366,7 +366,7 @@ static uint32_t glyph_paper(struct vt *vt, int row, const char *glyph) {
  * says so (9), and F10 quits (9). */
 static void test_help(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = {"--demo", NULL};
+    const char *args[] = {"--demo=trend", NULL};
     struct vt vt;
     CHECK_INT(vt_spawn_app(&vt, 200, 50, args, NULL), 0);
     VT_WAIT(&vt, vt_row_has(&vt, 0, "forward/norm"));
@@ -479,7 +479,7 @@ static void test_grown_then_quit(void) {
     char cmd[4096], text[65536];
     snprintf(cmd, sizeof cmd,
              "-f /dev/null new-session -d -x 120 -y 40 "
-             "\"printf 'SHELL-LINE\\n'; '%s' --demo; printf 'AFTER-EXIT\\n'; sleep 60\"", vt_bin());
+             "\"printf 'SHELL-LINE\\n'; '%s' --demo=trend; printf 'AFTER-EXIT\\n'; sleep 60\"", vt_bin());
     if (tmux(cmd, NULL, 0) != 0) SKIP("tmux cannot start a session here");
     bool ok = tmux_wait(shows_heatmap, text, sizeof text);
     CHECK(ok);

@@ -15,7 +15,7 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static const char *const demo_args[] = { "--demo", NULL };
+static const char *const demo_args[] = { "--demo=trend", NULL };
 
 
 static const int storm_sizes[][2] = {

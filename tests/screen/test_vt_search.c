@@ -458,7 +458,7 @@ static void test_quick_start(void) {
  * layer in the heat map; a match inside a long name is visible. */
 static void test_demo(void) {
     if (!vt_bin()) SKIP("PT_BIN not set");
-    const char *args[] = { "--demo", NULL };
+    const char *args[] = { "--demo=trend", NULL };
     struct vt vt;
     if (open_pane(&vt, 80, 24, args) != 0) {
         CHECK(0);

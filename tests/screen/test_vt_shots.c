@@ -22,31 +22,31 @@ struct shot {
     const char *want;            /* on screen when the scene is set */
 };
 
-#define DEMO { "--demo", NULL }
+#define DEMO { "--demo=trend", NULL }
 /* the program as it starts: with its key bar (the harness hides it) */
 #define KEYBAR "PROBETOP_KEYBAR"
 #define BURST_KEYS ":step 9<Enter>", ":rank 5<Enter>"
 
 static const struct shot shots[] = {
-    { "heatmap", "probetop --demo: heat map at step 9, the NaN burst on rank 5", 120, 40, DEMO, { KEYBAR, NULL },
+    { "heatmap", "probetop --demo=trend: heat map at step 9, the NaN burst on rank 5", 120, 40, DEMO, { KEYBAR, NULL },
       { BURST_KEYS, ":goto layers.5.mlp.linear_fc2.RowParallelLinear.output<Enter>", NULL },
       "step 9  rank 5  forward/norm = +Inf" },
-    { "heatmap-rank", "probetop --demo: rank 5 over the steps (d): the burst spreads", 120, 40, DEMO, { KEYBAR, NULL },
+    { "heatmap-rank", "probetop --demo=trend: rank 5 over the steps (d): the burst spreads", 120, 40, DEMO, { KEYBAR, NULL },
       { BURST_KEYS, "d", ":goto layers.4.mlp.linear_fc1.ColumnParallelLinear.output<Enter>", NULL },
       "x step (16)" },
-    { "segmented", "probetop --demo: segmented (3-sigma) colours (x)", 120, 40, DEMO, { KEYBAR, NULL },
+    { "segmented", "probetop --demo=trend: segmented (3-sigma) colours (x)", 120, 40, DEMO, { KEYBAR, NULL },
       { ":step 3<Enter>", "x", NULL }, "segmented" },
-    { "linechart", "probetop --demo: lines over the steps (Enter): a drifting layer", 120, 40, DEMO, { KEYBAR, NULL },
+    { "linechart", "probetop --demo=trend: lines over the steps (Enter): a drifting layer", 120, 40, DEMO, { KEYBAR, NULL },
       { BURST_KEYS, ":goto layers.2.self_attention.linear_proj.RowParallelLinear.output<Enter>", "<Enter>",
         ":goto layers.2.self_attention.linear_proj.RowParallelLinear.input<Enter>", "<Enter>",
         ":goto layers.6.input_layernorm<Enter>", "<Enter>", "-", "-", NULL },
       "3 lines" },
     { "help", "probetop: ? shows every key and command", 100, 40, DEMO, { KEYBAR, NULL }, { "?", NULL }, "next metric" },
-    { "small", "probetop --demo at 40x12", 40, 12, DEMO, { KEYBAR, NULL },
+    { "small", "probetop --demo=trend at 40x12", 40, 12, DEMO, { KEYBAR, NULL },
       { BURST_KEYS, ":goto layers.6.input_layernorm<Enter>", NULL }, "= NaN" },
-    { "ascii", "LANG=C probetop --demo: ASCII only", 100, 30, DEMO, { "LANG=C", KEYBAR, NULL },
+    { "ascii", "LANG=C probetop --demo=trend: ASCII only", 100, 30, DEMO, { "LANG=C", KEYBAR, NULL },
       { BURST_KEYS, ":goto layers.6.input_layernorm<Enter>", "<Enter>", NULL }, "1 line" },
-    { "no-color", "NO_COLOR=1 probetop --demo", 100, 30, DEMO, { "NO_COLOR=1", KEYBAR, NULL },
+    { "no-color", "NO_COLOR=1 probetop --demo=trend", 100, 30, DEMO, { "NO_COLOR=1", KEYBAR, NULL },
       { BURST_KEYS, ":goto layers.6.input_layernorm<Enter>", NULL }, "= NaN" },
 };
 #define NSHOTS (sizeof shots / sizeof shots[0])

@@ -1,4 +1,4 @@
-/* test_vt_trend: the trend screen of `probetop --demo` as a user sees it, at
+/* test_vt_trend: the trend screen of `probetop --demo=trend` as a user sees it, at
  * 80x24, 120x40 and 40x12, with its screenshots.
  *
  * The demo plants a burst (model/cube/demo.h): at step 9 on rank 5 the forward
@@ -21,7 +21,7 @@
 /* CHECK, plus the screen on failure. */
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static const char *const demo_args[] = { "--demo", NULL };
+static const char *const demo_args[] = { "--demo=trend", NULL };
 
 /* Where the panes are on this screen. */
 struct rows_of {
