@@ -25,13 +25,14 @@
 #include "ui/ui.h"
 #include "views/agg.h"
 #include "views/heatmap_copy.h"
+#include "views/heatmap_runs.h"
 #include "views/heatmap_status.h"
 #include "views/trend.h"
 #include "views/view.h"
 
 enum {
     HM_UP = 1, HM_DOWN, HM_LEFT, HM_RIGHT, HM_PGUP, HM_PGDN, HM_TOP, HM_BOTTOM, HM_FIRSTCOL, HM_LASTCOL,
-    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN, HM_VALUES,
+    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN, HM_VALUES, HM_FIRSTPART,
 };
 
 static const struct keys_row heat_keys[] = {
@@ -50,6 +51,7 @@ static const struct keys_row heat_keys[] = {
     {'r', NULL, HM_RESET, "reset value range and zoom"},
     {'b', NULL, HM_HALF, "half blocks: two rows per line (colour, UTF-8)"},
     {'v', NULL, HM_VALUES, "values in the cells (cells of 5 columns or more; they widen to 8 where there is room)"},
+    {'f', NULL, HM_FIRSTPART, "two runs of trend data: the first step x target where they part (|p-b|/|b| above :threshold)"},
 };
 
 struct heat {
@@ -852,6 +854,7 @@ static int heat_key(struct view *v, struct session *a, int action, int key) {
         return 1;
     case HM_VALUES:
         h->values = !h->values; session_msg(a, h->values ? "values in the cells (v hides them)" : "values hidden"); return 1;
+    case HM_FIRSTPART: heatmap_runs_first(a); return 1;
     default: return 0;
     }
 }
@@ -934,6 +937,7 @@ static int cmd_zoom(struct view *v, struct session *a, int argc, char **argv, st
 
 static const struct view_cmd heat_cmds[] = {
     {"zoom", "X Y", "heat map zoom: X source columns and Y source rows per screen cell", 0, cmd_zoom},
+    {"threshold", "P", "two runs of trend data: a cell parts above |p-b|/|b| P % (f, default 1)", 0, heatmap_runs_cmd_threshold},
 };
 
 const struct view_ops view_heatmap = {

@@ -4,6 +4,7 @@
 
 #include "model/overflow/anomaly.h"
 #include "views/agg.h"
+#include "src/session/trendpair.h"
 #include "views/heatmap_status.h"
 #include "views/trend.h"
 #include "views/view.h"
@@ -44,6 +45,8 @@ void heatmap_status(struct view *v, struct session *a, char *buf, size_t size) {
         snprintf(extra, sizeof extra, "  anomaly: %s %s (%s)", anomaly_rule_name((enum anomaly_rule)e->rule),
                  e->op[0] ? e->op : "-", anomaly_stage_name(e->stage));
     }
+    char pr[200];   /* two runs of trend data: both runs' values of the cell */
+    if (trendpair_cell_text(a, pr, sizeof pr)[0] && !extra[0]) snprintf(extra, sizeof extra, "  %s", pr);
     char st[40];
     snprintf(buf, size, "step %s  rank %s  %s/%s = %s%s%s%s\n%s", cube_step_text(a->cube, a->sel_step, st, sizeof st), rk,
              a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],

@@ -242,8 +242,11 @@ int app_global_action(struct app *a, int action) {
         return 1;
     case G_RUN: {
         struct pt_error err;
-        int next = a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
-        if (graphs_set_run(&a->session, next, &err) != 0) session_err(&a->session, "%s", err.msg);
+        /* two runs of trend data (trendpair.h) or of dumps (graphs.h): the same three runs */
+        int pair = trendpair_on(&a->session);
+        int next = pair ? (trendpair_run(&a->session) + 1) % 3 : a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
+        if ((pair ? trendpair_set_run(&a->session, next, &err) : graphs_set_run(&a->session, next, &err)) != 0)
+            session_err(&a->session, "%s", err.msg);
         else session_msg(&a->session, "the heat map shows %s", graphs_run_name(next));
         return 1;
     }
@@ -476,7 +479,8 @@ static int cmd_run(struct view *v, struct session *ses, int argc, char **argv, s
     else if (!strcasecmp(argv[1], "bench") || !strcasecmp(argv[1], "benchmark")) run = RUN_BENCH;
     else if (!strcasecmp(argv[1], "diff")) run = RUN_DIFF;
     else return pt_errorf(err, ":run wants problem, bench or diff, not '%s'", argv[1]);
-    if (graphs_set_run(&a->session, run, err) != 0) return -1;
+    if ((trendpair_on(&a->session) ? trendpair_set_run(&a->session, run, err) : graphs_set_run(&a->session, run, err)) != 0)
+        return -1;
     session_msg(&a->session, "the heat map shows %s", graphs_run_name(run));
     return 0;
 }
