@@ -109,8 +109,20 @@ static int match_metric_targets(struct runpair *rp, struct runpair_metric *pm) {
     return 0;
 }
 
+/* The benchmark's metric of the problem's metric m: by name, else by alias. */
+static int metric_match(const struct cube *p, const struct cube *b, int m, const char *(*alias)(const char *)) {
+    const char *name = p->metrics[m].name;
+    int bm = cube_metric_find(b, name);
+    if (bm >= 0 || !alias) return bm;
+    const char *al = alias(name);
+    if (al && (bm = cube_metric_find(b, al)) >= 0) return bm;
+    for (int k = 0; k < b->nmetrics; k++)
+        if ((al = alias(b->metrics[k].name)) && !strcmp(al, name)) return k;
+    return -1;
+}
+
 int runpair_build(const struct cube *p, const struct cube *b, char *const *from, char *const *to, size_t nmap,
-                  struct runpair **out, struct pt_error *err) {
+                  const char *(*alias)(const char *metric), struct runpair **out, struct pt_error *err) {
     *out = NULL;
     struct runpair *rp = calloc(1, sizeof *rp);
     if (!rp) return pt_errorf(err, "out of memory");
@@ -139,7 +151,7 @@ int runpair_build(const struct cube *p, const struct cube *b, char *const *from,
     rp->b_only_ranks = b->nranks - rp->nranks;
     if (match_targets(rp, from, to, nmap) != 0) goto oom;
     for (int m = 0; m < p->nmetrics; m++) {
-        int bm = cube_metric_find(b, p->metrics[m].name);
+        int bm = metric_match(p, b, m, alias);
         if (bm < 0) { rp->p_only_metrics++; continue; }
         struct runpair_metric *pm = &rp->m[rp->nmetrics++];
         pm->p = m;

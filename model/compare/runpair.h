@@ -1,7 +1,9 @@
 /* runpair: two runs of trend data side by side (probetop(1), COMPARE TWO
  * EXPERIMENTS): two .trend.db files, two monitor trees, or one of each.
  *
- * Matching.  Metrics and statistics by name; targets by (name, vpp, call),
+ * Matching.  Metrics and statistics by name (a metric also by the name
+ * the caller's alias gives it: a monitor_v2 scope's v1 metric, so a v2 tree
+ * pairs with the .trend.db data2db wrote from it); targets by (name, vpp, call),
  * the problem's names first renamed by --mapping (every occurrence of each
  * key, key after key, as the readers do); steps by their step value, ranks
  * by their number.  A step, rank, metric or target present in one run only
@@ -58,10 +60,11 @@ struct runpair {
 };
 
 /* Matches p and b (the mapping: nmap (from, to) replacements of the
- * problem's names, may be 0).  0, or -1 with err (nothing shared: no metric,
- * step or rank in common is an error, said). */
+ * problem's names, may be 0; alias: another name of a metric, or NULL, may
+ * be NULL).  0, or -1 with err (nothing shared: no metric, step or rank in
+ * common is an error, said). */
 int runpair_build(const struct cube *p, const struct cube *b, char *const *from, char *const *to, size_t nmap,
-                  struct runpair **out, struct pt_error *err);
+                  const char *(*alias)(const char *metric), struct runpair **out, struct pt_error *err);
 void runpair_free(struct runpair *rp);
 
 /* 1 when the pair of values parts (the rule above); missing on either side

@@ -18,6 +18,7 @@
 #include "src/io/common/mapping.h"
 #include "src/io/formats.h"
 #include "src/io/load.h"
+#include "src/io/monitor/read_monitor_v2.h"
 
 enum rfmt { RF_TEXT, RF_CSV, RF_JSON };
 
@@ -350,7 +351,7 @@ int cmd_compare_runs(int argc, char **argv) {
     FILE *f = stdout;
     rc = EXIT_USAGE;
     if (!p || !b) goto out;
-    if (runpair_build(p->cube, b->cube, map.from, map.to, map.n, &rp, &err) != 0) {
+    if (runpair_build(p->cube, b->cube, map.from, map.to, map.n, monitor_v2_v1_metric, &rp, &err) != 0) {
         fprintf(stderr, "probetop compare: %s and %s: %s\n", CMD_ESC(o.paths[0]), CMD_ESC(o.paths[1]), CMD_ESC(err.msg));
         goto out;
     }

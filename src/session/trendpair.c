@@ -11,6 +11,7 @@
 #include "src/io/common/mapping.h"
 #include "src/io/formats.h"
 #include "src/io/load.h"
+#include "src/io/monitor/read_monitor_v2.h"
 #include "src/session/graphs.h"
 #include "src/session/session.h"
 
@@ -89,7 +90,9 @@ static int ensure(struct session *a, struct pt_error *err) {
     if (!p) return pt_errorf(err, "the runs need two inputs of trend data (probetop PROBLEM BENCH)");
     if (p->rp) return 0;
     if (!a->ds || !a->ds->cube) return pt_errorf(err, "the problem run is not loaded (yet)");
-    if (runpair_build(a->ds->cube, a->bench_ds->cube, p->map.from, p->map.to, p->map.n, &p->rp, err) != 0) return -1;
+    if (runpair_build(a->ds->cube, a->bench_ds->cube, p->map.from, p->map.to, p->map.n, monitor_v2_v1_metric, &p->rp,
+                      err) != 0)
+        return -1;
     if (runpair_diff_cube(p->rp, a->ds->labels, a->lopts.mem_budget, &p->diff, err) != 0) {
         drop(p);
         return -1;
@@ -196,10 +199,10 @@ int trendpair_first(struct session *a, struct pt_error *err) {
     char step[40], name[512];
     names_display(rp->names, c.target, name, sizeof name);
     const struct runpair_metric *mm = &rp->m[c.metric];
-    session_msg(a, "first part: step %s rank %d %s/%s %s: problem %.6g bench %.6g |p-b|/|b| %.3g > %s",
+    session_msg(a, "first part: step %s rank %d %s/%s problem %.6g bench %.6g |p-b|/|b| %.3g > %s: %s",
                 cube_step_text(rp->p, rp->pstep[c.step], step, sizeof step), (int)rp->p->ranks[rp->prank[c.rank]],
-                rp->p->metrics[mm->p].name, rp->p->metrics[mm->p].stats[mm->pstat[c.stat]], name, (double)c.p,
-                (double)c.b, (double)c.rel, pct);
+                rp->p->metrics[mm->p].name, rp->p->metrics[mm->p].stats[mm->pstat[c.stat]], (double)c.p, (double)c.b,
+                (double)c.rel, pct, name);
     return 1;
 }
 
@@ -238,9 +241,13 @@ const char *trendpair_cell_text(struct session *a, char *buf, size_t size) {
     if (cube_is_missing(v[0]) && cube_is_missing(v[1])) snprintf(buf, size, "in neither run");
     else if (cube_is_missing(v[1])) snprintf(buf, size, "problem %.6g, not in the benchmark", (double)v[0]);
     else if (cube_is_missing(v[0])) snprintf(buf, size, "bench %.6g, not in the problem run", (double)v[1]);
-    else
-        snprintf(buf, size, "problem %.6g  bench %.6g  |p-b|/|b| %.3g%s", (double)v[0], (double)v[1],
-                 (double)rundiff_cell(v[0], v[1]), runpair_parts(v[0], v[1], p->threshold) ? " (parts)" : "");
+    else {   /* what the shown value is not: the other run, the difference */
+        const char *parts = runpair_parts(v[0], v[1], p->threshold) ? " (parts)" : "";
+        double rel = rundiff_cell(v[0], v[1]);
+        if (p->run == TRENDPAIR_DIFF) snprintf(buf, size, "problem %.6g  bench %.6g%s", (double)v[0], (double)v[1], parts);
+        else if (p->run == TRENDPAIR_BENCH) snprintf(buf, size, "problem %.6g  |p-b|/|b| %.3g%s", (double)v[0], rel, parts);
+        else snprintf(buf, size, "bench %.6g  |p-b|/|b| %.3g%s", (double)v[1], rel, parts);
+    }
     return buf;
 }
 

@@ -59,9 +59,11 @@ int trendpair_first(struct session *a, struct pt_error *err);
 int trendpair_set_threshold(struct session *a, double fraction, struct pt_error *err);
 double trendpair_threshold(const struct session *a);
 
-/* Both runs' values of the selected cell, for the status line:
- * "problem 1.5  bench 1.0  |p-b|/|b| 0.5"; "" without a pair or when the
- * cell is in one run only ("in the problem run only"). */
+/* For the status line, what the shown value of the selected cell is not:
+ * the problem run shown, "bench 1  |p-b|/|b| 0.5"; the benchmark shown,
+ * "problem 1.5  |p-b|/|b| 0.5"; the difference shown, "problem 1.5  bench
+ * 1", each with " (parts)" when the cell parts; "problem 1.5, not in the
+ * benchmark" and the like for a cell of one run; "" without a pair. */
 const char *trendpair_cell_text(struct session *a, char *buf, size_t size);
 
 /* Frees the pair (not a->bench_ds: src/session/loader.h, loader_bench_free). */
