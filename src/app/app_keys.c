@@ -51,7 +51,7 @@ const struct keys_row app_keys[] = {
     {'K', NULL, G_KEYBAR, "hide / show the key bar, the bottom row (F1 Help, the screens, F10 Quit)"},
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
     {KEYS_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
-    {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
+    {'R', NULL, G_RUN, "two runs (PROBLEM BENCH: dumps, trend data): the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
     {'y', NULL, G_COPY, "copy the selected node, target or kernel name (and the cell's value, step and rank) to the terminal clipboard (OSC 52, works over SSH)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];

@@ -24,6 +24,9 @@ struct trendpair {
     struct runpair *rp;          /* over a->ds->cube and a->bench_ds->cube; NULL until needed */
     struct cube *diff;           /* |p-b|/|b|, lazy; with rp */
     int run;                     /* enum trendpair_run shown */
+    /* the last shown target translated to a pair target (pair_target) */
+    const struct cube *last_cube;
+    uint32_t last_target, last_pair;
 };
 
 int trendpair_is_trend(const char *path) {
@@ -82,6 +85,7 @@ void trendpair_data_ready(struct session *a) {
     if (a->cube == p->diff || (a->bench_ds && a->cube == a->bench_ds->cube)) a->cube = a->ds ? a->ds->cube : NULL;
     drop(p);
     p->run = TRENDPAIR_PROBLEM;
+    p->last_cube = NULL;
 }
 
 /* The match, made on first use. */
@@ -151,6 +155,7 @@ int trendpair_set_run(struct session *a, int run, struct pt_error *err) {
     int metric = from && a->metric < from->nmetrics ? cube_metric_find(to, from->metrics[a->metric].name) : -1;
     int stat = metric >= 0 ? cube_stat_find(to, metric, from->metrics[a->metric].stats[a->stat]) : -1;
     p->run = run;
+    p->last_cube = NULL;
     a->cube = to;
     if (a->label_mask) session_set_label_filter(a, NULL, NULL);
     char *re = a->regex ? strdup(a->regex) : NULL;
@@ -206,17 +211,45 @@ int trendpair_first(struct session *a, struct pt_error *err) {
     return 1;
 }
 
-/* The pair target of the shown cube's target t. */
+/* The pair target of the shown cube's target t (the last one kept: the
+ * line chart asks for one target point after point). */
 static uint32_t pair_target(const struct session *a, uint32_t t) {
-    const struct runpair *rp = a->pair->rp;
-    if (a->pair->run == TRENDPAIR_DIFF) return t;
-    if (a->pair->run == TRENDPAIR_BENCH) {
+    struct trendpair *p = a->pair;
+    const struct runpair *rp = p->rp;
+    if (p->run == TRENDPAIR_DIFF) return t;
+    if (p->last_cube == a->cube && p->last_target == t) return p->last_pair;
+    uint32_t id = NAMES_NONE;
+    if (p->run == TRENDPAIR_BENCH) {
         const struct target *tg = names_target(rp->b->names, t);
-        return names_find(rp->names, names_str(rp->b->names, t), tg->len, tg->vpp, tg->call);
+        id = names_find(rp->names, names_str(rp->b->names, t), tg->len, tg->vpp, tg->call);
+    } else {
+        for (uint32_t i = 0; i < names_count(rp->names); i++)
+            if (rp->tp[i] == t) { id = i; break; }
     }
-    for (uint32_t i = 0; i < names_count(rp->names); i++)
-        if (rp->tp[i] == t) return i;
-    return NAMES_NONE;
+    p->last_cube = a->cube;
+    p->last_target = t;
+    p->last_pair = id;
+    return id;
+}
+
+float trendpair_value(struct session *a, int run, int metric, int stat, int step, int rank, uint32_t target) {
+    struct trendpair *p = a->pair;
+    struct pt_error e;
+    const struct cube *sc = a->cube;
+    if (!p || !sc || run < TRENDPAIR_PROBLEM || run > TRENDPAIR_BENCH || metric < 0 || metric >= sc->nmetrics ||
+        stat < 0 || stat >= sc->metrics[metric].nstats || step < 0 || step >= sc->nsteps || rank < 0 ||
+        rank >= sc->nranks || target == NAMES_NONE || ensure(a, &e) != 0)
+        return cube_missing();
+    const struct cube *c = run == TRENDPAIR_PROBLEM ? a->ds->cube : a->bench_ds->cube;
+    uint32_t pid = pair_target(a, target);
+    uint32_t t = pid == NAMES_NONE ? NAMES_NONE : run == TRENDPAIR_PROBLEM ? p->rp->tp[pid] : p->rp->tb[pid];
+    if (t == NAMES_NONE) return cube_missing();
+    int m = c == sc ? metric : cube_metric_find(c, sc->metrics[metric].name);
+    int st = m < 0 ? -1 : c == sc ? stat : cube_stat_find(c, m, sc->metrics[metric].stats[stat]);
+    int s = c == sc ? step : cube_step_find(c, sc->steps[step].value);
+    int r = c == sc ? rank : cube_rank_find(c, sc->ranks[rank]);
+    uint32_t lt = m >= 0 ? cube_local_target(c, m, t) : UINT32_MAX;
+    return st < 0 || s < 0 || r < 0 || lt == UINT32_MAX ? cube_missing() : cube_get(c, m, st, lt, s, r);
 }
 
 const char *trendpair_cell_text(struct session *a, char *buf, size_t size) {
@@ -226,18 +259,10 @@ const char *trendpair_cell_text(struct session *a, char *buf, size_t size) {
     if (!p || !a->cube || a->sel_target == NAMES_NONE || a->metric >= a->cube->nmetrics || ensure(a, &e) != 0) return buf;
     const struct cube *sc = a->cube;
     if (a->sel_step < 0 || a->sel_step >= sc->nsteps || a->sel_rank < 0 || a->sel_rank >= sc->nranks) return buf;
-    const char *mname = sc->metrics[a->metric].name, *sname = sc->metrics[a->metric].stats[a->stat];
-    uint32_t pid = pair_target(a, a->sel_target);
-    const struct cube *cs[2] = {a->ds->cube, a->bench_ds->cube};
     float v[2];
-    for (int k = 0; k < 2; k++) {
-        const struct cube *c = cs[k];
-        int m = cube_metric_find(c, mname), st = m >= 0 ? cube_stat_find(c, m, sname) : -1;
-        int s = cube_step_find(c, sc->steps[a->sel_step].value), r = cube_rank_find(c, sc->ranks[a->sel_rank]);
-        uint32_t t = pid == NAMES_NONE ? NAMES_NONE : k == 0 ? p->rp->tp[pid] : p->rp->tb[pid];
-        uint32_t lt = m >= 0 && t != NAMES_NONE ? cube_local_target(c, m, t) : UINT32_MAX;
-        v[k] = st < 0 || s < 0 || r < 0 || lt == UINT32_MAX ? cube_missing() : cube_get(c, m, st, lt, s, r);
-    }
+    for (int k = 0; k < 2; k++)
+        v[k] = trendpair_value(a, k == 0 ? TRENDPAIR_PROBLEM : TRENDPAIR_BENCH, a->metric, a->stat, a->sel_step,
+                               a->sel_rank, a->sel_target);
     if (cube_is_missing(v[0]) && cube_is_missing(v[1])) snprintf(buf, size, "in neither run");
     else if (cube_is_missing(v[1])) snprintf(buf, size, "problem %.6g, not in the benchmark", (double)v[0]);
     else if (cube_is_missing(v[0])) snprintf(buf, size, "bench %.6g, not in the problem run", (double)v[1]);

@@ -21,6 +21,7 @@
 #define PT_SESSION_TRENDPAIR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/err.h"
 
@@ -65,6 +66,12 @@ double trendpair_threshold(const struct session *a);
  * 1", each with " (parts)" when the cell parts; "problem 1.5, not in the
  * benchmark" and the like for a cell of one run; "" without a pair. */
 const char *trendpair_cell_text(struct session *a, char *buf, size_t size);
+
+/* The value in run (TRENDPAIR_PROBLEM or _BENCH) of the shown cube's cell
+ * (a->cube's indexes: metric, stat, step, rank, global target), found by
+ * names, step value and rank number; missing when that run has no such
+ * cell or there is no pair.  The line chart's lines of both runs. */
+float trendpair_value(struct session *a, int run, int metric, int stat, int step, int rank, uint32_t target);
 
 /* Frees the pair (not a->bench_ds: src/session/loader.h, loader_bench_free). */
 void trendpair_free(struct session *a);

@@ -9,7 +9,8 @@
  * expected a JSON value").  Checked: the heat map opens on the problem
  * with "run problem" in the toolbar, R cycles benchmark, |p-b|/|b| and
  * back, the status line says both runs' values of the cell, and f lands on
- * the first place they part: step 2, rank 1, the first target of
+ * the first place they part, and Enter adds the cell's trend in the
+ * difference and in both runs to the line chart: step 2, rank 1, the first target of
  * layers.1.mlp in the forward (actv: linear_fc1's output; the status says
  * problem nan), the same cell `probetop compare --first` names
  * (tests/unit/test_trendpair.c checks that one against an oracle). */
@@ -71,6 +72,12 @@ static void screen(int cols, int rows, const char *b) {
     vt_send(&vt, "k");
     WAIT_CHECK(&vt, vt_row_has(&vt, st, "step 2  rank 1  actv/norm = NaN"));
     CHECKV(&vt, vt_row_has(&vt, st, "(parts)") || cols < 120);
+    /* Enter: the cell's trend in the difference, and in both runs */
+    vt_send(&vt, "<Enter>");
+    WAIT_CHECK(&vt, vt_has(&vt, "Line chart  3 lines over step"));
+    if (rows >= 60)
+        CHECKV(&vt, vt_has(&vt, "problem rank 1 /") && vt_has(&vt, "bench rank 1 /") && vt_has(&vt, "|p-b|/|b| rank 1 /"));
+    CHECKV(&vt, vt_has(&vt, "bench rank 1 / module.module.decoder.layers.1.mlp.linear_fc1.output_0 = 12250") || cols < 120);
     if (cols >= 200) vt_shot(&vt, "trendpair", "probetop PROBLEM BENCH: two runs of trend data, |p-b|/|b|, f");
     vt_send(&vt, "R");
     WAIT_CHECK(&vt, vt_row_has(&vt, 0, "run problem"));

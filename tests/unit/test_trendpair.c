@@ -225,7 +225,7 @@ static void test_mapping(void) {
  * data2db wrote from it (tests/data/README.md).  The same data, an Inf
  * (rank 0 actv) and a NaN (rank 1 actv) on both sides, which do not part;
  * but msProbe clips values beyond 1e9 into its database
- * (probetop-formats(5), .TREND.DB), so the tree's 2.5e9 in param_origin
+ * (probetop-formats(5), TREND.DB), so the tree's 2.5e9 in param_origin
  * at step 1 is 1e9 there: the one place they part, |p-b|/|b| 1.5. */
 static void test_real_fixture(void) {
     const char *tree = pt_fixture("derived/synthetic_monitor_output");
