@@ -571,7 +571,7 @@ static const struct {
     {{"color", "gradient|segmented", "colour mode", 0, cmd_color}, 0},
     {{"split", "PERCENT", "the heat map's share of the trend screen", 0, cmd_split}, 0},
     {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
-    {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
+    {{"run", "problem|bench|diff", "two runs (dumps, trend data): the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
     {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
     {{"reload", "", "read the input again, keeping the cursor's place (^R)", 0, cmd_reload}, NEEDS_DATA},
     {{"follow", "on|off", "follow mode: show new steps as training writes them (as --follow)", 0, cmd_follow}, NEEDS_DATA},

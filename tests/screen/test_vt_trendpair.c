@@ -86,6 +86,9 @@ static void screen(int cols, int rows, const char *b) {
     /* a threshold that does not parse is said */
     vt_send(&vt, ":threshold x<Enter>");
     WAIT_CHECK(&vt, said(&vt, ":threshold wants a percentage"));
+    /* :run names the run */
+    vt_send(&vt, ":run diff<Enter>");
+    WAIT_CHECK(&vt, vt_row_has(&vt, 0, "run |p-b|/|b|"));
     pt_vt_quit(&vt);
 }
 
