@@ -25,12 +25,14 @@
 #include "ui/ui.h"
 #include "views/agg.h"
 #include "views/heatmap_copy.h"
+#include "views/heatmap_runs.h"
+#include "views/heatmap_status.h"
 #include "views/trend.h"
 #include "views/view.h"
 
 enum {
     HM_UP = 1, HM_DOWN, HM_LEFT, HM_RIGHT, HM_PGUP, HM_PGDN, HM_TOP, HM_BOTTOM, HM_FIRSTCOL, HM_LASTCOL,
-    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN, HM_VALUES,
+    HM_ADD, HM_ZOOMOUT, HM_ZOOMIN, HM_RESET, HM_HALF, HM_HALFUP, HM_HALFDN, HM_VALUES, HM_FIRSTPART,
 };
 
 static const struct keys_row heat_keys[] = {
@@ -49,6 +51,7 @@ static const struct keys_row heat_keys[] = {
     {'r', NULL, HM_RESET, "reset value range and zoom"},
     {'b', NULL, HM_HALF, "half blocks: two rows per line (colour, UTF-8)"},
     {'v', NULL, HM_VALUES, "values in the cells (cells of 5 columns or more; they widen to 8 where there is room)"},
+    {'f', NULL, HM_FIRSTPART, "two runs of trend data: the first step x target where they part (|p-b|/|b| above :threshold)"},
 };
 
 struct heat {
@@ -851,6 +854,7 @@ static int heat_key(struct view *v, struct session *a, int action, int key) {
         return 1;
     case HM_VALUES:
         h->values = !h->values; session_msg(a, h->values ? "values in the cells (v hides them)" : "values hidden"); return 1;
+    case HM_FIRSTPART: heatmap_runs_first(a); return 1;
     default: return 0;
     }
 }
@@ -886,49 +890,6 @@ static void heat_notify(struct view *v, struct session *a, unsigned what) {
     if (what & (SESSION_CH_DATA | SESSION_CH_METRIC | SESSION_CH_FILTER) || (what & SESSION_CH_DIM && !(what & SESSION_CH_CURSOR))) {
         h->y0 = 0;
     }
-}
-
-static void heat_status(struct view *v, struct session *a, char *buf, size_t size) {
-    (void)v;
-    if (!a->cube || a->cube->nmetrics == 0) { snprintf(buf, size, "no data"); return; }
-    if (a->sel_target == NAMES_NONE) { snprintf(buf, size, "no target passes the filter"); return; }
-    uint32_t lt = cube_local_target(a->cube, a->metric, a->sel_target);
-    float val = lt == UINT32_MAX ? cube_missing() : cube_get(a->cube, a->metric, a->stat, lt, a->sel_step, a->sel_rank);
-    char vs[32], rk[160], name[1024], labels[512];
-    agg_fmt_value(val, vs, sizeof vs);
-    session_rank_both(a, a->sel_rank, rk, sizeof rk);
-    session_target_label(a, a->sel_rank, a->sel_target, name, sizeof name);
-    const uint32_t *ids;
-    uint32_t nids;
-    size_t len = 0;
-    labels[0] = '\0';
-    names_target_labels(a->cube->names, a->sel_target, &ids, &nids);
-    for (uint32_t i = 0; i < nids && len + 2 < sizeof labels; i++) {
-        char esc[256];
-        const char *t = names_label_text(a->cube->names, ids[i]);
-        pt_escape(t, strlen(t), esc, sizeof esc);
-        int n = snprintf(labels + len, sizeof labels - len, "%s%s", i ? " " : "", esc);
-        if (n < 0 || (size_t)n >= sizeof labels - len) break;
-        len += (size_t)n;
-    }
-    char extra[128] = "";
-    if (a->hooks.cell) {
-        char hb[120];
-        if (a->hooks.cell(a->hooks.ctx, a->cube->steps[a->sel_step].value, a->cube->ranks[a->sel_rank], a->sel_target,
-                          hb, sizeof hb))
-            snprintf(extra, sizeof extra, "  %s", hb);
-    }
-    long an = a->ds ? anomaly_at(&a->ds->anomalies, a->metric, a->sel_step, a->sel_rank, a->sel_target) : -1;
-    if (an >= 0) {   /* the cell's first msProbe anomaly report */
-        const struct anomaly *e = &a->ds->anomalies.v[an];
-        snprintf(extra, sizeof extra, "  anomaly: %s %s (%s)", anomaly_rule_name((enum anomaly_rule)e->rule),
-                 e->op[0] ? e->op : "-", anomaly_stage_name(e->stage));
-    }
-    char st[40];
-    snprintf(buf, size, "step %s  rank %s  %s/%s = %s%s%s%s\n%s", cube_step_text(a->cube, a->sel_step, st, sizeof st), rk,
-             a->cube->metrics[a->metric].name, a->cube->metrics[a->metric].stats[a->stat],
-             cube_is_notensor(val) ? "(no tensor)" : cube_is_missing(val) ? "(no data)" : vs, extra,
-             nids ? "  labels: " : "", labels, name);
 }
 
 static int heat_init(struct view *v, struct session *a, struct pt_error *err) {
@@ -976,6 +937,7 @@ static int cmd_zoom(struct view *v, struct session *a, int argc, char **argv, st
 
 static const struct view_cmd heat_cmds[] = {
     {"zoom", "X Y", "heat map zoom: X source columns and Y source rows per screen cell", 0, cmd_zoom},
+    {"threshold", "P", "two runs of trend data: a cell parts above |p-b|/|b| P % (f, default 1)", 0, heatmap_runs_cmd_threshold},
 };
 
 const struct view_ops view_heatmap = {
@@ -988,7 +950,7 @@ const struct view_ops view_heatmap = {
     .key = heat_key,
     .mouse = heat_mouse,
     .notify = heat_notify,
-    .status = heat_status,
+    .status = heatmap_status,
     .copy = heatmap_copy,
     .hints = "Enter add line  z zoom  x colours  / filter  n/N next match  ? help",
     .keys = heat_keys,

@@ -10,13 +10,16 @@
  * braille is not available), y from the visible values clamped to +-1e8
  * (msProbe's display clamp), missing and non-finite points leave a gap and
  * get a marker in the top row.  A vertical cursor shows every line's value
- * at its x in the legend. */
+ * at its x in the legend.  Two runs of trend data (src/session/trendpair.h):
+ * a cell's trend comes with the same trend in the other run (the problem
+ * and the benchmark when the difference is shown), named by its run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/session/swap.h"
+#include "src/session/trendpair.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
 #include "ui/ui.h"
@@ -49,6 +52,7 @@ struct line {
     uint32_t target;         /* global id, NAMES_NONE when varying */
     int color;
     int hidden;
+    int run;                 /* -1: the shown cube; a trend pair's other run (TRENDPAIR_PROBLEM, _BENCH) */
 };
 
 struct lc {
@@ -77,6 +81,12 @@ static int npoints(const struct session *a, const struct line *l) {
 
 static float point(const struct session *a, const struct line *l, int i) {
     const struct cube *c = a->cube;
+    if (l->run >= 0) {   /* the same cell in the other run of a trend pair */
+        struct session *sa = (struct session *)a;   /* its translation cache */
+        if (l->dim == DIM_STEP) return i < c->nsteps ? trendpair_value(sa, l->run, l->metric, l->stat, i, l->rank, l->target) : cube_missing();
+        if (l->dim == DIM_RANK) return i < c->nranks ? trendpair_value(sa, l->run, l->metric, l->stat, l->step, i, l->target) : cube_missing();
+        return cube_missing();
+    }
     if (l->dim == DIM_TARGET) {
         if (i < 0 || (uint32_t)i >= a->nrows) return cube_missing();
         return cube_get(c, l->metric, l->stat, a->rows[i], l->step, l->rank);
@@ -111,6 +121,12 @@ static void line_name(const struct session *a, const struct line *l, int width, 
         snprintf(head, sizeof head, "step %s / ", cube_step_text(a->cube, l->step, st, sizeof st));
     }
     session_target_label(a, l->dim == DIM_RANK ? -1 : l->rank, l->target, t, sizeof t);
+    if (trendpair_on(a)) {   /* two runs: which one this line is */
+        char h2[240];
+        int run = l->run >= 0 ? l->run : trendpair_run(a);
+        snprintf(h2, sizeof h2, "%s %s", run == TRENDPAIR_BENCH ? "bench" : run == TRENDPAIR_DIFF ? "|p-b|/|b|" : "problem", head);
+        snprintf(head, sizeof head, "%s", h2);
+    }
     int room = width - text_width(head);
     text_short_target(t, room < 8 ? 8 : room, a->ui ? a->ui->utf8 : 0, s, sizeof s);
     snprintf(buf, size, "%s%s", head, s);
@@ -121,20 +137,20 @@ static void line_name(const struct session *a, const struct line *l, int width, 
 static int lc_add_line(void *linechart_pane, struct session *a) {
     struct lc *lc = linechart_pane;
     if (!a->cube || a->sel_target == NAMES_NONE) { session_err(a, "no cell selected"); return -1; }
-    struct line l = {a->metric, a->stat, a->dim, -1, -1, NAMES_NONE, 0, 0};
+    struct line l = {a->metric, a->stat, a->dim, -1, -1, NAMES_NONE, 0, 0, -1};
     if (a->dim == DIM_STEP) { l.rank = a->sel_rank; l.target = a->sel_target; }
     else if (a->dim == DIM_RANK) { l.step = a->sel_step; l.target = a->sel_target; }
     else { l.step = a->sel_step; l.rank = a->sel_rank; }
     for (int i = 0; i < lc->n; i++) {
         const struct line *o = &lc->lines[i];
-        if (o->dim == l.dim && o->step == l.step && o->rank == l.rank && o->target == l.target &&
+        if (o->run < 0 && o->dim == l.dim && o->step == l.step && o->rank == l.rank && o->target == l.target &&
             o->metric == l.metric && o->stat == l.stat) {
             lc->sel = i;
             session_msg(a, "that line is already in the chart");
             return 0;
         }
     }
-    if (lc->n == lc->cap) {
+    if (lc->n + 3 > lc->cap) {   /* a trend pair's cell adds up to three */
         int cap = lc->cap ? lc->cap * 2 : 8;
         struct line *nl = realloc(lc->lines, (size_t)cap * sizeof *nl);
         if (!nl) { session_err(a, "out of memory adding a line"); return -1; }
@@ -155,6 +171,18 @@ static int lc_add_line(void *linechart_pane, struct session *a) {
     char name[256];
     line_name(a, &l, 60, name, sizeof name);
     session_msg(a, "line %d added: %s", lc->n, name);
+    if (trendpair_on(a) && a->dim != DIM_TARGET) {
+        /* the other run beside it: the benchmark of the problem and back, both of the difference */
+        int shown = trendpair_run(a);
+        for (int run = TRENDPAIR_PROBLEM; run <= TRENDPAIR_BENCH; run++) {
+            if (run == shown) continue;
+            struct line o = l;
+            o.run = run;
+            o.color = lc->next_color++ % UI_NSERIES;
+            lc->lines[lc->n++] = o;
+        }
+        session_msg(a, "lines added: %s, and the other run's", name);
+    }
     a->host->redraw(a);
     return 0;
 }

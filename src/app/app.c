@@ -193,9 +193,9 @@ static void draw_bar(struct app *a) {
     if (a->cols_total >= 60) bar_part(w, a, &x, UI_BAR_HI, " probetop ");
     else bar_part(w, a, &x, UI_BAR, " ");
     bar_skipped(w, a, &x);
-    if (a->session.graphs && a->session.mode == SESSION_MODE_COMPARE) {
-        /* the run the heat map shows (divergence heat map) */
-        snprintf(t, sizeof t, "run %s", graphs_run_name(a->session.graphs->run));
+    if ((a->session.graphs && a->session.mode == SESSION_MODE_COMPARE) || trendpair_on(&a->session)) {
+        /* the run the heat map shows (divergence heat map; two runs of trend data: the same choices) */
+        snprintf(t, sizeof t, "run %s", graphs_run_name(a->session.pair ? trendpair_run(&a->session) : a->session.graphs->run));
         bar_part(w, a, &x, UI_BAR_HI, t);
         bar_part(w, a, &x, UI_BAR, sep);
     }
@@ -573,7 +573,7 @@ static void release(struct app *a) {
     origin_search_stop(&a->session);
     if (a->session.ds) dataset_free(a->session.ds);
     a->session.ds = NULL;
-    dataset_free(a->session.bench_ds);
+    loader_bench_free(&a->session);   /* the benchmark run (curves or trend data) */
     mon_cache_free(a->session.mon_cache);   /* after the load thread is joined */
     a->session.mon_cache = NULL;
     dump_cache_free(a->session.dump_cache);

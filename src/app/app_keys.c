@@ -51,7 +51,7 @@ const struct keys_row app_keys[] = {
     {'K', NULL, G_KEYBAR, "hide / show the key bar, the bottom row (F1 Help, the screens, F10 Quit)"},
     /* F5 and R, the usual reload keys, are the layout screen and the compare run here */
     {KEYS_CTRL('r'), NULL, G_RELOAD, "reload the input now, keeping your place (:reload; F5 and R, the usual keys, are taken here)"},
-    {'R', NULL, G_RUN, "compare mode: the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
+    {'R', NULL, G_RUN, "two runs (PROBLEM BENCH: dumps, trend data): the run the heat map shows: problem, benchmark, |p-b|/|b| (cycles)"},
     {'y', NULL, G_COPY, "copy the selected node, target or kernel name (and the cell's value, step and rank) to the terminal clipboard (OSC 52, works over SSH)"},
 };
 const size_t app_nkeys = sizeof app_keys / sizeof app_keys[0];
@@ -242,8 +242,11 @@ int app_global_action(struct app *a, int action) {
         return 1;
     case G_RUN: {
         struct pt_error err;
-        int next = a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
-        if (graphs_set_run(&a->session, next, &err) != 0) session_err(&a->session, "%s", err.msg);
+        /* two runs of trend data (trendpair.h) or of dumps (graphs.h): the same three runs */
+        int pair = trendpair_on(&a->session);
+        int next = pair ? (trendpair_run(&a->session) + 1) % 3 : a->session.graphs ? (a->session.graphs->run + 1) % 3 : 0;
+        if ((pair ? trendpair_set_run(&a->session, next, &err) : graphs_set_run(&a->session, next, &err)) != 0)
+            session_err(&a->session, "%s", err.msg);
         else session_msg(&a->session, "the heat map shows %s", graphs_run_name(next));
         return 1;
     }
@@ -476,7 +479,8 @@ static int cmd_run(struct view *v, struct session *ses, int argc, char **argv, s
     else if (!strcasecmp(argv[1], "bench") || !strcasecmp(argv[1], "benchmark")) run = RUN_BENCH;
     else if (!strcasecmp(argv[1], "diff")) run = RUN_DIFF;
     else return pt_errorf(err, ":run wants problem, bench or diff, not '%s'", argv[1]);
-    if (graphs_set_run(&a->session, run, err) != 0) return -1;
+    if ((trendpair_on(&a->session) ? trendpair_set_run(&a->session, run, err) : graphs_set_run(&a->session, run, err)) != 0)
+        return -1;
     session_msg(&a->session, "the heat map shows %s", graphs_run_name(run));
     return 0;
 }
@@ -567,7 +571,7 @@ static const struct {
     {{"color", "gradient|segmented", "colour mode", 0, cmd_color}, 0},
     {{"split", "PERCENT", "the heat map's share of the trend screen", 0, cmd_split}, 0},
     {{"view", "NAME", "show a pane or screen (heatmap, linechart, help, ...)", 0, cmd_view}, 0},
-    {{"run", "problem|bench|diff", "compare mode: the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
+    {{"run", "problem|bench|diff", "two runs (dumps, trend data): the heat map shows the problem run, the benchmark or |p-b|/|b|", 0, cmd_run}, 0},
     {{"skipped", "", "the files the load skipped, and its warnings (as probetop info lists them)", 0, cmd_skipped}, 0},
     {{"reload", "", "read the input again, keeping the cursor's place (^R)", 0, cmd_reload}, NEEDS_DATA},
     {{"follow", "on|off", "follow mode: show new steps as training writes them (as --follow)", 0, cmd_follow}, NEEDS_DATA},

@@ -21,6 +21,7 @@
 #include "src/session/loader.h"
 #include "src/session/origin_search.h"
 #include "src/session/session.h"
+#include "src/session/trendpair.h"
 #include "src/session/swap.h"
 #include "views/view.h"
 

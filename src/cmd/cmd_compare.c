@@ -17,6 +17,7 @@
 #include "model/compare/compare.h"
 #include "model/compare/compare_run.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/cmd_compare_runs.h"
 #include "src/io/compare/cmp_files.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
@@ -621,6 +622,7 @@ fail:
 }
 
 static int run(int argc, char **argv) {
+    if (cmd_compare_runs_wanted(argc, argv)) return cmd_compare_runs(argc, argv);   /* two runs of trend data */
     struct copts c;
     int prc = parse_args(argc, argv, &c);
     if (prc != EXIT_OK) return prc;
@@ -678,7 +680,9 @@ done:
 const struct cmd_entry cmd_compare_entry = {
     .name = "compare",
     .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--first] [--fuzzy-match] "
-             "[--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]",
+             "[--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]\n"
+             "probetop compare PROBLEM BENCH [--format text|csv|json] [--csv FILE|-] [--first] [--threshold P] "
+             "[--metric NAME] [--mapping FILE] [--mem SIZE] [--partial-ok]   (two runs of trend data)",
     .summary = "compare two dumps as msprobe compare does: csv of every tensor, first divergent node",
     .help = "  PROBLEM, BENCH          rank folders, step folders, dump roots or dump.json files\n"
             "  --csv FILE|-            write msprobe's compare table (statistics: 27 columns + NPU_Stack_Info);\n"
@@ -697,6 +701,15 @@ const struct cmd_entry cmd_compare_entry = {
             "  --partial-ok            a (step, rank) pair whose dumps cannot be read is left out\n"
             "                          and named on stderr; accept that (exit as if complete)\n"
             "Exit: 0 nothing at error level, 1 something is, 2 bad input (nothing could be\n"
-            "compared), 3 nothing at error level but some pairs could not be compared.\n",
+            "compared), 3 nothing at error level but some pairs could not be compared.\n"
+            "Two runs of trend data (.trend.db files, monitor trees v1/v2, or one of each): the\n"
+            "per-target difference table (cells, parting cells, first parting step and rank, largest\n"
+            "|p-b|/|b|) and the first step x target where the runs part\n"
+            "  --format text|csv|json  the table's form (text); --csv FILE|- writes it as csv\n"
+            "  --threshold P           a cell parts above |p-b|/|b| P percent (1), or NaN on one side\n"
+            "  --metric NAME           one metric only\n"
+            "  --mapping FILE          rename the problem's target names ({\"old\": \"new\"}) to match\n"
+            "  --mem SIZE              memory for a .trend.db read by slices\n"
+            "  Exit: 0 the runs do not part, 1 they part, 2 bad input, 3 no part but a file unread.\n",
     .run = run,
 };

@@ -11,6 +11,7 @@
 #include "src/session/loader.h"
 #include "src/session/session.h"
 #include "src/session/swap.h"
+#include "src/session/trendpair.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/monitor/mon_cache.h"
 
@@ -222,7 +223,8 @@ int loader_curves_pair(const struct session *a) {
 }
 
 int loader_bench(struct session *a, struct pt_error *err) {
-    if (a->mode != SESSION_MODE_COMPARE || !loader_curves_pair(a)) return 0;
+    if (a->mode == SESSION_MODE_COMPARE && !loader_curves_pair(a)) return trendpair_open(a, err);   /* two runs of trend data? */
+    if (a->mode != SESSION_MODE_COMPARE) return 0;
     a->mode = SESSION_MODE_TREND;
     struct load_opts o = a->lopts;
     o.mon_cache = NULL;
@@ -236,4 +238,10 @@ int loader_bench(struct session *a, struct pt_error *err) {
     if (a->bench_ds) dataset_free(a->bench_ds);
     a->bench_ds = d;
     return 0;
+}
+
+void loader_bench_free(struct session *a) {
+    trendpair_free(a);
+    dataset_free(a->bench_ds);
+    a->bench_ds = NULL;
 }

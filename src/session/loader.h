@@ -57,8 +57,11 @@ int loader_reload(struct session *a, struct pt_error *err);
 int loader_curves_pair(const struct session *a);
 /* PROBLEM BENCH of training curves (loader_curves_pair) in compare mode:
  * trend mode on the problem run, paths[1] loaded as a->bench_ds (at once:
- * a curve input is small).  0 (nothing done for other inputs), or -1 with
- * err (also when the benchmark holds no curves). */
+ * a curve input is small).  Two runs of trend data likewise, with their
+ * pair (src/session/trendpair.h).  0 (nothing done for other inputs), or
+ * -1 with err (also when the benchmark holds no curves). */
 int loader_bench(struct session *a, struct pt_error *err);
+/* Frees what loader_bench loaded (a->bench_ds, the pair). */
+void loader_bench_free(struct session *a);
 
 #endif

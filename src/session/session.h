@@ -40,6 +40,7 @@
 struct session;
 struct graphs;          /* src/session/graphs.h: the graphs of compare / build / .vis.db mode */
 struct follow;          /* src/session/follow.c: follow mode */
+struct trendpair;       /* src/session/trendpair.h: two runs of trend data */
 struct origin_search;   /* src/session/origin_search.c */
 struct mon_cache;       /* src/io/monitor/mon_cache.h */
 struct dump_cache;      /* src/io/dump/dump_cache.h */
@@ -173,7 +174,8 @@ struct session {
     struct dataset *ds;        /* owned */
     /* PROBLEM BENCH when both are training curves (loader_curves_pair): the
      * benchmark run, loaded once (loader_bench); the problem run is ds. */
-    struct dataset *bench_ds;  /* owned; NULL otherwise */
+    struct dataset *bench_ds;  /* owned; NULL otherwise (also the benchmark of a trend pair) */
+    struct trendpair *pair;    /* owned (src/session/trendpair.h): PROBLEM BENCH of trend data; NULL otherwise */
     const struct cube *cube;   /* ds->cube */
     /* Only while panes hear SESSION_CH_DATA of a swap (a newer dataset of
      * the same input, src/session/swap.c): the cube they held indexes into,

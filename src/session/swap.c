@@ -18,6 +18,7 @@
 #include "src/session/origin_search.h"
 #include "src/session/session.h"
 #include "src/session/swap.h"
+#include "src/session/trendpair.h"
 
 int swap_metric(const struct session *a, int metric) {
     const struct cube *o = a->swap_from;
@@ -107,6 +108,7 @@ int swap_dataset(struct session *a, struct dataset *nd, struct pt_error *err) {
         dataset_free(old);
         if (!a->load.running || a->load.reload) origin_search_start(a);
         graphs_data_ready(a);
+        trendpair_data_ready(a);
         return 0;
     }
     if (nd->cube->nmetrics == 0) {   /* data that shrank to nothing: a writer at work, keep what is shown */
@@ -163,5 +165,6 @@ int swap_dataset(struct session *a, struct dataset *nd, struct pt_error *err) {
      * partial ones of a progressive load (the next swap would wait for it) */
     if (!a->load.running || a->load.reload) origin_search_start(a);
     graphs_data_ready(a);
+    trendpair_data_ready(a);
     return 0;
 }
