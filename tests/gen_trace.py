@@ -28,7 +28,8 @@ backward_step are launched inside a recompute_forward annotation of the
 autograd thread.  --pg-config: distributedInfo.pg_config lists default_pg
 and the rank's TP/PP/DP/EP groups with Megatron's descriptions.
 --pg-args: what the NCCL kernels' args say of their group ("Process Group
-Name" and "Description": full; the name only: name).  --listing: Megatron's
+Name" and "Description": full, the default with any of the options above;
+the name only: name; nothing: none, the default without them).  --listing: Megatron's
 group listing OUT/unique_parallel_groups_<ts>.txt as Megatron-TraceViz's
 patch writes it.
 
@@ -106,7 +107,7 @@ def schedule(a, rank):
                 if a.tp > 1 or a.ep > 1:   # the pass waits for the GPU: its communication runs under its compute
                     t = max(t, stream_free[7], stream_free[22])
                 anno(step_name, t, 6 * 10.0)
-                if a.recompute and step_name == "backward_step":
+                if a.recompute and step_name == "backward_step" and not a.no_megatron:
                     cpu.append({"ph": "X", "cat": "python_function", "pid": pid, "tid": tid + 1, "ts": t,
                                 "dur": 15.0, "args": {},
                                 "name": "megatron/core/tensor_parallel/random.py(262): recompute_forward"})
@@ -307,10 +308,13 @@ def main():
     p.add_argument("--ep", type=int, default=1)
     p.add_argument("--recompute", action="store_true")
     p.add_argument("--pg-config", action="store_true")
-    p.add_argument("--pg-args", choices=["none", "name", "full"], default="full")
+    p.add_argument("--pg-args", choices=["none", "name", "full"], default=None)
     p.add_argument("--listing", action="store_true")
     a = p.parse_args()
-    if a.ranks % (a.pp * a.tp) or (a.ranks // (a.pp * a.tp)) % a.ep:
+    groups = a.tp > 1 or a.ep > 1 or a.pg_config or a.listing or a.pg_args not in (None, "none")
+    if a.pg_args is None:
+        a.pg_args = "full" if groups else "none"
+    if groups and (a.ranks % (a.pp * a.tp) or (a.ranks // (a.pp * a.tp)) % a.ep):
         p.error("--ranks must be a multiple of pp * tp, and the data-parallel size of ep")
     os.makedirs(a.out, exist_ok=True)
     if a.listing:

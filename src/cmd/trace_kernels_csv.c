@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int trace_kernels_csv_open(struct trace_kernels_csv *k, const char *out, struct pt_error *err) {
@@ -23,6 +24,9 @@ int trace_kernels_csv_open(struct trace_kernels_csv *k, const char *out, struct 
         k->tmp = NULL;
         return pt_errorf(err, "%s: cannot write: %s", out, strerror(e));
     }
+    mode_t um = umask(0);   /* a table for others to read: the mode a new file gets, not mkstemp's 0600 */
+    umask(um);
+    if (fchmod(k->fd, 0666 & ~um)) {}
     fputs("rank,step,micro,stream,start_us,dur_us,category,phase,name\n", k->f);
     return 0;
 }
