@@ -195,6 +195,25 @@ static void group_decides(void) {
         dataset_free(ds);
     }
     CHECK_INT(phase_of_one(undef, ", \"Process Group Name\": \"9\"", NULL, NULL), TRACE_PH_EP_COMM);
+    /* no pg_config: the kernel's own "Process Group Ranks" find the listed group */
+    CHECK_INT(phase_of_one("{\"rank\": 0}", ", \"Process Group Name\": \"9\", \"Process Group Description\": \"undefined\", "
+                                          "\"Process Group Ranks\": \"[2, 0]\"", listing, NULL), TRACE_PH_PP_COMM);
+    CHECK_INT(phase_of_one("{\"rank\": 0}", ", \"Process Group Name\": \"9\", \"Process Group Ranks\": \"[0, 1]\"", listing, NULL),
+              TRACE_PH_DP_COMM);
+    CHECK_INT(phase_of_one("{\"rank\": 0}", ", \"Process Group Name\": \"9\", \"Process Group Ranks\": \"[0, 2, x]\"", listing, NULL),
+              TRACE_PH_EP_COMM);
+    /* a listing whose group line does not read: left out, with its file and line */
+    ds = NULL;
+    CHECK_INT(phase_of_one(undef, ", \"Process Group Name\": \"9\"", "PIPELINE PARALLEL (PP) GROUPS\n----\nGroup 1: [0, 2]\nGroup 2: [1, x]\n", &ds),
+              TRACE_PH_EP_COMM);
+    if (ds) {
+        int warned = 0;
+        for (size_t w = 0; w < ds->nwarnings; w++)
+            warned |= strstr(ds->warnings[w], "unique_parallel_groups_1.txt:4: a group line whose ranks are not") != NULL;
+        CHECK(warned);
+        CHECK_INT(ds->trace->ngroups, 0);
+        dataset_free(ds);
+    }
 }
 
 /* pg_config that is not what PyTorch writes: a warning naming the file and

@@ -177,8 +177,12 @@ int pgconfig_gather(struct trace_parse_file *const *files, size_t nf, const char
         size_t len = 0;
         struct pt_error e;
         int n = -2;
-        if (json_read_file(listing, PGCONFIG_LISTING_MAX, &text, &len, &e) == 0) n = pgconfig_listing_parse(text, len, listing, &s, &e);
+        struct pgconfig_set ls = {0};   /* all of the listing or none of it */
+        if (json_read_file(listing, PGCONFIG_LISTING_MAX, &text, &len, &e) == 0) n = pgconfig_listing_parse(text, len, listing, &ls, &e);
         free(text);
+        for (int i = 0; n > 0 && i < ls.n; i++)
+            if (pgconfig_add(&s, ls.v[i].dim, ls.v[i].ranks, ls.v[i].nranks)) n = -1;
+        pgconfig_set_free(&ls);
         if (n == -1) goto oom;
         if (n < 0 && dataset_warn(ds, "%s; the group listing is left out", e.msg)) goto oom;
         from_listing = n > 0;

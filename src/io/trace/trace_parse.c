@@ -371,7 +371,10 @@ struct ev {
     int task_cat;            /* its category, -1 unknown */
     char argname[64];        /* args.name (metadata events) */
     char pgname[64], pgdesc[96];   /* args "Process Group Name", "Process Group Description" */
+    char pgranks[4096];            /* args "Process Group Ranks" ("[0, 1]"; longer ones are not read) */
 };
+
+static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
 
 static int intern(struct ctx *c, const char *s, uint32_t *out, uint8_t *cat) {
     struct trace_parse_names *nm = c->names;
@@ -460,7 +463,7 @@ static int parse_args(struct ctx *c, struct ev *e) {
         if (t != JT_KEY) return -1;
         int which = JSON_IS(&c->lx, "stream") ? 1 : JSON_IS(&c->lx, "correlation") ? 2 : JSON_IS(&c->lx, "name") ? 3
                   : JSON_IS(&c->lx, "Task Type") ? 4 : JSON_IS(&c->lx, "Process Group Name") ? 5
-                  : JSON_IS(&c->lx, "Process Group Description") ? 6 : 0;
+                  : JSON_IS(&c->lx, "Process Group Description") ? 6 : JSON_IS(&c->lx, "Process Group Ranks") ? 7 : 0;
         t = next(c);
         if (t == JT_ERROR) return -1;
         int64_t v;
@@ -470,6 +473,7 @@ static int parse_args(struct ctx *c, struct ev *e) {
         else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.str, c->lx.slen); }
         else if (which == 5 && t == JT_STRING) copy_string(&c->lx, e->pgname, sizeof e->pgname);
         else if (which == 6 && t == JT_STRING) copy_string(&c->lx, e->pgdesc, sizeof e->pgdesc);
+        else if (which == 7 && t == JT_STRING && c->lx.slen < sizeof e->pgranks) copy_string(&c->lx, e->pgranks, sizeof e->pgranks);
         else if (skip(c, t)) return -1;
     }
 }
@@ -522,6 +526,14 @@ static int finish_event(struct ctx *c, struct ev *e) {
         if (intern(c, e->name, &k->name, &cat)) return -1;
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : cat);
         if (k->cat == TRACE_COMM && pg_of(c, e->pgname, e->pgdesc, &k->pg)) return -1;
+        if (k->pg && !f->pgs[k->pg - 1].nranks && e->pgranks[0]) {   /* its ranks, for a group no description places */
+            struct trace_parse_pg *g = &f->pgs[k->pg - 1];
+            size_t cap = 0;
+            int rr = ranks_of_string(e->pgranks, strlen(e->pgranks), &g->ranks, &g->nranks, &cap);
+            if (rr < 0) return pt_errorf(c->err, "out of memory");
+            if (rr > 0) { free(g->ranks); g->ranks = NULL; g->nranks = 0; }   /* not "[r, ...]": no ranks */
+            if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
+        }
         if (push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
         f->nkernels++;
         return 0;
@@ -566,7 +578,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
     e->task = 0;
     e->task_cat = -1;
     e->argname[0] = '\0';
-    e->pgname[0] = e->pgdesc[0] = '\0';
+    e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
     for (;;) {
         enum json_tok t = next(c);
         if (t == JT_OBJ_END) break;
