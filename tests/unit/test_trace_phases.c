@@ -424,6 +424,31 @@ static void cli_phases(void) {
     free(out);
 }
 
+/* --kernels beyond --mem: the kernels sorted through a temporary file and
+ * merged for the lane view are all in the table, each once. */
+static void cli_kernels_spill(void) {
+    if (!getenv("PT_PYTHON") || !getenv("PT_BIN")) SKIP("no python or PT_BIN");
+    const char *dir = pt_tmpdir("spill");
+    char args[4096], k[1300];
+    if (!dir || gen(dir, "--ranks 1 --steps 4 --bomb 100000 --gz")) { CHECK(!"gen"); return; }
+    snprintf(k, sizeof k, "%s/k.csv", dir);
+    int st;
+    snprintf(args, sizeof args, "'%s' --mem 4M --kernels '%s'", dir, k);
+    char *out = run_trace(args, &st);
+    CHECK_INT(st, 0);
+    if (out) CHECK_CONTAINS(out, "went through a temporary file");
+    free(out);
+    FILE *f = fopen(k, "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    char line[512];
+    size_t rows = 0, comm = 0;
+    while (fgets(line, sizeof line, f)) rows++, comm += strstr(line, ",communication,none,ncclKernel_AllReduce") != NULL;
+    fclose(f);
+    CHECK_INT(rows, 1 + 100000);
+    CHECK_INT(comm, 100000 / 4);   /* every fourth kernel of gen_trace.py --bomb */
+}
+
 int main(void) {
     RUN(gen_micro_batches);
     RUN(gen_listing_1024);
@@ -432,5 +457,6 @@ int main(void) {
     RUN(default_patterns);
     RUN(patterns_file);
     RUN(cli_phases);
+    RUN(cli_kernels_spill);
     PT_DONE();
 }
