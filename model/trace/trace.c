@@ -126,6 +126,10 @@ void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
     if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->cc, s, e);
     iv_add(&a->ph[p][c], s, e);
     if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->phcc[p], s, e);
+    int seen = 0;
+    for (int k = 0; k < TRACE_IDLE; k++) seen |= out->phase_count[p][k] != 0;
+    if (!seen || s < a->ph_first[p]) a->ph_first[p] = s;
+    if (!seen || e > a->ph_last[p]) a->ph_last[p] = e;
     out->count[c]++;
     out->phase_count[p][c]++;
 }
@@ -144,6 +148,7 @@ void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out) {
     for (int p = 0; p < TRACE_NPHASES; p++) {
         for (int c = 0; c < TRACE_IDLE; c++) out->phase_ns[p][c] = iv_total(&a->ph[p][c]);
         out->phase_overlap_ns[p] = out->phase_ns[p][TRACE_COMPUTE] + out->phase_ns[p][TRACE_COMM] - iv_total(&a->phcc[p]);
+        out->phase_span_ns[p] = a->ph_last[p] - a->ph_first[p];   /* 0 when the phase has no kernel */
     }
 }
 

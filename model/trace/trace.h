@@ -59,6 +59,7 @@ struct trace_stats {
     int64_t overlap_ns;           /* compute and communication at once */
     int64_t phase_ns[TRACE_NPHASES][TRACE_NCATS];   /* union per phase and category */
     int64_t phase_overlap_ns[TRACE_NPHASES];        /* the phase's compute and communication at once */
+    int64_t phase_span_ns[TRACE_NPHASES];           /* its last kernel's end less its first kernel's start */
     uint32_t count[TRACE_NCATS];  /* kernels per category; [TRACE_IDLE] = idle gaps */
     uint32_t phase_count[TRACE_NPHASES][TRACE_NCATS];
     size_t nkernels;
@@ -152,6 +153,7 @@ struct iv_union {
 struct trace_acc {
     struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS], phcc[TRACE_NPHASES];
     int64_t first, last;
+    int64_t ph_first[TRACE_NPHASES], ph_last[TRACE_NPHASES];
     struct trace_stats out;   /* the counts so far */
 };
 void trace_acc_init(struct trace_acc *a);

@@ -65,19 +65,19 @@ static void row(enum fmt f, const struct prow *r, int p, int *first) {
     char micro[16], span[32];
     if (f == F_JSON) {
         snprintf(micro, sizeof micro, r->micro < 0 ? "null" : "%d", r->micro);
-        snprintf(span, sizeof span, p < 0 ? "%.3f" : "null", us(s->kernel_ns));
+        snprintf(span, sizeof span, "%.3f", us(p < 0 ? s->kernel_ns : s->phase_span_ns[p]));
         printf("%s\n  {\"step\": %d, \"micro\": %s, \"rank\": %d, \"phase\": \"%s\", \"compute_us\": %.3f, "
                "\"communication_us\": %.3f, \"memory_us\": %.3f, \"overlap_us\": %.3f, \"span_us\": %s, \"kernels\": %u}",
                *first ? "" : ",", r->step, micro, r->rank, name, us(cat[TRACE_COMPUTE]), us(cat[TRACE_COMM]),
                us(cat[TRACE_MEMORY]), us(ov), span, kern);
     } else if (f == F_CSV) {
         snprintf(micro, sizeof micro, r->micro < 0 ? "" : "%d", r->micro);
-        snprintf(span, sizeof span, p < 0 ? "%.3f" : "", us(s->kernel_ns));
+        snprintf(span, sizeof span, "%.3f", us(p < 0 ? s->kernel_ns : s->phase_span_ns[p]));
         printf("%d,%s,%d,%s,%.3f,%.3f,%.3f,%.3f,%s,%u\n", r->step, micro, r->rank, name, us(cat[TRACE_COMPUTE]),
                us(cat[TRACE_COMM]), us(cat[TRACE_MEMORY]), us(ov), span, kern);
     } else {
         snprintf(micro, sizeof micro, r->micro < 0 ? "-" : "%d", r->micro);
-        snprintf(span, sizeof span, p < 0 ? "%.0f" : "", us(s->kernel_ns));
+        snprintf(span, sizeof span, "%.0f", us(p < 0 ? s->kernel_ns : s->phase_span_ns[p]));
         printf("%-11d %5s %5d %-10s %12.0f %12.0f %10.0f %12.0f %12s %8u\n", r->step, micro, r->rank, name,
                us(cat[TRACE_COMPUTE]), us(cat[TRACE_COMM]), us(cat[TRACE_MEMORY]), us(ov), span, kern);
     }

@@ -2,7 +2,8 @@
  * TRACE; probetop-rules(7), PROFILER TRACES: Phases, Micro-batches): per
  * (step, micro-batch, rank) one row per phase present and one "all" row,
  * each with its compute, communication and memory time (unions), the
- * compute/communication overlap and the kernels; micro null (CSV: empty)
+ * compute/communication overlap, the span (first start to last end) and
+ * the kernels; micro null (CSV: empty)
  * is the step's kernels outside any micro-batch.  And the run's process
  * groups (JSON groups[]). */
 #ifndef PT_CMD_TRACE_PHASES_OUT_H
