@@ -114,7 +114,8 @@ static void gen_micro_batches(void) {
 }
 
 /* Megatron's group listing (Megatron-TraceViz's patch) beside the traces,
- * 1 024 ranks: its groups, and the lanes' pipeline groups. */
+ * 1 024 ranks: its groups, and the lanes' pipeline groups; with every
+ * rank's pg_config too, each group once. */
 static void gen_listing_1024(void) {
     if (!getenv("PT_PYTHON")) SKIP("no python");
     char p[1100];
@@ -137,6 +138,16 @@ static void gen_listing_1024(void) {
     int n;
     const int32_t *g = lanes_pp_group(ds->trace, 127, &n);
     CHECK(g && n == 8 && g[0] == 1016 && g[7] == 1023);
+    dataset_free(ds);
+    ds = gen_load("l1024pg", "--ranks 1024 --pp 8 --tp 2 --steps 1 --micro 1 --pg-config --listing", p, sizeof p);
+    if (!ds) return;
+    CHECK(ds->trace->groups_from && !strncmp(ds->trace->groups_from, "distributedInfo.pg_config + ", 28));
+    CHECK_INT(ds->trace->ngroups, 512 + 128 + 16);
+    g = lanes_pp_group(ds->trace, 3, &n);
+    CHECK(g && n == 8 && g[0] == 24 && g[7] == 31);
+    /* rank 1000's TP all-reduce, by its group */
+    const struct trace_stats *s = micro_of(ds, 1000, 1, 0);
+    CHECK(s && s->phase_count[TRACE_PH_TP_COMM][TRACE_COMM] == 2);
     dataset_free(ds);
 }
 
