@@ -15,6 +15,23 @@ straggler) computes --slow times slower, so the others wait in the AllReduce.
                [--slow 1.6] [--gz] [--rank-source first|last|absent|name]
                [--time absolute|relative] [--layout flat|traceviz]
                [--pad-mb N] [--no-steps] [--no-kernels] [--bomb N]
+               [--tp T] [--ep E] [--recompute] [--pg-config]
+               [--pg-args none|name|full] [--listing]
+
+Process groups: rank = stage + pp * (tp_rank + tp * dp_rank) (stage = rank %
+pp as without them); the EP groups are blocks of E consecutive DP ranks.
+--tp T / --ep E (T, E > 1): in each forward_step and backward_step, after its
+6 compute kernels, a TP all-reduce (15 us) then an EP all-to-all (12 us) on
+communication stream 22, wholly under the pass's computation (each pass
+waits for the GPU: no backlog).  --recompute: the first 2 kernels of each
+backward_step are launched inside a recompute_forward annotation of the
+autograd thread.  --pg-config: distributedInfo.pg_config lists default_pg
+and the rank's TP/PP/DP/EP groups with Megatron's descriptions.
+--pg-args: what the NCCL kernels' args say of their group ("Process Group
+Name" and "Description": full, the default with any of the options above;
+the name only: name; nothing: none, the default without them).  --listing: Megatron's
+group listing OUT/unique_parallel_groups_<ts>.txt as Megatron-TraceViz's
+patch writes it.
 
 --rank-source: distributedInfo before traceEvents (first), after (last), none
 with rank_<R> in the file name (name), or none at all (absent: file order).
@@ -37,7 +54,7 @@ def schedule(a, rank):
     slow = a.slow if rank == a.straggler else 1.0
     stage = rank % a.pp
     pid, tid = 1000 + rank, 1000 + rank
-    stream_free = {7: 0.0, 20: 0.0, 21: 0.0}
+    stream_free = {7: 0.0, 20: 0.0, 21: 0.0, 22: 0.0}
     step_len = 4000.0 * a.micro
     # the all-reduce of each step ends together on every rank: after the
     # slowest rank is ready (computed from the straggler's factor)
@@ -59,6 +76,22 @@ def schedule(a, rank):
             cpu.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": t, "dur": dur,
                         "args": {}})
 
+    groups = rank_groups(a, rank)
+
+    def pg_args(dim):
+        if a.pg_args == "none" or dim not in groups:
+            return {}
+        name, desc, ranks = groups[dim]
+        d = {"Process Group Name": name, "Process Group Ranks": str(ranks)}
+        if a.pg_args == "full":
+            d["Process Group Description"] = desc
+        return d
+
+    def comm(t, name, stream, dur, dim):
+        end = launch(t, name, stream, dur)
+        gpu[-1]["args"].update(pg_args(dim))
+        return end
+
     t0 = 10_000.0
     for s in range(a.steps):
         base = t0 + s * step_len
@@ -71,21 +104,32 @@ def schedule(a, rank):
             for step_name, kernel, send in (("forward_step", "ampere_sgemm_128x64_tn", "send_forward"),
                                             ("backward_step", "void at::native::vectorized_elementwise_kernel<4>",
                                              "send_backward")):
+                if a.tp > 1 or a.ep > 1:   # the pass waits for the GPU: its communication runs under its compute
+                    t = max(t, stream_free[7], stream_free[22])
                 anno(step_name, t, 6 * 10.0)
+                if a.recompute and step_name == "backward_step" and not a.no_megatron:
+                    cpu.append({"ph": "X", "cat": "python_function", "pid": pid, "tid": tid + 1, "ts": t,
+                                "dur": 15.0, "args": {},
+                                "name": "megatron/core/tensor_parallel/random.py(262): recompute_forward"})
                 for k in range(6):
                     if not a.no_kernels:
                         launch(t + k * 10.0, kernel, 7, 40.0 * slow)
+                if not a.no_kernels and a.tp > 1:
+                    comm(t + 55.0, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+                         22, 15.0, "tp")
+                if not a.no_kernels and a.ep > 1:
+                    comm(t + 57.0, "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 22, 12.0, "ep")
                 t += 70.0
                 anno(send, t, 10.0)
                 if a.pp > 1 and not a.no_kernels:
-                    launch(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0)
+                    comm(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0, "pp")
                 t += 20.0
         t = max(t, stream_free[7]) + 5.0
         anno("start_grad_sync", t, 10.0)
         if not a.no_kernels:
             ready = max(t + 4.25, stream_free[20])
             ends = base + 10.0 + work + 50.0
-            launch(t, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 20, max(ends - ready, 20.0))
+            comm(t, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 20, max(ends - ready, 20.0), "dp")
         t += 20.0
         anno("finish_grad_sync", t, 5.0)
         t = max(t, stream_free[20]) + 5.0
@@ -94,6 +138,59 @@ def schedule(a, rank):
             launch(t + 1.0, "multi_tensor_apply_kernel<AdamFunctor>", 7, 25.0)
             launch(t + 10.0, "Memcpy DtoD (Device -> Device)", 7, 5.0, "gpu_memcpy")
     return cpu, gpu
+
+
+def all_groups(a):
+    """Every process group of the run, in creation order (the order every
+    rank creates them in, so their names agree): (dim, desc, ranks)."""
+    pp, tp = a.pp, a.tp
+    dp = a.ranks // (pp * tp)
+    out = []
+    for stage in range(pp):
+        for d in range(dp):
+            out.append(("tp", "TENSOR_MODEL_PARALLEL_GROUP", [stage + pp * (t + tp * d) for t in range(tp)]))
+    for base in range(0, a.ranks, pp):
+        out.append(("pp", "PIPELINE_MODEL_PARALLEL_GROUP", list(range(base, base + pp))))
+    for stage in range(pp):
+        for t in range(tp):
+            out.append(("dp", "DATA_PARALLEL_GROUP", [stage + pp * (t + tp * d) for d in range(dp)]))
+    if a.ep > 1:
+        for stage in range(pp):
+            for t in range(tp):
+                for blk in range(dp // a.ep):
+                    out.append(("ep", "EXPERT_MODEL_PARALLEL_GROUP",
+                                [stage + pp * (t + tp * (blk * a.ep + e)) for e in range(a.ep)]))
+    return out
+
+
+_GROUPS = {}
+
+
+def rank_groups(a, rank):
+    """The rank's groups by dim: (name, desc, ranks); names are 1 + the
+    creation index (default_pg is 0)."""
+    if "all" not in _GROUPS:
+        _GROUPS["all"] = all_groups(a)
+    return {dim: (str(i + 1), desc, ranks) for i, (dim, desc, ranks) in enumerate(_GROUPS["all"]) if rank in ranks}
+
+
+def write_listing(a):
+    """Megatron's group listing, as Megatron-TraceViz's patch writes it."""
+    g = all_groups(a)
+    titles = (("tp", "TENSOR PARALLEL (TP) GROUPS"), ("pp", "PIPELINE PARALLEL (PP) GROUPS"),
+              ("dp", "DATA PARALLEL (DP) GROUPS"), ("ep", "EXPERT PARALLEL (EP) GROUPS"))
+    with open(os.path.join(a.out, "unique_parallel_groups_20260101_000000.txt"), "w") as f:
+        f.write("=" * 80 + "\nMEGATRON PARALLEL CONFIGURATION\n" + "=" * 80 + "\n")
+        f.write("TP Size: %d\nPP Size: %d\nCP Size: 1\nEP Size: %d\nWorld Size: %d\n\n" % (a.tp, a.pp, a.ep, a.ranks))
+        for dim, title in titles:
+            rows = sorted(r for d, _, r in g if d == dim)
+            if not rows and dim == "ep":
+                continue
+            f.write("%s\n%s\n" % (title, "-" * 50))
+            for i, r in enumerate(rows, 1):
+                f.write("Group %d: %s\n" % (i, r))
+            f.write("Total groups: %d\n\n" % len(rows))
+        f.write("FULL MODEL RANK GROUPS (by DP Rank)\n%s\nGroup 0: %s\n" % ("-" * 50, list(range(a.ranks))))
 
 
 def write_rank(a, rank, path):
@@ -105,6 +202,14 @@ def write_rank(a, rank, path):
         v = e["ts"] + 1.7e9 * 1e6 + rank * 0.125
         e["ts"] = float("%.3f" % (v - base_ns / 1000.0)) if a.time == "relative" else float("%.3f" % v)
     dist = {"backend": "nccl", "rank": rank, "world_size": a.ranks}
+    if a.pg_config:
+        pgs = [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": a.ranks,
+                "ranks": list(range(a.ranks))}]
+        for dim, (name, desc, ranks) in sorted(rank_groups(a, rank).items(), key=lambda x: int(x[1][0])):
+            pgs.append({"pg_name": name, "pg_desc": desc, "backend_config": "cuda:nccl", "pg_size": len(ranks),
+                        "ranks": ranks})
+        dist["pg_count"] = len(pgs)
+        dist["pg_config"] = pgs
     opener = gzip.open if a.gz else open
     pad_target = a.pad_mb * 1_000_000
     with opener(path, "wt") as f:
@@ -199,8 +304,21 @@ def main():
     p.add_argument("--no-kernels", action="store_true")
     p.add_argument("--no-megatron", action="store_true")
     p.add_argument("--bomb", type=int, default=0)
+    p.add_argument("--tp", type=int, default=1)
+    p.add_argument("--ep", type=int, default=1)
+    p.add_argument("--recompute", action="store_true")
+    p.add_argument("--pg-config", action="store_true")
+    p.add_argument("--pg-args", choices=["none", "name", "full"], default=None)
+    p.add_argument("--listing", action="store_true")
     a = p.parse_args()
+    groups = a.tp > 1 or a.ep > 1 or a.pg_config or a.listing or a.pg_args not in (None, "none")
+    if a.pg_args is None:
+        a.pg_args = "full" if groups else "none"
+    if groups and (a.ranks % (a.pp * a.tp) or (a.ranks // (a.pp * a.tp)) % a.ep):
+        p.error("--ranks must be a multiple of pp * tp, and the data-parallel size of ep")
     os.makedirs(a.out, exist_ok=True)
+    if a.listing:
+        write_listing(a)
     ext = ".json.gz" if a.gz else ".json"
     for r in range(a.ranks):
         if a.layout == "traceviz":

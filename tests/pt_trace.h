@@ -25,6 +25,13 @@ static inline const struct trace_rank *rank_of(const struct dataset *ds, int32_t
     return NULL;
 }
 
+/* The rows of the cube's step axis that are whole steps (not micro-batches). */
+static inline int whole_steps(const struct dataset *ds) {
+    int n = 0;
+    for (int i = 0; ds->cube && i < ds->cube->nsteps; i++) n += ds->cube->steps[i].micro < 0;
+    return n;
+}
+
 /* tests/gen_trace.py into dir with args; 0, or -1 when Python or the
  * generator is absent or it failed. */
 static inline int gen(const char *dir, const char *args) {

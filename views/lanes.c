@@ -52,7 +52,7 @@ static const struct keys_row lanes_keys[] = {
     {'.', NULL, LA_PANR, "pan right"},
     {'(', NULL, LA_STEP_PREV, "previous step"}, {')', NULL, LA_STEP_NEXT, "next step"},
     {'a', NULL, LA_ALIGN, "time axis: one clock for all ranks / each rank from its own step start"},
-    {'p', NULL, LA_GROUP, "lanes: all ranks, then each pipeline group of the --parallel layout"},
+    {'p', NULL, LA_GROUP, "lanes: all ranks, then each pipeline group (--parallel's, else the traces' process groups)"},
     {'b', NULL, LA_HALF, "half blocks (two bins per cell) / one marked bin per cell"},
 };
 
@@ -137,7 +137,9 @@ static int make_lanes(struct lanes *p, const struct session *a) {
     p->nlanes = 0;
     p->lanes = malloc(((size_t)run->nranks + 1) * sizeof *p->lanes);
     if (!p->lanes) return -1;
-    if (p->group >= 0 && l && p->group < layout_ngroups(l, LAYOUT_PP)) {
+    int ng = l ? layout_ngroups(l, LAYOUT_PP) : lanes_pp_groups(run), n;
+    const int32_t *g = !l && p->group >= 0 && p->group < ng ? lanes_pp_group(run, p->group, &n) : NULL;
+    if (p->group >= 0 && l && p->group < ng) {
         int *m = malloc((size_t)l->pp * sizeof *m);
         if (!m) return -1;
         layout_group(l, LAYOUT_PP, p->group, m);
@@ -146,6 +148,11 @@ static int make_lanes(struct lanes *p, const struct session *a) {
             if (ti >= 0) p->lanes[p->nlanes++] = ti;
         }
         free(m);
+    } else if (g) {   /* the traces' own pipeline groups (pg_config, Megatron's listing) */
+        for (int i = 0; i < n; i++) {
+            int ti = trace_index(run, g[i]);
+            if (ti >= 0 && p->nlanes < run->nranks) p->lanes[p->nlanes++] = ti;
+        }
     } else {
         p->group = -1;
         for (int i = 0; i < run->nranks; i++) p->lanes[p->nlanes++] = i;
@@ -448,8 +455,12 @@ static int lane_action(struct view *v, struct session *a, struct lanes *p, int a
         return 1;
     case LA_GROUP: {
         const struct layout *l = a->layout;
-        if (!l) { session_msg(a, "no pipeline groups: set a layout with --parallel or :parallel"); return 1; }
-        p->group = p->group + 1 >= layout_ngroups(l, LAYOUT_PP) ? -1 : p->group + 1;
+        int ng = l ? layout_ngroups(l, LAYOUT_PP) : lanes_pp_groups(p->run);
+        if (!ng) {
+            session_msg(a, "no pipeline groups: none in the traces (pg_config, group listing); set a layout with --parallel or :parallel");
+            return 1;
+        }
+        p->group = p->group + 1 >= ng ? -1 : p->group + 1;
         p->cur = p->top = 0;
         rebuild(p, a, 0);
         if (p->group < 0) session_msg(a, "lanes: all %d ranks", p->nlanes);

@@ -33,6 +33,9 @@ struct dump_cache;
 typedef void (*ds_progress_fn)(void *ctx, size_t files_done, size_t files_total,
                                uint64_t bytes_done, uint64_t bytes_total);
 
+struct tpatterns;
+struct trace_kernel_row;
+
 struct load_opts {
     const struct formats_row *format;   /* forced (--format), or NULL: detect */
     int micro_step;               /* 1 (msProbe's default) or 0 */
@@ -70,6 +73,13 @@ struct load_opts {
      * CURVES).  load_opts_add_pattern() appends. */
     const char *patterns[LOAD_MAX_PATTERNS];
     int npatterns;
+    /* Profiler traces: the classification patterns (model/trace/tpatterns.h;
+     * NULL: the defaults), and a sink for every kernel as the reader
+     * assembles it (probetop trace --kernels; NULL: none), which may fail
+     * the load with err. */
+    const struct tpatterns *trace_patterns;
+    int (*trace_kernel)(void *ctx, const struct trace_kernel_row *k, struct pt_error *err);
+    void *trace_kernel_ctx;
 };
 
 /* How long a broken file must stay unchanged before follow mode reports

@@ -1,5 +1,6 @@
 /* lanes: the time arithmetic of the lane view (see lanes.h). */
 #include "model/trace/lanes.h"
+#include "model/trace/tpatterns.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -226,4 +227,20 @@ void lanes_pan(int64_t *t0, int64_t *t1, int64_t delta, int64_t lo, int64_t hi) 
     *t0 += delta;
     *t1 += delta;
     clamp(t0, t1, lo, hi);
+}
+
+int lanes_pp_groups(const struct trace_run *run) {
+    int n = 0;
+    for (int i = 0; i < run->ngroups; i++) n += run->groups[i].dim == TPAT_DIM_PP;
+    return n;
+}
+
+const int32_t *lanes_pp_group(const struct trace_run *run, int g, int *n) {
+    for (int i = 0; i < run->ngroups; i++)
+        if (run->groups[i].dim == TPAT_DIM_PP && g-- == 0) {
+            *n = run->groups[i].nranks;
+            return run->groups[i].ranks;
+        }
+    *n = 0;
+    return NULL;
 }

@@ -86,4 +86,10 @@ void lanes_zoom(int64_t *t0, int64_t *t1, int64_t center, double factor, int64_t
 /* Pan: the window moves by delta, kept inside [lo, hi). */
 void lanes_pan(int64_t *t0, int64_t *t1, int64_t delta, int64_t lo, int64_t hi);
 
+/* The run's pipeline groups (its process groups of dimension pp: from the
+ * traces' pg_config or Megatron's group listing), in their order. */
+int lanes_pp_groups(const struct trace_run *run);
+/* The ranks of pipeline group g (n of them), NULL when out of range. */
+const int32_t *lanes_pp_group(const struct trace_run *run, int g, int *n);
+
 #endif

@@ -17,8 +17,12 @@ void trace_run_free(struct trace_run *run) {
         free(run->ranks[i].segs);
         kernels_table_free(run->ranks[i].kernels);
         idle_table_free(run->ranks[i].idle);
+        free(run->ranks[i].micros);
     }
     free(run->ranks);
+    for (int i = 0; i < run->ngroups; i++) free(run->groups[i].ranks);
+    free(run->groups);
+    free(run->groups_from);
     for (size_t i = 0; i < run->nnames; i++) free(run->names[i]);
     free(run->names);
     free(run);
@@ -30,7 +34,8 @@ const char *trace_cat_name(int cat) {
 }
 
 const char *trace_phase_name(int phase) {
-    static const char *const n[TRACE_NPHASES] = {"none", "forward", "backward", "pp_comm", "dp_comm", "optimizer"};
+    static const char *const n[TRACE_NPHASES] = {"none", "forward", "backward", "pp_comm", "dp_grad", "optimizer",
+                                                 "recompute", "dp_param", "tp_comm", "ep_comm", "cp_comm"};
     return phase >= 0 && phase < TRACE_NPHASES ? n[phase] : "?";
 }
 
@@ -83,7 +88,13 @@ int trace_phase_of(const char *name, size_t len) {
     if (contains(name, len, "send_forward") || contains(name, len, "recv_forward") ||
         contains(name, len, "send_backward") || contains(name, len, "recv_backward"))
         return TRACE_PH_PP_COMM;
-    if (contains(name, len, "start_grad_sync") || contains(name, len, "finish_grad_sync")) return TRACE_PH_DP_COMM;
+    if (contains(name, len, "start_param_sync") || contains(name, len, "finish_param_sync")) return TRACE_PH_DP_PARAM;
+    if (contains(name, len, "start_grad_sync") || contains(name, len, "finish_grad_sync") ||
+        contains(name, len, "finalize_model_grads"))
+        return TRACE_PH_DP_COMM;
+    if (contains(name, len, "custom_forward")) return TRACE_PH_RECOMPUTE;
+    for (const char *p = name, *end = name + len; (p = memchr(p, 'r', (size_t)(end - p))); p++)   /* recompute.*forward */
+        if (starts(p, (size_t)(end - p), "recompute") && contains(p + 9, (size_t)(end - p) - 9, "forward")) return TRACE_PH_RECOMPUTE;
     if (contains(name, len, "forward_step")) return TRACE_PH_FORWARD;
     if (contains(name, len, "backward_step")) return TRACE_PH_BACKWARD;
     if (contains(name, len, "optimizer") || starts(name, len, "Optimizer.step")) return TRACE_PH_OPTIMIZER;
@@ -118,6 +129,11 @@ void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
     iv_add(&a->cat[c], s, e);
     if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->cc, s, e);
     iv_add(&a->ph[p][c], s, e);
+    if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->phcc[p], s, e);
+    int seen = 0;
+    for (int k = 0; k < TRACE_IDLE; k++) seen |= out->phase_count[p][k] != 0;
+    if (!seen || s < a->ph_first[p]) a->ph_first[p] = s;
+    if (!seen || e > a->ph_last[p]) a->ph_last[p] = e;
     out->count[c]++;
     out->phase_count[p][c]++;
 }
@@ -133,8 +149,11 @@ void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out) {
     out->non_compute_ns = out->kernel_ns - out->cat_ns[TRACE_COMPUTE] - out->idle_ns;
     /* |compute and communication| = |compute| + |communication| - |either| */
     out->overlap_ns = out->cat_ns[TRACE_COMPUTE] + out->cat_ns[TRACE_COMM] - iv_total(&a->cc);
-    for (int p = 0; p < TRACE_NPHASES; p++)
+    for (int p = 0; p < TRACE_NPHASES; p++) {
         for (int c = 0; c < TRACE_IDLE; c++) out->phase_ns[p][c] = iv_total(&a->ph[p][c]);
+        out->phase_overlap_ns[p] = out->phase_ns[p][TRACE_COMPUTE] + out->phase_ns[p][TRACE_COMM] - iv_total(&a->phcc[p]);
+        out->phase_span_ns[p] = a->ph_last[p] - a->ph_first[p];   /* 0 when the phase has no kernel */
+    }
 }
 
 void trace_stats_of(const struct trace_seg *segs, size_t n, const uint8_t *keep, struct trace_stats *out) {

@@ -24,14 +24,21 @@ struct idle_table;
 /* Kernel categories.  TRACE_IDLE names gaps (no segment has it). */
 enum trace_cat { TRACE_COMPUTE, TRACE_COMM, TRACE_MEMORY, TRACE_IDLE, TRACE_NCATS };
 
-/* Megatron phases of a kernel, from the CPU annotation enclosing its launch. */
+/* Megatron phases of a kernel (probetop-rules(7), PROFILER TRACES: Phases):
+ * from the CPU annotation enclosing its launch and, for communication, its
+ * process group (model/trace/tpatterns.h). */
 enum trace_phase {
     TRACE_PH_NONE,        /* no annotation (or none of the known ones) */
     TRACE_PH_FORWARD,     /* forward_step */
     TRACE_PH_BACKWARD,    /* backward_step */
-    TRACE_PH_PP_COMM,     /* send_/recv_forward, send_/recv_backward */
-    TRACE_PH_DP_COMM,     /* start_grad_sync, finish_grad_sync */
+    TRACE_PH_PP_COMM,     /* send_/recv_forward, send_/recv_backward; the pipeline group */
+    TRACE_PH_DP_COMM,     /* "dp_grad": start/finish_grad_sync, finalize_model_grads; a data-parallel group */
     TRACE_PH_OPTIMIZER,   /* optimizer */
+    TRACE_PH_RECOMPUTE,   /* activation recomputation inside a backward pass */
+    TRACE_PH_DP_PARAM,    /* start/finish_param_sync (distributed optimizer) */
+    TRACE_PH_TP_COMM,     /* tensor-parallel communication (forward/backward) */
+    TRACE_PH_EP_COMM,     /* expert-parallel communication */
+    TRACE_PH_CP_COMM,     /* context-parallel communication */
     TRACE_NPHASES
 };
 
@@ -54,6 +61,8 @@ struct trace_stats {
     int64_t non_compute_ns;       /* kernel_ns - compute - idle */
     int64_t overlap_ns;           /* compute and communication at once */
     int64_t phase_ns[TRACE_NPHASES][TRACE_NCATS];   /* union per phase and category */
+    int64_t phase_overlap_ns[TRACE_NPHASES];        /* the phase's compute and communication at once */
+    int64_t phase_span_ns[TRACE_NPHASES];           /* its last kernel's end less its first kernel's start */
     uint32_t count[TRACE_NCATS];  /* kernels per category; [TRACE_IDLE] = idle gaps */
     uint32_t phase_count[TRACE_NPHASES][TRACE_NCATS];
     size_t nkernels;
@@ -90,6 +99,27 @@ struct trace_rank {
                                      slice of this many ns of a step are one segment */
     struct kernels_table *kernels;   /* HTA's kernel tables over the window (model/trace/kernels.h; owned) */
     struct idle_table *idle;         /* HTA's idle breakdown per stream over the window (model/trace/idle.h; owned) */
+    struct trace_micro *micros;   /* by step (as steps[]) then micro (-1 first): the
+                                     micro-batches' figures, where the run has them (owned) */
+    size_t nmicros;
+};
+
+/* A micro-batch of a step on a rank (probetop-rules(7), PROFILER TRACES:
+ * Micro-batches): micro k holds the kernels launched in the k-th
+ * forward_step and k-th backward_step of the step (and what nests in them:
+ * recomputation, TP/EP communication); micro -1 the step's other kernels
+ * (pipeline sends and receives, gradient and parameter sync, optimizer). */
+struct trace_micro {
+    int32_t step, micro;
+    struct trace_stats stats;     /* kernel_ns is the span from its first kernel's start to its last's end */
+};
+
+/* A process group of the run (distributedInfo.pg_config, Megatron's group
+ * listing) with a parallel dimension (enum tpat_dim). */
+struct trace_group {
+    uint8_t dim;
+    int nranks;
+    int32_t *ranks;               /* ascending (owned) */
 };
 
 struct trace_run {
@@ -98,6 +128,20 @@ struct trace_run {
     char **names;                 /* kernel names, each owned */
     size_t nnames;
     int has_phases;               /* some kernel has a phase (Megatron annotations) */
+    int has_micro;                /* some step has a micro-batch (forward_step/backward_step) */
+    struct trace_group *groups;   /* the process groups found, by dimension then first rank (owned) */
+    int ngroups;
+    char *groups_from;            /* where they came from: "pg_config", a listing's path, ... (owned) */
+};
+
+/* One kernel as the trace reader assembles it (load_opts.trace_kernel):
+ * the trace's own clock (baseTimeNanoseconds added), before the run's
+ * times are made relative to its first event. */
+struct trace_kernel_row {
+    int32_t rank, step, micro;    /* micro -1: in no micro-batch */
+    int has_step;                 /* 0: starts in no step */
+    const struct trace_seg *seg;
+    const char *name;
 };
 
 /* Frees everything run owns, and run itself (NULL is fine). */
@@ -112,8 +156,9 @@ struct iv_union {
 /* The breakdown built one kernel at a time, in ascending start order (a
  * trace's kernels stream through it: trace_spill.h). */
 struct trace_acc {
-    struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS];
+    struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS], phcc[TRACE_NPHASES];
     int64_t first, last;
+    int64_t ph_first[TRACE_NPHASES], ph_last[TRACE_NPHASES];
     struct trace_stats out;   /* the counts so far */
 };
 void trace_acc_init(struct trace_acc *a);
@@ -132,7 +177,8 @@ double trace_overlap_pct(const struct trace_stats *s);
  * for what HTA calls "other": synchronisation and DMA events) or
  * TRACE_COMPUTE. */
 int trace_classify(const char *name, size_t len);
-/* The Megatron phase of a CPU annotation by its name, TRACE_PH_NONE if none. */
+/* The Megatron phase of a CPU annotation by its name, TRACE_PH_NONE if none
+ * (the default patterns of tpatterns.h, without a patterns file). */
 int trace_phase_of(const char *name, size_t len);
 
 /* A rank's work in a step: its kernel time less the communication no
@@ -153,8 +199,9 @@ int trace_stragglers(const struct trace_run *run, struct trace_straggler **out, 
 /* "compute", "communication", "memory", "idle" ("?" out of range): the
  * cube's target names. */
 const char *trace_cat_name(int cat);
-/* "none", "forward", "backward", "pp_comm", "dp_comm", "optimizer" ("?"
- * out of range): the cube's target prefixes. */
+/* "none", "forward", "backward", "pp_comm", "dp_grad", "optimizer",
+ * "recompute", "dp_param", "tp_comm", "ep_comm", "cp_comm" ("?" out of
+ * range): the cube's target prefixes. */
 const char *trace_phase_name(int phase);
 
 #endif

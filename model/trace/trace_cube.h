@@ -18,7 +18,11 @@
 #define TRACE_TGT_OVERLAPPED "overlapped"
 #define TRACE_TGT_EXPOSED "exposed_communication"
 
-/* 0, or -1 with err. */
-int trace_cube_build(const struct trace_run *run, struct cube **out, struct pt_error *err);
+/* micro (load_opts.micro_step) and a run with micro-batches: the step axis
+ * holds each step ("12", its value the row's index) followed by its
+ * micro-batches as micro steps ("12.0", "12.1", ...: probetop-rules(7),
+ * PROFILER TRACES: Micro-batches); else the steps, valued by their number.
+ * 0, or -1 with err. */
+int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, struct pt_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/trace/tpatterns.h"
 #include "model/trace/trace.h"
 #include "model/util/util.h"
 #include "src/cmd/cmd.h"
@@ -16,6 +17,8 @@
 #include "src/io/load.h"
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
+#include "src/cmd/trace_kernels_csv.h"
+#include "src/cmd/trace_phases_out.h"
 
 enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
 
@@ -148,6 +151,7 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
                pct(g[i].work - g[i].median, g[i].median), g[i].nranks);
     printf("]");
     cmd_trace_tables_json(run, top);
+    if (trace_phases_out_json(run)) fprintf(stderr, "probetop: out of memory (the phases table)\n");
     printf(",\n \"warnings\": [");
     for (size_t i = 0; i < ds->nwarnings; i++) {
         printf(i ? ", " : "");
@@ -156,16 +160,42 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
     printf("]}\n");
 }
 
+/* --patterns FILE: the defaults with the file's keys instead; NULL with err. */
+static struct tpatterns *trace_patterns_load(const char *path, struct pt_error *err) {
+    char *text = NULL;
+    size_t len = 0;
+    if (json_read_file(path, (size_t)1 << 20, &text, &len, err)) return NULL;
+    struct tpatterns *p = tpatterns_new(err);
+    if (p && tpatterns_parse(p, text, len, path, err)) {
+        tpatterns_free(p);
+        p = NULL;
+    }
+    free(text);
+    return p;
+}
+
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
-    int per_step = 0, np = 0, table = CMD_TRACE_BREAKDOWN;
+    int per_step = 0, np = 0, phases = 0, table = CMD_TRACE_BREAKDOWN;
     size_t top = 10;   /* HTA's num_kernels */
     uint64_t mem = 0;   /* 0: the default (util_default_mem) */
+    const char *kernels = NULL, *patterns = NULL;
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;
         if (!strcmp(argv[i], "--per-step")) { per_step = 1; continue; }
+        if (!strcmp(argv[i], "--phases")) { phases = 1; continue; }
+        if ((v = opt_value(argc, argv, &i, "--kernels", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            kernels = v;
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--patterns", &m, &bad)) || m) {
+            if (bad) return EXIT_USAGE;
+            patterns = v;
+            continue;
+        }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
             if (bad) return EXIT_USAGE;
             if (!strcmp(v, "text")) fmt = TR_TEXT;
@@ -218,7 +248,27 @@ static int run(int argc, char **argv) {
     load_opts_init(&lo);
     lo.format = formats_find("trace");
     lo.mem_budget = mem;
+    struct tpatterns *pat = NULL;
+    struct trace_kernels_csv kc;
+    struct pt_error e;
+    if (patterns && !(pat = trace_patterns_load(patterns, &e))) {
+        fprintf(stderr, "probetop trace: %s\n", e.msg);
+        return EXIT_USAGE;
+    }
+    lo.trace_patterns = pat;
+    if (kernels && trace_kernels_csv_open(&kc, kernels, &e)) {
+        fprintf(stderr, "probetop trace: %s\n", e.msg);
+        tpatterns_free(pat);
+        return EXIT_USAGE;
+    }
+    if (kernels) lo.trace_kernel = trace_kernels_csv_row, lo.trace_kernel_ctx = &kc;
     struct dataset *ds = cmd_load(path, &lo);
+    tpatterns_free(pat);
+    if (kernels && trace_kernels_csv_close(&kc, ds != NULL, &e)) {
+        fprintf(stderr, "probetop trace: %s\n", e.msg);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
     if (!ds) return EXIT_USAGE;
     struct trace_straggler *g = NULL;
     size_t ng = 0;
@@ -235,13 +285,20 @@ static int run(int argc, char **argv) {
         dataset_free(ds);
         return EXIT_USAGE;
     }
+    int oom = 0;
     if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top);
+    else if (fmt == TR_CSV && phases) oom = trace_phases_out_csv(ds->trace);
     else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
     else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
     else {
         print_text(ds->trace, per_step, c, nc, g, ng);
         cmd_trace_tables_text(ds->trace, top);
     }
+    if (fmt == TR_TEXT && phases) {
+        printf("\nphases (micro - : the step's kernels outside any micro-batch)\n");
+        oom = trace_phases_out_text(ds->trace);
+    }
+    if (oom) fprintf(stderr, "probetop: out of memory (the phases table)\n");
     free(c);
     free(g);
     dataset_free(ds);
@@ -250,7 +307,8 @@ static int run(int argc, char **argv) {
 
 const struct cmd_entry cmd_trace_entry = {
     .name = "trace",
-    .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--table T] [--top K] [--mem SIZE]",
+    .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--table T] [--top K] [--phases]\n"
+             "                     [--kernels FILE.csv] [--patterns FILE] [--mem SIZE]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
@@ -259,6 +317,12 @@ const struct cmd_entry cmd_trace_entry = {
             "                       (text and json give every table)\n"
             "  --top K              top kernels shown per rank, the rest as one 'others' row (default 10;\n"
             "                       0: every kernel)\n"
+            "  --phases             the Megatron phases per (step, micro-batch, rank) (csv: instead of the\n"
+            "                       ranks; json has them always as phases[], with the process groups)\n"
+            "  --kernels FILE.csv   also one row per kernel: rank, step, micro, stream, start_us, dur_us,\n"
+            "                       category, phase, name (written to a temporary file, then renamed)\n"
+            "  --patterns FILE      classification patterns (KEY = REGEX lines; probetop-formats(5),\n"
+            "                       TRACE PATTERNS) instead of the defaults of the keys it names\n"
             "  --mem SIZE           memory for the kernels (512M, 2G; default a quarter of the machine's,\n"
             "                       at most 1G): beyond it they are sorted through a temporary file and\n"
             "                       the lane view merges them; the figures stay exact\n"

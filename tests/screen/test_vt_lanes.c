@@ -256,6 +256,43 @@ static void lanes_200x60(void) {
     pt_vt_quit(&vt);
 }
 
+/* The pipeline groups of the traces themselves (distributedInfo.pg_config,
+ * tests/gen_trace.py --pg-config: stage = rank % PP, so the pipeline group
+ * of rank 0 is ranks 0..3), without --parallel; --parallel overrides them
+ * (its order tp-cp-ep-dp-pp puts ranks 0, 2, 4, 6 in a pipeline group). */
+static void lanes_pg_config(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = gen_with("tests/gen_trace.py", "pgc", "--ranks 8 --pp 4 --tp 2 --steps 2 --pg-config");
+    if (!dir) SKIP("python absent");
+    struct vt vt;
+    const char *args[] = {dir, NULL};
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "8 lanes: all ranks", NULL, NULL));
+    vt_send(&vt, "p");
+    VT_WAIT(&vt, vt_find(&vt, "4 lanes: pipeline group 0", NULL, NULL));
+    for (int k = 0; k < 4; k++) CHECKV(&vt, lane_row(&vt, k) == LANE0 + k);
+    CHECKV(&vt, lane_row(&vt, 4) < 0);
+    vt_send(&vt, "p");
+    VT_WAIT(&vt, vt_find(&vt, "4 lanes: pipeline group 1", NULL, NULL));
+    for (int k = 4; k < 8; k++) CHECKV(&vt, lane_row(&vt, k) == LANE0 + k - 4);
+    vt_send(&vt, "p");
+    VT_WAIT(&vt, vt_find(&vt, "8 lanes: all ranks", NULL, NULL));
+    pt_vt_quit(&vt);
+    const char *args2[] = {dir, "--parallel", "W=8 L=8 TP=1 PP=4", NULL};
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args2, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "8 lanes: all ranks", NULL, NULL));
+    vt_send(&vt, "p");
+    VT_WAIT(&vt, vt_find(&vt, "4 lanes: pipeline group 0", NULL, NULL));
+    CHECKV(&vt, lane_row(&vt, 0) == LANE0 && lane_row(&vt, 2) == LANE0 + 1 && lane_row(&vt, 4) == LANE0 + 2 &&
+                lane_row(&vt, 6) == LANE0 + 3);
+    CHECKV(&vt, lane_row(&vt, 1) < 0);
+    pt_vt_quit(&vt);
+}
+
 /* A real trace (HTA's sampled_2rank fixture, steps 551-552): two lanes,
  * every category's colour somewhere, the cursor walks real kernels. */
 static void fixture(void) {
@@ -344,6 +381,7 @@ static void no_timeline(void) {
 int main(void) {
     RUN(lanes_80x24);
     RUN(lanes_200x60);
+    RUN(lanes_pg_config);
     RUN(fixture);
     RUN(marks);
     RUN(no_timeline);

@@ -57,7 +57,7 @@ static void heatmap(int cols, int rows) {
     CHECKV(&vt, label_row(&vt, "idle") > 0);
     if (rows >= 30) {
         CHECKV(&vt, label_row(&vt, "forward.compute") > 0);
-        CHECKV(&vt, label_row(&vt, "dp_comm.communication") > 0);
+        CHECKV(&vt, label_row(&vt, "dp_grad.communication") > 0);
     }
     /* ranks are columns: eight cells after the label column; rank 5 differs
      * from rank 0 in compute and in exposed communication, and ranks 0..4, 6, 7

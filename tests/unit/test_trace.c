@@ -145,7 +145,8 @@ static void gen_straggler(void) {
     struct dataset *ds = gen_load("straggler", "--ranks 8 --steps 4 --straggler 5 --slow 1.5", p, sizeof p);
     if (!ds) return;
     CHECK_INT(ds->trace->nranks, 8);
-    CHECK_INT(ds->cube->nsteps, 4);
+    CHECK_INT(whole_steps(ds), 4);
+    CHECK_INT(ds->cube->nsteps, 4 * 3);   /* each step, then its 2 micro-batches */
     struct trace_straggler *g;
     size_t ng;
     CHECK_INT(trace_stragglers(ds->trace, &g, &ng), 0);
@@ -157,8 +158,7 @@ static void gen_straggler(void) {
     }
     free(g);
     /* the others wait in the all-reduce: more exposed communication than the straggler */
-    CHECK(pt_cube_value(ds, "time", "us", TRACE_TGT_EXPOSED, 0, 2, 0) >
-          pt_cube_value(ds, "time", "us", TRACE_TGT_EXPOSED, 0, 2, 5) + 100);
+    CHECK(pt_cube_at(ds, "time", "us", TRACE_TGT_EXPOSED, "2", 0) > pt_cube_at(ds, "time", "us", TRACE_TGT_EXPOSED, "2", 5) + 100);
     CHECK_INT(ds->nwarnings, 0);
     dataset_free(ds);
 }
@@ -170,14 +170,17 @@ static void gen_phases(void) {
     if (!ds) return;
     CHECK(ds->trace->has_phases);
     /* 3 micro batches x 6 kernels per forward_step */
-    CHECK_NEAR(pt_cube_value(ds, "time", "count", "forward.compute", 0, 2, 1), 18, 0);
-    CHECK_NEAR(pt_cube_value(ds, "time", "count", "backward.compute", 0, 2, 1), 18, 0);
-    CHECK_NEAR(pt_cube_value(ds, "time", "count", "pp_comm.communication", 0, 2, 1), 6, 0);
-    CHECK_NEAR(pt_cube_value(ds, "time", "count", "dp_comm.communication", 0, 2, 1), 1, 0);
-    CHECK_NEAR(pt_cube_value(ds, "time", "count", "optimizer.compute", 0, 2, 1), 1, 0);
-    CHECK_NEAR(pt_cube_value(ds, "time", "count", "optimizer.memory", 0, 2, 1), 1, 0);
-    CHECK_NEAR(pt_cube_value(ds, "time", "us", "forward.compute", 0, 2, 1), 3 * 6 * 40.0 * 1.6, 0.01);   /* rank 1 is slow */
-    CHECK_NEAR(pt_cube_value(ds, "time", "us", "forward.compute", 0, 2, 0), 3 * 6 * 40.0, 0.01);
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "forward.compute", "2", 1), 18, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "backward.compute", "2", 1), 18, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "pp_comm.communication", "2", 1), 6, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "dp_grad.communication", "2", 1), 1, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "optimizer.compute", "2", 1), 1, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "optimizer.memory", "2", 1), 1, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "us", "forward.compute", "2", 1), 3 * 6 * 40.0 * 1.6, 0.01);   /* rank 1 is slow */
+    CHECK_NEAR(pt_cube_at(ds, "time", "us", "forward.compute", "2", 0), 3 * 6 * 40.0, 0.01);
+    /* micro-batch 1 of step 2 (micro steps "2.0" .. "2.2"): its own forward */
+    CHECK_NEAR(pt_cube_at(ds, "time", "count", "forward.compute", "2.1", 1), 6, 0);
+    CHECK_NEAR(pt_cube_at(ds, "time", "us", "forward.compute", "2.1", 0), 6 * 40.0, 0.01);
     CHECK(names_label_find(ds->cube->names, "forward", LABEL_MODULE) != NAMES_NONE);
     /* steps on the device: contiguous, each holding its kernels */
     const struct trace_rank *r = rank_of(ds, 0);
@@ -205,7 +208,7 @@ static void gen_encodings(void) {
         if (!ds) continue;
         fprintf(stderr, "   %s\n", v[i].name);
         CHECK_INT(ds->trace->nranks, 3);
-        CHECK_INT(ds->cube->nsteps, 3);
+        CHECK_INT(whole_steps(ds), 3);
         totals(ds, i ? got : base, 3);
         if (i)
             for (int k = 0; k < 12; k++) CHECK_INT(got[k], base[k]);

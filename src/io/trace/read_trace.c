@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "model/trace/phases.h"
+#include "model/trace/tpatterns.h"
 #include "model/trace/trace.h"
 #include "model/trace/idle.h"
 #include "model/trace/kernels.h"
@@ -29,6 +31,7 @@
 #include "src/io/common/filewalk.h"
 #include "src/io/common/reader.h"
 #include "src/io/formats.h"
+#include "src/io/trace/pgconfig.h"
 #include "src/io/trace/trace_parse.h"
 
 #define TRACE_MAX_FILES 100000
@@ -142,6 +145,7 @@ struct ktmp {
     uint8_t keep;       /* in HTA's window */
     uint8_t hta_kernel; /* in HTA's idle breakdown (trace_parse_kernel) */
     int64_t launch_ns;  /* its CPU launch (HTA's whole us when hta_ds is), IDLE_NO_LAUNCH none */
+    int16_t micro;      /* its micro-batch in the step, -1 none (or beyond 32767) */
 };
 
 static int cmp_step(const void *a, const void *b) {
@@ -198,12 +202,29 @@ static int32_t step_at(const struct trace_parse_step *s, size_t n, int64_t t) {
 }
 
 /* The innermost annotation holding t (parent[] links each to the one
- * enclosing it). */
-static int phase_at(const struct trace_parse_anno *a, const long *parent, size_t n, int64_t t) {
+ * enclosing it), -1 none. */
+static long anno_at(const struct trace_parse_anno *a, const long *parent, size_t n, int64_t t) {
     long i;
     LAST_AT_OR_BEFORE(a, n, t, i);
     while (i >= 0 && a[i].end <= t) i = parent[i];
-    return i >= 0 ? a[i].phase : TRACE_PH_NONE;
+    return i;
+}
+
+/* Micro-batches (probetop-rules(7), PROFILER TRACES: Micro-batches): the
+ * k-th forward_step (backward_step) of a step is micro-batch k, unless it
+ * nests in one of its kind (one pass seen twice); what nests in a pass
+ * takes its micro-batch. */
+static void anno_micros(struct trace_parse_anno *a, const long *parent, size_t n, const struct trace_parse_file *f) {
+    int32_t step = INT32_MIN, nf = 0, nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t st = step_at(f->steps, f->nsteps, a[i].start);
+        if (st != step) step = st, nf = nb = 0;
+        a[i].micro = parent[i] >= 0 ? a[parent[i]].micro : -1;
+        if (a[i].phase != TRACE_PH_FORWARD && a[i].phase != TRACE_PH_BACKWARD) continue;
+        long q = parent[i];
+        while (q >= 0 && a[q].phase != a[i].phase) q = parent[q];
+        if (q < 0) a[i].micro = a[i].phase == TRACE_PH_FORWARD ? nf++ : nb++;
+    }
 }
 
 /* torch_npu: kernels without a correlation id (v, nv: sorted by stream
@@ -226,6 +247,18 @@ static void link_flows(struct trace_parse_kernel *v, size_t n, const struct trac
     }
 }
 
+/* What the assembling of every rank shares: the patterns, which names
+ * are EP communication, the kernel sink (probetop trace --kernels). */
+struct run_ctx {
+    const struct tpatterns *pat;
+    struct tpat_md *md;
+    uint8_t *ep;             /* by run name index: 0 not asked yet, 1 no, 2 name_ep */
+    char **names;            /* the run's names */
+    size_t nnames;
+    const struct load_opts *o;
+    int has_micro;
+};
+
 /* One file of a rank and what its rank is assembling. */
 struct rfile {
     struct trace_parse_file *f;
@@ -243,7 +276,7 @@ struct rank_build {
     uint8_t streams[8192];   /* which streams have kernels (a bit each) */
     size_t nstreams;
     int frac;
-    const struct trace_parse_names *names;   /* the run's kernel names */
+    struct run_ctx *x;
 };
 
 /* The annotations' nesting: parent[i] is the one enclosing a[i] (a sorted). */
@@ -279,7 +312,15 @@ static int take_kernel(struct rank_build *b, const struct rfile *rf, const struc
     t.hta_kernel = k->hta_kernel;
     t.launch_ns = l ? lts : IDLE_NO_LAUNCH;
     if (l && f->ts_frac) t.launch_ns += l->hta_ds;   /* HTA rounds the launch's start up to a whole us too */
-    if (l && f->nannos) t.seg.phase = (uint8_t)phase_at(f->annos, parent, f->nannos, lts);
+    long ai = l && f->nannos ? anno_at(f->annos, parent, f->nannos, lts) : -1;
+    t.micro = ai >= 0 && f->annos[ai].micro <= INT16_MAX ? (int16_t)f->annos[ai].micro : -1;
+    t.seg.phase = ai >= 0 ? f->annos[ai].phase : TRACE_PH_NONE;
+    if (k->cat == TRACE_COMM) {   /* its group, else the pass it is in (probetop-rules(7), PROFILER TRACES: Phases) */
+        uint8_t *ep = &b->x->ep[t.seg.name];
+        if (!*ep) *ep = 1 + (uint8_t)tpatterns_match(b->x->pat, b->x->md, TPAT_NAME_EP, b->x->names[t.seg.name], strlen(b->x->names[t.seg.name]));
+        t.seg.phase = (uint8_t)phases_comm(t.seg.phase, k->pg ? f->pgs[k->pg - 1].dim : TPAT_DIM_NONE, *ep == 2);
+    }
+    if (t.micro >= 0) b->x->has_micro = 1;
     if (t.seg.phase != TRACE_PH_NONE) *has_phase = 1;
     if (!multi_step) t.keep = 1;
     else if (k->corr >= 0) t.keep = l && f->nsteps && lts < last_start;
@@ -308,6 +349,7 @@ static int join_file(struct rank_build *b, struct rfile *rf, int multi_step, int
     if (f->nannos > 1) qsort(f->annos, f->nannos, sizeof *f->annos, cmp_anno);
     long *parent = anno_parents(f->annos, f->nannos);
     if (!parent) return pt_errorf(err, "out of memory");
+    anno_micros(f->annos, parent, f->nannos, f);
     /* HTA's window: what was launched before the last ProfilerStep began */
     int64_t last_start = INT64_MIN;
     for (size_t i = 0; i < f->nsteps; i++)
@@ -502,11 +544,13 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
         cap = nk;
     }
     struct trace_acc step, total;
+    struct phases_step ps = {0};
+    size_t capmicro = 0;
     trace_acc_init(&step);
     trace_acc_init(&total);
     struct kernels_acc ka;   /* HTA's kernel and idle tables, over the window */
     struct idle_acc ia;
-    if (kernels_acc_init(&ka, (const char *const *)b->names->v, b->names->n)) {
+    if (kernels_acc_init(&ka, (const char *const *)b->x->names, b->x->nnames)) {
         free(m.slot_of); free(m.slot); free(m.open);
         return pt_errorf(err, "out of memory");
     }
@@ -520,12 +564,22 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     while ((t = trace_spill_next(b->k, err))) {
         const struct trace_seg *g = &t->seg;
         while (si < b->n && g->start_ns >= r->steps[si].end_ns + (si + 1 == b->n)) {   /* the last keeps a kernel at its very end */
+            if (phases_step_flush(&ps, r->steps[si].step, &r->micros, &r->nmicros, &capmicro)) { rc = pt_errorf(err, "out of memory"); break; }
             trace_acc_finish(&step, &r->steps[si++].stats);
             trace_acc_init(&step);
             if (m.q && (rc = lane_flush(&m, r, &cap, err))) break;
         }
         if (rc) break;
-        if (si < b->n && g->start_ns >= r->steps[si].start_ns) trace_acc_add(&step, g);
+        int in_step = si < b->n && g->start_ns >= r->steps[si].start_ns;
+        if (in_step) {
+            trace_acc_add(&step, g);
+            if (phases_step_add(&ps, t->micro, g)) { rc = pt_errorf(err, "out of memory"); break; }
+        }
+        if (b->x->o->trace_kernel) {   /* probetop trace --kernels: every kernel as it comes */
+            struct trace_kernel_row row = {.rank = r->rank, .step = in_step ? r->steps[si].step : 0, .has_step = in_step,
+                                           .micro = in_step ? t->micro : -1, .seg = g, .name = b->x->names[g->name]};
+            if ((rc = b->x->o->trace_kernel(b->x->o->trace_kernel_ctx, &row, err))) break;
+        }
         if (t->keep) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (trace_parse_file.ts_frac) */
             struct trace_seg h = *g;
             if (b->frac) {   /* a double's rounding is monotone: still in start order */
@@ -543,6 +597,8 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     }
     if (!rc && trace_spill_failed(b->k)) rc = -1;
     if (!rc && m.q) rc = lane_flush(&m, r, &cap, err);
+    if (!rc && si < b->n && phases_step_flush(&ps, r->steps[si].step, &r->micros, &r->nmicros, &capmicro)) rc = pt_errorf(err, "out of memory");
+    phases_step_free(&ps);
     free(m.slot_of);
     free(m.slot);
     free(m.open);
@@ -577,12 +633,11 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
 }
 
 static int build_rank(struct trace_rank *r, struct rfile *files, size_t nf, int multi_step, int synth, int *has_phase,
-                      size_t max_segs, const struct trace_parse_names *names, struct trace_spill_budget *bud,
-                      struct dataset *ds, struct pt_error *err) {
+                      size_t max_segs, struct trace_spill_budget *bud, struct run_ctx *x, struct dataset *ds, struct pt_error *err) {
     struct rank_build *b = calloc(1, sizeof *b);
     if (!b) return pt_errorf(err, "out of memory");
-    b->names = names;
     b->r = r;
+    b->x = x;
     b->synth = synth;
     int rc = make_steps(b, files, nf, ds, err);
     if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
@@ -803,7 +858,7 @@ static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *name
 }
 
 static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names, struct trace_spill_budget *bud, uint64_t lane_bytes,
-                     struct dataset *ds, struct trace_run **out, struct pt_error *err) {
+                     struct run_ctx *x, struct dataset *ds, struct trace_run **out, struct pt_error *err) {
     /* HTA filters on its window only when the run has two steps or more */
     int32_t first_step = INT32_MIN;
     int multi = 0, any_step = 0;
@@ -827,7 +882,19 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     for (size_t i = 0; i < n; i++) nr += i == 0 || t[i].rank != t[i - 1].rank;
     run->ranks = calloc(nr, sizeof *run->ranks);
     struct rfile *files = malloc(n * sizeof *files);
-    if (!run->ranks || !files) { free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
+    struct trace_parse_file **fp = malloc(n * sizeof *fp);
+    x->names = names->v;
+    x->nnames = names->n;
+    if (!run->ranks || !files || !fp || !(x->ep = calloc(names->n ? names->n : 1, 1))) {
+        free(fp);
+        free(files);
+        trace_run_free(run);
+        return pt_errorf(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) fp[i] = &t[i].f;
+    int grc = pgconfig_gather(fp, n, ds->path, run, ds, err);   /* before the kernels: their groups' dimensions */
+    free(fp);
+    if (grc) { free(files); trace_run_free(run); return -1; }
     for (size_t i = 0; i < n;) {
         size_t j = i;
         size_t rk = 0;   /* the rank's kernels */
@@ -841,7 +908,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
         if (j - i > 1 && !strstr(t[i].path, "iteration_"))
             dataset_warn(ds, "rank %ld: %zu trace files (%s, ...): their events are taken together", t[i].rank, j - i,
                          t[i].path);
-        if (build_rank(r, files, j - i, multi, !any_step, &run->has_phases, max_segs, names, bud, ds, err)) {
+        if (build_rank(r, files, j - i, multi, !any_step, &run->has_phases, max_segs, bud, x, ds, err)) {
             free(files);
             trace_run_free(run);
             return -1;
@@ -854,6 +921,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
         i = j;
     }
     free(files);
+    run->has_micro = x->has_micro;
     if (rebase(run, ds->path, err)) {
         trace_run_free(run);
         return -1;
@@ -881,11 +949,19 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     size_t n = fl.n;   /* the files that parsed */
     if (rc == 0 && !(t = calloc(fl.n, sizeof *t))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].path = fl.v[i];
+    struct run_ctx x = {.pat = o->trace_patterns, .o = o};
+    struct tpatterns *own = NULL;
+    if (rc == 0 && !x.pat && !(x.pat = own = tpatterns_new(err))) rc = -1;
+    if (rc == 0 && !(x.md = tpatterns_md_new())) rc = pt_errorf(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].f.patterns = x.pat;
     if (rc == 0) rc = parse_all(t, &n, &names, o, &bud, ds, err);
     if (rc == 0) {
         resolve_ranks(t, n, ds);
-        rc = build_run(t, n, &names, &bud, mem / 4, ds, &ds->trace, err);
+        rc = build_run(t, n, &names, &bud, mem / 4, &x, ds, &ds->trace, err);
     }
+    free(x.ep);
+    tpatterns_md_free(x.md);
+    tpatterns_free(own);
     uint64_t spilled = atomic_load(&bud.spilled);
     if (rc == 0 && spilled)
         dataset_warn(ds, "%s: the kernels are more than --mem (%.0f MiB) holds while they are sorted: %.0f MiB went "
@@ -898,7 +974,7 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     free(t);
     filewalk_list_free(&fl);
     trace_parse_names_free(&names);
-    if (rc == 0) rc = trace_cube_build(ds->trace, &ds->cube, err);
+    if (rc == 0) rc = trace_cube_build(ds->trace, o->micro_step, &ds->cube, err);
     return rc;
 }
 

@@ -19,22 +19,36 @@
 #include <zlib.h>
 
 #include "model/trace/trace.h"
+#include "model/trace/tpatterns.h"
 #include "src/io/common/json.h"
 
 #define TRACE_PARSE_PIECE ((size_t)4 << 20)    /* bytes read per refill */
 #define TRACE_PARSE_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
 #define TRACE_PARSE_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
 #define TRACE_PARSE_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
+#define TRACE_PARSE_ANNO_CACHE 65536            /* CPU event names whose phase is remembered */
+#define TRACE_PARSE_MAX_PGS 255                 /* process groups per file (a kernel holds 1 + the index in a byte) */
+#define TRACE_PARSE_MAX_PG_RANKS 1000000        /* ranks of one process group */
+#define TRACE_PARSE_MAX_RANK 1000000            /* a rank number beyond any run */
 
 void trace_parse_names_free(struct trace_parse_names *nm) {
     util_smap_free(&nm->map);
     for (size_t i = 0; i < nm->n; i++) free(nm->v[i]);
     free(nm->v);
+    free(nm->cat);
     memset(nm, 0, sizeof *nm);
 }
 
 void trace_parse_file_free(struct trace_parse_file *f) {
     struct trace_spill_budget *b = f->budget;
+    const struct tpatterns *pat = f->patterns;
+    for (size_t i = 0; i < f->npgs; i++) {
+        free(f->pgs[i].name);
+        free(f->pgs[i].desc);
+        free(f->pgs[i].ranks);
+    }
+    free(f->pgs);
+    free(f->pg_warn);
     trace_spill_free(f->kernels);
     trace_spill_free(f->launches);
     free(f->steps);
@@ -42,6 +56,7 @@ void trace_parse_file_free(struct trace_parse_file *f) {
     free(f->flows);
     memset(f, 0, sizeof *f);
     f->budget = b;
+    f->patterns = pat;
 }
 
 int trace_parse_cmp_kernel_corr(const void *a, const void *b) {
@@ -223,6 +238,10 @@ struct ctx {
     int64_t host_pids[64];
     size_t nhost;
     int host_full, late;
+    const struct tpatterns *pat;   /* f->patterns, or own's defaults */
+    struct tpatterns *own;
+    struct tpat_md *md;
+    struct util_smap anno_cache;   /* CPU event name -> phase (up to TRACE_PARSE_ANNO_CACHE names) */
 };
 
 /* Appends to a stream made on first use. */
@@ -351,26 +370,78 @@ struct ev {
     int task;                /* args has "Task Type" (torch_npu device task) */
     int task_cat;            /* its category, -1 unknown */
     char argname[64];        /* args.name (metadata events) */
+    char pgname[64], pgdesc[96];   /* args "Process Group Name", "Process Group Description" */
+    char pgranks[4096];            /* args "Process Group Ranks" ("[0, 1]"; longer ones are not read) */
 };
 
-static int intern(struct ctx *c, const char *s, uint32_t *out) {
+static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
+
+static int intern(struct ctx *c, const char *s, uint32_t *out, uint8_t *cat) {
     struct trace_parse_names *nm = c->names;
+    const char *orig = s;
     int32_t *slot = util_smap_slot(&nm->map, s, 0);
     size_t len = strlen(s) + 1 + 3 * sizeof(void *);   /* the copy, the table's and the map's entries */
     if (!slot && c->f->budget && nm->bytes + len > c->f->budget->cap / 4) {   /* a file of ever new names */
         c->f->nlumped++;
         s = TRACE_PARSE_LUMPED;
         slot = util_smap_slot(&nm->map, s, 0);
+        *cat = (uint8_t)tpatterns_kernel_cat(c->pat, c->md, orig, strlen(orig));   /* its own, not the lump's */
+    } else {
+        *cat = UINT8_MAX;
     }
     if (!slot) {   /* new: the map borrows the table's copy */
         nm->bytes += len;
         if (nm->n >= INT32_MAX) return pt_errorf(c->err, "%s: too many kernel names", c->path);
         if (UTIL_PUSH(nm->v, nm->n, nm->cap) || !(nm->v[nm->n] = strdup(s))) return pt_errorf(c->err, "out of memory");
+        if (UTIL_PUSH(nm->cat, nm->n, nm->capcat)) { free(nm->v[nm->n]); return pt_errorf(c->err, "out of memory"); }
         if (!(slot = util_smap_slot(&nm->map, nm->v[nm->n], 1))) { free(nm->v[nm->n]); return pt_errorf(c->err, "out of memory"); }
+        nm->cat[nm->n] = (uint8_t)tpatterns_kernel_cat(c->pat, c->md, s, strlen(s));
         *slot = (int32_t)nm->n++;
     }
     *out = (uint32_t)*slot;
+    if (*cat == UINT8_MAX) *cat = nm->cat[*out];
     return 0;
+}
+
+/* The process group of a communication kernel's args (name, description)
+ * in the file's table: 1 + its index, 0 when it has none or the table is
+ * full. */
+static int pg_of(struct ctx *c, const char *name, const char *desc, uint8_t *out) {
+    struct trace_parse_file *f = c->f;
+    *out = 0;
+    if (!*name && !*desc) return 0;
+    for (size_t i = 0; i < f->npgs; i++)
+        if (!strcmp(f->pgs[i].name, name) && (!*desc || !strcmp(f->pgs[i].desc, desc) || !*f->pgs[i].desc)) {
+            if (*desc && !*f->pgs[i].desc) {
+                char *d = strdup(desc);
+                if (!d) return pt_errorf(c->err, "out of memory");
+                free(f->pgs[i].desc);
+                f->pgs[i].desc = d;
+            }
+            *out = (uint8_t)(i + 1);
+            return 0;
+        }
+    if (f->npgs >= TRACE_PARSE_MAX_PGS) return 0;
+    if (UTIL_PUSH(f->pgs, f->npgs, f->cappgs)) return pt_errorf(c->err, "out of memory");
+    struct trace_parse_pg *g = &f->pgs[f->npgs];
+    memset(g, 0, sizeof *g);
+    if (!(g->name = strdup(name)) || !(g->desc = strdup(desc))) {
+        free(g->name);
+        free(g->desc);
+        return pt_errorf(c->err, "out of memory");
+    }
+    *out = (uint8_t)++f->npgs;
+    return 0;
+}
+
+/* The phase of a CPU event's name, remembered for the first
+ * TRACE_PARSE_ANNO_CACHE names (a trace repeats its few hundred names). */
+static int anno_phase(struct ctx *c, const char *name, size_t n) {
+    int32_t *slot = util_smap_slot(&c->anno_cache, name, 0);
+    if (slot) return *slot;
+    int ph = tpatterns_anno_phase(c->pat, c->md, name, n);
+    if (n < 256 && c->anno_cache.n < TRACE_PARSE_ANNO_CACHE && (slot = util_smap_slot(&c->anno_cache, name, 1))) *slot = ph;
+    return ph;
 }
 
 static int is_hw_pid(const struct ctx *c, int64_t pid) {
@@ -391,7 +462,8 @@ static int parse_args(struct ctx *c, struct ev *e) {
         if (t == JT_OBJ_END) return 0;
         if (t != JT_KEY) return -1;
         int which = JSON_IS(&c->lx, "stream") ? 1 : JSON_IS(&c->lx, "correlation") ? 2 : JSON_IS(&c->lx, "name") ? 3
-                  : JSON_IS(&c->lx, "Task Type") ? 4 : 0;
+                  : JSON_IS(&c->lx, "Task Type") ? 4 : JSON_IS(&c->lx, "Process Group Name") ? 5
+                  : JSON_IS(&c->lx, "Process Group Description") ? 6 : JSON_IS(&c->lx, "Process Group Ranks") ? 7 : 0;
         t = next(c);
         if (t == JT_ERROR) return -1;
         int64_t v;
@@ -399,6 +471,9 @@ static int parse_args(struct ctx *c, struct ev *e) {
         else if (which == 2 && !value_int(&c->lx, t, &v)) e->corr = v;
         else if (which == 3 && t == JT_STRING) copy_string(&c->lx, e->argname, sizeof e->argname);
         else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.str, c->lx.slen); }
+        else if (which == 5 && t == JT_STRING) copy_string(&c->lx, e->pgname, sizeof e->pgname);
+        else if (which == 6 && t == JT_STRING) copy_string(&c->lx, e->pgdesc, sizeof e->pgdesc);
+        else if (which == 7 && t == JT_STRING && c->lx.slen < sizeof e->pgranks) copy_string(&c->lx, e->pgranks, sizeof e->pgranks);
         else if (skip(c, t)) return -1;
     }
 }
@@ -447,9 +522,20 @@ static int finish_event(struct ctx *c, struct ev *e) {
         k->corr = e->corr;
         hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
-        k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : trace_classify(e->name, e->namelen));
+        uint8_t cat;
+        if (intern(c, e->name, &k->name, &cat)) return -1;
+        k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : cat);
+        if (k->cat == TRACE_COMM && pg_of(c, e->pgname, e->pgdesc, &k->pg)) return -1;
+        if (k->pg && !f->pgs[k->pg - 1].nranks && e->pgranks[0]) {   /* its ranks, for a group no description places */
+            struct trace_parse_pg *g = &f->pgs[k->pg - 1];
+            size_t cap = 0;
+            int rr = ranks_of_string(e->pgranks, strlen(e->pgranks), &g->ranks, &g->nranks, &cap);
+            if (rr < 0) return pt_errorf(c->err, "out of memory");
+            if (rr > 0) { free(g->ranks); g->ranks = NULL; g->nranks = 0; }   /* not "[r, ...]": no ranks */
+            if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
+        }
         k->hta_kernel = e->cat == EV_CAT_KERNEL || e->task;
-        if (intern(c, e->name, &k->name) || push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
+        if (push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
         f->nkernels++;
         return 0;
     }
@@ -477,10 +563,10 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
         return 0;
     }
-    int ph = trace_phase_of(e->name, e->namelen);
-    if (ph != TRACE_PH_NONE && e->cat != EV_CAT_GPU_ANNO) {
+    int ph = e->cat == EV_CAT_GPU_ANNO ? TRACE_PH_NONE : anno_phase(c, e->name, e->namelen);
+    if (ph != TRACE_PH_NONE) {
         if (UTIL_PUSH(f->annos, f->nannos, f->capannos)) return pt_errorf(c->err, "out of memory");
-        f->annos[f->nannos++] = (struct trace_parse_anno){e->ts, e->ts + e->dur, (uint8_t)ph};
+        f->annos[f->nannos++] = (struct trace_parse_anno){e->ts, e->ts + e->dur, -1, (uint8_t)ph};
     }
     return 0;
 }
@@ -496,6 +582,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
     e->task = 0;
     e->task_cat = -1;
     e->argname[0] = '\0';
+    e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
     for (;;) {
         enum json_tok t = next(c);
         if (t == JT_OBJ_END) break;
@@ -583,16 +670,167 @@ static int parse_events(struct ctx *c) {
     return 0;
 }
 
+/* ---- distributedInfo.pg_config (probetop-formats(5), PROFILER TRACES:
+ * Process groups): a list of {pg_name, pg_desc, ranks, ...}, or an
+ * object of them by name ---- */
+
+static void pg_warn(struct ctx *c, const char *what) {
+    if (c->f->pg_warn) return;
+    char buf[400];
+    snprintf(buf, sizeof buf, "%s: byte %llu: distributedInfo.pg_config: %s; its process groups are left out", c->path,
+             (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)), what);
+    c->f->pg_warn = strdup(buf);   /* without memory: no warning */
+}
+
+static int push_rank(int32_t **v, int *n, size_t *cap, int64_t r) {
+    if (*n >= TRACE_PARSE_MAX_PG_RANKS) return 1;
+    if (util_grow((void **)v, cap, (size_t)*n + 1, sizeof **v)) return -1;
+    (*v)[(*n)++] = (int32_t)r;
+    return 0;
+}
+
+/* "[0, 1, 2]" (PyTorch writes the ranks as a string in some versions): 0,
+ * 1 malformed, -1 out of memory. */
+static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap) {
+    size_t i = 0;
+    while (i < n && s[i] == ' ') i++;
+    if (i >= n || s[i++] != '[') return 1;
+    for (;;) {
+        while (i < n && s[i] == ' ') i++;
+        if (i < n && s[i] == ']') return 0;
+        int64_t r = 0;
+        size_t d = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && d < 8) r = r * 10 + (s[i++] - '0'), d++;
+        if (!d || r >= TRACE_PARSE_MAX_RANK) return 1;
+        int rc = push_rank(v, nv, cap, r);
+        if (rc) return rc;
+        while (i < n && s[i] == ' ') i++;
+        if (i < n && s[i] == ',') i++;
+        else if (!(i < n && s[i] == ']')) return 1;
+    }
+}
+
+static int cmp_i32(const void *a, const void *b) { return util_cmp_i32(a, b); }
+
+/* One group's object (its '{' read) into the file's groups. */
+static int parse_pg_entry(struct ctx *c, const char *key_name) {
+    struct json_lex *lx = &c->lx;
+    char name[64], desc[96];
+    snprintf(name, sizeof name, "%s", key_name);
+    desc[0] = '\0';
+    int32_t *ranks = NULL;
+    int nr = 0, bad = 0, rc = 0;
+    size_t cap = 0;
+    for (;;) {
+        enum json_tok t = next(c);
+        if (t == JT_OBJ_END) break;
+        if (t != JT_KEY) { rc = -1; break; }
+        int key = JSON_IS(lx, "pg_name") ? 1 : JSON_IS(lx, "pg_desc") ? 2 : JSON_IS(lx, "ranks") ? 3 : 0;
+        if ((t = next(c)) == JT_ERROR) { rc = -1; break; }
+        if (key == 1 && (t == JT_STRING || t == JT_NUMBER)) {
+            if (t == JT_STRING) copy_string(lx, name, sizeof name);
+            else snprintf(name, sizeof name, "%.*s", (int)(lx->pos - lx->tok_start < 60 ? lx->pos - lx->tok_start : 60), lx->tok_start);
+        } else if (key == 2 && t == JT_STRING) {
+            copy_string(lx, desc, sizeof desc);
+        } else if (key == 3 && t == JT_ARR_BEGIN) {
+            for (;;) {
+                int64_t v;
+                if ((t = next(c)) == JT_ARR_END) break;
+                if (t == JT_ERROR) { rc = -1; break; }
+                if (t == JT_NUMBER && !value_int(lx, t, &v) && v >= 0 && v < TRACE_PARSE_MAX_RANK) {
+                    int pr = push_rank(&ranks, &nr, &cap, v);
+                    if (pr < 0) { rc = pt_errorf(c->err, "out of memory"); break; }
+                    bad |= pr;
+                } else {
+                    bad = 1;
+                    if (skip(c, t)) { rc = -1; break; }
+                }
+            }
+            if (rc) break;
+        } else if (key == 3 && t == JT_STRING) {
+            char *tmp = malloc(lx->slen + 1);
+            if (!tmp) { rc = pt_errorf(c->err, "out of memory"); break; }
+            size_t n = copy_string(lx, tmp, lx->slen + 1);
+            int pr = ranks_of_string(tmp, n, &ranks, &nr, &cap);
+            free(tmp);
+            if (pr < 0) { rc = pt_errorf(c->err, "out of memory"); break; }
+            bad |= pr;
+        } else {
+            if (key && t != JT_NULL) bad = 1;   /* a field of the wrong type */
+            if (skip(c, t)) { rc = -1; break; }
+        }
+    }
+    if (!rc && (bad || !*name)) {
+        pg_warn(c, bad ? "a group whose pg_name, pg_desc or ranks is not what PyTorch writes" : "a group without pg_name");
+        bad = 1;
+    }
+    if (rc || bad) { free(ranks); return rc; }
+    if (nr > 1) qsort(ranks, (size_t)nr, sizeof *ranks, cmp_i32);
+    uint8_t at;
+    if (pg_of(c, name, desc, &at)) { free(ranks); return -1; }
+    if (!at) { free(ranks); return 0; }   /* the table is full */
+    struct trace_parse_pg *g = &c->f->pgs[at - 1];
+    free(g->ranks);
+    g->ranks = ranks;
+    g->nranks = nr;
+    g->config = 1;
+    return 0;
+}
+
+static int parse_pg_config(struct ctx *c, enum json_tok t) {
+    if (t == JT_ARR_BEGIN) {
+        for (;;) {
+            if ((t = next(c)) == JT_ARR_END) return 0;
+            if (t == JT_ERROR) return -1;
+            if (t == JT_OBJ_BEGIN) {
+                if (parse_pg_entry(c, "")) return -1;
+            } else {
+                pg_warn(c, "an entry that is not an object");
+                if (skip(c, t)) return -1;
+            }
+        }
+    }
+    if (t == JT_OBJ_BEGIN) {   /* {"<name>": {...}, ...} */
+        for (;;) {
+            if ((t = next(c)) == JT_OBJ_END) return 0;
+            if (t != JT_KEY) return -1;
+            char key[64];
+            copy_string(&c->lx, key, sizeof key);
+            if ((t = next(c)) == JT_ERROR) return -1;
+            if (t == JT_OBJ_BEGIN) {
+                if (parse_pg_entry(c, key)) return -1;
+            } else {
+                pg_warn(c, "an entry that is not an object");
+                if (skip(c, t)) return -1;
+            }
+        }
+    }
+    if (t != JT_NULL) pg_warn(c, "neither a list nor an object");
+    return skip(c, t);
+}
+
 static int parse_dist_info(struct ctx *c) {
     for (;;) {
         enum json_tok t = next(c);
         if (t == JT_OBJ_END) return 0;
         if (t != JT_KEY) return -1;
-        int is_rank = JSON_IS(&c->lx, "rank");
+        int key = JSON_IS(&c->lx, "rank") ? 1 : JSON_IS(&c->lx, "pg_config") ? 2 : 0;
         t = next(c);
+        if (t == JT_ERROR) return -1;
         int64_t v;
-        if (is_rank && !value_int(&c->lx, t, &v) && v >= 0 && v < 1000000) c->f->rank = (int32_t)v;
+        if (key == 1 && !value_int(&c->lx, t, &v) && v >= 0 && v < 1000000) c->f->rank = (int32_t)v;
+        else if (key == 2) { if (parse_pg_config(c, t)) return -1; }
         else if (skip(c, t)) return -1;
+    }
+}
+
+/* Each process group's dimension by its description (a kernel's args may
+ * name a group without describing it: pg_config's description then). */
+static void resolve_pgs(struct ctx *c) {
+    struct trace_parse_file *f = c->f;
+    for (size_t i = 0; i < f->npgs; i++) {
+        struct trace_parse_pg *g = &f->pgs[i];
+        g->dim = (uint8_t)(*g->desc ? tpatterns_group_dim(c->pat, c->md, g->desc, strlen(g->desc)) : TPAT_DIM_NONE);
     }
 }
 
@@ -680,16 +918,20 @@ int trace_parse(const char *path, struct trace_parse_names *names, size_t max_va
     c->max = max_value < 4096 ? 4096 : max_value;
     c->cap = TRACE_PARSE_PIECE < c->max ? TRACE_PARSE_PIECE : c->max;
     int rc = -1;
+    c->pat = f->patterns;
+    if (!c->pat && !(c->pat = c->own = tpatterns_new(err))) goto out;
+    if (!(c->md = tpatterns_md_new())) { pt_errorf(err, "out of memory"); goto out; }
     if (!(c->buf = malloc(c->cap + 1))) { pt_errorf(err, "out of memory"); goto out; }
     rc = parse_pass(c);
     if (!rc && c->late) {   /* again, the device processes known from the start */
-        trace_parse_file_free(f);
+        trace_parse_file_free(f);   /* (f->patterns kept) */
         f->rank = -1;
         f->own.cap = UINT64_MAX;
         c->nhost = 0;
         c->host_full = 1;   /* no third pass */
         rc = parse_pass(c);
     }
+    if (!rc) resolve_pgs(c);
     if (!rc) rc = add_base(f, path, err);
     /* a parsed file waits for the others within the budget (trace_spill.h) */
     if (!rc && f->kernels) rc = trace_spill_park(f->kernels, err);
@@ -697,6 +939,9 @@ int trace_parse(const char *path, struct trace_parse_names *names, size_t max_va
 out:
     free(c->buf);
     free(c->hw_pids);
+    tpatterns_md_free(c->md);
+    tpatterns_free(c->own);
+    util_smap_free(&c->anno_cache);
     free(c);
     return rc;
 }

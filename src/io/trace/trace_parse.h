@@ -15,6 +15,8 @@
 #include "model/util/util.h"
 #include "src/io/trace/trace_spill.h"
 
+struct tpatterns;
+
 struct trace_parse_kernel {
     int64_t start, dur;      /* ns, before the time base is added */
     int64_t corr;            /* args.correlation, -1 without */
@@ -23,10 +25,20 @@ struct trace_parse_kernel {
     uint16_t stream;
     uint8_t cat;             /* enum trace_cat */
     uint8_t hta_kernel;      /* cat kernel, gpu_memcpy, gpu_memset (HTA's kernels of the idle breakdown), or a torch_npu task */
+    uint8_t pg;              /* communication: 1 + its process group in the file's pgs, 0 none */
 };
 struct trace_parse_launch { int64_t corr, ts; int32_t hta_ds; /* HTA's whole-us start less ts, ns (see ts_frac) */ };
 struct trace_parse_step { int32_t n; int64_t start, end; uint8_t gpu; /* a gpu_user_annotation copy */ };
-struct trace_parse_anno { int64_t start, end; uint8_t phase; };
+struct trace_parse_anno { int64_t start, end; int32_t micro; uint8_t phase; };   /* micro: set by the trace reader */
+/* A process group: from a kernel's "Process Group Name/Description" args
+ * or distributedInfo.pg_config (config set: its ranks are known). */
+struct trace_parse_pg {
+    char *name, *desc;       /* owned; "" when absent */
+    int32_t *ranks;          /* ascending (owned) */
+    int nranks;
+    uint8_t dim;             /* enum tpat_dim, from desc */
+    uint8_t config;
+};
 /* The device end of a torch_npu launch flow (async_npu, ph "f"): on the
  * device stream tid, at ts inside the task it binds to. */
 struct trace_parse_flow { int64_t id, ts, tid; };
@@ -35,7 +47,8 @@ struct trace_parse_flow { int64_t id, ts, tid; };
 struct trace_parse_names {
     struct util_smap map;    /* name -> index */
     char **v;
-    size_t n, cap;
+    uint8_t *cat;            /* by index: the name's category (enum trace_cat) */
+    size_t n, cap, capcat;
     size_t bytes;            /* of the names held */
 };
 void trace_parse_names_free(struct trace_parse_names *nm);
@@ -50,6 +63,9 @@ struct trace_parse_file {
     struct trace_spill *launches; size_t nlaunches;
     struct trace_spill_budget *budget;   /* the load's (set by the caller, kept by trace_parse_file_free), or NULL: unbounded */
     struct trace_spill_budget own;       /* the unbounded one */
+    const struct tpatterns *patterns;    /* set by the caller (kept by trace_parse_file_free), or NULL: the defaults */
+    struct trace_parse_pg *pgs; size_t npgs, cappgs;   /* at most 255 */
+    char *pg_warn;           /* why distributedInfo.pg_config was left out, or NULL (owned) */
     struct trace_parse_step *steps; size_t nsteps, capsteps;
     struct trace_parse_anno *annos; size_t nannos, capannos;
     struct trace_parse_flow *flows; size_t nflows, capflows;
@@ -62,7 +78,7 @@ struct trace_parse_file {
                                 double of us and rounds the start up and the end (start + dur, a
                                 double sum) down to whole us: hta_ds, hta_de hold the effect */
 };
-void trace_parse_file_free(struct trace_parse_file *f);   /* all but f->budget */
+void trace_parse_file_free(struct trace_parse_file *f);   /* all but f->budget and f->patterns */
 /* Kernels ordered by correlation id (those without one first, by stream
  * then start), launches by correlation id: how the trace reader joins them. */
 int trace_parse_cmp_kernel_corr(const void *a, const void *b);
