@@ -2,6 +2,7 @@
 #include "model/err.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,15 @@ const char *pt_unctrl(const char *s, char **owned) {
     char tmp[8];
     size_t tl;
     *owned = NULL;
-    /* printable ASCII first, a byte at a time (csv tables of tens of MB) */
+    /* printable ASCII first, eight bytes at a time while none is below
+     * 0x20 or above 0x7e (csv tables of tens of MB), then a byte at a time */
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (i + 8 <= len) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        if ((((x - ones * 0x20) & ~x) | ((x + ones) | x)) & high) break;
+        i += 8;
+    }
     while (i < len && ((p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
     while (i < len && escape_unit(p + i, len - i, 1, tmp, &tl) == tl && !memcmp(tmp, p + i, tl)) i += tl;
     if (i == len) return s;

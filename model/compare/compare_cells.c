@@ -113,6 +113,15 @@ static void stack_repr(const struct tree *t, int32_t st, char *buf, size_t size)
         if (i) { buf[o++] = ','; buf[o++] = ' '; }
         buf[o++] = dq ? '"' : '\'';
         for (; *s && o + 6 < size; s++) {
+            /* a run needing no escape in one copy (stack lines are long) */
+            size_t run = strcspn(s, dq ? "\\\n\t" : "\\\n\t'");
+            if (run > 1) {
+                if (run > size - 6 - o) run = size - 6 - o;   /* as many as the byte loop would take */
+                memcpy(buf + o, s, run);
+                o += run;
+                s += run - 1;
+                continue;
+            }
             if (*s == '\\') { buf[o++] = '\\'; buf[o++] = '\\'; }
             else if (*s == '\n') { buf[o++] = '\\'; buf[o++] = 'n'; }
             else if (*s == '\t') { buf[o++] = '\\'; buf[o++] = 't'; }
@@ -233,11 +242,11 @@ static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mod
     return buf;
 }
 
+/* Columns of each header, counted once (a csv asks for every cell). */
+#define HEAD_N(h) ((int)(sizeof h / sizeof h[0]) - 1)
 static int head_len(enum cmp_mode mode) {
-    const char *const *h = cmp_header(mode);
-    int n = 0;
-    while (h[n]) n++;
-    return n;
+    if (mode == CMP_TENSOR) return HEAD_N(head_tensor);
+    return mode == CMP_MD5 ? HEAD_N(head_md5_real) : HEAD_N(head_summary);
 }
 
 int cmp_table_ncols(const struct cmp_table *t) {

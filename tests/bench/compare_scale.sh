@@ -12,7 +12,13 @@
 # With PT_OLD_BIN=<an older probetop> the same runs for it too ("before"),
 # and the two csv files of every size must be the same bytes (cmp).
 #   PT_BUILD=build PT_OLD_BIN=/tmp/old sh tests/bench/compare_scale.sh
-# COMPARE_LAYERS="12 48 192" chooses the sizes.
+# COMPARE_LAYERS="12 48 192" chooses the sizes.  With BENCH_CALLGRIND=1 also
+# the instructions of the whole command (valgrind --tool=callgrind, threads
+# included: repeatable on a shared machine) up to COMPARE_CALLGRIND_MAX
+# layers (default 48).  With MSPROBE_SRC set, msProbe's own compare on the
+# same pair (tests/oracle/msprobe_notorch.py) up to COMPARE_MSPROBE_MAX
+# layers (default 12; run from a copy of $MSPROBE_SRC/python in the build
+# folder, as msProbe refuses paths holding '+'; MSPROBE_PYTHON, default /usr/bin/python3).
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
@@ -68,8 +74,27 @@ for who in old new; do
         fi
         echo "$line  load $(cut -d' ' -f1 /proc/loadavg)"
         prev_mb=$mb; prev_cpu=$cpu; prev_rss=$rss
+        if [ "${BENCH_CALLGRIND:-0}" = 1 ] && [ "$L" -le "${COMPARE_CALLGRIND_MAX:-48}" ]; then
+            ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" compare "$D/L$L/p/step0/rank0" \
+                "$D/L$L/b/step0/rank0" --csv "$OUT/cg.csv" 2>&1 >/dev/null | sed -n 's/.*Collected : *//p')
+            echo "  compare $who --layers $L (callgrind, whole command): $ir instructions, $(echo "$ir / $mb / 1000000" | bc) M per MB"
+        fi
     done
 done
+if [ -n "${MSPROBE_SRC:-}" ]; then
+    MSCOPY=$B/bench-data/msprobe_copy
+    [ -d "$MSCOPY/python" ] || { mkdir -p "$MSCOPY" && cp -r "$MSPROBE_SRC/python" "$MSCOPY/"; }
+    for L in $LAYERS; do
+        [ "$L" -le "${COMPARE_MSPROBE_MAX:-12}" ] || continue
+        rm -rf "$OUT/ms" && mkdir -p "$OUT/ms"
+        /usr/bin/time -f "%e %U %S %M" -o "$OUT/ms.time" env PYTHONHASHSEED=0 MSPROBE_SRC="$MSCOPY" \
+            ${MSPROBE_PYTHON:-/usr/bin/python3} "$(dirname "$0")/../oracle/msprobe_notorch.py" compare -tp "$D/L$L/p/step0/rank0/dump.json" \
+            -gp "$D/L$L/b/step0/rank0/dump.json" -o "$OUT/ms" >/dev/null 2>&1
+        set -- $(tail -1 "$OUT/ms.time")
+        echo "msProbe compare --layers $L: wall $1 s  CPU $(echo "$2 + $3" | bc) s  peak RSS $(($4 / 1024)) MB  load $(cut -d' ' -f1 /proc/loadavg)"
+    done
+    rm -rf "$OUT/ms"
+fi
 if [ -n "$OLD" ]; then
     for L in $LAYERS; do
         if cmp -s "$OUT/old.L$L.csv" "$OUT/new.L$L.csv"; then

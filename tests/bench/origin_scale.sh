@@ -1,6 +1,6 @@
 #!/bin/sh
 # The origin search over many ranks: `probetop overflow` on one step of
-# 64, 256 and 1024 ranks (sizes 4x apart; 4096 with ORIGIN_4096=1, about
+# 64, 256 and 1024 ranks (sizes 4x apart, or ORIGIN_SIZES; 4096 with ORIGIN_4096=1, about
 # 2.2 GB made here), about 0.55 MB of dump.json a rank (tests/gen_origin.py
 # --ranks N --layers 180: tensor-parallel pairs, send/recv between them, a
 # broadcast from rank 0 to all), a NaN born midway on rank N/2.  For each:
@@ -8,7 +8,15 @@
 # by wall), its peak RSS against the input's size, and the rules alone
 # (bench_origin: origin_find, best of 3), with the load average.  With
 # PT_BIN_BEFORE set (a probetop built before a change), the same figures
-# for it, and whether both print the same JSON.  Called from run.sh; alone:
+# for it, and whether both print the same JSON.  Per size also the CPU
+# seconds per MB of input and its growth against the size before (a straight
+# line: CPU grows as the input does).  With BENCH_CALLGRIND=1, the
+# instructions of the rules alone (origin_find, valgrind --tool=callgrind:
+# repeatable on a shared machine) up to ORIGIN_CALLGRIND_MAX ranks (default
+# 256).  With MSPROBE_SRC set, msProbe's own overflow_check on the same step
+# up to ORIGIN_MSPROBE_MAX ranks (default 64; it refuses paths holding '+',
+# so it runs from a copy of $MSPROBE_SRC/python in the build folder).
+# Called from run.sh; alone:
 #   PT_BUILD=build sh tests/bench/origin_scale.sh
 set -u
 B=${PT_BUILD:-build}
@@ -17,7 +25,7 @@ BEFORE=${PT_BIN_BEFORE:-}
 PY=${PYTHON:-python3}
 REPS=${BENCH_REPS:-3}
 GEN=$(dirname "$0")/../gen_origin.py
-SIZES="64 256 1024"
+SIZES=${ORIGIN_SIZES:-64 256 1024}
 [ "${ORIGIN_4096:-0}" = 1 ] && SIZES="$SIZES 4096"
 mkdir -p "$B/bench-out"
 echo "== origin search over ranks: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -45,11 +53,29 @@ for n in $SIZES; do
         if [ $which = before ]; then b=$BEFORE; else b=$BIN; fi
         [ -n "$b" ] || continue
         set -- $(run "$b" "$D/step0" "$B/bench-out/origin.$which.json")
-        echo "overflow $n ranks ($((kb / 1024)) MB input) $which: seconds=$1 cpu=$2 peak_rss_mb=$(($3 / 1024)) rss/input=$(echo "scale=2; $3 / $kb" | bc) load $(cut -d' ' -f1 /proc/loadavg)"
+        perm=$(echo "scale=4; $2 * 1024 / $kb" | bc)
+        eval "prev=\${prev_$which:-}"
+        echo "overflow $n ranks ($((kb / 1024)) MB input) $which: seconds=$1 cpu=$2 peak_rss_mb=$(($3 / 1024)) rss/input=$(echo "scale=2; $3 / $kb" | bc) cpu_s/MB=$perm${prev:+ (x$(echo "scale=2; $perm / $prev" | bc) per MB vs the size before)} load $(cut -d' ' -f1 /proc/loadavg)"
+        eval "prev_$which=$perm"
     done
     if [ -n "$BEFORE" ]; then
         cmp -s "$B/bench-out/origin.before.json" "$B/bench-out/origin.after.json" && echo "  same JSON before and after" ||
             echo "  JSON DIFFERS before and after"
     fi
     "$B/tests/bench_origin" "$D/step0" 3 | sed -n 1p
+    if [ "${BENCH_CALLGRIND:-0}" = 1 ] && [ "$n" -le "${ORIGIN_CALLGRIND_MAX:-256}" ]; then
+        ir=$(valgrind --tool=callgrind --toggle-collect=origin_find --callgrind-out-file=/dev/null \
+            "$B/tests/bench_origin" "$D/step0" 1 2>&1 | sed -n 's/.*Collected : *//p')
+        echo "  rules alone (callgrind, origin_find): $ir instructions${prev_ir:+, x$(echo "scale=2; $ir / $prev_ir" | bc) the size before}"
+        prev_ir=$ir
+    fi
+    if [ -n "${MSPROBE_SRC:-}" ] && [ "$n" -le "${ORIGIN_MSPROBE_MAX:-64}" ]; then
+        MSCOPY=$B/bench-data/msprobe_copy
+        [ -d "$MSCOPY/python" ] || { mkdir -p "$MSCOPY" && cp -r "$MSPROBE_SRC/python" "$MSCOPY/"; }
+        rm -rf "$B/bench-out/msovf" && mkdir -p "$B/bench-out/msovf"
+        /usr/bin/time -f "%e %U %S %M" -o "$B/bench-out/msovf.time" env PYTHONHASHSEED=0 PYTHONPATH="$MSCOPY/python" \
+            ${MSPROBE_PYTHON:-/usr/bin/python3} -m msprobe.msprobe overflow_check -i "$D/step0" -o "$B/bench-out/msovf" >/dev/null 2>&1
+        set -- $(tail -1 "$B/bench-out/msovf.time")
+        echo "  msProbe overflow_check $n ranks: seconds=$1 cpu=$(echo "$2 + $3" | bc) peak_rss_mb=$(($4 / 1024)) load $(cut -d' ' -f1 /proc/loadavg)"
+    fi
 done

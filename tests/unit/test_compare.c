@@ -265,6 +265,40 @@ static void test_table_reverse(void) {
     tree_free(bench);
 }
 
+/* NPU_Stack_Info is Python's repr of the entry's stack lines (expected
+ * texts from python3: repr(['File "/a/b.py", ...', ...])): quotes chosen
+ * per line, backslash, tab, newline and quote escaped, long plain runs
+ * copied whole; a cell cut at the buffer's size keeps what the byte-wise
+ * writer kept (here up to "ret", then the closing quote and "]"). */
+static void test_stack_cell(void) {
+    const char *dir = pt_tmpdir("compare_stack");
+    char p[4200];
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    pt_write(p, "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {\"Functional.relu.0.forward\": {\"input_args\": "
+                "[{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, \"Min\": 0.0, "
+                "\"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}]}}}");
+    snprintf(p, sizeof p, "%s/stack.json", dir);
+    pt_write(p, "{\"Functional.relu.0.forward\": [\"File \\\"/a/b.py\\\", line 12, in forward, return self._conv(x)\", "
+                "\"it's\\tx\\\\y\\nz\", \"a'b\\\"c\", \"plain\"]}");
+    struct tree *a = NULL, *b = NULL;
+    struct pt_error err;
+    CHECK_INT(graph_read(dir, 0, &a, &err), 0);
+    CHECK_INT(graph_read(dir, 0, &b, &err), 0);
+    if (!a || !b) { tree_free(a); tree_free(b); return; }
+    struct cmp_table *t;
+    CHECK_INT(cmp_table_new(a, b, NULL, &t, &err), 0);
+    int col = cmp_table_ncols(t) - 1;
+    CHECK_STR(cmp_table_colname(t, col), "NPU_Stack_Info");
+    char buf[512], small[48];
+    CHECK_STR(cmp_table_cell(t, &t->rows[0], col, buf, sizeof buf),
+              "['File \"/a/b.py\", line 12, in forward, return self._conv(x)', \"it's\\tx\\\\y\\nz\", 'a\\'b\"c', "
+              "'plain']");
+    CHECK_STR(cmp_table_cell(t, &t->rows[0], col, small, sizeof small), "['File \"/a/b.py\", line 12, in forward, ret']");
+    cmp_table_free(t);
+    tree_free(a);
+    tree_free(b);
+}
+
 static void test_text(void) {
     char b[64];
     CHECK_STR(cmp_pyfloat(1.0, b, sizeof b), "1.0");
@@ -350,6 +384,7 @@ static void test_md5_graph(void) {
 
 int main(void) {
     RUN(test_text);
+    RUN(test_stack_cell);
     RUN(test_graph_vs_visdb);
     RUN(test_worked_examples);
     RUN(test_table_vs_csv);

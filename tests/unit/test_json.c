@@ -105,10 +105,44 @@ static void writers(void) {
     free(own);
 }
 
+/* The writers take plain runs eight bytes (pt_unctrl) or a run (json_fput_str)
+ * at a time: a byte to escape at any offset of a long text comes out as it
+ * does alone (the byte-wise path, checked by writers above), the plain text
+ * around it unchanged. */
+static void writers_runs(void) {
+    static const char *const specials[] = {"\x1b", "\x7f", "\x9b", "\xc3\xa9", "\t", "\n", "\r", "\"", "\\", "\x01",
+                                           "\xc2\x9b"};
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+        char *own1, *own2;
+        const char *alone = pt_unctrl(specials[k], &own1);
+        char jalone[64] = "";
+        FILE *f = fmemopen(jalone, sizeof jalone - 1, "w");
+        json_fput_str(f, specials[k]);
+        fclose(f);
+        for (int off = 0; off < 26; off++) {
+            char in[128], want[256], jwant[256], got[256] = "";
+            snprintf(in, sizeof in, "%.*s%s%s", off, "abcdefghijklmnopqrstuvwxyz", specials[k], "-tail-0123456789");
+            snprintf(want, sizeof want, "%.*s%s%s", off, "abcdefghijklmnopqrstuvwxyz", alone, "-tail-0123456789");
+            /* jalone is "\"<escaped>\"": its inside between the text's runs */
+            snprintf(jwant, sizeof jwant, "\"%.*s%.*s%s\"", off, "abcdefghijklmnopqrstuvwxyz", (int)strlen(jalone) - 2,
+                     jalone + 1, "-tail-0123456789");
+            const char *t = pt_unctrl(in, &own2);
+            CHECK_STR(t, want);
+            free(own2);
+            f = fmemopen(got, sizeof got - 1, "w");
+            json_fput_str(f, in);
+            fclose(f);
+            CHECK_STR(got, jwant);
+        }
+        free(own1);
+    }
+}
+
 int main(void) {
     RUN(dialect);
     RUN(errors);
     RUN(strings);
     RUN(writers);
+    RUN(writers_runs);
     PT_DONE();
 }

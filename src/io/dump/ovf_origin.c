@@ -85,7 +85,8 @@ struct reader {
 
 static int read_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct reader *rd = ctx;
-    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK, tree, e) != 0) {
+    /* records and params: the rules read neither the stacks nor the structure */
+    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, tree, e) != 0) {
         pthread_mutex_lock(&rd->mu);
         if (!rd->skipped++) rd->skip_err = *e;
         pthread_mutex_unlock(&rd->mu);

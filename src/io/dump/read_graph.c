@@ -315,7 +315,63 @@ struct flat {
     struct sbuf name;     /* current full_op_name */
     struct sbuf tmp;
     int oom;
+    /* Short texts most params repeat (type, dtype, shape, data_name "-1",
+     * the CRC of an empty value, "None", "[]"): each is put in the pool
+     * once and shared, so that a tree takes a fraction of the pool it took
+     * when every param had its own copy.  Open addressing of pool offsets,
+     * TREE_NONE empty; full at INTERN_MAX texts, when new ones are copied
+     * as before. */
+    uint32_t *itab; size_t icap, in;
 };
+
+#define INTERN_LEN 64          /* longer texts are not shared */
+#define INTERN_MAX (1u << 16)
+
+/* s[0..n) in the pool: a shared copy when short, else its own. */
+static uint32_t pool_intern(struct flat *f, const char *s, size_t n) {
+    struct tree *t = f->t;
+    if (n > INTERN_LEN) return tree_str(t, s, n);
+    if (f->in * 2 >= f->icap && f->icap < 2 * (size_t)INTERN_MAX) {
+        size_t nc = f->icap ? f->icap * 2 : 256;
+        uint32_t *nt = malloc(nc * sizeof *nt);
+        if (!nt) return tree_str(t, s, n);
+        for (size_t i = 0; i < nc; i++) nt[i] = TREE_NONE;
+        for (size_t i = 0; i < f->icap; i++)
+            if (f->itab[i] != TREE_NONE) {
+                const char *k = tree_s(t, f->itab[i]);
+                size_t j = util_hash(k, strlen(k), 0) & (nc - 1);
+                while (nt[j] != TREE_NONE) j = (j + 1) & (nc - 1);
+                nt[j] = f->itab[i];
+            }
+        free(f->itab);
+        f->itab = nt;
+        f->icap = nc;
+    }
+    if (!f->icap) return tree_str(t, s, n);
+    size_t i = util_hash(s, n, 0) & (f->icap - 1);
+    for (; f->itab[i] != TREE_NONE; i = (i + 1) & (f->icap - 1)) {
+        const char *k = tree_s(t, f->itab[i]);
+        if (strnlen(k, n + 1) == n && !memcmp(k, s, n)) return f->itab[i];
+    }
+    uint32_t off = tree_str(t, s, n);
+    if (off != TREE_NONE && f->in < INTERN_MAX && memchr(s, '\0', n) == NULL) {
+        f->itab[i] = off;
+        f->in++;
+    }
+    return off;
+}
+
+static uint32_t pool_ctext(struct flat *f, const char *s) { return pool_intern(f, s, strlen(s)); }
+
+/* pool_text, shared when short. */
+static uint32_t pool_itext(struct flat *f, const struct jv *v) {
+    struct sbuf *s = &f->tmp;
+    s->n = 0;
+    if (s->b) s->b[0] = '\0';
+    py_text(v, s, 1);
+    if (s->oom) return TREE_NONE;
+    return pool_intern(f, s->b ? s->b : "", s->n);
+}
 
 static struct tparam *new_param(struct flat *f, int state) {
     struct tparam *p = tree_add_param(f->t, f->rec);
@@ -334,7 +390,7 @@ static void null_item(struct flat *f, int state, const char *name) {
     struct tparam *p = new_param(f, state);
     if (!p) return;
     p->is_null = 1;
-    p->data_name = tree_str(f->t, "-1", 2);
+    p->data_name = pool_ctext(f, "-1");
     finish_name(f, p, name);
 }
 
@@ -357,32 +413,32 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     const struct jv *type = jv_get(o, "type"), *dtype = jv_get(o, "dtype"), *shape = jv_get(o, "shape");
     const struct jv *value = jv_get(o, "value"), *md5 = jv_get(o, "md5"), *dn = jv_get(o, "data_name");
     static const char *const stat_keys[4] = {"Max", "Min", "Mean", "Norm"};
-    if (type && type->t == J_STR) p->type = tree_str(t, type->s, type->slen);
-    if (shape) p->shape = pool_text(t, shape, &f->tmp);
+    if (type && type->t == J_STR) p->type = pool_intern(f, type->s, type->slen);
+    if (shape) p->shape = pool_itext(f, shape);
     for (int i = 0; i < 4; i++) to_tval(t, jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
     to_tval(t, jv_get(o, "requires_grad"), &p->req_grad, &f->tmp);
-    if (value) p->value = pool_text(t, value, &f->tmp);
+    if (value) p->value = pool_itext(f, value);
     if (md5 && !(md5->t == J_STR && md5->slen == 0) && md5->t != J_NULL && !(md5->t == J_FALSE)) {
-        p->md5 = pool_text(t, md5, &f->tmp);
+        p->md5 = pool_itext(f, md5);
         p->has_md5 = 1;
     }
     const char *full = name;
     char dnbuf[4096];
     if (dn && dn->t == J_STR && dn->slen) {
-        p->data_name = tree_str(t, dn->s, dn->slen);
+        p->data_name = pool_intern(f, dn->s, dn->slen);
         snprintf(dnbuf, sizeof dnbuf, "%.*s", (int)dn->slen, dn->s);
         char *dot = strrchr(dnbuf, '.');
         if (dot) *dot = '\0';
         full = dnbuf;
-    } else p->data_name = tree_str(t, "-1", 2);
+    } else p->data_name = pool_ctext(f, "-1");
     int has_dtype = dtype && !(dtype->t == J_NULL || dtype->t == J_FALSE || (dtype->t == J_STR && dtype->slen == 0) ||
                                (dtype->t == J_NUM && dtype->d == 0) || ((dtype->t == J_ARR || dtype->t == J_OBJ) && dtype->n == 0));
-    if (has_dtype) p->dtype = pool_text(t, dtype, &f->tmp);
+    if (has_dtype) p->dtype = pool_itext(f, dtype);
     else {
         static const char *const ends[] = {"src", "dst", "group_src", "group_dst", NULL};
-        if (type) p->dtype = pool_text(t, type, &f->tmp);
+        if (type) p->dtype = pool_itext(f, type);
         if (jv_is(type, "torch.Size")) {
-            p->shape = value ? pool_text(t, value, &f->tmp) : tree_str(t, "None", 4);
+            p->shape = value ? pool_itext(f, value) : pool_ctext(f, "None");
         } else if (jv_is(type, "slice")) {
             char sh[64];
             if (value && value->t == J_ARR) {
@@ -396,23 +452,23 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
                 if (rect) snprintf(sh, sizeof sh, "(%u, %u)", value->n, m);
                 else snprintf(sh, sizeof sh, "(%u,)", value->n);
             } else snprintf(sh, sizeof sh, "()");
-            p->shape = tree_str(t, sh, strlen(sh));
+            p->shape = pool_ctext(f, sh);
         } else if (jv_is(type, "ellipsis")) {
-            p->shape = tree_str(t, "[]", 2);
+            p->shape = pool_ctext(f, "[]");
             for (int i = 0; i < 4; i++) to_tval(t, value, &p->stat[i], &f->tmp);
         } else if (last_segment_is(name, ends)) {
-            uint32_t txt = value ? p->value : tree_str(t, "None", 4);
-            p->shape = tree_str(t, "[]", 2);
+            uint32_t txt = value ? p->value : pool_ctext(f, "None");
+            p->shape = pool_ctext(f, "[]");
             for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
         } else if (jv_is(type, "torch.ProcessGroup")) {
             const struct jv *gr = jv_get(o, "group_ranks");
-            uint32_t txt = gr ? pool_text(t, gr, &f->tmp) : tree_str(t, "None", 4);
-            p->shape = tree_str(t, "[]", 2);
+            uint32_t txt = gr ? pool_itext(f, gr) : pool_ctext(f, "None");
+            p->shape = pool_ctext(f, "[]");
             for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
             const struct jv *gid = jv_get(o, "group_id");
-            if (gid) p->group_id = pool_text(t, gid, &f->tmp);
+            if (gid) p->group_id = pool_itext(f, gid);
         } else {
             const char *tn = "NoneType";
             if (value) switch (value->t) {
@@ -425,8 +481,8 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
             }
             char dt[64];
             snprintf(dt, sizeof dt, "<class '%s'>", tn);
-            p->dtype = tree_str(t, dt, strlen(dt));
-            p->shape = tree_str(t, "[]", 2);
+            p->dtype = pool_ctext(f, dt);
+            p->shape = pool_ctext(f, "[]");
             for (int i = 0; i < 4; i++) to_tval(t, value, &p->stat[i], &f->tmp);
         }
     }
@@ -434,7 +490,7 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
         const char *txt = value ? tree_s(t, p->value) : "";
         char hex[16];
         snprintf(hex, sizeof hex, "%08x", crc32_text(txt, strlen(txt)));
-        p->md5 = tree_str(t, hex, 8);
+        p->md5 = pool_intern(f, hex, 8);
     }
     finish_name(f, p, full);
     return p;
@@ -467,8 +523,8 @@ static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int d
         else { null_item(f, state, name); p = f->oom ? NULL : &f->t->params[f->t->nparams - 1]; }
         if (!p) return;
         const struct jv *op = jv_get(v, "op"), *gid = jv_get(v, "group_id");
-        if (op) p->p2p_op = pool_text(f->t, op, &f->tmp);
-        if (gid) p->group_id = pool_text(f->t, gid, &f->tmp);
+        if (op) p->p2p_op = pool_itext(f, op);
+        if (gid) p->group_id = pool_itext(f, gid);
         return;
     }
     const struct jv *type = jv_get(v, "type");
@@ -596,6 +652,7 @@ out:
     free(jp.klens);
     free(f.name.b);
     free(f.tmp.b);
+    free(f.itab);
     json_unmap_file(buf, len);
     return rc;
 }
@@ -733,7 +790,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
         }
     }
     snprintf(path, sizeof path, "%s/construct.json", base);
-    int has_cons = fs_is_file(path);
+    int has_cons = !((flags & GRAPH_NO_CONSTRUCT) && !(flags & GRAPH_BUILD)) && fs_is_file(path);
     if (has_cons && read_construct(t, path, err) != 0) { tree_free(t); return -1; }
     if (flags & GRAPH_BUILD) {
         if (!has_cons) {

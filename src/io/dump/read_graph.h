@@ -36,6 +36,7 @@ long graph_pair(const struct graph_dirs *a, const struct graph_dirs *b, size_t i
 /* Flags for graph_read. */
 #define GRAPH_BUILD 1        /* build the tree (needs a non-empty construct.json) */
 #define GRAPH_NO_STACK 2     /* skip stack.json */
+#define GRAPH_NO_CONSTRUCT 4 /* skip construct.json too (the records alone: the origin search) */
 
 /* Reads dir (a folder holding dump.json, or a dump.json file).  Without
  * GRAPH_BUILD a missing or empty construct.json is fine (the records alone
