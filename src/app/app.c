@@ -700,10 +700,7 @@ static void release(struct app *a) {
     if (a->session.ds) dataset_free(a->session.ds);
     a->session.ds = NULL;
     dataset_free(a->session.bench_ds);
-    mon_cache_free(a->session.mon_cache);   /* after the load thread is joined */
-    a->session.mon_cache = NULL;
-    dump_cache_free(a->session.dump_cache);
-    a->session.dump_cache = NULL;
+    loader_caches_free(&a->session);   /* after the load thread is joined */
     graphs_free(&a->session);   /* first: its threads read the paths until joined */
     for (int i = 0; i < 2; i++) free(a->session.paths[i]);
     free(a->session.parallel_arg);

@@ -39,6 +39,9 @@ struct loader {
 
 int loader_start(struct session *a, struct pt_error *err);    /* background load */
 int loader_finish(struct session *a, struct pt_error *err);   /* join; moves the dataset in */
+/* Frees what loads keep between them (the monitor, dump and curves
+ * caches); after the load thread is joined. */
+void loader_caches_free(struct session *a);
 /* The made-up data of --demo (--demo=RxT: ranks x targets). */
 int loader_demo(int ranks, int targets, struct dataset **out, struct pt_error *err);
 

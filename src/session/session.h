@@ -43,6 +43,7 @@ struct follow;          /* src/session/follow.c: follow mode */
 struct origin_search;   /* src/session/origin_search.c */
 struct mon_cache;       /* src/io/monitor/mon_cache.h */
 struct dump_cache;      /* src/io/dump/dump_cache.h */
+struct curves_cache;    /* src/io/curves/curves_cache.h */
 struct ui;              /* ui/ui.h: the terminal the panes draw on (the session never follows it) */
 
 /* What changed in the shared state (session_changed()). */
@@ -157,6 +158,7 @@ struct session {
     struct mon_cache *mon_cache;  /* owned (src/io/monitor/mon_cache.h): a monitor tree's parsed files, kept
                                      between its loads (made by the first load of trend mode) */
     struct dump_cache *dump_cache;  /* owned (src/io/dump/dump_cache.h): a dump's parsed rank folders, the same */
+    struct curves_cache *curves_cache;  /* owned (src/io/curves/curves_cache.h): a curve input's points, the same */
     struct origin_search *origin;  /* owned (src/session/origin_search.c): the NaN's origin rank, searched after the load */
 
     /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */
