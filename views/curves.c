@@ -12,13 +12,21 @@
  * Series are chosen with j/k (starting on the loss), f goes to the first
  * misaligned step, n/N to the next/previous finding of the series, zoom and
  * pan as in the line chart.  The status line names the cursor's step, both
- * values, the error and the finding there. */
+ * values, the error and the finding there.
+ *
+ * A long run draws in O(columns): when the shown steps are more than two
+ * per dot of the canvas, each dot column draws the smallest to the largest
+ * value of its steps (and joins the last value of the column before to the
+ * first of its own), from min/max pyramids built once per series picked
+ * (model/curves/curves_minmax.h) for both runs and the relative error; the
+ * y range comes from them too.  Fewer steps draw point by point. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/curves/curves.h"
+#include "model/curves/curves_minmax.h"
 #include "model/curves/curves_verdict.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
@@ -62,6 +70,10 @@ struct cv {
     struct cv_find *finds;
     size_t nfinds;
     enum canvas_mode mode;
+    /* min/max pyramids of sp's values, sb's, and rel (the relative error
+     * at each point of sp, NaN where sb has no value there) */
+    struct curves_minmax mp, mb, mr;
+    double *rel;
 };
 
 static const char *base_name(const char *p) {
@@ -108,8 +120,44 @@ static void run_finds(struct cv *c, size_t *cap, const struct curves_run_report 
                      r->nonfinite[i].value, 0);
 }
 
+/* The first point of s at step or after it. */
+static size_t lower(const struct curves_series *s, int64_t step) {
+    size_t lo = 0, hi = s ? s->n : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->pts[mid].step < step) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void free_pyramids(struct cv *c) {
+    curves_minmax_free(&c->mp);
+    curves_minmax_free(&c->mb);
+    curves_minmax_free(&c->mr);
+    free(c->rel);
+    c->rel = NULL;
+}
+
+/* The pyramids of the picked series (once per pick: O(n)); a failed one
+ * leaves its values to be scanned. */
+static void build_pyramids(struct cv *c) {
+    const size_t stride = sizeof(struct curves_point) / sizeof(double);
+    curves_minmax_build(&c->mp, c->sp->n ? &c->sp->pts[0].value : NULL, stride, c->sp->n);
+    if (!c->sb) return;
+    curves_minmax_build(&c->mb, c->sb->n ? &c->sb->pts[0].value : NULL, stride, c->sb->n);
+    if (!(c->rel = malloc((c->sp->n ? c->sp->n : 1) * sizeof *c->rel))) return;
+    for (size_t i = 0, j = 0; i < c->sp->n; i++) {   /* both sorted: one walk */
+        while (j < c->sb->n && c->sb->pts[j].step < c->sp->pts[i].step) j++;
+        c->rel[i] = j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step
+                        ? curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j].value) : NAN;
+    }
+    curves_minmax_build(&c->mr, c->rel, 1, c->sp->n);
+}
+
 /* The selected series' steps and findings. */
 static void pick(struct cv *c, size_t sel) {
+    free_pyramids(c);
     free(c->steps);
     free(c->finds);
     c->steps = NULL;
@@ -134,6 +182,7 @@ static void pick(struct cv *c, size_t sel) {
         c->steps[u++] = m;
     }
     c->nsteps = u;
+    build_pyramids(c);
     size_t cap = 0;
     if (c->have_v) {
         const struct curves_verdict *v = &c->v;
@@ -274,6 +323,36 @@ static void plot(struct canvas *cv, const struct cv *c, const struct curves_seri
     }
 }
 
+/* plot() for many steps a dot: each dot column of the canvas draws the
+ * smallest to the largest value (m: the pyramid of s's values, or of rel)
+ * of the points of s at its steps, joined to the column before by its
+ * first value; a non-finite first or last value breaks the line there, a
+ * column without a point of s leaves it going on. */
+static void plot_dec(struct canvas *cv, const struct cv *c, const struct curves_series *s, const struct curves_minmax *m,
+                     int id, size_t x0, size_t x1, double lo, double hi) {
+    int xd = canvas_xdots(cv), yd = canvas_ydots(cv);
+    size_t span = x1 - x0;
+    double py = NAN;
+    int pd = 0;
+#define YDOT(v) ((hi - ((v) > hi ? hi : (v))) / (hi - lo) * (yd - 1))
+    for (int d = 0; d < xd; d++) {
+        size_t ua = x0 + span * (size_t)d / (size_t)xd, ub = x0 + span * (size_t)(d + 1) / (size_t)xd;
+        if (ua >= ub) continue;
+        size_t ja = lower(s, c->steps[ua]), jb = lower(s, c->steps[ub - 1] + 1);
+        if (ja >= jb) continue;
+        double mn, mx;
+        int q = curves_minmax_query(m, ja, jb, &mn, &mx, NULL);
+        double first = m->v[ja * m->stride], last = m->v[(jb - 1) * m->stride];
+        if (q) {
+            if (isfinite(py) && isfinite(first)) canvas_line(cv, pd, py, d, YDOT(first), id);
+            canvas_line(cv, d, YDOT(mx), d, YDOT(mn), id);
+        }
+        py = q && isfinite(last) ? YDOT(last) : NAN;
+        pd = d;
+    }
+#undef YDOT
+}
+
 static int col_of(const struct canvas *cv, size_t i, size_t x0, size_t x1) {
     int xd = canvas_xdots(cv);
     size_t span = x1 - x0;
@@ -366,21 +445,13 @@ static void cv_draw(struct view *v, struct session *a) {
     if (plot_h < 1) { strip_h = 0; plot_h = v->h - 4; }
     if (plot_h < 1) return;
 
-    /* y range of the shown steps, both runs */
-    double lo = INFINITY, hi = -INFINITY, rhi = 0;
-    struct cv_walk wp, wb;
-    walk_start(&wp, c->sp, c->steps[x0]);
-    walk_start(&wb, c->sb, c->steps[x0]);
-    for (size_t i = x0; i < x1; i++) {
-        double val, pb = NAN;
-        int hp = walk_at(&wp, c->steps[i], &val), hb = walk_at(&wb, c->steps[i], &pb);
-        if (hp && isfinite(val)) { if (val < lo) lo = val; if (val > hi) hi = val; }
-        if (hb && isfinite(pb)) { if (pb < lo) lo = pb; if (pb > hi) hi = pb; }
-        if (hp && hb) {
-            double r = curves_verdict_rel(val, pb);
-            if (isfinite(r) && r > rhi) rhi = r;
-        }
-    }
+    /* y range of the shown steps, both runs (the pyramids: O(log n)) */
+    double lo = INFINITY, hi = -INFINITY, rhi = 0, l, h;
+    int64_t s0 = c->steps[x0], s1 = c->steps[x1 - 1] + 1;
+    size_t pa = lower(c->sp, s0), pz = lower(c->sp, s1);
+    if (curves_minmax_query(&c->mp, pa, pz, &l, &h, NULL)) lo = l, hi = h;
+    if (c->sb && curves_minmax_query(&c->mb, lower(c->sb, s0), lower(c->sb, s1), &l, &h, NULL)) lo = fmin(lo, l), hi = fmax(hi, h);
+    if (c->rel && curves_minmax_query(&c->mr, pa, pz, &l, &h, NULL) && h > 0) rhi = h;
     if (!(lo <= hi)) { lo = 0; hi = 1; }
     if (lo == hi) { double pad = lo == 0 ? 1 : fabs(lo) * 0.1; lo -= pad; hi += pad; }
     if (rhi < 0.02) rhi = 0.02;   /* twice the threshold at least: small errors stay low */
@@ -397,8 +468,12 @@ static void cv_draw(struct view *v, struct session *a) {
 
     struct canvas cv;
     if (canvas_init(&cv, c->mode, pw, plot_h) != 0) return;
-    if (c->sb) plot(&cv, c, c->sb, 1, x0, x1, lo, hi, 0);
-    plot(&cv, c, c->sp, 0, x0, x1, lo, hi, 0);   /* the problem on top */
+    /* more than two steps a dot: min/max per column */
+    int dec = x1 - x0 > 2 * (size_t)canvas_xdots(&cv);
+    if (c->sb && dec) plot_dec(&cv, c, c->sb, &c->mb, 1, x0, x1, lo, hi);
+    else if (c->sb) plot(&cv, c, c->sb, 1, x0, x1, lo, hi, 0);
+    if (dec) plot_dec(&cv, c, c->sp, &c->mp, 0, x0, x1, lo, hi);
+    else plot(&cv, c, c->sp, 0, x0, x1, lo, hi, 0);   /* the problem on top */
     int ccol = col_of(&cv, c->cursor, x0, x1);
     blit(w, u, &cv, 2, px0, ccol);
     canvas_free(&cv);
@@ -434,7 +509,8 @@ static void cv_draw(struct view *v, struct session *a) {
     /* The relative error strip. */
     if (strip_h > 0 && canvas_init(&cv, c->mode, pw, strip_h) == 0) {
         int sy = my + 1;
-        plot(&cv, c, NULL, 2, x0, x1, 0, rhi, 1);
+        if (dec && c->rel) plot_dec(&cv, c, c->sp, &c->mr, 2, x0, x1, 0, rhi);
+        else plot(&cv, c, NULL, 2, x0, x1, 0, rhi, 1);
         blit(w, u, &cv, sy, px0, ccol);
         canvas_free(&cv);
         char rl[32];
@@ -606,6 +682,7 @@ static void cv_free(struct view *v) {
     struct cv *c = v->priv;
     if (!c) return;
     if (c->have_v) curves_verdict_free(&c->v);
+    free_pyramids(c);
     free(c->steps);
     free(c->finds);
     free(c);
