@@ -28,12 +28,13 @@
 #include "model/curves/curves.h"
 #include "model/curves/curves_minmax.h"
 #include "model/curves/curves_verdict.h"
+#include "model/util/rankdirs.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
-enum { CV_LEFT = 1, CV_RIGHT, CV_UP, CV_DOWN, CV_FIRSTMIS, CV_NEXT, CV_PREV, CV_ZIN, CV_ZOUT, CV_HOME, CV_END, CV_WHOLE };
+enum { CV_LEFT = 1, CV_RIGHT, CV_UP, CV_DOWN, CV_FIRSTMIS, CV_NEXT, CV_PREV, CV_ZIN, CV_ZOUT, CV_HOME, CV_END, CV_WHOLE, CV_OPEN };
 
 static const struct keys_row cv_keys[] = {
     {KEYS_LEFT, NULL, CV_LEFT, "cursor to the previous step"}, {'h', NULL, CV_LEFT, "cursor to the previous step"},
@@ -48,6 +49,7 @@ static const struct keys_row cv_keys[] = {
     {'g', NULL, CV_HOME, "cursor to the first step"}, {KEYS_HOME, NULL, CV_HOME, "cursor to the first step"},
     {'G', NULL, CV_END, "cursor to the last step"}, {KEYS_END, NULL, CV_END, "cursor to the last step"},
     {'w', NULL, CV_WHOLE, "show every step"},
+    {KEYS_ENTER, NULL, CV_OPEN, "open the step to dump in the run's dump root (--dump DIR): its heat map, the pass filtered"},
 };
 
 /* A finding of the selected series, at a step. */
@@ -74,6 +76,9 @@ struct cv {
      * at each point of sp, NaN where sb has no value there) */
     struct curves_minmax mp, mb, mr;
     double *rel;
+    /* the dump root attached (a->curves_dump): rank folders of each
+     * dump_next step in it; dump_root 0 none, -1 not a dump root */
+    int dump_root, dump_ranks[2];
 };
 
 static const char *base_name(const char *p) {
@@ -206,12 +211,68 @@ static size_t step_index(const struct cv *c, int64_t step) {
     return lo < c->nsteps ? lo : c->nsteps ? c->nsteps - 1 : 0;
 }
 
+/* The rank folders of the steps to dump in the dump root attached. */
+static void scan_dump(struct cv *c, const struct session *a) {
+    c->dump_root = 0;
+    c->dump_ranks[0] = c->dump_ranks[1] = 0;
+    if (!a->curves_dump || !c->have_v) return;
+    struct util_rankdirs rd = {0};
+    int steps = util_scan_root(a->curves_dump, &rd, NULL, NULL);
+    c->dump_root = steps > 0 ? 1 : -1;
+    for (size_t k = 0; steps > 0 && k < c->v.ndump && k < 2; k++)
+        for (size_t i = 0; i < rd.n; i++) c->dump_ranks[k] += rd.v[i].step == c->v.dump[k].step;
+    util_rankdirs_free(&rd);
+}
+
+/* What the status line says of the step to dump: its passes and whether
+ * they are in the dump root. */
+static void dump_text(const struct cv *c, const struct session *a, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (!c->have_v || !c->v.ndump) return;
+    const struct curves_dump_pass *d = c->v.dump;
+    int n = c->v.ndump > 1 && d[1].step == d[0].step
+                ? snprintf(buf, size, "dump step %lld (%s, %s)", (long long)d[0].step, d[0].pass, d[1].pass)
+            : c->v.ndump > 1 ? snprintf(buf, size, "dump the %s of step %lld, the %s of %lld", d[0].pass, (long long)d[0].step,
+                                        d[1].pass, (long long)d[1].step)
+                             : snprintf(buf, size, "dump the %s of step %lld", d[0].pass, (long long)d[0].step);
+    if (n < 0 || (size_t)n >= size) return;
+    if (c->dump_root < 0) snprintf(buf + n, size - (size_t)n, ": %s is no dump root", a->curves_dump);
+    else if (c->dump_root > 0 && (c->dump_ranks[0] > 0 || c->dump_ranks[1] > 0))
+        snprintf(buf + n, size - (size_t)n, ": in %s (%d rank folder%s), Enter opens it", a->curves_dump,
+                 c->dump_ranks[0] > 0 ? c->dump_ranks[0] : c->dump_ranks[1],
+                 (c->dump_ranks[0] > 0 ? c->dump_ranks[0] : c->dump_ranks[1]) == 1 ? "" : "s");
+    else if (c->dump_root > 0) snprintf(buf + n, size - (size_t)n, ": not in %s", a->curves_dump);
+}
+
+/* Enter: the step to dump opened in the dump root (the shell loads it;
+ * this pane is gone when it returns 0). */
+static int cv_open(struct cv *c, struct session *a) {
+    if (!c->have_v || !c->v.ndump) { session_msg(a, "no step to dump: the curves point to none"); return 1; }
+    if (!a->curves_dump) { session_msg(a, "no dump root: give it with --dump DIR (or probetop LOG DUMPDIR)"); return 1; }
+    if (!a->host || !a->host->open_dump) return 0;
+    size_t k = c->dump_ranks[0] > 0 || c->dump_ranks[1] <= 0 ? 0 : 1;
+    if (c->dump_root <= 0 || c->dump_ranks[k] <= 0) {
+        char t[600];
+        dump_text(c, a, t, sizeof t);
+        session_err(a, "%s", t);
+        return 1;
+    }
+    struct pt_error err;
+    /* copies: the pane and its verdict are freed while the dump opens */
+    int64_t step = c->v.dump[k].step;
+    char pass[32];
+    snprintf(pass, sizeof pass, "%s", c->v.dump[k].pass);
+    if (a->host->open_dump(a, a->curves_dump, step, pass, &err) != 0) session_err(a, "%s", err.msg);
+    return 1;
+}
+
 static void load(struct cv *c, struct session *a) {
     if (c->have_v) curves_verdict_free(&c->v);
     c->have_v = 0;
     c->p = a->ds ? a->ds->curves : NULL;
     c->b = a->bench_ds ? a->bench_ds->curves : NULL;
     if (c->p && curves_verdict_run(c->p, c->b, NULL, &c->v) == 0) c->have_v = 1;
+    scan_dump(c, a);
     size_t sel = 0;
     const struct curves_series *loss = c->p ? curves_find_role(c->p, CURVES_LOSS) : NULL;
     if (loss) sel = (size_t)(loss - c->p->series);
@@ -620,13 +681,13 @@ static int cv_key(struct view *v, struct session *a, int action, int key) {
     case CV_HOME: c->cursor = 0; return 1;
     case CV_END: c->cursor = c->nsteps - 1; return 1;
     case CV_WHOLE: c->xv0 = c->xv1 = 0; session_msg(a, "curves: every step"); return 1;
+    case CV_OPEN: return cv_open(c, a);
     default: return 0;
     }
 }
 
 static void cv_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct cv *c = v->priv;
-    (void)a;
     if (!c->sp || !c->nsteps) { snprintf(buf, size, "no training curves"); return; }
     int64_t st = c->steps[c->cursor];
     double pv, bv;
@@ -645,11 +706,24 @@ static void cv_status(struct view *v, struct session *a, char *buf, size_t size)
         ft[1] = ' ';
         find_text(c, f, ft + 2, sizeof ft - 2);
     }
+    /* with a dump root: whether the step to dump is in it, first (alone
+     * when the verdict's sentence would not fit beside it) */
+    char dt[700] = "";
+    const char *why = c->have_v ? c->v.why : "";
+    if (a->curves_dump) {
+        dump_text(c, a, dt, sizeof dt - 4);
+        if (dt[0] && strlen(dt) + strlen(why) + 40 > (size_t)(v->w > 0 ? v->w : 80)) {
+            snprintf(buf, size, "step %lld  %s %s  %s %s%s%s\n%s", (long long)st, c->b ? "problem" : c->sp->name, ps,
+                     c->b ? "bench" : "", c->b ? bs : "", rs, ft, dt);
+            return;
+        }
+        if (dt[0]) strcat(dt, " | ");
+    }
     if (c->b)
-        snprintf(buf, size, "step %lld  problem %s  bench %s%s%s\n%s: %s  (%zu finding%s)", (long long)st, ps, bs, rs, ft,
+        snprintf(buf, size, "step %lld  problem %s  bench %s%s%s\n%s%s: %s  (%zu finding%s)", (long long)st, ps, bs, rs, ft, dt,
                  c->sp->name, c->have_v ? c->v.why : "", c->nfinds, c->nfinds == 1 ? "" : "s");
     else
-        snprintf(buf, size, "step %lld  %s %s%s\n%s  (%zu finding%s)", (long long)st, c->sp->name, ps, ft,
+        snprintf(buf, size, "step %lld  %s %s%s\n%s%s  (%zu finding%s)", (long long)st, c->sp->name, ps, ft, dt,
                  c->have_v ? c->v.why : "", c->nfinds, c->nfinds == 1 ? "" : "s");
 }
 
@@ -701,7 +775,7 @@ const struct view_ops view_curves = {
     .key = cv_key,
     .notify = cv_notify,
     .status = cv_status,
-    .hints = "h/l step  j/k series  f first misaligned  n/N findings  z/Z zoom  w whole",
+    .hints = "h/l step  j/k series  f first misaligned  n/N findings  z/Z zoom  w whole  Enter open the dump",
     .keys = cv_keys,
     .nkeys = sizeof cv_keys / sizeof cv_keys[0],
 };

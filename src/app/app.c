@@ -44,6 +44,7 @@ const char app_options_help[] =
     "  --micro_step B    true/false: global micro steps (default true, as msProbe; - or _ alike)\n"
     "  --mapping FILE    name replacements, as data2db --mapping\n"
     "  --pattern N=RE    a training log's series N: lines RE matches, (?<step>)(?<value>)\n"
+    "  --dump DIR        training curves: the run's dump root, where Enter opens the step to dump\n"
     "  --db NAME         which .trend.db of a folder to open\n"
     "  --threads N       loader threads (default: one per core)\n"
     "  --mem SIZE        a .trend.db is held whole in memory only within SIZE (512M, 2G;\n"
@@ -127,6 +128,8 @@ static int parse_args(struct app *a, struct ui_opts *uo, int argc, char **argv, 
             }
             continue;
         }
+        v = opt_value(argc, argv, &i, "--dump", &matched, &bad);
+        if (bad || matched) { if (bad) return -1; a->session.curves_dump = v; continue; }
         v = opt_value(argc, argv, &i, "--db", &matched, &bad);
         if (bad) return -1;
         if (matched) { a->session.lopts.db_name = v; continue; }
@@ -640,7 +643,7 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
 
 /* --- start and stop --- */
 
-static int init_panes(struct app *a) {
+int app_init_panes(struct app *a) {
     for (int i = 0; i < a->nviews; i++) {
         struct view *v = &a->views[i];
         struct pt_error err;
@@ -715,7 +718,7 @@ static void release(struct app *a) {
 
 /* msProbe's defaults (dimension step, the first step), the demo too: the
  * burst is there to be found (`]` through the steps, or :step 9). */
-static void data_ready(struct app *a) {
+void app_data_ready(struct app *a) {
     session_data_ready(&a->session);
     graphs_data_ready(&a->session);
     /* not on the first step of a progressive load: once it is whole */
@@ -773,8 +776,8 @@ static int poll_load(struct app *a, int *ready, struct pt_error *err) {
     if (!*ready && a->session.ds) {
         /* the wait is over: its message goes (follow mode kept it after the data came) */
         if (!strncmp(a->session.msg, "waiting for data", 16)) a->session.msg[0] = '\0';
-        data_ready(a);
-        if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
+        app_data_ready(a);
+        if (app_init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         *ready = 1;
         arrange(a);
     }
@@ -922,8 +925,8 @@ int app_main(int argc, char **argv) {
     }
     int ready = 0;
     if (!a->session.load.running && (a->session.ds || !wait_for_data(a))) {
-        if (a->session.ds) data_ready(a);
-        if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
+        if (a->session.ds) app_data_ready(a);
+        if (app_init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         ready = 1;
     }
     if (a->session.follow_arg && follow_on(&a->session, &err) < 0) session_err(&a->session, "follow mode: %s", err.msg);

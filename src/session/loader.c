@@ -234,7 +234,21 @@ int loader_curves_pair(const struct session *a) {
     return a->npaths == 2 && !a->lopts.format && curves_row(a->paths[0]) && curves_row(a->paths[1]);
 }
 
+/* `probetop LOG DUMPDIR`: one curve input and a dump root of its run. */
+static int curves_and_dump(const struct session *a) {
+    if (a->npaths != 2 || a->lopts.format || !curves_row(a->paths[0])) return 0;
+    const struct formats_row *f = formats_detect(a->paths[1]);
+    return f && !strcmp(f->name, "dump");
+}
+
 int loader_bench(struct session *a, struct pt_error *err) {
+    if (a->mode == SESSION_MODE_COMPARE && curves_and_dump(a)) {
+        /* the curves of one run, the dump root attached (the step to dump opens there) */
+        a->mode = SESSION_MODE_TREND;
+        a->curves_dump = a->paths[1];
+        a->npaths = 1;
+        return 0;
+    }
     if (a->mode != SESSION_MODE_COMPARE || !loader_curves_pair(a)) return 0;
     a->mode = SESSION_MODE_TREND;
     struct load_opts o = a->lopts;

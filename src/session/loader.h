@@ -60,8 +60,10 @@ int loader_reload(struct session *a, struct pt_error *err);
 int loader_curves_pair(const struct session *a);
 /* PROBLEM BENCH of training curves (loader_curves_pair) in compare mode:
  * trend mode on the problem run, paths[1] loaded as a->bench_ds (at once:
- * a curve input is small).  0 (nothing done for other inputs), or -1 with
- * err (also when the benchmark holds no curves). */
+ * a curve input is small).  LOG DUMPDIR (a curve input and a dump root of
+ * its run): trend mode on LOG, DUMPDIR its a->curves_dump (paths[1] kept,
+ * npaths 1).  0 (nothing done for other inputs), or -1 with err (also
+ * when the benchmark holds no curves). */
 int loader_bench(struct session *a, struct pt_error *err);
 
 #endif

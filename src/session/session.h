@@ -140,6 +140,12 @@ struct session_host {
     void (*redraw)(struct session *a);
     /* Walks the key and command tables (the help pane). */
     void (*doc)(const struct session_doc_ops *ops, void *ctx);
+    /* The curves pane's step to dump, opened: the input becomes the dump
+     * root root (loaded now, the panes started on it) and the heat map
+     * lands on step (its first micro step), on the metric of pass
+     * ("forward", "backward": a dump's metrics are its passes; NULL any).  0, or -1 with err (the curves
+     * stay when the root does not load). */
+    int (*open_dump)(struct session *a, const char *root, int64_t step, const char *pass, struct pt_error *err);
 };
 
 struct session {
@@ -153,6 +159,10 @@ struct session {
     int demo;                  /* --demo */
     int demo_ranks, demo_targets;   /* --demo=RxT (benchmarks), 0 = the small demo */
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
+    const char *curves_dump;   /* training curves: the dump root of the run, where the curves
+                                  pane's step to dump is looked for and opened: --dump DIR (points
+                                  into argv) or `probetop LOG DUMPDIR` (paths[1], npaths then 1);
+                                  NULL none */
     struct load_opts lopts;
     struct loader load;
     struct mon_cache *mon_cache;  /* owned (src/io/monitor/mon_cache.h): a monitor tree's parsed files, kept
