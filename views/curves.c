@@ -49,7 +49,7 @@ static const struct keys_row cv_keys[] = {
     {'g', NULL, CV_HOME, "cursor to the first step"}, {KEYS_HOME, NULL, CV_HOME, "cursor to the first step"},
     {'G', NULL, CV_END, "cursor to the last step"}, {KEYS_END, NULL, CV_END, "cursor to the last step"},
     {'w', NULL, CV_WHOLE, "show every step"},
-    {KEYS_ENTER, NULL, CV_OPEN, "open the step to dump in the run's dump root (--dump DIR): its heat map, the pass filtered"},
+    {KEYS_ENTER, NULL, CV_OPEN, "open the step to dump in the run's dump root (--dump DIR): the heat map of its pass at that step"},
 };
 
 /* A finding of the selected series, at a step. */
