@@ -4,9 +4,12 @@
  * benchmark CSV); the test appends steps 6 and 7 and half of step 8's
  * line: within 2 s (stretched for sanitizers) the x axis ends at step 7,
  * the half line is "being written", never an error; once the line is
- * whole, step 8 is there with its value.  Each wait is for a state on
- * screen; one that never comes fails the test. */
+ * whole, step 8 is there with its value.  test_events: the same with a
+ * folder of TensorBoard event files (tests/tfevents_write.h), records
+ * appended and one cut in two.  Each wait is for a state on screen; one
+ * that never comes fails the test. */
 #include "pt_test.h"
+#include "tfevents_write.h"
 #include "screen/vt.h"
 #include "screen/vt_check.h"
 
@@ -115,8 +118,63 @@ static void live(int with_bench) {
 static void test_log_alone(void) { live(0); }
 static void test_log_against_bench(void) { live(1); }
 
+static int append_bytes(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "ab");
+    if (!f) return -1;
+    size_t k = fwrite(p, 1, n, f);
+    return fclose(f) == 0 && k == n ? 0 : -1;
+}
+
+static void test_events(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = pt_tmpdir("events");
+    if (!dir) SKIP("no temp dir");
+    char run[1200], file[1300];
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(file, sizeof file, "%s/events.out.tfevents.1700000000.host", run);
+    if (mkdir(run, 0755) != 0) { CHECK(!"mkdir"); return; }
+    struct tfw w = {0}, more = {0}, last = {0};
+    tfw_event(&w, 0, NULL, 0, "brain.Event:2");
+    double loss = 8.0;
+    for (int s = 1; s <= 5; s++, loss *= 0.9) {
+        struct tfw_val v = {"lm loss", TFW_SIMPLE, loss};
+        tfw_event(&w, s, &v, 1, NULL);
+    }
+    CHECK(tfw_save(file, &w) == 0);
+    struct vt vt;
+    const char *args[] = {"--follow", "--ascii", run, NULL};
+    const char *env[] = {"NO_COLOR=1", NULL};
+    if (vt_spawn_app(&vt, 80, 24, args, env) != 0) { CHECK(!"spawn"); return; }
+    VT_WAIT(&vt, vt_has(&vt, "Curves") && vt_has(&vt, "lm loss"));
+    VT_WAIT(&vt, axis_ends(&vt, 5));
+    for (int s = 6; s <= 7; s++, loss *= 0.9) {
+        struct tfw_val v = {"lm loss", TFW_SIMPLE, loss};
+        tfw_event(&more, s, &v, 1, NULL);
+    }
+    struct tfw_val v8 = {"lm loss", TFW_SIMPLE, loss};
+    tfw_event(&last, 8, &v8, 1, NULL);
+    size_t half = last.n / 2;
+    CHECK_INT(append_bytes(file, more.b, more.n), 0);
+    CHECK_INT(append_bytes(file, last.b, half), 0);
+    int keep = vt.timeout_ms;
+    vt.timeout_ms = (int)(2000 * scale());
+    VT_WAIT(&vt, axis_ends(&vt, 7));
+    vt.timeout_ms = keep;
+    CHECKV(&vt, !vt_has(&vt, "error"));
+    CHECK_INT(append_bytes(file, last.b + half, last.n - half), 0);
+    VT_WAIT(&vt, axis_ends(&vt, 8));
+    vt_send(&vt, "G");
+    VT_WAIT(&vt, said(&vt, "step 8  lm loss 3.82638"));
+    vt_send(&vt, "q");
+    vt_close(&vt);
+    free(w.b);
+    free(more.b);
+    free(last.b);
+}
+
 int main(void) {
     RUN(test_log_alone);
     RUN(test_log_against_bench);
+    RUN(test_events);
     PT_DONE();
 }
