@@ -153,6 +153,10 @@ static void build_pyramids(struct cv *c) {
     curves_minmax_build(&c->mb, c->sb->n ? &c->sb->pts[0].value : NULL, stride, c->sb->n);
     if (!(c->rel = malloc((c->sp->n ? c->sp->n : 1) * sizeof *c->rel))) return;
     for (size_t i = 0, j = 0; i < c->sp->n; i++) {   /* both sorted: one walk */
+        if (j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step) {   /* the same steps: no search */
+            c->rel[i] = curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j++].value);
+            continue;
+        }
         while (j < c->sb->n && c->sb->pts[j].step < c->sp->pts[i].step) j++;
         c->rel[i] = j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step
                         ? curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j].value) : NAN;
@@ -177,8 +181,15 @@ static void pick(struct cv *c, size_t sel) {
     c->sb = bench_of(c->b, c->sp);
     size_t n = c->sp->n + (c->sb ? c->sb->n : 0);
     if (!n || !(c->steps = malloc(n * sizeof *c->steps))) return;
-    /* both finished (sorted by step, one point a step): a merge */
+    /* both finished (sorted by step, one point a step): a merge; first
+     * a straight copy, which is all when the runs logged the same steps
+     * (the usual pair) or there is one run */
     size_t i = 0, j = 0, u = 0, nb = c->sb ? c->sb->n : 0;
+    if (!nb || nb == c->sp->n) {
+        for (; u < c->sp->n && (!nb || c->sp->pts[u].step == c->sb->pts[u].step); u++) c->steps[u] = c->sp->pts[u].step;
+        if (u == c->sp->n) i = j = u;
+        else u = 0;
+    }
     while (i < c->sp->n || j < nb) {
         int64_t a = i < c->sp->n ? c->sp->pts[i].step : INT64_MAX, b = j < nb ? c->sb->pts[j].step : INT64_MAX;
         int64_t m = a < b ? a : b;
