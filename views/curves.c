@@ -12,20 +12,29 @@
  * Series are chosen with j/k (starting on the loss), f goes to the first
  * misaligned step, n/N to the next/previous finding of the series, zoom and
  * pan as in the line chart.  The status line names the cursor's step, both
- * values, the error and the finding there. */
+ * values, the error and the finding there.
+ *
+ * A long run draws in O(columns): when the shown steps are more than two
+ * per dot of the canvas, each dot column draws the smallest to the largest
+ * value of its steps (and joins the last value of the column before to the
+ * first of its own), from min/max pyramids built once per series picked
+ * (model/curves/curves_minmax.h) for both runs and the relative error; the
+ * y range comes from them too.  Fewer steps draw point by point. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/curves/curves.h"
+#include "model/curves/curves_minmax.h"
 #include "model/curves/curves_verdict.h"
+#include "model/util/rankdirs.h"
 #include "ui/canvas.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
-enum { CV_LEFT = 1, CV_RIGHT, CV_UP, CV_DOWN, CV_FIRSTMIS, CV_NEXT, CV_PREV, CV_ZIN, CV_ZOUT, CV_HOME, CV_END, CV_WHOLE };
+enum { CV_LEFT = 1, CV_RIGHT, CV_UP, CV_DOWN, CV_FIRSTMIS, CV_NEXT, CV_PREV, CV_ZIN, CV_ZOUT, CV_HOME, CV_END, CV_WHOLE, CV_OPEN };
 
 static const struct keys_row cv_keys[] = {
     {KEYS_LEFT, NULL, CV_LEFT, "cursor to the previous step"}, {'h', NULL, CV_LEFT, "cursor to the previous step"},
@@ -40,6 +49,7 @@ static const struct keys_row cv_keys[] = {
     {'g', NULL, CV_HOME, "cursor to the first step"}, {KEYS_HOME, NULL, CV_HOME, "cursor to the first step"},
     {'G', NULL, CV_END, "cursor to the last step"}, {KEYS_END, NULL, CV_END, "cursor to the last step"},
     {'w', NULL, CV_WHOLE, "show every step"},
+    {KEYS_ENTER, NULL, CV_OPEN, "open the step to dump in the run's dump root (--dump DIR): the heat map of its pass at that step"},
 };
 
 /* A finding of the selected series, at a step. */
@@ -62,6 +72,13 @@ struct cv {
     struct cv_find *finds;
     size_t nfinds;
     enum canvas_mode mode;
+    /* min/max pyramids of sp's values, sb's, and rel (the relative error
+     * at each point of sp, NaN where sb has no value there) */
+    struct curves_minmax mp, mb, mr;
+    double *rel;
+    /* the dump root attached (a->curves_dump): rank folders of each
+     * dump_next step in it; dump_root 0 none, -1 not a dump root */
+    int dump_root, dump_ranks[2];
 };
 
 static const char *base_name(const char *p) {
@@ -108,8 +125,48 @@ static void run_finds(struct cv *c, size_t *cap, const struct curves_run_report 
                      r->nonfinite[i].value, 0);
 }
 
+/* The first point of s at step or after it. */
+static size_t lower(const struct curves_series *s, int64_t step) {
+    size_t lo = 0, hi = s ? s->n : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->pts[mid].step < step) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void free_pyramids(struct cv *c) {
+    curves_minmax_free(&c->mp);
+    curves_minmax_free(&c->mb);
+    curves_minmax_free(&c->mr);
+    free(c->rel);
+    c->rel = NULL;
+}
+
+/* The pyramids of the picked series (once per pick: O(n)); a failed one
+ * leaves its values to be scanned. */
+static void build_pyramids(struct cv *c) {
+    const size_t stride = sizeof(struct curves_point) / sizeof(double);
+    curves_minmax_build(&c->mp, c->sp->n ? &c->sp->pts[0].value : NULL, stride, c->sp->n);
+    if (!c->sb) return;
+    curves_minmax_build(&c->mb, c->sb->n ? &c->sb->pts[0].value : NULL, stride, c->sb->n);
+    if (!(c->rel = malloc((c->sp->n ? c->sp->n : 1) * sizeof *c->rel))) return;
+    for (size_t i = 0, j = 0; i < c->sp->n; i++) {   /* both sorted: one walk */
+        if (j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step) {   /* the same steps: no search */
+            c->rel[i] = curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j++].value);
+            continue;
+        }
+        while (j < c->sb->n && c->sb->pts[j].step < c->sp->pts[i].step) j++;
+        c->rel[i] = j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step
+                        ? curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j].value) : NAN;
+    }
+    curves_minmax_build(&c->mr, c->rel, 1, c->sp->n);
+}
+
 /* The selected series' steps and findings. */
 static void pick(struct cv *c, size_t sel) {
+    free_pyramids(c);
     free(c->steps);
     free(c->finds);
     c->steps = NULL;
@@ -124,8 +181,15 @@ static void pick(struct cv *c, size_t sel) {
     c->sb = bench_of(c->b, c->sp);
     size_t n = c->sp->n + (c->sb ? c->sb->n : 0);
     if (!n || !(c->steps = malloc(n * sizeof *c->steps))) return;
-    /* both finished (sorted by step, one point a step): a merge */
+    /* both finished (sorted by step, one point a step): a merge; first
+     * a straight copy, which is all when the runs logged the same steps
+     * (the usual pair) or there is one run */
     size_t i = 0, j = 0, u = 0, nb = c->sb ? c->sb->n : 0;
+    if (!nb || nb == c->sp->n) {
+        for (; u < c->sp->n && (!nb || c->sp->pts[u].step == c->sb->pts[u].step); u++) c->steps[u] = c->sp->pts[u].step;
+        if (u == c->sp->n) i = j = u;
+        else u = 0;
+    }
     while (i < c->sp->n || j < nb) {
         int64_t a = i < c->sp->n ? c->sp->pts[i].step : INT64_MAX, b = j < nb ? c->sb->pts[j].step : INT64_MAX;
         int64_t m = a < b ? a : b;
@@ -134,6 +198,7 @@ static void pick(struct cv *c, size_t sel) {
         c->steps[u++] = m;
     }
     c->nsteps = u;
+    build_pyramids(c);
     size_t cap = 0;
     if (c->have_v) {
         const struct curves_verdict *v = &c->v;
@@ -157,12 +222,68 @@ static size_t step_index(const struct cv *c, int64_t step) {
     return lo < c->nsteps ? lo : c->nsteps ? c->nsteps - 1 : 0;
 }
 
+/* The rank folders of the steps to dump in the dump root attached. */
+static void scan_dump(struct cv *c, const struct session *a) {
+    c->dump_root = 0;
+    c->dump_ranks[0] = c->dump_ranks[1] = 0;
+    if (!a->curves_dump || !c->have_v) return;
+    struct util_rankdirs rd = {0};
+    int steps = util_scan_root(a->curves_dump, &rd, NULL, NULL);
+    c->dump_root = steps > 0 ? 1 : -1;
+    for (size_t k = 0; steps > 0 && k < c->v.ndump && k < 2; k++)
+        for (size_t i = 0; i < rd.n; i++) c->dump_ranks[k] += rd.v[i].step == c->v.dump[k].step;
+    util_rankdirs_free(&rd);
+}
+
+/* What the status line says of the step to dump: its passes and whether
+ * they are in the dump root. */
+static void dump_text(const struct cv *c, const struct session *a, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (!c->have_v || !c->v.ndump) return;
+    const struct curves_dump_pass *d = c->v.dump;
+    int n = c->v.ndump > 1 && d[1].step == d[0].step
+                ? snprintf(buf, size, "dump step %lld (%s, %s)", (long long)d[0].step, d[0].pass, d[1].pass)
+            : c->v.ndump > 1 ? snprintf(buf, size, "dump the %s of step %lld, the %s of %lld", d[0].pass, (long long)d[0].step,
+                                        d[1].pass, (long long)d[1].step)
+                             : snprintf(buf, size, "dump the %s of step %lld", d[0].pass, (long long)d[0].step);
+    if (n < 0 || (size_t)n >= size) return;
+    if (c->dump_root < 0) snprintf(buf + n, size - (size_t)n, ": %s is no dump root", a->curves_dump);
+    else if (c->dump_root > 0 && (c->dump_ranks[0] > 0 || c->dump_ranks[1] > 0))
+        snprintf(buf + n, size - (size_t)n, ": in %s (%d rank folder%s), Enter opens it", a->curves_dump,
+                 c->dump_ranks[0] > 0 ? c->dump_ranks[0] : c->dump_ranks[1],
+                 (c->dump_ranks[0] > 0 ? c->dump_ranks[0] : c->dump_ranks[1]) == 1 ? "" : "s");
+    else if (c->dump_root > 0) snprintf(buf + n, size - (size_t)n, ": not in %s", a->curves_dump);
+}
+
+/* Enter: the step to dump opened in the dump root (the shell loads it;
+ * this pane is gone when it returns 0). */
+static int cv_open(struct cv *c, struct session *a) {
+    if (!c->have_v || !c->v.ndump) { session_msg(a, "no step to dump: the curves point to none"); return 1; }
+    if (!a->curves_dump) { session_msg(a, "no dump root: give it with --dump DIR (or probetop LOG DUMPDIR)"); return 1; }
+    if (!a->host || !a->host->open_dump) return 0;
+    size_t k = c->dump_ranks[0] > 0 || c->dump_ranks[1] <= 0 ? 0 : 1;
+    if (c->dump_root <= 0 || c->dump_ranks[k] <= 0) {
+        char t[600];
+        dump_text(c, a, t, sizeof t);
+        session_err(a, "%s", t);
+        return 1;
+    }
+    struct pt_error err;
+    /* copies: the pane and its verdict are freed while the dump opens */
+    int64_t step = c->v.dump[k].step;
+    char pass[32];
+    snprintf(pass, sizeof pass, "%s", c->v.dump[k].pass);
+    if (a->host->open_dump(a, a->curves_dump, step, pass, &err) != 0) session_err(a, "%s", err.msg);
+    return 1;
+}
+
 static void load(struct cv *c, struct session *a) {
     if (c->have_v) curves_verdict_free(&c->v);
     c->have_v = 0;
     c->p = a->ds ? a->ds->curves : NULL;
     c->b = a->bench_ds ? a->bench_ds->curves : NULL;
     if (c->p && curves_verdict_run(c->p, c->b, NULL, &c->v) == 0) c->have_v = 1;
+    scan_dump(c, a);
     size_t sel = 0;
     const struct curves_series *loss = c->p ? curves_find_role(c->p, CURVES_LOSS) : NULL;
     if (loss) sel = (size_t)(loss - c->p->series);
@@ -274,6 +395,36 @@ static void plot(struct canvas *cv, const struct cv *c, const struct curves_seri
     }
 }
 
+/* plot() for many steps a dot: each dot column of the canvas draws the
+ * smallest to the largest value (m: the pyramid of s's values, or of rel)
+ * of the points of s at its steps, joined to the column before by its
+ * first value; a non-finite first or last value breaks the line there, a
+ * column without a point of s leaves it going on. */
+static void plot_dec(struct canvas *cv, const struct cv *c, const struct curves_series *s, const struct curves_minmax *m,
+                     int id, size_t x0, size_t x1, double lo, double hi) {
+    int xd = canvas_xdots(cv), yd = canvas_ydots(cv);
+    size_t span = x1 - x0;
+    double py = NAN;
+    int pd = 0;
+#define YDOT(v) ((hi - ((v) > hi ? hi : (v))) / (hi - lo) * (yd - 1))
+    for (int d = 0; d < xd; d++) {
+        size_t ua = x0 + span * (size_t)d / (size_t)xd, ub = x0 + span * (size_t)(d + 1) / (size_t)xd;
+        if (ua >= ub) continue;
+        size_t ja = lower(s, c->steps[ua]), jb = lower(s, c->steps[ub - 1] + 1);
+        if (ja >= jb) continue;
+        double mn, mx;
+        int q = curves_minmax_query(m, ja, jb, &mn, &mx, NULL);
+        double first = m->v[ja * m->stride], last = m->v[(jb - 1) * m->stride];
+        if (q) {
+            if (isfinite(py) && isfinite(first)) canvas_line(cv, pd, py, d, YDOT(first), id);
+            canvas_line(cv, d, YDOT(mx), d, YDOT(mn), id);
+        }
+        py = q && isfinite(last) ? YDOT(last) : NAN;
+        pd = d;
+    }
+#undef YDOT
+}
+
 static int col_of(const struct canvas *cv, size_t i, size_t x0, size_t x1) {
     int xd = canvas_xdots(cv);
     size_t span = x1 - x0;
@@ -366,21 +517,13 @@ static void cv_draw(struct view *v, struct session *a) {
     if (plot_h < 1) { strip_h = 0; plot_h = v->h - 4; }
     if (plot_h < 1) return;
 
-    /* y range of the shown steps, both runs */
-    double lo = INFINITY, hi = -INFINITY, rhi = 0;
-    struct cv_walk wp, wb;
-    walk_start(&wp, c->sp, c->steps[x0]);
-    walk_start(&wb, c->sb, c->steps[x0]);
-    for (size_t i = x0; i < x1; i++) {
-        double val, pb = NAN;
-        int hp = walk_at(&wp, c->steps[i], &val), hb = walk_at(&wb, c->steps[i], &pb);
-        if (hp && isfinite(val)) { if (val < lo) lo = val; if (val > hi) hi = val; }
-        if (hb && isfinite(pb)) { if (pb < lo) lo = pb; if (pb > hi) hi = pb; }
-        if (hp && hb) {
-            double r = curves_verdict_rel(val, pb);
-            if (isfinite(r) && r > rhi) rhi = r;
-        }
-    }
+    /* y range of the shown steps, both runs (the pyramids: O(log n)) */
+    double lo = INFINITY, hi = -INFINITY, rhi = 0, l, h;
+    int64_t s0 = c->steps[x0], s1 = c->steps[x1 - 1] + 1;
+    size_t pa = lower(c->sp, s0), pz = lower(c->sp, s1);
+    if (curves_minmax_query(&c->mp, pa, pz, &l, &h, NULL)) lo = l, hi = h;
+    if (c->sb && curves_minmax_query(&c->mb, lower(c->sb, s0), lower(c->sb, s1), &l, &h, NULL)) lo = fmin(lo, l), hi = fmax(hi, h);
+    if (c->rel && curves_minmax_query(&c->mr, pa, pz, &l, &h, NULL) && h > 0) rhi = h;
     if (!(lo <= hi)) { lo = 0; hi = 1; }
     if (lo == hi) { double pad = lo == 0 ? 1 : fabs(lo) * 0.1; lo -= pad; hi += pad; }
     if (rhi < 0.02) rhi = 0.02;   /* twice the threshold at least: small errors stay low */
@@ -397,8 +540,12 @@ static void cv_draw(struct view *v, struct session *a) {
 
     struct canvas cv;
     if (canvas_init(&cv, c->mode, pw, plot_h) != 0) return;
-    if (c->sb) plot(&cv, c, c->sb, 1, x0, x1, lo, hi, 0);
-    plot(&cv, c, c->sp, 0, x0, x1, lo, hi, 0);   /* the problem on top */
+    /* more than two steps a dot: min/max per column */
+    int dec = x1 - x0 > 2 * (size_t)canvas_xdots(&cv);
+    if (c->sb && dec) plot_dec(&cv, c, c->sb, &c->mb, 1, x0, x1, lo, hi);
+    else if (c->sb) plot(&cv, c, c->sb, 1, x0, x1, lo, hi, 0);
+    if (dec) plot_dec(&cv, c, c->sp, &c->mp, 0, x0, x1, lo, hi);
+    else plot(&cv, c, c->sp, 0, x0, x1, lo, hi, 0);   /* the problem on top */
     int ccol = col_of(&cv, c->cursor, x0, x1);
     blit(w, u, &cv, 2, px0, ccol);
     canvas_free(&cv);
@@ -434,7 +581,8 @@ static void cv_draw(struct view *v, struct session *a) {
     /* The relative error strip. */
     if (strip_h > 0 && canvas_init(&cv, c->mode, pw, strip_h) == 0) {
         int sy = my + 1;
-        plot(&cv, c, NULL, 2, x0, x1, 0, rhi, 1);
+        if (dec && c->rel) plot_dec(&cv, c, c->sp, &c->mr, 2, x0, x1, 0, rhi);
+        else plot(&cv, c, NULL, 2, x0, x1, 0, rhi, 1);
         blit(w, u, &cv, sy, px0, ccol);
         canvas_free(&cv);
         char rl[32];
@@ -544,13 +692,13 @@ static int cv_key(struct view *v, struct session *a, int action, int key) {
     case CV_HOME: c->cursor = 0; return 1;
     case CV_END: c->cursor = c->nsteps - 1; return 1;
     case CV_WHOLE: c->xv0 = c->xv1 = 0; session_msg(a, "curves: every step"); return 1;
+    case CV_OPEN: return cv_open(c, a);
     default: return 0;
     }
 }
 
 static void cv_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct cv *c = v->priv;
-    (void)a;
     if (!c->sp || !c->nsteps) { snprintf(buf, size, "no training curves"); return; }
     int64_t st = c->steps[c->cursor];
     double pv, bv;
@@ -569,11 +717,24 @@ static void cv_status(struct view *v, struct session *a, char *buf, size_t size)
         ft[1] = ' ';
         find_text(c, f, ft + 2, sizeof ft - 2);
     }
+    /* with a dump root: whether the step to dump is in it, first (alone
+     * when the verdict's sentence would not fit beside it) */
+    char dt[700] = "";
+    const char *why = c->have_v ? c->v.why : "";
+    if (a->curves_dump) {
+        dump_text(c, a, dt, sizeof dt - 4);
+        if (dt[0] && strlen(dt) + strlen(why) + 40 > (size_t)(v->w > 0 ? v->w : 80)) {
+            snprintf(buf, size, "step %lld  %s %s  %s %s%s%s\n%s", (long long)st, c->b ? "problem" : c->sp->name, ps,
+                     c->b ? "bench" : "", c->b ? bs : "", rs, ft, dt);
+            return;
+        }
+        if (dt[0]) strcat(dt, " | ");
+    }
     if (c->b)
-        snprintf(buf, size, "step %lld  problem %s  bench %s%s%s\n%s: %s  (%zu finding%s)", (long long)st, ps, bs, rs, ft,
+        snprintf(buf, size, "step %lld  problem %s  bench %s%s%s\n%s%s: %s  (%zu finding%s)", (long long)st, ps, bs, rs, ft, dt,
                  c->sp->name, c->have_v ? c->v.why : "", c->nfinds, c->nfinds == 1 ? "" : "s");
     else
-        snprintf(buf, size, "step %lld  %s %s%s\n%s  (%zu finding%s)", (long long)st, c->sp->name, ps, ft,
+        snprintf(buf, size, "step %lld  %s %s%s\n%s%s  (%zu finding%s)", (long long)st, c->sp->name, ps, ft, dt,
                  c->have_v ? c->v.why : "", c->nfinds, c->nfinds == 1 ? "" : "s");
 }
 
@@ -606,6 +767,7 @@ static void cv_free(struct view *v) {
     struct cv *c = v->priv;
     if (!c) return;
     if (c->have_v) curves_verdict_free(&c->v);
+    free_pyramids(c);
     free(c->steps);
     free(c->finds);
     free(c);
@@ -624,7 +786,7 @@ const struct view_ops view_curves = {
     .key = cv_key,
     .notify = cv_notify,
     .status = cv_status,
-    .hints = "h/l step  j/k series  f first misaligned  n/N findings  z/Z zoom  w whole",
+    .hints = "h/l step  j/k series  f first misaligned  n/N findings  z/Z zoom  w whole  Enter open the dump",
     .keys = cv_keys,
     .nkeys = sizeof cv_keys / sizeof cv_keys[0],
 };

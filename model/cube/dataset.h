@@ -27,6 +27,7 @@
 /* One row of the reader table (src/io/formats.h): the model only points at it. */
 struct formats_row;
 struct mon_cache;
+struct curves_cache;       /* src/io/curves/curves_cache.h */
 struct dump_cache;
 
 /* Progress: called from the loading thread with what is done of the total. */
@@ -68,6 +69,10 @@ struct load_opts {
     /* Dumps: the parsed rank folders kept between loads, within a memory
      * budget (src/io/dump/dump_cache.h); NULL: each load parses everything. */
     struct dump_cache *dump_cache;
+    /* Training curves in follow mode: the points and reader state kept
+     * between loads (src/io/curves/curves_cache.h), so that a reload reads
+     * only what was appended.  NULL: each load reads everything. */
+    struct curves_cache *curves_cache;
     /* Text training logs: --pattern NAME=REGEX, in the order given (not
      * owned; before the patterns file's: probetop-formats(5), TRAINING
      * CURVES).  load_opts_add_pattern() appends. */

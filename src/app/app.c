@@ -514,37 +514,6 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
 
 /* --- start and stop --- */
 
-static int init_panes(struct app *a) {
-    for (int i = 0; i < a->nviews; i++) {
-        struct view *v = &a->views[i];
-        struct pt_error err;
-        if (v->ops->available && !v->ops->available(&a->session)) continue;
-        if (v->ops->init && v->ops->init(v, &a->session, &err) < 0) {
-            session_err(&a->session, "%s: %s", v->ops->title, err.msg);
-            continue;
-        }
-        v->live = 1;
-    }
-    /* Two runs or a .vis.db: the run summary (several pairs), else the tree first. */
-    if (a->session.mode != SESSION_MODE_TREND && (app_show(a, "summary") == 0 || app_show(a, "tree") == 0)) {
-        a->prev_screen = a->screen;
-        return 0;
-    }
-    /* Training curves: their own screen first. */
-    if (a->session.ds && a->session.ds->curves && app_show(a, "curves") == 0) { a->prev_screen = a->screen; return 0; }
-    /* The first screen (not help, not the load report) with a live pane. */
-    for (int s = 0; s < a->nscreens; s++) {
-        if (!strcmp(a->screens[s].name, "help") || !strcmp(a->screens[s].name, "report")) continue;
-        int i = app_first_pane(a, s);
-        if (i >= 0) {
-            a->screen = a->prev_screen = s;
-            a->focus = i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static void free_all(struct app *a) {
     free(a->export_path);
     a->export_path = NULL;
@@ -574,10 +543,7 @@ static void release(struct app *a) {
     if (a->session.ds) dataset_free(a->session.ds);
     a->session.ds = NULL;
     loader_bench_free(&a->session);   /* the benchmark run (curves or trend data) */
-    mon_cache_free(a->session.mon_cache);   /* after the load thread is joined */
-    a->session.mon_cache = NULL;
-    dump_cache_free(a->session.dump_cache);
-    a->session.dump_cache = NULL;
+    loader_caches_free(&a->session);   /* after the load thread is joined */
     graphs_free(&a->session);   /* first: its threads read the paths until joined */
     for (int i = 0; i < 2; i++) free(a->session.paths[i]);
     free(a->session.parallel_arg);
@@ -591,22 +557,6 @@ static void release(struct app *a) {
     demo_session_close(&a->session);   /* last: every reader of its folder is done */
 }
 
-/* msProbe's defaults (dimension step, the first step), --demo=trend too: the
- * burst is there to be found (`]` through the steps, or :step 9). */
-static void data_ready(struct app *a) {
-    session_data_ready(&a->session);
-    graphs_data_ready(&a->session);
-    /* not on the first step of a progressive load: once it is whole */
-    if (!a->session.load.running) origin_search_start(&a->session);
-    /* a rank that did not load is not silently missing from the map */
-    if (a->session.ds && a->session.ds->nskipped) {
-        char esc[300];
-        const char *why = a->session.ds->nwarnings ? a->session.ds->warnings[0] : a->session.ds->skipped[0];
-        session_err(&a->session, "%zu file%s skipped (:skipped lists them): %s", a->session.ds->nskipped,
-                    a->session.ds->nskipped == 1 ? "" : "s",
-                pt_escape(why, strlen(why), esc, sizeof esc));
-    }
-}
 
 /* A lazy .trend.db (--mem): starts and installs its background load; 1
  * when the screen changes. */
@@ -651,8 +601,8 @@ static int poll_load(struct app *a, int *ready, struct pt_error *err) {
     if (!*ready && a->session.ds) {
         /* the wait is over: its message goes (follow mode kept it after the data came) */
         if (!strncmp(a->session.msg, "waiting for data", 16)) a->session.msg[0] = '\0';
-        data_ready(a);
-        if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
+        app_data_ready(a);
+        if (app_init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         *ready = 1;
         arrange(a);
     }
@@ -802,8 +752,8 @@ int app_main(int argc, char **argv) {
     }
     int ready = 0;
     if (!a->session.load.running && (a->session.ds || !wait_for_data(a))) {
-        if (a->session.ds) data_ready(a);
-        if (init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
+        if (a->session.ds) app_data_ready(a);
+        if (app_init_panes(a) < 0) session_err(&a->session, "nothing to show for this input");
         ready = 1;
     }
     if (a->session.follow_arg && follow_on(&a->session, &err) < 0) session_err(&a->session, "follow mode: %s", err.msg);

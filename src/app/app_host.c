@@ -34,4 +34,5 @@ const struct session_host app_host = {
     .back = host_back,
     .redraw = host_redraw,
     .doc = app_doc_walk,
+    .open_dump = app_open_dump,
 };

@@ -90,6 +90,12 @@ int app_first_pane(const struct app *a, int screen);
 struct view *app_view(struct app *a, const char *name);
 /* Shows the screen of pane `name` and focuses it; -1 if it does not exist. */
 int app_show(struct app *a, const char *name);
+/* The data is in (session defaults, the graphs' steps, the origin search);
+ * the panes started on it and the first screen chosen (-1: nothing to show). */
+void app_data_ready(struct app *a);
+int app_init_panes(struct app *a);
+/* session_host.open_dump (app_reopen.c). */
+int app_open_dump(struct session *s, const char *root, int64_t step, const char *pass, struct pt_error *err);
 /* The key and command tables as one document (struct session_doc_ops). */
 void app_doc_walk(const struct session_doc_ops *ops, void *ctx);
 /* Draws the key bar (F1 Help, the screens by name, F10 Quit...) into w,

@@ -12,6 +12,7 @@
 #include "src/session/session.h"
 #include "src/session/swap.h"
 #include "src/session/trendpair.h"
+#include "src/io/curves/curves_cache.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/monitor/mon_cache.h"
 
@@ -99,9 +100,12 @@ static int start(struct session *a, int progressive, int reload, struct pt_error
         if (!a->mon_cache && !(a->mon_cache = mon_cache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
         /* a dump's parses within the --mem budget */
         if (!a->dump_cache && !(a->dump_cache = dump_cache_new(a->lopts.mem_budget))) return pt_errorf(err, "out of memory");
+        /* a training log or event files being written: only what was appended */
+        if (!a->curves_cache && !(a->curves_cache = curves_cache_new())) return pt_errorf(err, "out of memory");
     }
     l->opts.mon_cache = a->mode == SESSION_MODE_TREND ? a->mon_cache : NULL;
     l->opts.dump_cache = a->mode == SESSION_MODE_TREND ? a->dump_cache : NULL;
+    l->opts.curves_cache = a->mode == SESSION_MODE_TREND ? a->curves_cache : NULL;
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, run, a) != 0) {
         pthread_mutex_destroy(&l->mu);
@@ -189,6 +193,15 @@ int loader_poll(struct session *a, struct pt_error *err) {
     return ev | install(a, d, err);
 }
 
+void loader_caches_free(struct session *a) {
+    mon_cache_free(a->mon_cache);
+    a->mon_cache = NULL;
+    dump_cache_free(a->dump_cache);
+    a->dump_cache = NULL;
+    curves_cache_free(a->curves_cache);
+    a->curves_cache = NULL;
+}
+
 int loader_demo(int ranks, int targets, struct dataset **out, struct pt_error *err) {
     *out = NULL;
     struct dataset *d = calloc(1, sizeof *d);
@@ -222,13 +235,28 @@ int loader_curves_pair(const struct session *a) {
     return a->npaths == 2 && !a->lopts.format && curves_row(a->paths[0]) && curves_row(a->paths[1]);
 }
 
+/* `probetop LOG DUMPDIR`: one curve input and a dump root of its run. */
+static int curves_and_dump(const struct session *a) {
+    if (a->npaths != 2 || a->lopts.format || !curves_row(a->paths[0])) return 0;
+    const struct formats_row *f = formats_detect(a->paths[1]);
+    return f && !strcmp(f->name, "dump");
+}
+
 int loader_bench(struct session *a, struct pt_error *err) {
+    if (a->mode == SESSION_MODE_COMPARE && curves_and_dump(a)) {
+        /* the curves of one run, the dump root attached (the step to dump opens there) */
+        a->mode = SESSION_MODE_TREND;
+        a->curves_dump = a->paths[1];
+        a->npaths = 1;
+        return 0;
+    }
     if (a->mode == SESSION_MODE_COMPARE && !loader_curves_pair(a)) return trendpair_open(a, err);   /* two runs of trend data? */
     if (a->mode != SESSION_MODE_COMPARE) return 0;
     a->mode = SESSION_MODE_TREND;
     struct load_opts o = a->lopts;
     o.mon_cache = NULL;
     o.dump_cache = NULL;
+    o.curves_cache = NULL;
     struct dataset *d = NULL;
     if (load_dataset(a->paths[1], &o, &d, err) != 0) return -1;
     if (!d->curves) {

@@ -39,6 +39,9 @@ struct loader {
 
 int loader_start(struct session *a, struct pt_error *err);    /* background load */
 int loader_finish(struct session *a, struct pt_error *err);   /* join; moves the dataset in */
+/* Frees what loads keep between them (the monitor, dump and curves
+ * caches); after the load thread is joined. */
+void loader_caches_free(struct session *a);
 /* The made-up data of --demo (--demo=RxT: ranks x targets). */
 int loader_demo(int ranks, int targets, struct dataset **out, struct pt_error *err);
 
@@ -58,8 +61,10 @@ int loader_curves_pair(const struct session *a);
 /* PROBLEM BENCH of training curves (loader_curves_pair) in compare mode:
  * trend mode on the problem run, paths[1] loaded as a->bench_ds (at once:
  * a curve input is small).  Two runs of trend data likewise, with their
- * pair (src/session/trendpair.h).  0 (nothing done for other inputs), or
- * -1 with err (also when the benchmark holds no curves). */
+ * pair (src/session/trendpair.h).  LOG DUMPDIR (a curve input and a dump
+ * root of its run): trend mode on LOG, DUMPDIR its a->curves_dump
+ * (paths[1] kept, npaths 1).  0 (nothing done for other inputs), or -1
+ * with err (also when the benchmark holds no curves). */
 int loader_bench(struct session *a, struct pt_error *err);
 /* Frees what loader_bench loaded (a->bench_ds, the pair). */
 void loader_bench_free(struct session *a);

@@ -45,6 +45,7 @@ struct origin_search;   /* src/session/origin_search.c */
 struct mon_cache;       /* src/io/monitor/mon_cache.h */
 struct dump_cache;      /* src/io/dump/dump_cache.h */
 struct demo_session;    /* src/session/demo_session.c: the demo's files */
+struct curves_cache;    /* src/io/curves/curves_cache.h */
 struct ui;              /* ui/ui.h: the terminal the panes draw on (the session never follows it) */
 
 /* What changed in the shared state (session_changed()). */
@@ -141,6 +142,12 @@ struct session_host {
     void (*redraw)(struct session *a);
     /* Walks the key and command tables (the help pane). */
     void (*doc)(const struct session_doc_ops *ops, void *ctx);
+    /* The curves pane's step to dump, opened: the input becomes the dump
+     * root root (loaded now, the panes started on it) and the heat map
+     * lands on step (its first micro step), on the metric of pass
+     * ("forward", "backward": a dump's metrics are its passes; NULL any).  0, or -1 with err (the curves
+     * stay when the root does not load). */
+    int (*open_dump)(struct session *a, const char *root, int64_t step, const char *pass, struct pt_error *err);
 };
 
 struct session {
@@ -157,11 +164,16 @@ struct session {
     struct demo_session *demo_files;   /* owned (src/session/demo_session.c): the small demo's files in
                                           their private folder, removed at the end; NULL otherwise */
     char *parallel_arg;        /* --parallel SPEC as typed, for the layout pane (owned) */
+    const char *curves_dump;   /* training curves: the dump root of the run, where the curves
+                                  pane's step to dump is looked for and opened: --dump DIR (points
+                                  into argv) or `probetop LOG DUMPDIR` (paths[1], npaths then 1);
+                                  NULL none */
     struct load_opts lopts;
     struct loader load;
     struct mon_cache *mon_cache;  /* owned (src/io/monitor/mon_cache.h): a monitor tree's parsed files, kept
                                      between its loads (made by the first load of trend mode) */
     struct dump_cache *dump_cache;  /* owned (src/io/dump/dump_cache.h): a dump's parsed rank folders, the same */
+    struct curves_cache *curves_cache;  /* owned (src/io/curves/curves_cache.h): a curve input's points, the same */
     struct origin_search *origin;  /* owned (src/session/origin_search.c): the NaN's origin rank, searched after the load */
 
     /* --- graphs (compare mode, a .vis.db, a dump with construct.json) --- */

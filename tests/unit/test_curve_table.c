@@ -180,6 +180,55 @@ static void test_bad_rows(void) {
 
 /* empty, a header alone, no step column, another format forced, odd
  * bytes: an error naming the file */
+/* A table over 4 MB is read by two threads (the second half by a second
+ * one, stopping at its first row that needs the slow path): the points
+ * come out in row order (a step given in both halves keeps the later
+ * value), a bad row and a quoted row of the second half are read as in
+ * one pass, the warning naming its true line, and the values are the
+ * ones strtod gives. */
+static void test_big_two_halves(void) {
+    const char *dir = pt_tmpdir("big");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/big.csv", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    const int n = 400000, badline = 300002, quoted = 350000;
+    fprintf(f, "step,lm loss,grad norm\n");   /* line 1 */
+    for (int i = 1; i <= n; i++) {           /* row i: line i + 1 */
+        if (i + 1 == badline) fprintf(f, "%d,oops,1.5\n", i);
+        else if (i == quoted) fprintf(f, "%d,\"%.17g\",%d.25\n", i, 0.1 * i, i % 7);
+        else if (i == n) fprintf(f, "7,%.17g,%d.25\n", 0.1 * i, i % 7);   /* step 7 again, last */
+        else fprintf(f, "%d,%.17g,%d.25\n", i, 0.1 * i, i % 7);
+    }
+    CHECK_INT(fclose(f), 0);
+    struct pt_error err;
+    struct dataset *ds = load(path, 0, &err);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    const struct curves_series *l = curves_find(ds->curves, "lm loss"), *g = curves_find(ds->curves, "grad norm");
+    CHECK(l && g);
+    if (l && g) {
+        CHECK_INT(l->n, n - 2);   /* the bad cell and the step given twice */
+        CHECK_INT(g->n, n - 1);
+        double v = 0;
+        CHECK(curves_value_at(l, 7, &v) && v == strtod("40000", NULL));   /* 0.1 * 400000, the later row */
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.17g", 0.1 * 123457);
+        CHECK(curves_value_at(l, 123457, &v) && v == strtod(buf, NULL));
+        snprintf(buf, sizeof buf, "%.17g", 0.1 * quoted);
+        CHECK(curves_value_at(l, quoted, &v) && v == strtod(buf, NULL));
+        CHECK(curves_value_at(g, badline - 1, &v) && v == 1.5);
+        CHECK(!curves_value_at(l, badline - 1, &v));
+        CHECK(curves_value_at(g, n - 1, &v) && v == (double)((n - 1) % 7) + 0.25);
+    }
+    char want[64];
+    snprintf(want, sizeof want, "big.csv:%d: 'oops' in column lm loss", badline);
+    CHECK_CONTAINS(said(ds), want);
+    CHECK_INT(ds->nwarnings, 1);   /* that row alone */
+    dataset_free(ds);
+}
+
 static void test_hostile(void) {
     const char *t = pt_tmpdir("hostile");
     struct { const char *name, *text; size_t len; const char *want; } cases[] = {
@@ -213,5 +262,6 @@ int main(void) {
     RUN(test_bad_rows);
     RUN(test_many_columns);
     RUN(test_hostile);
+    RUN(test_big_two_halves);
     PT_DONE();
 }

@@ -4,7 +4,8 @@
  * with their values, Megatron's left-out loss as a NaN point, the user's
  * patterns from the command line and the patterns file (and which wins),
  * bad regexes named with their offset, detection, a cut last line, follow
- * mode, an empty file, a log of another kind, and hostile bytes. */
+ * mode, an empty file, a log of another kind, and hostile bytes; follow
+ * mode's reloads reading only the appended lines (test_follow_incremental). */
 #include "pt_test.h"
 #include "pt_curves_log.h"
 
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "model/curves/curves.h"
+#include "src/io/curves/curves_cache.h"
 #include "src/io/load.h"
 
 static char path_buf[1200];
@@ -311,6 +313,91 @@ static void test_cut_and_follow(void) {
     }
 }
 
+/* Follow mode with the curves cache (as the session loads): a reload reads
+ * the bytes appended since the last one (ds->bytes_read counts them), a
+ * half-written last line is pending and read whole later, Megatron's
+ * left-out loss stays a NaN point, and a file cut shorter or replaced by
+ * another one (same size, other bytes) is read again from its start. */
+static void test_follow_incremental(void) {
+    no_patterns_file();
+    const char *dir = pt_tmpdir("incr");
+    char p[1200];
+    snprintf(p, sizeof p, "%s/train.log", dir);
+    const char *l1 = "iteration 1/ 9 | lm loss: 5.0E+00 | grad norm: 1.5 |\n";
+    const char *l2 = "iteration 2/ 9 | grad norm: 1.6 |\n";   /* the loss left out: NaN */
+    const char *l3 = "iteration 3/ 9 | lm loss: 4.0E+00 | grad norm: 1.7 |\n";
+    const char *l4a = "iteration 4/ 9 | lm loss: 3.", *l4b = "5E+00 | grad norm: 1.8 |\n";
+    char head[512];
+    snprintf(head, sizeof head, "%s%s", l1, l2);
+    CHECK_INT(pt_write(p, head), 0);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.follow = 1;
+    lo.curves_cache = curves_cache_new();
+    CHECK(lo.curves_cache != NULL);
+    struct pt_error err;
+    struct dataset *ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, strlen(head));
+        CHECK_INT(npoints(ds, "lm loss"), 2);
+        CHECK(isnan(at(ds, "lm loss", 2)));
+        dataset_free(ds);
+    }
+    /* a line and a half appended: only they are read, the half pending */
+    FILE *f = fopen(p, "a");
+    CHECK(f != NULL);
+    if (f) { fputs(l3, f); fputs(l4a, f); fclose(f); }
+    ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, strlen(l3) + strlen(l4a));
+        CHECK_INT(npoints(ds, "lm loss"), 3);
+        CHECK_NEAR(at(ds, "lm loss", 3), 4.0, 0);
+        CHECK(isnan(at(ds, "lm loss", 2)));
+        CHECK_NEAR(at(ds, "grad norm", 1), 1.5, 0);
+        CHECK_INT(ds->npending, 1);
+        CHECK_INT(ds->nwarnings, 0);
+        dataset_free(ds);
+    }
+    f = fopen(p, "a");
+    if (f) { fputs(l4b, f); fclose(f); }
+    ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, strlen(l4a) + strlen(l4b));   /* the half line again, then the rest */
+        CHECK_INT(npoints(ds, "lm loss"), 4);
+        CHECK_NEAR(at(ds, "lm loss", 4), 3.5, 0);
+        CHECK_NEAR(at(ds, "grad norm", 4), 1.8, 0);
+        CHECK_INT(ds->npending, 0);
+        dataset_free(ds);
+    }
+    /* truncated (a new run writes the log again): read from its start */
+    CHECK_INT(pt_write(p, l1), 0);
+    ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, strlen(l1));
+        CHECK_INT(npoints(ds, "lm loss"), 1);
+        CHECK_INT(npoints(ds, "grad norm"), 1);
+        dataset_free(ds);
+    }
+    /* replaced by a file of the same length, other values (rotated): from its start */
+    char q[1200];
+    snprintf(q, sizeof q, "%s/new.log", dir);
+    CHECK_INT(pt_write(q, "iteration 7/ 9 | lm loss: 2.0E+00 | grad norm: 1.1 |\n"), 0);
+    CHECK_INT(rename(q, p), 0);
+    ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(npoints(ds, "lm loss"), 1);
+        CHECK_NEAR(at(ds, "lm loss", 7), 2.0, 0);
+        CHECK_NEAR(at(ds, "lm loss", 1), -12345.0, 0);
+        dataset_free(ds);
+    }
+    curves_cache_free(lo.curves_cache);
+}
+
 static void test_empty_and_other(void) {
     no_patterns_file();
     const char *dir = pt_tmpdir("other");
@@ -459,6 +546,7 @@ int main(void) {
     RUN(test_user_patterns);
     RUN(test_user_overrides_builtin);
     RUN(test_cut_and_follow);
+    RUN(test_follow_incremental);
     RUN(test_empty_and_other);
     RUN(test_hostile);
     RUN(test_chunks);

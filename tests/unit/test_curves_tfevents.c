@@ -6,13 +6,15 @@
  * non-scalar tensors left out; corrupt records (bad data CRC, bad length
  * CRC, a record that is no Event, a cut end) warned of with the file and
  * the byte offset, the rest read; a cut end in follow mode pending; an
- * empty file; a file named like one that is no event file. */
+ * empty file; a file named like one that is no event file; follow mode's
+ * reloads reading only the records appended (test_follow_incremental). */
 #include "pt_test.h"
 #include "tfevents_write.h"
 
 #include <math.h>
 #include <sys/wait.h>
 
+#include "src/io/curves/curves_cache.h"
 #include "src/io/load.h"
 #include "src/io/curves/tfrecord.h"
 #include "src/io/curves/read_tfevents.h"
@@ -402,6 +404,110 @@ static void test_against_protobuf(void) {
     }
 }
 
+static int append_bytes(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "ab");
+    if (!f) return -1;
+    size_t k = fwrite(p, 1, n, f);
+    return fclose(f) == 0 && k == n ? 0 : -1;
+}
+
+/* Follow mode with the curves cache (as the session loads): a reload reads
+ * the bytes appended since the last one (ds->bytes_read counts them), a
+ * half-written record is pending and read whole later, a bad record's
+ * warning is said again at each load without reading it again, a second
+ * file of the run is read from its start, and a file cut shorter is read
+ * again from its start. */
+static void test_follow_incremental(void) {
+    const char *dir = pt_tmpdir("tfe_incr");
+    const char *f = join(dir, "events.out.tfevents.1.h");
+    struct tfw w = {0}, more = {0}, last = {0};
+    tfw_event(&w, 0, NULL, 0, "brain.Event:2");
+    for (int s = 1; s <= 3; s++) {
+        struct tfw_val v = {"loss", TFW_SIMPLE, (double)s};
+        tfw_event(&w, s, &v, 1, NULL);
+    }
+    size_t bad = w.n;
+    struct tfw_val v4 = {"loss", TFW_SIMPLE, 4.0};
+    tfw_event(&w, 4, &v4, 1, NULL);
+    w.b[bad + 14] ^= 0x40;   /* step 4's data CRC broken */
+    CHECK(tfw_save(f, &w) == 0);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.follow = 1;
+    lo.curves_cache = curves_cache_new();
+    struct pt_error err = {0};
+    struct dataset *ds = NULL;
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, w.n);
+        CHECK_NEAR(at(ds, "loss", 3), 3, 0);
+        CHECK(at(ds, "loss", 4) == -12345);
+        CHECK_INT(ds->nwarnings, 1);
+        dataset_free(ds);
+    }
+    /* steps 5 and 6, and half of step 7's record */
+    for (int s = 5; s <= 6; s++) {
+        struct tfw_val v = {"loss", TFW_SIMPLE, (double)s};
+        tfw_event(&more, s, &v, 1, NULL);
+    }
+    struct tfw_val v7 = {"loss", TFW_SIMPLE, 7.0};
+    tfw_event(&last, 7, &v7, 1, NULL);
+    size_t half = last.n / 2;
+    CHECK_INT(append_bytes(f, more.b, more.n), 0);
+    CHECK_INT(append_bytes(f, last.b, half), 0);
+    ds = NULL;
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, more.n + half);
+        CHECK_NEAR(at(ds, "loss", 1), 1, 0);
+        CHECK_NEAR(at(ds, "loss", 6), 6, 0);
+        CHECK(at(ds, "loss", 7) == -12345);
+        CHECK_INT(ds->npending, 1);
+        CHECK_INT(ds->nwarnings, 1);   /* step 4's, said again */
+        if (ds->nwarnings) CHECK_CONTAINS(ds->warnings[0], "data CRC does not match");
+        dataset_free(ds);
+    }
+    /* the rest of step 7, and a second file of the run */
+    CHECK_INT(append_bytes(f, last.b + half, last.n - half), 0);
+    const char *g = join(dir, "events.out.tfevents.2.h");
+    struct tfw w2 = {0};
+    tfw_event(&w2, 0, NULL, 0, "brain.Event:2");
+    struct tfw_val v8 = {"loss", TFW_SIMPLE, 8.0};
+    tfw_event(&w2, 8, &v8, 1, NULL);
+    CHECK(tfw_save(g, &w2) == 0);
+    ds = NULL;
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, (last.n - half + half) + w2.n);   /* the cut record again, whole, and the new file */
+        CHECK_NEAR(at(ds, "loss", 7), 7, 0);
+        CHECK_NEAR(at(ds, "loss", 8), 8, 0);
+        CHECK_INT(ds->npending, 0);
+        dataset_free(ds);
+    }
+    /* the first file cut shorter (a new run): every file from its start */
+    struct tfw w3 = {0};
+    tfw_event(&w3, 0, NULL, 0, "brain.Event:2");
+    struct tfw_val v1 = {"loss", TFW_SIMPLE, 10.0};
+    tfw_event(&w3, 1, &v1, 1, NULL);
+    CHECK(tfw_save(f, &w3) == 0);
+    ds = NULL;
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->bytes_read, w3.n + w2.n);
+        CHECK_NEAR(at(ds, "loss", 1), 10, 0);
+        CHECK(at(ds, "loss", 3) == -12345);
+        CHECK_NEAR(at(ds, "loss", 8), 8, 0);
+        CHECK_INT(ds->nwarnings, 0);
+        dataset_free(ds);
+    }
+    curves_cache_free(lo.curves_cache);
+    free(w.b);
+    free(more.b);
+    free(last.b);
+    free(w2.b);
+    free(w3.b);
+}
+
 int main(void) {
     RUN(test_crc32c);
     RUN(test_values);
@@ -412,5 +518,6 @@ int main(void) {
     RUN(test_many_bad_and_unnamed);
     RUN(test_read_buf);
     RUN(test_against_protobuf);
+    RUN(test_follow_incremental);
     PT_DONE();
 }

@@ -13,6 +13,8 @@
 #include "src/io/common/decfloat.h"
 
 #include <float.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/io/common/decfloat_pow5.h"
@@ -93,4 +95,65 @@ int decfloat_wide(uint64_t w, int q, int neg, int truncated, double *out) {
     if (neg) bits |= (uint64_t)1 << 63;
     memcpy(out, &bits, sizeof *out);
     return 1;
+}
+
+/* ---- text ---- */
+
+static int df_digit(char c) { return c >= '0' && c <= '9'; }
+static int df_lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+static int df_word_at(const char *p, const char *e, const char *w) {
+    size_t n = strlen(w);
+    if ((size_t)(e - p) < n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (df_lower(p[i]) != w[i]) return 0;
+    return 1;
+}
+
+const char *decfloat_parse(const char *p, const char *e, double *v) {
+    const char *s = p;
+    int neg = 0;
+    if (p < e && (*p == '+' || *p == '-')) neg = *p++ == '-';
+    if (p < e && (df_lower(*p) == 'n' || df_lower(*p) == 'i')) {
+        if (df_word_at(p, e, "nan")) { *v = neg ? -NAN : NAN; return p + 3; }
+        if (df_word_at(p, e, "infinity")) { *v = neg ? -INFINITY : INFINITY; return p + 8; }
+        if (df_word_at(p, e, "inf")) { *v = neg ? -INFINITY : INFINITY; return p + 3; }
+        return NULL;
+    }
+    uint64_t w = 0;
+    int nd = 0, q = 0, trunc = 0, any = 0;
+    for (; p < e && df_digit(*p); p++) {
+        any = 1;
+        if (nd < 19) { w = w * 10 + (uint64_t)(*p - '0'); nd += w != 0; }
+        else { q++; trunc |= *p != '0'; }
+    }
+    if (p < e && *p == '.') {
+        for (p++; p < e && df_digit(*p); p++) {
+            any = 1;
+            if (nd < 19) { w = w * 10 + (uint64_t)(*p - '0'); nd += w != 0; q--; }
+            else trunc |= *p != '0';
+        }
+    }
+    if (!any) return NULL;
+    if (p < e && df_lower(*p) == 'e') {
+        const char *x = p + 1;
+        int eneg = 0;
+        if (x < e && (*x == '+' || *x == '-')) eneg = *x++ == '-';
+        if (x < e && df_digit(*x)) {
+            int ex = 0;
+            for (; x < e && df_digit(*x); x++)
+                if (ex < 100000) ex = ex * 10 + (*x - '0');
+            q += eneg ? -ex : ex;
+            p = x;
+        }
+    }
+    if (w == 0) { *v = neg ? -0.0 : 0.0; return p; }
+    if (q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, trunc, v)) return p;
+    char tmp[512];   /* the rare undecided or extreme one */
+    size_t n = (size_t)(p - s);
+    if (n >= sizeof tmp) return NULL;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    *v = strtod(tmp, NULL);
+    return p;
 }

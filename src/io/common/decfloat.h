@@ -18,6 +18,12 @@
 #include <float.h>
 #include <stdint.h>
 
+/* A decimal number in text at [p, e): optional sign, digits with an
+ * optional fraction and exponent, or nan / inf / infinity in any case.
+ * The end of it (*v the nearest double, as strtod gives), or NULL when
+ * there is none at p.  Nothing after it is looked at. */
+const char *decfloat_parse(const char *p, const char *e, double *v);
+
 /* The wide path and the rest (decfloat.c); the arguments as below. */
 int decfloat_wide(uint64_t w, int q, int neg, int truncated, double *out);
 

@@ -154,54 +154,8 @@ static int word_at(const char *p, const char *e, const char *w) {
 }
 
 /* A decimal number (or nan, inf, infinity, any case, signed) at p: the
- * end of it with *v, or NULL. */
-static const char *parse_num(const char *p, const char *e, double *v) {
-    const char *s = p;
-    int neg = 0;
-    if (p < e && (*p == '+' || *p == '-')) neg = *p++ == '-';
-    if (p < e && (lower(*p) == 'n' || lower(*p) == 'i')) {
-        if (word_at(p, e, "nan")) { *v = neg ? -NAN : NAN; return p + 3; }
-        if (word_at(p, e, "infinity")) { *v = neg ? -INFINITY : INFINITY; return p + 8; }
-        if (word_at(p, e, "inf")) { *v = neg ? -INFINITY : INFINITY; return p + 3; }
-        return NULL;
-    }
-    uint64_t w = 0;
-    int nd = 0, q = 0, trunc = 0, any = 0;
-    for (; p < e && is_digit(*p); p++) {
-        any = 1;
-        if (nd < 19) { w = w * 10 + (uint64_t)(*p - '0'); nd += w != 0; }
-        else { q++; trunc |= *p != '0'; }
-    }
-    if (p < e && *p == '.') {
-        for (p++; p < e && is_digit(*p); p++) {
-            any = 1;
-            if (nd < 19) { w = w * 10 + (uint64_t)(*p - '0'); nd += w != 0; q--; }
-            else trunc |= *p != '0';
-        }
-    }
-    if (!any) return NULL;
-    if (p < e && lower(*p) == 'e') {
-        const char *x = p + 1;
-        int eneg = 0;
-        if (x < e && (*x == '+' || *x == '-')) eneg = *x++ == '-';
-        if (x < e && is_digit(*x)) {
-            int ex = 0;
-            for (; x < e && is_digit(*x); x++)
-                if (ex < 100000) ex = ex * 10 + (*x - '0');
-            q += eneg ? -ex : ex;
-            p = x;
-        }
-    }
-    if (w == 0) { *v = neg ? -0.0 : 0.0; return p; }
-    if (q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, trunc, v)) return p;
-    char tmp[512];   /* the rare undecided or extreme one */
-    size_t n = (size_t)(p - s);
-    if (n >= sizeof tmp) return NULL;
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    *v = strtod(tmp, NULL);
-    return p;
-}
+ * end of it with *v, or NULL (decfloat.h). */
+static const char *parse_num(const char *p, const char *e, double *v) { return decfloat_parse(p, e, v); }
 
 /* The value of a field: a number with an optional unit ("1234ms",
  * "12.3T", "45 %"), a one-element list "[1.23]", or True/False (1, 0). */

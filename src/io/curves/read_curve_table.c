@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "model/curves/curves.h"
 #include "model/curves/curves_cube.h"
 #include "model/util/util.h"
+#include "src/io/common/decfloat.h"
 #include "src/io/common/json.h"
 #include "src/io/curves/read_curve_table.h"
 #include "src/io/formats.h"
@@ -255,27 +257,194 @@ static int csv_row(struct ct *t, const char *line, const char *end, size_t linen
     return 0;
 }
 
+/* ---- the fast path: rows without quotes, read in one pass ---- */
+
+/* A cell [p, e) as a value, blanks around it aside: 1 a value, 0 empty,
+ * -1 not a number this path reads (the slow path then says what it is). */
+static int fast_value(const char *p, const char *e, double *v) {
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    if (p == e) return 0;
+    return decfloat_parse(p, e, v) == e ? 1 : -1;
+}
+
+/* The step cell: plain digits at once, else a whole number in any notation. */
+static int fast_step(const char *p, const char *e, int64_t *step) {
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    if (p < e && e - p <= 15) {
+        int64_t n = 0;
+        const char *q = p;
+        while (q < e && *q >= '0' && *q <= '9') n = n * 10 + (*q++ - '0');
+        if (q == e) { *step = n; return 0; }
+    }
+    double v;
+    if (p == e || decfloat_parse(p, e, &v) != e || !isfinite(v) || v != floor(v) || fabs(v) > 9e15) return -1;
+    *step = (int64_t)v;
+    return 0;
+}
+
+/* A row of unquoted cells in one pass: 1 read (its points pushed), 0 when
+ * it needs the slow path (quotes, another count of cells, a step or cell
+ * that does not read: csv_row words it), -1 without memory.  vals, got:
+ * room for ncols. */
+static int csv_row_fast(struct ct *t, const char *line, const char *end, const long *cols, int ncols, int step_col,
+                        double *vals, signed char *got) {
+    if (memchr(line, '"', (size_t)(end - line))) return 0;
+    int64_t step = 0;
+    int k = 0;
+    for (const char *p = line;; k++) {
+        const char *c = memchr(p, ',', (size_t)(end - p)), *ce = c ? c : end;
+        if (k >= ncols) return 0;
+        if (k == step_col) {
+            if (fast_step(p, ce, &step) != 0) return 0;
+        } else if (cols[k] >= 0 && (got[k] = (signed char)fast_value(p, ce, &vals[k])) < 0) {
+            return 0;
+        }
+        if (!c) break;
+        p = c + 1;
+    }
+    if (k + 1 != ncols) return 0;
+    for (k = 0; k < ncols; k++) {
+        if (k == step_col || cols[k] < 0 || !got[k]) continue;
+        struct curves_series *sr = &t->c->series[cols[k]];
+        if (sr->n < sr->cap) sr->pts[sr->n++] = (struct curves_point){step, vals[k]};   /* the room load_csv made */
+        else if (curves_push(sr, step, vals[k]) != 0) return -1;
+        t->points++;
+    }
+    return 1;
+}
+
+/* The rows of [p, end), the first one line lineno: one pass each
+ * (csv_row_fast), the slow path for the rest, or (fast_only: a second
+ * thread's half) stopping at the first row that needs it (*stop, else
+ * end).  *lines: the lines gone through.  0, or -1 (err). */
+struct ct_rows {
+    struct ct *t;
+    const char *p, *end, *stop;
+    size_t lineno, lines;
+    const long *cols;
+    int ncols, step_col, fast_only, rc;
+    double *vals;
+    signed char *got;
+    const struct load_opts *o;
+    struct pt_error err;
+};
+
+static int csv_rows(struct ct_rows *r) {
+    const char *p = r->p;
+    size_t lineno = r->lineno;
+    r->stop = r->end;
+    r->rc = 0;
+    for (; p < r->end; lineno++) {
+        const char *e = memchr(p, '\n', (size_t)(r->end - p));
+        if (!e) e = r->end;
+        int fast = 1;
+        if ((lineno & 0xffff) == 0 && cancelled(r->o)) { r->rc = pt_errorf(&r->err, "cancelled"); break; }
+        if (e > p && !(e - p == 1 && *p == '\r')) {
+            fast = csv_row_fast(r->t, p, e, r->cols, r->ncols, r->step_col, r->vals, r->got);
+            if (!fast && r->fast_only) { r->stop = p; break; }
+            if (fast < 0 || (!fast && csv_row(r->t, p, e, lineno + 1, r->cols, r->ncols, r->step_col) != 0)) {
+                r->rc = pt_errorf(&r->err, "out of memory");
+                break;
+            }
+        }
+        p = e + 1;
+    }
+    r->lines = lineno - r->lineno;
+    return r->rc;
+}
+
+static void *csv_rows_thread(void *arg) {
+    csv_rows(arg);
+    return NULL;
+}
+
+#define CT_SPLIT_BYTES ((size_t)4 << 20)   /* a bigger table is read by two threads */
+
+static int make_room_one(struct curves_series *sr, size_t n) {
+    if (n <= sr->cap) return 0;
+    struct curves_point *np = realloc(sr->pts, n * sizeof *np);
+    if (!np) return -1;
+    sr->pts = np;
+    sr->cap = n;
+    return 0;
+}
+
+/* Room for rows points in each series of c (no growth, no copy). */
+static int make_room(struct curves *c, size_t rows) {
+    for (size_t i = 0; i < c->nseries; i++)
+        if (make_room_one(&c->series[i], rows) != 0) return -1;
+    return 0;
+}
+
 static int load_csv(struct ct *t, const char *buf, size_t len, const struct load_opts *o, struct pt_error *err) {
     const char *end = memchr(buf, '\n', len);
     if (!end) end = buf + len;
     int ncols, step_col;
-    long *cols = NULL;
     int ncols_max = 1;
     for (const char *p = buf; p < end; p++) ncols_max += *p == ',';
     if (ncols_max > CT_MAX_COLS) ncols_max = CT_MAX_COLS + 1;
-    cols = calloc((size_t)ncols_max + 1, sizeof *cols);
-    if (!cols) return pt_errorf(err, "out of memory");
+    size_t nc = (size_t)ncols_max + 1;
+    long *cols = calloc(nc, sizeof *cols);
+    double *vals = malloc(2 * nc * sizeof *vals);
+    signed char *got = malloc(2 * nc);
+    struct ct t2 = {.path = t->path, .ds = t->ds, .c = NULL};
+    if (!cols || !vals || !got) { free(cols); free(vals); free(got); return pt_errorf(err, "out of memory"); }
     int rc = csv_columns(t, buf, end, cols, &ncols, &step_col, err);
-    size_t lineno = 1;
-    for (const char *p = end < buf + len ? end + 1 : end; rc == 0 && p < buf + len; lineno++) {
-        const char *e = memchr(p, '\n', (size_t)(buf + len - p));
-        if (!e) e = buf + len;
-        if ((lineno & 0xffff) == 0 && cancelled(o)) rc = pt_errorf(err, "cancelled");
-        else if (e > p && !(e - p == 1 && *p == '\r') && csv_row(t, p, e, lineno + 1, cols, ncols, step_col) != 0)
-            rc = pt_errorf(err, "out of memory");
-        p = e + 1;
+    const char *body = end < buf + len ? end + 1 : end, *stop = buf + len;
+    /* a big table: the second half read by a second thread, into series of
+     * its own appended after the first half's (so the order of the rows stays) */
+    const char *mid = NULL;
+    if (rc == 0 && len - (size_t)(body - buf) >= CT_SPLIT_BYTES && util_ncores(2) > 1) {
+        mid = memchr(body + (len - (size_t)(body - buf)) / 2, '\n', (size_t)(buf + len - body) / 2);
+        if (mid) mid++;
+        if (mid && !(t2.c = curves_new())) rc = pt_errorf(err, "out of memory");
+        for (size_t i = 0; rc == 0 && t2.c && i < t->c->nseries; i++)
+            if (!curves_series(t2.c, t->c->series[i].name)) rc = pt_errorf(err, "out of memory");
     }
+    /* a point a row in each series: their room made once */
+    size_t rows1 = 0, rows2 = 0;
+    for (const char *p = end; p && p < buf + len; p = memchr(p + 1, '\n', (size_t)(buf + len - p - 1))) {
+        if (mid && p >= mid) rows2++;
+        else rows1++;
+    }
+    if (rc == 0 && (make_room(t->c, rows1 + (mid ? 0 : rows2)) != 0 || (t2.c && make_room(t2.c, rows2 + 1) != 0)))
+        rc = pt_errorf(err, "out of memory");
+    struct ct_rows r1 = {.t = t, .p = body, .end = mid && t2.c ? mid : buf + len, .lineno = 1, .cols = cols, .ncols = ncols,
+                         .step_col = step_col, .vals = vals, .got = got, .o = o};
+    struct ct_rows r2 = {.t = &t2, .p = mid, .end = buf + len, .cols = cols, .ncols = ncols, .step_col = step_col,
+                         .fast_only = 1, .vals = vals + nc, .got = got + nc, .o = o};
+    pthread_t th;
+    int threaded = rc == 0 && t2.c && pthread_create(&th, NULL, csv_rows_thread, &r2) == 0;
+    if (rc == 0 && t2.c && !threaded) r1.end = buf + len;   /* no thread: all here */
+    if (rc == 0 && csv_rows(&r1) != 0) { *err = r1.err; rc = -1; }
+    if (threaded) {
+        pthread_join(th, NULL);
+        if (rc == 0 && r2.rc != 0) { *err = r2.err; rc = -1; }
+        /* the second half's points after the first's, then the rows it left
+         * (the first that needs the slow path on) read here */
+        for (size_t i = 0; rc == 0 && i < t->c->nseries; i++) {
+            struct curves_series *a = &t->c->series[i], *b = &t2.c->series[i];
+            if (!b->n) continue;
+            if (make_room_one(a, a->n + b->n) != 0) { rc = pt_errorf(err, "out of memory"); break; }
+            memcpy(a->pts + a->n, b->pts, b->n * sizeof *b->pts);
+            a->n += b->n;
+        }
+        t->points += t2.points;
+        stop = r2.stop;
+        if (rc == 0 && stop < buf + len) {
+            struct ct_rows r3 = r1;
+            r3.p = stop;
+            r3.end = buf + len;
+            r3.lineno = r1.lineno + r1.lines + r2.lines;
+            if (csv_rows(&r3) != 0) { *err = r3.err; rc = -1; }
+        }
+    }
+    curves_free(t2.c);
     free(cols);
+    free(vals);
+    free(got);
     return rc;
 }
 

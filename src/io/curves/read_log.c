@@ -6,7 +6,10 @@
  * The file is read in chunks of whole lines (a 1 GB log is never in
  * memory at once) by log_parse.c.  A last line without its line end is
  * pending in follow mode while the file is young (its writer is at
- * work), else a cut end: warned of, left out, the file partial. */
+ * work), else a cut end: warned of, left out, the file partial.  In
+ * follow mode (load_opts.curves_cache) a reload parses only the lines
+ * appended since the last one (curves_cache.h): the parser, its counts and
+ * the points are kept, the offset of the last whole line too. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include "model/curves/curves.h"
 #include "model/curves/curves_cube.h"
 #include "src/io/common/reader.h"
+#include "src/io/curves/curves_cache.h"
 #include "src/io/curves/log_parse.h"
 #include "src/io/formats.h"
 #include "src/io/load.h"
@@ -108,13 +112,43 @@ static int detect_log(const char *path, const struct stat *st) {
 
 static int cancelled(const struct load_opts *o) { return o->cancel && atomic_load(o->cancel); }
 
-/* The file's lines through lp into c; the cut or pending end dealt with. */
+/* The state follow mode keeps of a log between loads (curves_cache). */
+struct log_state {
+    struct log_parse *lp;
+    struct log_parse_stats st;
+};
+
+static void log_state_free(void *p) {
+    struct log_state *s = p;
+    if (s) log_parse_free(s->lp);
+    free(s);
+}
+
+/* The file's lines through lp into c; the cut or pending end dealt with.
+ * cf (follow mode): the lines from cf->off on, which is moved past the
+ * last whole line read; *restart when the file is no longer what was read
+ * up to cf->off (the caller starts afresh). */
 static int read_lines(const char *path, const struct load_opts *o, struct dataset *ds, struct log_parse *lp,
-                      struct curves *c, struct log_parse_stats *st, struct pt_error *err) {
+                      struct curves *c, struct log_parse_stats *st, struct curves_cache_file *cf, int *restart,
+                      struct pt_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return pt_errorf(err, "%s: %s", path, strerror(errno));
     struct stat sb;
-    uint64_t total = fstat(fd, &sb) == 0 ? (uint64_t)sb.st_size : 0, done = 0;
+    int sb_ok = fstat(fd, &sb) == 0;
+    uint64_t total = sb_ok ? (uint64_t)sb.st_size : 0, done = 0, start = 0;
+    if (cf) {
+        if (!sb_ok || !curves_cache_file_same(cf, fd, &sb)) {
+            close(fd);
+            *restart = 1;
+            return 0;
+        }
+        start = cf->off;
+        if (start && lseek(fd, (off_t)start, SEEK_SET) != (off_t)start) {
+            close(fd);
+            return pt_errorf(err, "%s: byte %llu: %s", path, (unsigned long long)start, strerror(errno));
+        }
+        total = total > start ? total - start : 0;
+    }
     char *buf = malloc(LOG_CHUNK);
     if (!buf) { close(fd); return pt_errorf(err, "out of memory"); }
     size_t have = 0;   /* bytes of a line carried over from the previous chunk */
@@ -139,6 +173,7 @@ static int read_lines(const char *path, const struct load_opts *o, struct datase
         have -= whole;
         if (o->progress) o->progress(o->progress_ctx, 0, 1, done, total > done ? total : done);
     }
+    if (rc == 0 && cf && sb_ok) curves_cache_file_mark(cf, fd, &sb, start + done - have);
     close(fd);
     ds->bytes_read += done;
     if (rc == 0 && have) {
@@ -156,35 +191,76 @@ static int read_lines(const char *path, const struct load_opts *o, struct datase
     return rc;
 }
 
+/* The log's lines into e (follow mode): those appended since the last
+ * load, or all when the file is another one now; 0 or -1 (e reset). */
+static int read_cached(const char *path, const struct load_opts *o, struct dataset *ds, struct curves_cache_entry *e,
+                       struct pt_error *err) {
+    for (int round = 0; round < 2; round++) {
+        if (!e->state) {
+            curves_cache_reset(e);
+            struct log_state *s = calloc(1, sizeof *s);
+            if (!s || !(e->c = curves_new())) { free(s); return pt_errorf(err, "out of memory"); }
+            e->state = s;
+            e->state_free = log_state_free;
+            if (!(s->lp = make_parser(o, err))) { curves_cache_reset(e); return -1; }
+        }
+        struct log_state *s = e->state;
+        struct curves_cache_file *cf = curves_cache_file(e, path);
+        int restart = 0;
+        if (!cf) { curves_cache_reset(e); return pt_errorf(err, "out of memory"); }
+        if (read_lines(path, o, ds, s->lp, e->c, &s->st, cf, &restart, err) != 0) { curves_cache_reset(e); return -1; }
+        if (!restart) return 0;
+        curves_cache_reset(e);   /* truncated or replaced: from its start */
+    }
+    return pt_errorf(err, "%s: changed while it was read", path);
+}
+
 static int load_log(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     if (cancelled(o)) return pt_errorf(err, "cancelled");
-    struct log_parse *lp = make_parser(o, err);
-    if (!lp) return -1;
-    struct curves *c = curves_new();
-    struct log_parse_stats st;
-    memset(&st, 0, sizeof st);
-    int rc = c ? read_lines(path, o, ds, lp, c, &st, err) : pt_errorf(err, "out of memory");
-    if (rc == 0 && log_parse_finish(lp, c) != 0) rc = pt_errorf(err, "out of memory");
-    if (rc == 0 && !st.matched && !ds->npending) {
-        rc = st.lines ? pt_errorf(err, "%s: none of its %llu lines is a training-log line (Megatron-LM/MindSpeed `iteration N/ M | ...`, "
+    struct curves_cache_entry *e = o->follow && o->curves_cache ? curves_cache_get(o->curves_cache, path) : NULL;
+    if (o->follow && o->curves_cache && !e) return pt_errorf(err, "out of memory");
+    struct log_parse *lp = NULL;
+    struct curves *c = NULL;
+    struct log_parse_stats st0, *pst = &st0;
+    memset(&st0, 0, sizeof st0);
+    int rc = 0;
+    if (e) {
+        /* the points so far stay in the cache; the dataset gets a copy */
+        if (read_cached(path, o, ds, e, err) != 0) return -1;
+        struct log_state *s = e->state;
+        lp = s->lp;
+        pst = &s->st;
+        if (log_parse_finish(lp, e->c) != 0 || !(c = curves_cache_clone(e->c))) {
+            curves_cache_reset(e);
+            return pt_errorf(err, "out of memory");
+        }
+    } else {
+        if (!(lp = make_parser(o, err))) return -1;
+        c = curves_new();
+        rc = c ? read_lines(path, o, ds, lp, c, pst, NULL, NULL, err) : pt_errorf(err, "out of memory");
+        if (rc == 0 && log_parse_finish(lp, c) != 0) rc = pt_errorf(err, "out of memory");
+    }
+    const struct log_parse_stats *stp = pst;
+    if (rc == 0 && !stp->matched && !ds->npending) {
+        rc = stp->lines ? pt_errorf(err, "%s: none of its %llu lines is a training-log line (Megatron-LM/MindSpeed `iteration N/ M | ...`, "
                                        "MindFormers `step:[ N/ M], ...`, verl `step:N - key:value ...`%s)",
-                                  path, (unsigned long long)st.lines, log_parse_nuser(lp) ? ", or a --pattern" : "; add --pattern NAME=REGEX")
+                                  path, (unsigned long long)stp->lines, log_parse_nuser(lp) ? ", or a --pattern" : "; add --pattern NAME=REGEX")
                       : pt_errorf(err, "%s: empty file, expected a training log", path);
     }
-    if (rc == 0 && st.near_miss &&
+    if (rc == 0 && stp->near_miss &&
         dataset_warn(ds, "%s: line %llu: %llu line(s) look like training-log lines but do not parse; left out", path,
-                     (unsigned long long)st.first_near_miss, (unsigned long long)st.near_miss) != 0)
+                     (unsigned long long)stp->first_near_miss, (unsigned long long)stp->near_miss) != 0)
         rc = pt_errorf(err, "out of memory");
-    if (rc == 0 && st.match_errors &&
+    if (rc == 0 && stp->match_errors &&
         dataset_warn(ds, "%s: a --pattern hit PCRE2's limits on %llu line(s) (catastrophic backtracking?); those lines are left out",
-                     path, (unsigned long long)st.match_errors) != 0)
+                     path, (unsigned long long)stp->match_errors) != 0)
         rc = pt_errorf(err, "out of memory");
     size_t dropped = 0;
     if (rc == 0 && curves_cube_build(c, &ds->cube, &dropped, err) != 0) rc = -1;
     if (rc == 0 && dropped && dataset_warn(ds, "%s: %zu point(s) are left out of the heat map and line chart (steps beyond 32 bits, or of a run "
                                               "longer than %d steps every k-th step kept); the curves keep them", path, dropped, CUBE_MAX_STEPS) != 0)
         rc = pt_errorf(err, "out of memory");
-    log_parse_free(lp);
+    if (!e) log_parse_free(lp);
     if (rc != 0) { curves_free(c); return -1; }
     curves_free(ds->curves);
     ds->curves = c;

@@ -18,6 +18,7 @@
 #include "model/util/util.h"
 #include "src/io/common/filewalk.h"
 #include "src/io/common/reader.h"
+#include "src/io/curves/curves_cache.h"
 #include "src/io/curves/tfevents_pb.h"
 #include "src/io/curves/tfrecord.h"
 #include "src/io/formats.h"
@@ -220,7 +221,14 @@ static int bad(struct badlog *b, size_t off, const char *what) {
 
 long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, const char *path, const char *prefix,
                        struct dataset *ds, int *not_tfrecord, struct pt_error *err) {
-    struct tfrecord_cursor c = {buf, len, 0};
+    return tfevents_read_from(x, buf, len, 0, path, prefix, ds, not_tfrecord, NULL, NULL, err);
+}
+
+long tfevents_read_from(struct tfevents_ctx *x, const uint8_t *buf, size_t len, size_t start, const char *path,
+                        const char *prefix, struct dataset *ds, int *not_tfrecord, size_t *end, size_t *nwarn_whole,
+                        struct pt_error *err) {
+    struct tfrecord_cursor c = {buf, len, start};
+    size_t whole = len;   /* the end of the last whole record */
     struct badlog b = {ds, path, 0};
     struct rec r = {x, 0};
     char why[256];
@@ -261,7 +269,7 @@ long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, c
             rc = bad(&b, at, "the record's data CRC does not match: record skipped");
             break;
         case TFRECORD_BAD_LENGTH: {
-            if (records == 0 && at == 0) { *not_tfrecord = 1; return 0; }
+            if (records == 0 && at == 0) { *not_tfrecord = 1; if (end) *end = 0; return 0; }
             size_t next = tfrecord_resync(&c);
             if (next < len) snprintf(why, sizeof why, "the record's length CRC does not match: %zu bytes skipped to the next whole record", next - at);
             else snprintf(why, sizeof why, "the record's length CRC does not match, and no whole record follows: the last %zu bytes skipped", len - at);
@@ -271,6 +279,8 @@ long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, c
         }
         case TFRECORD_TRUNCATED:
             done = 1;
+            whole = at;
+            if (nwarn_whole) *nwarn_whole = ds->nwarnings;   /* what follows is of the cut end, read again */
             if (reader_young(ds, path)) {
                 snprintf(why, sizeof why, "a record being written at byte %zu", at);
                 rc = dataset_pending(ds, path, why);
@@ -285,6 +295,8 @@ long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, c
     if (rc == 0 && b.n > TFE_WARN_PER_FILE)
         rc = dataset_warn(ds, "%s: %zu more bad records (the first %d are named above)", path, b.n - TFE_WARN_PER_FILE, TFE_WARN_PER_FILE);
     if (rc) return pt_errorf(err, "out of memory");
+    if (end) *end = whole;
+    if (nwarn_whole && whole == len) *nwarn_whole = ds->nwarnings;
     return x->scalars - before;
 }
 
@@ -316,6 +328,50 @@ static int map_file(const char *path, const uint8_t **buf, size_t *len, const ch
     return 0;
 }
 
+/* ---- follow mode: what was appended (curves_cache.h) ---- */
+
+static void ctx_free(void *x) { tfevents_ctx_free(x); }
+
+/* Whether every file read before is still what was read (in the list, the
+ * same file, its bytes up to the offset unchanged); else the entry is
+ * emptied, to read them all again.  Then the entry's points and reader
+ * (made when empty) and its warnings said again.  0, or -1 without memory. */
+static int cache_ready(struct curves_cache_entry *e, const struct filewalk_list *fl, struct dataset *ds) {
+    int same = 1;
+    for (size_t i = 0; same && i < e->nfiles; i++) {
+        const struct curves_cache_file *f = &e->files[i];
+        int listed = 0;
+        for (size_t k = 0; !listed && k < fl->n; k++) listed = !strcmp(fl->v[k], f->path);
+        int fd = listed ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
+        struct stat st;
+        same = fd >= 0 && fstat(fd, &st) == 0 && curves_cache_file_same(f, fd, &st);
+        if (fd >= 0) close(fd);
+    }
+    if (!same) curves_cache_reset(e);
+    if (!e->state) {
+        curves_cache_reset(e);
+        if (!(e->c = curves_new()) || !(e->state = tfevents_ctx_new(e->c))) return -1;
+        e->state_free = ctx_free;
+    }
+    for (size_t i = 0; i < e->nwarnings; i++)
+        if (dataset_warn(ds, "%s", e->warnings[i]) != 0) return -1;
+    return 0;
+}
+
+/* After a file's read from cf->off: its new warnings kept (those of a cut
+ * end aside), the offset moved to the end of its last whole record. */
+static int cache_file_done(struct curves_cache_entry *e, struct curves_cache_file *cf, const struct dataset *ds,
+                           size_t w0, size_t w1, size_t end) {
+    for (size_t i = w0; i < w1 && i < ds->nwarnings; i++)
+        if (curves_cache_warn(e, ds->warnings[i]) != 0) return -1;
+    int fd = open(cf->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) curves_cache_file_mark(cf, fd, &st, end);
+    else cf->off = 0;
+    if (fd >= 0) close(fd);
+    return 0;
+}
+
 static int load_tfevents(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     struct stat st;
     struct filewalk_list fl = {0};
@@ -339,8 +395,15 @@ static int load_tfevents(const char *path, const struct load_opts *o, struct dat
             while (k > 0 && fl.v[0][k] != '/') k--;   /* back to a whole folder name */
         common = k;
     }
-    struct curves *cv = curves_new();
-    struct tfevents_ctx *x = cv ? tfevents_ctx_new(cv) : NULL;
+    /* follow mode: the points so far and what each file was read to */
+    struct curves_cache_entry *e = o->follow && o->curves_cache ? curves_cache_get(o->curves_cache, path) : NULL;
+    if (o->follow && o->curves_cache && (!e || cache_ready(e, &fl, ds) != 0)) {
+        if (e) curves_cache_reset(e);
+        filewalk_list_free(&fl);
+        return pt_errorf(err, "out of memory");
+    }
+    struct curves *cv = e ? e->c : curves_new();
+    struct tfevents_ctx *x = e ? e->state : cv ? tfevents_ctx_new(cv) : NULL;
     if (!x) rc = pt_errorf(err, "out of memory");
     else x->cancel = o->cancel;
     size_t nread = 0;
@@ -366,15 +429,18 @@ static int load_tfevents(const char *path, const struct load_opts *o, struct dat
             }
         } else prefix = strdup("");
         int not_rec = 0;
-        if (!prefix) rc = pt_errorf(err, "out of memory");
-        else if (tfevents_read_buf(x, buf, len, p, prefix, ds, &not_rec, err) < 0) rc = -1;
+        struct curves_cache_file *cf = e ? curves_cache_file(e, p) : NULL;
+        size_t start = cf && cf->off <= len ? (size_t)cf->off : 0, end = len, w0 = ds->nwarnings, w1 = w0;
+        if (!prefix || (e && !cf)) rc = pt_errorf(err, "out of memory");
+        else if (tfevents_read_from(x, buf, len, start, p, prefix, ds, &not_rec, &end, &w1, err) < 0) rc = -1;
+        else if (cf && cache_file_done(e, cf, ds, w0, w1, end) != 0) rc = pt_errorf(err, "out of memory");
         else if (not_rec) {
             if (dataset_warn(ds, "%s: byte 0: not a TFRecord file (the first record's length CRC does not match): skipped", p) |
                 dataset_skip(ds, p))
                 rc = pt_errorf(err, "out of memory");
         } else {
             nread++;
-            ds->bytes_read += len;
+            ds->bytes_read += len - start;
         }
         free(prefix);
         if (buf) munmap((void *)buf, len);
@@ -382,9 +448,14 @@ static int load_tfevents(const char *path, const struct load_opts *o, struct dat
     ds->files_read += nread;
     if (rc == 0 && nread == 0) rc = pt_errorf(err, "%s: no readable TensorBoard event file", path);
     if (rc == 0 && x->scalars == 0) rc = dataset_warn(ds, "%s: no scalar summary in %zu event file%s", path, nread, nread == 1 ? "" : "s") ? pt_errorf(err, "out of memory") : 0;
-    tfevents_ctx_free(x);
+    if (!e) tfevents_ctx_free(x);
     filewalk_list_free(&fl);
     if (rc == 0 && curves_finish(cv)) rc = pt_errorf(err, "out of memory");
+    if (e) {   /* the cache keeps its points; the dataset gets a copy */
+        if (rc != 0) curves_cache_reset(e);
+        cv = rc == 0 ? curves_cache_clone(e->c) : NULL;
+        if (rc == 0 && !cv) { curves_cache_reset(e); rc = pt_errorf(err, "out of memory"); }
+    }
     size_t dropped = 0;
     if (rc == 0) rc = curves_cube_build(cv, &ds->cube, &dropped, err);
     if (rc == 0 && dropped && dataset_warn(ds, "%s: %zu points at steps below 0 or above 2^31-1 left out of the cube", path, dropped))

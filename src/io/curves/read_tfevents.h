@@ -29,5 +29,13 @@ void tfevents_ctx_free(struct tfevents_ctx *x);
  * the load was cancelled (err). */
 long tfevents_read_buf(struct tfevents_ctx *x, const uint8_t *buf, size_t len, const char *path, const char *prefix,
                        struct dataset *ds, int *not_tfrecord, struct pt_error *err);
+/* The same from byte start on (follow mode: the records appended since
+ * the last read); *end (may be NULL): the end of the last whole record
+ * read, where the next read starts; *nwarn_whole (may be NULL):
+ * ds->nwarnings before the warnings of a cut last record (those are of
+ * bytes read again next time). */
+long tfevents_read_from(struct tfevents_ctx *x, const uint8_t *buf, size_t len, size_t start, const char *path,
+                        const char *prefix, struct dataset *ds, int *not_tfrecord, size_t *end, size_t *nwarn_whole,
+                        struct pt_error *err);
 
 #endif
