@@ -17,12 +17,14 @@
 #include "model/compare/compare.h"
 #include "model/compare/compare_run.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/cmd_compare_visdb.h"
 #include "src/io/compare/cmp_files.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/read_graph.h"
 #include "src/io/dump/read_npy.h"
+#include "src/io/visdb/write_visdb.h"
 
 /* ---- csv ---- */
 
@@ -378,8 +380,8 @@ static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct compare
 
 /* What the command line of `compare` asked for. */
 struct copts {
-    const char *paths[2], *csv, *lm, *mc, *odir;
-    int first, fuzzy, partial_ok;
+    const char *paths[2], *csv, *lm, *mc, *odir, *vis;
+    int first, fuzzy, partial_ok, overflow;
 };
 
 /* Reads the options and the two dumps; EXIT_OK, else the exit status. */
@@ -394,12 +396,15 @@ static int parse_args(int argc, char **argv, struct copts *c) {
         if ((v = opt_value(argc, argv, &i, "--layer-mapping", &m, &bad)) || m) { if (v) c->lm = v; continue; }
         if ((v = opt_value(argc, argv, &i, "-lm", &m, &bad)) || m) { if (v) c->lm = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--match-config", &m, &bad)) || m) { if (v) c->mc = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--vis-db", &m, &bad)) || m) { if (v) c->vis = v; continue; }
+        if (!strcmp(argv[i], "--overflow") || !strcmp(argv[i], "-oc")) { c->overflow = 1; continue; }
         if (!strcmp(argv[i], "--first")) { c->first = 1; continue; }
         if (!strcmp(argv[i], "--partial-ok")) { c->partial_ok = 1; continue; }
         if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { c->fuzzy = 1; continue; }
         if (cmd_operand(&cmd_compare_entry, argv[i], c->paths, &np) != 0) return EXIT_USAGE;
     }
     if (bad) return EXIT_USAGE;
+    if (np == 1 && c->vis) return EXIT_OK;   /* a build: one run into a .vis.db */
     return cmd_operands_done(&cmd_compare_entry, np);
 }
 
@@ -408,6 +413,7 @@ struct crun {
     const struct copts *c;
     struct cmp_files_lmap map;
     struct outf out;
+    struct write_visdb *vis;   /* --vis-db */
     struct compare_run_pair *sum;   /* one per pair */
     size_t npairs;
     int multi_step, quiet, lm_warned, any_error;
@@ -542,6 +548,7 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
                             a->step, a->rank, CMD_ESC(gerr.msg));
         else fprintf(stderr, "probetop compare: %s\n", CMD_ESC(gerr.msg));
+        if (r->vis) r->rc = EXIT_USAGE;   /* --vis-db needs the graphs */
         /* no tree: the first divergent row in dump order */
         compare_run_pair_clear(&r->sum[k]);
         r->sum[k] = tsum;
@@ -550,12 +557,15 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
             printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nall,
                    t->counts[0], t->counts[1], t->counts[2]);
     }
+    int vrc = g && r->vis && sumrc == 0 ? write_visdb_compare(r->vis, g, &err) : 0;
+    if (vrc != 0) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
     cmp_graph_free(g);
     cmp_table_free(t);
     compare_run_pair_clear(&tsum);
     layermap_free(pm);
     tree_free(a);
     tree_free(b);
+    if (vrc != 0 || (r->vis && r->rc == EXIT_USAGE)) { r->rc = EXIT_USAGE; return -1; }
 #ifdef __GLIBC__
     /* the pair's threads (the benchmark's reader, the graph compare) each
      * keep what they freed in a malloc arena of their own, and the next
@@ -610,6 +620,10 @@ static int open_outputs(struct crun *r) {
     const struct copts *c = r->c;
     struct pt_error err;
     if (c->lm && cmp_files_lmap_load(&r->map, c->lm, &err) != 0) goto fail;
+    if (c->vis) {
+        struct write_visdb_opts vo = {.compare = 1, .overflow = c->overflow};
+        if (write_visdb_open(c->vis, &vo, &r->vis, &err) != 0) goto fail;
+    }
     if (c->first && !c->csv && !c->odir) return 0;
     if (c->odir && out_dir(c->odir, &err) != 0) goto fail;
     if (c->csv && outf_open(&r->out, c->csv, &err) != 0) goto fail;
@@ -624,6 +638,7 @@ static int run(int argc, char **argv) {
     struct copts c;
     int prc = parse_args(argc, argv, &c);
     if (prc != EXIT_OK) return prc;
+    if (!c.paths[1]) return cmd_compare_visdb_build(c.paths[0], c.vis, c.overflow);
     struct pt_error err;
     struct graph_dirs d[2];
     if (graph_scan(c.paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg)); return EXIT_USAGE; }
@@ -650,7 +665,7 @@ static int run(int argc, char **argv) {
     }
     r.npairs = (size_t)np;
     if (open_outputs(&r) != 0) goto done;
-    if (c.first && !c.csv && !c.odir) {
+    if (c.first && !c.csv && !c.odir && !c.vis) {
         r.rc = run_first(pairs, r.npairs, r.sum, c.fuzzy, c.lm ? &r.map : NULL, c.mc, c.partial_ok);
         goto done;
     }
@@ -662,6 +677,10 @@ static int run(int argc, char **argv) {
         print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 1);
     } else if (!r.quiet) print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 0);
 done:
+    if (r.vis && write_visdb_close(r.vis, r.rc != EXIT_USAGE, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
+        r.rc = EXIT_USAGE;
+    }
     if (r.out.f && outf_close(&r.out, r.rc != EXIT_USAGE, &err) != 0) {
         fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         r.rc = EXIT_USAGE;
