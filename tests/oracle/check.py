@@ -323,6 +323,38 @@ def k_visdb_overflow(ctx):
         ctx.diff("%d entries, msProbe's database %d" % (len(ours), len(theirs)))
 
 
+def k_visdb(ctx):
+    """compare P B --vis-db (or compare RUN --vis-db): the database msProbe's graph_visualize wrote, row for row."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import visdb_canon
+
+    def where(p):
+        return os.path.join(ctx.src, p[5:]) if p.startswith("@src/") else p
+    out = os.path.join(ctx.tmp, "ours.vis.db")
+    if os.path.exists(out):
+        os.unlink(out)
+    runs = [where(ctx.spec["problem"])] + ([where(ctx.spec["bench"])] if ctx.spec.get("bench") else [])
+    ctx.run(["compare"] + runs + ["--vis-db", out] + ctx.spec.get("args", []))
+    if not os.path.exists(out):
+        return ctx.diff("no database written")
+    for line in visdb_canon.diff(visdb_canon.load(out), visdb_canon.load(ctx.path(where(ctx.spec["input"])))):
+        ctx.diff(line)
+    # round trip: probetop's own reader says the same of both databases
+    ref = ctx.path(where(ctx.spec["input"]))
+    for args in (["info", "--json"], ["overflow", "--format", "json", "--limit", "0"]):
+        ok = (0, 1, 3)   # overflow on a database without -oc levels: exit 3, on both
+        mine = json.loads(ctx.run([args[0], out] + args[1:], ok) or "{}")
+        theirs = json.loads(ctx.run([args[0], ref] + args[1:], ok) or "{}")
+        mine.pop("path", None)
+        theirs.pop("path", None)
+        if mine != theirs:
+            ctx.diff("probetop %s on ours: %s; on msProbe's: %s" % (args[0], json.dumps(mine)[:300],
+                                                                    json.dumps(theirs)[:300]))
+    left = [f for f in os.listdir(ctx.tmp) if ".tmp." in f]
+    if left:
+        ctx.diff("temporary files left beside the database: %s" % left)
+
+
 def k_anomalies(ctx):
     """overflow --format json: msProbe's monitor alert reports, in its analyser's first-anomaly order."""
     js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
@@ -387,7 +419,7 @@ def k_trace(ctx):
 KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "compare_counts": k_compare_counts,
          "first": k_first, "agree": k_agree,
          "origin": k_origin, "levels": k_levels, "nonfinite": k_nonfinite,
-         "visdb_overflow": k_visdb_overflow, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace}
+         "visdb_overflow": k_visdb_overflow, "visdb": k_visdb, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace}
 
 
 def main():

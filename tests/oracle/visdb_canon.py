@@ -24,7 +24,7 @@ REL = 1e-6
 
 
 def load(path):
-    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    db = sqlite3.connect("file:%s?immutable=1" % path, uri=True)   # no -shm/-wal beside a stored file
     out = {}
     for table in ("tb_config", "tb_stack", "tb_nodes"):
         cur = db.execute("SELECT * FROM %s" % table)
