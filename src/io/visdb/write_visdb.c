@@ -3,6 +3,7 @@
  * benchmark graph; tb_config and the indexes when the run ends, with the
  * communication links of each (side, step) across its ranks. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,134 @@ struct write_visdb {
     struct write_visdb_comm *comm;
     size_t ncomm, capcomm;
     struct write_visdb_buf b, in, out, link, sub;
+    /* the rows go into SQLite on a thread of their own, a graph at a time,
+     * while the next pair is read and compared */
+    pthread_t th;
+    int started, closing, dbfail;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct vbatch *head, *tail, *cur;
+    size_t queued;
+    char dberr[512];
 };
+
+/* ---- rows made here, inserted by the database thread ---- */
+
+enum { VC_NULL, VC_TEXT, VC_INT, VC_REAL };
+struct vcol { uint8_t kind; int64_t a, b; };   /* text: offset, length; int: a; real: bits in a */
+struct vrec { uint8_t stack; struct vcol c[22]; };
+struct vbatch {
+    struct write_visdb_buf text;
+    struct vrec *v;
+    size_t n, cap;
+    struct vbatch *next;
+};
+
+static void vbatch_free(struct vbatch *b) {
+    if (!b) return;
+    free(b->text.b);
+    free(b->v);
+    free(b);
+}
+
+/* A new row of table stack (1) or tb_nodes (0) in the current batch; NULL out of memory. */
+static struct vrec *vrow(struct write_visdb *w, int stack) {
+    struct vbatch *b = w->cur;
+    if (UTIL_PUSH(b->v, b->n, b->cap) != 0) return NULL;
+    struct vrec *r = &b->v[b->n++];
+    memset(r, 0, sizeof *r);
+    r->stack = (uint8_t)stack;
+    return r;
+}
+
+static void col_text(struct write_visdb *w, struct vrec *r, int i, const char *s, int n) {
+    struct write_visdb_buf *t = &w->cur->text;
+    size_t len = n < 0 ? strlen(s) : (size_t)n;
+    r->c[i - 1] = (struct vcol){VC_TEXT, (int64_t)t->n, (int64_t)len};
+    write_visdb_text_add(t, s, len);
+    write_visdb_text_add(t, "", 0);
+    if (!t->oom) t->n++;   /* keep the NUL between texts */
+}
+static void col_int(struct vrec *r, int i, int64_t x) { r->c[i - 1] = (struct vcol){VC_INT, x, 0}; }
+static void col_real(struct vrec *r, int i, double x) {
+    int64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    r->c[i - 1] = (struct vcol){VC_REAL, bits, 0};
+}
+
+static int vbatch_insert(struct write_visdb *w, struct vbatch *b) {
+    for (size_t k = 0; k < b->n; k++) {
+        const struct vrec *r = &b->v[k];
+        sqlite3_stmt *st = r->stack ? w->stack : w->node;
+        int ncol = r->stack ? 2 : 22;
+        sqlite3_reset(st);
+        for (int i = 0; i < ncol; i++) {
+            const struct vcol *c = &r->c[i];
+            double d;
+            switch (c->kind) {
+            case VC_NULL: sqlite3_bind_null(st, i + 1); break;
+            case VC_TEXT: sqlite3_bind_text(st, i + 1, b->text.b + c->a, (int)c->b, SQLITE_STATIC); break;
+            case VC_INT: sqlite3_bind_int64(st, i + 1, c->a); break;
+            case VC_REAL: memcpy(&d, &c->a, sizeof d); sqlite3_bind_double(st, i + 1, d); break;
+            }
+        }
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            snprintf(w->dberr, sizeof w->dberr, "%s: writing %s: %s", w->final, r->stack ? "tb_stack" : "tb_nodes",
+                     sqlite3_errmsg(w->db));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void *db_thread(void *arg) {
+    struct write_visdb *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (!w->head && !w->closing) pthread_cond_wait(&w->cv, &w->mu);
+        struct vbatch *b = w->head;
+        if (b) {
+            w->head = b->next;
+            if (!w->head) w->tail = NULL;
+        }
+        int fail_now = w->dbfail;
+        pthread_mutex_unlock(&w->mu);
+        if (!b) break;
+        int rc = fail_now ? 0 : vbatch_insert(w, b);
+        vbatch_free(b);
+        pthread_mutex_lock(&w->mu);
+        if (rc != 0) w->dbfail = 1;
+        w->queued--;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
+    return NULL;
+}
+
+/* The current batch to the database thread (waiting while two are
+ * queued: a graph's rows are tens of MB); 0, -1 when inserting failed. */
+static int vbatch_send(struct write_visdb *w, struct pt_error *err) {
+    struct vbatch *b = w->cur;
+    w->cur = NULL;
+    if (!b) return 0;
+    pthread_mutex_lock(&w->mu);
+    while (w->queued >= 2 && !w->dbfail) pthread_cond_wait(&w->cv, &w->mu);
+    int failed = w->dbfail;
+    if (!failed) {
+        b->next = NULL;
+        if (w->tail) w->tail->next = b;
+        else w->head = b;
+        w->tail = b;
+        w->queued++;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (failed) {
+        vbatch_free(b);
+        return pt_errorf(err, "%s", w->dberr);
+    }
+    return 0;
+}
 
 static int fail(struct write_visdb *w, struct pt_error *err, const char *what) {
     return pt_errorf(err, "%s: %s: %s", w->final, what, w->db ? sqlite3_errmsg(w->db) : "cannot open");
@@ -86,6 +214,10 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
                 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-131072; PRAGMA mmap_size=4294967296; BEGIN",
              err) != 0 ||
         exec(w, schema, err) != 0 ||
+        /* the indexes from the start: each row goes into them as it is
+         * inserted, on the database thread, rather than seven scans of the
+         * whole table at the end (its index columns sit behind the JSON) */
+        exec(w, indexes, err) != 0 ||
         sqlite3_prepare_v2(w->db,
                            "INSERT INTO tb_nodes (id, graph_id, node_order, node_name, node_type, up_node, sub_nodes, "
                            "precision_index, overflow_level, micro_step_id, matched_node_link, stack_id, "
@@ -99,6 +231,14 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
         write_visdb_close(w, 0, NULL);
         return -1;
     }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->th, NULL, db_thread, w) != 0) {
+        pt_errorf(err, "cannot start a thread");
+        write_visdb_close(w, 0, NULL);
+        return -1;
+    }
+    w->started = 1;
     *out = w;
     return 0;
 }
@@ -189,26 +329,27 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
             if (t->recs[r].node >= 0) levels[r] = (uint8_t)write_visdb_links_level(t, (int)r);
     }
     if (!(stack_k = malloc((t->nstacks + 1) * sizeof *stack_k))) goto oom;
+    if (!(w->cur = calloc(1, sizeof *w->cur))) goto oom;
     for (size_t i = 0; i <= t->nstacks; i++) stack_k[i] = -1;
     int32_t nst = 0;
     for (size_t i = 0; i < t->norder; i++) {
         int n = t->order[i];
         const struct tnode *nd = &t->nodes[n];
-        sqlite3_stmt *st = w->node;
-        sqlite3_reset(st);
+        struct vrec *st = vrow(w, 0);
+        if (!st) goto oom;
         const char *name = tree_id(t, n);
         w->b.n = 0;
         write_visdb_text_cstr(&w->b, gid);
         write_visdb_text_add(&w->b, "_", 1);
         write_visdb_text_cstr(&w->b, name);
         if (w->b.oom) goto oom;
-        sqlite3_bind_text(st, 1, w->b.b, (int)w->b.n, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 2, gid, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
-        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+        col_text(w, st, 1, w->b.b, (int)w->b.n);
+        col_text(w, st, 2, gid, -1);
+        col_int(st, 3, (int64_t)i);
+        col_text(w, st, 4, name, -1);
         snprintf(id, sizeof id, "%d", nd->kind);
-        sqlite3_bind_text(st, 5, id, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 6, nd->parent >= 0 ? tree_id(t, nd->parent) : "", -1, SQLITE_STATIC);
+        col_text(w, st, 5, id, -1);
+        col_text(w, st, 6, nd->parent >= 0 ? tree_id(t, nd->parent) : "", -1);
         w->sub.n = 0;
         if (nd->first >= 0) {
             write_visdb_text_add(&w->sub, "[", 1);
@@ -219,24 +360,24 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
             write_visdb_text_add(&w->sub, "]", 1);
         } else write_visdb_text_add(&w->sub, "", 0);
         if (w->sub.oom) goto oom;
-        sqlite3_bind_text(st, 7, w->sub.b ? w->sub.b : "", (int)w->sub.n, SQLITE_TRANSIENT);
+        col_text(w, st, 7, w->sub.b ? w->sub.b : "", (int)w->sub.n);
         /* precision index: problem side of a compare */
         int idx = g && !bench ? g->nodes[n].index : CL_NONE;
-        if (idx == CL_PASS) sqlite3_bind_int(st, 8, 0);
-        else if (idx == CL_WARNING) sqlite3_bind_double(st, 8, 0.5);
-        else if (idx == CL_ERROR) sqlite3_bind_int(st, 8, 1);
-        else sqlite3_bind_null(st, 8);
+        if (idx == CL_PASS) col_int(st, 8, 0);
+        else if (idx == CL_WARNING) col_real(st, 8, 0.5);
+        else if (idx == CL_ERROR) col_int(st, 8, 1);
+        else st->c[7].kind = VC_NULL;
         int lv = levels && nd->rec >= 0 ? levels[nd->rec] : OVF_NONE;
-        bind_text(st, 9, lv != OVF_NONE ? ovf_level_name((enum ovf_level)lv) : NULL);
+        if (lv != OVF_NONE) col_text(w, st, 9, ovf_level_name((enum ovf_level)lv), -1);
         int32_t ms = micro ? micro[n] : nd->micro;
-        sqlite3_bind_int(st, 10, n == t->root && !t->megatron ? 0 : ms);
+        col_int(st, 10, n == t->root && !t->megatron ? 0 : ms);
         w->link.n = 0;
         int other = -1;
         if (g) other = bench ? g->bmatch[n] : g->nodes[n].bench;
         if (other >= 0) chain(&w->link, bench ? g->npu : g->bench, other);
         else write_visdb_text_add(&w->link, "[]", 2);
         if (w->link.oom) goto oom;
-        sqlite3_bind_text(st, 11, w->link.b, (int)w->link.n, SQLITE_TRANSIENT);
+        col_text(w, st, 11, w->link.b, (int)w->link.n);
         /* stack: numbered by first appearance of its text in node order */
         int32_t k;
         int32_t *kk = nd->stack >= 0 ? &stack_k[nd->stack] : &stack_k[t->nstacks];
@@ -259,27 +400,29 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
                 snprintf(id, sizeof id, "_%d", (int)*slot);
                 char sid[160];
                 snprintf(sid, sizeof sid, "%s%s", gid, id);
-                sqlite3_reset(w->stack);
-                sqlite3_bind_text(w->stack, 1, sid, -1, SQLITE_TRANSIENT);
-                sqlite3_bind_text(w->stack, 2, w->b.b, (int)w->b.n, SQLITE_TRANSIENT);
-                if (sqlite3_step(w->stack) != SQLITE_DONE) { fail(w, err, "writing tb_stack"); goto out; }
+                /* the node's row is being made: its texts stay in the batch */
+                struct vrec *sr = vrow(w, 1);
+                if (!sr) goto oom;
+                st = &w->cur->v[w->cur->n - 2];
+                col_text(w, sr, 1, sid, -1);
+                col_text(w, sr, 2, w->b.b, (int)w->b.n);
             }
             k = *kk = *slot;
         }
         char sid[160];
         snprintf(sid, sizeof sid, "%s_%d", gid, (int)k);
-        sqlite3_bind_text(st, 12, sid, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 13, "", -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 14, "{}", -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 15, 0);
+        col_text(w, st, 12, sid, -1);
+        col_text(w, st, 13, "", -1);
+        col_text(w, st, 14, "{}", -1);
+        col_int(st, 15, 0);
         w->in.n = w->out.n = 0;
         const struct cmp_graph *rg = g && !bench && g->nodes[n].bench >= 0 ? g : NULL;
         write_visdb_text_params(&w->in, t, n, 0, rg, rg ? rowof : NULL, w->mode);
         write_visdb_text_params(&w->out, t, n, 1, rg, rg ? rowof : NULL, w->mode);
         if (w->in.oom || w->out.oom) goto oom;
-        sqlite3_bind_text(st, 16, w->in.b, (int)w->in.n, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 17, w->out.b, (int)w->out.n, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 18, src, -1, SQLITE_STATIC);
+        col_text(w, st, 16, w->in.b, (int)w->in.n);
+        col_text(w, st, 17, w->out.b, (int)w->out.n);
+        col_text(w, st, 18, src, -1);
         /* the tensor folder of a tensor dump (msProbe: dump_data_dir, else the
          * rank folder's dump_tensor_data); statistics dumps have none */
         if (t->has_tensor_files && t->path) {
@@ -287,13 +430,14 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
             write_visdb_text_cstr(&w->b, t->path);
             write_visdb_text_cstr(&w->b, "/dump_tensor_data");
             if (w->b.oom) goto oom;
-            sqlite3_bind_text(st, 19, w->b.b, (int)w->b.n, SQLITE_TRANSIENT);
-        } else sqlite3_bind_null(st, 19);
-        sqlite3_bind_int(st, 20, t->step);
-        sqlite3_bind_int(st, 21, t->rank);
-        sqlite3_bind_int(st, 22, !strncmp(name, "Distributed", 11));
-        if (sqlite3_step(st) != SQLITE_DONE) { fail(w, err, "writing tb_nodes"); goto out; }
+            col_text(w, st, 19, w->b.b, (int)w->b.n);
+        } else st->c[18].kind = VC_NULL;
+        col_int(st, 20, t->step);
+        col_int(st, 21, t->rank);
+        col_int(st, 22, !strncmp(name, "Distributed", 11));
+        if (w->cur->text.oom) goto oom;
     }
+    if (vbatch_send(w, err) != 0) goto out;
     /* the Distributed.* records, for the links at the end */
     int any = 0;
     for (size_t r = 0; r < t->nrecs && !any; r++) any = !strncmp(tree_s(t, t->recs[r].name), "Distributed", 11);
@@ -309,6 +453,8 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
 oom:
     pt_errorf(err, "out of memory");
 out:
+    vbatch_free(w->cur);
+    w->cur = NULL;
     free(micro);
     free(rowof);
     free(levels);
@@ -548,10 +694,21 @@ out:
 int write_visdb_close(struct write_visdb *w, int ok, struct pt_error *err) {
     if (!w) return 0;
     int rc = 0;
-    if (ok && w->db) {
+    if (w->started) {
+        pthread_mutex_lock(&w->mu);
+        w->closing = 1;
+        if (!ok) w->dbfail = 1;   /* nothing more goes in */
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->th, NULL);
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->cv);
+        if (ok && w->dbfail) rc = pt_errorf(err, "%s", w->dberr);
+    }
+    if (ok && rc == 0 && w->db) {
         /* a single folder (one graph) gets no links, as in msProbe */
         if ((w->nranks > 1 || w->nsteps > 1) && w->ncomm && write_links(w, err) != 0) rc = -1;
-        if (rc == 0 && (write_config(w, err) != 0 || exec(w, indexes, err) != 0 || exec(w, "COMMIT", err) != 0))
+        if (rc == 0 && (write_config(w, err) != 0 || exec(w, "COMMIT", err) != 0))
             rc = -1;
     }
     sqlite3_finalize(w->node);
