@@ -404,6 +404,10 @@ static int parse_args(int argc, char **argv, struct copts *c) {
         if (cmd_operand(&cmd_compare_entry, argv[i], c->paths, &np) != 0) return EXIT_USAGE;
     }
     if (bad) return EXIT_USAGE;
+    if (c->overflow && !c->vis) {
+        fprintf(stderr, "probetop compare: --overflow goes with --vis-db FILE (the levels are stored in it)\n");
+        return EXIT_USAGE;
+    }
     if (np == 1 && c->vis) return EXIT_OK;   /* a build: one run into a .vis.db */
     return cmd_operands_done(&cmd_compare_entry, np);
 }
@@ -696,13 +700,16 @@ done:
 
 const struct cmd_entry cmd_compare_entry = {
     .name = "compare",
-    .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--first] [--fuzzy-match] "
-             "[--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]",
+    .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--vis-db FILE [--overflow]] [--first] "
+             "[--fuzzy-match] [--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]",
     .summary = "compare two dumps as msprobe compare does: csv of every tensor, first divergent node",
     .help = "  PROBLEM, BENCH          rank folders, step folders, dump roots or dump.json files\n"
             "  --csv FILE|-            write msprobe's compare table (statistics: 27 columns + NPU_Stack_Info);\n"
             "                          with several (step, rank) pairs, Step and Rank columns lead\n"
             "  --out DIR               one csv per pair, compare_result_rank<R>[_step<S>].csv (as msprobe)\n"
+            "  --vis-db FILE           write the .vis.db msprobe graph_visualize writes (its TensorBoard\n"
+            "                          plugin opens it); with one run and no BENCH, its build database\n"
+            "  --overflow, -oc         with --vis-db: msprobe's overflow levels too (graph_visualize -oc)\n"
             "  --first                 print only the run's first divergence: the earliest diverging\n"
             "                          operation (node order, steps, micro steps, then ranks), error\n"
             "                          before warning: name, level, step, rank, worst relative error,\n"
