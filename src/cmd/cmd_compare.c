@@ -552,7 +552,10 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
                             a->step, a->rank, CMD_ESC(gerr.msg));
         else fprintf(stderr, "probetop compare: %s\n", CMD_ESC(gerr.msg));
-        if (r->vis) r->rc = EXIT_USAGE;   /* --vis-db needs the graphs */
+        if (r->vis) {   /* --vis-db needs the graphs */
+            fprintf(stderr, "probetop compare: --vis-db needs the model structure of both runs: no database written\n");
+            r->rc = EXIT_USAGE;
+        }
         /* no tree: the first divergent row in dump order */
         compare_run_pair_clear(&r->sum[k]);
         r->sum[k] = tsum;

@@ -307,6 +307,35 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
     else sqlite3_bind_null(st, i);
 }
 
+/* The tb_stack number of node n's stack text (a new row when the text is
+ * new to this graph) into *k; 0, -1 out of memory. */
+static int new_stack(struct write_visdb *w, const struct tree *t, int n, const char *gid, struct util_smap *stacks,
+                     int32_t *nst, int32_t *k) {
+    w->b.n = 0;
+    const uint32_t *lines;
+    uint32_t nl = tree_stack_lines(t, n, &lines);
+    write_visdb_text_add(&w->b, "[", 1);
+    for (uint32_t j = 0; j < nl; j++) {
+        if (j) write_visdb_text_add(&w->b, ", ", 2);
+        write_visdb_text_json(&w->b, tree_s(t, lines[j]));
+    }
+    write_visdb_text_add(&w->b, "]", 1);
+    if (w->b.oom) return -1;
+    int32_t *slot = util_smap_slot(stacks, w->b.b, 1);
+    if (!slot) return -1;
+    if (*slot < 0) {
+        *slot = (*nst)++;
+        char sid[160];
+        snprintf(sid, sizeof sid, "%s_%d", gid, (int)*slot);
+        struct vrec *sr = vrow(w, 1);
+        if (!sr) return -1;
+        col_text(w, sr, 1, sid, -1);
+        col_text(w, sr, 2, w->b.b, (int)w->b.n);
+    }
+    *k = *slot;
+    return 0;
+}
+
 /* One graph's rows.  g: the compare (side bench or problem), NULL for a build. */
 static int write_graph(struct write_visdb *w, const struct tree *t, const struct cmp_graph *g, int bench,
                        struct pt_error *err) {
@@ -379,36 +408,13 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         if (w->link.oom) goto oom;
         col_text(w, st, 11, w->link.b, (int)w->link.n);
         /* stack: numbered by first appearance of its text in node order */
-        int32_t k;
         int32_t *kk = nd->stack >= 0 ? &stack_k[nd->stack] : &stack_k[t->nstacks];
-        if (*kk >= 0) k = *kk;
-        else {
-            w->b.n = 0;
-            const uint32_t *lines;
-            uint32_t nl = tree_stack_lines(t, n, &lines);
-            write_visdb_text_add(&w->b, "[", 1);
-            for (uint32_t j = 0; j < nl; j++) {
-                if (j) write_visdb_text_add(&w->b, ", ", 2);
-                write_visdb_text_json(&w->b, tree_s(t, lines[j]));
-            }
-            write_visdb_text_add(&w->b, "]", 1);
-            if (w->b.oom) goto oom;
-            int32_t *slot = util_smap_slot(&stacks, w->b.b, 1);
-            if (!slot) goto oom;
-            if (*slot < 0) {
-                *slot = nst++;
-                snprintf(id, sizeof id, "_%d", (int)*slot);
-                char sid[160];
-                snprintf(sid, sizeof sid, "%s%s", gid, id);
-                /* the node's row is being made: its texts stay in the batch */
-                struct vrec *sr = vrow(w, 1);
-                if (!sr) goto oom;
-                st = &w->cur->v[w->cur->n - 2];
-                col_text(w, sr, 1, sid, -1);
-                col_text(w, sr, 2, w->b.b, (int)w->b.n);
-            }
-            k = *kk = *slot;
+        if (*kk < 0) {
+            size_t at = (size_t)(st - w->cur->v);
+            if (new_stack(w, t, n, gid, &stacks, &nst, kk) != 0) goto oom;
+            st = &w->cur->v[at];   /* the rows may have moved */
         }
+        int32_t k = *kk;
         char sid[160];
         snprintf(sid, sizeof sid, "%s_%d", gid, (int)k);
         col_text(w, st, 12, sid, -1);
