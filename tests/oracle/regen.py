@@ -451,6 +451,18 @@ def case_md5(e):
                "probetop itself: the compare headline and compare --first name the same divergence")
 
 
+def case_pt_tp(e):
+    """PyTorch statistics dump, tensor parallel 2 (ranks 0, 1: all_reduce with a group
+    forward, without one backward), a NaN born in rank 1's MLP; the benchmark is clean.
+    For the .vis.db's communication links."""
+    d = fresh_input("pt_tp")
+    common = ["--layers", "1", "--steps", "1", "--ranks", "2", "--tp", "2", "--level", "mix"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *(common + ["--nan", "0:1:layers.0.mlp"]))
+    ref_visdb(e, "pt_tp", "visdb", "input/npu", "input/bench")
+    ref_visdb(e, "pt_tp", "visdb_oc", "input/npu", "input/bench", oc=True)
+
+
 def monitor_nan_cells(tree):
     """(step, micro_step, rank) of the monitor CSV rows holding a NaN or Inf in a
     statistic, leaving out the placeholder rows (every column nan, shape and dtype
@@ -592,6 +604,7 @@ def case_traces(e):
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
               "pt_nan_pp": case_pt_nan_pp,
               "pt_nan_pp_stage1": case_pt_nan_pp_stage1, "pt_param_nan": case_pt_param_nan, "md5": case_md5, "monitor": case_monitor,
+              "pt_tp": case_pt_tp,
               "traces": case_traces}
 
 

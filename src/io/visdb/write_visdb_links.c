@@ -139,6 +139,25 @@ static uint32_t copy_str(struct tree *to, const struct tree *from, uint32_t s) {
     return tree_str(to, x, strlen(x));
 }
 
+/* msProbe pairs a collective only by its group: a record of one without a
+ * group_id in its input "group" gets no link (nor counts among the calls
+ * of its group); point-to-point calls pair by their peer rank. */
+static int linkable(const struct tree *t, const struct trec *rec) {
+    const char *id = tree_s(t, rec->name), *a0 = id + 12, *dot = strchr(a0, '.');
+    size_t al = dot ? (size_t)(dot - a0) : strlen(a0);
+    static const char *const p2p[] = {"send", "isend", "recv", "irecv", "batch_isend_irecv"};
+    for (size_t i = 0; i < sizeof p2p / sizeof p2p[0]; i++)
+        if (strlen(p2p[i]) == al && !strncmp(a0, p2p[i], al)) return 1;
+    size_t il = strlen(id);
+    for (uint32_t i = 0; i < rec->np; i++) {
+        const struct tparam *p = &t->params[rec->p0 + i];
+        const char *n = tree_s(t, p->name);
+        if (!strncmp(n, id, il) && !strcmp(n + il, ".input.group"))
+            return p->group_id != TREE_NONE && *tree_s(t, p->group_id);
+    }
+    return 0;
+}
+
 static const char *index_text(int idx) {
     return idx == CL_PASS ? "0" : idx == CL_WARNING ? "0.5" : idx == CL_ERROR ? "1" : "Nan";
 }
@@ -154,7 +173,7 @@ int write_visdb_links_keep(struct write_visdb_comm *c, const struct tree *t, int
     c->t->rank = t->rank;
     size_t n = 0;
     for (size_t r = 0; r < t->nrecs; r++)
-        if (!strncmp(tree_s(t, t->recs[r].name), "Distributed", 11) && t->recs[r].node >= 0 &&
+        if (!strncmp(tree_s(t, t->recs[r].name), "Distributed.", 12) && t->recs[r].node >= 0 &&
             t->nodes[t->recs[r].node].order >= 0)
             n++;
     c->index = calloc(n + 1, sizeof *c->index);
@@ -162,7 +181,8 @@ int write_visdb_links_keep(struct write_visdb_comm *c, const struct tree *t, int
     for (size_t r = 0; r < t->nrecs; r++) {
         const struct trec *rec = &t->recs[r];
         const char *id = tree_s(t, rec->name);
-        if (strncmp(id, "Distributed", 11) || rec->node < 0 || t->nodes[rec->node].order < 0) continue;
+        if (strncmp(id, "Distributed.", 12) || rec->node < 0 || t->nodes[rec->node].order < 0 || !linkable(t, rec))
+            continue;
         int nr = tree_add_record(c->t, id, strlen(id));
         if (nr < 0) return -1;
         for (uint32_t i = 0; i < rec->np; i++) {

@@ -208,7 +208,9 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
         kv(v, &first, "shape", p->shape == TREE_NONE ? "null" : tree_s(t, p->shape), 1);
         if (md5) kv_s(v, &first, t, "md5", p->md5);
     }
-    if (g && r) compare_cols(v, &first, g, r);
+    /* a process group keeps its four members only, the compare columns
+     * too are dropped (format_node_data runs after the compare) */
+    if (g && r && !(type && !strcmp(type, "torch.ProcessGroup"))) compare_cols(v, &first, g, r);
     write_visdb_text_add(v, "}", 1);
 }
 
