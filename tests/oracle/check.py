@@ -355,6 +355,42 @@ def k_visdb(ctx):
         ctx.diff("temporary files left beside the database: %s" % left)
 
 
+def k_visdb_match(ctx):
+    """compare P B --vis-db --match-config: the pairs matched by hand marked modified and linked, the rest msProbe's rows."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sqlite3
+    import visdb_canon
+
+    def where(p):
+        return os.path.join(ctx.src, p[5:]) if p.startswith("@src/") else ctx.path(p)
+    out = os.path.join(ctx.tmp, "ours.vis.db")
+    if os.path.exists(out):
+        os.unlink(out)
+    cfg = os.path.join(ctx.tmp, "match.vis.config")
+    with open(cfg, "w", encoding="utf-8") as f:
+        json.dump(ctx.spec["match"], f)
+    ctx.run(["compare", where(ctx.spec["problem"]), where(ctx.spec["bench"]), "--vis-db", out,
+             "--match-config", cfg] + ctx.spec.get("args", []))
+    if not os.path.exists(out):
+        return ctx.diff("no database written")
+    con = sqlite3.connect("file:%s?immutable=1" % out, uri=True)
+    got = sorted((src, name, json.loads(link)[-1] if link != "[]" else None)
+                 for src, name, link in con.execute("SELECT data_source, node_name, matched_node_link FROM tb_nodes "
+                                                    "WHERE modified = 1"))
+    con.close()
+    want = sorted([("NPU", a, b) for a, b in ctx.spec["match"].items()] +
+                  [("Bench", b, a) for a, b in ctx.spec["match"].items()])
+    if got != want:
+        ctx.diff("rows marked modified (side, node, counterpart): %s, expected %s" % (got, want))
+    for line in visdb_canon.diff(visdb_canon.load(out), visdb_canon.load(where(ctx.spec["input"])), limit=10 ** 9):
+        parts = line.split(" ", 2)
+        rid = parts[1].rstrip(":") if len(parts) > 1 else ""
+        if parts[0] == "tb_nodes" and any(rid.startswith(s_ + "_") and rid.endswith("_" + n)
+                                          for s_, n, _ in want):
+            continue   # the pair matched by hand: its rows are ours to differ
+        ctx.diff(line)
+
+
 def k_anomalies(ctx):
     """overflow --format json: msProbe's monitor alert reports, in its analyser's first-anomaly order."""
     js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
@@ -419,7 +455,7 @@ def k_trace(ctx):
 KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "compare_counts": k_compare_counts,
          "first": k_first, "agree": k_agree,
          "origin": k_origin, "levels": k_levels, "nonfinite": k_nonfinite,
-         "visdb_overflow": k_visdb_overflow, "visdb": k_visdb, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace}
+         "visdb_overflow": k_visdb_overflow, "visdb": k_visdb, "visdb_match": k_visdb_match, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace}
 
 
 def main():

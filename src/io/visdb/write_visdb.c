@@ -420,7 +420,10 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         col_text(w, st, 12, sid, -1);
         col_text(w, st, 13, "", -1);
         col_text(w, st, 14, "{}", -1);
-        col_int(st, 15, 0);
+        /* a pair matched by hand (--match-config, the TUI's saved matches):
+         * modified, as msProbe's plugin marks the rows it re-matches */
+        int manual = g && ((!bench && g->nodes[n].manual) || (bench && other >= 0 && g->nodes[other].manual));
+        col_int(st, 15, manual);
         w->in.n = w->out.n = 0;
         const struct cmp_graph *rg = g && !bench && g->nodes[n].bench >= 0 ? g : NULL;
         write_visdb_text_params(&w->in, t, n, 0, rg, rg ? rowof : NULL, w->mode);
