@@ -206,10 +206,10 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
         write_visdb_close(w, 0, NULL);
         return -1;
     }
-    /* ours alone until the rename: no journal */
-    /* large pages: a row's JSON columns are kilobytes (fewer overflow
-     * pages, fewer and larger writes); the file mapped, so building the
-     * indexes reads the table without copying it */
+    /* ours alone until the rename: no journal; large pages: a row's JSON
+     * columns are kilobytes (fewer overflow pages, fewer and larger
+     * writes); the file mapped, so the index pages are read back without
+     * a copy */
     if (exec(w, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
                 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-131072; PRAGMA mmap_size=4294967296; BEGIN",
              err) != 0 ||
@@ -227,7 +227,7 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
                            -1, &w->node, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(w->db, "INSERT INTO tb_stack (id, stack_info) VALUES (?,?)", -1, &w->stack, NULL) !=
             SQLITE_OK) {
-        if (err && !err->msg[0]) fail(w, err, "creating the tables");
+        fail(w, err, "creating the tables");
         write_visdb_close(w, 0, NULL);
         return -1;
     }
