@@ -43,9 +43,9 @@ void comm_links_free(struct comm_links *l) {
     l->n = l->cap = 0;
 }
 
+/* Links go in as found; the repeats are removed at the end (dedupe), not
+ * looked for at every add: a run of 8 ranks has tens of thousands. */
 static int add(struct comm_links *l, int ft, int32_t fr, int tt, int32_t tr, int type) {
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].from_tree == ft && l->v[i].from_rec == fr && l->v[i].to_tree == tt && l->v[i].to_rec == tr) return 0;
     if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
     l->v[l->n++] = (struct comm_link){ft, fr, tt, tr, (uint8_t)type};
     return 0;
@@ -73,6 +73,37 @@ static int32_t param_int(const struct tree *t, const struct tparam *p) {
     char *e;
     long n = strtol(v, &e, 10);
     return e != v && !*e ? (int32_t)n : -1;
+}
+
+/* A link with its position, sorted by (from, to), then position. */
+struct dd { struct comm_link l; size_t at; };
+static int by_link(const void *a, const void *b) {
+    const struct dd *p = a, *q = b;
+    const struct comm_link *x = &p->l, *y = &q->l;
+    if (x->from_tree != y->from_tree) return x->from_tree < y->from_tree ? -1 : 1;
+    if (x->from_rec != y->from_rec) return x->from_rec < y->from_rec ? -1 : 1;
+    if (x->to_tree != y->to_tree) return x->to_tree < y->to_tree ? -1 : 1;
+    if (x->to_rec != y->to_rec) return x->to_rec < y->to_rec ? -1 : 1;
+    return (p->at > q->at) - (p->at < q->at);
+}
+
+/* Keeps the first of each (from, to) link, in the order they were found. */
+static int dedupe(struct comm_links *l) {
+    if (l->n < 2) return 0;
+    struct dd *v = malloc(l->n * sizeof *v);
+    unsigned char *drop = calloc(l->n, 1);
+    if (!v || !drop) { free(v); free(drop); return -1; }
+    for (size_t i = 0; i < l->n; i++) v[i] = (struct dd){l->v[i], i};
+    qsort(v, l->n, sizeof *v, by_link);
+    for (size_t i = 1; i < l->n; i++)
+        if (!by_link(&(struct dd){v[i - 1].l, 0}, &(struct dd){v[i].l, 0})) drop[v[i].at] = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (!drop[i]) l->v[k++] = l->v[i];
+    l->n = k;
+    free(v);
+    free(drop);
+    return 0;
 }
 
 static int by_key(const void *a, const void *b) {
@@ -163,6 +194,7 @@ int comm_links_build(const struct tree *const *trees, size_t ntrees, struct comm
         }
     }
     free(v);
+    if (rc == 0) rc = dedupe(out);
     if (rc != 0) {
         comm_links_free(out);
         return pt_errorf(err, "out of memory");

@@ -18,12 +18,14 @@
 #include "model/compare/compare_run.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_compare_runs.h"
+#include "src/cmd/cmd_compare_visdb.h"
 #include "src/io/compare/cmp_files.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/read_graph.h"
 #include "src/io/dump/read_npy.h"
+#include "src/io/visdb/write_visdb.h"
 
 /* ---- csv ---- */
 
@@ -379,8 +381,8 @@ static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct compare
 
 /* What the command line of `compare` asked for. */
 struct copts {
-    const char *paths[2], *csv, *lm, *mc, *odir;
-    int first, fuzzy, partial_ok;
+    const char *paths[2], *csv, *lm, *mc, *odir, *vis;
+    int first, fuzzy, partial_ok, overflow;
 };
 
 /* Reads the options and the two dumps; EXIT_OK, else the exit status. */
@@ -395,12 +397,19 @@ static int parse_args(int argc, char **argv, struct copts *c) {
         if ((v = opt_value(argc, argv, &i, "--layer-mapping", &m, &bad)) || m) { if (v) c->lm = v; continue; }
         if ((v = opt_value(argc, argv, &i, "-lm", &m, &bad)) || m) { if (v) c->lm = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--match-config", &m, &bad)) || m) { if (v) c->mc = v; continue; }
+        if ((v = opt_value(argc, argv, &i, "--vis-db", &m, &bad)) || m) { if (v) c->vis = v; continue; }
+        if (!strcmp(argv[i], "--overflow") || !strcmp(argv[i], "-oc")) { c->overflow = 1; continue; }
         if (!strcmp(argv[i], "--first")) { c->first = 1; continue; }
         if (!strcmp(argv[i], "--partial-ok")) { c->partial_ok = 1; continue; }
         if (!strcmp(argv[i], "--fuzzy-match") || !strcmp(argv[i], "-fm")) { c->fuzzy = 1; continue; }
         if (cmd_operand(&cmd_compare_entry, argv[i], c->paths, &np) != 0) return EXIT_USAGE;
     }
     if (bad) return EXIT_USAGE;
+    if (c->overflow && !c->vis) {
+        fprintf(stderr, "probetop compare: --overflow goes with --vis-db FILE (the levels are stored in it)\n");
+        return EXIT_USAGE;
+    }
+    if (np == 1 && c->vis) return EXIT_OK;   /* a build: one run into a .vis.db */
     return cmd_operands_done(&cmd_compare_entry, np);
 }
 
@@ -409,6 +418,7 @@ struct crun {
     const struct copts *c;
     struct cmp_files_lmap map;
     struct outf out;
+    struct write_visdb *vis;   /* --vis-db */
     struct compare_run_pair *sum;   /* one per pair */
     size_t npairs;
     int multi_step, quiet, lm_warned, any_error;
@@ -543,6 +553,10 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         if (!built) fprintf(stderr, "probetop compare: step %d rank %d: %s; the table compare still runs\n",
                             a->step, a->rank, CMD_ESC(gerr.msg));
         else fprintf(stderr, "probetop compare: %s\n", CMD_ESC(gerr.msg));
+        if (r->vis) {   /* --vis-db needs the graphs */
+            fprintf(stderr, "probetop compare: --vis-db needs the model structure of both runs: no database written\n");
+            r->rc = EXIT_USAGE;
+        }
         /* no tree: the first divergent row in dump order */
         compare_run_pair_clear(&r->sum[k]);
         r->sum[k] = tsum;
@@ -551,12 +565,15 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
             printf("step %d rank %d: %zu rows (pass %zu, warning %zu, error %zu)\n", a->step, a->rank, t->nall,
                    t->counts[0], t->counts[1], t->counts[2]);
     }
+    int vrc = g && r->vis && sumrc == 0 ? write_visdb_compare(r->vis, g, &err) : 0;
+    if (vrc != 0) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
     cmp_graph_free(g);
     cmp_table_free(t);
     compare_run_pair_clear(&tsum);
     layermap_free(pm);
     tree_free(a);
     tree_free(b);
+    if (vrc != 0 || (r->vis && r->rc == EXIT_USAGE)) { r->rc = EXIT_USAGE; return -1; }
 #ifdef __GLIBC__
     /* the pair's threads (the benchmark's reader, the graph compare) each
      * keep what they freed in a malloc arena of their own, and the next
@@ -611,6 +628,10 @@ static int open_outputs(struct crun *r) {
     const struct copts *c = r->c;
     struct pt_error err;
     if (c->lm && cmp_files_lmap_load(&r->map, c->lm, &err) != 0) goto fail;
+    if (c->vis) {
+        struct write_visdb_opts vo = {.compare = 1, .overflow = c->overflow};
+        if (write_visdb_open(c->vis, &vo, &r->vis, &err) != 0) goto fail;
+    }
     if (c->first && !c->csv && !c->odir) return 0;
     if (c->odir && out_dir(c->odir, &err) != 0) goto fail;
     if (c->csv && outf_open(&r->out, c->csv, &err) != 0) goto fail;
@@ -626,6 +647,7 @@ static int run(int argc, char **argv) {
     struct copts c;
     int prc = parse_args(argc, argv, &c);
     if (prc != EXIT_OK) return prc;
+    if (!c.paths[1]) return cmd_compare_visdb_build(c.paths[0], c.vis, c.overflow);
     struct pt_error err;
     struct graph_dirs d[2];
     if (graph_scan(c.paths[0], &d[0], &err) != 0) { fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg)); return EXIT_USAGE; }
@@ -652,7 +674,7 @@ static int run(int argc, char **argv) {
     }
     r.npairs = (size_t)np;
     if (open_outputs(&r) != 0) goto done;
-    if (c.first && !c.csv && !c.odir) {
+    if (c.first && !c.csv && !c.odir && !c.vis) {
         r.rc = run_first(pairs, r.npairs, r.sum, c.fuzzy, c.lm ? &r.map : NULL, c.mc, c.partial_ok);
         goto done;
     }
@@ -664,6 +686,10 @@ static int run(int argc, char **argv) {
         print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 1);
     } else if (!r.quiet) print_first_origin(pairs, r.npairs, r.sum, c.fuzzy, c.lm != NULL, 0);
 done:
+    if (r.vis && write_visdb_close(r.vis, r.rc != EXIT_USAGE, &err) != 0) {
+        fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
+        r.rc = EXIT_USAGE;
+    }
     if (r.out.f && outf_close(&r.out, r.rc != EXIT_USAGE, &err) != 0) {
         fprintf(stderr, "probetop compare: %s\n", CMD_ESC(err.msg));
         r.rc = EXIT_USAGE;
@@ -679,8 +705,8 @@ done:
 
 const struct cmd_entry cmd_compare_entry = {
     .name = "compare",
-    .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--first] [--fuzzy-match] "
-             "[--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]\n"
+    .usage = "probetop compare PROBLEM BENCH [--csv FILE|-] [--out DIR] [--vis-db FILE [--overflow]] [--first] "
+             "[--fuzzy-match] [--layer-mapping FILE|auto] [--match-config FILE] [--partial-ok]\n"
              "probetop compare PROBLEM BENCH [--format text|csv|json] [--csv FILE|-] [--first] [--threshold P] "
              "[--metric NAME] [--mapping FILE] [--mem SIZE] [--partial-ok]   (two runs of trend data)",
     .summary = "compare two dumps as msprobe compare does: csv of every tensor, first divergent node",
@@ -688,6 +714,9 @@ const struct cmd_entry cmd_compare_entry = {
             "  --csv FILE|-            write msprobe's compare table (statistics: 27 columns + NPU_Stack_Info);\n"
             "                          with several (step, rank) pairs, Step and Rank columns lead\n"
             "  --out DIR               one csv per pair, compare_result_rank<R>[_step<S>].csv (as msprobe)\n"
+            "  --vis-db FILE           write the .vis.db msprobe graph_visualize writes (its TensorBoard\n"
+            "                          plugin opens it); with one run and no BENCH, its build database\n"
+            "  --overflow, -oc         with --vis-db: msprobe's overflow levels too (graph_visualize -oc)\n"
             "  --first                 print only the run's first divergence: the earliest diverging\n"
             "                          operation (node order, steps, micro steps, then ranks), error\n"
             "                          before warning: name, level, step, rank, worst relative error,\n"

@@ -142,6 +142,7 @@ echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
 t=$(first_run "$DATA/nan" "$DATA/dump")
 echo "probetop compare --first, the whole run, $(ls -d "$DATA"/nan/step*/rank* | wc -l) pairs ($(du -sh "$DATA/nan" | cut -f1) a side) seconds=$t best of 3"
 echo "  answer: $(cut -f1-4,7 "$B/bench-out/first.txt")"
+sh "$(dirname "$0")/visdb.sh"
 sh "$(dirname "$0")/trace.sh"
 echo "== the JSON tokenizer"
 [ -x "$B/tests/bench_lex" ] && PT_BENCH_LEX="$B/tests/bench_lex" sh "$(dirname "$0")/lexer.sh" "$DATA/dump" "$B/bench-data/trace1g"

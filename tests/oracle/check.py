@@ -323,6 +323,74 @@ def k_visdb_overflow(ctx):
         ctx.diff("%d entries, msProbe's database %d" % (len(ours), len(theirs)))
 
 
+def k_visdb(ctx):
+    """compare P B --vis-db (or compare RUN --vis-db): the database msProbe's graph_visualize wrote, row for row."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import visdb_canon
+
+    def where(p):
+        return os.path.join(ctx.src, p[5:]) if p.startswith("@src/") else p
+    out = os.path.join(ctx.tmp, "ours.vis.db")
+    if os.path.exists(out):
+        os.unlink(out)
+    runs = [where(ctx.spec["problem"])] + ([where(ctx.spec["bench"])] if ctx.spec.get("bench") else [])
+    ctx.run(["compare"] + runs + ["--vis-db", out] + ctx.spec.get("args", []))
+    if not os.path.exists(out):
+        return ctx.diff("no database written")
+    for line in visdb_canon.diff(visdb_canon.load(out), visdb_canon.load(ctx.path(where(ctx.spec["input"])))):
+        ctx.diff(line)
+    # round trip: probetop's own reader says the same of both databases
+    ref = ctx.path(where(ctx.spec["input"]))
+    for args in (["info", "--json"], ["overflow", "--format", "json", "--limit", "0"]):
+        ok = (0, 1, 3)   # overflow on a database without -oc levels: exit 3, on both
+        mine = json.loads(ctx.run([args[0], out] + args[1:], ok) or "{}")
+        theirs = json.loads(ctx.run([args[0], ref] + args[1:], ok) or "{}")
+        mine.pop("path", None)
+        theirs.pop("path", None)
+        if mine != theirs:
+            ctx.diff("probetop %s on ours: %s; on msProbe's: %s" % (args[0], json.dumps(mine)[:300],
+                                                                    json.dumps(theirs)[:300]))
+    left = [f for f in os.listdir(ctx.tmp) if ".tmp." in f]
+    if left:
+        ctx.diff("temporary files left beside the database: %s" % left)
+
+
+def k_visdb_match(ctx):
+    """compare P B --vis-db --match-config: the pairs matched by hand marked modified and linked, the rest msProbe's rows."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sqlite3
+    import visdb_canon
+
+    def where(p):
+        return os.path.join(ctx.src, p[5:]) if p.startswith("@src/") else ctx.path(p)
+    out = os.path.join(ctx.tmp, "ours.vis.db")
+    if os.path.exists(out):
+        os.unlink(out)
+    cfg = os.path.join(ctx.tmp, "match.vis.config")
+    with open(cfg, "w", encoding="utf-8") as f:
+        json.dump(ctx.spec["match"], f)
+    ctx.run(["compare", where(ctx.spec["problem"]), where(ctx.spec["bench"]), "--vis-db", out,
+             "--match-config", cfg] + ctx.spec.get("args", []))
+    if not os.path.exists(out):
+        return ctx.diff("no database written")
+    con = sqlite3.connect("file:%s?immutable=1" % out, uri=True)
+    got = sorted((src, name, json.loads(link)[-1] if link != "[]" else None)
+                 for src, name, link in con.execute("SELECT data_source, node_name, matched_node_link FROM tb_nodes "
+                                                    "WHERE modified = 1"))
+    con.close()
+    want = sorted([("NPU", a, b) for a, b in ctx.spec["match"].items()] +
+                  [("Bench", b, a) for a, b in ctx.spec["match"].items()])
+    if got != want:
+        ctx.diff("rows marked modified (side, node, counterpart): %s, expected %s" % (got, want))
+    for line in visdb_canon.diff(visdb_canon.load(out), visdb_canon.load(where(ctx.spec["input"])), limit=10 ** 9):
+        parts = line.split(" ", 2)
+        rid = parts[1].rstrip(":") if len(parts) > 1 else ""
+        if parts[0] == "tb_nodes" and any(rid.startswith(s_ + "_") and rid.endswith("_" + n)
+                                          for s_, n, _ in want):
+            continue   # the pair matched by hand: its rows are ours to differ
+        ctx.diff(line)
+
+
 def k_anomalies(ctx):
     """overflow --format json: msProbe's monitor alert reports, in its analyser's first-anomaly order."""
     js = json.loads(ctx.run(["overflow", ctx.spec["input"], "--format", "json", "--limit", "0"]))
@@ -431,7 +499,7 @@ def k_trace_tables(ctx):
 KINDS = {"data2db": k_data2db, "compare_csv": k_compare_csv, "compare_counts": k_compare_counts,
          "first": k_first, "agree": k_agree,
          "origin": k_origin, "levels": k_levels, "nonfinite": k_nonfinite,
-         "visdb_overflow": k_visdb_overflow, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace,
+         "visdb_overflow": k_visdb_overflow, "visdb": k_visdb, "visdb_match": k_visdb_match, "anomalies": k_anomalies, "json_fields": k_json_fields, "trace": k_trace,
          "trace_tables": k_trace_tables}
 
 

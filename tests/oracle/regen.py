@@ -197,6 +197,27 @@ def ref_graph(e, case, problem, bench, oc=False):
     return one(out + "/*.vis.db")
 
 
+def ref_visdb(e, case, check, problem, bench, oc=False, db=None):
+    """compare --vis-db against msProbe's graph_visualize database of the same
+    inputs (a build when bench is None), kept gzipped in msprobe/<check>.vis.db.gz."""
+    if db is None:
+        out = e.out()
+        e.msprobe(["graph_visualize", "-tp", os.path.join(CASES, case, problem)]
+                  + (["-gp", os.path.join(CASES, case, bench)] if bench else []) + ["-o", out]
+                  + (["-oc"] if oc else []))
+        db = one(out + "/*.vis.db")
+        ms = os.path.join(CASES, case, "msprobe")
+        os.makedirs(ms, exist_ok=True)
+        with open(db, "rb") as f, gzip.GzipFile(os.path.join(ms, check + ".vis.db.gz"), "wb", 9, mtime=0) as g:
+            g.write(f.read())
+        db = "msprobe/%s.vis.db.gz" % check
+    spec = {"kind": "visdb", "problem": problem, "input": db, "args": ["--overflow"] if oc else []}
+    if bench:
+        spec["bench"] = bench
+    write_spec(case, check, spec, "msprobe graph_visualize -tp %s%s -o OUT%s; the database, row for row "
+               "(tests/oracle/visdb_canon.py)" % (problem, " -gp " + bench if bench else "", " -oc" if oc else ""))
+
+
 def ref_first(e, case, check, problem, bench):
     """One check per (step, rank) of a graph compare of two dump roots:
     <check>_step<S>_rank<R>, run by probetop on that rank folder pair."""
@@ -351,6 +372,8 @@ def case_pt_mix(e):
         p, b = "input/npu/step%d/rank0" % s, "input/bench/step%d/rank0" % s
         ref_compare_csv(e, "pt_mix", "compare_csv_step%d" % s, p, b)
     ref_first(e, "pt_mix", "first", "input/npu", "input/bench")
+    ref_visdb(e, "pt_mix", "visdb", "input/npu", "input/bench")
+    ref_visdb(e, "pt_mix", "visdb_build", "input/npu", None)
     write_spec("pt_mix", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench"},
                "probetop itself: the compare headline and compare --first name the same divergence")
 
@@ -393,6 +416,7 @@ def case_pt_micro(e):
     ref_data2db(e, "pt_micro", "data2db_no_micro", "input/npu", ["--micro_step", "false"])
     ref_compare_csv(e, "pt_micro", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
     ref_first(e, "pt_micro", "first", "input/npu", "input/bench")
+    ref_visdb(e, "pt_micro", "visdb", "input/npu", "input/bench")
 
 
 def case_pt_nan_pp(e):
@@ -413,6 +437,9 @@ def case_pt_nan_pp(e):
     with open(vis, "rb") as f, gzip.GzipFile(os.path.join(ms, "compare_oc.vis.db.gz"), "wb", 9, mtime=0) as g:
         g.write(f.read())
     ref_msprobe_dbs(e, "pt_nan_pp", db, vis)
+    ref_visdb(e, "pt_nan_pp", "visdb_oc", "input/npu/step0", "input/bench/step0", oc=True,
+              db="msprobe/compare_oc.vis.db.gz")
+    ref_visdb(e, "pt_nan_pp", "visdb", "input/npu/step0", "input/bench/step0")
     ref_first(e, "pt_nan_pp", "first", "input/npu", "input/bench")
     for rank in (0, 1):   # NaN rows: msProbe's Nan / inf texts and error words
         ref_compare_csv(e, "pt_nan_pp", "compare_csv_rank%d" % rank, "input/npu/step0/rank%d" % rank,
@@ -433,8 +460,21 @@ def case_md5(e):
         tool("md5ify.py", os.path.join(d, side))
     ref_compare_csv(e, "md5", "compare_csv", "input/npu/step0/rank0", "input/bench/step0/rank0")
     ref_first(e, "md5", "first", "input/npu", "input/bench")
+    ref_visdb(e, "md5", "visdb", "input/npu", "input/bench")
     write_spec("md5", "agree", {"kind": "agree", "problem": "input/npu", "bench": "input/bench"},
                "probetop itself: the compare headline and compare --first name the same divergence")
+
+
+def case_pt_tp(e):
+    """PyTorch statistics dump, tensor parallel 2 (ranks 0, 1: all_reduce with a group
+    forward, without one backward), a NaN born in rank 1's MLP; the benchmark is clean.
+    For the .vis.db's communication links."""
+    d = fresh_input("pt_tp")
+    common = ["--layers", "1", "--steps", "1", "--ranks", "2", "--tp", "2", "--level", "mix"]
+    gen(d + "/bench", *common)
+    gen(d + "/npu", *(common + ["--nan", "0:1:layers.0.mlp"]))
+    ref_visdb(e, "pt_tp", "visdb", "input/npu", "input/bench")
+    ref_visdb(e, "pt_tp", "visdb_oc", "input/npu", "input/bench", oc=True)
 
 
 def monitor_nan_cells(tree):
@@ -589,6 +629,7 @@ def case_trace_tables(e):
 CASE_FUNCS = {"pt_mix": case_pt_mix, "pt_l1": case_pt_l1, "pt_micro": case_pt_micro,
               "pt_nan_pp": case_pt_nan_pp,
               "pt_nan_pp_stage1": case_pt_nan_pp_stage1, "pt_param_nan": case_pt_param_nan, "md5": case_md5, "monitor": case_monitor,
+              "pt_tp": case_pt_tp,
               "traces": case_traces}
 
 
