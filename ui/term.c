@@ -220,10 +220,46 @@ int ui_can_start(struct pt_error *err) {
     return 0;
 }
 
+/* The off-screen screen of ui_opts.rows (see there). */
+static int start_headless(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
+    if (o->rows < 2 || o->cols < 10 || o->rows > 1000 || o->cols > 1000)
+        return pt_errorf(err, "a screen of %dx%d: 10x2 to 1000x1000 cells", o->cols, o->rows);
+    u->null_out = fopen("/dev/null", "w");
+    u->null_in = fopen("/dev/null", "r");
+    if (!u->null_out || !u->null_in) goto fail;
+    u->scr = newterm("xterm-256color", u->null_out, u->null_in);
+    if (!u->scr) goto fail;
+    set_term(u->scr);
+    u->headless = u->started = 1;
+    resize_term(o->rows, o->cols);
+    cbreak();
+    noecho();
+    nonl();
+    curs_set(0);
+    leaveok(stdscr, TRUE);
+    int tcolors = 0;
+    if (has_colors() && start_color() == OK) {
+        use_default_colors();
+        tcolors = COLORS;
+    }
+    u->ncolors = ui_pick_colors(getenv("NO_COLOR"), NULL, tcolors);
+    u->truecolor = 0;
+    u->steps = palette_steps_for(u->ncolors);
+    u->next_pair = 1;
+    make_roles(u);
+    return 0;
+fail:
+    if (u->null_out) fclose(u->null_out);
+    if (u->null_in) fclose(u->null_in);
+    u->null_out = u->null_in = NULL;
+    return pt_errorf(err, "cannot start an off-screen xterm-256color screen (is its terminfo entry installed?)");
+}
+
 int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
     memset(u, 0, sizeof *u);
     setlocale(LC_ALL, "");
     u->utf8 = !o->ascii && ui_codeset_utf8(nl_langinfo(CODESET));
+    if (o->rows > 0) return start_headless(u, o, err);
     if (ui_can_start(err) < 0) return -1;
     const char *term = getenv("TERM");
     /* Esc must not wait a second to be told apart from an escape sequence. */
@@ -296,6 +332,15 @@ int ui_start(struct ui *u, const struct ui_opts *o, struct pt_error *err) {
 void ui_stop(struct ui *u) {
     if (!u || !u->started) return;
     u->started = 0;
+    if (u->headless) {
+        endwin();
+        delscreen(u->scr);
+        u->scr = NULL;
+        fclose(u->null_out);
+        fclose(u->null_in);
+        u->null_out = u->null_in = NULL;
+        return;
+    }
     if (u->mouse) mousemask(0, NULL);
     curs_set(1);
     /* tmux, when the window grew while the alternate screen was up, carries
@@ -327,7 +372,7 @@ void ui_stop(struct ui *u) {
 
 int ui_clipboard(struct ui *u, const char *text) {
     size_t n = strlen(text);
-    if (!u->started || !u->scr || n > UI_CLIPBOARD_MAX) return -1;
+    if (!u->started || !u->scr || u->headless || n > UI_CLIPBOARD_MAX) return -1;
     char *b = malloc(4 * ((n + 2) / 3) + 1);
     if (!b) return -1;
     text_base64(text, n, b, 4 * ((n + 2) / 3) + 1);

@@ -46,6 +46,8 @@ struct ui {
     int click_y, click_x;
     double click_t;
     SCREEN *scr;
+    int headless;              /* drawn off-screen (ui_opts.rows): no terminal touched */
+    FILE *null_out, *null_in;  /* headless: /dev/null as the terminal's ends */
     int next_pair;
     struct ui_pairslot pairs[4096];  /* open addressing (fg, bg) -> pair */
     attr_t role_attr[UI_NROLES];
@@ -55,6 +57,11 @@ struct ui {
 struct ui_opts {
     int ascii;                 /* --ascii */
     int no_mouse;
+    /* > 0: headless (probetop snapshot): an off-screen rows x cols screen
+     * of an xterm-256color, drawn by curses as on a terminal (curscr is
+     * what ui/shot.h reads) with its output sent to /dev/null; no tty, no
+     * signal handlers, no mouse, 256 colours (none with NO_COLOR). */
+    int rows, cols;
 };
 
 /* Starts curses on the terminal; 0 ok, -1 (err) when there is no usable

@@ -31,6 +31,7 @@
 #include "ui/keys.h"
 #include "ui/palette.h"
 #include "ui/prompt.h"
+#include "ui/shot.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/trend.h"
@@ -677,12 +678,46 @@ static void start_state(struct app *a, struct prompt *prompt) {
     a->session.sel_target = NAMES_NONE;
 }
 
-int app_main(int argc, char **argv) {
+int app_main(int argc, char **argv) { return app_run(argc, argv, NULL); }
+
+/* The headless run's next step once nothing loads (snap): the pane asked
+ * for, then the keys one by one (each after the frame it sees), then the
+ * picture.  0 to go on, 1 when done (*code set). */
+static int snap_step(struct app *a, const struct app_snap *snap, int *done_view, int *nkey, int *code) {
+    struct pt_error err;
+    if (!*done_view) {
+        *done_view = 1;
+        if (snap->view && app_show(a, snap->view) < 0) {
+            snprintf(err.msg, sizeof err.msg, "no pane '%s' to show for this input (the names of :show)", snap->view);
+            *code = EXIT_USAGE;
+            goto fail;
+        }
+        a->dirty = 1;
+        return 0;
+    }
+    if (*nkey < snap->nkeys) {
+        on_key(a, snap->keys[(*nkey)++], 0, 0, 0);
+        a->dirty = 1;
+        if (!a->quit) return 0;
+        snprintf(err.msg, sizeof err.msg, "the keys quit the analyzer before the picture");
+        *code = EXIT_USAGE;
+        goto fail;
+    }
+    frame(a);
+    if (shot_save(a->ui, snap->svg, "probetop", &err) < 0) { *code = EXIT_USAGE; goto fail; }
+    return 1;
+fail:
+    ui_stop(a->ui);
+    fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg));
+    return 1;
+}
+
+int app_run(int argc, char **argv, const struct app_snap *snap) {
     struct app app;
     struct app *a = &app;
     struct ui ui;
     struct prompt prompt;
-    struct ui_opts uo = {0, 0};
+    struct ui_opts uo = {0, 0, 0, 0};
     struct pt_error err;
     int keys_man = 0;
 
@@ -696,7 +731,8 @@ int app_main(int argc, char **argv) {
             : a->session.npaths == 1 && util_ends_with(a->session.paths[0], ".vis.db") ? SESSION_MODE_VISDB : SESSION_MODE_TREND;
     if (loader_bench(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
 
-    if (no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
+    if (!snap && no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
+    if (snap) { uo.rows = snap->rows; uo.cols = snap->cols; uo.no_mouse = 1; }
     /* the small demo: its files in a private folder, opened as PROBLEM BENCH (no terminal: nothing written) */
     if (s->demo && !s->demo_cube && demo_session_open(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
     if (a->session.mode == SESSION_MODE_TREND) {
@@ -759,6 +795,7 @@ int app_main(int argc, char **argv) {
     if (a->session.follow_arg && follow_on(&a->session, &err) < 0) session_err(&a->session, "follow mode: %s", err.msg);
     arrange(a);
     int code = EXIT_OK;
+    int snap_view = 0, snap_key = 0;
     while (!a->quit) {
         if (poll_load(a, &ready, &err) < 0) {
             ui_stop(&ui);
@@ -785,6 +822,14 @@ int app_main(int argc, char **argv) {
             continue;
         }
         if (a->dirty) frame(a);
+        if (snap) {
+            if (!ready || waiting(a) || graphs_loading(s) || a->session.load.running || origin_search_busy(s)) {
+                sleep_ms(5);
+                continue;
+            }
+            if (snap_step(a, snap, &snap_view, &snap_key, &code)) break;
+            continue;
+        }
         int my = 0, mx = 0, mb = 0;
         /* loading, or following a run: look at the load and the watch often */
         int key = ui_getkey(&ui, a->bar, graphs_loading(s) ? 10 : s->load.running || s->follow ? 100 : 250, &my, &mx, &mb);

@@ -16,6 +16,7 @@ static const struct cmd_entry *const commands[] = {
     &cmd_trace_entry,
     &cmd_curves_entry,
     &cmd_report_entry,
+    &app_snapshot_entry,
     &cmd_demo_entry,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -47,6 +47,8 @@ int origin_search_poll(struct session *a) {
     return 1;
 }
 
+int origin_search_busy(const struct session *a) { return a->origin && a->origin->running; }
+
 void origin_search_stop(struct session *a) {
     struct origin_search *o = a->origin;
     if (!o) return;

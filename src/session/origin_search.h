@@ -16,6 +16,8 @@ struct ovf_origin_report;   /* src/io/dump/ovf_origin.h */
 void origin_search_start(struct session *a);
 /* 1 when the search has just finished (the screen should be redrawn). */
 int origin_search_poll(struct session *a);
+/* 1 while the search runs (not yet polled as finished). */
+int origin_search_busy(const struct session *a);
 /* Waits for the search and frees everything (before a->ds goes). */
 void origin_search_stop(struct session *a);
 /* The report, NULL while searching, when it failed or found nothing. */
