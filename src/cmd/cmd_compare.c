@@ -19,6 +19,7 @@
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_compare_runs.h"
 #include "src/cmd/cmd_compare_visdb.h"
+#include "src/cmd/compare_answer.h"
 #include "src/io/compare/cmp_files.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
@@ -347,33 +348,23 @@ static void print_first_origin(const struct cmp_scan_pair *pairs, size_t n, cons
     ovf_origin_report_free(&o);
 }
 
-/* The exit code once every pair was tried (probetop(1), EXIT STATUS):
- * nothing compared is unreadable input; an error level anywhere fails;
- * else pairs that could not be compared leave the answer open (3)
- * unless --partial-ok.  Names the pairs left out on stderr. */
+/* The exit code once every pair was tried (compare_answer_exit), and how
+ * many pairs were left out on stderr. */
 static int pairs_exit(size_t n, size_t nunread, int found, int partial_ok) {
-    if (!nunread) return found ? EXIT_FOUND : EXIT_OK;
-    if (nunread == n) return EXIT_USAGE;
+    if (!nunread || nunread == n) return compare_answer_exit(n, nunread, found, partial_ok);
     fprintf(stderr, "probetop compare: %zu of %zu (step, rank) pairs could not be compared%s\n", nunread, n,
             found ? "" : partial_ok ? " (accepted by --partial-ok)" : ": the answer covers the others only "
                                                                       "(exit 3; --partial-ok accepts it)");
-    return found ? EXIT_FOUND : partial_ok ? EXIT_OK : EXIT_INCOMPLETE;
+    return compare_answer_exit(n, nunread, found, partial_ok);
 }
 
 /* --first alone: every pair summarized on all cores (cmp_scan.h), no table. */
 static int run_first(const struct cmp_scan_pair *pairs, size_t n, struct compare_run_pair *sum, int fuzzy,
                      const struct cmp_files_lmap *map, const char *mc, int partial_ok) {
     struct cmp_scan_opts so = {.fuzzy = fuzzy, .lmap = map, .match_config = mc, .threads = util_ncores(4)};
-    cmp_scan_run(pairs, n, sum, &so);
-    size_t failed = 0;
-    int found = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (sum[i].state == COMPARE_RUN_FAILED) {
-            fprintf(stderr, "probetop compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank, CMD_ESC(sum[i].why));
-            failed++;
-        } else if (sum[i].nerror) found = 1;
-    }
-    int rc = pairs_exit(n, failed, found, partial_ok);
+    struct compare_answer ans;
+    compare_answer_scan(&ans, pairs, n, sum, &so, "probetop compare");
+    int rc = pairs_exit(n, ans.failed, ans.found, partial_ok);
     if (rc == EXIT_USAGE) return rc;
     print_first_origin(pairs, n, sum, fuzzy, map != NULL, 1);
     return rc;

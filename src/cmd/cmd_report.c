@@ -28,6 +28,7 @@
 #include "model/overflow/overflow.h"
 #include "model/trace/trace.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/compare_answer.h"
 #include "src/cmd/overflow_answer.h"
 #include "src/io/compare/cmp_origin.h"
 #include "src/io/compare/cmp_scan.h"
@@ -222,18 +223,11 @@ static int md_compare(FILE *f, const char *run, const char *bench) {
         goto done;
     }
     struct cmp_scan_opts so = {.threads = util_ncores(4)};
-    cmp_scan_run(pairs, n, sum, &so);
-    size_t failed = 0;
-    int found = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (sum[i].state == COMPARE_RUN_FAILED) {
-            fprintf(stderr, "probetop report: compare: step %d rank %d: %s\n", (int)sum[i].step, (int)sum[i].rank,
-                    CMD_ESC(sum[i].why));
-            failed++;
-        } else if (sum[i].nerror) found = 1;
-    }
-    if (failed == n) goto done;
-    rc = found ? EXIT_FOUND : failed ? EXIT_INCOMPLETE : EXIT_OK;
+    struct compare_answer ans;
+    compare_answer_scan(&ans, pairs, n, sum, &so, "probetop report: compare");
+    size_t failed = ans.failed;
+    rc = compare_answer_exit(n, failed, ans.found, 0);
+    if (rc == EXIT_USAGE) goto done;
     int which = COMPARE_RUN_ERR;
     struct compare_run_first fi = {0};
     struct ovf_origin_report o = {0};
