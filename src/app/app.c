@@ -680,11 +680,18 @@ static void start_state(struct app *a, struct prompt *prompt) {
 
 int app_main(int argc, char **argv) { return app_run(argc, argv, NULL); }
 
-/* The headless run's next step once nothing loads (snap): the pane asked
- * for, then the keys one by one (each after the frame it sees), then the
- * picture.  0 to go on, 1 when done (*code set). */
-static int snap_step(struct app *a, const struct app_snap *snap, int *done_view, int *nkey, int *code) {
+/* The headless run's next step (snap): a wait while anything loads
+ * (the data, a graph, the run's compare, the origin search), then the
+ * pane asked for, the keys one by one (each after the frame it sees), and
+ * the picture.  at: {pane shown, keys typed}.  0 to go on, 1 when done
+ * (*code set). */
+static int snap_step(struct app *a, const struct app_snap *snap, int ready, int at[2], int *code) {
     struct pt_error err;
+    int *done_view = &at[0], *nkey = &at[1];
+    if (!ready || waiting(a) || graphs_loading(&a->session) || a->session.load.running || origin_search_busy(&a->session)) {
+        sleep_ms(5);
+        return 0;
+    }
     if (!*done_view) {
         *done_view = 1;
         if (snap->view && app_show(a, snap->view) < 0) {
@@ -795,7 +802,7 @@ int app_run(int argc, char **argv, const struct app_snap *snap) {
     if (a->session.follow_arg && follow_on(&a->session, &err) < 0) session_err(&a->session, "follow mode: %s", err.msg);
     arrange(a);
     int code = EXIT_OK;
-    int snap_view = 0, snap_key = 0;
+    int snap_at[2] = {0, 0};   /* snapshot: the pane shown, keys typed */
     while (!a->quit) {
         if (poll_load(a, &ready, &err) < 0) {
             ui_stop(&ui);
@@ -822,14 +829,7 @@ int app_run(int argc, char **argv, const struct app_snap *snap) {
             continue;
         }
         if (a->dirty) frame(a);
-        if (snap) {
-            if (!ready || waiting(a) || graphs_loading(s) || a->session.load.running || origin_search_busy(s)) {
-                sleep_ms(5);
-                continue;
-            }
-            if (snap_step(a, snap, &snap_view, &snap_key, &code)) break;
-            continue;
-        }
+        if (snap) { if (snap_step(a, snap, ready, snap_at, &code)) break; continue; }
         int my = 0, mx = 0, mb = 0;
         /* loading, or following a run: look at the load and the watch often */
         int key = ui_getkey(&ui, a->bar, graphs_loading(s) ? 10 : s->load.running || s->follow ? 100 : 250, &my, &mx, &mb);
