@@ -196,6 +196,19 @@ int trendpair_set_run(struct session *a, int run, struct pt_error *err) {
     p->run = run;
     p->last_cube = NULL;
     a->cube = to;
+    /* the panes translate what they hold by names and values, as for a
+     * newer dataset (src/session/swap.h): the line chart keeps its lines,
+     * re-read from the run now shown */
+    if (to->nmetrics) {
+        a->metric = metric >= 0 ? metric : 0;
+        a->stat = stat >= 0 ? stat : 0;
+        a->sel_step = step >= 0 ? step : 0;
+        a->sel_rank = rank >= 0 ? rank : 0;
+        a->sel_target = sel;
+    }
+    a->swap_from = from && from->nmetrics && from != to ? from : NULL;
+    session_changed(a, SESSION_CH_DATA);
+    a->swap_from = NULL;
     if (a->label_mask) session_set_label_filter(a, NULL, NULL);
     char *re = a->regex ? strdup(a->regex) : NULL;
     struct pt_error e2;
@@ -203,7 +216,6 @@ int trendpair_set_run(struct session *a, int run, struct pt_error *err) {
     free(re);
     if (to->nmetrics) session_set_metric(a, metric >= 0 ? metric : 0, stat);
     session_select(a, step, rank, sel);
-    session_changed(a, SESSION_CH_DATA);
     return 0;
 }
 
