@@ -81,10 +81,40 @@ struct cv {
     int dump_root, dump_ranks[2];
 };
 
-static const char *base_name(const char *p) {
-    const char *s = strrchr(p, '/');
-    if (s && s[1]) return s + 1;
-    return p;
+/* The last component of p (a trailing '/' ignored) into out; with up > 0
+ * the component up levels above it ("" when there is none). */
+static void component(const char *p, int up, char *out, size_t size) {
+    size_t end = strlen(p);
+    out[0] = '\0';
+    for (int k = 0;; k++) {
+        while (end > 1 && p[end - 1] == '/') end--;
+        size_t start = end;
+        while (start > 0 && p[start - 1] != '/') start--;
+        if (k == up) {
+            snprintf(out, size, "%.*s", (int)(end - start), p + start);
+            return;
+        }
+        if (start == 0) return;
+        end = start - 1;
+    }
+}
+
+/* The legend's name of a run (path, beside the other run's other): the
+ * log file's or folder's name; when both have the same one, the run
+ * folder above it; "" when that is the same too or only says the run's
+ * role (a problem/ and a bench/ folder: the legend says problem and
+ * benchmark already). */
+static void run_name(const char *path, const char *other, char *out, size_t size) {
+    char o[256];
+    out[0] = '\0';
+    if (!path) return;
+    for (int up = 0; up < 2; up++) {
+        component(path, up, out, size);
+        if (other) component(other, up, o, sizeof o);
+        if (!other || strcmp(out, o)) break;
+        out[0] = '\0';
+    }
+    if (!strcmp(out, "problem") || !strcmp(out, "bench") || !strcmp(out, "benchmark")) out[0] = '\0';
 }
 
 static int cmp_find(const void *x, const void *y) {
@@ -464,14 +494,18 @@ static void draw_legend(struct view *v, struct session *a, const struct cv *c, i
     wattron(w, A_BOLD);
     x += ui_put(w, 1, x, v->w - x, pg);
     ui_role(w, u, UI_NORMAL);
-    snprintf(t, sizeof t, " problem %s = %s  ", base_name(a->paths[0] ? a->paths[0] : "?"), ps);
+    char pn[256], bn[256];
+    const char *other = c->b && a->npaths > 1 ? a->paths[1] : NULL;
+    run_name(a->paths[0], other, pn, sizeof pn);
+    run_name(other, a->paths[0], bn, sizeof bn);
+    snprintf(t, sizeof t, " problem%s%s = %s  ", pn[0] ? " " : "", pn, ps);
     x += ui_put(w, 1, x, v->w - x, t);
     if (c->b) {
         ui_role(w, u, ui_series_role(1));
         wattron(w, A_BOLD);
         x += ui_put(w, 1, x, v->w - x, bg);
         ui_role(w, u, UI_NORMAL);
-        snprintf(t, sizeof t, " bench %s = %s%s", a->npaths > 1 ? base_name(a->paths[1]) : "?", bs,
+        snprintf(t, sizeof t, " %s%s = %s%s", bn[0] ? "bench " : "benchmark", bn, bs,
                  c->sb ? "" : " (no such series)");
         ui_put(w, 1, x, v->w - x, t);
     }

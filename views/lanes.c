@@ -27,7 +27,7 @@
 enum {
     LA_UP = 1, LA_DOWN, LA_PGUP, LA_PGDN, LA_HALFUP, LA_HALFDN, LA_TOP, LA_BOTTOM, LA_LEFT, LA_RIGHT, LA_FIRST,
     LA_LAST, LA_ZOOMIN, LA_ZOOMOUT, LA_RESET, LA_PANL, LA_PANR, LA_STEP_PREV, LA_STEP_NEXT, LA_ALIGN, LA_GROUP,
-    LA_HALF,
+    LA_HALF, LA_TABLES,
 };
 
 static const int lanes_nav[NAV_COUNT] = {
@@ -54,6 +54,7 @@ static const struct keys_row lanes_keys[] = {
     {'a', NULL, LA_ALIGN, "time axis: one clock for all ranks / each rank from its own step start"},
     {'p', NULL, LA_GROUP, "lanes: all ranks, then each pipeline group (--parallel's, else the traces' process groups)"},
     {'b', NULL, LA_HALF, "half blocks (two bins per cell) / one marked bin per cell"},
+    {'t', NULL, LA_TABLES, "the trace's kernel tables (:view tables; q comes back)"},
 };
 
 /* The categories as strip classes: colours, and marks for no colour. */
@@ -467,6 +468,9 @@ static int lane_action(struct view *v, struct session *a, struct lanes *p, int a
         else session_msg(a, "lanes: pipeline group %d (%d ranks in the traces)", p->group, p->nlanes);
         return 1;
     }
+    case LA_TABLES:
+        if (!a->host || a->host->show(a, "tables") < 0) session_msg(a, "no kernel tables for this input");
+        return 1;
     case LA_HALF:
         if (!strip_half_ok(a->ui)) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         p->half = !p->half;
@@ -615,7 +619,7 @@ const struct view_ops view_lanes = {
     .notify = lanes_notify,
     .status = lanes_status,
     .copy = lanes_copy,
-    .hints = "h/l kernel  j/k rank  Z/z zoom  ,/. pan  ( ) step  a clock  p group",
+    .hints = "h/l kernel  j/k rank  Z/z zoom  ,/. pan  ( ) step  a clock  p group  t tables",
     .keys = lanes_keys,
     .nkeys = sizeof lanes_keys / sizeof lanes_keys[0],
 };

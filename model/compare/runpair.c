@@ -230,12 +230,20 @@ static int first_at(const struct runpair *rp, int m, int s, double thr, struct r
     return found;
 }
 
+int runpair_first_step(const struct runpair *rp, int metric, int s, double thr, struct runpair_cell *out,
+                       struct pt_error *err) {
+    for (int m = metric < 0 ? 0 : metric; m < (metric < 0 ? rp->nmetrics : metric + 1); m++) {
+        int f = first_at(rp, m, s, thr, out, err);
+        if (f != 0) return f;
+    }
+    return 0;
+}
+
 int runpair_first(const struct runpair *rp, int metric, double thr, struct runpair_cell *out, struct pt_error *err) {
-    for (int s = 0; s < rp->nsteps; s++)
-        for (int m = metric < 0 ? 0 : metric; m < (metric < 0 ? rp->nmetrics : metric + 1); m++) {
-            int f = first_at(rp, m, s, thr, out, err);
-            if (f != 0) return f;
-        }
+    for (int s = 0; s < rp->nsteps; s++) {
+        int f = runpair_first_step(rp, metric, s, thr, out, err);
+        if (f != 0) return f;
+    }
     return 0;
 }
 

@@ -84,6 +84,10 @@ struct runpair_cell {
  * 1 found (*out), 0 they never part, -1 with err (a slice did not load). */
 int runpair_first(const struct runpair *rp, int metric, double threshold, struct runpair_cell *out,
                   struct pt_error *err);
+/* The same within shared step s only (a search that reports progress and
+ * can stop between steps: steps in ascending order give runpair_first). */
+int runpair_first_step(const struct runpair *rp, int metric, int s, double threshold, struct runpair_cell *out,
+                       struct pt_error *err);
 
 /* The difference table: one row per (metric, target) of either run. */
 enum runpair_side { RUNPAIR_BOTH, RUNPAIR_PROBLEM_ONLY, RUNPAIR_BENCH_ONLY };

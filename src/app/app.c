@@ -23,6 +23,7 @@
 #include "src/session/demo_session.h"
 #include "src/session/graphs.h"
 #include "src/session/origin_search.h"
+#include "src/session/trendpair.h"
 #include "src/app/app_state.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/common/json.h"
@@ -485,6 +486,10 @@ static void on_key(struct app *a, int key, int my, int mx, int mb) {
     }
     a->session.msg[0] = '\0';
     a->dirty = 1;
+    if (key == KEYS_ESC && trendpair_busy(&a->session)) {   /* Esc stops `f` on two runs */
+        trendpair_cancel(&a->session);
+        return;
+    }
     struct view *fv = a->focus >= 0 && a->focus < a->nviews && a->views[a->focus].live ? &a->views[a->focus] : NULL;
     if (fv && fv->ops->key && !waiting(a)) {
         const struct keys_row *row = keys_find(fv->ops->keys, fv->ops->nkeys, key);
@@ -818,7 +823,7 @@ int app_run(int argc, char **argv, const struct app_snap *snap) {
              * (an error replaced it already) */
             if (graph_was && !graph_loading(a) && !s->msg_error && !strncmp(s->msg, "loading ", 8)) s->msg[0] = '\0';
         }
-        if (origin_search_poll(&a->session) | poll_lazy(a)) a->dirty = 1;
+        if (origin_search_poll(&a->session) | poll_lazy(a) | trendpair_poll(&a->session)) a->dirty = 1;
         /* Keys typed during a load run now, in order, until one starts
          * another load (the rest wait for that one). */
         if (a->nkeyq && !waiting(a) && !graph_loading(a)) {
@@ -832,7 +837,7 @@ int app_run(int argc, char **argv, const struct app_snap *snap) {
         if (snap) { if (snap_step(a, snap, ready, snap_at, &code)) break; continue; }
         int my = 0, mx = 0, mb = 0;
         /* loading, or following a run: look at the load and the watch often */
-        int key = ui_getkey(&ui, a->bar, graphs_loading(s) ? 10 : s->load.running || s->follow ? 100 : 250, &my, &mx, &mb);
+        int key = ui_getkey(&ui, a->bar, graphs_loading(s) ? 10 : s->load.running || s->follow || trendpair_busy(s) ? 100 : 250, &my, &mx, &mb);
         if (a->session.load.running && !a->session.load.reload) a->dirty = 1;   /* the progress moves */
         if (ui_signal) {
             int sig = ui_signal;

@@ -2,11 +2,14 @@
 #include "src/session/trendpair.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/compare/rundiff.h"
+#include "model/cube/cube_lazy.h"
 #include "model/compare/runpair.h"
 #include "src/io/common/mapping.h"
 #include "src/io/formats.h"
@@ -18,7 +21,29 @@
 _Static_assert((int)TRENDPAIR_PROBLEM == (int)RUN_PROBLEM && (int)TRENDPAIR_BENCH == (int)RUN_BENCH && (int)TRENDPAIR_DIFF == (int)RUN_DIFF,
                "R and :run name the runs of both pairs by graphs_run_name()");
 
+/* `f` on its own thread: the first place the runs part, over cubes of
+ * its own (a lazy .trend.db opened again: the screen's cube and its cache
+ * stay the screen's) or the screen's dense ones, which nobody changes
+ * while it runs (a newer dataset stops it first: trendpair_data_ready). */
+struct firstjob {
+    pthread_t thread;
+    atomic_int cancel, done, progress;
+    atomic_int total;                 /* steps to look at over both passes */
+    const struct cube *pc, *bc;  /* dense cubes of the screen, or NULL: open path */
+    const char *ppath, *bpath;
+    struct load_opts o;
+    struct dataset *pds, *bds;   /* owned: the job's own lazy runs */
+    const struct mapping *map;
+    char metric[256];            /* the shown metric, looked at first */
+    double threshold;
+    struct runpair *rp;          /* owned: the job's match */
+    int rc, found;
+    struct runpair_cell cell;
+    struct pt_error err;
+};
+
 struct trendpair {
+    struct firstjob *job;        /* `f` running, or finished and not yet polled */
     struct mapping map;          /* --mapping: the problem's names renamed for the match */
     double threshold;
     struct runpair *rp;          /* over a->ds->cube and a->bench_ds->cube; NULL until needed */
@@ -72,7 +97,20 @@ int trendpair_open(struct session *a, struct pt_error *err) {
     return 0;
 }
 
+static void job_free(struct trendpair *p) {
+    struct firstjob *j = p->job;
+    if (!j) return;
+    atomic_store(&j->cancel, 1);
+    pthread_join(j->thread, NULL);
+    runpair_free(j->rp);
+    dataset_free(j->pds);
+    dataset_free(j->bds);
+    free(j);
+    p->job = NULL;
+}
+
 static void drop(struct trendpair *p) {
+    job_free(p);
     cube_free(p->diff);
     p->diff = NULL;
     runpair_free(p->rp);
@@ -82,6 +120,7 @@ static void drop(struct trendpair *p) {
 void trendpair_data_ready(struct session *a) {
     struct trendpair *p = a->pair;
     if (!p) return;
+    if (p->job && !atomic_load(&p->job->done)) session_msg(a, "f: new data came, the search for where the runs part stopped");
     if (a->cube == p->diff || (a->bench_ds && a->cube == a->bench_ds->cube)) a->cube = a->ds ? a->ds->cube : NULL;
     drop(p);
     p->run = TRENDPAIR_PROBLEM;
@@ -157,6 +196,19 @@ int trendpair_set_run(struct session *a, int run, struct pt_error *err) {
     p->run = run;
     p->last_cube = NULL;
     a->cube = to;
+    /* the panes translate what they hold by names and values, as for a
+     * newer dataset (src/session/swap.h): the line chart keeps its lines,
+     * re-read from the run now shown */
+    if (to->nmetrics) {
+        a->metric = metric >= 0 ? metric : 0;
+        a->stat = stat >= 0 ? stat : 0;
+        a->sel_step = step >= 0 ? step : 0;
+        a->sel_rank = rank >= 0 ? rank : 0;
+        a->sel_target = sel;
+    }
+    a->swap_from = from && from->nmetrics && from != to ? from : NULL;
+    session_changed(a, SESSION_CH_DATA);
+    a->swap_from = NULL;
     if (a->label_mask) session_set_label_filter(a, NULL, NULL);
     char *re = a->regex ? strdup(a->regex) : NULL;
     struct pt_error e2;
@@ -164,7 +216,6 @@ int trendpair_set_run(struct session *a, int run, struct pt_error *err) {
     free(re);
     if (to->nmetrics) session_set_metric(a, metric >= 0 ? metric : 0, stat);
     session_select(a, step, rank, sel);
-    session_changed(a, SESSION_CH_DATA);
     return 0;
 }
 
@@ -177,37 +228,158 @@ int trendpair_set_threshold(struct session *a, double fraction, struct pt_error 
     return 0;
 }
 
-int trendpair_first(struct session *a, struct pt_error *err) {
-    if (ensure(a, err) != 0) return -1;
-    struct trendpair *p = a->pair;
-    const struct runpair *rp = p->rp;
-    /* the shown metric first, then every metric */
-    int pm = -1;
-    if (a->cube && a->metric < a->cube->nmetrics)
-        for (int m = 0; m < rp->nmetrics; m++)
-            if (!strcmp(rp->p->metrics[rp->m[m].p].name, a->cube->metrics[a->metric].name)) pm = m;
-    struct runpair_cell c;
-    int f = pm >= 0 ? runpair_first(rp, pm, p->threshold, &c, err) : 0;
-    if (f == 0) f = runpair_first(rp, -1, p->threshold, &c, err);
-    if (f < 0) return -1;
+/* Says the first parting cell c (the screen's pair axes) and selects it. */
+static int report(struct session *a, const struct runpair_cell *c, struct pt_error *err) {
+    const struct runpair *rp = a->pair->rp;
     char pct[32];
-    snprintf(pct, sizeof pct, "%g%%", p->threshold * 100);
-    if (f == 0) {
-        session_msg(a, "the runs do not part: no shared cell above |p-b|/|b| %s", pct);
-        return 0;
-    }
+    snprintf(pct, sizeof pct, "%g%%", a->pair->threshold * 100);
     int m, st, s, r;
     uint32_t t;
-    if (to_shown(a, &c, &m, &st, &s, &r, &t) != 0) return pt_errorf(err, "the cell is not in the shown run");
+    if (to_shown(a, c, &m, &st, &s, &r, &t) != 0) return pt_errorf(err, "the cell is not in the shown run");
     if (m != a->metric || st != a->stat) session_set_metric(a, m, st);
     session_select(a, s, r, t);
     char step[40], name[512];
-    names_display(rp->names, c.target, name, sizeof name);
-    const struct runpair_metric *mm = &rp->m[c.metric];
+    names_display(rp->names, c->target, name, sizeof name);
+    const struct runpair_metric *mm = &rp->m[c->metric];
     session_msg(a, "first part: step %s rank %d %s/%s problem %.6g bench %.6g |p-b|/|b| %.3g > %s: %s",
-                cube_step_text(rp->p, rp->pstep[c.step], step, sizeof step), (int)rp->p->ranks[rp->prank[c.rank]],
-                rp->p->metrics[mm->p].name, rp->p->metrics[mm->p].stats[mm->pstat[c.stat]], (double)c.p, (double)c.b,
-                (double)c.rel, pct, name);
+                cube_step_text(rp->p, rp->pstep[c->step], step, sizeof step), (int)rp->p->ranks[rp->prank[c->rank]],
+                rp->p->metrics[mm->p].name, rp->p->metrics[mm->p].stats[mm->pstat[c->stat]], (double)c->p, (double)c->b,
+                (double)c->rel, pct, name);
+    return 1;
+}
+
+static int pair_metric(const struct runpair *rp, const char *name) {
+    for (int m = 0; m < rp->nmetrics; m++)
+        if (!strcmp(rp->p->metrics[rp->m[m].p].name, name)) return m;
+    return -1;
+}
+
+static void *job_run(void *arg) {
+    struct firstjob *j = arg;
+    const struct cube *pc = j->pc, *bc = j->bc;
+    if (!pc && load_dataset(j->ppath, &j->o, &j->pds, &j->err) != 0) goto out;
+    if (!pc) pc = j->pds->cube;
+    if (!bc && load_dataset(j->bpath, &j->o, &j->bds, &j->err) != 0) goto out;
+    if (!bc) bc = j->bds->cube;
+    if (!pc || !bc) {
+        pt_errorf(&j->err, "a run holds no trend data");
+        goto out;
+    }
+    if (runpair_build(pc, bc, j->map->from, j->map->to, j->map->n, monitor_v2_v1_metric, &j->rp, &j->err) != 0)
+        goto out;
+    int pm = pair_metric(j->rp, j->metric);
+    atomic_store(&j->total, (pm >= 0 ? 2 : 1) * j->rp->nsteps);
+    int done = 0;
+    /* the shown metric first, then every metric */
+    for (int pass = pm >= 0 ? 0 : 1; pass < 2 && !j->found; pass++)
+        for (int s = 0; s < j->rp->nsteps; s++, done++) {
+            if (atomic_load(&j->cancel)) goto out;
+            atomic_store(&j->progress, done);
+            int f = runpair_first_step(j->rp, pass == 0 ? pm : -1, s, j->threshold, &j->cell, &j->err);
+            if (f < 0) goto out;
+            if (f > 0) {
+                j->found = 1;
+                break;
+            }
+        }
+    j->rc = 1;
+out:
+    atomic_store(&j->done, 1);
+    return NULL;
+}
+
+int trendpair_first(struct session *a, struct pt_error *err) {
+    struct trendpair *p = a->pair;
+    if (p && p->job) {
+        session_msg(a, "f: still looking for where the runs part (Esc stops)");
+        return 0;
+    }
+    if (ensure(a, err) != 0) return -1;
+    struct firstjob *j = calloc(1, sizeof *j);
+    if (!j) return pt_errorf(err, "out of memory");
+    const struct cube *pc = a->ds->cube, *bc = a->bench_ds->cube;
+    j->pc = cube_is_lazy(pc) ? NULL : pc;
+    j->bc = cube_is_lazy(bc) ? NULL : bc;
+    j->ppath = a->paths[0];
+    j->bpath = a->paths[1];
+    j->o = a->lopts;
+    j->o.lazy = 1;
+    j->o.progress = NULL;
+    j->o.cancel = &j->cancel;
+    j->o.max_steps = j->o.max_files = 0;
+    j->o.follow = 0;
+    j->o.mon_cache = NULL;
+    j->o.dump_cache = NULL;
+    j->o.curves_cache = NULL;
+    j->map = &p->map;
+    j->threshold = p->threshold;
+    if (a->cube && a->metric < a->cube->nmetrics)
+        snprintf(j->metric, sizeof j->metric, "%s", a->cube->metrics[a->metric].name);
+    atomic_init(&j->cancel, 0);
+    atomic_init(&j->done, 0);
+    atomic_init(&j->progress, 0);
+    atomic_init(&j->total, 0);
+    if (pthread_create(&j->thread, NULL, job_run, j) != 0) {
+        free(j);
+        return pt_errorf(err, "cannot start the search");
+    }
+    p->job = j;
+    session_msg(a, "f: looking for where the runs part... (Esc stops)");
+    return 0;
+}
+
+int trendpair_busy(const struct session *a) { return a->pair && a->pair->job; }
+
+void trendpair_cancel(struct session *a) {
+    if (!trendpair_busy(a)) return;
+    job_free(a->pair);
+    session_msg(a, "f: stopped looking for where the runs part");
+}
+
+/* The screen's pair cell of the job's cell c (same names, step value and
+ * rank number); -1 when the screen's match has none. */
+static int translate(const struct runpair *rp, const struct runpair *jr, const struct runpair_cell *c,
+                     struct runpair_cell *out) {
+    *out = *c;
+    out->metric = pair_metric(rp, jr->p->metrics[jr->m[c->metric].p].name);
+    if (out->metric < 0 || c->stat >= rp->m[out->metric].nstats) return -1;
+    out->step = out->rank = -1;
+    int32_t sv = jr->p->steps[jr->pstep[c->step]].value, rv = jr->p->ranks[jr->prank[c->rank]];
+    for (int s = 0; s < rp->nsteps && out->step < 0; s++)
+        if (rp->p->steps[rp->pstep[s]].value == sv) out->step = s;
+    for (int r = 0; r < rp->nranks && out->rank < 0; r++)
+        if (rp->p->ranks[rp->prank[r]] == rv) out->rank = r;
+    const struct target *tg = names_target(jr->names, c->target);
+    out->target = names_find(rp->names, names_str(jr->names, c->target), tg->len, tg->vpp, tg->call);
+    return out->step < 0 || out->rank < 0 || out->target == NAMES_NONE ? -1 : 0;
+}
+
+int trendpair_poll(struct session *a) {
+    struct trendpair *p = a->pair;
+    struct firstjob *j = p ? p->job : NULL;
+    if (!j) return 0;
+    if (!atomic_load(&j->done)) {
+        int total = atomic_load(&j->total), done = atomic_load(&j->progress);
+        if (!a->msg[0] || !strncmp(a->msg, "f: looking", 10)) {
+            if (total > 0) session_msg(a, "f: looking for where the runs part: %d%% (Esc stops)", (int)(100.0 * done / total));
+            else session_msg(a, "f: looking for where the runs part... (Esc stops)");
+        }
+        return 1;
+    }
+    pthread_join(j->thread, NULL);
+    p->job = NULL;
+    struct pt_error err;
+    struct runpair_cell c;
+    if (!j->rc) session_err(a, "f: %s", j->err.msg);
+    else if (!j->found)
+        session_msg(a, "the runs do not part: no shared cell above |p-b|/|b| %g%%", p->threshold * 100);
+    else if (ensure(a, &err) != 0) session_err(a, "f: %s", err.msg);
+    else if (translate(p->rp, j->rp, &j->cell, &c) != 0) session_err(a, "f: the runs changed while looking");
+    else if (report(a, &c, &err) < 0) session_err(a, "f: %s", err.msg);
+    runpair_free(j->rp);
+    dataset_free(j->pds);
+    dataset_free(j->bds);
+    free(j);
     return 1;
 }
 

@@ -51,10 +51,20 @@ const char *trendpair_run_name(int run);
 /* Shows run (`R`, `:run`); -1 with err. */
 int trendpair_set_run(struct session *a, int run, struct pt_error *err);
 
-/* `f`: selects the first cell where the runs part (in the shown run's
- * indexes) and says it in the status line; -1 with err (no pair, a slice
- * that did not load).  They never part: 0 and said. */
+/* `f`: looks for the first cell where the runs part on a thread of its
+ * own (a search over every step of two big runs takes seconds) and says
+ * so in the status line; 0, or -1 with err (no pair, the match failed).
+ * trendpair_poll on the UI thread then shows the progress and, once the
+ * search is over, selects the cell (in the shown run's indexes) and says
+ * it, or that they never part, or why it failed. */
 int trendpair_first(struct session *a, struct pt_error *err);
+/* 1 while the search runs (or ended and was not yet polled). */
+int trendpair_busy(const struct session *a);
+/* 1 when the screen should be redrawn: the progress moved, or the search
+ * ended (the cell selected, the answer in the status line). */
+int trendpair_poll(struct session *a);
+/* Esc: stops the search (said). */
+void trendpair_cancel(struct session *a);
 
 /* `:threshold P` (percent above 0). */
 int trendpair_set_threshold(struct session *a, double fraction, struct pt_error *err);

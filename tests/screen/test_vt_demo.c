@@ -73,6 +73,10 @@ static void tour_at(int cols, int rows) {
     /* F9: the training curves of both runs, drifting apart from step 2 */
     vt_send(&vt, "<F9>");
     VT_WAIT(&vt, vt_has(&vt, "Curves") && vt_has(&vt, "long_term_drift"));
+    /* the legend names the runs by role: their logs are both train.log in
+     * a problem/ and a bench/ folder (it read "problem dump / bench dump") */
+    CHECKV(&vt, vt_has(&vt, "problem = ") && vt_has(&vt, "benchmark = "));
+    CHECKV(&vt, !vt_has(&vt, "problem dump") && !vt_has(&vt, "bench dump"));
     vt_send(&vt, "f");
     VT_WAIT(&vt, vt_row_has(&vt, vt_status_row(&vt), "step 2 "));
 

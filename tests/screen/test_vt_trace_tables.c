@@ -53,8 +53,37 @@ static void tables(int cols, int rows) {
 static void tables_80x24(void) { tables(80, 24); }
 static void tables_200x60(void) { tables(200, 60); }
 
+/* From the lanes (F8), t opens the kernel tables and q comes back to the
+ * lanes (the pane had no key before). */
+static void from_lanes(int cols, int rows) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *p = pt_shared_file("traces", "hta/sampled_2rank");
+    if (!p) SKIP("fixtures absent");
+    struct vt vt;
+    const char *args[] = {p, NULL};
+    if (vt_spawn_app(&vt, cols, rows, args, NULL) != 0) { CHECK(!"spawn"); return; }
+    VT_WAIT(&vt, vt_has(&vt, "Heat map"));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_has(&vt, "Lanes"));
+    CHECKV(&vt, vt_has(&vt, "Lanes"));
+    vt_send(&vt, "t");
+    VT_WAIT(&vt, vt_has(&vt, "Kernel types, all ranks"));
+    CHECKV(&vt, vt_has(&vt, "Kernel tables") && vt_has(&vt, "305584"));
+    vt_send(&vt, "q");
+    VT_WAIT(&vt, vt_has(&vt, "Lanes") && !vt_has(&vt, "Kernel tables"));
+    CHECKV(&vt, vt_has(&vt, "Lanes") && !vt_has(&vt, "Kernel tables"));
+    vt_send(&vt, "q");
+    int st;
+    VT_WAIT(&vt, vt_wait_exit(&vt, 0, &st) == 0);
+    vt_close(&vt);
+}
+static void lanes_t_80x24(void) { from_lanes(80, 24); }
+static void lanes_t_200x60(void) { from_lanes(200, 60); }
+
 int main(void) {
     RUN(tables_80x24);
     RUN(tables_200x60);
+    RUN(lanes_t_80x24);
+    RUN(lanes_t_200x60);
     PT_DONE();
 }

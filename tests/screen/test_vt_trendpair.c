@@ -81,6 +81,10 @@ static void screen(int cols, int rows, const char *b) {
     if (cols >= 200) vt_shot(&vt, "trendpair", "probetop PROBLEM BENCH: two runs of trend data, |p-b|/|b|, f");
     vt_send(&vt, "R");
     WAIT_CHECK(&vt, vt_row_has(&vt, 0, "run problem"));
+    /* R keeps the line chart's lines, re-read from the run now shown (they
+     * were all dropped before) */
+    CHECKV(&vt, vt_has(&vt, "Line chart  3 lines over step"));
+    CHECKV(&vt, !said(&vt, "no lines"));
     /* the cell stays where it was, in the problem run's own cube */
     WAIT_CHECK(&vt, vt_row_has(&vt, st, "step 2  rank 1  actv/norm = NaN"));
     /* a threshold that does not parse is said */
