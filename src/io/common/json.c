@@ -284,7 +284,7 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
     lx->what = what;
     lx->err = err;
     lx->state = S_VALUE;
-    lx->scan = (uint8_t)json_scan_best();
+    lx->scan = (uint8_t)json_scan_default();
 }
 
 /* Streaming: a failure within a token's reach of the buffer's end may be a
