@@ -260,6 +260,63 @@ static void scans_agree(void) {
     CHECK(compared > 0);
 }
 
+/* Every scan against the portable one with strtod numbers on the input
+ * cut at every length: whole, and streamed in pieces of 3 bytes. */
+static long cuts_agree(const char *buf, size_t n) {
+    int best = json_scan_best();
+    long compared = 0;
+    for (size_t len = 0; len <= n; len++)
+        for (size_t piece = 0; piece <= 3; piece += 3) {
+            struct lexdiff_out ref;
+            lexdiff_run(buf, len, JSON_SCAN_PORTABLE, 1, piece, 0, &ref);
+            for (int scan = JSON_SCAN_PORTABLE; scan <= best; scan++) {
+                struct lexdiff_out o;
+                lexdiff_run(buf, len, scan, 0, piece, 0, &o);
+                long at = lexdiff_cmp(&ref, &o);
+                if (at >= 0) fprintf(stderr, "scan %d piece %zu, %zu of %zu bytes: differs at token %ld\n", scan, piece, len, n, at);
+                CHECK(at < 0);
+                compared++;
+                lexdiff_free(&o);
+            }
+            lexdiff_free(&ref);
+        }
+    return compared;
+}
+
+/* A string whose stop (a quote, an escape, a control byte, or none before
+ * invalid UTF-8 and DEL) falls at each offset of the 16- and 32-byte
+ * blocks, the input cut at every length. */
+static void scans_cut_everywhere(void) {
+    static const char *stops[] = {"\\\"", "\\\\", "\\u00e9", "\x1f", "\t", "\x80\xff\xc3", "\x7f\xe2\x82", "\""};
+    char buf[160];
+    long compared = 0;
+    for (size_t k = 0; k < sizeof stops / sizeof *stops; k++)
+        for (int at = 0; at < 40; at++) {
+            int n = snprintf(buf, sizeof buf, "[\"%.*s%s%.*s\", -12.5e-3, {\"k\": [\"\\\\\"]}, 1]", at,
+                             "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH", stops[k], 40 - at,
+                             "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH");
+            compared += cuts_agree(buf, (size_t)n);
+        }
+    CHECK(compared > 0);
+}
+
+/* PROBETOP_JSON_SCAN's names, and the processor's best as the ceiling. */
+static void scan_names(void) {
+    CHECK_INT(json_scan_pick(NULL, JSON_SCAN_AVX2), JSON_SCAN_AVX2);
+    CHECK_INT(json_scan_pick("", JSON_SCAN_SSE2), JSON_SCAN_SSE2);
+    CHECK_INT(json_scan_pick("portable", JSON_SCAN_AVX2), JSON_SCAN_PORTABLE);
+    CHECK_INT(json_scan_pick("sse2", JSON_SCAN_AVX2), JSON_SCAN_SSE2);
+    CHECK_INT(json_scan_pick("avx2", JSON_SCAN_AVX2), JSON_SCAN_AVX2);
+    CHECK_INT(json_scan_pick("avx2", JSON_SCAN_SSE2), JSON_SCAN_SSE2);   /* a processor without AVX2 */
+    CHECK_INT(json_scan_pick("sse2", JSON_SCAN_PORTABLE), JSON_SCAN_PORTABLE);
+    CHECK_INT(json_scan_pick("AVX512", JSON_SCAN_SSE2), JSON_SCAN_SSE2);   /* unknown: the best */
+    CHECK(json_scan_default() >= JSON_SCAN_PORTABLE && json_scan_default() <= json_scan_best());
+    struct json_lex lx;
+    struct pt_error err;
+    json_lex_init(&lx, "1", 1, "t", &err);
+    CHECK_INT(lx.scan, json_scan_default());
+}
+
 int main(void) {
     RUN(edges);
     RUN(random_doubles);
@@ -267,5 +324,7 @@ int main(void) {
     RUN(halfway);
     RUN(decided);
     RUN(scans_agree);
+    RUN(scans_cut_everywhere);
+    RUN(scan_names);
     PT_DONE();
 }

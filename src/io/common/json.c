@@ -284,7 +284,7 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
     lx->what = what;
     lx->err = err;
     lx->state = S_VALUE;
-    lx->scan = (uint8_t)json_scan_best();
+    lx->scan = (uint8_t)json_scan_default();
 }
 
 /* Streaming: a failure within a token's reach of the buffer's end may be a
@@ -335,6 +335,8 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
  * so every variant scans them so. */
 __attribute__((always_inline)) static inline const char *skip_ws(const struct json_lex *lx, const char *p) {
     if (p < lx->end && !json_scan_is_ws(*p)) return p;   /* most tokens follow none */
+    /* the rest mostly one space (after ':' and ',' as Python's json writes) */
+    if (lx->end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;
     return json_scan_ws_portable(p, lx->end);
 }
 

@@ -94,7 +94,7 @@ struct json_lex {
      * the input (off0 = offset of buf[0]), no line numbers. */
     int more, streaming;
     uint64_t off0;
-    /* How bytes are scanned (enum json_scan, json_scan_best() by default)
+    /* How bytes are scanned (enum json_scan, json_scan_default())
      * and numbers converted (slow_numbers = 1: always strtod).  Every
      * choice gives the same tokens and values; tests set them to compare. */
     uint8_t scan, slow_numbers;
@@ -103,6 +103,14 @@ struct json_lex {
 enum json_scan { JSON_SCAN_PORTABLE, JSON_SCAN_SSE2, JSON_SCAN_AVX2 };
 /* The fastest scan this processor runs. */
 int json_scan_best(void);
+/* The scan a new tokenizer uses: json_scan_best(), or the one the
+ * environment variable PROBETOP_JSON_SCAN names (portable, sse2, avx2; one
+ * the processor lacks gives its best), so that whole runs of data2db and
+ * trace can be compared variant against variant (tests/bench/lexer_check.sh). */
+int json_scan_default(void);
+/* name as PROBETOP_JSON_SCAN reads it: the variant, at most best; best for
+ * NULL, empty or an unknown name. */
+int json_scan_pick(const char *name, int best);
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);
 /* Next token; JT_ERROR with err filled (file, line, byte offset) on bad input. */

@@ -5,6 +5,10 @@
 
 #include "src/io/common/json.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
 #if JSON_HAVE_SSE2
 #include <immintrin.h>
 
@@ -63,4 +67,24 @@ int json_scan_best(void) {
 #else
     return JSON_SCAN_PORTABLE;
 #endif
+}
+
+int json_scan_pick(const char *name, int best) {
+    static const char *const names[] = {"portable", "sse2", "avx2"};
+    if (!name || !*name) return best;
+    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
+        if (!strcmp(name, names[i])) return i < best ? i : best;
+    return best;
+}
+
+/* Read once (tokenizers start on several threads): -1 until then. */
+static _Atomic int scan_default = -1;
+
+int json_scan_default(void) {
+    int s = atomic_load_explicit(&scan_default, memory_order_relaxed);
+    if (s < 0) {
+        s = json_scan_pick(getenv("PROBETOP_JSON_SCAN"), json_scan_best());
+        atomic_store_explicit(&scan_default, s, memory_order_relaxed);
+    }
+    return s;
 }
