@@ -65,7 +65,8 @@ struct cv {
     const struct curves *p, *b;   /* the runs (b NULL: one run) */
     size_t sel;                   /* series of p */
     const struct curves_series *sp, *sb;
-    int64_t *steps;               /* union of the steps of sp and sb, ascending */
+    int64_t *steps;               /* union of the steps of sp and sb, ascending;
+                                   * NULL when those of sp (cv_step()) */
     size_t nsteps;
     size_t cursor;                /* index into steps */
     size_t xv0, xv1;              /* shown [xv0, xv1); xv1 == 0 all */
@@ -115,6 +116,12 @@ static void run_name(const char *path, const char *other, char *out, size_t size
         out[0] = '\0';
     }
     if (!strcmp(out, "problem") || !strcmp(out, "bench") || !strcmp(out, "benchmark")) out[0] = '\0';
+}
+
+/* The i-th step of the union (not copied when the runs logged the same
+ * steps, or there is one run: those of sp). */
+static inline int64_t cv_step(const struct cv *c, size_t i) {
+    return c->steps ? c->steps[i] : c->sp->pts[i].step;
 }
 
 static int cmp_find(const void *x, const void *y) {
@@ -175,23 +182,56 @@ static void free_pyramids(struct cv *c) {
 }
 
 /* The pyramids of the picked series (once per pick: O(n)); a failed one
- * leaves its values to be scanned. */
+ * leaves its values to be scanned.  When the runs logged the same steps
+ * (c->steps NULL), the three in one pass over both runs. */
 static void build_pyramids(struct cv *c) {
     const size_t stride = sizeof(struct curves_point) / sizeof(double);
-    curves_minmax_build(&c->mp, c->sp->n ? &c->sp->pts[0].value : NULL, stride, c->sp->n);
-    if (!c->sb) return;
-    curves_minmax_build(&c->mb, c->sb->n ? &c->sb->pts[0].value : NULL, stride, c->sb->n);
-    if (!(c->rel = malloc((c->sp->n ? c->sp->n : 1) * sizeof *c->rel))) return;
-    for (size_t i = 0, j = 0; i < c->sp->n; i++) {   /* both sorted: one walk */
-        if (j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step) {   /* the same steps: no search */
-            c->rel[i] = curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j++].value);
-            continue;
+    const size_t n = c->sp->n;
+    if (!c->sb) {
+        curves_minmax_build(&c->mp, n ? &c->sp->pts[0].value : NULL, stride, n);
+        return;
+    }
+    if (!(c->rel = malloc((n ? n : 1) * sizeof *c->rel))) {
+        curves_minmax_build(&c->mp, n ? &c->sp->pts[0].value : NULL, stride, n);
+        curves_minmax_build(&c->mb, c->sb->n ? &c->sb->pts[0].value : NULL, stride, c->sb->n);
+        return;
+    }
+    if (!c->steps) {   /* the same steps: point i of both runs is step i */
+        const struct curves_point *P = c->sp->pts, *Q = c->sb->pts;
+        int fp = curves_minmax_begin(&c->mp, n ? &P[0].value : NULL, stride, n) == 0 && c->mp.nlev;
+        int fb = curves_minmax_begin(&c->mb, n ? &Q[0].value : NULL, stride, n) == 0 && c->mb.nlev;
+        int fr = curves_minmax_begin(&c->mr, c->rel, 1, n) == 0 && c->mr.nlev;
+        for (size_t a = 0, blk = 0; a < n; a += CURVES_MINMAX_BLOCK, blk++) {
+            size_t e = a + CURVES_MINMAX_BLOCK < n ? a + CURVES_MINMAX_BLOCK : n;
+            double plo = INFINITY, phi = -INFINITY, blo = INFINITY, bhi = -INFINITY, rlo = INFINITY, rhi = -INFINITY;
+            int pbad = 0, bbad = 0, rbad = 0;
+            for (size_t i = a; i < e; i++) {
+                double x = P[i].value, y = Q[i].value, r = curves_verdict_rel(x, y);
+                c->rel[i] = r;
+                if (!isfinite(x)) pbad = 1;
+                else plo = x < plo ? x : plo, phi = x > phi ? x : phi;
+                if (!isfinite(y)) bbad = 1;
+                else blo = y < blo ? y : blo, bhi = y > bhi ? y : bhi;
+                if (!isfinite(r)) rbad = 1;
+                else rlo = r < rlo ? r : rlo, rhi = r > rhi ? r : rhi;
+            }
+            if (fp) curves_minmax_block(&c->mp, blk, plo, phi, pbad);
+            if (fb) curves_minmax_block(&c->mb, blk, blo, bhi, bbad);
+            if (fr) curves_minmax_block(&c->mr, blk, rlo, rhi, rbad);
         }
+        if (fp) curves_minmax_finish(&c->mp);
+        if (fb) curves_minmax_finish(&c->mb);
+        if (fr) curves_minmax_finish(&c->mr);
+        return;
+    }
+    curves_minmax_build(&c->mp, n ? &c->sp->pts[0].value : NULL, stride, n);
+    curves_minmax_build(&c->mb, c->sb->n ? &c->sb->pts[0].value : NULL, stride, c->sb->n);
+    for (size_t i = 0, j = 0; i < n; i++) {   /* both sorted: one walk */
         while (j < c->sb->n && c->sb->pts[j].step < c->sp->pts[i].step) j++;
         c->rel[i] = j < c->sb->n && c->sb->pts[j].step == c->sp->pts[i].step
                         ? curves_verdict_rel(c->sp->pts[i].value, c->sb->pts[j].value) : NAN;
     }
-    curves_minmax_build(&c->mr, c->rel, 1, c->sp->n);
+    curves_minmax_build(&c->mr, c->rel, 1, n);
 }
 
 /* The selected series' steps and findings. */
@@ -209,25 +249,28 @@ static void pick(struct cv *c, size_t sel) {
     c->sel = sel;
     c->sp = &c->p->series[sel];
     c->sb = bench_of(c->b, c->sp);
-    size_t n = c->sp->n + (c->sb ? c->sb->n : 0);
-    if (!n || !(c->steps = malloc(n * sizeof *c->steps))) return;
-    /* both finished (sorted by step, one point a step): a merge; first
-     * a straight copy, which is all when the runs logged the same steps
-     * (the usual pair) or there is one run */
-    size_t i = 0, j = 0, u = 0, nb = c->sb ? c->sb->n : 0;
+    size_t nb = c->sb ? c->sb->n : 0, u = 0;
+    /* both finished (sorted by step, one point a step): the steps of sp
+     * when the runs logged the same steps (the usual pair) or there is
+     * one run, not copied (cv_step()); else a merge */
     if (!nb || nb == c->sp->n) {
-        for (; u < c->sp->n && (!nb || c->sp->pts[u].step == c->sb->pts[u].step); u++) c->steps[u] = c->sp->pts[u].step;
-        if (u == c->sp->n) i = j = u;
-        else u = 0;
+        while (u < c->sp->n && (!nb || c->sp->pts[u].step == c->sb->pts[u].step)) u++;
     }
-    while (i < c->sp->n || j < nb) {
-        int64_t a = i < c->sp->n ? c->sp->pts[i].step : INT64_MAX, b = j < nb ? c->sb->pts[j].step : INT64_MAX;
-        int64_t m = a < b ? a : b;
-        if (a == m) i++;
-        if (b == m) j++;
-        c->steps[u++] = m;
+    if (u && u == c->sp->n) {
+        c->nsteps = u;
+    } else {
+        size_t n = c->sp->n + nb, i = 0, j = 0;
+        if (!n || !(c->steps = malloc(n * sizeof *c->steps))) return;
+        u = 0;
+        while (i < c->sp->n || j < nb) {
+            int64_t a = i < c->sp->n ? c->sp->pts[i].step : INT64_MAX, b = j < nb ? c->sb->pts[j].step : INT64_MAX;
+            int64_t m = a < b ? a : b;
+            if (a == m) i++;
+            if (b == m) j++;
+            c->steps[u++] = m;
+        }
+        c->nsteps = u;
     }
-    c->nsteps = u;
     build_pyramids(c);
     size_t cap = 0;
     if (c->have_v) {
@@ -246,7 +289,7 @@ static size_t step_index(const struct cv *c, int64_t step) {
     size_t lo = 0, hi = c->nsteps;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (c->steps[mid] < step) lo = mid + 1;
+        if (cv_step(c, mid) < step) lo = mid + 1;
         else hi = mid;
     }
     return lo < c->nsteps ? lo : c->nsteps ? c->nsteps - 1 : 0;
@@ -403,15 +446,15 @@ static void plot(struct canvas *cv, const struct cv *c, const struct curves_seri
     size_t span = x1 - x0;
     double px = NAN, py = NAN;
     struct cv_walk wp, wb;
-    walk_start(&wp, rel ? c->sp : s, c->steps[x0]);
-    walk_start(&wb, rel ? c->sb : NULL, c->steps[x0]);
+    walk_start(&wp, rel ? c->sp : s, cv_step(c, x0));
+    walk_start(&wb, rel ? c->sb : NULL, cv_step(c, x0));
     for (size_t i = x0; i < x1; i++) {
         double val, pb;
         if (rel) {
-            int hp = walk_at(&wp, c->steps[i], &val), hb = walk_at(&wb, c->steps[i], &pb);
+            int hp = walk_at(&wp, cv_step(c, i), &val), hb = walk_at(&wb, cv_step(c, i), &pb);
             if (!hp || !hb) { px = py = NAN; continue; }
             val = curves_verdict_rel(val, pb);
-        } else if (!walk_at(&wp, c->steps[i], &val)) {
+        } else if (!walk_at(&wp, cv_step(c, i), &val)) {
             continue;   /* a step the other run has: the line goes on */
         }
         if (!isfinite(val)) { px = py = NAN; continue; }
@@ -440,7 +483,7 @@ static void plot_dec(struct canvas *cv, const struct cv *c, const struct curves_
     for (int d = 0; d < xd; d++) {
         size_t ua = x0 + span * (size_t)d / (size_t)xd, ub = x0 + span * (size_t)(d + 1) / (size_t)xd;
         if (ua >= ub) continue;
-        size_t ja = lower(s, c->steps[ua]), jb = lower(s, c->steps[ub - 1] + 1);
+        size_t ja = lower(s, cv_step(c, ua)), jb = lower(s, cv_step(c, ub - 1) + 1);
         if (ja >= jb) continue;
         double mn, mx;
         int q = curves_minmax_query(m, ja, jb, &mn, &mx, NULL);
@@ -541,7 +584,7 @@ static void cv_draw(struct view *v, struct session *a) {
         if (x1 > c->nsteps) { x1 = c->nsteps; x0 = x1 > span ? x1 - span : 0; }
         if (c->xv1) { c->xv0 = x0; c->xv1 = x1; }
     }
-    int64_t cstep = c->steps[c->cursor];
+    int64_t cstep = cv_step(c, c->cursor);
 
     draw_legend(v, a, c, cstep);
 
@@ -553,7 +596,7 @@ static void cv_draw(struct view *v, struct session *a) {
 
     /* y range of the shown steps, both runs (the pyramids: O(log n)) */
     double lo = INFINITY, hi = -INFINITY, rhi = 0, l, h;
-    int64_t s0 = c->steps[x0], s1 = c->steps[x1 - 1] + 1;
+    int64_t s0 = cv_step(c, x0), s1 = cv_step(c, x1 - 1) + 1;
     size_t pa = lower(c->sp, s0), pz = lower(c->sp, s1);
     if (curves_minmax_query(&c->mp, pa, pz, &l, &h, NULL)) lo = l, hi = h;
     if (c->sb && curves_minmax_query(&c->mb, lower(c->sb, s0), lower(c->sb, s1), &l, &h, NULL)) lo = fmin(lo, l), hi = fmax(hi, h);
@@ -633,9 +676,9 @@ static void cv_draw(struct view *v, struct session *a) {
     if (ay >= v->h) return;
     char lab[40];
     ui_role(w, u, UI_AXIS);
-    snprintf(lab, sizeof lab, "%lld", (long long)c->steps[x0]);
+    snprintf(lab, sizeof lab, "%lld", (long long)cv_step(c, x0));
     int used = ui_put(w, ay, px0, pw, lab);
-    snprintf(lab, sizeof lab, "%lld", (long long)c->steps[x1 - 1]);
+    snprintf(lab, sizeof lab, "%lld", (long long)cv_step(c, x1 - 1));
     int lw = text_width(lab);
     if (px0 + pw - lw > px0 + used + 1) ui_put(w, ay, px0 + pw - lw, lw, lab);
     snprintf(lab, sizeof lab, "%lld", (long long)cstep);
@@ -664,7 +707,7 @@ static void zoom(struct cv *c, int in) {
 }
 
 static void say_here(struct cv *c, struct session *a) {
-    const struct cv_find *f = c->nsteps ? find_at(c, c->steps[c->cursor]) : NULL;
+    const struct cv_find *f = c->nsteps ? find_at(c, cv_step(c, c->cursor)) : NULL;
     if (!f) return;
     char t[300];
     find_text(c, f, t, sizeof t);
@@ -688,7 +731,7 @@ static int cv_first_mis(struct cv *c, struct session *a) {
 
 static int cv_move_find(struct cv *c, struct session *a, int dir) {
     if (!c->nfinds) { session_msg(a, "no findings in %s", c->sp ? c->sp->name : "this series"); return 1; }
-    int64_t cur = c->steps[c->cursor];
+    int64_t cur = cv_step(c, c->cursor);
     const struct cv_find *f = NULL;
     if (dir > 0) {
         for (size_t i = 0; i < c->nfinds && !f; i++)
@@ -713,7 +756,7 @@ static int cv_key(struct view *v, struct session *a, int action, int key) {
     case CV_RIGHT: if (c->cursor + 1 < c->nsteps) c->cursor++; say_here(c, a); return 1;
     case CV_UP: case CV_DOWN: {
         size_t n = c->p->nseries, s = action == CV_DOWN ? (c->sel + 1) % n : (c->sel + n - 1) % n;
-        int64_t at = c->steps[c->cursor];
+        int64_t at = cv_step(c, c->cursor);
         pick(c, s);
         c->cursor = step_index(c, at);
         return 1;
@@ -734,7 +777,7 @@ static int cv_key(struct view *v, struct session *a, int action, int key) {
 static void cv_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct cv *c = v->priv;
     if (!c->sp || !c->nsteps) { snprintf(buf, size, "no training curves"); return; }
-    int64_t st = c->steps[c->cursor];
+    int64_t st = cv_step(c, c->cursor);
     double pv, bv;
     char ps[32] = "-", bs[32] = "-", rs[48] = "", ft[300] = "";
     int hp = value_of(c->sp, st, &pv), hb = value_of(c->sb, st, &bv);
@@ -777,7 +820,7 @@ static void cv_notify(struct view *v, struct session *a, unsigned what) {
     if (!(what & SESSION_CH_DATA)) return;
     /* a newer load (follow mode): the same series and step where they still are */
     char *name = c->sp ? strdup(c->sp->name) : NULL;
-    int64_t at = c->nsteps ? c->steps[c->cursor] : 0;
+    int64_t at = c->nsteps ? cv_step(c, c->cursor) : 0;
     int had = c->nsteps > 0;
     load(c, a);
     if (name && c->p) {

@@ -75,11 +75,20 @@ int curves_finish(struct curves *c) {
     int any = 0;
     for (size_t i = 0; i < c->nseries; i++) {
         struct curves_series *s = &c->series[i];
-        if (s->n > 1) {
+        /* the usual series is read in order: the sort, its buffer and the
+         * pass that drops repeated steps only when needed */
+        int unsorted = 0, repeated = 0;
+        for (size_t r = 1; r < s->n && !unsorted; r++) {
+            unsorted = s->pts[r].step < s->pts[r - 1].step;
+            repeated |= s->pts[r].step == s->pts[r - 1].step;
+        }
+        if (unsorted) {
             struct curves_point *tmp = malloc(s->n * sizeof *tmp);
             if (!tmp) return -1;
             merge_sort(s->pts, tmp, s->n);
             free(tmp);
+        }
+        if (unsorted || repeated) {
             size_t w = 0;   /* a step given again keeps its last value */
             for (size_t r = 0; r < s->n; r++) {
                 if (w && s->pts[w - 1].step == s->pts[r].step) s->pts[w - 1] = s->pts[r];

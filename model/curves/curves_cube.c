@@ -29,6 +29,11 @@ static int64_t *all_steps(const struct curves *c, size_t *n) {
     for (size_t i = 0; i < c->nseries; i++) {
         const struct curves_series *s = &c->series[i];
         size_t a = 0, j = 0, w = 0;
+        /* a series with the steps of the union so far (a run's usual
+         * case): nothing to merge */
+        while (a < k && a < s->n && s->pts[a].step == v[a]) a++;
+        if (i && a == k && a == s->n) continue;
+        a = 0;
         while (a < k || j < s->n) {
             if (j < s->n && !in_range(s->pts[j].step)) { j++; continue; }
             int64_t x = a < k && (j >= s->n || v[a] <= s->pts[j].step) ? v[a] : s->pts[j].step;

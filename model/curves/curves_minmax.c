@@ -25,14 +25,55 @@ static int level(struct curves_minmax *m, size_t len) {
     return m->lo[k] && m->hi[k] && m->bad[k] ? 0 : -1;
 }
 
-int curves_minmax_build(struct curves_minmax *m, const double *v, size_t stride, size_t n) {
+int curves_minmax_begin(struct curves_minmax *m, const double *v, size_t stride, size_t n) {
     memset(m, 0, sizeof *m);
     m->v = v;
     m->stride = stride;
     m->n = n;
     if (n <= CURVES_MINMAX_BLOCK) return 0;
-    size_t len = (n + CURVES_MINMAX_BLOCK - 1) / CURVES_MINMAX_BLOCK;
-    if (level(m, len) != 0) goto nomem;
+    if (level(m, (n + CURVES_MINMAX_BLOCK - 1) / CURVES_MINMAX_BLOCK) != 0) {
+        curves_minmax_free(m);
+        m->v = v;
+        m->stride = stride;
+        m->n = n;
+        return -1;
+    }
+    return 0;
+}
+
+int curves_minmax_finish(struct curves_minmax *m) {
+    while (m->nlev && m->len[m->nlev - 1] > 1 && m->nlev < CURVES_MINMAX_LEVELS) {
+        int k = m->nlev - 1;
+        size_t pl = m->len[k], nl = (pl + 1) / 2;
+        if (level(m, nl) != 0) goto nomem;
+        for (size_t j = 0; j < nl; j++) {
+            size_t a = 2 * j, b = 2 * j + 1 < pl ? 2 * j + 1 : 2 * j;
+            m->lo[k + 1][j] = fmin(m->lo[k][a], m->lo[k][b]);
+            m->hi[k + 1][j] = fmax(m->hi[k][a], m->hi[k][b]);
+            m->bad[k + 1][j] = m->bad[k][a] | m->bad[k][b];
+        }
+    }
+    return 0;
+nomem:;
+    const double *v = m->v;
+    size_t stride = m->stride, n = m->n;
+    curves_minmax_free(m);
+    m->v = v;
+    m->stride = stride;
+    m->n = n;
+    return -1;
+}
+
+void curves_minmax_block(struct curves_minmax *m, size_t b, double lo, double hi, int bad) {
+    m->lo[0][b] = lo;
+    m->hi[0][b] = hi;
+    m->bad[0][b] = (uint8_t)bad;
+}
+
+int curves_minmax_build(struct curves_minmax *m, const double *v, size_t stride, size_t n) {
+    if (curves_minmax_begin(m, v, stride, n) != 0) return -1;
+    if (!m->nlev) return 0;
+    size_t len = m->len[0];
     for (size_t b = 0; b < len; b++) {
         double lo = INFINITY, hi = -INFINITY;
         uint8_t bad = 0;
@@ -47,24 +88,7 @@ int curves_minmax_build(struct curves_minmax *m, const double *v, size_t stride,
         m->hi[0][b] = hi;
         m->bad[0][b] = bad;
     }
-    while (m->len[m->nlev - 1] > 1 && m->nlev < CURVES_MINMAX_LEVELS) {
-        int k = m->nlev - 1;
-        size_t pl = m->len[k], nl = (pl + 1) / 2;
-        if (level(m, nl) != 0) goto nomem;
-        for (size_t j = 0; j < nl; j++) {
-            size_t a = 2 * j, b = 2 * j + 1 < pl ? 2 * j + 1 : 2 * j;
-            m->lo[k + 1][j] = fmin(m->lo[k][a], m->lo[k][b]);
-            m->hi[k + 1][j] = fmax(m->hi[k][a], m->hi[k][b]);
-            m->bad[k + 1][j] = m->bad[k][a] | m->bad[k][b];
-        }
-    }
-    return 0;
-nomem:
-    curves_minmax_free(m);
-    m->v = v;
-    m->stride = stride;
-    m->n = n;
-    return -1;
+    return curves_minmax_finish(m);
 }
 
 static void scan(const struct curves_minmax *m, size_t a, size_t b, double *lo, double *hi, int *bad) {

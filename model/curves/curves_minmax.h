@@ -28,6 +28,17 @@ struct curves_minmax {
 int curves_minmax_build(struct curves_minmax *m, const double *v, size_t stride, size_t n);
 void curves_minmax_free(struct curves_minmax *m);
 
+/* curves_minmax_build() in steps, for a caller that computes the blocks
+ * of several pyramids in one pass over its data: begin (0, or -1 without
+ * memory, m then empty); when m->nlev, curves_minmax_block() for each
+ * block b < m->len[0] (the finite minimum and maximum of values
+ * [b * CURVES_MINMAX_BLOCK, (b + 1) * CURVES_MINMAX_BLOCK), INFINITY and
+ * -INFINITY when none is finite, bad 1 when one is not); then finish
+ * (0, or -1 without memory, m then empty). */
+int curves_minmax_begin(struct curves_minmax *m, const double *v, size_t stride, size_t n);
+void curves_minmax_block(struct curves_minmax *m, size_t b, double lo, double hi, int bad);
+int curves_minmax_finish(struct curves_minmax *m);
+
 /* The finite minimum and maximum of values [a, b) into *lo, *hi: 1, or 0
  * when none of them is finite.  *nonfinite (may be NULL): 1 when one of
  * them is NaN or infinite. */

@@ -7,8 +7,8 @@
  * origin search, the panes, the datasets, the graphs), the panes start on
  * the dump as at start-up, and the heat map lands on the step (its first
  * micro step), on the metric of the pass (a dump's metrics are its
- * passes).  A dump root with
- * construct.json gets its tree (build mode) as at start-up. */
+ * passes).  A dump root with construct.json gets its tree (build mode),
+ * on the graph of that step (F6 shows its nodes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +19,16 @@ static int step_index(const struct cube *c, int64_t step) {
     for (int i = 0; c && i < c->nsteps; i++)
         if (c->steps[i].origin == step) return i;
     return -1;
+}
+
+/* The tree (F6) started on the graph of step folder `step` (its first
+ * rank), as graphs_start() on the first pair when the dump has no such
+ * step. */
+static int tree_start(struct session *s, int64_t step, struct pt_error *err) {
+    const struct graphs *g = s->graphs;
+    for (size_t i = 0; !g->summary && i < g->npairs; i++)
+        if (g->pairs[i].step == step) return graphs_load(s, g->pairs[i].step, g->pairs[i].rank, err);
+    return graphs_start(s, err);
 }
 
 int app_open_dump(struct session *s, const char *root, int64_t step, const char *pass, struct pt_error *err) {
@@ -67,7 +77,7 @@ int app_open_dump(struct session *s, const char *root, int64_t step, const char 
     s->ds = d;
     /* the panes on the dump, as at start-up */
     struct pt_error e;
-    if (graphs_open(s, &e) == 0 && s->graphs && graphs_start(s, &e) != 0) session_err(s, "tree: %s", e.msg);
+    if (graphs_open(s, &e) == 0 && s->graphs && tree_start(s, step, &e) != 0) session_err(s, "tree: %s", e.msg);
     app_data_ready(a);
     if (app_init_panes(a) < 0) session_err(s, "nothing to show for this input");
     app_show(a, "heatmap");

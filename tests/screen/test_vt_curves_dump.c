@@ -12,7 +12,8 @@
  * dump's metric).
  * test_log_and_dump: `probetop LOG DUMPDIR` (one curve input, one dump
  * root; before: the compare screen with an error) is the curves of the run
- * with the root attached: Enter lands on step 12, the backward pass.
+ * with the root attached: Enter lands on step 12, the backward pass, and
+ * the tree (F6) on the graph of step 12.
  * test_not_in_dump: a root without the step: the status line says so,
  * and Enter does not leave the curves. */
 #include "pt_test.h"
@@ -91,6 +92,10 @@ static void test_log_and_dump(void) {
     vt_send(&vt, "<Enter>");
     VT_WAIT(&vt, said(&vt, "step 12 of dump, the backward pass"));
     VT_WAIT(&vt, vt_row_has(&vt, 0, "backward/norm") && vt_row_has(&vt, 0, "step 12"));
+    /* the tree on that step's graph too (before: the dump's first, step 11) */
+    vt_send(&vt, "<F6>");
+    VT_WAIT(&vt, vt_has(&vt, "Tree") && vt_row_has(&vt, 0, "step 12") && !vt_row_has(&vt, 0, "step 11"));
+    CHECKV(&vt, vt_row_has(&vt, 0, "step 12") && !vt_row_has(&vt, 0, "step 11"));
     vt_send(&vt, "q");
     vt_close(&vt);
 }
