@@ -4,6 +4,9 @@
  * range's aggregates per category and phase (figures worked out by hand
  * below). */
 #include "pt_test.h"
+#include "pt_trace.h"
+
+#include <stdlib.h>
 
 #include "model/trace/lanegroup.h"
 #include "model/trace/range.h"
@@ -144,10 +147,63 @@ static void range(void) {
     CHECK_INT(r.nranks, 0);
 }
 
+/* 64 ranks of gen_trace.py in 16 pipelines of 4 consecutive ranks (pg_config):
+ * 4 stage groups of 16 (rank r at stage r % 4), 16 pipeline groups of 4
+ * (r / 4); a range over the whole step holds every kernel of the step, so
+ * its unions are the sum of the ranks' step figures, and its idle the
+ * spans less the kernels' union. */
+static void generated(void) {
+    char path[512];
+    struct dataset *ds = gen_load("lanegroup64", "--ranks 64 --pp 4 --pg-config --steps 2 --micro 2", path, sizeof path);
+    if (!ds) return;
+    const struct trace_run *r = ds->trace;
+    CHECK_INT(r->nranks, 64);
+    int lanes[64], keys[64];
+    for (int i = 0; i < 64; i++) lanes[i] = i;
+    struct lanegroups g;
+    struct pt_error err;
+    CHECK_INT(lanegroup_keys(r, lanes, 64, LANEGROUP_STAGE, 0, keys), 0);
+    CHECK_INT(lanegroup_from_keys(lanes, keys, 64, &g, &err), 0);
+    CHECK_INT(g.ngroups, 4);
+    for (int k = 0; k < 4; k++) {
+        CHECK_INT(g.start[k + 1] - g.start[k], 16);
+        for (int m = g.start[k]; m < g.start[k + 1]; m++) CHECK_INT(r->ranks[g.members[m]].rank % 4, k);
+    }
+    lanegroups_free(&g);
+    CHECK_INT(lanegroup_keys(r, lanes, 64, LANEGROUP_PIPELINE, 0, keys), 0);
+    CHECK_INT(lanegroup_from_keys(lanes, keys, 64, &g, &err), 0);
+    CHECK_INT(g.ngroups, 16);
+    CHECK_INT(r->ranks[g.members[g.start[5]]].rank, 20);
+    lanegroups_free(&g);
+    int32_t step = r->ranks[0].steps[0].step;
+    struct range_agg a;
+    range_of(r, lanes, 64, step, LANES_GLOBAL, INT64_MIN / 4, INT64_MAX / 4, &a);
+    int64_t want[TRACE_NCATS] = {0}, span = 0, idle = 0;
+    size_t nk = 0;
+    for (int i = 0; i < 64; i++) {
+        const struct trace_step *st;
+        int64_t s0, s1;
+        CHECK(lanes_rank_span(&r->ranks[i], step, &s0, &s1, &st));
+        if (!st) continue;
+        for (int c = 0; c < TRACE_IDLE; c++) want[c] += st->stats.cat_ns[c];
+        span += s1 - s0;
+        idle += (s1 - s0) - (st->stats.kernel_ns - st->stats.idle_ns);
+        nk += st->stats.nkernels;
+    }
+    CHECK_INT(a.nranks, 64);
+    CHECK_INT(a.span_ns, span);
+    CHECK_INT(a.nkernels, nk);
+    for (int c = 0; c < TRACE_IDLE; c++) CHECK_INT(a.cat_ns[c], want[c]);
+    CHECK_INT(a.cat_ns[TRACE_IDLE], idle);
+    CHECK(a.cat_ns[TRACE_COMM] > 0 && a.phase_ns[TRACE_PH_FORWARD][TRACE_COMPUTE] > 0);
+    dataset_free(ds);
+}
+
 int main(void) {
     RUN(by_keys);
     RUN(by_pipeline);
     RUN(busy_and_dist);
     RUN(range);
+    RUN(generated);
     PT_DONE();
 }
