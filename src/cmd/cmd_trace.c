@@ -175,6 +175,27 @@ static struct tpatterns *trace_patterns_load(const char *path, struct pt_error *
     return p;
 }
 
+/* --from US, --to US, --step N at argv[*i]: 1 taken, 0 not these, -1 a usage error (said). */
+static int range_opt(int argc, char **argv, int *i, double *rng, int *has_rng, int32_t *rstep, int *has_step) {
+    static const char *const ropt[] = {"--from", "--to", "--step"};
+    int k = 0, m = 0, bad = 0;
+    const char *v = NULL;
+    for (; k < 3 && !(v = opt_value(argc, argv, i, ropt[k], &m, &bad)) && !m; k++) {}
+    if (k == 3) return 0;
+    if (bad) return -1;
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !isfinite(x) || (k == 2 && (x != floor(x) || fabs(x) > 2e9))) {
+        char esc[256];
+        fprintf(stderr, "probetop trace: %s wants %s, not '%s'\n", ropt[k],
+                k == 2 ? "a step number" : "microseconds from the step's start", pt_escape(v, strlen(v), esc, sizeof esc));
+        return -1;
+    }
+    if (k == 2) *rstep = (int32_t)x, *has_step = 1;
+    else rng[k] = x, has_rng[k] = 1;
+    return 1;
+}
+
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
@@ -243,23 +264,9 @@ static int run(int argc, char **argv) {
             top = (size_t)k;
             continue;
         }
-        static const char *const ropt[] = {"--from", "--to", "--step"};
-        int k = 0;
-        for (v = NULL; k < 3 && !(v = opt_value(argc, argv, &i, ropt[k], &m, &bad)) && !m; k++) {}
-        if (k < 3) {
-            if (bad) return EXIT_USAGE;
-            char *end;
-            double x = strtod(v, &end);
-            if (!*v || *end || !isfinite(x) || (k == 2 && (x != floor(x) || fabs(x) > 2e9))) {
-                char esc[256];
-                fprintf(stderr, "probetop trace: %s wants %s, not '%s'\n", ropt[k],
-                        k == 2 ? "a step number" : "microseconds from the step's start", pt_escape(v, strlen(v), esc, sizeof esc));
-                return EXIT_USAGE;
-            }
-            if (k == 2) rstep = (int32_t)x, has_step = 1;
-            else rng[k] = x, has_rng[k] = 1;
-            continue;
-        }
+        int rk = range_opt(argc, argv, &i, rng, has_rng, &rstep, &has_step);
+        if (rk < 0) return EXIT_USAGE;
+        if (rk) continue;
         if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
