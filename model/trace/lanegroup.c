@@ -122,9 +122,26 @@ int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes
     return 0;
 }
 
-static int cmp_f(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+/* The k-th smallest of v[0..n) (v reordered): Hoare's selection, O(n). */
+static float kth(float *v, int n, int k) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) {
+                float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return v[k];
 }
 
 int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32_t step, enum lanes_align align,
@@ -147,8 +164,14 @@ int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32
         }
         worst[i] = col[wk];
         wrank[i] = wk;
-        qsort(col, (size_t)n, sizeof *col, cmp_f);
-        med[i] = n % 2 ? col[n / 2] : (col[n / 2 - 1] + col[n / 2]) / 2;
+        float hi = kth(col, n, n / 2);
+        if (n % 2) {
+            med[i] = hi;
+        } else {   /* the largest of the lower half, now left of n / 2 */
+            float lo = col[0];
+            for (int k = 1; k < n / 2; k++) lo = col[k] > lo ? col[k] : lo;
+            med[i] = (lo + hi) / 2;
+        }
     }
     free(b);
     free(col);
