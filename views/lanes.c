@@ -16,18 +16,20 @@
 
 #include "model/cube/cube.h"
 #include "model/trace/lanes.h"
+#include "model/trace/range.h"
 #include "model/layout/layout.h"
 #include "model/trace/trace.h"
 #include "ui/nav.h"
 #include "ui/strip.h"
 #include "ui/text.h"
 #include "ui/ui.h"
+#include "views/lanes_group.h"
 #include "views/view.h"
 
 enum {
     LA_UP = 1, LA_DOWN, LA_PGUP, LA_PGDN, LA_HALFUP, LA_HALFDN, LA_TOP, LA_BOTTOM, LA_LEFT, LA_RIGHT, LA_FIRST,
     LA_LAST, LA_ZOOMIN, LA_ZOOMOUT, LA_RESET, LA_PANL, LA_PANR, LA_STEP_PREV, LA_STEP_NEXT, LA_ALIGN, LA_GROUP,
-    LA_HALF, LA_TABLES,
+    LA_HALF, LA_TABLES, LA_GROUPBY, LA_DRILL, LA_BACK, LA_SEL,
 };
 
 static const int lanes_nav[NAV_COUNT] = {
@@ -55,6 +57,11 @@ static const struct keys_row lanes_keys[] = {
     {'p', NULL, LA_GROUP, "lanes: all ranks, then each pipeline group (--parallel's, else the traces' process groups)"},
     {'b', NULL, LA_HALF, "half blocks (two bins per cell) / one marked bin per cell"},
     {'t', NULL, LA_TABLES, "the trace's kernel tables (:view tables; q comes back)"},
+    {'c', NULL, LA_GROUPBY, "rows: one per rank, or grouped by pipeline stage, by pipeline group, in blocks of ranks"},
+    {KEYS_ENTER, NULL, LA_DRILL, "on a group: its ranks, one lane each"},
+    {KEYS_ESC, NULL, LA_BACK, "back from a group's ranks to the groups (else: clear the time range)"},
+    {KEYS_BACKSPACE, NULL, LA_BACK, NULL},
+    {'v', NULL, LA_SEL, "time range: start at the cursor, then end it (its figures in the status line)"},
 };
 
 /* The categories as strip classes: colours, and marks for no colour. */
@@ -83,6 +90,10 @@ struct lanes {
     /* bins of the last frame: nlanes x nbins */
     uint8_t *bins;
     int nbins, bins_ok;
+    struct lanes_grp grp;          /* the grouped rows (views/lanes_group.c) */
+    int grp_ok;                    /* groups made for the lanes shown */
+    int sel;                       /* time range: 0 none, 1 started, 2 done */
+    int64_t sel0, sel0e, sel1;     /* its start (and the end of what the cursor was on), its end */
     /* geometry of the last frame, for the mouse */
     int gy, gx, barw, nvis;
 };
@@ -138,6 +149,13 @@ static int make_lanes(struct lanes *p, const struct session *a) {
     p->nlanes = 0;
     p->lanes = malloc(((size_t)run->nranks + 1) * sizeof *p->lanes);
     if (!p->lanes) return -1;
+    p->grp_ok = p->grp.drilled >= 0 ? p->grp_ok : 0;
+    if (p->grp.drilled >= 0 && p->grp.drilled < p->grp.g.ngroups) {   /* one group's ranks */
+        for (int i = p->grp.g.start[p->grp.drilled]; i < p->grp.g.start[p->grp.drilled + 1]; i++)
+            p->lanes[p->nlanes++] = p->grp.g.members[i];
+        if (p->cur >= p->nlanes) p->cur = p->nlanes ? p->nlanes - 1 : 0;
+        return 0;
+    }
     int ng = l ? layout_ngroups(l, LAYOUT_PP) : lanes_pp_groups(run), n;
     const int32_t *g = !l && p->group >= 0 && p->group < ng ? lanes_pp_group(run, p->group, &n) : NULL;
     if (p->group >= 0 && l && p->group < ng) {
@@ -224,7 +242,11 @@ static void sync_run(struct lanes *p, struct session *a) {
     drop_items(p);
     p->bins_ok = 0;
     if (!run) return;
+    p->grp.drilled = -1;
+    p->sel = 0;
     if (make_steps(p, run) != 0 || make_lanes(p, a) != 0) { session_err(a, "out of memory"); p->run = NULL; return; }
+    /* more ranks than a screen's rows: grouped, by stage where the run has pipelines */
+    p->grp.by = run->nranks <= 64 ? LANEGROUP_OFF : a->layout || lanes_pp_groups(run) ? LANEGROUP_STAGE : LANEGROUP_BLOCK;
     follow_app(p, a);
     rebuild(p, a, 0);
 }
@@ -237,6 +259,51 @@ static void tell_app(struct lanes *p, struct session *a) {
     for (int i = 0; i < c->nsteps; i++)
         if (c->steps[i].origin == step_now(p) && (si < 0 || c->steps[i].micro <= 0)) si = i;
     if ((si >= 0 && si != a->sel_step) || (ri >= 0 && ri != a->sel_rank)) session_select(a, si, ri, NAMES_NONE);
+}
+
+/* ---- groups (views/lanes_group.c draws them) ---- */
+
+static int grouped(const struct lanes *p) { return p->grp.by != LANEGROUP_OFF && p->grp.drilled < 0; }
+
+static struct lanes_grp_ctx grp_ctx(const struct lanes *p) {
+    return (struct lanes_grp_ctx){p->run, p->lanes, p->nlanes, step_now(p), p->align, p->w0, p->w1};
+}
+
+/* --parallel's pipeline stage or group of each lane, when a layout is set
+ * (NULL: the traces' own groups, or blocks). */
+static int *layout_keys(const struct lanes *p, const struct session *a) {
+    const struct layout *l = a->layout;
+    if (!l || (p->grp.by != LANEGROUP_STAGE && p->grp.by != LANEGROUP_PIPELINE) || l->pp < 1) return NULL;
+    int ng = layout_ngroups(l, LAYOUT_PP);
+    int *keys = malloc((size_t)(p->nlanes ? p->nlanes : 1) * sizeof *keys), *m = malloc((size_t)l->pp * sizeof *m);
+    if (!keys || !m) { free(keys); free(m); return NULL; }
+    for (int i = 0; i < p->nlanes; i++) keys[i] = -1;
+    for (int g = 0; g < ng; g++) {
+        layout_group(l, LAYOUT_PP, g, m);
+        for (int j = 0; j < l->pp; j++)
+            for (int i = 0; i < p->nlanes; i++)
+                if (p->run->ranks[p->lanes[i]].rank == m[j]) keys[i] = p->grp.by == LANEGROUP_STAGE ? j : g;
+    }
+    free(m);
+    return keys;
+}
+
+/* The groups of the lanes shown, for rows rows; -1 (said) when they cannot be made. */
+static int make_groups(struct lanes *p, struct session *a, int rows) {
+    if (p->grp_ok) return 0;
+    struct lanes_grp_ctx c = grp_ctx(p);
+    struct pt_error err;
+    int *keys = layout_keys(p, a);
+    int rc = lanes_grp_make(&p->grp, &c, keys, rows, &err);
+    free(keys);
+    if (rc != 0) {
+        session_msg(a, "%s", err.msg);
+        p->grp.by = LANEGROUP_OFF;
+        return -1;
+    }
+    p->grp_ok = 1;
+    p->bins_ok = 0;
+    return 0;
 }
 
 /* ---- text ---- */
@@ -322,6 +389,54 @@ static void legend_row(struct view *v, struct session *a, int y, int width) {
     }
 }
 
+/* The grouped rows: a group per row, its median and worst per column.
+ * -1 when the groups cannot be made (then the lanes are drawn). */
+static int draw_groups(struct view *v, struct session *a, struct lanes *p, int h, int width) {
+    int rows = h - 3 > 0 ? h - 3 : 1;
+    if (p->grp.by == LANEGROUP_BLOCK && p->nvis != rows) p->grp_ok = 0;
+    p->nvis = rows;
+    if (make_groups(p, a, rows) != 0) return -1;
+    struct lanes_grp *g = &p->grp;
+    char lab[96], fit[128];
+    int labw = 4;
+    for (int k = 0; k < g->g.ngroups; k++) {
+        int lw = text_width(lanes_grp_label(g, p->run, k, lab, sizeof lab));
+        if (lw > labw) labw = lw;
+    }
+    if (labw > width / 4) labw = width / 4;
+    int barw = width - labw - 1;
+    if (barw < 1) return 0;
+    if (!p->bins_ok || g->nbins != barw) {
+        struct lanes_grp_ctx c = grp_ctx(p);
+        struct pt_error err;
+        if (lanes_grp_dist(g, &c, barw, &err) != 0) { session_err(a, "%s", err.msg); return 0; }
+        p->bins_ok = 1;
+    }
+    if (g->col >= barw) g->col = barw - 1;
+    if (g->col < 0) g->col = 0;
+    axis_row(v, a, p, 1, labw + 1, barw);
+    if (g->cur < g->top) g->top = g->cur;
+    if (g->cur >= g->top + rows) g->top = g->cur - rows + 1;
+    if (g->top > g->g.ngroups - rows) g->top = g->g.ngroups - rows > 0 ? g->g.ngroups - rows : 0;
+    for (int i = 0; i < rows && g->top + i < g->g.ngroups; i++) {
+        int k = g->top + i;
+        ui_role(v->win, a->ui, k == g->cur ? UI_AXIS_SEL : UI_AXIS);
+        text_fit(lanes_grp_label(g, p->run, k, lab, sizeof lab), labw, TEXT_CUT_RIGHT, a->ui->utf8, fit, sizeof fit);
+        ui_fill(v->win, 2 + i, 0, labw);
+        ui_put(v->win, 2 + i, 0, labw, fit);
+        lanes_grp_row(v->win, a->ui, g, k, 2 + i, labw + 1, barw, k == g->cur);
+    }
+    p->gy = 2;
+    p->gx = labw + 1;
+    p->barw = barw;
+    if (h >= 4) {
+        ui_role(v->win, a->ui, UI_HINT);
+        ui_put(v->win, h - 1, 0, width, "height: median busy  colour: worst rank >=50% / >=25% / less  "
+                                        "Enter its ranks  c rows  v range");
+    }
+    return 0;
+}
+
 /* One lane: label, bar, the rank's step length. */
 static void lane_row(struct view *v, struct session *a, struct lanes *p, int k, int y, int labw, int barw, int half) {
     char lab[96], d[48];
@@ -368,6 +483,7 @@ static void lanes_draw(struct view *v, struct session *a) {
     }
     title_row(v, a, p, width);
     if (h < 3) return;
+    if (grouped(p) && draw_groups(v, a, p, h, width) == 0) return;
     int labw = 4;
     for (int k = 0; k < p->nlanes; k++) {
         char lab[96];
@@ -430,10 +546,30 @@ static void move_step(struct lanes *p, struct session *a, int dir) {
 
 static void zoom(struct lanes *p, double f) {
     int64_t hi = p->s1 > p->s0 ? p->s1 : p->s0 + 1;
-    int64_t c = cursor_time(p);
+    struct lanes_grp_ctx gc = grp_ctx(p);
+    int64_t c = grouped(p) && p->grp_ok ? lanes_grp_col_time(&gc, p->grp.col, p->grp.nbins) : cursor_time(p);
     if (c < p->w0 || c > p->w1) c = p->w0 + (p->w1 - p->w0) / 2;
     lanes_zoom(&p->w0, &p->w1, c, f, p->s0, hi, 100);
     p->bins_ok = 0;
+}
+
+/* `v`: the time range's start, then its end (the item or column under the cursor included). */
+static void select_range(struct lanes *p) {
+    int64_t t0, t1;
+    if (grouped(p) && p->grp_ok) {
+        struct lanes_grp_ctx c = grp_ctx(p);
+        t0 = lanes_grp_col_time(&c, p->grp.col, p->grp.nbins);
+        t1 = lanes_grp_col_time(&c, p->grp.col + 1, p->grp.nbins);
+    } else {
+        t0 = cursor_time(p);
+        t1 = p->items_ok && p->item >= 0 ? t0 + p->items.v[p->item].dur_ns : t0 + 1;
+    }
+    if (p->sel != 1) {
+        p->sel0 = t0, p->sel0e = t1 > t0 ? t1 : t0 + 1, p->sel = 1;   /* the status line says so */
+        return;
+    }
+    int64_t a0 = t0 < p->sel0 ? t0 : p->sel0, a1 = t1 > p->sel0e ? t1 : p->sel0e;
+    p->sel0 = a0, p->sel1 = a1, p->sel = 2;
 }
 
 static int lane_action(struct view *v, struct session *a, struct lanes *p, int action) {
@@ -471,6 +607,34 @@ static int lane_action(struct view *v, struct session *a, struct lanes *p, int a
     case LA_TABLES:
         if (!a->host || a->host->show(a, "tables") < 0) session_msg(a, "no kernel tables for this input");
         return 1;
+    case LA_GROUPBY: {
+        int by = p->grp.by;
+        for (int tries = 0; tries < LANEGROUP_NBY; tries++) {
+            by = (by + 1) % LANEGROUP_NBY;
+            if (by == LANEGROUP_OFF || by == LANEGROUP_BLOCK || a->layout || lanes_pp_groups(p->run)) break;
+        }
+        p->grp.by = by;
+        p->grp.drilled = -1;
+        p->grp.cur = p->grp.top = 0;
+        rebuild(p, a, 0);
+        session_msg(a, by == LANEGROUP_OFF ? "lanes: one per rank" : "lanes grouped by %s", lanegroup_by_name(by));
+        return 1;
+    }
+    case LA_DRILL:
+        session_msg(a, p->grp.by == LANEGROUP_OFF ? "Enter opens a group: c groups the lanes" : "already one lane per rank (Esc: the groups)");
+        return 1;
+    case LA_BACK:
+        if (p->grp.drilled >= 0) {
+            p->grp.drilled = -1;
+            p->cur = p->top = 0;
+            rebuild(p, a, 0);
+        } else if (p->sel) {
+            p->sel = 0;
+        } else {
+            return 0;
+        }
+        return 1;
+    case LA_SEL: select_range(p); return 1;
     case LA_HALF:
         if (!strip_half_ok(a->ui)) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         p->half = !p->half;
@@ -481,11 +645,38 @@ static int lane_action(struct view *v, struct session *a, struct lanes *p, int a
     return 0;
 }
 
+/* The keys that act on the groups when the rows are grouped; 0 for the others. */
+static int group_key(struct session *a, struct lanes *p, int action) {
+    struct lanes_grp *g = &p->grp;
+    int mv = nav_move_of(lanes_nav, action), last = g->nbins > 0 ? g->nbins - 1 : 0;
+    if (mv != NAV_NONE) {
+        g->cur = nav_target(mv, g->cur, g->g.ngroups, p->nvis > 0 ? p->nvis : 1);
+        return 1;
+    }
+    switch (action) {
+    case LA_LEFT: g->col = g->col > 0 ? g->col - 1 : 0; return 1;
+    case LA_RIGHT: g->col = g->col < last ? g->col + 1 : last; return 1;
+    case LA_FIRST: g->col = 0; return 1;
+    case LA_LAST: g->col = last; return 1;
+    case LA_DRILL: {
+        char lab[64];
+        if (g->cur < 0 || g->cur >= g->g.ngroups) return 1;
+        g->drilled = g->cur;
+        p->cur = p->top = 0;
+        rebuild(p, a, 0);
+        session_msg(a, "lanes: %s, one lane per rank (Esc: back to the groups)", lanes_grp_label(g, p->run, g->cur, lab, sizeof lab));
+        return 1;
+    }
+    }
+    return 0;
+}
+
 static int lanes_key(struct view *v, struct session *a, int action, int key) {
     struct lanes *p = priv_of(v);
     (void)key;
     sync_run(p, a);
     if (!p->run || !p->nsteps) return 0;
+    if (grouped(p) && p->grp_ok && group_key(a, p, action)) return 1;
     int mv = nav_move_of(lanes_nav, action);
     if (mv != NAV_NONE) {
         move_lane(p, a, nav_target(mv, p->cur, p->nlanes, p->nvis > 0 ? p->nvis : 1));
@@ -499,6 +690,13 @@ static int lanes_mouse(struct view *v, struct session *a, const struct view_mous
     if (!p->run || !p->nlanes) return 0;
     if (m->wheel) {
         move_lane(p, a, p->cur + 3 * m->wheel);
+        return 1;
+    }
+    if (grouped(p) && p->grp_ok) {
+        int gk = p->grp.top + m->y - p->gy;
+        if (m->button != 1 || m->y < p->gy || gk >= p->grp.g.ngroups || gk >= p->grp.top + p->nvis) return 0;
+        p->grp.cur = gk;
+        if (m->x >= p->gx && m->x < p->gx + p->barw) p->grp.col = m->x - p->gx;
         return 1;
     }
     int k = p->top + m->y - p->gy;
@@ -516,9 +714,50 @@ static int lanes_mouse(struct view *v, struct session *a, const struct view_mous
 /* Line 1: the lane, the step and the item under the cursor (category,
  * phase, start from the step's start, duration); line 2: the kernel's name
  * and stream, then the window shown. */
+/* The time range's figures: rank-time per category, then per phase, in % of
+ * the range's rank-time over the lanes shown. */
+static void range_line(const struct lanes *p, char *buf, size_t size) {
+    char a0[48], a1[48];
+    int64_t base = p->align == LANES_STEP ? 0 : p->s0;
+    if (p->sel == 1) {
+        snprintf(buf, size, "range from +%s: move, then v", fmt_ns(p->sel0 - base, a0, sizeof a0));
+        return;
+    }
+    struct range_agg r;
+    range_of(p->run, p->lanes, p->nlanes, step_now(p), p->align, p->sel0, p->sel1, &r);
+    size_t n = (size_t)snprintf(buf, size, "range +%s..+%s %d rank%s:", fmt_ns(p->sel0 - base, a0, sizeof a0),
+                                fmt_ns(p->sel1 - base, a1, sizeof a1), r.nranks, r.nranks == 1 ? "" : "s");
+    double tot = r.span_ns > 0 ? (double)r.span_ns : 1;
+    static const char *const shortn[TRACE_NCATS] = {"comp", "comm", "mem", "idle"};
+    for (int c = 0; c < TRACE_NCATS && n < size; c++)
+        n += (size_t)snprintf(buf + n, size - n, " %s %.1f%%", shortn[c], 100.0 * (double)r.cat_ns[c] / tot);
+    if (n < size) n += (size_t)snprintf(buf + n, size - n, " |");
+    for (int ph = 0; ph < TRACE_NPHASES && n < size; ph++) {
+        int64_t t = 0;
+        for (int c = 0; c < TRACE_IDLE; c++) t += r.phase_ns[ph][c];
+        if (t > 0) n += (size_t)snprintf(buf + n, size - n, " %s %.1f%%", trace_phase_name(ph), 100.0 * (double)t / tot);
+    }
+}
+
 static void lanes_status(struct view *v, struct session *a, char *buf, size_t size) {
     struct lanes *p = priv_of(v);
     if (!p->run || !p->nlanes || !p->nsteps) { snprintf(buf, size, "no timeline"); return; }
+    if (p->sel || (grouped(p) && p->grp_ok)) {
+        size_t n;
+        if (grouped(p) && p->grp_ok) {
+            struct lanes_grp_ctx c = grp_ctx(p);
+            n = (size_t)lanes_grp_status(&p->grp, &c, p->align == LANES_STEP ? 0 : p->s0, buf, size);
+        } else {
+            char lab[96];
+            n = (size_t)snprintf(buf, size, "rank %s  step %d", lane_label(p, a, p->cur, lab, sizeof lab), (int)step_now(p));
+        }
+        if (n + 2 >= size) return;
+        buf[n++] = '\n';
+        if (p->sel) range_line(p, buf + n, size - n);
+        else snprintf(buf + n, size - n, "step %d  %d groups of %d ranks  c: rows  Enter: a group's ranks", (int)step_now(p),
+                      p->grp.g.ngroups, p->nlanes);
+        return;
+    }
     char lab[96], st[48], du[48], w0[48], w1[48], name[200] = "";
     lane_label(p, a, p->cur, lab, sizeof lab);
     size_t n = (size_t)snprintf(buf, size, "rank %s  step %d", lab, (int)step_now(p));
@@ -590,6 +829,7 @@ static int lanes_init(struct view *v, struct session *a, struct pt_error *err) {
     struct lanes *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
     p->group = -1;
+    p->grp.drilled = -1;
     p->item = -1;
     p->half = 1;
     v->priv = p;
@@ -601,6 +841,7 @@ static void lanes_free(struct view *v) {
     struct lanes *p = priv_of(v);
     if (!p) return;
     lanes_items_free(&p->items);
+    lanes_grp_free(&p->grp);
     free(p->steps);
     free(p->lanes);
     free(p->bins);
@@ -619,7 +860,7 @@ const struct view_ops view_lanes = {
     .notify = lanes_notify,
     .status = lanes_status,
     .copy = lanes_copy,
-    .hints = "h/l kernel  j/k rank  Z/z zoom  ,/. pan  ( ) step  a clock  p group  t tables",
+    .hints = "h/l kernel  j/k rank  Z/z zoom  ,/. pan  ( ) step  a clock  p group  c rows  v range  t tables",
     .keys = lanes_keys,
     .nkeys = sizeof lanes_keys / sizeof lanes_keys[0],
 };

@@ -19,6 +19,7 @@
 #include "src/io/common/json.h"
 #include "src/cmd/trace_kernels_csv.h"
 #include "src/cmd/trace_phases_out.h"
+#include "src/cmd/trace_range_out.h"
 
 enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
 
@@ -174,6 +175,27 @@ static struct tpatterns *trace_patterns_load(const char *path, struct pt_error *
     return p;
 }
 
+/* --from US, --to US, --step N at argv[*i]: 1 taken, 0 not these, -1 a usage error (said). */
+static int range_opt(int argc, char **argv, int *i, double *rng, int *has_rng, int32_t *rstep, int *has_step) {
+    static const char *const ropt[] = {"--from", "--to", "--step"};
+    int k = 0, m = 0, bad = 0;
+    const char *v = NULL;
+    for (; k < 3 && !(v = opt_value(argc, argv, i, ropt[k], &m, &bad)) && !m; k++) {}
+    if (k == 3) return 0;
+    if (bad) return -1;
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !isfinite(x) || (k == 2 && (x != floor(x) || fabs(x) > 2e9))) {
+        char esc[256];
+        fprintf(stderr, "probetop trace: %s wants %s, not '%s'\n", ropt[k],
+                k == 2 ? "a step number" : "microseconds from the step's start", pt_escape(v, strlen(v), esc, sizeof esc));
+        return -1;
+    }
+    if (k == 2) *rstep = (int32_t)x, *has_step = 1;
+    else rng[k] = x, has_rng[k] = 1;
+    return 1;
+}
+
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
@@ -181,6 +203,9 @@ static int run(int argc, char **argv) {
     size_t top = 10;   /* HTA's num_kernels */
     uint64_t mem = 0;   /* 0: the default (util_default_mem) */
     const char *kernels = NULL, *patterns = NULL;
+    double rng[2] = {0, 0};   /* --from, --to (us from the step's start) */
+    int has_rng[2] = {0, 0}, has_step = 0;
+    int32_t rstep = 0;
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;
@@ -239,9 +264,16 @@ static int run(int argc, char **argv) {
             top = (size_t)k;
             continue;
         }
+        int rk = range_opt(argc, argv, &i, rng, has_rng, &rstep, &has_step);
+        if (rk < 0) return EXIT_USAGE;
+        if (rk) continue;
         if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
+    if (has_rng[0] != has_rng[1] || (has_rng[0] && rng[1] <= rng[0])) {
+        fprintf(stderr, "probetop trace: --from and --to go together, --from before --to\n");
+        return EXIT_USAGE;
+    }
     if (cmd_trace_ascend_is(path))   /* torch_npu's or msprof-analyze's step time table */
         return cmd_trace_ascend(path, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, per_step, mem);
     struct load_opts lo;
@@ -270,6 +302,11 @@ static int run(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (!ds) return EXIT_USAGE;
+    if (has_rng[0]) {   /* a time range of one step instead of the tables */
+        int rc = trace_range_out(ds->trace, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, has_step, rstep, rng[0], rng[1]);
+        dataset_free(ds);
+        return rc ? EXIT_USAGE : EXIT_OK;
+    }
     struct trace_straggler *g = NULL;
     size_t ng = 0;
     if (trace_stragglers(ds->trace, &g, &ng) != 0) {
@@ -308,7 +345,8 @@ static int run(int argc, char **argv) {
 const struct cmd_entry cmd_trace_entry = {
     .name = "trace",
     .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--table T] [--top K] [--phases]\n"
-             "                     [--kernels FILE.csv] [--patterns FILE] [--mem SIZE]",
+             "                     [--kernels FILE.csv] [--patterns FILE] [--mem SIZE]\n"
+             "                     [--from US --to US [--step N]]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
@@ -323,6 +361,10 @@ const struct cmd_entry cmd_trace_entry = {
             "                       category, phase, name (written to a temporary file, then renamed)\n"
             "  --patterns FILE      classification patterns (KEY = REGEX lines; probetop-formats(5),\n"
             "                       TRACE PATTERNS) instead of the defaults of the keys it names\n"
+            "  --from US --to US    instead of the tables, a time range of one step across every rank:\n"
+            "                       rank-time per category and per phase (US: microseconds from the\n"
+            "                       step's start, the earliest rank's, as the lane view's axis)\n"
+            "  --step N             the step of --from/--to (default the first)\n"
             "  --mem SIZE           memory for the kernels (512M, 2G; default a quarter of the machine's,\n"
             "                       at most 1G): beyond it they are sorted through a temporary file and\n"
             "                       the lane view merges them; the figures stay exact\n"

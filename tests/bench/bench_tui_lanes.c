@@ -4,11 +4,15 @@
  * mean and worst over the repetitions, and the bytes a frame costs.  Kinds:
  * next/previous step (every lane binned again), zoom in/out (the same, on
  * another window), the cursor to the next kernel, the cursor to another
- * lane.  Times include the pty round trip: an upper bound of the program's
+ * lane; with more than 64 ranks the rows are groups (stages, blocks) and
+ * the cursor keys walk groups and time slices, and three more kinds: a
+ * time range selected (v, its figures in the status line), a group opened
+ * and closed (Enter, Esc), the grouping changed (c).  Times include the pty round trip: an upper bound of the program's
  * own work; the program's CPU time per key (from /proc) is what a frame
  * costs on a shared machine.  Asserts nothing (exit 2 when it cannot run).
  *   PT_BIN=probetop bench_tui_lanes TRACES [REPS]
- * tests/bench/run.sh makes TRACES with tests/gen_trace.py (64 ranks). */
+ * tests/bench/run.sh makes TRACES with tests/gen_trace.py (64 ranks, and
+ * 1 024 ranks of about 2 000 kernels per step). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +86,9 @@ int main(int argc, char **argv) {
         {"zoom in / out", {"Z", "z"}, 0, 0, 0, 0, 0},
         {"cursor: next / previous kernel", {"l", "h"}, 0, 0, 0, 0, 0},
         {"cursor: next / previous lane", {"j", "k"}, 0, 0, 0, 0, 0},
+        {"time range: start / end (v)", {"v", "v"}, 0, 0, 0, 0, 0},
+        {"group: open / back (Enter, Esc)", {"<Enter>", "<Esc>"}, 0, 0, 0, 0, 0},
+        {"grouping: next (c)", {"c", "c"}, 0, 0, 0, 0, 0},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         double c0 = cpu_ms(vt.pid);

@@ -153,3 +153,10 @@ if [ ! -f "$LD/.done" ]; then
         touch "$LD/.done"
 fi
 [ -x "$B/tests/bench_tui_lanes" ] && PT_BIN="$BIN" "$B/tests/bench_tui_lanes" "$LD" 10
+echo "== lane view at cluster scale (1 024 ranks, PP 4, about 2 000 kernels per step; goal: key to frame < 20 ms)"
+LG=$B/bench-data/lanes1024
+if [ ! -f "$LG/.done" ]; then
+    rm -rf "$LG" && $PY "$(dirname "$0")/../gen_trace.py" "$LG" --ranks 1024 --pp 4 --pg-config --steps 2 --micro 160 --gz &&
+        touch "$LG/.done"
+fi
+[ -x "$B/tests/bench_tui_lanes" ] && PT_BIN="$BIN" "$B/tests/bench_tui_lanes" "$LG" 5
