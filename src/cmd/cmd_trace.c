@@ -166,6 +166,66 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
     printf("}\n");
 }
 
+/* --shard: every table, every kernel, to DIR/trace.shard-K-of-N.json under
+ * a temporary name, then renamed.  0, or -1 with a message. */
+static int write_shard(const struct dataset *ds, const struct step_cell *c, size_t nc, const struct trace_straggler *g,
+                       size_t ng, const char *out, int shard_k, int shard_n) {
+    char name[4096 + 64], tmp[4096 + 96];
+    int bad = 0;
+    trace_shard_name(out, shard_k, shard_n, name, sizeof name);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", name, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int saved = f ? dup(STDOUT_FILENO) : -1;
+    fflush(stdout);
+    if (saved >= 0 && dup2(fileno(f), STDOUT_FILENO) >= 0) {
+        print_json(ds, ds->trace, 1, c, nc, g, ng, 0, shard_k, shard_n);
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+    } else bad = 1;
+    if (saved >= 0) close(saved);
+    if (!f || ferror(stdout) || fclose(f) != 0 || bad || rename(tmp, name) != 0) {
+        fprintf(stderr, "probetop trace: %s: %s\n", CMD_ESC(name), strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    fprintf(stderr, "probetop trace: wrote %s: %d ranks\n", CMD_ESC(name), ds->trace->nranks);
+    return 0;
+}
+
+/* --shard: the checks, then *path becomes a folder of links to the
+ * shard's trace files (indir).  0, or -1 with a message. */
+static int shard_inputs(const char **path, const char *out, int other, int shard_k, int shard_n, char *indir, size_t cap) {
+    if (!out) {
+        fprintf(stderr, "probetop trace: --shard writes DIR/trace.shard-K-of-N.json: give -o DIR\n");
+        return -1;
+    }
+    if (other) {
+        fprintf(stderr, "probetop trace: --shard writes every table (JSON): no --format, --per-step, --phases or --kernels with it\n");
+        return -1;
+    }
+    size_t nf, total;
+    if (trace_shard_inputs(*path, shard_k, shard_n, out, indir, cap, &nf, &total)) return -1;
+    fprintf(stderr, "probetop trace: shard %d of %d: trace files %zu..%zu of %zu (a contiguous block in name order)\n",
+            shard_k, shard_n, nf ? (size_t)((unsigned long long)total * (unsigned)(shard_k - 1) / (unsigned)shard_n) + 1 : 0,
+            (size_t)((unsigned long long)total * (unsigned)shard_k / (unsigned)shard_n), total);
+    if (!nf) {
+        trace_shard_inputs_free(indir);
+        fprintf(stderr, "probetop trace: shard %d of %d has no trace file of its own (more tasks than files)\n", shard_k, shard_n);
+        return -1;
+    }
+    *path = indir;
+    return 0;
+}
+
+/* An option with a string value: 1 when argv[*i] is it (*bad: its value missing). */
+static int str_opt(int argc, char **argv, int *i, const char *name, const char **dst, int *bad) {
+    int m = 0;
+    const char *v = opt_value(argc, argv, i, name, &m, bad);
+    if (!v && !m) return 0;
+    if (!*bad) *dst = v;
+    return 1;
+}
+
 /* --patterns FILE: the defaults with the file's keys instead; NULL with err. */
 static struct tpatterns *trace_patterns_load(const char *path, struct pt_error *err) {
     char *text = NULL;
@@ -193,28 +253,13 @@ static int run(int argc, char **argv) {
         const char *v;
         if (!strcmp(argv[i], "--per-step")) { per_step = 1; continue; }
         if (!strcmp(argv[i], "--phases")) { phases = 1; continue; }
-        if ((v = opt_value(argc, argv, &i, "--kernels", &m, &bad)) || m) {
+        if (str_opt(argc, argv, &i, "--kernels", &kernels, &bad) || str_opt(argc, argv, &i, "--patterns", &patterns, &bad) ||
+            str_opt(argc, argv, &i, "-o", &out, &bad) || str_opt(argc, argv, &i, "--merge", &merge, &bad)) {
             if (bad) return EXIT_USAGE;
-            kernels = v;
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "--shard", &m, &bad)) || m) {
             if (bad || cmd_shard_parse("trace", v, &shard_k, &shard_n) != 0) return EXIT_USAGE;
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "-o", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            out = v;
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--merge", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            merge = v;
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--patterns", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            patterns = v;
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
@@ -270,28 +315,10 @@ static int run(int argc, char **argv) {
         return trace_shard_merge(merge, top) ? EXIT_USAGE : EXIT_OK;
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
-    if (shard_n && !out) {
-        fprintf(stderr, "probetop trace: --shard writes DIR/trace.shard-K-of-N.json: give -o DIR\n");
-        return EXIT_USAGE;
-    }
-    if (shard_n && (kernels || phases || per_step || fmt != TR_TEXT)) {
-        fprintf(stderr, "probetop trace: --shard writes every table (JSON): no --format, --per-step, --phases or --kernels with it\n");
-        return EXIT_USAGE;
-    }
     char indir[4096];
-    if (shard_n) {
-        size_t nf, total;
-        if (trace_shard_inputs(path, shard_k, shard_n, out, indir, sizeof indir, &nf, &total)) return EXIT_USAGE;
-        fprintf(stderr, "probetop trace: shard %d of %d: trace files %zu..%zu of %zu (a contiguous block in name order)\n",
-                shard_k, shard_n, nf ? (size_t)((unsigned long long)total * (unsigned)(shard_k - 1) / (unsigned)shard_n) + 1 : 0,
-                (size_t)((unsigned long long)total * (unsigned)shard_k / (unsigned)shard_n), total);
-        if (!nf) {
-            trace_shard_inputs_free(indir);
-            fprintf(stderr, "probetop trace: shard %d of %d has no trace file of its own (more tasks than files)\n", shard_k, shard_n);
-            return EXIT_USAGE;
-        }
-        path = indir;
-    }
+    if (shard_n && shard_inputs(&path, out, kernels || phases || per_step || fmt != TR_TEXT, shard_k, shard_n, indir,
+                                sizeof indir))
+        return EXIT_USAGE;
     if (cmd_trace_ascend_is(path))   /* torch_npu's or msprof-analyze's step time table */
         return cmd_trace_ascend(path, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, per_step, mem);
     struct load_opts lo;
@@ -337,28 +364,13 @@ static int run(int argc, char **argv) {
         return EXIT_USAGE;
     }
     int oom = 0;
-    if (shard_n) {   /* every table, every kernel: written to a temporary name, then renamed */
-        char name[4096 + 64], tmp[4096 + 96];
-        trace_shard_name(out, shard_k, shard_n, name, sizeof name);
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", name, (long)getpid());
-        FILE *f = fopen(tmp, "w");
-        int saved = f ? dup(STDOUT_FILENO) : -1;
-        fflush(stdout);
-        if (saved >= 0 && dup2(fileno(f), STDOUT_FILENO) >= 0) {
-            print_json(ds, ds->trace, 1, c, nc, g, ng, 0, shard_k, shard_n);
-            fflush(stdout);
-            dup2(saved, STDOUT_FILENO);
-        } else oom = 2;
-        if (saved >= 0) close(saved);
-        if (!f || ferror(stdout) || fclose(f) != 0 || oom || rename(tmp, name) != 0) {
-            fprintf(stderr, "probetop trace: %s: %s\n", CMD_ESC(name), strerror(errno));
-            unlink(tmp);
+    if (shard_n) {
+        if (write_shard(ds, c, nc, g, ng, out, shard_k, shard_n)) {
             free(c);
             free(g);
             dataset_free(ds);
             return EXIT_USAGE;
         }
-        fprintf(stderr, "probetop trace: wrote %s: %d ranks\n", CMD_ESC(name), ds->trace->nranks);
     } else if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top, 0, 0);
     else if (fmt == TR_CSV && phases) oom = trace_phases_out_csv(ds->trace);
     else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
