@@ -132,6 +132,7 @@ struct trace_run {
     struct trace_group *groups;   /* the process groups found, by dimension then first rank (owned) */
     int ngroups;
     char *groups_from;            /* where they came from: "pg_config", a listing's path, ... (owned) */
+    int64_t origin_ns;            /* the trace clock's time all others are relative to (a shard's, for the merge) */
 };
 
 /* One kernel as the trace reader assembles it (load_opts.trace_kernel):

@@ -38,6 +38,11 @@ extern const struct cmd_entry cmd_demo_entry;
 const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched, int *bad);
 int opt_bool(const char *s, int *out);   /* true/false/True/False/1/0; 0 ok */
 int opt_int(const char *s, long lo, long hi, long *out);
+/* --shard K/N, or auto: the task number K (1-based) and count N the launcher
+ * gives (Open MPI's mpirun: OMPI_COMM_WORLD_RANK/SIZE, Slurm's srun:
+ * SLURM_PROCID/NTASKS, a PMI launcher: PMI_RANK/SIZE), else one task (1/1).
+ * cmd names the command in messages.  0, or -1 with a message. */
+int cmd_shard_parse(const char *cmd, const char *v, int *k, int *n);
 
 /* The tail of a command's option loop, for an argument none of its options
  * took: a word beginning with '-' (but not "-" alone) is an unknown option;

@@ -94,39 +94,6 @@ static double now(void) {
  * ends the run at once (the next run removes what is left). */
 #define DATA2DB_STOP (CMD_STOP_HUP | CMD_STOP_TWICE)
 
-/* --shard K/N, or auto: the task number and count the launcher gives
- * (Open MPI's mpirun, Slurm's srun, a PMI launcher), else one task. */
-static int shard_parse(const char *v, int *k, int *n) {
-    if (!strcmp(v, "auto")) {
-        static const char *const env[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-                                             {"SLURM_PROCID", "SLURM_NTASKS"},
-                                             {"PMI_RANK", "PMI_SIZE"}};
-        for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) {
-            const char *r = getenv(env[i][0]), *z = getenv(env[i][1]);
-            long rank, size;
-            if (!r || !z) continue;
-            if (opt_int(z, 1, 1000000, &size) != 0 || opt_int(r, 0, size - 1, &rank) != 0) {
-                fprintf(stderr, "probetop data2db: --shard auto: %s=%s and %s=%s are not a task number and count\n",
-                        env[i][0], CMD_ESC(r), env[i][1], CMD_ESC(z));
-                return -1;
-            }
-            *k = (int)rank + 1;
-            *n = (int)size;
-            return 0;
-        }
-        fprintf(stderr, "probetop data2db: --shard auto: no OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK set "
-                        "(not started by mpirun or srun): one task, shard 1 of 1\n");
-        *k = *n = 1;
-        return 0;
-    }
-    char tail;
-    if (sscanf(v, "%d/%d%c", k, n, &tail) != 2 || *n < 1 || *n > 1000000 || *k < 1 || *k > *n) {
-        fprintf(stderr, "probetop data2db: --shard takes auto or K/N with 1 <= K <= N, not '%s'\n", CMD_ESC(v));
-        return -1;
-    }
-    return 0;
-}
-
 static int run(int argc, char **argv) {
     const char *data = NULL, *db = NULL, *parallel = NULL, *merge = NULL;
     int shard_k = 0, shard_n = 0;
@@ -159,7 +126,7 @@ static int run(int argc, char **argv) {
         if ((v = opt_value(argc, argv, &i, "--parallel", &m, &bad)) || m) { if (bad) return EXIT_USAGE; parallel = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--merge", &m, &bad)) || m) { if (bad) return EXIT_USAGE; merge = v; continue; }
         if ((v = opt_value(argc, argv, &i, "--shard", &m, &bad)) || m) {
-            if (bad || shard_parse(v, &shard_k, &shard_n) != 0) return EXIT_USAGE;
+            if (bad || cmd_shard_parse("data2db", v, &shard_k, &shard_n) != 0) return EXIT_USAGE;
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "--process_num", &m, &bad)) || m) {

@@ -3,6 +3,7 @@
  * straggler of each step (probetop-rules(7), PROFILER TRACES).  The
  * figures are the model's (model/trace/trace.c); this file parses the options
  * and prints text, CSV or JSON. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@
 #include "src/cmd/trace_kernels_csv.h"
 #include "src/cmd/trace_phases_out.h"
 #include "src/cmd/trace_range_out.h"
+#include "src/cmd/trace_shard.h"
+#include <unistd.h>
 
 enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
 
@@ -119,7 +122,7 @@ static void json_stats(const struct trace_stats *s) {
 }
 
 static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct step_cell *c,
-                       size_t nc, const struct trace_straggler *g, size_t ng, size_t top) {
+                       size_t nc, const struct trace_straggler *g, size_t ng, size_t top, int shard_k, int shard_n) {
     printf("{\"path\": ");
     json_fput_str(stdout, ds->path);
     printf(", \"ranks\": [");
@@ -158,7 +161,70 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
         printf(i ? ", " : "");
         json_fput_str(stdout, ds->warnings[i]);
     }
-    printf("]}\n");
+    printf("]");
+    if (shard_n)   /* the shard's clock origin: the merge puts every step on the earliest */
+        printf(",\n \"shard\": %d, \"shards\": %d, \"origin_ns\": %lld", shard_k, shard_n, (long long)run->origin_ns);
+    printf("}\n");
+}
+
+/* --shard: every table, every kernel, to DIR/trace.shard-K-of-N.json under
+ * a temporary name, then renamed.  0, or -1 with a message. */
+static int write_shard(const struct dataset *ds, const struct step_cell *c, size_t nc, const struct trace_straggler *g,
+                       size_t ng, const char *out, int shard_k, int shard_n) {
+    char name[4096 + 64], tmp[4096 + 96];
+    int bad = 0;
+    trace_shard_name(out, shard_k, shard_n, name, sizeof name);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", name, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int saved = f ? dup(STDOUT_FILENO) : -1;
+    fflush(stdout);
+    if (saved >= 0 && dup2(fileno(f), STDOUT_FILENO) >= 0) {
+        print_json(ds, ds->trace, 1, c, nc, g, ng, 0, shard_k, shard_n);
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+    } else bad = 1;
+    if (saved >= 0) close(saved);
+    if (!f || ferror(stdout) || fclose(f) != 0 || bad || rename(tmp, name) != 0) {
+        fprintf(stderr, "probetop trace: %s: %s\n", CMD_ESC(name), strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    fprintf(stderr, "probetop trace: wrote %s: %d ranks\n", CMD_ESC(name), ds->trace->nranks);
+    return 0;
+}
+
+/* --shard: the checks, then *path becomes a folder of links to the
+ * shard's trace files (indir).  0, or -1 with a message. */
+static int shard_inputs(const char **path, const char *out, int other, int shard_k, int shard_n, char *indir, size_t cap) {
+    if (!out) {
+        fprintf(stderr, "probetop trace: --shard writes DIR/trace.shard-K-of-N.json: give -o DIR\n");
+        return -1;
+    }
+    if (other) {
+        fprintf(stderr, "probetop trace: --shard writes every table (JSON): no --format, --per-step, --phases or --kernels with it\n");
+        return -1;
+    }
+    size_t nf, total;
+    if (trace_shard_inputs(*path, shard_k, shard_n, out, indir, cap, &nf, &total)) return -1;
+    fprintf(stderr, "probetop trace: shard %d of %d: trace files %zu..%zu of %zu (a contiguous block in name order)\n",
+            shard_k, shard_n, nf ? (size_t)((unsigned long long)total * (unsigned)(shard_k - 1) / (unsigned)shard_n) + 1 : 0,
+            (size_t)((unsigned long long)total * (unsigned)shard_k / (unsigned)shard_n), total);
+    if (!nf) {
+        trace_shard_inputs_free(indir);
+        fprintf(stderr, "probetop trace: shard %d of %d has no trace file of its own (more tasks than files)\n", shard_k, shard_n);
+        return -1;
+    }
+    *path = indir;
+    return 0;
+}
+
+/* An option with a string value: 1 when argv[*i] is it (*bad: its value missing). */
+static int str_opt(int argc, char **argv, int *i, const char *name, const char **dst, int *bad) {
+    int m = 0;
+    const char *v = opt_value(argc, argv, i, name, &m, bad);
+    if (!v && !m) return 0;
+    if (!*bad) *dst = v;
+    return 1;
 }
 
 /* --patterns FILE: the defaults with the file's keys instead; NULL with err. */
@@ -202,7 +268,8 @@ static int run(int argc, char **argv) {
     int per_step = 0, np = 0, phases = 0, table = CMD_TRACE_BREAKDOWN;
     size_t top = 10;   /* HTA's num_kernels */
     uint64_t mem = 0;   /* 0: the default (util_default_mem) */
-    const char *kernels = NULL, *patterns = NULL;
+    const char *kernels = NULL, *patterns = NULL, *out = NULL, *merge = NULL;
+    int shard_k = 0, shard_n = 0;
     double rng[2] = {0, 0};   /* --from, --to (us from the step's start) */
     int has_rng[2] = {0, 0}, has_step = 0;
     int32_t rstep = 0;
@@ -211,14 +278,13 @@ static int run(int argc, char **argv) {
         const char *v;
         if (!strcmp(argv[i], "--per-step")) { per_step = 1; continue; }
         if (!strcmp(argv[i], "--phases")) { phases = 1; continue; }
-        if ((v = opt_value(argc, argv, &i, "--kernels", &m, &bad)) || m) {
+        if (str_opt(argc, argv, &i, "--kernels", &kernels, &bad) || str_opt(argc, argv, &i, "--patterns", &patterns, &bad) ||
+            str_opt(argc, argv, &i, "-o", &out, &bad) || str_opt(argc, argv, &i, "--merge", &merge, &bad)) {
             if (bad) return EXIT_USAGE;
-            kernels = v;
             continue;
         }
-        if ((v = opt_value(argc, argv, &i, "--patterns", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            patterns = v;
+        if ((v = opt_value(argc, argv, &i, "--shard", &m, &bad)) || m) {
+            if (bad || cmd_shard_parse("trace", v, &shard_k, &shard_n) != 0) return EXIT_USAGE;
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
@@ -269,11 +335,22 @@ static int run(int argc, char **argv) {
         if (rk) continue;
         if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
+    if (merge) {
+        if (np || shard_n || fmt != TR_JSON) {
+            fprintf(stderr, "probetop trace: --merge DIR joins the shards in DIR into JSON: --format json, no PATH or --shard\n");
+            return EXIT_USAGE;
+        }
+        return trace_shard_merge(merge, top) ? EXIT_USAGE : EXIT_OK;
+    }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
     if (has_rng[0] != has_rng[1] || (has_rng[0] && rng[1] <= rng[0])) {
         fprintf(stderr, "probetop trace: --from and --to go together, --from before --to\n");
         return EXIT_USAGE;
     }
+    char indir[4096];
+    if (shard_n && shard_inputs(&path, out, kernels || phases || per_step || fmt != TR_TEXT, shard_k, shard_n, indir,
+                                sizeof indir))
+        return EXIT_USAGE;
     if (cmd_trace_ascend_is(path))   /* torch_npu's or msprof-analyze's step time table */
         return cmd_trace_ascend(path, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, per_step, mem);
     struct load_opts lo;
@@ -295,6 +372,7 @@ static int run(int argc, char **argv) {
     }
     if (kernels) lo.trace_kernel = trace_kernels_csv_row, lo.trace_kernel_ctx = &kc;
     struct dataset *ds = cmd_load(path, &lo);
+    if (shard_n) trace_shard_inputs_free(indir);
     tpatterns_free(pat);
     if (kernels && trace_kernels_csv_close(&kc, ds != NULL, &e)) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);
@@ -323,7 +401,14 @@ static int run(int argc, char **argv) {
         return EXIT_USAGE;
     }
     int oom = 0;
-    if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top);
+    if (shard_n) {
+        if (write_shard(ds, c, nc, g, ng, out, shard_k, shard_n)) {
+            free(c);
+            free(g);
+            dataset_free(ds);
+            return EXIT_USAGE;
+        }
+    } else if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top, 0, 0);
     else if (fmt == TR_CSV && phases) oom = trace_phases_out_csv(ds->trace);
     else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
     else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
@@ -346,7 +431,9 @@ const struct cmd_entry cmd_trace_entry = {
     .name = "trace",
     .usage = "probetop trace PATH [--format text|csv|json] [--per-step] [--table T] [--top K] [--phases]\n"
              "                     [--kernels FILE.csv] [--patterns FILE] [--mem SIZE]\n"
-             "                     [--from US --to US [--step N]]",
+             "                     [--from US --to US [--step N]]\n"
+             "       probetop trace PATH --shard auto|K/N -o DIR\n"
+             "       probetop trace --merge DIR --format json [--top K]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
@@ -368,6 +455,10 @@ const struct cmd_entry cmd_trace_entry = {
             "  --mem SIZE           memory for the kernels (512M, 2G; default a quarter of the machine's,\n"
             "                       at most 1G): beyond it they are sorted through a temporary file and\n"
             "                       the lane view merges them; the figures stay exact\n"
+            "  --shard K/N -o DIR   summarise only the K-th of N contiguous blocks of PATH's trace files\n"
+            "                       (name order) into DIR/trace.shard-K-of-N.json; auto: K and N from\n"
+            "                       mpirun or srun (as data2db --shard)\n"
+            "  --merge DIR          join the complete set of shards in DIR: the JSON of the whole run\n"
             "PATH is a Kineto trace (*.json, *.json.gz), torch_npu's trace_view.json, or a folder of them\n"
             "(one per rank).  Figures are HolisticTraceAnalysis's temporal breakdown and\n"
             "communication/computation overlap; see probetop-rules(7), PROFILER TRACES.\n",

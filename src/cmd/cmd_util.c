@@ -167,3 +167,34 @@ void cmd_stop_release(int flags) { stop_action(flags, SIG_DFL); }
 const char *cmd_signal_name(int sig) {
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
+
+int cmd_shard_parse(const char *cmd, const char *v, int *k, int *n) {
+    if (!strcmp(v, "auto")) {
+        static const char *const env[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                             {"SLURM_PROCID", "SLURM_NTASKS"},
+                                             {"PMI_RANK", "PMI_SIZE"}};
+        for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) {
+            const char *r = getenv(env[i][0]), *z = getenv(env[i][1]);
+            long rank, size;
+            if (!r || !z) continue;
+            if (opt_int(z, 1, 1000000, &size) != 0 || opt_int(r, 0, size - 1, &rank) != 0) {
+                fprintf(stderr, "probetop %s: --shard auto: %s=%s and %s=%s are not a task number and count\n", cmd,
+                        env[i][0], CMD_ESC(r), env[i][1], CMD_ESC(z));
+                return -1;
+            }
+            *k = (int)rank + 1;
+            *n = (int)size;
+            return 0;
+        }
+        fprintf(stderr, "probetop %s: --shard auto: no OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK set "
+                        "(not started by mpirun or srun): one task, shard 1 of 1\n", cmd);
+        *k = *n = 1;
+        return 0;
+    }
+    char tail;
+    if (sscanf(v, "%d/%d%c", k, n, &tail) != 2 || *n < 1 || *n > 1000000 || *k < 1 || *k > *n) {
+        fprintf(stderr, "probetop %s: --shard takes auto or K/N with 1 <= K <= N, not '%s'\n", cmd, CMD_ESC(v));
+        return -1;
+    }
+    return 0;
+}

@@ -696,6 +696,7 @@ static int rebase(struct trace_run *run, const char *path, struct pt_error *err)
     }
     if (o == INT64_MAX) return 0;
     o = o / 1000 * 1000 - (o % 1000 < 0 ? 1000 : 0);
+    run->origin_ns = o;
     int64_t span;
     if (__builtin_sub_overflow(hi, o, &span))
         return pt_errorf(err, "%s: the trace files' times are more than 292 years apart (mixed clocks?)", path);

@@ -1,0 +1,64 @@
+#!/bin/sh
+# probetop trace --shard / --merge (probetop(1), TRACE): generated traces
+# (tests/gen_trace.py: pipeline, tensor groups in pg_config, recompute,
+# micro-batches) summarised in shards and merged give the JSON of the
+# unsharded run (`trace --format json --per-step`): every table, the same
+# numbers (to the printed microsecond), only the paths differ.
+#   trace_shard.sh BIN TMP         shards 1/3, 2/3, 3/3 run one after another
+#   trace_shard.sh BIN TMP mpirun  mpirun -np 4 ... --shard auto (skipped, 77,
+#                                  without mpirun; CI installs openmpi-bin)
+set -u
+bin=$1 tmp=$2 mode=${3:-seq}
+tools=$(cd "$(dirname "$0")" && pwd)
+py=${PT_PYTHON:-python3}
+command -v "$py" >/dev/null 2>&1 || { echo "python3 absent: skipped"; exit 77; }
+if [ "$mode" = mpirun ]; then
+    command -v mpirun >/dev/null 2>&1 || { echo "mpirun absent (Debian: openmpi-bin): skipped"; exit 77; }
+fi
+rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+same() {   # single.json merged.json: equal but for the paths
+    "$py" - "$1" "$2" <<'PY' || exit 1
+import json, sys
+def norm(x):
+    if isinstance(x, dict): return {k: norm(v) for k, v in x.items() if k not in ("path", "file")}
+    if isinstance(x, list): return [norm(v) for v in x]
+    if isinstance(x, float): return round(x, 3)
+    return x
+a, b = (norm(json.load(open(p))) for p in sys.argv[1:3])
+bad = [k for k in a if a[k] != b.get(k)] + [k for k in b if k not in a]
+for k in bad: print("FAIL: %s differs:\n  %s\n  %s" % (k, str(a.get(k))[:400], str(b.get(k))[:400]))
+n = {k: len(a[k]) for k in a if isinstance(a[k], list)}
+print("compared:", n)
+sys.exit(1 if bad or not all(n[k] for k in ("ranks", "steps", "kernel_types", "top_kernels", "idle", "phases", "groups")) else 0)
+PY
+}
+"$py" "$tools/gen_trace.py" "$tmp/tr" --ranks 8 --steps 3 --pp 2 --micro 2 --tp 2 --pg-config --recompute \
+    >/dev/null 2>&1 || fail "gen_trace.py"
+"$bin" trace "$tmp/tr" --format json --per-step >"$tmp/single.json" 2>"$tmp/single.err" || { cat "$tmp/single.err"; fail "single run"; }
+if [ "$mode" = mpirun ]; then
+    mpirun --allow-run-as-root --oversubscribe -np 4 "$bin" trace "$tmp/tr" --shard auto -o "$tmp/sh" \
+        >"$tmp/mpi.out" 2>&1 || { cat "$tmp/mpi.out"; fail "mpirun"; }
+    n=4
+else
+    for k in 1 2 3; do "$bin" trace "$tmp/tr" --shard $k/3 -o "$tmp/sh" 2>>"$tmp/sh.err" || { cat "$tmp/sh.err"; fail "shard $k/3"; }; done
+    n=3
+    grep -q "shard 2 of 3: trace files 3..5 of 8 (a contiguous block" "$tmp/sh.err" || { cat "$tmp/sh.err"; fail "block message"; }
+fi
+c=$(ls "$tmp/sh" | grep -c "^trace\.shard-[1-$n]-of-$n\.json\$")
+[ "$c" = $n ] || { ls -a "$tmp/sh"; fail "expected $n shards, found $c"; }
+ls -a "$tmp/sh" | grep -q '\.in\.\|\.tmp\.' && { ls -a "$tmp/sh"; fail "temporary files left"; }
+"$bin" trace --merge "$tmp/sh" --format json >"$tmp/merged.json" 2>"$tmp/merge.err" || { cat "$tmp/merge.err"; fail "merge"; }
+same "$tmp/single.json" "$tmp/merged.json"
+# --top folds the tail into others at the merge as the single run does
+"$bin" trace "$tmp/tr" --format json --per-step --top 2 >"$tmp/single2.json" 2>/dev/null || fail "single --top 2"
+"$bin" trace --merge "$tmp/sh" --format json --top 2 >"$tmp/merged2.json" 2>/dev/null || fail "merge --top 2"
+same "$tmp/single2.json" "$tmp/merged2.json"
+# an incomplete set, or a half-written shard, is refused
+mv "$tmp/sh/trace.shard-2-of-$n.json" "$tmp/sh/trace.shard-2-of-$n.json.tmp.1"
+if "$bin" trace --merge "$tmp/sh" --format json >/dev/null 2>"$tmp/half.err"; then fail "half-written set merged"; fi
+grep -q "half-written shard" "$tmp/half.err" || { cat "$tmp/half.err"; fail "half-written message"; }
+rm "$tmp/sh/trace.shard-2-of-$n.json.tmp.1"
+if "$bin" trace --merge "$tmp/sh" --format json >/dev/null 2>"$tmp/miss.err"; then fail "incomplete set merged"; fi
+grep -q "lacks trace.shard-2-of-$n.json" "$tmp/miss.err" || { cat "$tmp/miss.err"; fail "missing message"; }
+echo "1 passed, 0 failed"
