@@ -11,7 +11,8 @@
 # under MON_BENCH_DIR (default $PT_BUILD/bench-data/mon).  12 ranks: the
 # rank summary is made.  MSPROBE_SRC=<msProbe checkout> times msProbe's
 # data2db on the smallest tree; else MS_WHAT's reference figure, measured
-# once, stands in.
+# once, stands in.  RANKS (default 12) and MON_V2=1 (msProbe's v2 layout)
+# vary the trees: 8 ranks make no rank summary, 12 and 16 do.
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
@@ -20,6 +21,10 @@ PY=${PYTHON:-python3}
 MSPY=${MSPROBE_PYTHON:-/usr/bin/python3}   # msProbe's packages: Debian's python (numpy, pandas)
 REPS=${REPS:-3}
 STEPS=${STEPS:-40 160 640}
+RANKS=${RANKS:-12}
+V2=${MON_V2:-0}
+V2ARG=""; [ "$V2" = 1 ] && V2ARG=--monitor-v2
+TAG=r$RANKS$([ "$V2" = 1 ] && echo v2)
 D=${MON_BENCH_DIR:-$B/bench-data/mon}
 HERE=$(dirname "$0")
 TIME=/usr/bin/time
@@ -28,7 +33,7 @@ mkdir -p "$D"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "== monitor trees: data2db and info ($(nproc) cores, load average $(load), best of $REPS)"
+echo "== monitor trees ($RANKS ranks$([ "$V2" = 1 ] && echo ", v2")): data2db and info ($(nproc) cores, load average $(load), best of $REPS)"
 
 # best of REPS: "wall user sys rss_kb" of the fastest run of "$@"
 best() {
@@ -47,16 +52,16 @@ MS_SPG=355   # msProbe s/GB, measured below when MSPROBE_SRC is set
 MS_WHAT="msProbe 88.5 s for 210 MB on this machine kind (reference)"
 first=$(echo $STEPS | cut -d' ' -f1)
 for s in $STEPS; do
-    tree=$D/steps$s
+    tree=$D/steps$s$TAG
     if [ ! -d "$tree" ]; then
-        "$PY" "$HERE/../gen_dump.py" --monitor --steps "$s" --ranks 12 --layers 4 --micro-batches 2 --out "$tree" \
+        "$PY" "$HERE/../gen_dump.py" --monitor $V2ARG --steps "$s" --ranks "$RANKS" --layers 4 --micro-batches 2 --out "$tree" \
             --quiet >/dev/null 2>&1 || { echo "gen_dump.py failed for $tree"; exit 1; }
     fi
 done
 if [ -n "${MSPROBE_SRC:-}" ]; then
     # msProbe's path check refuses a '+' in its own path: a copy without
     cp -r "$MSPROBE_SRC/python" "$T/msprobe_py"
-    tree=$D/steps$first
+    tree=$D/steps$first$TAG
     mb=$(du -smL "$tree" | cut -f1)
     rm -rf "$T/ms"
     r=$(cd "$T" && PYTHONHASHSEED=0 PYTHONPATH="$T/msprobe_py" $TIME -f '%e %U %S %M' -o "$T/ms.t" \
@@ -75,7 +80,7 @@ fi
 echo "$MS_WHAT: $MS_SPG s/GB"
 printf '%-7s %-8s %-8s %7s %8s %8s %9s %8s %8s  %s\n' build command MB wall_s cpu_s s/GB peak_MB x_msProbe cpu_s/GB load
 for s in $STEPS; do
-    tree=$D/steps$s
+    tree=$D/steps$s$TAG
     mb=$(du -smL "$tree" | cut -f1)
     for side in before after; do
         if [ $side = before ]; then bin=$BEFORE; else bin=$BIN; fi

@@ -109,6 +109,7 @@ int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib,
 void tdb_abort(struct tdb *t) {
     if (t->db) sqlite3_close(t->db);
     if (t->tmp) unlink(t->tmp);
+    btree_bulk_free(t->bulk2);
     free(t->final);
     free(t->tmp);
     memset(t, 0, sizeof *t);
@@ -124,6 +125,12 @@ int tdb_commit(struct tdb *t) {
         tdb_abort(t);
         return -1;
     }
+    if (t->bulk2 && btree_bulk_splice(t->bulk2, t->tmp, t->bulk2_root, t->err) != 0) {
+        tdb_abort(t);
+        return -1;
+    }
+    btree_bulk_free(t->bulk2);
+    t->bulk2 = NULL;
     if (rename(t->tmp, t->final) != 0) {
         pt_errorf(t->err, "%s: cannot move the finished database into place", t->final);
         tdb_abort(t);
@@ -416,6 +423,38 @@ int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct 
     free(scratch);
     if (rc != 0) *bb = NULL;   /* no scratch file to be had: INSERTs */
     return 0;
+}
+
+int tdb_bulk_scratch(struct tdb *t, struct btree_bulk **bb) {
+    sqlite3_stmt *st = NULL;
+    int ps = 0, vac = -1;
+    *bb = NULL;
+    if (sqlite3_prepare_v2(t->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        ps = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(t->db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        vac = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (vac != 0 || ps < 512) return 0;
+    char *scratch = malloc(strlen(t->tmp) + 16);
+    struct pt_error e;
+    if (!scratch) return pt_errorf(t->err, "out of memory");
+    sprintf(scratch, "%s.more", t->tmp);
+    if (btree_bulk_open(bb, scratch, ps, &e) != 0) *bb = NULL;   /* no scratch file: INSERTs */
+    else unlink(scratch);   /* its descriptor is enough */
+    free(scratch);
+    return 0;
+}
+
+int tdb_bulk_attach2(struct tdb *t, struct btree_bulk *bb, const char *table) {
+    sqlite3_stmt *st = NULL;
+    t->bulk2 = bb;
+    t->bulk2_root = 0;
+    if (sqlite3_prepare_v2(t->db, "SELECT rootpage FROM sqlite_master WHERE name = ?", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        t->bulk2_root = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return t->bulk2_root ? 0 : tdb_fail(t, "find the bulk-built table");
 }
 
 int tdb_bulk_attach(struct tdb *t, struct btree_bulk *bb) {

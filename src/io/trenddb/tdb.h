@@ -28,6 +28,8 @@ struct tdb {
     atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
     struct btree_bulk *bulk; /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
     int64_t bulk_root;       /* that table's root page */
+    struct btree_bulk *bulk2;   /* a second one (the rank summary), t's own: spliced after, freed by t */
+    int64_t bulk2_root;
 };
 
 /* outdir/name, written as outdir/name.tmp.PID (temporary files of killed
@@ -65,6 +67,13 @@ int tdb_normalise(double v, double *out);
 int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb);
 /* bb (the rows of trend_data) goes into t's file at the commit. */
 int tdb_bulk_attach(struct tdb *t, struct btree_bulk *bb);
+/* A second table's B-tree built beside SQLite when the file is the plain
+ * kind (*bb; else NULL, 0); its scratch file is unlinked at once (nothing
+ * left behind by a killed run). */
+int tdb_bulk_scratch(struct tdb *t, struct btree_bulk **bb);
+/* bb (the rows of table, now t's own) goes into t's file at the commit,
+ * after trend_data's. */
+int tdb_bulk_attach2(struct tdb *t, struct btree_bulk *bb, const char *table);
 
 /* ---- rows into a table: one way for every table the writers fill ---- */
 

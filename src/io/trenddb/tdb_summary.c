@@ -112,6 +112,12 @@ struct tdb_summary {
     const char *const *cols; /* the statistic columns' names */
     uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
     sqlite3_stmt *ins[2];    /* one row, SUMMARY_ROWS_PER_INSERT rows (NULL: none) */
+    /* the table built beside SQLite (NULL: INSERTs): the rows of each
+     * group size spooled as records as their groups finish (sizes 8 and 64
+     * finish in key order, the whole run's last, and it sorts first), the
+     * spools into the tree after the last rank, in key order */
+    struct btree_bulk *bb;
+    FILE *spool[SUM_SIZES];  /* per place in sizes[] */
 };
 
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
@@ -137,6 +143,9 @@ void tdb_summary_free(struct tdb_summary *m) {
     free(m->out.v);
     sqlite3_finalize(m->ins[0]);
     sqlite3_finalize(m->ins[1]);
+    btree_bulk_free(m->bb);
+    for (int l = 0; l < SUM_SIZES; l++)
+        if (m->spool[l]) fclose(m->spool[l]);
     free(m);
 }
 
@@ -214,6 +223,63 @@ static void bind_entry(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
     summ_bind(st, at, m->out.v + i * (6 + SUM_PER_STAT * (size_t)m->ns), m->ns);
 }
 
+/* An entry of out as the table's record (what summ_bind binds). */
+static size_t summ_record(unsigned char *rec, const double *e, int ns) {
+    int64_t iv[6 + 4 * (MONITOR_NSTATS + 8)];
+    double dv[6 + 4 * (MONITOR_NSTATS + 8)];
+    uint8_t kind[6 + 4 * (MONITOR_NSTATS + 8)];
+    for (int c = 0; c < 6; c++) { iv[c] = (int64_t)e[c]; kind[c] = BTREE_BULK_INT; }
+    for (int s = 0; s < ns; s++) {
+        const double *es = e + 6 + SUM_PER_STAT * s;
+        int p = 6 + 4 * s;
+        double v[3] = {es[1], es[2], es[0] ? es[3] / es[0] : 0};
+        for (int k = 0; k < 3; k++) {
+            kind[p + k] = !es[0] || isnan(v[k]) ? BTREE_BULK_NULL : BTREE_BULK_REAL;
+            dv[p + k] = isinf(v[k]) ? (v[k] > 0 ? 1000000001.0 : -1000000001.0) : v[k];
+        }
+        iv[p + 3] = (int64_t)es[4];
+        kind[p + 3] = BTREE_BULK_INT;
+    }
+    return btree_bulk_record(rec, 6 + 4 * ns, iv, dv, kind);
+}
+
+/* out's entries as records onto their group size's spool, out emptied. */
+static int summ_spool(struct tdb *t, struct tdb_summary *m) {
+    size_t stride = 6 + SUM_PER_STAT * (size_t)m->ns;
+    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
+    for (size_t i = 0; i < m->out.n; i++) {
+        const double *e = m->out.v + i * stride;
+        int l = 0;
+        while (l < m->nsizes - 1 && m->sizes[l] != (int)e[0]) l++;
+        uint32_t len = (uint32_t)summ_record(rec, e, m->ns);
+        if (fwrite(&len, sizeof len, 1, m->spool[l]) != 1 || fwrite(rec, 1, len, m->spool[l]) != len)
+            return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
+    }
+    m->out.n = 0;
+    return 0;
+}
+
+/* The spools into the tree in key order: group size 0 (the last place in
+ * sizes[]), then 8, then 64. */
+static int summ_unspool(struct tdb *t, struct tdb_summary *m) {
+    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
+    for (int k = 0; k < m->nsizes; k++) {
+        int l = k == 0 ? m->nsizes - 1 : k - 1;
+        FILE *f = m->spool[l];
+        uint32_t len;
+        if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0) goto fail;
+        while (fread(&len, sizeof len, 1, f) == 1) {
+            if (len > sizeof rec || fread(rec, 1, len, f) != len) goto fail;
+            if (btree_bulk_add(m->bb, rec, len) != 0)
+                return pt_errorf(t->err, "%s: could not write the rank summary's pages (disk full?)", t->final);
+        }
+        if (ferror(f)) goto fail;
+    }
+    return 0;
+fail:
+    return pt_errorf(t->err, "%s: could not read the rank summary's spool back", t->final);
+}
+
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
     char sql[4096];
     int ns = m->ns;
@@ -226,6 +292,13 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
                               m->cols[s], m->cols[s], m->cols[s], m->cols[s]);
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
+    if (tdb_bulk_scratch(t, &m->bb) != 0) return -1;
+    for (int l = 0; m->bb && l < m->nsizes; l++)
+        if (!(m->spool[l] = tmpfile())) {   /* no spool to be had: INSERTs */
+            btree_bulk_free(m->bb);
+            m->bb = NULL;
+        }
+    if (m->bb) return 0;
     int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
     if (rc) return rc > 0 ? tdb_fail(t, "prepare rank summary") : -1;
     /* an old SQLite with few parameters (NULL): one row at a time */
@@ -236,6 +309,7 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
 /* out's rows into the table (many per statement), then out is empty: the
  * finished rank groups go in as they finish, not all held to the end. */
 int tdb_summary_flush(struct tdb *t, struct tdb_summary *m) {
+    if (m->bb) return summ_spool(t, m);
     int rc = tdb_insert(t, m->ins[0], m->ins[1], SUMMARY_ROWS_PER_INSERT, 6 + 4 * m->ns, m->out.n, bind_entry, m,
                         "insert rank summary", NULL);
     m->out.n = 0;
@@ -245,6 +319,11 @@ int tdb_summary_flush(struct tdb *t, struct tdb_summary *m) {
 int tdb_summary_finish(struct tdb *t, struct tdb_summary *m) {
     if (summ_finish(m) != 0) return pt_errorf(t->err, "out of memory");
     int rc = tdb_summary_flush(t, m);
+    if (rc == 0 && m->bb) {
+        rc = summ_unspool(t, m);
+        if (rc == 0) rc = tdb_bulk_attach2(t, m->bb, "probetop_rank_summary");
+        m->bb = NULL;   /* t's now, or gone with it */
+    }
     sqlite3_finalize(m->ins[0]);
     sqlite3_finalize(m->ins[1]);
     m->ins[0] = m->ins[1] = NULL;
