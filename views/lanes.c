@@ -27,7 +27,7 @@
 enum {
     LA_UP = 1, LA_DOWN, LA_PGUP, LA_PGDN, LA_HALFUP, LA_HALFDN, LA_TOP, LA_BOTTOM, LA_LEFT, LA_RIGHT, LA_FIRST,
     LA_LAST, LA_ZOOMIN, LA_ZOOMOUT, LA_RESET, LA_PANL, LA_PANR, LA_STEP_PREV, LA_STEP_NEXT, LA_ALIGN, LA_GROUP,
-    LA_HALF,
+    LA_HALF, LA_PIPE,
 };
 
 static const int lanes_nav[NAV_COUNT] = {
@@ -54,6 +54,7 @@ static const struct keys_row lanes_keys[] = {
     {'a', NULL, LA_ALIGN, "time axis: one clock for all ranks / each rank from its own step start"},
     {'p', NULL, LA_GROUP, "lanes: all ranks, then each pipeline group (--parallel's, else the traces' process groups)"},
     {'b', NULL, LA_HALF, "half blocks (two bins per cell) / one marked bin per cell"},
+    {'P', NULL, LA_PIPE, "the pipeline view of the cursor's step and pipeline group"},
 };
 
 /* The categories as strip classes: colours, and marks for no colour. */
@@ -467,6 +468,9 @@ static int lane_action(struct view *v, struct session *a, struct lanes *p, int a
         else session_msg(a, "lanes: pipeline group %d (%d ranks in the traces)", p->group, p->nlanes);
         return 1;
     }
+    case LA_PIPE:
+        if (a->host && a->host->show) a->host->show(a, "pipeline");
+        return 1;
     case LA_HALF:
         if (!strip_half_ok(a->ui)) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         p->half = !p->half;
