@@ -19,13 +19,28 @@
 #include "model/trace/lanes.h"
 #include "model/trace/pipeline.h"
 #include "model/trace/trace.h"
+#include "ui/nav.h"
 #include "ui/text.h"
 #include "ui/ui.h"
 #include "views/view.h"
 
-enum { PV_PREV = 1, PV_NEXT, PV_BUBBLE, PV_LINK, PV_GROUP, PV_STEP_PREV, PV_STEP_NEXT, PV_DIGIT };
+enum {
+    PV_PREV = 1, PV_NEXT, PV_BUBBLE, PV_LINK, PV_GROUP, PV_STEP_PREV, PV_STEP_NEXT, PV_DIGIT,
+    PV_UP, PV_DOWN, PV_PGUP, PV_PGDN, PV_HALFUP, PV_HALFDN, PV_TOP, PV_BOTTOM,
+};
+
+static const int pipeline_nav[NAV_COUNT] = {
+    [NAV_UP] = PV_UP, [NAV_DOWN] = PV_DOWN, [NAV_PGUP] = PV_PGUP, [NAV_PGDN] = PV_PGDN,
+    [NAV_HALFUP] = PV_HALFUP, [NAV_HALFDN] = PV_HALFDN, [NAV_TOP] = PV_TOP, [NAV_BOTTOM] = PV_BOTTOM,
+};
 
 static const struct keys_row pipeline_keys[] = {
+    {KEYS_UP, NULL, PV_UP, "previous stage (its label marked)"}, {'k', NULL, PV_UP, NULL},
+    {KEYS_DOWN, NULL, PV_DOWN, "next stage"}, {'j', NULL, PV_DOWN, NULL},
+    {KEYS_PGUP, NULL, PV_PGUP, "stages: page up"}, {KEYS_PGDN, NULL, PV_PGDN, "stages: page down"},
+    {KEYS_CTRL('u'), NULL, PV_HALFUP, "stages: half a page up"}, {KEYS_CTRL('d'), NULL, PV_HALFDN, "stages: half a page down"},
+    {'g', NULL, PV_TOP, "first stage"}, {KEYS_HOME, NULL, PV_TOP, NULL},
+    {'G', NULL, PV_BOTTOM, "last stage"}, {KEYS_END, NULL, PV_BOTTOM, NULL},
     {'[', NULL, PV_PREV, "previous micro-batch (its bands highlighted on every stage)"},
     {']', NULL, PV_NEXT, "next micro-batch"},
     {'0', NULL, PV_DIGIT, "micro-batch 0..9 (digits)"},
@@ -47,6 +62,7 @@ struct pview {
     int ok;
     int micro;                  /* picked micro-batch */
     int mark;                   /* 0 none, 1 the widest bubble, 2 the slowest link */
+    int cur, nvis;              /* the stage whose label is marked; rows shown */
 };
 
 static struct pview *priv_of(struct view *v) { return v->priv; }
@@ -84,6 +100,7 @@ static void rebuild(struct pview *p, struct session *a) {
     struct pt_error err;
     if (pipeline_build(p->run, g, n, step_now(p), &p->pl, &err) != 0) { session_err(a, "%s", err.msg); return; }
     p->ok = 1;
+    if (p->cur >= p->pl.nstages) p->cur = p->pl.nstages ? p->pl.nstages - 1 : 0;
     if (p->micro >= p->pl.nmicro) p->micro = p->pl.nmicro ? p->pl.nmicro - 1 : 0;
 }
 
@@ -137,7 +154,7 @@ static void stage_row(struct view *v, struct session *a, const struct pview *p, 
     const struct pipe_stage *st = &pl->stages[s];
     char lab[64];
     snprintf(lab, sizeof lab, "s%d r%d", s, (int)st->rank);
-    ui_role(v->win, a->ui, UI_AXIS);
+    ui_role(v->win, a->ui, s == p->cur ? UI_AXIS_SEL : UI_AXIS);
     ui_fill(v->win, y, 0, labw);
     ui_put(v->win, y, 0, labw, lab);
     int64_t w = pl->t1 > pl->t0 ? pl->t1 - pl->t0 : 1;
@@ -189,6 +206,7 @@ static void pipeline_draw(struct view *v, struct session *a) {
     int labw = 10, barw = v->w - labw - 1;
     if (barw < 4 || v->h < 3) return;
     int rows = v->h - 2;
+    p->nvis = rows;
     for (int s = 0; s < pl->nstages && s < rows; s++) stage_row(v, a, p, s, 1 + s, labw, barw);
     ui_role(w, a->ui, UI_DIM);
     ui_put(w, v->h - 1, 0, v->w, "digit forward  digit backward  . idle  [ ] micro  b bubble  L link  p group  ( ) step");
@@ -209,6 +227,11 @@ static int pipeline_key(struct view *v, struct session *a, int action, int key) 
     struct pview *p = priv_of(v);
     sync_run(p, a);
     if (!p->run) return 0;
+    int mv = nav_move_of(pipeline_nav, action);
+    if (mv != NAV_NONE) {
+        if (p->ok && p->pl.nstages) p->cur = (int)nav_target(mv, p->cur, p->pl.nstages, p->nvis > 0 ? p->nvis : 1);
+        return 1;
+    }
     switch (action) {
     case PV_PREV: if (p->micro > 0) p->micro--; p->mark = 0; return 1;
     case PV_NEXT: if (p->micro + 1 < p->pl.nmicro) p->micro++; p->mark = 0; return 1;
