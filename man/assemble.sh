@@ -36,7 +36,7 @@ done
         *) printf '%s\n' "$line" ;;
         esac
     done < "$here/probetop.1.head"
-    for part in overflow parallel trace curves compare report snapshot lanes follow; do
+    for part in overflow parallel trace curves compare report snapshot lanes pipeline follow; do
         [ -f "$here/probetop.1.$part" ] && cat "$here/probetop.1.$part"
     done
     "$bin" --keys-man

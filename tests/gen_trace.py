@@ -29,7 +29,11 @@ autograd thread.  --pg-config: distributedInfo.pg_config lists default_pg
 and the rank's TP/PP/DP/EP groups with Megatron's descriptions.
 --pg-args: what the NCCL kernels' args say of their group ("Process Group
 Name" and "Description": full, the default with any of the options above;
-the name only: name; nothing: none, the default without them).  --listing: Megatron's
+the name only: name; nothing: none, the default without them).  --schedule 1f1b: the passes of each
+pipeline stage in Megatron's 1F1B order, each waiting for its input from the
+neighbouring stage (forward from the previous, backward from the next: its
+send, --link-us long, default 30); the default "same" runs every rank's
+passes at the same times whatever its stage.  --listing: Megatron's
 group listing OUT/unique_parallel_groups_<ts>.txt as Megatron-TraceViz's
 patch writes it.
 
@@ -100,10 +104,16 @@ def schedule(a, rank):
             cpu.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (s + 1), "pid": pid,
                         "tid": tid, "ts": base, "dur": step_len - 1.0, "args": {}})
         t = base + 10.0
-        for m in range(a.micro):
-            for step_name, kernel, send in (("forward_step", "ampere_sgemm_128x64_tn", "send_forward"),
-                                            ("backward_step", "void at::native::vectorized_elementwise_kernel<4>",
-                                             "send_backward")):
+        ops = [(m, d) for m in range(a.micro) for d in (0, 1)]
+        if a.schedule == "1f1b":
+            ops = sched_1f1b(a, rank, base + 10.0)
+        for m, d in ops:
+            if True:
+                step_name, kernel, send = (("forward_step", "ampere_sgemm_128x64_tn", "send_forward"),
+                                           ("backward_step", "void at::native::vectorized_elementwise_kernel<4>",
+                                            "send_backward"))[d if a.schedule == "same" else d[0]]
+                if a.schedule == "1f1b":
+                    t = d[1]
                 if a.tp > 1 or a.ep > 1:   # the pass waits for the GPU: its communication runs under its compute
                     t = max(t, stream_free[7], stream_free[22])
                 anno(step_name, t, 6 * 10.0)
@@ -119,10 +129,10 @@ def schedule(a, rank):
                          22, 15.0, "tp")
                 if not a.no_kernels and a.ep > 1:
                     comm(t + 57.0, "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 22, 12.0, "ep")
-                t += 70.0
+                t += 70.0 if a.schedule == "same" else 6 * 40.0 * slow
                 anno(send, t, 10.0)
                 if a.pp > 1 and not a.no_kernels:
-                    comm(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, 30.0, "pp")
+                    comm(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, a.link_us, "pp")
                 t += 20.0
         t = max(t, stream_free[7]) + 5.0
         anno("start_grad_sync", t, 10.0)
@@ -138,6 +148,50 @@ def schedule(a, rank):
             launch(t + 1.0, "multi_tensor_apply_kernel<AdamFunctor>", 7, 25.0)
             launch(t + 10.0, "Memcpy DtoD (Device -> Device)", 7, 5.0, "gpu_memcpy")
     return cpu, gpu
+
+
+def sched_1f1b(a, rank, t0):
+    """--schedule 1f1b: this rank's passes in Megatron's 1F1B order on its
+    pipeline stage, each with the CPU time it starts at: [(micro, (0 forward
+    | 1 backward, t))].  Stage s first runs min(pp - s - 1, M) forwards, then
+    alternates forward and backward, then the remaining backwards.  A pass
+    starts when its stage is free (20 us after its previous pass) and its
+    input has arrived: the previous stage's forward (the next stage's
+    backward) of that micro-batch, plus its send (launched as the pass's
+    kernels end, so 1 + 4.25 us later on the GPU, --link-us long)."""
+    pp, M = a.pp, a.micro
+    stage = rank % pp
+    first = rank - stage
+    dur = [6 * 40.0 * (a.slow if first + s == a.straggler else 1.0) for s in range(pp)]
+    order = []
+    for s in range(pp):
+        w = min(pp - s - 1, M)
+        o = [(m, 0) for m in range(w)]
+        for i in range(M - w):
+            o += [(w + i, 0), (i, 1)]
+        o += [(m, 1) for m in range(M - w, M)]
+        order.append(o)
+    start, pos, free = {}, [0] * pp, [t0] * pp
+    while any(pos[s] < len(order[s]) for s in range(pp)):
+        moved = False
+        for s in range(pp):
+            if pos[s] >= len(order[s]):
+                continue
+            m, d = order[s][pos[s]]
+            src = s - 1 if d == 0 else s + 1
+            if 0 <= src < pp:
+                if (src, m, d) not in start:
+                    continue
+                ready = start[(src, m, d)] + dur[src] + 1.0 + 4.25 + a.link_us
+            else:
+                ready = t0
+            t = max(free[s], ready)
+            start[(s, m, d)] = t
+            free[s] = t + dur[s] + 20.0
+            pos[s] += 1
+            moved = True
+        assert moved
+    return [(m, (d, start[(stage, m, d)])) for m, d in order[stage]]
 
 
 def all_groups(a):
@@ -310,6 +364,8 @@ def main():
     p.add_argument("--pg-config", action="store_true")
     p.add_argument("--pg-args", choices=["none", "name", "full"], default=None)
     p.add_argument("--listing", action="store_true")
+    p.add_argument("--schedule", choices=["same", "1f1b"], default="same")
+    p.add_argument("--link-us", type=float, default=30.0)
     a = p.parse_args()
     groups = a.tp > 1 or a.ep > 1 or a.pg_config or a.listing or a.pg_args not in (None, "none")
     if a.pg_args is None:

@@ -29,7 +29,7 @@
 enum {
     LA_UP = 1, LA_DOWN, LA_PGUP, LA_PGDN, LA_HALFUP, LA_HALFDN, LA_TOP, LA_BOTTOM, LA_LEFT, LA_RIGHT, LA_FIRST,
     LA_LAST, LA_ZOOMIN, LA_ZOOMOUT, LA_RESET, LA_PANL, LA_PANR, LA_STEP_PREV, LA_STEP_NEXT, LA_ALIGN, LA_GROUP,
-    LA_HALF, LA_TABLES, LA_GROUPBY, LA_DRILL, LA_BACK, LA_SEL,
+    LA_HALF, LA_TABLES, LA_GROUPBY, LA_DRILL, LA_BACK, LA_SEL, LA_PIPE,
 };
 
 static const int lanes_nav[NAV_COUNT] = {
@@ -62,6 +62,7 @@ static const struct keys_row lanes_keys[] = {
     {KEYS_ESC, NULL, LA_BACK, "back from a group's ranks to the groups (else: clear the time range)"},
     {KEYS_BACKSPACE, NULL, LA_BACK, NULL},
     {'v', NULL, LA_SEL, "time range: start at the cursor, then end it (its figures in the status line)"},
+    {'P', NULL, LA_PIPE, "the pipeline view of the cursor's step and pipeline group"},
 };
 
 /* The categories as strip classes: colours, and marks for no colour. */
@@ -635,6 +636,9 @@ static int lane_action(struct view *v, struct session *a, struct lanes *p, int a
         }
         return 1;
     case LA_SEL: select_range(p); return 1;
+    case LA_PIPE:
+        if (a->host && a->host->show) a->host->show(a, "pipeline");
+        return 1;
     case LA_HALF:
         if (!strip_half_ok(a->ui)) { session_msg(a, "half blocks need colour and UTF-8"); return 1; }
         p->half = !p->half;

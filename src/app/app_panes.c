@@ -20,6 +20,7 @@ extern const struct view_ops view_report;
 extern const struct view_ops view_lanes;
 extern const struct view_ops view_curves;
 extern const struct view_ops view_tables;
+extern const struct view_ops view_pipeline;
 
 const struct app_screen app_screens[] = {
     {"trend", 0, KEYS_F2},
@@ -33,6 +34,7 @@ const struct app_screen app_screens[] = {
     {"help", 0, KEYS_F1},
     {"report", 0, 0},          /* :skipped */
     {"tables", 0, 0},          /* :view tables (a profiled run's kernel tables) */
+    {"pipeline", 0, 0},        /* :view pipeline, P in the lanes (a pipeline group's Marey chart) */
 };
 const int app_nscreens = (int)(sizeof app_screens / sizeof app_screens[0]);
 
@@ -50,6 +52,7 @@ const struct app_pane app_panes[] = {
     {&view_help, "help", 100},
     {&view_report, "report", 100},
     {&view_tables, "tables", 100},
+    {&view_pipeline, "pipeline", 100},
 };
 const int app_npanes = (int)(sizeof app_panes / sizeof app_panes[0]);
 
