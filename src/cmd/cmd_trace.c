@@ -262,6 +262,52 @@ static int range_opt(int argc, char **argv, int *i, double *rng, int *has_rng, i
     return 1;
 }
 
+/* What `probetop trace` prints of a loaded run (or writes as a shard), the
+ * dataset freed; the command's exit code. */
+static int print_all(struct dataset *ds, enum tr_format fmt, int per_step, int phases, int table, size_t top,
+                     const char *out, int shard_k, int shard_n) {
+    struct trace_straggler *g = NULL;
+    size_t ng = 0;
+    if (trace_stragglers(ds->trace, &g, &ng) != 0) {
+        fprintf(stderr, "probetop: out of memory\n");
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    size_t nc = 0;
+    struct step_cell *c = step_cells(ds->trace, &nc);
+    if (!c) {
+        fprintf(stderr, "probetop: out of memory\n");
+        free(g);
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
+    int oom = 0;
+    if (shard_n) {
+        if (write_shard(ds, c, nc, g, ng, out, shard_k, shard_n)) {
+            free(c);
+            free(g);
+            dataset_free(ds);
+            return EXIT_USAGE;
+        }
+    } else if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top, 0, 0);
+    else if (fmt == TR_CSV && phases) oom = trace_phases_out_csv(ds->trace);
+    else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
+    else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
+    else {
+        print_text(ds->trace, per_step, c, nc, g, ng);
+        cmd_trace_tables_text(ds->trace, top);
+    }
+    if (fmt == TR_TEXT && phases) {
+        printf("\nphases (micro - : the step's kernels outside any micro-batch)\n");
+        oom = trace_phases_out_text(ds->trace);
+    }
+    if (oom) fprintf(stderr, "probetop: out of memory (the phases table)\n");
+    free(c);
+    free(g);
+    dataset_free(ds);
+    return EXIT_OK;
+}
+
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
@@ -385,46 +431,7 @@ static int run(int argc, char **argv) {
         dataset_free(ds);
         return rc ? EXIT_USAGE : EXIT_OK;
     }
-    struct trace_straggler *g = NULL;
-    size_t ng = 0;
-    if (trace_stragglers(ds->trace, &g, &ng) != 0) {
-        fprintf(stderr, "probetop: out of memory\n");
-        dataset_free(ds);
-        return EXIT_USAGE;
-    }
-    size_t nc = 0;
-    struct step_cell *c = step_cells(ds->trace, &nc);
-    if (!c) {
-        fprintf(stderr, "probetop: out of memory\n");
-        free(g);
-        dataset_free(ds);
-        return EXIT_USAGE;
-    }
-    int oom = 0;
-    if (shard_n) {
-        if (write_shard(ds, c, nc, g, ng, out, shard_k, shard_n)) {
-            free(c);
-            free(g);
-            dataset_free(ds);
-            return EXIT_USAGE;
-        }
-    } else if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top, 0, 0);
-    else if (fmt == TR_CSV && phases) oom = trace_phases_out_csv(ds->trace);
-    else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
-    else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
-    else {
-        print_text(ds->trace, per_step, c, nc, g, ng);
-        cmd_trace_tables_text(ds->trace, top);
-    }
-    if (fmt == TR_TEXT && phases) {
-        printf("\nphases (micro - : the step's kernels outside any micro-batch)\n");
-        oom = trace_phases_out_text(ds->trace);
-    }
-    if (oom) fprintf(stderr, "probetop: out of memory (the phases table)\n");
-    free(c);
-    free(g);
-    dataset_free(ds);
-    return EXIT_OK;
+    return print_all(ds, fmt, per_step, phases, table, top, out, shard_k, shard_n);
 }
 
 const struct cmd_entry cmd_trace_entry = {
