@@ -297,6 +297,15 @@ char *text_fmt_compact(double v, int width, char *buf, size_t size) {
     return text_fmt_fit(v, width, "", buf, size);
 }
 
+char *text_fmt_ns(int64_t ns, char *buf, size_t size) {
+    double v = (double)ns, m = v < 0 ? -v : v;
+    if (m >= 1e9) snprintf(buf, size, "%.3f s", v / 1e9);
+    else if (m >= 1e6) snprintf(buf, size, "%.3f ms", v / 1e6);
+    else if (m >= 1e3) snprintf(buf, size, "%.3f us", v / 1e3);
+    else snprintf(buf, size, "%lld ns", (long long)ns);
+    return buf;
+}
+
 char *text_base64(const void *in, size_t n, char *out, size_t size) {
     static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const unsigned char *p = in;

@@ -5,6 +5,7 @@
 #define PT_UI_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Columns of a UTF-8 string (code points; invalid bytes count one each). */
 int text_width(const char *s);
@@ -37,6 +38,10 @@ char *text_fmt_tick(double v, char *buf, size_t size);
 char *text_fmt_fit(double v, int width, const char *unit, char *buf, size_t size);
 /* text_fmt_fit without a unit. */
 char *text_fmt_compact(double v, int width, char *buf, size_t size);
+
+/* A duration of ns nanoseconds as the trace panes print it: "1.250 s",
+ * "3.400 ms", "12.000 us", or whole "850 ns" below a microsecond. */
+char *text_fmt_ns(int64_t ns, char *buf, size_t size);
 
 /* Base64 (RFC 4648, padded) of n bytes; out needs 4 * ((n + 2) / 3) + 1
  * bytes, or the text stops at the last whole group that fits. */

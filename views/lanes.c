@@ -105,34 +105,10 @@ static int32_t step_now(const struct lanes *p) { return p->nsteps ? p->steps[p->
 
 /* ---- state ---- */
 
-static int cmp_i32(const void *x, const void *y) {
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
-}
-
 static void drop_items(struct lanes *p) {
     lanes_items_free(&p->items);
     p->items_ok = 0;
     p->item = -1;
-}
-
-/* The distinct step numbers of every rank. */
-static int make_steps(struct lanes *p, const struct trace_run *run) {
-    size_t n = 0;
-    for (int r = 0; r < run->nranks; r++) n += (size_t)run->ranks[r].nsteps;
-    free(p->steps);
-    p->steps = malloc((n ? n : 1) * sizeof *p->steps);
-    p->nsteps = 0;
-    if (!p->steps) return -1;
-    for (int r = 0; r < run->nranks; r++)
-        for (int s = 0; s < run->ranks[r].nsteps; s++) p->steps[p->nsteps++] = run->ranks[r].steps[s].step;
-    qsort(p->steps, (size_t)p->nsteps, sizeof *p->steps, cmp_i32);
-    int k = 0;
-    for (int i = 0; i < p->nsteps; i++)
-        if (k == 0 || p->steps[i] != p->steps[k - 1]) p->steps[k++] = p->steps[i];
-    p->nsteps = k;
-    if (p->si >= p->nsteps) p->si = p->nsteps ? p->nsteps - 1 : 0;
-    return 0;
 }
 
 /* The trace rank index of rank number r, -1 when the run lacks it. */
@@ -245,7 +221,12 @@ static void sync_run(struct lanes *p, struct session *a) {
     if (!run) return;
     p->grp.drilled = -1;
     p->sel = 0;
-    if (make_steps(p, run) != 0 || make_lanes(p, a) != 0) { session_err(a, "out of memory"); p->run = NULL; return; }
+    if (trace_run_steps(run, &p->steps, &p->nsteps) != 0 || make_lanes(p, a) != 0) {
+        session_err(a, "out of memory");
+        p->run = NULL;
+        return;
+    }
+    if (p->si >= p->nsteps) p->si = p->nsteps ? p->nsteps - 1 : 0;
     /* more ranks than a screen's rows: grouped, by stage where the run has pipelines */
     p->grp.by = run->nranks <= 64 ? LANEGROUP_OFF : a->layout || lanes_pp_groups(run) ? LANEGROUP_STAGE : LANEGROUP_BLOCK;
     follow_app(p, a);
@@ -309,16 +290,6 @@ static int make_groups(struct lanes *p, struct session *a, int rows) {
 
 /* ---- text ---- */
 
-/* A duration in the unit that suits its size: "152.345 ms", "12.3 us", "850 ns". */
-static char *fmt_ns(int64_t ns, char *buf, size_t n) {
-    double v = (double)ns, m = v < 0 ? -v : v;
-    if (m >= 1e9) snprintf(buf, n, "%.3f s", v / 1e9);
-    else if (m >= 1e6) snprintf(buf, n, "%.3f ms", v / 1e6);
-    else if (m >= 1e3) snprintf(buf, n, "%.3f us", v / 1e3);
-    else snprintf(buf, n, "%lld ns", (long long)ns);
-    return buf;
-}
-
 static const char *cat_word(int cat) { return cat == TRACE_IDLE ? "idle" : trace_cat_name(cat); }
 
 /* The lane's rank, with its layout label: "5 (p0t1d0)". */
@@ -364,9 +335,9 @@ static void title_row(struct view *v, struct session *a, struct lanes *p, int wi
 /* The time axis: the window's start, middle and end, from the span start. */
 static void axis_row(struct view *v, struct session *a, const struct lanes *p, int y, int x, int barw) {
     char l[48], m[48], r[48];
-    fmt_ns(p->w0 - p->s0, l, sizeof l);
-    fmt_ns(p->w0 + (p->w1 - p->w0) / 2 - p->s0, m, sizeof m);
-    fmt_ns(p->w1 - p->s0, r, sizeof r);
+    text_fmt_ns(p->w0 - p->s0, l, sizeof l);
+    text_fmt_ns(p->w0 + (p->w1 - p->w0) / 2 - p->s0, m, sizeof m);
+    text_fmt_ns(p->w1 - p->s0, r, sizeof r);
     ui_role(v->win, a->ui, UI_AXIS);
     ui_put(v->win, y, x, barw, l);
     int mw = text_width(m), rw = text_width(r), lw = text_width(l);
@@ -458,7 +429,7 @@ static void lane_row(struct view *v, struct session *a, struct lanes *p, int k, 
     if (p->bins_ok) strip_draw(w, a->ui, y, labw + 1, barw, p->bins + (size_t)k * p->nbins, half, lane_classes,
                                LANE_NKINDS, hi0, hi1);
     int64_t s0, s1;
-    if (lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), &s0, &s1, NULL)) fmt_ns(s1 - s0, d, sizeof d);
+    if (lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), &s0, &s1, NULL)) text_fmt_ns(s1 - s0, d, sizeof d);
     else snprintf(d, sizeof d, "-");
     ui_role(w, a->ui, UI_AXIS);
     ui_put(w, y, labw + 1 + barw + 1, v->w - (labw + barw + 2), d);
@@ -724,13 +695,13 @@ static void range_line(const struct lanes *p, char *buf, size_t size) {
     char a0[48], a1[48];
     int64_t base = p->align == LANES_STEP ? 0 : p->s0;
     if (p->sel == 1) {
-        snprintf(buf, size, "range from +%s: move, then v", fmt_ns(p->sel0 - base, a0, sizeof a0));
+        snprintf(buf, size, "range from +%s: move, then v", text_fmt_ns(p->sel0 - base, a0, sizeof a0));
         return;
     }
     struct range_agg r;
     range_of(p->run, p->lanes, p->nlanes, step_now(p), p->align, p->sel0, p->sel1, &r);
-    size_t n = (size_t)snprintf(buf, size, "range +%s..+%s %d rank%s:", fmt_ns(p->sel0 - base, a0, sizeof a0),
-                                fmt_ns(p->sel1 - base, a1, sizeof a1), r.nranks, r.nranks == 1 ? "" : "s");
+    size_t n = (size_t)snprintf(buf, size, "range +%s..+%s %d rank%s:", text_fmt_ns(p->sel0 - base, a0, sizeof a0),
+                                text_fmt_ns(p->sel1 - base, a1, sizeof a1), r.nranks, r.nranks == 1 ? "" : "s");
     double tot = r.span_ns > 0 ? (double)r.span_ns : 1;
     static const char *const shortn[TRACE_NCATS] = {"comp", "comm", "mem", "idle"};
     for (int c = 0; c < TRACE_NCATS && n < size; c++)
@@ -771,8 +742,8 @@ static void lanes_status(struct view *v, struct session *a, char *buf, size_t si
         n += (size_t)snprintf(buf + n, size - n, "  %s%s%s%s  start +%s  dur %s", cat_word(it->cat),
                               it->phase != TRACE_PH_NONE ? " (" : "",
                               it->phase != TRACE_PH_NONE ? trace_phase_name(it->phase) : "",
-                              it->phase != TRACE_PH_NONE ? ")" : "", fmt_ns(it->start_ns - base, st, sizeof st),
-                              fmt_ns(it->dur_ns, du, sizeof du));
+                              it->phase != TRACE_PH_NONE ? ")" : "", text_fmt_ns(it->start_ns - base, st, sizeof st),
+                              text_fmt_ns(it->dur_ns, du, sizeof du));
         if (it->name != LANE_IDLE_NAME && it->name < p->run->nnames) {
             char esc[160];
             pt_escape(p->run->names[it->name], strlen(p->run->names[it->name]), esc, sizeof esc);
@@ -787,8 +758,8 @@ static void lanes_status(struct view *v, struct session *a, char *buf, size_t si
      * "window" at 80 columns */
     char win[200], fit[200];
     int nw = name[0] ? text_width(name) + 3 : 0;
-    int k = snprintf(win, sizeof win, "window +%s .. +%s of %s", fmt_ns(p->w0 - p->s0, w0, sizeof w0),
-                     fmt_ns(p->w1 - p->s0, w1, sizeof w1), fmt_ns(p->s1 - p->s0, st, sizeof st));
+    int k = snprintf(win, sizeof win, "window +%s .. +%s of %s", text_fmt_ns(p->w0 - p->s0, w0, sizeof w0),
+                     text_fmt_ns(p->w1 - p->s0, w1, sizeof w1), text_fmt_ns(p->s1 - p->s0, st, sizeof st));
     const char *al = p->align == LANES_STEP ? "from each rank's step start" : "one clock";
     if (nw + k + 2 + text_width(al) <= COLS || !name[0]) snprintf(win + k, sizeof win - (size_t)k, "  %s", al);
     else if (nw + k > COLS) win[0] = '\0';

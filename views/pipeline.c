@@ -68,29 +68,6 @@ struct pview {
 static struct pview *priv_of(struct view *v) { return v->priv; }
 static int32_t step_now(const struct pview *p) { return p->nsteps ? p->steps[p->si] : -1; }
 
-static int cmp_i32(const void *x, const void *y) {
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
-}
-
-static int make_steps(struct pview *p, const struct trace_run *run) {
-    size_t n = 0;
-    for (int r = 0; r < run->nranks; r++) n += (size_t)run->ranks[r].nsteps;
-    free(p->steps);
-    p->steps = malloc((n ? n : 1) * sizeof *p->steps);
-    p->nsteps = 0;
-    if (!p->steps) return -1;
-    for (int r = 0; r < run->nranks; r++)
-        for (int s = 0; s < run->ranks[r].nsteps; s++) p->steps[p->nsteps++] = run->ranks[r].steps[s].step;
-    qsort(p->steps, (size_t)p->nsteps, sizeof *p->steps, cmp_i32);
-    int k = 0;
-    for (int i = 0; i < p->nsteps; i++)
-        if (k == 0 || p->steps[i] != p->steps[k - 1]) p->steps[k++] = p->steps[i];
-    p->nsteps = k;
-    if (p->si >= p->nsteps) p->si = p->nsteps ? p->nsteps - 1 : 0;
-    return 0;
-}
-
 static void rebuild(struct pview *p, struct session *a) {
     pipeline_free(&p->pl);
     p->ok = 0;
@@ -128,18 +105,10 @@ static void sync_run(struct pview *p, struct session *a) {
     pipeline_free(&p->pl);
     p->ok = 0;
     if (!run) return;
-    if (make_steps(p, run) != 0) { session_err(a, "out of memory"); p->run = NULL; return; }
+    if (trace_run_steps(run, &p->steps, &p->nsteps) != 0) { session_err(a, "out of memory"); p->run = NULL; return; }
+    if (p->si >= p->nsteps) p->si = p->nsteps ? p->nsteps - 1 : 0;
     follow_app(p, a);
     rebuild(p, a);
-}
-
-static char *fmt_ns(int64_t ns, char *buf, size_t n) {
-    double v = (double)ns, m = v < 0 ? -v : v;
-    if (m >= 1e9) snprintf(buf, n, "%.3f s", v / 1e9);
-    else if (m >= 1e6) snprintf(buf, n, "%.3f ms", v / 1e6);
-    else if (m >= 1e3) snprintf(buf, n, "%.3f us", v / 1e3);
-    else snprintf(buf, n, "%lld ns", (long long)ns);
-    return buf;
 }
 
 /* The column of time t in barw columns of [t0, t1]. */
@@ -199,7 +168,7 @@ static void pipeline_draw(struct view *v, struct session *a) {
     char d[48];
     snprintf(buf, sizeof buf, "Pipeline  step %d (%d/%d)  group %d/%d  %d stages  %d micro-batches  %s",
              (int)step_now(p), p->si + 1, p->nsteps, p->group, lanes_pp_groups(p->run), pl->nstages, pl->nmicro,
-             fmt_ns(pl->t1 - pl->t0, d, sizeof d));
+             text_fmt_ns(pl->t1 - pl->t0, d, sizeof d));
     ui_role(w, a->ui, v->focused ? UI_TITLE_FOCUS : UI_TITLE);
     ui_fill(w, 0, 0, v->w);
     ui_put(w, 0, 0, v->w, buf);
@@ -275,8 +244,8 @@ static void pipeline_status(struct view *v, struct session *a, char *buf, size_t
     if (p->mark == 1 && pl->widest >= 0) {
         const struct pipe_gap *g = &pl->bubbles[pl->widest];
         snprintf(buf, size, "widest bubble: stage %d (rank %d)  idle %s  from +%s to +%s  step %d", g->stage,
-                 (int)pl->stages[g->stage].rank, fmt_ns(g->end_ns - g->start_ns, x, sizeof x),
-                 fmt_ns(g->start_ns - pl->t0, y, sizeof y), fmt_ns(g->end_ns - pl->t0, z, sizeof z),
+                 (int)pl->stages[g->stage].rank, text_fmt_ns(g->end_ns - g->start_ns, x, sizeof x),
+                 text_fmt_ns(g->start_ns - pl->t0, y, sizeof y), text_fmt_ns(g->end_ns - pl->t0, z, sizeof z),
                  (int)step_now(p));
         return;
     }
@@ -284,15 +253,15 @@ static void pipeline_status(struct view *v, struct session *a, char *buf, size_t
         const struct pipe_link *l = &pl->links[pl->slowest];
         snprintf(buf, size, "slowest link: micro-batch %d %s  stage %d -> %d  %s  from +%s to +%s  step %d",
                  (int)l->micro, l->backward ? "backward" : "forward", l->from, l->to,
-                 fmt_ns(l->end_ns - l->start_ns, x, sizeof x), fmt_ns(l->start_ns - pl->t0, y, sizeof y),
-                 fmt_ns(l->end_ns - pl->t0, z, sizeof z), (int)step_now(p));
+                 text_fmt_ns(l->end_ns - l->start_ns, x, sizeof x), text_fmt_ns(l->start_ns - pl->t0, y, sizeof y),
+                 text_fmt_ns(l->end_ns - pl->t0, z, sizeof z), (int)step_now(p));
         return;
     }
     const struct pipe_band *f0 = pipeline_band(pl, 0, p->micro, 0);
     const struct pipe_band *b0 = pipeline_band(pl, 0, p->micro, 1);
     snprintf(buf, size, "micro-batch %d  step %d  stage 0: forward at +%s, backward done at +%s", p->micro,
-             (int)step_now(p), f0 ? fmt_ns(f0->start_ns - pl->t0, x, sizeof x) : "-",
-             b0 ? fmt_ns(b0->end_ns - pl->t0, y, sizeof y) : "-");
+             (int)step_now(p), f0 ? text_fmt_ns(f0->start_ns - pl->t0, x, sizeof x) : "-",
+             b0 ? text_fmt_ns(b0->end_ns - pl->t0, y, sizeof y) : "-");
 }
 
 static void pipeline_notify(struct view *v, struct session *a, unsigned what) {

@@ -4,6 +4,7 @@
 #include "model/trace/trace.h"
 #include "model/trace/idle.h"
 #include "model/trace/kernels.h"
+#include "model/util/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +27,24 @@ void trace_run_free(struct trace_run *run) {
     for (size_t i = 0; i < run->nnames; i++) free(run->names[i]);
     free(run->names);
     free(run);
+}
+
+int trace_run_steps(const struct trace_run *run, int32_t **steps, int *n) {
+    size_t total = 0;
+    for (int r = 0; r < run->nranks; r++) total += (size_t)run->ranks[r].nsteps;
+    free(*steps);
+    *n = 0;
+    if (!(*steps = malloc((total ? total : 1) * sizeof **steps))) return -1;
+    int32_t *v = *steps;
+    int k = 0;
+    for (int r = 0; r < run->nranks; r++)
+        for (int s = 0; s < run->ranks[r].nsteps; s++) v[k++] = run->ranks[r].steps[s].step;
+    qsort(v, (size_t)k, sizeof *v, util_cmp_i32);
+    int d = 0;
+    for (int i = 0; i < k; i++)
+        if (d == 0 || v[i] != v[d - 1]) v[d++] = v[i];
+    *n = d;
+    return 0;
 }
 
 const char *trace_cat_name(int cat) {

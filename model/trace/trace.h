@@ -148,6 +148,11 @@ struct trace_kernel_row {
 /* Frees everything run owns, and run itself (NULL is fine). */
 void trace_run_free(struct trace_run *run);
 
+/* The distinct step numbers of every rank of run, ascending: *steps
+ * (freed first, then owned by the caller; never NULL on success) and
+ * *n.  0, or -1 when out of memory (*steps NULL, *n 0). */
+int trace_run_steps(const struct trace_run *run, int32_t **steps, int *n);
+
 /* The union of intervals fed in ascending start order (HTA's merge: a new
  * interval begins when a start is past every end so far). */
 struct iv_union {
