@@ -402,17 +402,35 @@ int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, 
 
 /* ---- trend_data built beside SQLite (btree_bulk.h) ---- */
 
-int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb) {
+/* The page size of t's database when the bulk builder can write its
+ * tables (a plain layout: no auto-vacuum), else 0 (INSERTs then). */
+static int bulk_page_size(struct tdb *t) {
     sqlite3_stmt *st = NULL;
     int ps = 0, vac = -1;
-    *bb = NULL;
     if (sqlite3_prepare_v2(t->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         ps = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(t->db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         vac = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    if (vac != 0 || ps < 512) return 0;
+    return vac != 0 || ps < 512 ? 0 : ps;
+}
+
+/* The root page of table in t's schema, 0 when there is none. */
+static int64_t root_page(struct tdb *t, const char *table) {
+    sqlite3_stmt *st = NULL;
+    int64_t root = 0;
+    if (sqlite3_prepare_v2(t->db, "SELECT rootpage FROM sqlite_master WHERE name = ?", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        root = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return root;
+}
+
+int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb) {
+    int ps = bulk_page_size(t);
+    *bb = NULL;
+    if (!ps) return 0;
     char name[160], *scratch = malloc(strlen(t->final) + 40);
     struct pt_error e;
     if (!scratch) return pt_errorf(t->err, "out of memory");
@@ -426,16 +444,9 @@ int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct 
 }
 
 int tdb_bulk_scratch(struct tdb *t, struct btree_bulk **bb) {
-    sqlite3_stmt *st = NULL;
-    int ps = 0, vac = -1;
+    int ps = bulk_page_size(t);
     *bb = NULL;
-    if (sqlite3_prepare_v2(t->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        ps = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(t->db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        vac = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (vac != 0 || ps < 512) return 0;
+    if (!ps) return 0;
     char *scratch = malloc(strlen(t->tmp) + 16);
     struct pt_error e;
     if (!scratch) return pt_errorf(t->err, "out of memory");
@@ -447,24 +458,14 @@ int tdb_bulk_scratch(struct tdb *t, struct btree_bulk **bb) {
 }
 
 int tdb_bulk_attach2(struct tdb *t, struct btree_bulk *bb, const char *table) {
-    sqlite3_stmt *st = NULL;
     t->bulk2 = bb;
-    t->bulk2_root = 0;
-    if (sqlite3_prepare_v2(t->db, "SELECT rootpage FROM sqlite_master WHERE name = ?", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        t->bulk2_root = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    t->bulk2_root = root_page(t, table);
     return t->bulk2_root ? 0 : tdb_fail(t, "find the bulk-built table");
 }
 
 int tdb_bulk_attach(struct tdb *t, struct btree_bulk *bb) {
-    sqlite3_stmt *st = NULL;
     t->bulk = bb;
-    t->bulk_root = 0;
-    if (sqlite3_prepare_v2(t->db, "SELECT rootpage FROM sqlite_master WHERE name = 'trend_data'", -1, &st, NULL) ==
-            SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        t->bulk_root = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    t->bulk_root = root_page(t, "trend_data");
     return t->bulk_root ? 0 : tdb_fail(t, "find trend_data");
 }
 
