@@ -66,9 +66,7 @@ struct dtarget {
     int drift;
 };
 
-/* A fixed 64-bit mix (splitmix64 finaliser): noise in [-1, 1] that depends
- * only on its arguments. */
-static double noise(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+double demo_noise(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
     uint64_t z = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull ^
                  (c + 0x8cb92ba72f3d8dd7ull) * 0x94d049bb133111ebull ^ d * 0xd6e8feb86659fd39ull;
     z ^= z >> 30; z *= 0xbf58476d1ce4e5b9ull;
@@ -107,13 +105,13 @@ static void cell(const struct shape *sh, const struct dtarget *t, const struct d
     }
     double scale = metric == MET_FWD ? 1.0 : metric == MET_BWD ? 2e-3 : 4e-2;
     double n = t->base * scale * (1 + 0.03 * (t->layer < 0 ? 0 : t->layer));
-    n *= 1 + 0.04 * noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 0);
+    n *= 1 + 0.04 * demo_noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 0);
     n *= 1 - 0.008 * step;                      /* training settles */
     n *= 1 + 0.01 * (rank % 2);                 /* the TP halves differ a little */
     if (t->drift) n *= 1 + (metric == MET_FWD ? 0.3 : 0.15) * step;
-    double mx = n * 0.12 * (1 + 0.1 * noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 1));
-    double mn = -mx * (0.9 + 0.1 * noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 2));
-    double mean = 0.002 * n * noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 3);
+    double mx = n * 0.12 * (1 + 0.1 * demo_noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 1));
+    double mn = -mx * (0.9 + 0.1 * demo_noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 2));
+    double mean = 0.002 * n * demo_noise(t->id, (uint64_t)step, (uint64_t)rank, (uint64_t)metric * 4 + 3);
     vals[0] = n; vals[1] = mx; vals[2] = mn; vals[3] = mean;
 }
 

@@ -28,6 +28,10 @@
 #define DEMO_STEPS 16
 #define DEMO_RANKS 8
 #define DEMO_LAYERS 8
+
+/* A fixed 64-bit mix (splitmix64 finaliser): noise in [-1, 1] that depends
+ * only on its arguments; every demo's values are made with it. */
+double demo_noise(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 #define DEMO_BURST_STEP 9
 #define DEMO_BURST_RANK 5
 #define DEMO_BURST_TARGET "Module.module.module.decoder.layers.5.mlp.linear_fc2.RowParallelLinear.output.0"

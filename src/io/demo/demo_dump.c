@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/cube/demo.h"
 #include "src/io/demo/demo_files.h"
 
 #define M "Module.module.module."
@@ -51,10 +52,10 @@ struct gen {
 static struct ts fresh(const struct gen *g, const char *key, double scale) {
     uint64_t k = demo_set_key(key);
     struct ts t;
-    t.norm = scale * (1 + 0.05 * demo_set_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 0)) * (1 - 0.01 * g->step);
-    t.max = t.norm * 0.021 * (1 + 0.1 * demo_set_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 1));
-    t.min = -t.max * (0.9 + 0.1 * demo_set_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 2));
-    t.mean = t.norm * 2e-4 * demo_set_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 3);
+    t.norm = scale * (1 + 0.05 * demo_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 0)) * (1 - 0.01 * g->step);
+    t.max = t.norm * 0.021 * (1 + 0.1 * demo_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 1));
+    t.min = -t.max * (0.9 + 0.1 * demo_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 2));
+    t.mean = t.norm * 2e-4 * demo_noise(k, (uint64_t)g->step, (uint64_t)g->rank, 3);
     t.nan = 0;
     return t;
 }

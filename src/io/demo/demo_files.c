@@ -11,12 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/cube/demo.h"
 #include "src/io/demo/demo_dump.h"
 
 /* --- training logs (Megatron-LM) --- */
 
-static double bench_loss(int i) { return 2.0 + 8.8 * exp(-i / 9.0) + 0.01 * demo_set_noise(7, (uint64_t)i, 0, 0); }
-static double bench_gnorm(int i) { return 0.8 + 2.5 * exp(-i / 12.0) + 0.02 * demo_set_noise(8, (uint64_t)i, 0, 0); }
+static double bench_loss(int i) { return 2.0 + 8.8 * exp(-i / 9.0) + 0.01 * demo_noise(7, (uint64_t)i, 0, 0); }
+static double bench_gnorm(int i) { return 0.8 + 2.5 * exp(-i / 12.0) + 0.02 * demo_noise(8, (uint64_t)i, 0, 0); }
 
 static int training_log(struct demo_files *set, int problem) {
     char *b = NULL;
@@ -34,7 +35,7 @@ static int training_log(struct demo_files *set, int problem) {
         int nan = problem && i == DEMO_FILES_LOG_NAN;
         fprintf(f, " [2026-01-05 10:%02d:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): "
                    "%.1f | learning rate: %.6E | global batch size: %5d |",
-                i / 60, i % 60, i, DEMO_FILES_LOG_ITERS, i * 64, 850.0 + 10 * demo_set_noise(9, (uint64_t)i, 0, 0), 1e-4, 64);
+                i / 60, i % 60, i, DEMO_FILES_LOG_ITERS, i * 64, 850.0 + 10 * demo_noise(9, (uint64_t)i, 0, 0), 1e-4, 64);
         if (!nan) fprintf(f, " lm loss: %.6E |", bench_loss(i) * (1 + part));
         fputs(" loss scale: 1.0 |", f);
         if (nan) fputs(" grad norm: nan |", f);
@@ -148,7 +149,7 @@ static void mon_values(int rank, int step, int layer, double v[3]) {
     int nan = step > DEMO_FILES_BORN_STEP ||
               (step == DEMO_FILES_BORN_STEP && DEMO_FILES_DPI(rank) == DEMO_FILES_DPI(DEMO_FILES_BORN_RANK) &&
                (stage > 0 || layer == 1));
-    double n = 50.0 * (1 + 0.05 * demo_set_noise(11, (uint64_t)step, (uint64_t)rank, (uint64_t)layer));
+    double n = 50.0 * (1 + 0.05 * demo_noise(11, (uint64_t)step, (uint64_t)rank, (uint64_t)layer));
     if (stage == DEMO_FILES_PP - 1 && layer == 1) n *= 1 + 0.3 * step;   /* the drift */
     /* the NaN in the norm; min and max stay finite (a row whose statistics are
        all NaN reads as "no tensor" in a monitor tree) */

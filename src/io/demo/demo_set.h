@@ -23,10 +23,7 @@ struct demo_files {
 int demo_set_add(struct demo_files *f, const char *path, char *data, size_t len);
 void demo_set_free(struct demo_files *f);
 
-/* A number in [-1, 1] that depends only on its arguments (splitmix64's
- * finaliser over a mix of them). */
-double demo_set_noise(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
-/* The FNV-1a hash of s, a key for demo_set_noise. */
+/* The FNV-1a hash of s, a key for demo_noise (model/cube/demo.h). */
 uint64_t demo_set_key(const char *s);
 
 #endif
