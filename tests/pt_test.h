@@ -128,6 +128,18 @@ static inline const char *pt_tmpdir(const char *name) {
     return buf;
 }
 
+/* tests/gen_trace.py's traces made with args into <pt_tmpdir(name)>/traces:
+ * that folder, or NULL when Python or the generator is absent or it fails. */
+static inline const char *pt_gen_traces(const char *name, const char *args) {
+    static char dir[1200];
+    const char *py = getenv("PT_PYTHON"), *g = pt_tool("gen_trace.py"), *tmp;
+    if (!py || !py[0] || !g || !(tmp = pt_tmpdir(name))) return NULL;
+    snprintf(dir, sizeof dir, "%s/traces", tmp);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s", py, g, dir, args);
+    return system(cmd) == 0 ? dir : NULL;
+}
+
 /* A generated problem/benchmark pair (tests/gen_dump.py with the
  * arguments gen; the problem also with problem_extra: --drift, --nan...)
  * in dir/p and dir/b, whose paths land in p and b (n bytes each).  0, or -1

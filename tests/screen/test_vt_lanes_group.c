@@ -13,23 +13,6 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static const char *src_path(const char *rel) {
-    static char buf[4096];
-    const char *s = getenv("PT_SRC");
-    snprintf(buf, sizeof buf, "%s/%s", s ? s : ".", rel);
-    return buf;
-}
-
-static const char *gen(const char *name, const char *args) {
-    static char dir[1200];
-    const char *py = getenv("PT_PYTHON"), *tmp = pt_tmpdir(name);
-    if (!py || !py[0] || !tmp) return NULL;
-    snprintf(dir, sizeof dir, "%s/traces", tmp);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s", py, src_path("tests/gen_trace.py"), dir, args);
-    return system(cmd) == 0 ? dir : NULL;
-}
-
 #define ROW0 3   /* toolbar, title, axis: the first group row */
 
 /* The screen row whose text starts with s, -1 when none. */
@@ -61,7 +44,7 @@ static int glyphs(struct vt *vt, int r, int c0, int *colours) {
 
 static void group_200x60(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
-    const char *dir = gen("g256", "--ranks 256 --pp 4 --pg-config --steps 2 --micro 2 --straggler 37");
+    const char *dir = pt_gen_traces("g256", "--ranks 256 --pp 4 --pg-config --steps 2 --micro 2 --straggler 37");
     if (!dir) SKIP("python absent");
     struct vt vt;
     const char *args[] = {dir, NULL};
@@ -116,7 +99,7 @@ static void group_200x60(void) {
 
 static void group_80x24(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
-    const char *dir = gen("g128", "--ranks 128 --pp 4 --steps 2");
+    const char *dir = pt_gen_traces("g128", "--ranks 128 --pp 4 --steps 2");
     if (!dir) SKIP("python absent");
     struct vt vt;
     const char *args[] = {dir, NULL};

@@ -11,23 +11,6 @@
 
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
-static const char *src_path(const char *rel) {
-    static char buf[4096];
-    const char *s = getenv("PT_SRC");
-    snprintf(buf, sizeof buf, "%s/%s", s ? s : ".", rel);
-    return buf;
-}
-
-static const char *gen(const char *name, const char *args) {
-    static char dir[1200];
-    const char *py = getenv("PT_PYTHON"), *tmp = pt_tmpdir(name);
-    if (!py || !py[0] || !tmp) return NULL;
-    snprintf(dir, sizeof dir, "%s/traces", tmp);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s", py, src_path("tests/gen_trace.py"), dir, args);
-    return system(cmd) == 0 ? dir : NULL;
-}
-
 /* The screen row whose text starts with s. */
 static int row_of(struct vt *vt, const char *s) {
     for (int r = 0; r < vt->rows; r++)
@@ -49,7 +32,7 @@ static void at_size(int cols, int rows) {
     if (!vt_bin()) SKIP("PT_BIN unset");
     char name[32];
     snprintf(name, sizeof name, "pipe%dx%d", cols, rows);
-    const char *dir = gen(name, "--ranks 4 --pp 2 --micro 2 --steps 2 --schedule 1f1b --pg-config --time relative");
+    const char *dir = pt_gen_traces(name, "--ranks 4 --pp 2 --micro 2 --steps 2 --schedule 1f1b --pg-config --time relative");
     if (!dir) SKIP("python absent");
     struct vt vt;
     const char *args[] = {dir, NULL};
@@ -95,7 +78,7 @@ static void pipe_200x60(void) { at_size(200, 60); }
 /* :view pipeline without pipeline groups says so. */
 static void no_groups(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
-    const char *dir = gen("pipenog", "--ranks 2 --pp 2 --steps 1");
+    const char *dir = pt_gen_traces("pipenog", "--ranks 2 --pp 2 --steps 1");
     if (!dir) SKIP("python absent");
     struct vt vt;
     const char *args[] = {dir, NULL};
