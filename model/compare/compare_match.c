@@ -377,6 +377,7 @@ int cmp_node_nondeterministic(const struct cmp_graph *g, int n) {
     if (g->mode != CMP_MD5 || g->nodes[n].bench < 0 || g->npu->nodes[n].order < 0) return 0;
     int k = g->npu->nodes[n].kind;
     if (k != TK_API && k != TK_FUSED) return 0;
+    if (!g->nodes[n].nrows) return 0;   /* no rows (g->rows may be NULL): nothing differs */
     return cmp_rows_nondeterministic(g->rows + g->nodes[n].row0, g->nodes[n].nrows);
 }
 
