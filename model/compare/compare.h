@@ -28,8 +28,9 @@ enum cmp_level { CL_PASS = 0, CL_WARNING = 1, CL_ERROR = 2 };
 enum cval_kind { CV_BLANK = 0, CV_NUM, CV_INT, CV_PCT, CV_NA, CV_NAN, CV_INF, CV_NINF, CV_ZERO, CV_DIFF,
                  CV_UNSUP, CV_SHAPE };   /* tensor mode: "unsupported", "shape unmatched" */
 /* v or i by kind (CV_INT: i): a row holds 8 of them and a large pair's
- * compare a few hundred thousand rows */
-struct cval { uint8_t kind; union { double v; int64_t i; }; };
+ * compare a few hundred thousand rows, so they are packed (9 bytes, not
+ * 16: a row of 92, not 152); read the members by value, never by address */
+struct cval { uint8_t kind; union { double v; int64_t i; }; } __attribute__((packed));
 
 /* Messages, in the order msProbe's checkers run (bit i = message i). */
 enum cmp_msg { MSG_INFNAN, MSG_NORM_ERR, MSG_RATIO_ERR, MSG_REQGRAD, MSG_SCALAR, MSG_DTYPE, MSG_SHAPE,

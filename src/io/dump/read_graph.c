@@ -243,9 +243,9 @@ static void to_tval(struct tree *t, const struct jv *v, struct tval *o, struct s
     if (!v) { o->kind = TV_NONE; return; }
     switch (v->t) {
     case J_NULL: o->kind = TV_NONE; break;
-    case J_TRUE: case J_FALSE: o->kind = TV_BOOL; o->integer = v->t == J_TRUE; o->real = (double)o->integer; break;
+    case J_TRUE: case J_FALSE: o->kind = TV_BOOL; o->integer = v->t == J_TRUE; break;
     case J_NUM:
-        if (v->is_int) { o->kind = TV_INT; o->integer = v->i; o->real = v->d; o->text = tree_str(t, v->s, v->slen); }
+        if (v->is_int) { o->kind = TV_INT; o->integer = v->i; o->text = tree_str(t, v->s, v->slen); }
         else { o->kind = TV_FLOAT; o->real = v->d; }
         break;
     case J_STR: o->kind = TV_STR; o->text = tree_str(t, v->s, v->slen); break;
