@@ -133,6 +133,21 @@ uint32_t tree_str(struct tree *t, const char *s, size_t len) {
     return off;
 }
 
+/* A name (record, construct.json key or parent, stack id, node id): the
+ * pool's copy when the text is already a key of one of the maps, else a new
+ * copy.  construct.json repeats each parent once per child and names
+ * every record again; stored once, a large dump's pool is a fifth smaller. */
+static uint32_t name_str(struct tree *t, const char *s, size_t len) {
+    uint32_t h = hash_str(s, len);
+    const struct smap *maps[3] = {t->rec_map, t->cons_map, t->node_map};
+    for (int i = 0; i < 3; i++) {
+        if (!maps[i] || !maps[i]->n) continue;
+        const struct smap_slot *sl = smap_slot(maps[i], s, len, h);
+        if (sl->hash) return sl->key;
+    }
+    return tree_str(t, s, len);
+}
+
 int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes) {
     if (util_grow((void **)&t->recs, &t->caprecs, nrecs, sizeof *t->recs) != 0 ||
         util_grow((void **)&t->params, &t->capparams, nparams, sizeof *t->params) != 0 ||
@@ -168,8 +183,8 @@ struct tparam *tree_add_param(struct tree *t, int rec) {
 int tree_add_construct(struct tree *t, const char *child, size_t clen, const char *parent, size_t plen,
                        int32_t micro) {
     if (UTIL_PUSH(t->cons, t->ncons, t->capcons) != 0) return -1;
-    uint32_t c = tree_str(t, child, clen);
-    uint32_t p = parent && plen ? tree_str(t, parent, plen) : TREE_NONE;
+    uint32_t c = name_str(t, child, clen);
+    uint32_t p = parent && plen ? name_str(t, parent, plen) : TREE_NONE;
     if (c == TREE_NONE || (parent && plen && p == TREE_NONE)) return -1;
     int32_t old = smap_get(t->cons_map, child, clen);
     if (old >= 0) {   /* a repeated key: json.load keeps the first position, the last value */
@@ -200,7 +215,7 @@ int tree_stack_line(struct tree *t, int stack, const char *s, size_t len) {
 }
 
 int tree_stack_assign(struct tree *t, const char *id, size_t len, int stack) {
-    uint32_t off = tree_str(t, id, len);
+    uint32_t off = name_str(t, id, len);
     if (off == TREE_NONE) return -1;
     return smap_put(t->stack_map, off, len, stack, 1);
 }
@@ -387,7 +402,7 @@ static int get_or_create(struct tree *t, const char *id) {
     size_t len = strlen(id);
     int32_t n = smap_get(t->node_map, id, len);
     if (n >= 0) return n;
-    uint32_t off = tree_str(t, id, len);
+    uint32_t off = name_str(t, id, len);
     if (off == TREE_NONE) return -1;
     n = new_node(t, off, tree_kind_of(t->pool + off));
     if (n < 0) return -1;

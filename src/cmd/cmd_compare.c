@@ -186,6 +186,9 @@ static int read_pair(const char *da, const char *db, struct tree **a, struct tre
         return -1;
     }
     *b = jb.t;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
     return 0;
 }
 

@@ -334,12 +334,88 @@ static void test_visdb(void) {
     tree_free(npu);
 }
 
+/* A dump larger than a few MB: its buffer is given back as records are
+ * stored (read_graph.c, release_read), and construct.json's names are the
+ * records' own copies.  Every record must come out whole; a syntax error
+ * after a part was given back must still name its line (counted here, as
+ * the file is written) and byte. */
+static void test_large_dump(void) {
+    const char *dir = pt_tmpdir("tree_large");
+    char p[4200], c[4200];
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    snprintf(c, sizeof c, "%s/construct.json", dir);
+    enum { NREC = 100000 };
+    for (int broken = 0; broken < 2; broken++) {
+        FILE *f = fopen(p, "w");
+        CHECK(f != NULL);
+        if (!f) return;
+        long line = 1, bad_at = -1;
+        fputs("{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n", f);
+        line++;
+        fputs("\"Module.m.M.forward.0\": {\"input_args\": [], \"output\": []},\n", f);
+        line++;
+        for (int i = 0; i < NREC; i++) {
+            fprintf(f, "\"Functional.op.%d.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+                       "\"torch.float32\", \"shape\": [2, 2], \"Max\": %d.5, \"Min\": 0.0, \"Mean\": 0.5, "
+                       "\"Norm\": 1.0, \"requires_grad\": false}]}", i, i);
+            if (broken && i == NREC - 10) {
+                fputs(", ", f);
+                bad_at = ftell(f);
+                fputs(",", f);   /* a second comma: the error */
+            }
+            fputs(i + 1 < NREC ? ",\n" : "\n", f);
+            if (bad_at < 0) line++;
+        }
+        fputs("}}\n", f);
+        CHECK(ftell(f) > 16L << 20);   /* well past a few release steps */
+        fclose(f);
+        f = fopen(c, "w");
+        CHECK(f != NULL);
+        if (!f) return;
+        fputs("{\"Module.m.M.forward.0\": null", f);
+        for (int i = 0; i < NREC; i++) fprintf(f, ", \"Functional.op.%d.forward\": \"Module.m.M.forward.0\"", i);
+        fputs("}", f);
+        fclose(f);
+        struct tree *t = NULL;
+        struct pt_error err;
+        int rc = graph_read(dir, GRAPH_BUILD, &t, &err);
+        if (broken) {
+            CHECK_INT(rc, -1);
+            char want[128];
+            snprintf(want, sizeof want, "dump.json: line %ld, byte %ld: ", line, bad_at);
+            CHECK_CONTAINS(err.msg, want);
+            continue;
+        }
+        CHECK_INT(rc, 0);
+        if (!t) return;
+        CHECK_INT(t->nrecs, NREC + 1);
+        CHECK_INT(t->nparams, NREC);
+        if (t->nparams == NREC) {
+            const struct tparam *q = &t->params[NREC - 1];
+            CHECK_STR(tree_s(t, q->name), "Functional.op.99999.forward.input.0");
+            CHECK(q->stat[0].kind == TV_FLOAT && q->stat[0].real == 99999.5);
+            CHECK_STR(tree_s(t, q->shape), "[2, 2]");
+        }
+        /* one copy of each name: the node ids and construct.json's keys
+         * and parents are the records' */
+        int n = tree_find(t, "Functional.op.77.forward");
+        int r = tree_find_record(t, "Functional.op.77.forward");
+        CHECK(n >= 0 && r >= 0);
+        if (n >= 0 && r >= 0) CHECK_INT(t->nodes[n].id, t->recs[r].name);
+        int m = tree_find(t, "Module.m.M.forward.0");
+        CHECK(m >= 0);
+        if (m >= 0) CHECK_INT(t->nodes[m].id, t->recs[tree_find_record(t, "Module.m.M.forward.0")].name);
+        tree_free(t);
+    }
+}
+
 int main(void) {
     RUN(test_visdb);
     RUN(test_quick_start_vs_visdb);
     RUN(test_small_example);
     RUN(test_shared_texts);
     RUN(test_bad_inputs);
+    RUN(test_large_dump);
     RUN(test_scan);
     PT_DONE();
 }

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/compare/compare.h"
 #include "model/util/arena.h"
@@ -581,7 +583,29 @@ static int add_record(struct tree *t, const char *name, size_t nlen, const struc
     return f->oom || f->name.oom || f->tmp.oom ? -1 : 0;
 }
 
-static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
+/* The part of dump.json already stored in the tree is given back to the
+ * system a few MB at a time (records are copied into the tree as they are
+ * read, and the tokenizer never looks behind the record it is in), so a
+ * large dump and its tree are not both whole in memory.  Only whole pages
+ * inside the buffer; what is given back reads as zeros, which matters only
+ * for the line number of a later syntax error: graph_read then reads the
+ * file again without giving anything back, for the same message. */
+#define RELEASE_STEP ((size_t)4 << 20)
+static void release_read(const char *buf, const char *pos, uintptr_t *done) {
+    static size_t pg;
+    if (!pg) {
+        long l = sysconf(_SC_PAGESIZE);
+        pg = l > 0 ? (size_t)l : 4096;
+    }
+    uintptr_t b = *done ? *done : ((uintptr_t)buf + pg - 1) & ~(uintptr_t)(pg - 1);
+    uintptr_t e = (uintptr_t)pos & ~(uintptr_t)(pg - 1);
+    if (e <= b || e - b < RELEASE_STEP) return;
+    if (madvise((void *)b, e - b, MADV_DONTNEED) == 0) *done = e;   /* advice: on failure kept */
+}
+
+/* released: NULL to keep the whole buffer; else set when a part was given back */
+static int read_dump(struct tree *t, const char *path, int *released, struct pt_error *err) {
+    uintptr_t done = 0;
     const char *buf;
     size_t len;
     /* mapped, not read: copying 15 MB cost more than parsing a third of it */
@@ -631,6 +655,7 @@ static int read_dump(struct tree *t, const char *path, struct pt_error *err) {
                 if (tok == JT_ERROR) goto out;
                 if (parse_value(&jp, tok, &v) != 0) { if (jp.oom) goto oom; goto out; }
                 if (add_record(t, name, nl, &v, &f) != 0) goto oom;
+                if (released) release_read(buf, jp.lx.pos, &done);
             }
         } else if (tok == JT_STRING && (!strcmp(key, "task") || !strcmp(key, "level") || !strcmp(key, "framework"))) {
             char *dst = !strcmp(key, "task") ? t->task : !strcmp(key, "level") ? t->level : t->framework;
@@ -654,6 +679,7 @@ out:
     free(f.tmp.b);
     free(f.itab);
     json_unmap_file(buf, len);
+    if (released) *released = done != 0;
     return rc;
 }
 
@@ -781,7 +807,19 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
         tree_free(t);
         return pt_errorf(err, "%s: no dump.json here (expected a rank folder of an msProbe dump)", base);
     }
-    if (read_dump(t, path, err) != 0) { tree_free(t); return -1; }
+    int released = 0;
+    if (read_dump(t, path, &released, err) != 0) {
+        tree_free(t);
+        if (!released) return -1;
+        /* the message of an error after a part was given back: read again whole */
+        if (!(t = tree_new()) || !(t->path = strdup(base))) {
+            tree_free(t);
+            return pt_errorf(err, "out of memory");
+        }
+        if (read_dump(t, path, NULL, err) == 0) pt_errorf(err, "%s: changed while it was read", path);
+        tree_free(t);
+        return -1;
+    }
     if (!(flags & GRAPH_NO_STACK)) {
         snprintf(path, sizeof path, "%s/stack.json", base);
         if (fs_is_file(path)) {
