@@ -116,6 +116,8 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                     size_t nl = strlen(name);
                     const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
                     snprintf(key, sizeof key, "%.*s.%s%s", (int)cut, name, cdb, suffix);
+                    /* most backward calls keep their number: then the key is the name */
+                    if (!strcmp(key, pn)) key[0] = '\0';
                 } else key[0] = '\0';
                 if (s->n == s->cap) {
                     size_t nc = s->cap ? s->cap * 2 : 1024;
