@@ -378,7 +378,7 @@ static inline void idx_fill(struct json_lex *lx, const char *p, unsigned carry) 
 /* 1 when the index holds p (made at p when it did not), 0 when fewer than
  * 64 bytes are left from p (then the walk from each token goes on). */
 static inline int idx_at(struct json_lex *lx, const char *p) {
-    if ((uintptr_t)p - (uintptr_t)lx->ib < 64) return 1;
+    if (lx->ib && (uintptr_t)p - (uintptr_t)lx->ib < 64) return 1;   /* (an empty input comes as NULL) */
     if (lx->end - p < 64) return 0;
     idx_fill(lx, p, 0);
     return 1;
