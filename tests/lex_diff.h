@@ -2,7 +2,7 @@
  * its scan variants (portable, SSE2, AVX2) and number paths (decfloat,
  * strtod) with each other: every token's kind, absolute offsets, string
  * flags and number bits, what json_lex_skip did, and the final message.
- * Used by tests/unit/test_decfloat.c and tests/fuzz/fuzz_lexdiff.c.
+ * Used by tests/unit/test_decfloat.c, test_json_index.c and tests/fuzz/fuzz_lexdiff.c.
  *
  * piece = 0 lexes the whole buffer at once; otherwise the input comes in
  * pieces of that many bytes through json_lex_refill, as trace_parse reads
@@ -50,7 +50,17 @@ static inline void lexdiff_push(struct lexdiff_out *o, const struct json_lex *lx
     if (tok == JT_NUMBER) memcpy(&r->bits, &lx->num, sizeof r->bits);
 }
 
-/* Lexes data (len bytes) to the end or the first error; the transcript into *o. */
+/* Every scan to compare (json_scan_default's values): each variant this
+ * processor runs, with one pass and with each two-pass walk; the count. */
+static inline int lexdiff_scans(int out[9]) {
+    int n = 0, best = json_scan_best();
+    for (int walk = 0; walk <= JSON_SCAN_TOKENS; walk += JSON_SCAN_INDEX)
+        for (int v = JSON_SCAN_PORTABLE; v <= best; v++) out[n++] = v | walk;
+    return n;
+}
+
+/* Lexes data (len bytes) to the end or the first error; the transcript into *o.
+ * scan: a variant, JSON_SCAN_INDEX or JSON_SCAN_TOKENS or'ed for the two-pass walks. */
 static inline void lexdiff_run(const char *data, size_t len, int scan, int slow, size_t piece, unsigned skip_every,
                                struct lexdiff_out *o) {
     struct pt_error err;
@@ -62,7 +72,8 @@ static inline void lexdiff_run(const char *data, size_t len, int scan, int slow,
     size_t fed = piece && piece < len ? piece : len;
     if (fed) memcpy(buf, data, fed);
     json_lex_init(&lx, fed ? buf : NULL, fed, "lexdiff", &err);
-    lx.scan = (uint8_t)scan;
+    lx.scan = (uint8_t)(scan & 3);
+    lx.walk = (uint8_t)(scan >> 2);
     lx.slow_numbers = (uint8_t)slow;
     if (piece) { lx.streaming = 1; lx.more = fed < len; }
     unsigned containers = 0;

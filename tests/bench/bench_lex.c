@@ -6,7 +6,8 @@
  * other work a pass preempted midway does not count the other programs'
  * turns (the figures are per CPU second).
  *
- *   bench_lex [-n N] [-s SCAN] DIR|FILE...   (-s 0|1|2: that scan alone, numbers by decfloat, for profiling)
+ *   bench_lex [-n N] [-s SCAN] DIR|FILE...   (-s 0|1|2, 4|5|6 two-pass skipping, 8|9|10 two-pass
+ *                                              tokens: that scan alone, numbers by decfloat, for profiling)
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -67,7 +68,8 @@ static long lex_all(const struct set *s, int scan, int slow) {
         struct pt_error err;
         struct json_lex lx;
         json_lex_init(&lx, s->b[i].buf, s->b[i].len, s->b[i].path, &err);
-        lx.scan = (uint8_t)scan;
+        lx.scan = (uint8_t)(scan & 3);
+        lx.walk = (uint8_t)(scan >> 2);
         lx.slow_numbers = (uint8_t)slow;
         enum json_tok t;
         while ((t = json_lex_next(&lx)) != JT_END && t != JT_ERROR) ntok++;
@@ -84,7 +86,8 @@ static long skip_all(const struct set *s, int scan) {
         struct pt_error err;
         struct json_lex lx;
         json_lex_init(&lx, s->b[i].buf, s->b[i].len, s->b[i].path, &err);
-        lx.scan = (uint8_t)scan;
+        lx.scan = (uint8_t)(scan & 3);
+        lx.walk = (uint8_t)(scan >> 2);
         enum json_tok t = json_lex_next(&lx);
         if (t != JT_OBJ_BEGIN && t != JT_ARR_BEGIN) continue;
         while ((t = json_lex_next(&lx)) != JT_OBJ_END && t != JT_ARR_END && t != JT_ERROR) {
@@ -128,10 +131,13 @@ int main(int argc, char **argv) {
     }
     printf("bench_lex: %zu files, %.0f MB; page cache read %.2f GB/s per CPU second (best of %d)\n", s.n, (double)s.total / 1e6,
            best_cache, n);
-    static const char *scan_name[] = {"portable", "SSE2", "AVX2"};
+    static const char *scan_name[] = {"portable", "SSE2", "AVX2", "?", "portable, index", "SSE2, index", "AVX2, index", "?",
+                                      "portable, tokens", "SSE2, tokens", "AVX2, tokens"};
     int best = json_scan_best();
     for (int slow = 1; slow >= 0; slow--)
-        for (int scan = 0; scan <= best; scan++) {
+        for (int scan = 0; scan <= (best | JSON_SCAN_TOKENS); scan++) {
+            /* tokens: one pass and the two-pass token walk (index = one pass for tokens) */
+            if ((scan & 3) > best || (scan & JSON_SCAN_INDEX) || (slow && scan > best)) continue;
             if (only >= 0 && (scan != only || slow)) continue;
             double bt = 1e30;
             long ntok = 0;
@@ -141,10 +147,11 @@ int main(int argc, char **argv) {
                 double t = now() - t0;
                 if (t < bt) bt = t;
             }
-            printf("tokenizer, %-8s scan, numbers by %-9s %.2f GB/s per CPU second (%ld tokens, %.1f ns each; best of %d)\n",
+            printf("tokenizer, %-15s scan, numbers by %-9s %.2f GB/s per CPU second (%ld tokens, %.1f ns each; best of %d)\n",
                    scan_name[scan], slow ? "strtod:" : "decfloat:", (double)s.total / 1e9 / bt, ntok, bt * 1e9 / (double)ntok, n);
         }
-    for (int scan = 0; scan <= best; scan++) {
+    for (int scan = 0; scan <= (best | JSON_SCAN_INDEX); scan++) {   /* skipping: one pass, two passes */
+        if ((scan & 3) > best) continue;
         if (only >= 0 && scan != only) continue;
         double bt = 1e30;
         for (int i = 0; i < n; i++) {
@@ -153,7 +160,7 @@ int main(int argc, char **argv) {
             double t = now() - t0;
             if (t < bt) bt = t;
         }
-        printf("skipping values whole, %-8s scan: %.2f GB/s per CPU second (best of %d)\n", scan_name[scan],
+        printf("skipping values whole, %-15s scan: %.2f GB/s per CPU second (best of %d)\n", scan_name[scan],
                (double)s.total / 1e9 / bt, n);
     }
     for (size_t i = 0; i < s.n; i++) { free(s.b[i].buf); free(s.b[i].path); }

@@ -88,7 +88,15 @@ kernels=$("$BIN" trace "$D/trace8r" --format json 2>/dev/null | $PY -c "import j
 set -- $(timed "$BIN" trace "$D/trace8r" --format json)
 echo "probetop trace --format json (breakdown, kernel types, top kernels, idle), 8 ranks, $((bytes / 1000000)) MB, $kernels kernels in HTA's window: $1 s, CPU $2 s, peak RSS $3 MB (goal: < 3 s)"
 set -- $(timed "$BIN" trace "$D/trace8r" --format csv)
-echo "  the breakdown alone (--format csv): $1 s, CPU $2 s"
+echo "  the breakdown alone (--format csv): $1 s, CPU $2 s ($(echo "scale=0; $bytes / 1000000 / $1" | bc) MB/s; goal 700 MB/s, gz and plain)"
+# the same 8 ranks gzip'ed (gen_trace.py --gz): the same tables, MB/s of the plain bytes
+if [ ! -f "$D/trace8r_gz/.done" ]; then
+    echo "bench: generating the same 8 ranks gzip'ed (gen_trace.py --ranks 8 --steps 2500 --micro 8 --gz) ..."
+    rm -rf "$D/trace8r_gz" && $PY "$HERE/../gen_trace.py" "$D/trace8r_gz" --ranks 8 --steps 2500 --micro 8 --gz && touch "$D/trace8r_gz/.done"
+fi
+gzbytes=$(cat "$D"/trace8r_gz/*.json.gz | wc -c)
+set -- $(timed "$BIN" trace "$D/trace8r_gz" --format csv)
+echo "  gzip'ed, $((gzbytes / 1000000)) MB of .json.gz: --format csv $1 s, CPU $2 s ($(echo "scale=0; $bytes / 1000000 / $1" | bc) MB/s of plain JSON; goal 700 MB/s) (load $(cut -d' ' -f1-3 /proc/loadavg))"
 sbytes=$(cat "$D"/trace8r_small/*.json | wc -c)
 set -- $(timed "$BIN" trace "$D/trace8r_small" --format json)
 line="8 ranks, $((sbytes / 1000000)) MB: probetop trace --format json $1 s"

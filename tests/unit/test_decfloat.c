@@ -231,7 +231,7 @@ static void scans_agree(void) {
         "[1.7976931348623159e308, 0.1000000000000000055511151231257827021181583404541015625, 123456789012345678901234]",
         "{\"open\": [1, 2, {\"x\": \"unterminated",
     };
-    int best = json_scan_best();
+    int scans[9], nscans = lexdiff_scans(scans);
     char buf[600];
     long compared = 0;
     for (size_t i = 0; i < sizeof base / sizeof *base; i++)
@@ -241,9 +241,10 @@ static void scans_agree(void) {
                 if (step == 1) for (int j = pad; j < n; j += 13) if (buf[j] == ' ') buf[j] = '\n';
                 struct lexdiff_out ref;
                 lexdiff_run(buf, (size_t)n, JSON_SCAN_PORTABLE, 1, 0, (unsigned)step, &ref);
-                for (int scan = JSON_SCAN_PORTABLE; scan <= best; scan++)
+                for (int si = 0; si < nscans; si++)
                     for (size_t piece = 0; piece <= 7; piece += 7) {
                         struct lexdiff_out o, r2;
+                        int scan = scans[si];
                         lexdiff_run(buf, (size_t)n, scan, 0, piece, (unsigned)step, &o);
                         const struct lexdiff_out *want = &ref;
                         if (piece) { lexdiff_run(buf, (size_t)n, JSON_SCAN_PORTABLE, 1, piece, (unsigned)step, &r2); want = &r2; }
@@ -263,13 +264,14 @@ static void scans_agree(void) {
 /* Every scan against the portable one with strtod numbers on the input
  * cut at every length: whole, and streamed in pieces of 3 bytes. */
 static long cuts_agree(const char *buf, size_t n) {
-    int best = json_scan_best();
+    int scans[9], nscans = lexdiff_scans(scans);
     long compared = 0;
     for (size_t len = 0; len <= n; len++)
         for (size_t piece = 0; piece <= 3; piece += 3) {
             struct lexdiff_out ref;
             lexdiff_run(buf, len, JSON_SCAN_PORTABLE, 1, piece, 0, &ref);
-            for (int scan = JSON_SCAN_PORTABLE; scan <= best; scan++) {
+            for (int si = 0; si < nscans; si++) {
+                int scan = scans[si];
                 struct lexdiff_out o;
                 lexdiff_run(buf, len, scan, 0, piece, 0, &o);
                 long at = lexdiff_cmp(&ref, &o);
@@ -310,11 +312,17 @@ static void scan_names(void) {
     CHECK_INT(json_scan_pick("avx2", JSON_SCAN_SSE2), JSON_SCAN_SSE2);   /* a processor without AVX2 */
     CHECK_INT(json_scan_pick("sse2", JSON_SCAN_PORTABLE), JSON_SCAN_PORTABLE);
     CHECK_INT(json_scan_pick("AVX512", JSON_SCAN_SSE2), JSON_SCAN_SSE2);   /* unknown: the best */
-    CHECK(json_scan_default() >= JSON_SCAN_PORTABLE && json_scan_default() <= json_scan_best());
+    CHECK_INT(json_scan_pick("index-sse2", JSON_SCAN_AVX2 | JSON_SCAN_INDEX), JSON_SCAN_SSE2 | JSON_SCAN_INDEX);
+    CHECK_INT(json_scan_pick("tokens-avx2", JSON_SCAN_SSE2 | JSON_SCAN_INDEX), JSON_SCAN_SSE2 | JSON_SCAN_TOKENS);
+    CHECK_INT(json_scan_pick("avx2", JSON_SCAN_AVX2 | JSON_SCAN_INDEX), JSON_SCAN_AVX2);   /* one pass */
+    CHECK_INT(json_scan_pick("index-", JSON_SCAN_SSE2), JSON_SCAN_SSE2);
+    int d = json_scan_default();
+    CHECK((d & 3) <= json_scan_best() && (d >> 2) <= 2);
     struct json_lex lx;
     struct pt_error err;
     json_lex_init(&lx, "1", 1, "t", &err);
-    CHECK_INT(lx.scan, json_scan_default());
+    CHECK_INT(lx.scan, d & 3);
+    CHECK_INT(lx.walk, d >> 2);
 }
 
 int main(void) {

@@ -284,7 +284,9 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
     lx->what = what;
     lx->err = err;
     lx->state = S_VALUE;
-    lx->scan = (uint8_t)json_scan_default();
+    int d = json_scan_default();
+    lx->scan = (uint8_t)(d & 3);
+    lx->walk = (uint8_t)(d >> 2);
 }
 
 /* Streaming: a failure within a token's reach of the buffer's end may be a
@@ -297,6 +299,7 @@ void json_lex_refill(struct json_lex *lx, const char *buf, size_t len, int more)
     lx->end = buf + len;
     lx->more = more;
     lx->streaming = 1;
+    lx->ib = NULL;   /* the index was of the old buffer */
 }
 
 static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *msg) {
@@ -337,6 +340,59 @@ __attribute__((always_inline)) static inline const char *skip_ws(const struct js
     if (p < lx->end && !json_scan_is_ws(*p)) return p;   /* most tokens follow none */
     /* the rest mostly one space (after ':' and ',' as Python's json writes) */
     if (lx->end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;
+    return json_scan_ws_portable(p, lx->end);
+}
+
+/* ---- the two-pass walk: the index of 64 bytes, then the tokens ---- */
+
+/* The first pass over the 64 bytes at p in the tokenizer's scan variant:
+ * for the token walk (skip = 0) or for skipping (1). */
+static inline void blk_classify(const struct json_lex *lx, const char *p, struct json_blk *b, const int skip) {
+#if JSON_HAVE_SSE2
+    if (lx->scan == JSON_SCAN_AVX2) {
+        if (skip) json_blk_skip_avx2(p, b);
+        else json_blk_avx2(p, b);
+        return;
+    }
+    if (lx->scan == JSON_SCAN_SSE2) { json_blk_sse2(p, b, skip); return; }
+#endif
+    json_blk_portable(p, b, skip);
+}
+
+/* The index of the 64 bytes at p; carry: p is escaped.  p must follow no
+ * escaping backslash but the one carry says: every place the walk starts a
+ * block is such (between tokens, after an opening quote, or the next block
+ * of a string with its carry). */
+static inline void idx_fill(struct json_lex *lx, const char *p, unsigned carry) {
+    struct json_blk b;
+    blk_classify(lx, p, &b, 0);
+    uint64_t esc = (b.bs | carry) ? json_blk_escaped(b.bs, &carry) : 0;
+    lx->ib = p;
+    lx->inw = b.nw;
+    lx->iq = b.quote & ~esc;
+    lx->ibs = b.bs;
+    lx->ictl = b.ctl & ~esc;
+    lx->icarry = carry;
+}
+
+/* 1 when the index holds p (made at p when it did not), 0 when fewer than
+ * 64 bytes are left from p (then the walk from each token goes on). */
+static inline int idx_at(struct json_lex *lx, const char *p) {
+    if (lx->ib && (uintptr_t)p - (uintptr_t)lx->ib < 64) return 1;   /* (an empty input comes as NULL) */
+    if (lx->end - p < 64) return 0;
+    idx_fill(lx, p, 0);
+    return 1;
+}
+
+/* skip_ws from the index: the first byte not white space is the first set
+ * bit of the block's mask from p. */
+__attribute__((always_inline)) static inline const char *skip_ws_idx(struct json_lex *lx, const char *p) {
+    if (p < lx->end && !json_scan_is_ws(*p)) return p;
+    for (int i = 0; i < 2 && idx_at(lx, p); i++) {
+        uint64_t m = lx->inw >> (p - lx->ib);
+        if (m) return p + __builtin_ctzll(m);
+        p = lx->ib + 64;
+    }
     return json_scan_ws_portable(p, lx->end);
 }
 
@@ -475,7 +531,42 @@ static enum json_tok lex_string(struct json_lex *lx, const char *p, enum json_to
     return lx->tok = kind;
 }
 
-static enum json_tok lex_value(struct json_lex *lx, const char *p) {
+/* lex_string from the index: the closing quote is the next quote not
+ * escaped; a control byte not escaped before it, or a string running to
+ * within 64 bytes of the end, is left to lex_string (its message, or
+ * JT_MORE when streaming). */
+static enum json_tok lex_string_idx(struct json_lex *lx, const char *p, enum json_tok kind) {
+    const char *s = p + 1, *q = s;
+    uint64_t esc = 0;
+    if (!idx_at(lx, s)) return lex_string(lx, p, kind);
+    for (;;) {
+        unsigned off = (unsigned)(q - lx->ib);
+        uint64_t qm = lx->iq >> off, cm = lx->ictl >> off, bm = lx->ibs >> off;
+        if (qm) {
+            uint64_t before = (qm & (0 - qm)) - 1;   /* the bytes before the closing quote */
+            if (cm & before) return lex_string(lx, p, kind);
+            esc |= bm & before;
+            q += __builtin_ctzll(qm);
+            break;
+        }
+        if (cm) return lex_string(lx, p, kind);
+        esc |= bm;
+        q = lx->ib + 64;
+        if (lx->end - q < 64) return lex_string(lx, p, kind);
+        idx_fill(lx, q, lx->icarry);
+    }
+    lx->str = s;
+    lx->slen = (size_t)(q - s);
+    lx->has_esc = esc != 0;
+    lx->tok_start = p;
+    lx->pos = q + 1;
+    return lx->tok = kind;
+}
+
+#define LEX_STRING(lx, p, kind, idx) ((idx) ? lex_string_idx((lx), (p), (kind)) : lex_string((lx), (p), (kind)))
+#define SKIP_WS(lx, p, idx) ((idx) ? skip_ws_idx((lx), (p)) : skip_ws((lx), (p)))
+
+static enum json_tok lex_value(struct json_lex *lx, const char *p, const int idx) {
     const char *end = lx->end;
     lx->tok_start = p;
     switch (*p) {
@@ -488,7 +579,7 @@ static enum json_tok lex_value(struct json_lex *lx, const char *p) {
         return lx->tok = *p == '{' ? JT_OBJ_BEGIN : JT_ARR_BEGIN;
     case '"':
         lx->state = S_AFTER;
-        return lex_string(lx, p, JT_STRING);
+        return LEX_STRING(lx, p, JT_STRING, idx);
     case 't':
         if (end - p >= 4 && !memcmp(p, "true", 4)) { lx->pos = p + 4; lx->state = S_AFTER; return lx->tok = JT_TRUE; }
         break;
@@ -533,10 +624,10 @@ static enum json_tok lex_close(struct json_lex *lx, const char *p) {
 
 /* The next token (a loop rather than a call per comma, so that it inlines
  * into json_lex_next: one call per token). */
-__attribute__((always_inline)) static inline enum json_tok lex_next(struct json_lex *lx) {
+__attribute__((always_inline)) static inline enum json_tok lex_next(struct json_lex *lx, const int idx) {
     if (lx->failed) return JT_ERROR;
 again:;
-    const char *p = skip_ws(lx, lx->pos);
+    const char *p = SKIP_WS(lx, lx->pos, idx);
     switch (lx->state) {
     case S_DONE:
         if (p < lx->end) return lex_fail(lx, p, "unexpected text after the JSON value");
@@ -547,19 +638,19 @@ again:;
             return lx->depth == 0 && !lx->started ? lex_fail(lx, p, "empty file, expected a JSON value")
                                                   : lex_fail(lx, p, "expected a value");
         lx->started = 1;
-        return lex_value(lx, p);
+        return lex_value(lx, p, idx);
     case S_VALUE_OR_END:
         if (p < lx->end && *p == ']') return lex_close(lx, p);
         if (p >= lx->end) return lex_fail(lx, p, "expected a value or ']'");
-        return lex_value(lx, p);
+        return lex_value(lx, p, idx);
     case S_KEY_OR_END:
         if (p < lx->end && *p == '}') return lex_close(lx, p);
         /* fall through */
     case S_KEY:
         if (p >= lx->end || *p != '"') return lex_fail(lx, p, "expected a quoted object key");
-        enum json_tok kt = lex_string(lx, p, JT_KEY);
+        enum json_tok kt = LEX_STRING(lx, p, JT_KEY, idx);
         if (kt != JT_KEY) return kt;
-        p = skip_ws(lx, lx->pos);
+        p = SKIP_WS(lx, lx->pos, idx);
         if (p >= lx->end || *p != ':') return lex_fail(lx, p, "expected ':' after an object key");
         lx->pos = p + 1;
         lx->state = S_VALUE;
@@ -578,10 +669,10 @@ again:;
 }
 
 enum json_tok json_lex_next(struct json_lex *lx) {
-    if (__builtin_expect(!lx->more, 1)) return lex_next(lx);
+    if (__builtin_expect(!lx->more, 1)) return lx->walk == 2 ? lex_next(lx, 1) : lex_next(lx, 0);
     const char *p0 = lx->pos;
     int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
-    enum json_tok t = lex_next(lx);
+    enum json_tok t = lx->walk == 2 ? lex_next(lx, 1) : lex_next(lx, 0);
     if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
         lx->pos = p0;
         lx->state = state0;
@@ -646,6 +737,31 @@ int json_lex_skip(struct json_lex *lx, enum json_tok first) {
     if (first != JT_OBJ_BEGIN && first != JT_ARR_BEGIN) return first == JT_ERROR ? -1 : 0;
     const char *p = lx->pos, *end = lx->end, *esc_end = p;
     int base = lx->depth - 1, depth0 = lx->depth, in_str = 0;
+    if (lx->walk) {
+        /* Two passes per block: the index (strings by the prefix parity
+         * of the quotes not escaped), then only the brackets outside
+         * strings.  The walk below treats a backslash outside strings
+         * as a byte like another, the index as an escape: from a block
+         * with one, the walk below takes over (both agree before it). */
+        unsigned carry = 0;
+        uint64_t inside = 0;   /* all ones: the block starts inside a string */
+        for (; end - p >= 64; p += 64) {
+            struct json_blk b;
+            unsigned c0 = carry;
+            blk_classify(lx, p, &b, 1);
+            uint64_t esc = (b.bs | carry) ? json_blk_escaped(b.bs, &carry) : 0;
+            uint64_t in = json_blk_prefix_xor(b.quote & ~esc) ^ inside;
+            if (b.bs & ~in) { carry = c0; break; }
+            for (uint64_t m = b.brk & ~in; m; m &= m - 1) {
+                int r = skip_stop(lx, p + __builtin_ctzll(m), base, depth0, &in_str, &esc_end);
+                if (r == 1) return 0;
+                if (r) return r < 0 ? -1 : 1;
+            }
+            inside = 0 - (in >> 63);
+        }
+        in_str = inside != 0;
+        esc_end = p + carry;
+    }
     for (; p < end; p += 64) {
         size_t n = (size_t)(end - p);
         for (uint64_t m = skip_mask(lx, p, n); m; m &= m - 1) {

@@ -98,18 +98,37 @@ struct json_lex {
      * and numbers converted (slow_numbers = 1: always strtod).  Every
      * choice gives the same tokens and values; tests set them to compare. */
     uint8_t scan, slow_numbers;
+    /* walk: 0, byte scans from each token and skip; 1, skipping in two
+     * passes (a structural index of 64 bytes at a time, json_scan.h, then
+     * the brackets outside strings from its masks); 2, also the tokens
+     * from the index.  The same tokens either way.  The index (private): the block
+     * at ib (NULL: none), its bytes not white space, quotes and control
+     * bytes not escaped, backslashes; icarry: the byte after it is escaped. */
+    uint8_t walk;
+    unsigned icarry;
+    const char *ib;
+    uint64_t inw, iq, ibs, ictl;
 };
 
 enum json_scan { JSON_SCAN_PORTABLE, JSON_SCAN_SSE2, JSON_SCAN_AVX2 };
-/* The fastest scan this processor runs. */
+/* Or'ed with a scan variant: the two-pass walks (json_lex.walk 1 and 2)
+ * with that variant's index. */
+#define JSON_SCAN_INDEX 4
+#define JSON_SCAN_TOKENS 8
+/* The fastest scan variant this processor runs. */
 int json_scan_best(void);
-/* The scan a new tokenizer uses: json_scan_best(), or the one the
- * environment variable PROBETOP_JSON_SCAN names (portable, sse2, avx2; one
- * the processor lacks gives its best), so that whole runs of data2db and
- * trace can be compared variant against variant (tests/bench/lexer_check.sh). */
+/* The scan a new tokenizer uses (a variant, with JSON_SCAN_INDEX or
+ * JSON_SCAN_TOKENS or'ed for the two-pass walks): json_scan_best(), with
+ * two-pass skipping (JSON_SCAN_INDEX) when that is SSE2 or AVX2, or the one
+ * the environment variable PROBETOP_JSON_SCAN names (portable, sse2, avx2:
+ * one pass; index-portable, index-sse2, index-avx2: two-pass skipping;
+ * tokens-portable, tokens-sse2, tokens-avx2: two-pass skipping and tokens;
+ * a variant the processor lacks gives its best), so that whole runs of
+ * data2db and trace can be compared variant against variant
+ * (tests/bench/lexer_scans.sh). */
 int json_scan_default(void);
-/* name as PROBETOP_JSON_SCAN reads it: the variant, at most best; best for
- * NULL, empty or an unknown name. */
+/* name as PROBETOP_JSON_SCAN reads it: the variant, at most best's, with
+ * its walk; best for NULL, empty or an unknown name. */
 int json_scan_pick(const char *name, int best);
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);

@@ -137,6 +137,62 @@ static inline uint64_t json_scan_skip_mask_portable(const char *p, size_t n) {
     return m;
 }
 
+/* ---- the structural index (the two-pass walk, json_lex.walk) ----
+ * First pass: the classes of 64 bytes at once, as bit masks (bit i for byte
+ * i): quotes and backslashes, then for the token walk (skip = 0) bytes not
+ * white space and control bytes (< 0x20), for skipping (skip = 1) brackets
+ * (the others are left 0).  Then which bytes are escaped (json_blk_escaped) and, for
+ * skipping, which are inside strings (json_blk_prefix_xor of the quotes not
+ * escaped).  Second pass: the tokenizer walks the masks (json.c). */
+struct json_blk { uint64_t nw, quote, bs, ctl, brk; };
+
+static inline void json_blk_portable(const char *p, struct json_blk *b, int skip) {
+    uint64_t nw = 0, q = 0, bs = 0, ctl = 0, brk = 0;
+    for (int i = 0; i < 64; i++) {
+        unsigned char c = (unsigned char)p[i], o = c | 0x20;   /* '[' ']' as '{' '}' (only they map there) */
+        uint64_t bit = (uint64_t)1 << i;
+        if (!json_scan_is_ws((char)c)) nw |= bit;
+        if (c == '"') q |= bit;
+        if (c == '\\') bs |= bit;
+        if (c < 0x20) ctl |= bit;
+        if (o == '{' || o == '}') brk |= bit;
+    }
+    b->quote = q; b->bs = bs;
+    if (skip) { b->nw = b->ctl = 0; b->brk = brk; }
+    else { b->nw = nw; b->ctl = ctl; b->brk = 0; }
+}
+
+/* The escaped bytes of a block: each byte after a backslash that is not
+ * itself escaped, as the tokenizer reads strings (a run of backslashes
+ * escapes every second byte).  *carry (0 or 1): byte 0 is escaped (the
+ * previous block ended in an escaping backslash); on return the same for
+ * the next block.  Backslashes are rare: one step per backslash. */
+static inline uint64_t json_blk_escaped(uint64_t bs, unsigned *carry) {
+    uint64_t esc = *carry & 1;
+    unsigned out = 0;
+    bs &= ~esc;
+    while (bs) {
+        int i = __builtin_ctzll(bs);
+        if (i == 63) { out = 1; break; }
+        esc |= (uint64_t)2 << i;
+        bs &= ~((uint64_t)3 << i);   /* the escaped byte escapes nothing */
+    }
+    *carry = out;
+    return esc;
+}
+
+/* Bit i = the parity of bits 0..i of x: with x the quotes not escaped, the
+ * bytes inside strings (the opening quote in, the closing one out). */
+static inline uint64_t json_blk_prefix_xor(uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
 /* ---- SSE2 ---- */
 #if JSON_HAVE_SSE2
 /* The 16-bit mask of stops in the 16 bytes at p, per kind. */
@@ -184,11 +240,35 @@ JSON_SSE2_SCAN(json_scan_skip_sse2, json_scan_sse2_skip_stops, json_scan_skip_po
 JSON_SSE2_SCAN(json_scan_skipstr_sse2, json_scan_sse2_skipstr_stops, json_scan_skipstr_portable)
 #undef JSON_SSE2_SCAN
 
+/* json_blk_portable, sixteen bytes at a time */
+static inline void json_blk_sse2(const char *p, struct json_blk *b, int skip) {
+    uint64_t nw = 0, q = 0, bs = 0, ctl = 0, brk = 0;
+    const __m128i c1f = _mm_set1_epi8(0x1f);
+    for (int i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+        int sh = 16 * i;
+        q |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))) << sh;
+        bs |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) << sh;
+        if (skip) {
+            __m128i o = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            brk |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(o, _mm_set1_epi8('{')), _mm_cmpeq_epi8(o, _mm_set1_epi8('}')))) << sh;
+        } else {
+            __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
+            nw |= (uint64_t)(~(unsigned)_mm_movemask_epi8(ws) & 0xffffu) << sh;
+            ctl |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, c1f), c1f)) << sh;
+        }
+    }
+    b->nw = nw; b->quote = q; b->bs = bs; b->ctl = ctl; b->brk = brk;
+}
+
 /* ---- AVX2 (json_scan.c) ---- */
 const char *json_scan_str_avx2(const char *p, const char *end);
 const char *json_scan_skip_avx2(const char *p, const char *end);
 const char *json_scan_skipstr_avx2(const char *p, const char *end);
 uint64_t json_scan_skip_mask_avx2(const char *p);
+void json_blk_avx2(const char *p, struct json_blk *b);       /* skip = 0 */
+void json_blk_skip_avx2(const char *p, struct json_blk *b);  /* skip = 1 */
 #endif
 
 #endif
