@@ -3,6 +3,8 @@
  * on runs of tests/gen_trace.py --schedule 1f1b, whose every time follows
  * from the generator's 1F1B schedule (worked out by hand below; within
  * 0.5 us: the generator skews rank r's clock by r * 0.125 us). */
+#include <math.h>
+
 #include "pt_test.h"
 #include "pt_trace.h"
 
@@ -108,8 +110,139 @@ static void test_1f1b_pp4(void) {
     dataset_free(ds);
 }
 
+/* The slowest link is link l: from stage a to b, micro-batch m, pass bw,
+ * us long. */
+static void slowest_is(const struct pipeline *p, int a, int b, int m, int bw, double us) {
+    CHECK(p->slowest >= 0);
+    if (p->slowest < 0) return;
+    const struct pipe_link *l = &p->links[p->slowest];
+    CHECK_INT(l->from, a);
+    CHECK_INT(l->to, b);
+    CHECK_INT(l->micro, m);
+    CHECK_INT(l->backward, bw);
+    CHECK_NEAR((l->end_ns - l->start_ns) / 1000.0, us, 0.5);
+}
+
+/* The reader keeps each send and receive with its peer (the kernel args
+ * gen_trace.py --p2p writes as Kineto does): pp 2, 2 micro-batches, 2
+ * steps: stage 0 sends F0, F1 and receives B0, B1 each step, stage 1 the
+ * other way round; and with them the links are the pairs, with the same
+ * figures as test_1f1b_pp2's (the same schedule). */
+static void test_p2p_1f1b(void) {
+    char dir[4096];
+    struct dataset *ds = gen_load("pipe2p", "--ranks 2 --pp 2 --micro 2 --steps 2 --schedule 1f1b --pg-config --p2p --time relative",
+                                  dir, sizeof dir);
+    if (!ds) return;
+    for (int r = 0; r < 2; r++) {
+        const struct trace_rank *tr = rank_of(ds, r);
+        CHECK(tr != NULL);
+        if (!tr) continue;
+        CHECK_INT((int)tr->np2p, 8);
+        int sends = 0;
+        for (size_t i = 0; i < tr->np2p; i++) {
+            CHECK_INT(tr->p2p[i].peer, 1 - r);
+            CHECK(tr->p2p[i].pg != 0);
+            CHECK(i == 0 || tr->p2p[i].start_ns >= tr->p2p[i - 1].start_ns);
+            sends += tr->p2p[i].send;
+        }
+        CHECK_INT(sends, 4);
+        /* stage 0: send F0 (its first), stage 1: receive F0 first */
+        CHECK_INT(tr->p2p[0].send, r == 0);
+    }
+    int n = 0;
+    const int32_t *g = lanes_pp_group(ds->trace, 0, &n);
+    struct pipeline p;
+    struct pt_error err;
+    CHECK_INT(pipeline_build(ds->trace, g, n, 1, &p, &err), 0);
+    CHECK_INT(p.nmicro, 2);
+    CHECK_INT(p.nlinks, 4);
+    CHECK_INT(p.npaired, 4);
+    band_is(&p, 1, 1, 0, 1083.25, 1467.25);
+    band_is(&p, 0, 1, 1, 1906.5, 2146.5);
+    slowest_is(&p, 0, 1, 1, 0, 1083.25 - 500);
+    pipeline_free(&p);
+    dataset_free(ds);
+}
+
+/* Interleaved 1F1B (gen_trace.py --vpp 2): pp 2, 2 micro-batches, each
+ * stage holds chunks 0 and 1 (the model runs stage 0 chunk 0, stage 1
+ * chunk 0, stage 0 chunk 1, stage 1 chunk 1), passes 240 us, a link
+ * 275.25 us from the sender's start to the receiver's ready.  Megatron's
+ * order: stage 0 F(c0,m0) F(c0,m1) F(c1,m0) F(c1,m1) B(c1,m0) B(c1,m1)
+ * B(c0,m0) B(c0,m1); stage 1 F(c0,m0) F(c0,m1) F(c1,m0) B(c1,m0) F(c1,m1)
+ * B(c1,m1) B(c0,m0) B(c0,m1).  Worked out (CPU starts from stage 0's
+ * first; a pass's kernels start 4.25 us after): stage 0 at 0, 260, 550.5,
+ * 810.5, 1361, 1881, 2141, 2431.5; stage 1 at 275.25, 535.25, 825.75,
+ * 1085.75, 1345.75, 1605.75, 1865.75, 2156.25.  Every hand-over takes
+ * 35.25 us but two: F(c1,m1) from stage 0 (ends 1054.75) waits for stage
+ * 1's B(c1,m0) (1345.75 - 810.5 - 240 = 295.25 us) and B(c1,m0) from
+ * stage 0 waits for stage 1's F(c1,m1), B(c1,m1) (264.75 us).  By
+ * micro-batch order each stage would count 4 forwards as micro-batches 0
+ * to 3 and link stage 1's F(c1,*) to nothing right. */
+static void test_interleaved(void) {
+    char dir[4096];
+    struct dataset *ds = gen_load("pipevpp", "--ranks 2 --pp 2 --vpp 2 --micro 2 --steps 1 --straggler -1 --schedule 1f1b "
+                                  "--pg-config --p2p --time relative", dir, sizeof dir);
+    if (!ds) return;
+    int n = 0;
+    const int32_t *g = lanes_pp_group(ds->trace, 0, &n);
+    CHECK_INT(n, 2);
+    struct pipeline p;
+    struct pt_error err;
+    CHECK_INT(pipeline_build(ds->trace, g, n, 1, &p, &err), 0);
+    CHECK_INT(p.nmicro, 2);
+    CHECK_INT(p.stages[0].nbands, 8);
+    CHECK_INT(p.stages[1].nbands, 8);
+    static const int m0[8] = {0, 1, 0, 1, 0, 1, 0, 1}, b0[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    static const int m1[8] = {0, 1, 0, 0, 1, 1, 0, 1}, b1[8] = {0, 0, 0, 1, 0, 1, 1, 1};
+    static const double t0[8] = {0, 260, 550.5, 810.5, 1361, 1881, 2141, 2431.5};
+    static const double t1[8] = {275.25, 535.25, 825.75, 1085.75, 1345.75, 1605.75, 1865.75, 2156.25};
+    for (int i = 0; i < 8 && p.stages[0].nbands == 8 && p.stages[1].nbands == 8; i++) {
+        const struct pipe_band *x = &p.stages[0].bands[i], *y = &p.stages[1].bands[i], *f = &p.stages[0].bands[0];
+        CHECK_INT(x->micro, m0[i]);
+        CHECK_INT(x->backward, b0[i]);
+        CHECK_INT(y->micro, m1[i]);
+        CHECK_INT(y->backward, b1[i]);
+        CHECK_NEAR((x->start_ns - f->start_ns) / 1000.0, t0[i], 0.5);
+        CHECK_NEAR((y->start_ns - f->start_ns) / 1000.0, t1[i], 0.5);
+        CHECK_NEAR((y->end_ns - y->start_ns) / 1000.0, 240, 0.5);
+    }
+    /* forward: 0->1 (c0), 1->0 (c0 to c1), 0->1 (c1) per micro-batch;
+     * backward: 1->0 (c1), 0->1 (c1 to c0), 1->0 (c0) */
+    CHECK_INT(p.nlinks, 12);
+    CHECK_INT(p.npaired, 12);
+    int wrap = 0, slow = 0;
+    for (int i = 0; i < p.nlinks; i++) {
+        const struct pipe_link *l = &p.links[i];
+        double us = (l->end_ns - l->start_ns) / 1000.0;
+        wrap += l->from == 1 && l->to == 0 && !l->backward;
+        if (us > 36) {
+            slow++;
+            CHECK(l->from == 0 && l->to == 1);
+            CHECK(l->backward ? (l->micro == 0 && fabs(us - 264.75) < 0.5) : (l->micro == 1 && fabs(us - 295.25) < 0.5));
+        } else {
+            CHECK_NEAR(us, 35.25, 0.5);
+        }
+    }
+    CHECK_INT(wrap, 2);
+    CHECK_INT(slow, 2);
+    slowest_is(&p, 0, 1, 1, 0, 295.25);
+    /* widest bubble: stage 1 idles from B(c1,m1)'s end (1605.75 + 240 +
+     * 4.25) to B(c0,m0) (1865.75 + 4.25): 20 us; stage 0 from F(c1,m1)'s
+     * end to B(c1,m0): 1361 - 810.5 - 240 = 310.5 us */
+    CHECK(p.widest >= 0);
+    if (p.widest >= 0) {
+        CHECK_INT(p.bubbles[p.widest].stage, 0);
+        CHECK_NEAR((p.bubbles[p.widest].end_ns - p.bubbles[p.widest].start_ns) / 1000.0, 310.5, 0.5);
+    }
+    pipeline_free(&p);
+    dataset_free(ds);
+}
+
 int main(void) {
     RUN(test_1f1b_pp2);
     RUN(test_1f1b_pp4);
+    RUN(test_p2p_1f1b);
+    RUN(test_interleaved);
     PT_DONE();
 }
