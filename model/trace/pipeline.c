@@ -40,7 +40,7 @@ static int stage_bands(const struct trace_rank *r, int32_t step, struct pipe_sta
     int cap = 0, open = -1;
     if (!lanes_rank_span(r, step, a, b, &ts) || !ts) return 0;
     *a = ts->start_ns;
-    *b = ts->end_ns + 1;
+    *b = ts->end_ns + (ts == r->steps + r->nsteps - 1);   /* the kernels that start in the step (trace_step) */
     for (size_t i = ts->first; i < ts->first + ts->nsegs; i++) {
         const struct trace_seg *g = &r->segs[i];
         int k = pass_of(g->phase);
