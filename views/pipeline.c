@@ -4,7 +4,8 @@
  * the micro-batch whose pass covers the cell's middle: its number in
  * green for a forward, in yellow for a backward, '.' where the stage
  * idles.  A micro-batch's bands step from row to row along the sends, so
- * bubbles and the late stage show as bent lines.  The picked micro-batch's
+ * bubbles and the late stage show as bent lines; the title and status
+ * line say whether the links are send/recv pairs or micro-batch order.  The picked micro-batch's
  * bands are highlighted; b puts the cursor on the widest bubble, L on the
  * slowest link, both named in the status line.
  *
