@@ -9,6 +9,7 @@
 #include "pt_trace.h"
 
 #include "model/trace/lanes.h"
+#include "model/trace/p2p.h"
 #include "model/trace/pipeline.h"
 
 /* Band (stage s, micro m, pass bw) at [a, b) us from stage 0's first forward. */
@@ -239,7 +240,42 @@ static void test_interleaved(void) {
     dataset_free(ds);
 }
 
+/* p2p_pair's rules on records made by hand (ranks 10, 11, 12): the n-th
+ * send of a to b in a group with the n-th receive of b from a in it; a
+ * send to a rank not given, a group the peer did not use, and a send with
+ * no receive left out; a rank's own sends to two peers counted apart. */
+static void test_pair_rules(void) {
+    const int32_t ranks[3] = {10, 11, 12};
+    const struct trace_p2p r10[] = {
+        {100, 5, 7, 11, 1},   /* send 0 to 11 in group 7 */
+        {110, 5, 7, 12, 1},   /* send 0 to 12 */
+        {120, 5, 7, 11, 1},   /* send 1 to 11 */
+        {130, 5, 9, 11, 1},   /* group 9: 11 receives nothing there */
+        {140, 5, 7, 99, 1},   /* rank 99 is not given */
+        {150, 5, 7, 11, 1},   /* send 2 to 11: no third receive */
+    };
+    const struct trace_p2p r11[] = {
+        {101, 9, 7, 10, 0},   /* receive 0 from 10 */
+        {125, 9, 7, 10, 0},   /* receive 1 from 10 */
+        {126, 9, 8, 10, 0},   /* group 8: 10 sent nothing there */
+    };
+    const struct trace_p2p r12[] = {{112, 9, 7, 10, 0}};
+    const struct trace_p2p *rec[3] = {r10, r11, r12};
+    const size_t nrec[3] = {6, 3, 1};
+    struct p2p_pair *v = NULL;
+    size_t n = 0;
+    CHECK_INT(p2p_pair(ranks, rec, nrec, 3, &v, &n), 0);
+    CHECK_INT((int)n, 3);
+    if (n == 3) {
+        CHECK(v[0].from == 0 && v[0].to == 1 && v[0].send->start_ns == 100 && v[0].recv->start_ns == 101);
+        CHECK(v[1].from == 0 && v[1].to == 2 && v[1].send->start_ns == 110 && v[1].recv->start_ns == 112);
+        CHECK(v[2].from == 0 && v[2].to == 1 && v[2].send->start_ns == 120 && v[2].recv->start_ns == 125);
+    }
+    free(v);
+}
+
 int main(void) {
+    RUN(test_pair_rules);
     RUN(test_1f1b_pp2);
     RUN(test_1f1b_pp4);
     RUN(test_p2p_1f1b);
