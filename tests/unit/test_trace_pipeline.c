@@ -240,6 +240,42 @@ static void test_interleaved(void) {
     dataset_free(ds);
 }
 
+/* Peers known on some stages only: pp 4, 4 micro-batches, 1F1B with
+ * --p2p, then stage 3's sends and receives dropped (as a trace without
+ * peer args would have it): the links between stages 2 and 3 fall back to
+ * micro-batch order (8: 4 forward, 4 backward), the others stay pairs
+ * (16), every micro-batch is still told right (1F1B keeps the order), and
+ * micro-batch 0's forward hand-overs take 35.25 us (test_1f1b_pp4). */
+static void test_mixed(void) {
+    char dir[4096];
+    struct dataset *ds = gen_load("pipemix", "--ranks 4 --pp 4 --micro 4 --steps 1 --straggler -1 --schedule 1f1b --pg-config "
+                                  "--p2p --time relative", dir, sizeof dir);
+    if (!ds) return;
+    struct trace_rank *r3 = &ds->trace->ranks[3];
+    CHECK(r3->rank == 3 && r3->np2p > 0);
+    r3->np2p = 0;
+    int n = 0;
+    const int32_t *g = lanes_pp_group(ds->trace, 0, &n);
+    CHECK_INT(n, 4);
+    struct pipeline p;
+    struct pt_error err;
+    CHECK_INT(pipeline_build(ds->trace, g, n, 1, &p, &err), 0);
+    CHECK_INT(p.nmicro, 4);
+    CHECK_INT(p.nlinks, 24);
+    CHECK_INT(p.npaired, 16);
+    for (int i = 0; i < p.nlinks; i++) {
+        const struct pipe_link *l = &p.links[i];
+        int far = (l->from == 2 && l->to == 3) || (l->from == 3 && l->to == 2);
+        CHECK_INT(l->paired, !far);
+        if (l->micro == 0 && !l->backward) CHECK_NEAR((l->end_ns - l->start_ns) / 1000.0, 35.25, 0.5);
+    }
+    for (int s = 0; s < 4; s++)
+        for (int m = 0; m < 4; m++) CHECK(pipeline_band(&p, s, m, 0) && pipeline_band(&p, s, m, 1));
+    band_is(&p, 3, 2, 0, 3 * 275.25 + 500 + 570.5, 3 * 275.25 + 500 + 570.5 + 240);
+    pipeline_free(&p);
+    dataset_free(ds);
+}
+
 /* p2p_pair's rules on records made by hand (ranks 10, 11, 12): the n-th
  * send of a to b in a group with the n-th receive of b from a in it; a
  * send to a rank not given, a group the peer did not use, and a send with
@@ -280,5 +316,6 @@ int main(void) {
     RUN(test_1f1b_pp4);
     RUN(test_p2p_1f1b);
     RUN(test_interleaved);
+    RUN(test_mixed);
     PT_DONE();
 }
