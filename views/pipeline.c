@@ -175,7 +175,7 @@ static void stage_row(struct view *v, struct session *a, const struct pview *p, 
         char ch[2] = {'.', 0};
         int role = UI_DIM;
         if (b) {
-            ch[0] = (char)('0' + b->micro % 10);
+            ch[0] = b->micro < 0 ? '?' : (char)('0' + b->micro % 10);
             role = b->micro == p->micro ? UI_MATCH : b->backward ? UI_WARN : UI_OK;
         }
         if (c >= m0 && c <= m1 && !b) { ch[0] = '!'; role = UI_BAD; }

@@ -142,9 +142,9 @@ static int tell_micros(struct pipeline *p, const int *fb, const int *tb) {
     for (int s = 0; s < n; s++) total += p->stages[s].nbands;
     size_t nz = n > 0 ? (size_t)n : 1;
     int *base = calloc(nz + 1, sizeof *base), *next = calloc(nz, sizeof *next);
-    int *fifo = calloc(nz, sizeof *fifo);
+    int *fifo = calloc(nz, sizeof *fifo), *nbw = calloc(nz, sizeof *nbw);
     struct band_ref *v = malloc((size_t)(total ? total : 1) * sizeof *v);
-    if (!base || !next || !fifo || !v) { free(base); free(next); free(fifo); free(v); return -1; }
+    if (!base || !next || !fifo || !nbw || !v) { free(base); free(next); free(fifo); free(nbw); free(v); return -1; }
     for (int s = 0; s < n; s++) {
         base[s + 1] = base[s] + p->stages[s].nbands;
         for (int i = 0; i < p->stages[s].nbands; i++)
@@ -156,7 +156,7 @@ static int tell_micros(struct pipeline *p, const int *fb, const int *tb) {
         if (!p->links[l].backward) v[base[p->links[l].from] + fb[l]].out_fwd = 1;
     }
     uint8_t *last = calloc((size_t)(total ? total : 1), 1);   /* by stage and band: a forward that hands on to no stage */
-    if (!last) { free(base); free(next); free(fifo); free(v); return -1; }
+    if (!last) { free(base); free(next); free(fifo); free(nbw); free(v); return -1; }
     for (int i = 0; i < total; i++) last[i] = !v[i].out_fwd;
     qsort(v, (size_t)total, sizeof *v, cmp_ref);
     for (int i = 0; i < total; i++) {
@@ -166,17 +166,20 @@ static int tell_micros(struct pipeline *p, const int *fb, const int *tb) {
             const struct pipe_link *l = &p->links[v[i].in];
             b->micro = p->stages[l->from].bands[fb[v[i].in]].micro;
         }
+        if (b->backward) nbw[v[i].stage]++;
         if (b->micro >= 0) continue;
         if (!b->backward) { b->micro = next[v[i].stage]++; continue; }
         int *q = &fifo[v[i].stage];   /* the stage's forwards in order, each taken once */
         while (*q < v[i].band && (st->bands[*q].backward || !last[base[v[i].stage] + *q] || st->bands[*q].micro < 0)) (*q)++;
         if (*q < v[i].band) b->micro = st->bands[(*q)++].micro;
+        else b->micro = nbw[v[i].stage] - 1;   /* no forward before it: its order among the backwards */
     }
     for (int l = 0; l < p->npaired; l++) p->links[l].micro = p->stages[p->links[l].from].bands[fb[l]].micro;
     free(last);
     free(base);
     free(next);
     free(fifo);
+    free(nbw);
     free(v);
     return 0;
 }

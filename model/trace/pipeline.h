@@ -22,7 +22,8 @@
  * forward no link reaches is its stage's next (0, 1, ... in start order:
  * the first stage's forwards); a backward no link reaches is the micro-batch
  * of its stage's earliest forward not yet matched that hands on to no
- * stage (the last stage runs its backwards in the order of its forwards).
+ * stage (the last stage runs its backwards in the order of its forwards),
+ * or, with none left, its order among the stage's backwards.
  * Where two neighbouring stages have no paired send and receive (traces
  * whose kernel args name no peer), their links fall back to micro-batch
  * order: micro-batch m's forward from stage i to i+1, backward from i+1 to
@@ -43,7 +44,7 @@
 
 struct pipe_band {
     int64_t start_ns, end_ns;   /* the trace's clock */
-    int32_t micro;              /* -1 when none could be told */
+    int32_t micro;
     uint8_t backward;           /* 0 forward, 1 backward */
 };
 
