@@ -17,6 +17,7 @@ straggler) computes --slow times slower, so the others wait in the AllReduce.
                [--pad-mb N] [--no-steps] [--no-kernels] [--bomb N]
                [--tp T] [--ep E] [--recompute] [--pg-config]
                [--pg-args none|name|full] [--listing]
+               [--schedule same|1f1b] [--link-us US] [--vpp V] [--p2p]
 
 Process groups: rank = stage + pp * (tp_rank + tp * dp_rank) (stage = rank %
 pp as without them); the EP groups are blocks of E consecutive DP ranks.
@@ -32,7 +33,13 @@ Name" and "Description": full, the default with any of the options above;
 the name only: name; nothing: none, the default without them).  --schedule 1f1b: the passes of each
 pipeline stage in Megatron's 1F1B order, each waiting for its input from the
 neighbouring stage (forward from the previous, backward from the next: its
-send, --link-us long, default 30); the default "same" runs every rank's
+send, --link-us long, default 30); --vpp V: interleaved 1F1B, V model
+chunks per stage (chunk c of stage s hands on to chunk c of stage s + 1,
+the last stage's chunk c to stage 0's chunk c + 1); --p2p: each pass
+received by a recv_forward/recv_backward NCCL receive (stream 23, ending
+when its send has) and sent only where a stage takes it, both with the
+args Kineto writes ("Collective name" send or recv, "Dst Rank" or "Src
+Rank": the peer's global rank); the default "same" runs every rank's
 passes at the same times whatever its stage.  --listing: Megatron's
 group listing OUT/unique_parallel_groups_<ts>.txt as Megatron-TraceViz's
 patch writes it.
@@ -58,8 +65,8 @@ def schedule(a, rank):
     slow = a.slow if rank == a.straggler else 1.0
     stage = rank % a.pp
     pid, tid = 1000 + rank, 1000 + rank
-    stream_free = {7: 0.0, 20: 0.0, 21: 0.0, 22: 0.0}
-    step_len = 4000.0 * a.micro
+    stream_free = {7: 0.0, 20: 0.0, 21: 0.0, 22: 0.0, 23: 0.0}
+    step_len = 4000.0 * a.micro * a.vpp
     # the all-reduce of each step ends together on every rank: after the
     # slowest rank is ready (computed from the straggler's factor)
     work = a.micro * (2 * 6 * 40.0 * a.slow + 60) + 200
@@ -112,8 +119,17 @@ def schedule(a, rank):
                 step_name, kernel, send = (("forward_step", "ampere_sgemm_128x64_tn", "send_forward"),
                                            ("backward_step", "void at::native::vectorized_elementwise_kernel<4>",
                                             "send_backward"))[d if a.schedule == "same" else d[0]]
+                peer_to = None
                 if a.schedule == "1f1b":
                     t = d[1]
+                    if a.p2p and d[2] is not None:   # receive the input, then run the pass
+                        src, send_end = d[2]
+                        anno("recv_" + send[5:], t - 15.0, 5.0)
+                        rs = max(t - 10.75, stream_free[23])
+                        if not a.no_kernels:
+                            comm(t - 15.0, P2P_KERNEL, 23, max(send_end, rs + 2.0) - rs, "pp")
+                            gpu[-1]["args"].update(p2p_args(a, "recv", src))
+                    peer_to = d[3]
                 if a.tp > 1 or a.ep > 1:   # the pass waits for the GPU: its communication runs under its compute
                     t = max(t, stream_free[7], stream_free[22])
                 anno(step_name, t, 6 * 10.0)
@@ -131,7 +147,11 @@ def schedule(a, rank):
                     comm(t + 57.0, "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 22, 12.0, "ep")
                 t += 70.0 if a.schedule == "same" else 6 * 40.0 * slow
                 anno(send, t, 10.0)
-                if a.pp > 1 and not a.no_kernels:
+                if a.p2p and a.schedule == "1f1b":   # a send only where a stage takes it
+                    if peer_to is not None and not a.no_kernels:
+                        comm(t + 1.0, P2P_KERNEL, 21, a.link_us, "pp")
+                        gpu[-1]["args"].update(p2p_args(a, "send", peer_to))
+                elif a.pp > 1 and not a.no_kernels:
                     comm(t + 1.0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 21, a.link_us, "pp")
                 t += 20.0
         t = max(t, stream_free[7]) + 5.0
@@ -150,48 +170,96 @@ def schedule(a, rank):
     return cpu, gpu
 
 
+P2P_KERNEL = "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"
+
+
+def p2p_args(a, what, peer):
+    """--p2p: what Kineto writes in a send's or receive's kernel args
+    (PyTorch's saveNcclMeta): its collective name and the peer's global
+    rank ("Dst Rank" of a send, "Src Rank" of a receive)."""
+    d = {"Collective name": what, "In msg nelems": 4194304, "Out msg nelems": 4194304, "dtype": "BFloat16"}
+    d["Dst Rank" if what == "send" else "Src Rank"] = peer
+    return d
+
+
+def vpp_order(a, s):
+    """Stage s's passes in Megatron's order: [(micro, 0 forward | 1
+    backward, chunk)].  Without --vpp, 1F1B: min(pp - s - 1, M) forwards,
+    then forward and backward alternate, then the remaining backwards.
+    With --vpp V (interleaved 1F1B, M a multiple of pp), the k-th forward is
+    chunk (k // pp) % V of micro-batch (k // (pp V)) pp + k % pp, the k-th
+    backward the same with the chunks reversed, and the warm-up runs
+    min(2 (pp - s - 1) + (V - 1) pp, M V) forwards."""
+    pp, M, V = a.pp, a.micro, a.vpp
+    if V == 1:
+        w = min(pp - s - 1, M)
+        fw = [(m, 0, 0) for m in range(M)]
+        bw = [(m, 1, 0) for m in range(M)]
+    else:
+        w = min(2 * (pp - s - 1) + (V - 1) * pp, M * V)
+        fw = [((k // (pp * V)) * pp + k % pp, 0, (k // pp) % V) for k in range(M * V)]
+        bw = [((k // (pp * V)) * pp + k % pp, 1, V - 1 - (k // pp) % V) for k in range(M * V)]
+    o = fw[:w]
+    for i in range(len(fw) - w):
+        o += [fw[w + i], bw[i]]
+    return o + bw[len(fw) - w:]
+
+
+def vpp_neighbour(a, s, c, d, toward):
+    """The (stage, chunk) a pass (stage s, chunk c, 0 forward | 1 backward)
+    takes its input from (toward -1) or hands its output to (toward 1), or
+    None: the model's chunks run in order stage 0..pp-1 of chunk 0, then
+    of chunk 1, ..."""
+    pp, V = a.pp, a.vpp
+    v = c * pp + s + (toward if d == 0 else -toward)
+    if v < 0 or v >= pp * V:
+        return None
+    return v % pp, v // pp
+
+
 def sched_1f1b(a, rank, t0):
-    """--schedule 1f1b: this rank's passes in Megatron's 1F1B order on its
-    pipeline stage, each with the CPU time it starts at: [(micro, (0 forward
-    | 1 backward, t))].  Stage s first runs min(pp - s - 1, M) forwards, then
-    alternates forward and backward, then the remaining backwards.  A pass
-    starts when its stage is free (20 us after its previous pass) and its
-    input has arrived: the previous stage's forward (the next stage's
-    backward) of that micro-batch, plus its send (launched as the pass's
-    kernels end, so 1 + 4.25 us later on the GPU, --link-us long)."""
-    pp, M = a.pp, a.micro
+    """--schedule 1f1b: this rank's passes in Megatron's 1F1B order (or
+    interleaved 1F1B, --vpp) on its pipeline stage: [(micro, (0 forward |
+    1 backward, t, recv, send))]; t the CPU time the pass starts; recv
+    (sender's rank, its send's end) where its input comes from another
+    stage, else None; send the rank that takes its output, else None.  A
+    pass starts when its stage is free (20 us after its previous pass) and
+    its input has arrived: the sending stage's pass of that micro-batch,
+    plus its send (launched as the pass's kernels end, so 1 + 4.25 us later
+    on the GPU, --link-us long)."""
+    pp = a.pp
     stage = rank % pp
     first = rank - stage
     dur = [6 * 40.0 * (a.slow if first + s == a.straggler else 1.0) for s in range(pp)]
-    order = []
-    for s in range(pp):
-        w = min(pp - s - 1, M)
-        o = [(m, 0) for m in range(w)]
-        for i in range(M - w):
-            o += [(w + i, 0), (i, 1)]
-        o += [(m, 1) for m in range(M - w, M)]
-        order.append(o)
+    order = [vpp_order(a, s) for s in range(pp)]
     start, pos, free = {}, [0] * pp, [t0] * pp
     while any(pos[s] < len(order[s]) for s in range(pp)):
         moved = False
         for s in range(pp):
             if pos[s] >= len(order[s]):
                 continue
-            m, d = order[s][pos[s]]
-            src = s - 1 if d == 0 else s + 1
-            if 0 <= src < pp:
-                if (src, m, d) not in start:
+            m, d, c = order[s][pos[s]]
+            src = vpp_neighbour(a, s, c, d, -1)
+            if src is not None:
+                if (src[0], src[1], m, d) not in start:
                     continue
-                ready = start[(src, m, d)] + dur[src] + 1.0 + 4.25 + a.link_us
+                ready = start[(src[0], src[1], m, d)] + dur[src[0]] + 1.0 + 4.25 + a.link_us
             else:
                 ready = t0
             t = max(free[s], ready)
-            start[(s, m, d)] = t
+            start[(s, c, m, d)] = t
             free[s] = t + dur[s] + 20.0
             pos[s] += 1
             moved = True
         assert moved
-    return [(m, (d, start[(stage, m, d)])) for m, d in order[stage]]
+    out = []
+    for m, d, c in order[stage]:
+        src, dst = vpp_neighbour(a, stage, c, d, -1), vpp_neighbour(a, stage, c, d, 1)
+        recv = None
+        if src is not None:
+            recv = (first + src[0], start[(src[0], src[1], m, d)] + dur[src[0]] + 1.0 + 4.25 + a.link_us)
+        out.append((m, (d, start[(stage, c, m, d)], recv, first + dst[0] if dst is not None else None)))
+    return out
 
 
 def all_groups(a):
@@ -366,10 +434,14 @@ def main():
     p.add_argument("--listing", action="store_true")
     p.add_argument("--schedule", choices=["same", "1f1b"], default="same")
     p.add_argument("--link-us", type=float, default=30.0)
+    p.add_argument("--p2p", action="store_true")
+    p.add_argument("--vpp", type=int, default=1)
     a = p.parse_args()
     groups = a.tp > 1 or a.ep > 1 or a.pg_config or a.listing or a.pg_args not in (None, "none")
     if a.pg_args is None:
         a.pg_args = "full" if groups else "none"
+    if a.vpp > 1 and (a.micro % a.pp or a.schedule != "1f1b"):
+        p.error("--vpp needs --schedule 1f1b and --micro a multiple of --pp")
     if groups and (a.ranks % (a.pp * a.tp) or (a.ranks // (a.pp * a.tp)) % a.ep):
         p.error("--ranks must be a multiple of pp * tp, and the data-parallel size of ep")
     os.makedirs(a.out, exist_ok=True)

@@ -4,7 +4,8 @@
  * the micro-batch whose pass covers the cell's middle: its number in
  * green for a forward, in yellow for a backward, '.' where the stage
  * idles.  A micro-batch's bands step from row to row along the sends, so
- * bubbles and the late stage show as bent lines.  The picked micro-batch's
+ * bubbles and the late stage show as bent lines; the title and status
+ * line say whether the links are send/recv pairs or micro-batch order.  The picked micro-batch's
  * bands are highlighted; b puts the cursor on the widest bubble, L on the
  * slowest link, both named in the status line.
  *
@@ -53,12 +54,21 @@ static const struct keys_row pipeline_keys[] = {
     {'(', NULL, PV_STEP_PREV, "previous step"}, {')', NULL, PV_STEP_NEXT, "next step"},
 };
 
+/* The pipelines built, by (step, group): each is built once while the run
+ * is loaded, so stepping back and forth or cycling groups is a look-up. */
+#define PV_CACHE 16
+
 struct pview {
     const struct trace_run *run;
     int32_t *steps;
     int nsteps, si;
     int group;                  /* pipeline group shown */
-    struct pipeline pl;
+    struct pipeline *pl;        /* the one shown: in cache, or &none */
+    struct pipeline none;       /* empty */
+    struct pipeline cache[PV_CACHE];
+    int32_t cstep[PV_CACHE];
+    int cgroup[PV_CACHE];
+    int ncache, cnext;          /* entries used; the next to reuse */
     int ok;
     int micro;                  /* picked micro-batch */
     int mark;                   /* 0 none, 1 the widest bubble, 2 the slowest link */
@@ -66,19 +76,45 @@ struct pview {
 };
 
 static struct pview *priv_of(struct view *v) { return v->priv; }
+
+/* How the links were found (model/trace/pipeline.h): short for the title,
+ * long for the status line. */
+static const char *links_how(const struct pipeline *pl, int lng) {
+    if (!pl->nlinks) return lng ? "no links between stages" : "no links";
+    if (pl->npaired == pl->nlinks) return lng ? "links by send/recv pairs" : "links: send/recv";
+    if (!pl->npaired) return lng ? "links by micro-batch order: the trace names no send/recv peers" : "links: micro-batch order";
+    return lng ? "links by send/recv pairs, by micro-batch order where a stage's peers are unknown" : "links: send/recv, some by order";
+}
 static int32_t step_now(const struct pview *p) { return p->nsteps ? p->steps[p->si] : -1; }
 
+static void cache_clear(struct pview *p) {
+    for (int i = 0; i < p->ncache; i++) pipeline_free(&p->cache[i]);
+    p->ncache = p->cnext = 0;
+    p->pl = &p->none;
+}
+
 static void rebuild(struct pview *p, struct session *a) {
-    pipeline_free(&p->pl);
     p->ok = 0;
+    p->pl = &p->none;
     int n = 0;
     const int32_t *g = p->run ? lanes_pp_group(p->run, p->group, &n) : NULL;
     if (!g || !p->nsteps) return;
-    struct pt_error err;
-    if (pipeline_build(p->run, g, n, step_now(p), &p->pl, &err) != 0) { session_err(a, "%s", err.msg); return; }
+    int i = 0;
+    while (i < p->ncache && !(p->cstep[i] == step_now(p) && p->cgroup[i] == p->group)) i++;
+    if (i == p->ncache) {   /* not built yet: into a free entry, or over the oldest */
+        struct pt_error err;
+        if (p->ncache < PV_CACHE) i = p->ncache++;
+        else { i = p->cnext; p->cnext = (p->cnext + 1) % PV_CACHE; pipeline_free(&p->cache[i]); }
+        p->cstep[i] = INT32_MIN;
+        p->cgroup[i] = -1;
+        if (pipeline_build(p->run, g, n, step_now(p), &p->cache[i], &err) != 0) { session_err(a, "%s", err.msg); return; }
+        p->cstep[i] = step_now(p);
+        p->cgroup[i] = p->group;
+    }
+    p->pl = &p->cache[i];
     p->ok = 1;
-    if (p->cur >= p->pl.nstages) p->cur = p->pl.nstages ? p->pl.nstages - 1 : 0;
-    if (p->micro >= p->pl.nmicro) p->micro = p->pl.nmicro ? p->pl.nmicro - 1 : 0;
+    if (p->cur >= p->pl->nstages) p->cur = p->pl->nstages ? p->pl->nstages - 1 : 0;
+    if (p->micro >= p->pl->nmicro) p->micro = p->pl->nmicro ? p->pl->nmicro - 1 : 0;
 }
 
 /* The session's step, and the group holding its rank. */
@@ -102,7 +138,7 @@ static void sync_run(struct pview *p, struct session *a) {
     const struct trace_run *run = a->ds ? a->ds->trace : NULL;
     if (run == p->run) return;
     p->run = run;
-    pipeline_free(&p->pl);
+    cache_clear(p);
     p->ok = 0;
     if (!run) return;
     if (trace_run_steps(run, &p->steps, &p->nsteps) != 0) { session_err(a, "out of memory"); p->run = NULL; return; }
@@ -119,7 +155,7 @@ static int col_of(const struct pipeline *pl, int64_t t, int barw) {
 }
 
 static void stage_row(struct view *v, struct session *a, const struct pview *p, int s, int y, int labw, int barw) {
-    const struct pipeline *pl = &p->pl;
+    const struct pipeline *pl = p->pl;
     const struct pipe_stage *st = &pl->stages[s];
     char lab[64];
     snprintf(lab, sizeof lab, "s%d r%d", s, (int)st->rank);
@@ -139,7 +175,7 @@ static void stage_row(struct view *v, struct session *a, const struct pview *p, 
         char ch[2] = {'.', 0};
         int role = UI_DIM;
         if (b) {
-            ch[0] = (char)('0' + b->micro % 10);
+            ch[0] = b->micro < 0 ? '?' : (char)('0' + b->micro % 10);
             role = b->micro == p->micro ? UI_MATCH : b->backward ? UI_WARN : UI_OK;
         }
         if (c >= m0 && c <= m1 && !b) { ch[0] = '!'; role = UI_BAD; }
@@ -164,11 +200,11 @@ static void pipeline_draw(struct view *v, struct session *a) {
                                          : "No pipeline groups in these traces (pg_config, Megatron's group listing).");
         return;
     }
-    const struct pipeline *pl = &p->pl;
+    const struct pipeline *pl = p->pl;
     char d[48];
-    snprintf(buf, sizeof buf, "Pipeline  step %d (%d/%d)  group %d/%d  %d stages  %d micro-batches  %s",
+    snprintf(buf, sizeof buf, "Pipeline  step %d (%d/%d)  group %d/%d  %d stages  %d micro-batches  %s  %s",
              (int)step_now(p), p->si + 1, p->nsteps, p->group, lanes_pp_groups(p->run), pl->nstages, pl->nmicro,
-             text_fmt_ns(pl->t1 - pl->t0, d, sizeof d));
+             text_fmt_ns(pl->t1 - pl->t0, d, sizeof d), links_how(pl, 0));
     ui_role(w, a->ui, v->focused ? UI_TITLE_FOCUS : UI_TITLE);
     ui_fill(w, 0, 0, v->w);
     ui_put(w, 0, 0, v->w, buf);
@@ -198,25 +234,25 @@ static int pipeline_key(struct view *v, struct session *a, int action, int key) 
     if (!p->run) return 0;
     int mv = nav_move_of(pipeline_nav, action);
     if (mv != NAV_NONE) {
-        if (p->ok && p->pl.nstages) p->cur = (int)nav_target(mv, p->cur, p->pl.nstages, p->nvis > 0 ? p->nvis : 1);
+        if (p->ok && p->pl->nstages) p->cur = (int)nav_target(mv, p->cur, p->pl->nstages, p->nvis > 0 ? p->nvis : 1);
         return 1;
     }
     switch (action) {
     case PV_PREV: if (p->micro > 0) p->micro--; p->mark = 0; return 1;
-    case PV_NEXT: if (p->micro + 1 < p->pl.nmicro) p->micro++; p->mark = 0; return 1;
+    case PV_NEXT: if (p->micro + 1 < p->pl->nmicro) p->micro++; p->mark = 0; return 1;
     case PV_DIGIT:
-        if (key - '0' < p->pl.nmicro) p->micro = key - '0';
-        else session_msg(a, "no micro-batch %d (%d in this step)", key - '0', p->pl.nmicro);
+        if (key - '0' < p->pl->nmicro) p->micro = key - '0';
+        else session_msg(a, "no micro-batch %d (%d in this step)", key - '0', p->pl->nmicro);
         p->mark = 0;
         return 1;
     case PV_BUBBLE:
-        if (!p->ok || p->pl.widest < 0) { session_msg(a, "no bubble"); return 1; }
+        if (!p->ok || p->pl->widest < 0) { session_msg(a, "no bubble"); return 1; }
         p->mark = 1;
         return 1;
     case PV_LINK:
-        if (!p->ok || p->pl.slowest < 0) { session_msg(a, "no link between stages"); return 1; }
+        if (!p->ok || p->pl->slowest < 0) { session_msg(a, "no link between stages"); return 1; }
         p->mark = 2;
-        p->micro = p->pl.links[p->pl.slowest].micro;
+        p->micro = p->pl->links[p->pl->slowest].micro;
         return 1;
     case PV_GROUP: {
         int ng = lanes_pp_groups(p->run);
@@ -239,7 +275,7 @@ static void pipeline_status(struct view *v, struct session *a, char *buf, size_t
     struct pview *p = priv_of(v);
     (void)a;
     if (!p->run || !p->ok) { snprintf(buf, size, "no pipeline"); return; }
-    const struct pipeline *pl = &p->pl;
+    const struct pipeline *pl = p->pl;
     char x[48], y[48], z[48];
     if (p->mark == 1 && pl->widest >= 0) {
         const struct pipe_gap *g = &pl->bubbles[pl->widest];
@@ -251,17 +287,18 @@ static void pipeline_status(struct view *v, struct session *a, char *buf, size_t
     }
     if (p->mark == 2 && pl->slowest >= 0) {
         const struct pipe_link *l = &pl->links[pl->slowest];
-        snprintf(buf, size, "slowest link: micro-batch %d %s  stage %d -> %d  %s  from +%s to +%s  step %d",
+        snprintf(buf, size, "slowest link: micro-batch %d %s  stage %d -> %d  %s  from +%s to +%s  step %d  %s",
                  (int)l->micro, l->backward ? "backward" : "forward", l->from, l->to,
                  text_fmt_ns(l->end_ns - l->start_ns, x, sizeof x), text_fmt_ns(l->start_ns - pl->t0, y, sizeof y),
-                 text_fmt_ns(l->end_ns - pl->t0, z, sizeof z), (int)step_now(p));
+                 text_fmt_ns(l->end_ns - pl->t0, z, sizeof z), (int)step_now(p),
+                 l->paired ? "(a send and its receive)" : "(by micro-batch order)");
         return;
     }
     const struct pipe_band *f0 = pipeline_band(pl, 0, p->micro, 0);
     const struct pipe_band *b0 = pipeline_band(pl, 0, p->micro, 1);
-    snprintf(buf, size, "micro-batch %d  step %d  stage 0: forward at +%s, backward done at +%s", p->micro,
+    snprintf(buf, size, "micro-batch %d  step %d  stage 0: forward at +%s, backward done at +%s  %s", p->micro,
              (int)step_now(p), f0 ? text_fmt_ns(f0->start_ns - pl->t0, x, sizeof x) : "-",
-             b0 ? text_fmt_ns(b0->end_ns - pl->t0, y, sizeof y) : "-");
+             b0 ? text_fmt_ns(b0->end_ns - pl->t0, y, sizeof y) : "-", links_how(pl, 1));
 }
 
 static void pipeline_notify(struct view *v, struct session *a, unsigned what) {
@@ -281,7 +318,8 @@ static void pipeline_notify(struct view *v, struct session *a, unsigned what) {
 static int pipeline_init(struct view *v, struct session *a, struct pt_error *err) {
     struct pview *p = calloc(1, sizeof *p);
     if (!p) return pt_errorf(err, "out of memory");
-    p->pl.widest = p->pl.slowest = -1;
+    p->none.widest = p->none.slowest = -1;
+    p->pl = &p->none;
     v->priv = p;
     sync_run(p, a);
     return 0;
@@ -290,7 +328,7 @@ static int pipeline_init(struct view *v, struct session *a, struct pt_error *err
 static void pipeline_free_view(struct view *v) {
     struct pview *p = priv_of(v);
     if (!p) return;
-    pipeline_free(&p->pl);
+    cache_clear(p);
     free(p->steps);
     free(p);
     v->priv = NULL;

@@ -19,6 +19,7 @@ void trace_run_free(struct trace_run *run) {
         kernels_table_free(run->ranks[i].kernels);
         idle_table_free(run->ranks[i].idle);
         free(run->ranks[i].micros);
+        free(run->ranks[i].p2p);
     }
     free(run->ranks);
     for (int i = 0; i < run->ngroups; i++) free(run->groups[i].ranks);

@@ -81,6 +81,17 @@ struct trace_step {
     struct trace_stats stats;     /* of segs[first .. first + nsegs) */
 };
 
+/* A pipeline send or receive of a rank: a communication kernel whose args
+ * name it ("Collective name" send or recv) and its peer ("Dst Rank", "Src
+ * Rank", or "Rank" in its group): what the pipeline view pairs its links
+ * by (model/trace/p2p.h). */
+struct trace_p2p {
+    int64_t start_ns, dur_ns;     /* as its kernel's */
+    uint64_t pg;                  /* util_hash_str of its process group's name, 0 none */
+    int32_t peer;                 /* the peer's global rank */
+    uint8_t send;                 /* 1 send, 0 receive */
+};
+
 struct trace_rank {
     int32_t rank;
     char *file;                   /* the trace file it came from (owned) */
@@ -102,6 +113,8 @@ struct trace_rank {
     struct trace_micro *micros;   /* by step (as steps[]) then micro (-1 first): the
                                      micro-batches' figures, where the run has them (owned) */
     size_t nmicros;
+    struct trace_p2p *p2p;        /* its sends and receives with a peer, ascending start (owned) */
+    size_t np2p;
 };
 
 /* A micro-batch of a step on a rank (probetop-rules(7), PROFILER TRACES:

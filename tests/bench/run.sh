@@ -160,3 +160,10 @@ if [ ! -f "$LG/.done" ]; then
         touch "$LG/.done"
 fi
 [ -x "$B/tests/bench_tui_lanes" ] && PT_BIN="$BIN" "$B/tests/bench_tui_lanes" "$LG" 5
+echo "== pipeline view at cluster scale (1 024 ranks, PP 4, 1F1B with sends and receives, about 2 000 kernels per step; goal: key to frame < 20 ms)"
+LP=$B/bench-data/pipe1024
+if [ ! -f "$LP/.done" ]; then
+    rm -rf "$LP" && $PY "$(dirname "$0")/../gen_trace.py" "$LP" --ranks 1024 --pp 4 --pg-config --steps 2 --micro 128 --schedule 1f1b --p2p --gz &&
+        touch "$LP/.done"
+fi
+[ -x "$B/tests/bench_tui_pipeline" ] && PT_BIN="$BIN" "$B/tests/bench_tui_pipeline" "$LP" 5

@@ -75,6 +75,36 @@ static void at_size(int cols, int rows) {
 static void pipe_80x24(void) { at_size(80, 24); }
 static void pipe_200x60(void) { at_size(200, 60); }
 
+/* Interleaved 1F1B with its sends and receives (gen_trace.py --vpp 2
+ * --p2p; test_trace_pipeline.test_interleaved works the times out): the
+ * title says the links are the pairs, stage 1's bands carry micro-batches
+ * 0 and 1 only, and L names the hand-over stage 0's F(c1,m1) waits 295.25
+ * us for. */
+static void interleaved_at(int cols, int rows) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    char name[32];
+    snprintf(name, sizeof name, "pipev%dx%d", cols, rows);
+    const char *dir = pt_gen_traces(name, "--ranks 2 --pp 2 --vpp 2 --micro 2 --steps 1 --straggler -1 --schedule 1f1b "
+                                          "--pg-config --p2p --time relative");
+    if (!dir) SKIP("python absent");
+    struct vt vt;
+    const char *args[] = {dir, NULL};
+    CHECK_INT(vt_spawn_app(&vt, cols, rows, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, ":view pipeline\r");
+    VT_WAIT(&vt, vt_find(&vt, "Pipeline  step 1 (1/1)  group 0/1  2 stages  2 micro-batches", NULL, NULL));
+    if (cols >= 100) CHECKV(&vt, vt_find(&vt, "links: send/recv", NULL, NULL));
+    int r1 = row_of(&vt, "s1 r1");
+    CHECKV(&vt, r1 > 0 && !vt_row_has(&vt, r1, "2") && !vt_row_has(&vt, r1, "3"));
+    vt_send(&vt, "L");
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, vt_status_row(&vt)), "slowest link: micro-batch 1 forward  stage 0 -> 1  295."));
+    if (cols >= 100) CHECKV(&vt, strstr(vt_row_text(&vt, vt_status_row(&vt)), "(a send and its receive)") != NULL);
+    vt_close(&vt);
+}
+
+static void interleaved_80x24(void) { interleaved_at(80, 24); }
+static void interleaved_200x60(void) { interleaved_at(200, 60); }
+
 /* :view pipeline without pipeline groups says so. */
 static void no_groups(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
@@ -92,6 +122,8 @@ static void no_groups(void) {
 int main(void) {
     RUN(pipe_80x24);
     RUN(pipe_200x60);
+    RUN(interleaved_80x24);
+    RUN(interleaved_200x60);
     RUN(no_groups);
     PT_DONE();
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "model/trace/p2p.h"
 #include "model/trace/phases.h"
 #include "model/trace/tpatterns.h"
 #include "model/trace/trace.h"
@@ -276,6 +277,7 @@ struct rank_build {
     uint8_t streams[8192];   /* which streams have kernels (a bit each) */
     size_t nstreams;
     int frac;
+    size_t capp2p, maxp2p;   /* sends and receives kept: as many as the lane view's segments */
     struct run_ctx *x;
 };
 
@@ -320,6 +322,9 @@ static int take_kernel(struct rank_build *b, const struct rfile *rf, const struc
         if (!*ep) *ep = 1 + (uint8_t)tpatterns_match(b->x->pat, b->x->md, TPAT_NAME_EP, b->x->names[t.seg.name], strlen(b->x->names[t.seg.name]));
         t.seg.phase = (uint8_t)phases_comm(t.seg.phase, k->pg ? f->pgs[k->pg - 1].dim : TPAT_DIM_NONE, *ep == 2);
     }
+    if (k->p2p && k->peer >= 0 && b->r->np2p < b->maxp2p &&   /* a send or receive with its peer, for the pipeline view */
+        p2p_push(b->r, &b->capp2p, &(struct trace_p2p){st, k->dur, k->pg ? util_hash_str(f->pgs[k->pg - 1].name) : 0, k->peer, k->p2p == 1}))
+        return pt_errorf(err, "out of memory");
     if (t.micro >= 0) b->x->has_micro = 1;
     if (t.seg.phase != TRACE_PH_NONE) *has_phase = 1;
     if (!multi_step) t.keep = 1;
@@ -639,6 +644,7 @@ static int build_rank(struct trace_rank *r, struct rfile *files, size_t nf, int 
     b->r = r;
     b->x = x;
     b->synth = synth;
+    b->maxp2p = max_segs;
     int rc = make_steps(b, files, nf, ds, err);
     if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; !rc && i < nf; i++) {
@@ -647,6 +653,7 @@ static int build_rank(struct trace_rank *r, struct rfile *files, size_t nf, int 
     }
     if (!rc) {
         place_steps(b);
+        p2p_sort(r);
         rc = stream_rank(b, max_segs, err);
     }
     trace_spill_free(b->k);
@@ -703,6 +710,7 @@ static int rebase(struct trace_run *run, const char *path, struct pt_error *err)
     for (int i = 0; i < run->nranks; i++) {
         struct trace_rank *r = &run->ranks[i];
         for (size_t q = 0; q < r->nsegs; q++) r->segs[q].start_ns -= o;
+        for (size_t q = 0; q < r->np2p; q++) r->p2p[q].start_ns -= o;
         for (int s = 0; s < r->nsteps; s++) {
             r->steps[s].start_ns -= o;
             r->steps[s].end_ns -= o;

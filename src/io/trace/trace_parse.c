@@ -372,6 +372,8 @@ struct ev {
     char argname[64];        /* args.name (metadata events) */
     char pgname[64], pgdesc[96];   /* args "Process Group Name", "Process Group Description" */
     char pgranks[4096];            /* args "Process Group Ranks" ("[0, 1]"; longer ones are not read) */
+    uint8_t p2p;                   /* args "Collective name": 1 "send", 2 "recv", 0 else */
+    int64_t peer, prank;           /* args "Dst Rank" (send) or "Src Rank" (recv); "Rank"; -1 without */
 };
 
 static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
@@ -463,7 +465,9 @@ static int parse_args(struct ctx *c, struct ev *e) {
         if (t != JT_KEY) return -1;
         int which = JSON_IS(&c->lx, "stream") ? 1 : JSON_IS(&c->lx, "correlation") ? 2 : JSON_IS(&c->lx, "name") ? 3
                   : JSON_IS(&c->lx, "Task Type") ? 4 : JSON_IS(&c->lx, "Process Group Name") ? 5
-                  : JSON_IS(&c->lx, "Process Group Description") ? 6 : JSON_IS(&c->lx, "Process Group Ranks") ? 7 : 0;
+                  : JSON_IS(&c->lx, "Process Group Description") ? 6 : JSON_IS(&c->lx, "Process Group Ranks") ? 7
+                  : JSON_IS(&c->lx, "Collective name") ? 8 : JSON_IS(&c->lx, "Src Rank") || JSON_IS(&c->lx, "Dst Rank") ? 9
+                  : JSON_IS(&c->lx, "Rank") ? 10 : 0;
         t = next(c);
         if (t == JT_ERROR) return -1;
         int64_t v;
@@ -474,8 +478,23 @@ static int parse_args(struct ctx *c, struct ev *e) {
         else if (which == 5 && t == JT_STRING) copy_string(&c->lx, e->pgname, sizeof e->pgname);
         else if (which == 6 && t == JT_STRING) copy_string(&c->lx, e->pgdesc, sizeof e->pgdesc);
         else if (which == 7 && t == JT_STRING && c->lx.slen < sizeof e->pgranks) copy_string(&c->lx, e->pgranks, sizeof e->pgranks);
+        else if (which == 8 && t == JT_STRING) e->p2p = JSON_IS(&c->lx, "send") ? 1 : JSON_IS(&c->lx, "recv") ? 2 : 0;
+        else if (which == 9 && !value_int(&c->lx, t, &v)) e->peer = v;
+        else if (which == 10 && !value_int(&c->lx, t, &v)) e->prank = v;
         else if (skip(c, t)) return -1;
     }
+}
+
+/* A send's or receive's peer (trace_parse_kernel.p2p): "Dst Rank" or
+ * "Src Rank", else "Rank" (the peer's index in its group) through the
+ * group's ranks. */
+static void p2p_peer(const struct ctx *c, const struct ev *e, struct trace_parse_kernel *k) {
+    const struct trace_parse_pg *g = k->pg ? &c->f->pgs[k->pg - 1] : NULL;
+    k->peer = -1;
+    k->p2p = k->cat == TRACE_COMM ? e->p2p : 0;
+    if (!k->p2p) return;
+    if (e->peer >= 0 && e->peer <= INT32_MAX) k->peer = (int32_t)e->peer;
+    else if (g && e->prank >= 0 && e->prank < g->nranks) k->peer = g->ranks[e->prank];
 }
 
 static int finish_event(struct ctx *c, struct ev *e) {
@@ -535,6 +554,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
             if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
         }
         k->hta_kernel = e->cat == EV_CAT_KERNEL || e->task;
+        p2p_peer(c, e, k);
         if (push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
         f->nkernels++;
         return 0;
@@ -583,6 +603,8 @@ static int parse_event(struct ctx *c, struct ev *e) {
     e->task_cat = -1;
     e->argname[0] = '\0';
     e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
+    e->p2p = 0;
+    e->peer = e->prank = -1;
     for (;;) {
         enum json_tok t = next(c);
         if (t == JT_OBJ_END) break;

@@ -26,6 +26,8 @@ struct trace_parse_kernel {
     uint8_t cat;             /* enum trace_cat */
     uint8_t hta_kernel;      /* cat kernel, gpu_memcpy, gpu_memset (HTA's kernels of the idle breakdown), or a torch_npu task */
     uint8_t pg;              /* communication: 1 + its process group in the file's pgs, 0 none */
+    uint8_t p2p;             /* args "Collective name": 1 send, 2 recv, 0 neither */
+    int32_t peer;            /* a send's or receive's peer (global rank), -1 unknown */
 };
 struct trace_parse_launch { int64_t corr, ts; int32_t hta_ds; /* HTA's whole-us start less ts, ns (see ts_frac) */ };
 struct trace_parse_step { int32_t n; int64_t start, end; uint8_t gpu; /* a gpu_user_annotation copy */ };
