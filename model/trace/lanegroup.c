@@ -2,7 +2,6 @@
 #include "model/trace/lanegroup.h"
 #include "model/trace/tpatterns.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,22 +78,8 @@ int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, en
     return found ? 0 : -1;
 }
 
-/* Adds [a, b) to the slices of the window [t0, t0 + nbins * w). */
-static void add_busy(float *acc, int nbins, int64_t t0, double w, int64_t a, int64_t b) {
-    double x0 = (double)(a - t0) / w, x1 = (double)(b - t0) / w;
-    if (x1 <= 0 || x0 >= nbins || x1 <= x0) return;
-    if (x0 < 0) x0 = 0;
-    if (x1 > nbins) x1 = nbins;
-    int i0 = (int)x0, i1 = (int)ceil(x1);
-    for (int i = i0; i < i1 && i < nbins; i++) {
-        double lo = x0 > i ? x0 : i, hi = x1 < i + 1 ? x1 : i + 1;
-        if (hi > lo) acc[i] += (float)(hi - lo);
-    }
-}
-
 int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes_align align, int64_t t0, int64_t t1,
                    int nbins, float *out, struct pt_error *err) {
-    (void)err;
     if (nbins < 1) return 0;
     for (int i = 0; i < nbins; i++) out[i] = 0;
     if (t1 <= t0 || ri < 0 || ri >= run->nranks) return 0;
@@ -103,7 +88,8 @@ int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes
     int64_t s0, s1;
     if (!lanes_rank_span(r, step, &s0, &s1, &st)) return 0;
     int64_t off = align == LANES_STEP ? s0 : 0;
-    double w = (double)(t1 - t0) / nbins;
+    double w = (double)(t1 - t0) / nbins, *acc = calloc((size_t)nbins, sizeof *acc);
+    if (!acc) return pt_errorf(err, "out of memory");
     int64_t u0 = 0, u1 = 0;   /* the union's current interval */
     int open = 0;
     for (size_t i = st->first; i < st->first + st->nsegs && i < r->nsegs; i++) {
@@ -113,12 +99,13 @@ int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes
             if (b > u1) u1 = b;
             continue;
         }
-        if (open) add_busy(out, nbins, t0, w, u0 - off, u1 - off);
+        if (open) lanes_spread(acc, 1, nbins, t0, w, u0 - off, u1 - off);
         if (a - off >= t1) { open = 0; break; }
         u0 = a, u1 = b, open = 1;
     }
-    if (open) add_busy(out, nbins, t0, w, u0 - off, u1 - off);
-    for (int i = 0; i < nbins; i++) out[i] = out[i] > 1 ? 1 : out[i];
+    if (open) lanes_spread(acc, 1, nbins, t0, w, u0 - off, u1 - off);
+    for (int i = 0; i < nbins; i++) out[i] = acc[i] > 1 ? 1 : (float)acc[i];
+    free(acc);
     return 0;
 }
 
@@ -144,22 +131,14 @@ static float kth(float *v, int n, int k) {
     return v[k];
 }
 
-int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32_t step, enum lanes_align align,
-                   int64_t t0, int64_t t1, int nbins, float *med, float *worst, int *wrank, struct pt_error *err) {
-    if (nbins < 1) return 0;
+void lanegroup_dist_busy(const float *busy, int nbins, const int *rows, int n, float *med, float *worst, int *wrank,
+                         float *col) {
     for (int i = 0; i < nbins; i++) med[i] = worst[i] = 0, wrank[i] = -1;
-    if (n < 1) return 0;
-    float *b = malloc((size_t)n * (size_t)nbins * sizeof *b), *col = malloc((size_t)n * sizeof *col);
-    if (!b || !col) {
-        free(b);
-        free(col);
-        return pt_errorf(err, "out of memory");
-    }
-    for (int k = 0; k < n; k++) lanegroup_busy(run, members[k], step, align, t0, t1, nbins, b + (size_t)k * nbins, err);
+    if (n < 1) return;
     for (int i = 0; i < nbins; i++) {
         int wk = 0;
         for (int k = 0; k < n; k++) {
-            col[k] = b[(size_t)k * nbins + i];
+            col[k] = busy[(size_t)(rows ? rows[k] : k) * (size_t)nbins + (size_t)i];
             if (col[k] < col[wk]) wk = k;
         }
         worst[i] = col[wk];
@@ -173,7 +152,24 @@ int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32
             med[i] = (lo + hi) / 2;
         }
     }
+}
+
+int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32_t step, enum lanes_align align,
+                   int64_t t0, int64_t t1, int nbins, float *med, float *worst, int *wrank, struct pt_error *err) {
+    if (nbins < 1) return 0;
+    for (int i = 0; i < nbins; i++) med[i] = worst[i] = 0, wrank[i] = -1;
+    if (n < 1) return 0;
+    float *b = malloc((size_t)n * (size_t)nbins * sizeof *b), *col = malloc((size_t)n * sizeof *col);
+    if (!b || !col) {
+        free(b);
+        free(col);
+        return pt_errorf(err, "out of memory");
+    }
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++)
+        rc = lanegroup_busy(run, members[k], step, align, t0, t1, nbins, b + (size_t)k * nbins, err);
+    if (rc == 0) lanegroup_dist_busy(b, nbins, NULL, n, med, worst, wrank, col);
     free(b);
     free(col);
-    return 0;
+    return rc;
 }
