@@ -9,6 +9,7 @@
 
 void lanes_grp_drop(struct lanes_grp *g) {
     lanebusy_free(&g->idx);
+    lanebusy_free(&g->prev);
     free(g->busy);
     free(g->stamp);
     g->busy = NULL;
@@ -54,7 +55,10 @@ const struct lanebusy *lanes_grp_index(struct lanes_grp *g, const struct trace_r
     if (!run) return NULL;
     int had = g->idx.nranks;
     g->busy_ok = 0;
-    if (lanebusy_build(&g->idx, run, step, err) != 0) {   /* in the last step's buffers */
+    struct lanebusy t = g->prev;   /* the step shown until now is kept: ( and ) back to it cost no walk */
+    g->prev = g->idx;
+    g->idx = t;
+    if ((g->idx.run != run || g->idx.step != step) && lanebusy_build(&g->idx, run, step, err) != 0) {
         lanes_grp_drop(g);
         return NULL;
     }

@@ -21,6 +21,7 @@ struct lanes_grp {
     int cur, top, col;       /* group cursor, first group shown, time column cursor */
     /* kept between frames, so that a key redoes only what it changed: */
     struct lanebusy idx;     /* the step's busy index (idx.run NULL: none) */
+    struct lanebusy prev;    /* the step's shown before (its buffers made again for the next one) */
     float *busy;             /* idx.nranks x busy_nbins: each rank's busy share per column */
     unsigned *stamp;         /* [idx.nranks]: a rank's row is made when its stamp is gen */
     unsigned gen;

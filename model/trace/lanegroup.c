@@ -52,6 +52,14 @@ int lanegroup_from_keys(const int *lanes, const int *keys, int nlanes, struct la
     return 0;
 }
 
+/* A rank's place in a pipeline group: the group's number and the rank's position in it. */
+struct rk { int32_t rank; int order, pg, pos; };
+static int cmp_rk(const void *a, const void *b) {
+    const struct rk *x = a, *y = b;
+    if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
 int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, enum lanegroup_by by, int block,
                    int *keys) {
     if (by == LANEGROUP_BLOCK || by == LANEGROUP_OFF) {
@@ -59,22 +67,54 @@ int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, en
         for (int i = 0; i < nlanes; i++) keys[i] = by == LANEGROUP_OFF ? i : i / block;
         return 0;
     }
+    /* every member of every pipeline group, by rank (then the groups' order:
+     * a rank's first group is its own), each lane's rank searched there */
+    size_t n = 0;
+    for (int g = 0; g < run->ngroups; g++)
+        if (run->groups[g].dim == TPAT_DIM_PP) n += (size_t)run->groups[g].nranks;
+    struct rk *v = malloc((n ? n : 1) * sizeof *v);
     int found = 0;
+    if (!v) {   /* no memory: a search of the groups per lane */
+        for (int i = 0; i < nlanes; i++) {
+            keys[i] = -1;
+            if (lanes[i] < 0 || lanes[i] >= run->nranks) continue;
+            int32_t r = run->ranks[lanes[i]].rank;
+            for (int g = 0, pg = 0; g < run->ngroups && keys[i] < 0; g++) {
+                if (run->groups[g].dim != TPAT_DIM_PP) continue;
+                for (int m = 0; m < run->groups[g].nranks; m++)
+                    if (run->groups[g].ranks[m] == r) {
+                        keys[i] = by == LANEGROUP_STAGE ? m : pg;
+                        found = 1;
+                        break;
+                    }
+                pg++;
+            }
+        }
+        return found ? 0 : -1;
+    }
+    n = 0;
+    for (int g = 0, pg = 0; g < run->ngroups; g++) {
+        if (run->groups[g].dim != TPAT_DIM_PP) continue;
+        for (int m = 0; m < run->groups[g].nranks; m++, n++) v[n] = (struct rk){run->groups[g].ranks[m], (int)n, pg, m};
+        pg++;
+    }
+    qsort(v, n, sizeof *v, cmp_rk);
     for (int i = 0; i < nlanes; i++) {
         keys[i] = -1;
         if (lanes[i] < 0 || lanes[i] >= run->nranks) continue;
         int32_t r = run->ranks[lanes[i]].rank;
-        for (int g = 0, pg = 0; g < run->ngroups && keys[i] < 0; g++) {
-            if (run->groups[g].dim != TPAT_DIM_PP) continue;
-            for (int m = 0; m < run->groups[g].nranks; m++)
-                if (run->groups[g].ranks[m] == r) {
-                    keys[i] = by == LANEGROUP_STAGE ? m : pg;
-                    found = 1;
-                    break;
-                }
-            pg++;
+        size_t lo = 0, hi = n;   /* the first entry of rank r */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v[mid].rank < r) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < n && v[lo].rank == r) {
+            keys[i] = by == LANEGROUP_STAGE ? v[lo].pos : v[lo].pg;
+            found = 1;
         }
     }
+    free(v);
     return found ? 0 : -1;
 }
 
