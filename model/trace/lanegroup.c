@@ -60,6 +60,17 @@ static int cmp_rk(const void *a, const void *b) {
     return (x->order > y->order) - (x->order < y->order);
 }
 
+/* Rank r's key by a scan of the pipeline groups, -1 in none. */
+static int scan_key(const struct trace_run *run, int32_t r, enum lanegroup_by by) {
+    for (int g = 0, pg = 0; g < run->ngroups; g++) {
+        if (run->groups[g].dim != TPAT_DIM_PP) continue;
+        for (int m = 0; m < run->groups[g].nranks; m++)
+            if (run->groups[g].ranks[m] == r) return by == LANEGROUP_STAGE ? m : pg;
+        pg++;
+    }
+    return -1;
+}
+
 int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, enum lanegroup_by by, int block,
                    int *keys) {
     if (by == LANEGROUP_BLOCK || by == LANEGROUP_OFF) {
@@ -74,21 +85,10 @@ int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, en
         if (run->groups[g].dim == TPAT_DIM_PP) n += (size_t)run->groups[g].nranks;
     struct rk *v = malloc((n ? n : 1) * sizeof *v);
     int found = 0;
-    if (!v) {   /* no memory: a search of the groups per lane */
+    if (!v) {   /* no memory: each lane's groups scanned */
         for (int i = 0; i < nlanes; i++) {
-            keys[i] = -1;
-            if (lanes[i] < 0 || lanes[i] >= run->nranks) continue;
-            int32_t r = run->ranks[lanes[i]].rank;
-            for (int g = 0, pg = 0; g < run->ngroups && keys[i] < 0; g++) {
-                if (run->groups[g].dim != TPAT_DIM_PP) continue;
-                for (int m = 0; m < run->groups[g].nranks; m++)
-                    if (run->groups[g].ranks[m] == r) {
-                        keys[i] = by == LANEGROUP_STAGE ? m : pg;
-                        found = 1;
-                        break;
-                    }
-                pg++;
-            }
+            keys[i] = lanes[i] < 0 || lanes[i] >= run->nranks ? -1 : scan_key(run, run->ranks[lanes[i]].rank, by);
+            found |= keys[i] >= 0;
         }
         return found ? 0 : -1;
     }
