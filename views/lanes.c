@@ -733,7 +733,9 @@ static void range_line(struct lanes *p, char *buf, size_t size) {
         snprintf(buf, size, "range from +%s: move, then v", text_fmt_ns(p->sel0 - base, a0, sizeof a0));
         return;
     }
-    if (!p->rng_ok) range_of(p->run, p->lanes, p->nlanes, step_now(p), p->align, p->sel0, p->sel1, &p->rng);
+    const struct lanebusy *lb = p->rng_ok ? NULL : index_of(p);
+    if (lb) range_of_index(lb, p->lanes, p->nlanes, p->align, p->sel0, p->sel1, &p->rng);
+    else if (!p->rng_ok) range_of(p->run, p->lanes, p->nlanes, step_now(p), p->align, p->sel0, p->sel1, &p->rng);
     p->rng_ok = 1;
     const struct range_agg r = p->rng;
     size_t n = (size_t)snprintf(buf, size, "range +%s..+%s %d rank%s:", text_fmt_ns(p->sel0 - base, a0, sizeof a0),

@@ -150,6 +150,16 @@ static void index_equals_walk(const struct trace_run *r, int32_t step) {
         CHECK_INT(a0, b0);
         CHECK_INT(a1, b1);
     }
+    /* a range's figures with the spans from the index: range_of's */
+    for (int align = 0; align < 2; align++) {
+        struct range_agg w, g;
+        lanes_span(r, lanes, n, step, (enum lanes_align)align, &b0, &b1);
+        int64_t t0 = b0 + (b1 - b0) / 8, t1 = t0 + (b1 - b0) / 2;
+        range_of(r, lanes, n, step, (enum lanes_align)align, t0, t1, &w);
+        range_of_index(&lb, lanes, n, (enum lanes_align)align, t0, t1, &g);
+        CHECK(memcmp(&w, &g, sizeof w) == 0);
+        CHECK_INT(g.nranks, w.nranks);
+    }
     lanebusy_free(&lb);
 }
 
