@@ -93,7 +93,10 @@ struct lanes {
     int nbins, bins_ok;
     struct lanes_grp grp;          /* the grouped rows (views/lanes_group.c) */
     int grp_ok;                    /* groups made for the lanes shown */
+    uint8_t *have;                 /* [nlanes]: lane k's bins are made (only the lanes shown are) */
     int sel;                       /* time range: 0 none, 1 started, 2 done */
+    struct range_agg rng;          /* the range's figures, when rng_ok */
+    int rng_ok;
     int64_t sel0, sel0e, sel1;     /* its start (and the end of what the cursor was on), its end */
     /* geometry of the last frame, for the mouse */
     int gy, gx, barw, nvis;
@@ -157,19 +160,36 @@ static int make_lanes(struct lanes *p, const struct session *a) {
     return 0;
 }
 
+/* The step's busy index (views/lanes_group.c keeps it): the ranks' spans
+ * without a walk of their kernels; NULL without memory. */
+static const struct lanebusy *index_of(struct lanes *p) {
+    struct pt_error err;
+    return lanes_grp_index(&p->grp, p->run, step_now(p), &err);
+}
+
+/* Lane k's span of the step: 1, or 0 when its rank lacks the step. */
+static int lane_span(struct lanes *p, int k, int64_t *t0, int64_t *t1) {
+    const struct lanebusy *lb = index_of(p);
+    if (k < 0 || k >= p->nlanes) return 0;
+    if (lb) return lanebusy_rank_span(lb, p->lanes[k], t0, t1);
+    return lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), t0, t1, NULL);
+}
+
 /* The step's span over the lanes and the window back to all of it. */
 static void reset_window(struct lanes *p) {
-    lanes_span(p->run, p->lanes, p->nlanes, step_now(p), p->align, &p->s0, &p->s1);
+    const struct lanebusy *lb = index_of(p);
+    if (lb) lanebusy_span(lb, p->lanes, p->nlanes, p->align, &p->s0, &p->s1);
+    else lanes_span(p->run, p->lanes, p->nlanes, step_now(p), p->align, &p->s0, &p->s1);
     p->w0 = p->s0;
     p->w1 = p->s1 > p->s0 ? p->s1 : p->s0 + 1;
     p->bins_ok = 0;
 }
 
 /* The offset of lane k's times on the window's clock. */
-static int64_t lane_off(const struct lanes *p, int k) {
+static int64_t lane_off(struct lanes *p, int k) {
     int64_t a, b;
     if (p->align != LANES_STEP || k < 0 || k >= p->nlanes) return 0;
-    return lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), &a, &b, NULL) ? a : 0;
+    return lane_span(p, k, &a, &b) ? a : 0;
 }
 
 /* The cursor lane's items, with the cursor on the item at window time t. */
@@ -186,7 +206,7 @@ static void load_items(struct lanes *p, int64_t t, struct session *a) {
 }
 
 /* Window time of the cursor (its item's start), or the window's middle. */
-static int64_t cursor_time(const struct lanes *p) {
+static int64_t cursor_time(struct lanes *p) {
     if (p->items_ok && p->item >= 0) return p->items.v[p->item].start_ns - lane_off(p, p->cur);
     return p->w0 + (p->w1 - p->w0) / 2;
 }
@@ -194,6 +214,7 @@ static int64_t cursor_time(const struct lanes *p) {
 /* Everything for a (new) run, step or lane set, keeping the cursor's time. */
 static void rebuild(struct lanes *p, struct session *a, int keep_time) {
     int64_t t = keep_time ? cursor_time(p) : 0;
+    p->rng_ok = 0;
     if (make_lanes(p, a) != 0) { session_err(a, "out of memory"); return; }
     reset_window(p);
     load_items(p, keep_time ? t : p->w0, a);
@@ -217,7 +238,9 @@ static void sync_run(struct lanes *p, struct session *a) {
     if (run == p->run) return;
     p->run = run;
     drop_items(p);
+    lanes_grp_drop(&p->grp);   /* the old run's busy index */
     p->bins_ok = 0;
+    p->rng_ok = 0;
     if (!run) return;
     p->grp.drilled = -1;
     p->sel = 0;
@@ -303,21 +326,32 @@ static char *lane_label(const struct lanes *p, const struct session *a, int k, c
 
 /* ---- drawing ---- */
 
-/* Recomputes the bins of every lane for nbins bins, unless cached. */
+/* The bins of the lanes for nbins bins: made for the lanes drawn
+ * (lane_bins), kept until the window or the lanes change. */
 static void make_bins(struct lanes *p, struct session *a, int nbins) {
     if (p->bins_ok && p->nbins == nbins) return;
-    uint8_t *b = realloc(p->bins, (size_t)(p->nlanes ? p->nlanes : 1) * (size_t)nbins);
-    if (!b) { session_err(a, "out of memory"); return; }
-    p->bins = b;
+    size_t n = (size_t)(p->nlanes ? p->nlanes : 1);
+    uint8_t *b = realloc(p->bins, n * (size_t)nbins), *h = b ? realloc(p->have, n) : NULL;
+    if (b) p->bins = b;
+    if (h) p->have = h;
+    if (!b || !h) { session_err(a, "out of memory"); return; }
+    memset(p->have, 0, n);
     p->nbins = nbins;
-    struct pt_error err;
-    for (int k = 0; k < p->nlanes; k++)
-        if (lanes_bin(p->run, p->lanes[k], step_now(p), p->align, p->w0, p->w1, nbins, b + (size_t)k * nbins,
-                      &err) != 0) {
-            session_err(a, "%s", err.msg);
-            return;
-        }
     p->bins_ok = 1;
+}
+
+/* Lane k's bins, made when first drawn; 0, or -1 (said). */
+static int lane_bins(struct lanes *p, struct session *a, int k) {
+    struct pt_error err;
+    if (!p->bins_ok || !p->have || k < 0 || k >= p->nlanes) return -1;
+    if (p->have[k]) return 0;
+    if (lanes_bin(p->run, p->lanes[k], step_now(p), p->align, p->w0, p->w1, p->nbins, p->bins + (size_t)k * p->nbins,
+                  &err) != 0) {
+        session_err(a, "%s", err.msg);
+        return -1;
+    }
+    p->have[k] = 1;
+    return 0;
 }
 
 static void title_row(struct view *v, struct session *a, struct lanes *p, int width) {
@@ -426,10 +460,10 @@ static void lane_row(struct view *v, struct session *a, struct lanes *p, int k, 
         hi1 = lanes_col(it->start_ns + it->dur_ns - off - (it->dur_ns > 0), p->w0, p->w1, barw) + 1;
         if (hi0 < 0) hi0 = 0;
     }
-    if (p->bins_ok) strip_draw(w, a->ui, y, labw + 1, barw, p->bins + (size_t)k * p->nbins, half, lane_classes,
+    if (lane_bins(p, a, k) == 0) strip_draw(w, a->ui, y, labw + 1, barw, p->bins + (size_t)k * p->nbins, half, lane_classes,
                                LANE_NKINDS, hi0, hi1);
     int64_t s0, s1;
-    if (lanes_rank_span(&p->run->ranks[p->lanes[k]], step_now(p), &s0, &s1, NULL)) text_fmt_ns(s1 - s0, d, sizeof d);
+    if (lane_span(p, k, &s0, &s1)) text_fmt_ns(s1 - s0, d, sizeof d);
     else snprintf(d, sizeof d, "-");
     ui_role(w, a->ui, UI_AXIS);
     ui_put(w, y, labw + 1 + barw + 1, v->w - (labw + barw + 2), d);
@@ -542,6 +576,7 @@ static void select_range(struct lanes *p) {
     }
     int64_t a0 = t0 < p->sel0 ? t0 : p->sel0, a1 = t1 > p->sel0e ? t1 : p->sel0e;
     p->sel0 = a0, p->sel1 = a1, p->sel = 2;
+    p->rng_ok = 0;
 }
 
 static int lane_action(struct view *v, struct session *a, struct lanes *p, int action) {
@@ -691,15 +726,18 @@ static int lanes_mouse(struct view *v, struct session *a, const struct view_mous
  * and stream, then the window shown. */
 /* The time range's figures: rank-time per category, then per phase, in % of
  * the range's rank-time over the lanes shown. */
-static void range_line(const struct lanes *p, char *buf, size_t size) {
+static void range_line(struct lanes *p, char *buf, size_t size) {
     char a0[48], a1[48];
     int64_t base = p->align == LANES_STEP ? 0 : p->s0;
     if (p->sel == 1) {
         snprintf(buf, size, "range from +%s: move, then v", text_fmt_ns(p->sel0 - base, a0, sizeof a0));
         return;
     }
-    struct range_agg r;
-    range_of(p->run, p->lanes, p->nlanes, step_now(p), p->align, p->sel0, p->sel1, &r);
+    const struct lanebusy *lb = p->rng_ok ? NULL : index_of(p);
+    if (lb) range_of_index(lb, p->lanes, p->nlanes, p->align, p->sel0, p->sel1, &p->rng);
+    else if (!p->rng_ok) range_of(p->run, p->lanes, p->nlanes, step_now(p), p->align, p->sel0, p->sel1, &p->rng);
+    p->rng_ok = 1;
+    const struct range_agg r = p->rng;
     size_t n = (size_t)snprintf(buf, size, "range +%s..+%s %d rank%s:", text_fmt_ns(p->sel0 - base, a0, sizeof a0),
                                 text_fmt_ns(p->sel1 - base, a1, sizeof a1), r.nranks, r.nranks == 1 ? "" : "s");
     double tot = r.span_ns > 0 ? (double)r.span_ns : 1;
@@ -820,6 +858,7 @@ static void lanes_free(struct view *v) {
     free(p->steps);
     free(p->lanes);
     free(p->bins);
+    free(p->have);
     free(p);
     v->priv = NULL;
 }

@@ -7,19 +7,33 @@
 
 #include "ui/ui.h"
 
+void lanes_grp_drop(struct lanes_grp *g) {
+    lanebusy_free(&g->idx);
+    lanebusy_free(&g->prev);
+    free(g->busy);
+    free(g->stamp);
+    g->busy = NULL;
+    g->stamp = NULL;
+    g->busy_nbins = 0;
+}
+
 void lanes_grp_free(struct lanes_grp *g) {
     lanegroups_free(&g->g);
+    lanes_grp_drop(g);
     free(g->med);
     free(g->worst);
     free(g->wrank);
-    g->med = g->worst = NULL;
+    free(g->colbuf);
+    g->med = g->worst = g->colbuf = NULL;
     g->wrank = NULL;
-    g->nbins = 0;
+    g->nbins = g->ncol = 0;
+    g->cap = 0;
 }
 
 int lanes_grp_make(struct lanes_grp *g, const struct lanes_grp_ctx *c, const int *given, int rows,
                    struct pt_error *err) {
-    lanes_grp_free(g);
+    lanegroups_free(&g->g);   /* the distributions' buffers and the busy shares stay */
+    g->nbins = 0;
     int *keys = malloc((size_t)(c->nlanes > 0 ? c->nlanes : 1) * sizeof *keys);
     if (!keys) return pt_errorf(err, "out of memory");
     if (rows < 1) rows = 1;
@@ -35,21 +49,99 @@ int lanes_grp_make(struct lanes_grp *g, const struct lanes_grp_ctx *c, const int
     return rc;
 }
 
+const struct lanebusy *lanes_grp_index(struct lanes_grp *g, const struct trace_run *run, int32_t step,
+                                       struct pt_error *err) {
+    if (g->idx.run == run && g->idx.step == step && run) return &g->idx;
+    if (!run) return NULL;
+    int had = g->idx.nranks;
+    g->busy_ok = 0;
+    struct lanebusy t = g->prev;   /* the step shown until now is kept: ( and ) back to it cost no walk */
+    g->prev = g->idx;
+    g->idx = t;
+    if ((g->idx.run != run || g->idx.step != step) && lanebusy_build(&g->idx, run, step, err) != 0) {
+        lanes_grp_drop(g);
+        return NULL;
+    }
+    if (!g->stamp || g->idx.nranks != had) {
+        free(g->busy);
+        free(g->stamp);
+        g->busy = NULL;
+        g->busy_nbins = 0;
+        g->stamp = calloc((size_t)(g->idx.nranks ? g->idx.nranks : 1), sizeof *g->stamp);
+        g->gen = 1;
+        if (!g->stamp) {
+            lanes_grp_drop(g);
+            pt_errorf(err, "out of memory");
+            return NULL;
+        }
+    }
+    return &g->idx;
+}
+
+/* The busy shares of the window's nbins columns: kept while the step,
+ * clock and window stay (a regroup, a drill and back reuse them), each
+ * rank's row made when a group first needs it. */
+static int busy_rows(struct lanes_grp *g, const struct lanes_grp_ctx *c, int nbins, struct pt_error *err) {
+    const struct lanebusy *lb = lanes_grp_index(g, c->run, c->step, err);
+    if (!lb) return -1;
+    if (g->busy && g->busy_ok && g->busy_nbins == nbins && g->busy_align == (int)c->align && g->busy_w0 == c->w0 &&
+        g->busy_w1 == c->w1)
+        return 0;
+    if (g->busy_nbins != nbins || !g->busy) {
+        free(g->busy);
+        g->busy = malloc((size_t)(lb->nranks ? lb->nranks : 1) * (size_t)nbins * sizeof *g->busy);
+        g->busy_nbins = 0;
+        if (!g->busy) return pt_errorf(err, "out of memory");
+    }
+    g->busy_nbins = nbins;
+    g->busy_ok = 1;
+    g->busy_align = (int)c->align;
+    g->busy_w0 = c->w0;
+    g->busy_w1 = c->w1;
+    if (++g->gen == 0) {   /* wrapped: every row old */
+        memset(g->stamp, 0, (size_t)lb->nranks * sizeof *g->stamp);
+        g->gen = 1;
+    }
+    return 0;
+}
+
 int lanes_grp_dist(struct lanes_grp *g, const struct lanes_grp_ctx *c, int nbins, struct pt_error *err) {
     size_t n = (size_t)(g->g.ngroups ? g->g.ngroups : 1) * (size_t)nbins;
-    free(g->med);
-    free(g->worst);
-    free(g->wrank);
-    g->med = malloc(n * sizeof *g->med);
-    g->worst = malloc(n * sizeof *g->worst);
-    g->wrank = malloc(n * sizeof *g->wrank);
     g->nbins = 0;
-    if (!g->med || !g->worst || !g->wrank) return pt_errorf(err, "out of memory");
+    if (busy_rows(g, c, nbins, err) != 0) return -1;
+    if (n > g->cap) {
+        free(g->med);
+        free(g->worst);
+        free(g->wrank);
+        g->med = malloc(n * sizeof *g->med);
+        g->worst = malloc(n * sizeof *g->worst);
+        g->wrank = malloc(n * sizeof *g->wrank);
+        g->cap = 0;
+        if (!g->med || !g->worst || !g->wrank) return pt_errorf(err, "out of memory");
+        g->cap = n;
+    }
+    int most = 1;
+    for (int k = 0; k < g->g.ngroups; k++)
+        if (g->g.start[k + 1] - g->g.start[k] > most) most = g->g.start[k + 1] - g->g.start[k];
+    if (most > g->ncol) {
+        free(g->colbuf);
+        g->ncol = 0;
+        if (!(g->colbuf = malloc((size_t)most * sizeof *g->colbuf))) return pt_errorf(err, "out of memory");
+        g->ncol = most;
+    }
+    for (int m = 0; m < g->g.start[g->g.ngroups]; m++) {
+        int ri = g->g.members[m];
+        if (ri < 0 || ri >= g->idx.nranks || g->stamp[ri] == g->gen) continue;
+        lanebusy_slices(&g->idx, ri, c->align, c->w0, c->w1, nbins, g->busy + (size_t)ri * (size_t)nbins);
+        g->stamp[ri] = g->gen;
+    }
     for (int k = 0; k < g->g.ngroups; k++) {
         size_t o = (size_t)k * (size_t)nbins;
-        if (lanegroup_dist(c->run, g->g.members + g->g.start[k], g->g.start[k + 1] - g->g.start[k], c->step, c->align,
-                           c->w0, c->w1, nbins, g->med + o, g->worst + o, g->wrank + o, err) != 0)
-            return -1;
+        const int *mem = g->g.members + g->g.start[k];
+        int cnt = g->g.start[k + 1] - g->g.start[k];
+        for (int i = 0; i < cnt; i++)
+            if (mem[i] < 0 || mem[i] >= g->idx.nranks) return pt_errorf(err, "lane %d is no rank of the run", mem[i]);
+        lanegroup_dist_busy(g->busy, nbins, mem, cnt, g->med + o, g->worst + o, g->wrank + o, g->colbuf);
     }
     g->nbins = nbins;
     return 0;

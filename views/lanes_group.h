@@ -7,6 +7,7 @@
 #ifndef PT_VIEWS_LANES_GROUP_H
 #define PT_VIEWS_LANES_GROUP_H
 
+#include "model/trace/lanebusy.h"
 #include "model/trace/lanegroup.h"
 #include "views/view.h"
 
@@ -18,6 +19,17 @@ struct lanes_grp {
     int *wrank;
     int nbins;
     int cur, top, col;       /* group cursor, first group shown, time column cursor */
+    /* kept between frames, so that a key redoes only what it changed: */
+    struct lanebusy idx;     /* the step's busy index (idx.run NULL: none) */
+    struct lanebusy prev;    /* the step's shown before (its buffers made again for the next one) */
+    float *busy;             /* idx.nranks x busy_nbins: each rank's busy share per column */
+    unsigned *stamp;         /* [idx.nranks]: a rank's row is made when its stamp is gen */
+    unsigned gen;
+    int busy_nbins, busy_align, busy_ok;
+    int64_t busy_w0, busy_w1;
+    size_t cap;              /* of med, worst, wrank */
+    float *colbuf;           /* a group's shares of one column (the median's buffer) */
+    int ncol;
 };
 
 /* What the groups are made of: the lane view's window. */
@@ -37,6 +49,12 @@ int lanes_grp_make(struct lanes_grp *g, const struct lanes_grp_ctx *c, const int
                    struct pt_error *err);
 /* The distributions for nbins columns.  0, or -1 (err). */
 int lanes_grp_dist(struct lanes_grp *g, const struct lanes_grp_ctx *c, int nbins, struct pt_error *err);
+/* The busy index of the step (made when the run or step changed); NULL
+ * (err) without memory. */
+const struct lanebusy *lanes_grp_index(struct lanes_grp *g, const struct trace_run *run, int32_t step,
+                                       struct pt_error *err);
+/* Forgets what was kept for the run (it is going away). */
+void lanes_grp_drop(struct lanes_grp *g);
 /* "stage 2 (256 ranks)", "pipeline 5 (4 ranks)", "ranks 0-31". */
 char *lanes_grp_label(const struct lanes_grp *g, const struct trace_run *run, int gi, char *buf, size_t n);
 /* Group gi's row: its slices from column 0 at (y, x), the cursor column

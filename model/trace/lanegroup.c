@@ -2,7 +2,6 @@
 #include "model/trace/lanegroup.h"
 #include "model/trace/tpatterns.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +52,25 @@ int lanegroup_from_keys(const int *lanes, const int *keys, int nlanes, struct la
     return 0;
 }
 
+/* A rank's place in a pipeline group: the group's number and the rank's position in it. */
+struct rk { int32_t rank; int order, pg, pos; };
+static int cmp_rk(const void *a, const void *b) {
+    const struct rk *x = a, *y = b;
+    if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Rank r's key by a scan of the pipeline groups, -1 in none. */
+static int scan_key(const struct trace_run *run, int32_t r, enum lanegroup_by by) {
+    for (int g = 0, pg = 0; g < run->ngroups; g++) {
+        if (run->groups[g].dim != TPAT_DIM_PP) continue;
+        for (int m = 0; m < run->groups[g].nranks; m++)
+            if (run->groups[g].ranks[m] == r) return by == LANEGROUP_STAGE ? m : pg;
+        pg++;
+    }
+    return -1;
+}
+
 int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, enum lanegroup_by by, int block,
                    int *keys) {
     if (by == LANEGROUP_BLOCK || by == LANEGROUP_OFF) {
@@ -60,41 +78,48 @@ int lanegroup_keys(const struct trace_run *run, const int *lanes, int nlanes, en
         for (int i = 0; i < nlanes; i++) keys[i] = by == LANEGROUP_OFF ? i : i / block;
         return 0;
     }
+    /* every member of every pipeline group, by rank (then the groups' order:
+     * a rank's first group is its own), each lane's rank searched there */
+    size_t n = 0;
+    for (int g = 0; g < run->ngroups; g++)
+        if (run->groups[g].dim == TPAT_DIM_PP) n += (size_t)run->groups[g].nranks;
+    struct rk *v = malloc((n ? n : 1) * sizeof *v);
     int found = 0;
+    if (!v) {   /* no memory: each lane's groups scanned */
+        for (int i = 0; i < nlanes; i++) {
+            keys[i] = lanes[i] < 0 || lanes[i] >= run->nranks ? -1 : scan_key(run, run->ranks[lanes[i]].rank, by);
+            found |= keys[i] >= 0;
+        }
+        return found ? 0 : -1;
+    }
+    n = 0;
+    for (int g = 0, pg = 0; g < run->ngroups; g++) {
+        if (run->groups[g].dim != TPAT_DIM_PP) continue;
+        for (int m = 0; m < run->groups[g].nranks; m++, n++) v[n] = (struct rk){run->groups[g].ranks[m], (int)n, pg, m};
+        pg++;
+    }
+    qsort(v, n, sizeof *v, cmp_rk);
     for (int i = 0; i < nlanes; i++) {
         keys[i] = -1;
         if (lanes[i] < 0 || lanes[i] >= run->nranks) continue;
         int32_t r = run->ranks[lanes[i]].rank;
-        for (int g = 0, pg = 0; g < run->ngroups && keys[i] < 0; g++) {
-            if (run->groups[g].dim != TPAT_DIM_PP) continue;
-            for (int m = 0; m < run->groups[g].nranks; m++)
-                if (run->groups[g].ranks[m] == r) {
-                    keys[i] = by == LANEGROUP_STAGE ? m : pg;
-                    found = 1;
-                    break;
-                }
-            pg++;
+        size_t lo = 0, hi = n;   /* the first entry of rank r */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v[mid].rank < r) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < n && v[lo].rank == r) {
+            keys[i] = by == LANEGROUP_STAGE ? v[lo].pos : v[lo].pg;
+            found = 1;
         }
     }
+    free(v);
     return found ? 0 : -1;
-}
-
-/* Adds [a, b) to the slices of the window [t0, t0 + nbins * w). */
-static void add_busy(float *acc, int nbins, int64_t t0, double w, int64_t a, int64_t b) {
-    double x0 = (double)(a - t0) / w, x1 = (double)(b - t0) / w;
-    if (x1 <= 0 || x0 >= nbins || x1 <= x0) return;
-    if (x0 < 0) x0 = 0;
-    if (x1 > nbins) x1 = nbins;
-    int i0 = (int)x0, i1 = (int)ceil(x1);
-    for (int i = i0; i < i1 && i < nbins; i++) {
-        double lo = x0 > i ? x0 : i, hi = x1 < i + 1 ? x1 : i + 1;
-        if (hi > lo) acc[i] += (float)(hi - lo);
-    }
 }
 
 int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes_align align, int64_t t0, int64_t t1,
                    int nbins, float *out, struct pt_error *err) {
-    (void)err;
     if (nbins < 1) return 0;
     for (int i = 0; i < nbins; i++) out[i] = 0;
     if (t1 <= t0 || ri < 0 || ri >= run->nranks) return 0;
@@ -103,7 +128,8 @@ int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes
     int64_t s0, s1;
     if (!lanes_rank_span(r, step, &s0, &s1, &st)) return 0;
     int64_t off = align == LANES_STEP ? s0 : 0;
-    double w = (double)(t1 - t0) / nbins;
+    double w = (double)(t1 - t0) / nbins, *acc = calloc((size_t)nbins, sizeof *acc);
+    if (!acc) return pt_errorf(err, "out of memory");
     int64_t u0 = 0, u1 = 0;   /* the union's current interval */
     int open = 0;
     for (size_t i = st->first; i < st->first + st->nsegs && i < r->nsegs; i++) {
@@ -113,12 +139,13 @@ int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes
             if (b > u1) u1 = b;
             continue;
         }
-        if (open) add_busy(out, nbins, t0, w, u0 - off, u1 - off);
+        if (open) lanes_spread(acc, 1, nbins, t0, w, u0 - off, u1 - off);
         if (a - off >= t1) { open = 0; break; }
         u0 = a, u1 = b, open = 1;
     }
-    if (open) add_busy(out, nbins, t0, w, u0 - off, u1 - off);
-    for (int i = 0; i < nbins; i++) out[i] = out[i] > 1 ? 1 : out[i];
+    if (open) lanes_spread(acc, 1, nbins, t0, w, u0 - off, u1 - off);
+    for (int i = 0; i < nbins; i++) out[i] = acc[i] > 1 ? 1 : (float)acc[i];
+    free(acc);
     return 0;
 }
 
@@ -144,22 +171,14 @@ static float kth(float *v, int n, int k) {
     return v[k];
 }
 
-int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32_t step, enum lanes_align align,
-                   int64_t t0, int64_t t1, int nbins, float *med, float *worst, int *wrank, struct pt_error *err) {
-    if (nbins < 1) return 0;
+void lanegroup_dist_busy(const float *busy, int nbins, const int *rows, int n, float *med, float *worst, int *wrank,
+                         float *col) {
     for (int i = 0; i < nbins; i++) med[i] = worst[i] = 0, wrank[i] = -1;
-    if (n < 1) return 0;
-    float *b = malloc((size_t)n * (size_t)nbins * sizeof *b), *col = malloc((size_t)n * sizeof *col);
-    if (!b || !col) {
-        free(b);
-        free(col);
-        return pt_errorf(err, "out of memory");
-    }
-    for (int k = 0; k < n; k++) lanegroup_busy(run, members[k], step, align, t0, t1, nbins, b + (size_t)k * nbins, err);
+    if (n < 1) return;
     for (int i = 0; i < nbins; i++) {
         int wk = 0;
         for (int k = 0; k < n; k++) {
-            col[k] = b[(size_t)k * nbins + i];
+            col[k] = busy[(size_t)(rows ? rows[k] : k) * (size_t)nbins + (size_t)i];
             if (col[k] < col[wk]) wk = k;
         }
         worst[i] = col[wk];
@@ -173,7 +192,24 @@ int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32
             med[i] = (lo + hi) / 2;
         }
     }
+}
+
+int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32_t step, enum lanes_align align,
+                   int64_t t0, int64_t t1, int nbins, float *med, float *worst, int *wrank, struct pt_error *err) {
+    if (nbins < 1) return 0;
+    for (int i = 0; i < nbins; i++) med[i] = worst[i] = 0, wrank[i] = -1;
+    if (n < 1) return 0;
+    float *b = malloc((size_t)n * (size_t)nbins * sizeof *b), *col = malloc((size_t)n * sizeof *col);
+    if (!b || !col) {
+        free(b);
+        free(col);
+        return pt_errorf(err, "out of memory");
+    }
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++)
+        rc = lanegroup_busy(run, members[k], step, align, t0, t1, nbins, b + (size_t)k * nbins, err);
+    if (rc == 0) lanegroup_dist_busy(b, nbins, NULL, n, med, worst, wrank, col);
     free(b);
     free(col);
-    return 0;
+    return rc;
 }

@@ -64,4 +64,9 @@ int lanegroup_busy(const struct trace_run *run, int ri, int32_t step, enum lanes
 int lanegroup_dist(const struct trace_run *run, const int *members, int n, int32_t step, enum lanes_align align,
                    int64_t t0, int64_t t1, int nbins, float *med, float *worst, int *wrank, struct pt_error *err);
 
+/* lanegroup_dist from the members' busy shares already made: member k's
+ * are busy[rows[k] * nbins ..] (rows NULL: row k), col a buffer of n. */
+void lanegroup_dist_busy(const float *busy, int nbins, const int *rows, int n, float *med, float *worst, int *wrank,
+                         float *col);
+
 #endif

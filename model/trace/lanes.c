@@ -10,21 +10,14 @@ static int64_t seg_end(const struct trace_seg *g) { return g->start_ns + (g->dur
 
 /* The rank's step N, by a search of its steps (ascending start, so not
  * necessarily ascending N: a scan). */
-static const struct trace_step *find_step(const struct trace_rank *r, int32_t step) {
+const struct trace_step *lanes_step_of(const struct trace_rank *r, int32_t step) {
     for (int i = 0; i < r->nsteps; i++)
         if (r->steps[i].step == step) return &r->steps[i];
     return NULL;
 }
 
-int lanes_rank_span(const struct trace_rank *r, int32_t step, int64_t *t0, int64_t *t1, const struct trace_step **st) {
-    const struct trace_step *s = find_step(r, step);
-    if (st) *st = s;
-    if (!s) return 0;
-    int64_t start = s->start_ns, end = s->end_ns;
-    for (size_t i = s->first; i < s->first + s->nsegs && i < r->nsegs; i++) {
-        int64_t e = seg_end(&r->segs[i]);
-        if (e > end) end = e;
-    }
+void lanes_step_span(const struct trace_rank *r, const struct trace_step *s, int64_t kend, int64_t *t0, int64_t *t1) {
+    int64_t start = s->start_ns, end = kend > s->end_ns ? kend : s->end_ns;
     /* The device's step begins at its first kernel; what came before it
      * since the CPU entered the step (a pipeline stage waiting for its
      * first input) is idle of this step too, unless the previous step's
@@ -40,6 +33,18 @@ int lanes_rank_span(const struct trace_rank *r, int32_t step, int64_t *t0, int64
     }
     *t0 = start;
     *t1 = end > start ? end : start;
+}
+
+int lanes_rank_span(const struct trace_rank *r, int32_t step, int64_t *t0, int64_t *t1, const struct trace_step **st) {
+    const struct trace_step *s = lanes_step_of(r, step);
+    if (st) *st = s;
+    if (!s) return 0;
+    int64_t end = s->end_ns;
+    for (size_t i = s->first; i < s->first + s->nsegs && i < r->nsegs; i++) {
+        int64_t e = seg_end(&r->segs[i]);
+        if (e > end) end = e;
+    }
+    lanes_step_span(r, s, end, t0, t1);
     return 1;
 }
 
@@ -64,8 +69,7 @@ int lanes_span(const struct trace_run *run, const int *lanes, int nlanes, int32_
     return found;
 }
 
-/* Adds [a, b) of kind k to the bins of the window [t0, t0 + nbins * w). */
-static void add_span(double *acc, int nbins, int64_t t0, double w, int64_t a, int64_t b, int k) {
+void lanes_spread(double *acc, size_t stride, int nbins, int64_t t0, double w, int64_t a, int64_t b) {
     double x0 = (double)(a - t0) / w, x1 = (double)(b - t0) / w;
     if (x1 <= 0 || x0 >= nbins || x1 <= x0) return;
     if (x0 < 0) x0 = 0;
@@ -73,7 +77,7 @@ static void add_span(double *acc, int nbins, int64_t t0, double w, int64_t a, in
     int i0 = (int)x0, i1 = (int)ceil(x1);
     for (int i = i0; i < i1 && i < nbins; i++) {
         double lo = x0 > i ? x0 : i, hi = x1 < i + 1 ? x1 : i + 1;
-        if (hi > lo) acc[(size_t)i * LANE_NKINDS + (size_t)k] += hi - lo;
+        if (hi > lo) acc[(size_t)i * stride] += hi - lo;
     }
 }
 
@@ -90,18 +94,18 @@ int lanes_bin(const struct trace_run *run, int ri, int32_t step, enum lanes_alig
     if (!acc) return pt_errorf(err, "out of memory");
     int64_t off = align == LANES_STEP ? s0 : 0;   /* the lane's times on the window's clock */
     double w = (double)(t1 - t0) / nbins;
-    add_span(acc, nbins, t0, w, t0, s0 - off, LANE_NONE);
-    add_span(acc, nbins, t0, w, s1 - off, t1, LANE_NONE);
+    lanes_spread(acc + LANE_NONE, LANE_NKINDS, nbins, t0, w, t0, s0 - off);
+    lanes_spread(acc + LANE_NONE, LANE_NKINDS, nbins, t0, w, s1 - off, t1);
     int64_t cover = s0;   /* the union of kernels so far ends here: the rest is idle */
     for (size_t i = st->first; i < st->first + st->nsegs && i < r->nsegs; i++) {
         const struct trace_seg *g = &r->segs[i];
         int64_t a = g->start_ns, b = a + (g->dur_ns > 0 ? g->dur_ns : 0);
-        if (a > cover) add_span(acc, nbins, t0, w, cover - off, a - off, TRACE_IDLE);
+        if (a > cover) lanes_spread(acc + TRACE_IDLE, LANE_NKINDS, nbins, t0, w, cover - off, a - off);
         if (b > cover) cover = b;
         if (a - off >= t1) continue;   /* still sweeping for the idle runs */
-        add_span(acc, nbins, t0, w, a - off, b - off, g->cat < TRACE_IDLE ? g->cat : TRACE_COMPUTE);
+        lanes_spread(acc + (g->cat < TRACE_IDLE ? g->cat : TRACE_COMPUTE), LANE_NKINDS, nbins, t0, w, a - off, b - off);
     }
-    if (s1 > cover) add_span(acc, nbins, t0, w, cover - off, s1 - off, TRACE_IDLE);
+    if (s1 > cover) lanes_spread(acc + TRACE_IDLE, LANE_NKINDS, nbins, t0, w, cover - off, s1 - off);
     static const int prefer[LANE_NKINDS] = {TRACE_COMM, TRACE_COMPUTE, TRACE_MEMORY, TRACE_IDLE, LANE_NONE};
     for (int i = 0; i < nbins; i++) {
         const double *c = &acc[(size_t)i * LANE_NKINDS];

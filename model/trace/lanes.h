@@ -35,6 +35,12 @@ enum lanes_align {
  * NULL), 0 when the rank has no step N. */
 int lanes_rank_span(const struct trace_rank *r, int32_t step, int64_t *t0, int64_t *t1, const struct trace_step **st);
 
+/* The rank's step N, NULL when it has none. */
+const struct trace_step *lanes_step_of(const struct trace_rank *r, int32_t step);
+/* lanes_rank_span of the rank's step s whose kernels end by kend at the
+ * latest (the caller walked them). */
+void lanes_step_span(const struct trace_rank *r, const struct trace_step *s, int64_t kend, int64_t *t0, int64_t *t1);
+
 /* The span of step N over the lanes (indexes into run->ranks): LANES_GLOBAL
  * the earliest start to the latest end, LANES_STEP 0 to the longest span.
  * 0 when no lane has the step (then *t0 = *t1 = 0). */
@@ -49,6 +55,10 @@ int lanes_span(const struct trace_run *run, const int *lanes, int nlanes, int32_
  * 0, or -1 (err) without memory; t1 <= t0 or nbins < 1 fill nothing. */
 int lanes_bin(const struct trace_run *run, int ri, int32_t step, enum lanes_align align, int64_t t0, int64_t t1,
               int nbins, uint8_t *out, struct pt_error *err);
+
+/* Adds [a, b) to the slices of the window [t0, t0 + nbins * w) it meets,
+ * each slice its part in slice widths: slice i is acc[i * stride]. */
+void lanes_spread(double *acc, size_t stride, int nbins, int64_t t0, double w, int64_t a, int64_t b);
 
 /* One thing on a lane: a kernel, or an idle gap between kernels. */
 struct lane_item {

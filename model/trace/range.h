@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "model/err.h"
+#include "model/trace/lanebusy.h"
 #include "model/trace/lanes.h"
 #include "model/trace/trace.h"
 
@@ -27,5 +28,10 @@ struct range_agg {
  * rank indexes) at step N into *out. */
 void range_of(const struct trace_run *run, const int *lanes, int nlanes, int32_t step, enum lanes_align align,
               int64_t t0, int64_t t1, struct range_agg *out);
+
+/* range_of at the step of lb, the ranks' spans taken from it (no walk of
+ * their kernels for them). */
+void range_of_index(const struct lanebusy *lb, const int *lanes, int nlanes, enum lanes_align align, int64_t t0,
+                    int64_t t1, struct range_agg *out);
 
 #endif

@@ -550,6 +550,7 @@ static void release(struct app *a) {
     a->session.ds = NULL;
     loader_bench_free(&a->session);   /* the benchmark run (curves or trend data) */
     loader_caches_free(&a->session);   /* after the load thread is joined */
+    loader_patterns_free(&a->session);
     graphs_free(&a->session);   /* first: its threads read the paths until joined */
     for (int i = 0; i < 2; i++) free(a->session.paths[i]);
     free(a->session.parallel_arg);
@@ -741,7 +742,7 @@ int app_run(int argc, char **argv, const struct app_snap *snap) {
     if (!s->demo && s->npaths == 0) { app_args_usage_error("%s", "give a PATH, PROBLEM BENCH or --demo"); release(a); return EXIT_USAGE; }
     a->session.mode = a->session.npaths == 2 ? SESSION_MODE_COMPARE
             : a->session.npaths == 1 && util_ends_with(a->session.paths[0], ".vis.db") ? SESSION_MODE_VISDB : SESSION_MODE_TREND;
-    if (loader_bench(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
+    if (loader_bench(s, &err) < 0 || loader_patterns(s, &err) < 0) { fprintf(stderr, "probetop: %s\n", CMD_ESC(err.msg)); release(a); return EXIT_USAGE; }
 
     if (!snap && no_terminal(a) < 0) { release(a); return EXIT_USAGE; }
     if (snap) { uo.rows = snap->rows; uo.cols = snap->cols; uo.no_mouse = 1; }

@@ -23,6 +23,7 @@ const char app_options_help[] =
     "  --micro_step B    true/false: global micro steps (default true, as msProbe; - or _ alike)\n"
     "  --mapping FILE    name replacements, as data2db --mapping\n"
     "  --pattern N=RE    a training log's series N: lines RE matches, (?<step>)(?<value>)\n"
+    "  --patterns FILE   profiler traces: classification patterns, as trace --patterns\n"
     "  --dump DIR        training curves: the run's dump root, where Enter opens the step to dump\n"
     "  --db NAME         which .trend.db of a folder to open\n"
     "  --threads N       loader threads (default: one per core)\n"
@@ -113,6 +114,9 @@ int app_args_parse(struct app *a, struct ui_opts *uo, int argc, char **argv, int
             }
             continue;
         }
+        v = opt_value(argc, argv, &i, "--patterns", &matched, &bad);
+        if (bad) return -1;
+        if (matched) { a->session.trace_patterns_file = v; continue; }
         v = opt_value(argc, argv, &i, "--dump", &matched, &bad);
         if (bad) return -1;
         if (matched) { a->session.curves_dump = v; continue; }

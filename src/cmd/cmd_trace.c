@@ -22,6 +22,7 @@
 #include "src/cmd/trace_phases_out.h"
 #include "src/cmd/trace_range_out.h"
 #include "src/cmd/trace_shard.h"
+#include "src/io/trace/tpatterns_file.h"
 #include <unistd.h>
 
 enum tr_format { TR_TEXT, TR_CSV, TR_JSON };
@@ -227,20 +228,6 @@ static int str_opt(int argc, char **argv, int *i, const char *name, const char *
     return 1;
 }
 
-/* --patterns FILE: the defaults with the file's keys instead; NULL with err. */
-static struct tpatterns *trace_patterns_load(const char *path, struct pt_error *err) {
-    char *text = NULL;
-    size_t len = 0;
-    if (json_read_file(path, (size_t)1 << 20, &text, &len, err)) return NULL;
-    struct tpatterns *p = tpatterns_new(err);
-    if (p && tpatterns_parse(p, text, len, path, err)) {
-        tpatterns_free(p);
-        p = NULL;
-    }
-    free(text);
-    return p;
-}
-
 /* --from US, --to US, --step N at argv[*i]: 1 taken, 0 not these, -1 a usage error (said). */
 static int range_opt(int argc, char **argv, int *i, double *rng, int *has_rng, int32_t *rstep, int *has_step) {
     static const char *const ropt[] = {"--from", "--to", "--step"};
@@ -406,7 +393,7 @@ static int run(int argc, char **argv) {
     struct tpatterns *pat = NULL;
     struct trace_kernels_csv kc;
     struct pt_error e;
-    if (patterns && !(pat = trace_patterns_load(patterns, &e))) {
+    if (patterns && !(pat = tpatterns_file_read(patterns, &e))) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);
         return EXIT_USAGE;
     }

@@ -15,6 +15,7 @@
 #include "src/io/curves/curves_cache.h"
 #include "src/io/dump/dump_cache.h"
 #include "src/io/monitor/mon_cache.h"
+#include "src/io/trace/tpatterns_file.h"
 
 static void on_progress(void *ctx, size_t files_done, size_t files_total, uint64_t bytes_done, uint64_t bytes_total) {
     struct loader *l = ctx;
@@ -272,4 +273,17 @@ void loader_bench_free(struct session *a) {
     trendpair_free(a);
     dataset_free(a->bench_ds);
     a->bench_ds = NULL;
+}
+
+int loader_patterns(struct session *a, struct pt_error *err) {
+    if (!a->trace_patterns_file) return 0;
+    tpatterns_free(a->trace_patterns);
+    a->lopts.trace_patterns = a->trace_patterns = tpatterns_file_read(a->trace_patterns_file, err);
+    return a->trace_patterns ? 0 : -1;
+}
+
+void loader_patterns_free(struct session *a) {
+    tpatterns_free(a->trace_patterns);
+    a->trace_patterns = NULL;
+    a->lopts.trace_patterns = NULL;
 }

@@ -68,5 +68,12 @@ int loader_curves_pair(const struct session *a);
 int loader_bench(struct session *a, struct pt_error *err);
 /* Frees what loader_bench loaded (a->bench_ds, the pair). */
 void loader_bench_free(struct session *a);
+/* --patterns FILE: the trace patterns file read (src/io/trace/tpatterns_file.h)
+ * into a->trace_patterns, which every load of the session then classifies
+ * kernels and annotations with (a->lopts).  0 (also without the option),
+ * or -1 with err ("FILE:LINE: ..." for a bad line): before any load. */
+int loader_patterns(struct session *a, struct pt_error *err);
+/* Frees them; after the load thread is joined. */
+void loader_patterns_free(struct session *a);
 
 #endif

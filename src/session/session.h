@@ -168,6 +168,8 @@ struct session {
                                   pane's step to dump is looked for and opened: --dump DIR (points
                                   into argv) or `probetop LOG DUMPDIR` (paths[1], npaths then 1);
                                   NULL none */
+    const char *trace_patterns_file;   /* --patterns FILE (points into argv), NULL none */
+    struct tpatterns *trace_patterns;  /* owned: read from it (src/session/loader.h: loader_patterns); lopts points to it */
     struct load_opts lopts;
     struct loader load;
     struct mon_cache *mon_cache;  /* owned (src/io/monitor/mon_cache.h): a monitor tree's parsed files, kept

@@ -12,6 +12,8 @@
 #include "screen/vt.h"
 #include "screen/vt_check.h"
 
+#include <sys/wait.h>
+
 #define CHECKV(vt, cond) do { int ok_ = (cond); CHECK(ok_); if (!ok_) vt_dump((vt), stderr); } while (0)
 
 static const char *src_path(const char *rel) {
@@ -215,6 +217,54 @@ static void lanes_80x24(void) {
     pt_vt_quit(&vt);
 }
 
+/* --patterns FILE (probetop-formats(5), TRACE PATTERNS) classifies what
+ * the panes show.  With the GEMMs put among the communication kernels,
+ * rank 0's first kernel (compute (forward) above) is communication, and
+ * by probetop-rules(7) (a communication kernel in a forward pass without a
+ * process group, its name not name_ep's) tp_comm; its cells turn blue.  A
+ * file with a bad line is refused before the screen opens, with the file
+ * and the line, as probetop trace refuses it. */
+static void lanes_patterns(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = gen("lpat", "--ranks 8 --pp 4 --steps 3 --straggler 5:2");
+    if (!dir) SKIP("python absent");
+    if (!reads_traces(dir)) SKIP("this build reads no profiler traces (probetop info fails on them)");
+    char pat[1300], bad[1300];
+    snprintf(pat, sizeof pat, "%s/../gemm.pat", dir);
+    snprintf(bad, sizeof bad, "%s/../bad.pat", dir);
+    CHECK_INT(pt_write(pat, "# the GEMMs as communication\ncommunication = ^sm80_xmma_gemm|^(nccl|hccl)\n"), 0);
+    CHECK_INT(pt_write(bad, "# ok\nforward = fwd\nrecompute = [oops\n"), 0);
+    struct vt vt;
+    const char *args[] = {dir, "--parallel", "W=8 L=8 TP=1 PP=4", "--patterns", pat, NULL};
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "Lanes  step 1 (1/3)", NULL, NULL));
+    CHECKV(&vt, legend_colours(&vt) == 0);
+    int sr = vt_status_row(&vt), c0 = bar_col(&vt);
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "rank 0 (p0t0d0)  step 1  idle  start +0 ns  dur 20.000 us"));
+    vt_send(&vt, "l");
+    VT_WAIT(&vt, strstr(vt_row_text(&vt, sr), "rank 0 (p0t0d0)  step 1  communication (tp_comm)  start +20.000 us  dur 400.000"));
+    CHECKV(&vt, !strncmp(vt_row_text(&vt, sr + 1), "sm80_xmma_gemm_f16f16_f32_fwd  stream 7", 39));
+    struct vt_cell x;
+    vt_cell(&vt, LANE0, c0, &x);
+    CHECKV(&vt, vt_cell_paper(&x) == BLUE);   /* green without the file */
+    CHECKV(&vt, cells_in(&vt, LANE0, c0, GREEN) < 3);
+    vt_send(&vt, "q");
+    int st = -1;
+    CHECKV(&vt, vt_wait_exit(&vt, 10000, &st) == 0);
+    vt_close(&vt);
+    /* the bad file: refused, the terminal never taken */
+    const char *bargs[] = {dir, "--patterns", bad, NULL};
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, bargs, NULL), 0);
+    st = -1;
+    CHECK_INT(vt_wait_exit(&vt, 0, &st), 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    CHECKV(&vt, vt_has(&vt, "bad.pat:3: recompute: the regex does not compile"));
+    CHECKV(&vt, vt_mode(&vt, 1049) != 1);
+    vt_close(&vt);
+}
+
 static void lanes_200x60(void) {
     if (!vt_bin()) SKIP("PT_BIN unset");
     const char *dir = gen_with("tests/gen_trace.py", "l64", "--ranks 64 --pp 8 --steps 2 --straggler 37");
@@ -380,6 +430,7 @@ static void no_timeline(void) {
 
 int main(void) {
     RUN(lanes_80x24);
+    RUN(lanes_patterns);
     RUN(lanes_200x60);
     RUN(lanes_pg_config);
     RUN(fixture);

@@ -7,7 +7,9 @@
 #include "pt_trace.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "model/trace/lanebusy.h"
 #include "model/trace/lanegroup.h"
 #include "model/trace/range.h"
 #include "model/trace/tpatterns.h"
@@ -110,6 +112,75 @@ static void busy_and_dist(void) {
     CHECK_NEAR(med[3], 0.0, 1e-6);
 }
 
+/* The step's busy index gives lanegroup_busy's shares (checked by hand
+ * above) without the kernels: every rank, both clocks, windows that cut
+ * intervals, reach past the span or hold none of it. */
+static void index_equals_walk(const struct trace_run *r, int32_t step) {
+    struct lanebusy lb;
+    struct pt_error err;
+    memset(&lb, 0, sizeof lb);
+    CHECK_INT(lanebusy_build(&lb, r, step, &err), 0);
+    CHECK_INT(lb.nranks, r->nranks);
+    for (int ri = 0; ri < r->nranks; ri++) {
+        int64_t s0, s1, i0, i1;
+        int has = lanes_rank_span(&r->ranks[ri], step, &s0, &s1, NULL);
+        CHECK_INT(lanebusy_rank_span(&lb, ri, &i0, &i1), has);
+        if (has) {
+            CHECK_INT(i0, s0);
+            CHECK_INT(i1, s1);
+        }
+        int64_t len = has ? s1 - s0 : 1000;
+        for (int align = 0; align < 2; align++)
+            for (int wi = 0; wi < 6; wi++) {
+                int64_t base = align == LANES_STEP || !has ? 0 : s0;
+                int64_t t0 = base + (wi - 1) * len / 4, t1 = t0 + len / (1 + wi % 3) + 7;
+                int nb = 1 + wi * 17;
+                float want[200], got[200];
+                CHECK_INT(lanegroup_busy(r, ri, step, (enum lanes_align)align, t0, t1, nb, want, &err), 0);
+                lanebusy_slices(&lb, ri, (enum lanes_align)align, t0, t1, nb, got);
+                for (int i = 0; i < nb; i++) CHECK_NEAR(got[i], want[i], 1e-4);
+            }
+    }
+    int lanes[64], n = r->nranks < 64 ? r->nranks : 64;
+    for (int i = 0; i < n; i++) lanes[i] = i;
+    int64_t a0, a1, b0, b1;
+    for (int align = 0; align < 2; align++) {
+        CHECK_INT(lanebusy_span(&lb, lanes, n, (enum lanes_align)align, &a0, &a1),
+                  lanes_span(r, lanes, n, step, (enum lanes_align)align, &b0, &b1));
+        CHECK_INT(a0, b0);
+        CHECK_INT(a1, b1);
+    }
+    /* a range's figures with the spans from the index: range_of's */
+    for (int align = 0; align < 2; align++) {
+        struct range_agg w, g;
+        lanes_span(r, lanes, n, step, (enum lanes_align)align, &b0, &b1);
+        int64_t t0 = b0 + (b1 - b0) / 8, t1 = t0 + (b1 - b0) / 2;
+        range_of(r, lanes, n, step, (enum lanes_align)align, t0, t1, &w);
+        range_of_index(&lb, lanes, n, (enum lanes_align)align, t0, t1, &g);
+        CHECK(memcmp(&w, &g, sizeof w) == 0);
+        CHECK_INT(g.nranks, w.nranks);
+    }
+    lanebusy_free(&lb);
+}
+
+static void busy_index(void) {
+    index_equals_walk(&run, 1);
+    index_equals_walk(&run, 7);   /* no rank has it */
+    /* the distribution from rows made already: lanegroup_dist's figures */
+    float rows[3][4], med[4], worst[4], col[3];
+    int wr[4], pick[] = {2, 0, 1};
+    struct pt_error err;
+    for (int k = 0; k < 3; k++) CHECK_INT(lanegroup_busy(&run, k, 1, LANES_GLOBAL, 1000, 2000, 4, rows[k], &err), 0);
+    lanegroup_dist_busy(&rows[0][0], 4, pick, 2, med, worst, wr, col);   /* ranks 2 and 0: both busy alike */
+    CHECK_NEAR(med[2], 0.4, 1e-6);
+    CHECK_INT(wr[3], 0);
+    lanegroup_dist_busy(&rows[0][0], 4, NULL, 3, med, worst, wr, col);
+    CHECK_NEAR(med[0], 1.0, 1e-6);
+    CHECK_NEAR(med[2], 0.4, 1e-6);
+    CHECK_NEAR(worst[0], 0.0, 1e-6);
+    CHECK_INT(wr[0], 1);
+}
+
 static void range(void) {
     struct range_agg r;
     int lanes[] = {0, 1};
@@ -196,6 +267,8 @@ static void generated(void) {
     for (int c = 0; c < TRACE_IDLE; c++) CHECK_INT(a.cat_ns[c], want[c]);
     CHECK_INT(a.cat_ns[TRACE_IDLE], idle);
     CHECK(a.cat_ns[TRACE_COMM] > 0 && a.phase_ns[TRACE_PH_FORWARD][TRACE_COMPUTE] > 0);
+    index_equals_walk(r, step);
+    index_equals_walk(r, r->ranks[0].steps[r->ranks[0].nsteps - 1].step);
     dataset_free(ds);
 }
 
@@ -203,6 +276,7 @@ int main(void) {
     RUN(by_keys);
     RUN(by_pipeline);
     RUN(busy_and_dist);
+    RUN(busy_index);
     RUN(range);
     RUN(generated);
     PT_DONE();
