@@ -28,7 +28,7 @@ struct write_visdb {
     size_t nranks, nsteps, capranks, capsteps;
     struct write_visdb_comm *comm;
     size_t ncomm, capcomm;
-    struct write_visdb_buf b, in, out, link, sub;
+    struct write_visdb_buf b;
     /* the rows go into SQLite on a thread of their own, a graph at a time,
      * while the next pair is read and compared */
     pthread_t th;
@@ -36,6 +36,7 @@ struct write_visdb {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct vbatch *head, *tail, *cur;
+    struct vbatch *spare;   /* inserted batches kept for the next graph, with their memory */
     size_t queued;
     char dberr[512];
 };
@@ -74,6 +75,18 @@ static void col_text(struct write_visdb *w, struct vrec *r, int i, const char *s
     size_t len = n < 0 ? strlen(s) : (size_t)n;
     r->c[i - 1] = (struct vcol){VC_TEXT, (int64_t)t->n, (int64_t)len};
     write_visdb_text_add(t, s, len);
+    write_visdb_text_add(t, "", 0);
+    if (!t->oom) t->n++;   /* keep the NUL between texts */
+}
+/* A text column made in place at the end of the batch's text: col_open,
+ * then the text added to the returned buffer, then col_close. */
+static struct write_visdb_buf *col_open(struct write_visdb *w, struct vrec *r, int i) {
+    r->c[i - 1] = (struct vcol){VC_TEXT, (int64_t)w->cur->text.n, 0};
+    return &w->cur->text;
+}
+static void col_close(struct write_visdb *w, struct vrec *r, int i) {
+    struct write_visdb_buf *t = &w->cur->text;
+    r->c[i - 1].b = (int64_t)t->n - r->c[i - 1].a;
     write_visdb_text_add(t, "", 0);
     if (!t->oom) t->n++;   /* keep the NUL between texts */
 }
@@ -123,8 +136,14 @@ static void *db_thread(void *arg) {
         pthread_mutex_unlock(&w->mu);
         if (!b) break;
         int rc = fail_now ? 0 : vbatch_insert(w, b);
-        vbatch_free(b);
         pthread_mutex_lock(&w->mu);
+        /* kept for a later graph: its rows and text reused, not new pages
+         * faulted in again for each graph's tens of MB */
+        b->n = 0;
+        b->text.n = 0;
+        b->text.oom = 0;
+        b->next = w->spare;
+        w->spare = b;
         if (rc != 0) w->dbfail = 1;
         w->queued--;
         pthread_cond_broadcast(&w->cv);
@@ -358,7 +377,10 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
             if (t->recs[r].node >= 0) levels[r] = (uint8_t)write_visdb_links_level(t, (int)r);
     }
     if (!(stack_k = malloc((t->nstacks + 1) * sizeof *stack_k))) goto oom;
-    if (!(w->cur = calloc(1, sizeof *w->cur))) goto oom;
+    pthread_mutex_lock(&w->mu);
+    if ((w->cur = w->spare)) w->spare = w->cur->next;
+    pthread_mutex_unlock(&w->mu);
+    if (!w->cur && !(w->cur = calloc(1, sizeof *w->cur))) goto oom;
     for (size_t i = 0; i <= t->nstacks; i++) stack_k[i] = -1;
     int32_t nst = 0;
     for (size_t i = 0; i < t->norder; i++) {
@@ -379,17 +401,16 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         snprintf(id, sizeof id, "%d", nd->kind);
         col_text(w, st, 5, id, -1);
         col_text(w, st, 6, nd->parent >= 0 ? tree_id(t, nd->parent) : "", -1);
-        w->sub.n = 0;
+        struct write_visdb_buf *tx = col_open(w, st, 7);
         if (nd->first >= 0) {
-            write_visdb_text_add(&w->sub, "[", 1);
+            write_visdb_text_add(tx, "[", 1);
             for (int c = nd->first; c >= 0; c = t->nodes[c].next) {
-                write_visdb_text_json(&w->sub, tree_id(t, c));
-                if (t->nodes[c].next >= 0) write_visdb_text_add(&w->sub, ", ", 2);
+                write_visdb_text_json(tx, tree_id(t, c));
+                if (t->nodes[c].next >= 0) write_visdb_text_add(tx, ", ", 2);
             }
-            write_visdb_text_add(&w->sub, "]", 1);
-        } else write_visdb_text_add(&w->sub, "", 0);
-        if (w->sub.oom) goto oom;
-        col_text(w, st, 7, w->sub.b ? w->sub.b : "", (int)w->sub.n);
+            write_visdb_text_add(tx, "]", 1);
+        }
+        col_close(w, st, 7);
         /* precision index: problem side of a compare */
         int idx = g && !bench ? g->nodes[n].index : CL_NONE;
         if (idx == CL_PASS) col_int(st, 8, 0);
@@ -400,13 +421,12 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         if (lv != OVF_NONE) col_text(w, st, 9, ovf_level_name((enum ovf_level)lv), -1);
         int32_t ms = micro ? micro[n] : nd->micro;
         col_int(st, 10, n == t->root && !t->megatron ? 0 : ms);
-        w->link.n = 0;
         int other = -1;
         if (g) other = bench ? g->bmatch[n] : g->nodes[n].bench;
-        if (other >= 0) chain(&w->link, bench ? g->npu : g->bench, other);
-        else write_visdb_text_add(&w->link, "[]", 2);
-        if (w->link.oom) goto oom;
-        col_text(w, st, 11, w->link.b, (int)w->link.n);
+        tx = col_open(w, st, 11);
+        if (other >= 0) chain(tx, bench ? g->npu : g->bench, other);
+        else write_visdb_text_add(tx, "[]", 2);
+        col_close(w, st, 11);
         /* stack: numbered by first appearance of its text in node order */
         int32_t *kk = nd->stack >= 0 ? &stack_k[nd->stack] : &stack_k[t->nstacks];
         if (*kk < 0) {
@@ -424,13 +444,11 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
          * modified, as msProbe's plugin marks the rows it re-matches */
         int manual = g && ((!bench && g->nodes[n].manual) || (bench && other >= 0 && g->nodes[other].manual));
         col_int(st, 15, manual);
-        w->in.n = w->out.n = 0;
         const struct cmp_graph *rg = g && !bench && g->nodes[n].bench >= 0 ? g : NULL;
-        write_visdb_text_params(&w->in, t, n, 0, rg, rg ? rowof : NULL, w->mode);
-        write_visdb_text_params(&w->out, t, n, 1, rg, rg ? rowof : NULL, w->mode);
-        if (w->in.oom || w->out.oom) goto oom;
-        col_text(w, st, 16, w->in.b, (int)w->in.n);
-        col_text(w, st, 17, w->out.b, (int)w->out.n);
+        write_visdb_text_params(col_open(w, st, 16), t, n, 0, rg, rg ? rowof : NULL, w->mode);
+        col_close(w, st, 16);
+        write_visdb_text_params(col_open(w, st, 17), t, n, 1, rg, rg ? rowof : NULL, w->mode);
+        col_close(w, st, 17);
         col_text(w, st, 18, src, -1);
         /* the tensor folder of a tensor dump (msProbe: dump_data_dir, else the
          * rank folder's dump_tensor_data); statistics dumps have none */
@@ -710,6 +728,11 @@ int write_visdb_close(struct write_visdb *w, int ok, struct pt_error *err) {
         pthread_cond_broadcast(&w->cv);
         pthread_mutex_unlock(&w->mu);
         pthread_join(w->th, NULL);
+        while (w->spare) {
+            struct vbatch *b = w->spare;
+            w->spare = b->next;
+            vbatch_free(b);
+        }
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->cv);
         if (ok && w->dbfail) rc = pt_errorf(err, "%s", w->dberr);
@@ -733,10 +756,6 @@ int write_visdb_close(struct write_visdb *w, int ok, struct pt_error *err) {
     free(w->ranks);
     free(w->steps);
     free(w->b.b);
-    free(w->in.b);
-    free(w->out.b);
-    free(w->link.b);
-    free(w->sub.b);
     free(w->final);
     free(w->tmp);
     free(w);

@@ -17,7 +17,7 @@
 
 void write_visdb_text_add(struct write_visdb_buf *v, const char *s, size_t n) {
     if (v->oom) return;
-    if (util_grow((void **)&v->b, &v->cap, v->n + n + 1, 1) != 0) { v->oom = 1; return; }
+    if (v->n + n + 1 > v->cap && util_grow((void **)&v->b, &v->cap, v->n + n + 1, 1) != 0) { v->oom = 1; return; }
     memcpy(v->b + v->n, s, n);
     v->n += n;
     v->b[v->n] = '\0';
