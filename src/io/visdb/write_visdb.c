@@ -537,14 +537,14 @@ static int note_graph(struct write_visdb *w, const struct tree *t, enum cmp_mode
 int write_visdb_compare(struct write_visdb *w, const struct cmp_graph *g, struct pt_error *err) {
     if (note_graph(w, g->npu, g->mode, err) != 0) return -1;
     /* the benchmark graph's rows made on a second thread while this one
-     * makes the problem graph's; sent in that order */
+     * makes the problem graph's and sends them; then the benchmark's */
     struct gjob j[2] = {{.w = w, .t = g->npu, .g = g, .bench = 0}, {.w = w, .t = g->bench, .g = g, .bench = 1}};
     pthread_t th;
     int threaded = pthread_create(&th, NULL, rows_thread, &j[1]) == 0;
     make_rows(&j[0]);
-    if (threaded) pthread_join(th, NULL);
-    else make_rows(&j[1]);
     int rc = send_rows(w, &j[0], err);
+    if (threaded) pthread_join(th, NULL);
+    else if (rc == 0) make_rows(&j[1]);
     if (rc != 0) j[1].rc = -1;   /* only freed */
     if (send_rows(w, &j[1], rc == 0 ? err : &(struct pt_error){0}) != 0) rc = -1;
     return rc;
