@@ -229,6 +229,11 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
     if (!w->final || !w->tmp) { write_visdb_close(w, 0, NULL); return pt_errorf(err, "out of memory"); }
     snprintf(w->tmp, l + 32, "%s.tmp.%ld", path, (long)getpid());
     unlink(w->tmp);
+    /* no memory statistics: each of SQLite's allocations would take a
+     * mutex (about 2% of the database thread).  Only honoured before
+     * SQLite's first use in the process (else SQLITE_MISUSE, ignored):
+     * compare --vis-db opens this before anything else, on one thread. */
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
         pt_errorf(err, "%s: cannot create: %s", w->tmp, w->db ? sqlite3_errmsg(w->db) : strerror(errno));
