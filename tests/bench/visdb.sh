@@ -13,6 +13,9 @@
 # without it its time measured here once, 127 s, is printed.
 #   PT_BUILD=build MSPROBE_SRC=/path/to/msprobe sh tests/bench/visdb.sh
 # VISDB_OC=1 adds -oc / --overflow to both.
+# VISDB_THREADS=1 (needs perf) adds one run's CPU seconds per thread: on a
+# loaded machine the wall time says little, and with the total CPU and the
+# busiest thread they bound the time on an idle machine of $(nproc) cores.
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
@@ -50,6 +53,25 @@ EOF
     fi
     i=$((i + 1))
 done
+if [ "${VISDB_THREADS:-0}" = 1 ]; then
+    rm -f "$OUT/ours.vis.db"
+    perf record -q -e task-clock -F 1000 -o "$OUT/perf.data" "$BIN" compare "$P" "$BB" --vis-db "$OUT/ours.vis.db" $OC \
+        >/dev/null 2>&1   # exit 1: the pairs differ
+    [ -s "$OUT/perf.data" ] || { echo "visdb: perf record failed"; exit 1; }
+    # samples at 1 kHz of task-clock: milliseconds of CPU per thread; the
+    # first thread is the main one, the longest other the database's
+    perf script -i "$OUT/perf.data" -F tid 2>/dev/null | awk -v n="$(nproc)" '
+        { c[$1]++; tot++; if (!first) first = $1 }
+        END {
+            for (t in c) if (t != first && c[t] > db) { db = c[t]; dbt = t }
+            rest = tot - c[first] - db
+            printf "CPU per thread: main %.2f s, database %.2f s, the others (readers, compare, rows) %.2f s; total %.2f s\n", \
+                c[first] / 1000, db / 1000, rest / 1000, tot / 1000
+            lb = tot / 1000 / n; if (c[first] / 1000 > lb) lb = c[first] / 1000; if (db / 1000 > lb) lb = db / 1000
+            printf "on %d idle cores: at least %.2f s (the total over the cores, or the busiest thread)\n", n, lb
+        }'
+    rm -f "$OUT/perf.data"
+fi
 ms=$MS_REF; how="measured once here (MSPROBE_SRC unset)"
 if [ -n "${MSPROBE_SRC:-}" ]; then
     # msProbe refuses paths holding '+': a copy of its python/ folder

@@ -28,14 +28,14 @@ struct write_visdb {
     size_t nranks, nsteps, capranks, capsteps;
     struct write_visdb_comm *comm;
     size_t ncomm, capcomm;
-    struct write_visdb_buf b, in, out, link, sub;
     /* the rows go into SQLite on a thread of their own, a graph at a time,
      * while the next pair is read and compared */
     pthread_t th;
     int started, closing, dbfail;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct vbatch *head, *tail, *cur;
+    struct vbatch *head, *tail;
+    struct vbatch *spare;   /* inserted batches kept for the next graph, with their memory */
     size_t queued;
     char dberr[512];
 };
@@ -59,8 +59,21 @@ static void vbatch_free(struct vbatch *b) {
     free(b);
 }
 
+/* One graph's rows in the making: the batch they go into and a scratch
+ * text.  The two graphs of a compare are made at once, each in its own. */
+struct gjob {
+    struct write_visdb *w;
+    const struct tree *t;
+    const struct cmp_graph *g;
+    int bench;
+    struct vbatch *cur;
+    struct write_visdb_buf b;
+    uint8_t *levels;          /* -oc: per record of t, for the links */
+    int rc;                   /* 0, -1 out of memory */
+};
+
 /* A new row of table stack (1) or tb_nodes (0) in the current batch; NULL out of memory. */
-static struct vrec *vrow(struct write_visdb *w, int stack) {
+static struct vrec *vrow(struct gjob *w, int stack) {
     struct vbatch *b = w->cur;
     if (UTIL_PUSH(b->v, b->n, b->cap) != 0) return NULL;
     struct vrec *r = &b->v[b->n++];
@@ -69,11 +82,23 @@ static struct vrec *vrow(struct write_visdb *w, int stack) {
     return r;
 }
 
-static void col_text(struct write_visdb *w, struct vrec *r, int i, const char *s, int n) {
+static void col_text(struct gjob *w, struct vrec *r, int i, const char *s, int n) {
     struct write_visdb_buf *t = &w->cur->text;
     size_t len = n < 0 ? strlen(s) : (size_t)n;
     r->c[i - 1] = (struct vcol){VC_TEXT, (int64_t)t->n, (int64_t)len};
     write_visdb_text_add(t, s, len);
+    write_visdb_text_add(t, "", 0);
+    if (!t->oom) t->n++;   /* keep the NUL between texts */
+}
+/* A text column made in place at the end of the batch's text: col_open,
+ * then the text added to the returned buffer, then col_close. */
+static struct write_visdb_buf *col_open(struct gjob *w, struct vrec *r, int i) {
+    r->c[i - 1] = (struct vcol){VC_TEXT, (int64_t)w->cur->text.n, 0};
+    return &w->cur->text;
+}
+static void col_close(struct gjob *w, struct vrec *r, int i) {
+    struct write_visdb_buf *t = &w->cur->text;
+    r->c[i - 1].b = (int64_t)t->n - r->c[i - 1].a;
     write_visdb_text_add(t, "", 0);
     if (!t->oom) t->n++;   /* keep the NUL between texts */
 }
@@ -123,8 +148,14 @@ static void *db_thread(void *arg) {
         pthread_mutex_unlock(&w->mu);
         if (!b) break;
         int rc = fail_now ? 0 : vbatch_insert(w, b);
-        vbatch_free(b);
         pthread_mutex_lock(&w->mu);
+        /* kept for a later graph: its rows and text reused, not new pages
+         * faulted in again for each graph's tens of MB */
+        b->n = 0;
+        b->text.n = 0;
+        b->text.oom = 0;
+        b->next = w->spare;
+        w->spare = b;
         if (rc != 0) w->dbfail = 1;
         w->queued--;
         pthread_cond_broadcast(&w->cv);
@@ -135,9 +166,7 @@ static void *db_thread(void *arg) {
 
 /* The current batch to the database thread (waiting while two are
  * queued: a graph's rows are tens of MB); 0, -1 when inserting failed. */
-static int vbatch_send(struct write_visdb *w, struct pt_error *err) {
-    struct vbatch *b = w->cur;
-    w->cur = NULL;
+static int vbatch_send(struct write_visdb *w, struct vbatch *b, struct pt_error *err) {
     if (!b) return 0;
     pthread_mutex_lock(&w->mu);
     while (w->queued >= 2 && !w->dbfail) pthread_cond_wait(&w->cv, &w->mu);
@@ -200,6 +229,11 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
     if (!w->final || !w->tmp) { write_visdb_close(w, 0, NULL); return pt_errorf(err, "out of memory"); }
     snprintf(w->tmp, l + 32, "%s.tmp.%ld", path, (long)getpid());
     unlink(w->tmp);
+    /* no memory statistics: each of SQLite's allocations would take a
+     * mutex (about 2% of the database thread).  Only honoured before
+     * SQLite's first use in the process (else SQLITE_MISUSE, ignored):
+     * compare --vis-db opens this before anything else, on one thread. */
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
         pt_errorf(err, "%s: cannot create: %s", w->tmp, w->db ? sqlite3_errmsg(w->db) : strerror(errno));
@@ -309,7 +343,7 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
 
 /* The tb_stack number of node n's stack text (a new row when the text is
  * new to this graph) into *k; 0, -1 out of memory. */
-static int new_stack(struct write_visdb *w, const struct tree *t, int n, const char *gid, struct util_smap *stacks,
+static int new_stack(struct gjob *w, const struct tree *t, int n, const char *gid, struct util_smap *stacks,
                      int32_t *nst, int32_t *k) {
     w->b.n = 0;
     const uint32_t *lines;
@@ -336,14 +370,17 @@ static int new_stack(struct write_visdb *w, const struct tree *t, int n, const c
     return 0;
 }
 
-/* One graph's rows.  g: the compare (side bench or problem), NULL for a build. */
-static int write_graph(struct write_visdb *w, const struct tree *t, const struct cmp_graph *g, int bench,
-                       struct pt_error *err) {
+/* One graph's rows into w->cur (w->g: the compare, side w->bench; NULL
+ * for a build); 0, -1 out of memory.  Reads w->t and w->g only: the
+ * other graph's job runs at the same time. */
+static int make_rows(struct gjob *w) {
+    const struct tree *t = w->t;
+    const struct cmp_graph *g = w->g;
+    int bench = w->bench;
     const char *src = bench ? "Bench" : "NPU";
     char gid[96], id[64];
     snprintf(gid, sizeof gid, "%s_%d_%d", src, (int)t->step, (int)t->rank);
     int32_t *micro = NULL, *rowof = NULL, *stack_k = NULL;
-    uint8_t *levels = NULL;
     struct util_smap stacks = {0};
     int rc = -1;
     if (g && bench && !(micro = bench_micro(g))) goto oom;
@@ -352,13 +389,17 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         for (size_t i = 0; i < t->nparams; i++) rowof[i] = -1;
         for (size_t r = 0; r < g->nrows; r++) rowof[g->rows[r].np] = (int32_t)r;
     }
-    if (w->o.overflow) {
-        if (!(levels = calloc(t->nrecs + 1, 1))) goto oom;
+    uint8_t *levels = NULL;
+    if (w->w->o.overflow) {
+        if (!(levels = w->levels = calloc(t->nrecs + 1, 1))) goto oom;
         for (size_t r = 0; r < t->nrecs; r++)
             if (t->recs[r].node >= 0) levels[r] = (uint8_t)write_visdb_links_level(t, (int)r);
     }
     if (!(stack_k = malloc((t->nstacks + 1) * sizeof *stack_k))) goto oom;
-    if (!(w->cur = calloc(1, sizeof *w->cur))) goto oom;
+    pthread_mutex_lock(&w->w->mu);
+    if ((w->cur = w->w->spare)) w->w->spare = w->cur->next;
+    pthread_mutex_unlock(&w->w->mu);
+    if (!w->cur && !(w->cur = calloc(1, sizeof *w->cur))) goto oom;
     for (size_t i = 0; i <= t->nstacks; i++) stack_k[i] = -1;
     int32_t nst = 0;
     for (size_t i = 0; i < t->norder; i++) {
@@ -379,17 +420,16 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         snprintf(id, sizeof id, "%d", nd->kind);
         col_text(w, st, 5, id, -1);
         col_text(w, st, 6, nd->parent >= 0 ? tree_id(t, nd->parent) : "", -1);
-        w->sub.n = 0;
+        struct write_visdb_buf *tx = col_open(w, st, 7);
         if (nd->first >= 0) {
-            write_visdb_text_add(&w->sub, "[", 1);
+            write_visdb_text_add(tx, "[", 1);
             for (int c = nd->first; c >= 0; c = t->nodes[c].next) {
-                write_visdb_text_json(&w->sub, tree_id(t, c));
-                if (t->nodes[c].next >= 0) write_visdb_text_add(&w->sub, ", ", 2);
+                write_visdb_text_json(tx, tree_id(t, c));
+                if (t->nodes[c].next >= 0) write_visdb_text_add(tx, ", ", 2);
             }
-            write_visdb_text_add(&w->sub, "]", 1);
-        } else write_visdb_text_add(&w->sub, "", 0);
-        if (w->sub.oom) goto oom;
-        col_text(w, st, 7, w->sub.b ? w->sub.b : "", (int)w->sub.n);
+            write_visdb_text_add(tx, "]", 1);
+        }
+        col_close(w, st, 7);
         /* precision index: problem side of a compare */
         int idx = g && !bench ? g->nodes[n].index : CL_NONE;
         if (idx == CL_PASS) col_int(st, 8, 0);
@@ -400,13 +440,12 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         if (lv != OVF_NONE) col_text(w, st, 9, ovf_level_name((enum ovf_level)lv), -1);
         int32_t ms = micro ? micro[n] : nd->micro;
         col_int(st, 10, n == t->root && !t->megatron ? 0 : ms);
-        w->link.n = 0;
         int other = -1;
         if (g) other = bench ? g->bmatch[n] : g->nodes[n].bench;
-        if (other >= 0) chain(&w->link, bench ? g->npu : g->bench, other);
-        else write_visdb_text_add(&w->link, "[]", 2);
-        if (w->link.oom) goto oom;
-        col_text(w, st, 11, w->link.b, (int)w->link.n);
+        tx = col_open(w, st, 11);
+        if (other >= 0) chain(tx, bench ? g->npu : g->bench, other);
+        else write_visdb_text_add(tx, "[]", 2);
+        col_close(w, st, 11);
         /* stack: numbered by first appearance of its text in node order */
         int32_t *kk = nd->stack >= 0 ? &stack_k[nd->stack] : &stack_k[t->nstacks];
         if (*kk < 0) {
@@ -424,13 +463,11 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
          * modified, as msProbe's plugin marks the rows it re-matches */
         int manual = g && ((!bench && g->nodes[n].manual) || (bench && other >= 0 && g->nodes[other].manual));
         col_int(st, 15, manual);
-        w->in.n = w->out.n = 0;
         const struct cmp_graph *rg = g && !bench && g->nodes[n].bench >= 0 ? g : NULL;
-        write_visdb_text_params(&w->in, t, n, 0, rg, rg ? rowof : NULL, w->mode);
-        write_visdb_text_params(&w->out, t, n, 1, rg, rg ? rowof : NULL, w->mode);
-        if (w->in.oom || w->out.oom) goto oom;
-        col_text(w, st, 16, w->in.b, (int)w->in.n);
-        col_text(w, st, 17, w->out.b, (int)w->out.n);
+        write_visdb_text_params(col_open(w, st, 16), t, n, 0, rg, rg ? rowof : NULL, w->w->mode);
+        col_close(w, st, 16);
+        write_visdb_text_params(col_open(w, st, 17), t, n, 1, rg, rg ? rowof : NULL, w->w->mode);
+        col_close(w, st, 17);
         col_text(w, st, 18, src, -1);
         /* the tensor folder of a tensor dump (msProbe: dump_data_dir, else the
          * rank folder's dump_tensor_data); statistics dumps have none */
@@ -446,29 +483,47 @@ static int write_graph(struct write_visdb *w, const struct tree *t, const struct
         col_int(st, 22, !strncmp(name, "Distributed", 11));
         if (w->cur->text.oom) goto oom;
     }
-    if (vbatch_send(w, err) != 0) goto out;
-    /* the Distributed.* records, for the links at the end */
+    rc = 0;
+oom:
+    free(micro);
+    free(rowof);
+    free(stack_k);
+    util_smap_free(&stacks);
+    return w->rc = rc;
+}
+
+static void *rows_thread(void *arg) {
+    make_rows(arg);
+    return NULL;
+}
+
+/* A graph's rows made by make_rows to the database thread, and its
+ * Distributed.* records kept for the links at the end; frees the job's
+ * memory.  0, -1 with err. */
+static int send_rows(struct write_visdb *w, struct gjob *j, struct pt_error *err) {
+    const struct tree *t = j->t;
+    int rc = -1;
+    if (j->rc != 0) { pt_errorf(err, "out of memory"); goto out; }
+    struct vbatch *b = j->cur;
+    j->cur = NULL;
+    if (vbatch_send(w, b, err) != 0) goto out;
     int any = 0;
     for (size_t r = 0; r < t->nrecs && !any; r++) any = !strncmp(tree_s(t, t->recs[r].name), "Distributed", 11);
     if (any) {
-        if (UTIL_PUSH(w->comm, w->ncomm, w->capcomm) != 0) goto oom;
+        if (UTIL_PUSH(w->comm, w->ncomm, w->capcomm) != 0) { pt_errorf(err, "out of memory"); goto out; }
         struct write_visdb_comm *c = &w->comm[w->ncomm];
-        int krc = write_visdb_links_keep(c, t, bench, g, levels);
+        int krc = write_visdb_links_keep(c, t, j->bench, j->g, j->levels);
         w->ncomm++;
-        if (krc != 0) goto oom;
+        if (krc != 0) { pt_errorf(err, "out of memory"); goto out; }
     }
     rc = 0;
-    goto out;
-oom:
-    pt_errorf(err, "out of memory");
 out:
-    vbatch_free(w->cur);
-    w->cur = NULL;
-    free(micro);
-    free(rowof);
-    free(levels);
-    free(stack_k);
-    util_smap_free(&stacks);
+    vbatch_free(j->cur);
+    j->cur = NULL;
+    free(j->levels);
+    j->levels = NULL;
+    free(j->b.b);
+    j->b = (struct write_visdb_buf){0};
     return rc;
 }
 
@@ -486,13 +541,25 @@ static int note_graph(struct write_visdb *w, const struct tree *t, enum cmp_mode
 
 int write_visdb_compare(struct write_visdb *w, const struct cmp_graph *g, struct pt_error *err) {
     if (note_graph(w, g->npu, g->mode, err) != 0) return -1;
-    if (write_graph(w, g->npu, g, 0, err) != 0) return -1;
-    return write_graph(w, g->bench, g, 1, err);
+    /* the benchmark graph's rows made on a second thread while this one
+     * makes the problem graph's and sends them; then the benchmark's */
+    struct gjob j[2] = {{.w = w, .t = g->npu, .g = g, .bench = 0}, {.w = w, .t = g->bench, .g = g, .bench = 1}};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, rows_thread, &j[1]) == 0;
+    make_rows(&j[0]);
+    int rc = send_rows(w, &j[0], err);
+    if (threaded) pthread_join(th, NULL);
+    else if (rc == 0) make_rows(&j[1]);
+    if (rc != 0) j[1].rc = -1;   /* only freed */
+    if (send_rows(w, &j[1], rc == 0 ? err : &(struct pt_error){0}) != 0) rc = -1;
+    return rc;
 }
 
 int write_visdb_build(struct write_visdb *w, const struct tree *t, struct pt_error *err) {
     if (note_graph(w, t, CMP_SUMMARY, err) != 0) return -1;
-    return write_graph(w, t, NULL, 0, err);
+    struct gjob j = {.w = w, .t = t, .g = NULL, .bench = 0};
+    make_rows(&j);
+    return send_rows(w, &j, err);
 }
 
 /* ---- the end of the run ---- */
@@ -710,6 +777,11 @@ int write_visdb_close(struct write_visdb *w, int ok, struct pt_error *err) {
         pthread_cond_broadcast(&w->cv);
         pthread_mutex_unlock(&w->mu);
         pthread_join(w->th, NULL);
+        while (w->spare) {
+            struct vbatch *b = w->spare;
+            w->spare = b->next;
+            vbatch_free(b);
+        }
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->cv);
         if (ok && w->dbfail) rc = pt_errorf(err, "%s", w->dberr);
@@ -732,11 +804,6 @@ int write_visdb_close(struct write_visdb *w, int ok, struct pt_error *err) {
     free(w->comm);
     free(w->ranks);
     free(w->steps);
-    free(w->b.b);
-    free(w->in.b);
-    free(w->out.b);
-    free(w->link.b);
-    free(w->sub.b);
     free(w->final);
     free(w->tmp);
     free(w);

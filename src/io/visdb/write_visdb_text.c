@@ -17,7 +17,7 @@
 
 void write_visdb_text_add(struct write_visdb_buf *v, const char *s, size_t n) {
     if (v->oom) return;
-    if (util_grow((void **)&v->b, &v->cap, v->n + n + 1, 1) != 0) { v->oom = 1; return; }
+    if (v->n + n + 1 > v->cap && util_grow((void **)&v->b, &v->cap, v->n + n + 1, 1) != 0) { v->oom = 1; return; }
     memcpy(v->b + v->n, s, n);
     v->n += n;
     v->b[v->n] = '\0';
@@ -41,8 +41,23 @@ static unsigned utf8_next(const unsigned char *s, int *len) {
 
 void write_visdb_text_json(struct write_visdb_buf *v, const char *s) {
     char esc[16];
-    write_visdb_text_add(v, "\"", 1);
     const unsigned char *p = (const unsigned char *)s;
+    /* the common case, nothing to escape: one copy */
+    const unsigned char *e = p;
+    while (*e >= 0x20 && *e < 0x80 && *e != '"' && *e != '\\') e++;
+    if (!*e) {
+        size_t n = (size_t)(e - p);
+        if (v->oom) return;
+        if (v->n + n + 3 > v->cap && util_grow((void **)&v->b, &v->cap, v->n + n + 3, 1) != 0) { v->oom = 1; return; }
+        char *o = v->b + v->n;
+        o[0] = '"';
+        memcpy(o + 1, s, n);
+        o[n + 1] = '"';
+        o[n + 2] = '\0';
+        v->n += n + 2;
+        return;
+    }
+    write_visdb_text_add(v, "\"", 1);
     while (*p) {
         const unsigned char *q = p;
         while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\') q++;
@@ -81,7 +96,7 @@ static void str_rules(const char *s, char *out, size_t size) {
     size_t o = 0;
     for (; *s && o + 5 < size; s++) {
         if (*s == '\'') continue;
-        if (!strncmp(s, "None", 4)) { memcpy(out + o, "null", 4); o += 4; s += 3; continue; }
+        if (*s == 'N' && !strncmp(s, "None", 4)) { memcpy(out + o, "null", 4); o += 4; s += 3; continue; }
         out[o++] = *s;
     }
     out[o] = '\0';
