@@ -330,6 +330,18 @@ int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char
     return parse(buf, len, path, ctx, c->pool, ds, p);
 }
 
+void mon_cache_shed(struct mon_cache *c) {
+    for (size_t i = 0; i < c->ntmp; i++)
+        for (size_t k = 0; k < c->tmp[i]->nfiles; k++) {
+            struct monitor_file *f = &c->tmp[i]->files[k];
+            free(f->rows);
+            free(f->vals);
+            f->rows = NULL;
+            f->vals = NULL;
+            f->cap = 0;
+        }
+}
+
 void mon_cache_end(struct mon_cache *c, int whole) { pstore_end(c->store, whole); }
 
 struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask) {

@@ -492,6 +492,28 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
     return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
 }
 
+int monitor_read_streamed(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                          int shard_n, monitor_rank_fn rank_done, void *rank_arg, struct dataset *ds,
+                          struct monitor_data *md, struct pt_error *err) {
+    struct monitor_read r = {.map = map, .layout = layout, .shard_k = shard_k, .shard_n = shard_n,
+                             .rank_done = rank_done, .rank_arg = rank_arg};
+    return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
+}
+
+/* Streaming (r->rank_done): the rank folder's files md->files[first..)
+ * handed over, then their rows freed, the parts' too. */
+static int hand_rank(const struct monitor_read *r, struct mon_cache *c, struct monitor_data *md, size_t first,
+                     struct dataset *ds) {
+    int rc = r->rank_done(r->rank_arg, md, first, ds);
+    mon_cache_shed(c);
+    for (size_t k = first; k < md->nfiles; k++) {
+        md->files[k].rows = NULL;
+        md->files[k].vals = NULL;
+        md->files[k].cap = 0;
+    }
+    return rc;
+}
+
 /* The files of the rank folders rd[0..nr) (freed here) through cache c,
  * a rank folder at a time: parsed on all cores (mon_cache_read_many), then
  * added to md in order -- ranks ascending, files by name. */
@@ -551,10 +573,12 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
         if (rc == 0 && mon_cache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
                                           t->ctx_size, 0, ds, parts) != 0)
             rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
+        size_t first = md->nfiles;
         for (size_t k = 0; k < np && rc == 0; k++) {
             if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
             else ds->files_read++;
         }
+        if (rc == 0 && r->rank_done && hand_rank(r, c, md, first, ds) != 0) rc = -1;
         for (size_t k = 0; k < np; k++) free(paths[k]);
     }
     free(paths);
@@ -570,6 +594,9 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
 int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
                       struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
     memset(md, 0, sizeof *md);
+    /* streamed: a cache of this read only, keeping no part (each is freed
+     * once its rank is handed over) */
+    if (r->rank_done && !r->cache && !(md->own = mon_cache_new(0))) return pt_errorf(err, "out of memory");
     char stamp[MONITOR_STAMP_SIZE];
     monitor_cache_stamp(t->format, r->map, r->layout, ds->follow, stamp);
     if (monitor_use_cache(md, r->cache) != 0) return pt_errorf(err, "out of memory");
