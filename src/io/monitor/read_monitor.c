@@ -20,6 +20,7 @@
 #include "model/util/util.h"
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
+#include "src/io/common/decfloat.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/monitor/read_anomaly.h"
@@ -188,6 +189,10 @@ static int is_na(const char *s) {
     if ((*d >= '0' && *d <= '9') || *d == '.') {
         if (d[0] != '1' || d[1] != '.' || d[2] != '#') return 0;
     }
+    switch (*s) {   /* what the tokens below start with: anything else (a shape, a dtype) is none */
+    case '\0': case 'n': case 'N': case '-': case '<': case '#': case '1': break;
+    default: return 0;
+    }
     static const char *const na[] = {"", "nan", "-nan", "NaN", "-NaN", "null", "NULL", "NA", "N/A", "n/a", "<NA>",
                                      "#NA", "#N/A", "#N/A N/A", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN", "None"};
     for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
@@ -197,6 +202,12 @@ static int is_na(const char *s) {
 
 /* A statistic cell: 1 with a value (NaN for NA tokens), 0 for NULL. */
 static int stat_cell(const char *s, double *v) {
+    /* most cells: a plain decimal number, read exactly (decfloat.h) */
+    const char *d = s + (*s == '-');
+    if (*d >= '0' && *d <= '9' && !(d[0] == '1' && d[1] == '.' && d[2] == '#')) {
+        size_t n = strlen(s);
+        if (n <= 64 && decfloat_parse(s, s + n, v) == s + n) return 1;
+    }
     if (is_na(s)) { *v = NAN; return 1; }
     cJSON tmp = {.type = cJSON_String, .valuestring = (char *)s};
     if (json_number(&tmp, v)) return 1;
@@ -208,6 +219,13 @@ static int int_cell(const char *s, int32_t *out) {
     char *e;
     while (*s == ' ') s++;
     if (!*s) return 0;
+    {   /* most cells: a few digits */
+        const char *p = s + (*s == '-');
+        int32_t v = 0;
+        int nd = 0;
+        while (nd < 9 && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0'), nd++;
+        if (nd && !*p) { *out = *s == '-' ? -v : v; return 1; }
+    }
     errno = 0;
     long v = strtol(s, &e, 10);
     if (*e == '\0' && !errno && v >= INT32_MIN && v <= INT32_MAX) { *out = (int32_t)v; return 1; }

@@ -15,6 +15,7 @@
 #include "model/cube/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
+#include "src/io/common/decfloat.h"
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
 #include "src/io/formats.h"
@@ -96,6 +97,13 @@ static int split(char *line, char **f, int max) {
 
 static int int_field(const char *s, int32_t *out) {
     char *e;
+    {   /* most cells: a few digits */
+        const char *p = s + (*s == '-');
+        int32_t v = 0;
+        int nd = 0;
+        while (nd < 9 && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0'), nd++;
+        if (nd && !*p) { *out = *s == '-' ? -v : v; return 1; }
+    }
     errno = 0;
     double d = strtod(s, &e);   /* "2" and "2.0" alike */
     if (e == s || *e || errno || !isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return 0;
@@ -107,6 +115,11 @@ static int int_field(const char *s, int32_t *out) {
 static int float_field(const char *s, double *out) {
     char *e;
     if (!*s) return 0;
+    const char *d = s + (*s == '-');
+    if (*d >= '0' && *d <= '9') {   /* most cells: a plain decimal number, read exactly (decfloat.h) */
+        size_t n = strlen(s);
+        if (decfloat_parse(s, s + n, out) == s + n) return 1;
+    }
     *out = strtod(s, &e);
     return *e == '\0';
 }

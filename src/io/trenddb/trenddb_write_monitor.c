@@ -513,7 +513,7 @@ static int ms_write(const char *data, struct monitor_data *md, struct mon_stream
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&t, outdir, dbname, 262144, lo, ds, err) != 0 || tdb_create_fixed(&t) != 0) goto out;
+    if (tdb_open(&t, outdir, dbname, 16384, lo, ds, err) != 0 || tdb_create_fixed(&t) != 0) goto out;
     /* a file's place in the whole run: its rank, then its place among that rank's files */
     if (!(fkey = calloc(md->nfiles ? md->nfiles : 1, sizeof *fkey))) { pt_errorf(err, "out of memory"); goto out; }
     for (size_t i = 0, first = 0; i < md->nfiles; i++) {
