@@ -358,6 +358,12 @@ static int cmp_mrow(const void *a, const void *b) {
     return (x->at > y->at) - (x->at < y->at);
 }
 
+struct sumrec {              /* a row for the rank summary */
+    int32_t step, metric;
+    int64_t dbid;
+    uint32_t present, pad;
+};
+
 /* Writing trend_data from the spool. */
 struct mon_rows {
     struct tdb *t;
@@ -369,6 +375,14 @@ struct mon_rows {
     struct btree_bulk *bb;   /* NULL: INSERTs */
     sqlite3_stmt *ins_row;
     struct tdb_summary *summ;
+    /* the summary's rows, rank by rank in key order, on a spool of their
+     * own (as trend_data stores them: struct sumrec, then nc doubles),
+     * and per rank where each window of wsteps steps starts in it */
+    FILE *sspool;
+    uint64_t sspooled;
+    int32_t step0, wsteps;
+    size_t nwin;
+    uint64_t *woff;          /* per chunk: nwin + 1 offsets */
     char *buf;               /* the rank's records */
     size_t capbuf;
     struct mrow *v;
@@ -402,15 +416,20 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
         out.dval[4 + c] = v;
         present |= 1u << c;
     }
-    if (w->summ && tdb_summary_add(w->summ, r->step, r->dbid, r->metric, out.dval + 4, present) != 0)
-        return pt_errorf(w->t->err, "out of memory");
+    if (w->summ) {
+        struct sumrec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+        size_t len = (size_t)w->nc * sizeof(double);
+        if (fwrite(&sr, sizeof sr, 1, w->sspool) != 1 || fwrite(out.dval + 4, 1, len, w->sspool) != len)
+            return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
+        w->sspooled += sizeof sr + len;
+    }
     w->rows++;
     return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
 }
 
 /* A rank's records (chunk c of the spool) in key order; of two rows of one
  * key the first read wins, as with INSERT OR IGNORE. */
-static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c) {
+static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c, uint64_t *woff) {
     if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0 ||
         util_grow((void **)&w->v, &w->capv, c->n ? c->n : 1, sizeof *w->v) != 0)
         return pt_errorf(w->t->err, "out of memory");
@@ -427,17 +446,51 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c)
     int sorted = 1;
     for (size_t i = 1; i < n && sorted; i++) sorted = cmp_mrow(&w->v[i - 1], &w->v[i]) < 0;
     if (!sorted) qsort(w->v, n, sizeof *w->v, cmp_mrow);
+    size_t win = 0;
     for (size_t i = 0; i < n; i++) {
         const struct mrow *r = &w->v[i], *p = i ? &w->v[i - 1] : NULL;
         if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
+        if (w->summ)   /* the windows up to this row's start here */
+            for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); win <= k && win < w->nwin; win++)
+                woff[win] = w->sspooled;
         if (mon_row_out(w, c->rank, r) != 0) return -1;
     }
-    if (w->summ && n) {   /* a rank with rows: into the summary */
-        if (tdb_summary_rank(w->summ, c->rank) != 0) return pt_errorf(w->t->err, "out of memory");
-        if (tdb_summary_flush(w->t, w->summ) != 0) return -1;
-    }
+    for (; w->summ && win <= w->nwin; win++) woff[win] = w->sspooled;
     return 0;
 }
+
+/* The summary, a window of steps at a time: each rank's rows of it from
+ * the spool.  0, or -1 with t's error set. */
+static int mon_summary(struct mon_rows *w, const struct mon_stream *ms) {
+    if (fflush(w->sspool) != 0) goto fail;
+    for (size_t k = 0; k < w->nwin; k++) {
+        for (size_t i = 0; i < ms->nchunk; i++) {
+            const uint64_t *o = w->woff + i * (w->nwin + 1);
+            uint64_t len = o[k + 1] - o[k];
+            if (!len) continue;
+            if (util_grow((void **)&w->buf, &w->capbuf, len, 1) != 0) return pt_errorf(w->t->err, "out of memory");
+            if (fseeko(w->sspool, (off_t)o[k], SEEK_SET) != 0 || fread(w->buf, 1, len, w->sspool) != len) goto fail;
+            size_t rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
+            for (uint64_t at = 0; at + rl <= len; at += rl) {
+                struct sumrec sr;
+                double v[MONITOR_NSTATS];
+                memcpy(&sr, w->buf + at, sizeof sr);
+                memcpy(v, w->buf + at + sizeof sr, (size_t)w->nc * sizeof(double));
+                if (tdb_summary_add(w->summ, sr.step, sr.dbid, sr.metric, v, sr.present) != 0)
+                    return pt_errorf(w->t->err, "out of memory");
+            }
+            if (tdb_summary_rank(w->summ, ms->chunk[i].rank) != 0) return pt_errorf(w->t->err, "out of memory");
+            if (tdb_summary_flush(w->t, w->summ) != 0) return -1;
+        }
+        if (tdb_summary_window(w->t, w->summ) != 0) return -1;
+    }
+    return 0;
+fail:
+    return pt_errorf(w->t->err, "%s: could not read the rank summary's rows back", w->t->final);
+}
+
+/* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
+#define MON_SUMMARY_WINDOW_KEYS 32768
 
 /* The spooled rows into trend_data (nc columns, colidx: the column of each
  * statistic, cols their names), counting them in *rows, and the rank
@@ -460,19 +513,32 @@ static int ms_insert_rows(struct tdb *t, const struct mon_stream *ms, const stru
     if (ordered && ms->max_rank_rows + 1 >= SUMMARY_MIN_RANKS) {
         if (!(w.summ = tdb_summary_new(nc, cols, ms->max_rank_rows))) { pt_errorf(t->err, "out of memory"); goto out; }
         if (tdb_summary_open(t, w.summ) != 0) goto out;
+        /* windows of steps holding about MON_SUMMARY_WINDOW_KEYS keys of the biggest rank */
+        size_t most = 1;
+        for (size_t i = 0; i < ms->nchunk; i++)
+            if (ms->chunk[i].n > most) most = ms->chunk[i].n;
+        int64_t nsteps = (int64_t)st->max_step - st->min_step + 1, ws = nsteps;
+        if ((int64_t)most > MON_SUMMARY_WINDOW_KEYS) ws = nsteps * MON_SUMMARY_WINDOW_KEYS / (int64_t)most;
+        w.step0 = st->min_step;
+        w.wsteps = (int32_t)(ws < 1 ? 1 : ws);
+        w.nwin = (size_t)((nsteps + w.wsteps - 1) / w.wsteps);
+        if (!(w.sspool = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
+        if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
     if (ms->spool) fflush(ms->spool);
     for (size_t i = 0; i < ms->nchunk; i++) {
         if (t->cancel && atomic_load(t->cancel)) { pt_errorf(t->err, "%s: interrupted", t->final); goto out; }
-        if (mon_rank_out(&w, ms->spool, &ms->chunk[i]) != 0) goto out;
+        if (mon_rank_out(&w, ms->spool, &ms->chunk[i], w.woff ? w.woff + i * (w.nwin + 1) : NULL) != 0) goto out;
     }
-    if (w.summ && tdb_summary_finish(t, w.summ) != 0) goto out;
+    if (w.summ && (mon_summary(&w, ms) != 0 || tdb_summary_finish(t, w.summ) != 0)) goto out;
     if (!ordered && tdb_summary_from_table(t) != 0) goto out;
     *rows = w.rows;
     rc = 0;
 out:
     sqlite3_finalize(w.ins_row);
     tdb_summary_free(w.summ);
+    if (w.sspool) fclose(w.sspool);
+    free(w.woff);
     free(w.buf);
     free(w.v);
     return rc;
