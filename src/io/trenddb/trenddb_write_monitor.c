@@ -517,8 +517,10 @@ static int ms_insert_rows(struct tdb *t, const struct mon_stream *ms, const stru
         size_t most = 1;
         for (size_t i = 0; i < ms->nchunk; i++)
             if (ms->chunk[i].n > most) most = ms->chunk[i].n;
+        const char *env = getenv("PROBETOP_SUMMARY_WINDOW");   /* probetop(1), ENVIRONMENT */
+        int64_t keys = env && atoll(env) > 0 ? atoll(env) : MON_SUMMARY_WINDOW_KEYS;
         int64_t nsteps = (int64_t)st->max_step - st->min_step + 1, ws = nsteps;
-        if ((int64_t)most > MON_SUMMARY_WINDOW_KEYS) ws = nsteps * MON_SUMMARY_WINDOW_KEYS / (int64_t)most;
+        if ((int64_t)most > keys) ws = nsteps * keys / (int64_t)most;
         w.step0 = st->min_step;
         w.wsteps = (int32_t)(ws < 1 ? 1 : ws);
         w.nwin = (size_t)((nsteps + w.wsteps - 1) / w.wsteps);
