@@ -112,6 +112,40 @@ struct sstep {               /* micro steps: per step as read, its micro steps *
     int32_t step, count;
 };
 
+/* A spool written through a buffer of its own: rows are a few dozen
+ * bytes, and an fwrite each cost more than the row's parse. */
+#define SPOOL_BUF ((size_t)1 << 20)
+struct spool {
+    FILE *f;
+    char *b;
+    size_t n;
+    uint64_t off;            /* bytes put so far */
+};
+
+static int spool_flush(struct spool *s) {
+    if (s->n && fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
+    s->n = 0;
+    return fflush(s->f) != 0 ? -1 : 0;
+}
+
+static int spool_put(struct spool *s, const void *p, size_t len) {
+    if (!s->b && !(s->b = malloc(SPOOL_BUF))) return -1;
+    if (s->n + len > SPOOL_BUF) {
+        if (fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
+        s->n = 0;
+    }
+    memcpy(s->b + s->n, p, len);
+    s->n += len;
+    s->off += len;
+    return 0;
+}
+
+static void spool_close(struct spool *s) {
+    if (s->f) fclose(s->f);
+    free(s->b);
+    memset(s, 0, sizeof *s);
+}
+
 struct mon_stream {
     const struct load_opts *lo;
     const struct trenddb_monitor_src *src;
@@ -122,8 +156,7 @@ struct mon_stream {
     size_t knowncap[MONITOR_NMETRICS];
     struct sattempt *att;
     size_t natt, capatt;
-    FILE *spool;
-    uint64_t spooled;
+    struct spool spool;
     struct schunk *chunk;
     size_t nchunk, capchunk;
     size_t nfiles;           /* files written so far (their metric is msProbe's) */
@@ -224,9 +257,7 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
         }
     }
     size_t len = sizeof rec.h + rec.h.nv * sizeof(double);
-    if (fwrite(&rec, 1, len, w->spool) != len)
-        return pt_errorf(w->err, "could not spool the rows (disk full?)");
-    w->spooled += len;
+    if (spool_put(&w->spool, &rec, len) != 0) return pt_errorf(w->err, "could not spool the rows (disk full?)");
     w->chunk[w->nchunk - 1].bytes += len;
     w->chunk[w->nchunk - 1].n++;
     w->rows++;
@@ -238,7 +269,7 @@ static int ms_rank(void *arg, const struct monitor_data *md, size_t first, struc
     struct mon_stream *w = arg;
     (void)ds;
     if (w->lo->cancel && atomic_load(w->lo->cancel)) return pt_errorf(w->err, "interrupted");
-    if (!w->spool && !(w->spool = tmpfile())) return pt_errorf(w->err, "no temporary file for the rows");
+    if (!w->spool.f && !(w->spool.f = tmpfile())) return pt_errorf(w->err, "no temporary file for the rows");
     for (size_t i = first; i < md->nfiles; i++) {
         const struct monitor_file *f = &md->files[i];
         int m = w->src && w->src->metric_of ? w->src->metric_of(w->src->arg, f->metric)
@@ -248,7 +279,7 @@ static int ms_rank(void *arg, const struct monitor_data *md, size_t first, struc
         if (!f->nrows) continue;
         if (!w->nchunk || w->chunk[w->nchunk - 1].rank != f->rank) {
             if (util_grow((void **)&w->chunk, &w->capchunk, w->nchunk + 1, sizeof *w->chunk) != 0) return ms_oom(w);
-            w->chunk[w->nchunk++] = (struct schunk){.rank = f->rank, .off = w->spooled};
+            w->chunk[w->nchunk++] = (struct schunk){.rank = f->rank, .off = w->spool.off};
         }
         if (f->rank > w->max_rank_rows) w->max_rank_rows = f->rank;
         for (size_t k = 0; k < f->nrows; k++)
@@ -264,7 +295,7 @@ static void ms_free(struct mon_stream *w) {
     free(w->memo.call);
     for (int m = 0; m < MONITOR_NMETRICS; m++) free(w->known[m]);
     free(w->att);
-    if (w->spool) fclose(w->spool);
+    spool_close(&w->spool);
     free(w->chunk);
     free(w->steps);
 }
@@ -378,8 +409,7 @@ struct mon_rows {
     /* the summary's rows, rank by rank in key order, on a spool of their
      * own (as trend_data stores them: struct sumrec, then nc doubles),
      * and per rank where each window of wsteps steps starts in it */
-    FILE *sspool;
-    uint64_t sspooled;
+    struct spool sspool;
     int32_t step0, wsteps;
     size_t nwin;
     uint64_t *woff;          /* per chunk: nwin + 1 offsets */
@@ -419,9 +449,8 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     if (w->summ) {
         struct sumrec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
         size_t len = (size_t)w->nc * sizeof(double);
-        if (fwrite(&sr, sizeof sr, 1, w->sspool) != 1 || fwrite(out.dval + 4, 1, len, w->sspool) != len)
+        if (spool_put(&w->sspool, &sr, sizeof sr) != 0 || spool_put(&w->sspool, out.dval + 4, len) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
-        w->sspooled += sizeof sr + len;
     }
     w->rows++;
     return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
@@ -452,24 +481,24 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
         if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
         if (w->summ)   /* the windows up to this row's start here */
             for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); win <= k && win < w->nwin; win++)
-                woff[win] = w->sspooled;
+                woff[win] = w->sspool.off;
         if (mon_row_out(w, c->rank, r) != 0) return -1;
     }
-    for (; w->summ && win <= w->nwin; win++) woff[win] = w->sspooled;
+    for (; w->summ && win <= w->nwin; win++) woff[win] = w->sspool.off;
     return 0;
 }
 
 /* The summary, a window of steps at a time: each rank's rows of it from
  * the spool.  0, or -1 with t's error set. */
 static int mon_summary(struct mon_rows *w, const struct mon_stream *ms) {
-    if (fflush(w->sspool) != 0) goto fail;
+    if (spool_flush(&w->sspool) != 0) goto fail;
     for (size_t k = 0; k < w->nwin; k++) {
         for (size_t i = 0; i < ms->nchunk; i++) {
             const uint64_t *o = w->woff + i * (w->nwin + 1);
             uint64_t len = o[k + 1] - o[k];
             if (!len) continue;
             if (util_grow((void **)&w->buf, &w->capbuf, len, 1) != 0) return pt_errorf(w->t->err, "out of memory");
-            if (fseeko(w->sspool, (off_t)o[k], SEEK_SET) != 0 || fread(w->buf, 1, len, w->sspool) != len) goto fail;
+            if (fseeko(w->sspool.f, (off_t)o[k], SEEK_SET) != 0 || fread(w->buf, 1, len, w->sspool.f) != len) goto fail;
             size_t rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
             for (uint64_t at = 0; at + rl <= len; at += rl) {
                 struct sumrec sr;
@@ -498,7 +527,7 @@ fail:
  * in key order (bb; NULL: by INSERTs), its summary made on the way; ranks in
  * any other order go in by INSERTs, the summary from the table after.  0,
  * or -1 with t's error set. */
-static int ms_insert_rows(struct tdb *t, const struct mon_stream *ms, const struct monitor_steps *st,
+static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct monitor_steps *st,
                           const int64_t *dbid, const int *metric_id, const int *colidx, const char *const *cols,
                           int nc, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
@@ -524,13 +553,16 @@ static int ms_insert_rows(struct tdb *t, const struct mon_stream *ms, const stru
         w.step0 = st->min_step;
         w.wsteps = (int32_t)(ws < 1 ? 1 : ws);
         w.nwin = (size_t)((nsteps + w.wsteps - 1) / w.wsteps);
-        if (!(w.sspool = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
+        if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
-    if (ms->spool) fflush(ms->spool);
+    if (ms->spool.f && spool_flush(&ms->spool) != 0) {
+        pt_errorf(t->err, "could not spool the rows (disk full?)");
+        goto out;
+    }
     for (size_t i = 0; i < ms->nchunk; i++) {
         if (t->cancel && atomic_load(t->cancel)) { pt_errorf(t->err, "%s: interrupted", t->final); goto out; }
-        if (mon_rank_out(&w, ms->spool, &ms->chunk[i], w.woff ? w.woff + i * (w.nwin + 1) : NULL) != 0) goto out;
+        if (mon_rank_out(&w, ms->spool.f, &ms->chunk[i], w.woff ? w.woff + i * (w.nwin + 1) : NULL) != 0) goto out;
     }
     if (w.summ && (mon_summary(&w, ms) != 0 || tdb_summary_finish(t, w.summ) != 0)) goto out;
     if (!ordered && tdb_summary_from_table(t) != 0) goto out;
@@ -539,7 +571,7 @@ static int ms_insert_rows(struct tdb *t, const struct mon_stream *ms, const stru
 out:
     sqlite3_finalize(w.ins_row);
     tdb_summary_free(w.summ);
-    if (w.sspool) fclose(w.sspool);
+    spool_close(&w.sspool);
     free(w.woff);
     free(w.buf);
     free(w.v);
