@@ -518,7 +518,7 @@ int monitor_read_streamed(const char *path, const struct mapping *map, const str
     return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
 }
 
-/* Streaming (r->rank_done): the rank folder's files md->files[first..)
+/* Streaming (r->rank_done): the files just read, md->files[first..),
  * handed over, then their rows freed, the parts' too. */
 static int hand_rank(const struct monitor_read *r, struct mon_cache *c, struct monitor_data *md, size_t first,
                      struct dataset *ds) {
@@ -588,15 +588,20 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
             np++;
         }
         if (files) fs_free_list(files, nfs);
-        if (rc == 0 && mon_cache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
-                                          t->ctx_size, 0, ds, parts) != 0)
-            rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
-        size_t first = md->nfiles;
-        for (size_t k = 0; k < np && rc == 0; k++) {
-            if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
-            else ds->files_read++;
+        /* streamed: MONITOR_STREAM_FILES files at a time, handed over as read */
+        size_t slice = r->rank_done ? MONITOR_STREAM_FILES : np;
+        for (size_t a = 0; a < np && rc == 0; a += slice) {
+            size_t n = np - a < slice ? np - a : slice;
+            if (mon_cache_read_many(c, (const char *const *)paths + a, n, t->max_bytes, t->parse,
+                                    cxs + a * t->ctx_size, t->ctx_size, 0, ds, parts + a) != 0)
+                rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
+            size_t first = md->nfiles;
+            for (size_t k = a; k < a + n && rc == 0; k++) {
+                if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
+                else ds->files_read++;
+            }
+            if (rc == 0 && r->rank_done && hand_rank(r, c, md, first, ds) != 0) rc = -1;
         }
-        if (rc == 0 && r->rank_done && hand_rank(r, c, md, first, ds) != 0) rc = -1;
         for (size_t k = 0; k < np; k++) free(paths[k]);
     }
     free(paths);

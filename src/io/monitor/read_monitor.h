@@ -98,10 +98,12 @@ struct monitor_rankdir {
     char *dir;            /* owned */
 };
 
-/* data2db's rows as they are read (monitor_read.rank_done): the files of
- * the rank folder just read are md->files[first..md->nfiles), with their
- * rows; after the call their rows and values are freed (rows NULL, nrows
- * kept).  0, or -1 (the callee's own error set): the read stops. */
+/* data2db's rows as they are read (monitor_read.rank_done): the files just
+ * read, at most MONITOR_STREAM_FILES of one rank folder (ranks ascending,
+ * files by name, as md->files), are md->files[first..md->nfiles), with
+ * their rows; after the call their rows and values are freed (rows NULL,
+ * nrows kept).  0, or -1 (the callee's own error set): the read stops. */
+#define MONITOR_STREAM_FILES 32
 typedef int (*monitor_rank_fn)(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds);
 
 /* One read of a tree. */
