@@ -23,8 +23,9 @@
  *          bad input is a warning or an error naming file and place;
  *          o->cancel is honoured in long loops;
  *        - optionally write_trenddb(...) for `data2db` (see write_trenddb.h:
-          a reader whose rows map onto msProbe's monitor metrics fills a
-          struct monitor_data and hands it to trenddb_write_monitor_data);
+          a reader whose rows map onto msProbe's monitor metrics hands
+          trenddb_write_monitor_src its read, which streams the rows to
+          the writer as they are parsed);
         - .labels: LABELS_DUMP or LABELS_MONITOR (names of another shape
           need their rules in model/cube/names.c first: a model change, not a
           format switch);

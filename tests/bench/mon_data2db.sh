@@ -12,7 +12,11 @@
 # rank summary is made.  MSPROBE_SRC=<msProbe checkout> times msProbe's
 # data2db on the smallest tree; else MS_WHAT's reference figure, measured
 # once, stands in.  RANKS (default 12) and MON_V2=1 (msProbe's v2 layout)
-# vary the trees: 8 ranks make no rank summary, 12 and 16 do.
+# vary the trees: 8 ranks make no rank summary, 12 and 16 do.  Read the
+# scaling down a column: cpu_s/GB should stay level across the sizes (a
+# straight line) and peak_MB stay flat (peak/input fall) for data2db; x_msProbe
+# is msProbe's s/GB over our wall s/GB, on a shared machine a floor.
+# STEPS="10 40 160" gives 12, 48 and 190 MB trees quickly.
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
@@ -30,6 +34,7 @@ HERE=$(dirname "$0")
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "needs /usr/bin/time (apt-get install time)"; exit 1; }
 mkdir -p "$D"
+D=$(cd "$D" && pwd)   # msProbe runs from a folder of its own
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -78,7 +83,7 @@ if [ -n "${MSPROBE_SRC:-}" ]; then
     fi
 fi
 echo "$MS_WHAT: $MS_SPG s/GB"
-printf '%-7s %-8s %-8s %7s %8s %8s %9s %8s %8s  %s\n' build command MB wall_s cpu_s s/GB peak_MB x_msProbe cpu_s/GB load
+printf '%-7s %-8s %-8s %7s %8s %8s %9s %8s %8s %9s  %s\n' build command MB wall_s cpu_s s/GB peak_MB x_msProbe cpu_s/GB peak/input load
 for s in $STEPS; do
     tree=$D/steps$s$TAG
     mb=$(du -smL "$tree" | cut -f1)
@@ -94,8 +99,8 @@ for s in $STEPS; do
             fi
             echo "$side $cmd $mb $r $MS_SPG $(load | cut -d' ' -f1)" | awk '{
                 gb = $3 / 1024; cpu = $5 + $6;
-                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8.0f %8.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
-                       $7 / 1024, $8 / ($4 / gb), cpu / gb, $9 }'
+                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8.0f %8.2f %9.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
+                       $7 / 1024, $8 / ($4 / gb), cpu / gb, $7 / 1024 / $3, $9 }'
         done
     done
     if [ -n "$BEFORE" ]; then

@@ -22,7 +22,7 @@ struct mon_cache {
     struct names *pool;
     struct pstore *store;         /* path -> struct mon_cache_part * */
     struct mon_cache_part **tmp;        /* parts of this load not kept */
-    size_t ntmp, captmp;
+    size_t ntmp, captmp, nshed;         /* tmp[0..nshed): rows freed (mon_cache_shed) */
     struct mon_cache_stats st;
 };
 
@@ -58,7 +58,7 @@ struct mon_cache *mon_cache_new(uint64_t budget) {
 
 static void drop_tmp(struct mon_cache *c) {
     for (size_t i = 0; i < c->ntmp; i++) part_free(c->tmp[i]);
-    c->ntmp = 0;
+    c->ntmp = c->nshed = 0;
 }
 
 void mon_cache_free(struct mon_cache *c) {
@@ -328,6 +328,19 @@ int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char
     }
     *out = p;
     return parse(buf, len, path, ctx, c->pool, ds, p);
+}
+
+void mon_cache_shed(struct mon_cache *c) {
+    for (size_t i = c->nshed; i < c->ntmp; i++)
+        for (size_t k = 0; k < c->tmp[i]->nfiles; k++) {
+            struct monitor_file *f = &c->tmp[i]->files[k];
+            free(f->rows);
+            free(f->vals);
+            f->rows = NULL;
+            f->vals = NULL;
+            f->cap = 0;
+        }
+    c->nshed = c->ntmp;
 }
 
 void mon_cache_end(struct mon_cache *c, int whole) { pstore_end(c->store, whole); }

@@ -76,6 +76,10 @@ int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n,
  * cache, never kept past the next mon_cache_begin.  -1 without memory. */
 int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,
                          void *ctx, struct dataset *ds, const struct mon_cache_part **out);
+/* The rows and values of the parts this load read without keeping them
+ * freed (their files stay, rows NULL): a streamed read (read_monitor.h,
+ * monitor_rank_fn) is done with them. */
+void mon_cache_shed(struct mon_cache *c);
 /* Ends a load: with whole (the load read every file of the tree), parts
  * of files it did not read are dropped (files gone, or out of a shard). */
 void mon_cache_end(struct mon_cache *c, int whole);

@@ -20,6 +20,7 @@
 #include "model/util/util.h"
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
+#include "src/io/common/decfloat.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/monitor/read_anomaly.h"
@@ -188,6 +189,10 @@ static int is_na(const char *s) {
     if ((*d >= '0' && *d <= '9') || *d == '.') {
         if (d[0] != '1' || d[1] != '.' || d[2] != '#') return 0;
     }
+    switch (*s) {   /* what the tokens below start with: anything else (a shape, a dtype) is none */
+    case '\0': case 'n': case 'N': case '-': case '<': case '#': case '1': break;
+    default: return 0;
+    }
     static const char *const na[] = {"", "nan", "-nan", "NaN", "-NaN", "null", "NULL", "NA", "N/A", "n/a", "<NA>",
                                      "#NA", "#N/A", "#N/A N/A", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN", "None"};
     for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
@@ -197,6 +202,12 @@ static int is_na(const char *s) {
 
 /* A statistic cell: 1 with a value (NaN for NA tokens), 0 for NULL. */
 static int stat_cell(const char *s, double *v) {
+    /* most cells: a plain decimal number, read exactly (decfloat.h) */
+    const char *d = s + (*s == '-');
+    if (*d >= '0' && *d <= '9' && !(d[0] == '1' && d[1] == '.' && d[2] == '#')) {
+        size_t n = strlen(s);
+        if (n <= 64 && decfloat_parse(s, s + n, v) == s + n) return 1;
+    }
     if (is_na(s)) { *v = NAN; return 1; }
     cJSON tmp = {.type = cJSON_String, .valuestring = (char *)s};
     if (json_number(&tmp, v)) return 1;
@@ -208,6 +219,13 @@ static int int_cell(const char *s, int32_t *out) {
     char *e;
     while (*s == ' ') s++;
     if (!*s) return 0;
+    {   /* most cells: a few digits */
+        const char *p = s + (*s == '-');
+        int32_t v = 0;
+        int nd = 0;
+        while (nd < 9 && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0'), nd++;
+        if (nd && !*p) { *out = *s == '-' ? -v : v; return 1; }
+    }
     errno = 0;
     long v = strtol(s, &e, 10);
     if (*e == '\0' && !errno && v >= INT32_MIN && v <= INT32_MAX) { *out = (int32_t)v; return 1; }
@@ -492,6 +510,28 @@ int monitor_read_shard(const char *path, const struct mapping *map, const struct
     return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
 }
 
+int monitor_read_streamed(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                          int shard_n, monitor_rank_fn rank_done, void *rank_arg, struct dataset *ds,
+                          struct monitor_data *md, struct pt_error *err) {
+    struct monitor_read r = {.map = map, .layout = layout, .shard_k = shard_k, .shard_n = shard_n,
+                             .rank_done = rank_done, .rank_arg = rank_arg};
+    return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
+}
+
+/* Streaming (r->rank_done): the files just read, md->files[first..),
+ * handed over, then their rows freed, the parts' too. */
+static int hand_rank(const struct monitor_read *r, struct mon_cache *c, struct monitor_data *md, size_t first,
+                     struct dataset *ds) {
+    int rc = r->rank_done(r->rank_arg, md, first, ds);
+    mon_cache_shed(c);
+    for (size_t k = first; k < md->nfiles; k++) {
+        md->files[k].rows = NULL;
+        md->files[k].vals = NULL;
+        md->files[k].cap = 0;
+    }
+    return rc;
+}
+
 /* The files of the rank folders rd[0..nr) (freed here) through cache c,
  * a rank folder at a time: parsed on all cores (mon_cache_read_many), then
  * added to md in order -- ranks ascending, files by name. */
@@ -548,12 +588,19 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
             np++;
         }
         if (files) fs_free_list(files, nfs);
-        if (rc == 0 && mon_cache_read_many(c, (const char *const *)paths, np, t->max_bytes, t->parse, cxs,
-                                          t->ctx_size, 0, ds, parts) != 0)
-            rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
-        for (size_t k = 0; k < np && rc == 0; k++) {
-            if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
-            else ds->files_read++;
+        /* streamed: MONITOR_STREAM_FILES files at a time, handed over as read */
+        size_t slice = r->rank_done ? MONITOR_STREAM_FILES : np;
+        for (size_t a = 0; a < np && rc == 0; a += slice) {
+            size_t n = np - a < slice ? np - a : slice;
+            if (mon_cache_read_many(c, (const char *const *)paths + a, n, t->max_bytes, t->parse,
+                                    cxs + a * t->ctx_size, t->ctx_size, 0, ds, parts + a) != 0)
+                rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
+            size_t first = md->nfiles;
+            for (size_t k = a; k < a + n && rc == 0; k++) {
+                if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
+                else ds->files_read++;
+            }
+            if (rc == 0 && r->rank_done && hand_rank(r, c, md, first, ds) != 0) rc = -1;
         }
         for (size_t k = 0; k < np; k++) free(paths[k]);
     }
@@ -570,6 +617,9 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
 int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
                       struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
     memset(md, 0, sizeof *md);
+    /* streamed: a cache of this read only, keeping no part (each is freed
+     * once its rank is handed over) */
+    if (r->rank_done && !r->cache && !(md->own = mon_cache_new(0))) return pt_errorf(err, "out of memory");
     char stamp[MONITOR_STAMP_SIZE];
     monitor_cache_stamp(t->format, r->map, r->layout, ds->follow, stamp);
     if (monitor_use_cache(md, r->cache) != 0) return pt_errorf(err, "out of memory");

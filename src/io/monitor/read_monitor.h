@@ -98,6 +98,14 @@ struct monitor_rankdir {
     char *dir;            /* owned */
 };
 
+/* data2db's rows as they are read (monitor_read.rank_done): the files just
+ * read, at most MONITOR_STREAM_FILES of one rank folder (ranks ascending,
+ * files by name, as md->files), are md->files[first..md->nfiles), with
+ * their rows; after the call their rows and values are freed (rows NULL,
+ * nrows kept).  0, or -1 (the callee's own error set): the read stops. */
+#define MONITOR_STREAM_FILES 32
+typedef int (*monitor_rank_fn)(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds);
+
 /* One read of a tree. */
 struct monitor_read {
     const struct mapping *map;      /* --mapping's pairs (none: empty, never NULL) */
@@ -106,6 +114,8 @@ struct monitor_read {
     atomic_int *cancel;             /* load_opts.cancel (NULL: none): looked at before each rank folder */
     struct mon_cache *cache;        /* src/io/monitor/mon_cache.h; NULL: one of md's own */
     void *arg;                      /* the version's own (monitor_v2: its metrics) */
+    monitor_rank_fn rank_done;      /* NULL: every row stays in md; else rows streamed (cache NULL) */
+    void *rank_arg;
 };
 
 /* What sets a version of the tree (v1, monitor_v2) apart; the walk of
@@ -150,6 +160,11 @@ void monitor_cache_stamp(const char *format, const struct mapping *map, const st
  * contiguous blocks of ranks (none: 0 with no file); shard_n 0: all. */
 int monitor_read_shard(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
                        int shard_n, struct dataset *ds, struct monitor_data *md, struct pt_error *err);
+/* A v1 tree read with its rows streamed, rank folder by rank folder, to
+ * rank_done (see monitor_rank_fn); md keeps the files without rows. */
+int monitor_read_streamed(const char *path, const struct mapping *map, const struct layout *layout, int shard_k,
+                          int shard_n, monitor_rank_fn rank_done, void *rank_arg, struct dataset *ds,
+                          struct monitor_data *md, struct pt_error *err);
 void monitor_free(struct monitor_data *md);
 /* Drops from md what msProbe's data2db does not import (the L2 feature
  * files, statistics beyond MONITOR_NSTATS_TDB), with a note in ds naming data

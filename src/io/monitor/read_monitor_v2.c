@@ -15,6 +15,7 @@
 #include "model/cube/names.h"
 #include "model/util/fs.h"
 #include "model/util/util.h"
+#include "src/io/common/decfloat.h"
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
 #include "src/io/formats.h"
@@ -96,6 +97,13 @@ static int split(char *line, char **f, int max) {
 
 static int int_field(const char *s, int32_t *out) {
     char *e;
+    {   /* most cells: a few digits */
+        const char *p = s + (*s == '-');
+        int32_t v = 0;
+        int nd = 0;
+        while (nd < 9 && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0'), nd++;
+        if (nd && !*p) { *out = *s == '-' ? -v : v; return 1; }
+    }
     errno = 0;
     double d = strtod(s, &e);   /* "2" and "2.0" alike */
     if (e == s || *e || errno || !isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return 0;
@@ -107,6 +115,11 @@ static int int_field(const char *s, int32_t *out) {
 static int float_field(const char *s, double *out) {
     char *e;
     if (!*s) return 0;
+    const char *d = s + (*s == '-');
+    if (*d >= '0' && *d <= '9') {   /* most cells: a plain decimal number, read exactly (decfloat.h) */
+        size_t n = strlen(s);
+        if (decfloat_parse(s, s + n, out) == s + n) return 1;
+    }
     *out = strtod(s, &e);
     return *e == '\0';
 }
@@ -524,17 +537,34 @@ static void to_v1(struct monitor_data *md, const struct monitor_v2_metrics *mt, 
     md->nfiles = o;
 }
 
+/* data2db: the tree read with its rows streamed to the writer (arg: the
+ * tree's metrics, filled as files come). */
+static int v2_read_streamed(void *arg, const char *data, const struct load_opts *lo, monitor_rank_fn rank_done,
+                            void *rank_arg, struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    struct mapping map = {0};
+    memset(md, 0, sizeof *md);
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    struct monitor_read r = {.map = &map, .layout = lo->layout, .shard_k = lo->shard_k, .shard_n = lo->shard_n,
+                             .cancel = lo->cancel, .arg = arg, .rank_done = rank_done, .rank_arg = rank_arg};
+    int rc = monitor_read_tree(data, &v2_tree, &r, ds, md, err);
+    mapping_free(&map);
+    return rc;
+}
+
+static int v2_metric_of(void *arg, int metric) {
+    const struct monitor_v2_metrics *mt = arg;
+    return v1_metric(mt->name[metric]);
+}
+
+static void v2_after(void *arg, struct monitor_data *md, const char *data, struct dataset *ds) { to_v1(md, arg, data, ds); }
+
 static int write_trenddb_v2(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
                             struct tdb_result *res, struct pt_error *err) {
-    struct monitor_data md;
     struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     memset(res, 0, sizeof *res);
     if (!mt) return pt_errorf(err, "out of memory");
-    int rc = read_all(data, lo, mt, ds, &md, err);
-    if (rc == 0) {
-        to_v1(&md, mt, data, ds);
-        rc = trenddb_write_monitor_data(data, &md, outdir, lo, ds, res, err);   /* takes md over */
-    }
+    struct trenddb_monitor_src src = {.read = v2_read_streamed, .metric_of = v2_metric_of, .after = v2_after, .arg = mt};
+    int rc = trenddb_write_monitor_src(data, &src, outdir, lo, ds, res, err);
     free(mt);
     return rc;
 }

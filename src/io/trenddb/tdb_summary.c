@@ -17,12 +17,15 @@
  * (not in a row whose finite norm or mean says its tensor held none:
  * probetop-formats(5), TREND.DB), which minimum and maximum skip. */
 
+#define _GNU_SOURCE   /* qsort_r */
 #include "src/io/trenddb/tdb_summary.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "model/util/util.h"
 
 #define SUM_SIZES 3
 #define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
@@ -117,7 +120,10 @@ struct tdb_summary {
      * finish in key order, the whole run's last, and it sorts first), the
      * spools into the tree after the last rank, in key order */
     struct btree_bulk *bb;
-    FILE *spool[SUM_SIZES];  /* per place in sizes[] */
+    FILE *spool;             /* the records, in segments */
+    struct sseg { int l; int64_t group; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
+    size_t nseg, capseg;
+    uint64_t spooled;
 };
 
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
@@ -144,8 +150,8 @@ void tdb_summary_free(struct tdb_summary *m) {
     sqlite3_finalize(m->ins[0]);
     sqlite3_finalize(m->ins[1]);
     btree_bulk_free(m->bb);
-    for (int l = 0; l < SUM_SIZES; l++)
-        if (m->spool[l]) fclose(m->spool[l]);
+    if (m->spool) fclose(m->spool);
+    free(m->seg);
     free(m);
 }
 
@@ -188,6 +194,19 @@ static int summ_finish(struct tdb_summary *m) {
     for (int l = 0; l < m->nsizes; l++)
         if (m->acc[l].n && summ_emit(m, l) != 0) return -1;
     return 0;
+}
+
+int tdb_summary_window(struct tdb *t, struct tdb_summary *m) {
+    if (summ_finish(m) != 0) return pt_errorf(t->err, "out of memory");
+    for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
+    /* the next window may hold fewer keys: its accumulators start small */
+    for (int l = 0; l < SUM_SIZES; l++) {
+        free(m->acc[l].v);
+        m->acc[l] = (struct sacc){0};
+    }
+    free(m->tmp.v);
+    m->tmp = (struct sacc){0};
+    return tdb_summary_flush(t, m);
 }
 
 static void bind_summary_value(sqlite3_stmt *st, int at, double v) {
@@ -243,7 +262,9 @@ static size_t summ_record(unsigned char *rec, const double *e, int ns) {
     return btree_bulk_record(rec, 6 + 4 * ns, iv, dv, kind);
 }
 
-/* out's entries as records onto their group size's spool, out emptied. */
+/* out's entries as records onto the spool, out emptied: a segment per run
+ * of one group (of one group size), each group's entries in key order
+ * (a window's after the window before's). */
 static int summ_spool(struct tdb *t, struct tdb_summary *m) {
     size_t stride = 6 + SUM_PER_STAT * (size_t)m->ns;
     unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
@@ -251,29 +272,49 @@ static int summ_spool(struct tdb *t, struct tdb_summary *m) {
         const double *e = m->out.v + i * stride;
         int l = 0;
         while (l < m->nsizes - 1 && m->sizes[l] != (int)e[0]) l++;
+        int64_t g = (int64_t)e[1];
+        if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g) {
+            if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0)
+                return pt_errorf(t->err, "out of memory");
+            m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .off = m->spooled, .at = m->nseg};
+            m->nseg++;
+        }
         uint32_t len = (uint32_t)summ_record(rec, e, m->ns);
-        if (fwrite(&len, sizeof len, 1, m->spool[l]) != 1 || fwrite(rec, 1, len, m->spool[l]) != len)
+        if (fwrite(&len, sizeof len, 1, m->spool) != 1 || fwrite(rec, 1, len, m->spool) != len)
             return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
+        m->spooled += sizeof len + len;
+        m->seg[m->nseg - 1].len += sizeof len + len;
     }
     m->out.n = 0;
     return 0;
 }
 
-/* The spools into the tree in key order: group size 0 (the last place in
- * sizes[]), then 8, then 64. */
+/* Key order of segments: group size 0 (the last place in sizes[]), then 8,
+ * then 64; groups ascending; the order they were spooled in. */
+static int cmp_seg(const void *a, const void *b, void *ctx) {
+    const struct sseg *x = a, *y = b;
+    int n = *(const int *)ctx;
+    int kx = x->l == n - 1 ? 0 : x->l + 1, ky = y->l == n - 1 ? 0 : y->l + 1;
+    if (kx != ky) return kx < ky ? -1 : 1;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The spool into the tree in key order. */
 static int summ_unspool(struct tdb *t, struct tdb_summary *m) {
     unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
-    for (int k = 0; k < m->nsizes; k++) {
-        int l = k == 0 ? m->nsizes - 1 : k - 1;
-        FILE *f = m->spool[l];
+    qsort_r(m->seg, m->nseg, sizeof *m->seg, cmp_seg, &m->nsizes);
+    if (fflush(m->spool) != 0) goto fail;
+    for (size_t k = 0; k < m->nseg; k++) {
+        const struct sseg *sg = &m->seg[k];
         uint32_t len;
-        if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0) goto fail;
-        while (fread(&len, sizeof len, 1, f) == 1) {
-            if (len > sizeof rec || fread(rec, 1, len, f) != len) goto fail;
+        if (fseeko(m->spool, (off_t)sg->off, SEEK_SET) != 0) goto fail;
+        for (uint64_t done = 0; done < sg->len; done += sizeof len + len) {
+            if (fread(&len, sizeof len, 1, m->spool) != 1 || len > sizeof rec || fread(rec, 1, len, m->spool) != len)
+                goto fail;
             if (btree_bulk_add(m->bb, rec, len) != 0)
                 return pt_errorf(t->err, "%s: could not write the rank summary's pages (disk full?)", t->final);
         }
-        if (ferror(f)) goto fail;
     }
     return 0;
 fail:
@@ -293,11 +334,10 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
     if (tdb_bulk_scratch(t, &m->bb) != 0) return -1;
-    for (int l = 0; m->bb && l < m->nsizes; l++)
-        if (!(m->spool[l] = tmpfile())) {   /* no spool to be had: INSERTs */
-            btree_bulk_free(m->bb);
-            m->bb = NULL;
-        }
+    if (m->bb && !(m->spool = tmpfile())) {   /* no spool to be had: INSERTs */
+        btree_bulk_free(m->bb);
+        m->bb = NULL;
+    }
     if (m->bb) return 0;
     int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
     if (rc) return rc > 0 ? tdb_fail(t, "prepare rank summary") : -1;

@@ -33,6 +33,12 @@ int tdb_summary_rank(struct tdb_summary *m, int64_t rank);
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m);
 /* The rank groups finished so far into the table. */
 int tdb_summary_flush(struct tdb *t, struct tdb_summary *m);
+/* A window of steps done (its ranks fed, ascending): every group into
+ * the table, the accumulators freed; the next window's ranks start again
+ * from the first.  Windows come in step order, each group's keys of a
+ * window after the window before's: the summary of a long run in bounded
+ * memory.  0, or -1 with t's error set. */
+int tdb_summary_window(struct tdb *t, struct tdb_summary *m);
 /* After the last rank: every group into the table, the statements closed. */
 int tdb_summary_finish(struct tdb *t, struct tdb_summary *m);
 /* The summary of t's trend_data as written (monitor data, a merge, a dump

@@ -57,26 +57,6 @@ static int write_monitor_shard_tables(struct tdb *t, int k, int n, int micro, co
     return tdb_shard_attempts(t, att, natt);
 }
 
-int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
-                          struct tdb_result *res, struct pt_error *err) {
-    struct mapping map = {0};
-    struct monitor_data md;
-    memset(res, 0, sizeof *res);
-    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
-    int r = monitor_read_shard(data, &map, lo->layout, lo->shard_k, lo->shard_n, ds, &md, err);
-    mapping_free(&map);
-    if (r != 0) return -1;
-    return trenddb_write_monitor_data(data, &md, outdir, lo, ds, res, err);
-}
-
-int trenddb_write_monitor_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
-                                int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
-    struct load_opts o = *lo;
-    o.shard_k = shard_k;
-    o.shard_n = shard_n;
-    return trenddb_write_monitor(data, outdir, &o, ds, res, err);
-}
-
 /* A shard with nothing of msProbe's in it (no CSV file or no supported
  * statistic): only the fixed tables and the shard's own, so the set is
  * complete.  Returns tdb_commit's result, or -1 with err set; md stays the
@@ -97,107 +77,513 @@ static int write_empty_monitor_shard(const struct monitor_data *md, const char *
     return tdb_commit(&t);
 }
 
-/* Per name of md's pool: the key last found for it and the (vpp, call) it
- * was found with.  Rows of one name mostly share those: one lookup per
- * name, not per row. */
-struct pmemo {
-    uint32_t *key;
-    int32_t *vpp, *call;
+/* ---- the rows as they are read (monitor_rank_fn) ----
+ *
+ * Target ids are msProbe's: its importer attempts them metric by metric
+ * over the whole tree, so no row's id is known before the last rank is
+ * read.  Each rank's rows go, as read, onto a spool (an anonymous
+ * temporary file) as records keyed by their target as first seen here;
+ * the attempts are noted in the order the rows met them.  After the read
+ * the attempts are replayed metric by metric (the ids), and the spool is
+ * read back a rank at a time, each rank's rows sorted into trend_data's
+ * key order, built in that order and summarized on the way.  Only the rank
+ * being read or written is ever in memory. */
+
+struct srec {                /* a row on the spool, then nv doubles: its statistics of has */
+    uint32_t skey;           /* its target: id in ms->skeys */
+    int32_t step, micro;     /* as read */
+    uint8_t metric;          /* monitor_metric_names index */
+    uint8_t nv;
+    uint16_t has;            /* bit per monitor_stat_names index: a value, normalised */
 };
 
-static int pmemo_init(struct pmemo *m, const struct monitor_data *md) {
-    size_t n = names_count(md->pool);
-    m->key = malloc((n ? n : 1) * sizeof *m->key);
-    m->vpp = malloc((n ? n : 1) * sizeof *m->vpp);
-    m->call = malloc((n ? n : 1) * sizeof *m->call);
-    if (!m->key || !m->vpp || !m->call) return -1;
-    for (size_t i = 0; i < n; i++) m->key[i] = NAMES_NONE;
+struct schunk {              /* a rank's records on the spool */
+    int32_t rank;
+    uint64_t off, bytes;
+    size_t n;
+};
+
+struct sattempt {            /* a target's first row of a metric, in the order rows came */
+    uint32_t skey, file;     /* file: its place among the files written */
+    uint8_t metric;
+};
+
+struct sstep {               /* micro steps: per step as read, its micro steps */
+    int32_t step, count;
+};
+
+/* A spool written through a buffer of its own: rows are a few dozen
+ * bytes, and an fwrite each cost more than the row's parse. */
+#define SPOOL_BUF ((size_t)1 << 20)
+struct spool {
+    FILE *f;
+    char *b;
+    size_t n;
+    uint64_t off;            /* bytes put so far */
+};
+
+static int spool_flush(struct spool *s) {
+    if (s->n && fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
+    s->n = 0;
+    return fflush(s->f) != 0 ? -1 : 0;
+}
+
+static int spool_put(struct spool *s, const void *p, size_t len) {
+    if (!s->b && !(s->b = malloc(SPOOL_BUF))) return -1;
+    if (s->n + len > SPOOL_BUF) {
+        if (fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
+        s->n = 0;
+    }
+    memcpy(s->b + s->n, p, len);
+    s->n += len;
+    s->off += len;
     return 0;
 }
 
-static void pmemo_free(struct pmemo *m) {
-    free(m->key);
-    free(m->vpp);
-    free(m->call);
-    memset(m, 0, sizeof *m);
+static void spool_close(struct spool *s) {
+    if (s->f) fclose(s->f);
+    free(s->b);
+    memset(s, 0, sizeof *s);
 }
 
-/* Is row's (name, vpp, call) the one memorised? */
-static int pmemo_hit(const struct pmemo *m, const struct monitor_row *r, int32_t call) {
-    return m->key[r->name] != NAMES_NONE && m->vpp[r->name] == r->vpp && m->call[r->name] == call;
+struct mon_stream {
+    const struct load_opts *lo;
+    const struct trenddb_monitor_src *src;
+    struct pt_error *err;
+    struct names *skeys;     /* (name, vpp, call) of every row, first seen first */
+    struct { uint32_t *skey; int32_t *vpp, *call; size_t n; } memo;   /* pool name -> its last skey */
+    uint8_t *known[MONITOR_NMETRICS];   /* per skey: attempted for the metric */
+    size_t knowncap[MONITOR_NMETRICS];
+    struct sattempt *att;
+    size_t natt, capatt;
+    struct spool spool;
+    struct schunk *chunk;
+    size_t nchunk, capchunk;
+    size_t nfiles;           /* files written so far (their metric is msProbe's) */
+    int any_step;
+    int32_t min_step, max_step;
+    struct sstep *steps;     /* micro_step: sorted by step */
+    size_t nsteps, capsteps, laststep;
+    int32_t max_rank_rows;   /* -1: no row */
+    size_t rows;             /* rows spooled */
+};
+
+static int ms_oom(struct mon_stream *w) { return pt_errorf(w->err, "out of memory"); }
+
+/* The skey of row r (call: its micro step when those tell targets apart). */
+static uint32_t ms_skey(struct mon_stream *w, const struct monitor_data *md, const struct monitor_row *r,
+                        int32_t call) {
+    if (r->name >= w->memo.n) {
+        size_t n = names_count(md->pool);
+        if (n <= r->name) n = (size_t)r->name + 1;
+        uint32_t *k = realloc(w->memo.skey, n * sizeof *k);
+        if (k) w->memo.skey = k;
+        int32_t *v = realloc(w->memo.vpp, n * sizeof *v);
+        if (v) w->memo.vpp = v;
+        int32_t *c = realloc(w->memo.call, n * sizeof *c);
+        if (c) w->memo.call = c;
+        if (!k || !v || !c) return NAMES_NONE;
+        for (size_t i = w->memo.n; i < n; i++) w->memo.skey[i] = NAMES_NONE;
+        w->memo.n = n;
+    }
+    uint32_t k = w->memo.skey[r->name];
+    if (k != NAMES_NONE && w->memo.vpp[r->name] == r->vpp && w->memo.call[r->name] == call) return k;
+    const char *nm = monitor_name(md, r);
+    k = names_intern(w->skeys, nm, strlen(nm), r->vpp, call);
+    w->memo.skey[r->name] = k;
+    w->memo.vpp[r->name] = r->vpp;
+    w->memo.call[r->name] = call;
+    return k;
 }
 
-static void pmemo_set(struct pmemo *m, const struct monitor_row *r, int32_t call, uint32_t key) {
-    m->key[r->name] = key;
-    m->vpp[r->name] = r->vpp;
-    m->call[r->name] = call;
+/* micro_step: step as read has a micro step micro (its count at least micro + 1). */
+static int ms_step(struct mon_stream *w, int32_t step, int32_t micro) {
+    size_t i = w->laststep;
+    if (!(i < w->nsteps && w->steps[i].step == step)) {
+        size_t lo = 0, hi = w->nsteps;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (w->steps[mid].step < step) lo = mid + 1;
+            else hi = mid;
+        }
+        i = lo;
+        if (i == w->nsteps || w->steps[i].step != step) {
+            if (util_grow((void **)&w->steps, &w->capsteps, w->nsteps + 1, sizeof *w->steps) != 0) return -1;
+            memmove(w->steps + i + 1, w->steps + i, (w->nsteps - i) * sizeof *w->steps);
+            w->steps[i] = (struct sstep){.step = step, .count = 0};
+            w->nsteps++;
+        }
+        w->laststep = i;
+    }
+    if (micro + 1 > w->steps[i].count) w->steps[i].count = micro + 1;
+    return 0;
 }
 
-/* Inserts md's targets into t, metric by metric in the fixed order, each
- * known per metric in mk; for a shard every attempt is also kept in *att
- * (files named by fkey).  0, or -1 with t's error set. */
-static int monitor_targets(struct tdb *t, const struct monitor_data *md, int micro_step, int shard, const int64_t *fkey,
-                           struct idmap *ids, struct mkeys *mk, struct tdb_shard_attempt **att, size_t *natt,
-                           size_t *capatt) {
+/* One row of f (its metric m) onto the spool. */
+static int ms_row(struct mon_stream *w, const struct monitor_data *md, const struct monitor_file *f, size_t k, int m) {
+    const struct monitor_row *row = &f->rows[k];
+    int micro_step = w->lo->micro_step;
+    int32_t call = micro_step ? 0 : row->micro;
+    uint32_t skey = ms_skey(w, md, row, call);
+    if (skey == NAMES_NONE) return ms_oom(w);
+    if (util_grow0((void **)&w->known[m], &w->knowncap[m], (size_t)skey + 1, 1) != 0) return ms_oom(w);
+    if (!w->known[m][skey]) {
+        w->known[m][skey] = 1;
+        if (util_grow((void **)&w->att, &w->capatt, w->natt + 1, sizeof *w->att) != 0) return ms_oom(w);
+        w->att[w->natt++] = (struct sattempt){.skey = skey, .file = (uint32_t)(w->nfiles - 1), .metric = (uint8_t)m};
+    }
+    if (!micro_step) {
+        if (!w->any_step || row->step < w->min_step) w->min_step = row->step;
+        if (!w->any_step || row->step > w->max_step) w->max_step = row->step;
+        w->any_step = 1;
+    } else {
+        /* micro_step 2000000000 in one row would lay out two billion steps */
+        if (row->micro >= CUBE_MAX_STEPS)
+            return pt_errorf(w->err, "%s: micro_step %ld at step %ld: more than the %d steps probetop lays out",
+                             f->path, (long)row->micro, (long)row->step, CUBE_MAX_STEPS);
+        if (ms_step(w, row->step, row->micro) != 0) return ms_oom(w);
+    }
+    struct {
+        struct srec h;
+        double v[MONITOR_NSTATS_TDB];
+    } rec = {.h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m}};
+    const double *src = f->vals + k * (size_t)f->nval;
+    for (int s = 0; s < MONITOR_NSTATS; s++) {
+        if (!(f->valmask & (1u << s))) continue;
+        double x = *src++;
+        if (s < MONITOR_NSTATS_TDB && ((row->present >> s) & 1) && tdb_normalise(x, &rec.v[rec.h.nv])) {
+            rec.h.has |= (uint16_t)(1u << s);
+            rec.h.nv++;
+        }
+    }
+    size_t len = sizeof rec.h + rec.h.nv * sizeof(double);
+    if (spool_put(&w->spool, &rec, len) != 0) return pt_errorf(w->err, "could not spool the rows (disk full?)");
+    w->chunk[w->nchunk - 1].bytes += len;
+    w->chunk[w->nchunk - 1].n++;
+    w->rows++;
+    return 0;
+}
+
+/* monitor_rank_fn: a rank folder's files onto the spool. */
+static int ms_rank(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds) {
+    struct mon_stream *w = arg;
+    (void)ds;
+    if (w->lo->cancel && atomic_load(w->lo->cancel)) return pt_errorf(w->err, "interrupted");
+    if (!w->spool.f && !(w->spool.f = tmpfile())) return pt_errorf(w->err, "no temporary file for the rows");
+    for (size_t i = first; i < md->nfiles; i++) {
+        const struct monitor_file *f = &md->files[i];
+        int m = w->src && w->src->metric_of ? w->src->metric_of(w->src->arg, f->metric)
+                                            : (f->metric >= 0 && f->metric < MONITOR_NMETRICS ? f->metric : -1);
+        if (m < 0) continue;
+        w->nfiles++;
+        if (!f->nrows) continue;
+        if (!w->nchunk || w->chunk[w->nchunk - 1].rank != f->rank) {
+            if (util_grow((void **)&w->chunk, &w->capchunk, w->nchunk + 1, sizeof *w->chunk) != 0) return ms_oom(w);
+            w->chunk[w->nchunk++] = (struct schunk){.rank = f->rank, .off = w->spool.off};
+        }
+        if (f->rank > w->max_rank_rows) w->max_rank_rows = f->rank;
+        for (size_t k = 0; k < f->nrows; k++)
+            if (ms_row(w, md, f, k, m) != 0) return -1;
+    }
+    return 0;
+}
+
+static void ms_free(struct mon_stream *w) {
+    names_free(w->skeys);
+    free(w->memo.skey);
+    free(w->memo.vpp);
+    free(w->memo.call);
+    for (int m = 0; m < MONITOR_NMETRICS; m++) free(w->known[m]);
+    free(w->att);
+    spool_close(&w->spool);
+    free(w->chunk);
+    free(w->steps);
+}
+
+/* The step axis (monitor_steps) from what the rows had. */
+static int ms_steps(const struct mon_stream *w, const struct monitor_data *md, struct monitor_steps *s,
+                    struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->micro = w->lo->micro_step;
+    if (!s->micro) {
+        s->min_step = w->any_step ? w->min_step : 0;
+        s->max_step = w->any_step ? w->max_step : 0;
+        return 0;
+    }
+    size_t u = w->nsteps;
+    s->orig = malloc((u ? u : 1) * sizeof *s->orig);
+    s->count = calloc(u ? u : 1, sizeof *s->count);
+    s->offset = calloc(u ? u : 1, sizeof *s->offset);
+    if (!s->orig || !s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
+    s->n = u;
+    int64_t off = 0;
+    for (size_t j = 0; j < u; j++) {
+        s->orig[j] = w->steps[j].step;
+        s->count[j] = w->steps[j].count;
+        s->offset[j] = (int32_t)off;
+        off += s->count[j];
+        if (off > CUBE_MAX_STEPS) {
+            int32_t steps = s->orig[j];
+            monitor_steps_free(s);
+            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out",
+                             md->nfiles ? md->files[0].path : "monitor data", CUBE_MAX_STEPS, (long)steps);
+        }
+    }
+    s->min_step = 0;
+    s->max_step = (int32_t)off - 1;
+    return 0;
+}
+
+/* The attempts, metric by metric in the fixed order, as msProbe's importer
+ * makes them: the targets' ids (dbid per skey), each metric's keys in mk;
+ * for a shard every attempt also kept in *att (files named by fkey).  0, or
+ * -1 with t's error set. */
+static int ms_targets(struct tdb *t, const struct mon_stream *w, uint32_t has_rows, const int64_t *fkey,
+                      struct idmap *ids, struct mkeys *mk, int64_t *dbid, int shard, struct tdb_shard_attempt **att,
+                      size_t *natt, size_t *capatt) {
     sqlite3_stmt *ins_target = NULL;
     int rc = -1;
     if (tdb_prepare_targets(t, &ins_target) != 0) return -1;
-    struct pmemo memo = {0};   /* seen for this metric already */
-    if (pmemo_init(&memo, md) != 0) { pt_errorf(t->err, "out of memory"); goto out; }   /* out frees it */
     for (int m = 0; m < MONITOR_NMETRICS; m++) {
-        if (!(md->metric_has_rows & (1u << m))) continue;
-        struct names *seen = names_new();
-        if (!seen) { pt_errorf(t->err, "out of memory"); goto out; }
-        memset(memo.key, 0xff, names_count(md->pool) * sizeof *memo.key);
-        for (size_t i = 0; i < md->nfiles; i++) {
-            const struct monitor_file *f = &md->files[i];
-            if (f->metric != m) continue;
-            for (size_t k = 0; k < f->nrows; k++) {
-                int32_t call = micro_step ? 0 : f->rows[k].micro;
-                if (pmemo_hit(&memo, &f->rows[k], call)) continue;
-                const char *nm = monitor_name(md, &f->rows[k]);
-                size_t len = strlen(nm);
-                uint32_t before = names_count(seen);
-                uint32_t sid = names_intern(seen, nm, len, f->rows[k].vpp, call);
-                pmemo_set(&memo, &f->rows[k], call, sid);
-                if (sid < before) continue;
-                int ins;
-                int64_t key = tdb_attempt(ids, nm, len, f->rows[k].vpp, call, ins_target, &ins);
-                if (key < 0 || tdb_mkeys_add(&mk[m], (uint32_t)key) != 0) {
-                    names_free(seen);
-                    tdb_fail(t, "insert target");
+        if (!(has_rows & (1u << m))) continue;
+        for (size_t i = 0; i < w->natt; i++) {
+            const struct sattempt *a = &w->att[i];
+            if (a->metric != m) continue;
+            const struct target *tg = names_target(w->skeys, a->skey);
+            int ins;
+            int64_t key = tdb_attempt(ids, names_str(w->skeys, a->skey), tg->len, tg->vpp, tg->call, ins_target, &ins);
+            if (key < 0 || tdb_mkeys_add(&mk[m], (uint32_t)key) != 0) {
+                tdb_fail(t, "insert target");
+                goto out;
+            }
+            dbid[a->skey] = ids->dbid[key];
+            if (shard) {
+                if (util_grow0((void **)att, capatt, *natt + 1, sizeof **att) != 0) {
+                    pt_errorf(t->err, "out of memory");
                     goto out;
                 }
-                if (shard) {
-                    if (util_grow0((void **)att, capatt, *natt + 1, sizeof **att) != 0) {
-                        names_free(seen);
-                        pt_errorf(t->err, "out of memory");
-                        goto out;
-                    }
-                    (*att)[(*natt)++] = (struct tdb_shard_attempt){.seq = ids->seq, .index = fkey[i],
-                                                             .target = ids->dbid[key], .metric = m + 1};
-                }
+                (*att)[(*natt)++] = (struct tdb_shard_attempt){.seq = ids->seq, .index = fkey[a->file],
+                                                         .target = ids->dbid[key], .metric = m + 1};
             }
         }
-        names_free(seen);
     }
     rc = 0;
 out:
     sqlite3_finalize(ins_target);
-    pmemo_free(&memo);
     return rc;
 }
 
-static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct monitor_steps *st,
-                               const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
-                               int nc, int micro_step, struct btree_bulk *bb, size_t *rows);
+/* A row of the rank going in: its key, and where its record is (its
+ * place on the spool: also the order INSERT OR IGNORE met them in). */
+struct mrow {
+    int32_t step, metric;    /* metric: its metric_id */
+    int64_t dbid;
+    uint64_t at;             /* offset of its record in the rank's bytes */
+};
 
-int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const char *outdir,
-                               const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
-                               struct pt_error *err) {
-    struct monitor_data md = *mdp;   /* taken over: freed here */
+static int cmp_mrow(const void *a, const void *b) {
+    const struct mrow *x = a, *y = b;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->dbid != y->dbid) return x->dbid < y->dbid ? -1 : 1;
+    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+struct sumrec {              /* a row for the rank summary */
+    int32_t step, metric;
+    int64_t dbid;
+    uint32_t present, pad;
+};
+
+/* Writing trend_data from the spool. */
+struct mon_rows {
+    struct tdb *t;
+    const struct monitor_steps *st;
+    const int64_t *dbid;     /* per skey */
+    const int *metric_id;
+    int colidx[MONITOR_NSTATS];   /* per monitor_stat_names index: its column, -1 none */
+    int nc;
+    struct btree_bulk *bb;   /* NULL: INSERTs */
+    sqlite3_stmt *ins_row;
+    struct tdb_summary *summ;
+    /* the summary's rows, rank by rank in key order, on a spool of their
+     * own (as trend_data stores them: struct sumrec, then nc doubles),
+     * and per rank where each window of wsteps steps starts in it */
+    struct spool sspool;
+    int32_t step0, wsteps;
+    size_t nwin;
+    uint64_t *woff;          /* per chunk: nwin + 1 offsets */
+    char *buf;               /* the rank's records */
+    size_t capbuf;
+    struct mrow *v;
+    size_t capv, rows;
+};
+
+static int32_t ms_row_step(const struct monitor_steps *st, const struct srec *h) {
+    struct monitor_row r = {.step = h->step, .micro = h->micro};
+    return monitor_row_step(st, &r);
+}
+
+/* One row (the first of its key) into trend_data and the rank's summary. */
+static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
+    struct srec h;
+    memcpy(&h, w->buf + r->at, sizeof h);
+    const char *vals = w->buf + r->at + sizeof h;
+    struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
+    uint32_t present = 0;
+    for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
+    for (int c = 0; c < w->nc; c++) {
+        out.kind[4 + c] = BTREE_BULK_NULL;
+        out.dval[4 + c] = 0;
+    }
+    for (int s = 0, k = 0; s < MONITOR_NSTATS_TDB; s++) {
+        if (!((h.has >> s) & 1)) continue;
+        int c = w->colidx[s];
+        double v;
+        memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
+        if (c < 0) continue;
+        out.kind[4 + c] = BTREE_BULK_REAL;
+        out.dval[4 + c] = v;
+        present |= 1u << c;
+    }
+    if (w->summ) {
+        struct sumrec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+        size_t len = (size_t)w->nc * sizeof(double);
+        if (spool_put(&w->sspool, &sr, sizeof sr) != 0 || spool_put(&w->sspool, out.dval + 4, len) != 0)
+            return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
+    }
+    w->rows++;
+    return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
+}
+
+/* A rank's records (chunk c of the spool) in key order; of two rows of one
+ * key the first read wins, as with INSERT OR IGNORE. */
+static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c, uint64_t *woff) {
+    if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0 ||
+        util_grow((void **)&w->v, &w->capv, c->n ? c->n : 1, sizeof *w->v) != 0)
+        return pt_errorf(w->t->err, "out of memory");
+    if (fseeko(spool, (off_t)c->off, SEEK_SET) != 0 || fread(w->buf, 1, c->bytes, spool) != c->bytes)
+        return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
+    size_t n = 0;
+    for (uint64_t at = 0; at < c->bytes && n < c->n;) {
+        struct srec h;
+        memcpy(&h, w->buf + at, sizeof h);
+        w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
+                                  .dbid = w->dbid[h.skey], .at = at};
+        at += sizeof h + (size_t)h.nv * sizeof(double);
+    }
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++) sorted = cmp_mrow(&w->v[i - 1], &w->v[i]) < 0;
+    if (!sorted) qsort(w->v, n, sizeof *w->v, cmp_mrow);
+    size_t win = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct mrow *r = &w->v[i], *p = i ? &w->v[i - 1] : NULL;
+        if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
+        if (w->summ)   /* the windows up to this row's start here */
+            for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); win <= k && win < w->nwin; win++)
+                woff[win] = w->sspool.off;
+        if (mon_row_out(w, c->rank, r) != 0) return -1;
+    }
+    for (; w->summ && win <= w->nwin; win++) woff[win] = w->sspool.off;
+    return 0;
+}
+
+/* The summary, a window of steps at a time: each rank's rows of it from
+ * the spool.  0, or -1 with t's error set. */
+static int mon_summary(struct mon_rows *w, const struct mon_stream *ms) {
+    if (spool_flush(&w->sspool) != 0) goto fail;
+    for (size_t k = 0; k < w->nwin; k++) {
+        for (size_t i = 0; i < ms->nchunk; i++) {
+            const uint64_t *o = w->woff + i * (w->nwin + 1);
+            uint64_t len = o[k + 1] - o[k];
+            if (!len) continue;
+            if (util_grow((void **)&w->buf, &w->capbuf, len, 1) != 0) return pt_errorf(w->t->err, "out of memory");
+            if (fseeko(w->sspool.f, (off_t)o[k], SEEK_SET) != 0 || fread(w->buf, 1, len, w->sspool.f) != len) goto fail;
+            size_t rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
+            for (uint64_t at = 0; at + rl <= len; at += rl) {
+                struct sumrec sr;
+                double v[MONITOR_NSTATS];
+                memcpy(&sr, w->buf + at, sizeof sr);
+                memcpy(v, w->buf + at + sizeof sr, (size_t)w->nc * sizeof(double));
+                if (tdb_summary_add(w->summ, sr.step, sr.dbid, sr.metric, v, sr.present) != 0)
+                    return pt_errorf(w->t->err, "out of memory");
+            }
+            if (tdb_summary_rank(w->summ, ms->chunk[i].rank) != 0) return pt_errorf(w->t->err, "out of memory");
+            if (tdb_summary_flush(w->t, w->summ) != 0) return -1;
+        }
+        if (tdb_summary_window(w->t, w->summ) != 0) return -1;
+    }
+    return 0;
+fail:
+    return pt_errorf(w->t->err, "%s: could not read the rank summary's rows back", w->t->final);
+}
+
+/* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
+#define MON_SUMMARY_WINDOW_KEYS 32768
+
+/* The spooled rows into trend_data (nc columns, colidx: the column of each
+ * statistic, cols their names), counting them in *rows, and the rank
+ * summary.  Ranks ascending: each rank's rows sorted go into the table built
+ * in key order (bb; NULL: by INSERTs), its summary made on the way; ranks in
+ * any other order go in by INSERTs, the summary from the table after.  0,
+ * or -1 with t's error set. */
+static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct monitor_steps *st,
+                          const int64_t *dbid, const int *metric_id, const int *colidx, const char *const *cols,
+                          int nc, struct btree_bulk *bb, size_t *rows) {
+    struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
+    int ordered = 1, rc = -1;
+    for (int s = 0; s < MONITOR_NSTATS; s++) w.colidx[s] = -1;
+    for (int c = 0; c < nc; c++) w.colidx[colidx[c]] = c;
+    for (size_t i = 1; i < ms->nchunk; i++)
+        if (ms->chunk[i].rank <= ms->chunk[i - 1].rank) ordered = 0;
+    w.bb = ordered ? bb : NULL;
+    int prc = w.bb ? 0 : tdb_prepare_trend_insert(t, nc, 1, &w.ins_row);
+    if (prc != 0) return prc > 0 ? tdb_fail(t, "prepare") : -1;
+    if (ordered && ms->max_rank_rows + 1 >= SUMMARY_MIN_RANKS) {
+        if (!(w.summ = tdb_summary_new(nc, cols, ms->max_rank_rows))) { pt_errorf(t->err, "out of memory"); goto out; }
+        if (tdb_summary_open(t, w.summ) != 0) goto out;
+        /* windows of steps holding about MON_SUMMARY_WINDOW_KEYS keys of the biggest rank */
+        size_t most = 1;
+        for (size_t i = 0; i < ms->nchunk; i++)
+            if (ms->chunk[i].n > most) most = ms->chunk[i].n;
+        const char *env = getenv("PROBETOP_SUMMARY_WINDOW");   /* probetop(1), ENVIRONMENT */
+        int64_t keys = env && atoll(env) > 0 ? atoll(env) : MON_SUMMARY_WINDOW_KEYS;
+        int64_t nsteps = (int64_t)st->max_step - st->min_step + 1, ws = nsteps;
+        if ((int64_t)most > keys) ws = nsteps * keys / (int64_t)most;
+        w.step0 = st->min_step;
+        w.wsteps = (int32_t)(ws < 1 ? 1 : ws);
+        w.nwin = (size_t)((nsteps + w.wsteps - 1) / w.wsteps);
+        if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
+        if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
+    }
+    if (ms->spool.f && spool_flush(&ms->spool) != 0) {
+        pt_errorf(t->err, "could not spool the rows (disk full?)");
+        goto out;
+    }
+    for (size_t i = 0; i < ms->nchunk; i++) {
+        if (t->cancel && atomic_load(t->cancel)) { pt_errorf(t->err, "%s: interrupted", t->final); goto out; }
+        if (mon_rank_out(&w, ms->spool.f, &ms->chunk[i], w.woff ? w.woff + i * (w.nwin + 1) : NULL) != 0) goto out;
+    }
+    if (w.summ && (mon_summary(&w, ms) != 0 || tdb_summary_finish(t, w.summ) != 0)) goto out;
+    if (!ordered && tdb_summary_from_table(t) != 0) goto out;
+    *rows = w.rows;
+    rc = 0;
+out:
+    sqlite3_finalize(w.ins_row);
+    tdb_summary_free(w.summ);
+    spool_close(&w.sspool);
+    free(w.woff);
+    free(w.buf);
+    free(w.v);
+    return rc;
+}
+
+/* The tables from what the read left: md (the files, without rows), ms
+ * (the attempts, the spooled rows).  Returns 0, or -1 with err set. */
+static int ms_write(const char *data, struct monitor_data *md, struct mon_stream *ms, const char *outdir,
+                    const struct load_opts *lo, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
     int shard_k = lo->shard_k, shard_n = lo->shard_n, shard = shard_n > 0;
-    int64_t *fkey = NULL;
+    int64_t *fkey = NULL, *dbid = NULL;
     struct tdb_shard_attempt *att = NULL;
     size_t natt = 0, capatt = 0;
     char dbname[96];
@@ -208,73 +594,64 @@ int trenddb_write_monitor_data(const char *data, struct monitor_data *mdp, const
     struct btree_bulk *bb = NULL;    /* trend_data built in key order beside SQLite */
     int rc = -1;
     memset(mk, 0, sizeof mk);
-    memset(res, 0, sizeof *res);
-    memset(mdp, 0, sizeof *mdp);
-    monitor_keep_trenddb(&md, data, ds);   /* only what msProbe's data2db imports */
+    monitor_keep_trenddb(md, data, ds);   /* only what msProbe's data2db imports */
+    if (md->nfiles != ms->nfiles)
+        return pt_errorf(err, "internal: %zu files read, %zu written", ms->nfiles, md->nfiles);
     if (shard) snprintf(dbname, sizeof dbname, "monitor_data.shard-%d-of-%d.trend.db", shard_k, shard_n);
     else snprintf(dbname, sizeof dbname, "monitor_data.trend.db");
-    if (shard && (!md.metric_has_files || !md.statmask)) {
+    if (shard && (!md->metric_has_files || !md->statmask))
         /* nothing of msProbe's to write here, but the set needs this shard:
          * the merge says what the whole run lacks */
-        rc = write_empty_monitor_shard(&md, outdir, dbname, lo, ds, res, err);
-        monitor_free(&md);
-        return rc;
-    }
-    if (!md.metric_has_files) {
-        monitor_free(&md);
+        return write_empty_monitor_shard(md, outdir, dbname, lo, ds, res, err);
+    if (!md->metric_has_files)
         return pt_errorf(err, "%s: no <metric>_<a>-<b>.csv file in the rank folders: no database written%s%s%s", data,
                          ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "",
                          ds->nwarnings ? ")" : "");
-    }
-    if (!md.statmask) {
-        monitor_free(&md);
-        return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", data);
-    }
-    if (monitor_steps(&md, lo->micro_step, &st, err) != 0) goto out;
-    if (!(ids.keys = names_new())) {
+    if (!md->statmask) return pt_errorf(err, "%s: no CSV file has a supported statistic column (norm, min, max, ...)", data);
+    if (ms_steps(ms, md, &st, err) != 0) goto out;
+    if (!(ids.keys = names_new()) || !(dbid = calloc(names_count(ms->skeys) + 1, sizeof *dbid))) {
         pt_errorf(err, "out of memory");
         goto out;
     }
-    if (tdb_open(&t, outdir, dbname, 262144, lo, ds, err) != 0 || tdb_create_fixed(&t) != 0) goto out;
+    if (tdb_open(&t, outdir, dbname, 16384, lo, ds, err) != 0 || tdb_create_fixed(&t) != 0) goto out;
     /* a file's place in the whole run: its rank, then its place among that rank's files */
-    if (!(fkey = calloc(md.nfiles ? md.nfiles : 1, sizeof *fkey))) { pt_errorf(err, "out of memory"); goto out; }
-    for (size_t i = 0, first = 0; i < md.nfiles; i++) {
-        if (i && md.files[i].rank != md.files[i - 1].rank) first = i;
-        fkey[i] = ((int64_t)md.files[i].rank << 20) | (int64_t)(i - first);
+    if (!(fkey = calloc(md->nfiles ? md->nfiles : 1, sizeof *fkey))) { pt_errorf(err, "out of memory"); goto out; }
+    for (size_t i = 0, first = 0; i < md->nfiles; i++) {
+        if (i && md->files[i].rank != md->files[i - 1].rank) first = i;
+        fkey[i] = ((int64_t)md->files[i].rank << 20) | (int64_t)(i - first);
     }
-    if (monitor_targets(&t, &md, lo->micro_step, shard, fkey, &ids, mk, &att, &natt, &capatt) != 0) goto out;
+    if (ms_targets(&t, ms, md->metric_has_rows, fkey, &ids, mk, dbid, shard, &att, &natt, &capatt) != 0) goto out;
     if (tdb_finish_sequence(&t, &ids) != 0) goto out;
     const char *present[MONITOR_NMETRICS];
     int metric_id[MONITOR_NMETRICS], np = 0;
     for (int m = 0; m < MONITOR_NMETRICS; m++) {
         metric_id[m] = 0;
-        if (md.metric_has_rows & (1u << m)) { present[np++] = monitor_metric_names[m]; metric_id[m] = np; }
+        if (md->metric_has_rows & (1u << m)) { present[np++] = monitor_metric_names[m]; metric_id[m] = np; }
     }
     if (tdb_insert_metrics(&t, present, np) != 0) goto out;
     uint32_t mstat[MONITOR_NMETRICS] = {0};
-    for (size_t i = 0; i < md.nfiles; i++) mstat[md.files[i].metric] |= md.files[i].statmask;
-    if (tdb_monitor_global_stats(&t, st.min_step, st.max_step, md.max_rank, md.metric_has_files, mstat) != 0) goto out;
+    for (size_t i = 0; i < md->nfiles; i++) mstat[md->files[i].metric] |= md->files[i].statmask;
+    if (tdb_monitor_global_stats(&t, st.min_step, st.max_step, md->max_rank, md->metric_has_files, mstat) != 0) goto out;
     /* trend_data with the union of the supported columns */
     const char *cols[MONITOR_NSTATS];
     int colidx[MONITOR_NSTATS], nc = 0;
     for (int s = 0; s < MONITOR_NSTATS; s++)
-        if (md.statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = monitor_stat_names[s]; }
+        if (md->statmask & (1u << s)) { colidx[nc] = s; cols[nc++] = monitor_stat_names[s]; }
     if (tdb_create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && tdb_write_tags(&t, &ids, mk[m].order, mk[m].count, metric_id[m], LABELS_MONITOR) != 0) goto out;
     if (tdb_bulk_open(&t, outdir, dbname, ds, &bb) != 0) goto out;
-    if (monitor_insert_rows(&t, &md, &st, &ids, metric_id, colidx, cols, nc, lo->micro_step, bb, &res->rows) != 0)
-        goto out;
-    if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, &md, &st, fkey, att, natt, metric_id) != 0)
+    if (ms_insert_rows(&t, ms, &st, dbid, metric_id, colidx, cols, nc, bb, &res->rows) != 0) goto out;
+    if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, md, &st, fkey, att, natt, metric_id) != 0)
         goto out;
     res->targets = names_count(ids.keys);
     res->max_step = st.max_step;
-    res->max_rank = md.max_rank;
+    res->max_rank = md->max_rank;
     res->shard_k = shard_k;
     res->shard_n = shard_n;
-    if (shard && md.nfiles) {
-        res->min_rank = md.files[0].rank;
-        res->max_rank = md.files[md.nfiles - 1].rank;
+    if (shard && md->nfiles) {
+        res->min_rank = md->files[0].rank;
+        res->max_rank = md->files[md->nfiles - 1].rank;
     }
     snprintf(res->path, sizeof res->path, "%s", t.final);
     if (bb && tdb_bulk_attach(&t, bb) != 0) goto out;
@@ -285,152 +662,52 @@ out:
     btree_bulk_free(bb);
     names_free(ids.keys);
     free(ids.dbid);
+    free(dbid);
     for (int m = 0; m < MONITOR_NMETRICS; m++) tdb_mkeys_free(&mk[m]);
     free(fkey);
     free(att);
     monitor_steps_free(&st);
-    monitor_free(&md);
     return rc;
 }
 
-/* A row of the rank going in (the monitor writer): its key, and where its
- * values are (file, row: also the order INSERT OR IGNORE met them in). */
-struct mrow {
-    int32_t step, metric;    /* metric: its metric_id */
-    int64_t dbid;
-    uint32_t file, row;
-};
-
-static int cmp_mrow(const void *a, const void *b) {
-    const struct mrow *x = a, *y = b;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    if (x->dbid != y->dbid) return x->dbid < y->dbid ? -1 : 1;
-    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
-    if (x->file != y->file) return x->file < y->file ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
-/* The monitor writer's rows, rank by rank: sorted into trend_data's key
- * order, built beside SQLite (bb) or inserted, and summarized on the way
- * (summ NULL: no summary, or one made from the table at the end). */
-struct mon_rows {
-    struct tdb *t;
-    const struct monitor_data *md;
-    const struct monitor_steps *st;
-    const struct idmap *ids;
-    const int *metric_id, *colidx;
-    int nc, micro_step;
-    struct btree_bulk *bb;   /* NULL: INSERTs */
-    sqlite3_stmt *ins_row;
-    struct tdb_summary *summ;
-    struct mrow *v;
-    size_t n, cap, rows;
-    struct pmemo memo;       /* pool name -> key in ids */
-};
-
-/* One row (the first of its key) into trend_data and the rank's summary. */
-static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
-    const struct monitor_file *f = &w->md->files[r->file];
-    const struct monitor_row *row = &f->rows[r->row];
-    struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
-    uint32_t present = 0;
-    for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
-    for (int c = 0; c < w->nc; c++) {
-        int s = w->colidx[c];
-        double v;
-        int has = ((row->present >> s) & 1) && tdb_normalise(monitor_value(f, r->row, s), &v);
-        out.kind[4 + c] = has ? BTREE_BULK_REAL : BTREE_BULK_NULL;
-        out.dval[4 + c] = has ? v : 0;
-        present |= (uint32_t)has << c;
+int trenddb_write_monitor_src(const char *data, const struct trenddb_monitor_src *src, const char *outdir,
+                              const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                              struct pt_error *err) {
+    struct mon_stream ms = {.lo = lo, .src = src, .err = err, .max_rank_rows = -1};
+    struct monitor_data md;
+    memset(res, 0, sizeof *res);
+    if (!(ms.skeys = names_new())) return pt_errorf(err, "out of memory");
+    int rc = src->read(src->arg, data, lo, ms_rank, &ms, ds, &md, err);
+    if (rc == 0) {
+        if (src->after) src->after(src->arg, &md, data, ds);
+        rc = ms_write(data, &md, &ms, outdir, lo, ds, res, err);
+        monitor_free(&md);
     }
-    if (w->summ && tdb_summary_add(w->summ, r->step, r->dbid, r->metric, out.dval + 4, present) != 0)
-        return pt_errorf(w->t->err, "out of memory");
-    w->rows++;
-    return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
-}
-
-/* The rows of files [a, b) (all of one rank) in key order; of two rows of
- * one key the first read wins, as with INSERT OR IGNORE. */
-static int mon_rank_out(struct mon_rows *w, size_t a, size_t b) {
-    const struct monitor_data *md = w->md;
-    int32_t rank = md->files[a].rank;
-    w->n = 0;
-    for (size_t i = a; i < b; i++) {
-        const struct monitor_file *f = &md->files[i];
-        int mid = w->metric_id[f->metric];
-        if (!mid) continue;
-        if (util_grow0((void **)&w->v, &w->cap, w->n + f->nrows, sizeof *w->v) != 0)
-            return pt_errorf(w->t->err, "out of memory");
-        for (size_t k = 0; k < f->nrows; k++) {
-            const struct monitor_row *row = &f->rows[k];
-            int32_t call = w->micro_step ? 0 : row->micro;
-            uint32_t key;
-            if (pmemo_hit(&w->memo, row, call)) key = w->memo.key[row->name];
-            else {
-                const char *nm = monitor_name(md, row);
-                key = names_find(w->ids->keys, nm, strlen(nm), row->vpp, call);
-                if (key != NAMES_NONE) pmemo_set(&w->memo, row, call, key);
-            }
-            if (key == NAMES_NONE) continue;
-            w->v[w->n++] = (struct mrow){.step = monitor_row_step(w->st, row), .metric = mid,
-                                         .dbid = w->ids->dbid[key], .file = (uint32_t)i, .row = (uint32_t)k};
-        }
-    }
-    qsort(w->v, w->n, sizeof *w->v, cmp_mrow);
-    for (size_t i = 0; i < w->n; i++) {
-        const struct mrow *r = &w->v[i], *p = i ? &w->v[i - 1] : NULL;
-        if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
-        if (mon_row_out(w, rank, r) != 0) return -1;
-    }
-    if (w->summ && w->n) {   /* a rank with rows: into the summary */
-        if (tdb_summary_rank(w->summ, rank) != 0) return pt_errorf(w->t->err, "out of memory");
-        if (tdb_summary_flush(w->t, w->summ) != 0) return -1;
-    }
-    return 0;
-}
-
-/* md's rows into trend_data (nc columns, colidx: the statistic of each,
- * cols their names), at their steps of st, counting them in *rows, and the
- * rank summary.  Files come rank by rank, ranks ascending: each rank's rows
- * are sorted and go into the table built in key order (bb; NULL: by
- * INSERTs), its summary made on the way; files in any other order go in by
- * INSERTs, the summary from the table after.  0, or -1 with t's error set. */
-static int monitor_insert_rows(struct tdb *t, const struct monitor_data *md, const struct monitor_steps *st,
-                               const struct idmap *ids, const int *metric_id, const int *colidx, const char *const *cols,
-                               int nc, int micro_step, struct btree_bulk *bb, size_t *rows) {
-    struct mon_rows w = {.t = t, .md = md, .st = st, .ids = ids, .metric_id = metric_id, .colidx = colidx, .nc = nc,
-                         .micro_step = micro_step};
-    int ordered = 1, rc = -1;
-    int32_t max_rank = -1;
-    for (size_t i = 0; i < md->nfiles; i++) {
-        if (i && md->files[i].rank < md->files[i - 1].rank) ordered = 0;
-        if (metric_id[md->files[i].metric] && md->files[i].nrows && md->files[i].rank > max_rank)
-            max_rank = md->files[i].rank;
-    }
-    w.bb = ordered ? bb : NULL;
-    if (pmemo_init(&w.memo, md) != 0) { pmemo_free(&w.memo); return pt_errorf(t->err, "out of memory"); }
-    int prc = w.bb ? 0 : tdb_prepare_trend_insert(t, nc, 1, &w.ins_row);
-    if (prc != 0) {
-        pmemo_free(&w.memo);
-        return prc > 0 ? tdb_fail(t, "prepare") : -1;
-    }
-    if (ordered && max_rank + 1 >= SUMMARY_MIN_RANKS) {
-        if (!(w.summ = tdb_summary_new(nc, cols, max_rank))) { pt_errorf(t->err, "out of memory"); goto out; }
-        if (tdb_summary_open(t, w.summ) != 0) goto out;
-    }
-    for (size_t a = 0, b; a < md->nfiles; a = b) {
-        for (b = a + 1; b < md->nfiles && md->files[b].rank == md->files[a].rank; b++) {}
-        if (t->cancel && atomic_load(t->cancel)) { pt_errorf(t->err, "%s: interrupted", t->final); goto out; }
-        if (mon_rank_out(&w, a, b) != 0) goto out;
-    }
-    if (w.summ && tdb_summary_finish(t, w.summ) != 0) goto out;
-    if (!ordered && tdb_summary_from_table(t) != 0) goto out;
-    *rows = w.rows;
-    rc = 0;
-out:
-    sqlite3_finalize(w.ins_row);
-    tdb_summary_free(w.summ);
-    pmemo_free(&w.memo);
-    free(w.v);
+    ms_free(&ms);
     return rc;
+}
+
+/* A v1 tree, its rows streamed. */
+static int v1_read(void *arg, const char *data, const struct load_opts *lo, monitor_rank_fn rank_done, void *rank_arg,
+                   struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
+    struct mapping map = {0};
+    (void)arg;
+    if (lo->mapping && mapping_read(lo->mapping, &map, err) != 0) return -1;
+    int rc = monitor_read_streamed(data, &map, lo->layout, lo->shard_k, lo->shard_n, rank_done, rank_arg, ds, md, err);
+    mapping_free(&map);
+    return rc;
+}
+
+int trenddb_write_monitor(const char *data, const char *outdir, const struct load_opts *lo, struct dataset *ds,
+                          struct tdb_result *res, struct pt_error *err) {
+    static const struct trenddb_monitor_src v1 = {.read = v1_read};
+    return trenddb_write_monitor_src(data, &v1, outdir, lo, ds, res, err);
+}
+
+int trenddb_write_monitor_shard(const char *data, const char *outdir, const struct load_opts *lo, int shard_k,
+                                int shard_n, struct dataset *ds, struct tdb_result *res, struct pt_error *err) {
+    struct load_opts o = *lo;
+    o.shard_k = shard_k;
+    o.shard_n = shard_n;
+    return trenddb_write_monitor(data, outdir, &o, ds, res, err);
 }

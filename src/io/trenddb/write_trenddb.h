@@ -49,13 +49,25 @@ int trenddb_merge_temp(const char *dir, int monitor, struct sqlite3 **db, struct
 /* Does dir hold a <kind>_data.shard-* file (or its temporary file)? */
 int trenddb_shards_present(const char *dir, int monitor);
 
-/* The monitor writer from rows already read (md, taken over and freed):
- * the data2db hook of any reader that maps its rows onto msProbe's monitor
- * metrics (monitor_metric_names), as a monitor_v2 tree does; data names the
- * input in messages. */
+/* The monitor writer over any reader whose rows map onto msProbe's monitor
+ * metrics (monitor_metric_names), as a monitor_v2 tree's do: read reads
+ * the tree at data into md, handing each rank folder's rows to rank_done
+ * (read_monitor.h, monitor_rank_fn) as they are parsed, so that no more
+ * than a rank is ever held; metric_of gives the msProbe metric of a file's
+ * metric (-1: not written; NULL: the file's own, when one of msProbe's);
+ * after (NULL: none) renumbers md's files onto those metrics, saying what
+ * it drops into ds.  data names the input in messages. */
 struct monitor_data;
-int trenddb_write_monitor_data(const char *data, struct monitor_data *md, const char *outdir,
-                               const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
-                               struct pt_error *err);
+struct trenddb_monitor_src {
+    int (*read)(void *arg, const char *data, const struct load_opts *lo,
+                int (*rank_done)(void *, const struct monitor_data *, size_t, struct dataset *), void *rank_arg,
+                struct dataset *ds, struct monitor_data *md, struct pt_error *err);
+    int (*metric_of)(void *arg, int metric);
+    void (*after)(void *arg, struct monitor_data *md, const char *data, struct dataset *ds);
+    void *arg;
+};
+int trenddb_write_monitor_src(const char *data, const struct trenddb_monitor_src *src, const char *outdir,
+                              const struct load_opts *lo, struct dataset *ds, struct tdb_result *res,
+                              struct pt_error *err);
 
 #endif

@@ -1,0 +1,152 @@
+/* data2db on monitor trees with the rows streamed (issue 27 point 1):
+ * monitor_read_streamed hands the rows over as read, a few files of one
+ * rank folder at a time, once, and frees them; the rank summary made a window
+ * of steps at a time (PROBETOP_SUMMARY_WINDOW) equals SQLite's own
+ * aggregates over trend_data and the summary made in one window. */
+#include <sqlite3.h>
+
+#include "pt_test.h"
+
+#include "src/io/load.h"
+#include "src/io/monitor/read_monitor.h"
+#include "src/io/trenddb/write_trenddb.h"
+
+struct seen {
+    int calls, ranks;
+    size_t files, rows, bad;
+    int32_t last_rank;
+};
+
+static int count_rank(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds) {
+    struct seen *s = arg;
+    (void)ds;
+    s->calls++;
+    for (size_t i = first; i < md->nfiles; i++) {
+        const struct monitor_file *f = &md->files[i];
+        s->files++;
+        s->rows += f->nrows;
+        /* a few files of one rank folder a call, ranks ascending, every row there */
+        if (f->rank != md->files[first].rank || f->rank < s->last_rank || (f->nrows && !f->rows)) s->bad++;
+    }
+    if (md->nfiles - first > MONITOR_STREAM_FILES) s->bad++;
+    if (md->files[first].rank != s->last_rank) s->ranks++;
+    s->last_rank = md->files[first].rank;
+    for (size_t i = 0; i < first; i++)   /* the ranks before: their rows gone */
+        if (md->files[i].rows) s->bad++;
+    return 0;
+}
+
+static void streamed_read(void) {
+    const char *in = pt_fixture("derived/synthetic_monitor_output");
+    if (!in) SKIP("fixture absent");
+    struct dataset *ds = calloc(1, sizeof *ds), *ds2 = calloc(1, sizeof *ds2);
+    struct monitor_data md, all;
+    struct pt_error err;
+    struct seen s = {.last_rank = -1};
+    CHECK_INT(monitor_read_streamed(in, NULL, NULL, 0, 0, count_rank, &s, ds, &md, &err), 0);
+    /* the same tree read whole */
+    CHECK_INT(monitor_read(in, NULL, NULL, ds2, &all, &err), 0);
+    size_t rows = 0;
+    for (size_t i = 0; i < all.nfiles; i++) rows += all.files[i].nrows;
+    CHECK(rows > 0);
+    CHECK_INT(s.rows, rows);
+    CHECK_INT(s.files, all.nfiles);
+    CHECK_INT(md.nfiles, all.nfiles);
+    CHECK_INT(s.ranks, all.nranks);
+    CHECK(s.calls >= s.ranks);
+    CHECK_INT(s.bad, 0);
+    for (size_t i = 0; i < md.nfiles; i++) {
+        CHECK(md.files[i].rows == NULL);
+        CHECK_INT(md.files[i].nrows, all.files[i].nrows);
+    }
+    monitor_free(&md);
+    monitor_free(&all);
+    dataset_free(ds);
+    dataset_free(ds2);
+}
+
+static long long one_value(sqlite3 *db, const char *sql) {
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Rows of the summary of group size g (0: all ranks) unlike SQLite's
+ * aggregate of column s over trend_data. */
+static long long mismatches(sqlite3 *db, int g, const char *s) {
+    char sql[2048], grp[64];
+    if (g) snprintf(grp, sizeof grp, "rank / %d", g);
+    else snprintf(grp, sizeof grp, "0");
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM (SELECT %s AS rg, step, target_id, metric_id, count(*) AS c, min(%s) AS mn, "
+             "max(%s) AS mx, avg(%s) AS av FROM trend_data GROUP BY 1, 2, 3, 4) a "
+             "LEFT JOIN probetop_rank_summary b ON b.group_size = %d AND b.rank_group = a.rg AND b.step = a.step "
+             "AND b.target_id = a.target_id AND b.metric_id = a.metric_id "
+             "WHERE b.ranks IS NOT a.c OR b.%s_min IS NOT a.mn OR b.%s_max IS NOT a.mx OR "
+             "(a.av IS NULL) != (b.%s_mean IS NULL) OR abs(a.av - b.%s_mean) > 1e-9 * abs(a.av)",
+             grp, s, s, s, g, s, s, s, s);
+    return one_value(db, sql);
+}
+
+/* data2db of tree into dir with summary windows of window keys (NULL: the default). */
+static int write_with(const char *tree, const char *dir, const char *window) {
+    if (window) setenv("PROBETOP_SUMMARY_WINDOW", window, 1);
+    else unsetenv("PROBETOP_SUMMARY_WINDOW");
+    mkdir(dir, 0777);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct dataset *ds = calloc(1, sizeof *ds);
+    struct tdb_result res;
+    struct pt_error err;
+    int rc = trenddb_write_monitor(tree, dir, &lo, ds, &res, &err);
+    dataset_free(ds);
+    unsetenv("PROBETOP_SUMMARY_WINDOW");
+    return rc;
+}
+
+static void summary_windows(void) {
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
+    const char *t = pt_tmpdir("mon_stream_windows");
+    char tree[1100], one[1100], many[1100], cmd[4096], file[1200];
+    snprintf(tree, sizeof tree, "%s/tree", t);
+    snprintf(one, sizeof one, "%s/one", t);
+    snprintf(many, sizeof many, "%s/many", t);
+    const char *py = getenv("PT_PYTHON");
+    /* 12 ranks (a summary, groups of 8), NaNs planted */
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --monitor --out '%s' --steps 3 --ranks 12 --layers 1 --micro-batches 2 "
+             "--nan 1:9:mlp --nan 2:3:attention --quiet >/dev/null 2>&1",
+             py && *py ? py : "python3", pt_shared(), tree);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    CHECK_INT(write_with(tree, one, NULL), 0);
+    CHECK_INT(write_with(tree, many, "7"), 0);   /* a window of a step or so */
+    snprintf(file, sizeof file, "%s/monitor_data.trend.db", many);
+    sqlite3 *db;
+    CHECK_INT(pt_sqlite_ro(file, &db), 0);
+    CHECK(one_value(db, "SELECT count(DISTINCT step) FROM trend_data") > 3);
+    CHECK(one_value(db, "SELECT count(*) FROM probetop_rank_summary WHERE group_size = 8") > 0);
+    CHECK_INT(one_value(db, "SELECT count(*) FROM probetop_rank_summary WHERE group_size = 0"),
+              one_value(db, "SELECT count(*) FROM (SELECT DISTINCT step, target_id, metric_id FROM trend_data)"));
+    static const char *const cols[] = {"norm", "min", "max", "mean"};
+    for (int c = 0; c < 4; c++) {
+        CHECK_INT(mismatches(db, 0, cols[c]), 0);
+        CHECK_INT(mismatches(db, 8, cols[c]), 0);
+    }
+    sqlite3_close(db);
+    /* the same table, byte for byte, as in one window */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for d in one many; do sqlite3 $d/monitor_data.trend.db "
+             "'SELECT * FROM probetop_rank_summary ORDER BY 1, 2, 3, 4, 5' > $d.txt || exit 1; done && "
+             "test -s one.txt && cmp -s one.txt many.txt",
+             t);
+    CHECK_INT(system(cmd), 0);
+}
+
+int main(void) {
+    RUN(streamed_read);
+    RUN(summary_windows);
+    PT_DONE();
+}
