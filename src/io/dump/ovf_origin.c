@@ -78,6 +78,7 @@ static int by_rank(const void *a, const void *b) {
 struct reader {
     const struct ds_rankdir *const *dirs;
     int32_t step;
+    int whole;               /* read every file whole, whatever the load kept */
     size_t skipped;          /* ranks that could not be read */
     struct pt_error skip_err;   /* the first one's message */
     pthread_mutex_t mu;
@@ -85,8 +86,13 @@ struct reader {
 
 static int read_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct reader *rd = ctx;
-    /* records and params: the rules read neither the stacks nor the structure */
-    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, tree, e) != 0) {
+    /* what the load kept: only the communication ops and the records that
+     * may hold a NaN/Inf are parsed again */
+    const struct origin_cap *cap = rd->whole ? NULL : rd->dirs[i]->ocap;
+    int got = cap ? graph_read_cap(rd->dirs[i]->dir, cap, origin_is_comm, tree, e) : 1;
+    if (got < 0) return -1;
+    /* else records and params: the rules read neither the stacks nor the structure */
+    if (got == 1 && graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, tree, e) != 0) {
         pthread_mutex_lock(&rd->mu);
         if (!rd->skipped++) rd->skip_err = *e;
         pthread_mutex_unlock(&rd->mu);
@@ -97,6 +103,9 @@ static int read_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, st
     (*tree)->rank = rd->dirs[i]->rank;
     (*tree)->step = rd->step;
     origin_flags_nonfinite(*tree, *flags);
+    /* the records not parsed again: their flags as the load found them */
+    for (size_t r = 0; got == 0 && r < cap->n; r++)
+        if (!cap->v[r].reread && !origin_is_comm(origin_cap_name(cap, r))) (*flags)[r] = cap->v[r].flags;
     return 0;
 }
 
