@@ -248,7 +248,7 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
         enum json_tok k = json_lex_next(lx);
         if (k == JT_OBJ_END) break;
         if (k != JT_KEY) return -1;
-        if (lx->has_esc || JSON_IS(lx, "data_name") || JSON_IS(lx, "class_type"))
+        if (ps->cap && (lx->has_esc || JSON_IS(lx, "data_name") || JSON_IS(lx, "class_type")))
             ps->reread = 1;   /* "M\u0061x" is Max there, data_name names the item, a P2POp is read otherwise */
         int which = -1;   /* 0 Norm, 1 Max, 2 Min, 3 Mean */
         if (JSON_IS(lx, "type")) which = 10;
@@ -503,7 +503,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     int recompute = 0;
     int is_pgrad = import && metric == DM_PARAMS_GRAD;
     /* the origin search reads a parameters_grad record otherwise */
-    if (is_pgrad || memmem(name, nlen, "parameters_grad", 15)) ps->reread = 1;
+    if (ps->cap && (is_pgrad || memmem(name, nlen, "parameters_grad", 15))) ps->reread = 1;
     unsigned seen = 0;   /* input_args, input_kwargs, input, output: Python keeps the last of each */
     for (;;) {
         enum json_tok k = json_lex_next(lx);
