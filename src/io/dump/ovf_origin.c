@@ -111,6 +111,12 @@ int ovf_origin_read_rank(const struct ds_rankdir *d, int32_t step, int whole, st
 static int read_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct reader *rd = ctx;
     int rc = ovf_origin_read_rank(rd->dirs[i], rd->step, 0, tree, flags, e);
+    /* the capture serves one search: gone as soon as its rank is read, its
+     * memory then holds the step's slim trees (the peak stays the
+     * search's); a later search reads the file whole */
+    struct ds_rankdir *d = (struct ds_rankdir *)rd->dirs[i];
+    origin_cap_free(d->ocap);
+    d->ocap = NULL;
     if (rc == 1) {
         pthread_mutex_lock(&rd->mu);
         if (!rd->skipped++) rd->skip_err = *e;
