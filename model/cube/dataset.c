@@ -65,7 +65,10 @@ void dataset_free(struct dataset *d) {
     curves_free(d->curves);
     ovf_list_free(&d->ovf);
     anomaly_list_free(&d->anomalies);
-    for (size_t i = 0; i < d->nrankdirs; i++) free(d->rankdirs[i].dir);
+    for (size_t i = 0; i < d->nrankdirs; i++) {
+        free(d->rankdirs[i].dir);
+        origin_cap_free(d->rankdirs[i].ocap);
+    }
     free(d->rankdirs);
     for (size_t i = 0; i < d->ndbfiles; i++) free(d->dbfiles[i]);
     free(d->dbfiles);

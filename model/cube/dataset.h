@@ -18,6 +18,7 @@
 #include "model/cube/cube.h"
 #include "model/layout/layout.h"
 #include "model/cube/names.h"
+#include "model/overflow/origin_cap.h"
 #include "model/overflow/overflow.h"
 #include "model/trace/trace.h"
 #include "model/curves/curves.h"
@@ -58,6 +59,9 @@ struct load_opts {
      * the reader sets ds->more when it left some out.  0 = everything. */
     int max_steps;
     int max_files;                /* and at most this many rank folders of a dump (0 = any) */
+    int origin_keep;              /* dumps: keep each rank's record names and value offsets
+                                     (ds_rankdir.ocap), so that the origin search does not
+                                     read the files whole again (src/io/dump/ovf_origin.h) */
     /* Follow mode: the input may still be written.  A file changed less
      * than DS_SETTLE_SECONDS ago that does not parse yet, or a CSV's last
      * row without its line end, is "pending" (ds->pending), not a warning. */
@@ -97,6 +101,8 @@ struct ds_rankdir {
     int32_t rank;                 /* after proc renumbering */
     char *dir;                    /* the stepN/rankN folder */
     int has_construct, has_stack;
+    struct origin_cap *ocap;      /* what the load kept of its records for the origin
+                                     search (load_opts.origin_keep), or NULL */
 };
 
 struct dataset {

@@ -55,7 +55,7 @@ const char *origin_io_suffix(const struct tree *t, const char *id, size_t il, co
     return NULL;
 }
 
-static int text_nonfinite(const char *s) {
+int origin_text_nonfinite(const char *s) {
     char b[8];
     size_t n = strlen(s);
     if (n && s[n - 1] == '\t') n--;
@@ -69,7 +69,7 @@ static int tval_nonfinite(const struct tree *t, const struct tval *v) {
     if (v->kind == TV_FLOAT) return !isfinite(v->real);
     if (v->kind == TV_STR && !v->is_repr) {
         const char *s = tree_s(t, v->text);
-        return s && text_nonfinite(s);
+        return s && origin_text_nonfinite(s);
     }
     return 0;
 }

@@ -443,6 +443,7 @@ static int run_overflow(int argc, char **argv) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.lazy = 1;   /* a .trend.db by queries within --mem, as the analyzer reads it */
+    lo.origin_keep = 1;   /* a dump's origin search then reads each rank once */
     for (int i = 1; i < argc; i++) {
         if ((v = opt_value(argc, argv, &i, "--mem", &matched, &bad)) || matched) {
             if (bad) return EXIT_USAGE;

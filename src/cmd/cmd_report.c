@@ -368,6 +368,7 @@ static int write_report(FILE *f, const struct ropts *ro) {
     const char *run = ro->run, *bench = ro->bench;
     struct load_opts lo;
     load_opts_init(&lo);
+    lo.origin_keep = 1;   /* the origin search then reads each rank once */
     struct dataset *ds = cmd_load(run, &lo);
     if (!ds) return EXIT_USAGE;
     fputs("# probetop report: ", f);

@@ -83,21 +83,47 @@ struct reader {
     pthread_mutex_t mu;
 };
 
+int ovf_origin_read_rank(const struct ds_rankdir *d, int32_t step, int whole, struct tree **tree, uint8_t **flags,
+                         struct pt_error *e) {
+    *tree = NULL;
+    *flags = NULL;
+    /* what the load kept: only the communication ops and the records whose
+     * flags it could not be sure of are parsed again */
+    const struct origin_cap *cap = whole ? NULL : d->ocap;
+    int got = cap ? graph_read_cap(d->dir, cap, origin_is_comm, tree, e) : 1;
+    if (got < 0) return -1;
+    /* else records and params: the rules read neither the stacks nor the structure */
+    if (got == 1 && graph_read(d->dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, tree, e) != 0) return 1;
+    if (!(*flags = malloc((*tree)->nrecs ? (*tree)->nrecs : 1))) {
+        tree_free(*tree);
+        *tree = NULL;
+        return pt_errorf(e, "out of memory");
+    }
+    (*tree)->rank = d->rank;
+    (*tree)->step = step;
+    origin_flags_nonfinite(*tree, *flags);
+    /* the records not parsed again: their flags as the load found them */
+    for (size_t r = 0; got == 0 && r < cap->n; r++)
+        if (!cap->v[r].reread && !origin_is_comm(origin_cap_name(cap, r))) (*flags)[r] = cap->v[r].flags;
+    return 0;
+}
+
 static int read_dir(void *ctx, size_t i, struct tree **tree, uint8_t **flags, struct pt_error *e) {
     struct reader *rd = ctx;
-    /* records and params: the rules read neither the stacks nor the structure */
-    if (graph_read(rd->dirs[i]->dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, tree, e) != 0) {
+    int rc = ovf_origin_read_rank(rd->dirs[i], rd->step, 0, tree, flags, e);
+    /* the capture serves one search: gone as soon as its rank is read, its
+     * memory then holds the step's slim trees (the peak stays the
+     * search's); a later search reads the file whole */
+    struct ds_rankdir *d = (struct ds_rankdir *)rd->dirs[i];
+    origin_cap_free(d->ocap);
+    d->ocap = NULL;
+    if (rc == 1) {
         pthread_mutex_lock(&rd->mu);
         if (!rd->skipped++) rd->skip_err = *e;
         pthread_mutex_unlock(&rd->mu);
-        *tree = NULL;
         return 0;
     }
-    if (!(*flags = malloc((*tree)->nrecs ? (*tree)->nrecs : 1))) return pt_errorf(e, "out of memory");
-    (*tree)->rank = rd->dirs[i]->rank;
-    (*tree)->step = rd->step;
-    origin_flags_nonfinite(*tree, *flags);
-    return 0;
+    return rc;
 }
 
 /* A flagged record that holds a NaN or Inf (not one flagged by the Norm

@@ -2,7 +2,12 @@
  * has the rules), for the first step, in step order, where the rules find
  * one.  Reads the rank folders of that step again (records and params
  * only, no stack; all of them, or only the affected one when a single rank
- * holds NaN/Inf), so the model gets one tree per rank; names the nodes it
+ * holds NaN/Inf), so the model gets one tree per rank -- when the load kept
+ * their records (load_opts.origin_keep, model/overflow/origin_cap.h), only
+ * the communication ops and the records it could not judge are parsed
+ * again, so each file is read once (ovf_origin_read_rank), and each
+ * rank's capture is freed once read (a later run reads the files whole;
+ * nothing else reads ds_rankdir.ocap); names the nodes it
  * reports with their step, micro step (from the dataset's flagged
  * records), rank, position and dump name.  Owns every string of the
  * report. */
@@ -61,6 +66,16 @@ typedef int (*ovf_origin_read_fn)(void *ctx, size_t i, struct tree **tree, uint8
  * was found).  0, or -1 with err set. */
 int ovf_origin_step(struct ovf_origin_report *out, int32_t step, size_t n, enum origin_rules rules,
                     ovf_origin_read_fn read, void *ctx, const struct dataset *ds, struct pt_error *err);
+
+/* One rank folder of a step as ovf_origin_run reads it: *tree (records;
+ * params of the communication ops and of the records the load could not
+ * judge) and *flags (origin_flags_nonfinite), from what the load kept
+ * (d->ocap, load_opts.origin_keep: each record parsed again only when
+ * needed), or, when it kept nothing of use or `whole`, from the whole
+ * dump.json.  0, 1 when it cannot be read (e says why; nothing set), -1
+ * out of memory. */
+int ovf_origin_read_rank(const struct ds_rankdir *d, int32_t step, int whole, struct tree **tree, uint8_t **flags,
+                         struct pt_error *e);
 
 /* The entry every listing of l leads with (probetop-rules(7), ORIGIN
  * ACROSS RANKS): the record where the origin search found the NaN/Inf

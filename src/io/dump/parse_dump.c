@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/io/common/json.h"
@@ -14,6 +15,7 @@
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
 #include "model/layout/layout.h"
+#include "model/overflow/origin.h"
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 
@@ -127,6 +129,9 @@ struct elem {             /* one parsed value, for both consumers */
     int usable;           /* a trend-usable tensor object */
     double v[4];
     uint8_t present;
+    uint8_t nonfinite;    /* an item the origin search reads as holding NaN/Inf
+                             (origin_flags_nonfinite): a tensor of its own dtype with a
+                             non-finite Max or Min */
 };
 
 struct pstate {
@@ -146,6 +151,13 @@ struct pstate {
     struct { char name[256]; struct elem e; uint8_t row; } *params;
     size_t nparams, capparams;
     size_t imported;              /* records that produced rows */
+    /* origin_keep: the records kept for the origin search (origin_cap.h);
+     * of the record being read, its flags there (ORIGIN_IN, ORIGIN_OUT) and
+     * whether they must be had from parsing it again; of the last statistic,
+     * whether the origin search reads it as NaN/Inf */
+    struct origin_cap *cap;
+    uint8_t oflags, reread, stat_nonfinite;
+    int data_seen;
     size_t rename_failures;
 };
 
@@ -169,11 +181,16 @@ static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, i
     struct json_lex *lx = &ps->lx;
     *has = 0;
     *anom = 0;
+    ps->stat_nonfinite = 0;
     switch (t) {
     case JT_NUMBER:
         *v = lx->num;
         *has = 1;
-        if (!isfinite(lx->num)) { *anom = 1; strcpy(atext, nonfinite_text(lx->num)); }
+        if (!isfinite(lx->num)) {
+            *anom = 1;
+            strcpy(atext, nonfinite_text(lx->num));
+        }
+        ps->stat_nonfinite = !isfinite(lx->num);
         return 0;
     case JT_TRUE: *v = 1; *has = 1; return 0;
     case JT_FALSE: *v = 0; *has = 1; return 0;
@@ -181,6 +198,7 @@ static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, i
     case JT_STRING: {
         char buf[80];
         if (json_lex_string(lx, buf, sizeof buf) < 0) return 0;
+        ps->stat_nonfinite = (uint8_t)origin_text_nonfinite(buf);
         if (!strcasecmp(buf, "inf") || !strcasecmp(buf, "-inf") || !strcasecmp(buf, "nan")) {
             *anom = 1;
             for (char *p = buf; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
@@ -222,10 +240,16 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
     char type[64] = "", dtype[40] = "";
     double norm = NAN;
     int norm_num = 0;
+    /* as the origin search reads the item: the keys it reads seen once,
+     * type and dtype as strings, Max or Min non-finite */
+    unsigned seen = 0;
+    int type_str = 0, dtype_str = 0, mm_nonfinite = 0;
     for (;;) {
         enum json_tok k = json_lex_next(lx);
         if (k == JT_OBJ_END) break;
         if (k != JT_KEY) return -1;
+        if (ps->cap && (lx->has_esc || JSON_IS(lx, "data_name") || JSON_IS(lx, "class_type")))
+            ps->reread = 1;   /* "M\u0061x" is Max there, data_name names the item, a P2POp is read otherwise */
         int which = -1;   /* 0 Norm, 1 Max, 2 Min, 3 Mean */
         if (JSON_IS(lx, "type")) which = 10;
         else if (JSON_IS(lx, "dtype")) which = 11;
@@ -235,9 +259,22 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
         else if (JSON_IS(lx, "Mean")) which = 3;
         enum json_tok v = json_lex_next(lx);
         if (v == JT_ERROR) return -1;
+        if (v == JT_OBJ_BEGIN) ps->reread = 1;   /* a P2POp's tensor, statistics unseen here */
+        unsigned bit = which == 10 ? 1 : which == 11 ? 2 : which == 1 ? 4 : which == 2 ? 8 : 0;
+        if (seen & bit) ps->reread = 1;   /* Python keeps the last, this pass every one */
+        seen |= bit;
         if (which >= 10) {
-            if (v == JT_STRING) json_lex_string(lx, which == 10 ? type : dtype, which == 10 ? sizeof type : sizeof dtype);
-            else if (json_lex_skip(lx, v) != 0) return -1;
+            if (v == JT_STRING) {
+                char *dst = which == 10 ? type : dtype;
+                size_t cap = which == 10 ? sizeof type : sizeof dtype;
+                long n = json_lex_string(lx, dst, cap);
+                if (n < 0 || (size_t)n >= cap - 1) ps->reread = 1;   /* cut: compared whole there */
+                if (which == 10) type_str = 1;
+                else dtype_str = n > 0;   /* an empty dtype is none there */
+            } else {
+                if (which == 11 && v != JT_NULL) ps->reread = 1;   /* a dtype not a string */
+                if (json_lex_skip(lx, v) != 0) return -1;
+            }
             continue;
         }
         if (which < 0) {
@@ -247,6 +284,7 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
         int has, anom;
         char atext[8] = "";
         if (parse_stat(ps, v, &e->v[which], &has, &anom, atext) != 0) return -1;
+        if ((which == 1 || which == 2) && ps->stat_nonfinite) mm_nonfinite = 1;
         if (has) e->present |= (uint8_t)(1u << which);
         if (which == 0) {
             norm_num = has && v == JT_NUMBER;
@@ -263,11 +301,14 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
         e->o.norm = norm;
     }
     e->usable = tensor_type_usable(type) && dtype_usable(dtype);
+    /* origin_flags_nonfinite: a leaf (a string type) whose Max or Min came
+     * from the dump (a dtype of its own, not the type and not a class) */
+    e->nonfinite = type_str && dtype_str && strncmp(dtype, "<class '", 8) && strcmp(dtype, type) && mm_nonfinite;
     return 0;
 }
 
 /* Parses a top-level array (input_args, input, output) into list. */
-static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, size_t *n, size_t *cap) {
+static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, size_t *n, size_t *cap, uint8_t oflag) {
     *n = 0;
     if (t != JT_ARR_BEGIN) return json_lex_skip(&ps->lx, t);
     for (;;) {
@@ -276,6 +317,7 @@ static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, si
         if (c == JT_ERROR) return -1;
         if (util_grow0((void **)list, cap, *n + 1, sizeof **list) != 0) return pt_errorf(&ps->err, "out of memory");
         if (parse_elem(ps, c, &(*list)[(*n)++]) != 0) return -1;
+        if ((*list)[*n - 1].nonfinite) ps->oflags |= oflag;   /* a top-level item: <record>.input.<i> */
     }
 }
 
@@ -292,10 +334,13 @@ static int parse_kwargs(struct pstate *ps, enum json_tok t) {
             return pt_errorf(&ps->err, "out of memory");
         char name[128];
         json_lex_string(lx, name, sizeof name);
+        if (lx->has_esc) ps->reread = 1;
+        int top = !memchr(lx->str, '.', lx->slen);   /* <record>.input.<name>: top level without a dot */
         free(ps->kwnames[ps->nkw]);
         ps->kwnames[ps->nkw] = strdup(name);
         if (!ps->kwnames[ps->nkw]) return pt_errorf(&ps->err, "out of memory");
         if (parse_elem(ps, json_lex_next(lx), &ps->kw[ps->nkw]) != 0) return -1;
+        if (top && ps->kw[ps->nkw].nonfinite) ps->oflags |= ORIGIN_IN;
         ps->nkw++;
     }
 }
@@ -411,6 +456,16 @@ static int is_digits(const char *s, size_t n) {
     return 1;
 }
 
+/* A record's member, for the origin search (pstate.reread): an input list
+ * (bit 1 input, 2 input_args), keyword inputs (4) or an output list (8)
+ * with value v; `want` the form this pass reads items from.  Another form,
+ * the origin search reads items there this pass does not; a key given
+ * twice, Python keeps the last.  Returns seen with bit. */
+static unsigned member_seen(struct pstate *ps, unsigned bit, enum json_tok want, enum json_tok v, unsigned seen) {
+    if (bit && ((v != JT_NULL && v != want) || (seen & bit))) ps->reread = 1;
+    return seen | bit;
+}
+
 /* One record of data: key already decoded into name; value starts at t. */
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
@@ -447,10 +502,14 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     ps->nin = ps->nout = ps->nkw = ps->nparams = 0;
     int recompute = 0;
     int is_pgrad = import && metric == DM_PARAMS_GRAD;
+    /* the origin search reads a parameters_grad record otherwise */
+    if (ps->cap && (is_pgrad || memmem(name, nlen, "parameters_grad", 15))) ps->reread = 1;
+    unsigned seen = 0;   /* input_args, input_kwargs, input, output: Python keeps the last of each */
     for (;;) {
         enum json_tok k = json_lex_next(lx);
         if (k == JT_OBJ_END) break;
         if (k != JT_KEY) return -1;
+        if (lx->has_esc) ps->reread = 1;
         if (is_pgrad) {
             /* every member is a parameter name -> [gradient] */
             char pname[256];
@@ -459,17 +518,20 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
             continue;
         }
         enum { K_IN, K_KW, K_OUT, K_PARAMS, K_RECOMP, K_OTHER } which = K_OTHER;
-        if (JSON_IS(lx, "input_args") || JSON_IS(lx, "input")) which = K_IN;
+        int key_input = JSON_IS(lx, "input");
+        if (JSON_IS(lx, "input_args") || key_input) which = K_IN;
         else if (JSON_IS(lx, "output")) which = K_OUT;
         else if (JSON_IS(lx, "input_kwargs")) which = K_KW;
         else if (JSON_IS(lx, "parameters")) which = K_PARAMS;
         else if (JSON_IS(lx, "is_recompute")) which = K_RECOMP;
         enum json_tok v = json_lex_next(lx);
         if (v == JT_ERROR) return -1;
+        seen = member_seen(ps, which == K_IN ? (key_input ? 1 : 2) : which == K_KW ? 4 : which == K_OUT ? 8 : 0,
+                           which == K_KW ? JT_OBJ_BEGIN : JT_ARR_BEGIN, v, seen);
         int rc = 0;
         switch (which) {
-        case K_IN: rc = parse_list(ps, v, &ps->in, &ps->nin, &ps->capin); break;
-        case K_OUT: rc = parse_list(ps, v, &ps->out, &ps->nout, &ps->capout); break;
+        case K_IN: rc = parse_list(ps, v, &ps->in, &ps->nin, &ps->capin, ORIGIN_IN); break;
+        case K_OUT: rc = parse_list(ps, v, &ps->out, &ps->nout, &ps->capout, ORIGIN_OUT); break;
         case K_KW: rc = parse_kwargs(ps, v); break;
         case K_PARAMS: rc = parse_params(ps, v); break;
         case K_RECOMP: recompute = v == JT_TRUE; break;
@@ -558,6 +620,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
 
 static int parse_data(struct pstate *ps, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
+    if (ps->cap && ps->data_seen++) ps->cap->bad = 1;   /* records counted again from 0 */
     if (t != JT_OBJ_BEGIN) {
         ps->f->contributes = 0;
         return json_lex_skip(lx, t);
@@ -574,12 +637,21 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
         if (!lx->has_esc) { memcpy(name, lx->str, (size_t)n); name[n] = '\0'; }
         if (n < 0) return -1;
         if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
+            if (ps->cap) ps->cap->bad = 1;
             if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);
             if (json_lex_skip(lx, json_lex_next(lx)) != 0) return -1;
             pos++;
             continue;
         }
-        if (parse_record(ps, name, (size_t)n, pos++, json_lex_next(lx)) != 0) return -1;
+        ps->reread = (uint8_t)lx->has_esc;   /* a name cut at a \u0000 there */
+        ps->oflags = 0;
+        enum json_tok v = json_lex_next(lx);
+        const char *v0 = lx->tok_start;
+        if (parse_record(ps, name, (size_t)n, pos++, v) != 0) return -1;
+        if (ps->cap && v != JT_ERROR &&
+            origin_cap_add(ps->cap, name, (size_t)n, (uint64_t)(v0 - lx->buf), (uint64_t)(lx->pos - v0), ps->oflags,
+                           ps->reread) != 0)
+            return pt_errorf(&ps->err, "out of memory");
         ps->f->nentries++;
     }
 }
@@ -605,6 +677,7 @@ void dump_file_free(struct dump_file *f) {
     free(f->framework);
     free(f->level);
     free(f->task);
+    origin_cap_free(f->ocap);
     memset(f, 0, sizeof *f);
 }
 
@@ -811,6 +884,12 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
         if (o->micro_step) f->micro_count = ms.count;
     }
 
+    struct stat st;
+    if (o->origin_keep && stat(dump_json, &st) == 0 && S_ISREG(st.st_mode) &&
+        !(ps.cap = origin_cap_new(dump_json, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec))) {
+        pt_errorf(&f->error, "out of memory");
+        goto out;
+    }
     if (json_read_reuse(dump_json, UTIL_DUMP_MAX_BYTES, rbuf, rcap, &len, &f->error) != 0) goto out;
     buf = len ? *rbuf : NULL;   /* as a mapping was: nothing for an empty file */
     f->bytes = len;
@@ -871,6 +950,10 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
         goto out;
     }
     f->ok = 1;
+    if (ps.cap && !ps.cap->bad && (uint64_t)len == ps.cap->size) {
+        f->ocap = ps.cap;
+        ps.cap = NULL;
+    }
     goto out;
 parse_error:
     f->error = ps.err;
@@ -888,6 +971,7 @@ out:
     for (size_t i = 0; i < ps.capkwn; i++) free(ps.kwnames[i]);
     free(ps.kwnames);
     free(ps.params);
+    origin_cap_free(ps.cap);
     microstep_free(&ms);
     construct_free(&cons);
 }

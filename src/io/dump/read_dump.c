@@ -834,6 +834,10 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         ds->bytes_read += f->bytes;
         if (merge_file(ds, o, f, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
             rc = -1;
+        if (f->ocap) {   /* the rank folder keeps it for the origin search (never the cache) */
+            l.v[i].ocap = f->ocap;
+            f->ocap = NULL;
+        }
         if (dc && !hit[i] && rc == 0) dump_cache_keep(dc, l.v[i].dir, sig[i], f);   /* takes f's buffers, or not */
         release_file(&p, i);
         if (lo->progress) lo->progress(lo->progress_ctx, i + 1, l.n, bytes_done, bytes_total);

@@ -59,6 +59,8 @@ struct dump_file {
     size_t index;        /* position in the whole (unsharded) list of rank folders */
     size_t seq;          /* position in this read's list (step, then rank order) */
     int32_t group;       /* run of consecutive folders of one step in that list */
+    struct origin_cap *ocap;   /* dump_opts.origin_keep and read whole: its records for the
+                                  origin search (model/overflow/origin_cap.h), else NULL */
 };
 
 struct dump_opts {
@@ -75,6 +77,8 @@ struct dump_opts {
                             a .trend.db's key orders its rows; micro step numbers are then
                             foreseen from construct.json (dump_summary.foresight_failed),
                             and fn is called for skipped files too (ok 0, no rows) */
+    int origin_keep;     /* keep each file's records for the origin search (dump_file.ocap,
+                            then ds_rankdir.ocap) */
     struct cons_cache *cons_cache;   /* set by dump_read: construct.json files of equal bytes
                                         share one parse (NULL: each file its own) */
 };

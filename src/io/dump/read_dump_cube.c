@@ -46,7 +46,8 @@ static int load_dump(const char *path, const struct load_opts *o, struct dataset
     struct dump_to_cube ctx = {.b = b};
     for (int m = 0; m < DM_N; m++) ctx.metric[m] = cube_builder_metric(b, dump_metric_names[m], 4, dump_stat_names);
     struct dump_opts dopt = {.micro_step = o->micro_step, .mapping = &map, .want_rows = 1,
-                             .layout = o->layout, .path_numbers = 1};
+                             .layout = o->layout, .path_numbers = 1,
+                             .origin_keep = o->origin_keep};
     struct dump_summary sum;
     int rc = dump_read(path, o, &dopt, ds, dump_cube_file, &ctx, &sum, err);
     mapping_free(&map);

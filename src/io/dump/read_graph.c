@@ -683,6 +683,44 @@ out:
     return rc;
 }
 
+/* The records of a dump.json from the first read's capture (graph_read_cap):
+ * each by its name, the wanted ones parsed from their bytes alone.  0, 1
+ * when the bytes are not what the capture says (the file changed), -1 out
+ * of memory. */
+static int read_cap(struct tree *t, const char *buf, size_t len, const struct origin_cap *c,
+                    int (*want)(const char *name)) {
+    struct jparse jp;
+    memset(&jp, 0, sizeof jp);
+    struct flat f = {.t = t};
+    struct pt_error lerr;
+    const struct jv none = {.t = J_NULL};
+    int rc = 0;
+    tree_reserve(t, c->n + 16, 64, c->nnames + 4096);
+    for (size_t r = 0; r < c->n && rc == 0; r++) {
+        const struct origin_cap_rec *x = &c->v[r];
+        const char *name = origin_cap_name(c, r);
+        if (!x->reread && !want(name)) {
+            if (add_record(t, name, x->nlen, &none, &f) != 0) rc = -1;
+            continue;
+        }
+        if (x->v0 > len || x->vlen > len - x->v0) { rc = 1; break; }
+        util_arena_reset(&jp.ar);
+        json_lex_init(&jp.lx, buf + x->v0, x->vlen, c->path, &lerr);
+        struct jv v;
+        enum json_tok tok = json_lex_next(&jp.lx);
+        if (tok == JT_ERROR || parse_value(&jp, tok, &v) != 0) rc = jp.oom ? -1 : 1;
+        else if (add_record(t, name, x->nlen, &v, &f) != 0) rc = -1;
+    }
+    util_arena_free(&jp.ar);
+    free(jp.items);
+    free(jp.keys);
+    free(jp.klens);
+    free(f.name.b);
+    free(f.tmp.b);
+    free(f.itab);
+    return rc;
+}
+
 /* ---- construct.json and stack.json (small: cJSON) ---- */
 
 static int clamp_int(const struct jv *v) {
@@ -838,6 +876,41 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
             return -1;
         }
         if (tree_build(t, err) != 0) { tree_free(t); return -1; }
+    }
+    *out = t;
+    return 0;
+}
+
+int graph_read_cap(const char *dir, const struct origin_cap *c, int (*want)(const char *name), struct tree **out,
+                   struct pt_error *err) {
+    *out = NULL;
+    char base[4096], path[4200];
+    struct stat st;
+    if (c->bad || stat(dir, &st) != 0) return 1;
+    /* the file graph_read would read, as the capture read it */
+    if (S_ISREG(st.st_mode)) {
+        snprintf(base, sizeof base, "%s", dir);
+        char *slash = strrchr(base, '/');
+        if (slash) *slash = '\0';
+        else snprintf(base, sizeof base, ".");
+        snprintf(path, sizeof path, "%s", dir);
+    } else {
+        snprintf(base, sizeof base, "%s", dir);
+        snprintf(path, sizeof path, "%s/dump.json", base);
+    }
+    if (strcmp(path, c->path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != c->size ||
+        (int64_t)st.st_mtim.tv_sec != c->mtime_s || (int64_t)st.st_mtim.tv_nsec != c->mtime_ns || !c->size)
+        return 1;
+    const char *buf;
+    size_t len;
+    struct pt_error merr;
+    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, &merr) != 0) return 1;
+    struct tree *t = tree_new();
+    int rc = !t || !(t->path = strdup(base)) ? -1 : len != c->size ? 1 : read_cap(t, buf, len, c, want);
+    json_unmap_file(buf, len);
+    if (rc != 0) {
+        tree_free(t);
+        return rc < 0 ? pt_errorf(err, "%s: out of memory", path) : 1;
     }
     *out = t;
     return 0;

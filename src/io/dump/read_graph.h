@@ -43,4 +43,16 @@ long graph_pair(const struct graph_dirs *a, const struct graph_dirs *b, size_t i
  * serve the table compare).  On failure *out is NULL. */
 int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *err);
 
+/* What graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT) gives the
+ * origin search, from what the load kept of dir's dump.json (c,
+ * model/overflow/origin_cap.h): every record, by its name, with its params
+ * when c marks it or want(name) (the rules' communication ops) asks for
+ * them, parsed from the record's own bytes; the other records have none
+ * (the header -- task, level, framework -- is not read).  0 (*out set), 1
+ * when c is of no use here (another file than graph_read reads, changed
+ * since: read it whole), -1 out of memory (err). */
+struct origin_cap;
+int graph_read_cap(const char *dir, const struct origin_cap *c, int (*want)(const char *name), struct tree **out,
+                   struct pt_error *err);
+
 #endif

@@ -1,0 +1,51 @@
+/* origin_cap: what the first read of a rank's dump.json keeps for the
+ * origin search (src/io/dump/ovf_origin.h), so that the search does not
+ * read and lex the whole file again: every record's name, in order, the
+ * bytes of its value in the file, and its flags as origin_flags_nonfinite
+ * gives them from the tree graph_read makes (NaN/Inf in a top-level input
+ * or output).  The search parses again only the communication ops (it
+ * reads their params) and the records whose flags the first read could
+ * not be sure of; the others it sees by name and flags alone.
+ *
+ * "Not sure" errs on the safe side: a key written with escapes, a key
+ * given twice (Python keeps the last), an object inside an item (a P2POp's
+ * tensor), a data_name (it names the item), inputs or outputs not in the
+ * usual list/object form, a type or dtype cut or not a string, a
+ * parameters_grad record.  The file's size and change time as read: a
+ * file changed since is read whole again. */
+#ifndef PT_ORIGIN_CAP_H
+#define PT_ORIGIN_CAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct origin_cap_rec {
+    uint64_t v0;          /* byte offset of the value in the file */
+    uint32_t vlen;        /* its length */
+    uint32_t name;        /* offset of the name in names[] */
+    uint32_t nlen;
+    uint8_t flags;        /* ORIGIN_IN | ORIGIN_OUT, as origin_flags_nonfinite gives them */
+    uint8_t reread;       /* flags unknown: parse the record again */
+};
+
+struct origin_cap {
+    char *path;                    /* the dump.json read */
+    uint64_t size;                 /* as read */
+    int64_t mtime_s, mtime_ns;
+    struct origin_cap_rec *v; size_t n, cap;
+    char *names; size_t nnames, capnames;
+    int bad;                       /* of no use (a record left out, "data" twice): read whole */
+};
+
+/* A new capture of path (size and change time as stat gave them before the
+ * read), or NULL out of memory. */
+struct origin_cap *origin_cap_new(const char *path, uint64_t size, int64_t mtime_s, int64_t mtime_ns);
+/* Appends record n of the file (name of nlen bytes, value at [v0, v0 +
+ * vlen)).  0, or -1 out of memory. */
+int origin_cap_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen, uint8_t flags,
+                   int reread);
+/* The name of record r (not NUL-terminated: rec r's nlen bytes). */
+static inline const char *origin_cap_name(const struct origin_cap *c, size_t r) { return c->names + c->v[r].name; }
+void origin_cap_free(struct origin_cap *c);   /* NULL is fine */
+
+#endif
