@@ -394,6 +394,11 @@ static int run(int argc, char **argv) {
     load_opts_init(&lo);
     const struct formats_row *sh = formats_find("trace_shard");
     lo.format = !shard_n && formats_detect(path) == sh ? sh : formats_find("trace");   /* a folder of shards: their run */
+    if (lo.format == sh && (has_rng[0] || kernels)) {   /* a shard keeps no kernel */
+        fprintf(stderr, "probetop trace: %s needs the trace files: %s holds trace shards, whose lanes are downsampled\n",
+                kernels ? "--kernels" : "--from/--to", CMD_ESC(path));
+        return EXIT_USAGE;
+    }
     lo.mem_budget = mem;
     struct tpatterns *pat = NULL;
     struct trace_kernels_csv kc;
@@ -432,7 +437,7 @@ const struct cmd_entry cmd_trace_entry = {
              "                     [--kernels FILE.csv] [--patterns FILE] [--mem SIZE]\n"
              "                     [--from US --to US [--step N]]\n"
              "       probetop trace PATH --shard auto|K/N -o DIR\n"
-             "       probetop trace --merge DIR --format json [--top K]",
+             "       probetop trace --merge DIR_OR_FILE... [--format text|csv|json | -o FILE]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
@@ -457,7 +462,9 @@ const struct cmd_entry cmd_trace_entry = {
             "  --shard K/N -o DIR   summarise only the K-th of N contiguous blocks of PATH's trace files\n"
             "                       (name order) into DIR/trace.shard-K-of-N.json; auto: K and N from\n"
             "                       mpirun or srun (as data2db --shard)\n"
-            "  --merge DIR          join the complete set of shards in DIR: the JSON of the whole run\n"
+            "  --merge DIR_OR_FILE...  the shard files of these folders and files as one run (as\n"
+            "                       'probetop trace DIR' reads a folder of shards); -o FILE: written\n"
+            "                       as one shard file\n"
             "PATH is a Kineto trace (*.json, *.json.gz), torch_npu's trace_view.json, or a folder of them\n"
             "(one per rank).  Figures are HolisticTraceAnalysis's temporal breakdown and\n"
             "communication/computation overlap; see probetop-rules(7), PROFILER TRACES.\n",
