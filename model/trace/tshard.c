@@ -176,6 +176,14 @@ static void move_rank(struct trace_rank *r, const uint32_t *map, size_t nmap, in
         if (r->kernels->k[i].name < nmap) r->kernels->k[i].name = map[r->kernels->k[i].name];
 }
 
+/* A kernel table's order (kernels.c): descending time, ties by name index,
+ * which the join renumbered. */
+static int cmp_stat(const void *x, const void *y) {
+    const struct kernels_stat *a = x, *b = y;
+    if (a->sum_ns != b->sum_ns) return (a->sum_ns < b->sum_ns) - (a->sum_ns > b->sum_ns);
+    return (a->name > b->name) - (a->name < b->name);
+}
+
 struct rank_ref { int32_t rank; int part; int idx; };
 
 static int cmp_ref(const void *a, const void *b) {
@@ -255,6 +263,8 @@ int tshard_join(struct trace_run **parts, int n, struct trace_run **out, tshard_
         }
         for (int r = 0; r < p->nranks; r++) {
             move_rank(&p->ranks[r], map, p->nnames, p->origin_ns - origin);
+            struct kernels_table *kt = p->ranks[r].kernels;
+            if (kt && kt->nk > 1) qsort(kt->k, kt->nk, sizeof *kt->k, cmp_stat);
             refs[k++] = (struct rank_ref){p->ranks[r].rank, i, r};
         }
     }

@@ -38,7 +38,9 @@ typedef void (*tshard_dup_fn)(void *ctx, int part, int first_part, int32_t rank)
 
 /* The runs parts[0..n) (consumed: freed, even on failure) joined into
  * *out: ranks ascending, every time on the earliest part's clock origin,
- * names shared, process groups one of each.  0, or -1 with err. */
+ * names one of each in the parts' order (shards given in their files'
+ * order number the names as the unsharded run does, which orders the kernel
+ * tables' ties), process groups one of each.  0, or -1 with err. */
 int tshard_join(struct trace_run **parts, int n, struct trace_run **out, tshard_dup_fn dup, void *ctx,
                 struct pt_error *err);
 

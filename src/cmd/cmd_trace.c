@@ -385,6 +385,7 @@ static int run(int argc, char **argv) {
     }
     char indir[4096];
     struct shard_json_info shard = {0};
+    const char *src = path;   /* --shard: the traces' folder, before path becomes the links' */
     if (shard_n && shard_inputs(&path, out, kernels || phases || per_step || fmt != TR_TEXT, shard_k, shard_n, indir,
                                 sizeof indir, &shard))
         return EXIT_USAGE;
@@ -416,6 +417,11 @@ static int run(int argc, char **argv) {
     if (kernels) lo.trace_kernel = trace_kernels_csv_row, lo.trace_kernel_ctx = &kc;
     struct dataset *ds = cmd_load(path, &lo);
     if (shard_n) trace_shard_inputs_free(indir);
+    if (shard_n && ds && ds->trace && trace_shard_files(ds->trace, indir, src)) {
+        fprintf(stderr, "probetop: out of memory\n");
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
     tpatterns_free(pat);
     if (kernels && trace_kernels_csv_close(&kc, ds != NULL, &e)) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);

@@ -100,6 +100,21 @@ void trace_shard_inputs_free(const char *indir) {
     rmdir(indir);
 }
 
+int trace_shard_files(struct trace_run *run, const char *indir, const char *src) {
+    size_t n = strlen(indir);
+    for (int i = 0; i < run->nranks; i++) {
+        char *f = run->ranks[i].file;
+        if (!f || strncmp(f, indir, n) || f[n] != '/') continue;
+        size_t len = strlen(src) + strlen(f + n) + 1;
+        char *g = malloc(len);
+        if (!g) return -1;
+        snprintf(g, len, "%s%s", src, f + n);
+        free(f);
+        run->ranks[i].file = g;
+    }
+    return 0;
+}
+
 void trace_shard_name(const char *outdir, int k, int n, char *out, size_t cap) {
     snprintf(out, cap, "%s/trace.shard-%d-of-%d.json", outdir, k, n);
 }
@@ -130,7 +145,7 @@ int trace_shard_merge(char *const *paths, int n, const char *out, struct dataset
         free(ds);
         return -1;
     }
-    int rc = read_shard_paths(paths, n, ds, &err);
+    int rc = read_shard_paths(paths, n, NULL, ds, &err);
     for (size_t i = 0; i < ds->nwarnings; i++) fprintf(stderr, "probetop trace: --merge: warning: %s\n", CMD_ESC(ds->warnings[i]));
     if (rc) fprintf(stderr, "probetop trace: --merge: %s\n", CMD_ESC(err.msg));
     if (rc == 0 && out) {   /* one shard file: 1 of 1 */

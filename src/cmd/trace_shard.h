@@ -21,6 +21,9 @@ int trace_shard_inputs(const char *path, int k, int n, const char *outdir, char 
                        size_t *nfiles, size_t *total, char hash[17]);
 /* Removes that folder and its links. */
 void trace_shard_inputs_free(const char *indir);
+/* The ranks' files named under src (the folder given) instead of the
+ * links' folder indir, for the shard file.  0, or -1 out of memory. */
+int trace_shard_files(struct trace_run *run, const char *indir, const char *src);
 /* The shard file's name in outdir (cap bytes), and its temporary name. */
 void trace_shard_name(const char *outdir, int k, int n, char *out, size_t cap);
 /* Writes ds's run as the shard file name (a temporary name, then

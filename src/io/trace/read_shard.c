@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ struct set {
     struct part *v;
     size_t n, cap;
     struct dataset *ds;
+    atomic_int *cancel;   /* load_opts.cancel (NULL: none) */
 };
 
 static void warn_cb(void *ctx, const char *msg) { dataset_warn(ctx, "%s", msg); }
@@ -74,6 +76,7 @@ static void warn_cb(void *ctx, const char *msg) { dataset_warn(ctx, "%s", msg); 
 /* Reads the shard file path into the set; a damaged one is a warning.
  * 0, or -1 with err (another format version, out of memory). */
 static int read_one(struct set *s, const char *path, struct pt_error *err) {
+    if (s->cancel && atomic_load(s->cancel)) return pt_errorf(err, "cancelled");
     char *text = NULL;
     size_t len = 0;
     struct pt_error e;
@@ -100,6 +103,12 @@ static int read_one(struct set *s, const char *path, struct pt_error *err) {
     s->v[s->n++] = p;
     s->ds->files_read++;
     return 0;
+}
+
+/* Shards in their place in the set: their files' name order. */
+static int cmp_part(const void *a, const void *b) {
+    const struct part *x = a, *y = b;
+    return (x->info.k > y->info.k) - (x->info.k < y->info.k);
 }
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -203,8 +212,8 @@ static void on_dup(void *ctx, int part, int first, int32_t rank) {
                  s->v[first].path);
 }
 
-int read_shard_paths(char *const *paths, int n, struct dataset *ds, struct pt_error *err) {
-    struct set s = {.ds = ds};
+int read_shard_paths(char *const *paths, int n, atomic_int *cancel, struct dataset *ds, struct pt_error *err) {
+    struct set s = {.ds = ds, .cancel = cancel};
     int rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         struct stat st;
@@ -212,8 +221,11 @@ int read_shard_paths(char *const *paths, int n, struct dataset *ds, struct pt_er
         else if (S_ISDIR(st.st_mode)) rc = read_dir(&s, paths[i], err);
         else rc = read_one(&s, paths[i], err);
     }
-    if (rc == 0 && s.n == 0) rc = pt_errorf(err, "%s: no readable trace shard file (see the warnings)", paths[0]);
+    if (rc == 0 && s.n == 0)
+        rc = pt_errorf(err, "%s: no readable trace shard file%s%s", paths[0], ds->nwarnings ? ": " : "",
+                       ds->nwarnings ? ds->warnings[0] : "");
     if (rc == 0) rc = check_set(&s, err);
+    if (rc == 0 && s.n > 1) qsort(s.v, s.n, sizeof *s.v, cmp_part);
     struct trace_run **runs = rc == 0 ? malloc(s.n * sizeof *runs) : NULL;
     if (rc == 0 && !runs) rc = pt_errorf(err, "out of memory");
     if (rc == 0) {
@@ -234,7 +246,7 @@ int read_shard_paths(char *const *paths, int n, struct dataset *ds, struct pt_er
 static int load_shard(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {
     char *p = (char *)path;
     ds->micro_step = 0;   /* as a trace: steps, not micro steps (the cube's rows say) */
-    if (read_shard_paths(&p, 1, ds, err)) return -1;
+    if (read_shard_paths(&p, 1, o->cancel, ds, err)) return -1;
     return trace_cube_build(ds->trace, o->micro_step, &ds->cube, err);
 }
 

@@ -181,7 +181,7 @@ static int get_stats(struct px *x, const cJSON *a, struct trace_stats *s) {
     for (const cJSON *p = ph->child; p; p = p->next) {
         int64_t w[11];
         if (ints(x, p, w, 11, NULL, -NS_MAX, NS_MAX)) return -1;
-        if (w[0] < 1 || w[0] >= TRACE_NPHASES) return bad(x, "an unknown phase");
+        if (w[0] < 0 || w[0] >= TRACE_NPHASES) return bad(x, "an unknown phase");
         int k = (int)w[0];
         for (int c = 0; c < TRACE_NCATS; c++) {
             s->phase_ns[k][c] = w[1 + c];
