@@ -62,6 +62,12 @@ same "$tmp/single.json" "$tmp/direct.json"
 "$bin" trace --merge "$tmp/sh" -o "$tmp/one.json" 2>"$tmp/one.err" || { cat "$tmp/one.err"; fail "merge -o"; }
 "$bin" trace "$tmp/one.json" --format json --per-step >"$tmp/one_read.json" 2>/dev/null || fail "read the merged file"
 same "$tmp/single.json" "$tmp/one_read.json"
+# what needs each kernel is refused on shards, with the reason
+for opt in "--from 0 --to 100" "--kernels $tmp/k.csv" "--patterns /dev/null"; do
+    if "$bin" trace "$tmp/sh" $opt >/dev/null 2>"$tmp/refused.err"; then fail "$opt on shards accepted"; fi
+    grep -q "needs the trace files: .* holds trace shards" "$tmp/refused.err" || { cat "$tmp/refused.err"; fail "$opt message"; }
+done
+[ -e "$tmp/k.csv" ] && fail "--kernels on shards wrote a file"
 # a half-written shard or a missing one: said, naming the file and the ranks left out; the rest shown
 mv "$tmp/sh/trace.shard-2-of-$n.json" "$tmp/sh/trace.shard-2-of-$n.json.tmp.1"
 "$bin" trace --merge "$tmp/sh" --format json >/dev/null 2>"$tmp/half.err" || { cat "$tmp/half.err"; fail "half-written set"; }

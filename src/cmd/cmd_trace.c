@@ -395,9 +395,10 @@ static int run(int argc, char **argv) {
     load_opts_init(&lo);
     const struct formats_row *sh = formats_find("trace_shard");
     lo.format = !shard_n && formats_detect(path) == sh ? sh : formats_find("trace");   /* a folder of shards: their run */
-    if (lo.format == sh && (has_rng[0] || kernels)) {   /* a shard keeps no kernel */
-        fprintf(stderr, "probetop trace: %s needs the trace files: %s holds trace shards, whose lanes are downsampled\n",
-                kernels ? "--kernels" : "--from/--to", CMD_ESC(path));
+    if (lo.format == sh && (has_rng[0] || kernels || patterns)) {   /* a shard keeps no kernel */
+        fprintf(stderr, "probetop trace: %s needs the trace files: %s holds trace shards, whose lanes are downsampled%s\n",
+                kernels ? "--kernels" : patterns ? "--patterns" : "--from/--to", CMD_ESC(path),
+                patterns ? " (give --patterns to --shard)" : "");
         return EXIT_USAGE;
     }
     lo.mem_budget = mem;
