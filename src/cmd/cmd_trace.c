@@ -284,6 +284,16 @@ static int print_all(struct dataset *ds, enum tr_format fmt, int per_step, int p
     return EXIT_OK;
 }
 
+/* --merge: the shards of paths[0..n) printed as one run, or written to
+ * the shard file out; the command's exit code. */
+static int merge_all(char *const *paths, int n, const char *out, enum tr_format fmt, int per_step, int phases, int table,
+                     size_t top) {
+    struct dataset *ds;
+    if (trace_shard_merge(paths, n, out, &ds)) return EXIT_USAGE;
+    if (!ds) return EXIT_OK;
+    return print_all(ds, fmt, per_step || fmt == TR_JSON, phases, table, top, NULL, NULL);
+}
+
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
@@ -373,10 +383,7 @@ static int run(int argc, char **argv) {
             return EXIT_USAGE;
         }
         mlist[0] = (char *)merge;
-        struct dataset *mds;
-        if (trace_shard_merge(mlist, nm, out, &mds)) return EXIT_USAGE;
-        if (!mds) return EXIT_OK;
-        return print_all(mds, fmt, per_step || fmt == TR_JSON, phases, table, top, NULL, NULL);
+        return merge_all(mlist, nm, out, fmt, per_step, phases, table, top);
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
     if (has_rng[0] != has_rng[1] || (has_rng[0] && rng[1] <= rng[0])) {
