@@ -729,8 +729,8 @@ static void lanes_status(struct view *v, struct session *a, char *buf, size_t si
         if (n + 2 >= size) return;
         buf[n++] = '\n';
         if (p->sel) range_line(p, buf + n, size - n);
-        else snprintf(buf + n, size - n, "step %d  %d groups of %d ranks  c: rows  Enter: a group's ranks", (int)step_now(p),
-                      p->grp.g.ngroups, p->nlanes);
+        else snprintf(buf + n, size - n, "%sstep %d  %d groups of %d ranks  c: rows  Enter: a group's ranks",
+                      p->run->lane_slices ? "lanes downsampled  " : "", (int)step_now(p), p->grp.g.ngroups, p->nlanes);
         return;
     }
     char lab[96], st[48], du[48], w0[48], w1[48], name[200] = "";

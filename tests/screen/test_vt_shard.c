@@ -3,7 +3,8 @@
  * the heat map over the shards' cube is the unsharded trace folder's heat
  * map cell for cell (the screens' rows equal but for the path), and the
  * lane view opens on the downsampled lanes, every rank a lane, its status
- * line saying the lanes are downsampled. */
+ * line saying the lanes are downsampled; at 128 ranks the lanes grouped,
+ * saying it too. */
 #include "pt_test.h"
 #include "screen/vt.h"
 #include "screen/vt_check.h"
@@ -75,11 +76,35 @@ static void shard_screen(int cols, int rows) {
     pt_vt_quit(&b);
 }
 
+/* 128 ranks in 2 shards: the lanes grouped (blocks of ranks), the status
+ * line saying the lanes are downsampled there too. */
+static void shard_grouped_80x24(void) {
+    if (!vt_bin()) SKIP("PT_BIN unset");
+    const char *dir = pt_gen_traces("vt_shard_g", "--ranks 128 --pp 4 --steps 2");
+    if (!dir) SKIP("python absent");
+    char sh[1400], cmd[4096];
+    snprintf(sh, sizeof sh, "%s/../shards", dir);
+    for (int k = 1; k <= 2; k++) {
+        snprintf(cmd, sizeof cmd, "'%s' trace '%s' --shard %d/2 -o '%s' 2>/dev/null", vt_bin(), dir, k, sh);
+        CHECK(system(cmd) == 0);
+    }
+    struct vt vt;
+    const char *args[] = {sh, NULL};
+    CHECK_INT(vt_spawn_app(&vt, 80, 24, args, NULL), 0);
+    VT_WAIT(&vt, vt_find(&vt, "Heat map", NULL, NULL));
+    vt_send(&vt, "<F8>");
+    VT_WAIT(&vt, vt_find(&vt, "128 lanes: all ranks", NULL, NULL));
+    VT_WAIT(&vt, vt_find(&vt, "ranks 0-", NULL, NULL));
+    CHECKV(&vt, vt_find(&vt, "lanes downsampled", NULL, NULL));
+    pt_vt_quit(&vt);
+}
+
 static void shard_80x24(void) { shard_screen(80, 24); }
 static void shard_200x60(void) { shard_screen(200, 60); }
 
 int main(void) {
     RUN(shard_80x24);
     RUN(shard_200x60);
+    RUN(shard_grouped_80x24);
     PT_DONE();
 }
