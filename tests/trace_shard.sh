@@ -3,7 +3,8 @@
 # (tests/gen_trace.py: pipeline, tensor groups in pg_config, recompute,
 # micro-batches) summarised in shards and merged give the JSON of the
 # unsharded run (`trace --format json --per-step`): every table, the same
-# numbers (to the printed microsecond), only the paths differ.
+# numbers (to the printed microsecond), only the paths differ; so does the
+# folder of shards read directly, and the one file --merge -o writes.
 #   trace_shard.sh BIN TMP         shards 1/3, 2/3, 3/3 run one after another
 #   trace_shard.sh BIN TMP mpirun  mpirun -np 4 ... --shard auto (skipped, 77,
 #                                  without mpirun; CI installs openmpi-bin)
@@ -54,11 +55,23 @@ same "$tmp/single.json" "$tmp/merged.json"
 "$bin" trace "$tmp/tr" --format json --per-step --top 2 >"$tmp/single2.json" 2>/dev/null || fail "single --top 2"
 "$bin" trace --merge "$tmp/sh" --format json --top 2 >"$tmp/merged2.json" 2>/dev/null || fail "merge --top 2"
 same "$tmp/single2.json" "$tmp/merged2.json"
-# an incomplete set, or a half-written shard, is refused
+# the folder of shards read directly (the shard reader) is the same run
+"$bin" trace "$tmp/sh" --format json --per-step >"$tmp/direct.json" 2>"$tmp/direct.err" || { cat "$tmp/direct.err"; fail "direct"; }
+same "$tmp/single.json" "$tmp/direct.json"
+# --merge ... -o FILE: one shard file, read as any shard
+"$bin" trace --merge "$tmp/sh" -o "$tmp/one.json" 2>"$tmp/one.err" || { cat "$tmp/one.err"; fail "merge -o"; }
+"$bin" trace "$tmp/one.json" --format json --per-step >"$tmp/one_read.json" 2>/dev/null || fail "read the merged file"
+same "$tmp/single.json" "$tmp/one_read.json"
+# what needs each kernel is refused on shards, with the reason
+for opt in "--from 0 --to 100" "--kernels $tmp/k.csv" "--patterns /dev/null"; do
+    if "$bin" trace "$tmp/sh" $opt >/dev/null 2>"$tmp/refused.err"; then fail "$opt on shards accepted"; fi
+    grep -q "needs the trace files: .* holds trace shards" "$tmp/refused.err" || { cat "$tmp/refused.err"; fail "$opt message"; }
+done
+[ -e "$tmp/k.csv" ] && fail "--kernels on shards wrote a file"
+# a half-written shard or a missing one: said, naming the file and the ranks left out; the rest shown
 mv "$tmp/sh/trace.shard-2-of-$n.json" "$tmp/sh/trace.shard-2-of-$n.json.tmp.1"
-if "$bin" trace --merge "$tmp/sh" --format json >/dev/null 2>"$tmp/half.err"; then fail "half-written set merged"; fi
-grep -q "half-written shard" "$tmp/half.err" || { cat "$tmp/half.err"; fail "half-written message"; }
-rm "$tmp/sh/trace.shard-2-of-$n.json.tmp.1"
-if "$bin" trace --merge "$tmp/sh" --format json >/dev/null 2>"$tmp/miss.err"; then fail "incomplete set merged"; fi
-grep -q "lacks trace.shard-2-of-$n.json" "$tmp/miss.err" || { cat "$tmp/miss.err"; fail "missing message"; }
+"$bin" trace --merge "$tmp/sh" --format json >/dev/null 2>"$tmp/half.err" || { cat "$tmp/half.err"; fail "half-written set"; }
+grep -q "trace.shard-2-of-$n.json.tmp.1 is a half-written shard" "$tmp/half.err" || { cat "$tmp/half.err"; fail "half-written message"; }
+grep -q "shard 2 of $n is missing or unreadable" "$tmp/half.err" || { cat "$tmp/half.err"; fail "missing message"; }
+grep -q "ranks missing (of 0..7" "$tmp/half.err" || { cat "$tmp/half.err"; fail "missing ranks message"; }
 echo "1 passed, 0 failed"

@@ -767,13 +767,15 @@ static void lanes_status(struct view *v, struct session *a, char *buf, size_t si
         if (n + 2 >= size) return;
         buf[n++] = '\n';
         if (p->sel) range_line(p, buf + n, size - n);
-        else snprintf(buf + n, size - n, "step %d  %d groups of %d ranks  c: rows  Enter: a group's ranks", (int)step_now(p),
-                      p->grp.g.ngroups, p->nlanes);
+        else snprintf(buf + n, size - n, "%sstep %d  %d groups of %d ranks  c: rows  Enter: a group's ranks",
+                      p->run->lane_slices ? "lanes downsampled  " : "", (int)step_now(p), p->grp.g.ngroups, p->nlanes);
         return;
     }
     char lab[96], st[48], du[48], w0[48], w1[48], name[200] = "";
     lane_label(p, a, p->cur, lab, sizeof lab);
     size_t n = (size_t)snprintf(buf, size, "rank %s  step %d", lab, (int)step_now(p));
+    if (p->run->lane_slices && n < size)   /* a shard's lanes: each category's busy share per slice */
+        n += (size_t)snprintf(buf + n, size - n, "  lanes downsampled (%d slices)", p->run->lane_slices);
     if (p->items_ok && p->item >= 0 && n < size) {
         const struct lane_item *it = &p->items.v[p->item];
         int64_t base = p->align == LANES_STEP ? p->items.span0 : p->s0;

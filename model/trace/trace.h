@@ -146,6 +146,8 @@ struct trace_run {
     int ngroups;
     char *groups_from;            /* where they came from: "pg_config", a listing's path, ... (owned) */
     int64_t origin_ns;            /* the trace clock's time all others are relative to (a shard's, for the merge) */
+    int lane_slices;              /* 0: segs are the kernels; else the run came from trace shard files and
+                                     segs are their downsampled lanes, this many slices a step (tshard.h) */
 };
 
 /* One kernel as the trace reader assembles it (load_opts.trace_kernel):

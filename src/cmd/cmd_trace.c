@@ -123,7 +123,7 @@ static void json_stats(const struct trace_stats *s) {
 }
 
 static void print_json(const struct dataset *ds, const struct trace_run *run, int per_step, const struct step_cell *c,
-                       size_t nc, const struct trace_straggler *g, size_t ng, size_t top, int shard_k, int shard_n) {
+                       size_t nc, const struct trace_straggler *g, size_t ng, size_t top) {
     printf("{\"path\": ");
     json_fput_str(stdout, ds->path);
     printf(", \"ranks\": [");
@@ -163,40 +163,13 @@ static void print_json(const struct dataset *ds, const struct trace_run *run, in
         json_fput_str(stdout, ds->warnings[i]);
     }
     printf("]");
-    if (shard_n)   /* the shard's clock origin: the merge puts every step on the earliest */
-        printf(",\n \"shard\": %d, \"shards\": %d, \"origin_ns\": %lld", shard_k, shard_n, (long long)run->origin_ns);
     printf("}\n");
-}
-
-/* --shard: every table, every kernel, to DIR/trace.shard-K-of-N.json under
- * a temporary name, then renamed.  0, or -1 with a message. */
-static int write_shard(const struct dataset *ds, const struct step_cell *c, size_t nc, const struct trace_straggler *g,
-                       size_t ng, const char *out, int shard_k, int shard_n) {
-    char name[4096 + 64], tmp[4096 + 96];
-    int bad = 0;
-    trace_shard_name(out, shard_k, shard_n, name, sizeof name);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", name, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int saved = f ? dup(STDOUT_FILENO) : -1;
-    fflush(stdout);
-    if (saved >= 0 && dup2(fileno(f), STDOUT_FILENO) >= 0) {
-        print_json(ds, ds->trace, 1, c, nc, g, ng, 0, shard_k, shard_n);
-        fflush(stdout);
-        dup2(saved, STDOUT_FILENO);
-    } else bad = 1;
-    if (saved >= 0) close(saved);
-    if (!f || ferror(stdout) || fclose(f) != 0 || bad || rename(tmp, name) != 0) {
-        fprintf(stderr, "probetop trace: %s: %s\n", CMD_ESC(name), strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    fprintf(stderr, "probetop trace: wrote %s: %d ranks\n", CMD_ESC(name), ds->trace->nranks);
-    return 0;
 }
 
 /* --shard: the checks, then *path becomes a folder of links to the
  * shard's trace files (indir).  0, or -1 with a message. */
-static int shard_inputs(const char **path, const char *out, int other, int shard_k, int shard_n, char *indir, size_t cap) {
+static int shard_inputs(const char **path, const char *out, int other, int shard_k, int shard_n, char *indir, size_t cap,
+                        struct shard_json_info *info) {
     if (!out) {
         fprintf(stderr, "probetop trace: --shard writes DIR/trace.shard-K-of-N.json: give -o DIR\n");
         return -1;
@@ -206,7 +179,8 @@ static int shard_inputs(const char **path, const char *out, int other, int shard
         return -1;
     }
     size_t nf, total;
-    if (trace_shard_inputs(*path, shard_k, shard_n, out, indir, cap, &nf, &total)) return -1;
+    if (trace_shard_inputs(*path, shard_k, shard_n, out, indir, cap, &nf, &total, info->hash)) return -1;
+    info->k = shard_k, info->n = shard_n, info->files = (long)total;
     fprintf(stderr, "probetop trace: shard %d of %d: trace files %zu..%zu of %zu (a contiguous block in name order)\n",
             shard_k, shard_n, nf ? (size_t)((unsigned long long)total * (unsigned)(shard_k - 1) / (unsigned)shard_n) + 1 : 0,
             (size_t)((unsigned long long)total * (unsigned)shard_k / (unsigned)shard_n), total);
@@ -252,7 +226,7 @@ static int range_opt(int argc, char **argv, int *i, double *rng, int *has_rng, i
 /* What `probetop trace` prints of a loaded run (or writes as a shard), the
  * dataset freed; the command's exit code. */
 static int print_all(struct dataset *ds, enum tr_format fmt, int per_step, int phases, int table, size_t top,
-                     const char *out, int shard_k, int shard_n) {
+                     const char *out, const struct shard_json_info *shard) {
     struct trace_straggler *g = NULL;
     size_t ng = 0;
     if (trace_stragglers(ds->trace, &g, &ng) != 0) {
@@ -269,14 +243,16 @@ static int print_all(struct dataset *ds, enum tr_format fmt, int per_step, int p
         return EXIT_USAGE;
     }
     int oom = 0;
-    if (shard_n) {
-        if (write_shard(ds, c, nc, g, ng, out, shard_k, shard_n)) {
+    if (shard) {
+        char name[4096 + 64];
+        trace_shard_name(out, shard->k, shard->n, name, sizeof name);
+        if (trace_shard_write(name, ds, shard)) {
             free(c);
             free(g);
             dataset_free(ds);
             return EXIT_USAGE;
         }
-    } else if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top, 0, 0);
+    } else if (fmt == TR_JSON) print_json(ds, ds->trace, per_step, c, nc, g, ng, top);
     else if (fmt == TR_CSV && phases) oom = trace_phases_out_csv(ds->trace);
     else if (fmt == TR_CSV && table != CMD_TRACE_BREAKDOWN) cmd_trace_tables_csv(ds->trace, table, top);
     else if (fmt == TR_CSV) print_csv(ds->trace, per_step, c, nc);
@@ -295,6 +271,16 @@ static int print_all(struct dataset *ds, enum tr_format fmt, int per_step, int p
     return EXIT_OK;
 }
 
+/* --merge: the shards of paths[0..n) printed as one run, or written to
+ * the shard file out; the command's exit code. */
+static int merge_all(char *const *paths, int n, const char *out, enum tr_format fmt, int per_step, int phases, int table,
+                     size_t top) {
+    struct dataset *ds;
+    if (trace_shard_merge(paths, n, out, &ds)) return EXIT_USAGE;
+    if (!ds) return EXIT_OK;
+    return print_all(ds, fmt, per_step || fmt == TR_JSON, phases, table, top, NULL, NULL);
+}
+
 static int run(int argc, char **argv) {
     const char *path = NULL;
     enum tr_format fmt = TR_TEXT;
@@ -306,6 +292,8 @@ static int run(int argc, char **argv) {
     double rng[2] = {0, 0};   /* --from, --to (us from the step's start) */
     int has_rng[2] = {0, 0}, has_step = 0;
     int32_t rstep = 0;
+    char *mlist[64];   /* --merge A [B ...]: the inputs after A */
+    int nm = 1;
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;
@@ -366,14 +354,23 @@ static int run(int argc, char **argv) {
         int rk = range_opt(argc, argv, &i, rng, has_rng, &rstep, &has_step);
         if (rk < 0) return EXIT_USAGE;
         if (rk) continue;
+        if (merge && argv[i][0] != '-') {
+            if (nm == 64) {
+                fprintf(stderr, "probetop trace: --merge takes at most 64 folders or files (give their folder)\n");
+                return EXIT_USAGE;
+            }
+            mlist[nm++] = argv[i];
+            continue;
+        }
         if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
     }
-    if (merge) {
-        if (np || shard_n || fmt != TR_JSON) {
-            fprintf(stderr, "probetop trace: --merge DIR joins the shards in DIR into JSON: --format json, no PATH or --shard\n");
+    if (merge) {   /* the shards' run, printed (JSON: every step) or written as one shard file */
+        if (np || shard_n || (out && fmt != TR_TEXT)) {
+            fprintf(stderr, "probetop trace: --merge DIR_OR_FILE... joins shards: no PATH or --shard; with -o FILE no --format\n");
             return EXIT_USAGE;
         }
-        return trace_shard_merge(merge, top) ? EXIT_USAGE : EXIT_OK;
+        mlist[0] = (char *)merge;
+        return merge_all(mlist, nm, out, fmt, per_step, phases, table, top);
     }
     if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
     if (has_rng[0] != has_rng[1] || (has_rng[0] && rng[1] <= rng[0])) {
@@ -381,14 +378,23 @@ static int run(int argc, char **argv) {
         return EXIT_USAGE;
     }
     char indir[4096];
+    struct shard_json_info shard = {0};
+    const char *src = path;   /* --shard: the traces' folder, before path becomes the links' */
     if (shard_n && shard_inputs(&path, out, kernels || phases || per_step || fmt != TR_TEXT, shard_k, shard_n, indir,
-                                sizeof indir))
+                                sizeof indir, &shard))
         return EXIT_USAGE;
     if (cmd_trace_ascend_is(path))   /* torch_npu's or msprof-analyze's step time table */
         return cmd_trace_ascend(path, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, per_step, mem);
     struct load_opts lo;
     load_opts_init(&lo);
-    lo.format = formats_find("trace");
+    const struct formats_row *sh = formats_find("trace_shard");
+    lo.format = !shard_n && formats_detect(path) == sh ? sh : formats_find("trace");   /* a folder of shards: their run */
+    if (lo.format == sh && (has_rng[0] || kernels || patterns)) {   /* a shard keeps no kernel */
+        fprintf(stderr, "probetop trace: %s needs the trace files: %s holds trace shards, whose lanes are downsampled%s\n",
+                kernels ? "--kernels" : patterns ? "--patterns" : "--from/--to", CMD_ESC(path),
+                patterns ? " (give --patterns to --shard)" : "");
+        return EXIT_USAGE;
+    }
     lo.mem_budget = mem;
     struct tpatterns *pat = NULL;
     struct trace_kernels_csv kc;
@@ -406,6 +412,11 @@ static int run(int argc, char **argv) {
     if (kernels) lo.trace_kernel = trace_kernels_csv_row, lo.trace_kernel_ctx = &kc;
     struct dataset *ds = cmd_load(path, &lo);
     if (shard_n) trace_shard_inputs_free(indir);
+    if (shard_n && ds && ds->trace && trace_shard_files(ds->trace, indir, src)) {
+        fprintf(stderr, "probetop: out of memory\n");
+        dataset_free(ds);
+        return EXIT_USAGE;
+    }
     tpatterns_free(pat);
     if (kernels && trace_kernels_csv_close(&kc, ds != NULL, &e)) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);
@@ -418,7 +429,7 @@ static int run(int argc, char **argv) {
         dataset_free(ds);
         return rc ? EXIT_USAGE : EXIT_OK;
     }
-    return print_all(ds, fmt, per_step, phases, table, top, out, shard_k, shard_n);
+    return print_all(ds, fmt, per_step, phases, table, top, out, shard_n ? &shard : NULL);
 }
 
 const struct cmd_entry cmd_trace_entry = {
@@ -427,7 +438,7 @@ const struct cmd_entry cmd_trace_entry = {
              "                     [--kernels FILE.csv] [--patterns FILE] [--mem SIZE]\n"
              "                     [--from US --to US [--step N]]\n"
              "       probetop trace PATH --shard auto|K/N -o DIR\n"
-             "       probetop trace --merge DIR --format json [--top K]",
+             "       probetop trace --merge DIR_OR_FILE... [--format text|csv|json | -o FILE]",
     .summary = "where the time goes in profiler traces: idle/compute/communication per rank, stragglers",
     .help = "  --format F           text (default), csv (one row per rank; per step too with --per-step)\n"
             "                       or json (ranks, steps with --per-step, stragglers, warnings)\n"
@@ -452,7 +463,9 @@ const struct cmd_entry cmd_trace_entry = {
             "  --shard K/N -o DIR   summarise only the K-th of N contiguous blocks of PATH's trace files\n"
             "                       (name order) into DIR/trace.shard-K-of-N.json; auto: K and N from\n"
             "                       mpirun or srun (as data2db --shard)\n"
-            "  --merge DIR          join the complete set of shards in DIR: the JSON of the whole run\n"
+            "  --merge DIR_OR_FILE...  the shard files of these folders and files as one run (as\n"
+            "                       'probetop trace DIR' reads a folder of shards); -o FILE: written\n"
+            "                       as one shard file\n"
             "PATH is a Kineto trace (*.json, *.json.gz), torch_npu's trace_view.json, or a folder of them\n"
             "(one per rank).  Figures are HolisticTraceAnalysis's temporal breakdown and\n"
             "communication/computation overlap; see probetop-rules(7), PROFILER TRACES.\n",

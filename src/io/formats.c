@@ -10,6 +10,7 @@ extern const struct formats_row formats_row_monitor;   /* monitor/monitor_rows.c
 extern const struct formats_row formats_row_monitor_v2;   /* read_monitor_v2.c */
 extern const struct formats_row formats_row_trenddb;   /* read_trenddb.c */
 extern const struct formats_row formats_row_anomaly;   /* monitor/monitor_rows.c */
+extern const struct formats_row formats_row_trace_shard;   /* trace/read_shard.c */
 extern const struct formats_row formats_row_trace;     /* read_trace.c */
 extern const struct formats_row formats_row_ascend_step;      /* read_steptrace.c */
 extern const struct formats_row formats_row_ascend_cluster;   /* read_steptrace.c */
@@ -26,6 +27,7 @@ const struct formats_row *const formats_rows[] = {
     &formats_row_monitor_v2,
     &formats_row_trenddb,
     &formats_row_anomaly,
+    &formats_row_trace_shard,
     &formats_row_trace,
     &formats_row_ascend_step,
     &formats_row_ascend_cluster,
