@@ -285,10 +285,12 @@ static uint32_t bk_hash(const char *k) {
     return h ? h : 1;
 }
 
-/* The row of key k, or -1 with *at the empty slot it would take. */
-static int32_t bk_find(const struct cmp_tjoin *j, const char *k, size_t *at) {
+/* The row of key k, or -1 with *at the empty slot it would take and *h
+ * the key's hash. */
+static int32_t bk_find(const struct cmp_tjoin *j, const char *k, size_t *at, uint32_t *hp) {
     if (!j->bk.cap) return -1;
     uint32_t h = bk_hash(k);
+    *hp = h;
     size_t mask = j->bk.cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
         if (!j->bk.h[i]) {
@@ -350,8 +352,9 @@ int cmp_table_open(const struct tree *npu, const struct tree *bench, const struc
         }
         for (size_t i = 0; i < j->b.n; i++) {
             size_t at = 0;
-            if (bk_find(j, bk_key(j, i), &at) < 0) {   /* the first row of a key wins */
-                j->bk.h[at] = bk_hash(bk_key(j, i));
+            uint32_t h = 0;
+            if (bk_find(j, bk_key(j, i), &at, &h) < 0) {   /* the first row of a key wins */
+                j->bk.h[at] = h;
                 j->bk.row[at] = (int32_t)i;
             }
         }
@@ -386,7 +389,8 @@ static int join_exact(struct cmp_table *t, size_t want) {
             } else k = pn;
         }
         size_t at = 0;
-        int32_t br = bk_find(j, k, &at);
+        uint32_t h = 0;
+        int32_t br = bk_find(j, k, &at, &h);
         int32_t bp = br >= 0 ? j->b.v[br].p : -1;
         if (bp >= 0 && !j->mapped && !dtype_gate(npu, &npu->params[j->a.v[i].p], bench, &bench->params[bp]))
             bp = -1;
