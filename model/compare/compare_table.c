@@ -147,6 +147,13 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
             }
     }
     util_smap_free(&bw);
+    if (s->n && s->n < s->cap) {   /* the doubling's spare half back while the join lives */
+        struct join_row *nv = realloc(s->v, s->n * sizeof *nv);
+        if (nv) {
+            s->v = nv;
+            s->cap = s->n;
+        }
+    }
     return 0;
 oom:
     util_smap_free(&bw);
@@ -254,16 +261,50 @@ static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp)
 
 /* The join's state between blocks of rows (cmp_table_open / _next): both
  * sides' rows and the benchmark's key map, built once per table. */
+struct bkmap {            /* benchmark join key -> its first row, sized once */
+    uint32_t *h;          /* hash, 0 empty */
+    int32_t *row;         /* index into b.v; the key is read from the row */
+    size_t cap;           /* a power of two, at least twice the rows */
+};
+
 struct cmp_tjoin {
     struct tside a, b;
-    struct util_smap bk;
+    struct bkmap bk;
     size_t next;          /* the problem row the next block starts at */
     int fuzzy, mapped, done;
 };
 
+/* mapped names are the benchmark's own row names: they join on those, not
+ * on the renumbered backward keys */
+static const char *bk_key(const struct cmp_tjoin *j, size_t i) {
+    return j->mapped ? tree_s(j->b.t, j->b.t->params[j->b.v[i].p].name) : join_key(&j->b, &j->b.v[i]);
+}
+
+static uint32_t bk_hash(const char *k) {
+    uint32_t h = (uint32_t)util_hash_str(k);
+    return h ? h : 1;
+}
+
+/* The row of key k, or -1 with *at the empty slot it would take and *h
+ * the key's hash. */
+static int32_t bk_find(const struct cmp_tjoin *j, const char *k, size_t *at, uint32_t *hp) {
+    if (!j->bk.cap) return -1;
+    uint32_t h = bk_hash(k);
+    *hp = h;
+    size_t mask = j->bk.cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        if (!j->bk.h[i]) {
+            *at = i;
+            return -1;
+        }
+        if (j->bk.h[i] == h && !strcmp(bk_key(j, (size_t)j->bk.row[i]), k)) return j->bk.row[i];
+    }
+}
+
 static void tjoin_free(struct cmp_tjoin *j) {
     if (!j) return;
-    util_smap_free(&j->bk);
+    free(j->bk.h);
+    free(j->bk.row);
     tside_free(&j->a);
     tside_free(&j->b);
     free(j);
@@ -290,7 +331,6 @@ int cmp_table_open(const struct tree *npu, const struct tree *bench, const struc
      * stack.json, an empty one included (its rows then say N/A) */
     t->has_stack = npu->nstacks > 0 || npu->stack_file;
     j->fuzzy = o && o->fuzzy;
-    j->bk.borrow = 1;
     if (build_side(npu, !j->fuzzy, &j->a, err) != 0) { cmp_table_free(t); return -1; }
     if (build_side(bench, !j->fuzzy, &j->b, err) != 0) { cmp_table_free(t); return -1; }
     /* a name map (layer mapping) is msProbe's data mapping: it wins over
@@ -301,14 +341,22 @@ int cmp_table_open(const struct tree *npu, const struct tree *bench, const struc
          * those, not on the renumbered backward keys (msProbe joins them
          * with the renumbered keys and so pairs backward rows of different
          * calls whenever the renumbering changed a call count) */
+        size_t cap = 64;
+        while (cap < 2 * j->b.n) cap *= 2;
+        j->bk.h = calloc(cap, sizeof *j->bk.h);
+        j->bk.row = malloc(cap * sizeof *j->bk.row);
+        j->bk.cap = cap;
+        if (!j->bk.h || !j->bk.row) {
+            cmp_table_free(t);
+            return pt_errorf(err, "out of memory");
+        }
         for (size_t i = 0; i < j->b.n; i++) {
-            const char *bkey = j->mapped ? tree_s(bench, bench->params[j->b.v[i].p].name) : join_key(&j->b, &j->b.v[i]);
-            int32_t *s = util_smap_slot(&j->bk, bkey, 1);
-            if (!s) {
-                cmp_table_free(t);
-                return pt_errorf(err, "out of memory");
+            size_t at = 0;
+            uint32_t h = 0;
+            if (bk_find(j, bk_key(j, i), &at, &h) < 0) {   /* the first row of a key wins */
+                j->bk.h[at] = h;
+                j->bk.row[at] = (int32_t)i;
             }
-            if (*s < 0) *s = (int32_t)i;
         }
     }
     *out = t;
@@ -340,8 +388,10 @@ static int join_exact(struct cmp_table *t, size_t want) {
                 k = mk;
             } else k = pn;
         }
-        int32_t *s = util_smap_slot(&j->bk, k, 0);
-        int32_t bp = s && *s >= 0 ? j->b.v[*s].p : -1;
+        size_t at = 0;
+        uint32_t h = 0;
+        int32_t br = bk_find(j, k, &at, &h);
+        int32_t bp = br >= 0 ? j->b.v[br].p : -1;
         if (bp >= 0 && !j->mapped && !dtype_gate(npu, &npu->params[j->a.v[i].p], bench, &bench->params[bp]))
             bp = -1;
         if (table_add(t, &j->a.v[i], bp) != 0) return -1;

@@ -182,6 +182,7 @@ struct tparam *tree_add_param(struct tree *t, int rec) {
 
 int tree_add_construct(struct tree *t, const char *child, size_t clen, const char *parent, size_t plen,
                        int32_t micro) {
+    if (!t->cons_map) return -1;   /* tree_build() has run: its map is gone */
     if (UTIL_PUSH(t->cons, t->ncons, t->capcons) != 0) return -1;
     uint32_t c = name_str(t, child, clen);
     uint32_t p = parent && plen ? name_str(t, parent, plen) : TREE_NONE;
@@ -862,6 +863,10 @@ int tree_build(struct tree *t, struct pt_error *err) {
     micro_steps(t);
     if (number_nodes(t) != 0) return pt_errorf(err, "out of memory");
     t->nodes[t->root].micro = 0;
+    /* construct.json's map is read only while building (t->cons stays for
+     * the layer mapping): a large dump's is a few MB */
+    smap_free(t->cons_map);
+    t->cons_map = NULL;
     return 0;
 }
 
