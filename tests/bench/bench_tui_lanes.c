@@ -13,48 +13,7 @@
  *   PT_BIN=probetop bench_tui_lanes TRACES [REPS]
  * tests/bench/run.sh makes TRACES with tests/gen_trace.py (64 ranks, and
  * 1 024 ranks of about 2 000 kernels per step). */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "screen/vt.h"
-
-#define QUIET_MS 25
-
-/* The program's CPU time so far (user + system), in ms; -1 unknown.  On a
- * shared machine it says what a frame costs better than the wall clock. */
-static double cpu_ms(pid_t pid) {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');   /* the command may hold blanks */
-    unsigned long ut, st;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) return -1;
-    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
-}
-
-struct kind {
-    const char *name, *keys[2];   /* alternated */
-    double sum, worst, bytes, cpu;
-    int n;
-};
-
-/* One key to its complete frame: the milliseconds, or -1 when the program is gone. */
-static double frame(struct vt *vt, const char *key) {
-    if (vt_wait_idle(vt, QUIET_MS * 2) < 0) return -1;
-    vt_mark(vt);
-    double t0 = vt_now();
-    if (vt_send(vt, key) < 0) return -1;
-    while (vt->bytes_mark == 0 && vt_now() < t0 + 5.0)
-        if (vt_pump(vt, 20) < 0) return -1;
-    if (vt_wait_idle(vt, QUIET_MS) < 0) return -1;
-    return vt->bytes_mark ? (vt->t_last - t0) * 1e3 : 0;
-}
+#include "bench/bench_keys.h"
 
 int main(int argc, char **argv) {
     if (argc < 2 || !vt_bin()) {
@@ -79,9 +38,9 @@ int main(int argc, char **argv) {
     double t1 = vt_now();
     vt_send(&vt, "<F8>");
     if (vt_wait_text(&vt, "Lanes  step", 60000) != 0) { vt_close(&vt); return 2; }
-    vt_wait_idle(&vt, QUIET_MS);
+    vt_wait_idle(&vt, BENCH_QUIET_MS);
     double t_lanes = (vt.t_last - t1) * 1e3;
-    struct kind kinds[] = {
+    struct bench_kind kinds[] = {
         {"next / previous step", {")", "("}, 0, 0, 0, 0, 0},
         {"zoom in / out", {"Z", "z"}, 0, 0, 0, 0, 0},
         {"cursor: next / previous kernel", {"l", "h"}, 0, 0, 0, 0, 0},
@@ -90,24 +49,10 @@ int main(int argc, char **argv) {
         {"group: open / back (Enter, Esc)", {"<Enter>", "<Esc>"}, 0, 0, 0, 0, 0},
         {"grouping: next (c)", {"c", "c"}, 0, 0, 0, 0, 0},
     };
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        double c0 = cpu_ms(vt.pid);
-        for (int i = 0; i < 2 * reps; i++) {
-            double ms = frame(&vt, kinds[k].keys[i & 1]);
-            if (ms < 0) { vt_close(&vt); return 2; }
-            kinds[k].sum += ms;
-            kinds[k].bytes += (double)vt.bytes_mark;
-            if (ms > kinds[k].worst) kinds[k].worst = ms;
-            kinds[k].n++;
-        }
-        double c1 = cpu_ms(vt.pid);
-        kinds[k].cpu = c0 >= 0 && c1 >= 0 ? (c1 - c0) / kinds[k].n : -1;
-    }
+    size_t nk = sizeof kinds / sizeof kinds[0];
+    if (bench_kinds_run(&vt, kinds, nk, reps) != 0) { vt_close(&vt); return 2; }
     printf("lane view on %s: loaded and drawn in %.2f s; F8 to the lanes %.1f ms\n", argv[1], t_up, t_lanes);
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        printf("  %-32s key to frame done %6.2f ms mean, %6.2f ms worst; CPU %5.1f ms/key; %7.0f bytes/frame (%d keys)\n",
-               kinds[k].name, kinds[k].sum / kinds[k].n, kinds[k].worst, kinds[k].cpu, kinds[k].bytes / kinds[k].n,
-               kinds[k].n);
+    bench_kinds_print(kinds, nk);
     vt_send(&vt, "q");
     vt_wait_exit(&vt, 10000, NULL);
     vt_close(&vt);
