@@ -340,6 +340,32 @@ static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *name
     return merge_names(t, n, names, err);
 }
 
+/* One rank to build: its files, and what its build found. */
+struct rank_job {
+    struct trace_rank *r;
+    struct trace_build_file *files;
+    size_t nf, max_segs;
+    struct trace_build_out out;
+    int rc;
+    struct pt_error err;
+};
+
+struct build_job {
+    struct rank_job *rj;
+    int multi, synth;
+    struct trace_spill_budget *bud;
+    const struct trace_build_ctx *x;
+};
+
+/* Rank i (util_pool_for): it touches only its own rank_job. */
+static int build_one(void *ctx, size_t i, struct pt_error *e) {
+    struct build_job *j = ctx;
+    struct rank_job *q = &j->rj[i];
+    q->rc = trace_build_rank(q->r, q->files, q->nf, j->multi, j->synth, q->max_segs, j->bud, j->x, &q->out, &q->err);
+    if (q->rc && e) *e = q->err;
+    return q->rc;
+}
+
 static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names, struct trace_spill_budget *bud, uint64_t lane_bytes,
                      struct trace_build_ctx *x, struct dataset *ds, struct trace_run **out, struct pt_error *err) {
     /* HTA filters on its window only when the run has two steps or more */
@@ -368,7 +394,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     struct trace_parse_file **fp = malloc(n * sizeof *fp);
     x->names = names->v;
     x->nnames = names->n;
-    if (!run->ranks || !files || !fp || !(x->ep = calloc(names->n ? names->n : 1, 1))) {
+    if (!run->ranks || !files || !fp) {
         free(fp);
         free(files);
         trace_run_free(run);
@@ -378,33 +404,56 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     int grc = pgconfig_gather(fp, n, ds->path, run, ds, err);   /* before the kernels: their groups' dimensions */
     free(fp);
     if (grc) { free(files); trace_run_free(run); return -1; }
+    struct rank_job *rj = calloc(nr, sizeof *rj);
+    if (!rj) { free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
     for (size_t i = 0; i < n;) {
         size_t j = i;
         size_t rk = 0;   /* the rank's kernels */
-        while (j < n && t[j].rank == t[i].rank) { files[j - i] = (struct trace_build_file){&t[j].f, t[j].to}; rk += t[j].f.nkernels; j++; }
+        while (j < n && t[j].rank == t[i].rank) { files[j] = (struct trace_build_file){&t[j].f, t[j].to}; rk += t[j].f.nkernels; j++; }
         /* the lane view's share of --mem, by the rank's share of the kernels */
         double share = (double)lane_bytes / sizeof(struct trace_seg) * ((double)rk / (double)nk);
-        size_t max_segs = share < TRACE_MIN_SEGS ? TRACE_MIN_SEGS : share > 1e15 ? (size_t)1e15 : (size_t)share;
-        struct trace_rank *r = &run->ranks[run->nranks++];
-        r->rank = (int32_t)t[i].rank;
-        if (!(r->file = strdup(t[i].path))) { free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
-        if (j - i > 1 && !strstr(t[i].path, "iteration_"))
-            dataset_warn(ds, "rank %ld: %zu trace files (%s, ...): their events are taken together", t[i].rank, j - i,
-                         t[i].path);
-        if (trace_build_rank(r, files, j - i, multi, !any_step, &run->has_phases, max_segs, bud, x, ds, err)) {
-            free(files);
-            trace_run_free(run);
-            return -1;
-        }
+        struct rank_job *q = &rj[run->nranks];
+        *q = (struct rank_job){.files = files + i, .nf = j - i, .r = &run->ranks[run->nranks++]};
+        q->max_segs = share < TRACE_MIN_SEGS ? TRACE_MIN_SEGS : share > 1e15 ? (size_t)1e15 : (size_t)share;
+        q->r->rank = (int32_t)t[i].rank;
+        if (!(q->r->file = strdup(t[i].path))) { free(rj); free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
+        i = j;
+    }
+    /* the ranks are built in parallel, but one after another when every
+     * kernel goes to the --kernels sink (its rows in rank order) */
+    struct build_job bj = {.rj = rj, .multi = multi, .synth = !any_step, .bud = bud, .x = x};
+    size_t failed = nr;
+    if (x->o->trace_kernel) {
+        for (size_t i = 0; i < nr && build_one(&bj, i, NULL) == 0; i++) {}
+    } else {
+        struct pt_error perr;
+        util_pool_for(nr, build_one, &bj, &perr);
+    }
+    for (size_t i = 0; i < nr && failed == nr; i++)   /* the first rank that failed, as one after another would stop */
+        if (rj[i].rc) failed = i;
+    for (size_t i = 0; i < nr && i <= failed; i++) {   /* the warnings in rank order, as when built one after another */
+        struct trace_rank *r = rj[i].r;
+        if (rj[i].nf > 1 && !strstr(r->file, "iteration_"))
+            dataset_warn(ds, "rank %d: %zu trace files (%s, ...): their events are taken together", r->rank, rj[i].nf, r->file);
+        if (rj[i].out.dup_steps)
+            dataset_warn(ds, "%s: rank %d: %zu ProfilerStep#N numbers appear more than once; the first of each is kept", r->file,
+                         r->rank, rj[i].out.dup_steps);
+        if (i == failed) break;
         if (r->lane_merge_ns)
             dataset_warn(ds, "%s: rank %d: %zu kernels, more than --mem holds for the lane view: it shows them merged into "
                              "%zu segments (per stream, the kernels starting in %.3f us of a step are one); the figures count "
                              "every kernel", r->file, r->rank, r->nkernels, r->nsegs, (double)r->lane_merge_ns / 1000.0);
         if (any_step && !r->nsteps) dataset_warn(ds, "%s: rank %d has no ProfilerStep#N: it has no step in the heat map", r->file, r->rank);
-        i = j;
+        run->has_phases |= rj[i].out.has_phase;
+        run->has_micro |= rj[i].out.has_micro;
     }
+    if (failed < nr) *err = rj[failed].err;
+    free(rj);
     free(files);
-    run->has_micro = x->has_micro;
+    if (failed < nr) {
+        trace_run_free(run);
+        return -1;
+    }
     if (rebase(run, ds->path, err)) {
         trace_run_free(run);
         return -1;
@@ -435,15 +484,12 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     struct trace_build_ctx x = {.pat = o->trace_patterns, .o = o};
     struct tpatterns *own = NULL;
     if (rc == 0 && !x.pat && !(x.pat = own = tpatterns_new(err))) rc = -1;
-    if (rc == 0 && !(x.md = tpatterns_md_new())) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; rc == 0 && i < fl.n; i++) t[i].f.patterns = x.pat;
     if (rc == 0) rc = parse_all(t, &n, &names, o, &bud, ds, err);
     if (rc == 0) {
         resolve_ranks(t, n, ds);
         rc = build_run(t, n, &names, &bud, mem / 4, &x, ds, &ds->trace, err);
     }
-    free(x.ep);
-    tpatterns_md_free(x.md);
     tpatterns_free(own);
     uint64_t spilled = atomic_load(&bud.spilled);
     if (rc == 0 && spilled)

@@ -136,7 +136,10 @@ struct rank_build {
     size_t nstreams;
     int frac;
     size_t capp2p, maxp2p;   /* sends and receives kept: as many as the lane view's segments */
-    struct trace_build_ctx *x;
+    const struct trace_build_ctx *x;
+    struct tpat_md *md;      /* the rank's match scratch */
+    uint8_t *ep;             /* by run name index: 0 not asked yet, 1 no, 2 name_ep */
+    struct trace_build_out *out;
 };
 
 /* The annotations' nesting: parent[i] is the one enclosing a[i] (a sorted). */
@@ -155,7 +158,7 @@ static long *anno_parents(const struct trace_parse_anno *a, size_t n) {
 
 /* One kernel k with its launch l (NULL: none) into the rank. */
 static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, const struct trace_parse_kernel *k, const struct trace_parse_launch *l,
-                       const long *parent, int multi_step, int64_t last_start, int *has_phase, const char *path,
+                       const long *parent, int multi_step, int64_t last_start, const char *path,
                        struct pt_error *err) {
     const struct trace_parse_file *f = rf->f;
     int64_t st, end, lts = 0;
@@ -176,15 +179,15 @@ static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, 
     t.micro = ai >= 0 && f->annos[ai].micro <= INT16_MAX ? (int16_t)f->annos[ai].micro : -1;
     t.seg.phase = ai >= 0 ? f->annos[ai].phase : TRACE_PH_NONE;
     if (k->cat == TRACE_COMM) {   /* its group, else the pass it is in (probetop-rules(7), PROFILER TRACES: Phases) */
-        uint8_t *ep = &b->x->ep[t.seg.name];
-        if (!*ep) *ep = 1 + (uint8_t)tpatterns_match(b->x->pat, b->x->md, TPAT_NAME_EP, b->x->names[t.seg.name], strlen(b->x->names[t.seg.name]));
+        uint8_t *ep = &b->ep[t.seg.name];
+        if (!*ep) *ep = 1 + (uint8_t)tpatterns_match(b->x->pat, b->md, TPAT_NAME_EP, b->x->names[t.seg.name], strlen(b->x->names[t.seg.name]));
         t.seg.phase = (uint8_t)phases_comm(t.seg.phase, k->pg ? f->pgs[k->pg - 1].dim : TPAT_DIM_NONE, *ep == 2);
     }
     if (k->p2p && k->peer >= 0 && b->r->np2p < b->maxp2p &&   /* a send or receive with its peer, for the pipeline view */
         p2p_push(b->r, &b->capp2p, &(struct trace_p2p){st, k->dur, k->pg ? util_hash_str(f->pgs[k->pg - 1].name) : 0, k->peer, k->p2p == 1}))
         return pt_errorf(err, "out of memory");
-    if (t.micro >= 0) b->x->has_micro = 1;
-    if (t.seg.phase != TRACE_PH_NONE) *has_phase = 1;
+    if (t.micro >= 0) b->out->has_micro = 1;
+    if (t.seg.phase != TRACE_PH_NONE) b->out->has_phase = 1;
     if (!multi_step) t.keep = 1;
     else if (k->corr >= 0) t.keep = l && f->nsteps && lts < last_start;
     else t.keep = f->nsteps && st < last_start;
@@ -205,7 +208,7 @@ static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, 
 
 /* One file's kernels, joined to their launches by correlation id (both
  * streams in that order), into the rank; the file's streams are freed. */
-static int join_file(struct rank_build *b, struct trace_build_file *rf, int multi_step, int *has_phase, const char *path,
+static int join_file(struct rank_build *b, struct trace_build_file *rf, int multi_step, const char *path,
                      struct pt_error *err) {
     struct trace_parse_file *f = rf->f;
     if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
@@ -242,7 +245,7 @@ static int join_file(struct rank_build *b, struct trace_build_file *rf, int mult
             while (lq && lq->corr < k->corr) lq = trace_spill_next(f->launches, err);
             if (lq && lq->corr == k->corr) l = lq;
         }
-        rc = take_kernel(b, rf, k, l, parent, multi_step, last_start, has_phase, path, err);
+        rc = take_kernel(b, rf, k, l, parent, multi_step, last_start, path, err);
         if (!from_neg) kq = trace_spill_next(f->kernels, err);
     }
     if (!rc && ((f->kernels && trace_spill_failed(f->kernels)) || (f->launches && trace_spill_failed(f->launches)))) rc = -1;
@@ -257,7 +260,7 @@ static int join_file(struct rank_build *b, struct trace_build_file *rf, int mult
 /* The steps of a rank from its files' CPU ProfilerStep spans (a step
  * number met twice keeps its first span), their numbers sorted into
  * b->num. */
-static int make_steps(struct rank_build *b, struct trace_build_file *files, size_t nf, struct dataset *ds, struct pt_error *err) {
+static int make_steps(struct rank_build *b, struct trace_build_file *files, size_t nf, struct pt_error *err) {
     struct trace_rank *r = b->r;
     size_t ns = 0;
     for (size_t i = 0; i < nf; i++) ns += files[i].f->nsteps;
@@ -284,7 +287,7 @@ static int make_steps(struct rank_build *b, struct trace_build_file *files, size
             r->steps[n++] = (struct trace_step){.step = all[i].n, .cpu_start_ns = all[i].start, .cpu_end_ns = all[i].end};
         }
         free(all);
-        if (dups) dataset_warn(ds, "%s: rank %d: %zu ProfilerStep#N numbers appear more than once; the first of each is kept", r->file, r->rank, dups);
+        b->out->dup_steps = dups;   /* the caller warns, in rank order */
         if (n > 1) qsort(r->steps, (size_t)n, sizeof *r->steps, cmp_trace_step);
     }
     r->nsteps = b->n = n;
@@ -495,19 +498,24 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     return 0;
 }
 
-int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_t nf, int multi_step, int synth, int *has_phase,
-                      size_t max_segs, struct trace_spill_budget *bud, struct trace_build_ctx *x, struct dataset *ds, struct pt_error *err) {
+int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_t nf, int multi_step, int synth,
+                     size_t max_segs, struct trace_spill_budget *bud, const struct trace_build_ctx *x,
+                     struct trace_build_out *out, struct pt_error *err) {
+    memset(out, 0, sizeof *out);
     struct rank_build *b = calloc(1, sizeof *b);
     if (!b) return pt_errorf(err, "out of memory");
     b->r = r;
     b->x = x;
+    b->out = out;
     b->synth = synth;
     b->maxp2p = max_segs;
-    int rc = make_steps(b, files, nf, ds, err);
+    int rc = 0;
+    if (!(b->md = tpatterns_md_new()) || !(b->ep = calloc(x->nnames ? x->nnames : 1, 1))) rc = pt_errorf(err, "out of memory");
+    if (!rc) rc = make_steps(b, files, nf, err);
     if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
     for (size_t i = 0; !rc && i < nf; i++) {
         b->frac |= files[i].f->ts_frac;
-        rc = join_file(b, &files[i], multi_step, has_phase, r->file, err);
+        rc = join_file(b, &files[i], multi_step, r->file, err);
     }
     if (!rc) {
         place_steps(b);
@@ -515,6 +523,8 @@ int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_
         rc = stream_rank(b, max_segs, err);
     }
     trace_spill_free(b->k);
+    tpatterns_md_free(b->md);
+    free(b->ep);
     free(b->num);
     free(b->first);
     free(b->last);

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/cube/dataset.h"
 #include "model/err.h"
 #include "model/trace/tpatterns.h"
 #include "model/trace/trace.h"
@@ -21,16 +20,24 @@
 
 struct load_opts;
 
-/* What the assembling of every rank shares: the patterns, which names
- * are EP communication, the kernel sink (probetop trace --kernels). */
+/* What the assembling of every rank shares, read only (ranks are built on
+ * several threads at once): the patterns, the run's names, the kernel sink
+ * (probetop trace --kernels; when set, the ranks are built one after
+ * another, in order, for its rows' order). */
 struct trace_build_ctx {
     const struct tpatterns *pat;
-    struct tpat_md *md;
-    uint8_t *ep;             /* by run name index: 0 not asked yet, 1 no, 2 name_ep */
     char **names;            /* the run's names */
     size_t nnames;
     const struct load_opts *o;
-    int has_micro;
+};
+
+/* What a rank's build found that the run takes: said after the build, in
+ * rank order, so the warnings come out in the same order on any number of
+ * threads. */
+struct trace_build_out {
+    int has_phase;           /* a kernel has a phase */
+    int has_micro;           /* a kernel has a micro-batch */
+    size_t dup_steps;        /* ProfilerStep#N numbers met more than once (the first kept) */
 };
 
 /* One file of a rank and what its rank is assembling. */
@@ -40,12 +47,13 @@ struct trace_build_file {
 };
 /* Rank r from its nf files (in their order): multi_step is whether HTA's
  * window applies (the run has two steps or more), synth that no file has a
- * ProfilerStep (the whole trace is step 0); *has_phase is set when a
- * kernel has a phase; the lane view keeps at most max_segs segments (more
- * kernels: merged); the kernels being sorted share bud.  Each file's
- * kernel and launch streams are freed.  0, or -1 with err. */
-int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_t nf, int multi_step, int synth, int *has_phase,
-                     size_t max_segs, struct trace_spill_budget *bud, struct trace_build_ctx *x, struct dataset *ds,
-                     struct pt_error *err);
+ * ProfilerStep (the whole trace is step 0); the lane view keeps at most
+ * max_segs segments (more kernels: merged); the kernels being sorted share
+ * bud (thread-safe).  Touches only r, its files and *out: ranks may be
+ * built in parallel.  Each file's kernel and launch streams are freed.
+ * 0, or -1 with err. */
+int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_t nf, int multi_step, int synth,
+                     size_t max_segs, struct trace_spill_budget *bud, const struct trace_build_ctx *x,
+                     struct trace_build_out *out, struct pt_error *err);
 
 #endif
