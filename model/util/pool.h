@@ -1,7 +1,8 @@
 /* pool: a parallel for over n independent jobs (one rank folder each), on
  * the calling thread and up to three more (one fewer than the cores).  Each
  * thread takes the next index; the first failure stops the others taking
- * more. */
+ * more.  PROBETOP_THREADS=N (1 to 4) sets the number of threads in all,
+ * whatever the cores. */
 #ifndef PT_UTIL_POOL_H
 #define PT_UTIL_POOL_H
 
