@@ -167,9 +167,13 @@ static int csv_record(const char **pp, const char *end, char *buf, size_t bufsiz
                 p++;
             }
         }
-        while (p < end && *p != ',' && *p != '\n' && *p != '\r') {
-            if (o + 1 < bufsize) buf[o++] = *p;
-            p++;
+        {   /* the unquoted run: found, then copied at once (as far as buf holds) */
+            const char *s = p;
+            while (p < end && *p != ',' && *p != '\n' && *p != '\r') p++;
+            size_t k = (size_t)(p - s), room = o + 1 < bufsize ? bufsize - 1 - o : 0;
+            if (k > room) k = room;
+            memcpy(buf + o, s, k);
+            o += k;
         }
         if (o < bufsize) buf[o++] = '\0';
         nf++;
