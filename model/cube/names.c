@@ -25,7 +25,7 @@ struct names {
 };
 
 static uint64_t target_hash(const char *name, size_t len, int32_t vpp, int32_t call) {
-    return util_hash(name, len, ((uint64_t)(uint32_t)vpp << 32) ^ (uint32_t)call * 0x9e3779b97f4a7c15ull);
+    return util_hash_fast(name, len, ((uint64_t)(uint32_t)vpp << 32) ^ (uint32_t)call * 0x9e3779b97f4a7c15ull);
 }
 
 struct names *names_new(void) {
@@ -249,7 +249,7 @@ struct build_ctx {
 static uint32_t label_find_exact(const struct names *n, const char *text, size_t len, int cat) {
     if (!n->lhcap) return NAMES_NONE;
     uint32_t mask = n->lhcap - 1;
-    for (uint32_t i = (uint32_t)util_hash(text, len, (uint64_t)cat) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = (uint32_t)util_hash_fast(text, len, (uint64_t)cat) & mask;; i = (i + 1) & mask) {
         uint32_t v = n->lhash[i];
         if (!v) return NAMES_NONE;
         const struct label *l = &n->labels[v - 1];
@@ -264,7 +264,7 @@ static int label_rehash(struct names *n) {
     if (!h) return -1;
     for (uint32_t id = 0; id < n->nlabels; id++) {
         const char *s = n->arena + n->labels[id].text;
-        uint32_t i = (uint32_t)util_hash(s, strlen(s), n->labels[id].cat) & (cap - 1);
+        uint32_t i = (uint32_t)util_hash_fast(s, strlen(s), n->labels[id].cat) & (cap - 1);
         while (h[i]) i = (i + 1) & (cap - 1);
         h[i] = id + 1;
     }
@@ -292,7 +292,7 @@ static void build_emit(void *vctx, int cat, const char *text, size_t len) {
         if (off == UINT32_MAX) { c->failed = 1; return; }
         id = n->nlabels++;
         n->labels[id] = (struct label){.text = off, .cat = (uint8_t)cat};
-        uint32_t mask = n->lhcap - 1, i = (uint32_t)util_hash(text, len, (uint64_t)cat) & mask;
+        uint32_t mask = n->lhcap - 1, i = (uint32_t)util_hash_fast(text, len, (uint64_t)cat) & mask;
         while (n->lhash[i]) i = (i + 1) & mask;
         n->lhash[i] = id + 1;
     }

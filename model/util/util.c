@@ -25,6 +25,32 @@ uint64_t util_hash(const void *s, size_t len, uint64_t seed) {
 
 uint64_t util_hash_str(const char *s) { return util_hash(s, strlen(s), 0); }
 
+/* Eight bytes a round (xxHash64's round and murmur3's final mix); the tail
+ * loaded into one zero-padded word with the length folded in, so "a" and
+ * "a\0" differ. */
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+uint64_t util_hash_fast(const void *s, size_t len, uint64_t seed) {
+    const unsigned char *p = s;
+    uint64_t h = seed ^ 0x27d4eb2f165667c5ull ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull);
+    uint64_t w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = rotl64(h ^ rotl64(w * 0xc2b2ae3d27d4eb4full, 31) * 0x9e3779b185ebca87ull, 27) * 0x9e3779b185ebca87ull +
+            0x85ebca77c2b2ae63ull;
+    }
+    if (len) {
+        w = 0;
+        memcpy(&w, p, len);
+        h ^= rotl64(w * 0xc2b2ae3d27d4eb4full, 31) * 0x9e3779b185ebca87ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
 /* ---- growable arrays ---- */
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {

@@ -14,6 +14,12 @@
  * that the low bits a power-of-two table uses depend on every byte) ---- */
 uint64_t util_hash(const void *s, size_t len, uint64_t seed);
 uint64_t util_hash_str(const char *s);
+/* util_hash_fast: a word-at-a-time hash (about 8x fewer multiplies on the
+ * long names of dumps and monitor trees) for in-memory tables whose output
+ * never depends on slot order.  Its values are not util_hash's and may
+ * differ between byte orders: never for a key stored on disk (the caches
+ * key on util_hash). */
+uint64_t util_hash_fast(const void *s, size_t len, uint64_t seed);
 
 /* ---- growable arrays ----
  * util_grow makes room for need elements of elem bytes in *p (capacity *cap,

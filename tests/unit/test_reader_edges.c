@@ -301,6 +301,38 @@ static void test_long_record_name(void) {
     dataset_free(ds);
 }
 
+/* Monitor CSV fields found eight bytes at a time: quoted names with a comma
+ * and "" escapes, CRLF line ends, names ending on and across the 8-byte
+ * steps, a last row at the very end of the bytes: each name exactly. */
+static void test_monitor_csv_fields(void) {
+    const char *t = pt_tmpdir("edges_csv");
+    char d[1200], p[1300];
+    snprintf(d, sizeof d, "%s/Dec03_21-34-40-rank0-1a2b3c4d", t);
+    mkdir(d, 0755);
+    snprintf(p, sizeof p, "%s/actv_0-1.csv", d);
+    CHECK_INT(pt_write(p, "vpp_stage,name,step,micro_step,norm\r\n"
+                          "0,\"a,b\"\"c\",0,0,1.5\r\n"
+                          "0,abcdefg,0,0,2.5\r\n"
+                          "0,abcdefgh,0,0,3.5\n"
+                          "0,module.layers.10.mlp.dense_4h_to_h,0,0,4.5\r\n"
+                          "0,x\"y,0,0,1e-3\n"
+                          "0,last.one,0,0,7"),
+              0);
+    struct pt_error err;
+    struct dataset *ds = load(t, &err);
+    CHECK(ds != NULL);
+    if (!ds) return;
+    const struct names *n = ds->cube->names;
+    static const char *const want[] = {"a,b\"c", "abcdefg", "abcdefgh", "module.layers.10.mlp.dense_4h_to_h", "x\"y"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int found = 0;
+        for (uint32_t k = 0; k < names_count(n); k++) found |= !strcmp(names_str(n, k), want[i]);
+        CHECK(found);
+    }
+    for (uint32_t k = 0; k < names_count(n); k++) CHECK(strchr(names_str(n, k), '\r') == NULL);
+    dataset_free(ds);
+}
+
 /* cmd_info writes header fields escaped: no ESC byte reaches the terminal. */
 static void test_info_escapes_header(void) {
     const char *bin = getenv("PT_BIN");
@@ -527,6 +559,7 @@ int main(void) {
     RUN(test_one_note_for_many_folders);
     RUN(test_fifo_csv_named);
     RUN(test_long_record_name);
+    RUN(test_monitor_csv_fields);
     RUN(test_info_escapes_header);
     RUN(test_dev_full_and_missing);
     RUN(test_data2db_all_broken);

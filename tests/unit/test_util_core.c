@@ -4,6 +4,7 @@
 #include "pt_test.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/util/util.h"
 
@@ -16,6 +17,32 @@ static void test_hash(void) {
     CHECK(util_hash("foobar", 6, 0) == util_hash_str("foobar"));
     CHECK(util_hash("foobar", 3, 0) == util_hash_str("foo"));   /* length, not the NUL, ends the key */
     CHECK(util_hash("foo", 3, 1) != util_hash("foo", 3, 0));      /* the seed takes part */
+}
+
+static void test_hash_fast(void) {
+    /* values from a Python transcription of the rounds (little-endian
+     * words); a longer key crosses the 8-byte rounds and a tail */
+    const union { uint32_t u; unsigned char c[4]; } e = {1};
+    if (e.c[0] == 1) {
+        CHECK(util_hash_fast("", 0, 0) == 0x9353dfc8a195f3e2ull);
+        CHECK(util_hash_fast("a", 1, 0) == 0x601eda85091822aeull);
+        CHECK(util_hash_fast("foobar", 6, 0) == 0xdce5b97064c44f75ull);
+        CHECK(util_hash_fast("Module.layer.0.weight", 21, 7) == 0xb44e75b567dc27c3ull);
+    }
+    CHECK(util_hash_fast("a\0", 2, 0) != util_hash_fast("a", 1, 0));         /* the length takes part */
+    CHECK(util_hash_fast("foobar", 3, 0) == util_hash_fast("foo", 3, 0));     /* bytes past len unread */
+    CHECK(util_hash_fast("foo", 3, 1) != util_hash_fast("foo", 3, 0));
+    /* the low bits a power-of-two table uses: 4096 keys differing in one
+     * character spread over 1024 slots with no slot above 16 */
+    static unsigned short slot[1024];
+    char k[32];
+    for (int i = 0; i < 4096; i++) {
+        int n = snprintf(k, sizeof k, "layers.%d.mlp.weight", i);
+        slot[util_hash_fast(k, (size_t)n, 0) & 1023]++;
+    }
+    int worst = 0;
+    for (int i = 0; i < 1024; i++) worst = slot[i] > worst ? slot[i] : worst;
+    CHECK(worst <= 16);
 }
 
 static void test_grow(void) {
@@ -148,6 +175,7 @@ static void test_strings(void) {
 
 int main(void) {
     RUN(test_hash);
+    RUN(test_hash_fast);
     RUN(test_grow);
     RUN(test_strpool);
     RUN(test_smap);

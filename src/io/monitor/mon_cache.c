@@ -24,6 +24,8 @@ struct mon_cache {
     struct mon_cache_part **tmp;        /* parts of this load not kept */
     size_t ntmp, captmp, nshed;         /* tmp[0..nshed): rows freed (mon_cache_shed) */
     struct mon_cache_stats st;
+    uint32_t *guess;              /* the last file's rename table (mc_rename) */
+    uint32_t nguess;
 };
 
 static void part_free(struct mon_cache_part *p) {
@@ -66,6 +68,7 @@ void mon_cache_free(struct mon_cache *c) {
     drop_tmp(c);
     pstore_free(c->store);
     free(c->tmp);
+    free(c->guess);
     names_free(c->pool);
     free(c);
 }
@@ -174,14 +177,30 @@ static int mc_rename(struct mon_cache *c, struct mc_job *j) {
     uint32_t n = names_count(j->pool);
     uint32_t *to = malloc((n ? n : 1) * sizeof *to);
     if (!to) return -1;
+    uint32_t have = names_count(c->pool);
     for (uint32_t i = 0; i < n; i++) {
         const struct target *t = names_target(j->pool, i);
-        to[i] = names_intern(c->pool, names_str(j->pool, i), t->len, t->vpp, t->call);
+        const char *s = names_str(j->pool, i);
+        /* a metric's files one step each list the same names in the same
+         * order: the last file's id, when its target is this one, is the
+         * id names_intern would give (one per target), without a hash */
+        uint32_t g = i < c->nguess ? c->guess[i] : NAMES_NONE;
+        if (g < have) {
+            const struct target *u = names_target(c->pool, g);
+            if (u->len == t->len && u->vpp == t->vpp && u->call == t->call && !memcmp(names_str(c->pool, g), s, t->len)) {
+                to[i] = g;
+                continue;
+            }
+        }
+        to[i] = names_intern(c->pool, s, t->len, t->vpp, t->call);
         if (to[i] == NAMES_NONE) { free(to); return -1; }
+        have = names_count(c->pool);
     }
     for (size_t f = 0; f < j->p->nfiles; f++)
         for (size_t k = 0; k < j->p->files[f].nrows; k++) j->p->files[f].rows[k].name = to[j->p->files[f].rows[k].name];
-    free(to);
+    free(c->guess);
+    c->guess = to;
+    c->nguess = n;
     return 0;
 }
 

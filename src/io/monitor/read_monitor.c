@@ -148,6 +148,28 @@ void monitor_cache_stamp(const char *format, const struct mapping *map, const st
  * and newlines inside quotes).  Fields are written NUL-terminated into buf;
  * starts[] gets their offsets.  Returns the number of fields, advancing *p
  * past the line end; -1 for an unterminated quote. */
+/* Where the unquoted run at p ends: the first ',', '\n' or '\r', or end.
+ * Eight bytes a step where the bytes are there (a zero byte of w ^ c for
+ * each c; the lowest flagged byte is always a true one). */
+static const char *run_end(const char *p, const char *end) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+        uint64_t w, a, b, c;
+        memcpy(&w, p, 8);
+        a = w ^ (ones * ',');
+        b = w ^ (ones * '\n');
+        c = w ^ (ones * '\r');
+        uint64_t m = ((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c);
+        m &= highs;
+        if (m) return p + (__builtin_ctzll(m) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r') p++;
+    return p;
+}
+
 static int csv_record(const char **pp, const char *end, char *buf, size_t bufsize, size_t *starts, int maxf) {
     const char *p = *pp;
     size_t o = 0;
@@ -167,9 +189,13 @@ static int csv_record(const char **pp, const char *end, char *buf, size_t bufsiz
                 p++;
             }
         }
-        while (p < end && *p != ',' && *p != '\n' && *p != '\r') {
-            if (o + 1 < bufsize) buf[o++] = *p;
-            p++;
+        {   /* the unquoted run: found, then copied at once (as far as buf holds) */
+            const char *s = p;
+            p = run_end(p, end);
+            size_t k = (size_t)(p - s), room = o + 1 < bufsize ? bufsize - 1 - o : 0;
+            if (k > room) k = room;
+            memcpy(buf + o, s, k);
+            o += k;
         }
         if (o < bufsize) buf[o++] = '\0';
         nf++;
