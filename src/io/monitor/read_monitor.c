@@ -240,11 +240,10 @@ static int stat_cell(const char *s, double *v) {
     return 0;
 }
 
-/* An integer cell (vpp_stage, step, micro_step); 0 if not convertible. */
-static int int_cell(const char *s, int32_t *out) {
+/* v1 and monitor_v2 alike (read_monitor.h). */
+int monitor_int_cell(const char *s, int32_t *out) {
     char *e;
     while (*s == ' ') s++;
-    if (!*s) return 0;
     {   /* most cells: a few digits */
         const char *p = s + (*s == '-');
         int32_t v = 0;
@@ -252,13 +251,13 @@ static int int_cell(const char *s, int32_t *out) {
         while (nd < 9 && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0'), nd++;
         if (nd && !*p) { *out = *s == '-' ? -v : v; return 1; }
     }
+    /* "2" and "2.0" alike: pandas turns an int column into floats when a
+     * cell is empty; every int32 is exact as a double */
     errno = 0;
-    long v = strtol(s, &e, 10);
-    if (*e == '\0' && !errno && v >= INT32_MIN && v <= INT32_MAX) { *out = (int32_t)v; return 1; }
-    /* a float column (pandas turns ints into floats when a cell is empty) */
     double d = strtod(s, &e);
-    if (*e == '\0' && isfinite(d) && d == floor(d) && d >= INT32_MIN && d <= INT32_MAX) { *out = (int32_t)d; return 1; }
-    return 0;
+    if (e == s || *e || errno || !isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return 0;
+    *out = (int32_t)d;
+    return 1;
 }
 
 #define MAX_FIELDS 256
@@ -344,8 +343,8 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
 #define FIELD(c) ((c) >= 0 && (c) < n && (c) < MAX_FIELDS ? fields + starts[c] : NULL)
         int32_t vpp, step = 0, micro = 0;
         const char *fv = FIELD(col_vpp), *fs = FIELD(col_step), *fm = FIELD(col_micro);
-        if (!fv || !int_cell(fv, &vpp) || (col_step >= 0 && (!fs || !int_cell(fs, &step))) ||
-            (col_micro >= 0 && (!fm || !int_cell(fm, &micro)))) {
+        if (!fv || !monitor_int_cell(fv, &vpp) || (col_step >= 0 && (!fs || !monitor_int_cell(fs, &step))) ||
+            (col_micro >= 0 && (!fm || !monitor_int_cell(fm, &micro)))) {
             if (!bad++) first_bad = line;
             continue;
         }
@@ -724,15 +723,19 @@ int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps
             if (row->micro + 1 > *cnt) *cnt = row->micro + 1;
         }
     }
+    return monitor_steps_layout(s, md->nfiles ? md->files[0].path : "monitor data", err);
+}
+
+int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_error *err) {
     int64_t off = 0;
-    for (size_t j = 0; j < u; j++) {
+    for (size_t j = 0; j < s->n; j++) {
         s->offset[j] = (int32_t)off;
         off += s->count[j];
         if (off > CUBE_MAX_STEPS) {
             int32_t steps = s->orig[j];
             monitor_steps_free(s);
-            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out",
-                             md->nfiles ? md->files[0].path : "monitor data", CUBE_MAX_STEPS, (long)steps);
+            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out", path,
+                             CUBE_MAX_STEPS, (long)steps);
         }
     }
     s->min_step = 0;

@@ -195,6 +195,12 @@ struct monitor_steps {
 /* -1 with err set without memory or when the micro steps are more than
  * CUBE_MAX_STEPS (checked before the step tables are allocated). */
 int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err);
+/* The offsets of s (orig[] and count[] set, n of them) and its step range;
+ * a layout over CUBE_MAX_STEPS frees s and fails naming path.  0 or -1. */
+int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_error *err);
+/* A step, micro step or vpp cell: an int32 written as an integer or as a
+ * float with no fraction, leading blanks allowed.  1, or 0 not one. */
+int monitor_int_cell(const char *s, int32_t *out);
 int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r);
 
 /* Rows into cube targets: each pool name is interned into the cube's

@@ -95,22 +95,6 @@ static int split(char *line, char **f, int max) {
     return n;
 }
 
-static int int_field(const char *s, int32_t *out) {
-    char *e;
-    {   /* most cells: a few digits */
-        const char *p = s + (*s == '-');
-        int32_t v = 0;
-        int nd = 0;
-        while (nd < 9 && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0'), nd++;
-        if (nd && !*p) { *out = *s == '-' ? -v : v; return 1; }
-    }
-    errno = 0;
-    double d = strtod(s, &e);   /* "2" and "2.0" alike */
-    if (e == s || *e || errno || !isfinite(d) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) return 0;
-    *out = (int32_t)d;
-    return 1;
-}
-
 /* Python's float text: digits, "nan", "inf", "-inf" (strtod reads them all). */
 static int float_field(const char *s, double *out) {
     char *e;
@@ -228,7 +212,8 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     if (c->micro > need) need = c->micro;
     if (n <= need || n > V2_MAX_FIELDS || !*f[c->name] || !*f[c->scope]) return 0;
     int32_t vpp, step, micro = 0;
-    if (!int_field(f[c->vpp], &vpp) || !int_field(f[c->step], &step) || (c->micro >= 0 && !int_field(f[c->micro], &micro)))
+    if (!monitor_int_cell(f[c->vpp], &vpp) || !monitor_int_cell(f[c->step], &step) ||
+        (c->micro >= 0 && !monitor_int_cell(f[c->micro], &micro)))
         return 0;
     /* v2 counts a micro_step column from 1 (weight_grad: the micro-batch,
      * or the number of them for a step's accumulated gradient); micro steps

@@ -316,22 +316,11 @@ static int ms_steps(const struct mon_stream *w, const struct monitor_data *md, s
     s->offset = calloc(u ? u : 1, sizeof *s->offset);
     if (!s->orig || !s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
     s->n = u;
-    int64_t off = 0;
     for (size_t j = 0; j < u; j++) {
         s->orig[j] = w->steps[j].step;
         s->count[j] = w->steps[j].count;
-        s->offset[j] = (int32_t)off;
-        off += s->count[j];
-        if (off > CUBE_MAX_STEPS) {
-            int32_t steps = s->orig[j];
-            monitor_steps_free(s);
-            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out",
-                             md->nfiles ? md->files[0].path : "monitor data", CUBE_MAX_STEPS, (long)steps);
-        }
     }
-    s->min_step = 0;
-    s->max_step = (int32_t)off - 1;
-    return 0;
+    return monitor_steps_layout(s, md->nfiles ? md->files[0].path : "monitor data", err);
 }
 
 /* The attempts, metric by metric in the fixed order, as msProbe's importer
