@@ -107,6 +107,11 @@ static int start(struct session *a, int progressive, int reload, struct pt_error
     l->opts.mon_cache = a->mode == SESSION_MODE_TREND ? a->mon_cache : NULL;
     l->opts.dump_cache = a->mode == SESSION_MODE_TREND ? a->dump_cache : NULL;
     l->opts.curves_cache = a->mode == SESSION_MODE_TREND ? a->curves_cache : NULL;
+    /* a dump's origin search (origin_search.c) runs on what this load
+     * gives: the load keeps each rank's records for it, so that the search
+     * does not read every dump.json whole again (a rank folder the cache
+     * gives has none and is read whole) */
+    l->opts.origin_keep = a->mode == SESSION_MODE_TREND && !a->demo;
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, run, a) != 0) {
         pthread_mutex_destroy(&l->mu);

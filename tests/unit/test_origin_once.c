@@ -20,7 +20,11 @@
  *    path taken for most records;
  *  - test_changed_file: a dump.json rewritten after the load is read whole
  *    (graph_read_cap says 1), and the search answers for the new file;
- *  - test_threads: one loading thread or several, the same report. */
+ *  - test_threads: one loading thread or several, the same report;
+ *  - test_session: the TUI's search (the session's loader, progressive
+ *    rounds and the dump cache as the app runs them, then origin_search on
+ *    its background thread) runs on rank folders the load kept, and its
+ *    report equals the headless one of a load that kept nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,9 @@
 #include "src/io/dump/ovf_origin.h"
 #include "src/io/dump/read_graph.h"
 #include "src/io/load.h"
+#include "src/session/loader.h"
+#include "src/session/origin_search.h"
+#include "src/session/session.h"
 
 static struct dataset *load(const char *path, int keep, int threads) {
     struct load_opts lo;
@@ -391,11 +398,80 @@ static void test_threads(void) {
     dataset_free(c);
 }
 
+/* The report as text, as report() prints it. */
+static char *report_text(const struct ovf_origin_report *o) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    ovf_origin_print_text(f, o);
+    fprintf(f, "note %s\n", o->note);
+    fclose(f);
+    return buf;
+}
+
+static void test_session(void) {
+    const char *py = getenv("PT_PYTHON");
+    if (!py || !py[0] || access(py, X_OK) != 0) SKIP("no python");
+    const char *dir = pt_tmpdir("session");
+    char cmd[9000], step[1200];
+    snprintf(step, sizeof step, "%s/step0", dir ? dir : "");
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --out '%s' --ranks 24 --tp 4 --pp 3 --born 5,20 --layers 3", py,
+             pt_tool("gen_origin.py"), step);
+    if (!dir || system(cmd) != 0) {
+        CHECK(!"gen_origin.py failed");
+        return;
+    }
+    struct session a;
+    memset(&a, 0, sizeof a);
+    load_opts_init(&a.lopts);
+    a.mode = SESSION_MODE_TREND;
+    a.paths[0] = strdup(step);
+    a.npaths = 1;
+    struct pt_error err = {{0}};
+    CHECK_INT(loader_start(&a, &err), 0);
+    CHECK_INT(loader_finish(&a, &err), 0);
+    CHECK(a.ds != NULL);
+    if (!a.ds) {
+        free(a.paths[0]);
+        loader_caches_free(&a);
+        return;
+    }
+    /* the progressive rounds' rank folders come from the dump cache, read
+     * whole by the search; every other one kept its records */
+    size_t kept = 0;
+    for (size_t i = 0; i < a.ds->nrankdirs; i++) kept += a.ds->rankdirs[i].ocap != NULL;
+    fprintf(stderr, "session: %zu of %zu rank folders kept for the search\n", kept, a.ds->nrankdirs);
+    CHECK_INT(a.ds->nrankdirs, 24);
+    CHECK(kept >= a.ds->nrankdirs / 2);
+    origin_search_start(&a);
+    int busy = origin_search_busy(&a);
+    CHECK(busy);
+    while (busy && !origin_search_poll(&a)) usleep(1000);
+    const struct ovf_origin_report *o = origin_search_report(&a);
+    for (size_t i = 0; i < a.ds->nrankdirs; i++) CHECK(a.ds->rankdirs[i].ocap == NULL);   /* each served once */
+    struct dataset *w = load(step, 0, 1);
+    char *x = o ? report_text(o) : NULL, *y = w ? report(w) : NULL;
+    CHECK(x && y);
+    if (x && y) {
+        CHECK_STR(x, y);
+        CHECK_CONTAINS(x, "born on rank 5");
+    }
+    free(x);
+    free(y);
+    dataset_free(w);
+    origin_search_stop(&a);
+    dataset_free(a.ds);
+    loader_caches_free(&a);
+    free(a.paths[0]);
+}
+
 int main(void) {
     RUN(test_fixtures);
     RUN(test_generated);
     RUN(test_edge_records);
     RUN(test_changed_file);
     RUN(test_threads);
+    RUN(test_session);
     PT_DONE();
 }
