@@ -52,6 +52,13 @@ struct jparse {
     int oom;
 };
 
+static void jparse_free(struct jparse *jp) {
+    util_arena_free(&jp->ar);
+    free(jp->items);
+    free(jp->keys);
+    free(jp->klens);
+}
+
 static const char *lex_text(struct jparse *jp, size_t *len) {
     struct json_lex *lx = &jp->lx;
     if (!lx->has_esc) { *len = lx->slen; 
@@ -325,6 +332,12 @@ struct flat {
      * as before. */
     uint32_t *itab; size_t icap, in;
 };
+
+static void flat_free(struct flat *f) {
+    free(f->name.b);
+    free(f->tmp.b);
+    free(f->itab);
+}
 
 #define INTERN_LEN 64          /* longer texts are not shared */
 #define INTERN_MAX (1u << 16)
@@ -671,13 +684,8 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
 oom:
     pt_errorf(err, "%s: out of memory", path);
 out:
-    util_arena_free(&jp.ar);
-    free(jp.items);
-    free(jp.keys);
-    free(jp.klens);
-    free(f.name.b);
-    free(f.tmp.b);
-    free(f.itab);
+    jparse_free(&jp);
+    flat_free(&f);
     json_unmap_file(buf, len);
     if (released) *released = done != 0;
     return rc;
@@ -711,13 +719,8 @@ static int read_cap(struct tree *t, const char *buf, size_t len, const struct or
         if (tok == JT_ERROR || parse_value(&jp, tok, &v) != 0) rc = jp.oom ? -1 : 1;
         else if (add_record(t, name, x->nlen, &v, &f) != 0) rc = -1;
     }
-    util_arena_free(&jp.ar);
-    free(jp.items);
-    free(jp.keys);
-    free(jp.klens);
-    free(f.name.b);
-    free(f.tmp.b);
-    free(f.itab);
+    jparse_free(&jp);
+    flat_free(&f);
     return rc;
 }
 
@@ -780,10 +783,7 @@ static int read_construct(struct tree *t, const char *path, struct pt_error *err
         }
     }
 out:
-    util_arena_free(&jp.ar);
-    free(jp.items);
-    free(jp.keys);
-    free(jp.klens);
+    jparse_free(&jp);
     json_unmap_file(buf, len);
     return rc;
 }
