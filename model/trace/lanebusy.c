@@ -95,22 +95,12 @@ int lanebusy_rank_span(const struct lanebusy *lb, int ri, int64_t *t0, int64_t *
 
 int lanebusy_span(const struct lanebusy *lb, const int *lanes, int nlanes, enum lanes_align align, int64_t *t0,
                   int64_t *t1) {
-    int found = 0;
-    int64_t lo = 0, hi = 0;
+    struct lanes_extent x = {0, 0, 0};
     for (int k = 0; k < nlanes; k++) {
         int64_t a, b;
-        if (!lanebusy_rank_span(lb, lanes[k], &a, &b)) continue;
-        if (align == LANES_STEP) {
-            b -= a;
-            a = 0;
-        }
-        if (!found || a < lo) lo = a;
-        if (!found || b > hi) hi = b;
-        found = 1;
+        if (lanebusy_rank_span(lb, lanes[k], &a, &b)) lanes_extent_add(&x, a, b, align);
     }
-    *t0 = lo;
-    *t1 = hi;
-    return found;
+    return lanes_extent_end(&x, t0, t1);
 }
 
 /* The first interval of [k, end) that ends after x (ns from the window's

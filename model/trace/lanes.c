@@ -48,25 +48,31 @@ int lanes_rank_span(const struct trace_rank *r, int32_t step, int64_t *t0, int64
     return 1;
 }
 
+void lanes_extent_add(struct lanes_extent *x, int64_t a, int64_t b, enum lanes_align align) {
+    if (align == LANES_STEP) {
+        b -= a;
+        a = 0;
+    }
+    if (!x->found || a < x->lo) x->lo = a;
+    if (!x->found || b > x->hi) x->hi = b;
+    x->found = 1;
+}
+
+int lanes_extent_end(const struct lanes_extent *x, int64_t *t0, int64_t *t1) {
+    *t0 = x->found ? x->lo : 0;
+    *t1 = x->found ? x->hi : 0;
+    return x->found;
+}
+
 int lanes_span(const struct trace_run *run, const int *lanes, int nlanes, int32_t step, enum lanes_align align,
                int64_t *t0, int64_t *t1) {
-    int found = 0;
-    int64_t lo = 0, hi = 0;
+    struct lanes_extent x = {0, 0, 0};
     for (int k = 0; k < nlanes; k++) {
-        if (lanes[k] < 0 || lanes[k] >= run->nranks) continue;
         int64_t a, b;
-        if (!lanes_rank_span(&run->ranks[lanes[k]], step, &a, &b, NULL)) continue;
-        if (align == LANES_STEP) {
-            b -= a;
-            a = 0;
-        }
-        if (!found || a < lo) lo = a;
-        if (!found || b > hi) hi = b;
-        found = 1;
+        if (lanes[k] >= 0 && lanes[k] < run->nranks && lanes_rank_span(&run->ranks[lanes[k]], step, &a, &b, NULL))
+            lanes_extent_add(&x, a, b, align);
     }
-    *t0 = lo;
-    *t1 = hi;
-    return found;
+    return lanes_extent_end(&x, t0, t1);
 }
 
 void lanes_spread(double *acc, size_t stride, int nbins, int64_t t0, double w, int64_t a, int64_t b) {

@@ -41,6 +41,14 @@ const struct trace_step *lanes_step_of(const struct trace_rank *r, int32_t step)
  * latest (the caller walked them). */
 void lanes_step_span(const struct trace_rank *r, const struct trace_step *s, int64_t kend, int64_t *t0, int64_t *t1);
 
+/* The span over several lanes, one lane's [a, b) at a time: LANES_GLOBAL
+ * the earliest start to the latest end, LANES_STEP 0 to the longest span
+ * (lanes_span and lanebusy_span walk their own lanes through it). */
+struct lanes_extent { int64_t lo, hi; int found; };
+void lanes_extent_add(struct lanes_extent *x, int64_t a, int64_t b, enum lanes_align align);
+/* *t0, *t1 the extent (0, 0 when empty); 1 when a lane was added. */
+int lanes_extent_end(const struct lanes_extent *x, int64_t *t0, int64_t *t1);
+
 /* The span of step N over the lanes (indexes into run->ranks): LANES_GLOBAL
  * the earliest start to the latest end, LANES_STEP 0 to the longest span.
  * 0 when no lane has the step (then *t0 = *t1 = 0). */
