@@ -76,4 +76,28 @@ static void bench_kinds_print(const struct bench_kind *kinds, size_t nkinds) {
                kinds[k].n);
 }
 
+/* The analyzer on argv[1] at 200x60, loaded (its heat map drawn): 0 with
+ * *reps (argv[2], default 10) and *t_up, the seconds it took; 2 (the exit
+ * status) when it cannot run, said on stderr under prog's name. */
+static int bench_start(struct vt *vt, int argc, char **argv, const char *prog, int *reps, double *t_up) {
+    if (argc < 2 || !vt_bin()) {
+        fprintf(stderr, "usage: PT_BIN=probetop %s TRACES [REPS]\n", prog);
+        return 2;
+    }
+    *reps = argc > 2 ? atoi(argv[2]) : 10;
+    if (*reps < 1) *reps = 1;
+    const char *args[] = {argv[1], NULL};
+    double t0 = vt_now();
+    if (vt_spawn_app(vt, 200, 60, args, NULL) != 0) return 2;
+    vt->timeout_ms = 300000;
+    if (vt_wait_text(vt, "Heat map", 300000) != 0) {
+        fprintf(stderr, "%s: %s did not load\n", prog, argv[1]);
+        vt_dump(vt, stderr);
+        vt_close(vt);
+        return 2;
+    }
+    *t_up = vt_now() - t0;
+    return 0;
+}
+
 #endif

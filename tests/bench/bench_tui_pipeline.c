@@ -16,24 +16,10 @@
 #include "bench/bench_keys.h"
 
 int main(int argc, char **argv) {
-    if (argc < 2 || !vt_bin()) {
-        fprintf(stderr, "usage: PT_BIN=probetop bench_tui_pipeline TRACES [REPS]\n");
-        return 2;
-    }
-    int reps = argc > 2 ? atoi(argv[2]) : 10;
-    if (reps < 1) reps = 1;
-    const char *args[] = {argv[1], NULL};
     struct vt vt;
-    double t0 = vt_now();
-    if (vt_spawn_app(&vt, 200, 60, args, NULL) != 0) return 2;
-    vt.timeout_ms = 300000;
-    if (vt_wait_text(&vt, "Heat map", 300000) != 0) {
-        fprintf(stderr, "bench_tui_pipeline: %s did not load\n", argv[1]);
-        vt_dump(&vt, stderr);
-        vt_close(&vt);
-        return 2;
-    }
-    double t_up = vt_now() - t0;
+    int reps;
+    double t_up;
+    if (bench_start(&vt, argc, argv, "bench_tui_pipeline", &reps, &t_up) != 0) return 2;
     vt_mark(&vt);
     double t1 = vt_now(), c0 = bench_cpu_ms(vt.pid);
     vt_send(&vt, ":view pipeline\r");
