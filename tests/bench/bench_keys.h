@@ -1,5 +1,6 @@
 /* bench_keys.h: what the key-to-frame benchmarks of one pane share
- * (bench_tui_lanes, bench_tui_pipeline): a kind of key pressed REPS times
+ * (bench_tui_lanes, bench_tui_pipeline; bench_tui_curves reads the CPU
+ * clock): a kind of key pressed REPS times
  * each way, from the key written to the frame complete (the output quiet
  * for BENCH_QUIET_MS, not counted), the mean and worst milliseconds, the
  * bytes a frame costs, and the program's CPU time per key read from /proc,
@@ -19,7 +20,7 @@
 #define BENCH_QUIET_MS 25
 
 /* The program's CPU time so far (user + system), in ms; -1 unknown. */
-static double bench_cpu_ms(pid_t pid) {
+static inline double bench_cpu_ms(pid_t pid) {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
@@ -40,7 +41,7 @@ struct bench_kind {
 };
 
 /* One key to its complete frame: the milliseconds, or -1 when the program is gone. */
-static double bench_frame(struct vt *vt, const char *key) {
+static inline double bench_frame(struct vt *vt, const char *key) {
     if (vt_wait_idle(vt, BENCH_QUIET_MS * 2) < 0) return -1;
     vt_mark(vt);
     double t0 = vt_now();
@@ -52,7 +53,7 @@ static double bench_frame(struct vt *vt, const char *key) {
 }
 
 /* Every kind's keys, 2 * reps presses each: 0, or -1 when the program is gone. */
-static int bench_kinds_run(struct vt *vt, struct bench_kind *kinds, size_t nkinds, int reps) {
+static inline int bench_kinds_run(struct vt *vt, struct bench_kind *kinds, size_t nkinds, int reps) {
     for (size_t k = 0; k < nkinds; k++) {
         double c0 = bench_cpu_ms(vt->pid);
         for (int i = 0; i < 2 * reps; i++) {
@@ -69,7 +70,7 @@ static int bench_kinds_run(struct vt *vt, struct bench_kind *kinds, size_t nkind
     return 0;
 }
 
-static void bench_kinds_print(const struct bench_kind *kinds, size_t nkinds) {
+static inline void bench_kinds_print(const struct bench_kind *kinds, size_t nkinds) {
     for (size_t k = 0; k < nkinds; k++)
         printf("  %-32s key to frame done %6.2f ms mean, %6.2f ms worst; CPU %5.1f ms/key; %7.0f bytes/frame (%d keys)\n",
                kinds[k].name, kinds[k].sum / kinds[k].n, kinds[k].worst, kinds[k].cpu, kinds[k].bytes / kinds[k].n,
@@ -79,7 +80,7 @@ static void bench_kinds_print(const struct bench_kind *kinds, size_t nkinds) {
 /* The analyzer on argv[1] at 200x60, loaded (its heat map drawn): 0 with
  * *reps (argv[2], default 10) and *t_up, the seconds it took; 2 (the exit
  * status) when it cannot run, said on stderr under prog's name. */
-static int bench_start(struct vt *vt, int argc, char **argv, const char *prog, int *reps, double *t_up) {
+static inline int bench_start(struct vt *vt, int argc, char **argv, const char *prog, int *reps, double *t_up) {
     if (argc < 2 || !vt_bin()) {
         fprintf(stderr, "usage: PT_BIN=probetop %s TRACES [REPS]\n", prog);
         return 2;

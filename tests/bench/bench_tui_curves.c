@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "model/curves/curves_verdict.h"
+#include "bench/bench_keys.h"
 #include "screen/vt.h"
 #include "src/io/load.h"
 
@@ -73,20 +74,6 @@ static double cpu_self(void) {
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* utime + stime of a process (every thread), seconds; -1 unknown. */
-static double cpu_of(pid_t pid) {
-    char p[64], buf[2048];
-    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(p, "r");
-    if (!f) return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *s = strrchr(buf, ')');
-    unsigned long ut, st;
-    if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
 
 /* A key's frame: seconds to the last byte of the output it caused. */
 static double key_frame(struct vt *vt, const char *key) {
@@ -168,7 +155,7 @@ int main(int argc, char **argv) {
             if (vt_pump(&vt, 5) < 0) break;
             if (vt_has(&vt, "Curves") && vt_has(&vt, "marks")) { ok = 1; break; }
         }
-        double t = vt_now() - t0, c = cpu_of(vt.pid);
+        double t = vt_now() - t0, c = bench_cpu_ms(vt.pid) / 1000.0;
         if (!ok) { fprintf(stderr, "the curves pane never showed\n"); vt_close(&vt); return 2; }
         if (t < tbest) tbest = t;
         if (c >= 0 && c < tcpu) tcpu = c;
