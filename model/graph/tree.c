@@ -21,7 +21,7 @@ struct smap {
 };
 
 static uint32_t hash_str(const char *s, size_t len) {
-    uint32_t h = (uint32_t)util_hash(s, len, 0);
+    uint32_t h = (uint32_t)util_hash_fast(s, len, 0);   /* in memory, never walked in slot order */
     return h ? h : 1;   /* 0 marks an empty slot */
 }
 

@@ -102,7 +102,7 @@ int util_strpool_put(char **buf, size_t *len, size_t *cap, const char *s, size_t
 /* ---- string -> int32 map ---- */
 
 static uint32_t smap_hash(const char *s) {
-    uint32_t h = (uint32_t)util_hash_str(s);
+    uint32_t h = (uint32_t)util_hash_fast(s, strlen(s), 0);   /* never walked in slot order */
     return h ? h : 1;   /* 0 marks an empty slot */
 }
 

@@ -354,7 +354,7 @@ static uint32_t pool_intern(struct flat *f, const char *s, size_t n) {
         for (size_t i = 0; i < f->icap; i++)
             if (f->itab[i] != TREE_NONE) {
                 const char *k = tree_s(t, f->itab[i]);
-                size_t j = util_hash(k, strlen(k), 0) & (nc - 1);
+                size_t j = util_hash_fast(k, strlen(k), 0) & (nc - 1);
                 while (nt[j] != TREE_NONE) j = (j + 1) & (nc - 1);
                 nt[j] = f->itab[i];
             }
@@ -363,7 +363,7 @@ static uint32_t pool_intern(struct flat *f, const char *s, size_t n) {
         f->icap = nc;
     }
     if (!f->icap) return tree_str(t, s, n);
-    size_t i = util_hash(s, n, 0) & (f->icap - 1);
+    size_t i = util_hash_fast(s, n, 0) & (f->icap - 1);
     for (; f->itab[i] != TREE_NONE; i = (i + 1) & (f->icap - 1)) {
         const char *k = tree_s(t, f->itab[i]);
         if (strnlen(k, n + 1) == n && !memcmp(k, s, n)) return f->itab[i];
