@@ -238,42 +238,11 @@ static void print_csv(const struct overflow_answer *r) {
  * \u00XX of the byte, so the output always parses). */
 static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
 
-/* The listing's rows (368 k of them at 1 024 ranks, 64 MB): each built
- * in one buffer, its numbers by hand, and written at once; printf per
+/* The listing's rows (368 k of them at 1 024 ranks, 64 MB): written
+ * piece by piece into stdout's own buffer, numbers by hand; printf per
  * field was most of the printing, which runs after the parallel load.
  * A string with anything to escape goes through json_str, the same bytes. */
-static struct {
-    char *b;
-    size_t n, cap;
-} jr;
-
-static void jr_flush(void) {
-    if (jr.n) fwrite(jr.b, 1, jr.n, stdout);
-    jr.n = 0;
-}
-
-/* Room for k more bytes, else what is there goes out first (k fits after
- * a flush unless memory ran out: then the caller writes directly). */
-static int jr_room(size_t k) {
-    if (jr.n + k <= jr.cap) return 1;
-    jr_flush();
-    if (k <= jr.cap) return 1;
-    size_t c = k < 4096 ? 4096 : k;
-    char *nb = realloc(jr.b, c);
-    if (!nb) return 0;
-    jr.b = nb;
-    jr.cap = c;
-    return 1;
-}
-
-static void jr_mem(const char *s, size_t k) {
-    if (jr_room(k)) {
-        memcpy(jr.b + jr.n, s, k);
-        jr.n += k;
-    } else {
-        fwrite(s, 1, k, stdout);
-    }
-}
+static void jr_mem(const char *s, size_t k) { fwrite(s, 1, k, stdout); }
 
 #define JR_LIT(s) jr_mem(s, sizeof s - 1)
 
@@ -293,19 +262,12 @@ static void jr_str(const char *s) {
     /* json_fput_str writes printable ASCII other than '"' and '\' as it is */
     while ((unsigned char)s[k] >= 0x20 && (unsigned char)s[k] < 0x7f && s[k] != '"' && s[k] != '\\') k++;
     if (s[k]) {
-        jr_flush();
         json_str(s);
         return;
     }
-    if (jr_room(k + 2)) {
-        jr.b[jr.n++] = '"';
-        memcpy(jr.b + jr.n, s, k);
-        jr.n += k;
-        jr.b[jr.n++] = '"';
-    } else {
-        jr_flush();
-        json_str(s);
-    }
+    putchar('"');
+    jr_mem(s, k);
+    putchar('"');
 }
 
 /* An entry's members, without the braces. */
@@ -332,12 +294,10 @@ static void json_entry(const struct overflow_answer *r, const struct ovf_entry *
     JR_LIT("{");
     json_fields(r, e);
     JR_LIT("}");
-    jr_flush();
 }
 
 /* A listed row: an entry with its kind; a group also has its records,
- * steps and ranks (its step, rank, pos and what are its earliest record's).
- * Left in the buffer (the caller flushes). */
+ * steps and ranks (its step, rank, pos and what are its earliest record's). */
 static void json_row(const struct overflow_answer *r, const struct ovfrows_row *w) {
     JR_LIT("{");
     json_fields(r, &r->l->v[w->entry]);
@@ -446,10 +406,6 @@ static void print_json(const struct overflow_answer *r) {
         else JR_LIT("\n  ");
         json_row(r, &r->rows.v[i]);
     }
-    jr_flush();
-    free(jr.b);
-    jr.b = NULL;
-    jr.cap = 0;
     printf("%s]", n ? "\n" : "");
     json_anomalies(r);
     json_origin(r);
