@@ -23,6 +23,7 @@
 #include "src/io/common/decfloat.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
+#include "src/io/monitor/mon_csv.h"
 #include "src/io/monitor/read_anomaly.h"
 
 #define CSV_MAX_BYTES ((size_t)4 << 30)
@@ -144,70 +145,6 @@ void monitor_cache_stamp(const char *format, const struct mapping *map, const st
 
 /* ---- CSV ---- */
 
-/* Splits one record starting at *p (handles quoted fields with "" escapes
- * and newlines inside quotes).  Fields are written NUL-terminated into buf;
- * starts[] gets their offsets.  Returns the number of fields, advancing *p
- * past the line end; -1 for an unterminated quote. */
-/* Where the unquoted run at p ends: the first ',', '\n' or '\r', or end.
- * Eight bytes a step where the bytes are there (a zero byte of w ^ c for
- * each c; the lowest flagged byte is always a true one). */
-static const char *run_end(const char *p, const char *end) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    while (end - p >= 8) {
-        uint64_t w, a, b, c;
-        memcpy(&w, p, 8);
-        a = w ^ (ones * ',');
-        b = w ^ (ones * '\n');
-        c = w ^ (ones * '\r');
-        uint64_t m = ((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c);
-        m &= highs;
-        if (m) return p + (__builtin_ctzll(m) >> 3);
-        p += 8;
-    }
-#endif
-    while (p < end && *p != ',' && *p != '\n' && *p != '\r') p++;
-    return p;
-}
-
-static int csv_record(const char **pp, const char *end, char *buf, size_t bufsize, size_t *starts, int maxf) {
-    const char *p = *pp;
-    size_t o = 0;
-    int nf = 0;
-    for (;;) {
-        if (nf < maxf) starts[nf] = o;
-        if (p < end && *p == '"') {
-            p++;
-            for (;;) {
-                if (p >= end) return -1;
-                if (*p == '"') {
-                    if (p + 1 < end && p[1] == '"') { if (o + 1 < bufsize) buf[o++] = '"'; p += 2; continue; }
-                    p++;
-                    break;
-                }
-                if (o + 1 < bufsize) buf[o++] = *p;
-                p++;
-            }
-        }
-        {   /* the unquoted run: found, then copied at once (as far as buf holds) */
-            const char *s = p;
-            p = run_end(p, end);
-            size_t k = (size_t)(p - s), room = o + 1 < bufsize ? bufsize - 1 - o : 0;
-            if (k > room) k = room;
-            memcpy(buf + o, s, k);
-            o += k;
-        }
-        if (o < bufsize) buf[o++] = '\0';
-        nf++;
-        if (p < end && *p == ',') { p++; continue; }
-        if (p < end && *p == '\r') p++;
-        if (p < end && *p == '\n') p++;
-        break;
-    }
-    *pp = p;
-    return nf;
-}
-
 static int is_na(const char *s) {
     /* most cells are numbers: of those, only "1.#IND" and "1.#QNAN" (and
      * their minus) are NA tokens */
@@ -226,12 +163,12 @@ static int is_na(const char *s) {
     return 0;
 }
 
-/* A statistic cell: 1 with a value (NaN for NA tokens), 0 for NULL. */
-static int stat_cell(const char *s, double *v) {
-    /* most cells: a plain decimal number, read exactly (decfloat.h) */
+/* A statistic cell (n bytes): 1 with a value (NaN for NA tokens), 0 for NULL. */
+static int stat_cell(const char *s, size_t n, double *v) {
+    /* most cells: a plain decimal number, read exactly (mon_csv.h, decfloat.h) */
+    if (n <= 64 && mon_csv_number(s, n, v)) return 1;
     const char *d = s + (*s == '-');
     if (*d >= '0' && *d <= '9' && !(d[0] == '1' && d[1] == '.' && d[2] == '#')) {
-        size_t n = strlen(s);
         if (n <= 64 && decfloat_parse(s, s + n, v) == s + n) return 1;
     }
     if (is_na(s)) { *v = NAN; return 1; }
@@ -293,16 +230,16 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                          path, line) != 0 || dataset_partial(ds, path) != 0) { free(buf); return -1; }
         len = whole;
     }
-    const char *p = buf, *end = buf + len;
-    size_t linebuf = 1 << 16;
-    char *fields = malloc(linebuf);
-    size_t starts[MAX_FIELDS];
-    if (!fields) { free(buf); return -1; }
-    int nf = csv_record(&p, end, fields, linebuf, starts, MAX_FIELDS);
+    /* the fields are split in place (mon_csv.h): buf[len] is the NUL the
+     * readers put after the bytes */
+    struct mon_csv sc;
+    mon_csv_init(&sc, buf, len, mon_csv_best());
+    char *fields[MAX_FIELDS];
+    size_t flen[MAX_FIELDS];
+    int nf = mon_csv_record(&sc, fields, flen, MAX_FIELDS);
     if (len == 0 || nf <= 0) {
         dataset_warn(ds, "%s: empty file, expected a header line", path);
         dataset_skip(ds, path);
-        free(fields);
         free(buf);
         return 0;
     }
@@ -310,7 +247,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     uint32_t statmask = 0;
     for (int s = 0; s < MONITOR_NSTATS; s++) col_stat[s] = -1;
     for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
-        const char *h = fields + starts[i];
+        const char *h = fields[i];
         if (!strcmp(h, "vpp_stage")) col_vpp = i;
         else if (!strcmp(h, "name")) col_name = i;
         else if (!strcmp(h, "step")) col_step = i;
@@ -324,23 +261,23 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (col_vpp < 0 || col_name < 0) {
         dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
         dataset_skip(ds, path);
-        free(fields);
         free(buf);
         return 0;
     }
     struct monitor_file *f = mon_cache_add_file(part, metric, rank, statmask);
-    if (!f) { free(fields); free(buf); return -1; }
+    if (!f) { free(buf); return -1; }
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
-    while (p < end) {
+    int renames = cx->layout || (cx->map && cx->map->n);
+    while (sc.p < sc.end) {
         line++;
-        if (*p == '\n') { p++; continue; }
-        int n = csv_record(&p, end, fields, linebuf, starts, MAX_FIELDS);
+        if (*sc.p == '\n') { sc.p++; continue; }
+        int n = mon_csv_record(&sc, fields, flen, MAX_FIELDS);
         if (n < 0) {
             dataset_warn(ds, "%s: line %zu: unterminated quoted field; the rest of the file is skipped", path, line);
             break;
         }
-#define FIELD(c) ((c) >= 0 && (c) < n && (c) < MAX_FIELDS ? fields + starts[c] : NULL)
+#define FIELD(c) ((c) >= 0 && (c) < n && (c) < MAX_FIELDS ? fields[c] : NULL)
         int32_t vpp, step = 0, micro = 0;
         const char *fv = FIELD(col_vpp), *fs = FIELD(col_step), *fm = FIELD(col_micro);
         if (!fv || !monitor_int_cell(fv, &vpp) || (col_step >= 0 && (!fs || !monitor_int_cell(fs, &step))) ||
@@ -349,25 +286,28 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             continue;
         }
         const char *nm = FIELD(col_name);
-        if (!nm || !*nm) nm = "nan";
-        size_t nl = strlen(nm);
-        if (nl >= sizeof name) nl = sizeof name - 1;
-        memcpy(name, nm, nl);
-        name[nl] = '\0';
-        struct pt_error le;
-        if (monitor_rename(cx->map, cx->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
-            dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
-        uint32_t id = names_intern(pool, name, nl, 0, 0);
+        size_t nl = nm ? flen[col_name] : 0;
+        if (!nm || !*nm) nm = "nan", nl = 3;
+        if (nl >= sizeof name) nl = sizeof name - 1;   /* cut, as the rename buffer holds it */
+        if (renames) {   /* else the name is interned where it lies */
+            memcpy(name, nm, nl);
+            name[nl] = '\0';
+            struct pt_error le;
+            if (monitor_rename(cx->map, cx->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
+                dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
+            nm = name;
+        }
+        uint32_t id = names_intern(pool, nm, nl, 0, 0);
         double *v;
         struct monitor_row *r = mon_cache_add_row(f, &v);
-        if (id == NAMES_NONE || !r) { free(fields); free(buf); return -1; }
+        if (id == NAMES_NONE || !r) { free(buf); return -1; }
         *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
         for (int s = 0; s < MONITOR_NSTATS; s++) {
             if (col_stat[s] < 0) continue;
             const char *c = FIELD(col_stat[s]);
             *v = 0;
-            if (c && stat_cell(c, v)) r->present |= 1u << s;
+            if (c && stat_cell(c, flen[col_stat[s]], v)) r->present |= 1u << s;
             v++;
         }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
@@ -377,7 +317,6 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
                      first_bad, bad, bad > 1 ? "s" : "");
-    free(fields);
     free(buf);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "src/io/formats.h"
 #include "src/io/common/json.h"
 #include "src/io/monitor/mon_cache.h"
+#include "src/io/monitor/mon_csv.h"
 #include "src/io/monitor/read_anomaly.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/monitor/read_monitor_v2.h"
@@ -81,13 +82,17 @@ static int detect_monitor_v2(const char *path, const struct stat *st) {
 }
 
 /* Splits line (NUL-terminated, no line end; the writer never quotes) at
- * commas in place.  Returns the number of fields. */
-static int split(char *line, char **f, int max) {
+ * commas in place, the lengths of the first max fields in len.  Returns
+ * the number of fields. */
+static int split(char *line, char **f, size_t *len, int max) {
     int n = 0;
     for (char *p = line;;) {
-        if (n < max) f[n] = p;
-        n++;
         char *c = strchr(p, ',');
+        if (n < max) {
+            f[n] = p;
+            len[n] = c ? (size_t)(c - p) : strlen(p);
+        }
+        n++;
         if (!c) break;
         *c = '\0';
         p = c + 1;
@@ -95,13 +100,14 @@ static int split(char *line, char **f, int max) {
     return n;
 }
 
-/* Python's float text: digits, "nan", "inf", "-inf" (strtod reads them all). */
-static int float_field(const char *s, double *out) {
+/* Python's float text (n bytes): digits, "nan", "inf", "-inf" (strtod
+ * reads them all). */
+static int float_field(const char *s, size_t n, double *out) {
     char *e;
     if (!*s) return 0;
+    if (mon_csv_number(s, n, out)) return 1;   /* most cells: the fast exact path (mon_csv.h) */
     const char *d = s + (*s == '-');
-    if (*d >= '0' && *d <= '9') {   /* most cells: a plain decimal number, read exactly (decfloat.h) */
-        size_t n = strlen(s);
+    if (*d >= '0' && *d <= '9') {   /* a plain decimal number all the same, read exactly (decfloat.h) */
         if (decfloat_parse(s, s + n, out) == s + n) return 1;
     }
     *out = strtod(s, &e);
@@ -161,7 +167,8 @@ struct v2_cols {
 /* The header line: 0, or -1 with a note naming what is missing. */
 static int read_header(char *line, struct v2_cols *c, const char *path, struct dataset *ds) {
     char *f[V2_MAX_FIELDS];
-    int n = split(line, f, V2_MAX_FIELDS);
+    size_t fl[V2_MAX_FIELDS];
+    int n = split(line, f, fl, V2_MAX_FIELDS);
     c->vpp = c->step = c->name = c->scope = c->micro = -1;
     c->statmask = 0;
     for (int s = 0; s < MONITOR_NSTATS; s++) c->stat[s] = -1;
@@ -188,12 +195,20 @@ static int read_header(char *line, struct v2_cols *c, const char *path, struct d
 /* A file without a micro_step column writes one set of rows per
  * micro-batch in call order: the k-th row of a name, scope, vpp and step
  * is micro step k.  seen counts them (per file).  -1 out of memory. */
-static int call_order_micro(struct util_smap *seen, char *const *f, const struct v2_cols *c, int32_t vpp,
-                            int32_t step, int32_t *micro) {
-    /* whole: the scope is under 128 bytes and the name under V2_NAME_MAX
-     * (read_row), so two rows never share a key by being cut */
+static int call_order_micro(struct util_smap *seen, char *const *f, const size_t *fl, const struct v2_cols *c,
+                            int32_t vpp, int32_t step, int32_t *micro) {
+    /* "scope\x1fvpp\x1fstep\x1fname", whole: the scope is under 128 bytes
+     * and the name under V2_NAME_MAX (read_row), so two rows never share a
+     * key by being cut */
     char key[V2_NAME_MAX + 192];
-    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%s", f[c->scope], (int)vpp, (int)step, f[c->name]);
+    size_t k = fl[c->scope];
+    memcpy(key, f[c->scope], k);
+    key[k++] = '\x1f';
+    k += mon_csv_itoa(vpp, key + k);
+    key[k++] = '\x1f';
+    k += mon_csv_itoa(step, key + k);
+    key[k++] = '\x1f';
+    memcpy(key + k, f[c->name], fl[c->name] + 1);
     int32_t *v = util_smap_slot(seen, key, 1);
     if (!v) return -1;
     *micro = ++*v;
@@ -205,7 +220,8 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const struct
 static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
                     struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
-    int n = split(line, f, V2_MAX_FIELDS);
+    size_t fl[V2_MAX_FIELDS];
+    int n = split(line, f, fl, V2_MAX_FIELDS);
     int need = c->vpp > c->step ? c->vpp : c->step;
     if (c->name > need) need = c->name;
     if (c->scope > need) need = c->scope;
@@ -220,15 +236,19 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
      * here count from 0, as v1's and the call order's do */
     if (c->micro >= 0 && micro < 1) return 0;
     if (c->micro >= 0) micro--;
-    char metric[128];
-    if ((size_t)snprintf(metric, sizeof metric, "%s/%s", v2_slugs[cx->slug], f[c->scope]) >= sizeof metric) return 0;
+    char metric[128];   /* "slug/scope" */
+    size_t sl = strlen(v2_slugs[cx->slug]);
+    if (sl + 1 + fl[c->scope] >= sizeof metric) return 0;
+    memcpy(metric, v2_slugs[cx->slug], sl);
+    metric[sl] = '/';
+    memcpy(metric + sl + 1, f[c->scope], fl[c->scope] + 1);
     char name[V2_NAME_MAX + 1];
-    size_t nl = strlen(f[c->name]);
+    size_t nl = fl[c->name];
     if (nl >= V2_NAME_MAX) {   /* cut, it would become another name: said by v2_parse */
         if (!cx->long_names++) cx->long_line = lineno;
         return 2;
     }
-    if (c->micro < 0 && call_order_micro(seen, f, c, vpp, step, &micro) != 0) return -1;
+    if (c->micro < 0 && call_order_micro(seen, f, fl, c, vpp, step, &micro) != 0) return -1;
     memcpy(name, f[c->name], nl);
     name[nl] = '\0';
     struct pt_error le;
@@ -248,7 +268,7 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
     for (int s = 0; s < MONITOR_NSTATS; s++) {
         if (!(c->statmask & (1u << s))) continue;
         *v = 0;
-        if (c->stat[s] < n && float_field(f[c->stat[s]], v)) r->present |= 1u << s;
+        if (c->stat[s] < n && float_field(f[c->stat[s]], fl[c->stat[s]], v)) r->present |= 1u << s;
         v++;
     }
     monitor_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */

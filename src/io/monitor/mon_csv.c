@@ -1,0 +1,182 @@
+/* mon_csv: in-place record splitting and the fast exact number path of the
+ * monitor CSV readers (mon_csv.h). */
+#include "src/io/monitor/mon_csv.h"
+
+#include <string.h>
+
+#include "src/io/common/decfloat.h"
+
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
+#define MON_CSV_HAVE_SSE2 1
+#include <emmintrin.h>
+#else
+#define MON_CSV_HAVE_SSE2 0
+#endif
+
+int mon_csv_best(void) { return MON_CSV_HAVE_SSE2 ? MON_CSV_SSE2 : MON_CSV_PORTABLE; }
+
+static int is_stop(char c) { return c == ',' || c == '\n' || c == '\r' || c == '"'; }
+
+/* Bit i set when b[i] (i < 64) ends or quotes a field. */
+static uint64_t stops_portable(const char *b) {
+    uint64_t m = 0;
+    for (int i = 0; i < 64; i++) m |= (uint64_t)is_stop(b[i]) << i;
+    return m;
+}
+
+#if MON_CSV_HAVE_SSE2
+static uint64_t stops_sse2(const char *b) {
+    const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+                  quote = _mm_set1_epi8('"');
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k));
+        __m128i e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, comma), _mm_cmpeq_epi8(x, nl)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, quote)));
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(e) << (16 * k);
+    }
+    return m;
+}
+#endif
+
+/* The stops of the 64 bytes at base (fewer before end: the rest is none). */
+static uint64_t load_block(const struct mon_csv *sc, const char *base) {
+    char tail[64];
+    const char *b = base;
+    if (sc->end - base < 64) {
+        memset(tail, 0, sizeof tail);
+        memcpy(tail, base, (size_t)(sc->end - base));
+        b = tail;
+    }
+#if MON_CSV_HAVE_SSE2
+    if (sc->scan == MON_CSV_SSE2) return stops_sse2(b);
+#endif
+    return stops_portable(b);
+}
+
+/* The first stop at or after p, or end, from the next blocks (p is past
+ * the block's stops, or outside it). */
+static char *next_stop_load(struct mon_csv *sc, char *p) {
+    if (p < sc->base || p >= sc->base + 64) {
+        if (p >= sc->end) return sc->end;
+        sc->base = p;
+        sc->mask = load_block(sc, p);
+        if (sc->mask) return p + __builtin_ctzll(sc->mask);
+    }
+    for (;;) {
+        p = (char *)sc->base + 64;
+        if (p >= sc->end) return sc->end;
+        sc->base = p;
+        sc->mask = load_block(sc, p);
+        if (sc->mask) return p + __builtin_ctzll(sc->mask);
+    }
+}
+
+/* The first stop at or after p, or end: most from the block at hand. */
+static inline char *next_stop(struct mon_csv *sc, char *p) {
+    size_t o = (size_t)(p - sc->base);
+    if (o < 64) {
+        uint64_t m = sc->mask & (~0ull << o);
+        if (m) return (char *)sc->base + __builtin_ctzll(m);
+    }
+    return next_stop_load(sc, p);
+}
+
+void mon_csv_init(struct mon_csv *sc, char *buf, size_t len, int scan) {
+    sc->p = buf;
+    sc->end = buf + len;
+    sc->base = buf + len;   /* no block yet: every p < end is outside it */
+    sc->mask = 0;
+    sc->scan = scan;
+}
+
+int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
+    char *p = sc->p, *end = sc->end;
+    int nf = 0;
+    for (;;) {
+        char *start = p, *w = p, *q;
+        if (p < end && *p == '"') {   /* the quoted part: stops other than '"' are its text */
+            char *seg = ++p;
+            for (;;) {
+                q = next_stop(sc, p);
+                if (q >= end) return -1;
+                if (*q != '"') { p = q + 1; continue; }
+                memmove(w, seg, (size_t)(q - seg));
+                w += q - seg;
+                if (q + 1 < end && q[1] == '"') {
+                    *w++ = '"';
+                    p = seg = q + 2;
+                    continue;
+                }
+                p = q + 1;
+                break;
+            }
+        }
+        char *seg = p;   /* the unquoted run: to ',', '\n' or '\r' (a '"' in it is text) */
+        for (;;) {
+            q = next_stop(sc, p);
+            if (q < end && *q == '"') { p = q + 1; continue; }
+            break;
+        }
+        char term = q < end ? *q : '\0';
+        if (w != seg) memmove(w, seg, (size_t)(q - seg));
+        w += q - seg;
+        if (nf < maxf) {
+            f[nf] = start;
+            fl[nf] = (size_t)(w - start);
+        }
+        *w = '\0';   /* at most at q: its byte is in term */
+        nf++;
+        p = q;
+        if (term == ',') { p++; continue; }
+        if (term == '\r') {   /* "\r\n" or a lone '\r' (q + 1 is not written yet) */
+            p++;
+            if (p < end && *p == '\n') p++;
+        } else if (term == '\n') p++;
+        break;
+    }
+    sc->p = p;
+    return nf;
+}
+
+int mon_csv_number(const char *s, size_t n, double *v) {
+    const char *p = s, *e = s + n;
+    int neg = 0;
+    if (p < e && *p == '-') neg = 1, p++;
+    if (p >= e || (unsigned)(*p - '0') > 9) return 0;   /* a digit first, as the callers' general path wants */
+    uint64_t w = 0;
+    int nd = 0, q = 0;
+    while (p < e && *p == '0') p++;   /* leading zeros say nothing */
+    for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++) w = w * 10 + (uint64_t)(*p - '0');
+    if (p < e && *p == '.') {
+        p++;
+        if (!w)
+            for (; p < e && *p == '0'; p++) q--;
+        for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++, q--) w = w * 10 + (uint64_t)(*p - '0');
+    }
+    if (nd > 19) return 0;   /* truncated: the general path (w has wrapped) */
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        int eneg = 0, ex = 0, k = 0;
+        if (p < e && (*p == '+' || *p == '-')) eneg = *p++ == '-';
+        for (; p < e && (unsigned)(*p - '0') <= 9 && k < 5; p++, k++) ex = ex * 10 + (*p - '0');
+        if (!k || k == 5) return 0;   /* "1e" is no number here; a long exponent is the general path's */
+        q += eneg ? -ex : ex;
+    }
+    if (p != e) return 0;
+    if (!w) {
+        *v = neg ? -0.0 : 0.0;
+        return 1;
+    }
+    return q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, 0, v);
+}
+
+size_t mon_csv_itoa(int32_t v, char *out) {
+    char t[12];
+    size_t n = 0, o = 0;
+    uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+    do t[n++] = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) out[o++] = '-';
+    while (n) out[o++] = t[--n];
+    return o;
+}

@@ -1,0 +1,54 @@
+/* mon_csv: the per-row work of the monitor CSV readers (read_monitor.c,
+ * read_monitor_v2.c), in place and in one pass:
+ *
+ *  - mon_csv_record splits a v1 record (quoted fields with "" escapes and
+ *    line ends inside quotes, as msProbe's pandas reads them) by writing
+ *    each field NUL-terminated over its own bytes: no copy of the row.  The
+ *    bytes that end or quote a field (',' '\n' '\r' '"') are found 64 at a
+ *    time (SSE2 on x86-64, a byte loop elsewhere), each block once for all
+ *    the fields and records in it;
+ *  - mon_csv_number reads the numbers msProbe writes ("0.0123456",
+ *    "1.2e-05", "-3") with a tight digit loop and hands the significand and
+ *    exponent to decfloat_to_double, the exact core decfloat_parse uses:
+ *    the same double bit for bit (and strtod's); anything else (NA tokens,
+ *    more than 19 significant digits, an undecided rounding) is left to the
+ *    caller's general path.
+ *
+ * tests/fuzz/fuzz_moncsv.c checks both against the former copying splitter
+ * and against decfloat_parse and strtod, with each scan variant. */
+#ifndef PT_MON_CSV_H
+#define PT_MON_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { MON_CSV_PORTABLE = 0, MON_CSV_SSE2 = 1 };
+
+/* A scan over buf[0, len): buf[len] must be writable (the readers' buffers
+ * hold a NUL there), a field ending at len is terminated there. */
+struct mon_csv {
+    char *p, *end;
+    const char *base;   /* the block whose stops mask holds */
+    uint64_t mask;
+    int scan;           /* MON_CSV_PORTABLE or MON_CSV_SSE2 */
+};
+
+/* The best scan this build and processor have. */
+int mon_csv_best(void);
+void mon_csv_init(struct mon_csv *sc, char *buf, size_t len, int scan);
+
+/* The record at sc->p: its fields NUL-terminated in place, the first maxf
+ * of them in f[] (and their lengths in fl[]); sc->p moves past its line end
+ * ("\n", "\r\n" or a lone "\r").  The number of fields (counting those past
+ * maxf), or -1 for a quote not closed before the end. */
+int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf);
+
+/* [s, s + n) as a plain decimal "[-]d+[.d*][(e|E)[+-]d+]" of at most 19
+ * significant digits: 1 with *v (decfloat_parse's and strtod's double), or
+ * 0 when it is not one or its rounding needs the general path. */
+int mon_csv_number(const char *s, size_t n, double *v);
+
+/* The decimal text of v into out (no NUL); its length (at most 11). */
+size_t mon_csv_itoa(int32_t v, char *out);
+
+#endif

@@ -1,0 +1,112 @@
+/* fuzz_moncsv: the monitor CSV readers' in-place splitter and fast number
+ * path (src/io/monitor/mon_csv.h) against what they replaced, on the same
+ * bytes.  Every record is split by mon_csv_record with each scan variant
+ * (portable, SSE2) and by the former copying splitter (ref_record below,
+ * read_monitor.c's csv_record before mon_csv, which cut a row at 64 kB:
+ * here its buffer holds any); the field counts, the
+ * fields' bytes and lengths and where each record ends must agree.  Every
+ * field mon_csv_number takes must give decfloat_parse's double and
+ * strtod's, bit for bit, and decfloat_parse must take the whole field.
+ * Any difference aborts. */
+#include <stdio.h>
+
+#include "fuzz.h"
+#include "src/io/common/decfloat.h"
+#include "src/io/monitor/mon_csv.h"
+
+#define MAXF 256
+
+/* The former splitter (copies the fields into buf). */
+static const char *ref_run_end(const char *p, const char *end) {
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r') p++;
+    return p;
+}
+
+static int ref_record(const char **pp, const char *end, char *buf, size_t bufsize, size_t *starts, size_t *lens,
+                      int maxf) {
+    const char *p = *pp;
+    size_t o = 0;
+    int nf = 0;
+    for (;;) {
+        if (nf < maxf) starts[nf] = o;
+        if (p < end && *p == '"') {
+            p++;
+            for (;;) {
+                if (p >= end) return -1;
+                if (*p == '"') {
+                    if (p + 1 < end && p[1] == '"') { if (o + 1 < bufsize) buf[o++] = '"'; p += 2; continue; }
+                    p++;
+                    break;
+                }
+                if (o + 1 < bufsize) buf[o++] = *p;
+                p++;
+            }
+        }
+        const char *s = p;
+        p = ref_run_end(p, end);
+        size_t k = (size_t)(p - s), room = o + 1 < bufsize ? bufsize - 1 - o : 0;
+        if (k > room) k = room;
+        memcpy(buf + o, s, k);
+        o += k;
+        if (nf < maxf) lens[nf] = o - starts[nf];
+        if (o < bufsize) buf[o++] = '\0';
+        nf++;
+        if (p < end && *p == ',') { p++; continue; }
+        if (p < end && *p == '\r') p++;
+        if (p < end && *p == '\n') p++;
+        break;
+    }
+    *pp = p;
+    return nf;
+}
+
+static void differ(const char *what, int scan, size_t rec, int field) {
+    fprintf(stderr, "fuzz_moncsv: %s, scan %d, record %zu, field %d\n", what, scan, rec, field);
+    abort();
+}
+
+static void check_number(const char *s, size_t n, int scan, size_t rec, int field) {
+    double v, d, t;
+    if (!mon_csv_number(s, n, &v)) return;
+    if (decfloat_parse(s, s + n, &d) != s + n) differ("decfloat_parse does not take the whole number", scan, rec, field);
+    char *e;
+    t = strtod(s, &e);   /* s is NUL-terminated at n (in place) */
+    if (e != s + n) differ("strtod does not take the whole number", scan, rec, field);
+    if (memcmp(&v, &d, sizeof v)) differ("number differs from decfloat_parse", scan, rec, field);
+    if (memcmp(&v, &t, sizeof v)) differ("number differs from strtod", scan, rec, field);
+}
+
+static void run(const uint8_t *data, size_t size, int scan) {
+    char *ours = fuzz_strdup(data, size), *theirs = fuzz_strdup(data, size);
+    size_t refsize = 2 * size + 2;   /* every byte and a NUL a field: the former splitter never cuts */
+    char *ref = malloc(refsize);
+    if (!ref) abort();
+    struct mon_csv sc;
+    mon_csv_init(&sc, ours, size, scan);
+    const char *rp = theirs, *rend = theirs + size;
+    char *f[MAXF];
+    size_t fl[MAXF], starts[MAXF], lens[MAXF];
+    for (size_t rec = 0;; rec++) {
+        int n = mon_csv_record(&sc, f, fl, MAXF);
+        int m = ref_record(&rp, rend, ref, refsize, starts, lens, MAXF);
+        if (n != m) differ("field counts differ", scan, rec, -1);
+        if (n < 0) break;
+        if (sc.p - ours != rp - theirs) differ("record ends differ", scan, rec, -1);
+        for (int i = 0; i < n && i < MAXF; i++) {
+            const char *r = ref + starts[i];
+            if (fl[i] != lens[i] || memcmp(f[i], r, fl[i] + 1)) differ("fields differ", scan, rec, i);
+            check_number(f[i], fl[i], scan, rec, i);
+        }
+        if (sc.p >= sc.end) break;
+    }
+    free(ref);
+    free(ours);
+    free(theirs);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > 1 << 16) return 0;
+    run(data, size, MON_CSV_PORTABLE);
+    if (mon_csv_best() != MON_CSV_PORTABLE) run(data, size, mon_csv_best());
+    return 0;
+}
