@@ -2,7 +2,10 @@
  * monitor CSV readers (mon_csv.h). */
 #include "src/io/monitor/mon_csv.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "model/cube/names.h"
 
 #include "src/io/common/decfloat.h"
 
@@ -179,4 +182,33 @@ size_t mon_csv_itoa(int32_t v, char *out) {
     if (v < 0) out[o++] = '-';
     while (n) out[o++] = t[--n];
     return o;
+}
+
+uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n) {
+    uint32_t id = NAMES_NONE;
+    if (c->prev < c->cap && c->next[c->prev] != NAMES_NONE) {
+        uint32_t g = c->next[c->prev];
+        const struct target *t = names_target(pool, g);
+        if (t->len == n && !t->vpp && !t->call && !memcmp(names_str(pool, g), s, n)) id = g;
+    }
+    if (id == NAMES_NONE && (id = names_intern(pool, s, n, 0, 0)) == NAMES_NONE) return NAMES_NONE;
+    if (id >= c->cap) {
+        size_t cap = c->cap ? c->cap : 256;
+        while (cap <= id) cap *= 2;
+        uint32_t *nx = realloc(c->next, cap * sizeof *nx);
+        if (!nx) return NAMES_NONE;
+        for (size_t i = c->cap; i < cap; i++) nx[i] = NAMES_NONE;
+        c->next = nx;
+        c->cap = cap;
+    }
+    if (c->prev < c->cap) c->next[c->prev] = id;
+    c->prev = id;
+    return id;
+}
+
+void mon_csv_names_free(struct mon_csv_names *c) {
+    free(c->next);
+    c->next = NULL;
+    c->cap = 0;
+    c->prev = NAMES_NONE;
 }

@@ -14,7 +14,9 @@
  *    more than 19 significant digits, an undecided rounding) is left to the
  *    caller's general path.
  *
- * tests/fuzz/fuzz_moncsv.c checks both against the former copying splitter
+ *  - mon_csv_intern interns a row's name, most often without hashing it.
+ *
+ * tests/fuzz/fuzz_moncsv.c checks the first two against the former copying splitter
  * and against decfloat_parse and strtod, with each scan variant. */
 #ifndef PT_MON_CSV_H
 #define PT_MON_CSV_H
@@ -47,6 +49,22 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf);
  * significant digits: 1 with *v (decfloat_parse's and strtod's double), or
  * 0 when it is not one or its rounding needs the general path. */
 int mon_csv_number(const char *s, size_t n, double *v);
+
+/* Interning a file's row names: rows repeat their names in the same
+ * order every step and micro step, so the name that followed the previous
+ * row's name last time is tried first (its bytes compared whole) before
+ * the pool's hash table.  The same ids as names_intern(pool, s, n, 0, 0). */
+struct names;
+struct mon_csv_names {
+    uint32_t *next;   /* by id: the id of the row after it, last time (UINT32_MAX: none) */
+    size_t cap;
+    uint32_t prev;    /* the previous row's id (UINT32_MAX: none) */
+};
+/* The id, or UINT32_MAX (NAMES_NONE) without memory.  c starts zeroed but
+ * for prev = UINT32_MAX (MON_CSV_NAMES_INIT); free with mon_csv_names_free. */
+#define MON_CSV_NAMES_INIT {NULL, 0, UINT32_MAX}
+uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n);
+void mon_csv_names_free(struct mon_csv_names *c);
 
 /* The decimal text of v into out (no NUL); its length (at most 11). */
 size_t mon_csv_itoa(int32_t v, char *out);

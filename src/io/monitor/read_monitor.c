@@ -167,6 +167,10 @@ static int is_na(const char *s) {
 static int stat_cell(const char *s, size_t n, double *v) {
     /* most cells: a plain decimal number, read exactly (mon_csv.h, decfloat.h) */
     if (n <= 64 && mon_csv_number(s, n, v)) return 1;
+    if (!n || (n == 3 && s[0] == 'n' && s[1] == 'a' && s[2] == 'n')) {   /* the commonest NA tokens (is_na) */
+        *v = NAN;
+        return 1;
+    }
     const char *d = s + (*s == '-');
     if (*d >= '0' && *d <= '9' && !(d[0] == '1' && d[1] == '.' && d[2] == '#')) {
         if (n <= 64 && decfloat_parse(s, s + n, v) == s + n) return 1;
@@ -269,6 +273,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     int renames = cx->layout || (cx->map && cx->map->n);
+    struct mon_csv_names names = MON_CSV_NAMES_INIT;
     while (sc.p < sc.end) {
         line++;
         if (*sc.p == '\n') { sc.p++; continue; }
@@ -297,10 +302,14 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                 dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
             nm = name;
         }
-        uint32_t id = names_intern(pool, nm, nl, 0, 0);
+        uint32_t id = mon_csv_intern(&names, pool, nm, nl);
         double *v;
         struct monitor_row *r = mon_cache_add_row(f, &v);
-        if (id == NAMES_NONE || !r) { free(buf); return -1; }
+        if (id == NAMES_NONE || !r) {
+            mon_csv_names_free(&names);
+            free(buf);
+            return -1;
+        }
         *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
         for (int s = 0; s < MONITOR_NSTATS; s++) {
@@ -317,6 +326,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
                      first_bad, bad, bad > 1 ? "s" : "");
+    mon_csv_names_free(&names);
     free(buf);
     return 0;
 }

@@ -177,8 +177,9 @@ void monitor_keep_trenddb(struct monitor_data *md, const char *data, struct data
  * mapped). */
 int monitor_rename(const struct mapping *map, const struct layout *layout, int32_t rank, int32_t vpp, char *name,
                    size_t size, size_t *len, struct pt_error *le);
-/* One CSV's bytes (buf, len bytes, malloc'd; taken over and freed, as
- * read_csv hands it on) into md, as metric/rank; path names it in messages.
+/* One CSV's bytes (buf, len bytes and a NUL after them, malloc'd; taken
+ * over and freed, as read_csv hands it on; its fields are split in place,
+ * mon_csv.h) into md, as metric/rank; path names it in messages.
  * Bad rows and bad files are warnings in ds, never a failure: -1 only when
  * memory runs out.  The file-free entry that tests/fuzz feeds directly. */
 int monitor_parse_csv(char *buf, size_t len, const char *path, int metric, int32_t rank, const struct mapping *map,

@@ -151,6 +151,7 @@ struct v2_ctx {
     size_t rename_bad;   /* --parallel failures (the first is a note) */
     size_t long_names;   /* rows of the file whose module_name is too long, */
     size_t long_line;    /* the first's line */
+    struct mon_csv_names *names;   /* the file's (v2_parse) */
 };
 
 /* A module_name of this many bytes or more, as written or once --mapping
@@ -259,7 +260,7 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
         return 2;
     }
     struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
-    uint32_t id = names_intern(pool, name, nl, 0, 0);
+    uint32_t id = mon_csv_intern(cx->names, pool, name, nl);
     double *v;
     struct monitor_row *r = mf && id != NAMES_NONE ? mon_cache_add_row(mf, &v) : NULL;
     if (!r) return -1;
@@ -299,6 +300,8 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     struct util_smap seen = {0};
     int rc = 0;
     cx->rename_bad = cx->long_names = 0;
+    struct mon_csv_names names = MON_CSV_NAMES_INIT;
+    cx->names = &names;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
@@ -324,6 +327,8 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                      "skipped (cut, it would be taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
                      V2_NAME_MAX);
     util_smap_free(&seen);
+    mon_csv_names_free(&names);
+    cx->names = NULL;
     free(buf);
     return rc < 0 ? -1 : 0;
 }
