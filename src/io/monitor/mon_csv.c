@@ -212,3 +212,49 @@ void mon_csv_names_free(struct mon_csv_names *c) {
     c->cap = 0;
     c->prev = NAMES_NONE;
 }
+
+static size_t count_slot(const struct mon_csv_counts *c, uint64_t a, uint64_t b) {
+    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 31;
+    size_t i = (size_t)h & (c->cap - 1);
+    while (c->keys[2 * i] != UINT64_MAX && (c->keys[2 * i] != a || c->keys[2 * i + 1] != b)) i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+int32_t *mon_csv_count(struct mon_csv_counts *c, uint64_t a, uint64_t b) {
+    if (2 * (c->n + 1) > c->cap) {   /* at most half full */
+        struct mon_csv_counts g = {.cap = c->cap ? 2 * c->cap : 256};
+        g.keys = malloc(2 * g.cap * sizeof *g.keys);
+        g.vals = malloc(g.cap * sizeof *g.vals);
+        if (!g.keys || !g.vals) {
+            free(g.keys);
+            free(g.vals);
+            return NULL;
+        }
+        memset(g.keys, 0xff, 2 * g.cap * sizeof *g.keys);
+        for (size_t i = 0; i < c->cap; i++) {
+            if (c->keys[2 * i] == UINT64_MAX) continue;
+            size_t j = count_slot(&g, c->keys[2 * i], c->keys[2 * i + 1]);
+            g.keys[2 * j] = c->keys[2 * i];
+            g.keys[2 * j + 1] = c->keys[2 * i + 1];
+            g.vals[j] = c->vals[i];
+        }
+        g.n = c->n;
+        mon_csv_counts_free(c);
+        *c = g;
+    }
+    size_t i = count_slot(c, a, b);
+    if (c->keys[2 * i] == UINT64_MAX) {
+        c->keys[2 * i] = a;
+        c->keys[2 * i + 1] = b;
+        c->vals[i] = -1;
+        c->n++;
+    }
+    return &c->vals[i];
+}
+
+void mon_csv_counts_free(struct mon_csv_counts *c) {
+    free(c->keys);
+    free(c->vals);
+    memset(c, 0, sizeof *c);
+}

@@ -66,6 +66,19 @@ struct mon_csv_names {
 uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n);
 void mon_csv_names_free(struct mon_csv_names *c);
 
+/* Counts by a key of two 64-bit words (a != UINT64_MAX): the rows of a
+ * name, scope, vpp and step of a monitor_v2 file without a micro_step
+ * column (their call order), with the name and scope as ids.  Starts
+ * zeroed; free with mon_csv_counts_free. */
+struct mon_csv_counts {
+    uint64_t *keys;   /* two a slot; a == UINT64_MAX: empty */
+    int32_t *vals;
+    size_t cap, n;
+};
+/* The slot of (a, b), -1 when new (as util_smap_slot); NULL without memory. */
+int32_t *mon_csv_count(struct mon_csv_counts *c, uint64_t a, uint64_t b);
+void mon_csv_counts_free(struct mon_csv_counts *c);
+
 /* The decimal text of v into out (no NUL); its length (at most 11). */
 size_t mon_csv_itoa(int32_t v, char *out);
 

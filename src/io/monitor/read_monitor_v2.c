@@ -152,6 +152,7 @@ struct v2_ctx {
     size_t long_names;   /* rows of the file whose module_name is too long, */
     size_t long_line;    /* the first's line */
     struct mon_csv_names *names;   /* the file's (v2_parse) */
+    struct mon_csv_counts *counts; /* the file's call order by ids (read_row) */
 };
 
 /* A module_name of this many bytes or more, as written or once --mapping
@@ -249,20 +250,36 @@ static int read_row(char *line, const struct v2_cols *c, const char *path, size_
         if (!cx->long_names++) cx->long_line = lineno;
         return 2;
     }
-    if (c->micro < 0 && call_order_micro(seen, f, fl, c, vpp, step, &micro) != 0) return -1;
-    memcpy(name, f[c->name], nl);
-    name[nl] = '\0';
-    struct pt_error le;
-    if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
-        dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
-    if (nl >= V2_NAME_MAX) {   /* the renamed name reached the end of the buffer: maybe cut */
-        if (!cx->long_names++) cx->long_line = lineno;
-        return 2;
+    /* without --mapping and --parallel the name as written is the one
+     * interned: it is interned where it lies, and the call order is
+     * counted by the ids of name and scope (cx->counts) instead of by
+     * their text */
+    int renames = cx->layout || (cx->map && cx->map->n);
+    if (c->micro < 0 && renames && call_order_micro(seen, f, fl, c, vpp, step, &micro) != 0) return -1;
+    const char *nm = f[c->name];
+    if (renames) {
+        memcpy(name, f[c->name], nl);
+        name[nl] = '\0';
+        struct pt_error le;
+        if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
+            dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, lineno, le.msg);
+        if (nl >= V2_NAME_MAX) {   /* the renamed name reached the end of the buffer: maybe cut */
+            if (!cx->long_names++) cx->long_line = lineno;
+            return 2;
+        }
+        nm = name;
     }
     struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
-    uint32_t id = mon_csv_intern(cx->names, pool, name, nl);
+    uint32_t id = mon_csv_intern(cx->names, pool, nm, nl);
+    if (!mf || id == NAMES_NONE) return -1;
+    if (c->micro < 0 && !renames) {
+        int32_t *k = mon_csv_count(cx->counts, (uint64_t)(mf - part->files) << 32 | id,
+                                   (uint64_t)(uint32_t)vpp << 32 | (uint32_t)step);
+        if (!k) return -1;
+        micro = ++*k;
+    }
     double *v;
-    struct monitor_row *r = mf && id != NAMES_NONE ? mon_cache_add_row(mf, &v) : NULL;
+    struct monitor_row *r = mon_cache_add_row(mf, &v);
     if (!r) return -1;
     *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
     const double *v0 = v;
@@ -301,7 +318,9 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     int rc = 0;
     cx->rename_bad = cx->long_names = 0;
     struct mon_csv_names names = MON_CSV_NAMES_INIT;
+    struct mon_csv_counts counts = {0};
     cx->names = &names;
+    cx->counts = &counts;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
@@ -328,7 +347,9 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                      V2_NAME_MAX);
     util_smap_free(&seen);
     mon_csv_names_free(&names);
+    mon_csv_counts_free(&counts);
     cx->names = NULL;
+    cx->counts = NULL;
     free(buf);
     return rc < 0 ? -1 : 0;
 }
