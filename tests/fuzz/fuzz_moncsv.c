@@ -7,10 +7,15 @@
  * fields' bytes and lengths and where each record ends must agree.  Every
  * field mon_csv_number takes must give decfloat_parse's double and
  * strtod's, bit for bit, and decfloat_parse must take the whole field.
- * Any difference aborts. */
+ * Every field is interned by mon_csv_intern and by names_intern into a
+ * pool of its own (the same ids), and counted by mon_csv_count under
+ * (its id, its column) and by a util_smap under the same pair as text
+ * (the same counts).  Any difference aborts. */
 #include <stdio.h>
 
 #include "fuzz.h"
+#include "model/cube/names.h"
+#include "model/util/util.h"
 #include "src/io/common/decfloat.h"
 #include "src/io/monitor/mon_csv.h"
 
@@ -76,7 +81,29 @@ static void check_number(const char *s, size_t n, int scan, size_t rec, int fiel
     if (memcmp(&v, &t, sizeof v)) differ("number differs from strtod", scan, rec, field);
 }
 
+/* The rows' names and call-order counts, against the general structures. */
+struct id_check {
+    struct names *ours, *theirs;
+    struct mon_csv_names cache;
+    struct mon_csv_counts counts;
+    struct util_smap seen;
+};
+
+static void check_id(struct id_check *k, const char *s, size_t n, int col, int scan, size_t rec) {
+    uint32_t a = mon_csv_intern(&k->cache, k->ours, s, n), b = names_intern(k->theirs, s, n, 0, 0);
+    if (a == NAMES_NONE || b == NAMES_NONE) abort();
+    if (a != b) differ("name ids differ", scan, rec, col);
+    int32_t *c = mon_csv_count(&k->counts, a, (uint64_t)col);
+    char key[32];
+    snprintf(key, sizeof key, "%u\x1f%d", (unsigned)b, col);
+    int32_t *d = util_smap_slot(&k->seen, key, 1);
+    if (!c || !d) abort();
+    if (++*c != ++*d) differ("call-order counts differ", scan, rec, col);
+}
+
 static void run(const uint8_t *data, size_t size, int scan) {
+    struct id_check k = {.ours = names_new(), .theirs = names_new(), .cache = MON_CSV_NAMES_INIT};
+    if (!k.ours || !k.theirs) abort();
     char *ours = fuzz_strdup(data, size), *theirs = fuzz_strdup(data, size);
     size_t refsize = 2 * size + 2;   /* every byte and a NUL a field: the former splitter never cuts */
     char *ref = malloc(refsize);
@@ -96,12 +123,18 @@ static void run(const uint8_t *data, size_t size, int scan) {
             const char *r = ref + starts[i];
             if (fl[i] != lens[i] || memcmp(f[i], r, fl[i] + 1)) differ("fields differ", scan, rec, i);
             check_number(f[i], fl[i], scan, rec, i);
+            check_id(&k, f[i], fl[i], i, scan, rec);
         }
         if (sc.p >= sc.end) break;
     }
     free(ref);
     free(ours);
     free(theirs);
+    names_free(k.ours);
+    names_free(k.theirs);
+    mon_csv_names_free(&k.cache);
+    mon_csv_counts_free(&k.counts);
+    util_smap_free(&k.seen);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
