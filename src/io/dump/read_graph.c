@@ -704,6 +704,35 @@ static int cap_wanted(const struct origin_cap *c, size_t r, int (*want)(const ch
     return c->v[r].reread || want(origin_cap_name(c, r));
 }
 
+/* Record r's bytes in the window [*w0, *w1) of the file (win), read
+ * unless there already: from r on, over the wanted records close after it
+ * that the load did not keep.  0, 1 the file is shorter, -1 out of memory. */
+static int cap_window(int fd, const struct origin_cap *c, size_t r, int (*want)(const char *name), char **win,
+                      size_t *wcap, uint64_t *w0, uint64_t *w1) {
+    const struct origin_cap_rec *x = &c->v[r];
+    if (x->v0 > c->size || x->vlen > c->size - x->v0) return 1;
+    if (x->v0 >= *w0 && x->v0 + x->vlen <= *w1) return 0;
+    uint64_t e = x->v0 + x->vlen;
+    for (size_t k = r + 1; k < c->n; k++) {
+        const struct origin_cap_rec *y = &c->v[k];
+        if (!cap_wanted(c, k, want) || y->kept) continue;
+        if (y->v0 < e || y->v0 - e > CAP_GAP || y->v0 + y->vlen - x->v0 > CAP_WINDOW || y->v0 + y->vlen > c->size)
+            break;
+        e = y->v0 + y->vlen;
+    }
+    size_t got = 0, n = (size_t)(e - x->v0);
+    if (util_grow((void **)win, wcap, n + 1, 1) != 0) return -1;
+    while (got < n) {
+        ssize_t k = pread(fd, *win + got, n - got, (off_t)(x->v0 + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return 1;
+        got += (size_t)k;
+    }
+    *w0 = x->v0;
+    *w1 = e;
+    return 0;
+}
+
 static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*want)(const char *name)) {
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
@@ -722,32 +751,14 @@ static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*wa
             if (add_record(t, name, x->nlen, &none, &f) != 0) rc = -1;
             continue;
         }
-        if (x->v0 > c->size || x->vlen > c->size - x->v0) { rc = 1; break; }
-        if (x->v0 < w0 || x->v0 + x->vlen > w1) {
-            /* a new window from this record on, over the wanted records close after it */
-            uint64_t e = x->v0 + x->vlen;
-            for (size_t k = r + 1; k < c->n; k++) {
-                const struct origin_cap_rec *y = &c->v[k];
-                if (!cap_wanted(c, k, want)) continue;
-                if (y->v0 < e || y->v0 - e > CAP_GAP || y->v0 + y->vlen - x->v0 > CAP_WINDOW ||
-                    y->v0 + y->vlen > c->size)
-                    break;
-                e = y->v0 + y->vlen;
-            }
-            if (util_grow((void **)&win, &wcap, (size_t)(e - x->v0) + 1, 1) != 0) { rc = -1; break; }
-            size_t got = 0, want_n = (size_t)(e - x->v0);
-            while (got < want_n) {
-                ssize_t n = pread(fd, win + got, want_n - got, (off_t)(x->v0 + got));
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                got += (size_t)n;
-            }
-            if (got < want_n) { rc = 1; break; }
-            w0 = x->v0;
-            w1 = e;
+        const char *bytes = origin_cap_bytes(c, r);   /* kept by the load, else read here */
+        if (!bytes) {
+            int w = cap_window(fd, c, r, want, &win, &wcap, &w0, &w1);
+            if (w != 0) { rc = w; break; }
+            bytes = win + (x->v0 - w0);
         }
         util_arena_reset(&jp.ar);
-        json_lex_init(&jp.lx, win + (x->v0 - w0), x->vlen, c->path, &lerr);
+        json_lex_init(&jp.lx, bytes, x->vlen, c->path, &lerr);
         struct jv v;
         enum json_tok tok = json_lex_next(&jp.lx);
         if (tok == JT_ERROR || parse_value(&jp, tok, &v) != 0) rc = jp.oom ? -1 : 1;
