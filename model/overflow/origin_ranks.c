@@ -97,7 +97,7 @@ static int join(struct st *s, size_t r, struct st *L) {
         s->nodes[s->nn++] = c;
         L->nodes[i].own_conn = 0;   /* its conn is s's now */
     }
-    memcpy(s->cands + s->nc, L->cands, L->nc * sizeof *s->cands);
+    if (L->nc) memcpy(s->cands + s->nc, L->cands, L->nc * sizeof *s->cands);
     s->nc += L->nc;
     struct rankinfo *ri = &s->ri[r];
     ri->n0 += no;
