@@ -261,30 +261,15 @@ int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rul
     struct st s = {.R = ranks, .nr = n, .rules = rules, .groups = {.borrow = 1}};
     size_t hcap = 0;
     int rc = -1;
+    int32_t *born = NULL;
     s.ri = calloc(n ? n : 1, sizeof *s.ri);
     if (!s.ri) goto oom;
+    /* each rank's first communication op, a birth before it, its ops */
+    if (!(born = malloc((n ? n : 1) * sizeof *born)) || origin_build_ranks(&s, born) != 0) goto oom;
     /* before any communication: each rank's first candidate */
-    for (size_t r = 0; r < n; r++) {
-        const struct tree *t = ranks[r].tree;
-        s.ri[r].first_comm = -1;
-        for (size_t i = 0; i < t->nrecs; i++) {
-            const char *name = origin_rec_name(t, i);
-            if (origin_comm(name, rules)) {
-                s.ri[r].first_comm = (int32_t)i;
-                break;
-            }
-            if (origin_born(name, ranks[r].flags[i], rules)) {
-                if (push_hit(out, &hcap, (int)r, (int32_t)i, -1, 0) != 0) goto oom;
-                /* its communication ops still make the chain */
-                for (size_t k = i + 1; k < t->nrecs && s.ri[r].first_comm < 0; k++)
-                    if (origin_comm(origin_rec_name(t, k), rules)) s.ri[r].first_comm = (int32_t)k;
-                break;
-            }
-        }
-    }
-    if (out->nhits) out->phase = ORIGIN_BEFORE_COMM;
     for (size_t r = 0; r < n; r++)
-        if (origin_build_rank(&s, (int)r) != 0) goto oom;
+        if (born[r] >= 0 && push_hit(out, &hcap, (int)r, born[r], -1, 0) != 0) goto oom;
+    if (out->nhits) out->phase = ORIGIN_BEFORE_COMM;
     /* pairing also serves the chain, so it runs whatever the phase */
     if (s.nn) {
         if (origin_pair_ops(&s) != 0) goto oom;
@@ -325,6 +310,7 @@ done:
     free(s.cands);
     free(s.edges);
     free(s.ri);
+    free(born);
     return rc;
 }
 

@@ -88,8 +88,11 @@ struct origin_result {
     struct origin_hop *hops; size_t nhops;   /* the other affected ranks, in spreading order */
 };
 
-/* Applies the rules to ranks[0..n) (ascending rank).  0 ok (out filled,
- * phase ORIGIN_NONE when nothing is anomalous), -1 out of memory (err). */
+/* Applies the rules to ranks[0..n) (ascending rank).  Each rank's own part
+ * (its communication ops and candidates) runs on the pool's threads
+ * (model/util/pool.h), joined in rank order: the result is the same on any
+ * number of threads.  0 ok (out filled, phase ORIGIN_NONE when nothing is
+ * anomalous), -1 out of memory (err). */
 int origin_find(const struct origin_rank *ranks, size_t n, enum origin_rules rules,
                 struct origin_result *out, struct pt_error *err);
 void origin_result_free(struct origin_result *r);

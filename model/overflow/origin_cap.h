@@ -11,8 +11,11 @@
  * given twice (Python keeps the last), an object inside an item (a P2POp's
  * tensor), a data_name (it names the item), inputs or outputs not in the
  * usual list/object form, a type or dtype cut or not a string, a
- * parameters_grad record.  The file's size and change time as read: a
- * file changed since is read whole again. */
+ * parameters_grad record.  The bytes of those records and of the
+ * communication ops are kept (a sixth of a dump at most, in the bench's
+ * layout), so the search reads nothing of the file again.  The file's
+ * size and change time as read: a file changed since is read whole
+ * again. */
 #ifndef PT_ORIGIN_CAP_H
 #define PT_ORIGIN_CAP_H
 
@@ -20,12 +23,13 @@
 #include <stdint.h>
 
 struct origin_cap_rec {
-    uint64_t v0;          /* byte offset of the value in the file */
+    uint64_t v0;          /* byte offset of the value in the file, or in vals[] when kept */
     uint32_t vlen;        /* its length */
     uint32_t name;        /* offset of the name in names[] */
     uint32_t nlen;
     uint8_t flags;        /* ORIGIN_IN | ORIGIN_OUT, as origin_flags_nonfinite gives them */
     uint8_t reread;       /* flags unknown: parse the record again */
+    uint8_t kept;         /* its bytes are in vals[] at v0 */
 };
 
 struct origin_cap {
@@ -34,6 +38,7 @@ struct origin_cap {
     int64_t mtime_s, mtime_ns;
     struct origin_cap_rec *v; size_t n, cap;
     char *names; size_t nnames, capnames;
+    char *vals; size_t nvals, capvals;   /* the kept records' bytes */
     int bad;                       /* of no use (a record left out, "data" twice): read whole */
 };
 
@@ -41,9 +46,14 @@ struct origin_cap {
  * read), or NULL out of memory. */
 struct origin_cap *origin_cap_new(const char *path, uint64_t size, int64_t mtime_s, int64_t mtime_ns);
 /* Appends record n of the file (name of nlen bytes, value at [v0, v0 +
- * vlen)).  0, or -1 out of memory. */
+ * vlen)); bytes, when not NULL, are its vlen bytes, kept.  0, or -1 out of
+ * memory. */
 int origin_cap_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen, uint8_t flags,
-                   int reread);
+                   int reread, const char *bytes);
+/* The bytes of record r when kept, else NULL. */
+static inline const char *origin_cap_bytes(const struct origin_cap *c, size_t r) {
+    return c->v[r].kept ? c->vals + c->v[r].v0 : NULL;
+}
 /* The name of record r (not NUL-terminated: rec r's nlen bytes). */
 static inline const char *origin_cap_name(const struct origin_cap *c, size_t r) { return c->names + c->v[r].name; }
 void origin_cap_free(struct origin_cap *c);   /* NULL is fine */

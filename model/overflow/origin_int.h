@@ -4,7 +4,9 @@
  * are communication ops, what a rank keeps), origin_pair.c (each rank's
  * communication ops, their pairing across ranks and their layers) and
  * origin.c (the search over the paired groups, the chain, the entry
- * point).  Calls go one way: origin.c -> origin_pair.c -> origin_flags.c. */
+ * point), with origin_ranks.c (each rank's part, on the pool's threads).
+ * Calls go one way: origin.c -> origin_ranks.c -> origin_pair.c ->
+ * origin_flags.c. */
 #ifndef PT_ORIGIN_INT_H
 #define PT_ORIGIN_INT_H
 
@@ -28,11 +30,12 @@ struct cnode {
     const char *cnt; size_t cnt_len;
     int32_t *conn; size_t nconn;   /* peer ranks named by the op (ascending, unique) */
     int own_conn;                  /* conn is the op's own, else its group's (gsets) */
+    int32_t gs;                    /* !own_conn: that group's index in gsets */
     size_t c0, nc;                 /* its candidate compute ops in cands[] */
 };
 
 struct cand { int rk; int32_t rec, sub_layer; };
-struct gset { int32_t *v; size_t n; };   /* a group's ranks, ascending, unique */
+struct gset { int32_t *v; size_t n; const char *text; };   /* a group's ranks, ascending, unique; its text */
 struct edge { int a, b; uint8_t kind; };
 
 /* Pairing's index: one key per (API, direction), holding segments
@@ -94,5 +97,15 @@ int origin_build_rank(struct st *s, int rk);
 int origin_pair_ops(struct st *s);
 /* The root of x in a union-find forest p (paths halved on the way). */
 size_t origin_uf_find(size_t *p, size_t x);
+
+/* ---- origin_ranks.c ---- */
+
+/* Every rank's own part of the search, the ranks on the pool's threads
+ * (model/util/pool.h), joined in rank order, so that s comes out as
+ * origin_build_rank over the ranks in order makes it: s->ri[r].first_comm,
+ * and born[r], the record born anomalous before rank r's first
+ * communication op (-1 none), then its ops and candidates (s->nodes,
+ * s->cands, s->gsets).  0, -1 out of memory. */
+int origin_build_ranks(struct st *s, int32_t *born);
 
 #endif

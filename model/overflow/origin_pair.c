@@ -156,7 +156,7 @@ static int32_t group_set(struct st *s, const char *gt) {
         p = e;
     }
     if (UTIL_PUSH(s->gsets, s->ngsets, s->capg) != 0) { free(v); return -1; }
-    s->gsets[s->ngsets] = (struct gset){v, sort_unique(v, n)};
+    s->gsets[s->ngsets] = (struct gset){v, sort_unique(v, n), gt};
     *slot = (int32_t)s->ngsets;
     return (int32_t)s->ngsets++;
 }
@@ -195,6 +195,7 @@ static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cno
             free(v);
             c->conn = G->v;
             c->nconn = G->n;
+            c->gs = gi;
             return 0;
         }
         for (size_t i = 0; i < G->n && rc == 0; i++) rc |= push_rank(&v, &n, &cap, G->v[i]);

@@ -5,7 +5,8 @@
  * holds NaN/Inf), so the model gets one tree per rank -- when the load kept
  * their records (load_opts.origin_keep, model/overflow/origin_cap.h), only
  * the communication ops and the records it could not judge are parsed
- * again, so each file is read once (ovf_origin_read_rank), and each
+ * again, from the bytes the load kept of them, so each file is read once
+ * (ovf_origin_read_rank), and each
  * rank's capture is freed once read (a later run reads the files whole;
  * nothing else reads ds_rankdir.ocap); names the nodes it
  * reports with their step, micro step (from the dataset's flagged

@@ -8,6 +8,7 @@
 #include "src/io/dump/read_graph.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -692,33 +693,78 @@ out:
 }
 
 /* The records of a dump.json from the first read's capture (graph_read_cap):
- * each by its name, the wanted ones parsed from their bytes alone.  0, 1
- * when the bytes are not what the capture says (the file changed), -1 out
- * of memory. */
-static int read_cap(struct tree *t, const char *buf, size_t len, const struct origin_cap *c,
-                    int (*want)(const char *name)) {
+ * each by its name, the wanted ones parsed from their bytes alone, which
+ * are read (pread) in windows that hold one wanted record, or several
+ * close together, never the whole file.  0, 1 when the bytes are not what
+ * the capture says (the file changed), -1 out of memory. */
+#define CAP_GAP 512                  /* bytes between two wanted records read rather than skipped */
+#define CAP_WINDOW (1u << 16)        /* most bytes a window spans, unless one record is longer */
+
+static int cap_wanted(const struct origin_cap *c, size_t r, int (*want)(const char *name)) {
+    return c->v[r].reread || want(origin_cap_name(c, r));
+}
+
+/* Record r's bytes in the window [*w0, *w1) of the file (win), read
+ * unless there already: from r on, over the wanted records close after it
+ * that the load did not keep.  0, 1 the file is shorter, -1 out of memory. */
+static int cap_window(int fd, const struct origin_cap *c, size_t r, int (*want)(const char *name), char **win,
+                      size_t *wcap, uint64_t *w0, uint64_t *w1) {
+    const struct origin_cap_rec *x = &c->v[r];
+    if (x->v0 > c->size || x->vlen > c->size - x->v0) return 1;
+    if (x->v0 >= *w0 && x->v0 + x->vlen <= *w1) return 0;
+    uint64_t e = x->v0 + x->vlen;
+    for (size_t k = r + 1; k < c->n; k++) {
+        const struct origin_cap_rec *y = &c->v[k];
+        if (!cap_wanted(c, k, want) || y->kept) continue;
+        if (y->v0 < e || y->v0 - e > CAP_GAP || y->v0 + y->vlen - x->v0 > CAP_WINDOW || y->v0 + y->vlen > c->size)
+            break;
+        e = y->v0 + y->vlen;
+    }
+    size_t got = 0, n = (size_t)(e - x->v0);
+    if (util_grow((void **)win, wcap, n + 1, 1) != 0) return -1;
+    while (got < n) {
+        ssize_t k = pread(fd, *win + got, n - got, (off_t)(x->v0 + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return 1;
+        got += (size_t)k;
+    }
+    *w0 = x->v0;
+    *w1 = e;
+    return 0;
+}
+
+static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*want)(const char *name)) {
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
     struct flat f = {.t = t};
     struct pt_error lerr;
     const struct jv none = {.t = J_NULL};
+    char *win = NULL;
+    size_t wcap = 0;
+    uint64_t w0 = 0, w1 = 0;   /* the file's bytes [w0, w1) are in win */
     int rc = 0;
     tree_reserve(t, c->n + 16, 64, c->nnames + 4096);
     for (size_t r = 0; r < c->n && rc == 0; r++) {
         const struct origin_cap_rec *x = &c->v[r];
         const char *name = origin_cap_name(c, r);
-        if (!x->reread && !want(name)) {
+        if (!cap_wanted(c, r, want)) {
             if (add_record(t, name, x->nlen, &none, &f) != 0) rc = -1;
             continue;
         }
-        if (x->v0 > len || x->vlen > len - x->v0) { rc = 1; break; }
+        const char *bytes = origin_cap_bytes(c, r);   /* kept by the load, else read here */
+        if (!bytes) {
+            int w = cap_window(fd, c, r, want, &win, &wcap, &w0, &w1);
+            if (w != 0) { rc = w; break; }
+            bytes = win + (x->v0 - w0);
+        }
         util_arena_reset(&jp.ar);
-        json_lex_init(&jp.lx, buf + x->v0, x->vlen, c->path, &lerr);
+        json_lex_init(&jp.lx, bytes, x->vlen, c->path, &lerr);
         struct jv v;
         enum json_tok tok = json_lex_next(&jp.lx);
         if (tok == JT_ERROR || parse_value(&jp, tok, &v) != 0) rc = jp.oom ? -1 : 1;
         else if (add_record(t, name, x->nlen, &v, &f) != 0) rc = -1;
     }
+    free(win);
     jparse_free(&jp);
     flat_free(&f);
     return rc;
@@ -898,16 +944,18 @@ int graph_read_cap(const char *dir, const struct origin_cap *c, int (*want)(cons
         snprintf(base, sizeof base, "%s", dir);
         snprintf(path, sizeof path, "%s/dump.json", base);
     }
-    if (strcmp(path, c->path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != c->size ||
-        (int64_t)st.st_mtim.tv_sec != c->mtime_s || (int64_t)st.st_mtim.tv_nsec != c->mtime_ns || !c->size)
+    if (strcmp(path, c->path) != 0 || !c->size) return 1;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 1;
+    /* the file as opened is the one the capture read */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != c->size ||
+        (int64_t)st.st_mtim.tv_sec != c->mtime_s || (int64_t)st.st_mtim.tv_nsec != c->mtime_ns) {
+        close(fd);
         return 1;
-    const char *buf;
-    size_t len;
-    struct pt_error merr;
-    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, &merr) != 0) return 1;
+    }
     struct tree *t = tree_new();
-    int rc = !t || !(t->path = strdup(base)) ? -1 : len != c->size ? 1 : read_cap(t, buf, len, c, want);
-    json_unmap_file(buf, len);
+    int rc = !t || !(t->path = strdup(base)) ? -1 : read_cap(t, fd, c, want);
+    close(fd);
     if (rc != 0) {
         tree_free(t);
         return rc < 0 ? pt_errorf(err, "%s: out of memory", path) : 1;
