@@ -288,11 +288,17 @@ struct mc_many {
     size_t next;             /* the next job to take */
     size_t taken;            /* jobs [0, taken) taken over by the caller */
     int stop;
+    int fresh;               /* the cache held no part: nothing to look up, each file parsed */
 };
 
-/* Parses job i (taken, not kept) with names of its own. */
+/* Parses job i (taken, not kept) with names of its own; in a fresh
+ * cache, its stat taken here (on any thread) rather than by mc_lookup. */
 static void mc_parse_own(struct mc_many *m, size_t i) {
     struct mc_job *j = &m->jobs[i];
+    if (m->fresh) {
+        j->have_st = stat(j->path, &j->st) == 0;
+        j->sig = j->have_st ? sig_of(&j->st) : 0;
+    }
     if (!(j->pool = names_new())) { j->rc = -1; return; }
     mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
 }
@@ -360,14 +366,18 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
     if (threads <= 0) threads = util_pool_threads(64);
     if ((size_t)threads > n) threads = (int)n;
     if (threads > 64) threads = 64;
+    m.fresh = pstore_count(c->store) == 0;
     pthread_mutex_init(&m.mu, NULL);
     pthread_cond_init(&m.cv, NULL);
     pthread_t tids[64];
     int nt = 0;
     for (int t = 1; t < threads; t++)
         if (pthread_create(&tids[nt], NULL, mc_worker, &m) == 0) nt++;
-    /* the lookups first (the parsers start behind them), a few at a time */
-    for (size_t i = 0; i < n; i++) {
+    /* the lookups first (the parsers start behind them), a few at a time;
+     * none in a cache that holds no part (a one-time read, a first load):
+     * each file's stat is its parser's */
+    if (m.fresh) mc_publish(&m, &n, 0, 0);
+    for (size_t i = 0; i < n && !m.fresh; i++) {
         mc_lookup(c, &m.jobs[i]);
         if (nt && ((i + 1) % 16 == 0 || i + 1 == n)) {
             size_t l = i + 1;
