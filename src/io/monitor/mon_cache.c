@@ -283,10 +283,13 @@ struct mc_many {
     mon_cache_parse_fn parse;
     const struct dataset *ds;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cvw;      /* parsers wait here: for lookups, room ahead, the end */
+    pthread_cond_t cvc;      /* the caller waits here: for the job it is at */
     size_t looked;           /* jobs [0, looked) looked up */
     size_t next;             /* the next job to take */
     size_t taken;            /* jobs [0, taken) taken over by the caller */
+    size_t cwait;            /* the caller waits for job cwait - 1 (0: it does not) */
+    int wwait;               /* parsers waiting */
     int stop;
     int fresh;               /* the cache held no part: nothing to look up, each file parsed */
 };
@@ -303,12 +306,20 @@ static void mc_parse_own(struct mc_many *m, size_t i) {
     mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
 }
 
+/* A parser: takes the next job while it may.  Once MC_AHEAD ahead, it
+ * waits until the caller is half of that behind (not woken at each file). */
 static void *mc_worker(void *arg) {
     struct mc_many *m = arg;
     pthread_mutex_lock(&m->mu);
     for (;;) {
-        while (!m->stop && m->next < m->n && (m->next >= m->looked || m->next >= m->taken + MC_AHEAD))
-            pthread_cond_wait(&m->cv, &m->mu);
+        int waited = 0;
+        while (!m->stop && m->next < m->n &&
+               (m->next >= m->looked || m->next + (waited ? MC_AHEAD / 2 : 0) >= m->taken + MC_AHEAD)) {
+            waited = 1;
+            m->wwait++;
+            pthread_cond_wait(&m->cvw, &m->mu);
+            m->wwait--;
+        }
         if (m->stop || m->next >= m->n) break;
         size_t i = m->next++;
         if (m->jobs[i].kept) continue;
@@ -317,32 +328,50 @@ static void *mc_worker(void *arg) {
         mc_parse_own(m, i);
         pthread_mutex_lock(&m->mu);
         m->state[i] = 2;
-        pthread_cond_broadcast(&m->cv);
+        if (m->cwait == i + 1) pthread_cond_signal(&m->cvc);
     }
     pthread_mutex_unlock(&m->mu);
     return NULL;
 }
 
-/* Job i, parsed (here, when no thread took it) or kept, for the caller. */
+/* Job i, parsed or kept, for the caller: parsed here when no thread took
+ * it; while a thread parses it, the caller parses the next free job
+ * within reach rather than wait (it waits only when there is none). */
 static void mc_wait(struct mc_many *m, size_t i) {
     pthread_mutex_lock(&m->mu);
-    int mine = 0;
-    if (i >= m->next) {   /* taken in order: none took it yet */
-        m->next = i + 1;
-        mine = !m->jobs[i].kept;
-    } else {
-        while (m->state[i] == 1) pthread_cond_wait(&m->cv, &m->mu);
+    for (;;) {
+        size_t k;
+        if (i >= m->next) {   /* taken in order: none took it yet */
+            k = i;
+        } else if (m->state[i] != 1) {
+            break;
+        } else if (m->next < m->n && m->next < m->looked && m->next < m->taken + MC_AHEAD) {
+            k = m->next;
+        } else {
+            m->cwait = i + 1;
+            pthread_cond_wait(&m->cvc, &m->mu);
+            m->cwait = 0;
+            continue;
+        }
+        m->next = k + 1;
+        if (m->jobs[k].kept) continue;
+        m->state[k] = 1;
+        pthread_mutex_unlock(&m->mu);
+        mc_parse_own(m, k);
+        pthread_mutex_lock(&m->mu);
+        m->state[k] = 2;
     }
     pthread_mutex_unlock(&m->mu);
-    if (mine) mc_parse_own(m, i);
 }
 
+/* The caller's progress: lookups done (looked non-NULL), jobs taken over,
+ * or the end; the parsers woken when they may go on. */
 static void mc_publish(struct mc_many *m, size_t *looked, size_t taken, int stop) {
     pthread_mutex_lock(&m->mu);
     if (looked) m->looked = *looked;
     m->taken = taken;
     m->stop |= stop;
-    pthread_cond_broadcast(&m->cv);
+    if (m->wwait && (looked || stop || m->next + MC_AHEAD / 2 < taken + MC_AHEAD)) pthread_cond_broadcast(&m->cvw);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -368,7 +397,8 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
     if (threads > 64) threads = 64;
     m.fresh = pstore_count(c->store) == 0;
     pthread_mutex_init(&m.mu, NULL);
-    pthread_cond_init(&m.cv, NULL);
+    pthread_cond_init(&m.cvw, NULL);
+    pthread_cond_init(&m.cvc, NULL);
     pthread_t tids[64];
     int nt = 0;
     for (int t = 1; t < threads; t++)
@@ -404,7 +434,8 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
         if (j->sd) dataset_free(j->sd);
         names_free(j->pool);
     }
-    pthread_cond_destroy(&m.cv);
+    pthread_cond_destroy(&m.cvw);
+    pthread_cond_destroy(&m.cvc);
     pthread_mutex_destroy(&m.mu);
     free(m.state);
     free(m.jobs);
