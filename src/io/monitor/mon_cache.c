@@ -304,6 +304,9 @@ static void mc_parse_own(struct mc_many *m, size_t i) {
     }
     if (!(j->pool = names_new())) { j->rc = -1; return; }
     mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
+    /* its buffers cut here, in this thread's malloc arena: on the
+     * caller's thread each realloc waited for the arena's lock */
+    if (j->rc == 0 && j->p) trim(j->p);
 }
 
 /* A parser: takes the next job while it may.  Once MC_AHEAD ahead, it
