@@ -105,18 +105,6 @@ int monitor_detect(const char *path) {
     return found;
 }
 
-void monitor_free(struct monitor_data *md) {
-    free(md->files);
-    mon_cache_free(md->own);
-    memset(md, 0, sizeof *md);
-}
-
-int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
-    if (!c && !md->own && !(md->own = mon_cache_new(UINT64_MAX))) return -1;
-    md->pool = mon_cache_pool(c ? c : md->own);
-    return 0;
-}
-
 const char *monitor_name(const struct monitor_data *md, const struct monitor_row *r) { return names_str(md->pool, r->name); }
 
 int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of) {
@@ -132,14 +120,6 @@ int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part,
         if (f->nrows) md->metric_has_rows |= 1u << m;
     }
     return 0;
-}
-
-void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
-                         char buf[MONITOR_STAMP_SIZE]) {
-    /* the mapping's pairs by a hash of them: a stamp only has to differ */
-    uint64_t h = mapping_hash(map);
-    snprintf(buf, MONITOR_STAMP_SIZE, "%s map %zu %016llx layout %p follow %d", format, map ? map->n : 0,
-             (unsigned long long)h, (const void *)layout, follow);
 }
 
 /* ---- CSV ---- */

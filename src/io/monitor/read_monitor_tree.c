@@ -2,7 +2,8 @@
  * (v1 and monitor_v2, read_monitor.h, monitor_read_tree): every file of
  * the tree listed first, then read through the cache in one pipeline
  * (mon_cache_read_each) -- parsed on every thread, added to md in order:
- * ranks ascending, files by name. */
+ * ranks ascending, files by name; and what a read keeps of the cache (the
+ * stamp, a cache of its own). */
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,10 +12,31 @@
 
 #include "model/util/fs.h"
 #include "model/util/util.h"
+#include "src/io/common/mapping.h"
 #include "src/io/common/reader.h"
 #include "src/io/load.h"
 #include "src/io/monitor/mon_cache.h"
 #include "src/io/monitor/read_monitor.h"
+
+void monitor_free(struct monitor_data *md) {
+    free(md->files);
+    mon_cache_free(md->own);
+    memset(md, 0, sizeof *md);
+}
+
+int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
+    if (!c && !md->own && !(md->own = mon_cache_new(UINT64_MAX))) return -1;
+    md->pool = mon_cache_pool(c ? c : md->own);
+    return 0;
+}
+
+void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
+                         char buf[MONITOR_STAMP_SIZE]) {
+    /* the mapping's pairs by a hash of them: a stamp only has to differ */
+    uint64_t h = mapping_hash(map);
+    snprintf(buf, MONITOR_STAMP_SIZE, "%s map %zu %016llx layout %p follow %d", format, map ? map->n : 0,
+             (unsigned long long)h, (const void *)layout, follow);
+}
 
 /* The tree's files, in the order they are read. */
 struct tree_files {
