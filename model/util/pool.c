@@ -34,16 +34,21 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+int util_pool_threads(int max) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cores < 2 ? 1 : cores > max ? max : (int)cores;
+    const char *env = getenv("PROBETOP_THREADS");   /* the threads in all (tests: outputs the same on any number) */
+    long want = env && *env ? strtol(env, NULL, 10) : 0;
+    if (want >= 1) nt = want > max ? max : (int)want;
+    return nt < 1 ? 1 : nt;
+}
+
 int util_pool_for(size_t n, int (*fn)(void *ctx, size_t i, struct pt_error *e), void *ctx, struct pt_error *err) {
     struct pool p = {.n = n, .fn = fn, .ctx = ctx};
     atomic_init(&p.next, 0);
     atomic_init(&p.failed, 0);
     pthread_mutex_init(&p.mu, NULL);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = cores < 2 ? 0 : cores > EXTRA_MAX + 1 ? EXTRA_MAX : (size_t)cores - 1, started = 0;
-    const char *env = getenv("PROBETOP_THREADS");   /* the threads in all, 1 to 4 (tests: outputs the same on any number) */
-    long want = env && *env ? strtol(env, NULL, 10) : 0;
-    if (want >= 1) nt = want > EXTRA_MAX + 1 ? EXTRA_MAX : (size_t)want - 1;
+    size_t nt = (size_t)util_pool_threads(EXTRA_MAX + 1) - 1, started = 0;
     if (nt > n) nt = n;
     pthread_t th[EXTRA_MAX];
     for (; started < nt; started++)

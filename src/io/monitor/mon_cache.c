@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/cube/names.h"
+#include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
@@ -269,71 +270,194 @@ int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_
     return mc_finish(c, &j, ds, out);
 }
 
+/* A pipeline over n files: parser threads take the files in order, as
+ * far as the lookups went and at most MC_AHEAD files ahead of the caller's
+ * thread, which looks every file up, then takes them over in order (one
+ * nobody took yet it parses itself), so that what it says and the names'
+ * ids come in the files' order whatever the threads. */
+#define MC_AHEAD 32
 struct mc_many {
     struct mc_job *jobs;
+    unsigned char *state;    /* per job: 0 free, 1 being parsed, 2 parsed */
     size_t n, max_bytes;
     mon_cache_parse_fn parse;
     const struct dataset *ds;
-    atomic_size_t next;      /* the next job to take */
+    pthread_mutex_t mu;
+    pthread_cond_t cvw;      /* parsers wait here: for lookups, room ahead, the end */
+    pthread_cond_t cvc;      /* the caller waits here: for the job it is at */
+    size_t looked;           /* jobs [0, looked) looked up */
+    size_t next;             /* the next job to take */
+    size_t taken;            /* jobs [0, taken) taken over by the caller */
+    size_t cwait;            /* the caller waits for job cwait - 1 (0: it does not) */
+    int wwait;               /* parsers waiting */
+    int stop;
+    int fresh;               /* the cache held no part: nothing to look up, each file parsed */
 };
 
+/* Parses job i (taken, not kept) with names of its own; in a fresh
+ * cache, its stat taken here (on any thread) rather than by mc_lookup. */
+static void mc_parse_own(struct mc_many *m, size_t i) {
+    struct mc_job *j = &m->jobs[i];
+    if (m->fresh) {
+        j->have_st = stat(j->path, &j->st) == 0;
+        j->sig = j->have_st ? sig_of(&j->st) : 0;
+    }
+    if (!(j->pool = names_new())) { j->rc = -1; return; }
+    mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
+    /* its buffers cut here, in this thread's malloc arena: on the
+     * caller's thread each realloc waited for the arena's lock */
+    if (j->rc == 0 && j->p) trim(j->p);
+}
+
+/* A parser: takes the next job while it may.  Once MC_AHEAD ahead, it
+ * waits until the caller is half of that behind (not woken at each file). */
 static void *mc_worker(void *arg) {
     struct mc_many *m = arg;
+    pthread_mutex_lock(&m->mu);
     for (;;) {
-        size_t i = atomic_fetch_add(&m->next, 1);
-        if (i >= m->n) return NULL;
-        struct mc_job *j = &m->jobs[i];
-        if (j->kept) continue;
-        if (!(j->pool = names_new())) { j->rc = -1; continue; }
-        mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
+        int waited = 0;
+        while (!m->stop && m->next < m->n &&
+               (m->next >= m->looked || m->next + (waited ? MC_AHEAD / 2 : 0) >= m->taken + MC_AHEAD)) {
+            waited = 1;
+            m->wwait++;
+            pthread_cond_wait(&m->cvw, &m->mu);
+            m->wwait--;
+        }
+        if (m->stop || m->next >= m->n) break;
+        size_t i = m->next++;
+        if (m->jobs[i].kept) continue;
+        m->state[i] = 1;
+        pthread_mutex_unlock(&m->mu);
+        mc_parse_own(m, i);
+        pthread_mutex_lock(&m->mu);
+        m->state[i] = 2;
+        if (m->cwait == i + 1) pthread_cond_signal(&m->cvc);
     }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+/* Job i, parsed or kept, for the caller: parsed here when no thread took
+ * it; while a thread parses it, the caller parses the next free job
+ * within reach rather than wait (it waits only when there is none). */
+static void mc_wait(struct mc_many *m, size_t i) {
+    pthread_mutex_lock(&m->mu);
+    for (;;) {
+        size_t k;
+        if (i >= m->next) {   /* taken in order: none took it yet */
+            k = i;
+        } else if (m->state[i] != 1) {
+            break;
+        } else if (m->next < m->n && m->next < m->looked && m->next < m->taken + MC_AHEAD) {
+            k = m->next;
+        } else {
+            m->cwait = i + 1;
+            pthread_cond_wait(&m->cvc, &m->mu);
+            m->cwait = 0;
+            continue;
+        }
+        m->next = k + 1;
+        if (m->jobs[k].kept) continue;
+        m->state[k] = 1;
+        pthread_mutex_unlock(&m->mu);
+        mc_parse_own(m, k);
+        pthread_mutex_lock(&m->mu);
+        m->state[k] = 2;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* The caller's progress: lookups done (looked non-NULL), jobs taken over,
+ * or the end; the parsers woken when they may go on. */
+static void mc_publish(struct mc_many *m, size_t *looked, size_t taken, int stop) {
+    pthread_mutex_lock(&m->mu);
+    if (looked) m->looked = *looked;
+    m->taken = taken;
+    m->stop |= stop;
+    if (m->wwait && (looked || stop || m->next + MC_AHEAD / 2 < taken + MC_AHEAD)) pthread_cond_broadcast(&m->cvw);
+    pthread_mutex_unlock(&m->mu);
+}
+
+int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+                        mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, mon_cache_each_fn each,
+                        void *arg, struct dataset *ds) {
+    struct mc_many m = {.n = n, .max_bytes = max_bytes, .parse = parse, .ds = ds};
+    int rc = 0;
+    if (!n) return 0;
+    m.jobs = calloc(n, sizeof *m.jobs);
+    m.state = calloc(n, 1);
+    if (!m.jobs || !m.state) {
+        free(m.jobs);
+        free(m.state);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        m.jobs[i].path = paths[i];
+        m.jobs[i].ctx = (char *)ctxs + i * ctx_size;
+    }
+    if (threads <= 0) threads = util_pool_threads(64);
+    if ((size_t)threads > n) threads = (int)n;
+    if (threads > 64) threads = 64;
+    m.fresh = pstore_count(c->store) == 0;
+    pthread_mutex_init(&m.mu, NULL);
+    pthread_cond_init(&m.cvw, NULL);
+    pthread_cond_init(&m.cvc, NULL);
+    pthread_t tids[64];
+    int nt = 0;
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tids[nt], NULL, mc_worker, &m) == 0) nt++;
+    /* the lookups first (the parsers start behind them), a few at a time;
+     * none in a cache that holds no part (a one-time read, a first load):
+     * each file's stat is its parser's */
+    if (m.fresh) mc_publish(&m, &n, 0, 0);
+    for (size_t i = 0; i < n && !m.fresh; i++) {
+        mc_lookup(c, &m.jobs[i]);
+        if (nt && ((i + 1) % 16 == 0 || i + 1 == n)) {
+            size_t l = i + 1;
+            mc_publish(&m, &l, 0, 0);
+        }
+    }
+    /* in the files' order, on this thread: notes, names, the cache */
+    size_t i = 0;
+    for (; i < n && rc == 0; i++) {
+        struct mc_job *j = &m.jobs[i];
+        const struct mon_cache_part *p = NULL;
+        mc_wait(&m, i);
+        rc = j->kept ? mc_use_kept(c, j, ds, &p) : mc_finish(c, j, ds, &p);
+        names_free(j->pool);
+        j->pool = NULL;
+        if (rc == 0 && each) rc = each(arg, i, p, ds);
+        if (nt) mc_publish(&m, NULL, i + 1, rc != 0);
+    }
+    if (nt) mc_publish(&m, NULL, i, 1);
+    for (int t = 0; t < nt; t++) pthread_join(tids[t], NULL);
+    for (; i < n; i++) {   /* after a failure: what the threads parsed ahead */
+        struct mc_job *j = &m.jobs[i];
+        if (j->p) part_free(j->p);
+        if (j->sd) dataset_free(j->sd);
+        names_free(j->pool);
+    }
+    pthread_cond_destroy(&m.cvw);
+    pthread_cond_destroy(&m.cvc);
+    pthread_mutex_destroy(&m.mu);
+    free(m.state);
+    free(m.jobs);
+    return rc;
+}
+
+struct mc_out { const struct mon_cache_part **out; };
+
+static int mc_store(void *arg, size_t i, const struct mon_cache_part *p, struct dataset *ds) {
+    (void)ds;
+    ((struct mc_out *)arg)->out[i] = p;
+    return 0;
 }
 
 int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
                        mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
                        const struct mon_cache_part **out) {
-    struct mc_many m = {.n = n, .max_bytes = max_bytes, .parse = parse, .ds = ds};
-    int rc = 0;
-    if (!n) return 0;
-    if (!(m.jobs = calloc(n, sizeof *m.jobs))) return -1;
-    size_t todo = 0;
-    for (size_t i = 0; i < n; i++) {
-        m.jobs[i].path = paths[i];
-        m.jobs[i].ctx = (char *)ctxs + i * ctx_size;
-        mc_lookup(c, &m.jobs[i]);
-        todo += !m.jobs[i].kept;
-    }
-    if (threads <= 0) threads = util_ncores(64);
-    if ((size_t)threads > todo) threads = todo ? (int)todo : 1;
-    if (threads > 64) threads = 64;
-    /* a batch of files at a time: each parse holds its bytes and names
-     * until this thread took them over */
-    struct mc_job *all = m.jobs;
-    size_t batch = (size_t)threads * 8;
-    for (size_t base = 0; base < n; base += batch) {
-        m.jobs = all + base;
-        m.n = n - base < batch ? n - base : batch;
-        atomic_store(&m.next, 0);
-        pthread_t tids[64];
-        int nt = 0;
-        for (int t = 1; rc == 0 && t < threads; t++)
-            if (pthread_create(&tids[nt], NULL, mc_worker, &m) == 0) nt++;
-        if (rc == 0) mc_worker(&m);   /* this thread parses too */
-        for (int t = 0; t < nt; t++) pthread_join(tids[t], NULL);
-        /* in the files' order, on this thread: notes, names, the cache */
-        for (size_t i = 0; i < m.n; i++) {
-            struct mc_job *j = &m.jobs[i];
-            if (rc == 0) rc = j->kept ? mc_use_kept(c, j, ds, &out[base + i]) : mc_finish(c, j, ds, &out[base + i]);
-            else if (!j->kept) {
-                if (j->p) part_free(j->p);
-                if (j->sd) dataset_free(j->sd);
-            }
-            names_free(j->pool);
-        }
-    }
-    m.jobs = all;
-    free(m.jobs);
-    return rc;
+    struct mc_out o = {out};
+    return mon_cache_read_each(c, paths, n, max_bytes, parse, ctxs, ctx_size, threads, mc_store, &o, ds);
 }
 
 int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,

@@ -65,13 +65,26 @@ int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_
                   struct dataset *ds, const struct mon_cache_part **out);
 /* The parts of paths[0..n) into out[0..n), as n calls of mon_cache_read
  * in that order give them (notes into ds in that order), the files that
- * must be parsed parsed on threads threads (0: one per core), each with
+ * must be parsed parsed on threads threads (0: as mon_cache_read_each), each with
  * names of its own, then put into the cache's pool.  ctxs: parse's
  * context of each file, ctx_size bytes apart (each used by one thread).
  * -1 without memory. */
 int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
                        mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
                        const struct mon_cache_part **out);
+/* What mon_cache_read_each hands over: file i's part (paths[i]; valid
+ * until the next mon_cache_begin), on the caller's thread, in the files'
+ * order.  0, or -1: the read stops. */
+typedef int (*mon_cache_each_fn)(void *arg, size_t i, const struct mon_cache_part *part, struct dataset *ds);
+/* mon_cache_read_many's read, each part handed to each (arg) as soon as it
+ * and every file before it are read: the threads parse the next files
+ * meanwhile (at most a few dozen ahead), threads in all (0: the cores,
+ * or PROBETOP_THREADS, model/util/pool.h).  What ds gets, and in what
+ * order, is the same on any number of threads.  -1 without memory or when
+ * each said so. */
+int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+                        mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, mon_cache_each_fn each,
+                        void *arg, struct dataset *ds);
 /* A part of bytes that come from no file (tests, fuzzing): parsed into the
  * cache, never kept past the next mon_cache_begin.  -1 without memory. */
 int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,

@@ -106,18 +106,6 @@ int monitor_detect(const char *path) {
     return found;
 }
 
-void monitor_free(struct monitor_data *md) {
-    free(md->files);
-    mon_cache_free(md->own);
-    memset(md, 0, sizeof *md);
-}
-
-int monitor_use_cache(struct monitor_data *md, struct mon_cache *c) {
-    if (!c && !md->own && !(md->own = mon_cache_new(UINT64_MAX))) return -1;
-    md->pool = mon_cache_pool(c ? c : md->own);
-    return 0;
-}
-
 const char *monitor_name(const struct monitor_data *md, const struct monitor_row *r) { return names_str(md->pool, r->name); }
 
 int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part, const int *metric_of) {
@@ -133,14 +121,6 @@ int monitor_add_part(struct monitor_data *md, const struct mon_cache_part *part,
         if (f->nrows) md->metric_has_rows |= 1u << m;
     }
     return 0;
-}
-
-void monitor_cache_stamp(const char *format, const struct mapping *map, const struct layout *layout, int follow,
-                         char buf[MONITOR_STAMP_SIZE]) {
-    /* the mapping's pairs by a hash of them: a stamp only has to differ */
-    uint64_t h = mapping_hash(map);
-    snprintf(buf, MONITOR_STAMP_SIZE, "%s map %zu %016llx layout %p follow %d", format, map ? map->n : 0,
-             (unsigned long long)h, (const void *)layout, follow);
 }
 
 /* ---- CSV ---- */
@@ -492,124 +472,6 @@ int monitor_read_streamed(const char *path, const struct mapping *map, const str
     return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
 }
 
-/* Streaming (r->rank_done): the files just read, md->files[first..),
- * handed over, then their rows freed, the parts' too. */
-static int hand_rank(const struct monitor_read *r, struct mon_cache *c, struct monitor_data *md, size_t first,
-                     struct dataset *ds) {
-    int rc = r->rank_done(r->rank_arg, md, first, ds);
-    mon_cache_shed(c);
-    for (size_t k = first; k < md->nfiles; k++) {
-        md->files[k].rows = NULL;
-        md->files[k].vals = NULL;
-        md->files[k].cap = 0;
-    }
-    return rc;
-}
-
-/* The files of the rank folders rd[0..nr) (freed here) through cache c,
- * a rank folder at a time: parsed on all cores (mon_cache_read_many), then
- * added to md in order -- ranks ascending, files by name. */
-static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r, struct monitor_rankdir *rd,
-                      size_t nr, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
-                      struct pt_error *err) {
-    for (size_t i = 0; i < nr; i++)
-        if (rd[i].rank > md->max_rank) md->max_rank = (int32_t)rd[i].rank;
-    md->folders_all = nr;
-    if (r->shard_n > 0) {   /* the K-th block of the ranks, ascending: as every task sees them */
-        size_t o = 0, all = nr;
-        for (size_t i = 0; i < all; i++) {
-            if (i * (size_t)r->shard_n / all != (size_t)(r->shard_k - 1)) { free(rd[i].dir); continue; }
-            rd[o++] = rd[i];
-        }
-        nr = o;
-    }
-    md->nranks = (int)nr;
-    int rc = 0;
-    long cut = LONG_MAX;
-    if (ds->max_steps > 0) {   /* progressive loading: the files of the first steps */
-        long *firsts = NULL;
-        size_t nfirst = 0, cap = 0;
-        for (size_t i = 0; i < nr && rc == 0; i++)
-            if (reader_csv_first_steps(rd[i].dir, t->match_csv, &firsts, &nfirst, &cap) != 0)
-                rc = pt_errorf(err, "out of memory");
-        if (rc == 0) cut = reader_step_cut(ds, firsts, nfirst);
-        free(firsts);
-    }
-    char **paths = NULL;
-    unsigned char *cxs = NULL;   /* parse contexts, t->ctx_size bytes apart */
-    const struct mon_cache_part **parts = NULL;
-    size_t cappaths = 0, capcxs = 0, capparts = 0;
-    for (size_t i = 0; i < nr && rc == 0; i++) {
-        /* a long load stops between rank folders (formats.h: o->cancel) */
-        if (r->cancel && atomic_load(r->cancel)) {
-            rc = pt_errorf(err, "cancelled");
-            break;
-        }
-        size_t nfs, np = 0;
-        char **files = fs_list_dir(rd[i].dir, 0, &nfs);
-        for (size_t k = 0; files && k < nfs && rc == 0; k++) {
-            int slot = t->match_csv(files[k]);
-            if (slot < 0 || reader_csv_first_step(files[k]) > cut) continue;
-            size_t pl = strlen(rd[i].dir) + strlen(files[k]) + 2;
-            if (util_grow0((void **)&paths, &cappaths, np + 1, sizeof *paths) != 0 ||
-                util_grow0((void **)&cxs, &capcxs, np + 1, t->ctx_size) != 0 ||
-                util_grow0((void **)&parts, &capparts, np + 1, sizeof *parts) != 0 || !(paths[np] = malloc(pl))) {
-                rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
-                break;
-            }
-            snprintf(paths[np], pl, "%s/%s", rd[i].dir, files[k]);
-            t->set_ctx(cxs + np * t->ctx_size, slot, (int32_t)rd[i].rank, r);
-            np++;
-        }
-        if (files) fs_free_list(files, nfs);
-        /* streamed: MONITOR_STREAM_FILES files at a time, handed over as read */
-        size_t slice = r->rank_done ? MONITOR_STREAM_FILES : np;
-        for (size_t a = 0; a < np && rc == 0; a += slice) {
-            size_t n = np - a < slice ? np - a : slice;
-            if (mon_cache_read_many(c, (const char *const *)paths + a, n, t->max_bytes, t->parse,
-                                    cxs + a * t->ctx_size, t->ctx_size, 0, ds, parts + a) != 0)
-                rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
-            size_t first = md->nfiles;
-            for (size_t k = a; k < a + n && rc == 0; k++) {
-                if (t->add_part(md, parts[k], r, ds) != 0) rc = pt_errorf(err, "out of memory reading %s", paths[k]);
-                else ds->files_read++;
-            }
-            if (rc == 0 && r->rank_done && hand_rank(r, c, md, first, ds) != 0) rc = -1;
-        }
-        for (size_t k = 0; k < np; k++) free(paths[k]);
-    }
-    free(paths);
-    free(cxs);
-    free(parts);
-    for (size_t i = 0; i < nr; i++) free(rd[i].dir);
-    free(rd);
-    /* every file was read: what the cache holds of files gone goes */
-    if (rc == 0) mon_cache_end(c, r->shard_n == 0 && cut == LONG_MAX);
-    return rc;
-}
-
-int monitor_read_tree(const char *path, const struct monitor_tree *t, const struct monitor_read *r,
-                      struct dataset *ds, struct monitor_data *md, struct pt_error *err) {
-    memset(md, 0, sizeof *md);
-    /* streamed: a cache of this read only, keeping no part (each is freed
-     * once its rank is handed over) */
-    if (r->rank_done && !r->cache && !(md->own = mon_cache_new(0))) return pt_errorf(err, "out of memory");
-    char stamp[MONITOR_STAMP_SIZE];
-    monitor_cache_stamp(t->format, r->map, r->layout, ds->follow, stamp);
-    if (monitor_use_cache(md, r->cache) != 0) return pt_errorf(err, "out of memory");
-    struct mon_cache *c = r->cache ? r->cache : md->own;
-    if (mon_cache_begin(c, stamp) != 0) {
-        monitor_free(md);
-        return pt_errorf(err, "out of memory");
-    }
-    md->pool = mon_cache_pool(c);   /* begin may have made a new one */
-    struct monitor_rankdir *rd;
-    size_t nr;
-    int rc = t->list_ranks(path, ds, &rd, &nr, err);
-    if (rc == 0) rc = read_ranks(t, r, rd, nr, c, ds, md, err);
-    if (rc != 0) monitor_free(md);
-    return rc;
-}
 /* ---- steps ---- */
 
 void monitor_steps_free(struct monitor_steps *s) {
