@@ -159,20 +159,33 @@ static int csv_table(FILE *f, const struct cmp_table *t, int header, const char 
 
 /* ---- reading both sides at once ---- */
 
-struct side_job { const char *dir; struct tree *t; struct pt_error err; int rc; };
+struct side_job {
+    const char *dir;
+    struct tree *t;
+    struct pt_error err;
+    int rc;
+    int build;                /* also tree_build the tree read: brc, berr */
+    int brc;
+    struct pt_error berr;
+};
 
 static void *side_thread(void *arg) {
     struct side_job *j = arg;
     /* with its stacks: the tree build's recompute rule and the layer
      * mapping read them */
     j->rc = graph_read(j->dir, 0, &j->t, &j->err);
+    if (j->rc == 0 && j->build) j->brc = tree_build(j->t, &j->berr);
     return NULL;
 }
 
 /* The two dumps are independent, so the benchmark side is read on a second
- * thread while this one reads the problem side. */
-static int read_pair(const char *da, const char *db, struct tree **a, struct tree **b, struct pt_error *err) {
-    struct side_job jb = {.dir = db};
+ * thread while this one reads the problem side.  build: the benchmark tree
+ * is built there too (*brc, berr: tree_build's answer), off the main
+ * thread, where the problem tree is built next: with --vis-db the time to
+ * the first rows is what the database thread waits for. */
+static int read_pair(const char *da, const char *db, struct tree **a, struct tree **b, int build, int *brc,
+                     struct pt_error *berr, struct pt_error *err) {
+    struct side_job jb = {.dir = db, .build = build, .brc = -1};
     pthread_t th;
 #ifdef __GLIBC__
     /* the second thread allocates from the main arena too: an arena of its
@@ -191,6 +204,10 @@ static int read_pair(const char *da, const char *db, struct tree **a, struct tre
         return -1;
     }
     *b = jb.t;
+    if (build) {
+        *brc = jb.brc;
+        if (jb.brc != 0) *berr = jb.berr;
+    }
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
@@ -466,7 +483,11 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
     const struct copts *c = r->c;
     struct pt_error err;
     struct tree *a = NULL, *b = NULL;
-    if (read_pair(pp->dir[0], pp->dir[1], &a, &b, &err) != 0) {
+    /* the benchmark tree built on the reading thread; not with a layer
+     * mapping, which reads both trees as read */
+    int bbuilt = -1;
+    struct pt_error gerr, berr;
+    if (read_pair(pp->dir[0], pp->dir[1], &a, &b, !c->lm, &bbuilt, &berr, &err) != 0) {
         /* the other pairs are still compared; the exit says the answer is partial */
         fprintf(stderr, "probetop compare: step %d rank %d: %s; this pair is left out\n", (int)pp->step,
                 (int)pp->rank, CMD_ESC(err.msg));
@@ -499,8 +520,11 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
      * trees are built they are only read, so the graph compare runs on
      * a second thread while this one makes the table and its csv (the
      * name map and the tensor loader keep no state between calls). */
-    struct pt_error gerr;
-    int built = tree_build(a, &gerr) == 0 && tree_build(b, &gerr) == 0;
+    int built = tree_build(a, &gerr) == 0;
+    if (built && !c->lm && bbuilt != 0) {
+        gerr = berr;
+        built = 0;
+    } else if (built && c->lm) built = tree_build(b, &gerr) == 0;
     struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
     pthread_t gth;
     int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;

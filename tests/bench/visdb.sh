@@ -60,8 +60,14 @@ if [ "${VISDB_THREADS:-0}" = 1 ]; then
     [ -s "$OUT/perf.data" ] || { echo "visdb: perf record failed"; exit 1; }
     # samples at 1 kHz of task-clock: milliseconds of CPU per thread; the
     # first thread is the main one, the longest other the database's
-    perf script -i "$OUT/perf.data" -F tid 2>/dev/null | awk -v n="$(nproc)" '
-        { c[$1]++; tot++; if (!first) first = $1 }
+    # in time order: the serial prefix is the main thread's CPU before the
+    # database thread's fifth sample (5 ms in: inserting, not just started;
+    # until the first rows go in), the tail
+    # every thread's after the last sample of a thread neither main nor
+    # the database's (the rows still to insert, the commit); the critical
+    # path estimate runs those on one core and the rest on all of them
+    perf script -i "$OUT/perf.data" -F tid,time 2>/dev/null | awk -v n="$(nproc)" '
+        { sub(":", "", $2); k++; tid[k] = $1; c[$1]++; tot++; if (!first) first = $1 }
         END {
             for (t in c) if (t != first && c[t] > db) { db = c[t]; dbt = t }
             rest = tot - c[first] - db
@@ -69,6 +75,11 @@ if [ "${VISDB_THREADS:-0}" = 1 ]; then
                 c[first] / 1000, db / 1000, rest / 1000, tot / 1000
             lb = tot / 1000 / n; if (c[first] / 1000 > lb) lb = c[first] / 1000; if (db / 1000 > lb) lb = db / 1000
             printf "on %d idle cores: at least %.2f s (the total over the cores, or the busiest thread)\n", n, lb
+            for (i = 1; i <= k && seen < 5; i++) { if (tid[i] == first) pre++; if (tid[i] == dbt) seen++ }
+            for (i = k; i >= 1 && (tid[i] == first || tid[i] == dbt); i--) tail++
+            cp = (pre + tail + (tot - pre - tail) / n) / 1000; if (cp < lb) cp = lb
+            printf "serial prefix (main before the first insert) %.2f s, serial tail (after the last rows made) %.2f s; critical path %.2f s\n", \
+                pre / 1000, tail / 1000, cp
         }'
     rm -f "$OUT/perf.data"
 fi

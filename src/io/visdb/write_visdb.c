@@ -36,7 +36,8 @@ struct write_visdb {
     pthread_cond_t cv;
     struct vbatch *head, *tail;
     struct vbatch *spare;   /* inserted batches kept for the next graph, with their memory */
-    size_t queued;
+    size_t queued, qbytes;  /* batches sent and not yet inserted, and their size */
+    size_t batch_rows;      /* nodes per batch */
     char dberr[512];
 };
 
@@ -49,8 +50,21 @@ struct vbatch {
     struct write_visdb_buf text;
     struct vrec *v;
     size_t n, cap;
+    size_t bytes;             /* text and rows, while queued */
     struct vbatch *next;
 };
+
+/* A graph's rows go in batches of this many nodes (with their stack
+ * rows): the problem graph's to the database thread as they are made, so
+ * inserting starts a batch after the rows do, not a graph after; the order
+ * of the rows, and so the file, is the same whatever the size
+ * (PROBETOP_VISDB_BATCH sets it, for the test that shows it).  Smaller
+ * batches (2048) left the malloc heap fragmented: 10-20% more peak RSS. */
+#define VIS_BATCH_ROWS 8192
+/* The rows sent and not yet inserted, at most (a batch more may wait):
+ * about one and a half graphs of the 15 MB dumps, as the two whole graphs
+ * of before, so the peak memory stays where it was. */
+#define VIS_QUEUE_BYTES ((size_t)96 << 20)
 
 static void vbatch_free(struct vbatch *b) {
     if (!b) return;
@@ -67,9 +81,12 @@ struct gjob {
     const struct cmp_graph *g;
     int bench;
     struct vbatch *cur;
+    int stream;               /* full batches sent at once; else held (in order) for send_rows */
+    struct vbatch *held, *held_tail;
     struct write_visdb_buf b;
     uint8_t *levels;          /* -oc: per record of t, for the links */
-    int rc;                   /* 0, -1 out of memory */
+    int rc;                   /* 0, -1 out of memory, -2 the database failed (err) */
+    struct pt_error err;
 };
 
 /* A new row of table stack (1) or tb_nodes (0) in the current batch; NULL out of memory. */
@@ -158,18 +175,21 @@ static void *db_thread(void *arg) {
         w->spare = b;
         if (rc != 0) w->dbfail = 1;
         w->queued--;
+        w->qbytes -= b->bytes;
         pthread_cond_broadcast(&w->cv);
         pthread_mutex_unlock(&w->mu);
     }
     return NULL;
 }
 
-/* The current batch to the database thread (waiting while two are
- * queued: a graph's rows are tens of MB); 0, -1 when inserting failed. */
+/* A batch to the database thread (waiting while VIS_QUEUE_BYTES are
+ * queued: a graph's rows are tens of MB); 0, -1 when inserting failed
+ * (b freed). */
 static int vbatch_send(struct write_visdb *w, struct vbatch *b, struct pt_error *err) {
     if (!b) return 0;
+    b->bytes = b->text.n + b->n * sizeof *b->v;
     pthread_mutex_lock(&w->mu);
-    while (w->queued >= 2 && !w->dbfail) pthread_cond_wait(&w->cv, &w->mu);
+    while (w->queued && w->qbytes + b->bytes > VIS_QUEUE_BYTES && !w->dbfail) pthread_cond_wait(&w->cv, &w->mu);
     int failed = w->dbfail;
     if (!failed) {
         b->next = NULL;
@@ -177,6 +197,7 @@ static int vbatch_send(struct write_visdb *w, struct vbatch *b, struct pt_error 
         else w->head = b;
         w->tail = b;
         w->queued++;
+        w->qbytes += b->bytes;
         pthread_cond_broadcast(&w->cv);
     }
     pthread_mutex_unlock(&w->mu);
@@ -185,6 +206,33 @@ static int vbatch_send(struct write_visdb *w, struct vbatch *b, struct pt_error 
         return pt_errorf(err, "%s", w->dberr);
     }
     return 0;
+}
+
+/* An empty batch for the next rows: an inserted one with its memory, else
+ * a new one; NULL out of memory. */
+static struct vbatch *vbatch_take(struct write_visdb *w) {
+    pthread_mutex_lock(&w->mu);
+    struct vbatch *b = w->spare;
+    if (b) w->spare = b->next;
+    pthread_mutex_unlock(&w->mu);
+    if (!b) b = calloc(1, sizeof *b);
+    if (b) b->next = NULL;
+    return b;
+}
+
+/* The job's full batch sent (stream) or held, and a new one begun; 0, -1
+ * out of memory, -2 the database failed (j->err). */
+static int batch_next(struct gjob *j) {
+    struct vbatch *b = j->cur;
+    j->cur = NULL;
+    if (j->stream) {
+        if (vbatch_send(j->w, b, &j->err) != 0) return -2;
+    } else {
+        if (j->held_tail) j->held_tail->next = b;
+        else j->held = b;
+        j->held_tail = b;
+    }
+    return (j->cur = vbatch_take(j->w)) ? 0 : -1;
 }
 
 static int fail(struct write_visdb *w, struct pt_error *err, const char *what) {
@@ -223,6 +271,9 @@ int write_visdb_open(const char *path, const struct write_visdb_opts *o, struct 
     struct write_visdb *w = calloc(1, sizeof *w);
     if (!w) return pt_errorf(err, "out of memory");
     w->o = *o;
+    w->batch_rows = VIS_BATCH_ROWS;
+    const char *env = getenv("PROBETOP_VISDB_BATCH");   /* probetop(1), ENVIRONMENT */
+    if (env && atol(env) > 0) w->batch_rows = (size_t)atol(env);
     size_t l = strlen(path);
     w->final = strdup(path);
     w->tmp = malloc(l + 32);
@@ -396,15 +447,17 @@ static int make_rows(struct gjob *w) {
             if (t->recs[r].node >= 0) levels[r] = (uint8_t)write_visdb_links_level(t, (int)r);
     }
     if (!(stack_k = malloc((t->nstacks + 1) * sizeof *stack_k))) goto oom;
-    pthread_mutex_lock(&w->w->mu);
-    if ((w->cur = w->w->spare)) w->w->spare = w->cur->next;
-    pthread_mutex_unlock(&w->w->mu);
-    if (!w->cur && !(w->cur = calloc(1, sizeof *w->cur))) goto oom;
+    if (!(w->cur = vbatch_take(w->w))) goto oom;
     for (size_t i = 0; i <= t->nstacks; i++) stack_k[i] = -1;
     int32_t nst = 0;
     for (size_t i = 0; i < t->norder; i++) {
         int n = t->order[i];
         const struct tnode *nd = &t->nodes[n];
+        /* between nodes: a node's row and its new stack row go together */
+        if (w->cur->n >= w->w->batch_rows) {
+            int brc = batch_next(w);
+            if (brc != 0) { rc = brc; goto oom; }
+        }
         struct vrec *st = vrow(w, 0);
         if (!st) goto oom;
         const char *name = tree_id(t, n);
@@ -503,7 +556,13 @@ static void *rows_thread(void *arg) {
 static int send_rows(struct write_visdb *w, struct gjob *j, struct pt_error *err) {
     const struct tree *t = j->t;
     int rc = -1;
+    if (j->rc == -2) { *err = j->err; goto out; }
     if (j->rc != 0) { pt_errorf(err, "out of memory"); goto out; }
+    while (j->held) {   /* in the order made, then the last */
+        struct vbatch *h = j->held;
+        if (!(j->held = h->next)) j->held_tail = NULL;
+        if (vbatch_send(w, h, err) != 0) goto out;
+    }
     struct vbatch *b = j->cur;
     j->cur = NULL;
     if (vbatch_send(w, b, err) != 0) goto out;
@@ -518,6 +577,12 @@ static int send_rows(struct write_visdb *w, struct gjob *j, struct pt_error *err
     }
     rc = 0;
 out:
+    while (j->held) {
+        struct vbatch *h = j->held;
+        j->held = h->next;
+        vbatch_free(h);
+    }
+    j->held_tail = NULL;
     vbatch_free(j->cur);
     j->cur = NULL;
     free(j->levels);
@@ -543,7 +608,8 @@ int write_visdb_compare(struct write_visdb *w, const struct cmp_graph *g, struct
     if (note_graph(w, g->npu, g->mode, err) != 0) return -1;
     /* the benchmark graph's rows made on a second thread while this one
      * makes the problem graph's and sends them; then the benchmark's */
-    struct gjob j[2] = {{.w = w, .t = g->npu, .g = g, .bench = 0}, {.w = w, .t = g->bench, .g = g, .bench = 1}};
+    struct gjob j[2] = {{.w = w, .t = g->npu, .g = g, .bench = 0, .stream = 1},
+                        {.w = w, .t = g->bench, .g = g, .bench = 1}};
     pthread_t th;
     int threaded = pthread_create(&th, NULL, rows_thread, &j[1]) == 0;
     make_rows(&j[0]);
@@ -557,7 +623,7 @@ int write_visdb_compare(struct write_visdb *w, const struct cmp_graph *g, struct
 
 int write_visdb_build(struct write_visdb *w, const struct tree *t, struct pt_error *err) {
     if (note_graph(w, t, CMP_SUMMARY, err) != 0) return -1;
-    struct gjob j = {.w = w, .t = t, .g = NULL, .bench = 0};
+    struct gjob j = {.w = w, .t = t, .g = NULL, .bench = 0, .stream = 1};
     make_rows(&j);
     return send_rows(w, &j, err);
 }
