@@ -833,7 +833,7 @@ static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b,
 
 int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
     char cpath[4096];
-    if (!o->micro_step) return 1;
+    if (!o->micro_step && !o->cons_cache) return 1;   /* else it fills the cache all the same */
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     if (access(cpath, F_OK) != 0) return 1;
     char *b = NULL;
@@ -850,7 +850,7 @@ int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
         construct_free(&cons);
     }
     free(b);
-    return n;
+    return o->micro_step ? n : 1;
 }
 
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {

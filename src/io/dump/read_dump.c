@@ -782,8 +782,9 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     int threads = lo->threads > 0 ? lo->threads : util_ncores(64);
     if ((size_t)threads > l.n) threads = (int)l.n;
     /* the first file's construct.json is built here, once, into the cache:
-     * started at once, each worker and the foresight built their own */
-    if (p.ord && o->micro_step) dump_foresee_micro(l.v[p.ord[0]].dir, &oc);
+     * started at once, each worker (and the foresight) built their own */
+    size_t first = p.ord ? p.ord[0] : 0;
+    if (!lone && l.n > 1 && (!hit || !hit[first])) dump_foresee_micro(l.v[first].dir, &oc);
     pthread_t tids[64];
     int nt = 0;
     if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
