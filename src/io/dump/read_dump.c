@@ -393,6 +393,10 @@ static int pool_start(struct pool *p, const struct rdlist *l, int lone, const ch
         p->done[0] = 1;
         p->next = 1;
     } else {
+        /* the first file's construct.json is built here, once, into the cache:
+         * started at once, each worker (and the foresight) built their own */
+        size_t first = p->ord ? p->ord[0] : 0;
+        if (l->n > 1 && (!p->hit || !p->hit[first])) dump_foresee_micro(l->v[first].dir, p->opt);
         for (int i = 0; i < threads; i++)
             if (pthread_create(&tids[*nt], NULL, worker, p) == 0) (*nt)++;
         if (*nt == 0) worker(p);   /* no threads to be had: do it here */
@@ -781,10 +785,6 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     }
     int threads = lo->threads > 0 ? lo->threads : util_ncores(64);
     if ((size_t)threads > l.n) threads = (int)l.n;
-    /* the first file's construct.json is built here, once, into the cache:
-     * started at once, each worker (and the foresight) built their own */
-    size_t first = p.ord ? p.ord[0] : 0;
-    if (!lone && l.n > 1 && (!hit || !hit[first])) dump_foresee_micro(l.v[first].dir, &oc);
     pthread_t tids[64];
     int nt = 0;
     if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
