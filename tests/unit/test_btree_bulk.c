@@ -3,7 +3,10 @@
  * row as written, passes PRAGMA integrity_check and answers key lookups,
  * for small pages (a deep tree) and big ones, for every integer width and
  * for NULLs; with no record the table stays SQLite's empty one. */
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pt_test.h"
 
@@ -172,6 +175,73 @@ static void refuses_odd_file(void) {
     btree_bulk_free(b);
 }
 
+/* Pages spliced across the lock-byte page (the page holding byte 2^30,
+ * never used by SQLite): the database is made to end 10 pages before it
+ * (its page count set in the header, the file grown sparse to match, those
+ * pages never read), so the tree's pages go in as runs of consecutive
+ * places broken there.  Every row reads back through SQLite, and the lock
+ * page stays a hole of zeros. */
+static void across_lock_page(void) {
+    const char *dir = pt_tmpdir("btree_bulk_lock");
+    char scratch[1200];
+    int64_t root;
+    const int ps = 512;
+    const char *path = make_db(dir, "l.db", ps, &root);
+    CHECK(path != NULL && root > 1);
+    if (!path) return;
+    uint32_t lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1, n = lockpage - 10;
+    int fd = open(path, O_RDWR);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    unsigned char cnt[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8), (unsigned char)n};
+    CHECK_INT((int)pwrite(fd, cnt, 4, 28), 4);
+    CHECK_INT(ftruncate(fd, (off_t)n * ps), 0);
+    close(fd);
+    snprintf(scratch, sizeof scratch, "%s.rows", path);
+    struct btree_bulk *b;
+    struct pt_error err;
+    CHECK_INT(btree_bulk_open(&b, scratch, ps, &err), 0);
+    long rows = 20000;
+    for (long i = 0; i < rows; i++) {
+        int64_t iv[4] = {0};
+        double dv[4] = {0};
+        int xnull;
+        row_of(i, &iv[0], &iv[1], &dv[2], &xnull, &dv[3]);
+        uint8_t kind[4] = {BTREE_BULK_INT, BTREE_BULK_INT, xnull ? BTREE_BULK_NULL : BTREE_BULK_REAL, BTREE_BULK_REAL};
+        unsigned char rec[64];
+        size_t len = btree_bulk_record(rec, 4, iv, dv, kind);
+        if (btree_bulk_add(b, rec, len) != 0) { CHECK(0); break; }
+    }
+    CHECK_INT(btree_bulk_splice(b, path, root, &err), 0);
+    btree_bulk_free(b);
+    unsigned char pg[512], zero[512] = {0};
+    fd = open(path, O_RDONLY);
+    CHECK(fd >= 0 && pread(fd, pg, sizeof pg, (off_t)(lockpage - 1) * ps) == (ssize_t)sizeof pg);
+    CHECK(memcmp(pg, zero, sizeof pg) == 0);
+    struct stat st;
+    CHECK(fstat(fd, &st) == 0 && st.st_size > (off_t)lockpage * ps);   /* pages after it too */
+    close(fd);
+    sqlite3 *db;
+    sqlite3_stmt *st2;
+    CHECK_INT(pt_sqlite_ro(path, &db), 0);
+    CHECK_INT(sqlite3_prepare_v2(db, "SELECT a, b, x, y FROM t ORDER BY a, b", -1, &st2, NULL), SQLITE_OK);
+    long got = 0, bad = 0;
+    for (; sqlite3_step(st2) == SQLITE_ROW; got++) {
+        int64_t a, bb;
+        double x, y;
+        int xnull;
+        row_of(got, &a, &bb, &x, &xnull, &y);
+        if (sqlite3_column_int64(st2, 0) != a || sqlite3_column_int64(st2, 1) != bb ||
+            (sqlite3_column_type(st2, 2) == SQLITE_NULL) != xnull || (!xnull && sqlite3_column_double(st2, 2) != x) ||
+            sqlite3_column_double(st2, 3) != y)
+            bad++;
+    }
+    sqlite3_finalize(st2);
+    sqlite3_close(db);
+    CHECK_INT(got, rows);
+    CHECK_INT(bad, 0);
+}
+
 /* SQLite keeps a REAL column's whole numbers as integers: -0.0 given to
  * it reads back as 0.0 (so it is in msProbe's .trend.db).  A record built
  * here holds 0.0 for it too, byte for byte. */
@@ -191,6 +261,7 @@ int main(void) {
     RUN(big_pages);
     RUN(no_rows);
     RUN(refuses_odd_file);
+    RUN(across_lock_page);
     RUN(negative_zero);
     PT_DONE();
 }

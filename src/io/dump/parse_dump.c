@@ -739,6 +739,27 @@ static const struct microstep *cons_cache_find(struct cons_cache *c, const char 
     return ms;   /* entries never move or change once in */
 }
 
+/* Built entry e into the cache (it takes e): the table kept, or NULL when
+ * the cache filled meanwhile (the caller reads the file alone). */
+static const struct microstep *cons_cache_put(struct cons_cache *c, struct cons_entry *e) {
+    pthread_mutex_lock(&c->mu);
+    int slot = -1;
+    for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
+        if (c->v[i].len == e->len && !memcmp(c->v[i].bytes, e->bytes, e->len)) slot = i;
+    int mine = slot < 0 && c->n < CONS_CACHE_MAX;
+    if (mine) {
+        slot = c->n++;
+        c->v[slot] = *e;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (mine) return &c->v[slot].ms;
+    /* ours is not kept: the twin in the cache serves */
+    microstep_free(&e->ms);
+    construct_free(&e->cons);
+    free(e->bytes);
+    return slot >= 0 ? &c->v[slot].ms : NULL;
+}
+
 /* The micro step table of construct.json cpath for f, from the cache when
  * a file of the same bytes was read before; NULL with f's warning set when
  * it cannot be had (the same words as without the cache). */
@@ -773,23 +794,7 @@ static const struct microstep *cons_cached(struct cons_cache *c, const char *cpa
     }
     e.bytes = b;
     e.len = len;
-    pthread_mutex_lock(&c->mu);
-    int slot = -1;
-    for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
-        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) slot = i;
-    int mine = slot < 0 && c->n < CONS_CACHE_MAX;
-    if (mine) {
-        slot = c->n++;
-        c->v[slot] = e;
-    }
-    pthread_mutex_unlock(&c->mu);
-    if (mine) return &c->v[slot].ms;
-    /* ours is not kept: the twin in the cache serves, or (the cache filled
-     * meanwhile) the caller reads the file alone */
-    microstep_free(&e.ms);
-    construct_free(&e.cons);
-    free(b);
-    return slot >= 0 ? &c->v[slot].ms : NULL;
+    return cons_cache_put(c, &e);
 }
 
 /* The count of construct.json bytes b (len), built alone when no parse had
@@ -804,13 +809,20 @@ static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b,
     if (n >= 0) return n;
     const struct microstep *hit = cons_cache_find(c, b, len, &full);
     if (hit) n = hit->count;
-    else {
-        struct construct cons = {0};
-        struct microstep m = {0};
+    else {   /* built here, it goes into the cache for the parses (dump_read foresees a first file alone) */
+        struct cons_entry ce = {.len = len};
         struct pt_error e;
-        n = construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0 ? m.count : 1;
-        microstep_free(&m);
-        construct_free(&cons);
+        n = 1;
+        if (construct_parse(cpath, b, len, &ce.cons, &e) == 0 && microstep_build(&ce.cons, &ce.ms, &e) == 0) {
+            n = ce.ms.count;
+            if (!full && (ce.bytes = malloc(len ? len : 1))) {
+                memcpy(ce.bytes, b, len);
+                cons_cache_put(c, &ce);   /* it takes ce */
+                ce = (struct cons_entry){0};
+            }
+        }
+        microstep_free(&ce.ms);
+        construct_free(&ce.cons);
     }
     pthread_mutex_lock(&c->mu);
     if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
@@ -821,7 +833,7 @@ static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b,
 
 int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
     char cpath[4096];
-    if (!o->micro_step) return 1;
+    if (!o->micro_step && !o->cons_cache) return 1;   /* else it fills the cache all the same */
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     if (access(cpath, F_OK) != 0) return 1;
     char *b = NULL;
@@ -838,7 +850,7 @@ int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
         construct_free(&cons);
     }
     free(b);
-    return n;
+    return o->micro_step ? n : 1;
 }
 
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {

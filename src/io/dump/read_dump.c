@@ -393,6 +393,10 @@ static int pool_start(struct pool *p, const struct rdlist *l, int lone, const ch
         p->done[0] = 1;
         p->next = 1;
     } else {
+        /* the first file's construct.json is built here, once, into the cache:
+         * started at once, each worker (and the foresight) built their own */
+        size_t first = p->ord ? p->ord[0] : 0;
+        if (l->n > 1 && (!p->hit || !p->hit[first])) dump_foresee_micro(l->v[first].dir, p->opt);
         for (int i = 0; i < threads; i++)
             if (pthread_create(&tids[*nt], NULL, worker, p) == 0) (*nt)++;
         if (*nt == 0) worker(p);   /* no threads to be had: do it here */

@@ -117,7 +117,8 @@ struct dump_summary {
 
 /* The micro step count parse_dump_file gives the rank folder dir when its
  * dump.json is sound (1 without construct.json or outside micro step
- * mode), from construct.json alone. */
+ * mode), from construct.json alone; with o->cons_cache, what it builds goes
+ * into the cache (in either mode) for the parses. */
 int dump_foresee_micro(const char *dir, const struct dump_opts *o);
 
 /* Walks path (dump root, step folder, rank folder, dump.json, or a MindSpore

@@ -291,12 +291,14 @@ void tdb_mkeys_free(struct mkeys *mk) {
 /* ---- tags ---- */
 
 struct tagctx {
-    sqlite3_stmt *ins_tag, *ins_map;
+    sqlite3_stmt *ins_tag;
     sqlite3 *db;
     struct names *seen;      /* (text, vpp = category) labels of this metric */
     int64_t *tagid;          /* per seen label */
     size_t cap;
     int64_t target;
+    int64_t *links;          /* (tag id, target id) pairs, in the order emitted */
+    size_t nlinks, caplinks;
     int metric_id;
     int failed;
 };
@@ -324,24 +326,31 @@ static void tag_emit(void *vctx, int cat, const char *text, size_t len) {
         sqlite3_reset(c->ins_tag);
         c->tagid[k] = sqlite3_last_insert_rowid(c->db);
     }
-    sqlite3_bind_int64(c->ins_map, 1, c->tagid[k]);
-    sqlite3_bind_int64(c->ins_map, 2, c->target);
-    if (sqlite3_step(c->ins_map) != SQLITE_DONE) c->failed = 1;
-    sqlite3_reset(c->ins_map);
+    if (util_grow((void **)&c->links, &c->caplinks, 2 * c->nlinks + 2, sizeof *c->links) != 0) { c->failed = 1; return; }
+    c->links[2 * c->nlinks] = c->tagid[k];
+    c->links[2 * c->nlinks++ + 1] = c->target;
 }
 
+static void bind_link(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
+    const int64_t *l = (const int64_t *)ctx + 2 * i;
+    sqlite3_bind_int64(st, at, l[0]);
+    sqlite3_bind_int64(st, at + 1, l[1]);
+}
+
+#define TAG_LINKS_PER_INSERT 64   /* 128 variables (the old default limit: 999); a longer statement costs more to prepare than it saves */
+
 /* Labels of every key of a metric.  Tag ids are not reproducible in msProbe
- * either (set order); rows and links are. */
+ * either (set order); rows and links are.  The links go in after the tags,
+ * in the order they were emitted (the same rows and rowids as one INSERT a
+ * link), TAG_LINKS_PER_INSERT to a statement: a statement per link was
+ * most of the cost of the tags. */
 int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
                       enum label_rules rules) {
     struct tagctx c = {.metric_id = metric_id, .db = t->db};
+    sqlite3_stmt *one = NULL, *many = NULL;
     if (!(c.seen = names_new())) return pt_errorf(t->err, "out of memory");
     if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_tags (tag_name, category, metric_id) VALUES (?,?,?)", -1,
-                           &c.ins_tag, NULL) ||
-        sqlite3_prepare_v2(t->db, "INSERT OR IGNORE INTO tag_target_mapping (tag_id, target_id) VALUES (?,?)", -1,
-                           &c.ins_map, NULL)) {
-        sqlite3_finalize(c.ins_tag);
-        sqlite3_finalize(c.ins_map);
+                           &c.ins_tag, NULL)) {
         names_free(c.seen);
         return tdb_fail(t, "prepare tags");
     }
@@ -351,10 +360,20 @@ int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, s
         labels_derive(names_str(m->keys, keys[i]), tg->len, rules, tag_emit, &c);
     }
     sqlite3_finalize(c.ins_tag);
-    sqlite3_finalize(c.ins_map);
     names_free(c.seen);
     free(c.tagid);
-    return c.failed ? tdb_fail(t, "insert tags") : 0;
+    int rc = c.failed ? tdb_fail(t, "insert tags") : 0;
+    static const char into[] = "INSERT OR IGNORE INTO tag_target_mapping (tag_id, target_id)";
+    if (rc == 0 && c.nlinks) {
+        int p1 = tdb_prepare_insert(t, into, 2, 1, &one);
+        int pn = c.nlinks >= TAG_LINKS_PER_INSERT ? tdb_prepare_insert(t, into, 2, TAG_LINKS_PER_INSERT, &many) : 0;
+        if (p1 || pn < 0) rc = p1 > 0 ? tdb_fail(t, "prepare tags") : -1;   /* many failing: one at a time */
+        else rc = tdb_insert(t, one, many, TAG_LINKS_PER_INSERT, 2, c.nlinks, bind_link, c.links, "insert tags", NULL);
+    }
+    sqlite3_finalize(one);
+    sqlite3_finalize(many);
+    free(c.links);
+    return rc;
 }
 
 int tdb_dump_global_stats(struct tdb *t, int32_t max_rank, int32_t min_step, int32_t max_step) {
