@@ -7,8 +7,8 @@
  *
  * The tokenizer is given [buf, buf + filled) as its input: it never looks
  * past filled, and a token or value cut there fails as it would at the end
- * of a file; the reader then fills the rest (dump_stream_fill with
- * SIZE_MAX) and parses that value again from where it started. */
+ * of a file; the reader then reads further (a window twice as long from
+ * that value on) and parses the value again from where it started. */
 #ifndef PT_DUMP_STREAM_H
 #define PT_DUMP_STREAM_H
 

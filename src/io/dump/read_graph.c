@@ -598,13 +598,13 @@ static int add_record(struct tree *t, const char *name, size_t nlen, const struc
 }
 
 /* The part of dump.json already stored in the tree is given back to the
- * system a few MB at a time (records are copied into the tree as they are
+ * system a MB at a time (records are copied into the tree as they are
  * read, and the tokenizer never looks behind the record it is in), so a
  * large dump and its tree are not both whole in memory.  Only whole pages
  * inside the buffer; what is given back reads as zeros, which matters only
  * for the line number of a later syntax error: graph_read then reads the
  * file again without giving anything back, for the same message. */
-#define RELEASE_STEP ((size_t)4 << 20)
+#define RELEASE_STEP ((size_t)1 << 20)
 static void release_read(const char *buf, const char *pos, uintptr_t *done) {
     static size_t pg;
     if (!pg) {
@@ -618,8 +618,9 @@ static void release_read(const char *buf, const char *pos, uintptr_t *done) {
 }
 
 /* The window read ahead of the tokenizer (dump_stream.h): refilled when
- * less than half of it is left before a record starts. */
-#define DUMP_AHEAD ((size_t)4 << 20)
+ * less than half of it is left before a record starts (records are a few
+ * hundred bytes to a few hundred kB). */
+#define DUMP_AHEAD ((size_t)1 << 20)
 static int stream_ahead(struct dump_stream *ds, struct json_lex *lx, struct pt_error *err) {
     size_t at = (size_t)(lx->pos - ds->buf);
     if (dump_stream_whole(ds) || ds->filled - at >= DUMP_AHEAD / 2) return 0;
@@ -628,12 +629,15 @@ static int stream_ahead(struct dump_stream *ds, struct json_lex *lx, struct pt_e
     return 0;
 }
 
-/* After a failure: 1 when the window had cut the input (the rest is read
- * and the tokenizer is back at cp, to parse that part again), 0 when the
- * failure is the file's (the whole file was in), -1 a read error. */
+/* After a failure: 1 when the window may have cut the input (then the
+ * window from cp on is twice as long, and the tokenizer back at cp parses
+ * that part again: a record of n bytes is parsed at most about twice over
+ * in all), 0 when the failure is the file's (the whole file was in), -1 a
+ * read error. */
 static int stream_retry(struct dump_stream *ds, struct json_lex *lx, const struct json_lex *cp, struct pt_error *err) {
     if (dump_stream_whole(ds)) return 0;
-    if (dump_stream_fill(ds, SIZE_MAX, err) != 0) return -1;
+    size_t at = (size_t)(cp->pos - ds->buf);
+    if (dump_stream_fill(ds, at + 2 * (ds->filled - at) + DUMP_AHEAD, err) != 0) return -1;
     *lx = *cp;
     lx->end = ds->buf + ds->filled;
     lx->ib = NULL;   /* the index is made again from here */
