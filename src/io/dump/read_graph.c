@@ -712,6 +712,7 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
                 if (released) release_read(buf, jp.lx.pos, &done);
                 continue;
             retry_rec:   /* a record cut by the window is parsed again whole */
+                jp.nitems = jp.nkeys = 0;   /* what the cut parse left on the stacks */
                 if (stream_retry(&ds, &jp.lx, &rcp, err) > 0) continue;
                 goto out;
             }
