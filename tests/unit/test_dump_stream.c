@@ -1,7 +1,8 @@
 /* test_dump_stream: the graph reader's dump.json read a window at a time
  * (src/io/dump/dump_stream.c) and construct.json one entry at a time:
  * records cut by the window, a record larger than the window, errors
- * inside it, the memory a large dump costs while it is read, and
+ * inside it, the memory a large dump costs while it is read and the
+ * reservation given back after it, and
  * construct.json's megatron_micro_step_number wherever it stands. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,10 @@ static void test_window_cut(void) {
         if (!t) return;
         CHECK_INT(t->nrecs, 2 * NSMALL + 1);
         CHECK_INT(t->nparams, 2 * NSMALL + NBIG);
+        /* the reservation made from the file's size is given back once read (tree_fit) */
+        CHECK_INT(t->capparams, t->nparams);
+        CHECK_INT(t->caprecs, t->nrecs);
+        CHECK_INT(t->pcap, t->plen);
         int r = tree_find_record(t, "Functional.cat.0.forward");
         CHECK(r >= 0);
         if (r >= 0) {

@@ -947,6 +947,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
     snprintf(path, sizeof path, "%s/construct.json", base);
     int has_cons = !((flags & GRAPH_NO_CONSTRUCT) && !(flags & GRAPH_BUILD)) && fs_is_file(path);
     if (has_cons && read_construct(t, path, err) != 0) { tree_free(t); return -1; }
+    tree_fit(t);
     if (flags & GRAPH_BUILD) {
         if (!has_cons) {
             pt_errorf(err, "%s: no construct.json, so there is no model structure to draw "
