@@ -70,6 +70,12 @@ struct cmp_opts {
     int (*tensor)(void *ctx, const struct tree *t, const struct tparam *p, struct tensorcmp_tensor *out,
                   struct pt_error *err);
     void *tensor_ctx;
+    /* Graph rows not kept: each matched node's rows are judged, summed up
+     * in its index, magnitude, worst error and md5 nondeterminism, and
+     * their memory reused for the next node's, so the graph holds nodes
+     * only (the compare command's summary; not for manual matches, the
+     * .vis.db or anything that reads g->rows). */
+    int summary_only;
 };
 
 /* ---- graph compare ---- */
@@ -78,6 +84,7 @@ struct cmp_node {
     int32_t bench;        /* matched Bench node, -1 none */
     int8_t index;         /* enum cmp_level, CL_NONE for NULL */
     uint8_t manual;       /* matched by hand */
+    uint8_t nondet;       /* summary_only: cmp_node_nondeterministic from its rows before they went */
     uint32_t row0, nrows; /* rows of this node in cmp_graph.rows */
     double magnitude;     /* probetop-rules(7), PRECISION INDEX AND COLOURS continuous index in [0,1], -1 when none */
     double worst_rel;     /* largest relative error of any row (fraction; inf for nan/inf), -1 none */

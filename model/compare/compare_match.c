@@ -93,6 +93,12 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
     cmp_apply_rules(g->rows ? g->rows + start : NULL, g->nrows - start, g->mode, graph_sides, &ctx);
     g->nodes[a].row0 = (uint32_t)start;
     g->nodes[a].nrows = (uint32_t)(g->nrows - start);
+    if (g->opts.summary_only) {   /* judged now, then the rows' memory goes to the next node */
+        cmp_node_index(g, a);
+        g->nodes[a].nondet = g->nrows > start && cmp_rows_nondeterministic(g->rows + start, g->nrows - start);
+        g->nrows = start;
+        g->nodes[a].row0 = g->nodes[a].nrows = 0;
+    }
     return 0;
 }
 
@@ -249,7 +255,7 @@ int cmp_graph_new(const struct tree *npu, const struct tree *bench, const struct
     /* indices: leaves first (post order), so collections see their children */
     for (size_t i = 0; i < npu->norder; i++) {
         int a = npu->order[i];
-        cmp_node_index(g, a);
+        if (!g->opts.summary_only || g->nodes[a].bench < 0) cmp_node_index(g, a);   /* (else done by pair_rows) */
         if (npu->nodes[a].kind == TK_APIS) {
             int best = CL_PASS;
             double mag = 0;
@@ -377,6 +383,7 @@ int cmp_node_nondeterministic(const struct cmp_graph *g, int n) {
     if (g->mode != CMP_MD5 || g->nodes[n].bench < 0 || g->npu->nodes[n].order < 0) return 0;
     int k = g->npu->nodes[n].kind;
     if (k != TK_API && k != TK_FUSED) return 0;
+    if (g->opts.summary_only) return g->nodes[n].nondet;
     if (!g->nodes[n].nrows) return 0;   /* no rows (g->rows may be NULL): nothing differs */
     return cmp_rows_nondeterministic(g->rows + g->nodes[n].row0, g->nodes[n].nrows);
 }

@@ -125,6 +125,13 @@ static inline const char *tree_s(const struct tree *t, uint32_t off) {
 /* Reserves room (a hint from the file size; 0 ok, -1 no memory). */
 int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes);
 
+/* Gives back what tree_reserve reserved and the reading left unused (the
+ * records, params and pool are cut to their size): huge pages back the
+ * part of a reservation that was touched in 2 MB pieces, so the last
+ * piece of each array is resident whole until then.  Filling may go on
+ * after it (the arrays grow again). */
+void tree_fit(struct tree *t);
+
 /* Filling (the reader).  A record's params must be added right after it. */
 int tree_add_record(struct tree *t, const char *name, size_t len);   /* index, -1 no memory */
 struct tparam *tree_add_param(struct tree *t, int rec);              /* zeroed, NULL no memory */

@@ -513,7 +513,8 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         if (warn[0] && !r->lm_warned) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(warn));
         r->lm_warned |= warn[0] != '\0';
     }
-    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? layermap_apply : NULL, .map_ctx = pm};
+    struct cmp_opts o = {.fuzzy = c->fuzzy, .map = pm ? layermap_apply : NULL, .map_ctx = pm,
+                         .summary_only = !r->vis && !c->mc};   /* only the summary reads the graph */
     const char *tnote = npy_setup_opts(&o, a, b);   /* tensor mode reads .npy files; .pt: statistics */
     if (tnote && k == 0) fprintf(stderr, "probetop compare: %s\n", CMD_ESC(tnote));
     /* The structure first: building only adds nodes, and once both

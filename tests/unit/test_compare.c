@@ -338,11 +338,7 @@ static void test_mode_mismatch(void) {
  * APIs added): every cell of every row has a text (the null items of
  * Functional.conv2d.0.backward crashed the detail pane), null items are
  * None on both sides and pass, and the determinism rule names the relu. */
-static void test_md5_graph(void) {
-    const char *src = getenv("PT_SRC");
-    if (!src) SKIP("PT_SRC absent");
-    const char *dir = pt_tmpdir("compare_md5");
-    struct tree *t[2] = {NULL, NULL};
+static void md5_pair(const char *src, const char *dir, struct tree *t[2]) {
     for (int s = 0; s < 2; s++) {
         char cmd[4200], d[1300];
         snprintf(d, sizeof d, "%s/s%d", dir, s);
@@ -355,6 +351,13 @@ static void test_md5_graph(void) {
         struct pt_error err;
         CHECK_INT(graph_read(d, GRAPH_BUILD, &t[s], &err), 0);
     }
+}
+
+static void test_md5_graph(void) {
+    const char *src = getenv("PT_SRC");
+    if (!src) SKIP("PT_SRC absent");
+    struct tree *t[2] = {NULL, NULL};
+    md5_pair(src, pt_tmpdir("compare_md5"), t);
     if (!t[0] || !t[1]) { tree_free(t[0]); tree_free(t[1]); return; }
     struct cmp_graph *g;
     struct pt_error err;
@@ -382,6 +385,53 @@ static void test_md5_graph(void) {
     tree_free(t[1]);
 }
 
+/* The compare command's graph (cmp_opts.summary_only: no rows kept) gives
+ * every node the same match, index, magnitude, worst error and md5
+ * nondeterminism, and the same first divergence, as the graph with rows. */
+static void same_summary(const struct tree *a, const struct tree *b) {
+    struct cmp_graph *g = NULL, *s = NULL;
+    struct pt_error err;
+    struct cmp_opts o = {.summary_only = 1};
+    CHECK_INT(cmp_graph_new(a, b, NULL, &g, &err), 0);
+    CHECK_INT(cmp_graph_new(a, b, &o, &s, &err), 0);
+    if (!g || !s) { cmp_graph_free(g); cmp_graph_free(s); return; }
+    CHECK(g->nrows > 0);
+    CHECK_INT(s->nrows, 0);
+    int bad = 0, ndet = 0;
+    for (size_t n = 0; n < a->nnodes; n++) {
+        const struct cmp_node *x = &g->nodes[n], *y = &s->nodes[n];
+        int dx = cmp_node_nondeterministic(g, (int)n), dy = cmp_node_nondeterministic(s, (int)n);
+        ndet += dx;
+        if (x->bench != y->bench || x->index != y->index || x->magnitude != y->magnitude ||
+            x->worst_rel != y->worst_rel || dx != dy || cmp_node_level(g, (int)n) != cmp_node_level(s, (int)n))
+            if (bad++ < 4) fprintf(stderr, "node %s differs without rows\n", tree_id(a, (int)n));
+    }
+    CHECK_INT(bad, 0);
+    CHECK_INT(cmp_first_divergence(s), cmp_first_divergence(g));
+    CHECK_INT(s->nmatched, g->nmatched);
+    CHECK_INT(s->nunmatched_bench, g->nunmatched_bench);
+    if (g->mode == CMP_MD5) CHECK(ndet > 0);
+    cmp_graph_free(g);
+    cmp_graph_free(s);
+}
+
+static void test_summary_only(void) {
+    struct tree *npu = pt_graph_load(STEP0, GRAPH_BUILD), *bench = pt_graph_load(STEP1, GRAPH_BUILD);
+    if (npu && bench) {
+        same_summary(npu, bench);
+        same_summary(bench, npu);
+    }
+    tree_free(npu);
+    tree_free(bench);
+    const char *src = getenv("PT_SRC");
+    if (!src) SKIP("PT_SRC absent");
+    struct tree *t[2] = {NULL, NULL};
+    md5_pair(src, pt_tmpdir("compare_summary"), t);
+    if (t[0] && t[1]) same_summary(t[0], t[1]);
+    tree_free(t[0]);
+    tree_free(t[1]);
+}
+
 int main(void) {
     RUN(test_text);
     RUN(test_stack_cell);
@@ -391,5 +441,6 @@ int main(void) {
     RUN(test_table_reverse);
     RUN(test_mode_mismatch);
     RUN(test_md5_graph);
+    RUN(test_summary_only);
     PT_DONE();
 }

@@ -41,6 +41,10 @@ static int open_regular(const char *path, size_t max_bytes, int *fd_out, struct 
     return 0;
 }
 
+int json_open_regular(const char *path, size_t max_bytes, int *fd, struct stat *st, struct pt_error *err) {
+    return open_regular(path, max_bytes, fd, st, err);
+}
+
 /* The whole file into a private, NUL-terminated buffer.  A copy and not a
  * mapping: a mapped file that shrinks while it is read (msProbe, cp or
  * rsync still rewriting it) kills the reader with SIGBUS on the next page,

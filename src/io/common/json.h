@@ -28,6 +28,10 @@
 
 #define JSON_MAX_DEPTH 512
 
+/* Opens path for reading as a regular file of at most max_bytes (its
+ * status in *st): 0, or -1 with a message. */
+struct stat;
+int json_open_regular(const char *path, size_t max_bytes, int *fd, struct stat *st, struct pt_error *err);
 /* Reads a whole regular file (refusing FIFOs, folders, devices, and files
  * over max_bytes) into a NUL-terminated buffer the caller frees. */
 int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err);

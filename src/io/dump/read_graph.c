@@ -24,6 +24,7 @@
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 #include "src/io/common/json.h"
+#include "src/io/dump/dump_stream.h"
 #include "src/io/dump/read_dump.h"
 
 
@@ -598,13 +599,13 @@ static int add_record(struct tree *t, const char *name, size_t nlen, const struc
 }
 
 /* The part of dump.json already stored in the tree is given back to the
- * system a few MB at a time (records are copied into the tree as they are
+ * system a MB at a time (records are copied into the tree as they are
  * read, and the tokenizer never looks behind the record it is in), so a
  * large dump and its tree are not both whole in memory.  Only whole pages
  * inside the buffer; what is given back reads as zeros, which matters only
  * for the line number of a later syntax error: graph_read then reads the
  * file again without giving anything back, for the same message. */
-#define RELEASE_STEP ((size_t)4 << 20)
+#define RELEASE_STEP ((size_t)1 << 20)
 static void release_read(const char *buf, const char *pos, uintptr_t *done) {
     static size_t pg;
     if (!pg) {
@@ -617,17 +618,50 @@ static void release_read(const char *buf, const char *pos, uintptr_t *done) {
     if (madvise((void *)b, e - b, MADV_DONTNEED) == 0) *done = e;   /* advice: on failure kept */
 }
 
-/* released: NULL to keep the whole buffer; else set when a part was given back */
+/* The window read ahead of the tokenizer (dump_stream.h): refilled when
+ * less than half of it is left before a record starts (records are a few
+ * hundred bytes to a few hundred kB). */
+#define DUMP_AHEAD ((size_t)1 << 20)
+static int stream_ahead(struct dump_stream *ds, struct json_lex *lx, struct pt_error *err) {
+    size_t at = (size_t)(lx->pos - ds->buf);
+    if (dump_stream_whole(ds) || ds->filled - at >= DUMP_AHEAD / 2) return 0;
+    if (dump_stream_fill(ds, at + DUMP_AHEAD, err) != 0) return -1;
+    lx->end = ds->buf + ds->filled;
+    return 0;
+}
+
+/* After a failure: 1 when the window may have cut the input (then the
+ * window from cp on is twice as long, and the tokenizer back at cp parses
+ * that part again: a record of n bytes is parsed at most about twice over
+ * in all), 0 when the failure is the file's (the whole file was in), -1 a
+ * read error. */
+static int stream_retry(struct dump_stream *ds, struct json_lex *lx, const struct json_lex *cp, struct pt_error *err) {
+    if (dump_stream_whole(ds)) return 0;
+    size_t at = (size_t)(cp->pos - ds->buf);
+    if (dump_stream_fill(ds, at + 2 * (ds->filled - at) + DUMP_AHEAD, err) != 0) return -1;
+    *lx = *cp;
+    lx->end = ds->buf + ds->filled;
+    lx->ib = NULL;   /* the index is made again from here */
+    return 1;
+}
+
+/* released: NULL to read the whole file and keep it whole (for the line
+ * number of an error); else read a window at a time, the part behind
+ * given back, and set when a part was given back */
 static int read_dump(struct tree *t, const char *path, int *released, struct pt_error *err) {
     uintptr_t done = 0;
-    const char *buf;
-    size_t len;
-    /* mapped, not read: copying 15 MB cost more than parsing a third of it */
-    if (json_map_file(path, UTIL_DUMP_MAX_BYTES, &buf, &len, err) != 0) return -1;
-    if (!len) {   /* an empty file still has its buffer */
-        json_unmap_file(buf, len);
+    struct dump_stream ds;
+    if (dump_stream_open(&ds, path, UTIL_DUMP_MAX_BYTES, err) != 0) return -1;
+    size_t len = ds.len;
+    if (!len) {
+        dump_stream_close(&ds);
         return pt_errorf(err, "%s: empty file: not an msProbe dump.json", path);
     }
+    if (dump_stream_fill(&ds, released ? DUMP_AHEAD : SIZE_MAX, err) != 0) {
+        dump_stream_close(&ds);
+        return -1;
+    }
+    const char *buf = ds.buf;
     /* gen_dump's and msProbe's dumps run at about one record per 900 bytes,
      * one param per 230 and two thirds of the bytes as names: reserving a
      * little more up front saves copying the arrays as they double (the
@@ -635,7 +669,7 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
     tree_reserve(t, len / 600 + 16, len / 150 + 64, len - len / 4 + 4096);
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
-    json_lex_init(&jp.lx, buf, len, path, err);
+    json_lex_init(&jp.lx, buf, ds.filled, path, err);
     struct flat f = {.t = t};
     int rc = -1, saw_data = 0;
     enum json_tok tok = json_lex_next(&jp.lx);
@@ -644,38 +678,54 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
         goto out;
     }
     for (;;) {
+        if (stream_ahead(&ds, &jp.lx, err) != 0) goto out;
+        struct json_lex cp = jp.lx;
         tok = json_lex_next(&jp.lx);
         if (tok == JT_OBJ_END) break;
-        if (tok != JT_KEY) goto out;
+        if (tok != JT_KEY) goto retry_top;
         int is_data = JSON_IS(&jp.lx, "data");
         char key[32] = "";
         if (!is_data) json_lex_string(&jp.lx, key, sizeof key);
         tok = json_lex_next(&jp.lx);
-        if (tok == JT_ERROR) goto out;
+        if (tok == JT_ERROR) goto retry_top;
         if (is_data) {
             saw_data = 1;
             if (tok == JT_NULL) continue;
             if (tok != JT_OBJ_BEGIN) { pt_errorf(err, "%s: \"data\" is not an object", path); goto out; }
             for (;;) {
+                if (stream_ahead(&ds, &jp.lx, err) != 0) goto out;
+                struct json_lex rcp = jp.lx;
                 tok = json_lex_next(&jp.lx);
                 if (tok == JT_OBJ_END) break;
-                if (tok != JT_KEY) goto out;
+                if (tok != JT_KEY) goto retry_rec;
                 util_arena_reset(&jp.ar);
                 size_t nl;
                 const char *name = lex_text(&jp, &nl);
                 if (!name) goto oom;
                 struct jv v;
                 tok = json_lex_next(&jp.lx);
-                if (tok == JT_ERROR) goto out;
-                if (parse_value(&jp, tok, &v) != 0) { if (jp.oom) goto oom; goto out; }
+                if (tok == JT_ERROR) goto retry_rec;
+                if (parse_value(&jp, tok, &v) != 0) {
+                    if (jp.oom) goto oom;
+                    goto retry_rec;
+                }
                 if (add_record(t, name, nl, &v, &f) != 0) goto oom;
                 if (released) release_read(buf, jp.lx.pos, &done);
+                continue;
+            retry_rec:   /* a record cut by the window is parsed again whole */
+                jp.nitems = jp.nkeys = 0;   /* what the cut parse left on the stacks */
+                if (stream_retry(&ds, &jp.lx, &rcp, err) > 0) continue;
+                goto out;
             }
         } else if (tok == JT_STRING && (!strcmp(key, "task") || !strcmp(key, "level") || !strcmp(key, "framework"))) {
             char *dst = !strcmp(key, "task") ? t->task : !strcmp(key, "level") ? t->level : t->framework;
             size_t cap = !strcmp(key, "task") ? sizeof t->task : !strcmp(key, "level") ? sizeof t->level : sizeof t->framework;
             json_lex_string(&jp.lx, dst, cap);
-        } else if (json_lex_skip(&jp.lx, tok) != 0) goto out;
+        } else if (json_lex_skip(&jp.lx, tok) != 0) goto retry_top;
+        continue;
+    retry_top:
+        if (stream_retry(&ds, &jp.lx, &cp, err) > 0) continue;
+        goto out;
     }
     if (!saw_data) { pt_errorf(err, "%s: no \"data\" object: not an msProbe dump.json", path); goto out; }
     t->pytorch = !t->framework[0] || !strcmp(t->framework, "pytorch");
@@ -687,7 +737,7 @@ oom:
 out:
     jparse_free(&jp);
     flat_free(&f);
-    json_unmap_file(buf, len);
+    dump_stream_close(&ds);
     if (released) *released = done != 0;
     return rc;
 }
@@ -777,8 +827,38 @@ static int clamp_int(const struct jv *v) {
     return v->d >= INT_MAX ? INT_MAX : v->d <= INT_MIN ? INT_MIN : (int)v->d;
 }
 
-/* construct.json is a few MB at scale: the pull tokenizer into one value
- * tree in the arena, rather than cJSON (which was a tenth of a compare). */
+/* The last top-level "megatron_micro_step_number" of construct.json (json.load
+ * keeps the last duplicate): its position among the keys (-1 none) and
+ * value.  A first pass of keys only, the values skipped. */
+static long cons_megatron(const char *buf, size_t len, const char *path, int *steps) {
+    struct jparse jp;
+    memset(&jp, 0, sizeof jp);
+    struct pt_error lerr;
+    json_lex_init(&jp.lx, buf, len, path, &lerr);
+    long at = -1;
+    enum json_tok tok = json_lex_next(&jp.lx);
+    for (long i = 0; tok == JT_OBJ_BEGIN; i++) {
+        util_arena_reset(&jp.ar);
+        size_t kl;
+        const char *k = json_lex_next(&jp.lx) == JT_KEY ? lex_text(&jp, &kl) : NULL;
+        struct jv v;
+        if (!k || (tok = json_lex_next(&jp.lx)) == JT_ERROR) break;   /* the second pass says why */
+        if (kl == 26 && !memcmp(k, "megatron_micro_step_number", 26)) {
+            if (parse_value(&jp, tok, &v) != 0) break;
+            at = i;
+            *steps = clamp_int(&v);
+        } else if (json_lex_skip(&jp.lx, tok) != 0) break;
+        tok = JT_OBJ_BEGIN;
+    }
+    jparse_free(&jp);
+    return at;
+}
+
+/* construct.json is a few MB at scale: the pull tokenizer, one entry at a
+ * time into the arena (not the whole file as one value tree, which was
+ * twice the file), rather than cJSON (which was a tenth of a compare).
+ * A bad entry is said only when the whole file is valid JSON, as when the
+ * file was parsed whole first. */
 static int read_construct(struct tree *t, const char *path, struct pt_error *err) {
     const char *buf;
     size_t len;
@@ -787,47 +867,46 @@ static int read_construct(struct tree *t, const char *path, struct pt_error *err
         json_unmap_file(buf, len);
         return pt_errorf(err, "%s: empty file: expected an object mapping node -> parent", path);
     }
+    long ms = cons_megatron(buf, len, path, &t->megatron_steps);
+    t->megatron = ms >= 0;
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
     json_lex_init(&jp.lx, buf, len, path, err);
-    struct jv root;
+    struct pt_error bad = {.msg = ""};
     int rc = -1;
     enum json_tok tok = json_lex_next(&jp.lx);
     if (tok != JT_OBJ_BEGIN) {
         if (tok != JT_ERROR) pt_errorf(err, "%s: expected an object mapping node -> parent", path);
         goto out;
     }
-    if (parse_value(&jp, tok, &root) != 0) {
-        if (jp.oom) pt_errorf(err, "%s: out of memory", path);
-        goto out;
-    }
-    const struct jv *ms = jv_get(&root, "megatron_micro_step_number");
-    if (ms) {
-        t->megatron = 1;
-        t->megatron_steps = clamp_int(ms);
-    }
-    rc = 0;
-    for (uint32_t i = 0; i < root.n; i++) {
-        const struct jv *c = &root.kids[i];
-        if (ms && c == ms) continue;
-        const struct jv *par = c;
+    for (long i = 0;; i++) {
+        if ((tok = json_lex_next(&jp.lx)) == JT_OBJ_END) break;
+        if (tok != JT_KEY) goto out;
+        util_arena_reset(&jp.ar);
+        size_t kl;
+        const char *key = lex_text(&jp, &kl);
+        struct jv v;
+        if (!key || (tok = json_lex_next(&jp.lx)) == JT_ERROR || parse_value(&jp, tok, &v) != 0) {
+            if (jp.oom) pt_errorf(err, "%s: out of memory", path);
+            goto out;
+        }
+        if (i == ms || bad.msg[0]) continue;
+        const struct jv *par = &v;
         int32_t micro = 0;
-        if (t->megatron && c->t == J_ARR) {
-            if (c->n != 2) {
+        if (t->megatron && v.t == J_ARR) {
+            if (v.n != 2) {
                 char esc[256];
-                rc = pt_errorf(err, "%s: \"%s\": a Megatron entry must be [parent, micro_step]", path,
-                               pt_escape(root.keys[i], root.klens[i], esc, sizeof esc));
-                break;
+                pt_errorf(&bad, "%s: \"%s\": a Megatron entry must be [parent, micro_step]", path,
+                          pt_escape(key, kl, esc, sizeof esc));
+                continue;
             }
-            par = &c->kids[0];
-            micro = clamp_int(&c->kids[1]);
+            par = &v.kids[0];
+            micro = clamp_int(&v.kids[1]);
         }
         const char *p = par->t == J_STR && par->slen ? par->s : NULL;
-        if (tree_add_construct(t, root.keys[i], root.klens[i], p, p ? par->slen : 0, micro) != 0) {
-            rc = pt_errorf(err, "%s: out of memory", path);
-            break;
-        }
+        if (tree_add_construct(t, key, kl, p, p ? par->slen : 0, micro) != 0) pt_errorf(&bad, "%s: out of memory", path);
     }
+    rc = bad.msg[0] ? pt_errorf(err, "%s", bad.msg) : 0;
 out:
     jparse_free(&jp);
     json_unmap_file(buf, len);
@@ -914,6 +993,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
     snprintf(path, sizeof path, "%s/construct.json", base);
     int has_cons = !((flags & GRAPH_NO_CONSTRUCT) && !(flags & GRAPH_BUILD)) && fs_is_file(path);
     if (has_cons && read_construct(t, path, err) != 0) { tree_free(t); return -1; }
+    tree_fit(t);
     if (flags & GRAPH_BUILD) {
         if (!has_cons) {
             pt_errorf(err, "%s: no construct.json, so there is no model structure to draw "

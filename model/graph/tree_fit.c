@@ -1,0 +1,20 @@
+/* tree_fit: see tree.h. */
+#include "model/graph/tree.h"
+
+#include <stdlib.h>
+
+/* The array at *p of *cap elements cut to n (kept as it is when n is 0 or
+ * the smaller block cannot be had). */
+static void fit(void **p, size_t *cap, size_t n, size_t elem) {
+    if (!*p || !n || n >= *cap) return;
+    void *q = realloc(*p, n * elem);
+    if (!q) return;
+    *p = q;
+    *cap = n;
+}
+
+void tree_fit(struct tree *t) {
+    fit((void **)&t->recs, &t->caprecs, t->nrecs, sizeof *t->recs);
+    fit((void **)&t->params, &t->capparams, t->nparams, sizeof *t->params);
+    fit((void **)&t->pool, &t->pcap, t->plen, 1);
+}
