@@ -25,153 +25,9 @@
 #include "model/util/util.h"
 #include "src/io/common/json.h"
 #include "src/io/dump/dump_stream.h"
+#include "src/io/dump/graph_jv.h"
 #include "src/io/dump/read_dump.h"
 
-
-/* ---- a tiny JSON value tree ---- */
-
-enum { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-    uint8_t t;
-    uint8_t is_int;       /* J_NUM written without '.', 'e' (a Python int) */
-    uint32_t n;           /* J_ARR/J_OBJ: number of items */
-    double d;
-    int64_t i;
-    const char *s;        /* J_STR (decoded, NUL-terminated); J_NUM: raw literal */
-    size_t slen;
-    struct jv *kids;      /* items */
-    const char **keys;    /* J_OBJ: keys */
-    size_t *klens;
-};
-
-struct jparse {
-    struct json_lex lx;
-    struct util_arena ar;
-    /* scratch stacks for items of open containers */
-    struct jv *items; size_t nitems, capitems;
-    const char **keys; size_t *klens; size_t nkeys, capkeys;
-    int oom;
-};
-
-static void jparse_free(struct jparse *jp) {
-    util_arena_free(&jp->ar);
-    free(jp->items);
-    free(jp->keys);
-    free(jp->klens);
-}
-
-static const char *lex_text(struct jparse *jp, size_t *len) {
-    struct json_lex *lx = &jp->lx;
-    if (!lx->has_esc) { *len = lx->slen; 
-        char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
-        if (!s) { jp->oom = 1; return NULL; }
-        memcpy(s, lx->str, lx->slen);
-        s[lx->slen] = '\0';
-        return s;
-    }
-    char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
-    if (!s) { jp->oom = 1; return NULL; }
-    long n = json_lex_string(lx, s, lx->slen + 1);
-    if (n < 0) n = 0;
-    *len = (size_t)n;
-    return s;
-}
-
-static int push_item(struct jparse *jp, const struct jv *v) {
-    if (UTIL_PUSH(jp->items, jp->nitems, jp->capitems) != 0) return -1;
-    jp->items[jp->nitems++] = *v;
-    return 0;
-}
-
-static int push_key(struct jparse *jp, const char *k, size_t len) {
-    if (util_grow2((void **)&jp->keys, sizeof *jp->keys, (void **)&jp->klens, sizeof *jp->klens, &jp->capkeys,
-                   jp->nkeys + 1) != 0)
-        return -1;
-    jp->keys[jp->nkeys] = k;
-    jp->klens[jp->nkeys++] = len;
-    return 0;
-}
-
-/* Parses the value whose first token is tok into *v (recursive; the
- * tokenizer bounds the depth). */
-static int parse_value(struct jparse *jp, enum json_tok tok, struct jv *v) {
-    struct json_lex *lx = &jp->lx;
-    memset(v, 0, sizeof *v);
-    switch (tok) {
-    case JT_NULL: v->t = J_NULL; return 0;
-    case JT_TRUE: v->t = J_TRUE; return 0;
-    case JT_FALSE: v->t = J_FALSE; return 0;
-    case JT_NUMBER: {
-        v->t = J_NUM;
-        v->d = lx->num;
-        const char *b = lx->tok_start, *e = lx->pos;
-        v->s = b;
-        v->slen = (size_t)(e - b);
-        int isint = isfinite(lx->num);
-        for (const char *p = b; p < e && isint; p++)
-            if (*p == '.' || *p == 'e' || *p == 'E') isint = 0;
-        if (isint && fabs(lx->num) < 9.2e18) { v->is_int = 1; v->i = (int64_t)lx->num;
-            /* exact for |v| < 2^63 when the literal has <= 18 digits */
-            if (v->slen <= 19) { char tmp[24]; memcpy(tmp, b, v->slen); tmp[v->slen] = 0; v->i = strtoll(tmp, NULL, 10); }
-        } else if (isint) v->is_int = 0;
-        return 0;
-    }
-    case JT_STRING:
-        v->t = J_STR;
-        v->s = lex_text(jp, &v->slen);
-        return v->s ? 0 : -1;
-    case JT_ARR_BEGIN:
-    case JT_OBJ_BEGIN: {
-        int obj = tok == JT_OBJ_BEGIN;
-        size_t base = jp->nitems, kbase = jp->nkeys;
-        v->t = obj ? J_OBJ : J_ARR;
-        for (;;) {
-            enum json_tok t = json_lex_next(lx);
-            if (t == JT_ERROR) return -1;
-            if (t == JT_ARR_END || t == JT_OBJ_END) break;
-            if (obj) {
-                size_t kl;
-                const char *k = lex_text(jp, &kl);
-                if (!k || push_key(jp, k, kl) != 0) { jp->oom = 1; return -1; }
-                t = json_lex_next(lx);
-                if (t == JT_ERROR) return -1;
-            }
-            struct jv item;
-            if (parse_value(jp, t, &item) != 0) return -1;
-            if (push_item(jp, &item) != 0) { jp->oom = 1; return -1; }
-        }
-        size_t n = jp->nitems - base;
-        v->n = (uint32_t)n;
-        if (n) {
-            v->kids = util_arena_alloc(&jp->ar, n * sizeof *v->kids);
-            if (!v->kids) { jp->oom = 1; return -1; }
-            memcpy(v->kids, jp->items + base, n * sizeof *v->kids);
-            if (obj) {
-                v->keys = util_arena_alloc(&jp->ar, n * sizeof *v->keys);
-                v->klens = util_arena_alloc(&jp->ar, n * sizeof *v->klens);
-                if (!v->keys || !v->klens) { jp->oom = 1; return -1; }
-                memcpy(v->keys, jp->keys + kbase, n * sizeof *v->keys);
-                memcpy(v->klens, jp->klens + kbase, n * sizeof *v->klens);
-            }
-        }
-        jp->nitems = base;
-        jp->nkeys = kbase;
-        return 0;
-    }
-    default:
-        return -1;
-    }
-}
-
-static const struct jv *jv_get(const struct jv *o, const char *key) {
-    if (!o || o->t != J_OBJ) return NULL;
-    size_t kl = strlen(key);
-    /* json.load keeps the last duplicate */
-    for (uint32_t i = o->n; i-- > 0;)
-        if (o->klens[i] == kl && !memcmp(o->keys[i], key, kl)) return &o->kids[i];
-    return NULL;
-}
 
 /* ---- Python text of values ---- */
 
@@ -427,13 +283,13 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     struct tree *t = f->t;
     struct tparam *p = new_param(f, state);
     if (!p) return NULL;
-    const struct jv *type = jv_get(o, "type"), *dtype = jv_get(o, "dtype"), *shape = jv_get(o, "shape");
-    const struct jv *value = jv_get(o, "value"), *md5 = jv_get(o, "md5"), *dn = jv_get(o, "data_name");
+    const struct jv *type = graph_jv_get(o, "type"), *dtype = graph_jv_get(o, "dtype"), *shape = graph_jv_get(o, "shape");
+    const struct jv *value = graph_jv_get(o, "value"), *md5 = graph_jv_get(o, "md5"), *dn = graph_jv_get(o, "data_name");
     static const char *const stat_keys[4] = {"Max", "Min", "Mean", "Norm"};
     if (type && type->t == J_STR) p->type = pool_intern(f, type->s, type->slen);
     if (shape) p->shape = pool_itext(f, shape);
-    for (int i = 0; i < 4; i++) to_tval(t, jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
-    to_tval(t, jv_get(o, "requires_grad"), &p->req_grad, &f->tmp);
+    for (int i = 0; i < 4; i++) to_tval(t, graph_jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
+    to_tval(t, graph_jv_get(o, "requires_grad"), &p->req_grad, &f->tmp);
     if (value) p->value = pool_itext(f, value);
     if (md5 && !(md5->t == J_STR && md5->slen == 0) && md5->t != J_NULL && !(md5->t == J_FALSE)) {
         p->md5 = pool_itext(f, md5);
@@ -479,12 +335,12 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
             for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
         } else if (jv_is(type, "torch.ProcessGroup")) {
-            const struct jv *gr = jv_get(o, "group_ranks");
+            const struct jv *gr = graph_jv_get(o, "group_ranks");
             uint32_t txt = gr ? pool_itext(f, gr) : pool_ctext(f, "None");
             p->shape = pool_ctext(f, "[]");
             for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
-            const struct jv *gid = jv_get(o, "group_id");
+            const struct jv *gid = graph_jv_get(o, "group_id");
             if (gid) p->group_id = pool_itext(f, gid);
         } else {
             const char *tn = "NoneType";
@@ -532,19 +388,19 @@ static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int d
         return;
     }
     if (v->t != J_OBJ || v->n == 0) return;
-    const struct jv *ct = jv_get(v, "class_type");
+    const struct jv *ct = graph_jv_get(v, "class_type");
     if (jv_is(ct, "torch.distributed.P2POp")) {
-        const struct jv *tensor = jv_get(v, "tensor");
+        const struct jv *tensor = graph_jv_get(v, "tensor");
         struct tparam *p;
         if (tensor && tensor->t == J_OBJ) p = leaf_item(f, tensor, state, name);
         else { null_item(f, state, name); p = f->oom ? NULL : &f->t->params[f->t->nparams - 1]; }
         if (!p) return;
-        const struct jv *op = jv_get(v, "op"), *gid = jv_get(v, "group_id");
+        const struct jv *op = graph_jv_get(v, "op"), *gid = graph_jv_get(v, "group_id");
         if (op) p->p2p_op = pool_itext(f, op);
         if (gid) p->group_id = pool_itext(f, gid);
         return;
     }
-    const struct jv *type = jv_get(v, "type");
+    const struct jv *type = graph_jv_get(v, "type");
     if (type && type->t == J_STR) { leaf_item(f, v, state, name); return; }
     size_t keep = f->name.n;
     for (uint32_t i = 0; i < v->n; i++) {
@@ -583,7 +439,7 @@ static int add_record(struct tree *t, const char *name, size_t nlen, const struc
             {"input", ".input", PS_INPUT}, {"output", ".output", PS_OUTPUT},
             {"parameters", ".parameters", PS_PARAMETERS}};
         for (size_t k = 0; k < sizeof io / sizeof io[0]; k++) {
-            const struct jv *x = jv_get(v, io[k].key);
+            const struct jv *x = graph_jv_get(v, io[k].key);
             if (!x) continue;
             f->name.n = nlen;
             f->name.b[nlen] = '\0';
@@ -592,7 +448,7 @@ static int add_record(struct tree *t, const char *name, size_t nlen, const struc
             /* md5 mode: an element of a list-valued field is an object with md5 */
             if (!t->md5_mode && x->t == J_ARR && k != 1 && k != 4)
                 for (uint32_t i = 0; i < x->n; i++)
-                    if (x->kids[i].t == J_OBJ && jv_get(&x->kids[i], "md5")) { t->md5_mode = 1; break; }
+                    if (x->kids[i].t == J_OBJ && graph_jv_get(&x->kids[i], "md5")) { t->md5_mode = 1; break; }
         }
     }
     return f->oom || f->name.oom || f->tmp.oom ? -1 : 0;
@@ -700,12 +556,12 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
                 if (tok != JT_KEY) goto retry_rec;
                 util_arena_reset(&jp.ar);
                 size_t nl;
-                const char *name = lex_text(&jp, &nl);
+                const char *name = graph_jv_text(&jp, &nl);
                 if (!name) goto oom;
                 struct jv v;
                 tok = json_lex_next(&jp.lx);
                 if (tok == JT_ERROR) goto retry_rec;
-                if (parse_value(&jp, tok, &v) != 0) {
+                if (graph_jv_parse(&jp, tok, &v) != 0) {
                     if (jp.oom) goto oom;
                     goto retry_rec;
                 }
@@ -735,7 +591,7 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
 oom:
     pt_errorf(err, "%s: out of memory", path);
 out:
-    jparse_free(&jp);
+    graph_jv_free(&jp);
     flat_free(&f);
     dump_stream_close(&ds);
     if (released) *released = done != 0;
@@ -811,11 +667,11 @@ static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*wa
         json_lex_init(&jp.lx, bytes, x->vlen, c->path, &lerr);
         struct jv v;
         enum json_tok tok = json_lex_next(&jp.lx);
-        if (tok == JT_ERROR || parse_value(&jp, tok, &v) != 0) rc = jp.oom ? -1 : 1;
+        if (tok == JT_ERROR || graph_jv_parse(&jp, tok, &v) != 0) rc = jp.oom ? -1 : 1;
         else if (add_record(t, name, x->nlen, &v, &f) != 0) rc = -1;
     }
     free(win);
-    jparse_free(&jp);
+    graph_jv_free(&jp);
     flat_free(&f);
     return rc;
 }
@@ -840,17 +696,17 @@ static long cons_megatron(const char *buf, size_t len, const char *path, int *st
     for (long i = 0; tok == JT_OBJ_BEGIN; i++) {
         util_arena_reset(&jp.ar);
         size_t kl;
-        const char *k = json_lex_next(&jp.lx) == JT_KEY ? lex_text(&jp, &kl) : NULL;
+        const char *k = json_lex_next(&jp.lx) == JT_KEY ? graph_jv_text(&jp, &kl) : NULL;
         struct jv v;
         if (!k || (tok = json_lex_next(&jp.lx)) == JT_ERROR) break;   /* the second pass says why */
         if (kl == 26 && !memcmp(k, "megatron_micro_step_number", 26)) {
-            if (parse_value(&jp, tok, &v) != 0) break;
+            if (graph_jv_parse(&jp, tok, &v) != 0) break;
             at = i;
             *steps = clamp_int(&v);
         } else if (json_lex_skip(&jp.lx, tok) != 0) break;
         tok = JT_OBJ_BEGIN;
     }
-    jparse_free(&jp);
+    graph_jv_free(&jp);
     return at;
 }
 
@@ -884,9 +740,9 @@ static int read_construct(struct tree *t, const char *path, struct pt_error *err
         if (tok != JT_KEY) goto out;
         util_arena_reset(&jp.ar);
         size_t kl;
-        const char *key = lex_text(&jp, &kl);
+        const char *key = graph_jv_text(&jp, &kl);
         struct jv v;
-        if (!key || (tok = json_lex_next(&jp.lx)) == JT_ERROR || parse_value(&jp, tok, &v) != 0) {
+        if (!key || (tok = json_lex_next(&jp.lx)) == JT_ERROR || graph_jv_parse(&jp, tok, &v) != 0) {
             if (jp.oom) pt_errorf(err, "%s: out of memory", path);
             goto out;
         }
@@ -908,7 +764,7 @@ static int read_construct(struct tree *t, const char *path, struct pt_error *err
     }
     rc = bad.msg[0] ? pt_errorf(err, "%s", bad.msg) : 0;
 out:
-    jparse_free(&jp);
+    graph_jv_free(&jp);
     json_unmap_file(buf, len);
     return rc;
 }
