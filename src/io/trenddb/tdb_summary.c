@@ -28,6 +28,7 @@
 #include "model/util/util.h"
 
 #define SUM_SIZES 3
+#define SUMM_SPOOL_BUF ((size_t)1 << 20)   /* the spool's stdio buffer: records of ~100 bytes */
 #define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
 
 struct sacc {                /* a run of entries, each `stride` doubles */
@@ -122,6 +123,7 @@ struct tdb_summary {
      * spools into the tree after the last rank, in key order */
     struct btree_bulk *bb;
     FILE *spool;             /* the records, in segments */
+    char *spoolbuf;          /* its stdio buffer */
     struct sseg { int l; int64_t group; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
     size_t nseg, capseg;
     uint64_t spooled;
@@ -160,6 +162,7 @@ void tdb_summary_free(struct tdb_summary *m) {
     sqlite3_finalize(m->ins[1]);
     btree_bulk_free(m->bb);
     if (m->spool) fclose(m->spool);
+    free(m->spoolbuf);
     free(m->seg);
     free(m);
 }
@@ -331,6 +334,15 @@ fail:
     return pt_errorf(t->err, "%s: could not read the rank summary's spool back", t->final);
 }
 
+/* The spool's writes a megabyte at a time (stdio's own buffer is 4 kB);
+ * without the memory, stdio's. */
+static void summ_spool_buffer(struct tdb_summary *m) {
+    if (m->spool && (m->spoolbuf = malloc(SUMM_SPOOL_BUF)) && setvbuf(m->spool, m->spoolbuf, _IOFBF, SUMM_SPOOL_BUF) != 0) {
+        free(m->spoolbuf);
+        m->spoolbuf = NULL;
+    }
+}
+
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
     char sql[4096];
     int ns = m->ns;
@@ -348,6 +360,7 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
         btree_bulk_free(m->bb);
         m->bb = NULL;
     }
+    summ_spool_buffer(m);
     if (m->bb) return 0;
     int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
     if (rc) return rc > 0 ? tdb_fail(t, "prepare rank summary") : -1;
@@ -371,6 +384,7 @@ int tdb_summary_built(const struct tdb_summary *m) { return m->spool != NULL; }
 int tdb_summary_open_twin(struct tdb *t, struct tdb_summary *m, const struct tdb_summary *first) {
     if (!first->bb) return pt_errorf(t->err, "internal: a rank summary's twin without the tree");
     if (!(m->spool = tmpfile())) return pt_errorf(t->err, "no temporary file for the rank summary");
+    summ_spool_buffer(m);
     return 0;
 }
 
