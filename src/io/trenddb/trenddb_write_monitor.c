@@ -18,6 +18,7 @@
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_runs.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
@@ -405,8 +406,10 @@ struct mon_rows {
     int32_t step0, wsteps;
     size_t nwin;
     uint64_t *woff;          /* per chunk: nwin + 1 offsets */
-    char *buf;               /* the rank's records */
+    char *buf;               /* the rank's records (or a run of them) */
     size_t capbuf;
+    size_t budget;           /* a rank's records sorted in memory at most (bytes); more: in runs */
+    struct tdb_runs *runs;
     struct mrow *v;
     size_t capv, rows;
 };
@@ -416,11 +419,12 @@ static int32_t ms_row_step(const struct monitor_steps *st, const struct srec *h)
     return monitor_row_step(st, &r);
 }
 
-/* One row (the first of its key) into trend_data and the rank's summary. */
-static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
+/* One row (the first of its key; rec: its record) into trend_data and the
+ * rank's summary. */
+static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec) {
     struct srec h;
-    memcpy(&h, w->buf + r->at, sizeof h);
-    const char *vals = w->buf + r->at + sizeof h;
+    memcpy(&h, rec, sizeof h);
+    const char *vals = rec + sizeof h;
     struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
     uint32_t present = 0;
     for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
@@ -448,9 +452,86 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
 }
 
+/* The rows of a rank as they come in key order: the first of each key out,
+ * the summary's windows noted on the way. */
+struct mon_out {
+    struct mon_rows *w;
+    int32_t rank;
+    uint64_t *woff;
+    size_t win;
+    int any;
+    struct mrow prev;
+};
+
+static int mon_out_row(struct mon_out *o, const struct mrow *r, const char *rec) {
+    struct mon_rows *w = o->w;
+    if (o->any && o->prev.step == r->step && o->prev.dbid == r->dbid && o->prev.metric == r->metric) return 0;
+    o->prev = *r;
+    o->any = 1;
+    if (w->summ)   /* the windows up to this row's start here */
+        for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); o->win <= k && o->win < w->nwin; o->win++)
+            o->woff[o->win] = w->sspool.off;
+    return mon_row_out(w, o->rank, r, rec);
+}
+
+static int mon_out_merged(void *arg, const void *key, const void *rec, uint32_t len) {
+    struct mrow r;
+    (void)len;
+    memcpy(&r, key, sizeof r);
+    return mon_out_row(arg, &r, rec) != 0 ? 2 : 0;   /* 2: the error is set */
+}
+
+static int cmp_mrow_key(const void *a, const void *b) { return cmp_mrow(a, b); }
+
+/* A rank bigger than w->budget: its records read a budget at a time, each
+ * part sorted into a run (tdb_runs), the runs merged into o.  0, or -1
+ * with t's error set. */
+static int mon_rank_runs(struct mon_rows *w, FILE *spool, const struct schunk *c, struct mon_out *o) {
+    if (!w->runs && !(w->runs = tdb_runs_new(sizeof(struct mrow), cmp_mrow_key)))
+        return pt_errorf(w->t->err, "out of memory or no temporary file for the sort");
+    if (util_grow((void **)&w->buf, &w->capbuf, w->budget, 1) != 0) return pt_errorf(w->t->err, "out of memory");
+    for (uint64_t pos = 0; pos < c->bytes;) {
+        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n = 0;
+        if (fseeko(spool, (off_t)(c->off + pos), SEEK_SET) != 0 || fread(w->buf, 1, want, spool) != want)
+            return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
+        uint64_t at = 0;
+        for (;;) {
+            struct srec h;
+            if (at + sizeof h > want) break;
+            memcpy(&h, w->buf + at, sizeof h);
+            size_t len = sizeof h + (size_t)h.nv * sizeof(double);
+            if (at + len > want) break;
+            if (util_grow((void **)&w->v, &w->capv, n + 1, sizeof *w->v) != 0) return pt_errorf(w->t->err, "out of memory");
+            w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
+                                      .dbid = w->dbid[h.skey], .at = pos + at};
+            at += len;
+        }
+        if (!n) return pt_errorf(w->t->err, "%s: the spooled rows are damaged", w->t->final);
+        qsort(w->v, n, sizeof *w->v, cmp_mrow);
+        for (size_t i = 0; i < n; i++) {
+            const char *rec = w->buf + (w->v[i].at - pos);
+            struct srec h;
+            memcpy(&h, rec, sizeof h);
+            if (tdb_runs_put(w->runs, &w->v[i], rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
+                return pt_errorf(w->t->err, "could not write the sort's runs (disk full?)");
+        }
+        tdb_runs_cut(w->runs);
+        pos += at;
+    }
+    int rc = tdb_runs_merge(w->runs, w->budget / 2, mon_out_merged, o);
+    if (rc == -1) return pt_errorf(w->t->err, "could not read the sort's runs back (disk full?)");
+    return rc ? -1 : 0;
+}
+
 /* A rank's records (chunk c of the spool) in key order; of two rows of one
  * key the first read wins, as with INSERT OR IGNORE. */
 static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c, uint64_t *woff) {
+    struct mon_out o = {.w = w, .rank = c->rank, .woff = woff};
+    if (c->bytes > w->budget) {
+        if (mon_rank_runs(w, spool, c, &o) != 0) return -1;
+        for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
+        return 0;
+    }
     if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0 ||
         util_grow((void **)&w->v, &w->capv, c->n ? c->n : 1, sizeof *w->v) != 0)
         return pt_errorf(w->t->err, "out of memory");
@@ -467,16 +548,9 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
     int sorted = 1;
     for (size_t i = 1; i < n && sorted; i++) sorted = cmp_mrow(&w->v[i - 1], &w->v[i]) < 0;
     if (!sorted) qsort(w->v, n, sizeof *w->v, cmp_mrow);
-    size_t win = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct mrow *r = &w->v[i], *p = i ? &w->v[i - 1] : NULL;
-        if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
-        if (w->summ)   /* the windows up to this row's start here */
-            for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); win <= k && win < w->nwin; win++)
-                woff[win] = w->sspool.off;
-        if (mon_row_out(w, c->rank, r) != 0) return -1;
-    }
-    for (; w->summ && win <= w->nwin; win++) woff[win] = w->sspool.off;
+    for (size_t i = 0; i < n; i++)
+        if (mon_out_row(&o, &w->v[i], w->buf + w->v[i].at) != 0) return -1;
+    for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
     return 0;
 }
 
@@ -607,6 +681,11 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
     return rc;
 }
 
+/* A rank's spooled records sorted in memory at most (bytes; about 70 a
+ * row, and 48 more for its key and the sort's copy of it): a bigger rank
+ * is sorted in runs of this size, merged (tdb_runs) */
+#define MON_SORT_BYTES ((size_t)48 << 20)
+
 /* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
 #define MON_SUMMARY_WINDOW_KEYS 32768
 
@@ -624,6 +703,8 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
     int ordered = 1, rc = -1;
     for (int s = 0; s < MONITOR_NSTATS; s++) w.colidx[s] = -1;
     for (int c = 0; c < nc; c++) w.colidx[colidx[c]] = c;
+    const char *sb = getenv("PROBETOP_SORT_BYTES");   /* probetop(1), ENVIRONMENT */
+    w.budget = sb && atoll(sb) >= 1024 ? (size_t)atoll(sb) : MON_SORT_BYTES;   /* a record is < 200 bytes */
     for (size_t i = 1; i < ms->nchunk; i++)
         if (ms->chunk[i].rank <= ms->chunk[i - 1].rank) ordered = 0;
     w.bb = ordered ? bb : NULL;
@@ -675,6 +756,7 @@ out:
     free(w.woff);
     free(w.buf);
     free(w.v);
+    tdb_runs_free(w.runs);
     return rc;
 }
 
