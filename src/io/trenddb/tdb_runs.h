@@ -14,7 +14,8 @@
 struct tdb_runs;
 
 /* Keys of keysize bytes (at most 64), ordered by cmp (no two equal: a
- * tie-breaker belongs in the key).  NULL without memory or temporary file. */
+ * tie-breaker belongs in the key; cmp and the merge's fn get them
+ * unaligned: memcpy them out).  NULL without memory or temporary file. */
 struct tdb_runs *tdb_runs_new(size_t keysize, int (*cmp)(const void *, const void *));
 void tdb_runs_free(struct tdb_runs *r);
 /* One record of the current run (records of a run come in key order). */

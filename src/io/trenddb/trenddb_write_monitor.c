@@ -481,7 +481,12 @@ static int mon_out_merged(void *arg, const void *key, const void *rec, uint32_t 
     return mon_out_row(arg, &r, rec) != 0 ? 2 : 0;   /* 2: the error is set */
 }
 
-static int cmp_mrow_key(const void *a, const void *b) { return cmp_mrow(a, b); }
+static int cmp_mrow_key(const void *a, const void *b) {   /* keys as tdb_runs has them: unaligned */
+    struct mrow x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return cmp_mrow(&x, &y);
+}
 
 /* A rank bigger than w->budget: its records read a budget at a time, each
  * part sorted into a run (tdb_runs), the runs merged into o.  0, or -1
