@@ -145,8 +145,91 @@ static void summary_windows(void) {
     CHECK_INT(system(cmd), 0);
 }
 
+/* The write phase on 1, 2 and 4 threads (rows beside the summary's two
+ * parts, tdb_summary_new_part), in one window and in many: the same file,
+ * byte for byte.  70 ranks: groups of 8 and of 64, so the groups' part has
+ * two group sizes and the run's one. */
+static void summary_threads(void) {
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
+    const char *t = pt_tmpdir("mon_stream_threads");
+    char tree[1100], dir[1200], cmd[4096];
+    snprintf(tree, sizeof tree, "%s/tree", t);
+    const char *py = getenv("PT_PYTHON");
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --monitor --out '%s' --steps 3 --ranks 70 --layers 1 --micro-batches 2 "
+             "--nan 1:9:mlp --nan 2:66:attention --quiet >/dev/null 2>&1",
+             py && *py ? py : "python3", pt_shared(), tree);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    static const char *const threads[] = {"1", "2", "4"};
+    static const char *const windows[] = {NULL, "7"};
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < 3; k++) {
+            setenv("PROBETOP_THREADS", threads[k], 1);
+            snprintf(dir, sizeof dir, "%s/w%d_t%s", t, w, threads[k]);
+            CHECK_INT(write_with(tree, dir, windows[w]), 0);
+            unsetenv("PROBETOP_THREADS");
+        }
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && sqlite3 w0_t1/monitor_data.trend.db 'SELECT count(*) FROM probetop_rank_summary WHERE "
+             "group_size = 64' | grep -qv '^0$' && for w in 0 1; do for k in 2 4; do "
+             "cmp -s w${w}_t1/monitor_data.trend.db w${w}_t$k/monitor_data.trend.db || exit 1; done; done",
+             t);
+    CHECK_INT(system(cmd), 0);
+    /* many windows: the same summary rows as one (the file differs only in
+     * where SQLite put them) */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for d in w0_t2 w1_t2; do sqlite3 $d/monitor_data.trend.db "
+             "'SELECT * FROM probetop_rank_summary ORDER BY 1, 2, 3, 4, 5' > $d.txt || exit 1; done && "
+             "test -s w0_t2.txt && cmp -s w0_t2.txt w1_t2.txt",
+             t);
+    CHECK_INT(system(cmd), 0);
+}
+
+/* A rank bigger than the sort's budget (PROBETOP_SORT_BYTES) is sorted in
+ * runs merged from a file (tdb_runs): the same file, byte for byte, as
+ * sorted in memory; with duplicate keys (a step in two files: the first
+ * read wins), NaNs, the summary in many windows, and --micro_step. */
+static void sorted_in_runs(void) {
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
+    const char *t = pt_tmpdir("mon_stream_runs");
+    char tree[1100], dir[1200], cmd[4096];
+    snprintf(tree, sizeof tree, "%s/tree", t);
+    const char *py = getenv("PT_PYTHON");
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --monitor --out '%s' --steps 6 --ranks 10 --layers 2 --micro-batches 2 "
+             "--nan 1:9:mlp --nan 4:3:attention --quiet >/dev/null 2>&1 && cd '%s' && d=$(ls -d */ | head -1) && "
+             "sed 's/,0\\.0,/,9.5,/' ${d}actv_1-1.csv > ${d}actv_5-50.csv",
+             py && *py ? py : "python3", pt_shared(), tree, tree);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    static const char *const budget[] = {NULL, "65536", "2000"};
+    for (int micro = 0; micro < 2; micro++)
+        for (int b = 0; b < 3; b++) {
+            if (budget[b]) setenv("PROBETOP_SORT_BYTES", budget[b], 1);
+            snprintf(dir, sizeof dir, "%s/m%d_b%d", t, micro, b);
+            mkdir(dir, 0777);
+            struct load_opts lo;
+            load_opts_init(&lo);
+            lo.micro_step = micro;
+            struct dataset *ds = calloc(1, sizeof *ds);
+            struct tdb_result res;
+            struct pt_error err;
+            setenv("PROBETOP_SUMMARY_WINDOW", "50", 1);
+            CHECK_INT(trenddb_write_monitor(tree, dir, &lo, ds, &res, &err), 0);
+            unsetenv("PROBETOP_SUMMARY_WINDOW");
+            unsetenv("PROBETOP_SORT_BYTES");
+            dataset_free(ds);
+        }
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for m in 0 1; do for b in 1 2; do test -s m${m}_b0/monitor_data.trend.db && "
+             "cmp -s m${m}_b0/monitor_data.trend.db m${m}_b$b/monitor_data.trend.db || exit 1; done; done",
+             t);
+    CHECK_INT(system(cmd), 0);
+}
+
 int main(void) {
     RUN(streamed_read);
     RUN(summary_windows);
+    RUN(summary_threads);
+    RUN(sorted_in_runs);
     PT_DONE();
 }

@@ -20,8 +20,7 @@
 #include <unistd.h>
 
 #define BTREE_BULK_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
-#define BTREE_BULK_BATCH 64    /* pages written to (and read back from) the files at a time: a write per
-                                * page was a system call and a page-cache lookup per 4 KiB */
+#define BULK_WRITE_BYTES ((size_t)1 << 20)   /* a write or read of pages: 1 MB (a syscall a page cost more than the page) */
 
 struct btree_bulk_page {
     unsigned char *p;
@@ -34,9 +33,9 @@ struct btree_bulk {
     int ps;
     struct btree_bulk_page lv[BTREE_BULK_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
     int nlv;
-    int64_t npages;                  /* pages closed: written to the scratch file or waiting in wbuf */
-    unsigned char *wbuf;             /* closed pages not yet written, BTREE_BULK_BATCH at most */
-    int nw;                          /* how many: they are pages npages - nw .. npages - 1 */
+    int64_t npages;                  /* pages written to the scratch file (or waiting in wbuf) */
+    unsigned char *wbuf;             /* the last pages closed, written BULK_WRITE_BYTES at a time */
+    size_t wn;                       /* pages in wbuf */
     int64_t nrec;
     int failed;                      /* a write failed or the tree got too deep */
     unsigned char cell[2][1024];     /* scratch for cells moving up */
@@ -168,26 +167,23 @@ static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t
     (void)b;
 }
 
-/* The closed pages waiting in wbuf into the scratch file; -1 on failure. */
-static int flush_pages(struct btree_bulk *b) {
-    off_t at = (off_t)(b->npages - b->nw) * b->ps;
-    size_t n = (size_t)b->nw * (size_t)b->ps, done = 0;
-    while (done < n) {
-        ssize_t w = pwrite(b->fd, b->wbuf + done, n - done, at + (off_t)done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) { b->failed = 1; return -1; }
-        done += (size_t)w;
-    }
-    b->nw = 0;
+static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at);
+
+/* The pages waiting in wbuf onto the scratch file. */
+static int wbuf_flush(struct btree_bulk *b) {
+    if (!b->wn) return 0;
+    off_t at = (off_t)(b->npages - (int64_t)b->wn) * b->ps;
+    if (pwrite_all(b->fd, b->wbuf, b->wn * (size_t)b->ps, at) != 0) { b->failed = 1; return -1; }
+    b->wn = 0;
     return 0;
 }
 
-/* Seals the page and queues it for the scratch file: its (relative) page
- * number, 0 on failure. */
+/* Seals and writes the page: its (relative) page number, 0 on failure. */
 static uint32_t page_close(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
     page_seal(b, pg, rightmost);
-    if (b->nw == BTREE_BULK_BATCH && flush_pages(b) != 0) return 0;
-    memcpy(b->wbuf + (size_t)b->nw++ * (size_t)b->ps, pg->p, (size_t)b->ps);
+    size_t cap = BULK_WRITE_BYTES / (size_t)b->ps;
+    if (b->wn == cap && wbuf_flush(b) != 0) return 0;
+    memcpy(b->wbuf + b->wn++ * (size_t)b->ps, pg->p, (size_t)b->ps);
     return (uint32_t)++b->npages;
 }
 
@@ -260,14 +256,12 @@ int btree_bulk_open(struct btree_bulk **out, const char *scratch, int page_size,
         return pt_errorf(err, "out of memory");
     }
     b->ps = page_size;
-    if (!(b->wbuf = malloc((size_t)BTREE_BULK_BATCH * (size_t)page_size))) {
-        free(b->path);
-        free(b);
-        return pt_errorf(err, "out of memory");
-    }
+    b->wbuf = malloc(BULK_WRITE_BYTES > (size_t)page_size ? BULK_WRITE_BYTES : (size_t)page_size);
     b->fd = open(scratch, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (b->fd < 0) {
-        int e = errno;
+    if (b->fd < 0 || !b->wbuf) {
+        int e = b->fd < 0 ? errno : ENOMEM;
+        if (b->fd >= 0) close(b->fd);
+        unlink(scratch);
         free(b->wbuf);
         free(b->path);
         free(b);
@@ -351,13 +345,13 @@ int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, s
     if (b->failed) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
     if (!b->nrec) return 0;   /* the empty leaf SQLite made is the table */
     int top = 0;
-    if (finish_tree(b, &top) != 0 || flush_pages(b) != 0) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
+    if (finish_tree(b, &top) != 0 || wbuf_flush(b) != 0) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
     int fd = open(db_path, O_RDWR | O_CLOEXEC);
     if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", db_path, strerror(errno));
     unsigned char hdr[100];
     struct stat st;
     int rc = -1;
-    unsigned char *buf, *rp = NULL;
+    unsigned char *buf = NULL, *rp = NULL;
     if (pread_all(fd, hdr, sizeof hdr, 0) != 0 || fstat(fd, &st) != 0 || memcmp(hdr, "SQLite format 3", 16)) {
         pt_errorf(err, "%s: not the SQLite file expected", db_path);
         goto out;
@@ -377,22 +371,22 @@ int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, s
         goto out;
     }
     uint32_t lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1, last = n;
-    size_t chunk = BTREE_BULK_BATCH;
-    buf = b->wbuf;   /* empty now */
+    size_t chunk = BULK_WRITE_BYTES / ps ? BULK_WRITE_BYTES / ps : 1;
+    buf = malloc(chunk * ps);
+    if (!buf) { pt_errorf(err, "out of memory"); goto out; }
     for (int64_t i = 0; i < b->npages; i += (int64_t)chunk) {
         size_t k = (size_t)(b->npages - i) < chunk ? (size_t)(b->npages - i) : chunk;
         if (pread_all(b->fd, buf, k * ps, (off_t)i * ps) != 0) { pt_errorf(err, "%s: read error", b->path); goto out; }
         for (size_t j = 0; j < k; j++) rebase(buf + j * ps, n, lockpage);
-        /* one write per run of consecutive places (a run breaks only at the lock-byte page) */
-        for (size_t j = 0, run = 0; j < k; j++) {
+        /* runs of pages whose places follow each other (the lock-byte page breaks one) */
+        for (size_t j = 0, e; j < k; j = e) {
             uint32_t to = place((uint32_t)(i + (int64_t)j) + 1, n, lockpage);
-            if (j + 1 < k && place((uint32_t)(i + (int64_t)j) + 2, n, lockpage) == to + 1) continue;
-            if (pwrite_all(fd, buf + run * ps, (j + 1 - run) * ps, (off_t)(to - (j - run) - 1) * ps) != 0) {
+            for (e = j + 1; e < k && place((uint32_t)(i + (int64_t)e) + 1, n, lockpage) == to + (e - j); e++) {}
+            if (pwrite_all(fd, buf + j * ps, (e - j) * ps, (off_t)(to - 1) * ps) != 0) {
                 pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
                 goto out;
             }
-            last = to;
-            run = j + 1;
+            last = to + (uint32_t)(e - j - 1);
         }
     }
     rebase(b->lv[top].p, n, lockpage);
@@ -403,6 +397,7 @@ int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, s
     }
     rc = 0;
 out:
+    free(buf);
     free(rp);
     close(fd);
     return rc;

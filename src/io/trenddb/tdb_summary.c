@@ -28,6 +28,7 @@
 #include "model/util/util.h"
 
 #define SUM_SIZES 3
+#define SUMM_SPOOL_BUF ((size_t)1 << 20)   /* the spool's stdio buffer: records of ~100 bytes */
 #define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
 
 struct sacc {                /* a run of entries, each `stride` doubles */
@@ -109,6 +110,7 @@ static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *o
  * there into the table. */
 struct tdb_summary {
     int ns, nsizes, sizes[SUM_SIZES];
+    unsigned levels;         /* bit l: group size sizes[l] summarized here (tdb_summary_new_part) */
     int64_t group[SUM_SIZES];
     int64_t max_rank;        /* the one foreseen: the group sizes depend on it */
     struct sacc acc[SUM_SIZES], tmp, cur, out;
@@ -121,12 +123,17 @@ struct tdb_summary {
      * spools into the tree after the last rank, in key order */
     struct btree_bulk *bb;
     FILE *spool;             /* the records, in segments */
+    char *spoolbuf;          /* its stdio buffer */
     struct sseg { int l; int64_t group; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
     size_t nseg, capseg;
     uint64_t spooled;
 };
 
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
+    return tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_ALL);
+}
+
+struct tdb_summary *tdb_summary_new_part(int ns, const char *const *cols, int64_t max_rank, int part) {
     struct tdb_summary *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->ns = ns;
@@ -135,6 +142,10 @@ struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max
     if (max_rank + 1 > 8) m->sizes[m->nsizes++] = 8;
     if (max_rank + 1 > 64) m->sizes[m->nsizes++] = 64;
     m->sizes[m->nsizes++] = 0;
+    /* the whole run is the last place in sizes[] */
+    m->levels = part == TDB_SUMMARY_RUN ? 1u << (m->nsizes - 1)
+                : part == TDB_SUMMARY_GROUPS ? (1u << (m->nsizes - 1)) - 1
+                                             : (1u << m->nsizes) - 1;
     for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
     for (int c = 0; c < ns; c++)
         if (!strcmp(cols[c], "norm") || !strcmp(cols[c], "mean")) m->tells |= 1u << c;
@@ -151,6 +162,7 @@ void tdb_summary_free(struct tdb_summary *m) {
     sqlite3_finalize(m->ins[1]);
     btree_bulk_free(m->bb);
     if (m->spool) fclose(m->spool);
+    free(m->spoolbuf);
     free(m->seg);
     free(m);
 }
@@ -177,6 +189,7 @@ static int summ_emit(struct tdb_summary *m, int l) {
 /* m->cur holds every row of rank (sorted by key): into every group size */
 int tdb_summary_rank(struct tdb_summary *m, int64_t rank) {
     for (int l = 0; l < m->nsizes; l++) {
+        if (!((m->levels >> l) & 1)) continue;
         int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
         if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
         m->group[l] = g;
@@ -300,8 +313,8 @@ static int cmp_seg(const void *a, const void *b, void *ctx) {
     return (x->at > y->at) - (x->at < y->at);
 }
 
-/* The spool into the tree in key order. */
-static int summ_unspool(struct tdb *t, struct tdb_summary *m) {
+/* m's spool into the tree bb in key order. */
+static int summ_unspool(struct tdb *t, struct tdb_summary *m, struct btree_bulk *bb) {
     unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
     qsort_r(m->seg, m->nseg, sizeof *m->seg, cmp_seg, &m->nsizes);
     if (fflush(m->spool) != 0) goto fail;
@@ -312,13 +325,22 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *m) {
         for (uint64_t done = 0; done < sg->len; done += sizeof len + len) {
             if (fread(&len, sizeof len, 1, m->spool) != 1 || len > sizeof rec || fread(rec, 1, len, m->spool) != len)
                 goto fail;
-            if (btree_bulk_add(m->bb, rec, len) != 0)
+            if (btree_bulk_add(bb, rec, len) != 0)
                 return pt_errorf(t->err, "%s: could not write the rank summary's pages (disk full?)", t->final);
         }
     }
     return 0;
 fail:
     return pt_errorf(t->err, "%s: could not read the rank summary's spool back", t->final);
+}
+
+/* The spool's writes a megabyte at a time (stdio's own buffer is 4 kB);
+ * without the memory, stdio's. */
+static void summ_spool_buffer(struct tdb_summary *m) {
+    if (m->spool && (m->spoolbuf = malloc(SUMM_SPOOL_BUF)) && setvbuf(m->spool, m->spoolbuf, _IOFBF, SUMM_SPOOL_BUF) != 0) {
+        free(m->spoolbuf);
+        m->spoolbuf = NULL;
+    }
 }
 
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
@@ -338,6 +360,7 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
         btree_bulk_free(m->bb);
         m->bb = NULL;
     }
+    summ_spool_buffer(m);
     if (m->bb) return 0;
     int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
     if (rc) return rc > 0 ? tdb_fail(t, "prepare rank summary") : -1;
@@ -349,18 +372,32 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
 /* out's rows into the table (many per statement), then out is empty: the
  * finished rank groups go in as they finish, not all held to the end. */
 int tdb_summary_flush(struct tdb *t, struct tdb_summary *m) {
-    if (m->bb) return summ_spool(t, m);
+    if (m->spool) return summ_spool(t, m);
     int rc = tdb_insert(t, m->ins[0], m->ins[1], SUMMARY_ROWS_PER_INSERT, 6 + 4 * m->ns, m->out.n, bind_entry, m,
                         "insert rank summary", NULL);
     m->out.n = 0;
     return rc;
 }
 
-int tdb_summary_finish(struct tdb *t, struct tdb_summary *m) {
-    if (summ_finish(m) != 0) return pt_errorf(t->err, "out of memory");
+int tdb_summary_built(const struct tdb_summary *m) { return m->spool != NULL; }
+
+int tdb_summary_open_twin(struct tdb *t, struct tdb_summary *m, const struct tdb_summary *first) {
+    if (!first->bb) return pt_errorf(t->err, "internal: a rank summary's twin without the tree");
+    if (!(m->spool = tmpfile())) return pt_errorf(t->err, "no temporary file for the rank summary");
+    summ_spool_buffer(m);
+    return 0;
+}
+
+int tdb_summary_finish(struct tdb *t, struct tdb_summary *m) { return tdb_summary_finish2(t, m, NULL); }
+
+int tdb_summary_finish2(struct tdb *t, struct tdb_summary *m, struct tdb_summary *twin) {
+    if (summ_finish(m) != 0 || (twin && summ_finish(twin) != 0)) return pt_errorf(t->err, "out of memory");
     int rc = tdb_summary_flush(t, m);
+    if (rc == 0 && twin) rc = tdb_summary_flush(t, twin);
     if (rc == 0 && m->bb) {
-        rc = summ_unspool(t, m);
+        /* m has the whole run (first in key order), the twin the groups */
+        rc = summ_unspool(t, m, m->bb);
+        if (rc == 0 && twin) rc = summ_unspool(t, twin, m->bb);
         if (rc == 0) rc = tdb_bulk_attach2(t, m->bb, "probetop_rank_summary");
         m->bb = NULL;   /* t's now, or gone with it */
     }

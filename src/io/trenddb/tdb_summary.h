@@ -18,6 +18,13 @@ struct tdb_summary;
 /* A summary of ns statistic columns named cols (kept: they must outlive
  * it), its group sizes as for ranks 0..max_rank; NULL without memory. */
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank);
+/* Or only a part of its group sizes, so that two threads can share the
+ * work: TDB_SUMMARY_RUN (the whole run) and TDB_SUMMARY_GROUPS (the groups
+ * of 8 and 64), each fed every row; the RUN part opened with
+ * tdb_summary_open, the GROUPS part with tdb_summary_open_twin, both
+ * finished by tdb_summary_finish2: the same table as one summary of all. */
+enum { TDB_SUMMARY_ALL, TDB_SUMMARY_RUN, TDB_SUMMARY_GROUPS };
+struct tdb_summary *tdb_summary_new_part(int ns, const char *const *cols, int64_t max_rank, int part);
 void tdb_summary_free(struct tdb_summary *m);
 /* Does m have the group sizes of ranks 0..max_rank? */
 int tdb_summary_fits(const struct tdb_summary *m, int64_t max_rank);
@@ -31,6 +38,14 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
 int tdb_summary_rank(struct tdb_summary *m, int64_t rank);
 /* The table created in t and its statements made. */
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m);
+/* Is m (opened) built beside SQLite, its rows spooled (else INSERTs)? */
+int tdb_summary_built(const struct tdb_summary *m);
+/* m (TDB_SUMMARY_GROUPS) beside first (TDB_SUMMARY_RUN, opened, its
+ * table built beside SQLite: else -1 with t's error set): m's rows
+ * spooled, for tdb_summary_finish2.  Between open and finish, feeding a
+ * summary built beside SQLite (tdb_summary_add, _rank, _flush, _window)
+ * touches no SQLite statement and only t->err and t->final of t. */
+int tdb_summary_open_twin(struct tdb *t, struct tdb_summary *m, const struct tdb_summary *first);
 /* The rank groups finished so far into the table. */
 int tdb_summary_flush(struct tdb *t, struct tdb_summary *m);
 /* A window of steps done (its ranks fed, ascending): every group into
@@ -41,6 +56,8 @@ int tdb_summary_flush(struct tdb *t, struct tdb_summary *m);
 int tdb_summary_window(struct tdb *t, struct tdb_summary *m);
 /* After the last rank: every group into the table, the statements closed. */
 int tdb_summary_finish(struct tdb *t, struct tdb_summary *m);
+/* The same for m and its twin (NULL: none), into one table. */
+int tdb_summary_finish2(struct tdb *t, struct tdb_summary *m, struct tdb_summary *twin);
 /* The summary of t's trend_data as written (monitor data, a merge, a dump
  * too big to hold), when it has ranks enough: one scan in key order. */
 int tdb_summary_from_table(struct tdb *t);

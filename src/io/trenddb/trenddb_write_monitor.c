@@ -6,15 +6,19 @@
  * the file and its tables are tdb.c's. */
 #include "src/io/trenddb/write_trenddb.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/cube/names.h"
+#include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_runs.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
@@ -402,8 +406,10 @@ struct mon_rows {
     int32_t step0, wsteps;
     size_t nwin;
     uint64_t *woff;          /* per chunk: nwin + 1 offsets */
-    char *buf;               /* the rank's records */
+    char *buf;               /* the rank's records (or a run of them) */
     size_t capbuf;
+    size_t budget;           /* a rank's records sorted in memory at most (bytes); more: in runs */
+    struct tdb_runs *runs;
     struct mrow *v;
     size_t capv, rows;
 };
@@ -413,11 +419,12 @@ static int32_t ms_row_step(const struct monitor_steps *st, const struct srec *h)
     return monitor_row_step(st, &r);
 }
 
-/* One row (the first of its key) into trend_data and the rank's summary. */
-static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
+/* One row (the first of its key; rec: its record) into trend_data and the
+ * rank's summary. */
+static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec) {
     struct srec h;
-    memcpy(&h, w->buf + r->at, sizeof h);
-    const char *vals = w->buf + r->at + sizeof h;
+    memcpy(&h, rec, sizeof h);
+    const char *vals = rec + sizeof h;
     struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
     uint32_t present = 0;
     for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
@@ -445,9 +452,91 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r) {
     return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
 }
 
+/* The rows of a rank as they come in key order: the first of each key out,
+ * the summary's windows noted on the way. */
+struct mon_out {
+    struct mon_rows *w;
+    int32_t rank;
+    uint64_t *woff;
+    size_t win;
+    int any;
+    struct mrow prev;
+};
+
+static int mon_out_row(struct mon_out *o, const struct mrow *r, const char *rec) {
+    struct mon_rows *w = o->w;
+    if (o->any && o->prev.step == r->step && o->prev.dbid == r->dbid && o->prev.metric == r->metric) return 0;
+    o->prev = *r;
+    o->any = 1;
+    if (w->summ)   /* the windows up to this row's start here */
+        for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); o->win <= k && o->win < w->nwin; o->win++)
+            o->woff[o->win] = w->sspool.off;
+    return mon_row_out(w, o->rank, r, rec);
+}
+
+static int mon_out_merged(void *arg, const void *key, const void *rec, uint32_t len) {
+    struct mrow r;
+    (void)len;
+    memcpy(&r, key, sizeof r);
+    return mon_out_row(arg, &r, rec) != 0 ? 2 : 0;   /* 2: the error is set */
+}
+
+static int cmp_mrow_key(const void *a, const void *b) {   /* keys as tdb_runs has them: unaligned */
+    struct mrow x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return cmp_mrow(&x, &y);
+}
+
+/* A rank bigger than w->budget: its records read a budget at a time, each
+ * part sorted into a run (tdb_runs), the runs merged into o.  0, or -1
+ * with t's error set. */
+static int mon_rank_runs(struct mon_rows *w, FILE *spool, const struct schunk *c, struct mon_out *o) {
+    if (!w->runs && !(w->runs = tdb_runs_new(sizeof(struct mrow), cmp_mrow_key)))
+        return pt_errorf(w->t->err, "out of memory or no temporary file for the sort");
+    if (util_grow((void **)&w->buf, &w->capbuf, w->budget, 1) != 0) return pt_errorf(w->t->err, "out of memory");
+    for (uint64_t pos = 0; pos < c->bytes;) {
+        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n = 0;
+        if (fseeko(spool, (off_t)(c->off + pos), SEEK_SET) != 0 || fread(w->buf, 1, want, spool) != want)
+            return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
+        uint64_t at = 0;
+        for (;;) {
+            struct srec h;
+            if (at + sizeof h > want) break;
+            memcpy(&h, w->buf + at, sizeof h);
+            size_t len = sizeof h + (size_t)h.nv * sizeof(double);
+            if (at + len > want) break;
+            if (util_grow((void **)&w->v, &w->capv, n + 1, sizeof *w->v) != 0) return pt_errorf(w->t->err, "out of memory");
+            w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
+                                      .dbid = w->dbid[h.skey], .at = pos + at};
+            at += len;
+        }
+        if (!n) return pt_errorf(w->t->err, "%s: the spooled rows are damaged", w->t->final);
+        qsort(w->v, n, sizeof *w->v, cmp_mrow);
+        for (size_t i = 0; i < n; i++) {
+            const char *rec = w->buf + (w->v[i].at - pos);
+            struct srec h;
+            memcpy(&h, rec, sizeof h);
+            if (tdb_runs_put(w->runs, &w->v[i], rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
+                return pt_errorf(w->t->err, "could not write the sort's runs (disk full?)");
+        }
+        tdb_runs_cut(w->runs);
+        pos += at;
+    }
+    int rc = tdb_runs_merge(w->runs, w->budget / 2, mon_out_merged, o);
+    if (rc == -1) return pt_errorf(w->t->err, "could not read the sort's runs back (disk full?)");
+    return rc ? -1 : 0;
+}
+
 /* A rank's records (chunk c of the spool) in key order; of two rows of one
  * key the first read wins, as with INSERT OR IGNORE. */
 static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c, uint64_t *woff) {
+    struct mon_out o = {.w = w, .rank = c->rank, .woff = woff};
+    if (c->bytes > w->budget) {
+        if (mon_rank_runs(w, spool, c, &o) != 0) return -1;
+        for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
+        return 0;
+    }
     if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0 ||
         util_grow((void **)&w->v, &w->capv, c->n ? c->n : 1, sizeof *w->v) != 0)
         return pt_errorf(w->t->err, "out of memory");
@@ -464,48 +553,143 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
     int sorted = 1;
     for (size_t i = 1; i < n && sorted; i++) sorted = cmp_mrow(&w->v[i - 1], &w->v[i]) < 0;
     if (!sorted) qsort(w->v, n, sizeof *w->v, cmp_mrow);
-    size_t win = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct mrow *r = &w->v[i], *p = i ? &w->v[i - 1] : NULL;
-        if (p && p->step == r->step && p->dbid == r->dbid && p->metric == r->metric) continue;
-        if (w->summ)   /* the windows up to this row's start here */
-            for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); win <= k && win < w->nwin; win++)
-                woff[win] = w->sspool.off;
-        if (mon_row_out(w, c->rank, r) != 0) return -1;
-    }
-    for (; w->summ && win <= w->nwin; win++) woff[win] = w->sspool.off;
+    for (size_t i = 0; i < n; i++)
+        if (mon_out_row(&o, &w->v[i], w->buf + w->v[i].at) != 0) return -1;
+    for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
     return 0;
 }
 
-/* The summary, a window of steps at a time: each rank's rows of it from
- * the spool.  0, or -1 with t's error set. */
-static int mon_summary(struct mon_rows *w, const struct mon_stream *ms) {
-    if (spool_flush(&w->sspool) != 0) goto fail;
-    for (size_t k = 0; k < w->nwin; k++) {
-        for (size_t i = 0; i < ms->nchunk; i++) {
+/* The write phase on two cores (util_pool_for): job 0 puts the ranks'
+ * rows into trend_data (mon_rank_out, rank by rank), spooling the
+ * summary's rows; jobs 1 and 2 make the rank summary from that spool, one
+ * the whole run's part and the other the groups' (tdb_summary_new_part),
+ * a window of steps at a time, each rank's rows of it as soon as job 0
+ * has put that rank out (window 0 runs beside job 0; the later windows
+ * need every rank).  Indices are taken in order, so job 0 always runs
+ * first or beside the others, never behind a job that waits for it; on
+ * one thread the three run one after the other.  The same bytes either
+ * way: each part's rows are fed in the same order. */
+struct mon_par {
+    struct mon_rows *w;
+    const struct mon_stream *ms;
+    const struct tdb *t;
+    struct tdb_summary *part[2];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t posted;           /* ranks (chunks) put out, their summary rows on the spool */
+    int failed;              /* job 0 failed: err0 says why */
+    struct pt_error err0;
+};
+
+static void par_post(struct mon_par *p, size_t posted, const struct pt_error *e) {
+    pthread_mutex_lock(&p->mu);
+    if (e) {
+        p->failed = 1;
+        p->err0 = *e;
+    } else p->posted = posted;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until chunk i is out; -1 (e: job 0's error) when it never will be. */
+static int par_wait(struct mon_par *p, size_t i, struct pt_error *e) {
+    pthread_mutex_lock(&p->mu);
+    while (p->posted <= i && !p->failed) pthread_cond_wait(&p->cv, &p->mu);
+    int failed = p->posted <= i;
+    if (failed) *e = p->err0;
+    pthread_mutex_unlock(&p->mu);
+    return failed ? -1 : 0;
+}
+
+/* Job 0: every rank into trend_data, posted one by one.  The copy of the
+ * tdb has this job's error (the bulk build touches no SQLite statement). */
+static int par_rows(struct mon_par *p, struct pt_error *e) {
+    struct mon_rows *w = p->w;
+    struct tdb tw = *p->t;   /* this job's error; the tdb itself when on the caller's */
+    tw.err = e;
+    w->t = e == p->t->err ? (struct tdb *)p->t : &tw;
+    int rc = 0;
+    for (size_t i = 0; i < p->ms->nchunk && rc == 0; i++) {
+        if (tw.cancel && atomic_load(tw.cancel)) rc = pt_errorf(e, "%s: interrupted", tw.final);
+        else if (mon_rank_out(w, p->ms->spool.f, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL) != 0)
+            rc = -1;
+        else if (w->summ && spool_flush(&w->sspool) != 0)
+            rc = pt_errorf(e, "%s: could not spool the rank summary's rows (disk full?)", tw.final);
+        else par_post(p, i + 1, NULL);
+    }
+    w->t = (struct tdb *)p->t;
+    if (rc != 0) par_post(p, 0, e);
+    return rc;
+}
+
+/* Jobs 1 and 2: summary part k, a window of steps at a time, each rank's
+ * rows of it read from the spool (pread: job 0 may be writing its end). */
+static int par_summary(struct mon_par *p, int k, struct pt_error *e) {
+    const struct mon_rows *w = p->w;
+    struct tdb_summary *s = p->part[k];
+    struct tdb tw = *p->t, *t = e == p->t->err ? (struct tdb *)p->t : &tw;
+    tw.err = e;
+    char *buf = NULL;
+    size_t cap = 0, rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
+    int fd = fileno(w->sspool.f), rc = -1;
+    for (size_t win = 0; win < w->nwin; win++) {
+        for (size_t i = 0; i < p->ms->nchunk; i++) {
+            if (par_wait(p, i, e) != 0) goto out;
             const uint64_t *o = w->woff + i * (w->nwin + 1);
-            uint64_t len = o[k + 1] - o[k];
+            uint64_t len = o[win + 1] - o[win];
             if (!len) continue;
-            if (util_grow((void **)&w->buf, &w->capbuf, len, 1) != 0) return pt_errorf(w->t->err, "out of memory");
-            if (fseeko(w->sspool.f, (off_t)o[k], SEEK_SET) != 0 || fread(w->buf, 1, len, w->sspool.f) != len) goto fail;
-            size_t rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
+            if (util_grow((void **)&buf, &cap, len, 1) != 0) { pt_errorf(e, "out of memory"); goto out; }
+            for (uint64_t got = 0; got < len;) {
+                ssize_t r = pread(fd, buf + got, len - got, (off_t)(o[win] + got));
+                if (r <= 0) { pt_errorf(e, "%s: could not read the rank summary's rows back", tw.final); goto out; }
+                got += (uint64_t)r;
+            }
             for (uint64_t at = 0; at + rl <= len; at += rl) {
                 struct sumrec sr;
                 double v[MONITOR_NSTATS];
-                memcpy(&sr, w->buf + at, sizeof sr);
-                memcpy(v, w->buf + at + sizeof sr, (size_t)w->nc * sizeof(double));
-                if (tdb_summary_add(w->summ, sr.step, sr.dbid, sr.metric, v, sr.present) != 0)
-                    return pt_errorf(w->t->err, "out of memory");
+                memcpy(&sr, buf + at, sizeof sr);
+                memcpy(v, buf + at + sizeof sr, (size_t)w->nc * sizeof(double));
+                if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) {
+                    pt_errorf(e, "out of memory");
+                    goto out;
+                }
             }
-            if (tdb_summary_rank(w->summ, ms->chunk[i].rank) != 0) return pt_errorf(w->t->err, "out of memory");
-            if (tdb_summary_flush(w->t, w->summ) != 0) return -1;
+            if (tdb_summary_rank(s, p->ms->chunk[i].rank) != 0) { pt_errorf(e, "out of memory"); goto out; }
+            if (tdb_summary_flush(t, s) != 0) goto out;
         }
-        if (tdb_summary_window(w->t, w->summ) != 0) return -1;
+        if (tdb_summary_window(t, s) != 0) goto out;
     }
-    return 0;
-fail:
-    return pt_errorf(w->t->err, "%s: could not read the rank summary's rows back", w->t->final);
+    rc = 0;
+out:
+    free(buf);
+    return rc;
 }
+
+static int par_job(void *ctx, size_t i, struct pt_error *e) {
+    struct mon_par *p = ctx;
+    if (i == 0) return par_rows(p, e);
+    return p->part[i - 1] ? par_summary(p, (int)i - 1, e) : 0;
+}
+
+/* Every rank out, and the summary (w->summ, its twin: NULL when the
+ * summary goes in by INSERTs, fed on this thread after the rows).  0, or
+ * -1 with t's error set. */
+static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct tdb_summary *twin) {
+    struct mon_par p = {.w = w, .ms = ms, .t = w->t, .part = {w->summ, twin}};
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    int rc;
+    if (twin) rc = util_pool_for(3, par_job, &p, w->t->err);
+    else if ((rc = par_rows(&p, w->t->err)) == 0 && w->summ) rc = par_summary(&p, 0, w->t->err);
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.mu);
+    return rc;
+}
+
+/* A rank's spooled records sorted in memory at most (bytes; about 70 a
+ * row, and 48 more for its key and the sort's copy of it): a bigger rank
+ * is sorted in runs of this size, merged (tdb_runs) */
+#define MON_SORT_BYTES ((size_t)48 << 20)
 
 /* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
 #define MON_SUMMARY_WINDOW_KEYS 32768
@@ -520,17 +704,32 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
                           const int64_t *dbid, const int *metric_id, const int *colidx, const char *const *cols,
                           int nc, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
+    struct tdb_summary *twin = NULL;
     int ordered = 1, rc = -1;
     for (int s = 0; s < MONITOR_NSTATS; s++) w.colidx[s] = -1;
     for (int c = 0; c < nc; c++) w.colidx[colidx[c]] = c;
+    const char *sb = getenv("PROBETOP_SORT_BYTES");   /* probetop(1), ENVIRONMENT */
+    w.budget = sb && atoll(sb) >= 1024 ? (size_t)atoll(sb) : MON_SORT_BYTES;   /* a record is < 200 bytes */
     for (size_t i = 1; i < ms->nchunk; i++)
         if (ms->chunk[i].rank <= ms->chunk[i - 1].rank) ordered = 0;
     w.bb = ordered ? bb : NULL;
     int prc = w.bb ? 0 : tdb_prepare_trend_insert(t, nc, 1, &w.ins_row);
     if (prc != 0) return prc > 0 ? tdb_fail(t, "prepare") : -1;
     if (ordered && ms->max_rank_rows + 1 >= SUMMARY_MIN_RANKS) {
-        if (!(w.summ = tdb_summary_new(nc, cols, ms->max_rank_rows))) { pt_errorf(t->err, "out of memory"); goto out; }
+        /* in two parts on two threads when built beside SQLite (tdb_summary_new_part) */
+        if (!(w.summ = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_RUN)) ||
+            !(twin = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_GROUPS))) {
+            pt_errorf(t->err, "out of memory");
+            goto out;
+        }
         if (tdb_summary_open(t, w.summ) != 0) goto out;
+        if (!tdb_summary_built(w.summ)) {   /* INSERTs: one summary of every group size, on this thread */
+            tdb_summary_free(w.summ);
+            tdb_summary_free(twin);
+            twin = NULL;
+            if (!(w.summ = tdb_summary_new(nc, cols, ms->max_rank_rows))) { pt_errorf(t->err, "out of memory"); goto out; }
+            if (tdb_summary_open(t, w.summ) != 0) goto out;
+        } else if (tdb_summary_open_twin(t, twin, w.summ) != 0) goto out;
         /* windows of steps holding about MON_SUMMARY_WINDOW_KEYS keys of the biggest rank */
         size_t most = 1;
         for (size_t i = 0; i < ms->nchunk; i++)
@@ -549,21 +748,20 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         pt_errorf(t->err, "could not spool the rows (disk full?)");
         goto out;
     }
-    for (size_t i = 0; i < ms->nchunk; i++) {
-        if (t->cancel && atomic_load(t->cancel)) { pt_errorf(t->err, "%s: interrupted", t->final); goto out; }
-        if (mon_rank_out(&w, ms->spool.f, &ms->chunk[i], w.woff ? w.woff + i * (w.nwin + 1) : NULL) != 0) goto out;
-    }
-    if (w.summ && (mon_summary(&w, ms) != 0 || tdb_summary_finish(t, w.summ) != 0)) goto out;
+    if (mon_rows_all(&w, ms, twin) != 0) goto out;
+    if (w.summ && tdb_summary_finish2(t, w.summ, twin) != 0) goto out;
     if (!ordered && tdb_summary_from_table(t) != 0) goto out;
     *rows = w.rows;
     rc = 0;
 out:
     sqlite3_finalize(w.ins_row);
     tdb_summary_free(w.summ);
+    tdb_summary_free(twin);
     spool_close(&w.sspool);
     free(w.woff);
     free(w.buf);
     free(w.v);
+    tdb_runs_free(w.runs);
     return rc;
 }
 
