@@ -36,19 +36,6 @@ static struct dataset *load(const char *path) {
     return ds;
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-    fclose(f);
-    if (b) { b[n] = '\0'; *len = (size_t)n; }
-    return b;
-}
-
 static const char *gen_step(const char *name) {
     static char step[1200];
     const char *py = getenv("PT_PYTHON");
@@ -83,8 +70,7 @@ static void test_kept(void) {
         const struct origin_cap *c = ds->rankdirs[i].ocap;
         CHECK(c != NULL);
         if (!c) continue;
-        size_t len = 0;
-        char *file = slurp(c->path, &len);
+        char *file = pt_slurp(c->path);
         CHECK(file != NULL);
         for (size_t r = 0; file && r < c->n; r++) {
             int want = c->v[r].reread || origin_is_comm(origin_cap_name(c, r));
@@ -133,7 +119,8 @@ static void test_no_reread(void) {
     struct stat st;
     CHECK_INT(stat(d->ocap->path, &st), 0);
     size_t len = 0;
-    char *junk = slurp(d->ocap->path, &len);
+    char *junk = pt_slurp(d->ocap->path);
+    if (junk) len = strlen(junk);
     CHECK(junk && len == (size_t)st.st_size);
     if (junk) {
         memset(junk, 'x', len);

@@ -309,6 +309,16 @@ static void mc_parse_own(struct mc_many *m, size_t i) {
     if (j->rc == 0 && j->p) trim(j->p);
 }
 
+/* Parses job i with the lock released (held on entry and on return),
+ * marking it taken (1) then done (2) for the caller's wait. */
+static void mc_take(struct mc_many *m, size_t i) {
+    m->state[i] = 1;
+    pthread_mutex_unlock(&m->mu);
+    mc_parse_own(m, i);
+    pthread_mutex_lock(&m->mu);
+    m->state[i] = 2;
+}
+
 /* A parser: takes the next job while it may.  Once MC_AHEAD ahead, it
  * waits until the caller is half of that behind (not woken at each file). */
 static void *mc_worker(void *arg) {
@@ -326,11 +336,7 @@ static void *mc_worker(void *arg) {
         if (m->stop || m->next >= m->n) break;
         size_t i = m->next++;
         if (m->jobs[i].kept) continue;
-        m->state[i] = 1;
-        pthread_mutex_unlock(&m->mu);
-        mc_parse_own(m, i);
-        pthread_mutex_lock(&m->mu);
-        m->state[i] = 2;
+        mc_take(m, i);
         if (m->cwait == i + 1) pthread_cond_signal(&m->cvc);
     }
     pthread_mutex_unlock(&m->mu);
@@ -358,11 +364,7 @@ static void mc_wait(struct mc_many *m, size_t i) {
         }
         m->next = k + 1;
         if (m->jobs[k].kept) continue;
-        m->state[k] = 1;
-        pthread_mutex_unlock(&m->mu);
-        mc_parse_own(m, k);
-        pthread_mutex_lock(&m->mu);
-        m->state[k] = 2;
+        mc_take(m, k);
     }
     pthread_mutex_unlock(&m->mu);
 }
