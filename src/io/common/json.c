@@ -14,8 +14,8 @@
 
 /* ---- reading files ---- */
 
-/* Opens path for reading as a regular file of at most max_bytes. */
-static int open_regular(const char *path, size_t max_bytes, int *fd_out, struct stat *st, struct pt_error *err) {
+/* Opens path for reading as a regular file of at most max_bytes (json.h). */
+int json_open_regular(const char *path, size_t max_bytes, int *fd_out, struct stat *st, struct pt_error *err) {
     /* O_NONBLOCK so that a FIFO put where a file should be cannot hang open(). */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", path, strerror(errno));
@@ -38,10 +38,6 @@ static int open_regular(const char *path, size_t max_bytes, int *fd_out, struct 
     return 0;
 }
 
-int json_open_regular(const char *path, size_t max_bytes, int *fd, struct stat *st, struct pt_error *err) {
-    return open_regular(path, max_bytes, fd, st, err);
-}
-
 /* The whole file into a private, NUL-terminated buffer.  A copy and not a
  * mapping: a mapped file that shrinks while it is read (msProbe, cp or
  * rsync still rewriting it) kills the reader with SIGBUS on the next page,
@@ -52,7 +48,7 @@ static int read_into(const char *path, size_t max_bytes, char **buf, size_t *cap
     struct stat st;
     int fd = -1;
     *len = 0;
-    if (open_regular(path, max_bytes, &fd, &st, err) != 0) return -1;
+    if (json_open_regular(path, max_bytes, &fd, &st, err) != 0) return -1;
     size_t cap = *capp, n = 0;
     char *b = *buf;
     if (!b || cap < (size_t)st.st_size + 1) {
