@@ -17,16 +17,6 @@
 #include "src/io/dump/read_graph.h"
 #include "src/io/trenddb/write_trenddb.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PT_ASAN 1
-#endif
-#endif
-#ifndef PT_ASAN
-#define PT_ASAN 0
-#endif
 
 #define TEN "{\"type\":\"torch.Tensor\",\"dtype\":\"torch.float32\",\"shape\":[2],\"Max\":1.0,\"Min\":0.0," \
             "\"Mean\":0.5,\"Norm\":1.0,\"requires_grad\":false}"

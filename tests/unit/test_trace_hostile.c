@@ -323,17 +323,6 @@ static int trace_child(const char *dir, const char *mem, const char *out, long *
     return WEXITSTATUS(st);
 }
 
-/* Under ASan the peak memory is the sanitizer's, not the reader's. */
-#if defined(__SANITIZE_ADDRESS__)
-#define PT_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PT_SANITIZED 1
-#endif
-#endif
-#ifndef PT_SANITIZED
-#define PT_SANITIZED 0
-#endif
 
 static struct dataset *load_mem(const char *path, uint64_t mem, struct pt_error *err) {
     struct load_opts lo;
@@ -371,7 +360,7 @@ static void bomb_bounded(void) {
         free(x);
         free(y);
         fprintf(stderr, "bomb: peak RSS %ld KiB unbounded, %ld KiB with --mem 8M\n", kb_big, kb_small);
-#if !PT_SANITIZED
+#if !PT_ASAN
         CHECK(kb_small <= (8 + 24) * 1024);
         CHECK(kb_big > kb_small + 8 * 1024);
 #endif
