@@ -3,9 +3,11 @@
 #include "model/util/util.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int fs_is_dir(const char *p) {
     struct stat st;
@@ -61,4 +63,14 @@ char *fs_join(const char *a, const char *b) {
 int fs_base_is(const char *path, const char *name) {
     const char *b = strrchr(path, '/');
     return !strcmp(b ? b + 1 : path, name);
+}
+
+int fs_pread_all(int fd, void *buf, size_t n, off_t at) {
+    for (size_t got = 0; got < n;) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, at + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
 }

@@ -3,6 +3,7 @@
 #define PT_UTIL_FS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 int fs_is_dir(const char *path);
 int fs_is_file(const char *path);              /* a regular file */
@@ -14,5 +15,9 @@ void fs_free_list(char **v, size_t n);
 /* 1 when the last component of path is name ("a/b/anomaly.json", "anomaly.json"). */
 int fs_base_is(const char *path, const char *name);
 char *fs_join(const char *a, const char *b);   /* "a/b", malloc'd, NULL without memory */
+/* n bytes at offset at of fd into buf, however many reads it takes (an
+ * interrupted read is read again): 0, or -1 on a read error or an end of
+ * file before n bytes. */
+int fs_pread_all(int fd, void *buf, size_t n, off_t at);
 
 #endif

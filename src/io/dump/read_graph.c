@@ -626,14 +626,9 @@ static int cap_window(int fd, const struct origin_cap *c, size_t r, int (*want)(
             break;
         e = y->v0 + y->vlen;
     }
-    size_t got = 0, n = (size_t)(e - x->v0);
+    size_t n = (size_t)(e - x->v0);
     if (util_grow((void **)win, wcap, n + 1, 1) != 0) return -1;
-    while (got < n) {
-        ssize_t k = pread(fd, *win + got, n - got, (off_t)(x->v0 + got));
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return 1;
-        got += (size_t)k;
-    }
+    if (fs_pread_all(fd, *win, n, (off_t)x->v0) != 0) return 1;
     *w0 = x->v0;
     *w1 = e;
     return 0;

@@ -3,6 +3,7 @@
  * dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
  * parsed by hand: only those three keys, only those value forms. */
 #include "src/io/dump/read_npy.h"
+#include "model/util/fs.h"
 #include "model/util/util.h"
 
 #include <errno.h>
@@ -205,20 +206,9 @@ static double convert(const unsigned char *b, const struct hdr *h) {
     }
 }
 
-static int read_all(int fd, void *buf, size_t n, off_t off) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
 static int read_file(int fd, const char *path, off_t fsize, struct tensorcmp_tensor *out, struct pt_error *err) {
     unsigned char pre[12];
-    if (fsize < 10 || read_all(fd, pre, fsize < 12 ? (size_t)fsize : 12, 0) != 0)
+    if (fsize < 10 || fs_pread_all(fd, pre, fsize < 12 ? (size_t)fsize : 12, 0) != 0)
         return pt_errorf(err, "%s: truncated: %lld bytes, too short for a .npy header", path, (long long)fsize);
     if (memcmp(pre, "\x93NUMPY", 6)) return pt_errorf(err, "%s: not a NumPy .npy file (no \\x93NUMPY magic)", path);
     int major = pre[6], minor = pre[7];
@@ -237,7 +227,7 @@ static int read_file(int fd, const char *path, off_t fsize, struct tensorcmp_ten
         return pt_errorf(err, "%s: a header of %llu bytes is not a tensor's", path, (unsigned long long)hlen);
     char *text = malloc((size_t)hlen + 1);
     if (!text) return pt_errorf(err, "out of memory");
-    if (read_all(fd, text, (size_t)hlen, off) != 0) {
+    if (fs_pread_all(fd, text, (size_t)hlen, off) != 0) {
         free(text);
         return pt_errorf(err, "%s: read error in the header", path);
     }
@@ -288,7 +278,7 @@ static int read_file(int fd, const char *path, off_t fsize, struct tensorcmp_ten
     size_t per = (1 << 16) / (size_t)h.size;
     for (uint64_t k = 0; k < n;) {
         size_t take = n - k < per ? (size_t)(n - k) : per;
-        if (read_all(fd, chunk, take * (size_t)h.size, off + (off_t)(k * (uint64_t)h.size)) != 0) {
+        if (fs_pread_all(fd, chunk, take * (size_t)h.size, off + (off_t)(k * (uint64_t)h.size)) != 0) {
             free(chunk);
             free(out->v);
             out->v = NULL;

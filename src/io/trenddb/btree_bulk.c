@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/util/fs.h"
+
 #define BTREE_BULK_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
 #define BULK_WRITE_BYTES ((size_t)1 << 20)   /* a write or read of pages: 1 MB (a syscall a page cost more than the page) */
 
@@ -286,17 +288,6 @@ void btree_bulk_free(struct btree_bulk *b) {
     free(b);
 }
 
-static int pread_all(int fd, unsigned char *buf, size_t n, off_t at) {
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = pread(fd, buf + done, n - done, at + (off_t)done);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        done += (size_t)r;
-    }
-    return 0;
-}
-
 static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at) {
     size_t done = 0;
     while (done < n) {
@@ -352,7 +343,7 @@ int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, s
     struct stat st;
     int rc = -1;
     unsigned char *buf = NULL, *rp = NULL;
-    if (pread_all(fd, hdr, sizeof hdr, 0) != 0 || fstat(fd, &st) != 0 || memcmp(hdr, "SQLite format 3", 16)) {
+    if (fs_pread_all(fd, hdr, sizeof hdr, 0) != 0 || fstat(fd, &st) != 0 || memcmp(hdr, "SQLite format 3", 16)) {
         pt_errorf(err, "%s: not the SQLite file expected", db_path);
         goto out;
     }
@@ -366,7 +357,7 @@ int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, s
         goto out;
     }
     rp = malloc(ps);
-    if (!rp || pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != 0x0a || get16(rp + 3) != 0) {
+    if (!rp || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != 0x0a || get16(rp + 3) != 0) {
         pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", db_path, (long long)root);
         goto out;
     }
@@ -376,7 +367,7 @@ int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, s
     if (!buf) { pt_errorf(err, "out of memory"); goto out; }
     for (int64_t i = 0; i < b->npages; i += (int64_t)chunk) {
         size_t k = (size_t)(b->npages - i) < chunk ? (size_t)(b->npages - i) : chunk;
-        if (pread_all(b->fd, buf, k * ps, (off_t)i * ps) != 0) { pt_errorf(err, "%s: read error", b->path); goto out; }
+        if (fs_pread_all(b->fd, buf, k * ps, (off_t)i * ps) != 0) { pt_errorf(err, "%s: read error", b->path); goto out; }
         for (size_t j = 0; j < k; j++) rebase(buf + j * ps, n, lockpage);
         /* runs of pages whose places follow each other (the lock-byte page breaks one) */
         for (size_t j = 0, e; j < k; j = e) {

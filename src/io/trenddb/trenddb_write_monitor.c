@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/cube/names.h"
+#include "model/util/fs.h"
 #include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
@@ -639,10 +640,9 @@ static int par_summary(struct mon_par *p, int k, struct pt_error *e) {
             uint64_t len = o[win + 1] - o[win];
             if (!len) continue;
             if (util_grow((void **)&buf, &cap, len, 1) != 0) { pt_errorf(e, "out of memory"); goto out; }
-            for (uint64_t got = 0; got < len;) {
-                ssize_t r = pread(fd, buf + got, len - got, (off_t)(o[win] + got));
-                if (r <= 0) { pt_errorf(e, "%s: could not read the rank summary's rows back", tw.final); goto out; }
-                got += (uint64_t)r;
+            if (fs_pread_all(fd, buf, len, (off_t)o[win]) != 0) {
+                pt_errorf(e, "%s: could not read the rank summary's rows back", tw.final);
+                goto out;
             }
             for (uint64_t at = 0; at + rl <= len; at += rl) {
                 struct sumrec sr;
