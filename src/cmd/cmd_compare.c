@@ -523,10 +523,11 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
      * a second thread while this one makes the table and its csv (the
      * name map and the tensor loader keep no state between calls). */
     int built = tree_build(a, &gerr) == 0;
-    if (built && !c->lm && bbuilt != 0) {
+    if (built && c->lm) built = tree_build(b, &gerr) == 0;   /* the mapping read b unbuilt: built here */
+    else if (built && bbuilt != 0) {   /* built on the reading thread, and that failed */
         gerr = berr;
         built = 0;
-    } else if (built && c->lm) built = tree_build(b, &gerr) == 0;
+    }
     struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
     pthread_t gth;
     int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
