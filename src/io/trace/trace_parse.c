@@ -21,10 +21,10 @@
 #include "model/trace/trace.h"
 #include "model/trace/tpatterns.h"
 #include "src/io/common/json.h"
+#include "src/io/trace/trace_fast.h"
 
 #define TRACE_PARSE_PIECE ((size_t)4 << 20)    /* bytes read per refill */
 #define TRACE_PARSE_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
-#define TRACE_PARSE_NAME 2048                  /* longest kernel name kept (longer ones are cut) */
 #define TRACE_PARSE_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
 #define TRACE_PARSE_ANNO_CACHE 65536            /* CPU event names whose phase is remembered */
 #define TRACE_PARSE_MAX_PGS 255                 /* process groups per file (a kernel holds 1 + the index in a byte) */
@@ -110,21 +110,6 @@ int trace_parse_us_to_ns(const char *s, size_t n, int64_t *out) {
     }
     if (p != end) return -1;
     int64_t v = ip * 1000 + frac + round;
-    *out = neg ? -v : v;
-    return 0;
-}
-
-/* A JSON integer (raw text) as int64; -1 unless plain digits in range. */
-static int raw_int64(const char *s, size_t n, int64_t *out) {
-    int64_t v = 0;
-    size_t i = 0;
-    int neg = n && s[0] == '-';
-    if (neg) i++;
-    if (i >= n) return -1;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10) return -1;
-        v = v * 10 + (s[i] - '0');
-    }
     *out = neg ? -v : v;
     return 0;
 }
@@ -242,6 +227,7 @@ struct ctx {
     struct tpatterns *own;
     struct tpat_md *md;
     struct util_smap anno_cache;   /* CPU event name -> phase (up to TRACE_PARSE_ANNO_CACHE names) */
+    int fast;                      /* events read by trace_fast where it can (PROBETOP_TRACE_FAST=0: never) */
 };
 
 /* Appends to a stream made on first use. */
@@ -356,26 +342,6 @@ static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
 
 /* ---- events ---- */
 
-enum { EV_CAT_OTHER, EV_CAT_TRACE, EV_CAT_GPU_ANNO, EV_CAT_NPU_FLOW, EV_CAT_KERNEL };
-
-struct ev {
-    char ph;
-    int cat;
-    char name[TRACE_PARSE_NAME];
-    size_t namelen;
-    int has_ts, has_dur, bad_time;
-    int64_t ts, dur, pid, tid, stream, corr, id;
-    double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
-    int has_id;
-    int task;                /* args has "Task Type" (torch_npu device task) */
-    int task_cat;            /* its category, -1 unknown */
-    char argname[64];        /* args.name (metadata events) */
-    char pgname[64], pgdesc[96];   /* args "Process Group Name", "Process Group Description" */
-    char pgranks[4096];            /* args "Process Group Ranks" ("[0, 1]"; longer ones are not read) */
-    uint8_t p2p;                   /* args "Collective name": 1 "send", 2 "recv", 0 else */
-    int64_t peer, prank;           /* args "Dst Rank" (send) or "Src Rank" (recv); "Rank"; -1 without */
-};
-
 static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
 
 static int intern(struct ctx *c, const char *s, uint32_t *out, uint8_t *cat) {
@@ -452,13 +418,7 @@ static int is_hw_pid(const struct ctx *c, int64_t pid) {
     return 0;
 }
 
-static int task_category(const char *s, size_t n) {
-    if (n >= 4 && (!memcmp(s, "HCCL", 4) || !memcmp(s, "COMM", 4))) return TRACE_COMM;
-    if (n >= 6 && (!memcmp(s, "MEMCPY", 6) || !memcmp(s, "MEMSET", 6))) return TRACE_MEMORY;
-    return -1;
-}
-
-static int parse_args(struct ctx *c, struct ev *e) {
+static int parse_args(struct ctx *c, struct trace_fast_ev *e) {
     for (;;) {
         enum json_tok t = next(c);
         if (t == JT_OBJ_END) return 0;
@@ -474,7 +434,7 @@ static int parse_args(struct ctx *c, struct ev *e) {
         if (which == 1 && !value_int(&c->lx, t, &v)) e->stream = v;
         else if (which == 2 && !value_int(&c->lx, t, &v)) e->corr = v;
         else if (which == 3 && t == JT_STRING) copy_string(&c->lx, e->argname, sizeof e->argname);
-        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = task_category(c->lx.str, c->lx.slen); }
+        else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = trace_fast_task_cat(c->lx.str, c->lx.slen); }
         else if (which == 5 && t == JT_STRING) copy_string(&c->lx, e->pgname, sizeof e->pgname);
         else if (which == 6 && t == JT_STRING) copy_string(&c->lx, e->pgdesc, sizeof e->pgdesc);
         else if (which == 7 && t == JT_STRING && c->lx.slen < sizeof e->pgranks) copy_string(&c->lx, e->pgranks, sizeof e->pgranks);
@@ -488,7 +448,7 @@ static int parse_args(struct ctx *c, struct ev *e) {
 /* A send's or receive's peer (trace_parse_kernel.p2p): "Dst Rank" or
  * "Src Rank", else "Rank" (the peer's index in its group) through the
  * group's ranks. */
-static void p2p_peer(const struct ctx *c, const struct ev *e, struct trace_parse_kernel *k) {
+static void p2p_peer(const struct ctx *c, const struct trace_fast_ev *e, struct trace_parse_kernel *k) {
     const struct trace_parse_pg *g = k->pg ? &c->f->pgs[k->pg - 1] : NULL;
     k->peer = -1;
     k->p2p = k->cat == TRACE_COMM ? e->p2p : 0;
@@ -497,7 +457,7 @@ static void p2p_peer(const struct ctx *c, const struct ev *e, struct trace_parse
     else if (g && e->prank >= 0 && e->prank < g->nranks) k->peer = g->ranks[e->prank];
 }
 
-static int finish_event(struct ctx *c, struct ev *e) {
+static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
     struct trace_parse_file *f = c->f;
     if (e->ph == 'M') {
         if (!strcmp(e->name, "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
@@ -508,7 +468,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
         return 0;
     }
-    if ((e->ph == 's' || e->ph == 'f') && e->cat == EV_CAT_NPU_FLOW && e->has_id && e->has_ts && e->ts <= TRACE_PARSE_TIME_MAX &&
+    if ((e->ph == 's' || e->ph == 'f') && e->cat == TRACE_FAST_CAT_NPU_FLOW && e->has_id && e->has_ts && e->ts <= TRACE_PARSE_TIME_MAX &&
         e->ts >= -TRACE_PARSE_TIME_MAX) {
         /* torch_npu links a host launch to its device task by a flow, not by a correlation id */
         if (e->ph == 's') {
@@ -521,7 +481,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
         }
         return 0;
     }
-    if (e->ph != 'X' || e->cat == EV_CAT_TRACE) return 0;
+    if (e->ph != 'X' || e->cat == TRACE_FAST_CAT_TRACE) return 0;
     int device = e->stream >= 0 || e->task || (c->nhw && is_hw_pid(c, e->pid));
     if (!e->has_ts || !e->has_dur) {
         if (device && e->bad_time) f->nbadts++;
@@ -553,7 +513,7 @@ static int finish_event(struct ctx *c, struct ev *e) {
             if (rr > 0) { free(g->ranks); g->ranks = NULL; g->nranks = 0; }   /* not "[r, ...]": no ranks */
             if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
         }
-        k->hta_kernel = e->cat == EV_CAT_KERNEL || e->task;
+        k->hta_kernel = e->cat == TRACE_FAST_CAT_KERNEL || e->task;
         p2p_peer(c, e, k);
         if (push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
         f->nkernels++;
@@ -579,11 +539,11 @@ static int finish_event(struct ctx *c, struct ev *e) {
         long n = util_num_after(e->name, "ProfilerStep#");
         if (n >= 0) {
             if (UTIL_PUSH(f->steps, f->nsteps, f->capsteps)) return pt_errorf(c->err, "out of memory");
-            f->steps[f->nsteps++] = (struct trace_parse_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == EV_CAT_GPU_ANNO)};
+            f->steps[f->nsteps++] = (struct trace_parse_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == TRACE_FAST_CAT_GPU_ANNO)};
         }
         return 0;
     }
-    int ph = e->cat == EV_CAT_GPU_ANNO ? TRACE_PH_NONE : anno_phase(c, e->name, e->namelen);
+    int ph = e->cat == TRACE_FAST_CAT_GPU_ANNO ? TRACE_PH_NONE : anno_phase(c, e->name, e->namelen);
     if (ph != TRACE_PH_NONE) {
         if (UTIL_PUSH(f->annos, f->nannos, f->capannos)) return pt_errorf(c->err, "out of memory");
         f->annos[f->nannos++] = (struct trace_parse_anno){e->ts, e->ts + e->dur, -1, (uint8_t)ph};
@@ -591,20 +551,8 @@ static int finish_event(struct ctx *c, struct ev *e) {
     return 0;
 }
 
-static int parse_event(struct ctx *c, struct ev *e) {
-    e->ph = 0;
-    e->cat = EV_CAT_OTHER;
-    e->name[0] = '\0';
-    e->namelen = 0;
-    e->has_ts = e->has_dur = e->bad_time = 0;
-    e->pid = e->tid = e->stream = e->corr = -1;
-    e->has_id = 0;
-    e->task = 0;
-    e->task_cat = -1;
-    e->argname[0] = '\0';
-    e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
-    e->p2p = 0;
-    e->peer = e->prank = -1;
+static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
+    trace_fast_ev_reset(e);
     for (;;) {
         enum json_tok t = next(c);
         if (t == JT_OBJ_END) break;
@@ -623,11 +571,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
         case 1: if (t == JT_STRING && lx->slen) e->ph = lx->str[0]; break;
         case 2:
             if (t == JT_STRING)
-                e->cat = JSON_IS(lx, "Trace") ? EV_CAT_TRACE : JSON_IS(lx, "gpu_user_annotation") ? EV_CAT_GPU_ANNO
-                       : JSON_IS(lx, "async_npu") ? EV_CAT_NPU_FLOW
-                       : JSON_IS(lx, "kernel") || JSON_IS(lx, "Kernel") || JSON_IS(lx, "gpu_memcpy") || JSON_IS(lx, "Memcpy") ||
-                         JSON_IS(lx, "gpu_memset") || JSON_IS(lx, "Memset") || JSON_IS(lx, "mtia_ccp_events") ? EV_CAT_KERNEL
-                       : EV_CAT_OTHER;
+                e->cat = lx->has_esc ? TRACE_FAST_CAT_OTHER : trace_fast_cat(lx->str, lx->slen);
             break;
         case 3: if (t == JT_STRING) e->namelen = copy_string(lx, e->name, sizeof e->name); break;
         case 4:
@@ -659,7 +603,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
             size_t rn;
             if (t == JT_NUMBER || t == JT_STRING) {
                 raw_text(lx, t, &rs, &rn);
-                e->has_id = !raw_int64(rs, rn, &e->id);
+                e->has_id = !trace_fast_int64(rs, rn, &e->id);
             }
             break;
         }
@@ -670,7 +614,7 @@ static int parse_event(struct ctx *c, struct ev *e) {
 }
 
 static int parse_events(struct ctx *c) {
-    struct ev *e = malloc(sizeof *e);
+    struct trace_fast_ev *e = malloc(sizeof *e);
     if (!e) return pt_errorf(c->err, "out of memory");
     size_t nev = 0;
     for (;;) {
@@ -678,7 +622,19 @@ static int parse_events(struct ctx *c) {
         if (t == JT_ARR_END) break;
         if (t == JT_ERROR) { free(e); return -1; }
         if (t == JT_OBJ_BEGIN) {
-            if (parse_event(c, e)) {   /* the message is set */
+            const char *close;
+            int frac, rc;
+            if (c->fast && trace_fast_event(c->lx.pos, c->lx.end, e, &close, &frac)) {
+                /* read from its bytes (trace_fast.h): the tokenizer, just past
+                 * the '{', is moved to the '}', which it reads as the end */
+                c->lx.pos = close;
+                if ((t = next(c)) != JT_OBJ_END) rc = t == JT_ERROR ? -1 : pt_errorf(c->err, "%s: the event reader lost its place", c->path);
+                else if (frac) c->f->ts_frac = 1, rc = finish_event(c, e);
+                else rc = finish_event(c, e);
+            } else {
+                rc = parse_event(c, e);
+            }
+            if (rc) {   /* the message is set */
                 free(e);
                 return -1;
             }
@@ -880,7 +836,7 @@ static int parse_top(struct ctx *c) {
                 const char *s;
                 size_t n;
                 raw_text(&c->lx, t, &s, &n);
-                if (raw_int64(s, n, &c->f->base_ns) || c->f->base_ns < 0)
+                if (trace_fast_int64(s, n, &c->f->base_ns) || c->f->base_ns < 0)
                     return pt_errorf(c->err, "%s: byte %llu: baseTimeNanoseconds is not a whole number of nanoseconds",
                                      c->path, (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)));
             } else if (skip(c, t)) {
@@ -936,6 +892,8 @@ int trace_parse(const char *path, struct trace_parse_names *names, size_t max_va
     c->cancel = cancel;
     c->names = names;
     c->f = f;
+    const char *fe = getenv("PROBETOP_TRACE_FAST");
+    c->fast = !(fe && !strcmp(fe, "0"));
     names->map.borrow = 1;
     c->max = max_value < 4096 ? 4096 : max_value;
     c->cap = TRACE_PARSE_PIECE < c->max ? TRACE_PARSE_PIECE : c->max;

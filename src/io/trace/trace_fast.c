@@ -1,0 +1,548 @@
+/* trace_fast: one event object read from its bytes (trace_fast.h).
+ *
+ * What the tokenizer path (trace_parse.c: parse_event, parse_args) does
+ * with each key, and what the tokenizer accepts, is repeated here exactly
+ * for the shapes profilers write; every other shape gives up (returns 0)
+ * before anything is kept, and the caller reads the object again with the
+ * tokenizer, which then gives its own answer or its own message. */
+#include "src/io/trace/trace_fast.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/trace/trace.h"
+#include "src/io/common/decfloat.h"
+#include "src/io/common/json_scan.h"
+
+#define FAST_MAX_NUMBER 300    /* longer numbers (the tokenizer allows 400) go to the tokenizer */
+#define FAST_MAX_DEPTH 64      /* nesting of a skipped value (the tokenizer allows 512 in all) */
+#define FAST_MAX_TIME_STR 40   /* a time as a string: longer ones go to the tokenizer (it reads 63 bytes) */
+
+void trace_fast_ev_reset(struct trace_fast_ev *e) {
+    e->ph = 0;
+    e->cat = TRACE_FAST_CAT_OTHER;
+    e->name[0] = '\0';
+    e->namelen = 0;
+    e->has_ts = e->has_dur = e->bad_time = 0;
+    e->pid = e->tid = e->stream = e->corr = -1;
+    e->has_id = 0;
+    e->task = 0;
+    e->task_cat = -1;
+    e->argname[0] = '\0';
+    e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
+    e->p2p = 0;
+    e->peer = e->prank = -1;
+}
+
+#define IS(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
+
+int trace_fast_cat(const char *s, size_t n) {
+    return IS(s, n, "Trace") ? TRACE_FAST_CAT_TRACE : IS(s, n, "gpu_user_annotation") ? TRACE_FAST_CAT_GPU_ANNO
+         : IS(s, n, "async_npu") ? TRACE_FAST_CAT_NPU_FLOW
+         : IS(s, n, "kernel") || IS(s, n, "Kernel") || IS(s, n, "gpu_memcpy") || IS(s, n, "Memcpy") || IS(s, n, "gpu_memset") ||
+                   IS(s, n, "Memset") || IS(s, n, "mtia_ccp_events")
+             ? TRACE_FAST_CAT_KERNEL
+             : TRACE_FAST_CAT_OTHER;
+}
+
+int trace_fast_task_cat(const char *s, size_t n) {
+    if (n >= 4 && (!memcmp(s, "HCCL", 4) || !memcmp(s, "COMM", 4))) return TRACE_COMM;
+    if (n >= 6 && (!memcmp(s, "MEMCPY", 6) || !memcmp(s, "MEMSET", 6))) return TRACE_MEMORY;
+    return -1;
+}
+
+int trace_fast_int64(const char *s, size_t n, int64_t *out) {
+    int64_t v = 0;
+    size_t i = 0;
+    int neg = n && s[0] == '-';
+    if (neg) i++;
+    if (i >= n) return -1;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* ---- bytes ---- */
+
+#define FAST_INLINE __attribute__((always_inline)) static inline
+
+FAST_INLINE const char *ws(const char *p, const char *end) {
+    if (p < end && !json_scan_is_ws(*p)) return p;
+    if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;   /* after ':' and ',' as Python writes */
+    while (p < end && json_scan_is_ws(*p)) p++;
+    return p;
+}
+
+/* From after an opening quote: the closing quote, or NULL at a control
+ * byte or the end (the tokenizer's message, or more input); *esc set
+ * when there is a backslash. */
+FAST_INLINE const char *str_end(const char *p, const char *end, int *esc) {
+#if JSON_HAVE_SSE2
+    /* most strings (keys, categories, short names) end within 16 bytes */
+    if (end - p >= 16) {
+        unsigned m = json_scan_sse2_str_stops(p);
+        if (m) {
+            p += __builtin_ctz(m);
+            if (*p == '"') return p;
+        } else {
+            p += 16;
+        }
+    }
+#elif JSON_SWAR
+    /* most strings (keys, categories, short names) end within 16 bytes */
+    for (int i = 0; i < 2 && end - p >= 8; i++) {
+        uint64_t w = json_scan_swar_load(p);
+        uint64_t m = json_scan_swar_eq(w, '"') | json_scan_swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
+        if (m) {
+            p += __builtin_ctzll(m) >> 3;
+            if (*p == '"') return p;
+            break;
+        }
+        p += 8;
+    }
+#endif
+    for (;;) {
+#if JSON_HAVE_SSE2
+        p = json_scan_str_sse2(p, end);
+#else
+        p = json_scan_str_portable(p, end);
+#endif
+        if (p >= end) return NULL;
+        if (*p == '"') return p;
+        if (*p != '\\' || end - p < 2) return NULL;
+        *esc = 1;
+        p += 2;
+    }
+}
+
+/* A nested object or array at p, as the tokenizer's skip steps over it
+ * (brackets matched, strings whole, nothing else checked): past its end,
+ * or NULL. */
+static const char *skip_nested(const char *p, const char *end) {
+    char stack[FAST_MAX_DEPTH];
+    int d = 0;
+    stack[d++] = *p++;
+    for (;;) {
+#if JSON_HAVE_SSE2
+        p = json_scan_skip_sse2(p, end);
+#else
+        p = json_scan_skip_portable(p, end);
+#endif
+        if (p >= end) return NULL;
+        char ch = *p++;
+        if (ch == '"') {
+            for (;;) {
+#if JSON_HAVE_SSE2
+                p = json_scan_skipstr_sse2(p, end);
+#else
+                p = json_scan_skipstr_portable(p, end);
+#endif
+                if (p >= end) return NULL;
+                if (*p == '"') { p++; break; }
+                if (end - p < 2) return NULL;
+                p += 2;
+            }
+        } else if (ch == '{' || ch == '[') {
+            if (d == FAST_MAX_DEPTH) return NULL;
+            stack[d++] = ch;
+        } else {
+            if ((ch == '}') != (stack[d - 1] == '{')) return NULL;
+            if (--d == 0) return p;
+        }
+    }
+}
+
+/* ---- numbers ---- */
+
+struct num {
+    int neg, nint, nfrac, ipbad, wide, exp;
+    int64_t ip;              /* the integer part as trace_parse_us_to_ns reads it (ipbad: beyond its range) */
+    uint64_t mant;           /* the significant digits (wide: more than 19) */
+    int f3, rnd;             /* the first three decimals (scaled to three), the fourth >= 5 */
+};
+
+/* The digits from p, counted (the count returned), the first 19 of them
+ * valued in *v; past them in *q.  Eight at a time where the buffer allows. */
+FAST_INLINE int digits(const char *p, const char *end, uint64_t *v, const char **q) {
+    const char *s = p;
+    uint64_t x = 0;
+#if JSON_SWAR
+    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    while (end - p >= 8 && p - s <= 11) {
+        uint64_t w = json_scan_swar_load(p);
+        int k = json_scan_swar_digit_run(w);
+        if (k) x = x * p10[k] + json_scan_swar_digits_value(w, k);
+        p += k;
+        if (k < 8) goto valued;
+    }
+#endif
+    while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 19) x = x * 10 + (uint64_t)(*p++ - '0');
+#if JSON_SWAR
+valued:
+#endif
+    while (p < end && (unsigned)(*p - '0') <= 9) p++;
+    *v = x;
+    *q = p;
+    return (int)(p - s);
+}
+
+/* A number at [p, end): JSON's grammar (json = 1: no leading zeros, an
+ * exponent allowed) or a time string's (json = 0: "-?digits(.digits)?").
+ * Past it, or NULL (not one, too long, or leading zeros in a string). */
+FAST_INLINE const char *scan_number(const char *p, const char *end, int json, struct num *n) {
+    const char *s = p;
+    n->neg = n->exp = n->rnd = n->nfrac = n->f3 = 0;
+    if (p < end && *p == '-') { n->neg = 1; p++; }
+    if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+    if (*p == '0' && end - p > 1 && (unsigned)(p[1] - '0') <= 9) return NULL;   /* 01: the tokenizer's error in JSON */
+    uint64_t iv, fv = 0;
+    int ni = digits(p, end, &iv, &p);
+    /* trace_parse_us_to_ns refuses a digit when the value before it is
+     * over its bound; the value only grows, so the last digit decides */
+    n->nint = ni;
+    n->ipbad = ni > 18 || iv / 10 > (uint64_t)((INT64_MAX / 1000 - 9) / 10);
+    n->ip = (int64_t)iv;
+    int wide = ni > 19;
+    uint64_t mant = iv;
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+        const char *f = p;
+        int nf = digits(p, end, &fv, &p);
+        n->nfrac = nf;
+        n->f3 = (f[0] - '0') * 100 + (nf > 1 ? f[1] - '0' : 0) * 10 + (nf > 2 ? f[2] - '0' : 0);
+        n->rnd = nf > 3 && f[3] >= '5';
+        if (!iv) {
+            mant = fv;   /* 0.000123: the zeros only scale */
+            wide = nf > 19;
+        } else if (ni + nf > 19) {
+            wide = 1;
+        } else {
+            static const uint64_t p10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                             100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+                                             10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                             100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+            mant = iv * p10[nf] + fv;
+        }
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        if (!json) return NULL;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+        while (p < end && (unsigned)(*p - '0') <= 9) p++;
+        n->exp = 1;
+    }
+    if (p - s > FAST_MAX_NUMBER) return NULL;
+    n->mant = mant;
+    n->wide = wide;
+    return p;
+}
+
+/* The nearest double of a number without exponent of at most 19
+ * significant digits: 0, or -1 (the tokenizer reads it). */
+static int num_double(const struct num *n, const char *s, size_t len, double *out) {
+    if (n->wide || n->exp) return -1;
+    if (decfloat_to_double(n->mant, -n->nfrac, n->neg, 0, out)) return 0;
+    char tmp[64];
+    if (len >= sizeof tmp) return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    *out = strtod(tmp, NULL);
+    return 0;
+}
+
+/* ---- values ---- */
+
+/* A value's number fields are read only when it is a number (gcc cannot see it). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+enum { V_STRING, V_NUMBER, V_LITERAL, V_NESTED };
+
+struct val {
+    int kind, esc;
+    const char *s;           /* V_STRING: the raw bytes between the quotes; V_NUMBER: the text */
+    size_t n;
+    struct num num;          /* V_NUMBER */
+};
+
+/* The value at p (not white space): past it, or NULL. */
+FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v) {
+    v->s = p;
+    v->n = 0;
+    v->esc = 0;
+    switch (*p) {
+    case '"': {
+        v->kind = V_STRING;
+        v->esc = 0;
+        v->s = p + 1;
+        const char *q = str_end(p + 1, end, &v->esc);
+        if (!q) return NULL;
+        v->n = (size_t)(q - v->s);
+        return q + 1;
+    }
+    case '{':
+    case '[':
+        v->kind = V_NESTED;
+        return skip_nested(p, end);
+    case 't': v->kind = V_LITERAL; return end - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
+    case 'f': v->kind = V_LITERAL; return end - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
+    case 'n': v->kind = V_LITERAL; return end - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
+    case 'N': v->kind = V_LITERAL; return end - p >= 3 && !memcmp(p, "NaN", 3) ? p + 3 : NULL;
+    case 'I': v->kind = V_LITERAL; return end - p >= 8 && !memcmp(p, "Infinity", 8) ? p + 8 : NULL;
+    default: {
+        if (*p == '-' && end - p >= 9 && !memcmp(p, "-Infinity", 9)) { v->kind = V_LITERAL; return p + 9; }
+        v->kind = V_NUMBER;
+        v->s = p;
+        const char *q = scan_number(p, end, 1, &v->num);
+        if (q) v->n = (size_t)(q - p);
+        return q;
+    }
+    }
+}
+
+/* value_int of trace_parse.c: 1 with *out, 0 when it is none (a string, a
+ * literal, NaN), -1 when only the tokenizer knows (a fraction, an exponent,
+ * more than 15 digits). */
+FAST_INLINE int val_int(const struct val *v, int64_t *out) {
+    if (v->kind != V_NUMBER) return 0;
+    if (v->num.nfrac || v->num.exp || v->num.nint > 15) return -1;
+    *out = v->num.neg ? -v->num.ip : v->num.ip;
+    return 1;
+}
+
+/* value_ns and value_double of trace_parse.c for "ts" and "dur": 1 with
+ * *ns and *d, 0 when it is no time (bad_time), -1 when only the tokenizer
+ * knows; *frac: written with a fraction. */
+static int val_time(const struct val *v, int64_t *ns, double *d, int *frac) {
+    struct num sn;
+    const struct num *n = &v->num;
+    if (v->kind == V_LITERAL) return 0;   /* true, null, NaN, Infinity: no time */
+    if (v->kind == V_STRING) {
+        if (v->n > FAST_MAX_TIME_STR || scan_number(v->s, v->s + v->n, 0, &sn) != v->s + v->n) return -1;
+        n = &sn;
+    } else if (v->kind != V_NUMBER || n->exp) {
+        return -1;
+    }
+    if (n->ipbad) return 0;
+    if (num_double(n, v->s, v->n, d)) return -1;
+    int64_t t = n->ip * 1000 + n->f3 + n->rnd;
+    *ns = n->neg ? -t : t;
+    *frac = n->nfrac > 0;
+    return 1;
+}
+
+/* A string copied as copy_string of trace_parse.c does (cut to cap - 1);
+ * -1 with an escape (decoded only by the tokenizer). */
+FAST_INLINE long val_copy(const struct val *v, char *out, size_t cap) {
+    if (v->esc) return -1;
+    size_t n = v->n < cap - 1 ? v->n : cap - 1;
+    memcpy(out, v->s, n);
+    out[n] = '\0';
+    return (long)n;
+}
+
+/* ---- keys ---- */
+
+enum { K_NONE, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_ID };
+enum { A_NONE, A_STREAM, A_CORR, A_NAME, A_TASK, A_PGNAME, A_PGDESC, A_PGRANKS, A_COLL, A_PEER, A_RANK };
+
+FAST_INLINE int event_key(const char *k, size_t n) {
+    switch (n) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h') return K_PH;
+        if (k[0] == 't' && k[1] == 's') return K_TS;
+        if (k[0] == 'i' && k[1] == 'd') return K_ID;
+        return K_NONE;
+    case 3:
+        if (!memcmp(k, "cat", 3)) return K_CAT;
+        if (!memcmp(k, "dur", 3)) return K_DUR;
+        if (!memcmp(k, "pid", 3)) return K_PID;
+        if (!memcmp(k, "tid", 3)) return K_TID;
+        return K_NONE;
+    case 4:
+        if (!memcmp(k, "name", 4)) return K_NAME;
+        if (!memcmp(k, "args", 4)) return K_ARGS;
+        return K_NONE;
+    default: return K_NONE;
+    }
+}
+
+FAST_INLINE int args_key(const char *k, size_t n) {
+    switch (n) {
+    case 4: return !memcmp(k, "name", 4) ? A_NAME : !memcmp(k, "Rank", 4) ? A_RANK : A_NONE;
+    case 6: return !memcmp(k, "stream", 6) ? A_STREAM : A_NONE;
+    case 8: return !memcmp(k, "Src Rank", 8) || !memcmp(k, "Dst Rank", 8) ? A_PEER : A_NONE;
+    case 9: return !memcmp(k, "Task Type", 9) ? A_TASK : A_NONE;
+    case 11: return !memcmp(k, "correlation", 11) ? A_CORR : A_NONE;
+    case 15: return !memcmp(k, "Collective name", 15) ? A_COLL : A_NONE;
+    case 18: return !memcmp(k, "Process Group Name", 18) ? A_PGNAME : A_NONE;
+    case 19: return !memcmp(k, "Process Group Ranks", 19) ? A_PGRANKS : A_NONE;
+    case 25: return !memcmp(k, "Process Group Description", 25) ? A_PGDESC : A_NONE;
+    default: return A_NONE;
+    }
+}
+
+/* A key at p ('"'), its ':' and the white space after: the value's first
+ * byte, or NULL (an escape in the key, no ':', the end). */
+FAST_INLINE const char *read_key(const char *p, const char *end, const char **k, size_t *kn) {
+    if (p >= end || *p != '"') return NULL;
+    int esc = 0;
+    const char *q = str_end(p + 1, end, &esc);
+    if (!q || esc) return NULL;
+    *k = p + 1;
+    *kn = (size_t)(q - *k);
+    if (end - q >= 4 && q[1] == ':' && q[2] == ' ' && !json_scan_is_ws(q[3])) return q + 3;   /* "key": value */
+    q = ws(q + 1, end);
+    if (q >= end || *q != ':') return NULL;
+    q = ws(q + 1, end);
+    return q < end ? q : NULL;
+}
+
+/* After a member's value: the next key's quote (*last = 0) or the closing
+ * '}' (*last = 1), or NULL. */
+FAST_INLINE const char *after_value(const char *p, const char *end, int *last) {
+    if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') { *last = 0; return p + 2; }   /* , "key" */
+    p = ws(p, end);
+    if (p >= end) return NULL;
+    if (*p == '}') { *last = 1; return p; }
+    if (*p != ',') return NULL;
+    *last = 0;
+    p = ws(p + 1, end);
+    return p < end && *p == '"' ? p : NULL;
+}
+
+/* One member of args (parse_args of trace_parse.c): past its value, or NULL. */
+static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen) {
+    const char *k;
+    size_t kn;
+    struct val v;
+    if (!(p = read_key(p, end, &k, &kn))) return NULL;
+    int which = args_key(k, kn);
+    if (which) {
+        if (*seen & (1u << which)) return NULL;   /* a duplicate: the tokenizer's order of effects */
+        *seen |= 1u << which;
+    }
+    if (!(p = read_value(p, end, &v))) return NULL;
+    int64_t x;
+    int r;
+    switch (which) {
+    case A_STREAM: case A_CORR: case A_PEER: case A_RANK:
+        if ((r = val_int(&v, &x)) < 0) return NULL;
+        if (r) *(which == A_STREAM ? &e->stream : which == A_CORR ? &e->corr : which == A_PEER ? &e->peer : &e->prank) = x;
+        break;
+    case A_NAME:
+        if (v.kind == V_STRING && val_copy(&v, e->argname, sizeof e->argname) < 0) return NULL;
+        break;
+    case A_TASK:
+        if (v.kind == V_STRING) { e->task = 1; e->task_cat = trace_fast_task_cat(v.s, v.n); }
+        break;
+    case A_PGNAME:
+        if (v.kind == V_STRING && val_copy(&v, e->pgname, sizeof e->pgname) < 0) return NULL;
+        break;
+    case A_PGDESC:
+        if (v.kind == V_STRING && val_copy(&v, e->pgdesc, sizeof e->pgdesc) < 0) return NULL;
+        break;
+    case A_PGRANKS:
+        if (v.kind == V_STRING && v.n < sizeof e->pgranks && val_copy(&v, e->pgranks, sizeof e->pgranks) < 0) return NULL;
+        break;
+    case A_COLL:
+        if (v.kind == V_STRING) e->p2p = v.esc ? 0 : IS(v.s, v.n, "send") ? 1 : IS(v.s, v.n, "recv") ? 2 : 0;
+        break;
+    default: break;
+    }
+    return p;
+}
+
+/* args' object at p ('{'): past its '}', or NULL. */
+static const char *read_args(const char *p, const char *end, struct trace_fast_ev *e) {
+    unsigned seen = 0;
+    int last = 0;
+    p = ws(p + 1, end);
+    if (p >= end) return NULL;
+    if (*p == '}') return p + 1;
+    for (;;) {
+        if (!(p = args_member(p, end, e, &seen)) || !(p = after_value(p, end, &last))) return NULL;
+        if (last) return p + 1;
+    }
+}
+
+/* One member of the event (parse_event of trace_parse.c): past its value, or NULL. */
+static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac) {
+    const char *k;
+    size_t kn;
+    struct val v;
+    if (!(p = read_key(p, end, &k, &kn))) return NULL;
+    int key = event_key(k, kn);
+    if (key) {
+        if (*seen & (1u << key)) return NULL;
+        *seen |= 1u << key;
+    }
+    if (key == K_ARGS && *p == '{') return read_args(p, end, e);
+    if (!(p = read_value(p, end, &v))) return NULL;
+    if (v.kind == V_NESTED) return p;   /* not the scalar expected: stepped over */
+    int r;
+    switch (key) {
+    case K_PH:
+        if (v.kind == V_STRING && v.n) e->ph = v.s[0];
+        break;
+    case K_CAT:
+        if (v.kind == V_STRING) e->cat = v.esc ? TRACE_FAST_CAT_OTHER : trace_fast_cat(v.s, v.n);
+        break;
+    case K_NAME:
+        if (v.kind == V_STRING) {
+            long n = val_copy(&v, e->name, sizeof e->name);
+            if (n < 0) return NULL;
+            e->namelen = (size_t)n;
+        }
+        break;
+    case K_TS:
+        if ((r = val_time(&v, &e->ts, &e->ts_d, frac)) < 0) return NULL;
+        if (r) e->has_ts = 1;
+        else e->bad_time = 1, *frac = 0;
+        break;
+    case K_DUR: {
+        int f;
+        if ((r = val_time(&v, &e->dur, &e->dur_d, &f)) < 0) return NULL;
+        if (r) e->has_dur = 1;
+        else e->bad_time = 1;
+        break;
+    }
+    case K_PID:
+    case K_TID: {
+        int64_t x;
+        if ((r = val_int(&v, &x)) < 0) return NULL;
+        if (key == K_PID) e->pid = r ? x : -2;
+        else e->tid = r ? x : -1;
+        break;
+    }
+    case K_ID:
+        if (v.kind == V_STRING || (v.kind == V_NUMBER)) e->has_id = !trace_fast_int64(v.s, v.n, &e->id);
+        break;
+    default: break;
+    }
+    return p;
+}
+
+int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, const char **close, int *ts_frac) {
+    unsigned seen = 0;
+    int last = 0, frac = 0;
+    trace_fast_ev_reset(e);
+    p = ws(p, end);
+    if (p >= end) return 0;
+    if (*p != '}') {
+        if (*p != '"') return 0;
+        do {
+            if (!(p = event_member(p, end, e, &seen, &frac)) || !(p = after_value(p, end, &last))) return 0;
+        } while (!last);
+    }
+    *close = p;
+    *ts_frac = frac;
+    return 1;
+}

@@ -1,0 +1,64 @@
+/* trace_fast: the trace reader's fast path for one event object
+ * (trace_parse.c).  A profiler trace is millions of small flat objects
+ * ({"ph": "X", "cat": "kernel", "name": ..., "pid": ..., "tid": ...,
+ * "ts": ..., "dur": ..., "args": {...}}); the pull tokenizer makes a
+ * token of every key and value.  This reads the object's bytes directly:
+ * keys dispatched on their length and bytes, "ts"/"dur" to nanoseconds
+ * and to the nearest double in one digit loop, the integers in another,
+ * "name" and "cat" taken in place, values nobody reads stepped over by
+ * their brackets (args' lists of shapes).
+ *
+ * It is an answer or nothing: for anything it is not sure of (an escape in
+ * a string it would decode, a duplicate key, a number with an exponent or
+ * beyond 19 digits, a string time with spaces, bytes the tokenizer would
+ * refuse, the object running past the buffer) it gives up without a
+ * side effect and the caller parses the same bytes with the tokenizer.
+ * When it answers, the event is the one the tokenizer path gives, field by
+ * field (tests/fuzz/fuzz_tracefast.c compares them on every input). */
+#ifndef PT_TRACE_FAST_H
+#define PT_TRACE_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_FAST_NAME 2048   /* longest kernel name kept (longer ones are cut) */
+
+enum { TRACE_FAST_CAT_OTHER, TRACE_FAST_CAT_TRACE, TRACE_FAST_CAT_GPU_ANNO, TRACE_FAST_CAT_NPU_FLOW, TRACE_FAST_CAT_KERNEL };
+
+/* One event as the trace reader reads it (trace_parse.c fills it either way). */
+struct trace_fast_ev {
+    char ph;
+    int cat;                 /* TRACE_FAST_CAT_* */
+    char name[TRACE_FAST_NAME];
+    size_t namelen;
+    int has_ts, has_dur, bad_time;
+    int64_t ts, dur, pid, tid, stream, corr, id;
+    double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
+    int has_id;
+    int task;                /* args has "Task Type" (torch_npu device task) */
+    int task_cat;            /* its category, -1 unknown */
+    char argname[64];        /* args.name (metadata events) */
+    char pgname[64], pgdesc[96];   /* args "Process Group Name", "Process Group Description" */
+    char pgranks[4096];            /* args "Process Group Ranks" ("[0, 1]"; longer ones are not read) */
+    uint8_t p2p;                   /* args "Collective name": 1 "send", 2 "recv", 0 else */
+    int64_t peer, prank;           /* args "Dst Rank" (send) or "Src Rank" (recv); "Rank"; -1 without */
+};
+
+/* The fields of an event before its first key (what an empty object gives). */
+void trace_fast_ev_reset(struct trace_fast_ev *e);
+
+/* The category of a "cat" string's raw bytes (no escapes). */
+int trace_fast_cat(const char *s, size_t n);
+/* The category of a torch_npu "Task Type" (enum trace_cat), -1 unknown. */
+int trace_fast_task_cat(const char *s, size_t n);
+/* A JSON integer or numeric string (raw text) as int64: 0, or -1 unless
+ * plain digits (a leading '-' allowed) in range. */
+int trace_fast_int64(const char *s, size_t n, int64_t *out);
+
+/* The event object whose '{' came just before p, from the bytes [p, end):
+ * 1 with *e filled, *close at its '}' and *ts_frac set when a valid "ts"
+ * had a fraction; 0 when the tokenizer must read it (*e undefined, nothing
+ * else touched). */
+int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, const char **close, int *ts_frac);
+
+#endif
