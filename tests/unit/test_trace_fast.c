@@ -1,0 +1,178 @@
+/* The trace reader's fast event path (src/io/trace/trace_fast.c): the fields
+ * of events it reads (expected values: the exact decimal times and Python's
+ * float() of them), the shapes it must leave to the tokenizer (it returns
+ * 0), and whole files parsed alike with it and without it
+ * (tests/pt_tracefast.h): the fuzz seeds of every shape, the HTA fixtures,
+ * with the default buffer and with 4 KiB pieces. */
+#include "pt_test.h"
+#include "tests/pt_tracefast.h"
+
+#include <math.h>
+
+#include "model/trace/trace.h"
+#include "src/io/trace/trace_fast.h"
+
+static struct trace_fast_ev ev;
+
+/* s is an event object from its '{': 1 when read (close at its '}'). */
+static int fast(const char *s, int *frac) {
+    const char *close = NULL;
+    int fr = -1;
+    int r = trace_fast_event(s + 1, s + strlen(s), &ev, &close, &fr);
+    if (r) {
+        CHECK(close && *close == '}' && close == s + strlen(s) - 1);
+        if (frac) *frac = fr;
+    }
+    return r;
+}
+
+static void bits_equal(double a, uint64_t want) {
+    uint64_t u;
+    memcpy(&u, &a, 8);
+    CHECK_INT(u, want);
+}
+
+static void fields_kernel(void) {
+    int frac;
+    CHECK_INT(fast("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void cutlass::Kernel<x>\", \"pid\": 3, \"tid\": 7, "
+                   "\"ts\": 1699529623106750.250, \"dur\": 37.232, \"args\": {\"External id\": 1869557, \"queued\": 0, "
+                   "\"stream\": 7, \"correlation\": 1869557, \"blocks per SM\": 0.5925926, \"grid\": [64, 1, 1]}}",
+                   &frac),
+              1);
+    CHECK_INT(ev.ph, 'X');
+    CHECK_INT(ev.cat, TRACE_FAST_CAT_KERNEL);
+    CHECK_STR(ev.name, "void cutlass::Kernel<x>");
+    CHECK_INT(ev.namelen, 23);
+    CHECK_INT(ev.pid, 3);
+    CHECK_INT(ev.tid, 7);
+    CHECK_INT(ev.stream, 7);
+    CHECK_INT(ev.corr, 1869557);
+    CHECK(ev.has_ts && ev.has_dur && !ev.bad_time);
+    CHECK_INT(ev.ts, 1699529623106750250LL);
+    CHECK_INT(ev.dur, 37232);
+    bits_equal(ev.ts_d, 4834656919033598713ULL);   /* float("1699529623106750.250") */
+    bits_equal(ev.dur_d, 4630436755475944964ULL);  /* float("37.232") */
+    CHECK_INT(frac, 1);
+}
+
+static void fields_shapes(void) {
+    int frac;
+    /* keys in another order, times as strings, ids as strings */
+    CHECK_INT(fast("{\"args\": {\"correlation\": 5}, \"dur\": \"1.5\", \"ts\": \"-12.5\", \"tid\": 2, \"pid\": 1, "
+                   "\"name\": \"n\", \"cat\": \"async_npu\", \"ph\": \"f\", \"id\": \"77\"}", &frac), 1);
+    CHECK_INT(ev.ts, -12500);
+    CHECK_INT(ev.dur, 1500);
+    bits_equal(ev.ts_d, 13846598529327300608ULL);   /* float("-12.5") */
+    CHECK_INT(ev.cat, TRACE_FAST_CAT_NPU_FLOW);
+    CHECK(ev.has_id && ev.id == 77);
+    CHECK_INT(ev.corr, 5);
+    CHECK_INT(frac, 1);
+    /* an integer time has no fraction; a fourth decimal rounds */
+    CHECK_INT(fast("{\"ts\": 1661203462598738, \"dur\": 0.0005}", &frac), 1);
+    CHECK_INT(ev.ts, 1661203462598738000LL);
+    CHECK_INT(ev.dur, 1);
+    CHECK_INT(frac, 0);
+    /* not numbers where numbers are read: what the tokenizer path makes of them */
+    CHECK_INT(fast("{\"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": true, \"dur\": NaN}", NULL), 1);
+    CHECK_INT(ev.pid, -2);
+    CHECK_INT(ev.tid, -1);
+    CHECK(!ev.has_ts && !ev.has_dur && ev.bad_time);
+    /* a time beyond int64 nanoseconds is no time */
+    CHECK_INT(fast("{\"ts\": 92233720368547758, \"dur\": 1}", NULL), 1);
+    CHECK(!ev.has_ts && ev.bad_time);
+    /* brackets and quotes inside skipped values and strings */
+    CHECK_INT(fast("{\"args\": {\"grid\": [1, [2, {\"a\": \"}]\"}]], \"s\": \"{[\\\"\", \"stream\": 4, \"x\": {\"y\": [[]]}}, "
+                   "\"name\": \"a{b}[c]\"}", NULL), 1);
+    CHECK_INT(ev.stream, 4);
+    CHECK_STR(ev.name, "a{b}[c]");
+    /* process groups and point-to-point args */
+    CHECK_INT(fast("{\"args\": {\"Process Group Name\": \"1\", \"Process Group Description\": \"dp\", \"Process Group Ranks\": "
+                   "\"[0, 1]\", \"Collective name\": \"recv\", \"Src Rank\": 3, \"Rank\": 1, \"Task Type\": \"HCCL_X\", "
+                   "\"name\": \"Ascend Hardware\"}}", NULL), 1);
+    CHECK_STR(ev.pgname, "1");
+    CHECK_STR(ev.pgdesc, "dp");
+    CHECK_STR(ev.pgranks, "[0, 1]");
+    CHECK_INT(ev.p2p, 2);
+    CHECK_INT(ev.peer, 3);
+    CHECK_INT(ev.prank, 1);
+    CHECK(ev.task && ev.task_cat == TRACE_COMM);
+    CHECK_STR(ev.argname, "Ascend Hardware");
+    /* no white space, and much of it */
+    CHECK_INT(fast("{\"ph\":\"X\",\"ts\":1,\"dur\":2}", NULL), 1);
+    CHECK_INT(ev.dur, 2000);
+    CHECK_INT(fast("{ \"ph\" :\n\t\"X\" ,\r\n \"ts\"  :  1 }", NULL), 1);
+    CHECK_INT(ev.ts, 1000);
+    CHECK_INT(fast("{}", NULL), 1);
+    CHECK_INT(ev.ph, 0);
+}
+
+/* Shapes left to the tokenizer: it returns 0. */
+static void fallbacks(void) {
+    static const char *const cases[] = {
+        "{\"name\": \"a\\\"b\"}",                     /* an escape in a string it would copy */
+        "{\"cat\": \"kernel\", \"cat\": \"Trace\"}",  /* a duplicate key */
+        "{\"args\": {\"stream\": 1, \"stream\": \"x\"}}",
+        "{\"ts\": 1.5e3}",                             /* an exponent */
+        "{\"ts\": \" 12\"}",                           /* a time string with spaces */
+        "{\"ts\": \"+12\"}",
+        "{\"ts\": 1699529623106750.12345678901234567}",   /* beyond 19 digits */
+        "{\"pid\": 1.0}",                              /* an integer written with a fraction */
+        "{\"pid\": 1234567890123456}",                 /* more than 15 digits */
+        "{\"pid\": 01}",                               /* bytes the tokenizer refuses */
+        "{\"ph\": \"X\",}",
+        "{\"ph\": \"X\" \"cat\": \"a\"}",
+        "{\"ph\": tru}",
+        "{\"name\": \"a\tb\"}",                        /* a control byte in a string */
+        "{\"na\\u006de\": \"a\"}",                     /* an escape in a key */
+        "{\"ph\": \"X\", \"ts\": 16995",               /* cut mid-event */
+        "{\"args\": {\"grid\": [1, 2}}",               /* brackets that do not match */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int r = fast(cases[i], NULL);
+        if (r) fprintf(stderr, "read, not left to the tokenizer: %s\n", cases[i]);
+        CHECK_INT(r, 0);
+    }
+}
+
+static void same_file(const char *path) {
+    char why[512];
+    static const size_t max[] = {TRACE_PARSE_MAX_VALUE, 4096};
+    for (int i = 0; i < 2; i++) {
+        int same = pt_tracefast_same(path, max[i], why, sizeof why);
+        if (!same) fprintf(stderr, "%s (buffer limit %zu): %s\n", path, max[i], why);
+        CHECK(same);
+    }
+}
+
+/* Whole files: every seed of the fuzz harness (escaped names, keys in odd
+ * order, times as strings, ints and floats, huge numbers, nested args, a
+ * file cut mid-event, JSON the tokenizer refuses) and the HTA fixtures. */
+static void files_alike(void) {
+    static const char *const seeds[] = {"shapes.json", "cut.json", "lead0.json", "trailing.json", "kineto.json",
+                                        "kineto.json.gz", "kineto_ns.json", "megatron_pg.json", "trace_view.json",
+                                        "trace_view_flows.json"};
+    int n = 0;
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "fuzz/seeds/tracefast/%s", seeds[i]);
+        const char *p = pt_checkout_file(rel);
+        if (!p) continue;
+        same_file(p);
+        n++;
+    }
+    CHECK_INT(n, 10);
+    static const char *const hta[] = {"hta/sampled_2rank/rank-0.json.gz", "hta/nccl_2rank/rank-0.json.gz",
+                                      "hta/rank3_of_8/control.json.gz"};
+    for (size_t i = 0; i < sizeof hta / sizeof *hta; i++) {
+        const char *p = pt_shared_file("traces", hta[i]);
+        if (p) same_file(p);
+    }
+}
+
+int main(void) {
+    RUN(fields_kernel);
+    RUN(fields_shapes);
+    RUN(fallbacks);
+    RUN(files_alike);
+    PT_DONE();
+}
