@@ -70,6 +70,17 @@ int trace_fast_int64(const char *s, size_t n, int64_t *out) {
 
 #define FAST_INLINE __attribute__((always_inline)) static inline
 
+/* Three bytes as the low bytes of a little-endian word, and a word's load. */
+#define FAST_BYTES3(a, b, c) ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 | (uint32_t)(unsigned char)(c) << 16)
+FAST_INLINE uint32_t load32(const char *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap32(w);
+#endif
+    return w;
+}
+
 FAST_INLINE const char *ws(const char *p, const char *end) {
     if (p < end && !json_scan_is_ws(*p)) return p;
     if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;   /* after ':' and ',' as Python writes */
@@ -398,7 +409,10 @@ FAST_INLINE const char *read_key(const char *p, const char *end, const char **k,
     if (!q || esc) return NULL;
     *k = p + 1;
     *kn = (size_t)(q - *k);
-    if (end - q >= 4 && q[1] == ':' && q[2] == ' ' && !json_scan_is_ws(q[3])) return q + 3;   /* "key": value */
+    if (end - q >= 4) {   /* "key": value, in one load (white space is <= ' ') */
+        uint32_t w = load32(q);
+        if ((w & 0xffffffu) == FAST_BYTES3('"', ':', ' ') && (w >> 24) > ' ') return q + 3;
+    }
     q = ws(q + 1, end);
     if (q >= end || *q != ':') return NULL;
     q = ws(q + 1, end);
@@ -408,7 +422,7 @@ FAST_INLINE const char *read_key(const char *p, const char *end, const char **k,
 /* After a member's value: the next key's quote (*last = 0) or the closing
  * '}' (*last = 1), or NULL. */
 FAST_INLINE const char *after_value(const char *p, const char *end, int *last) {
-    if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') { *last = 0; return p + 2; }   /* , "key" */
+    if (end - p >= 4 && (load32(p) & 0xffffffu) == FAST_BYTES3(',', ' ', '"')) { *last = 0; return p + 2; }   /* , "key" */
     p = ws(p, end);
     if (p >= end) return NULL;
     if (*p == '}') { *last = 1; return p; }

@@ -613,6 +613,37 @@ static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
     return finish_event(c, e);
 }
 
+/* Events from one whose '{' the tokenizer just read: each read from its
+ * bytes by trace_fast (trace_fast.h) while it can, else by parse_event.
+ * The tokenizer is then just past a '{' (expecting a key or '}'), and so it
+ * is past the '{' of the next event in the list: after an event read from
+ * its bytes and followed by ", {", it is moved past that '{' and the next
+ * one is read the same way; at the end it is moved to the last event's
+ * '}', which it reads as the object's end. */
+static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) {
+    const char *close;
+    int frac;
+    while (c->fast && trace_fast_event(c->lx.pos, c->lx.end, e, &close, &frac)) {
+        if (frac) c->f->ts_frac = 1;
+        if (finish_event(c, e)) return -1;
+        const char *q = close + 1, *end = c->lx.end;
+        while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+        if (q < end && *q == ',') {
+            for (q++; q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'); q++) {}
+            if (q < end && *q == '{') {
+                if ((++*nev & 0xffff) == 0 && c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
+                c->lx.pos = q + 1;
+                continue;
+            }
+        }
+        c->lx.pos = close;
+        enum json_tok t = next(c);
+        if (t == JT_OBJ_END) return 0;
+        return t == JT_ERROR ? -1 : pt_errorf(c->err, "%s: the event reader lost its place", c->path);
+    }
+    return parse_event(c, e);
+}
+
 static int parse_events(struct ctx *c) {
     struct trace_fast_ev *e = malloc(sizeof *e);
     if (!e) return pt_errorf(c->err, "out of memory");
@@ -622,19 +653,7 @@ static int parse_events(struct ctx *c) {
         if (t == JT_ARR_END) break;
         if (t == JT_ERROR) { free(e); return -1; }
         if (t == JT_OBJ_BEGIN) {
-            const char *close;
-            int frac, rc;
-            if (c->fast && trace_fast_event(c->lx.pos, c->lx.end, e, &close, &frac)) {
-                /* read from its bytes (trace_fast.h): the tokenizer, just past
-                 * the '{', is moved to the '}', which it reads as the end */
-                c->lx.pos = close;
-                if ((t = next(c)) != JT_OBJ_END) rc = t == JT_ERROR ? -1 : pt_errorf(c->err, "%s: the event reader lost its place", c->path);
-                else if (frac) c->f->ts_frac = 1, rc = finish_event(c, e);
-                else rc = finish_event(c, e);
-            } else {
-                rc = parse_event(c, e);
-            }
-            if (rc) {   /* the message is set */
+            if (parse_event_run(c, e, &nev)) {   /* the message is set */
                 free(e);
                 return -1;
             }
