@@ -112,6 +112,10 @@ struct json_lex {
     unsigned icarry;
     const char *ib;
     uint64_t inw, iq, ibs, ictl;
+    /* The fast path's guess of the indentation (spaces after a newline) at
+     * each depth (mod 32), before a member [0] and before a close [1]
+     * (private; checked before it is used). */
+    uint8_t indent[2][32];
 };
 
 enum json_scan { JSON_SCAN_PORTABLE, JSON_SCAN_SSE2, JSON_SCAN_AVX2 };

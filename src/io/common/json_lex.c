@@ -12,7 +12,7 @@
 
 /* ---- pull tokenizer ---- */
 
-enum { S_VALUE, S_VALUE_OR_END, S_KEY_OR_END, S_KEY, S_AFTER, S_DONE };
+enum { S_VALUE, S_VALUE_OR_END, S_KEY_OR_END, S_KEY, S_AFTER, S_DONE, S_FAILED };
 
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err) {
     memset(lx, 0, sizeof *lx);
@@ -55,6 +55,7 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
                   (size_t)(at - lx->buf), msg);
     lx->tok = JT_ERROR;
     lx->failed = 1;
+    lx->state = S_FAILED;   /* (the fast path's one test of the state) */
     return JT_ERROR;
 }
 
@@ -405,11 +406,247 @@ again:;
     return lex_fail(lx, p, "internal tokenizer state");
 }
 
-enum json_tok json_lex_next(struct json_lex *lx) {
-    if (__builtin_expect(!lx->more, 1)) return lx->walk == 2 ? lex_next(lx, 1) : lex_next(lx, 0);
+/* ---- the fast path: the SSE2 and AVX2 variants' one-pass walk ----
+ * The common tokens of a dump.json or a trace (white space of a newline
+ * and its indentation, keys and strings without escapes, numbers of at
+ * most 19 digits, brackets, literals, commas) with no bounds check but one
+ * per token: each call starts with FAST_ROOM bytes left, more than the
+ * bytes any step below reads, and a step that may go further (a long
+ * string, a long run of white space) checks again.  Any byte it does not
+ * expect (an escape, a bad token, a long number, the end near) leaves the
+ * token to lex_next from the last token boundary, so that every message,
+ * position and JT_MORE is lex_next's; the tokens, offsets and values are
+ * the same (tests/lex_diff.h compares them, fuzz_lexdiff and
+ * test_json_fast). */
+#if JSON_HAVE_SSE2
+#define FAST_ROOM 160
+
+/* lex_next of the one-pass walk, out of line, and the fast path's rarer
+ * ends: every call from the fast path is its last step (a jump), so that
+ * it keeps no registers across calls. */
+__attribute__((noinline)) static enum json_tok lex_general(struct json_lex *lx) { return lex_next(lx, 0); }
+
+/* Past the white space at p (34 bytes readable): none, one space, a
+ * newline and up to 31 spaces; NULL for any other run (lex_next's).  After
+ * a newline, *guess spaces are tried first: the address then follows from
+ * p alone and the check of the bytes is a branch, so that the next token's
+ * reads need not wait for the compare (in a dump the lines of one depth
+ * have one indentation); *guess learns the run when it was wrong. */
+__attribute__((always_inline)) static inline const char *ws_fast(const char *p, uint8_t *guess) {
+    if ((unsigned char)*p > ' ') return p;
+    if (*p == ' ') {
+        p++;
+        if ((unsigned char)*p > ' ') return p;
+    }
+    if (*p != '\n') return NULL;
+    unsigned g = *guess & 15;
+    __m128i sp = _mm_set1_epi8(' ');
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), sp));
+    if (((m ^ ((1u << g) - 1)) & ((2u << g) - 1)) == 0 && (unsigned char)p[1 + g] > ' ') return p + 1 + g;
+    unsigned n = 0;
+    for (int i = 0; i < 2; i++) {
+        unsigned x = ~m & 0xffffu;
+        if (x) {
+            n += (unsigned)__builtin_ctz(x);
+            p += 1 + n;
+            if ((unsigned char)*p <= ' ') return NULL;
+            *guess = (uint8_t)(n < 16 ? n : 0);
+            return p;
+        }
+        n += 16;
+        m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1 + n)), sp));
+    }
+    return NULL;
+}
+
+/* The rest of a string (key: a key and its ':') at p whose first 16 bytes
+ * hold no stop: the variant's wide scan. */
+__attribute__((noinline)) static enum json_tok fast_str_long(struct json_lex *lx, const char *p, enum json_tok kind) {
+    const char *q = lx->scan == JSON_SCAN_AVX2 ? json_scan_str_avx2(p + 17, lx->end) : json_scan_str_sse2(p + 17, lx->end);
+    if (q >= lx->end || *q != '"' || (kind == JT_KEY && (lx->end - q < 2 || q[1] != ':'))) return lex_general(lx);
+    lx->str = p + 1;
+    lx->slen = (size_t)(q - p - 1);
+    lx->has_esc = 0;
+    lx->tok_start = p;
+    lx->pos = q + 1 + (kind == JT_KEY);
+    lx->state = kind == JT_KEY ? S_VALUE : S_AFTER;
+    lx->started = 1;
+    return lx->tok = kind;
+}
+
+/* The number at start..p, w * 10^q, when decfloat's small path does not
+ * take it. */
+__attribute__((noinline)) static enum json_tok fast_num_wide(struct json_lex *lx, const char *start, const char *p, uint64_t w,
+                                                             int q, int neg) {
+    double v;
+    if (!decfloat_to_double(w, q, neg, 0, &v)) return lex_general(lx);
+    lx->num = v;
+    lx->tok_start = start;
+    lx->pos = p;
+    lx->state = S_AFTER;
+    lx->started = 1;
+    return lx->tok = JT_NUMBER;
+}
+
+/* Digits from p by words into *m (*nd of them so far), while they fit in
+ * 19: the end of them, or NULL past 19.  At most 24 bytes read. */
+__attribute__((always_inline)) static inline const char *digits_fast(const char *p, uint64_t *m, int *nd) {
+    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    for (;;) {
+        uint64_t w = json_scan_swar_load(p);
+        int k = json_scan_swar_digit_run(w);
+        if (k == 0) return p;
+        if (*nd + k > 19) return NULL;
+        *m = *m * p10[k] + json_scan_swar_digits_value(w, k);
+        *nd += k;
+        p += k;
+        if (k < 8) return p;
+    }
+}
+
+/* The states and bytes in the order a dump.json's records bring them
+ * (a value after its key, then a comma and a key). */
+__attribute__((always_inline)) static inline enum json_tok lex_fast(struct json_lex *lx) {
+    const char *p = lx->pos, *q;
+    int st = lx->state;
+    if (lx->end - p < FAST_ROOM) goto general;
+    if (st == S_VALUE) goto value;
+    if (st == S_AFTER) {
+        if (!(p = ws_fast(p, &lx->indent[1][lx->depth & 31]))) goto general;
+        if (*p == ',') {
+            lx->pos = ++p;   /* as lex_next after a comma */
+            if (lx->kind[lx->depth] == 1) {
+                lx->state = S_KEY;
+                goto key;
+            }
+            lx->state = S_VALUE;
+            goto value;
+        }
+        if (*p == '}' || *p == ']') return lex_close(lx, p);
+        goto general;
+    }
+    if (st == S_KEY_OR_END) {
+        if (!(p = ws_fast(p, &lx->indent[0][lx->depth & 31]))) goto general;
+        if (*p == '}') return lex_close(lx, p);
+        goto key_at;
+    }
+    if (st == S_VALUE_OR_END) {
+        if (!(p = ws_fast(p, &lx->indent[0][lx->depth & 31]))) goto general;
+        if (*p == ']') return lex_close(lx, p);
+        goto value_at;
+    }
+    if (st != S_KEY) goto general;
+key:
+    if (!(p = ws_fast(p, &lx->indent[0][lx->depth & 31]))) goto general;
+key_at:
+    if (*p != '"') goto general;
+    {
+        unsigned m = json_scan_sse2_str_stops(p + 1);
+        if (!m) return fast_str_long(lx, p, JT_KEY);
+        q = p + 1 + __builtin_ctz(m);
+    }
+    if (*q != '"' || q[1] != ':') goto general;
+    lx->str = p + 1;
+    lx->slen = (size_t)(q - p - 1);
+    lx->has_esc = 0;
+    lx->tok_start = p;
+    lx->pos = q + 2;
+    lx->state = S_VALUE;
+    return lx->tok = JT_KEY;
+value:
+    if (!(p = ws_fast(p, &lx->indent[0][lx->depth & 31]))) goto general;
+value_at:;
+    char c = *p;
+    if (c == '"') {
+        unsigned m = json_scan_sse2_str_stops(p + 1);
+        if (!m) return fast_str_long(lx, p, JT_STRING);
+        q = p + 1 + __builtin_ctz(m);
+        if (*q != '"') goto general;
+        lx->str = p + 1;
+        lx->slen = (size_t)(q - p - 1);
+        lx->has_esc = 0;
+        lx->pos = q + 1;
+        lx->tok = JT_STRING;
+    } else if ((unsigned)(c - '0') <= 9 || c == '-') {
+        /* at most 19 digits and an exponent of at most three, in one pass
+         * (at most 64 bytes read); the significand and the power of ten
+         * are lex_number's (all digits kept when there are 19 at most),
+         * so the value is the same */
+        int neg = c == '-', nd = 0, e10 = 0;
+        uint64_t w = 0;
+        const char *s = p;
+        if (lx->slow_numbers) goto general;
+        q = p + neg;
+        if ((unsigned)(*q - '0') > 9) goto general;
+        if (*q == '0') q++;   /* a leading zero stands alone */
+        else if (!(q = digits_fast(q, &w, &nd))) goto general;
+        if (*q == '.') {
+            const char *f = ++q;
+            if (!(q = digits_fast(q, &w, &nd)) || q == f) goto general;
+            e10 = (int)(f - q);
+        }
+        if ((*q | 0x20) == 'e') {
+            q++;
+            int eneg = *q == '-', x = 0;
+            q += *q == '-' || *q == '+';
+            unsigned d = (unsigned)(*q - '0');
+            if (d > 9) goto general;
+            for (int i = 0; i < 3 && d <= 9; i++) {
+                x = x * 10 + (int)d;
+                d = (unsigned)(*++q - '0');
+            }
+            if (d <= 9) goto general;
+            e10 += eneg ? -x : x;
+        }
+        /* decfloat_to_double's own order: the small path when it takes w
+         * as it is (trailing zeros only matter above 2^53) */
+        if (w > ((uint64_t)1 << 53) || !decfloat_small(w, e10, neg, &lx->num)) return fast_num_wide(lx, s, q, w, e10, neg);
+        lx->pos = q;
+        lx->tok = JT_NUMBER;
+    } else if ((c | 0x20) == '{') {   /* '{' or '[' (only they map there) */
+        if (lx->depth >= JSON_MAX_DEPTH) goto general;
+        lx->kind[++lx->depth] = c == '{' ? 1 : 2;
+        lx->state = c == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
+        lx->started = 1;
+        lx->tok_start = p;
+        lx->pos = p + 1;
+        return lx->tok = c == '{' ? JT_OBJ_BEGIN : JT_ARR_BEGIN;
+    } else if (c == 't' && !memcmp(p, "true", 4)) {
+        lx->pos = p + 4;
+        lx->tok = JT_TRUE;
+    } else if (c == 'f' && !memcmp(p, "false", 5)) {
+        lx->pos = p + 5;
+        lx->tok = JT_FALSE;
+    } else if (c == 'n' && !memcmp(p, "null", 4)) {
+        lx->pos = p + 4;
+        lx->tok = JT_NULL;
+    } else
+        goto general;
+    lx->started = 1;
+    lx->tok_start = p;
+    lx->state = S_AFTER;
+    return lx->tok;
+general:
+    return lex_general(lx);
+}
+#endif
+
+
+/* The next token by the scan's walk: the fast path (SSE2 and AVX2, one
+ * pass), lex_next from the index (walk 2), or lex_next. */
+__attribute__((always_inline)) static inline enum json_tok lex_walk(struct json_lex *lx) {
+#if JSON_HAVE_SSE2
+    if (lx->scan != JSON_SCAN_PORTABLE && lx->walk != 2) return lex_fast(lx);
+#endif
+    return lx->walk == 2 ? lex_next(lx, 1) : lex_next(lx, 0);
+}
+
+/* json_lex_next but for the fast path of a whole buffer. */
+__attribute__((noinline)) static enum json_tok lex_other(struct json_lex *lx) {
+    if (!lx->more) return lx->walk == 2 ? lex_next(lx, 1) : lex_next(lx, 0);
     const char *p0 = lx->pos;
     int state0 = lx->state, depth0 = lx->depth, started0 = lx->started;
-    enum json_tok t = lx->walk == 2 ? lex_next(lx, 1) : lex_next(lx, 0);
+    enum json_tok t = lex_walk(lx);
     if (t == JT_MORE) {   /* as before the token: the caller refills and asks again */
         lx->pos = p0;
         lx->state = state0;
@@ -417,6 +654,13 @@ enum json_tok json_lex_next(struct json_lex *lx) {
         lx->started = started0;
     }
     return t;
+}
+
+enum json_tok json_lex_next(struct json_lex *lx) {
+#if JSON_HAVE_SSE2
+    if (__builtin_expect(!lx->more && lx->scan != JSON_SCAN_PORTABLE && lx->walk != 2, 1)) return lex_fast(lx);
+#endif
+    return lex_other(lx);
 }
 
 

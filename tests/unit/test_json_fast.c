@@ -1,0 +1,210 @@
+/* The JSON tokenizer's fast path (json_lex.c: the SSE2 and AVX2 variants'
+ * one-pass walk) against the portable tokenizer with every number through
+ * strtod (tests/lex_diff.h: kinds, offsets, string flags, number bits,
+ * skips, the final message): dump-like records whose keys, strings, white
+ * space and numbers put their stops at every offset around the 16- and
+ * 32-byte marks, numbers of every shape the fast path takes or leaves
+ * (digit counts around 19, exponents around three digits, leading zeros,
+ * bad ones), each input whole, streamed in pieces larger than the fast
+ * path's room, and cut at every length near its end (the buffer's end
+ * falling inside or just after each token). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/io/common/json.h"
+#include "tests/lex_diff.h"
+#include "tests/pt_test.h"
+
+static long failures_shown;
+
+/* Every scan (lexdiff_scans), numbers by decfloat and by strtod, whole and
+ * in pieces of 200 and 333 bytes, skipping no container or every second
+ * one: the same transcript as the reference. */
+static long agree(const char *buf, size_t n) {
+    int scans[9], nscans = lexdiff_scans(scans);
+    static const size_t pieces[] = {0, 200, 333};
+    long compared = 0;
+    for (unsigned skip = 0; skip <= 2; skip += 2)
+        for (size_t k = 0; k < sizeof pieces / sizeof *pieces; k++) {
+            struct lexdiff_out ref;
+            lexdiff_run(buf, n, JSON_SCAN_PORTABLE, 1, pieces[k], skip, &ref);
+            for (int i = 0; i < nscans; i++)
+                for (int slow = 0; slow <= 1; slow++) {
+                    struct lexdiff_out o;
+                    lexdiff_run(buf, n, scans[i], slow, pieces[k], skip, &o);
+                    long at = lexdiff_cmp(&ref, &o);
+                    if (at >= 0 && failures_shown++ < 5)
+                        fprintf(stderr, "scan %d slow %d piece %zu skip %u, %zu bytes: differs at record %ld (%s | %s): %.*s\n",
+                                scans[i], slow, pieces[k], skip, n, at, ref.msg, o.msg, (int)(n < 400 ? n : 400), buf);
+                    CHECK(at < 0);
+                    compared++;
+                    lexdiff_free(&o);
+                }
+            lexdiff_free(&ref);
+        }
+    return compared;
+}
+
+/* buf whole, and cut at every length of its last `tail` bytes. */
+static long agree_cut(const char *buf, size_t n, size_t tail) {
+    long c = agree(buf, n);
+    for (size_t cut = n > tail ? n - tail : 0; cut < n; cut++) c += agree(buf, cut);
+    return c;
+}
+
+/* A record as msProbe indents it (one space a level), its first byte at
+ * `lead` spaces of indentation, with `tok` as the value of "Max" and a
+ * key of `klen` bytes; 200 bytes of room on either side so that the fast
+ * path takes it, then the end near (tail). */
+static size_t record(char *buf, size_t cap, int lead, int klen, const char *tok) {
+    char key[64];
+    memset(key, 'k', sizeof key);
+    return (size_t)snprintf(buf, cap,
+                            "{\"pad\": \"%0180d\",\n \"data\": {\n%*s\"%.*s\": {\n%*s \"type\": \"torch.Tensor\",\n%*s "
+                            "\"shape\": [\n%*s  1,\n%*s  4096\n%*s ],\n%*s \"Max\": %s,\n%*s \"Min\": -1.5e-07,\n%*s "
+                            "\"requires_grad\": false,\n%*s \"x\": null, \"y\": true, \"z\": {}, \"w\": []\n%*s}}, \"tail\": \"%0180d\"}",
+                            7, lead, "", klen, key, lead, "", lead, "", lead, "", lead, "", lead, "", lead, "", tok, lead, "",
+                            lead, "", lead, "", lead, "", 9);
+}
+
+/* Keys and indentation of every length around 16 and 32 bytes. */
+static void keys_and_indents(void) {
+    char buf[2048];
+    long c = 0;
+    for (int lead = 0; lead < 40; lead++)
+        for (int klen = 0; klen < 40; klen += lead % 3 + 1) {
+            size_t n = record(buf, sizeof buf, lead, klen, "3.25");
+            c += agree(buf, n);
+        }
+    size_t n = record(buf, sizeof buf, 33, 17, "0.015625");
+    c += agree_cut(buf, n, n - 190);   /* the end falling in every token */
+    CHECK(c > 0);
+}
+
+/* Strings (values) with a quote, a backslash or a control byte at every
+ * offset from the opening quote, and long ones. */
+static void strings_every_offset(void) {
+    static const char *stop[] = {"\\\"", "\\\\", "\\u00e9", "\x01", "\x1f", "\\n", "\"", "\x7f", "\xc3\xa9"};
+    char tok[200], buf[2048];
+    long c = 0;
+    for (size_t s = 0; s < sizeof stop / sizeof *stop; s++)
+        for (int at = 0; at < 70; at++) {
+            snprintf(tok, sizeof tok, "\"%.*s%s%.*s\"", at, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+                     stop[s], 70 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOPQRSTUVWXYZ");
+            size_t n = record(buf, sizeof buf, at % 20, at % 37, tok);
+            c += agree(buf, n);
+        }
+    CHECK(c > 0);
+}
+
+/* Numbers the fast path takes (at most 19 digits, an exponent of at most
+ * three) and the ones it leaves to lex_number, good and bad. */
+static void numbers_every_shape(void) {
+    static const char *fixed[] = {
+        "0", "-0", "-0.0", "0.0", "01", "-01.5", "00", "1.", "-", "-.5", ".5", "1e", "1e+", "1e-", "1E5", "1e+05", "1e0999",
+        "1e1000", "1e-400", "2e308", "1.7976931348623157e308", "4.9406564584124654e-324", "2.2250738585072014e-308",
+        "9007199254740992", "9007199254740993", "9007199254740993.0", "1700000000010010.5", "1700000000010000.0",
+        "18446744073709551615", "18446744073709551616", "9999999999999999999", "99999999999999999999",
+        "0.1", "0.30000000000000004", "123456789012345678.9", "1234567890123456789.5", "0.0000000000000000001",
+        "0.00000000000000000001", "-Infinity", "-Inf", "NaN", "Infinity", "-1.2345678901234567e-05", "1e-22", "1e22",
+        "1e23", "5e-324", "1.5x", "1.5e3.2", "12e", "3.14e-", "-e5", "1-2", "1.2.3", "7e00001", "7e0001", "7e001"};
+    char buf[2048];
+    long c = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+        size_t n = record(buf, sizeof buf, (int)i % 19, (int)i % 23, fixed[i]);
+        c += agree(buf, n);
+    }
+    /* every count of integer and fraction digits, with and without an exponent */
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    for (int id = 0; id <= 22; id++)
+        for (int fd = 0; fd <= 22; fd++)
+            for (int ex = 0; ex <= 4; ex++) {
+                char tok[80];
+                size_t k = 0;
+                if ((id + fd + ex) % 3 == 0) tok[k++] = '-';
+                for (int d = 0; d < id; d++) {
+                    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                    tok[k++] = (char)('0' + (d == 0 ? 1 + (rng >> 33) % 9 : (rng >> 33) % 10));
+                }
+                if (!id) tok[k++] = '0';
+                if (fd) {
+                    tok[k++] = '.';
+                    for (int d = 0; d < fd; d++) {
+                        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                        tok[k++] = (char)('0' + (d < fd / 3 ? 0 : (rng >> 33) % 10));
+                    }
+                }
+                if (ex) {
+                    tok[k++] = ex % 2 ? 'e' : 'E';
+                    if (ex > 1) tok[k++] = ex % 2 ? '-' : '+';
+                    for (int d = 0; d < ex; d++) tok[k++] = (char)('0' + (d + id) % 3);
+                }
+                tok[k] = '\0';
+                size_t n = record(buf, sizeof buf, (id + fd) % 17, (fd * 3 + ex) % 35, tok);
+                c += agree(buf, n);
+            }
+    CHECK(c > 0);
+}
+
+/* White space the fast path leaves to lex_next (tabs, CR LF, runs past 31
+ * spaces, space before a colon or a comma), brackets and literals cut
+ * short, bad bytes where a token is expected, nesting to the limit. */
+static void other_runs_and_bad_bytes(void) {
+    static const char *frag[] = {
+        "{\"a\"\t:\t1,\r\n \"b\" : [ 1 , 2 ]}", "{\"a\": 1\n                                          , \"b\": 2}",
+        "{\"a\":\n\n\n 1}", "[tru]", "[fals]", "[nul]", "{\"a\" 1}", "{\"a\": }", "{,}", "[1,]", "{\"a\": 1,}", "[1 2]",
+        "{\"a\": 1]", "[1}", "{\"a\": \"b\"\"c\"}", "{\"a\": [\x01]}", "{\"\\u0041\": 1}", "{\"a\":1,\"b\":[true,false,null]}",
+        "[\"x\"]garbage", "{\"a\": -}", "{\"a\": 1}  {\"b\": 2}", "[NaN, Infinity, -Infinity, -Inf]",
+        "{\"k\": \"a\\\\\"}", "{\"k\\\\\": 1}", "{\"k\": \"v\", \"\": \"\"}", "{\"a\x01:b\": 1}", "{\"a\\:\": 1}", "{\"a\\\":\": 1}", "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]",
+        /* indentation as guessed, then other runs at the same depth */
+        "{\"a\": 1,\n  \"b\": 2,\n  \t\"c\": 3,\n  \n  \"d\": 4,\n \"e\": 5,\n   \"f\": 6,\n  \r\"g\": 7,\n  \"h\": [\n   1,\n   2\n  \n  ]}",
+        "[\n  1,\n  2,\n:,3]", "{\n  \"a\": 1,\n  \"b\": 2,\n.x\"c\": 3}", "[\n [\n  1\n ],\n [\n  2\n x]]"};
+    char buf[4096];
+    long c = 0;
+    for (size_t i = 0; i < sizeof frag / sizeof *frag; i++)
+        for (int lead = 0; lead < 36; lead += 7) {
+            int n = snprintf(buf, sizeof buf, "{\"pad\": \"%0200d\",%*s\"v\": %s, \"tail\": \"%0200d\"}", 3, lead, "", frag[i], 4);
+            c += agree(buf, (size_t)n);   /* room after it: the fast path */
+            n = snprintf(buf, sizeof buf, "{\"pad\": \"%0200d\",%*s\"v\": %s}", 3, lead, "", frag[i]);
+            c += agree_cut(buf, (size_t)n, 40);   /* the end near */
+        }
+    /* nesting at the limit (512) and past it, with room around */
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "{\"pad\": \"%0200d\", \"deep\": ", 1);
+    for (int i = 0; i < 513; i++) buf[n++] = i % 2 ? '{' : '[';
+    c += agree(buf, n);
+    n = 0;
+    for (int i = 0; i < 511; i++) buf[n++] = '[';
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "{\"k\": [1, 2]}");
+    for (int i = 0; i < 511; i++) buf[n++] = ']';
+    c += agree_cut(buf, n, 30);
+    CHECK(c > 0);
+}
+
+/* A longer dump-like text: every record shape above after the other, so
+ * that the fast path runs for thousands of tokens, then its end. */
+static void long_dump_text(void) {
+    static char buf[1 << 16];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "{\n \"task\": \"statistics\",\n \"data\": {");
+    for (int r = 0; r < 120 && n + 600 < sizeof buf; r++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n,
+                              "%s\n  \"Module.layer%d.forward.%d\": {\n   \"input_args\": [\n    {\n     \"type\": \"torch.Tensor\",\n"
+                              "     \"dtype\": \"torch.bfloat16\",\n     \"shape\": [\n      %d,\n      4096\n     ],\n"
+                              "     \"Max\": %d.%0*d,\n     \"Min\": -%d.%de-%02d,\n     \"Mean\": %de%d,\n     \"Norm\": %s,\n"
+                              "     \"requires_grad\": %s,\n     \"data_name\": \"a\\\"b%d\"\n    }\n   ]\n  }",
+                              r ? "," : "", r, r * 7, r + 1, r, r % 17 + 1, r * 31 % 1000, r % 9 + 1, r * 13, r % 40,
+                              r % 10, r % 4, r % 5 ? "12.5" : "NaN", r % 2 ? "true" : "false", r);
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "\n }\n}\n");
+    CHECK(agree_cut(buf, n, 64) > 0);
+}
+
+int main(void) {
+    RUN(keys_and_indents);
+    RUN(strings_every_offset);
+    RUN(numbers_every_shape);
+    RUN(other_runs_and_bad_bytes);
+    RUN(long_dump_text);
+    PT_DONE();
+}
