@@ -72,13 +72,24 @@ static int target_eq(const struct names *n, uint32_t id, const char *name, size_
     return t->len == len && t->vpp == vpp && t->call == call && memcmp(n->arena + t->name, name, len) == 0;
 }
 
-uint32_t names_find(const struct names *n, const char *name, size_t len, int32_t vpp, int32_t call) {
+/* The id of the triple whose hash is h, or NAMES_NONE with *slot the
+ * empty slot where the probe stopped. */
+static uint32_t find_h(const struct names *n, uint64_t h, const char *name, size_t len, int32_t vpp, int32_t call,
+                       uint32_t *slot) {
     uint32_t mask = n->hcap - 1;
-    for (uint32_t i = (uint32_t)target_hash(name, len, vpp, call) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
         uint32_t v = n->hash[i];
-        if (!v) return NAMES_NONE;
+        if (!v) {
+            *slot = i;
+            return NAMES_NONE;
+        }
         if (target_eq(n, v - 1, name, len, vpp, call)) return v - 1;
     }
+}
+
+uint32_t names_find(const struct names *n, const char *name, size_t len, int32_t vpp, int32_t call) {
+    uint32_t slot;
+    return find_h(n, target_hash(name, len, vpp, call), name, len, vpp, call, &slot);
 }
 
 static int rehash(struct names *n) {
@@ -98,10 +109,15 @@ static int rehash(struct names *n) {
 }
 
 uint32_t names_intern(struct names *n, const char *name, size_t len, int32_t vpp, int32_t call) {
-    uint32_t id = names_find(n, name, len, vpp, call);
+    uint64_t h = target_hash(name, len, vpp, call);   /* once, for the lookup and the insert */
+    uint32_t slot, id = find_h(n, h, name, len, vpp, call, &slot);
     if (id != NAMES_NONE) return id;
     if (n->n >= UINT32_MAX - 1) return NAMES_NONE;
-    if ((uint64_t)(n->n + 1) * 2 > n->hcap && rehash(n) != 0) return NAMES_NONE;
+    if ((uint64_t)(n->n + 1) * 2 > n->hcap) {
+        if (rehash(n) != 0) return NAMES_NONE;
+        uint32_t mask = n->hcap - 1;
+        for (slot = (uint32_t)h & mask; n->hash[slot]; slot = (slot + 1) & mask) {}
+    }
     if (n->n == n->cap) {
         uint32_t cap = n->cap ? n->cap * 2 : 256;
         struct target *t = realloc(n->t, (size_t)cap * sizeof *t);
@@ -113,9 +129,7 @@ uint32_t names_intern(struct names *n, const char *name, size_t len, int32_t vpp
     if (off == UINT32_MAX) return NAMES_NONE;
     id = n->n++;
     n->t[id] = (struct target){.name = off, .len = (uint32_t)len, .vpp = vpp, .call = call};
-    uint32_t mask = n->hcap - 1, i = (uint32_t)target_hash(name, len, vpp, call) & mask;
-    while (n->hash[i]) i = (i + 1) & mask;
-    n->hash[i] = id + 1;
+    n->hash[slot] = id + 1;
     return id;
 }
 

@@ -10,7 +10,10 @@
  * Every field is interned by mon_csv_intern and by names_intern into a
  * pool of its own (the same ids), and counted by mon_csv_count under
  * (its id, its column) and by a util_smap under the same pair as text
- * (the same counts).  Any difference aborts. */
+ * (the same counts).  Every line (to '\n', with its NULs) is split by
+ * mon_csv_split, each scan variant, and by the monitor_v2 reader's former
+ * strchr loop (ref_split): the same fields, lengths and bytes.  Any
+ * difference aborts. */
 #include <stdio.h>
 
 #include "fuzz.h"
@@ -65,14 +68,68 @@ static int ref_record(const char **pp, const char *end, char *buf, size_t bufsiz
     return nf;
 }
 
+/* read_monitor_v2.c's splitter before mon_csv_split. */
+static int ref_split(char *line, char **f, size_t *len, int max) {
+    int n = 0;
+    for (char *p = line;;) {
+        char *c = strchr(p, ',');
+        if (n < max) {
+            f[n] = p;
+            len[n] = c ? (size_t)(c - p) : strlen(p);
+        }
+        n++;
+        if (!c) break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
 static void differ(const char *what, int scan, size_t rec, int field) {
     fprintf(stderr, "fuzz_moncsv: %s, scan %d, record %zu, field %d\n", what, scan, rec, field);
     abort();
 }
 
+/* mon_csv_number as it was, a digit at a time. */
+static int ref_number(const char *s, size_t n, double *v) {
+    const char *p = s, *e = s + n;
+    int neg = 0;
+    if (p < e && *p == '-') neg = 1, p++;
+    if (p >= e || (unsigned)(*p - '0') > 9) return 0;
+    uint64_t w = 0;
+    int nd = 0, q = 0;
+    while (p < e && *p == '0') p++;
+    for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++) w = w * 10 + (uint64_t)(*p - '0');
+    if (p < e && *p == '.') {
+        p++;
+        if (!w)
+            for (; p < e && *p == '0'; p++) q--;
+        for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++, q--) w = w * 10 + (uint64_t)(*p - '0');
+    }
+    if (nd > 19) return 0;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        int eneg = 0, ex = 0, k = 0;
+        if (p < e && (*p == '+' || *p == '-')) eneg = *p++ == '-';
+        for (; p < e && (unsigned)(*p - '0') <= 9 && k < 5; p++, k++) ex = ex * 10 + (*p - '0');
+        if (!k || k == 5) return 0;
+        q += eneg ? -ex : ex;
+    }
+    if (p != e) return 0;
+    if (!w) {
+        *v = neg ? -0.0 : 0.0;
+        return 1;
+    }
+    return q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, 0, v);
+}
+
 static void check_number(const char *s, size_t n, int scan, size_t rec, int field) {
-    double v, d, t;
-    if (!mon_csv_number(s, n, &v)) return;
+    double v, d, t, r;
+    int ok = mon_csv_number(s, n, &v), rok = ref_number(s, n, &r);
+    if (ok != rok) differ(ok ? "number taken, the former loop refused it" : "number refused, the former loop took it",
+                          scan, rec, field);
+    if (!ok) return;
+    if (memcmp(&v, &r, sizeof v)) differ("number differs from the former loop's", scan, rec, field);
     if (decfloat_parse(s, s + n, &d) != s + n) differ("decfloat_parse does not take the whole number", scan, rec, field);
     char *e;
     t = strtod(s, &e);   /* s is NUL-terminated at n (in place) */
@@ -101,7 +158,29 @@ static void check_id(struct id_check *k, const char *s, size_t n, int col, int s
     if (++*c != ++*d) differ("call-order counts differ", scan, rec, col);
 }
 
+/* Each line of data split both ways. */
+static void check_split(const uint8_t *data, size_t size, int scan) {
+    size_t rec = 0;
+    for (size_t a = 0; a <= size; rec++) {
+        const uint8_t *nl = memchr(data + a, '\n', size - a);
+        size_t b = nl ? (size_t)(nl - data) : size;
+        char *x = fuzz_strdup(data + a, b - a), *y = fuzz_strdup(data + a, b - a);
+        char *f[MAXF], *g[MAXF];
+        size_t fl[MAXF], gl[MAXF];
+        int n = mon_csv_split(x, b - a, f, fl, MAXF, scan), m = ref_split(y, g, gl, MAXF);
+        if (n != m) differ("split: field counts differ", scan, rec, -1);
+        for (int i = 0; i < n && i < MAXF; i++)
+            if (f[i] - x != g[i] - y || fl[i] != gl[i] || memcmp(f[i], g[i], fl[i] + 1))
+                differ("split: fields differ", scan, rec, i);
+        if (memcmp(x, y, b - a)) differ("split: lines differ", scan, rec, -1);
+        free(x);
+        free(y);
+        a = b + 1;
+    }
+}
+
 static void run(const uint8_t *data, size_t size, int scan) {
+    check_split(data, size, scan);
     struct id_check k = {.ours = names_new(), .theirs = names_new(), .cache = MON_CSV_NAMES_INIT};
     if (!k.ours || !k.theirs) abort();
     char *ours = fuzz_strdup(data, size), *theirs = fuzz_strdup(data, size);

@@ -142,6 +142,58 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
     return nf;
 }
 
+/* The field of line ending at i (a ',' or the end) from *start. */
+static inline void split_field(char *line, size_t *start, size_t i, char **f, size_t *len, int max, int *nf) {
+    if (*nf < max) {
+        f[*nf] = line + *start;
+        len[*nf] = i - *start;
+    }
+    ++*nf;
+    *start = i + 1;
+}
+
+int mon_csv_split(char *line, size_t n, char **f, size_t *len, int max, int scan) {
+    size_t start = 0, o = 0;
+    int nf = 0;
+    (void)scan;
+#if MON_CSV_HAVE_SSE2
+    if (scan == MON_CSV_SSE2) {
+        const __m128i comma = _mm_set1_epi8(','), zero = _mm_setzero_si128();
+        for (; o <= n; o += 16) {
+            char tail[16];
+            const char *b = line + o;
+            if (n + 1 - o < 16) {   /* the last bytes, up to the NUL at n: the rest none */
+                memset(tail, 0, sizeof tail);
+                memcpy(tail, b, n + 1 - o);
+                b = tail;
+            }
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
+            unsigned c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, comma));
+            unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, zero));
+            if (z) c &= (z & -z) - 1;   /* the commas before the first NUL */
+            for (; c; c &= c - 1) {
+                size_t i = o + (size_t)__builtin_ctz(c);
+                line[i] = '\0';
+                split_field(line, &start, i, f, len, max, &nf);
+            }
+            if (z) {
+                split_field(line, &start, o + (size_t)__builtin_ctz(z), f, len, max, &nf);
+                return nf;
+            }
+        }
+    }
+#endif
+    for (size_t i = o;; i++) {   /* o: 0 (SSE2 always returns above) */
+        if (line[i] == ',') {
+            line[i] = '\0';
+            split_field(line, &start, i, f, len, max, &nf);
+        } else if (!line[i]) {
+            split_field(line, &start, i, f, len, max, &nf);
+            return nf;
+        }
+    }
+}
+
 int mon_csv_number(const char *s, size_t n, double *v) {
     const char *p = s, *e = s + n;
     int neg = 0;

@@ -45,6 +45,14 @@ void mon_csv_init(struct mon_csv *sc, char *buf, size_t len, int scan);
  * maxf), or -1 for a quote not closed before the end. */
 int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf);
 
+/* A monitor_v2 line (never quoted): line[0, n) up to its first NUL (at
+ * most at n, where there must be one) split at every ',' in place (each
+ * written NUL), as a strchr loop would: the first max fields in f[] and
+ * their lengths in len[]; the number of fields (counting those past max).
+ * The commas and the NUL are found 16 bytes at a time (SSE2) or by the
+ * byte loop (MON_CSV_PORTABLE). */
+int mon_csv_split(char *line, size_t n, char **f, size_t *len, int max, int scan);
+
 /* [s, s + n) as a plain decimal "[-]d+[.d*][(e|E)[+-]d+]" of at most 19
  * significant digits: 1 with *v (decfloat_parse's and strtod's double), or
  * 0 when it is not one or its rounding needs the general path. */

@@ -81,23 +81,11 @@ static int detect_monitor_v2(const char *path, const struct stat *st) {
     return found ? 100 : 0;
 }
 
-/* Splits line (NUL-terminated, no line end; the writer never quotes) at
- * commas in place, the lengths of the first max fields in len.  Returns
- * the number of fields. */
-static int split(char *line, char **f, size_t *len, int max) {
-    int n = 0;
-    for (char *p = line;;) {
-        char *c = strchr(p, ',');
-        if (n < max) {
-            f[n] = p;
-            len[n] = c ? (size_t)(c - p) : strlen(p);
-        }
-        n++;
-        if (!c) break;
-        *c = '\0';
-        p = c + 1;
-    }
-    return n;
+/* Splits line (n bytes, a NUL at n, no line end; the writer never
+ * quotes) at commas in place, up to its first NUL (mon_csv.h), the
+ * lengths of the first max fields in len.  Returns the number of fields. */
+static int split(char *line, size_t n, char **f, size_t *len, int max) {
+    return mon_csv_split(line, n, f, len, max, mon_csv_best());
 }
 
 /* Python's float text (n bytes): digits, "nan", "inf", "-inf" (strtod
@@ -167,10 +155,10 @@ struct v2_cols {
 };
 
 /* The header line: 0, or -1 with a note naming what is missing. */
-static int read_header(char *line, struct v2_cols *c, const char *path, struct dataset *ds) {
+static int read_header(char *line, size_t linelen, struct v2_cols *c, const char *path, struct dataset *ds) {
     char *f[V2_MAX_FIELDS];
     size_t fl[V2_MAX_FIELDS];
-    int n = split(line, f, fl, V2_MAX_FIELDS);
+    int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
     c->vpp = c->step = c->name = c->scope = c->micro = -1;
     c->statmask = 0;
     for (int s = 0; s < MONITOR_NSTATS; s++) c->stat[s] = -1;
@@ -219,11 +207,11 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const size_t
 
 /* One data row into part (line: its number, for notes).  1 read, 0 a bad
  * row, 2 a name too long (counted in cx), -1 out of memory. */
-static int read_row(char *line, const struct v2_cols *c, const char *path, size_t lineno, struct v2_ctx *cx,
-                    struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
+static int read_row(char *line, size_t linelen, const struct v2_cols *c, const char *path, size_t lineno,
+                    struct v2_ctx *cx, struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
     size_t fl[V2_MAX_FIELDS];
-    int n = split(line, f, fl, V2_MAX_FIELDS);
+    int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
     int need = c->vpp > c->step ? c->vpp : c->step;
     if (c->name > need) need = c->name;
     if (c->scope > need) need = c->scope;
@@ -309,7 +297,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     }
     *nl = '\0';
     if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
-    if (read_header(p, &c, path, ds) != 0) {
+    if (read_header(p, (size_t)(nl - p), &c, path, ds) != 0) {
         free(buf);
         return dataset_skip(ds, path) < 0 ? -1 : 0;
     }
@@ -335,7 +323,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         *nl = '\0';
         if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
         if (!*p) continue;
-        rc = read_row(p, &c, path, line, cx, pool, ds, part, &seen);
+        rc = read_row(p, (size_t)(nl - p), &c, path, line, cx, pool, ds, part, &seen);
         if (rc == 0 && !bad++) first_bad = line;
     }
     if (bad)

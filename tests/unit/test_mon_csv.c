@@ -1,0 +1,187 @@
+/* mon_csv (src/io/monitor/mon_csv.h) at its edges: the monitor_v2 line
+ * split (commas about the 16-byte blocks of the SSE2 scan, a NUL inside a
+ * line, empty fields) on each scan; the numbers msProbe writes at their
+ * edges (-0, subnormals, 19 and 20 digits), against strtod; the v2 reader
+ * on nan/inf spellings, a module_name at the length limit and a last row
+ * cut short; names_intern's ids across its table's growth. */
+#include <float.h>
+#include <math.h>
+
+#include "pt_test.h"
+
+#include "model/cube/dataset.h"
+#include "model/cube/names.h"
+#include "src/io/monitor/mon_csv.h"
+#include "src/io/monitor/read_monitor.h"
+#include "src/io/monitor/read_monitor_v2.h"
+
+static const int scans[] = {MON_CSV_PORTABLE, MON_CSV_SSE2};
+
+/* line (n bytes, NULs allowed) split on each scan: nf fields, as want. */
+static void split_is(const char *line, size_t n, int nf, const char *const *want) {
+    for (int s = 0; s < 2; s++) {
+        if (scans[s] != MON_CSV_PORTABLE && mon_csv_best() == MON_CSV_PORTABLE) continue;
+        char *b = malloc(n + 1);
+        memcpy(b, line, n);
+        b[n] = '\0';
+        char *f[64];
+        size_t fl[64];
+        int k = mon_csv_split(b, n, f, fl, 64, scans[s]);
+        CHECK_INT(k, nf);
+        for (int i = 0; i < k && i < nf; i++) {
+            CHECK_STR(f[i], want[i]);
+            CHECK_INT(fl[i], strlen(want[i]));
+        }
+        free(b);
+    }
+}
+
+static void split_blocks(void) {
+    /* commas at 15, 16, 31, 32 and 47: either side of each block's end */
+    const char *line = "aaaaaaaaaaaaaaa,,bbbbbbbbbbbbbb,,cccccccccccccc,dd";
+    const char *want[] = {"aaaaaaaaaaaaaaa", "", "bbbbbbbbbbbbbb", "", "cccccccccccccc", "dd"};
+    split_is(line, strlen(line), 6, want);
+    const char *w1[] = {""};
+    split_is("", 0, 1, w1);
+    const char *w2[] = {"", "", ""};
+    split_is(",,", 2, 3, w2);
+    /* a NUL ends the line, as strchr saw it: "c,d" after it is not read */
+    const char *w3[] = {"a", "b"};
+    split_is("a,b\0c,d", 7, 2, w3);
+    const char *w4[] = {"0", "1", "x"};
+    split_is("0,1,x\0", 6, 3, w4);
+    /* a field of 40 bytes after a NUL-free run across three blocks */
+    char lng[64];
+    memset(lng, 'z', 40);
+    memcpy(lng + 40, ",1", 3);
+    const char *w5[] = {"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "1"};
+    split_is(lng, 42, 2, w5);
+}
+
+/* s as mon_csv_number reads it: taken, and the same bits as strtod's. */
+static void number_is_strtod(const char *s) {
+    double v = 1, t = strtod(s, NULL);
+    CHECK(mon_csv_number(s, strlen(s), &v));
+    CHECK(memcmp(&v, &t, sizeof v) == 0);
+}
+
+static void number_edges(void) {
+    double v;
+    CHECK(mon_csv_number("-0", 2, &v));
+    CHECK(v == 0 && signbit(v));
+    CHECK(mon_csv_number("-0.000", 6, &v));
+    CHECK(v == 0 && signbit(v));
+    CHECK(mon_csv_number("0.0", 3, &v));
+    CHECK(v == 0 && !signbit(v));
+    number_is_strtod("1e-310");   /* subnormal */
+    CHECK(fpclassify(strtod("1e-310", NULL)) == FP_SUBNORMAL);
+    number_is_strtod("-1e-310");
+    number_is_strtod("4.9406564584124654e-324");
+    number_is_strtod("2.2250738585072011e-308");
+    number_is_strtod("0.00016169020301891513");   /* 17 significant digits, as Python writes */
+    number_is_strtod("1182339.4504658973");
+    number_is_strtod("1234567890123456789");      /* 19 digits: still the fast path */
+    CHECK(!mon_csv_number("12345678901234567890", 20, &v));   /* 20: the general path's */
+    CHECK(!mon_csv_number("nan", 3, &v));
+    CHECK(!mon_csv_number("inf", 3, &v));
+    CHECK(!mon_csv_number("-inf", 4, &v));
+    CHECK(!mon_csv_number("1e", 2, &v));
+    CHECK(!mon_csv_number("1e-99999", 8, &v));
+}
+
+/* The statistics of the single row of metric "module/forward" in md. */
+static const struct monitor_file *only_file(const struct monitor_data *md) {
+    for (size_t i = 0; i < md->nfiles; i++)
+        if (md->files[i].nrows) return &md->files[i];
+    return NULL;
+}
+
+static void v2_spellings(void) {
+    /* msProbe's v2 writer puts Python floats: nan, inf, -inf */
+    const char *text = "vpp_stage,step,module_name,scope,min,max,mean,norm\n"
+                       "0,0,m.a,forward,nan,inf,-inf,-0.0\n"
+                       "0,0,m.b,forward,NaN,Infinity,-nan,1e-310\n";
+    struct dataset *ds = calloc(1, sizeof *ds);
+    struct monitor_data md = {0};
+    struct monitor_v2_metrics mt = {.n = 0};
+    CHECK_INT(monitor_v2_parse_csv(strdup(text), strlen(text), "module.csv", 0, 0, NULL, &mt, ds, &md), 0);
+    const struct monitor_file *f = only_file(&md);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_INT(f->nrows, 2);
+        int mn = 1, mx = 2, mean = 5, norm = 0;   /* monitor_stat_names: norm min max zeros nans mean */
+        CHECK(isnan(monitor_value(f, 0, mn)));
+        CHECK(isinf(monitor_value(f, 0, mx)) && monitor_value(f, 0, mx) > 0);
+        CHECK(isinf(monitor_value(f, 0, mean)) && monitor_value(f, 0, mean) < 0);
+        CHECK(monitor_value(f, 0, norm) == 0 && signbit(monitor_value(f, 0, norm)));
+        CHECK(isnan(monitor_value(f, 1, mn)));
+        CHECK(isinf(monitor_value(f, 1, mx)));
+        CHECK(isnan(monitor_value(f, 1, mean)));
+        CHECK(monitor_value(f, 1, norm) == strtod("1e-310", NULL));
+    }
+    monitor_free(&md);
+    dataset_free(ds);
+}
+
+static void v2_long_names_and_cut_row(void) {
+    /* a module_name of 8190 bytes is read, one of 8191 is refused; the last
+     * row has no line end (a cut file): left out, the file partial */
+    size_t cap = 40000;
+    char *text = malloc(cap);
+    size_t o = (size_t)snprintf(text, cap, "vpp_stage,step,module_name,scope,min\n0,0,");
+    memset(text + o, 'a', 8190);
+    o += 8190;
+    o += (size_t)snprintf(text + o, cap - o, ",forward,1.5\n0,0,");
+    memset(text + o, 'b', 8191);
+    o += 8191;
+    o += (size_t)snprintf(text + o, cap - o, ",forward,2.5\n0,0,m.c,forward,3.");
+    struct dataset *ds = calloc(1, sizeof *ds);
+    struct monitor_data md = {0};
+    struct monitor_v2_metrics mt = {.n = 0};
+    CHECK_INT(monitor_v2_parse_csv(text, o, "module.csv", 0, 0, NULL, &mt, ds, &md), 0);
+    const struct monitor_file *f = only_file(&md);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_INT(f->nrows, 1);
+        CHECK_INT(strlen(monitor_name(&md, &f->rows[0])), 8190);
+        CHECK(monitor_value(f, 0, 1) == 1.5);
+    }
+    int saw_long = 0, saw_cut = 0;
+    for (size_t i = 0; i < ds->nwarnings; i++) {
+        saw_long |= strstr(ds->warnings[i], "8191 bytes or more") != NULL;
+        saw_cut |= strstr(ds->warnings[i], "cut short") != NULL;
+    }
+    CHECK(saw_long);
+    CHECK(saw_cut);
+    monitor_free(&md);
+    dataset_free(ds);
+}
+
+static void names_growth(void) {
+    /* past several growths of the table: ids in first-seen order, found
+     * again by names_find and by a second names_intern */
+    struct names *n = names_new();
+    char s[32];
+    for (int i = 0; i < 5000; i++) {
+        int k = snprintf(s, sizeof s, "layer.%d.name", i);
+        CHECK_INT(names_intern(n, s, (size_t)k, i % 3, 0), i);
+    }
+    int ok = 1;
+    for (int i = 0; i < 5000; i++) {
+        int k = snprintf(s, sizeof s, "layer.%d.name", i);
+        ok &= names_find(n, s, (size_t)k, i % 3, 0) == (uint32_t)i && names_intern(n, s, (size_t)k, i % 3, 0) == (uint32_t)i;
+        ok &= names_find(n, s, (size_t)k, i % 3 + 1, 0) == NAMES_NONE;
+    }
+    CHECK(ok);
+    CHECK_INT(names_count(n), 5000);
+    names_free(n);
+}
+
+int main(void) {
+    RUN(split_blocks);
+    RUN(number_edges);
+    RUN(v2_spellings);
+    RUN(v2_long_names_and_cut_row);
+    RUN(names_growth);
+    PT_DONE();
+}
