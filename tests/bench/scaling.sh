@@ -138,6 +138,7 @@ EOF
             fi
             eval "[ -n \"\${first_${who}_$what:-}\" ] || first_${who}_$what=\$cpgb"
             eval "last_${who}_$what=\$cpgb"
+            [ $what = data2db ] && eval "peak_$who=\$rss"
             [ $what = data2db ] && eval "gbs_$who=\$(printf %.2f \"\$(echo \"\$mb / 1024 / \$t\" | bc -l)\")"
             echo "$line  load $(load)"
             if [ "${SCALING_PERF:-0}" = 1 ]; then
@@ -168,6 +169,8 @@ for what in data2db info; do
     bench_goal scaling "$what on dumps, CPU-s/GB at $mb MB over $first_mb MB" "$rb" "$ra" - \
         "<= ${BENCH_STRAIGHT:-1.5} (straight)" "$(bench_straight "$ra")"
 done
+bench_goal dumps "data2db on dumps at $mb MB, peak RSS (MB)" "${peak_before:-}" "${peak_after:-}" - \
+    "<= 256 MB (flat; point 1's bound)" "$(bench_cmp "${peak_after:-}" le 256)"
 bench_goal 4 "data2db on dumps at $mb MB, GB/s by wall" "${gbs_before:-}" "${gbs_after:-}" - ">= 2 GB/s" \
     "$(bench_cmp "${gbs_after:-}" ge 2)"
 if [ -n "${xms_s:-}" ]; then
