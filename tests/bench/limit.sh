@@ -72,7 +72,8 @@ if [ "${LIMIT_KEEP:-0}" != 1 ]; then
     for n in $ORIGIN_SIZES; do rm -rf "$B/bench-data/origin_scale/r$n"; done
     for l in $COMPARE_LAYERS; do rm -rf "$B/bench-data/cmpscale/L$l"; done
     rm -rf "$B/bench-data/msprobe_copy" "$B/bench-out/origin.before.json" "$B/bench-out/origin.after.json" "$B/bench-out/origin.time"
-    rmdir "$B/bench-data/mon" "$B/bench-data/origin_scale" "$B/bench-data/cmpscale" "$B/bench-out/cmpscale" 2>/dev/null
+    rm -rf "$B/bench-out/cmpscale"
+    rmdir "$B/bench-data/mon" "$B/bench-data/origin_scale" "$B/bench-data/cmpscale" 2>/dev/null
 fi
 
 # by point (1-4, then the scaling runs and the traces' reference), each script's order kept
