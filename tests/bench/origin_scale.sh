@@ -63,7 +63,7 @@ for n in $SIZES; do
         eval "prev_$which=$perm"
         eval "[ -n \"\${first_$which:-}\" ] || first_$which=$perm"
         eval "last_$which=$perm; wall_$which=$1"
-        rpi=$(echo "scale=2; $3 / $kb" | bc)
+        rpi=$(awk -v a="$3" -v b="$kb" 'BEGIN { printf "%.2f", a / b }')
         eval "[ \"\$(echo \"\${rpi_$which:-0} < $rpi\" | bc)\" = 0 ] || rpi_$which=$rpi"
     done
     if [ -n "$BEFORE" ]; then
