@@ -53,10 +53,13 @@ echo "before: ${PT_BIN_BEFORE:-(PT_BIN_BEFORE unset: no before column)}"
 [ -n "${MSPROBE_SRC:-}" ] && echo "msProbe: $MSPROBE_SRC" || echo "msProbe: skipped (MSPROBE_SRC unset): no msProbe figures beside ours"
 [ -n "${HTA_SRC:-}" ] && echo "HTA: $HTA_SRC" || echo "HTA: skipped (HTA_SRC unset): no HTA figures beside ours"
 status=0
+start=$(date +%s)
 for s in mon_data2db origin_scale compare_scale scaling trace_scale; do
     echo
+    t0=$(date +%s)
     { sh "$HERE/$s.sh"; echo $? > "$OUT/$s.rc"; } 2>&1 | tee "$OUT/$s.log"
     rc=$(cat "$OUT/$s.rc")
+    echo "limit: $s.sh took $(($(date +%s) - t0)) s wall, the data's generation and the reference tools included (load $(bench_load))"
     if [ "$rc" != 0 ]; then
         echo "limit: $s.sh FAILED (exit $rc)"
         bench_goal "$s" "$s.sh" - - - "runs" "FAILED (exit $rc)"
@@ -71,7 +74,8 @@ if [ "${LIMIT_KEEP:-0}" != 1 ]; then
     for s in $STEPS; do rm -rf "${MON_BENCH_DIR:-$B/bench-data/mon}/steps$s"r"${RANKS:-12}$([ "${MON_V2:-0}" = 1 ] && echo v2)"; done
     for n in $ORIGIN_SIZES; do rm -rf "$B/bench-data/origin_scale/r$n"; done
     for l in $COMPARE_LAYERS; do rm -rf "$B/bench-data/cmpscale/L$l"; done
-    rm -rf "$B/bench-data/msprobe_copy" "$B/bench-out/origin.before.json" "$B/bench-out/origin.after.json" "$B/bench-out/origin.time"
+    rm -rf "$B/bench-data/msprobe_copy" "$B/bench-out/origin.before.json" "$B/bench-out/origin.after.json" "$B/bench-out/origin.time" \
+        "$B/bench-out/msovf" "$B/bench-out/msovf.time"
     rm -rf "$B/bench-out/cmpscale"
     rmdir "$B/bench-data/mon" "$B/bench-data/origin_scale" "$B/bench-data/cmpscale" 2>/dev/null
 fi
@@ -94,4 +98,5 @@ awk -F '\t' -v OFS=' | ' '
         printf "%d figures: %d met, %d not met, %d not measured\n", n - 1, met, nm, nms
     }
     NF == 8 { if ($7 == "met") met++; else if ($7 == "not met") nm++; else nms++ }' "$OUT/sorted.tsv"
+echo "limit: the whole run took $(($(date +%s) - start)) s wall; logs in $OUT"
 exit $status
