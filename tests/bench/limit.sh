@@ -71,7 +71,10 @@ for s in mon_data2db origin_scale compare_scale scaling trace_scale; do
     fi
 done
 if [ "${LIMIT_KEEP:-0}" != 1 ]; then
-    for s in $STEPS; do rm -rf "${MON_BENCH_DIR:-$B/bench-data/mon}/steps$s"r"${RANKS:-12}$([ "${MON_V2:-0}" = 1 ] && echo v2)"; done
+    for s in $STEPS; do
+        t=${MON_BENCH_DIR:-$B/bench-data/mon}/steps$s"r"${RANKS:-12}$([ "${MON_V2:-0}" = 1 ] && echo v2)
+        rm -rf "$t" "$t.done"
+    done
     for n in $ORIGIN_SIZES; do rm -rf "$B/bench-data/origin_scale/r$n"; done
     for l in $COMPARE_LAYERS; do rm -rf "$B/bench-data/cmpscale/L$l"; done
     rm -rf "$B/bench-data/msprobe_copy" "$B/bench-out/origin.before.json" "$B/bench-out/origin.after.json" "$B/bench-out/origin.time" \

@@ -64,9 +64,11 @@ MS_WHAT="msProbe 88.5 s for 210 MB on this machine kind (reference)"
 first=$(echo $STEPS | cut -d' ' -f1)
 for s in $STEPS; do
     tree=$D/steps$s$TAG
-    if [ ! -d "$tree" ]; then
+    if [ ! -f "$tree.done" ]; then   # beside the tree, not in it: a tree cut short is made again
+        rm -rf "$tree"
         "$PY" "$HERE/../gen_dump.py" --monitor $V2ARG --steps "$s" --ranks "$RANKS" --layers 4 --micro-batches 2 --out "$tree" \
             --quiet >/dev/null 2>&1 || { echo "gen_dump.py failed for $tree"; exit 1; }
+        touch "$tree.done"
     fi
 done
 if [ -n "${MSPROBE_SRC:-}" ]; then
@@ -105,10 +107,10 @@ for s in $STEPS; do
                 r=$(best "$bin" info "$tree") || exit 1
             fi
             v=$(echo "$side $cmd $mb $r $MS_SPG $(load | cut -d' ' -f1)" | awk '{
-                gb = $3 / 1024; cpu = $5 + $6;
-                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8.0f %8.2f %9.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
-                       $7 / 1024, $8 / ($4 / gb), cpu / gb, $7 / 1024 / $3, $9
-                printf "%.2f %.2f %.0f %.0f\n", cpu / gb, $4 / gb, $7 / 1024, $8 / ($4 / gb) }')
+                gb = $3 / 1024; cpu = $5 + $6; x = ($4 > 0) ? sprintf("%.0f", $8 / ($4 / gb)) : "inf"
+                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8s %8.2f %9.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
+                       $7 / 1024, x, cpu / gb, $7 / 1024 / $3, $9
+                printf "%.2f %.2f %.0f %s\n", cpu / gb, $4 / gb, $7 / 1024, x }')
             echo "$v" | sed -n 1p
             # for the goal lines: CPU-s/GB at the first and last tree, wall s/GB at the last, the
             # highest peak, the ratio to msProbe on the first tree (the one msProbe ran on)

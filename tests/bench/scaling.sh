@@ -131,15 +131,15 @@ EOF
             line=$(printf "probetop %-7s %-6s %4s MB: wall %6.3f s  CPU %6.3f s  peak RSS %4s MB (%.2f x the input)  %s CPU-s/GB" \
                 "$what" "$who" "$mb" "$t" "$cpu" "$rss" "$(echo "$rss / $mb" | bc -l)" "$cpgb")
             if [ $what = data2db ] && [ -n "$ms" ]; then
-                x=$(printf %.1f "$(echo "$ms / $t" | bc -l)")
-                line="$line  | msProbe/probetop: ${x}x wall, $(printf %.1f "$(echo "$mscpu / $cpu" | bc -l)")x CPU"
+                x=$(awk -v a="$ms" -v b="$t" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+                line="$line  | msProbe/probetop: ${x}x wall, $(awk -v a="$mscpu" -v b="$cpu" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')x CPU"
                 # the small-input ratio: the smallest size msProbe ran on
                 eval "[ -n \"\${xms_$who:-}\" ] || { xms_$who=\$x; xms_mb=\$mb; xms_s=\$ms; }"
             fi
             eval "[ -n \"\${first_${who}_$what:-}\" ] || first_${who}_$what=\$cpgb"
             eval "last_${who}_$what=\$cpgb"
             [ $what = data2db ] && eval "peak_$who=\$rss"
-            [ $what = data2db ] && eval "gbs_$who=\$(printf %.2f \"\$(echo \"\$mb / 1024 / \$t\" | bc -l)\")"
+            [ $what = data2db ] && eval "gbs_$who=\$(awk -v a=\"\$mb\" -v b=\"\$t\" 'BEGIN { if (b > 0) printf \"%.2f\", a / 1024 / b; else print \"-\" }')"
             echo "$line  load $(load)"
             if [ "${SCALING_PERF:-0}" = 1 ]; then
                 if [ $what = data2db ]; then rm -rf "$OUT/db"; s=$(serial "$bin" data2db --data "$D/s$S/dump" --db "$OUT/db")
