@@ -12,10 +12,11 @@
 # The sizes are 4x apart in every run.  Default: the sizes (dumps 30 /
 # 120 / 480 MB, monitor trees of 12 ranks 48 / 190 / 760 MB, 64 / 256 / 1024
 # ranks, compare pairs of 8.5 / 32 / 125 MB, traces 16 / 65 / 262 / 1050 MB;
-# about an hour on 2 idle cores with the reference tools).  QUICK=1: the two
-# smallest of those sizes, best of 2, a few minutes (dumps 34 / 134 MB, monitor
+# long: msProbe and HTA on the smaller sizes, data made up to 1 GB).  QUICK=1:
+# the two smallest of those sizes, best of 2 (435 s with msProbe and HTA at
+# load 13, most of it making the data and the reference tools; dumps 34 / 134 MB, monitor
 # trees 19 / 77 MB, 64 / 256 ranks, pairs of 8.5 / 32 MB, traces 16 / 65 MB;
-# msProbe and HTA on the smaller, HTA on both).  Each script's own
+# msProbe on the smaller but for dumps, HTA on both).  Each script's own
 # size variable, set in the environment, wins over both (SCALING_SIZES,
 # STEPS, ORIGIN_SIZES, COMPARE_LAYERS, TRACE_STEPS), as do REPEAT and their
 # other settings.  Without MSPROBE_SRC / HTA_SRC the reference figures are
