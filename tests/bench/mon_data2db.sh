@@ -16,7 +16,11 @@
 # scaling down a column: cpu_s/GB should stay level across the sizes (a
 # straight line) and peak_MB stay flat (peak/input fall) for data2db; x_msProbe
 # is msProbe's s/GB over our wall s/GB, on a shared machine a floor.
-# STEPS="10 40 160" gives 12, 48 and 190 MB trees quickly.
+# STEPS="10 40 160" gives 12, 48 and 190 MB trees quickly.  The end: the
+# goal lines of issue 27 point 1 (bench_goal.sh): data2db <= 2 s/GB and
+# info <= 1.5 s/GB by wall at the largest tree, data2db's peak <= 256 MB at
+# every size, >= 50x msProbe on the tree it ran on, and the straight lines
+# (CPU-s/GB at the largest tree over the smallest) of data2db and info.
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
@@ -38,6 +42,7 @@ D=$(cd "$D" && pwd)   # msProbe runs from a folder of its own
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+. "$HERE/bench_goal.sh"
 echo "== monitor trees ($RANKS ranks$([ "$V2" = 1 ] && echo ", v2")): data2db and info ($(nproc) cores, load average $(load), best of $REPS)"
 
 # best of REPS: "wall user sys rss_kb" of the fastest run of "$@"
@@ -54,13 +59,16 @@ best() {
 }
 
 MS_SPG=355   # msProbe s/GB, measured below when MSPROBE_SRC is set
+MS_MEASURED=""
 MS_WHAT="msProbe 88.5 s for 210 MB on this machine kind (reference)"
 first=$(echo $STEPS | cut -d' ' -f1)
 for s in $STEPS; do
     tree=$D/steps$s$TAG
-    if [ ! -d "$tree" ]; then
+    if [ ! -f "$tree.done" ]; then   # beside the tree, not in it: a tree cut short is made again
+        rm -rf "$tree"
         "$PY" "$HERE/../gen_dump.py" --monitor $V2ARG --steps "$s" --ranks "$RANKS" --layers 4 --micro-batches 2 --out "$tree" \
             --quiet >/dev/null 2>&1 || { echo "gen_dump.py failed for $tree"; exit 1; }
+        touch "$tree.done"
     fi
 done
 if [ -n "${MSPROBE_SRC:-}" ]; then
@@ -74,6 +82,7 @@ if [ -n "${MSPROBE_SRC:-}" ]; then
     [ -f "$T/ms/monitor_data.trend.db" ] || { echo "msProbe's data2db wrote nothing (MSPROBE_PYTHON=$MSPY)"; exit 1; }
     MS_SPG=$(echo "$r $mb" | awk '{printf "%.0f", $1 / ($5 / 1024)}')
     MS_WHAT="msProbe measured: $(echo "$r" | awk '{printf "%s s wall, %.2f s CPU, peak %.0f MB", $1, $2 + $3, $4 / 1024}') for $mb MB (load $(load))"
+    MS_MEASURED="msProbe $MS_SPG s/GB at $mb MB, peak $(echo "$r" | awk '{printf "%.0f", $4 / 1024}') MB"
     if [ -f "$T/ms/monitor_data.trend.db" ]; then
         "$BIN" data2db --data "$tree" --db "$T/pt" >/dev/null 2>&1
         "$PY" "$HERE/../trenddb_canon.py" "$T/ms/monitor_data.trend.db" > "$T/ms.canon"
@@ -97,10 +106,20 @@ for s in $STEPS; do
             else
                 r=$(best "$bin" info "$tree") || exit 1
             fi
-            echo "$side $cmd $mb $r $MS_SPG $(load | cut -d' ' -f1)" | awk '{
-                gb = $3 / 1024; cpu = $5 + $6;
-                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8.0f %8.2f %9.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
-                       $7 / 1024, $8 / ($4 / gb), cpu / gb, $7 / 1024 / $3, $9 }'
+            v=$(echo "$side $cmd $mb $r $MS_SPG $(load | cut -d' ' -f1)" | awk '{
+                gb = $3 / 1024; cpu = $5 + $6; x = ($4 > 0) ? sprintf("%.0f", $8 / ($4 / gb)) : "inf"
+                printf "%-7s %-8s %-8d %7.2f %8.2f %8.2f %9.0f %8s %8.2f %9.2f  %s\n", $1, $2, $3, $4, cpu, $4 / gb,
+                       $7 / 1024, x, cpu / gb, $7 / 1024 / $3, $9
+                printf "%.2f %.2f %.0f %s\n", cpu / gb, $4 / gb, $7 / 1024, x }')
+            echo "$v" | sed -n 1p
+            # for the goal lines: CPU-s/GB at the first and last tree, wall s/GB at the last, the
+            # highest peak, the ratio to msProbe on the first tree (the one msProbe ran on)
+            set -- $(echo "$v" | sed -n 2p)
+            eval "[ -n \"\${first_${side}_$cmd:-}\" ] || { first_${side}_$cmd=$1; x_$side=$4; }"
+            eval "last_${side}_$cmd=$1; wall_${side}_$cmd=$2"
+            if [ $cmd = data2db ]; then
+                eval "[ \"\${peak_$side:-0}\" -ge $3 ] || peak_$side=$3"
+            fi
         done
     done
     if [ -n "$BEFORE" ]; then
@@ -115,4 +134,24 @@ for s in $STEPS; do
             echo "        outputs: DIFFERENT"
         fi
     fi
+done
+first_mb=$(du -smL "$D/steps$first$TAG" | cut -f1)
+ref=${MS_MEASURED:-"skipped: MSPROBE_SRC unset (msProbe took $MS_SPG s/GB once)"}
+bench_goal 1 "data2db on monitor trees at $mb MB, s/GB by wall" "${wall_before_data2db:-}" "${wall_after_data2db:-}" "$ref" \
+    "<= 2 s/GB" "$(bench_cmp "${wall_after_data2db:-}" le 2)"
+bench_goal 1 "data2db on monitor trees, highest peak RSS (MB) of $first_mb-$mb MB" "${peak_before:-}" "${peak_after:-}" "$ref" \
+    "<= 256 MB (flat)" "$(bench_cmp "${peak_after:-}" le 256)"
+if [ -n "$MS_MEASURED" ]; then
+    bench_goal 1 "data2db on monitor trees at $first_mb MB, x msProbe by wall" "${x_before:+${x_before}x}" "${x_after:+${x_after}x}" \
+        "$ref" ">= 50x" "$(bench_cmp "${x_after:-}" ge 50)"
+else
+    bench_goal 1 "data2db on monitor trees, x msProbe" - - "$ref" ">= 50x" "not measured"
+fi
+bench_goal 1 "info on monitor trees at $mb MB, s/GB by wall" "${wall_before_info:-}" "${wall_after_info:-}" - \
+    "<= 1.5 s/GB" "$(bench_cmp "${wall_after_info:-}" le 1.5)"
+for cmd in data2db info; do
+    eval "rb=\$(bench_ratio \"\${first_before_$cmd:-}\" \"\${last_before_$cmd:-}\")"
+    eval "ra=\$(bench_ratio \"\${first_after_$cmd:-}\" \"\${last_after_$cmd:-}\")"
+    bench_goal scaling "$cmd on monitor trees, CPU-s/GB at $mb MB over $first_mb MB" "$rb" "$ra" - \
+        "<= ${BENCH_STRAIGHT:-1.5} (straight)" "$(bench_straight "$ra")"
 done

@@ -16,6 +16,9 @@
 # 256).  With MSPROBE_SRC set, msProbe's own overflow_check on the same step
 # up to ORIGIN_MSPROBE_MAX ranks (default 64; it refuses paths holding '+',
 # so it runs from a copy of $MSPROBE_SRC/python in the build folder).
+# The end: the goal lines of issue 27 point 2 (bench_goal.sh): <= 1 s by
+# wall at 1024 ranks, peak RSS <= the input at every size, and the straight
+# line (CPU-s/MB at the most ranks over the fewest).
 # Called from run.sh; alone:
 #   PT_BUILD=build sh tests/bench/origin_scale.sh
 set -u
@@ -28,6 +31,7 @@ GEN=$(dirname "$0")/../gen_origin.py
 SIZES=${ORIGIN_SIZES:-64 256 1024}
 [ "${ORIGIN_4096:-0}" = 1 ] && SIZES="$SIZES 4096"
 mkdir -p "$B/bench-out"
+. "$(dirname "$0")/bench_goal.sh"
 echo "== origin search over ranks: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # best of REPS: "wall cpu rss_kb"
 run() {
@@ -55,15 +59,23 @@ for n in $SIZES; do
         set -- $(run "$b" "$D/step0" "$B/bench-out/origin.$which.json")
         perm=$(echo "scale=4; $2 * 1024 / $kb" | bc)
         eval "prev=\${prev_$which:-}"
-        echo "overflow $n ranks ($((kb / 1024)) MB input) $which: seconds=$1 cpu=$2 peak_rss_mb=$(($3 / 1024)) rss/input=$(echo "scale=2; $3 / $kb" | bc) cpu_s/MB=$perm${prev:+ (x$(echo "scale=2; $perm / $prev" | bc) per MB vs the size before)} load $(cut -d' ' -f1 /proc/loadavg)"
+        echo "overflow $n ranks ($((kb / 1024)) MB input) $which: seconds=$1 cpu=$2 peak_rss_mb=$(($3 / 1024)) rss/input=$(echo "scale=2; $3 / $kb" | bc) cpu_s/MB=$perm${prev:+ (x$(bench_ratio "$prev" "$perm") per MB vs the size before)} load $(cut -d' ' -f1 /proc/loadavg)"
         eval "prev_$which=$perm"
+        eval "[ -n \"\${first_$which:-}\" ] || first_$which=$perm"
+        eval "last_$which=$perm; wall_$which=$1"
+        rpi=$(awk -v a="$3" -v b="$kb" 'BEGIN { printf "%.2f", a / b }')
+        eval "[ \"\$(echo \"\${rpi_$which:-0} < $rpi\" | bc)\" = 0 ] || rpi_$which=$rpi"
     done
     if [ -n "$BEFORE" ]; then
         cmp -s "$B/bench-out/origin.before.json" "$B/bench-out/origin.after.json" && echo "  same JSON before and after" ||
             echo "  JSON DIFFERS before and after"
     fi
-    "$B/tests/bench_origin" "$D/step0" 3 | sed -n 1p
-    if [ "${BENCH_CALLGRIND:-0}" = 1 ] && [ "$n" -le "${ORIGIN_CALLGRIND_MAX:-256}" ]; then
+    if [ -x "$B/tests/bench_origin" ]; then
+        "$B/tests/bench_origin" "$D/step0" 3 | sed -n 1p
+    else
+        echo "  rules alone: skipped, $B/tests/bench_origin is not built (cmake --build $B --target bench_origin)"
+    fi
+    if [ "${BENCH_CALLGRIND:-0}" = 1 ] && [ -x "$B/tests/bench_origin" ] && [ "$n" -le "${ORIGIN_CALLGRIND_MAX:-256}" ]; then
         ir=$(valgrind --tool=callgrind --toggle-collect=origin_find --callgrind-out-file=/dev/null \
             "$B/tests/bench_origin" "$D/step0" 1 2>&1 | sed -n 's/.*Collected : *//p')
         echo "  rules alone (callgrind, origin_find): $ir instructions${prev_ir:+, x$(echo "scale=2; $ir / $prev_ir" | bc) the size before}"
@@ -77,5 +89,20 @@ for n in $SIZES; do
             ${MSPROBE_PYTHON:-/usr/bin/python3} -m msprobe.msprobe overflow_check -i "$D/step0" -o "$B/bench-out/msovf" >/dev/null 2>&1
         set -- $(tail -1 "$B/bench-out/msovf.time")
         echo "  msProbe overflow_check $n ranks: seconds=$1 cpu=$(echo "$2 + $3" | bc) peak_rss_mb=$(($4 / 1024)) load $(cut -d' ' -f1 /proc/loadavg)"
+        msref="msProbe overflow_check $1 s at $n ranks"
     fi
+    first_n=${first_n:-$n}
 done
+[ -n "${MSPROBE_SRC:-}" ] || msref="skipped: MSPROBE_SRC unset"
+if [ "$n" = 1024 ]; then
+    bench_goal 2 "overflow at 1024 ranks, s by wall" "${wall_before:-}" "${wall_after:-}" "${msref:-}" "<= 1 s" \
+        "$(bench_cmp "${wall_after:-}" le 1)"
+else
+    bench_goal 2 "overflow at $n ranks, s by wall" "${wall_before:-}" "${wall_after:-}" "${msref:-}" "<= 1 s at 1024 ranks" \
+        "not measured (1024 ranks not run)"
+fi
+bench_goal 2 "overflow, highest peak RSS over the input, $first_n-$n ranks" "${rpi_before:-}" "${rpi_after:-}" - "<= 1" \
+    "$(bench_cmp "${rpi_after:-}" le 1)"
+bench_goal scaling "overflow (origin search), CPU-s/MB at $n ranks over $first_n" "$(bench_ratio "${first_before:-}" "${last_before:-}")" \
+    "$(bench_ratio "${first_after:-}" "${last_after:-}")" - "<= ${BENCH_STRAIGHT:-1.5} (straight)" \
+    "$(bench_straight "$(bench_ratio "${first_after:-}" "${last_after:-}")")"

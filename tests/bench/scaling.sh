@@ -23,7 +23,13 @@
 # of the main thread before the first worker ran and after the last one
 # stopped (cpu-clock samples, so counted alike at any load), the fixed costs
 # the two cores cannot share.  The data lives in $PT_BUILD/bench-data/scaling
-# and is deleted at the end (SCALING_KEEP=1 keeps it).
+# and is deleted at the end (SCALING_KEEP=1 keeps it).  Sizes 2 and 8 (2 and 12
+# layers instead of 48, 2 ranks) are the quick ones (limit.sh QUICK=1).
+# Each line has the peak RSS over the input; the end, the goal lines
+# (bench_goal.sh): CPU-s/GB at the largest size over the smallest (a straight
+# line) for data2db and info, data2db's GB/s at the largest size (issue 27
+# point 4: >= 2 GB/s) and the ratio to msProbe at the smallest size it ran
+# (the small-input ratio, 16x at 120 MB in the issue).
 set -u
 B=${PT_BUILD:-build}
 BIN=${PT_BIN:-$B/probetop}
@@ -40,21 +46,24 @@ mkdir -p "$D" "$OUT"
 
 gen_args() {
     case $1 in
-        30) echo "--steps 1 --ranks 2" ;;
-        120) echo "--steps 1 --ranks 8" ;;
-        480) echo "--steps 4 --ranks 8" ;;
-        1920) echo "--steps 16 --ranks 8" ;;
-        *) echo "scaling: size $1 is not one of 30 120 480 1920" >&2; exit 1 ;;
+        2) echo "--steps 1 --ranks 2 --layers 2" ;;
+        8) echo "--steps 1 --ranks 2 --layers 12" ;;
+        30) echo "--steps 1 --ranks 2 --layers 48" ;;
+        120) echo "--steps 1 --ranks 8 --layers 48" ;;
+        480) echo "--steps 4 --ranks 8 --layers 48" ;;
+        1920) echo "--steps 16 --ranks 8 --layers 48" ;;
+        *) echo "scaling: size $1 is not one of 2 8 30 120 480 1920" >&2; exit 1 ;;
     esac
 }
 for S in $SIZES; do
     if [ ! -f "$D/s$S/.done" ]; then
         rm -rf "$D/s$S"
-        $PY "$GEN_DUMP" --out "$D/s$S/dump" $(gen_args "$S") --layers 48 --micro-batches 5 --tp 2 --quiet || exit 1
+        $PY "$GEN_DUMP" --out "$D/s$S/dump" $(gen_args "$S") --micro-batches 5 --tp 2 --quiet || exit 1
         touch "$D/s$S/.done"
     fi
 done
 load() { cut -d' ' -f1 /proc/loadavg; }
+. "$(dirname "$0")/bench_goal.sh"
 
 # run BIN WHAT S: best of REPEAT; sets t (least wall) rss (that run's) cpu (least CPU)
 run() {
@@ -118,11 +127,19 @@ EOF
         for what in data2db info; do
             run "$bin" $what "$S"
             [ $what = info ] && grep -v '^load time' "$OUT/info.txt" > "$OUT/info.$who.$S"   # its own timing aside
-            line=$(printf "probetop %-7s %-6s %4s MB: wall %6.3f s  CPU %6.3f s  peak RSS %4s MB  %.2f CPU-s/GB" \
-                "$what" "$who" "$mb" "$t" "$cpu" "$rss" "$(echo "$cpu * 1024 / $mb" | bc -l)")
+            cpgb=$(printf %.2f "$(echo "$cpu * 1024 / $mb" | bc -l)")
+            line=$(printf "probetop %-7s %-6s %4s MB: wall %6.3f s  CPU %6.3f s  peak RSS %4s MB (%.2f x the input)  %s CPU-s/GB" \
+                "$what" "$who" "$mb" "$t" "$cpu" "$rss" "$(echo "$rss / $mb" | bc -l)" "$cpgb")
             if [ $what = data2db ] && [ -n "$ms" ]; then
-                line="$line  | msProbe/probetop: $(printf %.1f "$(echo "$ms / $t" | bc -l)")x wall, $(printf %.1f "$(echo "$mscpu / $cpu" | bc -l)")x CPU"
+                x=$(awk -v a="$ms" -v b="$t" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+                line="$line  | msProbe/probetop: ${x}x wall, $(awk -v a="$mscpu" -v b="$cpu" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')x CPU"
+                # the small-input ratio: the smallest size msProbe ran on
+                eval "[ -n \"\${xms_$who:-}\" ] || { xms_$who=\$x; xms_mb=\$mb; xms_s=\$ms; }"
             fi
+            eval "[ -n \"\${first_${who}_$what:-}\" ] || first_${who}_$what=\$cpgb"
+            eval "last_${who}_$what=\$cpgb"
+            [ $what = data2db ] && eval "peak_$who=\$rss"
+            [ $what = data2db ] && eval "gbs_$who=\$(awk -v a=\"\$mb\" -v b=\"\$t\" 'BEGIN { if (b > 0) printf \"%.2f\", a / 1024 / b; else print \"-\" }')"
             echo "$line  load $(load)"
             if [ "${SCALING_PERF:-0}" = 1 ]; then
                 if [ $what = data2db ]; then rm -rf "$OUT/db"; s=$(serial "$bin" data2db --data "$D/s$S/dump" --db "$OUT/db")
@@ -145,5 +162,22 @@ EOF
         fi
     fi
 done
+first_mb=$(du -sb "$D/s$(echo $SIZES | cut -d' ' -f1)/dump" | awk '{printf "%.0f", $1 / 1048576}')
+for what in data2db info; do
+    eval "rb=\$(bench_ratio \"\${first_before_$what:-}\" \"\${last_before_$what:-}\")"
+    eval "ra=\$(bench_ratio \"\${first_after_$what:-}\" \"\${last_after_$what:-}\")"
+    bench_goal scaling "$what on dumps, CPU-s/GB at $mb MB over $first_mb MB" "$rb" "$ra" - \
+        "<= ${BENCH_STRAIGHT:-1.5} (straight)" "$(bench_straight "$ra")"
+done
+bench_goal dumps "data2db on dumps at $mb MB, peak RSS (MB)" "${peak_before:-}" "${peak_after:-}" - \
+    "<= 256 MB (flat; point 1's bound)" "$(bench_cmp "${peak_after:-}" le 256)"
+bench_goal 4 "data2db on dumps at $mb MB, GB/s by wall" "${gbs_before:-}" "${gbs_after:-}" - ">= 2 GB/s" \
+    "$(bench_cmp "${gbs_after:-}" ge 2)"
+if [ -n "${xms_s:-}" ]; then
+    bench_goal 4 "data2db on dumps at $xms_mb MB, x msProbe by wall" "${xms_before:+${xms_before}x}" "${xms_after:+${xms_after}x}" \
+        "msProbe ${xms_s} s" "> 16x (the issue's 16x at 120 MB)" "$(bench_cmp "${xms_after:-}" ge 16)"
+else
+    bench_goal 4 "data2db on dumps, x msProbe (the small-input ratio)" - - "skipped: MSPROBE_SRC unset" "> 16x" "not measured"
+fi
 rm -rf "$OUT"
 [ "${SCALING_KEEP:-0}" = 1 ] || rm -rf "$D"
