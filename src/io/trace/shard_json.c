@@ -243,7 +243,7 @@ static int get_steps(struct px *x, const cJSON *ro, struct trace_rank *r, int sl
     int i = 0;
     for (const cJSON *e = st->child; e; e = e->next, i++) {
         int64_t v[6];
-        const cJSON *rest;
+        const cJSON *rest = NULL;
         snprintf(x->place + at, sizeof x->place - at, ".steps[%d]", i);
         if (ints(x, e, v, 5, &rest, -NS_MAX, NS_MAX)) goto out;
         if (v[0] < INT32_MIN || v[0] > INT32_MAX || !rest || rest->next) { bad(x, "expected step, 4 times, figures"); goto out; }
@@ -256,7 +256,7 @@ static int get_steps(struct px *x, const cJSON *ro, struct trace_rank *r, int sl
     i = 0;
     for (const cJSON *e = mi->child; e; e = e->next, i++) {
         int64_t v[2];
-        const cJSON *rest;
+        const cJSON *rest = NULL;
         snprintf(x->place + at, sizeof x->place - at, ".micros[%d]", i);
         if (ints(x, e, v, 2, &rest, -1, INT32_MAX)) goto out;
         if (!rest || rest->next) { bad(x, "expected step, micro, figures"); goto out; }
