@@ -224,8 +224,10 @@ static void side_rows(struct dp *p, const struct tree *t, int n, const char *sid
     char b[4][160];
     for (uint32_t i = 0; i < np; i++) {
         const struct tparam *q = &pp[i];
-        const char *nm = tree_s(t, q->name);
+        struct tree_pn nb = {0};
+        const char *nm = tree_pname(t, q, &nb);
         text(p, UI_TITLE, "%s", short_name(nm ? nm : "?", id));
+        tree_pn_free(&nb);
         cells(p, UI_DIM, 2, "", side, NULL, NULL, NULL);
         if (q->is_null) {
             cells(p, UI_NORMAL, 2, "value", "None", NULL, NULL, NULL);
@@ -327,8 +329,10 @@ static void flow_rows(struct dp *p, struct session *a, int n) {
         pt_escape(l->id, strlen(l->id), id, sizeof id);
         if (l->mine != UINT32_MAX) {
             const struct tree *t = a->graphs->cur->t[0];
-            const char *pn = tree_s(t, t->params[l->mine].name), *nm = short_name(pn ? pn : "?", tree_id(t, n));
+            struct tree_pn nb = {0};
+            const char *pn = tree_pname(t, &t->params[l->mine], &nb), *nm = short_name(pn ? pn : "?", tree_id(t, n));
             pt_escape(nm, strlen(nm), mine, sizeof mine);
+            tree_pn_free(&nb);
         }
         if (l->nequal > 1 && !l->down) snprintf(eq, sizeof eq, ", %u equal", l->nequal);
         const char *arrow = l->down ? (a->ui->utf8 ? "\xe2\x86\x92" : "->") : (a->ui->utf8 ? "\xe2\x86\x90" : "<-");

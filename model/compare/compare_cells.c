@@ -196,7 +196,14 @@ static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mod
         const struct tparam *x = col % 2 == 0 ? p : q;
         const struct tree *t = col % 2 == 0 ? tn : tb;
         if (!x) { cmp_cpy(buf, size, na); return buf; }
-        uint32_t s = col <= 1 ? x->name : col <= 3 ? x->dtype : x->shape;
+        if (col <= 1) {
+            struct tree_pn nb = {0};
+            const char *nm = tree_pname(t, x, &nb);
+            cmp_cpy(buf, size, nm ? nm : "None");
+            tree_pn_free(&nb);
+            return buf;
+        }
+        uint32_t s = col <= 3 ? x->dtype : x->shape;
         cmp_cpy(buf, size, s == TREE_NONE ? "None" : tree_s(t, s));
         return buf;
     }

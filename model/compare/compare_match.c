@@ -17,15 +17,16 @@
 
 /* ---- graph compare ---- */
 
-struct gctx { const struct cmp_graph *g; };
+struct gctx { const struct cmp_graph *g; struct tree_pn *na, *nb; };   /* names composed in na, nb */
 
 static void graph_sides(const void *ctx, const struct crow *r, struct side *a, struct side *b) {
-    const struct cmp_graph *g = ((const struct gctx *)ctx)->g;
+    const struct gctx *c = ctx;
+    const struct cmp_graph *g = c->g;
     const struct tparam *p = &g->npu->params[r->np];
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
     a->tree = g->npu;
-    a->name = tree_s(g->npu, p->name);
+    a->name = tree_pname_r(g->npu, r->rec, p, c->na);
     a->dtype = tree_s(g->npu, p->dtype);
     a->shape = tree_s(g->npu, p->shape);
     a->rg = cmp_param_rg(g->npu, p);
@@ -35,7 +36,7 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
     b->tree = g->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &g->bench->params[r->bp];
-        b->name = tree_s(g->bench, q->name);
+        b->name = tree_pname(g->bench, q, c->nb);
         b->dtype = tree_s(g->bench, q->dtype);
         b->shape = tree_s(g->bench, q->shape);
         b->rg = cmp_param_rg(g->bench, q);
@@ -56,6 +57,7 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
     uint32_t pa0 = na ? (uint32_t)(pa - g->npu->params) : 0, pb0 = nb ? (uint32_t)(pb - g->bench->params) : 0;
     size_t start = g->nrows;
     uint32_t seen[4] = {0, 0, 0, 0};
+    struct tree_pn nbuf = {0};
     for (uint32_t i = 0; i < na; i++) {
         const struct tparam *p = &pa[i];
         struct crow r;
@@ -63,7 +65,8 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
         r.np = (int32_t)(pa0 + i);
         r.bp = -1;
         r.rec = g->npu->nodes[a].rec;
-        r.output = strstr(tree_s(g->npu, p->name), ".output.") != NULL;
+        const char *pn = tree_pname_r(g->npu, r.rec, p, &nbuf);
+        r.output = pn && strstr(pn, ".output.") != NULL;
         uint32_t k = seen[p->state & 3]++, m = 0;
         for (uint32_t j = 0; j < nb; j++)
             if (pb[j].state == p->state && m++ == k) { r.bp = (int32_t)(pb0 + j); break; }
@@ -87,10 +90,16 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
                 for (int s = 0; s < 4; s++) r.diff[s].kind = r.rel[s].kind = CV_BLANK;
             r.rg_consistent = 0;
         }
-        if (cmp_add_row(&g->rows, &g->nrows, &g->caprows, &r) != 0) return -1;
+        if (cmp_add_row(&g->rows, &g->nrows, &g->caprows, &r) != 0) {
+            tree_pn_free(&nbuf);
+            return -1;
+        }
     }
-    struct gctx ctx = {g};
+    struct tree_pn nb2 = {0};
+    struct gctx ctx = {g, &nbuf, &nb2};
     cmp_apply_rules(g->rows ? g->rows + start : NULL, g->nrows - start, g->mode, graph_sides, &ctx);
+    tree_pn_free(&nbuf);
+    tree_pn_free(&nb2);
     g->nodes[a].row0 = (uint32_t)start;
     g->nodes[a].nrows = (uint32_t)(g->nrows - start);
     if (g->opts.summary_only) {   /* judged now, then the rows' memory goes to the next node */

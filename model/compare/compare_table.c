@@ -31,8 +31,9 @@ struct tside {
     size_t klen, kcap;
 };
 
-static const char *join_key(const struct tside *s, const struct join_row *r) {
-    return r->koff == KEY_IS_NAME ? tree_s(s->t, s->t->params[r->p].name) : s->kbuf + r->koff;
+/* (a name is composed in nb) */
+static const char *join_key(const struct tside *s, const struct join_row *r, struct tree_pn *nb) {
+    return r->koff == KEY_IS_NAME ? tree_pname_r(s->t, r->rec, &s->t->params[r->p], nb) : s->kbuf + r->koff;
 }
 
 static void tside_free(struct tside *s) {
@@ -80,6 +81,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
     memset(s, 0, sizeof *s);
     s->t = t;
     struct util_smap bw = {0};
+    struct tree_pn nb = {0};
     char key[8192];
     for (size_t r = 0; r < t->nrecs; r++) {
         const char *name = tree_s(t, t->recs[r].name);
@@ -100,7 +102,8 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
             for (uint32_t i = 0; i < rc->np; i++) {
                 const struct tparam *p = &t->params[rc->p0 + i];
                 if (p->state != st) continue;
-                const char *pn = tree_s(t, p->name);
+                const char *pn = tree_pname_r(t, (int)r, p, &nb);
+                if (!pn) goto oom;
                 if (dir == 2 && renumber) {
                     /* op_no_number . call_direction(renumbered) . suffix */
                     const char *cd = name + cut + 1;
@@ -147,6 +150,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
             }
     }
     util_smap_free(&bw);
+    tree_pn_free(&nb);
     if (s->n && s->n < s->cap) {   /* the doubling's spare half back while the join lives */
         struct join_row *nv = realloc(s->v, s->n * sizeof *nv);
         if (nv) {
@@ -157,6 +161,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
     return 0;
 oom:
     util_smap_free(&bw);
+    tree_pn_free(&nb);
     tside_free(s);
     memset(s, 0, sizeof *s);
     return pt_errorf(err, "out of memory");
@@ -180,6 +185,7 @@ static int dtype_gate(const struct tree *a, const struct tparam *p, const struct
 
 /* msProbe's rename_api for fuzzy table matching. */
 static void rename_api(const char *name, char *out, size_t size) {
+    if (!name) name = "";   /* (a name that could not be composed: out of memory) */
     const char *proc = strstr(name, "forward") ? "forward" : strstr(name, "backward") ? "backward" : NULL;
     if (!proc) { snprintf(out, size, "%s", name); return; }
     const char *at = strstr(name, proc);
@@ -202,15 +208,16 @@ static void rename_api(const char *name, char *out, size_t size) {
     snprintf(out, size, "%.*s.%s%.*s", (int)cut, name, proc, (int)restlen, rest);
 }
 
-struct tctx { const struct cmp_table *t; };
+struct tctx { const struct cmp_table *t; struct tree_pn *na, *nb; };   /* names composed in na, nb */
 
 static void table_sides(const void *ctx, const struct crow *r, struct side *a, struct side *b) {
-    const struct cmp_table *t = ((const struct tctx *)ctx)->t;
+    const struct tctx *c = ctx;
+    const struct cmp_table *t = c->t;
     const struct tparam *p = &t->npu->params[r->np];
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
     a->tree = t->npu;
-    a->name = tree_s(t->npu, p->name);
+    a->name = tree_pname_r(t->npu, r->rec, p, c->na);
     a->dtype = p->dtype == TREE_NONE ? "None" : tree_s(t->npu, p->dtype);
     a->shape = p->shape == TREE_NONE ? "None" : tree_s(t->npu, p->shape);
     a->rg = cmp_param_rg(t->npu, p);
@@ -221,7 +228,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     b->tree = t->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &t->bench->params[r->bp];
-        b->name = tree_s(t->bench, q->name);
+        b->name = tree_pname(t->bench, q, c->nb);
         b->dtype = q->dtype == TREE_NONE ? "None" : tree_s(t->bench, q->dtype);
         b->shape = q->shape == TREE_NONE ? "None" : tree_s(t->bench, q->shape);
         b->rg = cmp_param_rg(t->bench, q);
@@ -241,7 +248,10 @@ static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp)
     r.rec = nr->rec;
     r.bp = bp;
     const struct tparam *p = &t->npu->params[nr->p];
-    r.output = strstr(tree_s(t->npu, p->name), ".output.") != NULL;
+    struct tree_pn nb = {0};
+    const char *pn = tree_pname_r(t->npu, nr->rec, p, &nb);
+    r.output = pn && strstr(pn, ".output.") != NULL;
+    tree_pn_free(&nb);
     const struct tparam *q = bp >= 0 ? &t->bench->params[bp] : NULL;
     if (t->mode == CMP_TENSOR) {
         /* a row without a Bench match has Bench data_name N/A */
@@ -270,14 +280,16 @@ struct bkmap {            /* benchmark join key -> its first row, sized once */
 struct cmp_tjoin {
     struct tside a, b;
     struct bkmap bk;
+    struct tree_pn ka, kb;   /* a problem row's and a benchmark row's key composed */
     size_t next;          /* the problem row the next block starts at */
     int fuzzy, mapped, done;
 };
 
 /* mapped names are the benchmark's own row names: they join on those, not
  * on the renumbered backward keys */
-static const char *bk_key(const struct cmp_tjoin *j, size_t i) {
-    return j->mapped ? tree_s(j->b.t, j->b.t->params[j->b.v[i].p].name) : join_key(&j->b, &j->b.v[i]);
+static const char *bk_key(struct cmp_tjoin *j, size_t i) {
+    const struct join_row *r = &j->b.v[i];
+    return j->mapped ? tree_pname_r(j->b.t, r->rec, &j->b.t->params[r->p], &j->kb) : join_key(&j->b, r, &j->kb);
 }
 
 static uint32_t bk_hash(const char *k) {
@@ -287,7 +299,7 @@ static uint32_t bk_hash(const char *k) {
 
 /* The row of key k, or -1 with *at the empty slot it would take and *h
  * the key's hash. */
-static int32_t bk_find(const struct cmp_tjoin *j, const char *k, size_t *at, uint32_t *hp) {
+static int32_t bk_find(struct cmp_tjoin *j, const char *k, size_t *at, uint32_t *hp) {
     if (!j->bk.cap) return -1;
     uint32_t h = bk_hash(k);
     *hp = h;
@@ -297,7 +309,9 @@ static int32_t bk_find(const struct cmp_tjoin *j, const char *k, size_t *at, uin
             *at = i;
             return -1;
         }
-        if (j->bk.h[i] == h && !strcmp(bk_key(j, (size_t)j->bk.row[i]), k)) return j->bk.row[i];
+        if (j->bk.h[i] != h) continue;
+        const char *c = bk_key(j, (size_t)j->bk.row[i]);
+        if (c && !strcmp(c, k)) return j->bk.row[i];
     }
 }
 
@@ -305,6 +319,8 @@ static void tjoin_free(struct cmp_tjoin *j) {
     if (!j) return;
     free(j->bk.h);
     free(j->bk.row);
+    tree_pn_free(&j->ka);
+    tree_pn_free(&j->kb);
     tside_free(&j->a);
     tside_free(&j->b);
     free(j);
@@ -353,7 +369,14 @@ int cmp_table_open(const struct tree *npu, const struct tree *bench, const struc
         for (size_t i = 0; i < j->b.n; i++) {
             size_t at = 0;
             uint32_t h = 0;
-            if (bk_find(j, bk_key(j, i), &at, &h) < 0) {   /* the first row of a key wins */
+            /* the key is copied: bk_find composes the rows it meets in kb */
+            const char *k = bk_key(j, i);
+            if (!k || util_grow((void **)&j->ka.b, &j->ka.cap, strlen(k) + 1, 1) != 0) {
+                cmp_table_free(t);
+                return pt_errorf(err, "out of memory");
+            }
+            memcpy(j->ka.b, k, strlen(k) + 1);
+            if (bk_find(j, j->ka.b, &at, &h) < 0) {   /* the first row of a key wins */
                 j->bk.h[at] = h;
                 j->bk.row[at] = (int32_t)i;
             }
@@ -373,13 +396,15 @@ static int join_exact(struct cmp_table *t, size_t want) {
     for (; j->next < j->a.n; j->next++) {
         size_t i = j->next;
         if (added >= want && j->a.v[i].rec != j->a.v[i - 1].rec) return 0;
-        const char *k = join_key(&j->a, &j->a.v[i]);
+        const char *k = join_key(&j->a, &j->a.v[i], &j->ka);
+        if (!k) return -1;
         char mk[8400];
         if (j->mapped) {
             /* the entry map made a row map: the mapped entry's row with
              * the same suffix (".input.0"); an entry mapped to "N/A"
              * finds none, an entry not in the map keeps its own name */
-            const char *pn = tree_s(npu, npu->params[j->a.v[i].p].name);
+            const char *pn = tree_pname_r(npu, j->a.v[i].rec, &npu->params[j->a.v[i].p], &j->ka);
+            if (!pn) return -1;
             const char *en = tree_s(npu, npu->recs[j->a.v[i].rec].name);
             const char *m = o->map(o->map_ctx, en);
             size_t el = strlen(en);
@@ -418,19 +443,19 @@ static int join_fuzzy(struct cmp_table *t) {
         if (i < b->n) bq[bn++] = i;
         if ((nn > 0) != (bn > 0)) break;
         long hn = -1, hb = -1;
-        rename_api(join_key(a, &a->v[nq[nn - 1]]), x, sizeof x);
+        rename_api(join_key(a, &a->v[nq[nn - 1]], &j->ka), x, sizeof x);
         for (size_t k = 0; k + 1 < bn && hn < 0; k++) {
-            rename_api(join_key(b, &b->v[bq[k]]), y, sizeof y);
+            rename_api(join_key(b, &b->v[bq[k]], &j->ka), y, sizeof y);
             if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)k; }
         }
         if (hn < 0) {
-            rename_api(join_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            rename_api(join_key(b, &b->v[bq[bn - 1]], &j->ka), y, sizeof y);
             if (!strcmp(x, y)) { hn = (long)nn - 1; hb = (long)bn - 1; }
         }
         if (hn < 0) {
-            rename_api(join_key(b, &b->v[bq[bn - 1]]), y, sizeof y);
+            rename_api(join_key(b, &b->v[bq[bn - 1]], &j->ka), y, sizeof y);
             for (size_t k = 0; k + 1 < nn && hn < 0; k++) {
-                rename_api(join_key(a, &a->v[nq[k]]), x, sizeof x);
+                rename_api(join_key(a, &a->v[nq[k]], &j->ka), x, sizeof x);
                 if (!strcmp(x, y)) { hn = (long)k; hb = (long)bn - 1; }
             }
         }
@@ -468,13 +493,16 @@ static long join_more(struct cmp_table *t, size_t want, int keep, struct pt_erro
     int rc = j->fuzzy && !j->mapped ? join_fuzzy(t) : join_exact(t, want);
     if (rc != 0) return pt_errorf(err, "out of memory");
     /* verdicts per dump entry: a block holds whole entries */
-    struct tctx ctx = {t};
+    struct tree_pn na = {0}, nb = {0};
+    struct tctx ctx = {t, &na, &nb};
     for (size_t i = start; i < t->nrows;) {
         size_t k = i;
         while (k < t->nrows && t->rows[k].rec == t->rows[i].rec) k++;
         cmp_apply_rules(t->rows + i, k - i, t->mode, table_sides, &ctx);
         i = k;
     }
+    tree_pn_free(&na);
+    tree_pn_free(&nb);
     for (size_t i = start; i < t->nrows; i++) t->counts[t->rows[i].level]++;
     t->nall += t->nrows - start;
     return (long)(t->nrows - start);

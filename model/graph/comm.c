@@ -57,8 +57,8 @@ static const struct tparam *input_param(const struct tree *t, int rec, const cha
     size_t il = strlen(id);
     const struct tparam *p = t->params + t->recs[rec].p0;
     for (uint32_t i = 0; i < t->recs[rec].np; i++) {
-        const char *n = tree_s(t, p[i].name);
-        if (n && !strncmp(n, id, il) && !strncmp(n + il, ".input.", 7) && !strcmp(n + il + 7, suffix)) return &p[i];
+        const char *n = tree_pname_after(t, &p[i], id, il);
+        if (n && !strncmp(n, ".input.", 7) && !strcmp(n + 7, suffix)) return &p[i];
     }
     return NULL;
 }

@@ -45,7 +45,9 @@ struct tval {
 
 /* One flattened input / output / parameter / gradient (an "item"). */
 struct tparam {
-    uint32_t name;       /* full_op_name, e.g. Functional.conv2d.0.forward.input.0 */
+    uint32_t name;       /* full_op_name, e.g. Functional.conv2d.0.forward.input.0, as
+                          * stored (read it with tree_pname): most are the record's
+                          * name + a shared suffix (TREE_PN_SFX ".input.0") */
     uint8_t state;       /* enum tparam_state */
     uint8_t output_map;  /* 1: in the node's output map (name has .output. and no .input.) */
     uint8_t is_null;     /* from a JSON null: every field None */
@@ -61,6 +63,22 @@ struct tparam {
     struct tval stat[4]; /* Max, Min, Mean, Norm */
     struct tval req_grad;/* TV_BOOL, or TV_NONE */
 };
+
+/* A param's full name is stored as one pool text:
+ *   TREE_PN_SFX + suffix: the record's name followed by suffix (".input.0",
+ *       "" or ".parameters.weight"); the suffixes repeat across records and
+ *       are shared, so a name costs no pool bytes of its own;
+ *   TREE_PN_OWN + text: text itself (a name not made from its record's,
+ *       as from a data_name, or one starting with either marker byte);
+ *   anything else: the text itself (trees filled by hand).
+ * tree_pname composes it; tree_pname_store makes the stored form. */
+#define TREE_PN_SFX '\x01'
+#define TREE_PN_OWN '\x02'
+
+/* The buffer tree_pname composes names in (zeroed to start, freed with
+ * tree_pn_free): names that fit are made in small, longer ones in b. */
+struct tree_pn { char *b; size_t cap; char small[160]; };
+void tree_pn_free(struct tree_pn *nb);
 
 /* One dump.json entry with its params, in dump order. */
 struct trec {
@@ -164,6 +182,28 @@ static inline const struct tparam *tree_params(const struct tree *t, int n, uint
     *np = t->recs[r].np;
     return t->params + t->recs[r].p0;
 }
+/* The record a param belongs to (its index, -1 when none holds it). */
+int tree_param_rec(const struct tree *t, const struct tparam *p);
+/* A param's full name: its pool text when stored whole, else composed in
+ * nb (valid until nb's next use); NULL for no name or out of memory. */
+const char *tree_pname(const struct tree *t, const struct tparam *p, struct tree_pn *nb);
+/* The same for a param of record rec (known to the caller: no search). */
+const char *tree_pname_r(const struct tree *t, int rec, const struct tparam *p, struct tree_pn *nb);
+/* Does param p of record rec have the full name s[0..len)?  No copy. */
+int tree_pname_eq(const struct tree *t, int rec, const struct tparam *p, const char *s, size_t len);
+/* The part of p's full name after its first il bytes when those are id,
+ * else NULL; never a copy (a pool text).  id is the record's name or
+ * longer: a shorter id than the name of the record of a shared-suffix name
+ * gives NULL. */
+const char *tree_pname_after(const struct tree *t, const struct tparam *p, const char *id, size_t il);
+/* The full name when it is stored whole (not as a shared suffix), else NULL. */
+const char *tree_pname_whole(const struct tree *t, const struct tparam *p);
+/* How to store full[0..len) as the name of a param of record rec: the
+ * marker byte to put first (TREE_PN_SFX, TREE_PN_OWN, or 0 for none) and,
+ * in *skip, how many leading bytes of full to leave out (the record's name,
+ * for TREE_PN_SFX). */
+char tree_pname_mark(const struct tree *t, int rec, const char *full, size_t len, size_t *skip);
+
 /* The stack.json entry of an id as written (no backward fallback); -1 none. */
 int tree_stack_of_id(const struct tree *t, const char *id);
 /* Stack lines of a node: count, and *lines = their pool offsets. */

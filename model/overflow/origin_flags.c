@@ -47,9 +47,8 @@ int origin_skipped(const char *name, enum origin_rules rules) {
 /* The part of a param name after "<record>.input." or "<record>.output."
  * (*out set to 1 for outputs), NULL when it is neither. */
 const char *origin_io_suffix(const struct tree *t, const char *id, size_t il, const struct tparam *p, int *out) {
-    const char *n = tree_s(t, p->name);
-    if (!n || strncmp(n, id, il) != 0) return NULL;
-    n += il;
+    const char *n = tree_pname_after(t, p, id, il);
+    if (!n) return NULL;
     if (!strncmp(n, ".input.", 7)) { *out = 0; return n + 7; }
     if (!strncmp(n, ".output.", 8)) { *out = 1; return n + 8; }
     return NULL;

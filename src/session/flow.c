@@ -26,10 +26,11 @@ static const struct dataflow *index_of(struct session *a, struct pt_error *err) 
 
 /* The param's name without its record's name in front ("output.0"). */
 static const char *slot_of(const struct tree *t, uint32_t p, int32_t rec) {
-    const char *nm = tree_s(t, t->params[p].name), *rn = rec >= 0 ? tree_s(t, t->recs[rec].name) : NULL;
-    if (!nm) return "?";
+    const char *rn = rec >= 0 ? tree_s(t, t->recs[rec].name) : NULL;
     size_t l = rn ? strlen(rn) : 0;
-    return l && !strncmp(nm, rn, l) && nm[l] == '.' ? nm + l + 1 : nm;
+    const char *after = l ? tree_pname_after(t, &t->params[p], rn, l) : NULL, *nm = tree_pname_whole(t, &t->params[p]);
+    if (after && after[0] == '.') return after + 1;
+    return nm ? nm : after && !*after ? rn : "?";
 }
 
 static int nonfinite(const struct tparam *q) {

@@ -69,7 +69,10 @@ static void test_graph_vs_visdb(void) {
 static const struct crow *row_of(const struct cmp_graph *g, int n, const char *suffix) {
     for (uint32_t i = 0; i < g->nodes[n].nrows; i++) {
         const struct crow *r = &g->rows[g->nodes[n].row0 + i];
-        const char *name = tree_s(g->npu, g->npu->params[r->np].name);
+        struct tree_pn nb = {0};
+        char name[512];
+        snprintf(name, sizeof name, "%s", tree_pname(g->npu, &g->npu->params[r->np], &nb));
+        tree_pn_free(&nb);
         size_t a = strlen(name), b = strlen(suffix);
         if (a >= b && !strcmp(name + a - b, suffix)) return r;
     }

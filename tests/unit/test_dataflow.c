@@ -44,7 +44,7 @@ static uint32_t param_of(const struct tree *t, const char *rec, const char *slot
     char want[1024];
     snprintf(want, sizeof want, "%s.%s", rec, slot);
     for (uint32_t k = 0; k < t->recs[r].np; k++)
-        if (!strcmp(tree_s(t, t->params[t->recs[r].p0 + k].name), want)) return t->recs[r].p0 + k;
+        if (tree_pname_eq(t, r, &t->params[t->recs[r].p0 + k], want, strlen(want))) return t->recs[r].p0 + k;
     return UINT32_MAX;
 }
 
@@ -54,8 +54,10 @@ static const char *producer(const struct tree *t, const struct dataflow *d, cons
     struct dataflow_link l;
     uint32_t p = param_of(t, rec, slot);
     if (p == UINT32_MAX || !dataflow_producer(d, p, &l)) return snprintf(buf, size, "none"), buf;
-    const char *rn = tree_s(t, t->recs[l.rec].name), *pn = tree_s(t, t->params[l.param].name);
+    struct tree_pn nb = {0};
+    const char *rn = tree_s(t, t->recs[l.rec].name), *pn = tree_pname(t, &t->params[l.param], &nb);
     snprintf(buf, size, "%s %s %s", rn, pn + strlen(rn) + 1, dataflow_method_name(l.method));
+    tree_pn_free(&nb);
     return buf;
 }
 

@@ -12,6 +12,9 @@
 #include "pt_test.h"
 #include "src/io/dump/read_graph.h"
 
+/* a param name composed for a check (names here are short: no heap) */
+static struct tree_pn tnb;
+
 #define ITEM "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2, 2], \"Max\": %d.5, " \
              "\"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}"
 
@@ -89,11 +92,13 @@ static void test_window_cut(void) {
         if (r >= 0) {
             CHECK_INT(t->recs[r].np, NBIG);
             const struct tparam *q = &t->params[t->recs[r].p0 + NBIG - 1];
-            CHECK_STR(tree_s(t, q->name), "Functional.cat.0.forward.input.39999");
+            struct tree_pn nb = {0};
+            CHECK_STR(tree_pname(t, q, &nb), "Functional.cat.0.forward.input.39999");
+            tree_pn_free(&nb);
             CHECK(q->stat[0].kind == TV_FLOAT && q->stat[0].real == NBIG - 1 + 0.5);
         }
         const struct tparam *z = &t->params[t->nparams - 1];
-        CHECK_STR(tree_s(t, z->name), "Functional.op.39999.forward.input.0");
+        CHECK_STR(tree_pname(t, z, &tnb), "Functional.op.39999.forward.input.0");
         CHECK(z->stat[0].kind == TV_FLOAT && z->stat[0].real == 2 * NSMALL - 1 + 0.5);
         tree_free(t);
     }

@@ -181,6 +181,7 @@ struct flat {
     int rec;
     struct sbuf name;     /* current full_op_name */
     struct sbuf tmp;
+    struct sbuf pn;       /* a param name's stored form (tree_pname_mark) */
     int oom;
     /* Short texts most params repeat (type, dtype, shape, data_name "-1",
      * the CRC of an empty value, "None", "[]"): each is put in the pool
@@ -194,6 +195,7 @@ struct flat {
 static void flat_free(struct flat *f) {
     free(f->name.b);
     free(f->tmp.b);
+    free(f->pn.b);
     free(f->itab);
 }
 
@@ -253,8 +255,20 @@ static struct tparam *new_param(struct flat *f, int state) {
     return p;
 }
 
+/* The name as the record's name + a shared suffix when it starts with the
+ * record's name (nearly all do: a tree's names took about two thirds of
+ * its pool when each had its own copy), else whole (tree.h). */
 static void finish_name(struct flat *f, struct tparam *p, const char *name) {
-    p->name = tree_str(f->t, name, strlen(name));
+    size_t len = strlen(name), skip;
+    char mark = tree_pname_mark(f->t, f->rec, name, len, &skip);
+    if (!mark) p->name = tree_str(f->t, name, len);
+    else {
+        f->pn.n = 0;
+        sb_add(&f->pn, &mark, 1);
+        sb_add(&f->pn, name + skip, len - skip);
+        p->name = f->pn.oom ? TREE_NONE
+                  : mark == TREE_PN_SFX ? pool_intern(f, f->pn.b, f->pn.n) : tree_str(f->t, f->pn.b, f->pn.n);
+    }
     p->output_map = strstr(name, ".output.") && !strstr(name, ".input.");
     if (p->name == TREE_NONE) f->oom = 1;
 }

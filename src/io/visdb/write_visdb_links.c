@@ -46,11 +46,11 @@ int write_visdb_links_level(const struct tree *t, int r) {
     for (uint32_t i = 0; i < rec->np; i++) {
         const struct tparam *p = &t->params[rec->p0 + i];
         if (p->state != PS_INPUT && p->state != PS_OUTPUT) continue;
-        const char *n = tree_s(t, p->name);
+        const char *n = tree_pname_after(t, p, id, il);
         const char *rest = NULL;
         int out = p->state == PS_OUTPUT;
-        if (!strncmp(n, id, il) && !strncmp(n + il, out ? ".output." : ".input.", out ? 8 : 7))
-            rest = n + il + (out ? 8 : 7);
+        if (n && !strncmp(n, out ? ".output." : ".input.", out ? 8 : 7))
+            rest = n + (out ? 8 : 7);
         if (!rest) continue;
         const char *dot = strchr(rest, '.');
         size_t kl = dot ? (size_t)(dot - rest) : strlen(rest);
@@ -151,8 +151,8 @@ static int linkable(const struct tree *t, const struct trec *rec) {
     size_t il = strlen(id);
     for (uint32_t i = 0; i < rec->np; i++) {
         const struct tparam *p = &t->params[rec->p0 + i];
-        const char *n = tree_s(t, p->name);
-        if (!strncmp(n, id, il) && !strcmp(n + il, ".input.group"))
+        const char *n = tree_pname_after(t, p, id, il);
+        if (n && !strcmp(n, ".input.group"))
             return p->group_id != TREE_NONE && *tree_s(t, p->group_id);
     }
     return 0;

@@ -234,21 +234,22 @@ void write_visdb_text_params(struct write_visdb_buf *v, const struct tree *t, in
     uint32_t np;
     const struct tparam *ps = tree_params(t, n, &np);
     int first = 1;
+    struct tree_pn nb = {0};
     write_visdb_text_add(v, "{", 1);
     for (uint32_t i = 0; i < np; i++) {
         const struct tparam *p = &ps[i];
         if (!!p->output_map != !!output) continue;
-        const char *name = tree_s(t, p->name);
+        const char *name = tree_pname_r(t, t->nodes[n].rec, p, &nb);
         /* a dict key seen again (parameter gradients: list indices are not
          * in the name) keeps its first place and takes the last value */
         const struct tparam *last = p;
         int dup = 0;
         if (p->state == PS_PGRAD) {
             for (uint32_t j = 0; j < i && !dup; j++)
-                if (!!ps[j].output_map == !!output && !strcmp(tree_s(t, ps[j].name), name)) dup = 1;
+                if (!!ps[j].output_map == !!output && !strcmp(tree_s(t, ps[j].name), tree_s(t, p->name))) dup = 1;
             if (dup) continue;
             for (uint32_t j = i + 1; j < np; j++)
-                if (!!ps[j].output_map == !!output && !strcmp(tree_s(t, ps[j].name), name)) last = &ps[j];
+                if (!!ps[j].output_map == !!output && !strcmp(tree_s(t, ps[j].name), tree_s(t, p->name))) last = &ps[j];
         }
         if (!first) write_visdb_text_add(v, ", ", 2);
         first = 0;
@@ -257,5 +258,6 @@ void write_visdb_text_params(struct write_visdb_buf *v, const struct tree *t, in
         int32_t row = rowof ? rowof[last - t->params] : -1;
         param_obj(v, t, last, g, row >= 0 ? &g->rows[row] : NULL, mode);
     }
+    tree_pn_free(&nb);
     write_visdb_text_add(v, "}", 1);
 }
