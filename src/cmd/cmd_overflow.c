@@ -550,6 +550,7 @@ static int run_overflow(int argc, char **argv) {
         return ovf_follow_run(&fo, &lo);
     }
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+    lo.overflow_only = 1;   /* a dump's levels and origin come from its records, never the cube's cells */
     /* a graph database: the levels msProbe's overflow check stored */
     if (cmd_visdb_is(path))
         return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit,
