@@ -16,7 +16,7 @@
 static const struct tparam *kwarg(const struct tree *t, size_t r, const char *key) {
     const char *id = origin_rec_name(t, r);
     size_t il = strlen(id);
-    const struct tparam *p = t->params + t->recs[r].p0;
+    const struct tparam *p = origin_rec_params(t, r);
     for (uint32_t i = 0; i < t->recs[r].np; i++) {
         int out;
         const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
@@ -55,7 +55,7 @@ static int pos_int_arg(const struct tree *t, const char *id, size_t il, const st
 static int32_t first_int_arg(const struct tree *t, size_t r, int *found) {
     const char *id = origin_rec_name(t, r);
     size_t il = strlen(id);
-    const struct tparam *p = t->params + t->recs[r].p0;
+    const struct tparam *p = origin_rec_params(t, r);
     for (uint32_t i = 0; i < t->recs[r].np; i++) {
         if (pos_int_arg(t, id, il, &p[i])) {
             *found = 1;
@@ -178,7 +178,7 @@ static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cno
     if (n == 0) {
         const char *id = origin_rec_name(t, r);
         size_t il = strlen(id);
-        const struct tparam *p = t->params + t->recs[r].p0;
+        const struct tparam *p = origin_rec_params(t, r);
         for (uint32_t i = 0; i < t->recs[r].np; i++)
             if (pos_int_arg(t, id, il, &p[i])) rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
     }
@@ -561,7 +561,7 @@ char *origin_op_view(const struct tree *t, size_t r) {
     }
     const char *id = origin_rec_name(t, r);
     size_t il = strlen(id);
-    const struct tparam *p = t->params + t->recs[r].p0;
+    const struct tparam *p = origin_rec_params(t, r);
     for (uint32_t i = 0; i < t->recs[r].np && rc == 0; i++)
         if (pos_int_arg(t, id, il, &p[i])) {
             snprintf(line, sizeof line, "arg %s %ld\n", tree_s(t, p[i].name) + il, (long)param_value(t, &p[i]));

@@ -324,8 +324,8 @@ int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t 
         return s.oom ? -1 : 0;
     }
     /* the whole read's order: input_args, input_kwargs, input (stable) */
-    struct origin_cap_item *v = c->items + s.i0;
-    for (size_t i = 1; i < c->nitems - s.i0; i++)
+    struct origin_cap_item *v = c->nitems > s.i0 ? c->items + s.i0 : NULL;
+    for (size_t i = 1; v && i < c->nitems - s.i0; i++)
         for (size_t j = i; j > 0 && s.sec[j - 1] > s.sec[j]; j--) {
             struct origin_cap_item t = v[j];
             v[j] = v[j - 1];
