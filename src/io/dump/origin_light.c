@@ -25,10 +25,10 @@ struct sc {
     int oom;
 };
 
-static int is_ws(char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
-static int is_delim(char ch) { return ch == ',' || ch == ']' || ch == '}' || ch == ':' || is_ws(ch); }
+static inline int is_ws(char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
+static inline int is_delim(char ch) { return ch == ',' || ch == ']' || ch == '}' || ch == ':' || is_ws(ch); }
 
-static int at(struct sc *s, char ch) {
+static inline int at(struct sc *s, char ch) {
     while (s->p < s->e && is_ws(*s->p)) s->p++;
     return s->p < s->e && *s->p == ch;
 }
@@ -79,6 +79,9 @@ static int skip(struct sc *s) {
     }
     int depth = 0;
     do {
+        /* to the next byte that matters: a quote or a bracket */
+        while (s->p < s->e && !(*s->p == '"' || *s->p == '{' || *s->p == '[' || *s->p == '}' || *s->p == ']')) s->p++;
+        if (s->p >= s->e) return -1;
         char ch = *s->p;
         if (ch == '"') {
             const char *b;
@@ -206,9 +209,10 @@ static int leaf_members(struct sc *s, struct leaf *l) {
         size_t kn;
         if (str(s, &k, &kn) != 0 || renames(k, kn) || expect(s, ':') != 0) return -1;
         static const char *const keys[] = {"type", "value", "dtype", "md5", "group_ranks"};
+        static const size_t klen[] = {4, 5, 5, 3, 11};
         unsigned bit = 0;
         for (unsigned i = 0; i < 5 && !bit; i++)
-            if (kn == strlen(keys[i]) && !memcmp(k, keys[i], kn)) bit = 1u << i;
+            if (kn == klen[i] && !memcmp(k, keys[i], kn)) bit = 1u << i;
         if (seen & bit) return -1;   /* Python keeps the last */
         seen |= bit;
         int rc;
