@@ -59,6 +59,9 @@ struct load_opts {
      * the reader sets ds->more when it left some out.  0 = everything. */
     int max_steps;
     int max_files;                /* and at most this many rank folders of a dump (0 = any) */
+    int overflow_only;            /* dumps: the cube gets the steps and ranks but no rows (the
+                                     overflow command reads only the overflow records and the
+                                     origin search, never the cube's cells) */
     int origin_keep;              /* dumps: keep each rank's record names and value offsets
                                      (ds_rankdir.ocap), so that the origin search does not
                                      read the files whole again (src/io/dump/ovf_origin.h) */

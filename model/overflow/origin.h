@@ -136,6 +136,15 @@ int origin_is_comm(const char *name);
  * kept in a fraction of their dumps' size.  NULL out of memory. */
 struct tree *origin_slim(const struct tree *t, enum origin_rules rules);
 
+/* What the pairing reads of record r of t (a communication op), as text:
+ * for src, src_group, dst, dst_group and group, the first input param of
+ * that name -- absent, None, or the rank its value reads as (and the
+ * group's ranks text) --, then every positional int argument with its
+ * value.  Two trees giving the same text for an op pair it alike (the
+ * light capture's tests check it against the whole read).  Malloc'd; NULL
+ * out of memory. */
+char *origin_op_view(const struct tree *t, size_t r);
+
 const char *origin_phase_name(enum origin_phase p);   /* "before communication", ... */
 
 #endif

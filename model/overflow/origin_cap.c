@@ -31,7 +31,7 @@ int origin_cap_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t
         (bytes && util_grow((void **)&c->vals, &c->capvals, c->nvals + vlen, 1) != 0))
         return -1;
     c->v[c->n++] = (struct origin_cap_rec){bytes ? c->nvals : v0, (uint32_t)vlen, (uint32_t)c->nnames, (uint32_t)nlen,
-                                           flags, (uint8_t)!!reread, (uint8_t)(bytes != NULL)};
+                                           flags, (uint8_t)!!reread, (uint8_t)(bytes != NULL), 0};
     memcpy(c->names + c->nnames, name, nlen);
     c->names[c->nnames + nlen] = '\0';
     c->nnames += nlen + 1;
@@ -42,11 +42,21 @@ int origin_cap_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t
     return 0;
 }
 
+int origin_cap_add_light(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen,
+                         uint8_t flags) {
+    size_t n = c->n;
+    if (origin_cap_add(c, name, nlen, v0, vlen, flags, 0, NULL) != 0) return -1;
+    if (c->n > n) c->v[n].light = 1;   /* (not when the capture is of no use already) */
+    return 0;
+}
+
 void origin_cap_free(struct origin_cap *c) {
     if (!c) return;
     free(c->path);
     free(c->v);
     free(c->names);
     free(c->vals);
+    free(c->items);
+    free(c->ints);
     free(c);
 }

@@ -30,6 +30,25 @@ struct origin_cap_rec {
     uint8_t flags;        /* ORIGIN_IN | ORIGIN_OUT, as origin_flags_nonfinite gives them */
     uint8_t reread;       /* flags unknown: parse the record again */
     uint8_t kept;         /* its bytes are in vals[] at v0 */
+    uint8_t light;        /* a communication op held as items (origin_cap_item), bytes not kept */
+};
+
+/* What a top-level input of a light communication op is to the rules:
+ * the param "<record>.input.<key>" the whole read would make of it. */
+enum origin_cap_key {
+    ORIGIN_KEY_SRC = 0, ORIGIN_KEY_SRC_GROUP, ORIGIN_KEY_DST, ORIGIN_KEY_DST_GROUP, ORIGIN_KEY_GROUP,
+    ORIGIN_KEY_POS,       /* "<record>.input.<index>", an int argument (type "int") */
+    ORIGIN_KEY_N
+};
+
+struct origin_cap_item {
+    uint32_t rec;         /* the record, ascending in items[] */
+    uint32_t index;       /* ORIGIN_KEY_POS: its position (or a keyword of digits) */
+    int32_t value;        /* its value member read as a rank (INT32_MIN: none, or not an int) */
+    uint32_t g0, ng;      /* has_group: its group_ranks in ints[g0, g0 + ng) */
+    uint8_t key;          /* enum origin_cap_key */
+    uint8_t is_null;      /* a JSON null */
+    uint8_t has_group;    /* a torch.ProcessGroup with a group_ranks list */
 };
 
 struct origin_cap {
@@ -39,6 +58,8 @@ struct origin_cap {
     struct origin_cap_rec *v; size_t n, cap;
     char *names; size_t nnames, capnames;
     char *vals; size_t nvals, capvals;   /* the kept records' bytes */
+    struct origin_cap_item *items; size_t nitems, capitems;   /* the light ops' inputs */
+    int32_t *ints; size_t nints, capints;                     /* their groups' ranks */
     int bad;                       /* of no use (a record left out, "data" twice): read whole */
 };
 
@@ -50,6 +71,11 @@ struct origin_cap *origin_cap_new(const char *path, uint64_t size, int64_t mtime
  * memory. */
 int origin_cap_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen, uint8_t flags,
                    int reread, const char *bytes);
+/* Record n of the file (as origin_cap_add) held light: its items are
+ * items[i0, nitems), appended by the caller before, their rec n.  0, or -1
+ * out of memory. */
+int origin_cap_add_light(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen,
+                         uint8_t flags);
 /* The bytes of record r when kept, else NULL. */
 static inline const char *origin_cap_bytes(const struct origin_cap *c, size_t r) {
     return c->v[r].kept ? c->vals + c->v[r].v0 : NULL;

@@ -87,7 +87,7 @@ void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
         const char *id = origin_rec_name(t, r);
         size_t il = strlen(id);
         uint8_t f = 0;
-        const struct tparam *p = t->params + t->recs[r].p0;
+        const struct tparam *p = origin_rec_params(t, r);
         for (uint32_t i = 0; i < t->recs[r].np; i++) {
             int out;
             const char *suf = origin_io_suffix(t, id, il, &p[i], &out);

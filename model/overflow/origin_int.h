@@ -73,6 +73,12 @@ static inline const char *origin_rec_name(const struct tree *t, size_t r) {
     return s ? s : "";
 }
 
+/* Record r's params (NULL when it has none: a tree of light ops may hold
+ * no param at all). */
+static inline const struct tparam *origin_rec_params(const struct tree *t, size_t r) {
+    return t->recs[r].np ? t->params + t->recs[r].p0 : NULL;
+}
+
 /* ---- origin_flags.c ---- */
 
 /* origin_is_comm() under either rule set. */

@@ -8,6 +8,7 @@
 #include "model/overflow/origin_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 static const struct tparam *kwarg(const struct tree *t, size_t r, const char *key) {
     const char *id = origin_rec_name(t, r);
     size_t il = strlen(id);
-    const struct tparam *p = t->params + t->recs[r].p0;
+    const struct tparam *p = origin_rec_params(t, r);
     for (uint32_t i = 0; i < t->recs[r].np; i++) {
         int out;
         const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
@@ -54,7 +55,7 @@ static int pos_int_arg(const struct tree *t, const char *id, size_t il, const st
 static int32_t first_int_arg(const struct tree *t, size_t r, int *found) {
     const char *id = origin_rec_name(t, r);
     size_t il = strlen(id);
-    const struct tparam *p = t->params + t->recs[r].p0;
+    const struct tparam *p = origin_rec_params(t, r);
     for (uint32_t i = 0; i < t->recs[r].np; i++) {
         if (pos_int_arg(t, id, il, &p[i])) {
             *found = 1;
@@ -177,7 +178,7 @@ static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cno
     if (n == 0) {
         const char *id = origin_rec_name(t, r);
         size_t il = strlen(id);
-        const struct tparam *p = t->params + t->recs[r].p0;
+        const struct tparam *p = origin_rec_params(t, r);
         for (uint32_t i = 0; i < t->recs[r].np; i++)
             if (pos_int_arg(t, id, il, &p[i])) rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
     }
@@ -530,4 +531,45 @@ size_t origin_uf_find(size_t *p, size_t x) {
         x = p[x];
     }
     return x;
+}
+
+/* ---- what the pairing reads of an op (tests) ---- */
+
+static int view_add(char **b, size_t *n, size_t *cap, const char *s) {
+    size_t l = strlen(s);
+    if (util_grow((void **)b, cap, *n + l + 1, 1) != 0) return -1;
+    memcpy(*b + *n, s, l + 1);
+    *n += l;
+    return 0;
+}
+
+char *origin_op_view(const struct tree *t, size_t r) {
+    static const char *const keys[] = {"src", "src_group", "dst", "dst_group", "group"};
+    char *b = NULL, line[96];
+    size_t n = 0, cap = 0;
+    int rc = view_add(&b, &n, &cap, "");
+    for (size_t k = 0; k < 5 && rc == 0; k++) {
+        const struct tparam *p = kwarg(t, r, keys[k]);
+        if (!p) snprintf(line, sizeof line, "%s absent\n", keys[k]);
+        else if (p->is_null) snprintf(line, sizeof line, "%s None\n", keys[k]);
+        else snprintf(line, sizeof line, "%s %ld ", keys[k], (long)param_value(t, p));
+        rc = view_add(&b, &n, &cap, line);
+        if (!p || p->is_null || rc) continue;
+        const char *gt = k == 4 && p->md5 != TREE_NONE ? tree_s(t, p->md5) : NULL;
+        rc = view_add(&b, &n, &cap, gt && *gt == '[' ? gt : "-");
+        if (!rc) rc = view_add(&b, &n, &cap, "\n");
+    }
+    const char *id = origin_rec_name(t, r);
+    size_t il = strlen(id);
+    const struct tparam *p = origin_rec_params(t, r);
+    for (uint32_t i = 0; i < t->recs[r].np && rc == 0; i++)
+        if (pos_int_arg(t, id, il, &p[i])) {
+            snprintf(line, sizeof line, "arg %s %ld\n", tree_s(t, p[i].name) + il, (long)param_value(t, &p[i]));
+            rc = view_add(&b, &n, &cap, line);
+        }
+    if (rc) {
+        free(b);
+        return NULL;
+    }
+    return b;
 }

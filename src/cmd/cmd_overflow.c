@@ -242,7 +242,7 @@ static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
  * piece by piece into stdout's own buffer, numbers by hand; printf per
  * field was most of the printing, which runs after the parallel load.
  * A string with anything to escape goes through json_str, the same bytes. */
-static void jr_mem(const char *s, size_t k) { fwrite(s, 1, k, stdout); }
+static void jr_mem(const char *s, size_t k) { fwrite_unlocked(s, 1, k, stdout); }   /* one thread writes */
 
 #define JR_LIT(s) jr_mem(s, sizeof s - 1)
 
@@ -265,9 +265,9 @@ static void jr_str(const char *s) {
         json_str(s);
         return;
     }
-    putchar('"');
+    putchar_unlocked('"');
     jr_mem(s, k);
-    putchar('"');
+    putchar_unlocked('"');
 }
 
 /* An entry's members, without the braces. */
@@ -550,6 +550,7 @@ static int run_overflow(int argc, char **argv) {
         return ovf_follow_run(&fo, &lo);
     }
     if (!limit_given) limit = fmt == OUT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+    lo.overflow_only = 1;   /* a dump's levels and origin come from its records, never the cube's cells */
     /* a graph database: the levels msProbe's overflow check stored */
     if (cmd_visdb_is(path))
         return cmd_visdb_overflow(path, fmt == OUT_JSON ? "json" : fmt == OUT_CSV ? "csv" : "text", min_level, limit,

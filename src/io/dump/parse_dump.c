@@ -12,6 +12,7 @@
 
 #include "src/io/common/json.h"
 #include "src/io/dump/microstep.h"
+#include "src/io/dump/origin_light.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
 #include "model/layout/layout.h"
@@ -649,7 +650,7 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
         const char *v0 = lx->tok_start;
         if (parse_record(ps, name, (size_t)n, pos++, v) != 0) return -1;
         if (ps->cap && v != JT_ERROR &&
-            origin_cap_add(ps->cap, name, (size_t)n, (uint64_t)(v0 - lx->buf), (uint64_t)(lx->pos - v0), ps->oflags,
+            origin_light_add(ps->cap, name, (size_t)n, (uint64_t)(v0 - lx->buf), (uint64_t)(lx->pos - v0), ps->oflags,
                            ps->reread, ps->reread || origin_is_comm(name) ? v0 : NULL) != 0)
             return pt_errorf(&ps->err, "out of memory");
         ps->f->nentries++;

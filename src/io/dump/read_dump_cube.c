@@ -12,6 +12,7 @@ struct dump_to_cube {
     struct cube_builder *b;
     int metric[DM_N];
     size_t notensor;         /* tensors without a statistic */
+    int no_rows;             /* load_opts.overflow_only */
 };
 
 static int dump_cube_file(void *vctx, const struct dump_file *f, int32_t step_base) {
@@ -22,14 +23,15 @@ static int dump_cube_file(void *vctx, const struct dump_file *f, int32_t step_ba
         if (cube_builder_step(c->b, step_base + k, f->step, f->micro_count > 1 || k ? k : 0) != 0) return -1;
     for (size_t i = 0; i < f->nrows; i++) {
         const struct dump_tensor_row *r = &f->rows[i];
-        uint32_t t = names_intern(nm, f->arena + r->name, r->len, 0, r->call);
-        if (t == NAMES_NONE) return -1;
         /* a tensor object whose Max, Min, Mean and Norm are all null (empty,
          * meta, unavailable) describes no tensor values: missing data, as
          * msProbe's row of NULLs for it reads (probetop-rules(7), OVERFLOW
          * LEVELS) */
         int none = r->present == 0;
         c->notensor += (size_t)none;
+        if (c->no_rows) continue;
+        uint32_t t = names_intern(nm, f->arena + r->name, r->len, 0, r->call);
+        if (t == NAMES_NONE) return -1;
         if ((none ? cube_builder_add_notensor(c->b, c->metric[r->metric], t, step_base + r->micro, f->rank)
                   : cube_builder_add(c->b, c->metric[r->metric], t, step_base + r->micro, f->rank, r->v, r->present)) != 0)
             return -1;
@@ -43,7 +45,7 @@ static int load_dump(const char *path, const struct load_opts *o, struct dataset
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
     if (!b) { mapping_free(&map); return pt_errorf(err, "out of memory"); }
-    struct dump_to_cube ctx = {.b = b};
+    struct dump_to_cube ctx = {.b = b, .no_rows = o->overflow_only};
     for (int m = 0; m < DM_N; m++) ctx.metric[m] = cube_builder_metric(b, dump_metric_names[m], 4, dump_stat_names);
     struct dump_opts dopt = {.micro_step = o->micro_step, .mapping = &map, .want_rows = 1,
                              .layout = o->layout, .path_numbers = 1,

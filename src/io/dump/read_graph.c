@@ -26,6 +26,7 @@
 #include "src/io/common/json.h"
 #include "src/io/dump/dump_stream.h"
 #include "src/io/dump/graph_jv.h"
+#include "src/io/dump/origin_light.h"
 #include "src/io/dump/read_dump.h"
 
 
@@ -621,7 +622,7 @@ out:
 #define CAP_WINDOW (1u << 16)        /* most bytes a window spans, unless one record is longer */
 
 static int cap_wanted(const struct origin_cap *c, size_t r, int (*want)(const char *name)) {
-    return c->v[r].reread || want(origin_cap_name(c, r));
+    return !c->v[r].light && (c->v[r].reread || want(origin_cap_name(c, r)));
 }
 
 /* Record r's bytes in the window [*w0, *w1) of the file (win), read
@@ -657,13 +658,16 @@ static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*wa
     char *win = NULL;
     size_t wcap = 0;
     uint64_t w0 = 0, w1 = 0;   /* the file's bytes [w0, w1) are in win */
+    struct origin_light_cur lc = {0};
     int rc = 0;
     tree_reserve(t, c->n + 16, 64, c->nnames + 4096);
     for (size_t r = 0; r < c->n && rc == 0; r++) {
         const struct origin_cap_rec *x = &c->v[r];
         const char *name = origin_cap_name(c, r);
-        if (!cap_wanted(c, r, want)) {
-            if (add_record(t, name, x->nlen, &none, &f) != 0) rc = -1;
+        if (!cap_wanted(c, r, want)) {   /* a light op: the params its items stand for */
+            if (add_record(t, name, x->nlen, &none, &f) != 0 ||
+                (x->light && origin_light_params(c, r, &lc, t, (int)t->nrecs - 1) != 0))
+                rc = -1;
             continue;
         }
         const char *bytes = origin_cap_bytes(c, r);   /* kept by the load, else read here */
