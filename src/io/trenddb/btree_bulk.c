@@ -87,9 +87,48 @@ static size_t get_varint(const unsigned char *p, uint64_t *v) {
     return 9;
 }
 
+/* v's low n bytes (1..8), most significant first: fixed stores a
+ * compiler merges into one byte swap and store. */
+static void put_be(unsigned char *p, uint64_t v, int n) {
+    switch (n) {
+    case 8:
+        p[0] = (unsigned char)(v >> 56);
+        p[1] = (unsigned char)(v >> 48);
+        p[2] = (unsigned char)(v >> 40);
+        p[3] = (unsigned char)(v >> 32);
+        p[4] = (unsigned char)(v >> 24);
+        p[5] = (unsigned char)(v >> 16);
+        p[6] = (unsigned char)(v >> 8);
+        p[7] = (unsigned char)v;
+        return;
+    case 6:
+        p[0] = (unsigned char)(v >> 40);
+        p[1] = (unsigned char)(v >> 32);
+        p += 2;
+        /* fall through */
+    case 4:
+        p[0] = (unsigned char)(v >> 24);
+        p[1] = (unsigned char)(v >> 16);
+        p[2] = (unsigned char)(v >> 8);
+        p[3] = (unsigned char)v;
+        return;
+    case 3:
+        p[0] = (unsigned char)(v >> 16);
+        p++;
+        /* fall through */
+    case 2:
+        p[0] = (unsigned char)(v >> 8);
+        p++;
+        /* fall through */
+    default:
+        p[0] = (unsigned char)v;
+    }
+}
+
+/* The header and the body are written in place (header: one byte per
+ * column, every serial type < 128), each value as one store. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
-    unsigned char types[64];
-    unsigned char body[64 * 8];
+    unsigned char *types = out + 1, *body = out + 1 + ncols;
     size_t nb = 0;
     for (int c = 0; c < ncols; c++) {
         if (kind[c] == BTREE_BULK_NULL) { types[c] = 0; continue; }
@@ -99,7 +138,8 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
             double d = dval[c] == 0 ? 0.0 : dval[c];
             uint64_t u;
             memcpy(&u, &d, 8);
-            for (int i = 7; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
+            put_be(body + nb, u, 8);
+            nb += 8;
             types[c] = 7;
             continue;
         }
@@ -111,13 +151,11 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
         else if (v >= INT32_MIN && v <= INT32_MAX) { bytes = 4; t = 4; }
         else if (v >= -((int64_t)1 << 47) && v < ((int64_t)1 << 47)) { bytes = 6; t = 5; }
         else { bytes = 8; t = 6; }
-        uint64_t u = (uint64_t)v;
-        for (int i = bytes - 1; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
+        put_be(body + nb, (uint64_t)v, bytes);
+        nb += (size_t)bytes;
         types[c] = (unsigned char)t;
     }
     out[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
-    memcpy(out + 1, types, (size_t)ncols);
-    memcpy(out + 1 + ncols, body, nb);
     return 1 + (size_t)ncols + nb;
 }
 

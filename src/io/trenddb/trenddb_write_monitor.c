@@ -20,6 +20,7 @@
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
 #include "src/io/trenddb/tdb_runs.h"
+#include "src/io/trenddb/tdb_sort.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
@@ -411,8 +412,13 @@ struct mon_rows {
     size_t capbuf;
     size_t budget;           /* a rank's records sorted in memory at most (bytes); more: in runs */
     struct tdb_runs *runs;
-    struct mrow *v;
-    size_t capv, rows;
+    /* a rank's keys packed for the sort (tdb_sort): (step - kstep0) <<
+     * kshift | trank[skey] << 4 | metric id; val: the record's offset */
+    const uint32_t *trank;   /* per skey: its target id's place among them */
+    int kbits, kshift;       /* bits of the target places */
+    int32_t kstep0;
+    struct tdb_kv *kv, *kvtmp;
+    size_t capkv, capkvtmp, rows;
 };
 
 static int32_t ms_row_step(const struct monitor_steps *st, const struct srec *h) {
@@ -489,6 +495,73 @@ static int cmp_mrow_key(const void *a, const void *b) {   /* keys as tdb_runs ha
     return cmp_mrow(&x, &y);
 }
 
+/* Row r of the sort (rec: its record) as its key. */
+static struct mrow mrow_of(const struct mon_rows *w, const struct tdb_kv *r, const char *rec) {
+    struct srec h;
+    memcpy(&h, rec, sizeof h);
+    return (struct mrow){.step = w->kstep0 + (int32_t)(r->key >> w->kshift), .metric = w->metric_id[h.metric],
+                         .dbid = w->dbid[h.skey], .at = r->val};
+}
+
+/* The records in w->buf[0..len) (those whole: *used bytes; their offsets
+ * in the rank from pos), *n of them, in key order: the sort's pairs (the
+ * first read first among rows of one key, as INSERT OR IGNORE keeps it).
+ * NULL (t's error set) without memory. */
+static const struct tdb_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t pos, size_t *n, uint64_t *used) {
+    size_t k = 0;
+    uint64_t at = 0;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    if (util_grow((void **)&w->kv, &w->capkv, 1, sizeof *w->kv) != 0) goto oom;
+    for (;;) {   /* the steps first, and their range */
+        struct srec h;
+        if (at + sizeof h > len) break;
+        memcpy(&h, w->buf + at, sizeof h);
+        size_t rl = sizeof h + (size_t)h.nv * sizeof(double);
+        if (at + rl > len) break;
+        if (util_grow((void **)&w->kv, &w->capkv, k + 1, sizeof *w->kv) != 0) goto oom;
+        int32_t step = ms_row_step(w->st, &h);
+        if (step < lo) lo = step;
+        if (step > hi) hi = step;
+        w->kv[k++] = (struct tdb_kv){.key = (uint32_t)step, .val = pos + at};
+        at += rl;
+    }
+    *n = k;
+    *used = at;
+    if (k < 2) {
+        if (k) w->kv[0].key = 0;
+        w->kstep0 = lo;
+        w->kshift = 0;
+        return w->kv;
+    }
+    if (util_grow((void **)&w->kvtmp, &w->capkvtmp, k, sizeof *w->kvtmp) != 0) goto oom;
+    int low = w->kbits + 4, bits = low + tdb_sort_bits((uint64_t)((int64_t)hi - lo));
+    int wide = bits > 64, sorted = 1;   /* wide: the step sorted apart, after the rest */
+    w->kstep0 = lo;
+    w->kshift = wide ? 0 : low;
+    for (size_t i = 0; i < k; i++) {
+        struct srec h;
+        memcpy(&h, w->buf + (w->kv[i].val - pos), sizeof h);
+        uint64_t step = (uint64_t)((int64_t)(int32_t)(uint32_t)w->kv[i].key - lo);
+        w->kv[i].key = (uint64_t)w->trank[h.skey] << 4 | (uint64_t)w->metric_id[h.metric];
+        if (!wide) w->kv[i].key |= step << low;
+        if (i && w->kv[i].key <= w->kv[i - 1].key) sorted = 0;
+    }
+    if (sorted && !wide) return w->kv;
+    struct tdb_kv *r = tdb_sort_kv(w->kv, w->kvtmp, k, wide ? low : bits);
+    if (r && wide) {
+        for (size_t i = 0; i < k; i++) {
+            struct srec h;
+            memcpy(&h, w->buf + (r[i].val - pos), sizeof h);
+            r[i].key = (uint64_t)((int64_t)ms_row_step(w->st, &h) - lo);
+        }
+        r = tdb_sort_kv(r, r == w->kv ? w->kvtmp : w->kv, k, 32);
+    }
+    if (r) return r;
+oom:
+    pt_errorf(w->t->err, "out of memory");
+    return NULL;
+}
+
 /* A rank bigger than w->budget: its records read a budget at a time, each
  * part sorted into a run (tdb_runs), the runs merged into o.  0, or -1
  * with t's error set. */
@@ -497,28 +570,19 @@ static int mon_rank_runs(struct mon_rows *w, FILE *spool, const struct schunk *c
         return pt_errorf(w->t->err, "out of memory or no temporary file for the sort");
     if (util_grow((void **)&w->buf, &w->capbuf, w->budget, 1) != 0) return pt_errorf(w->t->err, "out of memory");
     for (uint64_t pos = 0; pos < c->bytes;) {
-        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n = 0;
+        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n;
         if (fseeko(spool, (off_t)(c->off + pos), SEEK_SET) != 0 || fread(w->buf, 1, want, spool) != want)
             return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
-        uint64_t at = 0;
-        for (;;) {
-            struct srec h;
-            if (at + sizeof h > want) break;
-            memcpy(&h, w->buf + at, sizeof h);
-            size_t len = sizeof h + (size_t)h.nv * sizeof(double);
-            if (at + len > want) break;
-            if (util_grow((void **)&w->v, &w->capv, n + 1, sizeof *w->v) != 0) return pt_errorf(w->t->err, "out of memory");
-            w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
-                                      .dbid = w->dbid[h.skey], .at = pos + at};
-            at += len;
-        }
+        uint64_t at;
+        const struct tdb_kv *kv = mon_sort(w, want, pos, &n, &at);
+        if (!kv) return -1;
         if (!n) return pt_errorf(w->t->err, "%s: the spooled rows are damaged", w->t->final);
-        qsort(w->v, n, sizeof *w->v, cmp_mrow);
         for (size_t i = 0; i < n; i++) {
-            const char *rec = w->buf + (w->v[i].at - pos);
+            const char *rec = w->buf + (kv[i].val - pos);
+            struct mrow r = mrow_of(w, &kv[i], rec);
             struct srec h;
             memcpy(&h, rec, sizeof h);
-            if (tdb_runs_put(w->runs, &w->v[i], rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
+            if (tdb_runs_put(w->runs, &r, rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
                 return pt_errorf(w->t->err, "could not write the sort's runs (disk full?)");
         }
         tdb_runs_cut(w->runs);
@@ -538,24 +602,18 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
         for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
         return 0;
     }
-    if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0 ||
-        util_grow((void **)&w->v, &w->capv, c->n ? c->n : 1, sizeof *w->v) != 0)
+    if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0)
         return pt_errorf(w->t->err, "out of memory");
     if (fseeko(spool, (off_t)c->off, SEEK_SET) != 0 || fread(w->buf, 1, c->bytes, spool) != c->bytes)
         return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
-    size_t n = 0;
-    for (uint64_t at = 0; at < c->bytes && n < c->n;) {
-        struct srec h;
-        memcpy(&h, w->buf + at, sizeof h);
-        w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
-                                  .dbid = w->dbid[h.skey], .at = at};
-        at += sizeof h + (size_t)h.nv * sizeof(double);
+    size_t n;
+    uint64_t used;
+    const struct tdb_kv *kv = mon_sort(w, c->bytes, 0, &n, &used);
+    if (!kv) return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct mrow r = mrow_of(w, &kv[i], w->buf + kv[i].val);
+        if (mon_out_row(&o, &r, w->buf + r.at) != 0) return -1;
     }
-    int sorted = 1;
-    for (size_t i = 1; i < n && sorted; i++) sorted = cmp_mrow(&w->v[i - 1], &w->v[i]) < 0;
-    if (!sorted) qsort(w->v, n, sizeof *w->v, cmp_mrow);
-    for (size_t i = 0; i < n; i++)
-        if (mon_out_row(&o, &w->v[i], w->buf + w->v[i].at) != 0) return -1;
     for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
     return 0;
 }
@@ -694,6 +752,29 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
 /* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
 #define MON_SUMMARY_WINDOW_KEYS 32768
 
+/* Per skey (n of them) the place of its target id among them all
+ * (*trank: the sort's key for the id, in fewer bits), *bits the bits of
+ * the places.  0, or -1 without memory. */
+static int mon_target_ranks(const int64_t *dbid, size_t n, uint32_t **trank, int *bits) {
+    struct tdb_kv *a = malloc((n ? n : 1) * sizeof *a), *tmp = malloc((n ? n : 1) * sizeof *tmp), *r;
+    int64_t most = 0;
+    uint32_t place = 0;
+    *trank = malloc((n ? n : 1) * sizeof **trank);
+    for (size_t i = 0; a && i < n; i++) {
+        a[i] = (struct tdb_kv){.key = (uint64_t)dbid[i], .val = i};
+        if (dbid[i] > most) most = dbid[i];
+    }
+    int rc = a && tmp && *trank && (r = tdb_sort_kv(a, tmp, n, tdb_sort_bits((uint64_t)most))) ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (i && r[i].key != r[i - 1].key) place++;
+        (*trank)[r[i].val] = place;
+    }
+    *bits = tdb_sort_bits(place);
+    free(a);
+    free(tmp);
+    return rc;
+}
+
 /* The spooled rows into trend_data (nc columns, colidx: the column of each
  * statistic, cols their names), counting them in *rows, and the rank
  * summary.  Ranks ascending: each rank's rows sorted go into the table built
@@ -705,7 +786,13 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
                           int nc, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
     struct tdb_summary *twin = NULL;
+    uint32_t *trank = NULL;
     int ordered = 1, rc = -1;
+    if (mon_target_ranks(dbid, names_count(ms->skeys), &trank, &w.kbits) != 0) {
+        free(trank);
+        return pt_errorf(t->err, "out of memory");
+    }
+    w.trank = trank;
     for (int s = 0; s < MONITOR_NSTATS; s++) w.colidx[s] = -1;
     for (int c = 0; c < nc; c++) w.colidx[colidx[c]] = c;
     const char *sb = getenv("PROBETOP_SORT_BYTES");   /* probetop(1), ENVIRONMENT */
@@ -714,7 +801,10 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         if (ms->chunk[i].rank <= ms->chunk[i - 1].rank) ordered = 0;
     w.bb = ordered ? bb : NULL;
     int prc = w.bb ? 0 : tdb_prepare_trend_insert(t, nc, 1, &w.ins_row);
-    if (prc != 0) return prc > 0 ? tdb_fail(t, "prepare") : -1;
+    if (prc != 0) {
+        free(trank);
+        return prc > 0 ? tdb_fail(t, "prepare") : -1;
+    }
     if (ordered && ms->max_rank_rows + 1 >= SUMMARY_MIN_RANKS) {
         /* in two parts on two threads when built beside SQLite (tdb_summary_new_part) */
         if (!(w.summ = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_RUN)) ||
@@ -760,7 +850,9 @@ out:
     spool_close(&w.sspool);
     free(w.woff);
     free(w.buf);
-    free(w.v);
+    free(w.kv);
+    free(w.kvtmp);
+    free(trank);
     tdb_runs_free(w.runs);
     return rc;
 }
