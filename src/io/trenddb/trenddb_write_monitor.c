@@ -19,6 +19,7 @@
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_monsum.h"
 #include "src/io/trenddb/tdb_runs.h"
 #include "src/io/trenddb/tdb_sort.h"
 #include "src/io/trenddb/tdb_summary.h"
@@ -384,12 +385,6 @@ static int cmp_mrow(const void *a, const void *b) {
     return (x->at > y->at) - (x->at < y->at);
 }
 
-struct sumrec {              /* a row for the rank summary */
-    int32_t step, metric;
-    int64_t dbid;
-    uint32_t present, pad;
-};
-
 /* Writing trend_data from the spool. */
 struct mon_rows {
     struct tdb *t;
@@ -402,7 +397,7 @@ struct mon_rows {
     sqlite3_stmt *ins_row;
     struct tdb_summary *summ;
     /* the summary's rows, rank by rank in key order, on a spool of their
-     * own (as trend_data stores them: struct sumrec, then nc doubles),
+     * own (as trend_data stores them: struct tdb_monsum_rec, then nc doubles),
      * and per rank where each window of wsteps steps starts in it */
     struct spool sspool;
     int32_t step0, wsteps;
@@ -450,7 +445,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         present |= 1u << c;
     }
     if (w->summ) {
-        struct sumrec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+        struct tdb_monsum_rec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
         size_t len = (size_t)w->nc * sizeof(double);
         if (spool_put(&w->sspool, &sr, sizeof sr) != 0 || spool_put(&w->sspool, out.dval + 4, len) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
@@ -620,45 +615,17 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
 
 /* The write phase on two cores (util_pool_for): job 0 puts the ranks'
  * rows into trend_data (mon_rank_out, rank by rank), spooling the
- * summary's rows; jobs 1 and 2 make the rank summary from that spool, one
- * the whole run's part and the other the groups' (tdb_summary_new_part),
- * a window of steps at a time, each rank's rows of it as soon as job 0
- * has put that rank out (window 0 runs beside job 0; the later windows
- * need every rank).  Indices are taken in order, so job 0 always runs
- * first or beside the others, never behind a job that waits for it; on
- * one thread the three run one after the other.  The same bytes either
- * way: each part's rows are fed in the same order. */
+ * summary's rows and posting each rank as it is out; the other jobs make
+ * the rank summary from that spool (tdb_monsum).  Indices are taken in
+ * order, so job 0 always runs first or beside the others, never behind a
+ * job that waits for it; on one thread they run one after the other.
+ * The same bytes either way. */
 struct mon_par {
     struct mon_rows *w;
     const struct mon_stream *ms;
     const struct tdb *t;
-    struct tdb_summary *part[2];
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t posted;           /* ranks (chunks) put out, their summary rows on the spool */
-    int failed;              /* job 0 failed: err0 says why */
-    struct pt_error err0;
+    struct tdb_monsum *sum;
 };
-
-static void par_post(struct mon_par *p, size_t posted, const struct pt_error *e) {
-    pthread_mutex_lock(&p->mu);
-    if (e) {
-        p->failed = 1;
-        p->err0 = *e;
-    } else p->posted = posted;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-}
-
-/* Wait until chunk i is out; -1 (e: job 0's error) when it never will be. */
-static int par_wait(struct mon_par *p, size_t i, struct pt_error *e) {
-    pthread_mutex_lock(&p->mu);
-    while (p->posted <= i && !p->failed) pthread_cond_wait(&p->cv, &p->mu);
-    int failed = p->posted <= i;
-    if (failed) *e = p->err0;
-    pthread_mutex_unlock(&p->mu);
-    return failed ? -1 : 0;
-}
 
 /* Job 0: every rank into trend_data, posted one by one.  The copy of the
  * tdb has this job's error (the bulk build touches no SQLite statement). */
@@ -674,73 +641,39 @@ static int par_rows(struct mon_par *p, struct pt_error *e) {
             rc = -1;
         else if (w->summ && spool_flush(&w->sspool) != 0)
             rc = pt_errorf(e, "%s: could not spool the rank summary's rows (disk full?)", tw.final);
-        else par_post(p, i + 1, NULL);
+        else tdb_monsum_post(p->sum, i + 1, NULL);
     }
     w->t = (struct tdb *)p->t;
-    if (rc != 0) par_post(p, 0, e);
-    return rc;
-}
-
-/* Jobs 1 and 2: summary part k, a window of steps at a time, each rank's
- * rows of it read from the spool (pread: job 0 may be writing its end). */
-static int par_summary(struct mon_par *p, int k, struct pt_error *e) {
-    const struct mon_rows *w = p->w;
-    struct tdb_summary *s = p->part[k];
-    struct tdb tw = *p->t, *t = e == p->t->err ? (struct tdb *)p->t : &tw;
-    tw.err = e;
-    char *buf = NULL;
-    size_t cap = 0, rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
-    int fd = fileno(w->sspool.f), rc = -1;
-    for (size_t win = 0; win < w->nwin; win++) {
-        for (size_t i = 0; i < p->ms->nchunk; i++) {
-            if (par_wait(p, i, e) != 0) goto out;
-            const uint64_t *o = w->woff + i * (w->nwin + 1);
-            uint64_t len = o[win + 1] - o[win];
-            if (!len) continue;
-            if (util_grow((void **)&buf, &cap, len, 1) != 0) { pt_errorf(e, "out of memory"); goto out; }
-            if (fs_pread_all(fd, buf, len, (off_t)o[win]) != 0) {
-                pt_errorf(e, "%s: could not read the rank summary's rows back", tw.final);
-                goto out;
-            }
-            for (uint64_t at = 0; at + rl <= len; at += rl) {
-                struct sumrec sr;
-                double v[MONITOR_NSTATS];
-                memcpy(&sr, buf + at, sizeof sr);
-                memcpy(v, buf + at + sizeof sr, (size_t)w->nc * sizeof(double));
-                if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) {
-                    pt_errorf(e, "out of memory");
-                    goto out;
-                }
-            }
-            if (tdb_summary_rank(s, p->ms->chunk[i].rank) != 0) { pt_errorf(e, "out of memory"); goto out; }
-            if (tdb_summary_flush(t, s) != 0) goto out;
-        }
-        if (tdb_summary_window(t, s) != 0) goto out;
-    }
-    rc = 0;
-out:
-    free(buf);
+    if (rc != 0) tdb_monsum_post(p->sum, 0, e);
     return rc;
 }
 
 static int par_job(void *ctx, size_t i, struct pt_error *e) {
     struct mon_par *p = ctx;
-    if (i == 0) return par_rows(p, e);
-    return p->part[i - 1] ? par_summary(p, (int)i - 1, e) : 0;
+    return i == 0 ? par_rows(p, e) : tdb_monsum_job(p->sum, i - 1, e);
 }
 
-/* Every rank out, and the summary (w->summ, its twin: NULL when the
- * summary goes in by INSERTs, fed on this thread after the rows).  0, or
+/* Every rank out, and the summary (parts: sum->run and ->groups on the
+ * pool, or sum->all fed on this thread after the rows, or none).  0, or
  * -1 with t's error set. */
-static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct tdb_summary *twin) {
-    struct mon_par p = {.w = w, .ms = ms, .t = w->t, .part = {w->summ, twin}};
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.cv, NULL);
+static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct tdb_monsum *sum) {
+    struct mon_par p = {.w = w, .ms = ms, .t = w->t, .sum = sum};
+    int32_t *rank = malloc((ms->nchunk ? ms->nchunk : 1) * sizeof *rank);
+    if (!rank) return pt_errorf(w->t->err, "out of memory");
+    for (size_t i = 0; i < ms->nchunk; i++) rank[i] = ms->chunk[i].rank;
+    sum->t = w->t;
+    sum->fd = w->sspool.f ? fileno(w->sspool.f) : -1;
+    sum->nc = w->nc;
+    sum->nchunk = ms->nchunk;
+    sum->nwin = w->nwin;
+    sum->rank = rank;
+    sum->woff = w->woff;
+    tdb_monsum_init(sum);
     int rc;
-    if (twin) rc = util_pool_for(3, par_job, &p, w->t->err);
-    else if ((rc = par_rows(&p, w->t->err)) == 0 && w->summ) rc = par_summary(&p, 0, w->t->err);
-    pthread_cond_destroy(&p.cv);
-    pthread_mutex_destroy(&p.mu);
+    if (sum->groups) rc = util_pool_for(1 + TDB_MONSUM_JOBS, par_job, &p, w->t->err);
+    else if ((rc = par_rows(&p, w->t->err)) == 0 && sum->all) rc = tdb_monsum_all(sum, w->t->err);
+    tdb_monsum_done(sum);
+    free(rank);
     return rc;
 }
 
@@ -785,7 +718,7 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
                           const int64_t *dbid, const int *metric_id, const int *colidx, const char *const *cols,
                           int nc, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
-    struct tdb_summary *twin = NULL;
+    struct tdb_monsum sum = {0};
     uint32_t *trank = NULL;
     int ordered = 1, rc = -1;
     if (mon_target_ranks(dbid, names_count(ms->skeys), &trank, &w.kbits) != 0) {
@@ -806,20 +739,6 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         return prc > 0 ? tdb_fail(t, "prepare") : -1;
     }
     if (ordered && ms->max_rank_rows + 1 >= SUMMARY_MIN_RANKS) {
-        /* in two parts on two threads when built beside SQLite (tdb_summary_new_part) */
-        if (!(w.summ = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_RUN)) ||
-            !(twin = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_GROUPS))) {
-            pt_errorf(t->err, "out of memory");
-            goto out;
-        }
-        if (tdb_summary_open(t, w.summ) != 0) goto out;
-        if (!tdb_summary_built(w.summ)) {   /* INSERTs: one summary of every group size, on this thread */
-            tdb_summary_free(w.summ);
-            tdb_summary_free(twin);
-            twin = NULL;
-            if (!(w.summ = tdb_summary_new(nc, cols, ms->max_rank_rows))) { pt_errorf(t->err, "out of memory"); goto out; }
-            if (tdb_summary_open(t, w.summ) != 0) goto out;
-        } else if (tdb_summary_open_twin(t, twin, w.summ) != 0) goto out;
         /* windows of steps holding about MON_SUMMARY_WINDOW_KEYS keys of the biggest rank */
         size_t most = 1;
         for (size_t i = 0; i < ms->nchunk; i++)
@@ -831,6 +750,9 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         w.step0 = st->min_step;
         w.wsteps = (int32_t)(ws < 1 ? 1 : ws);
         w.nwin = (size_t)((nsteps + w.wsteps - 1) / w.wsteps);
+        /* in parts on the pool when built beside SQLite (tdb_monsum) */
+        if (tdb_monsum_open(&sum, t, nc, cols, ms->max_rank_rows, w.nwin) != 0) goto out;
+        w.summ = sum.all ? sum.all : sum.run[0];
         if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
@@ -838,15 +760,14 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         pt_errorf(t->err, "could not spool the rows (disk full?)");
         goto out;
     }
-    if (mon_rows_all(&w, ms, twin) != 0) goto out;
-    if (w.summ && tdb_summary_finish2(t, w.summ, twin) != 0) goto out;
+    if (mon_rows_all(&w, ms, &sum) != 0) goto out;
+    if (w.summ && tdb_monsum_finish(&sum, t) != 0) goto out;
     if (!ordered && tdb_summary_from_table(t) != 0) goto out;
     *rows = w.rows;
     rc = 0;
 out:
     sqlite3_finalize(w.ins_row);
-    tdb_summary_free(w.summ);
-    tdb_summary_free(twin);
+    tdb_monsum_free(&sum);
     spool_close(&w.sspool);
     free(w.woff);
     free(w.buf);
