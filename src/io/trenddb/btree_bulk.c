@@ -27,6 +27,7 @@
 struct btree_bulk_page {
     unsigned char *p;
     int interior, ncells, content;   /* content: start of the cell content area */
+    int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init */
 };
 
 struct btree_bulk {
@@ -163,10 +164,12 @@ static int hdr_size(const struct btree_bulk_page *pg) { return pg->interior ? 12
 
 static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int interior) {
     if (!pg->p && !(pg->p = malloc((size_t)b->ps))) return -1;
-    memset(pg->p, 0, (size_t)b->ps);
+    memset(pg->p, 0, 12);   /* the header; page_seal zeroes what no cell ever took */
     pg->interior = interior;
     pg->ncells = 0;
     pg->content = b->ps;
+    pg->hw = hdr_size(pg);
+    pg->lw = b->ps;
     return 0;
 }
 
@@ -179,6 +182,8 @@ static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size
     memcpy(pg->p + pg->content, cell, cs);
     put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
     pg->ncells++;
+    if (hdr_size(pg) + 2 * pg->ncells > pg->hw) pg->hw = hdr_size(pg) + 2 * pg->ncells;
+    if (pg->content < pg->lw) pg->lw = pg->content;
 }
 
 /* The last cell's payload (the record) out of the page, into out; its
@@ -200,6 +205,8 @@ static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uin
 
 /* Finishes the page's header; rightmost for interior pages. */
 static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
+    /* the bytes no cell took are zeros (a cell taken back leaves its bytes, as the page had them) */
+    memset(pg->p + pg->hw, 0, (size_t)(pg->lw - pg->hw));
     pg->p[0] = pg->interior ? 0x02 : 0x0a;
     put16(pg->p + 3, (unsigned)pg->ncells);
     put16(pg->p + 5, pg->content == 65536 ? 0 : (unsigned)pg->content);
