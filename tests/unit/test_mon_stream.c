@@ -185,6 +185,44 @@ static void summary_threads(void) {
     CHECK_INT(system(cmd), 0);
 }
 
+/* The summary's parts shared out on the pool (tdb_monsum): the groups'
+ * part a rank group at a time with window 0 of the whole run on the way,
+ * the run's later windows split between two parts (odd and even).  With a
+ * window per step (five windows: the even part has two after window 0)
+ * and 12 ranks (a full group of 8 and a partial one), on 1, 2 and 4
+ * threads: the table as stored (no ORDER BY: the B-tree's own order) is
+ * the one-window table's, it is in key order, and SQLite finds the file
+ * sound. */
+static void summary_split(void) {
+    if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
+    const char *t = pt_tmpdir("mon_stream_split");
+    char tree[1100], dir[1200], cmd[4096];
+    snprintf(tree, sizeof tree, "%s/tree", t);
+    const char *py = getenv("PT_PYTHON");
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/tools/gen_dump.py' --monitor --out '%s' --steps 5 --ranks 12 --layers 1 --micro-batches 2 "
+             "--nan 1:9:mlp --nan 3:2:attention --quiet >/dev/null 2>&1",
+             py && *py ? py : "python3", pt_shared(), tree);
+    if (system(cmd) != 0) SKIP("gen_dump.py failed");
+    static const char *const threads[] = {"1", "2", "4"};
+    snprintf(dir, sizeof dir, "%s/one", t);
+    CHECK_INT(write_with(tree, dir, NULL), 0);
+    for (int k = 0; k < 3; k++) {
+        setenv("PROBETOP_THREADS", threads[k], 1);
+        snprintf(dir, sizeof dir, "%s/t%s", t, threads[k]);
+        CHECK_INT(write_with(tree, dir, "1"), 0);
+        unsetenv("PROBETOP_THREADS");
+    }
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && q='SELECT * FROM probetop_rank_summary' && sqlite3 one/monitor_data.trend.db \"$q\" > one.txt && "
+             "sqlite3 one/monitor_data.trend.db \"$q ORDER BY 1, 2, 3, 4, 5\" > key.txt && test -s one.txt && "
+             "cmp -s one.txt key.txt && test $(cut -d'|' -f1 one.txt | sort -u | wc -l) = 2 && "
+             "for k in 1 2 4; do sqlite3 t$k/monitor_data.trend.db \"$q\" > t$k.txt && cmp -s one.txt t$k.txt && "
+             "test \"$(sqlite3 t$k/monitor_data.trend.db 'PRAGMA integrity_check')\" = ok || exit 1; done",
+             t);
+    CHECK_INT(system(cmd), 0);
+}
+
 /* A rank bigger than the sort's budget (PROBETOP_SORT_BYTES) is sorted in
  * runs merged from a file (tdb_runs): the same file, byte for byte, as
  * sorted in memory; with duplicate keys (a step in two files: the first
@@ -230,6 +268,7 @@ int main(void) {
     RUN(streamed_read);
     RUN(summary_windows);
     RUN(summary_threads);
+    RUN(summary_split);
     RUN(sorted_in_runs);
     PT_DONE();
 }

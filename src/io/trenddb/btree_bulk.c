@@ -27,6 +27,7 @@
 struct btree_bulk_page {
     unsigned char *p;
     int interior, ncells, content;   /* content: start of the cell content area */
+    int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init */
 };
 
 struct btree_bulk {
@@ -87,9 +88,48 @@ static size_t get_varint(const unsigned char *p, uint64_t *v) {
     return 9;
 }
 
+/* v's low n bytes (1..8), most significant first: fixed stores a
+ * compiler merges into one byte swap and store. */
+static void put_be(unsigned char *p, uint64_t v, int n) {
+    switch (n) {
+    case 8:
+        p[0] = (unsigned char)(v >> 56);
+        p[1] = (unsigned char)(v >> 48);
+        p[2] = (unsigned char)(v >> 40);
+        p[3] = (unsigned char)(v >> 32);
+        p[4] = (unsigned char)(v >> 24);
+        p[5] = (unsigned char)(v >> 16);
+        p[6] = (unsigned char)(v >> 8);
+        p[7] = (unsigned char)v;
+        return;
+    case 6:
+        p[0] = (unsigned char)(v >> 40);
+        p[1] = (unsigned char)(v >> 32);
+        p += 2;
+        /* fall through */
+    case 4:
+        p[0] = (unsigned char)(v >> 24);
+        p[1] = (unsigned char)(v >> 16);
+        p[2] = (unsigned char)(v >> 8);
+        p[3] = (unsigned char)v;
+        return;
+    case 3:
+        p[0] = (unsigned char)(v >> 16);
+        p++;
+        /* fall through */
+    case 2:
+        p[0] = (unsigned char)(v >> 8);
+        p++;
+        /* fall through */
+    default:
+        p[0] = (unsigned char)v;
+    }
+}
+
+/* The header and the body are written in place (header: one byte per
+ * column, every serial type < 128), each value as one store. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
-    unsigned char types[64];
-    unsigned char body[64 * 8];
+    unsigned char *types = out + 1, *body = out + 1 + ncols;
     size_t nb = 0;
     for (int c = 0; c < ncols; c++) {
         if (kind[c] == BTREE_BULK_NULL) { types[c] = 0; continue; }
@@ -99,7 +139,8 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
             double d = dval[c] == 0 ? 0.0 : dval[c];
             uint64_t u;
             memcpy(&u, &d, 8);
-            for (int i = 7; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
+            put_be(body + nb, u, 8);
+            nb += 8;
             types[c] = 7;
             continue;
         }
@@ -111,13 +152,11 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
         else if (v >= INT32_MIN && v <= INT32_MAX) { bytes = 4; t = 4; }
         else if (v >= -((int64_t)1 << 47) && v < ((int64_t)1 << 47)) { bytes = 6; t = 5; }
         else { bytes = 8; t = 6; }
-        uint64_t u = (uint64_t)v;
-        for (int i = bytes - 1; i >= 0; i--) body[nb++] = (unsigned char)(u >> (8 * i));
+        put_be(body + nb, (uint64_t)v, bytes);
+        nb += (size_t)bytes;
         types[c] = (unsigned char)t;
     }
     out[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
-    memcpy(out + 1, types, (size_t)ncols);
-    memcpy(out + 1 + ncols, body, nb);
     return 1 + (size_t)ncols + nb;
 }
 
@@ -125,10 +164,12 @@ static int hdr_size(const struct btree_bulk_page *pg) { return pg->interior ? 12
 
 static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int interior) {
     if (!pg->p && !(pg->p = malloc((size_t)b->ps))) return -1;
-    memset(pg->p, 0, (size_t)b->ps);
+    memset(pg->p, 0, 12);   /* the header; page_seal zeroes what no cell ever took */
     pg->interior = interior;
     pg->ncells = 0;
     pg->content = b->ps;
+    pg->hw = hdr_size(pg);
+    pg->lw = b->ps;
     return 0;
 }
 
@@ -141,6 +182,8 @@ static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size
     memcpy(pg->p + pg->content, cell, cs);
     put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
     pg->ncells++;
+    if (hdr_size(pg) + 2 * pg->ncells > pg->hw) pg->hw = hdr_size(pg) + 2 * pg->ncells;
+    if (pg->content < pg->lw) pg->lw = pg->content;
 }
 
 /* The last cell's payload (the record) out of the page, into out; its
@@ -162,6 +205,8 @@ static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uin
 
 /* Finishes the page's header; rightmost for interior pages. */
 static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
+    /* the bytes no cell took are zeros (a cell taken back leaves its bytes, as the page had them) */
+    memset(pg->p + pg->hw, 0, (size_t)(pg->lw - pg->hw));
     pg->p[0] = pg->interior ? 0x02 : 0x0a;
     put16(pg->p + 3, (unsigned)pg->ncells);
     put16(pg->p + 5, pg->content == 65536 ? 0 : (unsigned)pg->content);

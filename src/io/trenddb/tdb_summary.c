@@ -124,9 +124,10 @@ struct tdb_summary {
     struct btree_bulk *bb;
     FILE *spool;             /* the records, in segments */
     char *spoolbuf;          /* its stdio buffer */
-    struct sseg { int l; int64_t group; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
+    struct sseg { int l; int64_t group, win; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
     size_t nseg, capseg;
     uint64_t spooled;
+    int64_t win;             /* the window being fed (tdb_summary_at): its rows' segments say it */
 };
 
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
@@ -286,10 +287,10 @@ static int summ_spool(struct tdb *t, struct tdb_summary *m) {
         int l = 0;
         while (l < m->nsizes - 1 && m->sizes[l] != (int)e[0]) l++;
         int64_t g = (int64_t)e[1];
-        if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g) {
+        if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
             if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0)
                 return pt_errorf(t->err, "out of memory");
-            m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .off = m->spooled, .at = m->nseg};
+            m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spooled, .at = m->nseg};
             m->nseg++;
         }
         uint32_t len = (uint32_t)summ_record(rec, e, m->ns);
@@ -302,35 +303,55 @@ static int summ_spool(struct tdb *t, struct tdb_summary *m) {
     return 0;
 }
 
+/* A segment of one of the parts being unspooled together. */
+struct pseg {
+    const struct sseg *s;
+    size_t part;
+};
+
 /* Key order of segments: group size 0 (the last place in sizes[]), then 8,
- * then 64; groups ascending; the order they were spooled in. */
+ * then 64; groups ascending; windows ascending; the part, then the order
+ * they were spooled in. */
 static int cmp_seg(const void *a, const void *b, void *ctx) {
-    const struct sseg *x = a, *y = b;
+    const struct pseg *px = a, *py = b;
+    const struct sseg *x = px->s, *y = py->s;
     int n = *(const int *)ctx;
     int kx = x->l == n - 1 ? 0 : x->l + 1, ky = y->l == n - 1 ? 0 : y->l + 1;
     if (kx != ky) return kx < ky ? -1 : 1;
     if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->win != y->win) return x->win < y->win ? -1 : 1;
+    if (px->part != py->part) return px->part < py->part ? -1 : 1;
     return (x->at > y->at) - (x->at < y->at);
 }
 
-/* m's spool into the tree bb in key order. */
-static int summ_unspool(struct tdb *t, struct tdb_summary *m, struct btree_bulk *bb) {
+/* The parts' spools into the tree bb, their segments merged in key order. */
+static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t np, struct btree_bulk *bb) {
     unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
-    qsort_r(m->seg, m->nseg, sizeof *m->seg, cmp_seg, &m->nsizes);
-    if (fflush(m->spool) != 0) goto fail;
-    for (size_t k = 0; k < m->nseg; k++) {
-        const struct sseg *sg = &m->seg[k];
+    size_t total = 0, k = 0;
+    for (size_t p = 0; p < np; p++) total += parts[p]->nseg;
+    struct pseg *sg = malloc((total ? total : 1) * sizeof *sg);
+    if (!sg) return pt_errorf(t->err, "out of memory");
+    for (size_t p = 0; p < np; p++) {
+        for (size_t i = 0; i < parts[p]->nseg; i++) sg[k++] = (struct pseg){.s = &parts[p]->seg[i], .part = p};
+        if (fflush(parts[p]->spool) != 0) goto fail;
+    }
+    qsort_r(sg, total, sizeof *sg, cmp_seg, &parts[0]->nsizes);
+    for (k = 0; k < total; k++) {
+        FILE *f = parts[sg[k].part]->spool;
         uint32_t len;
-        if (fseeko(m->spool, (off_t)sg->off, SEEK_SET) != 0) goto fail;
-        for (uint64_t done = 0; done < sg->len; done += sizeof len + len) {
-            if (fread(&len, sizeof len, 1, m->spool) != 1 || len > sizeof rec || fread(rec, 1, len, m->spool) != len)
-                goto fail;
-            if (btree_bulk_add(bb, rec, len) != 0)
+        if (fseeko(f, (off_t)sg[k].s->off, SEEK_SET) != 0) goto fail;
+        for (uint64_t done = 0; done < sg[k].s->len; done += sizeof len + len) {
+            if (fread(&len, sizeof len, 1, f) != 1 || len > sizeof rec || fread(rec, 1, len, f) != len) goto fail;
+            if (btree_bulk_add(bb, rec, len) != 0) {
+                free(sg);
                 return pt_errorf(t->err, "%s: could not write the rank summary's pages (disk full?)", t->final);
+            }
         }
     }
+    free(sg);
     return 0;
 fail:
+    free(sg);
     return pt_errorf(t->err, "%s: could not read the rank summary's spool back", t->final);
 }
 
@@ -391,13 +412,21 @@ int tdb_summary_open_twin(struct tdb *t, struct tdb_summary *m, const struct tdb
 int tdb_summary_finish(struct tdb *t, struct tdb_summary *m) { return tdb_summary_finish2(t, m, NULL); }
 
 int tdb_summary_finish2(struct tdb *t, struct tdb_summary *m, struct tdb_summary *twin) {
-    if (summ_finish(m) != 0 || (twin && summ_finish(twin) != 0)) return pt_errorf(t->err, "out of memory");
-    int rc = tdb_summary_flush(t, m);
-    if (rc == 0 && twin) rc = tdb_summary_flush(t, twin);
+    struct tdb_summary *parts[2] = {m, twin};
+    return tdb_summary_finish_parts(t, parts, twin ? 2 : 1);
+}
+
+void tdb_summary_at(struct tdb_summary *m, int64_t win) { m->win = win; }
+
+int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, size_t np) {
+    struct tdb_summary *m = parts[0];
+    int rc = 0;
+    for (size_t p = 0; p < np; p++)
+        if (summ_finish(parts[p]) != 0) return pt_errorf(t->err, "out of memory");
+    for (size_t p = 0; p < np && rc == 0; p++) rc = tdb_summary_flush(t, parts[p]);
     if (rc == 0 && m->bb) {
-        /* m has the whole run (first in key order), the twin the groups */
-        rc = summ_unspool(t, m, m->bb);
-        if (rc == 0 && twin) rc = summ_unspool(t, twin, m->bb);
+        /* every part's segments in key order: the whole run's first */
+        rc = summ_unspool(t, parts, np, m->bb);
         if (rc == 0) rc = tdb_bulk_attach2(t, m->bb, "probetop_rank_summary");
         m->bb = NULL;   /* t's now, or gone with it */
     }

@@ -58,6 +58,15 @@ int tdb_summary_window(struct tdb *t, struct tdb_summary *m);
 int tdb_summary_finish(struct tdb *t, struct tdb_summary *m);
 /* The same for m and its twin (NULL: none), into one table. */
 int tdb_summary_finish2(struct tdb *t, struct tdb_summary *m, struct tdb_summary *twin);
+/* The window whose rows m is fed now (0 unless said): parts built beside
+ * SQLite may take windows in any order and share them out (a part the
+ * even windows of the whole run, another the odd ones; the groups' part a
+ * rank group at a time, every window of it), as long as each part takes
+ * each group's windows in order; the spooled rows say their window. */
+void tdb_summary_at(struct tdb_summary *m, int64_t win);
+/* The same for parts[0] (opened) and its twins parts[1..np), into one
+ * table in key order. */
+int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, size_t np);
 /* The summary of t's trend_data as written (monitor data, a merge, a dump
  * too big to hold), when it has ranks enough: one scan in key order. */
 int tdb_summary_from_table(struct tdb *t);

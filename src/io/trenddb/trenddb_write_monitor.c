@@ -19,7 +19,9 @@
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_monsum.h"
 #include "src/io/trenddb/tdb_runs.h"
+#include "src/io/trenddb/tdb_sort.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
@@ -383,12 +385,6 @@ static int cmp_mrow(const void *a, const void *b) {
     return (x->at > y->at) - (x->at < y->at);
 }
 
-struct sumrec {              /* a row for the rank summary */
-    int32_t step, metric;
-    int64_t dbid;
-    uint32_t present, pad;
-};
-
 /* Writing trend_data from the spool. */
 struct mon_rows {
     struct tdb *t;
@@ -401,7 +397,7 @@ struct mon_rows {
     sqlite3_stmt *ins_row;
     struct tdb_summary *summ;
     /* the summary's rows, rank by rank in key order, on a spool of their
-     * own (as trend_data stores them: struct sumrec, then nc doubles),
+     * own (as trend_data stores them: struct tdb_monsum_rec, then nc doubles),
      * and per rank where each window of wsteps steps starts in it */
     struct spool sspool;
     int32_t step0, wsteps;
@@ -411,8 +407,13 @@ struct mon_rows {
     size_t capbuf;
     size_t budget;           /* a rank's records sorted in memory at most (bytes); more: in runs */
     struct tdb_runs *runs;
-    struct mrow *v;
-    size_t capv, rows;
+    /* a rank's keys packed for the sort (tdb_sort): (step - kstep0) <<
+     * kshift | trank[skey] << 4 | metric id; val: the record's offset */
+    const uint32_t *trank;   /* per skey: its target id's place among them */
+    int kbits, kshift;       /* bits of the target places */
+    int32_t kstep0;
+    struct tdb_kv *kv, *kvtmp;
+    size_t capkv, capkvtmp, rows;
 };
 
 static int32_t ms_row_step(const struct monitor_steps *st, const struct srec *h) {
@@ -444,7 +445,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         present |= 1u << c;
     }
     if (w->summ) {
-        struct sumrec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+        struct tdb_monsum_rec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
         size_t len = (size_t)w->nc * sizeof(double);
         if (spool_put(&w->sspool, &sr, sizeof sr) != 0 || spool_put(&w->sspool, out.dval + 4, len) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
@@ -489,6 +490,73 @@ static int cmp_mrow_key(const void *a, const void *b) {   /* keys as tdb_runs ha
     return cmp_mrow(&x, &y);
 }
 
+/* Row r of the sort (rec: its record) as its key. */
+static struct mrow mrow_of(const struct mon_rows *w, const struct tdb_kv *r, const char *rec) {
+    struct srec h;
+    memcpy(&h, rec, sizeof h);
+    return (struct mrow){.step = w->kstep0 + (int32_t)(r->key >> w->kshift), .metric = w->metric_id[h.metric],
+                         .dbid = w->dbid[h.skey], .at = r->val};
+}
+
+/* The records in w->buf[0..len) (those whole: *used bytes; their offsets
+ * in the rank from pos), *n of them, in key order: the sort's pairs (the
+ * first read first among rows of one key, as INSERT OR IGNORE keeps it).
+ * NULL (t's error set) without memory. */
+static const struct tdb_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t pos, size_t *n, uint64_t *used) {
+    size_t k = 0;
+    uint64_t at = 0;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    if (util_grow((void **)&w->kv, &w->capkv, 1, sizeof *w->kv) != 0) goto oom;
+    for (;;) {   /* the steps first, and their range */
+        struct srec h;
+        if (at + sizeof h > len) break;
+        memcpy(&h, w->buf + at, sizeof h);
+        size_t rl = sizeof h + (size_t)h.nv * sizeof(double);
+        if (at + rl > len) break;
+        if (util_grow((void **)&w->kv, &w->capkv, k + 1, sizeof *w->kv) != 0) goto oom;
+        int32_t step = ms_row_step(w->st, &h);
+        if (step < lo) lo = step;
+        if (step > hi) hi = step;
+        w->kv[k++] = (struct tdb_kv){.key = (uint32_t)step, .val = pos + at};
+        at += rl;
+    }
+    *n = k;
+    *used = at;
+    if (k < 2) {
+        if (k) w->kv[0].key = 0;
+        w->kstep0 = lo;
+        w->kshift = 0;
+        return w->kv;
+    }
+    if (util_grow((void **)&w->kvtmp, &w->capkvtmp, k, sizeof *w->kvtmp) != 0) goto oom;
+    int low = w->kbits + 4, bits = low + tdb_sort_bits((uint64_t)((int64_t)hi - lo));
+    int wide = bits > 64, sorted = 1;   /* wide: the step sorted apart, after the rest */
+    w->kstep0 = lo;
+    w->kshift = wide ? 0 : low;
+    for (size_t i = 0; i < k; i++) {
+        struct srec h;
+        memcpy(&h, w->buf + (w->kv[i].val - pos), sizeof h);
+        uint64_t step = (uint64_t)((int64_t)(int32_t)(uint32_t)w->kv[i].key - lo);
+        w->kv[i].key = (uint64_t)w->trank[h.skey] << 4 | (uint64_t)w->metric_id[h.metric];
+        if (!wide) w->kv[i].key |= step << low;
+        if (i && w->kv[i].key <= w->kv[i - 1].key) sorted = 0;
+    }
+    if (sorted && !wide) return w->kv;
+    struct tdb_kv *r = tdb_sort_kv(w->kv, w->kvtmp, k, wide ? low : bits);
+    if (r && wide) {
+        for (size_t i = 0; i < k; i++) {
+            struct srec h;
+            memcpy(&h, w->buf + (r[i].val - pos), sizeof h);
+            r[i].key = (uint64_t)((int64_t)ms_row_step(w->st, &h) - lo);
+        }
+        r = tdb_sort_kv(r, r == w->kv ? w->kvtmp : w->kv, k, 32);
+    }
+    if (r) return r;
+oom:
+    pt_errorf(w->t->err, "out of memory");
+    return NULL;
+}
+
 /* A rank bigger than w->budget: its records read a budget at a time, each
  * part sorted into a run (tdb_runs), the runs merged into o.  0, or -1
  * with t's error set. */
@@ -497,28 +565,19 @@ static int mon_rank_runs(struct mon_rows *w, FILE *spool, const struct schunk *c
         return pt_errorf(w->t->err, "out of memory or no temporary file for the sort");
     if (util_grow((void **)&w->buf, &w->capbuf, w->budget, 1) != 0) return pt_errorf(w->t->err, "out of memory");
     for (uint64_t pos = 0; pos < c->bytes;) {
-        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n = 0;
+        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n;
         if (fseeko(spool, (off_t)(c->off + pos), SEEK_SET) != 0 || fread(w->buf, 1, want, spool) != want)
             return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
-        uint64_t at = 0;
-        for (;;) {
-            struct srec h;
-            if (at + sizeof h > want) break;
-            memcpy(&h, w->buf + at, sizeof h);
-            size_t len = sizeof h + (size_t)h.nv * sizeof(double);
-            if (at + len > want) break;
-            if (util_grow((void **)&w->v, &w->capv, n + 1, sizeof *w->v) != 0) return pt_errorf(w->t->err, "out of memory");
-            w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
-                                      .dbid = w->dbid[h.skey], .at = pos + at};
-            at += len;
-        }
+        uint64_t at;
+        const struct tdb_kv *kv = mon_sort(w, want, pos, &n, &at);
+        if (!kv) return -1;
         if (!n) return pt_errorf(w->t->err, "%s: the spooled rows are damaged", w->t->final);
-        qsort(w->v, n, sizeof *w->v, cmp_mrow);
         for (size_t i = 0; i < n; i++) {
-            const char *rec = w->buf + (w->v[i].at - pos);
+            const char *rec = w->buf + (kv[i].val - pos);
+            struct mrow r = mrow_of(w, &kv[i], rec);
             struct srec h;
             memcpy(&h, rec, sizeof h);
-            if (tdb_runs_put(w->runs, &w->v[i], rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
+            if (tdb_runs_put(w->runs, &r, rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
                 return pt_errorf(w->t->err, "could not write the sort's runs (disk full?)");
         }
         tdb_runs_cut(w->runs);
@@ -538,69 +597,35 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
         for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
         return 0;
     }
-    if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0 ||
-        util_grow((void **)&w->v, &w->capv, c->n ? c->n : 1, sizeof *w->v) != 0)
+    if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0)
         return pt_errorf(w->t->err, "out of memory");
     if (fseeko(spool, (off_t)c->off, SEEK_SET) != 0 || fread(w->buf, 1, c->bytes, spool) != c->bytes)
         return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
-    size_t n = 0;
-    for (uint64_t at = 0; at < c->bytes && n < c->n;) {
-        struct srec h;
-        memcpy(&h, w->buf + at, sizeof h);
-        w->v[n++] = (struct mrow){.step = ms_row_step(w->st, &h), .metric = w->metric_id[h.metric],
-                                  .dbid = w->dbid[h.skey], .at = at};
-        at += sizeof h + (size_t)h.nv * sizeof(double);
+    size_t n;
+    uint64_t used;
+    const struct tdb_kv *kv = mon_sort(w, c->bytes, 0, &n, &used);
+    if (!kv) return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct mrow r = mrow_of(w, &kv[i], w->buf + kv[i].val);
+        if (mon_out_row(&o, &r, w->buf + r.at) != 0) return -1;
     }
-    int sorted = 1;
-    for (size_t i = 1; i < n && sorted; i++) sorted = cmp_mrow(&w->v[i - 1], &w->v[i]) < 0;
-    if (!sorted) qsort(w->v, n, sizeof *w->v, cmp_mrow);
-    for (size_t i = 0; i < n; i++)
-        if (mon_out_row(&o, &w->v[i], w->buf + w->v[i].at) != 0) return -1;
     for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
     return 0;
 }
 
 /* The write phase on two cores (util_pool_for): job 0 puts the ranks'
  * rows into trend_data (mon_rank_out, rank by rank), spooling the
- * summary's rows; jobs 1 and 2 make the rank summary from that spool, one
- * the whole run's part and the other the groups' (tdb_summary_new_part),
- * a window of steps at a time, each rank's rows of it as soon as job 0
- * has put that rank out (window 0 runs beside job 0; the later windows
- * need every rank).  Indices are taken in order, so job 0 always runs
- * first or beside the others, never behind a job that waits for it; on
- * one thread the three run one after the other.  The same bytes either
- * way: each part's rows are fed in the same order. */
+ * summary's rows and posting each rank as it is out; the other jobs make
+ * the rank summary from that spool (tdb_monsum).  Indices are taken in
+ * order, so job 0 always runs first or beside the others, never behind a
+ * job that waits for it; on one thread they run one after the other.
+ * The same bytes either way. */
 struct mon_par {
     struct mon_rows *w;
     const struct mon_stream *ms;
     const struct tdb *t;
-    struct tdb_summary *part[2];
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t posted;           /* ranks (chunks) put out, their summary rows on the spool */
-    int failed;              /* job 0 failed: err0 says why */
-    struct pt_error err0;
+    struct tdb_monsum *sum;
 };
-
-static void par_post(struct mon_par *p, size_t posted, const struct pt_error *e) {
-    pthread_mutex_lock(&p->mu);
-    if (e) {
-        p->failed = 1;
-        p->err0 = *e;
-    } else p->posted = posted;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-}
-
-/* Wait until chunk i is out; -1 (e: job 0's error) when it never will be. */
-static int par_wait(struct mon_par *p, size_t i, struct pt_error *e) {
-    pthread_mutex_lock(&p->mu);
-    while (p->posted <= i && !p->failed) pthread_cond_wait(&p->cv, &p->mu);
-    int failed = p->posted <= i;
-    if (failed) *e = p->err0;
-    pthread_mutex_unlock(&p->mu);
-    return failed ? -1 : 0;
-}
 
 /* Job 0: every rank into trend_data, posted one by one.  The copy of the
  * tdb has this job's error (the bulk build touches no SQLite statement). */
@@ -616,73 +641,39 @@ static int par_rows(struct mon_par *p, struct pt_error *e) {
             rc = -1;
         else if (w->summ && spool_flush(&w->sspool) != 0)
             rc = pt_errorf(e, "%s: could not spool the rank summary's rows (disk full?)", tw.final);
-        else par_post(p, i + 1, NULL);
+        else tdb_monsum_post(p->sum, i + 1, NULL);
     }
     w->t = (struct tdb *)p->t;
-    if (rc != 0) par_post(p, 0, e);
-    return rc;
-}
-
-/* Jobs 1 and 2: summary part k, a window of steps at a time, each rank's
- * rows of it read from the spool (pread: job 0 may be writing its end). */
-static int par_summary(struct mon_par *p, int k, struct pt_error *e) {
-    const struct mon_rows *w = p->w;
-    struct tdb_summary *s = p->part[k];
-    struct tdb tw = *p->t, *t = e == p->t->err ? (struct tdb *)p->t : &tw;
-    tw.err = e;
-    char *buf = NULL;
-    size_t cap = 0, rl = sizeof(struct sumrec) + (size_t)w->nc * sizeof(double);
-    int fd = fileno(w->sspool.f), rc = -1;
-    for (size_t win = 0; win < w->nwin; win++) {
-        for (size_t i = 0; i < p->ms->nchunk; i++) {
-            if (par_wait(p, i, e) != 0) goto out;
-            const uint64_t *o = w->woff + i * (w->nwin + 1);
-            uint64_t len = o[win + 1] - o[win];
-            if (!len) continue;
-            if (util_grow((void **)&buf, &cap, len, 1) != 0) { pt_errorf(e, "out of memory"); goto out; }
-            if (fs_pread_all(fd, buf, len, (off_t)o[win]) != 0) {
-                pt_errorf(e, "%s: could not read the rank summary's rows back", tw.final);
-                goto out;
-            }
-            for (uint64_t at = 0; at + rl <= len; at += rl) {
-                struct sumrec sr;
-                double v[MONITOR_NSTATS];
-                memcpy(&sr, buf + at, sizeof sr);
-                memcpy(v, buf + at + sizeof sr, (size_t)w->nc * sizeof(double));
-                if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) {
-                    pt_errorf(e, "out of memory");
-                    goto out;
-                }
-            }
-            if (tdb_summary_rank(s, p->ms->chunk[i].rank) != 0) { pt_errorf(e, "out of memory"); goto out; }
-            if (tdb_summary_flush(t, s) != 0) goto out;
-        }
-        if (tdb_summary_window(t, s) != 0) goto out;
-    }
-    rc = 0;
-out:
-    free(buf);
+    if (rc != 0) tdb_monsum_post(p->sum, 0, e);
     return rc;
 }
 
 static int par_job(void *ctx, size_t i, struct pt_error *e) {
     struct mon_par *p = ctx;
-    if (i == 0) return par_rows(p, e);
-    return p->part[i - 1] ? par_summary(p, (int)i - 1, e) : 0;
+    return i == 0 ? par_rows(p, e) : tdb_monsum_job(p->sum, i - 1, e);
 }
 
-/* Every rank out, and the summary (w->summ, its twin: NULL when the
- * summary goes in by INSERTs, fed on this thread after the rows).  0, or
+/* Every rank out, and the summary (parts: sum->run and ->groups on the
+ * pool, or sum->all fed on this thread after the rows, or none).  0, or
  * -1 with t's error set. */
-static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct tdb_summary *twin) {
-    struct mon_par p = {.w = w, .ms = ms, .t = w->t, .part = {w->summ, twin}};
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.cv, NULL);
+static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct tdb_monsum *sum) {
+    struct mon_par p = {.w = w, .ms = ms, .t = w->t, .sum = sum};
+    int32_t *rank = malloc((ms->nchunk ? ms->nchunk : 1) * sizeof *rank);
+    if (!rank) return pt_errorf(w->t->err, "out of memory");
+    for (size_t i = 0; i < ms->nchunk; i++) rank[i] = ms->chunk[i].rank;
+    sum->t = w->t;
+    sum->fd = w->sspool.f ? fileno(w->sspool.f) : -1;
+    sum->nc = w->nc;
+    sum->nchunk = ms->nchunk;
+    sum->nwin = w->nwin;
+    sum->rank = rank;
+    sum->woff = w->woff;
+    tdb_monsum_init(sum);
     int rc;
-    if (twin) rc = util_pool_for(3, par_job, &p, w->t->err);
-    else if ((rc = par_rows(&p, w->t->err)) == 0 && w->summ) rc = par_summary(&p, 0, w->t->err);
-    pthread_cond_destroy(&p.cv);
-    pthread_mutex_destroy(&p.mu);
+    if (sum->groups) rc = util_pool_for(1 + TDB_MONSUM_JOBS, par_job, &p, w->t->err);
+    else if ((rc = par_rows(&p, w->t->err)) == 0 && sum->all) rc = tdb_monsum_all(sum, w->t->err);
+    tdb_monsum_done(sum);
+    free(rank);
     return rc;
 }
 
@@ -694,6 +685,29 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
 /* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
 #define MON_SUMMARY_WINDOW_KEYS 32768
 
+/* Per skey (n of them) the place of its target id among them all
+ * (*trank: the sort's key for the id, in fewer bits), *bits the bits of
+ * the places.  0, or -1 without memory. */
+static int mon_target_ranks(const int64_t *dbid, size_t n, uint32_t **trank, int *bits) {
+    struct tdb_kv *a = malloc((n ? n : 1) * sizeof *a), *tmp = malloc((n ? n : 1) * sizeof *tmp), *r;
+    int64_t most = 0;
+    uint32_t place = 0;
+    *trank = malloc((n ? n : 1) * sizeof **trank);
+    for (size_t i = 0; a && i < n; i++) {
+        a[i] = (struct tdb_kv){.key = (uint64_t)dbid[i], .val = i};
+        if (dbid[i] > most) most = dbid[i];
+    }
+    int rc = a && tmp && *trank && (r = tdb_sort_kv(a, tmp, n, tdb_sort_bits((uint64_t)most))) ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (i && r[i].key != r[i - 1].key) place++;
+        (*trank)[r[i].val] = place;
+    }
+    *bits = tdb_sort_bits(place);
+    free(a);
+    free(tmp);
+    return rc;
+}
+
 /* The spooled rows into trend_data (nc columns, colidx: the column of each
  * statistic, cols their names), counting them in *rows, and the rank
  * summary.  Ranks ascending: each rank's rows sorted go into the table built
@@ -704,8 +718,14 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
                           const int64_t *dbid, const int *metric_id, const int *colidx, const char *const *cols,
                           int nc, struct btree_bulk *bb, size_t *rows) {
     struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
-    struct tdb_summary *twin = NULL;
+    struct tdb_monsum sum = {0};
+    uint32_t *trank = NULL;
     int ordered = 1, rc = -1;
+    if (mon_target_ranks(dbid, names_count(ms->skeys), &trank, &w.kbits) != 0) {
+        free(trank);
+        return pt_errorf(t->err, "out of memory");
+    }
+    w.trank = trank;
     for (int s = 0; s < MONITOR_NSTATS; s++) w.colidx[s] = -1;
     for (int c = 0; c < nc; c++) w.colidx[colidx[c]] = c;
     const char *sb = getenv("PROBETOP_SORT_BYTES");   /* probetop(1), ENVIRONMENT */
@@ -714,22 +734,11 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         if (ms->chunk[i].rank <= ms->chunk[i - 1].rank) ordered = 0;
     w.bb = ordered ? bb : NULL;
     int prc = w.bb ? 0 : tdb_prepare_trend_insert(t, nc, 1, &w.ins_row);
-    if (prc != 0) return prc > 0 ? tdb_fail(t, "prepare") : -1;
+    if (prc != 0) {
+        free(trank);
+        return prc > 0 ? tdb_fail(t, "prepare") : -1;
+    }
     if (ordered && ms->max_rank_rows + 1 >= SUMMARY_MIN_RANKS) {
-        /* in two parts on two threads when built beside SQLite (tdb_summary_new_part) */
-        if (!(w.summ = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_RUN)) ||
-            !(twin = tdb_summary_new_part(nc, cols, ms->max_rank_rows, TDB_SUMMARY_GROUPS))) {
-            pt_errorf(t->err, "out of memory");
-            goto out;
-        }
-        if (tdb_summary_open(t, w.summ) != 0) goto out;
-        if (!tdb_summary_built(w.summ)) {   /* INSERTs: one summary of every group size, on this thread */
-            tdb_summary_free(w.summ);
-            tdb_summary_free(twin);
-            twin = NULL;
-            if (!(w.summ = tdb_summary_new(nc, cols, ms->max_rank_rows))) { pt_errorf(t->err, "out of memory"); goto out; }
-            if (tdb_summary_open(t, w.summ) != 0) goto out;
-        } else if (tdb_summary_open_twin(t, twin, w.summ) != 0) goto out;
         /* windows of steps holding about MON_SUMMARY_WINDOW_KEYS keys of the biggest rank */
         size_t most = 1;
         for (size_t i = 0; i < ms->nchunk; i++)
@@ -741,6 +750,9 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         w.step0 = st->min_step;
         w.wsteps = (int32_t)(ws < 1 ? 1 : ws);
         w.nwin = (size_t)((nsteps + w.wsteps - 1) / w.wsteps);
+        /* in parts on the pool when built beside SQLite (tdb_monsum) */
+        if (tdb_monsum_open(&sum, t, nc, cols, ms->max_rank_rows, w.nwin) != 0) goto out;
+        w.summ = sum.all ? sum.all : sum.run[0];
         if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
@@ -748,19 +760,20 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         pt_errorf(t->err, "could not spool the rows (disk full?)");
         goto out;
     }
-    if (mon_rows_all(&w, ms, twin) != 0) goto out;
-    if (w.summ && tdb_summary_finish2(t, w.summ, twin) != 0) goto out;
+    if (mon_rows_all(&w, ms, &sum) != 0) goto out;
+    if (w.summ && tdb_monsum_finish(&sum, t) != 0) goto out;
     if (!ordered && tdb_summary_from_table(t) != 0) goto out;
     *rows = w.rows;
     rc = 0;
 out:
     sqlite3_finalize(w.ins_row);
-    tdb_summary_free(w.summ);
-    tdb_summary_free(twin);
+    tdb_monsum_free(&sum);
     spool_close(&w.sspool);
     free(w.woff);
     free(w.buf);
-    free(w.v);
+    free(w.kv);
+    free(w.kvtmp);
+    free(trank);
     tdb_runs_free(w.runs);
     return rc;
 }

@@ -1,0 +1,168 @@
+/* tdb_monsum: see tdb_monsum.h. */
+#include "src/io/trenddb/tdb_monsum.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/util/fs.h"
+#include "model/util/util.h"
+
+int tdb_monsum_open(struct tdb_monsum *p, struct tdb *t, int ns, const char *const *cols, int64_t max_rank,
+                    size_t nwin) {
+    p->gsize = max_rank + 1 > 64 ? 64 : 8;
+    if (!(p->run[0] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_RUN))) return pt_errorf(t->err, "out of memory");
+    if (tdb_summary_open(t, p->run[0]) != 0) return -1;
+    if (!tdb_summary_built(p->run[0])) {   /* INSERTs: one summary of every group size, on one thread */
+        tdb_summary_free(p->run[0]);
+        p->run[0] = NULL;
+        if (!(p->all = tdb_summary_new(ns, cols, max_rank))) return pt_errorf(t->err, "out of memory");
+        return tdb_summary_open(t, p->all);
+    }
+    if (!(p->groups = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_GROUPS)) ||
+        (nwin > 1 && !(p->run[1] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_RUN))))
+        return pt_errorf(t->err, "out of memory");
+    if (tdb_summary_open_twin(t, p->groups, p->run[0]) != 0) return -1;
+    return p->run[1] ? tdb_summary_open_twin(t, p->run[1], p->run[0]) : 0;
+}
+
+int tdb_monsum_finish(struct tdb_monsum *p, struct tdb *t) {
+    if (p->all) return tdb_summary_finish(t, p->all);
+    struct tdb_summary *parts[3] = {p->run[0], p->groups, p->run[1]};
+    return tdb_summary_finish_parts(t, parts, p->run[1] ? 3 : 2);
+}
+
+void tdb_monsum_free(struct tdb_monsum *p) {
+    tdb_summary_free(p->all);
+    tdb_summary_free(p->run[0]);
+    tdb_summary_free(p->run[1]);
+    tdb_summary_free(p->groups);
+}
+
+void tdb_monsum_init(struct tdb_monsum *p) {
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+}
+
+void tdb_monsum_done(struct tdb_monsum *p) {
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+}
+
+static void post_fail(struct tdb_monsum *p, const struct pt_error *e) {
+    pthread_mutex_lock(&p->mu);
+    if (!p->failed) {
+        p->failed = 1;
+        p->err0 = *e;
+    }
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void tdb_monsum_post(struct tdb_monsum *p, size_t posted, const struct pt_error *e) {
+    if (e) { post_fail(p, e); return; }
+    pthread_mutex_lock(&p->mu);
+    p->posted = posted;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until rank i is out (run0: until window 0 of the whole run is fed
+ * too); -1 (e: the failed job's error) when it never will be. */
+static int wait_for(struct tdb_monsum *p, size_t i, int run0, struct pt_error *e) {
+    pthread_mutex_lock(&p->mu);
+    while (((i < p->nchunk && p->posted <= i) || (run0 && !p->run0)) && !p->failed) pthread_cond_wait(&p->cv, &p->mu);
+    int failed = p->failed;
+    if (failed) *e = p->err0;
+    pthread_mutex_unlock(&p->mu);
+    return failed ? -1 : 0;
+}
+
+struct feed {                /* a job's reading */
+    struct tdb_monsum *p;
+    struct tdb tw, *t;       /* the tdb with this job's error */
+    struct pt_error *e;
+    char *buf;
+    size_t cap;
+};
+
+static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e) {
+    *f = (struct feed){.p = p, .tw = *p->t, .e = e};
+    f->tw.err = e;
+    f->t = e == p->t->err ? (struct tdb *)p->t : &f->tw;
+}
+
+/* Part s fed window win of ranks [i0, i1), each rank's rows then the rank. */
+static int feed(struct feed *f, struct tdb_summary *s, size_t win, size_t i0, size_t i1) {
+    struct tdb_monsum *p = f->p;
+    size_t rl = sizeof(struct tdb_monsum_rec) + (size_t)p->nc * sizeof(double);
+    for (size_t i = i0; i < i1; i++) {
+        if (wait_for(p, i, 0, f->e) != 0) return -1;
+        const uint64_t *o = p->woff + i * (p->nwin + 1);
+        uint64_t len = o[win + 1] - o[win];
+        if (!len) continue;
+        if (util_grow((void **)&f->buf, &f->cap, len, 1) != 0) return pt_errorf(f->e, "out of memory");
+        if (fs_pread_all(p->fd, f->buf, len, (off_t)o[win]) != 0)
+            return pt_errorf(f->e, "%s: could not read the rank summary's rows back", p->t->final);
+        for (uint64_t at = 0; at + rl <= len; at += rl) {
+            struct tdb_monsum_rec sr;
+            double v[MONITOR_NSTATS];
+            memcpy(&sr, f->buf + at, sizeof sr);
+            memcpy(v, f->buf + at + sizeof sr, (size_t)p->nc * sizeof(double));
+            if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) return pt_errorf(f->e, "out of memory");
+        }
+        if (tdb_summary_rank(s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
+        if (tdb_summary_flush(f->t, s) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Windows from, from + step, ... of every rank into s. */
+static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, size_t step) {
+    for (size_t win = from; win < f->p->nwin; win += step) {
+        tdb_summary_at(s, (int64_t)win);
+        if (feed(f, s, win, 0, f->p->nchunk) != 0 || tdb_summary_window(f->t, s) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Job 0: the groups' part a group at a time, every window of it, and
+ * window 0 of the whole run (run[0]) on the way. */
+static int feed_groups(struct feed *f) {
+    struct tdb_monsum *p = f->p;
+    tdb_summary_at(p->run[0], 0);
+    for (size_t i0 = 0, i1; i0 < p->nchunk; i0 = i1) {
+        for (i1 = i0 + 1; i1 < p->nchunk && p->rank[i1] / p->gsize == p->rank[i0] / p->gsize;) i1++;
+        if (feed(f, p->run[0], 0, i0, i1) != 0) return -1;
+        for (size_t win = 0; win < p->nwin; win++) {
+            tdb_summary_at(p->groups, (int64_t)win);
+            if (feed(f, p->groups, win, i0, i1) != 0 || tdb_summary_window(f->t, p->groups) != 0) return -1;
+        }
+    }
+    if (tdb_summary_window(f->t, p->run[0]) != 0) return -1;
+    pthread_mutex_lock(&p->mu);
+    p->run0 = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
+    struct feed f;
+    feed_start(&f, p, e);
+    int rc = 0;
+    if (k == 0) rc = feed_groups(&f);
+    else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 1, 2);   /* the odd windows: every rank is out */
+    else if (k == 2 && p->nwin > 2)   /* the even ones after window 0 */
+        rc = wait_for(p, 0, 1, e) != 0 ? -1 : feed_windows(&f, p->run[0], 2, 2);
+    free(f.buf);
+    if (rc != 0) post_fail(p, e);
+    return rc;
+}
+
+int tdb_monsum_all(struct tdb_monsum *p, struct pt_error *e) {
+    struct feed f;
+    feed_start(&f, p, e);
+    int rc = feed_windows(&f, p->all, 0, 1);
+    free(f.buf);
+    return rc;
+}

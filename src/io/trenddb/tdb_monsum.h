@@ -1,0 +1,73 @@
+/* tdb_monsum: the rank summary of data2db on a monitor tree, made on the
+ * pool beside trend_data (trenddb_write_monitor.c).  The writer's job puts
+ * the ranks' rows into trend_data one rank after the other and spools each
+ * row for the summary (struct tdb_monsum_rec, then nc doubles), noting per
+ * rank where each window of steps starts, and posts each rank as it is
+ * out; the summary's jobs here read them back and feed the parts
+ * (tdb_summary_new_part): the groups' part a rank group at a time, every
+ * window of the group as soon as its ranks are out (so beside the writer),
+ * with window 0 of the whole run on the way; the whole run's later
+ * windows, which need every rank, shared between two parts (odd windows
+ * and even ones) on both threads once the writer is done.  Each part is
+ * fed each group's windows in order; the rows' windows put them in key
+ * order at the end (tdb_summary_finish_parts).  Internal to
+ * src/io/trenddb. */
+#ifndef PT_TDB_MONSUM_H
+#define PT_TDB_MONSUM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_summary.h"
+
+struct tdb_monsum_rec {      /* a row for the rank summary, nc doubles after it */
+    int32_t step, metric;
+    int64_t dbid;
+    uint32_t present, pad;
+};
+
+struct tdb_monsum {
+    const struct tdb *t;     /* the writer's (jobs use copies with their own error) */
+    int fd;                  /* the summary's spool */
+    int nc;                  /* statistic columns */
+    size_t nchunk, nwin;     /* ranks with rows (ascending), windows */
+    const int32_t *rank;     /* per rank with rows: its rank */
+    const uint64_t *woff;    /* per rank with rows: nwin + 1 offsets on the spool */
+    /* the parts: all (NULL but all: one summary fed on one thread, by
+     * INSERTs), or run[0] (window 0 and the even ones; opened), run[1]
+     * (the odd ones; NULL with one window) and groups */
+    struct tdb_summary *all, *run[2], *groups;
+    int64_t gsize;           /* ranks per group the groups' part is fed by (8, or 64 above 64 ranks) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t posted;           /* ranks out, their rows on the spool */
+    int run0;                /* window 0 of the whole run fed */
+    int failed;              /* a job failed: err0 says why */
+    struct pt_error err0;
+};
+
+/* The parts for ns statistic columns cols and ranks up to max_rank, in
+ * nwin windows: the table created in t; built beside SQLite: run[0],
+ * run[1] (more than one window) and groups, else all (INSERTs).  0, or -1
+ * with t's error set. */
+int tdb_monsum_open(struct tdb_monsum *p, struct tdb *t, int ns, const char *const *cols, int64_t max_rank,
+                    size_t nwin);
+/* After the jobs: every part into the table. */
+int tdb_monsum_finish(struct tdb_monsum *p, struct tdb *t);
+void tdb_monsum_free(struct tdb_monsum *p);
+/* p's lock made (the fields above set by the caller); destroyed by _done. */
+void tdb_monsum_init(struct tdb_monsum *p);
+void tdb_monsum_done(struct tdb_monsum *p);
+/* The writer: ranks [0, posted) are out (e NULL), or it failed (e). */
+void tdb_monsum_post(struct tdb_monsum *p, size_t posted, const struct pt_error *e);
+/* Summary job k of TDB_MONSUM_JOBS (the writer's job runs before them or
+ * beside, never behind one: indices in order), e its error. */
+#define TDB_MONSUM_JOBS 3
+int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e);
+/* The summary fed all in one (p->all), on the caller's thread after the
+ * writer: every window of every rank. */
+int tdb_monsum_all(struct tdb_monsum *p, struct pt_error *e);
+
+#endif
