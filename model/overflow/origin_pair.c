@@ -564,7 +564,7 @@ char *origin_op_view(const struct tree *t, size_t r) {
     const struct tparam *p = origin_rec_params(t, r);
     for (uint32_t i = 0; i < t->recs[r].np && rc == 0; i++)
         if (pos_int_arg(t, id, il, &p[i])) {
-            snprintf(line, sizeof line, "arg %s %ld\n", tree_s(t, p[i].name) + il, (long)param_value(t, &p[i]));
+            snprintf(line, sizeof line, "arg %s %ld\n", tree_pname_after(t, &p[i], id, il), (long)param_value(t, &p[i]));
             rc = view_add(&b, &n, &cap, line);
         }
     if (rc) {
