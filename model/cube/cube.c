@@ -577,13 +577,100 @@ static inline void idx_set(struct idx *x, size_t i, size_t v) {
     else ((uint32_t *)x->p)[i] = v == SIZE_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* One metric's layout, cut into parts by step (a cell's rows are all of
+ * its step): part k of nparts owns the steps [k * ns / nparts, (k + 1) *
+ * ns / nparts), their rows' cells, their slots of the step order and their
+ * values, so the parts run on the pool's threads and give what one pass
+ * in row order gives (the first row of a cell wins). */
+struct fin_part {
+    struct fin *f;
+    struct bmetric *bm;
+    struct cube_metric *cm;
+    const uint32_t *local;
+    uint8_t *seen;           /* a bit a cell: parts share a byte at most at their edge (atomic) */
+    struct idx cellof, order;
+    size_t *at;              /* rows per step, then each step's next slot */
+    size_t cells, nvals;
+    int nparts, phase;
+};
+
+static void part_steps(const struct fin_part *p, size_t k, size_t *lo, size_t *hi) {
+    *lo = k * p->f->ns / (size_t)p->nparts;
+    *hi = (k + 1) * p->f->ns / (size_t)p->nparts;
+}
+
+/* Phase 0: its share of the values set missing, its rows' cells and their
+ * count per step; phase 1: its steps' rows in step order (at[s] from
+ * where step s's slots start to where they end); phase 2: their values. */
+static int fin_part(void *ctx, size_t k, struct pt_error *e) {
+    struct fin_part *p = ctx;
+    const struct bmetric *bm = p->bm;
+    const int32_t *sv = p->f->sv, *rv = p->f->rv;
+    size_t ns = p->f->ns, nr = p->f->nr, lo, hi;
+    part_steps(p, k, &lo, &hi);
+    (void)e;
+    if (p->phase == 0) {
+        float miss = cube_missing();
+        size_t v0 = k * p->nvals / (size_t)p->nparts, v1 = (k + 1) * p->nvals / (size_t)p->nparts;
+        for (size_t v = v0; v < v1; v++) p->cm->vals[v] = miss;
+    }
+    if (lo >= hi) return 0;   /* no step (a metric of no row) */
+    if (p->phase == 2) {
+        float miss = cube_missing();
+        for (size_t q = lo ? p->at[lo - 1] : 0; q < p->at[hi - 1]; q++) {
+            size_t r = idx_get(&p->order, q), cell = idx_get(&p->cellof, r);
+            if (cell == SIZE_MAX) continue;
+            const struct brow *row = brow_at(bm, r);
+            const float *src = bvals_at(bm, r);
+            for (int st = 0; st < p->cm->nstats; st++)
+                /* rows added before a stat was declared carry no value for it */
+                p->cm->vals[(size_t)st * p->cells + cell] = st < bm->stride && ((row->present >> st) & 1) ? src[st] : miss;
+        }
+        return 0;
+    }
+    int32_t at_step = 0, at_rank = 0;
+    int si = -1, ri = -1;
+    for (size_t r = 0; r < bm->n; r++) {
+        const struct brow *row = brow_at(bm, r);
+        /* runs of one step and rank: looked up once a run */
+        if (si < 0 || row->step != at_step) { si = find_i32(sv, ns, row->step); at_step = row->step; }
+        if ((size_t)si < lo || (size_t)si >= hi) continue;
+        if (p->phase == 1) {
+            idx_set(&p->order, p->at[si]++, r);
+            continue;
+        }
+        if (ri < 0 || row->rank != at_rank) { ri = find_i32(rv, nr, row->rank); at_rank = row->rank; }
+        size_t cell = ((size_t)p->local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
+        p->at[si]++;
+        uint8_t bit = (uint8_t)(1u << (cell % 8));
+        if (__atomic_fetch_or(&p->seen[cell / 8], bit, __ATOMIC_RELAXED) & bit) {
+            idx_set(&p->cellof, r, SIZE_MAX);
+            continue;
+        }
+        idx_set(&p->cellof, r, cell);
+    }
+    return 0;
+}
+
+/* The parts' three phases, each on the pool (or here, with one part). */
+static int fin_parts(struct fin_part *p, struct pt_error *e) {
+    for (p->phase = 0; p->phase < 3; p->phase++) {
+        if (p->nparts > 1 ? util_pool_for((size_t)p->nparts, fin_part, p, e) != 0 : fin_part(p, 0, e) != 0) return -1;
+        if (p->phase == 0)   /* at[s]: where step s's slots start */
+            for (size_t k = 0, sum = 0; k < p->f->ns; k++) {
+                size_t c = p->at[k];
+                p->at[k] = sum;
+                sum += c;
+            }
+    }
+    return 0;
+}
+
 /* Metric mi's block: its local targets (those with rows, ascending id)
  * and its values, then its rows freed. */
 static int fin_metric(struct fin *f, int mi, uint32_t *local, struct pt_error *e) {
     struct bmetric *bm = &f->b->m[mi];
     struct cube_metric *cm = &f->c->metrics[mi];
-    const int32_t *sv = f->sv, *rv = f->rv;
-    size_t ns = f->ns, nr = f->nr;
     uint32_t ntg = f->ntg;
     memset(local, 0xff, (ntg ? ntg : 1) * sizeof *local);
     for (size_t r = 0; r < bm->n; r++) local[brow_at(bm, r)->target] = 0;
@@ -596,57 +683,29 @@ static int fin_metric(struct fin *f, int mi, uint32_t *local, struct pt_error *e
     for (uint32_t t = 0; t < ntg; t++)
         if (local[t] == 0) { cm->targets[nl] = t; local[t] = nl++; }
     cm->ntargets = nl;
-    size_t cells = (size_t)nl * ns * nr, nvals = cells * (size_t)cm->nstats;
-    cm->vals = malloc((nvals ? nvals : 1) * sizeof *cm->vals);
-    uint8_t *seen = calloc(cells / 8 + 1, 1);
-    if (!cm->vals || !seen) { free(seen); return fin_oom(e); }
-    float miss = cube_missing();
-    for (size_t k = 0; k < nvals; k++) cm->vals[k] = miss;
+    struct fin_part p = {.f = f, .bm = bm, .cm = cm, .local = local, .nparts = 1};
+    p.cells = (size_t)nl * f->ns * f->nr;
+    p.nvals = p.cells * (size_t)cm->nstats;
+    if (bm->n >= FIN_PAR_ROWS && f->ns >= 2) p.nparts = util_pool_threads(4) < (int)f->ns ? util_pool_threads(4) : (int)f->ns;
     /* Each row's cell first (the first row of a cell wins), then the
      * values in step order: rows come file by file (a rank's steps),
      * so the ranks of one cache line of a plane would be written at
      * far apart times, each a miss; a step's rows together keep its
      * lines at hand until all its ranks are in. */
-    struct idx cellof, order;
-    int ok = idx_new(&cellof, bm->n, cells) == 0;
-    ok = idx_new(&order, ok ? bm->n : 0, bm->n) == 0 && ok;
-    size_t *at = calloc(ns + 1, sizeof *at);
-    if (!ok || !at) { free(seen); free(cellof.p); free(order.p); free(at); return fin_oom(e); }
-    int32_t at_step = 0, at_rank = 0;
-    int si = -1, ri = -1;
-    for (size_t r = 0; r < bm->n; r++) {
-        const struct brow *row = brow_at(bm, r);
-        /* runs of one step and rank: looked up once a run */
-        if (si < 0 || row->step != at_step) { si = find_i32(sv, ns, row->step); at_step = row->step; }
-        if (ri < 0 || row->rank != at_rank) { ri = find_i32(rv, nr, row->rank); at_rank = row->rank; }
-        size_t cell = ((size_t)local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
-        at[si + 1]++;
-        if (seen[cell / 8] & (1u << (cell % 8))) { idx_set(&cellof, r, SIZE_MAX); continue; }
-        seen[cell / 8] |= (uint8_t)(1u << (cell % 8));
-        idx_set(&cellof, r, cell);
-    }
-    free(seen);
-    for (size_t k = 0; k < ns; k++) at[k + 1] += at[k];
-    for (size_t r = 0; r < bm->n; r++) {
-        /* the step of a cell is (cell / nr) % ns */
-        size_t cell = idx_get(&cellof, r);
-        size_t st = cell == SIZE_MAX ? (size_t)find_i32(sv, ns, brow_at(bm, r)->step) : cell / nr % ns;
-        idx_set(&order, at[st]++, r);
-    }
-    for (size_t k = 0; k < bm->n; k++) {
-        size_t r = idx_get(&order, k), cell = idx_get(&cellof, r);
-        if (cell == SIZE_MAX) continue;
-        const struct brow *row = brow_at(bm, r);
-        const float *src = bvals_at(bm, r);
-        for (int s = 0; s < cm->nstats; s++)
-            /* rows added before a stat was declared carry no value for it */
-            cm->vals[(size_t)s * cells + cell] = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
-    }
-    free(cellof.p);
-    free(order.p);
-    free(at);
-    bmetric_free_rows(bm);
-    return 0;
+    cm->vals = malloc((p.nvals ? p.nvals : 1) * sizeof *cm->vals);
+    p.seen = calloc(p.cells / 8 + 1, 1);
+    int ok = cm->vals && p.seen && idx_new(&p.cellof, bm->n, p.cells) == 0;
+    p.order.p = NULL;
+    ok = ok && idx_new(&p.order, bm->n, bm->n) == 0;
+    p.at = calloc(f->ns + 1, sizeof *p.at);
+    int rc = ok && p.at ? 0 : fin_oom(e);
+    if (rc == 0) rc = fin_parts(&p, e);
+    free(p.seen);
+    free(p.cellof.p);
+    free(p.order.p);
+    free(p.at);
+    if (rc == 0) bmetric_free_rows(bm);
+    return rc;
 }
 
 /* fn for each metric: on the pool when it pays, else here in order. */
