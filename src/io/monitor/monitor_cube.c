@@ -11,10 +11,17 @@
 #include "model/cube/cube.h"
 #include "model/cube/names.h"
 #include "model/util/pool.h"
+#include "model/util/util.h"
 #include "src/io/monitor/read_monitor.h"
 
 /* Below this many rows, one thread: threads would cost more than they save. */
 #define TO_CUBE_PAR_ROWS ((size_t)1 << 14)
+
+int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r) {
+    if (!s->micro) return r->step;
+    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
+    return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
+}
 
 uint32_t monitor_target(struct monitor_targets *t, struct names *nm, const struct monitor_data *md,
                         const struct monitor_row *r, int32_t call) {

@@ -554,12 +554,6 @@ int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_er
     return 0;
 }
 
-int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r) {
-    if (!s->micro) return r->step;
-    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
-    return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
-}
-
 void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
     if (!valmask || !shape_dtype_na) return;
     for (int s = 0, k = 0; s < MONITOR_NSTATS; s++) {
