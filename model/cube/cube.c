@@ -486,7 +486,7 @@ static int cmp_step(const void *a, const void *b) {
 /* Sorts and dedupes n int32 values in place; returns the new count. */
 static size_t uniq_i32(int32_t *v, size_t n) {
     size_t k = 0;
-    qsort(v, n, sizeof *v, util_cmp_i32);
+    if (n) qsort(v, n, sizeof *v, util_cmp_i32);   /* v may be NULL when n is 0 */
     for (size_t i = 0; i < n; i++)
         if (!k || v[k - 1] != v[i]) v[k++] = v[i];
     return k;
@@ -724,11 +724,11 @@ static int fin_union(const struct fin *f, const int32_t *decl, size_t nd, int st
     for (int i = 0; i < f->b->nm; i++) total += steps ? f->ax[i].ns : f->ax[i].nr;
     int32_t *v = malloc((total ? total : 1) * sizeof *v);
     if (!v) return -1;
-    memcpy(v, decl, nd * sizeof *v);
+    if (nd) memcpy(v, decl, nd * sizeof *v);   /* decl may be NULL when nd is 0 */
     size_t k = nd;
     for (int i = 0; i < f->b->nm; i++) {
         size_t m = steps ? f->ax[i].ns : f->ax[i].nr;
-        memcpy(v + k, steps ? f->ax[i].sv : f->ax[i].rv, m * sizeof *v);
+        if (m) memcpy(v + k, steps ? f->ax[i].sv : f->ax[i].rv, m * sizeof *v);
         k += m;
     }
     *n = uniq_i32(v, k);
