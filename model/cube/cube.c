@@ -4,6 +4,7 @@
  * asks and which never calls back here. */
 #include "model/cube/cube.h"
 #include "model/cube/cube_lazy.h"
+#include "model/util/pool.h"
 #include "model/util/util.h"
 
 #include <float.h>
@@ -351,24 +352,6 @@ struct cube_builder {
 
 void cube_builder_budget(struct cube_builder *b, uint64_t bytes) { b->budget = bytes; }
 
-/* Bytes the values of ns steps x nr ranks take: every metric's targets with
- * rows (local: scratch of one word per names id). */
-static double dense_bytes(struct cube_builder *b, uint32_t *local, uint32_t ntg, size_t ns, size_t nr) {
-    double bytes = 0;
-    for (int i = 0; i < b->nm; i++) {
-        const struct bmetric *bm = &b->m[i];
-        uint32_t nl = 0;
-        memset(local, 0, (ntg ? ntg : 1) * sizeof *local);
-        for (size_t r = 0; r < bm->n; r++) {
-            uint32_t t = brow_at(bm, r)->target;
-            nl += !local[t];
-            local[t] = 1;
-        }
-        bytes += (double)nl * (double)ns * (double)nr * (double)(bm->nstats ? bm->nstats : 1) * sizeof(float);
-    }
-    return bytes;
-}
-
 struct cube_builder *cube_builder_new(struct names *names) {
     struct cube_builder *b = calloc(1, sizeof *b);
     if (!b) { names_free(names); return NULL; }
@@ -503,7 +486,7 @@ static int cmp_step(const void *a, const void *b) {
 /* Sorts and dedupes n int32 values in place; returns the new count. */
 static size_t uniq_i32(int32_t *v, size_t n) {
     size_t k = 0;
-    qsort(v, n, sizeof *v, util_cmp_i32);
+    if (n) qsort(v, n, sizeof *v, util_cmp_i32);   /* v may be NULL when n is 0 */
     for (size_t i = 0; i < n; i++)
         if (!k || v[k - 1] != v[i]) v[k++] = v[i];
     return k;
@@ -519,45 +502,286 @@ static int find_i32(const int32_t *v, size_t n, int32_t x) {
     return -1;
 }
 
-int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_error *err) {
-    size_t total = b->nsteps, rtotal = b->nranks;
-    *out = NULL;
-    for (int i = 0; i < b->nm; i++) { total += b->m[i].n; rtotal += b->m[i].n; }
-    int32_t *sv = malloc((total ? total : 1) * sizeof *sv);
-    int32_t *rv = malloc((rtotal ? rtotal : 1) * sizeof *rv);
-    uint32_t ntg = names_count(b->names);
-    uint32_t *local = malloc((ntg ? ntg : 1) * sizeof *local);
-    struct cube *c = calloc(1, sizeof *c);
-    if (!sv || !rv || !local || !c) goto oom;
-    size_t ns = 0, nr = 0;
-    for (size_t i = 0; i < b->nsteps; i++) sv[ns++] = b->steps[i].value;
-    for (size_t i = 0; i < b->nranks; i++) rv[nr++] = b->ranks[i];
+/* The first pass over the rows (each metric's steps, ranks and targets)
+ * runs per metric on the pool's threads (model/util/pool.h) when there are
+ * two metrics or more and rows enough; its lists are merged in metric
+ * order, so the cube is the same byte for byte on any number of threads. */
+#define FIN_PAR_ROWS ((size_t)1 << 14)
+
+/* A metric's step and rank values (sorted, distinct) and its count of
+ * targets with rows: the first pass, one metric each. */
+struct fin_axes {
+    int32_t *sv, *rv;
+    size_t ns, nr, caps, capr;
+    uint32_t nl;
+};
+
+struct fin {
+    struct cube_builder *b;
+    struct cube *c;
+    struct fin_axes *ax;       /* per metric */
+    const int *order;          /* the metrics, most rows first (the first pass takes them in this order) */
+    const int32_t *sv, *rv;    /* the cube's axes */
+    size_t ns, nr;
+    uint32_t ntg;
+};
+
+static int fin_oom(struct pt_error *e) { return pt_errorf(e, "out of memory while laying out the cube"); }
+
+static int fin_axes(void *ctx, size_t i, struct pt_error *e) {
+    struct fin *f = ctx;
+    const struct bmetric *bm = &f->b->m[f->order[i]];
+    struct fin_axes *a = &f->ax[f->order[i]];
+    uint8_t *has = calloc(f->ntg / 8 + 1, 1);
+    if (!has) return fin_oom(e);
     /* rows come in runs of one step and rank (a file, a rank folder): a
      * value equal to the one before is not taken again before the sort */
-    for (int i = 0; i < b->nm; i++)
-        for (size_t r = 0; r < b->m[i].n; r++) {
-            const struct brow *row = brow_at(&b->m[i], r);
-            if (!ns || sv[ns - 1] != row->step) sv[ns++] = row->step;
-            if (!nr || rv[nr - 1] != row->rank) rv[nr++] = row->rank;
+    for (size_t r = 0; r < bm->n; r++) {
+        const struct brow *row = brow_at(bm, r);
+        if (!a->ns || a->sv[a->ns - 1] != row->step) {
+            if (UTIL_PUSH(a->sv, a->ns, a->caps) != 0) { free(has); return fin_oom(e); }
+            a->sv[a->ns++] = row->step;
         }
-    ns = uniq_i32(sv, ns);
-    nr = uniq_i32(rv, nr);
-    if (ns > CUBE_MAX_STEPS || nr > CUBE_MAX_RANKS) {   /* beyond any real run: refuse rather than allocate the moon */
-        free(sv); free(rv); free(local); free(c);
-        return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
+        if (!a->nr || a->rv[a->nr - 1] != row->rank) {
+            if (UTIL_PUSH(a->rv, a->nr, a->capr) != 0) { free(has); return fin_oom(e); }
+            a->rv[a->nr++] = row->rank;
+        }
+        uint32_t t = row->target;
+        a->nl += !(has[t / 8] & (1u << (t % 8)));
+        has[t / 8] |= (uint8_t)(1u << (t % 8));
     }
-    double need = b->budget ? dense_bytes(b, local, ntg, ns, nr) : 0;
+    free(has);
+    a->ns = uniq_i32(a->sv, a->ns);
+    a->nr = uniq_i32(a->rv, a->nr);
+    return 0;
+}
+
+/* n indexes below lim (SIZE_MAX too): 32-bit words when they fit, half
+ * the memory of 64-bit ones. */
+struct idx {
+    void *p;
+    int wide;
+};
+static int idx_new(struct idx *x, size_t n, size_t lim) {
+    x->wide = lim >= UINT32_MAX;
+    x->p = malloc((n ? n : 1) * (x->wide ? sizeof(size_t) : sizeof(uint32_t)));
+    return x->p ? 0 : -1;
+}
+static inline size_t idx_get(const struct idx *x, size_t i) {
+    if (x->wide) return ((const size_t *)x->p)[i];
+    uint32_t v = ((const uint32_t *)x->p)[i];
+    return v == UINT32_MAX ? SIZE_MAX : v;
+}
+static inline void idx_set(struct idx *x, size_t i, size_t v) {
+    if (x->wide) ((size_t *)x->p)[i] = v;
+    else ((uint32_t *)x->p)[i] = v == SIZE_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* One metric's layout, cut into parts by step (a cell's rows are all of
+ * its step): part k of nparts owns the steps [k * ns / nparts, (k + 1) *
+ * ns / nparts), their rows' cells, their slots of the step order and their
+ * values, so the parts run on the pool's threads and give what one pass
+ * in row order gives (the first row of a cell wins). */
+struct fin_part {
+    struct fin *f;
+    struct bmetric *bm;
+    struct cube_metric *cm;
+    const uint32_t *local;
+    uint8_t *seen;           /* a bit a cell: parts share a byte at most at their edge (atomic) */
+    struct idx cellof, order;
+    size_t *at;              /* rows per step, then each step's next slot */
+    size_t cells, nvals;
+    int nparts, phase;
+};
+
+static void part_steps(const struct fin_part *p, size_t k, size_t *lo, size_t *hi) {
+    *lo = k * p->f->ns / (size_t)p->nparts;
+    *hi = (k + 1) * p->f->ns / (size_t)p->nparts;
+}
+
+/* Phase 0: its share of the values set missing, its rows' cells and their
+ * count per step; phase 1: its steps' rows in step order (at[s] from
+ * where step s's slots start to where they end); phase 2: their values. */
+static int fin_part(void *ctx, size_t k, struct pt_error *e) {
+    struct fin_part *p = ctx;
+    const struct bmetric *bm = p->bm;
+    const int32_t *sv = p->f->sv, *rv = p->f->rv;
+    size_t ns = p->f->ns, nr = p->f->nr, lo, hi;
+    part_steps(p, k, &lo, &hi);
+    (void)e;
+    if (p->phase == 0) {
+        float miss = cube_missing();
+        size_t v0 = k * p->nvals / (size_t)p->nparts, v1 = (k + 1) * p->nvals / (size_t)p->nparts;
+        for (size_t v = v0; v < v1; v++) p->cm->vals[v] = miss;
+    }
+    if (lo >= hi) return 0;   /* no step (a metric of no row) */
+    if (p->phase == 2) {
+        float miss = cube_missing();
+        for (size_t q = lo ? p->at[lo - 1] : 0; q < p->at[hi - 1]; q++) {
+            size_t r = idx_get(&p->order, q), cell = idx_get(&p->cellof, r);
+            if (cell == SIZE_MAX) continue;
+            const struct brow *row = brow_at(bm, r);
+            const float *src = bvals_at(bm, r);
+            for (int st = 0; st < p->cm->nstats; st++)
+                /* rows added before a stat was declared carry no value for it */
+                p->cm->vals[(size_t)st * p->cells + cell] = st < bm->stride && ((row->present >> st) & 1) ? src[st] : miss;
+        }
+        return 0;
+    }
+    int32_t at_step = 0, at_rank = 0;
+    int si = -1, ri = -1;
+    for (size_t r = 0; r < bm->n; r++) {
+        const struct brow *row = brow_at(bm, r);
+        /* runs of one step and rank: looked up once a run */
+        if (si < 0 || row->step != at_step) { si = find_i32(sv, ns, row->step); at_step = row->step; }
+        if ((size_t)si < lo || (size_t)si >= hi) continue;
+        if (p->phase == 1) {
+            idx_set(&p->order, p->at[si]++, r);
+            continue;
+        }
+        if (ri < 0 || row->rank != at_rank) { ri = find_i32(rv, nr, row->rank); at_rank = row->rank; }
+        size_t cell = ((size_t)p->local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
+        p->at[si]++;
+        uint8_t bit = (uint8_t)(1u << (cell % 8));
+        if (__atomic_fetch_or(&p->seen[cell / 8], bit, __ATOMIC_RELAXED) & bit) {
+            idx_set(&p->cellof, r, SIZE_MAX);
+            continue;
+        }
+        idx_set(&p->cellof, r, cell);
+    }
+    return 0;
+}
+
+/* The parts' three phases, each on the pool (or here, with one part). */
+static int fin_parts(struct fin_part *p, struct pt_error *e) {
+    for (p->phase = 0; p->phase < 3; p->phase++) {
+        if (p->nparts > 1 ? util_pool_for((size_t)p->nparts, fin_part, p, e) != 0 : fin_part(p, 0, e) != 0) return -1;
+        if (p->phase == 0)   /* at[s]: where step s's slots start */
+            for (size_t k = 0, sum = 0; k < p->f->ns; k++) {
+                size_t c = p->at[k];
+                p->at[k] = sum;
+                sum += c;
+            }
+    }
+    return 0;
+}
+
+/* Metric mi's block: its local targets (those with rows, ascending id)
+ * and its values, then its rows freed. */
+static int fin_metric(struct fin *f, int mi, uint32_t *local, struct pt_error *e) {
+    struct bmetric *bm = &f->b->m[mi];
+    struct cube_metric *cm = &f->c->metrics[mi];
+    uint32_t ntg = f->ntg;
+    memset(local, 0xff, (ntg ? ntg : 1) * sizeof *local);
+    for (size_t r = 0; r < bm->n; r++) local[brow_at(bm, r)->target] = 0;
+    uint32_t nl = 0;
+    for (uint32_t t = 0; t < ntg; t++)
+        if (local[t] == 0) nl++;
+    cm->targets = malloc((nl ? nl : 1) * sizeof *cm->targets);
+    if (!cm->targets) return fin_oom(e);
+    nl = 0;
+    for (uint32_t t = 0; t < ntg; t++)
+        if (local[t] == 0) { cm->targets[nl] = t; local[t] = nl++; }
+    cm->ntargets = nl;
+    struct fin_part p = {.f = f, .bm = bm, .cm = cm, .local = local, .nparts = 1};
+    p.cells = (size_t)nl * f->ns * f->nr;
+    p.nvals = p.cells * (size_t)cm->nstats;
+    if (bm->n >= FIN_PAR_ROWS && f->ns >= 2) p.nparts = util_pool_threads(4) < (int)f->ns ? util_pool_threads(4) : (int)f->ns;
+    /* Each row's cell first (the first row of a cell wins), then the
+     * values in step order: rows come file by file (a rank's steps),
+     * so the ranks of one cache line of a plane would be written at
+     * far apart times, each a miss; a step's rows together keep its
+     * lines at hand until all its ranks are in. */
+    cm->vals = malloc((p.nvals ? p.nvals : 1) * sizeof *cm->vals);
+    p.seen = calloc(p.cells / 8 + 1, 1);
+    int ok = cm->vals && p.seen && idx_new(&p.cellof, bm->n, p.cells) == 0;
+    p.order.p = NULL;
+    ok = ok && idx_new(&p.order, bm->n, bm->n) == 0;
+    p.at = calloc(f->ns + 1, sizeof *p.at);
+    int rc = ok && p.at ? 0 : fin_oom(e);
+    if (rc == 0) rc = fin_parts(&p, e);
+    free(p.seen);
+    free(p.cellof.p);
+    free(p.order.p);
+    free(p.at);
+    if (rc == 0) bmetric_free_rows(bm);
+    return rc;
+}
+
+/* fn for each metric: on the pool when it pays, else here in order. */
+static int fin_run(struct fin *f, size_t rows, int (*fn)(void *, size_t, struct pt_error *), struct pt_error *err) {
+    size_t n = (size_t)f->b->nm;
+    if (n >= 2 && rows >= FIN_PAR_ROWS) return util_pool_for(n, fn, f, err);
+    for (size_t i = 0; i < n; i++)
+        if (fn(f, i, err) != 0) return -1;
+    return 0;
+}
+
+/* The step or rank values of the declared ones (decl, nd) and of every
+ * metric's, sorted and distinct, into *out (*n). */
+static int fin_union(const struct fin *f, const int32_t *decl, size_t nd, int steps, int32_t **out, size_t *n) {
+    size_t total = nd;
+    for (int i = 0; i < f->b->nm; i++) total += steps ? f->ax[i].ns : f->ax[i].nr;
+    int32_t *v = malloc((total ? total : 1) * sizeof *v);
+    if (!v) return -1;
+    if (nd) memcpy(v, decl, nd * sizeof *v);   /* decl may be NULL when nd is 0 */
+    size_t k = nd;
+    for (int i = 0; i < f->b->nm; i++) {
+        size_t m = steps ? f->ax[i].ns : f->ax[i].nr;
+        if (m) memcpy(v + k, steps ? f->ax[i].sv : f->ax[i].rv, m * sizeof *v);
+        k += m;
+    }
+    *n = uniq_i32(v, k);
+    *out = v;
+    return 0;
+}
+
+int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_error *err) {
+    *out = NULL;
+    struct fin f = {.b = b, .ntg = names_count(b->names)};
+    int32_t *sv = NULL, *rv = NULL, *dsteps = malloc((b->nsteps ? b->nsteps : 1) * sizeof *dsteps);
+    int *order = malloc((b->nm ? (size_t)b->nm : 1) * sizeof *order);
+    struct cube *c = calloc(1, sizeof *c);
+    size_t ns = 0, nr = 0, rows = 0;
+    f.ax = calloc(b->nm ? (size_t)b->nm : 1, sizeof *f.ax);
+    int rc = 0;
+    if (!dsteps || !order || !c || !f.ax) { rc = fin_oom(err); goto done; }
+    /* the metrics with most rows first: taken first, they end together */
+    for (int i = 0; i < b->nm; i++) {
+        order[i] = i;
+        rows += b->m[i].n;
+        for (int j = i; j > 0 && b->m[order[j - 1]].n < b->m[order[j]].n; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    }
+    f.order = order;
+    if (fin_run(&f, rows, fin_axes, err) != 0) { rc = -1; goto done; }
+    for (size_t i = 0; i < b->nsteps; i++) dsteps[i] = b->steps[i].value;
+    if (fin_union(&f, dsteps, b->nsteps, 1, &sv, &ns) != 0 || fin_union(&f, b->ranks, b->nranks, 0, &rv, &nr) != 0) {
+        rc = fin_oom(err);
+        goto done;
+    }
+    if (ns > CUBE_MAX_STEPS || nr > CUBE_MAX_RANKS) {   /* beyond any real run: refuse rather than allocate the moon */
+        rc = pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
+        goto done;
+    }
+    /* the values' bytes: every metric's targets with rows */
+    double need = 0;
+    for (int i = 0; b->budget && i < b->nm; i++)
+        need += (double)f.ax[i].nl * (double)ns * (double)nr * (double)(b->m[i].nstats ? b->m[i].nstats : 1) * sizeof(float);
     if (need > (double)b->budget) {   /* refused before a byte of it is allocated */
-        free(sv); free(rv); free(local); free(c);
-        return pt_errorf(err, "%zu steps x %zu ranks take %.0f MiB in memory, over the --mem budget of %.0f MiB", ns,
-                         nr, need / 1048576.0, (double)b->budget / 1048576.0);
+        rc = pt_errorf(err, "%zu steps x %zu ranks take %.0f MiB in memory, over the --mem budget of %.0f MiB", ns, nr,
+                       need / 1048576.0, (double)b->budget / 1048576.0);
+        goto done;
     }
     c->nsteps = (int)ns;
     c->nranks = (int)nr;
     c->steps = calloc(ns ? ns : 1, sizeof *c->steps);
     c->ranks = malloc((nr ? nr : 1) * sizeof *c->ranks);
     c->metrics = calloc(b->nm ? (size_t)b->nm : 1, sizeof *c->metrics);
-    if (!c->steps || !c->ranks || !c->metrics) goto oom;
+    if (!c->steps || !c->ranks || !c->metrics) { rc = fin_oom(err); goto done; }
     memcpy(c->ranks, rv, nr * sizeof *rv);
     if (b->nsteps) qsort(b->steps, b->nsteps, sizeof *b->steps, cmp_step);
     for (size_t i = 0; i < ns; i++) {
@@ -566,6 +790,7 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         struct cube_step *d = b->nsteps ? bsearch(&key, b->steps, b->nsteps, sizeof *b->steps, cmp_step) : NULL;
         if (d) c->steps[i] = *d;
     }
+    /* names and statistics handed over here, the blocks laid out per metric */
     for (int i = 0; i < b->nm; i++) {
         struct bmetric *bm = &b->m[i];
         struct cube_metric *cm = &c->metrics[c->nmetrics++];
@@ -574,78 +799,34 @@ int cube_builder_finish(struct cube_builder *b, struct cube **out, struct pt_err
         cm->nstats = bm->nstats;
         for (int s = 0; s < bm->nstats; s++) { cm->stats[s] = bm->stats[s]; bm->stats[s] = NULL; }
         bm->nstats = 0;
-        /* local targets: those with rows, ascending id */
-        memset(local, 0xff, (ntg ? ntg : 1) * sizeof *local);
-        for (size_t r = 0; r < bm->n; r++) local[brow_at(bm, r)->target] = 0;
-        uint32_t nl = 0;
-        for (uint32_t t = 0; t < ntg; t++)
-            if (local[t] == 0) nl++;
-        cm->targets = malloc((nl ? nl : 1) * sizeof *cm->targets);
-        if (!cm->targets) goto oom;
-        nl = 0;
-        for (uint32_t t = 0; t < ntg; t++)
-            if (local[t] == 0) { cm->targets[nl] = t; local[t] = nl++; }
-        cm->ntargets = nl;
-        size_t cells = (size_t)nl * ns * nr, nvals = cells * (size_t)cm->nstats;
-        cm->vals = malloc((nvals ? nvals : 1) * sizeof *cm->vals);
-        uint8_t *seen = calloc(cells / 8 + 1, 1);
-        if (!cm->vals || !seen) { free(seen); goto oom; }
-        float miss = cube_missing();
-        for (size_t k = 0; k < nvals; k++) cm->vals[k] = miss;
-        /* Each row's cell first (the first row of a cell wins), then the
-         * values in step order: rows come file by file (a rank's steps),
-         * so the ranks of one cache line of a plane would be written at
-         * far apart times, each a miss; a step's rows together keep its
-         * lines at hand until all its ranks are in. */
-        size_t *cellof = malloc((bm->n ? bm->n : 1) * sizeof *cellof);
-        size_t *order = malloc((bm->n ? bm->n : 1) * sizeof *order);
-        size_t *at = calloc(ns + 1, sizeof *at);
-        if (!cellof || !order || !at) { free(seen); free(cellof); free(order); free(at); goto oom; }
-        int32_t at_step = 0, at_rank = 0;
-        int si = -1, ri = -1;
-        for (size_t r = 0; r < bm->n; r++) {
-            const struct brow *row = brow_at(bm, r);
-            /* runs of one step and rank: looked up once a run */
-            if (si < 0 || row->step != at_step) { si = find_i32(sv, ns, row->step); at_step = row->step; }
-            if (ri < 0 || row->rank != at_rank) { ri = find_i32(rv, nr, row->rank); at_rank = row->rank; }
-            size_t cell = ((size_t)local[row->target] * ns + (size_t)si) * nr + (size_t)ri;
-            at[si + 1]++;
-            if (seen[cell / 8] & (1u << (cell % 8))) { cellof[r] = SIZE_MAX; continue; }
-            seen[cell / 8] |= (uint8_t)(1u << (cell % 8));
-            cellof[r] = cell;
-        }
-        free(seen);
-        for (size_t k = 0; k < ns; k++) at[k + 1] += at[k];
-        for (size_t r = 0; r < bm->n; r++) {
-            /* the step of a cell is (cell / nr) % ns */
-            size_t st = cellof[r] == SIZE_MAX ? (size_t)find_i32(sv, ns, brow_at(bm, r)->step) : cellof[r] / nr % ns;
-            order[at[st]++] = r;
-        }
-        for (size_t k = 0; k < bm->n; k++) {
-            size_t r = order[k], cell = cellof[r];
-            if (cell == SIZE_MAX) continue;
-            const struct brow *row = brow_at(bm, r);
-            const float *src = bvals_at(bm, r);
-            for (int s = 0; s < cm->nstats; s++)
-                /* rows added before a stat was declared carry no value for it */
-                cm->vals[(size_t)s * cells + cell] = s < bm->stride && ((row->present >> s) & 1) ? src[s] : miss;
-        }
-        free(cellof);
-        free(order);
-        free(at);
-        bmetric_free_rows(bm);
     }
+    f.c = c;
+    f.sv = sv;
+    f.rv = rv;
+    f.ns = ns;
+    f.nr = nr;
+    /* the blocks one metric at a time, in order: two at once on two
+     * threads held two metrics' scratch and blocks beside every row (a
+     * 189 MB monitor tree peaked 7 % higher) */
+    uint32_t *local = malloc((f.ntg ? f.ntg : 1) * sizeof *local);   /* scratch: one word per names id */
+    if (!local) { rc = fin_oom(err); goto done; }
+    for (int i = 0; i < b->nm && rc == 0; i++) rc = fin_metric(&f, i, local, err);
+    free(local);
+    if (rc != 0) goto done;
     c->names = b->names;
     b->names = NULL;
-    free(sv);
-    free(rv);
-    free(local);
     *out = c;
-    return 0;
-oom:
+    c = NULL;
+done:
+    for (int i = 0; f.ax && i < b->nm; i++) {
+        free(f.ax[i].sv);
+        free(f.ax[i].rv);
+    }
+    free(f.ax);
+    free(order);
+    free(dsteps);
     free(sv);
     free(rv);
-    free(local);
     if (c) { c->names = NULL; cube_free(c); }
-    return pt_errorf(err, "out of memory while laying out the cube");
+    return rc;
 }

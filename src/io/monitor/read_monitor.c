@@ -554,33 +554,6 @@ int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_er
     return 0;
 }
 
-int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r) {
-    if (!s->micro) return r->step;
-    int32_t *pos = bsearch(&r->step, s->orig, s->n, sizeof *s->orig, util_cmp_i32);
-    return pos ? s->offset[pos - s->orig] + r->micro : r->micro;
-}
-
-uint32_t monitor_target(struct monitor_targets *t, struct names *nm, const struct monitor_data *md,
-                        const struct monitor_row *r, int32_t call) {
-    const char *name = names_str(md->pool, r->name);
-    if (r->vpp || call) return names_intern(nm, name, strlen(name), r->vpp, call);
-    if (r->name >= t->n) {
-        size_t n = names_count(md->pool);
-        uint32_t *m = realloc(t->memo, (n ? n : 1) * sizeof *m);
-        if (!m) return NAMES_NONE;
-        for (size_t i = t->n; i < n; i++) m[i] = NAMES_NONE;
-        t->memo = m;
-        t->n = n;
-    }
-    if (t->memo[r->name] == NAMES_NONE) t->memo[r->name] = names_intern(nm, name, strlen(name), 0, 0);
-    return t->memo[r->name];
-}
-
-void monitor_targets_free(struct monitor_targets *t) {
-    free(t->memo);
-    memset(t, 0, sizeof *t);
-}
-
 void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
     if (!valmask || !shape_dtype_na) return;
     for (int s = 0, k = 0; s < MONITOR_NSTATS; s++) {
@@ -596,37 +569,6 @@ size_t monitor_notensor_rows(const struct monitor_data *md) {
     for (size_t i = 0; i < md->nfiles; i++)
         for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MONITOR_ROW_NOTENSOR) != 0;
     return n;
-}
-
-int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_file *f, int metric, const int *stat_idx,
-                         const struct monitor_steps *st, int micro_axis, struct monitor_targets *tg, struct cube_builder *b) {
-    struct names *nm = cube_builder_names(b);
-    int32_t at = 0, step = 0;
-    for (size_t r = 0; r < f->nrows; r++) {
-        const struct monitor_row *row = &f->rows[r];
-        uint32_t t = monitor_target(tg, nm, md, row, micro_axis ? 0 : row->micro);
-        double v[MONITOR_NSTATS];
-        uint32_t present = 0;
-        const double *src = f->vals + r * (size_t)f->nval;
-        for (int s = 0; s < MONITOR_NSTATS; s++) {
-            if (!(f->valmask & (1u << s))) continue;
-            double x = *src++;
-            int k = stat_idx[s];
-            if ((row->present & (1u << s)) && k >= 0) { v[k] = x; present |= 1u << k; }
-        }
-        /* a file's rows are mostly of one step: its place looked up once */
-        if (r == 0 || row->step != at) {
-            struct monitor_row key = {.step = row->step};
-            step = monitor_row_step(st, &key);
-            at = row->step;
-        }
-        int32_t at_step = step + (st->micro ? row->micro : 0);
-        if (t == NAMES_NONE ||
-            (row->present & MONITOR_ROW_NOTENSOR ? cube_builder_add_notensor(b, metric, t, at_step, f->rank)
-                                             : cube_builder_add(b, metric, t, at_step, f->rank, v, present)) != 0)
-            return -1;
-    }
-    return 0;
 }
 
 /* ---- into the cube ---- */
@@ -669,13 +611,8 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
         for (size_t j = 0; j < st.n; j++)
             for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
                 if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
-    struct monitor_targets tg = {0};
-    for (size_t i = 0; i < md.nfiles && rc == 0; i++)
-        if (metric_of[md.files[i].metric] >= 0 &&
-            monitor_file_to_cube(&md, &md.files[i], metric_of[md.files[i].metric], stat_idx[md.files[i].metric],
-                                 &st, o->micro_step, &tg, b) != 0)
-            rc = pt_errorf(err, "out of memory");
-    monitor_targets_free(&tg);
+    if (rc == 0 && monitor_to_cube(&md, metric_of, &stat_idx[0][0], &st, o->micro_step, b) != 0)
+        rc = pt_errorf(err, "out of memory");
     ds->notensor_rows = monitor_notensor_rows(&md);
     if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */

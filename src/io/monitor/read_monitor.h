@@ -209,6 +209,7 @@ int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row
 struct monitor_targets {
     uint32_t *memo;       /* pool id -> target, NAMES_NONE: not yet */
     size_t n;
+    int frozen;           /* every row's target is in: looked up only (names_find), on any thread */
 };
 /* The target of row r (call: its micro step when they are targets, else 0);
  * NAMES_NONE without memory. */
@@ -221,6 +222,13 @@ struct cube_builder;
  * steps are steps (else they tell targets apart).  -1 without memory. */
 int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_file *f, int metric, const int *stat_idx,
                          const struct monitor_steps *st, int micro_axis, struct monitor_targets *tg, struct cube_builder *b);
+/* Every file of md whose metric m has a cube metric (metric_of[m] >= 0)
+ * into b (src/io/monitor/monitor_cube.c): stat_idx holds MONITOR_NSTATS
+ * entries a metric (as monitor_file_to_cube's); the metrics are filled on
+ * the pool's threads, the same builder rows on any number.  -1 without
+ * memory. */
+int monitor_to_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
+                    const struct monitor_steps *st, int micro_axis, struct cube_builder *b);
 /* Rows of md's files that describe no tensor (MONITOR_ROW_NOTENSOR). */
 size_t monitor_notensor_rows(const struct monitor_data *md);
 void monitor_steps_free(struct monitor_steps *s);

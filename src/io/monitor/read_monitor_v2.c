@@ -448,16 +448,7 @@ static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metr
         for (size_t j = 0; j < st->n; j++)
             for (int32_t k = 0; k < st->count[j]; k++)
                 if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
-    struct monitor_targets tg = {0};
-    int rc = 0;
-    for (size_t i = 0; i < md->nfiles && rc == 0; i++) {
-        const struct monitor_file *f = &md->files[i];
-        if (cmetric[f->metric] >= 0 &&
-            monitor_file_to_cube(md, f, cmetric[f->metric], stat_idx[f->metric], st, micro_axis, &tg, b) != 0)
-            rc = pt_errorf(err, "out of memory");
-    }
-    monitor_targets_free(&tg);
-    return rc;
+    return monitor_to_cube(md, cmetric, &stat_idx[0][0], st, micro_axis, b) != 0 ? pt_errorf(err, "out of memory") : 0;
 }
 
 /* The tree under path into md (metrics in mt), --mapping and (data2db)

@@ -1,0 +1,214 @@
+/* The cube is laid out per metric on the pool's threads (issue 27 point 1;
+ * model/cube/cube.c, cube_builder_finish), and a monitor tree's rows go
+ * into the builder per metric on them too (src/io/monitor/monitor_cube.c).
+ * With PROBETOP_THREADS=1 (every metric on the calling thread, in order,
+ * as before) and =2, 4 the cube must be the same to the last bit:
+ *
+ *  - builder: a cube of six metrics of different sizes (past the rows
+ *    that make the layout parallel), with NaN, +-Inf, values beyond
+ *    float32, missing statistics, empty cells, duplicate rows (the first
+ *    wins), no-tensor rows before and after rows with values, a statistic
+ *    declared after rows were added, declared steps and an empty rank;
+ *  - monitor: generated v1 and monitor_v2 trees with planted NaNs and Infs
+ *    (micro steps as steps and as targets), and the real fixtures: the
+ *    whole cube (axes, names, metrics, targets, values) and the counts
+ *    `info` prints. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cube/cube.h"
+#include "pt_test.h"
+#include "src/io/load.h"
+
+/* 1 when a and b are the same cube, bit for bit. */
+static int same_cube(const struct cube *a, const struct cube *b) {
+    if (a->nsteps != b->nsteps || a->nranks != b->nranks || a->nmetrics != b->nmetrics) return 0;
+    if (memcmp(a->steps, b->steps, (size_t)a->nsteps * sizeof *a->steps) ||
+        memcmp(a->ranks, b->ranks, (size_t)a->nranks * sizeof *a->ranks))
+        return 0;
+    uint32_t nt = names_count(a->names);
+    if (nt != names_count(b->names)) return 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        const struct target *x = names_target(a->names, t), *y = names_target(b->names, t);
+        if (x->len != y->len || x->vpp != y->vpp || x->call != y->call ||
+            strcmp(names_str(a->names, t), names_str(b->names, t)))
+            return 0;
+    }
+    for (int m = 0; m < a->nmetrics; m++) {
+        const struct cube_metric *x = &a->metrics[m], *y = &b->metrics[m];
+        if (strcmp(x->name, y->name) || x->nstats != y->nstats || x->ntargets != y->ntargets) return 0;
+        for (int s = 0; s < x->nstats; s++)
+            if (strcmp(x->stats[s], y->stats[s])) return 0;
+        if (memcmp(x->targets, y->targets, x->ntargets * sizeof *x->targets)) return 0;
+        size_t nv = (size_t)x->nstats * x->ntargets * (size_t)a->nsteps * (size_t)a->nranks;
+        if (!x->vals || !y->vals || memcmp(x->vals, y->vals, nv * sizeof *x->vals)) return 0;
+    }
+    return 1;
+}
+
+/* The builder's cube under `threads` threads in all. */
+static struct cube *built(const char *threads) {
+    setenv("PROBETOP_THREADS", threads, 1);
+    struct names *n = names_new();
+    struct cube_builder *b = cube_builder_new(n);
+    const char *st2[] = {"norm", "max"}, *st3[] = {"norm", "min", "max"};
+    static const char *const mname[] = {"big", "mid", "small", "late", "sparse", "empty"};
+    int m[6];
+    for (int i = 0; i < 6; i++) m[i] = cube_builder_metric(b, mname[i], i % 2 ? 2 : 3, i % 2 ? st2 : st3);
+    for (int s = 0; s < 12; s++) cube_builder_step(b, 100 + s, s / 3, s % 3);   /* declared, as micro steps */
+    cube_builder_rank(b, 9);   /* a rank of no rows */
+    char name[32];
+    uint32_t t[200];
+    for (int i = 0; i < 200; i++) {
+        int len = snprintf(name, sizeof name, "layer.%d", i);
+        t[i] = names_intern(n, name, (size_t)len, 0, i % 3);
+    }
+    unsigned x = 12345;
+    for (int r = 0; r < 8; r++)
+        for (int s = 0; s < 12; s++)
+            for (int k = 0; k < 200; k++) {
+                x = x * 1103515245u + 12345u;
+                double v[3] = {(double)(x % 1000) / 7.0, -(double)k, 1e300};
+                if (x % 97 == 0) v[0] = NAN;
+                if (x % 89 == 0) v[1] = INFINITY;
+                if (x % 83 == 0) v[2] = -INFINITY;
+                uint32_t present = x % 13 == 0 ? 5u : 7u;
+                if (x % 5) cube_builder_add(b, m[0], t[k], 100 + s, r, v, present);       /* some cells empty */
+                if (k < 120) cube_builder_add(b, m[1], t[(k * 7) % 200], 100 + s, r, v, 3);
+                if (k < 30 && x % 3 == 0) cube_builder_add(b, m[2], t[k], 100 + s, r, v, 7);
+                if (k < 40) cube_builder_add(b, m[3], t[k + 100], 100 + s, r, v, 3);
+                if (k % 50 == 0 && s % 4 == 0) cube_builder_add_notensor(b, m[4], t[k], 100 + s, r);
+                if (k % 50 == 0 && s % 4 == 0 && r % 2) cube_builder_add(b, m[4], t[k], 100 + s, r, v, 3);
+            }
+    /* duplicates (the first wins) and a statistic declared after rows */
+    double d[3] = {1, 2, 3};
+    cube_builder_add(b, m[0], t[1], 100, 0, d, 7);
+    cube_builder_add(b, m[2], t[0], 101, 1, d, 7);
+    int late = cube_builder_stat(b, m[3], "mean");
+    CHECK(late == 2);
+    double l[3] = {4, 5, 6};
+    cube_builder_add(b, m[3], t[199], 111, 7, l, 7);
+    cube_builder_add(b, m[4], t[150], 105, 3, l, 1);
+    struct cube *c = NULL;
+    struct pt_error err;
+    if (cube_builder_finish(b, &c, &err) != 0) {
+        fprintf(stderr, "finish: %s\n", err.msg);
+        c = NULL;
+    }
+    cube_builder_free(b);
+    unsetenv("PROBETOP_THREADS");
+    return c;
+}
+
+static void builder(void) {
+    struct cube *one = built("1");
+    CHECK(one != NULL);
+    if (!one) return;
+    /* what the cube must show, so that "the same" compares something */
+    CHECK_INT(one->nmetrics, 6);
+    CHECK_INT(one->nranks, 9);
+    CHECK_INT(one->nsteps, 12);
+    CHECK_INT(one->metrics[5].ntargets, 0);
+    CHECK(cube_count_nonfinite(one, 0, -1, -1) > 0);
+    CHECK(cube_count_present(one, 0) > 0);
+    int nan_seen = 0, notensor = 0;
+    const struct cube_metric *sp = &one->metrics[4];
+    for (size_t i = 0; i < (size_t)sp->nstats * sp->ntargets * 12 * 9; i++) notensor += cube_is_notensor(sp->vals[i]);
+    CHECK(notensor > 0);
+    const struct cube_metric *bg = &one->metrics[0];
+    for (size_t i = 0; i < (size_t)bg->nstats * bg->ntargets * 12 * 9; i++)
+        nan_seen += isnan(bg->vals[i]) && !cube_is_missing(bg->vals[i]);
+    CHECK(nan_seen > 0);
+    /* the first of two rows of a cell wins, on any thread */
+    int st = cube_step_find(one, 100), rk = cube_rank_find(one, 0);
+    uint32_t lt = cube_local_target(one, 2, names_find(one->names, "layer.0", 7, 0, 0));
+    CHECK(lt != UINT32_MAX);
+    for (int k = 0; k < 3; k++) {
+        const char *th = k == 0 ? "2" : k == 1 ? "3" : "4";
+        struct cube *c = built(th);
+        CHECK(c && same_cube(one, c));
+        if (c && lt != UINT32_MAX) CHECK(cube_get(c, 2, 0, lt, st, rk) == cube_get(one, 2, 0, lt, st, rk));
+        cube_free(c);
+    }
+    /* the late statistic: missing for the rows before it, a value after */
+    int s7 = cube_step_find(one, 111), r7 = cube_rank_find(one, 7);
+    uint32_t t199 = cube_local_target(one, 3, names_find(one->names, "layer.199", 9, 0, 199 % 3));
+    CHECK(t199 != UINT32_MAX && cube_get(one, 3, 2, t199, s7, r7) == 6.0f);
+    CHECK(cube_is_missing(cube_get(one, 3, 2, 0, 0, 0)));
+    cube_free(one);
+}
+
+/* path loaded under `threads` threads (micro: --micro_step). */
+static struct dataset *load(const char *path, const char *threads, int micro) {
+    setenv("PROBETOP_THREADS", threads, 1);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.micro_step = micro;
+    struct dataset *ds = NULL;
+    struct pt_error err = {{0}};
+    if (load_dataset(path, &lo, &ds, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        ds = NULL;
+    }
+    unsetenv("PROBETOP_THREADS");
+    return ds;
+}
+
+static void same_loads(const char *path) {
+    for (int micro = 0; micro < 2; micro++) {
+        struct dataset *one = load(path, "1", micro);
+        CHECK(one != NULL);
+        if (!one) continue;
+        for (int k = 0; k < 2; k++) {
+            struct dataset *ds = load(path, k ? "4" : "2", micro);
+            CHECK(ds != NULL);
+            if (!ds) continue;
+            int same = same_cube(one->cube, ds->cube);
+            if (!same) fprintf(stderr, "%s (micro %d): the cube differs between 1 and %s threads\n", path, micro, k ? "4" : "2");
+            CHECK(same);
+            CHECK_INT(ds->notensor_rows, one->notensor_rows);
+            CHECK_INT(names_label_count(ds->cube->names), names_label_count(one->cube->names));
+            dataset_free(ds);
+        }
+        dataset_free(one);
+    }
+}
+
+static void monitor(void) {
+    const char *py = getenv("PT_PYTHON"), *g = pt_tool("gen_dump.py"), *tmp = pt_tmpdir("cube_threads");
+    if (!py || !py[0] || !g || !tmp) SKIP("python3 or tests/gen_dump.py absent");
+    char cmd[8192], v1[1200], v2[1200];
+    snprintf(v1, sizeof v1, "%s/v1", tmp);
+    snprintf(v2, sizeof v2, "%s/v2", tmp);
+    /* 6 ranks of 8 steps: past the rows that make both steps parallel */
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s' --out '%s' --monitor --steps 8 --ranks 6 --layers 2 --micro-batches 2 --nan 3:1:mlp "
+             "--nan 5:2:attn:inf --quiet >/dev/null 2>&1 && '%s' '%s' --out '%s' --monitor --monitor-v2 --steps 8 "
+             "--ranks 6 --layers 2 --micro-batches 2 --nan 3:1:mlp --nan 5:2:attn:inf --quiet >/dev/null 2>&1",
+             py, g, v1, py, g, v2);
+    if (system(cmd) != 0) SKIP("tests/gen_dump.py failed");
+    struct dataset *ds = load(v1, "1", 1);
+    CHECK(ds && cube_count_nonfinite(ds->cube, 0, -1, -1) + cube_count_nonfinite(ds->cube, 1, -1, -1) > 0);
+    size_t rows = 0;
+    for (int m = 0; ds && m < ds->cube->nmetrics; m++) rows += cube_count_present(ds->cube, m);
+    CHECK(rows >= 16384 * 6);   /* present cells, every statistic: rows enough for the threads */
+    dataset_free(ds);
+    same_loads(v1);
+    same_loads(v2);
+    static const char *const fixtures[] = {"msprobe/derived/synthetic_monitor_output", "msprobe/derived/monitor_v2_output",
+                                           "nonfinite/monitor"};
+    const char *src = getenv("PT_SRC");
+    for (size_t i = 0; src && i < sizeof fixtures / sizeof *fixtures; i++) {
+        char p[2048];
+        snprintf(p, sizeof p, "%s/tests/data/%s", src, fixtures[i]);
+        same_loads(p);
+    }
+}
+
+int main(void) {
+    RUN(builder);
+    RUN(monitor);
+    PT_DONE();
+}
