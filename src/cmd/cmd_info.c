@@ -8,6 +8,7 @@
 #include "src/cmd/cmd.h"
 #include "src/cmd/cmd_visdb.h"
 #include "src/io/load.h"
+#include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/common/json.h"
 
@@ -23,6 +24,15 @@ static int tally_cell(void *ctx, int metric, uint32_t lt, int step, int rank, co
     return 0;
 }
 
+/* A loaded cube: each metric counted on the pool's threads (its own k->n
+ * slot; a metric's cells are only read), the same sums as one pass. */
+static int tally_metric(void *ctx, size_t m, struct pt_error *e) {
+    struct nf_tally *k = ctx;
+    (void)e;
+    k->n[m] = cube_count_nonfinite(k->c, (int)m, -1, -1);
+    return 0;
+}
+
 /* The non-finite cells per metric into k (k->n owned by the caller, also
  * on failure), and a lazy .trend.db's rows that describe no tensor into
  * ds (a loaded input's reader counted them).  0, or -1 with err set. */
@@ -30,8 +40,11 @@ static int tally(struct dataset *ds, struct nf_tally *k, struct pt_error *err) {
     size_t notensor = 0;
     k->c = ds->cube;
     if (!(k->n = calloc((size_t)ds->cube->nmetrics + 1, sizeof *k->n))) return pt_errorf(err, "out of memory");
-    if (cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, k, err) != 0 ||
-        cube_lazy_notensor(ds->cube, &notensor, err) != 0)
+    if (!cube_is_lazy(ds->cube)) {
+        if (util_pool_for((size_t)ds->cube->nmetrics, tally_metric, k, err) != 0) return -1;
+    } else if (cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, k, err) != 0)
+        return -1;
+    if (cube_lazy_notensor(ds->cube, &notensor, err) != 0)
         return -1;
     ds->notensor_rows += notensor;
     return 0;

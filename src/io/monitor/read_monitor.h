@@ -192,6 +192,7 @@ struct monitor_steps {
     int32_t *count;
     size_t n;
     int32_t min_step, max_step;
+    size_t notensor;      /* rows that describe no tensor (MONITOR_ROW_NOTENSOR), monitor_steps' count */
 };
 /* -1 with err set without memory or when the micro steps are more than
  * CUBE_MAX_STEPS (checked before the step tables are allocated). */

@@ -479,7 +479,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
         struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
         if (!b) rc = pt_errorf(err, "out of memory");
         if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, err);
-        ds->notensor_rows = monitor_notensor_rows(&md);
+        ds->notensor_rows = st.notensor;
         if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
         if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
         if (b) cube_builder_free(b);
