@@ -12,7 +12,13 @@
  *  - monitor: generated v1 and monitor_v2 trees with planted NaNs and Infs
  *    (micro steps as steps and as targets), and the real fixtures: the
  *    whole cube (axes, names, metrics, targets, values) and the counts
- *    `info` prints. */
+ *    `info` prints (each metric's non-finite count, counted on the pool,
+ *    against one pass of cube_each_nonfinite);
+ *  - steps: monitor_steps, worked out per file on the pool and merged,
+ *    against the one pass over every row it was (written out here), on
+ *    files of steps out of order, negative steps, micro steps, no-tensor
+ *    rows and an empty file, and its error naming the first file of a
+ *    micro step over CUBE_MAX_STEPS. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +27,7 @@
 #include "model/cube/cube.h"
 #include "pt_test.h"
 #include "src/io/load.h"
+#include "src/io/monitor/read_monitor.h"
 
 /* 1 when a and b are the same cube, bit for bit. */
 static int same_cube(const struct cube *a, const struct cube *b) {
@@ -156,6 +163,16 @@ static struct dataset *load(const char *path, const char *threads, int micro) {
     return ds;
 }
 
+/* Non-finite statistics of the cells cube_each_nonfinite visits. */
+struct nf_one { const struct cube *c; size_t n; };
+static int nf_cell(void *ctx, int metric, uint32_t lt, int step, int rank, const float *vals) {
+    struct nf_one *k = ctx;
+    (void)lt, (void)step, (void)rank;
+    for (int s = 0; s < k->c->metrics[metric].nstats; s++)
+        if (!isfinite(vals[s]) && !cube_is_missing(vals[s])) k->n++;
+    return 0;
+}
+
 static void same_loads(const char *path) {
     for (int micro = 0; micro < 2; micro++) {
         struct dataset *one = load(path, "1", micro);
@@ -169,6 +186,12 @@ static void same_loads(const char *path) {
             if (!same) fprintf(stderr, "%s (micro %d): the cube differs between 1 and %s threads\n", path, micro, k ? "4" : "2");
             CHECK(same);
             CHECK_INT(ds->notensor_rows, one->notensor_rows);
+            for (int m = 0; m < one->cube->nmetrics; m++) {
+                struct nf_one k = {one->cube, 0};
+                struct pt_error e;
+                CHECK(cube_each_nonfinite(one->cube, m, -1, -1, nf_cell, &k, &e) == 0);
+                CHECK_INT(cube_count_nonfinite(ds->cube, m, -1, -1), k.n);
+            }
             CHECK_INT(names_label_count(ds->cube->names), names_label_count(one->cube->names));
             dataset_free(ds);
         }
@@ -207,8 +230,106 @@ static void monitor(void) {
     }
 }
 
+/* The step axis as one pass over every row in the files' order (the
+ * serial monitor_steps): orig/count of the micro steps, or the range. */
+static void steps_serial(const struct monitor_data *md, int micro, int32_t *orig, int32_t *count, size_t *n,
+                         int32_t *min, int32_t *max, size_t *notensor) {
+    int any = 0;
+    *n = 0, *min = 0, *max = 0, *notensor = 0;
+    for (size_t i = 0; i < md->nfiles; i++)
+        for (size_t r = 0; r < md->files[i].nrows; r++) {
+            const struct monitor_row *row = &md->files[i].rows[r];
+            *notensor += (row->present & MONITOR_ROW_NOTENSOR) != 0;
+            if (!any || row->step < *min) *min = row->step;
+            if (row->step > *max) *max = row->step;
+            any = 1;
+            size_t j = 0;
+            while (j < *n && orig[j] < row->step) j++;
+            if (j == *n || orig[j] != row->step) {
+                memmove(orig + j + 1, orig + j, (*n - j) * sizeof *orig);
+                memmove(count + j + 1, count + j, (*n - j) * sizeof *count);
+                orig[j] = row->step, count[j] = 0, (*n)++;
+            }
+            if (row->micro + 1 > count[j]) count[j] = row->micro + 1;
+        }
+    if (micro) {
+        int32_t off = 0;
+        for (size_t j = 0; j < *n; j++) off += count[j];
+        *min = 0, *max = off - 1;
+    }
+}
+
+static void steps(void) {
+    enum { NF = 9, ROWS = 5000, NSTEP = 64 };
+    struct monitor_file f[NF];
+    struct monitor_row *rows = calloc((size_t)NF * ROWS, sizeof *rows);
+    CHECK(rows != NULL);
+    if (!rows) return;
+    memset(f, 0, sizeof f);
+    unsigned x = 12345;
+    for (int i = 0; i < NF; i++) {
+        f[i].path = i % 2 ? "odd.csv" : "even.csv";
+        f[i].rows = rows + (size_t)i * ROWS;
+        f[i].nrows = i == 4 ? 0 : ROWS;   /* file 4: no row */
+        for (size_t r = 0; r < f[i].nrows; r++) {
+            x = x * 1103515245u + 12345u;
+            struct monitor_row *w = &f[i].rows[r];
+            /* runs of a step, in no order across files; some negative */
+            w->step = (int32_t)((r / 97 + (size_t)i * 7) % NSTEP) - (i == 6 ? 20 : 0);
+            w->micro = (int32_t)((x >> 8) % (unsigned)(1 + i % 4));
+            w->present = (x >> 20) % 11 == 0 ? MONITOR_ROW_NOTENSOR : 1u;
+        }
+    }
+    struct monitor_data md;
+    memset(&md, 0, sizeof md);
+    md.files = f;
+    md.nfiles = NF;
+    int32_t orig[2 * NSTEP + 40], count[2 * NSTEP + 40], min, max;
+    size_t n, notensor;
+    static const char *const th[] = {"1", "2", "4"};
+    for (int micro = 0; micro < 2; micro++) {
+        steps_serial(&md, micro, orig, count, &n, &min, &max, &notensor);
+        CHECK(notensor > 0 && n > NSTEP / 2);
+        for (size_t t = 0; t < 3; t++) {
+            setenv("PROBETOP_THREADS", th[t], 1);
+            struct monitor_steps s;
+            struct pt_error e;
+            CHECK(monitor_steps(&md, micro, &s, &e) == 0);
+            CHECK_INT(s.notensor, notensor);
+            CHECK_INT(s.min_step, min);
+            CHECK_INT(s.max_step, max);
+            if (micro) {
+                CHECK_INT(s.n, n);
+                CHECK(s.n == n && !memcmp(s.orig, orig, n * sizeof *orig) && !memcmp(s.count, count, n * sizeof *count));
+                int32_t off = 0;
+                for (size_t j = 0; j < n && j < s.n; j++) {
+                    CHECK_INT(s.offset[j], off);
+                    off += count[j];
+                }
+            }
+            monitor_steps_free(&s);
+        }
+    }
+    /* micro steps over the limit in files 5 and 3: the message names file 3's row */
+    f[5].rows[10].micro = CUBE_MAX_STEPS + 5;
+    f[3].rows[4000].micro = CUBE_MAX_STEPS;
+    f[3].rows[4000].step = 77;
+    for (size_t t = 0; t < 3; t++) {
+        setenv("PROBETOP_THREADS", th[t], 1);
+        struct monitor_steps s;
+        struct pt_error e = {{0}};
+        CHECK(monitor_steps(&md, 1, &s, &e) != 0);
+        CHECK(strstr(e.msg, "odd.csv: micro_step 1000000 at step 77:") == e.msg);
+        CHECK(monitor_steps(&md, 0, &s, &e) == 0);   /* steps, not micro steps: no limit */
+        monitor_steps_free(&s);
+    }
+    unsetenv("PROBETOP_THREADS");
+    free(rows);
+}
+
 int main(void) {
     RUN(builder);
     RUN(monitor);
+    RUN(steps);
     PT_DONE();
 }
