@@ -120,12 +120,12 @@ static int metadata(const uint8_t *p, size_t n, struct tfevents_pb_value *v, con
         uint32_t num;
         int wt, k = field(&r, &num, &wt);
         if (k > 0) return 0;
-        const uint8_t *s = NULL;   /* set by len_field; initialised for the optimiser's sake */
+        const uint8_t *s = NULL;
         size_t sn = 0;
         uint64_t x;
         if (k == 0 && num == 1 && wt == WT_LEN) {   /* PluginData */
             k = len_field(&r, &s, &sn);
-            struct rd q = {s, s + sn, NULL};
+            struct rd q = {s, k ? s : s + sn, NULL};   /* s + sn only once len_field set them (no NULL + 0) */
             while (!k) {
                 uint32_t qn;
                 int qw, e = field(&q, &qn, &qw);
