@@ -22,6 +22,7 @@
 #include "model/trace/tpatterns.h"
 #include "src/io/common/json.h"
 #include "src/io/trace/trace_fast.h"
+#include "src/io/trace/trace_ncache.h"
 
 #define TRACE_PARSE_PIECE ((size_t)4 << 20)    /* bytes read per refill */
 #define TRACE_PARSE_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
@@ -227,6 +228,7 @@ struct ctx {
     struct tpatterns *own;
     struct tpat_md *md;
     struct util_smap anno_cache;   /* CPU event name -> phase (up to TRACE_PARSE_ANNO_CACHE names) */
+    struct trace_ncache kcache, acache;   /* the last kernel names (-> index) and CPU event names (-> phase) */
     int fast;                      /* events read by trace_fast where it can (PROBETOP_TRACE_FAST=0: never) */
 };
 
@@ -344,8 +346,14 @@ static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
 
 static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
 
-static int intern(struct ctx *c, const char *s, uint32_t *out, uint8_t *cat) {
+static int intern(struct ctx *c, const char *s, size_t n, uint32_t *out, uint8_t *cat) {
     struct trace_parse_names *nm = c->names;
+    const int32_t *hit = trace_ncache_get(&c->kcache, s, n);
+    if (hit) {   /* the map's answer for these bytes */
+        *out = (uint32_t)*hit;
+        *cat = nm->cat[*out];
+        return 0;
+    }
     const char *orig = s;
     int32_t *slot = util_smap_slot(&nm->map, s, 0);
     size_t len = strlen(s) + 1 + 3 * sizeof(void *);   /* the copy, the table's and the map's entries */
@@ -367,7 +375,10 @@ static int intern(struct ctx *c, const char *s, uint32_t *out, uint8_t *cat) {
         *slot = (int32_t)nm->n++;
     }
     *out = (uint32_t)*slot;
-    if (*cat == UINT8_MAX) *cat = nm->cat[*out];
+    if (*cat == UINT8_MAX) {
+        *cat = nm->cat[*out];
+        if (strlen(nm->v[*out]) == n) trace_ncache_put(&c->kcache, nm->v[*out], n, *slot);   /* s itself, not the lump */
+    }
     return 0;
 }
 
@@ -405,10 +416,17 @@ static int pg_of(struct ctx *c, const char *name, const char *desc, uint8_t *out
 /* The phase of a CPU event's name, remembered for the first
  * TRACE_PARSE_ANNO_CACHE names (a trace repeats its few hundred names). */
 static int anno_phase(struct ctx *c, const char *name, size_t n) {
+    const int32_t *hit = trace_ncache_get(&c->acache, name, n);
+    if (hit) return *hit;
     int32_t *slot = util_smap_slot(&c->anno_cache, name, 0);
-    if (slot) return *slot;
-    int ph = tpatterns_anno_phase(c->pat, c->md, name, n);
-    if (n < 256 && c->anno_cache.n < TRACE_PARSE_ANNO_CACHE && (slot = util_smap_slot(&c->anno_cache, name, 1))) *slot = ph;
+    int ph;
+    if (slot) {
+        ph = *slot;
+    } else {
+        ph = tpatterns_anno_phase(c->pat, c->md, name, n);
+        if (n < 256 && c->anno_cache.n < TRACE_PARSE_ANNO_CACHE && (slot = util_smap_slot(&c->anno_cache, name, 1))) *slot = ph;
+    }
+    trace_ncache_put(&c->acache, name, n, ph);   /* (the same answer again: the map's entries never change) */
     return ph;
 }
 
@@ -502,7 +520,7 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
         hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         uint8_t cat;
-        if (intern(c, e->name, &k->name, &cat)) return -1;
+        if (intern(c, e->name, e->namelen, &k->name, &cat)) return -1;
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : cat);
         if (k->cat == TRACE_COMM && pg_of(c, e->pgname, e->pgdesc, &k->pg)) return -1;
         if (k->pg && !f->pgs[k->pg - 1].nranks && e->pgranks[0]) {   /* its ranks, for a group no description places */
@@ -913,6 +931,7 @@ int trace_parse(const char *path, struct trace_parse_names *names, size_t max_va
     c->f = f;
     const char *fe = getenv("PROBETOP_TRACE_FAST");
     c->fast = !(fe && !strcmp(fe, "0"));
+    c->acache.own = 1;
     names->map.borrow = 1;
     c->max = max_value < 4096 ? 4096 : max_value;
     c->cap = TRACE_PARSE_PIECE < c->max ? TRACE_PARSE_PIECE : c->max;
@@ -941,6 +960,7 @@ out:
     tpatterns_md_free(c->md);
     tpatterns_free(c->own);
     util_smap_free(&c->anno_cache);
+    trace_ncache_free(&c->acache);
     free(c);
     return rc;
 }
