@@ -40,7 +40,8 @@ const char *cmp_msg_text(int msg);
 struct crow {
     int32_t np;           /* NPU param index (into the NPU tree's params) */
     int32_t bp;           /* Bench param index, -1 none */
-    int32_t rec;          /* NPU record (table rows) */
+    int32_t rec;          /* NPU record */
+    int32_t brec;         /* Bench record of bp (names composed without a search), -1 none */
     uint8_t placeholder;  /* graph: extra NPU param, Bench side "Nan" */
     uint8_t output;       /* NPU name contains ".output." */
     uint8_t level;        /* enum cmp_level */
