@@ -210,6 +210,9 @@ const char *cmp_param_rg(const struct tree *t, const struct tparam *p) {
     return NULL;
 }
 
+/* the row's flag word holds every message bit */
+_Static_assert(MSG_COUNT <= 11 && TM_COUNT <= 16 && CL_ERROR < 4, "struct crow bit-fields too narrow");
+
 int cmp_add_row(struct crow **rows, size_t *n, size_t *cap, const struct crow *r) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 1024;

@@ -40,13 +40,15 @@ const char *cmp_msg_text(int msg);
 struct crow {
     int32_t np;           /* NPU param index (into the NPU tree's params) */
     int32_t bp;           /* Bench param index, -1 none */
-    int32_t rec;          /* NPU record (table rows) */
-    uint8_t placeholder;  /* graph: extra NPU param, Bench side "Nan" */
-    uint8_t output;       /* NPU name contains ".output." */
-    uint8_t level;        /* enum cmp_level */
-    uint8_t rg_consistent;
-    uint16_t msgs;        /* 1 << enum cmp_msg */
-    uint16_t tmsgs;       /* tensor mode: 1 << enum tensorcmp_msg (model/compare/tensorcmp.h) */
+    int32_t rec;          /* NPU record */
+    int32_t brec;         /* Bench record of bp (names composed without a search), -1 none */
+    /* one word (the row stays 92 bytes with brec) */
+    uint32_t placeholder : 1;    /* graph: extra NPU param, Bench side "Nan" */
+    uint32_t output : 1;         /* NPU name contains ".output." */
+    uint32_t level : 2;          /* enum cmp_level */
+    uint32_t rg_consistent : 1;
+    uint32_t msgs : 11;          /* 1 << enum cmp_msg (MSG_COUNT bits) */
+    uint32_t tmsgs : 16;         /* tensor mode: 1 << enum tensorcmp_msg (model/compare/tensorcmp.h) */
     union {
         struct {
             struct cval diff[4];  /* Max, Min, Mean, L2norm diff */

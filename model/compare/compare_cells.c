@@ -198,7 +198,7 @@ static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mod
         if (!x) { cmp_cpy(buf, size, na); return buf; }
         if (col <= 1) {
             struct tree_pn nb = {0};
-            const char *nm = tree_pname(t, x, &nb);
+            const char *nm = tree_pname_r(t, col == 0 ? r->rec : r->brec, x, &nb);
             cmp_cpy(buf, size, nm ? nm : "None");
             tree_pn_free(&nb);
             return buf;

@@ -36,7 +36,7 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
     b->tree = g->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &g->bench->params[r->bp];
-        b->name = tree_pname(g->bench, q, c->nb);
+        b->name = tree_pname_r(g->bench, r->brec, q, c->nb);
         b->dtype = tree_s(g->bench, q->dtype);
         b->shape = tree_s(g->bench, q->shape);
         b->rg = cmp_param_rg(g->bench, q);
@@ -64,12 +64,17 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
         memset(&r, 0, sizeof r);
         r.np = (int32_t)(pa0 + i);
         r.bp = -1;
+        r.brec = -1;
         r.rec = g->npu->nodes[a].rec;
         const char *pn = tree_pname_r(g->npu, r.rec, p, &nbuf);
         r.output = pn && strstr(pn, ".output.") != NULL;
         uint32_t k = seen[p->state & 3]++, m = 0;
         for (uint32_t j = 0; j < nb; j++)
-            if (pb[j].state == p->state && m++ == k) { r.bp = (int32_t)(pb0 + j); break; }
+            if (pb[j].state == p->state && m++ == k) {
+                r.bp = (int32_t)(pb0 + j);
+                r.brec = g->bench->nodes[b].rec;
+                break;
+            }
         if (r.bp >= 0) {
             const struct tparam *q = &g->bench->params[r.bp];
             if (g->mode == CMP_TENSOR) {

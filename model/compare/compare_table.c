@@ -228,7 +228,7 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     b->tree = t->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &t->bench->params[r->bp];
-        b->name = tree_pname(t->bench, q, c->nb);
+        b->name = tree_pname_r(t->bench, r->brec, q, c->nb);
         b->dtype = q->dtype == TREE_NONE ? "None" : tree_s(t->bench, q->dtype);
         b->shape = q->shape == TREE_NONE ? "None" : tree_s(t->bench, q->shape);
         b->rg = cmp_param_rg(t->bench, q);
@@ -241,12 +241,13 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     }
 }
 
-static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp) {
+static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp, int32_t brec) {
     struct crow r;
     memset(&r, 0, sizeof r);
     r.np = nr->p;
     r.rec = nr->rec;
     r.bp = bp;
+    r.brec = bp >= 0 ? brec : -1;
     const struct tparam *p = &t->npu->params[nr->p];
     struct tree_pn nb = {0};
     const char *pn = tree_pname_r(t->npu, nr->rec, p, &nb);
@@ -419,7 +420,7 @@ static int join_exact(struct cmp_table *t, size_t want) {
         int32_t bp = br >= 0 ? j->b.v[br].p : -1;
         if (bp >= 0 && !j->mapped && !dtype_gate(npu, &npu->params[j->a.v[i].p], bench, &bench->params[bp]))
             bp = -1;
-        if (table_add(t, &j->a.v[i], bp) != 0) return -1;
+        if (table_add(t, &j->a.v[i], bp, br >= 0 ? j->b.v[br].rec : -1) != 0) return -1;
         added++;
     }
     j->done = 1;
@@ -461,17 +462,17 @@ static int join_fuzzy(struct cmp_table *t) {
         }
         if (hn < 0) continue;
         for (long k = 0; k < hn; k++)
-            if (table_add(t, &a->v[nq[k]], -1) != 0) goto out;
+            if (table_add(t, &a->v[nq[k]], -1, -1) != 0) goto out;
         int32_t bp = b->v[bq[hb]].p;
         if (!dtype_gate(npu, &npu->params[a->v[nq[hn]].p], bench, &bench->params[bp])) bp = -1;
-        if (table_add(t, &a->v[nq[hn]], bp) != 0) goto out;
+        if (table_add(t, &a->v[nq[hn]], bp, b->v[bq[hb]].rec) != 0) goto out;
         memmove(nq, nq + hn + 1, (nn - (size_t)hn - 1) * sizeof *nq);
         nn -= (size_t)hn + 1;
         memmove(bq, bq + hb + 1, (bn - (size_t)hb - 1) * sizeof *bq);
         bn -= (size_t)hb + 1;
     }
     for (size_t k = 0; k < nn; k++)
-        if (table_add(t, &a->v[nq[k]], -1) != 0) goto out;
+        if (table_add(t, &a->v[nq[k]], -1, -1) != 0) goto out;
     rc = 0;
     j->done = 1;
 out:
