@@ -635,13 +635,6 @@ void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const do
     r->present |= MONITOR_ROW_NOTENSOR;
 }
 
-size_t monitor_notensor_rows(const struct monitor_data *md) {
-    size_t n = 0;
-    for (size_t i = 0; i < md->nfiles; i++)
-        for (size_t r = 0; r < md->files[i].nrows; r++) n += (md->files[i].rows[r].present & MONITOR_ROW_NOTENSOR) != 0;
-    return n;
-}
-
 /* ---- into the cube ---- */
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err) {

@@ -230,8 +230,6 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_fil
  * memory. */
 int monitor_to_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
                     const struct monitor_steps *st, int micro_axis, struct cube_builder *b);
-/* Rows of md's files that describe no tensor (MONITOR_ROW_NOTENSOR). */
-size_t monitor_notensor_rows(const struct monitor_data *md);
 void monitor_steps_free(struct monitor_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);
