@@ -200,11 +200,41 @@ static void long_dump_text(void) {
     CHECK(agree_cut(buf, n, 64) > 0);
 }
 
+/* The guessed lengths of keys and string values (the fast path learns
+ * them per key before): records that train the guess, then a key and a
+ * value of every length around it, with an escape, a control byte or a
+ * quote just before, at and after the guessed end, then the trained
+ * records again, and the end of the buffer in each. */
+static void guessed_lengths(void) {
+    static const char *val[] = {"torch.bfloat16", "torch.bfloat1", "torch.bfloat16x", "torch.bfloat1\\\\", "torch.bfloat\\\"6",
+                                "torch.bfloat16\\u0041", "torch.bfloat1\x01", "torch.bfloat16\x01", "", "t", "torch.bfloat16abc",
+                                "torch.bfloat\"6", "torch.bfloat1\\"};
+    static const char *key[] = {"dtype", "dtyp", "dtypex", "dtyp\\\\", "dty\\\"e", "", "d", "dtype\x02", "dtyp\x02",
+                                "dtypedtypedtyped", "dtypedtypedtype", "dty\"e", "dtyp\\"};
+    static char buf[1 << 14];
+    long c = 0;
+    for (size_t v = 0; v < sizeof val / sizeof *val; v++)
+        for (size_t k = 0; k < sizeof key / sizeof *key; k++) {
+            size_t n = (size_t)snprintf(buf, sizeof buf, "{\"pad\": \"%0180d\",\n \"data\": [", 7);
+            for (int r = 0; r < 12; r++) {
+                int odd = r == 10;
+                n += (size_t)snprintf(buf + n, sizeof buf - n,
+                                      "%s\n  {\n   \"type\": \"torch.Tensor\",\n   \"%s\": \"%s\",\n   \"Max\": %d.5,\n"
+                                      "   \"Min\": -1.25,\n   \"requires_grad\": false\n  }",
+                                      r ? "," : "", odd ? key[k] : "dtype", odd ? val[v] : "torch.bfloat16", r);
+            }
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "\n ]\n}\n");
+            c += (v + k) % 4 == 0 ? agree_cut(buf, n, 420) : agree(buf, n);
+        }
+    CHECK(c > 0);
+}
+
 int main(void) {
     RUN(keys_and_indents);
     RUN(strings_every_offset);
     RUN(numbers_every_shape);
     RUN(other_runs_and_bad_bytes);
     RUN(long_dump_text);
+    RUN(guessed_lengths);
     PT_DONE();
 }

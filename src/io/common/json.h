@@ -116,6 +116,11 @@ struct json_lex {
      * each depth (mod 32), before a member [0] and before a close [1]
      * (private; checked before it is used). */
     uint8_t indent[2][32];
+    /* Its guess of a string's length (to 15) after the key before it, by
+     * that key's first two bytes (khash): [0] the next key's, [1] a string
+     * value's (private; checked before it is used). */
+    uint8_t slen_guess[2][64];
+    uint8_t khash;
 };
 
 enum json_scan { JSON_SCAN_PORTABLE, JSON_SCAN_SSE2, JSON_SCAN_AVX2 };

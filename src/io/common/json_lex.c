@@ -504,6 +504,22 @@ __attribute__((always_inline)) static inline const char *digits_fast(const char 
     }
 }
 
+/* The closing quote of a string at p (no escape nor control byte in its
+ * first 16 bytes: stops m, not 0) tried at the length *guess first: the
+ * address then follows from p alone and the check is a branch, so that
+ * the next token's reads need not wait for the scan (a dump's keys and
+ * dtypes repeat in one order); *guess learns the length when it was wrong. */
+__attribute__((always_inline)) static inline const char *str_end_fast(const char *p, unsigned m, uint8_t *guess) {
+    unsigned g = *guess & 15;
+    if ((m & ((2u << g) - 1)) == (1u << g)) return p + 1 + g;
+    unsigned n = (unsigned)__builtin_ctz(m);
+    *guess = (uint8_t)n;
+    return p + 1 + n;
+}
+
+/* The guess table's index of the key at p (its first two bytes). */
+#define KEY_HASH(p) ((uint8_t)(((unsigned char)(p)[1] ^ ((unsigned char)(p)[2] << 1)) & 63))
+
 /* The states and bytes in the order a dump.json's records bring them
  * (a value after its key, then a comma and a key). */
 __attribute__((always_inline)) static inline enum json_tok lex_fast(struct json_lex *lx) {
@@ -543,7 +559,8 @@ key_at:
     {
         unsigned m = json_scan_sse2_str_stops(p + 1);
         if (!m) return fast_str_long(lx, p, JT_KEY);
-        q = p + 1 + __builtin_ctz(m);
+        q = str_end_fast(p, m, &lx->slen_guess[0][lx->khash]);
+        lx->khash = KEY_HASH(p);
     }
     if (*q != '"' || q[1] != ':') goto general;
     lx->str = p + 1;
@@ -560,7 +577,7 @@ value_at:;
     if (c == '"') {
         unsigned m = json_scan_sse2_str_stops(p + 1);
         if (!m) return fast_str_long(lx, p, JT_STRING);
-        q = p + 1 + __builtin_ctz(m);
+        q = str_end_fast(p, m, &lx->slen_guess[1][lx->khash]);
         if (*q != '"') goto general;
         lx->str = p + 1;
         lx->slen = (size_t)(q - p - 1);
