@@ -91,8 +91,9 @@ static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e)
     f->t = e == p->t->err ? (struct tdb *)p->t : &f->tw;
 }
 
-/* Part s fed window win of ranks [i0, i1), each rank's rows then the rank. */
-static int feed(struct feed *f, struct tdb_summary *s, size_t win, size_t i0, size_t i1) {
+/* Part s fed window win of ranks [i0, i1), each rank's rows then the rank;
+ * part also (NULL: none) the same rows, read and added once, before s. */
+static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also, size_t win, size_t i0, size_t i1) {
     struct tdb_monsum *p = f->p;
     size_t rl = sizeof(struct tdb_monsum_rec) + (size_t)p->nc * sizeof(double);
     for (size_t i = i0; i < i1; i++) {
@@ -110,6 +111,8 @@ static int feed(struct feed *f, struct tdb_summary *s, size_t win, size_t i0, si
             memcpy(v, f->buf + at + sizeof sr, (size_t)p->nc * sizeof(double));
             if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) return pt_errorf(f->e, "out of memory");
         }
+        if (also && tdb_summary_rank_of(also, s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
+        if (also && tdb_summary_flush(f->t, also) != 0) return -1;
         if (tdb_summary_rank(s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
         if (tdb_summary_flush(f->t, s) != 0) return -1;
     }
@@ -120,7 +123,7 @@ static int feed(struct feed *f, struct tdb_summary *s, size_t win, size_t i0, si
 static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, size_t step) {
     for (size_t win = from; win < f->p->nwin; win += step) {
         tdb_summary_at(s, (int64_t)win);
-        if (feed(f, s, win, 0, f->p->nchunk) != 0 || tdb_summary_window(f->t, s) != 0) return -1;
+        if (feed(f, s, NULL, win, 0, f->p->nchunk) != 0 || tdb_summary_window(f->t, s) != 0) return -1;
     }
     return 0;
 }
@@ -132,10 +135,10 @@ static int feed_groups(struct feed *f) {
     tdb_summary_at(p->run[0], 0);
     for (size_t i0 = 0, i1; i0 < p->nchunk; i0 = i1) {
         for (i1 = i0 + 1; i1 < p->nchunk && p->rank[i1] / p->gsize == p->rank[i0] / p->gsize;) i1++;
-        if (feed(f, p->run[0], 0, i0, i1) != 0) return -1;
-        for (size_t win = 0; win < p->nwin; win++) {
+        for (size_t win = 0; win < p->nwin; win++) {   /* window 0 read once for both parts */
             tdb_summary_at(p->groups, (int64_t)win);
-            if (feed(f, p->groups, win, i0, i1) != 0 || tdb_summary_window(f->t, p->groups) != 0) return -1;
+            if (feed(f, p->groups, win ? NULL : p->run[0], win, i0, i1) != 0 || tdb_summary_window(f->t, p->groups) != 0)
+                return -1;
         }
     }
     if (tdb_summary_window(f->t, p->run[0]) != 0) return -1;

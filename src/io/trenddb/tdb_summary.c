@@ -187,21 +187,31 @@ static int summ_emit(struct tdb_summary *m, int l) {
     return 0;
 }
 
-/* m->cur holds every row of rank (sorted by key): into every group size */
-int tdb_summary_rank(struct tdb_summary *m, int64_t rank) {
+/* cur holds every row of rank (sorted by key): into every group size */
+static int summ_rank_rows(struct tdb_summary *m, const struct sacc *cur, int64_t rank) {
     for (int l = 0; l < m->nsizes; l++) {
         if (!((m->levels >> l) & 1)) continue;
         int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
         if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
         m->group[l] = g;
-        if (sacc_into(&m->acc[l], &m->cur, m->ns)) continue;
-        if (sacc_merge(&m->acc[l], &m->cur, &m->tmp, m->ns) != 0) return -1;
+        if (sacc_into(&m->acc[l], cur, m->ns)) continue;
+        if (sacc_merge(&m->acc[l], cur, &m->tmp, m->ns) != 0) return -1;
         struct sacc sw = m->acc[l];
         m->acc[l] = m->tmp;
         m->tmp = sw;
     }
+    return 0;
+}
+
+int tdb_summary_rank(struct tdb_summary *m, int64_t rank) {
+    if (summ_rank_rows(m, &m->cur, rank) != 0) return -1;
     m->cur.n = 0;
     return 0;
+}
+
+int tdb_summary_rank_of(struct tdb_summary *m, const struct tdb_summary *rows, int64_t rank) {
+    if (rows->ns != m->ns) return -1;
+    return summ_rank_rows(m, &rows->cur, rank);
 }
 
 static int summ_finish(struct tdb_summary *m) {
@@ -436,35 +446,37 @@ int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, si
     return rc;
 }
 
-/* One row value as the summary takes it: NULL (0) for absent or NaN; the
- * stored value, with msProbe's +-(1e9 + 1) read as the infinities. */
-static int summ_value(int present, double stored, double *out) {
-    if (!present || isnan(stored)) return 0;
-    *out = stored == 1000000001.0 ? INFINITY : stored == -1000000001.0 ? -INFINITY : stored;
-    return 1;
-}
-
+/* A row's statistic s enters as n 1, its value as min, max and sum, NaN
+ * count 0; or, absent or NaN (NULL), as n 0 with NaN count 1.  msProbe's
+ * stored +-(1e9 + 1) are read as the infinities.  One pass, no call a
+ * statistic (this runs for every row of every summary part). */
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
                     uint32_t present) {
     size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns;
-    if (sacc_grow(&m->cur, m->cur.n + 1, stride) != 0) return -1;
-    double *e = m->cur.v + m->cur.n++ * stride;
+    if (m->cur.n >= m->cur.cap && sacc_grow(&m->cur, m->cur.n + 1, stride) != 0) return -1;
+    double *e = m->cur.v + m->cur.n++ * stride, *es = e + 4;
     e[0] = (double)step;
     e[1] = (double)target_id;
     e[2] = (double)metric_id;
     e[3] = 1;
-    int finite = 0;
-    for (int s = 0; s < m->ns; s++) {
-        double *es = e + 4 + SUM_PER_STAT * s, v = 0;
-        int has = summ_value((present >> s) & 1, stored[s], &v);
-        /* a NULL is a NaN of the tensor (es[4]) unless the row's finite
-         * norm or mean says it held none */
-        es[0] = has;
-        es[1] = es[2] = es[3] = has ? v : 0;
-        es[4] = !has;
-        finite |= has && ((m->tells >> s) & 1) && isfinite(v);
+    uint32_t finite = 0;
+    for (int s = 0; s < m->ns; s++, es += SUM_PER_STAT) {
+        double v = stored[s];
+        if (((present >> s) & 1) && !isnan(v)) {
+            v = v == 1000000001.0 ? INFINITY : v == -1000000001.0 ? -INFINITY : v;
+            es[0] = 1;
+            es[1] = es[2] = es[3] = v;
+            es[4] = 0;
+            finite |= (uint32_t)(isfinite(v) != 0) << s;
+        } else {
+            es[0] = es[1] = es[2] = es[3] = 0;
+            es[4] = 1;
+        }
     }
-    for (int s = 0; finite && s < m->ns; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
+    /* a NULL is a NaN of the tensor (es[4]) unless the row's finite norm
+     * or mean says it held none */
+    if (finite & m->tells)
+        for (int s = 0; s < m->ns; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
     return 0;
 }
 

@@ -36,6 +36,10 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
 /* The rows added since are every row of rank (ranks ascending).  0, or -1
  * without memory. */
 int tdb_summary_rank(struct tdb_summary *m, int64_t rank);
+/* The rows added to rows since its last rank (kept there, for rows' own
+ * tdb_summary_rank) into m as every row of rank: one reading and one add a
+ * row for two parts of the same columns.  0, or -1 without memory. */
+int tdb_summary_rank_of(struct tdb_summary *m, const struct tdb_summary *rows, int64_t rank);
 /* The table created in t and its statements made. */
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m);
 /* Is m (opened) built beside SQLite, its rows spooled (else INSERTs)? */
