@@ -391,8 +391,8 @@ int origin_light_params(const struct origin_cap *c, size_t r, struct origin_ligh
         }
         if (it->has_group) {
             /* an op's group is most often the one before it: its text once */
-            const int32_t *g = c->ints + it->g0;
-            if (!(cur->g && cur->ng == it->ng && !memcmp(cur->g, g, it->ng * sizeof *g)) &&
+            const int32_t *g = it->ng ? c->ints + it->g0 : NULL;   /* an empty group may have no ints at all */
+            if (!(g && cur->g && cur->ng == it->ng && !memcmp(cur->g, g, it->ng * sizeof *g)) &&
                 group_text(t, g, it->ng, &cur->md5) != 0)
                 rc = -1;
             cur->g = g;
