@@ -370,8 +370,11 @@ int origin_light_params(const struct origin_cap *c, size_t r, struct origin_ligh
     static const char *const names[] = {"src", "src_group", "dst", "dst_group", "group"};
     while (cur->item < c->nitems && c->items[cur->item].rec < r) cur->item++;
     size_t nl = c->v[r].nlen;
-    char *name = malloc(nl + 32);
-    if (!name) return -1;
+    /* buf[0] is room for the marker byte of the name's stored form
+     * (tree_pname_mark, as the whole read's names are stored) */
+    char *buf = malloc(nl + 33), *name = buf + 1;
+    if (!buf) return -1;
+    buf[0] = 0;
     memcpy(name, origin_cap_name(c, r), nl);
     memcpy(name + nl, ".input.", 7);
     int rc = 0;
@@ -383,7 +386,16 @@ int origin_light_params(const struct origin_cap *c, size_t r, struct origin_ligh
         p->is_null = it->is_null;
         int k = it->key == ORIGIN_KEY_POS ? snprintf(name + nl + 7, 25, "%u", (unsigned)it->index)
                                            : snprintf(name + nl + 7, 25, "%s", names[it->key]);
-        p->name = tree_str(t, name, nl + 7 + (size_t)k);
+        size_t len = nl + 7 + (size_t)k, skip;
+        char mark = tree_pname_mark(t, rec, name, len, &skip);
+        if (!mark) p->name = tree_str(t, name, len);
+        else {
+            char *at = skip ? name + skip - 1 : buf;   /* the marker goes just before the stored part */
+            char keep = *at;   /* a byte of the record's name, put back for the next param */
+            *at = mark;
+            p->name = tree_str(t, at, len - skip + 1);
+            if (skip) *at = keep;
+        }
         if (it->key == ORIGIN_KEY_POS) p->type = tree_str(t, "int", 3);
         if (it->value != NO_RANK) {
             char v[16];
@@ -403,6 +415,6 @@ int origin_light_params(const struct origin_cap *c, size_t r, struct origin_ligh
             (it->value != NO_RANK && p->value == TREE_NONE))
             rc = -1;
     }
-    free(name);
+    free(buf);
     return rc;
 }
