@@ -163,6 +163,17 @@ static inline int json_lex_is(const struct json_lex *lx, const char *lit, size_t
     return !lx->has_esc && lx->slen == litlen && memcmp(lx->str, lit, litlen) == 0;
 }
 #define JSON_IS(lx, lit) json_lex_is((lx), (lit), sizeof(lit) - 1)
+/* For readers that read the members of an object from its bytes (the
+ * dump's tensor objects, parse_dump_elem.c), falling back to the tokens on
+ * anything unsure.  json_lex_number_fast: the number at p ('-' or a digit,
+ * at least 64 bytes readable from p) as json_lex_next's fast path reads it,
+ * the same value; the end of it, or NULL when that path would leave it to
+ * the tokenizer (more than 19 digits, a long exponent, slow_numbers, no
+ * SSE2 build), which then reads it.  json_lex_close_at: the object or
+ * array opened by the last token closes at p ('}' or ']'), as if every
+ * token up to there was read: the next token follows p. */
+const char *json_lex_number_fast(const struct json_lex *lx, const char *p, double *v);
+void json_lex_close_at(struct json_lex *lx, const char *p);
 /* Line number (1-based) of a position, for messages. */
 size_t json_line_of(const char *buf, const char *pos);
 

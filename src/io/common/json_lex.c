@@ -504,6 +504,39 @@ __attribute__((always_inline)) static inline const char *digits_fast(const char 
     }
 }
 
+/* The number whose digits start at p (after its '-'): its significand w
+ * and power of ten *e10 with at most 19 digits and an exponent of at most
+ * three, in one pass (at most 64 bytes read); the end of it, or NULL for
+ * anything else (lex_number's).  The significand and the power of ten are
+ * lex_number's (all digits kept when there are 19 at most), so the value
+ * is the same. */
+__attribute__((always_inline)) static inline const char *num_scan_fast(const char *q, uint64_t *w, int *e10) {
+    int nd = 0;
+    *e10 = 0;
+    if ((unsigned)(*q - '0') > 9) return NULL;
+    if (*q == '0') q++;   /* a leading zero stands alone */
+    else if (!(q = digits_fast(q, w, &nd))) return NULL;
+    if (*q == '.') {
+        const char *f = ++q;
+        if (!(q = digits_fast(q, w, &nd)) || q == f) return NULL;
+        *e10 = (int)(f - q);
+    }
+    if ((*q | 0x20) == 'e') {
+        q++;
+        int eneg = *q == '-', x = 0;
+        q += *q == '-' || *q == '+';
+        unsigned d = (unsigned)(*q - '0');
+        if (d > 9) return NULL;
+        for (int i = 0; i < 3 && d <= 9; i++) {
+            x = x * 10 + (int)d;
+            d = (unsigned)(*++q - '0');
+        }
+        if (d <= 9) return NULL;
+        *e10 += eneg ? -x : x;
+    }
+    return q;
+}
+
 /* The closing quote of a string at p (no escape nor control byte in its
  * first 16 bytes: stops m, not 0) tried at the length *guess first: the
  * address then follows from p alone and the check is a branch, so that
@@ -589,32 +622,10 @@ value_at:;
          * (at most 64 bytes read); the significand and the power of ten
          * are lex_number's (all digits kept when there are 19 at most),
          * so the value is the same */
-        int neg = c == '-', nd = 0, e10 = 0;
+        int neg = c == '-', e10 = 0;
         uint64_t w = 0;
         const char *s = p;
-        if (lx->slow_numbers) goto general;
-        q = p + neg;
-        if ((unsigned)(*q - '0') > 9) goto general;
-        if (*q == '0') q++;   /* a leading zero stands alone */
-        else if (!(q = digits_fast(q, &w, &nd))) goto general;
-        if (*q == '.') {
-            const char *f = ++q;
-            if (!(q = digits_fast(q, &w, &nd)) || q == f) goto general;
-            e10 = (int)(f - q);
-        }
-        if ((*q | 0x20) == 'e') {
-            q++;
-            int eneg = *q == '-', x = 0;
-            q += *q == '-' || *q == '+';
-            unsigned d = (unsigned)(*q - '0');
-            if (d > 9) goto general;
-            for (int i = 0; i < 3 && d <= 9; i++) {
-                x = x * 10 + (int)d;
-                d = (unsigned)(*++q - '0');
-            }
-            if (d <= 9) goto general;
-            e10 += eneg ? -x : x;
-        }
+        if (lx->slow_numbers || !(q = num_scan_fast(p + neg, &w, &e10))) goto general;
         /* decfloat_to_double's own order: the small path when it takes w
          * as it is (trailing zeros only matter above 2^53) */
         if (w > ((uint64_t)1 << 53) || !decfloat_small(w, e10, neg, &lx->num)) return fast_num_wide(lx, s, q, w, e10, neg);
@@ -680,6 +691,25 @@ enum json_tok json_lex_next(struct json_lex *lx) {
     return lex_other(lx);
 }
 
+
+/* json_lex_number_fast (json.h): lex_fast's numbers, for readers that read
+ * values from their bytes. */
+const char *json_lex_number_fast(const struct json_lex *lx, const char *p, double *v) {
+#if JSON_HAVE_SSE2
+    int neg = *p == '-', e10;
+    uint64_t w = 0;
+    const char *q;
+    if (lx->slow_numbers || !(q = num_scan_fast(p + neg, &w, &e10))) return NULL;
+    if (w > ((uint64_t)1 << 53) || !decfloat_small(w, e10, neg, v))
+        if (!decfloat_to_double(w, e10, neg, 0, v)) return NULL;
+    return q;
+#else
+    (void)lx, (void)p, (void)v;
+    return NULL;
+#endif
+}
+
+void json_lex_close_at(struct json_lex *lx, const char *p) { lex_close(lx, p); }
 
 /* Skipping is most of the work on a dump.json (shapes, integer lists,
  * values no reader wants), so it scans bytes instead of tokens: brackets

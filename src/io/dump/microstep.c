@@ -147,6 +147,25 @@ void microstep_free(struct microstep *ms) {
     memset(ms, 0, sizeof *ms);
 }
 
+/* The lookup by original key; an entry whose key an earlier one has is
+ * marked (later_dup).  0, or -1 out of memory. */
+static int hash_build(struct microstep *ms) {
+    ms->hcap = 16;
+    while (ms->hcap < ms->n * 2 + 1) ms->hcap *= 2;
+    ms->hash = calloc(ms->hcap, sizeof *ms->hash);
+    if (!ms->hash) return -1;
+    for (size_t i = 0; i < ms->n; i++) {
+        struct microstep_entry *e = &ms->v[i];
+        size_t h = microstep_hash(e->key, e->keylen) & (ms->hcap - 1);
+        for (; ms->hash[h]; h = (h + 1) & (ms->hcap - 1)) {
+            const struct microstep_entry *o = &ms->v[ms->hash[h] - 1];
+            if (o->keylen == e->keylen && !memcmp(o->key, e->key, e->keylen)) e->later_dup = 1;
+        }
+        ms->hash[h] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
 int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err) {
     struct kmap km = {0};
     struct mval *mv = NULL;
@@ -269,16 +288,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
     free(rks);
     rks = NULL;
-    /* lookup by original key */
-    ms->hcap = 16;
-    while (ms->hcap < ms->n * 2 + 1) ms->hcap *= 2;
-    ms->hash = calloc(ms->hcap, sizeof *ms->hash);
-    if (!ms->hash) goto oom;
-    for (size_t i = 0; i < ms->n; i++) {
-        size_t h = microstep_hash(ms->v[i].key, ms->v[i].keylen) & (ms->hcap - 1);
-        while (ms->hash[h]) h = (h + 1) & (ms->hcap - 1);
-        ms->hash[h] = (uint32_t)i + 1;
-    }
+    if (hash_build(ms) != 0) goto oom;
     free(km.slot);
     free(km.len);
     free(mv);
@@ -305,4 +315,27 @@ const struct microstep_entry *microstep_find(const struct microstep *ms, const c
         const struct microstep_entry *e = &ms->v[v - 1];
         if (e->keylen == len && !memcmp(e->key, key, len)) return e;
     }
+}
+
+/* The next record's likely entry: its key and new key fetched while this
+ * record is read (they lie elsewhere in memory, each a cache miss when
+ * looked at cold). */
+static void prefetch_next(const struct microstep *ms, size_t cur) {
+    if (cur < ms->n) {
+        __builtin_prefetch(ms->v[cur].key);
+        __builtin_prefetch(ms->v[cur].newkey);
+    }
+}
+
+const struct microstep_entry *microstep_find_near(const struct microstep *ms, const char *key, size_t len, size_t *cur) {
+    if (*cur < ms->n) {
+        const struct microstep_entry *e = &ms->v[*cur];
+        if (e->keylen == len && !e->later_dup && !memcmp(e->key, key, len)) {
+            prefetch_next(ms, ++*cur);
+            return e;
+        }
+    }
+    const struct microstep_entry *e = microstep_find(ms, key, len);
+    if (e) prefetch_next(ms, *cur = (size_t)(e - ms->v) + 1);
+    return e;
 }

@@ -19,6 +19,7 @@ struct microstep_entry {
     size_t keylen;        /* its length (lookups compare it first) */
     char *newkey;         /* renumbered key (owned) */
     int32_t micro;
+    uint8_t later_dup;    /* an earlier entry has the same key (microstep_find gives that one) */
 };
 
 struct microstep {
@@ -33,6 +34,13 @@ struct microstep {
 int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err);
 void microstep_free(struct microstep *ms);
 const struct microstep_entry *microstep_find(const struct microstep *ms, const char *key, size_t len);
+/* microstep_find for keys that mostly come in the table's order (a
+ * dump.json's records follow construct.json's): the entry at *cur is tried
+ * first, then the hash; *cur is left after the entry found.  The same
+ * answer as microstep_find; the table's entries are read in order, not at
+ * random (a cache miss per hash slot, entry and key was a tenth of a
+ * dump's parse). */
+const struct microstep_entry *microstep_find_near(const struct microstep *ms, const char *key, size_t len, size_t *cur);
 /* The hash of the micro step table's keys, eight bytes per multiply (long
  * construct keys); also what a parse uses to recognise construct.json
  * contents it has seen.  Not FNV like util_hash: speed on long keys. */

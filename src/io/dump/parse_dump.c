@@ -13,6 +13,7 @@
 #include "src/io/common/json.h"
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/origin_light.h"
+#include "src/io/dump/parse_dump_elem.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
 #include "model/layout/layout.h"
@@ -57,6 +58,17 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
 
 /* ---- metric classification (probetop-rules(7), TREND TARGETS) ---- */
 
+/* memmem for a pattern that starts with '.': a record name has a few dots,
+ * and glibc's memmem costs more to set up than this costs to run. */
+static const char *find_dotted(const char *s, size_t n, const char *pat, size_t pl) {
+    if (n < pl) return NULL;
+    for (const char *p = s, *last = s + n - pl; p <= last; p++) {
+        if (!(p = memchr(p, '.', (size_t)(last - p) + 1))) return NULL;
+        if (p[1] == pat[1] && !memcmp(p, pat, pl)) return p;
+    }
+    return NULL;
+}
+
 /* Replaces every ".<w>." by "." and then removes every ".<w>" (Python's
  * str.replace twice: non-overlapping, left to right).  memmem, not a
  * compare at every byte: this runs for every record. */
@@ -72,7 +84,7 @@ static size_t strip_word(char *s, size_t n, const char *w) {
     for (int pass = 0; pass < 2; pass++) {
         size_t pl = pass ? l2 : l1, o = 0;
         const char *p = s, *end = s + n, *hit;
-        while ((hit = memmem(p, (size_t)(end - p), pat, pl))) {
+        while ((hit = find_dotted(p, (size_t)(end - p), pat, pl))) {
             memmove(s + o, p, (size_t)(hit - p));
             o += (size_t)(hit - p);
             if (!pass) s[o++] = '.';
@@ -88,11 +100,11 @@ static size_t strip_word(char *s, size_t n, const char *w) {
 /* Classifies key (modified in place to the stripped name); returns the
  * metric or -1 (skip).  Forward may become recompute later. */
 static int classify(char *k, size_t *n) {
-    if (memmem(k, *n, ".forward.", 9) || util_ends_with_n(k, *n, ".forward")) {
+    if (find_dotted(k, *n, ".forward.", 9) || util_ends_with_n(k, *n, ".forward")) {
         *n = strip_word(k, *n, "forward");
         return DM_FORWARD;
     }
-    if (memmem(k, *n, ".backward.", 10) || util_ends_with_n(k, *n, ".backward")) {
+    if (find_dotted(k, *n, ".backward.", 10) || util_ends_with_n(k, *n, ".backward")) {
         *n = strip_word(k, *n, "backward");
         return DM_BACKWARD;
     }
@@ -125,16 +137,6 @@ static void set_warning(struct dump_file *f, const char *msg);
 
 /* ---- file state ---- */
 
-struct elem {             /* one parsed value, for both consumers */
-    struct ovf_elem o;
-    int usable;           /* a trend-usable tensor object */
-    double v[4];
-    uint8_t present;
-    uint8_t nonfinite;    /* an item the origin search reads as holding NaN/Inf
-                             (origin_flags_nonfinite): a tensor of its own dtype with a
-                             non-finite Max or Min */
-};
-
 struct pstate {
     struct json_lex lx;
     struct pt_error err;
@@ -160,18 +162,9 @@ struct pstate {
     uint8_t oflags, reread, stat_nonfinite;
     int data_seen;
     size_t rename_failures;
+    int fast;                     /* tensor objects read from their bytes (parse_dump_elem.h) */
+    size_t mcur;                  /* microstep_find_near's place in ms */
 };
-
-static int tensor_type_usable(const char *t) {
-    return !strcmp(t, "torch.Tensor") || !strcmp(t, "mindspore.Tensor") || !strcmp(t, "mindtorch.Tensor");
-}
-
-static int dtype_usable(const char *d) {
-    static const char *const ok[] = {"torch.float16", "torch.float32", "torch.bfloat16", "Float16", "Float32", "BFloat16"};
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-        if (!strcmp(d, ok[i])) return 1;
-    return 0;
-}
 
 static const char *nonfinite_text(double v) {
     return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
@@ -238,6 +231,7 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
         }
     }
     if (t != JT_OBJ_BEGIN) return t == JT_ERROR ? -1 : (t == JT_END ? -1 : 0);
+    if (ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread)) return 0;
     char type[64] = "", dtype[40] = "";
     double norm = NAN;
     int norm_num = 0;
@@ -296,15 +290,7 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
             snprintf(e->o.what, sizeof e->o.what, "%s=%s", sn[which], atext);
         }
     }
-    e->o.is_torch_tensor = !strcmp(type, "torch.Tensor");
-    if (e->o.is_torch_tensor && norm_num && !isnan(norm)) {
-        e->o.has_norm = 1;
-        e->o.norm = norm;
-    }
-    e->usable = tensor_type_usable(type) && dtype_usable(dtype);
-    /* origin_flags_nonfinite: a leaf (a string type) whose Max or Min came
-     * from the dump (a dtype of its own, not the type and not a class) */
-    e->nonfinite = type_str && dtype_str && strncmp(dtype, "<class '", 8) && strcmp(dtype, type) && mm_nonfinite;
+    parse_dump_elem_finish(e, type, strlen(type), dtype, strlen(dtype), norm, norm_num, type_str, dtype_str, mm_nonfinite);
     return 0;
 }
 
@@ -471,7 +457,7 @@ static unsigned member_seen(struct pstate *ps, unsigned bit, enum json_tok want,
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
     struct dump_file *f = ps->f;
-    const struct microstep_entry *me = ps->ms ? microstep_find(ps->ms, name, nlen) : NULL;
+    const struct microstep_entry *me = ps->ms ? microstep_find_near(ps->ms, name, nlen, &ps->mcur) : NULL;
     if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);   /* msProbe skips non-object records */
 
     /* what the trend import makes of the key */
@@ -863,7 +849,7 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
 
 void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
                          char **rbuf, size_t *rcap) {
-    struct pstate ps = {.f = f, .opt = o};
+    struct pstate ps = {.f = f, .opt = o, .fast = parse_dump_elem_on()};
     struct construct cons = {0};
     struct microstep ms = {0};
     const char *buf = NULL;

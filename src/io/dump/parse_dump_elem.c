@@ -1,0 +1,204 @@
+/* parse_dump_elem: a record's tensor objects read from their bytes
+ * (parse_dump_elem.h).  A tensor object of a dump.json is a handful of
+ * short members ("type", "dtype", "shape", "Max", "Min", "Mean", "Norm",
+ * "requires_grad") on lines of their own; read token by token it costs a
+ * call, a state dispatch and a store of the token per key and per value,
+ * most of a dump's parse.  Here a member is read in one step: the key
+ * compared where it lies, the value read by its first byte.  Anything
+ * else (an escape, a nested object, a string as a statistic, a long
+ * number, the buffer's end near) leaves the whole object to the tokens,
+ * from its '{', so that every message, value and flag is theirs; the
+ * results are the same (tests/pt_dumpfast.h compares them, in
+ * test_dump_fast and fuzz_dumpfast). */
+#include "src/io/dump/parse_dump_elem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/io/common/json_scan.h"
+
+static int tensor_type_usable(const char *t, size_t n) {
+    return (n == 12 && !memcmp(t, "torch.Tensor", 12)) || (n == 16 && !memcmp(t, "mindspore.Tensor", 16)) ||
+           (n == 16 && !memcmp(t, "mindtorch.Tensor", 16));
+}
+
+static int dtype_usable(const char *d, size_t n) {
+    switch (n) {
+    case 7: return !memcmp(d, "Float16", 7) || !memcmp(d, "Float32", 7);
+    case 8: return !memcmp(d, "BFloat16", 8);
+    case 13: return !memcmp(d, "torch.float16", 13) || !memcmp(d, "torch.float32", 13);
+    case 14: return !memcmp(d, "torch.bfloat16", 14);
+    default: return 0;
+    }
+}
+
+void parse_dump_elem_finish(struct elem *e, const char *type, size_t tl, const char *dtype, size_t dl, double norm,
+                            int norm_num, int type_str, int dtype_str, int mm_nonfinite) {
+    e->o.is_torch_tensor = tl == 12 && !memcmp(type, "torch.Tensor", 12);
+    if (e->o.is_torch_tensor && norm_num && !isnan(norm)) {
+        e->o.has_norm = 1;
+        e->o.norm = norm;
+    }
+    e->usable = tensor_type_usable(type, tl) && dtype_usable(dtype, dl);
+    /* origin_flags_nonfinite: a leaf (a string type) whose Max or Min came
+     * from the dump (a dtype of its own, not the type and not a class) */
+    e->nonfinite = mm_nonfinite && type_str && dtype_str && !(dl >= 8 && !memcmp(dtype, "<class '", 8)) &&
+                   !(dl == tl && !memcmp(dtype, type, dl));
+}
+
+int parse_dump_elem_on(void) {
+    const char *v = getenv("PROBETOP_DUMP_FAST");
+    return !(v && !strcmp(v, "0"));
+}
+
+#if JSON_HAVE_SSE2
+/* Bytes that must stay readable past the start of a member: its key, the
+ * white space around it and a number's 64 (json_lex_number_fast). */
+#define ROOM 192
+
+/* Past JSON white space at p: mostly none, one space, or a newline and its
+ * indentation (16 spaces a compare); NULL at lim. */
+__attribute__((always_inline)) static inline const char *ws(const char *p, const char *lim) {
+    while (p < lim) {
+        unsigned char c = (unsigned char)*p;
+        if (c > ' ') return p;
+        if (c == '\n') {
+            unsigned m = (unsigned)_mm_movemask_epi8(
+                _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), _mm_set1_epi8(' ')));
+            unsigned x = ~m & 0xffffu;
+            p += 1 + (x ? (unsigned)__builtin_ctz(x) : 16u);
+            continue;
+        }
+        if (!json_scan_is_ws((char)c)) return p;   /* a control byte: the tokens say so */
+        p++;
+    }
+    return NULL;
+}
+
+/* The closing quote of the string whose first byte is p, or NULL when an
+ * escape or a control byte comes first (the tokens read it). */
+__attribute__((always_inline)) static inline const char *str_end(const char *p, const char *end) {
+    unsigned m;
+    if (end - p >= 16 && (m = json_scan_sse2_str_stops(p))) p += __builtin_ctz(m);
+    else p = json_scan_str_sse2(p, end);
+    return p < end && *p == '"' ? p : NULL;
+}
+
+/* A literal or number value at p: its end and *tok (JT_NUMBER with *v, or
+ * JT_TRUE, JT_FALSE, JT_NULL); NULL for anything else. */
+static inline const char *scalar(const struct json_lex *lx, const char *p, enum json_tok *tok, double *v) {
+    switch (*p) {
+    case 't': *tok = JT_TRUE; return memcmp(p, "true", 4) ? NULL : p + 4;
+    case 'f': *tok = JT_FALSE; return memcmp(p, "false", 5) ? NULL : p + 5;
+    case 'n': *tok = JT_NULL; return memcmp(p, "null", 4) ? NULL : p + 4;
+    case 'N': *tok = JT_NUMBER; *v = NAN; return memcmp(p, "NaN", 3) ? NULL : p + 3;
+    case 'I': *tok = JT_NUMBER; *v = INFINITY; return memcmp(p, "Infinity", 8) ? NULL : p + 8;
+    case '-':
+        if (!memcmp(p, "-Infinity", 9)) { *tok = JT_NUMBER; *v = -INFINITY; return p + 9; }
+        /* fall through */
+    default:
+        *tok = JT_NUMBER;
+        return (unsigned)(*p - '0') <= 9 || *p == '-' ? json_lex_number_fast(lx, p, v) : NULL;
+    }
+}
+
+/* The members' keys parse_elem tells apart. */
+enum { K_OTHER = -1, K_NORM, K_MAX, K_MIN, K_MEAN, K_TYPE = 10, K_DTYPE, K_NAMING };
+
+static inline int key_of(const char *k, size_t n) {
+    switch (n) {
+    case 3: return !memcmp(k, "Max", 3) ? K_MAX : !memcmp(k, "Min", 3) ? K_MIN : K_OTHER;
+    case 4: return !memcmp(k, "type", 4) ? K_TYPE : !memcmp(k, "Norm", 4) ? K_NORM : !memcmp(k, "Mean", 4) ? K_MEAN : K_OTHER;
+    case 5: return !memcmp(k, "dtype", 5) ? K_DTYPE : K_OTHER;
+    case 9: return !memcmp(k, "data_name", 9) ? K_NAMING : K_OTHER;
+    case 10: return !memcmp(k, "class_type", 10) ? K_NAMING : K_OTHER;
+    default: return K_OTHER;
+    }
+}
+
+int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread) {
+    const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
+    if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
+    memset(e, 0, sizeof *e);
+    e->o.norm = NAN;
+    const char *type = "", *dtype = "";   /* in the buffer, cut as parse_elem's buffers cut them */
+    size_t tl = 0, dl = 0;
+    double norm = NAN;
+    int norm_num = 0, type_str = 0, dtype_str = 0, mm_nonfinite = 0;
+    unsigned seen = 0;
+    uint8_t rr = 0;
+    if (!(p = ws(p, lim))) return 0;
+    if (*p != '}')
+        for (;;) {
+            if (p >= lim || *p != '"') return 0;
+            const char *k = p + 1, *q = str_end(k, end);
+            if (!q || q >= lim || q[1] != ':') return 0;
+            int which = key_of(k, (size_t)(q - k));
+            if (which == K_NAMING) {
+                if (cap) rr = 1;   /* data_name names the item, a P2POp is read otherwise */
+                which = K_OTHER;
+            }
+            if (!(p = ws(q + 2, lim))) return 0;
+            char c = *p;
+            if (c == '{') return 0;   /* a P2POp's tensor: the tokens' */
+            unsigned bit = which == K_TYPE ? 1 : which == K_DTYPE ? 2 : which == K_MAX ? 4 : which == K_MIN ? 8 : 0;
+            if (seen & bit) rr = 1;   /* Python keeps the last, this pass every one */
+            seen |= bit;
+            if (c == '"') {
+                const char *s = p + 1;
+                if (!(q = str_end(s, end)) || q >= lim) return 0;
+                if (which >= K_TYPE) {
+                    /* parse_elem's buffers: 64 bytes for the type, 40 for the dtype */
+                    size_t cp = which == K_TYPE ? 64 : 40, n = (size_t)(q - s);
+                    if (n > cp - 1) n = cp - 1;   /* json_lex_string's cut */
+                    if (n >= cp - 1) rr = 1;   /* cut: compared whole there */
+                    if (which == K_TYPE) type = s, tl = n, type_str = 1;
+                    else dtype = s, dl = n, dtype_str = n > 0;   /* an empty dtype is none there */
+                } else if (which != K_OTHER)
+                    return 0;   /* a statistic as a string: the tokens' */
+                p = q + 1;
+            } else if (c == '[') {
+                if (which != K_OTHER) return 0;
+                /* skipped as json_lex_skip does: brackets matched, scalars unchecked */
+                q = json_scan_skip_sse2(p + 1, end);
+                if (q >= lim || *q != ']') return 0;
+                p = q + 1;
+            } else {
+                enum json_tok t;
+                double v = 0;
+                if (!(q = scalar(lx, p, &t, &v))) return 0;
+                p = q;
+                if (which >= K_TYPE) {
+                    if (which == K_DTYPE && t != JT_NULL) rr = 1;   /* a dtype not a string */
+                } else if (which != K_OTHER && t != JT_NULL) {   /* parse_stat */
+                    int stat_nonfinite = t == JT_NUMBER && !isfinite(v);
+                    e->v[which] = t == JT_NUMBER ? v : t == JT_TRUE;
+                    if ((which == K_MAX || which == K_MIN) && stat_nonfinite) mm_nonfinite = 1;
+                    e->present |= (uint8_t)(1u << which);
+                    if (which == K_NORM) norm_num = t == JT_NUMBER;
+                    else if (stat_nonfinite && !e->o.anomalous) {
+                        static const char *const sn[4] = {"Norm", "Max", "Min", "Mean"};
+                        e->o.anomalous = e->o.plain_anomalous = 1;
+                        snprintf(e->o.what, sizeof e->o.what, "%s=%s", sn[which], isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+                    }
+                } else if (which == K_NORM)
+                    norm_num = 0;
+                if (which == K_NORM) norm = e->v[0];
+            }
+            if (!(p = ws(p, lim))) return 0;
+            if (*p == '}') break;
+            if (*p != ',' || !(p = ws(p + 1, lim))) return 0;
+        }
+    parse_dump_elem_finish(e, type, tl, dtype, dl, norm, norm_num, type_str, dtype_str, mm_nonfinite);
+    json_lex_close_at(lx, p);
+    *reread |= rr;
+    return 1;
+}
+#else
+int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread) {
+    (void)lx, (void)cap, (void)e, (void)reread;
+    return 0;
+}
+#endif

@@ -1,0 +1,43 @@
+/* parse_dump_elem: one value of a dump.json record's input or output list
+ * (a tensor object, mostly) as parse_dump.c reads it, and the fast way to
+ * read it: the members of a tensor object straight from their bytes, with
+ * the tokenizer taking over on anything unsure. */
+#ifndef PT_PARSE_DUMP_ELEM_H
+#define PT_PARSE_DUMP_ELEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/overflow/overflow.h"
+#include "src/io/common/json.h"
+
+struct elem {             /* one parsed value, for both consumers */
+    struct ovf_elem o;
+    int usable;           /* a trend-usable tensor object */
+    double v[4];
+    uint8_t present;
+    uint8_t nonfinite;    /* an item the origin search reads as holding NaN/Inf
+                             (origin_flags_nonfinite): a tensor of its own dtype with a
+                             non-finite Max or Min */
+};
+
+/* What the members of an object leave once all are read: its type and
+ * dtype (tl, dl bytes; type_str, dtype_str: given as strings, the dtype not
+ * empty), its last Norm (norm_num: a number), mm_nonfinite: a non-finite
+ * Max or Min.  Fills the rest of e. */
+void parse_dump_elem_finish(struct elem *e, const char *type, size_t tl, const char *dtype, size_t dl, double norm,
+                            int norm_num, int type_str, int dtype_str, int mm_nonfinite);
+
+/* The object whose '{' was the last token of lx, read from its bytes into
+ * e as parse_dump.c's parse_elem reads it through the tokens, when every
+ * member is one it is sure of (a key without escapes, a string without
+ * escapes, a number json_lex_number_fast reads, a literal, an array of
+ * scalars; no nested object): then 1, with lx past the object's '}' and
+ * *reread set where the tokens would have set it (cap: the origin search
+ * keeps records).  Else 0, with lx and *reread untouched.  Off when
+ * PROBETOP_DUMP_FAST=0 (parse_dump_elem_on). */
+int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread);
+/* 0 when PROBETOP_DUMP_FAST is "0" (the tokens alone, to compare). */
+int parse_dump_elem_on(void);
+
+#endif

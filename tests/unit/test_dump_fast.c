@@ -1,0 +1,219 @@
+/* The dump parser's fast read of tensor objects (src/io/dump/parse_dump_elem.c):
+ * the fields of objects it reads (expected values written out by hand:
+ * Python's float() of the decimal text and msProbe's rules), the shapes it
+ * must leave to the tokens (it returns 0 and moves nothing), and whole rank
+ * folders parsed alike with it and without it (tests/pt_dumpfast.h): the
+ * fuzz seeds of every odd shape, the real GPU dump of msProbe's quick
+ * start, and gen_dump.py dumps with planted NaN and Inf. */
+#include "pt_test.h"
+#include "tests/pt_dumpfast.h"
+
+#include <math.h>
+
+#include "src/io/dump/parse_dump_elem.h"
+
+static struct elem e;
+static uint8_t reread;
+
+/* obj: an object from its '{', padded so that the read has room; 1 when
+ * read fast (then the tokenizer must be right past the object's '}'). */
+static int fast(const char *obj, int cap) {
+    static char buf[4096];
+    size_t n = strlen(obj);
+    memset(buf, ' ', sizeof buf);
+    memcpy(buf, "[", 1);
+    memcpy(buf + 1, obj, n);
+    memcpy(buf + 1 + n, ", 1]", 4);
+    struct json_lex lx;
+    struct pt_error err;
+    json_lex_init(&lx, buf, sizeof buf, "test", &err);
+    CHECK_INT(json_lex_next(&lx), JT_ARR_BEGIN);
+    CHECK_INT(json_lex_next(&lx), JT_OBJ_BEGIN);
+    const char *pos = lx.pos;
+    reread = 0;
+    int r = parse_dump_elem_fast(&lx, cap, &e, &reread);
+    if (!r) {
+        CHECK(lx.pos == pos);   /* untouched: the tokens read it */
+        CHECK_INT(reread, 0);
+        return 0;
+    }
+    CHECK(lx.pos == buf + 1 + n);
+    CHECK_INT(json_lex_next(&lx), JT_NUMBER);   /* the ", 1" after it */
+    CHECK_INT(json_lex_next(&lx), JT_ARR_END);
+    return 1;
+}
+
+static void bits(double a, uint64_t want) {
+    uint64_t u;
+    memcpy(&u, &a, 8);
+    CHECK_INT(u, want);
+}
+
+static void fields(void) {
+    CHECK_INT(fast("{\n     \"type\": \"torch.Tensor\",\n     \"dtype\": \"torch.bfloat16\",\n     \"shape\": [\n      2,\n"
+                   "      3\n     ],\n     \"Max\": 0.1279296875,\n     \"Min\": -0.134765625,\n     \"Mean\": "
+                   "1.52587890625e-05,\n     \"Norm\": 12.5,\n     \"requires_grad\": false\n    }",
+                   0),
+              1);
+    CHECK_INT(e.usable, 1);
+    CHECK_INT(e.present, 15);
+    bits(e.v[1], 0x3fc0600000000000ULL);   /* float("0.1279296875") = 0.1279296875 exactly (131/1024) */
+    bits(e.v[2], 0xbfc1400000000000ULL);   /* -0.134765625 = -138/1024 */
+    bits(e.v[3], 0x3ef0000000000000ULL);   /* 1.52587890625e-05 = 2^-16 */
+    bits(e.v[0], 0x4029000000000000ULL);   /* 12.5 */
+    CHECK_INT(e.o.is_torch_tensor, 1);
+    CHECK_INT(e.o.has_norm, 1);
+    CHECK_INT(e.o.anomalous, 0);
+    CHECK_INT(e.nonfinite, 0);
+
+    /* NaN and Inf: msProbe's overflow text, the first of Max/Min/Mean; a NaN Norm is no norm */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float16\", \"Max\": 1, \"Min\": -Infinity, "
+                   "\"Mean\": NaN, \"Norm\": NaN}", 0),
+              1);
+    CHECK_INT(e.o.anomalous, 1);
+    CHECK_INT(e.o.plain_anomalous, 1);
+    CHECK_STR(e.o.what, "Min=-inf");
+    CHECK_INT(e.o.has_norm, 0);
+    CHECK_INT(e.nonfinite, 1);
+    CHECK(isinf(e.v[2]) && e.v[2] < 0 && isnan(e.v[3]));
+
+    /* literals as statistics: true 1, false 0, null absent (the earlier value kept) */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": true, \"Min\": false, "
+                   "\"Mean\": 2, \"Mean\": null, \"Norm\": 3}", 0),
+              1);
+    CHECK_INT(e.present, 15);
+    CHECK(e.v[1] == 1 && e.v[2] == 0 && e.v[3] == 2 && e.v[0] == 3);
+
+    /* a Norm true is a statistic but no norm for the overflow check */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Norm\": true}", 0), 1);
+    CHECK_INT(e.present, 1);
+    CHECK(e.v[0] == 1);
+    CHECK_INT(e.o.has_norm, 0);
+
+    /* not usable: a dtype of another kind, a type of another kind */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.int64\", \"Max\": 3}", 0), 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(fast("{\"type\": \"mindspore.Tensor\", \"dtype\": \"Float32\", \"Max\": 3, \"Norm\": 4}", 0), 1);
+    CHECK_INT(e.usable, 1);
+    CHECK_INT(e.o.is_torch_tensor, 0);
+    CHECK_INT(e.o.has_norm, 0);
+
+    /* the origin search's flags: a name for the item, a key twice, a dtype cut */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float16\", \"data_name\": \"a.pt\", \"Max\": 1}", 1), 1);
+    CHECK_INT(reread, 1);
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float16\", \"data_name\": \"a.pt\", \"Max\": 1}", 0), 1);
+    CHECK_INT(reread, 0);
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float16\", \"Min\": 1, \"Min\": 2}", 0), 1);
+    CHECK_INT(reread, 1);
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float16_past_the_forty_bytes_of_a_dtype\", \"Max\": 1}", 0), 1);
+    CHECK_INT(reread, 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(fast("{}", 0), 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(e.present, 0);
+}
+
+/* What the fast read leaves to the tokens: escapes, statistics as strings,
+ * nested objects and arrays, numbers past 19 digits, errors, spaces before
+ * a colon. */
+static void fallbacks(void) {
+    static const char *const left[] = {
+        "{\"type\": \"torch.Tensor\", \"M\\u0061x\": 1}",
+        "{\"type\": \"torch.Ten\\u0073or\", \"Max\": 1}",
+        "{\"type\": \"torch.Tensor\", \"Max\": \"inf\"}",
+        "{\"type\": \"torch.Tensor\", \"Max\": {\"a\": 1}}",
+        "{\"type\": \"torch.Tensor\", \"Max\": [1]}",
+        "{\"type\": \"torch.Tensor\", \"shape\": [[1, 2]]}",
+        "{\"type\": \"torch.Tensor\", \"shape\": [\"a\"]}",
+        "{\"type\": [\"torch.Tensor\"]}",
+        "{\"type\": \"torch.Tensor\", \"Max\": 12345678901234567890123}",
+        "{\"type\": \"torch.Tensor\", \"Max\": 1e1000}",
+        "{\"type\": \"torch.Tensor\", \"Max\": 01}",
+        "{\"type\": \"torch.Tensor\", \"Max\": 1.}",
+        "{\"type\": \"torch.Tensor\", \"Max\": truex}",
+        "{\"type\" : \"torch.Tensor\"}",
+        "{\"type\": \"torch.Tensor\" \"Max\": 1}",
+        "{\"type\": \"a\x01\"}",
+    };
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++) CHECK_INT(fast(left[i], 1), 0);
+}
+
+/* A fuzz input (dump.json [\x1e construct.json]) as a rank folder. */
+static void same_seed(const char *path) {
+    char *s = pt_slurp(path);
+    const char *dir = pt_tmpdir("test_dump_fast");
+    CHECK(s && dir);
+    if (!s || !dir) { free(s); return; }
+    char p[1200];
+    char *sep = strchr(s, '\x1e');
+    if (sep) {
+        *sep = '\0';
+        snprintf(p, sizeof p, "%s/construct.json", dir);
+        CHECK_INT(pt_write(p, sep + 1), 0);
+    }
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    CHECK_INT(pt_write(p, s), 0);
+    char why[512] = "";
+    int same = pt_df_same(dir, why, sizeof why);
+    if (!same) fprintf(stderr, "  %s: %s\n", path, why);
+    CHECK(same);
+    free(s);
+}
+
+static void same_dir(const char *dir) {
+    char why[512] = "";
+    int same = pt_df_same(dir, why, sizeof why);
+    if (!same) fprintf(stderr, "  %s: %s\n", dir, why);
+    CHECK(same);
+}
+
+static void files_alike(void) {
+    static const char *const seeds[] = {"dumpfast/odd.json", "dumpfast/odd_construct", "dumpfast/cut.json",
+                                        "dumpfast/bad_lead0.json", "dumpfast/bad_dot.json", "dumpfast/bad_minus.json",
+                                        "dumpfast/bad_exp.json", "dumpfast/bad_true.json", "dumpfast/bad_ctl.json",
+                                        "dumpfast/bad_colon.json", "dump/megatron", "dump/no_construct",
+                                        "dump/with_construct"};
+    int n = 0;
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "fuzz/seeds/%s", seeds[i]);
+        const char *p = pt_checkout_file(rel);
+        if (!p) continue;
+        same_seed(p);
+        n++;
+    }
+    CHECK_INT(n, 13);
+    /* msProbe's quick start: a real GPU dump of two steps */
+    static const char *const real[] = {"examples/quick_start/gpu_dump/step0/proc2016",
+                                       "examples/quick_start/gpu_dump/step1/proc2016"};
+    for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+        const char *p = pt_fixture(real[i]);
+        if (p) same_dir(p);
+    }
+}
+
+/* gen_dump.py's reference model with a NaN and an Inf planted */
+static void generated(void) {
+    const char *tmp = pt_tmpdir("test_dump_fast_gen");
+    char p[1200], b[1200];
+    if (!tmp || pt_gen_pair(tmp, "--steps 1 --ranks 2 --layers 2 --micro-batches 2 --tp 2 --quiet",
+                            "--nan 0:1:linear --nan 0:0:softmax:inf", p, b, sizeof p) != 0) {
+        printf("  (no Python or gen_dump.py: skipped)\n");
+        return;
+    }
+    const char *const sub[] = {"step0/rank0", "step0/rank1"};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < 2; i++) {
+            char d[2600];
+            snprintf(d, sizeof d, "%s/%s", k ? b : p, sub[i]);
+            same_dir(d);
+        }
+}
+
+int main(void) {
+    RUN(fields);
+    RUN(fallbacks);
+    RUN(files_alike);
+    RUN(generated);
+    PT_DONE();
+}
