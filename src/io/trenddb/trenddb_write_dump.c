@@ -16,6 +16,7 @@
 #include "src/io/load.h"
 #include "src/io/dump/read_dump.h"
 #include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_sort.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* Files come rank by rank (dump_opts.rank_major), each rank's in step
@@ -96,7 +97,7 @@ struct dump_writer {
     int32_t max_rank_rows;   /* the last rank with rows (-1: none) */
     int rank_major;          /* files come rank by rank (else in the list's order) */
     sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, TDB_ROWS_PER_INSERT rows */
-    uint64_t *sortkey;       /* scratch of insert_file */
+    struct tdb_kv *sortkey;  /* scratch of insert_file: keys, and as many for the sort */
     size_t capsortkey;
     struct lastfile last;
     struct btree_bulk *bb;   /* trend_data built in key order beside SQLite (NULL: INSERTs) */
@@ -240,12 +241,6 @@ static int summarize_rank(struct dump_writer *w) {
     return 0;
 }
 
-static int cmp_u64_pair(const void *a, const void *b) {
-    const uint64_t *x = a, *y = b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 struct qsort_ctx {
     const struct qrow *v;
     const int64_t *dbid;
@@ -263,8 +258,7 @@ static int cmp_qrow(const void *a, const void *b, void *ctx) {
 
 /* One waiting file's rows, in key order: (step, target id, metric), ties
  * in file order.  A 64-bit key sorts them: step - the file's first (21
- * bits), id (40), metric (3); the row's place rides in the low half of a
- * second word. */
+ * bits), id (40), metric (3); the row's place rides beside it. */
 static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *order) {
     int32_t lo = INT32_MAX, hi = INT32_MIN;
     for (size_t i = 0; i < qf->n; i++) {
@@ -273,16 +267,21 @@ static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *or
     }
     if (util_grow((void **)&w->sortkey, &w->capsortkey, qf->n * 2, sizeof *w->sortkey) != 0) return -1;
     int packed = (int64_t)hi - lo < ((int64_t)1 << 21) && w->ids.seq < ((int64_t)1 << 40);
-    uint64_t *k = w->sortkey;
+    struct tdb_kv *k = w->sortkey;
+    const struct tdb_kv *sorted = k;
+    uint64_t max = 0;
     for (size_t i = 0; i < qf->n; i++) {
         const struct qrow *r = &qf->v[i];
-        k[2 * i] = packed ? ((uint64_t)(r->step - lo) << 43) | ((uint64_t)w->ids.dbid[r->key] << 3) | r->metric : 0;
-        k[2 * i + 1] = i;
+        k[i].key = packed ? ((uint64_t)(r->step - lo) << 43) | ((uint64_t)w->ids.dbid[r->key] << 3) | r->metric : 0;
+        k[i].val = i;
+        if (k[i].key > max) max = k[i].key;
     }
     size_t i = 1;
-    while (packed && i < qf->n && k[2 * (i - 1)] <= k[2 * i]) i++;
-    if (packed && i < qf->n) qsort(k, qf->n, 2 * sizeof *k, cmp_u64_pair);
-    for (i = 0; i < qf->n; i++) order[i] = (uint32_t)k[2 * i + 1];
+    while (packed && i < qf->n && k[i - 1].key <= k[i].key) i++;
+    /* a stable radix sort of the keys: ties keep the file's order, as the
+     * comparison of (key, place) did */
+    if (packed && i < qf->n && !(sorted = tdb_sort_kv(k, k + qf->n, qf->n, tdb_sort_bits(max)))) return -1;
+    for (i = 0; i < qf->n; i++) order[i] = (uint32_t)sorted[i].val;
     struct qsort_ctx c = {qf->v, w->ids.dbid};
     if (!packed) qsort_r(order, qf->n, sizeof *order, cmp_qrow, &c);
     return 0;
