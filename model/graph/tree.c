@@ -115,6 +115,7 @@ void tree_free(struct tree *t) {
     free(t->lines);
     free(t->cons);
     free(t->order);
+    free(t->rgx);
     smap_free(t->node_map);
     smap_free(t->rec_map);
     smap_free(t->stack_map);

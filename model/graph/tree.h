@@ -37,21 +37,27 @@ struct tval {
     uint8_t kind;
     uint8_t is_repr;     /* TV_STR holding the text of a list/dict, not a str */
     uint32_t text;       /* TV_STR (also TV_INT: its text as written): pool offset (beside kind) */
-    union {              /* by kind (16 bytes, not 24: five per param, a few hundred thousand params) */
+    union {              /* by kind (14 bytes packed, not 24: four per param, a few hundred thousand params) */
         int64_t integer; /* TV_INT, TV_BOOL (0/1) */
         double real;     /* TV_FLOAT (a TV_INT as a double is (double)integer) */
     };
-};
+} __attribute__((packed));   /* (take no address of a member: copy it out) */
+
+/* A param's requires_grad, as one byte: nearly every one is a bool or
+ * absent; any other value (a number, a str, a list) is kept whole in the
+ * tree's side table (tree_rg_get). */
+enum tree_rg { TREE_RG_NONE = 0, TREE_RG_FALSE, TREE_RG_TRUE, TREE_RG_OTHER };
 
 /* One flattened input / output / parameter / gradient (an "item"). */
 struct tparam {
     uint32_t name;       /* full_op_name, e.g. Functional.conv2d.0.forward.input.0, as
                           * stored (read it with tree_pname): most are the record's
                           * name + a shared suffix (TREE_PN_SFX ".input.0") */
-    uint8_t state;       /* enum tparam_state */
-    uint8_t output_map;  /* 1: in the node's output map (name has .output. and no .input.) */
-    uint8_t is_null;     /* from a JSON null: every field None */
-    uint8_t has_md5;     /* the leaf had its own md5 member (md5 mode) */
+    uint8_t state : 2;   /* enum tparam_state */
+    uint8_t output_map : 1;  /* 1: in the node's output map (name has .output. and no .input.) */
+    uint8_t is_null : 1; /* from a JSON null: every field None */
+    uint8_t has_md5 : 1; /* the leaf had its own md5 member (md5 mode) */
+    uint8_t req_grad;    /* enum tree_rg (the value itself: tree_rg_get) */
     uint32_t type;       /* "type" member (TREE_NONE if absent) */
     uint32_t dtype;      /* dtype text, TREE_NONE = None */
     uint32_t shape;      /* shape as Python text "[32, 3]", TREE_NONE = None */
@@ -61,8 +67,7 @@ struct tparam {
     uint32_t group_id;   /* ProcessGroup / P2POp group id, TREE_NONE if absent */
     uint32_t p2p_op;     /* P2POp op ("isend"...), TREE_NONE if absent */
     struct tval stat[4]; /* Max, Min, Mean, Norm */
-    struct tval req_grad;/* TV_BOOL, or TV_NONE */
-};
+};   /* 96 bytes (120 with a whole struct tval for req_grad and unpacked stats) */
 
 /* A param's full name is stored as one pool text:
  *   TREE_PN_SFX + suffix: the record's name followed by suffix (".input.0",
@@ -106,6 +111,8 @@ struct tcons { uint32_t child, parent; int32_t micro; };   /* parent TREE_NONE =
 
 struct smap;   /* string -> index hash (private) */
 
+struct tree_rgx { uint32_t param; struct tval v; };   /* a TREE_RG_OTHER value, by param index */
+
 struct tree {
     char *pool; size_t plen, pcap;
     struct trec *recs; size_t nrecs, caprecs;
@@ -115,6 +122,7 @@ struct tree {
     uint32_t *lines; size_t nlines, caplines;
     struct tcons *cons; size_t ncons, capcons;
     int32_t *order; size_t norder;       /* node indices in post order */
+    struct tree_rgx *rgx; size_t nrgx, caprgx;   /* TREE_RG_OTHER values, in param order */
     struct smap *node_map, *rec_map, *stack_map, *cons_map;
     int root;                            /* index of DefaultModel */
     int megatron;                        /* construct.json had megatron_micro_step_number */
@@ -182,6 +190,12 @@ static inline const struct tparam *tree_params(const struct tree *t, int n, uint
     *np = t->recs[r].np;
     return t->params + t->recs[r].p0;
 }
+/* requires_grad of param p of t (a TREE_RG_OTHER one from the side table;
+ * TV_NONE when absent, also for a param copied from another tree). */
+struct tval tree_rg_get(const struct tree *t, const struct tparam *p);
+/* Sets p's requires_grad to v (p: the last param added, or any param of t
+ * whose value is not TREE_RG_OTHER yet); 0, -1 no memory. */
+int tree_rg_set(struct tree *t, struct tparam *p, const struct tval *v);
 /* The record a param belongs to (its index, -1 when none holds it). */
 int tree_param_rec(const struct tree *t, const struct tparam *p);
 /* A param's full name: its pool text when stored whole, else composed in

@@ -163,8 +163,11 @@ struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
                                 &q->value, &q->group_id, &q->p2p_op};
             for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
                 if (slim_str(t, n, offs[k]) != 0) goto oom;
-            for (int k = 0; k < 4; k++)
-                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].text) != 0) goto oom;
+            for (int k = 0; k < 4; k++) {
+                uint32_t tx = q->stat[k].text;   /* (a packed member: no pointer into it) */
+                if (q->stat[k].kind == TV_STR && slim_str(t, n, &tx) != 0) goto oom;
+                q->stat[k].text = tx;
+            }
             np++;
             o->np++;
         }

@@ -92,7 +92,9 @@ static int same_tree(const struct tree *a, const struct tree *b, char *why, size
                      same_s(a, p->data_name, b, q->data_name) && same_s(a, p->md5, b, q->md5) &&
                      same_s(a, p->value, b, q->value) && same_s(a, p->group_id, b, q->group_id) &&
                      same_s(a, p->p2p_op, b, q->p2p_op) && p->state == q->state && p->output_map == q->output_map &&
-                     p->is_null == q->is_null && p->has_md5 == q->has_md5 && same_val(a, &p->req_grad, b, &q->req_grad);
+                     p->is_null == q->is_null && p->has_md5 == q->has_md5;
+            struct tval rp = tree_rg_get(a, p), rq = tree_rg_get(b, q);
+            ok = ok && same_val(a, &rp, b, &rq);
             for (int k = 0; k < 4 && ok; k++) ok = same_val(a, &p->stat[k], b, &q->stat[k]);
             if (!ok)
                 return snprintf(why, n, "record %zu (%s): param %u (%s / %s) differs: md5 %s / %s value %s / %s dtype %s / %s",

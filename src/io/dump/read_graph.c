@@ -304,7 +304,9 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     if (type && type->t == J_STR) p->type = pool_intern(f, type->s, type->slen);
     if (shape) p->shape = pool_itext(f, shape);
     for (int i = 0; i < 4; i++) to_tval(t, graph_jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
-    to_tval(t, graph_jv_get(o, "requires_grad"), &p->req_grad, &f->tmp);
+    struct tval rg;
+    to_tval(t, graph_jv_get(o, "requires_grad"), &rg, &f->tmp);
+    if (tree_rg_set(t, p, &rg) != 0) f->oom = 1;
     if (value) p->value = pool_itext(f, value);
     if (md5 && !(md5->t == J_STR && md5->slen == 0) && md5->t != J_NULL && !(md5->t == J_FALSE)) {
         p->md5 = pool_itext(f, md5);

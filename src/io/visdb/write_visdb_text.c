@@ -204,7 +204,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
             kv(v, &first, stat_names[i], buf, is_str);
         }
         kv(v, &first, "requires_grad",
-           p->req_grad.kind == TV_BOOL ? (p->req_grad.integer ? "True" : "False") : "null", 0);
+           p->req_grad == TREE_RG_TRUE ? "True" : p->req_grad == TREE_RG_FALSE ? "False" : "null", 0);
         if (md5) kv_s(v, &first, t, "md5", p->md5);
         kv_s(v, &first, t, "data_name", p->data_name);
     } else {
@@ -214,7 +214,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
         kv(v, &first, "value", val, !numeric(val));
         kv_s(v, &first, t, "data_name", p->data_name);
         kv(v, &first, "requires_grad",
-           p->req_grad.kind == TV_BOOL ? (p->req_grad.integer ? "True" : "False") : "null", 0);
+           p->req_grad == TREE_RG_TRUE ? "True" : p->req_grad == TREE_RG_FALSE ? "False" : "null", 0);
         for (int i = 0; i < 4; i++) {
             stat_text(t, &p->stat[i], buf, sizeof buf, &is_str);
             kv(v, &first, stat_names[i], buf, is_str);
