@@ -157,6 +157,9 @@ int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes
  * piece of each array is resident whole until then.  Filling may go on
  * after it (the arrays grow again). */
 void tree_fit(struct tree *t);
+/* The same for the records and params alone (once the dump.json is read:
+ * the stacks and construct.json add only names). */
+void tree_fit_params(struct tree *t);
 
 /* Filling (the reader).  A record's params must be added right after it. */
 int tree_add_record(struct tree *t, const char *name, size_t len);   /* index, -1 no memory */

@@ -13,8 +13,12 @@ static void fit(void **p, size_t *cap, size_t n, size_t elem) {
     *cap = n;
 }
 
-void tree_fit(struct tree *t) {
+void tree_fit_params(struct tree *t) {
     fit((void **)&t->recs, &t->caprecs, t->nrecs, sizeof *t->recs);
     fit((void **)&t->params, &t->capparams, t->nparams, sizeof *t->params);
+}
+
+void tree_fit(struct tree *t) {
+    tree_fit_params(t);
     fit((void **)&t->pool, &t->pcap, t->plen, 1);
 }

@@ -536,10 +536,13 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
     }
     const char *buf = ds.buf;
     /* gen_dump's and msProbe's dumps run at about one record per 900 bytes,
-     * one param per 230 and two thirds of the bytes as names: reserving a
-     * little more up front saves copying the arrays as they double (the
-     * untouched tail of a reservation costs address space, not memory) */
-    tree_reserve(t, len / 600 + 16, len / 150 + 64, len - len / 4 + 4096);
+     * one param per 230, and the pool holds about a twentieth of the bytes
+     * (names are the record's and a shared suffix): reserving a little
+     * more up front saves copying the arrays as they double (the untouched
+     * tail of a reservation costs address space, not memory; but a block
+     * of 4 MB or more is backed by huge pages, whose touched 2 MB pieces
+     * are resident whole: the pool's is no larger than it needs) */
+    tree_reserve(t, len / 600 + 16, len / 150 + 64, len / 8 + 4096);
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
     json_lex_init(&jp.lx, buf, ds.filled, path, err);
@@ -854,6 +857,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
         tree_free(t);
         return -1;
     }
+    tree_fit_params(t);   /* the reservation's last huge page back before the other files are read */
     if (!(flags & GRAPH_NO_STACK)) {
         snprintf(path, sizeof path, "%s/stack.json", base);
         if (fs_is_file(path)) {
