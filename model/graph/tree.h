@@ -152,7 +152,8 @@ static inline const char *tree_s(const struct tree *t, uint32_t off) {
 int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes);
 
 /* Gives back what tree_reserve reserved and the reading left unused (the
- * records, params and pool are cut to their size): huge pages back the
+ * records and params are cut to their size, the pool to its size and a
+ * thirty-second more for tree_build's names): huge pages back the
  * part of a reservation that was touched in 2 MB pieces, so the last
  * piece of each array is resident whole until then.  Filling may go on
  * after it (the arrays grow again). */

@@ -20,5 +20,8 @@ void tree_fit_params(struct tree *t) {
 
 void tree_fit(struct tree *t) {
     tree_fit_params(t);
-    fit((void **)&t->pool, &t->pcap, t->plen, 1);
+    /* with a little room: tree_build adds a few names (DefaultModel, the
+     * API collections), and a pool cut to the byte would double for them,
+     * its old copy left behind as free heap beside the new */
+    fit((void **)&t->pool, &t->pcap, t->plen + t->plen / 32 + 4096, 1);
 }
