@@ -57,6 +57,7 @@ struct tparam {
     uint8_t output_map : 1;  /* 1: in the node's output map (name has .output. and no .input.) */
     uint8_t is_null : 1; /* from a JSON null: every field None */
     uint8_t has_md5 : 1; /* the leaf had its own md5 member (md5 mode) */
+    uint8_t comm : 1;    /* has a group id or P2POp op (tree_comm_gid, tree_comm_p2p) */
     uint8_t req_grad;    /* enum tree_rg (the value itself: tree_rg_get) */
     uint32_t type;       /* "type" member (TREE_NONE if absent) */
     uint32_t dtype;      /* dtype text, TREE_NONE = None */
@@ -64,10 +65,9 @@ struct tparam {
     uint32_t data_name;  /* "-1" when no tensor file */
     uint32_t md5;        /* md5 / CRC-32 text */
     uint32_t value;      /* Python text of the leaf's value member, TREE_NONE if absent */
-    uint32_t group_id;   /* ProcessGroup / P2POp group id, TREE_NONE if absent */
-    uint32_t p2p_op;     /* P2POp op ("isend"...), TREE_NONE if absent */
     struct tval stat[4]; /* Max, Min, Mean, Norm */
-};   /* 96 bytes (120 with a whole struct tval for req_grad and unpacked stats) */
+};   /* 88 bytes (120 with a whole struct tval for req_grad, unpacked stats and the
+      * communication ops' group id and op beside every param) */
 
 /* A param's full name is stored as one pool text:
  *   TREE_PN_SFX + suffix: the record's name followed by suffix (".input.0",
@@ -112,6 +112,9 @@ struct tcons { uint32_t child, parent; int32_t micro; };   /* parent TREE_NONE =
 struct smap;   /* string -> index hash (private) */
 
 struct tree_rgx { uint32_t param; struct tval v; };   /* a TREE_RG_OTHER value, by param index */
+/* a communication op's param: ProcessGroup / P2POp group id and P2POp op
+ * ("isend"...), pool offsets, TREE_NONE when absent */
+struct tree_commx { uint32_t param, group_id, p2p_op; };
 
 struct tree {
     char *pool; size_t plen, pcap;
@@ -123,6 +126,7 @@ struct tree {
     struct tcons *cons; size_t ncons, capcons;
     int32_t *order; size_t norder;       /* node indices in post order */
     struct tree_rgx *rgx; size_t nrgx, caprgx;   /* TREE_RG_OTHER values, in param order */
+    struct tree_commx *commx; size_t ncommx, capcommx;   /* params with comm set, in param order */
     struct smap *node_map, *rec_map, *stack_map, *cons_map;
     int root;                            /* index of DefaultModel */
     int megatron;                        /* construct.json had megatron_micro_step_number */
@@ -200,6 +204,13 @@ struct tval tree_rg_get(const struct tree *t, const struct tparam *p);
 /* Sets p's requires_grad to v (p: the last param added, or any param of t
  * whose value is not TREE_RG_OTHER yet); 0, -1 no memory. */
 int tree_rg_set(struct tree *t, struct tparam *p, const struct tval *v);
+/* The group id and the P2POp op of param p of t (pool offsets; TREE_NONE
+ * when absent, also for a param copied from another tree). */
+uint32_t tree_comm_gid(const struct tree *t, const struct tparam *p);
+uint32_t tree_comm_p2p(const struct tree *t, const struct tparam *p);
+/* Sets them for param i of t (added: i < t->capparams), replacing what it
+ * had; 0, -1 no memory. */
+int tree_comm_set(struct tree *t, size_t i, uint32_t group_id, uint32_t p2p_op);
 /* The record a param belongs to (its index, -1 when none holds it). */
 int tree_param_rec(const struct tree *t, const struct tparam *p);
 /* A param's full name: its pool text when stored whole, else composed in

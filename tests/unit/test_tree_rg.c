@@ -4,12 +4,15 @@
  * table, found again by param index whatever the order it was set in and
  * after the params array moved; a param copied into another tree reads as
  * absent.  And the reader: a dump.json's requires_grad values as
- * json.load gives them. */
+ * json.load gives them.  The communication ops' group id and P2POp op in
+ * their side table (tree_comm_*): read from a dump, replaced, and carried
+ * into the origin search's slim copy of a tree (origin_slim). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/graph/tree.h"
+#include "model/overflow/origin.h"
 #include "pt_test.h"
 #include "src/io/dump/read_graph.h"
 
@@ -125,8 +128,67 @@ static void test_read(void) {
     tree_free(t);
 }
 
+static void test_comm(void) {
+    const char *dir = pt_tmpdir("tree_rg_comm");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/dump.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
+               "\"Functional.a.0.forward\": {\"input_args\": [" T("") "]},\n"
+               "\"Distributed.all_reduce.0.forward\": {\"input_args\": [" T("") "], \"input_kwargs\": {\"group\": "
+               "{\"type\": \"torch.ProcessGroup\", \"group_ranks\": [0, 1], \"group_id\": \"g7\"}}},\n"
+               "\"Distributed.batch_isend_irecv.0.forward\": {\"input_args\": [[{\"class_type\": \"torch.distributed.P2POp\", "
+               "\"op\": \"isend\", \"peer\": 1, \"tensor\": " T("") ", \"group_id\": \"p9\"}]]}\n"
+               "}}\n");
+    fclose(f);
+    struct tree *t = NULL;
+    struct pt_error err;
+    CHECK_INT(graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, &t, &err), 0);
+    if (!t) return;
+    int ncomm = 0, ng = -1, np = -1;
+    for (size_t i = 0; i < t->nparams; i++) {
+        const struct tparam *p = &t->params[i];
+        ncomm += p->comm;
+        uint32_t g = tree_comm_gid(t, p), o = tree_comm_p2p(t, p);
+        if (g != TREE_NONE && !strcmp(tree_s(t, g), "g7")) ng = (int)i;
+        if (o != TREE_NONE && !strcmp(tree_s(t, o), "isend")) {
+            np = (int)i;
+            CHECK_STR(tree_s(t, g), "p9");
+        }
+        if (!p->comm) CHECK(g == TREE_NONE && o == TREE_NONE);
+    }
+    CHECK_INT(ncomm, 2);
+    CHECK(ng >= 0 && np >= 0);
+    CHECK_INT(t->ncommx, 2);
+    /* the slim copy keeps them, in its own pool */
+    struct tree *n = origin_slim(t, ORIGIN_OVERFLOW);
+    CHECK(n != NULL);
+    int found = 0;
+    for (size_t i = 0; n && i < n->nparams; i++) {
+        uint32_t g = tree_comm_gid(n, &n->params[i]), o = tree_comm_p2p(n, &n->params[i]);
+        if (g != TREE_NONE && !strcmp(tree_s(n, g), "g7") && o == TREE_NONE) found |= 1;
+        if (g != TREE_NONE && !strcmp(tree_s(n, g), "p9") && o != TREE_NONE && !strcmp(tree_s(n, o), "isend")) found |= 2;
+    }
+    CHECK_INT(found, 3);
+    tree_free(n);
+    /* replaced, then cleared */
+    if (ng >= 0) {
+        uint32_t x = tree_str(t, "g8", 2);
+        CHECK_INT(tree_comm_set(t, (size_t)ng, x, TREE_NONE), 0);
+        CHECK_STR(tree_s(t, tree_comm_gid(t, &t->params[ng])), "g8");
+        CHECK_INT(t->ncommx, 2);
+        CHECK_INT(tree_comm_set(t, 0, TREE_NONE, TREE_NONE), 0);
+        CHECK_INT(t->params[0].comm, 0);
+        CHECK_INT(t->ncommx, 2);
+    }
+    tree_free(t);
+}
+
 int main(void) {
     RUN(test_side_table);
     RUN(test_read);
+    RUN(test_comm);
     PT_DONE();
 }

@@ -358,7 +358,7 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
             for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
             const struct jv *gid = graph_jv_get(o, "group_id");
-            if (gid) p->group_id = pool_itext(f, gid);
+            if (gid && tree_comm_set(t, (size_t)(p - t->params), pool_itext(f, gid), TREE_NONE) != 0) f->oom = 1;
         } else {
             const char *tn = "NoneType";
             if (value) switch (value->t) {
@@ -413,8 +413,8 @@ static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int d
         else { null_item(f, state, name); p = f->oom ? NULL : &f->t->params[f->t->nparams - 1]; }
         if (!p) return;
         const struct jv *op = graph_jv_get(v, "op"), *gid = graph_jv_get(v, "group_id");
-        if (op) p->p2p_op = pool_itext(f, op);
-        if (gid) p->group_id = pool_itext(f, gid);
+        uint32_t po = op ? pool_itext(f, op) : TREE_NONE, go = gid ? pool_itext(f, gid) : TREE_NONE;
+        if ((op || gid) && tree_comm_set(f->t, (size_t)(p - f->t->params), go, po) != 0) f->oom = 1;
         return;
     }
     const struct jv *type = graph_jv_get(v, "type");
