@@ -205,9 +205,11 @@ int cmp_mode_of(const struct tree *npu, const struct tree *bench, struct pt_erro
 /* ---- rows ---- */
 
 const char *cmp_param_rg(const struct tree *t, const struct tparam *p) {
-    if (p->req_grad.kind == TV_BOOL) return p->req_grad.integer ? "True" : "False";
-    if (p->req_grad.kind == TV_STR) return tree_s(t, p->req_grad.text);
-    return NULL;
+    if (p->req_grad == TREE_RG_TRUE) return "True";
+    if (p->req_grad == TREE_RG_FALSE) return "False";
+    if (p->req_grad != TREE_RG_OTHER) return NULL;
+    struct tval v = tree_rg_get(t, p);
+    return v.kind == TV_STR ? tree_s(t, v.text) : NULL;
 }
 
 /* the row's flag word holds every message bit */

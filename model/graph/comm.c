@@ -148,7 +148,7 @@ int comm_links_build(const struct tree *const *trees, size_t ntrees, struct comm
                 snprintf(e->counter_key, sizeof e->counter_key, "%srank%d", c->counter, (int)t->rank);
             } else {
                 const struct tparam *g = input_param(t, (int)r, "group");
-                const char *gid = g ? tree_s(t, g->group_id) : NULL;
+                const char *gid = g ? tree_s(t, tree_comm_gid(t, g)) : NULL;
                 snprintf(e->key, sizeof e->key, "%s%s", gid ? gid : "", api);
             }
             n++;

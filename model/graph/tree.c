@@ -115,6 +115,8 @@ void tree_free(struct tree *t) {
     free(t->lines);
     free(t->cons);
     free(t->order);
+    free(t->rgx);
+    free(t->commx);
     smap_free(t->node_map);
     smap_free(t->rec_map);
     smap_free(t->stack_map);
@@ -175,7 +177,7 @@ struct tparam *tree_add_param(struct tree *t, int rec) {
     if (UTIL_PUSH(t->params, t->nparams, t->capparams) != 0) return NULL;
     struct tparam *p = &t->params[t->nparams++];
     memset(p, 0, sizeof *p);
-    p->type = p->dtype = p->shape = p->data_name = p->md5 = p->value = p->group_id = p->p2p_op = TREE_NONE;
+    p->type = p->dtype = p->shape = p->data_name = p->md5 = p->value = TREE_NONE;
     t->recs[rec].np++;
     return p;
 }

@@ -37,32 +37,37 @@ struct tval {
     uint8_t kind;
     uint8_t is_repr;     /* TV_STR holding the text of a list/dict, not a str */
     uint32_t text;       /* TV_STR (also TV_INT: its text as written): pool offset (beside kind) */
-    union {              /* by kind (16 bytes, not 24: five per param, a few hundred thousand params) */
+    union {              /* by kind (14 bytes packed, not 24: four per param, a few hundred thousand params) */
         int64_t integer; /* TV_INT, TV_BOOL (0/1) */
         double real;     /* TV_FLOAT (a TV_INT as a double is (double)integer) */
     };
-};
+} __attribute__((packed));   /* (take no address of a member: copy it out) */
+
+/* A param's requires_grad, as one byte: nearly every one is a bool or
+ * absent; any other value (a number, a str, a list) is kept whole in the
+ * tree's side table (tree_rg_get). */
+enum tree_rg { TREE_RG_NONE = 0, TREE_RG_FALSE, TREE_RG_TRUE, TREE_RG_OTHER };
 
 /* One flattened input / output / parameter / gradient (an "item"). */
 struct tparam {
     uint32_t name;       /* full_op_name, e.g. Functional.conv2d.0.forward.input.0, as
                           * stored (read it with tree_pname): most are the record's
                           * name + a shared suffix (TREE_PN_SFX ".input.0") */
-    uint8_t state;       /* enum tparam_state */
-    uint8_t output_map;  /* 1: in the node's output map (name has .output. and no .input.) */
-    uint8_t is_null;     /* from a JSON null: every field None */
-    uint8_t has_md5;     /* the leaf had its own md5 member (md5 mode) */
+    uint8_t state : 2;   /* enum tparam_state */
+    uint8_t output_map : 1;  /* 1: in the node's output map (name has .output. and no .input.) */
+    uint8_t is_null : 1; /* from a JSON null: every field None */
+    uint8_t has_md5 : 1; /* the leaf had its own md5 member (md5 mode) */
+    uint8_t comm : 1;    /* has a group id or P2POp op (tree_comm_gid, tree_comm_p2p) */
+    uint8_t req_grad;    /* enum tree_rg (the value itself: tree_rg_get) */
     uint32_t type;       /* "type" member (TREE_NONE if absent) */
     uint32_t dtype;      /* dtype text, TREE_NONE = None */
     uint32_t shape;      /* shape as Python text "[32, 3]", TREE_NONE = None */
     uint32_t data_name;  /* "-1" when no tensor file */
     uint32_t md5;        /* md5 / CRC-32 text */
     uint32_t value;      /* Python text of the leaf's value member, TREE_NONE if absent */
-    uint32_t group_id;   /* ProcessGroup / P2POp group id, TREE_NONE if absent */
-    uint32_t p2p_op;     /* P2POp op ("isend"...), TREE_NONE if absent */
     struct tval stat[4]; /* Max, Min, Mean, Norm */
-    struct tval req_grad;/* TV_BOOL, or TV_NONE */
-};
+};   /* 88 bytes (120 with a whole struct tval for req_grad, unpacked stats and the
+      * communication ops' group id and op beside every param) */
 
 /* A param's full name is stored as one pool text:
  *   TREE_PN_SFX + suffix: the record's name followed by suffix (".input.0",
@@ -106,6 +111,11 @@ struct tcons { uint32_t child, parent; int32_t micro; };   /* parent TREE_NONE =
 
 struct smap;   /* string -> index hash (private) */
 
+struct tree_rgx { uint32_t param; struct tval v; };   /* a TREE_RG_OTHER value, by param index */
+/* a communication op's param: ProcessGroup / P2POp group id and P2POp op
+ * ("isend"...), pool offsets, TREE_NONE when absent */
+struct tree_commx { uint32_t param, group_id, p2p_op; };
+
 struct tree {
     char *pool; size_t plen, pcap;
     struct trec *recs; size_t nrecs, caprecs;
@@ -115,6 +125,8 @@ struct tree {
     uint32_t *lines; size_t nlines, caplines;
     struct tcons *cons; size_t ncons, capcons;
     int32_t *order; size_t norder;       /* node indices in post order */
+    struct tree_rgx *rgx; size_t nrgx, caprgx;   /* TREE_RG_OTHER values, in param order */
+    struct tree_commx *commx; size_t ncommx, capcommx;   /* params with comm set, in param order */
     struct smap *node_map, *rec_map, *stack_map, *cons_map;
     int root;                            /* index of DefaultModel */
     int megatron;                        /* construct.json had megatron_micro_step_number */
@@ -144,11 +156,15 @@ static inline const char *tree_s(const struct tree *t, uint32_t off) {
 int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes);
 
 /* Gives back what tree_reserve reserved and the reading left unused (the
- * records, params and pool are cut to their size): huge pages back the
+ * records and params are cut to their size, the pool to its size and a
+ * thirty-second more for tree_build's names): huge pages back the
  * part of a reservation that was touched in 2 MB pieces, so the last
  * piece of each array is resident whole until then.  Filling may go on
  * after it (the arrays grow again). */
 void tree_fit(struct tree *t);
+/* The same for the records and params alone (once the dump.json is read:
+ * the stacks and construct.json add only names). */
+void tree_fit_params(struct tree *t);
 
 /* Filling (the reader).  A record's params must be added right after it. */
 int tree_add_record(struct tree *t, const char *name, size_t len);   /* index, -1 no memory */
@@ -182,6 +198,19 @@ static inline const struct tparam *tree_params(const struct tree *t, int n, uint
     *np = t->recs[r].np;
     return t->params + t->recs[r].p0;
 }
+/* requires_grad of param p of t (a TREE_RG_OTHER one from the side table;
+ * TV_NONE when absent, also for a param copied from another tree). */
+struct tval tree_rg_get(const struct tree *t, const struct tparam *p);
+/* Sets p's requires_grad to v (p: the last param added, or any param of t
+ * whose value is not TREE_RG_OTHER yet); 0, -1 no memory. */
+int tree_rg_set(struct tree *t, struct tparam *p, const struct tval *v);
+/* The group id and the P2POp op of param p of t (pool offsets; TREE_NONE
+ * when absent, also for a param copied from another tree). */
+uint32_t tree_comm_gid(const struct tree *t, const struct tparam *p);
+uint32_t tree_comm_p2p(const struct tree *t, const struct tparam *p);
+/* Sets them for param i of t (added: i < t->capparams), replacing what it
+ * had; 0, -1 no memory. */
+int tree_comm_set(struct tree *t, size_t i, uint32_t group_id, uint32_t p2p_op);
 /* The record a param belongs to (its index, -1 when none holds it). */
 int tree_param_rec(const struct tree *t, const struct tparam *p);
 /* A param's full name: its pool text when stored whole, else composed in

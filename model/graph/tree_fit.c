@@ -13,8 +13,15 @@ static void fit(void **p, size_t *cap, size_t n, size_t elem) {
     *cap = n;
 }
 
-void tree_fit(struct tree *t) {
+void tree_fit_params(struct tree *t) {
     fit((void **)&t->recs, &t->caprecs, t->nrecs, sizeof *t->recs);
     fit((void **)&t->params, &t->capparams, t->nparams, sizeof *t->params);
-    fit((void **)&t->pool, &t->pcap, t->plen, 1);
+}
+
+void tree_fit(struct tree *t) {
+    tree_fit_params(t);
+    /* with a little room: tree_build adds a few names (DefaultModel, the
+     * API collections), and a pool cut to the byte would double for them,
+     * its old copy left behind as free heap beside the new */
+    fit((void **)&t->pool, &t->pcap, t->plen + t->plen / 32 + 4096, 1);
 }

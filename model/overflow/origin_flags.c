@@ -159,12 +159,21 @@ struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
             if (UTIL_PUSH(n->params, np, capp) != 0) goto oom;
             struct tparam *q = &n->params[np];
             *q = t->params[t->recs[r].p0 + i];
-            uint32_t *offs[] = {&q->name, &q->type, &q->dtype, &q->shape, &q->data_name, &q->md5,
-                                &q->value, &q->group_id, &q->p2p_op};
+            uint32_t *offs[] = {&q->name, &q->type, &q->dtype, &q->shape, &q->data_name, &q->md5, &q->value};
             for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
                 if (slim_str(t, n, offs[k]) != 0) goto oom;
-            for (int k = 0; k < 4; k++)
-                if (q->stat[k].kind == TV_STR && slim_str(t, n, &q->stat[k].text) != 0) goto oom;
+            if (q->comm) {   /* the group id and op, from t's side table into n's */
+                const struct tparam *src = &t->params[t->recs[r].p0 + i];
+                uint32_t gid = tree_comm_gid(t, src), op = tree_comm_p2p(t, src);
+                if (slim_str(t, n, &gid) != 0 || slim_str(t, n, &op) != 0) goto oom;
+                n->capparams = capp;   /* (tree_comm_set checks the index against it) */
+                if (tree_comm_set(n, np, gid, op) != 0) goto oom;
+            }
+            for (int k = 0; k < 4; k++) {
+                uint32_t tx = q->stat[k].text;   /* (a packed member: no pointer into it) */
+                if (q->stat[k].kind == TV_STR && slim_str(t, n, &tx) != 0) goto oom;
+                q->stat[k].text = tx;
+            }
             np++;
             o->np++;
         }

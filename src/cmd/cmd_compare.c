@@ -58,10 +58,30 @@ static void csv_field(struct line *l, const char *s) {
 
 /* Two threads make the text of alternate blocks of rows (rows are only
  * read here) and write them in order, taking turns: the tables are tens of
- * MB, and a block's buffer is reused, so no text piles up in memory. */
-#define CSV_BLOCK 1024
-/* rows of the table made at a time (cmp_table_next), written, then reused */
+ * MB, and a block's buffer is reused, so no text piles up in memory.  A
+ * row is about 800 bytes with its stack column, so a block's text is about
+ * 100 kB: two of them are what the csv holds in memory. */
+#define CSV_BLOCK 128
+/* rows of the table made at a time (cmp_table_next), written, then reused
+ * (2 048 rows of 92 bytes) */
 #define CMP_BLOCK_ROWS (16 * CSV_BLOCK)
+#define CSV_CELL (1 << 16)
+
+/* The writers' buffers (a block's text and a cell's), kept for the whole
+ * run: made again for every block of rows, they were a few MB of freed
+ * heap that stayed resident beside the trees. */
+struct csv_mem {
+    struct line l[2];
+    char *cell[2];
+};
+
+static void csv_mem_free(struct csv_mem *m) {
+    for (int i = 0; i < 2; i++) {
+        free(m->l[i].b);
+        free(m->cell[i]);
+    }
+    memset(m, 0, sizeof *m);
+}
 
 struct csv_shared {
     const struct cmp_table *t;
@@ -79,12 +99,13 @@ struct csv_job {
     struct csv_shared *sh;
     size_t first, step; /* blocks first, first + step, ... */
     struct line l;      /* the header, then one block at a time */
+    char *buf;          /* a cell's text (CSV_CELL bytes) */
 };
 
 static void *csv_blocks(void *arg) {
     struct csv_job *j = arg;
     struct csv_shared *sh = j->sh;
-    char *buf = malloc(1 << 16);
+    char *buf = j->buf;
     if (!buf) j->l.oom = 1;
     for (size_t b = j->first; b < sh->nblocks; b += j->step) {
         size_t r1 = (b + 1) * CSV_BLOCK < sh->t->nrows ? (b + 1) * CSV_BLOCK : sh->t->nrows;
@@ -92,7 +113,7 @@ static void *csv_blocks(void *arg) {
             if (sh->lead) line_add(&j->l, sh->lead, strlen(sh->lead));
             for (int c = 0; c < sh->cols; c++) {
                 if (c) line_add(&j->l, ",", 1);
-                csv_field(&j->l, cmp_table_cell(sh->t, &sh->t->rows[i], c, buf, 1 << 16));
+                csv_field(&j->l, cmp_table_cell(sh->t, &sh->t->rows[i], c, buf, CSV_CELL));
             }
             line_add(&j->l, "\n", 1);
         }
@@ -115,14 +136,14 @@ static void *csv_blocks(void *arg) {
         pthread_cond_broadcast(&sh->cv);
         pthread_mutex_unlock(&sh->mu);
     }
-    free(buf);
     return NULL;
 }
 
 /* Writes the table's rows (after its header when header is set).  With
  * lead set ("3,5,"), every row starts with it and the header with
- * "Step,Rank,": one csv holding several (step, rank) pairs. */
-static int csv_table(FILE *f, const struct cmp_table *t, int header, const char *lead) {
+ * "Step,Rank,": one csv holding several (step, rank) pairs.  m: the
+ * buffers, kept between calls. */
+static int csv_table(FILE *f, const struct cmp_table *t, int header, const char *lead, struct csv_mem *m) {
     const char *const *h = cmp_header(t->mode);
     int n = 0;
     while (h[n]) n++;
@@ -131,7 +152,11 @@ static int csv_table(FILE *f, const struct cmp_table *t, int header, const char 
                             .nblocks = (t->nrows + CSV_BLOCK - 1) / CSV_BLOCK};
     pthread_mutex_init(&sh.mu, NULL);
     pthread_cond_init(&sh.cv, NULL);
-    struct csv_job j1 = {.sh = &sh, .first = 0, .step = 2}, j2 = {.sh = &sh, .first = 1, .step = 2};
+    for (int i = 0; i < 2; i++)
+        if (!m->cell[i]) m->cell[i] = malloc(CSV_CELL);
+    struct csv_job j1 = {.sh = &sh, .first = 0, .step = 2, .l = m->l[0], .buf = m->cell[0]},
+                   j2 = {.sh = &sh, .first = 1, .step = 2, .l = m->l[1], .buf = m->cell[1]};
+    j1.l.n = j2.l.n = 0;
     if (header) {
         if (lead) line_add(&j1.l, "Step,Rank,", 10);
         for (int c = 0; c < n; c++) {
@@ -151,8 +176,9 @@ static int csv_table(FILE *f, const struct cmp_table *t, int header, const char 
     csv_blocks(&j1);
     if (threaded) pthread_join(th, NULL);
     int oom = sh.oom || j1.l.oom || j2.l.oom;
-    free(j1.l.b);
-    free(j2.l.b);
+    j1.l.oom = j2.l.oom = 0;
+    m->l[0] = j1.l;
+    m->l[1] = j2.l;
     pthread_cond_destroy(&sh.cv);
     pthread_mutex_destroy(&sh.mu);
     return oom ? -1 : 0;
@@ -436,6 +462,7 @@ struct crun {
     struct cmp_files_lmap map;
     struct outf out;
     struct write_visdb *vis;   /* --vis-db */
+    struct csv_mem csv;        /* the csv writers' buffers */
     struct compare_run_pair *sum;   /* one per pair */
     size_t npairs;
     int multi_step, quiet, lm_warned, any_error;
@@ -546,8 +573,8 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         long got = cmp_table_next(t, CMP_BLOCK_ROWS, &err);
         if (got < 0) { trc = -1; break; }
         if (got == 0 && !first) break;
-        if ((r->out.f && csv_table(r->out.f, t, first && k == 0, r->npairs > 1 ? lead : NULL) != 0) ||
-            (po.f && csv_table(po.f, t, first, NULL) != 0))
+        if ((r->out.f && csv_table(r->out.f, t, first && k == 0, r->npairs > 1 ? lead : NULL, &r->csv) != 0) ||
+            (po.f && csv_table(po.f, t, first, NULL, &r->csv) != 0))
             trc = pt_errorf(&err, "out of memory writing the csv");
         /* no structure: the first divergent row in dump order */
         else if (compare_run_pair_add_table(&tsum, t) != 0) trc = pt_errorf(&err, "out of memory");
@@ -740,6 +767,7 @@ done:
     }
     for (size_t k = 0; r.sum && k < r.npairs; k++) compare_run_pair_clear(&r.sum[k]);
     free(r.sum);
+    csv_mem_free(&r.csv);
     free(pairs);
     cmp_files_lmap_free(&r.map);
     graph_dirs_free(&d[0]);

@@ -100,9 +100,9 @@ static int rec(struct tree *t, const char *name) { return tree_add_record(t, nam
 static void param(struct tree *t, int r, const char *name, const char *value, const char *gid) {
     struct tparam *p = tree_add_param(t, r);
     p->name = tree_str(t, name, strlen(name));
-    p->dtype = p->shape = p->type = p->data_name = p->md5 = p->p2p_op = TREE_NONE;
+    p->dtype = p->shape = p->type = p->data_name = p->md5 = TREE_NONE;
     p->value = value ? tree_str(t, value, strlen(value)) : TREE_NONE;
-    p->group_id = gid ? tree_str(t, gid, strlen(gid)) : TREE_NONE;
+    if (gid) tree_comm_set(t, t->nparams - 1, tree_str(t, gid, strlen(gid)), TREE_NONE);
 }
 
 static const struct comm_link *link_of(const struct comm_links *l, int ft, const struct tree *f, const char *from,

@@ -83,10 +83,11 @@ static void test_window_cut(void) {
         if (!t) return;
         CHECK_INT(t->nrecs, 2 * NSMALL + 1);
         CHECK_INT(t->nparams, 2 * NSMALL + NBIG);
-        /* the reservation made from the file's size is given back once read (tree_fit) */
+        /* the reservation made from the file's size is given back once read
+         * (tree_fit: the pool keeps a thirty-second of room for tree_build) */
         CHECK_INT(t->capparams, t->nparams);
         CHECK_INT(t->caprecs, t->nrecs);
-        CHECK_INT(t->pcap, t->plen);
+        CHECK(t->pcap >= t->plen && t->pcap <= t->plen + t->plen / 32 + 4096);
         int r = tree_find_record(t, "Functional.cat.0.forward");
         CHECK(r >= 0);
         if (r >= 0) {

@@ -90,9 +90,11 @@ static int same_tree(const struct tree *a, const struct tree *b, char *why, size
             int ok = same_s(a, p->name, b, q->name) && same_s(a, p->type, b, q->type) &&
                      same_s(a, p->dtype, b, q->dtype) && same_s(a, p->shape, b, q->shape) &&
                      same_s(a, p->data_name, b, q->data_name) && same_s(a, p->md5, b, q->md5) &&
-                     same_s(a, p->value, b, q->value) && same_s(a, p->group_id, b, q->group_id) &&
-                     same_s(a, p->p2p_op, b, q->p2p_op) && p->state == q->state && p->output_map == q->output_map &&
-                     p->is_null == q->is_null && p->has_md5 == q->has_md5 && same_val(a, &p->req_grad, b, &q->req_grad);
+                     same_s(a, p->value, b, q->value) && same_s(a, tree_comm_gid(a, p), b, tree_comm_gid(b, q)) &&
+                     same_s(a, tree_comm_p2p(a, p), b, tree_comm_p2p(b, q)) && p->state == q->state && p->output_map == q->output_map &&
+                     p->is_null == q->is_null && p->has_md5 == q->has_md5;
+            struct tval rp = tree_rg_get(a, p), rq = tree_rg_get(b, q);
+            ok = ok && same_val(a, &rp, b, &rq);
             for (int k = 0; k < 4 && ok; k++) ok = same_val(a, &p->stat[k], b, &q->stat[k]);
             if (!ok)
                 return snprintf(why, n, "record %zu (%s): param %u (%s / %s) differs: md5 %s / %s value %s / %s dtype %s / %s",

@@ -46,7 +46,7 @@ static void add_param(struct tree *t, const char *name, const char *type, const 
     memset(p, 0, sizeof *p);
     p->name = str(t, name);
     p->type = type ? str(t, type) : TREE_NONE;
-    p->dtype = p->shape = p->data_name = p->group_id = p->p2p_op = TREE_NONE;
+    p->dtype = p->shape = p->data_name = TREE_NONE;
     p->value = value ? str(t, value) : TREE_NONE;
     p->md5 = md5 ? str(t, md5) : TREE_NONE;
     t->recs[t->nrecs - 1].np++;

@@ -108,7 +108,7 @@ static void test_quick_start_vs_visdb(void) {
         CHECK_STR(tree_s(bench, p[1].shape), "[64, 3, 7, 7]");
         CHECK_NEAR(p[1].stat[3].real, 15.329440116882324, 0);
         CHECK_INT(p[10].output_map, 1);
-        CHECK_INT(p[0].req_grad.kind, TV_BOOL);
+        CHECK_INT(tree_rg_get(bench, &p[0]).kind, TV_BOOL);
     }
     /* stacks: backward modules borrow the forward stack */
     const uint32_t *lines;

@@ -304,7 +304,9 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     if (type && type->t == J_STR) p->type = pool_intern(f, type->s, type->slen);
     if (shape) p->shape = pool_itext(f, shape);
     for (int i = 0; i < 4; i++) to_tval(t, graph_jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
-    to_tval(t, graph_jv_get(o, "requires_grad"), &p->req_grad, &f->tmp);
+    struct tval rg;
+    to_tval(t, graph_jv_get(o, "requires_grad"), &rg, &f->tmp);
+    if (tree_rg_set(t, p, &rg) != 0) f->oom = 1;
     if (value) p->value = pool_itext(f, value);
     if (md5 && !(md5->t == J_STR && md5->slen == 0) && md5->t != J_NULL && !(md5->t == J_FALSE)) {
         p->md5 = pool_itext(f, md5);
@@ -356,7 +358,7 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
             for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
             p->md5 = txt;
             const struct jv *gid = graph_jv_get(o, "group_id");
-            if (gid) p->group_id = pool_itext(f, gid);
+            if (gid && tree_comm_set(t, (size_t)(p - t->params), pool_itext(f, gid), TREE_NONE) != 0) f->oom = 1;
         } else {
             const char *tn = "NoneType";
             if (value) switch (value->t) {
@@ -411,8 +413,8 @@ static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int d
         else { null_item(f, state, name); p = f->oom ? NULL : &f->t->params[f->t->nparams - 1]; }
         if (!p) return;
         const struct jv *op = graph_jv_get(v, "op"), *gid = graph_jv_get(v, "group_id");
-        if (op) p->p2p_op = pool_itext(f, op);
-        if (gid) p->group_id = pool_itext(f, gid);
+        uint32_t po = op ? pool_itext(f, op) : TREE_NONE, go = gid ? pool_itext(f, gid) : TREE_NONE;
+        if ((op || gid) && tree_comm_set(f->t, (size_t)(p - f->t->params), go, po) != 0) f->oom = 1;
         return;
     }
     const struct jv *type = graph_jv_get(v, "type");
@@ -534,10 +536,13 @@ static int read_dump(struct tree *t, const char *path, int *released, struct pt_
     }
     const char *buf = ds.buf;
     /* gen_dump's and msProbe's dumps run at about one record per 900 bytes,
-     * one param per 230 and two thirds of the bytes as names: reserving a
-     * little more up front saves copying the arrays as they double (the
-     * untouched tail of a reservation costs address space, not memory) */
-    tree_reserve(t, len / 600 + 16, len / 150 + 64, len - len / 4 + 4096);
+     * one param per 230, and the pool holds about a twentieth of the bytes
+     * (names are the record's and a shared suffix): reserving a little
+     * more up front saves copying the arrays as they double (the untouched
+     * tail of a reservation costs address space, not memory; but a block
+     * of 4 MB or more is backed by huge pages, whose touched 2 MB pieces
+     * are resident whole: the pool's is no larger than it needs) */
+    tree_reserve(t, len / 600 + 16, len / 150 + 64, len / 8 + 4096);
     struct jparse jp;
     memset(&jp, 0, sizeof jp);
     json_lex_init(&jp.lx, buf, ds.filled, path, err);
@@ -852,6 +857,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
         tree_free(t);
         return -1;
     }
+    tree_fit_params(t);   /* the reservation's last huge page back before the other files are read */
     if (!(flags & GRAPH_NO_STACK)) {
         snprintf(path, sizeof path, "%s/stack.json", base);
         if (fs_is_file(path)) {

@@ -153,7 +153,7 @@ static int linkable(const struct tree *t, const struct trec *rec) {
         const struct tparam *p = &t->params[rec->p0 + i];
         const char *n = tree_pname_after(t, p, id, il);
         if (n && !strcmp(n, ".input.group"))
-            return p->group_id != TREE_NONE && *tree_s(t, p->group_id);
+            return tree_comm_gid(t, p) != TREE_NONE && *tree_s(t, tree_comm_gid(t, p));
     }
     return 0;
 }
@@ -193,7 +193,7 @@ int write_visdb_links_keep(struct write_visdb_comm *c, const struct tree *t, int
             q->state = p->state;
             q->output_map = p->output_map;
             q->value = copy_str(c->t, t, p->value);
-            q->group_id = copy_str(c->t, t, p->group_id);
+            if (tree_comm_set(c->t, c->t->nparams - 1, copy_str(c->t, t, tree_comm_gid(t, p)), TREE_NONE) != 0) return -1;
             q->stat[0] = p->stat[0];
             q->stat[0].text = copy_str(c->t, t, p->stat[0].text);
         }

@@ -192,7 +192,8 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
         kv_s(v, &first, t, "type", p->type);
         stat_text(t, &p->stat[0], buf, sizeof buf, &is_str);
         kv(v, &first, "group_ranks", buf, 0);
-        if (p->group_id != TREE_NONE) kv_s(v, &first, t, "group_id", p->group_id);
+        uint32_t gid = tree_comm_gid(t, p);
+        if (gid != TREE_NONE) kv_s(v, &first, t, "group_id", gid);
         kv_s(v, &first, t, "data_name", p->data_name);
     } else if (p->value == TREE_NONE || (type && !strcmp(type, "torch.Tensor"))) {
         /* a tensor leaf: its members, then what msProbe adds */
@@ -204,7 +205,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
             kv(v, &first, stat_names[i], buf, is_str);
         }
         kv(v, &first, "requires_grad",
-           p->req_grad.kind == TV_BOOL ? (p->req_grad.integer ? "True" : "False") : "null", 0);
+           p->req_grad == TREE_RG_TRUE ? "True" : p->req_grad == TREE_RG_FALSE ? "False" : "null", 0);
         if (md5) kv_s(v, &first, t, "md5", p->md5);
         kv_s(v, &first, t, "data_name", p->data_name);
     } else {
@@ -214,7 +215,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
         kv(v, &first, "value", val, !numeric(val));
         kv_s(v, &first, t, "data_name", p->data_name);
         kv(v, &first, "requires_grad",
-           p->req_grad.kind == TV_BOOL ? (p->req_grad.integer ? "True" : "False") : "null", 0);
+           p->req_grad == TREE_RG_TRUE ? "True" : p->req_grad == TREE_RG_FALSE ? "False" : "null", 0);
         for (int i = 0; i < 4; i++) {
             stat_text(t, &p->stat[i], buf, sizeof buf, &is_str);
             kv(v, &first, stat_names[i], buf, is_str);

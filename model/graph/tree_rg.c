@@ -1,0 +1,106 @@
+/* tree_rg: a param's rare fields in side tables, by param index: its
+ * requires_grad as one byte, with the values that are no bool beside; a
+ * communication op's group id and op; see tree.h. */
+#include "model/graph/tree.h"
+
+#include "model/util/util.h"
+
+#include <string.h>
+
+/* the side table's entry of param index i, or NULL */
+static const struct tree_rgx *rgx_find(const struct tree *t, uint32_t i) {
+    size_t lo = 0, hi = t->nrgx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->rgx[mid].param < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->nrgx && t->rgx[lo].param == i ? &t->rgx[lo] : NULL;
+}
+
+struct tval tree_rg_get(const struct tree *t, const struct tparam *p) {
+    struct tval v;
+    memset(&v, 0, sizeof v);
+    v.kind = TV_NONE;
+    if (p->req_grad == TREE_RG_FALSE || p->req_grad == TREE_RG_TRUE) {
+        v.kind = TV_BOOL;
+        v.integer = p->req_grad == TREE_RG_TRUE;
+    } else if (p->req_grad == TREE_RG_OTHER && t->nparams && p >= t->params && p < t->params + t->nparams) {
+        const struct tree_rgx *x = rgx_find(t, (uint32_t)(p - t->params));
+        if (x) v = x->v;
+    }
+    return v;
+}
+
+int tree_rg_set(struct tree *t, struct tparam *p, const struct tval *v) {
+    if (v->kind == TV_NONE) {
+        p->req_grad = TREE_RG_NONE;
+        return 0;
+    }
+    if (v->kind == TV_BOOL) {
+        p->req_grad = v->integer ? TREE_RG_TRUE : TREE_RG_FALSE;
+        return 0;
+    }
+    if (!t->nparams || p < t->params || p >= t->params + t->nparams) return -1;
+    uint32_t i = (uint32_t)(p - t->params);
+    /* params are filled in order: an entry goes at the end, else in its place */
+    size_t at = t->nrgx;
+    while (at && t->rgx[at - 1].param > i) at--;
+    if (at && t->rgx[at - 1].param == i) {
+        t->rgx[at - 1].v = *v;
+        p->req_grad = TREE_RG_OTHER;
+        return 0;
+    }
+    if (UTIL_PUSH(t->rgx, t->nrgx, t->caprgx) != 0) return -1;
+    memmove(t->rgx + at + 1, t->rgx + at, (t->nrgx - at) * sizeof *t->rgx);
+    t->rgx[at].param = i;
+    t->rgx[at].v = *v;
+    t->nrgx++;
+    p->req_grad = TREE_RG_OTHER;
+    return 0;
+}
+
+static const struct tree_commx *commx_find(const struct tree *t, const struct tparam *p) {
+    if (!p->comm || !t->nparams || p < t->params || p >= t->params + t->nparams) return NULL;
+    uint32_t i = (uint32_t)(p - t->params);
+    size_t lo = 0, hi = t->ncommx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->commx[mid].param < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->ncommx && t->commx[lo].param == i ? &t->commx[lo] : NULL;
+}
+
+uint32_t tree_comm_gid(const struct tree *t, const struct tparam *p) {
+    const struct tree_commx *x = commx_find(t, p);
+    return x ? x->group_id : TREE_NONE;
+}
+
+uint32_t tree_comm_p2p(const struct tree *t, const struct tparam *p) {
+    const struct tree_commx *x = commx_find(t, p);
+    return x ? x->p2p_op : TREE_NONE;
+}
+
+int tree_comm_set(struct tree *t, size_t i, uint32_t group_id, uint32_t p2p_op) {
+    if (i >= t->capparams || i >= UINT32_MAX) return -1;
+    /* params are filled in order: an entry goes at the end, else in its place */
+    size_t at = t->ncommx;
+    while (at && t->commx[at - 1].param > i) at--;
+    if (!(at && t->commx[at - 1].param == i)) {
+        if (group_id == TREE_NONE && p2p_op == TREE_NONE) {
+            t->params[i].comm = 0;
+            return 0;
+        }
+        if (UTIL_PUSH(t->commx, t->ncommx, t->capcommx) != 0) return -1;
+        memmove(t->commx + at + 1, t->commx + at, (t->ncommx - at) * sizeof *t->commx);
+        t->ncommx++;
+        at++;
+    }
+    t->commx[at - 1] = (struct tree_commx){(uint32_t)i, group_id, p2p_op};
+    t->params[i].comm = 1;
+    return 0;
+}
+
+/* a few hundred thousand params per tree: the struct stays at 88 bytes */
+_Static_assert(sizeof(struct tparam) <= 88, "struct tparam grew past 88 bytes");
