@@ -193,7 +193,7 @@ struct v1_ctx {
 };
 
 /* One CSV's bytes into part (mon_cache_parse_fn). */
-static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct mon_csv_names *names, struct dataset *ds,
                     struct mon_cache_part *part) {
     const struct v1_ctx *cx = vctx;
     int metric = cx->metric;
@@ -254,7 +254,6 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     int renames = cx->layout || (cx->map && cx->map->n);
-    struct mon_csv_names names = MON_CSV_NAMES_INIT;
     while (sc.p < sc.end) {
         line++;
         if (*sc.p == '\n') { sc.p++; continue; }
@@ -283,11 +282,10 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                 dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
             nm = name;
         }
-        uint32_t id = mon_csv_intern(&names, pool, nm, nl);
+        uint32_t id = mon_csv_intern(names, names->pool, nm, nl);
         double *v;
         struct monitor_row *r = mon_cache_add_row(f, &v);
         if (id == NAMES_NONE || !r) {
-            mon_csv_names_free(&names);
             free(buf);
             return -1;
         }
@@ -307,7 +305,6 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
                      first_bad, bad, bad > 1 ? "s" : "");
-    mon_csv_names_free(&names);
     free(buf);
     return 0;
 }

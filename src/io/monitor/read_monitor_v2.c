@@ -139,7 +139,7 @@ struct v2_ctx {
     size_t rename_bad;   /* --parallel failures (the first is a note) */
     size_t long_names;   /* rows of the file whose module_name is too long, */
     size_t long_line;    /* the first's line */
-    struct mon_csv_names *names;   /* the file's (v2_parse) */
+    struct mon_csv_names *names;   /* the parse's (v2_parse: its thread's, mon_cache.h) */
     struct mon_csv_counts *counts; /* the file's call order by ids (read_row) */
 };
 
@@ -208,7 +208,7 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const size_t
 /* One data row into part (line: its number, for notes).  1 read, 0 a bad
  * row, 2 a name too long (counted in cx), -1 out of memory. */
 static int read_row(char *line, size_t linelen, const struct v2_cols *c, const char *path, size_t lineno,
-                    struct v2_ctx *cx, struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
+                    struct v2_ctx *cx, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
     size_t fl[V2_MAX_FIELDS];
     int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
@@ -258,7 +258,7 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
         nm = name;
     }
     struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
-    uint32_t id = mon_csv_intern(cx->names, pool, nm, nl);
+    uint32_t id = mon_csv_intern(cx->names, cx->names->pool, nm, nl);
     if (!mf || id == NAMES_NONE) return -1;
     if (c->micro < 0 && !renames) {
         int32_t *k = mon_csv_count(cx->counts, (uint64_t)(mf - part->files) << 32 | id,
@@ -284,7 +284,7 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
 /* One CSV's bytes (buf, taken over and freed) into part
  * (mon_cache_parse_fn).  Bad rows and files are notes; -1 only without
  * memory. */
-static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct mon_csv_names *names, struct dataset *ds,
                     struct mon_cache_part *part) {
     struct v2_ctx *cx = vctx;
     char *p = buf, *end = buf + len;
@@ -305,9 +305,8 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     struct util_smap seen = {0};
     int rc = 0;
     cx->rename_bad = cx->long_names = 0;
-    struct mon_csv_names names = MON_CSV_NAMES_INIT;
     struct mon_csv_counts counts = {0};
-    cx->names = &names;
+    cx->names = names;
     cx->counts = &counts;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
@@ -323,7 +322,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         *nl = '\0';
         if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
         if (!*p) continue;
-        rc = read_row(p, (size_t)(nl - p), &c, path, line, cx, pool, ds, part, &seen);
+        rc = read_row(p, (size_t)(nl - p), &c, path, line, cx, ds, part, &seen);
         if (rc == 0 && !bad++) first_bad = line;
     }
     if (bad)
@@ -334,7 +333,6 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                      "skipped (cut, it would be taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
                      V2_NAME_MAX);
     util_smap_free(&seen);
-    mon_csv_names_free(&names);
     mon_csv_counts_free(&counts);
     cx->names = NULL;
     cx->counts = NULL;
