@@ -96,6 +96,40 @@ void mon_csv_init(struct mon_csv *sc, char *buf, size_t len, int scan) {
 int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
     char *p = sc->p, *end = sc->end;
     int nf = 0;
+    {   /* most records: unquoted fields, each ended by the next stop, taken
+         * straight from the block's mask (m: the stops from p on, in a
+         * register; sc->base and sc->mask as next_stop keeps them).  A
+         * field that starts with or holds a '"', or runs to the end, is
+         * left to the general loop below, from its start. */
+        const char *base = sc->base;
+        size_t o = (size_t)(p - base);
+        uint64_t m = o < 64 ? sc->mask & (~0ull << o) : 0;
+        while (p < end && *p != '"') {
+            char *q;
+            if (m) {
+                q = (char *)base + __builtin_ctzll(m);
+            } else {
+                q = next_stop_load(sc, p);
+                if (q >= end) break;
+                base = sc->base;
+                m = sc->mask & (~0ull << (q - base));
+            }
+            char c = *q;
+            if (c == '"') break;
+            m &= m - 1;
+            if (nf < maxf) {
+                f[nf] = p;
+                fl[nf] = (size_t)(q - p);
+            }
+            *q = '\0';
+            nf++;
+            p = q + 1;
+            if (c == ',') continue;
+            if (c == '\r' && p < end && *p == '\n') p++;   /* "\r\n" (a lone '\r' ends it too) */
+            sc->p = p;
+            return nf;
+        }
+    }
     for (;;) {
         char *start = p, *w = p, *q;
         if (p < end && *p == '"') {   /* the quoted part: stops other than '"' are its text */
