@@ -251,6 +251,12 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     }
     struct monitor_file *f = mon_cache_add_file(part, metric, rank, statmask);
     if (!f) { free(buf); return -1; }
+    /* the header's statistics in monitor_stat_names order (vals' order):
+     * their columns and bits, looked at by each row without the others */
+    int scol[MONITOR_NSTATS], ns = 0;
+    uint32_t sbit[MONITOR_NSTATS];
+    for (int s = 0; s < MONITOR_NSTATS; s++)
+        if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s;
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     int renames = cx->layout || (cx->map && cx->map->n);
@@ -291,12 +297,10 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         }
         *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
-        for (int s = 0; s < MONITOR_NSTATS; s++) {
-            if (col_stat[s] < 0) continue;
-            const char *c = FIELD(col_stat[s]);
+        for (int k = 0; k < ns; k++, v++) {
+            const char *c = FIELD(scol[k]);
             *v = 0;
-            if (c && stat_cell(c, flen[col_stat[s]], v)) r->present |= 1u << s;
-            v++;
+            if (c && stat_cell(c, flen[scol[k]], v)) r->present |= sbit[k];
         }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
         monitor_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
