@@ -152,6 +152,8 @@ struct v2_ctx {
 struct v2_cols {
     int vpp, step, name, scope, micro, stat[MONITOR_NSTATS];
     uint32_t statmask;
+    int ns, scol[MONITOR_NSTATS];   /* the statistics of statmask in order (vals'): their columns, */
+    uint32_t sbit[MONITOR_NSTATS];  /* and bits */
 };
 
 /* The header line: 0, or -1 with a note naming what is missing. */
@@ -172,6 +174,9 @@ static int read_header(char *line, size_t linelen, struct v2_cols *c, const char
             for (int s = 0; s < MONITOR_NSTATS; s++)
                 if (!strcmp(f[i], monitor_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
     }
+    c->ns = 0;
+    for (int s = 0; s < MONITOR_NSTATS; s++)
+        if (c->statmask & (1u << s)) c->scol[c->ns] = c->stat[s], c->sbit[c->ns++] = 1u << s;
     const char *miss = c->vpp < 0 ? "vpp_stage" : c->step < 0 ? "step" : c->name < 0 ? "module_name"
                      : c->scope < 0 ? "scope" : NULL;
     if (miss) {
@@ -271,11 +276,9 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
     if (!r) return -1;
     *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
     const double *v0 = v;
-    for (int s = 0; s < MONITOR_NSTATS; s++) {
-        if (!(c->statmask & (1u << s))) continue;
+    for (int k = 0; k < c->ns; k++, v++) {
         *v = 0;
-        if (c->stat[s] < n && float_field(f[c->stat[s]], fl[c->stat[s]], v)) r->present |= 1u << s;
-        v++;
+        if (c->scol[k] < n && float_field(f[c->scol[k]], fl[c->scol[k]], v)) r->present |= c->sbit[k];
     }
     monitor_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
     return 1;
