@@ -8,7 +8,8 @@
  *    time (SSE2 on x86-64, a byte loop elsewhere), each block once for all
  *    the fields and records in it;
  *  - mon_csv_number reads the numbers msProbe writes ("0.0123456",
- *    "1.2e-05", "-3") with a tight digit loop and hands the significand and
+ *    "1.2e-05", "-3") with a tight digit loop (a long fraction, as
+ *    monitor_v2's Python reprs, 8 digits at a time) and hands the significand and
  *    exponent to decfloat_to_double, the exact core decfloat_parse uses:
  *    the same double bit for bit (and strtod's); anything else (NA tokens,
  *    more than 19 significant digits, an undecided rounding) is left to the
