@@ -8,7 +8,8 @@
  * field mon_csv_number takes must give decfloat_parse's double and
  * strtod's, bit for bit, and decfloat_parse must take the whole field.
  * Every field is interned by mon_csv_intern and by names_intern into a
- * pool of its own (the same ids), and counted by mon_csv_count under
+ * pool of its own (the same ids; the input passed twice, as two files of
+ * one parser thread, the predictions kept across them), and counted by mon_csv_count under
  * (its id, its column) and by a util_smap under the same pair as text
  * (the same counts).  Every line (to '\n', with its NULs) is split by
  * mon_csv_split, each scan variant, and by the monitor_v2 reader's former
@@ -179,10 +180,11 @@ static void check_split(const uint8_t *data, size_t size, int scan) {
     }
 }
 
-static void run(const uint8_t *data, size_t size, int scan) {
+/* k: the names of every pass over the input (a file each): mon_csv_intern's
+ * predictions live across files, as a parser thread's do (mon_cache.c). */
+static void run(const uint8_t *data, size_t size, int scan, struct id_check *kk) {
+    struct id_check k = *kk;
     check_split(data, size, scan);
-    struct id_check k = {.ours = names_new(), .theirs = names_new(), .cache = MON_CSV_NAMES_INIT};
-    if (!k.ours || !k.theirs) abort();
     char *ours = fuzz_strdup(data, size), *theirs = fuzz_strdup(data, size);
     size_t refsize = 2 * size + 2;   /* every byte and a NUL a field: the former splitter never cuts */
     char *ref = malloc(refsize);
@@ -209,16 +211,21 @@ static void run(const uint8_t *data, size_t size, int scan) {
     free(ref);
     free(ours);
     free(theirs);
+    *kk = k;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > 1 << 16) return 0;
+    struct id_check k = {.ours = names_new(), .theirs = names_new(), .cache = MON_CSV_NAMES_INIT};
+    if (!k.ours || !k.theirs) abort();
+    /* two files (passes) with one cache of names: the second's names are
+     * predicted from the first's, and must keep the pool's ids */
+    run(data, size, MON_CSV_PORTABLE, &k);
+    run(data, size, mon_csv_best(), &k);
     names_free(k.ours);
     names_free(k.theirs);
     mon_csv_names_free(&k.cache);
     mon_csv_counts_free(&k.counts);
     util_smap_free(&k.seen);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > 1 << 16) return 0;
-    run(data, size, MON_CSV_PORTABLE);
-    if (mon_csv_best() != MON_CSV_PORTABLE) run(data, size, mon_csv_best());
     return 0;
 }

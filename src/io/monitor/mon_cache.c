@@ -18,6 +18,7 @@
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
 #include "src/io/common/pstore.h"
+#include "src/io/monitor/mon_csv.h"
 
 struct mon_cache {
     struct names *pool;
@@ -25,8 +26,6 @@ struct mon_cache {
     struct mon_cache_part **tmp;        /* parts of this load not kept */
     size_t ntmp, captmp, nshed;         /* tmp[0..nshed): rows freed (mon_cache_shed) */
     struct mon_cache_stats st;
-    uint32_t *guess;              /* the last file's rename table (mc_rename) */
-    uint32_t nguess;
 };
 
 static void part_free(struct mon_cache_part *p) {
@@ -69,7 +68,6 @@ void mon_cache_free(struct mon_cache *c) {
     drop_tmp(c);
     pstore_free(c->store);
     free(c->tmp);
-    free(c->guess);
     names_free(c->pool);
     free(c);
 }
@@ -136,8 +134,20 @@ static uint64_t trim(struct mon_cache_part *p) {
     return n;
 }
 
+/* A parser thread's names: a pool and mon_csv_intern's predictions that
+ * live across all the files it parses (a tree's files repeat the same
+ * names in the same order: after its first file, a thread finds nearly
+ * every row's name by the prediction, without a hash); gid (the caller's
+ * thread's only): the pool's ids in the cache's, for the ids the files
+ * handed over so far brought (the first ngid). */
+struct mc_dict {
+    struct mon_csv_names nm;
+    uint32_t *gid;
+    size_t ngid, capgid;
+};
+
 /* One file being read: the parse (any thread) fills p and sd, its names
- * in pool, its own; the rest (the cache, ds) is the caller's thread's. */
+ * in dict's pool; the rest (the cache, ds) is the caller's thread's. */
 struct mc_job {
     const char *path;
     void *ctx;
@@ -147,14 +157,17 @@ struct mc_job {
     const struct mon_cache_part *kept;
     struct mon_cache_part *p;
     struct dataset *sd;
-    struct names *pool;      /* NULL: c's pool (one file, on the caller's thread) */
+    struct mc_dict *dict;    /* NULL: c's pool (one file, on the caller's thread) */
+    uint32_t first, nnew;    /* the names this file brought to dict's pool: ids [first, first + nnew), */
+    struct target *newt;     /* copied (the thread goes on interning): name is an offset in newstr */
+    char *newstr;
     size_t len;              /* bytes read */
     int rc;
 };
 
 /* Reads and parses j's file (j->kept NULL). */
 static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn parse, const struct dataset *ds,
-                     struct names *pool) {
+                     struct mon_csv_names *names) {
     j->p = calloc(1, sizeof *j->p);
     j->sd = calloc(1, sizeof *j->sd);
     j->rc = j->p && j->sd && (j->p->path = strdup(j->path)) ? 0 : -1;
@@ -168,40 +181,70 @@ static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn pars
     if (got < 0) j->rc = -1;
     if (got == 0) {
         j->len = len;
-        j->rc = parse(buf, len, j->path, j->ctx, pool, j->sd, j->p);
+        j->rc = parse(buf, len, j->path, j->ctx, names, j->sd, j->p);
     }
 }
 
-/* The rows' names from j's own pool into c's: each name once, then every
- * row through the table. */
-static int mc_rename(struct mon_cache *c, struct mc_job *j) {
-    uint32_t n = names_count(j->pool);
-    uint32_t *to = malloc((n ? n : 1) * sizeof *to);
-    if (!to) return -1;
-    uint32_t have = names_count(c->pool);
-    for (uint32_t i = 0; i < n; i++) {
-        const struct target *t = names_target(j->pool, i);
-        const char *s = names_str(j->pool, i);
-        /* a metric's files one step each list the same names in the same
-         * order: the last file's id, when its target is this one, is the
-         * id names_intern would give (one per target), without a hash */
-        uint32_t g = i < c->nguess ? c->guess[i] : NAMES_NONE;
-        if (g < have) {
-            const struct target *u = names_target(c->pool, g);
-            if (u->len == t->len && u->vpp == t->vpp && u->call == t->call && !memcmp(names_str(c->pool, g), s, t->len)) {
-                to[i] = g;
-                continue;
-            }
-        }
-        to[i] = names_intern(c->pool, s, t->len, t->vpp, t->call);
-        if (to[i] == NAMES_NONE) { free(to); return -1; }
-        have = names_count(c->pool);
+/* The names j's file brought to its thread's pool (j->dict), copied for
+ * the caller's thread: the pool grows on while the thread parses on.  0,
+ * or -1 without memory. */
+static int mc_copy_new(struct mc_job *j) {
+    const struct names *pool = j->dict->nm.pool;
+    j->nnew = names_count(pool) - j->first;
+    if (!j->nnew) return 0;
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < j->nnew; i++) bytes += names_target(pool, j->first + i)->len + 1;
+    j->newt = malloc(j->nnew * sizeof *j->newt);
+    j->newstr = malloc(bytes);
+    if (!j->newt || !j->newstr) return -1;
+    size_t off = 0;
+    for (uint32_t i = 0; i < j->nnew; i++) {
+        j->newt[i] = *names_target(pool, j->first + i);
+        memcpy(j->newstr + off, names_str(pool, j->first + i), j->newt[i].len + 1);
+        j->newt[i].name = (uint32_t)off;
+        off += j->newt[i].len + 1;
     }
-    for (size_t f = 0; f < j->p->nfiles; f++)
-        for (size_t k = 0; k < j->p->files[f].nrows; k++) j->p->files[f].rows[k].name = to[j->p->files[f].rows[k].name];
-    free(c->guess);
-    c->guess = to;
-    c->nguess = n;
+    return 0;
+}
+
+static void mc_job_names_free(struct mc_job *j) {
+    free(j->newt);
+    free(j->newstr);
+    j->newt = NULL;
+    j->newstr = NULL;
+}
+
+/* The rows' names from j's thread's pool into c's: the names j's file
+ * brought (in the order it first used them, which is the order they get
+ * in c's pool, as each file's own pool gave them) interned once, then
+ * every row through the thread's table.  The thread's earlier files were
+ * handed over before (files go to a thread, and are handed over, in their
+ * order), so every other id of j is in the table. */
+static int mc_rename(struct mon_cache *c, struct mc_job *j) {
+    struct mc_dict *d = j->dict;
+    size_t need = (size_t)j->first + j->nnew;
+    if (d->ngid != j->first) return -1;   /* cannot be: files handed over out of their thread's order */
+    if (need > d->capgid) {
+        size_t cap = d->capgid ? d->capgid : 256;
+        while (cap < need) cap *= 2;
+        uint32_t *g = realloc(d->gid, cap * sizeof *g);
+        if (!g) return -1;
+        d->gid = g;
+        d->capgid = cap;
+    }
+    for (uint32_t i = 0; i < j->nnew; i++) {
+        const struct target *t = &j->newt[i];
+        uint32_t g = names_intern(c->pool, j->newstr + t->name, t->len, t->vpp, t->call);
+        if (g == NAMES_NONE) return -1;
+        d->gid[j->first + i] = g;
+    }
+    d->ngid = need;
+    mc_job_names_free(j);
+    const uint32_t *to = d->gid;
+    for (size_t f = 0; f < j->p->nfiles; f++) {
+        struct monitor_row *r = j->p->files[f].rows;
+        for (size_t k = 0, n = j->p->files[f].nrows; k < n; k++) r[k].name = to[r[k].name];
+    }
     return 0;
 }
 
@@ -212,7 +255,7 @@ static int mc_finish(struct mon_cache *c, struct mc_job *j, struct dataset *ds, 
     struct dataset *sd = j->sd;
     int rc = j->rc;
     ds->bytes_read += j->len;
-    if (rc == 0 && j->pool && mc_rename(c, j) != 0) rc = -1;
+    if (rc == 0 && j->dict && mc_rename(c, j) != 0) rc = -1;
     c->st.parsed++;
     /* what the parse said is the part's, to say again each time it is used */
     if (rc == 0) {
@@ -266,7 +309,10 @@ int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_
     struct mc_job j = {.path = path, .ctx = ctx};
     mc_lookup(c, &j);
     if (j.kept) return mc_use_kept(c, &j, ds, out);
-    mc_parse(&j, max_bytes, parse, ds, c->pool);
+    struct mon_csv_names nm = MON_CSV_NAMES_INIT;
+    nm.pool = c->pool;
+    mc_parse(&j, max_bytes, parse, ds, &nm);
+    mon_csv_names_free(&nm);
     return mc_finish(c, &j, ds, out);
 }
 
@@ -292,18 +338,29 @@ struct mc_many {
     int wwait;               /* parsers waiting */
     int stop;
     int fresh;               /* the cache held no part: nothing to look up, each file parsed */
+    struct mc_dict *dicts;   /* a thread's names: [0] the caller's, [k] the k-th parser's */
 };
 
-/* Parses job i (taken, not kept) with names of its own; in a fresh
- * cache, its stat taken here (on any thread) rather than by mc_lookup. */
-static void mc_parse_own(struct mc_many *m, size_t i) {
+/* A parser thread: its names. */
+struct mc_thread {
+    struct mc_many *m;
+    struct mc_dict *d;
+};
+
+/* Parses job i (taken, not kept) with the names of its thread (d); in a
+ * fresh cache, its stat taken here (on any thread) rather than by
+ * mc_lookup. */
+static void mc_parse_own(struct mc_many *m, size_t i, struct mc_dict *d) {
     struct mc_job *j = &m->jobs[i];
     if (m->fresh) {
         j->have_st = stat(j->path, &j->st) == 0;
         j->sig = j->have_st ? sig_of(&j->st) : 0;
     }
-    if (!(j->pool = names_new())) { j->rc = -1; return; }
-    mc_parse(j, m->max_bytes, m->parse, m->ds, j->pool);
+    if (!d->nm.pool && !(d->nm.pool = names_new())) { j->rc = -1; return; }
+    j->dict = d;
+    j->first = names_count(d->nm.pool);
+    mc_parse(j, m->max_bytes, m->parse, m->ds, &d->nm);
+    if (j->rc == 0 && mc_copy_new(j) != 0) j->rc = -1;
     /* its buffers cut here, in this thread's malloc arena: on the
      * caller's thread each realloc waited for the arena's lock */
     if (j->rc == 0 && j->p) trim(j->p);
@@ -311,10 +368,10 @@ static void mc_parse_own(struct mc_many *m, size_t i) {
 
 /* Parses job i with the lock released (held on entry and on return),
  * marking it taken (1) then done (2) for the caller's wait. */
-static void mc_take(struct mc_many *m, size_t i) {
+static void mc_take(struct mc_many *m, size_t i, struct mc_dict *d) {
     m->state[i] = 1;
     pthread_mutex_unlock(&m->mu);
-    mc_parse_own(m, i);
+    mc_parse_own(m, i, d);
     pthread_mutex_lock(&m->mu);
     m->state[i] = 2;
 }
@@ -322,7 +379,8 @@ static void mc_take(struct mc_many *m, size_t i) {
 /* A parser: takes the next job while it may.  Once MC_AHEAD ahead, it
  * waits until the caller is half of that behind (not woken at each file). */
 static void *mc_worker(void *arg) {
-    struct mc_many *m = arg;
+    struct mc_many *m = ((struct mc_thread *)arg)->m;
+    struct mc_dict *d = ((struct mc_thread *)arg)->d;
     pthread_mutex_lock(&m->mu);
     for (;;) {
         int waited = 0;
@@ -336,7 +394,7 @@ static void *mc_worker(void *arg) {
         if (m->stop || m->next >= m->n) break;
         size_t i = m->next++;
         if (m->jobs[i].kept) continue;
-        mc_take(m, i);
+        mc_take(m, i, d);
         if (m->cwait == i + 1) pthread_cond_signal(&m->cvc);
     }
     pthread_mutex_unlock(&m->mu);
@@ -364,7 +422,7 @@ static void mc_wait(struct mc_many *m, size_t i) {
         }
         m->next = k + 1;
         if (m->jobs[k].kept) continue;
-        mc_take(m, k);
+        mc_take(m, k, &m->dicts[0]);
     }
     pthread_mutex_unlock(&m->mu);
 }
@@ -400,6 +458,16 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
     if (threads <= 0) threads = util_pool_threads(64);
     if ((size_t)threads > n) threads = (int)n;
     if (threads > 64) threads = 64;
+    struct mc_thread thr[64];
+    if (!(m.dicts = calloc((size_t)threads, sizeof *m.dicts))) {
+        free(m.jobs);
+        free(m.state);
+        return -1;
+    }
+    for (int t = 0; t < threads; t++) {
+        m.dicts[t].nm = (struct mon_csv_names)MON_CSV_NAMES_INIT;
+        thr[t] = (struct mc_thread){&m, &m.dicts[t]};
+    }
     m.fresh = pstore_count(c->store) == 0;
     pthread_mutex_init(&m.mu, NULL);
     pthread_cond_init(&m.cvw, NULL);
@@ -407,7 +475,7 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
     pthread_t tids[64];
     int nt = 0;
     for (int t = 1; t < threads; t++)
-        if (pthread_create(&tids[nt], NULL, mc_worker, &m) == 0) nt++;
+        if (pthread_create(&tids[nt], NULL, mc_worker, &thr[nt + 1]) == 0) nt++;
     /* the lookups first (the parsers start behind them), a few at a time;
      * none in a cache that holds no part (a one-time read, a first load):
      * each file's stat is its parser's */
@@ -426,8 +494,7 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
         const struct mon_cache_part *p = NULL;
         mc_wait(&m, i);
         rc = j->kept ? mc_use_kept(c, j, ds, &p) : mc_finish(c, j, ds, &p);
-        names_free(j->pool);
-        j->pool = NULL;
+        mc_job_names_free(j);
         if (rc == 0 && each) rc = each(arg, i, p, ds);
         if (nt) mc_publish(&m, NULL, i + 1, rc != 0);
     }
@@ -437,8 +504,14 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
         struct mc_job *j = &m.jobs[i];
         if (j->p) part_free(j->p);
         if (j->sd) dataset_free(j->sd);
-        names_free(j->pool);
+        mc_job_names_free(j);
     }
+    for (int t = 0; t < threads; t++) {
+        names_free(m.dicts[t].nm.pool);
+        mon_csv_names_free(&m.dicts[t].nm);
+        free(m.dicts[t].gid);
+    }
+    free(m.dicts);
     pthread_cond_destroy(&m.cvw);
     pthread_cond_destroy(&m.cvc);
     pthread_mutex_destroy(&m.mu);
@@ -472,7 +545,11 @@ int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char
         return -1;
     }
     *out = p;
-    return parse(buf, len, path, ctx, c->pool, ds, p);
+    struct mon_csv_names nm = MON_CSV_NAMES_INIT;
+    nm.pool = c->pool;
+    int rc = parse(buf, len, path, ctx, &nm, ds, p);
+    mon_csv_names_free(&nm);
+    return rc;
 }
 
 void mon_cache_shed(struct mon_cache *c) {

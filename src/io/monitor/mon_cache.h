@@ -41,9 +41,11 @@ struct mon_cache_part {
 };
 
 /* Parses one file's bytes (buf, len bytes, malloc'd and NUL-terminated:
- * taken over and freed) into part, names into pool; notes, skips and
- * pending files go to ds.  -1 only without memory. */
-typedef int (*mon_cache_parse_fn)(char *buf, size_t len, const char *path, void *ctx, struct names *pool,
+ * taken over and freed) into part, names into names->pool through
+ * mon_csv_intern (mon_csv.h; names may come from the thread's last file);
+ * notes, skips and pending files go to ds.  -1 only without memory. */
+struct mon_csv_names;
+typedef int (*mon_cache_parse_fn)(char *buf, size_t len, const char *path, void *ctx, struct mon_csv_names *names,
                                  struct dataset *ds, struct mon_cache_part *part);
 
 /* budget: the bytes kept parts may take; a part beyond it is parsed again
@@ -66,7 +68,7 @@ int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_
 /* The parts of paths[0..n) into out[0..n), as n calls of mon_cache_read
  * in that order give them (notes into ds in that order), the files that
  * must be parsed parsed on threads threads (0: as mon_cache_read_each), each with
- * names of its own, then put into the cache's pool.  ctxs: parse's
+ * names of its own (a pool per thread for all its files), then put into the cache's pool.  ctxs: parse's
  * context of each file, ctx_size bytes apart (each used by one thread).
  * -1 without memory. */
 int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,

@@ -96,6 +96,40 @@ void mon_csv_init(struct mon_csv *sc, char *buf, size_t len, int scan) {
 int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
     char *p = sc->p, *end = sc->end;
     int nf = 0;
+    {   /* most records: unquoted fields, each ended by the next stop, taken
+         * straight from the block's mask (m: the stops from p on, in a
+         * register; sc->base and sc->mask as next_stop keeps them).  A
+         * field that starts with or holds a '"', or runs to the end, is
+         * left to the general loop below, from its start. */
+        const char *base = sc->base;
+        size_t o = (size_t)(p - base);
+        uint64_t m = o < 64 ? sc->mask & (~0ull << o) : 0;
+        while (p < end && *p != '"') {
+            char *q;
+            if (m) {
+                q = (char *)base + __builtin_ctzll(m);
+            } else {
+                q = next_stop_load(sc, p);
+                if (q >= end) break;
+                base = sc->base;
+                m = sc->mask & (~0ull << (q - base));
+            }
+            char c = *q;
+            if (c == '"') break;
+            m &= m - 1;
+            if (nf < maxf) {
+                f[nf] = p;
+                fl[nf] = (size_t)(q - p);
+            }
+            *q = '\0';
+            nf++;
+            p = q + 1;
+            if (c == ',') continue;
+            if (c == '\r' && p < end && *p == '\n') p++;   /* "\r\n" (a lone '\r' ends it too) */
+            sc->p = p;
+            return nf;
+        }
+    }
     for (;;) {
         char *start = p, *w = p, *q;
         if (p < end && *p == '"') {   /* the quoted part: stops other than '"' are its text */
@@ -194,19 +228,53 @@ int mon_csv_split(char *line, size_t n, char **f, size_t *len, int max, int scan
     }
 }
 
-int mon_csv_number(const char *s, size_t n, double *v) {
+/* The decimal digits starting at p, 8 bytes at a time (SWAR): with at
+ * least 8 bytes before e, how many of the first 8 are digits (k) and
+ * their value into *val; -1 when fewer than 8 bytes remain (the byte loop
+ * reads them).  A byte is no digit when adding 0x46 or taking 0x30 from
+ * it sets its top bit; a carry or borrow only reaches the bytes after the
+ * first such byte, which are dropped. */
+static inline int digits8(const char *p, const char *e, uint64_t *val) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (e - p < 8) return -1;
+    uint64_t x;
+    memcpy(&x, p, 8);
+    uint64_t bad = ((x + 0x4646464646464646ull) | (x - 0x3030303030303030ull)) & 0x8080808080808080ull;
+    int k = bad ? __builtin_ctzll(bad) >> 3 : 8;
+    if (!k) { *val = 0; return 0; }
+    if (k < 8) x <<= 8 * (8 - k);   /* the digits to the top: the bytes after them out, zeros (leading) in */
+    x = (x & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
+    x = (x & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
+    *val = (x & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
+    return k;
+#else
+    (void)p, (void)e, (void)val;
+    return -1;
+#endif
+}
+
+static const uint64_t pow10_8[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* mon_csv_number; swar: a long fraction's digits 8 at a time (digits8),
+ * the rest byte by byte (w the same modulo 2^64 either way: it has
+ * wrapped only past 19 digits, which go to the general path). */
+__attribute__((always_inline)) static inline int number(const char *s, size_t n, double *v, int swar) {
     const char *p = s, *e = s + n;
     int neg = 0;
     if (p < e && *p == '-') neg = 1, p++;
     if (p >= e || (unsigned)(*p - '0') > 9) return 0;   /* a digit first, as the callers' general path wants */
-    uint64_t w = 0;
-    int nd = 0, q = 0;
+    uint64_t w = 0, d8;
+    int nd = 0, q = 0, k;
     while (p < e && *p == '0') p++;   /* leading zeros say nothing */
     for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++) w = w * 10 + (uint64_t)(*p - '0');
     if (p < e && *p == '.') {
         p++;
         if (!w)
             for (; p < e && *p == '0'; p++) q--;
+        while (swar && (k = digits8(p, e, &d8)) > 0) {
+            w = w * pow10_8[k] + d8, p += k, nd += k, q -= k;
+            if (k < 8) break;
+        }
         for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++, q--) w = w * 10 + (uint64_t)(*p - '0');
     }
     if (nd > 19) return 0;   /* truncated: the general path (w has wrapped) */
@@ -225,6 +293,13 @@ int mon_csv_number(const char *s, size_t n, double *v) {
     }
     return q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, 0, v);
 }
+
+/* Python's repr of a double (monitor_v2's cells: "221.2851248439928"),
+ * out of line: the short numbers of v1 ("0.006866") keep their tight
+ * byte loop. */
+__attribute__((noinline)) static int number_long(const char *s, size_t n, double *v) { return number(s, n, v, 1); }
+
+int mon_csv_number(const char *s, size_t n, double *v) { return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0); }
 
 size_t mon_csv_itoa(int32_t v, char *out) {
     char t[12];

@@ -8,7 +8,8 @@
  *    time (SSE2 on x86-64, a byte loop elsewhere), each block once for all
  *    the fields and records in it;
  *  - mon_csv_number reads the numbers msProbe writes ("0.0123456",
- *    "1.2e-05", "-3") with a tight digit loop and hands the significand and
+ *    "1.2e-05", "-3") with a tight digit loop (a long fraction, as
+ *    monitor_v2's Python reprs, 8 digits at a time) and hands the significand and
  *    exponent to decfloat_to_double, the exact core decfloat_parse uses:
  *    the same double bit for bit (and strtod's); anything else (NA tokens,
  *    more than 19 significant digits, an undecided rounding) is left to the
@@ -67,10 +68,14 @@ struct mon_csv_names {
     uint32_t *next;   /* by id: the id of the row after it, last time (UINT32_MAX: none) */
     size_t cap;
     uint32_t prev;    /* the previous row's id (UINT32_MAX: none) */
+    struct names *pool;   /* what a parse interns into (mon_cache_parse_fn): not owned */
 };
 /* The id, or UINT32_MAX (NAMES_NONE) without memory.  c starts zeroed but
- * for prev = UINT32_MAX (MON_CSV_NAMES_INIT); free with mon_csv_names_free. */
-#define MON_CSV_NAMES_INIT {NULL, 0, UINT32_MAX}
+ * for prev = UINT32_MAX (MON_CSV_NAMES_INIT); free with mon_csv_names_free.
+ * c may live across files (mon_cache.c gives each parser thread one for
+ * all its files, so that a tree's later files find their names by the
+ * prediction): the ids are pool's whatever it predicts. */
+#define MON_CSV_NAMES_INIT {NULL, 0, UINT32_MAX, NULL}
 uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n);
 void mon_csv_names_free(struct mon_csv_names *c);
 

@@ -193,7 +193,7 @@ struct v1_ctx {
 };
 
 /* One CSV's bytes into part (mon_cache_parse_fn). */
-static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct mon_csv_names *names, struct dataset *ds,
                     struct mon_cache_part *part) {
     const struct v1_ctx *cx = vctx;
     int metric = cx->metric;
@@ -251,10 +251,15 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     }
     struct monitor_file *f = mon_cache_add_file(part, metric, rank, statmask);
     if (!f) { free(buf); return -1; }
+    /* the header's statistics in monitor_stat_names order (vals' order):
+     * their columns and bits, looked at by each row without the others */
+    int scol[MONITOR_NSTATS], ns = 0;
+    uint32_t sbit[MONITOR_NSTATS];
+    for (int s = 0; s < MONITOR_NSTATS; s++)
+        if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s;
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     int renames = cx->layout || (cx->map && cx->map->n);
-    struct mon_csv_names names = MON_CSV_NAMES_INIT;
     while (sc.p < sc.end) {
         line++;
         if (*sc.p == '\n') { sc.p++; continue; }
@@ -283,22 +288,19 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                 dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
             nm = name;
         }
-        uint32_t id = mon_csv_intern(&names, pool, nm, nl);
+        uint32_t id = mon_csv_intern(names, names->pool, nm, nl);
         double *v;
         struct monitor_row *r = mon_cache_add_row(f, &v);
         if (id == NAMES_NONE || !r) {
-            mon_csv_names_free(&names);
             free(buf);
             return -1;
         }
         *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
-        for (int s = 0; s < MONITOR_NSTATS; s++) {
-            if (col_stat[s] < 0) continue;
-            const char *c = FIELD(col_stat[s]);
+        for (int k = 0; k < ns; k++, v++) {
+            const char *c = FIELD(scol[k]);
             *v = 0;
-            if (c && stat_cell(c, flen[col_stat[s]], v)) r->present |= 1u << s;
-            v++;
+            if (c && stat_cell(c, flen[scol[k]], v)) r->present |= sbit[k];
         }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
         monitor_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
@@ -307,7 +309,6 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
                      first_bad, bad, bad > 1 ? "s" : "");
-    mon_csv_names_free(&names);
     free(buf);
     return 0;
 }

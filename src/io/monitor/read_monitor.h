@@ -64,6 +64,7 @@ static inline double monitor_value(const struct monitor_file *f, size_t r, int s
 
 struct mon_cache;
 struct mon_cache_part;
+struct mon_csv_names;
 struct names;
 
 /* A tree's files as read: views of the parsed files a cache holds (their
@@ -132,7 +133,7 @@ struct monitor_tree {
     /* The file's parse (a mon_cache_parse_fn, mon_cache.h), at most
      * max_bytes read; its context ctx_size bytes, set by set_ctx for the
      * file's slot and rank. */
-    int (*parse)(char *buf, size_t len, const char *path, void *ctx, struct names *pool, struct dataset *ds,
+    int (*parse)(char *buf, size_t len, const char *path, void *ctx, struct mon_csv_names *names, struct dataset *ds,
                  struct mon_cache_part *part);
     size_t max_bytes;
     size_t ctx_size;

@@ -139,7 +139,7 @@ struct v2_ctx {
     size_t rename_bad;   /* --parallel failures (the first is a note) */
     size_t long_names;   /* rows of the file whose module_name is too long, */
     size_t long_line;    /* the first's line */
-    struct mon_csv_names *names;   /* the file's (v2_parse) */
+    struct mon_csv_names *names;   /* the parse's (v2_parse: its thread's, mon_cache.h) */
     struct mon_csv_counts *counts; /* the file's call order by ids (read_row) */
 };
 
@@ -152,6 +152,8 @@ struct v2_ctx {
 struct v2_cols {
     int vpp, step, name, scope, micro, stat[MONITOR_NSTATS];
     uint32_t statmask;
+    int ns, scol[MONITOR_NSTATS];   /* the statistics of statmask in order (vals'): their columns, */
+    uint32_t sbit[MONITOR_NSTATS];  /* and bits */
 };
 
 /* The header line: 0, or -1 with a note naming what is missing. */
@@ -172,6 +174,9 @@ static int read_header(char *line, size_t linelen, struct v2_cols *c, const char
             for (int s = 0; s < MONITOR_NSTATS; s++)
                 if (!strcmp(f[i], monitor_stat_names[s])) { c->stat[s] = i; c->statmask |= 1u << s; }
     }
+    c->ns = 0;
+    for (int s = 0; s < MONITOR_NSTATS; s++)
+        if (c->statmask & (1u << s)) c->scol[c->ns] = c->stat[s], c->sbit[c->ns++] = 1u << s;
     const char *miss = c->vpp < 0 ? "vpp_stage" : c->step < 0 ? "step" : c->name < 0 ? "module_name"
                      : c->scope < 0 ? "scope" : NULL;
     if (miss) {
@@ -208,7 +213,7 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const size_t
 /* One data row into part (line: its number, for notes).  1 read, 0 a bad
  * row, 2 a name too long (counted in cx), -1 out of memory. */
 static int read_row(char *line, size_t linelen, const struct v2_cols *c, const char *path, size_t lineno,
-                    struct v2_ctx *cx, struct names *pool, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
+                    struct v2_ctx *cx, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
     char *f[V2_MAX_FIELDS];
     size_t fl[V2_MAX_FIELDS];
     int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
@@ -258,7 +263,7 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
         nm = name;
     }
     struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
-    uint32_t id = mon_csv_intern(cx->names, pool, nm, nl);
+    uint32_t id = mon_csv_intern(cx->names, cx->names->pool, nm, nl);
     if (!mf || id == NAMES_NONE) return -1;
     if (c->micro < 0 && !renames) {
         int32_t *k = mon_csv_count(cx->counts, (uint64_t)(mf - part->files) << 32 | id,
@@ -271,11 +276,9 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
     if (!r) return -1;
     *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
     const double *v0 = v;
-    for (int s = 0; s < MONITOR_NSTATS; s++) {
-        if (!(c->statmask & (1u << s))) continue;
+    for (int k = 0; k < c->ns; k++, v++) {
         *v = 0;
-        if (c->stat[s] < n && float_field(f[c->stat[s]], fl[c->stat[s]], v)) r->present |= 1u << s;
-        v++;
+        if (c->scol[k] < n && float_field(f[c->scol[k]], fl[c->scol[k]], v)) r->present |= c->sbit[k];
     }
     monitor_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
     return 1;
@@ -284,7 +287,7 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
 /* One CSV's bytes (buf, taken over and freed) into part
  * (mon_cache_parse_fn).  Bad rows and files are notes; -1 only without
  * memory. */
-static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct names *pool, struct dataset *ds,
+static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct mon_csv_names *names, struct dataset *ds,
                     struct mon_cache_part *part) {
     struct v2_ctx *cx = vctx;
     char *p = buf, *end = buf + len;
@@ -305,9 +308,8 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     struct util_smap seen = {0};
     int rc = 0;
     cx->rename_bad = cx->long_names = 0;
-    struct mon_csv_names names = MON_CSV_NAMES_INIT;
     struct mon_csv_counts counts = {0};
-    cx->names = &names;
+    cx->names = names;
     cx->counts = &counts;
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
@@ -323,7 +325,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         *nl = '\0';
         if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
         if (!*p) continue;
-        rc = read_row(p, (size_t)(nl - p), &c, path, line, cx, pool, ds, part, &seen);
+        rc = read_row(p, (size_t)(nl - p), &c, path, line, cx, ds, part, &seen);
         if (rc == 0 && !bad++) first_bad = line;
     }
     if (bad)
@@ -334,7 +336,6 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                      "skipped (cut, it would be taken for another name)", path, cx->long_line, cx->long_names, cx->long_names > 1 ? "s" : "",
                      V2_NAME_MAX);
     util_smap_free(&seen);
-    mon_csv_names_free(&names);
     mon_csv_counts_free(&counts);
     cx->names = NULL;
     cx->counts = NULL;
