@@ -37,6 +37,7 @@ int dataset_warn(struct dataset *d, const char *fmt, ...) {
             t[h] = i + 1;
         }
         free(d->warnidx);
+    free(d->nonfinite);
         d->warnidx = t;
         d->warnidx_cap = cap;
     }

@@ -675,10 +675,14 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
         for (size_t j = 0; j < st.n; j++)
             for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
                 if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
-    if (rc == 0 && monitor_to_cube(&md, metric_of, &stat_idx[0][0], &st, o->micro_step, b) != 0)
-        rc = pt_errorf(err, "out of memory");
+    if (rc == 0 && o->summary) {   /* info: no cell */
+        rc = monitor_summary_cube(&md, metric_of, &stat_idx[0][0], &st, o->micro_step, b, ds, err);
+    } else {
+        if (rc == 0 && monitor_to_cube(&md, metric_of, &stat_idx[0][0], &st, o->micro_step, b) != 0)
+            rc = pt_errorf(err, "out of memory");
+        if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+    }
     ds->notensor_rows = st.notensor;
-    if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
     cube_builder_free(b);
     monitor_steps_free(&st);

@@ -230,6 +230,16 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_fil
  * memory. */
 int monitor_to_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
                     const struct monitor_steps *st, int micro_axis, struct cube_builder *b);
+/* info (load_opts.summary): what monitor_to_cube then cube_builder_finish
+ * would give info, without a cell: the targets numbered as there, each
+ * metric's targets, steps and ranks, and its non-finite cells (the first
+ * row of a cell wins, as in the cube) counted on the pool's threads.
+ * ds->cube is the finished cube whose metrics have no values (vals NULL),
+ * ds->nonfinite the counts.  0, or -1 with err. */
+struct dataset;
+int monitor_summary_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
+                         const struct monitor_steps *st, int micro_axis, struct cube_builder *b, struct dataset *ds,
+                         struct pt_error *err);
 void monitor_steps_free(struct monitor_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);

@@ -428,7 +428,7 @@ static const struct monitor_tree v2_tree = {
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
 static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metrics *mt, const struct monitor_steps *st,
-                     int micro_axis, struct cube_builder *b, struct pt_error *err) {
+                     int micro_axis, struct cube_builder *b, struct dataset *sum, struct pt_error *err) {
     int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MONITOR_NSTATS];
     for (int m = 0; m < mt->n; m++) {
         cmetric[m] = -1;
@@ -448,6 +448,8 @@ static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metr
         for (size_t j = 0; j < st->n; j++)
             for (int32_t k = 0; k < st->count[j]; k++)
                 if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
+    if (sum)   /* info: the summary cube, finished (no cell) */
+        return monitor_summary_cube(md, cmetric, &stat_idx[0][0], st, micro_axis, b, sum, err);
     return monitor_to_cube(md, cmetric, &stat_idx[0][0], st, micro_axis, b) != 0 ? pt_errorf(err, "out of memory") : 0;
 }
 
@@ -478,9 +480,9 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
         struct names *nm = names_new();
         struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
         if (!b) rc = pt_errorf(err, "out of memory");
-        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, err);
+        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, o->summary ? ds : NULL, err);
         ds->notensor_rows = st.notensor;
-        if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+        if (rc == 0 && !o->summary) rc = cube_builder_finish(b, &ds->cube, err);
         if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
         if (b) cube_builder_free(b);
         monitor_steps_free(&st);
