@@ -253,6 +253,19 @@ static int sum_firsts(struct to_sum *s, int cm, struct sum_metric *m) {
     return 0;
 }
 
+/* 1 when one of the n values is NaN or +-Inf: all its exponent bits set,
+ * so that one more carries into the sign bit (no branch, no compare). */
+static int any_nonfinite(const double *v, int n) {
+    const uint64_t exp = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+    uint64_t acc = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t b;
+        memcpy(&b, &v[k], sizeof b);
+        acc |= (b & exp) + one;
+    }
+    return (int)(acc >> 63);
+}
+
 /* Cube metric order[i]: its targets, steps (not micro) and non-finite
  * cells, from its rows in the files' order. */
 static int sum_metric(void *ctx, size_t i, struct pt_error *e) {
@@ -269,7 +282,10 @@ static int sum_metric(void *ctx, size_t i, struct pt_error *e) {
         int32_t at = 0, step = 0;
         for (size_t r = 0; r < f->nrows; r++, ord++) {
             const struct monitor_row *row = &f->rows[r];
-            uint32_t t = monitor_target(w->tg, cube_builder_names(w->b), w->md, row, w->micro_axis ? 0 : row->micro);
+            int32_t call = w->micro_axis ? 0 : row->micro;
+            /* the usual row (vpp 0, call 0): its name's target, as monitor_target looks it up */
+            uint32_t t = !row->vpp && !call ? (row->name < w->tg->n ? w->tg->memo[row->name] : NAMES_NONE)
+                                            : monitor_target(w->tg, cube_builder_names(w->b), w->md, row, call);
             if (t == NAMES_NONE) return pt_errorf(e, "out of memory");
             m->tbits[t / 8] |= (uint8_t)(1u << (t % 8));
             if (r == 0 || row->step != at) {
@@ -284,6 +300,7 @@ static int sum_metric(void *ctx, size_t i, struct pt_error *e) {
             if (row->present & MONITOR_ROW_NOTENSOR) continue;   /* missing data, not NaN */
             size_t nf = 0;
             const double *src = f->vals + r * (size_t)f->nval;
+            if (!any_nonfinite(src, f->nval)) continue;   /* the usual row: every value finite */
             for (int st = 0; st < MONITOR_NSTATS; st++) {
                 if (!(f->valmask & (1u << st))) continue;
                 double x = *src++;
