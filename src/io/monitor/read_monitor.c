@@ -482,42 +482,24 @@ void monitor_steps_free(struct monitor_steps *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* One file's part of the step axis, worked out on the pool's threads: its
- * step range, its rows of no tensor, and (micro) its first micro step over
- * CUBE_MAX_STEPS or its distinct steps, sorted, each with its micro count.
- * Merged in the files' order, the axis is the one pass over every row made. */
-struct steps_file {
-    int32_t min, max;
-    int any;
-    size_t notensor;
-    size_t bad;            /* first row of a micro step over the limit; nrows: none */
-    int32_t *step, *count; /* n distinct steps, sorted, and 1 + their highest micro step */
-    size_t n;
-};
-
-struct steps_job {
-    const struct monitor_data *md;
-    int micro;
-    struct steps_file *sf;
-};
-
-static int steps_of_file(void *ctx, size_t i, struct pt_error *e) {
-    struct steps_job *j = ctx;
-    const struct monitor_file *f = &j->md->files[i];
-    struct steps_file *sf = &j->sf[i];
-    sf->bad = f->nrows;
+int monitor_steps_file(const struct monitor_file *f, int micro, struct monitor_steps_file *sf) {
+    memset(sf, 0, sizeof *sf);
     for (size_t r = 0; r < f->nrows; r++) {
         const struct monitor_row *row = &f->rows[r];
         if (!sf->any || row->step < sf->min) sf->min = row->step;
         if (!sf->any || row->step > sf->max) sf->max = row->step;
         sf->any = 1;
         sf->notensor += (row->present & MONITOR_ROW_NOTENSOR) != 0;
-        if (j->micro && sf->bad == f->nrows && row->micro >= CUBE_MAX_STEPS) sf->bad = r;
+        if (micro && !sf->bad && row->micro >= CUBE_MAX_STEPS) {
+            sf->bad = 1;
+            sf->bad_step = row->step;
+            sf->bad_micro = row->micro;
+        }
     }
-    if (!j->micro || sf->bad < f->nrows || !f->nrows) return 0;
+    if (!micro || sf->bad || !f->nrows) return 0;
     size_t k = 0;
     int32_t *all = malloc(f->nrows * sizeof *all);
-    if (!all) return pt_errorf(e, "out of memory");
+    if (!all) return -1;
     /* a file's rows are mostly of one step: runs are taken once, before the sort */
     for (size_t r = 0; r < f->nrows; r++)
         if (!k || all[k - 1] != f->rows[r].step) all[k++] = f->rows[r].step;
@@ -527,7 +509,7 @@ static int steps_of_file(void *ctx, size_t i, struct pt_error *e) {
         if (!u || all[u - 1] != all[r]) all[u++] = all[r];
     sf->step = all;
     sf->n = u;
-    if (!(sf->count = calloc(u, sizeof *sf->count))) return pt_errorf(e, "out of memory");
+    if (!(sf->count = calloc(u, sizeof *sf->count))) return -1;
     int32_t *cnt = NULL, at = 0;
     for (size_t r = 0; r < f->nrows; r++) {
         const struct monitor_row *row = &f->rows[r];
@@ -540,12 +522,32 @@ static int steps_of_file(void *ctx, size_t i, struct pt_error *e) {
     return 0;
 }
 
+void monitor_steps_file_free(struct monitor_steps_file *sf, size_t n) {
+    for (size_t i = 0; sf && i < n; i++) {
+        free(sf[i].step);
+        free(sf[i].count);
+    }
+    free(sf);
+}
+
+struct steps_job {
+    const struct monitor_data *md;
+    int micro;
+    struct monitor_steps_file *sf;
+};
+
+static int steps_of_file(void *ctx, size_t i, struct pt_error *e) {
+    struct steps_job *j = ctx;
+    return monitor_steps_file(&j->md->files[i], j->micro, &j->sf[i]) != 0 ? pt_errorf(e, "out of memory") : 0;
+}
+
 /* Below this many rows, one thread: threads would cost more than they save. */
 #define STEPS_PAR_ROWS ((size_t)1 << 14)
 
-/* The files' parts (sf, one a file, filled) into s. */
-static int steps_merge(const struct monitor_data *md, struct steps_file *sf, struct monitor_steps *s,
-                       struct pt_error *err) {
+int monitor_steps_merge(const struct monitor_data *md, const struct monitor_steps_file *sf, int micro,
+                        struct monitor_steps *s, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->micro = micro;
     size_t total = 0;
     int any = 0;
     for (size_t i = 0; i < md->nfiles; i++) {
@@ -559,11 +561,9 @@ static int steps_merge(const struct monitor_data *md, struct steps_file *sf, str
     if (!s->micro) return 0;
     /* micro_step 2000000000 in one row would lay out two billion steps */
     for (size_t i = 0; i < md->nfiles; i++)
-        if (sf[i].bad < md->files[i].nrows) {
-            const struct monitor_row *row = &md->files[i].rows[sf[i].bad];
+        if (sf[i].bad)
             return pt_errorf(err, "%s: micro_step %ld at step %ld: more than the %d steps probetop lays out",
-                             md->files[i].path, (long)row->micro, (long)row->step, CUBE_MAX_STEPS);
-        }
+                             md->files[i].path, (long)sf[i].bad_micro, (long)sf[i].bad_step, CUBE_MAX_STEPS);
     s->min_step = s->max_step = 0;
     int32_t *all = malloc((total ? total : 1) * sizeof *all);
     if (!all) return pt_errorf(err, "out of memory");
@@ -589,22 +589,17 @@ static int steps_merge(const struct monitor_data *md, struct steps_file *sf, str
 
 int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err) {
     memset(s, 0, sizeof *s);
-    s->micro = micro;
     size_t rows = 0;
     for (size_t i = 0; i < md->nfiles; i++) rows += md->files[i].nrows;
-    struct steps_file *sf = calloc(md->nfiles ? md->nfiles : 1, sizeof *sf);
+    struct monitor_steps_file *sf = calloc(md->nfiles ? md->nfiles : 1, sizeof *sf);
     if (!sf) return pt_errorf(err, "out of memory");
     struct steps_job j = {.md = md, .micro = micro, .sf = sf};
     int rc = 0;
     if (md->nfiles >= 2 && rows >= STEPS_PAR_ROWS) rc = util_pool_for(md->nfiles, steps_of_file, &j, err);
     else
         for (size_t i = 0; i < md->nfiles && rc == 0; i++) rc = steps_of_file(&j, i, err);
-    if (rc == 0) rc = steps_merge(md, sf, s, err);
-    for (size_t i = 0; i < md->nfiles; i++) {
-        free(sf[i].step);
-        free(sf[i].count);
-    }
-    free(sf);
+    if (rc == 0) rc = monitor_steps_merge(md, sf, micro, s, err);
+    monitor_steps_file_free(sf, md->nfiles);
     return rc;
 }
 

@@ -197,6 +197,28 @@ struct monitor_steps {
 /* -1 with err set without memory or when the micro steps are more than
  * CUBE_MAX_STEPS (checked before the step tables are allocated). */
 int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err);
+/* One file's part of the step axis (monitor_steps works them out per
+ * file on the pool's threads, then merges them in the files' order, which
+ * gives the one pass over every row): its step range, rows of no tensor,
+ * and (micro) its first micro step over CUBE_MAX_STEPS or its distinct
+ * steps, sorted, each with 1 + its highest micro step. */
+struct monitor_steps_file {
+    int32_t min, max;
+    int any;
+    size_t notensor;
+    int bad;                  /* a micro step over the limit: bad_micro at bad_step, the first */
+    int32_t bad_step, bad_micro;
+    int32_t *step, *count;
+    size_t n;
+};
+/* f's part (sf overwritten).  0, or -1 without memory. */
+int monitor_steps_file(const struct monitor_file *f, int micro, struct monitor_steps_file *sf);
+/* The parts of md's files (sf[i] of md->files[i]; their rows may be gone)
+ * into s, as monitor_steps.  0, or -1 with err. */
+int monitor_steps_merge(const struct monitor_data *md, const struct monitor_steps_file *sf, int micro,
+                        struct monitor_steps *s, struct pt_error *err);
+/* Frees n parts and the array. */
+void monitor_steps_file_free(struct monitor_steps_file *sf, size_t n);
 /* The offsets of s (orig[] and count[] set, n of them) and its step range;
  * a layout over CUBE_MAX_STEPS frees s and fails naming path.  0 or -1. */
 int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_error *err);
