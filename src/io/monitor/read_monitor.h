@@ -116,6 +116,8 @@ struct monitor_read {
     void *arg;                      /* the version's own (monitor_v2: its metrics) */
     monitor_rank_fn rank_done;      /* NULL: every row stays in md; else rows streamed (cache NULL) */
     void *rank_arg;
+    int whole_ranks;                /* rank_done gets each rank's files at once (all its folders),
+                                       not MONITOR_STREAM_FILES at a time */
 };
 
 /* What sets a version of the tree (v1, monitor_v2) apart; the walk of
@@ -252,16 +254,30 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_fil
  * memory. */
 int monitor_to_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
                     const struct monitor_steps *st, int micro_axis, struct cube_builder *b);
-/* info (load_opts.summary): what monitor_to_cube then cube_builder_finish
- * would give info, without a cell: the targets numbered as there, each
- * metric's targets, steps and ranks, and its non-finite cells (the first
- * row of a cell wins, as in the cube) counted on the pool's threads.
- * ds->cube is the finished cube whose metrics have no values (vals NULL),
- * ds->nonfinite the counts.  0, or -1 with err. */
+/* info (load_opts.summary; src/io/monitor/monitor_summary.c): what
+ * monitor_to_cube then cube_builder_finish would give info, without a
+ * cell, worked out while the rows stream (monitor_summary_rank as
+ * monitor_read.rank_done with whole_ranks, its arg the summary): the step
+ * axis' parts, the targets numbered in the files' order, each metric's
+ * targets and its non-finite cells (the first row of a cell wins, as in
+ * the cube: a cell's rows are all of one rank).  micro: micro steps are
+ * steps (else they tell targets apart). */
+struct monitor_summary;
 struct dataset;
-int monitor_summary_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
-                         const struct monitor_steps *st, int micro_axis, struct cube_builder *b, struct dataset *ds,
-                         struct pt_error *err);
+struct monitor_summary *monitor_summary_new(int micro);
+void monitor_summary_free(struct monitor_summary *s);
+int monitor_summary_rank(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds);
+/* The step axis of every file handed over (md: the read's), as monitor_steps. */
+int monitor_summary_steps(const struct monitor_summary *s, const struct monitor_data *md, struct monitor_steps *st,
+                          struct pt_error *err);
+/* The targets' names, handed over to the caller (a cube builder's). */
+struct names *monitor_summary_names(struct monitor_summary *s);
+/* b (whose names are monitor_summary_names', metrics and micro steps
+ * declared as for monitor_to_cube) finished into ds->cube, whose metrics
+ * have their targets and no values (vals NULL); ds->nonfinite each
+ * metric's non-finite cells.  0, or -1 with err. */
+int monitor_summary_cube(struct monitor_summary *s, const struct monitor_data *md, const int *metric_of,
+                         const int *stat_idx, struct cube_builder *b, struct dataset *ds, struct pt_error *err);
 void monitor_steps_free(struct monitor_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);
