@@ -24,7 +24,8 @@
  *    names, labels, each metric's statistics and targets, the no-tensor
  *    rows, the anomaly reports placed and each metric's non-finite count
  *    (the first row of a cell wins: a tree of duplicate rows written here,
- *    whose counts are also worked out by hand). */
+ *    whose counts are also worked out by hand, and a monitor_v2 tree with
+ *    one rank in two folders). */
 #include <math.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -430,6 +431,25 @@ static void summary(void) {
         dataset_free(s);
     }
     same_summaries(t);
+    /* monitor_v2: one rank in two folders (rank_1, rank_01), a cell in both: the rank is summed up whole */
+    char v[1300], f1[1400], f2[1400];
+    snprintf(v, sizeof v, "%s/v2dup", tmp);
+    snprintf(f1, sizeof f1, "%s/rank_1", v);
+    snprintf(f2, sizeof f2, "%s/rank_01", v);
+    CHECK(mkdir(v, 0755) == 0 && mkdir(f1, 0755) == 0 && mkdir(f2, 0755) == 0);
+    static const char *const v2rows[] = {
+        "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n0,0,m.a.input.0,forward,1,2,3,4,0\n"
+        "0,0,m.b.input.0,forward,inf,2,3,4,0\n",
+        "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n0,0,m.a.input.0,forward,nan,nan,3,4,0\n"
+        "0,0,m.b.input.0,forward,1,2,3,4,0\n0,0,m.c.input.0,forward,1,-inf,3,4,0\n"};
+    for (int i = 0; i < 2; i++) {
+        char p[1500];
+        snprintf(p, sizeof p, "%s/module_step0-0.csv", i ? f2 : f1);
+        FILE *fp = fopen(p, "w");
+        CHECK(fp != NULL);
+        if (fp) { fputs(v2rows[i], fp); fclose(fp); }
+    }
+    same_summaries(v);
     const char *py = getenv("PT_PYTHON"), *g = pt_tool("gen_dump.py");
     if (py && py[0] && g) {
         char cmd[8192], v1[1300], v2[1300];
