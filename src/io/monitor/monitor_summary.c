@@ -45,6 +45,7 @@ struct smetric {
 
 struct monitor_summary {
     int micro;
+    struct pt_error *err;    /* the read's: why monitor_summary_rank stopped it */
     struct names *names;     /* owned until monitor_summary_names */
     struct monitor_targets tg;
     struct smetric *m;
@@ -62,10 +63,11 @@ struct monitor_summary {
     int ntodo;
 };
 
-struct monitor_summary *monitor_summary_new(int micro) {
+struct monitor_summary *monitor_summary_new(int micro, struct pt_error *err) {
     struct monitor_summary *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->micro = micro;
+    s->err = err;
     if (!(s->names = names_new())) {
         free(s);
         return NULL;
@@ -269,25 +271,25 @@ static int number(struct monitor_summary *s, size_t *rows) {
 
 int monitor_summary_rank(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds) {
     struct monitor_summary *s = arg;
-    struct pt_error e;
+    struct pt_error *e = s->err;
     (void)ds;
     s->md = md;
     s->first = first;
-    if (util_grow0((void **)&s->sf, &s->capsf, md->nfiles, sizeof *s->sf) != 0) return -1;
+    if (util_grow0((void **)&s->sf, &s->capsf, md->nfiles, sizeof *s->sf) != 0) return pt_errorf(e, "out of memory");
     s->nsf = md->nfiles;
     size_t n = md->nfiles - first, rows = 0;
-    int rc = number(s, &rows);
+    int rc = number(s, &rows) != 0 ? pt_errorf(e, "out of memory") : 0;
     int par = rows >= SUM_PAR_ROWS;
     if (rc == 0) {
-        if (par && n >= 2) rc = util_pool_for(n, steps_part, s, &e);
+        if (par && n >= 2) rc = util_pool_for(n, steps_part, s, e);
         else
-            for (size_t i = 0; i < n && rc == 0; i++) rc = steps_part(s, i, &e);
+            for (size_t i = 0; i < n && rc == 0; i++) rc = steps_part(s, i, e);
     }
     s->tg.frozen = 1;   /* every target of the rank is in: looked up only, on any thread */
     if (rc == 0) {
-        if (par && s->ntodo >= 2) rc = util_pool_for((size_t)s->ntodo, metric_pass, s, &e);
+        if (par && s->ntodo >= 2) rc = util_pool_for((size_t)s->ntodo, metric_pass, s, e);
         else
-            for (int i = 0; i < s->ntodo && rc == 0; i++) rc = metric_pass(s, (size_t)i, &e);
+            for (int i = 0; i < s->ntodo && rc == 0; i++) rc = metric_pass(s, (size_t)i, e);
     }
     s->tg.frozen = 0;
     return rc;

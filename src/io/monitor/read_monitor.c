@@ -491,7 +491,7 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct monitor_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
     /* info: summed up while the rows stream, a rank at a time (no cache to keep them in) */
-    struct monitor_summary *sum = o->summary && !o->mon_cache ? monitor_summary_new(o->micro_step) : NULL;
+    struct monitor_summary *sum = o->summary && !o->mon_cache ? monitor_summary_new(o->micro_step, err) : NULL;
     if (o->summary && !o->mon_cache && !sum) { mapping_free(&map); return pt_errorf(err, "out of memory"); }
     struct monitor_read r = {.map = &map, .layout = o->layout, .cancel = o->cancel, .cache = o->mon_cache,
                              .rank_done = sum ? monitor_summary_rank : NULL, .rank_arg = sum, .whole_ranks = sum != NULL};

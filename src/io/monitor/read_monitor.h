@@ -264,7 +264,8 @@ int monitor_to_cube(const struct monitor_data *md, const int *metric_of, const i
  * steps (else they tell targets apart). */
 struct monitor_summary;
 struct dataset;
-struct monitor_summary *monitor_summary_new(int micro);
+/* err: where monitor_summary_rank says why it stopped the read (the read's). */
+struct monitor_summary *monitor_summary_new(int micro, struct pt_error *err);
 void monitor_summary_free(struct monitor_summary *s);
 int monitor_summary_rank(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds);
 /* The step axis of every file handed over (md: the read's), as monitor_steps. */

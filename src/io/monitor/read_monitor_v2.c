@@ -473,7 +473,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
     struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     struct monitor_steps st;
     /* info: summed up while the rows stream, a rank at a time (no cache to keep them in) */
-    struct monitor_summary *sum = o->summary && !o->mon_cache ? monitor_summary_new(o->micro_step) : NULL;
+    struct monitor_summary *sum = o->summary && !o->mon_cache ? monitor_summary_new(o->micro_step, err) : NULL;
     if (!mt || (o->summary && !o->mon_cache && !sum)) {
         free(mt);
         monitor_summary_free(sum);
