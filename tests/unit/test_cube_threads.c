@@ -25,7 +25,7 @@
  *    rows, the anomaly reports placed and each metric's non-finite count
  *    (the first row of a cell wins: a tree of duplicate rows written here,
  *    whose counts are also worked out by hand, and a monitor_v2 tree with
- *    one rank in two folders). */
+ *    one rank in two folders, and the demo's tree with its anomaly reports). */
 #include <math.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -34,6 +34,7 @@
 
 #include "model/cube/cube.h"
 #include "pt_test.h"
+#include "src/io/demo/demo_files.h"
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 
@@ -450,6 +451,20 @@ static void summary(void) {
         if (fp) { fputs(v2rows[i], fp); fclose(fp); }
     }
     same_summaries(v);
+    /* the demo's monitor tree: msProbe's anomaly reports placed on the summary cube as on the whole one */
+    const char *dd = pt_tmpdir("cube_summary_demo");
+    struct demo_files df;
+    struct pt_error derr;
+    if (dd && demo_files_make(&df, &derr) == 0) {
+        CHECK_INT(demo_files_write(&df, dd, &derr), 0);
+        char p[1400];
+        snprintf(p, sizeof p, "%s/%s", dd, DEMO_FILES_MONITOR);
+        struct dataset *s = load_as(p, "2", 1, 1);
+        CHECK(s && s->anomalies.placed == 2);
+        dataset_free(s);
+        same_summaries(p);
+        demo_files_free(&df);
+    }
     const char *py = getenv("PT_PYTHON"), *g = pt_tool("gen_dump.py");
     if (py && py[0] && g) {
         char cmd[8192], v1[1300], v2[1300];
