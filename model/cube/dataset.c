@@ -81,6 +81,7 @@ void dataset_free(struct dataset *d) {
     for (size_t i = 0; i < d->npending; i++) free(d->pending[i]);
     free(d->pending);
     free(d->warnidx);
+    free(d->nonfinite);
     free(d->framework);
     free(d->level);
     free(d->task);

@@ -62,6 +62,9 @@ struct load_opts {
     int overflow_only;            /* dumps: the cube gets the steps and ranks but no rows (the
                                      overflow command reads only the overflow records and the
                                      origin search, never the cube's cells) */
+    int summary;                  /* monitor trees (info): the cube gets its axes, metrics and each
+                                     metric's targets but no cells (vals NULL), ds->nonfinite what
+                                     info counts of them */
     int origin_keep;              /* dumps: keep each rank's record names and value offsets
                                      (ds_rankdir.ocap), so that the origin search does not
                                      read the files whole again (src/io/dump/ovf_origin.h) */
@@ -137,6 +140,8 @@ struct dataset {
     size_t notensor_rows;         /* rows that describe no tensor (monitor placeholders, a .trend.db's
                                      all-NULL targets): missing data, not NaN (probetop-rules(7),
                                      OVERFLOW LEVELS) */
+    size_t *nonfinite;            /* load_opts.summary: each metric's non-finite cells, counted by
+                                     the reader (the cube has no cells); else NULL */
     double load_seconds;
     int follow;                   /* load_opts.follow and .max_steps, for readers that get */
     int max_steps;                /* only the dataset (set by load_dataset) */

@@ -40,7 +40,9 @@ static int tally(struct dataset *ds, struct nf_tally *k, struct pt_error *err) {
     size_t notensor = 0;
     k->c = ds->cube;
     if (!(k->n = calloc((size_t)ds->cube->nmetrics + 1, sizeof *k->n))) return pt_errorf(err, "out of memory");
-    if (!cube_is_lazy(ds->cube)) {
+    if (ds->nonfinite) {   /* counted by the reader: a summary cube has no cells */
+        memcpy(k->n, ds->nonfinite, (size_t)ds->cube->nmetrics * sizeof *k->n);
+    } else if (!cube_is_lazy(ds->cube)) {
         if (util_pool_for((size_t)ds->cube->nmetrics, tally_metric, k, err) != 0) return -1;
     } else if (cube_each_nonfinite(ds->cube, -1, -1, -1, tally_cell, k, err) != 0)
         return -1;
@@ -198,6 +200,7 @@ static int run(int argc, char **argv) {
     struct load_opts lo;
     load_opts_init(&lo);
     lo.lazy = 1;   /* a .trend.db by queries within --mem, as the analyzer reads it */
+    lo.summary = 1;   /* a monitor tree: its cube's shape and counts, not its cells */
     for (int i = 1; i < argc; i++) {
         int m = 0, bad = 0;
         const char *v;

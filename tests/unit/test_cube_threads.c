@@ -18,14 +18,23 @@
  *    against the one pass over every row it was (written out here), on
  *    files of steps out of order, negative steps, micro steps, no-tensor
  *    rows and an empty file, and its error naming the first file of a
- *    micro step over CUBE_MAX_STEPS. */
+ *    micro step over CUBE_MAX_STEPS;
+ *  - summary: `info`'s load (load_opts.summary: the cube's shape, no
+ *    cell) against the whole cube on 1 thread, on 1/2/4 threads: axes,
+ *    names, labels, each metric's statistics and targets, the no-tensor
+ *    rows, the anomaly reports placed and each metric's non-finite count
+ *    (the first row of a cell wins: a tree of duplicate rows written here,
+ *    whose counts are also worked out by hand, and a monitor_v2 tree with
+ *    one rank in two folders, and the demo's tree with its anomaly reports). */
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/cube/cube.h"
 #include "pt_test.h"
+#include "src/io/demo/demo_files.h"
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 
@@ -147,12 +156,14 @@ static void builder(void) {
     cube_free(one);
 }
 
-/* path loaded under `threads` threads (micro: --micro_step). */
-static struct dataset *load(const char *path, const char *threads, int micro) {
+/* path loaded under `threads` threads (micro: --micro_step; summary: as
+ * info loads it, load_opts.summary). */
+static struct dataset *load_as(const char *path, const char *threads, int micro, int summary) {
     setenv("PROBETOP_THREADS", threads, 1);
     struct load_opts lo;
     load_opts_init(&lo);
     lo.micro_step = micro;
+    lo.summary = summary;
     struct dataset *ds = NULL;
     struct pt_error err = {{0}};
     if (load_dataset(path, &lo, &ds, &err) != 0) {
@@ -162,6 +173,7 @@ static struct dataset *load(const char *path, const char *threads, int micro) {
     unsetenv("PROBETOP_THREADS");
     return ds;
 }
+static struct dataset *load(const char *path, const char *threads, int micro) { return load_as(path, threads, micro, 0); }
 
 /* Non-finite statistics of the cells cube_each_nonfinite visits. */
 struct nf_one { const struct cube *c; size_t n; };
@@ -327,9 +339,160 @@ static void steps(void) {
     free(rows);
 }
 
+/* 1 when s (a summary load) says what the whole cube of w says to info. */
+static int same_summary(const struct dataset *w, const struct dataset *s) {
+    const struct cube *a = w->cube, *b = s->cube;
+    if (!s->nonfinite || a->nsteps != b->nsteps || a->nranks != b->nranks || a->nmetrics != b->nmetrics ||
+        memcmp(a->steps, b->steps, (size_t)a->nsteps * sizeof *a->steps) ||
+        memcmp(a->ranks, b->ranks, (size_t)a->nranks * sizeof *a->ranks) ||
+        names_count(a->names) != names_count(b->names) || names_label_count(a->names) != names_label_count(b->names) ||
+        w->notensor_rows != s->notensor_rows || w->anomalies.n != s->anomalies.n ||
+        w->anomalies.placed != s->anomalies.placed)
+        return 0;
+    for (uint32_t t = 0; t < names_count(a->names); t++)
+        if (strcmp(names_str(a->names, t), names_str(b->names, t)) ||
+            names_target(a->names, t)->call != names_target(b->names, t)->call ||
+            names_target(a->names, t)->vpp != names_target(b->names, t)->vpp)
+            return 0;
+    for (int m = 0; m < a->nmetrics; m++) {
+        const struct cube_metric *x = &a->metrics[m], *y = &b->metrics[m];
+        if (strcmp(x->name, y->name) || x->nstats != y->nstats || x->ntargets != y->ntargets || y->vals ||
+            memcmp(x->targets, y->targets, x->ntargets * sizeof *x->targets) ||
+            cube_count_nonfinite(a, m, -1, -1) != s->nonfinite[m])
+            return 0;
+        for (int st = 0; st < x->nstats; st++)
+            if (strcmp(x->stats[st], y->stats[st])) return 0;
+    }
+    return 1;
+}
+
+static void same_summaries(const char *path) {
+    static const char *const th[] = {"1", "2", "4"};
+    for (int micro = 0; micro < 2; micro++) {
+        struct dataset *whole = load(path, "1", micro);
+        CHECK(whole != NULL);
+        for (size_t k = 0; whole && k < sizeof th / sizeof *th; k++) {
+            struct dataset *s = load_as(path, th[k], micro, 1);
+            int same = s && same_summary(whole, s);
+            if (!same) fprintf(stderr, "%s (micro %d, %s threads): the summary differs from the cube\n", path, micro, th[k]);
+            CHECK(same);
+            dataset_free(s);
+        }
+        dataset_free(whole);
+    }
+}
+
+static void put(const char *dir, const char *file, const char *text) {
+    char p[2400];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("vpp_stage,name,step,micro_step,norm,min,max,mean,nans,zeros,shape,dtype\n", f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Duplicate rows: the cell's first row is the one counted, whatever the
+ * later rows hold (a NaN first then a number, a number then Infs, a
+ * no-tensor row then an Inf, a later file over an earlier one's cell). */
+static void summary(void) {
+    const char *tmp = pt_tmpdir("cube_summary");
+    if (!tmp) SKIP("no temporary folder");
+    char t[1200], r0[1300], r1[1300];
+    snprintf(t, sizeof t, "%s/dup", tmp);
+    snprintf(r0, sizeof r0, "%s/Dec03_21-34-40-rank0-1a2b3c4d", t);
+    snprintf(r1, sizeof r1, "%s/Dec03_21-34-40-rank1-5e6f7a8b", t);
+    CHECK(mkdir(t, 0755) == 0 && mkdir(r0, 0755) == 0 && mkdir(r1, 0755) == 0);
+    const char *x = ",\"[2]\",torch.float32\n";
+    char b[4096];
+    snprintf(b, sizeof b,
+             "0,a.x,0,0,nan,1,2,3,0,0%s0,a.x,0,0,1,2,3,4,0,0%s"          /* NaN first: 1 */
+             "0,a.y,0,0,1,2,3,4,0,0%s0,a.y,0,0,inf,-inf,3,4,0,0%s"       /* a number first: 0 */
+             "0,a.z,0,0,nan,nan,nan,nan,nan,nan,nan,nan\n0,a.z,0,0,inf,1,1,1,0,0%s"   /* no tensor first: 0 */
+             "0,a.w,0,1,1e300,nan,,4,0,0%s",   /* beyond float32 (finite), NaN, empty (NaN, as pandas reads it): 2 */
+             x, x, x, x, x, x);
+    put(r0, "actv_0-0.csv", b);
+    snprintf(b, sizeof b, "0,a.x,0,0,inf,inf,inf,inf,0,0%s0,a.v,1,0,-inf,1,2,3,0,0%s", x, x);   /* 0, then 1 */
+    put(r0, "actv_0-1.csv", b);
+    snprintf(b, sizeof b, "0,a.x,0,0,1,2,3,4,0,0%s0,a.x,0,0,nan,nan,nan,nan,0,0%s", x, x);   /* 0 */
+    put(r1, "actv_0-0.csv", b);
+    snprintf(b, sizeof b, "0,a.x,0,0,nan,nan,1,1,0,0%s1,a.x,0,0,inf,1,1,1,0,0%s", x, x);   /* 2, vpp 1 another target: 1 */
+    put(r1, "actv_grad_0-0.csv", b);
+    for (int micro = 0; micro < 2; micro++) {
+        struct dataset *w = load(t, "1", micro), *s = load_as(t, "2", micro, 1);
+        CHECK(w && s);
+        if (w && s) {
+            CHECK_INT(w->cube->nmetrics, 2);
+            CHECK_INT(cube_count_nonfinite(w->cube, 0, -1, -1), 4);
+            CHECK_INT(cube_count_nonfinite(w->cube, 1, -1, -1), 3);
+            CHECK(same_summary(w, s));
+        }
+        dataset_free(w);
+        dataset_free(s);
+    }
+    same_summaries(t);
+    /* monitor_v2: one rank in two folders (rank_1, rank_01), a cell in both: the rank is summed up whole */
+    char v[1300], f1[1400], f2[1400];
+    snprintf(v, sizeof v, "%s/v2dup", tmp);
+    snprintf(f1, sizeof f1, "%s/rank_1", v);
+    snprintf(f2, sizeof f2, "%s/rank_01", v);
+    CHECK(mkdir(v, 0755) == 0 && mkdir(f1, 0755) == 0 && mkdir(f2, 0755) == 0);
+    static const char *const v2rows[] = {
+        "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n0,0,m.a.input.0,forward,1,2,3,4,0\n"
+        "0,0,m.b.input.0,forward,inf,2,3,4,0\n",
+        "vpp_stage,step,module_name,scope,min,max,mean,norm,nans\n0,0,m.a.input.0,forward,nan,nan,3,4,0\n"
+        "0,0,m.b.input.0,forward,1,2,3,4,0\n0,0,m.c.input.0,forward,1,-inf,3,4,0\n"};
+    for (int i = 0; i < 2; i++) {
+        char p[1500];
+        snprintf(p, sizeof p, "%s/module_step0-0.csv", i ? f2 : f1);
+        FILE *fp = fopen(p, "w");
+        CHECK(fp != NULL);
+        if (fp) { fputs(v2rows[i], fp); fclose(fp); }
+    }
+    same_summaries(v);
+    /* the demo's monitor tree: msProbe's anomaly reports placed on the summary cube as on the whole one */
+    const char *dd = pt_tmpdir("cube_summary_demo");
+    struct demo_files df;
+    struct pt_error derr;
+    if (dd && demo_files_make(&df, &derr) == 0) {
+        CHECK_INT(demo_files_write(&df, dd, &derr), 0);
+        char p[1400];
+        snprintf(p, sizeof p, "%s/%s", dd, DEMO_FILES_MONITOR);
+        struct dataset *s = load_as(p, "2", 1, 1);
+        CHECK(s && s->anomalies.placed == 2);
+        dataset_free(s);
+        same_summaries(p);
+        demo_files_free(&df);
+    }
+    const char *py = getenv("PT_PYTHON"), *g = pt_tool("gen_dump.py");
+    if (py && py[0] && g) {
+        char cmd[8192], v1[1300], v2[1300];
+        snprintf(v1, sizeof v1, "%s/v1", tmp);
+        snprintf(v2, sizeof v2, "%s/v2", tmp);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' '%s' --out '%s' --monitor --steps 8 --ranks 6 --layers 2 --micro-batches 2 --nan 3:1:mlp "
+                 "--nan 5:2:attn:inf --quiet >/dev/null 2>&1 && '%s' '%s' --out '%s' --monitor --monitor-v2 --steps 8 "
+                 "--ranks 6 --layers 2 --micro-batches 2 --nan 3:1:mlp --nan 5:2:attn:inf --quiet >/dev/null 2>&1",
+                 py, g, v1, py, g, v2);
+        CHECK(system(cmd) == 0);
+        same_summaries(v1);
+        same_summaries(v2);
+    }
+    static const char *const fixtures[] = {"msprobe/derived/synthetic_monitor_output", "msprobe/derived/monitor_v2_output",
+                                           "nonfinite/monitor"};
+    const char *src = getenv("PT_SRC");
+    for (size_t i = 0; src && i < sizeof fixtures / sizeof *fixtures; i++) {
+        char p[2048];
+        snprintf(p, sizeof p, "%s/tests/data/%s", src, fixtures[i]);
+        same_summaries(p);
+    }
+}
+
 int main(void) {
     RUN(builder);
     RUN(monitor);
     RUN(steps);
+    RUN(summary);
     PT_DONE();
 }

@@ -474,158 +474,6 @@ int monitor_read_streamed(const char *path, const struct mapping *map, const str
     return monitor_read_tree(path, &v1_tree, &r, ds, md, err);
 }
 
-/* ---- steps ---- */
-
-void monitor_steps_free(struct monitor_steps *s) {
-    free(s->orig);
-    free(s->offset);
-    free(s->count);
-    memset(s, 0, sizeof *s);
-}
-
-/* One file's part of the step axis, worked out on the pool's threads: its
- * step range, its rows of no tensor, and (micro) its first micro step over
- * CUBE_MAX_STEPS or its distinct steps, sorted, each with its micro count.
- * Merged in the files' order, the axis is the one pass over every row made. */
-struct steps_file {
-    int32_t min, max;
-    int any;
-    size_t notensor;
-    size_t bad;            /* first row of a micro step over the limit; nrows: none */
-    int32_t *step, *count; /* n distinct steps, sorted, and 1 + their highest micro step */
-    size_t n;
-};
-
-struct steps_job {
-    const struct monitor_data *md;
-    int micro;
-    struct steps_file *sf;
-};
-
-static int steps_of_file(void *ctx, size_t i, struct pt_error *e) {
-    struct steps_job *j = ctx;
-    const struct monitor_file *f = &j->md->files[i];
-    struct steps_file *sf = &j->sf[i];
-    sf->bad = f->nrows;
-    for (size_t r = 0; r < f->nrows; r++) {
-        const struct monitor_row *row = &f->rows[r];
-        if (!sf->any || row->step < sf->min) sf->min = row->step;
-        if (!sf->any || row->step > sf->max) sf->max = row->step;
-        sf->any = 1;
-        sf->notensor += (row->present & MONITOR_ROW_NOTENSOR) != 0;
-        if (j->micro && sf->bad == f->nrows && row->micro >= CUBE_MAX_STEPS) sf->bad = r;
-    }
-    if (!j->micro || sf->bad < f->nrows || !f->nrows) return 0;
-    size_t k = 0;
-    int32_t *all = malloc(f->nrows * sizeof *all);
-    if (!all) return pt_errorf(e, "out of memory");
-    /* a file's rows are mostly of one step: runs are taken once, before the sort */
-    for (size_t r = 0; r < f->nrows; r++)
-        if (!k || all[k - 1] != f->rows[r].step) all[k++] = f->rows[r].step;
-    qsort(all, k, sizeof *all, util_cmp_i32);
-    size_t u = 0;
-    for (size_t r = 0; r < k; r++)
-        if (!u || all[u - 1] != all[r]) all[u++] = all[r];
-    sf->step = all;
-    sf->n = u;
-    if (!(sf->count = calloc(u, sizeof *sf->count))) return pt_errorf(e, "out of memory");
-    int32_t *cnt = NULL, at = 0;
-    for (size_t r = 0; r < f->nrows; r++) {
-        const struct monitor_row *row = &f->rows[r];
-        if (!cnt || row->step != at) {
-            cnt = &sf->count[(int32_t *)bsearch(&row->step, sf->step, u, sizeof *sf->step, util_cmp_i32) - sf->step];
-            at = row->step;
-        }
-        if (row->micro + 1 > *cnt) *cnt = row->micro + 1;
-    }
-    return 0;
-}
-
-/* Below this many rows, one thread: threads would cost more than they save. */
-#define STEPS_PAR_ROWS ((size_t)1 << 14)
-
-/* The files' parts (sf, one a file, filled) into s. */
-static int steps_merge(const struct monitor_data *md, struct steps_file *sf, struct monitor_steps *s,
-                       struct pt_error *err) {
-    size_t total = 0;
-    int any = 0;
-    for (size_t i = 0; i < md->nfiles; i++) {
-        s->notensor += sf[i].notensor;
-        total += sf[i].n;
-        if (!sf[i].any) continue;
-        if (!any || sf[i].min < s->min_step) s->min_step = sf[i].min;
-        if (sf[i].max > s->max_step) s->max_step = sf[i].max;
-        any = 1;
-    }
-    if (!s->micro) return 0;
-    /* micro_step 2000000000 in one row would lay out two billion steps */
-    for (size_t i = 0; i < md->nfiles; i++)
-        if (sf[i].bad < md->files[i].nrows) {
-            const struct monitor_row *row = &md->files[i].rows[sf[i].bad];
-            return pt_errorf(err, "%s: micro_step %ld at step %ld: more than the %d steps probetop lays out",
-                             md->files[i].path, (long)row->micro, (long)row->step, CUBE_MAX_STEPS);
-        }
-    s->min_step = s->max_step = 0;
-    int32_t *all = malloc((total ? total : 1) * sizeof *all);
-    if (!all) return pt_errorf(err, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < md->nfiles; i++)
-        for (size_t j = 0; j < sf[i].n; j++) all[k++] = sf[i].step[j];
-    qsort(all, k, sizeof *all, util_cmp_i32);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (!u || all[u - 1] != all[i]) all[u++] = all[i];
-    s->orig = all;
-    s->n = u;
-    s->count = calloc(u ? u : 1, sizeof *s->count);
-    s->offset = calloc(u ? u : 1, sizeof *s->offset);
-    if (!s->count || !s->offset) { monitor_steps_free(s); return pt_errorf(err, "out of memory"); }
-    for (size_t i = 0; i < md->nfiles; i++)
-        for (size_t j = 0; j < sf[i].n; j++) {
-            int32_t *c = &s->count[(int32_t *)bsearch(&sf[i].step[j], s->orig, u, sizeof *s->orig, util_cmp_i32) - s->orig];
-            if (sf[i].count[j] > *c) *c = sf[i].count[j];
-        }
-    return monitor_steps_layout(s, md->nfiles ? md->files[0].path : "monitor data", err);
-}
-
-int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err) {
-    memset(s, 0, sizeof *s);
-    s->micro = micro;
-    size_t rows = 0;
-    for (size_t i = 0; i < md->nfiles; i++) rows += md->files[i].nrows;
-    struct steps_file *sf = calloc(md->nfiles ? md->nfiles : 1, sizeof *sf);
-    if (!sf) return pt_errorf(err, "out of memory");
-    struct steps_job j = {.md = md, .micro = micro, .sf = sf};
-    int rc = 0;
-    if (md->nfiles >= 2 && rows >= STEPS_PAR_ROWS) rc = util_pool_for(md->nfiles, steps_of_file, &j, err);
-    else
-        for (size_t i = 0; i < md->nfiles && rc == 0; i++) rc = steps_of_file(&j, i, err);
-    if (rc == 0) rc = steps_merge(md, sf, s, err);
-    for (size_t i = 0; i < md->nfiles; i++) {
-        free(sf[i].step);
-        free(sf[i].count);
-    }
-    free(sf);
-    return rc;
-}
-
-int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_error *err) {
-    int64_t off = 0;
-    for (size_t j = 0; j < s->n; j++) {
-        s->offset[j] = (int32_t)off;
-        off += s->count[j];
-        if (off > CUBE_MAX_STEPS) {
-            int32_t steps = s->orig[j];
-            monitor_steps_free(s);
-            return pt_errorf(err, "%s: more than %d micro steps up to step %ld: more than probetop lays out", path,
-                             CUBE_MAX_STEPS, (long)steps);
-        }
-    }
-    s->min_step = 0;
-    s->max_step = (int32_t)off - 1;
-    return 0;
-}
-
 void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
     if (!valmask || !shape_dtype_na) return;
     for (int s = 0, k = 0; s < MONITOR_NSTATS; s++) {
@@ -643,19 +491,28 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
     struct monitor_data md;
     struct monitor_steps st;
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
-    struct monitor_read r = {.map = &map, .layout = o->layout, .cancel = o->cancel, .cache = o->mon_cache};
+    /* info: summed up while the rows stream, a rank at a time (no cache to keep them in) */
+    struct monitor_summary *sum = o->summary && !o->mon_cache ? monitor_summary_new(o->micro_step, err) : NULL;
+    if (o->summary && !o->mon_cache && !sum) { mapping_free(&map); return pt_errorf(err, "out of memory"); }
+    struct monitor_read r = {.map = &map, .layout = o->layout, .cancel = o->cancel, .cache = o->mon_cache,
+                             .rank_done = sum ? monitor_summary_rank : NULL, .rank_arg = sum, .whole_ranks = sum != NULL};
     int rc = monitor_read_tree(path, &v1_tree, &r, ds, &md, err);
     mapping_free(&map);
-    if (rc != 0) return -1;
+    if (rc != 0) { monitor_summary_free(sum); return -1; }
     if (!md.metric_has_rows) {
         monitor_free(&md);
+        monitor_summary_free(sum);
         return pt_errorf(err, "%s: no usable row in any <metric>_<a>-<b>.csv file%s%s%s", path,
                          ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "", ds->nwarnings ? ")" : "");
     }
-    if (monitor_steps(&md, o->micro_step, &st, err) != 0) { monitor_free(&md); return -1; }
-    struct names *nm = names_new();
+    if ((sum ? monitor_summary_steps(sum, &md, &st, err) : monitor_steps(&md, o->micro_step, &st, err)) != 0) {
+        monitor_free(&md);
+        monitor_summary_free(sum);
+        return -1;
+    }
+    struct names *nm = sum ? monitor_summary_names(sum) : names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
-    if (!b) { monitor_steps_free(&st); monitor_free(&md); return pt_errorf(err, "out of memory"); }
+    if (!b) { monitor_steps_free(&st); monitor_free(&md); monitor_summary_free(sum); return pt_errorf(err, "out of memory"); }
     int metric_of[MONITOR_NMETRICS_ALL], stat_idx[MONITOR_NMETRICS_ALL][MONITOR_NSTATS];
     for (int m = 0; m < MONITOR_NMETRICS_ALL; m++) {
         metric_of[m] = -1;
@@ -676,14 +533,19 @@ int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds
         for (size_t j = 0; j < st.n; j++)
             for (int32_t k = 0; k < st.count[j] && rc == 0; k++)
                 if (cube_builder_step(b, st.offset[j] + k, st.orig[j], k) != 0) rc = pt_errorf(err, "out of memory");
-    if (rc == 0 && monitor_to_cube(&md, metric_of, &stat_idx[0][0], &st, o->micro_step, b) != 0)
-        rc = pt_errorf(err, "out of memory");
+    if (rc == 0 && sum) {   /* info: no cell */
+        rc = monitor_summary_cube(sum, &md, metric_of, &stat_idx[0][0], b, ds, err);
+    } else {
+        if (rc == 0 && monitor_to_cube(&md, metric_of, &stat_idx[0][0], &st, o->micro_step, b) != 0)
+            rc = pt_errorf(err, "out of memory");
+        if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+    }
     ds->notensor_rows = st.notensor;
-    if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
     if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
     cube_builder_free(b);
     monitor_steps_free(&st);
     monitor_free(&md);
+    monitor_summary_free(sum);
     return rc;
 }
 

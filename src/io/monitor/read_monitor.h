@@ -117,6 +117,8 @@ struct monitor_read {
     void *arg;                      /* the version's own (monitor_v2: its metrics) */
     monitor_rank_fn rank_done;      /* NULL: every row stays in md; else rows streamed (cache NULL) */
     void *rank_arg;
+    int whole_ranks;                /* rank_done gets each rank's files at once (all its folders),
+                                       not MONITOR_STREAM_FILES at a time */
 };
 
 /* What sets a version of the tree (v1, monitor_v2) apart; the walk of
@@ -198,6 +200,28 @@ struct monitor_steps {
 /* -1 with err set without memory or when the micro steps are more than
  * CUBE_MAX_STEPS (checked before the step tables are allocated). */
 int monitor_steps(const struct monitor_data *md, int micro, struct monitor_steps *s, struct pt_error *err);
+/* One file's part of the step axis (monitor_steps works them out per
+ * file on the pool's threads, then merges them in the files' order, which
+ * gives the one pass over every row): its step range, rows of no tensor,
+ * and (micro) its first micro step over CUBE_MAX_STEPS or its distinct
+ * steps, sorted, each with 1 + its highest micro step. */
+struct monitor_steps_file {
+    int32_t min, max;
+    int any;
+    size_t notensor;
+    int bad;                  /* a micro step over the limit: bad_micro at bad_step, the first */
+    int32_t bad_step, bad_micro;
+    int32_t *step, *count;
+    size_t n;
+};
+/* f's part (sf overwritten).  0, or -1 without memory. */
+int monitor_steps_file(const struct monitor_file *f, int micro, struct monitor_steps_file *sf);
+/* The parts of md's files (sf[i] of md->files[i]; their rows may be gone)
+ * into s, as monitor_steps.  0, or -1 with err. */
+int monitor_steps_merge(const struct monitor_data *md, const struct monitor_steps_file *sf, int micro,
+                        struct monitor_steps *s, struct pt_error *err);
+/* Frees n parts and the array. */
+void monitor_steps_file_free(struct monitor_steps_file *sf, size_t n);
 /* The offsets of s (orig[] and count[] set, n of them) and its step range;
  * a layout over CUBE_MAX_STEPS frees s and fails naming path.  0 or -1. */
 int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_error *err);
@@ -231,6 +255,31 @@ int monitor_file_to_cube(const struct monitor_data *md, const struct monitor_fil
  * memory. */
 int monitor_to_cube(const struct monitor_data *md, const int *metric_of, const int *stat_idx,
                     const struct monitor_steps *st, int micro_axis, struct cube_builder *b);
+/* info (load_opts.summary; src/io/monitor/monitor_summary.c): what
+ * monitor_to_cube then cube_builder_finish would give info, without a
+ * cell, worked out while the rows stream (monitor_summary_rank as
+ * monitor_read.rank_done with whole_ranks, its arg the summary): the step
+ * axis' parts, the targets numbered in the files' order, each metric's
+ * targets and its non-finite cells (the first row of a cell wins, as in
+ * the cube: a cell's rows are all of one rank).  micro: micro steps are
+ * steps (else they tell targets apart). */
+struct monitor_summary;
+struct dataset;
+/* err: where monitor_summary_rank says why it stopped the read (the read's). */
+struct monitor_summary *monitor_summary_new(int micro, struct pt_error *err);
+void monitor_summary_free(struct monitor_summary *s);
+int monitor_summary_rank(void *arg, const struct monitor_data *md, size_t first, struct dataset *ds);
+/* The step axis of every file handed over (md: the read's), as monitor_steps. */
+int monitor_summary_steps(const struct monitor_summary *s, const struct monitor_data *md, struct monitor_steps *st,
+                          struct pt_error *err);
+/* The targets' names, handed over to the caller (a cube builder's). */
+struct names *monitor_summary_names(struct monitor_summary *s);
+/* b (whose names are monitor_summary_names', metrics and micro steps
+ * declared as for monitor_to_cube) finished into ds->cube, whose metrics
+ * have their targets and no values (vals NULL); ds->nonfinite each
+ * metric's non-finite cells.  0, or -1 with err. */
+int monitor_summary_cube(struct monitor_summary *s, const struct monitor_data *md, const int *metric_of,
+                         const int *stat_idx, struct cube_builder *b, struct dataset *ds, struct pt_error *err);
 void monitor_steps_free(struct monitor_steps *s);
 
 int monitor_load(const char *path, const struct load_opts *o, struct dataset *ds, struct pt_error *err);

@@ -91,6 +91,7 @@ struct tree_read {
     const struct monitor_tree *t;
     const struct monitor_read *r;
     const struct tree_files *tf;
+    const struct monitor_rankdir *rd;   /* the rank folders tf->dir indexes */
     struct mon_cache *c;
     struct monitor_data *md;
     struct pt_error *err;
@@ -114,7 +115,9 @@ static int tree_each(void *arg, size_t i, const struct mon_cache_part *part, str
     /* streamed: MONITOR_STREAM_FILES files of a rank folder at a time, handed over as read */
     if (w->r->rank_done) {
         int last = i + 1 == tf->n || tf->dir[i + 1] != tf->dir[i];
-        if (last || (i + 1 - w->dir_first) % MONITOR_STREAM_FILES == 0) {
+        if (w->r->whole_ranks)   /* a rank's files at once, whatever its folders */
+            last = i + 1 == tf->n || w->rd[tf->dir[i + 1]].rank != w->rd[tf->dir[i]].rank;
+        if (last || (!w->r->whole_ranks && (i + 1 - w->dir_first) % MONITOR_STREAM_FILES == 0)) {
             if (hand_rank(w->r, w->c, w->md, w->hand_first, ds) != 0) return -1;
             w->hand_first = w->md->nfiles;
         }
@@ -155,7 +158,7 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
     for (size_t i = 0; i < nr && rc == 0; i++)
         if (r->cancel && atomic_load(r->cancel)) rc = pt_errorf(err, "cancelled");
         else if (list_rank(t, r, &rd[i], i, cut, &tf) != 0) rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
-    struct tree_read w = {.t = t, .r = r, .tf = &tf, .c = c, .md = md, .err = err};
+    struct tree_read w = {.t = t, .r = r, .tf = &tf, .rd = rd, .c = c, .md = md, .err = err};
     if (rc == 0 && mon_cache_read_each(c, (const char *const *)tf.paths, tf.n, t->max_bytes, t->parse, tf.cxs,
                                        t->ctx_size, 0, tree_each, &w, ds) != 0) {
         rc = -1;

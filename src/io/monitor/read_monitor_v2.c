@@ -429,7 +429,8 @@ static const struct monitor_tree v2_tree = {
 /* md's rows into a cube builder: one metric per slug/scope, its ops in
  * the fixed column order. */
 static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metrics *mt, const struct monitor_steps *st,
-                     int micro_axis, struct cube_builder *b, struct pt_error *err) {
+                     int micro_axis, struct cube_builder *b, struct monitor_summary *sum, struct dataset *ds,
+                     struct pt_error *err) {
     int cmetric[MONITOR_V2_MAX_METRICS], stat_idx[MONITOR_V2_MAX_METRICS][MONITOR_NSTATS];
     for (int m = 0; m < mt->n; m++) {
         cmetric[m] = -1;
@@ -449,18 +450,21 @@ static int fill_cube(const struct monitor_data *md, const struct monitor_v2_metr
         for (size_t j = 0; j < st->n; j++)
             for (int32_t k = 0; k < st->count[j]; k++)
                 if (cube_builder_step(b, st->offset[j] + k, st->orig[j], k) != 0) return pt_errorf(err, "out of memory");
+    if (sum)   /* info: the summary cube, finished (no cell) */
+        return monitor_summary_cube(sum, md, cmetric, &stat_idx[0][0], b, ds, err);
     return monitor_to_cube(md, cmetric, &stat_idx[0][0], st, micro_axis, b) != 0 ? pt_errorf(err, "out of memory") : 0;
 }
 
 /* The tree under path into md (metrics in mt), --mapping and (data2db)
  * --parallel applied to the names.  0, or -1 with err. */
 static int read_all(const char *path, const struct load_opts *o, struct monitor_v2_metrics *mt, struct dataset *ds,
-                    struct monitor_data *md, struct pt_error *err) {
+                    struct monitor_summary *sum, struct monitor_data *md, struct pt_error *err) {
     struct mapping map = {0};
     memset(md, 0, sizeof *md);
     if (o->mapping && mapping_read(o->mapping, &map, err) != 0) return -1;
     struct monitor_read r = {.map = &map, .layout = o->layout, .shard_k = o->shard_k, .shard_n = o->shard_n,
-                             .cancel = o->cancel, .cache = o->mon_cache, .arg = mt};
+                             .cancel = o->cancel, .cache = o->mon_cache, .arg = mt,
+                             .rank_done = sum ? monitor_summary_rank : NULL, .rank_arg = sum, .whole_ranks = sum != NULL};
     int rc = monitor_read_tree(path, &v2_tree, &r, ds, md, err);
     mapping_free(&map);
     return rc;
@@ -469,19 +473,25 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
     struct monitor_data md;
     struct monitor_v2_metrics *mt = calloc(1, sizeof *mt);
     struct monitor_steps st;
-    if (!mt) return pt_errorf(err, "out of memory");
-    int rc = read_all(path, o, mt, ds, &md, err);
+    /* info: summed up while the rows stream, a rank at a time (no cache to keep them in) */
+    struct monitor_summary *sum = o->summary && !o->mon_cache ? monitor_summary_new(o->micro_step, err) : NULL;
+    if (!mt || (o->summary && !o->mon_cache && !sum)) {
+        free(mt);
+        monitor_summary_free(sum);
+        return pt_errorf(err, "out of memory");
+    }
+    int rc = read_all(path, o, mt, ds, sum, &md, err);
     if (rc == 0 && !md.metric_has_rows)
         rc = pt_errorf(err, "%s: no usable row in any rank_<R>/<slug>_step<a>-<b>.csv file%s%s%s", path,
                        ds->nwarnings ? " (first note: " : "", ds->nwarnings ? ds->warnings[0] : "",
                        ds->nwarnings ? ")" : "");
-    if (rc == 0 && monitor_steps(&md, o->micro_step, &st, err) == 0) {
-        struct names *nm = names_new();
+    if (rc == 0 && (sum ? monitor_summary_steps(sum, &md, &st, err) : monitor_steps(&md, o->micro_step, &st, err)) == 0) {
+        struct names *nm = sum ? monitor_summary_names(sum) : names_new();
         struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
         if (!b) rc = pt_errorf(err, "out of memory");
-        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, err);
+        if (rc == 0) rc = fill_cube(&md, mt, &st, o->micro_step, b, sum, ds, err);
         ds->notensor_rows = st.notensor;
-        if (rc == 0) rc = cube_builder_finish(b, &ds->cube, err);
+        if (rc == 0 && !sum) rc = cube_builder_finish(b, &ds->cube, err);
         if (rc == 0) rc = anomaly_attach(path, ds, err);   /* its anomaly_detected/, if any */
         if (b) cube_builder_free(b);
         monitor_steps_free(&st);
@@ -489,6 +499,7 @@ static int load_monitor_v2(const char *path, const struct load_opts *o, struct d
         rc = -1;
     }
     monitor_free(&md);
+    monitor_summary_free(sum);
     free(mt);
     return rc;
 }
