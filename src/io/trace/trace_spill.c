@@ -76,11 +76,21 @@ static FILE *temp_file(struct pt_error *err) {
     return f;
 }
 
+/* The buffer in the comparator's order: when every record is strictly
+ * before the next (traces mostly write kernels and launches in order) it
+ * already is, and qsort is skipped: with no ties the order is the one qsort
+ * gives, whatever its algorithm; else qsort as before. */
+static void sort_buf(struct trace_spill *s) {
+    size_t i = 1;
+    while (i < s->n && s->cmp(s->buf + (i - 1) * s->rec, s->buf + i * s->rec) < 0) i++;
+    if (i < s->n) qsort(s->buf, s->n, s->rec, s->cmp);
+}
+
 /* The buffer, sorted, as one more run at the end of the file. */
 static int spill(struct trace_spill *s, struct pt_error *err) {
     if (!s->n) return 0;
     if (!s->f && !(s->f = temp_file(err))) return -1;
-    qsort(s->buf, s->n, s->rec, s->cmp);
+    sort_buf(s);
     if (s->nruns == s->capruns) {
         size_t nc = s->capruns ? s->capruns * 2 : 16;
         struct run *r = realloc(s->runs, nc * sizeof *r);
@@ -160,7 +170,7 @@ static int run_fill(struct trace_spill *s, size_t r, struct pt_error *err) {
 int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
     s->sorted = 1;
     if (!s->f) {
-        if (s->n > 1) qsort(s->buf, s->n, s->rec, s->cmp);
+        if (s->n > 1) sort_buf(s);
         return 0;
     }
     if (spill(s, err)) return -1;
