@@ -53,6 +53,22 @@ static int cmp_ktmp(const void *a, const void *b) {
     return (x->seg.stream > y->seg.stream) - (x->seg.stream < y->seg.stream);
 }
 
+/* cmp_ktmp's order as one key (trace_spill_keys): the start less the
+ * smallest, then the stream; -1 when the starts span 2^48 ns (78 hours) or
+ * more. */
+static int ktmp_keys(const void *recs, size_t n, size_t rec, uint64_t *out) {
+    const struct ktmp *v = recs;
+    if (rec != sizeof *v || !n) return -1;
+    int64_t lo = v[0].seg.start_ns, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].seg.start_ns < lo) lo = v[i].seg.start_ns;
+        if (v[i].seg.start_ns > hi) hi = v[i].seg.start_ns;
+    }
+    if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 48) return -1;
+    for (size_t i = 0; i < n; i++) out[i] = ((uint64_t)v[i].seg.start_ns - (uint64_t)lo) << 16 | v[i].seg.stream;
+    return 0;
+}
+
 /* The last of n items sorted by start whose start <= t, or -1. */
 #define LAST_AT_OR_BEFORE(arr, n, t, out)                     \
     do {                                                      \
@@ -513,6 +529,7 @@ int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_
     if (!(b->md = tpatterns_md_new()) || !(b->ep = calloc(x->nnames ? x->nnames : 1, 1))) rc = pt_errorf(err, "out of memory");
     if (!rc) rc = make_steps(b, files, nf, err);
     if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
+    if (!rc) trace_spill_keys(b->k, ktmp_keys);
     for (size_t i = 0; !rc && i < nf; i++) {
         b->frac |= files[i].f->ts_frac;
         rc = join_file(b, &files[i], multi_step, r->file, err);

@@ -28,6 +28,14 @@ struct trace_spill;
 /* A stream of records of size rec ordered by cmp.  NULL: out of memory. */
 struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const void *), struct trace_spill_budget *b);
 void trace_spill_free(struct trace_spill *s);
+/* The records' order as one unsigned 64-bit key each: keys(recs, n, rec,
+ * out) sets out[i] for the n records (it may look at them all first, e.g.
+ * for the smallest time) and returns 0 when key order is cmp's order
+ * exactly (a < b in keys iff cmp < 0, equal iff cmp == 0), else -1.  A
+ * stream given keys sorts its buffers by a stable radix sort of the keys
+ * instead of qsort (glibc's is a stable merge sort: the same order, ties
+ * kept in push order); when keys says -1 or memory is short, qsort. */
+void trace_spill_keys(struct trace_spill *s, int (*keys)(const void *recs, size_t n, size_t rec, uint64_t *out));
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
