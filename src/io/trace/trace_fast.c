@@ -258,9 +258,9 @@ FAST_INLINE const char *scan_number(const char *p, const char *end, int json, st
  * significant digits: 0, or -1 (the tokenizer reads it). */
 static int num_double(const struct num *n, const char *s, size_t len, double *out) {
     if (n->wide || n->exp) return -1;
-    if (n->nfrac <= 3 && n->f3 % 125 == 0 && n->nint <= 16) {
+    if (n->nfrac <= 3 && n->f3 % 125 == 0 && n->nint <= 16 && n->ip <= (int64_t)1 << 53) {
         /* I.F with F eighths (.0, .5, .25, .750: times of us mostly): I + F
-         * in one sum, which is exact (then the nearest double is the
+         * (a double up to 2^53) in one sum, which is exact (then the nearest double is the
          * number) when the sum less I gives F back */
         double i = (double)n->ip, f = (double)(n->f3 / 125) * 0.125, d = i + f;
         if (d - i == f) {
