@@ -81,6 +81,25 @@ FAST_INLINE uint32_t load32(const char *p) {
     return w;
 }
 
+/* n bytes at a and b alike (n >= 1): words compared, the last one
+ * overlapping (most keys are 4 to 25 bytes: memcmp's call costs more). */
+FAST_INLINE int eqn(const char *a, const char *b, size_t n) {
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    return !memcmp(a, b, n);
+}
+#define EQ(k, lit) eqn((k), (lit), sizeof(lit) - 1)   /* k holds that many bytes */
+
 FAST_INLINE const char *ws(const char *p, const char *end) {
     if (p < end && !json_scan_is_ws(*p)) return p;
     if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;   /* after ':' and ',' as Python writes */
@@ -321,6 +340,18 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         if (*p == '-' && end - p >= 9 && !memcmp(p, "-Infinity", 9)) { v->kind = V_LITERAL; return p + 9; }
         v->kind = V_NUMBER;
         v->s = p;
+#if JSON_SWAR
+        if (end - p >= 8) {   /* a short plain integer (pid, tid, ids): 1 to 7 digits, then no '.', 'e' or 'E' */
+            uint64_t w = json_scan_swar_load(p);
+            int k = json_scan_swar_digit_run(w);
+            if (k >= 1 && k < 8 && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
+                uint64_t x = json_scan_swar_digits_value(w, k);
+                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it */
+                v->n = (size_t)k;
+                return p + k;
+            }
+        }
+#endif
         const char *q = scan_number(p, end, 1, &v->num);
         if (q) v->n = (size_t)(q - p);
         return q;
@@ -397,15 +428,15 @@ FAST_INLINE int event_key(const char *k, size_t n) {
 
 FAST_INLINE int args_key(const char *k, size_t n) {
     switch (n) {
-    case 4: return !memcmp(k, "name", 4) ? A_NAME : !memcmp(k, "Rank", 4) ? A_RANK : A_NONE;
-    case 6: return !memcmp(k, "stream", 6) ? A_STREAM : A_NONE;
-    case 8: return !memcmp(k, "Src Rank", 8) || !memcmp(k, "Dst Rank", 8) ? A_PEER : A_NONE;
-    case 9: return !memcmp(k, "Task Type", 9) ? A_TASK : A_NONE;
-    case 11: return !memcmp(k, "correlation", 11) ? A_CORR : A_NONE;
-    case 15: return !memcmp(k, "Collective name", 15) ? A_COLL : A_NONE;
-    case 18: return !memcmp(k, "Process Group Name", 18) ? A_PGNAME : A_NONE;
-    case 19: return !memcmp(k, "Process Group Ranks", 19) ? A_PGRANKS : A_NONE;
-    case 25: return !memcmp(k, "Process Group Description", 25) ? A_PGDESC : A_NONE;
+    case 4: return EQ(k, "name") ? A_NAME : EQ(k, "Rank") ? A_RANK : A_NONE;
+    case 6: return EQ(k, "stream") ? A_STREAM : A_NONE;
+    case 8: return EQ(k, "Src Rank") || EQ(k, "Dst Rank") ? A_PEER : A_NONE;
+    case 9: return EQ(k, "Task Type") ? A_TASK : A_NONE;
+    case 11: return EQ(k, "correlation") ? A_CORR : A_NONE;
+    case 15: return EQ(k, "Collective name") ? A_COLL : A_NONE;
+    case 18: return EQ(k, "Process Group Name") ? A_PGNAME : A_NONE;
+    case 19: return EQ(k, "Process Group Ranks") ? A_PGRANKS : A_NONE;
+    case 25: return EQ(k, "Process Group Description") ? A_PGDESC : A_NONE;
     default: return A_NONE;
     }
 }
