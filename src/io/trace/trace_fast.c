@@ -473,13 +473,51 @@ FAST_INLINE const char *after_value(const char *p, const char *end, int *last) {
     return p < end && *p == '"' ? p : NULL;
 }
 
-/* One member of args (parse_args of trace_parse.c): past its value, or NULL. */
-static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen) {
-    const char *k;
+/* The key at p when its bytes are those expected (pr): the value's first
+ * byte (not white space, as read_key's fast form), *id set; else NULL. */
+FAST_INLINE const char *pred_key(const struct trace_fast_pred *pr, const char *p, const char *end, int *id) {
+    size_t n = pr->len;
+    if (!n || end - p <= 16 || (unsigned char)p[n] <= ' ') return NULL;
+#if JSON_HAVE_SSE2
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                                                            _mm_loadu_si128((const __m128i *)(const void *)pr->b)));
+    unsigned want = (1u << n) - 1;
+    if ((m & want) != want) return NULL;
+#else
+    if (memcmp(p, pr->b, n)) return NULL;
+#endif
+    *id = pr->id;
+    return p + n;
+}
+
+/* The key at p, read (read_key) when not the one expected (pr), which it
+ * then becomes when it is '"key": ' in 16 bytes; kf maps it to its id
+ * (event_key, args_key).  The value's first byte, or NULL. */
+FAST_INLINE const char *member_key(struct trace_fast_pred *pr, const char *p, const char *end, int (*kf)(const char *, size_t), int *id) {
+    const char *q = pred_key(pr, p, end, id), *k;
     size_t kn;
+    if (q) return q;
+    if (!(q = read_key(p, end, &k, &kn))) return NULL;
+    *id = kf(k, kn);
+    size_t n = (size_t)(q - p);
+    if (n == kn + 4 && n <= 16 && q[-2] == ':' && q[-1] == ' ') {
+        pr->len = (unsigned char)n;
+        pr->id = (unsigned char)*id;
+        memcpy(pr->b, p, n);
+    } else {
+        pr->len = 0;
+    }
+    return q;
+}
+
+static int args_key_of(const char *k, size_t n) { return args_key(k, n); }
+static int event_key_of(const char *k, size_t n) { return event_key(k, n); }
+
+/* One member of args (parse_args of trace_parse.c), the at-th: past its value, or NULL. */
+static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int at) {
     struct val v;
-    if (!(p = read_key(p, end, &k, &kn))) return NULL;
-    int which = args_key(k, kn);
+    int which;
+    if (!(p = member_key(&e->parg[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, args_key_of, &which))) return NULL;
     if (which) {
         if (*seen & (1u << which)) return NULL;   /* a duplicate: the tokenizer's order of effects */
         *seen |= 1u << which;
@@ -522,19 +560,17 @@ static const char *read_args(const char *p, const char *end, struct trace_fast_e
     p = ws(p + 1, end);
     if (p >= end) return NULL;
     if (*p == '}') return p + 1;
-    for (;;) {
-        if (!(p = args_member(p, end, e, &seen)) || !(p = after_value(p, end, &last))) return NULL;
+    for (int at = 0;; at++) {
+        if (!(p = args_member(p, end, e, &seen, at)) || !(p = after_value(p, end, &last))) return NULL;
         if (last) return p + 1;
     }
 }
 
-/* One member of the event (parse_event of trace_parse.c): past its value, or NULL. */
-static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac) {
-    const char *k;
-    size_t kn;
+/* One member of the event (parse_event of trace_parse.c), the at-th: past its value, or NULL. */
+static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac, int at) {
     struct val v;
-    if (!(p = read_key(p, end, &k, &kn))) return NULL;
-    int key = event_key(k, kn);
+    int key;
+    if (!(p = member_key(&e->pev[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, event_key_of, &key))) return NULL;
     if (key) {
         if (*seen & (1u << key)) return NULL;
         *seen |= 1u << key;
@@ -593,8 +629,9 @@ int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, co
     if (p >= end) return 0;
     if (*p != '}') {
         if (*p != '"') return 0;
+        int at = 0;
         do {
-            if (!(p = event_member(p, end, e, &seen, &frac)) || !(p = after_value(p, end, &last))) return 0;
+            if (!(p = event_member(p, end, e, &seen, &frac, at++)) || !(p = after_value(p, end, &last))) return 0;
         } while (!last);
     }
     *close = p;

@@ -673,7 +673,7 @@ static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) 
 }
 
 static int parse_events(struct ctx *c) {
-    struct trace_fast_ev *e = malloc(sizeof *e);
+    struct trace_fast_ev *e = calloc(1, sizeof *e);   /* (zeroed: no key predictions yet) */
     if (!e) return pt_errorf(c->err, "out of memory");
     size_t nev = 0;
     for (;;) {
