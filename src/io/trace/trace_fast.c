@@ -500,10 +500,10 @@ FAST_INLINE const char *member_key(struct trace_fast_pred *pr, const char *p, co
     if (!(q = read_key(p, end, &k, &kn))) return NULL;
     *id = kf(k, kn);
     size_t n = (size_t)(q - p);
-    if (n == kn + 4 && n <= 16 && q[-2] == ':' && q[-1] == ' ') {
+    if (n == kn + 4 && n <= 16 && q[-2] == ':' && q[-1] == ' ' && end - p > 16) {
         pr->len = (unsigned char)n;
         pr->id = (unsigned char)*id;
-        memcpy(pr->b, p, n);
+        memcpy(pr->b, p, 16);   /* (a fixed size: two moves, not a call; the bytes past n are never compared) */
     } else {
         pr->len = 0;
     }
