@@ -1,7 +1,9 @@
 /* trace_spill: a sorted stream of fixed-size records held within a memory
  * budget (probetop-formats(5), PROFILER TRACES: Memory).  Records are
- * pushed in any order and read back in the comparator's order; while the
- * budget allows they stay in memory (one qsort), past it they go in sorted
+ * pushed in any order and read back in the comparator's order (ties in
+ * push order); while the budget allows they stay in memory (one sort: none
+ * when already in order, a radix sort of the stream's keys, else qsort),
+ * past it they go in sorted
  * runs to an unlinked temporary file ($TMPDIR, else /tmp; never beside the
  * input) and come back through a k-way merge.  The trace reader keeps its
  * kernels and launches in these, so a trace of any number of kernels opens
