@@ -58,10 +58,18 @@ static struct row *micro_rows(const struct trace_run *run, size_t *n) {
     return v;
 }
 
-/* The step axis value of (step, micro) in rows (sorted), -1 absent. */
-static int32_t row_value(const struct row *v, size_t n, int32_t step, int32_t micro) {
+/* The step axis value of (step, micro) in rows (sorted, distinct), -1
+ * absent; the row after the one found last (*hint, -1 none) is tried
+ * first: a rank's micro-batches come in row order. */
+static int32_t row_value(const struct row *v, size_t n, int32_t step, int32_t micro, long *hint) {
     struct row key = {step, micro};
+    size_t h = (size_t)(*hint + 1);
+    if (*hint >= -1 && h < n && v[h].step == step && v[h].micro == micro) {
+        *hint = (long)h;
+        return (int32_t)h;
+    }
     const struct row *hit = bsearch(&key, v, n, sizeof *v, cmp_row);
+    if (hit) *hint = (long)(hit - v);
     return hit ? (int32_t)(hit - v) : -1;
 }
 
@@ -110,16 +118,17 @@ int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, 
     for (int r = 0; r < run->nranks; r++) {
         const struct trace_rank *tr = &run->ranks[r];
         if (cube_builder_rank(b, tr->rank) != 0) { pt_errorf(err, "out of memory"); goto out; }
+        long hint = -1;   /* (row_value) */
         for (int s = 0; s < tr->nsteps; s++) {
             const struct trace_step *st = &tr->steps[s];
-            int32_t value = rows ? row_value(rows, nrows, st->step, -1) : st->step;
+            int32_t value = rows ? row_value(rows, nrows, st->step, -1, &hint) : st->step;
             if (!rows && cube_builder_step(b, value, value, -1) != 0) { pt_errorf(err, "out of memory"); goto out; }
             if (add_cells(b, fixed, phase_tgt, value, tr->rank, &st->stats)) { pt_errorf(err, "out of memory"); goto out; }
         }
         for (size_t m = 0; rows && m < tr->nmicros; m++) {
             const struct trace_micro *mb = &tr->micros[m];
             if (mb->micro < 0) continue;
-            if (add_cells(b, fixed, phase_tgt, row_value(rows, nrows, mb->step, mb->micro), tr->rank, &mb->stats)) {
+            if (add_cells(b, fixed, phase_tgt, row_value(rows, nrows, mb->step, mb->micro, &hint), tr->rank, &mb->stats)) {
                 pt_errorf(err, "out of memory");
                 goto out;
             }

@@ -107,6 +107,34 @@ static void fields_shapes(void) {
 }
 
 /* Shapes left to the tokenizer: it returns 0. */
+/* Times in eighths of a microsecond take an exact sum (trace_fast.c,
+ * num_double) when the double holds them, else the decimal path: every one
+ * the nearest double, as glibc's correctly rounded strtod reads it. */
+static void eighths(void) {
+    static const char *const t[] = {
+        "1700000000010010.5", "1700000000010010.0", "1699529623106750.750", "1699529623106750.125",
+        "2251799813685247.125", "2251799813685247.250", "4503599627370495.5", "4503599627370495.25",
+        "9007199254740991.5", "9007199254740992.0", "9007199254740993.0", "9007199254740993.5",
+        "922337203685475.875", "-0.0", "-0.750", "0.125", "-1125899906842624.375", "3.5", "64.000", "1699529623106750.100", "0.3",
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        char obj[160];
+        snprintf(obj, sizeof obj, "{\"ts\": %s, \"dur\": \"%s\"}", t[i], t[i][0] == '-' ? t[i] + 1 : t[i]);
+        int frac;
+        CHECK_INT(fast(obj, &frac), 1);
+        CHECK(ev.has_ts && ev.has_dur);
+        double want = strtod(t[i], NULL), wdur = strtod(t[i][0] == '-' ? t[i] + 1 : t[i], NULL);
+        uint64_t a, b;
+        memcpy(&a, &want, 8);
+        memcpy(&b, &ev.ts_d, 8);
+        if (a != b) fprintf(stderr, "ts %s: %.17g, want %.17g\n", t[i], ev.ts_d, want);
+        CHECK(a == b);
+        memcpy(&a, &wdur, 8);
+        memcpy(&b, &ev.dur_d, 8);
+        CHECK(a == b);
+    }
+}
+
 static void fallbacks(void) {
     static const char *const cases[] = {
         "{\"name\": \"a\\\"b\"}",                     /* an escape in a string it would copy */
@@ -172,6 +200,7 @@ static void files_alike(void) {
 int main(void) {
     RUN(fields_kernel);
     RUN(fields_shapes);
+    RUN(eighths);
     RUN(fallbacks);
     RUN(files_alike);
     PT_DONE();

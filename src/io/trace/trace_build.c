@@ -53,6 +53,32 @@ static int cmp_ktmp(const void *a, const void *b) {
     return (x->seg.stream > y->seg.stream) - (x->seg.stream < y->seg.stream);
 }
 
+/* qsort, unless every item is strictly before the next (a trace's steps
+ * and annotations mostly come in order): with no ties that is the order
+ * qsort gives. */
+static void sort_unless_ordered(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    const char *p = v;
+    size_t i = 1;
+    while (i < n && cmp(p + (i - 1) * size, p + i * size) < 0) i++;
+    if (i < n) qsort(v, n, size, cmp);
+}
+
+/* cmp_ktmp's order as one key (trace_spill_keys): the start less the
+ * smallest, then the stream; -1 when the starts span 2^48 ns (78 hours) or
+ * more. */
+static int ktmp_keys(const void *recs, size_t n, size_t rec, uint64_t *out) {
+    const struct ktmp *v = recs;
+    if (rec != sizeof *v || !n) return -1;
+    int64_t lo = v[0].seg.start_ns, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].seg.start_ns < lo) lo = v[i].seg.start_ns;
+        if (v[i].seg.start_ns > hi) hi = v[i].seg.start_ns;
+    }
+    if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 48) return -1;
+    for (size_t i = 0; i < n; i++) out[i] = ((uint64_t)v[i].seg.start_ns - (uint64_t)lo) << 16 | v[i].seg.stream;
+    return 0;
+}
+
 /* The last of n items sorted by start whose start <= t, or -1. */
 #define LAST_AT_OR_BEFORE(arr, n, t, out)                     \
     do {                                                      \
@@ -65,10 +91,26 @@ static int cmp_ktmp(const void *a, const void *b) {
         (out) = (long)lo_ - 1;                                \
     } while (0)
 
-/* The CPU step (gpu copies left out) whose span holds t: its number, or INT32_MIN. */
-static int32_t step_at(const struct trace_parse_step *s, size_t n, int64_t t) {
+/* LAST_AT_OR_BEFORE, the answer of the call before (*hint, -1 none) or
+ * the one after it tried first (times mostly come in order); *hint set. */
+#define LAST_AT_OR_BEFORE_HINT(arr, n, t, hint, out)                                                   \
+    do {                                                                                               \
+        size_t h_ = (size_t)*(hint);                                                                   \
+        if (*(hint) >= 0 && h_ < (n) && (arr)[h_].start <= (t) && (h_ + 1 == (n) || (arr)[h_ + 1].start > (t))) \
+            (out) = (long)h_;                                                                          \
+        else if (*(hint) >= 0 && h_ + 1 < (n) && (arr)[h_ + 1].start <= (t) &&                         \
+                 (h_ + 2 == (n) || (arr)[h_ + 2].start > (t)))                                         \
+            (out) = (long)h_ + 1;                                                                      \
+        else                                                                                           \
+            LAST_AT_OR_BEFORE(arr, n, t, out);                                                         \
+        *(hint) = (out);                                                                               \
+    } while (0)
+
+/* The CPU step (gpu copies left out) whose span holds t: its number, or
+ * INT32_MIN.  hint: see LAST_AT_OR_BEFORE_HINT. */
+static int32_t step_at(const struct trace_parse_step *s, size_t n, int64_t t, long *hint) {
     long i;
-    LAST_AT_OR_BEFORE(s, n, t, i);
+    LAST_AT_OR_BEFORE_HINT(s, n, t, hint, i);
     for (; i >= 0; i--) {   /* gpu copies are interleaved: skip them */
         if (s[i].gpu) continue;
         return t < s[i].end ? s[i].n : INT32_MIN;
@@ -78,9 +120,9 @@ static int32_t step_at(const struct trace_parse_step *s, size_t n, int64_t t) {
 
 /* The innermost annotation holding t (parent[] links each to the one
  * enclosing it), -1 none. */
-static long anno_at(const struct trace_parse_anno *a, const long *parent, size_t n, int64_t t) {
+static long anno_at(const struct trace_parse_anno *a, const long *parent, size_t n, int64_t t, long *hint) {
     long i;
-    LAST_AT_OR_BEFORE(a, n, t, i);
+    LAST_AT_OR_BEFORE_HINT(a, n, t, hint, i);
     while (i >= 0 && a[i].end <= t) i = parent[i];
     return i;
 }
@@ -91,8 +133,9 @@ static long anno_at(const struct trace_parse_anno *a, const long *parent, size_t
  * takes its micro-batch. */
 static void anno_micros(struct trace_parse_anno *a, const long *parent, size_t n, const struct trace_parse_file *f) {
     int32_t step = INT32_MIN, nf = 0, nb = 0;
+    long hint = -1;
     for (size_t i = 0; i < n; i++) {
-        int32_t st = step_at(f->steps, f->nsteps, a[i].start);
+        int32_t st = step_at(f->steps, f->nsteps, a[i].start, &hint);
         if (st != step) step = st, nf = nb = 0;
         a[i].micro = parent[i] >= 0 ? a[parent[i]].micro : -1;
         if (a[i].phase != TRACE_PH_FORWARD && a[i].phase != TRACE_PH_BACKWARD) continue;
@@ -140,6 +183,10 @@ struct rank_build {
     struct tpat_md *md;      /* the rank's match scratch */
     uint8_t *ep;             /* by run name index: 0 not asked yet, 1 no, 2 name_ep */
     struct trace_build_out *out;
+    long step_hint, anno_hint;   /* the file's step and annotation found last (LAST_AT_OR_BEFORE_HINT) */
+    int32_t hit_step;        /* the step number looked up last in num, */
+    int32_t *hit;            /* and its place there (NULL: not there) */
+    int hit_set;
 };
 
 /* The annotations' nesting: parent[i] is the one enclosing a[i] (a sorted). */
@@ -169,13 +216,13 @@ static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, 
     memset(&t, 0, sizeof t);
     t.seg = (struct trace_seg){.start_ns = st, .dur_ns = k->dur, .name = rf->to ? rf->to[k->name] : k->name,
                                .cat = k->cat, .phase = TRACE_PH_NONE, .stream = k->stream};
-    t.step = step_at(f->steps, f->nsteps, l ? lts : st);
+    t.step = step_at(f->steps, f->nsteps, l ? lts : st, &b->step_hint);
     t.hta_ds = f->ts_frac ? k->hta_ds : 0;
     t.hta_de = f->ts_frac ? k->hta_de : 0;
     t.hta_kernel = k->hta_kernel;
     t.launch_ns = l ? lts : IDLE_NO_LAUNCH;
     if (l && f->ts_frac) t.launch_ns += l->hta_ds;   /* HTA rounds the launch's start up to a whole us too */
-    long ai = l && f->nannos ? anno_at(f->annos, parent, f->nannos, lts) : -1;
+    long ai = l && f->nannos ? anno_at(f->annos, parent, f->nannos, lts, &b->anno_hint) : -1;
     t.micro = ai >= 0 && f->annos[ai].micro <= INT16_MAX ? (int16_t)f->annos[ai].micro : -1;
     t.seg.phase = ai >= 0 ? f->annos[ai].phase : TRACE_PH_NONE;
     if (k->cat == TRACE_COMM) {   /* its group, else the pass it is in (probetop-rules(7), PROFILER TRACES: Phases) */
@@ -191,7 +238,12 @@ static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, 
     if (!multi_step) t.keep = 1;
     else if (k->corr >= 0) t.keep = l && f->nsteps && lts < last_start;
     else t.keep = f->nsteps && st < last_start;
-    int32_t *hit = b->synth ? b->num : bsearch(&t.step, b->num, (size_t)b->n, sizeof *b->num, util_cmp_i32);
+    if (!b->hit_set || t.step != b->hit_step) {   /* (kernels mostly come a step at a time) */
+        b->hit = b->synth ? b->num : bsearch(&t.step, b->num, (size_t)b->n, sizeof *b->num, util_cmp_i32);
+        b->hit_step = t.step;
+        b->hit_set = 1;
+    }
+    int32_t *hit = b->hit;
     if (hit) {
         size_t i = (size_t)(hit - b->num);
         if (st < b->first[i]) b->first[i] = st;
@@ -211,10 +263,11 @@ static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, 
 static int join_file(struct rank_build *b, struct trace_build_file *rf, int multi_step, const char *path,
                      struct pt_error *err) {
     struct trace_parse_file *f = rf->f;
-    if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
-    if (f->nannos > 1) qsort(f->annos, f->nannos, sizeof *f->annos, cmp_anno);
+    if (f->nsteps > 1) sort_unless_ordered(f->steps, f->nsteps, sizeof *f->steps, cmp_step);   /* (qsort of NULL is undefined, even of 0 items) */
+    if (f->nannos > 1) sort_unless_ordered(f->annos, f->nannos, sizeof *f->annos, cmp_anno);
     long *parent = anno_parents(f->annos, f->nannos);
     if (!parent) return pt_errorf(err, "out of memory");
+    b->step_hint = b->anno_hint = -1;
     anno_micros(f->annos, parent, f->nannos, f);
     /* HTA's window: what was launched before the last ProfilerStep began */
     int64_t last_start = INT64_MIN;
@@ -513,6 +566,7 @@ int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_
     if (!(b->md = tpatterns_md_new()) || !(b->ep = calloc(x->nnames ? x->nnames : 1, 1))) rc = pt_errorf(err, "out of memory");
     if (!rc) rc = make_steps(b, files, nf, err);
     if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
+    if (!rc) trace_spill_keys(b->k, ktmp_keys);
     for (size_t i = 0; !rc && i < nf; i++) {
         b->frac |= files[i].f->ts_frac;
         rc = join_file(b, &files[i], multi_step, r->file, err);

@@ -81,6 +81,25 @@ FAST_INLINE uint32_t load32(const char *p) {
     return w;
 }
 
+/* n bytes at a and b alike (n >= 1): words compared, the last one
+ * overlapping (most keys are 4 to 25 bytes: memcmp's call costs more). */
+FAST_INLINE int eqn(const char *a, const char *b, size_t n) {
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    return !memcmp(a, b, n);
+}
+#define EQ(k, lit) eqn((k), (lit), sizeof(lit) - 1)   /* k holds that many bytes */
+
 FAST_INLINE const char *ws(const char *p, const char *end) {
     if (p < end && !json_scan_is_ws(*p)) return p;
     if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;   /* after ':' and ',' as Python writes */
@@ -258,6 +277,16 @@ FAST_INLINE const char *scan_number(const char *p, const char *end, int json, st
  * significant digits: 0, or -1 (the tokenizer reads it). */
 static int num_double(const struct num *n, const char *s, size_t len, double *out) {
     if (n->wide || n->exp) return -1;
+    if (n->nfrac <= 3 && n->f3 % 125 == 0 && n->nint <= 16 && n->ip <= (int64_t)1 << 53) {
+        /* I.F with F eighths (.0, .5, .25, .750: times of us mostly): I + F
+         * (a double up to 2^53) in one sum, which is exact (then the nearest double is the
+         * number) when the sum less I gives F back */
+        double i = (double)n->ip, f = (double)(n->f3 / 125) * 0.125, d = i + f;
+        if (d - i == f) {
+            *out = n->neg ? -d : d;
+            return 0;
+        }
+    }
     if (decfloat_to_double(n->mant, -n->nfrac, n->neg, 0, out)) return 0;
     char tmp[64];
     if (len >= sizeof tmp) return -1;
@@ -311,6 +340,18 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         if (*p == '-' && end - p >= 9 && !memcmp(p, "-Infinity", 9)) { v->kind = V_LITERAL; return p + 9; }
         v->kind = V_NUMBER;
         v->s = p;
+#if JSON_SWAR
+        if (end - p >= 8) {   /* a short plain integer (pid, tid, ids): 1 to 7 digits, then no '.', 'e' or 'E' */
+            uint64_t w = json_scan_swar_load(p);
+            int k = json_scan_swar_digit_run(w);
+            if (k >= 1 && k < 8 && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
+                uint64_t x = json_scan_swar_digits_value(w, k);
+                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it */
+                v->n = (size_t)k;
+                return p + k;
+            }
+        }
+#endif
         const char *q = scan_number(p, end, 1, &v->num);
         if (q) v->n = (size_t)(q - p);
         return q;
@@ -387,15 +428,15 @@ FAST_INLINE int event_key(const char *k, size_t n) {
 
 FAST_INLINE int args_key(const char *k, size_t n) {
     switch (n) {
-    case 4: return !memcmp(k, "name", 4) ? A_NAME : !memcmp(k, "Rank", 4) ? A_RANK : A_NONE;
-    case 6: return !memcmp(k, "stream", 6) ? A_STREAM : A_NONE;
-    case 8: return !memcmp(k, "Src Rank", 8) || !memcmp(k, "Dst Rank", 8) ? A_PEER : A_NONE;
-    case 9: return !memcmp(k, "Task Type", 9) ? A_TASK : A_NONE;
-    case 11: return !memcmp(k, "correlation", 11) ? A_CORR : A_NONE;
-    case 15: return !memcmp(k, "Collective name", 15) ? A_COLL : A_NONE;
-    case 18: return !memcmp(k, "Process Group Name", 18) ? A_PGNAME : A_NONE;
-    case 19: return !memcmp(k, "Process Group Ranks", 19) ? A_PGRANKS : A_NONE;
-    case 25: return !memcmp(k, "Process Group Description", 25) ? A_PGDESC : A_NONE;
+    case 4: return EQ(k, "name") ? A_NAME : EQ(k, "Rank") ? A_RANK : A_NONE;
+    case 6: return EQ(k, "stream") ? A_STREAM : A_NONE;
+    case 8: return EQ(k, "Src Rank") || EQ(k, "Dst Rank") ? A_PEER : A_NONE;
+    case 9: return EQ(k, "Task Type") ? A_TASK : A_NONE;
+    case 11: return EQ(k, "correlation") ? A_CORR : A_NONE;
+    case 15: return EQ(k, "Collective name") ? A_COLL : A_NONE;
+    case 18: return EQ(k, "Process Group Name") ? A_PGNAME : A_NONE;
+    case 19: return EQ(k, "Process Group Ranks") ? A_PGRANKS : A_NONE;
+    case 25: return EQ(k, "Process Group Description") ? A_PGDESC : A_NONE;
     default: return A_NONE;
     }
 }
@@ -432,13 +473,51 @@ FAST_INLINE const char *after_value(const char *p, const char *end, int *last) {
     return p < end && *p == '"' ? p : NULL;
 }
 
-/* One member of args (parse_args of trace_parse.c): past its value, or NULL. */
-static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen) {
-    const char *k;
+/* The key at p when its bytes are those expected (pr): the value's first
+ * byte (not white space, as read_key's fast form), *id set; else NULL. */
+FAST_INLINE const char *pred_key(const struct trace_fast_pred *pr, const char *p, const char *end, int *id) {
+    size_t n = pr->len;
+    if (!n || end - p <= 16 || (unsigned char)p[n] <= ' ') return NULL;
+#if JSON_HAVE_SSE2
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                                                            _mm_loadu_si128((const __m128i *)(const void *)pr->b)));
+    unsigned want = (1u << n) - 1;
+    if ((m & want) != want) return NULL;
+#else
+    if (memcmp(p, pr->b, n)) return NULL;
+#endif
+    *id = pr->id;
+    return p + n;
+}
+
+/* The key at p, read (read_key) when not the one expected (pr), which it
+ * then becomes when it is '"key": ' in 16 bytes; kf maps it to its id
+ * (event_key, args_key).  The value's first byte, or NULL. */
+FAST_INLINE const char *member_key(struct trace_fast_pred *pr, const char *p, const char *end, int (*kf)(const char *, size_t), int *id) {
+    const char *q = pred_key(pr, p, end, id), *k;
     size_t kn;
+    if (q) return q;
+    if (!(q = read_key(p, end, &k, &kn))) return NULL;
+    *id = kf(k, kn);
+    size_t n = (size_t)(q - p);
+    if (n == kn + 4 && n <= 16 && q[-2] == ':' && q[-1] == ' ' && end - p > 16) {
+        pr->len = (unsigned char)n;
+        pr->id = (unsigned char)*id;
+        memcpy(pr->b, p, 16);   /* (a fixed size: two moves, not a call; the bytes past n are never compared) */
+    } else {
+        pr->len = 0;
+    }
+    return q;
+}
+
+static int args_key_of(const char *k, size_t n) { return args_key(k, n); }
+static int event_key_of(const char *k, size_t n) { return event_key(k, n); }
+
+/* One member of args (parse_args of trace_parse.c), the at-th: past its value, or NULL. */
+static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int at) {
     struct val v;
-    if (!(p = read_key(p, end, &k, &kn))) return NULL;
-    int which = args_key(k, kn);
+    int which;
+    if (!(p = member_key(&e->parg[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, args_key_of, &which))) return NULL;
     if (which) {
         if (*seen & (1u << which)) return NULL;   /* a duplicate: the tokenizer's order of effects */
         *seen |= 1u << which;
@@ -481,19 +560,17 @@ static const char *read_args(const char *p, const char *end, struct trace_fast_e
     p = ws(p + 1, end);
     if (p >= end) return NULL;
     if (*p == '}') return p + 1;
-    for (;;) {
-        if (!(p = args_member(p, end, e, &seen)) || !(p = after_value(p, end, &last))) return NULL;
+    for (int at = 0;; at++) {
+        if (!(p = args_member(p, end, e, &seen, at)) || !(p = after_value(p, end, &last))) return NULL;
         if (last) return p + 1;
     }
 }
 
-/* One member of the event (parse_event of trace_parse.c): past its value, or NULL. */
-static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac) {
-    const char *k;
-    size_t kn;
+/* One member of the event (parse_event of trace_parse.c), the at-th: past its value, or NULL. */
+static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac, int at) {
     struct val v;
-    if (!(p = read_key(p, end, &k, &kn))) return NULL;
-    int key = event_key(k, kn);
+    int key;
+    if (!(p = member_key(&e->pev[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, event_key_of, &key))) return NULL;
     if (key) {
         if (*seen & (1u << key)) return NULL;
         *seen |= 1u << key;
@@ -552,8 +629,9 @@ int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, co
     if (p >= end) return 0;
     if (*p != '}') {
         if (*p != '"') return 0;
+        int at = 0;
         do {
-            if (!(p = event_member(p, end, e, &seen, &frac)) || !(p = after_value(p, end, &last))) return 0;
+            if (!(p = event_member(p, end, e, &seen, &frac, at++)) || !(p = after_value(p, end, &last))) return 0;
         } while (!last);
     }
     *close = p;

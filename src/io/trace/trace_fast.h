@@ -23,6 +23,15 @@
 
 #define TRACE_FAST_NAME 2048   /* longest kernel name kept (longer ones are cut) */
 
+#define TRACE_FAST_NPRED 16   /* members of an event (and of its args) whose key is predicted */
+
+/* A key expected at a member's place: its bytes from the opening quote to
+ * the space after ':' ("ts": ), len 0 none, and what it is. */
+struct trace_fast_pred {
+    unsigned char len, id;
+    char b[16];
+};
+
 enum { TRACE_FAST_CAT_OTHER, TRACE_FAST_CAT_TRACE, TRACE_FAST_CAT_GPU_ANNO, TRACE_FAST_CAT_NPU_FLOW, TRACE_FAST_CAT_KERNEL };
 
 /* One event as the trace reader reads it (trace_parse.c fills it either way). */
@@ -42,6 +51,12 @@ struct trace_fast_ev {
     char pgranks[4096];            /* args "Process Group Ranks" ("[0, 1]"; longer ones are not read) */
     uint8_t p2p;                   /* args "Collective name": 1 "send", 2 "recv", 0 else */
     int64_t peer, prank;           /* args "Dst Rank" (send) or "Src Rank" (recv); "Rank"; -1 without */
+    /* Kept from event to event (not reset; zeroed with the struct before
+     * the first): each member's key as the event before had it, by place,
+     * in the event and in its args.  A member whose bytes are those is
+     * that key (no quote or backslash inside: the scan would end there
+     * too); others are read and become the new expectation. */
+    struct trace_fast_pred pev[TRACE_FAST_NPRED], parg[TRACE_FAST_NPRED];
 };
 
 /* The fields of an event before its first key (what an empty object gives). */
@@ -58,7 +73,7 @@ int trace_fast_int64(const char *s, size_t n, int64_t *out);
 /* The event object whose '{' came just before p, from the bytes [p, end):
  * 1 with *e filled, *close at its '}' and *ts_frac set when a valid "ts"
  * had a fraction; 0 when the tokenizer must read it (*e undefined, nothing
- * else touched). */
+ * else touched but e's key predictions).  e is zeroed before its first event. */
 int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, const char **close, int *ts_frac);
 
 #endif

@@ -72,6 +72,15 @@ int trace_parse_cmp_launch(const void *a, const void *b) {
     return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
+/* trace_parse_cmp_launch's order as one key (trace_spill_keys): the
+ * correlation id with its sign bit flipped. */
+static int launch_keys(const void *recs, size_t n, size_t rec, uint64_t *out) {
+    const struct trace_parse_launch *v = recs;
+    if (rec != sizeof *v) return -1;
+    for (size_t i = 0; i < n; i++) out[i] = (uint64_t)v[i].corr ^ (uint64_t)1 << 63;
+    return 0;
+}
+
 
 /* ---- numbers ---- */
 
@@ -236,6 +245,7 @@ struct ctx {
 static int push(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *), const void *v) {
     struct trace_parse_file *f = c->f;
     if (!*s && !(*s = trace_spill_new(rec, cmp, f->budget ? f->budget : &f->own))) return pt_errorf(c->err, "out of memory");
+    if (cmp == trace_parse_cmp_launch && rec == sizeof(struct trace_parse_launch)) trace_spill_keys(*s, launch_keys);
     return trace_spill_push(*s, v, c->err);
 }
 
@@ -663,7 +673,7 @@ static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) 
 }
 
 static int parse_events(struct ctx *c) {
-    struct trace_fast_ev *e = malloc(sizeof *e);
+    struct trace_fast_ev *e = calloc(1, sizeof *e);   /* (zeroed: no key predictions yet) */
     if (!e) return pt_errorf(c->err, "out of memory");
     size_t nev = 0;
     for (;;) {

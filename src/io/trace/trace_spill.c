@@ -24,6 +24,7 @@ struct trace_spill {
     size_t rec;
     size_t per;         /* records read at once per run while merging */
     int (*cmp)(const void *, const void *);
+    int (*keys)(const void *, size_t, size_t, uint64_t *);   /* NULL: qsort only */
     struct trace_spill_budget *b;
     char *buf;
     size_t n, cap;      /* records in buf, its size in records */
@@ -52,6 +53,8 @@ struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const v
     return s;
 }
 
+void trace_spill_keys(struct trace_spill *s, int (*keys)(const void *recs, size_t n, size_t rec, uint64_t *out)) { s->keys = keys; }
+
 void trace_spill_free(struct trace_spill *s) {
     if (!s) return;
     for (size_t i = 0; i < s->nruns; i++) free(s->runs[i].buf);
@@ -76,11 +79,83 @@ static FILE *temp_file(struct pt_error *err) {
     return f;
 }
 
+/* A key and the record's place before the sort. */
+struct kv {
+    uint64_t k;
+    size_t i;
+};
+
+/* The n records of size rec at v in the order of their keys (keys: see
+ * trace_spill_keys), stably: a least significant digit first radix sort of
+ * (key, place) by bytes, the bytes every key shares skipped, then the
+ * records moved to their places along the permutation's cycles.  0, or -1
+ * (keys refused, no memory: v untouched). */
+static int radix_sort(char *v, size_t n, size_t rec, int (*keys)(const void *, size_t, size_t, uint64_t *)) {
+    uint64_t *k = malloc(n * sizeof *k);
+    struct kv *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    size_t (*c)[256] = calloc(8, sizeof *c);   /* per byte of the key: how many keys have each value */
+    char *tmp = malloc(rec);
+    int rc = -1;
+    if (!k || !a || !b || !c || !tmp || keys(v, n, rec, k)) goto out;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (struct kv){k[i], i};
+        for (int d = 0; d < 8; d++) c[d][(k[i] >> (8 * d)) & 255]++;
+    }
+    for (int d = 0; d < 8; d++) {
+        if (c[d][(k[0] >> (8 * d)) & 255] == n) continue;   /* every key has this byte */
+        size_t at = 0;
+        for (int x = 0; x < 256; x++) {
+            size_t m = c[d][x];
+            c[d][x] = at;
+            at += m;
+        }
+        for (size_t i = 0; i < n; i++) b[c[d][(a[i].k >> (8 * d)) & 255]++] = a[i];
+        struct kv *t = a;
+        a = b;
+        b = t;
+    }
+    /* record a[j].i goes to place j: each cycle followed once (a[j].i = j marks a place done) */
+    for (size_t j = 0; j < n; j++) {
+        if (a[j].i == j) continue;
+        memcpy(tmp, v + j * rec, rec);
+        size_t at = j;
+        for (;;) {
+            size_t from = a[at].i;
+            a[at].i = at;
+            if (from == j) {
+                memcpy(v + at * rec, tmp, rec);
+                break;
+            }
+            memcpy(v + at * rec, v + from * rec, rec);
+            at = from;
+        }
+    }
+    rc = 0;
+out:
+    free(k);
+    free(a);
+    free(b);
+    free(c);
+    free(tmp);
+    return rc;
+}
+
+/* The buffer in the comparator's order: when every record is strictly
+ * before the next (traces mostly write kernels and launches in order) it
+ * already is, and qsort is skipped: with no ties the order is the one qsort
+ * gives, whatever its algorithm; else the stream's radix sort when it has
+ * keys, or qsort as before. */
+static void sort_buf(struct trace_spill *s) {
+    size_t i = 1;
+    while (i < s->n && s->cmp(s->buf + (i - 1) * s->rec, s->buf + i * s->rec) < 0) i++;
+    if (i < s->n && (!s->keys || radix_sort(s->buf, s->n, s->rec, s->keys))) qsort(s->buf, s->n, s->rec, s->cmp);
+}
+
 /* The buffer, sorted, as one more run at the end of the file. */
 static int spill(struct trace_spill *s, struct pt_error *err) {
     if (!s->n) return 0;
     if (!s->f && !(s->f = temp_file(err))) return -1;
-    qsort(s->buf, s->n, s->rec, s->cmp);
+    sort_buf(s);
     if (s->nruns == s->capruns) {
         size_t nc = s->capruns ? s->capruns * 2 : 16;
         struct run *r = realloc(s->runs, nc * sizeof *r);
@@ -160,7 +235,7 @@ static int run_fill(struct trace_spill *s, size_t r, struct pt_error *err) {
 int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
     s->sorted = 1;
     if (!s->f) {
-        if (s->n > 1) qsort(s->buf, s->n, s->rec, s->cmp);
+        if (s->n > 1) sort_buf(s);
         return 0;
     }
     if (spill(s, err)) return -1;

@@ -1,7 +1,9 @@
 /* trace_spill: a sorted stream of fixed-size records held within a memory
  * budget (probetop-formats(5), PROFILER TRACES: Memory).  Records are
- * pushed in any order and read back in the comparator's order; while the
- * budget allows they stay in memory (one qsort), past it they go in sorted
+ * pushed in any order and read back in the comparator's order (ties in
+ * push order); while the budget allows they stay in memory (one sort: none
+ * when already in order, a radix sort of the stream's keys, else qsort),
+ * past it they go in sorted
  * runs to an unlinked temporary file ($TMPDIR, else /tmp; never beside the
  * input) and come back through a k-way merge.  The trace reader keeps its
  * kernels and launches in these, so a trace of any number of kernels opens
@@ -28,6 +30,14 @@ struct trace_spill;
 /* A stream of records of size rec ordered by cmp.  NULL: out of memory. */
 struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const void *), struct trace_spill_budget *b);
 void trace_spill_free(struct trace_spill *s);
+/* The records' order as one unsigned 64-bit key each: keys(recs, n, rec,
+ * out) sets out[i] for the n records (it may look at them all first, e.g.
+ * for the smallest time) and returns 0 when key order is cmp's order
+ * exactly (a < b in keys iff cmp < 0, equal iff cmp == 0), else -1.  A
+ * stream given keys sorts its buffers by a stable radix sort of the keys
+ * instead of qsort (glibc's is a stable merge sort: the same order, ties
+ * kept in push order); when keys says -1 or memory is short, qsort. */
+void trace_spill_keys(struct trace_spill *s, int (*keys)(const void *recs, size_t n, size_t rec, uint64_t *out));
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);

@@ -1,0 +1,148 @@
+/* The trace reader's sorted streams (src/io/trace/trace_spill.c): records
+ * come back in the comparator's order with ties in push order (what
+ * glibc's stable qsort gave before), whichever way the buffer is sorted:
+ * already in order (no sort), by the radix sort of the stream's keys, by
+ * qsort when the keys refuse, and through the temporary file's runs when
+ * the budget is small.  The reference is a sort by (key, stream, push
+ * number) of the same records. */
+#include "pt_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/io/trace/trace_spill.h"
+
+struct rec {
+    int64_t t;
+    uint16_t s;
+    uint32_t seq;            /* push number: not compared by the stream */
+};
+
+static int cmp_rec(const void *a, const void *b) {
+    const struct rec *x = a, *y = b;
+    if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+    return (x->s > y->s) - (x->s < y->s);
+}
+static int cmp_ref(const void *a, const void *b) {
+    int c = cmp_rec(a, b);
+    if (c) return c;
+    const struct rec *x = a, *y = b;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* As trace_build.c's ktmp keys: the time less the smallest, then the stream. */
+static int nkeys_called;
+static int rec_keys(const void *recs, size_t n, size_t rec, uint64_t *out) {
+    const struct rec *v = recs;
+    nkeys_called++;
+    if (rec != sizeof *v || !n) return -1;
+    int64_t lo = v[0].t, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].t < lo) lo = v[i].t;
+        if (v[i].t > hi) hi = v[i].t;
+    }
+    if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)1 << 48) return -1;
+    for (size_t i = 0; i < n; i++) out[i] = ((uint64_t)v[i].t - (uint64_t)lo) << 16 | v[i].s;
+    return 0;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* The records v[0..n) through a stream (keys or not, budget cap bytes):
+ * the number of places where the order differs from the reference. */
+static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t cap, int *spilled) {
+    struct trace_spill_budget bud = {.cap = cap};
+    struct trace_spill *s = trace_spill_new(sizeof *v, cmp_rec, &bud);
+    CHECK(s != NULL);
+    if (!s) return n;
+    if (keyed) trace_spill_keys(s, rec_keys);
+    struct pt_error err;
+    for (size_t i = 0; i < n; i++)
+        if (trace_spill_push(s, &v[i], &err)) { CHECK(!"push"); trace_spill_free(s); return n; }
+    if (trace_spill_park(s, &err) || trace_spill_sort(s, &err)) { CHECK(!"sort"); trace_spill_free(s); return n; }
+    struct rec *ref = malloc((n ? n : 1) * sizeof *ref);
+    memcpy(ref, v, n * sizeof *v);
+    qsort(ref, n, sizeof *ref, cmp_ref);
+    size_t bad = 0, got = 0;
+    const struct rec *r;
+    while ((r = trace_spill_next(s, &err)) != NULL) {
+        if (got >= n || memcmp(r, &ref[got], sizeof *r) != 0) bad++;
+        got++;
+    }
+    CHECK(!trace_spill_failed(s));
+    bad += got > n ? got - n : n - got;
+    *spilled = atomic_load(&bud.spilled) > 0;
+    free(ref);
+    trace_spill_free(s);
+    return bad;
+}
+
+enum { SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_SORTED_TIES, SHAPE_REVERSE, SHAPE_STREAMS, SHAPE_NEGATIVE, SHAPE_WIDE, NSHAPES };
+
+static void fill(struct rec *v, size_t n, int shape) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = next_rand();
+        switch (shape) {
+        case SHAPE_RANDOM_TIES: v[i] = (struct rec){(int64_t)(x % 50), (uint16_t)(x >> 32) % 3, (uint32_t)i}; break;
+        case SHAPE_SORTED: v[i] = (struct rec){(int64_t)i * 7, 1, (uint32_t)i}; break;
+        case SHAPE_SORTED_TIES: v[i] = (struct rec){(int64_t)(i / 3), 2, (uint32_t)i}; break;
+        case SHAPE_REVERSE: v[i] = (struct rec){(int64_t)(n - i), (uint16_t)(i % 2), (uint32_t)i}; break;
+        case SHAPE_STREAMS:   /* two streams each in order, interleaved (kernels in correlation order) */
+            v[i] = (struct rec){1700000000000000000ll + (int64_t)(i / 2) * 1000 + (i % 2 ? 500 + (int64_t)(x % 900) : 0),
+                                (uint16_t)(i % 2 ? 65535 : 7), (uint32_t)i};
+            break;
+        case SHAPE_NEGATIVE: v[i] = (struct rec){(int64_t)(x % 2000000) - 1000000, (uint16_t)(x >> 40), (uint32_t)i}; break;
+        case SHAPE_WIDE:   /* times 2^48 ns apart or more: the keys refuse, qsort sorts */
+            v[i] = (struct rec){(int64_t)(x % 4) * ((int64_t)1 << 50) - ((int64_t)1 << 51), (uint16_t)(x >> 50) % 2, (uint32_t)i};
+            break;
+        }
+    }
+}
+
+static void orders(void) {
+    const size_t sizes[] = {1, 2, 3, 17, 1000, 40000};
+    for (int shape = 0; shape < NSHAPES; shape++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t n = sizes[z];
+            struct rec *v = malloc(n * sizeof *v);
+            fill(v, n, shape);
+            for (int keyed = 0; keyed < 2; keyed++) {
+                int sp;
+                size_t bad = through_stream(v, n, keyed, UINT64_MAX, &sp);
+                if (bad) fprintf(stderr, "shape %d n %zu keyed %d: %zu records out of place\n", shape, n, keyed, bad);
+                CHECK_INT(bad, 0);
+                CHECK(!sp);
+            }
+            free(v);
+        }
+}
+
+/* Past the budget: sorted runs in the temporary file, merged (ties: the
+ * earlier run first), each run sorted by the keys. */
+static void spilled_runs(void) {
+    size_t n = 300000;
+    struct rec *v = malloc(n * sizeof *v);
+    for (int shape = 0; shape < NSHAPES; shape++) {
+        fill(v, n, shape);
+        nkeys_called = 0;
+        int sp = 0;
+        size_t bad = through_stream(v, n, 1, (uint64_t)2 << 20, &sp);
+        if (bad) fprintf(stderr, "spilled shape %d: %zu records out of place\n", shape, bad);
+        CHECK_INT(bad, 0);
+        CHECK(sp);
+        if (shape == SHAPE_RANDOM_TIES || shape == SHAPE_REVERSE) CHECK(nkeys_called > 1);   /* every run by the keys */
+    }
+    free(v);
+}
+
+int main(void) {
+    RUN(orders);
+    RUN(spilled_runs);
+    PT_DONE();
+}
