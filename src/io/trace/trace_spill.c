@@ -2,6 +2,8 @@
  * trace_spill.h). */
 #include "src/io/trace/trace_spill.h"
 
+#include "model/util/radix.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,49 +81,31 @@ static FILE *temp_file(struct pt_error *err) {
     return f;
 }
 
-/* A key and the record's place before the sort. */
-struct kv {
-    uint64_t k;
-    size_t i;
-};
-
 /* The n records of size rec at v in the order of their keys (keys: see
- * trace_spill_keys), stably: a least significant digit first radix sort of
- * (key, place) by bytes, the bytes every key shares skipped, then the
- * records moved to their places along the permutation's cycles.  0, or -1
- * (keys refused, no memory: v untouched). */
+ * trace_spill_keys), stably: (key, place) pairs sorted by radix_sort_kv,
+ * then the records moved to their places along the permutation's cycles.
+ * 0, or -1 (keys refused, no memory: v untouched). */
 static int radix_sort(char *v, size_t n, size_t rec, int (*keys)(const void *, size_t, size_t, uint64_t *)) {
     uint64_t *k = malloc(n * sizeof *k);
-    struct kv *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    size_t (*c)[256] = calloc(8, sizeof *c);   /* per byte of the key: how many keys have each value */
+    struct radix_kv *a = malloc(2 * n * sizeof *a);
     char *tmp = malloc(rec);
     int rc = -1;
-    if (!k || !a || !b || !c || !tmp || keys(v, n, rec, k)) goto out;
+    if (!k || !a || !tmp || keys(v, n, rec, k)) goto out;
+    uint64_t most = 0;
     for (size_t i = 0; i < n; i++) {
-        a[i] = (struct kv){k[i], i};
-        for (int d = 0; d < 8; d++) c[d][(k[i] >> (8 * d)) & 255]++;
+        a[i] = (struct radix_kv){k[i], i};
+        most |= k[i];
     }
-    for (int d = 0; d < 8; d++) {
-        if (c[d][(k[0] >> (8 * d)) & 255] == n) continue;   /* every key has this byte */
-        size_t at = 0;
-        for (int x = 0; x < 256; x++) {
-            size_t m = c[d][x];
-            c[d][x] = at;
-            at += m;
-        }
-        for (size_t i = 0; i < n; i++) b[c[d][(a[i].k >> (8 * d)) & 255]++] = a[i];
-        struct kv *t = a;
-        a = b;
-        b = t;
-    }
-    /* record a[j].i goes to place j: each cycle followed once (a[j].i = j marks a place done) */
+    struct radix_kv *r = radix_sort_kv(a, a + n, n, radix_bits(most));
+    if (!r) goto out;
+    /* record r[j].val goes to place j: each cycle followed once (r[j].val = j marks a place done) */
     for (size_t j = 0; j < n; j++) {
-        if (a[j].i == j) continue;
+        if (r[j].val == j) continue;
         memcpy(tmp, v + j * rec, rec);
         size_t at = j;
         for (;;) {
-            size_t from = a[at].i;
-            a[at].i = at;
+            size_t from = (size_t)r[at].val;
+            r[at].val = at;
             if (from == j) {
                 memcpy(v + at * rec, tmp, rec);
                 break;
@@ -134,8 +118,6 @@ static int radix_sort(char *v, size_t n, size_t rec, int (*keys)(const void *, s
 out:
     free(k);
     free(a);
-    free(b);
-    free(c);
     free(tmp);
     return rc;
 }

@@ -16,7 +16,7 @@
 #include "src/io/load.h"
 #include "src/io/dump/read_dump.h"
 #include "src/io/trenddb/tdb.h"
-#include "src/io/trenddb/tdb_sort.h"
+#include "model/util/radix.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* Files come rank by rank (dump_opts.rank_major), each rank's in step
@@ -97,7 +97,7 @@ struct dump_writer {
     int32_t max_rank_rows;   /* the last rank with rows (-1: none) */
     int rank_major;          /* files come rank by rank (else in the list's order) */
     sqlite3_stmt *ins_target, *ins_row, *ins_rows;   /* one row, TDB_ROWS_PER_INSERT rows */
-    struct tdb_kv *sortkey;  /* scratch of insert_file: keys, and as many for the sort */
+    struct radix_kv *sortkey;  /* scratch of insert_file: keys, and as many for the sort */
     size_t capsortkey;
     struct lastfile last;
     struct btree_bulk *bb;   /* trend_data built in key order beside SQLite (NULL: INSERTs) */
@@ -267,8 +267,8 @@ static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *or
     }
     if (util_grow((void **)&w->sortkey, &w->capsortkey, qf->n * 2, sizeof *w->sortkey) != 0) return -1;
     int packed = (int64_t)hi - lo < ((int64_t)1 << 21) && w->ids.seq < ((int64_t)1 << 40);
-    struct tdb_kv *k = w->sortkey;
-    const struct tdb_kv *sorted = k;
+    struct radix_kv *k = w->sortkey;
+    const struct radix_kv *sorted = k;
     uint64_t max = 0;
     for (size_t i = 0; i < qf->n; i++) {
         const struct qrow *r = &qf->v[i];
@@ -280,7 +280,7 @@ static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *or
     while (packed && i < qf->n && k[i - 1].key <= k[i].key) i++;
     /* a stable radix sort of the keys: ties keep the file's order, as the
      * comparison of (key, place) did */
-    if (packed && i < qf->n && !(sorted = tdb_sort_kv(k, k + qf->n, qf->n, tdb_sort_bits(max)))) return -1;
+    if (packed && i < qf->n && !(sorted = radix_sort_kv(k, k + qf->n, qf->n, radix_bits(max)))) return -1;
     for (i = 0; i < qf->n; i++) order[i] = (uint32_t)sorted[i].val;
     struct qsort_ctx c = {qf->v, w->ids.dbid};
     if (!packed) qsort_r(order, qf->n, sizeof *order, cmp_qrow, &c);

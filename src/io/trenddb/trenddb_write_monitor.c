@@ -21,7 +21,7 @@
 #include "src/io/trenddb/tdb.h"
 #include "src/io/trenddb/tdb_monsum.h"
 #include "src/io/trenddb/tdb_runs.h"
-#include "src/io/trenddb/tdb_sort.h"
+#include "model/util/radix.h"
 #include "src/io/trenddb/tdb_summary.h"
 
 /* A monitor shard's own tables (see probetop(1), FILES): the dump's, with a
@@ -407,12 +407,12 @@ struct mon_rows {
     size_t capbuf;
     size_t budget;           /* a rank's records sorted in memory at most (bytes); more: in runs */
     struct tdb_runs *runs;
-    /* a rank's keys packed for the sort (tdb_sort): (step - kstep0) <<
+    /* a rank's keys packed for the sort (radix_sort_kv): (step - kstep0) <<
      * kshift | trank[skey] << 4 | metric id; val: the record's offset */
     const uint32_t *trank;   /* per skey: its target id's place among them */
     int kbits, kshift;       /* bits of the target places */
     int32_t kstep0;
-    struct tdb_kv *kv, *kvtmp;
+    struct radix_kv *kv, *kvtmp;
     size_t capkv, capkvtmp, rows;
 };
 
@@ -491,7 +491,7 @@ static int cmp_mrow_key(const void *a, const void *b) {   /* keys as tdb_runs ha
 }
 
 /* Row r of the sort (rec: its record) as its key. */
-static struct mrow mrow_of(const struct mon_rows *w, const struct tdb_kv *r, const char *rec) {
+static struct mrow mrow_of(const struct mon_rows *w, const struct radix_kv *r, const char *rec) {
     struct srec h;
     memcpy(&h, rec, sizeof h);
     return (struct mrow){.step = w->kstep0 + (int32_t)(r->key >> w->kshift), .metric = w->metric_id[h.metric],
@@ -502,7 +502,7 @@ static struct mrow mrow_of(const struct mon_rows *w, const struct tdb_kv *r, con
  * in the rank from pos), *n of them, in key order: the sort's pairs (the
  * first read first among rows of one key, as INSERT OR IGNORE keeps it).
  * NULL (t's error set) without memory. */
-static const struct tdb_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t pos, size_t *n, uint64_t *used) {
+static const struct radix_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t pos, size_t *n, uint64_t *used) {
     size_t k = 0;
     uint64_t at = 0;
     int32_t lo = INT32_MAX, hi = INT32_MIN;
@@ -517,7 +517,7 @@ static const struct tdb_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t 
         int32_t step = ms_row_step(w->st, &h);
         if (step < lo) lo = step;
         if (step > hi) hi = step;
-        w->kv[k++] = (struct tdb_kv){.key = (uint32_t)step, .val = pos + at};
+        w->kv[k++] = (struct radix_kv){.key = (uint32_t)step, .val = pos + at};
         at += rl;
     }
     *n = k;
@@ -529,7 +529,7 @@ static const struct tdb_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t 
         return w->kv;
     }
     if (util_grow((void **)&w->kvtmp, &w->capkvtmp, k, sizeof *w->kvtmp) != 0) goto oom;
-    int low = w->kbits + 4, bits = low + tdb_sort_bits((uint64_t)((int64_t)hi - lo));
+    int low = w->kbits + 4, bits = low + radix_bits((uint64_t)((int64_t)hi - lo));
     int wide = bits > 64, sorted = 1;   /* wide: the step sorted apart, after the rest */
     w->kstep0 = lo;
     w->kshift = wide ? 0 : low;
@@ -542,14 +542,14 @@ static const struct tdb_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t 
         if (i && w->kv[i].key <= w->kv[i - 1].key) sorted = 0;
     }
     if (sorted && !wide) return w->kv;
-    struct tdb_kv *r = tdb_sort_kv(w->kv, w->kvtmp, k, wide ? low : bits);
+    struct radix_kv *r = radix_sort_kv(w->kv, w->kvtmp, k, wide ? low : bits);
     if (r && wide) {
         for (size_t i = 0; i < k; i++) {
             struct srec h;
             memcpy(&h, w->buf + (r[i].val - pos), sizeof h);
             r[i].key = (uint64_t)((int64_t)ms_row_step(w->st, &h) - lo);
         }
-        r = tdb_sort_kv(r, r == w->kv ? w->kvtmp : w->kv, k, 32);
+        r = radix_sort_kv(r, r == w->kv ? w->kvtmp : w->kv, k, 32);
     }
     if (r) return r;
 oom:
@@ -569,7 +569,7 @@ static int mon_rank_runs(struct mon_rows *w, FILE *spool, const struct schunk *c
         if (fseeko(spool, (off_t)(c->off + pos), SEEK_SET) != 0 || fread(w->buf, 1, want, spool) != want)
             return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
         uint64_t at;
-        const struct tdb_kv *kv = mon_sort(w, want, pos, &n, &at);
+        const struct radix_kv *kv = mon_sort(w, want, pos, &n, &at);
         if (!kv) return -1;
         if (!n) return pt_errorf(w->t->err, "%s: the spooled rows are damaged", w->t->final);
         for (size_t i = 0; i < n; i++) {
@@ -603,7 +603,7 @@ static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c,
         return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
     size_t n;
     uint64_t used;
-    const struct tdb_kv *kv = mon_sort(w, c->bytes, 0, &n, &used);
+    const struct radix_kv *kv = mon_sort(w, c->bytes, 0, &n, &used);
     if (!kv) return -1;
     for (size_t i = 0; i < n; i++) {
         struct mrow r = mrow_of(w, &kv[i], w->buf + kv[i].val);
@@ -689,20 +689,20 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
  * (*trank: the sort's key for the id, in fewer bits), *bits the bits of
  * the places.  0, or -1 without memory. */
 static int mon_target_ranks(const int64_t *dbid, size_t n, uint32_t **trank, int *bits) {
-    struct tdb_kv *a = malloc((n ? n : 1) * sizeof *a), *tmp = malloc((n ? n : 1) * sizeof *tmp), *r;
+    struct radix_kv *a = malloc((n ? n : 1) * sizeof *a), *tmp = malloc((n ? n : 1) * sizeof *tmp), *r;
     int64_t most = 0;
     uint32_t place = 0;
     *trank = malloc((n ? n : 1) * sizeof **trank);
     for (size_t i = 0; a && i < n; i++) {
-        a[i] = (struct tdb_kv){.key = (uint64_t)dbid[i], .val = i};
+        a[i] = (struct radix_kv){.key = (uint64_t)dbid[i], .val = i};
         if (dbid[i] > most) most = dbid[i];
     }
-    int rc = a && tmp && *trank && (r = tdb_sort_kv(a, tmp, n, tdb_sort_bits((uint64_t)most))) ? 0 : -1;
+    int rc = a && tmp && *trank && (r = radix_sort_kv(a, tmp, n, radix_bits((uint64_t)most))) ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (i && r[i].key != r[i - 1].key) place++;
         (*trank)[r[i].val] = place;
     }
-    *bits = tdb_sort_bits(place);
+    *bits = radix_bits(place);
     free(a);
     free(tmp);
     return rc;

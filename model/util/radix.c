@@ -1,7 +1,7 @@
-/* tdb_sort: see tdb_sort.h.  Digits of 11 bits, least significant first;
+/* radix: see radix.h.  Digits of 11 bits, least significant first;
  * the counts of every digit are made in one pass, and a digit that is the
  * same in every key costs no pass. */
-#include "src/io/trenddb/tdb_sort.h"
+#include "model/util/radix.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +9,13 @@
 #define DIGIT_BITS 11
 #define DIGITS (1u << DIGIT_BITS)
 
-int tdb_sort_bits(uint64_t max) {
+int radix_bits(uint64_t max) {
     int b = 0;
     while (b < 64 && (max >> b)) b++;
     return b;
 }
 
-struct tdb_kv *tdb_sort_kv(struct tdb_kv *a, struct tdb_kv *tmp, size_t n, int bits) {
+struct radix_kv *radix_sort_kv(struct radix_kv *a, struct radix_kv *tmp, size_t n, int bits) {
     int passes = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
     if (n < 2 || passes == 0) return a;
     size_t (*count)[DIGITS] = calloc((size_t)passes, sizeof *count);
@@ -24,7 +24,7 @@ struct tdb_kv *tdb_sort_kv(struct tdb_kv *a, struct tdb_kv *tmp, size_t n, int b
         uint64_t k = a[i].key;
         for (int p = 0; p < passes; p++) count[p][(k >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
     }
-    struct tdb_kv *src = a, *dst = tmp;
+    struct radix_kv *src = a, *dst = tmp;
     for (int p = 0; p < passes; p++) {
         size_t *c = count[p], sum = 0;
         int one = 0;
@@ -37,7 +37,7 @@ struct tdb_kv *tdb_sort_kv(struct tdb_kv *a, struct tdb_kv *tmp, size_t n, int b
         }
         int sh = p * DIGIT_BITS;
         for (size_t i = 0; i < n; i++) dst[c[(src[i].key >> sh) & (DIGITS - 1)]++] = src[i];
-        struct tdb_kv *t = src;
+        struct radix_kv *t = src;
         src = dst;
         dst = t;
     }
