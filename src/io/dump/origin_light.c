@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/util/util.h"
+#include "src/io/common/json_scan.h"
 
 #define NO_RANK INT32_MIN     /* as origin_pair.c's: a value that names no rank */
 #define MAX_ITEMS 64          /* more top-level inputs the rules read: odd */
@@ -25,11 +26,27 @@ struct sc {
     int oom;
 };
 
-static inline int is_ws(char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
-static inline int is_delim(char ch) { return ch == ',' || ch == ']' || ch == '}' || ch == ':' || is_ws(ch); }
+static inline int is_delim(char ch) { return ch == ',' || ch == ']' || ch == '}' || ch == ':' || json_scan_is_ws(ch); }
+
+/* The shared scans of json_scan.h (as trace_fast.c's skip_nested): to the
+ * next quote or bracket, and inside a string to its quote or a backslash. */
+static inline const char *to_stop(const char *p, const char *e) {
+#if JSON_HAVE_SSE2
+    return json_scan_skip_sse2(p, e);
+#else
+    return json_scan_skip_portable(p, e);
+#endif
+}
+static inline const char *to_quote(const char *p, const char *e) {
+#if JSON_HAVE_SSE2
+    return json_scan_skipstr_sse2(p, e);
+#else
+    return json_scan_skipstr_portable(p, e);
+#endif
+}
 
 static inline int at(struct sc *s, char ch) {
-    while (s->p < s->e && is_ws(*s->p)) s->p++;
+    s->p = json_scan_ws_portable(s->p, s->e);
     return s->p < s->e && *s->p == ch;
 }
 
@@ -45,8 +62,8 @@ static int expect(struct sc *s, char ch) {
 static int str(struct sc *s, const char **b, size_t *n) {
     if (!at(s, '"')) return -1;
     const char *q = s->p + 1;
-    const char *r = memchr(q, '"', (size_t)(s->e - q));
-    if (!r || memchr(q, '\\', (size_t)(r - q))) return -1;
+    const char *r = to_quote(q, s->e);
+    if (r >= s->e || *r != '"') return -1;
     *b = q;
     *n = (size_t)(r - q);
     s->p = r + 1;
@@ -70,7 +87,7 @@ static int renames(const char *b, size_t n) {
 
 /* Steps over one value; -1 at an escaped string or a name that renames. */
 static int skip(struct sc *s) {
-    if (s->p < s->e && is_ws(*s->p)) at(s, ' ');
+    at(s, ' ');
     if (s->p >= s->e) return -1;
     if (*s->p != '{' && *s->p != '[' && *s->p != '"') {
         const char *b;
@@ -80,7 +97,7 @@ static int skip(struct sc *s) {
     int depth = 0;
     do {
         /* to the next byte that matters: a quote or a bracket */
-        while (s->p < s->e && !(*s->p == '"' || *s->p == '{' || *s->p == '[' || *s->p == '}' || *s->p == ']')) s->p++;
+        s->p = to_stop(s->p, s->e);
         if (s->p >= s->e) return -1;
         char ch = *s->p;
         if (ch == '"') {
@@ -171,7 +188,7 @@ static int dtype_has(struct sc *s, int *has) {
     }
     if (at(s, '[') || at(s, '{')) {
         const char *q = s->p + 1;
-        while (q < s->e && is_ws(*q)) q++;
+        q = json_scan_ws_portable(q, s->e);
         *has = !(q < s->e && (*q == ']' || *q == '}'));
         return skip(s);
     }
