@@ -127,18 +127,6 @@ static int push_rank(int32_t **v, size_t *n, size_t *cap, int32_t x) {
     return 0;
 }
 
-/* Sorts v[0..n) and drops repeats; the count left. */
-static size_t sort_unique(int32_t *v, size_t n) {
-    /* a group's ranks usually come ascending: then no sort */
-    int sorted = 1;
-    for (size_t i = 1; i < n && sorted; i++) sorted = v[i - 1] <= v[i];
-    if (!sorted) qsort(v, n, sizeof *v, util_cmp_i32);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || v[u - 1] != v[i]) v[u++] = v[i];
-    return u;
-}
-
 /* The ranks of a group's text "[0, 1, 2]", read once per distinct text: a
  * group of every rank, named by an op on every rank, is read once, not once
  * a rank, and its ranks are kept once.  Its index in s->gsets, -1 out of
@@ -157,7 +145,7 @@ static int32_t group_set(struct st *s, const char *gt) {
         p = e;
     }
     if (UTIL_PUSH(s->gsets, s->ngsets, s->capg) != 0) { free(v); return -1; }
-    s->gsets[s->ngsets] = (struct gset){v, sort_unique(v, n), gt};
+    s->gsets[s->ngsets] = (struct gset){v, util_sort_unique_i32(v, n), gt};
     *slot = (int32_t)s->ngsets;
     return (int32_t)s->ngsets++;
 }
@@ -203,7 +191,7 @@ static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cno
         if (rc) { free(v); return -1; }
     }
     c->conn = v;
-    c->nconn = sort_unique(v, n);
+    c->nconn = util_sort_unique_i32(v, n);
     c->own_conn = 1;
     return 0;
 }

@@ -156,6 +156,16 @@ int util_cmp_i32(const void *a, const void *b) {
 
 int util_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+size_t util_sort_unique_i32(int32_t *v, size_t n) {
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++) sorted = v[i - 1] <= v[i];
+    if (!sorted) qsort(v, n, sizeof *v, util_cmp_i32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || v[u - 1] != v[i]) v[u++] = v[i];
+    return u;
+}
+
 /* ---- strings ---- */
 
 int util_ends_with_n(const char *s, size_t n, const char *suf) {

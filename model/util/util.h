@@ -49,6 +49,9 @@ void util_smap_free(struct util_smap *m);
 /* ---- qsort comparators, ascending ---- */
 int util_cmp_i32(const void *a, const void *b);
 int util_cmp_str(const void *a, const void *b);   /* elements are char * */
+/* v[0..n) sorted ascending, each value once (no sort when already in
+ * order); returns how many are left. */
+size_t util_sort_unique_i32(int32_t *v, size_t n);
 
 /* ---- string helpers ---- */
 int util_ends_with(const char *s, const char *suf);

@@ -40,10 +40,7 @@ int monitor_steps_file(const struct monitor_file *f, int micro, struct monitor_s
     /* a file's rows are mostly of one step: runs are taken once, before the sort */
     for (size_t r = 0; r < f->nrows; r++)
         if (!k || all[k - 1] != f->rows[r].step) all[k++] = f->rows[r].step;
-    qsort(all, k, sizeof *all, util_cmp_i32);
-    size_t u = 0;
-    for (size_t r = 0; r < k; r++)
-        if (!u || all[u - 1] != all[r]) all[u++] = all[r];
+    size_t u = util_sort_unique_i32(all, k);
     sf->step = all;
     sf->n = u;
     if (!(sf->count = calloc(u, sizeof *sf->count))) return -1;
@@ -107,10 +104,7 @@ int monitor_steps_merge(const struct monitor_data *md, const struct monitor_step
     size_t k = 0;
     for (size_t i = 0; i < md->nfiles; i++)
         for (size_t j = 0; j < sf[i].n; j++) all[k++] = sf[i].step[j];
-    qsort(all, k, sizeof *all, util_cmp_i32);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (!u || all[u - 1] != all[i]) all[u++] = all[i];
+    size_t u = util_sort_unique_i32(all, k);
     s->orig = all;
     s->n = u;
     s->count = calloc(u ? u : 1, sizeof *s->count);

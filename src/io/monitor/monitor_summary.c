@@ -305,21 +305,11 @@ int monitor_summary_steps(const struct monitor_summary *s, const struct monitor_
     return monitor_steps_merge(md, s->sf, s->micro, st, err);
 }
 
-/* v[0..n) sorted, each once; how many. */
-static size_t uniq(int32_t *v, size_t n) {
-    if (!n) return 0;
-    qsort(v, n, sizeof *v, util_cmp_i32);
-    size_t u = 0;
-    for (size_t j = 0; j < n; j++)
-        if (!u || v[u - 1] != v[j]) v[u++] = v[j];
-    return u;
-}
-
 /* The ranks and (not micro) steps the rows had into b, as
  * cube_builder_finish would take them from rows, with its message when
  * they are too many.  0, or -1 with err. */
 static int declare_axes(struct monitor_summary *s, struct cube_builder *b, struct pt_error *err) {
-    size_t ns = uniq(s->steps, s->nsteps), nr = uniq(s->ranks, s->nranks);
+    size_t ns = util_sort_unique_i32(s->steps, s->nsteps), nr = util_sort_unique_i32(s->ranks, s->nranks);
     if (ns > CUBE_MAX_STEPS || nr > CUBE_MAX_RANKS)
         return pt_errorf(err, "%zu steps x %zu ranks is more than probetop can lay out", ns, nr);
     for (size_t j = 0; j < nr; j++)

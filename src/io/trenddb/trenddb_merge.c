@@ -567,11 +567,6 @@ static int cmp_matt_monitor(const void *a, const void *b) {   /* metric by metri
     return cmp_matt(a, b);
 }
 
-static int cmp_int32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int has_table_rw(sqlite3 *db, const char *name) {
     sqlite3_stmt *st;
     int found = 0;
@@ -630,14 +625,10 @@ static int mon_gsteps_of(const struct mset *s, struct mon_gsteps *g, int64_t *to
     if (!g->orig || !g->count || !g->off) return pt_errorf(err, "out of memory");
     for (int i = 0; i < s->n; i++)
         for (size_t j = 0; j < s->v[i].nsteps; j++) g->orig[g->n++] = s->v[i].sorig[j];
-    if (g->n) qsort(g->orig, g->n, sizeof *g->orig, cmp_int32);
-    size_t u = 0;
-    for (size_t j = 0; j < g->n; j++)
-        if (!u || g->orig[u - 1] != g->orig[j]) g->orig[u++] = g->orig[j];
-    g->n = u;
+    g->n = util_sort_unique_i32(g->orig, g->n);
     for (int i = 0; i < s->n; i++)
         for (size_t j = 0; j < s->v[i].nsteps; j++) {
-            int32_t *pos = bsearch(&s->v[i].sorig[j], g->orig, g->n, sizeof *g->orig, cmp_int32);
+            int32_t *pos = bsearch(&s->v[i].sorig[j], g->orig, g->n, sizeof *g->orig, util_cmp_i32);
             if (pos && s->v[i].scount[j] > g->count[pos - g->orig]) g->count[pos - g->orig] = s->v[i].scount[j];
         }
     int64_t off = 0;
@@ -694,7 +685,7 @@ static int merge_monitor_rows(struct tdb *t, const struct mset *s, int i, sqlite
                 size_t mi = (lo + hi) / 2;
                 if (sh->sbase[mi] <= lstep) lo = mi + 1; else hi = mi;
             }
-            int32_t *pos = lo ? bsearch(&sh->sorig[lo - 1], g->orig, g->n, sizeof *g->orig, cmp_int32) : NULL;
+            int32_t *pos = lo ? bsearch(&sh->sorig[lo - 1], g->orig, g->n, sizeof *g->orig, util_cmp_i32) : NULL;
             if (!pos) { shard_bad(err, sh, "a trend_data row of no step", NULL); goto out; }
             gstep = g->off[pos - g->orig] + (lstep - sh->sbase[lo - 1]);
         }
