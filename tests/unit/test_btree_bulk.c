@@ -1,5 +1,5 @@
-/* btree_bulk: a WITHOUT ROWID table built from records in key order and
- * spliced into a database SQLite wrote reads back, through SQLite, row for
+/* btree_bulk: a WITHOUT ROWID table built from records in key order
+ * straight into a database SQLite wrote reads back, through SQLite, row for
  * row as written, passes PRAGMA integrity_check and answers key lookups,
  * for small pages (a deep tree) and big ones, for every integer width and
  * for NULLs; with no record the table stays SQLite's empty one. */
@@ -49,18 +49,24 @@ static const char *make_db(const char *dir, const char *name, int page_size, int
     return path;
 }
 
+/* b's pages into the database at path, its top into root. */
+static int start(struct btree_bulk *b, const char *path, int64_t root, struct pt_error *err) {
+    int fd = open(path, O_RDWR);
+    return fd < 0 ? -1 : btree_bulk_start(b, fd, path, root, err);
+}
+
 static void one_size(int page_size, long n) {
     const char *dir = pt_tmpdir("btree_bulk");
-    char name[64], scratch[1200];
+    char name[64];
     int64_t root;
     snprintf(name, sizeof name, "t%d.db", page_size);
     const char *path = make_db(dir, name, page_size, &root);
     CHECK(path != NULL && root > 1);
     if (!path) return;
-    snprintf(scratch, sizeof scratch, "%s.rows", path);
     struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(btree_bulk_open(&b, scratch, page_size, &err), 0);
+    CHECK_INT(btree_bulk_open(&b, page_size, &err), 0);
+    CHECK_INT(start(b, path, root, &err), 0);
     for (long i = 0; i < n; i++) {
         int64_t iv[4] = {0};
         double dv[4] = {0}, y;
@@ -72,9 +78,8 @@ static void one_size(int page_size, long n) {
         size_t len = btree_bulk_record(rec, 4, iv, dv, kind);
         CHECK_INT(btree_bulk_add(b, rec, len), 0);
     }
-    CHECK_INT(btree_bulk_splice(b, path, root, &err), 0);
+    CHECK_INT(btree_bulk_finish(b, &err), 0);
     btree_bulk_free(b);
-    CHECK(access(scratch, F_OK) != 0);   /* the scratch file is gone */
     sqlite3 *db;
     CHECK_INT(pt_sqlite_ro(path, &db), 0);
     sqlite3_stmt *st;
@@ -125,16 +130,14 @@ static void big_pages(void) { one_size(65536, 50000); }
 
 static void no_rows(void) {
     const char *dir = pt_tmpdir("btree_bulk_empty");
-    char scratch[1200];
     int64_t root;
     const char *path = make_db(dir, "e.db", 4096, &root);
     CHECK(path != NULL);
     if (!path) return;
-    snprintf(scratch, sizeof scratch, "%s.rows", path);
     struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(btree_bulk_open(&b, scratch, 4096, &err), 0);
-    CHECK_INT(btree_bulk_splice(b, path, root, &err), 0);
+    CHECK_INT(btree_bulk_open(&b, 4096, &err), 0);
+    CHECK_INT(btree_bulk_finish(b, &err), 0);
     btree_bulk_free(b);
     sqlite3 *db;
     sqlite3_stmt *st;
@@ -150,7 +153,7 @@ static void no_rows(void) {
  * is refused and left as it was. */
 static void refuses_odd_file(void) {
     const char *dir = pt_tmpdir("btree_bulk_odd");
-    char scratch[1200], sql[200];
+    char sql[200];
     int64_t root;
     const char *path = make_db(dir, "o.db", 4096, &root);
     CHECK(path != NULL);
@@ -160,22 +163,26 @@ static void refuses_odd_file(void) {
     snprintf(sql, sizeof sql, "INSERT INTO t VALUES (1, 2, 3.0, 4.0)");
     CHECK_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    snprintf(scratch, sizeof scratch, "%s.rows", path);
+    struct stat before, after;
+    CHECK_INT(stat(path, &before), 0);
     struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(btree_bulk_open(&b, scratch, 4096, &err), 0);
+    CHECK_INT(btree_bulk_open(&b, 4096, &err), 0);
+    CHECK_INT(start(b, path, root, &err), -1);
+    CHECK(strstr(err.msg, "root page") != NULL);
     int64_t iv[2] = {5, 6};
     double dv[2] = {0};
     uint8_t kind[2] = {BTREE_BULK_INT, BTREE_BULK_INT};
     unsigned char rec[32];
     size_t len = btree_bulk_record(rec, 2, iv, dv, kind);
-    CHECK_INT(btree_bulk_add(b, rec, len), 0);
-    CHECK_INT(btree_bulk_splice(b, path, root, &err), -1);
-    CHECK(strstr(err.msg, "root page") != NULL);
+    CHECK_INT(btree_bulk_add(b, rec, len), -1);   /* not started: no page goes anywhere */
+    CHECK_INT(btree_bulk_finish(b, &err), 0);
     btree_bulk_free(b);
+    CHECK_INT(stat(path, &after), 0);
+    CHECK_INT((long long)after.st_size, (long long)before.st_size);
 }
 
-/* Pages spliced across the lock-byte page (the page holding byte 2^30,
+/* Pages written across the lock-byte page (the page holding byte 2^30,
  * never used by SQLite): the database is made to end 10 pages before it
  * (its page count set in the header, the file grown sparse to match, those
  * pages never read), so the tree's pages go in as runs of consecutive
@@ -183,7 +190,6 @@ static void refuses_odd_file(void) {
  * page stays a hole of zeros. */
 static void across_lock_page(void) {
     const char *dir = pt_tmpdir("btree_bulk_lock");
-    char scratch[1200];
     int64_t root;
     const int ps = 512;
     const char *path = make_db(dir, "l.db", ps, &root);
@@ -197,10 +203,10 @@ static void across_lock_page(void) {
     CHECK_INT((int)pwrite(fd, cnt, 4, 28), 4);
     CHECK_INT(ftruncate(fd, (off_t)n * ps), 0);
     close(fd);
-    snprintf(scratch, sizeof scratch, "%s.rows", path);
     struct btree_bulk *b;
     struct pt_error err;
-    CHECK_INT(btree_bulk_open(&b, scratch, ps, &err), 0);
+    CHECK_INT(btree_bulk_open(&b, ps, &err), 0);
+    CHECK_INT(start(b, path, root, &err), 0);
     long rows = 20000;
     for (long i = 0; i < rows; i++) {
         int64_t iv[4] = {0};
@@ -212,7 +218,7 @@ static void across_lock_page(void) {
         size_t len = btree_bulk_record(rec, 4, iv, dv, kind);
         if (btree_bulk_add(b, rec, len) != 0) { CHECK(0); break; }
     }
-    CHECK_INT(btree_bulk_splice(b, path, root, &err), 0);
+    CHECK_INT(btree_bulk_finish(b, &err), 0);
     btree_bulk_free(b);
     unsigned char pg[512], zero[512] = {0};
     fd = open(path, O_RDONLY);

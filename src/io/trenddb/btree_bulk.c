@@ -1,14 +1,14 @@
 /* btree_bulk: bottom-up B-tree of a WITHOUT ROWID table (an index B-tree
- * in SQLite's file format), spliced into a closed database file.
+ * in SQLite's file format), written into the database file at its end.
  *
  * In an index B-tree every entry is stored once: in a leaf, or in an
  * interior page as the divider between two subtrees.  Records come in key
  * order and fill the open leaf; when it is full its last record goes up as
  * the divider and the new record starts the next leaf (so no page is ever
  * left empty); an interior page that is full does the same one level up.
- * Pages are numbered in the order they close, relative to where they will
- * sit in the file; btree_bulk_splice adds the base and writes the last page (the
- * tree's top) into the table's root page. */
+ * Pages are numbered in the order they close, from the file's end on, and
+ * written there a megabyte at a time; btree_bulk_finish writes the last
+ * page (the tree's top) into the table's root page. */
 #include "src/io/trenddb/btree_bulk.h"
 
 #include <errno.h>
@@ -31,14 +31,16 @@ struct btree_bulk_page {
 };
 
 struct btree_bulk {
-    int fd;
-    char *path;
+    int fd;                          /* the database file (btree_bulk_start; -1: not started) */
+    char *path;                      /* its name, for messages */
     int ps;
     struct btree_bulk_page lv[BTREE_BULK_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
     int nlv;
-    int64_t npages;                  /* pages written to the scratch file (or waiting in wbuf) */
+    int64_t root;                    /* the table's root page, where the top goes */
+    uint32_t next, lockpage;         /* the page the next page closed takes; the lock-byte page (skipped) */
+    unsigned char hdr[100];          /* the file's header as btree_bulk_start read it */
     unsigned char *wbuf;             /* the last pages closed, written BULK_WRITE_BYTES at a time */
-    size_t wn;                       /* pages in wbuf */
+    size_t wn;                       /* pages in wbuf (consecutive, the last one next - 1) */
     int64_t nrec;
     int failed;                      /* a write failed or the tree got too deep */
     unsigned char cell[2][1024];     /* scratch for cells moving up */
@@ -216,22 +218,25 @@ static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t
 
 static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at);
 
-/* The pages waiting in wbuf onto the scratch file. */
+/* The pages waiting in wbuf into the file, at their places. */
 static int wbuf_flush(struct btree_bulk *b) {
     if (!b->wn) return 0;
-    off_t at = (off_t)(b->npages - (int64_t)b->wn) * b->ps;
+    off_t at = (off_t)(b->next - 1 - (uint32_t)b->wn) * b->ps;
     if (pwrite_all(b->fd, b->wbuf, b->wn * (size_t)b->ps, at) != 0) { b->failed = 1; return -1; }
     b->wn = 0;
     return 0;
 }
 
-/* Seals and writes the page: its (relative) page number, 0 on failure. */
+/* Seals the page and queues it for its place: its page number, 0 on
+ * failure.  Places follow each other but for the lock-byte page (the page
+ * holding byte 2^30, which SQLite never uses), which breaks a run. */
 static uint32_t page_close(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
     page_seal(b, pg, rightmost);
     size_t cap = BULK_WRITE_BYTES / (size_t)b->ps;
-    if (b->wn == cap && wbuf_flush(b) != 0) return 0;
+    if ((b->wn == cap || b->next == b->lockpage) && wbuf_flush(b) != 0) return 0;
+    if (b->next == b->lockpage) b->next++;
     memcpy(b->wbuf + b->wn++ * (size_t)b->ps, pg->p, (size_t)b->ps);
-    return (uint32_t)++b->npages;
+    return b->next++;
 }
 
 static size_t cell_of(unsigned char *cell, uint32_t child, const unsigned char *rec, size_t len) {
@@ -275,7 +280,7 @@ static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsig
 }
 
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
-    if (b->failed || len > 900) return -1;
+    if (b->failed || b->fd < 0 || len > 900) return -1;
     struct btree_bulk_page *leaf = &b->lv[0];
     unsigned char cell[1000];
     size_t cs = cell_of(cell, 0, rec, len);
@@ -293,27 +298,17 @@ int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
     return push_divider(b, 1, p, up, ul);
 }
 
-int btree_bulk_open(struct btree_bulk **out, const char *scratch, int page_size, struct pt_error *err) {
+int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err) {
     *out = NULL;
     if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)))
-        return pt_errorf(err, "%s: page size %d", scratch, page_size);
+        return pt_errorf(err, "page size %d", page_size);
     struct btree_bulk *b = calloc(1, sizeof *b);
-    if (!b || !(b->path = strdup(scratch))) {
+    if (!b || !(b->wbuf = malloc(BULK_WRITE_BYTES > (size_t)page_size ? BULK_WRITE_BYTES : (size_t)page_size))) {
         free(b);
         return pt_errorf(err, "out of memory");
     }
+    b->fd = -1;
     b->ps = page_size;
-    b->wbuf = malloc(BULK_WRITE_BYTES > (size_t)page_size ? BULK_WRITE_BYTES : (size_t)page_size);
-    b->fd = open(scratch, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (b->fd < 0 || !b->wbuf) {
-        int e = b->fd < 0 ? errno : ENOMEM;
-        if (b->fd >= 0) close(b->fd);
-        unlink(scratch);
-        free(b->wbuf);
-        free(b->path);
-        free(b);
-        return pt_errorf(err, "%s: cannot create: %s", scratch, strerror(e));
-    }
     if (page_init(b, &b->lv[0], 0) != 0) {
         btree_bulk_free(b);
         return pt_errorf(err, "out of memory");
@@ -326,7 +321,6 @@ int btree_bulk_open(struct btree_bulk **out, const char *scratch, int page_size,
 void btree_bulk_free(struct btree_bulk *b) {
     if (!b) return;
     if (b->fd >= 0) close(b->fd);
-    if (b->path) unlink(b->path);
     for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->lv[i].p);
     free(b->wbuf);
     free(b->path);
@@ -344,25 +338,47 @@ static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at) {
     return 0;
 }
 
-/* Where relative page r goes: after the base pages, stepping over the
- * lock-byte page (the page holding byte 2^30, which SQLite never uses). */
-static uint32_t place(uint32_t r, uint32_t base, uint32_t lockpage) {
-    uint32_t p = base + r;
-    return base < lockpage && p >= lockpage ? p + 1 : p;
-}
+int btree_bulk_started(const struct btree_bulk *b) { return b->fd >= 0; }
 
-/* Relative child page numbers of an interior page made absolute. */
-static void rebase(unsigned char *pg, uint32_t base, uint32_t lockpage) {
-    if (pg[0] != 0x02) return;
-    unsigned n = get16(pg + 3);
-    for (unsigned i = 0; i < n; i++) {
-        unsigned char *c = pg + get16(pg + 12 + 2 * i);
-        put32(c, place(get32(c), base, lockpage));
+int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t root, struct pt_error *err) {
+    unsigned char *hdr = b->hdr, *rp = NULL;
+    struct stat st;
+    int rc = -1;
+    if (b->path || !(b->path = strdup(path))) {
+        pt_errorf(err, "%s: %s", path, b->path ? "internal: a tree started twice" : "out of memory");
+        goto out;
     }
-    put32(pg + 8, place(get32(pg + 8), base, lockpage));
+    if (fs_pread_all(fd, hdr, sizeof b->hdr, 0) != 0 || fstat(fd, &st) != 0 || memcmp(hdr, "SQLite format 3", 16)) {
+        pt_errorf(err, "%s: not the SQLite file expected", path);
+        goto out;
+    }
+    unsigned ps = get16(hdr + 16) == 1 ? 65536 : get16(hdr + 16);
+    uint32_t n = get32(hdr + 28);
+    if ((int)ps != b->ps || hdr[20] != 0 || get32(hdr + 24) != get32(hdr + 92) || (int64_t)n * ps != st.st_size ||
+        root < 2 || root > n || get32(hdr + 32) != 0 || get32(hdr + 52) != 0) {
+        /* another page size, reserved bytes, a size not in the header, free
+         * pages or auto-vacuum: not the plain file this knows how to grow */
+        pt_errorf(err, "%s: not the SQLite file layout expected (page size %u, %u pages)", path, ps, n);
+        goto out;
+    }
+    if (!(rp = malloc(ps)) || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != 0x0a ||
+        get16(rp + 3) != 0) {
+        pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", path, (long long)root);
+        goto out;
+    }
+    b->root = root;
+    b->lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1;
+    b->next = n + 1;
+    b->fd = fd;
+    fd = -1;
+    rc = 0;
+out:
+    if (fd >= 0) close(fd);
+    free(rp);
+    return rc;
 }
 
-/* The tree's top, sealed in lv[top] (never written to the scratch file). */
+/* The tree's top, sealed in lv[top] (its place: the root page). */
 static int finish_tree(struct btree_bulk *b, int *top) {
     uint32_t child = 0;
     for (int k = 0; k < b->nlv; k++) {
@@ -377,64 +393,29 @@ static int finish_tree(struct btree_bulk *b, int *top) {
     return -1;
 }
 
-int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, struct pt_error *err) {
-    if (b->failed) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
-    if (!b->nrec) return 0;   /* the empty leaf SQLite made is the table */
-    int top = 0;
-    if (finish_tree(b, &top) != 0 || wbuf_flush(b) != 0) return pt_errorf(err, "%s: could not write the rows' pages (disk full?)", b->path);
-    int fd = open(db_path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", db_path, strerror(errno));
-    unsigned char hdr[100];
-    struct stat st;
-    int rc = -1;
-    unsigned char *buf = NULL, *rp = NULL;
-    if (fs_pread_all(fd, hdr, sizeof hdr, 0) != 0 || fstat(fd, &st) != 0 || memcmp(hdr, "SQLite format 3", 16)) {
-        pt_errorf(err, "%s: not the SQLite file expected", db_path);
+int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err) {
+    if (b->fd < 0) return 0;   /* never started: the empty leaf SQLite made is the table */
+    int top = 0, rc = -1;
+    if (b->failed || finish_tree(b, &top) != 0 || wbuf_flush(b) != 0) {
+        pt_errorf(err, "%s: could not write the table's pages: %s (disk full?)", b->path, strerror(errno));
         goto out;
     }
-    unsigned ps = get16(hdr + 16) == 1 ? 65536 : get16(hdr + 16);
-    uint32_t n = get32(hdr + 28);
-    if ((int)ps != b->ps || hdr[20] != 0 || get32(hdr + 24) != get32(hdr + 92) || (int64_t)n * ps != st.st_size ||
-        root < 2 || root > n || get32(hdr + 32) != 0 || get32(hdr + 52) != 0) {
-        /* another page size, reserved bytes, a size not in the header, free
-         * pages or auto-vacuum: not the plain file this knows how to grow */
-        pt_errorf(err, "%s: not the SQLite file layout expected (page size %u, %u pages)", db_path, ps, n);
-        goto out;
-    }
-    rp = malloc(ps);
-    if (!rp || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != 0x0a || get16(rp + 3) != 0) {
-        pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", db_path, (long long)root);
-        goto out;
-    }
-    uint32_t lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1, last = n;
-    size_t chunk = BULK_WRITE_BYTES / ps ? BULK_WRITE_BYTES / ps : 1;
-    buf = malloc(chunk * ps);
-    if (!buf) { pt_errorf(err, "out of memory"); goto out; }
-    for (int64_t i = 0; i < b->npages; i += (int64_t)chunk) {
-        size_t k = (size_t)(b->npages - i) < chunk ? (size_t)(b->npages - i) : chunk;
-        if (fs_pread_all(b->fd, buf, k * ps, (off_t)i * ps) != 0) { pt_errorf(err, "%s: read error", b->path); goto out; }
-        for (size_t j = 0; j < k; j++) rebase(buf + j * ps, n, lockpage);
-        /* runs of pages whose places follow each other (the lock-byte page breaks one) */
-        for (size_t j = 0, e; j < k; j = e) {
-            uint32_t to = place((uint32_t)(i + (int64_t)j) + 1, n, lockpage);
-            for (e = j + 1; e < k && place((uint32_t)(i + (int64_t)e) + 1, n, lockpage) == to + (e - j); e++) {}
-            if (pwrite_all(fd, buf + j * ps, (e - j) * ps, (off_t)(to - 1) * ps) != 0) {
-                pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
-                goto out;
-            }
-            last = to + (uint32_t)(e - j - 1);
-        }
-    }
-    rebase(b->lv[top].p, n, lockpage);
-    put32(hdr + 28, last);
-    if (pwrite_all(fd, b->lv[top].p, ps, (off_t)(root - 1) * ps) != 0 || pwrite_all(fd, hdr + 28, 4, 28) != 0) {
-        pt_errorf(err, "%s: write error: %s (disk full?)", db_path, strerror(errno));
+    /* the page count, and the change counter moved on (with the version
+     * it is valid for): a connection that kept pages of the file reads
+     * them again */
+    uint32_t change = get32(b->hdr + 24) + 1;
+    put32(b->hdr + 24, change);
+    put32(b->hdr + 28, b->next - 1);
+    put32(b->hdr + 92, change);
+    if (pwrite_all(b->fd, b->lv[top].p, (size_t)b->ps, (off_t)(b->root - 1) * b->ps) != 0 ||
+        pwrite_all(b->fd, b->hdr + 24, 8, 24) != 0 || pwrite_all(b->fd, b->hdr + 92, 4, 92) != 0) {
+        pt_errorf(err, "%s: write error: %s (disk full?)", b->path, strerror(errno));
         goto out;
     }
     rc = 0;
 out:
-    free(buf);
-    free(rp);
-    close(fd);
+    close(b->fd);
+    b->fd = -1;
+    b->failed = 1;   /* no more records */
     return rc;
 }

@@ -1,15 +1,15 @@
 /* btree_bulk: a WITHOUT ROWID table's B-tree built bottom-up from records
- * given in key order, then spliced into the database file SQLite wrote
+ * given in key order, written into the database file SQLite wrote
  * (the SQLite file format: https://sqlite.org/fileformat2.html, "B-tree
  * Pages").  data2db's trend_data gets millions of rows in key order: built
  * this way each row costs its encoding, where an INSERT costs a statement
  * step, a seek and a record comparison (probetop-formats(5), TREND.DB).
  *
- * The pages go to a scratch file beside the database while the rows come
- * (the database is still open in SQLite and growing); after SQLite closed
- * it, btree_bulk_splice appends them to the file, puts the tree's top into the
- * table's root page (an empty leaf SQLite made with CREATE TABLE) and sets
- * the page count in the header. */
+ * The pages go straight into the database file, each once, at its final
+ * place after the pages SQLite wrote (which must write nothing meanwhile:
+ * tdb.c's tdb_bulk_add); btree_bulk_finish puts the tree's top into the
+ * table's root page (an empty leaf SQLite made with CREATE TABLE) and the
+ * page count into the header. */
 #ifndef PT_BTREE_BULK_H
 #define PT_BTREE_BULK_H
 
@@ -20,15 +20,23 @@
 
 struct btree_bulk;
 
-/* scratch: the page file (created, removed by btree_bulk_free); page_size: the
- * database's (512..65536, a power of two; no reserved bytes). */
-int btree_bulk_open(struct btree_bulk **out, const char *scratch, int page_size, struct pt_error *err);
-/* One record (SQLite's record format), greater than the one before. */
+/* page_size: the database's (512..65536, a power of two; no reserved bytes). */
+int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err);
+/* The pages into fd (a database file SQLite wrote, now left alone; b's
+ * from now on, closed by btree_bulk_finish or _free; path: its name in
+ * messages) from its end on; root: the table's root page (1-based).  -1
+ * with err (fd closed) when the file is not the plain kind this knows how
+ * to grow or root not an empty leaf. */
+int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t root, struct pt_error *err);
+/* Started and not finished? */
+int btree_bulk_started(const struct btree_bulk *b);
+/* One record (SQLite's record format), greater than the one before (b started). */
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len);
-/* After the database at db_path was closed by SQLite: the tree into it,
- * its top in page root (1-based).  -1 with err when the file is not as
- * expected (then it is unchanged, or as SQLite left it). */
-int btree_bulk_splice(struct btree_bulk *b, const char *db_path, int64_t root, struct pt_error *err);
+/* The last pages written, the top into the root page, the page count and
+ * a new file change counter into the header (a connection that kept pages
+ * of the file reads them again); fd closed.  0 (also when never started:
+ * the table stays SQLite's empty leaf), or -1 with err. */
+int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err);
 void btree_bulk_free(struct btree_bulk *b);
 
 /* A record of ncols columns: ints (is_int) or doubles (present: else

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +42,9 @@ int tdb_fail(struct tdb *t, const char *what) {
 
 int tdb_exec(struct tdb *t, const char *sql) {
     if (t->cancel && atomic_load(t->cancel)) return pt_errorf(t->err, "%s: interrupted", t->final);
+    if (((t->bulk[0] && btree_bulk_started(t->bulk[0])) || (t->bulk[1] && btree_bulk_started(t->bulk[1]))) &&
+        tdb_bulk_end(t) != 0)
+        return -1;   /* SQLite writes after the tree being written */
     if (sqlite3_exec(t->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
         char why[512];
         return pt_errorf(t->err, "%s: %s", t->final, sql_reason(t->db, why, sizeof why));
@@ -108,29 +112,21 @@ int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib,
 
 void tdb_abort(struct tdb *t) {
     if (t->db) sqlite3_close(t->db);
+    for (int i = 0; i < 2; i++) btree_bulk_free(t->bulk[i]);
     if (t->tmp) unlink(t->tmp);
-    btree_bulk_free(t->bulk2);
     free(t->final);
     free(t->tmp);
     memset(t, 0, sizeof *t);
 }
 
 int tdb_commit(struct tdb *t) {
-    if (tdb_exec(t, "COMMIT") != 0) { tdb_abort(t); return -1; }
+    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "COMMIT") != 0) { tdb_abort(t); return -1; }
     /* back to msProbe's defaults so the file reads like theirs */
     if (tdb_exec(t, "PRAGMA journal_mode=DELETE") != 0) { tdb_abort(t); return -1; }
     if (sqlite3_close(t->db) != SQLITE_OK) { tdb_fail(t, "close"); tdb_abort(t); return -1; }
     t->db = NULL;
-    if (t->bulk && btree_bulk_splice(t->bulk, t->tmp, t->bulk_root, t->err) != 0) {
-        tdb_abort(t);
-        return -1;
-    }
-    if (t->bulk2 && btree_bulk_splice(t->bulk2, t->tmp, t->bulk2_root, t->err) != 0) {
-        tdb_abort(t);
-        return -1;
-    }
-    btree_bulk_free(t->bulk2);
-    t->bulk2 = NULL;
+    for (int i = 0; i < 2; i++) btree_bulk_free(t->bulk[i]);
+    memset(t->bulk, 0, sizeof t->bulk);
     if (rename(t->tmp, t->final) != 0) {
         pt_errorf(t->err, "%s: cannot move the finished database into place", t->final);
         tdb_abort(t);
@@ -221,9 +217,19 @@ int tdb_insert_metrics(struct tdb *t, const char *const *names, int n) {
 
 /* ---- target ids ---- */
 
+/* With a tree to be written the targets are held (tdb_bulk_end): SQLite
+ * writes nothing to the file while the tree's pages go in. */
 int tdb_prepare_targets(struct tdb *t, sqlite3_stmt **ins) {
-    int rc = tdb_prepare_insert(t, "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step)", 4, 1,
-                                ins);
+    char sql[256];
+    if (t->bulk[0] && !t->held) {
+        if (tdb_exec(t, "PRAGMA temp_store=MEMORY; CREATE TEMP TABLE probetop_held_targets (target_id INTEGER PRIMARY "
+                        "KEY, target_name TEXT, vpp_stage INTEGER, micro_step INTEGER)") != 0)
+            return -1;
+        t->held = 1;
+    }
+    snprintf(sql, sizeof sql, "INSERT INTO %s (target_id, target_name, vpp_stage, micro_step)",
+             t->held ? "temp.probetop_held_targets" : "monitoring_targets");
+    int rc = tdb_prepare_insert(t, sql, 4, 1, ins);
     return rc > 0 ? tdb_fail(t, "prepare") : rc;
 }
 
@@ -446,46 +452,65 @@ static int64_t root_page(struct tdb *t, const char *table) {
     return root;
 }
 
-int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb) {
+/* A tree of table for t (slot i), when the file is the plain kind. */
+static int bulk_new(struct tdb *t, int i, const char *table, struct btree_bulk **bb) {
     int ps = bulk_page_size(t);
+    struct pt_error e;
     *bb = NULL;
     if (!ps) return 0;
-    char name[160], *scratch = malloc(strlen(t->final) + 40);
-    struct pt_error e;
-    if (!scratch) return pt_errorf(t->err, "out of memory");
-    snprintf(name, sizeof name, "%s.rows", dbname);
-    remove_stale(outdir, name, ds);
-    sprintf(scratch, "%s.rows.tmp.%ld", t->final, (long)getpid());
-    int rc = btree_bulk_open(bb, scratch, ps, &e);
-    free(scratch);
-    if (rc != 0) *bb = NULL;   /* no scratch file to be had: INSERTs */
+    if (t->bulk[i]) return pt_errorf(t->err, "internal: %s built twice", table);
+    if (!(t->bulk_root[i] = root_page(t, table))) return tdb_fail(t, "find the bulk-built table");
+    if (btree_bulk_open(&t->bulk[i], ps, &e) != 0) return pt_errorf(t->err, "%s", e.msg);
+    *bb = t->bulk[i];
     return 0;
 }
 
-int tdb_bulk_scratch(struct tdb *t, struct btree_bulk **bb) {
-    int ps = bulk_page_size(t);
-    *bb = NULL;
-    if (!ps) return 0;
-    char *scratch = malloc(strlen(t->tmp) + 16);
-    struct pt_error e;
-    if (!scratch) return pt_errorf(t->err, "out of memory");
-    sprintf(scratch, "%s.more", t->tmp);
-    if (btree_bulk_open(bb, scratch, ps, &e) != 0) *bb = NULL;   /* no scratch file: INSERTs */
-    else unlink(scratch);   /* its descriptor is enough */
-    free(scratch);
+int tdb_bulk_open(struct tdb *t, struct btree_bulk **bb) { return bulk_new(t, 0, "trend_data", bb); }
+
+int tdb_bulk_more(struct tdb *t, const char *table, struct btree_bulk **bb) { return bulk_new(t, 1, table, bb); }
+
+int tdb_bulk_end(struct tdb *t) {
+    int ended = 0;
+    for (int i = 0; i < 2; i++) {
+        if (!t->bulk[i] || !btree_bulk_started(t->bulk[i])) continue;
+        if (btree_bulk_finish(t->bulk[i], t->err) != 0) return -1;
+        ended = 1;
+    }
+    /* the connection reads the pages again (the header's change counter
+     * moved on), holds the file alone again, and writes after the tree */
+    if (ended && tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN") != 0) return -1;
+    if (t->held) {   /* the targets held (tdb_prepare_targets): the same rows, in id order */
+        sqlite3_stmt *st = NULL;
+        int any = sqlite3_prepare_v2(t->db, "SELECT EXISTS (SELECT 1 FROM temp.probetop_held_targets)", -1, &st, NULL) ==
+                      SQLITE_OK && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        sqlite3_finalize(st);
+        if (any < 0) return tdb_fail(t, "read the held targets");
+        /* none: no INSERT (an empty one would still put monitoring_targets into sqlite_sequence) */
+        if (any && tdb_exec(t, "INSERT INTO main.monitoring_targets SELECT * FROM temp.probetop_held_targets ORDER BY 1; "
+                               "DELETE FROM temp.probetop_held_targets") != 0)
+            return -1;
+    }
     return 0;
 }
 
-int tdb_bulk_attach2(struct tdb *t, struct btree_bulk *bb, const char *table) {
-    t->bulk2 = bb;
-    t->bulk2_root = root_page(t, table);
-    return t->bulk2_root ? 0 : tdb_fail(t, "find the bulk-built table");
+/* bb's pages from here on straight into the file: the other tree
+ * finished, what SQLite has committed (its pages in the file, the page
+ * count in the header), its lock given up (it writes nothing until
+ * tdb_bulk_end; locking_mode=EXCLUSIVE would keep its pages cached past
+ * the tree), the file opened for the tree. */
+static int bulk_begin(struct tdb *t, struct btree_bulk *bb) {
+    int i = bb == t->bulk[1];
+    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) return -1;
+    int fd = open(t->tmp, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return pt_errorf(t->err, "%s: cannot open: %s", t->tmp, strerror(errno));
+    return btree_bulk_start(bb, fd, t->tmp, t->bulk_root[i], t->err);
 }
 
-int tdb_bulk_attach(struct tdb *t, struct btree_bulk *bb) {
-    t->bulk = bb;
-    t->bulk_root = root_page(t, "trend_data");
-    return t->bulk_root ? 0 : tdb_fail(t, "find trend_data");
+int tdb_bulk_add(struct tdb *t, struct btree_bulk *bb, const unsigned char *rec, size_t len) {
+    if (!btree_bulk_started(bb) && bulk_begin(t, bb) != 0) return -1;
+    if (btree_bulk_add(bb, rec, len) != 0)
+        return pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
+    return 0;
 }
 
 /* ---- rows into a table ---- */
@@ -559,8 +584,7 @@ int tdb_row_put(struct tdb *t, struct btree_bulk *bb, sqlite3_stmt *ins, const s
     if (!bb) return tdb_insert(t, ins, NULL, 0, r->ncols, 1, bind_one_row, r, "insert trend rows", changes);
     unsigned char rec[9 + 9 * (4 + TDB_MAX_STATS)];
     size_t len = btree_bulk_record(rec, r->ncols, r->ival, r->dval, r->kind);
-    if (btree_bulk_add(bb, rec, len) != 0)
-        return pt_errorf(t->err, "%s: could not write the rows' pages (disk full?)", t->final);
+    if (tdb_bulk_add(t, bb, rec, len) != 0) return -1;
     if (changes) (*changes)++;
     return 0;
 }

@@ -26,10 +26,11 @@ struct tdb {
     char *final, *tmp;
     struct pt_error *err;
     atomic_int *cancel;      /* set by a signal: stop, remove the temporary file */
-    struct btree_bulk *bulk; /* a table's rows built beside SQLite (btree_bulk.h), spliced in at the commit */
-    int64_t bulk_root;       /* that table's root page */
-    struct btree_bulk *bulk2;   /* a second one (the rank summary), t's own: spliced after, freed by t */
-    int64_t bulk2_root;
+    /* tables built beside SQLite (btree_bulk.h), t's own: trend_data, the
+     * rank summary; each written into the file in turn (tdb_bulk_add) */
+    struct btree_bulk *bulk[2];
+    int64_t bulk_root[2];    /* their root pages */
+    int held;                /* targets held in a TEMP table until the trees are in (tdb_prepare_targets) */
 };
 
 /* outdir/name, written as outdir/name.tmp.PID (temporary files of killed
@@ -39,7 +40,7 @@ int tdb_open(struct tdb *t, const char *outdir, const char *name, int cache_kib,
              struct dataset *ds, struct pt_error *err);
 /* The temporary file removed, t emptied. */
 void tdb_abort(struct tdb *t);
-/* Commit, the bulk-built table spliced in, the file renamed into place.
+/* Commit (the bulk-built tables finished: tdb_bulk_end), the file renamed into place.
  * 0, or -1 with t's error set (aborted). */
 int tdb_commit(struct tdb *t);
 /* t's error: "<file>: what: <SQLite's reason>"; returns -1. */
@@ -62,18 +63,22 @@ int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, 
 int tdb_normalise(double v, double *out);
 
 /* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
- * kind it knows how to grow (*bb); else (*bb NULL, 0) the rows go in by
- * INSERTs. */
-int tdb_bulk_open(struct tdb *t, const char *outdir, const char *dbname, struct dataset *ds, struct btree_bulk **bb);
-/* bb (the rows of trend_data) goes into t's file at the commit. */
-int tdb_bulk_attach(struct tdb *t, struct btree_bulk *bb);
-/* A second table's B-tree built beside SQLite when the file is the plain
- * kind (*bb; else NULL, 0); its scratch file is unlinked at once (nothing
- * left behind by a killed run). */
-int tdb_bulk_scratch(struct tdb *t, struct btree_bulk **bb);
-/* bb (the rows of table, now t's own) goes into t's file at the commit,
- * after trend_data's. */
-int tdb_bulk_attach2(struct tdb *t, struct btree_bulk *bb, const char *table);
+ * kind it knows how to grow (*bb, t's own); else (*bb NULL, 0) the rows go
+ * in by INSERTs.  Then targets (tdb_prepare_targets) are held in memory
+ * until the tree is in. */
+int tdb_bulk_open(struct tdb *t, struct btree_bulk **bb);
+/* The same for a second table (the rank summary), built after trend_data. */
+int tdb_bulk_more(struct tdb *t, const char *table, struct btree_bulk **bb);
+/* One record into bb (in key order).  The first one commits what SQLite
+ * has and ends the other tree (tdb_bulk_end); from then on the pages go
+ * straight into the file after SQLite's, and SQLite must write nothing
+ * (reading is fine) until tdb_bulk_end.  0, or -1 with t's error set. */
+int tdb_bulk_add(struct tdb *t, struct btree_bulk *bb, const unsigned char *rec, size_t len);
+/* The tree being written finished (its top in the table's root page, the
+ * page count in the header) and SQLite back on the file, the held targets
+ * in: SQLite may write again.  tdb_commit does it too.  0, or -1 with t's
+ * error set. */
+int tdb_bulk_end(struct tdb *t);
 
 /* ---- rows into a table: one way for every table the writers fill ---- */
 

@@ -161,7 +161,6 @@ void tdb_summary_free(struct tdb_summary *m) {
     free(m->out.v);
     sqlite3_finalize(m->ins[0]);
     sqlite3_finalize(m->ins[1]);
-    btree_bulk_free(m->bb);
     if (m->spool) fclose(m->spool);
     free(m->spoolbuf);
     free(m->seg);
@@ -352,9 +351,9 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t 
         if (fseeko(f, (off_t)sg[k].s->off, SEEK_SET) != 0) goto fail;
         for (uint64_t done = 0; done < sg[k].s->len; done += sizeof len + len) {
             if (fread(&len, sizeof len, 1, f) != 1 || len > sizeof rec || fread(rec, 1, len, f) != len) goto fail;
-            if (btree_bulk_add(bb, rec, len) != 0) {
+            if (tdb_bulk_add(t, bb, rec, len) != 0) {
                 free(sg);
-                return pt_errorf(t->err, "%s: could not write the rank summary's pages (disk full?)", t->final);
+                return -1;
             }
         }
     }
@@ -386,11 +385,8 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
                               m->cols[s], m->cols[s], m->cols[s], m->cols[s]);
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
-    if (tdb_bulk_scratch(t, &m->bb) != 0) return -1;
-    if (m->bb && !(m->spool = tmpfile())) {   /* no spool to be had: INSERTs */
-        btree_bulk_free(m->bb);
-        m->bb = NULL;
-    }
+    if (tdb_bulk_more(t, "probetop_rank_summary", &m->bb) != 0) return -1;
+    if (m->bb && !(m->spool = tmpfile())) m->bb = NULL;   /* no spool to be had: INSERTs (the tree never starts) */
     summ_spool_buffer(m);
     if (m->bb) return 0;
     int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
@@ -437,8 +433,7 @@ int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, si
     if (rc == 0 && m->bb) {
         /* every part's segments in key order: the whole run's first */
         rc = summ_unspool(t, parts, np, m->bb);
-        if (rc == 0) rc = tdb_bulk_attach2(t, m->bb, "probetop_rank_summary");
-        m->bb = NULL;   /* t's now, or gone with it */
+        m->bb = NULL;   /* t's: in the file at the commit, or gone with it */
     }
     sqlite3_finalize(m->ins[0]);
     sqlite3_finalize(m->ins[1]);

@@ -100,7 +100,7 @@ struct dump_writer {
     struct radix_kv *sortkey;  /* scratch of insert_file: keys, and as many for the sort */
     size_t capsortkey;
     struct lastfile last;
-    struct btree_bulk *bb;   /* trend_data built in key order beside SQLite (NULL: INSERTs) */
+    struct btree_bulk *bb;   /* trend_data built in key order beside SQLite (t's; NULL: INSERTs) */
     int64_t lastkey[4];      /* bb: the last row's (rank, step, target, metric) */
     int haslast;
     int bb_refused;          /* bb: a row not after the one before (read again with INSERTs) */
@@ -537,7 +537,6 @@ static void dump_writer_free(struct dump_writer *w) {
     free(w->sfiles);
     free(w->satt);
     tdb_summary_free(w->summ);
-    btree_bulk_free(w->bb);
     memset(w, 0, sizeof *w);
 }
 
@@ -559,6 +558,7 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
     if (w->nq) return pt_errorf(w->err, "internal: rows of %zu files never had their target ids", w->nq);
     if (w->bb && w->max_rank_rows >= SUMMARY_MIN_RANKS - 1 && !(w->summ && tdb_summary_fits(w->summ, w->max_rank_rows)))
         return -2;   /* the rank summary would have to scan a table not yet in the file */
+    if (tdb_bulk_end(&w->t) != 0) return -1;   /* trend_data in: SQLite writes again */
     if (tdb_finish_sequence(&w->t, &w->ids) != 0) return -1;
     if (tdb_dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
     for (int i = 0; i < w->nmetric_order; i++) {
@@ -585,7 +585,6 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
     }
     res->rows = w->rows_in;
     snprintf(res->path, sizeof res->path, "%s", w->t.final);
-    if (w->bb && tdb_bulk_attach(&w->t, w->bb) != 0) return -1;
     return tdb_commit(&w->t);
 }
 
@@ -612,7 +611,7 @@ static int write_dump_try(const char *data, const char *outdir, const struct loa
     else snprintf(dbname, sizeof dbname, "dump_data.trend.db");
     if (tdb_open(&w.t, outdir, dbname, 16384, lo, ds, err) != 0 || tdb_create_fixed(&w.t) != 0 ||
         tdb_create_trend(&w.t, dump_stat_names, 4) != 0 || tdb_insert_metrics(&w.t, dump_metric_names, DM_N) != 0 ||
-        dump_prepare(&w) != 0 || (bulk && tdb_bulk_open(&w.t, outdir, dbname, ds, &w.bb) != 0))
+        (bulk && tdb_bulk_open(&w.t, &w.bb) != 0) || dump_prepare(&w) != 0)
         goto out;
     struct dump_opts dopt = {.micro_step = lo->micro_step, .mapping = map, .want_rows = 1, .layout = lo->layout,
                              .shard_k = shard_k, .shard_n = shard_n, .rank_major = rank_major};

@@ -791,7 +791,7 @@ static int ms_write(const char *data, struct monitor_data *md, struct mon_stream
     struct tdb t = {0};
     struct idmap ids = {0};
     struct mkeys mk[MONITOR_NMETRICS];
-    struct btree_bulk *bb = NULL;    /* trend_data built in key order beside SQLite */
+    struct btree_bulk *bb = NULL;    /* trend_data built in key order beside SQLite (t's) */
     int rc = -1;
     memset(mk, 0, sizeof mk);
     monitor_keep_trenddb(md, data, ds);   /* only what msProbe's data2db imports */
@@ -840,8 +840,9 @@ static int ms_write(const char *data, struct monitor_data *md, struct mon_stream
     if (tdb_create_trend(&t, cols, nc) != 0) goto out;
     for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && tdb_write_tags(&t, &ids, mk[m].order, mk[m].count, metric_id[m], LABELS_MONITOR) != 0) goto out;
-    if (tdb_bulk_open(&t, outdir, dbname, ds, &bb) != 0) goto out;
-    if (ms_insert_rows(&t, ms, &st, dbid, metric_id, colidx, cols, nc, bb, &res->rows) != 0) goto out;
+    if (tdb_bulk_open(&t, &bb) != 0) goto out;
+    if (ms_insert_rows(&t, ms, &st, dbid, metric_id, colidx, cols, nc, bb, &res->rows) != 0 || tdb_bulk_end(&t) != 0)
+        goto out;
     if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, md, &st, fkey, att, natt, metric_id) != 0)
         goto out;
     res->targets = names_count(ids.keys);
@@ -854,12 +855,10 @@ static int ms_write(const char *data, struct monitor_data *md, struct mon_stream
         res->max_rank = md->files[md->nfiles - 1].rank;
     }
     snprintf(res->path, sizeof res->path, "%s", t.final);
-    if (bb && tdb_bulk_attach(&t, bb) != 0) goto out;
     if (tdb_commit(&t) != 0) goto out;
     rc = 0;
 out:
     if (t.db || t.tmp) tdb_abort(&t);
-    btree_bulk_free(bb);
     names_free(ids.keys);
     free(ids.dbid);
     free(dbid);
