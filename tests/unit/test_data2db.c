@@ -2,6 +2,11 @@
  * tests/data/msprobe/derived/<case>.micro_step_<b>/, the database we
  * write from the same input prints, under trenddb_canon.py, exactly the
  * reference *.canonical.txt. */
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
 #include "pt_test.h"
 
 #include "src/io/load.h"
@@ -221,6 +226,121 @@ static void monitor_streamed(void) {
     CHECK(system(cmd) != 0);
 }
 
+
+/* A tree made by gen_dump.py (args) into <t>/in; 0, or -1. */
+static int gen_tree(const char *t, const char *args) {
+    const char *gen = pt_tool("gen_dump.py"), *py = getenv("PT_PYTHON");
+    char cmd[8192];
+    if (!gen) return -1;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/in' && '%s' '%s' --out '%s/in' %s --quiet >/dev/null 2>&1", t,
+             py && *py ? py : "python3", gen, t, args);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Bytes this process handed to write calls so far (/proc/self/io wchar), -1 when not told. */
+static long long wchar_now(void) {
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    long long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "wchar: %lld", &v) == 1) break;
+    if (f) fclose(f);
+    return v;
+}
+
+/* Each page of the database is written once: trend_data's pages go
+ * straight into the file at their place (no scratch file copied in), so a
+ * dump of 4 ranks (no rank summary, no spool) costs about the file's size
+ * in writes, where writing the tree elsewhere first cost twice its pages. */
+static void pages_written_once(void) {
+    const char *t = pt_tmpdir("data2db_once");
+    char in[1100], out[1100], db[1200];
+    if (gen_tree(t, "--steps 3 --ranks 4 --layers 8 --micro-batches 2") != 0) SKIP("gen_dump.py failed");
+    long long w0 = wchar_now();
+    if (w0 < 0) SKIP("no /proc/self/io");
+    snprintf(in, sizeof in, "%s/in", t);
+    snprintf(out, sizeof out, "%s/out", t);
+    mkdir(out, 0755);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct tdb_result res;
+    struct pt_error err;
+    struct dataset *ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_write_dump(in, out, &lo, ds, &res, &err), 0);
+    dataset_free(ds);
+    long long written = wchar_now() - w0;
+    struct stat st;
+    snprintf(db, sizeof db, "%s/dump_data.trend.db", out);
+    CHECK_INT(stat(db, &st), 0);
+    CHECK(st.st_size > (1 << 20));   /* the tree is most of the file */
+    CHECK(integrity_ok(db));
+    if (written > st.st_size * 5 / 4) fprintf(stderr, "%lld bytes written for a file of %lld\n", written, (long long)st.st_size);
+    CHECK(written <= st.st_size * 5 / 4);
+}
+
+/* data2db whose writes stop at limit bytes a file (RLIMIT_FSIZE: the
+ * pages of a bulk-built table meet it) fails with what went wrong, and
+ * leaves no file in the output folder, the temporary one removed. */
+static void fails_at(const char *in, const char *out, int monitor, off_t limit, const char *says) {
+    fflush(NULL);
+    int pfd[2];
+    CHECK_INT(pipe(pfd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        struct load_opts lo;
+        load_opts_init(&lo);
+        struct tdb_result res;
+        struct pt_error err = {0};
+        struct dataset *ds = calloc(1, sizeof *ds);
+        int rc = monitor ? trenddb_write_monitor(in, out, &lo, ds, &res, &err) : trenddb_write_dump(in, out, &lo, ds, &res, &err);
+        if (write(pfd[1], err.msg, strlen(err.msg)) < 0) {}
+        _exit(rc == 0 ? 0 : 3);
+    }
+    close(pfd[1]);
+    char msg[2048] = {0};
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof msg - 1 && (r = read(pfd[0], msg + n, sizeof msg - 1 - n)) > 0) n += (size_t)r;
+    close(pfd[0]);
+    int status = 0;
+    CHECK_INT((int)waitpid(pid, &status, 0), (int)pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+    CHECK_CONTAINS(msg, says);
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", out);   /* nothing beside: no .tmp, no database */
+    CHECK_INT(system(cmd), 0);
+}
+
+/* A dump of 12 ranks: trend_data's pages, then SQLite's (tags), then the
+ * rank summary's, the file's last. */
+static void bulk_write_fails(void) {
+    const char *t = pt_tmpdir("data2db_fail");
+    char in[1100], out[1100], db[1200];
+    if (gen_tree(t, "--steps 4 --ranks 12 --layers 2 --micro-batches 2") != 0) SKIP("gen_dump.py failed");
+    snprintf(in, sizeof in, "%s/in", t);
+    snprintf(out, sizeof out, "%s/out", t);
+    mkdir(out, 0755);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct tdb_result res;
+    struct pt_error err;
+    struct dataset *ds = calloc(1, sizeof *ds);
+    CHECK_INT(trenddb_write_dump(in, out, &lo, ds, &res, &err), 0);
+    dataset_free(ds);
+    struct stat st;
+    snprintf(db, sizeof db, "%s/dump_data.trend.db", out);
+    CHECK_INT(stat(db, &st), 0);
+    CHECK(integrity_ok(db));
+    unlink(db);
+    /* half way: in trend_data's pages; 8 kB short: in the rank summary's */
+    fails_at(in, out, 0, st.st_size / 2, "could not write the table's pages");
+    fails_at(in, out, 0, st.st_size - 8192, "could not write the table's pages");
+}
+
 int main(void) {
     RUN(gpu_dump_micro);
     RUN(gpu_dump_nomicro);
@@ -230,5 +350,7 @@ int main(void) {
     RUN(foresight_wrong);
     RUN(bulk_and_back);
     RUN(monitor_streamed);
+    RUN(pages_written_once);
+    RUN(bulk_write_fails);
     PT_DONE();
 }
