@@ -841,8 +841,8 @@ static int ms_write(const char *data, struct monitor_data *md, struct mon_stream
     for (int m = 0; m < MONITOR_NMETRICS; m++)
         if (metric_id[m] && tdb_write_tags(&t, &ids, mk[m].order, mk[m].count, metric_id[m], LABELS_MONITOR) != 0) goto out;
     if (tdb_bulk_open(&t, &bb) != 0) goto out;
-    if (ms_insert_rows(&t, ms, &st, dbid, metric_id, colidx, cols, nc, bb, &res->rows) != 0 || tdb_bulk_end(&t) != 0)
-        goto out;
+    if (ms_insert_rows(&t, ms, &st, dbid, metric_id, colidx, cols, nc, bb, &res->rows) != 0) goto out;
+    if (tdb_bulk_end(&t) != 0) goto out;   /* the trees in the file: SQLite writes again */
     if (shard && write_monitor_shard_tables(&t, shard_k, shard_n, lo->micro_step, md, &st, fkey, att, natt, metric_id) != 0)
         goto out;
     res->targets = names_count(ids.keys);
