@@ -21,6 +21,7 @@
 #include "src/io/trenddb/tdb.h"
 #include "src/io/trenddb/tdb_monsum.h"
 #include "src/io/trenddb/tdb_runs.h"
+#include "src/io/trenddb/tdb_spool.h"
 #include "model/util/radix.h"
 #include "src/io/trenddb/tdb_summary.h"
 
@@ -119,40 +120,6 @@ struct sstep {               /* micro steps: per step as read, its micro steps *
     int32_t step, count;
 };
 
-/* A spool written through a buffer of its own: rows are a few dozen
- * bytes, and an fwrite each cost more than the row's parse. */
-#define SPOOL_BUF ((size_t)1 << 20)
-struct spool {
-    FILE *f;
-    char *b;
-    size_t n;
-    uint64_t off;            /* bytes put so far */
-};
-
-static int spool_flush(struct spool *s) {
-    if (s->n && fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
-    s->n = 0;
-    return fflush(s->f) != 0 ? -1 : 0;
-}
-
-static int spool_put(struct spool *s, const void *p, size_t len) {
-    if (!s->b && !(s->b = malloc(SPOOL_BUF))) return -1;
-    if (s->n + len > SPOOL_BUF) {
-        if (fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
-        s->n = 0;
-    }
-    memcpy(s->b + s->n, p, len);
-    s->n += len;
-    s->off += len;
-    return 0;
-}
-
-static void spool_close(struct spool *s) {
-    if (s->f) fclose(s->f);
-    free(s->b);
-    memset(s, 0, sizeof *s);
-}
-
 struct mon_stream {
     const struct load_opts *lo;
     const struct trenddb_monitor_src *src;
@@ -163,7 +130,7 @@ struct mon_stream {
     size_t knowncap[MONITOR_NMETRICS];
     struct sattempt *att;
     size_t natt, capatt;
-    struct spool spool;
+    struct tdb_spool spool;
     struct schunk *chunk;
     size_t nchunk, capchunk;
     size_t nfiles;           /* files written so far (their metric is msProbe's) */
@@ -264,7 +231,7 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
         }
     }
     size_t len = sizeof rec.h + rec.h.nv * sizeof(double);
-    if (spool_put(&w->spool, &rec, len) != 0) return pt_errorf(w->err, "could not spool the rows (disk full?)");
+    if (tdb_spool_put(&w->spool, &rec, len) != 0) return pt_errorf(w->err, "could not spool the rows (disk full?)");
     w->chunk[w->nchunk - 1].bytes += len;
     w->chunk[w->nchunk - 1].n++;
     w->rows++;
@@ -302,7 +269,7 @@ static void ms_free(struct mon_stream *w) {
     free(w->memo.call);
     for (int m = 0; m < MONITOR_NMETRICS; m++) free(w->known[m]);
     free(w->att);
-    spool_close(&w->spool);
+    tdb_spool_close(&w->spool);
     free(w->chunk);
     free(w->steps);
 }
@@ -399,7 +366,7 @@ struct mon_rows {
     /* the summary's rows, rank by rank in key order, on a spool of their
      * own (as trend_data stores them: struct tdb_monsum_rec, then nc doubles),
      * and per rank where each window of wsteps steps starts in it */
-    struct spool sspool;
+    struct tdb_spool sspool;
     int32_t step0, wsteps;
     size_t nwin;
     uint64_t *woff;          /* per chunk: nwin + 1 offsets */
@@ -447,7 +414,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     if (w->summ) {
         struct tdb_monsum_rec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
         size_t len = (size_t)w->nc * sizeof(double);
-        if (spool_put(&w->sspool, &sr, sizeof sr) != 0 || spool_put(&w->sspool, out.dval + 4, len) != 0)
+        if (tdb_spool_put(&w->sspool, &sr, sizeof sr) != 0 || tdb_spool_put(&w->sspool, out.dval + 4, len) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
     }
     w->rows++;
@@ -639,7 +606,7 @@ static int par_rows(struct mon_par *p, struct pt_error *e) {
         if (tw.cancel && atomic_load(tw.cancel)) rc = pt_errorf(e, "%s: interrupted", tw.final);
         else if (mon_rank_out(w, p->ms->spool.f, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL) != 0)
             rc = -1;
-        else if (w->summ && spool_flush(&w->sspool) != 0)
+        else if (w->summ && tdb_spool_flush(&w->sspool) != 0)
             rc = pt_errorf(e, "%s: could not spool the rank summary's rows (disk full?)", tw.final);
         else tdb_monsum_post(p->sum, i + 1, NULL);
     }
@@ -756,7 +723,7 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
-    if (ms->spool.f && spool_flush(&ms->spool) != 0) {
+    if (ms->spool.f && tdb_spool_flush(&ms->spool) != 0) {
         pt_errorf(t->err, "could not spool the rows (disk full?)");
         goto out;
     }
@@ -768,7 +735,7 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
 out:
     sqlite3_finalize(w.ins_row);
     tdb_monsum_free(&sum);
-    spool_close(&w.sspool);
+    tdb_spool_close(&w.sspool);
     free(w.woff);
     free(w.buf);
     free(w.kv);

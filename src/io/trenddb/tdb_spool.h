@@ -1,0 +1,30 @@
+/* tdb_spool: bytes put aside while data2db reads a monitor tree and read
+ * back when it writes (trenddb_write_monitor.c: the rows of every rank as
+ * read; tdb_monsum.c: the rank summary's rows).  Written through a buffer
+ * of its own: rows are a few dozen bytes, and an fwrite each cost more
+ * than the row's parse.  Internal to src/io/trenddb. */
+#ifndef PT_TDB_SPOOL_H
+#define PT_TDB_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TDB_SPOOL_BUF ((size_t)1 << 20)
+
+struct tdb_spool {
+    FILE *f;                 /* the temporary file (the caller's tmpfile()) */
+    char *b;                 /* the buffer, TDB_SPOOL_BUF bytes */
+    size_t n;                /* bytes in b not yet written */
+    uint64_t off;            /* bytes put so far */
+};
+
+/* len bytes of p onto the spool.  0, or -1 without memory or when the
+ * file could not be written. */
+int tdb_spool_put(struct tdb_spool *s, const void *p, size_t len);
+/* Every byte put so far onto the file.  0, or -1. */
+int tdb_spool_flush(struct tdb_spool *s);
+/* The file closed, the buffer freed; s empty again. */
+void tdb_spool_close(struct tdb_spool *s);
+
+#endif
