@@ -673,173 +673,6 @@ static void set_warning(struct dump_file *f, const char *msg) {
     f->warning = strdup(msg);
 }
 
-/* ---- construct.json, once per distinct content ---- */
-
-#define CONS_CACHE_MAX 8   /* distinct contents kept (pipeline stages of a run); more: parsed per file */
-
-struct cons_entry {
-    char *bytes;             /* the file's content */
-    size_t len;
-    struct construct cons;
-    struct microstep ms;     /* points into cons */
-};
-
-struct cons_count {          /* a content's micro step count, for dump_foresee_micro */
-    uint64_t hash;
-    size_t len;
-    int count;
-};
-
-struct cons_cache {
-    pthread_mutex_t mu;
-    struct cons_entry v[CONS_CACHE_MAX];
-    int n;
-    struct cons_count *counts;   /* every content foreseen, however many (a few bytes each) */
-    size_t ncounts, capcounts;
-};
-
-struct cons_cache *cons_cache_new(void) {
-    struct cons_cache *c = calloc(1, sizeof *c);
-    if (c) pthread_mutex_init(&c->mu, NULL);
-    return c;
-}
-
-void cons_cache_free(struct cons_cache *c) {
-    if (!c) return;
-    for (int i = 0; i < c->n; i++) {
-        microstep_free(&c->v[i].ms);
-        construct_free(&c->v[i].cons);
-        free(c->v[i].bytes);
-    }
-    pthread_mutex_destroy(&c->mu);
-    free(c->counts);
-    free(c);
-}
-
-static const struct microstep *cons_cache_find(struct cons_cache *c, const char *b, size_t len, int *full) {
-    const struct microstep *ms = NULL;
-    pthread_mutex_lock(&c->mu);
-    for (int i = 0; i < c->n && !ms; i++)
-        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) ms = &c->v[i].ms;
-    *full = c->n >= CONS_CACHE_MAX;
-    pthread_mutex_unlock(&c->mu);
-    return ms;   /* entries never move or change once in */
-}
-
-/* Built entry e into the cache (it takes e): the table kept, or NULL when
- * the cache filled meanwhile (the caller reads the file alone). */
-static const struct microstep *cons_cache_put(struct cons_cache *c, struct cons_entry *e) {
-    pthread_mutex_lock(&c->mu);
-    int slot = -1;
-    for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
-        if (c->v[i].len == e->len && !memcmp(c->v[i].bytes, e->bytes, e->len)) slot = i;
-    int mine = slot < 0 && c->n < CONS_CACHE_MAX;
-    if (mine) {
-        slot = c->n++;
-        c->v[slot] = *e;
-    }
-    pthread_mutex_unlock(&c->mu);
-    if (mine) return &c->v[slot].ms;
-    /* ours is not kept: the twin in the cache serves */
-    microstep_free(&e->ms);
-    construct_free(&e->cons);
-    free(e->bytes);
-    return slot >= 0 ? &c->v[slot].ms : NULL;
-}
-
-/* The micro step table of construct.json cpath for f, from the cache when
- * a file of the same bytes was read before; NULL with f's warning set when
- * it cannot be had (the same words as without the cache). */
-static const struct microstep *cons_cached(struct cons_cache *c, const char *cpath, struct dump_file *f) {
-    char *b = NULL;
-    size_t len = 0;
-    struct pt_error cerr;
-    struct cons_entry e;
-    memset(&e, 0, sizeof e);
-    int full = 0;
-    const struct microstep *hit = NULL;
-    cerr.msg[0] = '\0';
-    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &cerr) == 0) {
-        hit = cons_cache_find(c, b, len, &full);
-        if (hit || full) {   /* full (a run of many distinct models?): the caller reads it alone */
-            free(b);
-            return hit;
-        }
-    }
-    if (!b || construct_parse(cpath, b, len, &e.cons, &cerr) != 0) {
-        char msg[1200];
-        snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);
-        set_warning(f, msg);
-        free(b);
-        return NULL;
-    }
-    if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
-        set_warning(f, cerr.msg);
-        construct_free(&e.cons);
-        free(b);
-        return NULL;
-    }
-    e.bytes = b;
-    e.len = len;
-    return cons_cache_put(c, &e);
-}
-
-/* The count of construct.json bytes b (len), built alone when no parse had
- * it yet; 1 when it cannot be read as the parse would not either. */
-static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len) {
-    uint64_t h = microstep_hash(b, len);   /* a collision is caught: the foresight is checked against the files */
-    int n = -1, full;
-    pthread_mutex_lock(&c->mu);
-    for (size_t i = 0; i < c->ncounts && n < 0; i++)
-        if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
-    pthread_mutex_unlock(&c->mu);
-    if (n >= 0) return n;
-    const struct microstep *hit = cons_cache_find(c, b, len, &full);
-    if (hit) n = hit->count;
-    else {   /* built here, it goes into the cache for the parses (dump_read foresees a first file alone) */
-        struct cons_entry ce = {.len = len};
-        struct pt_error e;
-        n = 1;
-        if (construct_parse(cpath, b, len, &ce.cons, &e) == 0 && microstep_build(&ce.cons, &ce.ms, &e) == 0) {
-            n = ce.ms.count;
-            if (!full && (ce.bytes = malloc(len ? len : 1))) {
-                memcpy(ce.bytes, b, len);
-                cons_cache_put(c, &ce);   /* it takes ce */
-                ce = (struct cons_entry){0};
-            }
-        }
-        microstep_free(&ce.ms);
-        construct_free(&ce.cons);
-    }
-    pthread_mutex_lock(&c->mu);
-    if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
-        c->counts[c->ncounts++] = (struct cons_count){h, len, n};
-    pthread_mutex_unlock(&c->mu);
-    return n;
-}
-
-int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
-    char cpath[4096];
-    if (!o->micro_step && !o->cons_cache) return 1;   /* else it fills the cache all the same */
-    snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
-    if (access(cpath, F_OK) != 0) return 1;
-    char *b = NULL;
-    size_t len = 0;
-    struct pt_error e;
-    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &e) != 0) return 1;
-    int n = 1;
-    if (o->cons_cache) n = foresee_bytes(o->cons_cache, cpath, b, len);
-    else {
-        struct construct cons = {0};
-        struct microstep m = {0};
-        if (construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
-        microstep_free(&m);
-        construct_free(&cons);
-    }
-    free(b);
-    return o->micro_step ? n : 1;
-}
-
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {
     char *rbuf = NULL;
     size_t rcap = 0;
@@ -862,15 +695,16 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
 
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     struct pt_error cerr;
+    char cwhy[1200] = "";
     const struct microstep *cached = NULL;
     if (access(cpath, F_OK) != 0) {
         if (o->micro_step) set_warning(f, "construct.json missing: micro steps unknown, every record imported with its own call index");
-    } else if (o->cons_cache && (cached = cons_cached(o->cons_cache, cpath, f))) {
+    } else if (o->cons_cache && (cached = cons_cache_get(o->cons_cache, cpath, cwhy, sizeof cwhy))) {
         ps.ms = cached;
         ps.use_r = cached->n > 0;
         if (o->micro_step) f->micro_count = cached->count;
-    } else if (f->warning) {
-        /* the cache read it and said why it is of no use */
+    } else if (cwhy[0]) {
+        set_warning(f, cwhy);   /* the cache read it and said why it is of no use */
     } else if (construct_read(cpath, &cons, &cerr) != 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s (micro steps unknown)", cerr.msg);

@@ -89,6 +89,12 @@ struct dump_opts {
 struct cons_cache;
 struct cons_cache *cons_cache_new(void);
 void cons_cache_free(struct cons_cache *c);
+struct microstep;
+/* The micro step table of construct.json cpath, from the cache when a file
+ * of the same bytes was read before.  NULL with why set (the words of the
+ * parse without the cache) when it cannot be had, NULL with why empty when
+ * the cache is full (the caller then reads the file alone). */
+const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy);
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
  * caller, step/rank set).  Never fails hard: problems land in f->ok/error. */
