@@ -18,6 +18,7 @@
 #include "src/io/dump/read_dump.h"
 #include "model/layout/layout.h"
 #include "model/overflow/origin.h"
+#include "model/util/bigmem.h"
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
 
@@ -699,7 +700,7 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
     const struct microstep *cached = NULL;
     if (access(cpath, F_OK) != 0) {
         if (o->micro_step) set_warning(f, "construct.json missing: micro steps unknown, every record imported with its own call index");
-    } else if (o->cons_cache && (cached = cons_cache_get(o->cons_cache, cpath, cwhy, sizeof cwhy))) {
+    } else if (o->cons_cache && (cached = cons_cache_get(o->cons_cache, cpath, cwhy, sizeof cwhy, rbuf, rcap))) {
         ps.ms = cached;
         ps.use_r = cached->n > 0;
         if (o->micro_step) f->micro_count = cached->count;
@@ -731,11 +732,11 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
          * log(n) times (the buffers may come recycled from an earlier file) */
         size_t guess = len / 300 + 16;
         if (f->caprows < guess) {
-            struct dump_tensor_row *r = realloc(f->rows, guess * sizeof *f->rows);
+            struct dump_tensor_row *r = bigmem_realloc(f->rows, guess * sizeof *f->rows);
             if (r) { f->rows = r; f->caprows = guess; }
         }
         if (f->acap < guess * 96) {
-            char *a = realloc(f->arena, guess * 96);
+            char *a = bigmem_realloc(f->arena, guess * 96);
             if (a) { f->arena = a; f->acap = guess * 96; }
         }
     }

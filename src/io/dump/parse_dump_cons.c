@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/io/common/json.h"
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
+#include "model/util/bigmem.h"
 #include "model/util/util.h"
 
 #define CONS_CACHE_MAX 8   /* distinct contents kept (pipeline stages of a run); more: parsed per file */
@@ -87,8 +89,25 @@ static const struct microstep *cons_cache_put(struct cons_cache *c, struct cons_
     return slot >= 0 ? &c->v[slot].ms : NULL;
 }
 
-const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy) {
-    char *b = NULL;
+void parse_dump_cons_fit(const char *path, char **buf, size_t *cap) {
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_size < 0 || (size_t)st.st_size + 1 < *cap) return;
+    size_t want = ((size_t)st.st_size + 2 + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    char *b = bigmem_realloc(*buf, want);
+    if (!b) return;
+    *buf = b;
+    *cap = want;
+}
+
+/* path whole into *buf (capacity *cap, fitted first: one read and the end
+ * seen, no regrowth).  0, or -1 with e set. */
+static int read_fitted(const char *path, char **buf, size_t *cap, size_t *len, struct pt_error *e) {
+    parse_dump_cons_fit(path, buf, cap);
+    return json_read_reuse(path, (size_t)1 << 32, buf, cap, len, e);
+}
+
+const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy, char **rbuf,
+                                       size_t *rcap) {
     size_t len = 0;
     struct pt_error cerr;
     struct cons_entry e;
@@ -96,25 +115,26 @@ const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, 
     int full = 0;
     const struct microstep *hit = NULL;
     cerr.msg[0] = '\0';
-    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &cerr) == 0) {
-        hit = cons_cache_find(c, b, len, &full);
-        if (hit || full) {   /* full (a run of many distinct models?): the caller reads it alone */
-            free(b);
-            return hit;
-        }
+    int got = read_fitted(cpath, rbuf, rcap, &len, &cerr) == 0;
+    if (got) {
+        hit = cons_cache_find(c, *rbuf, len, &full);
+        if (hit || full) return hit;   /* full (a run of many distinct models?): the caller reads it alone */
     }
-    if (!b || construct_parse(cpath, b, len, &e.cons, &cerr) != 0) {
+    if (!got || construct_parse(cpath, *rbuf, len, &e.cons, &cerr) != 0) {
         snprintf(why, nwhy, "%s (micro steps unknown)", cerr.msg);
-        free(b);
         return NULL;
     }
     if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
         snprintf(why, nwhy, "%s", cerr.msg);
         construct_free(&e.cons);
-        free(b);
         return NULL;
     }
-    e.bytes = b;
+    if (!(e.bytes = malloc(len ? len : 1))) {   /* out of memory: the caller reads it alone */
+        microstep_free(&e.ms);
+        construct_free(&e.cons);
+        return NULL;
+    }
+    memcpy(e.bytes, *rbuf, len);   /* the cache keeps its own copy: the buffer is the caller's */
     e.len = len;
     return cons_cache_put(c, &e);
 }
@@ -159,9 +179,12 @@ int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     if (access(cpath, F_OK) != 0) return 1;
     char *b = NULL;
-    size_t len = 0;
+    size_t len = 0, cap = 0;
     struct pt_error e;
-    if (json_read_file(cpath, (size_t)1 << 32, &b, &len, &e) != 0) return 1;
+    if (read_fitted(cpath, &b, &cap, &len, &e) != 0) {
+        free(b);
+        return 1;
+    }
     int n = 1;
     if (o->cons_cache) n = foresee_bytes(o->cons_cache, cpath, b, len);
     else {

@@ -4,7 +4,6 @@
 #include "src/io/dump/read_dump.h"
 #include "src/io/dump/dump_cache.h"
 
-#include "model/util/bigmem.h"
 #include "model/util/fs.h"
 #include "model/util/rankdirs.h"
 #include "model/util/util.h"
@@ -204,21 +203,6 @@ struct pool {
     pthread_cond_t cv;
 };
 
-/* The worker's read buffer made ready for the file at path: grown ahead
- * of the read (a little over the file's size, in whole 2 MiB, asked of
- * the kernel as huge pages: bigmem.h) so that the copy out of the page
- * cache and the parse after it walk a few TLB entries, not thousands.
- * Advice only: when stat fails the read grows the buffer as before. */
-static void read_buf_fit(const char *path, char **buf, size_t *cap) {
-    struct stat st;
-    if (stat(path, &st) != 0 || st.st_size < 0 || (size_t)st.st_size + 1 <= *cap) return;
-    size_t want = ((size_t)st.st_size + 1 + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
-    char *b = bigmem_realloc(*buf, want);
-    if (!b) return;
-    *buf = b;
-    *cap = want;
-}
-
 static void *worker(void *arg) {
     struct pool *p = arg;
     char *rbuf = NULL;   /* dump.json's bytes, the same buffer for every file */
@@ -255,7 +239,7 @@ static void *worker(void *arg) {
         f->rank = p->rd[j].rank;
         f->seq = j;
         char *dj = fs_join(p->rd[j].dir, "dump.json");
-        if (dj) read_buf_fit(dj, &rbuf, &rcap);
+        if (dj) parse_dump_cons_fit(dj, &rbuf, &rcap);
         if (dj) parse_dump_file_buf(p->rd[j].dir, dj, p->opt, f, &rbuf, &rcap);
         else pt_errorf(&f->error, "out of memory");
         free(dj);

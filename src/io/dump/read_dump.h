@@ -91,10 +91,21 @@ struct cons_cache *cons_cache_new(void);
 void cons_cache_free(struct cons_cache *c);
 struct microstep;
 /* The micro step table of construct.json cpath, from the cache when a file
- * of the same bytes was read before.  NULL with why set (the words of the
- * parse without the cache) when it cannot be had, NULL with why empty when
- * the cache is full (the caller then reads the file alone). */
-const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy);
+ * of the same bytes was read before; its bytes are read into *rbuf (the
+ * caller's buffer, capacity *rcap, grown as needed).  NULL with why set
+ * (the words of the parse without the cache) when it cannot be had, NULL
+ * with why empty when the cache is full (the caller then reads the file
+ * alone). */
+const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy, char **rbuf,
+                                       size_t *rcap);
+/* A read buffer (*buf, capacity *cap) made ready for the file at path:
+ * grown ahead of the read to more than the file's size, in whole 2 MiB
+ * asked of the kernel as huge pages (bigmem.h), so that the read ends in
+ * one call and an empty one (no regrowth to twice the size to look for
+ * more) and the copy out of the page cache and the parse after it walk a
+ * few TLB entries, not thousands.  Advice only: when stat fails the read
+ * grows the buffer as before. */
+void parse_dump_cons_fit(const char *path, char **buf, size_t *cap);
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
  * caller, step/rank set).  Never fails hard: problems land in f->ok/error. */
