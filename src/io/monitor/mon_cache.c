@@ -598,17 +598,28 @@ struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric,
     return f;
 }
 
+/* f's rows and values at least n rows long (they are cut to size when
+ * the part is kept: trim).  0, or -1 without memory (f as it was). */
+static int grow_rows(struct monitor_file *f, size_t cap) {
+    struct monitor_row *r = realloc(f->rows, cap * sizeof *r);
+    if (!r) return -1;
+    f->rows = r;
+    size_t nv = cap * (size_t)f->nval;
+    double *v = realloc(f->vals, (nv ? nv : 1) * sizeof *v);
+    if (!v) return -1;
+    f->vals = v;
+    f->cap = cap;
+    return 0;
+}
+
+int mon_cache_reserve_rows(struct monitor_file *f, size_t n) {
+    return n <= f->cap ? 0 : grow_rows(f, n);
+}
+
 struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals) {
     if (f->nrows == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 64;
-        struct monitor_row *r = realloc(f->rows, cap * sizeof *r);
-        if (!r) return NULL;
-        f->rows = r;
-        size_t nv = cap * (size_t)f->nval;
-        double *v = realloc(f->vals, (nv ? nv : 1) * sizeof *v);
-        if (!v) return NULL;
-        f->vals = v;
-        f->cap = cap;
+        if (grow_rows(f, cap) != 0) return NULL;
     }
     *vals = f->vals + f->nrows * (size_t)f->nval;
     return &f->rows[f->nrows++];
