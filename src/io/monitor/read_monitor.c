@@ -231,18 +231,21 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MONITOR_NSTATS];
     uint32_t statmask = 0;
     for (int s = 0; s < MONITOR_NSTATS; s++) col_stat[s] = -1;
+    /* (the first bytes compared before the call: a header a file, thousands of files) */
+#define HEQ(h, name) ((h)[0] == (name)[0] && !strcmp((h), (name)))
     for (int i = 0; i < nf && i < MAX_FIELDS; i++) {
         const char *h = fields[i];
-        if (!strcmp(h, "vpp_stage")) col_vpp = i;
-        else if (!strcmp(h, "name")) col_name = i;
-        else if (!strcmp(h, "step")) col_step = i;
-        else if (!strcmp(h, "micro_step")) col_micro = i;
-        else if (!strcmp(h, "shape")) col_shape = i;
-        else if (!strcmp(h, "dtype")) col_dtype = i;
+        if (HEQ(h, "vpp_stage")) col_vpp = i;
+        else if (HEQ(h, "name")) col_name = i;
+        else if (HEQ(h, "step")) col_step = i;
+        else if (HEQ(h, "micro_step")) col_micro = i;
+        else if (HEQ(h, "shape")) col_shape = i;
+        else if (HEQ(h, "dtype")) col_dtype = i;
         else
             for (int s = 0; s < MONITOR_NSTATS; s++)
-                if (!strcmp(h, monitor_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
+                if (HEQ(h, monitor_stat_names[s])) { col_stat[s] = i; statmask |= 1u << s; }
     }
+#undef HEQ
     if (col_vpp < 0 || col_name < 0) {
         dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
         dataset_skip(ds, path);
