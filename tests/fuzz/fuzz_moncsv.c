@@ -6,7 +6,8 @@
  * here its buffer holds any); the field counts, the
  * fields' bytes and lengths and where each record ends must agree.  Every
  * field mon_csv_number takes must give decfloat_parse's double and
- * strtod's, bit for bit, and decfloat_parse must take the whole field.
+ * strtod's, bit for bit, and decfloat_parse must take the whole field;
+ * monitor_int_cell_n must read every field as monitor_int_cell does.
  * Every field is interned by mon_csv_intern and by names_intern into a
  * pool of its own (the same ids; the input passed twice, as two files of
  * one parser thread, the predictions kept across them), and counted by mon_csv_count under
@@ -22,6 +23,7 @@
 #include "model/util/util.h"
 #include "src/io/common/decfloat.h"
 #include "src/io/monitor/mon_csv.h"
+#include "src/io/monitor/read_monitor.h"
 
 #define MAXF 256
 
@@ -125,6 +127,10 @@ static int ref_number(const char *s, size_t n, double *v) {
 }
 
 static void check_number(const char *s, size_t n, int scan, size_t rec, int field) {
+    /* a vpp/step/micro_step cell: the inline read, the general one alike */
+    int32_t ia = 0, ib = 0;
+    int oka = monitor_int_cell_n(s, n, &ia), okb = monitor_int_cell(s, &ib);
+    if (oka != okb || ia != ib) differ("monitor_int_cell_n differs from monitor_int_cell", scan, rec, field);
     double v, d, t, r;
     int ok = mon_csv_number(s, n, &v), rok = ref_number(s, n, &r);
     if (ok != rok) differ(ok ? "number taken, the former loop refused it" : "number refused, the former loop took it",

@@ -1,6 +1,10 @@
 /* json: the dialect (bare NaN/Infinity), errors with line numbers, limits. */
 #include "pt_test.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "src/io/common/json.h"
 
 static int lex_all(const char *text, struct pt_error *err, double *nums, int *nn) {
@@ -138,11 +142,95 @@ static void writers_runs(void) {
     }
 }
 
+/* read() calls this process made so far (/proc/self/io's syscr), less
+ * the ones this count itself takes; -1 where there is no such file. */
+static long reads_so_far(void) {
+    char b[512];
+    int fd = open("/proc/self/io", O_RDONLY);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    b[n] = '\0';
+    const char *p = strstr(b, "syscr:");
+    return p ? strtol(p + 6, NULL, 10) : -1;
+}
+
+/* Whole files read: exact bytes whatever the buffer kept from the last
+ * file (larger, smaller, none), the file's status with json_read_stat, an
+ * empty file, a /proc file whose size says 0 (read on past the size until
+ * the end), the refusals; and one read() a file, not a second, empty one
+ * to find its end (the monitor and dump readers read thousands). */
+static void files(void) {
+    const char *dir = pt_tmpdir("json_files");
+    CHECK(dir != NULL);
+    if (!dir) return;
+    char big[1024], small[1024], empty[1024];
+    snprintf(big, sizeof big, "%s/big.csv", dir);
+    snprintf(small, sizeof small, "%s/small.csv", dir);
+    snprintf(empty, sizeof empty, "%s/empty.csv", dir);
+    char *text = malloc(200001);
+    CHECK(text != NULL);
+    if (!text) return;
+    for (int i = 0; i < 200000; i++) text[i] = (char)('a' + i % 26);
+    text[200000] = '\0';
+    CHECK_INT(pt_write(big, text), 0);
+    CHECK_INT(pt_write(small, "name,max\nx,1\n"), 0);
+    CHECK_INT(pt_write(empty, ""), 0);
+    struct pt_error err;
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    struct stat st;
+    const char *order[] = {small, big, small, empty, big, big};
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        long r0 = reads_so_far();
+        long r1 = reads_so_far();
+        CHECK_INT(json_read_stat(order[k], 1 << 20, &buf, &cap, &len, &st, &err), 0);
+        long r2 = reads_so_far();
+        const char *want = order[k] == big ? text : order[k] == small ? "name,max\nx,1\n" : "";
+        CHECK_INT((long)len, (long)strlen(want));
+        CHECK(memcmp(buf, want, len) == 0 && buf[len] == '\0');
+        CHECK(S_ISREG(st.st_mode) && (size_t)st.st_size == len);
+        CHECK(cap >= len + 1);
+        /* an empty file's one read says the end at once, as any other's */
+        if (r0 >= 0) CHECK_INT(r2 - r1 - (r1 - r0), 1);
+    }
+    /* a fresh buffer per file: the same one read, and no doubling of it */
+    free(buf);
+    buf = NULL;
+    cap = 0;
+    CHECK_INT(json_read_reuse(big, 1 << 20, &buf, &cap, &len, &err), 0);
+    CHECK_INT((long)len, 200000);
+    CHECK(cap < 2 * len);
+    free(buf);
+    CHECK_INT(json_read_file(big, 1 << 20, &buf, &len, &err), 0);
+    CHECK_INT((long)len, 200000);
+    CHECK(memcmp(buf, text, len) == 0);
+    free(buf);
+    /* st_size 0 but bytes to read: read on to the end */
+    buf = NULL;
+    cap = 0;
+    CHECK_INT(json_read_stat("/proc/self/status", 1 << 20, &buf, &cap, &len, &st, &err), 0);
+    CHECK(len > 100 && strstr(buf, "Name:") == buf && strlen(buf) == len && buf[len - 1] == '\n');
+    /* refusals: over the limit, a folder, no file (st_mode 0) */
+    CHECK_INT(json_read_stat(big, 1000, &buf, &cap, &len, &st, &err), -1);
+    CHECK(strstr(err.msg, "more than the 1000") != NULL && S_ISREG(st.st_mode));
+    CHECK_INT(json_read_stat(dir, 1000, &buf, &cap, &len, &st, &err), -1);
+    CHECK(strstr(err.msg, "a folder") != NULL && S_ISDIR(st.st_mode));
+    char gone[1100];
+    snprintf(gone, sizeof gone, "%s/gone.csv", dir);
+    CHECK_INT(json_read_stat(gone, 1000, &buf, &cap, &len, &st, &err), -1);
+    CHECK_INT((int)st.st_mode, 0);
+    free(buf);
+    free(text);
+}
+
 int main(void) {
     RUN(dialect);
     RUN(errors);
     RUN(strings);
     RUN(writers);
     RUN(writers_runs);
+    RUN(files);
     PT_DONE();
 }

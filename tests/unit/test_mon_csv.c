@@ -177,9 +177,71 @@ static void names_growth(void) {
     names_free(n);
 }
 
+/* vpp/step/micro_step cells: the inline read (monitor_int_cell_n) and the
+ * general one (monitor_int_cell) give the values worked out by hand. */
+static void int_cells(void) {
+    static const struct { const char *s; size_t n; int ok; int32_t v; } c[] = {
+        {"0", 1, 1, 0}, {"21", 2, 1, 21}, {"123456789", 9, 1, 123456789},
+        {"1234567890", 10, 1, 1234567890}, {"2147483647", 10, 1, 2147483647}, {"2147483648", 10, 0, 0},
+        {"0000000012", 10, 1, 12}, {"-3", 2, 1, -3}, {"2.0", 3, 1, 2}, {" 7", 2, 1, 7}, {"", 0, 0, 0},
+        {"1a", 2, 0, 0}, {"2.5", 3, 0, 0}, {"nan", 3, 0, 0}, {"12\0x", 4, 1, 12}, {"+5", 2, 1, 5},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        int32_t a = -99, b = -99;
+        int oka = monitor_int_cell_n(c[i].s, c[i].n, &a), okb = monitor_int_cell(c[i].s, &b);
+        if (oka != c[i].ok || okb != c[i].ok || (c[i].ok && (a != c[i].v || b != c[i].v)))
+            fprintf(stderr, "int cell %zu \"%s\": %d %d, %d %d\n", i, c[i].s, oka, (int)a, okb, (int)b);
+        CHECK_INT(oka, c[i].ok);
+        CHECK_INT(okb, c[i].ok);
+        if (c[i].ok) {
+            CHECK_INT(a, c[i].v);
+            CHECK_INT(b, c[i].v);
+        }
+    }
+}
+
+/* A v1 file of many rows whose first row is short and the rest long (the
+ * rows reserved from the first row's length are too few: they grow on),
+ * then one whose first row is long (too many: cut): every row and value
+ * read, in order. */
+static void many_rows(void) {
+    for (int longfirst = 0; longfirst < 2; longfirst++) {
+        size_t cap = 1 << 20, o = 0;
+        char *b = malloc(cap);
+        CHECK(b != NULL);
+        if (!b) return;
+        o += (size_t)snprintf(b + o, cap - o, "vpp_stage,name,step,micro_step,norm,max\n");
+        for (int r = 0; r < 3000; r++) {
+            int lng = (r == 0) == longfirst;
+            o += (size_t)snprintf(b + o, cap - o, "0,%s.layers.%d,%d,0,%d.25,-%d\n",
+                                  lng ? "module.module.language_model.encoder.very_long_prefix" : "m", r % 50, r / 50, r, r);
+        }
+        struct dataset *ds = calloc(1, sizeof *ds);
+        struct monitor_data md = {0};
+        CHECK(ds != NULL);
+        if (!ds) { free(b); return; }
+        CHECK_INT(monitor_parse_csv(b, o, "many.csv", 0, 0, NULL, NULL, ds, &md), 0);
+        CHECK_INT((long)md.nfiles, 1);
+        if (md.nfiles == 1) {
+            const struct monitor_file *f = &md.files[0];
+            CHECK_INT((long)f->nrows, 3000);
+            int good = 1;
+            for (size_t r = 0; r < f->nrows && r < 3000; r++)
+                if (f->rows[r].step != (int32_t)(r / 50) || monitor_value(f, r, 0) != (double)r + 0.25 ||
+                    f->vals[r * (size_t)f->nval + 1] != -(double)r)
+                    good = 0;
+            CHECK(good);
+        }
+        monitor_free(&md);
+        dataset_free(ds);
+    }
+}
+
 int main(void) {
     RUN(split_blocks);
     RUN(number_edges);
+    RUN(int_cells);
+    RUN(many_rows);
     RUN(v2_spellings);
     RUN(v2_long_names_and_cut_row);
     RUN(names_growth);

@@ -44,15 +44,20 @@ int json_open_regular(const char *path, size_t max_bytes, int *fd_out, struct st
  * while read() just returns less, which is reported here.  A SIGBUS handler
  * jumping out of the tokenizer instead would have to be per thread (dumps
  * are parsed on a pool) and would leave half-built rows behind. */
-static int read_into(const char *path, size_t max_bytes, char **buf, size_t *capp, size_t *len, struct pt_error *err) {
-    struct stat st;
+static int read_into(const char *path, size_t max_bytes, char **buf, size_t *capp, size_t *len, struct stat *stp,
+                     struct pt_error *err) {
+    struct stat st0, *st = stp ? stp : &st0;
     int fd = -1;
     *len = 0;
-    if (json_open_regular(path, max_bytes, &fd, &st, err) != 0) return -1;
-    size_t cap = *capp, n = 0;
+    if (stp) memset(stp, 0, sizeof *stp);   /* st_mode 0: not opened */
+    if (json_open_regular(path, max_bytes, &fd, st, err) != 0) return -1;
+    /* room for one byte past the size: a read of size + 1 that returns the
+     * size is the end, seen by that read (a regular file reads short only
+     * at its end), with no second, empty read to find it */
+    size_t cap = *capp, n = 0, size = (size_t)st->st_size;
     char *b = *buf;
-    if (!b || cap < (size_t)st.st_size + 1) {
-        cap = (size_t)st.st_size + 1;
+    if (!b || cap < size + 2) {
+        cap = size + 2;
         b = realloc(*buf, cap);
         if (!b) {
             close(fd);
@@ -69,7 +74,8 @@ static int read_into(const char *path, size_t max_bytes, char **buf, size_t *cap
             *buf = b = nb;
             *capp = cap *= 2;
         }
-        ssize_t r = read(fd, b + n, cap - 1 - n);
+        size_t want = cap - 1 - n;
+        ssize_t r = read(fd, b + n, want);
         if (r < 0) {
             if (errno == EINTR) continue;
             int e = errno;
@@ -78,11 +84,15 @@ static int read_into(const char *path, size_t max_bytes, char **buf, size_t *cap
         }
         if (r == 0) break;
         n += (size_t)r;
+        /* short, and exactly the size fstat gave: the end.  Past the size
+         * (it grew, or a /proc file that says 0) or short of it, read on
+         * until read() says the end. */
+        if ((size_t)r < want && n == size) break;
     }
     close(fd);
-    if (n < (size_t)st.st_size)
+    if (n < size)
         return pt_errorf(err, "%s: changed while it was read (%lld bytes, then %zu): is it still being written?",
-                         path, (long long)st.st_size, n);
+                         path, (long long)st->st_size, n);
     b[n] = '\0';
     *len = n;
     return 0;
@@ -91,7 +101,7 @@ static int read_into(const char *path, size_t max_bytes, char **buf, size_t *cap
 static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
     size_t cap = 0;
     *buf = NULL;
-    if (read_into(path, max_bytes, buf, &cap, len, err) == 0) return 0;
+    if (read_into(path, max_bytes, buf, &cap, len, NULL, err) == 0) return 0;
     free(*buf);
     *buf = NULL;
     *len = 0;
@@ -99,7 +109,12 @@ static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *le
 }
 
 int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct pt_error *err) {
-    return read_into(path, max_bytes, buf, cap, len, err);
+    return read_into(path, max_bytes, buf, cap, len, NULL, err);
+}
+
+int json_read_stat(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct stat *st,
+                   struct pt_error *err) {
+    return read_into(path, max_bytes, buf, cap, len, st, err);
 }
 
 int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {

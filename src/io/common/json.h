@@ -44,6 +44,11 @@ void json_unmap_file(const char *buf, size_t len);
 /* The same into *buf, a buffer of *cap bytes kept from call to call (grown
  * as needed; NULL and 0 at first; the caller frees it, also on failure). */
 int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct pt_error *err);
+/* json_read_reuse, with the status of the file read (fstat of the open
+ * file, st_mode 0 when it could not be opened) in *st: the identity of the
+ * bytes read, with no stat of its own. */
+int json_read_stat(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct stat *st,
+                   struct pt_error *err);
 
 /* Parses text (len bytes) into a cJSON tree; what names the source in
  * messages (usually the path). */

@@ -16,7 +16,7 @@
 #include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
-#include "src/io/common/reader.h"
+#include "src/io/common/json.h"
 #include "src/io/common/pstore.h"
 #include "src/io/monitor/mon_csv.h"
 
@@ -153,6 +153,7 @@ struct mc_job {
     void *ctx;
     struct stat st;
     int have_st;
+    int st_by_read;          /* st (have_st, sig) from the read's fstat, not a stat first */
     uint64_t sig;
     const struct mon_cache_part *kept;
     struct mon_cache_part *p;
@@ -164,6 +165,26 @@ struct mc_job {
     size_t len;              /* bytes read */
     int rc;
 };
+
+/* j's file into *buf (as reader_read_file: 0, 1 a note and skipped, -1
+ * without memory); in a fresh cache (j->st_by_read) its identity is the
+ * fstat of the file read, no stat of its own. */
+static int mc_read(struct mc_job *j, size_t max_bytes, char **buf, size_t *len) {
+    struct pt_error e;
+    struct stat st;
+    size_t cap = 0;
+    int rc = json_read_stat(j->path, max_bytes, buf, &cap, len, &st, &e);
+    if (j->st_by_read && st.st_mode) {
+        j->st = st;
+        j->have_st = 1;
+        j->sig = sig_of(&st);
+    }
+    if (rc == 0) return 0;
+    free(*buf);
+    *buf = NULL;
+    if (dataset_warn(j->sd, "%s", e.msg) != 0 || dataset_skip(j->sd, j->path) != 0) return -1;
+    return 1;
+}
 
 /* Reads and parses j's file (j->kept NULL). */
 static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn parse, const struct dataset *ds,
@@ -177,7 +198,7 @@ static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn pars
     }
     char *buf = NULL;
     size_t len = 0;
-    int got = j->rc == 0 ? reader_read_file(j->sd, j->path, max_bytes, &buf, &len) : -1;
+    int got = j->rc == 0 ? mc_read(j, max_bytes, &buf, &len) : -1;
     if (got < 0) j->rc = -1;
     if (got == 0) {
         j->len = len;
@@ -348,14 +369,10 @@ struct mc_thread {
 };
 
 /* Parses job i (taken, not kept) with the names of its thread (d); in a
- * fresh cache, its stat taken here (on any thread) rather than by
- * mc_lookup. */
+ * fresh cache, its identity is the read's (mc_read), not mc_lookup's. */
 static void mc_parse_own(struct mc_many *m, size_t i, struct mc_dict *d) {
     struct mc_job *j = &m->jobs[i];
-    if (m->fresh) {
-        j->have_st = stat(j->path, &j->st) == 0;
-        j->sig = j->have_st ? sig_of(&j->st) : 0;
-    }
+    j->st_by_read = m->fresh;
     if (!d->nm.pool && !(d->nm.pool = names_new())) { j->rc = -1; return; }
     j->dict = d;
     j->first = names_count(d->nm.pool);
@@ -581,17 +598,28 @@ struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric,
     return f;
 }
 
+/* f's rows and values at least n rows long (they are cut to size when
+ * the part is kept: trim).  0, or -1 without memory (f as it was). */
+static int grow_rows(struct monitor_file *f, size_t cap) {
+    struct monitor_row *r = realloc(f->rows, cap * sizeof *r);
+    if (!r) return -1;
+    f->rows = r;
+    size_t nv = cap * (size_t)f->nval;
+    double *v = realloc(f->vals, (nv ? nv : 1) * sizeof *v);
+    if (!v) return -1;
+    f->vals = v;
+    f->cap = cap;
+    return 0;
+}
+
+int mon_cache_reserve_rows(struct monitor_file *f, size_t n) {
+    return n <= f->cap ? 0 : grow_rows(f, n);
+}
+
 struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals) {
     if (f->nrows == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 64;
-        struct monitor_row *r = realloc(f->rows, cap * sizeof *r);
-        if (!r) return NULL;
-        f->rows = r;
-        size_t nv = cap * (size_t)f->nval;
-        double *v = realloc(f->vals, (nv ? nv : 1) * sizeof *v);
-        if (!v) return NULL;
-        f->vals = v;
-        f->cap = cap;
+        if (grow_rows(f, cap) != 0) return NULL;
     }
     *vals = f->vals + f->nrows * (size_t)f->nval;
     return &f->rows[f->nrows++];

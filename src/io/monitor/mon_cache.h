@@ -112,6 +112,9 @@ struct mon_cache_stats mon_cache_stats(const struct mon_cache *c);
  * values (vals of the file's nval); the row's fields are the caller's to
  * set.  NULL without memory. */
 struct monitor_row *mon_cache_add_row(struct monitor_file *f, double **vals);
+/* Room for n rows in f at once (a parse that can tell how many rows its
+ * bytes hold: no copy at each doubling).  0, or -1 without memory. */
+int mon_cache_reserve_rows(struct monitor_file *f, size_t n);
 /* A new file in part (metric, rank, the header's columns); NULL without
  * memory.  (A monitor_v2 part grows metric_names along with it.) */
 struct monitor_file *mon_cache_add_file(struct mon_cache_part *part, int metric, int32_t rank, uint32_t statmask);

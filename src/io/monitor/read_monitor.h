@@ -228,6 +228,21 @@ int monitor_steps_layout(struct monitor_steps *s, const char *path, struct pt_er
 /* A step, micro step or vpp cell: an int32 written as an integer or as a
  * float with no fraction, leading blanks allowed.  1, or 0 not one. */
 int monitor_int_cell(const char *s, int32_t *out);
+/* The same of a cell n bytes long (a NUL at s[n]): a plain run of at most
+ * 9 digits read here, inline (the commonest cell of every row), anything
+ * else by monitor_int_cell. */
+static inline int monitor_int_cell_n(const char *s, size_t n, int32_t *out) {
+    if (n - 1 < 9) {   /* 1 to 9 bytes */
+        int32_t v = 0;
+        size_t i = 0;
+        for (; i < n && (unsigned)(s[i] - '0') <= 9; i++) v = v * 10 + (s[i] - '0');
+        if (i == n) {
+            *out = v;
+            return 1;
+        }
+    }
+    return monitor_int_cell(s, out);
+}
 int32_t monitor_row_step(const struct monitor_steps *s, const struct monitor_row *r);
 
 /* Rows into cube targets: each pool name is interned into the cube's

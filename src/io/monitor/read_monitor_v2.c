@@ -223,8 +223,8 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
     if (c->micro > need) need = c->micro;
     if (n <= need || n > V2_MAX_FIELDS || !*f[c->name] || !*f[c->scope]) return 0;
     int32_t vpp, step, micro = 0;
-    if (!monitor_int_cell(f[c->vpp], &vpp) || !monitor_int_cell(f[c->step], &step) ||
-        (c->micro >= 0 && !monitor_int_cell(f[c->micro], &micro)))
+    if (!monitor_int_cell_n(f[c->vpp], fl[c->vpp], &vpp) || !monitor_int_cell_n(f[c->step], fl[c->step], &step) ||
+        (c->micro >= 0 && !monitor_int_cell_n(f[c->micro], fl[c->micro], &micro)))
         return 0;
     /* v2 counts a micro_step column from 1 (weight_grad: the micro-batch,
      * or the number of them for a step's accumulated gradient); micro steps
