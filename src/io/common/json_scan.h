@@ -10,10 +10,12 @@
  * tests (test_decfloat, test_json_fast) and the fuzz harness fuzz_lexdiff lex the same bytes
  * with each and compare.  Every scan takes [p, end) with p possibly past
  * end (then it returns p) and returns the first stop, or end.  White space
- * has the portable scan only: its runs (a newline, the indentation) are
- * shorter than a block (the SSE2 and AVX2 variants' fast path in json_lex.c
- * checks a newline's indentation with one 16-byte compare, and lexes short
- * keys, strings and numbers itself).  Skipping uses block masks: every stop
+ * has one scan, json_scan_ws, by bytes and words: its runs (a newline, the
+ * indentation) are shorter than a block (the SSE2 and AVX2 variants' fast
+ * path in json_lex.c checks a newline's indentation with one 16-byte
+ * compare, and lexes short keys, strings and numbers itself).  The readers
+ * that read values where they lie (parse_dump_elem.c, trace_fast.c,
+ * origin_light.c) share json_scan_ws and json_scan_str_end.  Skipping uses block masks: every stop
  * of 64 bytes at once, then the stops one by one, with no new scan per stop. */
 #ifndef PT_JSON_SCAN_H
 #define PT_JSON_SCAN_H
@@ -71,12 +73,12 @@ static inline int json_scan_is_ws(char c) {
 
 /* ---- portable ---- */
 
-/* First byte that is no JSON white space. */
-static inline const char *json_scan_ws_portable(const char *p, const char *end) {
+/* A run of white space from p: its end (the first byte not white space),
+ * or end; a newline is followed by its indentation, stepped over by words. */
+static inline const char *json_scan_ws_run(const char *p, const char *end) {
     while (p < end && json_scan_is_ws(*p)) {
         p++;
 #if JSON_SWAR
-        /* a newline is followed by the indentation: step over the spaces by words */
         if (p[-1] == '\n')
             while (end - p >= 8) {
                 uint64_t x = json_scan_swar_load(p) ^ (SWAR_ONES * ' ');
@@ -86,6 +88,19 @@ static inline const char *json_scan_ws_portable(const char *p, const char *end) 
 #endif
     }
     return p;
+}
+
+/* Past JSON white space: the first byte that is none, or end (every
+ * reader's one skipper).  Mostly none, or one space (after ':' and ',' as
+ * Python's json writes): both tried inline; else the run (words step over
+ * it faster than 16- or 32-byte blocks, bench_lex measured it). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *json_scan_ws(const char *p, const char *end) {
+    if (p < end && !json_scan_is_ws(*p)) return p;
+    if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;
+    return json_scan_ws_run(p, end);
 }
 
 /* Inside a string: the closing quote, a backslash or a control character. */
@@ -272,5 +287,39 @@ uint64_t json_scan_skip_mask_avx2(const char *p);
 void json_blk_avx2(const char *p, struct json_blk *b);       /* skip = 0 */
 void json_blk_skip_avx2(const char *p, struct json_blk *b);  /* skip = 1 */
 #endif
+
+/* ---- a string's end, for the readers that read strings where they lie ---- */
+
+/* From after a string's opening quote: its closing quote, or NULL at a
+ * control byte or when the string is cut (end comes first, or a backslash
+ * is its last byte).  *esc is set to 1 when a backslash was met; each
+ * escape is stepped over whole (the byte after a backslash, a quote or a
+ * backslash too, never ends the string).  A reader that takes no escape
+ * gives up on *esc. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *json_scan_str_end(const char *p, const char *end, int *esc) {
+#if JSON_HAVE_SSE2
+    /* most strings (keys, categories, short names) end within 16 bytes: one block inline */
+    if (end - p >= 16) {
+        unsigned m = json_scan_sse2_str_stops(p);
+        if (!m) p += 16;
+        else if (*(p += __builtin_ctz(m)) == '"') return p;
+    }
+#endif
+    for (;;) {
+#if JSON_HAVE_SSE2
+        p = json_scan_str_sse2(p, end);
+#else
+        p = json_scan_str_portable(p, end);
+#endif
+        if (p >= end) return NULL;
+        if (*p == '"') return p;
+        if (*p != '\\' || end - p < 2) return NULL;
+        *esc = 1;
+        p += 2;
+    }
+}
 
 #endif
