@@ -121,7 +121,7 @@ __attribute__((always_inline)) static inline const char *skip_ws_idx(struct json
         if (m) return p + __builtin_ctzll(m);
         p = lx->ib + 64;
     }
-    return json_scan_ws_run(p, lx->end);
+    return json_scan_ws(p, lx->end);
 }
 
 #define JSON_MAX_NUMBER 400

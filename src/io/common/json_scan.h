@@ -10,10 +10,10 @@
  * tests (test_decfloat, test_json_fast) and the fuzz harness fuzz_lexdiff lex the same bytes
  * with each and compare.  Every scan takes [p, end) with p possibly past
  * end (then it returns p) and returns the first stop, or end.  White space
- * has one scan, json_scan_ws, by bytes and words: its runs (a newline, the
- * indentation) are shorter than a block (the SSE2 and AVX2 variants' fast
- * path in json_lex.c checks a newline's indentation with one 16-byte
- * compare, and lexes short keys, strings and numbers itself).  The readers
+ * has one scan for every variant, json_scan_ws, by bytes and a newline's
+ * indentation at once: its runs are shorter than a block (the SSE2 and AVX2
+ * variants' fast path in json_lex.c guesses a newline's indentation, and
+ * lexes short keys, strings and numbers itself).  The readers
  * that read values where they lie (parse_dump_elem.c, trace_fast.c,
  * origin_light.c) share json_scan_ws and json_scan_str_end.  Skipping uses block masks: every stop
  * of 64 bytes at once, then the stops one by one, with no new scan per stop. */
@@ -73,34 +73,34 @@ static inline int json_scan_is_ws(char c) {
 
 /* ---- portable ---- */
 
-/* A run of white space from p: its end (the first byte not white space),
- * or end; a newline is followed by its indentation, stepped over by words. */
-static inline const char *json_scan_ws_run(const char *p, const char *end) {
-    while (p < end && json_scan_is_ws(*p)) {
-        p++;
-#if JSON_SWAR
-        if (p[-1] == '\n')
-            while (end - p >= 8) {
-                uint64_t x = json_scan_swar_load(p) ^ (SWAR_ONES * ' ');
-                if (x) { p += __builtin_ctzll(x) >> 3; break; }
-                p += 8;
-            }
-#endif
-    }
-    return p;
-}
-
-/* Past JSON white space: the first byte that is none, or end (every
- * reader's one skipper).  Mostly none, or one space (after ':' and ',' as
- * Python's json writes): both tried inline; else the run (words step over
- * it faster than 16- or 32-byte blocks, bench_lex measured it). */
+/* Past JSON white space: the first byte that is none (a control byte
+ * included), or end; every reader's one skipper.  Mostly none, or one
+ * space (after ':' and ',' as Python's json writes), or a newline and its
+ * indentation: 16 spaces a compare with SSE2, 8 a word otherwise. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline const char *json_scan_ws(const char *p, const char *end) {
-    if (p < end && !json_scan_is_ws(*p)) return p;
-    if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;
-    return json_scan_ws_run(p, end);
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c > ' ') return p;
+#if JSON_HAVE_SSE2
+        if (c == '\n' && end - p > 16) {
+            unsigned x = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), _mm_set1_epi8(' '))) & 0xffffu;
+            p += 1 + (x ? (unsigned)__builtin_ctz(x) : 16u);
+            continue;
+        }
+#elif JSON_SWAR
+        if (c == '\n' && end - p > 8) {
+            uint64_t x = json_scan_swar_load(p + 1) ^ (SWAR_ONES * ' ');
+            p += 1 + (x ? __builtin_ctzll(x) >> 3 : 8);
+            continue;
+        }
+#endif
+        if (!json_scan_is_ws((char)c)) return p;
+        p++;
+    }
+    return p;
 }
 
 /* Inside a string: the closing quote, a backslash or a control character. */

@@ -52,7 +52,7 @@ static int expect(struct sc *s, char ch) {
 
 /* A string, p at its '"': its raw text; -1 malformed or escaped (a key or
  * value read with escapes could be another one). */
-static int str(struct sc *s, const char **b, size_t *n) {
+__attribute__((always_inline)) static inline int str(struct sc *s, const char **b, size_t *n) {
     if (!at(s, '"')) return -1;
     int esc = 0;
     const char *q = s->p + 1, *r = json_scan_str_end(q, s->e, &esc);
