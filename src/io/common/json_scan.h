@@ -76,7 +76,7 @@ static inline int json_scan_is_ws(char c) {
 /* Past JSON white space: the first byte that is none (a control byte
  * included), or end; every reader's one skipper.  Mostly none, or one
  * space (after ':' and ',' as Python's json writes), or a newline and its
- * indentation: 16 spaces a compare with SSE2, 8 a word otherwise. */
+ * indentation: 16 spaces a compare with SSE2, else 8 a word. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -91,9 +91,11 @@ static inline const char *json_scan_ws(const char *p, const char *end) {
             continue;
         }
 #elif JSON_SWAR
-        if (c == '\n' && end - p > 8) {
-            uint64_t x = json_scan_swar_load(p + 1) ^ (SWAR_ONES * ' ');
-            p += 1 + (x ? __builtin_ctzll(x) >> 3 : 8);
+        if (c == '\n') {
+            for (p++; end - p >= 8; p += 8) {
+                uint64_t x = json_scan_swar_load(p) ^ (SWAR_ONES * ' ');
+                if (x) { p += __builtin_ctzll(x) >> 3; break; }
+            }
             continue;
         }
 #endif
