@@ -5,18 +5,27 @@
 
 #include "model/util/util.h"
 
+#include <stddef.h>
 #include <string.h>
 
-/* the side table's entry of param index i, or NULL */
-static const struct tree_rgx *rgx_find(const struct tree *t, uint32_t i) {
-    size_t lo = 0, hi = t->nrgx;
+/* The entry of param index i in a side table (rgx or commx: n entries of
+ * size bytes, in param order, each starting with its param), or NULL. */
+static const void *side_find(const void *tab, size_t n, size_t size, uint32_t i) {
+    const char *b = tab;
+    size_t lo = 0, hi = n;
+    uint32_t k;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->rgx[mid].param < i) lo = mid + 1;
+        memcpy(&k, b + mid * size, sizeof k);
+        if (k < i) lo = mid + 1;
         else hi = mid;
     }
-    return lo < t->nrgx && t->rgx[lo].param == i ? &t->rgx[lo] : NULL;
+    if (lo == n) return NULL;
+    memcpy(&k, b + lo * size, sizeof k);
+    return k == i ? b + lo * size : NULL;
 }
+_Static_assert(offsetof(struct tree_rgx, param) == 0 && offsetof(struct tree_commx, param) == 0,
+               "side_find reads a side table's param first");
 
 struct tval tree_rg_get(const struct tree *t, const struct tparam *p) {
     struct tval v;
@@ -26,7 +35,7 @@ struct tval tree_rg_get(const struct tree *t, const struct tparam *p) {
         v.kind = TV_BOOL;
         v.integer = p->req_grad == TREE_RG_TRUE;
     } else if (p->req_grad == TREE_RG_OTHER && t->nparams && p >= t->params && p < t->params + t->nparams) {
-        const struct tree_rgx *x = rgx_find(t, (uint32_t)(p - t->params));
+        const struct tree_rgx *x = side_find(t->rgx, t->nrgx, sizeof *t->rgx, (uint32_t)(p - t->params));
         if (x) v = x->v;
     }
     return v;
@@ -62,14 +71,7 @@ int tree_rg_set(struct tree *t, struct tparam *p, const struct tval *v) {
 
 static const struct tree_commx *commx_find(const struct tree *t, const struct tparam *p) {
     if (!p->comm || !t->nparams || p < t->params || p >= t->params + t->nparams) return NULL;
-    uint32_t i = (uint32_t)(p - t->params);
-    size_t lo = 0, hi = t->ncommx;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->commx[mid].param < i) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < t->ncommx && t->commx[lo].param == i ? &t->commx[lo] : NULL;
+    return side_find(t->commx, t->ncommx, sizeof *t->commx, (uint32_t)(p - t->params));
 }
 
 uint32_t tree_comm_gid(const struct tree *t, const struct tparam *p) {

@@ -84,6 +84,18 @@ static void strings(void) {
     CHECK_INT(json_lex_next(&lx), JT_NUMBER);
     CHECK_INT(json_lex_next(&lx), JT_OBJ_END);
     CHECK_INT(json_lex_next(&lx), JT_END);
+    /* a bad escape (the tokens leave escapes to the decoding): -1, and
+     * what came before it, terminated (parse_dump's header strings keep it) */
+    static const char *const bad[] = {"{\"stat\\sx\": 1}", "{\"stat\\u00zz\": 1}", "{\"stat\\u00\": 1}"};
+    for (int i = 0; i < 3; i++) {
+        json_lex_init(&lx, bad[i], strlen(bad[i]), "t", &err);
+        CHECK_INT(json_lex_next(&lx), JT_OBJ_BEGIN);
+        CHECK_INT(json_lex_next(&lx), JT_KEY);
+        memset(out, 'Z', sizeof out - 1);
+        out[sizeof out - 1] = '\0';
+        CHECK_INT(json_lex_string(&lx, out, sizeof out), -1);
+        CHECK_STR(out, "stat");
+    }
     char esc[64];
     CHECK_STR(pt_escape("a\x1b[2J\xff", 6, esc, sizeof esc), "a\\x1b[2J\\xff");
 }

@@ -318,11 +318,11 @@ long json_lex_string(const struct json_lex *lx, char *out, size_t n) {
             case 'r': buf[0] = '\r'; break;
             case 't': buf[0] = '\t'; break;
             case 'u': {
-                if (e - p < 5) return -1;
+                if (e - p < 5) goto bad;
                 unsigned cp = 0;
                 for (int i = 1; i <= 4; i++) {
                     int h = hexval(p[i]);
-                    if (h < 0) return -1;
+                    if (h < 0) goto bad;
                     cp = cp * 16 + (unsigned)h;
                 }
                 p += 4;
@@ -350,7 +350,7 @@ long json_lex_string(const struct json_lex *lx, char *out, size_t n) {
                 }
                 break;
             }
-            default: return -1;
+            default: goto bad;
             }
             p++;
         }
@@ -359,6 +359,9 @@ long json_lex_string(const struct json_lex *lx, char *out, size_t n) {
     }
     out[o < n ? o : n - 1] = '\0';
     return (long)o;
+bad:   /* a bad escape: what came before it, terminated (callers keep it) */
+    out[o] = '\0';
+    return -1;
 }
 
 void json_fput_str(FILE *f, const char *s) {

@@ -71,16 +71,6 @@ static enum json_tok lex_fail(struct json_lex *lx, const char *at, const char *m
 #define SCAN(lx, kind, p, end) json_scan_##kind##_portable((p), (end))
 #endif
 
-/* White space comes in short runs (a newline and the indentation): words
- * step over them faster than 16- or 32-byte blocks (bench_lex measured it),
- * so every variant scans them so. */
-__attribute__((always_inline)) static inline const char *skip_ws(const struct json_lex *lx, const char *p) {
-    if (p < lx->end && !json_scan_is_ws(*p)) return p;   /* most tokens follow none */
-    /* the rest mostly one space (after ':' and ',' as Python's json writes) */
-    if (lx->end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;
-    return json_scan_ws_portable(p, lx->end);
-}
-
 /* ---- the two-pass walk: the index of 64 bytes, then the tokens ---- */
 
 /* The first pass over the 64 bytes at p in the tokenizer's scan variant:
@@ -122,7 +112,7 @@ static inline int idx_at(struct json_lex *lx, const char *p) {
     return 1;
 }
 
-/* skip_ws from the index: the first byte not white space is the first set
+/* json_scan_ws from the index: the first byte not white space is the first set
  * bit of the block's mask from p. */
 __attribute__((always_inline)) static inline const char *skip_ws_idx(struct json_lex *lx, const char *p) {
     if (p < lx->end && !json_scan_is_ws(*p)) return p;
@@ -131,7 +121,7 @@ __attribute__((always_inline)) static inline const char *skip_ws_idx(struct json
         if (m) return p + __builtin_ctzll(m);
         p = lx->ib + 64;
     }
-    return json_scan_ws_portable(p, lx->end);
+    return json_scan_ws(p, lx->end);
 }
 
 #define JSON_MAX_NUMBER 400
@@ -302,7 +292,7 @@ static enum json_tok lex_string_idx(struct json_lex *lx, const char *p, enum jso
 }
 
 #define LEX_STRING(lx, p, kind, idx) ((idx) ? lex_string_idx((lx), (p), (kind)) : lex_string((lx), (p), (kind)))
-#define SKIP_WS(lx, p, idx) ((idx) ? skip_ws_idx((lx), (p)) : skip_ws((lx), (p)))
+#define SKIP_WS(lx, p, idx) ((idx) ? skip_ws_idx((lx), (p)) : json_scan_ws((p), (lx)->end))
 
 static enum json_tok lex_value(struct json_lex *lx, const char *p, const int idx) {
     const char *end = lx->end;

@@ -10,10 +10,12 @@
  * tests (test_decfloat, test_json_fast) and the fuzz harness fuzz_lexdiff lex the same bytes
  * with each and compare.  Every scan takes [p, end) with p possibly past
  * end (then it returns p) and returns the first stop, or end.  White space
- * has the portable scan only: its runs (a newline, the indentation) are
- * shorter than a block (the SSE2 and AVX2 variants' fast path in json_lex.c
- * checks a newline's indentation with one 16-byte compare, and lexes short
- * keys, strings and numbers itself).  Skipping uses block masks: every stop
+ * has one scan for every variant, json_scan_ws, by bytes and a newline's
+ * indentation at once: its runs are shorter than a block (the SSE2 and AVX2
+ * variants' fast path in json_lex.c guesses a newline's indentation, and
+ * lexes short keys, strings and numbers itself).  The readers
+ * that read values where they lie (parse_dump_elem.c, trace_fast.c,
+ * origin_light.c) share json_scan_ws and json_scan_str_end.  Skipping uses block masks: every stop
  * of 64 bytes at once, then the stops one by one, with no new scan per stop. */
 #ifndef PT_JSON_SCAN_H
 #define PT_JSON_SCAN_H
@@ -71,19 +73,34 @@ static inline int json_scan_is_ws(char c) {
 
 /* ---- portable ---- */
 
-/* First byte that is no JSON white space. */
-static inline const char *json_scan_ws_portable(const char *p, const char *end) {
-    while (p < end && json_scan_is_ws(*p)) {
-        p++;
-#if JSON_SWAR
-        /* a newline is followed by the indentation: step over the spaces by words */
-        if (p[-1] == '\n')
-            while (end - p >= 8) {
+/* Past JSON white space: the first byte that is none (a control byte
+ * included), or end; every reader's one skipper.  Mostly none, or one
+ * space (after ':' and ',' as Python's json writes), or a newline and its
+ * indentation: 16 spaces a compare with SSE2, else 8 a word. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *json_scan_ws(const char *p, const char *end) {
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c > ' ') return p;
+#if JSON_HAVE_SSE2
+        if (c == '\n' && end - p > 16) {
+            unsigned x = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), _mm_set1_epi8(' '))) & 0xffffu;
+            p += 1 + (x ? (unsigned)__builtin_ctz(x) : 16u);
+            continue;
+        }
+#elif JSON_SWAR
+        if (c == '\n') {
+            for (p++; end - p >= 8; p += 8) {
                 uint64_t x = json_scan_swar_load(p) ^ (SWAR_ONES * ' ');
                 if (x) { p += __builtin_ctzll(x) >> 3; break; }
-                p += 8;
             }
+            continue;
+        }
 #endif
+        if (!json_scan_is_ws((char)c)) return p;
+        p++;
     }
     return p;
 }
@@ -272,5 +289,39 @@ uint64_t json_scan_skip_mask_avx2(const char *p);
 void json_blk_avx2(const char *p, struct json_blk *b);       /* skip = 0 */
 void json_blk_skip_avx2(const char *p, struct json_blk *b);  /* skip = 1 */
 #endif
+
+/* ---- a string's end, for the readers that read strings where they lie ---- */
+
+/* From after a string's opening quote: its closing quote, or NULL at a
+ * control byte or when the string is cut (end comes first, or a backslash
+ * is its last byte).  *esc is set to 1 when a backslash was met; each
+ * escape is stepped over whole (the byte after a backslash, a quote or a
+ * backslash too, never ends the string).  A reader that takes no escape
+ * gives up on *esc. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *json_scan_str_end(const char *p, const char *end, int *esc) {
+#if JSON_HAVE_SSE2
+    /* most strings (keys, categories, short names) end within 16 bytes: one block inline */
+    if (end - p >= 16) {
+        unsigned m = json_scan_sse2_str_stops(p);
+        if (!m) p += 16;
+        else if (*(p += __builtin_ctz(m)) == '"') return p;
+    }
+#endif
+    for (;;) {
+#if JSON_HAVE_SSE2
+        p = json_scan_str_sse2(p, end);
+#else
+        p = json_scan_str_portable(p, end);
+#endif
+        if (p >= end) return NULL;
+        if (*p == '"') return p;
+        if (*p != '\\' || end - p < 2) return NULL;
+        *esc = 1;
+        p += 2;
+    }
+}
 
 #endif

@@ -28,8 +28,8 @@ struct sc {
 
 static inline int is_delim(char ch) { return ch == ',' || ch == ']' || ch == '}' || ch == ':' || json_scan_is_ws(ch); }
 
-/* The shared scans of json_scan.h (as trace_fast.c's skip_nested): to the
- * next quote or bracket, and inside a string to its quote or a backslash. */
+/* The shared scan of json_scan.h (as trace_fast.c's skip_nested): to the
+ * next quote or bracket. */
 static inline const char *to_stop(const char *p, const char *e) {
 #if JSON_HAVE_SSE2
     return json_scan_skip_sse2(p, e);
@@ -37,16 +37,9 @@ static inline const char *to_stop(const char *p, const char *e) {
     return json_scan_skip_portable(p, e);
 #endif
 }
-static inline const char *to_quote(const char *p, const char *e) {
-#if JSON_HAVE_SSE2
-    return json_scan_skipstr_sse2(p, e);
-#else
-    return json_scan_skipstr_portable(p, e);
-#endif
-}
 
 static inline int at(struct sc *s, char ch) {
-    s->p = json_scan_ws_portable(s->p, s->e);
+    s->p = json_scan_ws(s->p, s->e);
     return s->p < s->e && *s->p == ch;
 }
 
@@ -59,11 +52,11 @@ static int expect(struct sc *s, char ch) {
 
 /* A string, p at its '"': its raw text; -1 malformed or escaped (a key or
  * value read with escapes could be another one). */
-static int str(struct sc *s, const char **b, size_t *n) {
+__attribute__((always_inline)) static inline int str(struct sc *s, const char **b, size_t *n) {
     if (!at(s, '"')) return -1;
-    const char *q = s->p + 1;
-    const char *r = to_quote(q, s->e);
-    if (r >= s->e || *r != '"') return -1;
+    int esc = 0;
+    const char *q = s->p + 1, *r = json_scan_str_end(q, s->e, &esc);
+    if (!r || esc) return -1;
     *b = q;
     *n = (size_t)(r - q);
     s->p = r + 1;
@@ -188,7 +181,7 @@ static int dtype_has(struct sc *s, int *has) {
     }
     if (at(s, '[') || at(s, '{')) {
         const char *q = s->p + 1;
-        q = json_scan_ws_portable(q, s->e);
+        q = json_scan_ws(q, s->e);
         *has = !(q < s->e && (*q == ']' || *q == '}'));
         return skip(s);
     }

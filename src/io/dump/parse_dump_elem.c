@@ -58,34 +58,6 @@ int parse_dump_elem_on(void) {
  * white space around it and a number's 64 (json_lex_number_fast). */
 #define ROOM 192
 
-/* Past JSON white space at p: mostly none, one space, or a newline and its
- * indentation (16 spaces a compare); NULL at lim. */
-__attribute__((always_inline)) static inline const char *ws(const char *p, const char *lim) {
-    while (p < lim) {
-        unsigned char c = (unsigned char)*p;
-        if (c > ' ') return p;
-        if (c == '\n') {
-            unsigned m = (unsigned)_mm_movemask_epi8(
-                _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), _mm_set1_epi8(' ')));
-            unsigned x = ~m & 0xffffu;
-            p += 1 + (x ? (unsigned)__builtin_ctz(x) : 16u);
-            continue;
-        }
-        if (!json_scan_is_ws((char)c)) return p;   /* a control byte: the tokens say so */
-        p++;
-    }
-    return NULL;
-}
-
-/* The closing quote of the string whose first byte is p, or NULL when an
- * escape or a control byte comes first (the tokens read it). */
-__attribute__((always_inline)) static inline const char *str_end(const char *p, const char *end) {
-    unsigned m;
-    if (end - p >= 16 && (m = json_scan_sse2_str_stops(p))) p += __builtin_ctz(m);
-    else p = json_scan_str_sse2(p, end);
-    return p < end && *p == '"' ? p : NULL;
-}
-
 /* A literal or number value at p: its end and *tok (JT_NUMBER with *v, or
  * JT_TRUE, JT_FALSE, JT_NULL); NULL for anything else. */
 static inline const char *scalar(const struct json_lex *lx, const char *p, enum json_tok *tok, double *v) {
@@ -129,18 +101,19 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
     int norm_num = 0, type_str = 0, dtype_str = 0, mm_nonfinite = 0;
     unsigned seen = 0;
     uint8_t rr = 0;
-    if (!(p = ws(p, lim))) return 0;
+    int esc = 0;   /* an escape in a key or a string: the tokens' */
+    if ((p = json_scan_ws(p, lim)) >= lim) return 0;
     if (*p != '}')
         for (;;) {
             if (p >= lim || *p != '"') return 0;
-            const char *k = p + 1, *q = str_end(k, end);
-            if (!q || q >= lim || q[1] != ':') return 0;
+            const char *k = p + 1, *q = json_scan_str_end(k, end, &esc);
+            if (!q || esc || q >= lim || q[1] != ':') return 0;
             int which = key_of(k, (size_t)(q - k));
             if (which == K_NAMING) {
                 if (cap) rr = 1;   /* data_name names the item, a P2POp is read otherwise */
                 which = K_OTHER;
             }
-            if (!(p = ws(q + 2, lim))) return 0;
+            if ((p = json_scan_ws(q + 2, lim)) >= lim) return 0;
             char c = *p;
             if (c == '{') return 0;   /* a P2POp's tensor: the tokens' */
             unsigned bit = which == K_TYPE ? 1 : which == K_DTYPE ? 2 : which == K_MAX ? 4 : which == K_MIN ? 8 : 0;
@@ -148,7 +121,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
             seen |= bit;
             if (c == '"') {
                 const char *s = p + 1;
-                if (!(q = str_end(s, end)) || q >= lim) return 0;
+                if (!(q = json_scan_str_end(s, end, &esc)) || esc || q >= lim) return 0;
                 if (which >= K_TYPE) {
                     /* parse_elem's buffers: 64 bytes for the type, 40 for the dtype */
                     size_t cp = which == K_TYPE ? 64 : 40, n = (size_t)(q - s);
@@ -187,9 +160,9 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
                     norm_num = 0;
                 if (which == K_NORM) norm = e->v[0];
             }
-            if (!(p = ws(p, lim))) return 0;
+            if ((p = json_scan_ws(p, lim)) >= lim) return 0;
             if (*p == '}') break;
-            if (*p != ',' || !(p = ws(p + 1, lim))) return 0;
+            if (*p != ',' || (p = json_scan_ws(p + 1, lim)) >= lim) return 0;
         }
     parse_dump_elem_finish(e, type, tl, dtype, dl, norm, norm_num, type_str, dtype_str, mm_nonfinite);
     json_lex_close_at(lx, p);

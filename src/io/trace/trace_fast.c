@@ -100,55 +100,6 @@ FAST_INLINE int eqn(const char *a, const char *b, size_t n) {
 }
 #define EQ(k, lit) eqn((k), (lit), sizeof(lit) - 1)   /* k holds that many bytes */
 
-FAST_INLINE const char *ws(const char *p, const char *end) {
-    if (p < end && !json_scan_is_ws(*p)) return p;
-    if (end - p >= 2 && *p == ' ' && !json_scan_is_ws(p[1])) return p + 1;   /* after ':' and ',' as Python writes */
-    while (p < end && json_scan_is_ws(*p)) p++;
-    return p;
-}
-
-/* From after an opening quote: the closing quote, or NULL at a control
- * byte or the end (the tokenizer's message, or more input); *esc set
- * when there is a backslash. */
-FAST_INLINE const char *str_end(const char *p, const char *end, int *esc) {
-#if JSON_HAVE_SSE2
-    /* most strings (keys, categories, short names) end within 16 bytes */
-    if (end - p >= 16) {
-        unsigned m = json_scan_sse2_str_stops(p);
-        if (m) {
-            p += __builtin_ctz(m);
-            if (*p == '"') return p;
-        } else {
-            p += 16;
-        }
-    }
-#elif JSON_SWAR
-    /* most strings (keys, categories, short names) end within 16 bytes */
-    for (int i = 0; i < 2 && end - p >= 8; i++) {
-        uint64_t w = json_scan_swar_load(p);
-        uint64_t m = json_scan_swar_eq(w, '"') | json_scan_swar_eq(w, '\\') | ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGH);
-        if (m) {
-            p += __builtin_ctzll(m) >> 3;
-            if (*p == '"') return p;
-            break;
-        }
-        p += 8;
-    }
-#endif
-    for (;;) {
-#if JSON_HAVE_SSE2
-        p = json_scan_str_sse2(p, end);
-#else
-        p = json_scan_str_portable(p, end);
-#endif
-        if (p >= end) return NULL;
-        if (*p == '"') return p;
-        if (*p != '\\' || end - p < 2) return NULL;
-        *esc = 1;
-        p += 2;
-    }
-}
-
 /* A nested object or array at p, as the tokenizer's skip steps over it
  * (brackets matched, strings whole, nothing else checked): past its end,
  * or NULL. */
@@ -322,7 +273,7 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         v->kind = V_STRING;
         v->esc = 0;
         v->s = p + 1;
-        const char *q = str_end(p + 1, end, &v->esc);
+        const char *q = json_scan_str_end(p + 1, end, &v->esc);
         if (!q) return NULL;
         v->n = (size_t)(q - v->s);
         return q + 1;
@@ -446,7 +397,7 @@ FAST_INLINE int args_key(const char *k, size_t n) {
 FAST_INLINE const char *read_key(const char *p, const char *end, const char **k, size_t *kn) {
     if (p >= end || *p != '"') return NULL;
     int esc = 0;
-    const char *q = str_end(p + 1, end, &esc);
+    const char *q = json_scan_str_end(p + 1, end, &esc);
     if (!q || esc) return NULL;
     *k = p + 1;
     *kn = (size_t)(q - *k);
@@ -454,9 +405,9 @@ FAST_INLINE const char *read_key(const char *p, const char *end, const char **k,
         uint32_t w = load32(q);
         if ((w & 0xffffffu) == FAST_BYTES3('"', ':', ' ') && (w >> 24) > ' ') return q + 3;
     }
-    q = ws(q + 1, end);
+    q = json_scan_ws(q + 1, end);
     if (q >= end || *q != ':') return NULL;
-    q = ws(q + 1, end);
+    q = json_scan_ws(q + 1, end);
     return q < end ? q : NULL;
 }
 
@@ -464,12 +415,12 @@ FAST_INLINE const char *read_key(const char *p, const char *end, const char **k,
  * '}' (*last = 1), or NULL. */
 FAST_INLINE const char *after_value(const char *p, const char *end, int *last) {
     if (end - p >= 4 && (load32(p) & 0xffffffu) == FAST_BYTES3(',', ' ', '"')) { *last = 0; return p + 2; }   /* , "key" */
-    p = ws(p, end);
+    p = json_scan_ws(p, end);
     if (p >= end) return NULL;
     if (*p == '}') { *last = 1; return p; }
     if (*p != ',') return NULL;
     *last = 0;
-    p = ws(p + 1, end);
+    p = json_scan_ws(p + 1, end);
     return p < end && *p == '"' ? p : NULL;
 }
 
@@ -557,7 +508,7 @@ static const char *args_member(const char *p, const char *end, struct trace_fast
 static const char *read_args(const char *p, const char *end, struct trace_fast_ev *e) {
     unsigned seen = 0;
     int last = 0;
-    p = ws(p + 1, end);
+    p = json_scan_ws(p + 1, end);
     if (p >= end) return NULL;
     if (*p == '}') return p + 1;
     for (int at = 0;; at++) {
@@ -625,7 +576,7 @@ int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, co
     unsigned seen = 0;
     int last = 0, frac = 0;
     trace_fast_ev_reset(e);
-    p = ws(p, end);
+    p = json_scan_ws(p, end);
     if (p >= end) return 0;
     if (*p != '}') {
         if (*p != '"') return 0;
