@@ -555,6 +555,10 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
         gerr = berr;
         built = 0;
     }
+    if (built) {   /* built: no record is looked up by name again; the table and csv reuse the maps' memory */
+        tree_forget_records(a);
+        tree_forget_records(b);
+    }
     struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
     pthread_t gth;
     int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
