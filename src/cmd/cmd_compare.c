@@ -60,10 +60,11 @@ static void csv_field(struct line *l, const char *s) {
  * read here) and write them in order, taking turns: the tables are tens of
  * MB, and a block's buffer is reused, so no text piles up in memory.  A
  * row is about 800 bytes with its stack column, so a block's text is about
- * 100 kB: two of them are what the csv holds in memory. */
-#define CSV_BLOCK 128
+ * 50 kB: two of them are what the csv holds in memory (at 128 rows a block
+ * the buffers doubled to 256 kB each on rows with long stacks). */
+#define CSV_BLOCK 64
 /* rows of the table made at a time (cmp_table_next), written, then reused
- * (2 048 rows of 92 bytes) */
+ * (1 024 rows of 92 bytes) */
 #define CMP_BLOCK_ROWS (16 * CSV_BLOCK)
 #define CSV_CELL (1 << 16)
 
