@@ -33,27 +33,53 @@ struct tside {
 
 static int split_entry(const char *name, size_t *cut);
 
+/* Appends s[0..n) to buf (len bytes so far, size in all), cut as
+ * snprintf cuts: at most size - 1 bytes, always NUL-terminated. */
+static void key_add(char *buf, size_t size, size_t *len, const char *s, size_t n) {
+    if (*len + n > size - 1) n = size - 1 - *len;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+static void key_add_int(char *buf, size_t size, size_t *len, int v) {
+    char d[16];
+    int k = snprintf(d, sizeof d, "%d", v);
+    key_add(buf, size, len, d, (size_t)k);
+}
+
 /* The renumbered key of param p of backward entry rec (call number order)
  * into key (size bytes): op_no_number . call_direction(renumbered) .
  * suffix.  pn: the param's name.  0, or -1 when rec is not a backward
- * entry. */
+ * entry.  (Composed by hand, as snprintf would cut it: it runs again for
+ * each read of the key.) */
 static int renum_key(const struct tree *t, int rec, const char *pn, int order, char *key, size_t size) {
     const char *name = tree_s(t, t->recs[rec].name);
     size_t cut;
     if (split_entry(name, &cut) != 2) return -1;
     const char *cd = name + cut + 1;
     char cdb[256];
+    size_t cl = 0, kl = 0;
+    cdb[0] = '\0';
     const char *dot = strchr(cd, '.');
     size_t h = dot ? (size_t)(dot - cd) : strlen(cd);
     int head_num = h && strspn(cd, "0123456789") == h;
-    if (head_num) snprintf(cdb, sizeof cdb, "%d%s", order, cd + h);
-    else if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
-        snprintf(cdb, sizeof cdb, "%.*s.%d", (int)h, cd, order);
-    else snprintf(cdb, sizeof cdb, "%s", cd);
+    if (head_num) {
+        key_add_int(cdb, sizeof cdb, &cl, order);
+        key_add(cdb, sizeof cdb, &cl, cd + h, strlen(cd + h));
+    } else if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1)) {
+        key_add(cdb, sizeof cdb, &cl, cd, h);
+        key_add(cdb, sizeof cdb, &cl, ".", 1);
+        key_add_int(cdb, sizeof cdb, &cl, order);
+    } else key_add(cdb, sizeof cdb, &cl, cd, strlen(cd));
     /* suffix: the row name with the entry name removed */
     size_t nl = strlen(name);
     const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
-    snprintf(key, size, "%.*s.%s%s", (int)cut, name, cdb, suffix);
+    key[0] = '\0';
+    key_add(key, size, &kl, name, cut);
+    key_add(key, size, &kl, ".", 1);
+    key_add(key, size, &kl, cdb, cl);
+    key_add(key, size, &kl, suffix, strlen(suffix));
     return 0;
 }
 
