@@ -64,8 +64,8 @@ static void csv_field(struct line *l, const char *s) {
  * the buffers doubled to 256 kB each on rows with long stacks). */
 #define CSV_BLOCK 64
 /* rows of the table made at a time (cmp_table_next), written, then reused
- * (1 024 rows of 92 bytes) */
-#define CMP_BLOCK_ROWS (16 * CSV_BLOCK)
+ * (2 048 rows of 92 bytes; each is one csv_table call, one thread made) */
+#define CMP_BLOCK_ROWS (32 * CSV_BLOCK)
 #define CSV_CELL (1 << 16)
 
 /* The writers' buffers (a block's text and a cell's), kept for the whole
