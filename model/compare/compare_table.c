@@ -19,27 +19,90 @@
 /* ---- table compare ---- */
 
 /* A row's join key is its param name, except renumbered backward rows,
- * whose keys are made once into kbuf: no copy per row. */
+ * whose keys are composed again from the call's new number when read
+ * (koff): kept as text, they were a few hundred kB a side beside the
+ * trees at the csv's peak. */
 #define KEY_IS_NAME UINT32_MAX
-struct join_row { int32_t p; int32_t rec; uint32_t koff; };
+struct join_row { int32_t p; int32_t rec; uint32_t koff; /* KEY_IS_NAME, or the renumbered call's order */ };
 
 struct tside {
     const struct tree *t;
     struct join_row *v;
     size_t n, cap;
-    char *kbuf;
-    size_t klen, kcap;
 };
 
-/* (a name is composed in nb) */
-static const char *join_key(const struct tside *s, const struct join_row *r, struct tree_pn *nb) {
-    return r->koff == KEY_IS_NAME ? tree_pname_r(s->t, r->rec, &s->t->params[r->p], nb) : s->kbuf + r->koff;
+static int split_entry(const char *name, size_t *cut);
+
+/* Appends s[0..n) to buf (len bytes so far, size in all), cut as
+ * snprintf cuts: at most size - 1 bytes, always NUL-terminated. */
+static void key_add(char *buf, size_t size, size_t *len, const char *s, size_t n) {
+    if (*len + n > size - 1) n = size - 1 - *len;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
 }
 
-static void tside_free(struct tside *s) {
-    free(s->v);
-    free(s->kbuf);
+static void key_add_int(char *buf, size_t size, size_t *len, int v) {
+    char d[16];
+    int k = snprintf(d, sizeof d, "%d", v);
+    key_add(buf, size, len, d, (size_t)k);
 }
+
+/* The renumbered key of param p of backward entry rec (call number order)
+ * into key (size bytes): op_no_number . call_direction(renumbered) .
+ * suffix.  pn: the param's name.  0, or -1 when rec is not a backward
+ * entry.  (Composed by hand, as snprintf would cut it: it runs again for
+ * each read of the key.) */
+static int renum_key(const struct tree *t, int rec, const char *pn, int order, char *key, size_t size) {
+    const char *name = tree_s(t, t->recs[rec].name);
+    size_t cut;
+    if (split_entry(name, &cut) != 2) return -1;
+    const char *cd = name + cut + 1;
+    char cdb[256];
+    size_t cl = 0, kl = 0;
+    cdb[0] = '\0';
+    const char *dot = strchr(cd, '.');
+    size_t h = dot ? (size_t)(dot - cd) : strlen(cd);
+    int head_num = h && strspn(cd, "0123456789") == h;
+    if (head_num) {
+        key_add_int(cdb, sizeof cdb, &cl, order);
+        key_add(cdb, sizeof cdb, &cl, cd + h, strlen(cd + h));
+    } else if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1)) {
+        key_add(cdb, sizeof cdb, &cl, cd, h);
+        key_add(cdb, sizeof cdb, &cl, ".", 1);
+        key_add_int(cdb, sizeof cdb, &cl, order);
+    } else key_add(cdb, sizeof cdb, &cl, cd, strlen(cd));
+    /* suffix: the row name with the entry name removed */
+    size_t nl = strlen(name);
+    const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
+    key[0] = '\0';
+    key_add(key, size, &kl, name, cut);
+    key_add(key, size, &kl, ".", 1);
+    key_add(key, size, &kl, cdb, cl);
+    key_add(key, size, &kl, suffix, strlen(suffix));
+    return 0;
+}
+
+#define KEY_MAX 8192
+
+/* (a name or key is composed in nb) */
+static const char *join_key(const struct tside *s, const struct join_row *r, struct tree_pn *nb) {
+    const char *pn = tree_pname_r(s->t, r->rec, &s->t->params[r->p], nb);
+    if (!pn || r->koff == KEY_IS_NAME) return pn;
+    char key[KEY_MAX];
+    if (renum_key(s->t, r->rec, pn, (int)r->koff, key, sizeof key) != 0) return NULL;
+    size_t kl = strlen(key) + 1;
+    if (kl <= sizeof nb->small) return memcpy(nb->small, key, kl);
+    if (kl > nb->cap) {
+        char *b = realloc(nb->b, kl);
+        if (!b) return NULL;
+        nb->b = b;
+        nb->cap = kl;
+    }
+    return memcpy(nb->b, key, kl);
+}
+
+static void tside_free(struct tside *s) { free(s->v); }
 
 /* op_no_number / call_direction split of an entry name (msProbe's
  * split_data_name_components); returns the direction: 0 none (skip),
@@ -82,7 +145,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
     s->t = t;
     struct util_smap bw = {0};
     struct tree_pn nb = {0};
-    char key[8192];
+    char key[KEY_MAX];
     for (size_t r = 0; r < t->nrecs; r++) {
         const char *name = tree_s(t, t->recs[r].name);
         size_t cut;
@@ -104,24 +167,10 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                 if (p->state != st) continue;
                 const char *pn = tree_pname_r(t, (int)r, p, &nb);
                 if (!pn) goto oom;
-                if (dir == 2 && renumber) {
-                    /* op_no_number . call_direction(renumbered) . suffix */
-                    const char *cd = name + cut + 1;
-                    char cdb[256];
-                    const char *dot = strchr(cd, '.');
-                    size_t h = dot ? (size_t)(dot - cd) : strlen(cd);
-                    int head_num = h && strspn(cd, "0123456789") == h;
-                    if (head_num) snprintf(cdb, sizeof cdb, "%d%s", order, cd + h);
-                    else if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
-                        snprintf(cdb, sizeof cdb, "%.*s.%d", (int)h, cd, order);
-                    else snprintf(cdb, sizeof cdb, "%s", cd);
-                    /* suffix: the row name with the entry name removed */
-                    size_t nl = strlen(name);
-                    const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
-                    snprintf(key, sizeof key, "%.*s.%s%s", (int)cut, name, cdb, suffix);
-                    /* most backward calls keep their number: then the key is the name */
-                    if (!strcmp(key, pn)) key[0] = '\0';
-                } else key[0] = '\0';
+                uint32_t koff = KEY_IS_NAME;
+                /* most backward calls keep their number: then the key is the name */
+                if (dir == 2 && renumber && renum_key(t, (int)r, pn, order, key, sizeof key) == 0 && strcmp(key, pn))
+                    koff = (uint32_t)order;
                 if (s->n == s->cap) {
                     size_t nc = s->cap ? s->cap * 2 : 1024;
                     struct join_row *nv = realloc(s->v, nc * sizeof *nv);
@@ -131,21 +180,7 @@ static int build_side(const struct tree *t, int renumber, struct tside *s, struc
                 }
                 s->v[s->n].p = (int32_t)(rc->p0 + i);
                 s->v[s->n].rec = (int32_t)r;
-                s->v[s->n].koff = KEY_IS_NAME;
-                if (key[0]) {
-                    size_t kl = strlen(key) + 1;
-                    if (s->klen + kl > s->kcap) {
-                        size_t nc = s->kcap ? s->kcap * 2 : 65536;
-                        while (nc < s->klen + kl) nc *= 2;
-                        char *nb = nc < KEY_IS_NAME ? realloc(s->kbuf, nc) : NULL;
-                        if (!nb) goto oom;
-                        s->kbuf = nb;
-                        s->kcap = nc;
-                    }
-                    memcpy(s->kbuf + s->klen, key, kl);
-                    s->v[s->n].koff = (uint32_t)s->klen;
-                    s->klen += kl;
-                }
+                s->v[s->n].koff = koff;
                 s->n++;
             }
     }

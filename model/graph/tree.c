@@ -159,6 +159,7 @@ int tree_reserve(struct tree *t, size_t nrecs, size_t nparams, size_t pool_bytes
 }
 
 int tree_add_record(struct tree *t, const char *name, size_t len) {
+    if (!t->rec_map) return -1;   /* tree_forget_records has run */
     if (UTIL_PUSH(t->recs, t->nrecs, t->caprecs) != 0) return -1;
     uint32_t off = tree_str(t, name, len);
     if (off == TREE_NONE) return -1;
@@ -870,6 +871,11 @@ int tree_build(struct tree *t, struct pt_error *err) {
     smap_free(t->cons_map);
     t->cons_map = NULL;
     return 0;
+}
+
+void tree_forget_records(struct tree *t) {
+    smap_free(t->rec_map);
+    t->rec_map = NULL;
 }
 
 int tree_add_node(struct tree *t, const char *id, int kind, int parent) {

@@ -60,11 +60,12 @@ static void csv_field(struct line *l, const char *s) {
  * read here) and write them in order, taking turns: the tables are tens of
  * MB, and a block's buffer is reused, so no text piles up in memory.  A
  * row is about 800 bytes with its stack column, so a block's text is about
- * 100 kB: two of them are what the csv holds in memory. */
-#define CSV_BLOCK 128
+ * 50 kB: two of them are what the csv holds in memory (at 128 rows a block
+ * the buffers doubled to 256 kB each on rows with long stacks). */
+#define CSV_BLOCK 64
 /* rows of the table made at a time (cmp_table_next), written, then reused
- * (2 048 rows of 92 bytes) */
-#define CMP_BLOCK_ROWS (16 * CSV_BLOCK)
+ * (2 048 rows of 92 bytes; each is one csv_table call, one thread made) */
+#define CMP_BLOCK_ROWS (32 * CSV_BLOCK)
 #define CSV_CELL (1 << 16)
 
 /* The writers' buffers (a block's text and a cell's), kept for the whole
@@ -218,6 +219,12 @@ static int read_pair(const char *da, const char *db, struct tree **a, struct tre
     /* the second thread allocates from the main arena too: an arena of its
      * own kept ~12 MB of the 126 MB pair's reading that no trim gave back */
     mallopt(M_ARENA_MAX, 1);
+    /* and blocks of 256 kB and more are mappings of their own, given back
+     * when freed: left to glibc, the threshold rises to the size of the
+     * first dump.json buffer freed (MBs), and stack.json's and
+     * construct.json's buffers then stay as resident holes in the heap
+     * at the pair's peak (-150 kB at the 8.5 MB pair) */
+    mallopt(M_MMAP_THRESHOLD, 256 << 10);
 #endif
     int threaded = pthread_create(&th, NULL, side_thread, &jb) == 0;
     int ra = graph_read(da, 0, a, err);
@@ -554,6 +561,10 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
     else if (built && bbuilt != 0) {   /* built on the reading thread, and that failed */
         gerr = berr;
         built = 0;
+    }
+    if (built) {   /* built: no record is looked up by name again; the table and csv reuse the maps' memory */
+        tree_forget_records(a);
+        tree_forget_records(b);
     }
     struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
     pthread_t gth;

@@ -412,6 +412,14 @@ static void test_large_dump(void) {
         int m = tree_find(t, "Module.m.M.forward.0");
         CHECK(m >= 0);
         if (m >= 0) CHECK_INT(t->nodes[m].id, t->recs[tree_find_record(t, "Module.m.M.forward.0")].name);
+        /* compare frees the record map once both trees are built: the
+         * nodes are still found, records no longer, none can be added */
+        size_t nrecs = t->nrecs;
+        tree_forget_records(t);
+        CHECK_INT(tree_find_record(t, "Functional.op.77.forward"), -1);
+        CHECK_INT(tree_find(t, "Functional.op.77.forward"), n);
+        CHECK_INT(tree_add_record(t, "Functional.op.x.forward", 23), -1);
+        CHECK_INT(t->nrecs, nrecs);
         tree_free(t);
     }
 }
