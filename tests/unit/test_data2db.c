@@ -248,18 +248,11 @@ static long long wchar_now(void) {
     return v;
 }
 
-/* Each page of the database is written once: trend_data's pages go
- * straight into the file at their place (no scratch file copied in), so a
- * dump of 4 ranks (no rank summary, no spool) costs about the file's size
- * in writes, where writing the tree elsewhere first cost twice its pages. */
-static void pages_written_once(void) {
-    const char *t = pt_tmpdir("data2db_once");
-    char in[1100], out[1100], db[1200];
-    if (gen_tree(t, "--steps 3 --ranks 4 --layers 8 --micro-batches 2") != 0) SKIP("gen_dump.py failed");
-    long long w0 = wchar_now();
-    if (w0 < 0) SKIP("no /proc/self/io");
-    snprintf(in, sizeof in, "%s/in", t);
-    snprintf(out, sizeof out, "%s/out", t);
+/* The dump in T/in (gen_tree's) written into T/out (created); db: its
+ * .trend.db, st: its stat. */
+static void write_db(const char *t, char *in, char *out, char *db, struct stat *st) {
+    snprintf(in, 1100, "%s/in", t);
+    snprintf(out, 1100, "%s/out", t);
     mkdir(out, 0755);
     struct load_opts lo;
     load_opts_init(&lo);
@@ -268,12 +261,25 @@ static void pages_written_once(void) {
     struct dataset *ds = calloc(1, sizeof *ds);
     CHECK_INT(trenddb_write_dump(in, out, &lo, ds, &res, &err), 0);
     dataset_free(ds);
-    long long written = wchar_now() - w0;
-    struct stat st;
-    snprintf(db, sizeof db, "%s/dump_data.trend.db", out);
-    CHECK_INT(stat(db, &st), 0);
-    CHECK(st.st_size > (1 << 20));   /* the tree is most of the file */
+    snprintf(db, 1200, "%s/dump_data.trend.db", out);
+    CHECK_INT(stat(db, st), 0);
     CHECK(integrity_ok(db));
+}
+
+/* Each page of the database is written once: trend_data's pages go
+ * straight into the file at their place (no scratch file copied in), so a
+ * dump of 4 ranks (no rank summary, no spool) costs about the file's size
+ * in writes, where writing the tree elsewhere first cost twice its pages. */
+static void pages_written_once(void) {
+    const char *t = pt_tmpdir("data2db_once");
+    char in[1100], out[1100], db[1200];
+    struct stat st;
+    if (gen_tree(t, "--steps 3 --ranks 4 --layers 8 --micro-batches 2") != 0) SKIP("gen_dump.py failed");
+    long long w0 = wchar_now();   /* after gen_dump.py: a child's writes count once it is reaped */
+    if (w0 < 0) SKIP("no /proc/self/io");
+    write_db(t, in, out, db, &st);
+    long long written = wchar_now() - w0;
+    CHECK(st.st_size > (1 << 20));   /* the tree is most of the file */
     if (written > st.st_size * 5 / 4) fprintf(stderr, "%lld bytes written for a file of %lld\n", written, (long long)st.st_size);
     CHECK(written <= st.st_size * 5 / 4);
 }
@@ -281,7 +287,7 @@ static void pages_written_once(void) {
 /* data2db whose writes stop at limit bytes a file (RLIMIT_FSIZE: the
  * pages of a bulk-built table meet it) fails with what went wrong, and
  * leaves no file in the output folder, the temporary one removed. */
-static void fails_at(const char *in, const char *out, int monitor, off_t limit, const char *says) {
+static void fails_at(const char *in, const char *out, off_t limit, const char *says) {
     fflush(NULL);
     int pfd[2];
     CHECK_INT(pipe(pfd), 0);
@@ -296,7 +302,7 @@ static void fails_at(const char *in, const char *out, int monitor, off_t limit, 
         struct tdb_result res;
         struct pt_error err = {0};
         struct dataset *ds = calloc(1, sizeof *ds);
-        int rc = monitor ? trenddb_write_monitor(in, out, &lo, ds, &res, &err) : trenddb_write_dump(in, out, &lo, ds, &res, &err);
+        int rc = trenddb_write_dump(in, out, &lo, ds, &res, &err);
         if (write(pfd[1], err.msg, strlen(err.msg)) < 0) {}
         _exit(rc == 0 ? 0 : 3);
     }
@@ -320,25 +326,13 @@ static void fails_at(const char *in, const char *out, int monitor, off_t limit, 
 static void bulk_write_fails(void) {
     const char *t = pt_tmpdir("data2db_fail");
     char in[1100], out[1100], db[1200];
-    if (gen_tree(t, "--steps 4 --ranks 12 --layers 2 --micro-batches 2") != 0) SKIP("gen_dump.py failed");
-    snprintf(in, sizeof in, "%s/in", t);
-    snprintf(out, sizeof out, "%s/out", t);
-    mkdir(out, 0755);
-    struct load_opts lo;
-    load_opts_init(&lo);
-    struct tdb_result res;
-    struct pt_error err;
-    struct dataset *ds = calloc(1, sizeof *ds);
-    CHECK_INT(trenddb_write_dump(in, out, &lo, ds, &res, &err), 0);
-    dataset_free(ds);
     struct stat st;
-    snprintf(db, sizeof db, "%s/dump_data.trend.db", out);
-    CHECK_INT(stat(db, &st), 0);
-    CHECK(integrity_ok(db));
+    if (gen_tree(t, "--steps 4 --ranks 12 --layers 2 --micro-batches 2") != 0) SKIP("gen_dump.py failed");
+    write_db(t, in, out, db, &st);
     unlink(db);
     /* half way: in trend_data's pages; 8 kB short: in the rank summary's */
-    fails_at(in, out, 0, st.st_size / 2, "could not write the table's pages");
-    fails_at(in, out, 0, st.st_size - 8192, "could not write the table's pages");
+    fails_at(in, out, st.st_size / 2, "could not write the table's pages");
+    fails_at(in, out, st.st_size - 8192, "could not write the table's pages");
 }
 
 int main(void) {
