@@ -64,7 +64,8 @@ struct load_opts {
                                      origin search, never the cube's cells) */
     int summary;                  /* monitor trees (info): the cube gets its axes, metrics and each
                                      metric's targets but no cells (vals NULL), ds->nonfinite what
-                                     info counts of them */
+                                     info counts of them; traces (probetop trace): the cube's
+                                     axes only (model/trace/trace_cube.h: trace_cube_build_axes) */
     int origin_keep;              /* dumps: keep each rank's record names and value offsets
                                      (ds_rankdir.ocap), so that the origin search does not
                                      read the files whole again (src/io/dump/ovf_origin.h) */
