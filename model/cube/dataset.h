@@ -64,8 +64,9 @@ struct load_opts {
                                      origin search, never the cube's cells) */
     int summary;                  /* monitor trees (info): the cube gets its axes, metrics and each
                                      metric's targets but no cells (vals NULL), ds->nonfinite what
-                                     info counts of them; traces (probetop trace): the cube's
-                                     axes only (model/trace/trace_cube.h: trace_cube_build_axes) */
+                                     info counts of them */
+    int trace_axes_only;          /* traces (probetop trace, whose tables come from ds->trace): the
+                                     cube's axes only, no cell (model/trace/trace_cube.h) */
     int origin_keep;              /* dumps: keep each rank's record names and value offsets
                                      (ds_rankdir.ocap), so that the origin search does not
                                      read the files whole again (src/io/dump/ovf_origin.h) */

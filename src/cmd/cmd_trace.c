@@ -396,7 +396,7 @@ static int run(int argc, char **argv) {
         return EXIT_USAGE;
     }
     lo.mem_budget = mem;
-    lo.summary = 1;   /* the tables come from the run (ds->trace): its cube's cells are never read */
+    lo.trace_axes_only = 1;   /* the tables come from the run (ds->trace): its cube's cells are never read */
     struct tpatterns *pat = NULL;
     struct trace_kernels_csv kc;
     struct pt_error e;

@@ -163,7 +163,7 @@ static void gen_straggler(void) {
     dataset_free(ds);
 }
 
-/* load_opts.summary (probetop trace): the run is the same as a full
+/* load_opts.trace_axes_only (probetop trace): the run is the same as a full
  * load's, its cube only the axes: the 8 ranks, the 4 steps (no micro-batch
  * rows, which the full cube has: 4 x 3) and no cell. */
 static void gen_axes_only(void) {
@@ -173,7 +173,7 @@ static void gen_axes_only(void) {
     if (!full) return;
     struct load_opts lo;
     load_opts_init(&lo);
-    lo.summary = 1;
+    lo.trace_axes_only = 1;
     struct dataset *ds = NULL;
     struct pt_error err;
     CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
