@@ -202,6 +202,16 @@ static void gen_axes_only(void) {
     }
     CHECK_INT(ds->nwarnings, full->nwarnings);
     dataset_free(ds);
+    /* load_opts.summary (info sets it for every format) keeps a trace's whole cube */
+    load_opts_init(&lo);
+    lo.summary = 1;
+    ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->cube->nsteps, 4 * 3);
+        CHECK_INT(ds->cube->metrics[0].ntargets, full->cube->metrics[0].ntargets);
+        dataset_free(ds);
+    }
     dataset_free(full);
 }
 
