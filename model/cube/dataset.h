@@ -65,6 +65,8 @@ struct load_opts {
     int summary;                  /* monitor trees (info): the cube gets its axes, metrics and each
                                      metric's targets but no cells (vals NULL), ds->nonfinite what
                                      info counts of them */
+    int trace_axes_only;          /* traces (probetop trace, whose tables come from ds->trace): the
+                                     cube's axes only, no cell (model/trace/trace_cube.h) */
     int origin_keep;              /* dumps: keep each rank's record names and value offsets
                                      (ds_rankdir.ocap), so that the origin search does not
                                      read the files whole again (src/io/dump/ovf_origin.h) */

@@ -73,7 +73,8 @@ static int32_t row_value(const struct row *v, size_t n, int32_t step, int32_t mi
     return hit ? (int32_t)(hit - v) : -1;
 }
 
-int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, struct pt_error *err) {
+/* The cube, or with cells 0 only its axes (trace_cube_build_axes). */
+static int build(const struct trace_run *run, int micro, int cells, struct cube **out, struct pt_error *err) {
     static const char *const stats[] = {"us", "pct", "count"};
     struct names *nm = names_new();
     struct cube_builder *b = nm ? cube_builder_new(nm) : NULL;
@@ -110,7 +111,7 @@ int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, 
             }
         }
     /* micro steps: each step's row ("12"), then its micro-batches' ("12.0", "12.1", ...) */
-    if (micro && run->has_micro) {
+    if (cells && micro && run->has_micro) {
         if (!(rows = micro_rows(run, &nrows))) { pt_errorf(err, "out of memory"); goto out; }
         for (size_t i = 0; i < nrows; i++)
             if (cube_builder_step(b, (int32_t)i, rows[i].step, rows[i].micro) != 0) { pt_errorf(err, "out of memory"); goto out; }
@@ -123,7 +124,7 @@ int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, 
             const struct trace_step *st = &tr->steps[s];
             int32_t value = rows ? row_value(rows, nrows, st->step, -1, &hint) : st->step;
             if (!rows && cube_builder_step(b, value, value, -1) != 0) { pt_errorf(err, "out of memory"); goto out; }
-            if (add_cells(b, fixed, phase_tgt, value, tr->rank, &st->stats)) { pt_errorf(err, "out of memory"); goto out; }
+            if (cells && add_cells(b, fixed, phase_tgt, value, tr->rank, &st->stats)) { pt_errorf(err, "out of memory"); goto out; }
         }
         for (size_t m = 0; rows && m < tr->nmicros; m++) {
             const struct trace_micro *mb = &tr->micros[m];
@@ -139,4 +140,12 @@ out:
     free(rows);
     cube_builder_free(b);
     return rc;
+}
+
+int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, struct pt_error *err) {
+    return build(run, micro, 1, out, err);
+}
+
+int trace_cube_build_axes(const struct trace_run *run, struct cube **out, struct pt_error *err) {
+    return build(run, 0, 0, out, err);
 }

@@ -24,5 +24,12 @@
  * PROFILER TRACES: Micro-batches); else the steps, valued by their number.
  * 0, or -1 with err. */
 int trace_cube_build(const struct trace_run *run, int micro, struct cube **out, struct pt_error *err);
+/* Only the cube's shape, for a command that reads the run itself and never
+ * the cube's cells (probetop trace: load_opts.trace_axes_only): the metric, the
+ * ranks and the steps (no micro-batch rows), the targets' names interned
+ * but no cell, so no target on the metric.  The cells are most of the build's
+ * time: about a fifth of a `probetop trace` at 1 GB, one core's work after
+ * the parse.  0, or -1 with err. */
+int trace_cube_build_axes(const struct trace_run *run, struct cube **out, struct pt_error *err);
 
 #endif

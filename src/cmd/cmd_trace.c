@@ -395,7 +395,7 @@ static int run(int argc, char **argv) {
                 patterns ? " (give --patterns to --shard)" : "");
         return EXIT_USAGE;
     }
-    lo.mem_budget = mem;
+    lo.mem_budget = mem, lo.trace_axes_only = 1;   /* the cube's axes only: the tables come from the run (ds->trace) */
     struct tpatterns *pat = NULL;
     struct trace_kernels_csv kc;
     struct pt_error e;

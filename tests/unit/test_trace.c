@@ -163,6 +163,58 @@ static void gen_straggler(void) {
     dataset_free(ds);
 }
 
+/* load_opts.trace_axes_only (probetop trace): the run is the same as a full
+ * load's, its cube only the axes: the 8 ranks, the 4 steps (no micro-batch
+ * rows, which the full cube has: 4 x 3) and no cell. */
+static void gen_axes_only(void) {
+    if (!getenv("PT_PYTHON")) SKIP("no python");
+    char p[1100];
+    struct dataset *full = gen_load("axes", "--ranks 8 --steps 4 --micro 2", p, sizeof p);
+    if (!full) return;
+    struct load_opts lo;
+    load_opts_init(&lo);
+    lo.trace_axes_only = 1;
+    struct dataset *ds = NULL;
+    struct pt_error err;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (!ds) { dataset_free(full); return; }
+    CHECK_INT(full->cube->nsteps, 4 * 3);
+    CHECK_INT(ds->cube->nsteps, 4);
+    for (int i = 0; i < ds->cube->nsteps && i < 4; i++) CHECK_INT(ds->cube->steps[i].value, i + 1);
+    CHECK_INT(ds->cube->nranks, 8);
+    for (int i = 0; i < ds->cube->nranks && i < 8; i++) CHECK_INT(ds->cube->ranks[i], i);
+    CHECK_INT(ds->cube->nmetrics, 1);
+    if (ds->cube->nmetrics == 1) {
+        CHECK_STR(ds->cube->metrics[0].name, "time");
+        CHECK_INT(ds->cube->metrics[0].ntargets, 0);
+    }
+    CHECK(full->cube->metrics[0].ntargets >= 6);
+    CHECK(names_label_find(ds->cube->names, "compute", LABEL_MODULE) != NAMES_NONE);
+    int64_t a[32], b[32];
+    totals(full, a, 8);
+    totals(ds, b, 8);
+    CHECK(!memcmp(a, b, sizeof a));
+    CHECK(a[2] > 0);
+    CHECK_INT(ds->trace->nranks, 8);
+    for (int i = 0; i < 8 && i < ds->trace->nranks; i++) {
+        CHECK_INT(ds->trace->ranks[i].nkernels, full->trace->ranks[i].nkernels);
+        CHECK_INT(ds->trace->ranks[i].nmicros, full->trace->ranks[i].nmicros);
+    }
+    CHECK_INT(ds->nwarnings, full->nwarnings);
+    dataset_free(ds);
+    /* load_opts.summary (info sets it for every format) keeps a trace's whole cube */
+    load_opts_init(&lo);
+    lo.summary = 1;
+    ds = NULL;
+    CHECK_INT(load_dataset(p, &lo, &ds, &err), 0);
+    if (ds) {
+        CHECK_INT(ds->cube->nsteps, 4 * 3);
+        CHECK_INT(ds->cube->metrics[0].ntargets, full->cube->metrics[0].ntargets);
+        dataset_free(ds);
+    }
+    dataset_free(full);
+}
+
 static void gen_phases(void) {
     if (!getenv("PT_PYTHON")) SKIP("no python");
     char p[1100];
@@ -545,6 +597,7 @@ int main(void) {
     RUN(fixture_ns_resolution);
     RUN(ns_double_rounding);
     RUN(gen_straggler);
+    RUN(gen_axes_only);
     RUN(gen_phases);
     RUN(gen_encodings);
     RUN(gen_streamed);

@@ -247,7 +247,7 @@ static int load_shard(const char *path, const struct load_opts *o, struct datase
     char *p = (char *)path;
     ds->micro_step = 0;   /* as a trace: steps, not micro steps (the cube's rows say) */
     if (read_shard_paths(&p, 1, o->cancel, ds, err)) return -1;
-    return trace_cube_build(ds->trace, o->micro_step, &ds->cube, err);
+    return o->trace_axes_only ? trace_cube_build_axes(ds->trace, &ds->cube, err) : trace_cube_build(ds->trace, o->micro_step, &ds->cube, err);
 }
 
 const struct formats_row formats_row_trace_shard = {

@@ -503,7 +503,7 @@ static int load_trace(const char *path, const struct load_opts *o, struct datase
     free(t);
     filewalk_list_free(&fl);
     trace_parse_names_free(&names);
-    if (rc == 0) rc = trace_cube_build(ds->trace, o->micro_step, &ds->cube, err);
+    if (rc == 0) rc = o->trace_axes_only ? trace_cube_build_axes(ds->trace, &ds->cube, err) : trace_cube_build(ds->trace, o->micro_step, &ds->cube, err);
     return rc;
 }
 
