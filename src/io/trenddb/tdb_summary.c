@@ -128,6 +128,7 @@ struct tdb_summary {
     size_t nseg, capseg;
     uint64_t spooled;
     int64_t win;             /* the window being fed (tdb_summary_at): its rows' segments say it */
+    int spool_bad;           /* a write to the spool failed */
 };
 
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
@@ -172,9 +173,20 @@ int tdb_summary_fits(const struct tdb_summary *m, int64_t max_rank) {
     return (a > 8) == (b > 8) && (a > 64) == (b > 64);
 }
 
+static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *a);
+
+/* acc[l]'s entries (group group[l] of size sizes[l]) out: straight onto
+ * the spool once it is open and out is empty (each entry written once),
+ * else into out as [size, group, entry]; acc[l] emptied, its memory kept. */
 static int summ_emit(struct tdb_summary *m, int l) {
     size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns, ostride = stride + 2;
     const struct sacc *a = &m->acc[l];
+    if (m->spool && !m->out.n) {
+        for (size_t i = 0; i < a->n; i++)
+            if (summ_spool_entry(m, l, m->group[l], a->v + i * stride) != 0) return -1;
+        m->acc[l].n = 0;
+        return 0;
+    }
     if (sacc_grow(&m->out, m->out.n + a->n, ostride) != 0) return -1;
     for (size_t i = 0; i < a->n; i++) {
         double *o = m->out.v + m->out.n++ * ostride;
@@ -221,14 +233,9 @@ static int summ_finish(struct tdb_summary *m) {
 
 int tdb_summary_window(struct tdb *t, struct tdb_summary *m) {
     if (summ_finish(m) != 0) return pt_errorf(t->err, "out of memory");
+    /* the accumulators (empty) keep their memory for the next window:
+     * no fresh pages to fault in and zero a window */
     for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
-    /* the next window may hold fewer keys: its accumulators start small */
-    for (int l = 0; l < SUM_SIZES; l++) {
-        free(m->acc[l].v);
-        m->acc[l] = (struct sacc){0};
-    }
-    free(m->tmp.v);
-    m->tmp = (struct sacc){0};
     return tdb_summary_flush(t, m);
 }
 
@@ -266,13 +273,16 @@ static void bind_entry(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
 }
 
 /* An entry of out as the table's record (what summ_bind binds). */
-static size_t summ_record(unsigned char *rec, const double *e, int ns) {
+static size_t summ_record(unsigned char *rec, int size, int64_t group, const double *e, int ns) {
     int64_t iv[6 + 4 * (MONITOR_NSTATS + 8)];
     double dv[6 + 4 * (MONITOR_NSTATS + 8)];
     uint8_t kind[6 + 4 * (MONITOR_NSTATS + 8)];
-    for (int c = 0; c < 6; c++) { iv[c] = (int64_t)e[c]; kind[c] = BTREE_BULK_INT; }
+    iv[0] = size;
+    iv[1] = group;
+    for (int c = 2; c < 6; c++) iv[c] = (int64_t)e[c - 2];
+    for (int c = 0; c < 6; c++) kind[c] = BTREE_BULK_INT;
     for (int s = 0; s < ns; s++) {
-        const double *es = e + 6 + SUM_PER_STAT * s;
+        const double *es = e + 4 + SUM_PER_STAT * s;
         int p = 6 + 4 * s;
         double v[3] = {es[1], es[2], es[0] ? es[3] / es[0] : 0};
         for (int k = 0; k < 3; k++) {
@@ -285,30 +295,36 @@ static size_t summ_record(unsigned char *rec, const double *e, int ns) {
     return btree_bulk_record(rec, 6 + 4 * ns, iv, dv, kind);
 }
 
-/* out's entries as records onto the spool, out emptied: a segment per run
- * of one group (of one group size), each group's entries in key order
- * (a window's after the window before's). */
+/* One entry (an accumulator's: [step, target, metric, ranks, stats]) of
+ * group g of size sizes[l] as a record onto the spool: a segment per run
+ * of one group (of one group size), each group's entries in key order (a
+ * window's after the window before's).  -1 without memory; a failed write
+ * is told by the next tdb_summary_flush. */
+static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *e) {
+    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
+    if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
+        if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0) return -1;
+        m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spooled, .at = m->nseg};
+        m->nseg++;
+    }
+    uint32_t len = (uint32_t)summ_record(rec, m->sizes[l], g, e, m->ns);
+    if (fwrite(&len, sizeof len, 1, m->spool) != 1 || fwrite(rec, 1, len, m->spool) != len) m->spool_bad = 1;
+    m->spooled += sizeof len + len;
+    m->seg[m->nseg - 1].len += sizeof len + len;
+    return 0;
+}
+
+/* out's entries onto the spool, out emptied. */
 static int summ_spool(struct tdb *t, struct tdb_summary *m) {
     size_t stride = 6 + SUM_PER_STAT * (size_t)m->ns;
-    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
     for (size_t i = 0; i < m->out.n; i++) {
         const double *e = m->out.v + i * stride;
         int l = 0;
         while (l < m->nsizes - 1 && m->sizes[l] != (int)e[0]) l++;
-        int64_t g = (int64_t)e[1];
-        if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
-            if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0)
-                return pt_errorf(t->err, "out of memory");
-            m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spooled, .at = m->nseg};
-            m->nseg++;
-        }
-        uint32_t len = (uint32_t)summ_record(rec, e, m->ns);
-        if (fwrite(&len, sizeof len, 1, m->spool) != 1 || fwrite(rec, 1, len, m->spool) != len)
-            return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
-        m->spooled += sizeof len + len;
-        m->seg[m->nseg - 1].len += sizeof len + len;
+        if (summ_spool_entry(m, l, (int64_t)e[1], e + 2) != 0) return pt_errorf(t->err, "out of memory");
     }
     m->out.n = 0;
+    if (m->spool_bad) return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
     return 0;
 }
 
