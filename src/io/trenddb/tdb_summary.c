@@ -68,40 +68,45 @@ static void sacc_combine(double *o, const double *y, int ns) {
     }
 }
 
-/* Every key of b is in a already (ranks of one run mostly hold the same
- * targets): b combined into a in place, 1; else 0, a untouched. */
-static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0;
-    for (size_t j = 0; j < b->n; j++, i++) {
+/* b merged into a (both sorted by key), in a's own memory: entries of
+ * one key combine (a's entry, then b's into it, as always).  Every key of
+ * b in a already (ranks of one run mostly hold the same targets): combined
+ * in place; else a grown to the merged count and merged from the tails
+ * down, so that no second buffer is needed (each slot written is at or
+ * above the next of a's still to be read).  0, or -1 without memory (a
+ * untouched). */
+static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0, k = a->n;
+    for (size_t j = 0; j < b->n; j++) {
         const double *y = b->v + j * stride;
         while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
-        if (i >= a->n || sacc_cmp(a->v + i * stride, y) != 0) return 0;
+        if (i < a->n && sacc_cmp(a->v + i * stride, y) == 0) i++;
+        else k++;
     }
-    i = 0;
-    for (size_t j = 0; j < b->n; j++, i++) {
-        const double *y = b->v + j * stride;
-        while (sacc_cmp(a->v + i * stride, y) < 0) i++;
-        sacc_combine(a->v + i * stride, y, ns);
+    if (k == a->n) {
+        i = 0;
+        for (size_t j = 0; j < b->n; j++, i++) {
+            const double *y = b->v + j * stride;
+            while (sacc_cmp(a->v + i * stride, y) < 0) i++;
+            sacc_combine(a->v + i * stride, y, ns);
+        }
+        return 0;
     }
-    return 1;
-}
-
-/* out = a merged with b (both sorted by key); entries of one key combine. */
-static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0, j = 0;
-    out->n = 0;
-    if (sacc_grow(out, a->n + b->n, stride) != 0) return -1;
-    while (i < a->n || j < b->n) {
-        const double *x = i < a->n ? a->v + i * stride : NULL, *y = j < b->n ? b->v + j * stride : NULL;
-        double *o = out->v + out->n++ * stride;
-        int c = !x ? 1 : !y ? -1 : sacc_cmp(x, y);
-        if (c < 0) { memcpy(o, x, stride * sizeof *o); i++; continue; }
-        if (c > 0) { memcpy(o, y, stride * sizeof *o); j++; continue; }
-        memcpy(o, x, stride * sizeof *o);
-        sacc_combine(o, y, ns);
-        i++;
-        j++;
+    if (sacc_grow(a, k, stride) != 0) return -1;
+    size_t ia = a->n, jb = b->n, o = k;   /* one past the next to read / write */
+    while (jb > 0) {
+        const double *y = b->v + (jb - 1) * stride;
+        double *w = a->v + --o * stride;
+        int c = ia ? sacc_cmp(a->v + (ia - 1) * stride, y) : -1;
+        if (c < 0) { memcpy(w, y, stride * sizeof *w); jb--; continue; }
+        const double *x = a->v + --ia * stride;
+        if (w != x) memcpy(w, x, stride * sizeof *w);
+        if (c == 0) {
+            sacc_combine(w, y, ns);
+            jb--;
+        }
     }
+    a->n = k;
     return 0;
 }
 
@@ -113,7 +118,7 @@ struct tdb_summary {
     unsigned levels;         /* bit l: group size sizes[l] summarized here (tdb_summary_new_part) */
     int64_t group[SUM_SIZES];
     int64_t max_rank;        /* the one foreseen: the group sizes depend on it */
-    struct sacc acc[SUM_SIZES], tmp, cur, out;
+    struct sacc acc[SUM_SIZES], cur, out;
     const char *const *cols; /* the statistic columns' names */
     uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
     sqlite3_stmt *ins[2];    /* one row, SUMMARY_ROWS_PER_INSERT rows (NULL: none) */
@@ -157,7 +162,6 @@ struct tdb_summary *tdb_summary_new_part(int ns, const char *const *cols, int64_
 void tdb_summary_free(struct tdb_summary *m) {
     if (!m) return;
     for (int l = 0; l < SUM_SIZES; l++) free(m->acc[l].v);
-    free(m->tmp.v);
     free(m->cur.v);
     free(m->out.v);
     sqlite3_finalize(m->ins[0]);
@@ -205,11 +209,7 @@ static int summ_rank_rows(struct tdb_summary *m, const struct sacc *cur, int64_t
         int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
         if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
         m->group[l] = g;
-        if (sacc_into(&m->acc[l], cur, m->ns)) continue;
-        if (sacc_merge(&m->acc[l], cur, &m->tmp, m->ns) != 0) return -1;
-        struct sacc sw = m->acc[l];
-        m->acc[l] = m->tmp;
-        m->tmp = sw;
+        if (sacc_merge_in(&m->acc[l], cur, m->ns) != 0) return -1;
     }
     return 0;
 }
