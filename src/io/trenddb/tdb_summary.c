@@ -53,32 +53,58 @@ static int sacc_cmp(const double *x, const double *y) {
     return 0;
 }
 
-static void sacc_combine(double *o, const double *y, int ns) {
-    o[3] += y[3];
+/* A rank's rows (cur) are kept short, [step, target, metric, has, nan,
+ * then per stat its value], bit s of has: the value is there (not NULL or
+ * NaN), of nan: a NULL counted as a NaN; an accumulator's entry is made of
+ * one (row_entry) or gets one combined in (row_combine) with the same
+ * arithmetic as combining the entry row_entry would make.  */
+#define ROW_STRIDE(ns) (5 + (size_t)(ns))
+
+static void row_entry(double *o, const double *y, int ns) {
+    uint32_t has = (uint32_t)y[3], nan = (uint32_t)y[4];
+    o[0] = y[0];
+    o[1] = y[1];
+    o[2] = y[2];
+    o[3] = 1;
     for (int s = 0; s < ns; s++) {
-        double *os = o + 4 + SUM_PER_STAT * s;
-        const double *ys = y + 4 + SUM_PER_STAT * s;
-        os[4] += ys[4];
-        if (!ys[0]) continue;
-        if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
-        os[0] += ys[0];
-        if (ys[1] < os[1]) os[1] = ys[1];
-        if (ys[2] > os[2]) os[2] = ys[2];
-        os[3] += ys[3];
+        double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
+        int h = (has >> s) & 1;
+        os[0] = h;
+        os[1] = os[2] = os[3] = h ? v : 0;
+        os[4] = (nan >> s) & 1;
     }
 }
 
-/* b merged into a (both sorted by key), in a's own memory: entries of
- * one key combine (a's entry, then b's into it, as always).  Every key of
- * b in a already (ranks of one run mostly hold the same targets): combined
- * in place; else a grown to the merged count and merged from the tails
- * down, so that no second buffer is needed (each slot written is at or
- * above the next of a's still to be read).  0, or -1 without memory (a
- * untouched). */
+static void row_combine(double *o, const double *y, int ns) {
+    uint32_t has = (uint32_t)y[3], nan = (uint32_t)y[4];
+    o[3] += 1;
+    for (int s = 0; s < ns; s++) {
+        double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
+        os[4] += (nan >> s) & 1;
+        if (!((has >> s) & 1)) continue;
+        if (!os[0]) {
+            os[0] = 1;
+            os[1] = os[2] = os[3] = v;
+            continue;
+        }
+        os[0] += 1;
+        if (v < os[1]) os[1] = v;
+        if (v > os[2]) os[2] = v;
+        os[3] += v;
+    }
+}
+
+/* The rows b (sorted by key) merged into the accumulator a (sorted by
+ * key), in a's own memory: a row of a key a holds combines into its entry,
+ * the others make new entries.  Every key of b in a already (ranks of one
+ * run mostly hold the same targets): combined in place; else a grown to
+ * the merged count and merged from the tails down, so that no second
+ * buffer is needed (each slot written is at or above the next of a's
+ * still to be read).  0, or -1 without memory (a untouched). */
 static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0, k = a->n;
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, bstride = ROW_STRIDE(ns), i = 0, k = a->n;
     for (size_t j = 0; j < b->n; j++) {
-        const double *y = b->v + j * stride;
+        const double *y = b->v + j * bstride;
         while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
         if (i < a->n && sacc_cmp(a->v + i * stride, y) == 0) i++;
         else k++;
@@ -86,23 +112,23 @@ static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
     if (k == a->n) {
         i = 0;
         for (size_t j = 0; j < b->n; j++, i++) {
-            const double *y = b->v + j * stride;
+            const double *y = b->v + j * bstride;
             while (sacc_cmp(a->v + i * stride, y) < 0) i++;
-            sacc_combine(a->v + i * stride, y, ns);
+            row_combine(a->v + i * stride, y, ns);
         }
         return 0;
     }
     if (sacc_grow(a, k, stride) != 0) return -1;
     size_t ia = a->n, jb = b->n, o = k;   /* one past the next to read / write */
     while (jb > 0) {
-        const double *y = b->v + (jb - 1) * stride;
+        const double *y = b->v + (jb - 1) * bstride;
         double *w = a->v + --o * stride;
         int c = ia ? sacc_cmp(a->v + (ia - 1) * stride, y) : -1;
-        if (c < 0) { memcpy(w, y, stride * sizeof *w); jb--; continue; }
+        if (c < 0) { row_entry(w, y, ns); jb--; continue; }
         const double *x = a->v + --ia * stride;
         if (w != x) memcpy(w, x, stride * sizeof *w);
         if (c == 0) {
-            sacc_combine(w, y, ns);
+            row_combine(w, y, ns);
             jb--;
         }
     }
@@ -463,31 +489,29 @@ int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, si
  * statistic (this runs for every row of every summary part). */
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
                     uint32_t present) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns;
+    size_t stride = ROW_STRIDE(m->ns);
     if (m->cur.n >= m->cur.cap && sacc_grow(&m->cur, m->cur.n + 1, stride) != 0) return -1;
-    double *e = m->cur.v + m->cur.n++ * stride, *es = e + 4;
+    double *e = m->cur.v + m->cur.n++ * stride, *ev = e + 5;
     e[0] = (double)step;
     e[1] = (double)target_id;
     e[2] = (double)metric_id;
-    e[3] = 1;
-    uint32_t finite = 0;
-    for (int s = 0; s < m->ns; s++, es += SUM_PER_STAT) {
+    uint32_t has = 0, finite = 0;
+    for (int s = 0; s < m->ns; s++) {
         double v = stored[s];
         if (((present >> s) & 1) && !isnan(v)) {
             v = v == 1000000001.0 ? INFINITY : v == -1000000001.0 ? -INFINITY : v;
-            es[0] = 1;
-            es[1] = es[2] = es[3] = v;
-            es[4] = 0;
+            ev[s] = v;
+            has |= 1u << s;
             finite |= (uint32_t)(isfinite(v) != 0) << s;
         } else {
-            es[0] = es[1] = es[2] = es[3] = 0;
-            es[4] = 1;
+            ev[s] = 0;
         }
     }
-    /* a NULL is a NaN of the tensor (es[4]) unless the row's finite norm
-     * or mean says it held none */
-    if (finite & m->tells)
-        for (int s = 0; s < m->ns; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
+    /* a NULL is a NaN of the tensor unless the row's finite norm or mean
+     * says it held none */
+    uint32_t all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
+    e[3] = has;
+    e[4] = finite & m->tells ? 0 : ~has & all;
     return 0;
 }
 
