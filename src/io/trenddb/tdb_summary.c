@@ -105,8 +105,9 @@ static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
     size_t stride = 4 + SUM_PER_STAT * (size_t)ns, bstride = ROW_STRIDE(ns), i = 0, k = a->n;
     for (size_t j = 0; j < b->n; j++) {
         const double *y = b->v + j * bstride;
-        while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
-        if (i < a->n && sacc_cmp(a->v + i * stride, y) == 0) i++;
+        int c = 1;
+        while (i < a->n && (c = sacc_cmp(a->v + i * stride, y)) < 0) i++;
+        if (c == 0) i++;
         else k++;
     }
     if (k == a->n) {
