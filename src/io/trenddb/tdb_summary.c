@@ -53,55 +53,87 @@ static int sacc_cmp(const double *x, const double *y) {
     return 0;
 }
 
-static void sacc_combine(double *o, const double *y, int ns) {
-    o[3] += y[3];
+/* A rank's rows (cur) are kept short, [step, target, metric, has, nan,
+ * then per stat its value], bit s of has: the value is there (not NULL or
+ * NaN), of nan: a NULL counted as a NaN; an accumulator's entry is made of
+ * one (row_entry) or gets one combined in (row_combine) with the same
+ * arithmetic as combining the entry row_entry would make.  */
+#define ROW_STRIDE(ns) (5 + (size_t)(ns))
+
+static void row_entry(double *o, const double *y, int ns) {
+    uint32_t has = (uint32_t)y[3], nan = (uint32_t)y[4];
+    o[0] = y[0];
+    o[1] = y[1];
+    o[2] = y[2];
+    o[3] = 1;
     for (int s = 0; s < ns; s++) {
-        double *os = o + 4 + SUM_PER_STAT * s;
-        const double *ys = y + 4 + SUM_PER_STAT * s;
-        os[4] += ys[4];
-        if (!ys[0]) continue;
-        if (!os[0]) { memcpy(os, ys, 4 * sizeof *os); continue; }
-        os[0] += ys[0];
-        if (ys[1] < os[1]) os[1] = ys[1];
-        if (ys[2] > os[2]) os[2] = ys[2];
-        os[3] += ys[3];
+        double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
+        int h = (has >> s) & 1;
+        os[0] = h;
+        os[1] = os[2] = os[3] = h ? v : 0;
+        os[4] = (nan >> s) & 1;
     }
 }
 
-/* Every key of b is in a already (ranks of one run mostly hold the same
- * targets): b combined into a in place, 1; else 0, a untouched. */
-static int sacc_into(struct sacc *a, const struct sacc *b, int ns) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0;
-    for (size_t j = 0; j < b->n; j++, i++) {
-        const double *y = b->v + j * stride;
-        while (i < a->n && sacc_cmp(a->v + i * stride, y) < 0) i++;
-        if (i >= a->n || sacc_cmp(a->v + i * stride, y) != 0) return 0;
+static void row_combine(double *o, const double *y, int ns) {
+    uint32_t has = (uint32_t)y[3], nan = (uint32_t)y[4];
+    o[3] += 1;
+    for (int s = 0; s < ns; s++) {
+        double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
+        os[4] += (nan >> s) & 1;
+        if (!((has >> s) & 1)) continue;
+        if (!os[0]) {
+            os[0] = 1;
+            os[1] = os[2] = os[3] = v;
+            continue;
+        }
+        os[0] += 1;
+        if (v < os[1]) os[1] = v;
+        if (v > os[2]) os[2] = v;
+        os[3] += v;
     }
-    i = 0;
-    for (size_t j = 0; j < b->n; j++, i++) {
-        const double *y = b->v + j * stride;
-        while (sacc_cmp(a->v + i * stride, y) < 0) i++;
-        sacc_combine(a->v + i * stride, y, ns);
-    }
-    return 1;
 }
 
-/* out = a merged with b (both sorted by key); entries of one key combine. */
-static int sacc_merge(const struct sacc *a, const struct sacc *b, struct sacc *out, int ns) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, i = 0, j = 0;
-    out->n = 0;
-    if (sacc_grow(out, a->n + b->n, stride) != 0) return -1;
-    while (i < a->n || j < b->n) {
-        const double *x = i < a->n ? a->v + i * stride : NULL, *y = j < b->n ? b->v + j * stride : NULL;
-        double *o = out->v + out->n++ * stride;
-        int c = !x ? 1 : !y ? -1 : sacc_cmp(x, y);
-        if (c < 0) { memcpy(o, x, stride * sizeof *o); i++; continue; }
-        if (c > 0) { memcpy(o, y, stride * sizeof *o); j++; continue; }
-        memcpy(o, x, stride * sizeof *o);
-        sacc_combine(o, y, ns);
-        i++;
-        j++;
+/* The rows b (sorted by key) merged into the accumulator a (sorted by
+ * key), in a's own memory: a row of a key a holds combines into its entry,
+ * the others make new entries.  Every key of b in a already (ranks of one
+ * run mostly hold the same targets): combined in place; else a grown to
+ * the merged count and merged from the tails down, so that no second
+ * buffer is needed (each slot written is at or above the next of a's
+ * still to be read).  0, or -1 without memory (a untouched). */
+static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, bstride = ROW_STRIDE(ns), i = 0, k = a->n;
+    for (size_t j = 0; j < b->n; j++) {
+        const double *y = b->v + j * bstride;
+        int c = 1;
+        while (i < a->n && (c = sacc_cmp(a->v + i * stride, y)) < 0) i++;
+        if (c == 0) i++;
+        else k++;
     }
+    if (k == a->n) {
+        i = 0;
+        for (size_t j = 0; j < b->n; j++, i++) {
+            const double *y = b->v + j * bstride;
+            while (sacc_cmp(a->v + i * stride, y) < 0) i++;
+            row_combine(a->v + i * stride, y, ns);
+        }
+        return 0;
+    }
+    if (sacc_grow(a, k, stride) != 0) return -1;
+    size_t ia = a->n, jb = b->n, o = k;   /* one past the next to read / write */
+    while (jb > 0) {
+        const double *y = b->v + (jb - 1) * bstride;
+        double *w = a->v + --o * stride;
+        int c = ia ? sacc_cmp(a->v + (ia - 1) * stride, y) : -1;
+        if (c < 0) { row_entry(w, y, ns); jb--; continue; }
+        const double *x = a->v + --ia * stride;
+        if (w != x) memcpy(w, x, stride * sizeof *w);
+        if (c == 0) {
+            row_combine(w, y, ns);
+            jb--;
+        }
+    }
+    a->n = k;
     return 0;
 }
 
@@ -113,7 +145,7 @@ struct tdb_summary {
     unsigned levels;         /* bit l: group size sizes[l] summarized here (tdb_summary_new_part) */
     int64_t group[SUM_SIZES];
     int64_t max_rank;        /* the one foreseen: the group sizes depend on it */
-    struct sacc acc[SUM_SIZES], tmp, cur, out;
+    struct sacc acc[SUM_SIZES], cur, out;
     const char *const *cols; /* the statistic columns' names */
     uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
     sqlite3_stmt *ins[2];    /* one row, SUMMARY_ROWS_PER_INSERT rows (NULL: none) */
@@ -128,6 +160,7 @@ struct tdb_summary {
     size_t nseg, capseg;
     uint64_t spooled;
     int64_t win;             /* the window being fed (tdb_summary_at): its rows' segments say it */
+    int spool_bad;           /* a write to the spool failed */
 };
 
 struct tdb_summary *tdb_summary_new(int ns, const char *const *cols, int64_t max_rank) {
@@ -156,7 +189,6 @@ struct tdb_summary *tdb_summary_new_part(int ns, const char *const *cols, int64_
 void tdb_summary_free(struct tdb_summary *m) {
     if (!m) return;
     for (int l = 0; l < SUM_SIZES; l++) free(m->acc[l].v);
-    free(m->tmp.v);
     free(m->cur.v);
     free(m->out.v);
     sqlite3_finalize(m->ins[0]);
@@ -172,9 +204,20 @@ int tdb_summary_fits(const struct tdb_summary *m, int64_t max_rank) {
     return (a > 8) == (b > 8) && (a > 64) == (b > 64);
 }
 
+static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *a);
+
+/* acc[l]'s entries (group group[l] of size sizes[l]) out: straight onto
+ * the spool once it is open and out is empty (each entry written once),
+ * else into out as [size, group, entry]; acc[l] emptied, its memory kept. */
 static int summ_emit(struct tdb_summary *m, int l) {
     size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns, ostride = stride + 2;
     const struct sacc *a = &m->acc[l];
+    if (m->spool && !m->out.n) {
+        for (size_t i = 0; i < a->n; i++)
+            if (summ_spool_entry(m, l, m->group[l], a->v + i * stride) != 0) return -1;
+        m->acc[l].n = 0;
+        return 0;
+    }
     if (sacc_grow(&m->out, m->out.n + a->n, ostride) != 0) return -1;
     for (size_t i = 0; i < a->n; i++) {
         double *o = m->out.v + m->out.n++ * ostride;
@@ -193,11 +236,7 @@ static int summ_rank_rows(struct tdb_summary *m, const struct sacc *cur, int64_t
         int64_t g = m->sizes[l] ? rank / m->sizes[l] : 0;
         if (g != m->group[l] && m->acc[l].n && summ_emit(m, l) != 0) return -1;
         m->group[l] = g;
-        if (sacc_into(&m->acc[l], cur, m->ns)) continue;
-        if (sacc_merge(&m->acc[l], cur, &m->tmp, m->ns) != 0) return -1;
-        struct sacc sw = m->acc[l];
-        m->acc[l] = m->tmp;
-        m->tmp = sw;
+        if (sacc_merge_in(&m->acc[l], cur, m->ns) != 0) return -1;
     }
     return 0;
 }
@@ -221,14 +260,9 @@ static int summ_finish(struct tdb_summary *m) {
 
 int tdb_summary_window(struct tdb *t, struct tdb_summary *m) {
     if (summ_finish(m) != 0) return pt_errorf(t->err, "out of memory");
+    /* the accumulators (empty) keep their memory for the next window:
+     * no fresh pages to fault in and zero a window */
     for (int l = 0; l < SUM_SIZES; l++) m->group[l] = -1;
-    /* the next window may hold fewer keys: its accumulators start small */
-    for (int l = 0; l < SUM_SIZES; l++) {
-        free(m->acc[l].v);
-        m->acc[l] = (struct sacc){0};
-    }
-    free(m->tmp.v);
-    m->tmp = (struct sacc){0};
     return tdb_summary_flush(t, m);
 }
 
@@ -266,13 +300,16 @@ static void bind_entry(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
 }
 
 /* An entry of out as the table's record (what summ_bind binds). */
-static size_t summ_record(unsigned char *rec, const double *e, int ns) {
+static size_t summ_record(unsigned char *rec, int size, int64_t group, const double *e, int ns) {
     int64_t iv[6 + 4 * (MONITOR_NSTATS + 8)];
     double dv[6 + 4 * (MONITOR_NSTATS + 8)];
     uint8_t kind[6 + 4 * (MONITOR_NSTATS + 8)];
-    for (int c = 0; c < 6; c++) { iv[c] = (int64_t)e[c]; kind[c] = BTREE_BULK_INT; }
+    iv[0] = size;
+    iv[1] = group;
+    for (int c = 2; c < 6; c++) iv[c] = (int64_t)e[c - 2];
+    for (int c = 0; c < 6; c++) kind[c] = BTREE_BULK_INT;
     for (int s = 0; s < ns; s++) {
-        const double *es = e + 6 + SUM_PER_STAT * s;
+        const double *es = e + 4 + SUM_PER_STAT * s;
         int p = 6 + 4 * s;
         double v[3] = {es[1], es[2], es[0] ? es[3] / es[0] : 0};
         for (int k = 0; k < 3; k++) {
@@ -285,30 +322,36 @@ static size_t summ_record(unsigned char *rec, const double *e, int ns) {
     return btree_bulk_record(rec, 6 + 4 * ns, iv, dv, kind);
 }
 
-/* out's entries as records onto the spool, out emptied: a segment per run
- * of one group (of one group size), each group's entries in key order
- * (a window's after the window before's). */
+/* One entry (an accumulator's: [step, target, metric, ranks, stats]) of
+ * group g of size sizes[l] as a record onto the spool: a segment per run
+ * of one group (of one group size), each group's entries in key order (a
+ * window's after the window before's).  -1 without memory; a failed write
+ * is told by the next tdb_summary_flush. */
+static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *e) {
+    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
+    if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
+        if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0) return -1;
+        m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spooled, .at = m->nseg};
+        m->nseg++;
+    }
+    uint32_t len = (uint32_t)summ_record(rec, m->sizes[l], g, e, m->ns);
+    if (fwrite(&len, sizeof len, 1, m->spool) != 1 || fwrite(rec, 1, len, m->spool) != len) m->spool_bad = 1;
+    m->spooled += sizeof len + len;
+    m->seg[m->nseg - 1].len += sizeof len + len;
+    return 0;
+}
+
+/* out's entries onto the spool, out emptied. */
 static int summ_spool(struct tdb *t, struct tdb_summary *m) {
     size_t stride = 6 + SUM_PER_STAT * (size_t)m->ns;
-    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
     for (size_t i = 0; i < m->out.n; i++) {
         const double *e = m->out.v + i * stride;
         int l = 0;
         while (l < m->nsizes - 1 && m->sizes[l] != (int)e[0]) l++;
-        int64_t g = (int64_t)e[1];
-        if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
-            if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0)
-                return pt_errorf(t->err, "out of memory");
-            m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spooled, .at = m->nseg};
-            m->nseg++;
-        }
-        uint32_t len = (uint32_t)summ_record(rec, e, m->ns);
-        if (fwrite(&len, sizeof len, 1, m->spool) != 1 || fwrite(rec, 1, len, m->spool) != len)
-            return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
-        m->spooled += sizeof len + len;
-        m->seg[m->nseg - 1].len += sizeof len + len;
+        if (summ_spool_entry(m, l, (int64_t)e[1], e + 2) != 0) return pt_errorf(t->err, "out of memory");
     }
     m->out.n = 0;
+    if (m->spool_bad) return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
     return 0;
 }
 
@@ -447,31 +490,29 @@ int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, si
  * statistic (this runs for every row of every summary part). */
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
                     uint32_t present) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns;
+    size_t stride = ROW_STRIDE(m->ns);
     if (m->cur.n >= m->cur.cap && sacc_grow(&m->cur, m->cur.n + 1, stride) != 0) return -1;
-    double *e = m->cur.v + m->cur.n++ * stride, *es = e + 4;
+    double *e = m->cur.v + m->cur.n++ * stride, *ev = e + 5;
     e[0] = (double)step;
     e[1] = (double)target_id;
     e[2] = (double)metric_id;
-    e[3] = 1;
-    uint32_t finite = 0;
-    for (int s = 0; s < m->ns; s++, es += SUM_PER_STAT) {
+    uint32_t has = 0, finite = 0;
+    for (int s = 0; s < m->ns; s++) {
         double v = stored[s];
         if (((present >> s) & 1) && !isnan(v)) {
             v = v == 1000000001.0 ? INFINITY : v == -1000000001.0 ? -INFINITY : v;
-            es[0] = 1;
-            es[1] = es[2] = es[3] = v;
-            es[4] = 0;
+            ev[s] = v;
+            has |= 1u << s;
             finite |= (uint32_t)(isfinite(v) != 0) << s;
         } else {
-            es[0] = es[1] = es[2] = es[3] = 0;
-            es[4] = 1;
+            ev[s] = 0;
         }
     }
-    /* a NULL is a NaN of the tensor (es[4]) unless the row's finite norm
-     * or mean says it held none */
-    if (finite & m->tells)
-        for (int s = 0; s < m->ns; s++) e[4 + SUM_PER_STAT * s + 4] = 0;
+    /* a NULL is a NaN of the tensor unless the row's finite norm or mean
+     * says it held none */
+    uint32_t all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
+    e[3] = has;
+    e[4] = finite & m->tells ? 0 : ~has & all;
     return 0;
 }
 
