@@ -28,6 +28,7 @@
 #include "src/io/dump/graph_jv.h"
 #include "src/io/dump/origin_light.h"
 #include "src/io/dump/read_dump.h"
+#include "src/io/dump/read_stack.h"
 
 
 /* ---- Python text of values ---- */
@@ -694,7 +695,7 @@ static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*wa
     return rc;
 }
 
-/* ---- construct.json and stack.json (small: cJSON) ---- */
+/* ---- construct.json (stack.json: read_stack.c) ---- */
 
 static int clamp_int(const struct jv *v) {
     if (v->t != J_NUM || v->d != v->d) return 0;
@@ -787,43 +788,6 @@ out:
     return rc;
 }
 
-static int add_lines(struct tree *t, int st, const cJSON *arr) {
-    for (const cJSON *l = arr ? arr->child : NULL; l; l = l->next)
-        if (cJSON_IsString(l) && tree_stack_line(t, st, l->valuestring, strlen(l->valuestring)) != 0) return -1;
-    return 0;
-}
-
-static int read_stack(struct tree *t, const char *path, struct pt_error *err) {
-    cJSON *root;
-    if (json_tree_file(path, &root, err) != 0) return -1;
-    int rc = 0;
-    if (!cJSON_IsObject(root)) { cJSON_Delete(root); return pt_errorf(err, "%s: expected an object", path); }
-    const cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "0");
-    int grouped = zero && !cJSON_IsNull(zero) && !cJSON_IsFalse(zero) &&
-                  !(cJSON_IsArray(zero) && cJSON_GetArraySize(zero) == 0);
-    for (const cJSON *e = root->child; e && rc == 0; e = e->next) {
-        int st = tree_new_stack(t);
-        if (st < 0) { rc = -1; break; }
-        if (grouped) {
-            if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) < 2) continue;
-            const cJSON *ids = cJSON_GetArrayItem(e, 0), *lines = cJSON_GetArrayItem(e, 1);
-            if (add_lines(t, st, lines) != 0) { rc = -1; break; }
-            for (const cJSON *id = ids ? ids->child : NULL; id; id = id->next)
-                if (cJSON_IsString(id) && tree_stack_assign(t, id->valuestring, strlen(id->valuestring), st) != 0) {
-                    rc = -1;
-                    break;
-                }
-        } else {
-            if (add_lines(t, st, cJSON_IsArray(e) ? e : NULL) != 0 ||
-                tree_stack_assign(t, e->string, strlen(e->string), st) != 0)
-                rc = -1;
-        }
-    }
-    cJSON_Delete(root);
-    if (rc) return pt_errorf(err, "%s: out of memory", path);
-    return 0;
-}
-
 int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *err) {
     *out = NULL;
     char base[4096], path[4200];
@@ -861,7 +825,7 @@ int graph_read(const char *dir, int flags, struct tree **out, struct pt_error *e
     if (!(flags & GRAPH_NO_STACK)) {
         snprintf(path, sizeof path, "%s/stack.json", base);
         if (fs_is_file(path)) {
-            if (read_stack(t, path, err) != 0) { tree_free(t); return -1; }
+            if (read_stack_file(t, path, err) != 0) { tree_free(t); return -1; }
             t->stack_file = 1;
         }
     }
