@@ -12,7 +12,6 @@
 #include "src/io/trenddb/btree_bulk.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,10 @@
-/* tdb_spool: bytes put aside while data2db reads a monitor tree and read
- * back when it writes (trenddb_write_monitor.c: the rows of every rank as
- * read; tdb_monsum.c: the rank summary's rows).  Written through a buffer
- * of its own: rows are a few dozen bytes, and an fwrite each cost more
- * than the row's parse.  Internal to src/io/trenddb. */
+/* tdb_spool: bytes put aside while data2db reads and read back when it
+ * writes (trenddb_write_monitor.c: the rows of every rank as read, and the
+ * rank summary's rows for tdb_monsum.c; tdb_summary.c, for dumps and
+ * monitor trees: the summary's finished records until they go into their
+ * tree).  Written through a buffer of its own: rows are a few dozen bytes,
+ * and an fwrite each cost more than the row's parse.  Internal to
+ * src/io/trenddb. */
 #ifndef PT_TDB_SPOOL_H
 #define PT_TDB_SPOOL_H
 

@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "model/util/util.h"
+#include "src/io/trenddb/tdb_spool.h"
 
 #define SUM_SIZES 3
-#define SUMM_SPOOL_BUF ((size_t)1 << 20)   /* the spool's stdio buffer: records of ~100 bytes */
 #define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
 
 struct sacc {                /* a run of entries, each `stride` doubles */
@@ -154,11 +154,9 @@ struct tdb_summary {
      * finish in key order, the whole run's last, and it sorts first), the
      * spools into the tree after the last rank, in key order */
     struct btree_bulk *bb;
-    FILE *spool;             /* the records, in segments */
-    char *spoolbuf;          /* its stdio buffer */
+    struct tdb_spool spool;  /* the records, in segments (spool.f NULL: none) */
     struct sseg { int l; int64_t group, win; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
     size_t nseg, capseg;
-    uint64_t spooled;
     int64_t win;             /* the window being fed (tdb_summary_at): its rows' segments say it */
     int spool_bad;           /* a write to the spool failed */
 };
@@ -193,8 +191,7 @@ void tdb_summary_free(struct tdb_summary *m) {
     free(m->out.v);
     sqlite3_finalize(m->ins[0]);
     sqlite3_finalize(m->ins[1]);
-    if (m->spool) fclose(m->spool);
-    free(m->spoolbuf);
+    tdb_spool_close(&m->spool);
     free(m->seg);
     free(m);
 }
@@ -212,7 +209,7 @@ static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const doubl
 static int summ_emit(struct tdb_summary *m, int l) {
     size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns, ostride = stride + 2;
     const struct sacc *a = &m->acc[l];
-    if (m->spool && !m->out.n) {
+    if (m->spool.f && !m->out.n) {
         for (size_t i = 0; i < a->n; i++)
             if (summ_spool_entry(m, l, m->group[l], a->v + i * stride) != 0) return -1;
         m->acc[l].n = 0;
@@ -325,18 +322,18 @@ static size_t summ_record(unsigned char *rec, int size, int64_t group, const dou
 /* One entry (an accumulator's: [step, target, metric, ranks, stats]) of
  * group g of size sizes[l] as a record onto the spool: a segment per run
  * of one group (of one group size), each group's entries in key order (a
- * window's after the window before's).  -1 without memory; a failed write
- * is told by the next tdb_summary_flush. */
+ * window's after the window before's).  -1 without memory for the
+ * segments; a failed put (the spool's buffer or a write) is told by the
+ * next tdb_summary_flush. */
 static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *e) {
     unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
     if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
         if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0) return -1;
-        m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spooled, .at = m->nseg};
+        m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spool.off, .at = m->nseg};
         m->nseg++;
     }
     uint32_t len = (uint32_t)summ_record(rec, m->sizes[l], g, e, m->ns);
-    if (fwrite(&len, sizeof len, 1, m->spool) != 1 || fwrite(rec, 1, len, m->spool) != len) m->spool_bad = 1;
-    m->spooled += sizeof len + len;
+    if (tdb_spool_put(&m->spool, &len, sizeof len) != 0 || tdb_spool_put(&m->spool, rec, len) != 0) m->spool_bad = 1;
     m->seg[m->nseg - 1].len += sizeof len + len;
     return 0;
 }
@@ -385,11 +382,11 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t 
     if (!sg) return pt_errorf(t->err, "out of memory");
     for (size_t p = 0; p < np; p++) {
         for (size_t i = 0; i < parts[p]->nseg; i++) sg[k++] = (struct pseg){.s = &parts[p]->seg[i], .part = p};
-        if (fflush(parts[p]->spool) != 0) goto fail;
+        if (tdb_spool_flush(&parts[p]->spool) != 0) goto fail;
     }
     qsort_r(sg, total, sizeof *sg, cmp_seg, &parts[0]->nsizes);
     for (k = 0; k < total; k++) {
-        FILE *f = parts[sg[k].part]->spool;
+        FILE *f = parts[sg[k].part]->spool.f;
         uint32_t len;
         if (fseeko(f, (off_t)sg[k].s->off, SEEK_SET) != 0) goto fail;
         for (uint64_t done = 0; done < sg[k].s->len; done += sizeof len + len) {
@@ -407,15 +404,6 @@ fail:
     return pt_errorf(t->err, "%s: could not read the rank summary's spool back", t->final);
 }
 
-/* The spool's writes a megabyte at a time (stdio's own buffer is 4 kB);
- * without the memory, stdio's. */
-static void summ_spool_buffer(struct tdb_summary *m) {
-    if (m->spool && (m->spoolbuf = malloc(SUMM_SPOOL_BUF)) && setvbuf(m->spool, m->spoolbuf, _IOFBF, SUMM_SPOOL_BUF) != 0) {
-        free(m->spoolbuf);
-        m->spoolbuf = NULL;
-    }
-}
-
 int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
     char sql[4096];
     int ns = m->ns;
@@ -429,8 +417,7 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
     snprintf(sql + o, sizeof sql - o, ", PRIMARY KEY (group_size, rank_group, step, target_id, metric_id)) WITHOUT ROWID");
     if (tdb_exec(t, sql) != 0) return -1;
     if (tdb_bulk_more(t, "probetop_rank_summary", &m->bb) != 0) return -1;
-    if (m->bb && !(m->spool = tmpfile())) m->bb = NULL;   /* no spool to be had: INSERTs (the tree never starts) */
-    summ_spool_buffer(m);
+    if (m->bb && !(m->spool.f = tmpfile())) m->bb = NULL;   /* no spool to be had: INSERTs (the tree never starts) */
     if (m->bb) return 0;
     int rc = tdb_prepare_insert(t, "INSERT INTO probetop_rank_summary", 6 + 4 * ns, 1, &m->ins[0]);
     if (rc) return rc > 0 ? tdb_fail(t, "prepare rank summary") : -1;
@@ -442,19 +429,18 @@ int tdb_summary_open(struct tdb *t, struct tdb_summary *m) {
 /* out's rows into the table (many per statement), then out is empty: the
  * finished rank groups go in as they finish, not all held to the end. */
 int tdb_summary_flush(struct tdb *t, struct tdb_summary *m) {
-    if (m->spool) return summ_spool(t, m);
+    if (m->spool.f) return summ_spool(t, m);
     int rc = tdb_insert(t, m->ins[0], m->ins[1], SUMMARY_ROWS_PER_INSERT, 6 + 4 * m->ns, m->out.n, bind_entry, m,
                         "insert rank summary", NULL);
     m->out.n = 0;
     return rc;
 }
 
-int tdb_summary_built(const struct tdb_summary *m) { return m->spool != NULL; }
+int tdb_summary_built(const struct tdb_summary *m) { return m->spool.f != NULL; }
 
 int tdb_summary_open_twin(struct tdb *t, struct tdb_summary *m, const struct tdb_summary *first) {
     if (!first->bb) return pt_errorf(t->err, "internal: a rank summary's twin without the tree");
-    if (!(m->spool = tmpfile())) return pt_errorf(t->err, "no temporary file for the rank summary");
-    summ_spool_buffer(m);
+    if (!(m->spool.f = tmpfile())) return pt_errorf(t->err, "no temporary file for the rank summary");
     return 0;
 }
 
