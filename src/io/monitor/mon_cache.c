@@ -16,7 +16,7 @@
 #include "model/util/pool.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
-#include "src/io/common/json.h"
+#include "src/io/common/reader.h"
 #include "src/io/common/pstore.h"
 #include "src/io/monitor/mon_csv.h"
 
@@ -166,24 +166,18 @@ struct mc_job {
     int rc;
 };
 
-/* j's file into *buf (as reader_read_file: 0, 1 a note and skipped, -1
+/* j's file into *buf (reader_read_stat: 0, 1 a note and skipped, -1
  * without memory); in a fresh cache (j->st_by_read) its identity is the
  * fstat of the file read, no stat of its own. */
 static int mc_read(struct mc_job *j, size_t max_bytes, char **buf, size_t *len) {
-    struct pt_error e;
     struct stat st;
-    size_t cap = 0;
-    int rc = json_read_stat(j->path, max_bytes, buf, &cap, len, &st, &e);
+    int rc = reader_read_stat(j->sd, j->path, max_bytes, buf, len, &st);
     if (j->st_by_read && st.st_mode) {
         j->st = st;
         j->have_st = 1;
         j->sig = sig_of(&st);
     }
-    if (rc == 0) return 0;
-    free(*buf);
-    *buf = NULL;
-    if (dataset_warn(j->sd, "%s", e.msg) != 0 || dataset_skip(j->sd, j->path) != 0) return -1;
-    return 1;
+    return rc;
 }
 
 /* Reads and parses j's file (j->kept NULL). */
