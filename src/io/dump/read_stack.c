@@ -27,16 +27,7 @@ struct sbuf {
     size_t n, cap;
 };
 
-static int sbuf_reserve(struct sbuf *b, size_t more) {
-    if (b->n + more <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + more) cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) return -1;
-    b->s = s;
-    b->cap = cap;
-    return 0;
-}
+static int sbuf_reserve(struct sbuf *b, size_t more) { return util_grow((void **)&b->s, &b->cap, b->n + more, 1); }
 
 /* The current token as the string cJSON would have held (appended to b at
  * b->n, NUL-terminated, b->n unchanged): 1 and its length, 0 when it is no
