@@ -92,14 +92,8 @@ static const char *join_key(const struct tside *s, const struct join_row *r, str
     char key[KEY_MAX];
     if (renum_key(s->t, r->rec, pn, (int)r->koff, key, sizeof key) != 0) return NULL;
     size_t kl = strlen(key) + 1;
-    if (kl <= sizeof nb->small) return memcpy(nb->small, key, kl);
-    if (kl > nb->cap) {
-        char *b = realloc(nb->b, kl);
-        if (!b) return NULL;
-        nb->b = b;
-        nb->cap = kl;
-    }
-    return memcpy(nb->b, key, kl);
+    char *o = tree_pn_room(nb, kl);
+    return o ? memcpy(o, key, kl) : NULL;
 }
 
 static void tside_free(struct tside *s) { free(s->v); }

@@ -84,6 +84,9 @@ struct tparam {
  * tree_pn_free): names that fit are made in small, longer ones in b. */
 struct tree_pn { char *b; size_t cap; char small[160]; };
 void tree_pn_free(struct tree_pn *nb);
+/* Room for n bytes in nb (small while b was never needed, else b, grown):
+ * where a name of n bytes with its NUL is composed; NULL without memory. */
+char *tree_pn_room(struct tree_pn *nb, size_t n);
 
 /* One dump.json entry with its params, in dump order. */
 struct trec {

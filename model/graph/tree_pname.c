@@ -10,6 +10,19 @@ void tree_pn_free(struct tree_pn *nb) {
     nb->cap = 0;
 }
 
+char *tree_pn_room(struct tree_pn *nb, size_t n) {
+    if (!nb->b && n <= sizeof nb->small) return nb->small;
+    if (n > nb->cap) {
+        size_t nc = nb->cap ? nb->cap : 256;
+        while (nc < n) nc *= 2;
+        char *b = realloc(nb->b, nc);
+        if (!b) return NULL;
+        nb->b = b;
+        nb->cap = nc;
+    }
+    return nb->b;
+}
+
 int tree_param_rec(const struct tree *t, const struct tparam *p) {
     if (!t->nparams || p < t->params || p >= t->params + t->nparams) return -1;
     uint32_t i = (uint32_t)(p - t->params);
@@ -34,22 +47,11 @@ const char *tree_pname_r(const struct tree *t, int rec, const struct tparam *p, 
     if (rec < 0 || (size_t)rec >= t->nrecs) return NULL;
     const char *rn = tree_s(t, t->recs[rec].name);
     size_t rl = strlen(rn), sl = strlen(s + 1);
-    if (!nb->b && rl + sl + 1 <= sizeof nb->small) {
-        memcpy(nb->small, rn, rl);
-        memcpy(nb->small + rl, s + 1, sl + 1);
-        return nb->small;
-    }
-    if (rl + sl + 1 > nb->cap) {
-        size_t nc = nb->cap ? nb->cap : 256;
-        while (nc < rl + sl + 1) nc *= 2;
-        char *b = realloc(nb->b, nc);
-        if (!b) return NULL;
-        nb->b = b;
-        nb->cap = nc;
-    }
-    memcpy(nb->b, rn, rl);
-    memcpy(nb->b + rl, s + 1, sl + 1);
-    return nb->b;
+    char *o = tree_pn_room(nb, rl + sl + 1);
+    if (!o) return NULL;
+    memcpy(o, rn, rl);
+    memcpy(o + rl, s + 1, sl + 1);
+    return o;
 }
 
 const char *tree_pname(const struct tree *t, const struct tparam *p, struct tree_pn *nb) {
