@@ -537,7 +537,8 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
 }
 
 /* The rank summary of what went in: made on the way (ranks in order, the
- * group sizes foreseen right), else from the table. */
+ * group sizes foreseen right), else from the table (trend_data is in the
+ * file by now, bulk-built or not). */
 static int dump_rank_summary(struct dump_writer *w) {
     int32_t max_rank = w->max_rank_rows;
     if (max_rank < SUMMARY_MIN_RANKS - 1) return 0;
@@ -599,8 +600,6 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
                        int shard_n, const struct dataset *rds, struct tdb_result *res) {
     if (dump_replay(w) != 0 || dump_drain(w) != 0) return -1;
     if (w->nq) return pt_errorf(w->err, "internal: rows of %zu files never had their target ids", w->nq);
-    if (w->bb && w->max_rank_rows >= SUMMARY_MIN_RANKS - 1 && !(w->summ && tdb_summary_fits(w->summ, w->max_rank_rows)))
-        return -2;   /* the rank summary would have to scan a table not yet in the file */
     if (tdb_bulk_end(&w->t) != 0) return -1;   /* trend_data in: SQLite writes again */
     if (tdb_finish_sequence(&w->t, &w->ids) != 0) return -1;
     if (tdb_dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
@@ -669,9 +668,7 @@ static int write_dump_try(const char *data, const char *outdir, const struct loa
     /* a shard of no rank (more tasks than ranks) is written all the same:
      * the set of shards is complete only with it */
     if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
-    int frc = dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res);
-    if (frc == -2) *again = 2;
-    if (frc != 0) goto out;
+    if (dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res) != 0) goto out;
     rc = 0;
 out:
     dump_writer_free(&w);
