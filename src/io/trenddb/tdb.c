@@ -196,16 +196,6 @@ int tdb_create_trend(struct tdb *t, const char *const *stats, int n) {
     return tdb_exec(t, sql);
 }
 
-/* msProbe's value normalisation (probetop-formats(5), TREND.DB); returns 0 for NULL. */
-int tdb_normalise(double v, double *out) {
-    if (isnan(v)) return 0;
-    if (isinf(v)) { *out = v > 0 ? 1000000001.0 : -1000000001.0; return 1; }
-    if (v > 1e9) v = 1e9;
-    if (v < -1e9) v = -1e9;
-    *out = v;
-    return 1;
-}
-
 static void bind_name(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
     sqlite3_bind_text(st, at, ((const char *const *)ctx)[i], -1, SQLITE_STATIC);
 }

@@ -9,6 +9,7 @@
 #ifndef PT_TDB_H
 #define PT_TDB_H
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,8 +60,17 @@ int tdb_dump_global_stats(struct tdb *t, int32_t max_rank, int32_t min_step, int
 int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, int32_t max_rank, uint32_t has_files,
                              const uint32_t *mstat);
 /* msProbe's value normalisation (probetop-formats(5), TREND.DB): 0 for
- * NULL, else 1 with the value to store in *out. */
-int tdb_normalise(double v, double *out);
+ * NULL, else 1 with the value to store in *out.  Inline: every statistic
+ * of every row goes through it. */
+static inline int tdb_normalise(double v, double *out) {
+    if (isnan(v)) return 0;
+    if (isinf(v)) {
+        *out = v > 0 ? 1000000001.0 : -1000000001.0;
+        return 1;
+    }
+    *out = v > 1e9 ? 1e9 : v < -1e9 ? -1e9 : v;
+    return 1;
+}
 
 /* trend_data built beside SQLite (btree_bulk.h) when the file is the plain
  * kind it knows how to grow (*bb, t's own); else (*bb NULL, 0) the rows go

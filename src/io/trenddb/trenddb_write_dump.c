@@ -157,7 +157,10 @@ static int dump_flush(struct dump_writer *w) {
 /* msProbe's attempts for one file, in its row order. */
 static int replay_file(struct dump_writer *w, const struct rfile *s) {
     w->cur_index = s->index;
-    size_t i = 0, since = 0;
+    size_t i = 0, since = 0, nkeys = names_count(w->ids.keys);
+    for (int m = 0; m < DM_N; m++)   /* room for every key so far, the file's among them */
+        if (util_grow0((void **)&w->stamp[m], &w->stampcap[m], nkeys, sizeof *w->stamp[m]) != 0)
+            return pt_errorf(w->err, "out of memory");
     while (i < s->n) {
         uint32_t entry = s->entry[i];
         for (; i < s->n && s->entry[i] == entry; i++) {
@@ -169,8 +172,6 @@ static int replay_file(struct dump_writer *w, const struct rfile *s) {
                 if (w->metric_order[o] == m) seen = 1;
             if (!seen) w->metric_order[w->nmetric_order++] = m;
             if (tdb_mkeys_has(&w->mk[m], k)) continue;
-            if (util_grow0((void **)&w->stamp[m], &w->stampcap[m], (size_t)k + 1, sizeof *w->stamp[m]) != 0)
-                return pt_errorf(w->err, "out of memory");
             if (w->stamp[m][k] == w->batch) continue;   /* already new in this batch */
             w->stamp[m][k] = w->batch;
             if (util_grow0((void **)&w->fresh, &w->capfresh, w->nfresh + 1, sizeof *w->fresh) != 0)
@@ -287,23 +288,57 @@ static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *or
     return 0;
 }
 
-/* Rows of a file in key order, into the bulk-built table: each after the
- * one before (the same key again: INSERT OR IGNORE kept the first). */
-static int bulk_rows(struct dump_writer *w, int32_t rank, const struct tdb_prow *rows, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        struct tdb_row row;
-        tdb_prow_row(rank, &rows[i], 0, &row);
-        const int64_t *k = row.ival;
-        int c = 0;
-        for (int j = 0; j < 4 && !c && w->haslast; j++) c = (k[j] > w->lastkey[j]) - (k[j] < w->lastkey[j]);
-        if (w->haslast && c == 0) continue;
-        if (w->haslast && c < 0) {
+/* A dump row's record as trend_data stores it (tdb_prow_row's columns,
+ * normalised), into rec (room for 9 + 9 * 8 bytes); its length. */
+static size_t dump_record(unsigned char *rec, int32_t rank, int32_t step, int64_t dbid, const struct qrow *r) {
+    int64_t ival[8] = {rank, step, dbid, r->metric + 1};
+    double dval[8];
+    uint8_t kind[8] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
+    for (int s = 0; s < 4; s++) {
+        int has = ((r->present >> s) & 1) && tdb_normalise(r->v[s], &dval[4 + s]);
+        kind[4 + s] = has ? BTREE_BULK_REAL : BTREE_BULK_NULL;
+    }
+    return btree_bulk_record(rec, 8, ival, dval, kind);
+}
+
+/* A file's rows (in key order: order) straight from the queue into the
+ * bulk-built table, each record built once: each after the one before (the
+ * same key again: INSERT OR IGNORE kept the first); keep (the rank's
+ * summary, else NULL) gets every row. */
+static int bulk_file(struct dump_writer *w, const struct qfile *qf, const uint32_t *order, struct tdb_prow *keep) {
+    int64_t *last = w->lastkey;
+    if (w->haslast && qf->rank != last[0]) {   /* a rank after the one before, never before it */
+        if (qf->rank < last[0]) {
             w->bb_refused = 1;
             return pt_errorf(w->err, "rows out of key order");
         }
-        memcpy(w->lastkey, k, sizeof w->lastkey);
+        w->haslast = 0;
+    }
+    for (size_t i = 0; i < qf->n; i++) {
+        const struct qrow *r = &qf->v[order[i]];
+        int64_t dbid = w->ids.dbid[r->key];
+        if (keep) {
+            keep[i] = (struct tdb_prow){.dbid = dbid, .step = r->step, .metric = r->metric, .present = r->present};
+            memcpy(keep[i].vals, r->v, sizeof r->v);
+        }
+        if (w->haslast) {
+            int c = r->step != last[1] ? (r->step > last[1] ? 1 : -1)
+                    : dbid != last[2]   ? (dbid > last[2] ? 1 : -1)
+                                        : (r->metric + 1 > last[3]) - (r->metric + 1 < last[3]);
+            if (c == 0) continue;
+            if (c < 0) {
+                w->bb_refused = 1;
+                return pt_errorf(w->err, "rows out of key order");
+            }
+        }
+        last[0] = qf->rank;
+        last[1] = r->step;
+        last[2] = dbid;
+        last[3] = r->metric + 1;
         w->haslast = 1;
-        if (tdb_row_put(&w->t, w->bb, NULL, &row, &w->rows_in) != 0) return -1;
+        unsigned char rec[9 + 9 * 8];
+        if (tdb_bulk_add(&w->t, w->bb, rec, dump_record(rec, qf->rank, r->step, dbid, r)) != 0) return -1;
+        w->rows_in++;
     }
     return 0;
 }
@@ -313,8 +348,10 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
     struct tdb *t = &w->t;
     if (w->cur.count && w->cur.rank != qf->rank && summarize_rank(w) != 0) return -1;
     w->cur.rank = qf->rank;
+    int rows_kept = w->summ || !w->bb;   /* as tdb_prows: for the summary, or for the INSERTs */
     uint32_t *order = qf->order ? qf->order : malloc((qf->n ? qf->n : 1) * sizeof *order);
-    if (!order || util_grow((void **)&w->cur.rows, &w->cur.cap, w->cur.count + qf->n, sizeof *w->cur.rows) != 0 ||
+    if (!order ||
+        (rows_kept && util_grow((void **)&w->cur.rows, &w->cur.cap, w->cur.count + qf->n, sizeof *w->cur.rows) != 0) ||
         (!qf->order && sort_file(w, qf, order) != 0)) {
         if (order != qf->order) free(order);
         return pt_errorf(w->err, "out of memory");
@@ -323,17 +360,21 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
         memcpy(w->last.order, order, qf->n * sizeof *order);
         w->last.order_ok = 1;
     }
-    struct tdb_prow *rows = w->cur.rows + w->cur.count;
-    for (size_t i = 0; i < qf->n; i++) {
-        const struct qrow *r = &qf->v[order[i]];
-        rows[i] = (struct tdb_prow){.dbid = w->ids.dbid[r->key], .step = r->step, .metric = r->metric,
-                                    .present = r->present};
-        memcpy(rows[i].vals, r->v, sizeof r->v);
+    struct tdb_prow *rows = rows_kept ? w->cur.rows + w->cur.count : NULL;
+    int rc;
+    if (w->bb) rc = bulk_file(w, qf, order, rows);
+    else {
+        for (size_t i = 0; i < qf->n; i++) {
+            const struct qrow *r = &qf->v[order[i]];
+            rows[i] = (struct tdb_prow){.dbid = w->ids.dbid[r->key], .step = r->step, .metric = r->metric,
+                                        .present = r->present};
+            memcpy(rows[i].vals, r->v, sizeof r->v);
+        }
+        rc = tdb_insert_prows(t, w->ins_row, w->ins_rows, qf->rank, rows, qf->n, 0, &w->rows_in);
     }
     if (order != qf->order) free(order);
     if (w->summ) w->cur.count += qf->n;   /* kept for the rank's summary */
-    if (w->bb) return bulk_rows(w, qf->rank, rows, qf->n);
-    return tdb_insert_prows(t, w->ins_row, w->ins_rows, qf->rank, rows, qf->n, 0, &w->rows_in);
+    return rc;
 }
 
 /* Inserts the waiting files, in order, up to the first with a row whose
@@ -452,7 +493,7 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
     for (size_t i = 0; i < n; i++) {
         const struct dump_tensor_row *r = &f->rows[i];
         uint32_t k = like ? s->key[i] : names_intern(w->ids.keys, f->arena + r->name, r->len, 0, r->call);
-        if (k == NAMES_NONE || util_grow0((void **)&w->ids.dbid, &w->ids.cap, (size_t)k + 1, sizeof *w->ids.dbid) != 0) {
+        if (k == NAMES_NONE) {
             free(qf.v);
             free(qf.order);
             return pt_errorf(w->err, "out of memory");
@@ -464,7 +505,9 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
                                 .present = r->present};
         memcpy(qf.v[i].v, r->v, sizeof r->v);
     }
-    if (n && !like && last_keep(&w->last, f, s->key) != 0) {
+    /* an id (0: none yet) for every target so far */
+    if (n && !like && (util_grow0((void **)&w->ids.dbid, &w->ids.cap, names_count(w->ids.keys), sizeof *w->ids.dbid) != 0 ||
+                       last_keep(&w->last, f, s->key) != 0)) {
         free(qf.v);
         return pt_errorf(w->err, "out of memory");
     }
@@ -494,7 +537,8 @@ int trenddb_write_dump(const char *data, const char *outdir, const struct load_o
 }
 
 /* The rank summary of what went in: made on the way (ranks in order, the
- * group sizes foreseen right), else from the table. */
+ * group sizes foreseen right), else from the table (trend_data is in the
+ * file by now, bulk-built or not). */
 static int dump_rank_summary(struct dump_writer *w) {
     int32_t max_rank = w->max_rank_rows;
     if (max_rank < SUMMARY_MIN_RANKS - 1) return 0;
@@ -556,8 +600,6 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
                        int shard_n, const struct dataset *rds, struct tdb_result *res) {
     if (dump_replay(w) != 0 || dump_drain(w) != 0) return -1;
     if (w->nq) return pt_errorf(w->err, "internal: rows of %zu files never had their target ids", w->nq);
-    if (w->bb && w->max_rank_rows >= SUMMARY_MIN_RANKS - 1 && !(w->summ && tdb_summary_fits(w->summ, w->max_rank_rows)))
-        return -2;   /* the rank summary would have to scan a table not yet in the file */
     if (tdb_bulk_end(&w->t) != 0) return -1;   /* trend_data in: SQLite writes again */
     if (tdb_finish_sequence(&w->t, &w->ids) != 0) return -1;
     if (tdb_dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
@@ -626,9 +668,7 @@ static int write_dump_try(const char *data, const char *outdir, const struct loa
     /* a shard of no rank (more tasks than ranks) is written all the same:
      * the set of shards is complete only with it */
     if (!sum.any_rank && !w.shard) { pt_errorf(err, "%s: no usable rank folder: no database written", data); goto out; }
-    int frc = dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res);
-    if (frc == -2) *again = 2;
-    if (frc != 0) goto out;
+    if (dump_finish(&w, &sum, lo, shard_k, shard_n, rds, res) != 0) goto out;
     rc = 0;
 out:
     dump_writer_free(&w);
