@@ -237,7 +237,10 @@ static void side_rows(struct dp *p, const struct tree *t, int n, const char *sid
         cells(p, UI_NORMAL, 2, "dtype", dt ? dt : "None", NULL, NULL, NULL);
         cells(p, UI_NORMAL, 2, "shape", sh ? sh : "None", NULL, NULL, NULL);
         static const char *const st[4] = {"Max", "Min", "Mean", "Norm"};
-        for (int s = 0; s < 4; s++) cells(p, UI_NORMAL, 2, st[s], cmp_tval_text(t, &q->stat[s], b[s], sizeof b[s]), NULL, NULL, NULL);
+        for (int s = 0; s < 4; s++) {
+            struct tval v = tree_stat(t, q, s);
+            cells(p, UI_NORMAL, 2, st[s], cmp_tval_text(t, &v, b[s], sizeof b[s]), NULL, NULL, NULL);
+        }
         if (q->has_md5) cells(p, UI_NORMAL, 2, "md5", tree_s(t, q->md5), NULL, NULL, NULL);
     }
 }

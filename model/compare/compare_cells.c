@@ -134,9 +134,11 @@ static void stack_repr(const struct tree *t, int32_t st, char *buf, size_t size)
     else buf[size - 1] = '\0';
 }
 
-static void stat_cell(const struct tree *t, const struct tval *v, char *buf, size_t size) {
-    if (v->kind == TV_FLOAT && isinf(v->real)) { snprintf(buf, size, v->real > 0 ? " inf" : " -inf"); return; }
-    cmp_table_stat_text(t, v, buf, size);
+/* Stat k of p. */
+static void stat_cell(const struct tree *t, const struct tparam *p, int k, char *buf, size_t size) {
+    struct tval v = tree_stat(t, p, k);
+    if (v.kind == TV_FLOAT && isinf(v.real)) { snprintf(buf, size, v.real > 0 ? " inf" : " -inf"); return; }
+    cmp_table_stat_text(t, &v, buf, size);
 }
 
 /* The row's tensor-mode message, msProbe's texts run together. */
@@ -222,20 +224,20 @@ static char *row_cell(const struct tree *tn, const struct tree *tb, enum cmp_mod
         /* six metrics, then the same eight statistics */
         tail = 22;
         if (col >= 8 && col < 14) return cmp_cval_text(&r->metric[col - 8], graph, buf, size);
-        if (col >= 14 && col < 18) { stat_cell(tn, &p->stat[col - 14], buf, size); return buf; }
+        if (col >= 14 && col < 18) { stat_cell(tn, p, col - 14, buf, size); return buf; }
         if (col >= 18 && col < 22) {
             if (!q) cmp_cpy(buf, size, na);
-            else stat_cell(tb, &q->stat[col - 18], buf, size);
+            else stat_cell(tb, q, col - 18, buf, size);
             return buf;
         }
     } else {
         tail = 24;
         if (col >= 8 && col < 12) return cmp_cval_text(&r->diff[col - 8], graph, buf, size);
         if (col >= 12 && col < 16) return cmp_cval_text(&r->rel[col - 12], graph, buf, size);
-        if (col >= 16 && col < 20) { stat_cell(tn, &p->stat[col - 16], buf, size); return buf; }
+        if (col >= 16 && col < 20) { stat_cell(tn, p, col - 16, buf, size); return buf; }
         if (col >= 20 && col < 24) {
             if (!q) cmp_cpy(buf, size, na);
-            else stat_cell(tb, &q->stat[col - 20], buf, size);
+            else stat_cell(tb, q, col - 20, buf, size);
             return buf;
         }
     }

@@ -39,7 +39,8 @@ void cmp_tensor_row(const struct cmp_opts *o, const struct tree *tn, const struc
 struct side {
     const char *name;      /* NULL: no counterpart ("N/A") */
     const char *dtype, *shape, *rg, *md5;   /* NULL = None/empty */
-    const struct tval *max, *min;
+    struct tval max, min;  /* its Max and Min (tree_stat), when stats */
+    int stats;             /* 0: no param (max, min unset) */
     const struct tree *tree;
 };
 typedef void (*side_fn)(const void *ctx, const struct crow *r, struct side *npu, struct side *bench);

@@ -31,8 +31,9 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
     a->shape = tree_s(g->npu, p->shape);
     a->rg = cmp_param_rg(g->npu, p);
     a->md5 = tree_s(g->npu, p->md5);
-    a->max = &p->stat[0];
-    a->min = &p->stat[1];
+    a->max = tree_stat(g->npu, p, 0);
+    a->min = tree_stat(g->npu, p, 1);
+    a->stats = 1;
     b->tree = g->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &g->bench->params[r->bp];
@@ -41,12 +42,12 @@ static void graph_sides(const void *ctx, const struct crow *r, struct side *a, s
         b->shape = tree_s(g->bench, q->shape);
         b->rg = cmp_param_rg(g->bench, q);
         b->md5 = tree_s(g->bench, q->md5);
-        b->max = &q->stat[0];
-        b->min = &q->stat[1];
+        b->max = tree_stat(g->bench, q, 0);
+        b->min = tree_stat(g->bench, q, 1);
+        b->stats = 1;
     } else {
         /* extra NPU param: the Bench side holds the text "Nan" everywhere */
         b->name = b->dtype = b->shape = b->rg = b->md5 = "Nan";
-        b->max = b->min = NULL;
     }
 }
 
@@ -82,7 +83,10 @@ static int pair_rows(struct cmp_graph *g, int a, int b) {
                 cmp_tensor_row(&g->opts, g->npu, p, g->bench, q, qd ? qd : "-1", &r, &g->tensor_failed,
                            g->tensor_err, sizeof g->tensor_err);
             } else
-                for (int s = 0; s < 4; s++) cmp_graph_stat(&p->stat[s], &q->stat[s], &r.diff[s], &r.rel[s]);
+                for (int s = 0; s < 4; s++) {
+                    struct tval x = tree_stat(g->npu, p, s), y = tree_stat(g->bench, q, s);
+                    cmp_graph_stat(&x, &y, &r.diff[s], &r.rel[s]);
+                }
             const char *x = cmp_param_rg(g->npu, p), *y = cmp_param_rg(g->bench, q);
             r.rg_consistent = (!x && !y) || (x && y && !strcmp(x, y));
         } else {

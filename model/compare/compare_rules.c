@@ -152,8 +152,8 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
             continue;
         }
         /* E1 */
-        if (!(b.max && tv_infnan(b.tree, b.max)) && !(b.min && tv_infnan(b.tree, b.min)) &&
-            ((a.max && tv_infnan(a.tree, a.max)) || (a.min && tv_infnan(a.tree, a.min))))
+        if (!(b.stats && (tv_infnan(b.tree, &b.max) || tv_infnan(b.tree, &b.min))) && a.stats &&
+            (tv_infnan(a.tree, &a.max) || tv_infnan(a.tree, &a.min)))
             bump(r, CL_ERROR, MSG_INFNAN);
     }
     /* E3 (tensor) */
@@ -176,8 +176,8 @@ void cmp_apply_rules(struct crow *rows, size_t n, enum cmp_mode mode, side_fn si
         if (a.rg && *a.rg && b.rg && *b.rg && strcmp(a.rg, b.rg)) bump(r, CL_ERROR, MSG_REQGRAD);
         /* E5 (input rows, not with input-ignore) */
         if (ign == 0 && !r->output && a.dtype && b.dtype && *a.dtype && *b.dtype && strstr(a.dtype, "class") &&
-            strstr(b.dtype, "class") && a.shape && !strcmp(a.shape, "[]") && a.max && b.max &&
-            !tv_equal(a.tree, a.max, b.tree, b.max))
+            strstr(b.dtype, "class") && a.shape && !strcmp(a.shape, "[]") && a.stats && b.stats &&
+            !tv_equal(a.tree, &a.max, b.tree, &b.max))
             bump(r, CL_ERROR, MSG_SCALAR);
         /* E6 */
         if (strcmp(a.name, "N/A") && !strstr(b.name, "qkv") && !strstr(b.name, "gate_up") && a.dtype && b.dtype &&

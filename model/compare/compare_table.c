@@ -252,8 +252,9 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
     a->rg = cmp_param_rg(t->npu, p);
     if (!a->rg) a->rg = "N/A";
     a->md5 = p->md5 == TREE_NONE ? "N/A" : tree_s(t->npu, p->md5);
-    a->max = &p->stat[0];
-    a->min = &p->stat[1];
+    a->max = tree_stat(t->npu, p, 0);
+    a->min = tree_stat(t->npu, p, 1);
+    a->stats = 1;
     b->tree = t->bench;
     if (r->bp >= 0) {
         const struct tparam *q = &t->bench->params[r->bp];
@@ -263,8 +264,9 @@ static void table_sides(const void *ctx, const struct crow *r, struct side *a, s
         b->rg = cmp_param_rg(t->bench, q);
         if (!b->rg) b->rg = "N/A";
         b->md5 = q->md5 == TREE_NONE ? "N/A" : tree_s(t->bench, q->md5);
-        b->max = &q->stat[0];
-        b->min = &q->stat[1];
+        b->max = tree_stat(t->bench, q, 0);
+        b->min = tree_stat(t->bench, q, 1);
+        b->stats = 1;
     } else {
         b->name = b->dtype = b->shape = b->rg = b->md5 = "N/A";
     }
@@ -289,9 +291,10 @@ static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp,
         cmp_tensor_row(&t->opts, t->npu, p, t->bench, q, qd ? qd : "-1", &r, &t->tensor_failed, t->tensor_err,
                    sizeof t->tensor_err);
     } else
-        for (int s = 0; s < 4; s++)
-            cmp_table_stat(t->npu, &p->stat[s], t->bench, q ? &q->stat[s] : &p->stat[s], q == NULL, &r.diff[s],
-                       &r.rel[s]);
+        for (int s = 0; s < 4; s++) {
+            struct tval x = tree_stat(t->npu, p, s), y = q ? tree_stat(t->bench, q, s) : x;
+            cmp_table_stat(t->npu, &x, t->bench, &y, q == NULL, &r.diff[s], &r.rel[s]);
+        }
     const char *x = cmp_param_rg(t->npu, p), *y = q ? cmp_param_rg(t->bench, q) : "N/A";
     if (!x) x = "N/A";
     if (!y) y = "N/A";

@@ -67,7 +67,8 @@ static int32_t param_int(const struct tree *t, const struct tparam *p) {
     if (!p) return -1;
     const char *v = tree_s(t, p->value);
     if (!v) {
-        if (p->stat[0].kind == TV_INT) return (int32_t)p->stat[0].integer;
+        struct tval mx = tree_stat(t, p, 0);
+        if (mx.kind == TV_INT) return (int32_t)mx.integer;
         return -1;
     }
     char *e;

@@ -38,7 +38,7 @@ static int key_method(const struct tree *t, const struct tparam *q) {
     if (ty && !strstr(ty, "Tensor") && !strstr(ty, "ndarray")) return DATAFLOW_NONE;
     if (q->has_md5 && q->md5 != TREE_NONE) return DATAFLOW_CHECKSUM;
     for (int s = 0; s < 4; s++)
-        if (q->stat[s].kind != TV_NONE) return DATAFLOW_STATS;
+        if (tree_stat(t, q, s).kind != TV_NONE) return DATAFLOW_STATS;
     return DATAFLOW_NONE;
 }
 
@@ -88,15 +88,20 @@ static uint64_t key_hash(const struct tree *t, const struct tparam *q, int m) {
     uint64_t h = mix(util_hash_str(tree_s(t, q->dtype)), util_hash_str(tree_s(t, q->shape)));
     h = mix(h, (uint64_t)m);
     if (m == DATAFLOW_CHECKSUM) return avalanche(mix(h, util_hash_str(tree_s(t, q->md5))));
-    for (int s = 0; s < 4; s++) h = avalanche(mix(h, tval_hash(t, &q->stat[s])));
+    for (int s = 0; s < 4; s++) {
+        struct tval v = tree_stat(t, q, s);
+        h = avalanche(mix(h, tval_hash(t, &v)));
+    }
     return h;
 }
 
 static int key_eq(const struct tree *t, const struct tparam *a, const struct tparam *b, int m) {
     if (key_method(t, b) != m || !str_eq(t, a->dtype, b->dtype) || !str_eq(t, a->shape, b->shape)) return 0;
     if (m == DATAFLOW_CHECKSUM) return str_eq(t, a->md5, b->md5);
-    for (int s = 0; s < 4; s++)
-        if (!tval_eq(t, &a->stat[s], &b->stat[s])) return 0;
+    for (int s = 0; s < 4; s++) {
+        struct tval x = tree_stat(t, a, s), y = tree_stat(t, b, s);
+        if (!tval_eq(t, &x, &y)) return 0;
+    }
     return 1;
 }
 

@@ -117,6 +117,7 @@ void tree_free(struct tree *t) {
     free(t->order);
     free(t->rgx);
     free(t->commx);
+    free(t->stx);
     smap_free(t->node_map);
     smap_free(t->rec_map);
     smap_free(t->stack_map);

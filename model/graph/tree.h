@@ -48,6 +48,17 @@ struct tval {
  * tree's side table (tree_rg_get). */
 enum tree_rg { TREE_RG_NONE = 0, TREE_RG_FALSE, TREE_RG_TRUE, TREE_RG_OTHER };
 
+/* A param's stat as kept in it: nearly every one is a float (or None); a
+ * bool is its 0/1, a str (or a container's Python text) its pool offset,
+ * an int its value, with its text as written in the tree's side table
+ * (tree_stat). */
+enum tree_sk { SK_NONE = 0, SK_FLOAT, SK_BOOL, SK_STR, SK_REPR, SK_INT };
+union tstat {
+    double real;         /* SK_FLOAT */
+    int64_t integer;     /* SK_BOOL (0/1), SK_INT */
+    uint32_t text;       /* SK_STR, SK_REPR: pool offset */
+};
+
 /* One flattened input / output / parameter / gradient (an "item"). */
 struct tparam {
     uint32_t name;       /* full_op_name, e.g. Functional.conv2d.0.forward.input.0, as
@@ -59,15 +70,17 @@ struct tparam {
     uint8_t has_md5 : 1; /* the leaf had its own md5 member (md5 mode) */
     uint8_t comm : 1;    /* has a group id or P2POp op (tree_comm_gid, tree_comm_p2p) */
     uint8_t req_grad;    /* enum tree_rg (the value itself: tree_rg_get) */
+    uint16_t skind;      /* how each stat is kept: 4 bits per stat (Max lowest), enum tree_sk */
     uint32_t type;       /* "type" member (TREE_NONE if absent) */
     uint32_t dtype;      /* dtype text, TREE_NONE = None */
     uint32_t shape;      /* shape as Python text "[32, 3]", TREE_NONE = None */
     uint32_t data_name;  /* "-1" when no tensor file */
     uint32_t md5;        /* md5 / CRC-32 text */
     uint32_t value;      /* Python text of the leaf's value member, TREE_NONE if absent */
-    struct tval stat[4]; /* Max, Min, Mean, Norm */
-};   /* 88 bytes (120 with a whole struct tval for req_grad, unpacked stats and the
-      * communication ops' group id and op beside every param) */
+    union tstat sv[4];   /* Max, Min, Mean, Norm by skind (read them with tree_stat) */
+};   /* 64 bytes (88 with four packed struct tval, 120 with a whole struct tval for
+      * req_grad, unpacked stats and the communication ops' group id and op
+      * beside every param) */
 
 /* A param's full name is stored as one pool text:
  *   TREE_PN_SFX + suffix: the record's name followed by suffix (".input.0",
@@ -115,6 +128,8 @@ struct tcons { uint32_t child, parent; int32_t micro; };   /* parent TREE_NONE =
 struct smap;   /* string -> index hash (private) */
 
 struct tree_rgx { uint32_t param; struct tval v; };   /* a TREE_RG_OTHER value, by param index */
+/* the texts as written of a param's SK_INT stats (TREE_NONE for the others) */
+struct tree_stx { uint32_t param; uint32_t text[4]; };
 /* a communication op's param: ProcessGroup / P2POp group id and P2POp op
  * ("isend"...), pool offsets, TREE_NONE when absent */
 struct tree_commx { uint32_t param, group_id, p2p_op; };
@@ -130,6 +145,7 @@ struct tree {
     int32_t *order; size_t norder;       /* node indices in post order */
     struct tree_rgx *rgx; size_t nrgx, caprgx;   /* TREE_RG_OTHER values, in param order */
     struct tree_commx *commx; size_t ncommx, capcommx;   /* params with comm set, in param order */
+    struct tree_stx *stx; size_t nstx, capstx;   /* params with an SK_INT stat, in param order */
     struct smap *node_map, *rec_map, *stack_map, *cons_map;
     int root;                            /* index of DefaultModel */
     int megatron;                        /* construct.json had megatron_micro_step_number */
@@ -211,6 +227,24 @@ struct tval tree_rg_get(const struct tree *t, const struct tparam *p);
 /* Sets p's requires_grad to v (p: the last param added, or any param of t
  * whose value is not TREE_RG_OTHER yet); 0, -1 no memory. */
 int tree_rg_set(struct tree *t, struct tparam *p, const struct tval *v);
+/* Stat k (0 Max, 1 Min, 2 Mean, 3 Norm) of param p of t, whole (an int's
+ * text TREE_NONE for a param copied from another tree). */
+uint32_t tree_stat_itext(const struct tree *t, const struct tparam *p, int k);
+static inline struct tval tree_stat(const struct tree *t, const struct tparam *p, int k) {
+    struct tval v = {0};
+    switch ((p->skind >> (4 * k)) & 15) {
+    case SK_FLOAT: v.kind = TV_FLOAT; v.real = p->sv[k].real; break;
+    case SK_BOOL: v.kind = TV_BOOL; v.integer = p->sv[k].integer; break;
+    case SK_REPR: v.is_repr = 1; /* fall through */
+    case SK_STR: v.kind = TV_STR; v.text = p->sv[k].text; break;
+    case SK_INT: v.kind = TV_INT; v.integer = p->sv[k].integer; v.text = tree_stat_itext(t, p, k); break;
+    default: v.kind = TV_NONE; break;
+    }
+    return v;
+}
+/* Sets stat k of param i of t (added: i < t->capparams) to v; 0, -1 no
+ * memory (an int's text goes to the side table). */
+int tree_stat_set(struct tree *t, size_t i, int k, const struct tval *v);
 /* The group id and the P2POp op of param p of t (pool offsets; TREE_NONE
  * when absent, also for a param copied from another tree). */
 uint32_t tree_comm_gid(const struct tree *t, const struct tparam *p);

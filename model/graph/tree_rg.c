@@ -1,6 +1,7 @@
 /* tree_rg: a param's rare fields in side tables, by param index: its
  * requires_grad as one byte, with the values that are no bool beside; a
- * communication op's group id and op; see tree.h. */
+ * communication op's group id and op; the texts of its int stats; see
+ * tree.h. */
 #include "model/graph/tree.h"
 
 #include "model/util/util.h"
@@ -24,7 +25,8 @@ static const void *side_find(const void *tab, size_t n, size_t size, uint32_t i)
     memcpy(&k, b + lo * size, sizeof k);
     return k == i ? b + lo * size : NULL;
 }
-_Static_assert(offsetof(struct tree_rgx, param) == 0 && offsetof(struct tree_commx, param) == 0,
+_Static_assert(offsetof(struct tree_rgx, param) == 0 && offsetof(struct tree_commx, param) == 0 &&
+                   offsetof(struct tree_stx, param) == 0,
                "side_find reads a side table's param first");
 
 struct tval tree_rg_get(const struct tree *t, const struct tparam *p) {
@@ -104,5 +106,41 @@ int tree_comm_set(struct tree *t, size_t i, uint32_t group_id, uint32_t p2p_op) 
     return 0;
 }
 
-/* a few hundred thousand params per tree: the struct stays at 88 bytes */
-_Static_assert(sizeof(struct tparam) <= 88, "struct tparam grew past 88 bytes");
+uint32_t tree_stat_itext(const struct tree *t, const struct tparam *p, int k) {
+    if (!t->nparams || p < t->params || p >= t->params + t->nparams) return TREE_NONE;
+    const struct tree_stx *x = side_find(t->stx, t->nstx, sizeof *t->stx, (uint32_t)(p - t->params));
+    return x ? x->text[k] : TREE_NONE;
+}
+
+int tree_stat_set(struct tree *t, size_t i, int k, const struct tval *v) {
+    if (i >= t->capparams || i >= UINT32_MAX || k < 0 || k > 3) return -1;
+    struct tparam *p = &t->params[i];
+    int sk = SK_NONE;
+    union tstat u = {.integer = 0};
+    switch (v->kind) {
+    case TV_FLOAT: sk = SK_FLOAT; u.real = v->real; break;
+    case TV_BOOL: sk = SK_BOOL; u.integer = v->integer; break;
+    case TV_STR: sk = v->is_repr ? SK_REPR : SK_STR; u.text = v->text; break;
+    case TV_INT: sk = SK_INT; u.integer = v->integer; break;
+    default: break;
+    }
+    /* params are filled in order: an entry goes at the end, else in its place */
+    size_t at = t->nstx;
+    while (at && t->stx[at - 1].param > i) at--;
+    int has = at && t->stx[at - 1].param == i;
+    if (sk == SK_INT && !has) {
+        if (UTIL_PUSH(t->stx, t->nstx, t->capstx) != 0) return -1;
+        memmove(t->stx + at + 1, t->stx + at, (t->nstx - at) * sizeof *t->stx);
+        t->stx[at] = (struct tree_stx){(uint32_t)i, {TREE_NONE, TREE_NONE, TREE_NONE, TREE_NONE}};
+        t->nstx++;
+        at++;
+        has = 1;
+    }
+    if (has) t->stx[at - 1].text[k] = sk == SK_INT ? v->text : TREE_NONE;
+    p->sv[k] = u;
+    p->skind = (uint16_t)((p->skind & ~(15u << (4 * k))) | ((unsigned)sk << (4 * k)));
+    return 0;
+}
+
+/* a few hundred thousand params per tree: the struct stays at 64 bytes */
+_Static_assert(sizeof(struct tparam) <= 64, "struct tparam grew past 64 bytes");

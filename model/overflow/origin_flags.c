@@ -64,10 +64,12 @@ int origin_text_nonfinite(const char *s) {
     return !strcmp(b, "nan") || !strcmp(b, "inf") || !strcmp(b, "-inf");
 }
 
-static int tval_nonfinite(const struct tree *t, const struct tval *v) {
-    if (v->kind == TV_FLOAT) return !isfinite(v->real);
-    if (v->kind == TV_STR && !v->is_repr) {
-        const char *s = tree_s(t, v->text);
+/* Is stat k of p NaN or Inf? */
+static int stat_nonfinite(const struct tree *t, const struct tparam *p, int k) {
+    struct tval v = tree_stat(t, p, k);
+    if (v.kind == TV_FLOAT) return !isfinite(v.real);
+    if (v.kind == TV_STR && !v.is_repr) {
+        const char *s = tree_s(t, v.text);
         return s && origin_text_nonfinite(s);
     }
     return 0;
@@ -92,7 +94,7 @@ void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
             int out;
             const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
             if (!suf || strchr(suf, '.') || !has_stats(t, &p[i])) continue;   /* top level only */
-            if (tval_nonfinite(t, &p[i].stat[0]) || tval_nonfinite(t, &p[i].stat[1]))
+            if (stat_nonfinite(t, &p[i], 0) || stat_nonfinite(t, &p[i], 1))
                 f |= out ? ORIGIN_OUT : ORIGIN_IN;
         }
         flags[r] = f;
@@ -169,10 +171,13 @@ struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
                 n->capparams = capp;   /* (tree_comm_set checks the index against it) */
                 if (tree_comm_set(n, np, gid, op) != 0) goto oom;
             }
-            for (int k = 0; k < 4; k++) {
-                uint32_t tx = q->stat[k].text;   /* (a packed member: no pointer into it) */
-                if (q->stat[k].kind == TV_STR && slim_str(t, n, &tx) != 0) goto oom;
-                q->stat[k].text = tx;
+            for (int k = 0; k < 4; k++) {   /* a str's text and an int's, from t's pool and side table into n's */
+                struct tval v = tree_stat(t, &t->params[t->recs[r].p0 + i], k);
+                uint32_t tx = v.text;   /* (a packed member: no pointer into it) */
+                if ((v.kind == TV_STR || v.kind == TV_INT) && slim_str(t, n, &tx) != 0) goto oom;
+                v.text = tx;
+                n->capparams = capp;
+                if (tree_stat_set(n, np, k, &v) != 0) goto oom;
             }
             np++;
             o->np++;

@@ -33,9 +33,11 @@ static const char *slot_of(const struct tree *t, uint32_t p, int32_t rec) {
     return nm ? nm : after && !*after ? rn : "?";
 }
 
-static int nonfinite(const struct tparam *q) {
-    for (int s = 0; s < 4; s++)
-        if (q->stat[s].kind == TV_FLOAT && !isfinite(q->stat[s].real)) return 1;
+static int nonfinite(const struct tree *t, const struct tparam *q) {
+    for (int s = 0; s < 4; s++) {
+        struct tval v = tree_stat(t, q, s);
+        if (v.kind == TV_FLOAT && !isfinite(v.real)) return 1;
+    }
     return 0;
 }
 
@@ -44,7 +46,7 @@ static int side_nonfinite(const struct tree *t, int n, int want) {
     uint32_t np;
     const struct tparam *pp = tree_params(t, n, &np);
     for (uint32_t k = 0; k < np; k++)
-        if ((pp[k].state == PS_INPUT) == !want && pp[k].state != PS_PARAMETERS && nonfinite(&pp[k])) return 1;
+        if ((pp[k].state == PS_INPUT) == !want && pp[k].state != PS_PARAMETERS && nonfinite(t, &pp[k])) return 1;
     return 0;
 }
 
@@ -120,7 +122,7 @@ int flow_pick(struct session *a, int n, int down, struct flow_link *l, struct pt
     for (long i = 0; i < k; i++) {
         if (ls[i].down != down) continue;
         if (first < 0) first = (int)i;
-        int bad = ls[i].mine != NONE ? nonfinite(&t->params[ls[i].mine]) : side_nonfinite(t, n, !down);
+        int bad = ls[i].mine != NONE ? nonfinite(t, &t->params[ls[i].mine]) : side_nonfinite(t, n, !down);
         if (bad) {
             *l = ls[i];
             return 1;

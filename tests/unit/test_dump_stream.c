@@ -96,11 +96,11 @@ static void test_window_cut(void) {
             struct tree_pn nb = {0};
             CHECK_STR(tree_pname(t, q, &nb), "Functional.cat.0.forward.input.39999");
             tree_pn_free(&nb);
-            CHECK(q->stat[0].kind == TV_FLOAT && q->stat[0].real == NBIG - 1 + 0.5);
+            CHECK(tree_stat(t, q, 0).kind == TV_FLOAT && tree_stat(t, q, 0).real == NBIG - 1 + 0.5);
         }
         const struct tparam *z = &t->params[t->nparams - 1];
         CHECK_STR(tree_pname(t, z, &tnb), "Functional.op.39999.forward.input.0");
-        CHECK(z->stat[0].kind == TV_FLOAT && z->stat[0].real == 2 * NSMALL - 1 + 0.5);
+        CHECK(tree_stat(t, z, 0).kind == TV_FLOAT && tree_stat(t, z, 0).real == 2 * NSMALL - 1 + 0.5);
         tree_free(t);
     }
 }

@@ -95,7 +95,10 @@ static int same_tree(const struct tree *a, const struct tree *b, char *why, size
                      p->is_null == q->is_null && p->has_md5 == q->has_md5;
             struct tval rp = tree_rg_get(a, p), rq = tree_rg_get(b, q);
             ok = ok && same_val(a, &rp, b, &rq);
-            for (int k = 0; k < 4 && ok; k++) ok = same_val(a, &p->stat[k], b, &q->stat[k]);
+            for (int k = 0; k < 4 && ok; k++) {
+                struct tval x = tree_stat(a, p, k), y = tree_stat(b, q, k);
+                ok = same_val(a, &x, b, &y);
+            }
             if (!ok)
                 return snprintf(why, n, "record %zu (%s): param %u (%s / %s) differs: md5 %s / %s value %s / %s dtype %s / %s",
                                 r, tree_s(a, x->name), i, tree_s(a, p->name), tree_s(b, q->name),

@@ -6,7 +6,10 @@
  * absent.  And the reader: a dump.json's requires_grad values as
  * json.load gives them.  The communication ops' group id and P2POp op in
  * their side table (tree_comm_*): read from a dump, replaced, and carried
- * into the origin search's slim copy of a tree (origin_slim). */
+ * into the origin search's slim copy of a tree (origin_slim).  The four
+ * stats kept as doubles with a kind code each, an int's text in a side
+ * table (tree_stat / tree_stat_set): every kind read back whole, in any
+ * order, replaced, after the params moved, and in the slim copy's pool. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,9 +124,9 @@ static void test_read(void) {
         CHECK_STR(tree_s(t, l.text), "[1, 2]");
         CHECK_INT(l.is_repr, 1);
         CHECK(d.real == 1.5);
-        /* the statistics beside it, read through the packed struct tval */
-        CHECK(t->params[7].stat[0].kind == TV_FLOAT && t->params[7].stat[0].real == 1.0);
-        CHECK(t->params[7].stat[2].real == 0.5);
+        /* the statistics beside it */
+        CHECK(tree_stat(t, &t->params[7], 0).kind == TV_FLOAT && tree_stat(t, &t->params[7], 0).real == 1.0);
+        CHECK(tree_stat(t, &t->params[7], 2).real == 0.5);
     }
     tree_free(t);
 }
@@ -186,8 +189,116 @@ static void test_comm(void) {
     tree_free(t);
 }
 
+/* stat k of param i, as set below */
+static struct tval stat_of(int i, int k, uint32_t seven, uint32_t yes, uint32_t list) {
+    switch ((i + k) % 6) {
+    case 0: return tv(TV_INT, 7 + k, 0, seven);
+    case 1: return tv(TV_STR, 0, 0, yes);
+    case 2: { struct tval v = tv(TV_STR, 0, 0, list); v.is_repr = 1; return v; }
+    case 3: return tv(TV_FLOAT, 0, -0.25 * i, 0);
+    case 4: return tv(TV_BOOL, k & 1, 0, 0);
+    default: return tv(TV_NONE, 0, 0, 0);
+    }
+}
+
+static int same_tval(const struct tree *a, struct tval x, const struct tree *b, struct tval y) {
+    if (x.kind != y.kind || x.is_repr != y.is_repr) return 0;
+    if (x.kind == TV_FLOAT) return x.real == y.real;
+    if (x.kind == TV_BOOL) return x.integer == y.integer;
+    if (x.kind == TV_INT && x.integer != y.integer) return 0;
+    if (x.kind == TV_INT || x.kind == TV_STR) return !strcmp(tree_s(a, x.text), tree_s(b, y.text));
+    return 1;
+}
+
+static void test_stats(void) {
+    CHECK(sizeof(struct tparam) <= 64);
+    struct tree *t = tree_new();
+    CHECK(t != NULL);
+    if (!t) return;
+    int r = tree_add_record(t, "Functional.a.0.forward", 22);
+    uint32_t seven = tree_str(t, "7", 1), yes = tree_str(t, "yes", 3), list = tree_str(t, "[1, 2]", 6);
+    enum { N = 500 };
+    for (int i = 0; i < N; i++) {
+        struct tparam *p = tree_add_param(t, r);
+        CHECK(p != NULL);
+        if (!p) break;
+        /* Norm first, then Max..Mean; every third param's stats set later */
+        for (int k = 3; i % 3 && k >= 0; k = k == 3 ? 0 : k + 1 < 3 ? k + 1 : -1) {
+            struct tval v = stat_of(i, k, seven, yes, list);
+            CHECK_INT(tree_stat_set(t, (size_t)i, k, &v), 0);
+        }
+    }
+    for (int i = N - 1; i >= 0; i--)
+        for (int k = 0; k < 4 && i % 3 == 0; k++) {
+            struct tval v = stat_of(i, k, seven, yes, list);
+            CHECK_INT(tree_stat_set(t, (size_t)i, k, &v), 0);
+        }
+    /* an int replaced by a float and back: its text found again */
+    struct tval f = tv(TV_FLOAT, 0, 2.5, 0), in = stat_of(0, 0, seven, yes, list);
+    CHECK_INT(tree_stat_set(t, 0, 0, &f), 0);
+    CHECK_INT(tree_stat(t, &t->params[0], 0).kind, TV_FLOAT);
+    CHECK_INT(tree_stat_set(t, 0, 0, &in), 0);
+    CHECK_INT(tree_stat_set(t, (size_t)t->capparams, 0, &in), -1);
+    tree_fit(t);   /* the params move */
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 4; k++)
+            if (!same_tval(t, tree_stat(t, &t->params[i], k), t, stat_of(i, k, seven, yes, list)) && !bad++)
+                fprintf(stderr, "param %d stat %d: kind %d\n", i, k, tree_stat(t, &t->params[i], k).kind);
+    CHECK_INT(bad, 0);
+    /* a copy outside t's params: an int without its text, the rest whole */
+    struct tparam c = t->params[0];
+    CHECK_INT(tree_stat(t, &c, 0).kind, TV_INT);
+    CHECK_INT(tree_stat(t, &c, 0).integer, 7);
+    CHECK_INT(tree_stat(t, &c, 0).text, TREE_NONE);
+    CHECK(same_tval(t, tree_stat(t, &c, 1), t, stat_of(0, 1, seven, yes, list)));
+    tree_free(t);
+}
+
+/* origin_slim carries the stats, an int's text and a str's into its own pool. */
+static void test_stats_slim(void) {
+    const char *dir = pt_tmpdir("tree_rg_stats");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/dump.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
+               "\"Distributed.all_reduce.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+               "\"torch.float32\", \"shape\": [2], \"Max\": 12345678901234, \"Min\": \"nan\", \"Mean\": true, "
+               "\"Norm\": [1, 2]}, {\"type\": \"int\", \"value\": 3}]}\n"
+               "}}\n");
+    fclose(f);
+    struct tree *t = NULL;
+    struct pt_error err;
+    CHECK_INT(graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, &t, &err), 0);
+    if (!t) return;
+    CHECK_INT(t->nparams, 2);
+    struct tree *n = origin_slim(t, ORIGIN_OVERFLOW);
+    CHECK(n != NULL);
+    if (n && t->nparams == 2 && n->nparams == 2) {
+        struct tval mx = tree_stat(n, &n->params[0], 0);
+        CHECK_INT(mx.kind, TV_INT);
+        CHECK(mx.integer == 12345678901234);
+        CHECK_STR(tree_s(n, mx.text), "12345678901234");
+        CHECK_STR(tree_s(n, tree_stat(n, &n->params[0], 1).text), "nan");
+        CHECK_INT(tree_stat(n, &n->params[0], 2).kind, TV_BOOL);
+        CHECK_INT(tree_stat(n, &n->params[0], 3).is_repr, 1);
+        CHECK_STR(tree_s(n, tree_stat(n, &n->params[0], 3).text), "[1, 2]");
+        for (int k = 0; k < 4; k++) {
+            CHECK(same_tval(t, tree_stat(t, &t->params[0], k), n, tree_stat(n, &n->params[0], k)));
+            CHECK_INT(tree_stat(n, &n->params[1], k).kind, TV_INT);   /* the int value in all four */
+            CHECK_STR(tree_s(n, tree_stat(n, &n->params[1], k).text), "3");
+        }
+    }
+    tree_free(n);
+    tree_free(t);
+}
+
 int main(void) {
     RUN(test_side_table);
+    RUN(test_stats);
+    RUN(test_stats_slim);
     RUN(test_read);
     RUN(test_comm);
     PT_DONE();

@@ -295,6 +295,12 @@ static int jv_is(const struct jv *v, const char *s) {
     return v && v->t == J_STR && v->slen == strlen(s) && !memcmp(v->s, s, v->slen);
 }
 
+/* Stat k of p (k < 0: all four) set to v. */
+static void stat_set(struct flat *f, struct tparam *p, int k, const struct tval *v) {
+    for (int i = k < 0 ? 0 : k; i < (k < 0 ? 4 : k + 1); i++)
+        if (tree_stat_set(f->t, (size_t)(p - f->t->params), i, v) != 0) f->oom = 1;
+}
+
 static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, const char *name) {
     struct tree *t = f->t;
     struct tparam *p = new_param(f, state);
@@ -304,7 +310,11 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     static const char *const stat_keys[4] = {"Max", "Min", "Mean", "Norm"};
     if (type && type->t == J_STR) p->type = pool_intern(f, type->s, type->slen);
     if (shape) p->shape = pool_itext(f, shape);
-    for (int i = 0; i < 4; i++) to_tval(t, graph_jv_get(o, stat_keys[i]), &p->stat[i], &f->tmp);
+    struct tval sv;
+    for (int i = 0; i < 4; i++) {
+        to_tval(t, graph_jv_get(o, stat_keys[i]), &sv, &f->tmp);
+        stat_set(f, p, i, &sv);
+    }
     struct tval rg;
     to_tval(t, graph_jv_get(o, "requires_grad"), &rg, &f->tmp);
     if (tree_rg_set(t, p, &rg) != 0) f->oom = 1;
@@ -346,17 +356,18 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
             p->shape = pool_ctext(f, sh);
         } else if (jv_is(type, "ellipsis")) {
             p->shape = pool_ctext(f, "[]");
-            for (int i = 0; i < 4; i++) to_tval(t, value, &p->stat[i], &f->tmp);
+            to_tval(t, value, &sv, &f->tmp);
+            stat_set(f, p, -1, &sv);
         } else if (last_segment_is(name, ends)) {
             uint32_t txt = value ? p->value : pool_ctext(f, "None");
             p->shape = pool_ctext(f, "[]");
-            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
+            stat_set(f, p, -1, &(struct tval){.kind = TV_STR, .text = txt});
             p->md5 = txt;
         } else if (jv_is(type, "torch.ProcessGroup")) {
             const struct jv *gr = graph_jv_get(o, "group_ranks");
             uint32_t txt = gr ? pool_itext(f, gr) : pool_ctext(f, "None");
             p->shape = pool_ctext(f, "[]");
-            for (int i = 0; i < 4; i++) { memset(&p->stat[i], 0, sizeof p->stat[i]); p->stat[i].kind = TV_STR; p->stat[i].text = txt; }
+            stat_set(f, p, -1, &(struct tval){.kind = TV_STR, .text = txt});
             p->md5 = txt;
             const struct jv *gid = graph_jv_get(o, "group_id");
             if (gid && tree_comm_set(t, (size_t)(p - t->params), pool_itext(f, gid), TREE_NONE) != 0) f->oom = 1;
@@ -374,7 +385,8 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
             snprintf(dt, sizeof dt, "<class '%s'>", tn);
             p->dtype = pool_ctext(f, dt);
             p->shape = pool_ctext(f, "[]");
-            for (int i = 0; i < 4; i++) to_tval(t, value, &p->stat[i], &f->tmp);
+            to_tval(t, value, &sv, &f->tmp);
+            stat_set(f, p, -1, &sv);
         }
     }
     if (p->md5 == TREE_NONE || !*tree_s(t, p->md5)) {

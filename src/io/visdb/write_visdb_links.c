@@ -86,13 +86,15 @@ int write_visdb_links_level(const struct tree *t, int r) {
         static const char *const sn[3] = {"Max", "Min", "Mean"};
         for (int s = 0; s < 3; s++) {
             double v;
-            if (stat_double(t, &p->stat[s], &v)) ovf_elem_stat(e, sn[s], v, dot != NULL);
+            struct tval x = tree_stat(t, p, s);
+            if (stat_double(t, &x, &v)) ovf_elem_stat(e, sn[s], v, dot != NULL);
         }
         if (!dot) {
             const char *ty = tree_s(t, p->type);
             e->is_torch_tensor = ty && !strcmp(ty, "torch.Tensor");
             double nv;
-            if (e->is_torch_tensor && p->stat[3].kind != TV_STR && stat_double(t, &p->stat[3], &nv) && !isnan(nv)) {
+            struct tval x = tree_stat(t, p, 3);
+            if (e->is_torch_tensor && x.kind != TV_STR && stat_double(t, &x, &nv) && !isnan(nv)) {
                 e->has_norm = 1;
                 e->norm = nv;
             }
@@ -194,8 +196,9 @@ int write_visdb_links_keep(struct write_visdb_comm *c, const struct tree *t, int
             q->output_map = p->output_map;
             q->value = copy_str(c->t, t, p->value);
             if (tree_comm_set(c->t, c->t->nparams - 1, copy_str(c->t, t, tree_comm_gid(t, p)), TREE_NONE) != 0) return -1;
-            q->stat[0] = p->stat[0];
-            q->stat[0].text = copy_str(c->t, t, p->stat[0].text);
+            struct tval mx = tree_stat(t, p, 0);
+            if (mx.kind == TV_STR || mx.kind == TV_INT) mx.text = copy_str(c->t, t, mx.text);
+            if (tree_stat_set(c->t, c->t->nparams - 1, 0, &mx) != 0) return -1;
         }
         const char *ix;
         if (levels) ix = ovf_level_name((enum ovf_level)levels[r]);

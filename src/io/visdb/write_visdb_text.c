@@ -135,10 +135,12 @@ static void kv_s(struct write_visdb_buf *v, int *first, const struct tree *t, co
 }
 
 /* A statistic: str() of a number or bool; text values by the text rules. */
-static void stat_text(const struct tree *t, const struct tval *x, char *buf, size_t size, int *is_str) {
-    *is_str = x->kind == TV_STR && !x->is_repr;
-    if (x->kind == TV_NONE) { snprintf(buf, size, "null"); *is_str = 0; return; }
-    cmp_tval_text(t, x, buf, size);
+/* Stat k of p. */
+static void stat_text(const struct tree *t, const struct tparam *p, int k, char *buf, size_t size, int *is_str) {
+    struct tval x = tree_stat(t, p, k);
+    *is_str = x.kind == TV_STR && !x.is_repr;
+    if (x.kind == TV_NONE) { snprintf(buf, size, "null"); *is_str = 0; return; }
+    cmp_tval_text(t, &x, buf, size);
 }
 
 /* The value member: a number stays a number (no rules), text gets them. */
@@ -181,7 +183,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
     char buf[4096], mx[4096];
     int is_str, first = 1;
     if (p->is_null) { write_visdb_text_cstr(v, "{\"value\": \"null\"}"); return; }
-    stat_text(t, &p->stat[0], mx, sizeof mx, &is_str);
+    stat_text(t, p, 0, mx, sizeof mx, &is_str);
     if (is_str) { str_rules(mx, buf, sizeof buf); snprintf(mx, sizeof mx, "%s", buf); }
     if (!strcmp(mx, "null")) { write_visdb_text_cstr(v, "{\"value\": \"null\"}"); return; }
     const char *type = tree_s(t, p->type);
@@ -190,7 +192,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
     if (type && !strcmp(type, "torch.ProcessGroup")) {
         /* only type, group_ranks, group_id, data_name are kept */
         kv_s(v, &first, t, "type", p->type);
-        stat_text(t, &p->stat[0], buf, sizeof buf, &is_str);
+        stat_text(t, p, 0, buf, sizeof buf, &is_str);
         kv(v, &first, "group_ranks", buf, 0);
         uint32_t gid = tree_comm_gid(t, p);
         if (gid != TREE_NONE) kv_s(v, &first, t, "group_id", gid);
@@ -201,7 +203,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
         kv_s(v, &first, t, "dtype", p->dtype);
         kv(v, &first, "shape", p->shape == TREE_NONE ? "null" : tree_s(t, p->shape), 0);
         for (int i = 0; i < 4; i++) {
-            stat_text(t, &p->stat[i], buf, sizeof buf, &is_str);
+            stat_text(t, p, i, buf, sizeof buf, &is_str);
             kv(v, &first, stat_names[i], buf, is_str);
         }
         kv(v, &first, "requires_grad",
@@ -217,7 +219,7 @@ static void param_obj(struct write_visdb_buf *v, const struct tree *t, const str
         kv(v, &first, "requires_grad",
            p->req_grad == TREE_RG_TRUE ? "True" : p->req_grad == TREE_RG_FALSE ? "False" : "null", 0);
         for (int i = 0; i < 4; i++) {
-            stat_text(t, &p->stat[i], buf, sizeof buf, &is_str);
+            stat_text(t, p, i, buf, sizeof buf, &is_str);
             kv(v, &first, stat_names[i], buf, is_str);
         }
         kv_s(v, &first, t, "dtype", p->dtype);
