@@ -60,7 +60,7 @@ run() {
 $(tail -1 "$OUT/time")
 EOF
         c=$(echo "$u + $s" | bc)
-        if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then best=$w; rss=$((m / 1024)); fi
+        if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then best=$w; rss=$(echo "scale=2; $m / 1024" | bc); fi   # MB to 0.01 (whole MB rounded 10.2 down to 10)
         if [ $i = 0 ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c; fi
         i=$((i + 1))
     done
@@ -89,7 +89,7 @@ for who in old new; do
     for L in $LAYERS; do
         mb=$(du -sb "$D/L$L/p/step0/rank0" "$D/L$L/b/step0/rank0" | awk '{s += $1} END {printf "%.1f", s / 1048576}')
         run $who "$bin" "$L"
-        line=$(printf "compare %-3s --layers %-3s pair %4s MB: wall %6.2f s  CPU %6.2f s  peak RSS %4s MB (%.2f x the pair)  CPU %.4f s/MB" \
+        line=$(printf "compare %-3s --layers %-3s pair %4s MB: wall %6.2f s  CPU %6.2f s  peak RSS %6.2f MB (%.2f x the pair)  CPU %.4f s/MB" \
             "$who" "$L" "$mb" "$t" "$cpu" "$rss" "$(echo "$rss / $mb" | bc -l)" "$(echo "$cpu / $mb" | bc -l)")
         if [ -n "$prev_mb" ]; then
             line="$line  x$(printf %.2f "$(echo "$mb / $prev_mb" | bc -l)") input: CPU x$(printf %.2f "$(echo "$cpu / $prev_cpu" | bc -l)"), RSS x$(printf %.2f "$(echo "$rss / $prev_rss" | bc -l)")"
