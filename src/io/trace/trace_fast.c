@@ -24,6 +24,7 @@ void trace_fast_ev_reset(struct trace_fast_ev *e) {
     e->cat = TRACE_FAST_CAT_OTHER;
     e->name[0] = '\0';
     e->namelen = 0;
+    e->namep = e->name;
     e->has_ts = e->has_dur = e->bad_time = 0;
     e->pid = e->tid = e->stream = e->corr = -1;
     e->has_id = 0;
@@ -33,6 +34,15 @@ void trace_fast_ev_reset(struct trace_fast_ev *e) {
     e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
     e->p2p = 0;
     e->peer = e->prank = -1;
+}
+
+const char *trace_fast_ev_name(struct trace_fast_ev *e) {
+    if (e->namep != e->name) {
+        memcpy(e->name, e->namep, e->namelen);
+        e->name[e->namelen] = '\0';
+        e->namep = e->name;
+    }
+    return e->name;
 }
 
 #define IS(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
@@ -538,10 +548,10 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         if (v.kind == V_STRING) e->cat = v.esc ? TRACE_FAST_CAT_OTHER : trace_fast_cat(v.s, v.n);
         break;
     case K_NAME:
-        if (v.kind == V_STRING) {
-            long n = val_copy(&v, e->name, sizeof e->name);
-            if (n < 0) return NULL;
-            e->namelen = (size_t)n;
+        if (v.kind == V_STRING) {   /* kept where it is: most names are only looked up (trace_fast_ev_name copies it) */
+            if (v.esc) return NULL;
+            e->namep = v.s;
+            e->namelen = v.n < sizeof e->name - 1 ? v.n : sizeof e->name - 1;   /* cut as val_copy cuts it */
         }
         break;
     case K_TS:

@@ -40,6 +40,9 @@ struct trace_fast_ev {
     int cat;                 /* TRACE_FAST_CAT_* */
     char name[TRACE_FAST_NAME];
     size_t namelen;
+    const char *namep;       /* the name's namelen bytes: name, or (trace_fast_event) the bytes read, not
+                                copied nor ended by a NUL, valid while the input is; trace_fast_ev_name
+                                copies them into name */
     int has_ts, has_dur, bad_time;
     int64_t ts, dur, pid, tid, stream, corr, id;
     double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
@@ -61,6 +64,9 @@ struct trace_fast_ev {
 
 /* The fields of an event before its first key (what an empty object gives). */
 void trace_fast_ev_reset(struct trace_fast_ev *e);
+/* The event's name as a string: namep's bytes copied into name (cut as
+ * the tokenizer path cuts it), which namep then is. */
+const char *trace_fast_ev_name(struct trace_fast_ev *e);
 
 /* The category of a "cat" string's raw bytes (no escapes). */
 int trace_fast_cat(const char *s, size_t n);
