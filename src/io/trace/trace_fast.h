@@ -32,7 +32,7 @@ struct trace_fast_pred {
     char b[16];
 };
 
-#define TRACE_FAST_NSNAP 4     /* event beginnings remembered */
+#define TRACE_FAST_NSNAP 8     /* event beginnings remembered */
 #define TRACE_FAST_SNAP 160    /* their longest */
 
 /* The beginning of an event read before, up to the quote of its first
