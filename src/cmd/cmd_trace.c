@@ -281,155 +281,181 @@ static int merge_all(char *const *paths, int n, const char *out, enum tr_format 
     return print_all(ds, fmt, per_step || fmt == TR_JSON, phases, table, top, NULL, NULL);
 }
 
-static int run(int argc, char **argv) {
-    const char *path = NULL;
-    enum tr_format fmt = TR_TEXT;
-    int per_step = 0, np = 0, phases = 0, table = CMD_TRACE_BREAKDOWN;
-    size_t top = 10;   /* HTA's num_kernels */
-    uint64_t mem = 0;   /* 0: the default (util_default_mem) */
-    const char *kernels = NULL, *patterns = NULL, *out = NULL, *merge = NULL;
-    int shard_k = 0, shard_n = 0;
-    double rng[2] = {0, 0};   /* --from, --to (us from the step's start) */
-    int has_rng[2] = {0, 0}, has_step = 0;
-    int32_t rstep = 0;
-    char *mlist[64];   /* --merge A [B ...]: the inputs after A */
-    int nm = 1;
+/* What `probetop trace` was asked (run's options). */
+struct trace_args {
+    const char *path;
+    enum tr_format fmt;
+    int per_step, np, phases, table;
+    size_t top;              /* HTA's num_kernels */
+    uint64_t mem;            /* 0: the default (util_default_mem) */
+    const char *kernels, *patterns, *out, *merge;
+    int shard_k, shard_n;
+    double rng[2];           /* --from, --to (us from the step's start) */
+    int has_rng[2], has_step;
+    int32_t rstep;
+    char *mlist[64];         /* --merge A [B ...]: the inputs after A */
+    int nm;
+};
+
+/* --format, --mem, --table or --top at argv[*i]: 1 taken, 0 not these, -1 a usage error (said). */
+static int value_opt(int argc, char **argv, int *i, struct trace_args *a) {
+    int m = 0, bad = 0;
+    const char *v;
+    char esc[256];
+    if ((v = opt_value(argc, argv, i, "--format", &m, &bad)) || m) {
+        if (bad) return -1;
+        if (!strcmp(v, "text")) a->fmt = TR_TEXT;
+        else if (!strcmp(v, "csv")) a->fmt = TR_CSV;
+        else if (!strcmp(v, "json")) a->fmt = TR_JSON;
+        else {
+            fprintf(stderr, "probetop trace: --format must be text, csv or json, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+            return -1;
+        }
+        return 1;
+    }
+    if ((v = opt_value(argc, argv, i, "--mem", &m, &bad)) || m) {
+        if (bad) return -1;
+        if (util_parse_size(v, &a->mem) < 0 || a->mem == 0) {
+            fprintf(stderr, "probetop trace: --mem wants a size such as 512M or 2G, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+            return -1;
+        }
+        return 1;
+    }
+    if ((v = opt_value(argc, argv, i, "--table", &m, &bad)) || m) {
+        if (bad) return -1;
+        if ((a->table = cmd_trace_tables_parse(v)) < 0) {
+            fprintf(stderr, "probetop trace: --table must be breakdown, kernel_types, top_kernels or idle, not '%s'\n",
+                    pt_escape(v, strlen(v), esc, sizeof esc));
+            return -1;
+        }
+        return 1;
+    }
+    if ((v = opt_value(argc, argv, i, "--top", &m, &bad)) || m) {
+        char *end;
+        if (bad) return -1;
+        unsigned long long k = strtoull(v, &end, 10);
+        if (!*v || *end || *v == '-' || k > 1000000000ull) {
+            fprintf(stderr, "probetop trace: --top wants a count of kernels (0: all), not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
+            return -1;
+        }
+        a->top = (size_t)k;
+        return 1;
+    }
+    return 0;
+}
+
+/* The command line into *a: 0, or EXIT_USAGE (said). */
+static int parse_args(int argc, char **argv, struct trace_args *a) {
     for (int i = 1; i < argc; i++) {
-        int m = 0, bad = 0;
+        int m = 0, bad = 0, k;
         const char *v;
-        if (!strcmp(argv[i], "--per-step")) { per_step = 1; continue; }
-        if (!strcmp(argv[i], "--phases")) { phases = 1; continue; }
-        if (str_opt(argc, argv, &i, "--kernels", &kernels, &bad) || str_opt(argc, argv, &i, "--patterns", &patterns, &bad) ||
-            str_opt(argc, argv, &i, "-o", &out, &bad) || str_opt(argc, argv, &i, "--merge", &merge, &bad)) {
+        if (!strcmp(argv[i], "--per-step")) { a->per_step = 1; continue; }
+        if (!strcmp(argv[i], "--phases")) { a->phases = 1; continue; }
+        if (str_opt(argc, argv, &i, "--kernels", &a->kernels, &bad) || str_opt(argc, argv, &i, "--patterns", &a->patterns, &bad) ||
+            str_opt(argc, argv, &i, "-o", &a->out, &bad) || str_opt(argc, argv, &i, "--merge", &a->merge, &bad)) {
             if (bad) return EXIT_USAGE;
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "--shard", &m, &bad)) || m) {
-            if (bad || cmd_shard_parse("trace", v, &shard_k, &shard_n) != 0) return EXIT_USAGE;
+            if (bad || cmd_shard_parse("trace", v, &a->shard_k, &a->shard_n) != 0) return EXIT_USAGE;
             continue;
         }
-        if ((v = opt_value(argc, argv, &i, "--format", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            if (!strcmp(v, "text")) fmt = TR_TEXT;
-            else if (!strcmp(v, "csv")) fmt = TR_CSV;
-            else if (!strcmp(v, "json")) fmt = TR_JSON;
-            else {
-                char esc[256];
-                fprintf(stderr, "probetop trace: --format must be text, csv or json, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
-                return EXIT_USAGE;
-            }
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--mem", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            if (util_parse_size(v, &mem) < 0 || mem == 0) {
-                char esc[256];
-                fprintf(stderr, "probetop trace: --mem wants a size such as 512M or 2G, not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
-                return EXIT_USAGE;
-            }
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--table", &m, &bad)) || m) {
-            if (bad) return EXIT_USAGE;
-            if ((table = cmd_trace_tables_parse(v)) < 0) {
-                char esc[256];
-                fprintf(stderr, "probetop trace: --table must be breakdown, kernel_types, top_kernels or idle, not '%s'\n",
-                        pt_escape(v, strlen(v), esc, sizeof esc));
-                return EXIT_USAGE;
-            }
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--top", &m, &bad)) || m) {
-            char *end;
-            if (bad) return EXIT_USAGE;
-            unsigned long long k = strtoull(v, &end, 10);
-            if (!*v || *end || *v == '-' || k > 1000000000ull) {
-                char esc[256];
-                fprintf(stderr, "probetop trace: --top wants a count of kernels (0: all), not '%s'\n", pt_escape(v, strlen(v), esc, sizeof esc));
-                return EXIT_USAGE;
-            }
-            top = (size_t)k;
-            continue;
-        }
-        int rk = range_opt(argc, argv, &i, rng, has_rng, &rstep, &has_step);
-        if (rk < 0) return EXIT_USAGE;
-        if (rk) continue;
-        if (merge && argv[i][0] != '-') {
-            if (nm == 64) {
+        if ((k = value_opt(argc, argv, &i, a)) < 0) return EXIT_USAGE;
+        if (k) continue;
+        if ((k = range_opt(argc, argv, &i, a->rng, a->has_rng, &a->rstep, &a->has_step)) < 0) return EXIT_USAGE;
+        if (k) continue;
+        if (a->merge && argv[i][0] != '-') {
+            if (a->nm == 64) {
                 fprintf(stderr, "probetop trace: --merge takes at most 64 folders or files (give their folder)\n");
                 return EXIT_USAGE;
             }
-            mlist[nm++] = argv[i];
+            a->mlist[a->nm++] = argv[i];
             continue;
         }
-        if (cmd_operand(&cmd_trace_entry, argv[i], &path, &np) != 0) return EXIT_USAGE;
+        if (cmd_operand(&cmd_trace_entry, argv[i], &a->path, &a->np) != 0) return EXIT_USAGE;
     }
-    if (merge) {   /* the shards' run, printed (JSON: every step) or written as one shard file */
-        if (np || shard_n || (out && fmt != TR_TEXT)) {
-            fprintf(stderr, "probetop trace: --merge DIR_OR_FILE... joins shards: no PATH or --shard; with -o FILE no --format\n");
-            return EXIT_USAGE;
-        }
-        mlist[0] = (char *)merge;
-        return merge_all(mlist, nm, out, fmt, per_step, phases, table, top);
-    }
-    if (cmd_operands_done(&cmd_trace_entry, np) != 0) return EXIT_USAGE;
-    if (has_rng[0] != has_rng[1] || (has_rng[0] && rng[1] <= rng[0])) {
-        fprintf(stderr, "probetop trace: --from and --to go together, --from before --to\n");
-        return EXIT_USAGE;
-    }
+    return 0;
+}
+
+/* The traces at a->path loaded (through --shard's links when asked),
+ * then printed: the command's exit code. */
+static int load_print(struct trace_args *a) {
+    const char *path = a->path;
     char indir[4096];
     struct shard_json_info shard = {0};
     const char *src = path;   /* --shard: the traces' folder, before path becomes the links' */
-    if (shard_n && shard_inputs(&path, out, kernels || phases || per_step || fmt != TR_TEXT, shard_k, shard_n, indir,
-                                sizeof indir, &shard))
+    if (a->shard_n && shard_inputs(&path, a->out, a->kernels || a->phases || a->per_step || a->fmt != TR_TEXT, a->shard_k,
+                                   a->shard_n, indir, sizeof indir, &shard))
         return EXIT_USAGE;
     if (cmd_trace_ascend_is(path))   /* torch_npu's or msprof-analyze's step time table */
-        return cmd_trace_ascend(path, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, per_step, mem);
+        return cmd_trace_ascend(path, a->fmt == TR_JSON ? 2 : a->fmt == TR_CSV ? 1 : 0, a->per_step, a->mem);
     struct load_opts lo;
     load_opts_init(&lo);
     const struct formats_row *sh = formats_find("trace_shard");
-    lo.format = !shard_n && formats_detect(path) == sh ? sh : formats_find("trace");   /* a folder of shards: their run */
-    if (lo.format == sh && (has_rng[0] || kernels || patterns)) {   /* a shard keeps no kernel */
+    lo.format = !a->shard_n && formats_detect(path) == sh ? sh : formats_find("trace");   /* a folder of shards: their run */
+    if (lo.format == sh && (a->has_rng[0] || a->kernels || a->patterns)) {   /* a shard keeps no kernel */
         fprintf(stderr, "probetop trace: %s needs the trace files: %s holds trace shards, whose lanes are downsampled%s\n",
-                kernels ? "--kernels" : patterns ? "--patterns" : "--from/--to", CMD_ESC(path),
-                patterns ? " (give --patterns to --shard)" : "");
+                a->kernels ? "--kernels" : a->patterns ? "--patterns" : "--from/--to", CMD_ESC(path),
+                a->patterns ? " (give --patterns to --shard)" : "");
         return EXIT_USAGE;
     }
-    lo.mem_budget = mem, lo.trace_axes_only = 1;   /* the cube's axes only: the tables come from the run (ds->trace) */
+    lo.mem_budget = a->mem;
+    lo.trace_axes_only = 1;   /* the cube's axes only: the tables come from the run (ds->trace) */
     struct tpatterns *pat = NULL;
     struct trace_kernels_csv kc;
     struct pt_error e;
-    if (patterns && !(pat = tpatterns_file_read(patterns, &e))) {
+    if (a->patterns && !(pat = tpatterns_file_read(a->patterns, &e))) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);
         return EXIT_USAGE;
     }
     lo.trace_patterns = pat;
-    if (kernels && trace_kernels_csv_open(&kc, kernels, &e)) {
+    if (a->kernels && trace_kernels_csv_open(&kc, a->kernels, &e)) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);
         tpatterns_free(pat);
         return EXIT_USAGE;
     }
-    if (kernels) lo.trace_kernel = trace_kernels_csv_row, lo.trace_kernel_ctx = &kc;
+    if (a->kernels) lo.trace_kernel = trace_kernels_csv_row, lo.trace_kernel_ctx = &kc;
     struct dataset *ds = cmd_load(path, &lo);
-    if (shard_n) trace_shard_inputs_free(indir);
-    if (shard_n && ds && ds->trace && trace_shard_files(ds->trace, indir, src)) {
+    if (a->shard_n) trace_shard_inputs_free(indir);
+    if (a->shard_n && ds && ds->trace && trace_shard_files(ds->trace, indir, src)) {
         fprintf(stderr, "probetop: out of memory\n");
         dataset_free(ds);
         return EXIT_USAGE;
     }
     tpatterns_free(pat);
-    if (kernels && trace_kernels_csv_close(&kc, ds != NULL, &e)) {
+    if (a->kernels && trace_kernels_csv_close(&kc, ds != NULL, &e)) {
         fprintf(stderr, "probetop trace: %s\n", e.msg);
         dataset_free(ds);
         return EXIT_USAGE;
     }
     if (!ds) return EXIT_USAGE;
-    if (has_rng[0]) {   /* a time range of one step instead of the tables */
-        int rc = trace_range_out(ds->trace, fmt == TR_JSON ? 2 : fmt == TR_CSV ? 1 : 0, has_step, rstep, rng[0], rng[1]);
+    if (a->has_rng[0]) {   /* a time range of one step instead of the tables */
+        int rc = trace_range_out(ds->trace, a->fmt == TR_JSON ? 2 : a->fmt == TR_CSV ? 1 : 0, a->has_step, a->rstep, a->rng[0],
+                                 a->rng[1]);
         dataset_free(ds);
         return rc ? EXIT_USAGE : EXIT_OK;
     }
-    return print_all(ds, fmt, per_step, phases, table, top, out, shard_n ? &shard : NULL);
+    return print_all(ds, a->fmt, a->per_step, a->phases, a->table, a->top, a->out, a->shard_n ? &shard : NULL);
+}
+
+static int run(int argc, char **argv) {
+    struct trace_args a = {.fmt = TR_TEXT, .table = CMD_TRACE_BREAKDOWN, .top = 10, .nm = 1};
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc;
+    if (a.merge) {   /* the shards' run, printed (JSON: every step) or written as one shard file */
+        if (a.np || a.shard_n || (a.out && a.fmt != TR_TEXT)) {
+            fprintf(stderr, "probetop trace: --merge DIR_OR_FILE... joins shards: no PATH or --shard; with -o FILE no --format\n");
+            return EXIT_USAGE;
+        }
+        a.mlist[0] = (char *)a.merge;
+        return merge_all(a.mlist, a.nm, a.out, a.fmt, a.per_step, a.phases, a.table, a.top);
+    }
+    if (cmd_operands_done(&cmd_trace_entry, a.np) != 0) return EXIT_USAGE;
+    if (a.has_rng[0] != a.has_rng[1] || (a.has_rng[0] && a.rng[1] <= a.rng[0])) {
+        fprintf(stderr, "probetop trace: --from and --to go together, --from before --to\n");
+        return EXIT_USAGE;
+    }
+    return load_print(&a);
 }
 
 const struct cmd_entry cmd_trace_entry = {

@@ -24,6 +24,7 @@ void trace_fast_ev_reset(struct trace_fast_ev *e) {
     e->cat = TRACE_FAST_CAT_OTHER;
     e->name[0] = '\0';
     e->namelen = 0;
+    e->namep = e->name;
     e->has_ts = e->has_dur = e->bad_time = 0;
     e->pid = e->tid = e->stream = e->corr = -1;
     e->has_id = 0;
@@ -33,6 +34,15 @@ void trace_fast_ev_reset(struct trace_fast_ev *e) {
     e->pgname[0] = e->pgdesc[0] = e->pgranks[0] = '\0';
     e->p2p = 0;
     e->peer = e->prank = -1;
+}
+
+const char *trace_fast_ev_name(struct trace_fast_ev *e) {
+    if (e->namep != e->name) {
+        memcpy(e->name, e->namep, e->namelen);
+        e->name[e->namelen] = '\0';
+        e->namep = e->name;
+    }
+    return e->name;
 }
 
 #define IS(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
@@ -518,10 +528,12 @@ static const char *read_args(const char *p, const char *end, struct trace_fast_e
 }
 
 /* One member of the event (parse_event of trace_parse.c), the at-th: past its value, or NULL. */
-static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac, int at) {
+static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac, int at,
+                                int *keyp) {
     struct val v;
     int key;
     if (!(p = member_key(&e->pev[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, event_key_of, &key))) return NULL;
+    *keyp = key;
     if (key) {
         if (*seen & (1u << key)) return NULL;
         *seen |= 1u << key;
@@ -538,10 +550,10 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         if (v.kind == V_STRING) e->cat = v.esc ? TRACE_FAST_CAT_OTHER : trace_fast_cat(v.s, v.n);
         break;
     case K_NAME:
-        if (v.kind == V_STRING) {
-            long n = val_copy(&v, e->name, sizeof e->name);
-            if (n < 0) return NULL;
-            e->namelen = (size_t)n;
+        if (v.kind == V_STRING) {   /* kept where it is: most names are only looked up (trace_fast_ev_name copies it) */
+            if (v.esc) return NULL;
+            e->namep = v.s;
+            e->namelen = v.n < sizeof e->name - 1 ? v.n : sizeof e->name - 1;   /* cut as val_copy cuts it */
         }
         break;
     case K_TS:
@@ -572,18 +584,82 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
     return p;
 }
 
+/* ---- event beginnings (struct trace_fast_snap) ----
+ *
+ * What a member sets depends only on its bytes and the bytes of the ", "
+ * and the quote after it (every scan stops inside them), so an event that
+ * begins with the bytes of one read before sets what that one set in
+ * them: ph, cat, name (its place), pid and tid, the keys seen; the rest of
+ * the event is read from there. */
+
+/* The snapshot whose bytes begin the event at p (its first member's
+ * quote), or NULL. */
+static const struct trace_fast_snap *snap_find(const struct trace_fast_ev *e, const char *p, const char *end) {
+    for (int i = 0; i < TRACE_FAST_NSNAP; i++) {
+        const struct trace_fast_snap *sn = &e->snap[i];
+        if (sn->len && (size_t)(end - p) > sn->len && !memcmp(p, sn->b, sn->len)) return sn;
+    }
+    return NULL;
+}
+
+/* The event at p set as the snapshot's was; past its bytes (at the next key's quote). */
+static const char *snap_apply(struct trace_fast_ev *e, const struct trace_fast_snap *sn, const char *p, unsigned *seen, int *at) {
+    e->ph = sn->ph;
+    e->cat = sn->cat;
+    if (sn->name_off != UINT_MAX) {
+        e->namep = p + sn->name_off;
+        e->namelen = sn->namelen;
+    }
+    e->pid = sn->pid;
+    e->tid = sn->tid;
+    *seen = sn->seen;
+    *at = sn->at;
+    return p + sn->len - 1;
+}
+
+/* The event just read from start, whose members before the quote at cut
+ * were ph, cat, name, pid or tid (at of them, keys seen), remembered. */
+static void snap_keep(struct trace_fast_ev *e, const char *start, const char *cut, unsigned seen, int at) {
+    struct trace_fast_snap *sn = &e->snap[e->snap_next++ % TRACE_FAST_NSNAP];
+    sn->len = (unsigned)(cut - start + 1);
+    memcpy(sn->b, start, sn->len);
+    sn->ph = e->ph;
+    sn->cat = e->cat;
+    sn->name_off = e->namep != e->name ? (unsigned)(e->namep - start) : UINT_MAX;
+    sn->namelen = e->namelen;
+    sn->pid = e->pid;
+    sn->tid = e->tid;
+    sn->seen = seen;
+    sn->at = at;
+}
+
+static int snap_key(int key) { return key == K_PH || key == K_CAT || key == K_NAME || key == K_PID || key == K_TID; }
+
 int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, const char **close, int *ts_frac) {
-    unsigned seen = 0;
+    unsigned seen = 0, cut_seen = 0;
     int last = 0, frac = 0;
     trace_fast_ev_reset(e);
     p = json_scan_ws(p, end);
     if (p >= end) return 0;
     if (*p != '}') {
         if (*p != '"') return 0;
-        int at = 0;
+        int at = 0, cut_at = 0, key;
+        const char *start = p, *cut = NULL;
+        const struct trace_fast_snap *sn = snap_find(e, p, end);
+        if (sn) p = snap_apply(e, sn, p, &seen, &at);
+        int open = !sn;   /* the members so far could begin a snapshot */
         do {
-            if (!(p = event_member(p, end, e, &seen, &frac, at++)) || !(p = after_value(p, end, &last))) return 0;
+            if (!(p = event_member(p, end, e, &seen, &frac, at++, &key)) || !(p = after_value(p, end, &last))) return 0;
+            if (open && !last && snap_key(key) && p - start < TRACE_FAST_SNAP) {
+                cut = p;
+                cut_seen = seen;
+                cut_at = at;
+            } else {
+                open = 0;
+                if (snap_key(key)) cut = NULL;   /* set after the cut: the event's values are not its beginning's */
+            }
         } while (!last);
+        if (cut) snap_keep(e, start, cut, cut_seen, cut_at);
     }
     *close = p;
     *ts_frac = frac;

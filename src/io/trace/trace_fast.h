@@ -32,6 +32,24 @@ struct trace_fast_pred {
     char b[16];
 };
 
+#define TRACE_FAST_NSNAP 8     /* event beginnings remembered */
+#define TRACE_FAST_SNAP 160    /* their longest */
+
+/* The beginning of an event read before, up to the quote of its first
+ * member that is not "ph", "cat", "name", "pid" or "tid", and what those
+ * members set: an event that begins with the same bytes sets the same. */
+struct trace_fast_snap {
+    unsigned len;            /* bytes in b, the quote included; 0 none */
+    char b[TRACE_FAST_SNAP];
+    char ph;
+    int cat;
+    unsigned name_off;       /* the name's offset in b, UINT_MAX none */
+    size_t namelen;
+    int64_t pid, tid;
+    unsigned seen;           /* the members' keys */
+    int at;                  /* their count */
+};
+
 enum { TRACE_FAST_CAT_OTHER, TRACE_FAST_CAT_TRACE, TRACE_FAST_CAT_GPU_ANNO, TRACE_FAST_CAT_NPU_FLOW, TRACE_FAST_CAT_KERNEL };
 
 /* One event as the trace reader reads it (trace_parse.c fills it either way). */
@@ -40,6 +58,9 @@ struct trace_fast_ev {
     int cat;                 /* TRACE_FAST_CAT_* */
     char name[TRACE_FAST_NAME];
     size_t namelen;
+    const char *namep;       /* the name's namelen bytes: name, or (trace_fast_event) the bytes read, not
+                                copied nor ended by a NUL, valid while the input is; trace_fast_ev_name
+                                copies them into name */
     int has_ts, has_dur, bad_time;
     int64_t ts, dur, pid, tid, stream, corr, id;
     double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
@@ -57,10 +78,17 @@ struct trace_fast_ev {
      * that key (no quote or backslash inside: the scan would end there
      * too); others are read and become the new expectation. */
     struct trace_fast_pred pev[TRACE_FAST_NPRED], parg[TRACE_FAST_NPRED];
+    /* Kept too: the beginnings of the last events (struct trace_fast_snap),
+     * the next one to replace. */
+    struct trace_fast_snap snap[TRACE_FAST_NSNAP];
+    unsigned snap_next;
 };
 
 /* The fields of an event before its first key (what an empty object gives). */
 void trace_fast_ev_reset(struct trace_fast_ev *e);
+/* The event's name as a string: namep's bytes copied into name (cut as
+ * the tokenizer path cuts it), which namep then is. */
+const char *trace_fast_ev_name(struct trace_fast_ev *e);
 
 /* The category of a "cat" string's raw bytes (no escapes). */
 int trace_fast_cat(const char *s, size_t n);

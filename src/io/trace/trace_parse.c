@@ -356,15 +356,17 @@ static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
 
 static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
 
-static int intern(struct ctx *c, const char *s, size_t n, uint32_t *out, uint8_t *cat) {
+/* The event's name in the run's table: its index in *out, its category in *cat. */
+static int intern(struct ctx *c, struct trace_fast_ev *e, uint32_t *out, uint8_t *cat) {
     struct trace_parse_names *nm = c->names;
-    const int32_t *hit = trace_ncache_get(&c->kcache, s, n);
+    size_t n = e->namelen;
+    const int32_t *hit = trace_ncache_get(&c->kcache, e->namep, n);
     if (hit) {   /* the map's answer for these bytes */
         *out = (uint32_t)*hit;
         *cat = nm->cat[*out];
         return 0;
     }
-    const char *orig = s;
+    const char *s = trace_fast_ev_name(e), *orig = s;
     int32_t *slot = util_smap_slot(&nm->map, s, 0);
     size_t len = strlen(s) + 1 + 3 * sizeof(void *);   /* the copy, the table's and the map's entries */
     if (!slot && c->f->budget && nm->bytes + len > c->f->budget->cap / 4) {   /* a file of ever new names */
@@ -425,9 +427,11 @@ static int pg_of(struct ctx *c, const char *name, const char *desc, uint8_t *out
 
 /* The phase of a CPU event's name, remembered for the first
  * TRACE_PARSE_ANNO_CACHE names (a trace repeats its few hundred names). */
-static int anno_phase(struct ctx *c, const char *name, size_t n) {
-    const int32_t *hit = trace_ncache_get(&c->acache, name, n);
+static int anno_phase(struct ctx *c, struct trace_fast_ev *e) {
+    size_t n = e->namelen;
+    const int32_t *hit = trace_ncache_get(&c->acache, e->namep, n);
     if (hit) return *hit;
+    const char *name = trace_fast_ev_name(e);
     int32_t *slot = util_smap_slot(&c->anno_cache, name, 0);
     int ph;
     if (slot) {
@@ -488,7 +492,7 @@ static void p2p_peer(const struct ctx *c, const struct trace_fast_ev *e, struct 
 static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
     struct trace_parse_file *f = c->f;
     if (e->ph == 'M') {
-        if (!strcmp(e->name, "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
+        if (!strcmp(trace_fast_ev_name(e), "process_name") && !strcmp(e->argname, "Ascend Hardware") && !is_hw_pid(c, e->pid)) {
             if (UTIL_PUSH(c->hw_pids, c->nhw, c->caphw)) return pt_errorf(c->err, "out of memory");
             c->hw_pids[c->nhw++] = e->pid;
             for (size_t i = 0; i < c->nhost && !c->late; i++) c->late = c->host_pids[i] == e->pid;
@@ -530,7 +534,7 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
         hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         uint8_t cat;
-        if (intern(c, e->name, e->namelen, &k->name, &cat)) return -1;
+        if (intern(c, e, &k->name, &cat)) return -1;
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : cat);
         if (k->cat == TRACE_COMM && pg_of(c, e->pgname, e->pgdesc, &k->pg)) return -1;
         if (k->pg && !f->pgs[k->pg - 1].nranks && e->pgranks[0]) {   /* its ranks, for a group no description places */
@@ -563,15 +567,15 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
         if (push(c, &f->launches, sizeof l, trace_parse_cmp_launch, &l)) return -1;
         f->nlaunches++;
     }
-    if (e->namelen > 13 && !memcmp(e->name, "ProfilerStep#", 13)) {
-        long n = util_num_after(e->name, "ProfilerStep#");
+    if (e->namelen > 13 && !memcmp(e->namep, "ProfilerStep#", 13)) {
+        long n = util_num_after(trace_fast_ev_name(e), "ProfilerStep#");
         if (n >= 0) {
             if (UTIL_PUSH(f->steps, f->nsteps, f->capsteps)) return pt_errorf(c->err, "out of memory");
             f->steps[f->nsteps++] = (struct trace_parse_step){(int32_t)n, e->ts, e->ts + e->dur, (uint8_t)(e->cat == TRACE_FAST_CAT_GPU_ANNO)};
         }
         return 0;
     }
-    int ph = e->cat == TRACE_FAST_CAT_GPU_ANNO ? TRACE_PH_NONE : anno_phase(c, e->name, e->namelen);
+    int ph = e->cat == TRACE_FAST_CAT_GPU_ANNO ? TRACE_PH_NONE : anno_phase(c, e);
     if (ph != TRACE_PH_NONE) {
         if (UTIL_PUSH(f->annos, f->nannos, f->capannos)) return pt_errorf(c->err, "out of memory");
         f->annos[f->nannos++] = (struct trace_parse_anno){e->ts, e->ts + e->dur, -1, (uint8_t)ph};
