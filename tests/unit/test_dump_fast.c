@@ -138,6 +138,42 @@ static void fallbacks(void) {
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) CHECK_INT(fast(left[i], 1), 0);
 }
 
+/* Keys read by their first word (key_word): the usual ones, and keys
+ * that share their first bytes, are one byte short or long, or put a space
+ * before the colon, which must read as key_of reads them. */
+static void keys_by_word(void) {
+    static const char *const other[] = {"Maxx", "Ma", "Mi", "Minn", "Mea", "Means", "Nor", "Norms", "requires_gra",
+                                        "requires_gradx", "shap", "shapes", "M", "N", "Max_", "Mean\\u0020"};
+    char obj[256];
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        snprintf(obj, sizeof obj, "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"%s\": 5}", other[i]);
+        int escaped = strchr(other[i], '\\') != NULL;
+        CHECK_INT(fast(obj, 0), !escaped);
+        if (!escaped) {
+            CHECK_INT(e.present, 0);   /* none of Max, Min, Mean, Norm */
+            CHECK_INT(e.usable, 1);
+        }
+    }
+    /* type and dtype lookalikes leave the object unusable */
+    CHECK_INT(fast("{\"typ\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 1}", 0), 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(e.present, 2);   /* Max */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtypes\": \"torch.float32\", \"Min\": 1}", 0), 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(e.present, 4);   /* Min */
+    /* each usual key, also right after the object's '{' and with no space after the colon */
+    CHECK_INT(fast("{\"Norm\":2,\"Mean\":3,\"Min\":4,\"Max\":5,\"shape\":[1],\"requires_grad\":true,"
+                   "\"dtype\":\"torch.float16\",\"type\":\"torch.Tensor\"}", 0),
+              1);
+    CHECK_INT(e.present, 15);
+    CHECK(e.v[0] == 2 && e.v[3] == 3 && e.v[2] == 4 && e.v[1] == 5);
+    CHECK_INT(e.usable, 1);
+    /* a space before the colon: the tokens' */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"Max\" : 1}", 0), 0);
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"requires_grad\" : true}", 0), 0);
+    CHECK_INT(fast("{\"dtype\"  : \"torch.float16\"}", 0), 0);
+}
+
 /* A fuzz input (dump.json [\x1e construct.json]) as a rank folder. */
 static void same_seed(const char *path) {
     char *s = pt_slurp(path);
@@ -213,6 +249,7 @@ static void generated(void) {
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
+    RUN(keys_by_word);
     RUN(files_alike);
     RUN(generated);
     PT_DONE();
