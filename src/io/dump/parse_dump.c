@@ -216,6 +216,8 @@ static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, i
  * is, recursively. */
 static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
     struct json_lex *lx = &ps->lx;
+    /* read fast, the whole of e is set there; else (e perhaps half set) from nothing */
+    if (t == JT_OBJ_BEGIN && ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread)) return 0;
     memset(e, 0, sizeof *e);
     e->o.norm = NAN;
     if (t == JT_ARR_BEGIN) {
@@ -232,7 +234,6 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
         }
     }
     if (t != JT_OBJ_BEGIN) return t == JT_ERROR ? -1 : (t == JT_END ? -1 : 0);
-    if (ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread)) return 0;
     char type[64] = "", dtype[40] = "";
     double norm = NAN;
     int norm_num = 0;
