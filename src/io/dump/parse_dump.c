@@ -385,15 +385,6 @@ static int parse_params(struct pstate *ps, enum json_tok t) {
     }
 }
 
-/* Appends the decimal form of v to buf at o; returns the new length. */
-static size_t put_uint(char *buf, size_t o, size_t v) {
-    char tmp[24];
-    int n = 0;
-    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-    while (n) buf[o++] = tmp[--n];
-    return o;
-}
-
 /* A row named prefix + sep + (index or word), e.g. "Functional.linear" +
  * ".input." + 0.  Hot: no printf here. */
 static int add_row(struct pstate *ps, const char *prefix, size_t plen, const char *sep, size_t seplen,
@@ -407,7 +398,7 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
     memcpy(name + plen, sep, seplen);
     size_t n = plen + seplen;
     if (word) { memcpy(name + n, word, wl); n += wl; }
-    else n = put_uint(name, n, index);
+    else n = util_put_uint(name, n, index);
     name[n] = '\0';
     if (ps->opt->layout) {
         char renamed[sizeof name + 8];
