@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/io/common/json.h"
+#include "src/io/common/json_scan.h"
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/origin_light.h"
 #include "src/io/dump/parse_dump_elem.h"
@@ -59,14 +60,27 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
 
 /* ---- metric classification (probetop-rules(7), TREND TARGETS) ---- */
 
-/* memmem for a pattern that starts with '.': a record name has a few dots,
- * and glibc's memmem costs more to set up than this costs to run. */
+/* memmem for a pattern that starts with '.' (pl >= 2): a record name has a
+ * few dots, and glibc's memmem costs more to set up than this costs to run.
+ * Sixteen places at a time, where a dot is followed by the pattern's
+ * second byte, then the last few bytes one by one. */
 static const char *find_dotted(const char *s, size_t n, const char *pat, size_t pl) {
     if (n < pl) return NULL;
-    for (const char *p = s, *last = s + n - pl; p <= last; p++) {
-        if (!(p = memchr(p, '.', (size_t)(last - p) + 1))) return NULL;
-        if (p[1] == pat[1] && !memcmp(p, pat, pl)) return p;
+    const char *p = s, *last = s + n - pl;
+#if JSON_HAVE_SSE2
+    const __m128i dot = _mm_set1_epi8('.'), second = _mm_set1_epi8(pat[1]);
+    for (; p + 17 <= s + n && p <= last; p += 16) {   /* the blocks at p and p + 1 lie inside s */
+        __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), dot);
+        __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), second);
+        for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(a, b)); m; m &= m - 1) {
+            const char *c = p + __builtin_ctz(m);
+            if (c > last) return NULL;
+            if (!memcmp(c, pat, pl)) return c;
+        }
     }
+#endif
+    for (; p <= last; p++)
+        if (*p == '.' && p[1] == pat[1] && !memcmp(p, pat, pl)) return p;
     return NULL;
 }
 
