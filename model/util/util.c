@@ -175,6 +175,14 @@ int util_ends_with_n(const char *s, size_t n, const char *suf) {
 
 int util_ends_with(const char *s, const char *suf) { return util_ends_with_n(s, strlen(s), suf); }
 
+size_t util_put_uint(char *buf, size_t o, size_t v) {
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) buf[o++] = tmp[--n];
+    return o;
+}
+
 long util_num_after(const char *name, const char *prefix) {
     size_t l = strlen(prefix);
     if (strncmp(name, prefix, l) != 0) return -1;

@@ -56,6 +56,9 @@ size_t util_sort_unique_i32(int32_t *v, size_t n);
 /* ---- string helpers ---- */
 int util_ends_with(const char *s, const char *suf);
 int util_ends_with_n(const char *s, size_t n, const char *suf);   /* s is n bytes */
+/* Appends the decimal form of v to buf at o (no NUL); returns the new
+ * length.  For hot paths, where printf's parsing of its format shows. */
+size_t util_put_uint(char *buf, size_t o, size_t v);
 /* "step12" -> 12 for prefix "step"; -1 unless the rest is 1+ plain digits
  * below INT_MAX. */
 long util_num_after(const char *name, const char *prefix);

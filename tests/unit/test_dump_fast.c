@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "src/io/dump/parse_dump_elem.h"
+#include "src/io/load.h"
 
 static struct elem e;
 static uint8_t reread;
@@ -138,6 +139,79 @@ static void fallbacks(void) {
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) CHECK_INT(fast(left[i], 1), 0);
 }
 
+/* Keys read by their first word (key_word): the usual ones, and keys
+ * that share their first bytes, are one byte short or long, or put a space
+ * before the colon, which must read as key_of reads them. */
+static void keys_by_word(void) {
+    static const char *const other[] = {"Maxx", "Ma", "Mi", "Minn", "Mea", "Means", "Nor", "Norms", "requires_gra",
+                                        "requires_gradx", "shap", "shapes", "M", "N", "Max_", "Mean\\u0020"};
+    char obj[256];
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        snprintf(obj, sizeof obj, "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"%s\": 5}", other[i]);
+        int escaped = strchr(other[i], '\\') != NULL;
+        CHECK_INT(fast(obj, 0), !escaped);
+        if (!escaped) {
+            CHECK_INT(e.present, 0);   /* none of Max, Min, Mean, Norm */
+            CHECK_INT(e.usable, 1);
+        }
+    }
+    /* type and dtype lookalikes leave the object unusable */
+    CHECK_INT(fast("{\"typ\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 1}", 0), 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(e.present, 2);   /* Max */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"dtypes\": \"torch.float32\", \"Min\": 1}", 0), 1);
+    CHECK_INT(e.usable, 0);
+    CHECK_INT(e.present, 4);   /* Min */
+    /* each usual key, also right after the object's '{' and with no space after the colon */
+    CHECK_INT(fast("{\"Norm\":2,\"Mean\":3,\"Min\":4,\"Max\":5,\"shape\":[1],\"requires_grad\":true,"
+                   "\"dtype\":\"torch.float16\",\"type\":\"torch.Tensor\"}", 0),
+              1);
+    CHECK_INT(e.present, 15);
+    CHECK(e.v[0] == 2 && e.v[3] == 3 && e.v[2] == 4 && e.v[1] == 5);
+    CHECK_INT(e.usable, 1);
+    /* a space before the colon: the tokens' */
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"Max\" : 1}", 0), 0);
+    CHECK_INT(fast("{\"type\": \"torch.Tensor\", \"requires_grad\" : true}", 0), 0);
+    CHECK_INT(fast("{\"dtype\"  : \"torch.float16\"}", 0), 0);
+}
+
+/* Record names whose ".forward" (parse_dump.c find_dotted, 16 places at
+ * once) lies at every offset around the 16- and 32-byte marks, after
+ * near misses (".f", ".forwar"): each named as msProbe names it. */
+static void names_around_blocks(void) {
+    static char text[16384], want[128];
+    size_t n = (size_t)snprintf(text, sizeof text, "{\"data\": {");
+    for (int l = 0; l <= 40; l++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "%s\"Functional.%.*s.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", "
+                              "\"dtype\": \"torch.float32\", \"Max\": 1, \"Min\": 0, \"Mean\": 0, \"Norm\": 1}]}",
+                              l ? ", " : "", l, "x.f.forwar.x.f.forwar.x.f.forwar.x.f.forwar.");
+    snprintf(text + n, sizeof text - n, "}}");
+    const char *dir = pt_tmpdir("test_dump_fast_names");
+    char p[4096], cmd[4200];
+    snprintf(p, sizeof p, "%s/step0/rank0", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", p);
+    CHECK_INT(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/step0/rank0/dump.json", dir);
+    CHECK_INT(pt_write(p, text), 0);
+    struct load_opts lo;
+    load_opts_init(&lo);
+    struct dataset *ds = NULL;
+    struct pt_error err = {{0}};
+    CHECK_INT(load_dataset(dir, &lo, &ds, &err), 0);
+    if (!ds) return;
+    CHECK_INT(names_count(ds->cube->names), 41);
+    for (int l = 0; l <= 40; l++) {
+        snprintf(want, sizeof want, "Functional.%.*s.input.0", l, "x.f.forwar.x.f.forwar.x.f.forwar.x.f.forwar.");
+        int found = 0;
+        for (uint32_t i = 0; i < names_count(ds->cube->names) && !found; i++)
+            found = !strcmp(names_str(ds->cube->names, i), want);
+        if (!found) printf("  missing %s\n", want);
+        CHECK(found);
+    }
+    dataset_free(ds);
+}
+
 /* A fuzz input (dump.json [\x1e construct.json]) as a rank folder. */
 static void same_seed(const char *path) {
     char *s = pt_slurp(path);
@@ -213,6 +287,8 @@ static void generated(void) {
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
+    RUN(keys_by_word);
+    RUN(names_around_blocks);
     RUN(files_alike);
     RUN(generated);
     PT_DONE();

@@ -148,6 +148,31 @@ static void numbers_every_shape(void) {
     CHECK(c > 0);
 }
 
+/* Digit runs (json_lex.c digits_fast: up to 16 digits in one compare)
+ * of every length from 1 to 40 in the integer part and in the fraction,
+ * each ended by a byte next to the digits ('/' and ':' around them, bytes
+ * whose distance from '0' wraps, white space, a comma, an exponent, a
+ * second point) at every offset around the 16- and 32-byte marks. */
+static void digit_runs_and_neighbours(void) {
+    static const char after[] = {'/', ':', ',', ' ', '\n', 'e', 'E', '.', '-', (char)0x80, (char)0xb9, (char)0xff, 0x1f};
+    char tok[128], buf[2048];
+    long c = 0;
+    for (int run = 1; run <= 40; run++)
+        for (size_t a = 0; a < sizeof after; a++)
+            for (int frac = 0; frac <= 1; frac++) {
+                size_t k = 0;
+                if (run % 2) tok[k++] = '-';
+                if (frac) { tok[k++] = '0'; tok[k++] = '.'; }
+                for (int d = 0; d < run; d++) tok[k++] = (char)('0' + (d == 0 && !frac ? 1 + run % 9 : (d * 7 + run) % 10));
+                tok[k++] = after[a];
+                if (after[a] == 'e' || after[a] == 'E') tok[k++] = '7';
+                tok[k] = '\0';
+                size_t n = record(buf, sizeof buf, (run + (int)a) % 19, run % 23, tok);
+                c += agree(buf, n);
+            }
+    CHECK(c > 0);
+}
+
 /* White space the fast path leaves to lex_next (tabs, CR LF, runs past 31
  * spaces, space before a colon or a comma), brackets and literals cut
  * short, bad bytes where a token is expected, nesting to the limit. */
@@ -237,6 +262,7 @@ int main(void) {
     RUN(keys_and_indents);
     RUN(strings_every_offset);
     RUN(numbers_every_shape);
+    RUN(digit_runs_and_neighbours);
     RUN(other_runs_and_bad_bytes);
     RUN(long_dump_text);
     RUN(guessed_lengths);

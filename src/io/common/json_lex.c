@@ -478,19 +478,29 @@ __attribute__((noinline)) static enum json_tok fast_num_wide(struct json_lex *lx
     return lx->tok = JT_NUMBER;
 }
 
-/* Digits from p by words into *m (*nd of them so far), while they fit in
- * 19: the end of them, or NULL past 19.  At most 24 bytes read. */
+/* Digits from p into *m (*nd of them so far), while they fit in 19: the
+ * end of them, or NULL past 19.  The run of up to 16 digits is found with
+ * one compare of 16 bytes, and valued by words (a dump's statistics have
+ * 10 to 19 digits, which by words alone took two to three rounds).  At
+ * most 32 bytes read. */
 __attribute__((always_inline)) static inline const char *digits_fast(const char *p, uint64_t *m, int *nd) {
-    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    static const uint64_t p10[17] = {1,          10,          100,          1000,          10000,          100000,
+                                     1000000,    10000000,    100000000,    1000000000,    10000000000,    100000000000,
+                                     1000000000000, 10000000000000, 100000000000000, 1000000000000000, 10000000000000000};
     for (;;) {
-        uint64_t w = json_scan_swar_load(p);
-        int k = json_scan_swar_digit_run(w);
+        /* a digit is a byte whose distance from '0', unsigned, is at most 9 */
+        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+        unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+        int k = __builtin_ctz(~dig);   /* 16 when all are digits (bit 16 of ~dig is set) */
         if (k == 0) return p;
         if (*nd + k > 19) return NULL;
-        *m = *m * p10[k] + json_scan_swar_digits_value(w, k);
+        uint64_t w = json_scan_swar_load(p), v;
+        if (k <= 8) v = json_scan_swar_digits_value(w, k);
+        else v = json_scan_swar_digits_value(w, 8) * p10[k - 8] + json_scan_swar_digits_value(json_scan_swar_load(p + 8), k - 8);
+        *m = *m * p10[k] + v;   /* below 10^19: no overflow */
         *nd += k;
         p += k;
-        if (k < 8) return p;
+        if (k < 16) return p;
     }
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/util/util.h"
+
 /* A map from construct key to its construct index, for M and R lookups. */
 struct kmap {
     uint32_t *slot;   /* index + 1 */
@@ -73,9 +75,15 @@ struct mval {
 static size_t to_forward(const char *s, char *out, size_t size) {
     size_t o = 0;
     while (*s && o + 9 < size) {
-        if (*s != '.') out[o++] = *s++;
-        else if (!strncmp(s, ".backward", 9)) { memcpy(out + o, ".forward", 8); o += 8; s += 9; }
-        else if (!strncmp(s, ".parameters_grad", 16)) { memcpy(out + o, ".forward", 8); o += 8; s += 16; }
+        /* the bytes up to the next dot at once (as many as fit), then the dot's word */
+        size_t run = strcspn(s, "."), room = size - 9 - o;
+        if (run > room) run = room;
+        memcpy(out + o, s, run);
+        o += run;
+        s += run;
+        if (*s != '.' || o + 9 >= size) continue;
+        if (s[1] == 'b' && !strncmp(s, ".backward", 9)) { memcpy(out + o, ".forward", 8); o += 8; s += 9; }
+        else if (s[1] == 'p' && !strncmp(s, ".parameters_grad", 16)) { memcpy(out + o, ".forward", 8); o += 8; s += 16; }
         else out[o++] = *s++;
     }
     out[o] = '\0';
@@ -259,25 +267,26 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         const char *k = e->key;
         size_t len = strlen(k);
         char num[32];
-        int nl = snprintf(num, sizeof num, "%lld", idx);
+        size_t nl = util_put_uint(num, 0, (size_t)idx);   /* idx >= 0 */
+        num[nl] = '\0';
         if (r->family == 'A') {
             const char *last = strrchr(k, '.');
             size_t pre = last ? (size_t)(last - k) : 0;
-            e->newkey = malloc(pre + (size_t)nl + 2);
+            e->newkey = malloc(pre + nl + 2);
             if (e->newkey) {
                 memcpy(e->newkey, k, pre);
                 e->newkey[pre] = '.';
-                memcpy(e->newkey + pre + 1, num, (size_t)nl + 1);
+                memcpy(e->newkey + pre + 1, num, nl + 1);
             }
         } else if (r->family == 'B') {
             const char *last = strrchr(k, '.'), *p2 = last;
             while (p2 > k && p2[-1] != '.') p2--;
             size_t pre = (size_t)(p2 - k), tail = len - (size_t)(last - k);
-            e->newkey = malloc(pre + (size_t)nl + tail + 1);
+            e->newkey = malloc(pre + nl + tail + 1);
             if (e->newkey) {
                 memcpy(e->newkey, k, pre);
-                memcpy(e->newkey + pre, num, (size_t)nl);
-                memcpy(e->newkey + pre + (size_t)nl, last, tail + 1);
+                memcpy(e->newkey + pre, num, nl);
+                memcpy(e->newkey + pre + nl, last, tail + 1);
             }
         } else {
             e->newkey = strdup(k);

@@ -90,6 +90,48 @@ static inline int key_of(const char *k, size_t n) {
     }
 }
 
+/* The 8 bytes at p as a little-endian word, and the first n of the
+ * string s the same way (n <= 8): a key and its quote and colon are
+ * compared in one step. */
+static inline uint64_t word_at(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+#define LOW_BYTES(n) ((n) >= 8 ? ~0ull : (((uint64_t)1 << (8 * (n))) - 1))
+static inline int word_is(uint64_t w, const char *s, int n) {
+    uint64_t c = 0;
+    memcpy(&c, s, (size_t)n);
+    return (w & LOW_BYTES(n)) == c;
+}
+
+/* The member key at p (its opening quote, with at least 16 bytes readable)
+ * when it is one of a tensor object's usual keys written plainly, its
+ * closing quote followed by ':': its kind (key_of's), with *colon at the
+ * ':'.  Else K_NAMING + 1 (unknown here: the key is read by its bytes).
+ * The result is the one json_scan_str_end and key_of give, as neither
+ * the quote nor the colon can be inside a plain key. */
+#define K_UNSURE (K_NAMING + 1)
+static inline int key_word(const char *p, const char **colon) {
+    uint64_t w = word_at(p);
+    switch (p[1]) {
+    case 't': if (word_is(w, "\"type\":", 7)) { *colon = p + 6; return K_TYPE; } break;
+    case 'd': if (word_is(w, "\"dtype\":", 8)) { *colon = p + 7; return K_DTYPE; } break;
+    case 's': if (word_is(w, "\"shape\":", 8)) { *colon = p + 7; return K_OTHER; } break;
+    case 'M':
+        if (word_is(w, "\"Max\":", 6)) { *colon = p + 5; return K_MAX; }
+        if (word_is(w, "\"Min\":", 6)) { *colon = p + 5; return K_MIN; }
+        if (word_is(w, "\"Mean\":", 7)) { *colon = p + 6; return K_MEAN; }
+        break;
+    case 'N': if (word_is(w, "\"Norm\":", 7)) { *colon = p + 6; return K_NORM; } break;
+    case 'r':
+        if (word_is(w, "\"require", 8) && word_is(word_at(p + 8), "s_grad\":", 8)) { *colon = p + 15; return K_OTHER; }
+        break;
+    default: break;
+    }
+    return K_UNSURE;
+}
+
 int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread) {
     const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
     if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
@@ -106,14 +148,20 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
     if (*p != '}')
         for (;;) {
             if (p >= lim || *p != '"') return 0;
-            const char *k = p + 1, *q = json_scan_str_end(k, end, &esc);
-            if (!q || esc || q >= lim || q[1] != ':') return 0;
-            int which = key_of(k, (size_t)(q - k));
+            const char *q;
+            int which = key_word(p, &q);
+            if (which == K_UNSURE) {
+                const char *k = p + 1;
+                q = json_scan_str_end(k, end, &esc);
+                if (!q || esc || q >= lim || q[1] != ':') return 0;
+                which = key_of(k, (size_t)(q - k));
+                q++;
+            }
             if (which == K_NAMING) {
                 if (cap) rr = 1;   /* data_name names the item, a P2POp is read otherwise */
                 which = K_OTHER;
             }
-            if ((p = json_scan_ws(q + 2, lim)) >= lim) return 0;
+            if ((p = json_scan_ws(q + 1, lim)) >= lim) return 0;
             char c = *p;
             if (c == '{') return 0;   /* a P2POp's tensor: the tokens' */
             unsigned bit = which == K_TYPE ? 1 : which == K_DTYPE ? 2 : which == K_MAX ? 4 : which == K_MIN ? 8 : 0;
