@@ -144,10 +144,10 @@ static int is_na(const char *s) {
     return 0;
 }
 
-/* A statistic cell (n bytes): 1 with a value (NaN for NA tokens), 0 for NULL. */
+/* A statistic cell (n bytes, NUL-terminated): 1 with a value (NaN for NA tokens), 0 for NULL. */
 static int stat_cell(const char *s, size_t n, double *v) {
     /* most cells: a plain decimal number, read exactly (mon_csv.h, decfloat.h) */
-    if (n <= 64 && mon_csv_number(s, n, v)) return 1;
+    if (n <= 64 && mon_csv_number_z(s, n, v)) return 1;
     if (!n || (n == 3 && s[0] == 'n' && s[1] == 'a' && s[2] == 'n')) {   /* the commonest NA tokens (is_na) */
         *v = NAN;
         return 1;
