@@ -107,7 +107,7 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
         const char *base = sc->base;
         size_t o = (size_t)(p - base);
         uint64_t m = o < 64 ? sc->mask & (~0ull << o) : 0;
-        while (p < end && *p != '"') {
+        for (;;) {   /* p at end: no stop from it on (q = end); a field opening with '"': q = p */
             char *q;
             if (m) {
                 q = (char *)base + __builtin_ctzll(m);
