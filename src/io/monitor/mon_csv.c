@@ -323,9 +323,11 @@ __attribute__((noinline)) static int number_long(const char *s, size_t n, double
 
 int mon_csv_number(const char *s, size_t n, double *v) { return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0, 0); }
 
+__attribute__((noinline)) static int number_long_z(const char *s, size_t n, double *v) { return number(s, n, v, 1, 1); }
+
 int mon_csv_number_z(const char *s, size_t n, double *v) {
     if (s[n]) return mon_csv_number(s, n, v);   /* no NUL after it: the bounded loops */
-    return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0, 1);
+    return n >= 12 ? number_long_z(s, n, v) : number(s, n, v, 0, 1);
 }
 
 size_t mon_csv_itoa(int32_t v, char *out) {
