@@ -131,8 +131,11 @@ static void check_number(const char *s, size_t n, int scan, size_t rec, int fiel
     int32_t ia = 0, ib = 0;
     int oka = monitor_int_cell_n(s, n, &ia), okb = monitor_int_cell(s, &ib);
     if (oka != okb || ia != ib) differ("monitor_int_cell_n differs from monitor_int_cell", scan, rec, field);
-    double v, d, t, r;
+    double v, d, t, r, z;
     int ok = mon_csv_number(s, n, &v), rok = ref_number(s, n, &r);
+    /* the unbounded loops of a NUL-terminated cell (s is, in place) */
+    int zok = mon_csv_number_z(s, n, &z);
+    if (zok != ok || (ok && memcmp(&v, &z, sizeof v))) differ("mon_csv_number_z differs from mon_csv_number", scan, rec, field);
     if (ok != rok) differ(ok ? "number taken, the former loop refused it" : "number refused, the former loop took it",
                           scan, rec, field);
     if (!ok) return;

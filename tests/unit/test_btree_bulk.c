@@ -261,6 +261,69 @@ static void negative_zero(void) {
     CHECK(memcmp(a, b, la) == 0);
 }
 
+/* The record the plain way (SQLite's file format, serial types 0-7): a
+ * byte at a time, the smallest integer width. */
+static size_t plain_record(unsigned char *out, int ncols, const int64_t *iv, const double *dv, const uint8_t *kind) {
+    size_t nb = 1 + (size_t)ncols;
+    out[0] = (unsigned char)(1 + ncols);
+    for (int c = 0; c < ncols; c++) {
+        uint64_t u;
+        int bytes, t;
+        if (kind[c] == BTREE_BULK_NULL) { out[1 + c] = 0; continue; }
+        if (kind[c] == BTREE_BULK_REAL) {
+            double d = dv[c] == 0 ? 0.0 : dv[c];
+            memcpy(&u, &d, 8);
+            bytes = 8, t = 7;
+        } else {
+            int64_t v = iv[c];
+            u = (uint64_t)v;
+            if (v >= -128 && v <= 127) bytes = 1, t = 1;
+            else if (v >= -32768 && v <= 32767) bytes = 2, t = 2;
+            else if (v >= -8388608 && v <= 8388607) bytes = 3, t = 3;
+            else if (v >= INT32_MIN && v <= INT32_MAX) bytes = 4, t = 4;
+            else if (v >= -((int64_t)1 << 47) && v < ((int64_t)1 << 47)) bytes = 6, t = 5;
+            else bytes = 8, t = 6;
+        }
+        for (int i = bytes - 1; i >= 0; i--) out[nb++] = (unsigned char)(u >> (8 * i));
+        out[1 + c] = (unsigned char)t;
+    }
+    return nb;
+}
+
+/* btree_bulk_record (whole-word stores) against plain_record on every
+ * integer width's edges, NULLs, -0.0 and doubles, columns in many orders;
+ * nothing written past the 9 + 9 * ncols bytes it may use. */
+static void record_bytes(void) {
+    static const int64_t edge[] = {0, 1, -1, 127, 128, -128, -129, 32767, 32768, -32768, -32769, 8388607, 8388608,
+                                   -8388608, -8388609, INT32_MAX, (int64_t)INT32_MAX + 1, INT32_MIN,
+                                   (int64_t)INT32_MIN - 1, ((int64_t)1 << 47) - 1, (int64_t)1 << 47,
+                                   -((int64_t)1 << 47), -((int64_t)1 << 47) - 1, INT64_MAX, INT64_MIN};
+    static const double dbl[] = {0.0, -0.0, 1.5, -2.25e-300, 1e300, 0.006866};
+    enum { NE = sizeof edge / sizeof edge[0], ND = sizeof dbl / sizeof dbl[0], MAXC = 24 };
+    unsigned char got[9 + 9 * MAXC + 16], want[9 + 9 * MAXC];
+    unsigned seed = 12345;
+    int bad = 0;
+    for (int round = 0; round < 4000; round++) {
+        int64_t iv[MAXC];
+        double dv[MAXC];
+        uint8_t kind[MAXC];
+        int ncols = 1 + (int)(seed % MAXC);
+        for (int c = 0; c < ncols; c++) {
+            seed = seed * 1103515245u + 12345u;
+            kind[c] = (uint8_t)((seed >> 16) % 3);
+            iv[c] = edge[(seed >> 8) % NE];
+            dv[c] = dbl[(seed >> 20) % ND];
+        }
+        memset(got, 0xa5, sizeof got);
+        size_t lg = btree_bulk_record(got, ncols, iv, dv, kind), lw = plain_record(want, ncols, iv, dv, kind);
+        size_t room = 9 + 9 * (size_t)ncols;
+        int over = 0;
+        for (size_t i = room; i < sizeof got; i++) over |= got[i] != 0xa5;
+        if (lg != lw || memcmp(got, want, lw) != 0 || over) bad++;
+    }
+    CHECK_INT(bad, 0);
+}
+
 int main(void) {
     RUN(small_pages);
     RUN(default_pages);
@@ -269,5 +332,6 @@ int main(void) {
     RUN(refuses_odd_file);
     RUN(across_lock_page);
     RUN(negative_zero);
+    RUN(record_bytes);
     PT_DONE();
 }

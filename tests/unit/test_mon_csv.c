@@ -89,6 +89,26 @@ static void number_edges(void) {
     CHECK(!mon_csv_number("1e-99999", 8, &v));
 }
 
+/* mon_csv_number_z (no bound in its loops, a NUL after the cell) against
+ * mon_csv_number on numbers and non-numbers: the same answer and bits;
+ * a cell followed by a digit, not a NUL, read within its n bytes. */
+static void number_z(void) {
+    static const char *const cells[] = {"0", "-0", "0.0", "0.000162", "-0.109375", "74.500723", "1182339.450466",
+                                        "1e-06", "1.5E+10", "-3", "00012.5000", "1234567890123456789",
+                                        "12345678901234567890", "1e", "1e-99999", "1.", ".5", "-", "", "nan", "1.#IND",
+                                        "4096]", "1.2.3", "1e5x", "0.00016169020301891513", "1e-310"};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        double a = 7, b = 7;
+        size_t n = strlen(cells[i]);
+        int oa = mon_csv_number(cells[i], n, &a), ob = mon_csv_number_z(cells[i], n, &b);
+        CHECK_INT(oa, ob);
+        CHECK(!oa || memcmp(&a, &b, sizeof a) == 0);
+    }
+    double v = 0;
+    CHECK(mon_csv_number_z("125", 2, &v) && v == 12);   /* "12" then a digit: not past n */
+    CHECK(!mon_csv_number_z("1\0" "5", 2, &v));            /* a NUL inside the cell: no number */
+}
+
 /* The statistics of the single row of metric "module/forward" in md. */
 static const struct monitor_file *only_file(const struct monitor_data *md) {
     for (size_t i = 0; i < md->nfiles; i++)
@@ -240,6 +260,7 @@ static void many_rows(void) {
 int main(void) {
     RUN(split_blocks);
     RUN(number_edges);
+    RUN(number_z);
     RUN(int_cells);
     RUN(many_rows);
     RUN(v2_spellings);

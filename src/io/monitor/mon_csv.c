@@ -28,33 +28,36 @@ static uint64_t stops_portable(const char *b) {
 }
 
 #if MON_CSV_HAVE_SSE2
-static uint64_t stops_sse2(const char *b) {
-    const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
-                  quote = _mm_set1_epi8('"');
-    uint64_t m = 0;
-    for (int k = 0; k < 4; k++) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k));
-        __m128i e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, comma), _mm_cmpeq_epi8(x, nl)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, quote)));
-        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(e) << (16 * k);
-    }
-    return m;
+/* Bit i set when b[i] (i < 16) is a stop. */
+static inline unsigned stops16(const char *b) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
+    __m128i e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))));
+    return (unsigned)_mm_movemask_epi8(e);
+}
+
+/* The four 16-byte blocks written out (no loop to count). */
+static inline uint64_t stops_sse2(const char *b) {
+    return (uint64_t)stops16(b) | (uint64_t)stops16(b + 16) << 16 | (uint64_t)stops16(b + 32) << 32 |
+           (uint64_t)stops16(b + 48) << 48;
 }
 #endif
 
 /* The stops of the 64 bytes at base (fewer before end: the rest is none). */
-static uint64_t load_block(const struct mon_csv *sc, const char *base) {
-    char tail[64];
-    const char *b = base;
-    if (sc->end - base < 64) {
+static inline uint64_t load_block(const struct mon_csv *sc, const char *base) {
+    if (__builtin_expect(sc->end - base < 64, 0)) {
+        char tail[64];
         memset(tail, 0, sizeof tail);
         memcpy(tail, base, (size_t)(sc->end - base));
-        b = tail;
+#if MON_CSV_HAVE_SSE2
+        if (sc->scan == MON_CSV_SSE2) return stops_sse2(tail);
+#endif
+        return stops_portable(tail);
     }
 #if MON_CSV_HAVE_SSE2
-    if (sc->scan == MON_CSV_SSE2) return stops_sse2(b);
+    if (sc->scan == MON_CSV_SSE2) return stops_sse2(base);
 #endif
-    return stops_portable(b);
+    return stops_portable(base);
 }
 
 /* The first stop at or after p, or end, from the next blocks (p is past
@@ -104,7 +107,7 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
         const char *base = sc->base;
         size_t o = (size_t)(p - base);
         uint64_t m = o < 64 ? sc->mask & (~0ull << o) : 0;
-        while (p < end && *p != '"') {
+        for (;;) {   /* p at end: no stop from it on (q = end); a field opening with '"': q = p */
             char *q;
             if (m) {
                 q = (char *)base + __builtin_ctzll(m);
@@ -132,12 +135,26 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
     }
     for (;;) {
         char *start = p, *w = p, *q;
+        char term;
         if (p < end && *p == '"') {   /* the quoted part: stops other than '"' are its text */
             char *seg = ++p;
             for (;;) {
                 q = next_stop(sc, p);
                 if (q >= end) return -1;
                 if (*q != '"') { p = q + 1; continue; }
+                if (w == start && (q + 1 >= end || q[1] == ',' || q[1] == '\n' || q[1] == '\r')) {
+                    /* the whole field quoted, no "" in it (a shape "[1, 4096]"):
+                     * its text where it lies, NUL-terminated over the closing quote */
+                    term = q + 1 < end ? q[1] : '\0';
+                    if (nf < maxf) {
+                        f[nf] = seg;
+                        fl[nf] = (size_t)(q - seg);
+                    }
+                    *q = '\0';
+                    nf++;
+                    p = q + 1;
+                    goto ended;
+                }
                 memmove(w, seg, (size_t)(q - seg));
                 w += q - seg;
                 if (q + 1 < end && q[1] == '"') {
@@ -155,7 +172,7 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
             if (q < end && *q == '"') { p = q + 1; continue; }
             break;
         }
-        char term = q < end ? *q : '\0';
+        term = q < end ? *q : '\0';
         if (w != seg) memmove(w, seg, (size_t)(q - seg));
         w += q - seg;
         if (nf < maxf) {
@@ -165,6 +182,7 @@ int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf) {
         *w = '\0';   /* at most at q: its byte is in term */
         nf++;
         p = q;
+    ended:   /* p at the field's end (term's byte) */
         if (term == ',') { p++; continue; }
         if (term == '\r') {   /* "\r\n" or a lone '\r' (q + 1 is not written yet) */
             p++;
@@ -257,32 +275,35 @@ static const uint64_t pow10_8[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10
 
 /* mon_csv_number; swar: a long fraction's digits 8 at a time (digits8),
  * the rest byte by byte (w the same modulo 2^64 either way: it has
- * wrapped only past 19 digits, which go to the general path). */
-__attribute__((always_inline)) static inline int number(const char *s, size_t n, double *v, int swar) {
+ * wrapped only past 19 digits, which go to the general path); z: s[n] is
+ * a NUL (the splitter's), which ends every run of digits, zeros, sign or
+ * exponent by itself, so the loops test no bound (IN: before the end). */
+#define IN(p) (z || (p) < e)
+__attribute__((always_inline)) static inline int number(const char *s, size_t n, double *v, int swar, int z) {
     const char *p = s, *e = s + n;
     int neg = 0;
-    if (p < e && *p == '-') neg = 1, p++;
-    if (p >= e || (unsigned)(*p - '0') > 9) return 0;   /* a digit first, as the callers' general path wants */
+    if (IN(p) && *p == '-') neg = 1, p++;
+    if (!IN(p) || (unsigned)(*p - '0') > 9) return 0;   /* a digit first, as the callers' general path wants */
     uint64_t w = 0, d8;
     int nd = 0, q = 0, k;
-    while (p < e && *p == '0') p++;   /* leading zeros say nothing */
-    for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++) w = w * 10 + (uint64_t)(*p - '0');
-    if (p < e && *p == '.') {
+    while (IN(p) && *p == '0') p++;   /* leading zeros say nothing */
+    for (; IN(p) && (unsigned)(*p - '0') <= 9; p++, nd++) w = w * 10 + (uint64_t)(*p - '0');
+    if (IN(p) && *p == '.') {
         p++;
         if (!w)
-            for (; p < e && *p == '0'; p++) q--;
+            for (; IN(p) && *p == '0'; p++) q--;
         while (swar && (k = digits8(p, e, &d8)) > 0) {
             w = w * pow10_8[k] + d8, p += k, nd += k, q -= k;
             if (k < 8) break;
         }
-        for (; p < e && (unsigned)(*p - '0') <= 9; p++, nd++, q--) w = w * 10 + (uint64_t)(*p - '0');
+        for (; IN(p) && (unsigned)(*p - '0') <= 9; p++, nd++, q--) w = w * 10 + (uint64_t)(*p - '0');
     }
     if (nd > 19) return 0;   /* truncated: the general path (w has wrapped) */
-    if (p < e && (*p == 'e' || *p == 'E')) {
+    if (IN(p) && (*p == 'e' || *p == 'E')) {
         p++;
         int eneg = 0, ex = 0, k = 0;
-        if (p < e && (*p == '+' || *p == '-')) eneg = *p++ == '-';
-        for (; p < e && (unsigned)(*p - '0') <= 9 && k < 5; p++, k++) ex = ex * 10 + (*p - '0');
+        if (IN(p) && (*p == '+' || *p == '-')) eneg = *p++ == '-';
+        for (; IN(p) && (unsigned)(*p - '0') <= 9 && k < 5; p++, k++) ex = ex * 10 + (*p - '0');
         if (!k || k == 5) return 0;   /* "1e" is no number here; a long exponent is the general path's */
         q += eneg ? -ex : ex;
     }
@@ -293,13 +314,21 @@ __attribute__((always_inline)) static inline int number(const char *s, size_t n,
     }
     return q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, 0, v);
 }
+#undef IN
 
 /* Python's repr of a double (monitor_v2's cells: "221.2851248439928"),
  * out of line: the short numbers of v1 ("0.006866") keep their tight
  * byte loop. */
-__attribute__((noinline)) static int number_long(const char *s, size_t n, double *v) { return number(s, n, v, 1); }
+__attribute__((noinline)) static int number_long(const char *s, size_t n, double *v) { return number(s, n, v, 1, 0); }
 
-int mon_csv_number(const char *s, size_t n, double *v) { return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0); }
+int mon_csv_number(const char *s, size_t n, double *v) { return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0, 0); }
+
+__attribute__((noinline)) static int number_long_z(const char *s, size_t n, double *v) { return number(s, n, v, 1, 1); }
+
+int mon_csv_number_z(const char *s, size_t n, double *v) {
+    if (s[n]) return mon_csv_number(s, n, v);   /* no NUL after it: the bounded loops */
+    return n >= 12 ? number_long_z(s, n, v) : number(s, n, v, 0, 1);
+}
 
 size_t mon_csv_itoa(int32_t v, char *out) {
     char t[12];

@@ -58,6 +58,10 @@ int mon_csv_split(char *line, size_t n, char **f, size_t *len, int max, int scan
  * significant digits: 1 with *v (decfloat_parse's and strtod's double), or
  * 0 when it is not one or its rounding needs the general path. */
 int mon_csv_number(const char *s, size_t n, double *v);
+/* The same for a cell the splitter NUL-terminated (s[n] == 0), whose
+ * digit loops then need no bound: the same result (s[n] not 0: as
+ * mon_csv_number). */
+int mon_csv_number_z(const char *s, size_t n, double *v);
 
 /* Interning a file's row names: rows repeat their names in the same
  * order every step and micro step, so the name that followed the previous

@@ -137,6 +137,7 @@ static int is_na(const char *s) {
     case '\0': case 'n': case 'N': case '-': case '<': case '#': case '1': break;
     default: return 0;
     }
+    if (s[0] == 'n' && s[1] == 'a' && s[2] == 'n' && !s[3]) return 1;   /* the commonest (pandas' NaN) */
     static const char *const na[] = {"", "nan", "-nan", "NaN", "-NaN", "null", "NULL", "NA", "N/A", "n/a", "<NA>",
                                      "#NA", "#N/A", "#N/A N/A", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN", "None"};
     for (size_t i = 0; i < sizeof na / sizeof na[0]; i++)
@@ -144,10 +145,10 @@ static int is_na(const char *s) {
     return 0;
 }
 
-/* A statistic cell (n bytes): 1 with a value (NaN for NA tokens), 0 for NULL. */
-static int stat_cell(const char *s, size_t n, double *v) {
+/* A statistic cell (n bytes, NUL-terminated): 1 with a value (NaN for NA tokens), 0 for NULL. */
+__attribute__((always_inline)) static inline int stat_cell(const char *s, size_t n, double *v) {
     /* most cells: a plain decimal number, read exactly (mon_csv.h, decfloat.h) */
-    if (n <= 64 && mon_csv_number(s, n, v)) return 1;
+    if (n <= 64 && mon_csv_number_z(s, n, v)) return 1;
     if (!n || (n == 3 && s[0] == 'n' && s[1] == 'a' && s[2] == 'n')) {   /* the commonest NA tokens (is_na) */
         *v = NAN;
         return 1;
@@ -266,10 +267,10 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     }
     /* the header's statistics in monitor_stat_names order (vals' order):
      * their columns and bits, looked at by each row without the others */
-    int scol[MONITOR_NSTATS], ns = 0;
+    int scol[MONITOR_NSTATS], ns = 0, smax = -1;   /* smax: the last of their columns */
     uint32_t sbit[MONITOR_NSTATS];
     for (int s = 0; s < MONITOR_NSTATS; s++)
-        if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s;
+        if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s, smax = col_stat[s] > smax ? col_stat[s] : smax;
     size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
     char name[8192];
     int renames = cx->layout || (cx->map && cx->map->n);
@@ -311,11 +312,17 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         }
         *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
         const double *v0 = v;
-        for (int k = 0; k < ns; k++, v++) {
-            const char *c = FIELD(scol[k]);
-            *v = 0;
-            if (c && stat_cell(c, flen[scol[k]], v)) r->present |= sbit[k];
-        }
+        if (n > smax)   /* the row has every statistic's cell (the header's columns are < MAX_FIELDS) */
+            for (int k = 0; k < ns; k++, v++) {
+                *v = 0;
+                if (stat_cell(fields[scol[k]], flen[scol[k]], v)) r->present |= sbit[k];
+            }
+        else
+            for (int k = 0; k < ns; k++, v++) {
+                const char *c = FIELD(scol[k]);
+                *v = 0;
+                if (c && stat_cell(c, flen[scol[k]], v)) r->present |= sbit[k];
+            }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
         monitor_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
 #undef FIELD

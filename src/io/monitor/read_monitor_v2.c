@@ -93,7 +93,7 @@ static int split(char *line, size_t n, char **f, size_t *len, int max) {
 static int float_field(const char *s, size_t n, double *out) {
     char *e;
     if (!*s) return 0;
-    if (mon_csv_number(s, n, out)) return 1;   /* most cells: the fast exact path (mon_csv.h) */
+    if (mon_csv_number_z(s, n, out)) return 1;   /* most cells: the fast exact path (mon_csv.h; the split NUL-terminated s) */
     const char *d = s + (*s == '-');
     if (*d >= '0' && *d <= '9') {   /* a plain decimal number all the same, read exactly (decfloat.h) */
         if (decfloat_parse(s, s + n, out) == s + n) return 1;

@@ -89,9 +89,32 @@ static size_t get_varint(const unsigned char *p, uint64_t *v) {
     return 9;
 }
 
+/* An integer column's serial type (1..6) and its byte count, SQLite's
+ * smallest: a = v, or ~v for v < 0, against the top of each width. */
+static int int_type(int64_t v, int *bytes) {
+    uint64_t a = (uint64_t)(v < 0 ? ~v : v);
+    if (a < 0x80) { *bytes = 1; return 1; }
+    if (a < 0x8000) { *bytes = 2; return 2; }
+    if (a < 0x800000) { *bytes = 3; return 3; }
+    if (a < 0x80000000u) { *bytes = 4; return 4; }
+    if (a < (uint64_t)1 << 47) { *bytes = 6; return 5; }
+    *bytes = 8;
+    return 6;
+}
+
+/* v's low n bytes (1..8) at p, most significant first; on a
+ * little-endian machine as one 8-byte store of the byte-swapped value
+ * (the bytes past n are the next column's, or the slack the caller's
+ * 9 + 9 * ncols bytes leave past the record's 1 + 9 * ncols). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+static inline void put_be_wide(unsigned char *p, uint64_t v, int n) {
+    uint64_t u = __builtin_bswap64(n == 8 ? v : v << (64 - 8 * n));
+    memcpy(p, &u, 8);
+}
+#else
 /* v's low n bytes (1..8), most significant first: fixed stores a
  * compiler merges into one byte swap and store. */
-static void put_be(unsigned char *p, uint64_t v, int n) {
+static void put_be_wide(unsigned char *p, uint64_t v, int n) {
     switch (n) {
     case 8:
         p[0] = (unsigned char)(v >> 56);
@@ -126,39 +149,33 @@ static void put_be(unsigned char *p, uint64_t v, int n) {
         p[0] = (unsigned char)v;
     }
 }
+#endif
 
 /* The header and the body are written in place (header: one byte per
  * column, every serial type < 128), each value as one store. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
-    unsigned char *types = out + 1, *body = out + 1 + ncols;
-    size_t nb = 0;
+    unsigned char *types = out + 1, *w = out + 1 + ncols;
     for (int c = 0; c < ncols; c++) {
-        if (kind[c] == BTREE_BULK_NULL) { types[c] = 0; continue; }
         if (kind[c] == BTREE_BULK_REAL) {
             /* SQLite keeps a REAL column's whole numbers as integers, so a
              * -0.0 it was given reads back as 0.0: the same here */
-            double d = dval[c] == 0 ? 0.0 : dval[c];
-            uint64_t u;
-            memcpy(&u, &d, 8);
-            put_be(body + nb, u, 8);
-            nb += 8;
+            double d = dval[c];
+            uint64_t u = 0;
+            if (d != 0) memcpy(&u, &d, 8);
+            put_be_wide(w, u, 8);
+            w += 8;
             types[c] = 7;
-            continue;
+        } else if (kind[c] == BTREE_BULK_NULL) {
+            types[c] = 0;
+        } else {
+            int bytes, t = int_type(ival[c], &bytes);
+            put_be_wide(w, (uint64_t)ival[c], bytes);
+            w += bytes;
+            types[c] = (unsigned char)t;
         }
-        int64_t v = ival[c];
-        int bytes, t;
-        if (v >= -128 && v <= 127) { bytes = 1; t = 1; }
-        else if (v >= -32768 && v <= 32767) { bytes = 2; t = 2; }
-        else if (v >= -8388608 && v <= 8388607) { bytes = 3; t = 3; }
-        else if (v >= INT32_MIN && v <= INT32_MAX) { bytes = 4; t = 4; }
-        else if (v >= -((int64_t)1 << 47) && v < ((int64_t)1 << 47)) { bytes = 6; t = 5; }
-        else { bytes = 8; t = 6; }
-        put_be(body + nb, (uint64_t)v, bytes);
-        nb += (size_t)bytes;
-        types[c] = (unsigned char)t;
     }
     out[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
-    return 1 + (size_t)ncols + nb;
+    return (size_t)(w - out);
 }
 
 static int hdr_size(const struct btree_bulk_page *pg) { return pg->interior ? 12 : 8; }
@@ -178,13 +195,18 @@ static int page_fits(const struct btree_bulk_page *pg, size_t cs) {
     return (long)hdr_size(pg) + 2L * (pg->ncells + 1) + (long)cs <= (long)pg->content;
 }
 
-static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size_t cs) {
+/* The cell of cs bytes just below the page's content is in: its pointer. */
+static void page_placed(struct btree_bulk_page *pg, size_t cs) {
     pg->content -= (int)cs;
-    memcpy(pg->p + pg->content, cell, cs);
     put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
     pg->ncells++;
     if (hdr_size(pg) + 2 * pg->ncells > pg->hw) pg->hw = hdr_size(pg) + 2 * pg->ncells;
     if (pg->content < pg->lw) pg->lw = pg->content;
+}
+
+static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size_t cs) {
+    memcpy(pg->p + pg->content - cs, cell, cs);
+    page_placed(pg, cs);
 }
 
 /* The last cell's payload (the record) out of the page, into out; its
@@ -281,13 +303,21 @@ static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsig
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
     if (b->failed || b->fd < 0 || len > 900) return -1;
     struct btree_bulk_page *leaf = &b->lv[0];
+    b->nrec++;
+    {   /* most records: the cell (its length, 1 or 2 varint bytes, then the
+         * record) straight into the leaf, as cell_of and page_put would */
+        size_t vl = len < 0x80 ? 1 : 2, cs = vl + len;
+        if (page_fits(leaf, cs)) {
+            unsigned char *c = leaf->p + leaf->content - cs;
+            if (vl == 1) c[0] = (unsigned char)len;
+            else c[0] = (unsigned char)(0x80 | len >> 7), c[1] = (unsigned char)(len & 0x7f);
+            memcpy(c + vl, rec, len);
+            page_placed(leaf, cs);
+            return 0;
+        }
+    }
     unsigned char cell[1000];
     size_t cs = cell_of(cell, 0, rec, len);
-    b->nrec++;
-    if (page_fits(leaf, cs)) {
-        page_put(leaf, cell, cs);
-        return 0;
-    }
     uint32_t unused;
     unsigned char up[1024];
     size_t ul = page_take_last(leaf, up, &unused);
