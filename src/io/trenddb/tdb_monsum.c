@@ -128,8 +128,18 @@ static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, size
     return 0;
 }
 
+/* Every rank in window 0 of the whole run: run[0] is job 2's from now on. */
+static void run0_fed(struct tdb_monsum *p) {
+    pthread_mutex_lock(&p->mu);
+    p->run0 = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
 /* Job 0: the groups' part a group at a time, every window of it, and
- * window 0 of the whole run (run[0]) on the way. */
+ * window 0 of the whole run (run[0]) fed on the way: once the last rank
+ * is in it, run[0] is job 2's, which writes that window out (beside the
+ * last group's windows, when the writer's thread is free by then). */
 static int feed_groups(struct feed *f) {
     struct tdb_monsum *p = f->p;
     tdb_summary_at(p->run[0], 0);
@@ -137,15 +147,12 @@ static int feed_groups(struct feed *f) {
         for (i1 = i0 + 1; i1 < p->nchunk && p->rank[i1] / p->gsize == p->rank[i0] / p->gsize;) i1++;
         for (size_t win = 0; win < p->nwin; win++) {   /* window 0 read once for both parts */
             tdb_summary_at(p->groups, (int64_t)win);
-            if (feed(f, p->groups, win ? NULL : p->run[0], win, i0, i1) != 0 || tdb_summary_window(f->t, p->groups) != 0)
-                return -1;
+            if (feed(f, p->groups, win ? NULL : p->run[0], win, i0, i1) != 0) return -1;
+            if (win == 0 && i1 == p->nchunk) run0_fed(p);
+            if (tdb_summary_window(f->t, p->groups) != 0) return -1;
         }
     }
-    if (tdb_summary_window(f->t, p->run[0]) != 0) return -1;
-    pthread_mutex_lock(&p->mu);
-    p->run0 = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    if (!p->nchunk) run0_fed(p);   /* no rank: run[0] is job 2's all the same */
     return 0;
 }
 
@@ -155,8 +162,10 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
     int rc = 0;
     if (k == 0) rc = feed_groups(&f);
     else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 1, 2);   /* the odd windows: every rank is out */
-    else if (k == 2 && p->nwin > 2)   /* the even ones after window 0 */
-        rc = wait_for(p, 0, 1, e) != 0 ? -1 : feed_windows(&f, p->run[0], 2, 2);
+    else if (k == 2)   /* window 0 of the whole run out, then the even ones after it */
+        rc = wait_for(p, 0, 1, e) != 0 || tdb_summary_window(f.t, p->run[0]) != 0 ? -1
+             : p->nwin > 2 ? feed_windows(&f, p->run[0], 2, 2)
+                           : 0;
     free(f.buf);
     if (rc != 0) post_fail(p, e);
     return rc;

@@ -6,9 +6,10 @@
  * out; the summary's jobs here read them back and feed the parts
  * (tdb_summary_new_part): the groups' part a rank group at a time, every
  * window of the group as soon as its ranks are out (so beside the writer),
- * with window 0 of the whole run on the way; the whole run's later
- * windows, which need every rank, shared between two parts (odd windows
- * and even ones) on both threads once the writer is done.  Each part is
+ * with window 0 of the whole run on the way (written out by another job,
+ * beside the last group's); the whole run's later windows, which need
+ * every rank, shared between two parts (odd windows and even ones) on
+ * both threads once the writer is done.  Each part is
  * fed each group's windows in order; the rows' windows put them in key
  * order at the end (tdb_summary_finish_parts).  Internal to
  * src/io/trenddb. */
@@ -43,7 +44,7 @@ struct tdb_monsum {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t posted;           /* ranks out, their rows on the spool */
-    int run0;                /* window 0 of the whole run fed */
+    int run0;                /* window 0 of the whole run fed every rank (then job 2 writes it out) */
     int failed;              /* a job failed: err0 says why */
     struct pt_error err0;
 };
