@@ -405,8 +405,13 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     struct srec h;
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
-    struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
+    struct tdb_row out;   /* only its ncols columns are read: no zeroing of the rest a row */
     uint32_t present = 0;
+    out.ncols = 4 + w->nc;
+    out.ival[0] = rank;
+    out.ival[1] = r->step;
+    out.ival[2] = r->dbid;
+    out.ival[3] = r->metric;
     for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
     for (int c = 0; c < w->nc; c++) {
         out.kind[4 + c] = BTREE_BULK_NULL;
@@ -422,10 +427,14 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         out.dval[4 + c] = v;
         present |= 1u << c;
     }
-    if (w->summ) {
-        struct tdb_monsum_rec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+    if (w->summ) {   /* the summary's row and its values, one put */
+        struct {
+            struct tdb_monsum_rec h;
+            double v[MONITOR_NSTATS];
+        } sr = {.h = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present}};
         size_t len = (size_t)w->nc * sizeof(double);
-        if (tdb_spool_put(&w->sspool, &sr, sizeof sr) != 0 || tdb_spool_put(&w->sspool, out.dval + 4, len) != 0)
+        memcpy(sr.v, out.dval + 4, len);
+        if (tdb_spool_put(&w->sspool, &sr, sizeof sr.h + len) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
     }
     w->rows++;
