@@ -41,6 +41,7 @@ void tdb_monsum_free(struct tdb_monsum *p) {
 void tdb_monsum_init(struct tdb_monsum *p) {
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    p->nextwin = 1;
 }
 
 void tdb_monsum_done(struct tdb_monsum *p) {
@@ -119,17 +120,36 @@ static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also,
     return 0;
 }
 
-/* Windows from, from + step, ... of every rank into s. */
-static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, size_t step) {
-    for (size_t win = from; win < f->p->nwin; win += step) {
+/* Windows of every rank into s: from, from + 1, ... (shared: the next
+ * window no job has taken yet, so that the two parts of the whole run
+ * share its later windows as their threads come free; each part still
+ * takes its windows in order). */
+static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, int shared) {
+    struct tdb_monsum *p = f->p;
+    for (size_t win = from;; win++) {
+        if (shared) {
+            pthread_mutex_lock(&p->mu);
+            win = p->nextwin++;
+            pthread_mutex_unlock(&p->mu);
+        }
+        if (win >= p->nwin) return 0;
         tdb_summary_at(s, (int64_t)win);
-        if (feed(f, s, NULL, win, 0, f->p->nchunk) != 0 || tdb_summary_window(f->t, s) != 0) return -1;
+        if (feed(f, s, NULL, win, 0, p->nchunk) != 0 || tdb_summary_window(f->t, s) != 0) return -1;
     }
-    return 0;
+}
+
+/* Every rank in window 0 of the whole run: run[0] is job 2's from now on. */
+static void run0_fed(struct tdb_monsum *p) {
+    pthread_mutex_lock(&p->mu);
+    p->run0 = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
 }
 
 /* Job 0: the groups' part a group at a time, every window of it, and
- * window 0 of the whole run (run[0]) on the way. */
+ * window 0 of the whole run (run[0]) fed on the way: once the last rank
+ * is in it, run[0] is job 2's, which writes that window out (beside the
+ * last group's windows, when the writer's thread is free by then). */
 static int feed_groups(struct feed *f) {
     struct tdb_monsum *p = f->p;
     tdb_summary_at(p->run[0], 0);
@@ -137,15 +157,12 @@ static int feed_groups(struct feed *f) {
         for (i1 = i0 + 1; i1 < p->nchunk && p->rank[i1] / p->gsize == p->rank[i0] / p->gsize;) i1++;
         for (size_t win = 0; win < p->nwin; win++) {   /* window 0 read once for both parts */
             tdb_summary_at(p->groups, (int64_t)win);
-            if (feed(f, p->groups, win ? NULL : p->run[0], win, i0, i1) != 0 || tdb_summary_window(f->t, p->groups) != 0)
-                return -1;
+            if (feed(f, p->groups, win ? NULL : p->run[0], win, i0, i1) != 0) return -1;
+            if (win == 0 && i1 == p->nchunk) run0_fed(p);
+            if (tdb_summary_window(f->t, p->groups) != 0) return -1;
         }
     }
-    if (tdb_summary_window(f->t, p->run[0]) != 0) return -1;
-    pthread_mutex_lock(&p->mu);
-    p->run0 = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    if (!p->nchunk) run0_fed(p);   /* no rank: run[0] is job 2's all the same */
     return 0;
 }
 
@@ -154,9 +171,9 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
     feed_start(&f, p, e);
     int rc = 0;
     if (k == 0) rc = feed_groups(&f);
-    else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 1, 2);   /* the odd windows: every rank is out */
-    else if (k == 2 && p->nwin > 2)   /* the even ones after window 0 */
-        rc = wait_for(p, 0, 1, e) != 0 ? -1 : feed_windows(&f, p->run[0], 2, 2);
+    else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 0, 1);   /* later windows: every rank is out */
+    else if (k == 2)   /* window 0 of the whole run out, then later windows too */
+        rc = wait_for(p, 0, 1, e) != 0 || tdb_summary_window(f.t, p->run[0]) != 0 ? -1 : feed_windows(&f, p->run[0], 0, 1);
     free(f.buf);
     if (rc != 0) post_fail(p, e);
     return rc;
@@ -165,7 +182,7 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
 int tdb_monsum_all(struct tdb_monsum *p, struct pt_error *e) {
     struct feed f;
     feed_start(&f, p, e);
-    int rc = feed_windows(&f, p->all, 0, 1);
+    int rc = feed_windows(&f, p->all, 0, 0);
     free(f.buf);
     return rc;
 }

@@ -6,9 +6,10 @@
  * out; the summary's jobs here read them back and feed the parts
  * (tdb_summary_new_part): the groups' part a rank group at a time, every
  * window of the group as soon as its ranks are out (so beside the writer),
- * with window 0 of the whole run on the way; the whole run's later
- * windows, which need every rank, shared between two parts (odd windows
- * and even ones) on both threads once the writer is done.  Each part is
+ * with window 0 of the whole run on the way (written out by another job,
+ * beside the last group's); the whole run's later windows, which need
+ * every rank, shared between two parts on both threads once the writer
+ * is done, each taking the next window as its thread comes free.  Each part is
  * fed each group's windows in order; the rows' windows put them in key
  * order at the end (tdb_summary_finish_parts).  Internal to
  * src/io/trenddb. */
@@ -36,14 +37,15 @@ struct tdb_monsum {
     const int32_t *rank;     /* per rank with rows: its rank */
     const uint64_t *woff;    /* per rank with rows: nwin + 1 offsets on the spool */
     /* the parts: all (NULL but all: one summary fed on one thread, by
-     * INSERTs), or run[0] (window 0 and the even ones; opened), run[1]
-     * (the odd ones; NULL with one window) and groups */
+     * INSERTs), or run[0] (window 0 and later ones; opened), run[1]
+     * (later windows; NULL with one window) and groups */
     struct tdb_summary *all, *run[2], *groups;
     int64_t gsize;           /* ranks per group the groups' part is fed by (8, or 64 above 64 ranks) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t posted;           /* ranks out, their rows on the spool */
-    int run0;                /* window 0 of the whole run fed */
+    int run0;                /* window 0 of the whole run fed every rank (then job 2 writes it out) */
+    size_t nextwin;          /* the whole run's next window no part has taken (from 1) */
     int failed;              /* a job failed: err0 says why */
     struct pt_error err0;
 };

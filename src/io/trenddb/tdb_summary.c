@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/util/fs.h"
 #include "model/util/util.h"
 #include "src/io/trenddb/tdb_spool.h"
 
@@ -373,34 +374,53 @@ static int cmp_seg(const void *a, const void *b, void *ctx) {
     return (x->at > y->at) - (x->at < y->at);
 }
 
-/* The parts' spools into the tree bb, their segments merged in key order. */
+/* The parts' spools into the tree bb, their segments merged in key order:
+ * each segment read back TDB_SPOOL_BUF bytes at a time (one pread, not two
+ * freads a record), its records taken from the buffer. */
 static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t np, struct btree_bulk *bb) {
-    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
     size_t total = 0, k = 0;
     for (size_t p = 0; p < np; p++) total += parts[p]->nseg;
     struct pseg *sg = malloc((total ? total : 1) * sizeof *sg);
-    if (!sg) return pt_errorf(t->err, "out of memory");
+    unsigned char *buf = malloc(TDB_SPOOL_BUF);
+    if (!sg || !buf) {
+        free(sg);
+        free(buf);
+        return pt_errorf(t->err, "out of memory");
+    }
     for (size_t p = 0; p < np; p++) {
         for (size_t i = 0; i < parts[p]->nseg; i++) sg[k++] = (struct pseg){.s = &parts[p]->seg[i], .part = p};
         if (tdb_spool_flush(&parts[p]->spool) != 0) goto fail;
     }
     qsort_r(sg, total, sizeof *sg, cmp_seg, &parts[0]->nsizes);
     for (k = 0; k < total; k++) {
-        FILE *f = parts[sg[k].part]->spool.f;
-        uint32_t len;
-        if (fseeko(f, (off_t)sg[k].s->off, SEEK_SET) != 0) goto fail;
-        for (uint64_t done = 0; done < sg[k].s->len; done += sizeof len + len) {
-            if (fread(&len, sizeof len, 1, f) != 1 || len > sizeof rec || fread(rec, 1, len, f) != len) goto fail;
-            if (tdb_bulk_add(t, bb, rec, len) != 0) {
-                free(sg);
-                return -1;
+        int fd = fileno(parts[sg[k].part]->spool.f);
+        for (uint64_t done = 0; done < sg[k].s->len;) {
+            uint64_t left = sg[k].s->len - done;
+            size_t want = left < TDB_SPOOL_BUF ? (size_t)left : TDB_SPOOL_BUF, at = 0;
+            if (fs_pread_all(fd, buf, want, (off_t)(sg[k].s->off + done)) != 0) goto fail;
+            for (;;) {   /* the whole records in buf: a length, then the record */
+                uint32_t len;
+                if (want - at < sizeof len) break;
+                memcpy(&len, buf + at, sizeof len);
+                if (len > 9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))) goto fail;
+                if (want - at - sizeof len < len) break;
+                if (tdb_bulk_add(t, bb, buf + at + sizeof len, len) != 0) {
+                    free(sg);
+                    free(buf);
+                    return -1;
+                }
+                at += sizeof len + len;
             }
+            if (!at) goto fail;   /* not one whole record in a full buffer: damaged */
+            done += at;
         }
     }
     free(sg);
+    free(buf);
     return 0;
 fail:
     free(sg);
+    free(buf);
     return pt_errorf(t->err, "%s: could not read the rank summary's spool back", t->final);
 }
 

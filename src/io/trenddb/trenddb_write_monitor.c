@@ -381,11 +381,22 @@ struct mon_rows {
     int32_t kstep0;
     struct radix_kv *kv, *kvtmp;
     size_t capkv, capkvtmp, rows;
+    int32_t memo_step, memo_base;   /* ms_row_step's last step as read and its first micro step */
+    int memo_ok;
 };
 
-static int32_t ms_row_step(const struct monitor_steps *st, const struct srec *h) {
-    struct monitor_row r = {.step = h->step, .micro = h->micro};
-    return monitor_row_step(st, &r);
+/* The step of a spooled row on the axis (monitor_row_step: with micro
+ * steps a search of the steps as read, so the last one's first micro step
+ * is kept in w: a file's rows come a step at a time). */
+static int32_t ms_row_step(struct mon_rows *w, const struct srec *h) {
+    if (!w->st->micro) return h->step;
+    if (!w->memo_ok || w->memo_step != h->step) {
+        struct monitor_row r = {.step = h->step, .micro = 0};
+        w->memo_base = monitor_row_step(w->st, &r);
+        w->memo_step = h->step;
+        w->memo_ok = 1;
+    }
+    return w->memo_base + h->micro;
 }
 
 /* One row (the first of its key; rec: its record) into trend_data and the
@@ -394,8 +405,13 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     struct srec h;
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
-    struct tdb_row out = {.ncols = 4 + w->nc, .ival = {rank, r->step, r->dbid, r->metric}};
+    struct tdb_row out;   /* only its ncols columns are read: no zeroing of the rest a row */
     uint32_t present = 0;
+    out.ncols = 4 + w->nc;
+    out.ival[0] = rank;
+    out.ival[1] = r->step;
+    out.ival[2] = r->dbid;
+    out.ival[3] = r->metric;
     for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
     for (int c = 0; c < w->nc; c++) {
         out.kind[4 + c] = BTREE_BULK_NULL;
@@ -411,10 +427,14 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         out.dval[4 + c] = v;
         present |= 1u << c;
     }
-    if (w->summ) {
-        struct tdb_monsum_rec sr = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+    if (w->summ) {   /* the summary's row and its values, one put */
+        struct {
+            struct tdb_monsum_rec h;
+            double v[MONITOR_NSTATS];
+        } sr = {.h = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present}};
         size_t len = (size_t)w->nc * sizeof(double);
-        if (tdb_spool_put(&w->sspool, &sr, sizeof sr) != 0 || tdb_spool_put(&w->sspool, out.dval + 4, len) != 0)
+        memcpy(sr.v, out.dval + 4, len);
+        if (tdb_spool_put(&w->sspool, &sr, sizeof sr.h + len) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
     }
     w->rows++;
@@ -481,7 +501,7 @@ static const struct radix_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_
         size_t rl = sizeof h + (size_t)h.nv * sizeof(double);
         if (at + rl > len) break;
         if (util_grow((void **)&w->kv, &w->capkv, k + 1, sizeof *w->kv) != 0) goto oom;
-        int32_t step = ms_row_step(w->st, &h);
+        int32_t step = ms_row_step(w, &h);
         if (step < lo) lo = step;
         if (step > hi) hi = step;
         w->kv[k++] = (struct radix_kv){.key = (uint32_t)step, .val = pos + at};
@@ -514,7 +534,7 @@ static const struct radix_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_
         for (size_t i = 0; i < k; i++) {
             struct srec h;
             memcpy(&h, w->buf + (r[i].val - pos), sizeof h);
-            r[i].key = (uint64_t)((int64_t)ms_row_step(w->st, &h) - lo);
+            r[i].key = (uint64_t)((int64_t)ms_row_step(w, &h) - lo);
         }
         r = radix_sort_kv(r, r == w->kv ? w->kvtmp : w->kv, k, 32);
     }
