@@ -115,7 +115,9 @@ for s in $STEPS; do
             # for the goal lines: CPU-s/GB at the first and last tree, wall s/GB at the last, the
             # highest peak, the ratio to msProbe on the first tree (the one msProbe ran on)
             set -- $(echo "$v" | sed -n 2p)
-            eval "[ -n \"\${first_${side}_$cmd:-}\" ] || { first_${side}_$cmd=$1; x_$side=$4; }"
+            eval "[ -n \"\${first_${side}_$cmd:-}\" ] || first_${side}_$cmd=$1"
+            # (data2db's ratio only: info's, set here too, had stood in its place)
+            [ $cmd != data2db ] || [ -n "$(eval echo "\${x_$side:-}")" ] || eval "x_$side=$4"
             eval "last_${side}_$cmd=$1; wall_${side}_$cmd=$2"
             if [ $cmd = data2db ]; then
                 eval "[ \"\${peak_$side:-0}\" -ge $3 ] || peak_$side=$3"
