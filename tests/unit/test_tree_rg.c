@@ -86,23 +86,26 @@ static void test_side_table(void) {
 #define T(rg) "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, \"Min\": 0.0, " \
               "\"Mean\": 0.5, \"Norm\": 1.0" rg "}"
 
-static void test_read(void) {
-    const char *dir = pt_tmpdir("tree_rg_read");
+/* A tree read from a dump.json holding text, in a folder of its own
+ * (name); NULL (a failed check) when it does not read. */
+static struct tree *read_dump(const char *name, const char *text) {
+    const char *dir = pt_tmpdir(name);
     char path[1200];
     snprintf(path, sizeof path, "%s/dump.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fprintf(f, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
+    CHECK_INT(pt_write(path, text), 0);
+    struct tree *t = NULL;
+    struct pt_error err;
+    CHECK_INT(graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, &t, &err), 0);
+    return t;
+}
+
+static void test_read(void) {
+    struct tree *t = read_dump("tree_rg_read", "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
                "\"Functional.a.0.forward\": {\"input_args\": [" T(", \"requires_grad\": true") ", "
                T(", \"requires_grad\": false") ", " T(", \"requires_grad\": null") ", " T("") ", "
                T(", \"requires_grad\": \"yes\"") ", " T(", \"requires_grad\": 7") ", "
                T(", \"requires_grad\": [1, 2]") "], \"output\": [" T(", \"requires_grad\": 1.5") "]}\n"
                "}}\n");
-    fclose(f);
-    struct tree *t = NULL;
-    struct pt_error err;
-    CHECK_INT(graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, &t, &err), 0);
     if (!t) return;
     CHECK_INT(t->nparams, 8);
     if (t->nparams == 8) {
@@ -132,23 +135,13 @@ static void test_read(void) {
 }
 
 static void test_comm(void) {
-    const char *dir = pt_tmpdir("tree_rg_comm");
-    char path[1200];
-    snprintf(path, sizeof path, "%s/dump.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fprintf(f, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
+    struct tree *t = read_dump("tree_rg_comm", "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
                "\"Functional.a.0.forward\": {\"input_args\": [" T("") "]},\n"
                "\"Distributed.all_reduce.0.forward\": {\"input_args\": [" T("") "], \"input_kwargs\": {\"group\": "
                "{\"type\": \"torch.ProcessGroup\", \"group_ranks\": [0, 1], \"group_id\": \"g7\"}}},\n"
                "\"Distributed.batch_isend_irecv.0.forward\": {\"input_args\": [[{\"class_type\": \"torch.distributed.P2POp\", "
                "\"op\": \"isend\", \"peer\": 1, \"tensor\": " T("") ", \"group_id\": \"p9\"}]]}\n"
                "}}\n");
-    fclose(f);
-    struct tree *t = NULL;
-    struct pt_error err;
-    CHECK_INT(graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, &t, &err), 0);
     if (!t) return;
     int ncomm = 0, ng = -1, np = -1;
     for (size_t i = 0; i < t->nparams; i++) {
@@ -257,21 +250,11 @@ static void test_stats(void) {
 
 /* origin_slim carries the stats, an int's text and a str's into its own pool. */
 static void test_stats_slim(void) {
-    const char *dir = pt_tmpdir("tree_rg_stats");
-    char path[1200];
-    snprintf(path, sizeof path, "%s/dump.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fprintf(f, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
+    struct tree *t = read_dump("tree_rg_stats", "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"pytorch\", \"data\": {\n"
                "\"Distributed.all_reduce.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
                "\"torch.float32\", \"shape\": [2], \"Max\": 12345678901234, \"Min\": \"nan\", \"Mean\": true, "
                "\"Norm\": [1, 2]}, {\"type\": \"int\", \"value\": 3}]}\n"
                "}}\n");
-    fclose(f);
-    struct tree *t = NULL;
-    struct pt_error err;
-    CHECK_INT(graph_read(dir, GRAPH_NO_STACK | GRAPH_NO_CONSTRUCT, &t, &err), 0);
     if (!t) return;
     CHECK_INT(t->nparams, 2);
     struct tree *n = origin_slim(t, ORIGIN_OVERFLOW);
