@@ -175,12 +175,17 @@ int util_ends_with_n(const char *s, size_t n, const char *suf) {
 
 int util_ends_with(const char *s, const char *suf) { return util_ends_with_n(s, strlen(s), suf); }
 
-size_t util_put_uint(char *buf, size_t o, size_t v) {
+size_t util_put_uint(char *buf, size_t o, unsigned long long v) {
     char tmp[24];
     int n = 0;
     do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
     while (n) buf[o++] = tmp[--n];
     return o;
+}
+
+size_t util_put_int(char *buf, size_t o, long long v) {
+    if (v < 0) buf[o++] = '-';
+    return util_put_uint(buf, o, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 }
 
 long util_num_after(const char *name, const char *prefix) {

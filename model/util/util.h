@@ -58,7 +58,9 @@ int util_ends_with(const char *s, const char *suf);
 int util_ends_with_n(const char *s, size_t n, const char *suf);   /* s is n bytes */
 /* Appends the decimal form of v to buf at o (no NUL); returns the new
  * length.  For hot paths, where printf's parsing of its format shows. */
-size_t util_put_uint(char *buf, size_t o, size_t v);
+size_t util_put_uint(char *buf, size_t o, unsigned long long v);
+/* The same for a signed v, '-' first when negative (at most 20 bytes). */
+size_t util_put_int(char *buf, size_t o, long long v);
 /* "step12" -> 12 for prefix "step"; -1 unless the rest is 1+ plain digits
  * below INT_MAX. */
 long util_num_after(const char *name, const char *prefix);

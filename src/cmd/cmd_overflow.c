@@ -249,11 +249,7 @@ static void jr_mem(const char *s, size_t k) { fwrite_unlocked(s, 1, k, stdout); 
 /* %d, %u, %zu */
 static void jr_num(long long v) {
     char t[24];
-    size_t i = sizeof t;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do t[--i] = (char)('0' + u % 10); while ((u /= 10) != 0);
-    if (v < 0) t[--i] = '-';
-    jr_mem(t + i, sizeof t - i);
+    jr_mem(t, util_put_int(t, 0, v));
 }
 
 static void jr_str(const char *s) {

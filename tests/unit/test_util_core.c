@@ -173,6 +173,22 @@ static void test_strings(void) {
     CHECK_INT(util_num_after("rank99999999999", "rank"), -1);   /* beyond int */
 }
 
+/* util_put_uint / util_put_int against printf, at the ends of the range. */
+static void test_put_int(void) {
+    static const long long v[] = {0, 1, -1, 9, 10, -10, 2147483647LL, -2147483648LL, 9223372036854775807LL,
+                                  -9223372036854775807LL - 1};
+    char buf[64], want[64];
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        size_t n = util_put_int(buf, 2, v[i]);
+        buf[n] = 0;
+        snprintf(want, sizeof want, "%lld", v[i]);
+        CHECK_STR(buf + 2, want);
+    }
+    size_t n = util_put_uint(buf, 0, 18446744073709551615ULL);
+    buf[n] = 0;
+    CHECK_STR(buf, "18446744073709551615");
+}
+
 int main(void) {
     RUN(test_hash);
     RUN(test_hash_fast);
@@ -181,5 +197,6 @@ int main(void) {
     RUN(test_smap);
     RUN(test_cmp);
     RUN(test_strings);
+    RUN(test_put_int);
     PT_DONE();
 }

@@ -330,16 +330,6 @@ int mon_csv_number_z(const char *s, size_t n, double *v) {
     return n >= 12 ? number_long_z(s, n, v) : number(s, n, v, 0, 1);
 }
 
-size_t mon_csv_itoa(int32_t v, char *out) {
-    char t[12];
-    size_t n = 0, o = 0;
-    uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-    do t[n++] = (char)('0' + u % 10); while (u /= 10);
-    if (v < 0) out[o++] = '-';
-    while (n) out[o++] = t[--n];
-    return o;
-}
-
 uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n) {
     uint32_t id = NAMES_NONE;
     if (c->prev < c->cap && c->next[c->prev] != NAMES_NONE) {

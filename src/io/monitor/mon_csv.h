@@ -96,7 +96,4 @@ struct mon_csv_counts {
 int32_t *mon_csv_count(struct mon_csv_counts *c, uint64_t a, uint64_t b);
 void mon_csv_counts_free(struct mon_csv_counts *c);
 
-/* The decimal text of v into out (no NUL); its length (at most 11). */
-size_t mon_csv_itoa(int32_t v, char *out);
-
 #endif

@@ -199,9 +199,9 @@ static int call_order_micro(struct util_smap *seen, char *const *f, const size_t
     size_t k = fl[c->scope];
     memcpy(key, f[c->scope], k);
     key[k++] = '\x1f';
-    k += mon_csv_itoa(vpp, key + k);
+    k = util_put_int(key, k, vpp);
     key[k++] = '\x1f';
-    k += mon_csv_itoa(step, key + k);
+    k = util_put_int(key, k, step);
     key[k++] = '\x1f';
     memcpy(key + k, f[c->name], fl[c->name] + 1);
     int32_t *v = util_smap_slot(seen, key, 1);
