@@ -31,6 +31,9 @@
 
 #define SUM_SIZES 3
 #define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
+/* A summary record's longest: its header and 6 + 4 * statistics columns of
+ * at most 9 bytes each (summ_record); the spool's reader rejects longer. */
+#define SUMM_REC_MAX (9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8)))
 
 struct sacc {                /* a run of entries, each `stride` doubles */
     double *v;               /* [step, target, metric, ranks, then per stat: n, min, max, sum, nan] */
@@ -327,7 +330,7 @@ static size_t summ_record(unsigned char *rec, int size, int64_t group, const dou
  * segments; a failed put (the spool's buffer or a write) is told by the
  * next tdb_summary_flush. */
 static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *e) {
-    unsigned char rec[9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))];
+    unsigned char rec[SUMM_REC_MAX];
     if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
         if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0) return -1;
         m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spool.off, .at = m->nseg};
@@ -402,7 +405,7 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t 
                 uint32_t len;
                 if (want - at < sizeof len) break;
                 memcpy(&len, buf + at, sizeof len);
-                if (len > 9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8))) goto fail;
+                if (len > SUMM_REC_MAX) goto fail;
                 if (want - at - sizeof len < len) break;
                 if (tdb_bulk_add(t, bb, buf + at + sizeof len, len) != 0) {
                     free(sg);
