@@ -288,6 +288,13 @@ static int sort_file(struct dump_writer *w, const struct qfile *qf, uint32_t *or
     return 0;
 }
 
+/* A queued row as a kept row (struct tdb_prow) of target id dbid: for the
+ * rank's summary, or for the INSERTs. */
+static void prow_of(struct tdb_prow *p, int64_t dbid, const struct qrow *r) {
+    *p = (struct tdb_prow){.dbid = dbid, .step = r->step, .metric = r->metric, .present = r->present};
+    memcpy(p->vals, r->v, sizeof r->v);
+}
+
 /* A dump row's record as trend_data stores it (tdb_prow_row's columns,
  * normalised), into rec (room for 9 + 9 * 8 bytes); its length. */
 static size_t dump_record(unsigned char *rec, int32_t rank, int32_t step, int64_t dbid, const struct qrow *r) {
@@ -317,10 +324,7 @@ static int bulk_file(struct dump_writer *w, const struct qfile *qf, const uint32
     for (size_t i = 0; i < qf->n; i++) {
         const struct qrow *r = &qf->v[order[i]];
         int64_t dbid = w->ids.dbid[r->key];
-        if (keep) {
-            keep[i] = (struct tdb_prow){.dbid = dbid, .step = r->step, .metric = r->metric, .present = r->present};
-            memcpy(keep[i].vals, r->v, sizeof r->v);
-        }
+        if (keep) prow_of(&keep[i], dbid, r);
         if (w->haslast) {
             int c = r->step != last[1] ? (r->step > last[1] ? 1 : -1)
                     : dbid != last[2]   ? (dbid > last[2] ? 1 : -1)
@@ -364,12 +368,7 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
     int rc;
     if (w->bb) rc = bulk_file(w, qf, order, rows);
     else {
-        for (size_t i = 0; i < qf->n; i++) {
-            const struct qrow *r = &qf->v[order[i]];
-            rows[i] = (struct tdb_prow){.dbid = w->ids.dbid[r->key], .step = r->step, .metric = r->metric,
-                                        .present = r->present};
-            memcpy(rows[i].vals, r->v, sizeof r->v);
-        }
+        for (size_t i = 0; i < qf->n; i++) prow_of(&rows[i], w->ids.dbid[qf->v[order[i]].key], &qf->v[order[i]]);
         rc = tdb_insert_prows(t, w->ins_row, w->ins_rows, qf->rank, rows, qf->n, 0, &w->rows_in);
     }
     if (order != qf->order) free(order);
