@@ -90,21 +90,6 @@ static inline int key_of(const char *k, size_t n) {
     }
 }
 
-/* The 8 bytes at p as a little-endian word, and the first n of the
- * string s the same way (n <= 8): a key and its quote and colon are
- * compared in one step. */
-static inline uint64_t word_at(const char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-#define LOW_BYTES(n) ((n) >= 8 ? ~0ull : (((uint64_t)1 << (8 * (n))) - 1))
-static inline int word_is(uint64_t w, const char *s, int n) {
-    uint64_t c = 0;
-    memcpy(&c, s, (size_t)n);
-    return (w & LOW_BYTES(n)) == c;
-}
-
 /* The member key at p (its opening quote, with at least 16 bytes readable)
  * when it is one of a tensor object's usual keys written plainly, its
  * closing quote followed by ':': its kind (key_of's), with *colon at the
@@ -113,22 +98,22 @@ static inline int word_is(uint64_t w, const char *s, int n) {
  * the quote nor the colon can be inside a plain key. */
 #define K_UNSURE (K_NAMING + 1)
 static inline int key_word(const char *p, const char **colon) {
-    uint64_t w = word_at(p);
+    /* memcmp of a constant length: the compiler compares words, on any byte order */
+#define KEY_IS(lit) (!memcmp(p, lit, sizeof lit - 1) && (*colon = p + sizeof lit - 2))
     switch (p[1]) {
-    case 't': if (word_is(w, "\"type\":", 7)) { *colon = p + 6; return K_TYPE; } break;
-    case 'd': if (word_is(w, "\"dtype\":", 8)) { *colon = p + 7; return K_DTYPE; } break;
-    case 's': if (word_is(w, "\"shape\":", 8)) { *colon = p + 7; return K_OTHER; } break;
+    case 't': if (KEY_IS("\"type\":")) return K_TYPE; break;
+    case 'd': if (KEY_IS("\"dtype\":")) return K_DTYPE; break;
+    case 's': if (KEY_IS("\"shape\":")) return K_OTHER; break;
     case 'M':
-        if (word_is(w, "\"Max\":", 6)) { *colon = p + 5; return K_MAX; }
-        if (word_is(w, "\"Min\":", 6)) { *colon = p + 5; return K_MIN; }
-        if (word_is(w, "\"Mean\":", 7)) { *colon = p + 6; return K_MEAN; }
+        if (KEY_IS("\"Max\":")) return K_MAX;
+        if (KEY_IS("\"Min\":")) return K_MIN;
+        if (KEY_IS("\"Mean\":")) return K_MEAN;
         break;
-    case 'N': if (word_is(w, "\"Norm\":", 7)) { *colon = p + 6; return K_NORM; } break;
-    case 'r':
-        if (word_is(w, "\"require", 8) && word_is(word_at(p + 8), "s_grad\":", 8)) { *colon = p + 15; return K_OTHER; }
-        break;
+    case 'N': if (KEY_IS("\"Norm\":")) return K_NORM; break;
+    case 'r': if (KEY_IS("\"requires_grad\":")) return K_OTHER; break;
     default: break;
     }
+#undef KEY_IS
     return K_UNSURE;
 }
 
