@@ -14,8 +14,15 @@
  * (its id, its column) and by a util_smap under the same pair as text
  * (the same counts).  Every line (to '\n', with its NULs) is split by
  * mon_csv_split, each scan variant, and by the monitor_v2 reader's former
- * strchr loop (ref_split): the same fields, lengths and bytes.  Any
- * difference aborts. */
+ * strchr loop (ref_split): the same fields, lengths and bytes.  Before
+ * each record, mon_csv_fast tries it with the kinds of the record before
+ * (each field an INT, NUM or TEXT as it reads; every fourth record all
+ * TEXT): when it takes the record, mon_csv_record must then split it into
+ * as many fields, ending where the fast path did, each field the same
+ * text (in place), integer or double (bit for bit; NaN for "nan" or an
+ * empty cell); when it refuses, the scan and the bytes must be as they
+ * were.  Any difference aborts. */
+#include <math.h>
 #include <stdio.h>
 
 #include "fuzz.h"
@@ -189,6 +196,43 @@ static void check_split(const uint8_t *data, size_t size, int scan) {
     }
 }
 
+/* The kinds of the fields f[0, n) (n <= MAXF) as mon_csv_fast would take them. */
+static int kinds_of(char **f, const size_t *fl, int n, uint8_t *kind, int all_text) {
+    if (n > MAXF) return 0;
+    for (int i = 0; i < n; i++) {
+        int32_t iv;
+        double d;
+        kind[i] = MON_CSV_TEXT;
+        if (all_text) continue;
+        if (fl[i] && fl[i] <= 9 && monitor_int_cell_n(f[i], fl[i], &iv) && strspn(f[i], "0123456789") == fl[i])
+            kind[i] = MON_CSV_INT;
+        else if (!fl[i] || !strcmp(f[i], "nan") || (fl[i] <= 64 && mon_csv_number_z(f[i], fl[i], &d)))
+            kind[i] = MON_CSV_NUM;
+    }
+    return n;
+}
+
+/* The record mon_csv_fast took (ended at fend) against mon_csv_record's split of it. */
+static void check_fast(const uint8_t *kind, int nk, const struct mon_csv_cell *cell, const char *fend,
+                       const struct mon_csv *sc, char **f, const size_t *fl, int n, int scan, size_t rec) {
+    if (n != nk) differ("fast: field counts differ", scan, rec, -1);
+    if (sc->p != fend) differ("fast: record ends differ", scan, rec, -1);
+    for (int i = 0; i < n; i++) {
+        if (kind[i] == MON_CSV_TEXT) {
+            if (f[i] != cell[i].s || fl[i] != cell[i].n) differ("fast: text differs", scan, rec, i);
+        } else if (kind[i] == MON_CSV_INT) {
+            int32_t v;
+            if (!monitor_int_cell_n(f[i], fl[i], &v) || v != cell[i].i) differ("fast: integer differs", scan, rec, i);
+        } else {
+            double v;
+            if (!fl[i] || !strcmp(f[i], "nan")) {
+                if (!isnan(cell[i].d)) differ("fast: NA is no NaN", scan, rec, i);
+            } else if (fl[i] > 64 || !mon_csv_number_z(f[i], fl[i], &v) || memcmp(&v, &cell[i].d, sizeof v))
+                differ("fast: number differs", scan, rec, i);
+        }
+    }
+}
+
 /* k: the names of every pass over the input (a file each): mon_csv_intern's
  * predictions live across files, as a parser thread's do (mon_cache.c). */
 static void run(const uint8_t *data, size_t size, int scan, struct id_check *kk) {
@@ -203,8 +247,24 @@ static void run(const uint8_t *data, size_t size, int scan, struct id_check *kk)
     const char *rp = theirs, *rend = theirs + size;
     char *f[MAXF];
     size_t fl[MAXF], starts[MAXF], lens[MAXF];
+    uint8_t kind[MAXF];
+    struct mon_csv_cell cell[MAXF];
+    int nk = 0;
     for (size_t rec = 0;; rec++) {
+        char *row = sc.p, *fend = NULL;
+        if (nk && sc.p < sc.end) {
+            size_t keep = (size_t)(sc.end - row) < 256 ? (size_t)(sc.end - row) : 256;
+            if (mon_csv_fast(&sc, kind, nk, cell)) {
+                fend = sc.p;
+                if (fend[-1] != '\n') differ("fast: the record ends in no line end", scan, rec, -1);
+            }
+            else if (sc.p != row) differ("fast: refused, the scan moved", scan, rec, -1);
+            if (memcmp(row, theirs + (row - ours), keep)) differ("fast: the bytes changed", scan, rec, -1);
+            sc.p = row;
+        }
         int n = mon_csv_record(&sc, f, fl, MAXF);
+        if (fend) check_fast(kind, nk, cell, fend, &sc, f, fl, n, scan, rec);
+        nk = n > 0 ? kinds_of(f, fl, n, kind, rec % 4 == 3) : 0;
         int m = ref_record(&rp, rend, ref, refsize, starts, lens, MAXF);
         if (n != m) differ("field counts differ", scan, rec, -1);
         if (n < 0) break;

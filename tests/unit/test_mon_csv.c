@@ -3,7 +3,8 @@
  * line, empty fields) on each scan; the numbers msProbe writes at their
  * edges (-0, subnormals, 19 and 20 digits), against strtod; the v2 reader
  * on nan/inf spellings, a module_name at the length limit and a last row
- * cut short; names_intern's ids across its table's growth. */
+ * cut short; names_intern's ids across its table's growth; mon_csv_fast
+ * on the rows it takes and those it leaves to mon_csv_record. */
 #include <float.h>
 #include <math.h>
 
@@ -107,6 +108,71 @@ static void number_z(void) {
     double v = 0;
     CHECK(mon_csv_number_z("125", 2, &v) && v == 12);   /* "12" then a digit: not past n */
     CHECK(!mon_csv_number_z("1\0" "5", 2, &v));            /* a NUL inside the cell: no number */
+}
+
+/* One record through mon_csv_fast (kinds: one letter a column, I, N or
+ * T): 1 when it takes it (then each cell against mon_csv_record's split
+ * of the same bytes), 0 when it leaves it, with the scan where it was. */
+static int fast_is(const char *rec, const char *kinds, int scan) {
+    int nk = (int)strlen(kinds);
+    uint8_t kind[16];
+    for (int i = 0; i < nk; i++) kind[i] = kinds[i] == 'I' ? MON_CSV_INT : kinds[i] == 'N' ? MON_CSV_NUM : MON_CSV_TEXT;
+    size_t n = strlen(rec);
+    char *buf = malloc(n + 1);
+    memcpy(buf, rec, n + 1);
+    struct mon_csv sc;
+    mon_csv_init(&sc, buf, n, scan);
+    struct mon_csv_cell cell[16];
+    int ok = mon_csv_fast(&sc, kind, nk, cell);
+    char *end = sc.p;
+    CHECK(memcmp(buf, rec, n + 1) == 0);   /* nothing written */
+    if (!ok) CHECK(sc.p == buf);
+    sc.p = buf;
+    char *f[16];
+    size_t fl[16];
+    int nf = mon_csv_record(&sc, f, fl, 16);
+    if (ok) {
+        CHECK_INT(nf, nk);
+        CHECK(sc.p == end);
+        for (int i = 0; i < nk && i < nf; i++) {
+            int32_t iv = 0;
+            double d = 0;
+            if (kind[i] == MON_CSV_TEXT) CHECK(cell[i].s == f[i] && cell[i].n == fl[i]);
+            else if (kind[i] == MON_CSV_INT) CHECK(monitor_int_cell_n(f[i], fl[i], &iv) && iv == cell[i].i);
+            else if (!fl[i] || !strcmp(f[i], "nan")) CHECK(isnan(cell[i].d));
+            else CHECK(mon_csv_number_z(f[i], fl[i], &d) && memcmp(&d, &cell[i].d, sizeof d) == 0);
+        }
+    }
+    free(buf);
+    return ok;
+}
+
+static void fast_rows(void) {
+    for (size_t s = 0; s < sizeof scans / sizeof scans[0]; s++) {
+        int sc = scans[s];
+        /* taken: a v1 row as msProbe writes it, NA cells, a shape whole quoted with a line end in it */
+        CHECK(fast_is("0,module.module.embedding.word_embeddings.output,0,0,74.500723,-0.109375,0.109375,0.000162,"
+                      "0.0,1e-06,\"[1, 4096, 4096]\",torch.bfloat16\n", "ITIINNNNNNTT", sc));
+        CHECK(fast_is("3,a,123456789,7,nan,,-0,1.5E+10,0,0,[4096],torch.float32\nnext", "ITIINNNNNNTT", sc));
+        CHECK(fast_is("0,\"a\nb\",\"\"\n", "ITT", sc));
+        CHECK(fast_is(",\n", "TT", sc));
+        /* left to mon_csv_record */
+        CHECK(!fast_is("1234567890,a\n", "IT", sc));              /* 10 digits: monitor_int_cell's */
+        CHECK(!fast_is("-1,a\n", "IT", sc));                      /* a sign */
+        CHECK(!fast_is("2.0,a\n", "IT", sc));                     /* pandas' float int */
+        CHECK(!fast_is("0,a\r\n", "IT", sc));                     /* "\r\n" */
+        CHECK(!fast_is("0,a", "IT", sc));                          /* no line end */
+        CHECK(!fast_is("0,a,b\n", "IT", sc));                      /* a field more */
+        CHECK(!fast_is("0\n", "IT", sc));                          /* a field fewer */
+        CHECK(!fast_is("0,\"a\"\"b\"\n", "IT", sc));               /* "" inside quotes */
+        CHECK(!fast_is("0,a\"b\n", "IT", sc));                     /* '"' inside a field */
+        CHECK(!fast_is("0,\"ab\n", "IT", sc));                     /* a quote not closed */
+        CHECK(!fast_is("0,True\n", "IN", sc));                     /* pandas' booleans: json_number's */
+        CHECK(!fast_is("0,1.#IND\n", "IN", sc));                   /* the other NA tokens */
+        CHECK(!fast_is("0,nan1\n", "IN", sc));
+        CHECK(!fast_is("0,12345678901234567890\n", "IN", sc));     /* 20 digits: decfloat_parse's */
+        CHECK(!fast_is("0,0.000000000000000000000000000000000000000000000000000000000000000001\n", "IN", sc));
+    }
 }
 
 /* The statistics of the single row of metric "module/forward" in md. */
@@ -261,6 +327,7 @@ int main(void) {
     RUN(split_blocks);
     RUN(number_edges);
     RUN(number_z);
+    RUN(fast_rows);
     RUN(int_cells);
     RUN(many_rows);
     RUN(v2_spellings);

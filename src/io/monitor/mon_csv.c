@@ -2,6 +2,7 @@
  * monitor CSV readers (mon_csv.h). */
 #include "src/io/monitor/mon_csv.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,7 +280,10 @@ static const uint64_t pow10_8[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10
  * a NUL (the splitter's), which ends every run of digits, zeros, sign or
  * exponent by itself, so the loops test no bound (IN: before the end). */
 #define IN(p) (z || (p) < e)
-__attribute__((always_inline)) static inline int number(const char *s, size_t n, double *v, int swar, int z) {
+/* endp: the number ends where its bytes do (*endp: there) instead of at
+ * s + n (z only: n then bounds no more than digits8's reads). */
+__attribute__((always_inline)) static inline int number(const char *s, size_t n, double *v, int swar, int z,
+                                                        const char **endp) {
     const char *p = s, *e = s + n;
     int neg = 0;
     if (IN(p) && *p == '-') neg = 1, p++;
@@ -307,7 +311,8 @@ __attribute__((always_inline)) static inline int number(const char *s, size_t n,
         if (!k || k == 5) return 0;   /* "1e" is no number here; a long exponent is the general path's */
         q += eneg ? -ex : ex;
     }
-    if (p != e) return 0;
+    if (endp) *endp = p;
+    else if (p != e) return 0;
     if (!w) {
         *v = neg ? -0.0 : 0.0;
         return 1;
@@ -319,15 +324,61 @@ __attribute__((always_inline)) static inline int number(const char *s, size_t n,
 /* Python's repr of a double (monitor_v2's cells: "221.2851248439928"),
  * out of line: the short numbers of v1 ("0.006866") keep their tight
  * byte loop. */
-__attribute__((noinline)) static int number_long(const char *s, size_t n, double *v) { return number(s, n, v, 1, 0); }
+__attribute__((noinline)) static int number_long(const char *s, size_t n, double *v) { return number(s, n, v, 1, 0, NULL); }
 
-int mon_csv_number(const char *s, size_t n, double *v) { return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0, 0); }
+int mon_csv_number(const char *s, size_t n, double *v) { return n >= 12 ? number_long(s, n, v) : number(s, n, v, 0, 0, NULL); }
 
-__attribute__((noinline)) static int number_long_z(const char *s, size_t n, double *v) { return number(s, n, v, 1, 1); }
+__attribute__((noinline)) static int number_long_z(const char *s, size_t n, double *v) { return number(s, n, v, 1, 1, NULL); }
 
 int mon_csv_number_z(const char *s, size_t n, double *v) {
     if (s[n]) return mon_csv_number(s, n, v);   /* no NUL after it: the bounded loops */
-    return n >= 12 ? number_long_z(s, n, v) : number(s, n, v, 0, 1);
+    return n >= 12 ? number_long_z(s, n, v) : number(s, n, v, 0, 1, NULL);
+}
+
+int mon_csv_fast(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_csv_cell *cell) {
+    char *p = sc->p;
+    for (int c = 0; c < ncols; c++) {
+        char *q;
+        struct mon_csv_cell *o = &cell[c];
+        if (kind[c] == MON_CSV_INT) {   /* monitor_int_cell_n's own case: 1 to 9 digits */
+            int32_t v = 0;
+            for (q = p; q - p < 10 && (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (*q - '0');
+            if (q == p || q - p > 9) return 0;
+            o->i = v;
+        } else if (kind[c] == MON_CSV_NUM) {   /* the splitter's cell ends at the number's end (no stop in one) */
+            const char *e;
+            if (number(p, (size_t)(sc->end - p), &o->d, 0, 1, &e)) {
+                if (e - p > 64) return 0;
+                q = (char *)e;
+            } else if (p[0] == 'n' && p[1] == 'a' && p[2] == 'n') {   /* stat_cell's commonest NA tokens: NaN */
+                o->d = NAN;
+                q = p + 3;
+            } else {
+                o->d = NAN;
+                q = p;   /* empty, or no number: then no ',' or line end at q */
+            }
+        } else if (*p == '"') {   /* whole quoted, no "" (a following '"' is no ',' below) */
+            q = p + 1;
+            for (;;) {
+                q = next_stop(sc, q);
+                if (q >= sc->end) return 0;
+                if (*q == '"') break;
+                q++;
+            }
+            o->s = p + 1;
+            o->n = (size_t)(q - p - 1);
+            q++;
+        } else {
+            q = next_stop(sc, p);
+            if (q >= sc->end || *q == '"') return 0;
+            o->s = p;
+            o->n = (size_t)(q - p);
+        }
+        if (*q != (c + 1 < ncols ? ',' : '\n')) return 0;   /* at end: its NUL */
+        p = q + 1;
+    }
+    sc->p = p;
+    return 1;
 }
 
 uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n) {

@@ -183,7 +183,6 @@ int monitor_int_cell(const char *s, int32_t *out) {
     return 1;
 }
 
-#define MAX_FIELDS 256
 
 /* What v1_parse reads a file as. */
 struct v1_ctx {
@@ -192,6 +191,57 @@ struct v1_ctx {
     const struct mapping *map;
     const struct layout *layout;
 };
+
+#define MAX_FIELDS 256
+#define V1_FAST_MAX 64   /* the columns a header may have for v1_parse's fast path */
+
+/* is_na of a cell n bytes long, not NUL-terminated (the longest NA token
+ * has 8 bytes). */
+static int is_na_n(const char *s, size_t n) {
+    if (n > 8) return 0;
+    if (n) switch (s[0]) {   /* what a token starts with (is_na): anything else (a shape, a dtype) is none */
+        case 'n': case 'N': case '-': case '<': case '#': case '1': break;
+        default: return 0;
+        }
+    char t[9];
+    memcpy(t, s, n);
+    t[n] = '\0';
+    return is_na(t);
+}
+
+/* The rows of one v1 file as v1_parse adds them. */
+struct v1_rows {
+    const struct v1_ctx *cx;
+    struct mon_csv_names *names;
+    struct monitor_file *f;
+    struct dataset *ds;
+    const char *path;
+    size_t line, rename_bad;
+    int renames;
+    char name[8192];
+};
+
+/* A row of name nm (nl bytes; NULL or empty: "nan") into w->f: *r (its
+ * keys set, no value yet) and *v its values' room.  0, or -1 without memory. */
+static int v1_row(struct v1_rows *w, int32_t vpp, int32_t step, int32_t micro, const char *nm, size_t nl,
+                  struct monitor_row **r, double **v) {
+    if (!nm || !nl || !*nm) nm = "nan", nl = 3;
+    if (nl >= sizeof w->name) nl = sizeof w->name - 1;   /* cut, as the rename buffer holds it */
+    if (w->renames) {   /* else the name is interned where it lies */
+        memcpy(w->name, nm, nl);
+        w->name[nl] = '\0';
+        struct pt_error le;
+        if (monitor_rename(w->cx->map, w->cx->layout, w->cx->rank, vpp, w->name, sizeof w->name, &nl, &le) != 0 &&
+            !w->rename_bad++)
+            dataset_warn(w->ds, "%s: line %zu: --parallel: %s (kept as written)", w->path, w->line, le.msg);
+        nm = w->name;
+    }
+    uint32_t id = mon_csv_intern(w->names, w->names->pool, nm, nl);
+    *r = mon_cache_add_row(w->f, v);
+    if (id == NAMES_NONE || !*r) return -1;
+    **r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    return 0;
+}
 
 /* One CSV's bytes into part (mon_cache_parse_fn). */
 static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct mon_csv_names *names, struct dataset *ds,
@@ -271,12 +321,39 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     uint32_t sbit[MONITOR_NSTATS];
     for (int s = 0; s < MONITOR_NSTATS; s++)
         if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s, smax = col_stat[s] > smax ? col_stat[s] : smax;
-    size_t line = 1, bad = 0, first_bad = 0, rename_bad = 0;
-    char name[8192];
-    int renames = cx->layout || (cx->map && cx->map->n);
+    size_t line = 1, bad = 0, first_bad = 0;
+    struct v1_rows rw;   /* set field by field: its name buffer is scratch, not cleared a file */
+    rw.cx = cx, rw.names = names, rw.f = f, rw.ds = ds, rw.path = path, rw.line = 0, rw.rename_bad = 0;
+    rw.renames = cx->layout || (cx->map && cx->map->n);
+    /* the fast path's cells (mon_csv_fast), for a header of at most V1_FAST_MAX columns */
+    uint8_t kind[V1_FAST_MAX];
+    struct mon_csv_cell cells[V1_FAST_MAX];
+    int fast = nf <= V1_FAST_MAX;
+    if (fast) {
+        memset(kind, MON_CSV_TEXT, sizeof kind);
+        kind[col_vpp] = MON_CSV_INT;
+        if (col_step >= 0) kind[col_step] = MON_CSV_INT;
+        if (col_micro >= 0) kind[col_micro] = MON_CSV_INT;
+        for (int k = 0; k < ns; k++) kind[scol[k]] = MON_CSV_NUM;
+    }
     while (sc.p < sc.end) {
         line++;
         if (*sc.p == '\n') { sc.p++; continue; }
+        rw.line = line;
+        char *row = sc.p;
+        if (fast && mon_csv_fast(&sc, kind, nf, cells)) {   /* most rows: every cell plain, read in one pass */
+            struct monitor_row *r;
+            double *v;
+            const struct mon_csv_cell *cn = &cells[col_name];
+            if (v1_row(&rw, cells[col_vpp].i, col_step >= 0 ? cells[col_step].i : 0,
+                       col_micro >= 0 ? cells[col_micro].i : 0, cn->s, cn->n, &r, &v) != 0) { free(buf); return -1; }
+            for (int k = 0; k < ns; k++) v[k] = cells[scol[k]].d;
+            r->present |= statmask;
+            monitor_row_mark_notensor(r, f->valmask, v, (col_shape < 0 || is_na_n(cells[col_shape].s, cells[col_shape].n)) &&
+                                                         (col_dtype < 0 || is_na_n(cells[col_dtype].s, cells[col_dtype].n)));
+            continue;
+        }
+        sc.p = row;   /* the plain path: the record split into NUL-terminated fields */
         int n = mon_csv_record(&sc, fields, flen, MAX_FIELDS);
         if (n < 0) {
             dataset_warn(ds, "%s: line %zu: unterminated quoted field; the rest of the file is skipped", path, line);
@@ -292,25 +369,9 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             continue;
         }
         const char *nm = FIELD(col_name);
-        size_t nl = nm ? flen[col_name] : 0;
-        if (!nm || !*nm) nm = "nan", nl = 3;
-        if (nl >= sizeof name) nl = sizeof name - 1;   /* cut, as the rename buffer holds it */
-        if (renames) {   /* else the name is interned where it lies */
-            memcpy(name, nm, nl);
-            name[nl] = '\0';
-            struct pt_error le;
-            if (monitor_rename(cx->map, cx->layout, rank, vpp, name, sizeof name, &nl, &le) != 0 && !rename_bad++)
-                dataset_warn(ds, "%s: line %zu: --parallel: %s (kept as written)", path, line, le.msg);
-            nm = name;
-        }
-        uint32_t id = mon_csv_intern(names, names->pool, nm, nl);
+        struct monitor_row *r;
         double *v;
-        struct monitor_row *r = mon_cache_add_row(f, &v);
-        if (id == NAMES_NONE || !r) {
-            free(buf);
-            return -1;
-        }
-        *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+        if (v1_row(&rw, vpp, step, micro, nm, nm ? flen[col_name] : 0, &r, &v) != 0) { free(buf); return -1; }
         const double *v0 = v;
         if (n > smax)   /* the row has every statistic's cell (the header's columns are < MAX_FIELDS) */
             for (int k = 0; k < ns; k++, v++) {
