@@ -156,17 +156,22 @@ static void put_be_wide(unsigned char *p, uint64_t v, int n) {
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
     unsigned char *types = out + 1, *w = out + 1 + ncols;
     for (int c = 0; c < ncols; c++) {
-        if (kind[c] == BTREE_BULK_REAL) {
+        unsigned k = kind[c];
+        if (k == BTREE_BULK_REAL) {
             /* SQLite keeps a REAL column's whole numbers as integers, so a
-             * -0.0 it was given reads back as 0.0: the same here */
-            double d = dval[c];
-            uint64_t u = 0;
-            if (d != 0) memcpy(&u, &d, 8);
+             * -0.0 it was given reads back as 0.0: the same here (u << 1:
+             * 0 for either zero, not for a NaN, as d != 0) */
+            uint64_t u;
+            memcpy(&u, &dval[c], 8);
+            u = u << 1 ? u : 0;
             put_be_wide(w, u, 8);
             w += 8;
             types[c] = 7;
-        } else if (kind[c] == BTREE_BULK_NULL) {
+        } else if (k == BTREE_BULK_NULL) {
             types[c] = 0;
+        } else if ((uint64_t)(ival[c] + 0x80) < 0x100) {   /* -128..127: int_type's first, the commonest */
+            *w++ = (unsigned char)ival[c];
+            types[c] = 1;
         } else {
             int bytes, t = int_type(ival[c], &bytes);
             put_be_wide(w, (uint64_t)ival[c], bytes);
