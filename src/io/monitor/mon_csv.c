@@ -371,12 +371,8 @@ int mon_csv_fast(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_
     for (int c = 0; c < ncols; c++) {
         char *q;
         struct mon_csv_cell *o = &cell[c];
-        if (kind[c] == MON_CSV_INT) {   /* monitor_int_cell_n's own case: 1 to 9 digits */
-            int32_t v = 0;
-            for (q = p; q - p < 10 && (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (*q - '0');
-            if (q == p || q - p > 9) return 0;
-            o->i = v;
-        } else if (kind[c] == MON_CSV_NUM) {   /* the splitter's cell ends at the number's end (no stop in one) */
+        unsigned k = kind[c];
+        if (k == MON_CSV_NUM) {   /* the splitter's cell ends at the number's end (no stop in one) */
             const char *e;
             if (number(p, (size_t)(sc->end - p), &o->d, 0, 1, &e)) {
                 if (e - p > 64) return 0;
@@ -388,6 +384,11 @@ int mon_csv_fast(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_
                 o->d = NAN;
                 q = p;   /* empty, or no number: then no ',' or line end at q */
             }
+        } else if (k == MON_CSV_INT) {   /* monitor_int_cell_n's own case: 1 to 9 digits */
+            int32_t v = 0;
+            for (q = p; q - p < 10 && (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (*q - '0');
+            if (q == p || q - p > 9) return 0;
+            o->i = v;
         } else if (*p == '"') {   /* whole quoted, no "" (a following '"' is no ',' below) */
             q = fast_quote(sc, p + 1);
             if (q >= sc->end) return 0;
@@ -400,11 +401,14 @@ int mon_csv_fast(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_
             o->s = p;
             o->n = (size_t)(q - p);
         }
-        if (*q != (c + 1 < ncols ? ',' : '\n')) return 0;   /* at end: its NUL */
+        if (*q != ',') {   /* the record's end, or another byte (at end: its NUL) */
+            if (*q != '\n' || c + 1 < ncols) return 0;
+            sc->p = q + 1;
+            return 1;
+        }
         p = q + 1;
     }
-    sc->p = p;
-    return 1;
+    return 0;   /* a field more */
 }
 
 uint32_t mon_csv_intern(struct mon_csv_names *c, struct names *pool, const char *s, size_t n) {

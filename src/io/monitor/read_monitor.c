@@ -349,8 +349,9 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
                        col_micro >= 0 ? cells[col_micro].i : 0, cn->s, cn->n, &r, &v) != 0) { free(buf); return -1; }
             for (int k = 0; k < ns; k++) v[k] = cells[scol[k]].d;
             r->present |= statmask;
-            monitor_row_mark_notensor(r, f->valmask, v, (col_shape < 0 || is_na_n(cells[col_shape].s, cells[col_shape].n)) &&
-                                                         (col_dtype < 0 || is_na_n(cells[col_dtype].s, cells[col_dtype].n)));
+            if ((col_shape < 0 || is_na_n(cells[col_shape].s, cells[col_shape].n)) &&
+                (col_dtype < 0 || is_na_n(cells[col_dtype].s, cells[col_dtype].n)))   /* else a tensor's row */
+                monitor_row_mark_notensor(r, f->valmask, v, 1);
             continue;
         }
         sc.p = row;   /* the plain path: the record split into NUL-terminated fields */
