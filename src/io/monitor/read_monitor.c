@@ -209,6 +209,17 @@ static int is_na_n(const char *s, size_t n) {
     return is_na(t);
 }
 
+/* The cells' kinds of v1_parse's fast path: the integer columns (step
+ * and micro_step when there, < 0 if not), the statistics' scol[0, ns),
+ * the rest text. */
+static void v1_kinds(uint8_t *kind, int vpp, int step, int micro, const int *scol, int ns) {
+    memset(kind, MON_CSV_TEXT, V1_FAST_MAX);
+    kind[vpp] = MON_CSV_INT;
+    if (step >= 0) kind[step] = MON_CSV_INT;
+    if (micro >= 0) kind[micro] = MON_CSV_INT;
+    for (int k = 0; k < ns; k++) kind[scol[k]] = MON_CSV_NUM;
+}
+
 /* The rows of one v1 file as v1_parse adds them. */
 struct v1_rows {
     const struct v1_ctx *cx;
@@ -329,13 +340,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     uint8_t kind[V1_FAST_MAX];
     struct mon_csv_cell cells[V1_FAST_MAX];
     int fast = nf <= V1_FAST_MAX;
-    if (fast) {
-        memset(kind, MON_CSV_TEXT, sizeof kind);
-        kind[col_vpp] = MON_CSV_INT;
-        if (col_step >= 0) kind[col_step] = MON_CSV_INT;
-        if (col_micro >= 0) kind[col_micro] = MON_CSV_INT;
-        for (int k = 0; k < ns; k++) kind[scol[k]] = MON_CSV_NUM;
-    }
+    if (fast) v1_kinds(kind, col_vpp, col_step, col_micro, scol, ns);
     while (sc.p < sc.end) {
         line++;
         if (*sc.p == '\n') { sc.p++; continue; }
