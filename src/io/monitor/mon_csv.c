@@ -386,8 +386,8 @@ int mon_csv_fast(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_
             }
         } else if (k == MON_CSV_INT) {   /* monitor_int_cell_n's own case: 1 to 9 digits */
             int32_t v = 0;
-            for (q = p; q - p < 10 && (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (*q - '0');
-            if (q == p || q - p > 9) return 0;
+            for (q = p; q - p < 9 && (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (*q - '0');
+            if (q == p || (unsigned)(*q - '0') <= 9) return 0;   /* none, or a tenth digit */
             o->i = v;
         } else if (*p == '"') {   /* whole quoted, no "" (a following '"' is no ',' below) */
             q = fast_quote(sc, p + 1);

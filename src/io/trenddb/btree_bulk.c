@@ -169,7 +169,7 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
             types[c] = 7;
         } else if (k == BTREE_BULK_NULL) {
             types[c] = 0;
-        } else if ((uint64_t)(ival[c] + 0x80) < 0x100) {   /* -128..127: int_type's first, the commonest */
+        } else if ((uint64_t)ival[c] + 0x80 < 0x100) {   /* -128..127: int_type's first, the commonest */
             *w++ = (unsigned char)ival[c];
             types[c] = 1;
         } else {
