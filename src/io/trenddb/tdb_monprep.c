@@ -136,11 +136,22 @@ static int fill_runs(const struct mon_keys *k, struct mon_set *s, const struct s
     return 0;
 }
 
-int mon_set_fill(const struct mon_keys *k, struct mon_set *s, const struct schunk *c, struct pt_error *e) {
+int mon_set_fill(const struct mon_keys *k, struct mon_set *s, const struct schunk *c, int lean, struct pt_error *e) {
     s->sorted = NULL;
     s->n = 0;
     s->in_runs = c->bytes > k->budget;
-    if (s->in_runs) return fill_runs(k, s, c, e);
+    if (s->in_runs) {
+        int rc = fill_runs(k, s, c, e);
+        if (lean) {   /* the runs hold the rank now: the buffers' memory for the other set */
+            free(s->buf);
+            free(s->kv);
+            free(s->kvtmp);
+            s->buf = NULL;
+            s->kv = s->kvtmp = NULL;
+            s->capbuf = s->capkv = s->capkvtmp = 0;
+        }
+        return rc;
+    }
     if (util_grow((void **)&s->buf, &s->capbuf, c->bytes ? c->bytes : 1, 1) != 0) return pt_errorf(e, "out of memory");
     if (fs_pread_all(k->fd, s->buf, c->bytes, (off_t)c->off) != 0)
         return pt_errorf(e, "%s: could not read the spooled rows back", k->final);
@@ -191,7 +202,7 @@ struct mon_set *mon_pipe_take(struct mon_pipe *p, size_t i, struct pt_error *e) 
             p->claimed++;
             pthread_mutex_unlock(&p->mu);
             if (p->wake) p->wake(p->wake_arg);
-            return mon_set_fill(p->k, s, &p->chunk[i], e) == 0 ? s : NULL;
+            return mon_set_fill(p->k, s, &p->chunk[i], p->nsets == 2, e) == 0 ? s : NULL;
         }
         pthread_cond_wait(&p->cv, &p->mu);   /* a helper is filling it */
     }
@@ -214,7 +225,7 @@ int mon_pipe_help(void *arg, struct pt_error *e) {
     if (go) p->claimed++;
     pthread_mutex_unlock(&p->mu);
     if (!go) return 0;
-    int rc = mon_set_fill(p->k, &p->set[j % 2], &p->chunk[j], e);
+    int rc = mon_set_fill(p->k, &p->set[j % 2], &p->chunk[j], 1, e);
     pthread_mutex_lock(&p->mu);
     if (rc == 0) p->ready[j % 2] = j + 1;
     else if (!p->failed) {

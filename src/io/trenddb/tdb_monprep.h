@@ -71,8 +71,10 @@ struct mon_set {
     int in_runs;             /* the rank is in runs (merge them, budget / 2 of memory) */
 };
 
-/* Rank c read back into s and sorted.  0, or -1 with e set. */
-int mon_set_fill(const struct mon_keys *k, struct mon_set *s, const struct schunk *c, struct pt_error *e);
+/* Rank c read back into s and sorted.  lean: in runs, its buffers freed
+ * once the runs are written (two sets: their memory stays what one set
+ * in runs and one merging took).  0, or -1 with e set. */
+int mon_set_fill(const struct mon_keys *k, struct mon_set *s, const struct schunk *c, int lean, struct pt_error *e);
 /* Pair r of s's sort (in memory) as its row. */
 struct mrow mon_set_row(const struct mon_keys *k, const struct mon_set *s, const struct radix_kv *r);
 void mon_set_free(struct mon_set *s);
