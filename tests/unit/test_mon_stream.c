@@ -226,7 +226,11 @@ static void summary_split(void) {
 /* A rank bigger than the sort's budget (PROBETOP_SORT_BYTES) is sorted in
  * runs merged from a file (tdb_runs): the same file, byte for byte, as
  * sorted in memory; with duplicate keys (a step in two files: the first
- * read wins), NaNs, the summary in many windows, and --micro_step. */
+ * read wins), NaNs, the summary in many windows, and --micro_step.  On 1,
+ * 2 and 4 threads: a rank read back and sorted by a summary job beside
+ * the writer (tdb_monprep's two sets) gives the same bytes; with 140000
+ * bytes ranks 3 and 9 fit and the others go in runs, so both sets change
+ * from one way to the other. */
 static void sorted_in_runs(void) {
     if (!pt_shared()) SKIP("no test data (PT_SHARED: run through ctest)");
     const char *t = pt_tmpdir("mon_stream_runs");
@@ -239,10 +243,11 @@ static void sorted_in_runs(void) {
              "sed 's/,0\\.0,/,9.5,/' ${d}actv_1-1.csv > ${d}actv_5-50.csv",
              py && *py ? py : "python3", pt_shared(), tree, tree);
     if (system(cmd) != 0) SKIP("gen_dump.py failed");
-    static const char *const budget[] = {NULL, "65536", "2000"};
+    static const char *const budget[] = {NULL, "65536", "2000", "140000"}, *const threads[] = {"1", "2", "4"};
     for (int micro = 0; micro < 2; micro++)
-        for (int b = 0; b < 3; b++) {
-            if (budget[b]) setenv("PROBETOP_SORT_BYTES", budget[b], 1);
+        for (int b = 0; b < 4 * 3; b++) {
+            if (budget[b % 4]) setenv("PROBETOP_SORT_BYTES", budget[b % 4], 1);
+            setenv("PROBETOP_THREADS", threads[b / 4], 1);
             snprintf(dir, sizeof dir, "%s/m%d_b%d", t, micro, b);
             mkdir(dir, 0777);
             struct load_opts lo;
@@ -255,10 +260,11 @@ static void sorted_in_runs(void) {
             CHECK_INT(trenddb_write_monitor(tree, dir, &lo, ds, &res, &err), 0);
             unsetenv("PROBETOP_SUMMARY_WINDOW");
             unsetenv("PROBETOP_SORT_BYTES");
+            unsetenv("PROBETOP_THREADS");
             dataset_free(ds);
         }
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && for m in 0 1; do for b in 1 2; do test -s m${m}_b0/monitor_data.trend.db && "
+             "cd '%s' && for m in 0 1; do for b in $(seq 11); do test -s m${m}_b0/monitor_data.trend.db && "
              "cmp -s m${m}_b0/monitor_data.trend.db m${m}_b$b/monitor_data.trend.db || exit 1; done; done",
              t);
     CHECK_INT(system(cmd), 0);

@@ -67,11 +67,36 @@ void tdb_monsum_post(struct tdb_monsum *p, size_t posted, const struct pt_error 
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Wait until rank i is out (run0: until window 0 of the whole run is fed
- * too); -1 (e: the failed job's error) when it never will be. */
-static int wait_for(struct tdb_monsum *p, size_t i, int run0, struct pt_error *e) {
+void tdb_monsum_wake(void *arg) {
+    struct tdb_monsum *p = arg;
     pthread_mutex_lock(&p->mu);
-    while (((i < p->nchunk && p->posted <= i) || (run0 && !p->run0)) && !p->failed) pthread_cond_wait(&p->cv, &p->mu);
+    p->wakes++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until rank i is out (run0: until window 0 of the whole run is fed
+ * too), giving p's help meanwhile; -1 (e: the failed job's error, or the
+ * help's) when it never will be. */
+static int wait_for(struct tdb_monsum *p, size_t i, int run0, struct pt_error *e) {
+    int looked = 0;   /* the help had none to give, and nothing was posted or woken since */
+    pthread_mutex_lock(&p->mu);
+    while (((i < p->nchunk && p->posted <= i) || (run0 && !p->run0)) && !p->failed) {
+        if (p->help && !looked) {   /* then the condition again: it may have come meanwhile */
+            size_t seen = p->posted, wakes = p->wakes;
+            pthread_mutex_unlock(&p->mu);
+            int h = p->help(p->help_arg, e);
+            pthread_mutex_lock(&p->mu);
+            if (h < 0) {
+                pthread_mutex_unlock(&p->mu);
+                return -1;
+            }
+            looked = h == 0 && p->posted == seen && p->wakes == wakes;
+            continue;
+        }
+        pthread_cond_wait(&p->cv, &p->mu);
+        looked = 0;
+    }
     int failed = p->failed;
     if (failed) *e = p->err0;
     pthread_mutex_unlock(&p->mu);

@@ -11,8 +11,9 @@
  * every rank, shared between two parts on both threads once the writer
  * is done, each taking the next window as its thread comes free.  Each part is
  * fed each group's windows in order; the rows' windows put them in key
- * order at the end (tdb_summary_finish_parts).  Internal to
- * src/io/trenddb. */
+ * order at the end (tdb_summary_finish_parts).  A job that waits for
+ * the writer first does the help it is given (the writer's next rank read
+ * back and sorted, tdb_monprep).  Internal to src/io/trenddb. */
 #ifndef PT_TDB_MONSUM_H
 #define PT_TDB_MONSUM_H
 
@@ -41,9 +42,15 @@ struct tdb_monsum {
      * (later windows; NULL with one window) and groups */
     struct tdb_summary *all, *run[2], *groups;
     int64_t gsize;           /* ranks per group the groups' part is fed by (8, or 64 above 64 ranks) */
+    /* work a job may do while it waits for the writer (the next rank
+     * read back and sorted, tdb_monprep): 1 some done, 0 none, -1 with e
+     * set; NULL none */
+    int (*help)(void *arg, struct pt_error *e);
+    void *help_arg;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t posted;           /* ranks out, their rows on the spool */
+    size_t wakes;            /* tdb_monsum_wake's calls */
     int run0;                /* window 0 of the whole run fed every rank (then job 2 writes it out) */
     size_t nextwin;          /* the whole run's next window no part has taken (from 1) */
     int failed;              /* a job failed: err0 says why */
@@ -64,6 +71,8 @@ void tdb_monsum_init(struct tdb_monsum *p);
 void tdb_monsum_done(struct tdb_monsum *p);
 /* The writer: ranks [0, posted) are out (e NULL), or it failed (e). */
 void tdb_monsum_post(struct tdb_monsum *p, size_t posted, const struct pt_error *e);
+/* The waiting jobs woken to look for help to give (arg: p). */
+void tdb_monsum_wake(void *arg);
 /* Summary job k of TDB_MONSUM_JOBS (the writer's job runs before them or
  * beside, never behind one: indices in order), e its error. */
 #define TDB_MONSUM_JOBS 3

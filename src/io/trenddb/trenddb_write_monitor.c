@@ -19,6 +19,7 @@
 #include "src/io/load.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_monprep.h"
 #include "src/io/trenddb/tdb_monsum.h"
 #include "src/io/trenddb/tdb_runs.h"
 #include "src/io/trenddb/tdb_spool.h"
@@ -95,21 +96,8 @@ static int write_empty_monitor_shard(const struct monitor_data *md, const char *
  * the attempts are replayed metric by metric (the ids), and the spool is
  * read back a rank at a time, each rank's rows sorted into trend_data's
  * key order, built in that order and summarized on the way.  Only the rank
- * being read or written is ever in memory. */
-
-struct srec {                /* a row on the spool, then nv doubles: its statistics of has */
-    uint32_t skey;           /* its target: id in ms->skeys */
-    int32_t step, micro;     /* as read */
-    uint8_t metric;          /* monitor_metric_names index */
-    uint8_t nv;
-    uint16_t has;            /* bit per monitor_stat_names index: a value, normalised */
-};
-
-struct schunk {              /* a rank's records on the spool */
-    int32_t rank;
-    uint64_t off, bytes;
-    size_t n;
-};
+ * being read or written is ever in memory, and on more than one thread the
+ * next one, read back and sorted beside (tdb_monprep). */
 
 struct sattempt {            /* a target's first row of a metric, in the order rows came */
     uint32_t skey, file;     /* file: its place among the files written */
@@ -336,28 +324,9 @@ out:
     return rc;
 }
 
-/* A row of the rank going in: its key, and where its record is (its
- * place on the spool: also the order INSERT OR IGNORE met them in). */
-struct mrow {
-    int32_t step, metric;    /* metric: its metric_id */
-    int64_t dbid;
-    uint64_t at;             /* offset of its record in the rank's bytes */
-};
-
-static int cmp_mrow(const void *a, const void *b) {
-    const struct mrow *x = a, *y = b;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    if (x->dbid != y->dbid) return x->dbid < y->dbid ? -1 : 1;
-    if (x->metric != y->metric) return x->metric < y->metric ? -1 : 1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
 /* Writing trend_data from the spool. */
 struct mon_rows {
     struct tdb *t;
-    const struct monitor_steps *st;
-    const int64_t *dbid;     /* per skey */
-    const int *metric_id;
     int colidx[MONITOR_NSTATS];   /* per monitor_stat_names index: its column, -1 none */
     int nc;
     struct btree_bulk *bb;   /* NULL: INSERTs */
@@ -370,34 +339,10 @@ struct mon_rows {
     int32_t step0, wsteps;
     size_t nwin;
     uint64_t *woff;          /* per chunk: nwin + 1 offsets */
-    char *buf;               /* the rank's records (or a run of them) */
-    size_t capbuf;
-    size_t budget;           /* a rank's records sorted in memory at most (bytes); more: in runs */
-    struct tdb_runs *runs;
-    /* a rank's keys packed for the sort (radix_sort_kv): (step - kstep0) <<
-     * kshift | trank[skey] << 4 | metric id; val: the record's offset */
-    const uint32_t *trank;   /* per skey: its target id's place among them */
-    int kbits, kshift;       /* bits of the target places */
-    int32_t kstep0;
-    struct radix_kv *kv, *kvtmp;
-    size_t capkv, capkvtmp, rows;
-    int32_t memo_step, memo_base;   /* ms_row_step's last step as read and its first micro step */
-    int memo_ok;
+    struct mon_keys keys;    /* how the ranks are read back and sorted */
+    struct mon_pipe *pipe;   /* the ranks read back and sorted, into two sets when helped */
+    size_t rows;
 };
-
-/* The step of a spooled row on the axis (monitor_row_step: with micro
- * steps a search of the steps as read, so the last one's first micro step
- * is kept in w: a file's rows come a step at a time). */
-static int32_t ms_row_step(struct mon_rows *w, const struct srec *h) {
-    if (!w->st->micro) return h->step;
-    if (!w->memo_ok || w->memo_step != h->step) {
-        struct monitor_row r = {.step = h->step, .micro = 0};
-        w->memo_base = monitor_row_step(w->st, &r);
-        w->memo_step = h->step;
-        w->memo_ok = 1;
-    }
-    return w->memo_base + h->micro;
-}
 
 /* One row (the first of its key; rec: its record) into trend_data and the
  * rank's summary. */
@@ -470,132 +415,19 @@ static int mon_out_merged(void *arg, const void *key, const void *rec, uint32_t 
     return mon_out_row(arg, &r, rec) != 0 ? 2 : 0;   /* 2: the error is set */
 }
 
-static int cmp_mrow_key(const void *a, const void *b) {   /* keys as tdb_runs has them: unaligned */
-    struct mrow x, y;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
-    return cmp_mrow(&x, &y);
-}
-
-/* Row r of the sort (rec: its record) as its key. */
-static struct mrow mrow_of(const struct mon_rows *w, const struct radix_kv *r, const char *rec) {
-    struct srec h;
-    memcpy(&h, rec, sizeof h);
-    return (struct mrow){.step = w->kstep0 + (int32_t)(r->key >> w->kshift), .metric = w->metric_id[h.metric],
-                         .dbid = w->dbid[h.skey], .at = r->val};
-}
-
-/* The records in w->buf[0..len) (those whole: *used bytes; their offsets
- * in the rank from pos), *n of them, in key order: the sort's pairs (the
- * first read first among rows of one key, as INSERT OR IGNORE keeps it).
- * NULL (t's error set) without memory. */
-static const struct radix_kv *mon_sort(struct mon_rows *w, uint64_t len, uint64_t pos, size_t *n, uint64_t *used) {
-    size_t k = 0;
-    uint64_t at = 0;
-    int32_t lo = INT32_MAX, hi = INT32_MIN;
-    if (util_grow((void **)&w->kv, &w->capkv, 1, sizeof *w->kv) != 0) goto oom;
-    for (;;) {   /* the steps first, and their range */
-        struct srec h;
-        if (at + sizeof h > len) break;
-        memcpy(&h, w->buf + at, sizeof h);
-        size_t rl = sizeof h + (size_t)h.nv * sizeof(double);
-        if (at + rl > len) break;
-        if (util_grow((void **)&w->kv, &w->capkv, k + 1, sizeof *w->kv) != 0) goto oom;
-        int32_t step = ms_row_step(w, &h);
-        if (step < lo) lo = step;
-        if (step > hi) hi = step;
-        w->kv[k++] = (struct radix_kv){.key = (uint32_t)step, .val = pos + at};
-        at += rl;
-    }
-    *n = k;
-    *used = at;
-    if (k < 2) {
-        if (k) w->kv[0].key = 0;
-        w->kstep0 = lo;
-        w->kshift = 0;
-        return w->kv;
-    }
-    if (util_grow((void **)&w->kvtmp, &w->capkvtmp, k, sizeof *w->kvtmp) != 0) goto oom;
-    int low = w->kbits + 4, bits = low + radix_bits((uint64_t)((int64_t)hi - lo));
-    int wide = bits > 64, sorted = 1;   /* wide: the step sorted apart, after the rest */
-    w->kstep0 = lo;
-    w->kshift = wide ? 0 : low;
-    for (size_t i = 0; i < k; i++) {
-        struct srec h;
-        memcpy(&h, w->buf + (w->kv[i].val - pos), sizeof h);
-        uint64_t step = (uint64_t)((int64_t)(int32_t)(uint32_t)w->kv[i].key - lo);
-        w->kv[i].key = (uint64_t)w->trank[h.skey] << 4 | (uint64_t)w->metric_id[h.metric];
-        if (!wide) w->kv[i].key |= step << low;
-        if (i && w->kv[i].key <= w->kv[i - 1].key) sorted = 0;
-    }
-    if (sorted && !wide) return w->kv;
-    struct radix_kv *r = radix_sort_kv(w->kv, w->kvtmp, k, wide ? low : bits);
-    if (r && wide) {
-        for (size_t i = 0; i < k; i++) {
-            struct srec h;
-            memcpy(&h, w->buf + (r[i].val - pos), sizeof h);
-            r[i].key = (uint64_t)((int64_t)ms_row_step(w, &h) - lo);
-        }
-        r = radix_sort_kv(r, r == w->kv ? w->kvtmp : w->kv, k, 32);
-    }
-    if (r) return r;
-oom:
-    pt_errorf(w->t->err, "out of memory");
-    return NULL;
-}
-
-/* A rank bigger than w->budget: its records read a budget at a time, each
- * part sorted into a run (tdb_runs), the runs merged into o.  0, or -1
- * with t's error set. */
-static int mon_rank_runs(struct mon_rows *w, FILE *spool, const struct schunk *c, struct mon_out *o) {
-    if (!w->runs && !(w->runs = tdb_runs_new(sizeof(struct mrow), cmp_mrow_key)))
-        return pt_errorf(w->t->err, "out of memory or no temporary file for the sort");
-    if (util_grow((void **)&w->buf, &w->capbuf, w->budget, 1) != 0) return pt_errorf(w->t->err, "out of memory");
-    for (uint64_t pos = 0; pos < c->bytes;) {
-        size_t want = c->bytes - pos < w->budget ? (size_t)(c->bytes - pos) : w->budget, n;
-        if (fseeko(spool, (off_t)(c->off + pos), SEEK_SET) != 0 || fread(w->buf, 1, want, spool) != want)
-            return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
-        uint64_t at;
-        const struct radix_kv *kv = mon_sort(w, want, pos, &n, &at);
-        if (!kv) return -1;
-        if (!n) return pt_errorf(w->t->err, "%s: the spooled rows are damaged", w->t->final);
-        for (size_t i = 0; i < n; i++) {
-            const char *rec = w->buf + (kv[i].val - pos);
-            struct mrow r = mrow_of(w, &kv[i], rec);
-            struct srec h;
-            memcpy(&h, rec, sizeof h);
-            if (tdb_runs_put(w->runs, &r, rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
-                return pt_errorf(w->t->err, "could not write the sort's runs (disk full?)");
-        }
-        tdb_runs_cut(w->runs);
-        pos += at;
-    }
-    int rc = tdb_runs_merge(w->runs, w->budget / 2, mon_out_merged, o);
-    if (rc == -1) return pt_errorf(w->t->err, "could not read the sort's runs back (disk full?)");
-    return rc ? -1 : 0;
-}
-
-/* A rank's records (chunk c of the spool) in key order; of two rows of one
- * key the first read wins, as with INSERT OR IGNORE. */
-static int mon_rank_out(struct mon_rows *w, FILE *spool, const struct schunk *c, uint64_t *woff) {
+/* A rank's records (chunk c, read back and sorted in s) in key order;
+ * of two rows of one key the first read wins, as with INSERT OR IGNORE. */
+static int mon_rank_out(struct mon_rows *w, struct mon_set *s, const struct schunk *c, uint64_t *woff) {
     struct mon_out o = {.w = w, .rank = c->rank, .woff = woff};
-    if (c->bytes > w->budget) {
-        if (mon_rank_runs(w, spool, c, &o) != 0) return -1;
-        for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
-        return 0;
-    }
-    if (util_grow((void **)&w->buf, &w->capbuf, c->bytes ? c->bytes : 1, 1) != 0)
-        return pt_errorf(w->t->err, "out of memory");
-    if (fseeko(spool, (off_t)c->off, SEEK_SET) != 0 || fread(w->buf, 1, c->bytes, spool) != c->bytes)
-        return pt_errorf(w->t->err, "%s: could not read the spooled rows back", w->t->final);
-    size_t n;
-    uint64_t used;
-    const struct radix_kv *kv = mon_sort(w, c->bytes, 0, &n, &used);
-    if (!kv) return -1;
-    for (size_t i = 0; i < n; i++) {
-        struct mrow r = mrow_of(w, &kv[i], w->buf + kv[i].val);
-        if (mon_out_row(&o, &r, w->buf + r.at) != 0) return -1;
-    }
+    if (s->in_runs) {
+        int rc = tdb_runs_merge(s->runs, w->keys.budget / 2, mon_out_merged, &o);
+        if (rc == -1) return pt_errorf(w->t->err, "could not read the sort's runs back (disk full?)");
+        if (rc) return -1;
+    } else
+        for (size_t i = 0; i < s->n; i++) {
+            struct mrow r = mon_set_row(&w->keys, s, &s->sorted[i]);
+            if (mon_out_row(&o, &r, s->buf + r.at) != 0) return -1;
+        }
     for (; w->summ && o.win <= w->nwin; o.win++) woff[o.win] = w->sspool.off;
     return 0;
 }
@@ -614,21 +446,28 @@ struct mon_par {
     struct tdb_monsum *sum;
 };
 
-/* Job 0: every rank into trend_data, posted one by one.  The copy of the
- * tdb has this job's error (the bulk build touches no SQLite statement). */
+/* Job 0: every rank into trend_data, posted one by one, each read back
+ * and sorted by whoever came to it first (tdb_monprep: here, or a summary
+ * job while it waited for the rank before).  The copy of the tdb has this
+ * job's error (the bulk build touches no SQLite statement). */
 static int par_rows(struct mon_par *p, struct pt_error *e) {
     struct mon_rows *w = p->w;
     struct tdb tw = *p->t;   /* this job's error; the tdb itself when on the caller's */
     tw.err = e;
     w->t = e == p->t->err ? (struct tdb *)p->t : &tw;
     int rc = 0;
+    struct mon_set *s;
     for (size_t i = 0; i < p->ms->nchunk && rc == 0; i++) {
         if (tw.cancel && atomic_load(tw.cancel)) rc = pt_errorf(e, "%s: interrupted", tw.final);
-        else if (mon_rank_out(w, p->ms->spool.f, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL) != 0)
+        else if (!(s = mon_pipe_take(w->pipe, i, e)) ||
+                 mon_rank_out(w, s, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL) != 0)
             rc = -1;
         else if (w->summ && tdb_spool_flush(&w->sspool) != 0)
             rc = pt_errorf(e, "%s: could not spool the rank summary's rows (disk full?)", tw.final);
-        else tdb_monsum_post(p->sum, i + 1, NULL);
+        else {
+            mon_pipe_release(w->pipe, i);   /* before the post: a job it wakes may fill rank i + 2 */
+            tdb_monsum_post(p->sum, i + 1, NULL);
+        }
     }
     w->t = (struct tdb *)p->t;
     if (rc != 0) tdb_monsum_post(p->sum, 0, e);
@@ -656,9 +495,22 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
     sum->rank = rank;
     sum->woff = w->woff;
     tdb_monsum_init(sum);
+    /* two sets when a summary job may fill the next rank beside the writer */
+    struct mon_pipe pipe;
+    int helped = sum->groups && util_pool_threads(2) > 1;
+    w->keys.fd = ms->spool.f ? fileno(ms->spool.f) : -1;
+    w->keys.final = w->t->final;
+    mon_pipe_init(&pipe, &w->keys, ms->chunk, ms->nchunk, helped ? 2 : 1, tdb_monsum_wake, sum);
+    w->pipe = &pipe;
+    if (helped) {
+        sum->help = mon_pipe_help;
+        sum->help_arg = &pipe;
+    }
     int rc;
     if (sum->groups) rc = util_pool_for(1 + TDB_MONSUM_JOBS, par_job, &p, w->t->err);
     else if ((rc = par_rows(&p, w->t->err)) == 0 && sum->all) rc = tdb_monsum_all(sum, w->t->err);
+    mon_pipe_done(&pipe);
+    w->pipe = NULL;
     tdb_monsum_done(sum);
     free(rank);
     return rc;
@@ -666,7 +518,8 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
 
 /* A rank's spooled records sorted in memory at most (bytes; about 70 a
  * row, and 48 more for its key and the sort's copy of it): a bigger rank
- * is sorted in runs of this size, merged (tdb_runs) */
+ * is sorted in runs of this size, merged (tdb_runs).  Per set: with two
+ * (tdb_monprep) twice this at most. */
 #define MON_SORT_BYTES ((size_t)48 << 20)
 
 /* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
@@ -704,19 +557,19 @@ static int mon_target_ranks(const int64_t *dbid, size_t n, uint32_t **trank, int
 static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct monitor_steps *st,
                           const int64_t *dbid, const int *metric_id, const int *colidx, const char *const *cols,
                           int nc, struct btree_bulk *bb, size_t *rows) {
-    struct mon_rows w = {.t = t, .st = st, .dbid = dbid, .metric_id = metric_id, .nc = nc};
+    struct mon_rows w = {.t = t, .nc = nc};
     struct tdb_monsum sum = {0};
     uint32_t *trank = NULL;
-    int ordered = 1, rc = -1;
-    if (mon_target_ranks(dbid, names_count(ms->skeys), &trank, &w.kbits) != 0) {
+    int ordered = 1, rc = -1, kbits;
+    if (mon_target_ranks(dbid, names_count(ms->skeys), &trank, &kbits) != 0) {
         free(trank);
         return pt_errorf(t->err, "out of memory");
     }
-    w.trank = trank;
+    w.keys = (struct mon_keys){.st = st, .dbid = dbid, .metric_id = metric_id, .trank = trank, .kbits = kbits};
     for (int s = 0; s < MONITOR_NSTATS; s++) w.colidx[s] = -1;
     for (int c = 0; c < nc; c++) w.colidx[colidx[c]] = c;
     const char *sb = getenv("PROBETOP_SORT_BYTES");   /* probetop(1), ENVIRONMENT */
-    w.budget = sb && atoll(sb) >= 1024 ? (size_t)atoll(sb) : MON_SORT_BYTES;   /* a record is < 200 bytes */
+    w.keys.budget = sb && atoll(sb) >= 1024 ? (size_t)atoll(sb) : MON_SORT_BYTES;   /* a record is < 200 bytes */
     for (size_t i = 1; i < ms->nchunk; i++)
         if (ms->chunk[i].rank <= ms->chunk[i - 1].rank) ordered = 0;
     w.bb = ordered ? bb : NULL;
@@ -757,11 +610,7 @@ out:
     tdb_monsum_free(&sum);
     tdb_spool_close(&w.sspool);
     free(w.woff);
-    free(w.buf);
-    free(w.kv);
-    free(w.kvtmp);
     free(trank);
-    tdb_runs_free(w.runs);
     return rc;
 }
 
