@@ -270,6 +270,18 @@ int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *er
     return 0;
 }
 
+int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err) {
+    if (s->f || s->sorted || n <= s->cap || n > SIZE_MAX / s->rec) return 0;
+    uint64_t more = (n - s->cap) * s->rec;
+    if (atomic_load(&s->b->held) + more > s->b->cap) return 0;
+    char *nb = realloc(s->buf, (size_t)n * s->rec);
+    if (!nb) return pt_errorf(err, "out of memory");
+    s->buf = nb;
+    s->cap = (size_t)n;
+    hold(s, (int64_t)more);
+    return 0;
+}
+
 static const void *run_head(const struct trace_spill *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->rec; }
 
 static int heap_less(const struct trace_spill *s, size_t a, size_t b) {

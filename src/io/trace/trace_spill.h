@@ -43,6 +43,11 @@ void trace_spill_keys(struct trace_spill *s, int (*keys)(const void *recs, size_
  * key order: when they all do (and there are 16 lanes at most) a buffer is
  * sorted by merging its lanes instead of the radix sort. */
 void trace_spill_lanes(struct trace_spill *s, int bits);
+/* Room for n records at once, when the budget has it (else the buffer
+ * grows as records come, spilling past the budget as always): no copies
+ * of a growing buffer when the count is known.  0, or -1 with err (out of
+ * memory). */
+int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
