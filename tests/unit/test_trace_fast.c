@@ -175,11 +175,13 @@ static void same_file(const char *path) {
 /* Whole files: every seed of the fuzz harness (escaped names, keys in odd
  * order, times as strings, ints and floats, huge numbers, nested args, a
  * file cut mid-event, JSON the tokenizer refuses, events that begin as one
- * before them: snap.json) and the HTA fixtures. */
+ * before them: snap.json; names alike in the 8 bytes a snapshot is tried
+ * by, the same name with another pid or tid: snap_probe.json) and the HTA
+ * fixtures. */
 static void files_alike(void) {
     static const char *const seeds[] = {"shapes.json", "cut.json", "lead0.json", "trailing.json", "kineto.json",
                                         "kineto.json.gz", "kineto_ns.json", "megatron_pg.json", "trace_view.json",
-                                        "trace_view_flows.json", "snap.json"};
+                                        "trace_view_flows.json", "snap.json", "snap_probe.json"};
     int n = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         char rel[256];
@@ -189,7 +191,7 @@ static void files_alike(void) {
         same_file(p);
         n++;
     }
-    CHECK_INT(n, 11);
+    CHECK_INT(n, 12);
     static const char *const hta[] = {"hta/sampled_2rank/rank-0.json.gz", "hta/nccl_2rank/rank-0.json.gz",
                                       "hta/rank3_of_8/control.json.gz"};
     for (size_t i = 0; i < sizeof hta / sizeof *hta; i++) {

@@ -1,7 +1,8 @@
 /* The trace reader's sorted streams (src/io/trace/trace_spill.c): records
  * come back in the comparator's order with ties in push order (what
  * glibc's stable qsort gave before), whichever way the buffer is sorted:
- * already in order (no sort), by the radix sort of the stream's keys, by
+ * already in order (no sort), by merging its lanes (each stream's records
+ * in order), by the radix sort of the stream's keys, by
  * qsort when the keys refuse, and through the temporary file's runs when
  * the budget is small.  The reference is a sort by (key, stream, push
  * number) of the same records. */
@@ -54,7 +55,8 @@ static uint64_t next_rand(void) {
     return rng;
 }
 
-/* The records v[0..n) through a stream (keys or not, budget cap bytes):
+/* The records v[0..n) through a stream (keyed: 0 no keys, 1 keys, 2 keys
+ * whose low 16 bits are the lane; budget cap bytes):
  * the number of places where the order differs from the reference. */
 static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t cap, int *spilled) {
     struct trace_spill_budget bud = {.cap = cap};
@@ -62,6 +64,7 @@ static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t 
     CHECK(s != NULL);
     if (!s) return n;
     if (keyed) trace_spill_keys(s, rec_keys);
+    if (keyed == 2) trace_spill_lanes(s, 16);
     struct pt_error err;
     for (size_t i = 0; i < n; i++)
         if (trace_spill_push(s, &v[i], &err)) { CHECK(!"push"); trace_spill_free(s); return n; }
@@ -83,7 +86,8 @@ static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t 
     return bad;
 }
 
-enum { SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_SORTED_TIES, SHAPE_REVERSE, SHAPE_STREAMS, SHAPE_NEGATIVE, SHAPE_WIDE, NSHAPES };
+enum { SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_SORTED_TIES, SHAPE_REVERSE, SHAPE_STREAMS, SHAPE_NEGATIVE, SHAPE_WIDE,
+       SHAPE_LANES_TIES, SHAPE_LANES_16, SHAPE_LANES_17, SHAPE_LANE_BACK, NSHAPES };
 
 static void fill(struct rec *v, size_t n, int shape) {
     for (size_t i = 0; i < n; i++) {
@@ -101,6 +105,17 @@ static void fill(struct rec *v, size_t n, int shape) {
         case SHAPE_WIDE:   /* times 2^48 ns apart or more: the keys refuse, qsort sorts */
             v[i] = (struct rec){(int64_t)(x % 4) * ((int64_t)1 << 50) - ((int64_t)1 << 51), (uint16_t)(x >> 50) % 2, (uint32_t)i};
             break;
+        case SHAPE_LANES_TIES:   /* 5 streams met in random turns, each in order with ties (merged lanes) */
+            v[i] = (struct rec){(int64_t)(i / 4), (uint16_t)(x % 5 * 1000), (uint32_t)i};
+            break;
+        case SHAPE_LANES_16:   /* 16 streams each in order, overlapping: the most lanes merged */
+        case SHAPE_LANES_17:   /* 17: one lane too many, the radix sort */
+            v[i] = (struct rec){(int64_t)i * 10 + (int64_t)(i % (shape == SHAPE_LANES_16 ? 16 : 17)) * 1000,
+                                (uint16_t)(i % (shape == SHAPE_LANES_16 ? 16 : 17)), (uint32_t)i};
+            break;
+        case SHAPE_LANE_BACK:   /* 3 streams in order but for one record that goes back */
+            v[i] = (struct rec){(int64_t)i - (i == n / 2 ? 5 : 0), (uint16_t)(i % 3), (uint32_t)i};
+            break;
         }
     }
 }
@@ -112,7 +127,7 @@ static void orders(void) {
             size_t n = sizes[z];
             struct rec *v = malloc(n * sizeof *v);
             fill(v, n, shape);
-            for (int keyed = 0; keyed < 2; keyed++) {
+            for (int keyed = 0; keyed < 3; keyed++) {
                 int sp;
                 size_t bad = through_stream(v, n, keyed, UINT64_MAX, &sp);
                 if (bad) fprintf(stderr, "shape %d n %zu keyed %d: %zu records out of place\n", shape, n, keyed, bad);
@@ -130,13 +145,15 @@ static void spilled_runs(void) {
     struct rec *v = malloc(n * sizeof *v);
     for (int shape = 0; shape < NSHAPES; shape++) {
         fill(v, n, shape);
-        nkeys_called = 0;
-        int sp = 0;
-        size_t bad = through_stream(v, n, 1, (uint64_t)2 << 20, &sp);
-        if (bad) fprintf(stderr, "spilled shape %d: %zu records out of place\n", shape, bad);
-        CHECK_INT(bad, 0);
-        CHECK(sp);
-        if (shape == SHAPE_RANDOM_TIES || shape == SHAPE_REVERSE) CHECK(nkeys_called > 1);   /* every run by the keys */
+        for (int keyed = 1; keyed < 3; keyed++) {
+            nkeys_called = 0;
+            int sp = 0;
+            size_t bad = through_stream(v, n, keyed, (uint64_t)2 << 20, &sp);
+            if (bad) fprintf(stderr, "spilled shape %d keyed %d: %zu records out of place\n", shape, keyed, bad);
+            CHECK_INT(bad, 0);
+            CHECK(sp);
+            if (shape == SHAPE_RANDOM_TIES || shape == SHAPE_REVERSE) CHECK(nkeys_called > 1);   /* every run by the keys */
+        }
     }
     free(v);
 }

@@ -566,7 +566,13 @@ int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_
     if (!(b->md = tpatterns_md_new()) || !(b->ep = calloc(x->nnames ? x->nnames : 1, 1))) rc = pt_errorf(err, "out of memory");
     if (!rc) rc = make_steps(b, files, nf, err);
     if (!rc && !(b->k = trace_spill_new(sizeof(struct ktmp), cmp_ktmp, bud))) rc = pt_errorf(err, "out of memory");
-    if (!rc) trace_spill_keys(b->k, ktmp_keys);
+    if (!rc) {
+        trace_spill_keys(b->k, ktmp_keys);
+        trace_spill_lanes(b->k, 16);   /* ktmp_keys' low 16 bits: the stream, whose kernels come in start order */
+        uint64_t nk = 0;   /* one ktmp per kernel of the files */
+        for (size_t i = 0; i < nf; i++) nk += files[i].f->kernels ? trace_spill_count(files[i].f->kernels) : 0;
+        rc = trace_spill_reserve(b->k, nk, err);
+    }
     for (size_t i = 0; !rc && i < nf; i++) {
         b->frac |= files[i].f->ts_frac;
         rc = join_file(b, &files[i], multi_step, r->file, err);

@@ -593,11 +593,20 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
  * the event is read from there. */
 
 /* The snapshot whose bytes begin the event at p (its first member's
- * quote), or NULL. */
-static const struct trace_fast_snap *snap_find(const struct trace_fast_ev *e, const char *p, const char *end) {
-    for (int i = 0; i < TRACE_FAST_NSNAP; i++) {
+ * quote), or NULL: the one the last event began with first, then the
+ * others, each by 8 bytes of its name before the whole (events differ
+ * mostly in their names).  Any one that matches sets the same (the bytes
+ * are the same), so which is tried first changes nothing else. */
+static const struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
+    for (unsigned j = 0; j < TRACE_FAST_NSNAP; j++) {
+        unsigned i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
         const struct trace_fast_snap *sn = &e->snap[i];
-        if (sn->len && (size_t)(end - p) > sn->len && !memcmp(p, sn->b, sn->len)) return sn;
+        if (!sn->len || (size_t)(end - p) <= sn->len) continue;
+        if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) continue;
+        if (!memcmp(p, sn->b, sn->len)) {
+            e->snap_hit = i;
+            return sn;
+        }
     }
     return NULL;
 }
@@ -626,6 +635,7 @@ static void snap_keep(struct trace_fast_ev *e, const char *start, const char *cu
     sn->ph = e->ph;
     sn->cat = e->cat;
     sn->name_off = e->namep != e->name ? (unsigned)(e->namep - start) : UINT_MAX;
+    sn->probe = sn->name_off != UINT_MAX && sn->name_off + 8 <= sn->len ? sn->name_off : 0;
     sn->namelen = e->namelen;
     sn->pid = e->pid;
     sn->tid = e->tid;

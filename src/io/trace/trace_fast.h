@@ -44,6 +44,7 @@ struct trace_fast_snap {
     char ph;
     int cat;
     unsigned name_off;       /* the name's offset in b, UINT_MAX none */
+    unsigned probe;          /* 8 bytes of b (from the name's, else from 0) compared first, when len >= 8 + probe */
     size_t namelen;
     int64_t pid, tid;
     unsigned seen;           /* the members' keys */
@@ -79,9 +80,10 @@ struct trace_fast_ev {
      * too); others are read and become the new expectation. */
     struct trace_fast_pred pev[TRACE_FAST_NPRED], parg[TRACE_FAST_NPRED];
     /* Kept too: the beginnings of the last events (struct trace_fast_snap),
-     * the next one to replace. */
+     * the next one to replace, and the last one an event began with (tried
+     * first). */
     struct trace_fast_snap snap[TRACE_FAST_NSNAP];
-    unsigned snap_next;
+    unsigned snap_next, snap_hit;
 };
 
 /* The fields of an event before its first key (what an empty object gives). */

@@ -27,8 +27,10 @@ struct trace_spill {
     size_t per;         /* records read at once per run while merging */
     int (*cmp)(const void *, const void *);
     int (*keys)(const void *, size_t, size_t, uint64_t *);   /* NULL: qsort only */
+    uint64_t lane_mask;  /* a key's lane bits (trace_spill_lanes), 0 none */
     struct trace_spill_budget *b;
     char *buf;
+    uint32_t *order;    /* in memory, sorted by keys: the records' places in order (held), NULL: buf's order */
     size_t n, cap;      /* records in buf, its size in records */
     uint64_t held;      /* bytes of buf and the read buffers counted in b->held */
     uint64_t count;
@@ -56,6 +58,7 @@ struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const v
 }
 
 void trace_spill_keys(struct trace_spill *s, int (*keys)(const void *recs, size_t n, size_t rec, uint64_t *out)) { s->keys = keys; }
+void trace_spill_lanes(struct trace_spill *s, int bits) { s->lane_mask = bits > 0 && bits < 64 ? ((uint64_t)1 << bits) - 1 : 0; }
 
 void trace_spill_free(struct trace_spill *s) {
     if (!s) return;
@@ -63,6 +66,7 @@ void trace_spill_free(struct trace_spill *s) {
     free(s->runs);
     free(s->heap);
     free(s->buf);
+    free(s->order);
     if (s->f) fclose(s->f);
     if (s->held) hold(s, -(int64_t)s->held);
     free(s);
@@ -81,31 +85,121 @@ static FILE *temp_file(struct pt_error *err) {
     return f;
 }
 
-/* The n records of size rec at v in the order of their keys (keys: see
- * trace_spill_keys), stably: (key, place) pairs sorted by radix_sort_kv,
- * then the records moved to their places along the permutation's cycles.
- * 0, or -1 (keys refused, no memory: v untouched). */
-static int radix_sort(char *v, size_t n, size_t rec, int (*keys)(const void *, size_t, size_t, uint64_t *)) {
-    uint64_t *k = malloc(n * sizeof *k);
-    struct radix_kv *a = malloc(2 * n * sizeof *a);
-    char *tmp = malloc(rec);
-    int rc = -1;
-    if (!k || !a || !tmp || keys(v, n, rec, k)) goto out;
-    uint64_t most = 0;
+/* The lanes a buffer is merged from at most (trace_spill_lanes). */
+#define LANES_MAX 16
+
+/* The slot of lane l among the *nl of lane[] (cur: the last record's),
+ * added when new; -1 when that would pass LANES_MAX. */
+static int lane_slot(uint64_t *lane, int *nl, int cur, uint64_t l) {
+    if (*nl && lane[cur] == l) return cur;
+    for (int j = 0; j < *nl; j++)
+        if (lane[j] == l) return j;
+    if (*nl == LANES_MAX) return -1;
+    lane[*nl] = l;
+    return (*nl)++;
+}
+
+/* The places of the n keys k in key order into ord, when the keys of each
+ * lane (their bits under mask: trace_spill_lanes) already come in order
+ * and there are at most LANES_MAX lanes: each lane's places gathered in
+ * tmp, then the lanes merged by their next key.  Keys of two lanes differ
+ * and a lane's equal keys keep their order: the stable order.  0, or -1
+ * (not so: ord untouched). */
+static int lane_merge(const uint64_t *k, size_t n, uint64_t mask, uint32_t *ord, uint32_t *tmp) {
+    uint64_t lane[LANES_MAX], last[LANES_MAX], head[LANES_MAX];
+    size_t cnt[LANES_MAX] = {0}, at[LANES_MAX], end[LANES_MAX];
+    int nl = 0, cur = 0;
     for (size_t i = 0; i < n; i++) {
-        a[i] = (struct radix_kv){k[i], i};
-        most |= k[i];
+        int j = lane_slot(lane, &nl, cur, k[i] & mask);
+        if (j < 0 || (cnt[j] && k[i] < last[j])) return -1;
+        last[j] = k[i];
+        cnt[j]++;
+        cur = j;
     }
-    struct radix_kv *r = radix_sort_kv(a, a + n, n, radix_bits(most));
-    if (!r) goto out;
-    /* record r[j].val goes to place j: each cycle followed once (r[j].val = j marks a place done) */
-    for (size_t j = 0; j < n; j++) {
-        if (r[j].val == j) continue;
+    size_t o = 0;
+    for (int j = 0; j < nl; j++) {
+        at[j] = o;
+        o += cnt[j];
+        end[j] = o;
+    }
+    cur = 0;
+    for (size_t i = 0; i < n; i++) {
+        cur = lane_slot(lane, &nl, cur, k[i] & mask);
+        tmp[at[cur]++] = (uint32_t)i;
+    }
+    for (int j = 0; j < nl; j++) {   /* at[j] back to the lane's first; every lane has one at least */
+        at[j] = end[j] - cnt[j];
+        head[j] = k[tmp[at[j]]];
+    }
+    for (size_t i = 0; i < n; i++) {
+        int m = 0;
+        for (int j = 1; j < nl; j++)
+            if (head[j] < head[m]) m = j;
+        ord[i] = tmp[at[m]++];
+        if (at[m] < end[m]) {
+            head[m] = k[tmp[at[m]]];
+        } else {   /* the lane is done: the last takes its slot */
+            nl--;
+            at[m] = at[nl];
+            end[m] = end[nl];
+            head[m] = head[nl];
+        }
+    }
+    return 0;
+}
+
+/* The buffer's order as its records' places (s->order, held), from the
+ * stream's keys: merged lanes (lane_merge) or a stable radix sort.  0, or
+ * -1 (keys refused, too many records, no memory: nothing changed). */
+static int order_by_keys(struct trace_spill *s) {
+    size_t n = s->n;
+    if (n > UINT32_MAX) return -1;
+    uint64_t *k = malloc(n * sizeof *k);
+    uint32_t *ord = malloc(n * sizeof *ord);
+    struct radix_kv *a = NULL;
+    int rc = -1;
+    if (!k || !ord || s->keys(s->buf, n, s->rec, k)) goto out;
+    uint32_t *tmp = s->lane_mask ? malloc(n * sizeof *tmp) : NULL;
+    int merged = tmp && !lane_merge(k, n, s->lane_mask, ord, tmp);
+    free(tmp);
+    if (!merged) {
+        if (!(a = malloc(2 * n * sizeof *a))) goto out;
+        uint64_t most = 0;
+        for (size_t i = 0; i < n; i++) {
+            a[i] = (struct radix_kv){k[i], i};
+            most |= k[i];
+        }
+        struct radix_kv *r = radix_sort_kv(a, a + n, n, radix_bits(most));
+        if (!r) goto out;
+        for (size_t i = 0; i < n; i++) ord[i] = (uint32_t)r[i].val;
+    }
+    s->order = ord;
+    ord = NULL;
+    hold(s, (int64_t)(n * sizeof *s->order));
+    rc = 0;
+out:
+    free(k);
+    free(ord);
+    free(a);
+    return rc;
+}
+
+/* The records moved to the places s->order gives (for a run written to
+ * the file or the array asked for): each cycle of the permutation followed
+ * once, a place done marked by order[j] = j; the order freed. */
+static int apply_order(struct trace_spill *s) {
+    if (!s->order) return 0;
+    char *v = s->buf, *tmp = malloc(s->rec);
+    uint32_t *r = s->order;
+    size_t rec = s->rec;
+    if (!tmp) return -1;
+    for (size_t j = 0; j < s->n; j++) {
+        if (r[j] == j) continue;
         memcpy(tmp, v + j * rec, rec);
         size_t at = j;
         for (;;) {
-            size_t from = (size_t)r[at].val;
-            r[at].val = at;
+            size_t from = r[at];
+            r[at] = (uint32_t)at;
             if (from == j) {
                 memcpy(v + at * rec, tmp, rec);
                 break;
@@ -114,23 +208,22 @@ static int radix_sort(char *v, size_t n, size_t rec, int (*keys)(const void *, s
             at = from;
         }
     }
-    rc = 0;
-out:
-    free(k);
-    free(a);
     free(tmp);
-    return rc;
+    free(s->order);
+    s->order = NULL;
+    hold(s, -(int64_t)(s->n * sizeof(uint32_t)));
+    return 0;
 }
 
 /* The buffer in the comparator's order: when every record is strictly
  * before the next (traces mostly write kernels and launches in order) it
  * already is, and qsort is skipped: with no ties the order is the one qsort
- * gives, whatever its algorithm; else the stream's radix sort when it has
- * keys, or qsort as before. */
+ * gives, whatever its algorithm; else the stream's keys give the order
+ * (s->order, the records left where they are), or qsort as before. */
 static void sort_buf(struct trace_spill *s) {
     size_t i = 1;
     while (i < s->n && s->cmp(s->buf + (i - 1) * s->rec, s->buf + i * s->rec) < 0) i++;
-    if (i < s->n && (!s->keys || radix_sort(s->buf, s->n, s->rec, s->keys))) qsort(s->buf, s->n, s->rec, s->cmp);
+    if (i < s->n && (!s->keys || order_by_keys(s))) qsort(s->buf, s->n, s->rec, s->cmp);
 }
 
 /* The buffer, sorted, as one more run at the end of the file. */
@@ -138,6 +231,7 @@ static int spill(struct trace_spill *s, struct pt_error *err) {
     if (!s->n) return 0;
     if (!s->f && !(s->f = temp_file(err))) return -1;
     sort_buf(s);
+    if (apply_order(s)) return pt_errorf(err, "out of memory");
     if (s->nruns == s->capruns) {
         size_t nc = s->capruns ? s->capruns * 2 : 16;
         struct run *r = realloc(s->runs, nc * sizeof *r);
@@ -173,6 +267,18 @@ int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *er
     memcpy(s->buf + s->n * s->rec, rec, s->rec);
     s->n++;
     s->count++;
+    return 0;
+}
+
+int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err) {
+    if (s->f || s->sorted || n <= s->cap || n > SIZE_MAX / s->rec) return 0;
+    uint64_t more = (n - s->cap) * s->rec;
+    if (atomic_load(&s->b->held) + more > s->b->cap) return 0;
+    char *nb = realloc(s->buf, (size_t)n * s->rec);
+    if (!nb) return pt_errorf(err, "out of memory");
+    s->buf = nb;
+    s->cap = (size_t)n;
+    hold(s, (int64_t)more);
     return 0;
 }
 
@@ -241,7 +347,12 @@ int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
 }
 
 const void *trace_spill_next(struct trace_spill *s, struct pt_error *err) {
-    if (!s->f) return s->next < s->n ? s->buf + s->rec * s->next++ : NULL;
+    if (!s->f) {
+        if (s->next >= s->n) return NULL;
+        size_t i = s->order ? s->order[s->next] : s->next;
+        s->next++;
+        return s->buf + s->rec * i;
+    }
     if (!s->nheap) return NULL;
     size_t r = s->heap[0];
     struct run *u = &s->runs[r];
@@ -268,4 +379,4 @@ int trace_spill_park(struct trace_spill *s, struct pt_error *err) {
 
 int trace_spill_failed(const struct trace_spill *s) { return s->failed; }
 uint64_t trace_spill_count(const struct trace_spill *s) { return s->count; }
-void *trace_spill_array(struct trace_spill *s) { return s->f ? NULL : s->buf; }
+void *trace_spill_array(struct trace_spill *s) { return s->f || apply_order(s) ? NULL : s->buf; }

@@ -2,8 +2,8 @@
  * budget (probetop-formats(5), PROFILER TRACES: Memory).  Records are
  * pushed in any order and read back in the comparator's order (ties in
  * push order); while the budget allows they stay in memory (one sort: none
- * when already in order, a radix sort of the stream's keys, else qsort),
- * past it they go in sorted
+ * when already in order, a merge of its lanes when each is, a radix sort
+ * of the stream's keys, else qsort), past it they go in sorted
  * runs to an unlinked temporary file ($TMPDIR, else /tmp; never beside the
  * input) and come back through a k-way merge.  The trace reader keeps its
  * kernels and launches in these, so a trace of any number of kernels opens
@@ -38,6 +38,16 @@ void trace_spill_free(struct trace_spill *s);
  * instead of qsort (glibc's is a stable merge sort: the same order, ties
  * kept in push order); when keys says -1 or memory is short, qsort. */
 void trace_spill_keys(struct trace_spill *s, int (*keys)(const void *recs, size_t n, size_t rec, uint64_t *out));
+/* The keys' low bits (bits of them, 1..63) name a record's lane (for the
+ * kernels: the device stream), and a lane's records mostly come pushed in
+ * key order: when they all do (and there are 16 lanes at most) a buffer is
+ * sorted by merging its lanes instead of the radix sort. */
+void trace_spill_lanes(struct trace_spill *s, int bits);
+/* Room for n records at once, when the budget has it (else the buffer
+ * grows as records come, spilling past the budget as always): no copies
+ * of a growing buffer when the count is known.  0, or -1 with err (out of
+ * memory). */
+int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
@@ -53,7 +63,8 @@ const void *trace_spill_next(struct trace_spill *s, struct pt_error *err);
 int trace_spill_failed(const struct trace_spill *s);
 uint64_t trace_spill_count(const struct trace_spill *s);
 /* Sorted in memory (not spilled): the records as one array of
- * trace_spill_count(s), after trace_spill_sort; NULL when spilled. */
+ * trace_spill_count(s), after trace_spill_sort (the records are moved to
+ * their order then); NULL when spilled or out of memory. */
 void *trace_spill_array(struct trace_spill *s);
 
 #endif
