@@ -239,86 +239,110 @@ static void print_csv(const struct overflow_answer *r) {
 static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
 
 /* The listing's rows (368 k of them at 1 024 ranks, 64 MB): written
- * piece by piece into stdout's own buffer, numbers by hand; printf per
- * field was most of the printing, which runs after the parallel load.
- * A string with anything to escape goes through json_str, the same bytes. */
-static void jr_mem(const char *s, size_t k) { fwrite_unlocked(s, 1, k, stdout); }   /* one thread writes */
+ * piece by piece into a buffer of print_json's, numbers by hand, and
+ * handed to stdout 64 KB at a time; printf per field was most of the
+ * printing, and an fwrite per piece half of what was left (callgrind),
+ * all after the parallel load. A string with anything to escape goes
+ * through json_str, the same bytes. Printing to stdout directly between
+ * rows needs jr_flush first. */
+struct jr_out {
+    size_t n;
+    char b[1 << 16];
+};
 
-#define JR_LIT(s) jr_mem(s, sizeof s - 1)
-
-/* %d, %u, %zu */
-static void jr_num(long long v) {
-    char t[24];
-    jr_mem(t, util_put_int(t, 0, v));
+static void jr_flush(struct jr_out *o) {
+    fwrite_unlocked(o->b, 1, o->n, stdout);   /* one thread writes */
+    o->n = 0;
 }
 
-static void jr_str(const char *s) {
+static void jr_mem(struct jr_out *o, const char *s, size_t k) {
+    if (k > sizeof o->b - o->n) {
+        jr_flush(o);
+        if (k > sizeof o->b) {
+            fwrite_unlocked(s, 1, k, stdout);
+            return;
+        }
+    }
+    memcpy(o->b + o->n, s, k);
+    o->n += k;
+}
+
+#define JR_LIT(o, s) jr_mem(o, s, sizeof s - 1)
+
+/* %d, %u, %zu */
+static void jr_num(struct jr_out *o, long long v) {
+    if (sizeof o->b - o->n < 24) jr_flush(o);
+    o->n = util_put_int(o->b, o->n, v);
+}
+
+static void jr_str(struct jr_out *o, const char *s) {
     if (!s) s = "";
     size_t k = 0;
     /* json_fput_str writes printable ASCII other than '"' and '\' as it is */
     while ((unsigned char)s[k] >= 0x20 && (unsigned char)s[k] < 0x7f && s[k] != '"' && s[k] != '\\') k++;
     if (s[k]) {
+        jr_flush(o);
         json_str(s);
         return;
     }
-    putchar_unlocked('"');
-    jr_mem(s, k);
-    putchar_unlocked('"');
+    JR_LIT(o, "\"");
+    jr_mem(o, s, k);
+    JR_LIT(o, "\"");
 }
 
 /* An entry's members, without the braces. */
-static void json_fields(const struct overflow_answer *r, const struct ovf_entry *e) {
-    JR_LIT("\"step\": ");
-    jr_num(e->step);
-    JR_LIT(", \"micro_step\": ");
-    if (e->micro >= 0) jr_num(e->micro);
-    else JR_LIT("null");
-    JR_LIT(", \"rank\": ");
-    jr_num(e->rank);
-    JR_LIT(", \"pos\": ");
-    jr_num(e->pos);
-    JR_LIT(", \"name\": ");
-    jr_str(e->name);
-    JR_LIT(", \"level\": \"");
+static void json_fields(struct jr_out *o, const struct overflow_answer *r, const struct ovf_entry *e) {
+    JR_LIT(o, "\"step\": ");
+    jr_num(o, e->step);
+    JR_LIT(o, ", \"micro_step\": ");
+    if (e->micro >= 0) jr_num(o, e->micro);
+    else JR_LIT(o, "null");
+    JR_LIT(o, ", \"rank\": ");
+    jr_num(o, e->rank);
+    JR_LIT(o, ", \"pos\": ");
+    jr_num(o, e->pos);
+    JR_LIT(o, ", \"name\": ");
+    jr_str(o, e->name);
+    JR_LIT(o, ", \"level\": \"");
     const char *lv = overflow_answer_level(r, e);
-    jr_mem(lv, strlen(lv));
-    JR_LIT("\", \"what\": ");
-    jr_str(e->what);
+    jr_mem(o, lv, strlen(lv));
+    JR_LIT(o, "\", \"what\": ");
+    jr_str(o, e->what);
 }
 
-static void json_entry(const struct overflow_answer *r, const struct ovf_entry *e) {
-    JR_LIT("{");
-    json_fields(r, e);
-    JR_LIT("}");
+static void json_entry(struct jr_out *o, const struct overflow_answer *r, const struct ovf_entry *e) {
+    JR_LIT(o, "{");
+    json_fields(o, r, e);
+    JR_LIT(o, "}");
 }
 
 /* A listed row: an entry with its kind; a group also has its records,
  * steps and ranks (its step, rank, pos and what are its earliest record's). */
-static void json_row(const struct overflow_answer *r, const struct ovfrows_row *w) {
-    JR_LIT("{");
-    json_fields(r, &r->l->v[w->entry]);
-    JR_LIT(", \"kind\": \"");
+static void json_row(struct jr_out *o, const struct overflow_answer *r, const struct ovfrows_row *w) {
+    JR_LIT(o, "{");
+    json_fields(o, r, &r->l->v[w->entry]);
+    JR_LIT(o, ", \"kind\": \"");
     const char *k = row_kind(w);
-    jr_mem(k, strlen(k));
-    JR_LIT("\"");
+    jr_mem(o, k, strlen(k));
+    JR_LIT(o, "\"");
     if (w->section == OVFROWS_JUMP) {
-        JR_LIT(", \"records\": ");
-        jr_num((long long)w->count);
-        JR_LIT(", \"steps\": ");
-        jr_num(w->nsteps);
-        JR_LIT(", \"ranks\": ");
-        jr_num(w->nranks);
-        JR_LIT(", \"step_range\": [");
-        jr_num(w->step_min);
-        JR_LIT(", ");
-        jr_num(w->step_max);
-        JR_LIT("], \"rank_range\": [");
-        jr_num(w->rank_min);
-        JR_LIT(", ");
-        jr_num(w->rank_max);
-        JR_LIT("]");
+        JR_LIT(o, ", \"records\": ");
+        jr_num(o, (long long)w->count);
+        JR_LIT(o, ", \"steps\": ");
+        jr_num(o, w->nsteps);
+        JR_LIT(o, ", \"ranks\": ");
+        jr_num(o, w->nranks);
+        JR_LIT(o, ", \"step_range\": [");
+        jr_num(o, w->step_min);
+        JR_LIT(o, ", ");
+        jr_num(o, w->step_max);
+        JR_LIT(o, "], \"rank_range\": [");
+        jr_num(o, w->rank_min);
+        JR_LIT(o, ", ");
+        jr_num(o, w->rank_max);
+        JR_LIT(o, "]");
     }
-    JR_LIT("}");
+    JR_LIT(o, "}");
 }
 
 static void json_counts(const struct overflow_answer *r, const size_t *n) {
@@ -369,14 +393,16 @@ static void json_anomalies(const struct overflow_answer *r) {
 }
 
 static void print_json(const struct overflow_answer *r) {
+    struct jr_out buf, *o = &buf;
+    buf.n = 0;
     printf("{\"path\": ");
     json_str(r->ds->path);
     printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", formats_name(r->ds->format),
            r->levels ? "true" : "false");
-    if (r->first >= 0) json_entry(r, &r->l->v[r->first]);
+    if (r->first >= 0) json_entry(o, r, &r->l->v[r->first]), jr_flush(o);
     else printf("null");
     printf(", \"first_is_origin\": %s, \"first_by_position\": ", r->first_is_origin ? "true" : "false");
-    if (r->by_pos >= 0) json_entry(r, &r->l->v[r->by_pos]);
+    if (r->by_pos >= 0) json_entry(o, r, &r->l->v[r->by_pos]), jr_flush(o);
     else printf("null");
     printf(", \"counts\": {");
     json_counts(r, r->counts);
@@ -398,10 +424,11 @@ static void print_json(const struct overflow_answer *r) {
     size_t n = listed(r);
     printf("], \"truncated\": %s, \"entries\": [", n < r->rows.n ? "true" : "false");
     for (size_t i = 0; i < n; i++) {
-        if (i) JR_LIT(",\n  ");
-        else JR_LIT("\n  ");
-        json_row(r, &r->rows.v[i]);
+        if (i) JR_LIT(o, ",\n  ");
+        else JR_LIT(o, "\n  ");
+        json_row(o, r, &r->rows.v[i]);
     }
+    jr_flush(o);
     printf("%s]", n ? "\n" : "");
     json_anomalies(r);
     json_origin(r);
