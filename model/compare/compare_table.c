@@ -538,6 +538,13 @@ static long join_more(struct cmp_table *t, size_t want, int keep, struct pt_erro
     tree_pn_free(&nb);
     for (size_t i = start; i < t->nrows; i++) t->counts[t->rows[i].level]++;
     t->nall += t->nrows - start;
+    /* the last rows made: the join's sides and key map (about 40 bytes a
+     * row) go now, not with the table, so that the graph compare still
+     * running and the report take that memory (the rows point at none) */
+    if (j->done) {
+        tjoin_free(j);
+        t->join = NULL;
+    }
     return (long)(t->nrows - start);
 }
 
