@@ -399,11 +399,17 @@ static void print_json(const struct overflow_answer *r) {
     json_str(r->ds->path);
     printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", formats_name(r->ds->format),
            r->levels ? "true" : "false");
-    if (r->first >= 0) json_entry(o, r, &r->l->v[r->first]), jr_flush(o);
-    else printf("null");
+    if (r->first >= 0) {
+        json_entry(o, r, &r->l->v[r->first]);
+        jr_flush(o);
+    } else
+        printf("null");
     printf(", \"first_is_origin\": %s, \"first_by_position\": ", r->first_is_origin ? "true" : "false");
-    if (r->by_pos >= 0) json_entry(o, r, &r->l->v[r->by_pos]), jr_flush(o);
-    else printf("null");
+    if (r->by_pos >= 0) {
+        json_entry(o, r, &r->l->v[r->by_pos]);
+        jr_flush(o);
+    } else
+        printf("null");
     printf(", \"counts\": {");
     json_counts(r, r->counts);
     if (r->levels) printf(", \"%s\": %zu", "numeric_jump", r->jumps);
