@@ -199,10 +199,6 @@ struct v1_ctx {
  * has 8 bytes). */
 static int is_na_n(const char *s, size_t n) {
     if (n > 8) return 0;
-    if (n) switch (s[0]) {   /* what a token starts with (is_na): anything else (a shape, a dtype) is none */
-        case 'n': case 'N': case '-': case '<': case '#': case '1': break;
-        default: return 0;
-        }
     char t[9];
     memcpy(t, s, n);
     t[n] = '\0';
@@ -328,10 +324,10 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     }
     /* the header's statistics in monitor_stat_names order (vals' order):
      * their columns and bits, looked at by each row without the others */
-    int scol[MONITOR_NSTATS], ns = 0, smax = -1;   /* smax: the last of their columns */
+    int scol[MONITOR_NSTATS], ns = 0;
     uint32_t sbit[MONITOR_NSTATS];
     for (int s = 0; s < MONITOR_NSTATS; s++)
-        if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s, smax = col_stat[s] > smax ? col_stat[s] : smax;
+        if (col_stat[s] >= 0) scol[ns] = col_stat[s], sbit[ns++] = 1u << s;
     size_t line = 1, bad = 0, first_bad = 0;
     struct v1_rows rw;   /* set field by field: its name buffer is scratch, not cleared a file */
     rw.cx = cx, rw.names = names, rw.f = f, rw.ds = ds, rw.path = path, rw.line = 0, rw.rename_bad = 0;
@@ -379,17 +375,11 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         double *v;
         if (v1_row(&rw, vpp, step, micro, nm, nm ? flen[col_name] : 0, &r, &v) != 0) { free(buf); return -1; }
         const double *v0 = v;
-        if (n > smax)   /* the row has every statistic's cell (the header's columns are < MAX_FIELDS) */
-            for (int k = 0; k < ns; k++, v++) {
-                *v = 0;
-                if (stat_cell(fields[scol[k]], flen[scol[k]], v)) r->present |= sbit[k];
-            }
-        else
-            for (int k = 0; k < ns; k++, v++) {
-                const char *c = FIELD(scol[k]);
-                *v = 0;
-                if (c && stat_cell(c, flen[scol[k]], v)) r->present |= sbit[k];
-            }
+        for (int k = 0; k < ns; k++, v++) {
+            const char *c = FIELD(scol[k]);
+            *v = 0;
+            if (c && stat_cell(c, flen[scol[k]], v)) r->present |= sbit[k];
+        }
         const char *fsh = FIELD(col_shape), *fdt = FIELD(col_dtype);
         monitor_row_mark_notensor(r, f->valmask, v0, (!fsh || is_na(fsh)) && (!fdt || is_na(fdt)));
 #undef FIELD
