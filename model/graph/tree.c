@@ -58,22 +58,29 @@ static int32_t smap_get(const struct smap *m, const char *s, size_t len) {
 
 /* Sets key (a pool offset of len bytes) to val, replacing an old value
  * when replace is set. */
+/* Room for n keys at most half full: the slots moved to a table of the
+ * power of two that holds them.  0, or -1 out of memory. */
+static int smap_reserve(struct smap *m, size_t n) {
+    size_t nc = m->cap;
+    while ((n + 1) * 2 > nc) nc *= 2;
+    if (nc == m->cap) return 0;
+    struct smap_slot *ns = calloc(nc, sizeof *ns), *old = m->slots;
+    if (!ns) return -1;
+    size_t oc = m->cap;
+    m->slots = ns;
+    m->cap = nc;
+    for (size_t i = 0; i < oc; i++)
+        if (old[i].hash) {
+            size_t mask = nc - 1, j = old[i].hash & mask;
+            while (ns[j].hash) j = (j + 1) & mask;
+            ns[j] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
 static int smap_put(struct smap *m, uint32_t key, size_t len, int32_t val, int replace) {
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap * 2;
-        struct smap_slot *ns = calloc(nc, sizeof *ns), *old = m->slots;
-        if (!ns) return -1;
-        size_t oc = m->cap;
-        m->slots = ns;
-        m->cap = nc;
-        for (size_t i = 0; i < oc; i++)
-            if (old[i].hash) {
-                size_t mask = nc - 1, j = old[i].hash & mask;
-                while (ns[j].hash) j = (j + 1) & mask;
-                ns[j] = old[i];
-            }
-        free(old);
-    }
+    if ((m->n + 1) * 2 > m->cap && smap_reserve(m, m->n + 1) != 0) return -1;
     const char *s = m->t->pool + key;
     uint32_t h = hash_str(s, len);
     struct smap_slot *sl = smap_slot(m, s, len, h);
@@ -862,7 +869,13 @@ int tree_build(struct tree *t, struct pt_error *err) {
         return pt_errorf(err, "%s: construct.json is empty, so the dump has no model structure "
                               "(level L1 dumps have none; dump with level L0 or mix for the graph)",
                          t->path ? t->path : "dump");
-    if (init_nodes(t) != 0 || handle_recompute(t) != 0 || collect_apis(t) != 0 || add_pgrads(t) != 0)
+    /* the nodes and their map sized once for about what construct.json
+     * makes (one node an entry, a few more for API collections): grown by
+     * doubling, the old array and table beside the new were the peak of a
+     * small compare (about 300 kB at the 8.5 MB pair) */
+    size_t guess = t->ncons + t->ncons / 8 + 64;
+    if (util_grow((void **)&t->nodes, &t->capnodes, guess, sizeof *t->nodes) != 0 ||
+        smap_reserve(t->node_map, guess) != 0 || init_nodes(t) != 0 || handle_recompute(t) != 0 || collect_apis(t) != 0 || add_pgrads(t) != 0)
         return pt_errorf(err, "%s: out of memory while building the graph", t->path ? t->path : "dump");
     micro_steps(t);
     if (number_nodes(t) != 0) return pt_errorf(err, "out of memory");
