@@ -134,62 +134,96 @@ static int split_entry(const char *name, size_t *cut) {
     return 0;
 }
 
-static int build_side(const struct tree *t, int renumber, struct tside *s, struct pt_error *err) {
-    memset(s, 0, sizeof *s);
-    s->t = t;
+/* A record's place in the join: SKIP (not a forward, backward or
+ * parameters_grad entry: no rows), NOT_BW (rows keyed by their names), or
+ * a backward entry's order among the calls of its op_no_number (0, 1, ...:
+ * the number its renumbered keys take). */
+#define ORD_SKIP (-1)
+#define ORD_NOT_BW (-2)
+
+/* Every record's place (ord[nrecs], the caller's to free) and the rows
+ * they make (*nrows).  0, or -1 out of memory. */
+static int side_orders(const struct tree *t, int32_t **ord, size_t *nrows) {
+    *nrows = 0;
+    *ord = malloc((t->nrecs ? t->nrecs : 1) * sizeof **ord);
+    if (!*ord) return -1;
     struct util_smap bw = {0};
-    struct tree_pn nb = {0};
-    char key[KEY_MAX];
     for (size_t r = 0; r < t->nrecs; r++) {
         const char *name = tree_s(t, t->recs[r].name);
         size_t cut;
         int dir = split_entry(name, &cut);
+        (*ord)[r] = dir ? ORD_NOT_BW : ORD_SKIP;
         if (!dir) continue;
-        int order = 0;
-        if (dir == 2) {
-            char opn[4096];
-            snprintf(opn, sizeof opn, "%.*s", (int)cut, name);
-            int32_t *c = util_smap_slot(&bw, opn, 1);
-            if (!c) goto oom;
-            order = *c < 0 ? 0 : *c;
-            *c = order + 1;
+        *nrows += t->recs[r].np;
+        if (dir != 2) continue;
+        char opn[4096];
+        snprintf(opn, sizeof opn, "%.*s", (int)cut, name);
+        int32_t *c = util_smap_slot(&bw, opn, 1);
+        if (!c) {
+            util_smap_free(&bw);
+            free(*ord);
+            *ord = NULL;
+            return -1;
         }
-        const struct trec *rc = &t->recs[r];
-        for (int st = 0; st < 4; st++)
-            for (uint32_t i = 0; i < rc->np; i++) {
-                const struct tparam *p = &t->params[rc->p0 + i];
-                if (p->state != st) continue;
-                const char *pn = tree_pname_r(t, (int)r, p, &nb);
-                if (!pn) goto oom;
-                uint32_t koff = KEY_IS_NAME;
-                /* most backward calls keep their number: then the key is the name */
-                if (dir == 2 && renumber && renum_key(t, (int)r, pn, order, key, sizeof key) == 0 && strcmp(key, pn))
-                    koff = (uint32_t)order;
-                if (s->n == s->cap) {
-                    size_t nc = s->cap ? s->cap * 2 : 1024;
-                    struct join_row *nv = realloc(s->v, nc * sizeof *nv);
-                    if (!nv) goto oom;
-                    s->v = nv;
-                    s->cap = nc;
-                }
-                s->v[s->n].p = (int32_t)(rc->p0 + i);
-                s->v[s->n].rec = (int32_t)r;
-                s->v[s->n].koff = koff;
-                s->n++;
-            }
+        int32_t order = *c < 0 ? 0 : *c;
+        (*ord)[r] = order;
+        *c = order + 1;
     }
     util_smap_free(&bw);
-    tree_pn_free(&nb);
-    if (s->n && s->n < s->cap) {   /* the doubling's spare half back while the join lives */
-        struct join_row *nv = realloc(s->v, s->n * sizeof *nv);
-        if (nv) {
-            s->v = nv;
-            s->cap = s->n;
+    return 0;
+}
+
+/* Appends record r's rows to s (ordr: its place, not ORD_SKIP), params by
+ * state (inputs, outputs, ...) as msProbe lists them; names are composed
+ * in nb.  0, or -1 out of memory. */
+static int side_rec_rows(struct tside *s, size_t r, int32_t ordr, int renumber, struct tree_pn *nb) {
+    const struct tree *t = s->t;
+    const struct trec *rc = &t->recs[r];
+    char key[KEY_MAX];
+    for (int st = 0; st < 4; st++)
+        for (uint32_t i = 0; i < rc->np; i++) {
+            const struct tparam *p = &t->params[rc->p0 + i];
+            if (p->state != st) continue;
+            const char *pn = tree_pname_r(t, (int)r, p, nb);
+            if (!pn) return -1;
+            uint32_t koff = KEY_IS_NAME;
+            /* most backward calls keep their number: then the key is the name */
+            if (ordr >= 0 && renumber && renum_key(t, (int)r, pn, ordr, key, sizeof key) == 0 && strcmp(key, pn))
+                koff = (uint32_t)ordr;
+            if (s->n == s->cap) {
+                size_t nc = s->cap ? s->cap * 2 : 64;
+                struct join_row *nv = realloc(s->v, nc * sizeof *nv);
+                if (!nv) return -1;
+                s->v = nv;
+                s->cap = nc;
+            }
+            s->v[s->n].p = (int32_t)(rc->p0 + i);
+            s->v[s->n].rec = (int32_t)r;
+            s->v[s->n].koff = koff;
+            s->n++;
         }
-    }
+    return 0;
+}
+
+/* Every row of tree t, in dump order, into s, keyed by their names (the
+ * fuzzy join's sides). */
+static int build_side(const struct tree *t, struct tside *s, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    int32_t *ord = NULL;
+    size_t nrows = 0;
+    struct tree_pn nb = {0};
+    if (side_orders(t, &ord, &nrows) != 0) goto oom;
+    /* sized once: no doubling's spare half while the join lives */
+    if (nrows && !(s->v = malloc(nrows * sizeof *s->v))) goto oom;
+    s->cap = nrows;
+    for (size_t r = 0; r < t->nrecs; r++)
+        if (ord[r] != ORD_SKIP && side_rec_rows(s, r, ord[r], 0, &nb) != 0) goto oom;
+    free(ord);
+    tree_pn_free(&nb);
     return 0;
 oom:
-    util_smap_free(&bw);
+    free(ord);
     tree_pn_free(&nb);
     tside_free(s);
     memset(s, 0, sizeof *s);
@@ -302,27 +336,41 @@ static int table_add(struct cmp_table *t, const struct join_row *nr, int32_t bp,
     return cmp_add_row(&t->rows, &t->nrows, &t->caprows, &r);
 }
 
-/* The join's state between blocks of rows (cmp_table_open / _next): both
- * sides' rows and the benchmark's key map, built once per table. */
-struct bkmap {            /* benchmark join key -> its first row, sized once */
+/* The join's state between blocks of rows (cmp_table_open / _next). */
+struct bkmap {            /* benchmark join key -> its first row's param, sized once */
     uint32_t *h;          /* hash, 0 empty */
-    int32_t *row;         /* index into b.v; the key is read from the row */
-    size_t cap;           /* a power of two, at least twice the rows */
+    int32_t *row;         /* the param; its key is composed again when read */
+    size_t cap;           /* a power of two, at least 1.5 times the rows */
 };
 
+/* The exact and mapped joins walk the problem side a record at a time (a
+ * holds that record's rows, aord every record's place) and keep of the
+ * benchmark only its key map and every record's place (bord): at the
+ * 8.5 MB pair, rows kept whole for both sides were 390 kB at the csv's
+ * peak.  The fuzzy join's walk reaches anywhere ahead: it keeps both
+ * sides' rows whole (a and b). */
 struct cmp_tjoin {
     struct tside a, b;
     struct bkmap bk;
     struct tree_pn ka, kb;   /* a problem row's and a benchmark row's key composed */
-    size_t next;          /* the problem row the next block starts at */
+    int32_t *aord, *bord; /* exact: each record's place (side_orders) */
+    size_t arec;          /* exact: the problem record read next */
+    size_t next;          /* the row of a the next block starts at */
+    size_t an;            /* the problem side's rows in all */
     int fuzzy, mapped, done;
 };
 
-/* mapped names are the benchmark's own row names: they join on those, not
- * on the renumbered backward keys */
-static const char *bk_key(struct cmp_tjoin *j, size_t i) {
-    const struct join_row *r = &j->b.v[i];
-    return j->mapped ? tree_pname_r(j->b.t, r->rec, &j->b.t->params[r->p], &j->kb) : join_key(&j->b, r, &j->kb);
+/* The join key of benchmark param p of record *rec (in the key map; *rec
+ * < 0: found here).  Mapped names are the benchmark's own row names: they
+ * join on those, not on the renumbered backward keys.  (A backward row's
+ * key is composed again even when it equals its name: the same text.) */
+static const char *bk_key(struct cmp_tjoin *j, int32_t p, int *recp) {
+    const struct tree *t = j->b.t;
+    if (*recp < 0) *recp = tree_param_rec(t, &t->params[p]);
+    int rec = *recp;
+    if (rec < 0) return NULL;
+    struct join_row r = {p, rec, !j->mapped && j->bord[rec] >= 0 ? (uint32_t)j->bord[rec] : KEY_IS_NAME};
+    return join_key(&j->b, &r, &j->kb);
 }
 
 static uint32_t bk_hash(const char *k) {
@@ -330,9 +378,9 @@ static uint32_t bk_hash(const char *k) {
     return h ? h : 1;
 }
 
-/* The row of key k, or -1 with *at the empty slot it would take and *h
- * the key's hash. */
-static int32_t bk_find(struct cmp_tjoin *j, const char *k, size_t *at, uint32_t *hp) {
+/* The param of key k (*rec its record), or -1 with *at the empty slot it
+ * would take and *h the key's hash. */
+static int32_t bk_find(struct cmp_tjoin *j, const char *k, size_t *at, uint32_t *hp, int *rec) {
     if (!j->bk.cap) return -1;
     uint32_t h = bk_hash(k);
     *hp = h;
@@ -343,7 +391,8 @@ static int32_t bk_find(struct cmp_tjoin *j, const char *k, size_t *at, uint32_t 
             return -1;
         }
         if (j->bk.h[i] != h) continue;
-        const char *c = bk_key(j, (size_t)j->bk.row[i]);
+        *rec = -1;
+        const char *c = bk_key(j, j->bk.row[i], rec);
         if (c && !strcmp(c, k)) return j->bk.row[i];
     }
 }
@@ -356,7 +405,51 @@ static void tjoin_free(struct cmp_tjoin *j) {
     tree_pn_free(&j->kb);
     tside_free(&j->a);
     tside_free(&j->b);
+    free(j->aord);
+    free(j->bord);
     free(j);
+}
+
+/* The benchmark's key map: each key's first row (in dump order) wins.
+ * (msProbe joins mapped names with the renumbered keys and so pairs
+ * backward rows of different calls whenever the renumbering changed a
+ * call count; here they join on the benchmark's own row names.)  0, or
+ * -1 out of memory. */
+static int bk_build(struct cmp_tjoin *j) {
+    size_t nb = 0;
+    if (side_orders(j->b.t, &j->bord, &nb) != 0) return -1;
+    /* at most two thirds full: linear probing stays short, and at the
+     * 8.5 MB pair (16 306 benchmark rows) the map is 256 kB, not the
+     * 512 kB a half-full bound gave, at the csv's peak */
+    size_t cap = 64;
+    while (cap < nb + nb / 2) cap *= 2;
+    j->bk.h = calloc(cap, sizeof *j->bk.h);
+    j->bk.row = malloc(cap * sizeof *j->bk.row);
+    j->bk.cap = cap;
+    if (!j->bk.h || !j->bk.row) return -1;
+    struct tside *b = &j->b;   /* one record's rows at a time */
+    for (size_t r = 0; r < b->t->nrecs; r++) {
+        if (j->bord[r] == ORD_SKIP) continue;
+        b->n = 0;
+        if (side_rec_rows(b, r, j->bord[r], 0, &j->kb) != 0) return -1;   /* keys: bk_key */
+        for (size_t i = 0; i < b->n; i++) {
+            size_t at = 0;
+            uint32_t h = 0;
+            /* the key is copied: bk_find composes the rows it meets in kb */
+            int rec = (int)r, brec;
+            const char *k = bk_key(j, b->v[i].p, &rec);
+            if (!k || util_grow((void **)&j->ka.b, &j->ka.cap, strlen(k) + 1, 1) != 0) return -1;
+            memcpy(j->ka.b, k, strlen(k) + 1);
+            if (bk_find(j, j->ka.b, &at, &h, &brec) < 0) {
+                j->bk.h[at] = h;
+                j->bk.row[at] = b->v[i].p;
+            }
+        }
+    }
+    tside_free(b);
+    b->v = NULL;
+    b->n = b->cap = 0;
+    return 0;
 }
 
 int cmp_table_open(const struct tree *npu, const struct tree *bench, const struct cmp_opts *o,
@@ -380,55 +473,53 @@ int cmp_table_open(const struct tree *npu, const struct tree *bench, const struc
      * stack.json, an empty one included (its rows then say N/A) */
     t->has_stack = npu->nstacks > 0 || npu->stack_file;
     j->fuzzy = o && o->fuzzy;
-    if (build_side(npu, !j->fuzzy, &j->a, err) != 0) { cmp_table_free(t); return -1; }
-    if (build_side(bench, !j->fuzzy, &j->b, err) != 0) { cmp_table_free(t); return -1; }
     /* a name map (layer mapping) is msProbe's data mapping: it wins over
      * fuzzy matching, joins on the mapped name and skips the dtype gate */
     j->mapped = o && o->map;
-    if (!j->fuzzy || j->mapped) {
-        /* mapped names are the benchmark's own row names: they join on
-         * those, not on the renumbered backward keys (msProbe joins them
-         * with the renumbered keys and so pairs backward rows of different
-         * calls whenever the renumbering changed a call count) */
-        size_t cap = 64;
-        while (cap < 2 * j->b.n) cap *= 2;
-        j->bk.h = calloc(cap, sizeof *j->bk.h);
-        j->bk.row = malloc(cap * sizeof *j->bk.row);
-        j->bk.cap = cap;
-        if (!j->bk.h || !j->bk.row) {
+    if (j->fuzzy && !j->mapped) {
+        if (build_side(npu, &j->a, err) != 0 || build_side(bench, &j->b, err) != 0) {
+            cmp_table_free(t);
+            return -1;
+        }
+        j->an = j->a.n;
+    } else {
+        j->a.t = npu;
+        j->b.t = bench;
+        if (side_orders(npu, &j->aord, &j->an) != 0 || bk_build(j) != 0) {
             cmp_table_free(t);
             return pt_errorf(err, "out of memory");
-        }
-        for (size_t i = 0; i < j->b.n; i++) {
-            size_t at = 0;
-            uint32_t h = 0;
-            /* the key is copied: bk_find composes the rows it meets in kb */
-            const char *k = bk_key(j, i);
-            if (!k || util_grow((void **)&j->ka.b, &j->ka.cap, strlen(k) + 1, 1) != 0) {
-                cmp_table_free(t);
-                return pt_errorf(err, "out of memory");
-            }
-            memcpy(j->ka.b, k, strlen(k) + 1);
-            if (bk_find(j, j->ka.b, &at, &h) < 0) {   /* the first row of a key wins */
-                j->bk.h[at] = h;
-                j->bk.row[at] = (int32_t)i;
-            }
         }
     }
     *out = t;
     return 0;
 }
 
-/* The exact (or mapped) join of problem rows from j->next on, whole dump
- * entries, until at least want rows were added. */
+/* The next problem record's rows with any into j->a (none left: j->a.n
+ * is 0).  0, or -1 out of memory. */
+static int next_arec(struct cmp_tjoin *j) {
+    const struct tree *npu = j->a.t;
+    j->a.n = j->next = 0;
+    while (j->arec < npu->nrecs && !j->a.n) {
+        size_t r = j->arec++;
+        if (j->aord[r] != ORD_SKIP && side_rec_rows(&j->a, r, j->aord[r], !j->fuzzy, &j->ka) != 0) return -1;
+    }
+    return 0;
+}
+
+/* The exact (or mapped) join of the problem rows from j->next on, whole
+ * dump entries, until at least want rows were added. */
 static int join_exact(struct cmp_table *t, size_t want) {
     struct cmp_tjoin *j = t->join;
     const struct tree *npu = t->npu, *bench = t->bench;
     const struct cmp_opts *o = &t->opts;
     size_t added = 0;
-    for (; j->next < j->a.n; j->next++) {
+    for (;; j->next++) {
+        if (j->next == j->a.n) {   /* a record's rows joined: a block may end here */
+            if (added >= want) return 0;
+            if (next_arec(j) != 0) return -1;
+            if (!j->a.n) break;
+        }
         size_t i = j->next;
-        if (added >= want && j->a.v[i].rec != j->a.v[i - 1].rec) return 0;
         const char *k = join_key(&j->a, &j->a.v[i], &j->ka);
         if (!k) return -1;
         char mk[8400];
@@ -448,11 +539,11 @@ static int join_exact(struct cmp_table *t, size_t want) {
         }
         size_t at = 0;
         uint32_t h = 0;
-        int32_t br = bk_find(j, k, &at, &h);
-        int32_t bp = br >= 0 ? j->b.v[br].p : -1;
+        int brec = -1;
+        int32_t bp = bk_find(j, k, &at, &h, &brec);
         if (bp >= 0 && !j->mapped && !dtype_gate(npu, &npu->params[j->a.v[i].p], bench, &bench->params[bp]))
             bp = -1;
-        if (table_add(t, &j->a.v[i], bp, br >= 0 ? j->b.v[br].rec : -1) != 0) return -1;
+        if (table_add(t, &j->a.v[i], bp, brec) != 0) return -1;
         added++;
     }
     j->done = 1;
@@ -549,10 +640,10 @@ static long join_more(struct cmp_table *t, size_t want, int keep, struct pt_erro
 }
 
 long cmp_table_next(struct cmp_table *t, size_t want, struct pt_error *err) {
-    if (!t->caprows && t->join && t->join->a.n) {
+    if (!t->caprows && t->join && t->join->an) {
         /* one block's rows, reused for every block (grown only by an entry
          * with more params than the block) */
-        size_t cap = want < t->join->a.n ? want + 64 : t->join->a.n;
+        size_t cap = want < t->join->an ? want + 64 : t->join->an;
         if (!(t->rows = bigmem_realloc(NULL, cap * sizeof *t->rows))) return pt_errorf(err, "out of memory");
         t->caprows = cap;
     }
@@ -564,11 +655,11 @@ int cmp_table_new(const struct tree *npu, const struct tree *bench, const struct
     struct cmp_table *t;
     if (cmp_table_open(npu, bench, o, &t, err) != 0) return -1;
     /* one row per problem param: sized once rather than doubled */
-    if (t->join->a.n && !(t->rows = bigmem_realloc(NULL, t->join->a.n * sizeof *t->rows))) {
+    if (t->join->an && !(t->rows = bigmem_realloc(NULL, t->join->an * sizeof *t->rows))) {
         cmp_table_free(t);
         return pt_errorf(err, "out of memory");
     }
-    t->caprows = t->join->a.n;
+    t->caprows = t->join->an;
     if (join_more(t, SIZE_MAX, 1, err) < 0) {
         cmp_table_free(t);
         return -1;

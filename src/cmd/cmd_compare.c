@@ -59,12 +59,13 @@ static void csv_field(struct line *l, const char *s) {
 /* Two threads make the text of alternate blocks of rows (rows are only
  * read here) and write them in order, taking turns: the tables are tens of
  * MB, and a block's buffer is reused, so no text piles up in memory.  A
- * row is about 800 bytes with its stack column, so a block's text is about
- * 50 kB: two of them are what the csv holds in memory (at 128 rows a block
- * the buffers doubled to 256 kB each on rows with long stacks). */
-#define CSV_BLOCK 64
+ * row is about 800 bytes with its stack column, up to 3 kB with a long
+ * stack, so a block's text is 13-50 kB: two of them are what the csv holds
+ * in memory (at 64 rows a block the buffers doubled to 128-256 kB each,
+ * 300 kB of the 8.5 MB pair's peak). */
+#define CSV_BLOCK 16
 /* rows of the table made at a time (cmp_table_next), written, then reused
- * (2 048 rows of 92 bytes; each is one csv_table call, one thread made) */
+ * (512 rows of 92 bytes; each is one csv_table call, one thread made) */
 #define CMP_BLOCK_ROWS (32 * CSV_BLOCK)
 #define CSV_CELL (1 << 16)
 /* Pairs with fewer params than this (both sides) compare their graphs

@@ -435,6 +435,72 @@ static void test_summary_only(void) {
     tree_free(t[1]);
 }
 
+/* Backward calls are joined by their order among the calls of their op
+ * (msProbe renumbers them): Functional.linear.5.backward is the second
+ * linear backward, so it meets the benchmark's Functional.linear.1.backward,
+ * and Module.layer.Linear.backward.5 its Module.layer.Linear.backward.1.
+ * The same pairs whole (cmp_table_new) and a block at a time
+ * (cmp_table_open / cmp_table_next, one entry a block). */
+static void test_table_renumbered(void) {
+    static const char *const T = "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], "
+                                 "\"Max\": 1.0, \"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}";
+    struct tree *t[2] = {NULL, NULL};
+    for (int s = 0; s < 2; s++) {
+        static const int num[2][2] = {{3, 5}, {0, 1}};
+        char d[1300], p[1400], data[8192];
+        snprintf(d, sizeof d, "%s/s%d", pt_tmpdir("compare_renum"), s);
+        snprintf(p, sizeof p, "mkdir -p '%s'", d);
+        CHECK_INT(system(p), 0);
+        int n = snprintf(data, sizeof data, "{\"task\": \"statistics\", \"level\": \"mix\", \"data\": {"
+                                            "\"Functional.linear.0.forward\": {\"input_args\": [%s], \"output\": [%s]}", T, T);
+        for (int k = 0; k < 2; k++)
+            n += snprintf(data + n, sizeof data - (size_t)n, ", \"Functional.linear.%d.backward\": {\"input\": [%s], "
+                          "\"output\": [%s]}, \"Module.layer.Linear.backward.%d\": {\"input\": [%s]}",
+                          num[s][k], T, T, num[s][k], T);
+        snprintf(data + n, sizeof data - (size_t)n, "}}");
+        snprintf(p, sizeof p, "%s/dump.json", d);
+        pt_write(p, data);
+        struct pt_error err;
+        CHECK_INT(graph_read(d, 0, &t[s], &err), 0);
+    }
+    if (!t[0] || !t[1]) { tree_free(t[0]); tree_free(t[1]); return; }
+    static const char *const want[][2] = {
+        {"Functional.linear.0.forward.input.0", "Functional.linear.0.forward.input.0"},
+        {"Functional.linear.0.forward.output.0", "Functional.linear.0.forward.output.0"},
+        {"Functional.linear.3.backward.input.0", "Functional.linear.0.backward.input.0"},
+        {"Functional.linear.3.backward.output.0", "Functional.linear.0.backward.output.0"},
+        {"Module.layer.Linear.backward.3.input.0", "Module.layer.Linear.backward.0.input.0"},
+        {"Functional.linear.5.backward.input.0", "Functional.linear.1.backward.input.0"},
+        {"Functional.linear.5.backward.output.0", "Functional.linear.1.backward.output.0"},
+        {"Module.layer.Linear.backward.5.input.0", "Module.layer.Linear.backward.1.input.0"},
+    };
+    struct pt_error err;
+    struct cmp_table *whole, *blocks;
+    char buf[256];
+    CHECK_INT(cmp_table_new(t[0], t[1], NULL, &whole, &err), 0);
+    CHECK_INT(cmp_table_open(t[0], t[1], NULL, &blocks, &err), 0);
+    if (whole && blocks) {
+        CHECK_INT((int)whole->nrows, 8);
+        for (size_t i = 0; i < whole->nrows && i < 8; i++) {
+            CHECK_STR(cmp_table_cell(whole, &whole->rows[i], 0, buf, sizeof buf), want[i][0]);
+            CHECK_STR(cmp_table_cell(whole, &whole->rows[i], 1, buf, sizeof buf), want[i][1]);
+        }
+        size_t at = 0;
+        long got;
+        while ((got = cmp_table_next(blocks, 1, &err)) > 0)
+            for (size_t i = 0; i < blocks->nrows; i++, at++) {
+                CHECK(i == 0 || blocks->rows[i].rec == blocks->rows[0].rec);   /* whole entries a block */
+                if (at < 8) CHECK_STR(cmp_table_cell(blocks, &blocks->rows[i], 1, buf, sizeof buf), want[at][1]);
+            }
+        CHECK_INT((int)got, 0);
+        CHECK_INT((int)at, 8);
+    }
+    cmp_table_free(whole);
+    cmp_table_free(blocks);
+    tree_free(t[0]);
+    tree_free(t[1]);
+}
+
 int main(void) {
     RUN(test_text);
     RUN(test_stack_cell);
@@ -442,6 +508,7 @@ int main(void) {
     RUN(test_worked_examples);
     RUN(test_table_vs_csv);
     RUN(test_table_reverse);
+    RUN(test_table_renumbered);
     RUN(test_mode_mismatch);
     RUN(test_md5_graph);
     RUN(test_summary_only);
