@@ -12,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The input param "<record>.input.<key>", NULL none. */
-static const struct tparam *kwarg(const struct tree *t, size_t r, const char *key) {
-    const char *id = origin_rec_name(t, r);
-    size_t il = strlen(id);
-    const struct tparam *p = origin_rec_params(t, r);
-    for (uint32_t i = 0; i < t->recs[r].np; i++) {
-        int out;
-        const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
-        if (suf && !out && !strcmp(suf, key)) return &p[i];
-    }
-    return NULL;
-}
-
 static int32_t text_int(const char *s) {
     if (!s) return NO_RANK;
     char *e;
@@ -51,19 +38,39 @@ static int pos_int_arg(const struct tree *t, const char *id, size_t il, const st
     return suf && !out && is_digits(suf) && ty && !strcmp(ty, "int");
 }
 
-/* The value of the first top-level positional int argument; found = 0 none. */
-static int32_t first_int_arg(const struct tree *t, size_t r, int *found) {
+/* What the pairing reads of an op's inputs, found in one walk over its
+ * params (a walk per key was most of the search's instructions): the
+ * first input param of each key, and where the positional int arguments
+ * lie. */
+enum { KW_SRC, KW_SRC_GROUP, KW_DST, KW_DST_GROUP, KW_GROUP, KW_N };
+static const char *const kw_names[KW_N] = {"src", "src_group", "dst", "dst_group", "group"};
+struct opargs {
+    const struct tparam *kw[KW_N];   /* NULL: absent */
+    uint32_t pos0;                   /* the first positional int argument (np: none) */
+};
+
+static void op_args(const struct tree *t, size_t r, struct opargs *a) {
     const char *id = origin_rec_name(t, r);
     size_t il = strlen(id);
     const struct tparam *p = origin_rec_params(t, r);
-    for (uint32_t i = 0; i < t->recs[r].np; i++) {
-        if (pos_int_arg(t, id, il, &p[i])) {
-            *found = 1;
-            return param_value(t, &p[i]);
+    uint32_t np = t->recs[r].np;
+    memset(a->kw, 0, sizeof a->kw);
+    a->pos0 = np;
+    for (uint32_t i = 0; i < np; i++) {
+        int out;
+        const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
+        if (!suf || out) continue;
+        if (is_digits(suf)) {
+            const char *ty = tree_s(t, p[i].type);
+            if (a->pos0 == np && ty && !strcmp(ty, "int")) a->pos0 = i;
+            continue;
         }
+        for (int k = 0; k < KW_N; k++)
+            if (!a->kw[k] && !strcmp(suf, kw_names[k])) {
+                a->kw[k] = &p[i];
+                break;
+            }
     }
-    *found = 0;
-    return NO_RANK;
 }
 
 static const char *const directed[][2] = {
@@ -93,11 +100,11 @@ static void target_api(const struct cnode *c, const char **api, size_t *len) {
     *len = c->api_len;
 }
 
-/* A present and non-null kwarg among keys (in order): its value in *v. */
-static int kwarg_value(const struct tree *t, size_t r, const char *k1, const char *k2, int *present, int32_t *v) {
-    const struct tparam *p = kwarg(t, r, k1);
+/* A present and non-null kwarg among keys k1, k2 (in order): its value in *v. */
+static int kwarg_value(const struct tree *t, const struct opargs *a, int k1, int k2, int *present, int32_t *v) {
+    const struct tparam *p = a->kw[k1];
     if (!p || p->is_null) {
-        const struct tparam *q = kwarg(t, r, k2);
+        const struct tparam *q = a->kw[k2];
         if (p && !q) { *present = 1; return 0; }   /* k1 present but None */
         p = q;
     }
@@ -108,15 +115,15 @@ static int kwarg_value(const struct tree *t, size_t r, const char *k1, const cha
 }
 
 /* Direction of the op on its rank, as the overflow check resolves it. */
-static uint8_t resolve_type(const struct tree *t, size_t r, const struct cnode *c) {
+static uint8_t resolve_type(const struct tree *t, size_t r, const struct opargs *a, const struct cnode *c) {
     int present;
     int32_t v;
-    if (kwarg_value(t, r, "src", "src_group", &present, &v)) return v == t->rank ? T_SRC : T_DST;
-    if (kwarg_value(t, r, "dst", "dst_group", &present, &v)) return v == t->rank ? T_DST : T_SRC;
-    int k = directed_kind(c->api, c->api_len), found;
-    if (k >= 0) {
-        v = first_int_arg(t, r, &found);
-        if (found) return v == t->rank ? (uint8_t)k : (uint8_t)(k == T_SRC ? T_DST : T_SRC);
+    if (kwarg_value(t, a, KW_SRC, KW_SRC_GROUP, &present, &v)) return v == t->rank ? T_SRC : T_DST;
+    if (kwarg_value(t, a, KW_DST, KW_DST_GROUP, &present, &v)) return v == t->rank ? T_DST : T_SRC;
+    int k = directed_kind(c->api, c->api_len);
+    if (k >= 0 && a->pos0 < t->recs[r].np) {
+        v = param_value(t, &origin_rec_params(t, r)[a->pos0]);
+        return v == t->rank ? (uint8_t)k : (uint8_t)(k == T_SRC ? T_DST : T_SRC);
     }
     return T_LINK;
 }
@@ -152,25 +159,25 @@ static int32_t group_set(struct st *s, const char *gt) {
 
 /* The peer ranks an op names: dst (or dst_group), src (or src_group), else
  * every positional int argument; plus the ranks of its group. */
-static int resolve_conn(struct st *s, const struct tree *t, size_t r, struct cnode *c) {
+static int resolve_conn(struct st *s, const struct tree *t, size_t r, const struct opargs *a, struct cnode *c) {
     int32_t *v = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
     /* the first of the two keys present decides, even when it is None */
-    static const char *const keys[2][2] = {{"dst", "dst_group"}, {"src", "src_group"}};
+    static const int keys[2][2] = {{KW_DST, KW_DST_GROUP}, {KW_SRC, KW_SRC_GROUP}};
     for (int k = 0; k < 2; k++) {
-        const struct tparam *p = kwarg(t, r, keys[k][0]);
-        if (!p) p = kwarg(t, r, keys[k][1]);
+        const struct tparam *p = a->kw[keys[k][0]];
+        if (!p) p = a->kw[keys[k][1]];
         if (p && !p->is_null) rc |= push_rank(&v, &n, &cap, param_value(t, p));
     }
-    if (n == 0) {
+    if (n == 0 && a->pos0 < t->recs[r].np) {
         const char *id = origin_rec_name(t, r);
         size_t il = strlen(id);
         const struct tparam *p = origin_rec_params(t, r);
-        for (uint32_t i = 0; i < t->recs[r].np; i++)
+        for (uint32_t i = a->pos0; i < t->recs[r].np; i++)
             if (pos_int_arg(t, id, il, &p[i])) rc |= push_rank(&v, &n, &cap, param_value(t, &p[i]));
     }
-    const struct tparam *g = kwarg(t, r, "group");
+    const struct tparam *g = a->kw[KW_GROUP];
     const char *gt = g && !g->is_null && g->md5 != TREE_NONE ? tree_s(t, g->md5) : NULL;
     if (rc) { free(v); return -1; }
     if (gt && *gt == '[') {   /* group_ranks as Python text: "[0, 1, 2]" */
@@ -243,11 +250,13 @@ int origin_build_rank(struct st *s, int rk) {
             c->bad = fl[r];
             c->anomaly = origin_born(name, fl[r], s->rules);
             c->directed = directed_kind(c->api, c->api_len) >= 0;
-            c->type = resolve_type(t, r, c);
+            struct opargs oa;
+            op_args(t, r, &oa);
+            c->type = resolve_type(t, r, &oa, c);
             c->c0 = c0;
             c->nc = s->nc - c0;
             s->nn++;
-            if (resolve_conn(s, t, r, c) != 0) return -1;
+            if (resolve_conn(s, t, r, &oa, c) != 0) return -1;
             c0 = s->nc;
             sub = 0;
         } else if (!origin_skipped(name, s->rules)) {
@@ -532,18 +541,19 @@ static int view_add(char **b, size_t *n, size_t *cap, const char *s) {
 }
 
 char *origin_op_view(const struct tree *t, size_t r) {
-    static const char *const keys[] = {"src", "src_group", "dst", "dst_group", "group"};
     char *b = NULL, line[96];
     size_t n = 0, cap = 0;
+    struct opargs oa;
+    op_args(t, r, &oa);
     int rc = view_add(&b, &n, &cap, "");
-    for (size_t k = 0; k < 5 && rc == 0; k++) {
-        const struct tparam *p = kwarg(t, r, keys[k]);
-        if (!p) snprintf(line, sizeof line, "%s absent\n", keys[k]);
-        else if (p->is_null) snprintf(line, sizeof line, "%s None\n", keys[k]);
-        else snprintf(line, sizeof line, "%s %ld ", keys[k], (long)param_value(t, p));
+    for (size_t k = 0; k < KW_N && rc == 0; k++) {
+        const struct tparam *p = oa.kw[k];
+        if (!p) snprintf(line, sizeof line, "%s absent\n", kw_names[k]);
+        else if (p->is_null) snprintf(line, sizeof line, "%s None\n", kw_names[k]);
+        else snprintf(line, sizeof line, "%s %ld ", kw_names[k], (long)param_value(t, p));
         rc = view_add(&b, &n, &cap, line);
         if (!p || p->is_null || rc) continue;
-        const char *gt = k == 4 && p->md5 != TREE_NONE ? tree_s(t, p->md5) : NULL;
+        const char *gt = k == KW_GROUP && p->md5 != TREE_NONE ? tree_s(t, p->md5) : NULL;
         rc = view_add(&b, &n, &cap, gt && *gt == '[' ? gt : "-");
         if (!rc) rc = view_add(&b, &n, &cap, "\n");
     }

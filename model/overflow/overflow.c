@@ -140,12 +140,33 @@ int ovf_heuristic(const struct ovf_io *io) {
     return numeric_jump(io);
 }
 
+static const char *nonfinite_text(double v) {
+    return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+/* Appends n bytes of s to the text at *len (size bytes): what fits, as
+ * snprintf cuts (no printf: these run once per flagged tensor). */
+static void put_text(char *buf, size_t size, size_t *len, const char *s, size_t n) {
+    if (*len + n >= size) n = *len + 1 < size ? size - 1 - *len : 0;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+void ovf_what(char *what, size_t size, const char *stat, double v) {
+    size_t len = 0;
+    const char *t = nonfinite_text(v);
+    what[0] = '\0';
+    put_text(what, size, &len, stat, strlen(stat));
+    put_text(what, size, &len, "=", 1);
+    put_text(what, size, &len, t, strlen(t));
+}
+
 void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested) {
     if (isfinite(v)) return;
     e->anomalous = 1;
     if (!nested) e->plain_anomalous = 1;
-    if (e->what[0] == '\0')
-        snprintf(e->what, sizeof e->what, "%s=%s", stat, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    if (e->what[0] == '\0') ovf_what(e->what, sizeof e->what, stat, v);
 }
 
 /* ---- description ---- */
@@ -181,14 +202,25 @@ static void sb_add(struct sbuf *b, const char *s) {
 
 static void describe_list(struct sbuf *b, const char *prefix, const struct ovf_elem *v, size_t n,
                           const char *const *names) {
+    /* "in.0 Max=inf": the name cut at 64 bytes and the statistic at 32
+     * (as "%.64s" would), so the item always fits */
     char item[160];
     for (size_t i = 0; i < n; i++) {
         if (!v[i].anomalous) continue;
-        const char *sep = b->len ? ", " : "";
-        if (names && names[i])
-            snprintf(item, sizeof item, "%s%s.%.64s%s%.32s", sep, prefix, names[i], v[i].what[0] ? " " : "", v[i].what);
-        else
-            snprintf(item, sizeof item, "%s%s.%zu%s%.32s", sep, prefix, i, v[i].what[0] ? " " : "", v[i].what);
+        size_t len = 0;
+        item[0] = '\0';
+        if (b->len) put_text(item, sizeof item, &len, ", ", 2);
+        put_text(item, sizeof item, &len, prefix, strlen(prefix));
+        put_text(item, sizeof item, &len, ".", 1);
+        if (names && names[i]) put_text(item, sizeof item, &len, names[i], strnlen(names[i], 64));
+        else {
+            len = util_put_uint(item, len, i);
+            item[len] = '\0';
+        }
+        if (v[i].what[0]) {
+            put_text(item, sizeof item, &len, " ", 1);
+            put_text(item, sizeof item, &len, v[i].what, strnlen(v[i].what, 32));
+        }
         sb_add(b, item);
     }
 }
@@ -342,10 +374,6 @@ enum ovf_level ovf_gate_level(const struct ovf_entry *e) {
 
 /* ---- inputs without levels ---- */
 
-static const char *nonfinite_text(float v) {
-    return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
-}
-
 struct scan_ctx {
     const struct cube *c;
     struct ovf_list *out;
@@ -353,14 +381,6 @@ struct scan_ctx {
     size_t cap_step;
     int oom;
 };
-
-/* Appends n bytes of s to the text at *len (size bytes): what fits. */
-static void put_text(char *buf, size_t size, size_t *len, const char *s, size_t n) {
-    if (*len + n >= size) n = *len + 1 < size ? size - 1 - *len : 0;
-    memcpy(buf + *len, s, n);
-    *len += n;
-    buf[*len] = '\0';
-}
 
 static int scan_cell(void *ctx, int m, uint32_t lt, int si, int ri, const float *vals) {
     struct scan_ctx *k = ctx;

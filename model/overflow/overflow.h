@@ -40,6 +40,9 @@ struct ovf_io {
  * ("Max=inf", "Min=-inf", "Mean=nan").  Finite values change nothing, so
  * the reader may call it for every statistic it sees. */
 void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested);
+/* "Max=inf" (stat, '=', nan, inf or -inf) into what (size bytes, cut as
+ * snprintf cuts): the text an anomalous statistic is named by. */
+void ovf_what(char *what, size_t size, const char *stat, double v);
 
 /* The level of one record named name (the dump.json key): msProbe's,
  * from its inputs and outputs; a record whose only non-finite tensor is a

@@ -187,7 +187,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
                     else if (stat_nonfinite && !e->o.anomalous) {
                         static const char *const sn[4] = {"Norm", "Max", "Min", "Mean"};
                         e->o.anomalous = e->o.plain_anomalous = 1;
-                        snprintf(e->o.what, sizeof e->o.what, "%s=%s", sn[which], isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+                        ovf_what(e->o.what, sizeof e->o.what, sn[which], v);
                     }
                 } else if (which == K_NORM)
                     norm_num = 0;
