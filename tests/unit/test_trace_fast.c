@@ -135,6 +135,67 @@ static void eighths(void) {
     }
 }
 
+/* Times in the shape read straight to ns (trace_fast.c, time_fixed: 1 to
+ * 16 digits, at most three decimals) and the shapes beside it, which the
+ * general path reads: each against the general parsers, the exact ns of
+ * trace_parse_us_to_ns and glibc's correctly rounded strtod, as "ts" and as
+ * "dur" (a sign only as "ts"); every 16-digit value past 2^53 and ties of
+ * the double's rounding, 17 digits and more, a fourth decimal, exponents,
+ * times beyond int64 ns (no time), and the same near the buffer's end. */
+static void times_fixed(void) {
+    static const char *const t[] = {
+        "0", "7", "0.5", "0.000", "0.125", "0.0005", "3.5", "60.0", "31999.0", "12345678", "12345678.1", "99999999.999",
+        "100000000.5", "1234567890123456", "1700000000010000.0", "1700000000010010.5", "1700000000010010.25",
+        "1699529623106750.125", "1699529623106750.123", "1699529623106750.12", "1699529623106750.1",
+        "4503599627370496.5", "4503599627370497.5", "2251799813685248.25", "2251799813685249.75", "9007199254740991.5",
+        "9007199254740992.5", "9007199254740993.0", "9007199254740993.5", "9007199254740995.125", "9223372036854769.999",
+        "9223372036854770.0", "9999999999999999.9", "12345678901234567", "12345678901234567.5", "1234567890123456.7891",
+        "1699529623106750.1239", "1699529623106750.12345678901234567", "1.5e3", "1.5E+3", "17e-1", "1700000000010000.0e0",
+        "-3.5", "-0.125", "-1699529623106750.125", "-9223372036854770.0",
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        for (int tail = 0; tail < 2; tail++) {   /* a long tail after "dur", and none (under 25 bytes left) */
+            const char *dur = t[i][0] == '-' ? t[i] + 1 : t[i];
+            char obj[256];
+            snprintf(obj, sizeof obj, "{\"ts\": %s, \"dur\": %s%s}", t[i], dur, tail ? ", \"name\": \"a name to read past here\"" : "");
+            int frac, nd = 0;
+            for (const char *c = t[i]; *c && *c != 'e' && *c != 'E'; c++) nd += *c >= '0' && *c <= '9';
+            int left = nd > 19 || strpbrk(t[i], "eE");   /* beyond 19 digits, an exponent: the tokenizer's (files_alike) */
+            CHECK_INT(fast(obj, &frac), !left);
+            if (left) continue;
+            int64_t ns, dns;
+            int ok = !trace_parse_us_to_ns(t[i], strlen(t[i]), &ns), dok = !trace_parse_us_to_ns(dur, strlen(dur), &dns);
+            CHECK_INT(ev.has_ts, ok);
+            CHECK_INT(ev.has_dur, dok);
+            CHECK_INT(ev.bad_time, !ok || !dok);
+            if (ok) {
+                CHECK_INT(ev.ts, ns);
+                CHECK_INT(frac, strchr(t[i], '.') != NULL);
+                double want = strtod(t[i], NULL);
+                uint64_t a, b;
+                memcpy(&a, &want, 8);
+                memcpy(&b, &ev.ts_d, 8);
+                if (a != b) fprintf(stderr, "ts %s: %.17g, want %.17g\n", t[i], ev.ts_d, want);
+                CHECK(a == b);
+            }
+            if (dok) {
+                CHECK_INT(ev.dur, dns);
+                double want = strtod(dur, NULL);
+                uint64_t a, b;
+                memcpy(&a, &want, 8);
+                memcpy(&b, &ev.dur_d, 8);
+                CHECK(a == b);
+            }
+        }
+    }
+    /* leading zeros and a bare point: refused by the tokenizer, so left to it */
+    static const char *const bad[] = {"{\"ts\": 00.5, \"name\": \"a name to read past here\"}",
+                                      "{\"ts\": 01, \"name\": \"a name to read past here\"}",
+                                      "{\"ts\": 1., \"name\": \"a name to read past here\"}",
+                                      "{\"ts\": 1.x, \"name\": \"a name to read past here\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_INT(fast(bad[i], NULL), 0);
+}
+
 static void fallbacks(void) {
     static const char *const cases[] = {
         "{\"name\": \"a\\\"b\"}",                     /* an escape in a string it would copy */
@@ -176,12 +237,13 @@ static void same_file(const char *path) {
  * order, times as strings, ints and floats, huge numbers, nested args, a
  * file cut mid-event, JSON the tokenizer refuses, events that begin as one
  * before them: snap.json; names alike in the 8 bytes a snapshot is tried
- * by, the same name with another pid or tid: snap_probe.json) and the HTA
+ * by, the same name with another pid or tid: snap_probe.json; times in and
+ * beside the shape read straight to ns: times.json) and the HTA
  * fixtures. */
 static void files_alike(void) {
     static const char *const seeds[] = {"shapes.json", "cut.json", "lead0.json", "trailing.json", "kineto.json",
                                         "kineto.json.gz", "kineto_ns.json", "megatron_pg.json", "trace_view.json",
-                                        "trace_view_flows.json", "snap.json", "snap_probe.json"};
+                                        "trace_view_flows.json", "snap.json", "snap_probe.json", "times.json"};
     int n = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         char rel[256];
@@ -191,7 +253,7 @@ static void files_alike(void) {
         same_file(p);
         n++;
     }
-    CHECK_INT(n, 12);
+    CHECK_INT(n, 13);
     static const char *const hta[] = {"hta/sampled_2rank/rank-0.json.gz", "hta/nccl_2rank/rank-0.json.gz",
                                       "hta/rank3_of_8/control.json.gz"};
     for (size_t i = 0; i < sizeof hta / sizeof *hta; i++) {
@@ -204,6 +266,7 @@ int main(void) {
     RUN(fields_kernel);
     RUN(fields_shapes);
     RUN(eighths);
+    RUN(times_fixed);
     RUN(fallbacks);
     RUN(files_alike);
     PT_DONE();
