@@ -196,6 +196,33 @@ static void times_fixed(void) {
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_INT(fast(bad[i], NULL), 0);
 }
 
+/* Plain integers (pid, tid, stream, correlation, id) of 1 to 15 digits
+ * read by words (trace_fast.c, read_value), with and without bytes after
+ * them; 16 digits, a fraction or an exponent after 8 digits and leading
+ * zeros are the tokenizer's (the event is left to it). */
+static void ints_wide(void) {
+    static const char *const t[] = {"0", "7", "1234567", "10000001", "99999999", "123456789", "1234567890123",
+                                    "999999999999999", "1234567890123456", "12345678.0", "12345678e0", "12345678E1",
+                                    "012345678", "00000000", "-12345678"};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        for (int tail = 0; tail < 2; tail++) {
+            char obj[256];
+            snprintf(obj, sizeof obj, "{\"pid\": %s, \"args\": {\"correlation\": %s, \"stream\": %s}%s}", t[i], t[i], t[i],
+                     tail ? ", \"name\": \"a name to read past here\"" : "");
+            char *e;
+            long long want = strtoll(t[i], &e, 10);
+            int plain = !*e && strlen(t[i]) - (t[i][0] == '-') <= 15 && (t[i][0] != '0' || !t[i][1]);
+            int r = fast(obj, NULL);
+            if (r != plain) fprintf(stderr, "%s: read %d\n", t[i], r);
+            CHECK_INT(r, plain);
+            if (!plain) continue;
+            CHECK_INT(ev.pid, want);
+            CHECK_INT(ev.corr, want);
+            CHECK_INT(ev.stream, want);
+        }
+    }
+}
+
 static void fallbacks(void) {
     static const char *const cases[] = {
         "{\"name\": \"a\\\"b\"}",                     /* an escape in a string it would copy */
@@ -267,6 +294,7 @@ int main(void) {
     RUN(fields_shapes);
     RUN(eighths);
     RUN(times_fixed);
+    RUN(ints_wide);
     RUN(fallbacks);
     RUN(files_alike);
     PT_DONE();

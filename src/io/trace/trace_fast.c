@@ -352,12 +352,22 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         v->kind = V_NUMBER;
         v->s = p;
 #if JSON_SWAR
-        if (end - p >= 8) {   /* a short plain integer (pid, tid, ids): 1 to 7 digits, then no '.', 'e' or 'E' */
-            uint64_t w = json_scan_swar_load(p);
+        if (end - p >= 8) {   /* a plain integer (pid, tid, ids): 1 to 15 digits, then no '.', 'e' or 'E' */
+            uint64_t w = json_scan_swar_load(p), x = 0;
             int k = json_scan_swar_digit_run(w);
-            if (k >= 1 && k < 8 && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
-                uint64_t x = json_scan_swar_digits_value(w, k);
-                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it */
+            if (k >= 1 && k < 8) {
+                x = json_scan_swar_digits_value(w, k);
+            } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
+                static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+                uint64_t w2 = json_scan_swar_load(p + 8);
+                int k2 = json_scan_swar_digit_run(w2);
+                if (k2 < 8) x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0), k += k2;
+                else k = 0;
+            } else {
+                k = 0;
+            }
+            if (k && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
+                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it (ipbad: never below 16 digits) */
                 v->n = (size_t)k;
                 return p + k;
             }
