@@ -196,6 +196,33 @@ static void times_fixed(void) {
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_INT(fast(bad[i], NULL), 0);
 }
 
+/* Random times of the shape read straight to ns (0 to 53 bits before the
+ * point, 0 to 3 decimals): ns and the double against trace_parse_us_to_ns
+ * and strtod, 200 000 of them (a fixed seed). */
+static void times_random(void) {
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int bad = 0;
+    for (int i = 0; i < 200000 && bad < 5; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int bits = (int)(x % 54), nf = (int)((x >> 8) % 4);
+        uint64_t y = x * 0x2545f4914f6cdd1dull;
+        uint64_t ip = bits ? (y >> (64 - bits)) : 0, fv = (x >> 16) % (nf == 3 ? 1000 : nf == 2 ? 100 : nf == 1 ? 10 : 1);
+        char num[48], obj[160];
+        if (nf) snprintf(num, sizeof num, "%llu.%0*llu", (unsigned long long)ip, nf, (unsigned long long)fv);
+        else snprintf(num, sizeof num, "%llu", (unsigned long long)ip);
+        snprintf(obj, sizeof obj, "{\"ts\": %s, \"name\": \"a name to read past here\"}", num);
+        int frac;
+        int64_t ns;
+        double want = strtod(num, NULL);
+        if (!fast(obj, &frac) || !ev.has_ts || trace_parse_us_to_ns(num, strlen(num), &ns) || ev.ts != ns ||
+            memcmp(&ev.ts_d, &want, 8) || frac != (nf > 0)) {
+            fprintf(stderr, "ts %s: %lld %.17g, want %.17g\n", num, (long long)ev.ts, ev.ts_d, want);
+            bad++;
+        }
+    }
+    CHECK_INT(bad, 0);
+}
+
 /* Plain integers (pid, tid, stream, correlation, id) of 1 to 15 digits
  * read by words (trace_fast.c, read_value), with and without bytes after
  * them; 16 digits, a fraction or an exponent after 8 digits and leading
@@ -294,6 +321,7 @@ int main(void) {
     RUN(fields_shapes);
     RUN(eighths);
     RUN(times_fixed);
+    RUN(times_random);
     RUN(ints_wide);
     RUN(fallbacks);
     RUN(files_alike);
