@@ -135,6 +135,121 @@ static void eighths(void) {
     }
 }
 
+/* Times in the shape read straight to ns (trace_fast.c, time_fixed: 1 to
+ * 16 digits, at most three decimals) and the shapes beside it, which the
+ * general path reads: each against the general parsers, the exact ns of
+ * trace_parse_us_to_ns and glibc's correctly rounded strtod, as "ts" and as
+ * "dur" (a sign only as "ts"); every 16-digit value past 2^53 and ties of
+ * the double's rounding, 17 digits and more, a fourth decimal, exponents,
+ * times beyond int64 ns (no time), and the same near the buffer's end. */
+static void times_fixed(void) {
+    static const char *const t[] = {
+        "0", "7", "0.5", "0.000", "0.125", "0.0005", "3.5", "60.0", "31999.0", "12345678", "12345678.1", "99999999.999",
+        "100000000.5", "1234567890123456", "1700000000010000.0", "1700000000010010.5", "1700000000010010.25",
+        "1699529623106750.125", "1699529623106750.123", "1699529623106750.12", "1699529623106750.1",
+        "4503599627370496.5", "4503599627370497.5", "2251799813685248.25", "2251799813685249.75", "9007199254740991.5",
+        "9007199254740992.5", "9007199254740993.0", "9007199254740993.5", "9007199254740995.125", "9223372036854769.999",
+        "9223372036854770.0", "9999999999999999.9", "12345678901234567", "12345678901234567.5", "1234567890123456.7891",
+        "1699529623106750.1239", "1699529623106750.12345678901234567", "1.5e3", "1.5E+3", "17e-1", "1700000000010000.0e0",
+        "-3.5", "-0.125", "-1699529623106750.125", "-9223372036854770.0",
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        for (int tail = 0; tail < 2; tail++) {   /* a long tail after "dur", and none (under 25 bytes left) */
+            const char *dur = t[i][0] == '-' ? t[i] + 1 : t[i];
+            char obj[256];
+            snprintf(obj, sizeof obj, "{\"ts\": %s, \"dur\": %s%s}", t[i], dur, tail ? ", \"name\": \"a name to read past here\"" : "");
+            int frac, nd = 0;
+            for (const char *c = t[i]; *c && *c != 'e' && *c != 'E'; c++) nd += *c >= '0' && *c <= '9';
+            int left = nd > 19 || strpbrk(t[i], "eE");   /* beyond 19 digits, an exponent: the tokenizer's (files_alike) */
+            CHECK_INT(fast(obj, &frac), !left);
+            if (left) continue;
+            int64_t ns, dns;
+            int ok = !trace_parse_us_to_ns(t[i], strlen(t[i]), &ns), dok = !trace_parse_us_to_ns(dur, strlen(dur), &dns);
+            CHECK_INT(ev.has_ts, ok);
+            CHECK_INT(ev.has_dur, dok);
+            CHECK_INT(ev.bad_time, !ok || !dok);
+            if (ok) {
+                CHECK_INT(ev.ts, ns);
+                CHECK_INT(frac, strchr(t[i], '.') != NULL);
+                double want = strtod(t[i], NULL);
+                uint64_t a, b;
+                memcpy(&a, &want, 8);
+                memcpy(&b, &ev.ts_d, 8);
+                if (a != b) fprintf(stderr, "ts %s: %.17g, want %.17g\n", t[i], ev.ts_d, want);
+                CHECK(a == b);
+            }
+            if (dok) {
+                CHECK_INT(ev.dur, dns);
+                double want = strtod(dur, NULL);
+                uint64_t a, b;
+                memcpy(&a, &want, 8);
+                memcpy(&b, &ev.dur_d, 8);
+                CHECK(a == b);
+            }
+        }
+    }
+    /* leading zeros and a bare point: refused by the tokenizer, so left to it */
+    static const char *const bad[] = {"{\"ts\": 00.5, \"name\": \"a name to read past here\"}",
+                                      "{\"ts\": 01, \"name\": \"a name to read past here\"}",
+                                      "{\"ts\": 1., \"name\": \"a name to read past here\"}",
+                                      "{\"ts\": 1.x, \"name\": \"a name to read past here\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_INT(fast(bad[i], NULL), 0);
+}
+
+/* Random times of the shape read straight to ns (0 to 53 bits before the
+ * point, 0 to 3 decimals): ns and the double against trace_parse_us_to_ns
+ * and strtod, 200 000 of them (a fixed seed). */
+static void times_random(void) {
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int bad = 0;
+    for (int i = 0; i < 200000 && bad < 5; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int bits = (int)(x % 54), nf = (int)((x >> 8) % 4);
+        uint64_t y = x * 0x2545f4914f6cdd1dull;
+        uint64_t ip = bits ? (y >> (64 - bits)) : 0, fv = (x >> 16) % (nf == 3 ? 1000 : nf == 2 ? 100 : nf == 1 ? 10 : 1);
+        char num[48], obj[160];
+        if (nf) snprintf(num, sizeof num, "%llu.%0*llu", (unsigned long long)ip, nf, (unsigned long long)fv);
+        else snprintf(num, sizeof num, "%llu", (unsigned long long)ip);
+        snprintf(obj, sizeof obj, "{\"ts\": %s, \"name\": \"a name to read past here\"}", num);
+        int frac;
+        int64_t ns;
+        double want = strtod(num, NULL);
+        if (!fast(obj, &frac) || !ev.has_ts || trace_parse_us_to_ns(num, strlen(num), &ns) || ev.ts != ns ||
+            memcmp(&ev.ts_d, &want, 8) || frac != (nf > 0)) {
+            fprintf(stderr, "ts %s: %lld %.17g, want %.17g\n", num, (long long)ev.ts, ev.ts_d, want);
+            bad++;
+        }
+    }
+    CHECK_INT(bad, 0);
+}
+
+/* Plain integers (pid, tid, stream, correlation, id) of 1 to 15 digits
+ * read by words (trace_fast.c, read_value), with and without bytes after
+ * them; 16 digits, a fraction or an exponent after 8 digits and leading
+ * zeros are the tokenizer's (the event is left to it). */
+static void ints_wide(void) {
+    static const char *const t[] = {"0", "7", "1234567", "10000001", "99999999", "123456789", "1234567890123",
+                                    "999999999999999", "1234567890123456", "12345678.0", "12345678e0", "12345678E1",
+                                    "012345678", "00000000", "-12345678"};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        for (int tail = 0; tail < 2; tail++) {
+            char obj[256];
+            snprintf(obj, sizeof obj, "{\"pid\": %s, \"args\": {\"correlation\": %s, \"stream\": %s}%s}", t[i], t[i], t[i],
+                     tail ? ", \"name\": \"a name to read past here\"" : "");
+            char *e;
+            long long want = strtoll(t[i], &e, 10);
+            int plain = !*e && strlen(t[i]) - (t[i][0] == '-') <= 15 && (t[i][0] != '0' || !t[i][1]);
+            int r = fast(obj, NULL);
+            if (r != plain) fprintf(stderr, "%s: read %d\n", t[i], r);
+            CHECK_INT(r, plain);
+            if (!plain) continue;
+            CHECK_INT(ev.pid, want);
+            CHECK_INT(ev.corr, want);
+            CHECK_INT(ev.stream, want);
+        }
+    }
+}
+
 static void fallbacks(void) {
     static const char *const cases[] = {
         "{\"name\": \"a\\\"b\"}",                     /* an escape in a string it would copy */
@@ -176,12 +291,13 @@ static void same_file(const char *path) {
  * order, times as strings, ints and floats, huge numbers, nested args, a
  * file cut mid-event, JSON the tokenizer refuses, events that begin as one
  * before them: snap.json; names alike in the 8 bytes a snapshot is tried
- * by, the same name with another pid or tid: snap_probe.json) and the HTA
+ * by, the same name with another pid or tid: snap_probe.json; times in and
+ * beside the shape read straight to ns: times.json) and the HTA
  * fixtures. */
 static void files_alike(void) {
     static const char *const seeds[] = {"shapes.json", "cut.json", "lead0.json", "trailing.json", "kineto.json",
                                         "kineto.json.gz", "kineto_ns.json", "megatron_pg.json", "trace_view.json",
-                                        "trace_view_flows.json", "snap.json", "snap_probe.json"};
+                                        "trace_view_flows.json", "snap.json", "snap_probe.json", "times.json"};
     int n = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         char rel[256];
@@ -191,7 +307,7 @@ static void files_alike(void) {
         same_file(p);
         n++;
     }
-    CHECK_INT(n, 12);
+    CHECK_INT(n, 13);
     static const char *const hta[] = {"hta/sampled_2rank/rank-0.json.gz", "hta/nccl_2rank/rank-0.json.gz",
                                       "hta/rank3_of_8/control.json.gz"};
     for (size_t i = 0; i < sizeof hta / sizeof *hta; i++) {
@@ -204,6 +320,9 @@ int main(void) {
     RUN(fields_kernel);
     RUN(fields_shapes);
     RUN(eighths);
+    RUN(times_fixed);
+    RUN(times_random);
+    RUN(ints_wide);
     RUN(fallbacks);
     RUN(files_alike);
     PT_DONE();

@@ -55,7 +55,7 @@ static inline int json_scan_swar_digit_run(uint64_t w) {
 }
 /* The value of the first k (1..8) digits of w: the digits moved to the top
  * bytes (zeros before them), then pairs, quads and the eight combined. */
-static inline uint64_t json_scan_swar_digits_value(uint64_t w, int k) {
+__attribute__((always_inline)) static inline uint64_t json_scan_swar_digits_value(uint64_t w, int k) {
     uint64_t v = (w - 0x3030303030303030ull) << (8 * (8 - k));
     v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;
     v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffull;

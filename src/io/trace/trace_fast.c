@@ -257,6 +257,56 @@ static int num_double(const struct num *n, const char *s, size_t len, double *ou
     return 0;
 }
 
+/* A time in the shape profilers write it ("ts": 1700000000123.456, "dur":
+ * 3.5): 1 to 16 digits (no leading zero), then nothing or '.' and 1 to 3
+ * digits, then neither a digit nor 'e' or 'E', with 25 bytes left to load
+ * from.  Read straight to the exact ns (at most three decimals: no rounding)
+ * and its nearest double as num_double makes it; *frac: written with a
+ * fraction.  Past it, or NULL for every other shape, which read_value and
+ * val_time then read as before (a sign, more digits, an exponent, a value
+ * past trace_parse_us_to_ns's range). */
+#if JSON_SWAR
+FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, double *d, int *frac) {
+    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    if (end - p < 25) return NULL;
+    uint64_t w = json_scan_swar_load(p), ip;
+    int ni = json_scan_swar_digit_run(w);
+    if (ni < 8) {
+        if (!ni) return NULL;
+        ip = json_scan_swar_digits_value(w, ni);
+    } else {
+        uint64_t w2 = json_scan_swar_load(p + 8);
+        int k = json_scan_swar_digit_run(w2);
+        ip = json_scan_swar_digits_value(w, 8) * p10[k] + (k ? json_scan_swar_digits_value(w2, k) : 0);
+        ni = 8 + k;
+        if ((unsigned)(p[ni] - '0') <= 9) return NULL;   /* 17 digits or more */
+    }
+    if ((*p == '0' && ni > 1) || ip / 10 > (uint64_t)((INT64_MAX / 1000 - 9) / 10)) return NULL;   /* as scan_number: 01; ipbad */
+    const char *q = p + ni;
+    uint64_t fv = 0;
+    int nf = 0;
+    if (*q == '.') {
+        uint64_t wf = json_scan_swar_load(q + 1);
+        nf = json_scan_swar_digit_run(wf);
+        if (nf < 1 || nf > 3) return NULL;
+        fv = json_scan_swar_digits_value(wf, nf);
+        q += 1 + nf;
+    }
+    if ((*q | 0x20) == 'e') return NULL;
+    int f3 = (int)fv * (int)p10[3 - nf];
+    if (f3 % 125 == 0 && ip <= (uint64_t)1 << 53) {   /* num_double's eighths: one exact sum when the double holds it */
+        double i = (double)ip, f = (double)(f3 / 125) * 0.125, s = i + f;
+        if (s - i == f) *d = s;
+        else if (!decfloat_to_double(ip * p10[nf] + fv, -nf, 0, 0, d)) return NULL;
+    } else if (!decfloat_to_double(ip * p10[nf] + fv, -nf, 0, 0, d)) {
+        return NULL;
+    }
+    *ns = (int64_t)ip * 1000 + f3;
+    *frac = nf > 0;
+    return q;
+}
+#endif
+
 /* ---- values ---- */
 
 /* A value's number fields are read only when it is a number (gcc cannot see it). */
@@ -302,12 +352,22 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         v->kind = V_NUMBER;
         v->s = p;
 #if JSON_SWAR
-        if (end - p >= 8) {   /* a short plain integer (pid, tid, ids): 1 to 7 digits, then no '.', 'e' or 'E' */
-            uint64_t w = json_scan_swar_load(p);
+        if (end - p >= 8) {   /* a plain integer (pid, tid, ids): 1 to 15 digits, then no '.', 'e' or 'E' */
+            uint64_t w = json_scan_swar_load(p), x = 0;
             int k = json_scan_swar_digit_run(w);
-            if (k >= 1 && k < 8 && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
-                uint64_t x = json_scan_swar_digits_value(w, k);
-                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it */
+            if (k >= 1 && k < 8) {
+                x = json_scan_swar_digits_value(w, k);
+            } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
+                static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+                uint64_t w2 = json_scan_swar_load(p + 8);
+                int k2 = json_scan_swar_digit_run(w2);
+                if (k2 < 8) x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0), k += k2;
+                else k = 0;
+            } else {
+                k = 0;
+            }
+            if (k && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
+                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it (ipbad: never below 16 digits) */
                 v->n = (size_t)k;
                 return p + k;
             }
@@ -539,6 +599,19 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         *seen |= 1u << key;
     }
     if (key == K_ARGS && *p == '{') return read_args(p, end, e);
+#if JSON_SWAR
+    if (key == K_TS || key == K_DUR) {   /* the usual shape straight to ns; any other read below */
+        int64_t ns;
+        double d;
+        int f;
+        const char *q = time_fixed(p, end, &ns, &d, &f);
+        if (q) {
+            if (key == K_TS) e->ts = ns, e->ts_d = d, e->has_ts = 1, *frac = f;
+            else e->dur = ns, e->dur_d = d, e->has_dur = 1;
+            return q;
+        }
+    }
+#endif
     if (!(p = read_value(p, end, &v))) return NULL;
     if (v.kind == V_NESTED) return p;   /* not the scalar expected: stepped over */
     int r;
