@@ -33,19 +33,10 @@ struct tside {
 
 static int split_entry(const char *name, size_t *cut);
 
-/* Appends s[0..n) to buf (len bytes so far, size in all), cut as
- * snprintf cuts: at most size - 1 bytes, always NUL-terminated. */
-static void key_add(char *buf, size_t size, size_t *len, const char *s, size_t n) {
-    if (*len + n > size - 1) n = size - 1 - *len;
-    memcpy(buf + *len, s, n);
-    *len += n;
-    buf[*len] = '\0';
-}
-
 static void key_add_int(char *buf, size_t size, size_t *len, int v) {
     char d[16];
     int k = snprintf(d, sizeof d, "%d", v);
-    key_add(buf, size, len, d, (size_t)k);
+    util_put_text(buf, size, len, d, (size_t)k);
 }
 
 /* The renumbered key of param p of backward entry rec (call number order)
@@ -66,20 +57,20 @@ static int renum_key(const struct tree *t, int rec, const char *pn, int order, c
     int head_num = h && strspn(cd, "0123456789") == h;
     if (head_num) {
         key_add_int(cdb, sizeof cdb, &cl, order);
-        key_add(cdb, sizeof cdb, &cl, cd + h, strlen(cd + h));
+        util_put_text(cdb, sizeof cdb, &cl, cd + h, strlen(cd + h));
     } else if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1)) {
-        key_add(cdb, sizeof cdb, &cl, cd, h);
-        key_add(cdb, sizeof cdb, &cl, ".", 1);
+        util_put_text(cdb, sizeof cdb, &cl, cd, h);
+        util_put_text(cdb, sizeof cdb, &cl, ".", 1);
         key_add_int(cdb, sizeof cdb, &cl, order);
-    } else key_add(cdb, sizeof cdb, &cl, cd, strlen(cd));
+    } else util_put_text(cdb, sizeof cdb, &cl, cd, strlen(cd));
     /* suffix: the row name with the entry name removed */
     size_t nl = strlen(name);
     const char *suffix = !strncmp(pn, name, nl) ? pn + nl : pn;
     key[0] = '\0';
-    key_add(key, size, &kl, name, cut);
-    key_add(key, size, &kl, ".", 1);
-    key_add(key, size, &kl, cdb, cl);
-    key_add(key, size, &kl, suffix, strlen(suffix));
+    util_put_text(key, size, &kl, name, cut);
+    util_put_text(key, size, &kl, ".", 1);
+    util_put_text(key, size, &kl, cdb, cl);
+    util_put_text(key, size, &kl, suffix, strlen(suffix));
     return 0;
 }
 

@@ -144,22 +144,14 @@ static const char *nonfinite_text(double v) {
     return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
 }
 
-/* Appends n bytes of s to the text at *len (size bytes): what fits, as
- * snprintf cuts (no printf: these run once per flagged tensor). */
-static void put_text(char *buf, size_t size, size_t *len, const char *s, size_t n) {
-    if (*len + n >= size) n = *len + 1 < size ? size - 1 - *len : 0;
-    memcpy(buf + *len, s, n);
-    *len += n;
-    buf[*len] = '\0';
-}
-
+/* (no printf here and in describe_list: they run once per flagged tensor) */
 void ovf_what(char *what, size_t size, const char *stat, double v) {
     size_t len = 0;
     const char *t = nonfinite_text(v);
     what[0] = '\0';
-    put_text(what, size, &len, stat, strlen(stat));
-    put_text(what, size, &len, "=", 1);
-    put_text(what, size, &len, t, strlen(t));
+    util_put_text(what, size, &len, stat, strlen(stat));
+    util_put_text(what, size, &len, "=", 1);
+    util_put_text(what, size, &len, t, strlen(t));
 }
 
 void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested) {
@@ -209,17 +201,17 @@ static void describe_list(struct sbuf *b, const char *prefix, const struct ovf_e
         if (!v[i].anomalous) continue;
         size_t len = 0;
         item[0] = '\0';
-        if (b->len) put_text(item, sizeof item, &len, ", ", 2);
-        put_text(item, sizeof item, &len, prefix, strlen(prefix));
-        put_text(item, sizeof item, &len, ".", 1);
-        if (names && names[i]) put_text(item, sizeof item, &len, names[i], strnlen(names[i], 64));
+        if (b->len) util_put_text(item, sizeof item, &len, ", ", 2);
+        util_put_text(item, sizeof item, &len, prefix, strlen(prefix));
+        util_put_text(item, sizeof item, &len, ".", 1);
+        if (names && names[i]) util_put_text(item, sizeof item, &len, names[i], strnlen(names[i], 64));
         else {
             len = util_put_uint(item, len, i);
             item[len] = '\0';
         }
         if (v[i].what[0]) {
-            put_text(item, sizeof item, &len, " ", 1);
-            put_text(item, sizeof item, &len, v[i].what, strnlen(v[i].what, 32));
+            util_put_text(item, sizeof item, &len, " ", 1);
+            util_put_text(item, sizeof item, &len, v[i].what, strnlen(v[i].what, 32));
         }
         sb_add(b, item);
     }
@@ -393,15 +385,15 @@ static int scan_cell(void *ctx, int m, uint32_t lt, int si, int ri, const float 
     for (int st = 0; st < cm->nstats; st++) {
         float v = vals[st];
         if (cube_is_missing(v) || isfinite(v)) continue;
-        if (len) put_text(what, sizeof what, &len, ", ", 2);
+        if (len) util_put_text(what, sizeof what, &len, ", ", 2);
         else {
-            put_text(what, sizeof what, &len, cm->name, strnlen(cm->name, 40));
-            put_text(what, sizeof what, &len, " ", 1);
+            util_put_text(what, sizeof what, &len, cm->name, strnlen(cm->name, 40));
+            util_put_text(what, sizeof what, &len, " ", 1);
         }
-        put_text(what, sizeof what, &len, cm->stats[st], strnlen(cm->stats[st], 32));
-        put_text(what, sizeof what, &len, "=", 1);
+        util_put_text(what, sizeof what, &len, cm->stats[st], strnlen(cm->stats[st], 32));
+        util_put_text(what, sizeof what, &len, "=", 1);
         const char *t = nonfinite_text(v);
-        put_text(what, sizeof what, &len, t, strlen(t));
+        util_put_text(what, sizeof what, &len, t, strlen(t));
     }
     if (!len) return 0;
     uint32_t t = cm->targets[lt];

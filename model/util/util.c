@@ -175,6 +175,13 @@ int util_ends_with_n(const char *s, size_t n, const char *suf) {
 
 int util_ends_with(const char *s, const char *suf) { return util_ends_with_n(s, strlen(s), suf); }
 
+void util_put_text(char *buf, size_t size, size_t *len, const char *s, size_t n) {
+    if (*len + n >= size) n = *len + 1 < size ? size - 1 - *len : 0;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
 size_t util_put_uint(char *buf, size_t o, unsigned long long v) {
     char tmp[24];
     int n = 0;

@@ -56,6 +56,10 @@ size_t util_sort_unique_i32(int32_t *v, size_t n);
 /* ---- string helpers ---- */
 int util_ends_with(const char *s, const char *suf);
 int util_ends_with_n(const char *s, size_t n, const char *suf);   /* s is n bytes */
+/* Appends n bytes of s to the text buf holds (*len bytes of size), cut
+ * as snprintf cuts (at most size - 1 bytes, always NUL-terminated): for
+ * texts made on hot paths a piece at a time. */
+void util_put_text(char *buf, size_t size, size_t *len, const char *s, size_t n);
 /* Appends the decimal form of v to buf at o (no NUL); returns the new
  * length.  For hot paths, where printf's parsing of its format shows. */
 size_t util_put_uint(char *buf, size_t o, unsigned long long v);
