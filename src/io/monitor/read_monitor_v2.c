@@ -141,6 +141,8 @@ struct v2_ctx {
     size_t long_line;    /* the first's line */
     struct mon_csv_names *names;   /* the parse's (v2_parse: its thread's, mon_cache.h) */
     struct mon_csv_counts *counts; /* the file's call order by ids (read_row) */
+    const char *last_scope;        /* the previous row's scope (in the parse's buffer; NULL: none), */
+    size_t last_sl, last_file;     /* its length and its file in part */
 };
 
 /* A module_name of this many bytes or more, as written or once --mapping
@@ -235,12 +237,17 @@ static int v2_row(const struct v2_cells *k, const struct v2_cols *c, const char 
     if (c->micro >= 0 && k->micro < 1) return 0;
     if (c->micro >= 0) micro = k->micro - 1;
     char metric[128];   /* "slug/scope" */
-    size_t sl = strlen(v2_slugs[cx->slug]);
-    if (sl + 1 + k->sl >= sizeof metric) return 0;
-    memcpy(metric, v2_slugs[cx->slug], sl);
-    metric[sl] = '/';
-    memcpy(metric + sl + 1, k->scope, k->sl);
-    metric[sl + 1 + k->sl] = '\0';
+    /* most rows have the scope of the row before: its file, without
+     * making and looking up "slug/scope" again */
+    int same = cx->last_scope && cx->last_sl == k->sl && !memcmp(cx->last_scope, k->scope, k->sl);
+    if (!same) {
+        size_t sl = strlen(v2_slugs[cx->slug]);
+        if (sl + 1 + k->sl >= sizeof metric) return 0;
+        memcpy(metric, v2_slugs[cx->slug], sl);
+        metric[sl] = '/';
+        memcpy(metric + sl + 1, k->scope, k->sl);
+        metric[sl + 1 + k->sl] = '\0';
+    }
     char name[V2_NAME_MAX + 1];
     size_t nl = k->nl;
     if (nl >= V2_NAME_MAX) {   /* cut, it would become another name: said by v2_parse */
@@ -267,7 +274,8 @@ static int v2_row(const struct v2_cells *k, const struct v2_cols *c, const char 
         }
         nm = name;
     }
-    struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
+    struct monitor_file *mf = same ? &part->files[cx->last_file] : file_for(part, metric, cx->rank, c->statmask);
+    if (!same && mf) cx->last_scope = k->scope, cx->last_sl = k->sl, cx->last_file = (size_t)(mf - part->files);
     uint32_t id = mon_csv_intern(cx->names, cx->names->pool, nm, nl);
     if (!mf || id == NAMES_NONE) return -1;
     if (c->micro < 0 && !renames) {
@@ -370,6 +378,7 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     struct mon_csv_counts counts = {0};
     cx->names = names;
     cx->counts = &counts;
+    cx->last_scope = NULL;
     uint8_t kind[V2_MAX_FIELDS];
     struct mon_csv_cell cells[V2_MAX_FIELDS];
     struct mon_csv sc;
