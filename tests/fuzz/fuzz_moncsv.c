@@ -21,7 +21,9 @@
  * as many fields, ending where the fast path did, each field the same
  * text (in place), integer or double (bit for bit; NaN for "nan" or an
  * empty cell); when it refuses, the scan and the bytes must be as they
- * were.  Any difference aborts. */
+ * were.  mon_csv_fast_v2 tries every line of an input without NULs the
+ * same way against mon_csv_split and the monitor_v2 reader's reading of
+ * numbers (check_fast_v2).  Any difference aborts. */
 #include <math.h>
 #include <stdio.h>
 
@@ -175,25 +177,14 @@ static void check_id(struct id_check *k, const char *s, size_t n, int col, int s
     if (++*c != ++*d) differ("call-order counts differ", scan, rec, col);
 }
 
-/* Each line of data split both ways. */
-static void check_split(const uint8_t *data, size_t size, int scan) {
-    size_t rec = 0;
-    for (size_t a = 0; a <= size; rec++) {
-        const uint8_t *nl = memchr(data + a, '\n', size - a);
-        size_t b = nl ? (size_t)(nl - data) : size;
-        char *x = fuzz_strdup(data + a, b - a), *y = fuzz_strdup(data + a, b - a);
-        char *f[MAXF], *g[MAXF];
-        size_t fl[MAXF], gl[MAXF];
-        int n = mon_csv_split(x, b - a, f, fl, MAXF, scan), m = ref_split(y, g, gl, MAXF);
-        if (n != m) differ("split: field counts differ", scan, rec, -1);
-        for (int i = 0; i < n && i < MAXF; i++)
-            if (f[i] - x != g[i] - y || fl[i] != gl[i] || memcmp(f[i], g[i], fl[i] + 1))
-                differ("split: fields differ", scan, rec, i);
-        if (memcmp(x, y, b - a)) differ("split: lines differ", scan, rec, -1);
-        free(x);
-        free(y);
-        a = b + 1;
-    }
+/* A cell as the readers' general path reads a number (stat_cell,
+ * float_field): mon_csv_number_z, else decfloat_parse whole when it starts
+ * with a digit (after a '-'); at most 64 bytes. */
+static int plain_number(const char *s, size_t n, double *d) {
+    if (n > 64) return 0;
+    if (mon_csv_number_z(s, n, d)) return 1;
+    const char *t = s + (*s == '-');
+    return *t >= '0' && *t <= '9' && decfloat_parse(s, s + n, d) == s + n;
 }
 
 /* The kinds of the fields f[0, n) (n <= MAXF) as mon_csv_fast would take them. */
@@ -206,10 +197,85 @@ static int kinds_of(char **f, const size_t *fl, int n, uint8_t *kind, int all_te
         if (all_text) continue;
         if (fl[i] && fl[i] <= 9 && monitor_int_cell_n(f[i], fl[i], &iv) && strspn(f[i], "0123456789") == fl[i])
             kind[i] = MON_CSV_INT;
-        else if (!fl[i] || !strcmp(f[i], "nan") || (fl[i] <= 64 && mon_csv_number_z(f[i], fl[i], &d)))
+        else if (!fl[i] || !strcmp(f[i], "nan") || plain_number(f[i], fl[i], &d))
             kind[i] = MON_CSV_NUM;
     }
     return n;
+}
+
+/* The line [a, b) of w (a copy of the whole input, b its '\n' or the
+ * end) through mon_csv_fast_v2 with the kinds of the line before (nk of
+ * them): when it takes the line, it must end at b + 1, and the monitor_v2
+ * reader's plain path (a '\r' before the '\n' cut, mon_csv_split, each
+ * number cell by float_field's rule: empty absent, else the number
+ * mon_csv_number_z, decfloat_parse or strtod reads) must read the same
+ * cells; when it refuses, the scan must not move.  The bytes never change. */
+static void check_fast_v2(char *w, size_t size, size_t a, size_t b, const uint8_t *kind, int nk, int scan, size_t rec) {
+    struct mon_csv sc;
+    struct mon_csv_cell cell[MAXF];
+    mon_csv_init(&sc, w, size, scan);
+    sc.p = w + a;
+    char *before = fuzz_strdup((const uint8_t *)w + a, size - a);
+    int ok = mon_csv_fast_v2(&sc, kind, nk, cell);
+    if (memcmp(before, w + a, size - a)) differ("fast v2: the bytes changed", scan, rec, -1);
+    free(before);
+    if (!ok) {
+        if (sc.p != w + a) differ("fast v2: refused, the scan moved", scan, rec, -1);
+        return;
+    }
+    if (b >= size || sc.p != w + b + 1) differ("fast v2: the line ends differ", scan, rec, -1);
+    size_t ll = b - a - (b > a && w[b - 1] == '\r');
+    char *y = fuzz_strdup((const uint8_t *)w + a, ll);
+    char *f[MAXF];
+    size_t fl[MAXF];
+    if (mon_csv_split(y, ll, f, fl, MAXF, scan) != nk) differ("fast v2: field counts differ", scan, rec, -1);
+    for (int i = 0; i < nk; i++) {
+        if (kind[i] == MON_CSV_TEXT) {
+            if (f[i] - y != cell[i].s - (w + a) || fl[i] != cell[i].n) differ("fast v2: text differs", scan, rec, i);
+        } else if (kind[i] == MON_CSV_INT) {
+            int32_t v;
+            if (!monitor_int_cell_n(f[i], fl[i], &v) || v != cell[i].i) differ("fast v2: integer differs", scan, rec, i);
+        } else if (!fl[i]) {
+            if (!isnan(cell[i].d) || cell[i].n) differ("fast v2: an empty cell is not absent", scan, rec, i);
+        } else {
+            double v;
+            char *e;
+            int isna = isnan(cell[i].d);
+            if (isna && cell[i].n != 3) differ("fast v2: a NaN cell's length", scan, rec, i);
+            if (!plain_number(f[i], fl[i], &v) && ((v = strtod(f[i], &e)), e != f[i] + fl[i]))
+                differ("fast v2: a cell the plain path refuses", scan, rec, i);
+            if (memcmp(&v, &cell[i].d, sizeof v)) differ("fast v2: number differs", scan, rec, i);
+        }
+    }
+    free(y);
+}
+
+/* Each line of data split both ways. */
+static void check_split(const uint8_t *data, size_t size, int scan) {
+    size_t rec = 0;
+    /* the monitor_v2 reader tries the fast path in a file without NULs */
+    char *w = size && memchr(data, 0, size) ? NULL : fuzz_strdup(data, size);
+    uint8_t kind[MAXF];
+    int nk = 0;
+    for (size_t a = 0; a <= size; rec++) {
+        const uint8_t *nl = memchr(data + a, '\n', size - a);
+        size_t b = nl ? (size_t)(nl - data) : size;
+        if (w && nk && a < size) check_fast_v2(w, size, a, b, kind, nk, scan, rec);
+        char *x = fuzz_strdup(data + a, b - a), *y = fuzz_strdup(data + a, b - a);
+        char *f[MAXF], *g[MAXF];
+        size_t fl[MAXF], gl[MAXF];
+        int n = mon_csv_split(x, b - a, f, fl, MAXF, scan), m = ref_split(y, g, gl, MAXF);
+        nk = n > 0 ? kinds_of(f, fl, n, kind, rec % 4 == 3) : 0;
+        if (n != m) differ("split: field counts differ", scan, rec, -1);
+        for (int i = 0; i < n && i < MAXF; i++)
+            if (f[i] - x != g[i] - y || fl[i] != gl[i] || memcmp(f[i], g[i], fl[i] + 1))
+                differ("split: fields differ", scan, rec, i);
+        if (memcmp(x, y, b - a)) differ("split: lines differ", scan, rec, -1);
+        free(x);
+        free(y);
+        a = b + 1;
+    }
+    free(w);
 }
 
 /* The record mon_csv_fast took (ended at fend) against mon_csv_record's split of it. */
@@ -227,7 +293,7 @@ static void check_fast(const uint8_t *kind, int nk, const struct mon_csv_cell *c
             double v;
             if (!fl[i] || !strcmp(f[i], "nan")) {
                 if (!isnan(cell[i].d)) differ("fast: NA is no NaN", scan, rec, i);
-            } else if (fl[i] > 64 || !mon_csv_number_z(f[i], fl[i], &v) || memcmp(&v, &cell[i].d, sizeof v))
+            } else if (!plain_number(f[i], fl[i], &v) || memcmp(&v, &cell[i].d, sizeof v))
                 differ("fast: number differs", scan, rec, i);
         }
     }

@@ -12,6 +12,7 @@
 
 #include "model/cube/dataset.h"
 #include "model/cube/names.h"
+#include "src/io/common/decfloat.h"
 #include "src/io/monitor/mon_csv.h"
 #include "src/io/monitor/read_monitor.h"
 #include "src/io/monitor/read_monitor_v2.h"
@@ -110,6 +111,16 @@ static void number_z(void) {
     CHECK(!mon_csv_number_z("1\0" "5", 2, &v));            /* a NUL inside the cell: no number */
 }
 
+/* A cell as the readers' general path reads a number (stat_cell,
+ * float_field): mon_csv_number_z, else decfloat_parse whole when it
+ * starts with a digit (after a '-'). */
+static int plain_number(const char *s, size_t n, double *d) {
+    if (n > 64) return 0;
+    if (mon_csv_number_z(s, n, d)) return 1;
+    const char *t = s + (*s == '-');
+    return *t >= '0' && *t <= '9' && decfloat_parse(s, s + n, d) == s + n;
+}
+
 /* One record through mon_csv_fast (kinds: one letter a column, I, N or
  * T): 1 when it takes it (then each cell against mon_csv_record's split
  * of the same bytes), 0 when it leaves it, with the scan where it was. */
@@ -140,7 +151,45 @@ static int fast_is(const char *rec, const char *kinds, int scan) {
             if (kind[i] == MON_CSV_TEXT) CHECK(cell[i].s == f[i] && cell[i].n == fl[i]);
             else if (kind[i] == MON_CSV_INT) CHECK(monitor_int_cell_n(f[i], fl[i], &iv) && iv == cell[i].i);
             else if (!fl[i] || !strcmp(f[i], "nan")) CHECK(isnan(cell[i].d));
-            else CHECK(mon_csv_number_z(f[i], fl[i], &d) && memcmp(&d, &cell[i].d, sizeof d) == 0);
+            else CHECK(plain_number(f[i], fl[i], &d) && memcmp(&d, &cell[i].d, sizeof d) == 0);
+        }
+    }
+    free(buf);
+    return ok;
+}
+
+/* The same for mon_csv_fast_v2, against the monitor_v2 reader's plain
+ * split (mon_csv_split of the line without its "\n" or "\r\n") and
+ * float_field's reading: an empty cell absent (n 0), "nan" NaN (n 3). */
+static int fast_v2_is(const char *rec, const char *kinds, int scan) {
+    int nk = (int)strlen(kinds);
+    uint8_t kind[16];
+    for (int i = 0; i < nk; i++) kind[i] = kinds[i] == 'I' ? MON_CSV_INT : kinds[i] == 'N' ? MON_CSV_NUM : MON_CSV_TEXT;
+    size_t n = strlen(rec);
+    char *buf = malloc(n + 1);
+    memcpy(buf, rec, n + 1);
+    struct mon_csv sc;
+    mon_csv_init(&sc, buf, n, scan);
+    struct mon_csv_cell cell[16];
+    int ok = mon_csv_fast_v2(&sc, kind, nk, cell);
+    CHECK(memcmp(buf, rec, n + 1) == 0);   /* nothing written */
+    if (!ok) CHECK(sc.p == buf);
+    if (ok) {
+        size_t ll = (size_t)(sc.p - buf) - 1;   /* the line without its line end */
+        CHECK(buf[ll] == '\n');
+        if (ll && buf[ll - 1] == '\r') ll--;
+        buf[ll] = '\0';
+        char *f[16];
+        size_t fl[16];
+        CHECK_INT(mon_csv_split(buf, ll, f, fl, 16, scan), nk);
+        for (int i = 0; i < nk; i++) {
+            int32_t iv = 0;
+            double d = 0;
+            if (kind[i] == MON_CSV_TEXT) CHECK(cell[i].s == f[i] && cell[i].n == fl[i]);
+            else if (kind[i] == MON_CSV_INT) CHECK(monitor_int_cell_n(f[i], fl[i], &iv) && iv == cell[i].i);
+            else if (!fl[i]) CHECK(isnan(cell[i].d) && cell[i].n == 0);
+            else if (!strcmp(f[i], "nan")) CHECK(isnan(cell[i].d) && cell[i].n == 3);
+            else CHECK(plain_number(f[i], fl[i], &d) && memcmp(&d, &cell[i].d, sizeof d) == 0);
         }
     }
     free(buf);
@@ -156,11 +205,16 @@ static void fast_rows(void) {
         CHECK(fast_is("3,a,123456789,7,nan,,-0,1.5E+10,0,0,[4096],torch.float32\nnext", "ITIINNNNNNTT", sc));
         CHECK(fast_is("0,\"a\nb\",\"\"\n", "ITT", sc));
         CHECK(fast_is(",\n", "TT", sc));
+        CHECK(fast_is("0,a\r\n", "IT", sc));                      /* "\r\n", as mon_csv_record's */
+        CHECK(fast_is("0,12345678901234567890\n", "IN", sc));     /* 20 digits: decfloat_parse's, as stat_cell's */
+        CHECK(fast_is("0,0.00016169020301891513\r\n", "IN", sc));
         /* left to mon_csv_record */
         CHECK(!fast_is("1234567890,a\n", "IT", sc));              /* 10 digits: monitor_int_cell's */
         CHECK(!fast_is("-1,a\n", "IT", sc));                      /* a sign */
         CHECK(!fast_is("2.0,a\n", "IT", sc));                     /* pandas' float int */
-        CHECK(!fast_is("0,a\r\n", "IT", sc));                     /* "\r\n" */
+        CHECK(!fast_is("0,a\r", "IT", sc));                       /* a lone '\r' */
+        CHECK(!fast_is("0,a\r\r\n", "IT", sc));
+        CHECK(!fast_is("0,1\r\r\n", "IN", sc));
         CHECK(!fast_is("0,a", "IT", sc));                          /* no line end */
         CHECK(!fast_is("0,a,b\n", "IT", sc));                      /* a field more */
         CHECK(!fast_is("0\n", "IT", sc));                          /* a field fewer */
@@ -170,8 +224,21 @@ static void fast_rows(void) {
         CHECK(!fast_is("0,True\n", "IN", sc));                     /* pandas' booleans: json_number's */
         CHECK(!fast_is("0,1.#IND\n", "IN", sc));                   /* the other NA tokens */
         CHECK(!fast_is("0,nan1\n", "IN", sc));
-        CHECK(!fast_is("0,12345678901234567890\n", "IN", sc));     /* 20 digits: decfloat_parse's */
+        CHECK(!fast_is("0,1.5e\n", "IN", sc));                     /* no number: decfloat_parse stops short */
         CHECK(!fast_is("0,0.000000000000000000000000000000000000000000000000000000000000000001\n", "IN", sc));
+        /* monitor_v2 lines: taken as monitor_v2's Python writes them, empty cells absent */
+        CHECK(fast_v2_is("0,0,module.module.embedding.word_embeddings.output.0,forward,-0.109375,0.109375,"
+                         "0.00016169020301891513,74.50072330071988,0.0\r\n", "IITTNNNNN", sc));
+        CHECK(fast_v2_is("1,12,m.a,backward,nan,,1e-05,-0.0,3\nnext", "IITTNNNNN", sc));
+        CHECK(fast_v2_is("0,0,,x,12345678901234567890\n", "IITTN", sc));
+        /* left to the plain split */
+        CHECK(!fast_v2_is("0,0,\"m.a\",forward,1\n", "IITTN", sc));   /* quotes: text there */
+        CHECK(!fast_v2_is("0,0,m.a,forward,inf\n", "IITTN", sc));       /* strtod's */
+        CHECK(!fast_v2_is("0,0,m.a,forward,-nan\n", "IITTN", sc));
+        CHECK(!fast_v2_is("0,0,m.a,forward,1\r\r\n", "IITTN", sc));
+        CHECK(!fast_v2_is("0,0,m\ra,forward,1\n", "IITTN", sc));       /* a '\r' inside */
+        CHECK(!fast_v2_is("0,0,m.a,forward\n", "IITTN", sc));           /* a field fewer */
+        CHECK(!fast_v2_is("0,0,m.a,forward,1,2\n", "IITTN", sc));       /* a field more */
     }
 }
 

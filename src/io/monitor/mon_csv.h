@@ -47,18 +47,22 @@ void mon_csv_init(struct mon_csv *sc, char *buf, size_t len, int scan);
 int mon_csv_record(struct mon_csv *sc, char **f, size_t *fl, int maxf);
 
 /* The fast path of a record whose cells are all plain (mon_csv_record
- * stays the reader of the rest): ncols fields, the last ended by "\n",
+ * stays the reader of the rest): ncols fields, the last ended by "\n"
+ * or "\r\n" (monitor_v2's Python csv writes the latter),
  * each of kind[c]:
  *  - MON_CSV_INT: 1 to 9 digits, into cell[c].i (monitor_int_cell_n's
  *    own case);
- *  - MON_CSV_NUM: a number mon_csv_number_z reads (at most 64 bytes),
- *    into cell[c].d, the same double; "nan" or an empty cell: NAN (as
+ *  - MON_CSV_NUM: a number mon_csv_number_z reads, or else one that
+ *    starts with a digit (after a '-') and decfloat_parse reads whole (at
+ *    most 64 bytes, as the readers' general path), into cell[c].d, the
+ *    same double; "nan" or an empty cell: NAN (as
  *    the readers' NA tokens);
  *  - MON_CSV_TEXT: a field without '"', or one whole quoted without '"'
  *    in it: its text at cell[c].s, cell[c].n bytes (not NUL-terminated).
  * The numbers are read where the scan stands, in one pass, without
  * splitting the fields first.  1 with sc->p past the record; 0 for any
- * other record (another field count, a '\r', a cell of another shape),
+ * other record (another field count, a '\r' but the line end's, a cell
+ * of another shape),
  * sc->p left where it was: nothing is written to the bytes, so
  * mon_csv_record reads the record as if this had not been called. */
 enum { MON_CSV_TEXT = 0, MON_CSV_INT = 1, MON_CSV_NUM = 2 };
@@ -69,6 +73,12 @@ struct mon_csv_cell {
     int32_t i;
 };
 int mon_csv_fast(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_csv_cell *cell);
+/* The same for a monitor_v2 line (read_monitor_v2.c's plain path splits
+ * it at every ',', quotes and all): a quoted cell is refused, a number's
+ * fraction read 8 digits at a time (Python's reprs), and a MON_CSV_NUM
+ * cell read as NAN has its length in cell[c].n (0: empty, 3: "nan"; a
+ * number's cell.n is not set). */
+int mon_csv_fast_v2(struct mon_csv *sc, const uint8_t *kind, int ncols, struct mon_csv_cell *cell);
 
 /* A monitor_v2 line (never quoted): line[0, n) up to its first NUL (at
  * most at n, where there must be one) split at every ',' in place (each

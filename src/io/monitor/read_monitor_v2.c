@@ -141,6 +141,8 @@ struct v2_ctx {
     size_t long_line;    /* the first's line */
     struct mon_csv_names *names;   /* the parse's (v2_parse: its thread's, mon_cache.h) */
     struct mon_csv_counts *counts; /* the file's call order by ids (read_row) */
+    const char *last_scope;        /* the previous row's scope (in the parse's buffer; NULL: none), */
+    size_t last_sl, last_file;     /* its length and its file in part */
 };
 
 /* A module_name of this many bytes or more, as written or once --mapping
@@ -152,6 +154,7 @@ struct v2_ctx {
 struct v2_cols {
     int vpp, step, name, scope, micro, stat[MONITOR_NSTATS];
     uint32_t statmask;
+    int ncols;                      /* the header's fields */
     int ns, scol[MONITOR_NSTATS];   /* the statistics of statmask in order (vals'): their columns, */
     uint32_t sbit[MONITOR_NSTATS];  /* and bits */
 };
@@ -161,6 +164,7 @@ static int read_header(char *line, size_t linelen, struct v2_cols *c, const char
     char *f[V2_MAX_FIELDS];
     size_t fl[V2_MAX_FIELDS];
     int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
+    c->ncols = n;
     c->vpp = c->step = c->name = c->scope = c->micro = -1;
     c->statmask = 0;
     for (int s = 0; s < MONITOR_NSTATS; s++) c->stat[s] = -1;
@@ -190,55 +194,62 @@ static int read_header(char *line, size_t linelen, struct v2_cols *c, const char
 /* A file without a micro_step column writes one set of rows per
  * micro-batch in call order: the k-th row of a name, scope, vpp and step
  * is micro step k.  seen counts them (per file).  -1 out of memory. */
-static int call_order_micro(struct util_smap *seen, char *const *f, const size_t *fl, const struct v2_cols *c,
+static int call_order_micro(struct util_smap *seen, const char *scope, size_t sl, const char *nm, size_t nl,
                             int32_t vpp, int32_t step, int32_t *micro) {
     /* "scope\x1fvpp\x1fstep\x1fname", whole: the scope is under 128 bytes
-     * and the name under V2_NAME_MAX (read_row), so two rows never share a
+     * and the name under V2_NAME_MAX (v2_row), so two rows never share a
      * key by being cut */
     char key[V2_NAME_MAX + 192];
-    size_t k = fl[c->scope];
-    memcpy(key, f[c->scope], k);
+    size_t k = sl;
+    memcpy(key, scope, k);
     key[k++] = '\x1f';
     k = util_put_int(key, k, vpp);
     key[k++] = '\x1f';
     k = util_put_int(key, k, step);
     key[k++] = '\x1f';
-    memcpy(key + k, f[c->name], fl[c->name] + 1);
+    memcpy(key + k, nm, nl);
+    key[k + nl] = '\0';
     int32_t *v = util_smap_slot(seen, key, 1);
     if (!v) return -1;
     *micro = ++*v;
     return 0;
 }
 
-/* One data row into part (line: its number, for notes).  1 read, 0 a bad
- * row, 2 a name too long (counted in cx), -1 out of memory. */
-static int read_row(char *line, size_t linelen, const struct v2_cols *c, const char *path, size_t lineno,
-                    struct v2_ctx *cx, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
-    char *f[V2_MAX_FIELDS];
-    size_t fl[V2_MAX_FIELDS];
-    int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
-    int need = c->vpp > c->step ? c->vpp : c->step;
-    if (c->name > need) need = c->name;
-    if (c->scope > need) need = c->scope;
-    if (c->micro > need) need = c->micro;
-    if (n <= need || n > V2_MAX_FIELDS || !*f[c->name] || !*f[c->scope]) return 0;
-    int32_t vpp, step, micro = 0;
-    if (!monitor_int_cell_n(f[c->vpp], fl[c->vpp], &vpp) || !monitor_int_cell_n(f[c->step], fl[c->step], &step) ||
-        (c->micro >= 0 && !monitor_int_cell_n(f[c->micro], fl[c->micro], &micro)))
-        return 0;
+/* A data row's cells, read by the plain path (read_row) or the fast one
+ * (fast_row): name and scope need not be NUL-terminated. */
+struct v2_cells {
+    int32_t vpp, step, micro;   /* micro: the column's, when the header has one */
+    const char *name, *scope;
+    size_t nl, sl;
+};
+
+/* The row of cells into part (line: its number, for notes): *r and *v
+ * (its c->ns values, for the caller to fill) and the file's valmask, or 0 a bad row, 2 a name
+ * too long (counted in cx), -1 out of memory. */
+static int v2_row(const struct v2_cells *k, const struct v2_cols *c, const char *path, size_t lineno,
+                  struct v2_ctx *cx, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen,
+                  struct monitor_row **r, double **v, uint32_t *valmask) {
+    if (!k->nl || !k->sl) return 0;
+    int32_t vpp = k->vpp, step = k->step, micro = 0;
     /* v2 counts a micro_step column from 1 (weight_grad: the micro-batch,
      * or the number of them for a step's accumulated gradient); micro steps
      * here count from 0, as v1's and the call order's do */
-    if (c->micro >= 0 && micro < 1) return 0;
-    if (c->micro >= 0) micro--;
+    if (c->micro >= 0 && k->micro < 1) return 0;
+    if (c->micro >= 0) micro = k->micro - 1;
     char metric[128];   /* "slug/scope" */
-    size_t sl = strlen(v2_slugs[cx->slug]);
-    if (sl + 1 + fl[c->scope] >= sizeof metric) return 0;
-    memcpy(metric, v2_slugs[cx->slug], sl);
-    metric[sl] = '/';
-    memcpy(metric + sl + 1, f[c->scope], fl[c->scope] + 1);
+    /* most rows have the scope of the row before: its file, without
+     * making and looking up "slug/scope" again */
+    int same = cx->last_scope && cx->last_sl == k->sl && !memcmp(cx->last_scope, k->scope, k->sl);
+    if (!same) {
+        size_t sl = strlen(v2_slugs[cx->slug]);
+        if (sl + 1 + k->sl >= sizeof metric) return 0;
+        memcpy(metric, v2_slugs[cx->slug], sl);
+        metric[sl] = '/';
+        memcpy(metric + sl + 1, k->scope, k->sl);
+        metric[sl + 1 + k->sl] = '\0';
+    }
     char name[V2_NAME_MAX + 1];
-    size_t nl = fl[c->name];
+    size_t nl = k->nl;
     if (nl >= V2_NAME_MAX) {   /* cut, it would become another name: said by v2_parse */
         if (!cx->long_names++) cx->long_line = lineno;
         return 2;
@@ -248,10 +259,11 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
      * counted by the ids of name and scope (cx->counts) instead of by
      * their text */
     int renames = cx->layout || (cx->map && cx->map->n);
-    if (c->micro < 0 && renames && call_order_micro(seen, f, fl, c, vpp, step, &micro) != 0) return -1;
-    const char *nm = f[c->name];
+    if (c->micro < 0 && renames && call_order_micro(seen, k->scope, k->sl, k->name, nl, vpp, step, &micro) != 0)
+        return -1;
+    const char *nm = k->name;
     if (renames) {
-        memcpy(name, f[c->name], nl);
+        memcpy(name, k->name, nl);
         name[nl] = '\0';
         struct pt_error le;
         if (monitor_rename(cx->map, cx->layout, cx->rank, vpp, name, sizeof name, &nl, &le) != 0 && !cx->rename_bad++)
@@ -262,25 +274,77 @@ static int read_row(char *line, size_t linelen, const struct v2_cols *c, const c
         }
         nm = name;
     }
-    struct monitor_file *mf = file_for(part, metric, cx->rank, c->statmask);
+    struct monitor_file *mf = same ? &part->files[cx->last_file] : file_for(part, metric, cx->rank, c->statmask);
+    if (!same && mf) cx->last_scope = k->scope, cx->last_sl = k->sl, cx->last_file = (size_t)(mf - part->files);
     uint32_t id = mon_csv_intern(cx->names, cx->names->pool, nm, nl);
     if (!mf || id == NAMES_NONE) return -1;
     if (c->micro < 0 && !renames) {
-        int32_t *k = mon_csv_count(cx->counts, (uint64_t)(mf - part->files) << 32 | id,
-                                   (uint64_t)(uint32_t)vpp << 32 | (uint32_t)step);
-        if (!k) return -1;
-        micro = ++*k;
+        int32_t *kc = mon_csv_count(cx->counts, (uint64_t)(mf - part->files) << 32 | id,
+                                    (uint64_t)(uint32_t)vpp << 32 | (uint32_t)step);
+        if (!kc) return -1;
+        micro = ++*kc;
     }
+    struct monitor_row *row = mon_cache_add_row(mf, v);
+    if (!row) return -1;
+    *row = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    *r = row;
+    *valmask = mf->valmask;
+    return 1;
+}
+
+/* One data row into part by the plain path: split at its commas.  As
+ * v2_row. */
+static int read_row(char *line, size_t linelen, const struct v2_cols *c, const char *path, size_t lineno,
+                    struct v2_ctx *cx, struct dataset *ds, struct mon_cache_part *part, struct util_smap *seen) {
+    char *f[V2_MAX_FIELDS];
+    size_t fl[V2_MAX_FIELDS];
+    int n = split(line, linelen, f, fl, V2_MAX_FIELDS);
+    int need = c->vpp > c->step ? c->vpp : c->step;
+    if (c->name > need) need = c->name;
+    if (c->scope > need) need = c->scope;
+    if (c->micro > need) need = c->micro;
+    if (n <= need || n > V2_MAX_FIELDS) return 0;
+    struct v2_cells k = {.name = f[c->name], .nl = fl[c->name], .scope = f[c->scope], .sl = fl[c->scope]};
+    if (!monitor_int_cell_n(f[c->vpp], fl[c->vpp], &k.vpp) || !monitor_int_cell_n(f[c->step], fl[c->step], &k.step) ||
+        (c->micro >= 0 && !monitor_int_cell_n(f[c->micro], fl[c->micro], &k.micro)))
+        return 0;
+    struct monitor_row *r;
     double *v;
-    struct monitor_row *r = mon_cache_add_row(mf, &v);
-    if (!r) return -1;
-    *r = (struct monitor_row){.name = id, .vpp = vpp, .step = step, .micro = micro};
+    uint32_t vm;
+    int rc = v2_row(&k, c, path, lineno, cx, ds, part, seen, &r, &v, &vm);
+    if (rc != 1) return rc;
     const double *v0 = v;
-    for (int k = 0; k < c->ns; k++, v++) {
+    for (int s = 0; s < c->ns; s++, v++) {
         *v = 0;
-        if (c->scol[k] < n && float_field(f[c->scol[k]], fl[c->scol[k]], v)) r->present |= c->sbit[k];
+        if (c->scol[s] < n && float_field(f[c->scol[s]], fl[c->scol[s]], v)) r->present |= c->sbit[s];
     }
-    monitor_row_mark_notensor(r, mf->valmask, v0, 1);   /* v2 has no shape or dtype column */
+    monitor_row_mark_notensor(r, vm, v0, 1);   /* v2 has no shape or dtype column */
+    return 1;
+}
+
+/* One data row into part by the fast path (mon_csv_fast_v2: every cell
+ * plain, read where the scan stands): 3 when the row is not one for it
+ * (sc->p left at its start, the plain path's), else as v2_row with sc->p
+ * past its line end. */
+static int fast_row(struct mon_csv *sc, const uint8_t *kind, struct mon_csv_cell *cell, const struct v2_cols *c,
+                    const char *path, size_t lineno, struct v2_ctx *cx, struct dataset *ds,
+                    struct mon_cache_part *part, struct util_smap *seen) {
+    if (!mon_csv_fast_v2(sc, kind, c->ncols, cell)) return 3;
+    struct v2_cells k = {.vpp = cell[c->vpp].i, .step = cell[c->step].i, .micro = c->micro >= 0 ? cell[c->micro].i : 0,
+                         .name = cell[c->name].s, .nl = cell[c->name].n, .scope = cell[c->scope].s,
+                         .sl = cell[c->scope].n};
+    struct monitor_row *r;
+    double *v;
+    uint32_t vm;
+    int rc = v2_row(&k, c, path, lineno, cx, ds, part, seen, &r, &v, &vm);
+    if (rc != 1) return rc;
+    for (int s = 0; s < c->ns; s++) {   /* an empty cell: 0 and absent (float_field's) */
+        const struct mon_csv_cell *x = &cell[c->scol[s]];
+        int empty = isnan(x->d) && !x->n;   /* cell.n is set for NAN only (mon_csv.h) */
+        v[s] = empty ? 0 : x->d;
+        if (!empty) r->present |= c->sbit[s];
+    }
+    monitor_row_mark_notensor(r, vm, v, 1);
     return 1;
 }
 
@@ -293,6 +357,9 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     char *p = buf, *end = buf + len;
     char *nl = memchr(p, '\n', len);
     struct v2_cols c;
+    /* the fast path takes a file without NUL bytes (a line's first ends
+     * it for split, not for mon_csv_fast) */
+    int fast = !memchr(buf, '\0', len);
     if (!nl) {   /* no whole header yet: a file just created */
         int rc = reader_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
         free(buf);
@@ -311,8 +378,30 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     struct mon_csv_counts counts = {0};
     cx->names = names;
     cx->counts = &counts;
+    cx->last_scope = NULL;
+    uint8_t kind[V2_MAX_FIELDS];
+    struct mon_csv_cell cells[V2_MAX_FIELDS];
+    struct mon_csv sc;
+    fast = fast && c.ncols <= V2_MAX_FIELDS;
+    if (fast) {
+        memset(kind, MON_CSV_TEXT, sizeof kind);
+        kind[c.vpp] = kind[c.step] = MON_CSV_INT;
+        if (c.micro >= 0) kind[c.micro] = MON_CSV_INT;
+        for (int s = 0; s < c.ns; s++) kind[c.scol[s]] = MON_CSV_NUM;
+        mon_csv_init(&sc, buf, len, mon_csv_best());
+    }
     for (p = nl + 1; p < end && rc >= 0; p = nl + 1) {
         line++;
+        if (fast) {   /* most rows: every cell plain, read in one pass */
+            sc.p = p;
+            rc = fast_row(&sc, kind, cells, &c, path, line, cx, ds, part, &seen);
+            if (rc != 3) {
+                nl = sc.p - 1;
+                if (rc == 0 && !bad++) first_bad = line;
+                continue;
+            }
+            rc = 0;
+        }
         if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {   /* being written: read at the next change */
             if (reader_young(ds, path)) {
                 if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) rc = -1;
