@@ -124,15 +124,25 @@ static int plain_number(const char *s, size_t n, double *d) {
 /* One record through mon_csv_fast (kinds: one letter a column, I, N or
  * T): 1 when it takes it (then each cell against mon_csv_record's split
  * of the same bytes), 0 when it leaves it, with the scan where it was. */
+/* A copy of rec (the caller's to free) under a scan sc, and kinds as
+ * column kinds (kind[16]); *nk their count, *n rec's length. */
+static char *fast_setup(const char *rec, const char *kinds, int scan, struct mon_csv *sc, uint8_t *kind, int *nk,
+                        size_t *n) {
+    *nk = (int)strlen(kinds);
+    for (int i = 0; i < *nk; i++) kind[i] = kinds[i] == 'I' ? MON_CSV_INT : kinds[i] == 'N' ? MON_CSV_NUM : MON_CSV_TEXT;
+    *n = strlen(rec);
+    char *buf = malloc(*n + 1);
+    memcpy(buf, rec, *n + 1);
+    mon_csv_init(sc, buf, *n, scan);
+    return buf;
+}
+
 static int fast_is(const char *rec, const char *kinds, int scan) {
-    int nk = (int)strlen(kinds);
+    int nk;
     uint8_t kind[16];
-    for (int i = 0; i < nk; i++) kind[i] = kinds[i] == 'I' ? MON_CSV_INT : kinds[i] == 'N' ? MON_CSV_NUM : MON_CSV_TEXT;
-    size_t n = strlen(rec);
-    char *buf = malloc(n + 1);
-    memcpy(buf, rec, n + 1);
+    size_t n;
     struct mon_csv sc;
-    mon_csv_init(&sc, buf, n, scan);
+    char *buf = fast_setup(rec, kinds, scan, &sc, kind, &nk, &n);
     struct mon_csv_cell cell[16];
     int ok = mon_csv_fast(&sc, kind, nk, cell);
     char *end = sc.p;
@@ -162,14 +172,11 @@ static int fast_is(const char *rec, const char *kinds, int scan) {
  * split (mon_csv_split of the line without its "\n" or "\r\n") and
  * float_field's reading: an empty cell absent (n 0), "nan" NaN (n 3). */
 static int fast_v2_is(const char *rec, const char *kinds, int scan) {
-    int nk = (int)strlen(kinds);
+    int nk;
     uint8_t kind[16];
-    for (int i = 0; i < nk; i++) kind[i] = kinds[i] == 'I' ? MON_CSV_INT : kinds[i] == 'N' ? MON_CSV_NUM : MON_CSV_TEXT;
-    size_t n = strlen(rec);
-    char *buf = malloc(n + 1);
-    memcpy(buf, rec, n + 1);
+    size_t n;
     struct mon_csv sc;
-    mon_csv_init(&sc, buf, n, scan);
+    char *buf = fast_setup(rec, kinds, scan, &sc, kind, &nk, &n);
     struct mon_csv_cell cell[16];
     int ok = mon_csv_fast_v2(&sc, kind, nk, cell);
     CHECK(memcmp(buf, rec, n + 1) == 0);   /* nothing written */
