@@ -361,8 +361,12 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
                 static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
                 uint64_t w2 = json_scan_swar_load(p + 8);
                 int k2 = json_scan_swar_digit_run(w2);
-                if (k2 < 8) x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0), k += k2;
-                else k = 0;
+                if (k2 < 8) {
+                    x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0);
+                    k += k2;
+                } else {
+                    k = 0;
+                }
             } else {
                 k = 0;
             }
@@ -606,8 +610,16 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         int f;
         const char *q = time_fixed(p, end, &ns, &d, &f);
         if (q) {
-            if (key == K_TS) e->ts = ns, e->ts_d = d, e->has_ts = 1, *frac = f;
-            else e->dur = ns, e->dur_d = d, e->has_dur = 1;
+            if (key == K_TS) {
+                e->ts = ns;
+                e->ts_d = d;
+                e->has_ts = 1;
+                *frac = f;
+            } else {
+                e->dur = ns;
+                e->dur_d = d;
+                e->has_dur = 1;
+            }
             return q;
         }
     }
