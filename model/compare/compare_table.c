@@ -165,8 +165,9 @@ static int side_orders(const struct tree *t, int32_t **ord, size_t *nrows) {
 }
 
 /* Appends record r's rows to s (ordr: its place, not ORD_SKIP), params by
- * state (inputs, outputs, ...) as msProbe lists them; names are composed
- * in nb.  0, or -1 out of memory. */
+ * state (inputs, outputs, ...) as msProbe lists them; with renumber, a
+ * backward row's name is composed in nb to see whether its key differs.
+ * 0, or -1 out of memory. */
 static int side_rec_rows(struct tside *s, size_t r, int32_t ordr, int renumber, struct tree_pn *nb) {
     const struct tree *t = s->t;
     const struct trec *rc = &t->recs[r];
@@ -175,12 +176,12 @@ static int side_rec_rows(struct tside *s, size_t r, int32_t ordr, int renumber, 
         for (uint32_t i = 0; i < rc->np; i++) {
             const struct tparam *p = &t->params[rc->p0 + i];
             if (p->state != st) continue;
-            const char *pn = tree_pname_r(t, (int)r, p, nb);
-            if (!pn) return -1;
             uint32_t koff = KEY_IS_NAME;
-            /* most backward calls keep their number: then the key is the name */
-            if (ordr >= 0 && renumber && renum_key(t, (int)r, pn, ordr, key, sizeof key) == 0 && strcmp(key, pn))
-                koff = (uint32_t)ordr;
+            if (ordr >= 0 && renumber) {   /* most backward calls keep their number: then the key is the name */
+                const char *pn = tree_pname_r(t, (int)r, p, nb);
+                if (!pn) return -1;
+                if (renum_key(t, (int)r, pn, ordr, key, sizeof key) == 0 && strcmp(key, pn)) koff = (uint32_t)ordr;
+            }
             if (s->n == s->cap) {
                 size_t nc = s->cap ? s->cap * 2 : 64;
                 struct join_row *nv = realloc(s->v, nc * sizeof *nv);

@@ -56,8 +56,6 @@ static int32_t smap_get(const struct smap *m, const char *s, size_t len) {
     return sl->hash ? sl->val : -1;
 }
 
-/* Sets key (a pool offset of len bytes) to val, replacing an old value
- * when replace is set. */
 /* Room for n keys at most half full: the slots moved to a table of the
  * power of two that holds them.  0, or -1 out of memory. */
 static int smap_reserve(struct smap *m, size_t n) {
@@ -79,6 +77,8 @@ static int smap_reserve(struct smap *m, size_t n) {
     return 0;
 }
 
+/* Sets key (a pool offset of len bytes) to val, replacing an old value
+ * when replace is set. */
 static int smap_put(struct smap *m, uint32_t key, size_t len, int32_t val, int replace) {
     if ((m->n + 1) * 2 > m->cap && smap_reserve(m, m->n + 1) != 0) return -1;
     const char *s = m->t->pool + key;
@@ -875,7 +875,8 @@ int tree_build(struct tree *t, struct pt_error *err) {
      * small compare (about 300 kB at the 8.5 MB pair) */
     size_t guess = t->ncons + t->ncons / 8 + 64;
     if (util_grow((void **)&t->nodes, &t->capnodes, guess, sizeof *t->nodes) != 0 ||
-        smap_reserve(t->node_map, guess) != 0 || init_nodes(t) != 0 || handle_recompute(t) != 0 || collect_apis(t) != 0 || add_pgrads(t) != 0)
+        smap_reserve(t->node_map, guess) != 0 || init_nodes(t) != 0 || handle_recompute(t) != 0 ||
+        collect_apis(t) != 0 || add_pgrads(t) != 0)
         return pt_errorf(err, "%s: out of memory while building the graph", t->path ? t->path : "dump");
     micro_steps(t);
     if (number_nodes(t) != 0) return pt_errorf(err, "out of memory");
