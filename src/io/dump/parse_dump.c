@@ -470,7 +470,8 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     /* what the trend import makes of the key */
     char key[NAME_MAX_LEN];
     size_t klen = 0;
-    int metric = -1, import = ps->opt->want_rows;
+    /* classified even without rows: a parameters_grad record reads differently */
+    int metric = -1, import = 1;
     int32_t micro = 0;
     if (import && ps->opt->micro_step && ps->use_r) {
         if (!me) import = 0;
@@ -578,7 +579,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
         if (rc != 0) return pt_errorf(&ps->err, "out of memory");
     }
 
-    if (!import) return 0;
+    if (!import || !ps->opt->want_rows) return 0;
     if (metric == DM_FORWARD && recompute) metric = DM_RECOMPUTE;
     /* target prefix and call index (probetop-rules(7), TREND TARGETS) */
     int32_t call = 0;

@@ -47,7 +47,7 @@ static int load_dump(const char *path, const struct load_opts *o, struct dataset
     if (!b) { mapping_free(&map); return pt_errorf(err, "out of memory"); }
     struct dump_to_cube ctx = {.b = b, .no_rows = o->overflow_only};
     for (int m = 0; m < DM_N; m++) ctx.metric[m] = cube_builder_metric(b, dump_metric_names[m], 4, dump_stat_names);
-    struct dump_opts dopt = {.micro_step = o->micro_step, .mapping = &map, .want_rows = 1,
+    struct dump_opts dopt = {.micro_step = o->micro_step, .mapping = &map, .want_rows = !o->overflow_only,
                              .layout = o->layout, .path_numbers = 1,
                              .origin_keep = o->origin_keep};
     struct dump_summary sum;
