@@ -490,8 +490,10 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     if (import) {
         klen = strlen(key);
         klen = apply_mapping(ps->opt->mapping, key, klen, sizeof key);
-        metric = classify(key, &klen);
-        if (metric < 0) import = 0;
+        /* without rows the metric only tells a parameters_grad record, which
+         * classify finds only in a key holding those words */
+        if (!ps->opt->want_rows && !memmem(key, klen, "parameters_grad", 15)) import = 0;
+        else if ((metric = classify(key, &klen)) < 0) import = 0;
     }
 
     ps->nin = ps->nout = ps->nkw = ps->nparams = 0;
