@@ -272,78 +272,6 @@ void ovf_list_free(struct ovf_list *l) {
     l->n = l->cap = 0;
 }
 
-static int cmp_i64(long long a, long long b) { return (a > b) - (a < b); }
-
-/* An entry with the micro step it sorts by. */
-struct keyed {
-    struct ovf_entry e;
-    int32_t micro;
-};
-
-static int file_order_cmp(const void *pa, const void *pb) {
-    const struct keyed *a = pa, *b = pb;
-    int c;
-    if ((c = cmp_i64(a->e.step, b->e.step))) return c;
-    if ((c = cmp_i64(a->e.rank, b->e.rank))) return c;
-    return cmp_i64(a->e.pos, b->e.pos);
-}
-
-/* Step, micro step, execution position, rank; then level, name and what
- * only so the order never depends on how the loader's threads interleaved. */
-static int triage_cmp(const void *pa, const void *pb) {
-    const struct keyed *ka = pa, *kb = pb;
-    const struct ovf_entry *a = &ka->e, *b = &kb->e;
-    int c;
-    if ((c = cmp_i64(a->step, b->step))) return c;
-    if ((c = cmp_i64(ka->micro, kb->micro))) return c;
-    if ((c = cmp_i64(a->pos, b->pos))) return c;
-    if ((c = cmp_i64(a->rank, b->rank))) return c;
-    if ((c = cmp_i64(b->level, a->level))) return c;
-    if ((c = strcmp(a->name, b->name))) return c;
-    return strcmp(a->what, b->what);
-}
-
-static int plain_cmp(const void *pa, const void *pb) {
-    struct keyed a = { *(const struct ovf_entry *)pa, ((const struct ovf_entry *)pa)->micro };
-    struct keyed b = { *(const struct ovf_entry *)pb, ((const struct ovf_entry *)pb)->micro };
-    return triage_cmp(&a, &b);
-}
-
-/* A record outside every micro step (micro -1: an API called outside the
- * model, such as the loss, or a record construct.json does not list) runs
- * between the records around it, so it sorts with the micro step of the
- * flagged record before it in the same file (the one after it when it comes
- * first); sorting -1 first would put the loss of the last micro batch ahead
- * of the layer that produced the NaN. */
-void ovf_list_sort(struct ovf_list *l) {
-    if (l->n < 2) return;
-    struct keyed *k = malloc(l->n * sizeof *k);
-    if (!k) {   /* no memory: unknown micro steps simply sort first */
-        qsort(l->v, l->n, sizeof l->v[0], plain_cmp);
-        return;
-    }
-    for (size_t i = 0; i < l->n; i++) k[i] = (struct keyed){ l->v[i], l->v[i].micro };
-    qsort(k, l->n, sizeof *k, file_order_cmp);
-    for (size_t i = 0; i < l->n;) {
-        size_t j = i;   /* [i, j): one file (step, rank) in execution order */
-        while (j < l->n && k[j].e.step == k[i].e.step && k[j].e.rank == k[i].e.rank) j++;
-        int32_t prev = -1;
-        for (size_t t = i; t < j; t++) {
-            if (k[t].micro >= 0) prev = k[t].micro;
-            else if (prev >= 0) k[t].micro = prev;
-        }
-        int32_t next = -1;
-        for (size_t t = j; t-- > i;) {
-            if (k[t].micro >= 0) next = k[t].micro;
-            else if (next >= 0) k[t].micro = next;
-        }
-        i = j;
-    }
-    qsort(k, l->n, sizeof *k, triage_cmp);
-    for (size_t i = 0; i < l->n; i++) l->v[i] = k[i].e;
-    free(k);
-}
-
 long ovf_first(const struct ovf_list *l) {
     long first[OVF_CRITICAL + 1] = { -1, -1, -1, -1 };
     for (size_t i = 0; i < l->n; i++) {
@@ -458,6 +386,6 @@ int ovf_scan_cube(const struct cube *c, struct ovf_list *out, struct pt_error *e
     }
     free(k.step_of);
     if (rc != 0) return -1;
-    if (!by_step) ovf_list_sort(out);
+    if (!by_step && ovf_list_sort(out) != 0) return pt_errorf(err, "overflow scan: out of memory");
     return 0;
 }

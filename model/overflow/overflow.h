@@ -87,8 +87,10 @@ void ovf_list_free(struct ovf_list *l);
 /* Sorts by step, micro step, execution position, rank (the triage order).
  * An entry without a micro step (-1) sorts with the micro step of the
  * flagged entry before it in the same (step, rank) file, else the one after
- * it; its micro field stays -1. */
-void ovf_list_sort(struct ovf_list *l);
+ * it; its micro field stays -1.  Then level (highest first), name and what.
+ * Stable: entries equal in all of these keep their order.  0, or -1 out of
+ * memory (the list then as it was). */
+int ovf_list_sort(struct ovf_list *l);
 /* Index of the first occurrence of a NaN/Inf: the earliest critical
  * entry, else the earliest high, else the earliest medium, else (inputs
  * without levels, where every entry is OVF_NONE) the earliest entry;

@@ -1,6 +1,8 @@
 /* test_overflow: the level rules of probetop-rules(7), OVERFLOW LEVELS, the false-positive
  * rules, the description text and the triage order of the flagged list. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pt_test.h"
 #include "model/cube/cube.h"
@@ -515,6 +517,96 @@ static void test_sort_unknown_micro(void) {
     ovf_list_free(&l);
 }
 
+/* The triage order against a plain stable sort of the rule in
+ * overflow.h, on random lists: fields of narrow and of wide ranges (more
+ * than 64 bits in all: the radix sort's two keys), unknown micro steps,
+ * and entries equal but for level, name or what. */
+struct ref { struct ovf_entry e; long long micro; size_t at; };
+
+static int ref_file_le(const struct ref *a, const struct ref *b) {
+    if (a->e.step != b->e.step) return a->e.step < b->e.step;
+    if (a->e.rank != b->e.rank) return a->e.rank < b->e.rank;
+    return a->e.pos <= b->e.pos;
+}
+
+static int ref_triage_le(const struct ref *a, const struct ref *b) {
+    if (a->e.step != b->e.step) return a->e.step < b->e.step;
+    if (a->micro != b->micro) return a->micro < b->micro;
+    if (a->e.pos != b->e.pos) return a->e.pos < b->e.pos;
+    if (a->e.rank != b->e.rank) return a->e.rank < b->e.rank;
+    if (a->e.level != b->e.level) return a->e.level > b->e.level;
+    int c = strcmp(a->e.name, b->e.name);
+    if (c) return c < 0;
+    return strcmp(a->e.what, b->e.what) <= 0;
+}
+
+static void ref_sort(struct ref *v, size_t n, int (*le)(const struct ref *, const struct ref *)) {
+    for (size_t i = 1; i < n; i++)   /* stable insertion */
+        for (size_t j = i; j > 0 && !le(&v[j - 1], &v[j]); j--) {
+            struct ref t = v[j - 1];
+            v[j - 1] = v[j];
+            v[j] = t;
+        }
+}
+
+static void test_sort_random(void) {
+    static const char *const names[] = {"a", "b", "Functional.linear.0.forward", "Distributed.send.0.forward"};
+    static const char *const whats[] = {"out.0 Max=inf", "in.0 Max=nan", ""};
+    unsigned seed = 12345;
+    for (int round = 0; round < 60; round++) {
+        size_t n = 1 + (size_t)(round * 7 % 300);
+        int wide = round % 3 == 2;
+        struct ovf_list l = { 0 };
+        struct ref *r = malloc(n * sizeof *r);
+        CHECK(r != NULL);
+        if (!r) return;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned x = seed >> 8;
+            struct ovf_entry e = {
+                .step = wide ? (int32_t)(x * 2654435761u) : (int32_t)(x % 3),
+                .micro = (int32_t)((x >> 3) % 4) - 1,
+                .rank = wide ? -(int32_t)((x >> 5) * 40503u) : (int32_t)((x >> 5) % 4),
+                .pos = wide ? x * 97u : (x >> 7) % 16,
+                .level = (uint8_t)((x >> 11) % 4),
+                .jump = (uint8_t)((x >> 13) % 2),
+                .name = (char *)names[(x >> 14) % 4],
+                .what = (char *)whats[(x >> 16) % 3] };
+            CHECK_INT(ovf_list_add(&l, &e), 0);
+        }
+        for (size_t i = 0; i < n; i++) r[i] = (struct ref){ l.v[i], l.v[i].micro, i };
+        ref_sort(r, n, ref_file_le);
+        for (size_t i = 0; i < n;) {   /* the micro step of the neighbours in the file */
+            size_t j = i;
+            while (j < n && r[j].e.step == r[i].e.step && r[j].e.rank == r[i].e.rank) j++;
+            long long prev = -1, next = -1;
+            for (size_t t = i; t < j; t++) {
+                if (r[t].micro >= 0) prev = r[t].micro;
+                else if (prev >= 0) r[t].micro = prev;
+            }
+            for (size_t t = j; t-- > i;) {
+                if (r[t].micro >= 0) next = r[t].micro;
+                else if (next >= 0) r[t].micro = next;
+            }
+            i = j;
+        }
+        ref_sort(r, n, ref_triage_le);
+        struct ovf_entry *was = malloc(n * sizeof *was);
+        CHECK(was != NULL);
+        if (!was) { free(r); ovf_list_free(&l); return; }
+        memcpy(was, l.v, n * sizeof *was);
+        CHECK_INT(ovf_list_sort(&l), 0);
+        int same = 1;
+        for (size_t i = 0; i < n && same; i++)   /* the same entries (names are each entry's own copy) */
+            same = l.v[i].name == was[r[i].at].name && l.v[i].what == was[r[i].at].what &&
+                   l.v[i].micro == was[r[i].at].micro && l.v[i].jump == was[r[i].at].jump;
+        CHECK(same);
+        free(was);
+        free(r);
+        ovf_list_free(&l);
+    }
+}
+
 static void test_level_names(void) {
     CHECK_STR(ovf_level_name(OVF_CRITICAL), "critical");
     CHECK_STR(ovf_level_name(OVF_HIGH), "high");
@@ -538,6 +630,7 @@ int main(void) {
     RUN(test_describe);
     RUN(test_list_order_and_first);
     RUN(test_sort_unknown_micro);
+    RUN(test_sort_random);
     RUN(test_scan_cube);
     RUN(test_scan_order);
     RUN(test_level_names);

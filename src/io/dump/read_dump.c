@@ -811,7 +811,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         cons_cache_free(oc.cons_cache);
         free(gidx);
         free(grp);
-        ovf_list_sort(&ds->ovf);
+        if (rc == 0 && ovf_list_sort(&ds->ovf) != 0) rc = pt_errorf(err, "out of memory");
         return rc;
     }
     uint64_t bytes_total = total_bytes(&l, lone, path), bytes_done = 0;
@@ -862,6 +862,6 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
     cons_cache_free(oc.cons_cache);
     free(gidx);
     free(grp);
-    ovf_list_sort(&ds->ovf);
+    if (rc == 0 && ovf_list_sort(&ds->ovf) != 0) rc = pt_errorf(err, "out of memory");
     return rc;
 }
