@@ -461,6 +461,32 @@ static unsigned member_seen(struct pstate *ps, unsigned bit, enum json_tok want,
 }
 
 /* One record of data: key already decoded into name; value starts at t. */
+/* The trend import's key of a record (key[NAME_MAX_LEN], its length and
+ * micro step set): its metric, or -1 when it is not imported.  Classified
+ * even without rows: a parameters_grad record reads differently. */
+static int import_key(struct pstate *ps, const char *name, size_t nlen, const struct microstep_entry *me, char *key,
+                      size_t *klen, int32_t *micro) {
+    if (ps->opt->micro_step && ps->use_r) {
+        if (!me) return -1;
+        size_t l = strlen(me->newkey);
+        if (l >= NAME_MAX_LEN) l = NAME_MAX_LEN - 1;
+        *micro = me->micro;
+        memcpy(key, me->newkey, l);
+        key[l] = '\0';
+        *klen = l;
+    } else {
+        size_t l = nlen < NAME_MAX_LEN ? nlen : NAME_MAX_LEN - 1;
+        memcpy(key, name, l);
+        key[l] = '\0';
+        *klen = strlen(key);   /* (a name cut at a \u0000) */
+    }
+    *klen = apply_mapping(ps->opt->mapping, key, *klen, NAME_MAX_LEN);
+    /* without rows the metric only tells a parameters_grad record, which
+     * classify finds only in a key holding those words */
+    if (!ps->opt->want_rows && !memmem(key, *klen, "parameters_grad", 15)) return -1;
+    return classify(key, klen);
+}
+
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
     struct dump_file *f = ps->f;
@@ -470,31 +496,9 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     /* what the trend import makes of the key */
     char key[NAME_MAX_LEN];
     size_t klen = 0;
-    /* classified even without rows: a parameters_grad record reads differently */
-    int metric = -1, import = 1;
     int32_t micro = 0;
-    if (import && ps->opt->micro_step && ps->use_r) {
-        if (!me) import = 0;
-        else {
-            size_t l = strlen(me->newkey);
-            if (l >= sizeof key) l = sizeof key - 1;
-            micro = me->micro;
-            memcpy(key, me->newkey, l);
-            key[l] = '\0';
-        }
-    } else {
-        size_t l = nlen < sizeof key ? nlen : sizeof key - 1;
-        memcpy(key, name, l);
-        key[l] = '\0';
-    }
-    if (import) {
-        klen = strlen(key);
-        klen = apply_mapping(ps->opt->mapping, key, klen, sizeof key);
-        /* without rows the metric only tells a parameters_grad record, which
-         * classify finds only in a key holding those words */
-        if (!ps->opt->want_rows && !memmem(key, klen, "parameters_grad", 15)) import = 0;
-        else if ((metric = classify(key, &klen)) < 0) import = 0;
-    }
+    int metric = import_key(ps, name, nlen, me, key, &klen, &micro);
+    int import = metric >= 0;
 
     ps->nin = ps->nout = ps->nkw = ps->nparams = 0;
     int recompute = 0;
