@@ -262,6 +262,15 @@ int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e) {
     return 0;
 }
 
+int ovf_list_take(struct ovf_list *dst, struct ovf_list *src) {
+    if (!src->n) return 0;
+    if (util_grow((void **)&dst->v, &dst->cap, dst->n + src->n, sizeof *dst->v) != 0) return -1;
+    memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
+    dst->n += src->n;
+    src->n = 0;   /* its strings are dst's now */
+    return 0;
+}
+
 void ovf_list_free(struct ovf_list *l) {
     for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].name);

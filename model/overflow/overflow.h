@@ -83,6 +83,9 @@ struct ovf_list {
 };
 
 int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e); /* copies strings; 0 ok */
+/* Appends src's entries to dst, their strings moved, not copied (src is
+ * left empty); 0, or -1 out of memory (both as they were). */
+int ovf_list_take(struct ovf_list *dst, struct ovf_list *src);
 void ovf_list_free(struct ovf_list *l);
 /* Sorts by step, micro step, execution position, rank (the triage order).
  * An entry without a micro step (-1) sorts with the micro step of the

@@ -607,6 +607,25 @@ static void test_sort_random(void) {
     }
 }
 
+/* ovf_list_take moves the entries and their strings: src empty, dst
+ * holding the very strings src held. */
+static void test_list_take(void) {
+    struct ovf_list a = { 0 }, b = { 0 };
+    add(&a, 1, 0, 0, 3, OVF_HIGH, "a0");
+    add(&b, 2, 0, 1, 4, OVF_CRITICAL, "b0");
+    add(&b, 2, 0, 1, 5, OVF_MEDIUM, "b1");
+    const char *b1 = b.v[1].name;
+    CHECK_INT(ovf_list_take(&a, &b), 0);
+    CHECK_INT(a.n, 3);
+    CHECK_INT(b.n, 0);
+    CHECK(a.v[2].name == b1);
+    CHECK_STR(a.v[1].name, "b0");
+    CHECK_INT(ovf_list_take(&a, &b), 0);   /* an empty src: nothing */
+    CHECK_INT(a.n, 3);
+    ovf_list_free(&b);
+    ovf_list_free(&a);
+}
+
 static void test_level_names(void) {
     CHECK_STR(ovf_level_name(OVF_CRITICAL), "critical");
     CHECK_STR(ovf_level_name(OVF_HIGH), "high");
@@ -631,6 +650,7 @@ int main(void) {
     RUN(test_list_order_and_first);
     RUN(test_sort_unknown_micro);
     RUN(test_sort_random);
+    RUN(test_list_take);
     RUN(test_scan_cube);
     RUN(test_scan_order);
     RUN(test_level_names);

@@ -449,9 +449,10 @@ static int wait_file(struct pool *p, size_t i, const struct load_opts *lo) {
 }
 
 /* What one parsed file brings: its warnings, its records (through fn, at
- * step `step`), its overflow entries and the summary's ranges.  0, or -1
- * with err set. */
-static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump_file *f, dump_file_fn fn,
+ * step `step`), its overflow entries (moved out of f when it is not kept
+ * for a later load: take) and the summary's ranges.  0, or -1 with err
+ * set. */
+static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump_file *f, int take, dump_file_fn fn,
                       void *ctx, int32_t step, struct notes *notes, int32_t *step_max_micro,
                       struct dump_summary *sum, struct pt_error *err) {
     int rc = 0;
@@ -473,8 +474,12 @@ static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump
         if (!ds->framework && f->framework) ds->framework = strdup(f->framework);
         if (!ds->level && f->level) ds->level = strdup(f->level);
         if (!ds->task && f->task) ds->task = strdup(f->task);
-        for (size_t k = 0; k < f->ovf.n; k++)
-            if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
+        if (take) {
+            if (ovf_list_take(&ds->ovf, &f->ovf) != 0) rc = pt_errorf(err, "out of memory");
+        } else {
+            for (size_t k = 0; k < f->ovf.n && rc == 0; k++)
+                if (ovf_list_add(&ds->ovf, &f->ovf.v[k]) != 0) rc = pt_errorf(err, "out of memory");
+        }
         if (f->contributes && f->micro_count > *step_max_micro) *step_max_micro = f->micro_count;
         if (rc == 0) {
             err->msg[0] = '\0';   /* the callback says why it failed (disk full, ...) */
@@ -679,8 +684,7 @@ static int merge_rank_major(struct pool *p, struct rmajor *r, const size_t *gidx
         if (f->ok) {
             sum->files_ok++;
             sum->any_rank = 1;
-            for (size_t e = 0; e < f->ovf.n && rc == 0; e++)
-                if (ovf_list_add(&ds->ovf, &f->ovf.v[e]) != 0) rc = pt_errorf(err, "out of memory");
+            if (ovf_list_take(&ds->ovf, &f->ovf) != 0) rc = pt_errorf(err, "out of memory");   /* (never kept) */
             if (f->contributes && f->micro_count > r->actual[r->lg[j]]) r->actual[r->lg[j]] = f->micro_count;
         }
         if (rc == 0) {   /* a skipped file too: the callback learns it will not come */
@@ -837,7 +841,7 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         }
         bytes_done += f->bytes;
         ds->bytes_read += f->bytes;
-        if (merge_file(ds, o, f, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
+        if (merge_file(ds, o, f, !dc, fn, ctx, o->micro_step ? start : f->step, &notes, &step_max_micro, sum, err) != 0)
             rc = -1;
         if (f->ocap) {   /* the rank folder keeps it for the origin search (never the cache) */
             l.v[i].ocap = f->ocap;
