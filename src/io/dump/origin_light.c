@@ -394,9 +394,15 @@ int origin_light_params(const struct origin_cap *c, size_t r, struct origin_ligh
         if (!p) { rc = -1; break; }
         p->state = PS_INPUT;
         p->is_null = it->is_null;
-        int k = it->key == ORIGIN_KEY_POS ? snprintf(name + nl + 7, 25, "%u", (unsigned)it->index)
-                                           : snprintf(name + nl + 7, 25, "%s", names[it->key]);
-        size_t len = nl + 7 + (size_t)k, skip;
+        /* by hand, not snprintf: this runs for every param of every light op */
+        size_t len = nl + 7, skip;
+        if (it->key == ORIGIN_KEY_POS) len = util_put_uint(name, len, (unsigned)it->index);
+        else {
+            size_t kl = strlen(names[it->key]);
+            memcpy(name + len, names[it->key], kl);
+            len += kl;
+        }
+        name[len] = '\0';
         char mark = tree_pname_mark(t, rec, name, len, &skip);
         if (!mark) p->name = tree_str(t, name, len);
         else {
@@ -409,7 +415,7 @@ int origin_light_params(const struct origin_cap *c, size_t r, struct origin_ligh
         if (it->key == ORIGIN_KEY_POS) p->type = tree_str(t, "int", 3);
         if (it->value != NO_RANK) {
             char v[16];
-            p->value = tree_str(t, v, (size_t)snprintf(v, sizeof v, "%d", (int)it->value));
+            p->value = tree_str(t, v, util_put_int(v, 0, (int)it->value));
         }
         if (it->has_group) {
             /* an op's group is most often the one before it: its text once */
