@@ -40,8 +40,11 @@ int origin_comm(const char *name, enum origin_rules rules) {
 int origin_is_comm(const char *name) { return origin_comm(name, ORIGIN_OVERFLOW); }
 
 int origin_skipped(const char *name, enum origin_rules rules) {
-    return strstr(name, "Torch.empty") || strstr(name, "Torch.fill") ||
-           (rules == ORIGIN_DIVERGENCE && strstr(name, "Tensor.__setitem__"));
+    /* "Torch.empty" or "Torch.fill" anywhere: one search for their common
+     * start, as this runs for every record of every rank */
+    for (const char *p = name; (p = strstr(p, "Torch.")); p++)
+        if (!strncmp(p + 6, "empty", 5) || !strncmp(p + 6, "fill", 4)) return 1;
+    return rules == ORIGIN_DIVERGENCE && strstr(name, "Tensor.__setitem__");
 }
 
 /* The part of a param name after "<record>.input." or "<record>.output."
@@ -131,8 +134,8 @@ void origin_flags_divergence(const struct tree *npu, const struct crow *rows, si
  * outputs -- one definition for NaN/Inf and for divergence; a record whose
  * inputs already diverge passes the divergence on, it does not make it. */
 int origin_born(const char *name, uint8_t f, enum origin_rules rules) {
-    if (origin_skipped(name, rules)) return 0;
-    return !(f & ORIGIN_IN) && (f & ORIGIN_OUT);
+    /* the flags first: most records have none, and the name's test is searches */
+    return !(f & ORIGIN_IN) && (f & ORIGIN_OUT) && !origin_skipped(name, rules);
 }
 
 /* ---- keeping less ---- */

@@ -14,6 +14,11 @@
 
 static int32_t text_int(const char *s) {
     if (!s) return NO_RANK;
+    /* a plain short number (a rank): by hand, as this runs for every op's params */
+    size_t k = 0;
+    int32_t v0 = 0;
+    while (k < 9 && (unsigned)(s[k] - '0') <= 9) v0 = v0 * 10 + (s[k++] - '0');
+    if (k && !s[k]) return v0;
     char *e;
     long v = strtol(s, &e, 10);
     return e != s && !*e && v >= INT32_MIN + 1 && v <= INT32_MAX ? (int32_t)v : NO_RANK;
@@ -260,7 +265,8 @@ int origin_build_rank(struct st *s, int rk) {
             c0 = s->nc;
             sub = 0;
         } else if (!origin_skipped(name, s->rules)) {
-            if (origin_born(name, fl[r], s->rules) && add_cand(s, rk, (int32_t)r, sub) != 0) return -1;
+            /* (origin_born, its name's test passed) */
+            if (!(fl[r] & ORIGIN_IN) && (fl[r] & ORIGIN_OUT) && add_cand(s, rk, (int32_t)r, sub) != 0) return -1;
             sub++;
         }
     }

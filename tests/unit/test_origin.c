@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include "model/compare/compare.h"
 #include "model/overflow/origin.h"
+#include "model/overflow/origin_int.h"
 #include "pt_test.h"
 #include "src/cmd/cmd.h"
 #include "src/io/dump/ovf_origin.h"
@@ -609,11 +610,30 @@ static void test_cmd_json(void) {
     free(txt);
 }
 
+/* The names the rules step over (msProbe: "Torch.empty" or "Torch.fill"
+ * anywhere in the name; the divergence rules also Tensor.__setitem__),
+ * and born only with clean inputs and an anomalous output. */
+static void test_skipped_names(void) {
+    static const struct { const char *name; int ovf, div; } v[] = {
+        {"Torch.empty.0.forward", 1, 1}, {"Torch.empty_like.3.forward", 1, 1}, {"Torch.fill_.0.forward", 1, 1},
+        {"Module.a.Torch.fill.1.backward", 1, 1}, {"Torch.Torch.fill.0", 1, 1}, {"Torch.Torch.x", 0, 0},
+        {"Torch.emp.0.forward", 0, 0}, {"Torch.full.0.forward", 0, 0}, {"Torch.", 0, 0}, {"", 0, 0},
+        {"torch.empty.0.forward", 0, 0}, {"Tensor.__setitem__.0.forward", 0, 1}, {"Torch.fil", 0, 0}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        CHECK_INT(origin_skipped(v[i].name, ORIGIN_OVERFLOW), v[i].ovf);
+        CHECK_INT(origin_skipped(v[i].name, ORIGIN_DIVERGENCE), v[i].div);
+        CHECK_INT(origin_born(v[i].name, ORIGIN_OUT, ORIGIN_OVERFLOW), !v[i].ovf);
+        CHECK_INT(origin_born(v[i].name, ORIGIN_OUT | ORIGIN_IN, ORIGIN_OVERFLOW), 0);
+        CHECK_INT(origin_born(v[i].name, 0, ORIGIN_DIVERGENCE), 0);
+    }
+}
+
 int main(void) {
     snprintf(gen_path, sizeof gen_path, "%s", __FILE__);
     char *slash = strstr(gen_path, "/unit/test_origin.c");
     if (slash) strcpy(slash, "/gen_origin.py");
     RUN(test_flags);
+    RUN(test_skipped_names);
     RUN(test_compute_born);
     RUN(test_p2p_source_first);
     RUN(test_allreduce_group);
