@@ -448,6 +448,36 @@ static int gen_dump(const char *dir, const char *extra) {
     return system(args) == 0 ? 0 : 1;
 }
 
+/* Steps far apart (a table over their range would be most of it empty):
+ * per_step still lists each step once, ascending, with its counts. */
+static void test_steps_far_apart(void) {
+    char dir[4200], from[4300], to[4300];
+    snprintf(dir, sizeof dir, "%s/far", pt_tmpdir_path);
+    int g = gen_dump(dir, "--nan 1:1:layers.1.self_attention");
+    if (g < 0) SKIP("no test data (PT_SHARED: run through ctest) or no python");
+    CHECK_INT(g, 0);
+    snprintf(from, sizeof from, "%s/step2", dir);
+    snprintf(to, sizeof to, "%s/step99999", dir);
+    CHECK_INT(rename(from, to), 0);
+    char *out;
+    CHECK_INT(run_overflow(&out, dir, "--format", "json", NULL), EXIT_FOUND);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (root) {
+        const cJSON *ps = get(root, "per_step");
+        static const int want[] = {0, 1, 99999};
+        CHECK_INT(cJSON_GetArraySize(ps), 3);
+        for (int i = 0; i < cJSON_GetArraySize(ps) && i < 3; i++) {
+            const cJSON *t = cJSON_GetArrayItem(ps, i);
+            CHECK_INT(get_int(t, "step"), want[i]);
+            CHECK_INT(get_int(t, "critical") > 0, i == 1);
+        }
+        CHECK_INT(cJSON_GetArraySize(get(root, "per_rank")), 2);
+    }
+    cJSON_Delete(root);
+    free(out);
+}
+
 /* The CI gate (probetop(1), EXIT STATUS): a healthy run, whose sums the numeric-jump
  * heuristic marks high on every step and rank, passes by default and fails
  * with --fail-on high; a run with a NaN fails.  --level only filters the
@@ -793,6 +823,7 @@ int main(void) {
     RUN(test_gen_dump_planted);
     RUN(test_quick_start_planted);
     RUN(test_gate);
+    RUN(test_steps_far_apart);
     RUN(test_monitor);
     RUN(test_incomplete);
     RUN(test_trenddb);
