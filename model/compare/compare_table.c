@@ -34,9 +34,8 @@ struct tside {
 static int split_entry(const char *name, size_t *cut);
 
 static void key_add_int(char *buf, size_t size, size_t *len, int v) {
-    char d[16];
-    int k = snprintf(d, sizeof d, "%d", v);
-    util_put_text(buf, size, len, d, (size_t)k);
+    char d[24];
+    util_put_text(buf, size, len, d, util_put_int(d, 0, v));   /* not snprintf: once a key read */
 }
 
 /* The renumbered key of param p of backward entry rec (call number order)

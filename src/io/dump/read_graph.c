@@ -327,7 +327,9 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     char dnbuf[4096];
     if (dn && dn->t == J_STR && dn->slen) {
         p->data_name = pool_intern(f, dn->s, dn->slen);
-        snprintf(dnbuf, sizeof dnbuf, "%.*s", (int)dn->slen, dn->s);
+        size_t dl = dn->slen < sizeof dnbuf ? dn->slen : sizeof dnbuf - 1;   /* cut as snprintf cut it */
+        memcpy(dnbuf, dn->s, dl);
+        dnbuf[dl] = '\0';
         char *dot = strrchr(dnbuf, '.');
         if (dot) *dot = '\0';
         full = dnbuf;
@@ -392,7 +394,9 @@ static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, c
     if (p->md5 == TREE_NONE || !*tree_s(t, p->md5)) {
         const char *txt = value ? tree_s(t, p->value) : "";
         char hex[16];
-        snprintf(hex, sizeof hex, "%08x", crc32_text(txt, strlen(txt)));
+        /* by hand, not snprintf "%08x": most params of a statistics dump take this */
+        uint32_t crc = crc32_text(txt, strlen(txt));
+        for (int i = 7; i >= 0; i--, crc >>= 4) hex[i] = "0123456789abcdef"[crc & 15];
         p->md5 = pool_intern(f, hex, 8);
     }
     finish_name(f, p, full);
@@ -408,7 +412,8 @@ static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int d
         for (uint32_t i = 0; i < v->n; i++) {
             if (!pgrad) {
                 char ix[24];
-                snprintf(ix, sizeof ix, ".%u", i);
+                ix[0] = '.';
+                ix[util_put_uint(ix, 1, i)] = '\0';   /* not snprintf: every item of every list */
                 sb_str(&f->name, ix);
             }
             walk(f, &v->kids[i], state, pgrad, depth + 1);
