@@ -384,6 +384,42 @@ static void test_csv_empty_stack(void) {
     free(got);
 }
 
+/* Names with bytes the csv must quote or escape (a comma, a quote, ESC, a
+ * C1 control, a tab, UTF-8) keep msprobe's quoting and reach no terminal
+ * as controls; plain fields are written as they are. */
+static void test_csv_odd_names(void) {
+    const char *dir = pt_tmpdir("cmd_compare_odd");
+    char p[1200], b[1200], f[1300], out[1300], err[1300], csv[1300];
+    snprintf(p, sizeof p, "%s/npu", dir);
+    snprintf(b, sizeof b, "%s/bench", dir);
+    const char *t = "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, "
+                    "\"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}";
+    char dump[2000];
+    snprintf(dump, sizeof dump,
+             "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, "
+             "\"data\": {\"Torch.a,b.0.forward\": {\"input_args\": [%s], \"input_kwargs\": {}, \"output\": []}, "
+             "\"Torch.q\\\"\\u001b\\u009b\\t\\u00e9x.1.forward\": {\"input_args\": [%s], \"input_kwargs\": {}, "
+             "\"output\": []}}}", t, t);
+    const char *sides[] = {p, b};
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(mkdir(sides[i], 0755), 0);
+        snprintf(f, sizeof f, "%s/dump.json", sides[i]);
+        pt_write(f, dump);
+    }
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    const char *argv[] = {"compare", p, b, "--csv", csv};
+    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_OK);
+    char *got = pt_slurp(csv);
+    CHECK_CONTAINS(got, "\n\"Torch.a,b.0.forward.input.0\",\"Torch.a,b.0.forward.input.0\",torch.float32,"
+                        "torch.float32,[2],[2],False,False,");
+    CHECK_CONTAINS(got, "\n\"Torch.q\"\"\\x1b\\u009b\t\xc3\xa9x.1.forward.input.0\",\"Torch.q\"\"\\x1b\\u009b\t"
+                        "\xc3\xa9x.1.forward.input.0\",torch.float32,");
+    CHECK(got && !strchr(got, '\x1b'));
+    free(got);
+}
+
 static void test_bad_input(void) {
     const char *dir = pt_tmpdir("cmd_compare_bad");
     char out[1200], err[1200], a[1200], p[1300];
@@ -431,6 +467,7 @@ int main(void) {
     RUN(test_drift_first);
     RUN(test_whole_run_first);
     RUN(test_csv_empty_stack);
+    RUN(test_csv_odd_names);
     RUN(test_bad_input);
     RUN(test_md5_pair);
     RUN(test_md5_quick_start);
