@@ -26,7 +26,12 @@ struct sc {
     int oom;
 };
 
-static inline int is_delim(char ch) { return ch == ',' || ch == ']' || ch == '}' || ch == ':' || json_scan_is_ws(ch); }
+/* ',', ':', white space (one bit test below 0x40), ']' or '}' */
+static inline int is_delim(char ch) {
+    unsigned char u = (unsigned char)ch;
+    const uint64_t low = (1ull << ',') | (1ull << ':') | (1ull << ' ') | (1ull << '\n') | (1ull << '\t') | (1ull << '\r');
+    return u < 64 ? (int)((low >> u) & 1) : u == ']' || u == '}';
+}
 
 /* The shared scan of json_scan.h (as trace_fast.c's skip_nested): to the
  * next quote or bracket. */
@@ -218,11 +223,16 @@ static int leaf_members(struct sc *s, struct leaf *l) {
         const char *k;
         size_t kn;
         if (str(s, &k, &kn) != 0 || renames(k, kn) || expect(s, ':') != 0) return -1;
-        static const char *const keys[] = {"type", "value", "dtype", "md5", "group_ranks"};
-        static const size_t klen[] = {4, 5, 5, 3, 11};
+        /* type, value, dtype, md5, group_ranks: bits 1, 2, 4, 8, 16 (by
+         * length first: a tensor's eight members are read here) */
         unsigned bit = 0;
-        for (unsigned i = 0; i < 5 && !bit; i++)
-            if (kn == klen[i] && !memcmp(k, keys[i], kn)) bit = 1u << i;
+        switch (kn) {
+        case 3: bit = !memcmp(k, "md5", 3) ? 8 : 0; break;
+        case 4: bit = !memcmp(k, "type", 4) ? 1 : 0; break;
+        case 5: bit = !memcmp(k, "value", 5) ? 2 : !memcmp(k, "dtype", 5) ? 4 : 0; break;
+        case 11: bit = !memcmp(k, "group_ranks", 11) ? 16 : 0; break;
+        default: break;
+        }
         if (seen & bit) return -1;   /* Python keeps the last */
         seen |= bit;
         int rc;
