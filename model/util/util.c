@@ -182,6 +182,26 @@ void util_put_text(char *buf, size_t size, size_t *len, const char *s, size_t n)
     buf[*len] = '\0';
 }
 
+size_t util_ascii_run(const char *s, size_t n, char a, char b) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    const uint64_t ma = ones * (unsigned char)a, mb = ones * (unsigned char)b;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, xa, xb;
+        memcpy(&x, s + i, 8);
+        xa = x ^ ma;
+        xb = x ^ mb;
+        /* a byte below 0x20, above 0x7e, or equal to a or b sets its top bit
+         * (a borrow may set later bytes' too: the byte loop finds the first) */
+        if ((((x - ones * 0x20) & ~x) | ((x + ones) | x) | ((xa - ones) & ~xa) | ((xb - ones) & ~xb)) & high) break;
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c > 0x7e || s[i] == a || s[i] == b) break;
+    }
+    return i;
+}
+
 size_t util_put_uint(char *buf, size_t o, unsigned long long v) {
     char tmp[24];
     int n = 0;

@@ -60,6 +60,10 @@ int util_ends_with_n(const char *s, size_t n, const char *suf);   /* s is n byte
  * as snprintf cuts (at most size - 1 bytes, always NUL-terminated): for
  * texts made on hot paths a piece at a time. */
 void util_put_text(char *buf, size_t size, size_t *len, const char *s, size_t n);
+/* The length of the longest start of s's n bytes that is printable ASCII
+ * (0x20..0x7e) other than a and b: what a csv or JSON writer copies as it
+ * is.  Eight bytes at a time, for tables of tens of MB. */
+size_t util_ascii_run(const char *s, size_t n, char a, char b);
 /* Appends the decimal form of v to buf at o (no NUL); returns the new
  * length.  For hot paths, where printf's parsing of its format shows. */
 size_t util_put_uint(char *buf, size_t o, unsigned long long v);

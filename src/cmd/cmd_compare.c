@@ -6,7 +6,6 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,27 +41,9 @@ static void line_add(struct line *l, const char *s, size_t n) {
     l->n += n;
 }
 
-/* Whether s's n bytes are all printable ASCII other than ',' and '"': the
- * field as it is, neither escaped nor quoted (most fields of the table are
- * numbers and names).  Eight bytes at a time: a csv of tens of MB. */
-static int csv_plain(const char *s, size_t n) {
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, c, q;
-        memcpy(&x, s + i, 8);
-        c = x ^ (ones * ',');
-        q = x ^ (ones * '"');
-        if ((((x - ones * 0x20) & ~x) | ((x + ones) | x) | ((c - ones) & ~c) | ((q - ones) & ~q)) & high) return 0;
-    }
-    for (; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e || s[i] == ',' || s[i] == '"') return 0;
-    return 1;
-}
-
 static void csv_field(struct line *l, const char *s) {
     size_t n = strlen(s);
-    if (csv_plain(s, n)) { line_add(l, s, n); return; }
+    if (util_ascii_run(s, n, ',', '"') == n) { line_add(l, s, n); return; }   /* as it is: most of the table */
     char *own;
     if (!(s = pt_unctrl(s, &own))) { l->oom = 1; return; }   /* no control byte reaches a terminal */
     if (!strpbrk(s, ",\"\r\n")) { line_add(l, s, strlen(s)); free(own); return; }

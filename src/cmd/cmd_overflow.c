@@ -277,10 +277,9 @@ static void jr_num(struct jr_out *o, long long v) {
 
 static void jr_str(struct jr_out *o, const char *s) {
     if (!s) s = "";
-    size_t k = 0;
     /* json_fput_str writes printable ASCII other than '"' and '\' as it is */
-    while ((unsigned char)s[k] >= 0x20 && (unsigned char)s[k] < 0x7f && s[k] != '"' && s[k] != '\\') k++;
-    if (s[k]) {
+    size_t n = strlen(s), k = util_ascii_run(s, n, '"', '\\');
+    if (k < n) {
         jr_flush(o);
         json_str(s);
         return;

@@ -189,6 +189,37 @@ static void test_put_int(void) {
     CHECK_STR(buf, "18446744073709551615");
 }
 
+/* util_ascii_run against a byte at a time, on random bytes biased to the
+ * edges (0x1f, 0x20, 0x7e, 0x7f, the two stop bytes, NUL, high bytes), at
+ * every length and offset around the 8-byte blocks. */
+static void test_ascii_run(void) {
+    static const unsigned char pick[] = {0x00, 0x1f, 0x20, 0x21, 0x22, 0x2c, 0x5c, 0x7e, 0x7f, 0x80, 0xc3, 0xff, 'a', '0'};
+    unsigned seed = 7;
+    char buf[64];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 40);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned x = seed >> 16;
+            buf[i] = x % 4 ? (char)('A' + x % 26) : (char)pick[x % sizeof pick];
+        }
+        const char stops[][2] = {{',', '"'}, {'"', '\\'}};
+        for (int k = 0; k < 2; k++) {
+            size_t want = 0;
+            while (want < n && (unsigned char)buf[want] >= 0x20 && (unsigned char)buf[want] <= 0x7e &&
+                   buf[want] != stops[k][0] && buf[want] != stops[k][1])
+                want++;
+            size_t got = util_ascii_run(buf, n, stops[k][0], stops[k][1]);
+            if (got != want) {
+                CHECK_INT(got, want);
+                return;
+            }
+        }
+    }
+    CHECK_INT(util_ascii_run("plain text, then", 16, ',', '"'), 10);
+    CHECK_INT(util_ascii_run("", 0, ',', '"'), 0);
+}
+
 int main(void) {
     RUN(test_hash);
     RUN(test_hash_fast);
@@ -198,5 +229,6 @@ int main(void) {
     RUN(test_cmp);
     RUN(test_strings);
     RUN(test_put_int);
+    RUN(test_ascii_run);
     PT_DONE();
 }
