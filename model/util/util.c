@@ -182,6 +182,13 @@ void util_put_text(char *buf, size_t size, size_t *len, const char *s, size_t n)
     buf[*len] = '\0';
 }
 
+const char *util_find(const char *s, size_t n, const char *w, size_t wl) {
+    if (!wl) return s;
+    for (const char *p = s, *e = s + n; (size_t)(e - p) >= wl && (p = memchr(p, w[0], (size_t)(e - p) - wl + 1)); p++)
+        if (!memcmp(p, w, wl)) return p;
+    return NULL;
+}
+
 size_t util_ascii_run(const char *s, size_t n, char a, char b) {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     const uint64_t ma = ones * (unsigned char)a, mb = ones * (unsigned char)b;

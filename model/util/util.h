@@ -64,6 +64,9 @@ void util_put_text(char *buf, size_t size, size_t *len, const char *s, size_t n)
  * (0x20..0x7e) other than a and b: what a csv or JSON writer copies as it
  * is.  Eight bytes at a time, for tables of tens of MB. */
 size_t util_ascii_run(const char *s, size_t n, char a, char b);
+/* memmem for a short word in a short text (a record name): its first
+ * byte by memchr, then a compare; memmem's set-up costs more there. */
+const char *util_find(const char *s, size_t n, const char *w, size_t wl);
 /* Appends the decimal form of v to buf at o (no NUL); returns the new
  * length.  For hot paths, where printf's parsing of its format shows. */
 size_t util_put_uint(char *buf, size_t o, unsigned long long v);

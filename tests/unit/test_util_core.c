@@ -220,6 +220,22 @@ static void test_ascii_run(void) {
     CHECK_INT(util_ascii_run("", 0, ',', '"'), 0);
 }
 
+/* util_find: memmem's answers on short texts. */
+static void test_find(void) {
+    static const char *const t[] = {"", "p", "parameters_grad", "x.parameters_grad", "xparameters_gra",
+                                    "ppparameters_grad.1", "Module.layer.parameters_grad.weight", "aaa"};
+    static const char *const w[] = {"parameters_grad", "p", "aa", "grad", "x"};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) {
+            size_t n = strlen(t[i]), wl = strlen(w[k]);
+            const char *want = NULL;
+            for (size_t j = 0; j + wl <= n && !want; j++)
+                if (!memcmp(t[i] + j, w[k], wl)) want = t[i] + j;
+            CHECK(util_find(t[i], n, w[k], wl) == want);
+        }
+    CHECK(util_find("abc", 2, "c", 1) == NULL);   /* n bounds the search */
+}
+
 int main(void) {
     RUN(test_hash);
     RUN(test_hash_fast);
@@ -230,5 +246,6 @@ int main(void) {
     RUN(test_strings);
     RUN(test_put_int);
     RUN(test_ascii_run);
+    RUN(test_find);
     PT_DONE();
 }

@@ -3,7 +3,6 @@
  * tokenizer has just accepted; it stops at the first thing it cannot say
  * for sure (the op is then kept whole), so its reading of the rest never
  * has to be lenient. */
-#define _GNU_SOURCE   /* memmem */
 #include "src/io/dump/origin_light.h"
 
 #include <stdio.h>
@@ -364,7 +363,7 @@ int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t 
 int origin_light_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen, uint8_t flags,
                      int reread, const char *bytes) {
     /* a parameters_grad record is flattened otherwise */
-    if (bytes && !reread && vlen <= UINT32_MAX && !memmem(name, nlen, "parameters_grad", 15)) {
+    if (bytes && !reread && vlen <= UINT32_MAX && !util_find(name, nlen, "parameters_grad", 15)) {
         int rc = origin_light_scan(c, (uint32_t)c->n, bytes, (size_t)vlen);
         if (rc < 0) return -1;
         if (rc == 1) return origin_cap_add_light(c, name, nlen, v0, vlen, flags);

@@ -483,7 +483,7 @@ static int import_key(struct pstate *ps, const char *name, size_t nlen, const st
     *klen = apply_mapping(ps->opt->mapping, key, *klen, NAME_MAX_LEN);
     /* without rows the metric only tells a parameters_grad record, which
      * classify finds only in a key holding those words */
-    if (!ps->opt->want_rows && !memmem(key, *klen, "parameters_grad", 15)) return -1;
+    if (!ps->opt->want_rows && !util_find(key, *klen, "parameters_grad", 15)) return -1;
     return classify(key, klen);
 }
 
@@ -504,7 +504,7 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     int recompute = 0;
     int is_pgrad = import && metric == DM_PARAMS_GRAD;
     /* the origin search reads a parameters_grad record otherwise */
-    if (ps->cap && (is_pgrad || memmem(name, nlen, "parameters_grad", 15))) ps->reread = 1;
+    if (ps->cap && (is_pgrad || util_find(name, nlen, "parameters_grad", 15))) ps->reread = 1;
     unsigned seen = 0;   /* input_args, input_kwargs, input, output: Python keeps the last of each */
     for (;;) {
         enum json_tok k = json_lex_next(lx);
