@@ -248,16 +248,38 @@ const char *ovf_level_name(enum ovf_level l) {
 
 /* ---- the flagged list ---- */
 
-int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e) {
-    if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
-    struct ovf_entry c = *e;
-    c.name = strdup(e->name ? e->name : "");
-    c.what = strdup(e->what ? e->what : "");
-    if (!c.name || !c.what) {
-        free(c.name);
-        free(c.what);
-        return -1;
+struct ovf_strs {
+    struct ovf_strs *next;   /* the blocks before it */
+    size_t used, cap;
+    char b[];
+};
+
+/* Room for n bytes of strings in l's newest block (a new one, twice the
+ * last up to 1 MB, when it is full); NULL out of memory. */
+static char *strs_room(struct ovf_list *l, size_t n) {
+    struct ovf_strs *s = l->strs;
+    if (!s || s->cap - s->used < n) {
+        size_t cap = s ? (s->cap < (1u << 20) ? 2 * s->cap : s->cap) : 512;
+        if (cap < n) cap = n;
+        struct ovf_strs *b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        *b = (struct ovf_strs){.next = s, .cap = cap};
+        l->strs = s = b;
     }
+    char *p = s->b + s->used;
+    s->used += n;
+    return p;
+}
+
+int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e) {
+    const char *name = e->name ? e->name : "", *what = e->what ? e->what : "";
+    size_t nl = strlen(name) + 1, wl = strlen(what) + 1;
+    if (UTIL_PUSH(l->v, l->n, l->cap) != 0) return -1;
+    char *p = strs_room(l, nl + wl);
+    if (!p) return -1;
+    struct ovf_entry c = *e;
+    c.name = memcpy(p, name, nl);
+    c.what = memcpy(p + nl, what, wl);
     l->v[l->n++] = c;
     return 0;
 }
@@ -267,17 +289,27 @@ int ovf_list_take(struct ovf_list *dst, struct ovf_list *src) {
     if (util_grow((void **)&dst->v, &dst->cap, dst->n + src->n, sizeof *dst->v) != 0) return -1;
     memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
     dst->n += src->n;
-    src->n = 0;   /* its strings are dst's now */
+    src->n = 0;
+    /* its strings are dst's now: src's blocks go under dst's newest */
+    struct ovf_strs *tail = src->strs;
+    while (tail && tail->next) tail = tail->next;
+    if (tail) {
+        tail->next = dst->strs ? dst->strs->next : NULL;
+        if (dst->strs) dst->strs->next = src->strs;
+        else dst->strs = src->strs;
+    }
+    src->strs = NULL;
     return 0;
 }
 
 void ovf_list_free(struct ovf_list *l) {
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].name);
-        free(l->v[i].what);
+    for (struct ovf_strs *s = l->strs, *next; s; s = next) {
+        next = s->next;
+        free(s);
     }
     free(l->v);
     l->v = NULL;
+    l->strs = NULL;
     l->n = l->cap = 0;
 }
 

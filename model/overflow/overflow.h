@@ -73,13 +73,20 @@ struct ovf_entry {
     uint32_t pos;        /* execution position: index of the record in dump.json data */
     uint8_t level;       /* enum ovf_level */
     uint8_t jump;        /* ovf_heuristic(): flagged by the Norm jump alone, no NaN/Inf */
-    char *name;          /* dump.json key (owned by the list) */
-    char *what;          /* ovf_describe() text (owned by the list) */
+    char *name;          /* dump.json key (in the list's strs) */
+    char *what;          /* ovf_describe() text (in the list's strs) */
 };
+
+/* A block of the entries' strings. */
+struct ovf_strs;
 
 struct ovf_list {
     struct ovf_entry *v;
     size_t n, cap;
+    /* the entries' names and texts, in blocks the list owns: a list of a
+     * thousand ranks holds hundreds of thousands, whose malloc and free
+     * each were a tenth of `probetop overflow`'s serial tail */
+    struct ovf_strs *strs;
 };
 
 int ovf_list_add(struct ovf_list *l, const struct ovf_entry *e); /* copies strings; 0 ok */
