@@ -24,6 +24,9 @@ static const char *const comm_words[] = {"send", "recv", "broadcast", "reduce", 
  * dot. */
 int origin_comm(const char *name, enum origin_rules rules) {
     if (!name) return 0;
+    /* most names start otherwise: no compare for them (this runs for every
+     * record of every rank, more than once) */
+    if (name[0] != 'D' && (rules != ORIGIN_DIVERGENCE || (name[0] != 'M' && name[0] != 'c'))) return 0;
     if (rules == ORIGIN_DIVERGENCE) {
         if (strncmp(name, "Distributed", 11) && strncmp(name, "MintDistributed", 15) &&
             strncmp(name, "communication.comm_func", 23))

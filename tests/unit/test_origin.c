@@ -626,6 +626,17 @@ static void test_skipped_names(void) {
         CHECK_INT(origin_born(v[i].name, ORIGIN_OUT | ORIGIN_IN, ORIGIN_OVERFLOW), 0);
         CHECK_INT(origin_born(v[i].name, 0, ORIGIN_DIVERGENCE), 0);
     }
+    /* communication ops: the overflow rules take "Distributed." names, the
+     * divergence rules MindSpore's too */
+    static const struct { const char *name; int ovf, div; } c[] = {
+        {"Distributed.send.0.forward", 1, 1}, {"Distributed.all_reduce.3.backward", 1, 1},
+        {"Distributed.barrier.0.forward", 0, 0}, {"Distributed.send.0", 0, 0},
+        {"MintDistributed.recv.1.forward", 0, 1}, {"communication.comm_func.broadcast.0.forward", 0, 1},
+        {"Functional.send.0.forward", 0, 0}, {"distributed.send.0.forward", 0, 0}, {"", 0, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        CHECK_INT(origin_comm(c[i].name, ORIGIN_OVERFLOW), c[i].ovf);
+        CHECK_INT(origin_comm(c[i].name, ORIGIN_DIVERGENCE), c[i].div);
+    }
 }
 
 int main(void) {
