@@ -135,6 +135,10 @@ int origin_is_comm(const char *name);
  * statistics are what the flags already say), so that a step's ranks are
  * kept in a fraction of their dumps' size.  NULL out of memory. */
 struct tree *origin_slim(const struct tree *t, enum origin_rules rules);
+/* Whether t is already what origin_slim would keep: params for
+ * communication ops only (the load's capture re-read: origin_slim's copy
+ * would only move it, a tenth of the search's re-read). */
+int origin_is_slim(const struct tree *t, enum origin_rules rules);
 
 /* What the pairing reads of record r of t (a communication op), as text:
  * for src, src_group, dst, dst_group and group, the first input param of

@@ -150,6 +150,12 @@ static int slim_str(const struct tree *t, struct tree *n, uint32_t *off) {
     return *off == TREE_NONE ? -1 : 0;
 }
 
+int origin_is_slim(const struct tree *t, enum origin_rules rules) {
+    for (size_t r = 0; r < t->nrecs; r++)
+        if (t->recs[r].np && !origin_comm(origin_rec_name(t, r), rules)) return 0;
+    return 1;
+}
+
 struct tree *origin_slim(const struct tree *t, enum origin_rules rules) {
     struct tree *n = tree_new();
     if (!n) return NULL;

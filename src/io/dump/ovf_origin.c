@@ -237,6 +237,10 @@ static int read_rank(void *ctx, size_t i, struct pt_error *e) {
     if (j->read(j->ctx, i, &j->trees[i], &j->flags[i], e) != 0) return -1;
     if (!j->trees[i]) return 0;
     /* kept until every rank is read: only what the rules read further */
+    if (origin_is_slim(j->trees[i], j->rules)) {
+        tree_forget_records(j->trees[i]);   /* the rules find nothing by name */
+        return 0;
+    }
     struct tree *slim = origin_slim(j->trees[i], j->rules);
     if (!slim) return pt_errorf(e, "out of memory");
     tree_free(j->trees[i]);
