@@ -737,19 +737,29 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
  * the event is read from there. */
 
 /* The snapshot whose bytes begin the event at p (its first member's
- * quote), or NULL: the one the last event began with first, then the
+ * quote), or NULL: the one that came after the last event's the last time
+ * first, then the one the last event began with, then the
  * others, each by 8 bytes of its name before the whole (events differ
  * mostly in their names).  Any one that matches sets the same (the bytes
  * are the same), so which is tried first changes nothing else. */
+FAST_INLINE int snap_is(const struct trace_fast_snap *sn, const char *p, const char *end) {
+    if (!sn->len || (size_t)(end - p) <= sn->len) return 0;
+    if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) return 0;
+    return !memcmp(p, sn->b, sn->len);
+}
 static struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
+    struct trace_fast_snap *last = &e->snap[e->snap_hit % TRACE_FAST_NSNAP];
+    unsigned first = last->next % TRACE_FAST_NSNAP;   /* kernels and launches alternate: what came after it last time */
+    if (snap_is(&e->snap[first], p, end)) {
+        e->snap_hit = first;
+        return &e->snap[first];
+    }
     for (unsigned j = 0; j < TRACE_FAST_NSNAP; j++) {
         unsigned i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
-        struct trace_fast_snap *sn = &e->snap[i];
-        if (!sn->len || (size_t)(end - p) <= sn->len) continue;
-        if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) continue;
-        if (!memcmp(p, sn->b, sn->len)) {
+        if (i != first && snap_is(&e->snap[i], p, end)) {
+            last->next = (unsigned char)i;
             e->snap_hit = i;
-            return sn;
+            return &e->snap[i];
         }
     }
     return NULL;

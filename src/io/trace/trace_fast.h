@@ -54,6 +54,7 @@ struct trace_fast_snap {
     int64_t pid, tid;
     unsigned seen;           /* the members' keys */
     int at;                  /* their count */
+    unsigned char next;      /* the snapshot the event after one that began so began with, last time (tried first) */
     /* The rest of an event that began with b, as one read before it had it
      * (tend 0: none): its values' kinds (the numbers read straight: times
      * in the usual shape, plain integers) and the bytes between them (keys,
