@@ -323,6 +323,30 @@ struct val {
     struct num num;          /* V_NUMBER */
 };
 
+#if JSON_SWAR
+/* A plain integer at p (pid, tid, ids): 1 to 15 digits, no leading 0 but
+ * "0" itself, then no '.', 'e' or 'E': past it with *x, or NULL (for every
+ * other shape scan_number reads it). */
+FAST_INLINE const char *int_fixed(const char *p, const char *end, uint64_t *x) {
+    if (end - p < 8) return NULL;
+    uint64_t w = json_scan_swar_load(p);
+    int k = json_scan_swar_digit_run(w);
+    if (k >= 1 && k < 8) {
+        *x = json_scan_swar_digits_value(w, k);
+    } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
+        static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+        uint64_t w2 = json_scan_swar_load(p + 8);
+        int k2 = json_scan_swar_digit_run(w2);
+        if (k2 == 8) return NULL;
+        *x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0);
+        k += k2;
+    } else {
+        return NULL;
+    }
+    return (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e' ? p + k : NULL;
+}
+#endif
+
 /* The value at p (not white space): past it, or NULL. */
 FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v) {
     v->s = p;
@@ -352,29 +376,13 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         v->kind = V_NUMBER;
         v->s = p;
 #if JSON_SWAR
-        if (end - p >= 8) {   /* a plain integer (pid, tid, ids): 1 to 15 digits, then no '.', 'e' or 'E' */
-            uint64_t w = json_scan_swar_load(p), x = 0;
-            int k = json_scan_swar_digit_run(w);
-            if (k >= 1 && k < 8) {
-                x = json_scan_swar_digits_value(w, k);
-            } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
-                static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-                uint64_t w2 = json_scan_swar_load(p + 8);
-                int k2 = json_scan_swar_digit_run(w2);
-                if (k2 < 8) {
-                    x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0);
-                    k += k2;
-                } else {
-                    k = 0;
-                }
-            } else {
-                k = 0;
-            }
-            if (k && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
-                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it (ipbad: never below 16 digits) */
-                v->n = (size_t)k;
-                return p + k;
-            }
+        uint64_t x;
+        const char *q0 = int_fixed(p, end, &x);
+        if (q0) {
+            int k = (int)(q0 - p);
+            v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it (ipbad: never below 16 digits) */
+            v->n = (size_t)k;
+            return q0;
         }
 #endif
         const char *q = scan_number(p, end, 1, &v->num);
@@ -840,11 +848,17 @@ static const char *tpl_apply(struct trace_fast_ev *e, const struct trace_fast_sn
             p = q;
             continue;
         }
-        struct val v;
         int64_t x;
-        if (!(p = read_value(p, end, &v)) || v.kind != V_NUMBER) return NULL;
+        uint64_t ux;
+        const char *q = int_fixed(p, end, &ux);   /* read_value's usual shape, which val_int gives as it is */
+        if (q) {
+            p = q;
+            x = (int64_t)ux;
+        } else {
+            struct val v;
+            if (!(p = read_value(p, end, &v)) || v.kind != V_NUMBER || (kind != TK_SKIP && val_int(&v, &x) != 1)) return NULL;
+        }
         if (kind == TK_SKIP) continue;
-        if (val_int(&v, &x) != 1) return NULL;
         *(kind == TK_PID ? &e->pid : kind == TK_TID ? &e->tid : kind == TK_STREAM ? &e->stream : kind == TK_CORR ? &e->corr
           : kind == TK_PEER ? &e->peer : &e->prank) = x;
     }
