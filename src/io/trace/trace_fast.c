@@ -257,6 +257,16 @@ static int num_double(const struct num *n, const char *s, size_t len, double *ou
     return 0;
 }
 
+#if JSON_SWAR
+/* The value of the first k digits of w (1 <= k <= 8): one or two (device,
+ * stream, a duration's whole part, one-digit fractions) by hand, more by
+ * json_scan_swar_digits_value. */
+FAST_INLINE uint64_t digits_val(uint64_t w, int k) {
+    if (k <= 2) return k == 1 ? (w & 0xf) : (w & 0xf) * 10 + (w >> 8 & 0xf);
+    return json_scan_swar_digits_value(w, k);
+}
+#endif
+
 /* A time in the shape profilers write it ("ts": 1700000000123.456, "dur":
  * 3.5): 1 to 16 digits (no leading zero), then nothing or '.' and 1 to 3
  * digits, then neither a digit nor 'e' or 'E', with 25 bytes left to load
@@ -273,11 +283,11 @@ FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, 
     int ni = json_scan_swar_digit_run(w);
     if (ni < 8) {
         if (!ni) return NULL;
-        ip = json_scan_swar_digits_value(w, ni);
+        ip = digits_val(w, ni);
     } else {
         uint64_t w2 = json_scan_swar_load(p + 8);
         int k = json_scan_swar_digit_run(w2);
-        ip = json_scan_swar_digits_value(w, 8) * p10[k] + (k ? json_scan_swar_digits_value(w2, k) : 0);
+        ip = json_scan_swar_digits_value(w, 8) * p10[k] + (k ? digits_val(w2, k) : 0);
         ni = 8 + k;
         if ((unsigned)(p[ni] - '0') <= 9) return NULL;   /* 17 digits or more */
     }
@@ -289,7 +299,7 @@ FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, 
         uint64_t wf = json_scan_swar_load(q + 1);
         nf = json_scan_swar_digit_run(wf);
         if (nf < 1 || nf > 3) return NULL;
-        fv = json_scan_swar_digits_value(wf, nf);
+        fv = digits_val(wf, nf);
         q += 1 + nf;
     }
     if ((*q | 0x20) == 'e') return NULL;
@@ -332,13 +342,13 @@ FAST_INLINE const char *int_fixed(const char *p, const char *end, uint64_t *x) {
     uint64_t w = json_scan_swar_load(p);
     int k = json_scan_swar_digit_run(w);
     if (k >= 1 && k < 8) {
-        *x = json_scan_swar_digits_value(w, k);
+        *x = digits_val(w, k);
     } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
         static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
         uint64_t w2 = json_scan_swar_load(p + 8);
         int k2 = json_scan_swar_digit_run(w2);
         if (k2 == 8) return NULL;
-        *x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0);
+        *x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? digits_val(w2, k2) : 0);
         k += k2;
     } else {
         return NULL;
