@@ -274,9 +274,11 @@ FAST_INLINE uint64_t digits_val(uint64_t w, int k) {
  * and its nearest double as num_double makes it; *frac: written with a
  * fraction.  Past it, or NULL for every other shape, which read_value and
  * val_time then read as before (a sign, more digits, an exponent, a value
- * past trace_parse_us_to_ns's range). */
+ * past trace_parse_us_to_ns's range).  e's hi_w and hi_v: the first 8
+ * digits of the last time of 9 or more and their value (epoch times share
+ * them from event to event). */
 #if JSON_SWAR
-FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, double *d, int *frac) {
+FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, double *d, int *frac, struct trace_fast_ev *e) {
     static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     if (end - p < 25) return NULL;
     uint64_t w = json_scan_swar_load(p), ip;
@@ -287,7 +289,11 @@ FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, 
     } else {
         uint64_t w2 = json_scan_swar_load(p + 8);
         int k = json_scan_swar_digit_run(w2);
-        ip = json_scan_swar_digits_value(w, 8) * p10[k] + (k ? digits_val(w2, k) : 0);
+        if (w != e->hi_w) {   /* (hi_w is 0 before the first: never 8 digits) */
+            e->hi_w = w;
+            e->hi_v = json_scan_swar_digits_value(w, 8);
+        }
+        ip = e->hi_v * p10[k] + (k ? digits_val(w2, k) : 0);
         ni = 8 + k;
         if ((unsigned)(p[ni] - '0') <= 9) return NULL;   /* 17 digits or more */
     }
@@ -673,7 +679,7 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         int64_t ns;
         double d;
         int f;
-        const char *q = time_fixed(p, end, &ns, &d, &f);
+        const char *q = time_fixed(p, end, &ns, &d, &f, e);
         if (q) {
             if (key == K_TS) {
                 e->ts = ns;
@@ -843,7 +849,7 @@ static const char *tpl_apply(struct trace_fast_ev *e, const struct trace_fast_sn
             int64_t ns;
             double d;
             int f;
-            const char *q = time_fixed(p, end, &ns, &d, &f);
+            const char *q = time_fixed(p, end, &ns, &d, &f, e);
             if (!q) return NULL;
             if (kind == TK_TS) {
                 e->ts = ns;

@@ -100,6 +100,9 @@ struct trace_fast_ev {
      * first). */
     struct trace_fast_snap snap[TRACE_FAST_NSNAP];
     unsigned snap_next, snap_hit;
+    /* Kept too: the first 8 digits of the last time of 9 digits or more, as
+     * loaded (0 none), and their value. */
+    uint64_t hi_w, hi_v;
 };
 
 /* The fields of an event before its first key (what an empty object gives). */
