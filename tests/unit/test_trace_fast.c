@@ -292,12 +292,13 @@ static void same_file(const char *path) {
  * file cut mid-event, JSON the tokenizer refuses, events that begin as one
  * before them: snap.json; names alike in the 8 bytes a snapshot is tried
  * by, the same name with another pid or tid: snap_probe.json; times in and
- * beside the shape read straight to ns: times.json) and the HTA
+ * beside the shape read straight to ns: times.json; the rest of events
+ * alike and unlike their template's in every way: tpl.json) and the HTA
  * fixtures. */
 static void files_alike(void) {
     static const char *const seeds[] = {"shapes.json", "cut.json", "lead0.json", "trailing.json", "kineto.json",
                                         "kineto.json.gz", "kineto_ns.json", "megatron_pg.json", "trace_view.json",
-                                        "trace_view_flows.json", "snap.json", "snap_probe.json", "times.json"};
+                                        "trace_view_flows.json", "snap.json", "snap_probe.json", "times.json", "tpl.json"};
     int n = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         char rel[256];
@@ -307,13 +308,129 @@ static void files_alike(void) {
         same_file(p);
         n++;
     }
-    CHECK_INT(n, 13);
+    CHECK_INT(n, 14);
     static const char *const hta[] = {"hta/sampled_2rank/rank-0.json.gz", "hta/nccl_2rank/rank-0.json.gz",
                                       "hta/rank3_of_8/control.json.gz"};
     for (size_t i = 0; i < sizeof hta / sizeof *hta; i++) {
         const char *p = pt_shared_file("traces", hta[i]);
         if (p) same_file(p);
     }
+}
+
+/* One event read by ev (snapshots and templates of the events before) and
+ * by a struct that has seen none (member by member): the same answer. */
+static struct trace_fast_ev fresh;
+static void same_as_members(const char *s) {
+    const char *c1 = NULL, *c2 = NULL, *end = s + strlen(s);
+    int f1 = -1, f2 = -1;
+    memset(&fresh, 0, sizeof fresh);
+    int r1 = trace_fast_event(s + 1, end, &ev, &c1, &f1), r2 = trace_fast_event(s + 1, end, &fresh, &c2, &f2);
+    if (r1 != r2) fprintf(stderr, "read %d, member by member %d: %s\n", r1, r2, s);
+    CHECK_INT(r1, r2);
+    if (!r1 || !r2) return;
+    CHECK(c1 == c2);
+    CHECK_INT(f1, f2);
+    CHECK_INT(ev.ph, fresh.ph);
+    CHECK_INT(ev.cat, fresh.cat);
+    CHECK_STR(trace_fast_ev_name(&ev), trace_fast_ev_name(&fresh));
+    CHECK_INT(ev.has_ts, fresh.has_ts);
+    CHECK_INT(ev.has_dur, fresh.has_dur);
+    CHECK_INT(ev.bad_time, fresh.bad_time);
+    if (ev.has_ts) {   /* (without it ts is the last event's, as trace_fast_ev_reset leaves it) */
+        CHECK_INT(ev.ts, fresh.ts);
+        CHECK(!memcmp(&ev.ts_d, &fresh.ts_d, sizeof ev.ts_d));
+    }
+    if (ev.has_dur) {
+        CHECK_INT(ev.dur, fresh.dur);
+        CHECK(!memcmp(&ev.dur_d, &fresh.dur_d, sizeof ev.dur_d));
+    }
+    CHECK_INT(ev.pid, fresh.pid);
+    CHECK_INT(ev.tid, fresh.tid);
+    CHECK_INT(ev.stream, fresh.stream);
+    CHECK_INT(ev.corr, fresh.corr);
+    CHECK_INT(ev.has_id, fresh.has_id);
+    if (ev.has_id) CHECK_INT(ev.id, fresh.id);
+    CHECK_INT(ev.task, fresh.task);
+    CHECK_INT(ev.task_cat, fresh.task_cat);
+    CHECK_STR(ev.argname, fresh.argname);
+    CHECK_STR(ev.pgname, fresh.pgname);
+    CHECK_STR(ev.pgdesc, fresh.pgdesc);
+    CHECK_STR(ev.pgranks, fresh.pgranks);
+    CHECK_INT(ev.p2p, fresh.p2p);
+    CHECK_INT(ev.peer, fresh.peer);
+    CHECK_INT(ev.prank, fresh.prank);
+}
+
+/* The rest of an event read by the template of the one before it
+ * (trace_fast.c: tpl_apply), and every way the next one may differ from
+ * it: keys reordered, added or missing, other white space, escapes in a
+ * name or a key, a value of another kind or shape, a cut, bytes after.
+ * Each variant comes after two events of the usual shape (the second
+ * records the template); each is read as member by member. */
+static void template_rest(void) {
+    static const char *const usual =
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 1700000000010030.5, "
+        "\"dur\": 20.25, \"args\": {\"External id\": 12345678, \"device\": 0, \"stream\": 7, \"correlation\": 99}}";
+    static const char *const pre = "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, ";
+    static const char *const rests[] = {
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 123456789012}}",
+        "\"dur\": 3.5, \"ts\": 1700000000010040.0, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"correlation\": 1, \"stream\": 8}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1, \"x\": 2}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}, \"id\": 4}",
+        "\"ts\":1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0 , \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0,\n \"dur\": 3.5, \"args\": { \"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1 } }",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}} ",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"str\\u0065am\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": \"8\", \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8.0, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": -8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 1234567890123456, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 08, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": \"5\", \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5e3, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": [5], \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": true, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.1234, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": \"1700000000010040.0\", \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1.7e15, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": -1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 17000000000100400.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": null, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"stream\": 9}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}x}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1,}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"correlation\": 1}}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"stream\": 8, \"name\": \"a\\\"b\"}}",
+        "\"ts\": 1700000000010040.0, \"dur\": 3.5, \"args\": {\"External id\": 5, \"device\": 1, \"Dst Rank\": 3, \"Rank\": 1}}",
+    };
+    char buf[512];
+    for (size_t i = 0; i < sizeof rests / sizeof *rests; i++) {
+        memset(&ev, 0, sizeof ev);
+        for (int k = 0; k < 3; k++) same_as_members(usual);
+        int kept = 0;
+        for (int k = 0; k < TRACE_FAST_NSNAP; k++) kept |= ev.snap[k].tend > 0;
+        CHECK(kept);   /* the usual rest is a template */
+        snprintf(buf, sizeof buf, "%s%s", pre, rests[i]);
+        same_as_members(buf);
+        same_as_members(buf);   /* its own template, when it has one */
+        same_as_members(buf);
+        same_as_members(usual);
+    }
+    /* a name with an escape, and the template's prefix with another name */
+    memset(&ev, 0, sizeof ev);
+    for (int k = 0; k < 3; k++) same_as_members(usual);
+    same_as_members("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ge\\\"mm\", \"pid\": 0, \"tid\": 7, \"ts\": 1.0, \"dur\": 2.0}");
+    same_as_members("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemn\", \"pid\": 0, \"tid\": 7, \"ts\": 1700000000010030.5, "
+                    "\"dur\": 20.25, \"args\": {\"External id\": 1, \"device\": 0, \"stream\": 7, \"correlation\": 9}}");
+    same_as_members(usual);
 }
 
 int main(void) {
@@ -324,6 +441,7 @@ int main(void) {
     RUN(times_random);
     RUN(ints_wide);
     RUN(fallbacks);
+    RUN(template_rest);
     RUN(files_alike);
     PT_DONE();
 }

@@ -257,6 +257,16 @@ static int num_double(const struct num *n, const char *s, size_t len, double *ou
     return 0;
 }
 
+#if JSON_SWAR
+/* The value of the first k digits of w (1 <= k <= 8): one or two (device,
+ * stream, a duration's whole part, one-digit fractions) by hand, more by
+ * json_scan_swar_digits_value. */
+FAST_INLINE uint64_t digits_val(uint64_t w, int k) {
+    if (k <= 2) return k == 1 ? (w & 0xf) : (w & 0xf) * 10 + (w >> 8 & 0xf);
+    return json_scan_swar_digits_value(w, k);
+}
+#endif
+
 /* A time in the shape profilers write it ("ts": 1700000000123.456, "dur":
  * 3.5): 1 to 16 digits (no leading zero), then nothing or '.' and 1 to 3
  * digits, then neither a digit nor 'e' or 'E', with 25 bytes left to load
@@ -264,20 +274,26 @@ static int num_double(const struct num *n, const char *s, size_t len, double *ou
  * and its nearest double as num_double makes it; *frac: written with a
  * fraction.  Past it, or NULL for every other shape, which read_value and
  * val_time then read as before (a sign, more digits, an exponent, a value
- * past trace_parse_us_to_ns's range). */
+ * past trace_parse_us_to_ns's range).  e's hi_w and hi_v: the first 8
+ * digits of the last time of 9 or more and their value (epoch times share
+ * them from event to event). */
 #if JSON_SWAR
-FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, double *d, int *frac) {
+FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, double *d, int *frac, struct trace_fast_ev *e) {
     static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     if (end - p < 25) return NULL;
     uint64_t w = json_scan_swar_load(p), ip;
     int ni = json_scan_swar_digit_run(w);
     if (ni < 8) {
         if (!ni) return NULL;
-        ip = json_scan_swar_digits_value(w, ni);
+        ip = digits_val(w, ni);
     } else {
         uint64_t w2 = json_scan_swar_load(p + 8);
         int k = json_scan_swar_digit_run(w2);
-        ip = json_scan_swar_digits_value(w, 8) * p10[k] + (k ? json_scan_swar_digits_value(w2, k) : 0);
+        if (w != e->hi_w) {   /* (hi_w is 0 before the first: never 8 digits) */
+            e->hi_w = w;
+            e->hi_v = json_scan_swar_digits_value(w, 8);
+        }
+        ip = e->hi_v * p10[k] + (k ? digits_val(w2, k) : 0);
         ni = 8 + k;
         if ((unsigned)(p[ni] - '0') <= 9) return NULL;   /* 17 digits or more */
     }
@@ -289,7 +305,7 @@ FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, 
         uint64_t wf = json_scan_swar_load(q + 1);
         nf = json_scan_swar_digit_run(wf);
         if (nf < 1 || nf > 3) return NULL;
-        fv = json_scan_swar_digits_value(wf, nf);
+        fv = digits_val(wf, nf);
         q += 1 + nf;
     }
     if ((*q | 0x20) == 'e') return NULL;
@@ -323,6 +339,30 @@ struct val {
     struct num num;          /* V_NUMBER */
 };
 
+#if JSON_SWAR
+/* A plain integer at p (pid, tid, ids): 1 to 15 digits, no leading 0 but
+ * "0" itself, then no '.', 'e' or 'E': past it with *x, or NULL (for every
+ * other shape scan_number reads it). */
+FAST_INLINE const char *int_fixed(const char *p, const char *end, uint64_t *x) {
+    if (end - p < 8) return NULL;
+    uint64_t w = json_scan_swar_load(p);
+    int k = json_scan_swar_digit_run(w);
+    if (k >= 1 && k < 8) {
+        *x = digits_val(w, k);
+    } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
+        static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+        uint64_t w2 = json_scan_swar_load(p + 8);
+        int k2 = json_scan_swar_digit_run(w2);
+        if (k2 == 8) return NULL;
+        *x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? digits_val(w2, k2) : 0);
+        k += k2;
+    } else {
+        return NULL;
+    }
+    return (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e' ? p + k : NULL;
+}
+#endif
+
 /* The value at p (not white space): past it, or NULL. */
 FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v) {
     v->s = p;
@@ -352,29 +392,13 @@ FAST_INLINE const char *read_value(const char *p, const char *end, struct val *v
         v->kind = V_NUMBER;
         v->s = p;
 #if JSON_SWAR
-        if (end - p >= 8) {   /* a plain integer (pid, tid, ids): 1 to 15 digits, then no '.', 'e' or 'E' */
-            uint64_t w = json_scan_swar_load(p), x = 0;
-            int k = json_scan_swar_digit_run(w);
-            if (k >= 1 && k < 8) {
-                x = json_scan_swar_digits_value(w, k);
-            } else if (k == 8 && end - p >= 16) {   /* 8 to 15 (correlation and External id often have 8) */
-                static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-                uint64_t w2 = json_scan_swar_load(p + 8);
-                int k2 = json_scan_swar_digit_run(w2);
-                if (k2 < 8) {
-                    x = json_scan_swar_digits_value(w, 8) * p10[k2] + (k2 ? json_scan_swar_digits_value(w2, k2) : 0);
-                    k += k2;
-                } else {
-                    k = 0;
-                }
-            } else {
-                k = 0;
-            }
-            if (k && (*p != '0' || k == 1) && p[k] != '.' && (p[k] | 0x20) != 'e') {
-                v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it (ipbad: never below 16 digits) */
-                v->n = (size_t)k;
-                return p + k;
-            }
+        uint64_t x;
+        const char *q0 = int_fixed(p, end, &x);
+        if (q0) {
+            int k = (int)(q0 - p);
+            v->num = (struct num){.nint = k, .ip = (int64_t)x, .mant = x};   /* as scan_number sets it (ipbad: never below 16 digits) */
+            v->n = (size_t)k;
+            return q0;
         }
 #endif
         const char *q = scan_number(p, end, 1, &v->num);
@@ -538,8 +562,46 @@ FAST_INLINE const char *member_key(struct trace_fast_pred *pr, const char *p, co
 static int args_key_of(const char *k, size_t n) { return args_key(k, n); }
 static int event_key_of(const char *k, size_t n) { return event_key(k, n); }
 
+/* ---- the rest of an event as a template (struct trace_fast_snap: nt, tend) ---- */
+
+/* What a template's value is: a time read by time_fixed, or a plain
+ * integer (read_value and val_int) kept in a field or stepped over. */
+enum { TK_TS, TK_DUR, TK_SKIP, TK_PID, TK_TID, TK_STREAM, TK_CORR, TK_PEER, TK_RANK };
+
+/* A template being recorded while an event is read member by member: each
+ * value's kind and the bytes from the end of the one before (from the
+ * first member's quote) to its start; bad when a value is of another
+ * kind or the template would not fit. */
+struct tpl_rec {
+    const char *last;   /* where the bytes before the next value begin */
+    int n, bad;
+    size_t used;
+    unsigned char kind[TRACE_FAST_TPL];
+    const char *from[TRACE_FAST_TPL];
+    size_t len[TRACE_FAST_TPL];
+};
+
+/* The value [v0, v1) of that kind read (r NULL: nothing recorded). */
+static void tpl_note(struct tpl_rec *r, const char *v0, const char *v1, int kind) {
+    if (!r || r->bad) return;
+    size_t n = (size_t)(v0 - r->last);
+    if (r->n == TRACE_FAST_TPL || n > UCHAR_MAX || r->used + n > TRACE_FAST_TPL_BYTES) {
+        r->bad = 1;
+        return;
+    }
+    r->from[r->n] = r->last;
+    r->len[r->n] = n;
+    r->kind[r->n++] = (unsigned char)kind;
+    r->used += n;
+    r->last = v1;
+}
+static void tpl_bad(struct tpl_rec *r) {
+    if (r) r->bad = 1;
+}
+
 /* One member of args (parse_args of trace_parse.c), the at-th: past its value, or NULL. */
-static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int at) {
+static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int at,
+                               struct tpl_rec *rec) {
     struct val v;
     int which;
     if (!(p = member_key(&e->parg[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, args_key_of, &which))) return NULL;
@@ -547,6 +609,7 @@ static const char *args_member(const char *p, const char *end, struct trace_fast
         if (*seen & (1u << which)) return NULL;   /* a duplicate: the tokenizer's order of effects */
         *seen |= 1u << which;
     }
+    const char *v0 = p;
     if (!(p = read_value(p, end, &v))) return NULL;
     int64_t x;
     int r;
@@ -554,7 +617,13 @@ static const char *args_member(const char *p, const char *end, struct trace_fast
     case A_STREAM: case A_CORR: case A_PEER: case A_RANK:
         if ((r = val_int(&v, &x)) < 0) return NULL;
         if (r) *(which == A_STREAM ? &e->stream : which == A_CORR ? &e->corr : which == A_PEER ? &e->peer : &e->prank) = x;
-        break;
+        if (r) tpl_note(rec, v0, p, which == A_STREAM ? TK_STREAM : which == A_CORR ? TK_CORR : which == A_PEER ? TK_PEER : TK_RANK);
+        else tpl_bad(rec);
+        return p;
+    case A_NONE:
+        if (v.kind == V_NUMBER) tpl_note(rec, v0, p, TK_SKIP);
+        else tpl_bad(rec);
+        return p;
     case A_NAME:
         if (v.kind == V_STRING && val_copy(&v, e->argname, sizeof e->argname) < 0) return NULL;
         break;
@@ -575,25 +644,26 @@ static const char *args_member(const char *p, const char *end, struct trace_fast
         break;
     default: break;
     }
+    tpl_bad(rec);
     return p;
 }
 
 /* args' object at p ('{'): past its '}', or NULL. */
-static const char *read_args(const char *p, const char *end, struct trace_fast_ev *e) {
+static const char *read_args(const char *p, const char *end, struct trace_fast_ev *e, struct tpl_rec *rec) {
     unsigned seen = 0;
     int last = 0;
     p = json_scan_ws(p + 1, end);
     if (p >= end) return NULL;
     if (*p == '}') return p + 1;
     for (int at = 0;; at++) {
-        if (!(p = args_member(p, end, e, &seen, at)) || !(p = after_value(p, end, &last))) return NULL;
+        if (!(p = args_member(p, end, e, &seen, at, rec)) || !(p = after_value(p, end, &last))) return NULL;
         if (last) return p + 1;
     }
 }
 
 /* One member of the event (parse_event of trace_parse.c), the at-th: past its value, or NULL. */
 static const char *event_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int *frac, int at,
-                                int *keyp) {
+                                int *keyp, struct tpl_rec *rec) {
     struct val v;
     int key;
     if (!(p = member_key(&e->pev[at < TRACE_FAST_NPRED ? at : TRACE_FAST_NPRED - 1], p, end, event_key_of, &key))) return NULL;
@@ -602,13 +672,14 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         if (*seen & (1u << key)) return NULL;
         *seen |= 1u << key;
     }
-    if (key == K_ARGS && *p == '{') return read_args(p, end, e);
+    if (key == K_ARGS && *p == '{') return read_args(p, end, e, rec);
+    const char *v0 = p;
 #if JSON_SWAR
     if (key == K_TS || key == K_DUR) {   /* the usual shape straight to ns; any other read below */
         int64_t ns;
         double d;
         int f;
-        const char *q = time_fixed(p, end, &ns, &d, &f);
+        const char *q = time_fixed(p, end, &ns, &d, &f, e);
         if (q) {
             if (key == K_TS) {
                 e->ts = ns;
@@ -620,12 +691,16 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
                 e->dur_d = d;
                 e->has_dur = 1;
             }
+            tpl_note(rec, v0, q, key == K_TS ? TK_TS : TK_DUR);
             return q;
         }
     }
 #endif
     if (!(p = read_value(p, end, &v))) return NULL;
-    if (v.kind == V_NESTED) return p;   /* not the scalar expected: stepped over */
+    if (v.kind == V_NESTED) {   /* not the scalar expected: stepped over */
+        tpl_bad(rec);
+        return p;
+    }
     int r;
     switch (key) {
     case K_PH:
@@ -659,13 +734,21 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
         if ((r = val_int(&v, &x)) < 0) return NULL;
         if (key == K_PID) e->pid = r ? x : -2;
         else e->tid = r ? x : -1;
-        break;
+        if (r) tpl_note(rec, v0, p, key == K_PID ? TK_PID : TK_TID);
+        else tpl_bad(rec);
+        return p;
     }
     case K_ID:
         if (v.kind == V_STRING || (v.kind == V_NUMBER)) e->has_id = !trace_fast_int64(v.s, v.n, &e->id);
         break;
-    default: break;
+    default:
+        if (v.kind == V_NUMBER) {
+            tpl_note(rec, v0, p, TK_SKIP);
+            return p;
+        }
+        break;
     }
+    tpl_bad(rec);
     return p;
 }
 
@@ -678,19 +761,29 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
  * the event is read from there. */
 
 /* The snapshot whose bytes begin the event at p (its first member's
- * quote), or NULL: the one the last event began with first, then the
+ * quote), or NULL: the one that came after the last event's the last time
+ * first, then the one the last event began with, then the
  * others, each by 8 bytes of its name before the whole (events differ
  * mostly in their names).  Any one that matches sets the same (the bytes
  * are the same), so which is tried first changes nothing else. */
-static const struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
+FAST_INLINE int snap_is(const struct trace_fast_snap *sn, const char *p, const char *end) {
+    if (!sn->len || (size_t)(end - p) <= sn->len) return 0;
+    if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) return 0;
+    return !memcmp(p, sn->b, sn->len);
+}
+static struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
+    struct trace_fast_snap *last = &e->snap[e->snap_hit % TRACE_FAST_NSNAP];
+    unsigned first = last->next % TRACE_FAST_NSNAP;   /* kernels and launches alternate: what came after it last time */
+    if (snap_is(&e->snap[first], p, end)) {
+        e->snap_hit = first;
+        return &e->snap[first];
+    }
     for (unsigned j = 0; j < TRACE_FAST_NSNAP; j++) {
         unsigned i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
-        const struct trace_fast_snap *sn = &e->snap[i];
-        if (!sn->len || (size_t)(end - p) <= sn->len) continue;
-        if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) continue;
-        if (!memcmp(p, sn->b, sn->len)) {
+        if (i != first && snap_is(&e->snap[i], p, end)) {
+            last->next = (unsigned char)i;
             e->snap_hit = i;
-            return sn;
+            return &e->snap[i];
         }
     }
     return NULL;
@@ -726,6 +819,85 @@ static void snap_keep(struct trace_fast_ev *e, const char *start, const char *cu
     sn->tid = e->tid;
     sn->seen = seen;
     sn->at = at;
+    sn->nt = sn->tend = 0;   /* its rest: from the next event that begins so */
+}
+
+/* lit's n bytes at p (inside the buffer). */
+FAST_INLINE int tpl_lit(const char *p, const char *lit, size_t n) {
+    if (n >= 4) return eqn(p, lit, n);
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != lit[i]) return 0;
+    return 1;
+}
+
+/* The rest of the event at p (the quote snap_apply left it at) read by
+ * sn's template: past it, at the event's '}', or NULL when its bytes or a
+ * value differ (e then half set: the caller reads it again).  Each value
+ * is read by the function the member's path reads it with, and the bytes
+ * between are those of keys, ", " and '{' read before, so it sets what
+ * event_member would. */
+#if JSON_SWAR
+static const char *tpl_apply(struct trace_fast_ev *e, const struct trace_fast_snap *sn, const char *p, const char *end, int *frac) {
+    const char *lit = sn->tb;
+    for (unsigned i = 0; i < sn->nt; i++) {
+        size_t n = sn->tlit[i];
+        if ((size_t)(end - p) <= n || !tpl_lit(p, lit, n)) return NULL;
+        p += n;
+        lit += n;
+        int kind = sn->tkind[i];
+        if (kind == TK_TS || kind == TK_DUR) {
+            int64_t ns;
+            double d;
+            int f;
+            const char *q = time_fixed(p, end, &ns, &d, &f, e);
+            if (!q) return NULL;
+            if (kind == TK_TS) {
+                e->ts = ns;
+                e->ts_d = d;
+                e->has_ts = 1;
+                *frac = f;
+            } else {
+                e->dur = ns;
+                e->dur_d = d;
+                e->has_dur = 1;
+            }
+            p = q;
+            continue;
+        }
+        int64_t x;
+        uint64_t ux;
+        const char *q = int_fixed(p, end, &ux);   /* read_value's usual shape, which val_int gives as it is */
+        if (q) {
+            p = q;
+            x = (int64_t)ux;
+        } else {
+            struct val v;
+            if (!(p = read_value(p, end, &v)) || v.kind != V_NUMBER || (kind != TK_SKIP && val_int(&v, &x) != 1)) return NULL;
+        }
+        if (kind == TK_SKIP) continue;
+        *(kind == TK_PID ? &e->pid : kind == TK_TID ? &e->tid : kind == TK_STREAM ? &e->stream : kind == TK_CORR ? &e->corr
+          : kind == TK_PEER ? &e->peer : &e->prank) = x;
+    }
+    size_t n = sn->tend;
+    if ((size_t)(end - p) < n || !tpl_lit(p, lit, n)) return NULL;
+    return p + n - 1;
+}
+#endif
+
+/* rec's template, the event's '}' at close, kept as sn's when it fits. */
+static void tpl_keep(struct trace_fast_snap *sn, const struct tpl_rec *rec, const char *close) {
+    size_t n = (size_t)(close + 1 - rec->last);
+    if (rec->bad || n > UCHAR_MAX || rec->used + n > TRACE_FAST_TPL_BYTES) return;
+    char *b = sn->tb;
+    for (int i = 0; i < rec->n; i++) {
+        memcpy(b, rec->from[i], rec->len[i]);
+        b += rec->len[i];
+        sn->tlit[i] = (unsigned char)rec->len[i];
+        sn->tkind[i] = rec->kind[i];
+    }
+    memcpy(b, rec->last, n);
+    sn->nt = (unsigned char)rec->n;
+    sn->tend = (unsigned char)n;
 }
 
 static int snap_key(int key) { return key == K_PH || key == K_CAT || key == K_NAME || key == K_PID || key == K_TID; }
@@ -740,11 +912,31 @@ int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, co
         if (*p != '"') return 0;
         int at = 0, cut_at = 0, key;
         const char *start = p, *cut = NULL;
-        const struct trace_fast_snap *sn = snap_find(e, p, end);
-        if (sn) p = snap_apply(e, sn, p, &seen, &at);
+        struct trace_fast_snap *sn = snap_find(e, p, end);
+        struct tpl_rec rec, *recp = NULL;   /* (not zeroed: 300 bytes an event; tpl_note sets an entry before it is read) */
+        if (sn) {
+            p = snap_apply(e, sn, p, &seen, &at);
+#if JSON_SWAR
+            if (sn->tend) {   /* the usual: the rest as the template has it */
+                const char *q = tpl_apply(e, sn, p, end, &frac);
+                if (q) {
+                    *close = q;
+                    *ts_frac = frac;
+                    return 1;
+                }
+                trace_fast_ev_reset(e);   /* half set: read again member by member */
+                frac = 0;
+                p = snap_apply(e, sn, start, &seen, &at);
+            }
+#endif
+            rec.last = p;
+            rec.n = rec.bad = 0;
+            rec.used = 0;
+            recp = &rec;
+        }
         int open = !sn;   /* the members so far could begin a snapshot */
         do {
-            if (!(p = event_member(p, end, e, &seen, &frac, at++, &key)) || !(p = after_value(p, end, &last))) return 0;
+            if (!(p = event_member(p, end, e, &seen, &frac, at++, &key, recp)) || !(p = after_value(p, end, &last))) return 0;
             if (open && !last && snap_key(key) && p - start < TRACE_FAST_SNAP) {
                 cut = p;
                 cut_seen = seen;
@@ -755,6 +947,7 @@ int trace_fast_event(const char *p, const char *end, struct trace_fast_ev *e, co
             }
         } while (!last);
         if (cut) snap_keep(e, start, cut, cut_seen, cut_at);
+        if (recp) tpl_keep(sn, recp, p);
     }
     *close = p;
     *ts_frac = frac;

@@ -6,7 +6,10 @@
  * keys dispatched on their length and bytes, "ts"/"dur" to nanoseconds
  * and to the nearest double in one digit loop, the integers in another,
  * "name" and "cat" taken in place, values nobody reads stepped over by
- * their brackets (args' lists of shapes).
+ * their brackets (args' lists of shapes).  An event that begins with the
+ * bytes of one read before (struct trace_fast_snap) takes what those set,
+ * and one whose rest has that one's keys, separators and kinds of value
+ * (its template) reads only its numbers.
  *
  * It is an answer or nothing: for anything it is not sure of (an escape in
  * a string it would decode, a duplicate key, a number with an exponent or
@@ -34,6 +37,8 @@ struct trace_fast_pred {
 
 #define TRACE_FAST_NSNAP 8     /* event beginnings remembered */
 #define TRACE_FAST_SNAP 160    /* their longest */
+#define TRACE_FAST_TPL 12      /* values of an event's rest remembered with its beginning */
+#define TRACE_FAST_TPL_BYTES 160   /* the bytes between them */
 
 /* The beginning of an event read before, up to the quote of its first
  * member that is not "ph", "cat", "name", "pid" or "tid", and what those
@@ -49,6 +54,17 @@ struct trace_fast_snap {
     int64_t pid, tid;
     unsigned seen;           /* the members' keys */
     int at;                  /* their count */
+    unsigned char next;      /* the snapshot the event after one that began so began with, last time (tried first) */
+    /* The rest of an event that began with b, as one read before it had it
+     * (tend 0: none): its values' kinds (the numbers read straight: times
+     * in the usual shape, plain integers) and the bytes between them (keys,
+     * ", ", args' '{'), tlit[i] of them in tb before the i-th value and
+     * tend after the last one up to the event's '}'.  An event whose bytes
+     * there are those, and whose values read as those kinds, sets what the
+     * members read one by one would set (trace_fast.c: tpl_apply). */
+    unsigned char nt, tend;
+    unsigned char tkind[TRACE_FAST_TPL], tlit[TRACE_FAST_TPL];
+    char tb[TRACE_FAST_TPL_BYTES];
 };
 
 enum { TRACE_FAST_CAT_OTHER, TRACE_FAST_CAT_TRACE, TRACE_FAST_CAT_GPU_ANNO, TRACE_FAST_CAT_NPU_FLOW, TRACE_FAST_CAT_KERNEL };
@@ -84,6 +100,9 @@ struct trace_fast_ev {
      * first). */
     struct trace_fast_snap snap[TRACE_FAST_NSNAP];
     unsigned snap_next, snap_hit;
+    /* Kept too: the first 8 digits of the last time of 9 digits or more, as
+     * loaded (0 none), and their value. */
+    uint64_t hi_w, hi_v;
 };
 
 /* The fields of an event before its first key (what an empty object gives). */
