@@ -60,7 +60,9 @@ static int search_groups(struct st *s, struct origin_result *out) {
         size_t q0 = nq;
         for (size_t i = s->ri[r].n0; i < s->ri[r].n1; i++)
             if (!s->nodes[i].pruned) q[nq++] = (struct qent){i, s->nodes[i].layer, i};
-        qsort(q + q0, nq - q0, sizeof *q, by_layer);
+        int sorted = 1;   /* most often already in layer order: no sort */
+        for (size_t i = q0 + 1; i < nq && sorted; i++) sorted = by_layer(&q[i - 1], &q[i]) < 0;
+        if (!sorted) qsort(q + q0, nq - q0, sizeof *q, by_layer);
         qpos[r] = q0;
         qend[r] = nq;
     }

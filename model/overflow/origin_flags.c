@@ -16,7 +16,8 @@
 
 /* ---- names and params ---- */
 
-static const char *const comm_words[] = {"send", "recv", "broadcast", "reduce", "gather", "scatter",
+/* (the commonest first: any one makes a communication op) */
+static const char *const comm_words[] = {"reduce", "gather", "send", "recv", "broadcast", "scatter",
                                          "all_to_all", NULL};
 
 /* As origin_is_comm; the divergence rules (msProbe's compare -da) also

@@ -14,6 +14,8 @@
 
 static int32_t text_int(const char *s) {
     if (!s) return NO_RANK;
+    /* no number at all (None, a name): strtol would read nothing */
+    if ((unsigned)(*s - '0') > 9 && *s != '-' && *s != '+' && !isspace((unsigned char)*s)) return NO_RANK;
     /* a plain short number (a rank): by hand, as this runs for every op's params */
     size_t k = 0;
     int32_t v0 = 0;
@@ -85,7 +87,7 @@ static const char *const directed[][2] = {
 
 static int directed_kind(const char *api, size_t len) {   /* T_SRC / T_DST, -1 undirected */
     for (size_t i = 0; i < sizeof directed / sizeof directed[0]; i++)
-        if (strlen(directed[i][0]) == len && !strncmp(directed[i][0], api, len))
+        if (directed[i][0][0] == api[0] && strlen(directed[i][0]) == len && !strncmp(directed[i][0], api, len))
             return directed[i][1][0] == 's' ? T_SRC : T_DST;
     return -1;
 }
@@ -150,8 +152,18 @@ static int32_t group_set(struct st *s, const char *gt) {
     int32_t *v = NULL;
     size_t n = 0, cap = 0;
     for (const char *p = gt + 1; *p && *p != ']';) {
-        char *e;
-        long k = strtol(p, &e, 10);
+        /* ", 12": strtol's reading by hand (each rank reads the group of
+         * every rank once: a thousand ranks, a million numbers) */
+        const char *d = p;
+        while (*d == ' ') d++;
+        long k = 0;
+        const char *e = d;
+        while (e - d < 9 && (unsigned)(*e - '0') <= 9) k = k * 10 + (*e++ - '0');
+        if (e == d || (unsigned)(*e - '0') <= 9) {   /* none here, a sign or a long number: strtol's */
+            char *f;
+            k = strtol(p, &f, 10);
+            e = f;
+        }
         if (e == p) { p++; continue; }
         if (push_rank(&v, &n, &cap, (int32_t)k) != 0) { free(v); return -1; }
         p = e;
