@@ -356,29 +356,39 @@ static void test_md5_quick_start(void) {
 
 /* msProbe's compare adds NPU_Stack_Info whenever the problem folder has a
  * stack.json, an empty one ({}) included; its rows then say N/A. */
-static void test_csv_empty_stack(void) {
-    const char *dir = pt_tmpdir("cmd_compare_stack");
-    char p[1200], b[1200], f[1300], out[1300], err[1300], csv[1300];
-    snprintf(p, sizeof p, "%s/npu", dir);
-    snprintf(b, sizeof b, "%s/bench", dir);
-    const char *dump = "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", "
-                       "\"dump_data_dir\": null, \"data\": {\"Torch.add.0.forward\": {\"input_args\": [{\"type\": "
-                       "\"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, \"Min\": 0.0, "
-                       "\"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}], \"input_kwargs\": {}, \"output\": []}}}";
-    const char *sides[] = {p, b};
+/* A pair of rank folders in a scratch dir, the same dump.json in both,
+ * and where the compare's stdout, stderr and csv go. */
+struct pair { char p[1200], b[1200], out[1300], err[1300], csv[1300]; };
+
+static void pair_make(struct pair *x, const char *name, const char *dump) {
+    const char *dir = pt_tmpdir(name);
+    char f[1300];
+    snprintf(x->p, sizeof x->p, "%s/npu", dir);
+    snprintf(x->b, sizeof x->b, "%s/bench", dir);
+    snprintf(x->out, sizeof x->out, "%s/stdout", dir);
+    snprintf(x->err, sizeof x->err, "%s/stderr", dir);
+    snprintf(x->csv, sizeof x->csv, "%s/out.csv", dir);
+    const char *sides[] = {x->p, x->b};
     for (int i = 0; i < 2; i++) {
         CHECK_INT(mkdir(sides[i], 0755), 0);
         snprintf(f, sizeof f, "%s/dump.json", sides[i]);
         pt_write(f, dump);
     }
-    snprintf(f, sizeof f, "%s/stack.json", p);
+}
+
+static void test_csv_empty_stack(void) {
+    const char *dump = "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", "
+                       "\"dump_data_dir\": null, \"data\": {\"Torch.add.0.forward\": {\"input_args\": [{\"type\": "
+                       "\"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, \"Min\": 0.0, "
+                       "\"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}], \"input_kwargs\": {}, \"output\": []}}}";
+    struct pair x;
+    pair_make(&x, "cmd_compare_stack", dump);
+    char f[1300];
+    snprintf(f, sizeof f, "%s/stack.json", x.p);
     pt_write(f, "{}\n");
-    snprintf(out, sizeof out, "%s/stdout", dir);
-    snprintf(err, sizeof err, "%s/stderr", dir);
-    snprintf(csv, sizeof csv, "%s/out.csv", dir);
-    const char *argv[] = {"compare", p, b, "--csv", csv};
-    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_OK);
-    char *got = pt_slurp(csv);
+    const char *argv[] = {"compare", x.p, x.b, "--csv", x.csv};
+    CHECK_INT(pt_capture(x.out, x.err, cmd_compare_entry.run, 5, argv), EXIT_OK);
+    char *got = pt_slurp(x.csv);
     CHECK_CONTAINS(got, ",Result,Err_message,NPU_Stack_Info\n");
     CHECK_CONTAINS(got, ",True,pass,[],N/A\n");
     free(got);
@@ -388,10 +398,6 @@ static void test_csv_empty_stack(void) {
  * C1 control, a tab, UTF-8) keep msprobe's quoting and reach no terminal
  * as controls; plain fields are written as they are. */
 static void test_csv_odd_names(void) {
-    const char *dir = pt_tmpdir("cmd_compare_odd");
-    char p[1200], b[1200], f[1300], out[1300], err[1300], csv[1300];
-    snprintf(p, sizeof p, "%s/npu", dir);
-    snprintf(b, sizeof b, "%s/bench", dir);
     const char *t = "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": 1.0, "
                     "\"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": false}";
     char dump[2000];
@@ -400,18 +406,11 @@ static void test_csv_odd_names(void) {
              "\"data\": {\"Torch.a,b.0.forward\": {\"input_args\": [%s], \"input_kwargs\": {}, \"output\": []}, "
              "\"Torch.q\\\"\\u001b\\u009b\\t\\u00e9x.1.forward\": {\"input_args\": [%s], \"input_kwargs\": {}, "
              "\"output\": []}}}", t, t);
-    const char *sides[] = {p, b};
-    for (int i = 0; i < 2; i++) {
-        CHECK_INT(mkdir(sides[i], 0755), 0);
-        snprintf(f, sizeof f, "%s/dump.json", sides[i]);
-        pt_write(f, dump);
-    }
-    snprintf(out, sizeof out, "%s/stdout", dir);
-    snprintf(err, sizeof err, "%s/stderr", dir);
-    snprintf(csv, sizeof csv, "%s/out.csv", dir);
-    const char *argv[] = {"compare", p, b, "--csv", csv};
-    CHECK_INT(pt_capture(out, err, cmd_compare_entry.run, 5, argv), EXIT_OK);
-    char *got = pt_slurp(csv);
+    struct pair x;
+    pair_make(&x, "cmd_compare_odd", dump);
+    const char *argv[] = {"compare", x.p, x.b, "--csv", x.csv};
+    CHECK_INT(pt_capture(x.out, x.err, cmd_compare_entry.run, 5, argv), EXIT_OK);
+    char *got = pt_slurp(x.csv);
     CHECK_CONTAINS(got, "\n\"Torch.a,b.0.forward.input.0\",\"Torch.a,b.0.forward.input.0\",torch.float32,"
                         "torch.float32,[2],[2],False,False,");
     CHECK_CONTAINS(got, "\n\"Torch.q\"\"\\x1b\\u009b\t\xc3\xa9x.1.forward.input.0\",\"Torch.q\"\"\\x1b\\u009b\t"

@@ -321,6 +321,27 @@ FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, 
     *frac = nf > 0;
     return q;
 }
+
+/* A "ts" (ts set) or "dur" value of the usual shape into e (time_fixed),
+ * by the event reader and by a template alike; NULL for any other shape. */
+FAST_INLINE const char *time_member(const char *p, const char *end, struct trace_fast_ev *e, int ts, int *frac) {
+    int64_t ns;
+    double d;
+    int f;
+    const char *q = time_fixed(p, end, &ns, &d, &f, e);
+    if (!q) return NULL;
+    if (ts) {
+        e->ts = ns;
+        e->ts_d = d;
+        e->has_ts = 1;
+        *frac = f;
+    } else {
+        e->dur = ns;
+        e->dur_d = d;
+        e->has_dur = 1;
+    }
+    return q;
+}
 #endif
 
 /* ---- values ---- */
@@ -676,21 +697,8 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
     const char *v0 = p;
 #if JSON_SWAR
     if (key == K_TS || key == K_DUR) {   /* the usual shape straight to ns; any other read below */
-        int64_t ns;
-        double d;
-        int f;
-        const char *q = time_fixed(p, end, &ns, &d, &f, e);
+        const char *q = time_member(p, end, e, key == K_TS, frac);
         if (q) {
-            if (key == K_TS) {
-                e->ts = ns;
-                e->ts_d = d;
-                e->has_ts = 1;
-                *frac = f;
-            } else {
-                e->dur = ns;
-                e->dur_d = d;
-                e->has_dur = 1;
-            }
             tpl_note(rec, v0, q, key == K_TS ? TK_TS : TK_DUR);
             return q;
         }
@@ -846,21 +854,8 @@ static const char *tpl_apply(struct trace_fast_ev *e, const struct trace_fast_sn
         lit += n;
         int kind = sn->tkind[i];
         if (kind == TK_TS || kind == TK_DUR) {
-            int64_t ns;
-            double d;
-            int f;
-            const char *q = time_fixed(p, end, &ns, &d, &f, e);
+            const char *q = time_member(p, end, e, kind == TK_TS, frac);
             if (!q) return NULL;
-            if (kind == TK_TS) {
-                e->ts = ns;
-                e->ts_d = d;
-                e->has_ts = 1;
-                *frac = f;
-            } else {
-                e->dur = ns;
-                e->dur_d = d;
-                e->has_dur = 1;
-            }
             p = q;
             continue;
         }
