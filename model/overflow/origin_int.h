@@ -32,6 +32,7 @@ struct cnode {
     int own_conn;                  /* conn is the op's own, else its group's (gsets) */
     int32_t gs;                    /* !own_conn: that group's index in gsets */
     size_t c0, nc;                 /* its candidate compute ops in cands[] */
+    int32_t key;                   /* its own (API, direction) in the pairing's keys */
 };
 
 struct cand { int rk; int32_t rec, sub_layer; };

@@ -98,7 +98,7 @@ static void target_api(const struct cnode *c, const char **api, size_t *len) {
                                            {"irecv", "isend"}, {"send_object_list", "recv_object_list"},
                                            {"recv_object_list", "send_object_list"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
-        if (strlen(pairs[i][0]) == c->api_len && !strncmp(pairs[i][0], c->api, c->api_len)) {
+        if (pairs[i][0][0] == c->api[0] && strlen(pairs[i][0]) == c->api_len && !strncmp(pairs[i][0], c->api, c->api_len)) {
             *api = pairs[i][1];
             *len = strlen(pairs[i][1]);
             return;
@@ -328,6 +328,7 @@ static int build_index(struct st *s) {
             *slot = (int32_t)s->nkeys++;
         }
         kid[i] = *slot;
+        s->nodes[i].key = *slot;
     }
     if (!(off = calloc(s->nkeys + 1, sizeof *off))) goto out;
     for (size_t i = 0; i < s->nn; i++) off[kid[i] + 1]++;
@@ -415,7 +416,9 @@ static int connect_node(struct st *s, int rk, size_t cur) {
     size_t alen;
     target_api(c, &api, &alen);
     uint8_t want = c->type == T_SRC ? T_DST : c->type == T_DST ? T_SRC : T_LINK;
-    const struct pkey *p = find_key(s, api, alen, want);
+    /* an op that pairs with its own API and direction (the collectives):
+     * its own key, no lookup */
+    const struct pkey *p = api == c->api && want == c->type ? &s->keys[c->key] : find_key(s, api, alen, want);
     if (!p) return 0;
     if (c->nconn && c->nconn < p->s1 - p->s0) {
         for (size_t pi = 0; pi < c->nconn; pi++) {
