@@ -93,7 +93,11 @@ static void sort_ties(const struct ovf_list *l, const struct cols *k, uint32_t *
 }
 
 /* The micro step each entry sorts with (see overflow.h): taken from the
- * flagged entry before it in its file, else the one after it. */
+ * flagged entry before it in its file, else the one after it.  A record
+ * outside every micro step (micro -1: an API called outside the model,
+ * such as the loss, or a record construct.json does not list) runs between
+ * the records around it; sorting -1 first would put the loss of the last
+ * micro batch ahead of the layer that produced the NaN. */
 static void fill_micro(const struct ovf_list *l, const uint32_t *ord, size_t n, int64_t *micro) {
     for (size_t i = 0; i < n;) {
         size_t j = i;   /* [i, j): one file (step, rank) in execution order */
