@@ -33,8 +33,10 @@ static uint64_t pack(const struct cols *k, const int64_t *lo, const int *bits, i
 }
 
 /* ord[0..n) (places, in their present order) made stable-sorted by the
- * columns; 0, or -1 without memory (ord then unchanged). */
-static int sort_cols(const struct cols *k, size_t n, uint32_t *ord) {
+ * columns; tie (NULL: not wanted) then says of each place whether it
+ * equals the one before in every column.  0, or -1 without memory (ord
+ * then unchanged). */
+static int sort_cols(const struct cols *k, size_t n, uint32_t *ord, uint8_t *tie) {
     int64_t lo[MAX_COLS];
     int bits[MAX_COLS];
     for (int c = 0; c < k->n; c++) {
@@ -50,19 +52,29 @@ static int sort_cols(const struct cols *k, size_t n, uint32_t *ord) {
     if (!a) return -1;
     /* least significant keys first: each sort keeps the order of the last
      * among equal keys */
-    int c1 = k->n;
+    int c1 = k->n, keys = 0;
+    struct radix_kv *s = a;
     while (c1 > 0) {
         int c0 = c1, width = 0;
         while (c0 > 0 && width + bits[c0 - 1] <= 64) width += bits[--c0];
         if (c0 == c1) width = bits[--c0];   /* (a field never needs more than 64 bits) */
         for (size_t i = 0; i < n; i++) a[i] = (struct radix_kv){pack(k, lo, bits, c0, c1, ord[i]), ord[i]};
-        struct radix_kv *s = radix_sort_kv(a, a + n, n, width);
-        if (!s) {
+        if (!(s = radix_sort_kv(a, a + n, n, width))) {
             free(a);
             return -1;
         }
         for (size_t i = 0; i < n; i++) ord[i] = (uint32_t)s[i].val;
         c1 = c0;
+        keys++;
+    }
+    /* one key holds every column: equal keys are equal places (else the
+     * columns are compared) */
+    for (size_t i = 0; tie && i < n; i++) {
+        int same = i > 0;
+        if (same && keys == 1) same = s[i].key == s[i - 1].key;
+        else
+            for (int c = 0; c < k->n && same; c++) same = k->v[c][ord[i - 1]] == k->v[c][ord[i]];
+        tie[i] = (uint8_t)same;
     }
     free(a);
     return 0;
@@ -76,15 +88,13 @@ static int tie_cmp(const struct ovf_entry *a, const struct ovf_entry *b) {
     return c ? c : strcmp(a->what, b->what);
 }
 
-/* Runs of ord equal in the columns, sorted by tie_cmp (insertion: they
- * are one or two entries long). */
-static void sort_ties(const struct ovf_list *l, const struct cols *k, uint32_t *ord, size_t n) {
+/* Runs of ord equal in the columns (tie: sort_cols'), sorted by tie_cmp
+ * (insertion: they are one or two entries long). */
+static void sort_ties(const struct ovf_list *l, const uint8_t *tie, uint32_t *ord, size_t n) {
     for (size_t i = 1; i < n; i++) {
-        size_t j = i;
-        for (; j > 0; j--) {
-            int same = 1;
-            for (int c = 0; c < k->n && same; c++) same = k->v[c][ord[j - 1]] == k->v[c][ord[j]];
-            if (!same || tie_cmp(&l->v[ord[j - 1]], &l->v[ord[j]]) <= 0) break;
+        if (!tie[i]) continue;
+        size_t j = i;   /* ord[j - 1] and ord[j] are in one run while tie[j] */
+        for (; j > 0 && tie[j] && tie_cmp(&l->v[ord[j - 1]], &l->v[ord[j]]) > 0; j--) {
             uint32_t t = ord[j - 1];
             ord[j - 1] = ord[j];
             ord[j] = t;
@@ -120,11 +130,12 @@ int ovf_list_sort(struct ovf_list *l) {
     size_t n = l->n;
     if (n < 2) return 0;
     if (n > UINT32_MAX) return -1;
-    int64_t *col = malloc(6 * n * sizeof *col);
+    int64_t *col = malloc(5 * n * sizeof *col);
     uint32_t *ord = malloc(n * sizeof *ord);
+    uint8_t *tie = malloc(n);
     struct ovf_entry *v = malloc(n * sizeof *v);
     int rc = -1;
-    if (!col || !ord || !v) goto out;
+    if (!col || !ord || !tie || !v) goto out;
     int64_t *step = col, *rank = col + n, *pos = col + 2 * n, *micro = col + 3 * n, *down = col + 4 * n;
     for (size_t i = 0; i < n; i++) {
         const struct ovf_entry *e = &l->v[i];
@@ -135,13 +146,24 @@ int ovf_list_sort(struct ovf_list *l) {
         down[i] = -(int64_t)e->level;
         ord[i] = (uint32_t)i;
     }
+    /* the loaders add a file's entries in execution order, and the files
+     * mostly in (step, rank) order: then the first sort has nothing to do,
+     * and what follows reads the entries in place, not scattered */
+    int filed = 1;
+    for (size_t i = 1; i < n && filed; i++) {
+        const struct ovf_entry *a = &l->v[i - 1], *b = &l->v[i];
+        filed = a->step != b->step ? a->step < b->step : a->rank != b->rank ? a->rank < b->rank : a->pos <= b->pos;
+    }
     struct cols file = {{step, rank, pos}, 3};
-    if (sort_cols(&file, n, ord) != 0) goto out;
+    if (!filed && sort_cols(&file, n, ord, NULL) != 0) goto out;
     fill_micro(l, ord, n, micro);
     struct cols triage = {{step, micro, pos, rank, down}, 5};
-    if (sort_cols(&triage, n, ord) != 0) goto out;
-    sort_ties(l, &triage, ord, n);
-    for (size_t i = 0; i < n; i++) v[i] = l->v[ord[i]];
+    if (sort_cols(&triage, n, ord, tie) != 0) goto out;
+    sort_ties(l, tie, ord, n);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 8 < n) __builtin_prefetch(&l->v[ord[i + 8]]);   /* a gather: the entries' memory ahead */
+        v[i] = l->v[ord[i]];
+    }
     free(l->v);
     l->v = v;
     l->cap = n;
@@ -150,6 +172,7 @@ int ovf_list_sort(struct ovf_list *l) {
 out:
     free(col);
     free(ord);
+    free(tie);
     free(v);
     return rc;
 }
