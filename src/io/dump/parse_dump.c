@@ -460,7 +460,6 @@ static unsigned member_seen(struct pstate *ps, unsigned bit, enum json_tok want,
     return seen | bit;
 }
 
-/* One record of data: key already decoded into name; value starts at t. */
 /* The trend import's key of a record (key[NAME_MAX_LEN], its length and
  * micro step set): its metric, or -1 when it is not imported.  Classified
  * even without rows: a parameters_grad record reads differently. */
@@ -487,6 +486,7 @@ static int import_key(struct pstate *ps, const char *name, size_t nlen, const st
     return classify(key, klen);
 }
 
+/* One record of data: key already decoded into name; value starts at t. */
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
     struct dump_file *f = ps->f;

@@ -413,8 +413,7 @@ static void walk(struct flat *f, const struct jv *v, int state, int pgrad, int d
             if (!pgrad) {
                 char ix[24];
                 ix[0] = '.';
-                ix[util_put_uint(ix, 1, i)] = '\0';   /* not snprintf: every item of every list */
-                sb_str(&f->name, ix);
+                sb_add(&f->name, ix, util_put_uint(ix, 1, i));   /* not snprintf: every item of every list */
             }
             walk(f, &v->kids[i], state, pgrad, depth + 1);
             f->name.n = keep;

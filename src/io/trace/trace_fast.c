@@ -602,6 +602,18 @@ struct tpl_rec {
     size_t len[TRACE_FAST_TPL];
 };
 
+/* The field a template's integer of that kind (not TK_SKIP or a time) sets. */
+static int64_t *tk_field(struct trace_fast_ev *e, int kind) {
+    switch (kind) {
+    case TK_PID: return &e->pid;
+    case TK_TID: return &e->tid;
+    case TK_STREAM: return &e->stream;
+    case TK_CORR: return &e->corr;
+    case TK_PEER: return &e->peer;
+    default: return &e->prank;
+    }
+}
+
 /* The value [v0, v1) of that kind read (r NULL: nothing recorded). */
 static void tpl_note(struct tpl_rec *r, const char *v0, const char *v1, int kind) {
     if (!r || r->bad) return;
@@ -637,9 +649,13 @@ static const char *args_member(const char *p, const char *end, struct trace_fast
     switch (which) {
     case A_STREAM: case A_CORR: case A_PEER: case A_RANK:
         if ((r = val_int(&v, &x)) < 0) return NULL;
-        if (r) *(which == A_STREAM ? &e->stream : which == A_CORR ? &e->corr : which == A_PEER ? &e->peer : &e->prank) = x;
-        if (r) tpl_note(rec, v0, p, which == A_STREAM ? TK_STREAM : which == A_CORR ? TK_CORR : which == A_PEER ? TK_PEER : TK_RANK);
-        else tpl_bad(rec);
+        if (r) {
+            int tk = which == A_STREAM ? TK_STREAM : which == A_CORR ? TK_CORR : which == A_PEER ? TK_PEER : TK_RANK;
+            *tk_field(e, tk) = x;
+            tpl_note(rec, v0, p, tk);
+        } else {
+            tpl_bad(rec);
+        }
         return p;
     case A_NONE:
         if (v.kind == V_NUMBER) tpl_note(rec, v0, p, TK_SKIP);
@@ -869,9 +885,7 @@ static const char *tpl_apply(struct trace_fast_ev *e, const struct trace_fast_sn
             struct val v;
             if (!(p = read_value(p, end, &v)) || v.kind != V_NUMBER || (kind != TK_SKIP && val_int(&v, &x) != 1)) return NULL;
         }
-        if (kind == TK_SKIP) continue;
-        *(kind == TK_PID ? &e->pid : kind == TK_TID ? &e->tid : kind == TK_STREAM ? &e->stream : kind == TK_CORR ? &e->corr
-          : kind == TK_PEER ? &e->peer : &e->prank) = x;
+        if (kind != TK_SKIP) *tk_field(e, kind) = x;
     }
     size_t n = sn->tend;
     if ((size_t)(end - p) < n || !tpl_lit(p, lit, n)) return NULL;
