@@ -177,7 +177,7 @@ int tree_add_record(struct tree *t, const char *name, size_t len) {
     r->p0 = (uint32_t)t->nparams;
     r->node = -1;
     /* json.load keeps the last of duplicate keys: so do we */
-    if (smap_put(t->rec_map, off, len, (int32_t)t->nrecs, 1) != 0) return -1;
+    if (!t->recs_unmapped && smap_put(t->rec_map, off, len, (int32_t)t->nrecs, 1) != 0) return -1;
     return (int)t->nrecs++;
 }
 
@@ -892,6 +892,8 @@ void tree_forget_records(struct tree *t) {
     smap_free(t->rec_map);
     t->rec_map = NULL;
 }
+
+void tree_unmap_records(struct tree *t) { t->recs_unmapped = 1; }
 
 int tree_add_node(struct tree *t, const char *id, int kind, int parent) {
     size_t len = strlen(id);

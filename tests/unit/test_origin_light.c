@@ -69,7 +69,7 @@ static const char rank0[] =
     OP("Distributed.send.2.forward", "\"input_args\": [" OK "], \"input_kwargs\": {\"dst\": {\"type\": \"list\", \"value\": [0, 1]}, "
        "\"dst_group\": null}")
     OP("Distributed.scatter.0.forward", "\"input\": [" OK ", " INT("0") "], \"input_args\": [" INT("1") "], "
-       "\"input_kwargs\": {\"group\": " PG("[1, 0, 1]") "}")
+       "\"input_kwargs\": {\"group\": " PG("[1, 0, 1, -3, 2147483647]") "}")
     OP("Distributed.gather.0.forward", "\"input_args\": [[" INT("3") "], " INT("2147483648") ", null, 5], "
        "\"input_kwargs\": {\"dst\": " INT("\"  7\"") ", \"tensor\": " TEN("\"Max\": 1.0, \"stack\": [[1, \"x\"]]") "}")
     OP("Distributed.all_reduce.3.forward", "\"input_args\": [" OK "], \"input_kwargs\": {\"group\": "

@@ -424,7 +424,28 @@ static void test_large_dump(void) {
     }
 }
 
+/* tree_unmap_records (the origin search's re-read): records added after
+ * it are kept in order with their names, and are not found by name; those
+ * added before still are. */
+static void test_unmapped_records(void) {
+    struct tree *t = tree_new();
+    CHECK(t != NULL);
+    if (!t) return;
+    CHECK_INT(tree_add_record(t, "A.a.0.forward", 13), 0);
+    tree_unmap_records(t);
+    CHECK_INT(tree_add_record(t, "B.b.0.forward", 13), 1);
+    CHECK_INT(tree_add_record(t, "B.b.0.forward", 13), 2);   /* a name twice: two records, as mapped */
+    CHECK_INT(tree_add_record(t, "C.c.0.forward", 13), 3);
+    CHECK_INT(t->nrecs, 4);
+    CHECK_STR(tree_s(t, t->recs[3].name), "C.c.0.forward");
+    CHECK_INT(tree_find_record(t, "A.a.0.forward"), 0);
+    CHECK_INT(tree_find_record(t, "B.b.0.forward"), -1);
+    CHECK_INT(tree_find_record(t, "C.c.0.forward"), -1);
+    tree_free(t);
+}
+
 int main(void) {
+    RUN(test_unmapped_records);
     RUN(test_visdb);
     RUN(test_quick_start_vs_visdb);
     RUN(test_small_example);

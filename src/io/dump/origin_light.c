@@ -5,7 +5,6 @@
  * has to be lenient. */
 #include "src/io/dump/origin_light.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -375,12 +374,16 @@ int origin_light_add(struct origin_cap *c, const char *name, size_t nlen, uint64
 
 /* "[a, b, c]", as read_graph.c's Python text of the list. */
 static int group_text(struct tree *t, const int32_t *v, size_t n, uint32_t *off) {
-    char *buf = malloc(n * 13 + 3), *p = buf;
+    char *buf = malloc(n * 13 + 3);   /* ", " and 11 bytes an int32 */
     if (!buf) return -1;
-    *p++ = '[';
-    for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ", %d" : "%d", (int)v[i]);
-    *p++ = ']';
-    *off = tree_str(t, buf, (size_t)(p - buf));
+    size_t o = 0;
+    buf[o++] = '[';
+    for (size_t i = 0; i < n; i++) {   /* (a broadcast's group is every rank: no printf) */
+        if (i) buf[o++] = ',', buf[o++] = ' ';
+        o = util_put_int(buf, o, v[i]);
+    }
+    buf[o++] = ']';
+    *off = tree_str(t, buf, o);
     free(buf);
     return *off == TREE_NONE ? -1 : 0;
 }

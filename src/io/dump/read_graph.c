@@ -890,6 +890,7 @@ int graph_read_cap(const char *dir, const struct origin_cap *c, int (*want)(cons
         return 1;
     }
     struct tree *t = tree_new();
+    if (t) tree_unmap_records(t);   /* the origin search finds nothing by name */
     int rc = !t || !(t->path = strdup(base)) ? -1 : read_cap(t, fd, c, want);
     close(fd);
     if (rc != 0) {
