@@ -148,6 +148,13 @@ static const char *nonfinite_text(double v) {
 void ovf_what(char *what, size_t size, const char *stat, double v) {
     size_t len = 0;
     const char *t = nonfinite_text(v);
+    size_t sl = strlen(stat), tl = strlen(t);
+    if (sl + 1 + tl < size) {   /* (the statistics' names always fit: no cut to mind) */
+        memcpy(what, stat, sl);
+        what[sl] = '=';
+        memcpy(what + sl + 1, t, tl + 1);
+        return;
+    }
     what[0] = '\0';
     util_put_text(what, size, &len, stat, strlen(stat));
     util_put_text(what, size, &len, "=", 1);
@@ -171,9 +178,8 @@ struct sbuf {
 
 /* Appends s; once something does not fit, the text ends in "..." and
  * nothing more is added (never cutting a UTF-8 character in half). */
-static void sb_add(struct sbuf *b, const char *s) {
+static void sb_add(struct sbuf *b, const char *s, size_t n) {
     if (b->full) return;
-    size_t n = strlen(s);
     if (b->len + n + 1 <= b->size) {
         memcpy(b->buf + b->len, s, n + 1);
         b->len += n;
@@ -196,24 +202,30 @@ static void describe_list(struct sbuf *b, const char *prefix, const struct ovf_e
                           const char *const *names) {
     /* "in.0 Max=inf": the name cut at 64 bytes and the statistic at 32
      * (as "%.64s" would), so the item always fits */
-    char item[160];
+    char item[160];   /* 2 + 6 + 1 + 64 + 1 + 32 at most */
+    size_t pl = strlen(prefix);
     for (size_t i = 0; i < n; i++) {
         if (!v[i].anomalous) continue;
         size_t len = 0;
-        item[0] = '\0';
-        if (b->len) util_put_text(item, sizeof item, &len, ", ", 2);
-        util_put_text(item, sizeof item, &len, prefix, strlen(prefix));
-        util_put_text(item, sizeof item, &len, ".", 1);
-        if (names && names[i]) util_put_text(item, sizeof item, &len, names[i], strnlen(names[i], 64));
-        else {
+        if (b->len) item[len++] = ',', item[len++] = ' ';
+        memcpy(item + len, prefix, pl);
+        len += pl;
+        item[len++] = '.';
+        if (names && names[i]) {
+            size_t k = strnlen(names[i], 64);
+            memcpy(item + len, names[i], k);
+            len += k;
+        } else {
             len = util_put_uint(item, len, i);
-            item[len] = '\0';
         }
         if (v[i].what[0]) {
-            util_put_text(item, sizeof item, &len, " ", 1);
-            util_put_text(item, sizeof item, &len, v[i].what, strnlen(v[i].what, 32));
+            size_t k = strnlen(v[i].what, 32);
+            item[len++] = ' ';
+            memcpy(item + len, v[i].what, k);
+            len += k;
         }
-        sb_add(b, item);
+        item[len] = '\0';
+        sb_add(b, item, len);
     }
 }
 
@@ -233,7 +245,7 @@ void ovf_describe(const struct ovf_io *io, char *buf, size_t size) {
         max_norm(io->out, io->nout, &out);
         char item[96];
         snprintf(item, sizeof item, "Norm jump %.3g -> %.3g", in, out);
-        sb_add(&b, item);
+        sb_add(&b, item, strlen(item));
     }
 }
 
