@@ -109,6 +109,8 @@ void origin_rank_order(const struct origin_result *r, size_t n, int *order);
  * when the Max or Min of one of its top-level tensors is nan, inf or -inf;
  * elements nested inside lists do not count. */
 void origin_flags_nonfinite(const struct tree *t, uint8_t *flags);
+/* The same for record r alone. */
+uint8_t origin_rec_nonfinite(const struct tree *t, size_t r);
 /* A statistic's text origin_flags_nonfinite reads as NaN/Inf: "nan", "inf"
  * or "-inf" in any case, one tab after it allowed. */
 int origin_text_nonfinite(const char *s);

@@ -33,9 +33,13 @@ int origin_comm(const char *name, enum origin_rules rules) {
             strncmp(name, "communication.comm_func", 23))
             return 0;
     } else if (strncmp(name, "Distributed.", 12) != 0) return 0;
-    int dots = 0;
-    for (const char *p = name; *p; p++) dots += *p == '.';
-    if (dots < 3) return 0;   /* Distributed.<api>.<n>.<direction> */
+    /* three dots at least: Distributed.<api>.<n>.<direction> (strchr, not
+     * a loop over every byte: names are long, and comm ops many) */
+    const char *d = name;
+    for (int k = 0; k < 3; k++) {
+        if (!(d = strchr(d, '.'))) return 0;
+        d++;
+    }
     for (const char *const *w = comm_words; *w; w++)
         if (strstr(name, *w)) return 1;
     return 0;
@@ -91,21 +95,23 @@ static int has_stats(const struct tree *t, const struct tparam *p) {
     return !(ty && !strcmp(d, ty));
 }
 
-void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
-    for (size_t r = 0; r < t->nrecs; r++) {
-        const char *id = origin_rec_name(t, r);
-        size_t il = strlen(id);
-        uint8_t f = 0;
-        const struct tparam *p = origin_rec_params(t, r);
-        for (uint32_t i = 0; i < t->recs[r].np; i++) {
-            int out;
-            const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
-            if (!suf || strchr(suf, '.') || !has_stats(t, &p[i])) continue;   /* top level only */
-            if (stat_nonfinite(t, &p[i], 0) || stat_nonfinite(t, &p[i], 1))
-                f |= out ? ORIGIN_OUT : ORIGIN_IN;
-        }
-        flags[r] = f;
+uint8_t origin_rec_nonfinite(const struct tree *t, size_t r) {
+    if (!t->recs[r].np) return 0;
+    const char *id = origin_rec_name(t, r);
+    size_t il = strlen(id);
+    uint8_t f = 0;
+    const struct tparam *p = origin_rec_params(t, r);
+    for (uint32_t i = 0; i < t->recs[r].np; i++) {
+        int out;
+        const char *suf = origin_io_suffix(t, id, il, &p[i], &out);
+        if (!suf || strchr(suf, '.') || !has_stats(t, &p[i])) continue;   /* top level only */
+        if (stat_nonfinite(t, &p[i], 0) || stat_nonfinite(t, &p[i], 1)) f |= out ? ORIGIN_OUT : ORIGIN_IN;
     }
+    return f;
+}
+
+void origin_flags_nonfinite(const struct tree *t, uint8_t *flags) {
+    for (size_t r = 0; r < t->nrecs; r++) flags[r] = origin_rec_nonfinite(t, r);
 }
 
 void origin_flags_divergence(const struct tree *npu, const struct crow *rows, size_t nrows, int mode, int level,
