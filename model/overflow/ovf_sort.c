@@ -7,7 +7,9 @@
  * range needs; names and texts are compared only between entries equal in
  * every integer field.  A comparison sort of whole entries cost twenty
  * times more on a thousand ranks' list, and stable sorts give one order
- * whatever the order the loader's threads added the entries in. */
+ * whatever the order the loader's threads added the entries in.  The list
+ * the loaders mostly give (in file order, one micro step throughout) takes
+ * one counting pass instead (sort_filed). */
 #include "model/overflow/overflow.h"
 
 #include <stdlib.h>
@@ -126,10 +128,67 @@ static void fill_micro(const struct ovf_list *l, const uint32_t *ord, size_t n, 
     }
 }
 
+/* b may follow a in file order: (step, rank, position). */
+static inline int file_order(const struct ovf_entry *a, const struct ovf_entry *b) {
+    return a->step != b->step ? a->step < b->step : a->rank != b->rank ? a->rank < b->rank : a->pos <= b->pos;
+}
+
+/* Most keys sort_filed counts in (4M: 16 MB of counts). */
+#define FILED_KEYS ((size_t)1 << 22)
+
+/* The list the loaders mostly give: in file order already, one micro step
+ * throughout (none, mostly), steps and positions in a modest range.  The
+ * triage order is then (step, position), file order among equals -- which
+ * is rank order, as the files come by (step, rank) -- and one counting
+ * pass moves every entry to its place: a tenth of the two radix sorts'
+ * instructions and none of their arrays.  Entries equal in step, position
+ * and rank too (a record given twice) are put in tie_cmp's order.  1 done,
+ * 0 not such a list (l unchanged), -1 out of memory. */
+static int sort_filed(struct ovf_list *l) {
+    size_t n = l->n;
+    const struct ovf_entry *e = l->v;
+    uint32_t pmin = e[0].pos, pmax = e[0].pos;
+    for (size_t i = 1; i < n; i++) {
+        if (e[i].micro != e[0].micro || !file_order(&e[i - 1], &e[i])) return 0;
+        if (e[i].pos < pmin) pmin = e[i].pos;
+        if (e[i].pos > pmax) pmax = e[i].pos;
+    }
+    int64_t smin = e[0].step;   /* (in file order: the first and last are the least and greatest) */
+    size_t ns = (size_t)(e[n - 1].step - smin) + 1, np = (size_t)(pmax - pmin) + 1;
+    if (ns > FILED_KEYS || np > FILED_KEYS / ns) return 0;
+    uint32_t *at = calloc(ns * np + 1, sizeof *at);   /* n < 2^32: counts and places fit */
+    struct ovf_entry *v = malloc(n * sizeof *v);
+    if (!at || !v) {
+        free(at);
+        free(v);
+        return -1;
+    }
+#define FILED_KEY(x) ((size_t)((x)->step - smin) * np + ((x)->pos - pmin))
+    for (size_t i = 0; i < n; i++) at[FILED_KEY(&e[i]) + 1]++;
+    for (size_t k = 1; k <= ns * np; k++) at[k] += at[k - 1];   /* at[k]: key k's first place */
+    for (size_t i = 0; i < n; i++) v[at[FILED_KEY(&e[i])]++] = e[i];
+#undef FILED_KEY
+    for (size_t i = 1; i < n; i++)   /* (insertion: runs of one or two) */
+        for (size_t j = i; j > 0 && v[j - 1].step == v[j].step && v[j - 1].pos == v[j].pos &&
+                           v[j - 1].rank == v[j].rank && tie_cmp(&v[j - 1], &v[j]) > 0;
+             j--) {
+            struct ovf_entry t = v[j - 1];
+            v[j - 1] = v[j];
+            v[j] = t;
+        }
+    free(at);
+    free(l->v);
+    l->v = v;
+    l->cap = n;
+    return 1;
+}
+
 int ovf_list_sort(struct ovf_list *l) {
     size_t n = l->n;
     if (n < 2) return 0;
     if (n > UINT32_MAX) return -1;
+    int fast = sort_filed(l);
+    if (fast != 0) return fast < 0 ? -1 : 0;
     int64_t *col = malloc(5 * n * sizeof *col);
     uint32_t *ord = malloc(n * sizeof *ord);
     uint8_t *tie = malloc(n);
@@ -150,10 +209,7 @@ int ovf_list_sort(struct ovf_list *l) {
      * mostly in (step, rank) order: then the first sort has nothing to do,
      * and what follows reads the entries in place, not scattered */
     int filed = 1;
-    for (size_t i = 1; i < n && filed; i++) {
-        const struct ovf_entry *a = &l->v[i - 1], *b = &l->v[i];
-        filed = a->step != b->step ? a->step < b->step : a->rank != b->rank ? a->rank < b->rank : a->pos <= b->pos;
-    }
+    for (size_t i = 1; i < n && filed; i++) filed = file_order(&l->v[i - 1], &l->v[i]);
     struct cols file = {{step, rank, pos}, 3};
     if (!filed && sort_cols(&file, n, ord, NULL) != 0) goto out;
     fill_micro(l, ord, n, micro);
