@@ -52,8 +52,8 @@ static const struct ovf_rule *rule_for(const char *name) {
     const char *end = strchr(dot + 1, '.');
     size_t len = end ? (size_t)(end - name) : strlen(name);
     for (size_t i = 0; i < sizeof ovf_rules / sizeof ovf_rules[0]; i++) {
-        const char *k = ovf_rules[i].api;
-        if (strlen(k) == len && strncasecmp(name, k, len) == 0) return &ovf_rules[i];
+        const char *k = ovf_rules[i].api;   /* (its first letter first: this runs per flagged record) */
+        if ((name[0] | 0x20) == k[0] && strlen(k) == len && strncasecmp(name, k, len) == 0) return &ovf_rules[i];
     }
     return NULL;
 }
