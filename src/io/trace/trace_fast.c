@@ -6,6 +6,7 @@
  * before anything is kept, and the caller reads the object again with the
  * tokenizer, which then gives its own answer or its own message. */
 #include "src/io/trace/trace_fast.h"
+#include "src/io/trace/trace_snap.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -583,54 +584,7 @@ FAST_INLINE const char *member_key(struct trace_fast_pred *pr, const char *p, co
 static int args_key_of(const char *k, size_t n) { return args_key(k, n); }
 static int event_key_of(const char *k, size_t n) { return event_key(k, n); }
 
-/* ---- the rest of an event as a template (struct trace_fast_snap: nt, tend) ---- */
-
-/* What a template's value is: a time read by time_fixed, or a plain
- * integer (read_value and val_int) kept in a field or stepped over. */
-enum { TK_TS, TK_DUR, TK_SKIP, TK_PID, TK_TID, TK_STREAM, TK_CORR, TK_PEER, TK_RANK };
-
-/* A template being recorded while an event is read member by member: each
- * value's kind and the bytes from the end of the one before (from the
- * first member's quote) to its start; bad when a value is of another
- * kind or the template would not fit. */
-struct tpl_rec {
-    const char *last;   /* where the bytes before the next value begin */
-    int n, bad;
-    size_t used;
-    unsigned char kind[TRACE_FAST_TPL];
-    const char *from[TRACE_FAST_TPL];
-    size_t len[TRACE_FAST_TPL];
-};
-
-/* The field a template's integer of that kind (not TK_SKIP or a time) sets. */
-static int64_t *tk_field(struct trace_fast_ev *e, int kind) {
-    switch (kind) {
-    case TK_PID: return &e->pid;
-    case TK_TID: return &e->tid;
-    case TK_STREAM: return &e->stream;
-    case TK_CORR: return &e->corr;
-    case TK_PEER: return &e->peer;
-    default: return &e->prank;
-    }
-}
-
-/* The value [v0, v1) of that kind read (r NULL: nothing recorded). */
-static void tpl_note(struct tpl_rec *r, const char *v0, const char *v1, int kind) {
-    if (!r || r->bad) return;
-    size_t n = (size_t)(v0 - r->last);
-    if (r->n == TRACE_FAST_TPL || n > UCHAR_MAX || r->used + n > TRACE_FAST_TPL_BYTES) {
-        r->bad = 1;
-        return;
-    }
-    r->from[r->n] = r->last;
-    r->len[r->n] = n;
-    r->kind[r->n++] = (unsigned char)kind;
-    r->used += n;
-    r->last = v1;
-}
-static void tpl_bad(struct tpl_rec *r) {
-    if (r) r->bad = 1;
-}
+/* ---- members (what they set, and the template they record: trace_snap.h) ---- */
 
 /* One member of args (parse_args of trace_parse.c), the at-th: past its value, or NULL. */
 static const char *args_member(const char *p, const char *end, struct trace_fast_ev *e, unsigned *seen, int at,
@@ -776,75 +730,7 @@ static const char *event_member(const char *p, const char *end, struct trace_fas
     return p;
 }
 
-/* ---- event beginnings (struct trace_fast_snap) ----
- *
- * What a member sets depends only on its bytes and the bytes of the ", "
- * and the quote after it (every scan stops inside them), so an event that
- * begins with the bytes of one read before sets what that one set in
- * them: ph, cat, name (its place), pid and tid, the keys seen; the rest of
- * the event is read from there. */
-
-/* The snapshot whose bytes begin the event at p (its first member's
- * quote), or NULL: the one that came after the last event's the last time
- * first, then the one the last event began with, then the
- * others, each by 8 bytes of its name before the whole (events differ
- * mostly in their names).  Any one that matches sets the same (the bytes
- * are the same), so which is tried first changes nothing else. */
-FAST_INLINE int snap_is(const struct trace_fast_snap *sn, const char *p, const char *end) {
-    if (!sn->len || (size_t)(end - p) <= sn->len) return 0;
-    if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) return 0;
-    return !memcmp(p, sn->b, sn->len);
-}
-static struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
-    struct trace_fast_snap *last = &e->snap[e->snap_hit % TRACE_FAST_NSNAP];
-    unsigned first = last->next % TRACE_FAST_NSNAP;   /* kernels and launches alternate: what came after it last time */
-    if (snap_is(&e->snap[first], p, end)) {
-        e->snap_hit = first;
-        return &e->snap[first];
-    }
-    for (unsigned j = 0; j < TRACE_FAST_NSNAP; j++) {
-        unsigned i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
-        if (i != first && snap_is(&e->snap[i], p, end)) {
-            last->next = (unsigned char)i;
-            e->snap_hit = i;
-            return &e->snap[i];
-        }
-    }
-    return NULL;
-}
-
-/* The event at p set as the snapshot's was; past its bytes (at the next key's quote). */
-static const char *snap_apply(struct trace_fast_ev *e, const struct trace_fast_snap *sn, const char *p, unsigned *seen, int *at) {
-    e->ph = sn->ph;
-    e->cat = sn->cat;
-    if (sn->name_off != UINT_MAX) {
-        e->namep = p + sn->name_off;
-        e->namelen = sn->namelen;
-    }
-    e->pid = sn->pid;
-    e->tid = sn->tid;
-    *seen = sn->seen;
-    *at = sn->at;
-    return p + sn->len - 1;
-}
-
-/* The event just read from start, whose members before the quote at cut
- * were ph, cat, name, pid or tid (at of them, keys seen), remembered. */
-static void snap_keep(struct trace_fast_ev *e, const char *start, const char *cut, unsigned seen, int at) {
-    struct trace_fast_snap *sn = &e->snap[e->snap_next++ % TRACE_FAST_NSNAP];
-    sn->len = (unsigned)(cut - start + 1);
-    memcpy(sn->b, start, sn->len);
-    sn->ph = e->ph;
-    sn->cat = e->cat;
-    sn->name_off = e->namep != e->name ? (unsigned)(e->namep - start) : UINT_MAX;
-    sn->probe = sn->name_off != UINT_MAX && sn->name_off + 8 <= sn->len ? sn->name_off : 0;
-    sn->namelen = e->namelen;
-    sn->pid = e->pid;
-    sn->tid = e->tid;
-    sn->seen = seen;
-    sn->at = at;
-    sn->nt = sn->tend = 0;   /* its rest: from the next event that begins so */
-}
+/* ---- the rest of an event read by its template (trace_snap.h) ---- */
 
 /* lit's n bytes at p (inside the buffer). */
 FAST_INLINE int tpl_lit(const char *p, const char *lit, size_t n) {
@@ -893,21 +779,6 @@ static const char *tpl_apply(struct trace_fast_ev *e, const struct trace_fast_sn
 }
 #endif
 
-/* rec's template, the event's '}' at close, kept as sn's when it fits. */
-static void tpl_keep(struct trace_fast_snap *sn, const struct tpl_rec *rec, const char *close) {
-    size_t n = (size_t)(close + 1 - rec->last);
-    if (rec->bad || n > UCHAR_MAX || rec->used + n > TRACE_FAST_TPL_BYTES) return;
-    char *b = sn->tb;
-    for (int i = 0; i < rec->n; i++) {
-        memcpy(b, rec->from[i], rec->len[i]);
-        b += rec->len[i];
-        sn->tlit[i] = (unsigned char)rec->len[i];
-        sn->tkind[i] = rec->kind[i];
-    }
-    memcpy(b, rec->last, n);
-    sn->nt = (unsigned char)rec->n;
-    sn->tend = (unsigned char)n;
-}
 
 static int snap_key(int key) { return key == K_PH || key == K_CAT || key == K_NAME || key == K_PID || key == K_TID; }
 

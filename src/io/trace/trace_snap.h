@@ -1,0 +1,110 @@
+/* trace_snap: the event beginnings and templates of trace_fast.c
+ * (struct trace_fast_snap): finding the one an event begins with, setting
+ * what it set, and remembering a beginning and the rest of an event (its
+ * template) as they are read.  Reading an event's rest by its template is
+ * trace_fast.c's (tpl_apply), beside the value readers it uses. */
+#ifndef PT_TRACE_SNAP_H
+#define PT_TRACE_SNAP_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "src/io/trace/trace_fast.h"
+
+/* What a template's value is: a time read by time_fixed, or a plain
+ * integer (read_value and val_int) kept in a field or stepped over. */
+enum { TK_TS, TK_DUR, TK_SKIP, TK_PID, TK_TID, TK_STREAM, TK_CORR, TK_PEER, TK_RANK };
+
+/* A template being recorded while an event is read member by member: each
+ * value's kind and the bytes from the end of the one before (from the
+ * first member's quote) to its start; bad when a value is of another
+ * kind or the template would not fit. */
+struct tpl_rec {
+    const char *last;   /* where the bytes before the next value begin */
+    int n, bad;
+    size_t used;
+    unsigned char kind[TRACE_FAST_TPL];
+    const char *from[TRACE_FAST_TPL];
+    size_t len[TRACE_FAST_TPL];
+};
+
+/* The field a template's integer of that kind (not TK_SKIP or a time) sets. */
+static inline int64_t *tk_field(struct trace_fast_ev *e, int kind) {
+    switch (kind) {
+    case TK_PID: return &e->pid;
+    case TK_TID: return &e->tid;
+    case TK_STREAM: return &e->stream;
+    case TK_CORR: return &e->corr;
+    case TK_PEER: return &e->peer;
+    default: return &e->prank;
+    }
+}
+
+/* The value [v0, v1) of that kind read (r NULL: nothing recorded). */
+void tpl_note(struct tpl_rec *r, const char *v0, const char *v1, int kind);
+/* The event being recorded has a value or a member no template holds (r NULL: nothing recorded). */
+static inline void tpl_bad(struct tpl_rec *r) {
+    if (r) r->bad = 1;
+}
+/* rec's template, the event's '}' at close, kept as sn's when it fits. */
+void tpl_keep(struct trace_fast_snap *sn, const struct tpl_rec *rec, const char *close);
+
+/* ---- event beginnings (struct trace_fast_snap) ----
+ *
+ * What a member sets depends only on its bytes and the bytes of the ", "
+ * and the quote after it (every scan stops inside them), so an event that
+ * begins with the bytes of one read before sets what that one set in
+ * them: ph, cat, name (its place), pid and tid, the keys seen; the rest of
+ * the event is read from there. */
+
+/* The snapshot whose bytes begin the event at p (its first member's
+ * quote), or NULL: the one that came after the last event's the last time
+ * first, then the one the last event began with, then the
+ * others, each by 8 bytes of its name before the whole (events differ
+ * mostly in their names).  Any one that matches sets the same (the bytes
+ * are the same), so which is tried first changes nothing else. */
+static inline int snap_is(const struct trace_fast_snap *sn, const char *p, const char *end) {
+    if (!sn->len || (size_t)(end - p) <= sn->len) return 0;
+    if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) return 0;
+    return !memcmp(p, sn->b, sn->len);
+}
+static inline struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
+    struct trace_fast_snap *last = &e->snap[e->snap_hit % TRACE_FAST_NSNAP];
+    unsigned first = last->next % TRACE_FAST_NSNAP;   /* kernels and launches alternate: what came after it last time */
+    if (snap_is(&e->snap[first], p, end)) {
+        e->snap_hit = first;
+        return &e->snap[first];
+    }
+    for (unsigned j = 0; j < TRACE_FAST_NSNAP; j++) {
+        unsigned i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
+        if (i != first && snap_is(&e->snap[i], p, end)) {
+            last->next = (unsigned char)i;
+            e->snap_hit = i;
+            return &e->snap[i];
+        }
+    }
+    return NULL;
+}
+
+/* The event at p set as the snapshot's was; past its bytes (at the next key's quote). */
+static inline const char *snap_apply(struct trace_fast_ev *e, const struct trace_fast_snap *sn, const char *p, unsigned *seen, int *at) {
+    e->ph = sn->ph;
+    e->cat = sn->cat;
+    if (sn->name_off != UINT_MAX) {
+        e->namep = p + sn->name_off;
+        e->namelen = sn->namelen;
+    }
+    e->pid = sn->pid;
+    e->tid = sn->tid;
+    *seen = sn->seen;
+    *at = sn->at;
+    return p + sn->len - 1;
+}
+
+/* The event just read from start, whose members before the quote at cut
+ * were ph, cat, name, pid or tid (at of them, keys seen), remembered. */
+void snap_keep(struct trace_fast_ev *e, const char *start, const char *cut, unsigned seen, int at);
+
+#endif
