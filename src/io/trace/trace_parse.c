@@ -9,23 +9,20 @@
  * PROFILER TRACES). */
 #include "src/io/trace/trace_parse.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <zlib.h>
 
 #include "model/trace/trace.h"
 #include "model/trace/tpatterns.h"
 #include "src/io/common/json.h"
 #include "src/io/trace/trace_fast.h"
 #include "src/io/trace/trace_ncache.h"
+#include "src/io/trace/trace_src.h"
 
 #define TRACE_PARSE_PIECE ((size_t)4 << 20)    /* bytes read per refill */
-#define TRACE_PARSE_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
 #define TRACE_PARSE_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
 #define TRACE_PARSE_ANNO_CACHE 65536            /* CPU event names whose phase is remembered */
 #define TRACE_PARSE_MAX_PGS 255                 /* process groups per file (a kernel holds 1 + the index in a byte) */
@@ -124,100 +121,11 @@ int trace_parse_us_to_ns(const char *s, size_t n, int64_t *out) {
     return 0;
 }
 
-/* ---- the input: plain or gzip, read a piece at a time ---- */
-
-struct src {
-    FILE *f;
-    int gz, zinit, zeof, zend;
-    z_stream z;
-    unsigned char *zin;
-    uint64_t raw;          /* bytes read from the file */
-};
-
-static int src_open(struct src *s, const char *path, struct pt_error *err) {
-    memset(s, 0, sizeof *s);
-    s->f = fopen(path, "rb");
-    if (!s->f) return pt_errorf(err, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(s->f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(s->f);
-        s->f = NULL;
-        return pt_errorf(err, "%s: not a regular file", path);
-    }
-    unsigned char magic[2];
-    size_t got = fread(magic, 1, 2, s->f);
-    rewind(s->f);
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-        s->gz = 1;
-        s->zin = malloc(TRACE_PARSE_ZIN);
-        if (!s->zin || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
-            free(s->zin);
-            fclose(s->f);
-            s->f = NULL;
-            return pt_errorf(err, "%s: out of memory (gzip)", path);
-        }
-        s->zinit = 1;
-    }
-    return 0;
-}
-
-static void src_close(struct src *s) {
-    if (s->zinit) inflateEnd(&s->z);
-    free(s->zin);
-    if (s->f) fclose(s->f);
-    memset(s, 0, sizeof *s);
-}
-
-/* Up to cap bytes of text into out; 0 at the end; -1 with err. */
-static long src_read(struct src *s, char *out, size_t cap, const char *path, struct pt_error *err) {
-    if (!s->gz) {
-        size_t got = fread(out, 1, cap, s->f);
-        if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
-        s->raw += got;
-        return (long)got;
-    }
-    if (s->zend) return 0;
-    s->z.next_out = (unsigned char *)out;
-    s->z.avail_out = (uInt)(cap > UINT_MAX ? UINT_MAX : cap);
-    while (s->z.avail_out == (uInt)(cap > UINT_MAX ? UINT_MAX : cap)) {   /* until some text came out */
-        if (s->z.avail_in == 0 && !s->zeof) {
-            size_t got = fread(s->zin, 1, TRACE_PARSE_ZIN, s->f);
-            if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
-            if (got == 0) s->zeof = 1;
-            s->raw += got;
-            s->z.next_in = s->zin;
-            s->z.avail_in = (uInt)got;
-        }
-        int rc = inflate(&s->z, Z_NO_FLUSH);
-        if (rc == Z_STREAM_END) {
-            /* concatenated gzip members are one stream (gzip -c a b) */
-            if (s->z.avail_in == 0 && !s->zeof) {
-                size_t got = fread(s->zin, 1, TRACE_PARSE_ZIN, s->f);
-                if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
-                s->raw += got;
-                s->z.next_in = s->zin;
-                s->z.avail_in = (uInt)got;
-                if (got == 0) s->zeof = 1;
-            }
-            if (s->z.avail_in == 0) { s->zend = 1; break; }
-            inflateReset(&s->z);
-            continue;
-        }
-        if (rc == Z_BUF_ERROR && s->z.avail_in == 0 && s->zeof)
-            return pt_errorf(err, "%s: the gzip data ends early after %llu compressed bytes (truncated file?)", path,
-                             (unsigned long long)s->raw);
-        if (rc != Z_OK && rc != Z_BUF_ERROR)
-            return pt_errorf(err, "%s: compressed byte %llu: not valid gzip data (%s)", path,
-                             (unsigned long long)(s->raw - s->z.avail_in), s->z.msg ? s->z.msg : "inflate failed");
-    }
-    return (long)((cap > UINT_MAX ? UINT_MAX : cap) - s->z.avail_out);
-}
-
 /* ---- the tokenizer over pieces ---- */
 
 struct ctx {
     struct json_lex lx;
-    struct src src;
+    struct trace_src src;
     char *buf;
     size_t cap, max;
     int eof;
@@ -270,7 +178,7 @@ static int refill(struct ctx *c) {
     memmove(c->buf, c->buf + off, keep);
     c->lx.off0 += off;   /* the bytes consumed so far */
     c->lx.buf = c->lx.pos = c->buf;
-    long got = src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
+    long got = trace_src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
     if (got < 0) return -1;
     if (got == 0) c->eof = 1;
     json_lex_refill(&c->lx, c->buf, keep + (size_t)got, !c->eof);
@@ -921,14 +829,14 @@ static int add_base(struct trace_parse_file *f, const char *path, struct pt_erro
 
 /* One pass over the file. */
 static int parse_pass(struct ctx *c) {
-    if (src_open(&c->src, c->path, c->err)) return -1;
+    if (trace_src_open(&c->src, c->path, c->err)) return -1;
     json_lex_init(&c->lx, c->buf, 0, c->path, c->err);
     c->lx.more = 1;
     c->lx.streaming = 1;
     c->eof = 0;
     int rc = parse_top(c);
     c->f->bytes += c->src.raw;
-    src_close(&c->src);
+    trace_src_close(&c->src);
     return rc;
 }
 

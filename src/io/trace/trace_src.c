@@ -1,0 +1,89 @@
+/* trace_src: a trace file's text, a piece at a time (trace_src.h). */
+#include "src/io/trace/trace_src.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TRACE_SRC_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
+
+
+int trace_src_open(struct trace_src *s, const char *path, struct pt_error *err) {
+    memset(s, 0, sizeof *s);
+    s->f = fopen(path, "rb");
+    if (!s->f) return pt_errorf(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(s->f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(s->f);
+        s->f = NULL;
+        return pt_errorf(err, "%s: not a regular file", path);
+    }
+    unsigned char magic[2];
+    size_t got = fread(magic, 1, 2, s->f);
+    rewind(s->f);
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        s->gz = 1;
+        s->zin = malloc(TRACE_SRC_ZIN);
+        if (!s->zin || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+            free(s->zin);
+            fclose(s->f);
+            s->f = NULL;
+            return pt_errorf(err, "%s: out of memory (gzip)", path);
+        }
+        s->zinit = 1;
+    }
+    return 0;
+}
+
+void trace_src_close(struct trace_src *s) {
+    if (s->zinit) inflateEnd(&s->z);
+    free(s->zin);
+    if (s->f) fclose(s->f);
+    memset(s, 0, sizeof *s);
+}
+
+long trace_src_read(struct trace_src *s, char *out, size_t cap, const char *path, struct pt_error *err) {
+    if (!s->gz) {
+        size_t got = fread(out, 1, cap, s->f);
+        if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+        s->raw += got;
+        return (long)got;
+    }
+    if (s->zend) return 0;
+    s->z.next_out = (unsigned char *)out;
+    s->z.avail_out = (uInt)(cap > UINT_MAX ? UINT_MAX : cap);
+    while (s->z.avail_out == (uInt)(cap > UINT_MAX ? UINT_MAX : cap)) {   /* until some text came out */
+        if (s->z.avail_in == 0 && !s->zeof) {
+            size_t got = fread(s->zin, 1, TRACE_SRC_ZIN, s->f);
+            if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+            if (got == 0) s->zeof = 1;
+            s->raw += got;
+            s->z.next_in = s->zin;
+            s->z.avail_in = (uInt)got;
+        }
+        int rc = inflate(&s->z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            /* concatenated gzip members are one stream (gzip -c a b) */
+            if (s->z.avail_in == 0 && !s->zeof) {
+                size_t got = fread(s->zin, 1, TRACE_SRC_ZIN, s->f);
+                if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+                s->raw += got;
+                s->z.next_in = s->zin;
+                s->z.avail_in = (uInt)got;
+                if (got == 0) s->zeof = 1;
+            }
+            if (s->z.avail_in == 0) { s->zend = 1; break; }
+            inflateReset(&s->z);
+            continue;
+        }
+        if (rc == Z_BUF_ERROR && s->z.avail_in == 0 && s->zeof)
+            return pt_errorf(err, "%s: the gzip data ends early after %llu compressed bytes (truncated file?)", path,
+                             (unsigned long long)s->raw);
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return pt_errorf(err, "%s: compressed byte %llu: not valid gzip data (%s)", path,
+                             (unsigned long long)(s->raw - s->z.avail_in), s->z.msg ? s->z.msg : "inflate failed");
+    }
+    return (long)((cap > UINT_MAX ? UINT_MAX : cap) - s->z.avail_out);
+}
