@@ -233,11 +233,18 @@ static double value_double(const struct json_lex *lx, enum json_tok t) {
  * rounding of sub-us kernels is not that of the exact times
  * (probetop-rules(7), PROFILER TRACES). */
 static void hta_round(struct trace_parse_kernel *k, double ts, double dur) {
-    double s = ceil(ts), e = floor(ts + dur);   /* whole us: exact in a double and an int64 */
     const double lim = 4e15;                     /* 2^62 ns in us, about */
+    const int64_t ilim = 4000000000000000;
+    double x = ts + dur;
     k->hta_ds = k->hta_de = 0;
-    if (!(fabs(s) < lim) || !(fabs(e) < lim)) return;
-    int64_t ds = (int64_t)s * 1000 - k->start, de = (int64_t)e * 1000 - (k->start + k->dur);
+    if (!(fabs(ts) < lim) || !(fabs(x) < lim)) return;
+    /* ceil(ts) and floor(x), whole us, by truncation: exact below 2^52, and
+     * no call (libm's are calls without SSE4.1) */
+    int64_t s = (int64_t)ts, e = (int64_t)x;
+    s += (double)s < ts;
+    e -= (double)e > x;
+    if (s >= ilim || e <= -ilim) return;
+    int64_t ds = s * 1000 - k->start, de = e * 1000 - (k->start + k->dur);
     /* a double of us up to 2^61 ns is within a microsecond of the exact time */
     if (ds > -1000000 && ds < 1000000 && de > -1000000 && de < 1000000) k->hta_ds = (int32_t)ds, k->hta_de = (int32_t)de;
 }
