@@ -25,7 +25,7 @@
 
 struct btree_bulk_page {
     unsigned char *p;
-    int interior, ncells, content;   /* content: start of the cell content area */
+    int interior, intkey, ncells, content;   /* intkey: a rowid table's page */   /* content: start of the cell content area */
     int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init */
 };
 
@@ -41,6 +41,8 @@ struct btree_bulk {
     unsigned char *wbuf;             /* the last pages closed, written BULK_WRITE_BYTES at a time */
     size_t wn;                       /* pages in wbuf (consecutive, the last one next - 1) */
     int64_t nrec;
+    int intkey;                      /* a rowid table (btree_bulk_open_intkey) */
+    int64_t lastkey;                 /* its last rowid */
     int failed;                      /* a write failed or the tree got too deep */
     unsigned char cell[2][1024];     /* scratch for cells moving up */
 };
@@ -189,6 +191,7 @@ static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int inter
     if (!pg->p && !(pg->p = malloc((size_t)b->ps))) return -1;
     memset(pg->p, 0, 12);   /* the header; page_seal zeroes what no cell ever took */
     pg->interior = interior;
+    pg->intkey = b->intkey;
     pg->ncells = 0;
     pg->content = b->ps;
     pg->hw = hdr_size(pg);
@@ -224,7 +227,12 @@ static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uin
         at = 4;
     }
     uint64_t len;
-    at += get_varint(c + at, &len);
+    if (pg->intkey) {   /* a rowid table's interior cell: the child, then the key's varint, which goes up as it is */
+        uint64_t key;
+        len = get_varint(c + at, &key);
+    } else {
+        at += get_varint(c + at, &len);
+    }
     memcpy(out, c + at, (size_t)len);
     pg->ncells--;
     pg->content += (int)(at + len);
@@ -235,7 +243,7 @@ static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uin
 static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
     /* the bytes no cell took are zeros (a cell taken back leaves its bytes, as the page had them) */
     memset(pg->p + pg->hw, 0, (size_t)(pg->lw - pg->hw));
-    pg->p[0] = pg->interior ? 0x02 : 0x0a;
+    pg->p[0] = pg->intkey ? (pg->interior ? 0x05 : 0x0d) : (pg->interior ? 0x02 : 0x0a);
     put16(pg->p + 3, (unsigned)pg->ncells);
     put16(pg->p + 5, pg->content == 65536 ? 0 : (unsigned)pg->content);
     if (pg->interior) put32(pg->p + 8, rightmost);
@@ -265,13 +273,14 @@ static uint32_t page_close(struct btree_bulk *b, struct btree_bulk_page *pg, uin
     return b->next++;
 }
 
-static size_t cell_of(unsigned char *cell, uint32_t child, const unsigned char *rec, size_t len) {
+/* intkey: a rowid table's interior cell, rec the key's varint (no length). */
+static size_t cell_of(unsigned char *cell, uint32_t child, const unsigned char *rec, size_t len, int intkey) {
     size_t at = 0;
     if (child) {
         put32(cell, child);
         at = 4;
     }
-    at += put_varint(cell + at, len);
+    if (!intkey) at += put_varint(cell + at, len);
     memcpy(cell + at, rec, len);
     return at + len;
 }
@@ -286,7 +295,7 @@ static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsig
         }
         struct btree_bulk_page *pg = &b->lv[k];
         unsigned char cell[1100];
-        size_t cs = cell_of(cell, child, rec, len);
+        size_t cs = cell_of(cell, child, rec, len, b->intkey);
         if (page_fits(pg, cs)) {
             page_put(pg, cell, cs);
             return 0;
@@ -306,7 +315,7 @@ static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsig
 }
 
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
-    if (b->failed || b->fd < 0 || len > 900) return -1;
+    if (b->failed || b->fd < 0 || len > 900 || b->intkey) return -1;
     struct btree_bulk_page *leaf = &b->lv[0];
     b->nrec++;
     {   /* most records: the cell (its length, 1 or 2 varint bytes, then the
@@ -322,7 +331,7 @@ int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
         }
     }
     unsigned char cell[1000];
-    size_t cs = cell_of(cell, 0, rec, len);
+    size_t cs = cell_of(cell, 0, rec, len, 0);
     uint32_t unused;
     unsigned char up[1024];
     size_t ul = page_take_last(leaf, up, &unused);
@@ -330,6 +339,39 @@ int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
     if (!p || page_init(b, leaf, 0) != 0) return -1;
     page_put(leaf, cell, cs);
     return push_divider(b, 1, p, up, ul);
+}
+
+/* A rowid table's leaf keeps every row: when the next row does not fit,
+ * the leaf closes and its last rowid goes up as the divider (an interior
+ * cell: the left child and that key), where an index tree moves its last
+ * record up. */
+int btree_bulk_add_row(struct btree_bulk *b, int64_t rowid, const unsigned char *rec, size_t len) {
+    if (b->failed || b->fd < 0 || !b->intkey || (b->nrec && rowid <= b->lastkey) || len > (size_t)b->ps - 35)
+        return -1;   /* b->ps - 35: the most a table leaf keeps in the page (no overflow pages here) */
+    struct btree_bulk_page *leaf = &b->lv[0];
+    unsigned char cell[24];
+    size_t hl = put_varint(cell, len);
+    hl += put_varint(cell + hl, (uint64_t)rowid);
+    if (!page_fits(leaf, hl + len)) {
+        unsigned char up[10];
+        size_t ul = put_varint(up, (uint64_t)b->lastkey);
+        uint32_t p = page_close(b, leaf, 0);
+        if (!p || page_init(b, leaf, 0) != 0 || push_divider(b, 1, p, up, ul) != 0) { b->failed = 1; return -1; }
+    }
+    unsigned char *c = leaf->p + leaf->content - (hl + len);
+    memcpy(c, cell, hl);
+    memcpy(c + hl, rec, len);
+    page_placed(leaf, hl + len);
+    b->nrec++;
+    b->lastkey = rowid;
+    return 0;
+}
+
+int btree_bulk_open_intkey(struct btree_bulk **out, int page_size, struct pt_error *err) {
+    if (btree_bulk_open(out, page_size, err) != 0) return -1;
+    (*out)->intkey = 1;
+    (*out)->lv[0].intkey = 1;
+    return 0;
 }
 
 int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err) {
@@ -395,7 +437,7 @@ int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t roo
         pt_errorf(err, "%s: not the SQLite file layout expected (page size %u, %u pages)", path, ps, n);
         goto out;
     }
-    if (!(rp = malloc(ps)) || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != 0x0a ||
+    if (!(rp = malloc(ps)) || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != (b->intkey ? 0x0d : 0x0a) ||
         get16(rp + 3) != 0) {
         pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", path, (long long)root);
         goto out;

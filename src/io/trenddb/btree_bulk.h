@@ -22,6 +22,9 @@ struct btree_bulk;
 
 /* page_size: the database's (512..65536, a power of two; no reserved bytes). */
 int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err);
+/* The same for a rowid table's B-tree (an intkey tree: its root an empty
+ * table leaf): rows go in by btree_bulk_add_row, never btree_bulk_add. */
+int btree_bulk_open_intkey(struct btree_bulk **out, int page_size, struct pt_error *err);
 /* The pages into fd (a database file SQLite wrote, now left alone; b's
  * from now on, closed by btree_bulk_finish or _free; path: its name in
  * messages) from its end on; root: the table's root page (1-based).  -1
@@ -32,6 +35,10 @@ int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t roo
 int btree_bulk_started(const struct btree_bulk *b);
 /* One record (SQLite's record format), greater than the one before (b started). */
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len);
+/* One row of a rowid table (b from btree_bulk_open_intkey, started): its
+ * rowid, greater than the one before, and its record (at most the page
+ * size - 35 bytes, kept whole in the leaf). */
+int btree_bulk_add_row(struct btree_bulk *b, int64_t rowid, const unsigned char *rec, size_t len);
 /* The last pages written, the top into the root page, the page count and
  * a new file change counter into the header (a connection that kept pages
  * of the file reads them again); fd closed.  0 (also when never started:

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/util/radix.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
 
@@ -335,6 +336,22 @@ static void bind_link(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
 
 #define TAG_LINKS_PER_INSERT 64   /* 128 variables (the old default limit: 999); a longer statement costs more to prepare than it saves */
 
+/* n links (pairs at l) into tag_target_mapping by INSERT OR IGNORE. */
+static int links_insert(struct tdb *t, const int64_t *l, size_t n) {
+    static const char into[] = "INSERT OR IGNORE INTO tag_target_mapping (tag_id, target_id)";
+    sqlite3_stmt *one = NULL, *many = NULL;
+    int rc = 0;
+    if (n) {
+        int p1 = tdb_prepare_insert(t, into, 2, 1, &one);
+        int pn = n >= TAG_LINKS_PER_INSERT ? tdb_prepare_insert(t, into, 2, TAG_LINKS_PER_INSERT, &many) : 0;
+        if (p1 || pn < 0) rc = p1 > 0 ? tdb_fail(t, "prepare tags") : -1;   /* many failing: one at a time */
+        else rc = tdb_insert(t, one, many, TAG_LINKS_PER_INSERT, 2, n, bind_link, l, "insert tags", NULL);
+    }
+    sqlite3_finalize(one);
+    sqlite3_finalize(many);
+    return rc;
+}
+
 /* Labels of every key of a metric.  Tag ids are not reproducible in msProbe
  * either (set order); rows and links are.  The links go in after the tags,
  * in the order they were emitted (the same rows and rowids as one INSERT a
@@ -342,8 +359,17 @@ static void bind_link(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
  * most of the cost of the tags. */
 int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
                       enum label_rules rules) {
+    return tdb_write_tags_keep(t, m, keys, n, metric_id, rules, NULL);
+}
+
+int tdb_write_tags_keep(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
+                        enum label_rules rules, struct tdb_links *keep) {
     struct tagctx c = {.metric_id = metric_id, .db = t->db};
-    sqlite3_stmt *one = NULL, *many = NULL;
+    if (keep) {   /* the links go on after keep's */
+        c.links = keep->v;
+        c.nlinks = keep->n;
+        c.caplinks = keep->cap;
+    }
     if (!(c.seen = names_new())) return pt_errorf(t->err, "out of memory");
     if (sqlite3_prepare_v2(t->db, "INSERT INTO monitoring_tags (tag_name, category, metric_id) VALUES (?,?,?)", -1,
                            &c.ins_tag, NULL)) {
@@ -359,15 +385,13 @@ int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, s
     names_free(c.seen);
     free(c.tagid);
     int rc = c.failed ? tdb_fail(t, "insert tags") : 0;
-    static const char into[] = "INSERT OR IGNORE INTO tag_target_mapping (tag_id, target_id)";
-    if (rc == 0 && c.nlinks) {
-        int p1 = tdb_prepare_insert(t, into, 2, 1, &one);
-        int pn = c.nlinks >= TAG_LINKS_PER_INSERT ? tdb_prepare_insert(t, into, 2, TAG_LINKS_PER_INSERT, &many) : 0;
-        if (p1 || pn < 0) rc = p1 > 0 ? tdb_fail(t, "prepare tags") : -1;   /* many failing: one at a time */
-        else rc = tdb_insert(t, one, many, TAG_LINKS_PER_INSERT, 2, c.nlinks, bind_link, c.links, "insert tags", NULL);
+    if (keep) {
+        keep->v = c.links;
+        keep->n = c.nlinks;
+        keep->cap = c.caplinks;
+        return rc;
     }
-    sqlite3_finalize(one);
-    sqlite3_finalize(many);
+    if (rc == 0) rc = links_insert(t, c.links, c.nlinks);
     free(c.links);
     return rc;
 }
@@ -501,6 +525,102 @@ int tdb_bulk_add(struct tdb *t, struct btree_bulk *bb, const unsigned char *rec,
     if (btree_bulk_add(bb, rec, len) != 0)
         return pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
     return 0;
+}
+
+/* ---- tag_target_mapping built beside SQLite ---- */
+
+/* The largest tag (c 0) or target id (c 1) of n links; -1 when one is below 0. */
+static int64_t links_max(const int64_t *l, size_t n, int c) {
+    int64_t max = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (l[2 * i + c] < 0) return -1;
+        if (l[2 * i + c] > max) max = l[2 * i + c];
+    }
+    return max;
+}
+
+/* One tree of t's file written from fd's end: opened, started on root. */
+static int links_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root) {
+    int fd = open(t->tmp, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return pt_errorf(t->err, "%s: cannot open: %s", t->tmp, strerror(errno));
+    return btree_bulk_start(bb, fd, t->tmp, root, t->err);
+}
+
+/* The rows as INSERT OR IGNORE would make them: a link already made
+ * (same tag and target; the table's PRIMARY KEY) is skipped and takes no
+ * rowid, the others get 1, 2, ... in the order emitted.  The table's
+ * B-tree gets (rowid: tag, target) in rowid order, its PRIMARY KEY's
+ * index (sqlite_autoindex_tag_target_mapping_1) the records (tag, target,
+ * rowid) in key order: both what SQLite itself would hold, page layout
+ * aside (the SQLite file format, "B-tree Pages"). */
+static int links_bulk(struct tdb *t, int ps, const int64_t *l, size_t n, int tbits, int bits) {
+    int64_t troot = root_page(t, "tag_target_mapping");
+    int64_t iroot = root_page(t, "sqlite_autoindex_tag_target_mapping_1");
+    if (!troot || !iroot) return tdb_fail(t, "find tag_target_mapping");
+    struct radix_kv *kv = malloc(2 * n * sizeof *kv), *ix = NULL;
+    int64_t *rowid = malloc(n * sizeof *rowid);
+    struct btree_bulk *bb = NULL;
+    struct pt_error e;
+    int rc = -1;
+    if (!kv || !rowid) { pt_errorf(t->err, "out of memory"); goto out; }
+    /* the key (tag, target) as one integer; a stable sort keeps a key's links in the order emitted */
+    for (size_t i = 0; i < n; i++) kv[i] = (struct radix_kv){(uint64_t)l[2 * i] << tbits | (uint64_t)l[2 * i + 1], i};
+    if (!(ix = radix_sort_kv(kv, kv + n, n, bits))) { pt_errorf(t->err, "out of memory"); goto out; }
+    for (size_t i = 0; i < n; i++)   /* 0: a repeat, no row */
+        rowid[ix[i].val] = i && ix[i].key == ix[i - 1].key ? 0 : 1;
+    int64_t next = 1;
+    for (size_t i = 0; i < n; i++)
+        if (rowid[i]) rowid[i] = next++;
+    /* SQLite's work so far committed and its lock given up (tdb_bulk_end takes it back) */
+    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) goto out;
+    unsigned char rec[40];
+    int64_t iv[3];
+    double dv[3] = {0};
+    const uint8_t kind[3] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
+    if (btree_bulk_open_intkey(&bb, ps, &e) != 0) { pt_errorf(t->err, "%s", e.msg); goto out; }
+    if (links_tree_start(t, bb, troot) != 0) goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (!rowid[i]) continue;
+        iv[0] = l[2 * i];
+        iv[1] = l[2 * i + 1];
+        if (btree_bulk_add_row(bb, rowid[i], rec, btree_bulk_record(rec, 2, iv, dv, kind)) != 0) goto full;
+    }
+    if (btree_bulk_finish(bb, t->err) != 0) goto out;
+    btree_bulk_free(bb);
+    bb = NULL;
+    if (btree_bulk_open(&bb, ps, &e) != 0) { pt_errorf(t->err, "%s", e.msg); goto out; }
+    if (links_tree_start(t, bb, iroot) != 0) goto out;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r = rowid[ix[i].val];
+        if (!r) continue;
+        iv[0] = l[2 * ix[i].val];
+        iv[1] = l[2 * ix[i].val + 1];
+        iv[2] = r;
+        if (btree_bulk_add(bb, rec, btree_bulk_record(rec, 3, iv, dv, kind)) != 0) goto full;
+    }
+    if (btree_bulk_finish(bb, t->err) != 0) goto out;
+    /* the connection reads the pages again and holds the file alone again */
+    rc = tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN");
+    goto out;
+full:
+    pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
+out:
+    btree_bulk_free(bb);
+    free(kv);
+    free(rowid);
+    return rc;
+}
+
+int tdb_write_links(struct tdb *t, struct tdb_links *keep) {
+    int ps = keep->n ? bulk_page_size(t) : 0;
+    int64_t mtag = ps ? links_max(keep->v, keep->n, 0) : -1, mtarget = ps ? links_max(keep->v, keep->n, 1) : -1;
+    /* ids that do not make one 64-bit key together (never seen): INSERTs */
+    int tbits = mtarget >= 0 ? radix_bits((uint64_t)mtarget) : 64;
+    int bits = mtag >= 0 && mtarget >= 0 ? tbits + radix_bits((uint64_t)mtag) : 65;
+    int rc = bits <= 64 ? links_bulk(t, ps, keep->v, keep->n, tbits, bits) : links_insert(t, keep->v, keep->n);
+    free(keep->v);
+    memset(keep, 0, sizeof *keep);
+    return rc;
 }
 
 /* ---- rows into a table ---- */

@@ -191,6 +191,21 @@ void tdb_mkeys_free(struct mkeys *mk);
 int tdb_write_tags(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
                    enum label_rules rules);
 
+/* (tag id, target id) pairs, in the order emitted; v's owner. */
+struct tdb_links {
+    int64_t *v;
+    size_t n, cap;   /* pairs */
+};
+/* tdb_write_tags with the links kept in keep (appended), not inserted:
+ * tdb_write_links then writes every metric's at once. */
+int tdb_write_tags_keep(struct tdb *t, const struct idmap *m, const uint32_t *keys, size_t n, int metric_id,
+                        enum label_rules rules, struct tdb_links *keep);
+/* keep's links into the empty tag_target_mapping, the rows and rowids of
+ * one INSERT OR IGNORE a link in order, its two B-trees built beside
+ * SQLite (btree_bulk.h) when the file is the plain kind; keep freed.  0,
+ * or -1 with t's error set. */
+int tdb_write_links(struct tdb *t, struct tdb_links *keep);
+
 /* ---- a shard's own tables (probetop(1), FILES), for the merge ---- */
 
 struct tdb_shard_head {

@@ -602,10 +602,16 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
     if (tdb_bulk_end(&w->t) != 0) return -1;   /* trend_data in: SQLite writes again */
     if (tdb_finish_sequence(&w->t, &w->ids) != 0) return -1;
     if (tdb_dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
+    /* every metric's tags, then all their links at once (tdb_write_links) */
+    struct tdb_links links = {0};
     for (int i = 0; i < w->nmetric_order; i++) {
         int m = w->metric_order[i];
-        if (tdb_write_tags(&w->t, &w->ids, w->mk[m].order, w->mk[m].count, m + 1, LABELS_DUMP) != 0) return -1;
+        if (tdb_write_tags_keep(&w->t, &w->ids, w->mk[m].order, w->mk[m].count, m + 1, LABELS_DUMP, &links) != 0) {
+            free(links.v);
+            return -1;
+        }
     }
+    if (tdb_write_links(&w->t, &links) != 0) return -1;
     if (dump_rank_summary(w) != 0) return -1;
     if (w->shard && write_shard_tables(w, shard_k, shard_n, lo->micro_step, sum) != 0) return -1;
     sqlite3_finalize(w->ins_target);
