@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/util/radix.h"
 #include "model/util/util.h"
 
 /* A map from construct key to its construct index, for M and R lookups. */
@@ -121,6 +122,7 @@ struct rk {
     long long number;
     uint32_t idx;     /* index into R */
     int family;       /* 'A', 'B', 'C' */
+    uint32_t group;   /* (micro, prefix) as a number (rk_groups) */
 };
 
 static int cmp_rk(const void *a, const void *b) {
@@ -130,6 +132,61 @@ static int cmp_rk(const void *a, const void *b) {
     if (s) return s;
     if (x->number != y->number) return x->number < y->number ? -1 : 1;
     return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Each rk's group: the same number for the same (micro, prefix), in the
+ * order first met.  0, or -1 out of memory. */
+static int rk_groups(struct rk *rks, size_t n, uint32_t *ngroups) {
+    size_t cap = 16;
+    while (cap < n * 2 + 1) cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof *slot);   /* rk index + 1 of a group's first */
+    if (!slot) return -1;
+    *ngroups = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct rk *r = &rks[i];
+        size_t h = (microstep_hash(r->prefix, strlen(r->prefix)) ^ (uint64_t)(uint32_t)r->micro * 0x9e3779b97f4a7c15ull) &
+                   (cap - 1);
+        for (;; h = (h + 1) & (cap - 1)) {
+            if (!slot[h]) {
+                slot[h] = (uint32_t)i + 1;
+                r->group = (*ngroups)++;
+                break;
+            }
+            const struct rk *o = &rks[slot[h] - 1];
+            if (o->micro == r->micro && !strcmp(o->prefix, r->prefix)) {
+                r->group = o->group;
+                break;
+            }
+        }
+    }
+    free(slot);
+    return 0;
+}
+
+/* The order in which each (micro, prefix) group's keys are numbered: by
+ * number, then by place in R (a group's order is all the renumbering
+ * reads; the order of the groups themselves does not matter).  ord gets
+ * rk indices; a stable radix sort on (group, number), qsort on cmp_rk when
+ * they do not pack into 64 bits.  0, or -1 out of memory. */
+static int rk_order(struct rk *rks, size_t n, uint32_t *ord) {
+    uint32_t ng;
+    long long maxnum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rks[i].number > maxnum) maxnum = rks[i].number;   /* >= 0: digits only */
+    int nb = radix_bits((uint64_t)maxnum);
+    if (rk_groups(rks, n, &ng) != 0) return -1;
+    if (nb + radix_bits(ng) > 64) {
+        qsort(rks, n, sizeof *rks, cmp_rk);
+        for (size_t i = 0; i < n; i++) ord[i] = (uint32_t)i;
+        return 0;
+    }
+    struct radix_kv *kv = malloc(2 * (n ? n : 1) * sizeof *kv), *sorted;
+    if (!kv) return -1;
+    for (size_t i = 0; i < n; i++) kv[i] = (struct radix_kv){(uint64_t)rks[i].group << nb | (uint64_t)rks[i].number, i};
+    if (!(sorted = radix_sort_kv(kv, kv + n, n, nb + radix_bits(ng)))) { free(kv); return -1; }
+    for (size_t i = 0; i < n; i++) ord[i] = (uint32_t)sorted[i].val;
+    free(kv);
+    return 0;
 }
 
 static int is_digits(const char *s, size_t n) {
@@ -179,6 +236,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     struct mval *mv = NULL;
     int32_t *memo = NULL;
     struct rk *rks = NULL;
+    uint32_t *ord = NULL;
     memset(ms, 0, sizeof *ms);
     ms->count = 1;
     if (kmap_init(&km, c) != 0 || !(mv = calloc(c->n ? c->n : 1, sizeof *mv)) ||
@@ -258,11 +316,11 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         }
         if (!r->prefix) goto oom;
     }
-    qsort(rks, ms->n, sizeof *rks, cmp_rk);
+    if (!(ord = malloc((ms->n ? ms->n : 1) * sizeof *ord)) || rk_order(rks, ms->n, ord) != 0) goto oom;
     long long idx = 0;
     for (size_t i = 0; i < ms->n; i++) {
-        struct rk *r = &rks[i];
-        if (i == 0 || r->micro != rks[i - 1].micro || strcmp(r->prefix, rks[i - 1].prefix)) idx = 0;
+        struct rk *r = &rks[ord[i]];
+        if (i == 0 || r->group != rks[ord[i - 1]].group) idx = 0;
         struct microstep_entry *e = &ms->v[r->idx];
         const char *k = e->key;
         size_t len = strlen(k);
@@ -296,7 +354,9 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     }
     for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
     free(rks);
+    free(ord);
     rks = NULL;
+    ord = NULL;
     if (hash_build(ms) != 0) goto oom;
     free(km.slot);
     free(km.len);
@@ -308,6 +368,7 @@ oom:
         for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
         free(rks);
     }
+    free(ord);
     free(km.slot);
     free(km.len);
     free(mv);
