@@ -101,8 +101,14 @@ static int32_t resolve(const struct construct *c, const struct kmap *km, const s
     int np = 0;
     int32_t result = -1;
     for (int depth = 0; depth < 100000; depth++) {
-        size_t n = to_forward(node, buf, sizeof buf);
-        uint32_t idx = kmap_get(km, c, buf, n);
+        /* most names hold neither word: to_forward would copy them as they are */
+        size_t n = strlen(node);
+        const char *fw = node;
+        if (n + 10 > sizeof buf || strstr(node, ".backward") || strstr(node, ".parameters_grad")) {
+            n = to_forward(node, buf, sizeof buf);
+            fw = buf;
+        }
+        uint32_t idx = kmap_get(km, c, fw, n);
         if (idx == UINT32_MAX) break;
         if (memo[idx] != -2) { result = memo[idx]; break; }
         if (np < 256) path[np++] = idx;
