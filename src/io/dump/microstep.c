@@ -237,12 +237,60 @@ static int hash_build(struct microstep *ms) {
     return 0;
 }
 
+/* Each entry's family, number and prefix (into pfx, room enough: each
+ * key's length and two bytes). */
+static void rk_fill(const struct microstep *ms, struct rk *rks, char *pfx) {
+    size_t at = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        const char *k = ms->v[i].key;
+        size_t len = ms->v[i].keylen;
+        const char *last = strrchr(k, '.');
+        struct rk *r = &rks[i];
+        r->micro = ms->v[i].micro;
+        r->idx = (uint32_t)i;
+        const char *lp = last ? last + 1 : k;
+        size_t ll = len - (size_t)(lp - k);
+        if (is_digits(lp, ll)) {
+            r->family = 'A';
+            r->number = parse_ll(lp, ll);
+            size_t pl = last ? (size_t)(last - k) : 0;
+            r->prefix = pfx + at;
+            memcpy(r->prefix, k, pl);
+            r->prefix[pl] = '\0';
+            at += pl + 1;
+        } else if (last) {
+            const char *p2 = last;   /* find the second-to-last part */
+            while (p2 > k && p2[-1] != '.') p2--;
+            size_t l2 = (size_t)(last - p2);
+            if (is_digits(p2, l2)) {
+                r->family = 'B';
+                r->number = parse_ll(p2, l2);
+                size_t pre = p2 > k ? (size_t)(p2 - 1 - k) : 0;
+                r->prefix = pfx + at;
+                memcpy(r->prefix, k, pre);
+                r->prefix[pre] = '.';
+                memcpy(r->prefix + pre + 1, lp, ll + 1);
+                at += pre + ll + 2;
+            } else {
+                r->family = 'C';
+                r->prefix = memcpy(pfx + at, k, len + 1);
+                at += len + 1;
+            }
+        } else {
+            r->family = 'C';
+            r->prefix = memcpy(pfx + at, k, len + 1);
+            at += len + 1;
+        }
+    }
+}
+
 int microstep_build(const struct construct *c, struct microstep *ms, struct pt_error *err) {
     struct kmap km = {0};
     struct mval *mv = NULL;
     int32_t *memo = NULL;
     struct rk *rks = NULL;
     uint32_t *ord = NULL;
+    char *pfx = NULL;   /* rks' prefixes */
     memset(ms, 0, sizeof *ms);
     ms->count = 1;
     if (kmap_init(&km, c) != 0 || !(mv = calloc(c->n ? c->n : 1, sizeof *mv)) ||
@@ -285,43 +333,11 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     /* renumber call indices per (micro step, prefix) */
     rks = calloc(ms->n ? ms->n : 1, sizeof *rks);
     if (!rks) goto oom;
-    for (size_t i = 0; i < ms->n; i++) {
-        const char *k = ms->v[i].key;
-        size_t len = strlen(k);
-        const char *last = strrchr(k, '.');
-        struct rk *r = &rks[i];
-        r->micro = ms->v[i].micro;
-        r->idx = (uint32_t)i;
-        const char *lp = last ? last + 1 : k;
-        size_t ll = len - (size_t)(lp - k);
-        if (is_digits(lp, ll)) {
-            r->family = 'A';
-            r->number = parse_ll(lp, ll);
-            r->prefix = strndup(k, last ? (size_t)(last - k) : 0);
-        } else if (last) {
-            const char *p2 = last;   /* find the second-to-last part */
-            while (p2 > k && p2[-1] != '.') p2--;
-            size_t l2 = (size_t)(last - p2);
-            if (is_digits(p2, l2)) {
-                r->family = 'B';
-                r->number = parse_ll(p2, l2);
-                size_t pre = p2 > k ? (size_t)(p2 - 1 - k) : 0;
-                r->prefix = malloc(pre + ll + 2);
-                if (r->prefix) {
-                    memcpy(r->prefix, k, pre);
-                    r->prefix[pre] = '.';
-                    memcpy(r->prefix + pre + 1, lp, ll + 1);
-                }
-            } else {
-                r->family = 'C';
-                r->prefix = strdup(k);
-            }
-        } else {
-            r->family = 'C';
-            r->prefix = strdup(k);
-        }
-        if (!r->prefix) goto oom;
-    }
+    /* the prefixes in one block: each at most its key and two bytes */
+    size_t room = 1;
+    for (size_t i = 0; i < ms->n; i++) room += ms->v[i].keylen + 2;
+    if (!(pfx = malloc(room))) goto oom;
+    rk_fill(ms, rks, pfx);
     if (!(ord = malloc((ms->n ? ms->n : 1) * sizeof *ord)) || rk_order(rks, ms->n, ord) != 0) goto oom;
     long long idx = 0;
     for (size_t i = 0; i < ms->n; i++) {
@@ -358,11 +374,12 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         if (!e->newkey) goto oom;
         idx++;
     }
-    for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
+    free(pfx);
     free(rks);
     free(ord);
     rks = NULL;
     ord = NULL;
+    pfx = NULL;
     if (hash_build(ms) != 0) goto oom;
     free(km.slot);
     free(km.len);
@@ -370,10 +387,8 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     free(memo);
     return 0;
 oom:
-    if (rks) {
-        for (size_t i = 0; i < ms->n; i++) free(rks[i].prefix);
-        free(rks);
-    }
+    free(pfx);
+    free(rks);
     free(ord);
     free(km.slot);
     free(km.len);
