@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "pt_bulkdb.h"
 #include "pt_test.h"
 
 #include "src/io/trenddb/btree_bulk.h"
@@ -40,27 +41,7 @@ static struct row *make_rows(long n, unsigned seed) {
 }
 
 static const char *make_db(const char *dir, const char *name, int page_size, int64_t *root) {
-    static char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    unlink(path);
-    sqlite3 *db;
-    char sql[256];
-    *root = 0;
-    if (sqlite3_open(path, &db) != SQLITE_OK) return NULL;
-    snprintf(sql, sizeof sql, "PRAGMA page_size=%d; PRAGMA journal_mode=OFF", page_size);
-    sqlite3_exec(db, sql, NULL, NULL, NULL);
-    sqlite3_exec(db,
-                 "CREATE TABLE other (k TEXT); INSERT INTO other VALUES ('before');"
-                 "CREATE TABLE r (a INTEGER NOT NULL, x REAL); INSERT INTO other VALUES ('after')",
-                 NULL, NULL, NULL);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_master WHERE name = 'r'", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        *root = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-    sqlite3_close(db);
-    return path;
+    return pt_bulk_db(dir, name, page_size, "CREATE TABLE r (a INTEGER NOT NULL, x REAL)", "r", root);
 }
 
 /* The levels of the tree at root: rightmost children down to a leaf. */
