@@ -80,8 +80,15 @@ int origin_cap_add_light(struct origin_cap *c, const char *name, size_t nlen, ui
 static inline const char *origin_cap_bytes(const struct origin_cap *c, size_t r) {
     return c->v[r].kept ? c->vals + c->v[r].v0 : NULL;
 }
-/* The name of record r (not NUL-terminated: rec r's nlen bytes). */
+/* The name of record r (its nlen bytes, NUL-terminated). */
 static inline const char *origin_cap_name(const struct origin_cap *c, size_t r) { return c->names + c->v[r].name; }
+/* Whether the search's re-read parses record r again: a record whose
+ * flags the load could not be sure of, or one want names (the
+ * communication ops), unless held light.  Else the capture stands for it:
+ * its flags, and a light op's items. */
+static inline int origin_cap_reparsed(const struct origin_cap *c, size_t r, int (*want)(const char *name)) {
+    return !c->v[r].light && (c->v[r].reread || want(origin_cap_name(c, r)));
+}
 void origin_cap_free(struct origin_cap *c);   /* NULL is fine */
 
 #endif

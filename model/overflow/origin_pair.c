@@ -12,15 +12,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A plain short number at s (a rank: at most 9 digits), by hand, as the
+ * rules read one for every op's param and every member of every group:
+ * its value, *end past it; *end is s when there is none, or when a tenth
+ * digit follows (then strtol's reading is wanted). */
+static int32_t short_digits(const char *s, const char **end) {
+    const char *e = s;
+    int32_t v = 0;
+    while (e - s < 9 && (unsigned)(*e - '0') <= 9) v = v * 10 + (*e++ - '0');
+    *end = (unsigned)(*e - '0') <= 9 ? s : e;
+    return v;
+}
+
 static int32_t text_int(const char *s) {
     if (!s) return NO_RANK;
     /* no number at all (None, a name): strtol would read nothing */
     if ((unsigned)(*s - '0') > 9 && *s != '-' && *s != '+' && !isspace((unsigned char)*s)) return NO_RANK;
-    /* a plain short number (a rank): by hand, as this runs for every op's params */
-    size_t k = 0;
-    int32_t v0 = 0;
-    while (k < 9 && (unsigned)(s[k] - '0') <= 9) v0 = v0 * 10 + (s[k++] - '0');
-    if (k && !s[k]) return v0;
+    const char *k;
+    int32_t v0 = short_digits(s, &k);
+    if (k != s && !*k) return v0;
     char *e;
     long v = strtol(s, &e, 10);
     return e != s && !*e && v >= INT32_MIN + 1 && v <= INT32_MAX ? (int32_t)v : NO_RANK;
@@ -154,12 +164,10 @@ static int32_t group_set(struct st *s, const char *gt) {
     for (const char *p = gt + 1; *p && *p != ']';) {
         /* ", 12": strtol's reading by hand (each rank reads the group of
          * every rank once: a thousand ranks, a million numbers) */
-        const char *d = p;
+        const char *d = p, *e;
         while (*d == ' ') d++;
-        long k = 0;
-        const char *e = d;
-        while (e - d < 9 && (unsigned)(*e - '0') <= 9) k = k * 10 + (*e++ - '0');
-        if (e == d || (unsigned)(*e - '0') <= 9) {   /* none here, a sign or a long number: strtol's */
+        long k = short_digits(d, &e);
+        if (e == d) {   /* none here, a sign or a long number: strtol's */
             char *f;
             k = strtol(p, &f, 10);
             e = f;

@@ -156,9 +156,9 @@ void ovf_what(char *what, size_t size, const char *stat, double v) {
         return;
     }
     what[0] = '\0';
-    util_put_text(what, size, &len, stat, strlen(stat));
+    util_put_text(what, size, &len, stat, sl);
     util_put_text(what, size, &len, "=", 1);
-    util_put_text(what, size, &len, t, strlen(t));
+    util_put_text(what, size, &len, t, tl);
 }
 
 void ovf_elem_stat(struct ovf_elem *e, const char *stat, double v, int nested) {

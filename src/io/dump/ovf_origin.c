@@ -105,9 +105,8 @@ int ovf_origin_read_rank(const struct ds_rankdir *d, int32_t step, int whole, st
      * flags as the load found them; the others' from their params */
     if (got != 0) origin_flags_nonfinite(*tree, *flags);
     for (size_t r = 0; got == 0 && r < (*tree)->nrecs; r++)   /* (one record a capture's: read_cap) */
-        (*flags)[r] = r < cap->n && !cap->v[r].reread && (cap->v[r].light || !origin_is_comm(origin_cap_name(cap, r)))
-                          ? cap->v[r].flags
-                          : origin_rec_nonfinite(*tree, r);
+        (*flags)[r] = r < cap->n && !origin_cap_reparsed(cap, r, origin_is_comm) ? cap->v[r].flags
+                                                                                  : origin_rec_nonfinite(*tree, r);
     return 0;
 }
 

@@ -644,10 +644,6 @@ out:
 #define CAP_GAP 512                  /* bytes between two wanted records read rather than skipped */
 #define CAP_WINDOW (1u << 16)        /* most bytes a window spans, unless one record is longer */
 
-static int cap_wanted(const struct origin_cap *c, size_t r, int (*want)(const char *name)) {
-    return !c->v[r].light && (c->v[r].reread || want(origin_cap_name(c, r)));
-}
-
 /* Record r's bytes in the window [*w0, *w1) of the file (win), read
  * unless there already: from r on, over the wanted records close after it
  * that the load did not keep.  0, 1 the file is shorter, -1 out of memory. */
@@ -659,7 +655,7 @@ static int cap_window(int fd, const struct origin_cap *c, size_t r, int (*want)(
     uint64_t e = x->v0 + x->vlen;
     for (size_t k = r + 1; k < c->n; k++) {
         const struct origin_cap_rec *y = &c->v[k];
-        if (!cap_wanted(c, k, want) || y->kept) continue;
+        if (!origin_cap_reparsed(c, k, want) || y->kept) continue;
         if (y->v0 < e || y->v0 - e > CAP_GAP || y->v0 + y->vlen - x->v0 > CAP_WINDOW || y->v0 + y->vlen > c->size)
             break;
         e = y->v0 + y->vlen;
@@ -687,7 +683,7 @@ static int read_cap(struct tree *t, int fd, const struct origin_cap *c, int (*wa
     for (size_t r = 0; r < c->n && rc == 0; r++) {
         const struct origin_cap_rec *x = &c->v[r];
         const char *name = origin_cap_name(c, r);
-        if (!cap_wanted(c, r, want)) {   /* a light op: the params its items stand for */
+        if (!origin_cap_reparsed(c, r, want)) {   /* a light op: the params its items stand for */
             if (add_record(t, name, x->nlen, &none, &f) != 0 ||
                 (x->light && origin_light_params(c, r, &lc, t, (int)t->nrecs - 1) != 0))
                 rc = -1;

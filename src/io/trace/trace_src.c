@@ -9,7 +9,6 @@
 
 #define TRACE_SRC_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
 
-
 int trace_src_open(struct trace_src *s, const char *path, struct pt_error *err) {
     memset(s, 0, sizeof *s);
     s->f = fopen(path, "rb");
@@ -44,6 +43,17 @@ void trace_src_close(struct trace_src *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* The next compressed bytes into zin (none left: zeof).  0, or -1 with err. */
+static int zin_fill(struct trace_src *s, const char *path, struct pt_error *err) {
+    size_t got = fread(s->zin, 1, TRACE_SRC_ZIN, s->f);
+    if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
+    if (got == 0) s->zeof = 1;
+    s->raw += got;
+    s->z.next_in = s->zin;
+    s->z.avail_in = (uInt)got;
+    return 0;
+}
+
 long trace_src_read(struct trace_src *s, char *out, size_t cap, const char *path, struct pt_error *err) {
     if (!s->gz) {
         size_t got = fread(out, 1, cap, s->f);
@@ -55,25 +65,11 @@ long trace_src_read(struct trace_src *s, char *out, size_t cap, const char *path
     s->z.next_out = (unsigned char *)out;
     s->z.avail_out = (uInt)(cap > UINT_MAX ? UINT_MAX : cap);
     while (s->z.avail_out == (uInt)(cap > UINT_MAX ? UINT_MAX : cap)) {   /* until some text came out */
-        if (s->z.avail_in == 0 && !s->zeof) {
-            size_t got = fread(s->zin, 1, TRACE_SRC_ZIN, s->f);
-            if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
-            if (got == 0) s->zeof = 1;
-            s->raw += got;
-            s->z.next_in = s->zin;
-            s->z.avail_in = (uInt)got;
-        }
+        if (s->z.avail_in == 0 && !s->zeof && zin_fill(s, path, err) != 0) return -1;
         int rc = inflate(&s->z, Z_NO_FLUSH);
         if (rc == Z_STREAM_END) {
             /* concatenated gzip members are one stream (gzip -c a b) */
-            if (s->z.avail_in == 0 && !s->zeof) {
-                size_t got = fread(s->zin, 1, TRACE_SRC_ZIN, s->f);
-                if (got == 0 && ferror(s->f)) return pt_errorf(err, "%s: %s", path, strerror(errno));
-                s->raw += got;
-                s->z.next_in = s->zin;
-                s->z.avail_in = (uInt)got;
-                if (got == 0) s->zeof = 1;
-            }
+            if (s->z.avail_in == 0 && !s->zeof && zin_fill(s, path, err) != 0) return -1;
             if (s->z.avail_in == 0) { s->zend = 1; break; }
             inflateReset(&s->z);
             continue;

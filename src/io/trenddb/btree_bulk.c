@@ -25,7 +25,7 @@
 
 struct btree_bulk_page {
     unsigned char *p;
-    int interior, intkey, ncells, content;   /* intkey: a rowid table's page */   /* content: start of the cell content area */
+    int interior, intkey, ncells, content;   /* intkey: a rowid table's page; content: start of the cell content area */
     int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init */
 };
 
