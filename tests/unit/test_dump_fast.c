@@ -15,6 +15,7 @@
 
 static struct elem e;
 static uint8_t reread;
+static struct elem_tmpl *skel;   /* the skeletons fast() reads with (NULL: none) */
 
 /* obj: an object from its '{', padded so that the read has room; 1 when
  * read fast (then the tokenizer must be right past the object's '}'). */
@@ -32,7 +33,7 @@ static int fast(const char *obj, int cap) {
     CHECK_INT(json_lex_next(&lx), JT_OBJ_BEGIN);
     const char *pos = lx.pos;
     reread = 0;
-    int r = parse_dump_elem_fast(&lx, cap, &e, &reread);
+    int r = parse_dump_elem_fast(&lx, cap, &e, &reread, skel);
     if (!r) {
         CHECK(lx.pos == pos);   /* untouched: the tokens read it */
         CHECK_INT(reread, 0);
@@ -246,7 +247,7 @@ static void files_alike(void) {
                                         "dumpfast/bad_lead0.json", "dumpfast/bad_dot.json", "dumpfast/bad_minus.json",
                                         "dumpfast/bad_exp.json", "dumpfast/bad_true.json", "dumpfast/bad_ctl.json",
                                         "dumpfast/bad_colon.json", "dump/megatron", "dump/no_construct",
-                                        "dump/with_construct"};
+                                        "dump/with_construct", "dumpfast/skeletons.json"};
     int n = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         char rel[256];
@@ -256,7 +257,7 @@ static void files_alike(void) {
         same_seed(p);
         n++;
     }
-    CHECK_INT(n, 13);
+    CHECK_INT(n, 14);
     /* msProbe's quick start: a real GPU dump of two steps */
     static const char *const real[] = {"examples/quick_start/gpu_dump/step0/proc2016",
                                        "examples/quick_start/gpu_dump/step1/proc2016"};
@@ -284,6 +285,89 @@ static void generated(void) {
         }
 }
 
+/* Skeletons (parse_dump_elem.c): tensor objects that repeat one layout
+ * with other values, then each way an object can differ from the skeleton
+ * it is matched against (values of other kinds, a cut type, nested or
+ * odd shapes, a key given twice, data_name, escapes, other indentation,
+ * a member more or less, white space before the '}'): parsed alike with
+ * the fast read and with the tokens, for every option set (pt_df_same),
+ * each variant after the base so that a skeleton is there to match. */
+static void skeletons(void) {
+#define SK_OBJ(t, d, sh, mx, mn, rest)                                                                               \
+    "{\n     \"type\": " t ",\n     \"dtype\": " d ",\n     \"shape\": " sh ",\n     \"Max\": " mx                    \
+    ",\n     \"Min\": " mn rest "\n    }"
+#define SK_BASE(mx, mn) SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[\n      4,\n      8\n     ]", mx, mn, \
+                               ",\n     \"Mean\": 0.5,\n     \"Norm\": 2.0,\n     \"requires_grad\": false")
+    static const char *const variants[] = {
+        SK_BASE("1.5", "-1.5"),
+        SK_BASE("NaN", "-Infinity"),
+        SK_BASE("Infinity", "null"),
+        SK_BASE("true", "false"),
+        SK_BASE("\"nan\"", "1"),
+        SK_BASE("1e400", "-0.0"),
+        SK_BASE("12345678901234567890123", "1"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[]", "1", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": NaN,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[[1, 2]]", "1", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[\"a]\"]", "1", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor.of.a.name.long.enough.to.be.cut.where.the.tokens.cut.it.too.xxxxxxxx\"",
+               "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"\"", "[1]", "NaN", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "7", "[1]", "NaN", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float\\u0033\\u0032\"", "[1]", "NaN", "2", ",\n     \"Mean\": 0.5,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"Max\": 3,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "4", "2", ",\n     \"Max\": Infinity,\n     \"Norm\": 2,\n     \"requires_grad\": true"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "4", "2", ",\n     \"data_name\": \"x.pt\",\n     \"Norm\": 2"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"data_name\": \"y.pt\",\n     \"Norm\": 2"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"M\\u0065an\": 1,\n     \"Norm\": 2"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"Mean\": {\"a\": 1},\n     \"Norm\": 2"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"Mean\": 1,\n     \"Norm\": 2 "),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"Mean\": 1,\n     \"Norm\": 2,\n     \"extra\": [1, 2]"),
+        SK_OBJ("\"int\"", "\"<class 'int'>\"", "[]", "NaN", "2", ""),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ""),
+        "{\n        \"type\": \"torch.Tensor\",\n        \"dtype\": \"torch.float32\",\n        \"Max\": NaN,\n        \"Min\": 1\n       }",
+        "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": -Infinity, \"Min\": 1}",
+        "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 2, \"Min\": 1, \"Max\": NaN}",
+        "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 2, \"Min\": 1, \"Max\": 3}",
+        "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 2,\"Min\": 1}",
+        "{}",
+    };
+    const size_t nv = sizeof variants / sizeof *variants;
+    static char text[1 << 17];
+    size_t n = (size_t)snprintf(text, sizeof text, "{\"data\": {");
+    /* each variant after the base, and after itself, in an input list and
+     * as a communication op's (the origin search keeps it) */
+    for (size_t i = 0; i < nv; i++)
+        for (int k = 0; k < 2; k++)
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "%s\"%s.%zu.forward\": {\n   \"input_args\": [\n    %s,\n    %s,\n    %s\n   ],\n"
+                                  "   \"output\": [\n    %s\n   ]\n  }",
+                                  i || k ? ",\n  " : "\n  ", k ? "Distributed.all_reduce" : "Functional.linear", i,
+                                  variants[0], variants[i], variants[i], variants[0]);
+    CHECK(n + 4 < sizeof text);
+    snprintf(text + n, sizeof text - n, "\n}}");
+    const char *dir = pt_tmpdir("test_dump_fast_skel");
+    char p[1200];
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    CHECK_INT(pt_write(p, text), 0);
+    same_dir(dir);
+    /* and one object at a time: each variant read after the base with
+     * skeletons gives what it gives without */
+    static struct elem_tmpl tm;
+    for (size_t i = 0; i < nv; i++)
+        for (int cap = 0; cap < 2; cap++) {
+            skel = &tm;
+            CHECK_INT(fast(variants[0], cap), 1);
+            int r1 = fast(variants[i], cap);
+            struct elem e1 = e;
+            uint8_t rr1 = reread;
+            skel = NULL;
+            int r0 = fast(variants[i], cap);
+            if (r0 != r1 || (r0 && (memcmp(&e, &e1, sizeof e) || reread != rr1)))
+                printf("  variant %zu (cap %d) read otherwise with a skeleton\n", i, cap);
+            CHECK(r0 == r1 && (!r0 || (!memcmp(&e, &e1, sizeof e) && reread == rr1)));
+        }
+}
+
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
@@ -291,5 +375,6 @@ int main(void) {
     RUN(names_around_blocks);
     RUN(files_alike);
     RUN(generated);
+    RUN(skeletons);
     PT_DONE();
 }

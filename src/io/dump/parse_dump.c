@@ -178,6 +178,7 @@ struct pstate {
     int data_seen;
     size_t rename_failures;
     int fast;                     /* tensor objects read from their bytes (parse_dump_elem.h) */
+    struct elem_tmpl tmpl;        /* and the skeletons they are matched against */
     size_t mcur;                  /* microstep_find_near's place in ms */
 };
 
@@ -231,7 +232,8 @@ static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, i
 static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
     struct json_lex *lx = &ps->lx;
     /* read fast, the whole of e is set there; else (e perhaps half set) from nothing */
-    if (t == JT_OBJ_BEGIN && ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread)) return 0;
+    if (t == JT_OBJ_BEGIN && ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread, &ps->tmpl))
+        return 0;
     memset(e, 0, sizeof *e);
     e->o.norm = NAN;
     if (t == JT_ARR_BEGIN) {

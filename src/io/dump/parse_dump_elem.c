@@ -117,17 +117,189 @@ static inline int key_word(const char *p, const char **colon) {
     return K_UNSURE;
 }
 
-int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread) {
-    const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
-    if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
+/* What the members read so far make of the object: parse_elem's locals. */
+struct fe {
+    struct elem *e;
+    const char *type, *dtype;   /* in the buffer, cut as parse_elem's buffers cut them */
+    size_t tl, dl;
+    double norm;
+    int norm_num, type_str, dtype_str, mm_nonfinite;
+    unsigned seen;
+    uint8_t rr;
+};
+
+static inline void fe_start(struct fe *f, struct elem *e) {
     memset(e, 0, sizeof *e);
     e->o.norm = NAN;
-    const char *type = "", *dtype = "";   /* in the buffer, cut as parse_elem's buffers cut them */
-    size_t tl = 0, dl = 0;
-    double norm = NAN;
-    int norm_num = 0, type_str = 0, dtype_str = 0, mm_nonfinite = 0;
-    unsigned seen = 0;
-    uint8_t rr = 0;
+    *f = (struct fe){.e = e, .type = "", .dtype = "", .norm = NAN};
+}
+
+/* A member of kind which is met (before its value is read). */
+static inline void fe_member(struct fe *f, int which) {
+    unsigned bit = which == K_TYPE ? 1 : which == K_DTYPE ? 2 : which == K_MAX ? 4 : which == K_MIN ? 8 : 0;
+    if (f->seen & bit) f->rr = 1;   /* Python keeps the last, this pass every one */
+    f->seen |= bit;
+}
+
+/* Its value, a string s[0, n) without escapes: 0 when the tokens must read it. */
+static inline int fe_string(struct fe *f, int which, const char *s, size_t n) {
+    if (which >= K_TYPE) {
+        /* parse_elem's buffers: 64 bytes for the type, 40 for the dtype */
+        size_t cp = which == K_TYPE ? 64 : 40;
+        if (n > cp - 1) n = cp - 1;   /* json_lex_string's cut */
+        if (n >= cp - 1) f->rr = 1;   /* cut: compared whole there */
+        if (which == K_TYPE) f->type = s, f->tl = n, f->type_str = 1;
+        else f->dtype = s, f->dl = n, f->dtype_str = n > 0;   /* an empty dtype is none there */
+        return 1;
+    }
+    return which == K_OTHER;   /* a statistic as a string: the tokens' */
+}
+
+/* Its value, a literal or number t (v). */
+static inline void fe_scalar(struct fe *f, int which, enum json_tok t, double v) {
+    struct elem *e = f->e;
+    if (which >= K_TYPE) {
+        if (which == K_DTYPE && t != JT_NULL) f->rr = 1;   /* a dtype not a string */
+    } else if (which != K_OTHER && t != JT_NULL) {   /* parse_stat */
+        int stat_nonfinite = t == JT_NUMBER && !isfinite(v);
+        e->v[which] = t == JT_NUMBER ? v : t == JT_TRUE;
+        if ((which == K_MAX || which == K_MIN) && stat_nonfinite) f->mm_nonfinite = 1;
+        e->present |= (uint8_t)(1u << which);
+        if (which == K_NORM) f->norm_num = t == JT_NUMBER;
+        else if (stat_nonfinite && !e->o.anomalous) {
+            static const char *const sn[4] = {"Norm", "Max", "Min", "Mean"};
+            e->o.anomalous = e->o.plain_anomalous = 1;
+            ovf_what(e->o.what, sizeof e->o.what, sn[which], v);
+        }
+    } else if (which == K_NORM)
+        f->norm_num = 0;
+    if (which == K_NORM) f->norm = e->v[0];
+}
+
+static inline void fe_finish(struct fe *f) {
+    parse_dump_elem_finish(f->e, f->type, f->tl, f->dtype, f->dl, f->norm, f->norm_num, f->type_str, f->dtype_str,
+                           f->mm_nonfinite);
+}
+
+/* ---- skeletons (struct elem_tmpl, parse_dump_elem.h) ----
+ * A skeleton is an object's bytes less its values: a literal (white space,
+ * commas, keys, colons, a string's opening quote, an array's '[') before
+ * each value, then the last one up to the '}'.  An object whose bytes
+ * match it literal by literal, each value read as its slot says, gives
+ * what the member loop gives: the loop would have read the same keys and
+ * the same white space, and every value goes through the same fe_ calls.
+ * Any mismatch drops what was read and the loop starts over. */
+enum { V_STR, V_ARR, V_SCALAR };
+#define LIT_MAX 112   /* so that a literal and the value after it stay within ROOM */
+
+/* n bytes at p (16 readable past them) equal to l's (padded alike). */
+static inline int lit_eq(const char *p, const char *l, size_t n) {
+    for (; n >= 16; n -= 16, p += 16, l += 16)
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                                             _mm_loadu_si128((const __m128i *)(const void *)l))) != 0xffff)
+            return 0;
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                                                            _mm_loadu_si128((const __m128i *)(const void *)l)));
+    return (~m & ((1u << n) - 1)) == 0;
+}
+
+/* The object at p (just past its '{') read by skeleton k: its '}', or NULL
+ * (f then holds a partial read). */
+static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_one *k, struct fe *f, const char *p,
+                             const char *end) {
+    const char *lim = end - ROOM, *q;
+    int esc = 0;
+    for (unsigned i = 0;; i++) {
+        const struct elem_tmpl_slot *s = &k->s[i];
+        if (p >= lim || !lit_eq(p, k->lit + s->off, s->len)) return NULL;
+        p += s->len;
+        if (i == k->n) {
+            f->rr |= k->dup;
+            return p - 1;
+        }
+        switch (s->kind) {
+        case V_STR:
+            if (!(q = json_scan_str_end(p, end, &esc)) || esc || q >= lim || !fe_string(f, s->which, p, (size_t)(q - p)))
+                return NULL;
+            p = q + 1;
+            break;
+        case V_ARR:
+            q = json_scan_skip_sse2(p, end);
+            if (q >= lim || *q != ']') return NULL;
+            p = q + 1;
+            break;
+        default: {
+            enum json_tok t;
+            double v = 0;
+            if (!(q = scalar(lx, p, &t, &v))) return NULL;
+            fe_scalar(f, s->which, t, v);
+            p = q;
+        }
+        }
+    }
+}
+
+/* The members' places as the loop read them, to learn a skeleton from. */
+struct seen_at {
+    unsigned n;
+    int ok;                        /* no key the skeleton cannot say (data_name, class_type) */
+    const char *v0[ELEM_TMPL_SLOTS], *v1[ELEM_TMPL_SLOTS];   /* a value's slot: from, to */
+    uint8_t kind[ELEM_TMPL_SLOTS];
+    int8_t which[ELEM_TMPL_SLOTS];
+};
+
+/* Learns the object [p0, close] (close at its '}') into the skeleton
+ * least recently used. */
+static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char *p0, const char *close) {
+    if (!a->ok || !a->n) return;
+    struct elem_tmpl_one *k = &t->k[t->hit ^ 1];
+    size_t off = 0;
+    const char *prev = p0;
+    for (unsigned i = 0; i <= a->n; i++) {
+        const char *to = i < a->n ? a->v0[i] : close + 1;
+        size_t len = (size_t)(to - prev);
+        if (len > LIT_MAX || off + len > sizeof k->lit - 16) {
+            k->live = 0;   /* too long a literal: none */
+            return;
+        }
+        memcpy(k->lit + off, prev, len);
+        k->s[i].off = (uint16_t)off;
+        k->s[i].len = (uint8_t)len;
+        if (i < a->n) k->s[i].kind = a->kind[i], k->s[i].which = a->which[i];
+        off += len;
+        if (i < a->n) prev = a->v1[i];
+    }
+    memset(k->lit + off, 0, 16);
+    /* the keys are the skeleton's: whether one is given twice is its own (fe_member) */
+    struct fe f = {.seen = 0};
+    for (unsigned i = 0; i < a->n; i++) fe_member(&f, a->which[i]);
+    k->dup = f.rr;
+    k->n = (uint8_t)a->n;
+    k->live = 1;
+    t->hit ^= 1;
+}
+int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread, struct elem_tmpl *tm) {
+    const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
+    if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
+    struct fe f;
+    if (tm)
+        for (int j = 0; j < 2; j++) {
+            const struct elem_tmpl_one *k = &tm->k[tm->hit ^ j];
+            if (!k->live) continue;
+            fe_start(&f, e);
+            const char *close = tmpl_read(lx, k, &f, p, end);
+            if (!close) continue;
+            tm->hit ^= (uint8_t)j;
+            fe_finish(&f);
+            json_lex_close_at(lx, close);
+            *reread |= f.rr;
+            return 1;
+        }
+    fe_start(&f, e);
+    const char *p0 = p;
+    struct seen_at at;
+    at.n = 0;
+    at.ok = tm != NULL;
     int esc = 0;   /* an escape in a key or a string: the tokens' */
     if ((p = json_scan_ws(p, lim)) >= lim) return 0;
     if (*p != '}')
@@ -143,68 +315,51 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
                 q++;
             }
             if (which == K_NAMING) {
-                if (cap) rr = 1;   /* data_name names the item, a P2POp is read otherwise */
+                if (cap) f.rr = 1;   /* data_name names the item, a P2POp is read otherwise */
                 which = K_OTHER;
+                at.ok = 0;
             }
             if ((p = json_scan_ws(q + 1, lim)) >= lim) return 0;
             char c = *p;
             if (c == '{') return 0;   /* a P2POp's tensor: the tokens' */
-            unsigned bit = which == K_TYPE ? 1 : which == K_DTYPE ? 2 : which == K_MAX ? 4 : which == K_MIN ? 8 : 0;
-            if (seen & bit) rr = 1;   /* Python keeps the last, this pass every one */
-            seen |= bit;
+            fe_member(&f, which);
+            unsigned i = at.n < ELEM_TMPL_SLOTS ? at.n++ : (at.ok = 0);
+            at.which[i] = (int8_t)which;
+            at.v0[i] = p;
             if (c == '"') {
                 const char *s = p + 1;
-                if (!(q = json_scan_str_end(s, end, &esc)) || esc || q >= lim) return 0;
-                if (which >= K_TYPE) {
-                    /* parse_elem's buffers: 64 bytes for the type, 40 for the dtype */
-                    size_t cp = which == K_TYPE ? 64 : 40, n = (size_t)(q - s);
-                    if (n > cp - 1) n = cp - 1;   /* json_lex_string's cut */
-                    if (n >= cp - 1) rr = 1;   /* cut: compared whole there */
-                    if (which == K_TYPE) type = s, tl = n, type_str = 1;
-                    else dtype = s, dl = n, dtype_str = n > 0;   /* an empty dtype is none there */
-                } else if (which != K_OTHER)
-                    return 0;   /* a statistic as a string: the tokens' */
+                if (!(q = json_scan_str_end(s, end, &esc)) || esc || q >= lim || !fe_string(&f, which, s, (size_t)(q - s)))
+                    return 0;
+                at.kind[i] = V_STR, at.v0[i] = s, at.v1[i] = q + 1;
                 p = q + 1;
             } else if (c == '[') {
                 if (which != K_OTHER) return 0;
                 /* skipped as json_lex_skip does: brackets matched, scalars unchecked */
                 q = json_scan_skip_sse2(p + 1, end);
                 if (q >= lim || *q != ']') return 0;
+                at.kind[i] = V_ARR, at.v0[i] = p + 1, at.v1[i] = q + 1;
                 p = q + 1;
             } else {
                 enum json_tok t;
                 double v = 0;
                 if (!(q = scalar(lx, p, &t, &v))) return 0;
+                fe_scalar(&f, which, t, v);
+                at.kind[i] = V_SCALAR, at.v1[i] = q;
                 p = q;
-                if (which >= K_TYPE) {
-                    if (which == K_DTYPE && t != JT_NULL) rr = 1;   /* a dtype not a string */
-                } else if (which != K_OTHER && t != JT_NULL) {   /* parse_stat */
-                    int stat_nonfinite = t == JT_NUMBER && !isfinite(v);
-                    e->v[which] = t == JT_NUMBER ? v : t == JT_TRUE;
-                    if ((which == K_MAX || which == K_MIN) && stat_nonfinite) mm_nonfinite = 1;
-                    e->present |= (uint8_t)(1u << which);
-                    if (which == K_NORM) norm_num = t == JT_NUMBER;
-                    else if (stat_nonfinite && !e->o.anomalous) {
-                        static const char *const sn[4] = {"Norm", "Max", "Min", "Mean"};
-                        e->o.anomalous = e->o.plain_anomalous = 1;
-                        ovf_what(e->o.what, sizeof e->o.what, sn[which], v);
-                    }
-                } else if (which == K_NORM)
-                    norm_num = 0;
-                if (which == K_NORM) norm = e->v[0];
             }
             if ((p = json_scan_ws(p, lim)) >= lim) return 0;
             if (*p == '}') break;
             if (*p != ',' || (p = json_scan_ws(p + 1, lim)) >= lim) return 0;
         }
-    parse_dump_elem_finish(e, type, tl, dtype, dl, norm, norm_num, type_str, dtype_str, mm_nonfinite);
+    fe_finish(&f);
+    if (tm) tmpl_learn(tm, &at, p0, p);
     json_lex_close_at(lx, p);
-    *reread |= rr;
+    *reread |= f.rr;
     return 1;
 }
 #else
-int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread) {
-    (void)lx, (void)cap, (void)e, (void)reread;
+int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread, struct elem_tmpl *tm) {
+    (void)lx, (void)cap, (void)e, (void)reread, (void)tm;
     return 0;
 }
 #endif

@@ -28,15 +28,39 @@ struct elem {             /* one parsed value, for both consumers */
 void parse_dump_elem_finish(struct elem *e, const char *type, size_t tl, const char *dtype, size_t dl, double norm,
                             int norm_num, int type_str, int dtype_str, int mm_nonfinite);
 
+/* Skeletons of the tensor objects read last (a parse's own, zeroed before
+ * its first object): most objects of a dump.json differ from the one
+ * before only in their values, so that their bytes are compared with a
+ * skeleton's, a block at a time, rather than read member by member
+ * (parse_dump_elem.c). */
+#define ELEM_TMPL_SLOTS 12
+struct elem_tmpl_slot {
+    uint16_t off;             /* its literal in lit */
+    uint8_t len;
+    uint8_t kind;             /* of the value after it */
+    int8_t which;             /* the member it belongs to */
+};
+struct elem_tmpl_one {
+    uint8_t live, n;          /* n values; s[n] the literal up to the '}' */
+    uint8_t dup;              /* a key that counts given twice (parse_elem's reread) */
+    struct elem_tmpl_slot s[ELEM_TMPL_SLOTS + 1];
+    char lit[512];
+};
+struct elem_tmpl {
+    struct elem_tmpl_one k[2];
+    uint8_t hit;              /* the one that matched last */
+};
+
 /* The object whose '{' was the last token of lx, read from its bytes into
  * e as parse_dump.c's parse_elem reads it through the tokens, when every
  * member is one it is sure of (a key without escapes, a string without
  * escapes, a number json_lex_number_fast reads, a literal, an array of
  * scalars; no nested object): then 1, with lx past the object's '}' and
  * *reread set where the tokens would have set it (cap: the origin search
- * keeps records).  Else 0, with lx and *reread untouched.  Off when
- * PROBETOP_DUMP_FAST=0 (parse_dump_elem_on). */
-int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread);
+ * keeps records).  Else 0, with lx and *reread untouched.  tm: the
+ * parse's skeletons (NULL: none).  Off when PROBETOP_DUMP_FAST=0
+ * (parse_dump_elem_on). */
+int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread, struct elem_tmpl *tm);
 /* 0 when PROBETOP_DUMP_FAST is "0" (the tokens alone, to compare). */
 int parse_dump_elem_on(void);
 
