@@ -20,6 +20,7 @@
 #include "model/overflow/anomaly.h"
 #include "model/cube/cube.h"
 #include "model/cube/cube_lazy.h"
+#include "model/util/pool.h"
 #include "model/util/util.h"
 #include "model/overflow/overflow.h"
 #include "model/overflow/ovfrows.h"
@@ -239,29 +240,60 @@ static void print_csv(const struct overflow_answer *r) {
 static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
 
 /* The listing's rows (368 k of them at 1 024 ranks, 64 MB): written
- * piece by piece into a buffer of print_json's, numbers by hand, and
- * handed to stdout 64 KB at a time; printf per field was most of the
- * printing, and an fwrite per piece half of what was left (callgrind),
- * all after the parallel load. A string with anything to escape goes
- * through json_str, the same bytes. Printing to stdout directly between
- * rows needs jr_flush first. */
+ * piece by piece into a buffer, numbers by hand; printf per field was most
+ * of the printing, and an fwrite per piece half of what was left
+ * (callgrind), all after the parallel load.  The main thread's buffer is
+ * handed to stdout 64 KB at a time; chunks of rows are formatted on every
+ * core into buffers that grow (grow = 1), and written in order (json_rows).
+ * A string with anything to escape goes through json_fput_str, the same
+ * bytes.  Printing to stdout directly between rows needs jr_flush first. */
 struct jr_out {
-    size_t n;
-    char b[1 << 16];
+    char *b;
+    size_t n, cap;
+    int grow;                 /* a chunk's: grows, never written here */
+    int oom;                  /* it could not grow: the chunk is void */
 };
 
 static void jr_flush(struct jr_out *o) {
+    if (o->grow) return;
     fwrite_unlocked(o->b, 1, o->n, stdout);   /* one thread writes */
     o->n = 0;
 }
 
-static void jr_mem(struct jr_out *o, const char *s, size_t k) {
-    if (k > sizeof o->b - o->n) {
+/* Room for k more bytes in a chunk's buffer: 0, or -1 (oom set). */
+static int jr_room(struct jr_out *o, size_t k) {
+    if (o->oom) return -1;
+    size_t cap = o->cap ? o->cap : (size_t)1 << 20;   /* a chunk's rows, most often */
+    while (cap - o->n < k) cap *= 2;
+    char *b = cap == o->cap ? o->b : realloc(o->b, cap);
+    if (!b) {
+        o->oom = 1;
+        return -1;
+    }
+    o->b = b, o->cap = cap;
+    return 0;
+}
+
+/* jr_mem's rarer end, out of line so that the common one inlines (and
+ * its memcpy of a constant length with it). */
+__attribute__((noinline)) static void jr_mem_full(struct jr_out *o, const char *s, size_t k) {
+    if (o->grow) {
+        if (jr_room(o, k) != 0) return;
+    } else {
         jr_flush(o);
-        if (k > sizeof o->b) {
+        if (k > o->cap) {
             fwrite_unlocked(s, 1, k, stdout);
             return;
         }
+    }
+    memcpy(o->b + o->n, s, k);
+    o->n += k;
+}
+
+static inline void jr_mem(struct jr_out *o, const char *s, size_t k) {
+    if (k > o->cap - o->n) {
+        jr_mem_full(o, s, k);
+        return;
     }
     memcpy(o->b + o->n, s, k);
     o->n += k;
@@ -271,8 +303,26 @@ static void jr_mem(struct jr_out *o, const char *s, size_t k) {
 
 /* %d, %u, %zu */
 static void jr_num(struct jr_out *o, long long v) {
-    if (sizeof o->b - o->n < 24) jr_flush(o);
+    if (o->cap - o->n < 24) {
+        if (!o->grow) jr_flush(o);
+        else if (jr_room(o, 24) != 0) return;
+    }
     o->n = util_put_int(o->b, o->n, v);
+}
+
+/* s as json_fput_str writes it, into a chunk's buffer */
+static void jr_escaped(struct jr_out *o, const char *s) {
+    char *m = NULL;
+    size_t ml = 0;
+    FILE *f = open_memstream(&m, &ml);
+    if (!f) {
+        o->oom = 1;
+        return;
+    }
+    json_fput_str(f, s);
+    if (fclose(f) != 0) o->oom = 1;
+    else jr_mem(o, m, ml);
+    free(m);
 }
 
 static void jr_str(struct jr_out *o, const char *s) {
@@ -280,6 +330,10 @@ static void jr_str(struct jr_out *o, const char *s) {
     /* json_fput_str writes printable ASCII other than '"' and '\' as it is */
     size_t n = strlen(s), k = util_ascii_run(s, n, '"', '\\');
     if (k < n) {
+        if (o->grow) {
+            jr_escaped(o, s);
+            return;
+        }
         jr_flush(o);
         json_str(s);
         return;
@@ -391,9 +445,59 @@ static void json_anomalies(const struct overflow_answer *r) {
     printf("%s]", n ? "\n" : "");
 }
 
+/* Rows [from, to) of the listing, each after its separator. */
+static void json_row_range(struct jr_out *o, const struct overflow_answer *r, size_t from, size_t to) {
+    for (size_t i = from; i < to; i++) {
+        if (i) JR_LIT(o, ",\n  ");
+        else JR_LIT(o, "\n  ");
+        json_row(o, r, &r->rows.v[i]);
+    }
+}
+
+/* The rows are a quarter of the instructions after the load at 64 ranks,
+ * on one core: chunks of JR_CHUNK rows are formatted on every core, a
+ * batch of JR_BATCH at a time (so that memory holds a batch, not the
+ * listing), and written in order.  A batch that cannot be (no memory, no
+ * thread) is formatted here: the output is the same either way. */
+#define JR_CHUNK 4096
+#define JR_BATCH 8
+struct jr_par {
+    const struct overflow_answer *r;
+    size_t n, base;
+    struct jr_out part[JR_BATCH];
+};
+
+static int jr_part(void *ctx, size_t i, struct pt_error *err) {
+    struct jr_par *p = ctx;
+    size_t from = p->base + i * JR_CHUNK, to = from + JR_CHUNK < p->n ? from + JR_CHUNK : p->n;
+    json_row_range(&p->part[i], p->r, from, to);
+    return p->part[i].oom ? pt_errorf(err, "out of memory") : 0;
+}
+
+static void json_rows(struct jr_out *o, const struct overflow_answer *r, size_t n) {
+    if (n <= JR_CHUNK || util_pool_threads(JR_BATCH) < 2) {
+        json_row_range(o, r, 0, n);
+        return;
+    }
+    struct jr_par p = {.r = r, .n = n};
+    for (; p.base < n; p.base += JR_BATCH * JR_CHUNK) {
+        size_t left = n - p.base, nb = (left + JR_CHUNK - 1) / JR_CHUNK;
+        if (nb > JR_BATCH) nb = JR_BATCH;
+        for (size_t i = 0; i < nb; i++) p.part[i] = (struct jr_out){.grow = 1};
+        struct pt_error err = {{0}};
+        int rc = util_pool_for(nb, jr_part, &p, &err);
+        jr_flush(o);
+        if (rc == 0)
+            for (size_t i = 0; i < nb; i++) fwrite_unlocked(p.part[i].b, 1, p.part[i].n, stdout);
+        else
+            json_row_range(o, r, p.base, p.base + (left < JR_BATCH * JR_CHUNK ? left : JR_BATCH * JR_CHUNK));
+        for (size_t i = 0; i < nb; i++) free(p.part[i].b);
+    }
+}
+
 static void print_json(const struct overflow_answer *r) {
-    struct jr_out buf, *o = &buf;
-    buf.n = 0;
+    char b[1 << 16];
+    struct jr_out buf = {.b = b, .cap = sizeof b}, *o = &buf;
     printf("{\"path\": ");
     json_str(r->ds->path);
     printf(", \"input\": \"%s\", \"levels\": %s, \"first\": ", formats_name(r->ds->format),
@@ -428,11 +532,7 @@ static void print_json(const struct overflow_answer *r) {
     }
     size_t n = listed(r);
     printf("], \"truncated\": %s, \"entries\": [", n < r->rows.n ? "true" : "false");
-    for (size_t i = 0; i < n; i++) {
-        if (i) JR_LIT(o, ",\n  ");
-        else JR_LIT(o, "\n  ");
-        json_row(o, r, &r->rows.v[i]);
-    }
+    json_rows(o, r, n);
     jr_flush(o);
     printf("%s]", n ? "\n" : "");
     json_anomalies(r);

@@ -816,6 +816,57 @@ static void test_weight(void) {
     free(out);
 }
 
+/* A listing longer than a chunk of rows (cmd_overflow.c's json_rows: the
+ * rows formatted on every core, written in order): the same bytes on one
+ * thread and on several, names to escape among them (a quote, a
+ * backslash, a control byte, UTF-8, a C1 control, a stray byte), and
+ * valid JSON with every row. */
+static void test_many_rows(void) {
+    enum { N = 9000 };
+    size_t cap = (size_t)N * 300, n = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    n += (size_t)snprintf(text + n, cap - n, "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {");
+    static const char *const odd[] = {"q\\\"uote", "back\\\\slash", "ctl\\u0001", "utf8 \xc3\xa9", "c1 \xc2\x9b",
+                                      "stray \xff"};
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "%s\"Functional.%s.%d.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", "
+                              "\"dtype\": \"torch.float32\", \"Max\": 1, \"Min\": 0}], \"output\": [{\"type\": "
+                              "\"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": NaN, \"Min\": 0}]}",
+                              i ? ", " : "", i % 997 < 6 ? odd[i % 997] : "linear", i);
+    snprintf(text + n, cap - n, "}}");
+    char dir[4200], path[4300];
+    snprintf(dir, sizeof dir, "%s/many/step0/rank0", pt_tmpdir_path);
+    snprintf(path, sizeof path, "mkdir -p '%s'", dir);
+    CHECK_INT(system(path), 0);
+    snprintf(path, sizeof path, "%s/dump.json", dir);
+    CHECK_INT(pt_write(path, text), 0);
+    free(text);
+    snprintf(dir, sizeof dir, "%s/many", pt_tmpdir_path);
+    char *one, *two;
+    setenv("PROBETOP_THREADS", "1", 1);
+    CHECK_INT(run_overflow(&one, dir, "--format", "json", NULL), EXIT_FOUND);
+    setenv("PROBETOP_THREADS", "3", 1);
+    CHECK_INT(run_overflow(&two, dir, "--format", "json", NULL), EXIT_FOUND);
+    unsetenv("PROBETOP_THREADS");
+    CHECK_STR(two, one);
+    cJSON *root = cJSON_Parse(two);
+    CHECK(root != NULL);
+    const cJSON *rows = cJSON_GetObjectItem(root, "entries");
+    CHECK_INT(cJSON_GetArraySize(rows), N);
+    int escaped = 0;
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        const cJSON *nm = cJSON_GetObjectItem(r, "name");
+        escaped += cJSON_IsString(nm) && !strncmp(nm->valuestring, "Functional.q\"uote.", 18);
+    }
+    CHECK_INT(escaped, (N + 996) / 997);
+    cJSON_Delete(root);
+    free(one);
+    free(two);
+}
+
 int main(void) {
     if (scratch_init() != 0) return 1;
     RUN(test_usage);
@@ -828,5 +879,6 @@ int main(void) {
     RUN(test_incomplete);
     RUN(test_trenddb);
     RUN(test_weight);
+    RUN(test_many_rows);
     PT_DONE();
 }
