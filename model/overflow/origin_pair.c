@@ -167,6 +167,10 @@ static int32_t group_set(struct st *s, const char *gt) {
         const char *d = p, *e;
         while (*d == ' ') d++;
         long k = short_digits(d, &e);
+        if (e == d && *d == ',') {   /* strtol reads nothing from p to the comma: past it */
+            p = d + 1;
+            continue;
+        }
         if (e == d) {   /* none here, a sign or a long number: strtol's */
             char *f;
             k = strtol(p, &f, 10);
