@@ -30,11 +30,28 @@ static struct overflow_tally *tally_find(struct overflow_tally *t, size_t n, int
     return lo < n && t[lo].key == key ? &t[lo] : NULL;
 }
 
+/* Where a key's tally is: by its offset from lo when the keys were marked
+ * in a table (at: index + 1, 0 none), else by binary search (at NULL). */
+struct tally_at {
+    int32_t lo;
+    size_t span;
+    uint32_t *at;
+};
+
+static struct overflow_tally *tally_of(struct overflow_tally *t, size_t n, const struct tally_at *w, int32_t key) {
+    if (!w->at) return tally_find(t, n, key);
+    return &t[w->at[(size_t)((int64_t)key - w->lo)] - 1];
+}
+
 /* Distinct values of a field of every entry, ascending, as zeroed tallies.
  * Steps and ranks lie close together: marked in a table over their range
  * when it is not much longer than the list (a sort of hundreds of
- * thousands of entries was a tenth of the answer), else sorted. */
-static int make_tallies(const struct ovf_list *l, int by_rank, struct overflow_tally **out, size_t *nout) {
+ * thousands of entries was a tenth of the answer), else sorted; the table
+ * then says where each key's tally is (a binary search per entry and
+ * field was most of what was left). */
+static int make_tallies(const struct ovf_list *l, int by_rank, struct overflow_tally **out, size_t *nout,
+                        struct tally_at *w) {
+    *w = (struct tally_at){0};
     int32_t *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
     if (!keys) return -1;
     int32_t lo = INT32_MAX, hi = INT32_MIN;
@@ -44,12 +61,15 @@ static int make_tallies(const struct ovf_list *l, int by_rank, struct overflow_t
         if (k > hi) hi = k;
     }
     size_t n = 0, span = l->n ? (size_t)((int64_t)hi - lo) + 1 : 0;
-    uint8_t *seen = span && span <= 4 * l->n + 4096 ? calloc(span, 1) : NULL;
-    if (seen) {
-        for (size_t i = 0; i < l->n; i++) seen[keys[i] - lo] = 1;
+    uint32_t *at = span && span <= 4 * l->n + 4096 ? calloc(span, sizeof *at) : NULL;
+    if (at) {
+        for (size_t i = 0; i < l->n; i++) at[keys[i] - lo] = 1;
         for (size_t k = 0; k < span; k++)
-            if (seen[k]) keys[n++] = (int32_t)((int64_t)lo + (int64_t)k);
-        free(seen);
+            if (at[k]) {
+                keys[n++] = (int32_t)((int64_t)lo + (int64_t)k);
+                at[k] = (uint32_t)n;
+            }
+        *w = (struct tally_at){lo, span, at};
     } else {
         qsort(keys, l->n, sizeof *keys, util_cmp_i32);
         for (size_t i = 0; i < l->n; i++)
@@ -58,6 +78,8 @@ static int make_tallies(const struct ovf_list *l, int by_rank, struct overflow_t
     struct overflow_tally *t = calloc(n ? n : 1, sizeof *t);
     if (!t) {
         free(keys);
+        free(at);
+        *w = (struct tally_at){0};
         return -1;
     }
     for (size_t i = 0; i < n; i++) t[i].key = keys[i];
@@ -76,18 +98,24 @@ int overflow_answer_build(struct overflow_answer *r) {
     const struct ovf_list *l = r->l;
     r->match = malloc((l->n ? l->n : 1) * sizeof *r->match);
     if (!r->match) return -1;
-    if (make_tallies(l, 0, &r->steps, &r->nsteps) != 0 || make_tallies(l, 1, &r->ranks, &r->nranks) != 0)
+    struct tally_at ws, wr;
+    if (make_tallies(l, 0, &r->steps, &r->nsteps, &ws) != 0) return -1;
+    if (make_tallies(l, 1, &r->ranks, &r->nranks, &wr) != 0) {
+        free(ws.at);
         return -1;
+    }
     for (size_t i = 0; i < l->n; i++) {
         const struct ovf_entry *e = &l->v[i];
         unsigned lv = e->level <= OVF_CRITICAL ? e->level : OVF_NONE;
         r->counts[lv]++;
-        tally_find(r->steps, r->nsteps, e->step)->n[lv]++;
-        tally_find(r->ranks, r->nranks, e->rank)->n[lv]++;
+        tally_of(r->steps, r->nsteps, &ws, e->step)->n[lv]++;
+        tally_of(r->ranks, r->nranks, &wr, e->rank)->n[lv]++;
         if (!r->levels || (int)lv >= r->min_level) r->match[r->nmatch++] = i;
         if ((int)ovf_gate_level(e) >= r->fail_on) r->failing++;
         r->jumps += e->jump != 0;
     }
+    free(ws.at);
+    free(wr.at);
     if (ovfrows_build(l, matched_level, r, &r->rows, NULL) != 0) return -1;
     /* the origin heads every listing (probetop-rules(7), ORIGIN ACROSS RANKS) */
     long o = ovf_origin_entry(r->origin, l);
