@@ -4,7 +4,8 @@
  * compared: ok, the message and warning, the rows (names, call and micro
  * indices, metrics, which statistics, their bits), the overflow records
  * (names, levels, descriptions), the counts, and the records kept for the
- * origin search (their flags and whether they must be read again).  Three
+ * origin search (their flags, whether they must be read again, and the
+ * items and group ranks of the ops held light).  Three
  * option sets: data2db's (micro steps, rows), with a --mapping, and the
  * overflow check's (no rows, records kept).  For tests/fuzz/fuzz_dumpfast.c
  * and tests/unit/test_dump_fast.c. */
@@ -67,6 +68,15 @@ static int pt_df_compare(const struct dump_file *a, const struct dump_file *b, c
             PT_DF_DIFF(memcmp(&x->v[i], &y->v[i], sizeof x->v[i]), "origin record %zu: flags %d/%d reread %d/%d", i,
                        x->v[i].flags, y->v[i].flags, x->v[i].reread, y->v[i].reread);
         PT_DF_DIFF(x->nvals && memcmp(x->vals, y->vals, x->nvals), "origin records' bytes");
+        /* the light ops' items and group ranks (the load vouches for what it
+         * read fast: origin_light.h's vet) */
+        for (size_t i = 0; i < x->nitems; i++) {
+            const struct origin_cap_item *u = &x->items[i], *w = &y->items[i];
+            PT_DF_DIFF(u->rec != w->rec || u->index != w->index || u->value != w->value || u->g0 != w->g0 ||
+                           u->ng != w->ng || u->key != w->key || u->is_null != w->is_null ||
+                           u->has_group != w->has_group, "light op item %zu", i);
+        }
+        PT_DF_DIFF(x->nints && memcmp(x->ints, y->ints, x->nints * sizeof *x->ints), "light ops' group ranks");
     }
     return 1;
 }

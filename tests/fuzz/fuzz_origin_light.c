@@ -18,7 +18,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct origin_cap *raw = origin_cap_new("x", size, 0, 0);
     if (raw) {
-        origin_light_scan(raw, 0, (const char *)data, size);
+        origin_light_scan(raw, 0, (const char *)data, size, NULL, 0);
         origin_cap_free(raw);
     }
     fuzz_write("dump.json", data, size);

@@ -323,6 +323,8 @@ static void skeletons(void) {
         SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"Mean\": 1,\n     \"Norm\": 2 "),
         SK_OBJ("\"torch.Tensor\"", "\"torch.float16\"", "[1]", "NaN", "2", ",\n     \"Mean\": 1,\n     \"Norm\": 2,\n     \"extra\": [1, 2]"),
         SK_OBJ("\"int\"", "\"<class 'int'>\"", "[]", "NaN", "2", ""),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"value\": 1,\n     \"value\": 2"),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"md5\": \"ab\",\n     \"md5\": \"cd\""),
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ""),
         "{\n        \"type\": \"torch.Tensor\",\n        \"dtype\": \"torch.float32\",\n        \"Max\": NaN,\n        \"Min\": 1\n       }",
         "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": -Infinity, \"Min\": 1}",

@@ -16,7 +16,9 @@
 #define VALUE_TEXT 64         /* a string value this long or longer: odd */
 
 struct sc {
-    const char *p, *e;
+    const char *p, *e, *b0;
+    const uint32_t *vet;      /* origin_light_scan's: values to step over */
+    size_t nvet, vi;
     struct origin_cap *c;
     uint32_t rec;
     size_t i0;                /* the record's first item */
@@ -44,6 +46,18 @@ static inline const char *to_stop(const char *p, const char *e) {
 static inline int at(struct sc *s, char ch) {
     s->p = json_scan_ws(s->p, s->e);
     return s->p < s->e && *s->p == ch;
+}
+
+/* At a value the load vouches for (origin_light_scan's vet): past it, 1. */
+static int vetted(struct sc *s) {
+    if (s->vi >= s->nvet) return 0;
+    at(s, ' ');
+    uint64_t off = (uint64_t)(s->p - s->b0);
+    while (s->vi < s->nvet && s->vet[2 * s->vi] < off) s->vi++;
+    if (s->vi == s->nvet || s->vet[2 * s->vi] != off) return 0;
+    s->p = s->b0 + s->vet[2 * s->vi + 1];
+    s->vi++;
+    return 1;
 }
 
 /* Steps over ch (after white space); -1 when it is not there. */
@@ -277,7 +291,7 @@ static int list(struct sc *s, int sec) {
     s->p++;
     if (at(s, ']')) { s->p++; return 0; }
     for (uint32_t i = 0;; i++) {
-        if (item(s, sec, ORIGIN_KEY_POS, i) != 0) return -1;
+        if (!vetted(s) && item(s, sec, ORIGIN_KEY_POS, i) != 0) return -1;
         if (at(s, ',')) { s->p++; continue; }
         return expect(s, ']');
     }
@@ -331,14 +345,14 @@ static int record(struct sc *s) {
                 : kn == 5 && !memcmp(k, "input", 5) ? 2 : -1;
         if (sec >= 0 && (seen & (1u << sec))) return -1;
         if (sec >= 0) seen |= 1u << sec;
-        if ((sec == 1 ? kwargs(s) : sec >= 0 ? list(s, sec) : skip(s)) != 0) return -1;
+        if ((sec == 1 ? kwargs(s) : sec >= 0 ? list(s, sec) : vetted(s) ? 0 : skip(s)) != 0) return -1;
         if (at(s, ',')) { s->p++; continue; }
         return expect(s, '}');
     }
 }
 
-int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t n) {
-    struct sc s = {.p = b, .e = b + n, .c = c, .rec = rec, .i0 = c->nitems};
+int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t n, const uint32_t *vet, size_t nvet) {
+    struct sc s = {.p = b, .e = b + n, .b0 = b, .vet = vet, .nvet = nvet, .c = c, .rec = rec, .i0 = c->nitems};
     size_t n0 = c->nints;
     if (record(&s) != 0 || (at(&s, ' '), s.p != s.e)) {
         c->nitems = s.i0;
@@ -360,10 +374,10 @@ int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t 
 }
 
 int origin_light_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen, uint8_t flags,
-                     int reread, const char *bytes) {
+                     int reread, const char *bytes, const uint32_t *vet, size_t nvet) {
     /* a parameters_grad record is flattened otherwise */
     if (bytes && !reread && vlen <= UINT32_MAX && !util_find(name, nlen, "parameters_grad", 15)) {
-        int rc = origin_light_scan(c, (uint32_t)c->n, bytes, (size_t)vlen);
+        int rc = origin_light_scan(c, (uint32_t)c->n, bytes, (size_t)vlen, vet, nvet);
         if (rc < 0) return -1;
         if (rc == 1) return origin_cap_add_light(c, name, nlen, v0, vlen, flags);
     }

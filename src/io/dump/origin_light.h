@@ -32,14 +32,21 @@
 #include "model/overflow/origin_cap.h"
 
 /* The bytes b[0, n) of one record's value: 1 the op is light (its items
- * appended to c's, with rec), 0 odd (c as it was), -1 out of memory. */
-int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t n);
+ * appended to c's, with rec), 0 odd (c as it was), -1 out of memory.
+ * vet: nvet values of the record (from, to: offsets in b, in order) the
+ * load read and vouches for, stepped over here: an input item read from
+ * its bytes with only a tensor's usual keys and a string type other than
+ * "int" (nothing to take, nothing odd), and an output list whose every
+ * item was read from its bytes (no escape; a data_name or class_type
+ * there makes the load read the op again anyway).  NULL, 0: none. */
+int origin_light_scan(struct origin_cap *c, uint32_t rec, const char *b, size_t n, const uint32_t *vet, size_t nvet);
 
 /* As origin_cap_add (parse_dump.c's one call), but a record given with
  * its bytes whose flags are sure (a communication op) is held light when
- * it can be: then only its items are kept. */
+ * it can be: then only its items are kept.  vet, nvet: as
+ * origin_light_scan's, offsets from the record's value. */
 int origin_light_add(struct origin_cap *c, const char *name, size_t nlen, uint64_t v0, uint64_t vlen, uint8_t flags,
-                     int reread, const char *bytes);
+                     int reread, const char *bytes, const uint32_t *vet, size_t nvet);
 
 /* Where origin_light_params is in a capture: zeroed for a new tree. */
 struct origin_light_cur {

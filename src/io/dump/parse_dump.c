@@ -152,6 +152,8 @@ static void set_warning(struct dump_file *f, const char *msg);
 
 /* ---- file state ---- */
 
+#define VET_MAX 32
+
 struct pstate {
     struct json_lex lx;
     struct pt_error err;
@@ -175,6 +177,12 @@ struct pstate {
      * whether the origin search reads it as NaN/Inf */
     struct origin_cap *cap;
     uint8_t oflags, reread, stat_nonfinite;
+    /* of the record being read: where its value starts, and the values in
+     * it the light capture may step over (origin_light.h: from, to, as
+     * offsets from rec0, in order; at most VET_MAX, the rest are read) */
+    const char *rec0;
+    uint32_t vet[2 * VET_MAX];
+    size_t nvet;
     int data_seen;
     size_t rename_failures;
     int fast;                     /* tensor objects read from their bytes (parse_dump_elem.h) */
@@ -313,16 +321,37 @@ static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
 }
 
 /* Parses a top-level array (input_args, input, output) into list. */
+/* A value [from, to) of the record the light capture may step over. */
+static void vet_add(struct pstate *ps, const char *from, const char *to) {
+    if (ps->nvet == VET_MAX || (uint64_t)(to - ps->rec0) > UINT32_MAX) return;
+    ps->vet[2 * ps->nvet] = (uint32_t)(from - ps->rec0);
+    ps->vet[2 * ps->nvet++ + 1] = (uint32_t)(to - ps->rec0);
+}
+
+/* Parses a top-level array (input_args, input, output) into list.  For
+ * the light capture (origin_light.h), when records are kept: each input
+ * item read plain, and an output list of items all read from their bytes,
+ * are vetted. */
 static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, size_t *n, size_t *cap, uint8_t oflag) {
+    struct json_lex *lx = &ps->lx;
     *n = 0;
-    if (t != JT_ARR_BEGIN) return json_lex_skip(&ps->lx, t);
+    if (t != JT_ARR_BEGIN) return json_lex_skip(lx, t);
+    const char *l0 = lx->tok_start;
+    int vet = ps->cap != NULL, all = vet;
     for (;;) {
-        enum json_tok c = json_lex_next(&ps->lx);
-        if (c == JT_ARR_END) return 0;
+        enum json_tok c = json_lex_next(lx);
+        if (c == JT_ARR_END) {
+            if (all && oflag == ORIGIN_OUT) vet_add(ps, l0, lx->pos);
+            return 0;
+        }
         if (c == JT_ERROR) return -1;
         if (util_grow0((void **)list, cap, *n + 1, sizeof **list) != 0) return pt_errorf(&ps->err, "out of memory");
-        if (parse_elem(ps, c, &(*list)[(*n)++]) != 0) return -1;
-        if ((*list)[*n - 1].nonfinite) ps->oflags |= oflag;   /* a top-level item: <record>.input.<i> */
+        const char *i0 = lx->tok_start;
+        struct elem *e = &(*list)[(*n)++];
+        if (parse_elem(ps, c, e) != 0) return -1;
+        if (e->nonfinite) ps->oflags |= oflag;   /* a top-level item: <record>.input.<i> */
+        all &= e->fast;
+        if (vet && e->plain && oflag == ORIGIN_IN) vet_add(ps, i0, lx->pos);
     }
 }
 
@@ -650,10 +679,12 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
         ps->oflags = 0;
         enum json_tok v = json_lex_next(lx);
         const char *v0 = lx->tok_start;
+        ps->rec0 = v0;
+        ps->nvet = 0;
         if (parse_record(ps, name, (size_t)n, pos++, v) != 0) return -1;
         if (ps->cap && v != JT_ERROR &&
             origin_light_add(ps->cap, name, (size_t)n, (uint64_t)(v0 - lx->buf), (uint64_t)(lx->pos - v0), ps->oflags,
-                           ps->reread, ps->reread || origin_is_comm(name) ? v0 : NULL) != 0)
+                           ps->reread, ps->reread || origin_is_comm(name) ? v0 : NULL, ps->vet, ps->nvet) != 0)
             return pt_errorf(&ps->err, "out of memory");
         ps->f->nentries++;
     }

@@ -125,7 +125,7 @@ struct fe {
     double norm;
     int norm_num, type_str, dtype_str, mm_nonfinite;
     unsigned seen;
-    uint8_t rr;
+    uint8_t rr, other;             /* other: a key not among a tensor's usual ones */
 };
 
 static inline void fe_start(struct fe *f, struct elem *e) {
@@ -177,8 +177,11 @@ static inline void fe_scalar(struct fe *f, int which, enum json_tok t, double v)
 }
 
 static inline void fe_finish(struct fe *f) {
-    parse_dump_elem_finish(f->e, f->type, f->tl, f->dtype, f->dl, f->norm, f->norm_num, f->type_str, f->dtype_str,
+    struct elem *e = f->e;
+    parse_dump_elem_finish(e, f->type, f->tl, f->dtype, f->dl, f->norm, f->norm_num, f->type_str, f->dtype_str,
                            f->mm_nonfinite);
+    e->fast = 1;
+    e->plain = !f->other && f->type_str && !(f->tl == 3 && !memcmp(f->type, "int", 3));
 }
 
 /* ---- skeletons (struct elem_tmpl, parse_dump_elem.h) ----
@@ -215,6 +218,7 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
         p += s->len;
         if (i == k->n) {
             f->rr |= k->dup;
+            f->other = k->other;
             return p - 1;
         }
         switch (s->kind) {
@@ -243,6 +247,7 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
 struct seen_at {
     unsigned n;
     int ok;                        /* no key the skeleton cannot say (data_name, class_type) */
+    int other;                     /* a key not among a tensor's usual ones */
     const char *v0[ELEM_TMPL_SLOTS], *v1[ELEM_TMPL_SLOTS];   /* a value's slot: from, to */
     uint8_t kind[ELEM_TMPL_SLOTS];
     int8_t which[ELEM_TMPL_SLOTS];
@@ -274,6 +279,7 @@ static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char 
     struct fe f = {.seen = 0};
     for (unsigned i = 0; i < a->n; i++) fe_member(&f, a->which[i]);
     k->dup = f.rr;
+    k->other = (uint8_t)a->other;
     k->n = (uint8_t)a->n;
     k->live = 1;
     t->hit ^= 1;
@@ -300,6 +306,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
     struct seen_at at;
     at.n = 0;
     at.ok = tm != NULL;
+    at.other = 0;
     int esc = 0;   /* an escape in a key or a string: the tokens' */
     if ((p = json_scan_ws(p, lim)) >= lim) return 0;
     if (*p != '}')
@@ -313,6 +320,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
                 if (!q || esc || q >= lim || q[1] != ':') return 0;
                 which = key_of(k, (size_t)(q - k));
                 q++;
+                f.other = 1;
             }
             if (which == K_NAMING) {
                 if (cap) f.rr = 1;   /* data_name names the item, a P2POp is read otherwise */
@@ -352,6 +360,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
             if (*p != ',' || (p = json_scan_ws(p + 1, lim)) >= lim) return 0;
         }
     fe_finish(&f);
+    at.other = f.other;
     if (tm) tmpl_learn(tm, &at, p0, p);
     json_lex_close_at(lx, p);
     *reread |= f.rr;

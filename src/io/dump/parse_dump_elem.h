@@ -19,6 +19,12 @@ struct elem {             /* one parsed value, for both consumers */
     uint8_t nonfinite;    /* an item the origin search reads as holding NaN/Inf
                              (origin_flags_nonfinite): a tensor of its own dtype with a
                              non-finite Max or Min */
+    /* Read from its bytes (parse_dump_elem_fast): no escape, no nested
+     * object, no string in an array; plain: with it only a tensor's usual
+     * keys (type, dtype, shape, Max, Min, Mean, Norm, requires_grad) and a
+     * type given as a string other than "int" -- a positional item the
+     * origin search's light capture takes nothing from (origin_light.h). */
+    uint8_t fast, plain;
 };
 
 /* What the members of an object leave once all are read: its type and
@@ -43,6 +49,7 @@ struct elem_tmpl_slot {
 struct elem_tmpl_one {
     uint8_t live, n;          /* n values; s[n] the literal up to the '}' */
     uint8_t dup;              /* a key that counts given twice (parse_elem's reread) */
+    uint8_t other;            /* a key not among a tensor's usual ones (struct elem's plain) */
     struct elem_tmpl_slot s[ELEM_TMPL_SLOTS + 1];
     char lit[512];
 };
