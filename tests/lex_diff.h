@@ -1,6 +1,6 @@
 /* lex_diff.h: the pull tokenizer's transcript on an input, for comparing
  * its scan variants (portable, SSE2, AVX2) and number paths (decfloat,
- * strtod) with each other: every token's kind, absolute offsets, string
+ * strtod), and json_lex_next_item, with each other: every token's kind, absolute offsets, string
  * flags and number bits, what json_lex_skip did, and the final message.
  * Used by tests/unit/test_decfloat.c, test_json_index.c and tests/fuzz/fuzz_lexdiff.c.
  *
@@ -50,12 +50,20 @@ static inline void lexdiff_push(struct lexdiff_out *o, const struct json_lex *lx
     if (tok == JT_NUMBER) memcpy(&r->bits, &lx->num, sizeof r->bits);
 }
 
+/* A scan to compare with this or'ed: every token through
+ * json_lex_next_item (which reads an array's next item itself, else
+ * calls json_lex_next), as the dump parser's item lists read them. */
+#define LEXDIFF_ITEMS 16
+#define LEXDIFF_SCANS 12
+
 /* Every scan to compare (json_scan_default's values): each variant this
- * processor runs, with one pass and with each two-pass walk; the count. */
-static inline int lexdiff_scans(int out[9]) {
+ * processor runs, with one pass and with each two-pass walk, and the
+ * one-pass walks through json_lex_next_item; the count. */
+static inline int lexdiff_scans(int out[LEXDIFF_SCANS]) {
     int n = 0, best = json_scan_best();
     for (int walk = 0; walk <= JSON_SCAN_TOKENS; walk += JSON_SCAN_INDEX)
         for (int v = JSON_SCAN_PORTABLE; v <= best; v++) out[n++] = v | walk;
+    for (int v = JSON_SCAN_PORTABLE; v <= best; v++) out[n++] = v | LEXDIFF_ITEMS;
     return n;
 }
 
@@ -73,13 +81,14 @@ static inline void lexdiff_run(const char *data, size_t len, int scan, int slow,
     if (fed) memcpy(buf, data, fed);
     json_lex_init(&lx, fed ? buf : NULL, fed, "lexdiff", &err);
     lx.scan = (uint8_t)(scan & 3);
-    lx.walk = (uint8_t)(scan >> 2);
+    lx.walk = (uint8_t)((scan >> 2) & 3);
+    int items = (scan & LEXDIFF_ITEMS) != 0;
     lx.slow_numbers = (uint8_t)slow;
     if (piece) { lx.streaming = 1; lx.more = fed < len; }
     unsigned containers = 0;
     enum json_tok pending = JT_ERROR;   /* a skip to take again after a refill */
     for (size_t guard = 0; guard < 4 * len + 16; guard++) {
-        enum json_tok t = pending != JT_ERROR ? pending : json_lex_next(&lx);
+        enum json_tok t = pending != JT_ERROR ? pending : items ? json_lex_next_item(&lx) : json_lex_next(&lx);
         int skipped = 0, more = t == JT_MORE;
         if (!more && (pending != JT_ERROR ||
                       ((t == JT_OBJ_BEGIN || t == JT_ARR_BEGIN) && skip_every && ++containers % skip_every == 0))) {

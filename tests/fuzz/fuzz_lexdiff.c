@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 1 << 16) return 0;
     const char *buf = (const char *)data;
     unsigned skip_every = size ? 1 + data[0] % 4 : 0;   /* 1: every container, ... 4: every fourth */
-    int scans[9], nscans = lexdiff_scans(scans);
+    int scans[LEXDIFF_SCANS], nscans = lexdiff_scans(scans);
     static const size_t pieces[] = {0, 5, 17, 300};   /* 300: more than the fast path's room */
     for (size_t k = 0; k < sizeof pieces / sizeof *pieces; k++) {
         for (unsigned skip = 0; skip <= skip_every; skip += skip_every ? skip_every : 1) {

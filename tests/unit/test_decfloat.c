@@ -231,7 +231,7 @@ static void scans_agree(void) {
         "[1.7976931348623159e308, 0.1000000000000000055511151231257827021181583404541015625, 123456789012345678901234]",
         "{\"open\": [1, 2, {\"x\": \"unterminated",
     };
-    int scans[9], nscans = lexdiff_scans(scans);
+    int scans[LEXDIFF_SCANS], nscans = lexdiff_scans(scans);
     char buf[600];
     long compared = 0;
     for (size_t i = 0; i < sizeof base / sizeof *base; i++)
@@ -264,7 +264,7 @@ static void scans_agree(void) {
 /* Every scan against the portable one with strtod numbers on the input
  * cut at every length: whole, and streamed in pieces of 3 bytes. */
 static long cuts_agree(const char *buf, size_t n) {
-    int scans[9], nscans = lexdiff_scans(scans);
+    int scans[LEXDIFF_SCANS], nscans = lexdiff_scans(scans);
     long compared = 0;
     for (size_t len = 0; len <= n; len++)
         for (size_t piece = 0; piece <= 3; piece += 3) {

@@ -23,7 +23,7 @@ static long failures_shown;
  * in pieces of 200 and 333 bytes, skipping no container or every second
  * one: the same transcript as the reference. */
 static long agree(const char *buf, size_t n) {
-    int scans[9], nscans = lexdiff_scans(scans);
+    int scans[LEXDIFF_SCANS], nscans = lexdiff_scans(scans);
     static const size_t pieces[] = {0, 200, 333};
     long compared = 0;
     for (unsigned skip = 0; skip <= 2; skip += 2)
@@ -258,6 +258,28 @@ static void guessed_lengths(void) {
     CHECK(c > 0);
 }
 
+/* Item lists as the dump parser reads them (json_lex_next_item): objects,
+ * empty ones, the list's close after white space of every length, other
+ * items between (numbers, strings, lists, null), a missing comma, a comma
+ * before the close, an empty list; whole and with the end falling in
+ * every token. */
+static void item_lists(void) {
+    static const char *const lists[] = {
+        "[{}, {\"a\": 1},\n    {\"b\": [1, 2]}\n   ]", "[\n {}\n]", "[]", "[ ]", "[{}, 1, \"s\", [2], null, {}]",
+        "[{} {}]", "[{}, ]", "[, {}]", "[{},\n\n\t {}]", "[[{}], {\"x\": {}}]", "[{},{},{},{},{},{},{},{}]", "[{\"a\": [{}]}]"};
+    char buf[4096];
+    long c = 0;
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        for (int ws = 0; ws < 40; ws += 3) {
+            size_t n = (size_t)snprintf(buf, sizeof buf, "{\"pad\": \"%0180d\", \"l\": %s%*s, \"m\": [%s], \"tail\": \"%0180d\"}",
+                                        7, lists[i], ws, "", lists[i], 9);
+            c += agree(buf, n);
+        }
+    size_t n = (size_t)snprintf(buf, sizeof buf, "{\"pad\": \"%0180d\", \"l\": %s}", 7, lists[0]);
+    c += agree_cut(buf, n, n - 190);
+    CHECK(c > 0);
+}
+
 int main(void) {
     RUN(keys_and_indents);
     RUN(strings_every_offset);
@@ -266,5 +288,6 @@ int main(void) {
     RUN(other_runs_and_bad_bytes);
     RUN(long_dump_text);
     RUN(guessed_lengths);
+    RUN(item_lists);
     PT_DONE();
 }

@@ -109,7 +109,7 @@ static void escapes_and_strings(void) {
  * tokenizer with strtod numbers, whole and streamed in pieces, skipping
  * every container or none. */
 static long walks_agree(const char *buf, size_t n) {
-    int scans[9], nscans = lexdiff_scans(scans);
+    int scans[LEXDIFF_SCANS], nscans = lexdiff_scans(scans);
     long compared = 0;
     for (unsigned skip = 0; skip <= 1; skip++)
         for (size_t piece = 0; piece <= 5; piece += 5) {

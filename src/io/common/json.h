@@ -179,6 +179,11 @@ static inline int json_lex_is(const struct json_lex *lx, const char *lit, size_t
  * token up to there was read: the next token follows p. */
 const char *json_lex_number_fast(const struct json_lex *lx, const char *p, double *v);
 void json_lex_close_at(struct json_lex *lx, const char *p);
+/* json_lex_next inside an array, where the dump's item lists have the
+ * next item open or the array close ("[ {", "}, {", "} ]" with white
+ * space): those read here in a few steps, anything else by json_lex_next.
+ * The same tokens either way. */
+enum json_tok json_lex_next_item(struct json_lex *lx);
 /* Line number (1-based) of a position, for messages. */
 size_t json_line_of(const char *buf, const char *pos);
 

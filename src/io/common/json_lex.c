@@ -711,6 +711,31 @@ const char *json_lex_number_fast(const struct json_lex *lx, const char *p, doubl
 
 void json_lex_close_at(struct json_lex *lx, const char *p) { lex_close(lx, p); }
 
+enum json_tok json_lex_next_item(struct json_lex *lx) {
+#if JSON_HAVE_SSE2
+    const char *p = lx->pos, *lim = lx->end - 64;
+    int st = lx->state;
+    /* lex_fast's terms (the scan and walk it serves), in an array */
+    if (lx->more || lx->failed || lx->scan == JSON_SCAN_PORTABLE || lx->walk == 2 || p >= lim ||
+        lx->kind[lx->depth] != 2 || (st != S_AFTER && st != S_VALUE_OR_END))
+        return json_lex_next(lx);
+    if ((p = json_scan_ws(p, lim)) >= lim) return json_lex_next(lx);
+    if (*p == ']') return lex_close(lx, p);
+    if (st == S_AFTER) {
+        if (*p != ',' || (p = json_scan_ws(p + 1, lim)) >= lim) return json_lex_next(lx);
+    }
+    if (*p != '{' || lx->depth >= JSON_MAX_DEPTH) return json_lex_next(lx);
+    lx->kind[++lx->depth] = 1;
+    lx->state = S_KEY_OR_END;
+    lx->started = 1;
+    lx->tok_start = p;
+    lx->pos = p + 1;
+    return lx->tok = JT_OBJ_BEGIN;
+#else
+    return json_lex_next(lx);
+#endif
+}
+
 /* Skipping is most of the work on a dump.json (shapes, integer lists,
  * values no reader wants), so it scans bytes instead of tokens: brackets
  * are matched and nesting is limited, strings are stepped over whole;
