@@ -339,7 +339,7 @@ static int parse_list(struct pstate *ps, enum json_tok t, struct elem **list, si
     const char *l0 = lx->tok_start;
     int vet = ps->cap != NULL, all = vet;
     for (;;) {
-        enum json_tok c = json_lex_next(lx);
+        enum json_tok c = json_lex_next_item(lx);
         if (c == JT_ARR_END) {
             if (all && oflag == ORIGIN_OUT) vet_add(ps, l0, lx->pos);
             return 0;
