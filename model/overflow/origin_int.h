@@ -65,6 +65,7 @@ struct st {
     struct pkey *keys; size_t nkeys;
     struct pseg *segs; size_t nsegs;
     size_t *adj0, *adj;            /* the chain's edges per node (build_chain) */
+    int32_t *rix, rlo; size_t rspan; /* rank - rlo -> rank index + 1 (origin_pair_ops' pairing; NULL: search) */
     int oom;
 };
 

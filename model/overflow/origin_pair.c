@@ -385,6 +385,10 @@ static struct pseg *find_seg(struct st *s, const struct pkey *p, int rk) {
 }
 
 static int rank_index(const struct st *s, int32_t rank) {
+    if (s->rix) {
+        int64_t k = (int64_t)rank - s->rlo;
+        return k >= 0 && (uint64_t)k < s->rspan ? s->rix[k] - 1 : -1;
+    }
     size_t lo = 0, hi = s->nr;
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
@@ -544,14 +548,40 @@ out:
 }
 
 /* Pairs every communication op with its peers' and numbers the layers. */
+/* The table rank_index reads (the ranks, ascending in R, most often 0..n-1):
+ * when their span is not much more than their count; else it searches. */
+static void rank_table(struct st *s) {
+    s->rix = NULL;
+    if (!s->nr) return;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (size_t i = 0; i < s->nr; i++) {
+        int32_t r = s->R[i].tree->rank;
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+    }
+    size_t span = (size_t)((int64_t)hi - lo) + 1;
+    if (span > 4 * s->nr + 4096 || !(s->rix = calloc(span, sizeof *s->rix))) return;
+    s->rlo = lo;
+    s->rspan = span;
+    for (size_t i = 0; i < s->nr; i++)   /* the first of a rank given twice, as the search finds */
+        if (!s->rix[s->R[i].tree->rank - lo]) s->rix[s->R[i].tree->rank - lo] = (int32_t)i + 1;
+}
+
 int origin_pair_ops(struct st *s) {
     if (build_index(s) != 0) return -1;
+    rank_table(s);
     for (size_t r = 0; r + 1 < s->nr; r++) {
         struct rankinfo *ri = &s->ri[r];
         for (size_t i = ri->n0; i < ri->n1; i++) {
-            if (connect_node(s, (int)r, i) != 0) return -1;
+            if (connect_node(s, (int)r, i) != 0) {
+                free(s->rix);
+                s->rix = NULL;
+                return -1;
+            }
         }
     }
+    free(s->rix);
+    s->rix = NULL;
     return number_layers(s);
 }
 
