@@ -181,6 +181,16 @@ static inline int pt_write(const char *path, const char *text) {
     return fclose(f) == 0 ? rc : -1;
 }
 
+/* A rank folder dir/step0/rank0 made with text as its dump.json; 0 on success. */
+static inline int pt_write_rank0(const char *dir, const char *text) {
+    char p[4300], cmd[4400];
+    snprintf(p, sizeof p, "%s/step0/rank0", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", p);
+    if (system(cmd) != 0) return -1;
+    snprintf(p, sizeof p, "%s/step0/rank0/dump.json", dir);
+    return pt_write(p, text);
+}
+
 /* A whole file as a NUL-terminated string the caller frees; NULL when it
  * cannot be read. */
 static inline char *pt_slurp(const char *path) {

@@ -189,12 +189,7 @@ static void names_around_blocks(void) {
                               l ? ", " : "", l, "x.f.forwar.x.f.forwar.x.f.forwar.x.f.forwar.");
     snprintf(text + n, sizeof text - n, "}}");
     const char *dir = pt_tmpdir("test_dump_fast_names");
-    char p[4096], cmd[4200];
-    snprintf(p, sizeof p, "%s/step0/rank0", dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", p);
-    CHECK_INT(system(cmd), 0);
-    snprintf(p, sizeof p, "%s/step0/rank0/dump.json", dir);
-    CHECK_INT(pt_write(p, text), 0);
+    CHECK_INT(pt_write_rank0(dir, text), 0);
     struct load_opts lo;
     load_opts_init(&lo);
     struct dataset *ds = NULL;
