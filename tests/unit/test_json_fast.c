@@ -280,6 +280,67 @@ static void item_lists(void) {
     CHECK(c > 0);
 }
 
+/* json_lex_number_fast (the dump's tensor objects read from their bytes)
+ * against the tokenizer with strtod on the same bytes: where it reads a
+ * number, the same end and the same bits.  Every count of integer and
+ * fraction digits to 17 (its shortcut takes 8 and 8, 14 in all), leading
+ * zeros, signs, and each byte after the digits (an exponent, a point, a
+ * comma, a bracket, white space, a letter, the digits' neighbours '/'
+ * and ':'). */
+static long number_fast_one(const char *tok, const char *after) {
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "[%s%s, 1]%200s", tok, after, "");
+    struct json_lex lx, fx;
+    struct pt_error err, ferr;
+    json_lex_init(&lx, buf, (size_t)n, "t", &err);
+    lx.scan = JSON_SCAN_PORTABLE;
+    lx.slow_numbers = 1;
+    json_lex_init(&fx, buf, (size_t)n, "t", &ferr);
+    if (json_lex_next(&lx) != JT_ARR_BEGIN) return 0;
+    enum json_tok t = json_lex_next(&lx);
+    double v = 0;
+    const char *q = json_lex_number_fast(&fx, buf + 1, &v);
+    if (!q) return 0;
+    int same = t == JT_NUMBER && q == lx.pos && !memcmp(&v, &lx.num, sizeof v);
+    /* a number the tokenizer refuses (a leading zero): the fast read stops
+     * where the tokens would have, at a byte no member can follow */
+    if (t != JT_NUMBER) same = (unsigned)(*q - '0') <= 9;
+    if (!same && failures_shown++ < 5)
+        fprintf(stderr, "json_lex_number_fast(\"%s%s\"): %.17g ending at %d, tokens %.17g ending at %d (tok %d)\n", tok,
+                after, v, (int)(q - buf), lx.num, (int)(lx.pos - buf), (int)t);
+    CHECK(same);
+    return 1;
+}
+
+static void number_fast_shapes(void) {
+    static const char *const after[] = {"", "e5", "E-3", ".5", "/", ":", " ", "]", "x", "0e1"};
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    long c = 0;
+    for (int neg = 0; neg <= 1; neg++)
+        for (int id = 0; id <= 17; id++)
+            for (int fd = 0; fd <= 17; fd++)
+                for (int lead0 = 0; lead0 <= 1; lead0++)
+                    for (size_t a = 0; a < sizeof after / sizeof *after; a++) {
+                        char tok[64];
+                        size_t k = 0;
+                        if (neg) tok[k++] = '-';
+                        for (int d = 0; d < id; d++) {
+                            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                            tok[k++] = (char)('0' + (d == 0 && !lead0 ? 1 + (rng >> 33) % 9 : (rng >> 33) % 10));
+                        }
+                        if (!id) tok[k++] = '0';
+                        if (fd) tok[k++] = '.';
+                        for (int d = 0; d < fd; d++) {
+                            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                            tok[k++] = (char)('0' + (rng >> 33) % 10);
+                        }
+                        tok[k] = '\0';
+                        c += number_fast_one(tok, after[a]);
+                    }
+    printf("  %ld numbers read fast\n", c);
+    CHECK(c > 8000);
+}
+
 int main(void) {
     RUN(keys_and_indents);
     RUN(strings_every_offset);
@@ -289,5 +350,6 @@ int main(void) {
     RUN(long_dump_text);
     RUN(guessed_lengths);
     RUN(item_lists);
+    RUN(number_fast_shapes);
     PT_DONE();
 }

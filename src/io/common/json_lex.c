@@ -699,7 +699,28 @@ const char *json_lex_number_fast(const struct json_lex *lx, const char *p, doubl
     int neg = *p == '-', e10;
     uint64_t w = 0;
     const char *q;
-    if (lx->slow_numbers || !(q = num_scan_fast(p + neg, &w, &e10))) return NULL;
+    if (lx->slow_numbers) return NULL;
+    /* A statistic's most common shape, "d.ddd": at most 8 digits either side
+     * of the point and 14 in all (so that the byte after them lies in the
+     * block the mask saw), no exponent: its digits
+     * found by one mask, read by two SWAR steps, the value by
+     * decfloat_small as num_scan_fast's significand and power of ten give
+     * it below (the same w, e10 and end) */
+    {
+        static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        const char *s = p + neg;
+        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), _mm_set1_epi8('0'));
+        unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+        unsigned i = (unsigned)__builtin_ctz(~dig), j;
+        if (i - 1 < 8 && s[i] == '.' && (s[0] != '0' || i == 1) && (j = (unsigned)__builtin_ctz(~(dig >> (i + 1)))) - 1 < 8 &&
+            i + j <= 14 && (s[i + 1 + j] | 0x20) != 'e') {
+            w = json_scan_swar_digits_value(json_scan_swar_load(s), (int)i) * p10[j] +
+                json_scan_swar_digits_value(json_scan_swar_load(s + i + 1), (int)j);
+            if (decfloat_small(w, -(int)j, neg, v)) return s + i + 1 + j;
+        }
+        w = 0;
+    }
+    if (!(q = num_scan_fast(p + neg, &w, &e10))) return NULL;
     if (w > ((uint64_t)1 << 53) || !decfloat_small(w, e10, neg, v))
         if (!decfloat_to_double(w, e10, neg, 0, v)) return NULL;
     return q;
