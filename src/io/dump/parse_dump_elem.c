@@ -254,10 +254,13 @@ struct seen_at {
 };
 
 /* Learns the object [p0, close] (close at its '}') into the skeleton
- * least recently used. */
+ * least recently used (or one not made yet). */
 static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char *p0, const char *close) {
     if (!a->ok || !a->n) return;
-    struct elem_tmpl_one *k = &t->k[t->hit ^ 1];
+    unsigned old = 0;
+    for (unsigned j = 1; j < ELEM_TMPL_N; j++)
+        if (!t->k[j].live ? t->k[old].live : t->k[old].live && t->k[j].used < t->k[old].used) old = j;
+    struct elem_tmpl_one *k = &t->k[old];
     size_t off = 0;
     const char *prev = p0;
     for (unsigned i = 0; i <= a->n; i++) {
@@ -282,20 +285,24 @@ static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char 
     k->other = (uint8_t)a->other;
     k->n = (uint8_t)a->n;
     k->live = 1;
-    t->hit ^= 1;
+    k->used = ++t->clock;
+    t->hit = (uint8_t)old;
 }
+
 int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread, struct elem_tmpl *tm) {
     const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
     if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
     struct fe f;
-    if (tm)
-        for (int j = 0; j < 2; j++) {
-            const struct elem_tmpl_one *k = &tm->k[tm->hit ^ j];
+    if (tm)   /* the one that matched last first, then the others */
+        for (unsigned j = 0; j < ELEM_TMPL_N; j++) {
+            unsigned x = j ? j - (j <= tm->hit) : tm->hit;
+            struct elem_tmpl_one *k = &tm->k[x];
             if (!k->live) continue;
             fe_start(&f, e);
             const char *close = tmpl_read(lx, k, &f, p, end);
             if (!close) continue;
-            tm->hit ^= (uint8_t)j;
+            tm->hit = (uint8_t)x;
+            k->used = ++tm->clock;
             fe_finish(&f);
             json_lex_close_at(lx, close);
             *reread |= f.rr;

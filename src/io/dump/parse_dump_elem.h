@@ -48,14 +48,17 @@ struct elem_tmpl_slot {
 };
 struct elem_tmpl_one {
     uint8_t live, n;          /* n values; s[n] the literal up to the '}' */
+    uint32_t used;            /* when it was made or matched last (elem_tmpl's clock) */
     uint8_t dup;              /* a key that counts given twice (parse_elem's reread) */
     uint8_t other;            /* a key not among a tensor's usual ones (struct elem's plain) */
     struct elem_tmpl_slot s[ELEM_TMPL_SLOTS + 1];
     char lit[512];
 };
+#define ELEM_TMPL_N 4         /* a record's items, its parameters, a nested list's */
 struct elem_tmpl {
-    struct elem_tmpl_one k[2];
+    struct elem_tmpl_one k[ELEM_TMPL_N];
     uint8_t hit;              /* the one that matched last */
+    uint32_t clock;
 };
 
 /* The object whose '{' was the last token of lx, read from its bytes into
