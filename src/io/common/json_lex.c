@@ -734,12 +734,13 @@ void json_lex_close_at(struct json_lex *lx, const char *p) { lex_close(lx, p); }
 
 enum json_tok json_lex_next_item(struct json_lex *lx) {
 #if JSON_HAVE_SSE2
-    const char *p = lx->pos, *lim = lx->end - 64;
+    const char *p = lx->pos;
     int st = lx->state;
     /* lex_fast's terms (the scan and walk it serves), in an array */
-    if (lx->more || lx->failed || lx->scan == JSON_SCAN_PORTABLE || lx->walk == 2 || p >= lim ||
+    if (lx->more || lx->failed || lx->scan == JSON_SCAN_PORTABLE || lx->walk == 2 || lx->end - p <= 64 ||
         lx->kind[lx->depth] != 2 || (st != S_AFTER && st != S_VALUE_OR_END))
         return json_lex_next(lx);
+    const char *lim = lx->end - 64;
     if ((p = json_scan_ws(p, lim)) >= lim) return json_lex_next(lx);
     if (*p == ']') return lex_close(lx, p);
     if (st == S_AFTER) {
