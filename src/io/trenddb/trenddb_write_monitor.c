@@ -210,8 +210,10 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
         double v[MONITOR_NSTATS_TDB];
     } rec = {.h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m}};
     const double *src = f->vals + k * (size_t)f->nval;
-    for (int s = 0; s < MONITOR_NSTATS; s++) {
-        if (!(f->valmask & (1u << s))) continue;
+    /* the file's columns (valmask's bits, one value each in src) in order,
+     * without a test for each of the MONITOR_NSTATS statistics */
+    for (uint32_t vm = f->valmask & ((1u << MONITOR_NSTATS) - 1); vm; vm &= vm - 1) {
+        int s = __builtin_ctz(vm);
         double x = *src++;
         if (s < MONITOR_NSTATS_TDB && ((row->present >> s) & 1) && tdb_normalise(x, &rec.v[rec.h.nv])) {
             rec.h.has |= (uint16_t)(1u << s);
@@ -362,9 +364,9 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         out.kind[4 + c] = BTREE_BULK_NULL;
         out.dval[4 + c] = 0;
     }
-    for (int s = 0, k = 0; s < MONITOR_NSTATS_TDB; s++) {
-        if (!((h.has >> s) & 1)) continue;
-        int c = w->colidx[s];
+    int k = 0;   /* the record's values: one per bit of has, in order */
+    for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
+        int c = w->colidx[__builtin_ctz(hm)];
         double v;
         memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
         if (c < 0) continue;
