@@ -79,13 +79,16 @@ static void row_entry(double *o, const double *y, int ns) {
     }
 }
 
+/* Only the statistics with a bit in has or nan are touched (ctz over the
+ * bits): the others' n, min, max, sum and NaN count stay, as adding 0 to a
+ * NaN count left them. */
 static void row_combine(double *o, const double *y, int ns) {
-    uint32_t has = (uint32_t)y[3], nan = (uint32_t)y[4];
+    uint32_t keep = ns >= 32 ? ~0u : (1u << ns) - 1, has = (uint32_t)y[3] & keep, nan = (uint32_t)y[4] & keep;
     o[3] += 1;
-    for (int s = 0; s < ns; s++) {
+    for (; nan; nan &= nan - 1) o[4 + SUM_PER_STAT * __builtin_ctz(nan) + 4] += 1;
+    for (; has; has &= has - 1) {
+        int s = __builtin_ctz(has);
         double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
-        os[4] += (nan >> s) & 1;
-        if (!((has >> s) & 1)) continue;
         if (!os[0]) {
             os[0] = 1;
             os[1] = os[2] = os[3] = v;
