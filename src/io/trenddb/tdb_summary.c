@@ -508,21 +508,19 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
     e[0] = (double)step;
     e[1] = (double)target_id;
     e[2] = (double)metric_id;
-    uint32_t has = 0, finite = 0;
-    for (int s = 0; s < m->ns; s++) {
+    uint32_t has = 0, finite = 0, all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
+    for (int s = 0; s < m->ns; s++) ev[s] = 0;
+    for (uint32_t pm = present & all; pm; pm &= pm - 1) {   /* only the present statistics */
+        int s = __builtin_ctz(pm);
         double v = stored[s];
-        if (((present >> s) & 1) && !isnan(v)) {
-            v = v == 1000000001.0 ? INFINITY : v == -1000000001.0 ? -INFINITY : v;
-            ev[s] = v;
-            has |= 1u << s;
-            finite |= (uint32_t)(isfinite(v) != 0) << s;
-        } else {
-            ev[s] = 0;
-        }
+        if (isnan(v)) continue;
+        if (fabs(v) == 1000000001.0) v = v > 0 ? INFINITY : -INFINITY;   /* msProbe's infinities */
+        else if (isfinite(v)) finite |= 1u << s;
+        ev[s] = v;
+        has |= 1u << s;
     }
     /* a NULL is a NaN of the tensor unless the row's finite norm or mean
      * says it held none */
-    uint32_t all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
     e[3] = has;
     e[4] = finite & m->tells ? 0 : ~has & all;
     return 0;
