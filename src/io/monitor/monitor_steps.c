@@ -21,38 +21,50 @@ void monitor_steps_free(struct monitor_steps *s) {
 
 int monitor_steps_file(const struct monitor_file *f, int micro, struct monitor_steps_file *sf) {
     memset(sf, 0, sizeof *sf);
+    /* one pass over the rows: the steps' range and the notensor rows, and
+     * (micro) the runs of one step (a file's rows are mostly of one step)
+     * with their largest micro step + 1, which the steps then take by run */
+    struct run { int32_t step, top; } *run = NULL;
+    size_t k = 0;
+    if (micro && f->nrows && !(run = malloc(f->nrows * sizeof *run))) return -1;
     for (size_t r = 0; r < f->nrows; r++) {
         const struct monitor_row *row = &f->rows[r];
         if (!sf->any || row->step < sf->min) sf->min = row->step;
         if (!sf->any || row->step > sf->max) sf->max = row->step;
         sf->any = 1;
         sf->notensor += (row->present & MONITOR_ROW_NOTENSOR) != 0;
-        if (micro && !sf->bad && row->micro >= CUBE_MAX_STEPS) {
+        if (!micro || sf->bad) continue;
+        if (row->micro >= CUBE_MAX_STEPS) {
             sf->bad = 1;
             sf->bad_step = row->step;
             sf->bad_micro = row->micro;
+            continue;
         }
+        if (!k || run[k - 1].step != row->step) run[k++] = (struct run){row->step, row->micro + 1};
+        else if (row->micro + 1 > run[k - 1].top) run[k - 1].top = row->micro + 1;
     }
-    if (!micro || sf->bad || !f->nrows) return 0;
-    size_t k = 0;
-    int32_t *all = malloc(f->nrows * sizeof *all);
-    if (!all) return -1;
-    /* a file's rows are mostly of one step: runs are taken once, before the sort */
-    for (size_t r = 0; r < f->nrows; r++)
-        if (!k || all[k - 1] != f->rows[r].step) all[k++] = f->rows[r].step;
+    if (!micro || sf->bad || !f->nrows) {
+        free(run);
+        return 0;
+    }
+    int32_t *all = malloc(k * sizeof *all);
+    if (!all) {
+        free(run);
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) all[i] = run[i].step;
     size_t u = util_sort_unique_i32(all, k);
     sf->step = all;
     sf->n = u;
-    if (!(sf->count = calloc(u, sizeof *sf->count))) return -1;
-    int32_t *cnt = NULL, at = 0;
-    for (size_t r = 0; r < f->nrows; r++) {
-        const struct monitor_row *row = &f->rows[r];
-        if (!cnt || row->step != at) {
-            cnt = &sf->count[(int32_t *)bsearch(&row->step, sf->step, u, sizeof *sf->step, util_cmp_i32) - sf->step];
-            at = row->step;
-        }
-        if (row->micro + 1 > *cnt) *cnt = row->micro + 1;
+    if (!(sf->count = calloc(u, sizeof *sf->count))) {
+        free(run);
+        return -1;
     }
+    for (size_t i = 0; i < k; i++) {
+        int32_t *cnt = &sf->count[(int32_t *)bsearch(&run[i].step, sf->step, u, sizeof *sf->step, util_cmp_i32) - sf->step];
+        if (run[i].top > *cnt) *cnt = run[i].top;
+    }
+    free(run);
     return 0;
 }
 
