@@ -554,11 +554,9 @@ int monitor_read_streamed(const char *path, const struct mapping *map, const str
 
 void monitor_row_mark_notensor(struct monitor_row *r, uint32_t valmask, const double *vals, int shape_dtype_na) {
     if (!valmask || !shape_dtype_na) return;
-    for (int s = 0, k = 0; s < MONITOR_NSTATS; s++) {
-        if (!(valmask & (1u << s))) continue;
-        if ((r->present & (1u << s)) && !isnan(vals[k])) return;   /* a number: a tensor */
-        k++;
-    }
+    int k = 0;   /* vals[k]: valmask's k-th column */
+    for (uint32_t vm = valmask & ((1u << MONITOR_NSTATS) - 1); vm; vm &= vm - 1, k++)
+        if ((r->present >> __builtin_ctz(vm) & 1) && !isnan(vals[k])) return;   /* a number: a tensor */
     r->present |= MONITOR_ROW_NOTENSOR;
 }
 
