@@ -270,11 +270,83 @@ static void sorted_in_runs(void) {
     CHECK_INT(system(cmd), 0);
 }
 
+/* monitor_steps_file (one pass over the rows and their runs of one step)
+ * against its definition worked out row by row here: the step range, the
+ * notensor rows, the first micro step over CUBE_MAX_STEPS, and (micro) the
+ * distinct steps sorted with 1 + their highest micro step (0 at least):
+ * random files of interleaved steps and runs, micro steps -2..6. */
+static void steps_file_random(void) {
+    unsigned seed = 12345;
+    struct monitor_row rows[300];
+    for (int it = 0; it < 400; it++) {
+        size_t n = (size_t)(it % 50 == 0 ? 0 : (seed = seed * 1103515245u + 12345u) >> 16) % 300;
+        int nsteps = 1 + it % 7, run = 1 + it % 13;
+        int32_t step = 0;
+        for (size_t r = 0; r < n; r++) {
+            seed = seed * 1103515245u + 12345u;
+            if (r % (size_t)run == 0) step = (int32_t)((seed >> 8) % (unsigned)nsteps) * (it % 3 ? 1 : -5);
+            rows[r] = (struct monitor_row){.step = step, .micro = (int32_t)((seed >> 20) % 9) - 2,
+                                           .present = (seed >> 4) % 5 ? 0 : MONITOR_ROW_NOTENSOR};
+            if (it % 9 == 4 && r == n / 2) rows[r].micro = CUBE_MAX_STEPS + (int32_t)(seed % 3);
+        }
+        struct monitor_file f = {.rows = rows, .nrows = n};
+        for (int micro = 0; micro < 2; micro++) {
+            struct monitor_steps_file sf;
+            CHECK_INT(monitor_steps_file(&f, micro, &sf), 0);
+            int32_t lo = 0, hi = 0, bstep = 0, bmicro = 0;
+            size_t nt = 0;
+            int bad = 0;
+            for (size_t r = 0; r < n; r++) {
+                if (!r || rows[r].step < lo) lo = rows[r].step;
+                if (!r || rows[r].step > hi) hi = rows[r].step;
+                nt += (rows[r].present & MONITOR_ROW_NOTENSOR) != 0;
+                if (micro && !bad && rows[r].micro >= CUBE_MAX_STEPS) bad = 1, bstep = rows[r].step, bmicro = rows[r].micro;
+            }
+            CHECK_INT(sf.any, n > 0);
+            if (n) {
+                CHECK_INT(sf.min, lo);
+                CHECK_INT(sf.max, hi);
+            }
+            CHECK_INT(sf.notensor, nt);
+            CHECK_INT(sf.bad, bad);
+            if (bad) {
+                CHECK_INT(sf.bad_step, bstep);
+                CHECK_INT(sf.bad_micro, bmicro);
+            }
+            if (!micro || bad || !n) {
+                CHECK(sf.step == NULL && sf.count == NULL && sf.n == 0);
+            } else {
+                size_t k = 0;   /* the distinct steps: each step from -30 to 30 looked for */
+                for (int32_t st = -30; st <= 30; st++) {
+                    int32_t top = 0;
+                    int seen = 0;
+                    for (size_t r = 0; r < n; r++)
+                        if (rows[r].step == st) {
+                            seen = 1;
+                            if (rows[r].micro + 1 > top) top = rows[r].micro + 1;
+                        }
+                    if (!seen) continue;
+                    CHECK(k < sf.n);
+                    if (k < sf.n) {
+                        CHECK_INT(sf.step[k], st);
+                        CHECK_INT(sf.count[k], top);
+                    }
+                    k++;
+                }
+                CHECK_INT(sf.n, k);
+            }
+            free(sf.step);
+            free(sf.count);
+        }
+    }
+}
+
 int main(void) {
     RUN(streamed_read);
     RUN(summary_windows);
     RUN(summary_threads);
     RUN(summary_split);
     RUN(sorted_in_runs);
+    RUN(steps_file_random);
     PT_DONE();
 }
