@@ -215,6 +215,12 @@ static void fast_rows(void) {
         CHECK(fast_is("0,a\r\n", "IT", sc));                      /* "\r\n", as mon_csv_record's */
         CHECK(fast_is("0,12345678901234567890\n", "IN", sc));     /* 20 digits: decfloat_parse's, as stat_cell's */
         CHECK(fast_is("0,0.00016169020301891513\r\n", "IN", sc));
+        /* "0.0," read by its four bytes, the rest of the zeros by number(): the same doubles */
+        CHECK(fast_is("0,0.0,0.0,-0.0,0.05,0.00,0.0\n", "INNNNNN", sc));
+        CHECK(fast_is("0,0.0,\n", "INT", sc));
+        CHECK(!fast_is("0,0.0,", "INT", sc));                      /* no line end */
+        CHECK(!fast_is("0,0.0", "IN", sc));
+        CHECK(!fast_is("0,0.0,1,2\n", "INN", sc));                /* a field more */
         /* left to mon_csv_record */
         CHECK(!fast_is("1234567890,a\n", "IT", sc));              /* 10 digits: monitor_int_cell's */
         CHECK(!fast_is("-1,a\n", "IT", sc));                      /* a sign */

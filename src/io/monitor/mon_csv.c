@@ -377,7 +377,10 @@ __attribute__((always_inline)) static inline int fast_record(struct mon_csv *sc,
         unsigned k = kind[c];
         if (k == MON_CSV_NUM) {   /* the splitter's cell ends at the number's end (no stop in one) */
             const char *e;
-            if (number(p, (size_t)(sc->end - p), &o->d, v2, 1, &e)) {
+            if (!v2 && sc->end - p >= 4 && !memcmp(p, "0.0,", 4)) {   /* a fifth of v1's cells: number()'s +0.0, one compare */
+                o->d = 0.0;
+                q = p + 3;
+            } else if (number(p, (size_t)(sc->end - p), &o->d, v2, 1, &e)) {
                 if (e - p > 64) return 0;
                 q = (char *)e;
             } else if (p[0] == 'n' && p[1] == 'a' && p[2] == 'n') {   /* stat_cell's commonest NA tokens: NaN */
