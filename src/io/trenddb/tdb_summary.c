@@ -104,34 +104,40 @@ static void row_combine(double *o, const double *y, int ns) {
 /* The rows b (sorted by key) merged into the accumulator a (sorted by
  * key), in a's own memory: a row of a key a holds combines into its entry,
  * the others make new entries.  Every key of b in a already (ranks of one
- * run mostly hold the same targets): combined in place; else a grown to
- * the merged count and merged from the tails down, so that no second
- * buffer is needed (each slot written is at or above the next of a's
- * still to be read).  0, or -1 without memory (a untouched). */
+ * run mostly hold the same targets): combined in place, in one walk; else,
+ * from the first key a lacks, a grown to the merged count and the rest
+ * merged from the tails down, so that no second buffer is needed (each
+ * slot written is at or above the next of a's still to be read).  0, or
+ * -1 without memory (a's keys before b's first new one combined already:
+ * the summary is given up). */
 static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
-    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, bstride = ROW_STRIDE(ns), i = 0, k = a->n;
-    for (size_t j = 0; j < b->n; j++) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)ns, bstride = ROW_STRIDE(ns), i = 0, j = 0;
+    /* b's keys in a combined in place, in one walk, up to the first key a
+     * lacks (b's keys are unique: a rank's rows, the first of each key) */
+    for (; j < b->n; j++, i++) {
+        const double *y = b->v + j * bstride;
+        int c = 1;
+        while (i < a->n && (c = sacc_cmp(a->v + i * stride, y)) < 0) i++;
+        if (c) break;
+        row_combine(a->v + i * stride, y, ns);
+    }
+    if (j == b->n) return 0;
+    /* the rest of b merged with a's entries from i on (those before i are
+     * all before b[j]): their merged count first */
+    size_t k = a->n, i0 = i, j0 = j;
+    for (; j < b->n; j++) {
         const double *y = b->v + j * bstride;
         int c = 1;
         while (i < a->n && (c = sacc_cmp(a->v + i * stride, y)) < 0) i++;
         if (c == 0) i++;
         else k++;
     }
-    if (k == a->n) {
-        i = 0;
-        for (size_t j = 0; j < b->n; j++, i++) {
-            const double *y = b->v + j * bstride;
-            while (sacc_cmp(a->v + i * stride, y) < 0) i++;
-            row_combine(a->v + i * stride, y, ns);
-        }
-        return 0;
-    }
     if (sacc_grow(a, k, stride) != 0) return -1;
     size_t ia = a->n, jb = b->n, o = k;   /* one past the next to read / write */
-    while (jb > 0) {
+    while (jb > j0) {
         const double *y = b->v + (jb - 1) * bstride;
         double *w = a->v + --o * stride;
-        int c = ia ? sacc_cmp(a->v + (ia - 1) * stride, y) : -1;
+        int c = ia > i0 ? sacc_cmp(a->v + (ia - 1) * stride, y) : -1;
         if (c < 0) { row_entry(w, y, ns); jb--; continue; }
         const double *x = a->v + --ia * stride;
         if (w != x) memcpy(w, x, stride * sizeof *w);
