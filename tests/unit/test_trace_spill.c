@@ -55,19 +55,27 @@ static uint64_t next_rand(void) {
     return rng;
 }
 
+/* What a stream's budget saw (through_room). */
+struct seen {
+    uint64_t held, spilled;   /* held after the last push; bytes spilled */
+};
+
 /* The records v[0..n) through a stream (keyed: 0 no keys, 1 keys, 2 keys
- * whose low 16 bits are the lane; budget cap bytes):
+ * whose low 16 bits are the lane; budget cap bytes; room: trace_spill_room
+ * before the first push, 0 none; *seen set when not NULL):
  * the number of places where the order differs from the reference. */
-static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t cap, int *spilled) {
+static size_t through_room(const struct rec *v, size_t n, int keyed, uint64_t cap, uint64_t room, int *spilled, struct seen *seen) {
     struct trace_spill_budget bud = {.cap = cap};
     struct trace_spill *s = trace_spill_new(sizeof *v, cmp_rec, &bud);
     CHECK(s != NULL);
     if (!s) return n;
     if (keyed) trace_spill_keys(s, rec_keys);
     if (keyed == 2) trace_spill_lanes(s, 16);
+    if (room) trace_spill_room(s, room);
     struct pt_error err;
     for (size_t i = 0; i < n; i++)
         if (trace_spill_push(s, &v[i], &err)) { CHECK(!"push"); trace_spill_free(s); return n; }
+    if (seen) seen->held = atomic_load(&bud.held);
     if (trace_spill_park(s, &err) || trace_spill_sort(s, &err)) { CHECK(!"sort"); trace_spill_free(s); return n; }
     struct rec *ref = malloc((n ? n : 1) * sizeof *ref);
     memcpy(ref, v, n * sizeof *v);
@@ -81,9 +89,14 @@ static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t 
     CHECK(!trace_spill_failed(s));
     bad += got > n ? got - n : n - got;
     *spilled = atomic_load(&bud.spilled) > 0;
+    if (seen) seen->spilled = atomic_load(&bud.spilled);
     free(ref);
     trace_spill_free(s);
     return bad;
+}
+
+static size_t through_stream(const struct rec *v, size_t n, int keyed, uint64_t cap, int *spilled) {
+    return through_room(v, n, keyed, cap, 0, spilled, NULL);
 }
 
 enum { SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_SORTED_TIES, SHAPE_REVERSE, SHAPE_STREAMS, SHAPE_NEGATIVE, SHAPE_WIDE,
@@ -158,8 +171,36 @@ static void spilled_runs(void) {
     free(v);
 }
 
+/* Room made ahead (trace_spill_room, fewer, as many or more records than
+ * come): the same order, and the budget counts and spills as without it. */
+static void room_ahead(void) {
+    size_t n = 100000;
+    struct rec *v = malloc(n * sizeof *v);
+    const uint64_t caps[] = {UINT64_MAX, (uint64_t)2 << 20, (uint64_t)600 << 10};
+    const uint64_t rooms[] = {1, 50000, 100000, 400000};
+    const int shapes[] = {SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_LANES_16};
+    for (size_t h = 0; h < sizeof shapes / sizeof *shapes; h++) {
+        int shape = shapes[h];
+        fill(v, n, shape);
+        for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+            struct seen none, with;
+            int sp;
+            CHECK_INT(through_room(v, n, 1, caps[c], 0, &sp, &none), 0);
+            for (size_t r = 0; r < sizeof rooms / sizeof *rooms; r++) {
+                size_t bad = through_room(v, n, 1, caps[c], rooms[r], &sp, &with);
+                if (bad) fprintf(stderr, "room %llu shape %d cap %zu: %zu records out of place\n", (unsigned long long)rooms[r], shape, c, bad);
+                CHECK_INT(bad, 0);
+                CHECK(with.held == none.held);
+                CHECK(with.spilled == none.spilled);
+            }
+        }
+    }
+    free(v);
+}
+
 int main(void) {
     RUN(orders);
     RUN(spilled_runs);
+    RUN(room_ahead);
     PT_DONE();
 }

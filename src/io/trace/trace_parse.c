@@ -28,6 +28,9 @@
 #define TRACE_PARSE_MAX_PGS 255                 /* process groups per file (a kernel holds 1 + the index in a byte) */
 #define TRACE_PARSE_MAX_PG_RANKS 1000000        /* ranks of one process group */
 #define TRACE_PARSE_MAX_RANK 1000000            /* a rank number beyond any run */
+#define TRACE_PARSE_EV_BYTES 256                /* bytes of text a kernel or launch event takes at least, mostly */
+#define TRACE_PARSE_GZ_RATIO 16                 /* a gzip'ed trace's text over its file (13-20 on real ones) */
+#define TRACE_PARSE_EV_FIRST 1024               /* fewer records than this: no room made ahead */
 
 void trace_parse_names_free(struct trace_parse_names *nm) {
     util_smap_free(&nm->map);
@@ -149,11 +152,26 @@ struct ctx {
     int fast;                      /* events read by trace_fast where it can (PROBETOP_TRACE_FAST=0: never) */
 };
 
+/* A stream made on first use, with room for as many records as the file's
+ * text likely holds (one a TRACE_PARSE_EV_BYTES; gzip'ed text taken as
+ * TRACE_PARSE_GZ_RATIO times the file), so that it does not grow by copies
+ * (trace_spill_room: what spills stays the same; the room left over is
+ * given back when the file is parsed); a guess of more than an eighth of
+ * the budget is not made. */
+static int new_stream(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *)) {
+    struct trace_parse_file *f = c->f;
+    struct trace_spill_budget *b = f->budget ? f->budget : &f->own;
+    if (!(*s = trace_spill_new(rec, cmp, b))) return pt_errorf(c->err, "out of memory");
+    if (cmp == trace_parse_cmp_launch && rec == sizeof(struct trace_parse_launch)) trace_spill_keys(*s, launch_keys);
+    uint64_t text = c->src.size > UINT64_MAX / TRACE_PARSE_GZ_RATIO ? UINT64_MAX : c->src.size * (c->src.gz ? TRACE_PARSE_GZ_RATIO : 1);
+    uint64_t n = text / TRACE_PARSE_EV_BYTES;
+    if (n > TRACE_PARSE_EV_FIRST && n <= b->cap / 8 / rec) trace_spill_room(*s, n);
+    return 0;
+}
+
 /* Appends to a stream made on first use. */
 static int push(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *), const void *v) {
-    struct trace_parse_file *f = c->f;
-    if (!*s && !(*s = trace_spill_new(rec, cmp, f->budget ? f->budget : &f->own))) return pt_errorf(c->err, "out of memory");
-    if (cmp == trace_parse_cmp_launch && rec == sizeof(struct trace_parse_launch)) trace_spill_keys(*s, launch_keys);
+    if (!*s && new_stream(c, s, rec, cmp)) return -1;
     return trace_spill_push(*s, v, c->err);
 }
 

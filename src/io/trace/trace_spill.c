@@ -32,6 +32,8 @@ struct trace_spill {
     char *buf;
     uint32_t *order;    /* in memory, sorted by keys: the records' places in order (held), NULL: buf's order */
     size_t n, cap;      /* records in buf, its size in records */
+    size_t vcap;        /* the size the budget counts (held): doubled as records come, as if buf were
+                           (room made ahead by trace_spill_room is counted only when records take it) */
     uint64_t held;      /* bytes of buf and the read buffers counted in b->held */
     uint64_t count;
     FILE *f;            /* the runs, one after the other */
@@ -250,19 +252,22 @@ static int spill(struct trace_spill *s, struct pt_error *err) {
 }
 
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err) {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : TRACE_SPILL_FIRST;
-        uint64_t more = (uint64_t)(nc - s->cap) * s->rec;
-        int over = atomic_load(&s->b->held) + more > s->b->cap && s->cap * s->rec >= TRACE_SPILL_MIN_CHUNK;
+    if (s->n == s->vcap) {
+        size_t nc = s->vcap ? s->vcap * 2 : TRACE_SPILL_FIRST;
+        uint64_t more = (uint64_t)(nc - s->vcap) * s->rec;
+        int over = atomic_load(&s->b->held) + more > s->b->cap && s->vcap * s->rec >= TRACE_SPILL_MIN_CHUNK;
         if (over) {
             if (spill(s, err)) return -1;
         } else {
-            char *nb = realloc(s->buf, nc * s->rec);
-            if (!nb) return pt_errorf(err, "out of memory");
-            s->buf = nb;
-            s->cap = nc;
+            s->vcap = nc;
             hold(s, (int64_t)more);
         }
+    }
+    if (s->n == s->cap) {   /* the room made ahead is full (or there was none) */
+        char *nb = realloc(s->buf, s->vcap * s->rec);
+        if (!nb) return pt_errorf(err, "out of memory");
+        s->buf = nb;
+        s->cap = s->vcap;
     }
     memcpy(s->buf + s->n * s->rec, rec, s->rec);
     s->n++;
@@ -271,15 +276,26 @@ int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *er
 }
 
 int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err) {
-    if (s->f || s->sorted || n <= s->cap || n > SIZE_MAX / s->rec) return 0;
-    uint64_t more = (n - s->cap) * s->rec;
+    if (s->f || s->sorted || n <= s->vcap || n > SIZE_MAX / s->rec) return 0;
+    uint64_t more = (n - s->vcap) * s->rec;
     if (atomic_load(&s->b->held) + more > s->b->cap) return 0;
-    char *nb = realloc(s->buf, (size_t)n * s->rec);
-    if (!nb) return pt_errorf(err, "out of memory");
-    s->buf = nb;
-    s->cap = (size_t)n;
+    if (n > s->cap) {
+        char *nb = realloc(s->buf, (size_t)n * s->rec);
+        if (!nb) return pt_errorf(err, "out of memory");
+        s->buf = nb;
+        s->cap = (size_t)n;
+    }
+    s->vcap = (size_t)n;
     hold(s, (int64_t)more);
     return 0;
+}
+
+void trace_spill_room(struct trace_spill *s, uint64_t n) {
+    if (s->f || s->sorted || n <= s->cap || n > SIZE_MAX / s->rec) return;
+    char *nb = realloc(s->buf, (size_t)n * s->rec);
+    if (!nb) return;
+    s->buf = nb;
+    s->cap = (size_t)n;
 }
 
 static const void *run_head(const struct trace_spill *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->rec; }
@@ -329,7 +345,7 @@ int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
     if (spill(s, err)) return -1;
     free(s->buf);
     s->buf = NULL;
-    s->cap = 0;
+    s->cap = s->vcap = 0;
     hold(s, -(int64_t)s->held);
     /* the read buffers of all runs within an eighth of the budget (64 KiB each at most) */
     uint64_t room = s->b->cap / 8 / s->nruns;
@@ -368,11 +384,15 @@ const void *trace_spill_next(struct trace_spill *s, struct pt_error *err) {
 }
 
 int trace_spill_park(struct trace_spill *s, struct pt_error *err) {
+    if (!s->f && s->n && s->cap > s->n) {   /* room made ahead and not taken is given back */
+        char *nb = realloc(s->buf, s->n * s->rec);
+        if (nb) s->buf = nb, s->cap = s->n;
+    }
     if (s->f || atomic_load(&s->b->held) <= s->b->cap) return 0;
     if (spill(s, err)) return -1;
     free(s->buf);
     s->buf = NULL;
-    s->cap = 0;
+    s->cap = s->vcap = 0;
     hold(s, -(int64_t)s->held);
     return 0;
 }

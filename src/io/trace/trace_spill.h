@@ -48,10 +48,17 @@ void trace_spill_lanes(struct trace_spill *s, int bits);
  * of a growing buffer when the count is known.  0, or -1 with err (out of
  * memory). */
 int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err);
+/* Room for about n records, made ahead of them without counting it in the
+ * budget (a guess, e.g. from a file's length): records taken into it are
+ * counted as trace_spill_push always counts them, so what spills is as
+ * without it; trace_spill_park gives back what was not taken.  Without
+ * memory it changes nothing. */
+void trace_spill_room(struct trace_spill *s, uint64_t n);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
-/* The input is complete for now (a file parsed): when the load holds more
+/* The input is complete for now (a file parsed): the room made ahead and
+ * not taken is given back (trace_spill_room), and when the load holds more
  * than its budget, the records go to the temporary file as one run.  0, or
  * -1 with err. */
 int trace_spill_park(struct trace_spill *s, struct pt_error *err);

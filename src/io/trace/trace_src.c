@@ -19,6 +19,7 @@ int trace_src_open(struct trace_src *s, const char *path, struct pt_error *err) 
         s->f = NULL;
         return pt_errorf(err, "%s: not a regular file", path);
     }
+    s->size = (uint64_t)st.st_size;
     unsigned char magic[2];
     size_t got = fread(magic, 1, 2, s->f);
     rewind(s->f);

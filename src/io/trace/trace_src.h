@@ -16,6 +16,7 @@ struct trace_src {
     z_stream z;
     unsigned char *zin;
     uint64_t raw;          /* bytes read from the file */
+    uint64_t size;         /* the file's length when opened */
 };
 
 /* path opened (gzip when it begins with gzip's magic bytes): 0, or -1 with err naming it. */
