@@ -136,24 +136,36 @@ static void iv_add(struct iv_union *u, int64_t s, int64_t e) {
 }
 static int64_t iv_total(const struct iv_union *u) { return u->groups ? u->sum + u->end - u->start : 0; }
 
+_Static_assert(TRACE_NPHASES <= 32, "trace_acc.ph_seen holds a bit per phase");
+
 void trace_acc_init(struct trace_acc *a) { memset(a, 0, sizeof *a); }
 
 void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
     int64_t s = g->start_ns, e = g->start_ns + g->dur_ns;
     int c = g->cat < TRACE_IDLE ? g->cat : TRACE_MEMORY, p = g->phase < TRACE_NPHASES ? g->phase : TRACE_PH_NONE;
     struct trace_stats *out = &a->out;
-    if (!out->nkernels || s < a->first) a->first = s;
-    if (!out->nkernels || e > a->last) a->last = e;
+    if (!out->nkernels) {
+        a->first = s, a->last = e;
+    } else {
+        if (s < a->first) a->first = s;
+        if (e > a->last) a->last = e;
+    }
     out->nkernels++;
     iv_add(&a->all, s, e);
     iv_add(&a->cat[c], s, e);
-    if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->cc, s, e);
     iv_add(&a->ph[p][c], s, e);
-    if (c == TRACE_COMPUTE || c == TRACE_COMM) iv_add(&a->phcc[p], s, e);
-    int seen = 0;
-    for (int k = 0; k < TRACE_IDLE; k++) seen |= out->phase_count[p][k] != 0;
-    if (!seen || s < a->ph_first[p]) a->ph_first[p] = s;
-    if (!seen || e > a->ph_last[p]) a->ph_last[p] = e;
+    if (c == TRACE_COMPUTE || c == TRACE_COMM) {
+        iv_add(&a->cc, s, e);
+        iv_add(&a->phcc[p], s, e);
+    }
+    uint32_t bit = (uint32_t)1 << p;
+    if (!(a->ph_seen & bit)) {   /* the phase's first kernel */
+        a->ph_seen |= bit;
+        a->ph_first[p] = s, a->ph_last[p] = e;
+    } else {
+        if (s < a->ph_first[p]) a->ph_first[p] = s;
+        if (e > a->ph_last[p]) a->ph_last[p] = e;
+    }
     out->count[c]++;
     out->phase_count[p][c]++;
 }

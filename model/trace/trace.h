@@ -180,6 +180,7 @@ struct trace_acc {
     struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS], phcc[TRACE_NPHASES];
     int64_t first, last;
     int64_t ph_first[TRACE_NPHASES], ph_last[TRACE_NPHASES];
+    uint32_t ph_seen;         /* bit p: phase p has a kernel (ph_first, ph_last set) */
     struct trace_stats out;   /* the counts so far */
 };
 void trace_acc_init(struct trace_acc *a);
