@@ -439,6 +439,19 @@ static int cmp_seg(const void *a, const void *b) {
     return (x->stream > y->stream) - (x->stream < y->stream);
 }
 
+/* Room for the micro-batches of the steps left (steps), as many a step as
+ * the first step that had some (per), made at once instead of by doublings
+ * that copy the list (a trace_micro is 800 bytes); never more than one per
+ * kernel (nk) nor TRACE_BUILD_MICROS_AHEAD bytes.  Without the memory the
+ * list grows as before: nothing fails here. */
+#define TRACE_BUILD_MICROS_AHEAD ((size_t)64 << 20)
+static void micros_ahead(struct trace_rank *r, size_t *cap, size_t per, size_t steps, size_t nk) {
+    if (steps > nk / (per ? per : 1)) steps = nk / (per ? per : 1);
+    size_t want = r->nmicros + per * steps;
+    if (want > *cap && want <= TRACE_BUILD_MICROS_AHEAD / sizeof *r->micros)
+        (void)util_grow((void **)&r->micros, cap, want, sizeof *r->micros);
+}
+
 /* The rank's kernels in start order: the figures of every step and of
  * HTA's window, and the lane view's segments (every kernel, or merged
  * when more than max_segs). */
@@ -465,6 +478,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     struct trace_acc step, total;
     struct phases_step ps = {0};
     size_t capmicro = 0;
+    int ahead = 0;   /* micros_ahead done */
     trace_acc_init(&step);
     trace_acc_init(&total);
     struct kernels_acc ka;   /* HTA's kernel and idle tables, over the window */
@@ -484,6 +498,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
         const struct trace_seg *g = &t->seg;
         while (si < b->n && g->start_ns >= r->steps[si].end_ns + (si + 1 == b->n)) {   /* the last keeps a kernel at its very end */
             if (phases_step_flush(&ps, r->steps[si].step, &r->micros, &r->nmicros, &capmicro)) { rc = pt_errorf(err, "out of memory"); break; }
+            if (!ahead && r->nmicros) ahead = 1, micros_ahead(r, &capmicro, r->nmicros, (size_t)(b->n - si - 1), nk);
             trace_acc_finish(&step, &r->steps[si++].stats);
             trace_acc_init(&step);
             if (m.q && (rc = lane_flush(&m, r, &cap, err))) break;
