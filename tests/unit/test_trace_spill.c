@@ -60,7 +60,8 @@ struct seen {
     uint64_t held, spilled;   /* held after the last push; bytes spilled */
 };
 
-/* The records v[0..n) through a stream (keyed: 0 no keys, 1 keys, 2 keys
+/* The records v[0..n) through a stream, pushed or written into
+ * trace_spill_slot by turns (keyed: 0 no keys, 1 keys, 2 keys
  * whose low 16 bits are the lane; budget cap bytes; room: trace_spill_room
  * before the first push, 0 none; *seen set when not NULL):
  * the number of places where the order differs from the reference. */
@@ -73,8 +74,11 @@ static size_t through_room(const struct rec *v, size_t n, int keyed, uint64_t ca
     if (keyed == 2) trace_spill_lanes(s, 16);
     if (room) trace_spill_room(s, room);
     struct pt_error err;
-    for (size_t i = 0; i < n; i++)
-        if (trace_spill_push(s, &v[i], &err)) { CHECK(!"push"); trace_spill_free(s); return n; }
+    for (size_t i = 0; i < n; i++) {   /* every other record written into trace_spill_slot's place */
+        struct rec *d = i % 2 ? trace_spill_slot(s, &err) : NULL;
+        if (d) *d = v[i];
+        if (i % 2 ? !d : trace_spill_push(s, &v[i], &err) != 0) { CHECK(!"push"); trace_spill_free(s); return n; }
+    }
     if (seen) seen->held = atomic_load(&bud.held);
     if (trace_spill_park(s, &err) || trace_spill_sort(s, &err)) { CHECK(!"sort"); trace_spill_free(s); return n; }
     struct rec *ref = malloc((n ? n : 1) * sizeof *ref);

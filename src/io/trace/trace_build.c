@@ -255,7 +255,10 @@ static int take_kernel(struct rank_build *b, const struct trace_build_file *rf, 
         b->streams[k->stream >> 3] |= (uint8_t)(1u << (k->stream & 7));
         b->nstreams++;
     }
-    return trace_spill_push(b->k, &t, err);
+    struct ktmp *d = trace_spill_slot(b->k, err);
+    if (!d) return -1;
+    *d = t;
+    return 0;
 }
 
 /* One file's kernels, joined to their launches by correlation id (both

@@ -251,13 +251,13 @@ static int spill(struct trace_spill *s, struct pt_error *err) {
     return 0;
 }
 
-int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err) {
+void *trace_spill_slot(struct trace_spill *s, struct pt_error *err) {
     if (s->n == s->vcap) {
         size_t nc = s->vcap ? s->vcap * 2 : TRACE_SPILL_FIRST;
         uint64_t more = (uint64_t)(nc - s->vcap) * s->rec;
         int over = atomic_load(&s->b->held) + more > s->b->cap && s->vcap * s->rec >= TRACE_SPILL_MIN_CHUNK;
         if (over) {
-            if (spill(s, err)) return -1;
+            if (spill(s, err)) return NULL;
         } else {
             s->vcap = nc;
             hold(s, (int64_t)more);
@@ -265,13 +265,21 @@ int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *er
     }
     if (s->n == s->cap) {   /* the room made ahead is full (or there was none) */
         char *nb = realloc(s->buf, s->vcap * s->rec);
-        if (!nb) return pt_errorf(err, "out of memory");
+        if (!nb) {
+            pt_errorf(err, "out of memory");
+            return NULL;
+        }
         s->buf = nb;
         s->cap = s->vcap;
     }
-    memcpy(s->buf + s->n * s->rec, rec, s->rec);
-    s->n++;
     s->count++;
+    return s->buf + s->n++ * s->rec;
+}
+
+int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err) {
+    void *d = trace_spill_slot(s, err);
+    if (!d) return -1;
+    memcpy(d, rec, s->rec);
     return 0;
 }
 

@@ -57,6 +57,11 @@ void trace_spill_room(struct trace_spill *s, uint64_t n);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
+/* As trace_spill_push, the record written by the caller: where the next
+ * one goes (rec bytes, to be filled before any other call on s), or NULL
+ * with err.  A caller that knows the record's type copies it there in
+ * fixed-size moves, not a memcpy call of the stream's size. */
+void *trace_spill_slot(struct trace_spill *s, struct pt_error *err);
 /* The input is complete for now (a file parsed): the room made ahead and
  * not taken is given back (trace_spill_room), and when the load holds more
  * than its budget, the records go to the temporary file as one run.  0, or
