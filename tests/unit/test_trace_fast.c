@@ -223,6 +223,34 @@ static void times_random(void) {
     CHECK_INT(bad, 0);
 }
 
+/* Times with a fraction of 1 to 3 digits that is no multiple of 1/8 and
+ * ip >= 1024 are one double sum (trace_fast.c, time_fixed): every such
+ * fraction from 0 to 2100 (below 1024 decfloat; the sum alone would miss
+ * some up to 31), just under 2^53,
+ * and on epoch microseconds, the same double as strtod. */
+static void times_sum(void) {
+    const uint64_t from[] = {0, 9007199254740992ull - 600, 1700000000000000ull, 4503599627370496ull - 300};
+    const uint64_t count[] = {2100, 600, 300, 600};
+    int bad = 0;
+    for (size_t r = 0; r < sizeof from / sizeof *from; r++)
+        for (uint64_t ip = from[r]; ip < from[r] + count[r] && bad < 5; ip++)
+            for (int nf = 1; nf <= 3; nf++) {
+                int top = nf == 3 ? 1000 : nf == 2 ? 100 : 10;
+                for (int fv = 0; fv < top && bad < 5; fv += nf == 3 && ip % 7 ? 37 : 1) {   /* every 3-digit fraction on 1 ip in 7 */
+                    char num[48], obj[160];
+                    snprintf(num, sizeof num, "%llu.%0*d", (unsigned long long)ip, nf, fv);
+                    snprintf(obj, sizeof obj, "{\"ts\": %s, \"name\": \"a name to read past here\"}", num);
+                    int frac;
+                    double want = strtod(num, NULL);
+                    if (!fast(obj, &frac) || !ev.has_ts || memcmp(&ev.ts_d, &want, 8)) {
+                        fprintf(stderr, "ts %s: %.17g, want %.17g\n", num, ev.ts_d, want);
+                        bad++;
+                    }
+                }
+            }
+    CHECK_INT(bad, 0);
+}
+
 /* Plain integers (pid, tid, stream, correlation, id) of 1 to 15 digits
  * read by words (trace_fast.c, read_value), with and without bytes after
  * them; 16 digits, a fraction or an exponent after 8 digits and leading
@@ -439,6 +467,7 @@ int main(void) {
     RUN(eighths);
     RUN(times_fixed);
     RUN(times_random);
+    RUN(times_sum);
     RUN(ints_wide);
     RUN(fallbacks);
     RUN(template_rest);

@@ -279,6 +279,8 @@ FAST_INLINE uint64_t digits_val(uint64_t w, int k) {
  * digits of the last time of 9 or more and their value (epoch times share
  * them from event to event). */
 #if JSON_SWAR
+#define TIME_SUM_MIN 1024   /* time_fixed: from here a fraction's double sums exactly rounded */
+
 FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, double *d, int *frac, struct trace_fast_ev *e) {
     static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     if (end - p < 25) return NULL;
@@ -315,6 +317,15 @@ FAST_INLINE const char *time_fixed(const char *p, const char *end, int64_t *ns, 
         double i = (double)ip, f = (double)(f3 / 125) * 0.125, s = i + f;
         if (s - i == f) *d = s;
         else if (!decfloat_to_double(ip * p10[nf] + fv, -nf, 0, 0, d)) return NULL;
+    } else if (ip >= TIME_SUM_MIN && ip < (uint64_t)1 << 53) {
+        /* ip + f3/1000 is no multiple of 1/8, so never a double nor half-way
+         * between two: with 2^E <= ip its distance to the nearest half-way
+         * point (odd multiples of 2^(E-53)) is at least 2^(E-53)/1000, more
+         * than twice the error of the double f3/1000.0 (2^-54 at most) when
+         * ip >= 1024; so rounding ip + that double once (exact ip) gives the
+         * double nearest the decimal, as decfloat does (test_trace_fast,
+         * times_sum: every fraction near the bound, 2^53 and epoch us). */
+        *d = (double)ip + (double)f3 / 1000.0;
     } else if (!decfloat_to_double(ip * p10[nf] + fv, -nf, 0, 0, d)) {
         return NULL;
     }
