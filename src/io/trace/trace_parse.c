@@ -590,21 +590,33 @@ static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
  * its bytes and followed by ", {", it is moved past that '{' and the next
  * one is read the same way; at the end it is moved to the last event's
  * '}', which it reads as the object's end. */
+/* The '{' of the next event after the bytes q (just past an event's '}'):
+ * a ',' and a '{' with white space around them, else NULL.  The usual
+ * ",\n{" and ",\n  {" (Kineto's indent) first, without testing every byte
+ * for four kinds of white space. */
+static const char *next_event(const char *q, const char *end) {
+    if (end - q > 2 && q[0] == ',' && q[1] == '\n') {
+        const char *r = q + 2;
+        while (r < end && *r == ' ') r++;
+        if (r < end && *r == '{') return r;
+    }
+    while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+    if (q >= end || *q != ',') return NULL;
+    for (q++; q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'); q++) {}
+    return q < end && *q == '{' ? q : NULL;
+}
+
 static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) {
     const char *close;
     int frac;
     while (c->fast && trace_fast_event(c->lx.pos, c->lx.end, e, &close, &frac)) {
         if (frac) c->f->ts_frac = 1;
         if (finish_event(c, e)) return -1;
-        const char *q = close + 1, *end = c->lx.end;
-        while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
-        if (q < end && *q == ',') {
-            for (q++; q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'); q++) {}
-            if (q < end && *q == '{') {
-                if ((++*nev & 0xffff) == 0 && c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
-                c->lx.pos = q + 1;
-                continue;
-            }
+        const char *q = next_event(close + 1, c->lx.end);
+        if (q) {
+            if ((++*nev & 0xffff) == 0 && c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
+            c->lx.pos = q + 1;
+            continue;
         }
         c->lx.pos = close;
         enum json_tok t = next(c);
