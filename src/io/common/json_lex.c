@@ -126,6 +126,13 @@ __attribute__((always_inline)) static inline const char *skip_ws_idx(struct json
 
 #define JSON_MAX_NUMBER 400
 
+#if JSON_SWAR   /* (every SSE2 build: little-endian gcc) */
+/* 10^k, for digits valued by words */
+static const uint64_t p10[17] = {1,          10,          100,          1000,          10000,          100000,
+                                 1000000,    10000000,    100000000,    1000000000,    10000000000,    100000000000,
+                                 1000000000000, 10000000000000, 100000000000000, 1000000000000000, 10000000000000000};
+#endif
+
 /* Digits from p while the significand has fewer than 19 (10^19 < 2^64),
  * every one significant (the caller stepped over leading zeros); *mant and
  * *sig grow.  Eight at a time where the buffer allows. */
@@ -133,7 +140,6 @@ static inline const char *take_digits(const char *p, const char *end, uint64_t *
     uint64_t m = *mant;
     int n = *sig;
 #if JSON_SWAR
-    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     while (end - p >= 8 && n <= 11) {
         uint64_t w = json_scan_swar_load(p);
         int k = json_scan_swar_digit_run(w);
@@ -294,6 +300,17 @@ static enum json_tok lex_string_idx(struct json_lex *lx, const char *p, enum jso
 #define LEX_STRING(lx, p, kind, idx) ((idx) ? lex_string_idx((lx), (p), (kind)) : lex_string((lx), (p), (kind)))
 #define SKIP_WS(lx, p, idx) ((idx) ? skip_ws_idx((lx), (p)) : json_scan_ws((p), (lx)->end))
 
+/* The object or array opening at p (c, its byte: '{' or '['; below
+ * JSON_MAX_DEPTH): its token, with the state that follows it. */
+static inline enum json_tok lex_open(struct json_lex *lx, const char *p, char c) {
+    lx->kind[++lx->depth] = c == '{' ? 1 : 2;
+    lx->state = c == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
+    lx->started = 1;
+    lx->tok_start = p;
+    lx->pos = p + 1;
+    return lx->tok = c == '{' ? JT_OBJ_BEGIN : JT_ARR_BEGIN;
+}
+
 static enum json_tok lex_value(struct json_lex *lx, const char *p, const int idx) {
     const char *end = lx->end;
     lx->tok_start = p;
@@ -301,10 +318,7 @@ static enum json_tok lex_value(struct json_lex *lx, const char *p, const int idx
     case '{':
     case '[':
         if (lx->depth >= JSON_MAX_DEPTH) return lex_fail(lx, p, "nesting deeper than 512 levels");
-        lx->kind[++lx->depth] = *p == '{' ? 1 : 2;
-        lx->state = *p == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
-        lx->pos = p + 1;
-        return lx->tok = *p == '{' ? JT_OBJ_BEGIN : JT_ARR_BEGIN;
+        return lex_open(lx, p, *p);
     case '"':
         lx->state = S_AFTER;
         return LEX_STRING(lx, p, JT_STRING, idx);
@@ -483,14 +497,16 @@ __attribute__((noinline)) static enum json_tok fast_num_wide(struct json_lex *lx
  * one compare of 16 bytes, and valued by words (a dump's statistics have
  * 10 to 19 digits, which by words alone took two to three rounds).  At
  * most 32 bytes read. */
+/* The 16 bytes at p: bit i set when byte i is a digit (a byte whose
+ * distance from '0', unsigned, is at most 9). */
+static inline unsigned digit_mask(const char *p) {
+    __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+}
+
 __attribute__((always_inline)) static inline const char *digits_fast(const char *p, uint64_t *m, int *nd) {
-    static const uint64_t p10[17] = {1,          10,          100,          1000,          10000,          100000,
-                                     1000000,    10000000,    100000000,    1000000000,    10000000000,    100000000000,
-                                     1000000000000, 10000000000000, 100000000000000, 1000000000000000, 10000000000000000};
     for (;;) {
-        /* a digit is a byte whose distance from '0', unsigned, is at most 9 */
-        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
-        unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+        unsigned dig = digit_mask(p);
         int k = __builtin_ctz(~dig);   /* 16 when all are digits (bit 16 of ~dig is set) */
         if (k == 0) return p;
         if (*nd + k > 19) return NULL;
@@ -633,12 +649,7 @@ value_at:;
         lx->tok = JT_NUMBER;
     } else if ((c | 0x20) == '{') {   /* '{' or '[' (only they map there) */
         if (lx->depth >= JSON_MAX_DEPTH) goto general;
-        lx->kind[++lx->depth] = c == '{' ? 1 : 2;
-        lx->state = c == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
-        lx->started = 1;
-        lx->tok_start = p;
-        lx->pos = p + 1;
-        return lx->tok = c == '{' ? JT_OBJ_BEGIN : JT_ARR_BEGIN;
+        return lex_open(lx, p, c);
     } else if (c == 't' && !memcmp(p, "true", 4)) {
         lx->pos = p + 4;
         lx->tok = JT_TRUE;
@@ -707,10 +718,8 @@ const char *json_lex_number_fast(const struct json_lex *lx, const char *p, doubl
      * decfloat_small as num_scan_fast's significand and power of ten give
      * it below (the same w, e10 and end) */
     {
-        static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
         const char *s = p + neg;
-        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), _mm_set1_epi8('0'));
-        unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+        unsigned dig = digit_mask(s);
         unsigned i = (unsigned)__builtin_ctz(~dig), j;
         if (i - 1 < 8 && s[i] == '.' && (s[0] != '0' || i == 1) && (j = (unsigned)__builtin_ctz(~(dig >> (i + 1)))) - 1 < 8 &&
             i + j <= 14 && (s[i + 1 + j] | 0x20) != 'e') {
@@ -747,12 +756,7 @@ enum json_tok json_lex_next_item(struct json_lex *lx) {
         if (*p != ',' || (p = json_scan_ws(p + 1, lim)) >= lim) return json_lex_next(lx);
     }
     if (*p != '{' || lx->depth >= JSON_MAX_DEPTH) return json_lex_next(lx);
-    lx->kind[++lx->depth] = 1;
-    lx->state = S_KEY_OR_END;
-    lx->started = 1;
-    lx->tok_start = p;
-    lx->pos = p + 1;
-    return lx->tok = JT_OBJ_BEGIN;
+    return lex_open(lx, p, '{');
 #else
     return json_lex_next(lx);
 #endif
