@@ -547,7 +547,6 @@ out:
     return rc;
 }
 
-/* Pairs every communication op with its peers' and numbers the layers. */
 /* The table rank_index reads (the ranks, ascending in R, most often 0..n-1):
  * when their span is not much more than their count; else it searches. */
 static void rank_table(struct st *s) {
@@ -567,22 +566,16 @@ static void rank_table(struct st *s) {
         if (!s->rix[s->R[i].tree->rank - lo]) s->rix[s->R[i].tree->rank - lo] = (int32_t)i + 1;
 }
 
+/* Pairs every communication op with its peers' and numbers the layers. */
 int origin_pair_ops(struct st *s) {
     if (build_index(s) != 0) return -1;
     rank_table(s);
-    for (size_t r = 0; r + 1 < s->nr; r++) {
-        struct rankinfo *ri = &s->ri[r];
-        for (size_t i = ri->n0; i < ri->n1; i++) {
-            if (connect_node(s, (int)r, i) != 0) {
-                free(s->rix);
-                s->rix = NULL;
-                return -1;
-            }
-        }
-    }
+    int rc = 0;
+    for (size_t r = 0; r + 1 < s->nr && rc == 0; r++)
+        for (size_t i = s->ri[r].n0; i < s->ri[r].n1 && rc == 0; i++) rc = connect_node(s, (int)r, i);
     free(s->rix);
     s->rix = NULL;
-    return number_layers(s);
+    return rc != 0 ? -1 : number_layers(s);
 }
 
 size_t origin_uf_find(size_t *p, size_t x) {
