@@ -18,6 +18,7 @@
 #include "model/trace/trace.h"
 #include "model/trace/tpatterns.h"
 #include "src/io/common/json.h"
+#include "src/io/common/json_scan.h"
 #include "src/io/trace/trace_fast.h"
 #include "src/io/trace/trace_ncache.h"
 #include "src/io/trace/trace_src.h"
@@ -592,17 +593,17 @@ static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
  * '}', which it reads as the object's end. */
 /* The '{' of the next event after the bytes q (just past an event's '}'):
  * a ',' and a '{' with white space around them, else NULL.  The usual
- * ",\n{" and ",\n  {" (Kineto's indent) first, without testing every byte
- * for four kinds of white space. */
+ * ",\n{" and ",\n  {" (Kineto's indent) first, a few compares; any other
+ * white space by json_scan_ws. */
 static const char *next_event(const char *q, const char *end) {
     if (end - q > 2 && q[0] == ',' && q[1] == '\n') {
         const char *r = q + 2;
         while (r < end && *r == ' ') r++;
         if (r < end && *r == '{') return r;
     }
-    while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+    q = json_scan_ws(q, end);
     if (q >= end || *q != ',') return NULL;
-    for (q++; q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'); q++) {}
+    q = json_scan_ws(q + 1, end);
     return q < end && *q == '{' ? q : NULL;
 }
 
