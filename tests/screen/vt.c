@@ -765,7 +765,13 @@ int vt_wait_exit(struct vt *vt, int timeout_ms, int *status) {
             nanosleep(&ts, NULL);    /* slave closed, process not yet reaped */
         }
     }
-    while (vt_pump(vt, 0) > 0) {}   /* whatever it wrote last */
+    /* Whatever it wrote last: read on to the end of the terminal (EIO once
+     * every slave fd is closed), not just what is readable now.  Linux hands
+     * a pty's last bytes to the master side from a work queue, so they can
+     * arrive after the child is reaped; a poll of 0 ms then missed the
+     * terminal's restore sequence now and then. */
+    double drain = vt_now() + scaled(2000) / 1000.0;
+    while (!vt->eof && vt_now() < drain && vt_pump(vt, 20) >= 0) {}
     if (status) *status = vt->status;
     return 0;
 }
