@@ -184,69 +184,16 @@ static void print_text(const struct overflow_answer *r) {
     }
 }
 
-/* ---- CSV ---- */
+/* ---- rows into buffers (csv and JSON) ---- */
 
-static void csv_field(const char *s) {
-    char *own;
-    char tmp[2048];
-    /* no control byte reaches a terminal; without memory, the text's escaped start */
-    const char *t = pt_unctrl(s, &own);
-    if (!t) t = pt_escape(s, strlen(s), tmp, sizeof tmp);
-    if (!strpbrk(t, ",\"\r\n")) {
-        fputs(t, stdout);
-        free(own);
-        return;
-    }
-    putchar('"');
-    for (const char *p = t; *p; p++) {
-        if (*p == '"') putchar('"');
-        putchar(*p);
-    }
-    putchar('"');
-    free(own);
-}
-
-static void print_csv(const struct overflow_answer *r) {
-    printf("level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
-    /* msProbe's anomaly reports first, in its order: name = tag_name, what
-     * = message, pos = call_id (man/probetop.1, probetop overflow) */
-    for (size_t i = 0; i < anomalies_listed(r); i++) {
-        const struct anomaly *a = &r->ds->anomalies.v[i];
-        printf("%s,%d,%d,%d,%d,", ovf_level_name((enum ovf_level)anomaly_gate_level(a)), (int)a->step,
-               (int)a->micro_step, (int)a->rank, (int)a->call_id);
-        csv_field(a->tag_name);
-        putchar(',');
-        csv_field(a->message);
-        printf(",anomaly,1,1,1\n");
-    }
-    size_t n = listed(r);
-    for (size_t i = 0; i < n; i++) {
-        const struct ovfrows_row *w = &r->rows.v[i];
-        const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
-        printf("%s,%d,", overflow_answer_level(r, e), (int)e->step);
-        if (e->micro >= 0) printf("%d", (int)e->micro);
-        printf(",%d,%u,", (int)e->rank, (unsigned)e->pos);
-        csv_field(e->name);
-        putchar(',');
-        csv_field(e->what);
-        printf(",%s,%zu,%u,%u\n", row_kind(w), w->count, (unsigned)w->nsteps, (unsigned)w->nranks);
-    }
-}
-
-/* ---- JSON ---- */
-
-/* A JSON string (json_fput_str: control bytes escaped, invalid UTF-8 as
- * \u00XX of the byte, so the output always parses). */
-static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
-
-/* The listing's rows (368 k of them at 1 024 ranks, 64 MB): written
- * piece by piece into a buffer, numbers by hand; printf per field was most
- * of the printing, and an fwrite per piece half of what was left
- * (callgrind), all after the parallel load.  The main thread's buffer is
- * handed to stdout 64 KB at a time; chunks of rows are formatted on every
- * core into buffers that grow (grow = 1), and written in order (json_rows).
- * A string with anything to escape goes through json_fput_str, the same
- * bytes.  Printing to stdout directly between rows needs jr_flush first. */
+/* The listing's rows (368 k of them at 1 024 ranks, 64 MB of JSON, 32 MB
+ * of csv): written piece by piece into a buffer, numbers by hand; printf
+ * per field was most of the printing, and an fwrite per piece half of
+ * what was left (callgrind), all after the parallel load.  The main
+ * thread's buffer is handed to stdout 64 KB at a time; chunks of rows are
+ * formatted on every core into buffers that grow (grow = 1), and written
+ * in order (out_rows).  Printing to stdout directly between rows needs
+ * jr_flush first. */
 struct jr_out {
     char *b;
     size_t n, cap;
@@ -309,6 +256,151 @@ static void jr_num(struct jr_out *o, long long v) {
     }
     o->n = util_put_int(o->b, o->n, v);
 }
+
+/* One row of the listing, with its separator, in a format. */
+typedef void jr_row_fn(struct jr_out *o, const struct overflow_answer *r, size_t i);
+
+static void rows_range(struct jr_out *o, const struct overflow_answer *r, size_t from, size_t to, jr_row_fn *row) {
+    for (size_t i = from; i < to; i++) row(o, r, i);
+}
+
+/* The rows are a quarter of the instructions after the load at 64 ranks,
+ * on one core: chunks of JR_CHUNK rows are formatted on every core, a
+ * batch of JR_BATCH at a time (so that memory holds a batch, not the
+ * listing), and written in order.  A batch that cannot be (no memory, no
+ * thread) is formatted here: the output is the same either way. */
+#define JR_CHUNK 4096
+#define JR_BATCH 8
+struct jr_par {
+    const struct overflow_answer *r;
+    jr_row_fn *row;
+    size_t n, base;
+    struct jr_out part[JR_BATCH];
+};
+
+static int jr_part(void *ctx, size_t i, struct pt_error *err) {
+    struct jr_par *p = ctx;
+    size_t from = p->base + i * JR_CHUNK, to = from + JR_CHUNK < p->n ? from + JR_CHUNK : p->n;
+    rows_range(&p->part[i], p->r, from, to, p->row);
+    return p->part[i].oom ? pt_errorf(err, "out of memory") : 0;
+}
+
+/* The first n rows of the listing, in order, through o. */
+static void out_rows(struct jr_out *o, const struct overflow_answer *r, size_t n, jr_row_fn *row) {
+    if (n <= JR_CHUNK || util_pool_threads(JR_BATCH) < 2) {
+        rows_range(o, r, 0, n, row);
+        return;
+    }
+    struct jr_par p = {.r = r, .row = row, .n = n};
+    for (; p.base < n; p.base += JR_BATCH * JR_CHUNK) {
+        size_t left = n - p.base, nb = (left + JR_CHUNK - 1) / JR_CHUNK;
+        if (nb > JR_BATCH) nb = JR_BATCH;
+        for (size_t i = 0; i < nb; i++) p.part[i] = (struct jr_out){.grow = 1};
+        struct pt_error err = {{0}};
+        int rc = util_pool_for(nb, jr_part, &p, &err);
+        jr_flush(o);
+        if (rc == 0)
+            for (size_t i = 0; i < nb; i++) fwrite_unlocked(p.part[i].b, 1, p.part[i].n, stdout);
+        else
+            rows_range(o, r, p.base, p.base + (left < JR_BATCH * JR_CHUNK ? left : JR_BATCH * JR_CHUNK), row);
+        for (size_t i = 0; i < nb; i++) free(p.part[i].b);
+    }
+}
+
+/* ---- CSV ---- */
+
+/* s as a csv field: only what a terminal acts on escaped (pt_unctrl;
+ * without memory, the text's escaped start), then quoted when it holds a
+ * comma, a quote or a line end.  Printable ASCII without those, nearly
+ * every name, is copied as it is. */
+static void jr_csv(struct jr_out *o, const char *s) {
+    size_t n = strlen(s);
+    if (util_ascii_run(s, n, ',', '"') == n) {
+        jr_mem(o, s, n);
+        return;
+    }
+    char *own, tmp[2048];
+    const char *t = pt_unctrl(s, &own);
+    if (!t) t = pt_escape(s, n, tmp, sizeof tmp);
+    if (!strpbrk(t, ",\"\r\n")) {
+        jr_mem(o, t, strlen(t));
+    } else {
+        JR_LIT(o, "\"");
+        for (const char *p = t, *q; *p; p = q + 1) {
+            q = strchr(p, '"');
+            if (!q) {
+                jr_mem(o, p, strlen(p));
+                break;
+            }
+            jr_mem(o, p, (size_t)(q - p) + 1);   /* a quote is doubled */
+            JR_LIT(o, "\"");
+        }
+        JR_LIT(o, "\"");
+    }
+    free(own);
+}
+
+static void jr_text(struct jr_out *o, const char *s) { jr_mem(o, s, strlen(s)); }
+
+static void csv_item(struct jr_out *o, const struct overflow_answer *r, size_t i) {
+    const struct ovfrows_row *w = &r->rows.v[i];
+    const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
+    jr_text(o, overflow_answer_level(r, e));
+    JR_LIT(o, ",");
+    jr_num(o, (int)e->step);
+    JR_LIT(o, ",");
+    if (e->micro >= 0) jr_num(o, (int)e->micro);
+    JR_LIT(o, ",");
+    jr_num(o, (int)e->rank);
+    JR_LIT(o, ",");
+    jr_num(o, (unsigned)e->pos);
+    JR_LIT(o, ",");
+    jr_csv(o, e->name);
+    JR_LIT(o, ",");
+    jr_csv(o, e->what);
+    JR_LIT(o, ",");
+    jr_text(o, row_kind(w));
+    JR_LIT(o, ",");
+    jr_num(o, (long long)w->count);
+    JR_LIT(o, ",");
+    jr_num(o, (unsigned)w->nsteps);
+    JR_LIT(o, ",");
+    jr_num(o, (unsigned)w->nranks);
+    JR_LIT(o, "\n");
+}
+
+static void print_csv(const struct overflow_answer *r) {
+    char b[1 << 16];
+    struct jr_out buf = {.b = b, .cap = sizeof b}, *o = &buf;
+    JR_LIT(o, "level,step,micro_step,rank,pos,name,what,kind,records,steps,ranks\n");
+    /* msProbe's anomaly reports first, in its order: name = tag_name, what
+     * = message, pos = call_id (man/probetop.1, probetop overflow) */
+    for (size_t i = 0; i < anomalies_listed(r); i++) {
+        const struct anomaly *a = &r->ds->anomalies.v[i];
+        jr_text(o, ovf_level_name((enum ovf_level)anomaly_gate_level(a)));
+        JR_LIT(o, ",");
+        jr_num(o, (int)a->step);
+        JR_LIT(o, ",");
+        jr_num(o, (int)a->micro_step);
+        JR_LIT(o, ",");
+        jr_num(o, (int)a->rank);
+        JR_LIT(o, ",");
+        jr_num(o, (int)a->call_id);
+        JR_LIT(o, ",");
+        jr_csv(o, a->tag_name);
+        JR_LIT(o, ",");
+        jr_csv(o, a->message);
+        JR_LIT(o, ",anomaly,1,1,1\n");
+    }
+    out_rows(o, r, listed(r), csv_item);
+    jr_flush(o);
+}
+
+/* ---- JSON ---- */
+
+/* A JSON string (json_fput_str: control bytes escaped, invalid UTF-8 as
+ * \u00XX of the byte, so the output always parses). */
+static void json_str(const char *s) { json_fput_str(stdout, s ? s : ""); }
 
 /* s as json_fput_str writes it, into a chunk's buffer */
 static void jr_escaped(struct jr_out *o, const char *s) {
@@ -445,54 +537,10 @@ static void json_anomalies(const struct overflow_answer *r) {
     printf("%s]", n ? "\n" : "");
 }
 
-/* Rows [from, to) of the listing, each after its separator. */
-static void json_row_range(struct jr_out *o, const struct overflow_answer *r, size_t from, size_t to) {
-    for (size_t i = from; i < to; i++) {
-        if (i) JR_LIT(o, ",\n  ");
-        else JR_LIT(o, "\n  ");
-        json_row(o, r, &r->rows.v[i]);
-    }
-}
-
-/* The rows are a quarter of the instructions after the load at 64 ranks,
- * on one core: chunks of JR_CHUNK rows are formatted on every core, a
- * batch of JR_BATCH at a time (so that memory holds a batch, not the
- * listing), and written in order.  A batch that cannot be (no memory, no
- * thread) is formatted here: the output is the same either way. */
-#define JR_CHUNK 4096
-#define JR_BATCH 8
-struct jr_par {
-    const struct overflow_answer *r;
-    size_t n, base;
-    struct jr_out part[JR_BATCH];
-};
-
-static int jr_part(void *ctx, size_t i, struct pt_error *err) {
-    struct jr_par *p = ctx;
-    size_t from = p->base + i * JR_CHUNK, to = from + JR_CHUNK < p->n ? from + JR_CHUNK : p->n;
-    json_row_range(&p->part[i], p->r, from, to);
-    return p->part[i].oom ? pt_errorf(err, "out of memory") : 0;
-}
-
-static void json_rows(struct jr_out *o, const struct overflow_answer *r, size_t n) {
-    if (n <= JR_CHUNK || util_pool_threads(JR_BATCH) < 2) {
-        json_row_range(o, r, 0, n);
-        return;
-    }
-    struct jr_par p = {.r = r, .n = n};
-    for (; p.base < n; p.base += JR_BATCH * JR_CHUNK) {
-        size_t left = n - p.base, nb = (left + JR_CHUNK - 1) / JR_CHUNK;
-        if (nb > JR_BATCH) nb = JR_BATCH;
-        for (size_t i = 0; i < nb; i++) p.part[i] = (struct jr_out){.grow = 1};
-        struct pt_error err = {{0}};
-        int rc = util_pool_for(nb, jr_part, &p, &err);
-        jr_flush(o);
-        if (rc == 0)
-            for (size_t i = 0; i < nb; i++) fwrite_unlocked(p.part[i].b, 1, p.part[i].n, stdout);
-        else
-            json_row_range(o, r, p.base, p.base + (left < JR_BATCH * JR_CHUNK ? left : JR_BATCH * JR_CHUNK));
-        for (size_t i = 0; i < nb; i++) free(p.part[i].b);
-    }
+static void json_item(struct jr_out *o, const struct overflow_answer *r, size_t i) {
+    if (i) JR_LIT(o, ",\n  ");
+    else JR_LIT(o, "\n  ");
+    json_row(o, r, &r->rows.v[i]);
 }
 
 static void print_json(const struct overflow_answer *r) {
@@ -532,7 +580,7 @@ static void print_json(const struct overflow_answer *r) {
     }
     size_t n = listed(r);
     printf("], \"truncated\": %s, \"entries\": [", n < r->rows.n ? "true" : "false");
-    json_rows(o, r, n);
+    out_rows(o, r, n, json_item);
     jr_flush(o);
     printf("%s]", n ? "\n" : "");
     json_anomalies(r);

@@ -816,11 +816,11 @@ static void test_weight(void) {
     free(out);
 }
 
-/* A listing longer than a chunk of rows (cmd_overflow.c's json_rows: the
+/* A listing longer than a chunk of rows (cmd_overflow.c's out_rows: the
  * rows formatted on every core, written in order): the same bytes on one
- * thread and on several, names to escape among them (a quote, a
- * backslash, a control byte, UTF-8, a C1 control, a stray byte), and
- * valid JSON with every row. */
+ * thread and on several, in JSON and csv, names to escape among them (a
+ * quote, a backslash, a control byte, UTF-8, a C1 control, a stray byte,
+ * a comma), valid JSON with every row and a csv line per row. */
 static void test_many_rows(void) {
     enum { N = 9000 };
     size_t cap = (size_t)N * 300, n = 0;
@@ -829,13 +829,13 @@ static void test_many_rows(void) {
     if (!text) return;
     n += (size_t)snprintf(text + n, cap - n, "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {");
     static const char *const odd[] = {"q\\\"uote", "back\\\\slash", "ctl\\u0001", "utf8 \xc3\xa9", "c1 \xc2\x9b",
-                                      "stray \xff"};
+                                      "stray \xff", "com,ma"};
     for (int i = 0; i < N; i++)
         n += (size_t)snprintf(text + n, cap - n,
                               "%s\"Functional.%s.%d.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", "
                               "\"dtype\": \"torch.float32\", \"Max\": 1, \"Min\": 0}], \"output\": [{\"type\": "
                               "\"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": NaN, \"Min\": 0}]}",
-                              i ? ", " : "", i % 997 < 6 ? odd[i % 997] : "linear", i);
+                              i ? ", " : "", i % 997 < 7 ? odd[i % 997] : "linear", i);
     snprintf(text + n, cap - n, "}}");
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/many", pt_tmpdir_path);
@@ -859,6 +859,22 @@ static void test_many_rows(void) {
     }
     CHECK_INT(escaped, (N + 996) / 997);
     cJSON_Delete(root);
+    free(one);
+    free(two);
+
+    setenv("PROBETOP_THREADS", "1", 1);
+    CHECK_INT(run_overflow(&one, dir, "--format", "csv", NULL), EXIT_FOUND);
+    setenv("PROBETOP_THREADS", "3", 1);
+    CHECK_INT(run_overflow(&two, dir, "--format", "csv", NULL), EXIT_FOUND);
+    unsetenv("PROBETOP_THREADS");
+    CHECK_STR(two, one);
+    long lines = 0;
+    for (const char *p = two; *p; p++) lines += *p == '\n';
+    CHECK_INT(lines, N + 1);
+    CHECK_CONTAINS(two, ",\"Functional.q\"\"uote.997.forward\",out.0 Max=nan,nonfinite,1,1,1\n");
+    CHECK_CONTAINS(two, ",\"Functional.com,ma.8979.forward\",out.0 Max=nan,");
+    CHECK_CONTAINS(two, ",Functional.ctl\\x01.2.forward,out.0 Max=nan,");
+    CHECK_CONTAINS(two, ",Functional.linear.8999.forward,out.0 Max=nan,nonfinite,1,1,1\n");
     free(one);
     free(two);
 }
