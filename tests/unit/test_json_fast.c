@@ -8,6 +8,7 @@
  * bad ones), each input whole, streamed in pieces larger than the fast
  * path's room, and cut at every length near its end (the buffer's end
  * falling inside or just after each token). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,9 +288,9 @@ static void item_lists(void) {
  * zeros, signs, and each byte after the digits (an exponent, a point, a
  * comma, a bracket, white space, a letter, the digits' neighbours '/'
  * and ':'). */
-static long number_fast_one(const char *tok, const char *after) {
+static long number_fast_pad(const char *tok, const char *after, int pad) {
     char buf[512];
-    int n = snprintf(buf, sizeof buf, "[%s%s, 1]%200s", tok, after, "");
+    int n = snprintf(buf, sizeof buf, "[%*s%s%s, 1]%200s", pad, "", tok, after, "");
     struct json_lex lx, fx;
     struct pt_error err, ferr;
     json_lex_init(&lx, buf, (size_t)n, "t", &err);
@@ -299,7 +300,7 @@ static long number_fast_one(const char *tok, const char *after) {
     if (json_lex_next(&lx) != JT_ARR_BEGIN) return 0;
     enum json_tok t = json_lex_next(&lx);
     double v = 0;
-    const char *q = json_lex_number_fast(&fx, buf + 1, &v);
+    const char *q = json_lex_number_fast(&fx, buf + 1 + pad, &v);
     if (!q) return 0;
     int same = t == JT_NUMBER && q == lx.pos && !memcmp(&v, &lx.num, sizeof v);
     /* a number the tokenizer refuses (a leading zero): the fast read stops
@@ -310,6 +311,12 @@ static long number_fast_one(const char *tok, const char *after) {
                 after, v, (int)(q - buf), lx.num, (int)(lx.pos - buf), (int)t);
     CHECK(same);
     return 1;
+}
+
+/* (the number right after the buffer's first byte: num_window leaves
+ * those within 17 bytes of it to num_scan_fast) */
+static long number_fast_one(const char *tok, const char *after) {
+    return number_fast_pad(tok, after, 0) + number_fast_pad(tok, after, 20);
 }
 
 static void number_fast_shapes(void) {
@@ -341,6 +348,90 @@ static void number_fast_shapes(void) {
     CHECK(c > 8000);
 }
 
+/* The statistics' shapes (num_window: Python's reprs of floats, 15 to 17
+ * digits, exponents) and the edges of rounding against strtod: where
+ * json_lex_number_fast reads a number, the same end and bits as the
+ * tokens with strtod (number_fast_pad); the shapes it must read, it
+ * reads. */
+static int fast_reads(const char *tok) {
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "[%20s%s, 1]%200s", "", tok, "");
+    struct json_lex fx;
+    struct pt_error err;
+    json_lex_init(&fx, buf, (size_t)n, "t", &err);
+    double v;
+    const char *q = json_lex_number_fast(&fx, buf + 21, &v);
+    if (!q) return 0;
+    char *e;
+    double r = strtod(tok, &e);
+    int same = q == buf + 21 + (e - tok) && !memcmp(&v, &r, sizeof v);
+    if (!same && failures_shown++ < 5) fprintf(stderr, "json_lex_number_fast(\"%s\"): %.17g, strtod %.17g\n", tok, v, r);
+    CHECK(same);
+    return 1;
+}
+
+static void number_fast_edges(void) {
+    static const char *const must[] = {
+        /* 15, 16 and 17 digits as Python prints them */
+        "0.123456789012345", "0.1234567890123456", "0.12345678901234567", "1.2345678901234567", "12345678901234567",
+        "1234567890123456.7", "123456789012345.67", "-0.00061798095703125", "0.0133056640625", "-2.551823854446411e-07",
+        "8.344650268554688e-06", "1.0000000000000002", "0.30000000000000004", "9007199254740993", "9007199254740992.0",
+        "18014398509481985", "-9.999999999999999e+22", "1.7976931348623157e+308", "-1.7976931348623157e308",
+        /* half-way and around it (ties to even) */
+        "9007199254740993.0", "9007199254740995", "18014398509481986", "18014398509481990", "2.0000000000000004",
+        "4.35e-324", "2.4703282292062328e-324", "2.4703282292062327e-324", "5e-324", "2.2250738585072011e-308",
+        "2.2250738585072014e-308", "2.225073858507201e-308", "4.9406564584124654e-324", "1e-320", "1.5e-323",
+        /* zeros, signs, exponents */
+        "0", "-0", "0.0", "-0.0", "-0e0", "0e-999", "1e0", "1E+2", "1e-05", "-1e-005", "1.5e300", "1e308", "1e309",
+        "-1e999", "1e-400", "0.0000000000001234567", "-0.000000000000000012", "123", "-45.25"};
+    long c = 0;
+    for (size_t i = 0; i < sizeof must / sizeof *must; i++) {
+        c += number_fast_one(must[i], "");
+        c += number_fast_one(must[i], ",");
+        int r = fast_reads(must[i]);
+        if (!r && failures_shown++ < 5) fprintf(stderr, "json_lex_number_fast(\"%s\") left it\n", must[i]);
+        CHECK(r);
+    }
+    /* neither numbers nor read: the tokens' (NaN, Infinity are scalar()'s) */
+    static const char *const not_read[] = {"-", "-Infinity", "-nan", "nan", "inf", "-inf", "1.", "1.e5", "1e", "1e+",
+                                           "1e1234", "01", "00.5", "12345678901234567890", "-.5",
+                                           "0.00000000000000000012345", "0.1000000000000000055511151231257827" /* past 19: the tokens' */};
+    for (size_t i = 0; i < sizeof not_read / sizeof *not_read; i++) {
+        char buf[256];
+        int n = snprintf(buf, sizeof buf, "[%20s%s, 1]%200s", "", not_read[i], "");
+        struct json_lex fx;
+        struct pt_error err;
+        json_lex_init(&fx, buf, (size_t)n, "t", &err);
+        double v;
+        const char *q = json_lex_number_fast(&fx, buf + 21, &v);
+        /* "01", "00.5": the zero alone, as the tokens read it */
+        int ok = !q || (not_read[i][0] == '0' && q == buf + 22);
+        if (!ok && failures_shown++ < 5) fprintf(stderr, "json_lex_number_fast(\"%s\") read it\n", not_read[i]);
+        CHECK(ok);
+        c += number_fast_one(not_read[i], "");
+    }
+    /* random doubles in every print width, plain and with exponents */
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    for (int k = 0; k < 40000; k++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        uint64_t bits = rng;
+        if (k % 4 == 0) bits &= 0x800fffffffffffffull;   /* subnormals */
+        else if (k % 4 == 1) bits = (bits & 0x800fffffffffffffull) | (uint64_t)(1023 - 30 + (int)(rng >> 58)) << 52;
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        if (d != d || d - d != 0) continue;
+        char tok[64];
+        snprintf(tok, sizeof tok, k % 3 == 0 ? "%.17g" : k % 3 == 1 ? "%.16g" : "%.15g", d);
+        c += fast_reads(tok);
+        if (fabs(d) > 1e-7 && fabs(d) < 1e16) {
+            snprintf(tok, sizeof tok, "%.*f", 16 - (int)floor(log10(fabs(d)) + 1) > 0 ? 16 - (int)floor(log10(fabs(d)) + 1) : 0, d);
+            c += fast_reads(tok);
+        }
+    }
+    printf("  %ld numbers read fast\n", c);
+    CHECK(c > 40000);
+}
+
 int main(void) {
     RUN(keys_and_indents);
     RUN(strings_every_offset);
@@ -351,5 +442,6 @@ int main(void) {
     RUN(guessed_lengths);
     RUN(item_lists);
     RUN(number_fast_shapes);
+    RUN(number_fast_edges);
     PT_DONE();
 }
