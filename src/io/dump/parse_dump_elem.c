@@ -61,6 +61,8 @@ int parse_dump_elem_on(void) {
 /* A literal or number value at p: its end and *tok (JT_NUMBER with *v, or
  * JT_TRUE, JT_FALSE, JT_NULL); NULL for anything else. */
 static inline const char *scalar(const struct json_lex *lx, const char *p, enum json_tok *tok, double *v) {
+    *tok = JT_NUMBER;
+    if ((unsigned)(*p - '0') <= 9 || (*p == '-' && p[1] != 'I')) return json_lex_number_fast(lx, p, v);   /* most */
     switch (*p) {
     case 't': *tok = JT_TRUE; return memcmp(p, "true", 4) ? NULL : p + 4;
     case 'f': *tok = JT_FALSE; return memcmp(p, "false", 5) ? NULL : p + 5;
