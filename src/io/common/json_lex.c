@@ -745,7 +745,8 @@ __attribute__((noinline)) static int number_wide(uint64_t w, int q, int neg, dou
  * ones num_scan_fast gives (leading zeros add nothing to w), so the value
  * and the end are its, and it takes only numbers it takes. */
 static inline const char *num_window(const struct json_lex *lx, const char *s, int neg, double *v) {
-    uint64_t dm = digit_mask(s) | (uint64_t)digit_mask(s + 16) << 16;
+    uint64_t dm = digit_mask(s);
+    if (dm >= 0x8000) dm |= (uint64_t)digit_mask(s + 16) << 16;   /* digits to the block's end: the next block's */
     unsigned i = (unsigned)__builtin_ctzll(~dm), j = 16, n;
     const char *e = s + i;
     int dot = *e == '.';
@@ -757,8 +758,14 @@ static inline const char *num_window(const struct json_lex *lx, const char *s, i
         n = i + j;
     } else
         n = i;
-    if ((size_t)(e - lx->buf) < 17) return NULL;
     uint64_t w = 0;
+    if (dot && i <= 8 && j <= 8 && (*e | 0x20) != 'e') {   /* "d.ddd", 8 and 8 digits at most: by words */
+        w = json_scan_swar_digits_value(json_scan_swar_load(s), (int)i) * p10[j] +
+            json_scan_swar_digits_value(json_scan_swar_load(s + i + 1), (int)j);
+        if (decfloat_small(w, -(int)j, neg, v)) return e;
+        return number_wide(w, -(int)j, neg, v) ? e : NULL;
+    }
+    if ((size_t)(e - lx->buf) < 17) return NULL;
     if (n > 16) {
         if (s[0] != '0') {
             if (n > 17) return NULL;
