@@ -2,7 +2,8 @@
  *
  * The file is read a piece at a time (inflated on the way when it is
  * gzip'ed) into one buffer the pull tokenizer walks in streaming mode; a
- * token cut by the end of a piece is read again after the refill.  Only
+ * token cut by the end of a piece is read again after the refill.  A plain
+ * file is mapped (trace_src.h), and the pieces are windows on it.  Only
  * what the model needs is kept, per event: device kernels (events with a
  * device stream), CPU events that carry a correlation id (the launches),
  * ProfilerStep#N spans and Megatron annotations (probetop-rules(7),
@@ -181,25 +182,55 @@ __attribute__((always_inline)) static inline int push(struct ctx *c, struct trac
     return 0;
 }
 
+/* The lease on a mapped file broke: someone opens it to write it, and
+ * waits (trace_src.h).  The window's text is copied to the buffer, the
+ * mapping let go, and the rest read as the file is then. */
+static int leave_map(struct ctx *c) {
+    size_t n = (size_t)(c->lx.end - c->lx.buf);
+    if (!c->buf && !(c->buf = malloc(c->cap + 1))) return pt_errorf(c->err, "%s: out of memory", c->path);
+    memcpy(c->buf, c->lx.buf, n);
+    uint64_t at = (uint64_t)(c->lx.end - c->src.map);
+    c->lx.pos = c->buf + (c->lx.pos - c->lx.buf);
+    c->lx.end = c->buf + n;
+    c->lx.buf = c->buf;
+    return trace_src_unmap(&c->src, at, c->path, c->err);
+}
+
+/* The next piece: read into the buffer after the bytes of the token cut by
+ * its end, or, mapped, the window moved on by as many bytes as a read would
+ * give (the same pieces, so the same tokens and messages). */
 static int refill(struct ctx *c) {
     if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
-    size_t off = (size_t)(c->lx.pos - c->buf), keep = (size_t)(c->lx.end - c->lx.pos);
+    size_t off = (size_t)(c->lx.pos - c->lx.buf), keep = (size_t)(c->lx.end - c->lx.pos);
     if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
         if (c->cap >= c->max) {
             size_t at = off;   /* the value itself, past the white space before it */
-            while (at < off + keep && (c->buf[at] == ' ' || c->buf[at] == '\n' || c->buf[at] == '\r' || c->buf[at] == '\t')) at++;
+            const char *b = c->lx.buf;
+            while (at < off + keep && (b[at] == ' ' || b[at] == '\n' || b[at] == '\r' || b[at] == '\t')) at++;
             return pt_errorf(c->err,
                              "%s: byte %llu: a single JSON value longer than %zu MiB (one huge string?): not a "
                              "profiler trace, or a damaged one",
                              c->path, (unsigned long long)(c->lx.off0 + at), c->max >> 20);
         }
         size_t nc = c->cap * 2 > c->max ? c->max : c->cap * 2;
-        char *nb = realloc(c->buf, nc + 1);
-        if (!nb) return pt_errorf(c->err, "%s: out of memory", c->path);
-        c->buf = nb;
+        if (c->buf) {   /* (mapped: none yet) */
+            char *nb = realloc(c->buf, nc + 1);
+            if (!nb) return pt_errorf(c->err, "%s: out of memory", c->path);
+            if (c->lx.buf == c->buf) c->lx.buf = nb, c->lx.pos = nb + off, c->lx.end = nb + off + keep;
+            c->buf = nb;
+        }
         c->cap = nc;
     }
-    memmove(c->buf, c->buf + off, keep);
+    if (c->src.map && !trace_src_held(&c->src) && leave_map(c)) return -1;
+    if (c->src.map) {
+        size_t at = (size_t)(c->lx.pos - c->src.map), end = (size_t)(c->lx.end - c->src.map);
+        size_t got = c->src.size - end < c->cap - keep ? (size_t)(c->src.size - end) : c->cap - keep;
+        if (got == 0) c->eof = 1;
+        trace_src_window(&c->src, at, end + got);
+        json_lex_refill(&c->lx, c->lx.pos, keep + got, !c->eof);
+        return 0;
+    }
+    memmove(c->buf, c->lx.pos, keep);
     c->lx.off0 += off;   /* the bytes consumed so far */
     c->lx.buf = c->lx.pos = c->buf;
     long got = trace_src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
@@ -873,7 +904,11 @@ static int add_base(struct trace_parse_file *f, const char *path, struct pt_erro
 /* One pass over the file. */
 static int parse_pass(struct ctx *c) {
     if (trace_src_open(&c->src, c->path, c->err)) return -1;
-    json_lex_init(&c->lx, c->buf, 0, c->path, c->err);
+    if (!c->src.map && !c->buf && !(c->buf = malloc(c->cap + 1))) {   /* (mapped: no buffer unless the lease breaks) */
+        trace_src_close(&c->src);
+        return pt_errorf(c->err, "out of memory");
+    }
+    json_lex_init(&c->lx, c->src.map ? c->src.map : c->buf, 0, c->path, c->err);
     c->lx.more = 1;
     c->lx.streaming = 1;
     c->eof = 0;
@@ -904,7 +939,6 @@ int trace_parse(const char *path, struct trace_parse_names *names, size_t max_va
     c->pat = f->patterns;
     if (!c->pat && !(c->pat = c->own = tpatterns_new(err))) goto out;
     if (!(c->md = tpatterns_md_new())) { pt_errorf(err, "out of memory"); goto out; }
-    if (!(c->buf = malloc(c->cap + 1))) { pt_errorf(err, "out of memory"); goto out; }
     rc = parse_pass(c);
     if (!rc && c->late) {   /* again, the device processes known from the start */
         trace_parse_file_free(f);   /* (f->patterns kept) */

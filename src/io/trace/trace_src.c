@@ -1,13 +1,69 @@
 /* trace_src: a trace file's text, a piece at a time (trace_src.h). */
+
+#define _GNU_SOURCE   /* F_SETLEASE, F_SETSIG */
 #include "src/io/trace/trace_src.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define TRACE_SRC_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
+
+/* A plain file mapped under a read lease (trace_src.h).  The lease is
+ * refused while anyone has the file open to write it (a trace still being
+ * written is read as it grows), to others than its owner and on some file
+ * systems: the file is read then.  Its break is signalled by SIGURG, which
+ * is ignored unless handled (SIGIO, the default, would end the program);
+ * trace_src_held asks for it instead. */
+static void map_plain(struct trace_src *s) {
+    int fd = fileno(s->f);
+    long page = sysconf(_SC_PAGESIZE);
+    if (!s->size || page <= 0 || s->size > SIZE_MAX / 2) return;
+    if (fcntl(fd, F_SETSIG, SIGURG) != 0 || fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return;
+    size_t len = ((size_t)s->size / (size_t)page + 1) * (size_t)page;   /* one zero byte after the text at least */
+    struct stat st;
+    void *m = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == s->size) {   /* not cut between the open and the lease */
+        m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED && mmap(m, (size_t)s->size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+            munmap(m, len);
+            m = MAP_FAILED;
+        }
+    }
+    if (m == MAP_FAILED) {
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+        return;
+    }
+    (void)madvise(m, (size_t)s->size, MADV_SEQUENTIAL);   /* read ahead as read() does (advice only) */
+    s->map = m;
+    s->maplen = len;
+    s->page = (size_t)page;
+}
+
+int trace_src_held(const struct trace_src *s) { return fcntl(fileno(s->f), F_GETLEASE) == F_RDLCK; }
+
+void trace_src_window(struct trace_src *s, size_t from, size_t to) {
+    size_t lo = from / s->page * s->page;
+    if (lo > s->kept) {   /* read: given back, so that the file's pages do not pile up in the process */
+        munmap((void *)(s->map + s->kept), lo - s->kept);
+        s->kept = lo;
+    }
+    s->raw = to;
+}
+
+int trace_src_unmap(struct trace_src *s, uint64_t at, const char *path, struct pt_error *err) {
+    munmap((void *)(s->map + s->kept), s->maplen - s->kept);
+    s->map = NULL;
+    int rc = fseeko(s->f, (off_t)at, SEEK_SET) != 0 ? pt_errorf(err, "%s: %s", path, strerror(errno)) : 0;
+    fcntl(fileno(s->f), F_SETLEASE, F_UNLCK);
+    return rc;
+}
 
 int trace_src_open(struct trace_src *s, const char *path, struct pt_error *err) {
     memset(s, 0, sizeof *s);
@@ -33,11 +89,14 @@ int trace_src_open(struct trace_src *s, const char *path, struct pt_error *err) 
             return pt_errorf(err, "%s: out of memory (gzip)", path);
         }
         s->zinit = 1;
+    } else {
+        map_plain(s);
     }
     return 0;
 }
 
 void trace_src_close(struct trace_src *s) {
+    if (s->map) munmap((void *)(s->map + s->kept), s->maplen - s->kept);   /* (the lease goes with the file) */
     if (s->zinit) inflateEnd(&s->z);
     free(s->zin);
     if (s->f) fclose(s->f);
