@@ -123,18 +123,20 @@ int trace_phase_of(const char *name, size_t len) {
 
 /* ---- breakdown ---- */
 
+#define IV_BIAS ((uint64_t)1 << 63)   /* struct iv_union's offset */
+
 static void iv_add(struct iv_union *u, int64_t s, int64_t e) {
-    if (!u->groups) {
-        u->start = s; u->end = e; u->groups = 1;
-    } else if (s > u->end) {
+    uint64_t bs = (uint64_t)s ^ IV_BIAS, be = (uint64_t)e ^ IV_BIAS;
+    if (bs > u->end) {   /* (the first one too: u->end is 0) */
         u->sum += u->end - u->start;
-        u->start = s; u->end = e;
+        u->start = bs;
+        u->end = be;
         u->groups++;
-    } else if (e > u->end) {
-        u->end = e;
+    } else if (be > u->end) {
+        u->end = be;
     }
 }
-static int64_t iv_total(const struct iv_union *u) { return u->groups ? u->sum + u->end - u->start : 0; }
+static int64_t iv_total(const struct iv_union *u) { return (int64_t)(u->sum + (u->end - u->start)); }
 
 _Static_assert(TRACE_NPHASES <= 32, "trace_acc.ph_seen holds a bit per phase");
 
@@ -181,7 +183,8 @@ void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out) {
     out->non_compute_ns = out->kernel_ns - out->cat_ns[TRACE_COMPUTE] - out->idle_ns;
     /* |compute and communication| = |compute| + |communication| - |either| */
     out->overlap_ns = out->cat_ns[TRACE_COMPUTE] + out->cat_ns[TRACE_COMM] - iv_total(&a->cc);
-    for (int p = 0; p < TRACE_NPHASES; p++) {
+    for (uint32_t seen = a->ph_seen; seen; seen &= seen - 1) {   /* a phase without kernels keeps its zeros */
+        int p = __builtin_ctz(seen);
         for (int c = 0; c < TRACE_IDLE; c++) out->phase_ns[p][c] = iv_total(&a->ph[p][c]);
         out->phase_overlap_ns[p] = out->phase_ns[p][TRACE_COMPUTE] + out->phase_ns[p][TRACE_COMM] - iv_total(&a->phcc[p]);
         out->phase_span_ns[p] = a->ph_last[p] - a->ph_first[p];   /* 0 when the phase has no kernel */

@@ -169,9 +169,13 @@ void trace_run_free(struct trace_run *run);
 int trace_run_steps(const struct trace_run *run, int32_t **steps, int *n);
 
 /* The union of intervals fed in ascending start order (HTA's merge: a new
- * interval begins when a start is past every end so far). */
+ * interval begins when a start is past every end so far).  The times are
+ * held offset by 2^63, as unsigned numbers (the same order): the zeroed
+ * union is then an empty interval at the earliest time, which the first
+ * interval (any time above INT64_MIN) follows as a new group, and its
+ * total is 0 without a test. */
 struct iv_union {
-    int64_t start, end, sum;
+    uint64_t start, end, sum;
     uint32_t groups;
 };
 /* The breakdown built one kernel at a time, in ascending start order (a
