@@ -103,12 +103,14 @@ static int lane_slot(uint64_t *lane, int *nl, int cur, uint64_t l) {
 
 /* The places of the n keys k in key order into ord, when the keys of each
  * lane (their bits under mask: trace_spill_lanes) already come in order
- * and there are at most LANES_MAX lanes: each lane's places gathered in
- * tmp, then the lanes merged by their next key.  Keys of two lanes differ
- * and a lane's equal keys keep their order: the stable order.  0, or -1
- * (not so: ord untouched). */
+ * and there are at most LANES_MAX lanes: each record's lane noted in ord,
+ * each lane's places gathered in tmp, then the lanes merged: the lane with
+ * the smallest next key gives its records while they are below the next
+ * key of any other (kernels come in runs on one stream).  Keys of two lanes
+ * differ and a lane's equal keys keep their order: the stable order.  0,
+ * or -1 (not so: ord holds nothing of use). */
 static int lane_merge(const uint64_t *k, size_t n, uint64_t mask, uint32_t *ord, uint32_t *tmp) {
-    uint64_t lane[LANES_MAX], last[LANES_MAX], head[LANES_MAX];
+    uint64_t lane[LANES_MAX], last[LANES_MAX];
     size_t cnt[LANES_MAX] = {0}, at[LANES_MAX], end[LANES_MAX];
     int nl = 0, cur = 0;
     for (size_t i = 0; i < n; i++) {
@@ -117,6 +119,7 @@ static int lane_merge(const uint64_t *k, size_t n, uint64_t mask, uint32_t *ord,
         last[j] = k[i];
         cnt[j]++;
         cur = j;
+        ord[i] = (uint32_t)j;
     }
     size_t o = 0;
     for (int j = 0; j < nl; j++) {
@@ -124,29 +127,26 @@ static int lane_merge(const uint64_t *k, size_t n, uint64_t mask, uint32_t *ord,
         o += cnt[j];
         end[j] = o;
     }
-    cur = 0;
-    for (size_t i = 0; i < n; i++) {
-        cur = lane_slot(lane, &nl, cur, k[i] & mask);
-        tmp[at[cur]++] = (uint32_t)i;
-    }
-    for (int j = 0; j < nl; j++) {   /* at[j] back to the lane's first; every lane has one at least */
-        at[j] = end[j] - cnt[j];
-        head[j] = k[tmp[at[j]]];
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) tmp[at[ord[i]]++] = (uint32_t)i;
+    for (int j = 0; j < nl; j++) at[j] = end[j] - cnt[j];   /* back to the lane's first; every lane has one at least */
+    o = 0;
+    while (nl > 1) {
         int m = 0;
-        for (int j = 1; j < nl; j++)
-            if (head[j] < head[m]) m = j;
-        ord[i] = tmp[at[m]++];
-        if (at[m] < end[m]) {
-            head[m] = k[tmp[at[m]]];
-        } else {   /* the lane is done: the last takes its slot */
+        uint64_t h = k[tmp[at[0]]], h2 = UINT64_MAX;   /* the smallest next key (lane m) and the next smallest */
+        for (int j = 1; j < nl; j++) {
+            uint64_t x = k[tmp[at[j]]];
+            if (x < h) h2 = h, h = x, m = j;
+            else if (x < h2) h2 = x;
+        }
+        do ord[o++] = tmp[at[m]++];
+        while (at[m] < end[m] && k[tmp[at[m]]] < h2);
+        if (at[m] == end[m]) {   /* the lane is done: the last takes its slot */
             nl--;
             at[m] = at[nl];
             end[m] = end[nl];
-            head[m] = head[nl];
         }
     }
+    while (nl && at[0] < end[0]) ord[o++] = tmp[at[0]++];
     return 0;
 }
 
