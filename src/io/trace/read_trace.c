@@ -58,8 +58,7 @@ static int head_is_trace(const char *path) {
     gzclose(g);
     if (n <= 0) { free(buf); return 0; }
     buf[n] = '\0';
-    for (int i = 0; i < n; i++)
-        if (!buf[i]) buf[i] = ' ';
+    for (char *z = buf; (z = memchr(z, '\0', (size_t)(buf + n - z))); z++) *z = ' ';   /* (strstr stops at one) */
     const char *p = buf;
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
     int yes = (*p == '{' && (strstr(p, "\"traceEvents\"") || strstr(p, "\"schemaVersion\"") || strstr(p, "\"distributedInfo\""))) ||
