@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 void trace_run_free(struct trace_run *run) {
@@ -140,7 +141,7 @@ static int64_t iv_total(const struct iv_union *u) { return (int64_t)(u->sum + (u
 
 _Static_assert(TRACE_NPHASES <= 32, "trace_acc.ph_seen holds a bit per phase");
 
-void trace_acc_init(struct trace_acc *a) { memset(a, 0, sizeof *a); }
+void trace_acc_init(struct trace_acc *a) { memset(a, 0, offsetof(struct trace_acc, ph)); }
 
 void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
     int64_t s = g->start_ns, e = g->start_ns + g->dur_ns;
@@ -153,20 +154,22 @@ void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
         if (e > a->last) a->last = e;
     }
     out->nkernels++;
+    uint32_t bit = (uint32_t)1 << p;
+    if (!(a->ph_seen & bit)) {   /* the phase's first kernel: its members made */
+        a->ph_seen |= bit;
+        memset(a->ph[p], 0, sizeof a->ph[p]);
+        memset(&a->phcc[p], 0, sizeof a->phcc[p]);
+        a->ph_first[p] = s, a->ph_last[p] = e;
+    } else {
+        if (s < a->ph_first[p]) a->ph_first[p] = s;
+        if (e > a->ph_last[p]) a->ph_last[p] = e;
+    }
     iv_add(&a->all, s, e);
     iv_add(&a->cat[c], s, e);
     iv_add(&a->ph[p][c], s, e);
     if (c == TRACE_COMPUTE || c == TRACE_COMM) {
         iv_add(&a->cc, s, e);
         iv_add(&a->phcc[p], s, e);
-    }
-    uint32_t bit = (uint32_t)1 << p;
-    if (!(a->ph_seen & bit)) {   /* the phase's first kernel */
-        a->ph_seen |= bit;
-        a->ph_first[p] = s, a->ph_last[p] = e;
-    } else {
-        if (s < a->ph_first[p]) a->ph_first[p] = s;
-        if (e > a->ph_last[p]) a->ph_last[p] = e;
     }
     out->count[c]++;
     out->phase_count[p][c]++;

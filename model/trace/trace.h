@@ -181,11 +181,14 @@ struct iv_union {
 /* The breakdown built one kernel at a time, in ascending start order (a
  * trace's kernels stream through it: trace_spill.h). */
 struct trace_acc {
-    struct iv_union all, cat[TRACE_NCATS], cc, ph[TRACE_NPHASES][TRACE_NCATS], phcc[TRACE_NPHASES];
+    struct iv_union all, cat[TRACE_NCATS], cc;
     int64_t first, last;
-    int64_t ph_first[TRACE_NPHASES], ph_last[TRACE_NPHASES];
-    uint32_t ph_seen;         /* bit p: phase p has a kernel (ph_first, ph_last set) */
+    uint32_t ph_seen;         /* bit p: phase p has a kernel (its members below set) */
     struct trace_stats out;   /* the counts so far */
+    /* per phase, from here on: set by its first kernel (trace_acc_init
+     * leaves them as they were) */
+    struct iv_union ph[TRACE_NPHASES][TRACE_NCATS], phcc[TRACE_NPHASES];
+    int64_t ph_first[TRACE_NPHASES], ph_last[TRACE_NPHASES];
 };
 void trace_acc_init(struct trace_acc *a);
 void trace_acc_add(struct trace_acc *a, const struct trace_seg *g);
