@@ -5,7 +5,8 @@
  * in order), by the radix sort of the stream's keys, by
  * qsort when the keys refuse, and through the temporary file's runs when
  * the budget is small.  The reference is a sort by (key, stream, push
- * number) of the same records. */
+ * number) of the same records.  Every other stream is read through
+ * trace_spill_rd (the records in place when in memory). */
 #include "pt_test.h"
 
 #include <stdlib.h>
@@ -86,7 +87,10 @@ static size_t through_room(const struct rec *v, size_t n, int keyed, uint64_t ca
     qsort(ref, n, sizeof *ref, cmp_ref);
     size_t bad = 0, got = 0;
     const struct rec *r;
-    while ((r = trace_spill_next(s, &err)) != NULL) {
+    static int by_rd;   /* every other stream read through trace_spill_rd (in place when in memory) */
+    struct trace_spill_rd rd;
+    if ((by_rd ^= 1)) trace_spill_rd_init(&rd, s);
+    while ((r = by_rd ? trace_spill_rd_next(&rd, &err) : trace_spill_next(s, &err)) != NULL) {
         if (got >= n || memcmp(r, &ref[got], sizeof *r) != 0) bad++;
         got++;
     }

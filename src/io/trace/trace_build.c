@@ -280,10 +280,13 @@ static int join_file(struct rank_build *b, struct trace_build_file *rf, int mult
     struct trace_parse_kernel *neg = NULL;   /* torch_npu: the kernels a flow links, in memory */
     size_t nneg = 0, capneg = 0, ineg = 0;
     if ((f->kernels && trace_spill_sort(f->kernels, err)) || (f->launches && trace_spill_sort(f->launches, err))) rc = -1;
-    const struct trace_parse_kernel *kq = rc || !f->kernels ? NULL : trace_spill_next(f->kernels, err);
-    const struct trace_parse_launch *lq = rc || !f->launches ? NULL : trace_spill_next(f->launches, err);
+    struct trace_spill_rd kr = {0}, lr = {0};
+    if (!rc && f->kernels) trace_spill_rd_init(&kr, f->kernels);
+    if (!rc && f->launches) trace_spill_rd_init(&lr, f->launches);
+    const struct trace_parse_kernel *kq = rc || !f->kernels ? NULL : trace_spill_rd_next(&kr, err);
+    const struct trace_parse_launch *lq = rc || !f->launches ? NULL : trace_spill_rd_next(&lr, err);
     if (!rc && f->nflows) {   /* those without a correlation id come first, by stream then start */
-        for (; kq && kq->corr < 0; kq = trace_spill_next(f->kernels, err)) {
+        for (; kq && kq->corr < 0; kq = trace_spill_rd_next(&kr, err)) {
             if (UTIL_PUSH(neg, nneg, capneg)) { rc = pt_errorf(err, "out of memory"); break; }
             neg[nneg++] = *kq;
         }
@@ -298,11 +301,11 @@ static int join_file(struct rank_build *b, struct trace_build_file *rf, int mult
         else break;
         const struct trace_parse_launch *l = NULL;
         if (k->corr >= 0) {
-            while (lq && lq->corr < k->corr) lq = trace_spill_next(f->launches, err);
+            while (lq && lq->corr < k->corr) lq = trace_spill_rd_next(&lr, err);
             if (lq && lq->corr == k->corr) l = lq;
         }
         rc = take_kernel(b, rf, k, l, parent, multi_step, last_start, path, err);
-        if (!from_neg) kq = trace_spill_next(f->kernels, err);
+        if (!from_neg) kq = trace_spill_rd_next(&kr, err);
     }
     if (!rc && ((f->kernels && trace_spill_failed(f->kernels)) || (f->launches && trace_spill_failed(f->launches)))) rc = -1;
     free(neg);
@@ -497,7 +500,9 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     }
     int si = 0, rc = 0;
     const struct ktmp *t;
-    while ((t = trace_spill_next(b->k, err))) {
+    struct trace_spill_rd kr;
+    trace_spill_rd_init(&kr, b->k);
+    while ((t = trace_spill_rd_next(&kr, err))) {
         const struct trace_seg *g = &t->seg;
         while (si < b->n && g->start_ns >= r->steps[si].end_ns + (si + 1 == b->n)) {   /* the last keeps a kernel at its very end */
             if (phases_step_flush(&ps, r->steps[si].step, &r->micros, &r->nmicros, &capmicro)) { rc = pt_errorf(err, "out of memory"); break; }

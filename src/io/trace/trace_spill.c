@@ -405,6 +405,16 @@ int trace_spill_park(struct trace_spill *s, struct pt_error *err) {
     return 0;
 }
 
+void trace_spill_rd_init(struct trace_spill_rd *r, struct trace_spill *s) {
+    *r = (struct trace_spill_rd){.s = s};
+    if (s->f || !s->buf) return;
+    r->v = s->buf;
+    r->order = s->order;
+    r->i = s->next;
+    r->n = s->n;
+    r->rec = s->rec;
+}
+
 int trace_spill_failed(const struct trace_spill *s) { return s->failed; }
 uint64_t trace_spill_count(const struct trace_spill *s) { return s->count; }
 void *trace_spill_array(struct trace_spill *s) { return s->f || apply_order(s) ? NULL : s->buf; }

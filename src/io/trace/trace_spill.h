@@ -72,6 +72,23 @@ int trace_spill_sort(struct trace_spill *s, struct pt_error *err);
 /* The next record in order (valid until the next call), NULL at the end
  * or on a read error (trace_spill_failed then says so, with err set). */
 const void *trace_spill_next(struct trace_spill *s, struct pt_error *err);
+/* A reader of a stream after trace_spill_sort, instead of
+ * trace_spill_next (not both): in memory it walks the records where they
+ * are, inline, with no call per record; spilled it asks trace_spill_next. */
+struct trace_spill_rd {
+    struct trace_spill *s;
+    const char *v;           /* in memory: the records; NULL: trace_spill_next */
+    const uint32_t *order;   /* their places in order, NULL: as they are */
+    size_t i, n, rec;
+};
+void trace_spill_rd_init(struct trace_spill_rd *r, struct trace_spill *s);
+static inline const void *trace_spill_rd_next(struct trace_spill_rd *r, struct pt_error *err) {
+    if (!r->v) return trace_spill_next(r->s, err);
+    if (r->i >= r->n) return NULL;
+    size_t at = r->order ? r->order[r->i] : r->i;
+    r->i++;
+    return r->v + r->rec * at;
+}
 int trace_spill_failed(const struct trace_spill *s);
 uint64_t trace_spill_count(const struct trace_spill *s);
 /* Sorted in memory (not spilled): the records as one array of
