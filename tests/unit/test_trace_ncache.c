@@ -1,8 +1,9 @@
 /* The trace reader's cache of the last names (src/io/trace/trace_ncache.c):
  * a hit is only ever the value put for the same bytes and length; names
  * with a NUL byte inside are never held; its own copies outlive the
- * caller's buffer.  And a whole trace whose 600 kernel names all fall in
- * one slot (same length, same first, middle and last eight bytes), plus
+ * caller's buffer; two names of one slot met by turns both stay.  And a
+ * whole trace whose 600 kernel names all fall in one slot (same length,
+ * same first, middle and last eight bytes), plus
  * names cut by an escaped NUL, each kernel's name checked against the one
  * the file gives its correlation id. */
 #include "pt_test.h"
@@ -58,6 +59,32 @@ static void own_copies_and_eviction(void) {
  * the slot is made of), so every one takes the same slot. */
 static void kname(int i, char *out) { snprintf(out, 41, "void ker_%03d_aaaa_bbbbbbbb_cccccccc_dddddd", i); }
 
+/* Two names of one slot met by turns both stay (the slot's two ways); a
+ * third pushes out the one not put last. */
+static void two_ways(void) {
+    struct trace_ncache c = {.own = 1};
+    char a[64], b[64], x[64];
+    kname(1, a);
+    kname(2, b);
+    kname(3, x);
+    size_t n = strlen(a);
+    CHECK_INT(trace_ncache_slot(a, n), trace_ncache_slot(b, n));
+    CHECK_INT(trace_ncache_slot(a, n), trace_ncache_slot(x, n));
+    trace_ncache_put(&c, a, n, 1);
+    trace_ncache_put(&c, b, n, 2);
+    for (int round = 0; round < 3; round++) {
+        const int32_t *va = trace_ncache_get(&c, a, n), *vb = trace_ncache_get(&c, b, n);
+        CHECK(va && *va == 1);
+        CHECK(vb && *vb == 2);
+    }
+    trace_ncache_put(&c, x, n, 3);
+    const int32_t *vx = trace_ncache_get(&c, x, n), *vb = trace_ncache_get(&c, b, n);
+    CHECK(vx && *vx == 3);
+    CHECK(vb && *vb == 2);
+    CHECK(!trace_ncache_get(&c, a, n));
+    trace_ncache_free(&c);
+}
+
 static void colliding_names_file(void) {
     const char *dir = pt_tmpdir("trace_ncache");
     CHECK(dir != NULL);
@@ -108,6 +135,7 @@ static void colliding_names_file(void) {
 int main(void) {
     RUN(hits_and_misses);
     RUN(own_copies_and_eviction);
+    RUN(two_ways);
     RUN(colliding_names_file);
     PT_DONE();
 }

@@ -6,16 +6,18 @@
 
 void trace_ncache_put(struct trace_ncache *c, const char *s, size_t n, int32_t v) {
     if (memchr(s, '\0', n)) return;   /* the map knows it by its part before the NUL */
-    struct trace_ncache_ent *e = &c->e[trace_ncache_slot(s, n)];
+    size_t i = trace_ncache_slot(s, n);
+    struct trace_ncache_ent *e = &c->e[i], *side = &c->e[i ^ 1];
     const char *k = s;
     if (c->own) {
         char *d = malloc(n + 1);
         if (!d) return;
         memcpy(d, s, n);
         d[n] = '\0';
-        free((char *)e->s);
+        free((char *)side->s);
         k = d;
     }
+    *side = *e;   /* the slot's name beside it, the one there pushed out */
     e->s = k;
     e->n = n;
     e->v = v;

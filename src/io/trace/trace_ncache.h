@@ -1,8 +1,11 @@
 /* trace_ncache: the last names the trace reader looked up (trace_parse.c:
  * kernel names to their index, CPU event names to their phase), found by
  * their length and bytes, before the string map (which hashes the whole
- * name, and strlen's and strcmp's it).  Direct-mapped: a name whose slot
- * another name took is simply looked up in the map again.
+ * name, and strlen's and strcmp's it).  Two ways: a name is held in its
+ * slot or the one beside it (slot ^ 1); a name put takes its slot and moves
+ * the one there beside it, so two names met by turns that share a slot
+ * (the generated traces' backward_step and send_forward) both stay; a name
+ * pushed out is simply looked up in the map again.
  *
  * It holds only answers the map gave, for names without a NUL byte inside
  * (a hit is a name whose bytes and length are the entry's), so a hit is
@@ -50,7 +53,10 @@ static inline size_t trace_ncache_slot(const char *s, size_t n) {
 
 /* The value of the name [s, s + n), or NULL when it is not held. */
 static inline const int32_t *trace_ncache_get(const struct trace_ncache *c, const char *s, size_t n) {
-    const struct trace_ncache_ent *e = &c->e[trace_ncache_slot(s, n)];
+    size_t i = trace_ncache_slot(s, n);
+    const struct trace_ncache_ent *e = &c->e[i];
+    if (e->s && e->n == n && !__builtin_memcmp(e->s, s, n)) return &e->v;
+    e = &c->e[i ^ 1];
     return e->s && e->n == n && !__builtin_memcmp(e->s, s, n) ? &e->v : NULL;
 }
 
