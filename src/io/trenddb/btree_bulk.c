@@ -153,6 +153,28 @@ static void put_be_wide(unsigned char *p, uint64_t v, int n) {
 }
 #endif
 
+/* An int column's value at *w (its serial type returned, *w past it). */
+static inline unsigned char put_int(unsigned char **w, int64_t v) {
+    if ((uint64_t)v + 0x80 < 0x100) {   /* -128..127: int_type's first, the commonest */
+        *(*w)++ = (unsigned char)v;
+        return 1;
+    }
+    int bytes, t = int_type(v, &bytes);
+    put_be_wide(*w, (uint64_t)v, bytes);
+    *w += bytes;
+    return (unsigned char)t;
+}
+
+/* A REAL column's value at w (type 7).  SQLite keeps a REAL column's whole
+ * numbers as integers, so a -0.0 it was given reads back as 0.0: the same
+ * here (u << 1: 0 for either zero, not for a NaN, as d != 0) */
+static inline void put_real(unsigned char *w, double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    u = u << 1 ? u : 0;
+    put_be_wide(w, u, 8);
+}
+
 /* The header and the body are written in place (header: one byte per
  * column, every serial type < 128), each value as one store. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
@@ -160,28 +182,30 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
     for (int c = 0; c < ncols; c++) {
         unsigned k = kind[c];
         if (k == BTREE_BULK_REAL) {
-            /* SQLite keeps a REAL column's whole numbers as integers, so a
-             * -0.0 it was given reads back as 0.0: the same here (u << 1:
-             * 0 for either zero, not for a NaN, as d != 0) */
-            uint64_t u;
-            memcpy(&u, &dval[c], 8);
-            u = u << 1 ? u : 0;
-            put_be_wide(w, u, 8);
+            put_real(w, dval[c]);
             w += 8;
             types[c] = 7;
         } else if (k == BTREE_BULK_NULL) {
             types[c] = 0;
-        } else if ((uint64_t)ival[c] + 0x80 < 0x100) {   /* -128..127: int_type's first, the commonest */
-            *w++ = (unsigned char)ival[c];
-            types[c] = 1;
-        } else {
-            int bytes, t = int_type(ival[c], &bytes);
-            put_be_wide(w, (uint64_t)ival[c], bytes);
-            w += bytes;
-            types[c] = (unsigned char)t;
-        }
+        } else
+            types[c] = put_int(&w, ival[c]);
     }
     out[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
+    return (size_t)(w - out);
+}
+
+size_t btree_bulk_record_ir(unsigned char *out, int nint, const int64_t *ival, int nreal, const double *dval,
+                            uint32_t present) {
+    unsigned char *types = out + 1, *w = out + 1 + nint + nreal;
+    for (int c = 0; c < nint; c++) types[c] = put_int(&w, ival[c]);
+    memset(types + nint, 0, (size_t)nreal);
+    for (uint32_t p = nreal < 32 ? present & ((1u << nreal) - 1) : present; p; p &= p - 1) {
+        int c = __builtin_ctz(p);
+        put_real(w, dval[c]);
+        w += 8;
+        types[nint + c] = 7;
+    }
+    out[0] = (unsigned char)(1 + nint + nreal);
     return (size_t)(w - out);
 }
 

@@ -50,5 +50,9 @@ void btree_bulk_free(struct btree_bulk *b);
  * NULL), into out (room for 9 + 9 * ncols bytes); returns its length. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind);
 enum { BTREE_BULK_NULL, BTREE_BULK_INT, BTREE_BULK_REAL };
+/* The same bytes for a row of nint ints, then nreal columns each a double
+ * (bit c of present: dval[c]) or NULL, without a kind per column. */
+size_t btree_bulk_record_ir(unsigned char *out, int nint, const int64_t *ival, int nreal, const double *dval,
+                            uint32_t present);
 
 #endif
