@@ -347,45 +347,48 @@ struct mon_rows {
 };
 
 /* One row (the first of its key; rec: its record) into trend_data and the
- * rank's summary. */
+ * rank's summary: its values by column (present: a bit per column) made
+ * once, for the summary's spool and for the table's record, which goes
+ * straight to the tree (btree_bulk_record_ir); by INSERT when there is
+ * none. */
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec) {
     struct srec h;
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
-    struct tdb_row out;   /* only its ncols columns are read: no zeroing of the rest a row */
+    struct {
+        struct tdb_monsum_rec h;
+        double v[MONITOR_NSTATS];
+    } sr;
     uint32_t present = 0;
-    out.ncols = 4 + w->nc;
-    out.ival[0] = rank;
-    out.ival[1] = r->step;
-    out.ival[2] = r->dbid;
-    out.ival[3] = r->metric;
-    for (int c = 0; c < 4; c++) out.kind[c] = BTREE_BULK_INT;
-    for (int c = 0; c < w->nc; c++) {
-        out.kind[4 + c] = BTREE_BULK_NULL;
-        out.dval[4 + c] = 0;
-    }
+    for (int c = 0; c < w->nc; c++) sr.v[c] = 0;
     int k = 0;   /* the record's values: one per bit of has, in order */
     for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int c = w->colidx[__builtin_ctz(hm)];
         double v;
         memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
         if (c < 0) continue;
-        out.kind[4 + c] = BTREE_BULK_REAL;
-        out.dval[4 + c] = v;
+        sr.v[c] = v;
         present |= 1u << c;
     }
     if (w->summ) {   /* the summary's row and its values, one put */
-        struct {
-            struct tdb_monsum_rec h;
-            double v[MONITOR_NSTATS];
-        } sr = {.h = {.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present}};
-        size_t len = (size_t)w->nc * sizeof(double);
-        memcpy(sr.v, out.dval + 4, len);
-        if (tdb_spool_put(&w->sspool, &sr, sizeof sr.h + len) != 0)
+        sr.h = (struct tdb_monsum_rec){.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
+        if (tdb_spool_put(&w->sspool, &sr, sizeof sr.h + (size_t)w->nc * sizeof(double)) != 0)
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
     }
     w->rows++;
-    return tdb_row_put(w->t, w->bb, w->ins_row, &out, NULL);
+    int64_t key[4] = {rank, r->step, r->dbid, r->metric};
+    if (w->bb) {
+        unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
+        return tdb_bulk_add(w->t, w->bb, out, btree_bulk_record_ir(out, 4, key, w->nc, sr.v, present));
+    }
+    struct tdb_row row = {.ncols = 4 + w->nc};
+    for (int c = 0; c < 4 + w->nc; c++) {
+        int real = c >= 4 && ((present >> (c - 4)) & 1);
+        row.kind[c] = c < 4 ? BTREE_BULK_INT : real ? BTREE_BULK_REAL : BTREE_BULK_NULL;
+        if (c < 4) row.ival[c] = key[c];
+        else row.dval[c] = real ? sr.v[c - 4] : 0;
+    }
+    return tdb_row_put(w->t, NULL, w->ins_row, &row, NULL);
 }
 
 /* The rows of a rank as they come in key order: the first of each key out,
