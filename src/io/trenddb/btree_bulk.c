@@ -91,90 +91,6 @@ static size_t get_varint(const unsigned char *p, uint64_t *v) {
     return 9;
 }
 
-/* An integer column's serial type (1..6) and its byte count, SQLite's
- * smallest: a = v, or ~v for v < 0, against the top of each width. */
-static int int_type(int64_t v, int *bytes) {
-    uint64_t a = (uint64_t)(v < 0 ? ~v : v);
-    if (a < 0x80) { *bytes = 1; return 1; }
-    if (a < 0x8000) { *bytes = 2; return 2; }
-    if (a < 0x800000) { *bytes = 3; return 3; }
-    if (a < 0x80000000u) { *bytes = 4; return 4; }
-    if (a < (uint64_t)1 << 47) { *bytes = 6; return 5; }
-    *bytes = 8;
-    return 6;
-}
-
-/* v's low n bytes (1..8) at p, most significant first; on a
- * little-endian machine as one 8-byte store of the byte-swapped value
- * (the bytes past n are the next column's, or the slack the caller's
- * 9 + 9 * ncols bytes leave past the record's 1 + 9 * ncols). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-static inline void put_be_wide(unsigned char *p, uint64_t v, int n) {
-    uint64_t u = __builtin_bswap64(n == 8 ? v : v << (64 - 8 * n));
-    memcpy(p, &u, 8);
-}
-#else
-/* v's low n bytes (1..8), most significant first: fixed stores a
- * compiler merges into one byte swap and store. */
-static void put_be_wide(unsigned char *p, uint64_t v, int n) {
-    switch (n) {
-    case 8:
-        p[0] = (unsigned char)(v >> 56);
-        p[1] = (unsigned char)(v >> 48);
-        p[2] = (unsigned char)(v >> 40);
-        p[3] = (unsigned char)(v >> 32);
-        p[4] = (unsigned char)(v >> 24);
-        p[5] = (unsigned char)(v >> 16);
-        p[6] = (unsigned char)(v >> 8);
-        p[7] = (unsigned char)v;
-        return;
-    case 6:
-        p[0] = (unsigned char)(v >> 40);
-        p[1] = (unsigned char)(v >> 32);
-        p += 2;
-        /* fall through */
-    case 4:
-        p[0] = (unsigned char)(v >> 24);
-        p[1] = (unsigned char)(v >> 16);
-        p[2] = (unsigned char)(v >> 8);
-        p[3] = (unsigned char)v;
-        return;
-    case 3:
-        p[0] = (unsigned char)(v >> 16);
-        p++;
-        /* fall through */
-    case 2:
-        p[0] = (unsigned char)(v >> 8);
-        p++;
-        /* fall through */
-    default:
-        p[0] = (unsigned char)v;
-    }
-}
-#endif
-
-/* An int column's value at *w (its serial type returned, *w past it). */
-static inline unsigned char put_int(unsigned char **w, int64_t v) {
-    if ((uint64_t)v + 0x80 < 0x100) {   /* -128..127: int_type's first, the commonest */
-        *(*w)++ = (unsigned char)v;
-        return 1;
-    }
-    int bytes, t = int_type(v, &bytes);
-    put_be_wide(*w, (uint64_t)v, bytes);
-    *w += bytes;
-    return (unsigned char)t;
-}
-
-/* A REAL column's value at w (type 7).  SQLite keeps a REAL column's whole
- * numbers as integers, so a -0.0 it was given reads back as 0.0: the same
- * here (u << 1: 0 for either zero, not for a NaN, as d != 0) */
-static inline void put_real(unsigned char *w, double d) {
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    u = u << 1 ? u : 0;
-    put_be_wide(w, u, 8);
-}
-
 /* The header and the body are written in place (header: one byte per
  * column, every serial type < 128), each value as one store. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind) {
@@ -182,13 +98,13 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
     for (int c = 0; c < ncols; c++) {
         unsigned k = kind[c];
         if (k == BTREE_BULK_REAL) {
-            put_real(w, dval[c]);
+            btree_bulk_put_real(w, dval[c]);
             w += 8;
             types[c] = 7;
         } else if (k == BTREE_BULK_NULL) {
             types[c] = 0;
         } else
-            types[c] = put_int(&w, ival[c]);
+            types[c] = btree_bulk_put_int(&w, ival[c]);
     }
     out[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
     return (size_t)(w - out);
@@ -197,11 +113,11 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
 size_t btree_bulk_record_ir(unsigned char *out, int nint, const int64_t *ival, int nreal, const double *dval,
                             uint32_t present) {
     unsigned char *types = out + 1, *w = out + 1 + nint + nreal;
-    for (int c = 0; c < nint; c++) types[c] = put_int(&w, ival[c]);
+    for (int c = 0; c < nint; c++) types[c] = btree_bulk_put_int(&w, ival[c]);
     memset(types + nint, 0, (size_t)nreal);
     for (uint32_t p = nreal < 32 ? present & ((1u << nreal) - 1) : present; p; p &= p - 1) {
         int c = __builtin_ctz(p);
-        put_real(w, dval[c]);
+        btree_bulk_put_real(w, dval[c]);
         w += 8;
         types[nint + c] = 7;
     }
