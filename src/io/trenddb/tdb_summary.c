@@ -309,27 +309,31 @@ static void bind_entry(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
     summ_bind(st, at, m->out.v + i * (6 + SUM_PER_STAT * (size_t)m->ns), m->ns);
 }
 
-/* An entry of out as the table's record (what summ_bind binds). */
+/* An entry of out as the table's record (what summ_bind binds), each
+ * value encoded as it is made (btree_bulk_put_int/_real: the bytes
+ * btree_bulk_record makes of the same row). */
 static size_t summ_record(unsigned char *rec, int size, int64_t group, const double *e, int ns) {
-    int64_t iv[6 + 4 * (MONITOR_NSTATS + 8)];
-    double dv[6 + 4 * (MONITOR_NSTATS + 8)];
-    uint8_t kind[6 + 4 * (MONITOR_NSTATS + 8)];
-    iv[0] = size;
-    iv[1] = group;
-    for (int c = 2; c < 6; c++) iv[c] = (int64_t)e[c - 2];
-    for (int c = 0; c < 6; c++) kind[c] = BTREE_BULK_INT;
+    int ncols = 6 + 4 * ns;
+    unsigned char *types = rec + 1, *w = rec + 1 + ncols;
+    int64_t head[6] = {size, group, (int64_t)e[0], (int64_t)e[1], (int64_t)e[2], (int64_t)e[3]};
+    for (int c = 0; c < 6; c++) types[c] = btree_bulk_put_int(&w, head[c]);
     for (int s = 0; s < ns; s++) {
         const double *es = e + 4 + SUM_PER_STAT * s;
-        int p = 6 + 4 * s;
+        unsigned char *ty = types + 6 + 4 * s;
         double v[3] = {es[1], es[2], es[0] ? es[3] / es[0] : 0};
         for (int k = 0; k < 3; k++) {
-            kind[p + k] = !es[0] || isnan(v[k]) ? BTREE_BULK_NULL : BTREE_BULK_REAL;
-            dv[p + k] = isinf(v[k]) ? (v[k] > 0 ? 1000000001.0 : -1000000001.0) : v[k];
+            if (!es[0] || isnan(v[k])) {
+                ty[k] = 0;
+                continue;
+            }
+            btree_bulk_put_real(w, isinf(v[k]) ? (v[k] > 0 ? 1000000001.0 : -1000000001.0) : v[k]);
+            w += 8;
+            ty[k] = 7;
         }
-        iv[p + 3] = (int64_t)es[4];
-        kind[p + 3] = BTREE_BULK_INT;
+        ty[3] = btree_bulk_put_int(&w, (int64_t)es[4]);
     }
-    return btree_bulk_record(rec, 6 + 4 * ns, iv, dv, kind);
+    rec[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
+    return (size_t)(w - rec);
 }
 
 /* One entry (an accumulator's: [step, target, metric, ranks, stats]) of
