@@ -10,15 +10,20 @@ int tdb_spool_flush(struct tdb_spool *s) {
     return fflush(s->f) != 0 ? -1 : 0;
 }
 
-int tdb_spool_put(struct tdb_spool *s, const void *p, size_t len) {
-    if (!s->b && !(s->b = malloc(TDB_SPOOL_BUF))) return -1;
+void *tdb_spool_make_room(struct tdb_spool *s, size_t len) {
+    if (!s->b && !(s->b = malloc(TDB_SPOOL_BUF))) return NULL;
     if (s->n + len > TDB_SPOOL_BUF) {
-        if (fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
+        if (fwrite(s->b, 1, s->n, s->f) != s->n) return NULL;
         s->n = 0;
     }
-    memcpy(s->b + s->n, p, len);
-    s->n += len;
-    s->off += len;
+    return s->b + s->n;
+}
+
+int tdb_spool_put(struct tdb_spool *s, const void *p, size_t len) {
+    void *at = tdb_spool_room(s, len);
+    if (!at) return -1;
+    memcpy(at, p, len);
+    tdb_spool_wrote(s, len);
     return 0;
 }
 

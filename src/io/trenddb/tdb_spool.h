@@ -24,6 +24,19 @@ struct tdb_spool {
 /* len bytes of p onto the spool.  0, or -1 without memory or when the
  * file could not be written. */
 int tdb_spool_put(struct tdb_spool *s, const void *p, size_t len);
+/* Room for up to len (<= TDB_SPOOL_BUF) bytes at the spool's end, to be
+ * written in place and then put by tdb_spool_wrote (the bytes tdb_spool_put
+ * would put, without a copy); NULL without memory or when the file could
+ * not be written.  The out-of-line part: tdb_spool_make_room. */
+void *tdb_spool_make_room(struct tdb_spool *s, size_t len);
+static inline void *tdb_spool_room(struct tdb_spool *s, size_t len) {
+    return s->b && s->n + len <= TDB_SPOOL_BUF ? s->b + s->n : tdb_spool_make_room(s, len);
+}
+/* The first len bytes of the room just given put onto the spool. */
+static inline void tdb_spool_wrote(struct tdb_spool *s, size_t len) {
+    s->n += len;
+    s->off += len;
+}
 /* Every byte put so far onto the file.  0, or -1. */
 int tdb_spool_flush(struct tdb_spool *s);
 /* The file closed, the buffer freed; s empty again. */

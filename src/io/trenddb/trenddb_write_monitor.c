@@ -188,7 +188,8 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
     int32_t call = micro_step ? 0 : row->micro;
     uint32_t skey = ms_skey(w, md, row, call);
     if (skey == NAMES_NONE) return ms_oom(w);
-    if (util_grow0((void **)&w->known[m], &w->knowncap[m], (size_t)skey + 1, 1) != 0) return ms_oom(w);
+    if (skey >= w->knowncap[m] && util_grow0((void **)&w->known[m], &w->knowncap[m], (size_t)skey + 1, 1) != 0)
+        return ms_oom(w);
     if (!w->known[m][skey]) {
         w->known[m][skey] = 1;
         if (util_grow((void **)&w->att, &w->capatt, w->natt + 1, sizeof *w->att) != 0) return ms_oom(w);
@@ -205,23 +206,26 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
                              f->path, (long)row->micro, (long)row->step, CUBE_MAX_STEPS);
         if (ms_step(w, row->step, row->micro) != 0) return ms_oom(w);
     }
-    struct {
-        struct srec h;
-        double v[MONITOR_NSTATS_TDB];
-    } rec = {.h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m}};
+    /* the record written in place on the spool: its values, then its header */
+    char *at = tdb_spool_room(&w->spool, sizeof(struct srec) + MONITOR_NSTATS_TDB * sizeof(double));
+    if (!at) return pt_errorf(w->err, "could not spool the rows (disk full?)");
     const double *src = f->vals + k * (size_t)f->nval;
+    uint32_t has = 0, nv = 0;
     /* the file's columns (valmask's bits, one value each in src) in order,
      * without a test for each of the MONITOR_NSTATS statistics */
     for (uint32_t vm = f->valmask & ((1u << MONITOR_NSTATS) - 1); vm; vm &= vm - 1) {
         int s = __builtin_ctz(vm);
-        double x = *src++;
-        if (s < MONITOR_NSTATS_TDB && ((row->present >> s) & 1) && tdb_normalise(x, &rec.v[rec.h.nv])) {
-            rec.h.has |= (uint16_t)(1u << s);
-            rec.h.nv++;
+        double x = *src++, y;
+        if (s < MONITOR_NSTATS_TDB && ((row->present >> s) & 1) && tdb_normalise(x, &y)) {
+            memcpy(at + sizeof(struct srec) + (size_t)nv++ * sizeof y, &y, sizeof y);
+            has |= 1u << s;
         }
     }
-    size_t len = sizeof rec.h + rec.h.nv * sizeof(double);
-    if (tdb_spool_put(&w->spool, &rec, len) != 0) return pt_errorf(w->err, "could not spool the rows (disk full?)");
+    struct srec h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m, .nv = (uint8_t)nv,
+                     .has = (uint16_t)has};
+    memcpy(at, &h, sizeof h);
+    size_t len = sizeof h + nv * sizeof(double);
+    tdb_spool_wrote(&w->spool, len);
     w->chunk[w->nchunk - 1].bytes += len;
     w->chunk[w->nchunk - 1].n++;
     w->rows++;
