@@ -523,8 +523,10 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
     for (uint32_t pm = present & all; pm; pm &= pm - 1) {   /* only the present statistics */
         int s = __builtin_ctz(pm);
         double v = stored[s];
-        if (isnan(v)) continue;
-        if (fabs(v) == 1000000001.0) v = v > 0 ? INFINITY : -INFINITY;   /* msProbe's infinities */
+        double a = fabs(v);
+        if (a < 1000000001.0) finite |= 1u << s;   /* the commonest first: finite, not msProbe's infinity */
+        else if (isnan(v)) continue;
+        else if (a == 1000000001.0) v = v > 0 ? INFINITY : -INFINITY;   /* msProbe's infinities */
         else if (isfinite(v)) finite |= 1u << s;
         ev[s] = v;
         has |= 1u << s;
