@@ -117,6 +117,8 @@ static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e)
     f->t = e == p->t->err ? (struct tdb *)p->t : &f->tw;
 }
 
+_Static_assert(sizeof(struct tdb_monsum_rec) % sizeof(double) == 0, "a summary row's values stay aligned");
+
 /* Part s fed window win of ranks [i0, i1), each rank's rows then the rank;
  * part also (NULL: none) the same rows, read and added once, before s. */
 static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also, size_t win, size_t i0, size_t i1) {
@@ -132,9 +134,9 @@ static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also,
             return pt_errorf(f->e, "%s: could not read the rank summary's rows back", p->t->final);
         for (uint64_t at = 0; at + rl <= len; at += rl) {
             struct tdb_monsum_rec sr;
-            double v[MONITOR_NSTATS];
             memcpy(&sr, f->buf + at, sizeof sr);
-            memcpy(v, f->buf + at + sizeof sr, (size_t)p->nc * sizeof(double));
+            /* the values read where they are: buf is malloc's, rl and sr's size multiples of 8 */
+            const double *v = (const double *)(const void *)(f->buf + at + sizeof sr);
             if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) return pt_errorf(f->e, "out of memory");
         }
         if (also && tdb_summary_rank_of(also, s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
