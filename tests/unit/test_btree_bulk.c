@@ -308,6 +308,48 @@ static void record_bytes(void) {
     CHECK_INT(bad, 0);
 }
 
+/* btree_bulk_record_ir (ints, then REAL-or-NULL columns by a mask) against
+ * plain_record of the same row with a kind per column: every integer
+ * width's edges, -0.0, every mask (bits past the columns ignored), 0..8
+ * ints and 0..16 doubles; nothing written past its 9 + 9 * ncols bytes. */
+static void record_ir_bytes(void) {
+    static const int64_t edge[] = {0, 1, -1, 127, 128, -128, -129, 32767, 32768, -32768, -32769, 8388608,
+                                   -8388609, (int64_t)INT32_MAX + 1, (int64_t)INT32_MIN - 1, (int64_t)1 << 47,
+                                   -((int64_t)1 << 47) - 1, INT64_MAX, INT64_MIN};
+    static const double dbl[] = {0.0, -0.0, 1.5, -2.25e-300, 1e300, 1000000001.0, -1e9};
+    enum { NE = sizeof edge / sizeof edge[0], ND = sizeof dbl / sizeof dbl[0], MAXI = 8, MAXR = 16 };
+    unsigned char got[9 + 9 * (MAXI + MAXR) + 16], want[9 + 9 * (MAXI + MAXR)];
+    unsigned seed = 4242;
+    int bad = 0;
+    for (int round = 0; round < 4000; round++) {
+        int64_t iv[MAXI + MAXR] = {0};
+        double dv[MAXR], pdv[MAXI + MAXR] = {0};
+        uint8_t kind[MAXI + MAXR];
+        seed = seed * 1103515245u + 12345u;
+        int nint = (int)((seed >> 8) % (MAXI + 1)), nreal = (int)((seed >> 16) % (MAXR + 1));
+        seed = seed * 1103515245u + 12345u;
+        uint32_t present = seed ^ (seed << 7);
+        for (int c = 0; c < nint; c++) {
+            seed = seed * 1103515245u + 12345u;
+            iv[c] = edge[(seed >> 8) % NE];
+            kind[c] = BTREE_BULK_INT;
+        }
+        for (int c = 0; c < nreal; c++) {
+            seed = seed * 1103515245u + 12345u;
+            dv[c] = dbl[(seed >> 12) % ND];
+            kind[nint + c] = (present >> c) & 1 ? BTREE_BULK_REAL : BTREE_BULK_NULL;
+            pdv[nint + c] = dv[c];
+        }
+        memset(got, 0xa5, sizeof got);
+        size_t lg = btree_bulk_record_ir(got, nint, iv, nreal, dv, present);
+        size_t lw = plain_record(want, nint + nreal, iv, pdv, kind);
+        int over = 0;
+        for (size_t i = 9 + 9 * (size_t)(nint + nreal); i < sizeof got; i++) over |= got[i] != 0xa5;
+        if (lg != lw || memcmp(got, want, lw) != 0 || over) bad++;
+    }
+    CHECK_INT(bad, 0);
+}
+
 int main(void) {
     RUN(small_pages);
     RUN(default_pages);
@@ -317,5 +359,6 @@ int main(void) {
     RUN(across_lock_page);
     RUN(negative_zero);
     RUN(record_bytes);
+    RUN(record_ir_bytes);
     PT_DONE();
 }
