@@ -342,29 +342,36 @@ static void jr_csv(struct jr_out *o, const char *s) {
 
 static void jr_text(struct jr_out *o, const char *s) { jr_mem(o, s, strlen(s)); }
 
+/* A csv cell and its comma: a number, a text as it is, a text quoted. */
+static void csv_num(struct jr_out *o, long long v) {
+    jr_num(o, v);
+    JR_LIT(o, ",");
+}
+
+static void csv_text(struct jr_out *o, const char *s) {
+    jr_text(o, s);
+    JR_LIT(o, ",");
+}
+
+static void csv_cell(struct jr_out *o, const char *s) {
+    jr_csv(o, s);
+    JR_LIT(o, ",");
+}
+
 static void csv_item(struct jr_out *o, const struct overflow_answer *r, size_t i) {
     const struct ovfrows_row *w = &r->rows.v[i];
     const struct ovf_entry *e = &r->l->v[w->entry];   /* a group: its earliest record */
-    jr_text(o, overflow_answer_level(r, e));
-    JR_LIT(o, ",");
-    jr_num(o, (int)e->step);
-    JR_LIT(o, ",");
+    csv_text(o, overflow_answer_level(r, e));
+    csv_num(o, (int)e->step);
     if (e->micro >= 0) jr_num(o, (int)e->micro);
     JR_LIT(o, ",");
-    jr_num(o, (int)e->rank);
-    JR_LIT(o, ",");
-    jr_num(o, (unsigned)e->pos);
-    JR_LIT(o, ",");
-    jr_csv(o, e->name);
-    JR_LIT(o, ",");
-    jr_csv(o, e->what);
-    JR_LIT(o, ",");
-    jr_text(o, row_kind(w));
-    JR_LIT(o, ",");
-    jr_num(o, (long long)w->count);
-    JR_LIT(o, ",");
-    jr_num(o, (unsigned)w->nsteps);
-    JR_LIT(o, ",");
+    csv_num(o, (int)e->rank);
+    csv_num(o, (unsigned)e->pos);
+    csv_cell(o, e->name);
+    csv_cell(o, e->what);
+    csv_text(o, row_kind(w));
+    csv_num(o, (long long)w->count);
+    csv_num(o, (unsigned)w->nsteps);
     jr_num(o, (unsigned)w->nranks);
     JR_LIT(o, "\n");
 }
@@ -377,18 +384,12 @@ static void print_csv(const struct overflow_answer *r) {
      * = message, pos = call_id (man/probetop.1, probetop overflow) */
     for (size_t i = 0; i < anomalies_listed(r); i++) {
         const struct anomaly *a = &r->ds->anomalies.v[i];
-        jr_text(o, ovf_level_name((enum ovf_level)anomaly_gate_level(a)));
-        JR_LIT(o, ",");
-        jr_num(o, (int)a->step);
-        JR_LIT(o, ",");
-        jr_num(o, (int)a->micro_step);
-        JR_LIT(o, ",");
-        jr_num(o, (int)a->rank);
-        JR_LIT(o, ",");
-        jr_num(o, (int)a->call_id);
-        JR_LIT(o, ",");
-        jr_csv(o, a->tag_name);
-        JR_LIT(o, ",");
+        csv_text(o, ovf_level_name((enum ovf_level)anomaly_gate_level(a)));
+        csv_num(o, (int)a->step);
+        csv_num(o, (int)a->micro_step);
+        csv_num(o, (int)a->rank);
+        csv_num(o, (int)a->call_id);
+        csv_cell(o, a->tag_name);
         jr_csv(o, a->message);
         JR_LIT(o, ",anomaly,1,1,1\n");
     }
