@@ -321,8 +321,18 @@ static void skeletons(void) {
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"value\": 1,\n     \"value\": 2"),
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"md5\": \"ab\",\n     \"md5\": \"cd\""),
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ""),
+        /* a type (62, 63 bytes) or dtype (38, 39) at the length the tokens cut at, a type or dtype given twice */
+        SK_OBJ("\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"", "\"torch.float32\"", "[1]", "NaN", "2", ""),
+        SK_OBJ("\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"", "\"torch.float32\"", "[1]", "NaN", "2", ""),
+        SK_OBJ("\"torch.Tensor\"", "\"dddddddddddddddddddddddddddddddddddddd\"", "[1]", "NaN", "2", ""),
+        SK_OBJ("\"torch.Tensor\"", "\"ddddddddddddddddddddddddddddddddddddddd\"", "[1]", "NaN", "2", ""),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"type\": \"int\""),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"dtype\": \"torch.float32\""),
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"dtype\": null"),
         "{\n        \"type\": \"torch.Tensor\",\n        \"dtype\": \"torch.float32\",\n        \"Max\": NaN,\n        \"Min\": 1\n       }",
         "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": -Infinity, \"Min\": 1}",
+        "{\"type\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", \"dtype\": \"torch.float32\", \"Max\": 1, \"Min\": 1}",
+        "{\"type\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", \"dtype\": \"torch.float32\", \"Max\": 1, \"Min\": 1}",
         "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 2, \"Min\": 1, \"Max\": NaN}",
         "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 2, \"Min\": 1, \"Max\": 3}",
         "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": 2,\"Min\": 1}",
@@ -351,18 +361,21 @@ static void skeletons(void) {
      * skeletons gives what it gives without */
     static struct elem_tmpl tm;
     for (size_t i = 0; i < nv; i++)
-        for (int cap = 0; cap < 2; cap++) {
-            skel = &tm;
-            CHECK_INT(fast(variants[0], cap), 1);
-            int r1 = fast(variants[i], cap);
-            struct elem e1 = e;
-            uint8_t rr1 = reread;
-            skel = NULL;
-            int r0 = fast(variants[i], cap);
-            if (r0 != r1 || (r0 && (memcmp(&e, &e1, sizeof e) || reread != rr1)))
-                printf("  variant %zu (cap %d) read otherwise with a skeleton\n", i, cap);
-            CHECK(r0 == r1 && (!r0 || (!memcmp(&e, &e1, sizeof e) && reread == rr1)));
-        }
+        for (int cap = 0; cap < 2; cap++)
+            for (int k = 0; k < 2; k++) {
+                memset(&tm, 0, sizeof tm);   /* the base's skeleton alone, then the variant's own */
+                skel = &tm;
+                CHECK_INT(fast(variants[0], cap), 1);
+                int r1 = fast(variants[i], cap);
+                if (k) r1 = fast(variants[i], cap);   /* against the skeleton learned from itself */
+                struct elem e1 = e;
+                uint8_t rr1 = reread;
+                skel = NULL;
+                int r0 = fast(variants[i], cap);
+                if (r0 != r1 || (r0 && (memcmp(&e, &e1, sizeof e) || reread != rr1)))
+                    printf("  variant %zu (cap %d) read otherwise with a skeleton\n", i, cap);
+                CHECK(r0 == r1 && (!r0 || (!memcmp(&e, &e1, sizeof e) && reread == rr1)));
+            }
 }
 
 int main(void) {

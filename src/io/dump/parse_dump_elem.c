@@ -194,7 +194,7 @@ static inline void fe_finish(struct fe *f) {
  * what the member loop gives: the loop would have read the same keys and
  * the same white space, and every value goes through the same fe_ calls.
  * Any mismatch drops what was read and the loop starts over. */
-enum { V_STR, V_ARR, V_SCALAR };
+enum { V_STR, V_ARR, V_SCALAR, V_STAT };   /* V_STAT: a scalar at a statistic */
 #define LIT_MAX 112   /* so that a literal and the value after it stay within ROOM */
 
 /* n bytes at p (16 readable past them) equal to l's (padded alike). */
@@ -209,18 +209,22 @@ static inline int lit_eq(const char *p, const char *l, size_t n) {
 }
 
 /* The object at p (just past its '{') read by skeleton k: its '}', or NULL
- * (f then holds a partial read). */
+ * (f then holds a partial read when *dirty). */
 static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_one *k, struct fe *f, const char *p,
-                             const char *end) {
+                             const char *end, int *dirty) {
     const char *lim = end - ROOM, *q;
     int esc = 0;
     for (unsigned i = 0;; i++) {
         const struct elem_tmpl_slot *s = &k->s[i];
         if (p >= lim || !lit_eq(p, k->lit + s->off, s->len)) return NULL;
         p += s->len;
+        *dirty = 1;
         if (i == k->n) {
             f->rr |= k->dup;
             f->other = k->other;
+            /* the type and dtype the literals held (fe_string's, uncut) */
+            if (k->has & 1) f->type = k->lit + k->type_off, f->tl = k->tl, f->type_str = 1;
+            if (k->has & 2) f->dtype = k->lit + k->dtype_off, f->dl = k->dl, f->dtype_str = k->dl > 0;
             return p - 1;
         }
         switch (s->kind) {
@@ -234,6 +238,20 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
             if (q >= lim || *q != ']') return NULL;
             p = q + 1;
             break;
+        case V_STAT:   /* a finite number: fe_scalar's stores without its tests */
+            if ((unsigned)(*p - '0') <= 9 || (*p == '-' && p[1] != 'I')) {
+                double v;
+                if (!(q = json_lex_number_fast(lx, p, &v))) return NULL;
+                if (isfinite(v)) {
+                    f->e->v[s->which] = v;
+                    f->e->present |= (uint8_t)(1u << s->which);
+                    if (s->which == K_NORM) f->norm_num = 1, f->norm = v;
+                } else
+                    fe_scalar(f, s->which, JT_NUMBER, v);
+                p = q;
+                break;
+            }
+            /* fall through */
         default: {
             enum json_tok t;
             double v = 0;
@@ -255,6 +273,48 @@ struct seen_at {
     int8_t which[ELEM_TMPL_SLOTS];
 };
 
+/* Value i of a as part of the literals (fold): a type or dtype string
+ * fe_string takes uncut. */
+static int tmpl_folds(const struct seen_at *a, unsigned i) {
+    size_t n = (size_t)(a->v1[i] - 1 - a->v0[i]);
+    return a->kind[i] == V_STR && ((a->which[i] == K_TYPE && n < 63) || (a->which[i] == K_DTYPE && n < 39));
+}
+
+/* k's literals and slots from a (its type and dtype strings folded into
+ * the literals when fold): 0 when a literal is too long. */
+static int tmpl_lits(struct elem_tmpl_one *k, const struct seen_at *a, const char *p0, const char *close, int fold) {
+    size_t off = 0, lo = 0;   /* lo: where the literal being made starts in lit */
+    const char *prev = p0, *from = p0;
+    unsigned n = 0;
+    k->has = 0;
+    for (unsigned i = 0; i <= a->n; i++) {
+        if (i < a->n && fold && tmpl_folds(a, i)) {
+            uint16_t at = (uint16_t)(lo + (size_t)(a->v0[i] - from));
+            uint8_t len = (uint8_t)(a->v1[i] - 1 - a->v0[i]);
+            if (a->which[i] == K_TYPE) k->type_off = at, k->tl = len, k->has |= 1;
+            else k->dtype_off = at, k->dl = len, k->has |= 2;
+            continue;
+        }
+        const char *to = i < a->n ? a->v0[i] : close + 1;
+        size_t len = (size_t)(to - prev);
+        if ((size_t)(to - from) > LIT_MAX || lo + (size_t)(to - from) > sizeof k->lit - 16) return 0;
+        memcpy(k->lit + off, prev, len);
+        off += len;
+        k->s[n].off = (uint16_t)lo;
+        k->s[n].len = (uint8_t)(to - from);
+        if (i < a->n) {
+            k->s[n].kind = a->kind[i] == V_SCALAR && a->which[i] >= K_NORM && a->which[i] <= K_MEAN ? V_STAT : a->kind[i];
+            k->s[n].which = a->which[i];
+            prev = from = a->v1[i];
+            lo = off;
+        }
+        n++;
+    }
+    memset(k->lit + off, 0, 16);
+    k->n = (uint8_t)(n - 1);
+    return 1;
+}
+
 /* Learns the object [p0, close] (close at its '}') into the skeleton
  * least recently used (or one not made yet). */
 static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char *p0, const char *close) {
@@ -263,29 +323,16 @@ static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char 
     for (unsigned j = 1; j < ELEM_TMPL_N; j++)
         if (!t->k[j].live ? t->k[old].live : t->k[old].live && t->k[j].used < t->k[old].used) old = j;
     struct elem_tmpl_one *k = &t->k[old];
-    size_t off = 0;
-    const char *prev = p0;
-    for (unsigned i = 0; i <= a->n; i++) {
-        const char *to = i < a->n ? a->v0[i] : close + 1;
-        size_t len = (size_t)(to - prev);
-        if (len > LIT_MAX || off + len > sizeof k->lit - 16) {
-            k->live = 0;   /* too long a literal: none */
-            return;
-        }
-        memcpy(k->lit + off, prev, len);
-        k->s[i].off = (uint16_t)off;
-        k->s[i].len = (uint8_t)len;
-        if (i < a->n) k->s[i].kind = a->kind[i], k->s[i].which = a->which[i];
-        off += len;
-        if (i < a->n) prev = a->v1[i];
-    }
-    memset(k->lit + off, 0, 16);
     /* the keys are the skeleton's: whether one is given twice is its own (fe_member) */
     struct fe f = {.seen = 0};
     for (unsigned i = 0; i < a->n; i++) fe_member(&f, a->which[i]);
     k->dup = f.rr;
+    /* a type or dtype given twice: read in order, as the loop reads them */
+    if (!tmpl_lits(k, a, p0, close, !k->dup) && (k->dup || !tmpl_lits(k, a, p0, close, 0))) {
+        k->live = 0;   /* too long a literal: none */
+        return;
+    }
     k->other = (uint8_t)a->other;
-    k->n = (uint8_t)a->n;
     k->live = 1;
     k->used = ++t->clock;
     t->hit = (uint8_t)old;
@@ -295,13 +342,15 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
     const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
     if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
     struct fe f;
+    int dirty = 0;
+    fe_start(&f, e);
     if (tm)   /* the one that matched last first, then the others */
         for (unsigned j = 0; j < ELEM_TMPL_N; j++) {
             unsigned x = j ? j - (j <= tm->hit) : tm->hit;
             struct elem_tmpl_one *k = &tm->k[x];
             if (!k->live) continue;
-            fe_start(&f, e);
-            const char *close = tmpl_read(lx, k, &f, p, end);
+            if (dirty) fe_start(&f, e), dirty = 0;
+            const char *close = tmpl_read(lx, k, &f, p, end, &dirty);
             if (!close) continue;
             tm->hit = (uint8_t)x;
             k->used = ++tm->clock;
@@ -310,7 +359,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
             *reread |= f.rr;
             return 1;
         }
-    fe_start(&f, e);
+    if (dirty) fe_start(&f, e);
     const char *p0 = p;
     struct seen_at at;
     at.n = 0;

@@ -51,6 +51,10 @@ struct elem_tmpl_one {
     uint32_t used;            /* when it was made or matched last (elem_tmpl's clock) */
     uint8_t dup;              /* a key that counts given twice (parse_elem's reread) */
     uint8_t other;            /* a key not among a tensor's usual ones (struct elem's plain) */
+    /* a type and dtype given as strings, when the object's was read as part
+     * of the literals (in lit at type_off, tl bytes; has: which of the two) */
+    uint8_t has, tl, dl;
+    uint16_t type_off, dtype_off;
     struct elem_tmpl_slot s[ELEM_TMPL_SLOTS + 1];
     char lit[512];
 };
