@@ -263,6 +263,37 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
     }
 }
 
+/* A skeleton holding both the type and the dtype: fe_finish's results
+ * that depend on them alone, worked out once (tmpl_learn). */
+enum { FIN_TORCH = 1, FIN_USABLE = 2, FIN_NONFINITE = 4, FIN_PLAIN = 8 };
+
+static void tmpl_fin(struct elem_tmpl_one *k) {
+    struct elem e;
+    struct fe f;
+    fe_start(&f, &e);
+    f.type = k->lit + k->type_off, f.tl = k->tl, f.type_str = 1;
+    f.dtype = k->lit + k->dtype_off, f.dl = k->dl, f.dtype_str = k->dl > 0;
+    f.other = k->other;
+    f.mm_nonfinite = 1;
+    fe_finish(&f);
+    k->fin = (uint8_t)((e.o.is_torch_tensor ? FIN_TORCH : 0) | (e.usable ? FIN_USABLE : 0) |
+                       (e.nonfinite ? FIN_NONFINITE : 0) | (e.plain ? FIN_PLAIN : 0));
+}
+
+/* fe_finish for an object read by k, which holds both */
+static inline void tmpl_finish(const struct elem_tmpl_one *k, struct fe *f) {
+    struct elem *e = f->e;
+    e->o.is_torch_tensor = k->fin & FIN_TORCH;
+    if ((k->fin & FIN_TORCH) && f->norm_num && !isnan(f->norm)) {
+        e->o.has_norm = 1;
+        e->o.norm = f->norm;
+    }
+    e->usable = !!(k->fin & FIN_USABLE);
+    e->nonfinite = f->mm_nonfinite && (k->fin & FIN_NONFINITE);
+    e->fast = 1;
+    e->plain = !!(k->fin & FIN_PLAIN);
+}
+
 /* The members' places as the loop read them, to learn a skeleton from. */
 struct seen_at {
     unsigned n;
@@ -333,6 +364,7 @@ static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char 
         return;
     }
     k->other = (uint8_t)a->other;
+    if (k->has == 3) tmpl_fin(k);
     k->live = 1;
     k->used = ++t->clock;
     t->hit = (uint8_t)old;
@@ -354,7 +386,8 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
             if (!close) continue;
             tm->hit = (uint8_t)x;
             k->used = ++tm->clock;
-            fe_finish(&f);
+            if (k->has == 3) tmpl_finish(k, &f);
+            else fe_finish(&f);
             json_lex_close_at(lx, close);
             *reread |= f.rr;
             return 1;

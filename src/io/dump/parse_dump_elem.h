@@ -54,6 +54,7 @@ struct elem_tmpl_one {
     /* a type and dtype given as strings, when the object's was read as part
      * of the literals (in lit at type_off, tl bytes; has: which of the two) */
     uint8_t has, tl, dl;
+    uint8_t fin;              /* with both: what they make of the object (parse_dump_elem.c's FIN_) */
     uint16_t type_off, dtype_off;
     struct elem_tmpl_slot s[ELEM_TMPL_SLOTS + 1];
     char lit[512];
