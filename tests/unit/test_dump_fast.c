@@ -329,6 +329,9 @@ static void skeletons(void) {
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"type\": \"int\""),
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"dtype\": \"torch.float32\""),
         SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "NaN", "2", ",\n     \"dtype\": null"),
+        /* literals after a statistic and elsewhere (the latter read as part of the skeleton's literals) */
+        SK_OBJ("\"torch.Tensor\"", "\"torch.float32\"", "[1]", "1", "2", ",\n     \"Norm\": 2,\n     \"Norm\": null,\n     \"requires_grad\": null"),
+        SK_OBJ("\"torch.Tensor\"", "null", "[1]", "null", "true", ",\n     \"Norm\": false,\n     \"requires_grad\": true"),
         "{\n        \"type\": \"torch.Tensor\",\n        \"dtype\": \"torch.float32\",\n        \"Max\": NaN,\n        \"Min\": 1\n       }",
         "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"Max\": -Infinity, \"Min\": 1}",
         "{\"type\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", \"dtype\": \"torch.float32\", \"Max\": 1, \"Min\": 1}",

@@ -305,8 +305,10 @@ struct seen_at {
 };
 
 /* Value i of a as part of the literals (fold): a type or dtype string
- * fe_string takes uncut. */
+ * fe_string takes uncut, or true, false or null at a key fe_scalar does
+ * nothing with (requires_grad). */
 static int tmpl_folds(const struct seen_at *a, unsigned i) {
+    if (a->kind[i] == V_SCALAR) return a->which[i] == K_OTHER && (*a->v0[i] == 't' || *a->v0[i] == 'f' || *a->v0[i] == 'n');
     size_t n = (size_t)(a->v1[i] - 1 - a->v0[i]);
     return a->kind[i] == V_STR && ((a->which[i] == K_TYPE && n < 63) || (a->which[i] == K_DTYPE && n < 39));
 }
@@ -320,6 +322,7 @@ static int tmpl_lits(struct elem_tmpl_one *k, const struct seen_at *a, const cha
     k->has = 0;
     for (unsigned i = 0; i <= a->n; i++) {
         if (i < a->n && fold && tmpl_folds(a, i)) {
+            if (a->kind[i] == V_SCALAR) continue;
             uint16_t at = (uint16_t)(lo + (size_t)(a->v0[i] - from));
             uint8_t len = (uint8_t)(a->v1[i] - 1 - a->v0[i]);
             if (a->which[i] == K_TYPE) k->type_off = at, k->tl = len, k->has |= 1;
