@@ -59,7 +59,7 @@ struct elem_tmpl_one {
     struct elem_tmpl_slot s[ELEM_TMPL_SLOTS + 1];
     char lit[512];
 };
-#define ELEM_TMPL_N 4         /* a record's items, its parameters, a nested list's */
+#define ELEM_TMPL_N 6         /* a record's items, its parameters, a nested list's */
 struct elem_tmpl {
     struct elem_tmpl_one k[ELEM_TMPL_N];
     uint8_t hit;              /* the one that matched last */
