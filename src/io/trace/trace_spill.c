@@ -23,19 +23,14 @@ struct run {
 };
 
 struct trace_spill {
-    size_t rec;
+    struct trace_spill_head h;   /* buf, rec, n, cap, vcap, count: first, for the inline slot (trace_spill.h) */
     size_t per;         /* records read at once per run while merging */
     int (*cmp)(const void *, const void *);
     int (*keys)(const void *, size_t, size_t, uint64_t *);   /* NULL: qsort only */
     uint64_t lane_mask;  /* a key's lane bits (trace_spill_lanes), 0 none */
     struct trace_spill_budget *b;
-    char *buf;
     uint32_t *order;    /* in memory, sorted by keys: the records' places in order (held), NULL: buf's order */
-    size_t n, cap;      /* records in buf, its size in records */
-    size_t vcap;        /* the size the budget counts (held): doubled as records come, as if buf were
-                           (room made ahead by trace_spill_room is counted only when records take it) */
     uint64_t held;      /* bytes of buf and the read buffers counted in b->held */
-    uint64_t count;
     FILE *f;            /* the runs, one after the other */
     struct run *runs;
     size_t nruns, capruns;
@@ -53,7 +48,7 @@ static void hold(struct trace_spill *s, int64_t bytes) {
 struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const void *), struct trace_spill_budget *b) {
     struct trace_spill *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    s->rec = rec;
+    s->h.rec = rec;
     s->cmp = cmp;
     s->b = b;
     return s;
@@ -67,7 +62,7 @@ void trace_spill_free(struct trace_spill *s) {
     for (size_t i = 0; i < s->nruns; i++) free(s->runs[i].buf);
     free(s->runs);
     free(s->heap);
-    free(s->buf);
+    free(s->h.buf);
     free(s->order);
     if (s->f) fclose(s->f);
     if (s->held) hold(s, -(int64_t)s->held);
@@ -154,13 +149,13 @@ static int lane_merge(const uint64_t *k, size_t n, uint64_t mask, uint32_t *ord,
  * stream's keys: merged lanes (lane_merge) or a stable radix sort.  0, or
  * -1 (keys refused, too many records, no memory: nothing changed). */
 static int order_by_keys(struct trace_spill *s) {
-    size_t n = s->n;
+    size_t n = s->h.n;
     if (n > UINT32_MAX) return -1;
     uint64_t *k = malloc(n * sizeof *k);
     uint32_t *ord = malloc(n * sizeof *ord);
     struct radix_kv *a = NULL;
     int rc = -1;
-    if (!k || !ord || s->keys(s->buf, n, s->rec, k)) goto out;
+    if (!k || !ord || s->keys(s->h.buf, n, s->h.rec, k)) goto out;
     uint32_t *tmp = s->lane_mask ? malloc(n * sizeof *tmp) : NULL;
     int merged = tmp && !lane_merge(k, n, s->lane_mask, ord, tmp);
     free(tmp);
@@ -191,11 +186,11 @@ out:
  * once, a place done marked by order[j] = j; the order freed. */
 static int apply_order(struct trace_spill *s) {
     if (!s->order) return 0;
-    char *v = s->buf, *tmp = malloc(s->rec);
+    char *v = s->h.buf, *tmp = malloc(s->h.rec);
     uint32_t *r = s->order;
-    size_t rec = s->rec;
+    size_t rec = s->h.rec;
     if (!tmp) return -1;
-    for (size_t j = 0; j < s->n; j++) {
+    for (size_t j = 0; j < s->h.n; j++) {
         if (r[j] == j) continue;
         memcpy(tmp, v + j * rec, rec);
         size_t at = j;
@@ -213,7 +208,7 @@ static int apply_order(struct trace_spill *s) {
     free(tmp);
     free(s->order);
     s->order = NULL;
-    hold(s, -(int64_t)(s->n * sizeof(uint32_t)));
+    hold(s, -(int64_t)(s->h.n * sizeof(uint32_t)));
     return 0;
 }
 
@@ -224,13 +219,13 @@ static int apply_order(struct trace_spill *s) {
  * (s->order, the records left where they are), or qsort as before. */
 static void sort_buf(struct trace_spill *s) {
     size_t i = 1;
-    while (i < s->n && s->cmp(s->buf + (i - 1) * s->rec, s->buf + i * s->rec) < 0) i++;
-    if (i < s->n && (!s->keys || order_by_keys(s))) qsort(s->buf, s->n, s->rec, s->cmp);
+    while (i < s->h.n && s->cmp(s->h.buf + (i - 1) * s->h.rec, s->h.buf + i * s->h.rec) < 0) i++;
+    if (i < s->h.n && (!s->keys || order_by_keys(s))) qsort(s->h.buf, s->h.n, s->h.rec, s->cmp);
 }
 
 /* The buffer, sorted, as one more run at the end of the file. */
 static int spill(struct trace_spill *s, struct pt_error *err) {
-    if (!s->n) return 0;
+    if (!s->h.n) return 0;
     if (!s->f && !(s->f = temp_file(err))) return -1;
     sort_buf(s);
     if (apply_order(s)) return pt_errorf(err, "out of memory");
@@ -243,70 +238,72 @@ static int spill(struct trace_spill *s, struct pt_error *err) {
     }
     if (fseeko(s->f, 0, SEEK_END) != 0) return pt_errorf(err, "temporary file: %s", strerror(errno));
     off_t off = ftello(s->f);
-    if (off < 0 || fwrite(s->buf, s->rec, s->n, s->f) != s->n || fflush(s->f) != 0)
+    if (off < 0 || fwrite(s->h.buf, s->h.rec, s->h.n, s->f) != s->h.n || fflush(s->f) != 0)
         return pt_errorf(err, "temporary file for the kernels beyond --mem: %s", strerror(errno));
-    s->runs[s->nruns++] = (struct run){.off = off, .left = s->n};
-    atomic_fetch_add(&s->b->spilled, (unsigned long long)(s->n * s->rec));
-    s->n = 0;
+    s->runs[s->nruns++] = (struct run){.off = off, .left = s->h.n};
+    atomic_fetch_add(&s->b->spilled, (unsigned long long)(s->h.n * s->h.rec));
+    s->h.n = 0;
     return 0;
 }
 
-void *trace_spill_slot(struct trace_spill *s, struct pt_error *err) {
-    if (s->n == s->vcap) {
-        size_t nc = s->vcap ? s->vcap * 2 : TRACE_SPILL_FIRST;
-        uint64_t more = (uint64_t)(nc - s->vcap) * s->rec;
-        int over = atomic_load(&s->b->held) + more > s->b->cap && s->vcap * s->rec >= TRACE_SPILL_MIN_CHUNK;
+/* trace_spill_slot's way when the room is full: more counted in the budget
+ * (or the buffer spilled), the buffer grown. */
+void *trace_spill_slot_grow(struct trace_spill *s, struct pt_error *err) {
+    if (s->h.n == s->h.vcap) {
+        size_t nc = s->h.vcap ? s->h.vcap * 2 : TRACE_SPILL_FIRST;
+        uint64_t more = (uint64_t)(nc - s->h.vcap) * s->h.rec;
+        int over = atomic_load(&s->b->held) + more > s->b->cap && s->h.vcap * s->h.rec >= TRACE_SPILL_MIN_CHUNK;
         if (over) {
             if (spill(s, err)) return NULL;
         } else {
-            s->vcap = nc;
+            s->h.vcap = nc;
             hold(s, (int64_t)more);
         }
     }
-    if (s->n == s->cap) {   /* the room made ahead is full (or there was none) */
-        char *nb = realloc(s->buf, s->vcap * s->rec);
+    if (s->h.n == s->h.cap) {   /* the room made ahead is full (or there was none) */
+        char *nb = realloc(s->h.buf, s->h.vcap * s->h.rec);
         if (!nb) {
             pt_errorf(err, "out of memory");
             return NULL;
         }
-        s->buf = nb;
-        s->cap = s->vcap;
+        s->h.buf = nb;
+        s->h.cap = s->h.vcap;
     }
-    s->count++;
-    return s->buf + s->n++ * s->rec;
+    s->h.count++;
+    return s->h.buf + s->h.n++ * s->h.rec;
 }
 
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err) {
     void *d = trace_spill_slot(s, err);
     if (!d) return -1;
-    memcpy(d, rec, s->rec);
+    memcpy(d, rec, s->h.rec);
     return 0;
 }
 
 int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err) {
-    if (s->f || s->sorted || n <= s->vcap || n > SIZE_MAX / s->rec) return 0;
-    uint64_t more = (n - s->vcap) * s->rec;
+    if (s->f || s->sorted || n <= s->h.vcap || n > SIZE_MAX / s->h.rec) return 0;
+    uint64_t more = (n - s->h.vcap) * s->h.rec;
     if (atomic_load(&s->b->held) + more > s->b->cap) return 0;
-    if (n > s->cap) {
-        char *nb = realloc(s->buf, (size_t)n * s->rec);
+    if (n > s->h.cap) {
+        char *nb = realloc(s->h.buf, (size_t)n * s->h.rec);
         if (!nb) return pt_errorf(err, "out of memory");
-        s->buf = nb;
-        s->cap = (size_t)n;
+        s->h.buf = nb;
+        s->h.cap = (size_t)n;
     }
-    s->vcap = (size_t)n;
+    s->h.vcap = (size_t)n;
     hold(s, (int64_t)more);
     return 0;
 }
 
 void trace_spill_room(struct trace_spill *s, uint64_t n) {
-    if (s->f || s->sorted || n <= s->cap || n > SIZE_MAX / s->rec) return;
-    char *nb = realloc(s->buf, (size_t)n * s->rec);
+    if (s->f || s->sorted || n <= s->h.cap || n > SIZE_MAX / s->h.rec) return;
+    char *nb = realloc(s->h.buf, (size_t)n * s->h.rec);
     if (!nb) return;
-    s->buf = nb;
-    s->cap = (size_t)n;
+    s->h.buf = nb;
+    s->h.cap = (size_t)n;
 }
 
-static const void *run_head(const struct trace_spill *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->rec; }
+static const void *run_head(const struct trace_spill *s, size_t r) { return s->runs[r].buf + s->runs[r].pos * s->h.rec; }
 
 static int heap_less(const struct trace_spill *s, size_t a, size_t b) {
     int c = s->cmp(run_head(s, a), run_head(s, b));
@@ -334,11 +331,11 @@ static int run_fill(struct trace_spill *s, size_t r, struct pt_error *err) {
     u->pos = 0;
     u->n = 0;
     if (!want) return 0;
-    if (fseeko(s->f, u->off, SEEK_SET) != 0 || fread(u->buf, s->rec, want, s->f) != want) {
+    if (fseeko(s->f, u->off, SEEK_SET) != 0 || fread(u->buf, s->h.rec, want, s->f) != want) {
         s->failed = 1;
         return pt_errorf(err, "temporary file of the kernels beyond --mem: cannot read it back");
     }
-    u->off += (off_t)(want * s->rec);
+    u->off += (off_t)(want * s->h.rec);
     u->left -= want;
     u->n = want;
     return 0;
@@ -347,22 +344,22 @@ static int run_fill(struct trace_spill *s, size_t r, struct pt_error *err) {
 int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
     s->sorted = 1;
     if (!s->f) {
-        if (s->n > 1) sort_buf(s);
+        if (s->h.n > 1) sort_buf(s);
         return 0;
     }
     if (spill(s, err)) return -1;
-    free(s->buf);
-    s->buf = NULL;
-    s->cap = s->vcap = 0;
+    free(s->h.buf);
+    s->h.buf = NULL;
+    s->h.cap = s->h.vcap = 0;
     hold(s, -(int64_t)s->held);
     /* the read buffers of all runs within an eighth of the budget (64 KiB each at most) */
     uint64_t room = s->b->cap / 8 / s->nruns;
-    size_t per = (size_t)((room < TRACE_SPILL_READ ? room : TRACE_SPILL_READ) / s->rec);
+    size_t per = (size_t)((room < TRACE_SPILL_READ ? room : TRACE_SPILL_READ) / s->h.rec);
     s->per = per = per ? per : 1;
     if (!(s->heap = malloc(s->nruns * sizeof *s->heap))) return pt_errorf(err, "out of memory");
     for (size_t r = 0; r < s->nruns; r++) {
-        if (!(s->runs[r].buf = malloc(per * s->rec))) return pt_errorf(err, "out of memory");
-        hold(s, (int64_t)(per * s->rec));
+        if (!(s->runs[r].buf = malloc(per * s->h.rec))) return pt_errorf(err, "out of memory");
+        hold(s, (int64_t)(per * s->h.rec));
         if (run_fill(s, r, err)) return -1;
         if (s->runs[r].n) s->heap[s->nheap++] = r;
     }
@@ -372,49 +369,48 @@ int trace_spill_sort(struct trace_spill *s, struct pt_error *err) {
 
 const void *trace_spill_next(struct trace_spill *s, struct pt_error *err) {
     if (!s->f) {
-        if (s->next >= s->n) return NULL;
+        if (s->next >= s->h.n) return NULL;
         size_t i = s->order ? s->order[s->next] : s->next;
         s->next++;
-        return s->buf + s->rec * i;
+        return s->h.buf + s->h.rec * i;
     }
     if (!s->nheap) return NULL;
     size_t r = s->heap[0];
     struct run *u = &s->runs[r];
     /* the record is copied out of the run's buffer before that is refilled */
-    if (!s->buf && !(s->buf = malloc(s->rec))) { s->failed = 1; pt_errorf(err, "out of memory"); return NULL; }
-    memcpy(s->buf, run_head(s, r), s->rec);
+    if (!s->h.buf && !(s->h.buf = malloc(s->h.rec))) { s->failed = 1; pt_errorf(err, "out of memory"); return NULL; }
+    memcpy(s->h.buf, run_head(s, r), s->h.rec);
     if (++u->pos == u->n) {
         if (run_fill(s, r, err)) return NULL;
         if (!u->n) s->heap[0] = s->heap[--s->nheap];
     }
     if (s->nheap) sift_down(s, 0);
-    return s->buf;
+    return s->h.buf;
 }
 
 int trace_spill_park(struct trace_spill *s, struct pt_error *err) {
-    if (!s->f && s->n && s->cap > s->n) {   /* room made ahead and not taken is given back */
-        char *nb = realloc(s->buf, s->n * s->rec);
-        if (nb) s->buf = nb, s->cap = s->n;
+    if (!s->f && s->h.n && s->h.cap > s->h.n) {   /* room made ahead and not taken is given back */
+        char *nb = realloc(s->h.buf, s->h.n * s->h.rec);
+        if (nb) s->h.buf = nb, s->h.cap = s->h.n;
     }
     if (s->f || atomic_load(&s->b->held) <= s->b->cap) return 0;
     if (spill(s, err)) return -1;
-    free(s->buf);
-    s->buf = NULL;
-    s->cap = s->vcap = 0;
+    free(s->h.buf);
+    s->h.buf = NULL;
+    s->h.cap = s->h.vcap = 0;
     hold(s, -(int64_t)s->held);
     return 0;
 }
 
 void trace_spill_rd_init(struct trace_spill_rd *r, struct trace_spill *s) {
     *r = (struct trace_spill_rd){.s = s};
-    if (s->f || !s->buf) return;
-    r->v = s->buf;
+    if (s->f || !s->h.buf) return;
+    r->v = s->h.buf;
     r->order = s->order;
     r->i = s->next;
-    r->n = s->n;
-    r->rec = s->rec;
+    r->n = s->h.n;
+    r->rec = s->h.rec;
 }
 
 int trace_spill_failed(const struct trace_spill *s) { return s->failed; }
-uint64_t trace_spill_count(const struct trace_spill *s) { return s->count; }
-void *trace_spill_array(struct trace_spill *s) { return s->f || apply_order(s) ? NULL : s->buf; }
+void *trace_spill_array(struct trace_spill *s) { return s->f || apply_order(s) ? NULL : s->h.buf; }

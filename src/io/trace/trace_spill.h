@@ -27,6 +27,17 @@ struct trace_spill_budget {
 
 struct trace_spill;
 
+/* The first members of every stream, seen here for the inline
+ * trace_spill_slot and trace_spill_count (the rest is trace_spill.c's). */
+struct trace_spill_head {
+    char *buf;
+    size_t rec;
+    size_t n, cap;      /* records in buf, its size in records */
+    size_t vcap;        /* the size the budget counts (held): doubled as records come, as if buf were
+                           (room made ahead by trace_spill_room is counted only when records take it) */
+    uint64_t count;
+};
+
 /* A stream of records of size rec ordered by cmp.  NULL: out of memory. */
 struct trace_spill *trace_spill_new(size_t rec, int (*cmp)(const void *, const void *), struct trace_spill_budget *b);
 void trace_spill_free(struct trace_spill *s);
@@ -61,7 +72,15 @@ int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *er
  * one goes (rec bytes, to be filled before any other call on s), or NULL
  * with err.  A caller that knows the record's type copies it there in
  * fixed-size moves, not a memcpy call of the stream's size. */
-void *trace_spill_slot(struct trace_spill *s, struct pt_error *err);
+void *trace_spill_slot_grow(struct trace_spill *s, struct pt_error *err);
+static inline void *trace_spill_slot(struct trace_spill *s, struct pt_error *err) {
+    struct trace_spill_head *h = (struct trace_spill_head *)(void *)s;
+    if (h->n < h->cap && h->n < h->vcap) {   /* room made and counted: no call */
+        h->count++;
+        return h->buf + h->n++ * h->rec;
+    }
+    return trace_spill_slot_grow(s, err);
+}
 /* The input is complete for now (a file parsed): the room made ahead and
  * not taken is given back (trace_spill_room), and when the load holds more
  * than its budget, the records go to the temporary file as one run.  0, or
@@ -90,7 +109,7 @@ static inline const void *trace_spill_rd_next(struct trace_spill_rd *r, struct p
     return r->v + r->rec * at;
 }
 int trace_spill_failed(const struct trace_spill *s);
-uint64_t trace_spill_count(const struct trace_spill *s);
+static inline uint64_t trace_spill_count(const struct trace_spill *s) { return ((const struct trace_spill_head *)(const void *)s)->count; }
 /* Sorted in memory (not spilled): the records as one array of
  * trace_spill_count(s), after trace_spill_sort (the records are moved to
  * their order then); NULL when spilled or out of memory. */
