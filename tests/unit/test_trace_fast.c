@@ -345,6 +345,45 @@ static void files_alike(void) {
     }
 }
 
+/* HTA's whole-us rounding of kernels and launches (hta_ds, hta_de), skipped
+ * for times whose doubles are their whole us exactly (0 and 0), made for
+ * the others, also when the ns are whole but the double is not (more than
+ * three decimals, rounded to ns): with the fast path and without it. */
+static void hta_whole(void) {
+    const char *d = pt_tmpdir("hta_whole");
+    char p[1200];
+    if (!d) { CHECK(!"tmpdir"); return; }
+    snprintf(p, sizeof p, "%s/t.json", d);
+    FILE *o = fopen(p, "w");
+    CHECK(o != NULL);
+    if (!o) return;
+    static const char *const kt[][2] = {{"1700000000010000.0", "40.0"}, {"1000.0001", "1.0"}, {"2000", "0.9999"},
+                                        {"3000.5", "2"}, {"-7000", "3"}, {"6000.000", "1.000"}};
+    static const int want[][2] = {{0, 0}, {1000, 0}, {0, -1000}, {500, -500}, {0, 0}, {0, 0}};
+    fputs("{\"traceEvents\": [\n", o);
+    for (int i = 0; i < 6; i++)
+        fprintf(o, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %s, "
+                   "\"dur\": %s, \"args\": {\"stream\": 7, \"correlation\": %d}},\n", kt[i][0], kt[i][1], i + 1);
+    fputs("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+          "\"ts\": 4000.0001, \"dur\": 3.5, \"args\": {\"correlation\": 1}},\n"
+          "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+          "\"ts\": 5000.0, \"dur\": 3.5, \"args\": {\"correlation\": 2}}\n]}\n", o);
+    fclose(o);
+    for (int fast = 0; fast < 2; fast++) {
+        struct pt_tf_run r;
+        pt_tf_parse(p, TRACE_PARSE_MAX_VALUE, fast, &r);
+        CHECK_INT(r.rc, 0);
+        CHECK_INT((long long)r.nk, 6);
+        CHECK_INT((long long)r.nl, 2);
+        for (size_t i = 0; i < r.nk && i < 6; i++) {
+            CHECK_INT(r.k[i].hta_ds, want[r.k[i].corr - 1][0]);
+            CHECK_INT(r.k[i].hta_de, want[r.k[i].corr - 1][1]);
+        }
+        for (size_t i = 0; i < r.nl && i < 2; i++) CHECK_INT(r.l[i].hta_ds, r.l[i].corr == 1 ? 1000 : 0);
+        pt_tf_free(&r);
+    }
+}
+
 /* One event read by ev (snapshots and templates of the events before) and
  * by a struct that has seen none (member by member): the same answer. */
 static struct trace_fast_ev fresh;
@@ -472,5 +511,6 @@ int main(void) {
     RUN(fallbacks);
     RUN(template_rest);
     RUN(files_alike);
+    RUN(hta_whole);
     PT_DONE();
 }

@@ -304,6 +304,13 @@ static void hta_round(struct trace_parse_kernel *k, double ts, double dur) {
     if (ds > -1000000 && ds < 1000000 && de > -1000000 && de < 1000000) k->hta_ds = (int32_t)ds, k->hta_de = (int32_t)de;
 }
 
+/* The double d is the whole us of ns exactly (|ns| <= TRACE_PARSE_TIME_MAX:
+ * below 2^52 us, a sum of two too): hta_round's figures are 0 and 0. */
+static inline int whole_us(int64_t ns, double d) {
+    int64_t i = (int64_t)d;   /* (|d| < 2^52 here) */
+    return (double)i == d && i * 1000 == ns;
+}
+
 static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
     if (t != JT_NUMBER || !isfinite(lx->num) || lx->num != floor(lx->num) || fabs(lx->num) > 9e15) return -1;
     *out = (int64_t)lx->num;
@@ -501,7 +508,7 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
         k->start = e->ts;
         k->dur = e->dur;
         k->corr = e->corr;
-        hta_round(k, e->ts_d, e->dur_d);
+        if (!whole_us(e->ts, e->ts_d) || !whole_us(e->dur, e->dur_d)) hta_round(k, e->ts_d, e->dur_d);
         k->stream = (uint16_t)(st > 65535 ? 65535 : st);
         uint8_t cat;
         if (intern(c, e, &k->name, &cat)) return -1;
@@ -532,7 +539,7 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
     if (e->corr >= 0) {
         struct trace_parse_launch l = {e->corr, e->ts, 0};
         struct trace_parse_kernel r = {.start = e->ts};   /* HTA's rounding of the launch's start */
-        hta_round(&r, e->ts_d, 0);
+        if (!whole_us(e->ts, e->ts_d)) hta_round(&r, e->ts_d, 0);
         l.hta_ds = r.hta_ds;
         if (push(c, &f->launches, sizeof l, trace_parse_cmp_launch, &l)) return -1;
         f->nlaunches++;
