@@ -107,8 +107,6 @@ struct feed {                /* a job's reading */
     struct tdb_monsum *p;
     struct tdb tw, *t;       /* the tdb with this job's error */
     struct pt_error *e;
-    char *buf;
-    size_t cap;
 };
 
 static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e) {
@@ -117,28 +115,22 @@ static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e)
     f->t = e == p->t->err ? (struct tdb *)p->t : &f->tw;
 }
 
-_Static_assert(sizeof(struct tdb_monsum_rec) % sizeof(double) == 0, "a summary row's values stay aligned");
-
 /* Part s fed window win of ranks [i0, i1), each rank's rows then the rank;
- * part also (NULL: none) the same rows, read and added once, before s. */
+ * part also (NULL: none) the same rows, read and added once, before s.
+ * The spooled rows are made as s makes them (tdb_summary_row): read
+ * straight into s's room for them. */
 static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also, size_t win, size_t i0, size_t i1) {
     struct tdb_monsum *p = f->p;
-    size_t rl = sizeof(struct tdb_monsum_rec) + (size_t)p->nc * sizeof(double);
+    size_t rl = tdb_summary_row_len(s);
     for (size_t i = i0; i < i1; i++) {
         if (wait_for(p, i, 0, f->e) != 0) return -1;
         const uint64_t *o = p->woff + i * (p->nwin + 1);
         uint64_t len = o[win + 1] - o[win];
         if (!len) continue;
-        if (util_grow((void **)&f->buf, &f->cap, len, 1) != 0) return pt_errorf(f->e, "out of memory");
-        if (fs_pread_all(p->fd, f->buf, len, (off_t)o[win]) != 0)
+        double *rows = tdb_summary_rows(s, len / rl);
+        if (!rows) return pt_errorf(f->e, "out of memory");
+        if (fs_pread_all(p->fd, rows, len / rl * rl, (off_t)o[win]) != 0)
             return pt_errorf(f->e, "%s: could not read the rank summary's rows back", p->t->final);
-        for (uint64_t at = 0; at + rl <= len; at += rl) {
-            struct tdb_monsum_rec sr;
-            memcpy(&sr, f->buf + at, sizeof sr);
-            /* the values read where they are: buf is malloc's, rl and sr's size multiples of 8 */
-            const double *v = (const double *)(const void *)(f->buf + at + sizeof sr);
-            if (tdb_summary_add(s, sr.step, sr.dbid, sr.metric, v, sr.present) != 0) return pt_errorf(f->e, "out of memory");
-        }
         if (also && tdb_summary_rank_of(also, s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
         if (also && tdb_summary_flush(f->t, also) != 0) return -1;
         if (tdb_summary_rank(s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
@@ -201,7 +193,6 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
     else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 0, 1);   /* later windows: every rank is out */
     else if (k == 2)   /* window 0 of the whole run out, then later windows too */
         rc = wait_for(p, 0, 1, e) != 0 || tdb_summary_window(f.t, p->run[0]) != 0 ? -1 : feed_windows(&f, p->run[0], 0, 1);
-    free(f.buf);
     if (rc != 0) post_fail(p, e);
     return rc;
 }
@@ -209,7 +200,5 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
 int tdb_monsum_all(struct tdb_monsum *p, struct pt_error *e) {
     struct feed f;
     feed_start(&f, p, e);
-    int rc = feed_windows(&f, p->all, 0, 0);
-    free(f.buf);
-    return rc;
+    return feed_windows(&f, p->all, 0, 0);
 }

@@ -506,15 +506,23 @@ int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, si
     return rc;
 }
 
+size_t tdb_summary_row_len(const struct tdb_summary *m) { return ROW_STRIDE(m->ns) * sizeof(double); }
+
+double *tdb_summary_rows(struct tdb_summary *m, size_t n) {
+    size_t stride = ROW_STRIDE(m->ns);
+    if (m->cur.n + n > m->cur.cap && sacc_grow(&m->cur, m->cur.n + n, stride) != 0) return NULL;
+    double *e = m->cur.v + m->cur.n * stride;
+    m->cur.n += n;
+    return e;
+}
+
 /* A row's statistic s enters as n 1, its value as min, max and sum, NaN
  * count 0; or, absent or NaN (NULL), as n 0 with NaN count 1.  msProbe's
  * stored +-(1e9 + 1) are read as the infinities.  One pass, no call a
- * statistic (this runs for every row of every summary part). */
-int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
-                    uint32_t present) {
-    size_t stride = ROW_STRIDE(m->ns);
-    if (m->cur.n >= m->cur.cap && sacc_grow(&m->cur, m->cur.n + 1, stride) != 0) return -1;
-    double *e = m->cur.v + m->cur.n++ * stride, *ev = e + 5;
+ * statistic (this runs for every row of every summary). */
+void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
+                     const double *stored, uint32_t present) {
+    double *ev = e + 5;
     e[0] = (double)step;
     e[1] = (double)target_id;
     e[2] = (double)metric_id;
@@ -535,6 +543,13 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
      * says it held none */
     e[3] = has;
     e[4] = finite & m->tells ? 0 : ~has & all;
+}
+
+int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
+                    uint32_t present) {
+    double *e = tdb_summary_rows(m, 1);
+    if (!e) return -1;
+    tdb_summary_row(m, e, step, target_id, metric_id, stored, present);
     return 0;
 }
 

@@ -33,6 +33,16 @@ int tdb_summary_fits(const struct tdb_summary *m, int64_t max_rank);
  * without memory. */
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
                     uint32_t present);
+/* tdb_summary_add in two halves, for a row made on one thread and added
+ * on another (the monitor writer spools its rows so made, tdb_monsum.c
+ * reads them back straight into a summary): tdb_summary_row makes the
+ * row into e (tdb_summary_row_len(m) bytes; any part of the same columns
+ * makes the same bytes), tdb_summary_rows gives room for n rows so made
+ * at the end of the rank's rows (NULL without memory). */
+size_t tdb_summary_row_len(const struct tdb_summary *m);
+void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
+                     const double *stored, uint32_t present);
+double *tdb_summary_rows(struct tdb_summary *m, size_t n);
 /* The rows added since are every row of rank (ranks ascending).  0, or -1
  * without memory. */
 int tdb_summary_rank(struct tdb_summary *m, int64_t rank);

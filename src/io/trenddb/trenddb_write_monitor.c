@@ -339,7 +339,7 @@ struct mon_rows {
     sqlite3_stmt *ins_row;
     struct tdb_summary *summ;
     /* the summary's rows, rank by rank in key order, on a spool of their
-     * own (as trend_data stores them: struct tdb_monsum_rec, then nc doubles),
+     * own (as the summary makes them: tdb_summary_row),
      * and per rank where each window of wsteps steps starts in it */
     struct tdb_spool sspool;
     int32_t step0, wsteps;
@@ -359,38 +359,38 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     struct srec h;
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
-    struct {
-        struct tdb_monsum_rec h;
-        double v[MONITOR_NSTATS];
-    } sr;
+    double val[MONITOR_NSTATS];
     uint32_t present = 0;
-    for (int c = 0; c < w->nc; c++) sr.v[c] = 0;
+    for (int c = 0; c < w->nc; c++) val[c] = 0;
     int k = 0;   /* the record's values: one per bit of has, in order */
     for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int c = w->colidx[__builtin_ctz(hm)];
         double v;
         memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
         if (c < 0) continue;
-        sr.v[c] = v;
+        val[c] = v;
         present |= 1u << c;
     }
-    if (w->summ) {   /* the summary's row and its values, one put */
-        sr.h = (struct tdb_monsum_rec){.step = r->step, .metric = r->metric, .dbid = r->dbid, .present = present};
-        if (tdb_spool_put(&w->sspool, &sr, sizeof sr.h + (size_t)w->nc * sizeof(double)) != 0)
-            return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
+    if (w->summ) {   /* the summary's row, made as the summary makes it, in place on the spool
+                      * (aligned: it holds only such rows, each a multiple of 8 bytes) */
+        size_t sl = tdb_summary_row_len(w->summ);
+        double *e = tdb_spool_room(&w->sspool, sl);
+        if (!e) return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
+        tdb_summary_row(w->summ, e, r->step, r->dbid, r->metric, val, present);
+        tdb_spool_wrote(&w->sspool, sl);
     }
     w->rows++;
     int64_t key[4] = {rank, r->step, r->dbid, r->metric};
     if (w->bb) {
         unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
-        return tdb_bulk_add(w->t, w->bb, out, btree_bulk_record_ir(out, 4, key, w->nc, sr.v, present));
+        return tdb_bulk_add(w->t, w->bb, out, btree_bulk_record_ir(out, 4, key, w->nc, val, present));
     }
     struct tdb_row row = {.ncols = 4 + w->nc};
     for (int c = 0; c < 4 + w->nc; c++) {
         int real = c >= 4 && ((present >> (c - 4)) & 1);
         row.kind[c] = c < 4 ? BTREE_BULK_INT : real ? BTREE_BULK_REAL : BTREE_BULK_NULL;
         if (c < 4) row.ival[c] = key[c];
-        else row.dval[c] = real ? sr.v[c - 4] : 0;
+        else row.dval[c] = real ? val[c - 4] : 0;
     }
     return tdb_row_put(w->t, NULL, w->ins_row, &row, NULL);
 }
