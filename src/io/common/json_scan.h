@@ -65,6 +65,16 @@ __attribute__((always_inline)) static inline uint64_t json_scan_swar_digits_valu
 #define JSON_SWAR 0
 #endif
 
+#if JSON_HAVE_SSE2
+/* The 16 bytes at p: bit i set when byte i is an ASCII digit (a byte whose
+ * distance from '0', unsigned, is at most 9); a run of them from p is
+ * __builtin_ctz(~mask) long (16 at most). */
+static inline unsigned json_scan_digit_mask(const char *p) {
+    __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+}
+#endif
+
 /* ' ', '\n', '\t', '\r': one comparison and one bit test */
 static inline int json_scan_is_ws(char c) {
     unsigned char u = (unsigned char)c;
