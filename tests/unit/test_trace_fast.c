@@ -196,6 +196,33 @@ static void times_fixed(void) {
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_INT(fast(bad[i], NULL), 0);
 }
 
+/* Integer parts of 1 to 17 digits with fractions of 0 to 5: the digits
+ * are found in one 16-byte mask (time_fixed), the fraction's in it too up
+ * to an integer part of 11 digits, in a word after that; read straight
+ * exactly when 16 digits or fewer and 3 decimals or fewer, to the ns and
+ * double of trace_parse_us_to_ns and strtod. */
+static void times_window(void) {
+    static const char ints[] = "12345678901234567", fracs[] = "98765";
+    for (int ni = 1; ni <= 17; ni++)
+        for (int nf = 0; nf <= 5; nf++) {
+            char num[32], obj[128];
+            snprintf(num, sizeof num, "%.*s%s%.*s", ni, ints, nf ? "." : "", nf, fracs);
+            snprintf(obj, sizeof obj, "{\"ts\": %s, \"name\": \"a name to read past here\"}", num);
+            int frac, straight = ni <= 16 && nf <= 3;
+            memset(&ev, 0, sizeof ev);
+            int r = fast(obj, &frac);
+            if (!straight) continue;   /* left to the tokenizer or to val_time (files_alike, times_fixed) */
+            int64_t ns;
+            double want = strtod(num, NULL);
+            CHECK_INT(r, 1);
+            CHECK_INT(trace_parse_us_to_ns(num, strlen(num), &ns), 0);
+            CHECK_INT(ev.has_ts, 1);
+            CHECK_INT(ev.ts, ns);
+            CHECK_INT(frac, nf > 0);
+            CHECK(!memcmp(&ev.ts_d, &want, 8));
+        }
+}
+
 /* Random times of the shape read straight to ns (0 to 53 bits before the
  * point, 0 to 3 decimals): ns and the double against trace_parse_us_to_ns
  * and strtod, 200 000 of them (a fixed seed). */
@@ -505,6 +532,7 @@ int main(void) {
     RUN(fields_shapes);
     RUN(eighths);
     RUN(times_fixed);
+    RUN(times_window);
     RUN(times_random);
     RUN(times_sum);
     RUN(ints_wide);
