@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/io/common/json_num.h"
 #include "src/io/common/json_scan.h"
 
 static int tensor_type_usable(const char *t, size_t n) {
@@ -238,10 +239,10 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
             if (q >= lim || *q != ']') return NULL;
             p = q + 1;
             break;
-        case V_STAT:   /* a finite number: fe_scalar's stores without its tests */
+        case V_STAT:   /* a finite number (json_num.h, inline here): fe_scalar's stores without its tests */
             if ((unsigned)(*p - '0') <= 9 || (*p == '-' && p[1] != 'I')) {
                 double v;
-                if (!(q = json_lex_number_fast(lx, p, &v))) return NULL;
+                if (!(q = json_num_fast(lx, p, &v))) return NULL;
                 if (isfinite(v)) {
                     f->e->v[s->which] = v;
                     f->e->present |= (uint8_t)(1u << s->which);
