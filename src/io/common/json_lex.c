@@ -494,7 +494,7 @@ __attribute__((noinline)) static enum json_tok fast_num_wide(struct json_lex *lx
 
 __attribute__((always_inline)) static inline const char *digits_fast(const char *p, uint64_t *m, int *nd) {
     for (;;) {
-        unsigned dig = json_num_digit_mask(p);
+        unsigned dig = json_scan_digit_mask(p);
         int k = __builtin_ctz(~dig);   /* 16 when all are digits (bit 16 of ~dig is set) */
         if (k == 0) return p;
         if (*nd + k > 19) return NULL;

@@ -22,13 +22,6 @@ static const uint64_t json_num_p10[17] = {1,          10,          100,         
 #endif
 
 #if JSON_HAVE_SSE2
-/* The 16 bytes at p: bit i set when byte i is a digit (a byte whose
- * distance from '0', unsigned, is at most 9). */
-static inline unsigned json_num_digit_mask(const char *p) {
-    __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
-    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
-}
-
 /* The value of the last 16 of the n digits that end at e, a point (j
  * digits before e) skipped; j >= 16: none among them.  Zeros stand for
  * the digits before the n.  The 17 bytes before e are read: the digits
@@ -71,8 +64,8 @@ const char *json_num_rest(const char *s, int neg, double *v);
  * ones num_scan_fast gives (leading zeros add nothing to w), so the value
  * and the end are its, and it takes only numbers it takes. */
 static inline const char *json_num_window(const struct json_lex *lx, const char *s, int neg, double *v) {
-    uint64_t dm = json_num_digit_mask(s);
-    if (dm >= 0x8000) dm |= (uint64_t)json_num_digit_mask(s + 16) << 16;   /* digits to the block's end: the next block's */
+    uint64_t dm = json_scan_digit_mask(s);
+    if (dm >= 0x8000) dm |= (uint64_t)json_scan_digit_mask(s + 16) << 16;   /* digits to the block's end: the next block's */
     unsigned i = (unsigned)__builtin_ctzll(~dm), j = 16, n;
     const char *e = s + i;
     int dot = *e == '.';
