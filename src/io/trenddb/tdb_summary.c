@@ -516,33 +516,29 @@ double *tdb_summary_rows(struct tdb_summary *m, size_t n) {
     return e;
 }
 
-/* A row's statistic s enters as n 1, its value as min, max and sum, NaN
- * count 0; or, absent or NaN (NULL), as n 0 with NaN count 1.  msProbe's
- * stored +-(1e9 + 1) are read as the infinities.  One pass, no call a
- * statistic (this runs for every row of every summary). */
-void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
-                     const double *stored, uint32_t present) {
-    double *ev = e + 5;
+void tdb_summary_row_end(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
+                         uint32_t has, uint32_t finite) {
+    uint32_t all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
     e[0] = (double)step;
     e[1] = (double)target_id;
     e[2] = (double)metric_id;
-    uint32_t has = 0, finite = 0, all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
-    for (int s = 0; s < m->ns; s++) ev[s] = 0;
-    for (uint32_t pm = present & all; pm; pm &= pm - 1) {   /* only the present statistics */
-        int s = __builtin_ctz(pm);
-        double v = stored[s];
-        double a = fabs(v);
-        if (a < 1000000001.0) finite |= 1u << s;   /* the commonest first: finite, not msProbe's infinity */
-        else if (isnan(v)) continue;
-        else if (a == 1000000001.0) v = v > 0 ? INFINITY : -INFINITY;   /* msProbe's infinities */
-        else if (isfinite(v)) finite |= 1u << s;
-        ev[s] = v;
-        has |= 1u << s;
-    }
     /* a NULL is a NaN of the tensor unless the row's finite norm or mean
      * says it held none */
     e[3] = has;
     e[4] = finite & m->tells ? 0 : ~has & all;
+}
+
+/* One pass, no call a statistic (this runs for every row of every
+ * summary the dump writer and --merge make). */
+void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
+                     const double *stored, uint32_t present) {
+    uint32_t has = 0, finite = 0, all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
+    for (int s = 0; s < m->ns; s++) e[5 + s] = 0;
+    for (uint32_t pm = present & all; pm; pm &= pm - 1) {   /* only the present statistics */
+        int s = __builtin_ctz(pm);
+        tdb_summary_val(e, s, stored[s], &has, &finite);
+    }
+    tdb_summary_row_end(m, e, step, target_id, metric_id, has, finite);
 }
 
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,

@@ -5,6 +5,7 @@
 #ifndef PT_TDB_SUMMARY_H
 #define PT_TDB_SUMMARY_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "src/io/trenddb/tdb.h"
@@ -43,6 +44,25 @@ size_t tdb_summary_row_len(const struct tdb_summary *m);
 void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
                      const double *stored, uint32_t present);
 double *tdb_summary_rows(struct tdb_summary *m, size_t n);
+/* tdb_summary_row made value by value, for a writer that walks a row's
+ * values anyway (the same bytes): e's statistics zeroed (e + 5, ns of
+ * them), tdb_summary_val for each present statistic s of stored value v
+ * (each once, has and finite starting at 0), then tdb_summary_row_end.  A
+ * statistic enters as n 1, its value as min, max and sum, NaN count 0;
+ * absent or NaN (NULL), as n 0 with NaN count 1.  msProbe's stored
+ * +-(1e9 + 1) are read as the infinities.  The commonest value is tested
+ * first (finite, below msProbe's infinity: a NaN fails it). */
+static inline void tdb_summary_val(double *e, int s, double v, uint32_t *has, uint32_t *finite) {
+    double a = fabs(v);
+    if (a < 1000000001.0) *finite |= 1u << s;
+    else if (isnan(v)) return;
+    else if (a == 1000000001.0) v = v > 0 ? INFINITY : -INFINITY;   /* msProbe's infinities */
+    else if (isfinite(v)) *finite |= 1u << s;
+    e[5 + s] = v;
+    *has |= 1u << s;
+}
+void tdb_summary_row_end(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
+                         uint32_t has, uint32_t finite);
 /* The rows added since are every row of rank (ranks ascending).  0, or -1
  * without memory. */
 int tdb_summary_rank(struct tdb_summary *m, int64_t rank);

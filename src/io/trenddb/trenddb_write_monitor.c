@@ -360,7 +360,16 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
     double val[MONITOR_NSTATS];
-    uint32_t present = 0;
+    uint32_t present = 0, has = 0, finite = 0;
+    double *e = NULL;   /* the summary's row, made on the same walk, in place on the spool
+                         * (aligned: it holds only such rows, each a multiple of 8 bytes) */
+    size_t sl = 0;
+    if (w->summ) {
+        sl = tdb_summary_row_len(w->summ);
+        if (!(e = tdb_spool_room(&w->sspool, sl)))
+            return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
+        for (int c = 0; c < w->nc; c++) e[5 + c] = 0;
+    }
     for (int c = 0; c < w->nc; c++) val[c] = 0;
     int k = 0;   /* the record's values: one per bit of has, in order */
     for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
@@ -370,13 +379,10 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         if (c < 0) continue;
         val[c] = v;
         present |= 1u << c;
+        if (e) tdb_summary_val(e, c, v, &has, &finite);
     }
-    if (w->summ) {   /* the summary's row, made as the summary makes it, in place on the spool
-                      * (aligned: it holds only such rows, each a multiple of 8 bytes) */
-        size_t sl = tdb_summary_row_len(w->summ);
-        double *e = tdb_spool_room(&w->sspool, sl);
-        if (!e) return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
-        tdb_summary_row(w->summ, e, r->step, r->dbid, r->metric, val, present);
+    if (e) {
+        tdb_summary_row_end(w->summ, e, r->step, r->dbid, r->metric, has, finite);
         tdb_spool_wrote(&w->sspool, sl);
     }
     w->rows++;
