@@ -516,16 +516,8 @@ double *tdb_summary_rows(struct tdb_summary *m, size_t n) {
     return e;
 }
 
-void tdb_summary_row_end(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
-                         uint32_t has, uint32_t finite) {
-    uint32_t all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
-    e[0] = (double)step;
-    e[1] = (double)target_id;
-    e[2] = (double)metric_id;
-    /* a NULL is a NaN of the tensor unless the row's finite norm or mean
-     * says it held none */
-    e[3] = has;
-    e[4] = finite & m->tells ? 0 : ~has & all;
+struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m) {
+    return (struct tdb_summary_head){.tells = m->tells, .all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u};
 }
 
 /* One pass, no call a statistic (this runs for every row of every
@@ -538,7 +530,7 @@ void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64
         int s = __builtin_ctz(pm);
         tdb_summary_val(e, s, stored[s], &has, &finite);
     }
-    tdb_summary_row_end(m, e, step, target_id, metric_id, has, finite);
+    tdb_summary_row_end(tdb_summary_head(m), e, step, target_id, metric_id, has, finite);
 }
 
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,

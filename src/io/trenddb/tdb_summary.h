@@ -61,8 +61,22 @@ static inline void tdb_summary_val(double *e, int s, double v, uint32_t *has, ui
     e[5 + s] = v;
     *has |= 1u << s;
 }
-void tdb_summary_row_end(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
-                         uint32_t has, uint32_t finite);
+/* What of m a row's head needs (tdb_summary_head), for a writer to keep. */
+struct tdb_summary_head {
+    uint32_t tells;   /* the norm and mean columns: finite, no NaN in the tensor */
+    uint32_t all;     /* a bit per statistic */
+};
+struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m);
+static inline void tdb_summary_row_end(struct tdb_summary_head hd, double *e, int64_t step, int64_t target_id,
+                                       int64_t metric_id, uint32_t has, uint32_t finite) {
+    e[0] = (double)step;
+    e[1] = (double)target_id;
+    e[2] = (double)metric_id;
+    /* a NULL is a NaN of the tensor unless the row's finite norm or mean
+     * says it held none */
+    e[3] = has;
+    e[4] = finite & hd.tells ? 0 : ~has & hd.all;
+}
 /* The rows added since are every row of rank (ranks ascending).  0, or -1
  * without memory. */
 int tdb_summary_rank(struct tdb_summary *m, int64_t rank);

@@ -338,6 +338,8 @@ struct mon_rows {
     struct btree_bulk *bb;   /* NULL: INSERTs */
     sqlite3_stmt *ins_row;
     struct tdb_summary *summ;
+    size_t slen;                  /* its row's bytes (tdb_summary_row_len) */
+    struct tdb_summary_head shead;   /* what its row's head needs */
     /* the summary's rows, rank by rank in key order, on a spool of their
      * own (as the summary makes them: tdb_summary_row),
      * and per rank where each window of wsteps steps starts in it */
@@ -363,10 +365,8 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     uint32_t present = 0, has = 0, finite = 0;
     double *e = NULL;   /* the summary's row, made on the same walk, in place on the spool
                          * (aligned: it holds only such rows, each a multiple of 8 bytes) */
-    size_t sl = 0;
     if (w->summ) {
-        sl = tdb_summary_row_len(w->summ);
-        if (!(e = tdb_spool_room(&w->sspool, sl)))
+        if (!(e = tdb_spool_room(&w->sspool, w->slen)))
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
         for (int c = 0; c < w->nc; c++) e[5 + c] = 0;
     }
@@ -382,8 +382,8 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         if (e) tdb_summary_val(e, c, v, &has, &finite);
     }
     if (e) {
-        tdb_summary_row_end(w->summ, e, r->step, r->dbid, r->metric, has, finite);
-        tdb_spool_wrote(&w->sspool, sl);
+        tdb_summary_row_end(w->shead, e, r->step, r->dbid, r->metric, has, finite);
+        tdb_spool_wrote(&w->sspool, w->slen);
     }
     w->rows++;
     int64_t key[4] = {rank, r->step, r->dbid, r->metric};
@@ -608,6 +608,8 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         /* in parts on the pool when built beside SQLite (tdb_monsum) */
         if (tdb_monsum_open(&sum, t, nc, cols, ms->max_rank_rows, w.nwin) != 0) goto out;
         w.summ = sum.all ? sum.all : sum.run[0];
+        w.slen = tdb_summary_row_len(w.summ);
+        w.shead = tdb_summary_head(w.summ);
         if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
