@@ -361,16 +361,14 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     struct srec h;
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
-    double val[MONITOR_NSTATS];
+    double val[MONITOR_NSTATS];   /* read only where present says */
     uint32_t present = 0, has = 0, finite = 0;
     double *e = NULL;   /* the summary's row, made on the same walk, in place on the spool
                          * (aligned: it holds only such rows, each a multiple of 8 bytes) */
     if (w->summ) {
         if (!(e = tdb_spool_room(&w->sspool, w->slen)))
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
-        for (int c = 0; c < w->nc; c++) e[5 + c] = 0;
     }
-    for (int c = 0; c < w->nc; c++) val[c] = 0;
     int k = 0;   /* the record's values: one per bit of has, in order */
     for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int c = w->colidx[__builtin_ctz(hm)];
@@ -381,7 +379,8 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         present |= 1u << c;
         if (e) tdb_summary_val(e, c, v, &has, &finite);
     }
-    if (e) {
+    if (e) {   /* the statistics absent or NaN: 0 (most rows have none) */
+        for (uint32_t z = w->shead.all & ~has; z; z &= z - 1) e[5 + __builtin_ctz(z)] = 0;
         tdb_summary_row_end(w->shead, e, r->step, r->dbid, r->metric, has, finite);
         tdb_spool_wrote(&w->sspool, w->slen);
     }
