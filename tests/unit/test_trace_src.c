@@ -126,8 +126,10 @@ static void mapped_same_as_read(void) {
         CHECK_INT(f[0].rank, f[1].rank);
         CHECK_INT((long long)f[0].bytes, (long long)f[1].bytes);
         CHECK_INT(nm[0].n, nm[1].n);
-        for (size_t i = 0; i < f[0].nsteps && i < f[1].nsteps; i++)
-            CHECK(!memcmp(&f[0].steps[i], &f[1].steps[i], sizeof f[0].steps[i]));
+        for (size_t i = 0; i < f[0].nsteps && i < f[1].nsteps; i++) {   /* field by field: padding is no value */
+            const struct trace_parse_step *a = &f[0].steps[i], *b = &f[1].steps[i];
+            CHECK(a->n == b->n && a->start == b->start && a->end == b->end && a->gpu == b->gpu);
+        }
         for (int m = 0; m < 2; m++) {
             if (!rc[m] && f[m].kernels) CHECK_INT(trace_spill_sort(f[m].kernels, &err), 0);
         }
