@@ -491,7 +491,6 @@ __attribute__((noinline)) static enum json_tok fast_num_wide(struct json_lex *lx
  * one compare of 16 bytes, and valued by words (a dump's statistics have
  * 10 to 19 digits, which by words alone took two to three rounds).  At
  * most 32 bytes read. */
-
 __attribute__((always_inline)) static inline const char *digits_fast(const char *p, uint64_t *m, int *nd) {
     for (;;) {
         unsigned dig = json_scan_digit_mask(p);
@@ -526,17 +525,9 @@ __attribute__((always_inline)) static inline const char *num_scan_fast(const cha
         *e10 = (int)(f - q);
     }
     if ((*q | 0x20) == 'e') {
-        q++;
-        int eneg = *q == '-', x = 0;
-        q += *q == '-' || *q == '+';
-        unsigned d = (unsigned)(*q - '0');
-        if (d > 9) return NULL;
-        for (int i = 0; i < 3 && d <= 9; i++) {
-            x = x * 10 + (int)d;
-            d = (unsigned)(*++q - '0');
-        }
-        if (d <= 9) return NULL;
-        *e10 += eneg ? -x : x;
+        int x;
+        if (!(q = json_num_exp(q + 1, &x))) return NULL;
+        *e10 += x;
     }
     return q;
 }

@@ -21,6 +21,22 @@ static const uint64_t json_num_p10[17] = {1,          10,          100,         
                                           1000000000000, 10000000000000, 100000000000000, 1000000000000000, 10000000000000000};
 #endif
 
+/* The exponent at q (just past its 'e' or 'E'): a sign, then one to three
+ * digits; past them, with *x its value, or NULL for any other shape. */
+static inline const char *json_num_exp(const char *q, int *x) {
+    int neg = *q == '-', v = 0;
+    q += *q == '-' || *q == '+';
+    unsigned d = (unsigned)(*q - '0');
+    if (d > 9) return NULL;
+    for (int k = 0; k < 3 && d <= 9; k++) {
+        v = v * 10 + (int)d;
+        d = (unsigned)(*++q - '0');
+    }
+    if (d <= 9) return NULL;
+    *x = neg ? -v : v;
+    return q;
+}
+
 #if JSON_HAVE_SSE2
 /* The value of the last 16 of the n digits that end at e, a point (j
  * digits before e) skipped; j >= 16: none among them.  Zeros stand for
@@ -98,17 +114,9 @@ static inline const char *json_num_window(const struct json_lex *lx, const char 
     w += json_num_digits16_before(e, n, j);
     int q = dot ? -(int)j : 0;
     if ((*e | 0x20) == 'e') {
-        e++;
-        int eneg = *e == '-', x = 0;
-        e += *e == '-' || *e == '+';
-        unsigned d = (unsigned)(*e - '0');
-        if (d > 9) return NULL;
-        for (int k = 0; k < 3 && d <= 9; k++) {
-            x = x * 10 + (int)d;
-            d = (unsigned)(*++e - '0');
-        }
-        if (d <= 9) return NULL;
-        q += eneg ? -x : x;
+        int x;
+        if (!(e = json_num_exp(e + 1, &x))) return NULL;
+        q += x;
     }
     if (w <= ((uint64_t)1 << 53) && decfloat_small(w, q, neg, v)) return e;
     return json_num_wide(w, q, neg, v) ? e : NULL;
