@@ -59,11 +59,15 @@ int parse_dump_elem_on(void) {
  * white space around it and a number's 64 (json_lex_number_fast). */
 #define ROOM 192
 
+/* A number starts at p: a digit, or a '-' not of "-Infinity" (the lexer's
+ * own token, read by the general path). */
+static inline int num_at(const char *p) { return (unsigned)(*p - '0') <= 9 || (*p == '-' && p[1] != 'I'); }
+
 /* A literal or number value at p: its end and *tok (JT_NUMBER with *v, or
  * JT_TRUE, JT_FALSE, JT_NULL); NULL for anything else. */
 static inline const char *scalar(const struct json_lex *lx, const char *p, enum json_tok *tok, double *v) {
     *tok = JT_NUMBER;
-    if ((unsigned)(*p - '0') <= 9 || (*p == '-' && p[1] != 'I')) return json_lex_number_fast(lx, p, v);   /* most */
+    if (num_at(p)) return json_lex_number_fast(lx, p, v);   /* most */
     switch (*p) {
     case 't': *tok = JT_TRUE; return memcmp(p, "true", 4) ? NULL : p + 4;
     case 'f': *tok = JT_FALSE; return memcmp(p, "false", 5) ? NULL : p + 5;
@@ -240,7 +244,7 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
             p = q + 1;
             break;
         case V_STAT:   /* a finite number (json_num.h, inline here): fe_scalar's stores without its tests */
-            if ((unsigned)(*p - '0') <= 9 || (*p == '-' && p[1] != 'I')) {
+            if (num_at(p)) {
                 double v;
                 if (!(q = json_num_fast(lx, p, &v))) return NULL;
                 if (isfinite(v)) {
