@@ -524,13 +524,14 @@ struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m) {
  * summary the dump writer and --merge make). */
 void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
                      const double *stored, uint32_t present) {
-    uint32_t has = 0, finite = 0, all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u;
+    struct tdb_summary_head hd = tdb_summary_head(m);
+    uint32_t has = 0, finite = 0;
     for (int s = 0; s < m->ns; s++) e[5 + s] = 0;
-    for (uint32_t pm = present & all; pm; pm &= pm - 1) {   /* only the present statistics */
+    for (uint32_t pm = present & hd.all; pm; pm &= pm - 1) {   /* only the present statistics */
         int s = __builtin_ctz(pm);
         tdb_summary_val(e, s, stored[s], &has, &finite);
     }
-    tdb_summary_row_end(tdb_summary_head(m), e, step, target_id, metric_id, has, finite);
+    tdb_summary_row_end(hd, e, step, target_id, metric_id, has, finite);
 }
 
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
