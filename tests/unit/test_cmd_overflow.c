@@ -816,6 +816,20 @@ static void test_weight(void) {
     free(out);
 }
 
+/* overflow DIR --format FMT on one thread and on three: the same bytes,
+ * the three threads' output returned (the caller frees it). */
+static char *one_three(const char *dir, const char *fmt) {
+    char *one = NULL, *three = NULL;
+    setenv("PROBETOP_THREADS", "1", 1);
+    CHECK_INT(run_overflow(&one, dir, "--format", fmt, NULL), EXIT_FOUND);
+    setenv("PROBETOP_THREADS", "3", 1);
+    CHECK_INT(run_overflow(&three, dir, "--format", fmt, NULL), EXIT_FOUND);
+    unsetenv("PROBETOP_THREADS");
+    CHECK_STR(three, one);
+    free(one);
+    return three;
+}
+
 /* A listing longer than a chunk of rows (cmd_overflow.c's out_rows: the
  * rows formatted on every core, written in order): the same bytes on one
  * thread and on several, in JSON and csv, names to escape among them (a
@@ -841,13 +855,7 @@ static void test_many_rows(void) {
     snprintf(dir, sizeof dir, "%s/many", pt_tmpdir_path);
     CHECK_INT(pt_write_rank0(dir, text), 0);
     free(text);
-    char *one, *two;
-    setenv("PROBETOP_THREADS", "1", 1);
-    CHECK_INT(run_overflow(&one, dir, "--format", "json", NULL), EXIT_FOUND);
-    setenv("PROBETOP_THREADS", "3", 1);
-    CHECK_INT(run_overflow(&two, dir, "--format", "json", NULL), EXIT_FOUND);
-    unsetenv("PROBETOP_THREADS");
-    CHECK_STR(two, one);
+    char *two = one_three(dir, "json");
     cJSON *root = cJSON_Parse(two);
     CHECK(root != NULL);
     const cJSON *rows = cJSON_GetObjectItem(root, "entries");
@@ -859,15 +867,9 @@ static void test_many_rows(void) {
     }
     CHECK_INT(escaped, (N + 996) / 997);
     cJSON_Delete(root);
-    free(one);
     free(two);
 
-    setenv("PROBETOP_THREADS", "1", 1);
-    CHECK_INT(run_overflow(&one, dir, "--format", "csv", NULL), EXIT_FOUND);
-    setenv("PROBETOP_THREADS", "3", 1);
-    CHECK_INT(run_overflow(&two, dir, "--format", "csv", NULL), EXIT_FOUND);
-    unsetenv("PROBETOP_THREADS");
-    CHECK_STR(two, one);
+    two = one_three(dir, "csv");
     long lines = 0;
     for (const char *p = two; *p; p++) lines += *p == '\n';
     CHECK_INT(lines, N + 1);
@@ -875,7 +877,6 @@ static void test_many_rows(void) {
     CHECK_CONTAINS(two, ",\"Functional.com,ma.8979.forward\",out.0 Max=nan,");
     CHECK_CONTAINS(two, ",Functional.ctl\\x01.2.forward,out.0 Max=nan,");
     CHECK_CONTAINS(two, ",Functional.linear.8999.forward,out.0 Max=nan,nonfinite,1,1,1\n");
-    free(one);
     free(two);
 }
 
