@@ -3,6 +3,8 @@
 #define _GNU_SOURCE   /* F_SETLEASE, F_SETSIG */
 #include "src/io/trace/trace_src.h"
 
+#include "src/io/common/lease_map.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,38 +17,19 @@
 
 #define TRACE_SRC_ZIN ((size_t)256 << 10)    /* compressed bytes per read */
 
-/* A plain file mapped under a read lease (trace_src.h).  The lease is
- * refused while anyone has the file open to write it (a trace still being
- * written is read as it grows), to others than its owner and on some file
- * systems: the file is read then.  Its break is signalled by SIGURG, which
- * is ignored unless handled (SIGIO, the default, would end the program);
- * trace_src_held asks for it instead. */
+/* A plain file mapped under a read lease (lease_map.h): the file is read
+ * where it is refused (a trace still being written is read as it grows). */
 static void map_plain(struct trace_src *s) {
-    int fd = fileno(s->f);
     long page = sysconf(_SC_PAGESIZE);
-    if (!s->size || page <= 0 || s->size > SIZE_MAX / 2) return;
-    if (fcntl(fd, F_SETSIG, SIGURG) != 0 || fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return;
-    size_t len = ((size_t)s->size / (size_t)page + 1) * (size_t)page;   /* one zero byte after the text at least */
-    struct stat st;
-    void *m = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == s->size) {   /* not cut between the open and the lease */
-        m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m != MAP_FAILED && mmap(m, (size_t)s->size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
-            munmap(m, len);
-            m = MAP_FAILED;
-        }
-    }
-    if (m == MAP_FAILED) {
-        fcntl(fd, F_SETLEASE, F_UNLCK);
-        return;
-    }
-    (void)madvise(m, (size_t)s->size, MADV_SEQUENTIAL);   /* read ahead as read() does (advice only) */
+    size_t len;
+    const char *m = page > 0 ? lease_map(fileno(s->f), s->size, &len) : NULL;
+    if (!m) return;
     s->map = m;
     s->maplen = len;
     s->page = (size_t)page;
 }
 
-int trace_src_held(const struct trace_src *s) { return fcntl(fileno(s->f), F_GETLEASE) == F_RDLCK; }
+int trace_src_held(const struct trace_src *s) { return lease_map_held(fileno(s->f)); }
 
 void trace_src_window(struct trace_src *s, size_t from, size_t to) {
     size_t lo = from / s->page * s->page;
