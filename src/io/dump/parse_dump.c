@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/io/common/json.h"
 #include "src/io/common/json_scan.h"
+#include "src/io/common/lease_map.h"
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/origin_light.h"
 #include "src/io/dump/parse_dump_elem.h"
@@ -727,13 +729,39 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
     free(rbuf);
 }
 
+/* dump.json's text into *buf (*len bytes, NULL when empty): mapped under a
+ * read lease (lease_map.h; *fd and *maplen to let it go), which saves the
+ * copy of every byte, else read into *rbuf (*fd -1).  0, or -1 with err set
+ * (naming the file, as a read would). */
+static int dump_text(const char *path, char **rbuf, size_t *rcap, const char **buf, size_t *len, int *fd,
+                     size_t *maplen, struct pt_error *err) {
+    struct stat st;
+    *buf = NULL;
+    *len = 0;
+    *fd = -1;
+    if (json_open_regular(path, UTIL_DUMP_MAX_BYTES, fd, &st, err) != 0) return -1;
+    if ((*buf = lease_map(*fd, (uint64_t)st.st_size, maplen))) {
+        *len = (size_t)st.st_size;
+#ifdef MADV_POPULATE_READ
+        (void)madvise((void *)*buf, *len, MADV_POPULATE_READ);
+#endif
+        return 0;
+    }
+    close(*fd);
+    *fd = -1;
+    if (json_read_reuse(path, UTIL_DUMP_MAX_BYTES, rbuf, rcap, len, err) != 0) return -1;
+    *buf = *len ? *rbuf : NULL;
+    return 0;
+}
+
 void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
                          char **rbuf, size_t *rcap) {
     struct pstate ps = {.f = f, .opt = o, .fast = parse_dump_elem_on()};
     struct construct cons = {0};
     struct microstep ms = {0};
     const char *buf = NULL;
-    size_t len = 0;
+    size_t len = 0, maplen = 0;
+    int mapfd = -1;   /* buf mapped (dump_text) */
     char cpath[4096];
     f->path = strdup(dump_json);
     f->dir = strdup(dir);
@@ -770,8 +798,7 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
         pt_errorf(&f->error, "out of memory");
         goto out;
     }
-    if (json_read_reuse(dump_json, UTIL_DUMP_MAX_BYTES, rbuf, rcap, &len, &f->error) != 0) goto out;
-    buf = len ? *rbuf : NULL;   /* as a mapping was: nothing for an empty file */
+    if (dump_text(dump_json, rbuf, rcap, &buf, &len, &mapfd, &maplen, &f->error) != 0) goto out;
     f->bytes = len;
     if (o->want_rows) {
         /* about one usable tensor per 300 bytes of dump.json: grow once, not
@@ -844,6 +871,10 @@ out:
         f->nrows = 0;
         f->contributes = 0;
         ovf_list_free(&f->ovf);
+    }
+    if (mapfd >= 0) {   /* the mapping, then the lease (with the descriptor) let go */
+        munmap((void *)buf, maplen);
+        close(mapfd);
     }
     free(ps.in);
     free(ps.kw);
