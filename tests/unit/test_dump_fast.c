@@ -5,10 +5,13 @@
  * folders parsed alike with it and without it (tests/pt_dumpfast.h): the
  * fuzz seeds of every odd shape, the real GPU dump of msProbe's quick
  * start, and gen_dump.py dumps with planted NaN and Inf. */
+#define _GNU_SOURCE   /* F_SETLEASE */
 #include "pt_test.h"
 #include "tests/pt_dumpfast.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "src/io/dump/parse_dump_elem.h"
 #include "src/io/load.h"
@@ -280,6 +283,47 @@ static void generated(void) {
         }
 }
 
+/* A dump.json mapped under its read lease (src/io/common/lease_map.h) and
+ * the same file read, because a writer holds it open and the lease is
+ * refused: parsed alike, rows and origin records, the fast read on. */
+static void mapped_same_as_read(void) {
+    const char *src = pt_fixture("examples/quick_start/gpu_dump/step0/proc2016");
+    const char *dir = pt_tmpdir("test_dump_fast_map");
+    if (!src || !dir) {
+        printf("  (no quick-start fixture: skipped)\n");
+        return;
+    }
+    char p[1200], dump[1200];
+    static const char *const names[] = {"dump.json", "construct.json"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", src, names[i]);
+        char *text = pt_slurp(p);
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        CHECK(text && pt_write(p, text) == 0);
+        free(text);
+    }
+    snprintf(dump, sizeof dump, "%s/dump.json", dir);
+    int fd = open(dump, O_RDONLY);   /* leases here? (else both are read) */
+    if (fd < 0 || fcntl(fd, F_SETLEASE, F_RDLCK) != 0) printf("  (no read lease here: both read)\n");
+    if (fd >= 0) close(fd);
+    const struct dump_opts opts[2] = {{.micro_step = 1, .want_rows = 1}, {.micro_step = 0, .origin_keep = 1}};
+    for (int k = 0; k < 2; k++) {
+        struct dump_file a, b;
+        pt_df_parse(dir, dump, &opts[k], 1, &a);
+        int w = open(dump, O_WRONLY);   /* open to be written: no lease, read */
+        CHECK(w >= 0);
+        pt_df_parse(dir, dump, &opts[k], 1, &b);
+        if (w >= 0) close(w);
+        char why[512] = "";
+        int same = a.ok && pt_df_compare(&a, &b, why, sizeof why);
+        if (!same) fprintf(stderr, "  options %d: %s\n", k, why);
+        CHECK(same);
+        CHECK(a.nrows > 0 || k == 1);
+        dump_file_free(&a);
+        dump_file_free(&b);
+    }
+}
+
 /* Skeletons (parse_dump_elem.c): tensor objects that repeat one layout
  * with other values, then each way an object can differ from the skeleton
  * it is matched against (values of other kinds, a cut type, nested or
@@ -389,5 +433,6 @@ int main(void) {
     RUN(files_alike);
     RUN(generated);
     RUN(skeletons);
+    RUN(mapped_same_as_read);
     PT_DONE();
 }
