@@ -152,6 +152,12 @@ int json_scan_pick(const char *name, int best);
 void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char *what, struct pt_error *err);
 /* Next token; JT_ERROR with err filled (file, line, byte offset) on bad input. */
 enum json_tok json_lex_next(struct json_lex *lx);
+/* Starts the tokenizer inside depth open containers (kinds[i]: 1 object,
+ * 2 array, outermost first, the innermost an array) where a value is
+ * expected, as just after a ',' there: a reader that begins in the middle
+ * of a list it knows the place of (trace_split.c).  0, or -1 when depth or
+ * kinds cannot be. */
+int json_lex_enter(struct json_lex *lx, const uint8_t *kinds, int depth);
 /* Skips the value whose first token was just returned (objects and arrays whole).
  * 0, -1 on bad input, 1 (streaming) when the value runs past the buffer: refill and call again. */
 int json_lex_skip(struct json_lex *lx, enum json_tok first);

@@ -27,6 +27,18 @@ void json_lex_init(struct json_lex *lx, const char *buf, size_t len, const char 
     lx->walk = (uint8_t)(d >> 2);
 }
 
+int json_lex_enter(struct json_lex *lx, const uint8_t *kinds, int depth) {
+    if (depth < 1 || depth > JSON_MAX_DEPTH || kinds[depth - 1] != 2) return -1;
+    for (int i = 0; i < depth; i++) {
+        if (kinds[i] != 1 && kinds[i] != 2) return -1;
+        lx->kind[i + 1] = kinds[i];
+    }
+    lx->depth = depth;
+    lx->started = 1;
+    lx->state = S_VALUE;
+    return 0;
+}
+
 /* Streaming: a failure within a token's reach of the buffer's end may be a
  * token cut by the buffer, not bad input. */
 #define JSON_MORE_REACH 16
