@@ -1,9 +1,11 @@
 /* pt_tracefast.h: one trace file parsed with the fast event path
  * (src/io/trace/trace_fast.c) and with the tokenizer alone
- * (PROBETOP_TRACE_FAST=0), everything trace_parse gives compared: the
+ * (PROBETOP_TRACE_FAST=0), or in one pass and split on two threads
+ * (src/io/trace/trace_split.c), everything trace_parse gives compared: the
  * return code and message, the kernels and launches in order, names,
  * process groups, steps, annotations, flows and the counters.  For
- * tests/fuzz/fuzz_tracefast.c and tests/unit/test_trace_fast.c. */
+ * tests/fuzz/fuzz_tracefast.c, tests/unit/test_trace_fast.c and
+ * tests/unit/test_trace_split.c. */
 #ifndef PT_TRACEFAST_H
 #define PT_TRACEFAST_H
 
@@ -23,7 +25,7 @@ struct pt_tf_run {
     size_t nk, nl;
 };
 
-static void pt_tf_free(struct pt_tf_run *r) {
+static inline void pt_tf_free(struct pt_tf_run *r) {
     free(r->k);
     free(r->l);
     trace_parse_file_free(&r->f);
@@ -31,7 +33,7 @@ static void pt_tf_free(struct pt_tf_run *r) {
 }
 
 /* The records of a stream in order (NULL, 0 without one). */
-static void *pt_tf_records(struct trace_spill *s, size_t rec, size_t *n) {
+static inline void *pt_tf_records(struct trace_spill *s, size_t rec, size_t *n) {
     *n = 0;
     if (!s) return NULL;
     struct pt_error err;
@@ -43,8 +45,10 @@ static void *pt_tf_records(struct trace_spill *s, size_t rec, size_t *n) {
     return v;
 }
 
-static void pt_tf_parse(const char *path, size_t max_value, int fast, struct pt_tf_run *r) {
+/* split_min: trace_parse_file.split_min (0: one pass). */
+static inline void pt_tf_parse_split(const char *path, size_t max_value, int fast, uint64_t split_min, struct pt_tf_run *r) {
     memset(r, 0, sizeof *r);
+    r->f.split_min = split_min;
     setenv("PROBETOP_TRACE_FAST", fast ? "1" : "0", 1);
     r->rc = trace_parse(path, &r->nm, max_value, NULL, &r->f, &r->err);
     unsetenv("PROBETOP_TRACE_FAST");
@@ -53,9 +57,11 @@ static void pt_tf_parse(const char *path, size_t max_value, int fast, struct pt_
     r->l = pt_tf_records(r->f.launches, sizeof *r->l, &r->nl);
 }
 
+static inline void pt_tf_parse(const char *path, size_t max_value, int fast, struct pt_tf_run *r) { pt_tf_parse_split(path, max_value, fast, 0, r); }
+
 #define PT_TF_DIFF(cond, ...) do { if (cond) { snprintf(why, nwhy, __VA_ARGS__); return 0; } } while (0)
 
-static int pt_tf_compare(const struct pt_tf_run *a, const struct pt_tf_run *b, char *why, size_t nwhy) {
+static inline int pt_tf_compare(const struct pt_tf_run *a, const struct pt_tf_run *b, char *why, size_t nwhy) {
     PT_TF_DIFF(a->rc != b->rc, "return codes %d and %d (%s)", a->rc, b->rc, a->rc ? a->err.msg : b->err.msg);
     if (a->rc) {
         PT_TF_DIFF(strcmp(a->err.msg, b->err.msg), "messages \"%s\" and \"%s\"", a->err.msg, b->err.msg);
@@ -107,11 +113,25 @@ static int pt_tf_compare(const struct pt_tf_run *a, const struct pt_tf_run *b, c
 
 /* 1 when path parses alike both ways (max_value as trace_parse takes it),
  * else 0 with what differs in why. */
-static int pt_tracefast_same(const char *path, size_t max_value, char *why, size_t nwhy) {
+static inline int pt_tracefast_same(const char *path, size_t max_value, char *why, size_t nwhy) {
     struct pt_tf_run a, b;
     pt_tf_parse(path, max_value, 1, &a);
     pt_tf_parse(path, max_value, 0, &b);
     int same = pt_tf_compare(&a, &b, why, nwhy);
+    pt_tf_free(&a);
+    pt_tf_free(&b);
+    return same;
+}
+
+/* 1 when path parses alike in one pass and split on two threads (when
+ * it can be: *merged says whether it was), else 0 with what differs. */
+static inline int pt_tracesplit_same(const char *path, size_t max_value, int *merged, char *why, size_t nwhy) {
+    struct pt_tf_run a, b;
+    pt_tf_parse_split(path, max_value, 1, 0, &a);
+    pt_tf_parse_split(path, max_value, 1, 1, &b);
+    int same = pt_tf_compare(&a, &b, why, nwhy);
+    if (same && a.f.split_merged) same = 0, snprintf(why, nwhy, "one pass says it merged");
+    *merged = b.f.split_merged;
     pt_tf_free(&a);
     pt_tf_free(&b);
     return same;

@@ -2,8 +2,10 @@
  * against the tokenizer path on every input (tests/pt_tracefast.h): the
  * same events, names, groups, steps, counters and the same message, read
  * through the default 4 MiB buffer (whole objects: the fast path) and in
- * pieces of 4 KiB (objects cut by the buffer: the fallback).  A difference
- * aborts.  Seeds: tests/fuzz/seeds/tracefast (the trace seeds and events
+ * pieces of 4 KiB (objects cut by the buffer: the fallback); and in one
+ * pass against split on two threads at the guessed middle boundary
+ * (src/io/trace/trace_split.c: a boundary in a string or an object must
+ * not be taken, halves merge as one pass reads).  A difference aborts.  Seeds: tests/fuzz/seeds/tracefast (the trace seeds and events
  * in the shapes the fast path gives up on). */
 #include "fuzz.h"
 
@@ -17,6 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < 2; i++)
         if (!pt_tracefast_same(path, max[i], why, sizeof why)) {
             fprintf(stderr, "fuzz_tracefast: the fast path differs (buffer limit %zu): %s\n", max[i], why);
+            abort();
+        }
+    int merged;
+    for (int i = 0; i < 2; i++)
+        if (!pt_tracesplit_same(path, max[i], &merged, why, sizeof why)) {
+            fprintf(stderr, "fuzz_tracefast: split on two threads differs (buffer limit %zu): %s\n", max[i], why);
             abort();
         }
     return 0;

@@ -39,7 +39,10 @@
 #define TRACE_MAX_FILES 100000
 #define TRACE_WALK_DEPTH 4
 #define TRACE_HEAD 65536
-#define TRACE_MIN_SEGS 65536   /* a rank's lane view always holds this many kernels unmerged */
+#define TRACE_MIN_SEGS 65536
+#ifndef TRACE_SPLIT_MIN
+#define TRACE_SPLIT_MIN ((uint64_t)8 << 20)   /* a file parsed on two threads from this size */
+#endif   /* a rank's lane view always holds this many kernels unmerged */
 
 /* ---- which files are traces ---- */
 
@@ -302,11 +305,15 @@ static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *name
                      struct trace_spill_budget *bud, struct dataset *ds, struct pt_error *err) {
     size_t n = *np;
     struct parse_job j = {.t = t, .n = n, .o = o};
+    /* a thread per file; with two threads or more for each, a big file
+     * takes two (trace_split.h) */
+    uint64_t split = 2 * n <= (size_t)util_pool_threads(4) ? TRACE_SPLIT_MIN : 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         if (stat(t[i].path, &st) == 0) j.total += (uint64_t)st.st_size;
         t[i].rank = -1;
         t[i].f.budget = bud;
+        t[i].f.split_min = split;
     }
     pthread_mutex_init(&j.mu, NULL);
     int rc = util_pool_for(n, parse_one, &j, err);

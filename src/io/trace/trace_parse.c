@@ -9,6 +9,7 @@
  * ProfilerStep#N spans and Megatron annotations (probetop-rules(7),
  * PROFILER TRACES). */
 #include "src/io/trace/trace_parse.h"
+#include "src/io/trace/trace_parse_ctx.h"
 
 #include <limits.h>
 #include <math.h>
@@ -128,31 +129,6 @@ int trace_parse_us_to_ns(const char *s, size_t n, int64_t *out) {
 
 /* ---- the tokenizer over pieces ---- */
 
-struct ctx {
-    struct json_lex lx;
-    struct trace_src src;
-    char *buf;
-    size_t cap, max;
-    int eof;
-    const char *path;
-    struct pt_error *err;
-    atomic_int *cancel;
-    struct trace_parse_names *names;
-    struct trace_parse_file *f;
-    int64_t *hw_pids;        /* processes named "Ascend Hardware" (torch_npu) */
-    size_t nhw, caphw;
-    /* Processes with host events so far: a process named "Ascend Hardware"
-     * after some of its events needs a second pass (late). */
-    int64_t host_pids[64];
-    size_t nhost;
-    int host_full, late;
-    const struct tpatterns *pat;   /* f->patterns, or own's defaults */
-    struct tpatterns *own;
-    struct tpat_md *md;
-    struct util_smap anno_cache;   /* CPU event name -> phase (up to TRACE_PARSE_ANNO_CACHE names) */
-    struct trace_ncache kcache, acache;   /* the last kernel names (-> index) and CPU event names (-> phase) */
-    int fast;                      /* events read by trace_fast where it can (PROBETOP_TRACE_FAST=0: never) */
-};
 
 /* A stream made on first use, with room for as many records as the file's
  * text likely holds (one a TRACE_PARSE_EV_BYTES; gzip'ed text taken as
@@ -160,7 +136,7 @@ struct ctx {
  * (trace_spill_room: what spills stays the same; the room left over is
  * given back when the file is parsed); a guess of more than an eighth of
  * the budget is not made. */
-static int new_stream(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *)) {
+int tp_new_stream(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *)) {
     struct trace_parse_file *f = c->f;
     struct trace_spill_budget *b = f->budget ? f->budget : &f->own;
     if (!(*s = trace_spill_new(rec, cmp, b))) return pt_errorf(c->err, "out of memory");
@@ -175,7 +151,7 @@ static int new_stream(struct ctx *c, struct trace_spill **s, size_t rec, int (*c
  * each caller, so the copy is a few moves, not a memcpy call). */
 __attribute__((always_inline)) static inline int push(struct ctx *c, struct trace_spill **s, size_t rec,
                                                       int (*cmp)(const void *, const void *), const void *v) {
-    if (!*s && new_stream(c, s, rec, cmp)) return -1;
+    if (!*s && tp_new_stream(c, s, rec, cmp)) return -1;
     void *d = trace_spill_slot(*s, c->err);
     if (!d) return -1;
     memcpy(d, v, rec);
@@ -199,7 +175,7 @@ static int leave_map(struct ctx *c) {
 /* The next piece: read into the buffer after the bytes of the token cut by
  * its end, or, mapped, the window moved on by as many bytes as a read would
  * give (the same pieces, so the same tokens and messages). */
-static int refill(struct ctx *c) {
+int tp_refill(struct ctx *c) {
     if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
     size_t off = (size_t)(c->lx.pos - c->lx.buf), keep = (size_t)(c->lx.end - c->lx.pos);
     if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
@@ -244,7 +220,7 @@ static enum json_tok next(struct ctx *c) {
     for (;;) {
         enum json_tok t = json_lex_next(&c->lx);
         if (t != JT_MORE) return t;
-        if (refill(c)) return JT_ERROR;
+        if (tp_refill(c)) return JT_ERROR;
     }
 }
 
@@ -252,7 +228,7 @@ static int skip(struct ctx *c, enum json_tok first) {
     for (;;) {
         int r = json_lex_skip(&c->lx, first);
         if (r != 1) return r;
-        if (refill(c)) return -1;
+        if (tp_refill(c)) return -1;
     }
 }
 
@@ -454,6 +430,20 @@ static int parse_args(struct ctx *c, struct trace_fast_ev *e) {
     }
 }
 
+int tp_pg_lookup(struct ctx *c, const char *name, const char *desc, const char *ranks, uint8_t *out) {
+    struct trace_parse_file *f = c->f;
+    if (pg_of(c, name, desc, out)) return -1;
+    if (*out && !f->pgs[*out - 1].nranks && ranks[0]) {   /* its ranks, for a group no description places */
+        struct trace_parse_pg *g = &f->pgs[*out - 1];
+        size_t cap = 0;
+        int rr = ranks_of_string(ranks, strlen(ranks), &g->ranks, &g->nranks, &cap);
+        if (rr < 0) return pt_errorf(c->err, "out of memory");
+        if (rr > 0) { free(g->ranks); g->ranks = NULL; g->nranks = 0; }   /* not "[r, ...]": no ranks */
+        if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
+    }
+    return 0;
+}
+
 /* A send's or receive's peer (trace_parse_kernel.p2p): "Dst Rank" or
  * "Src Rank", else "Rank" (the peer's index in its group) through the
  * group's ranks. */
@@ -463,6 +453,7 @@ static void p2p_peer(const struct ctx *c, const struct trace_fast_ev *e, struct 
     k->p2p = k->cat == TRACE_COMM ? e->p2p : 0;
     if (!k->p2p) return;
     if (e->peer >= 0 && e->peer <= INT32_MAX) k->peer = (int32_t)e->peer;
+    else if (c->half2) k->peer = tp_prank(e->prank);   /* looked up at the merge */
     else if (g && e->prank >= 0 && e->prank < g->nranks) k->peer = g->ranks[e->prank];
 }
 
@@ -513,15 +504,9 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
         uint8_t cat;
         if (intern(c, e, &k->name, &cat)) return -1;
         k->cat = (uint8_t)(e->task_cat >= 0 ? e->task_cat : cat);
-        if (k->cat == TRACE_COMM && pg_of(c, e->pgname, e->pgdesc, &k->pg)) return -1;
-        if (k->pg && !f->pgs[k->pg - 1].nranks && e->pgranks[0]) {   /* its ranks, for a group no description places */
-            struct trace_parse_pg *g = &f->pgs[k->pg - 1];
-            size_t cap = 0;
-            int rr = ranks_of_string(e->pgranks, strlen(e->pgranks), &g->ranks, &g->nranks, &cap);
-            if (rr < 0) return pt_errorf(c->err, "out of memory");
-            if (rr > 0) { free(g->ranks); g->ranks = NULL; g->nranks = 0; }   /* not "[r, ...]": no ranks */
-            if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
-        }
+        if (k->cat == TRACE_COMM && (c->half2 ? c->hooks->pkey(c, e->pgname, e->pgdesc, e->pgranks, &k->pg)
+                                               : tp_pg_lookup(c, e->pgname, e->pgdesc, e->pgranks, &k->pg)))
+            return -1;
         k->hta_kernel = e->cat == TRACE_FAST_CAT_KERNEL || e->task;
         p2p_peer(c, e, k);
         if (push(c, &f->kernels, sizeof *k, trace_parse_cmp_kernel_corr, k)) return -1;
@@ -653,6 +638,10 @@ static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) 
         if (finish_event(c, e)) return -1;
         const char *q = next_event(close + 1, c->lx.end);
         if (q) {
+            if (c->split && c->lx.off0 + (uint64_t)(q - c->lx.buf) == c->split_off) {   /* the second half's first event */
+                int m = c->hooks->meet(c);
+                if (m) return m < 0 ? -1 : 2;
+            }
             if ((++*nev & 0xffff) == 0 && c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
             c->lx.pos = q + 1;
             continue;
@@ -665,7 +654,7 @@ static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) 
     return parse_event(c, e);
 }
 
-static int parse_events(struct ctx *c) {
+int tp_parse_events(struct ctx *c) {
     struct trace_fast_ev *e = calloc(1, sizeof *e);   /* (zeroed: no key predictions yet) */
     if (!e) return pt_errorf(c->err, "out of memory");
     size_t nev = 0;
@@ -674,9 +663,11 @@ static int parse_events(struct ctx *c) {
         if (t == JT_ARR_END) break;
         if (t == JT_ERROR) { free(e); return -1; }
         if (t == JT_OBJ_BEGIN) {
-            if (parse_event_run(c, e, &nev)) {   /* the message is set */
+            int r = c->split && c->lx.off0 + (uint64_t)(c->lx.pos - 1 - c->lx.buf) == c->split_off ? c->hooks->meet(c) : 0;
+            if (!r) r = parse_event_run(c, e, &nev);
+            if (r) {   /* the message is set, or the second half merged (2) */
                 free(e);
-                return -1;
+                return r < 0 ? -1 : 2;
             }
         } else if (skip(c, t)) {
             free(e);
@@ -852,44 +843,52 @@ static void resolve_pgs(struct ctx *c) {
     }
 }
 
+/* The top object's members from its first key (seen: the "traceEvents"
+ * list already read), then the end of the input. */
+static int top_members(struct ctx *c, int seen) {
+    for (;;) {
+        enum json_tok t = next(c);
+        if (t == JT_OBJ_END) break;
+        if (t != JT_KEY) return -1;
+        int key = JSON_IS(&c->lx, "traceEvents") ? 1 : JSON_IS(&c->lx, "distributedInfo") ? 2
+                : JSON_IS(&c->lx, "baseTimeNanoseconds") ? 3 : 0;
+        t = next(c);
+        if (t == JT_ERROR) return -1;
+        if (key == 1 && t == JT_ARR_BEGIN) {
+            seen = 1;
+            int r = tp_parse_events(c);
+            if (r) return r == 2 ? 0 : -1;   /* 2: the rest was the second half's */
+        } else if (key == 2 && t == JT_OBJ_BEGIN) {
+            c->saw_dist = 1;
+            if (parse_dist_info(c)) return -1;
+        } else if (key == 3 && t == JT_NUMBER) {
+            const char *s;
+            size_t n;
+            raw_text(&c->lx, t, &s, &n);
+            c->saw_base = 1;
+            if (trace_fast_int64(s, n, &c->f->base_ns) || c->f->base_ns < 0)
+                return pt_errorf(c->err, "%s: byte %llu: baseTimeNanoseconds is not a whole number of nanoseconds",
+                                 c->path, (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)));
+        } else if (skip(c, t)) {
+            return -1;
+        }
+    }
+    if (!seen) return pt_errorf(c->err, "%s: no \"traceEvents\" list: not a profiler trace", c->path);
+    return next(c) == JT_END ? 0 : -1;   /* only white space may follow */
+}
+
+int tp_top_rest(struct ctx *c) { return top_members(c, 1); }
+
 static int parse_top(struct ctx *c) {
     enum json_tok t = next(c);
     if (t == JT_ERROR) return -1;
-    if (t == JT_ARR_BEGIN) {   /* torch_npu: a bare list of events */
-        if (parse_events(c)) return -1;
-    } else if (t == JT_OBJ_BEGIN) {
-        int seen = 0;
-        for (;;) {
-            t = next(c);
-            if (t == JT_OBJ_END) break;
-            if (t != JT_KEY) return -1;
-            int key = JSON_IS(&c->lx, "traceEvents") ? 1 : JSON_IS(&c->lx, "distributedInfo") ? 2
-                    : JSON_IS(&c->lx, "baseTimeNanoseconds") ? 3 : 0;
-            t = next(c);
-            if (t == JT_ERROR) return -1;
-            if (key == 1 && t == JT_ARR_BEGIN) {
-                seen = 1;
-                if (parse_events(c)) return -1;
-            } else if (key == 2 && t == JT_OBJ_BEGIN) {
-                if (parse_dist_info(c)) return -1;
-            } else if (key == 3 && t == JT_NUMBER) {
-                const char *s;
-                size_t n;
-                raw_text(&c->lx, t, &s, &n);
-                if (trace_fast_int64(s, n, &c->f->base_ns) || c->f->base_ns < 0)
-                    return pt_errorf(c->err, "%s: byte %llu: baseTimeNanoseconds is not a whole number of nanoseconds",
-                                     c->path, (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)));
-            } else if (skip(c, t)) {
-                return -1;
-            }
-        }
-        if (!seen) return pt_errorf(c->err, "%s: no \"traceEvents\" list: not a profiler trace", c->path);
-    } else {
+    if (t == JT_OBJ_BEGIN) return top_members(c, 0);
+    if (t != JT_ARR_BEGIN)
         return pt_errorf(c->err, "%s: not a profiler trace: expected a JSON object with \"traceEvents\" or a list of events",
                          c->path);
-    }
-    t = next(c);   /* only white space may follow */
-    return t == JT_END ? 0 : -1;
+    int r = tp_parse_events(c);   /* torch_npu: a bare list of events */
+    if (r) return r == 2 ? 0 : -1;
+    return next(c) == JT_END ? 0 : -1;   /* only white space may follow */
 }
 
 /* Adds the time base to the steps, annotations and flows (traces relative
@@ -919,16 +918,18 @@ static int parse_pass(struct ctx *c) {
     c->lx.more = 1;
     c->lx.streaming = 1;
     c->eof = 0;
+    if (c->hooks) c->hooks->start(c);   /* (a big mapped file, when the caller asks: else nothing) */
     int rc = parse_top(c);
+    if (c->hooks) c->hooks->end(c);
     c->f->bytes += c->src.raw;
     trace_src_close(&c->src);
     return rc;
 }
 
-int trace_parse(const char *path, struct trace_parse_names *names, size_t max_value, atomic_int *cancel, struct trace_parse_file *f,
-                  struct pt_error *err) {
+struct ctx *tp_ctx_new(const char *path, struct trace_parse_names *names, size_t max_value, atomic_int *cancel,
+                       struct trace_parse_file *f, struct pt_error *err) {
     struct ctx *c = calloc(1, sizeof *c);
-    if (!c) return pt_errorf(err, "out of memory");
+    if (!c) { pt_errorf(err, "out of memory"); return NULL; }
     f->rank = -1;
     f->own.cap = UINT64_MAX;
     c->path = path;
@@ -936,31 +937,24 @@ int trace_parse(const char *path, struct trace_parse_names *names, size_t max_va
     c->cancel = cancel;
     c->names = names;
     c->f = f;
+    c->split_off = UINT64_MAX;
     const char *fe = getenv("PROBETOP_TRACE_FAST");
     c->fast = !(fe && !strcmp(fe, "0"));
     c->acache.own = 1;
     names->map.borrow = 1;
     c->max = max_value < 4096 ? 4096 : max_value;
     c->cap = TRACE_PARSE_PIECE < c->max ? TRACE_PARSE_PIECE : c->max;
-    int rc = -1;
     c->pat = f->patterns;
-    if (!c->pat && !(c->pat = c->own = tpatterns_new(err))) goto out;
-    if (!(c->md = tpatterns_md_new())) { pt_errorf(err, "out of memory"); goto out; }
-    rc = parse_pass(c);
-    if (!rc && c->late) {   /* again, the device processes known from the start */
-        trace_parse_file_free(f);   /* (f->patterns kept) */
-        f->rank = -1;
-        f->own.cap = UINT64_MAX;
-        c->nhost = 0;
-        c->host_full = 1;   /* no third pass */
-        rc = parse_pass(c);
+    if ((!c->pat && !(c->pat = c->own = tpatterns_new(err))) || !(c->md = tpatterns_md_new())) {
+        if (c->pat) pt_errorf(err, "out of memory");
+        tp_ctx_free(c);
+        return NULL;
     }
-    if (!rc) resolve_pgs(c);
-    if (!rc) rc = add_base(f, path, err);
-    /* a parsed file waits for the others within the budget (trace_spill.h) */
-    if (!rc && f->kernels) rc = trace_spill_park(f->kernels, err);
-    if (!rc && f->launches) rc = trace_spill_park(f->launches, err);
-out:
+    return c;
+}
+
+void tp_ctx_free(struct ctx *c) {
+    if (!c) return;
     free(c->buf);
     free(c->hw_pids);
     tpatterns_md_free(c->md);
@@ -968,5 +962,23 @@ out:
     util_smap_free(&c->anno_cache);
     trace_ncache_free(&c->acache);
     free(c);
+}
+
+int tp_parse_file(struct ctx *c) {
+    struct trace_parse_file *f = c->f;
+    int rc = parse_pass(c);
+    if (!rc && c->late) {   /* again, the device processes known from the start */
+        trace_parse_file_free(f);   /* (f->patterns kept; f->split_min not: one thread) */
+        f->rank = -1;
+        f->own.cap = UINT64_MAX;
+        c->nhost = 0;
+        c->host_full = 1;   /* no third pass */
+        rc = parse_pass(c);
+    }
+    if (!rc) resolve_pgs(c);
+    if (!rc) rc = add_base(f, c->path, c->err);
+    /* a parsed file waits for the others within the budget (trace_spill.h) */
+    if (!rc && f->kernels) rc = trace_spill_park(f->kernels, c->err);
+    if (!rc && f->launches) rc = trace_spill_park(f->launches, c->err);
     return rc;
 }

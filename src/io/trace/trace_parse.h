@@ -66,6 +66,9 @@ struct trace_parse_file {
     struct trace_spill_budget *budget;   /* the load's (set by the caller, kept by trace_parse_file_free), or NULL: unbounded */
     struct trace_spill_budget own;       /* the unbounded one */
     const struct tpatterns *patterns;    /* set by the caller (kept by trace_parse_file_free), or NULL: the defaults */
+    uint64_t split_min;      /* set by the caller: a plain file of at least this many bytes is parsed on
+                                two threads (trace_split.h; the same records); 0: one */
+    int split_merged;        /* it was: the two halves' records merged */
     struct trace_parse_pg *pgs; size_t npgs, cappgs;   /* at most 255 */
     char *pg_warn;           /* why distributedInfo.pg_config was left out, or NULL (owned) */
     struct trace_parse_step *steps; size_t nsteps, capsteps;

@@ -273,6 +273,12 @@ void *trace_spill_slot_grow(struct trace_spill *s, struct pt_error *err) {
     return s->h.buf + s->h.n++ * s->h.rec;
 }
 
+uint64_t trace_spill_vcap_for(uint64_t n) {
+    uint64_t v = 0;
+    while (v < n) v = v ? v * 2 : TRACE_SPILL_FIRST;   /* as trace_spill_slot_grow doubles it */
+    return v;
+}
+
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err) {
     void *d = trace_spill_slot(s, err);
     if (!d) return -1;

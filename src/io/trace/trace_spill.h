@@ -65,6 +65,9 @@ int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err)
  * without it; trace_spill_park gives back what was not taken.  Without
  * memory it changes nothing. */
 void trace_spill_room(struct trace_spill *s, uint64_t n);
+/* The records a stream's budget counts (trace_spill_head.vcap) once it
+ * holds n, none spilled: what n pushes from empty make it. */
+uint64_t trace_spill_vcap_for(uint64_t n);
 /* Appends one record.  0, or -1 with err (out of memory, the temporary
  * file could not be written). */
 int trace_spill_push(struct trace_spill *s, const void *rec, struct pt_error *err);
