@@ -87,8 +87,10 @@ static const uint64_t pow5[55][2] = {
     {0x29c30f1029939b14ull, 0x6664242d97d9f649ull},
 };
 
-/* floor(M * 2^E * 10^q) and whether it is exact; 0 when out of range. */
-static int scale(uint64_t M, int E, int q, uint64_t *fl, int *exact) {
+/* floor(M * 2^E * 10^q) and whether it is exact; 0 when out of range.
+ * Inlined: fast_digits calls it three or four times with the same q, so
+ * the power of five and its size are looked up once. */
+__attribute__((always_inline)) static inline int scale(uint64_t M, int E, int q, uint64_t *fl, int *exact) {
     int aq = q < 0 ? -q : q;
     if (aq > 54) return 0;
     u128 p5 = (u128)pow5[aq][0] << 64 | pow5[aq][1];
@@ -133,6 +135,11 @@ static const uint64_t pow10u[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000
                                   1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
                                   1000000000000000000ull};
 
+/* "00" .. "99": a digit pair at 2 * its value. */
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
 /* Shortest digits of x > 0 (finite, normal): digits without trailing
  * zeros and the decimal exponent of the first; 0 when out of range. */
 static int fast_digits(double x, char *digits, int *nd, int *dexp) {
@@ -159,46 +166,48 @@ static int fast_digits(double x, char *digits, int *nd, int *dexp) {
         int even = (m & 1) == 0;
         uint64_t lo = xL && even ? L : L + 1;        /* smallest integer inside */
         uint64_t hi = xH && !even ? H - 1 : H;       /* largest integer inside */
-        /* a multiple of 10^j inside means one of 10^(j-1) too: the most
-         * digits that can go is found by bisection */
-        int jlo = 0, jhi = 17;   /* 10^0 always has a multiple inside */
-        while (jlo < jhi) {
-            int mid = (jlo + jhi + 1) / 2;
-            uint64_t u = pow10u[mid];
-            if ((lo + u - 1) / u * u <= hi) jlo = mid;
-            else jhi = mid - 1;
+        /* a multiple of 10^j inside means one of 10^(j-1) too, so digits
+         * go one at a time while the interval still holds a multiple of
+         * the next power: floor(hi / 10^j) > floor((lo - 1) / 10^j).  The
+         * divisions are by the constant 10 (a multiplication), and N loses
+         * its digits alongside: the last one removed and whether all
+         * before it were zero say where N's fraction of 10^j lies against
+         * one half, without a division by 10^j. */
+        uint64_t hq = hi, lq = lo - 1, c = N;
+        unsigned last = 0;
+        int j = 0, zeros = 1;
+        while (hq / 10 > lq / 10) {
+            zeros &= last == 0;
+            last = (unsigned)(c % 10);
+            hq /= 10;
+            lq /= 10;
+            c /= 10;
+            j++;
         }
-        {
-            int j = jlo;
-            uint64_t u = pow10u[j];
-            uint64_t c_lo = (lo + u - 1) / u;
-            /* nearest multiple of u to the exact x: N + fraction */
-            uint64_t c = N / u, r = N % u, half = u / 2;
-            if (j == 0) {
-                /* N + f to the nearest integer: floor(2 x 10^q) is 2N + 1
-                 * when f >= 1/2, and exact when f is exactly 1/2 */
-                uint64_t T;
-                int xt;
-                if (!scale(2 * m, e, q, &T, &xt)) return 0;
-                c = N;
-                if ((T & 1) && (!xt || (N & 1))) c = N + 1;
-            } else if (r > half || (r == half && (!xN || (c & 1)))) c++;
-            if (c * u < lo) c = c_lo;
-            if (c * u > hi) c = hi / u;
-            uint64_t v = c * u;
-            /* digits of v: 17 digits, or 18 when rounding carried to 10^17 */
-            char tmp[24] = "";
-            int n = 0;
-            for (uint64_t t = v; t; t /= 10) tmp[n++] = (char)('0' + t % 10);
-            *dexp = k + (n - 17);
-            int first = n - 1, last = 0;
-            while (last < first && tmp[last] == '0') last++;
-            *nd = 0;
-            for (int i = first; i >= last; i--) digits[(*nd)++] = tmp[i];
-            digits[*nd] = '\0';
-            return 1;
+        if (j == 0) {
+            /* N + f to the nearest integer: floor(2 x 10^q) is 2N + 1
+             * when f >= 1/2, and exact when f is exactly 1/2 */
+            uint64_t T;
+            int xt;
+            if (!scale(2 * m, e, q, &T, &xt)) return 0;
+            if ((T & 1) && (!xt || (N & 1))) c = N + 1;
+        } else if (last > 5 || (last == 5 && (!zeros || !xN || (c & 1)))) {
+            c++;   /* above one half, or exactly half and c odd */
         }
-        return 0;
+        if (c <= lq) c = lq + 1;   /* the smallest multiple inside */
+        if (c > hq) c = hq;        /* the largest */
+        /* c without its trailing zeros, written two digits at a time from
+         * its end; it has 17 - j digits, or 18 - j when rounding carried */
+        int n = 17 - j;
+        if (c >= pow10u[n]) n++;
+        *dexp = k + (n + j - 17);
+        while (c >= 10 && c % 10 == 0) { c /= 10; n--; }
+        *nd = n;
+        digits[n] = '\0';
+        for (; c >= 100; c /= 100, n -= 2) memcpy(digits + n - 2, two_digits + 2 * (c % 100), 2);
+        if (c >= 10) memcpy(digits + n - 2, two_digits + 2 * c, 2);
+        else digits[n - 1] = (char)('0' + c);
+        return 1;
     }
     return 0;
 }
