@@ -36,14 +36,24 @@
 struct line { char *b; size_t n, cap; int oom; };
 
 static void line_add(struct line *l, const char *s, size_t n) {
-    if (util_grow((void **)&l->b, &l->cap, l->n + n + 1, 1) != 0) { l->oom = 1; return; }
+    /* the capacity asked first: a call a field otherwise */
+    if (l->n + n + 1 > l->cap && util_grow((void **)&l->b, &l->cap, l->n + n + 1, 1) != 0) { l->oom = 1; return; }
     memcpy(l->b + l->n, s, n);
     l->n += n;
 }
 
-static void csv_field(struct line *l, const char *s) {
+/* A field, after a comma when comma is set. */
+static void csv_field(struct line *l, const char *s, int comma) {
     size_t n = strlen(s);
-    if (util_ascii_run(s, n, ',', '"') == n) { line_add(l, s, n); return; }   /* as it is: most of the table */
+    if (util_ascii_run(s, n, ',', '"') == n) {   /* as it is: most of the table, with its comma in one copy */
+        if (l->n + n + 2 > l->cap && util_grow((void **)&l->b, &l->cap, l->n + n + 2, 1) != 0) { l->oom = 1; return; }
+        l->b[l->n] = ',';
+        l->n += comma != 0;
+        memcpy(l->b + l->n, s, n);
+        l->n += n;
+        return;
+    }
+    if (comma) line_add(l, ",", 1);
     char *own;
     if (!(s = pt_unctrl(s, &own))) { l->oom = 1; return; }   /* no control byte reaches a terminal */
     if (!strpbrk(s, ",\"\r\n")) { line_add(l, s, strlen(s)); free(own); return; }
@@ -123,10 +133,8 @@ static void *csv_blocks(void *arg) {
         size_t r1 = (b + 1) * CSV_BLOCK < sh->t->nrows ? (b + 1) * CSV_BLOCK : sh->t->nrows;
         for (size_t i = b * CSV_BLOCK; i < r1 && !j->l.oom; i++) {
             if (sh->lead) line_add(&j->l, sh->lead, strlen(sh->lead));
-            for (int c = 0; c < sh->cols; c++) {
-                if (c) line_add(&j->l, ",", 1);
-                csv_field(&j->l, cmp_table_cell(sh->t, &sh->t->rows[i], c, buf, CSV_CELL));
-            }
+            for (int c = 0; c < sh->cols; c++)
+                csv_field(&j->l, cmp_table_cell(sh->t, &sh->t->rows[i], c, buf, CSV_CELL), c);
             line_add(&j->l, "\n", 1);
         }
         pthread_mutex_lock(&sh->mu);
@@ -171,14 +179,8 @@ static int csv_table(FILE *f, const struct cmp_table *t, int header, const char 
     j1.l.n = j2.l.n = 0;
     if (header) {
         if (lead) line_add(&j1.l, "Step,Rank,", 10);
-        for (int c = 0; c < n; c++) {
-            if (c) line_add(&j1.l, ",", 1);
-            csv_field(&j1.l, h[c]);
-        }
-        for (int c = n; c < cols; c++) {   /* NPU_Stack_Info, Data_name */
-            line_add(&j1.l, ",", 1);
-            csv_field(&j1.l, cmp_table_colname(t, c));
-        }
+        for (int c = 0; c < n; c++) csv_field(&j1.l, h[c], c);
+        for (int c = n; c < cols; c++) csv_field(&j1.l, cmp_table_colname(t, c), 1);   /* NPU_Stack_Info, Data_name */
         line_add(&j1.l, "\n", 1);
         if (!sh.nblocks && !j1.l.oom) fwrite(j1.l.b, 1, j1.l.n, f);
     }
