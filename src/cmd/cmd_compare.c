@@ -80,14 +80,6 @@ static void csv_field(struct line *l, const char *s, int comma) {
  * (512 rows of 92 bytes; each is one csv_table call, one thread made) */
 #define CMP_BLOCK_ROWS (32 * CSV_BLOCK)
 #define CSV_CELL (1 << 16)
-/* Pairs with fewer params than this (both sides) compare their graphs
- * after the table, on this thread, in the memory the table's join gave
- * back, rather than beside it on a thread of their own: the csv's two
- * writers already keep two cores busy, and at the 8.5 and 32 MB pairs
- * (33 000 and about 125 000 params) the peak RSS was up to 150 kB and
- * 0.9 MB lower at the same wall time, 0.14 and 0.50 s.  The 126 MB pair
- * (about 490 000) keeps the thread, for machines with more cores. */
-#define GRAPH_THREAD_PARAMS ((size_t)1 << 18)
 
 /* The writers' buffers (a block's text and a cell's), kept for the whole
  * run: made again for every block of rows, they were a few MB of freed
@@ -219,26 +211,12 @@ static void *side_thread(void *arg) {
     return NULL;
 }
 
-/* The bytes of the dump.json graph_read reads for dir (a rank folder or
- * the file itself); 0 when it cannot be seen (graph_read then says why). */
-static uint64_t dump_bytes(const char *dir) {
-    struct stat st;
-    if (stat(dir, &st) != 0) return 0;
-    if (S_ISREG(st.st_mode)) return (uint64_t)st.st_size;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/dump.json", dir);
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-}
-
-/* Pairs whose two dump.json files hold fewer bytes than this are read one
- * side after the other: at the 8.5 MB pair (7.4 MB of dump.json) the peak
- * RSS was 9 050-9 330 KB read so against 9 250-9 780 KB with both sides
- * at once (9 runs, four times), at the same 0.14-0.16 s wall; at the
- * 32 MB pair (28 MB) the peak was no lower and one side's read longer. */
-#define READ_THREAD_BYTES ((uint64_t)16 << 20)
 
 /* The two dumps are independent, so the benchmark side is read on a second
- * thread while this one reads the problem side (of a large pair).  build: the benchmark tree
+ * thread while this one reads the problem side, whatever the pair's size:
+ * at the 8.5 MB pair the reads were 351 M of the main thread's 741 M
+ * instructions one after the other (callgrind), for 0.3 MB more peak RSS
+ * when side by side.  build: the benchmark tree
  * is built there too (*brc, berr: tree_build's answer), off the main
  * thread, where the problem tree is built next: with --vis-db the time to
  * the first rows is what the database thread waits for. */
@@ -257,8 +235,7 @@ static int read_pair(const char *da, const char *db, struct tree **a, struct tre
      * at the pair's peak (-150 kB at the 8.5 MB pair) */
     mallopt(M_MMAP_THRESHOLD, 256 << 10);
 #endif
-    int threaded = dump_bytes(da) + dump_bytes(db) >= READ_THREAD_BYTES &&
-                   pthread_create(&th, NULL, side_thread, &jb) == 0;
+    int threaded = pthread_create(&th, NULL, side_thread, &jb) == 0;
     int ra = graph_read(da, 0, a, err);
     if (threaded) pthread_join(th, NULL);
     else side_thread(&jb);
@@ -587,7 +564,10 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
     /* The structure first: building only adds nodes, and once both
      * trees are built they are only read, so the graph compare runs on
      * a second thread while this one makes the table and its csv (the
-     * name map and the tensor loader keep no state between calls). */
+     * name map and the tensor loader keep no state between calls): the
+     * csv's second writer waits while this thread joins the next rows,
+     * and the graph fills that core (52 M instructions off this thread
+     * at the 8.5 MB pair, for up to 1 MB more peak RSS at the 32 MB one). */
     int built = tree_build(a, &gerr) == 0;
     if (built && c->lm) built = tree_build(b, &gerr) == 0;   /* the mapping read b unbuilt: built here */
     else if (built && bbuilt != 0) {   /* built on the reading thread, and that failed */
@@ -600,8 +580,7 @@ static int compare_pair(struct crun *r, const struct cmp_scan_pair *pp, size_t k
     }
     struct graph_job gj = {.a = a, .b = b, .o = &o, .rc = -1};
     pthread_t gth;
-    int gthreaded = built && a->nparams + b->nparams >= GRAPH_THREAD_PARAMS &&
-                    pthread_create(&gth, NULL, graph_thread, &gj) == 0;
+    int gthreaded = built && pthread_create(&gth, NULL, graph_thread, &gj) == 0;
     /* The table is made and written a block at a time, each block's rows
      * in the same memory: a large pair's table is never whole in memory
      * (its csv is larger than both dumps). */
