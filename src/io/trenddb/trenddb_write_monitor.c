@@ -353,9 +353,10 @@ struct mon_rows {
 };
 
 /* One row (the first of its key; rec: its record) into trend_data and the
- * rank's summary: its values by column (present: a bit per column) made
- * once, for the summary's spool and for the table's record, which goes
- * straight to the tree (btree_bulk_record_ir); by INSERT when there is
+ * rank's summary, on one walk of its values: the summary's row, and the
+ * table's record (btree_bulk_record_ir's bytes: the keys, each column's
+ * type, the values of those present, columns ascending as statistics are),
+ * which goes straight to the tree; by INSERT (val, present) when there is
  * none. */
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec) {
     struct srec h;
@@ -369,27 +370,33 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         if (!(e = tdb_spool_room(&w->sspool, w->slen)))
             return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
     }
+    int64_t key[4] = {rank, r->step, r->dbid, r->metric};
+    /* room for the 8-byte stores past the last value (btree_bulk_put_be) */
+    unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
+    unsigned char *types = out + 1, *o = out + 1 + 4 + w->nc;
+    memset(types + 4, 0, TDB_MAX_STATS);   /* NULLs; a fixed size: the keys and values written next overwrite the rest */
+    for (int c = 0; c < 4; c++) types[c] = btree_bulk_put_int(&o, key[c]);
     int k = 0;   /* the record's values: one per bit of has, in order */
     for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int c = w->colidx[__builtin_ctz(hm)];
         double v;
         memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
         if (c < 0) continue;
+        btree_bulk_put_real(o, v);
+        o += 8;
+        types[4 + c] = 7;
         val[c] = v;
         present |= 1u << c;
         if (e) tdb_summary_val(e, c, v, &has, &finite);
     }
+    out[0] = (unsigned char)(1 + 4 + w->nc);
     if (e) {   /* the statistics absent or NaN: 0 (most rows have none) */
         for (uint32_t z = w->shead.all & ~has; z; z &= z - 1) e[5 + __builtin_ctz(z)] = 0;
         tdb_summary_row_end(w->shead, e, r->step, r->dbid, r->metric, has, finite);
         tdb_spool_wrote(&w->sspool, w->slen);
     }
     w->rows++;
-    int64_t key[4] = {rank, r->step, r->dbid, r->metric};
-    if (w->bb) {
-        unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
-        return tdb_bulk_add(w->t, w->bb, out, btree_bulk_record_ir(out, 4, key, w->nc, val, present));
-    }
+    if (w->bb) return tdb_bulk_add(w->t, w->bb, out, (size_t)(o - out));
     struct tdb_row row = {.ncols = 4 + w->nc};
     for (int c = 0; c < 4 + w->nc; c++) {
         int real = c >= 4 && ((present >> (c - 4)) & 1);
