@@ -63,6 +63,10 @@ int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, 
  * NULL, else 1 with the value to store in *out.  Inline: every statistic
  * of every row goes through it. */
 static inline int tdb_normalise(double v, double *out) {
+    if (fabs(v) <= 1e9) {   /* the usual value, as it is: one test (false for NaN) */
+        *out = v;
+        return 1;
+    }
     if (isnan(v)) return 0;
     if (isinf(v)) {
         *out = v > 0 ? 1000000001.0 : -1000000001.0;
