@@ -143,14 +143,17 @@ static int page_fits(const struct btree_bulk_page *pg, size_t cs) {
     return (long)hdr_size(pg) + 2L * (pg->ncells + 1) + (long)cs <= (long)pg->content;
 }
 
-/* The cell of cs bytes just below the page's content is in: its pointer. */
-static void page_placed(struct btree_bulk_page *pg, size_t cs) {
+/* The cell of cs bytes just below the page's content is in: its pointer
+ * (hs: the page's header size, hdr_size; a leaf's known to its caller). */
+static inline void page_placed_hs(struct btree_bulk_page *pg, size_t cs, int hs) {
     pg->content -= (int)cs;
-    put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
+    put16(pg->p + hs + 2 * pg->ncells, (unsigned)pg->content);
     pg->ncells++;
-    if (hdr_size(pg) + 2 * pg->ncells > pg->hw) pg->hw = hdr_size(pg) + 2 * pg->ncells;
+    if (hs + 2 * pg->ncells > pg->hw) pg->hw = hs + 2 * pg->ncells;
     if (pg->content < pg->lw) pg->lw = pg->content;
 }
+
+static void page_placed(struct btree_bulk_page *pg, size_t cs) { page_placed_hs(pg, cs, hdr_size(pg)); }
 
 static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size_t cs) {
     memcpy(pg->p + pg->content - cs, cell, cs);
@@ -261,12 +264,12 @@ int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
     {   /* most records: the cell (its length, 1 or 2 varint bytes, then the
          * record) straight into the leaf, as cell_of and page_put would */
         size_t vl = len < 0x80 ? 1 : 2, cs = vl + len;
-        if (page_fits(leaf, cs)) {
+        if (8L + 2L * (leaf->ncells + 1) + (long)cs <= (long)leaf->content) {   /* page_fits: a leaf's header is 8 bytes */
             unsigned char *c = leaf->p + leaf->content - cs;
             if (vl == 1) c[0] = (unsigned char)len;
             else c[0] = (unsigned char)(0x80 | len >> 7), c[1] = (unsigned char)(len & 0x7f);
             memcpy(c + vl, rec, len);
-            page_placed(leaf, cs);
+            page_placed_hs(leaf, cs, 8);
             return 0;
         }
     }
