@@ -301,22 +301,41 @@ static void stat_set(struct flat *f, struct tparam *p, int k, const struct tval 
         if (tree_stat_set(f->t, (size_t)(p - f->t->params), i, v) != 0) f->oom = 1;
 }
 
+/* The members a tensor's object is read for, found in one walk over its
+ * keys (eleven graph_jv_get calls walked them eleven times); the last of
+ * duplicates, as json.load keeps. */
+enum { LK_TYPE, LK_DTYPE, LK_SHAPE, LK_VALUE, LK_MD5, LK_DATA_NAME, LK_MAX, LK_MIN, LK_MEAN, LK_NORM, LK_REQUIRES_GRAD, LK_N };
+static void leaf_members(const struct jv *o, const struct jv *m[LK_N]) {
+    static const struct { const char *k; unsigned char len; } keys[LK_N] = {
+        {"type", 4}, {"dtype", 5}, {"shape", 5}, {"value", 5}, {"md5", 3}, {"data_name", 9},
+        {"Max", 3}, {"Min", 3}, {"Mean", 4}, {"Norm", 4}, {"requires_grad", 13}};
+    for (int k = 0; k < LK_N; k++) m[k] = NULL;
+    if (!o || o->t != J_OBJ) return;
+    for (uint32_t i = 0; i < o->n; i++)
+        for (int k = 0; k < LK_N; k++)
+            if (o->klens[i] == keys[k].len && !memcmp(o->keys[i], keys[k].k, keys[k].len)) {
+                m[k] = &o->kids[i];
+                break;
+            }
+}
+
 static struct tparam *leaf_item(struct flat *f, const struct jv *o, int state, const char *name) {
     struct tree *t = f->t;
     struct tparam *p = new_param(f, state);
     if (!p) return NULL;
-    const struct jv *type = graph_jv_get(o, "type"), *dtype = graph_jv_get(o, "dtype"), *shape = graph_jv_get(o, "shape");
-    const struct jv *value = graph_jv_get(o, "value"), *md5 = graph_jv_get(o, "md5"), *dn = graph_jv_get(o, "data_name");
-    static const char *const stat_keys[4] = {"Max", "Min", "Mean", "Norm"};
+    const struct jv *m[LK_N];
+    leaf_members(o, m);
+    const struct jv *type = m[LK_TYPE], *dtype = m[LK_DTYPE], *shape = m[LK_SHAPE];
+    const struct jv *value = m[LK_VALUE], *md5 = m[LK_MD5], *dn = m[LK_DATA_NAME];
     if (type && type->t == J_STR) p->type = pool_intern(f, type->s, type->slen);
     if (shape) p->shape = pool_itext(f, shape);
     struct tval sv;
     for (int i = 0; i < 4; i++) {
-        to_tval(t, graph_jv_get(o, stat_keys[i]), &sv, &f->tmp);
+        to_tval(t, m[LK_MAX + i], &sv, &f->tmp);
         stat_set(f, p, i, &sv);
     }
     struct tval rg;
-    to_tval(t, graph_jv_get(o, "requires_grad"), &rg, &f->tmp);
+    to_tval(t, m[LK_REQUIRES_GRAD], &rg, &f->tmp);
     if (tree_rg_set(t, p, &rg) != 0) f->oom = 1;
     if (value) p->value = pool_itext(f, value);
     if (md5 && !(md5->t == J_STR && md5->slen == 0) && md5->t != J_NULL && !(md5->t == J_FALSE)) {
