@@ -212,7 +212,7 @@ static long long parse_ll(const char *s, size_t n) {
 }
 
 void microstep_free(struct microstep *ms) {
-    for (size_t i = 0; i < ms->n; i++) free(ms->v[i].newkey);
+    util_arena_free(&ms->keys);
     free(ms->v);
     free(ms->hash);
     memset(ms, 0, sizeof *ms);
@@ -352,7 +352,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         if (r->family == 'A') {
             const char *last = strrchr(k, '.');
             size_t pre = last ? (size_t)(last - k) : 0;
-            e->newkey = malloc(pre + nl + 2);
+            e->newkey = util_arena_alloc(&ms->keys, pre + nl + 2);
             if (e->newkey) {
                 memcpy(e->newkey, k, pre);
                 e->newkey[pre] = '.';
@@ -362,14 +362,14 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
             const char *last = strrchr(k, '.'), *p2 = last;
             while (p2 > k && p2[-1] != '.') p2--;
             size_t pre = (size_t)(p2 - k), tail = len - (size_t)(last - k);
-            e->newkey = malloc(pre + nl + tail + 1);
+            e->newkey = util_arena_alloc(&ms->keys, pre + nl + tail + 1);
             if (e->newkey) {
                 memcpy(e->newkey, k, pre);
                 memcpy(e->newkey + pre, num, nl);
                 memcpy(e->newkey + pre + nl, last, tail + 1);
             }
-        } else {
-            e->newkey = strdup(k);
+        } else if ((e->newkey = util_arena_alloc(&ms->keys, len + 1))) {
+            memcpy(e->newkey, k, len + 1);
         }
         if (!e->newkey) goto oom;
         idx++;

@@ -12,12 +12,13 @@
 #include <stdint.h>
 
 #include "model/err.h"
+#include "model/util/arena.h"
 #include "src/io/dump/read_construct.h"
 
 struct microstep_entry {
     const char *key;      /* original key (points into the construct) */
     size_t keylen;        /* its length (lookups compare it first) */
-    char *newkey;         /* renumbered key (owned) */
+    char *newkey;         /* renumbered key (in the table's keys) */
     int32_t micro;
     uint8_t later_dup;    /* an earlier entry has the same key (microstep_find gives that one) */
 };
@@ -28,6 +29,7 @@ struct microstep {
     uint32_t *hash;       /* index + 1 */
     size_t hcap;
     int count;            /* micro_count: 1 + max micro id, 1 when R is empty */
+    struct util_arena keys;   /* the new keys, freed at once */
 };
 
 /* c must outlive ms (keys point into it). */

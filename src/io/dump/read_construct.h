@@ -7,12 +7,13 @@
 #include <stdint.h>
 
 #include "model/err.h"
+#include "model/util/arena.h"
 
 enum construct_parent { CONSTRUCT_NULL, CONSTRUCT_EMPTY, CONSTRUCT_NAME };
 
 struct construct_node {
-    char *name;
-    char *parent;          /* CONSTRUCT_NAME only */
+    char *name;            /* in the construct's strings */
+    char *parent;          /* CONSTRUCT_NAME only, in the construct's strings */
     uint8_t parent_kind;   /* enum construct_parent */
     int32_t micro;         /* Megatron micro step index, 0 otherwise */
 };
@@ -22,6 +23,7 @@ struct construct {
     size_t n;
     int megatron;          /* had megatron_micro_step_number */
     long megatron_micro_steps;
+    struct util_arena strings;   /* every name and parent: one bump each, one free for all */
 };
 
 int construct_read(const char *path, struct construct *out, struct pt_error *err);
