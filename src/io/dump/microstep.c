@@ -66,6 +66,8 @@ static uint32_t kmap_put(struct kmap *m, const struct construct *c, uint32_t idx
 
 enum { MV_ABSENT, MV_ROOT, MV_NONE, MV_PARENT };
 
+#define NOT_PUT (UINT32_MAX - 1)   /* a node whose key microstep_build did not put in the kmap */
+
 struct mval {
     uint8_t kind;
     int32_t root;          /* MV_ROOT */
@@ -288,30 +290,34 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     struct kmap km = {0};
     struct mval *mv = NULL;
     int32_t *memo = NULL;
+    uint32_t *first = NULL;   /* per node put in km: the first node of its name (kmap_put's answer), else NOT_PUT */
     struct rk *rks = NULL;
     uint32_t *ord = NULL;
     char *pfx = NULL;   /* rks' prefixes */
     memset(ms, 0, sizeof *ms);
     ms->count = 1;
     if (kmap_init(&km, c) != 0 || !(mv = calloc(c->n ? c->n : 1, sizeof *mv)) ||
-        !(memo = malloc((c->n ? c->n : 1) * sizeof *memo)))
+        !(memo = malloc((c->n ? c->n : 1) * sizeof *memo)) || !(first = malloc((c->n ? c->n : 1) * sizeof *first)))
         goto oom;
-    for (size_t i = 0; i < c->n; i++) memo[i] = -2;
+    for (size_t i = 0; i < c->n; i++) {
+        memo[i] = -2;
+        first[i] = NOT_PUT;
+    }
     int32_t m = 0;
     for (size_t i = 0; i < c->n; i++) {
         const struct construct_node *nd = &c->v[i];
         uint32_t idx;
         if (nd->parent_kind == CONSTRUCT_NULL) {
             if (strstr(nd->name, ".backward")) {
-                idx = kmap_put(&km, c, (uint32_t)i);
+                idx = first[i] = kmap_put(&km, c, (uint32_t)i);
                 mv[idx] = (struct mval){.kind = MV_NONE};
             } else if (!strncmp(nd->name, "Module", 6) || !strncmp(nd->name, "Cell", 4) ||
                        !strncmp(nd->name, "optimizer", 9)) {
-                idx = kmap_put(&km, c, (uint32_t)i);
+                idx = first[i] = kmap_put(&km, c, (uint32_t)i);
                 mv[idx] = (struct mval){.kind = MV_ROOT, .root = m++};
             }
         } else {
-            idx = kmap_put(&km, c, (uint32_t)i);
+            idx = first[i] = kmap_put(&km, c, (uint32_t)i);
             mv[idx] = (struct mval){.kind = MV_PARENT, .parent = (uint32_t)i};
         }
     }
@@ -321,12 +327,12 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     for (size_t i = 0; i < c->n; i++) {
         int32_t r = resolve(c, &km, mv, memo, c->v[i].name);
         if (r < 0) continue;
-        /* R is a dict too: a repeated key keeps its first place */
-        int dup = 0;
-        uint32_t first = kmap_get(&km, c, c->v[i].name, km.len[i]);
-        if (first != UINT32_MAX && first != i) dup = 1;
-        if (dup) continue;
-        ms->v[ms->n++] = (struct microstep_entry){.key = c->v[i].name, .keylen = strlen(c->v[i].name), .micro = r};
+        /* R is a dict too: a repeated key keeps its first place (a node put
+         * knows it from kmap_put; the map is whole now, as it was then for
+         * the name's first) */
+        uint32_t f = first[i] != NOT_PUT ? first[i] : kmap_get(&km, c, c->v[i].name, km.len[i]);
+        if (f != UINT32_MAX && f != i) continue;
+        ms->v[ms->n++] = (struct microstep_entry){.key = c->v[i].name, .keylen = km.len[i], .micro = r};
         if (r > maxid) maxid = r;
     }
     ms->count = maxid >= 0 ? maxid + 1 : 1;
@@ -385,6 +391,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     free(km.len);
     free(mv);
     free(memo);
+    free(first);
     return 0;
 oom:
     free(pfx);
@@ -394,6 +401,7 @@ oom:
     free(km.len);
     free(mv);
     free(memo);
+    free(first);
     microstep_free(ms);
     return pt_errorf(err, "out of memory computing micro steps");
 }
