@@ -54,7 +54,54 @@ static void test_known_file(void) {
     cons_cache_free(c);
 }
 
+/* A construct.json of k roots (k micro steps) into folder sub of dir. */
+static int write_roots(const char *dir, const char *sub, int k) {
+    char path[1200], text[2048];
+    size_t at = 0;
+    at += (size_t)snprintf(text + at, sizeof text - at, "{");
+    for (int i = 0; i < k; i++) at += (size_t)snprintf(text + at, sizeof text - at, "%s\"Module.m%d.0\": null", i ? ", " : "", i);
+    snprintf(text + at, sizeof text - at, "}");
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    if (mkdir(path, 0755) != 0) return -1;
+    snprintf(path, sizeof path, "%s/%s/construct.json", dir, sub);
+    return pt_write(path, text);
+}
+
+/* More distinct contents than the cache keeps tables of: the first ones
+ * from the cache's tables, the rest from the counts (their hash); a second
+ * file of the same bytes (another inode) gets the same count either way. */
+static void test_many_contents(void) {
+    const char *dir = pt_tmpdir("cons_many");
+    CHECK(dir != NULL);
+    if (!dir) return;
+    struct cons_cache *c = cons_cache_new();
+    CHECK(c != NULL);
+    if (!c) return;
+    struct dump_opts o = {.micro_step = 1, .cons_cache = c};
+    char sub[1200], sub2[64];
+    for (int round = 0; round < 2; round++)
+        for (int k = 1; k <= 12; k++) {
+            snprintf(sub2, sizeof sub2, "r%d_%d", round, k);
+            CHECK_INT(write_roots(dir, sub2, k), 0);
+            snprintf(sub, sizeof sub, "%s/%s", dir, sub2);
+            CHECK_INT(dump_foresee_micro(sub, &o), k);
+            CHECK_INT(dump_foresee_micro(sub, &o), k);   /* known by its identity */
+        }
+    char cpath[1300], why[1300] = "";
+    char *rbuf = NULL;
+    size_t rcap = 0;
+    for (int k = 1; k <= 12; k++) {   /* a parse: the table of the first 8, the file alone after */
+        snprintf(cpath, sizeof cpath, "%s/r1_%d/construct.json", dir, k);
+        const struct microstep *ms = cons_cache_get(c, cpath, why, sizeof why, &rbuf, &rcap);
+        CHECK(k <= 8 ? ms != NULL : ms == NULL);
+        if (ms) CHECK_INT(ms->count, k);
+    }
+    free(rbuf);
+    cons_cache_free(c);
+}
+
 int main(void) {
     RUN(test_known_file);
+    RUN(test_many_contents);
     PT_DONE();
 }

@@ -73,19 +73,20 @@ void cons_cache_free(struct cons_cache *c) {
     free(c);
 }
 
-static const struct microstep *cons_cache_find(struct cons_cache *c, const char *b, size_t len, int *full) {
-    const struct microstep *ms = NULL;
+/* The cache's entry of bytes b (len), or -1. */
+static int cons_cache_find(struct cons_cache *c, const char *b, size_t len, int *full) {
+    int slot = -1;
     pthread_mutex_lock(&c->mu);
-    for (int i = 0; i < c->n && !ms; i++)
-        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) ms = &c->v[i].ms;
+    for (int i = 0; i < c->n && slot < 0; i++)
+        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) slot = i;
     *full = c->n >= CONS_CACHE_MAX;
     pthread_mutex_unlock(&c->mu);
-    return ms;   /* entries never move or change once in */
+    return slot;   /* entries never move or change once in */
 }
 
-/* Built entry e into the cache (it takes e): the table kept, or NULL when
+/* Built entry e into the cache (it takes e): the entry kept, or -1 when
  * the cache filled meanwhile (the caller reads the file alone). */
-static const struct microstep *cons_cache_put(struct cons_cache *c, struct cons_entry *e) {
+static int cons_cache_put(struct cons_cache *c, struct cons_entry *e) {
     pthread_mutex_lock(&c->mu);
     int slot = -1;
     for (int i = 0; i < c->n && slot < 0; i++)   /* another thread may have put the same meanwhile */
@@ -96,12 +97,12 @@ static const struct microstep *cons_cache_put(struct cons_cache *c, struct cons_
         c->v[slot] = *e;
     }
     pthread_mutex_unlock(&c->mu);
-    if (mine) return &c->v[slot].ms;
+    if (mine) return slot;
     /* ours is not kept: the twin in the cache serves */
     microstep_free(&e->ms);
     construct_free(&e->cons);
     free(e->bytes);
-    return slot >= 0 ? &c->v[slot].ms : NULL;
+    return slot;
 }
 
 /* The identity of the file at path into *k (count and entry unset); -1 when
@@ -131,17 +132,16 @@ static int seen_find(struct cons_cache *c, const struct cons_seen *k, struct con
     return got;
 }
 
-/* File k (identity taken before its read) was read whole as bytes b (len),
- * of micro step count n: kept when the file is still the same after the read
- * (a file rewritten meanwhile is read again by the parse), with the cache's
- * table of those bytes when it has one.  Out of memory: not kept. */
-static void seen_add(struct cons_cache *c, const char *path, struct cons_seen k, const char *b, size_t len, int n) {
+/* File k (identity taken before its read) was read whole (len bytes), of
+ * micro step count n, its table the cache's entry `entry` (-1: none): kept
+ * when the file is still the same after the read (a file rewritten
+ * meanwhile is read again by the parse).  Out of memory: not kept. */
+static void seen_add(struct cons_cache *c, const char *path, struct cons_seen k, int entry, size_t len, int n) {
     struct cons_seen after;
     if (seen_key(path, &after) != 0 || !seen_same(&k, &after) || k.size != len) return;
     k.count = n;
+    k.entry = entry;
     pthread_mutex_lock(&c->mu);
-    for (int i = 0; i < c->n && k.entry < 0; i++)
-        if (c->v[i].len == len && !memcmp(c->v[i].bytes, b, len)) k.entry = i;
     if (util_grow((void **)&c->seen, &c->capseen, c->nseen + 1, sizeof *c->seen) == 0) c->seen[c->nseen++] = k;
     pthread_mutex_unlock(&c->mu);
 }
@@ -170,14 +170,14 @@ const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, 
     struct cons_entry e;
     memset(&e, 0, sizeof e);
     int full = 0;
-    const struct microstep *hit = NULL;
     struct cons_seen k, was;
     if (seen_key(cpath, &k) == 0 && seen_find(c, &k, &was) && was.entry >= 0) return &c->v[was.entry].ms;
     cerr.msg[0] = '\0';
     int got = read_fitted(cpath, rbuf, rcap, &len, &cerr) == 0;
     if (got) {
-        hit = cons_cache_find(c, *rbuf, len, &full);
-        if (hit || full) return hit;   /* full (a run of many distinct models?): the caller reads it alone */
+        int hit = cons_cache_find(c, *rbuf, len, &full);
+        if (hit >= 0) return &c->v[hit].ms;
+        if (full) return NULL;   /* a run of many distinct models?: the caller reads it alone */
     }
     if (!got || construct_parse(cpath, *rbuf, len, &e.cons, &cerr) != 0) {
         snprintf(why, nwhy, "%s (micro steps unknown)", cerr.msg);
@@ -195,36 +195,51 @@ const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, 
     }
     memcpy(e.bytes, *rbuf, len);   /* the cache keeps its own copy: the buffer is the caller's */
     e.len = len;
-    return cons_cache_put(c, &e);
+    int slot = cons_cache_put(c, &e);
+    return slot >= 0 ? &c->v[slot].ms : NULL;
 }
 
-/* The count of construct.json bytes b (len), built alone when no parse had
- * it yet; 1 when it cannot be read as the parse would not either. */
-static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len) {
-    uint64_t h = microstep_hash(b, len);   /* a collision is caught: the foresight is checked against the files */
+/* The count of construct.json bytes *b (len), built alone when no parse had
+ * it yet, the table then kept by the cache with the bytes themselves (*b
+ * NULL then: the caller's buffer, not a copy); *entry the cache's entry of
+ * the bytes, or -1.  1 when it cannot be read as the parse would not
+ * either.  The cache is looked at first (a memcmp of the bytes): the hash
+ * of the whole file, twice the cost, only for the counts of contents the
+ * cache does not hold (a full cache, or out of memory). */
+static int foresee_bytes(struct cons_cache *c, const char *cpath, char **b, size_t len, int *entry) {
     int n = -1, full;
+    if ((*entry = cons_cache_find(c, *b, len, &full)) >= 0) return c->v[*entry].ms.count;
+    uint64_t h = 0;
     pthread_mutex_lock(&c->mu);
-    for (size_t i = 0; i < c->ncounts && n < 0; i++)
-        if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
+    int hashed = c->ncounts > 0;
     pthread_mutex_unlock(&c->mu);
-    if (n >= 0) return n;
-    const struct microstep *hit = cons_cache_find(c, b, len, &full);
-    if (hit) n = hit->count;
-    else {   /* built here, it goes into the cache for the parses (dump_read foresees a first file alone) */
-        struct cons_entry ce = {.len = len};
-        struct pt_error e;
-        n = 1;
-        if (construct_parse(cpath, b, len, &ce.cons, &e) == 0 && microstep_build(&ce.cons, &ce.ms, &e) == 0) {
-            n = ce.ms.count;
-            if (!full && (ce.bytes = malloc(len ? len : 1))) {
-                memcpy(ce.bytes, b, len);
-                cons_cache_put(c, &ce);   /* it takes ce */
-                ce = (struct cons_entry){0};
-            }
-        }
-        microstep_free(&ce.ms);
-        construct_free(&ce.cons);
+    if (hashed) {   /* a collision is caught: the foresight is checked against the files */
+        h = microstep_hash(*b, len);
+        pthread_mutex_lock(&c->mu);
+        for (size_t i = 0; i < c->ncounts && n < 0; i++)
+            if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
+        pthread_mutex_unlock(&c->mu);
+        if (n >= 0) return n;
     }
+    /* built here, it goes into the cache for the parses (dump_read foresees a first file alone) */
+    struct cons_entry ce = {.len = len};
+    struct pt_error e;
+    n = 1;
+    if (construct_parse(cpath, *b, len, &ce.cons, &e) == 0 && microstep_build(&ce.cons, &ce.ms, &e) == 0) {
+        n = ce.ms.count;
+        if (!full) {
+            ce.bytes = *b;   /* cons_cache_put takes ce, the bytes with it */
+            *b = NULL;
+            *entry = cons_cache_put(c, &ce);
+            ce = (struct cons_entry){0};
+        }
+    }
+    microstep_free(&ce.ms);
+    construct_free(&ce.cons);
+    /* in the cache for good: no count needed; the bytes gone with an entry
+     * the cache, filled meanwhile, did not keep: the count is not kept either */
+    if (*entry >= 0 || !*b) return n;
+    if (!hashed) h = microstep_hash(*b, len);
     pthread_mutex_lock(&c->mu);
     if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
         c->counts[c->ncounts++] = (struct cons_count){h, len, n};
@@ -249,8 +264,9 @@ int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
     }
     int n = 1;
     if (o->cons_cache) {
-        n = foresee_bytes(o->cons_cache, cpath, b, len);
-        if (known) seen_add(o->cons_cache, cpath, k, b, len, n);
+        int entry;
+        n = foresee_bytes(o->cons_cache, cpath, &b, len, &entry);
+        if (known) seen_add(o->cons_cache, cpath, k, entry, len, n);
     } else {
         struct construct cons = {0};
         struct microstep m = {0};
