@@ -87,6 +87,8 @@ struct dump_writer {
     uint32_t batch;
     struct { uint32_t key; uint8_t metric; } *fresh;   /* keys new to a metric since the last flush */
     size_t nfresh, capfresh;
+    uint32_t *held;          /* keys given ids while SQLite may not write (the tdb holds targets), in id order */
+    size_t nheld, capheld;
     struct rfile *rf;        /* per place in the list */
     size_t caprf, replayed;  /* rf[0..replayed) are replayed */
     struct qfile *q;         /* files waiting for ids, in arrival order */
@@ -137,8 +139,12 @@ static int dump_flush(struct dump_writer *w) {
             if (!w->ids.dbid[k]) {
                 const struct target *tg = names_target(w->ids.keys, k);
                 w->ids.dbid[k] = w->ids.seq;
-                if (tdb_insert_target(w->ins_target, w->ids.seq, names_str(w->ids.keys, k), tg->len, 0, tg->call) !=
-                    SQLITE_DONE)
+                if (t->held) {   /* inserted after the tree (dump_held_targets) */
+                    if (util_grow((void **)&w->held, &w->capheld, w->nheld + 1, sizeof *w->held) != 0)
+                        return pt_errorf(w->err, "out of memory");
+                    w->held[w->nheld++] = k;
+                } else if (tdb_insert_target(w->ins_target, w->ids.seq, names_str(w->ids.keys, k), tg->len, 0,
+                                             tg->call) != SQLITE_DONE)
                     return tdb_fail(t, "insert target");
             }
             if (tdb_mkeys_add(&w->mk[m], k) != 0) return pt_errorf(w->err, "out of memory");
@@ -308,6 +314,40 @@ static size_t dump_record(unsigned char *rec, int32_t rank, int32_t step, int64_
     return btree_bulk_record(rec, 8, ival, dval, kind);
 }
 
+static void bind_held(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
+    const struct dump_writer *w = ctx;
+    uint32_t k = w->held[i];
+    const struct target *tg = names_target(w->ids.keys, k);
+    sqlite3_bind_int64(st, at, w->ids.dbid[k]);
+    sqlite3_bind_text(st, at + 1, names_str(w->ids.keys, k), (int)tg->len, SQLITE_STATIC);
+    sqlite3_bind_int(st, at + 2, 0);
+    sqlite3_bind_int(st, at + 3, tg->call);
+}
+
+/* The targets given ids while SQLite may not write (the tdb holds them: a
+ * trend_data tree to come or going in), into monitoring_targets where
+ * SQLite writes (before the tree's first record, after its end): the same
+ * rows, in the same (id) order and at the same moments as tdb_bulk_end's
+ * INSERT ... SELECT of the held TEMP table, TDB_ROWS_PER_INSERT to a
+ * statement, without the TEMP table's inserts first (two SQLite inserts a
+ * target, both on the writer's thread).  0, or -1 with err. */
+static int dump_held_targets(struct dump_writer *w) {
+    static const char into[] = "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step)";
+    sqlite3_stmt *one = NULL, *many = NULL;
+    if (!w->nheld) return 0;
+    int rc = tdb_prepare_insert(&w->t, into, 4, 1, &one);
+    if (rc) return rc > 0 ? tdb_fail(&w->t, "prepare") : -1;
+    if (w->nheld >= TDB_ROWS_PER_INSERT && tdb_prepare_insert(&w->t, into, 4, TDB_ROWS_PER_INSERT, &many) < 0) {
+        sqlite3_finalize(one);
+        return -1;
+    }   /* > 0 (an old SQLite's low variable limit): one row at a time */
+    rc = tdb_insert(&w->t, one, many, TDB_ROWS_PER_INSERT, 4, w->nheld, bind_held, w, "insert target", NULL);
+    sqlite3_finalize(one);
+    sqlite3_finalize(many);
+    if (rc == 0) w->nheld = 0;
+    return rc;
+}
+
 /* A file's rows (in key order: order) straight from the queue into the
  * bulk-built table, each record built once: each after the one before (the
  * same key again: INSERT OR IGNORE kept the first); keep (the rank's
@@ -321,6 +361,10 @@ static int bulk_file(struct dump_writer *w, const struct qfile *qf, const uint32
         }
         w->haslast = 0;
     }
+    /* the targets held so far go in while SQLite still writes: the tree's
+     * first record hands the file over (where tdb_bulk_end put the held
+     * TEMP table's rows, the same pages) */
+    if (qf->n && w->nheld && !btree_bulk_started(w->bb) && dump_held_targets(w) != 0) return -1;
     for (size_t i = 0; i < qf->n; i++) {
         const struct qrow *r = &qf->v[order[i]];
         int64_t dbid = w->ids.dbid[r->key];
@@ -560,6 +604,7 @@ static void dump_writer_free(struct dump_writer *w) {
         free(w->stamp[m]);
     }
     free(w->fresh);
+    free(w->held);
     for (size_t i = 0; i < w->caprf; i++) {
         free(w->rf[i].key);
         free(w->rf[i].entry);
@@ -599,7 +644,7 @@ static int dump_finish(struct dump_writer *w, const struct dump_summary *sum, co
                        int shard_n, const struct dataset *rds, struct tdb_result *res) {
     if (dump_replay(w) != 0 || dump_drain(w) != 0) return -1;
     if (w->nq) return pt_errorf(w->err, "internal: rows of %zu files never had their target ids", w->nq);
-    if (tdb_bulk_end(&w->t) != 0) return -1;   /* trend_data in: SQLite writes again */
+    if (tdb_bulk_end(&w->t) != 0 || dump_held_targets(w) != 0) return -1;   /* trend_data in: SQLite writes again */
     if (tdb_finish_sequence(&w->t, &w->ids) != 0) return -1;
     if (tdb_dump_global_stats(&w->t, sum->max_rank, sum->min_step, sum->max_step) != 0) return -1;
     /* every metric's tags, then all their links at once (tdb_write_links) */
