@@ -93,11 +93,12 @@ static size_t to_forward(const char *s, char *out, size_t size) {
     return o;
 }
 
-/* root(): -1 unresolved or none, else the micro id.  memo caches the answer
+/* root(): -1 unresolved or none, else the micro id; known: node's index
+ * in km when the caller has it (kmap_put's answer), else NOT_PUT.  memo caches the answer
  * per construct index reached by the first hop (-2 = not known yet), so
  * the walk up a deep tree is done once per node, not once per descendant. */
 static int32_t resolve(const struct construct *c, const struct kmap *km, const struct mval *mv, int32_t *memo,
-                       const char *node) {
+                       const char *node, uint32_t known) {
     char buf[4096];
     uint32_t path[256];
     int np = 0;
@@ -110,7 +111,7 @@ static int32_t resolve(const struct construct *c, const struct kmap *km, const s
             n = to_forward(node, buf, sizeof buf);
             fw = buf;
         }
-        uint32_t idx = kmap_get(km, c, fw, n);
+        uint32_t idx = depth == 0 && fw == node && known != NOT_PUT ? known : kmap_get(km, c, fw, n);
         if (idx == UINT32_MAX) break;
         if (memo[idx] != -2) { result = memo[idx]; break; }
         if (np < 256) path[np++] = idx;
@@ -325,7 +326,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     if (!ms->v) goto oom;
     int32_t maxid = -1;
     for (size_t i = 0; i < c->n; i++) {
-        int32_t r = resolve(c, &km, mv, memo, c->v[i].name);
+        int32_t r = resolve(c, &km, mv, memo, c->v[i].name, first[i]);
         if (r < 0) continue;
         /* R is a dict too: a repeated key keeps its first place (a node put
          * knows it from kmap_put; the map is whole now, as it was then for
