@@ -110,21 +110,6 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
     return (size_t)(w - out);
 }
 
-size_t btree_bulk_record_ir(unsigned char *out, int nint, const int64_t *ival, int nreal, const double *dval,
-                            uint32_t present) {
-    unsigned char *types = out + 1, *w = out + 1 + nint + nreal;
-    for (int c = 0; c < nint; c++) types[c] = btree_bulk_put_int(&w, ival[c]);
-    memset(types + nint, 0, (size_t)nreal);
-    for (uint32_t p = nreal < 32 ? present & ((1u << nreal) - 1) : present; p; p &= p - 1) {
-        int c = __builtin_ctz(p);
-        btree_bulk_put_real(w, dval[c]);
-        w += 8;
-        types[nint + c] = 7;
-    }
-    out[0] = (unsigned char)(1 + nint + nreal);
-    return (size_t)(w - out);
-}
-
 static int hdr_size(const struct btree_bulk_page *pg) { return pg->interior ? 12 : 8; }
 
 static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int interior) {

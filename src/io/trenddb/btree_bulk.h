@@ -51,10 +51,6 @@ void btree_bulk_free(struct btree_bulk *b);
  * NULL), into out (room for 9 + 9 * ncols bytes); returns its length. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind);
 enum { BTREE_BULK_NULL, BTREE_BULK_INT, BTREE_BULK_REAL };
-/* The same bytes for a row of nint ints, then nreal columns each a double
- * (bit c of present: dval[c]) or NULL, without a kind per column. */
-size_t btree_bulk_record_ir(unsigned char *out, int nint, const int64_t *ival, int nreal, const double *dval,
-                            uint32_t present);
 
 /* ---- a record's values, for writers that encode their own rows ---- */
 
@@ -140,6 +136,29 @@ static inline void btree_bulk_put_real(unsigned char *w, double d) {
     memcpy(&u, &d, 8);
     u = u << 1 ? u : 0;
     btree_bulk_put_be(w, u, 8);
+}
+
+/* The same bytes for a row of nint ints (its keys), then nreal columns
+ * (nreal <= BTREE_BULK_IR_MAX) each a double or NULL, made as a reader
+ * meets the values, without a kind per column: btree_bulk_ir_keys writes
+ * the header (every column NULL) and the ints, and returns where the
+ * first double goes; btree_bulk_ir_real puts column c's there (columns
+ * ascending) and returns past it; the record ends at the last pointer.
+ * out: room for 9 + 9 * (nint + nreal) bytes and for 1 + nint +
+ * BTREE_BULK_IR_MAX (the NULLs are one store of a fixed size). */
+enum { BTREE_BULK_IR_MAX = 16 };
+static inline unsigned char *btree_bulk_ir_keys(unsigned char *out, int nint, const int64_t *ival, int nreal) {
+    unsigned char *o = out + 1 + nint + nreal;
+    memset(out + 1 + nint, 0, BTREE_BULK_IR_MAX);   /* the keys written next overwrite what is past the header */
+    for (int c = 0; c < nint; c++) out[1 + c] = btree_bulk_put_int(&o, ival[c]);
+    out[0] = (unsigned char)(1 + nint + nreal);   /* header size: itself and one byte per type (all < 128) */
+    return o;
+}
+
+static inline unsigned char *btree_bulk_ir_real(unsigned char *out, int nint, unsigned char *o, int c, double v) {
+    btree_bulk_put_real(o, v);
+    out[1 + nint + c] = 7;
+    return o + 8;
 }
 
 #endif

@@ -331,6 +331,7 @@ out:
 }
 
 /* Writing trend_data from the spool. */
+_Static_assert(TDB_MAX_STATS <= BTREE_BULK_IR_MAX, "mon_row_out: a row's columns in one btree_bulk_ir record");
 struct mon_rows {
     struct tdb *t;
     int colidx[MONITOR_NSTATS];   /* per monitor_stat_names index: its column, -1 none */
@@ -354,8 +355,8 @@ struct mon_rows {
 
 /* One row (the first of its key; rec: its record) into trend_data and the
  * rank's summary, on one walk of its values: the summary's row, and the
- * table's record (btree_bulk_record_ir's bytes: the keys, each column's
- * type, the values of those present, columns ascending as statistics are),
+ * table's record (btree_bulk_ir_keys, _real: the keys, each column's type,
+ * the values of those present, columns ascending as statistics are),
  * which goes straight to the tree; by INSERT (val, present) when there is
  * none. */
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec) {
@@ -373,23 +374,18 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     int64_t key[4] = {rank, r->step, r->dbid, r->metric};
     /* room for the 8-byte stores past the last value (btree_bulk_put_be) */
     unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
-    unsigned char *types = out + 1, *o = out + 1 + 4 + w->nc;
-    memset(types + 4, 0, TDB_MAX_STATS);   /* NULLs; a fixed size: the keys and values written next overwrite the rest */
-    for (int c = 0; c < 4; c++) types[c] = btree_bulk_put_int(&o, key[c]);
+    unsigned char *o = btree_bulk_ir_keys(out, 4, key, w->nc);
     int k = 0;   /* the record's values: one per bit of has, in order */
     for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int c = w->colidx[__builtin_ctz(hm)];
         double v;
         memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
         if (c < 0) continue;
-        btree_bulk_put_real(o, v);
-        o += 8;
-        types[4 + c] = 7;
+        o = btree_bulk_ir_real(out, 4, o, c, v);
         val[c] = v;
         present |= 1u << c;
         if (e) tdb_summary_val(e, c, v, &has, &finite);
     }
-    out[0] = (unsigned char)(1 + 4 + w->nc);
     if (e) {   /* the statistics absent or NaN: 0 (most rows have none) */
         for (uint32_t z = w->shead.all & ~has; z; z &= z - 1) e[5 + __builtin_ctz(z)] = 0;
         tdb_summary_row_end(w->shead, e, r->step, r->dbid, r->metric, has, finite);
