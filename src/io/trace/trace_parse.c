@@ -28,9 +28,6 @@
 #define TRACE_PARSE_PIECE ((size_t)4 << 20)    /* bytes read per refill */
 #define TRACE_PARSE_TIME_MAX ((int64_t)1 << 61)  /* |ts|, dur: 73 years of nanoseconds */
 #define TRACE_PARSE_ANNO_CACHE 65536            /* CPU event names whose phase is remembered */
-#define TRACE_PARSE_MAX_PGS 255                 /* process groups per file (a kernel holds 1 + the index in a byte) */
-#define TRACE_PARSE_MAX_PG_RANKS 1000000        /* ranks of one process group */
-#define TRACE_PARSE_MAX_RANK 1000000            /* a rank number beyond any run */
 #define TRACE_PARSE_EV_BYTES 256                /* bytes of text a kernel or launch event takes at least, mostly */
 #define TRACE_PARSE_GZ_RATIO 16                 /* a gzip'ed trace's text over its file (13-20 on real ones) */
 #define TRACE_PARSE_EV_FIRST 1024               /* fewer records than this: no room made ahead */
@@ -127,8 +124,7 @@ int trace_parse_us_to_ns(const char *s, size_t n, int64_t *out) {
     return 0;
 }
 
-/* ---- the tokenizer over pieces ---- */
-
+/* ---- streams ---- */
 
 /* A stream made on first use, with room for as many records as the file's
  * text likely holds (one a TRACE_PARSE_EV_BYTES; gzip'ed text taken as
@@ -156,80 +152,6 @@ __attribute__((always_inline)) static inline int push(struct ctx *c, struct trac
     if (!d) return -1;
     memcpy(d, v, rec);
     return 0;
-}
-
-/* The lease on a mapped file broke: someone opens it to write it, and
- * waits (trace_src.h).  The window's text is copied to the buffer, the
- * mapping let go, and the rest read as the file is then. */
-static int leave_map(struct ctx *c) {
-    size_t n = (size_t)(c->lx.end - c->lx.buf);
-    if (!c->buf && !(c->buf = malloc(c->cap + 1))) return pt_errorf(c->err, "%s: out of memory", c->path);
-    memcpy(c->buf, c->lx.buf, n);
-    uint64_t at = (uint64_t)(c->lx.end - c->src.map);
-    c->lx.pos = c->buf + (c->lx.pos - c->lx.buf);
-    c->lx.end = c->buf + n;
-    c->lx.buf = c->buf;
-    return trace_src_unmap(&c->src, at, c->path, c->err);
-}
-
-/* The next piece: read into the buffer after the bytes of the token cut by
- * its end, or, mapped, the window moved on by as many bytes as a read would
- * give (the same pieces, so the same tokens and messages). */
-int tp_refill(struct ctx *c) {
-    if (c->cancel && atomic_load(c->cancel)) return pt_errorf(c->err, "cancelled");
-    size_t off = (size_t)(c->lx.pos - c->lx.buf), keep = (size_t)(c->lx.end - c->lx.pos);
-    if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
-        if (c->cap >= c->max) {
-            size_t at = off;   /* the value itself, past the white space before it */
-            const char *b = c->lx.buf;
-            while (at < off + keep && (b[at] == ' ' || b[at] == '\n' || b[at] == '\r' || b[at] == '\t')) at++;
-            return pt_errorf(c->err,
-                             "%s: byte %llu: a single JSON value longer than %zu MiB (one huge string?): not a "
-                             "profiler trace, or a damaged one",
-                             c->path, (unsigned long long)(c->lx.off0 + at), c->max >> 20);
-        }
-        size_t nc = c->cap * 2 > c->max ? c->max : c->cap * 2;
-        if (c->buf) {   /* (mapped: none yet) */
-            char *nb = realloc(c->buf, nc + 1);
-            if (!nb) return pt_errorf(c->err, "%s: out of memory", c->path);
-            if (c->lx.buf == c->buf) c->lx.buf = nb, c->lx.pos = nb + off, c->lx.end = nb + off + keep;
-            c->buf = nb;
-        }
-        c->cap = nc;
-    }
-    if (c->src.map && !trace_src_held(&c->src) && leave_map(c)) return -1;
-    if (c->src.map) {
-        size_t at = (size_t)(c->lx.pos - c->src.map), end = (size_t)(c->lx.end - c->src.map);
-        size_t got = c->src.size - end < c->cap - keep ? (size_t)(c->src.size - end) : c->cap - keep;
-        if (got == 0) c->eof = 1;
-        trace_src_window(&c->src, at, end + got);
-        json_lex_refill(&c->lx, c->lx.pos, keep + got, !c->eof);
-        return 0;
-    }
-    memmove(c->buf, c->lx.pos, keep);
-    c->lx.off0 += off;   /* the bytes consumed so far */
-    c->lx.buf = c->lx.pos = c->buf;
-    long got = trace_src_read(&c->src, c->buf + keep, c->cap - keep, c->path, c->err);
-    if (got < 0) return -1;
-    if (got == 0) c->eof = 1;
-    json_lex_refill(&c->lx, c->buf, keep + (size_t)got, !c->eof);
-    return 0;
-}
-
-static enum json_tok next(struct ctx *c) {
-    for (;;) {
-        enum json_tok t = json_lex_next(&c->lx);
-        if (t != JT_MORE) return t;
-        if (tp_refill(c)) return JT_ERROR;
-    }
-}
-
-static int skip(struct ctx *c, enum json_tok first) {
-    for (;;) {
-        int r = json_lex_skip(&c->lx, first);
-        if (r != 1) return r;
-        if (tp_refill(c)) return -1;
-    }
 }
 
 /* The current number or string as raw text. */
@@ -287,27 +209,7 @@ static inline int whole_us(int64_t ns, double d) {
     return (double)i == d && i * 1000 == ns;
 }
 
-static int value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
-    if (t != JT_NUMBER || !isfinite(lx->num) || lx->num != floor(lx->num) || fabs(lx->num) > 9e15) return -1;
-    *out = (int64_t)lx->num;
-    return 0;
-}
-
-static size_t copy_string(const struct json_lex *lx, char *out, size_t cap) {
-    if (!lx->has_esc) {
-        size_t n = lx->slen < cap - 1 ? lx->slen : cap - 1;
-        memcpy(out, lx->str, n);
-        out[n] = '\0';
-        return n;
-    }
-    long n = json_lex_string(lx, out, cap);
-    if (n < 0) { out[0] = '\0'; return 0; }
-    return (size_t)n < cap - 1 ? (size_t)n : cap - 1;
-}
-
 /* ---- events ---- */
-
-static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap);
 
 /* The event's name in the run's table: its index in *out, its category in *cat. */
 static int intern(struct ctx *c, struct trace_fast_ev *e, uint32_t *out, uint8_t *cat) {
@@ -347,37 +249,6 @@ static int intern(struct ctx *c, struct trace_fast_ev *e, uint32_t *out, uint8_t
     return 0;
 }
 
-/* The process group of a communication kernel's args (name, description)
- * in the file's table: 1 + its index, 0 when it has none or the table is
- * full. */
-static int pg_of(struct ctx *c, const char *name, const char *desc, uint8_t *out) {
-    struct trace_parse_file *f = c->f;
-    *out = 0;
-    if (!*name && !*desc) return 0;
-    for (size_t i = 0; i < f->npgs; i++)
-        if (!strcmp(f->pgs[i].name, name) && (!*desc || !strcmp(f->pgs[i].desc, desc) || !*f->pgs[i].desc)) {
-            if (*desc && !*f->pgs[i].desc) {
-                char *d = strdup(desc);
-                if (!d) return pt_errorf(c->err, "out of memory");
-                free(f->pgs[i].desc);
-                f->pgs[i].desc = d;
-            }
-            *out = (uint8_t)(i + 1);
-            return 0;
-        }
-    if (f->npgs >= TRACE_PARSE_MAX_PGS) return 0;
-    if (UTIL_PUSH(f->pgs, f->npgs, f->cappgs)) return pt_errorf(c->err, "out of memory");
-    struct trace_parse_pg *g = &f->pgs[f->npgs];
-    memset(g, 0, sizeof *g);
-    if (!(g->name = strdup(name)) || !(g->desc = strdup(desc))) {
-        free(g->name);
-        free(g->desc);
-        return pt_errorf(c->err, "out of memory");
-    }
-    *out = (uint8_t)++f->npgs;
-    return 0;
-}
-
 /* The phase of a CPU event's name, remembered for the first
  * TRACE_PARSE_ANNO_CACHE names (a trace repeats its few hundred names). */
 static int anno_phase(struct ctx *c, struct trace_fast_ev *e) {
@@ -405,7 +276,7 @@ static int is_hw_pid(const struct ctx *c, int64_t pid) {
 
 static int parse_args(struct ctx *c, struct trace_fast_ev *e) {
     for (;;) {
-        enum json_tok t = next(c);
+        enum json_tok t = tp_next(c);
         if (t == JT_OBJ_END) return 0;
         if (t != JT_KEY) return -1;
         int which = JSON_IS(&c->lx, "stream") ? 1 : JSON_IS(&c->lx, "correlation") ? 2 : JSON_IS(&c->lx, "name") ? 3
@@ -413,35 +284,21 @@ static int parse_args(struct ctx *c, struct trace_fast_ev *e) {
                   : JSON_IS(&c->lx, "Process Group Description") ? 6 : JSON_IS(&c->lx, "Process Group Ranks") ? 7
                   : JSON_IS(&c->lx, "Collective name") ? 8 : JSON_IS(&c->lx, "Src Rank") || JSON_IS(&c->lx, "Dst Rank") ? 9
                   : JSON_IS(&c->lx, "Rank") ? 10 : 0;
-        t = next(c);
+        t = tp_next(c);
         if (t == JT_ERROR) return -1;
         int64_t v;
-        if (which == 1 && !value_int(&c->lx, t, &v)) e->stream = v;
-        else if (which == 2 && !value_int(&c->lx, t, &v)) e->corr = v;
-        else if (which == 3 && t == JT_STRING) copy_string(&c->lx, e->argname, sizeof e->argname);
+        if (which == 1 && !tp_value_int(&c->lx, t, &v)) e->stream = v;
+        else if (which == 2 && !tp_value_int(&c->lx, t, &v)) e->corr = v;
+        else if (which == 3 && t == JT_STRING) tp_copy_string(&c->lx, e->argname, sizeof e->argname);
         else if (which == 4 && t == JT_STRING) { e->task = 1; e->task_cat = trace_fast_task_cat(c->lx.str, c->lx.slen); }
-        else if (which == 5 && t == JT_STRING) copy_string(&c->lx, e->pgname, sizeof e->pgname);
-        else if (which == 6 && t == JT_STRING) copy_string(&c->lx, e->pgdesc, sizeof e->pgdesc);
-        else if (which == 7 && t == JT_STRING && c->lx.slen < sizeof e->pgranks) copy_string(&c->lx, e->pgranks, sizeof e->pgranks);
+        else if (which == 5 && t == JT_STRING) tp_copy_string(&c->lx, e->pgname, sizeof e->pgname);
+        else if (which == 6 && t == JT_STRING) tp_copy_string(&c->lx, e->pgdesc, sizeof e->pgdesc);
+        else if (which == 7 && t == JT_STRING && c->lx.slen < sizeof e->pgranks) tp_copy_string(&c->lx, e->pgranks, sizeof e->pgranks);
         else if (which == 8 && t == JT_STRING) e->p2p = JSON_IS(&c->lx, "send") ? 1 : JSON_IS(&c->lx, "recv") ? 2 : 0;
-        else if (which == 9 && !value_int(&c->lx, t, &v)) e->peer = v;
-        else if (which == 10 && !value_int(&c->lx, t, &v)) e->prank = v;
-        else if (skip(c, t)) return -1;
+        else if (which == 9 && !tp_value_int(&c->lx, t, &v)) e->peer = v;
+        else if (which == 10 && !tp_value_int(&c->lx, t, &v)) e->prank = v;
+        else if (tp_skip(c, t)) return -1;
     }
-}
-
-int tp_pg_lookup(struct ctx *c, const char *name, const char *desc, const char *ranks, uint8_t *out) {
-    struct trace_parse_file *f = c->f;
-    if (pg_of(c, name, desc, out)) return -1;
-    if (*out && !f->pgs[*out - 1].nranks && ranks[0]) {   /* its ranks, for a group no description places */
-        struct trace_parse_pg *g = &f->pgs[*out - 1];
-        size_t cap = 0;
-        int rr = ranks_of_string(ranks, strlen(ranks), &g->ranks, &g->nranks, &cap);
-        if (rr < 0) return pt_errorf(c->err, "out of memory");
-        if (rr > 0) { free(g->ranks); g->ranks = NULL; g->nranks = 0; }   /* not "[r, ...]": no ranks */
-        if (g->nranks > 1) qsort(g->ranks, (size_t)g->nranks, sizeof *g->ranks, util_cmp_i32);
-    }
-    return 0;
 }
 
 /* A send's or receive's peer (trace_parse_kernel.p2p): "Dst Rank" or
@@ -548,17 +405,17 @@ static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
 static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
     trace_fast_ev_reset(e);
     for (;;) {
-        enum json_tok t = next(c);
+        enum json_tok t = tp_next(c);
         if (t == JT_OBJ_END) break;
         if (t != JT_KEY) return -1;
         const struct json_lex *lx = &c->lx;
         int key = JSON_IS(lx, "ph") ? 1 : JSON_IS(lx, "cat") ? 2 : JSON_IS(lx, "name") ? 3 : JSON_IS(lx, "ts") ? 4
                 : JSON_IS(lx, "dur") ? 5 : JSON_IS(lx, "pid") ? 6 : JSON_IS(lx, "tid") ? 7 : JSON_IS(lx, "args") ? 8
                 : JSON_IS(lx, "id") ? 9 : 0;
-        t = next(c);
+        t = tp_next(c);
         if (t == JT_ERROR) return -1;
         if (key != 8 && (t == JT_OBJ_BEGIN || t == JT_ARR_BEGIN)) {   /* not the scalar expected: stepped over */
-            if (skip(c, t)) return -1;
+            if (tp_skip(c, t)) return -1;
             continue;
         }
         switch (key) {
@@ -567,7 +424,7 @@ static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
             if (t == JT_STRING)
                 e->cat = lx->has_esc ? TRACE_FAST_CAT_OTHER : trace_fast_cat(lx->str, lx->slen);
             break;
-        case 3: if (t == JT_STRING) e->namelen = copy_string(lx, e->name, sizeof e->name); break;
+        case 3: if (t == JT_STRING) e->namelen = tp_copy_string(lx, e->name, sizeof e->name); break;
         case 4:
             if (!value_ns(lx, t, &e->ts)) {
                 e->has_ts = 1;
@@ -586,11 +443,11 @@ static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
             if (!value_ns(lx, t, &e->dur)) e->has_dur = 1, e->dur_d = value_double(lx, t);
             else e->bad_time = 1;
             break;
-        case 6: if (value_int(lx, t, &e->pid)) e->pid = -2; break;
-        case 7: if (value_int(lx, t, &e->tid)) e->tid = -1; break;
+        case 6: if (tp_value_int(lx, t, &e->pid)) e->pid = -2; break;
+        case 7: if (tp_value_int(lx, t, &e->tid)) e->tid = -1; break;
         case 8:
             if (t == JT_OBJ_BEGIN) { if (parse_args(c, e)) return -1; }
-            else if (skip(c, t)) return -1;
+            else if (tp_skip(c, t)) return -1;
             break;
         case 9: {   /* a flow's id: a number or a numeric string */
             const char *rs;
@@ -601,7 +458,7 @@ static int parse_event(struct ctx *c, struct trace_fast_ev *e) {
             }
             break;
         }
-        default: if (skip(c, t)) return -1;
+        default: if (tp_skip(c, t)) return -1;
         }
     }
     return finish_event(c, e);
@@ -647,7 +504,7 @@ static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) 
             continue;
         }
         c->lx.pos = close;
-        enum json_tok t = next(c);
+        enum json_tok t = tp_next(c);
         if (t == JT_OBJ_END) return 0;
         return t == JT_ERROR ? -1 : pt_errorf(c->err, "%s: the event reader lost its place", c->path);
     }
@@ -659,7 +516,7 @@ int tp_parse_events(struct ctx *c) {
     if (!e) return pt_errorf(c->err, "out of memory");
     size_t nev = 0;
     for (;;) {
-        enum json_tok t = next(c);
+        enum json_tok t = tp_next(c);
         if (t == JT_ARR_END) break;
         if (t == JT_ERROR) { free(e); return -1; }
         if (t == JT_OBJ_BEGIN) {
@@ -669,7 +526,7 @@ int tp_parse_events(struct ctx *c) {
                 free(e);
                 return r < 0 ? -1 : 2;
             }
-        } else if (skip(c, t)) {
+        } else if (tp_skip(c, t)) {
             free(e);
             return -1;
         }
@@ -677,160 +534,6 @@ int tp_parse_events(struct ctx *c) {
     }
     free(e);
     return 0;
-}
-
-/* ---- distributedInfo.pg_config (probetop-formats(5), PROFILER TRACES:
- * Process groups): a list of {pg_name, pg_desc, ranks, ...}, or an
- * object of them by name ---- */
-
-static void pg_warn(struct ctx *c, const char *what) {
-    if (c->f->pg_warn) return;
-    char buf[400];
-    snprintf(buf, sizeof buf, "%s: byte %llu: distributedInfo.pg_config: %s; its process groups are left out", c->path,
-             (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)), what);
-    c->f->pg_warn = strdup(buf);   /* without memory: no warning */
-}
-
-static int push_rank(int32_t **v, int *n, size_t *cap, int64_t r) {
-    if (*n >= TRACE_PARSE_MAX_PG_RANKS) return 1;
-    if (util_grow((void **)v, cap, (size_t)*n + 1, sizeof **v)) return -1;
-    (*v)[(*n)++] = (int32_t)r;
-    return 0;
-}
-
-/* "[0, 1, 2]" (PyTorch writes the ranks as a string in some versions): 0,
- * 1 malformed, -1 out of memory. */
-static int ranks_of_string(const char *s, size_t n, int32_t **v, int *nv, size_t *cap) {
-    size_t i = 0;
-    while (i < n && s[i] == ' ') i++;
-    if (i >= n || s[i++] != '[') return 1;
-    for (;;) {
-        while (i < n && s[i] == ' ') i++;
-        if (i < n && s[i] == ']') return 0;
-        int64_t r = 0;
-        size_t d = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9' && d < 8) r = r * 10 + (s[i++] - '0'), d++;
-        if (!d || r >= TRACE_PARSE_MAX_RANK) return 1;
-        int rc = push_rank(v, nv, cap, r);
-        if (rc) return rc;
-        while (i < n && s[i] == ' ') i++;
-        if (i < n && s[i] == ',') i++;
-        else if (!(i < n && s[i] == ']')) return 1;
-    }
-}
-
-static int cmp_i32(const void *a, const void *b) { return util_cmp_i32(a, b); }
-
-/* One group's object (its '{' read) into the file's groups. */
-static int parse_pg_entry(struct ctx *c, const char *key_name) {
-    struct json_lex *lx = &c->lx;
-    char name[64], desc[96];
-    snprintf(name, sizeof name, "%s", key_name);
-    desc[0] = '\0';
-    int32_t *ranks = NULL;
-    int nr = 0, bad = 0, rc = 0;
-    size_t cap = 0;
-    for (;;) {
-        enum json_tok t = next(c);
-        if (t == JT_OBJ_END) break;
-        if (t != JT_KEY) { rc = -1; break; }
-        int key = JSON_IS(lx, "pg_name") ? 1 : JSON_IS(lx, "pg_desc") ? 2 : JSON_IS(lx, "ranks") ? 3 : 0;
-        if ((t = next(c)) == JT_ERROR) { rc = -1; break; }
-        if (key == 1 && (t == JT_STRING || t == JT_NUMBER)) {
-            if (t == JT_STRING) copy_string(lx, name, sizeof name);
-            else snprintf(name, sizeof name, "%.*s", (int)(lx->pos - lx->tok_start < 60 ? lx->pos - lx->tok_start : 60), lx->tok_start);
-        } else if (key == 2 && t == JT_STRING) {
-            copy_string(lx, desc, sizeof desc);
-        } else if (key == 3 && t == JT_ARR_BEGIN) {
-            for (;;) {
-                int64_t v;
-                if ((t = next(c)) == JT_ARR_END) break;
-                if (t == JT_ERROR) { rc = -1; break; }
-                if (t == JT_NUMBER && !value_int(lx, t, &v) && v >= 0 && v < TRACE_PARSE_MAX_RANK) {
-                    int pr = push_rank(&ranks, &nr, &cap, v);
-                    if (pr < 0) { rc = pt_errorf(c->err, "out of memory"); break; }
-                    bad |= pr;
-                } else {
-                    bad = 1;
-                    if (skip(c, t)) { rc = -1; break; }
-                }
-            }
-            if (rc) break;
-        } else if (key == 3 && t == JT_STRING) {
-            char *tmp = malloc(lx->slen + 1);
-            if (!tmp) { rc = pt_errorf(c->err, "out of memory"); break; }
-            size_t n = copy_string(lx, tmp, lx->slen + 1);
-            int pr = ranks_of_string(tmp, n, &ranks, &nr, &cap);
-            free(tmp);
-            if (pr < 0) { rc = pt_errorf(c->err, "out of memory"); break; }
-            bad |= pr;
-        } else {
-            if (key && t != JT_NULL) bad = 1;   /* a field of the wrong type */
-            if (skip(c, t)) { rc = -1; break; }
-        }
-    }
-    if (!rc && (bad || !*name)) {
-        pg_warn(c, bad ? "a group whose pg_name, pg_desc or ranks is not what PyTorch writes" : "a group without pg_name");
-        bad = 1;
-    }
-    if (rc || bad) { free(ranks); return rc; }
-    if (nr > 1) qsort(ranks, (size_t)nr, sizeof *ranks, cmp_i32);
-    uint8_t at;
-    if (pg_of(c, name, desc, &at)) { free(ranks); return -1; }
-    if (!at) { free(ranks); return 0; }   /* the table is full */
-    struct trace_parse_pg *g = &c->f->pgs[at - 1];
-    free(g->ranks);
-    g->ranks = ranks;
-    g->nranks = nr;
-    g->config = 1;
-    return 0;
-}
-
-static int parse_pg_config(struct ctx *c, enum json_tok t) {
-    if (t == JT_ARR_BEGIN) {
-        for (;;) {
-            if ((t = next(c)) == JT_ARR_END) return 0;
-            if (t == JT_ERROR) return -1;
-            if (t == JT_OBJ_BEGIN) {
-                if (parse_pg_entry(c, "")) return -1;
-            } else {
-                pg_warn(c, "an entry that is not an object");
-                if (skip(c, t)) return -1;
-            }
-        }
-    }
-    if (t == JT_OBJ_BEGIN) {   /* {"<name>": {...}, ...} */
-        for (;;) {
-            if ((t = next(c)) == JT_OBJ_END) return 0;
-            if (t != JT_KEY) return -1;
-            char key[64];
-            copy_string(&c->lx, key, sizeof key);
-            if ((t = next(c)) == JT_ERROR) return -1;
-            if (t == JT_OBJ_BEGIN) {
-                if (parse_pg_entry(c, key)) return -1;
-            } else {
-                pg_warn(c, "an entry that is not an object");
-                if (skip(c, t)) return -1;
-            }
-        }
-    }
-    if (t != JT_NULL) pg_warn(c, "neither a list nor an object");
-    return skip(c, t);
-}
-
-static int parse_dist_info(struct ctx *c) {
-    for (;;) {
-        enum json_tok t = next(c);
-        if (t == JT_OBJ_END) return 0;
-        if (t != JT_KEY) return -1;
-        int key = JSON_IS(&c->lx, "rank") ? 1 : JSON_IS(&c->lx, "pg_config") ? 2 : 0;
-        t = next(c);
-        if (t == JT_ERROR) return -1;
-        int64_t v;
-        if (key == 1 && !value_int(&c->lx, t, &v) && v >= 0 && v < 1000000) c->f->rank = (int32_t)v;
-        else if (key == 2) { if (parse_pg_config(c, t)) return -1; }
-        else if (skip(c, t)) return -1;
-    }
 }
 
 /* Each process group's dimension by its description (a kernel's args may
@@ -847,12 +550,12 @@ static void resolve_pgs(struct ctx *c) {
  * list already read), then the end of the input. */
 static int top_members(struct ctx *c, int seen) {
     for (;;) {
-        enum json_tok t = next(c);
+        enum json_tok t = tp_next(c);
         if (t == JT_OBJ_END) break;
         if (t != JT_KEY) return -1;
         int key = JSON_IS(&c->lx, "traceEvents") ? 1 : JSON_IS(&c->lx, "distributedInfo") ? 2
                 : JSON_IS(&c->lx, "baseTimeNanoseconds") ? 3 : 0;
-        t = next(c);
+        t = tp_next(c);
         if (t == JT_ERROR) return -1;
         if (key == 1 && t == JT_ARR_BEGIN) {
             seen = 1;
@@ -860,7 +563,7 @@ static int top_members(struct ctx *c, int seen) {
             if (r) return r == 2 ? 0 : -1;   /* 2: the rest was the second half's */
         } else if (key == 2 && t == JT_OBJ_BEGIN) {
             c->saw_dist = 1;
-            if (parse_dist_info(c)) return -1;
+            if (tp_parse_dist_info(c)) return -1;
         } else if (key == 3 && t == JT_NUMBER) {
             const char *s;
             size_t n;
@@ -869,18 +572,18 @@ static int top_members(struct ctx *c, int seen) {
             if (trace_fast_int64(s, n, &c->f->base_ns) || c->f->base_ns < 0)
                 return pt_errorf(c->err, "%s: byte %llu: baseTimeNanoseconds is not a whole number of nanoseconds",
                                  c->path, (unsigned long long)(c->lx.off0 + (uint64_t)(c->lx.tok_start - c->lx.buf)));
-        } else if (skip(c, t)) {
+        } else if (tp_skip(c, t)) {
             return -1;
         }
     }
     if (!seen) return pt_errorf(c->err, "%s: no \"traceEvents\" list: not a profiler trace", c->path);
-    return next(c) == JT_END ? 0 : -1;   /* only white space may follow */
+    return tp_next(c) == JT_END ? 0 : -1;   /* only white space may follow */
 }
 
 int tp_top_rest(struct ctx *c) { return top_members(c, 1); }
 
 static int parse_top(struct ctx *c) {
-    enum json_tok t = next(c);
+    enum json_tok t = tp_next(c);
     if (t == JT_ERROR) return -1;
     if (t == JT_OBJ_BEGIN) return top_members(c, 0);
     if (t != JT_ARR_BEGIN)
@@ -888,7 +591,7 @@ static int parse_top(struct ctx *c) {
                          c->path);
     int r = tp_parse_events(c);   /* torch_npu: a bare list of events */
     if (r) return r == 2 ? 0 : -1;
-    return next(c) == JT_END ? 0 : -1;   /* only white space may follow */
+    return tp_next(c) == JT_END ? 0 : -1;   /* only white space may follow */
 }
 
 /* Adds the time base to the steps, annotations and flows (traces relative

@@ -4,8 +4,10 @@
 #ifndef PT_TRACE_PARSE_CTX_H
 #define PT_TRACE_PARSE_CTX_H
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "model/trace/tpatterns.h"
 #include "src/io/common/json.h"
@@ -78,11 +80,51 @@ int tp_top_rest(struct ctx *c);
 /* The process group of (name, desc) in the file's table as one pass finds
  * it (1 + index, 0 none), its ranks from ranks (the event's "Process Group
  * Ranks") when it has none yet. */
-int tp_pg_lookup(struct ctx *c, const char *name, const char *desc, const char *ranks, uint8_t *out);
+int tp_pg_lookup(struct ctx *c, const char *name, const char *desc, const char *ranks, uint8_t *out);   /* (trace_pgcfg.c) */
 /* Makes the stream *s (see new_stream). */
 int tp_new_stream(struct ctx *c, struct trace_spill **s, size_t rec, int (*cmp)(const void *, const void *));
-/* The next piece of input (0, or -1 with err). */
+/* The next piece of input (0, or -1 with err; trace_pieces.c). */
 int tp_refill(struct ctx *c);
+/* The next token, refilled across pieces (JT_ERROR when a refill fails). */
+static inline enum json_tok tp_next(struct ctx *c) {
+    for (;;) {
+        enum json_tok t = json_lex_next(&c->lx);
+        if (t != JT_MORE) return t;
+        if (tp_refill(c)) return JT_ERROR;
+    }
+}
+
+/* The value that starts with first skipped, refilled across pieces (as json_lex_skip). */
+static inline int tp_skip(struct ctx *c, enum json_tok first) {
+    for (;;) {
+        int r = json_lex_skip(&c->lx, first);
+        if (r != 1) return r;
+        if (tp_refill(c)) return -1;
+    }
+}
+
+/* The current number as a whole number (0), or -1 when it is none. */
+static inline int tp_value_int(const struct json_lex *lx, enum json_tok t, int64_t *out) {
+    if (t != JT_NUMBER || !isfinite(lx->num) || lx->num != floor(lx->num) || fabs(lx->num) > 9e15) return -1;
+    *out = (int64_t)lx->num;
+    return 0;
+}
+
+/* The current string into out (cut to cap - 1 bytes): its length. */
+static inline size_t tp_copy_string(const struct json_lex *lx, char *out, size_t cap) {
+    if (!lx->has_esc) {
+        size_t n = lx->slen < cap - 1 ? lx->slen : cap - 1;
+        memcpy(out, lx->str, n);
+        out[n] = '\0';
+        return n;
+    }
+    long n = json_lex_string(lx, out, cap);
+    if (n < 0) { out[0] = '\0'; return 0; }
+    return (size_t)n < cap - 1 ? (size_t)n : cap - 1;
+}
+/* distributedInfo's members (its '{' read) into the file's rank and
+ * process groups (trace_pgcfg.c): 0, or -1 with err. */
+int tp_parse_dist_info(struct ctx *c);
 /* A ctx for f (its patterns, budget): 0, or -1 with err; tp_ctx_free undoes it. */
 struct ctx *tp_ctx_new(const char *path, struct trace_parse_names *names, size_t max_value, atomic_int *cancel,
                        struct trace_parse_file *f, struct pt_error *err);
