@@ -35,7 +35,7 @@ struct trace_fast_pred {
     char b[16];
 };
 
-#define TRACE_FAST_NSNAP 8     /* event beginnings remembered */
+#define TRACE_FAST_NSNAP 16    /* event beginnings remembered */
 #define TRACE_FAST_SNAP 160    /* their longest */
 #define TRACE_FAST_TPL 12      /* values of an event's rest remembered with its beginning */
 #define TRACE_FAST_TPL_BYTES 160   /* the bytes between them */
@@ -54,7 +54,8 @@ struct trace_fast_snap {
     int64_t pid, tid;
     unsigned seen;           /* the members' keys */
     int at;                  /* their count */
-    unsigned char next;      /* the snapshot the event after one that began so began with, last time (tried first) */
+    unsigned used;           /* when an event last began so (trace_fast_ev.snap_clock): the least recent is replaced
+                                (after 2^32 events the count wraps: only which one is replaced changes) */
     /* The rest of an event that began with b, as one read before it had it
      * (tend 0: none): its values' kinds (the numbers read straight: times
      * in the usual shape, plain integers) and the bytes between them (keys,
@@ -96,10 +97,12 @@ struct trace_fast_ev {
      * too); others are read and become the new expectation. */
     struct trace_fast_pred pev[TRACE_FAST_NPRED], parg[TRACE_FAST_NPRED];
     /* Kept too: the beginnings of the last events (struct trace_fast_snap),
-     * the next one to replace, and the last one an event began with (tried
-     * first). */
+     * the events' count for their use stamps, the ones the last event and
+     * the one before it began with, and for each two in a row the two that
+     * came after them the last times (tried first: trace_snap.h). */
     struct trace_fast_snap snap[TRACE_FAST_NSNAP];
-    unsigned snap_next, snap_hit;
+    unsigned snap_clock, snap_hit, snap_prev;
+    unsigned char snap_pred[TRACE_FAST_NSNAP][TRACE_FAST_NSNAP][2];
     /* Kept too: the first 8 digits of the last time of 9 digits or more, as
      * loaded (0 none), and their value. */
     uint64_t hi_w, hi_v;

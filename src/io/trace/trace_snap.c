@@ -39,7 +39,10 @@ void tpl_keep(struct trace_fast_snap *sn, const struct tpl_rec *rec, const char 
 /* The event just read from start, whose members before the quote at cut
  * were ph, cat, name, pid or tid (at of them, keys seen), remembered. */
 void snap_keep(struct trace_fast_ev *e, const char *start, const char *cut, unsigned seen, int at) {
-    struct trace_fast_snap *sn = &e->snap[e->snap_next++ % TRACE_FAST_NSNAP];
+    struct trace_fast_snap *sn = &e->snap[0];   /* the least recently begun with (one never used first) */
+    for (unsigned i = 1; i < TRACE_FAST_NSNAP; i++)
+        if (e->snap[i].used < sn->used) sn = &e->snap[i];
+    sn->used = ++e->snap_clock;
     sn->len = (unsigned)(cut - start + 1);
     memcpy(sn->b, start, sn->len);
     sn->ph = e->ph;

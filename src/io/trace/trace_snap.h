@@ -60,32 +60,40 @@ void tpl_keep(struct trace_fast_snap *sn, const struct tpl_rec *rec, const char 
  * the event is read from there. */
 
 /* The snapshot whose bytes begin the event at p (its first member's
- * quote), or NULL: the one that came after the last event's the last time
- * first, then the one the last event began with, then the
- * others, each by 8 bytes of its name before the whole (events differ
- * mostly in their names).  Any one that matches sets the same (the bytes
- * are the same), so which is tried first changes nothing else. */
+ * quote), or NULL: first the two that came, the last times, after the
+ * two snapshots the last two events began with (trace_fast_ev.snap_pred:
+ * a trace's events come in runs of a few shapes, a launch, its kernel,
+ * an annotation, so the two before mostly tell the next), then the
+ * others from the last one's place, each by 8 bytes of its name before
+ * the whole (events differ mostly in their names).  Any one that matches
+ * sets the same (the bytes are the same), so which is tried first changes
+ * nothing else. */
 static inline int snap_is(const struct trace_fast_snap *sn, const char *p, const char *end) {
     if (!sn->len || (size_t)(end - p) <= sn->len) return 0;
     if (sn->len >= 8 + sn->probe && memcmp(p + sn->probe, sn->b + sn->probe, 8)) return 0;
     return !memcmp(p, sn->b, sn->len);
 }
 static inline struct trace_fast_snap *snap_find(struct trace_fast_ev *e, const char *p, const char *end) {
-    struct trace_fast_snap *last = &e->snap[e->snap_hit % TRACE_FAST_NSNAP];
-    unsigned first = last->next % TRACE_FAST_NSNAP;   /* kernels and launches alternate: what came after it last time */
-    if (snap_is(&e->snap[first], p, end)) {
-        e->snap_hit = first;
-        return &e->snap[first];
-    }
-    for (unsigned j = 0; j < TRACE_FAST_NSNAP; j++) {
-        unsigned i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
-        if (i != first && snap_is(&e->snap[i], p, end)) {
-            last->next = (unsigned char)i;
-            e->snap_hit = i;
-            return &e->snap[i];
+    unsigned char *g = e->snap_pred[e->snap_prev % TRACE_FAST_NSNAP][e->snap_hit % TRACE_FAST_NSNAP];
+    unsigned a = g[0] % TRACE_FAST_NSNAP, b = g[1] % TRACE_FAST_NSNAP, i = a;
+    if (!snap_is(&e->snap[a], p, end)) {
+        if (b != a && snap_is(&e->snap[b], p, end)) {
+            i = b;
+        } else {
+            unsigned j = 0;
+            for (; j < TRACE_FAST_NSNAP; j++) {
+                i = (e->snap_hit + j) % TRACE_FAST_NSNAP;
+                if (i != a && i != b && snap_is(&e->snap[i], p, end)) break;
+            }
+            if (j == TRACE_FAST_NSNAP) return NULL;
         }
+        g[1] = (unsigned char)a;   /* the latest first, the one before second */
+        g[0] = (unsigned char)i;
     }
-    return NULL;
+    e->snap_prev = e->snap_hit;
+    e->snap_hit = i;
+    e->snap[i].used = ++e->snap_clock;
+    return &e->snap[i];
 }
 
 /* The event at p set as the snapshot's was; past its bytes (at the next key's quote). */
