@@ -7,7 +7,8 @@
 # 8 ranks with micro-batches, pipeline sends and receives and EP groups; a
 # rank of two files with ProfilerStep numbers met twice (warnings);
 # TraceViz iteration folders; a bomb of sub-us kernels within --mem 8M
-# (kernels sorted through temporary files, lane views merged).
+# (kernels sorted through temporary files, lane views merged); one rank,
+# whose build sums its window on a thread to spare.
 #   trace_threads.sh BIN TMP
 set -u
 bin=$1 tmp=$2
@@ -21,8 +22,9 @@ gen two --ranks 3 --steps 3 --micro 2
 cp "$tmp/two/rank_1.json" "$tmp/two/rank_1_again.json" || exit 1   # rank 1: two files, every step twice
 gen tviz --ranks 4 --steps 3 --layout traceviz
 gen bomb --ranks 3 --steps 4 --bomb 200000
+gen one --ranks 1 --steps 4 --micro 4 --recompute   # one rank: its window's figures summed on a second thread (trace_build.c)
 n=0
-for d in mega two tviz bomb; do
+for d in mega two tviz bomb one; do
     mem=4G
     [ "$d" = bomb ] && mem=8M
     for args in "--format csv" "--format json" "--per-step --format json" "--phases --format csv" "--per-step --format csv"; do

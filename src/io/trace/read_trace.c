@@ -427,6 +427,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     }
     /* the ranks are built in parallel, but one after another when every
      * kernel goes to the --kernels sink (its rows in rank order) */
+    x->spare = 2 * nr <= (size_t)util_pool_threads(4);   /* as the parse takes two threads for a file (parse_all) */
     struct build_job bj = {.rj = rj, .multi = multi, .synth = !any_step, .bud = bud, .x = x};
     size_t failed = nr;
     if (x->o->trace_kernel) {

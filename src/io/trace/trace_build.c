@@ -2,6 +2,7 @@
  * files (trace_build.h says what it owns; probetop-rules(7), PROFILER
  * TRACES, for the figures). */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -461,6 +462,45 @@ static void micros_ahead(struct trace_rank *r, size_t *cap, size_t per, size_t s
 /* The rank's kernels in start order: the figures of every step and of
  * HTA's window, and the lane view's segments (every kernel, or merged
  * when more than max_segs). */
+/* The window's figures (HTA's kernel and idle tables, the total over
+ * it): summed over the kept kernels in start order, on the rank's thread,
+ * or, with a thread to spare (trace_build_ctx.spare) and the kernels in
+ * memory, on a second one that reads them again in the same order (so the
+ * same sums) while the first makes the steps, phases and segments. */
+struct window {
+    struct rank_build *b;
+    struct trace_acc total;
+    struct kernels_acc ka;
+    struct idle_acc ia;
+    size_t n;                /* kernels in it */
+    int rc;                  /* (the second thread's) */
+    struct pt_error err;
+};
+
+static int window_add(struct window *w, const struct ktmp *t) {
+    struct trace_seg h = t->seg;
+    if (w->b->frac) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (trace_parse_file.ts_frac); a double's rounding is monotone: still in start order */
+        h.start_ns = t->seg.start_ns + t->hta_ds;
+        h.dur_ns = t->seg.start_ns + t->seg.dur_ns + t->hta_de - h.start_ns;
+    }
+    trace_acc_add(&w->total, &h);
+    w->n++;
+    return kernels_acc_add(&w->ka, &h) || (t->hta_kernel && idle_acc_add(&w->ia, h.stream, h.start_ns, h.start_ns + h.dur_ns, t->launch_ns));
+}
+
+static void *window_run(void *arg) {
+    struct window *w = arg;
+    struct trace_spill_rd rd;
+    const struct ktmp *t;
+    trace_spill_rd_init(&rd, w->b->k);
+    while ((t = trace_spill_rd_next(&rd, &w->err)))   /* (in memory: no read fails) */
+        if (t->keep && window_add(w, t)) {
+            w->rc = pt_errorf(&w->err, "out of memory");
+            break;
+        }
+    return NULL;
+}
+
 static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *err) {
     struct trace_rank *r = b->r;
     size_t nk = (size_t)trace_spill_count(b->k), cap = 0;
@@ -481,20 +521,19 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     } else {
         cap = nk;
     }
-    struct trace_acc step, total;
+    struct trace_acc step;
     struct phases_step ps = {0};
     size_t capmicro = 0;
     int ahead = 0;   /* micros_ahead done */
     trace_acc_init(&step);
-    trace_acc_init(&total);
-    struct kernels_acc ka;   /* HTA's kernel and idle tables, over the window */
-    struct idle_acc ia;
-    if (kernels_acc_init(&ka, (const char *const *)b->x->names, b->x->nnames)) {
+    struct window w = {.b = b};
+    trace_acc_init(&w.total);
+    if (kernels_acc_init(&w.ka, (const char *const *)b->x->names, b->x->nnames)) {
         free(m.slot_of); free(m.slot); free(m.open);
         return pt_errorf(err, "out of memory");
     }
-    if (idle_acc_init(&ia)) {
-        kernels_acc_free(&ka);
+    if (idle_acc_init(&w.ia)) {
+        kernels_acc_free(&w.ka);
         free(m.slot_of); free(m.slot); free(m.open);
         return pt_errorf(err, "out of memory");
     }
@@ -502,6 +541,8 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     const struct ktmp *t;
     struct trace_spill_rd kr;
     trace_spill_rd_init(&kr, b->k);
+    pthread_t th;
+    int par = b->x->spare && kr.v && !pthread_create(&th, NULL, window_run, &w);   /* (none made: here) */
     while ((t = trace_spill_rd_next(&kr, err))) {
         const struct trace_seg *g = &t->seg;
         while (si < b->n && g->start_ns >= r->steps[si].end_ns + (si + 1 == b->n)) {   /* the last keeps a kernel at its very end */
@@ -522,20 +563,15 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
                                            .micro = in_step ? t->micro : -1, .seg = g, .name = b->x->names[g->name]};
             if ((rc = b->x->o->trace_kernel(b->x->o->trace_kernel_ctx, &row, err))) break;
         }
-        if (t->keep) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (trace_parse_file.ts_frac) */
-            struct trace_seg h = *g;
-            if (b->frac) {   /* a double's rounding is monotone: still in start order */
-                h.start_ns = g->start_ns + t->hta_ds;
-                h.dur_ns = g->start_ns + g->dur_ns + t->hta_de - h.start_ns;
-            }
-            trace_acc_add(&total, &h);
-            r->nwindow++;
-            if (kernels_acc_add(&ka, &h) || (t->hta_kernel && idle_acc_add(&ia, h.stream, h.start_ns, h.start_ns + h.dur_ns, t->launch_ns))) {
-                rc = pt_errorf(err, "out of memory");
-                break;
-            }
+        if (t->keep && !par && window_add(&w, t)) {
+            rc = pt_errorf(err, "out of memory");
+            break;
         }
         if ((rc = m.q ? lane_add(&m, g, r, &cap, err) : emit(r, &cap, g, err))) break;
+    }
+    if (par) {
+        pthread_join(th, NULL);
+        if (!rc && w.rc) *err = w.err, rc = -1;
     }
     if (!rc && trace_spill_failed(b->k)) rc = -1;
     if (!rc && m.q) rc = lane_flush(&m, r, &cap, err);
@@ -545,19 +581,20 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
     free(m.slot);
     free(m.open);
     if (!rc) {
-        r->kernels = kernels_acc_finish(&ka);
-        r->idle = idle_acc_finish(&ia);
+        r->kernels = kernels_acc_finish(&w.ka);
+        r->idle = idle_acc_finish(&w.ia);
         if (!r->kernels || !r->idle) rc = pt_errorf(err, "out of memory");
     } else {
-        kernels_acc_free(&ka);
-        idle_acc_free(&ia);
+        kernels_acc_free(&w.ka);
+        idle_acc_free(&w.ia);
     }
     if (rc) return -1;
     for (; si < b->n; si++) {
         trace_acc_finish(&step, &r->steps[si].stats);
         trace_acc_init(&step);
     }
-    trace_acc_finish(&total, &r->total);
+    trace_acc_finish(&w.total, &r->total);
+    r->nwindow += w.n;
     r->nkernels = nk;
     if (m.q && r->nsegs > 1) qsort(r->segs, r->nsegs, sizeof *r->segs, cmp_seg);
     for (int i = 0; i < b->n; i++) {   /* each step's segments: those that start in it */

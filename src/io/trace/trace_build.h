@@ -29,6 +29,7 @@ struct trace_build_ctx {
     char **names;            /* the run's names */
     size_t nnames;
     const struct load_opts *o;
+    int spare;               /* a thread to spare for each rank's build (one rank on two threads): its window's figures summed on it */
 };
 
 /* What a rank's build found that the run takes: said after the build, in
