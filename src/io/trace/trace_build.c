@@ -477,9 +477,11 @@ struct window {
     struct pt_error err;
 };
 
-static int window_add(struct window *w, const struct ktmp *t) {
+__attribute__((always_inline)) static inline int window_add(struct window *w, const struct ktmp *t) {   /* (inlined: once a kernel) */
     struct trace_seg h = t->seg;
-    if (w->b->frac) {   /* HTA's figures of fractional-us traces: its whole-us starts and ends (trace_parse_file.ts_frac); a double's rounding is monotone: still in start order */
+    /* HTA's figures of fractional-us traces: its whole-us starts and ends
+     * (trace_parse_file.ts_frac); a double's rounding is monotone: still in start order */
+    if (w->b->frac) {
         h.start_ns = t->seg.start_ns + t->hta_ds;
         h.dur_ns = t->seg.start_ns + t->seg.dur_ns + t->hta_de - h.start_ns;
     }
