@@ -459,9 +459,6 @@ static void micros_ahead(struct trace_rank *r, size_t *cap, size_t per, size_t s
         (void)util_grow((void **)&r->micros, cap, want, sizeof *r->micros);
 }
 
-/* The rank's kernels in start order: the figures of every step and of
- * HTA's window, and the lane view's segments (every kernel, or merged
- * when more than max_segs). */
 /* The window's figures (HTA's kernel and idle tables, the total over
  * it): summed over the kept kernels in start order, on the rank's thread,
  * or, with a thread to spare (trace_build_ctx.spare) and the kernels in
@@ -503,6 +500,9 @@ static void *window_run(void *arg) {
     return NULL;
 }
 
+/* The rank's kernels in start order: the figures of every step and of
+ * HTA's window, and the lane view's segments (every kernel, or merged
+ * when more than max_segs). */
 static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *err) {
     struct trace_rank *r = b->r;
     size_t nk = (size_t)trace_spill_count(b->k), cap = 0;
