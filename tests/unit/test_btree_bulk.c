@@ -166,6 +166,43 @@ static void refuses_odd_file(void) {
     CHECK_INT((long long)after.st_size, (long long)before.st_size);
 }
 
+/* A write that fails (the file opened read-only: every pwrite refused)
+ * past the first 1 MB of pages, those the writing thread takes: the tree
+ * stops taking rows and btree_bulk_finish says the pages could not be
+ * written, naming the file; nothing reached the file. */
+static void write_fails(void) {
+    const char *dir = pt_tmpdir("btree_bulk_wfail");
+    int64_t root;
+    const char *path = make_db(dir, "w.db", 4096, &root);
+    CHECK(path != NULL);
+    if (!path) return;
+    struct stat before, after;
+    CHECK_INT(stat(path, &before), 0);
+    struct btree_bulk *b;
+    struct pt_error err;
+    CHECK_INT(btree_bulk_open(&b, 4096, &err), 0);
+    int fd = open(path, O_RDONLY);
+    CHECK_INT(btree_bulk_start(b, fd, path, root, &err), 0);
+    long added = 0;
+    for (long i = 0; i < 400000; i++, added++) {
+        int64_t iv[4] = {0};
+        double dv[4] = {0}, y;
+        int xnull;
+        row_of(i, &iv[0], &iv[1], &dv[2], &xnull, &y);
+        dv[3] = y;
+        uint8_t kind[4] = {BTREE_BULK_INT, BTREE_BULK_INT, xnull ? BTREE_BULK_NULL : BTREE_BULK_REAL, BTREE_BULK_REAL};
+        unsigned char rec[64];
+        if (btree_bulk_add(b, rec, btree_bulk_record(rec, 4, iv, dv, kind)) != 0) break;
+    }
+    CHECK(added < 400000);   /* refused once a batch before came back failed */
+    CHECK_INT(btree_bulk_finish(b, &err), -1);
+    CHECK(strstr(err.msg, "could not write the table's pages") != NULL);
+    CHECK(strstr(err.msg, "w.db") != NULL);
+    btree_bulk_free(b);
+    CHECK_INT(stat(path, &after), 0);
+    CHECK_INT((long long)after.st_size, (long long)before.st_size);
+}
+
 /* Pages written across the lock-byte page (the page holding byte 2^30,
  * never used by SQLite): the database is made to end 10 pages before it
  * (its page count set in the header, the file grown sparse to match, those
@@ -360,6 +397,7 @@ int main(void) {
     RUN(big_pages);
     RUN(no_rows);
     RUN(refuses_odd_file);
+    RUN(write_fails);
     RUN(across_lock_page);
     RUN(negative_zero);
     RUN(record_bytes);

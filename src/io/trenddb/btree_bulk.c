@@ -12,6 +12,7 @@
 #include "src/io/trenddb/btree_bulk.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,23 @@ struct btree_bulk {
     unsigned char hdr[100];          /* the file's header as btree_bulk_start read it */
     unsigned char *wbuf;             /* the last pages closed, written BULK_WRITE_BYTES at a time */
     size_t wn;                       /* pages in wbuf (consecutive, the last one next - 1) */
+    /* the writing thread (started at the first full wbuf; none: wbuf written on the
+     * caller's thread): a full wbuf is swapped with wfree and handed over,
+     * so that the pwrite's copy of the pages runs beside the next pages' making */
+    struct bulk_io {
+        pthread_t th;
+        int on;                      /* th runs */
+        int fd;                      /* the file (the tree's) */
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        unsigned char *buf;          /* the batch being written (NULL: none), n bytes at at */
+        size_t n;
+        off_t at;
+        int tried;                   /* bulk_io_start done (th started or not) */
+        int quit;                    /* th to end */
+        int err;                     /* a write failed: its errno */
+    } io;
+    unsigned char *wfree;            /* the other buffer (the thread's when it writes) */
     int64_t nrec;
     int intkey;                      /* a rowid table (btree_bulk_open_intkey) */
     int64_t lastkey;                 /* its last rowid */
@@ -180,11 +198,83 @@ static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t
 
 static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at);
 
-/* The pages waiting in wbuf into the file, at their places. */
+/* The writing thread: each batch handed over written at its place. */
+static void *bulk_io_main(void *arg) {
+    struct bulk_io *io = arg;
+    pthread_mutex_lock(&io->mu);
+    for (;;) {
+        while (!io->buf && !io->quit) pthread_cond_wait(&io->cv, &io->mu);
+        if (!io->buf) break;
+        unsigned char *buf = io->buf;
+        size_t n = io->n;
+        off_t at = io->at;
+        pthread_mutex_unlock(&io->mu);
+        int rc = io->err ? 0 : pwrite_all(io->fd, buf, n, at);
+        int e = errno;
+        pthread_mutex_lock(&io->mu);
+        if (rc != 0) io->err = e ? e : EIO;
+        io->buf = NULL;
+        pthread_cond_broadcast(&io->cv);
+    }
+    pthread_mutex_unlock(&io->mu);
+    return NULL;
+}
+
+/* The batch handed over last written (or none): 0, or -1 with errno the
+ * write's. */
+static int bulk_io_wait(struct btree_bulk *b) {
+    if (!b->io.on) return 0;
+    pthread_mutex_lock(&b->io.mu);
+    while (b->io.buf) pthread_cond_wait(&b->io.cv, &b->io.mu);
+    int e = b->io.err;
+    pthread_mutex_unlock(&b->io.mu);
+    if (e) {
+        errno = e;
+        b->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* The thread told to end, and joined (its last batch written). */
+static void bulk_io_stop(struct btree_bulk *b) {
+    if (!b->io.on) return;
+    pthread_mutex_lock(&b->io.mu);
+    b->io.quit = 1;
+    pthread_cond_broadcast(&b->io.cv);
+    pthread_mutex_unlock(&b->io.mu);
+    pthread_join(b->io.th, NULL);
+    pthread_mutex_destroy(&b->io.mu);
+    pthread_cond_destroy(&b->io.cv);
+    b->io.on = 0;
+}
+
+static void bulk_io_start(struct btree_bulk *b);
+
+/* The pages waiting in wbuf into the file, at their places: handed to
+ * the writing thread (after its batch before; started at the first full
+ * wbuf, so that a tree of less than BULK_WRITE_BYTES starts none), or
+ * written here. */
 static int wbuf_flush(struct btree_bulk *b) {
     if (!b->wn) return 0;
+    if (!b->io.tried && b->wn == BULK_WRITE_BYTES / (size_t)b->ps) bulk_io_start(b);
     off_t at = (off_t)(b->next - 1 - (uint32_t)b->wn) * b->ps;
-    if (pwrite_all(b->fd, b->wbuf, b->wn * (size_t)b->ps, at) != 0) { b->failed = 1; return -1; }
+    size_t n = b->wn * (size_t)b->ps;
+    if (b->io.on) {
+        if (bulk_io_wait(b) != 0) return -1;
+        unsigned char *full = b->wbuf;
+        b->wbuf = b->wfree;
+        b->wfree = full;
+        pthread_mutex_lock(&b->io.mu);
+        b->io.buf = full;
+        b->io.n = n;
+        b->io.at = at;
+        pthread_cond_broadcast(&b->io.cv);
+        pthread_mutex_unlock(&b->io.mu);
+    } else if (pwrite_all(b->fd, b->wbuf, n, at) != 0) {
+        b->failed = 1;
+        return -1;
+    }
     b->wn = 0;
     return 0;
 }
@@ -324,9 +414,11 @@ int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err
 
 void btree_bulk_free(struct btree_bulk *b) {
     if (!b) return;
+    bulk_io_stop(b);
     if (b->fd >= 0) close(b->fd);
     for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->lv[i].p);
     free(b->wbuf);
+    free(b->wfree);
     free(b->path);
     free(b);
 }
@@ -343,6 +435,27 @@ static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at) {
 }
 
 int btree_bulk_started(const struct btree_bulk *b) { return b->fd >= 0; }
+
+/* The writing thread started on b's file, with the second buffer; without
+ * memory or a thread the pages are written on the caller's thread, as
+ * before (the same bytes, only later). */
+static void bulk_io_start(struct btree_bulk *b) {
+    b->io.tried = 1;
+    size_t cap = BULK_WRITE_BYTES > (size_t)b->ps ? BULK_WRITE_BYTES : (size_t)b->ps;
+    if (!b->wfree && !(b->wfree = malloc(cap))) return;
+    b->io.fd = b->fd;
+    if (pthread_mutex_init(&b->io.mu, NULL) != 0) return;
+    if (pthread_cond_init(&b->io.cv, NULL) != 0) {
+        pthread_mutex_destroy(&b->io.mu);
+        return;
+    }
+    if (pthread_create(&b->io.th, NULL, bulk_io_main, &b->io) != 0) {
+        pthread_cond_destroy(&b->io.cv);
+        pthread_mutex_destroy(&b->io.mu);
+        return;
+    }
+    b->io.on = 1;
+}
 
 int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t root, struct pt_error *err) {
     unsigned char *hdr = b->hdr, *rp = NULL;
@@ -400,7 +513,7 @@ static int finish_tree(struct btree_bulk *b, int *top) {
 int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err) {
     if (b->fd < 0) return 0;   /* never started: the empty leaf SQLite made is the table */
     int top = 0, rc = -1;
-    if (b->failed || finish_tree(b, &top) != 0 || wbuf_flush(b) != 0) {
+    if (b->failed || finish_tree(b, &top) != 0 || wbuf_flush(b) != 0 || bulk_io_wait(b) != 0) {
         pt_errorf(err, "%s: could not write the table's pages: %s (disk full?)", b->path, strerror(errno));
         goto out;
     }
@@ -418,6 +531,7 @@ int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err) {
     }
     rc = 0;
 out:
+    bulk_io_stop(b);
     close(b->fd);
     b->fd = -1;
     b->failed = 1;   /* no more records */

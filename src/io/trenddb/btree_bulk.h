@@ -9,7 +9,10 @@
  * place after the pages SQLite wrote (which must write nothing meanwhile:
  * tdb.c's tdb_bulk_add); btree_bulk_finish puts the tree's top into the
  * table's root page (an empty leaf SQLite made with CREATE TABLE) and the
- * page count into the header. */
+ * page count into the header.  From the first full megabyte of pages on,
+ * the pages are written by a thread of the tree's own, a megabyte behind
+ * the caller's (its pwrite's copy beside the next pages' making); a write
+ * that failed there is told by a later btree_bulk_add or by _finish. */
 #ifndef PT_BTREE_BULK_H
 #define PT_BTREE_BULK_H
 
