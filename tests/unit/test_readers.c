@@ -125,6 +125,58 @@ static void construct_forms(void) {
     CHECK_CONTAINS(err.msg, "Module.a.forward.0");
 }
 
+/* Names and parents taken raw where they have no escapes, decoded where
+ * they have: the same strings, lengths, cuts at 4095 bytes and megatron
+ * key either way (a decoded key ends at its first NUL, as strcmp saw it). */
+static void construct_strings(void) {
+    struct construct c;
+    struct pt_error err;
+    const char *dir = pt_tmpdir("construct_strings");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/construct.json", dir);
+    char *big = malloc(6000 + 256);
+    if (!big) { CHECK(0); return; }
+    memset(big, 'x', 6000);
+    big[6000] = '\0';
+    pt_write(path, "{\"megatron_micro_step_numbe\\u0072\": 3, \"A.a\\\"q.forward.0\": \"B.b.forward.0\","
+                   " \"C.c.forward.0\": \"A.a\\\"q.forward.0\", \"megatron_micro_step_numberx\": null,"
+                   " \"D\\u0000d\": [\"\\u0041\", 1]}");
+    CHECK_INT(construct_read(path, &c, &err), 0);
+    CHECK_INT(c.megatron, 1);
+    CHECK_INT(c.megatron_micro_steps, 3);
+    CHECK_INT(c.n, 4);
+    CHECK_STR(c.v[0].name, "A.a\"q.forward.0");
+    CHECK_STR(c.v[0].parent, "B.b.forward.0");
+    CHECK_STR(c.v[1].parent, "A.a\"q.forward.0");
+    CHECK_STR(c.v[2].name, "megatron_micro_step_numberx");
+    CHECK_INT(c.v[2].parent_kind, CONSTRUCT_NULL);
+    CHECK_STR(c.v[3].name, "D");
+    CHECK_STR(c.v[3].parent, "A");
+    CHECK_INT(c.v[3].micro, 1);
+    construct_free(&c);
+    pt_write(path, "{\"megatron_micro_step_number\\u0000z\": 5}");
+    CHECK_INT(construct_read(path, &c, &err), 0);
+    CHECK_INT(c.megatron, 1);
+    CHECK_INT(c.n, 0);
+    construct_free(&c);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "{\"%s\": \"%s\", \"e\\u0065%s\": null}", big, big, big);
+        fclose(f);
+        CHECK_INT(construct_read(path, &c, &err), 0);
+        CHECK_INT(c.n, 2);
+        if (c.n == 2) {
+            CHECK_INT(strlen(c.v[0].name), 4095);
+            CHECK_INT(strlen(c.v[0].parent), 4095);
+            CHECK_INT(strlen(c.v[1].name), 4095);
+            CHECK(!strncmp(c.v[1].name, "eexx", 4));
+        }
+        construct_free(&c);
+    }
+    free(big);
+}
+
 static void stack_forms(void) {
     struct stack s;
     struct pt_error err;
@@ -328,6 +380,7 @@ int main(void) {
     RUN(gpu_dump_layouts);
     RUN(minimal_layout);
     RUN(construct_forms);
+    RUN(construct_strings);
     RUN(stack_forms);
     RUN(monitor);
     RUN(trenddb);

@@ -51,6 +51,19 @@ static int cons_add(struct construct *out, size_t *cap, const char *name, size_t
     return 0;
 }
 
+/* The current string of lx: its raw bytes in the buffer when it has no
+ * escapes (as json_lex_string would copy them, cut to n - 1 bytes), else
+ * decoded into out (size n).  *len its length, -1 on a bad escape: one
+ * copy of a name into the construct's strings, not two. */
+static const char *cons_lex_str(const struct json_lex *lx, char *out, size_t n, long *len) {
+    if (!lx->has_esc) {
+        *len = (long)(lx->slen < n - 1 ? lx->slen : n - 1);
+        return lx->str;
+    }
+    *len = json_lex_string(lx, out, n);
+    return out;
+}
+
 /* construct.json is large for big models (MBs per rank) and read for every
  * rank, so it goes through the pull tokenizer rather than a cJSON tree. */
 int construct_parse(const char *path, const char *buf, size_t len, struct construct *out, struct pt_error *err) {
@@ -68,11 +81,14 @@ int construct_parse(const char *path, const char *buf, size_t len, struct constr
         t = json_lex_next(&lx);
         if (t == JT_OBJ_END) break;
         if (t != JT_KEY) goto bad;
-        long nl = json_lex_string(&lx, name, sizeof name);
+        long nl;
+        const char *nm = cons_lex_str(&lx, name, sizeof name, &nl), *pa = parent;
         if (nl < 0) goto bad;
         t = json_lex_next(&lx);
         if (t == JT_ERROR) goto bad;
-        if (!strcmp(name, "megatron_micro_step_number")) {
+        /* (strcmp's answer: a decoded name ends at its first NUL) */
+        if (nm == name ? !strcmp(name, "megatron_micro_step_number")
+                       : nl == 26 && !memcmp(nm, "megatron_micro_step_number", 26)) {
             out->megatron = 1;
             out->megatron_micro_steps = t == JT_NUMBER ? to_i32(lx.num) : 0;
             if (json_lex_skip(&lx, t) != 0) goto bad;
@@ -89,7 +105,7 @@ int construct_parse(const char *path, const char *buf, size_t len, struct constr
                 if (e == JT_ARR_END) break;
                 if (e == JT_ERROR) goto bad;
                 if (items == 0 && e == JT_STRING) {
-                    pl = json_lex_string(&lx, parent, sizeof parent);
+                    pa = cons_lex_str(&lx, parent, sizeof parent, &pl);
                     kind = pl > 0 ? CONSTRUCT_NAME : CONSTRUCT_EMPTY;
                 } else if (items == 1 && e == JT_NUMBER) {
                     micro = to_i32(lx.num);
@@ -98,17 +114,17 @@ int construct_parse(const char *path, const char *buf, size_t len, struct constr
             }
             if (items != 2) {
                 char esc[256];
-                pt_escape(name, (size_t)nl, esc, sizeof esc);
+                pt_escape(nm, (size_t)nl, esc, sizeof esc);
                 construct_free(out);
                 return pt_errorf(err, "%s: key \"%s\": a Megatron entry must be [parent, micro_step]", path, esc);
             }
         } else if (t == JT_STRING) {
-            pl = json_lex_string(&lx, parent, sizeof parent);
+            pa = cons_lex_str(&lx, parent, sizeof parent, &pl);
             kind = pl > 0 ? CONSTRUCT_NAME : CONSTRUCT_EMPTY;
         } else if (json_lex_skip(&lx, t) != 0) {
             goto bad;
         }
-        if (cons_add(out, &cap, name, (size_t)nl, kind, parent, (size_t)(pl > 0 ? pl : 0), micro) != 0) {
+        if (cons_add(out, &cap, nm, (size_t)nl, kind, pa, (size_t)(pl > 0 ? pl : 0), micro) != 0) {
             construct_free(out);
             return pt_errorf(err, "%s: out of memory", path);
         }
