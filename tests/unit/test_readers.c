@@ -4,6 +4,7 @@
 #include "pt_test.h"
 
 #include "src/io/load.h"
+#include "src/io/dump/microstep.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
 
@@ -175,6 +176,48 @@ static void construct_strings(void) {
         construct_free(&c);
     }
     free(big);
+}
+
+/* The micro step table of a construct with repeated keys (a dict: the
+ * first place, the last value), backward nodes resolved through their
+ * forward names, parameters_grad and nodes that resolve to nothing. */
+static void microstep_dups(void) {
+    struct construct c;
+    struct microstep ms;
+    struct pt_error err;
+    const char *dir = pt_tmpdir("microstep_dups");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/construct.json", dir);
+    pt_write(path, "{\"Module.m.forward.0\": null, \"Functional.linear.0.forward\": \"Module.m.forward.0\","
+                   " \"Functional.linear.1.forward\": \"Module.m.forward.0\", \"Module.m.forward.1\": null,"
+                   " \"Functional.linear.2.forward\": \"Module.m.forward.1\","
+                   " \"Functional.linear.2.backward\": \"Module.m.backward.1\","
+                   " \"Functional.linear.0.forward\": \"Module.m.forward.1\","
+                   " \"Module.m.weight.parameters_grad\": \"Module.m.parameters_grad.0\","
+                   " \"Tensor.x.backward\": null, \"Functional.y.0.forward\": \"Nowhere.0\","
+                   " \"Module.m.forward.0\": null}");
+    CHECK_INT(construct_read(path, &c, &err), 0);
+    CHECK_INT(microstep_build(&c, &ms, &err), 0);
+    static const struct { const char *key, *newkey; int micro; } want[] = {
+        {"Module.m.forward.0", "Module.m.forward.0", 2},
+        {"Functional.linear.0.forward", "Functional.linear.0.forward", 1},
+        {"Functional.linear.1.forward", "Functional.linear.0.forward", 2},
+        {"Module.m.forward.1", "Module.m.forward.0", 1},
+        {"Functional.linear.2.forward", "Functional.linear.1.forward", 1},
+        {"Functional.linear.2.backward", "Functional.linear.0.backward", 1},
+    };
+    CHECK_INT(ms.n, 6);
+    CHECK_INT(ms.count, 3);
+    for (size_t i = 0; i < ms.n && i < 6; i++) {
+        CHECK_STR(ms.v[i].key, want[i].key);
+        CHECK_STR(ms.v[i].newkey, want[i].newkey);
+        CHECK_INT(ms.v[i].micro, want[i].micro);
+        CHECK_INT(ms.v[i].later_dup, 0);
+        CHECK(microstep_find(&ms, want[i].key, strlen(want[i].key)) == &ms.v[i]);
+    }
+    CHECK(microstep_find(&ms, "Functional.y.0.forward", 22) == NULL);
+    microstep_free(&ms);
+    construct_free(&c);
 }
 
 static void stack_forms(void) {
@@ -381,6 +424,7 @@ int main(void) {
     RUN(minimal_layout);
     RUN(construct_forms);
     RUN(construct_strings);
+    RUN(microstep_dups);
     RUN(stack_forms);
     RUN(monitor);
     RUN(trenddb);

@@ -14,6 +14,7 @@ struct kmap {
     uint32_t *slot;   /* index + 1 */
     size_t cap;
     size_t *len;      /* name length per construct index */
+    uint64_t *hv;     /* the name's microstep_hash per construct index put (kmap_put) */
 };
 
 /* Eight bytes per multiply: construct keys are long ("Module.module.module.
@@ -38,7 +39,8 @@ static int kmap_init(struct kmap *m, const struct construct *c) {
     while (m->cap < c->n * 2 + 1) m->cap *= 2;
     m->slot = calloc(m->cap, sizeof *m->slot);
     m->len = malloc((c->n ? c->n : 1) * sizeof *m->len);
-    if (!m->slot || !m->len) return -1;
+    m->hv = malloc((c->n ? c->n : 1) * sizeof *m->hv);
+    if (!m->slot || !m->len || !m->hv) return -1;
     for (size_t i = 0; i < c->n; i++) m->len[i] = strlen(c->v[i].name);
     return 0;
 }
@@ -54,13 +56,15 @@ static uint32_t kmap_get(const struct kmap *m, const struct construct *c, const 
     }
 }
 
+/* (the hash kept in hv for the micro step table's own: the same keys) */
 static uint32_t kmap_put(struct kmap *m, const struct construct *c, uint32_t idx) {
     const char *k = c->v[idx].name;
-    size_t n = strlen(k);
-    for (size_t i = microstep_hash(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    size_t n = m->len[idx];
+    m->hv[idx] = microstep_hash(k, n);
+    for (size_t i = m->hv[idx] & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         uint32_t v = m->slot[i];
         if (!v) { m->slot[i] = idx + 1; return idx; }
-        if (!strcmp(c->v[v - 1].name, k)) return v - 1;
+        if (m->len[v - 1] == n && !memcmp(c->v[v - 1].name, k, n)) return v - 1;
     }
 }
 
@@ -221,16 +225,17 @@ void microstep_free(struct microstep *ms) {
     memset(ms, 0, sizeof *ms);
 }
 
-/* The lookup by original key; an entry whose key an earlier one has is
- * marked (later_dup).  0, or -1 out of memory. */
-static int hash_build(struct microstep *ms) {
+/* The lookup by original key (eh: each entry's microstep_hash, as the
+ * kmap found it); an entry whose key an earlier one has is marked
+ * (later_dup).  0, or -1 out of memory. */
+static int hash_build(struct microstep *ms, const uint64_t *eh) {
     ms->hcap = 16;
     while (ms->hcap < ms->n * 2 + 1) ms->hcap *= 2;
     ms->hash = calloc(ms->hcap, sizeof *ms->hash);
     if (!ms->hash) return -1;
     for (size_t i = 0; i < ms->n; i++) {
         struct microstep_entry *e = &ms->v[i];
-        size_t h = microstep_hash(e->key, e->keylen) & (ms->hcap - 1);
+        size_t h = eh[i] & (ms->hcap - 1);
         for (; ms->hash[h]; h = (h + 1) & (ms->hcap - 1)) {
             const struct microstep_entry *o = &ms->v[ms->hash[h] - 1];
             if (o->keylen == e->keylen && !memcmp(o->key, e->key, e->keylen)) e->later_dup = 1;
@@ -292,6 +297,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     struct mval *mv = NULL;
     int32_t *memo = NULL;
     uint32_t *first = NULL;   /* per node put in km: the first node of its name (kmap_put's answer), else NOT_PUT */
+    uint64_t *eh = NULL;      /* per entry of ms->v: its key's hash */
     struct rk *rks = NULL;
     uint32_t *ord = NULL;
     char *pfx = NULL;   /* rks' prefixes */
@@ -323,7 +329,8 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         }
     }
     ms->v = calloc(c->n ? c->n : 1, sizeof *ms->v);
-    if (!ms->v) goto oom;
+    eh = malloc((c->n ? c->n : 1) * sizeof *eh);
+    if (!ms->v || !eh) goto oom;
     int32_t maxid = -1;
     for (size_t i = 0; i < c->n; i++) {
         int32_t r = resolve(c, &km, mv, memo, c->v[i].name, first[i]);
@@ -333,6 +340,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
          * the name's first) */
         uint32_t f = first[i] != NOT_PUT ? first[i] : kmap_get(&km, c, c->v[i].name, km.len[i]);
         if (f != UINT32_MAX && f != i) continue;
+        eh[ms->n] = first[i] != NOT_PUT ? km.hv[i] : microstep_hash(c->v[i].name, km.len[i]);
         ms->v[ms->n++] = (struct microstep_entry){.key = c->v[i].name, .keylen = km.len[i], .micro = r};
         if (r > maxid) maxid = r;
     }
@@ -352,7 +360,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         if (i == 0 || r->group != rks[ord[i - 1]].group) idx = 0;
         struct microstep_entry *e = &ms->v[r->idx];
         const char *k = e->key;
-        size_t len = strlen(k);
+        size_t len = e->keylen;
         char num[32];
         size_t nl = util_put_uint(num, 0, (size_t)idx);   /* idx >= 0 */
         num[nl] = '\0';
@@ -387,7 +395,9 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     rks = NULL;
     ord = NULL;
     pfx = NULL;
-    if (hash_build(ms) != 0) goto oom;
+    if (hash_build(ms, eh) != 0) goto oom;
+    free(eh);
+    free(km.hv);
     free(km.slot);
     free(km.len);
     free(mv);
@@ -395,6 +405,8 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
     free(first);
     return 0;
 oom:
+    free(eh);
+    free(km.hv);
     free(pfx);
     free(rks);
     free(ord);
