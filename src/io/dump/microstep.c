@@ -136,6 +136,8 @@ struct rk {
     uint32_t idx;     /* index into R */
     int family;       /* 'A', 'B', 'C' */
     uint32_t group;   /* (micro, prefix) as a number (rk_groups) */
+    uint32_t cut;     /* 'A': the key's bytes before its last dot; 'B': before its number (names are cut at 4095 bytes) */
+    uint32_t rest;    /* 'B': where its last dot is */
 };
 
 static int cmp_rk(const void *a, const void *b) {
@@ -262,6 +264,7 @@ static void rk_fill(const struct microstep *ms, struct rk *rks, char *pfx) {
             r->family = 'A';
             r->number = parse_ll(lp, ll);
             size_t pl = last ? (size_t)(last - k) : 0;
+            r->cut = (uint32_t)pl;
             r->prefix = pfx + at;
             memcpy(r->prefix, k, pl);
             r->prefix[pl] = '\0';
@@ -274,6 +277,8 @@ static void rk_fill(const struct microstep *ms, struct rk *rks, char *pfx) {
                 r->family = 'B';
                 r->number = parse_ll(p2, l2);
                 size_t pre = p2 > k ? (size_t)(p2 - 1 - k) : 0;
+                r->cut = (uint32_t)(p2 - k);
+                r->rest = (uint32_t)(last - k);
                 r->prefix = pfx + at;
                 memcpy(r->prefix, k, pre);
                 r->prefix[pre] = '.';
@@ -365,8 +370,7 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
         size_t nl = util_put_uint(num, 0, (size_t)idx);   /* idx >= 0 */
         num[nl] = '\0';
         if (r->family == 'A') {
-            const char *last = strrchr(k, '.');
-            size_t pre = last ? (size_t)(last - k) : 0;
+            size_t pre = r->cut;
             e->newkey = util_arena_alloc(&ms->keys, pre + nl + 2);
             if (e->newkey) {
                 memcpy(e->newkey, k, pre);
@@ -374,9 +378,8 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
                 memcpy(e->newkey + pre + 1, num, nl + 1);
             }
         } else if (r->family == 'B') {
-            const char *last = strrchr(k, '.'), *p2 = last;
-            while (p2 > k && p2[-1] != '.') p2--;
-            size_t pre = (size_t)(p2 - k), tail = len - (size_t)(last - k);
+            const char *last = k + r->rest;
+            size_t pre = r->cut, tail = len - r->rest;
             e->newkey = util_arena_alloc(&ms->keys, pre + nl + tail + 1);
             if (e->newkey) {
                 memcpy(e->newkey, k, pre);
