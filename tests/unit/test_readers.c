@@ -218,6 +218,36 @@ static void microstep_dups(void) {
     CHECK(microstep_find(&ms, "Functional.y.0.forward", 22) == NULL);
     microstep_free(&ms);
     construct_free(&c);
+    /* names near the 4 KB cut, with the words to rewrite before and at it */
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    char pad[4200];
+    memset(pad, 'p', sizeof pad);
+    fprintf(f, "{\"Module.%.4060s.forward.0\": null, \"Module.%.4060s.backward.0\": null,", pad, pad);
+    fprintf(f, " \"F.%.4070s.0.forward\": \"Module.%.4060s.forward.0\",", pad, pad);
+    fprintf(f, " \"F.%.4080s.0.forward\": \"Module.%.4060s.forward.0\",", pad, pad);
+    fprintf(f, " \"F.%.4070s.0.backward\": \"Module.%.4060s.backward.0\",", pad, pad);
+    fprintf(f, " \"F.%.4080s.0.backward\": \"Module.%.4060s.backward.0\",", pad, pad);
+    fprintf(f, " \"F.%.4060s.forward.parameters_grad.1.forward\": \"Module.%.4060s.forward.0\",", pad, pad);
+    fprintf(f, " \"F.%.4060s.backward.parameters_grad.1.backward\": \"Module.%.4060s.backward.0\",", pad, pad);
+    fprintf(f, " \"F.%.4075s.parameters_grad\": \"Module.%.4060s.backward.0\"}", pad, pad);
+    fclose(f);
+    CHECK_INT(construct_read(path, &c, &err), 0);
+    CHECK_INT(microstep_build(&c, &ms, &err), 0);
+    static const struct { size_t len; const char *end; } lw[] = {
+        {4077, "p.forward.0"}, {4078, "p.backward.0"}, {4082, "p.0.forward"}, {4083, "p.0.backward"}, {4093, "p.0.backward"},
+    };
+    CHECK_INT(ms.n, 5);
+    CHECK_INT(ms.count, 1);
+    for (size_t i = 0; i < ms.n && i < 5; i++) {
+        size_t l = strlen(ms.v[i].newkey), el = strlen(lw[i].end);
+        CHECK_INT(l, lw[i].len);
+        CHECK(l >= el && !strcmp(ms.v[i].newkey + l - el, lw[i].end));
+        CHECK_INT(ms.v[i].micro, 0);
+    }
+    microstep_free(&ms);
+    construct_free(&c);
 }
 
 static void stack_forms(void) {

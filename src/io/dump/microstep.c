@@ -78,12 +78,15 @@ struct mval {
     uint32_t parent;       /* MV_PARENT: construct index whose parent string is the value */
 };
 
-/* Replaces every ".backward" and ".parameters_grad" by ".forward". */
-static size_t to_forward(const char *s, char *out, size_t size) {
+/* Replaces every ".backward" and ".parameters_grad" by ".forward" in s
+ * (n bytes, no NUL among them, one after them). */
+static size_t to_forward(const char *s, size_t n, char *out, size_t size) {
+    const char *e = s + n;
     size_t o = 0;
-    while (*s && o + 9 < size) {
+    while (s < e && o + 9 < size) {
         /* the bytes up to the next dot at once (as many as fit), then the dot's word */
-        size_t run = strcspn(s, "."), room = size - 9 - o;
+        const char *d = memchr(s, '.', (size_t)(e - s));
+        size_t run = (size_t)((d ? d : e) - s), room = size - 9 - o;
         if (run > room) run = room;
         memcpy(out + o, s, run);
         o += run;
@@ -112,7 +115,7 @@ static int32_t resolve(const struct construct *c, const struct kmap *km, const s
         size_t n = strlen(node);
         const char *fw = node;
         if (n + 10 > sizeof buf || strstr(node, ".backward") || strstr(node, ".parameters_grad")) {
-            n = to_forward(node, buf, sizeof buf);
+            n = to_forward(node, n, buf, sizeof buf);
             fw = buf;
         }
         uint32_t idx = depth == 0 && fw == node && known != NOT_PUT ? known : kmap_get(km, c, fw, n);
