@@ -248,6 +248,25 @@ static void microstep_dups(void) {
     }
     microstep_free(&ms);
     construct_free(&c);
+    /* near misses of the two words, and the words where sixteen-byte blocks meet */
+    pt_write(path, "{\"Module.a.forward.0\": null, \"F.b.0.backwar\": \"Module.a.forward.0\","
+                   " \"F.p.0.parameters_gra\": \"Module.a.backwar\", \"F.x.0.forward\": \"Module.a.forward.0\","
+                   " \"F.x.0.backwardz\": \"Module.a.forward.0\", \"Module.abcdefg.backward.0\": \"Module.a.forward.0\","
+                   " \"Module.abcdefg.forward.0\": \"Module.a.forward.0\", \"Module.abcdefgh.parameters_grad\": \"Module.a.forward.0\","
+                   " \"Module.abcdefgh.forward\": \"Module.a.backward.0\"}");
+    CHECK_INT(construct_read(path, &c, &err), 0);
+    CHECK_INT(microstep_build(&c, &ms, &err), 0);
+    static const char *const mk[] = {"Module.a.forward.0", "F.b.0.backwar", "F.x.0.forward", "Module.abcdefg.backward.0",
+                                     "Module.abcdefg.forward.0", "Module.abcdefgh.parameters_grad", "Module.abcdefgh.forward"};
+    CHECK_INT(ms.n, 7);
+    CHECK_INT(ms.count, 1);
+    for (size_t i = 0; i < ms.n && i < 7; i++) {
+        CHECK_STR(ms.v[i].key, mk[i]);
+        CHECK_STR(ms.v[i].newkey, mk[i]);
+        CHECK_INT(ms.v[i].micro, 0);
+    }
+    microstep_free(&ms);
+    construct_free(&c);
 }
 
 static void stack_forms(void) {
