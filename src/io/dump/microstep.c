@@ -142,7 +142,7 @@ static int32_t resolve(const struct construct *c, const struct kmap *km, const s
     int32_t result = -1;
     for (int depth = 0; depth < 100000; depth++) {
         /* most names hold neither word: to_forward would copy them as they are */
-        size_t n = strlen(node);
+        size_t n = depth == 0 && known != NOT_PUT ? km->len[known] : strlen(node);   /* (known: the same name) */
         const char *fw = node;
         if (n + 10 > sizeof buf || has_fw_word(node, n)) {
             n = to_forward(node, n, buf, sizeof buf);
