@@ -26,6 +26,17 @@ static void row_of(long i, int64_t *a, int64_t *b, double *x, int *xnull, double
     *y = i % 2 ? 1e300 / (double)(i + 1) : -0.5;
 }
 
+/* Row i's record (row_of's values, x NULL when xnull) into rec: its length. */
+static size_t row_record(long i, unsigned char rec[64]) {
+    int64_t iv[4] = {0};
+    double dv[4] = {0}, y;
+    int xnull;
+    row_of(i, &iv[0], &iv[1], &dv[2], &xnull, &y);
+    dv[3] = y;
+    uint8_t kind[4] = {BTREE_BULK_INT, BTREE_BULK_INT, xnull ? BTREE_BULK_NULL : BTREE_BULK_REAL, BTREE_BULK_REAL};
+    return btree_bulk_record(rec, 4, iv, dv, kind);
+}
+
 static const char *make_db(const char *dir, const char *name, int page_size, int64_t *root) {
     return pt_bulk_db(dir, name, page_size,
                       "CREATE TABLE t (a INTEGER NOT NULL, b INTEGER NOT NULL, x REAL, y REAL, "
@@ -52,15 +63,8 @@ static void one_size(int page_size, long n) {
     CHECK_INT(btree_bulk_open(&b, page_size, &err), 0);
     CHECK_INT(start(b, path, root, &err), 0);
     for (long i = 0; i < n; i++) {
-        int64_t iv[4] = {0};
-        double dv[4] = {0}, y;
-        int xnull;
-        row_of(i, &iv[0], &iv[1], &dv[2], &xnull, &y);
-        dv[3] = y;
-        uint8_t kind[4] = {BTREE_BULK_INT, BTREE_BULK_INT, xnull ? BTREE_BULK_NULL : BTREE_BULK_REAL, BTREE_BULK_REAL};
         unsigned char rec[64];
-        size_t len = btree_bulk_record(rec, 4, iv, dv, kind);
-        CHECK_INT(btree_bulk_add(b, rec, len), 0);
+        CHECK_INT(btree_bulk_add(b, rec, row_record(i, rec)), 0);
     }
     CHECK_INT(btree_bulk_finish(b, &err), 0);
     btree_bulk_free(b);
@@ -185,14 +189,8 @@ static void write_fails(void) {
     CHECK_INT(btree_bulk_start(b, fd, path, root, &err), 0);
     long added = 0;
     for (long i = 0; i < 400000; i++, added++) {
-        int64_t iv[4] = {0};
-        double dv[4] = {0}, y;
-        int xnull;
-        row_of(i, &iv[0], &iv[1], &dv[2], &xnull, &y);
-        dv[3] = y;
-        uint8_t kind[4] = {BTREE_BULK_INT, BTREE_BULK_INT, xnull ? BTREE_BULK_NULL : BTREE_BULK_REAL, BTREE_BULK_REAL};
         unsigned char rec[64];
-        if (btree_bulk_add(b, rec, btree_bulk_record(rec, 4, iv, dv, kind)) != 0) break;
+        if (btree_bulk_add(b, rec, row_record(i, rec)) != 0) break;
     }
     CHECK(added < 400000);   /* refused once a batch before came back failed */
     CHECK_INT(btree_bulk_finish(b, &err), -1);
