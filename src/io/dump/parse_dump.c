@@ -732,7 +732,14 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
 /* dump.json's text into *buf (*len bytes, NULL when empty): mapped under a
  * read lease (lease_map.h; *fd and *maplen to let it go), which saves the
  * copy of every byte, else read into *rbuf (*fd -1).  0, or -1 with err set
- * (naming the file, as a read would). */
+ * (naming the file, as a read would).
+ * Only files up to DUMP_MAP_MAX are mapped: the kernel breaks a lease whose
+ * holder keeps a writer waiting longer than its lease-break time (45 s by
+ * default), and a file cut after that would take pages from under the
+ * parse (SIGBUS).  The trace reader asks after every piece whether its
+ * lease still holds; a dump's parse is not made in pieces, so instead it is
+ * kept far inside that time: 256 MiB parse in well under a second. */
+#define DUMP_MAP_MAX ((uint64_t)256 << 20)
 static int dump_text(const char *path, char **rbuf, size_t *rcap, const char **buf, size_t *len, int *fd,
                      size_t *maplen, struct pt_error *err) {
     struct stat st;
@@ -740,7 +747,7 @@ static int dump_text(const char *path, char **rbuf, size_t *rcap, const char **b
     *len = 0;
     *fd = -1;
     if (json_open_regular(path, UTIL_DUMP_MAX_BYTES, fd, &st, err) != 0) return -1;
-    if ((*buf = lease_map(*fd, (uint64_t)st.st_size, maplen))) {
+    if ((uint64_t)st.st_size <= DUMP_MAP_MAX && (*buf = lease_map(*fd, (uint64_t)st.st_size, maplen))) {
         *len = (size_t)st.st_size;
 #ifdef MADV_POPULATE_READ
         (void)madvise((void *)*buf, *len, MADV_POPULATE_READ);
