@@ -305,13 +305,17 @@ static int parse_args(struct ctx *c, struct trace_fast_ev *e) {
  * "Src Rank", else "Rank" (the peer's index in its group) through the
  * group's ranks. */
 static void p2p_peer(const struct ctx *c, const struct trace_fast_ev *e, struct trace_parse_kernel *k) {
-    const struct trace_parse_pg *g = k->pg ? &c->f->pgs[k->pg - 1] : NULL;
     k->peer = -1;
     k->p2p = k->cat == TRACE_COMM ? e->p2p : 0;
     if (!k->p2p) return;
     if (e->peer >= 0 && e->peer <= INT32_MAX) k->peer = (int32_t)e->peer;
-    else if (c->half2) k->peer = tp_prank(e->prank);   /* looked up at the merge */
-    else if (g && e->prank >= 0 && e->prank < g->nranks) k->peer = g->ranks[e->prank];
+    /* a second half's k->pg names its own key table (trace_split.c), not
+     * f->pgs, which it leaves empty: looked up at the merge */
+    else if (c->half2) k->peer = tp_prank(e->prank);
+    else if (k->pg && e->prank >= 0) {
+        const struct trace_parse_pg *g = &c->f->pgs[k->pg - 1];
+        if (e->prank < g->nranks) k->peer = g->ranks[e->prank];
+    }
 }
 
 static int finish_event(struct ctx *c, struct trace_fast_ev *e) {
