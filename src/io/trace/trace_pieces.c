@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/io/common/json_scan.h"
+
 /* The lease on a mapped file broke: someone opens it to write it, and
  * waits (trace_src.h).  The window's text is copied to the buffer, the
  * mapping let go, and the rest read as the file is then. */
@@ -29,9 +31,8 @@ int tp_refill(struct ctx *c) {
     size_t off = (size_t)(c->lx.pos - c->lx.buf), keep = (size_t)(c->lx.end - c->lx.pos);
     if (keep > c->cap / 2) {   /* one value fills the buffer: grow it, up to the limit */
         if (c->cap >= c->max) {
-            size_t at = off;   /* the value itself, past the white space before it */
-            const char *b = c->lx.buf;
-            while (at < off + keep && (b[at] == ' ' || b[at] == '\n' || b[at] == '\r' || b[at] == '\t')) at++;
+            const char *b = c->lx.buf;   /* the value itself, past the white space before it */
+            size_t at = (size_t)(json_scan_ws(b + off, b + off + keep) - b);
             return pt_errorf(c->err,
                              "%s: byte %llu: a single JSON value longer than %zu MiB (one huge string?): not a "
                              "profiler trace, or a damaged one",
