@@ -26,6 +26,15 @@ void *util_arena_alloc(struct util_arena *a, size_t n) {
     return p;
 }
 
+char *util_arena_strndup(struct util_arena *a, const char *s, size_t n) {
+    char *d = util_arena_alloc(a, n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
 void util_arena_reset(struct util_arena *a) {
     for (size_t i = 0; i < a->nold; i++) free(a->old[i]);
     a->nold = 0;

@@ -13,6 +13,8 @@ struct util_arena {      /* zero-initialise */
 };
 
 void *util_arena_alloc(struct util_arena *a, size_t n);   /* NULL out of memory */
+/* n bytes of s and a NUL after them, in the arena; NULL out of memory. */
+char *util_arena_strndup(struct util_arena *a, const char *s, size_t n);
 void util_arena_reset(struct util_arena *a);   /* frees all but the current chunk, which is reused */
 void util_arena_free(struct util_arena *a);
 

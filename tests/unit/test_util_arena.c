@@ -3,6 +3,7 @@
 #include "pt_test.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "model/util/arena.h"
 
@@ -49,9 +50,25 @@ static void test_reset_reuses(void) {
     util_arena_free(&a);
 }
 
+/* n bytes copied and a NUL after them, whatever follows in the source
+ * (a token's bytes in a larger buffer); 0 bytes: the empty string. */
+static void test_strndup(void) {
+    struct util_arena a = {0};
+    const char *src = "Module.layers.0.forward\"rest";
+    char *p = util_arena_strndup(&a, src, 23), *e = util_arena_strndup(&a, src, 0);
+    CHECK(p && e);
+    if (p && e) {
+        CHECK_STR(p, "Module.layers.0.forward");
+        CHECK_INT((long)strlen(p), 23);
+        CHECK_STR(e, "");
+    }
+    util_arena_free(&a);
+}
+
 int main(void) {
     RUN(test_alloc_aligned);
     RUN(test_big_and_many);
     RUN(test_reset_reuses);
+    RUN(test_strndup);
     PT_DONE();
 }

@@ -16,11 +16,10 @@ void graph_jv_free(struct jparse *jp) {
 
 const char *graph_jv_text(struct jparse *jp, size_t *len) {
     struct json_lex *lx = &jp->lx;
-    if (!lx->has_esc) { *len = lx->slen; 
-        char *s = util_arena_alloc(&jp->ar, lx->slen + 1);
-        if (!s) { jp->oom = 1; return NULL; }
-        memcpy(s, lx->str, lx->slen);
-        s[lx->slen] = '\0';
+    if (!lx->has_esc) {
+        *len = lx->slen;
+        char *s = util_arena_strndup(&jp->ar, lx->str, lx->slen);
+        if (!s) jp->oom = 1;
         return s;
     }
     char *s = util_arena_alloc(&jp->ar, lx->slen + 1);

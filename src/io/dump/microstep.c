@@ -419,8 +419,8 @@ int microstep_build(const struct construct *c, struct microstep *ms, struct pt_e
                 memcpy(e->newkey + pre, num, nl);
                 memcpy(e->newkey + pre + nl, last, tail + 1);
             }
-        } else if ((e->newkey = util_arena_alloc(&ms->keys, len + 1))) {
-            memcpy(e->newkey, k, len + 1);
+        } else {
+            e->newkey = util_arena_strndup(&ms->keys, k, len);
         }
         if (!e->newkey) goto oom;
         idx++;

@@ -25,16 +25,6 @@ static int32_t to_i32(double v) {
     return (int32_t)v;
 }
 
-/* n bytes of s and a NUL in the construct's strings; NULL out of memory. */
-static char *cons_str(struct construct *out, const char *s, size_t n) {
-    char *d = util_arena_alloc(&out->strings, n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 /* A malloc and a free per name and parent (two per node, tens of
  * thousands per construct.json) were a fifth of the first rank's table
  * built before any parse starts; they go in one arena now. */
@@ -42,8 +32,8 @@ static int cons_add(struct construct *out, size_t *cap, const char *name, size_t
                     size_t plen, int32_t micro) {
     if (UTIL_PUSH(out->v, out->n, *cap) != 0) return -1;
     struct construct_node *nd = &out->v[out->n];
-    nd->name = cons_str(out, name, nlen);
-    nd->parent = kind == CONSTRUCT_NAME ? cons_str(out, parent, plen) : NULL;
+    nd->name = util_arena_strndup(&out->strings, name, nlen);
+    nd->parent = kind == CONSTRUCT_NAME ? util_arena_strndup(&out->strings, parent, plen) : NULL;
     nd->parent_kind = (uint8_t)kind;
     nd->micro = micro;
     if (!nd->name || (kind == CONSTRUCT_NAME && !nd->parent)) return -1;
