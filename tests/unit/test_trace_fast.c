@@ -254,7 +254,8 @@ static void times_random(void) {
  * ip >= 1024 are one double sum (trace_fast.c, time_fixed): every such
  * fraction from 0 to 2100 (below 1024 decfloat; the sum alone would miss
  * some up to 31), just under 2^53,
- * and on epoch microseconds, the same double as strtod. */
+ * and on epoch microseconds, the same double as strtod (multiples of 1/8
+ * too: time_fixed's test of them by 125's inverse), and the same ns. */
 static void times_sum(void) {
     const uint64_t from[] = {0, 9007199254740992ull - 600, 1700000000000000ull, 4503599627370496ull - 300};
     const uint64_t count[] = {2100, 600, 300, 600};
@@ -269,7 +270,8 @@ static void times_sum(void) {
                     snprintf(obj, sizeof obj, "{\"ts\": %s, \"name\": \"a name to read past here\"}", num);
                     int frac;
                     double want = strtod(num, NULL);
-                    if (!fast(obj, &frac) || !ev.has_ts || memcmp(&ev.ts_d, &want, 8)) {
+                    int64_t want_ns = (int64_t)ip * 1000 + fv * (nf == 1 ? 100 : nf == 2 ? 10 : 1);
+                    if (!fast(obj, &frac) || !ev.has_ts || memcmp(&ev.ts_d, &want, 8) || ev.ts != want_ns) {
                         fprintf(stderr, "ts %s: %.17g, want %.17g\n", num, ev.ts_d, want);
                         bad++;
                     }
