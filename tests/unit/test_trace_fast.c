@@ -374,22 +374,30 @@ static void files_alike(void) {
     }
 }
 
+/* A trace file t.json in a scratch folder of its own (name) for writing,
+ * its path in p, its "traceEvents" list begun; NULL (checked) when it
+ * cannot be made. */
+static FILE *trace_file(const char *name, char *p, size_t cap) {
+    const char *d = pt_tmpdir(name);
+    if (!d) { CHECK(!"tmpdir"); return NULL; }
+    snprintf(p, cap, "%s/t.json", d);
+    FILE *o = fopen(p, "w");
+    CHECK(o != NULL);
+    if (o) fputs("{\"traceEvents\": [\n", o);
+    return o;
+}
+
 /* HTA's whole-us rounding of kernels and launches (hta_ds, hta_de), skipped
  * for times whose doubles are their whole us exactly (0 and 0), made for
  * the others, also when the ns are whole but the double is not (more than
  * three decimals, rounded to ns): with the fast path and without it. */
 static void hta_whole(void) {
-    const char *d = pt_tmpdir("hta_whole");
     char p[1200];
-    if (!d) { CHECK(!"tmpdir"); return; }
-    snprintf(p, sizeof p, "%s/t.json", d);
-    FILE *o = fopen(p, "w");
-    CHECK(o != NULL);
+    FILE *o = trace_file("hta_whole", p, sizeof p);
     if (!o) return;
     static const char *const kt[][2] = {{"1700000000010000.0", "40.0"}, {"1000.0001", "1.0"}, {"2000", "0.9999"},
                                         {"3000.5", "2"}, {"-7000", "3"}, {"6000.000", "1.000"}};
     static const int want[][2] = {{0, 0}, {1000, 0}, {0, -1000}, {500, -500}, {0, 0}, {0, 0}};
-    fputs("{\"traceEvents\": [\n", o);
     for (int i = 0; i < 6; i++)
         fprintf(o, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %s, "
                    "\"dur\": %s, \"args\": {\"stream\": 7, \"correlation\": %d}},\n", kt[i][0], kt[i][1], i + 1);
@@ -411,6 +419,56 @@ static void hta_whole(void) {
         for (size_t i = 0; i < r.nl && i < 2; i++) CHECK_INT(r.l[i].hta_ds, r.l[i].corr == 1 ? 1000 : 0);
         pt_tf_free(&r);
     }
+}
+
+/* The name answers kept per snapshot (trace_parse_ctx.h: kmemo, amemo):
+ * 40 kernel names and 6 annotation names (4 of a phase) in runs of more
+ * shapes than there are snapshots, so that a snapshot is replaced by one
+ * of another name while an answer for its old one is kept.  Each kernel's
+ * name is the one its correlation id says and each annotation's phase its
+ * name's, and the whole file reads as the tokenizer reads it. */
+static void snap_names(void) {
+    static const char *const an[] = {"forward_step", "misc_a", "backward_step", "misc_b", "send_forward", "optimizer"};
+    static const int aph[] = {TRACE_PH_FORWARD, TRACE_PH_NONE, TRACE_PH_BACKWARD, TRACE_PH_NONE, TRACE_PH_PP_COMM,
+                              TRACE_PH_OPTIMIZER};
+    char p[1200];
+    FILE *o = trace_file("snap_names", p, sizeof p);
+    if (!o) return;
+    int corr = 0;
+    for (int round = 0; round < 12; round++)
+        for (int i = 0; i < 40; i++) {
+            int kn = round % 2 ? 39 - i : (i * 7 + round) % 40;   /* runs in another order each round */
+            corr++;
+            fprintf(o, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kern_%02d\", \"pid\": 0, \"tid\": 7, "
+                       "\"ts\": %d.5, \"dur\": 2.0, \"args\": {\"stream\": 7, \"correlation\": %d}},\n", kn, corr * 10, corr * 100 + kn);
+            int a = (i + round) % 6;
+            fprintf(o, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, "
+                       "\"ts\": %d.0, \"dur\": 1.0, \"args\": {\"External id\": %d}},\n", an[a], corr * 10 + 1, a);
+        }
+    fputs("{\"ph\": \"i\", \"name\": \"end\", \"pid\": 0, \"tid\": 0, \"ts\": 0}\n]}\n", o);
+    fclose(o);
+    same_file(p);
+    struct pt_tf_run r;
+    pt_tf_parse(p, TRACE_PARSE_MAX_VALUE, 1, &r);
+    CHECK_INT(r.rc, 0);
+    CHECK_INT((long long)r.nk, 480);
+    CHECK_INT((long long)r.nm.n, 40);
+    int bad = 0;
+    for (size_t i = 0; i < r.nk && r.k[i].name < r.nm.n; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "kern_%02d", (int)(r.k[i].corr % 100));
+        bad += strcmp(r.nm.v[r.k[i].name], want) != 0;
+    }
+    CHECK_INT(bad, 0);
+    int nph = 0;
+    for (int c0 = 0; c0 < 480; c0++) nph += aph[(c0 % 40 + c0 / 40) % 6] != TRACE_PH_NONE;
+    CHECK_INT((long long)r.f.nannos, nph);   /* (misc_a and misc_b are no phase's: not kept) */
+    for (size_t i = 0; i < r.f.nannos; i++) {
+        long c0 = (long)((r.f.annos[i].start / 1000 - 1) / 10) - 1;   /* its kernel's correlation less 1 */
+        bad += c0 < 0 || c0 >= 480 || r.f.annos[i].phase != aph[(c0 % 40 + c0 / 40) % 6];
+    }
+    CHECK_INT(bad, 0);
+    pt_tf_free(&r);
 }
 
 /* One event read by ev (snapshots and templates of the events before) and
@@ -542,5 +600,6 @@ int main(void) {
     RUN(template_rest);
     RUN(files_alike);
     RUN(hta_whole);
+    RUN(snap_names);
     PT_DONE();
 }

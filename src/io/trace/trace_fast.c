@@ -29,6 +29,7 @@ void trace_fast_ev_reset(struct trace_fast_ev *e) {
     e->has_ts = e->has_dur = e->bad_time = 0;
     e->pid = e->tid = e->stream = e->corr = -1;
     e->has_id = 0;
+    e->snap_name = -1;
     e->task = 0;
     e->task_cat = -1;
     e->argname[0] = '\0';

@@ -56,6 +56,8 @@ struct trace_fast_snap {
     int at;                  /* their count */
     unsigned used;           /* when an event last began so (trace_fast_ev.snap_clock): the least recent is replaced
                                 (after 2^32 events the count wraps: only which one is replaced changes) */
+    uint64_t gen;            /* the keep that made it (trace_fast_ev.snap_kept, from 1): what its name gave
+                                holds while gen is the same (trace_parse.c: tp_memo) */
     /* The rest of an event that began with b, as one read before it had it
      * (tend 0: none): its values' kinds (the numbers read straight: times
      * in the usual shape, plain integers) and the bytes between them (keys,
@@ -83,6 +85,9 @@ struct trace_fast_ev {
     int64_t ts, dur, pid, tid, stream, corr, id;
     double ts_d, dur_d;      /* ts and dur as the nearest doubles of us (as HTA reads them) */
     int has_id;
+    int snap_name;           /* the snapshot (index in snap) the event began with, when its name is in
+                                that one's bytes: the name of every event that began with it since its gen;
+                                -1 none */
     int task;                /* args has "Task Type" (torch_npu device task) */
     int task_cat;            /* its category, -1 unknown */
     char argname[64];        /* args.name (metadata events) */
@@ -102,6 +107,7 @@ struct trace_fast_ev {
      * came after them the last times (tried first: trace_snap.h). */
     struct trace_fast_snap snap[TRACE_FAST_NSNAP];
     unsigned snap_clock, snap_hit, snap_prev;
+    uint64_t snap_kept;      /* snapshots kept so far (their gens) */
     unsigned char snap_pred[TRACE_FAST_NSNAP][TRACE_FAST_NSNAP][2];
     /* Kept too: the first 8 digits of the last time of 9 digits or more, as
      * loaded (0 none), and their value. */

@@ -212,10 +212,21 @@ static inline int whole_us(int64_t ns, double d) {
 /* ---- events ---- */
 
 /* The event's name in the run's table: its index in *out, its category in *cat. */
+/* The cache's answer for e's name: memo's (trace_parse_ctx.h) when e
+ * began with a snapshot holding its name, else the cache's, remembered in
+ * memo for the next event that begins so; NULL when the cache has none. */
+__attribute__((always_inline)) static inline const int32_t *memo_get(struct tp_memo *memo, const struct trace_ncache *nc, const struct trace_fast_ev *e) {
+    int i = e->snap_name;
+    if (i >= 0 && memo[i].gen == e->snap[i].gen) return &memo[i].v;
+    const int32_t *hit = trace_ncache_get(nc, e->namep, e->namelen);
+    if (hit && i >= 0) memo[i] = (struct tp_memo){e->snap[i].gen, *hit};
+    return hit;
+}
+
 static int intern(struct ctx *c, struct trace_fast_ev *e, uint32_t *out, uint8_t *cat) {
     struct trace_parse_names *nm = c->names;
     size_t n = e->namelen;
-    const int32_t *hit = trace_ncache_get(&c->kcache, e->namep, n);
+    const int32_t *hit = memo_get(c->kmemo, &c->kcache, e);
     if (hit) {   /* the map's answer for these bytes */
         *out = (uint32_t)*hit;
         *cat = nm->cat[*out];
@@ -253,7 +264,7 @@ static int intern(struct ctx *c, struct trace_fast_ev *e, uint32_t *out, uint8_t
  * TRACE_PARSE_ANNO_CACHE names (a trace repeats its few hundred names). */
 static int anno_phase(struct ctx *c, struct trace_fast_ev *e) {
     size_t n = e->namelen;
-    const int32_t *hit = trace_ncache_get(&c->acache, e->namep, n);
+    const int32_t *hit = memo_get(c->amemo, &c->acache, e);
     if (hit) return *hit;
     const char *name = trace_fast_ev_name(e);
     int32_t *slot = util_smap_slot(&c->anno_cache, name, 0);
@@ -518,6 +529,8 @@ static int parse_event_run(struct ctx *c, struct trace_fast_ev *e, size_t *nev) 
 int tp_parse_events(struct ctx *c) {
     struct trace_fast_ev *e = calloc(1, sizeof *e);   /* (zeroed: no key predictions yet) */
     if (!e) return pt_errorf(c->err, "out of memory");
+    memset(c->kmemo, 0, sizeof c->kmemo);   /* (their gens were this pass's reader's) */
+    memset(c->amemo, 0, sizeof c->amemo);
     size_t nev = 0;
     for (;;) {
         enum json_tok t = tp_next(c);

@@ -52,6 +52,12 @@ struct ctx {
     struct tpat_md *md;
     struct util_smap anno_cache;   /* CPU event name -> phase (up to TRACE_PARSE_ANNO_CACHE names) */
     struct trace_ncache kcache, acache;   /* the last kernel names (-> index) and CPU event names (-> phase) */
+    /* kcache's and acache's answers for the name of the events that began
+     * with snapshot i (trace_fast_ev.snap_name), while its gen is gen (0:
+     * none): an event that began so has those bytes as its name, so the
+     * cache's hash and compare are not made again (trace_parse.c: memo_get).
+     * Zeroed with each pass's event reader (tp_parse_events). */
+    struct tp_memo { uint64_t gen; int32_t v; } kmemo[TRACE_FAST_NSNAP], amemo[TRACE_FAST_NSNAP];
     int fast;                      /* events read by trace_fast where it can (PROBETOP_TRACE_FAST=0: never) */
     /* Parsed on two threads (trace_split.h): the first half meets the
      * second at the event that starts at byte split_off (UINT64_MAX: none);

@@ -43,6 +43,7 @@ void snap_keep(struct trace_fast_ev *e, const char *start, const char *cut, unsi
     for (unsigned i = 1; i < TRACE_FAST_NSNAP; i++)
         if (e->snap[i].used < sn->used) sn = &e->snap[i];
     sn->used = ++e->snap_clock;
+    sn->gen = ++e->snap_kept;
     sn->len = (unsigned)(cut - start + 1);
     memcpy(sn->b, start, sn->len);
     sn->ph = e->ph;

@@ -103,6 +103,7 @@ static inline const char *snap_apply(struct trace_fast_ev *e, const struct trace
     if (sn->name_off != UINT_MAX) {
         e->namep = p + sn->name_off;
         e->namelen = sn->namelen;
+        e->snap_name = (int)e->snap_hit;   /* sn's index (snap_find's) */
     }
     e->pid = sn->pid;
     e->tid = sn->tid;
