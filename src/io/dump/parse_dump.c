@@ -14,6 +14,7 @@
 #include "src/io/common/json.h"
 #include "src/io/common/json_scan.h"
 #include "src/io/common/lease_map.h"
+#include "src/io/dump/dump_classify.h"
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/origin_light.h"
 #include "src/io/dump/parse_dump_elem.h"
@@ -58,96 +59,6 @@ static size_t apply_mapping(const struct mapping *m, char *buf, size_t len, size
         len = o;
     }
     return len;
-}
-
-/* ---- metric classification (probetop-rules(7), TREND TARGETS) ---- */
-
-/* memmem for a pattern that starts with '.' (pl >= 2): a record name has a
- * few dots, and glibc's memmem costs more to set up than this costs to run.
- * Sixteen places at a time, where a dot is followed by the pattern's
- * second byte, then the last few bytes one by one. */
-static const char *find_dotted(const char *s, size_t n, const char *pat, size_t pl) {
-    if (n < pl) return NULL;
-    const char *p = s, *last = s + n - pl;
-#if JSON_HAVE_SSE2
-    const __m128i dot = _mm_set1_epi8('.'), second = _mm_set1_epi8(pat[1]);
-    for (; p + 17 <= s + n && p <= last; p += 16) {   /* the blocks at p and p + 1 lie inside s */
-        __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), dot);
-        __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), second);
-        for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(a, b)); m; m &= m - 1) {
-            const char *c = p + __builtin_ctz(m);
-            if (c > last) return NULL;
-            if (!memcmp(c, pat, pl)) return c;
-        }
-    }
-#endif
-    for (; p <= last; p++)
-        if (*p == '.' && p[1] == pat[1] && !memcmp(p, pat, pl)) return p;
-    return NULL;
-}
-
-/* Replaces every ".<w>." by "." and then removes every ".<w>" (Python's
- * str.replace twice: non-overlapping, left to right).  memmem, not a
- * compare at every byte: this runs for every record. */
-static size_t strip_word(char *s, size_t n, const char *w) {
-    char pat[32];
-    size_t wl = strlen(w);   /* the callers' words are short literals */
-    if (wl > sizeof pat - 3) wl = sizeof pat - 3;
-    pat[0] = '.';
-    memcpy(pat + 1, w, wl);
-    pat[wl + 1] = '.';
-    pat[wl + 2] = '\0';
-    size_t l2 = wl + 1, l1 = l2 + 1;   /* not snprintf: this runs for every record */
-    for (int pass = 0; pass < 2; pass++) {
-        size_t pl = pass ? l2 : l1, o = 0;
-        const char *p = s, *end = s + n, *hit;
-        while ((hit = find_dotted(p, (size_t)(end - p), pat, pl))) {
-            memmove(s + o, p, (size_t)(hit - p));
-            o += (size_t)(hit - p);
-            if (!pass) s[o++] = '.';
-            p = hit + pl;
-        }
-        memmove(s + o, p, (size_t)(end - p));
-        n = o + (size_t)(end - p);
-    }
-    s[n] = '\0';
-    return n;
-}
-
-/* Classifies key (modified in place to the stripped name); returns the
- * metric or -1 (skip).  Forward may become recompute later. */
-static int classify(char *k, size_t *n) {
-    if (find_dotted(k, *n, ".forward.", 9) || util_ends_with_n(k, *n, ".forward")) {
-        *n = strip_word(k, *n, "forward");
-        return DM_FORWARD;
-    }
-    if (find_dotted(k, *n, ".backward.", 10) || util_ends_with_n(k, *n, ".backward")) {
-        *n = strip_word(k, *n, "backward");
-        return DM_BACKWARD;
-    }
-    if (util_ends_with_n(k, *n, "parameters_grad")) {
-        /* remove every ".parameters_grad" */
-        size_t o = 0;
-        for (size_t i = 0; i < *n;) {
-            if (i + 16 <= *n && !memcmp(k + i, ".parameters_grad", 16)) i += 16;
-            else k[o++] = k[i++];
-        }
-        k[o] = '\0';
-        *n = o;
-        return DM_PARAMS_GRAD;
-    }
-    /* >= 3 parts and the second-to-last is exactly parameters_grad */
-    char *last = memrchr(k, '.', *n);
-    if (last && last > k) {
-        char *p2 = memrchr(k, '.', (size_t)(last - k));
-        const char *seg = p2 ? p2 + 1 : k;
-        if (p2 && (size_t)(last - seg) == 15 && !memcmp(seg, "parameters_grad", 15)) {
-            *p2 = '\0';
-            *n = (size_t)(p2 - k);
-            return DM_PARAMS_GRAD;
-        }
-    }
-    return -1;
 }
 
 static void set_warning(struct dump_file *f, const char *msg);
@@ -516,7 +427,7 @@ static int import_key(struct pstate *ps, const char *name, size_t nlen, const st
     /* without rows the metric only tells a parameters_grad record, which
      * classify finds only in a key holding those words */
     if (!ps->opt->want_rows && !util_find(key, *klen, "parameters_grad", 15)) return -1;
-    return classify(key, klen);
+    return dump_classify(key, klen);
 }
 
 /* One record of data: key already decoded into name; value starts at t. */
