@@ -323,6 +323,33 @@ static void summary_unforeseen(void) {
     CHECK_INT(system(cmd), 0);
 }
 
+/* --process_num 128 over 66 rank folders: a thread per folder (the
+ * reader kept the ids of 64, and wrote past them: ASan's stack overflow in
+ * the sanitizer build), the same bytes as one thread writes. */
+static void threads_past_64(void) {
+    const char *t = pt_tmpdir("data2db_threads");
+    char in[1100], out[2][1100], db[2][1200], cmd[2600];
+    if (gen_tree(t, "--steps 1 --ranks 66 --layers 1 --micro-batches 1 --hidden 8 --heads 2 --ffn 16 --seq 4 "
+                    "--vocab 16") != 0)
+        SKIP("gen_dump.py failed");
+    snprintf(in, sizeof in, "%s/in", t);
+    for (int k = 0; k < 2; k++) {
+        snprintf(out[k], sizeof out[k], "%s/out%d", t, k);
+        mkdir(out[k], 0755);
+        struct load_opts lo;
+        load_opts_init(&lo);
+        lo.threads = k ? 128 : 1;
+        struct tdb_result res;
+        struct pt_error err;
+        struct dataset *ds = calloc(1, sizeof *ds);
+        CHECK_INT(trenddb_write_dump(in, out[k], &lo, ds, &res, &err), 0);
+        dataset_free(ds);
+        snprintf(db[k], sizeof db[k], "%s/dump_data.trend.db", out[k]);
+    }
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", db[0], db[1]);
+    CHECK_INT(system(cmd), 0);
+}
+
 /* data2db whose writes stop at limit bytes a file (RLIMIT_FSIZE: the
  * pages of a bulk-built table meet it) fails with what went wrong, and
  * leaves no file in the output folder, the temporary one removed. */
@@ -387,5 +414,6 @@ int main(void) {
     RUN(pages_written_once);
     RUN(bulk_write_fails);
     RUN(summary_unforeseen);
+    RUN(threads_past_64);
     PT_DONE();
 }

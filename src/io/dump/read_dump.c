@@ -375,6 +375,18 @@ static void keep_first_steps(struct rdlist *l, const int32_t *grp, int max, int 
     ds->more = l_all - keep;
 }
 
+/* as many as --process_num allows (probetop(1), data2db: 128): the ids
+ * had room for 64, and 128 threads over as many folders wrote past them */
+#define POOL_MAX_THREADS 128
+
+/* The reader threads for n folders: the user's count or one per core, no
+ * more than folders or POOL_MAX_THREADS. */
+static int pool_threads(const struct load_opts *lo, size_t n) {
+    int threads = lo->threads > 0 ? lo->threads : util_ncores(64);
+    if ((size_t)threads > n) threads = (int)n;
+    return threads > POOL_MAX_THREADS ? POOL_MAX_THREADS : threads;
+}
+
 /* Sets up the pool over l and starts parsing: the lone dump.json `path`
  * right here, else on up to `threads` workers (their ids in tids, count in
  * *nt).  0, or -1 with err set (out of memory, nothing left to free). */
@@ -788,9 +800,8 @@ int dump_read(const char *path, const struct load_opts *lo, const struct dump_op
         for (size_t i = 0; dc && i < l.n; i++) hit[i] = dump_cache_find(dc, l.v[i].dir, l.v[i].step, l.v[i].rank, &sig[i]);
         p.hit = hit;
     }
-    int threads = lo->threads > 0 ? lo->threads : util_ncores(64);
-    if ((size_t)threads > l.n) threads = (int)l.n;
-    pthread_t tids[64];
+    pthread_t tids[POOL_MAX_THREADS];
+    int threads = pool_threads(lo, l.n);
     int nt = 0;
     if (pool_start(&p, &l, lone, path, threads, tids, &nt, err) != 0) {
         free(hit);
