@@ -107,6 +107,8 @@ struct feed {                /* a job's reading */
     struct tdb_monsum *p;
     struct tdb tw, *t;       /* the tdb with this job's error */
     struct pt_error *e;
+    unsigned char *buf;      /* a rank's window of packed rows as read */
+    size_t cap;
 };
 
 static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e) {
@@ -115,22 +117,27 @@ static void feed_start(struct feed *f, struct tdb_monsum *p, struct pt_error *e)
     f->t = e == p->t->err ? (struct tdb *)p->t : &f->tw;
 }
 
+static void feed_end(struct feed *f) { free(f->buf); }
+
 /* Part s fed window win of ranks [i0, i1), each rank's rows then the rank;
  * part also (NULL: none) the same rows, read and added once, before s.
- * The spooled rows are made as s makes them (tdb_summary_row): read
- * straight into s's room for them. */
+ * The spooled rows are packed as tdb_summary_pack_head makes them: read into
+ * the job's buffer, unpacked into s's room for them. */
 static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also, size_t win, size_t i0, size_t i1) {
     struct tdb_monsum *p = f->p;
-    size_t rl = tdb_summary_row_len(s);
     for (size_t i = i0; i < i1; i++) {
         if (wait_for(p, i, 0, f->e) != 0) return -1;
         const uint64_t *o = p->woff + i * (p->nwin + 1);
         uint64_t len = o[win + 1] - o[win];
         if (!len) continue;
-        double *rows = tdb_summary_rows(s, len / rl);
-        if (!rows) return pt_errorf(f->e, "out of memory");
-        if (fs_pread_all(p->fd, rows, len / rl * rl, (off_t)o[win]) != 0)
+        if (util_grow((void **)&f->buf, &f->cap, (size_t)len, 1) != 0) return pt_errorf(f->e, "out of memory");
+        if (fs_pread_all(p->fd, f->buf, (size_t)len, (off_t)o[win]) != 0)
             return pt_errorf(f->e, "%s: could not read the rank summary's rows back", p->t->final);
+        int urc = tdb_summary_unpack(s, f->buf, (size_t)len);
+        if (urc == -1) return pt_errorf(f->e, "out of memory");
+        if (urc != 0)
+            return pt_errorf(f->e, "%s: internal: the rank summary's rows of rank %ld, window %zu, read back cut", p->t->final,
+                             (long)p->rank[i], win);
         if (also && tdb_summary_rank_of(also, s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
         if (also && tdb_summary_flush(f->t, also) != 0) return -1;
         if (tdb_summary_rank(s, p->rank[i]) != 0) return pt_errorf(f->e, "out of memory");
@@ -193,6 +200,7 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
     else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 0, 1);   /* later windows: every rank is out */
     else if (k == 2)   /* window 0 of the whole run out, then later windows too */
         rc = wait_for(p, 0, 1, e) != 0 || tdb_summary_window(f.t, p->run[0]) != 0 ? -1 : feed_windows(&f, p->run[0], 0, 1);
+    feed_end(&f);
     if (rc != 0) post_fail(p, e);
     return rc;
 }
@@ -200,5 +208,7 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
 int tdb_monsum_all(struct tdb_monsum *p, struct pt_error *e) {
     struct feed f;
     feed_start(&f, p, e);
-    return feed_windows(&f, p->all, 0, 0);
+    int rc = feed_windows(&f, p->all, 0, 0);
+    feed_end(&f);
+    return rc;
 }

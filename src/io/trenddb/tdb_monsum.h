@@ -1,7 +1,7 @@
 /* tdb_monsum: the rank summary of data2db on a monitor tree, made on the
  * pool beside trend_data (trenddb_write_monitor.c).  The writer's job puts
  * the ranks' rows into trend_data one rank after the other and spools each
- * row for the summary (as the summary makes it, tdb_summary_row), noting per
+ * row for the summary (as the summary makes it, packed: tdb_summary_pack_head), noting per
  * rank where each window of steps starts, and posts each rank as it is
  * out; the summary's jobs here read them back and feed the parts
  * (tdb_summary_new_part): the groups' part a rank group at a time, every

@@ -21,6 +21,7 @@
 #include "src/io/trenddb/tdb_summary.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,8 +507,6 @@ int tdb_summary_finish_parts(struct tdb *t, struct tdb_summary *const *parts, si
     return rc;
 }
 
-size_t tdb_summary_row_len(const struct tdb_summary *m) { return ROW_STRIDE(m->ns) * sizeof(double); }
-
 double *tdb_summary_rows(struct tdb_summary *m, size_t n) {
     size_t stride = ROW_STRIDE(m->ns);
     if (m->cur.n + n > m->cur.cap && sacc_grow(&m->cur, m->cur.n + n, stride) != 0) return NULL;
@@ -518,6 +517,56 @@ double *tdb_summary_rows(struct tdb_summary *m, size_t n) {
 
 struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m) {
     return (struct tdb_summary_head){.tells = m->tells, .all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u};
+}
+
+size_t tdb_summary_packed_rows(const unsigned char *b, size_t len, uint32_t all) {
+    struct tdb_summary_packed h;
+    size_t n = 0, at = 0;
+    while (at < len) {
+        if (len - at < sizeof h) return SIZE_MAX;
+        memcpy(&h, b + at, sizeof h);
+        if ((h.has & ~all) || h.nv_nan >> 1 > TDB_MAX_STATS) return SIZE_MAX;
+        at += sizeof h + (size_t)(h.nv_nan >> 1) * sizeof(double);
+        n++;
+    }
+    return at == len ? n : SIZE_MAX;
+}
+
+/* As tdb_summary_row_end and tdb_summary_val made them: the same doubles.
+ * The values are has's, nv of them: a row whose two disagree (not the
+ * writer's) reads no further than its nv. */
+void tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, double *e) {
+    struct tdb_summary_packed h;
+    for (size_t at = 0; at < len; e += ROW_STRIDE(ns)) {
+        memcpy(&h, b + at, sizeof h);
+        const unsigned char *v = b + at + sizeof h;
+        unsigned nv = h.nv_nan >> 1;
+        at += sizeof h + (size_t)nv * sizeof(double);
+        e[0] = (double)h.step;
+        e[1] = (double)h.target_id;
+        e[2] = (double)h.metric_id;
+        e[3] = h.has;
+        e[4] = h.nv_nan & 1 ? ~(uint32_t)h.has & hd.all : 0;
+        if (h.has == hd.all && nv == (unsigned)ns) {   /* the common row: every statistic, in column order */
+            memcpy(e + 5, v, (size_t)ns * sizeof(double));
+            continue;
+        }
+        for (int s = 0; s < ns; s++) e[5 + s] = 0;
+        unsigned k = 0;
+        for (uint32_t hm = h.has; hm && k < nv; hm &= hm - 1, k++)
+            memcpy(e + 5 + __builtin_ctz(hm), v + (size_t)k * sizeof(double), sizeof(double));
+    }
+}
+
+/* Counted first: the room made once. */
+int tdb_summary_unpack(struct tdb_summary *m, const unsigned char *b, size_t len) {
+    struct tdb_summary_head hd = tdb_summary_head(m);
+    size_t n = tdb_summary_packed_rows(b, len, hd.all);
+    if (n == SIZE_MAX) return -2;
+    double *e = n ? tdb_summary_rows(m, n) : NULL;
+    if (n && !e) return -1;
+    if (n) tdb_summary_unpack_rows(hd, m->ns, b, len, e);
+    return 0;
 }
 
 /* One pass, no call a statistic (this runs for every row of every

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "src/io/trenddb/tdb.h"
 
@@ -35,12 +36,12 @@ int tdb_summary_fits(const struct tdb_summary *m, int64_t max_rank);
 int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int64_t metric_id, const double *stored,
                     uint32_t present);
 /* tdb_summary_add in two halves, for a row made on one thread and added
- * on another (the monitor writer spools its rows so made, tdb_monsum.c
- * reads them back straight into a summary): tdb_summary_row makes the
- * row into e (tdb_summary_row_len(m) bytes; any part of the same columns
- * makes the same bytes), tdb_summary_rows gives room for n rows so made
- * at the end of the rank's rows (NULL without memory). */
-size_t tdb_summary_row_len(const struct tdb_summary *m);
+ * on another (the monitor writer spools its rows so made, packed by
+ * tdb_summary_pack_head; tdb_monsum.c reads them back into a summary,
+ * tdb_summary_unpack): tdb_summary_row makes the row into e (5 + ns
+ * doubles; any part of the same columns makes the same bytes),
+ * tdb_summary_rows gives room for n rows so made at the end of the rank's
+ * rows (NULL without memory). */
 void tdb_summary_row(const struct tdb_summary *m, double *e, int64_t step, int64_t target_id, int64_t metric_id,
                      const double *stored, uint32_t present);
 double *tdb_summary_rows(struct tdb_summary *m, size_t n);
@@ -67,6 +68,46 @@ struct tdb_summary_head {
     uint32_t all;     /* a bit per statistic */
 };
 struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m);
+/* A row so made, packed for a spool (the monitor writer's, read back by
+ * tdb_summary_unpack): the head in 16 bytes, then only the values of has
+ * (most rows have few): e's 5 + ns doubles, a third to a half of them
+ * zeros and small integers, cost their bytes twice through the page cache
+ * (written once, read back by two parts).  tdb_summary_unpack makes e's
+ * bytes again (tdb_summary_row_end's head, 0 where has has no bit). */
+struct tdb_summary_packed {
+    int64_t target_id;
+    int32_t step;
+    uint16_t has;             /* statistics: at most TDB_MAX_STATS */
+    uint8_t metric_id;
+    uint8_t nv_nan;           /* the values that follow << 1 | nan (1: e[4] is ~has & all, 0: e[4] is 0) */
+};
+_Static_assert(sizeof(struct tdb_summary_packed) == 16 && TDB_MAX_STATS <= 16, "tdb_summary_packed: 16 bytes, has 16 bits");
+#define TDB_SUMMARY_PACKED_MAX (sizeof(struct tdb_summary_packed) + TDB_MAX_STATS * sizeof(double))
+/* The writer walks a row's statistics once (tdb_summary_val): each value
+ * kept (has grew) goes at once to out (TDB_SUMMARY_PACKED_MAX bytes of
+ * room), the k-th of them (columns ascending) by tdb_summary_pack_val,
+ * then the head, with has and finite as tdb_summary_val made them and nv
+ * the values put; the row's length. */
+static inline void tdb_summary_pack_val(unsigned char *out, unsigned k, double v) {
+    memcpy(out + sizeof(struct tdb_summary_packed) + (size_t)k * sizeof v, &v, sizeof v);
+}
+static inline size_t tdb_summary_pack_head(unsigned char *out, struct tdb_summary_head hd, int32_t step,
+                                           int64_t target_id, uint8_t metric_id, uint32_t has, uint32_t finite,
+                                           unsigned nv) {
+    struct tdb_summary_packed h = {.target_id = target_id, .step = step, .has = (uint16_t)has, .metric_id = metric_id,
+                                   .nv_nan = (uint8_t)(nv << 1 | !(finite & hd.tells))};
+    memcpy(out, &h, sizeof h);
+    return sizeof h + (size_t)nv * sizeof(double);
+}
+/* len bytes of rows packed by tdb_summary_pack_head (m's columns) added to m as
+ * tdb_summary_rows' room filled.  0; -1 without memory, -2 when the bytes
+ * are not whole packed rows of m. */
+int tdb_summary_unpack(struct tdb_summary *m, const unsigned char *b, size_t len);
+/* Its halves: the rows in len packed bytes (statistics all: a bit each),
+ * SIZE_MAX when the bytes are not whole rows; those rows made again into
+ * e (5 + ns doubles a row). */
+size_t tdb_summary_packed_rows(const unsigned char *b, size_t len, uint32_t all);
+void tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, double *e);
 static inline void tdb_summary_row_end(struct tdb_summary_head hd, double *e, int64_t step, int64_t target_id,
                                        int64_t metric_id, uint32_t has, uint32_t finite) {
     e[0] = (double)step;

@@ -332,6 +332,7 @@ out:
 
 /* Writing trend_data from the spool. */
 _Static_assert(TDB_MAX_STATS <= BTREE_BULK_IR_MAX, "mon_row_out: a row's columns in one btree_bulk_ir record");
+_Static_assert(MONITOR_NMETRICS < 256, "mon_row_out: a metric_id in tdb_summary_packed's byte");
 struct mon_rows {
     struct tdb *t;
     int colidx[MONITOR_NSTATS];   /* per monitor_stat_names index: its column, -1 none */
@@ -339,10 +340,9 @@ struct mon_rows {
     struct btree_bulk *bb;   /* NULL: INSERTs */
     sqlite3_stmt *ins_row;
     struct tdb_summary *summ;
-    size_t slen;                  /* its row's bytes (tdb_summary_row_len) */
     struct tdb_summary_head shead;   /* what its row's head needs */
     /* the summary's rows, rank by rank in key order, on a spool of their
-     * own (as the summary makes them: tdb_summary_row),
+     * own (as the summary makes them, packed: tdb_summary_pack_head),
      * and per rank where each window of wsteps steps starts in it */
     struct tdb_spool sspool;
     int32_t step0, wsteps;
@@ -365,12 +365,13 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     const char *vals = rec + sizeof h;
     double val[MONITOR_NSTATS];   /* read only where present says */
     uint32_t present = 0, has = 0, finite = 0;
-    double *e = NULL;   /* the summary's row, made on the same walk, in place on the spool
-                         * (aligned: it holds only such rows, each a multiple of 8 bytes) */
-    if (w->summ) {
-        if (!(e = tdb_spool_room(&w->sspool, w->slen)))
-            return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
-    }
+    /* the summary's row, made on the same walk, packed in place on the
+     * spool (tdb_summary_pack_head; e: tdb_summary_val's statistics) */
+    double e[5 + TDB_MAX_STATS];
+    unsigned char *packed = NULL;
+    unsigned nv = 0;
+    if (w->summ && !(packed = tdb_spool_room(&w->sspool, TDB_SUMMARY_PACKED_MAX)))
+        return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
     int64_t key[4] = {rank, r->step, r->dbid, r->metric};
     /* room for the 8-byte stores past the last value (btree_bulk_put_be) */
     unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
@@ -384,13 +385,15 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         o = btree_bulk_ir_real(out, 4, o, c, v);
         val[c] = v;
         present |= 1u << c;
-        if (e) tdb_summary_val(e, c, v, &has, &finite);
+        if (packed) {
+            uint32_t had = has;
+            tdb_summary_val(e, c, v, &has, &finite);
+            if (has != had) tdb_summary_pack_val(packed, nv++, e[5 + c]);
+        }
     }
-    if (e) {   /* the statistics absent or NaN: 0 (most rows have none) */
-        for (uint32_t z = w->shead.all & ~has; z; z &= z - 1) e[5 + __builtin_ctz(z)] = 0;
-        tdb_summary_row_end(w->shead, e, r->step, r->dbid, r->metric, has, finite);
-        tdb_spool_wrote(&w->sspool, w->slen);
-    }
+    if (packed)
+        tdb_spool_wrote(&w->sspool, tdb_summary_pack_head(packed, w->shead, r->step, r->dbid, (uint8_t)r->metric, has,
+                                                          finite, nv));
     w->rows++;
     if (w->bb) return tdb_bulk_add(w->t, w->bb, out, (size_t)(o - out));
     struct tdb_row row = {.ncols = 4 + w->nc};
@@ -615,7 +618,6 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         /* in parts on the pool when built beside SQLite (tdb_monsum) */
         if (tdb_monsum_open(&sum, t, nc, cols, ms->max_rank_rows, w.nwin) != 0) goto out;
         w.summ = sum.all ? sum.all : sum.run[0];
-        w.slen = tdb_summary_row_len(w.summ);
         w.shead = tdb_summary_head(w.summ);
         if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }

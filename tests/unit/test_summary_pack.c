@@ -1,0 +1,119 @@
+/* The rank summary's rows as the monitor writer spools them
+ * (tdb_summary_pack_val, _head; read back by tdb_summary_unpack): unpacked, a row is
+ * the same doubles tdb_summary_row makes of the same values: present,
+ * absent, NaN, msProbe's stored infinities, a target id past 32 bits; and
+ * bytes that are not whole rows are refused. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pt_test.h"
+
+#include "src/io/trenddb/tdb_summary.h"
+
+#define NS 3
+
+struct prow {
+    int32_t step;
+    int64_t target;
+    uint8_t metric;
+    double stored[NS];
+    uint32_t present;
+};
+
+static const struct prow rows[] = {
+    {0, 1, 1, {1.5, -2.0, 3.25}, 7},                       /* every statistic */
+    {3, 7, 2, {0.0, 0.0, 4.0}, 4},                         /* only the last */
+    {3, 8, 9, {NAN, 1.0, 2.0}, 7},                         /* a NaN norm */
+    {5, 9, 3, {1000000001.0, -1000000001.0, 1e300}, 7},    /* msProbe's infinities, a finite big one */
+    {7, (int64_t)1 << 40, 4, {0.5, NAN, -0.0}, 5},         /* a wide target id, a NaN absent from present */
+    {-2, 2, 1, {0, 0, 0}, 0},                              /* nothing */
+    {9, 3, 2, {NAN, NAN, NAN}, 7},                         /* all NaN */
+    {11, 4, 5, {INFINITY, 2.0, -INFINITY}, 3},             /* infinities as read */
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* The row as the writer makes it (mon_row_out): tdb_summary_val a
+ * statistic at a time, each value kept packed at once, then the head. */
+static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned char *out) {
+    double e[5 + NS];
+    uint32_t has = 0, finite = 0;
+    unsigned nv = 0;
+    for (int s = 0; s < NS; s++)
+        if ((r->present >> s) & 1) {
+            uint32_t had = has;
+            tdb_summary_val(e, s, r->stored[s], &has, &finite);
+            if (has != had) tdb_summary_pack_val(out, nv++, e[5 + s]);
+        }
+    return tdb_summary_pack_head(out, tdb_summary_head(m), r->step, r->target, r->metric, has, finite, nv);
+}
+
+static void same_rows(const char *const *cols) {
+    struct tdb_summary *m = tdb_summary_new(NS, cols, 15);
+    CHECK(m != NULL);
+    if (!m) return;
+    unsigned char buf[NROWS * TDB_SUMMARY_PACKED_MAX];
+    size_t len = 0;
+    for (size_t i = 0; i < NROWS; i++) {
+        size_t n = pack(m, &rows[i], buf + len);
+        CHECK(n <= TDB_SUMMARY_PACKED_MAX);
+        CHECK_INT(n % 8, 0);
+        len += n;
+    }
+    struct tdb_summary_head hd = tdb_summary_head(m);
+    CHECK_INT(tdb_summary_packed_rows(buf, len, hd.all), NROWS);
+    double got[NROWS][5 + NS], want[NROWS][5 + NS];
+    memset(got, 0xa5, sizeof got);
+    tdb_summary_unpack_rows(hd, NS, buf, len, &got[0][0]);
+    for (size_t i = 0; i < NROWS; i++) {
+        tdb_summary_row(m, want[i], rows[i].step, rows[i].target, rows[i].metric, rows[i].stored, rows[i].present);
+        CHECK(memcmp(got[i], want[i], sizeof want[i]) == 0);
+    }
+    /* a few values checked outright: the wide target, an infinity, a NaN's count */
+    CHECK(got[4][1] == (double)((int64_t)1 << 40));
+    CHECK(isinf(got[3][5]) && got[3][5] > 0 && isinf(got[3][6]) && got[3][6] < 0);
+    CHECK_INT((long long)got[2][3], 6);   /* has: the NaN norm not there */
+    CHECK(got[5][0] == -2.0);
+    /* cut bytes, and a statistic past the columns: not rows */
+    CHECK_INT(tdb_summary_packed_rows(buf, len - 8, hd.all), SIZE_MAX);
+    CHECK_INT(tdb_summary_packed_rows(buf, 5, hd.all), SIZE_MAX);
+    CHECK_INT(tdb_summary_packed_rows(buf, 0, hd.all), 0);
+    struct tdb_summary_packed h;
+    memcpy(&h, buf, sizeof h);
+    h.has = 1u << NS;
+    h.nv_nan = 1 << 1;
+    unsigned char bad[sizeof h + 8] = {0};
+    memcpy(bad, &h, sizeof h);
+    CHECK_INT(tdb_summary_packed_rows(bad, sizeof bad, hd.all), SIZE_MAX);
+    CHECK_INT(tdb_summary_unpack(m, bad, sizeof bad), -2);
+    /* a head saying more values than has (not the writer's): read no further than nv */
+    h.has = 1;
+    h.nv_nan = 2 << 1;
+    unsigned char odd[sizeof h + 16];
+    double one = 1.0, two = 2.0, row[5 + NS];
+    memcpy(odd, &h, sizeof h);
+    memcpy(odd + sizeof h, &one, 8);
+    memcpy(odd + sizeof h + 8, &two, 8);
+    CHECK_INT(tdb_summary_packed_rows(odd, sizeof odd, hd.all), 1);
+    tdb_summary_unpack_rows(hd, NS, odd, sizeof odd, row);
+    CHECK(row[5] == 1.0 && row[6] == 0 && row[7] == 0);
+    CHECK_INT(tdb_summary_unpack(m, buf, len), 0);
+    tdb_summary_free(m);
+}
+
+/* With the columns that tell a NaN row (norm, mean) and without. */
+static void telling(void) {
+    static const char *const cols[NS] = {"norm", "max", "mean"};
+    same_rows(cols);
+}
+
+static void not_telling(void) {
+    static const char *const cols[NS] = {"min", "max", "zeros"};
+    same_rows(cols);
+}
+
+int main(void) {
+    RUN(telling);
+    RUN(not_telling);
+    PT_DONE();
+}
