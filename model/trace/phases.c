@@ -22,16 +22,15 @@ int phases_comm(int anno_phase, int dim, int ep_name) {
     return anno_phase;
 }
 
-int phases_step_add(struct phases_step *p, int micro, const struct trace_seg *g) {
+struct trace_acc *phases_step_acc(struct phases_step *p, int micro) {
     size_t i = micro < 0 ? 0 : (size_t)micro + 1;
     if (i >= p->n) {
-        if (util_grow((void **)&p->acc, &p->cap, i + 1, sizeof *p->acc)) return -1;
+        if (util_grow((void **)&p->acc, &p->cap, i + 1, sizeof *p->acc)) return NULL;
         for (size_t k = p->n; k <= i; k++) trace_acc_init(&p->acc[k]);
         p->n = i + 1;
     }
     if (i) p->any = 1;
-    trace_acc_add(&p->acc[i], g);
-    return 0;
+    return &p->acc[i];
 }
 
 int phases_step_flush(struct phases_step *p, int32_t step, struct trace_micro **v, size_t *n, size_t *cap) {

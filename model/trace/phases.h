@@ -28,8 +28,9 @@ struct phases_step {
     size_t n, cap;
     int any;                  /* some kernel of the step is in a micro-batch */
 };
-/* 0, or -1 out of memory. */
-int phases_step_add(struct phases_step *p, int micro, const struct trace_seg *g);
+/* The figures a kernel of micro-batch micro is added to (the caller adds
+ * it, with the step's: trace_acc_add2), or NULL out of memory. */
+struct trace_acc *phases_step_acc(struct phases_step *p, int micro);
 /* Appends the step's micro-batches (micro -1 first, then ascending; none
  * when no kernel of the step is in a micro-batch) to *v and starts a new
  * step.  0, or -1 out of memory. */

@@ -143,9 +143,9 @@ _Static_assert(TRACE_NPHASES <= 32, "trace_acc.ph_seen holds a bit per phase");
 
 void trace_acc_init(struct trace_acc *a) { memset(a, 0, offsetof(struct trace_acc, ph)); }
 
-void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
-    int64_t s = g->start_ns, e = g->start_ns + g->dur_ns;
-    int c = g->cat < TRACE_IDLE ? g->cat : TRACE_MEMORY, p = g->phase < TRACE_NPHASES ? g->phase : TRACE_PH_NONE;
+/* One kernel (start s, end e, category c, phase p) into a: the body of
+ * trace_acc_add and trace_acc_add2, inlined into each. */
+__attribute__((always_inline)) static inline void acc_add(struct trace_acc *a, int64_t s, int64_t e, int c, int p) {
     struct trace_stats *out = &a->out;
     if (!out->nkernels) {
         a->first = s, a->last = e;
@@ -173,6 +173,28 @@ void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
     }
     out->count[c]++;
     out->phase_count[p][c]++;
+}
+
+#define ACC_SEG(g) int64_t s = (g)->start_ns, e = (g)->start_ns + (g)->dur_ns; \
+    int c = (g)->cat < TRACE_IDLE ? (g)->cat : TRACE_MEMORY, p = (g)->phase < TRACE_NPHASES ? (g)->phase : TRACE_PH_NONE
+
+void trace_acc_add(struct trace_acc *a, const struct trace_seg *g) {
+    ACC_SEG(g);
+    acc_add(a, s, e, c, p);
+}
+
+void trace_acc_add2(struct trace_acc *restrict a, struct trace_acc *restrict b, const struct trace_seg *g) {
+    ACC_SEG(g);
+    acc_add(a, s, e, c, p);
+    acc_add(b, s, e, c, p);
+}
+
+void trace_acc_add3(struct trace_acc *restrict a, struct trace_acc *restrict b, const struct trace_seg *g, struct trace_acc *restrict w,
+                    const struct trace_seg *h) {
+    ACC_SEG(g);
+    acc_add(a, s, e, c, p);
+    acc_add(b, s, e, c, p);
+    acc_add(w, h->start_ns, h->start_ns + h->dur_ns, c, p);
 }
 
 void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out) {

@@ -192,6 +192,15 @@ struct trace_acc {
 };
 void trace_acc_init(struct trace_acc *a);
 void trace_acc_add(struct trace_acc *a, const struct trace_seg *g);
+/* trace_acc_add(a, g) and trace_acc_add(b, g) in one call (a step's and
+ * its micro-batch's figures: each kernel goes to both), the kernel's
+ * times, category and phase taken once; a and b distinct. */
+void trace_acc_add2(struct trace_acc *restrict a, struct trace_acc *restrict b, const struct trace_seg *g);
+/* trace_acc_add2(a, b, g) and trace_acc_add(w, h) in one call (with HTA's
+ * window's figures too: h is g on HTA's whole-us times, its category and
+ * phase g's); a, b and w distinct. */
+void trace_acc_add3(struct trace_acc *restrict a, struct trace_acc *restrict b, const struct trace_seg *g, struct trace_acc *restrict w,
+                    const struct trace_seg *h);
 void trace_acc_finish(const struct trace_acc *a, struct trace_stats *out);
 
 /* The breakdown of n kernels sorted by start (those with keep[i] set, or

@@ -402,6 +402,65 @@ static void stats_by_hand(void) {
     CHECK(isnan(trace_overlap_pct(&x)));
 }
 
+/* Every figure of x and y the same. */
+static int same_stats(const struct trace_stats *x, const struct trace_stats *y) {
+    int same = x->kernel_ns == y->kernel_ns && x->idle_ns == y->idle_ns && x->non_compute_ns == y->non_compute_ns &&
+               x->overlap_ns == y->overlap_ns && x->nkernels == y->nkernels;
+    for (int c = 0; c < TRACE_NCATS; c++) same &= x->cat_ns[c] == y->cat_ns[c] && x->count[c] == y->count[c];
+    for (int p = 0; p < TRACE_NPHASES; p++) {
+        same &= x->phase_overlap_ns[p] == y->phase_overlap_ns[p] && x->phase_span_ns[p] == y->phase_span_ns[p];
+        for (int c = 0; c < TRACE_NCATS; c++) same &= x->phase_ns[p][c] == y->phase_ns[p][c] && x->phase_count[p][c] == y->phase_count[p][c];
+    }
+    return same;
+}
+
+/* trace_acc_add2 (a step's and its micro-batch's figures in one call) and
+ * trace_acc_add3 (and the window's, on HTA's times) are trace_acc_add on
+ * each: a step's kernels of every category and phase, overlapping, in
+ * gaps, the micro-batches taking some of them each, the window most. */
+static void acc_add2(void) {
+    struct trace_acc step, micro[3], one, part[3], win, win1;
+    trace_acc_init(&step), trace_acc_init(&one), trace_acc_init(&win), trace_acc_init(&win1);
+    for (int m = 0; m < 3; m++) trace_acc_init(&micro[m]), trace_acc_init(&part[m]);
+    uint32_t x = 12345;
+    int64_t t = 1000;
+    for (int i = 0; i < 500; i++) {
+        x = x * 1103515245u + 12345u;
+        struct trace_seg g = {.start_ns = t, .dur_ns = (int64_t)(x >> 8) % 700, .cat = (uint8_t)((x >> 20) % TRACE_NCATS),
+                              .phase = (uint8_t)((x >> 24) % (TRACE_NPHASES + 1)), .stream = (uint16_t)(x % 3)};
+        t += (int64_t)(x >> 4) % 400;
+        int m = (int)((x >> 16) % 3);
+        struct trace_seg h = g;   /* HTA's whole us */
+        h.start_ns = (g.start_ns + 999) / 1000 * 1000;
+        h.dur_ns = (g.start_ns + g.dur_ns) / 1000 * 1000 - h.start_ns;
+        if (x & 0x100) {
+            trace_acc_add3(&step, &micro[m], &g, &win, &h);
+            trace_acc_add(&win1, &h);
+        } else {
+            trace_acc_add2(&step, &micro[m], &g);
+        }
+        trace_acc_add(&one, &g);
+        trace_acc_add(&part[m], &g);
+    }
+    struct trace_stats wa, wb;
+    trace_acc_finish(&win, &wa);
+    trace_acc_finish(&win1, &wb);
+    CHECK(same_stats(&wa, &wb));
+    CHECK(wa.nkernels > 150 && wa.nkernels < 350);
+    struct trace_stats a, b;
+    trace_acc_finish(&step, &a);
+    trace_acc_finish(&one, &b);
+    CHECK(same_stats(&a, &b));
+    CHECK_INT(a.nkernels, 500);
+    CHECK(a.idle_ns > 0 && a.overlap_ns > 0);   /* gaps and overlaps met */
+    for (int m = 0; m < 3; m++) {
+        trace_acc_finish(&micro[m], &a);
+        trace_acc_finish(&part[m], &b);
+        CHECK(same_stats(&a, &b));
+        CHECK(a.nkernels > 100);
+    }
+}
+
 static int write_file(const char *path, const char *text, size_t n) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -605,6 +664,7 @@ int main(void) {
     RUN(us_to_ns);
     RUN(classify);
     RUN(stats_by_hand);
+    RUN(acc_add2);
     RUN(ascend_trace_view);
     RUN(ascend_flows);
     RUN(cli_formats);

@@ -474,26 +474,33 @@ struct window {
     struct pt_error err;
 };
 
-__attribute__((always_inline)) static inline int window_add(struct window *w, const struct ktmp *t) {   /* (inlined: once a kernel) */
-    struct trace_seg h = t->seg;
-    /* HTA's figures of fractional-us traces: its whole-us starts and ends
-     * (trace_parse_file.ts_frac); a double's rounding is monotone: still in start order */
+/* The kernel as HTA's window figures take it: HTA's whole-us start and
+ * end in fractional-us traces (trace_parse_file.ts_frac; a double's
+ * rounding is monotone: still in start order). */
+__attribute__((always_inline)) static inline void window_seg(const struct window *w, const struct ktmp *t, struct trace_seg *h) {
+    *h = t->seg;
     if (w->b->frac) {
-        h.start_ns = t->seg.start_ns + t->hta_ds;
-        h.dur_ns = t->seg.start_ns + t->seg.dur_ns + t->hta_de - h.start_ns;
+        h->start_ns = t->seg.start_ns + t->hta_ds;
+        h->dur_ns = t->seg.start_ns + t->seg.dur_ns + t->hta_de - h->start_ns;
     }
-    trace_acc_add(&w->total, &h);
+}
+
+/* h (window_seg of t) into the window's tables, and into its total unless
+ * the caller added it there already (trace_acc_add3). */
+__attribute__((always_inline)) static inline int window_take(struct window *w, const struct ktmp *t, const struct trace_seg *h, int total_done) {   /* (inlined: once a kernel) */
+    if (!total_done) trace_acc_add(&w->total, h);
     w->n++;
-    return kernels_acc_add(&w->ka, &h) || (t->hta_kernel && idle_acc_add(&w->ia, h.stream, h.start_ns, h.start_ns + h.dur_ns, t->launch_ns));
+    return kernels_acc_add(&w->ka, h) || (t->hta_kernel && idle_acc_add(&w->ia, h->stream, h->start_ns, h->start_ns + h->dur_ns, t->launch_ns));
 }
 
 static void *window_run(void *arg) {
     struct window *w = arg;
     struct trace_spill_rd rd;
     const struct ktmp *t;
+    struct trace_seg h;
     trace_spill_rd_init(&rd, w->b->k);
     while ((t = trace_spill_rd_next(&rd, &w->err)))   /* (in memory: no read fails) */
-        if (t->keep && window_add(w, t)) {
+        if (t->keep && (window_seg(w, t, &h), window_take(w, t, &h, 0))) {
             w->rc = pt_errorf(&w->err, "out of memory");
             break;
         }
@@ -555,17 +562,21 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
             if (m.q && (rc = lane_flush(&m, r, &cap, err))) break;
         }
         if (rc) break;
-        int in_step = si < b->n && g->start_ns >= r->steps[si].start_ns;
-        if (in_step) {
-            trace_acc_add(&step, g);
-            if (phases_step_add(&ps, t->micro, g)) { rc = pt_errorf(err, "out of memory"); break; }
+        int in_step = si < b->n && g->start_ns >= r->steps[si].start_ns, win = t->keep && !par;
+        struct trace_seg h;
+        if (win) window_seg(&w, t, &h);
+        if (in_step) {   /* the step's, the micro-batch's and the window's figures in one call */
+            struct trace_acc *macc = phases_step_acc(&ps, t->micro);
+            if (!macc) { rc = pt_errorf(err, "out of memory"); break; }
+            if (win) trace_acc_add3(&step, macc, g, &w.total, &h);
+            else trace_acc_add2(&step, macc, g);
         }
         if (b->x->o->trace_kernel) {   /* probetop trace --kernels: every kernel as it comes */
             struct trace_kernel_row row = {.rank = r->rank, .step = in_step ? r->steps[si].step : 0, .has_step = in_step,
                                            .micro = in_step ? t->micro : -1, .seg = g, .name = b->x->names[g->name]};
             if ((rc = b->x->o->trace_kernel(b->x->o->trace_kernel_ctx, &row, err))) break;
         }
-        if (t->keep && !par && window_add(&w, t)) {
+        if (win && window_take(&w, t, &h, in_step)) {
             rc = pt_errorf(err, "out of memory");
             break;
         }
