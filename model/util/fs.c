@@ -74,3 +74,14 @@ int fs_pread_all(int fd, void *buf, size_t n, off_t at) {
     }
     return 0;
 }
+
+int fs_pwrite_all(int fd, const void *buf, size_t n, off_t at) {
+    for (size_t done = 0; done < n;) {
+        ssize_t w = pwrite(fd, (const char *)buf + done, n - done, at + (off_t)done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w == 0) errno = EIO;
+        if (w <= 0) return -1;
+        done += (size_t)w;
+    }
+    return 0;
+}

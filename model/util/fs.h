@@ -19,5 +19,8 @@ char *fs_join(const char *a, const char *b);   /* "a/b", malloc'd, NULL without 
  * interrupted read is read again): 0, or -1 on a read error or an end of
  * file before n bytes. */
 int fs_pread_all(int fd, void *buf, size_t n, off_t at);
+/* n bytes of buf at offset at of fd, however many writes it takes: 0, or
+ * -1 with errno set (EIO for a write that wrote nothing). */
+int fs_pwrite_all(int fd, const void *buf, size_t n, off_t at);
 
 #endif

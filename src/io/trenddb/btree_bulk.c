@@ -12,13 +12,13 @@
 #include "src/io/trenddb/btree_bulk.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/util/bgwrite.h"
 #include "model/util/fs.h"
 
 #define BTREE_BULK_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
@@ -41,22 +41,12 @@ struct btree_bulk {
     unsigned char hdr[100];          /* the file's header as btree_bulk_start read it */
     unsigned char *wbuf;             /* the last pages closed, written BULK_WRITE_BYTES at a time */
     size_t wn;                       /* pages in wbuf (consecutive, the last one next - 1) */
-    /* the writing thread (started at the first full wbuf; none: wbuf written on the
-     * caller's thread): a full wbuf is swapped with wfree and handed over,
-     * so that the pwrite's copy of the pages runs beside the next pages' making */
-    struct bulk_io {
-        pthread_t th;
-        int on;                      /* th runs */
-        int fd;                      /* the file (the tree's) */
-        pthread_mutex_t mu;
-        pthread_cond_t cv;
-        unsigned char *buf;          /* the batch being written (NULL: none), n bytes at at */
-        size_t n;
-        off_t at;
-        int tried;                   /* bulk_io_start done (th started or not) */
-        int quit;                    /* th to end */
-        int err;                     /* a write failed: its errno */
-    } io;
+    /* the writing thread (bgwrite; started at the first full wbuf; none:
+     * wbuf written on the caller's thread): a full wbuf is swapped with
+     * wfree and handed over, so that the pwrite's copy of the pages runs
+     * beside the next pages' making */
+    struct bgwrite io;
+    int io_tried;                    /* bulk_io_start done (the thread started or not) */
     unsigned char *wfree;            /* the other buffer (the thread's when it writes) */
     int64_t nrec;
     int intkey;                      /* a rowid table (btree_bulk_open_intkey) */
@@ -196,57 +186,12 @@ static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t
     (void)b;
 }
 
-static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at);
-
-/* The writing thread: each batch handed over written at its place. */
-static void *bulk_io_main(void *arg) {
-    struct bulk_io *io = arg;
-    pthread_mutex_lock(&io->mu);
-    for (;;) {
-        while (!io->buf && !io->quit) pthread_cond_wait(&io->cv, &io->mu);
-        if (!io->buf) break;
-        unsigned char *buf = io->buf;
-        size_t n = io->n;
-        off_t at = io->at;
-        pthread_mutex_unlock(&io->mu);
-        int rc = io->err ? 0 : pwrite_all(io->fd, buf, n, at);
-        int e = errno;
-        pthread_mutex_lock(&io->mu);
-        if (rc != 0) io->err = e ? e : EIO;
-        io->buf = NULL;
-        pthread_cond_broadcast(&io->cv);
-    }
-    pthread_mutex_unlock(&io->mu);
-    return NULL;
-}
-
 /* The batch handed over last written (or none): 0, or -1 with errno the
- * write's. */
+ * write's, b failed. */
 static int bulk_io_wait(struct btree_bulk *b) {
-    if (!b->io.on) return 0;
-    pthread_mutex_lock(&b->io.mu);
-    while (b->io.buf) pthread_cond_wait(&b->io.cv, &b->io.mu);
-    int e = b->io.err;
-    pthread_mutex_unlock(&b->io.mu);
-    if (e) {
-        errno = e;
-        b->failed = 1;
-        return -1;
-    }
-    return 0;
-}
-
-/* The thread told to end, and joined (its last batch written). */
-static void bulk_io_stop(struct btree_bulk *b) {
-    if (!b->io.on) return;
-    pthread_mutex_lock(&b->io.mu);
-    b->io.quit = 1;
-    pthread_cond_broadcast(&b->io.cv);
-    pthread_mutex_unlock(&b->io.mu);
-    pthread_join(b->io.th, NULL);
-    pthread_mutex_destroy(&b->io.mu);
-    pthread_cond_destroy(&b->io.cv);
-    b->io.on = 0;
+    if (bgwrite_wait(&b->io) == 0) return 0;
+    b->failed = 1;
+    return -1;
 }
 
 static void bulk_io_start(struct btree_bulk *b);
@@ -257,21 +202,18 @@ static void bulk_io_start(struct btree_bulk *b);
  * written here. */
 static int wbuf_flush(struct btree_bulk *b) {
     if (!b->wn) return 0;
-    if (!b->io.tried && b->wn == BULK_WRITE_BYTES / (size_t)b->ps) bulk_io_start(b);
+    if (!b->io_tried && b->wn == BULK_WRITE_BYTES / (size_t)b->ps) bulk_io_start(b);
     off_t at = (off_t)(b->next - 1 - (uint32_t)b->wn) * b->ps;
     size_t n = b->wn * (size_t)b->ps;
     if (b->io.on) {
-        if (bulk_io_wait(b) != 0) return -1;
+        if (bgwrite_post(&b->io, b->wbuf, n, at) != 0) {
+            b->failed = 1;
+            return -1;
+        }
         unsigned char *full = b->wbuf;
         b->wbuf = b->wfree;
         b->wfree = full;
-        pthread_mutex_lock(&b->io.mu);
-        b->io.buf = full;
-        b->io.n = n;
-        b->io.at = at;
-        pthread_cond_broadcast(&b->io.cv);
-        pthread_mutex_unlock(&b->io.mu);
-    } else if (pwrite_all(b->fd, b->wbuf, n, at) != 0) {
+    } else if (fs_pwrite_all(b->fd, b->wbuf, n, at) != 0) {
         b->failed = 1;
         return -1;
     }
@@ -414,7 +356,7 @@ int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err
 
 void btree_bulk_free(struct btree_bulk *b) {
     if (!b) return;
-    bulk_io_stop(b);
+    bgwrite_stop(&b->io);
     if (b->fd >= 0) close(b->fd);
     for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->lv[i].p);
     free(b->wbuf);
@@ -423,38 +365,16 @@ void btree_bulk_free(struct btree_bulk *b) {
     free(b);
 }
 
-static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t at) {
-    size_t done = 0;
-    while (done < n) {
-        ssize_t w = pwrite(fd, buf + done, n - done, at + (off_t)done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        done += (size_t)w;
-    }
-    return 0;
-}
-
 int btree_bulk_started(const struct btree_bulk *b) { return b->fd >= 0; }
 
 /* The writing thread started on b's file, with the second buffer; without
  * memory or a thread the pages are written on the caller's thread, as
  * before (the same bytes, only later). */
 static void bulk_io_start(struct btree_bulk *b) {
-    b->io.tried = 1;
+    b->io_tried = 1;
     size_t cap = BULK_WRITE_BYTES > (size_t)b->ps ? BULK_WRITE_BYTES : (size_t)b->ps;
     if (!b->wfree && !(b->wfree = malloc(cap))) return;
-    b->io.fd = b->fd;
-    if (pthread_mutex_init(&b->io.mu, NULL) != 0) return;
-    if (pthread_cond_init(&b->io.cv, NULL) != 0) {
-        pthread_mutex_destroy(&b->io.mu);
-        return;
-    }
-    if (pthread_create(&b->io.th, NULL, bulk_io_main, &b->io) != 0) {
-        pthread_cond_destroy(&b->io.cv);
-        pthread_mutex_destroy(&b->io.mu);
-        return;
-    }
-    b->io.on = 1;
+    bgwrite_start(&b->io, b->fd);
 }
 
 int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t root, struct pt_error *err) {
@@ -524,14 +444,14 @@ int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err) {
     put32(b->hdr + 24, change);
     put32(b->hdr + 28, b->next - 1);
     put32(b->hdr + 92, change);
-    if (pwrite_all(b->fd, b->lv[top].p, (size_t)b->ps, (off_t)(b->root - 1) * b->ps) != 0 ||
-        pwrite_all(b->fd, b->hdr + 24, 8, 24) != 0 || pwrite_all(b->fd, b->hdr + 92, 4, 92) != 0) {
+    if (fs_pwrite_all(b->fd, b->lv[top].p, (size_t)b->ps, (off_t)(b->root - 1) * b->ps) != 0 ||
+        fs_pwrite_all(b->fd, b->hdr + 24, 8, 24) != 0 || fs_pwrite_all(b->fd, b->hdr + 92, 4, 92) != 0) {
         pt_errorf(err, "%s: write error: %s (disk full?)", b->path, strerror(errno));
         goto out;
     }
     rc = 0;
 out:
-    bulk_io_stop(b);
+    bgwrite_stop(&b->io);
     close(b->fd);
     b->fd = -1;
     b->failed = 1;   /* no more records */

@@ -1,21 +1,56 @@
 /* tdb_spool: see tdb_spool.h. */
 #include "src/io/trenddb/tdb_spool.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-int tdb_spool_flush(struct tdb_spool *s) {
-    if (s->n && fwrite(s->b, 1, s->n, s->f) != s->n) return -1;
+#include "model/util/fs.h"
+
+/* The buffer's bytes (they start at off - n in the file) handed to the
+ * thread, b swapped with b2; or written here when there is no thread
+ * (no memory for the second buffer, or none to be had).  full: the
+ * buffer has no room left (the thread starts at the first such: a flush
+ * of a small spool starts none).  0, or -1 with s->err set. */
+static int spool_write(struct tdb_spool *s, int full) {
+    if (s->err) return -1;   /* the file lacks bytes: nothing after them is of use */
+    off_t at = (off_t)(s->off - s->n);
+    if (!s->io_tried && full) {
+        s->io_tried = 1;
+        if ((s->b2 = malloc(TDB_SPOOL_BUF)) && bgwrite_start(&s->io, fileno(s->f)) != 0) {
+            free(s->b2);
+            s->b2 = NULL;
+        }
+    }
+    if (s->io.on) {
+        if (bgwrite_post(&s->io, s->b, s->n, at) != 0) {
+            s->err = errno;
+            return -1;
+        }
+        char *full = s->b;
+        s->b = s->b2;
+        s->b2 = full;
+    } else if (fs_pwrite_all(fileno(s->f), s->b, s->n, at) != 0) {
+        s->err = errno ? errno : EIO;
+        return -1;
+    }
     s->n = 0;
-    return fflush(s->f) != 0 ? -1 : 0;
+    return 0;
+}
+
+int tdb_spool_flush(struct tdb_spool *s) {
+    if (s->n && spool_write(s, 0) != 0) return -1;
+    if (s->err) return -1;
+    if (bgwrite_wait(&s->io) != 0) {
+        s->err = errno;
+        return -1;
+    }
+    return 0;
 }
 
 void *tdb_spool_make_room(struct tdb_spool *s, size_t len) {
     if (!s->b && !(s->b = malloc(TDB_SPOOL_BUF))) return NULL;
-    if (s->n + len > TDB_SPOOL_BUF) {
-        if (fwrite(s->b, 1, s->n, s->f) != s->n) return NULL;
-        s->n = 0;
-    }
+    if (s->n + len > TDB_SPOOL_BUF && spool_write(s, 1) != 0) return NULL;
     return s->b + s->n;
 }
 
@@ -28,7 +63,11 @@ int tdb_spool_put(struct tdb_spool *s, const void *p, size_t len) {
 }
 
 void tdb_spool_close(struct tdb_spool *s) {
+    bgwrite_stop(&s->io);
     if (s->f) fclose(s->f);
     free(s->b);
+    free(s->b2);
     memset(s, 0, sizeof *s);
 }
+
+const char *tdb_spool_why(const struct tdb_spool *s) { return s->err ? strerror(s->err) : "out of memory"; }

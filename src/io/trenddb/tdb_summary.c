@@ -366,7 +366,9 @@ static int summ_spool(struct tdb *t, struct tdb_summary *m) {
         if (summ_spool_entry(m, l, (int64_t)e[1], e + 2) != 0) return pt_errorf(t->err, "out of memory");
     }
     m->out.n = 0;
-    if (m->spool_bad) return pt_errorf(t->err, "%s: could not spool the rank summary (disk full?)", t->final);
+    if (m->spool_bad)
+        return pt_errorf(t->err, "%s: could not spool the rank summary into " TDB_SPOOL_FILE ": %s", t->final,
+                         tdb_spool_why(&m->spool));
     return 0;
 }
 
@@ -406,7 +408,13 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t 
     }
     for (size_t p = 0; p < np; p++) {
         for (size_t i = 0; i < parts[p]->nseg; i++) sg[k++] = (struct pseg){.s = &parts[p]->seg[i], .part = p};
-        if (tdb_spool_flush(&parts[p]->spool) != 0) goto fail;
+        if (tdb_spool_flush(&parts[p]->spool) != 0) {
+            pt_errorf(t->err, "%s: could not spool the rank summary into " TDB_SPOOL_FILE ": %s", t->final,
+                      tdb_spool_why(&parts[p]->spool));
+            free(sg);
+            free(buf);
+            return -1;
+        }
     }
     qsort_r(sg, total, sizeof *sg, cmp_seg, &parts[0]->nsizes);
     for (k = 0; k < total; k++) {

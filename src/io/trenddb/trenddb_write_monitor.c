@@ -208,7 +208,7 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
     }
     /* the record written in place on the spool: its values, then its header */
     char *at = tdb_spool_room(&w->spool, sizeof(struct srec) + MONITOR_NSTATS_TDB * sizeof(double));
-    if (!at) return pt_errorf(w->err, "could not spool the rows (disk full?)");
+    if (!at) return pt_errorf(w->err, "%s: could not spool the rows into " TDB_SPOOL_FILE ": %s", f->path, tdb_spool_why(&w->spool));
     const double *src = f->vals + k * (size_t)f->nval;
     uint32_t has = 0, nv = 0;
     /* the file's columns (valmask's bits, one value each in src) in order,
@@ -371,7 +371,8 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     unsigned char *packed = NULL;
     unsigned nv = 0;
     if (w->summ && !(packed = tdb_spool_room(&w->sspool, TDB_SUMMARY_PACKED_MAX)))
-        return pt_errorf(w->t->err, "could not spool the rank summary's rows (disk full?)");
+        return pt_errorf(w->t->err, "%s: could not spool the rank summary's rows into " TDB_SPOOL_FILE ": %s", w->t->final,
+                         tdb_spool_why(&w->sspool));
     int64_t key[4] = {rank, r->step, r->dbid, r->metric};
     /* room for the 8-byte stores past the last value (btree_bulk_put_be) */
     unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
@@ -488,7 +489,8 @@ static int par_rows(struct mon_par *p, struct pt_error *e) {
                  mon_rank_out(w, s, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL) != 0)
             rc = -1;
         else if (w->summ && tdb_spool_flush(&w->sspool) != 0)
-            rc = pt_errorf(e, "%s: could not spool the rank summary's rows (disk full?)", tw.final);
+            rc = pt_errorf(e, "%s: could not spool the rank summary's rows into " TDB_SPOOL_FILE ": %s", tw.final,
+                           tdb_spool_why(&w->sspool));
         else {
             mon_pipe_release(w->pipe, i);   /* before the post: a job it wakes may fill rank i + 2 */
             tdb_monsum_post(p->sum, i + 1, NULL);
@@ -623,7 +625,7 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
     }
     if (ms->spool.f && tdb_spool_flush(&ms->spool) != 0) {
-        pt_errorf(t->err, "could not spool the rows (disk full?)");
+        pt_errorf(t->err, "%s: could not spool the rows into " TDB_SPOOL_FILE ": %s", t->final, tdb_spool_why(&ms->spool));
         goto out;
     }
     if (mon_rows_all(&w, ms, &sum) != 0) goto out;
