@@ -122,7 +122,8 @@ static void feed_end(struct feed *f) { free(f->buf); }
 /* Part s fed window win of ranks [i0, i1), each rank's rows then the rank;
  * part also (NULL: none) the same rows, read and added once, before s.
  * The spooled rows are packed as tdb_summary_pack_head makes them: read into
- * the job's buffer, unpacked into s's room for them. */
+ * the job's buffer, unpacked into s's room for them (made at once: the
+ * writer counted them, wrows). */
 static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also, size_t win, size_t i0, size_t i1) {
     struct tdb_monsum *p = f->p;
     for (size_t i = i0; i < i1; i++) {
@@ -133,7 +134,7 @@ static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also,
         if (util_grow((void **)&f->buf, &f->cap, (size_t)len, 1) != 0) return pt_errorf(f->e, "out of memory");
         if (fs_pread_all(p->fd, f->buf, (size_t)len, (off_t)o[win]) != 0)
             return pt_errorf(f->e, "%s: could not read the rank summary's rows back", p->t->final);
-        int urc = tdb_summary_unpack(s, f->buf, (size_t)len);
+        int urc = tdb_summary_unpack(s, f->buf, (size_t)len, (size_t)p->wrows[i * p->nwin + win]);
         if (urc == -1) return pt_errorf(f->e, "out of memory");
         if (urc != 0)
             return pt_errorf(f->e, "%s: internal: the rank summary's rows of rank %ld, window %zu, read back cut", p->t->final,

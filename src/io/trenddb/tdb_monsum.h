@@ -31,6 +31,7 @@ struct tdb_monsum {
     size_t nchunk, nwin;     /* ranks with rows (ascending), windows */
     const int32_t *rank;     /* per rank with rows: its rank */
     const uint64_t *woff;    /* per rank with rows: nwin + 1 offsets on the spool */
+    const uint64_t *wrows;   /* per rank with rows: nwin row counts (the rows between those offsets) */
     /* the parts: all (NULL but all: one summary fed on one thread, by
      * INSERTs), or run[0] (window 0 and later ones; opened), run[1]
      * (later windows; NULL with one window) and groups */

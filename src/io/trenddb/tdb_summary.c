@@ -527,28 +527,18 @@ struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m) {
     return (struct tdb_summary_head){.tells = m->tells, .all = m->ns < 32 ? (1u << m->ns) - 1 : ~0u};
 }
 
-size_t tdb_summary_packed_rows(const unsigned char *b, size_t len, uint32_t all) {
-    struct tdb_summary_packed h;
-    size_t n = 0, at = 0;
-    while (at < len) {
-        if (len - at < sizeof h) return SIZE_MAX;
-        memcpy(&h, b + at, sizeof h);
-        if ((h.has & ~all) || h.nv_nan >> 1 > TDB_MAX_STATS) return SIZE_MAX;
-        at += sizeof h + (size_t)(h.nv_nan >> 1) * sizeof(double);
-        n++;
-    }
-    return at == len ? n : SIZE_MAX;
-}
-
 /* As tdb_summary_row_end and tdb_summary_val made them: the same doubles.
  * The values are has's, nv of them: a row whose two disagree (not the
  * writer's) reads no further than its nv. */
-void tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, double *e) {
+int tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, size_t n, double *e) {
     struct tdb_summary_packed h;
-    for (size_t at = 0; at < len; e += ROW_STRIDE(ns)) {
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++, e += ROW_STRIDE(ns)) {
+        if (len - at < sizeof h) return -1;
         memcpy(&h, b + at, sizeof h);
         const unsigned char *v = b + at + sizeof h;
         unsigned nv = h.nv_nan >> 1;
+        if ((h.has & ~hd.all) || nv > TDB_MAX_STATS || len - at - sizeof h < (size_t)nv * sizeof(double)) return -1;
         at += sizeof h + (size_t)nv * sizeof(double);
         e[0] = (double)h.step;
         e[1] = (double)h.target_id;
@@ -560,20 +550,23 @@ void tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned 
             continue;
         }
         for (int s = 0; s < ns; s++) e[5 + s] = 0;
-        unsigned k = 0;
-        for (uint32_t hm = h.has; hm && k < nv; hm &= hm - 1, k++)
-            memcpy(e + 5 + __builtin_ctz(hm), v + (size_t)k * sizeof(double), sizeof(double));
+        unsigned c = 0;
+        for (uint32_t hm = h.has; hm && c < nv; hm &= hm - 1, c++)
+            memcpy(e + 5 + __builtin_ctz(hm), v + (size_t)c * sizeof(double), sizeof(double));
     }
+    return at == len ? 0 : -1;
 }
 
-/* Counted first: the room made once. */
-int tdb_summary_unpack(struct tdb_summary *m, const unsigned char *b, size_t len) {
-    struct tdb_summary_head hd = tdb_summary_head(m);
-    size_t n = tdb_summary_packed_rows(b, len, hd.all);
-    if (n == SIZE_MAX) return -2;
-    double *e = n ? tdb_summary_rows(m, n) : NULL;
-    if (n && !e) return -1;
-    if (n) tdb_summary_unpack_rows(hd, m->ns, b, len, e);
+/* The room made first (the writer counted the rows), taken back when the
+ * bytes are not the rows said. */
+int tdb_summary_unpack(struct tdb_summary *m, const unsigned char *b, size_t len, size_t n) {
+    if (!n) return len ? -2 : 0;
+    double *e = tdb_summary_rows(m, n);
+    if (!e) return -1;
+    if (tdb_summary_unpack_rows(tdb_summary_head(m), m->ns, b, len, n, e) != 0) {
+        m->cur.n -= n;
+        return -2;
+    }
     return 0;
 }
 

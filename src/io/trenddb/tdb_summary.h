@@ -99,15 +99,17 @@ static inline size_t tdb_summary_pack_head(unsigned char *out, struct tdb_summar
     memcpy(out, &h, sizeof h);
     return sizeof h + (size_t)nv * sizeof(double);
 }
-/* len bytes of rows packed by tdb_summary_pack_head (m's columns) added to m as
- * tdb_summary_rows' room filled.  0; -1 without memory, -2 when the bytes
- * are not whole packed rows of m. */
-int tdb_summary_unpack(struct tdb_summary *m, const unsigned char *b, size_t len);
-/* Its halves: the rows in len packed bytes (statistics all: a bit each),
- * SIZE_MAX when the bytes are not whole rows; those rows made again into
- * e (5 + ns doubles a row). */
-size_t tdb_summary_packed_rows(const unsigned char *b, size_t len, uint32_t all);
-void tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, double *e);
+/* len bytes of n rows packed by tdb_summary_pack_head (m's columns; n:
+ * the writer's count of them, so the room is made before one walk of the
+ * bytes) added to m as tdb_summary_rows' room filled.  0; -1 without
+ * memory, -2 when the bytes are not n whole packed rows of m (m as it
+ * was). */
+int tdb_summary_unpack(struct tdb_summary *m, const unsigned char *b, size_t len, size_t n);
+/* Its walk: those rows made again into e (room for n rows of 5 + ns
+ * doubles; statistics hd.all, a bit each).  0, or -1 when the bytes are
+ * not n whole rows (checked as they are walked: nothing read past len;
+ * e's rows made so far are junk). */
+int tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, size_t n, double *e);
 static inline void tdb_summary_row_end(struct tdb_summary_head hd, double *e, int64_t step, int64_t target_id,
                                        int64_t metric_id, uint32_t has, uint32_t finite) {
     e[0] = (double)step;

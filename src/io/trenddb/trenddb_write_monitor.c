@@ -348,6 +348,7 @@ struct mon_rows {
     int32_t step0, wsteps;
     size_t nwin;
     uint64_t *woff;          /* per chunk: nwin + 1 offsets */
+    uint64_t *wrows;         /* per chunk: nwin row counts (the unpack's room made at once) */
     struct mon_keys keys;    /* how the ranks are read back and sorted */
     struct mon_pipe *pipe;   /* the ranks read back and sorted, into two sets when helped */
     size_t rows;
@@ -417,7 +418,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
 struct mon_out {
     struct mon_rows *w;
     int32_t rank;
-    uint64_t *woff;
+    uint64_t *woff, *wrows;
     size_t win;
     int any;
     struct mrow prev;
@@ -429,8 +430,11 @@ static int mon_out_row(struct mon_out *o, const struct mrow *r, const char *rec)
     o->prev = *r;
     o->any = 1;
     if (w->summ)   /* the windows up to this row's start here */
+    {
         for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); o->win <= k && o->win < w->nwin; o->win++)
             o->woff[o->win] = w->sspool.off;
+        o->wrows[o->win - 1]++;   /* the row's window: the last one started */
+    }
     return mon_row_out(w, o->rank, r, rec);
 }
 
@@ -443,8 +447,8 @@ static int mon_out_merged(void *arg, const void *key, const void *rec, uint32_t 
 
 /* A rank's records (chunk c, read back and sorted in s) in key order;
  * of two rows of one key the first read wins, as with INSERT OR IGNORE. */
-static int mon_rank_out(struct mon_rows *w, struct mon_set *s, const struct schunk *c, uint64_t *woff) {
-    struct mon_out o = {.w = w, .rank = c->rank, .woff = woff};
+static int mon_rank_out(struct mon_rows *w, struct mon_set *s, const struct schunk *c, uint64_t *woff, uint64_t *wrows) {
+    struct mon_out o = {.w = w, .rank = c->rank, .woff = woff, .wrows = wrows};
     if (s->in_runs) {
         int rc = tdb_runs_merge(s->runs, w->keys.budget / 2, mon_out_merged, &o);
         if (rc == -1) return pt_errorf(w->t->err, "could not read the sort's runs back (disk full?)");
@@ -486,7 +490,8 @@ static int par_rows(struct mon_par *p, struct pt_error *e) {
     for (size_t i = 0; i < p->ms->nchunk && rc == 0; i++) {
         if (tw.cancel && atomic_load(tw.cancel)) rc = pt_errorf(e, "%s: interrupted", tw.final);
         else if (!(s = mon_pipe_take(w->pipe, i, e)) ||
-                 mon_rank_out(w, s, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL) != 0)
+                 mon_rank_out(w, s, &p->ms->chunk[i], w->woff ? w->woff + i * (w->nwin + 1) : NULL,
+                              w->wrows ? w->wrows + i * w->nwin : NULL) != 0)
             rc = -1;
         else if (w->summ && tdb_spool_flush(&w->sspool) != 0)
             rc = pt_errorf(e, "%s: could not spool the rank summary's rows into " TDB_SPOOL_FILE ": %s", tw.final,
@@ -521,6 +526,7 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
     sum->nwin = w->nwin;
     sum->rank = rank;
     sum->woff = w->woff;
+    sum->wrows = w->wrows;
     tdb_monsum_init(sum);
     /* two sets when a summary job may fill the next rank beside the writer */
     struct mon_pipe pipe;
@@ -622,7 +628,11 @@ static int ms_insert_rows(struct tdb *t, struct mon_stream *ms, const struct mon
         w.summ = sum.all ? sum.all : sum.run[0];
         w.shead = tdb_summary_head(w.summ);
         if (!(w.sspool.f = tmpfile())) { pt_errorf(t->err, "no temporary file for the rank summary"); goto out; }
-        if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff))) { pt_errorf(t->err, "out of memory"); goto out; }
+        if (!(w.woff = calloc(ms->nchunk * (w.nwin + 1) + 1, sizeof *w.woff)) ||
+            !(w.wrows = calloc(ms->nchunk * w.nwin + 1, sizeof *w.wrows))) {
+            pt_errorf(t->err, "out of memory");
+            goto out;
+        }
     }
     if (ms->spool.f && tdb_spool_flush(&ms->spool) != 0) {
         pt_errorf(t->err, "%s: could not spool the rows into " TDB_SPOOL_FILE ": %s", t->final, tdb_spool_why(&ms->spool));
@@ -638,6 +648,7 @@ out:
     tdb_monsum_free(&sum);
     tdb_spool_close(&w.sspool);
     free(w.woff);
+    free(w.wrows);
     free(trank);
     return rc;
 }
