@@ -31,4 +31,35 @@ static void fuzz_monitor_walk(struct monitor_data *md) {
     }
 }
 
+/* The bytes as a reused read buffer holds them (mon_cache.c: a thread's
+ * files read one after another into one buffer): the NUL at size, then
+ * an earlier, longer file's bytes (a row of its own, numbers, no NUL). */
+static inline char *fuzz_stale_copy(const uint8_t *data, size_t size) {
+    static const char old[] = "1,layers.0.x,3,0,7.5,1e300\nname,max\n0,y,1,2\n";
+    char *s = malloc(size + sizeof old + 1);
+    if (!s) abort();
+    if (size) memcpy(s, data, size);
+    s[size] = '\0';
+    memcpy(s + size + 1, old, sizeof old - 1);
+    s[size + sizeof old] = 'z';
+    return s;
+}
+
+/* Two parses of the same bytes (a fresh buffer, a stale one) gave the same:
+ * files, rows, names, steps and values (by bits); aborts otherwise. */
+static void fuzz_monitor_same(const struct monitor_data *a, const struct monitor_data *b) {
+    if (a->nfiles != b->nfiles) abort();
+    for (size_t i = 0; i < a->nfiles; i++) {
+        const struct monitor_file *x = &a->files[i], *y = &b->files[i];
+        if (x->nrows != y->nrows || x->nval != y->nval || x->valmask != y->valmask || x->metric != y->metric) abort();
+        for (size_t r = 0; r < x->nrows; r++) {
+            const struct monitor_row *p = &x->rows[r], *q = &y->rows[r];
+            if (p->vpp != q->vpp || p->step != q->step || p->micro != q->micro || p->present != q->present ||
+                strcmp(monitor_name(a, p), monitor_name(b, q)) != 0)
+                abort();
+        }
+        if (x->nrows && memcmp(x->vals, y->vals, x->nrows * (size_t)x->nval * sizeof *x->vals) != 0) abort();
+    }
+}
+
 #endif

@@ -197,7 +197,7 @@ static void files(void) {
     for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
         long r0 = reads_so_far();
         long r1 = reads_so_far();
-        CHECK_INT(json_read_stat(order[k], 1 << 20, &buf, &cap, &len, &st, &err), 0);
+        CHECK_INT(json_read_stat(-1, order[k], 1 << 20, &buf, &cap, &len, &st, &err), 0);
         long r2 = reads_so_far();
         const char *want = order[k] == big ? text : order[k] == small ? "name,max\nx,1\n" : "";
         CHECK_INT((long)len, (long)strlen(want));
@@ -222,17 +222,50 @@ static void files(void) {
     /* st_size 0 but bytes to read: read on to the end */
     buf = NULL;
     cap = 0;
-    CHECK_INT(json_read_stat("/proc/self/status", 1 << 20, &buf, &cap, &len, &st, &err), 0);
+    CHECK_INT(json_read_stat(-1, "/proc/self/status", 1 << 20, &buf, &cap, &len, &st, &err), 0);
     CHECK(len > 100 && strstr(buf, "Name:") == buf && strlen(buf) == len && buf[len - 1] == '\n');
     /* refusals: over the limit, a folder, no file (st_mode 0) */
-    CHECK_INT(json_read_stat(big, 1000, &buf, &cap, &len, &st, &err), -1);
+    CHECK_INT(json_read_stat(-1, big, 1000, &buf, &cap, &len, &st, &err), -1);
     CHECK(strstr(err.msg, "more than the 1000") != NULL && S_ISREG(st.st_mode));
-    CHECK_INT(json_read_stat(dir, 1000, &buf, &cap, &len, &st, &err), -1);
+    CHECK_INT(json_read_stat(-1, dir, 1000, &buf, &cap, &len, &st, &err), -1);
     CHECK(strstr(err.msg, "a folder") != NULL && S_ISDIR(st.st_mode));
     char gone[1100];
     snprintf(gone, sizeof gone, "%s/gone.csv", dir);
-    CHECK_INT(json_read_stat(gone, 1000, &buf, &cap, &len, &st, &err), -1);
+    CHECK_INT(json_read_stat(-1, gone, 1000, &buf, &cap, &len, &st, &err), -1);
     CHECK_INT((int)st.st_mode, 0);
+    /* opened in their folder (openat): the same bytes and status, the
+     * same refusals, and messages that name the whole path */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    CHECK(dfd >= 0);
+    struct stat st2;
+    CHECK_INT(json_read_stat(dfd, big, 1 << 20, &buf, &cap, &len, &st2, &err), 0);
+    CHECK(len == 200000 && memcmp(buf, text, len) == 0 && buf[len] == '\0');
+    CHECK_INT(stat(big, &st), 0);
+    CHECK(st2.st_ino == st.st_ino && st2.st_dev == st.st_dev);
+    CHECK_INT(json_read_stat(dfd, small, 1 << 20, &buf, &cap, &len, &st2, &err), 0);
+    CHECK(len == 13 && memcmp(buf, "name,max\nx,1\n", 14) == 0);
+    CHECK_INT(json_read_stat(dfd, big, 1000, &buf, &cap, &len, &st2, &err), -1);
+    CHECK(strstr(err.msg, big) == err.msg && strstr(err.msg, "more than the 1000") != NULL);
+    CHECK_INT(json_read_stat(dfd, gone, 1000, &buf, &cap, &len, &st2, &err), -1);
+    CHECK(strstr(err.msg, gone) == err.msg && strstr(err.msg, "cannot open") != NULL);
+    CHECK_INT((int)st2.st_mode, 0);
+    char fifo[1100];
+    snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) == 0) {   /* O_NONBLOCK as before: no hang on a FIFO */
+        CHECK_INT(json_read_stat(dfd, fifo, 1000, &buf, &cap, &len, &st2, &err), -1);
+        CHECK(strstr(err.msg, "a FIFO") != NULL);
+        unlink(fifo);
+    }
+    char link[1100];   /* a symbolic link to a file is followed, as open(path) does */
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    unlink(link);
+    if (symlink("small.csv", link) == 0) {
+        CHECK_INT(json_read_stat(dfd, link, 1 << 20, &buf, &cap, &len, &st2, &err), 0);
+        CHECK_INT((long)len, 13);
+        unlink(link);
+    }
+    if (dfd >= 0) close(dfd);
     free(buf);
     free(text);
 }

@@ -14,10 +14,14 @@
 
 /* ---- reading files ---- */
 
-/* Opens path for reading as a regular file of at most max_bytes (json.h). */
-int json_open_regular(const char *path, size_t max_bytes, int *fd_out, struct stat *st, struct pt_error *err) {
+/* Opens path (dirfd >= 0: its last component in that folder) for reading
+ * as a regular file of at most max_bytes (json.h). */
+static int open_regular_at(int dirfd, const char *path, size_t max_bytes, int *fd_out, struct stat *st,
+                           struct pt_error *err) {
     /* O_NONBLOCK so that a FIFO put where a file should be cannot hang open(). */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *slash = dirfd >= 0 ? strrchr(path, '/') : NULL;
+    int fd = slash ? openat(dirfd, slash + 1, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                   : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return pt_errorf(err, "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, st) != 0) {
         int e = errno;
@@ -38,19 +42,23 @@ int json_open_regular(const char *path, size_t max_bytes, int *fd_out, struct st
     return 0;
 }
 
+int json_open_regular(const char *path, size_t max_bytes, int *fd_out, struct stat *st, struct pt_error *err) {
+    return open_regular_at(-1, path, max_bytes, fd_out, st, err);
+}
+
 /* The whole file into a private, NUL-terminated buffer.  A copy and not a
  * mapping: a mapped file that shrinks while it is read (msProbe, cp or
  * rsync still rewriting it) kills the reader with SIGBUS on the next page,
  * while read() just returns less, which is reported here.  A SIGBUS handler
  * jumping out of the tokenizer instead would have to be per thread (dumps
  * are parsed on a pool) and would leave half-built rows behind. */
-static int read_into(const char *path, size_t max_bytes, char **buf, size_t *capp, size_t *len, struct stat *stp,
-                     struct pt_error *err) {
+static int read_into(int dirfd, const char *path, size_t max_bytes, char **buf, size_t *capp, size_t *len,
+                     struct stat *stp, struct pt_error *err) {
     struct stat st0, *st = stp ? stp : &st0;
     int fd = -1;
     *len = 0;
     if (stp) memset(stp, 0, sizeof *stp);   /* st_mode 0: not opened */
-    if (json_open_regular(path, max_bytes, &fd, st, err) != 0) return -1;
+    if (open_regular_at(dirfd, path, max_bytes, &fd, st, err) != 0) return -1;
     /* room for one byte past the size: a read of size + 1 that returns the
      * size is the end, seen by that read (a regular file reads short only
      * at its end), with no second, empty read to find it */
@@ -101,7 +109,7 @@ static int read_into(const char *path, size_t max_bytes, char **buf, size_t *cap
 static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {
     size_t cap = 0;
     *buf = NULL;
-    if (read_into(path, max_bytes, buf, &cap, len, NULL, err) == 0) return 0;
+    if (read_into(-1, path, max_bytes, buf, &cap, len, NULL, err) == 0) return 0;
     free(*buf);
     *buf = NULL;
     *len = 0;
@@ -109,12 +117,12 @@ static int read_whole(const char *path, size_t max_bytes, char **buf, size_t *le
 }
 
 int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct pt_error *err) {
-    return read_into(path, max_bytes, buf, cap, len, NULL, err);
+    return read_into(-1, path, max_bytes, buf, cap, len, NULL, err);
 }
 
-int json_read_stat(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct stat *st,
+int json_read_stat(int dirfd, const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct stat *st,
                    struct pt_error *err) {
-    return read_into(path, max_bytes, buf, cap, len, st, err);
+    return read_into(dirfd, path, max_bytes, buf, cap, len, st, err);
 }
 
 int json_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct pt_error *err) {

@@ -46,8 +46,11 @@ void json_unmap_file(const char *buf, size_t len);
 int json_read_reuse(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct pt_error *err);
 /* json_read_reuse, with the status of the file read (fstat of the open
  * file, st_mode 0 when it could not be opened) in *st: the identity of the
- * bytes read, with no stat of its own. */
-int json_read_stat(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct stat *st,
+ * bytes read, with no stat of its own.  dirfd >= 0: path's folder, open
+ * (path's last component opened by openat, the same flags: one lookup,
+ * not a walk of the whole path for each of a folder's thousands of files);
+ * messages name path either way. */
+int json_read_stat(int dirfd, const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len, struct stat *st,
                    struct pt_error *err);
 
 /* Parses text (len bytes) into a cJSON tree; what names the source in

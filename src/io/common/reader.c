@@ -12,16 +12,20 @@
 #include <time.h>
 
 int reader_read_file(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len) {
-    return reader_read_stat(d, path, max_bytes, buf, len, NULL);
-}
-
-int reader_read_stat(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len, struct stat *st) {
-    struct pt_error e;
     size_t cap = 0;
     *buf = NULL;
-    if (json_read_stat(path, max_bytes, buf, &cap, len, st, &e) == 0) return 0;
-    free(*buf);
-    *buf = NULL;
+    int rc = reader_read_stat(d, -1, path, max_bytes, buf, &cap, len, NULL);
+    if (rc != 0) {
+        free(*buf);
+        *buf = NULL;
+    }
+    return rc;
+}
+
+int reader_read_stat(struct dataset *d, int dirfd, const char *path, size_t max_bytes, char **buf, size_t *cap,
+                     size_t *len, struct stat *st) {
+    struct pt_error e;
+    if (json_read_stat(dirfd, path, max_bytes, buf, cap, len, st, &e) == 0) return 0;
     if (dataset_warn(d, "%s", e.msg) != 0 || dataset_skip(d, path) != 0) return -1;
     return 1;
 }

@@ -16,11 +16,14 @@
  * reason names the file) and skipped.  0 read (*buf the caller's to free),
  * 1 skipped, -1 no memory. */
 int reader_read_file(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len);
-/* The same, with the status of the file read in *st (the fstat of the open
- * file, st_mode 0 when it could not be opened): the identity of the bytes
- * read, with no stat of its own. */
+/* The same into *buf, a buffer of *cap bytes kept from file to file (NULL
+ * and 0 at first; the caller's to free, also after a skip), with the status
+ * of the file read in *st (the fstat of the open file, st_mode 0 when it
+ * could not be opened): the identity of the bytes read, with no stat of its
+ * own.  dirfd >= 0: path's folder, open (json_read_stat). */
 struct stat;
-int reader_read_stat(struct dataset *d, const char *path, size_t max_bytes, char **buf, size_t *len, struct stat *st);
+int reader_read_stat(struct dataset *d, int dirfd, const char *path, size_t max_bytes, char **buf, size_t *cap,
+                     size_t *len, struct stat *st);
 /* Follow mode: 1 when path changed less than DS_SETTLE_SECONDS ago and
  * d was loaded with load_opts.follow, so what is wrong with it may be a
  * writer still at work; 0 otherwise. */

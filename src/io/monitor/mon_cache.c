@@ -144,12 +144,15 @@ struct mc_dict {
     struct mon_csv_names nm;
     uint32_t *gid;
     size_t ngid, capgid;
+    char *rbuf;              /* the thread's files read into this, one after the other (not a malloc each) */
+    size_t rcap;
 };
 
 /* One file being read: the parse (any thread) fills p and sd, its names
  * in dict's pool; the rest (the cache, ds) is the caller's thread's. */
 struct mc_job {
     const char *path;
+    int dirfd;               /* path's folder, open (-1: path opened whole) */
     void *ctx;
     struct stat st;
     int have_st;
@@ -166,12 +169,13 @@ struct mc_job {
     int rc;
 };
 
-/* j's file into *buf (reader_read_stat: 0, 1 a note and skipped, -1
- * without memory); in a fresh cache (j->st_by_read) its identity is the
- * fstat of the file read, no stat of its own. */
-static int mc_read(struct mc_job *j, size_t max_bytes, char **buf, size_t *len) {
+/* j's file into *buf (*cap bytes, grown as needed; reader_read_stat: 0,
+ * 1 a note and skipped, -1 without memory); in a fresh cache
+ * (j->st_by_read) its identity is the fstat of the file read, no stat of
+ * its own. */
+static int mc_read(struct mc_job *j, size_t max_bytes, char **buf, size_t *cap, size_t *len) {
     struct stat st;
-    int rc = reader_read_stat(j->sd, j->path, max_bytes, buf, len, &st);
+    int rc = reader_read_stat(j->sd, j->dirfd, j->path, max_bytes, buf, cap, len, &st);
     if (j->st_by_read && st.st_mode) {
         j->st = st;
         j->have_st = 1;
@@ -180,9 +184,14 @@ static int mc_read(struct mc_job *j, size_t max_bytes, char **buf, size_t *len) 
     return rc;
 }
 
-/* Reads and parses j's file (j->kept NULL). */
+/* A read buffer past this is freed after its file: one big file does not
+ * keep its size for the small ones after it. */
+#define MC_KEEP_BUF ((size_t)4 << 20)
+
+/* Reads and parses j's file (j->kept NULL), read into *rbuf (*rcap bytes,
+ * kept for the next file unless past MC_KEEP_BUF). */
 static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn parse, const struct dataset *ds,
-                     struct mon_csv_names *names) {
+                     struct mon_csv_names *names, char **rbuf, size_t *rcap) {
     j->p = calloc(1, sizeof *j->p);
     j->sd = calloc(1, sizeof *j->sd);
     j->rc = j->p && j->sd && (j->p->path = strdup(j->path)) ? 0 : -1;
@@ -190,13 +199,17 @@ static void mc_parse(struct mc_job *j, size_t max_bytes, mon_cache_parse_fn pars
         j->sd->follow = ds->follow;
         j->sd->max_steps = ds->max_steps;
     }
-    char *buf = NULL;
     size_t len = 0;
-    int got = j->rc == 0 ? mc_read(j, max_bytes, &buf, &len) : -1;
+    int got = j->rc == 0 ? mc_read(j, max_bytes, rbuf, rcap, &len) : -1;
     if (got < 0) j->rc = -1;
     if (got == 0) {
         j->len = len;
-        j->rc = parse(buf, len, j->path, j->ctx, names, j->sd, j->p);
+        j->rc = parse(*rbuf, len, j->path, j->ctx, names, j->sd, j->p);
+    }
+    if (*rcap > MC_KEEP_BUF) {
+        free(*rbuf);
+        *rbuf = NULL;
+        *rcap = 0;
     }
 }
 
@@ -321,12 +334,15 @@ static int mc_use_kept(struct mon_cache *c, struct mc_job *j, struct dataset *ds
 
 int mon_cache_read(struct mon_cache *c, const char *path, size_t max_bytes, mon_cache_parse_fn parse, void *ctx,
                   struct dataset *ds, const struct mon_cache_part **out) {
-    struct mc_job j = {.path = path, .ctx = ctx};
+    struct mc_job j = {.path = path, .dirfd = -1, .ctx = ctx};
     mc_lookup(c, &j);
     if (j.kept) return mc_use_kept(c, &j, ds, out);
     struct mon_csv_names nm = MON_CSV_NAMES_INIT;
     nm.pool = c->pool;
-    mc_parse(&j, max_bytes, parse, ds, &nm);
+    char *buf = NULL;
+    size_t cap = 0;
+    mc_parse(&j, max_bytes, parse, ds, &nm, &buf, &cap);
+    free(buf);
     mon_csv_names_free(&nm);
     return mc_finish(c, &j, ds, out);
 }
@@ -370,7 +386,7 @@ static void mc_parse_own(struct mc_many *m, size_t i, struct mc_dict *d) {
     if (!d->nm.pool && !(d->nm.pool = names_new())) { j->rc = -1; return; }
     j->dict = d;
     j->first = names_count(d->nm.pool);
-    mc_parse(j, m->max_bytes, m->parse, m->ds, &d->nm);
+    mc_parse(j, m->max_bytes, m->parse, m->ds, &d->nm, &d->rbuf, &d->rcap);
     if (j->rc == 0 && mc_copy_new(j) != 0) j->rc = -1;
     /* its buffers cut here, in this thread's malloc arena: on the
      * caller's thread each realloc waited for the arena's lock */
@@ -449,7 +465,7 @@ static void mc_publish(struct mc_many *m, size_t *looked, size_t taken, int stop
     pthread_mutex_unlock(&m->mu);
 }
 
-int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+int mon_cache_read_each(struct mon_cache *c, const char *const *paths, const int *dirfds, size_t n, size_t max_bytes,
                         mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, mon_cache_each_fn each,
                         void *arg, struct dataset *ds) {
     struct mc_many m = {.n = n, .max_bytes = max_bytes, .parse = parse, .ds = ds};
@@ -464,6 +480,7 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
     }
     for (size_t i = 0; i < n; i++) {
         m.jobs[i].path = paths[i];
+        m.jobs[i].dirfd = dirfds ? dirfds[i] : -1;
         m.jobs[i].ctx = (char *)ctxs + i * ctx_size;
     }
     if (threads <= 0) threads = util_pool_threads(64);
@@ -521,6 +538,7 @@ int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n,
         names_free(m.dicts[t].nm.pool);
         mon_csv_names_free(&m.dicts[t].nm);
         free(m.dicts[t].gid);
+        free(m.dicts[t].rbuf);
     }
     free(m.dicts);
     pthread_cond_destroy(&m.cvw);
@@ -543,7 +561,7 @@ int mon_cache_read_many(struct mon_cache *c, const char *const *paths, size_t n,
                        mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, struct dataset *ds,
                        const struct mon_cache_part **out) {
     struct mc_out o = {out};
-    return mon_cache_read_each(c, paths, n, max_bytes, parse, ctxs, ctx_size, threads, mc_store, &o, ds);
+    return mon_cache_read_each(c, paths, NULL, n, max_bytes, parse, ctxs, ctx_size, threads, mc_store, &o, ds);
 }
 
 int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,
@@ -559,6 +577,7 @@ int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char
     struct mon_csv_names nm = MON_CSV_NAMES_INIT;
     nm.pool = c->pool;
     int rc = parse(buf, len, path, ctx, &nm, ds, p);
+    free(buf);
     mon_csv_names_free(&nm);
     return rc;
 }

@@ -40,8 +40,9 @@ struct mon_cache_part {
     int partial;                  /* loaded but for a cut last row (its notes say where) */
 };
 
-/* Parses one file's bytes (buf, len bytes, malloc'd and NUL-terminated:
- * taken over and freed) into part, names into names->pool through
+/* Parses one file's bytes (buf, len bytes, NUL-terminated; the caller's:
+ * its fields are split in place, and it is read into again for the next
+ * file) into part, names into names->pool through
  * mon_csv_intern (mon_csv.h; names may come from the thread's last file);
  * notes, skips and pending files go to ds.  -1 only without memory. */
 struct mon_csv_names;
@@ -82,13 +83,15 @@ typedef int (*mon_cache_each_fn)(void *arg, size_t i, const struct mon_cache_par
  * and every file before it are read: the threads parse the next files
  * meanwhile (at most a few dozen ahead), threads in all (0: the cores,
  * or PROBETOP_THREADS, model/util/pool.h).  What ds gets, and in what
- * order, is the same on any number of threads.  -1 without memory or when
- * each said so. */
-int mon_cache_read_each(struct mon_cache *c, const char *const *paths, size_t n, size_t max_bytes,
+ * order, is the same on any number of threads.  dirfds (NULL: none): per
+ * file its folder, open (the file opened by openat there: json_read_stat;
+ * the caller's to close after).  -1 without memory or when each said so. */
+int mon_cache_read_each(struct mon_cache *c, const char *const *paths, const int *dirfds, size_t n, size_t max_bytes,
                         mon_cache_parse_fn parse, void *ctxs, size_t ctx_size, int threads, mon_cache_each_fn each,
                         void *arg, struct dataset *ds);
-/* A part of bytes that come from no file (tests, fuzzing): parsed into the
- * cache, never kept past the next mon_cache_begin.  -1 without memory. */
+/* A part of bytes that come from no file (tests, fuzzing; buf malloc'd:
+ * taken over and freed): parsed into the cache, never kept past the next
+ * mon_cache_begin.  -1 without memory. */
 int mon_cache_parse_bytes(struct mon_cache *c, char *buf, size_t len, const char *path, mon_cache_parse_fn parse,
                          void *ctx, struct dataset *ds, const struct mon_cache_part **out);
 /* The rows and values of the parts this load read without keeping them

@@ -259,9 +259,9 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if ((!len || buf[len - 1] != '\n') && reader_young(ds, path)) {
         /* follow mode: the last row has no line end yet, its writer is at
          * work: read up to the last whole line, the rest at the next change */
-        if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) { free(buf); return -1; }
+        if (dataset_pending(ds, path, "last row without its line end (being written?)") != 0) return -1;
         while (len && buf[len - 1] != '\n') len--;
-        if (!len) { free(buf); return 0; }
+        if (!len) return 0;
     } else if (len && buf[len - 1] != '\n' && memchr(buf, '\n', len)) {
         /* the writer is gone and the last row has no line end: it was cut
          * (its last number may be cut too), so it is left out and the
@@ -270,7 +270,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         while (buf[whole - 1] != '\n') whole--;
         for (size_t i = 0; i < whole; i++) line += buf[i] == '\n';
         if (dataset_warn(ds, "%s: line %zu: the last row has no line end (the file was cut short); it is left out",
-                         path, line) != 0 || dataset_partial(ds, path) != 0) { free(buf); return -1; }
+                         path, line) != 0 || dataset_partial(ds, path) != 0) return -1;
         len = whole;
     }
     /* the fields are split in place (mon_csv.h): buf[len] is the NUL the
@@ -283,7 +283,6 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (len == 0 || nf <= 0) {
         dataset_warn(ds, "%s: empty file, expected a header line", path);
         dataset_skip(ds, path);
-        free(buf);
         return 0;
     }
     int col_vpp = -1, col_name = -1, col_step = -1, col_micro = -1, col_shape = -1, col_dtype = -1, col_stat[MONITOR_NSTATS];
@@ -307,18 +306,16 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (col_vpp < 0 || col_name < 0) {
         dataset_warn(ds, "%s: line 1: header lacks the %s column", path, col_vpp < 0 ? "vpp_stage" : "name");
         dataset_skip(ds, path);
-        free(buf);
         return 0;
     }
     struct monitor_file *f = mon_cache_add_file(part, metric, rank, statmask);
-    if (!f) { free(buf); return -1; }
+    if (!f) return -1;
     {   /* the rows the bytes hold, about (the rest over the first row's
          * length, a quarter more): one allocation, not a copy at each doubling */
         size_t rest = (size_t)(sc.end - sc.p);
         const char *eol = memchr(sc.p, '\n', rest);
         size_t row = eol ? (size_t)(eol - sc.p) + 1 : 0;
         if (row >= 16 && rest / row > 64 && mon_cache_reserve_rows(f, rest / row + rest / row / 4 + 8) != 0) {
-            free(buf);
             return -1;
         }
     }
@@ -347,7 +344,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
             double *v;
             const struct mon_csv_cell *cn = &cells[col_name];
             if (v1_row(&rw, cells[col_vpp].i, col_step >= 0 ? cells[col_step].i : 0,
-                       col_micro >= 0 ? cells[col_micro].i : 0, cn->s, cn->n, &r, &v) != 0) { free(buf); return -1; }
+                       col_micro >= 0 ? cells[col_micro].i : 0, cn->s, cn->n, &r, &v) != 0) return -1;
             for (int k = 0; k < ns; k++) v[k] = cells[scol[k]].d;
             r->present |= statmask;
             if ((col_shape < 0 || is_na_n(cells[col_shape].s, cells[col_shape].n)) &&
@@ -373,7 +370,7 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
         const char *nm = FIELD(col_name);
         struct monitor_row *r;
         double *v;
-        if (v1_row(&rw, vpp, step, micro, nm, nm ? flen[col_name] : 0, &r, &v) != 0) { free(buf); return -1; }
+        if (v1_row(&rw, vpp, step, micro, nm, nm ? flen[col_name] : 0, &r, &v) != 0) return -1;
         const double *v0 = v;
         for (int k = 0; k < ns; k++, v++) {
             const char *c = FIELD(scol[k]);
@@ -387,7 +384,6 @@ static int v1_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     if (bad)
         dataset_warn(ds, "%s: line %zu: %zu row%s without an integer vpp_stage/step/micro_step skipped", path,
                      first_bad, bad, bad > 1 ? "s" : "");
-    free(buf);
     return 0;
 }
 

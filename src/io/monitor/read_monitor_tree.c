@@ -4,11 +4,14 @@
  * (mon_cache_read_each) -- parsed on every thread, added to md in order:
  * ranks ascending, files by name; and what a read keeps of the cache (the
  * stamp, a cache of its own). */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "model/util/fs.h"
 #include "model/util/util.h"
@@ -127,6 +130,34 @@ static int tree_each(void *arg, size_t i, const struct mon_cache_part *part, str
     return 0;
 }
 
+/* Each file's folder open (dirfds[k], for tf's file k; -1: its path is
+ * opened whole): a file is then opened by openat there, one lookup and not
+ * a walk of the whole path (a v1 tree has thousands of small files a
+ * rank).  At most a quarter of the process's open files are taken by the
+ * folders (the ones past that opened by path, as before), so the files'
+ * own opens never run out.  A folder that cannot be opened here is left to
+ * the file's open by path, which says why.  *dfd: per folder its fd, for
+ * close_dirs. */
+static int open_dirs(const struct monitor_rankdir *rd, size_t nr, const struct tree_files *tf, int **dirfds,
+                     int **dfd) {
+    struct rlimit rl;
+    size_t most = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur / 4 : 256;
+    *dirfds = malloc((tf->n ? tf->n : 1) * sizeof **dirfds);
+    *dfd = malloc((nr ? nr : 1) * sizeof **dfd);
+    if (!*dirfds || !*dfd) return -1;
+    for (size_t i = 0; i < nr; i++)
+        (*dfd)[i] = i < most ? open(rd[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    for (size_t k = 0; k < tf->n; k++) (*dirfds)[k] = (*dfd)[tf->dir[k]];
+    return 0;
+}
+
+static void close_dirs(int *dirfds, int *dfd, size_t nr) {
+    for (size_t i = 0; dfd && i < nr; i++)
+        if (dfd[i] >= 0) close(dfd[i]);
+    free(dfd);
+    free(dirfds);
+}
+
 /* The files of the rank folders rd[0..nr) (freed here) through cache c. */
 static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r, struct monitor_rankdir *rd,
                       size_t nr, struct mon_cache *c, struct dataset *ds, struct monitor_data *md,
@@ -159,11 +190,18 @@ static int read_ranks(const struct monitor_tree *t, const struct monitor_read *r
         if (r->cancel && atomic_load(r->cancel)) rc = pt_errorf(err, "cancelled");
         else if (list_rank(t, r, &rd[i], i, cut, &tf) != 0) rc = pt_errorf(err, "out of memory reading %s", rd[i].dir);
     struct tree_read w = {.t = t, .r = r, .tf = &tf, .rd = rd, .c = c, .md = md, .err = err};
-    if (rc == 0 && mon_cache_read_each(c, (const char *const *)tf.paths, tf.n, t->max_bytes, t->parse, tf.cxs,
+    int *dirfds = NULL, *dfd = NULL;
+    if (rc == 0 && open_dirs(rd, nr, &tf, &dirfds, &dfd) != 0) {
+        free(dfd);   /* none opened: the other one failed */
+        dfd = NULL;
+        rc = pt_errorf(err, "out of memory");
+    }
+    if (rc == 0 && mon_cache_read_each(c, (const char *const *)tf.paths, dirfds, tf.n, t->max_bytes, t->parse, tf.cxs,
                                        t->ctx_size, 0, tree_each, &w, ds) != 0) {
         rc = -1;
         if (!w.said) pt_errorf(err, "out of memory reading %s", rd[tf.dir[w.next]].dir);
     }
+    close_dirs(dirfds, dfd, nr);
     for (size_t k = 0; k < tf.n; k++) free(tf.paths[k]);
     free(tf.paths);
     free(tf.cxs);

@@ -362,13 +362,11 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     int fast = !memchr(buf, '\0', len);
     if (!nl) {   /* no whole header yet: a file just created */
         int rc = reader_young(ds, path) ? dataset_pending(ds, path, "no whole header line yet (being written?)") : 0;
-        free(buf);
         return rc;
     }
     *nl = '\0';
     if (nl > p && nl[-1] == '\r') nl[-1] = '\0';
     if (read_header(p, (size_t)(nl - p), &c, path, ds) != 0) {
-        free(buf);
         return dataset_skip(ds, path) < 0 ? -1 : 0;
     }
     size_t line = 1, bad = 0, first_bad = 0;
@@ -428,7 +426,6 @@ static int v2_parse(char *buf, size_t len, const char *path, void *vctx, struct 
     mon_csv_counts_free(&counts);
     cx->names = NULL;
     cx->counts = NULL;
-    free(buf);
     return rc < 0 ? -1 : 0;
 }
 
