@@ -240,34 +240,9 @@ static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
         }
 }
 
-/* A job of a pool and its weight (its file's bytes, its rank's kernels). */
-struct job_w {
-    uint64_t w;
-    size_t i;
-};
-static int cmp_job_w(const void *a, const void *b) {   /* heaviest first; a tie: the lower index first */
-    const struct job_w *x = a, *y = b;
-    if (x->w != y->w) return (x->w < y->w) - (x->w > y->w);
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-/* order[0..n) the indices of w[0..n) heaviest first, so that a pool's
- * threads, each taking the next job as it is free, end close together
- * (the longest jobs not last).  0, or -1 out of memory. */
-static int heaviest_first(const uint64_t *w, size_t n, size_t *order) {
-    struct job_w *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) return -1;
-    for (size_t i = 0; i < n; i++) v[i] = (struct job_w){w[i], i};
-    if (n > 1) qsort(v, n, sizeof *v, cmp_job_w);
-    for (size_t i = 0; i < n; i++) order[i] = v[i].i;
-    free(v);
-    return 0;
-}
-
 struct parse_job {
     struct tfile *t;
     size_t n;
-    size_t *order;            /* the files by size, largest first (util_pool_for's i: t[order[i]]) */
     const struct load_opts *o;
     pthread_mutex_t mu;       /* done, bytes, the progress callback */
     size_t done;
@@ -277,7 +252,7 @@ struct parse_job {
 /* One file, with its own name table (merged afterwards): files parse in parallel. */
 static int parse_one(void *ctx, size_t i, struct pt_error *e) {
     struct parse_job *j = ctx;
-    struct tfile *t = &j->t[j->order[i]];
+    struct tfile *t = &j->t[i];
     if (trace_parse(t->path, &t->names, TRACE_PARSE_MAX_VALUE, j->o->cancel, &t->f, &t->err)) {
         /* a file that does not parse is that rank's problem, not the run's
          * (parse_all says so); a cancel ends the load */
@@ -333,29 +308,16 @@ static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *name
     /* a thread per file; with two threads or more for each, a big file
      * takes two (trace_split.h) */
     uint64_t split = 2 * n <= (size_t)util_pool_threads(4) ? TRACE_SPLIT_MIN : 0;
-    uint64_t *size = malloc((n ? n : 1) * sizeof *size);
-    if (!size || !(j.order = malloc((n ? n : 1) * sizeof *j.order))) {
-        free(size);
-        return pt_errorf(err, "out of memory");
-    }
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        size[i] = stat(t[i].path, &st) == 0 ? (uint64_t)st.st_size : 0;
-        j.total += size[i];
+        if (stat(t[i].path, &st) == 0) j.total += (uint64_t)st.st_size;
         t[i].rank = -1;
         t[i].f.budget = bud;
         t[i].f.split_min = split;
     }
-    int orc = heaviest_first(size, n, j.order);   /* the threads end together: the small files last */
-    free(size);
-    if (orc) {
-        free(j.order);
-        return pt_errorf(err, "out of memory");
-    }
     pthread_mutex_init(&j.mu, NULL);
     int rc = util_pool_for(n, parse_one, &j, err);
     pthread_mutex_destroy(&j.mu);
-    free(j.order);
     if (rc) return -1;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -389,9 +351,8 @@ struct rank_job {
     struct trace_rank *r;
     struct trace_build_file *files;
     size_t nf, max_segs;
-    uint64_t nk;             /* its kernels (the build's weight) */
     struct trace_build_out out;
-    int ran, rc;             /* built (rc its answer) */
+    int rc;
     struct pt_error err;
 };
 
@@ -400,37 +361,15 @@ struct build_job {
     int multi, synth;
     struct trace_spill_budget *bud;
     const struct trace_build_ctx *x;
-    const size_t *order;      /* util_pool_for's i builds rj[order[i]] (NULL: rj[i]) */
 };
 
 /* Rank i (util_pool_for): it touches only its own rank_job. */
 static int build_one(void *ctx, size_t i, struct pt_error *e) {
     struct build_job *j = ctx;
-    struct rank_job *q = &j->rj[j->order ? j->order[i] : i];
-    q->ran = 1;
+    struct rank_job *q = &j->rj[i];
     q->rc = trace_build_rank(q->r, q->files, q->nf, j->multi, j->synth, q->max_segs, j->bud, j->x, &q->out, &q->err);
     if (q->rc && e) *e = q->err;
     return q->rc;
-}
-
-/* The nr ranks of bj on the pool, the most kernels first (the threads end
- * together); then, as one after another would, every rank before the
- * first that failed (a failure stops the pool taking more: some may not
- * have been built). */
-static void build_all(struct build_job *bj, size_t nr) {
-    uint64_t *w = malloc((nr ? nr : 1) * sizeof *w);
-    size_t *order = malloc((nr ? nr : 1) * sizeof *order);
-    for (size_t i = 0; w && i < nr; i++) w[i] = bj->rj[i].nk;
-    if (w && order && heaviest_first(w, nr, order) == 0) bj->order = order;   /* (else in rank order) */
-    free(w);
-    struct pt_error perr;
-    util_pool_for(nr, build_one, bj, &perr);
-    bj->order = NULL;
-    free(order);
-    for (size_t i = 0; i < nr; i++) {
-        if (!bj->rj[i].ran) build_one(bj, i, NULL);
-        if (bj->rj[i].rc) break;
-    }
 }
 
 static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names, struct trace_spill_budget *bud, uint64_t lane_bytes,
@@ -480,7 +419,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
         /* the lane view's share of --mem, by the rank's share of the kernels */
         double share = (double)lane_bytes / sizeof(struct trace_seg) * ((double)rk / (double)nk);
         struct rank_job *q = &rj[run->nranks];
-        *q = (struct rank_job){.files = files + i, .nf = j - i, .nk = rk, .r = &run->ranks[run->nranks++]};
+        *q = (struct rank_job){.files = files + i, .nf = j - i, .r = &run->ranks[run->nranks++]};
         q->max_segs = share < TRACE_MIN_SEGS ? TRACE_MIN_SEGS : share > 1e15 ? (size_t)1e15 : (size_t)share;
         q->r->rank = (int32_t)t[i].rank;
         if (!(q->r->file = strdup(t[i].path))) { free(rj); free(files); trace_run_free(run); return pt_errorf(err, "out of memory"); }
@@ -494,7 +433,8 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     if (x->o->trace_kernel) {
         for (size_t i = 0; i < nr && build_one(&bj, i, NULL) == 0; i++) {}
     } else {
-        build_all(&bj, nr);
+        struct pt_error perr;
+        util_pool_for(nr, build_one, &bj, &perr);
     }
     for (size_t i = 0; i < nr && failed == nr; i++)   /* the first rank that failed, as one after another would stop */
         if (rj[i].rc) failed = i;
