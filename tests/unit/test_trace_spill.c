@@ -61,6 +61,10 @@ struct seen {
     uint64_t held, spilled;   /* held after the last push; bytes spilled */
 };
 
+/* When set, every stream takes its buffer from this shelf and gives it
+ * back (trace_spill_take, trace_spill_free_to; its sorts' arrays too). */
+static struct trace_spill_shelf *test_shelf;
+
 /* The records v[0..n) through a stream, pushed or written into
  * trace_spill_slot by turns (keyed: 0 no keys, 1 keys, 2 keys
  * whose low 16 bits are the lane; budget cap bytes; room: trace_spill_room
@@ -73,6 +77,7 @@ static size_t through_room(const struct rec *v, size_t n, int keyed, uint64_t ca
     if (!s) return n;
     if (keyed) trace_spill_keys(s, rec_keys);
     if (keyed == 2) trace_spill_lanes(s, 16);
+    if (test_shelf) trace_spill_take(s, test_shelf, room);
     if (room) trace_spill_room(s, room);
     struct pt_error err;
     for (size_t i = 0; i < n; i++) {   /* every other record written into trace_spill_slot's place */
@@ -99,7 +104,8 @@ static size_t through_room(const struct rec *v, size_t n, int keyed, uint64_t ca
     *spilled = atomic_load(&bud.spilled) > 0;
     if (seen) seen->spilled = atomic_load(&bud.spilled);
     free(ref);
-    trace_spill_free(s);
+    if (test_shelf) trace_spill_free_to(s, test_shelf);
+    else trace_spill_free(s);
     return bad;
 }
 
@@ -206,9 +212,93 @@ static void room_ahead(void) {
     free(v);
 }
 
+/* Streams one after another through a shelf (as the trace reader's rank
+ * builds): the same order, budget and spills as without it, whatever the
+ * buffer left by the one before (larger, smaller: grown; none); a buffer
+ * given back is the next one's; a full shelf keeps its largest. */
+static void shelf(void) {
+    size_t n = 100000;
+    struct rec *v = malloc(n * sizeof *v);
+    struct trace_spill_shelf sh;
+    struct pt_error err;
+    CHECK_INT(trace_spill_shelf_init(&sh, UINT64_MAX, &err), 0);
+    const uint64_t caps[] = {UINT64_MAX, (uint64_t)2 << 20, (uint64_t)600 << 10};
+    const uint64_t rooms[] = {0, 1000, 50000, 100000, 400000};
+    const int shapes[] = {SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_LANES_16, SHAPE_LANES_17};
+    for (size_t h = 0; h < sizeof shapes / sizeof *shapes; h++) {
+        fill(v, n, shapes[h]);
+        for (size_t c = 0; c < sizeof caps / sizeof *caps; c++)
+            for (size_t r = 0; r < sizeof rooms / sizeof *rooms; r++)
+                for (int keyed = 0; keyed < 3; keyed++) {
+                    struct seen none, with;
+                    int sp, sp2;
+                    test_shelf = NULL;
+                    CHECK_INT(through_room(v, n, keyed, caps[c], rooms[r], &sp, &none), 0);
+                    test_shelf = &sh;
+                    size_t bad = through_room(v, n, keyed, caps[c], rooms[r], &sp2, &with);
+                    test_shelf = NULL;
+                    if (bad) fprintf(stderr, "shelf: shape %d cap %zu room %zu keyed %d: %zu out of place\n", shapes[h], c, r, keyed, bad);
+                    CHECK_INT(bad, 0);
+                    CHECK(with.held == none.held);
+                    CHECK(with.spilled == none.spilled);
+                    CHECK(sp == sp2);
+                    CHECK(sh.n <= TRACE_SPILL_SHELF);   /* (none when the buffer went to the file) */
+                }
+    }
+    trace_spill_shelf_free(&sh);
+    /* a buffer given back is taken again; one far larger than asked is not */
+    CHECK_INT(trace_spill_shelf_init(&sh, UINT64_MAX, &err), 0);
+    struct trace_spill_budget bud = {.cap = UINT64_MAX};
+    struct trace_spill *s = trace_spill_new(sizeof *v, cmp_rec, &bud);
+    trace_spill_take(s, &sh, 1000);   /* nothing on the shelf: nothing taken */
+    CHECK(trace_spill_push(s, &v[0], &err) == 0);
+    const void *first = ((struct trace_spill_head *)(void *)s)->buf;
+    trace_spill_free_to(s, &sh);
+    CHECK_INT(sh.n, 1);
+    s = trace_spill_new(sizeof *v, cmp_rec, &bud);
+    trace_spill_take(s, &sh, 10);   /* smaller than the buffer: taken */
+    CHECK(((struct trace_spill_head *)(void *)s)->buf == first);
+    CHECK_INT(sh.n, 0);
+    trace_spill_free_to(s, &sh);
+    void *p = trace_spill_shelf_get(&sh, 8);   /* the 1024 records' buffer, far larger: not taken */
+    CHECK(p != NULL && p != first);
+    free(p);
+    CHECK_INT(sh.n, 1);
+    size_t bytes = sh.v[0].bytes;
+    p = trace_spill_shelf_get(&sh, bytes - bytes / 4);   /* within half as large again: taken (cut to size: it may move) */
+    CHECK(p != NULL);
+    CHECK_INT(sh.n, 0);
+    CHECK(sh.held == 0);
+    memset(p, 1, bytes - bytes / 4);
+    free(p);
+    for (int i = 0; i < TRACE_SPILL_SHELF + 3; i++) {   /* sizes 1..11 kB: the 8 largest kept */
+        s = trace_spill_new(1024, cmp_rec, &bud);
+        trace_spill_room(s, (uint64_t)i + 1);
+        trace_spill_free_to(s, &sh);
+    }
+    CHECK_INT(sh.n, TRACE_SPILL_SHELF);
+    for (int i = 0; i < sh.n; i++) CHECK(sh.v[i].bytes > 3 * 1024);
+    trace_spill_shelf_free(&sh);
+    CHECK_INT(trace_spill_shelf_init(&sh, 10 * 1024, &err), 0);   /* within 10 kB: 4 kB and 5 kB, then 9 kB alone */
+    const int kb[] = {4, 5, 3, 9, 11};
+    const int n_after[] = {1, 2, 2, 1, 1};
+    for (int i = 0; i < 5; i++) {
+        s = trace_spill_new(1024, cmp_rec, &bud);
+        trace_spill_room(s, (uint64_t)kb[i]);
+        trace_spill_free_to(s, &sh);
+        CHECK_INT(sh.n, n_after[i]);
+        CHECK(sh.held <= 10 * 1024);
+    }
+    CHECK(sh.n == 1 && sh.v[0].bytes == 9 * 1024);   /* 11 kB is past max: freed */
+    trace_spill_shelf_free(&sh);
+    CHECK(atomic_load(&bud.held) == 0);
+    free(v);
+}
+
 int main(void) {
     RUN(orders);
     RUN(spilled_runs);
     RUN(room_ahead);
+    RUN(shelf);
     PT_DONE();
 }

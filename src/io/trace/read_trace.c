@@ -430,12 +430,19 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     x->spare = 2 * nr <= (size_t)util_pool_threads(4);   /* as the parse takes two threads for a file (parse_all) */
     struct build_job bj = {.rj = rj, .multi = multi, .synth = !any_step, .bud = bud, .x = x};
     size_t failed = nr;
+    /* a rank's buffers to the next built (trace_spill.h), a sixteenth of
+     * --mem at most (probetop-formats(5), PROFILER TRACES: Memory) */
+    struct trace_spill_shelf shelf;
+    if (trace_spill_shelf_init(&shelf, bud->cap / 8, err)) { free(rj); free(files); trace_run_free(run); return -1; }
+    x->shelf = &shelf;
     if (x->o->trace_kernel) {
         for (size_t i = 0; i < nr && build_one(&bj, i, NULL) == 0; i++) {}
     } else {
         struct pt_error perr;
         util_pool_for(nr, build_one, &bj, &perr);
     }
+    x->shelf = NULL;
+    trace_spill_shelf_free(&shelf);
     for (size_t i = 0; i < nr && failed == nr; i++)   /* the first rank that failed, as one after another would stop */
         if (rj[i].rc) failed = i;
     for (size_t i = 0; i < nr && i <= failed; i++) {   /* the warnings in rank order, as when built one after another */

@@ -37,7 +37,25 @@ struct trace_spill {
     size_t *heap, nheap;
     size_t next;        /* in memory: the next record to read */
     int sorted, failed;
+    struct trace_spill_shelf *shelf;   /* where its buffers come from and go back to (trace_spill_shelve), NULL: malloc */
 };
+
+/* A buffer of at least bytes: the shelf's smallest that holds it and is
+ * not half as large again (a larger one kept for a larger need: taken for
+ * a small array it would be held whole), what it has beyond bytes given
+ * back; else malloc's (NULL: no memory); *got its size.  shelf_put gives
+ * it back (a size under the buffer's is safe: it is only offered for
+ * less). */
+static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got);
+static void shelf_put(struct trace_spill_shelf *sh, char *buf, size_t bytes);
+static void *tmp_get(struct trace_spill *s, size_t bytes) {
+    size_t got;
+    return s->shelf ? shelf_get(s->shelf, bytes, &got) : malloc(bytes);
+}
+static void tmp_put(struct trace_spill *s, void *p, size_t bytes) {
+    if (s->shelf && p) shelf_put(s->shelf, p, bytes);
+    else free(p);
+}
 
 static void hold(struct trace_spill *s, int64_t bytes) {
     if (bytes >= 0) atomic_fetch_add(&s->b->held, (unsigned long long)bytes);
@@ -63,7 +81,7 @@ void trace_spill_free(struct trace_spill *s) {
     free(s->runs);
     free(s->heap);
     free(s->h.buf);
-    free(s->order);
+    tmp_put(s, s->order, s->h.n * sizeof *s->order);
     if (s->f) fclose(s->f);
     if (s->held) hold(s, -(int64_t)s->held);
     free(s);
@@ -151,16 +169,16 @@ static int lane_merge(const uint64_t *k, size_t n, uint64_t mask, uint32_t *ord,
 static int order_by_keys(struct trace_spill *s) {
     size_t n = s->h.n;
     if (n > UINT32_MAX) return -1;
-    uint64_t *k = malloc(n * sizeof *k);
-    uint32_t *ord = malloc(n * sizeof *ord);
+    uint64_t *k = tmp_get(s, n * sizeof *k);
+    uint32_t *ord = tmp_get(s, n * sizeof *ord);
     struct radix_kv *a = NULL;
     int rc = -1;
     if (!k || !ord || s->keys(s->h.buf, n, s->h.rec, k)) goto out;
-    uint32_t *tmp = s->lane_mask ? malloc(n * sizeof *tmp) : NULL;
+    uint32_t *tmp = s->lane_mask ? tmp_get(s, n * sizeof *tmp) : NULL;
     int merged = tmp && !lane_merge(k, n, s->lane_mask, ord, tmp);
-    free(tmp);
+    tmp_put(s, tmp, n * sizeof *tmp);
     if (!merged) {
-        if (!(a = malloc(2 * n * sizeof *a))) goto out;
+        if (!(a = tmp_get(s, 2 * n * sizeof *a))) goto out;
         uint64_t most = 0;
         for (size_t i = 0; i < n; i++) {
             a[i] = (struct radix_kv){k[i], i};
@@ -175,9 +193,9 @@ static int order_by_keys(struct trace_spill *s) {
     hold(s, (int64_t)(n * sizeof *s->order));
     rc = 0;
 out:
-    free(k);
-    free(ord);
-    free(a);
+    tmp_put(s, k, n * sizeof *k);
+    tmp_put(s, ord, n * sizeof *ord);
+    tmp_put(s, a, 2 * n * sizeof *a);
     return rc;
 }
 
@@ -206,7 +224,7 @@ static int apply_order(struct trace_spill *s) {
         }
     }
     free(tmp);
-    free(s->order);
+    tmp_put(s, s->order, s->h.n * sizeof *s->order);
     s->order = NULL;
     hold(s, -(int64_t)(s->h.n * sizeof(uint32_t)));
     return 0;
@@ -420,3 +438,113 @@ void trace_spill_rd_init(struct trace_spill_rd *r, struct trace_spill *s) {
 
 int trace_spill_failed(const struct trace_spill *s) { return s->failed; }
 void *trace_spill_array(struct trace_spill *s) { return s->f || apply_order(s) ? NULL : s->h.buf; }
+
+/* ---- the shelf (trace_spill.h) ---- */
+
+int trace_spill_shelf_init(struct trace_spill_shelf *sh, uint64_t max, struct pt_error *err) {
+    memset(sh, 0, sizeof *sh);
+    sh->max = max;
+    if (pthread_mutex_init(&sh->mu, NULL)) return pt_errorf(err, "trace_spill_shelf_init: cannot make a mutex");
+    return 0;
+}
+
+void trace_spill_shelf_free(struct trace_spill_shelf *sh) {
+    for (int i = 0; i < sh->n; i++) free(sh->v[i].buf);
+    sh->n = 0;
+    pthread_mutex_destroy(&sh->mu);
+}
+
+void *trace_spill_shelf_get(struct trace_spill_shelf *sh, size_t bytes) {
+    size_t got;
+    return shelf_get(sh, bytes, &got);
+}
+
+static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got) {
+    char *buf = NULL;
+    pthread_mutex_lock(&sh->mu);
+    int pick = -1;
+    for (int i = 0; i < sh->n; i++)
+        if (sh->v[i].bytes >= bytes && sh->v[i].bytes - bytes <= bytes / 2 && (pick < 0 || sh->v[i].bytes < sh->v[pick].bytes)) pick = i;
+    if (pick >= 0) {
+        buf = sh->v[pick].buf;
+        *got = sh->v[pick].bytes;
+        sh->held -= sh->v[pick].bytes;
+        sh->v[pick] = sh->v[--sh->n];
+    }
+    pthread_mutex_unlock(&sh->mu);
+    if (buf && *got - bytes >= 4096) {   /* what it holds beyond bytes given back (realloc: in place); else the rest stays resident */
+        char *nb = realloc(buf, bytes ? bytes : 1);
+        if (nb) buf = nb, *got = bytes;
+    }
+    if (!buf && (buf = malloc(bytes ? bytes : 1))) *got = bytes;
+    return buf;
+}
+
+static void shelf_put(struct trace_spill_shelf *sh, char *buf, size_t bytes) {
+    if (bytes > sh->max) { free(buf); return; }   /* (max is set once, at init) */
+    char *out[TRACE_SPILL_SHELF];   /* the smaller ones it takes the place of, freed outside the lock */
+    int nout = 0;
+    pthread_mutex_lock(&sh->mu);
+    /* while full or past max, the smallest goes if smaller than this one */
+    while (sh->n && (sh->n == TRACE_SPILL_SHELF || sh->held + bytes > sh->max)) {
+        int at = 0;
+        for (int i = 1; i < sh->n; i++)
+            if (sh->v[i].bytes < sh->v[at].bytes) at = i;
+        if (sh->v[at].bytes >= bytes) break;
+        out[nout++] = sh->v[at].buf;
+        sh->held -= sh->v[at].bytes;
+        sh->v[at] = sh->v[--sh->n];
+    }
+    if (sh->n < TRACE_SPILL_SHELF && sh->held + bytes <= sh->max) {
+        sh->v[sh->n].buf = buf, sh->v[sh->n].bytes = bytes;
+        sh->n++;
+        sh->held += bytes;
+        buf = NULL;
+    }
+    pthread_mutex_unlock(&sh->mu);
+    for (int i = 0; i < nout; i++) free(out[i]);
+    free(buf);
+}
+
+void trace_spill_shelve(struct trace_spill *s, struct trace_spill_shelf *sh) { s->shelf = sh; }
+
+void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint64_t n) {
+    s->shelf = sh;
+    if (s->h.buf || s->f || s->sorted || !n || n > SIZE_MAX / s->h.rec) return;
+    size_t want = (size_t)n * s->h.rec;
+    char *buf = NULL;
+    size_t bytes = 0;
+    pthread_mutex_lock(&sh->mu);
+    int pick = -1;
+    for (int i = 0; i < sh->n; i++) {   /* the smallest that holds n, else the largest */
+        int fits = sh->v[i].bytes >= want, pfits = pick >= 0 && sh->v[pick].bytes >= want;
+        if (pick < 0 || (fits && (!pfits || sh->v[i].bytes < sh->v[pick].bytes)) || (!fits && !pfits && sh->v[i].bytes > sh->v[pick].bytes))
+            pick = i;
+    }
+    if (pick >= 0) {
+        buf = sh->v[pick].buf;
+        bytes = sh->v[pick].bytes;
+        sh->held -= bytes;
+        sh->v[pick] = sh->v[--sh->n];
+    }
+    pthread_mutex_unlock(&sh->mu);
+    if (!buf) return;
+    if (bytes < want) {
+        char *nb = realloc(buf, want);
+        if (!nb) { free(buf); return; }   /* (no memory: as without the shelf) */
+        buf = nb;
+        bytes = want;
+    }
+    s->h.buf = buf;
+    s->h.cap = bytes / s->h.rec;
+}
+
+void trace_spill_free_to(struct trace_spill *s, struct trace_spill_shelf *sh) {
+    if (!s) return;
+    if (s->h.buf && s->h.cap) {   /* (spilled: buf is one record, the merge's, cap 0: freed with s) */
+        shelf_put(sh, s->h.buf, s->h.cap * s->h.rec);
+        s->h.buf = NULL;
+        s->h.cap = 0;
+    }
+    trace_spill_free(s);
+}
