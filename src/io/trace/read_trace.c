@@ -240,6 +240,11 @@ static void resolve_ranks(struct tfile *t, size_t n, struct dataset *ds) {
         }
 }
 
+/* Two threads or more for each of n jobs (files or ranks): a big file's
+ * parse takes two (trace_split.h), a rank's build sums its window on a
+ * second (trace_build_ctx.spare). */
+static int thread_to_spare(size_t n) { return 2 * n <= (size_t)util_pool_threads(4); }
+
 struct parse_job {
     struct tfile *t;
     size_t n;
@@ -307,7 +312,7 @@ static int parse_all(struct tfile *t, size_t *np, struct trace_parse_names *name
     struct parse_job j = {.t = t, .n = n, .o = o};
     /* a thread per file; with two threads or more for each, a big file
      * takes two (trace_split.h) */
-    uint64_t split = 2 * n <= (size_t)util_pool_threads(4) ? TRACE_SPLIT_MIN : 0;
+    uint64_t split = thread_to_spare(n) ? TRACE_SPLIT_MIN : 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         if (stat(t[i].path, &st) == 0) j.total += (uint64_t)st.st_size;
@@ -427,7 +432,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     }
     /* the ranks are built in parallel, but one after another when every
      * kernel goes to the --kernels sink (its rows in rank order) */
-    x->spare = 2 * nr <= (size_t)util_pool_threads(4);   /* as the parse takes two threads for a file (parse_all) */
+    x->spare = thread_to_spare(nr);
     struct build_job bj = {.rj = rj, .multi = multi, .synth = !any_step, .bud = bud, .x = x};
     size_t failed = nr;
     /* a rank's buffers to the next built (trace_spill.h), a sixteenth of

@@ -280,8 +280,8 @@ static int join_file(struct rank_build *b, struct trace_build_file *rf, int mult
     int rc = 0;
     struct trace_parse_kernel *neg = NULL;   /* torch_npu: the kernels a flow links, in memory */
     size_t nneg = 0, capneg = 0, ineg = 0;
-    if (b->x->shelf && f->kernels) trace_spill_shelve(f->kernels, b->x->shelf);   /* their sorts' arrays: pages touched before */
-    if (b->x->shelf && f->launches) trace_spill_shelve(f->launches, b->x->shelf);
+    if (f->kernels) trace_spill_shelve(f->kernels, b->x->shelf);   /* their sorts' arrays: pages touched before */
+    if (f->launches) trace_spill_shelve(f->launches, b->x->shelf);
     if ((f->kernels && trace_spill_sort(f->kernels, err)) || (f->launches && trace_spill_sort(f->launches, err))) rc = -1;
     struct trace_spill_rd kr = {0}, lr = {0};
     if (!rc && f->kernels) trace_spill_rd_init(&kr, f->kernels);
@@ -314,8 +314,7 @@ static int join_file(struct rank_build *b, struct trace_build_file *rf, int mult
     free(neg);
     free(parent);
     trace_spill_free(f->kernels);
-    if (b->x->shelf) trace_spill_free_to(f->launches, b->x->shelf);   /* the lane view's segments' size, about: stream_rank's */
-    else trace_spill_free(f->launches);
+    trace_spill_free_to(f->launches, b->x->shelf);   /* the lane view's segments' size, about: stream_rank's */
     f->kernels = f->launches = NULL;
     return rc;
 }
@@ -528,7 +527,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
         if (!m.slot_of || !m.slot || !m.open) { free(m.slot_of); free(m.slot); free(m.open); return pt_errorf(err, "out of memory"); }
         memset(m.slot_of, 0xff, 65536 * sizeof *m.slot_of);
         r->lane_merge_ns = m.q;
-    } else if (nk && !(r->segs = b->x->shelf ? trace_spill_shelf_get(b->x->shelf, nk * sizeof *r->segs) : malloc(nk * sizeof *r->segs))) {
+    } else if (nk && !(r->segs = trace_spill_shelf_get(b->x->shelf, nk * sizeof *r->segs))) {
         return pt_errorf(err, "out of memory");
     } else {
         cap = nk;
@@ -647,7 +646,7 @@ int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_
         trace_spill_lanes(b->k, 16);   /* ktmp_keys' low 16 bits: the stream, whose kernels come in start order */
         uint64_t nk = 0;   /* one ktmp per kernel of the files */
         for (size_t i = 0; i < nf; i++) nk += files[i].f->kernels ? trace_spill_count(files[i].f->kernels) : 0;
-        if (x->shelf) trace_spill_take(b->k, x->shelf, nk);   /* pages a rank built before touched: none faulted in */
+        trace_spill_take(b->k, x->shelf, nk);   /* pages a rank built before touched: none faulted in */
         rc = trace_spill_reserve(b->k, nk, err);
     }
     for (size_t i = 0; !rc && i < nf; i++) {
@@ -659,8 +658,7 @@ int trace_build_rank(struct trace_rank *r, struct trace_build_file *files, size_
         p2p_sort(r);
         rc = stream_rank(b, max_segs, err);
     }
-    if (x->shelf) trace_spill_free_to(b->k, x->shelf);
-    else trace_spill_free(b->k);
+    trace_spill_free_to(b->k, x->shelf);
     tpatterns_md_free(b->md);
     free(b->ep);
     free(b->num);

@@ -456,7 +456,16 @@ void trace_spill_shelf_free(struct trace_spill_shelf *sh) {
 
 void *trace_spill_shelf_get(struct trace_spill_shelf *sh, size_t bytes) {
     size_t got;
-    return shelf_get(sh, bytes, &got);
+    return sh ? shelf_get(sh, bytes, &got) : malloc(bytes ? bytes : 1);
+}
+
+/* v[i] taken off the shelf (the lock held): its buffer, *bytes its size. */
+static char *shelf_pop(struct trace_spill_shelf *sh, int i, size_t *bytes) {
+    char *buf = sh->v[i].buf;
+    *bytes = sh->v[i].bytes;
+    sh->held -= *bytes;
+    sh->v[i] = sh->v[--sh->n];
+    return buf;
 }
 
 static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got) {
@@ -465,12 +474,7 @@ static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got) 
     int pick = -1;
     for (int i = 0; i < sh->n; i++)
         if (sh->v[i].bytes >= bytes && sh->v[i].bytes - bytes <= bytes / 2 && (pick < 0 || sh->v[i].bytes < sh->v[pick].bytes)) pick = i;
-    if (pick >= 0) {
-        buf = sh->v[pick].buf;
-        *got = sh->v[pick].bytes;
-        sh->held -= sh->v[pick].bytes;
-        sh->v[pick] = sh->v[--sh->n];
-    }
+    if (pick >= 0) buf = shelf_pop(sh, pick, got);
     pthread_mutex_unlock(&sh->mu);
     if (buf && *got - bytes >= 4096) {   /* what it holds beyond bytes given back (realloc: in place); else the rest stays resident */
         char *nb = realloc(buf, bytes ? bytes : 1);
@@ -491,9 +495,8 @@ static void shelf_put(struct trace_spill_shelf *sh, char *buf, size_t bytes) {
         for (int i = 1; i < sh->n; i++)
             if (sh->v[i].bytes < sh->v[at].bytes) at = i;
         if (sh->v[at].bytes >= bytes) break;
-        out[nout++] = sh->v[at].buf;
-        sh->held -= sh->v[at].bytes;
-        sh->v[at] = sh->v[--sh->n];
+        size_t gone;
+        out[nout++] = shelf_pop(sh, at, &gone);
     }
     if (sh->n < TRACE_SPILL_SHELF && sh->held + bytes <= sh->max) {
         sh->v[sh->n].buf = buf, sh->v[sh->n].bytes = bytes;
@@ -510,7 +513,7 @@ void trace_spill_shelve(struct trace_spill *s, struct trace_spill_shelf *sh) { s
 
 void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint64_t n) {
     s->shelf = sh;
-    if (s->h.buf || s->f || s->sorted || !n || n > SIZE_MAX / s->h.rec) return;
+    if (!sh || s->h.buf || s->f || s->sorted || !n || n > SIZE_MAX / s->h.rec) return;
     size_t want = (size_t)n * s->h.rec;
     char *buf = NULL;
     size_t bytes = 0;
@@ -521,12 +524,7 @@ void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint6
         if (pick < 0 || (fits && (!pfits || sh->v[i].bytes < sh->v[pick].bytes)) || (!fits && !pfits && sh->v[i].bytes > sh->v[pick].bytes))
             pick = i;
     }
-    if (pick >= 0) {
-        buf = sh->v[pick].buf;
-        bytes = sh->v[pick].bytes;
-        sh->held -= bytes;
-        sh->v[pick] = sh->v[--sh->n];
-    }
+    if (pick >= 0) buf = shelf_pop(sh, pick, &bytes);
     pthread_mutex_unlock(&sh->mu);
     if (!buf) return;
     if (bytes < want) {
@@ -541,7 +539,7 @@ void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint6
 
 void trace_spill_free_to(struct trace_spill *s, struct trace_spill_shelf *sh) {
     if (!s) return;
-    if (s->h.buf && s->h.cap) {   /* (spilled: buf is one record, the merge's, cap 0: freed with s) */
+    if (sh && s->h.buf && s->h.cap) {   /* (spilled: buf is one record, the merge's, cap 0: freed with s) */
         shelf_put(sh, s->h.buf, s->h.cap * s->h.rec);
         s->h.buf = NULL;
         s->h.cap = 0;

@@ -141,7 +141,8 @@ struct trace_spill_shelf {
 int trace_spill_shelf_init(struct trace_spill_shelf *sh, uint64_t max, struct pt_error *err);
 /* Frees the buffers left on it. */
 void trace_spill_shelf_free(struct trace_spill_shelf *sh);
-/* A new stream (nothing pushed) takes a buffer from the shelf as room made
+/* sh NULL, in each call below: no shelf (malloc and free, as without one).
+ * A new stream (nothing pushed) takes a buffer from the shelf as room made
  * ahead (trace_spill_room: not counted in the budget until records take
  * it): the smallest of at least n records, else the largest, grown to n
  * (realloc: its touched pages kept).  Nothing on the shelf, or no memory
