@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/io/common/json.h"
 #include "src/io/common/json_scan.h"
-#include "src/io/common/lease_map.h"
 #include "src/io/dump/dump_classify.h"
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/origin_light.h"
@@ -640,38 +638,6 @@ void parse_dump_file(const char *dir, const char *dump_json, const struct dump_o
     free(rbuf);
 }
 
-/* dump.json's text into *buf (*len bytes, NULL when empty): mapped under a
- * read lease (lease_map.h; *fd and *maplen to let it go), which saves the
- * copy of every byte, else read into *rbuf (*fd -1).  0, or -1 with err set
- * (naming the file, as a read would).
- * Only files up to DUMP_MAP_MAX are mapped: the kernel breaks a lease whose
- * holder keeps a writer waiting longer than its lease-break time (45 s by
- * default), and a file cut after that would take pages from under the
- * parse (SIGBUS).  The trace reader asks after every piece whether its
- * lease still holds; a dump's parse is not made in pieces, so instead it is
- * kept far inside that time: 256 MiB parse in well under a second. */
-#define DUMP_MAP_MAX ((uint64_t)256 << 20)
-static int dump_text(const char *path, char **rbuf, size_t *rcap, const char **buf, size_t *len, int *fd,
-                     size_t *maplen, struct pt_error *err) {
-    struct stat st;
-    *buf = NULL;
-    *len = 0;
-    *fd = -1;
-    if (json_open_regular(path, UTIL_DUMP_MAX_BYTES, fd, &st, err) != 0) return -1;
-    if ((uint64_t)st.st_size <= DUMP_MAP_MAX && (*buf = lease_map(*fd, (uint64_t)st.st_size, maplen))) {
-        *len = (size_t)st.st_size;
-#ifdef MADV_POPULATE_READ
-        (void)madvise((void *)*buf, *len, MADV_POPULATE_READ);
-#endif
-        return 0;
-    }
-    close(*fd);
-    *fd = -1;
-    if (json_read_reuse(path, UTIL_DUMP_MAX_BYTES, rbuf, rcap, len, err) != 0) return -1;
-    *buf = *len ? *rbuf : NULL;
-    return 0;
-}
-
 void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
                          char **rbuf, size_t *rcap) {
     struct pstate ps = {.f = f, .opt = o, .fast = parse_dump_elem_on()};
@@ -679,7 +645,7 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
     struct microstep ms = {0};
     const char *buf = NULL;
     size_t len = 0, maplen = 0;
-    int mapfd = -1;   /* buf mapped (dump_text) */
+    int mapfd = -1;   /* buf mapped (parse_dump_text) */
     char cpath[4096];
     f->path = strdup(dump_json);
     f->dir = strdup(dir);
@@ -716,7 +682,8 @@ void parse_dump_file_buf(const char *dir, const char *dump_json, const struct du
         pt_errorf(&f->error, "out of memory");
         goto out;
     }
-    if (dump_text(dump_json, rbuf, rcap, &buf, &len, &mapfd, &maplen, &f->error) != 0) goto out;
+    if (parse_dump_text(dump_json, UTIL_DUMP_MAX_BYTES, rbuf, rcap, &buf, &len, &mapfd, &maplen, &f->error) != 0)
+        goto out;
     f->bytes = len;
     if (o->want_rows) {
         /* about one usable tensor per 300 bytes of dump.json: grow once, not
@@ -790,10 +757,7 @@ out:
         f->contributes = 0;
         ovf_list_free(&f->ovf);
     }
-    if (mapfd >= 0) {   /* the mapping, then the lease (with the descriptor) let go */
-        munmap((void *)buf, maplen);
-        close(mapfd);
-    }
+    parse_dump_text_done(buf, mapfd, maplen);
     free(ps.in);
     free(ps.kw);
     free(ps.out);

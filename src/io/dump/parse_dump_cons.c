@@ -2,7 +2,10 @@
  * parses of a dump (read_dump.h, cons_cache): the rank folders of a run
  * mostly hold byte-identical copies (MBs each), and the micro step table
  * built from one serves them all; the foresight of micro step counts
- * (dump_foresee_micro) fills the same cache. */
+ * (dump_foresee_micro) fills the same cache.  The bytes are mapped
+ * (parse_dump_text; probetop-formats(5), DUMP.JSON), not read: the copy
+ * of 2 MB a rank folder into a fresh buffer, for bytes mostly only
+ * compared with the cache's, was 6 % of data2db's time on a dump. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +17,6 @@
 #include "src/io/dump/microstep.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
-#include "model/util/bigmem.h"
 #include "model/util/util.h"
 
 #define CONS_CACHE_MAX 8   /* distinct contents kept (pipeline stages of a run); more: parsed per file */
@@ -146,75 +148,80 @@ static void seen_add(struct cons_cache *c, const char *path, struct cons_seen k,
     pthread_mutex_unlock(&c->mu);
 }
 
-void parse_dump_cons_fit(const char *path, char **buf, size_t *cap) {
-    struct stat st;
-    if (stat(path, &st) != 0 || st.st_size < 0 || (size_t)st.st_size + 1 < *cap) return;
-    size_t want = ((size_t)st.st_size + 2 + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
-    char *b = bigmem_realloc(*buf, want);
-    if (!b) return;
-    *buf = b;
-    *cap = want;
-}
+#define CONS_MAX_BYTES ((size_t)1 << 32)
 
-/* path whole into *buf (capacity *cap, fitted first: one read and the end
- * seen, no regrowth).  0, or -1 with e set. */
-static int read_fitted(const char *path, char **buf, size_t *cap, size_t *len, struct pt_error *e) {
-    parse_dump_cons_fit(path, buf, cap);
-    return json_read_reuse(path, (size_t)1 << 32, buf, cap, len, e);
-}
-
-const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy, char **rbuf,
-                                       size_t *rcap) {
-    size_t len = 0;
+/* The table of construct.json bytes b (len, read whole from cpath): the
+ * cache's, else built and put in the cache (with a copy of the bytes: they
+ * are a mapping or the caller's buffer); the file recorded as seen (k, when
+ * known) so that the foresight does not read it again.  NULL as
+ * cons_cache_get says. */
+static const struct microstep *cons_of_bytes(struct cons_cache *c, const char *cpath, const struct cons_seen *k,
+                                             const char *b, size_t len, char *why, size_t nwhy) {
     struct pt_error cerr;
     struct cons_entry e;
     memset(&e, 0, sizeof e);
     int full = 0;
-    struct cons_seen k, was;
-    if (seen_key(cpath, &k) == 0 && seen_find(c, &k, &was) && was.entry >= 0) return &c->v[was.entry].ms;
-    cerr.msg[0] = '\0';
-    int got = read_fitted(cpath, rbuf, rcap, &len, &cerr) == 0;
-    if (got) {
-        int hit = cons_cache_find(c, *rbuf, len, &full);
-        if (hit >= 0) return &c->v[hit].ms;
-        if (full) return NULL;   /* a run of many distinct models?: the caller reads it alone */
+    int slot = cons_cache_find(c, b, len, &full);
+    if (slot < 0 && full) return NULL;   /* a run of many distinct models?: the caller reads it alone */
+    if (slot < 0) {
+        cerr.msg[0] = '\0';
+        if (construct_parse(cpath, b, len, &e.cons, &cerr) != 0) {
+            snprintf(why, nwhy, "%s (micro steps unknown)", cerr.msg);
+            return NULL;
+        }
+        if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
+            snprintf(why, nwhy, "%s", cerr.msg);
+            construct_free(&e.cons);
+            return NULL;
+        }
+        if (!(e.bytes = malloc(len ? len : 1))) {   /* out of memory: the caller reads it alone */
+            microstep_free(&e.ms);
+            construct_free(&e.cons);
+            return NULL;
+        }
+        memcpy(e.bytes, b, len);   /* the cache keeps its own copy */
+        e.len = len;
+        if ((slot = cons_cache_put(c, &e)) < 0) return NULL;
     }
-    if (!got || construct_parse(cpath, *rbuf, len, &e.cons, &cerr) != 0) {
+    if (k) seen_add(c, cpath, *k, slot, len, c->v[slot].ms.count);
+    return &c->v[slot].ms;
+}
+
+const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, char *why, size_t nwhy, char **rbuf,
+                                       size_t *rcap) {
+    struct pt_error cerr;
+    struct cons_seen k, was;
+    int known = seen_key(cpath, &k) == 0;
+    if (known && seen_find(c, &k, &was) && was.entry >= 0) return &c->v[was.entry].ms;
+    const char *b;
+    size_t len, maplen;
+    int fd;
+    cerr.msg[0] = '\0';
+    if (parse_dump_text(cpath, CONS_MAX_BYTES, rbuf, rcap, &b, &len, &fd, &maplen, &cerr) != 0) {
         snprintf(why, nwhy, "%s (micro steps unknown)", cerr.msg);
         return NULL;
     }
-    if (microstep_build(&e.cons, &e.ms, &cerr) != 0) {
-        snprintf(why, nwhy, "%s", cerr.msg);
-        construct_free(&e.cons);
-        return NULL;
-    }
-    if (!(e.bytes = malloc(len ? len : 1))) {   /* out of memory: the caller reads it alone */
-        microstep_free(&e.ms);
-        construct_free(&e.cons);
-        return NULL;
-    }
-    memcpy(e.bytes, *rbuf, len);   /* the cache keeps its own copy: the buffer is the caller's */
-    e.len = len;
-    int slot = cons_cache_put(c, &e);
-    return slot >= 0 ? &c->v[slot].ms : NULL;
+    const struct microstep *ms = cons_of_bytes(c, cpath, known ? &k : NULL, b ? b : "", len, why, nwhy);
+    parse_dump_text_done(b, fd, maplen);
+    return ms;
 }
 
-/* The count of construct.json bytes *b (len), built alone when no parse had
- * it yet, the table then kept by the cache with the bytes themselves (*b
- * NULL then: the caller's buffer, not a copy); *entry the cache's entry of
+/* The count of construct.json bytes b (len), built alone when no parse had
+ * it yet, the table then kept by the cache with a copy of the bytes (they
+ * are a mapping or a buffer of the caller's); *entry the cache's entry of
  * the bytes, or -1.  1 when it cannot be read as the parse would not
  * either.  The cache is looked at first (a memcmp of the bytes): the hash
  * of the whole file, twice the cost, only for the counts of contents the
  * cache does not hold (a full cache, or out of memory). */
-static int foresee_bytes(struct cons_cache *c, const char *cpath, char **b, size_t len, int *entry) {
+static int foresee_bytes(struct cons_cache *c, const char *cpath, const char *b, size_t len, int *entry) {
     int n = -1, full;
-    if ((*entry = cons_cache_find(c, *b, len, &full)) >= 0) return c->v[*entry].ms.count;
+    if ((*entry = cons_cache_find(c, b, len, &full)) >= 0) return c->v[*entry].ms.count;
     uint64_t h = 0;
     pthread_mutex_lock(&c->mu);
     int hashed = c->ncounts > 0;
     pthread_mutex_unlock(&c->mu);
     if (hashed) {   /* a collision is caught: the foresight is checked against the files */
-        h = microstep_hash(*b, len);
+        h = microstep_hash(b, len);
         pthread_mutex_lock(&c->mu);
         for (size_t i = 0; i < c->ncounts && n < 0; i++)
             if (c->counts[i].hash == h && c->counts[i].len == len) n = c->counts[i].count;
@@ -225,21 +232,22 @@ static int foresee_bytes(struct cons_cache *c, const char *cpath, char **b, size
     struct cons_entry ce = {.len = len};
     struct pt_error e;
     n = 1;
-    if (construct_parse(cpath, *b, len, &ce.cons, &e) == 0 && microstep_build(&ce.cons, &ce.ms, &e) == 0) {
+    int given = 0;   /* ce handed to the cache (kept, or a twin kept meanwhile, or dropped) */
+    if (construct_parse(cpath, b, len, &ce.cons, &e) == 0 && microstep_build(&ce.cons, &ce.ms, &e) == 0) {
         n = ce.ms.count;
-        if (!full) {
-            ce.bytes = *b;   /* cons_cache_put takes ce, the bytes with it */
-            *b = NULL;
+        if (!full && (ce.bytes = malloc(len ? len : 1))) {   /* cons_cache_put takes ce, the copy with it */
+            memcpy(ce.bytes, b, len);
             *entry = cons_cache_put(c, &ce);
             ce = (struct cons_entry){0};
+            given = 1;
         }
     }
     microstep_free(&ce.ms);
     construct_free(&ce.cons);
-    /* in the cache for good: no count needed; the bytes gone with an entry
-     * the cache, filled meanwhile, did not keep: the count is not kept either */
-    if (*entry >= 0 || !*b) return n;
-    if (!hashed) h = microstep_hash(*b, len);
+    /* in the cache for good: no count needed; an entry the cache, filled
+     * meanwhile, did not keep: the count is not kept either */
+    if (*entry >= 0 || given) return n;
+    if (!hashed) h = microstep_hash(b, len);
     pthread_mutex_lock(&c->mu);
     if (util_grow((void **)&c->counts, &c->capcounts, c->ncounts + 1, sizeof *c->counts) == 0)
         c->counts[c->ncounts++] = (struct cons_count){h, len, n};
@@ -252,29 +260,32 @@ int dump_foresee_micro(const char *dir, const struct dump_opts *o) {
     if (!o->micro_step && !o->cons_cache) return 1;   /* else it fills the cache all the same */
     snprintf(cpath, sizeof cpath, "%s/construct.json", dir);
     if (access(cpath, F_OK) != 0) return 1;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
+    char *rb = NULL;   /* the bytes when not mapped */
+    size_t rcap = 0, len = 0, maplen = 0;
+    const char *b;
+    int fd;
     struct pt_error e;
     struct cons_seen k, was;
     int known = o->cons_cache && seen_key(cpath, &k) == 0;
     if (known && seen_find(o->cons_cache, &k, &was)) return o->micro_step ? was.count : 1;
-    if (read_fitted(cpath, &b, &cap, &len, &e) != 0) {
-        free(b);
+    if (parse_dump_text(cpath, CONS_MAX_BYTES, &rb, &rcap, &b, &len, &fd, &maplen, &e) != 0) {
+        free(rb);
         return 1;
     }
+    const char *t = b ? b : "";
     int n = 1;
     if (o->cons_cache) {
         int entry;
-        n = foresee_bytes(o->cons_cache, cpath, &b, len, &entry);
+        n = foresee_bytes(o->cons_cache, cpath, t, len, &entry);
         if (known) seen_add(o->cons_cache, cpath, k, entry, len, n);
     } else {
         struct construct cons = {0};
         struct microstep m = {0};
-        if (construct_parse(cpath, b, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
+        if (construct_parse(cpath, t, len, &cons, &e) == 0 && microstep_build(&cons, &m, &e) == 0) n = m.count;
         microstep_free(&m);
         construct_free(&cons);
     }
-    free(b);
+    parse_dump_text_done(b, fd, maplen);
+    free(rb);
     return o->micro_step ? n : 1;
 }
-

@@ -205,7 +205,7 @@ struct pool {
 
 static void *worker(void *arg) {
     struct pool *p = arg;
-    char *rbuf = NULL;   /* dump.json's bytes, the same buffer for every file */
+    char *rbuf = NULL;   /* the bytes of a file not mapped, the same buffer for every file */
     size_t rcap = 0;
     for (;;) {
         pthread_mutex_lock(&p->mu);
@@ -239,7 +239,6 @@ static void *worker(void *arg) {
         f->rank = p->rd[j].rank;
         f->seq = j;
         char *dj = fs_join(p->rd[j].dir, "dump.json");
-        if (dj) parse_dump_cons_fit(dj, &rbuf, &rcap);
         if (dj) parse_dump_file_buf(p->rd[j].dir, dj, p->opt, f, &rbuf, &rcap);
         else pt_errorf(&f->error, "out of memory");
         free(dj);

@@ -91,8 +91,10 @@ struct cons_cache *cons_cache_new(void);
 void cons_cache_free(struct cons_cache *c);
 struct microstep;
 /* The micro step table of construct.json cpath, from the cache when a file
- * of the same bytes was read before; its bytes are read into *rbuf (the
- * caller's buffer, capacity *rcap, grown as needed).  NULL with why set
+ * of the same bytes was read before (the file itself, known by its identity,
+ * is not read again); its bytes are mapped, or where the lease is refused
+ * read into *rbuf (the caller's buffer, capacity *rcap, grown as needed:
+ * parse_dump_text).  NULL with why set
  * (the words of the parse without the cache) when it cannot be had, NULL
  * with why empty when the cache is full (the caller then reads the file
  * alone). */
@@ -106,6 +108,15 @@ const struct microstep *cons_cache_get(struct cons_cache *c, const char *cpath, 
  * few TLB entries, not thousands.  Advice only: when stat fails the read
  * grows the buffer as before. */
 void parse_dump_cons_fit(const char *path, char **buf, size_t *cap);
+/* The text of a dump's file (dump.json, construct.json: at most max_bytes)
+ * into *buf (*len bytes; NULL when empty): mapped under a read lease when
+ * the kernel grants one (*fd >= 0, *maplen), else read into *rbuf
+ * (capacity *rcap, fitted and grown as needed; *fd -1).  Mapped, the bytes
+ * are neither copied nor put in fresh pages.  0, or -1 with err set naming
+ * the file.  parse_dump_text_done(*buf, *fd, *maplen) lets a mapping go. */
+int parse_dump_text(const char *path, size_t max_bytes, char **rbuf, size_t *rcap, const char **buf, size_t *len,
+                    int *fd, size_t *maplen, struct pt_error *err);
+void parse_dump_text_done(const char *buf, int fd, size_t maplen);
 
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
  * caller, step/rank set).  Never fails hard: problems land in f->ok/error. */
