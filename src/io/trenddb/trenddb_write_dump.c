@@ -38,6 +38,7 @@ struct rfile {               /* a file's rows as the id replay needs them */
     uint32_t *key;           /* per row: its target (ids.keys) */
     uint32_t *entry;         /* per row: its record (msProbe flushes between records) */
     uint8_t *metric;
+    size_t kcap, ecap, mcap;   /* their sizes in bytes (spare_take) */
     size_t n;
     size_t index;            /* place in the whole list (a shard's attempts) */
     int ready;               /* handed over (a skipped file: with no rows) */
@@ -55,6 +56,7 @@ struct qfile {
     struct qrow *v;
     size_t n;
     uint32_t *order;         /* its rows in key order when known from the file before, else NULL */
+    size_t vcap, ocap;       /* v's and order's sizes in bytes (spare_take) */
     uint64_t gen;            /* the file it was (lastfile.gen) */
 };
 
@@ -77,8 +79,23 @@ struct lastfile {
     uint64_t gen;
 };
 
+/* Buffers of files gone in, kept for the next files: a file's arrays (a
+ * few MB: 61 bytes a row) taken fresh from malloc and freed after it went
+ * in were, as often as not, new pages to fault in (glibc hands the top of
+ * its heap back and maps big blocks anew): dump_writer_file's first
+ * touches were a quarter of data2db's page faults on a dump (a fresh page
+ * costs a fault and a zeroing).  The next file of a run is
+ * mostly of the same size. */
+#define SPARE_MAX 8
+struct spare {
+    void *p;
+    size_t bytes;
+};
+
 struct dump_writer {
     struct tdb t;
+    struct spare spare[SPARE_MAX];   /* free buffers, the largest kept */
+    int nspare;
     struct idmap ids;        /* keys: every target of a row read; dbid 0 until its first attempt */
     struct mkeys mk[DM_N];
     int metric_order[DM_N], nmetric_order;
@@ -118,6 +135,48 @@ struct dump_writer {
     size_t nsatt, capsatt;
     size_t rows_in;          /* rows inserted (duplicates ignored) */
 };
+
+/* A buffer of at least `bytes` (*cap its size): the smallest spare that
+ * holds them and is not half as large again (a file's arrays are of a few
+ * sizes: a small one does not take the large one the next array needs),
+ * else malloc's, an eighth larger (the next file's may have a few more
+ * rows).  NULL when out of memory. */
+static void *spare_take(struct dump_writer *w, size_t bytes, size_t *cap) {
+    int best = -1;
+    for (int i = 0; i < w->nspare; i++)
+        if (w->spare[i].bytes >= bytes && w->spare[i].bytes - bytes <= bytes / 2 &&
+            (best < 0 || w->spare[i].bytes < w->spare[best].bytes))
+            best = i;
+    if (best < 0) {
+        size_t want = bytes + bytes / 8 + 1;
+        void *p = malloc(want);
+        *cap = p ? want : 0;
+        return p;
+    }
+    void *p = w->spare[best].p;
+    *cap = w->spare[best].bytes;
+    w->spare[best] = w->spare[--w->nspare];
+    return p;
+}
+
+/* Buffer p (of cap bytes; NULL: none) kept for spare_take, or freed when
+ * the spares are full and all larger. */
+static void spare_give(struct dump_writer *w, void *p, size_t cap) {
+    if (!p) return;
+    if (w->nspare < SPARE_MAX) {
+        w->spare[w->nspare++] = (struct spare){p, cap};
+        return;
+    }
+    int small = 0;
+    for (int i = 1; i < w->nspare; i++)
+        if (w->spare[i].bytes < w->spare[small].bytes) small = i;
+    if (w->spare[small].bytes >= cap) {
+        free(p);
+        return;
+    }
+    free(w->spare[small].p);
+    w->spare[small] = (struct spare){p, cap};
+}
 
 static int cmp_prow(const void *a, const void *b, void *ctx) {
     const struct tdb_prow *v = ctx;
@@ -199,9 +258,9 @@ static int dump_replay(struct dump_writer *w) {
     while (w->replayed < w->caprf && w->rf[w->replayed].ready) {
         struct rfile *s = &w->rf[w->replayed];
         if (replay_file(w, s) != 0) return -1;
-        free(s->key);
-        free(s->entry);
-        free(s->metric);
+        spare_give(w, s->key, s->kcap);
+        spare_give(w, s->entry, s->ecap);
+        spare_give(w, s->metric, s->mcap);
         s->key = s->entry = NULL;
         s->metric = NULL;
         w->replayed++;
@@ -400,11 +459,12 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
     if (w->cur.count && w->cur.rank != qf->rank && summarize_rank(w) != 0) return -1;
     w->cur.rank = qf->rank;
     int rows_kept = w->summ || !w->bb;   /* as tdb_prows: for the summary, or for the INSERTs */
-    uint32_t *order = qf->order ? qf->order : malloc((qf->n ? qf->n : 1) * sizeof *order);
+    size_t ocap = 0;
+    uint32_t *order = qf->order ? qf->order : spare_take(w, qf->n * sizeof *order, &ocap);
     if (!order ||
         (rows_kept && util_grow((void **)&w->cur.rows, &w->cur.cap, w->cur.count + qf->n, sizeof *w->cur.rows) != 0) ||
         (!qf->order && sort_file(w, qf, order) != 0)) {
-        if (order != qf->order) free(order);
+        if (order != qf->order) spare_give(w, order, ocap);
         return pt_errorf(w->err, "out of memory");
     }
     if (!qf->order && qf->gen == w->last.gen && w->last.n == qf->n) {   /* for the next file shaped like it */
@@ -418,7 +478,7 @@ static int insert_file(struct dump_writer *w, const struct qfile *qf) {
         for (size_t i = 0; i < qf->n; i++) prow_of(&rows[i], w->ids.dbid[qf->v[order[i]].key], &qf->v[order[i]]);
         rc = tdb_insert_prows(t, w->ins_row, w->ins_rows, qf->rank, rows, qf->n, 0, &w->rows_in);
     }
-    if (order != qf->order) free(order);
+    if (order != qf->order) spare_give(w, order, ocap);
     if (w->summ) w->cur.count += qf->n;   /* kept for the rank's summary */
     return rc;
 }
@@ -433,8 +493,8 @@ static int dump_drain(struct dump_writer *w) {
         while (i < qf->n && w->ids.dbid[qf->v[i].key]) i++;
         if (i < qf->n) break;
         if (insert_file(w, qf) != 0) return -1;
-        free(w->q[done].v);
-        free(w->q[done].order);
+        spare_give(w, w->q[done].v, w->q[done].vcap);
+        spare_give(w, w->q[done].order, w->q[done].ocap);
     }
     if (done) memmove(w->q, w->q + done, (w->nq - done) * sizeof *w->q);
     w->nq -= done;
@@ -517,21 +577,21 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
     size_t n = f->ok ? f->nrows : 0;
     struct qfile qf = {.rank = f->rank, .n = n};
     if (n) {
-        s->key = malloc(n * sizeof *s->key);
-        s->entry = malloc(n * sizeof *s->entry);
-        s->metric = malloc(n);
-        qf.v = malloc(n * sizeof *qf.v);
+        s->key = spare_take(w, n * sizeof *s->key, &s->kcap);
+        s->entry = spare_take(w, n * sizeof *s->entry, &s->ecap);
+        s->metric = spare_take(w, n, &s->mcap);
+        qf.v = spare_take(w, n * sizeof *qf.v, &qf.vcap);
         if (!s->key || !s->entry || !s->metric || !qf.v ||
             util_grow0((void **)&w->q, &w->capq, w->nq + 1, sizeof *w->q) != 0) {
-            free(qf.v);
+            spare_give(w, qf.v, qf.vcap);
             return pt_errorf(w->err, "out of memory");
         }
     }
     int like = n && last_like(&w->last, f);
     if (like) {
         memcpy(s->key, w->last.key, n * sizeof *s->key);
-        if (w->last.order_ok && !(qf.order = malloc(n * sizeof *qf.order))) {
-            free(qf.v);
+        if (w->last.order_ok && !(qf.order = spare_take(w, n * sizeof *qf.order, &qf.ocap))) {
+            spare_give(w, qf.v, qf.vcap);
             return pt_errorf(w->err, "out of memory");
         }
         if (qf.order) memcpy(qf.order, w->last.order, n * sizeof *qf.order);
@@ -540,8 +600,8 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
         const struct dump_tensor_row *r = &f->rows[i];
         uint32_t k = like ? s->key[i] : names_intern(w->ids.keys, f->arena + r->name, r->len, 0, r->call);
         if (k == NAMES_NONE) {
-            free(qf.v);
-            free(qf.order);
+            spare_give(w, qf.v, qf.vcap);
+            spare_give(w, qf.order, qf.ocap);
             return pt_errorf(w->err, "out of memory");
         }
         s->key[i] = k;
@@ -554,7 +614,8 @@ static int dump_writer_file(void *vctx, const struct dump_file *f, int32_t step_
     /* an id (0: none yet) for every target so far */
     if (n && !like && (util_grow0((void **)&w->ids.dbid, &w->ids.cap, names_count(w->ids.keys), sizeof *w->ids.dbid) != 0 ||
                        last_keep(&w->last, f, s->key) != 0)) {
-        free(qf.v);
+        spare_give(w, qf.v, qf.vcap);
+        spare_give(w, qf.order, qf.ocap);
         return pt_errorf(w->err, "out of memory");
     }
     qf.gen = w->last.gen;
@@ -619,6 +680,7 @@ static void dump_writer_free(struct dump_writer *w) {
         free(w->q[i].order);
     }
     free(w->q);
+    for (int i = 0; i < w->nspare; i++) free(w->spare[i].p);
     free(w->cur.rows);
     free(w->sortkey);
     free(w->last.arena);
