@@ -2,6 +2,7 @@
  * trace_spill.h). */
 #include "src/io/trace/trace_spill.h"
 
+#include "model/util/bigmem.h"
 #include "model/util/radix.h"
 
 #include <errno.h>
@@ -50,7 +51,7 @@ static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got);
 static void shelf_put(struct trace_spill_shelf *sh, char *buf, size_t bytes);
 static void *tmp_get(struct trace_spill *s, size_t bytes) {
     size_t got;
-    return s->shelf ? shelf_get(s->shelf, bytes, &got) : malloc(bytes);
+    return s->shelf ? shelf_get(s->shelf, bytes, &got) : bigmem_realloc(NULL, bytes);
 }
 static void tmp_put(struct trace_spill *s, void *p, size_t bytes) {
     if (s->shelf && p) shelf_put(s->shelf, p, bytes);
@@ -279,7 +280,7 @@ void *trace_spill_slot_grow(struct trace_spill *s, struct pt_error *err) {
         }
     }
     if (s->h.n == s->h.cap) {   /* the room made ahead is full (or there was none) */
-        char *nb = realloc(s->h.buf, s->h.vcap * s->h.rec);
+        char *nb = bigmem_realloc(s->h.buf, s->h.vcap * s->h.rec);
         if (!nb) {
             pt_errorf(err, "out of memory");
             return NULL;
@@ -309,7 +310,7 @@ int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err)
     uint64_t more = (n - s->h.vcap) * s->h.rec;
     if (atomic_load(&s->b->held) + more > s->b->cap) return 0;
     if (n > s->h.cap) {
-        char *nb = realloc(s->h.buf, (size_t)n * s->h.rec);
+        char *nb = bigmem_realloc(s->h.buf, (size_t)n * s->h.rec);
         if (!nb) return pt_errorf(err, "out of memory");
         s->h.buf = nb;
         s->h.cap = (size_t)n;
@@ -321,7 +322,7 @@ int trace_spill_reserve(struct trace_spill *s, uint64_t n, struct pt_error *err)
 
 void trace_spill_room(struct trace_spill *s, uint64_t n) {
     if (s->f || s->sorted || n <= s->h.cap || n > SIZE_MAX / s->h.rec) return;
-    char *nb = realloc(s->h.buf, (size_t)n * s->h.rec);
+    char *nb = bigmem_realloc(s->h.buf, (size_t)n * s->h.rec);
     if (!nb) return;
     s->h.buf = nb;
     s->h.cap = (size_t)n;
@@ -456,7 +457,7 @@ void trace_spill_shelf_free(struct trace_spill_shelf *sh) {
 
 void *trace_spill_shelf_get(struct trace_spill_shelf *sh, size_t bytes) {
     size_t got;
-    return sh ? shelf_get(sh, bytes, &got) : malloc(bytes ? bytes : 1);
+    return sh ? shelf_get(sh, bytes, &got) : bigmem_realloc(NULL, bytes ? bytes : 1);
 }
 
 /* v[i] taken off the shelf (the lock held): its buffer, *bytes its size. */
@@ -480,7 +481,7 @@ static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got) 
         char *nb = realloc(buf, bytes ? bytes : 1);
         if (nb) buf = nb, *got = bytes;
     }
-    if (!buf && (buf = malloc(bytes ? bytes : 1))) *got = bytes;
+    if (!buf && (buf = bigmem_realloc(NULL, bytes ? bytes : 1))) *got = bytes;
     return buf;
 }
 
@@ -528,7 +529,7 @@ void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint6
     pthread_mutex_unlock(&sh->mu);
     if (!buf) return;
     if (bytes < want) {
-        char *nb = realloc(buf, want);
+        char *nb = bigmem_realloc(buf, want);
         if (!nb) { free(buf); return; }   /* (no memory: as without the shelf) */
         buf = nb;
         bytes = want;
