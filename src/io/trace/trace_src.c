@@ -37,6 +37,23 @@ void trace_src_window(struct trace_src *s, size_t from, size_t to) {
         munmap((void *)(s->map + s->kept), lo - s->kept);
         s->kept = lo;
     }
+#ifdef MADV_POPULATE_READ
+    /* The first half of the window's new pages mapped in by one call, not
+     * by a fault per 16 pages as the scan first touches them (a fault is
+     * costly under paravirtualised paging: a fifth of a 1 GB folder's page
+     * faults were these); the rest fault in as before.  Half, so that the
+     * file's pages mapped at once stay as many as before: the whole window
+     * only at its end, when the scan has touched it all (all of it at once
+     * raised the median peak RSS of a 62 MB folder by 1 MB).  They are
+     * given back as before; advice only: on failure they fault in. */
+    size_t hi = from + (to - from) / 2;
+    if (hi > s->maplen) hi = s->maplen;
+    size_t at = s->mapped > s->kept ? s->mapped : s->kept;
+    if (hi > at) {
+        (void)madvise((void *)(s->map + at), hi - at, MADV_POPULATE_READ);
+        s->mapped = (hi + s->page - 1) / s->page * s->page;
+    }
+#endif
     s->raw = to;
 }
 

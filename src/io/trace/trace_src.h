@@ -25,6 +25,7 @@ struct trace_src {
     const char *map;
     size_t maplen;         /* the mapping's length */
     size_t kept;           /* the mapping's bytes before this are given back (trace_src_window) */
+    size_t mapped;         /* and those before this are mapped in already (trace_src_window) */
     size_t page;
 };
 
