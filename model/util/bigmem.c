@@ -6,9 +6,15 @@
 #include <sys/mman.h>
 
 #define BIGMEM_MIN ((size_t)4 << 20)
+#define BIGMEM_HUGE ((size_t)2 << 20)   /* x86-64's huge page */
 
 void *bigmem_realloc(void *p, size_t n) {
-    void *q = realloc(p, n);
+    void *q = NULL;
+    /* a new block starts on a huge page, so that its first 2 MiB are one
+     * too (malloc's start 16 bytes into their mapping); no memory for that:
+     * as realloc */
+    if (!p && n >= BIGMEM_MIN && posix_memalign(&q, BIGMEM_HUGE, n) != 0) q = NULL;
+    if (!q) q = realloc(p, n);
 #ifdef MADV_HUGEPAGE
     if (q && n >= BIGMEM_MIN) {
         /* only whole pages inside the block; the kernel backs the 2 MiB
