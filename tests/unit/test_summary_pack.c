@@ -1,7 +1,8 @@
 /* The rank summary's rows as the monitor writer spools them
  * (tdb_summary_pack_val, _head; read back by tdb_summary_unpack): unpacked, a row is
  * the same doubles tdb_summary_row makes of the same values: present,
- * absent, NaN, msProbe's stored infinities, a target id past 32 bits; and
+ * absent, NaN, msProbe's stored infinities, a target id past 32 bits, a
+ * step going back (each row packed against the one before); and
  * bytes that are not the whole rows the writer counted are refused, with
  * nothing read past them. */
 #include <math.h>
@@ -37,7 +38,7 @@ static const struct prow rows[] = {
 
 /* The row as the writer makes it (mon_row_out): tdb_summary_val a
  * statistic at a time, each value kept packed at once, then the head. */
-static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned char *out) {
+static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned char *out, struct tdb_summary_prev *prev) {
     double e[5 + NS];
     uint32_t has = 0, finite = 0;
     unsigned nv = 0;
@@ -47,7 +48,7 @@ static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned c
             tdb_summary_val(e, s, r->stored[s], &has, &finite);
             if (has != had) tdb_summary_pack_val(out, nv++, e[5 + s]);
         }
-    return tdb_summary_pack_head(out, tdb_summary_head(m), r->step, r->target, r->metric, has, finite, nv);
+    return tdb_summary_pack_head(out, tdb_summary_head(m), prev, r->step, r->target, r->metric, has, finite, nv);
 }
 
 static void same_rows(const char *const *cols) {
@@ -55,13 +56,17 @@ static void same_rows(const char *const *cols) {
     CHECK(m != NULL);
     if (!m) return;
     unsigned char buf[NROWS * TDB_SUMMARY_PACKED_MAX];
-    size_t len = 0;
+    size_t len = 0, lens[NROWS];
+    struct tdb_summary_prev prev = {0};
     for (size_t i = 0; i < NROWS; i++) {
-        size_t n = pack(m, &rows[i], buf + len);
+        size_t n = pack(m, &rows[i], buf + len, &prev);
         CHECK(n <= TDB_SUMMARY_PACKED_MAX);
-        CHECK_INT(n % 8, 0);
+        lens[i] = n;
         len += n;
     }
+    /* the step of the row before (the NaN norm not among the values): no varint for it */
+    CHECK_INT((long long)lens[2], 2 + 2 * 8 + 2 + 1);
+    CHECK_INT((long long)lens[1], 2 + 1 * 8 + 2 + 1 + 1);   /* has and step new: 2 bytes and a varint more */
     struct tdb_summary_head hd = tdb_summary_head(m);
     double got[NROWS][5 + NS], want[NROWS][5 + NS];
     memset(got, 0xa5, sizeof got);
@@ -95,25 +100,29 @@ static void same_rows(const char *const *cols) {
     CHECK_INT(tdb_summary_unpack(m, buf, 0, 0), 0);
     CHECK_INT(tdb_summary_unpack(m, buf, len, 0), -2);
     CHECK_INT(tdb_summary_unpack(m, buf, len - 8, NROWS), -2);
-    struct tdb_summary_packed h;
-    memcpy(&h, buf, sizeof h);
-    h.has = 1u << NS;
-    h.nv_nan = 1 << 1;
-    unsigned char bad[sizeof h + 8] = {0};
-    memcpy(bad, &h, sizeof h);
+    /* a statistic past the columns: refused */
+    unsigned char bad[2 + 8 + 2 + 1 + 1] = {1 << 1, 1};
+    uint16_t hbad = 1u << NS;
+    memcpy(bad + 2 + 8, &hbad, 2);
     double row[5 + NS];
     CHECK_INT(tdb_summary_unpack_rows(hd, NS, bad, sizeof bad, 1, row), -1);
     CHECK_INT(tdb_summary_unpack(m, bad, sizeof bad, 1), -2);
     /* a head saying more values than has (not the writer's): read no further than nv */
-    h.has = 1;
-    h.nv_nan = 2 << 1;
-    unsigned char odd[sizeof h + 16];
+    unsigned char odd[2 + 16 + 2 + 1 + 1] = {2 << 1, 1};
     double one = 1.0, two = 2.0;
-    memcpy(odd, &h, sizeof h);
-    memcpy(odd + sizeof h, &one, 8);
-    memcpy(odd + sizeof h + 8, &two, 8);
+    uint16_t h1 = 1;
+    memcpy(odd + 2, &one, 8);
+    memcpy(odd + 10, &two, 8);
+    memcpy(odd + 18, &h1, 2);
+    odd[20] = 6;   /* step 3 */
+    odd[21] = 1;   /* target -1 */
     CHECK_INT(tdb_summary_unpack_rows(hd, NS, odd, sizeof odd, 1, row), 0);
-    CHECK(row[5] == 1.0 && row[6] == 0 && row[7] == 0);
+    CHECK(row[5] == 1.0 && row[6] == 0 && row[7] == 0 && row[0] == 3.0 && row[1] == -1.0);
+    /* a varint longer than 64 bits: refused */
+    unsigned char longv[2 + 12] = {1 << 6 | 1 << 7, 1};
+    memset(longv + 2, 0xff, 11);
+    longv[13] = 1;
+    CHECK_INT(tdb_summary_unpack_rows(hd, NS, longv, sizeof longv, 1, row), -1);
     CHECK_INT(tdb_summary_unpack(m, buf, len, NROWS), 0);
     tdb_summary_free(m);
 }

@@ -530,28 +530,60 @@ struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m) {
 /* As tdb_summary_row_end and tdb_summary_val made them: the same doubles.
  * The values are has's, nv of them: a row whose two disagree (not the
  * writer's) reads no further than its nv. */
+/* A zigzag varint of b at *at (< len) into *d: 0, or -1 when cut or
+ * longer than 64 bits. */
+static int unpack_zz(const unsigned char *b, size_t len, size_t *at, int64_t *d) {
+    uint64_t z = 0;
+    for (int sh = 0; sh < 64; sh += 7) {
+        if (*at >= len) return -1;
+        unsigned char c = b[(*at)++];
+        z |= (uint64_t)(c & 0x7f) << sh;
+        if (!(c & 0x80)) {
+            *d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
 int tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned char *b, size_t len, size_t n, double *e) {
-    struct tdb_summary_packed h;
+    struct tdb_summary_prev prev = {0};   /* as the writer's at the run's start */
     size_t at = 0;
     for (size_t k = 0; k < n; k++, e += ROW_STRIDE(ns)) {
-        if (len - at < sizeof h) return -1;
-        memcpy(&h, b + at, sizeof h);
-        const unsigned char *v = b + at + sizeof h;
-        unsigned nv = h.nv_nan >> 1;
-        if ((h.has & ~hd.all) || nv > TDB_MAX_STATS || len - at - sizeof h < (size_t)nv * sizeof(double)) return -1;
-        at += sizeof h + (size_t)nv * sizeof(double);
-        e[0] = (double)h.step;
-        e[1] = (double)h.target_id;
-        e[2] = (double)h.metric_id;
-        e[3] = h.has;
-        e[4] = h.nv_nan & 1 ? ~(uint32_t)h.has & hd.all : 0;
-        if (h.has == hd.all && nv == (unsigned)ns) {   /* the common row: every statistic, in column order */
+        if (len - at < TDB_SUMMARY_PACK_VALS) return -1;
+        unsigned flags = b[at], nv = flags >> 1 & 31;
+        uint8_t metric_id = b[at + 1];
+        const unsigned char *v = b + at + TDB_SUMMARY_PACK_VALS;
+        if (nv > TDB_MAX_STATS || len - at - TDB_SUMMARY_PACK_VALS < (size_t)nv * sizeof(double)) return -1;
+        at += TDB_SUMMARY_PACK_VALS + (size_t)nv * sizeof(double);
+        if (!(flags & 0x40)) {
+            uint16_t h;
+            if (len - at < sizeof h) return -1;
+            memcpy(&h, b + at, sizeof h);
+            at += sizeof h;
+            prev.has = h;
+        }
+        int64_t d = 0;
+        if (!(flags & 0x80)) {
+            if (unpack_zz(b, len, &at, &d) != 0 || d + prev.step < INT32_MIN || d + prev.step > INT32_MAX) return -1;
+            prev.step = (int32_t)(prev.step + d);
+        }
+        if (unpack_zz(b, len, &at, &d) != 0) return -1;
+        prev.target = (int64_t)((uint64_t)prev.target + (uint64_t)d);
+        uint32_t has = prev.has;
+        if (has & ~hd.all) return -1;
+        e[0] = (double)prev.step;
+        e[1] = (double)prev.target;
+        e[2] = (double)metric_id;
+        e[3] = has;
+        e[4] = flags & 1 ? ~has & hd.all : 0;
+        if (has == hd.all && nv == (unsigned)ns) {   /* the common row: every statistic, in column order */
             memcpy(e + 5, v, (size_t)ns * sizeof(double));
             continue;
         }
         for (int s = 0; s < ns; s++) e[5 + s] = 0;
         unsigned c = 0;
-        for (uint32_t hm = h.has; hm && c < nv; hm &= hm - 1, c++)
+        for (uint32_t hm = has; hm && c < nv; hm &= hm - 1, c++)
             memcpy(e + 5 + __builtin_ctz(hm), v + (size_t)c * sizeof(double), sizeof(double));
     }
     return at == len ? 0 : -1;

@@ -69,35 +69,61 @@ struct tdb_summary_head {
 };
 struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m);
 /* A row so made, packed for a spool (the monitor writer's, read back by
- * tdb_summary_unpack): the head in 16 bytes, then only the values of has
- * (most rows have few): e's 5 + ns doubles, a third to a half of them
+ * tdb_summary_unpack): e's 5 + ns doubles, a third to a half of them
  * zeros and small integers, cost their bytes twice through the page cache
- * (written once, read back by two parts).  tdb_summary_unpack makes e's
- * bytes again (tdb_summary_row_end's head, 0 where has has no bit). */
-struct tdb_summary_packed {
-    int64_t target_id;
+ * (written once, read back by two parts), so only what the row adds to
+ * the one before it is kept.  A row is: a byte, nv << 1 | nan (nan 1: e[4]
+ * is ~has & all, 0: e[4] is 0), bit 6 has as the row before's, bit 7 the
+ * step as the row before's; the metric id (a byte); the nv values of has
+ * (8 bytes each, columns ascending); has (2 bytes) unless bit 6; the
+ * step's difference from the row before's unless bit 7, and the target
+ * id's, each zigzag varint (7 bits a byte, low first).  "The row before"
+ * starts as step 0, target 0, has 0 at each run of rows the reader reads
+ * in one (the writer's tdb_summary_prev zeroed: a rank's window).  Rows
+ * in key order mostly take 3 bytes besides their values (16 before).
+ * tdb_summary_unpack makes e's bytes again (tdb_summary_row_end's head, 0
+ * where has has no bit). */
+struct tdb_summary_prev {
+    int64_t target;
     int32_t step;
-    uint16_t has;             /* statistics: at most TDB_MAX_STATS */
-    uint8_t metric_id;
-    uint8_t nv_nan;           /* the values that follow << 1 | nan (1: e[4] is ~has & all, 0: e[4] is 0) */
+    uint32_t has;
 };
-_Static_assert(sizeof(struct tdb_summary_packed) == 16 && TDB_MAX_STATS <= 16, "tdb_summary_packed: 16 bytes, has 16 bits");
-#define TDB_SUMMARY_PACKED_MAX (sizeof(struct tdb_summary_packed) + TDB_MAX_STATS * sizeof(double))
+_Static_assert(TDB_MAX_STATS <= 16, "tdb_summary_pack: has in 2 bytes, nv in 5 bits");
+#define TDB_SUMMARY_PACK_VALS 2   /* the values' place in a row */
+#define TDB_SUMMARY_PACKED_MAX (TDB_SUMMARY_PACK_VALS + TDB_MAX_STATS * sizeof(double) + 2 + 5 + 10)
 /* The writer walks a row's statistics once (tdb_summary_val): each value
  * kept (has grew) goes at once to out (TDB_SUMMARY_PACKED_MAX bytes of
  * room), the k-th of them (columns ascending) by tdb_summary_pack_val,
  * then the head, with has and finite as tdb_summary_val made them and nv
- * the values put; the row's length. */
+ * the values put, *prev the row before's (updated); the row's length. */
 static inline void tdb_summary_pack_val(unsigned char *out, unsigned k, double v) {
-    memcpy(out + sizeof(struct tdb_summary_packed) + (size_t)k * sizeof v, &v, sizeof v);
+    memcpy(out + TDB_SUMMARY_PACK_VALS + (size_t)k * sizeof v, &v, sizeof v);
 }
-static inline size_t tdb_summary_pack_head(unsigned char *out, struct tdb_summary_head hd, int32_t step,
-                                           int64_t target_id, uint8_t metric_id, uint32_t has, uint32_t finite,
-                                           unsigned nv) {
-    struct tdb_summary_packed h = {.target_id = target_id, .step = step, .has = (uint16_t)has, .metric_id = metric_id,
-                                   .nv_nan = (uint8_t)(nv << 1 | !(finite & hd.tells))};
-    memcpy(out, &h, sizeof h);
-    return sizeof h + (size_t)nv * sizeof(double);
+static inline unsigned char *tdb_summary_pack_zz(unsigned char *o, int64_t d) {
+    uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+    while (z >= 0x80) {
+        *o++ = (unsigned char)(z | 0x80);
+        z >>= 7;
+    }
+    *o++ = (unsigned char)z;
+    return o;
+}
+static inline size_t tdb_summary_pack_head(unsigned char *out, struct tdb_summary_head hd, struct tdb_summary_prev *prev,
+                                           int32_t step, int64_t target_id, uint8_t metric_id, uint32_t has,
+                                           uint32_t finite, unsigned nv) {
+    int same_has = has == prev->has, same_step = step == prev->step;
+    out[0] = (unsigned char)(nv << 1 | !(finite & hd.tells) | same_has << 6 | same_step << 7);
+    out[1] = metric_id;
+    unsigned char *o = out + TDB_SUMMARY_PACK_VALS + (size_t)nv * sizeof(double);
+    if (!same_has) {
+        uint16_t h = (uint16_t)has;
+        memcpy(o, &h, sizeof h);
+        o += sizeof h;
+    }
+    if (!same_step) o = tdb_summary_pack_zz(o, (int64_t)step - prev->step);
+    o = tdb_summary_pack_zz(o, (int64_t)((uint64_t)target_id - (uint64_t)prev->target));
+    *prev = (struct tdb_summary_prev){.target = target_id, .step = step, .has = has};
+    return (size_t)(o - out);
 }
 /* len bytes of n rows packed by tdb_summary_pack_head (m's columns; n:
  * the writer's count of them, so the room is made before one walk of the

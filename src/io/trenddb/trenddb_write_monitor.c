@@ -360,7 +360,8 @@ struct mon_rows {
  * the values of those present, columns ascending as statistics are),
  * which goes straight to the tree; by INSERT (val, present) when there is
  * none. */
-static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec) {
+static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec,
+                       struct tdb_summary_prev *prev) {
     struct srec h;
     memcpy(&h, rec, sizeof h);
     const char *vals = rec + sizeof h;
@@ -394,7 +395,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         }
     }
     if (packed)
-        tdb_spool_wrote(&w->sspool, tdb_summary_pack_head(packed, w->shead, r->step, r->dbid, (uint8_t)r->metric, has,
+        tdb_spool_wrote(&w->sspool, tdb_summary_pack_head(packed, w->shead, prev, r->step, r->dbid, (uint8_t)r->metric, has,
                                                           finite, nv));
     w->rows++;
     if (w->bb) return tdb_bulk_add(w->t, w->bb, out, (size_t)(o - out));
@@ -422,6 +423,7 @@ struct mon_out {
     size_t win;
     int any;
     struct mrow prev;
+    struct tdb_summary_prev sprev;   /* the summary's row before (packed against it), zeroed at each window */
 };
 
 static int mon_out_row(struct mon_out *o, const struct mrow *r, const char *rec) {
@@ -431,11 +433,13 @@ static int mon_out_row(struct mon_out *o, const struct mrow *r, const char *rec)
     o->any = 1;
     if (w->summ)   /* the windows up to this row's start here */
     {
-        for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); o->win <= k && o->win < w->nwin; o->win++)
+        for (size_t k = (size_t)(((int64_t)r->step - w->step0) / w->wsteps); o->win <= k && o->win < w->nwin; o->win++) {
             o->woff[o->win] = w->sspool.off;
+            o->sprev = (struct tdb_summary_prev){0};   /* a window is unpacked on its own (tdb_summary_unpack_rows) */
+        }
         o->wrows[o->win - 1]++;   /* the row's window: the last one started */
     }
-    return mon_row_out(w, o->rank, r, rec);
+    return mon_row_out(w, o->rank, r, rec, &o->sprev);
 }
 
 static int mon_out_merged(void *arg, const void *key, const void *rec, uint32_t len) {
