@@ -532,7 +532,12 @@ struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m) {
  * writer's) reads no further than its nv. */
 /* A zigzag varint of b at *at (< len) into *d: 0, or -1 when cut or
  * longer than 64 bits. */
-static int unpack_zz(const unsigned char *b, size_t len, size_t *at, int64_t *d) {
+static inline int unpack_zz(const unsigned char *b, size_t len, size_t *at, int64_t *d) {
+    if (*at < len && b[*at] < 0x80) {   /* the common difference: one byte */
+        unsigned c = b[(*at)++];
+        *d = (int64_t)(c >> 1) ^ -(int64_t)(c & 1);
+        return 0;
+    }
     uint64_t z = 0;
     for (int sh = 0; sh < 64; sh += 7) {
         if (*at >= len) return -1;
