@@ -33,6 +33,8 @@ static const struct prow rows[] = {
     {-2, 2, 1, {0, 0, 0}, 0},                              /* nothing */
     {9, 3, 2, {NAN, NAN, NAN}, 7},                         /* all NaN */
     {11, 4, 5, {INFINITY, 2.0, -INFINITY}, 3},             /* infinities as read */
+    {11, 6, 5, {0.0, -0.0, 0.0}, 7},                       /* zeros: +0.0 not stored, -0.0 a value */
+    {11, 7, 5, {0.0, 3.0, 0.0}, 7},                        /* the same zeros as the row before */
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -40,15 +42,15 @@ static const struct prow rows[] = {
  * statistic at a time, each value kept packed at once, then the head. */
 static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned char *out, struct tdb_summary_prev *prev) {
     double e[5 + NS];
-    uint32_t has = 0, finite = 0;
+    uint32_t has = 0, finite = 0, zeros = 0;
     unsigned nv = 0;
     for (int s = 0; s < NS; s++)
         if ((r->present >> s) & 1) {
             uint32_t had = has;
             tdb_summary_val(e, s, r->stored[s], &has, &finite);
-            if (has != had) tdb_summary_pack_val(out, nv++, e[5 + s]);
+            if (has != had) tdb_summary_pack_val(out, &nv, &zeros, s, e[5 + s]);
         }
-    return tdb_summary_pack_head(out, tdb_summary_head(m), prev, r->step, r->target, r->metric, has, finite, nv);
+    return tdb_summary_pack_head(out, tdb_summary_head(m), prev, r->step, r->target, r->metric, has, finite, nv, zeros);
 }
 
 static void same_rows(const char *const *cols) {
@@ -100,6 +102,14 @@ static void same_rows(const char *const *cols) {
     CHECK_INT(tdb_summary_unpack(m, buf, 0, 0), 0);
     CHECK_INT(tdb_summary_unpack(m, buf, len, 0), -2);
     CHECK_INT(tdb_summary_unpack(m, buf, len - 8, NROWS), -2);
+    /* the zeros: only -0.0 stored, the zeros' 2 bytes; then the same zeros, none */
+    CHECK_INT((long long)lens[NROWS - 2], 2 + 8 + 2 + 2 + 1);
+    CHECK_INT((long long)lens[NROWS - 1], 2 + 8 + 1);
+    CHECK(signbit(got[NROWS - 2][6]) && got[NROWS - 2][6] == 0 && !signbit(got[NROWS - 2][5]));
+    /* a zero of a column has lacks: refused */
+    unsigned char zbad[2 + 2 + 1] = {1 << 6 | 1 << 7, 1 | 0x80, 2, 0, 0};
+    double zrow[5 + NS];
+    CHECK_INT(tdb_summary_unpack_rows(hd, NS, zbad, sizeof zbad, 1, zrow), -1);
     /* a statistic past the columns: refused */
     unsigned char bad[2 + 8 + 2 + 1 + 1] = {1 << 1, 1};
     uint16_t hbad = 1u << NS;

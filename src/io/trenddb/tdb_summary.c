@@ -556,8 +556,8 @@ int tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned c
     size_t at = 0;
     for (size_t k = 0; k < n; k++, e += ROW_STRIDE(ns)) {
         if (len - at < TDB_SUMMARY_PACK_VALS) return -1;
-        unsigned flags = b[at], nv = flags >> 1 & 31;
-        uint8_t metric_id = b[at + 1];
+        unsigned flags = b[at], nv = flags >> 1 & 31, mbyte = b[at + 1];
+        uint8_t metric_id = (uint8_t)(mbyte & 0x3f);
         const unsigned char *v = b + at + TDB_SUMMARY_PACK_VALS;
         if (nv > TDB_MAX_STATS || len - at - TDB_SUMMARY_PACK_VALS < (size_t)nv * sizeof(double)) return -1;
         at += TDB_SUMMARY_PACK_VALS + (size_t)nv * sizeof(double);
@@ -568,6 +568,13 @@ int tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned c
             at += sizeof h;
             prev.has = h;
         }
+        if (mbyte & 0x80) {
+            uint16_t z;
+            if (len - at < sizeof z) return -1;
+            memcpy(&z, b + at, sizeof z);
+            at += sizeof z;
+            prev.zeros = z;
+        }
         int64_t d = 0;
         if (!(flags & 0x80)) {
             if (unpack_zz(b, len, &at, &d) != 0 || d + prev.step < INT32_MIN || d + prev.step > INT32_MAX) return -1;
@@ -575,20 +582,20 @@ int tdb_summary_unpack_rows(struct tdb_summary_head hd, int ns, const unsigned c
         }
         if (unpack_zz(b, len, &at, &d) != 0) return -1;
         prev.target = (int64_t)((uint64_t)prev.target + (uint64_t)d);
-        uint32_t has = prev.has;
-        if (has & ~hd.all) return -1;
+        uint32_t has = prev.has, zeros = prev.zeros;
+        if ((has & ~hd.all) || (zeros & ~has)) return -1;
         e[0] = (double)prev.step;
         e[1] = (double)prev.target;
         e[2] = (double)metric_id;
         e[3] = has;
         e[4] = flags & 1 ? ~has & hd.all : 0;
-        if (has == hd.all && nv == (unsigned)ns) {   /* the common row: every statistic, in column order */
+        if (has == hd.all && !zeros && nv == (unsigned)ns) {   /* every statistic, in column order */
             memcpy(e + 5, v, (size_t)ns * sizeof(double));
             continue;
         }
         for (int s = 0; s < ns; s++) e[5 + s] = 0;
         unsigned c = 0;
-        for (uint32_t hm = has; hm && c < nv; hm &= hm - 1, c++)
+        for (uint32_t hm = has & ~zeros; hm && c < nv; hm &= hm - 1, c++)   /* the zeros' e are 0 already */
             memcpy(e + 5 + __builtin_ctz(hm), v + (size_t)c * sizeof(double), sizeof(double));
     }
     return at == len ? 0 : -1;

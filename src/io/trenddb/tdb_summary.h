@@ -74,30 +74,38 @@ struct tdb_summary_head tdb_summary_head(const struct tdb_summary *m);
  * (written once, read back by two parts), so only what the row adds to
  * the one before it is kept.  A row is: a byte, nv << 1 | nan (nan 1: e[4]
  * is ~has & all, 0: e[4] is 0), bit 6 has as the row before's, bit 7 the
- * step as the row before's; the metric id (a byte); the nv values of has
+ * step as the row before's; the metric id (6 bits; bit 7: the zeros
+ * differ from the row before's); the nv values of has that are not +0.0
  * (8 bytes each, columns ascending); has (2 bytes) unless bit 6; the
- * step's difference from the row before's unless bit 7, and the target
- * id's, each zigzag varint (7 bits a byte, low first).  "The row before"
- * starts as step 0, target 0, has 0 at each run of rows the reader reads
- * in one (the writer's tdb_summary_prev zeroed: a rank's window).  Rows
- * in key order mostly take 3 bytes besides their values (16 before).
+ * zeros (a bit per column of has whose value is +0.0, 2 bytes) if bit 7
+ * of the metric's byte; the step's difference from the row before's
+ * unless bit 7, and the target id's, each zigzag varint (7 bits a byte,
+ * low first).  "The row before" starts as step 0, target 0, has 0, zeros 0
+ * at each run of rows the reader reads in one (the writer's
+ * tdb_summary_prev zeroed: a rank's window).  Rows in key order mostly
+ * take 3 bytes besides their values (16 before), and a monitor's many
+ * zeros (its nans column) none.
  * tdb_summary_unpack makes e's bytes again (tdb_summary_row_end's head, 0
  * where has has no bit). */
 struct tdb_summary_prev {
     int64_t target;
     int32_t step;
-    uint32_t has;
+    uint32_t has, zeros;
 };
 _Static_assert(TDB_MAX_STATS <= 16, "tdb_summary_pack: has in 2 bytes, nv in 5 bits");
 #define TDB_SUMMARY_PACK_VALS 2   /* the values' place in a row */
-#define TDB_SUMMARY_PACKED_MAX (TDB_SUMMARY_PACK_VALS + TDB_MAX_STATS * sizeof(double) + 2 + 5 + 10)
+#define TDB_SUMMARY_PACKED_MAX (TDB_SUMMARY_PACK_VALS + TDB_MAX_STATS * sizeof(double) + 2 + 2 + 5 + 10)
 /* The writer walks a row's statistics once (tdb_summary_val): each value
- * kept (has grew) goes at once to out (TDB_SUMMARY_PACKED_MAX bytes of
- * room), the k-th of them (columns ascending) by tdb_summary_pack_val,
- * then the head, with has and finite as tdb_summary_val made them and nv
- * the values put, *prev the row before's (updated); the row's length. */
-static inline void tdb_summary_pack_val(unsigned char *out, unsigned k, double v) {
-    memcpy(out + TDB_SUMMARY_PACK_VALS + (size_t)k * sizeof v, &v, sizeof v);
+ * kept (has grew; column c) goes at once to out (TDB_SUMMARY_PACKED_MAX
+ * bytes of room) by tdb_summary_pack_val (*nv the values put, *zeros the
+ * columns of +0.0, both 0 at the row's start), then the head, with has
+ * and finite as tdb_summary_val made them, *prev the row before's
+ * (updated); the row's length. */
+static inline void tdb_summary_pack_val(unsigned char *out, unsigned *nv, uint32_t *zeros, int c, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (!bits) *zeros |= 1u << c;   /* +0.0 only: a -0.0 keeps its sign bit as a value */
+    else memcpy(out + TDB_SUMMARY_PACK_VALS + (size_t)(*nv)++ * sizeof v, &v, sizeof v);
 }
 static inline unsigned char *tdb_summary_pack_zz(unsigned char *o, int64_t d) {
     uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
@@ -110,19 +118,24 @@ static inline unsigned char *tdb_summary_pack_zz(unsigned char *o, int64_t d) {
 }
 static inline size_t tdb_summary_pack_head(unsigned char *out, struct tdb_summary_head hd, struct tdb_summary_prev *prev,
                                            int32_t step, int64_t target_id, uint8_t metric_id, uint32_t has,
-                                           uint32_t finite, unsigned nv) {
-    int same_has = has == prev->has, same_step = step == prev->step;
+                                           uint32_t finite, unsigned nv, uint32_t zeros) {
+    int same_has = has == prev->has, same_step = step == prev->step, new_zeros = zeros != prev->zeros;
     out[0] = (unsigned char)(nv << 1 | !(finite & hd.tells) | same_has << 6 | same_step << 7);
-    out[1] = metric_id;
+    out[1] = (unsigned char)(metric_id | new_zeros << 7);
     unsigned char *o = out + TDB_SUMMARY_PACK_VALS + (size_t)nv * sizeof(double);
     if (!same_has) {
         uint16_t h = (uint16_t)has;
         memcpy(o, &h, sizeof h);
         o += sizeof h;
     }
+    if (new_zeros) {
+        uint16_t z = (uint16_t)zeros;
+        memcpy(o, &z, sizeof z);
+        o += sizeof z;
+    }
     if (!same_step) o = tdb_summary_pack_zz(o, (int64_t)step - prev->step);
     o = tdb_summary_pack_zz(o, (int64_t)((uint64_t)target_id - (uint64_t)prev->target));
-    *prev = (struct tdb_summary_prev){.target = target_id, .step = step, .has = has};
+    *prev = (struct tdb_summary_prev){.target = target_id, .step = step, .has = has, .zeros = zeros};
     return (size_t)(o - out);
 }
 /* len bytes of n rows packed by tdb_summary_pack_head (m's columns; n:

@@ -332,7 +332,7 @@ out:
 
 /* Writing trend_data from the spool. */
 _Static_assert(TDB_MAX_STATS <= BTREE_BULK_IR_MAX, "mon_row_out: a row's columns in one btree_bulk_ir record");
-_Static_assert(MONITOR_NMETRICS < 256, "mon_row_out: a metric_id in tdb_summary_packed's byte");
+_Static_assert(MONITOR_NMETRICS < 64, "mon_row_out: a metric_id in 6 bits of tdb_summary_pack_head's byte");
 struct mon_rows {
     struct tdb *t;
     int colidx[MONITOR_NSTATS];   /* per monitor_stat_names index: its column, -1 none */
@@ -372,6 +372,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     double e[5 + TDB_MAX_STATS];
     unsigned char *packed = NULL;
     unsigned nv = 0;
+    uint32_t zeros = 0;
     if (w->summ && !(packed = tdb_spool_room(&w->sspool, TDB_SUMMARY_PACKED_MAX)))
         return pt_errorf(w->t->err, "%s: could not spool the rank summary's rows into " TDB_SPOOL_FILE ": %s", w->t->final,
                          tdb_spool_why(&w->sspool));
@@ -391,12 +392,12 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         if (packed) {
             uint32_t had = has;
             tdb_summary_val(e, c, v, &has, &finite);
-            if (has != had) tdb_summary_pack_val(packed, nv++, e[5 + c]);
+            if (has != had) tdb_summary_pack_val(packed, &nv, &zeros, c, e[5 + c]);
         }
     }
     if (packed)
         tdb_spool_wrote(&w->sspool, tdb_summary_pack_head(packed, w->shead, prev, r->step, r->dbid, (uint8_t)r->metric, has,
-                                                          finite, nv));
+                                                          finite, nv, zeros));
     w->rows++;
     if (w->bb) return tdb_bulk_add(w->t, w->bb, out, (size_t)(o - out));
     struct tdb_row row = {.ncols = 4 + w->nc};
