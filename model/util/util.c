@@ -210,6 +210,10 @@ size_t util_ascii_run(const char *s, size_t n, char a, char b) {
 }
 
 size_t util_put_uint(char *buf, size_t o, unsigned long long v) {
+    if (v < 10) {   /* most: a dump row's item index (add_row, once per row) */
+        buf[o] = (char)('0' + v);
+        return o + 1;
+    }
     char tmp[24];
     int n = 0;
     do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);

@@ -425,6 +425,63 @@ static void skeletons(void) {
             }
 }
 
+/* Statistics read again from their bytes (elem_tmpl's num): a value
+ * whose bytes match one read before up to where that one ended, and ones
+ * that only begin alike (longer, an exponent after, another end), each
+ * read in turn through one skeleton, give what a read without skeletons
+ * gives, and the values written out. */
+static void numbers_again(void) {
+    static const char *const nums[] = {
+        "0.1279296875", "0.12792968751", "0.1279296875e1", "0.12792968750", "1.0", "1.05", "1", "1.0e5", "1.0E+5",
+        "-1.0", "147.0", "-0.0001678466796875", "-2.1576881408691406e-05", "1e999", "-1e999", "0.1279296875",
+        "1.0", "1e-999", "0.00023937225341796875", "0.000239372253417968750", "12345678901234567890", "-0", "0",
+    };
+    const size_t nn = sizeof nums / sizeof *nums;
+    static struct elem_tmpl tm;
+    memset(&tm, 0, sizeof tm);
+    char obj[512];
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < nn; i++) {
+            /* round 2: the next value as Min, so that one's bytes are met at two places */
+            const char *mx = nums[i], *mn = round == 2 ? nums[(i + 1) % nn] : "-0.134765625";
+            snprintf(obj, sizeof obj,
+                     "{\n     \"type\": \"torch.Tensor\",\n     \"dtype\": \"torch.bfloat16\",\n     \"shape\": [\n      2\n"
+                     "     ],\n     \"Max\": %s,\n     \"Min\": %s,\n     \"Mean\": %s,\n     \"Norm\": 12.5,\n"
+                     "     \"requires_grad\": %s\n    }",
+                     mx, mn, round ? mx : "null", round == 1 ? "true" : "false");
+            skel = &tm;
+            int r1 = fast(obj, 0);
+            struct elem e1 = e;
+            skel = NULL;
+            int r0 = fast(obj, 0);
+            if (r0 != r1 || (r0 && memcmp(&e, &e1, sizeof e)))
+                printf("  %s (round %d) read otherwise again\n", nums[i], round);
+            CHECK(r0 == r1 && (!r0 || !memcmp(&e, &e1, sizeof e)));
+        }
+    /* values: the last read first, then bytes beginning as it does */
+    skel = &tm;
+    static const struct { const char *t; uint64_t bits; } want[] = {
+        {"0.1279296875", 0x3fc0600000000000ULL},     /* 131/1024 */
+        {"0.12792968751", 0x3fc0600000057f60ULL},   /* float("0.12792968751") */
+        {"0.1279296875e1", 0x3ff4780000000000ULL},  /* 1.279296875 */
+        {"1.0", 0x3ff0000000000000ULL},
+        {"1.05", 0x3ff0cccccccccccdULL},
+        {"1.0e5", 0x40f86a0000000000ULL},
+        {"-0.0001678466796875", 0xbf26000000000000ULL},   /* -11/65536 */
+        {"1.0", 0x3ff0000000000000ULL},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        snprintf(obj, sizeof obj,
+                 "{\n     \"type\": \"torch.Tensor\",\n     \"dtype\": \"torch.bfloat16\",\n     \"shape\": [\n      2\n"
+                 "     ],\n     \"Max\": %s,\n     \"Min\": -0.134765625,\n     \"Mean\": null,\n     \"Norm\": 12.5,\n"
+                 "     \"requires_grad\": false\n    }",
+                 want[i].t);
+        CHECK_INT(fast(obj, 0), 1);
+        bits(e.v[1], want[i].bits);
+    }
+    skel = NULL;
+}
+
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
@@ -433,6 +490,7 @@ int main(void) {
     RUN(files_alike);
     RUN(generated);
     RUN(skeletons);
+    RUN(numbers_again);
     RUN(mapped_same_as_read);
     PT_DONE();
 }

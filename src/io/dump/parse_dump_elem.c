@@ -213,10 +213,43 @@ static inline int lit_eq(const char *p, const char *l, size_t n) {
     return (~m & ((1u << n) - 1)) == 0;
 }
 
+/* The number at p (a statistic's slot, 32 bytes readable) read as
+ * json_num_fast reads it, or taken from c's entry when its bytes are the
+ * same up to the byte that ended it then: json_num_fast's result (the
+ * value and the end) depends on those bytes alone, as it stops at the
+ * first byte that is not part of the number and looks no further when
+ * that byte is white space or ',', '}', ']'.  Only such ends are kept. */
+static inline const char *num_cached(const struct json_lex *lx, struct elem_num *c, const char *p, double *v) {
+    uint64_t lo, hi;
+    memcpy(&lo, p, 8);
+    memcpy(&hi, p + 8, 8);
+    struct elem_num *x = &c[((lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full)) >> (64 - ELEM_NUM_BITS)];
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_loadu_si128((const __m128i *)(const void *)x->t))) |
+                 (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_loadu_si128((const __m128i *)(const void *)(x->t + 16)))) << 16;
+    if (x->n && !(~m & (uint32_t)(((uint64_t)1 << x->n) - 1))) {
+        *v = x->v;
+        return p + x->n - 1;
+    }
+    const char *q = json_num_fast(lx, p, v);
+    if (q && q - p < 32) {
+        unsigned char z = (unsigned char)*q;
+        if (z <= ' ' || z == ',' || z == '}' || z == ']') {
+            _mm_storeu_si128((__m128i *)(void *)x->t, a);
+            _mm_storeu_si128((__m128i *)(void *)(x->t + 16), b);
+            x->v = *v;
+            x->n = (uint8_t)(q - p + 1);
+        }
+    }
+    return q;
+}
+
 /* The object at p (just past its '{') read by skeleton k: its '}', or NULL
- * (f then holds a partial read when *dirty). */
+ * (f then holds a partial read when *dirty); nc: the parse's numbers read
+ * before (elem_tmpl's num). */
 static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_one *k, struct fe *f, const char *p,
-                             const char *end, int *dirty) {
+                             const char *end, int *dirty, struct elem_num *nc) {
     const char *lim = end - ROOM, *q;
     int esc = 0;
     for (unsigned i = 0;; i++) {
@@ -246,7 +279,7 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
         case V_STAT:   /* a finite number (json_num.h, inline here): fe_scalar's stores without its tests */
             if (num_at(p)) {
                 double v;
-                if (!(q = json_num_fast(lx, p, &v))) return NULL;
+                if (!(q = num_cached(lx, nc, p, &v))) return NULL;
                 if (isfinite(v)) {
                     f->e->v[s->which] = v;
                     f->e->present |= (uint8_t)(1u << s->which);
@@ -390,7 +423,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
             struct elem_tmpl_one *k = &tm->k[x];
             if (!k->live) continue;
             if (dirty) fe_start(&f, e), dirty = 0;
-            const char *close = tmpl_read(lx, k, &f, p, end, &dirty);
+            const char *close = tmpl_read(lx, k, &f, p, end, &dirty, tm->num);
             if (!close) continue;
             tm->hit = (uint8_t)x;
             k->used = ++tm->clock;

@@ -60,10 +60,24 @@ struct elem_tmpl_one {
     char lit[512];
 };
 #define ELEM_TMPL_N 6         /* a record's items, its parameters, a nested list's */
+/* A statistic read before at a skeleton's slot: its bytes, from its first
+ * to the one that ended it (n of them: a ',', a '}', a ']' or white
+ * space), and its value.  A dump repeats its statistics (an op's output is
+ * the next op's input; the same parameters each step), so the same bytes
+ * give the same number without reading them again (parse_dump_elem.c). */
+#define ELEM_NUM_BITS 10      /* 48 KB: at 134 MB (gen_dump.py) 256 kept ~66 % of the lookups, and 1024
+                                 cut 15 M more instructions of 1 290 M (callgrind) */
+#define ELEM_NUM_N (1u << ELEM_NUM_BITS)
+struct elem_num {
+    char t[32];               /* 32 bytes copied; the first n compared */
+    double v;
+    uint8_t n;                /* 0: none */
+};
 struct elem_tmpl {
     struct elem_tmpl_one k[ELEM_TMPL_N];
     uint8_t hit;              /* the one that matched last */
     uint32_t clock;
+    struct elem_num num[ELEM_NUM_N];   /* by a hash of the 16 bytes at a statistic */
 };
 
 /* The object whose '{' was the last token of lx, read from its bytes into
