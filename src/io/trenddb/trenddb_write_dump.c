@@ -99,6 +99,7 @@ struct dump_writer {
     struct idmap ids;        /* keys: every target of a row read; dbid 0 until its first attempt */
     struct mkeys mk[DM_N];
     int metric_order[DM_N], nmetric_order;
+    unsigned metric_seen;    /* bit m: m in metric_order (a row's test, not a walk of it) */
     uint32_t *stamp[DM_N];   /* per key: the last batch it was fresh in, for this metric */
     size_t stampcap[DM_N];
     uint32_t batch;
@@ -232,10 +233,10 @@ static int replay_file(struct dump_writer *w, const struct rfile *s) {
             uint32_t k = s->key[i];
             int m = s->metric[i];
             since++;
-            int seen = 0;
-            for (int o = 0; o < w->nmetric_order; o++)
-                if (w->metric_order[o] == m) seen = 1;
-            if (!seen) w->metric_order[w->nmetric_order++] = m;
+            if (!(w->metric_seen >> m & 1)) {
+                w->metric_seen |= 1u << m;
+                w->metric_order[w->nmetric_order++] = m;
+            }
             if (tdb_mkeys_has(&w->mk[m], k)) continue;
             if (w->stamp[m][k] == w->batch) continue;   /* already new in this batch */
             w->stamp[m][k] = w->batch;
