@@ -2,7 +2,8 @@
  * straight into a database SQLite wrote reads back, through SQLite, row for
  * row as written, passes PRAGMA integrity_check and answers key lookups,
  * for small pages (a deep tree) and big ones, for every integer width and
- * for NULLs; with no record the table stays SQLite's empty one. */
+ * for NULLs; with no record the table stays SQLite's empty one; records
+ * placed straight into the leaf (btree_bulk_place) make the same bytes. */
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -389,6 +390,58 @@ static void ir_record_bytes(void) {
     CHECK_INT(bad, 0);
 }
 
+/* The file of n rows (row_record) built by btree_bulk_add, or (place) by
+ * btree_bulk_place where the open leaf has room and btree_bulk_add where
+ * not, as data2db's dump writer does; its size in *len, the bytes the
+ * caller's.  Also: place takes nothing before the start and after the end. */
+static char *built(const char *dir, const char *name, int ps, long n, int place, long *placed, long *len) {
+    int64_t root;
+    const char *path = make_db(dir, name, ps, &root);
+    struct btree_bulk *b;
+    struct pt_error err;
+    *placed = 0;
+    if (!path || btree_bulk_open(&b, ps, &err) != 0) return NULL;
+    CHECK(btree_bulk_place(b, 20) == NULL);   /* not started */
+    CHECK_INT(start(b, path, root, &err), 0);
+    for (long i = 0; i < n; i++) {
+        unsigned char rec[64], *at;
+        size_t rl = row_record(i, rec);
+        if (place && (at = btree_bulk_place(b, rl)) != NULL) {
+            memcpy(at, rec, rl);
+            (*placed)++;
+        } else
+            CHECK_INT(btree_bulk_add(b, rec, rl), 0);
+    }
+    CHECK_INT(btree_bulk_finish(b, &err), 0);
+    CHECK(btree_bulk_place(b, 20) == NULL);   /* finished */
+    btree_bulk_free(b);
+    struct stat st;
+    *len = stat(path, &st) == 0 ? (long)st.st_size : -1;
+    return pt_slurp(path);
+}
+
+/* Records placed straight into the leaf make the file byte for byte as
+ * records added: a deep tree of small pages (interior pages full many
+ * times over) and the default page size; and the file reads back right. */
+static void place_same_bytes(void) {
+    static const int sizes[] = {512, 4096, 16384};
+    for (int k = 0; k < 3; k++) {
+        const char *dir = pt_tmpdir("btree_bulk_place");
+        char na[32], np[32];
+        long la, lp, pa, pp, n = sizes[k] == 512 ? 30000 : 120000;
+        snprintf(na, sizeof na, "add%d.db", sizes[k]);
+        snprintf(np, sizeof np, "place%d.db", sizes[k]);
+        char *a = built(dir, na, sizes[k], n, 0, &pa, &la), *p = built(dir, np, sizes[k], n, 1, &pp, &lp);
+        CHECK(a != NULL && p != NULL);
+        CHECK_INT(pa, 0);
+        CHECK(pp > n * 9 / 10);   /* most rows placed: a leaf closes only every few dozen rows */
+        CHECK(la > 0 && la == lp);
+        CHECK(a && p && la == lp && memcmp(a, p, (size_t)la) == 0);
+        free(a);
+        free(p);
+    }
+}
+
 int main(void) {
     RUN(small_pages);
     RUN(default_pages);
@@ -400,5 +453,6 @@ int main(void) {
     RUN(negative_zero);
     RUN(record_bytes);
     RUN(ir_record_bytes);
+    RUN(place_same_bytes);
     PT_DONE();
 }

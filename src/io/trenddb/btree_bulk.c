@@ -27,7 +27,9 @@
 struct btree_bulk_page {
     unsigned char *p;
     int interior, intkey, ncells, content;   /* intkey: a rowid table's page; content: start of the cell content area */
-    int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init */
+    int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init,
+                                      * as of the last page_mark (cells only come in between a page_init and
+                                      * a page_take_last, so the most is reached where those begin) */
 };
 
 struct btree_bulk {
@@ -142,7 +144,13 @@ static inline void page_placed_hs(struct btree_bulk_page *pg, size_t cs, int hs)
     pg->content -= (int)cs;
     put16(pg->p + hs + 2 * pg->ncells, (unsigned)pg->content);
     pg->ncells++;
-    if (hs + 2 * pg->ncells > pg->hw) pg->hw = hs + 2 * pg->ncells;
+}
+
+/* hw and lw brought up to the page as it is (before a cell is taken back,
+ * and at its seal): a cell placed costs no high-water mark of its own. */
+static void page_mark(struct btree_bulk_page *pg) {
+    int hw = hdr_size(pg) + 2 * pg->ncells;
+    if (hw > pg->hw) pg->hw = hw;
     if (pg->content < pg->lw) pg->lw = pg->content;
 }
 
@@ -156,6 +164,7 @@ static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size
 /* The last cell's payload (the record) out of the page, into out; its
  * left child (interior pages) in *child. */
 static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uint32_t *child) {
+    page_mark(pg);
     const unsigned char *c = pg->p + pg->content;   /* the last cell put sits lowest */
     size_t at = 0;
     if (pg->interior) {
@@ -178,6 +187,7 @@ static size_t page_take_last(struct btree_bulk_page *pg, unsigned char *out, uin
 /* Finishes the page's header; rightmost for interior pages. */
 static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t rightmost) {
     /* the bytes no cell took are zeros (a cell taken back leaves its bytes, as the page had them) */
+    page_mark(pg);
     memset(pg->p + pg->hw, 0, (size_t)(pg->lw - pg->hw));
     pg->p[0] = pg->intkey ? (pg->interior ? 0x05 : 0x0d) : (pg->interior ? 0x02 : 0x0a);
     put16(pg->p + 3, (unsigned)pg->ncells);
@@ -274,21 +284,36 @@ static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsig
     }
 }
 
+/* Most records: the cell (its length, 1 or 2 varint bytes, then room for
+ * the record) placed in the open leaf, as cell_of and page_put would
+ * place it: where the record goes, or NULL when the leaf has no room
+ * (len <= 900, b an index tree taking records). */
+static inline unsigned char *leaf_place(struct btree_bulk *b, size_t len) {
+    struct btree_bulk_page *leaf = &b->lv[0];
+    size_t vl = len < 0x80 ? 1 : 2, cs = vl + len;
+    if (8L + 2L * (leaf->ncells + 1) + (long)cs > (long)leaf->content) return NULL;   /* page_fits: a leaf's header is 8 bytes */
+    unsigned char *c = leaf->p + leaf->content - cs;
+    if (vl == 1) c[0] = (unsigned char)len;
+    else c[0] = (unsigned char)(0x80 | len >> 7), c[1] = (unsigned char)(len & 0x7f);
+    page_placed_hs(leaf, cs, 8);
+    return c + vl;
+}
+
+unsigned char *btree_bulk_place(struct btree_bulk *b, size_t len) {
+    if (b->failed || b->fd < 0 || len > 900 || b->intkey) return NULL;
+    unsigned char *at = leaf_place(b, len);
+    if (at) b->nrec++;
+    return at;
+}
+
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
     if (b->failed || b->fd < 0 || len > 900 || b->intkey) return -1;
     struct btree_bulk_page *leaf = &b->lv[0];
     b->nrec++;
-    {   /* most records: the cell (its length, 1 or 2 varint bytes, then the
-         * record) straight into the leaf, as cell_of and page_put would */
-        size_t vl = len < 0x80 ? 1 : 2, cs = vl + len;
-        if (8L + 2L * (leaf->ncells + 1) + (long)cs <= (long)leaf->content) {   /* page_fits: a leaf's header is 8 bytes */
-            unsigned char *c = leaf->p + leaf->content - cs;
-            if (vl == 1) c[0] = (unsigned char)len;
-            else c[0] = (unsigned char)(0x80 | len >> 7), c[1] = (unsigned char)(len & 0x7f);
-            memcpy(c + vl, rec, len);
-            page_placed_hs(leaf, cs, 8);
-            return 0;
-        }
+    unsigned char *at = leaf_place(b, len);
+    if (at) {
+        memcpy(at, rec, len);
+        return 0;
     }
     unsigned char cell[1000];
     size_t cs = cell_of(cell, 0, rec, len, 0);

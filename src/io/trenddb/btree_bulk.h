@@ -39,6 +39,13 @@ int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t roo
 int btree_bulk_started(const struct btree_bulk *b);
 /* One record (SQLite's record format), greater than the one before (b started). */
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len);
+/* The same as btree_bulk_add for a record of len bytes that the caller
+ * writes itself, straight into the open leaf (no copy of it made first):
+ * where its len bytes go (written next, every byte, before anything else
+ * is done with b), or NULL when the leaf has no room left for it, or b
+ * takes no records (not started, failed, a rowid table's): then
+ * btree_bulk_add it, which closes the leaf, and so on. */
+unsigned char *btree_bulk_place(struct btree_bulk *b, size_t len);
 /* One row of a rowid table (b from btree_bulk_open_intkey, started): its
  * rowid, greater than the one before, and its record (at most the page
  * size - 35 bytes, kept whole in the leaf). */
