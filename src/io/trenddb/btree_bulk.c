@@ -120,6 +120,30 @@ size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, con
     return (size_t)(w - out);
 }
 
+/* The header's serial types are varints here (a text's is 13 + 2 * its
+ * length); its size, one byte, is below 128 for 8 columns. */
+size_t btree_bulk_record_text(unsigned char *out, int ncols, const int64_t *ival, const char *const *text,
+                              const uint8_t *kind) {
+    size_t hl = 1;
+    for (int c = 0; c < ncols; c++) {
+        int bytes;
+        uint64_t type = kind[c] == BTREE_BULK_TEXT ? 13 + 2 * (uint64_t)ival[c]
+                        : kind[c] == BTREE_BULK_INT ? (uint64_t)btree_bulk_int_type(ival[c], &bytes)
+                                                    : 0;
+        hl += put_varint(out + hl, type);
+    }
+    out[0] = (unsigned char)hl;
+    unsigned char *w = out + hl;
+    for (int c = 0; c < ncols; c++) {
+        if (kind[c] == BTREE_BULK_TEXT) {
+            memcpy(w, text[c], (size_t)ival[c]);
+            w += ival[c];
+        } else if (kind[c] == BTREE_BULK_INT)
+            btree_bulk_put_int(&w, ival[c]);
+    }
+    return (size_t)(w - out);
+}
+
 static int hdr_size(const struct btree_bulk_page *pg) { return pg->interior ? 12 : 8; }
 
 static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int interior) {

@@ -60,7 +60,12 @@ void btree_bulk_free(struct btree_bulk *b);
 /* A record of ncols columns: ints (is_int) or doubles (present: else
  * NULL), into out (room for 9 + 9 * ncols bytes); returns its length. */
 size_t btree_bulk_record(unsigned char *out, int ncols, const int64_t *ival, const double *dval, const uint8_t *kind);
-enum { BTREE_BULK_NULL, BTREE_BULK_INT, BTREE_BULK_REAL };
+enum { BTREE_BULK_NULL, BTREE_BULK_INT, BTREE_BULK_REAL, BTREE_BULK_TEXT };
+/* The same with TEXT columns too (kind BTREE_BULK_TEXT: text[c], of
+ * ival[c] bytes; no REAL), ncols <= 8, into out (room for 9 + 9 * ncols
+ * bytes and the texts'); returns its length. */
+size_t btree_bulk_record_text(unsigned char *out, int ncols, const int64_t *ival, const char *const *text,
+                              const uint8_t *kind);
 
 /* ---- a record's values, for writers that encode their own rows ---- */
 

@@ -443,7 +443,7 @@ int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, 
 
 /* The page size of t's database when the bulk builder can write its
  * tables (a plain layout: no auto-vacuum), else 0 (INSERTs then). */
-static int bulk_page_size(struct tdb *t) {
+int tdb_bulk_page_size(struct tdb *t) {
     sqlite3_stmt *st = NULL;
     int ps = 0, vac = -1;
     if (sqlite3_prepare_v2(t->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -456,7 +456,7 @@ static int bulk_page_size(struct tdb *t) {
 }
 
 /* The root page of table in t's schema, 0 when there is none. */
-static int64_t root_page(struct tdb *t, const char *table) {
+int64_t tdb_root_page(struct tdb *t, const char *table) {
     sqlite3_stmt *st = NULL;
     int64_t root = 0;
     if (sqlite3_prepare_v2(t->db, "SELECT rootpage FROM sqlite_master WHERE name = ?", -1, &st, NULL) == SQLITE_OK &&
@@ -468,12 +468,12 @@ static int64_t root_page(struct tdb *t, const char *table) {
 
 /* A tree of table for t (slot i), when the file is the plain kind. */
 static int bulk_new(struct tdb *t, int i, const char *table, struct btree_bulk **bb) {
-    int ps = bulk_page_size(t);
+    int ps = tdb_bulk_page_size(t);
     struct pt_error e;
     *bb = NULL;
     if (!ps) return 0;
     if (t->bulk[i]) return pt_errorf(t->err, "internal: %s built twice", table);
-    if (!(t->bulk_root[i] = root_page(t, table))) return tdb_fail(t, "find the bulk-built table");
+    if (!(t->bulk_root[i] = tdb_root_page(t, table))) return tdb_fail(t, "find the bulk-built table");
     if (btree_bulk_open(&t->bulk[i], ps, &e) != 0) return pt_errorf(t->err, "%s", e.msg);
     *bb = t->bulk[i];
     return 0;
@@ -540,7 +540,7 @@ static int64_t links_max(const int64_t *l, size_t n, int c) {
 }
 
 /* One tree of t's file written from fd's end: opened, started on root. */
-static int links_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root) {
+int tdb_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root) {
     int fd = open(t->tmp, O_RDWR | O_CLOEXEC);
     if (fd < 0) return pt_errorf(t->err, "%s: cannot open: %s", t->tmp, strerror(errno));
     return btree_bulk_start(bb, fd, t->tmp, root, t->err);
@@ -554,8 +554,8 @@ static int links_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root) 
  * rowid) in key order: both what SQLite itself would hold, page layout
  * aside (the SQLite file format, "B-tree Pages"). */
 static int links_bulk(struct tdb *t, int ps, const int64_t *l, size_t n, int tbits, int bits) {
-    int64_t troot = root_page(t, "tag_target_mapping");
-    int64_t iroot = root_page(t, "sqlite_autoindex_tag_target_mapping_1");
+    int64_t troot = tdb_root_page(t, "tag_target_mapping");
+    int64_t iroot = tdb_root_page(t, "sqlite_autoindex_tag_target_mapping_1");
     if (!troot || !iroot) return tdb_fail(t, "find tag_target_mapping");
     struct radix_kv *kv = malloc(2 * n * sizeof *kv), *ix = NULL;
     int64_t *rowid = malloc(n * sizeof *rowid);
@@ -578,7 +578,7 @@ static int links_bulk(struct tdb *t, int ps, const int64_t *l, size_t n, int tbi
     double dv[3] = {0};
     const uint8_t kind[3] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
     if (btree_bulk_open_intkey(&bb, ps, &e) != 0) { pt_errorf(t->err, "%s", e.msg); goto out; }
-    if (links_tree_start(t, bb, troot) != 0) goto out;
+    if (tdb_tree_start(t, bb, troot) != 0) goto out;
     for (size_t i = 0; i < n; i++) {
         if (!rowid[i]) continue;
         iv[0] = l[2 * i];
@@ -589,7 +589,7 @@ static int links_bulk(struct tdb *t, int ps, const int64_t *l, size_t n, int tbi
     btree_bulk_free(bb);
     bb = NULL;
     if (btree_bulk_open(&bb, ps, &e) != 0) { pt_errorf(t->err, "%s", e.msg); goto out; }
-    if (links_tree_start(t, bb, iroot) != 0) goto out;
+    if (tdb_tree_start(t, bb, iroot) != 0) goto out;
     for (size_t i = 0; i < n; i++) {
         int64_t r = rowid[ix[i].val];
         if (!r) continue;
@@ -612,7 +612,7 @@ out:
 }
 
 int tdb_write_links(struct tdb *t, struct tdb_links *keep) {
-    int ps = keep->n ? bulk_page_size(t) : 0;
+    int ps = keep->n ? tdb_bulk_page_size(t) : 0;
     int64_t mtag = ps ? links_max(keep->v, keep->n, 0) : -1, mtarget = ps ? links_max(keep->v, keep->n, 1) : -1;
     /* ids that do not make one 64-bit key together (never seen): INSERTs */
     int tbits = mtarget >= 0 ? radix_bits((uint64_t)mtarget) : 64;

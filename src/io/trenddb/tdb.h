@@ -94,6 +94,26 @@ int tdb_bulk_add(struct tdb *t, struct btree_bulk *bb, const unsigned char *rec,
  * error set. */
 int tdb_bulk_end(struct tdb *t);
 
+/* The bulk builder's helpers (tdb.c): the page size it can write with
+ * (0: none, INSERTs), a table's or index's root page (0: none), and bb
+ * started on root from the file's end. */
+int tdb_bulk_page_size(struct tdb *t);
+int64_t tdb_root_page(struct tdb *t, const char *table);
+int tdb_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root);
+
+/* A target as monitoring_targets keeps it (vpp_stage 0). */
+struct tdb_target_row {
+    int64_t id;
+    const char *name;
+    size_t len;
+    int32_t micro;
+};
+/* v[0..n) (ids ascending) as monitoring_targets' rows, built bottom-up
+ * with its UNIQUE index beside SQLite when the table is empty and the file
+ * the plain kind (tdb_targets.c), its sqlite_sequence row made: 0; 1 when
+ * not done that way (the caller INSERTs them); -1 with t's error set. */
+int tdb_targets_bulk(struct tdb *t, const struct tdb_target_row *v, size_t n);
+
 /* ---- rows into a table: one way for every table the writers fill ---- */
 
 /* into ("INSERT ... INTO table") with nrows rows of nparam parameters per

@@ -456,7 +456,22 @@ static int dump_held_targets(struct dump_writer *w) {
     static const char into[] = "INSERT INTO monitoring_targets (target_id, target_name, vpp_stage, micro_step)";
     sqlite3_stmt *one = NULL, *many = NULL;
     if (!w->nheld) return 0;
-    int rc = tdb_prepare_insert(&w->t, into, 4, 1, &one);
+    /* into the empty table (the first time): its trees built bottom-up */
+    struct tdb_target_row *v = malloc(w->nheld * sizeof *v);
+    if (!v) return pt_errorf(w->err, "out of memory");
+    for (size_t i = 0; i < w->nheld; i++) {
+        uint32_t k = w->held[i];
+        const struct target *tg = names_target(w->ids.keys, k);
+        v[i] = (struct tdb_target_row){.id = w->ids.dbid[k], .name = names_str(w->ids.keys, k), .len = tg->len,
+                                       .micro = tg->call};
+    }
+    int rc = tdb_targets_bulk(&w->t, v, w->nheld);
+    free(v);
+    if (rc <= 0) {
+        if (rc == 0) w->nheld = 0;
+        return rc;
+    }
+    rc = tdb_prepare_insert(&w->t, into, 4, 1, &one);
     if (rc) return rc > 0 ? tdb_fail(&w->t, "prepare") : -1;
     if (w->nheld >= TDB_ROWS_PER_INSERT && tdb_prepare_insert(&w->t, into, 4, TDB_ROWS_PER_INSERT, &many) < 0) {
         sqlite3_finalize(one);

@@ -1,0 +1,109 @@
+/* tdb_targets: monitoring_targets and its UNIQUE(target_name, vpp_stage,
+ * micro_step) index built bottom-up beside SQLite (btree_bulk.h) from
+ * targets in id order, where INSERTs cost a statement step, a descent of
+ * the index by name and its page splits (probetop-formats(5), TREND.DB):
+ * the dump writer's held targets were 38 M instructions of its thread at
+ * 134 MB, 7.6 k a target (callgrind).  The table's B-tree gets (rowid:
+ * NULL for the rowid alias, name, 0, micro), the index the records (name,
+ * 0, micro, rowid) in BINARY order: what SQLite itself would hold, page
+ * layout aside (the SQLite file format, "B-tree Pages", "Record Format"),
+ * and sqlite_sequence the row AUTOINCREMENT would have made. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/io/trenddb/tdb.h"
+
+/* BINARY order of (name, vpp_stage 0, micro), then the rowid. */
+static int cmp_index(const void *a, const void *b) {
+    const struct tdb_target_row *x = a, *y = b;
+    int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+    if (c) return c;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    if (x->micro != y->micro) return x->micro < y->micro ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* 1 when q's answer is a row whose first column is not 0, 0 when it is,
+ * -1 when SQLite could not say. */
+static int ask(struct tdb *t, const char *q) {
+    sqlite3_stmt *st = NULL;
+    int r = sqlite3_prepare_v2(t->db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW
+                ? sqlite3_column_int(st, 0) != 0
+                : -1;
+    sqlite3_finalize(st);
+    return r;
+}
+
+/* Can the rows go in this way: ids ascending, every record in its page
+ * without overflow (a table leaf keeps ps - 35 bytes of a row; an index
+ * page (ps - 12) * 64 / 255 - 23; btree_bulk_add 900), the keys unique
+ * (sorted: s)? */
+static int fits(const struct tdb_target_row *v, const struct tdb_target_row *s, size_t n, int ps) {
+    size_t most = (size_t)(ps - 12) * 64 / 255 - 23;
+    if (most > 900) most = 900;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].len + 40 > most || (i && v[i].id <= v[i - 1].id)) return 0;
+        if (i && s[i].len == s[i - 1].len && s[i].micro == s[i - 1].micro && !memcmp(s[i].name, s[i - 1].name, s[i].len))
+            return 0;   /* UNIQUE: SQLite's INSERT says what happens */
+    }
+    return 1;
+}
+
+/* Row r into the tree: the table's (index 0: rowid, then NULL for the
+ * rowid alias, name, 0, micro) or the index's (name, 0, micro, rowid). */
+static int add_one(struct btree_bulk *bb, int index, const struct tdb_target_row *r) {
+    static const uint8_t kind[2][4] = {{BTREE_BULK_NULL, BTREE_BULK_TEXT, BTREE_BULK_INT, BTREE_BULK_INT},
+                                       {BTREE_BULK_TEXT, BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT}};
+    unsigned char rec[9 + 9 * 4 + 1024];
+    int64_t tv[4] = {0, (int64_t)r->len, 0, r->micro}, iv[4] = {(int64_t)r->len, 0, r->micro, r->id};
+    const char *tt[4] = {NULL, r->name, NULL, NULL}, *it[4] = {r->name, NULL, NULL, NULL};
+    if (index) return btree_bulk_add(bb, rec, btree_bulk_record_text(rec, 4, iv, it, kind[1]));
+    return btree_bulk_add_row(bb, r->id, rec, btree_bulk_record_text(rec, 4, tv, tt, kind[0]));
+}
+
+/* The two trees into the file, the table's from v (id order), the
+ * index's from s (key order): SQLite's work committed and its lock given
+ * up, taken back after (the connection reads the pages again).  0, or -1
+ * with t's error set. */
+static int build(struct tdb *t, int ps, int64_t troot, int64_t iroot, const struct tdb_target_row *v,
+                 const struct tdb_target_row *s, size_t n) {
+    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) return -1;
+    for (int index = 0; index < 2; index++) {
+        struct btree_bulk *bb = NULL;
+        struct pt_error e;
+        if ((index ? btree_bulk_open(&bb, ps, &e) : btree_bulk_open_intkey(&bb, ps, &e)) != 0)
+            return pt_errorf(t->err, "%s", e.msg);
+        int rc = tdb_tree_start(t, bb, index ? iroot : troot);
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            if (add_one(bb, index, index ? &s[i] : &v[i]) != 0)
+                rc = pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
+        if (rc == 0) rc = btree_bulk_finish(bb, t->err);
+        btree_bulk_free(bb);
+        if (rc) return -1;
+    }
+    return tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN");
+}
+
+int tdb_targets_bulk(struct tdb *t, const struct tdb_target_row *v, size_t n) {
+    int ps = n ? tdb_bulk_page_size(t) : 0;
+    int64_t troot = ps ? tdb_root_page(t, "monitoring_targets") : 0;
+    int64_t iroot = troot ? tdb_root_page(t, "sqlite_autoindex_monitoring_targets_1") : 0;
+    if (!iroot) return 1;
+    /* an empty table, never given a row (its sequence not begun) */
+    int any = ask(t, "SELECT EXISTS (SELECT 1 FROM monitoring_targets)");
+    int seq = any == 0 ? ask(t, "SELECT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'monitoring_targets')") : any;
+    if (any < 0 || seq < 0) return tdb_fail(t, "read monitoring_targets");
+    if (any || seq) return 1;
+    struct tdb_target_row *s = malloc(n * sizeof *s);
+    if (!s) return pt_errorf(t->err, "out of memory");
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_index);
+    int rc = fits(v, s, n, ps) ? build(t, ps, troot, iroot, v, s, n) : 1;
+    free(s);
+    if (rc) return rc;
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT INTO sqlite_sequence (name, seq) VALUES ('monitoring_targets', %lld)",
+             (long long)v[n - 1].id);
+    return tdb_exec(t, sql);
+}
