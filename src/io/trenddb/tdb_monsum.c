@@ -9,7 +9,6 @@
 
 int tdb_monsum_open(struct tdb_monsum *p, struct tdb *t, int ns, const char *const *cols, int64_t max_rank,
                     size_t nwin) {
-    p->gsize = max_rank + 1 > 64 ? 64 : 8;
     if (!(p->run[0] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_RUN))) return pt_errorf(t->err, "out of memory");
     if (tdb_summary_open(t, p->run[0]) != 0) return -1;
     if (!tdb_summary_built(p->run[0])) {   /* INSERTs: one summary of every group size, on one thread */
@@ -18,24 +17,29 @@ int tdb_monsum_open(struct tdb_monsum *p, struct tdb *t, int ns, const char *con
         if (!(p->all = tdb_summary_new(ns, cols, max_rank))) return pt_errorf(t->err, "out of memory");
         return tdb_summary_open(t, p->all);
     }
-    if (!(p->groups = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_GROUPS)) ||
-        (nwin > 1 && !(p->run[1] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_RUN))))
+    if (!(p->groups[0] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_GROUPS)) ||
+        (nwin > 1 && (!(p->run[1] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_RUN)) ||
+                      !(p->groups[1] = tdb_summary_new_part(ns, cols, max_rank, TDB_SUMMARY_GROUPS)))))
         return pt_errorf(t->err, "out of memory");
-    if (tdb_summary_open_twin(t, p->groups, p->run[0]) != 0) return -1;
-    return p->run[1] ? tdb_summary_open_twin(t, p->run[1], p->run[0]) : 0;
+    if (tdb_summary_open_twin(t, p->groups[0], p->run[0]) != 0) return -1;
+    if (!p->run[1]) return 0;
+    return tdb_summary_open_twin(t, p->run[1], p->run[0]) != 0 || tdb_summary_open_twin(t, p->groups[1], p->run[0]) != 0
+               ? -1
+               : 0;
 }
 
 int tdb_monsum_finish(struct tdb_monsum *p, struct tdb *t) {
     if (p->all) return tdb_summary_finish(t, p->all);
-    struct tdb_summary *parts[3] = {p->run[0], p->groups, p->run[1]};
-    return tdb_summary_finish_parts(t, parts, p->run[1] ? 3 : 2);
+    struct tdb_summary *parts[4] = {p->run[0], p->groups[0], p->run[1], p->groups[1]};
+    return tdb_summary_finish_parts(t, parts, p->run[1] ? 4 : 2);
 }
 
 void tdb_monsum_free(struct tdb_monsum *p) {
     tdb_summary_free(p->all);
     tdb_summary_free(p->run[0]);
     tdb_summary_free(p->run[1]);
-    tdb_summary_free(p->groups);
+    tdb_summary_free(p->groups[0]);
+    tdb_summary_free(p->groups[1]);
 }
 
 void tdb_monsum_init(struct tdb_monsum *p) {
@@ -147,11 +151,12 @@ static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also,
     return 0;
 }
 
-/* Windows of every rank into s: from, from + 1, ... (shared: the next
- * window no job has taken yet, so that the two parts of the whole run
- * share its later windows as their threads come free; each part still
- * takes its windows in order). */
-static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, int shared) {
+/* Windows of every rank into s and also (the groups' part beside it):
+ * from, from + 1, ... (shared: the next window no job has taken yet, so
+ * that the two pairs of parts share the windows as their threads come
+ * free; each part still takes its windows in order, and both parts of a
+ * pair are fed from one reading of the spool). */
+static int feed_windows(struct feed *f, struct tdb_summary *s, struct tdb_summary *also, size_t from, int shared) {
     struct tdb_monsum *p = f->p;
     for (size_t win = from;; win++) {
         if (shared) {
@@ -161,11 +166,15 @@ static int feed_windows(struct feed *f, struct tdb_summary *s, size_t from, int 
         }
         if (win >= p->nwin) return 0;
         tdb_summary_at(s, (int64_t)win);
-        if (feed(f, s, NULL, win, 0, p->nchunk) != 0 || tdb_summary_window(f->t, s) != 0) return -1;
+        if (also) tdb_summary_at(also, (int64_t)win);
+        if (feed(f, s, also, win, 0, p->nchunk) != 0 || (also && tdb_summary_window(f->t, also) != 0) ||
+            tdb_summary_window(f->t, s) != 0)
+            return -1;
     }
 }
 
-/* Every rank in window 0 of the whole run: run[0] is job 2's from now on. */
+/* Window 0 of every rank fed and written out: run[0] and groups[0] are
+ * job 2's from now on. */
 static void run0_fed(struct tdb_monsum *p) {
     pthread_mutex_lock(&p->mu);
     p->run0 = 1;
@@ -173,34 +182,22 @@ static void run0_fed(struct tdb_monsum *p) {
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Job 0: the groups' part a group at a time, every window of it, and
- * window 0 of the whole run (run[0]) fed on the way: once the last rank
- * is in it, run[0] is job 2's, which writes that window out (beside the
- * last group's windows, when the writer's thread is free by then). */
-static int feed_groups(struct feed *f) {
-    struct tdb_monsum *p = f->p;
-    tdb_summary_at(p->run[0], 0);
-    for (size_t i0 = 0, i1; i0 < p->nchunk; i0 = i1) {
-        for (i1 = i0 + 1; i1 < p->nchunk && p->rank[i1] / p->gsize == p->rank[i0] / p->gsize;) i1++;
-        for (size_t win = 0; win < p->nwin; win++) {   /* window 0 read once for both parts */
-            tdb_summary_at(p->groups, (int64_t)win);
-            if (feed(f, p->groups, win ? NULL : p->run[0], win, i0, i1) != 0) return -1;
-            if (win == 0 && i1 == p->nchunk) run0_fed(p);
-            if (tdb_summary_window(f->t, p->groups) != 0) return -1;
-        }
-    }
-    if (!p->nchunk) run0_fed(p);   /* no rank: run[0] is job 2's all the same */
-    return 0;
-}
-
 int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
     struct feed f;
     feed_start(&f, p, e);
     int rc = 0;
-    if (k == 0) rc = feed_groups(&f);
-    else if (k == 1 && p->run[1]) rc = feed_windows(&f, p->run[1], 0, 1);   /* later windows: every rank is out */
-    else if (k == 2)   /* window 0 of the whole run out, then later windows too */
-        rc = wait_for(p, 0, 1, e) != 0 || tdb_summary_window(f.t, p->run[0]) != 0 ? -1 : feed_windows(&f, p->run[0], 0, 1);
+    if (k == 0) {   /* window 0 of both parts, rank by rank as the writer posts them, then written out */
+        tdb_summary_at(p->run[0], 0);
+        tdb_summary_at(p->groups[0], 0);
+        rc = feed(&f, p->run[0], p->groups[0], 0, 0, p->nchunk) != 0 || tdb_summary_window(f.t, p->groups[0]) != 0 ||
+                     tdb_summary_window(f.t, p->run[0]) != 0
+                 ? -1
+                 : 0;
+        if (rc == 0) run0_fed(p);
+    } else if (k == 1 && p->run[1])   /* the next windows not taken, rank by rank as they are posted */
+        rc = feed_windows(&f, p->run[1], p->groups[1], 0, 1);
+    else if (k == 2)   /* once job 0 is done with them, its parts take windows too */
+        rc = wait_for(p, 0, 1, e) != 0 ? -1 : feed_windows(&f, p->run[0], p->groups[0], 0, 1);
     feed_end(&f);
     if (rc != 0) post_fail(p, e);
     return rc;
@@ -209,7 +206,7 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
 int tdb_monsum_all(struct tdb_monsum *p, struct pt_error *e) {
     struct feed f;
     feed_start(&f, p, e);
-    int rc = feed_windows(&f, p->all, 0, 0);
+    int rc = feed_windows(&f, p->all, NULL, 0, 0);
     feed_end(&f);
     return rc;
 }

@@ -1,19 +1,21 @@
 /* tdb_monsum: the rank summary of data2db on a monitor tree, made on the
  * pool beside trend_data (trenddb_write_monitor.c).  The writer's job puts
  * the ranks' rows into trend_data one rank after the other and spools each
- * row for the summary (as the summary makes it, packed: tdb_summary_pack_head), noting per
- * rank where each window of steps starts, and posts each rank as it is
- * out; the summary's jobs here read them back and feed the parts
- * (tdb_summary_new_part): the groups' part a rank group at a time, every
- * window of the group as soon as its ranks are out (so beside the writer),
- * with window 0 of the whole run on the way (written out by another job,
- * beside the last group's); the whole run's later windows, which need
- * every rank, shared between two parts on both threads once the writer
- * is done, each taking the next window as its thread comes free.  Each part is
- * fed each group's windows in order; the rows' windows put them in key
- * order at the end (tdb_summary_finish_parts).  A job that waits for
- * the writer first does the help it is given (the writer's next rank read
- * back and sorted, tdb_monprep).  Internal to src/io/trenddb. */
+ * row for the summary (as the summary makes it, packed:
+ * tdb_summary_pack_head), noting per rank where each window of steps
+ * starts, and posts each rank as it is out; the summary's jobs here read
+ * them back, a window of every rank at a time, rank by rank as they are
+ * posted (so beside the writer), and feed two parts from each reading
+ * (tdb_summary_new_part: the whole run's and the groups of 8 and 64's,
+ * whose segments say their group and window): the spool is read once.
+ * Window 0 goes to the first pair on the way (job 0); the later windows
+ * are shared between the two pairs on both threads, each taking the next
+ * window as its thread comes free (job 1 at once, job 2 once the writer
+ * is done).  Each part is fed each group's windows in order; the rows'
+ * windows put them in key order at the end (tdb_summary_finish_parts).
+ * A job that waits for the writer first does the help it is given (the
+ * writer's next rank read back and sorted, tdb_monprep).  Internal to
+ * src/io/trenddb. */
 #ifndef PT_TDB_MONSUM_H
 #define PT_TDB_MONSUM_H
 
@@ -33,10 +35,10 @@ struct tdb_monsum {
     const uint64_t *woff;    /* per rank with rows: nwin + 1 offsets on the spool */
     const uint64_t *wrows;   /* per rank with rows: nwin row counts (the rows between those offsets) */
     /* the parts: all (NULL but all: one summary fed on one thread, by
-     * INSERTs), or run[0] (window 0 and later ones; opened), run[1]
-     * (later windows; NULL with one window) and groups */
-    struct tdb_summary *all, *run[2], *groups;
-    int64_t gsize;           /* ranks per group the groups' part is fed by (8, or 64 above 64 ranks) */
+     * INSERTs), or two pairs, run[k] and groups[k], each pair fed from one
+     * reading: run[0] (opened) and groups[0] window 0 and later ones,
+     * run[1] and groups[1] later windows (NULL with one window) */
+    struct tdb_summary *all, *run[2], *groups[2];
     /* work a job may do while it waits for the writer (the next rank
      * read back and sorted, tdb_monprep): 1 some done, 0 none, -1 with e
      * set; NULL none */
@@ -46,7 +48,7 @@ struct tdb_monsum {
     pthread_cond_t cv;
     size_t posted;           /* ranks out, their rows on the spool */
     size_t wakes;            /* tdb_monsum_wake's calls */
-    int run0;                /* window 0 of the whole run fed every rank (then job 2 writes it out) */
+    int run0;                /* window 0 of the first pair fed every rank and written out (job 0) */
     size_t nextwin;          /* the whole run's next window no part has taken (from 1) */
     int failed;              /* a job failed: err0 says why */
     struct pt_error err0;

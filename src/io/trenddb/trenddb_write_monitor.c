@@ -535,7 +535,7 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
     tdb_monsum_init(sum);
     /* two sets when a summary job may fill the next rank beside the writer */
     struct mon_pipe pipe;
-    int helped = sum->groups && util_pool_threads(2) > 1;
+    int helped = sum->groups[0] && util_pool_threads(2) > 1;
     w->keys.fd = ms->spool.f ? fileno(ms->spool.f) : -1;
     w->keys.final = w->t->final;
     mon_pipe_init(&pipe, &w->keys, ms->chunk, ms->nchunk, helped ? 2 : 1, tdb_monsum_wake, sum);
@@ -545,7 +545,7 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
         sum->help_arg = &pipe;
     }
     int rc;
-    if (sum->groups) rc = util_pool_for(1 + TDB_MONSUM_JOBS, par_job, &p, w->t->err);
+    if (sum->groups[0]) rc = util_pool_for(1 + TDB_MONSUM_JOBS, par_job, &p, w->t->err);
     else if ((rc = par_rows(&p, w->t->err)) == 0 && sum->all) rc = tdb_monsum_all(sum, w->t->err);
     mon_pipe_done(&pipe);
     w->pipe = NULL;
