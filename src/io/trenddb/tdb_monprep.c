@@ -24,23 +24,23 @@ int mon_cmp_mrow_key(const void *a, const void *b) {
 /* The step of a spooled row on the axis (monitor_row_step: with micro
  * steps a search of the steps as read, so the last one's first micro step
  * is kept in s: a file's rows come a step at a time). */
-static int32_t row_step(const struct mon_keys *k, struct mon_set *s, const struct srec *h) {
-    if (!k->st->micro) return h->step;
-    if (!s->memo_ok || s->memo_step != h->step) {
-        struct monitor_row r = {.step = h->step, .micro = 0};
+static int32_t row_step(const struct mon_keys *k, struct mon_set *s, const unsigned char *p) {
+    int32_t step = srec_step(p);
+    if (!k->st->micro) return step;
+    if (!s->memo_ok || s->memo_step != step) {
+        struct monitor_row r = {.step = step, .micro = 0};
         s->memo_base = monitor_row_step(k->st, &r);
-        s->memo_step = h->step;
+        s->memo_step = step;
         s->memo_ok = 1;
     }
-    return s->memo_base + h->micro;
+    return s->memo_base + srec_micro(p);
 }
 
 /* Pair r of a sort of the records in buf, from the rank's byte pos on. */
 static struct mrow row_of(const struct mon_keys *k, const struct mon_set *s, const struct radix_kv *r, uint64_t pos) {
-    struct srec h;
-    memcpy(&h, s->buf + (r->val - pos), sizeof h);
-    return (struct mrow){.step = s->kstep0 + (int32_t)(r->key >> s->kshift), .metric = k->metric_id[h.metric],
-                         .dbid = k->dbid[h.skey], .at = r->val};
+    const unsigned char *p = (const unsigned char *)s->buf + (r->val - pos);
+    return (struct mrow){.step = s->kstep0 + (int32_t)(r->key >> s->kshift), .metric = k->metric_id[srec_metric(p)],
+                         .dbid = k->dbid[srec_skey(p)], .at = r->val};
 }
 
 struct mrow mon_set_row(const struct mon_keys *k, const struct mon_set *s, const struct radix_kv *r) {
@@ -58,13 +58,12 @@ static const struct radix_kv *sort_part(const struct mon_keys *k, struct mon_set
     int32_t lo = INT32_MAX, hi = INT32_MIN;
     if (util_grow((void **)&s->kv, &s->capkv, 1, sizeof *s->kv) != 0) goto oom;
     for (;;) {   /* the steps first, and their range */
-        struct srec h;
-        if (at + sizeof h > len) break;
-        memcpy(&h, s->buf + at, sizeof h);
-        size_t rl = sizeof h + (size_t)h.nv * sizeof(double);
-        if (at + rl > len) break;
+        const unsigned char *p = (const unsigned char *)s->buf + at;
+        if (at == len) break;
+        size_t rl = srec_len(p[0]);
+        if (rl > len - at) break;
         if (util_grow((void **)&s->kv, &s->capkv, m + 1, sizeof *s->kv) != 0) goto oom;
-        int32_t step = row_step(k, s, &h);
+        int32_t step = row_step(k, s, p);
         if (step < lo) lo = step;
         if (step > hi) hi = step;
         s->kv[m++] = (struct radix_kv){.key = (uint32_t)step, .val = pos + at};
@@ -84,10 +83,9 @@ static const struct radix_kv *sort_part(const struct mon_keys *k, struct mon_set
     s->kstep0 = lo;
     s->kshift = wide ? 0 : low;
     for (size_t i = 0; i < m; i++) {
-        struct srec h;
-        memcpy(&h, s->buf + (s->kv[i].val - pos), sizeof h);
+        const unsigned char *p = (const unsigned char *)s->buf + (s->kv[i].val - pos);
         uint64_t step = (uint64_t)((int64_t)(int32_t)(uint32_t)s->kv[i].key - lo);
-        s->kv[i].key = (uint64_t)k->trank[h.skey] << 4 | (uint64_t)k->metric_id[h.metric];
+        s->kv[i].key = (uint64_t)k->trank[srec_skey(p)] << 4 | (uint64_t)k->metric_id[srec_metric(p)];
         if (!wide) s->kv[i].key |= step << low;
         if (i && s->kv[i].key <= s->kv[i - 1].key) sorted = 0;
     }
@@ -95,9 +93,7 @@ static const struct radix_kv *sort_part(const struct mon_keys *k, struct mon_set
     struct radix_kv *r = radix_sort_kv(s->kv, s->kvtmp, m, wide ? low : bits);
     if (r && wide) {
         for (size_t i = 0; i < m; i++) {
-            struct srec h;
-            memcpy(&h, s->buf + (r[i].val - pos), sizeof h);
-            r[i].key = (uint64_t)((int64_t)row_step(k, s, &h) - lo);
+            r[i].key = (uint64_t)((int64_t)row_step(k, s, (const unsigned char *)s->buf + (r[i].val - pos)) - lo);
         }
         r = radix_sort_kv(r, r == s->kv ? s->kvtmp : s->kv, m, 32);
     }
@@ -125,9 +121,7 @@ static int fill_runs(const struct mon_keys *k, struct mon_set *s, const struct s
         for (size_t i = 0; i < n; i++) {
             const char *rec = s->buf + (kv[i].val - pos);
             struct mrow r = row_of(k, s, &kv[i], pos);
-            struct srec h;
-            memcpy(&h, rec, sizeof h);
-            if (tdb_runs_put(s->runs, &r, rec, (uint32_t)(sizeof h + (size_t)h.nv * sizeof(double))) != 0)
+            if (tdb_runs_put(s->runs, &r, rec, (uint32_t)srec_len((unsigned char)rec[0])) != 0)
                 return pt_errorf(e, "could not write the sort's runs (disk full?)");
         }
         tdb_runs_cut(s->runs);

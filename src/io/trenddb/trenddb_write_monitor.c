@@ -206,25 +206,29 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
                              f->path, (long)row->micro, (long)row->step, CUBE_MAX_STEPS);
         if (ms_step(w, row->step, row->micro) != 0) return ms_oom(w);
     }
-    /* the record written in place on the spool: its values, then its header */
-    char *at = tdb_spool_room(&w->spool, sizeof(struct srec) + MONITOR_NSTATS_TDB * sizeof(double));
+    /* the record written in place on the spool (tdb_monprep.h): the
+     * values but the +0.0s as they are walked, then the rest */
+    unsigned char *at = tdb_spool_room(&w->spool, SREC_MAX);
     if (!at) return pt_errorf(w->err, "%s: could not spool the rows into " TDB_SPOOL_FILE ": %s", f->path, tdb_spool_why(&w->spool));
+    unsigned char *vals = at + SREC_HEAD;
     const double *src = f->vals + k * (size_t)f->nval;
-    uint32_t has = 0, nv = 0;
+    uint32_t has = 0, zeros = 0, nv = 0;
     /* the file's columns (valmask's bits, one value each in src) in order,
      * without a test for each of the MONITOR_NSTATS statistics */
     for (uint32_t vm = f->valmask & ((1u << MONITOR_NSTATS) - 1); vm; vm &= vm - 1) {
         int s = __builtin_ctz(vm);
         double x = *src++, y;
         if (s < MONITOR_NSTATS_TDB && ((row->present >> s) & 1) && tdb_normalise(x, &y)) {
-            memcpy(at + sizeof(struct srec) + (size_t)nv++ * sizeof y, &y, sizeof y);
+            uint64_t bits;
+            memcpy(&bits, &y, sizeof bits);
+            if (bits) memcpy(vals + (size_t)nv++ * sizeof y, &y, sizeof y);
+            else zeros |= 1u << s;   /* +0.0 only: a -0.0 keeps its sign as a value */
             has |= 1u << s;
         }
     }
     struct srec h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m, .nv = (uint8_t)nv,
-                     .has = (uint16_t)has};
-    memcpy(at, &h, sizeof h);
-    size_t len = sizeof h + nv * sizeof(double);
+                     .has = (uint16_t)has, .zeros = (uint16_t)zeros};
+    size_t len = srec_put(at, &h);
     tdb_spool_wrote(&w->spool, len);
     w->chunk[w->nchunk - 1].bytes += len;
     w->chunk[w->nchunk - 1].n++;
@@ -362,9 +366,9 @@ struct mon_rows {
  * none. */
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec,
                        struct tdb_summary_prev *prev) {
-    struct srec h;
-    memcpy(&h, rec, sizeof h);
-    const char *vals = rec + sizeof h;
+    const unsigned char *p = (const unsigned char *)rec;
+    uint32_t rhas = srec_u16(p + 1), rzeros = srec_zeros(p);
+    const unsigned char *vals = p + SREC_HEAD;
     double val[MONITOR_NSTATS];   /* read only where present says */
     uint32_t present = 0, has = 0, finite = 0;
     /* the summary's row, made on the same walk, packed in place on the
@@ -380,11 +384,11 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     /* room for the 8-byte stores past the last value (btree_bulk_put_be) */
     unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
     unsigned char *o = btree_bulk_ir_keys(out, 4, key, w->nc);
-    int k = 0;   /* the record's values: one per bit of has, in order */
-    for (uint32_t hm = h.has & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
-        int c = w->colidx[__builtin_ctz(hm)];
-        double v;
-        memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
+    int k = 0;   /* the record's values: one per bit of has but its zeros, in order */
+    for (uint32_t hm = rhas & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
+        int st = __builtin_ctz(hm), c = w->colidx[st];
+        double v = 0.0;   /* +0.0, not stored */
+        if (!((rzeros >> st) & 1)) memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
         if (c < 0) continue;
         o = btree_bulk_ir_real(out, 4, o, c, v);
         val[c] = v;
@@ -554,11 +558,15 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
     return rc;
 }
 
-/* A rank's spooled records sorted in memory at most (bytes; about 70 a
- * row, and 48 more for its key and the sort's copy of it): a bigger rank
- * is sorted in runs of this size, merged (tdb_runs).  Per set: with two
- * (tdb_monprep) twice this at most. */
-#define MON_SORT_BYTES ((size_t)48 << 20)
+/* A rank's spooled records sorted in memory at most (bytes; about 40 a
+ * row, packed (tdb_monprep.h), and 32 more for its key and the sort's
+ * copy of it): a bigger rank is sorted in runs of this size, merged
+ * (tdb_runs).  Per set: with two (tdb_monprep) twice this at most.  40
+ * MiB and their keys take the memory 48 MiB of the 54-byte records before
+ * the packing did (a monitor row: 39 bytes now), so the bound stays; a
+ * rank sorted in memory then is still, unless its rows shrank by less
+ * than a sixth (many values, few +0.0). */
+#define MON_SORT_BYTES ((size_t)40 << 20)
 
 /* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
 #define MON_SUMMARY_WINDOW_KEYS 32768
