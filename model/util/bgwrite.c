@@ -2,6 +2,7 @@
 #include "model/util/bgwrite.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "model/util/fs.h"
 
@@ -73,8 +74,37 @@ int bgwrite_post(struct bgwrite *w, const void *buf, size_t n, off_t at) {
     return 0;
 }
 
+void *bgwrite_put(struct bgwrite *w, int fd, void *buf, size_t n, off_t at, size_t start_cap) {
+    if (!w->tried && start_cap) {
+        w->tried = 1;
+        if ((w->spare = malloc(start_cap)) && bgwrite_start(w, fd) != 0) {
+            free(w->spare);
+            w->spare = NULL;
+        }
+    }
+    if (!w->on) {
+        if (w->err) {   /* failed before: nothing after it is of use */
+            errno = w->err;
+            return NULL;
+        }
+        if (fs_pwrite_all(fd, buf, n, at) != 0) {
+            w->err = errno ? errno : EIO;
+            return NULL;
+        }
+        return buf;
+    }
+    if (bgwrite_post(w, buf, n, at) != 0) return NULL;
+    void *next = w->spare;
+    w->spare = buf;
+    return next;
+}
+
 void bgwrite_stop(struct bgwrite *w) {
-    if (!w->on) return;
+    if (!w->on) {
+        free(w->spare);   /* (none when no thread was had) */
+        w->spare = NULL;
+        return;
+    }
     pthread_mutex_lock(&w->mu);
     w->quit = 1;
     pthread_cond_broadcast(&w->cv);
@@ -83,4 +113,6 @@ void bgwrite_stop(struct bgwrite *w) {
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
     w->on = 0;
+    free(w->spare);   /* after the join: it may be the buffer the thread wrote last */
+    w->spare = NULL;
 }

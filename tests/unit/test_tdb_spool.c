@@ -74,7 +74,7 @@ static void bytes_back(void) {
     CHECK_INT(fstat(fileno(s.f), &st), 0);
     CHECK_INT((long long)st.st_size, (long long)n);
     tdb_spool_close(&s);
-    CHECK(s.f == NULL && s.b == NULL && s.b2 == NULL && !s.io.on);
+    CHECK(s.f == NULL && s.b == NULL && s.io.spare == NULL && !s.io.on);
 }
 
 /* A spool onto f whose writes fail with errno want. */

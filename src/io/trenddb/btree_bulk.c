@@ -44,12 +44,10 @@ struct btree_bulk {
     unsigned char *wbuf;             /* the last pages closed, written BULK_WRITE_BYTES at a time */
     size_t wn;                       /* pages in wbuf (consecutive, the last one next - 1) */
     /* the writing thread (bgwrite; started at the first full wbuf; none:
-     * wbuf written on the caller's thread): a full wbuf is swapped with
-     * wfree and handed over, so that the pwrite's copy of the pages runs
+     * wbuf written on the caller's thread): a full wbuf is handed over for
+     * the other buffer, so that the pwrite's copy of the pages runs
      * beside the next pages' making */
     struct bgwrite io;
-    int io_tried;                    /* bulk_io_start done (the thread started or not) */
-    unsigned char *wfree;            /* the other buffer (the thread's when it writes) */
     int64_t nrec;
     int intkey;                      /* a rowid table (btree_bulk_open_intkey) */
     int64_t lastkey;                 /* its last rowid */
@@ -228,29 +226,20 @@ static int bulk_io_wait(struct btree_bulk *b) {
     return -1;
 }
 
-static void bulk_io_start(struct btree_bulk *b);
-
-/* The pages waiting in wbuf into the file, at their places: handed to
- * the writing thread (after its batch before; started at the first full
- * wbuf, so that a tree of less than BULK_WRITE_BYTES starts none), or
- * written here. */
+/* The pages waiting in wbuf into the file, at their places: by the
+ * writing thread (bgwrite_put; started at the first full wbuf, so that a
+ * tree of less than BULK_WRITE_BYTES starts none, with the second buffer),
+ * or here. */
 static int wbuf_flush(struct btree_bulk *b) {
     if (!b->wn) return 0;
-    if (!b->io_tried && b->wn == BULK_WRITE_BYTES / (size_t)b->ps) bulk_io_start(b);
-    off_t at = (off_t)(b->next - 1 - (uint32_t)b->wn) * b->ps;
-    size_t n = b->wn * (size_t)b->ps;
-    if (b->io.on) {
-        if (bgwrite_post(&b->io, b->wbuf, n, at) != 0) {
-            b->failed = 1;
-            return -1;
-        }
-        unsigned char *full = b->wbuf;
-        b->wbuf = b->wfree;
-        b->wfree = full;
-    } else if (fs_pwrite_all(b->fd, b->wbuf, n, at) != 0) {
+    size_t full = b->wn == BULK_WRITE_BYTES / (size_t)b->ps ? BULK_WRITE_BYTES : 0;
+    unsigned char *next = bgwrite_put(&b->io, b->fd, b->wbuf, b->wn * (size_t)b->ps,
+                                      (off_t)(b->next - 1 - (uint32_t)b->wn) * b->ps, full);
+    if (!next) {
         b->failed = 1;
         return -1;
     }
+    b->wbuf = next;
     b->wn = 0;
     return 0;
 }
@@ -409,22 +398,11 @@ void btree_bulk_free(struct btree_bulk *b) {
     if (b->fd >= 0) close(b->fd);
     for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->lv[i].p);
     free(b->wbuf);
-    free(b->wfree);
     free(b->path);
     free(b);
 }
 
 int btree_bulk_started(const struct btree_bulk *b) { return b->fd >= 0; }
-
-/* The writing thread started on b's file, with the second buffer; without
- * memory or a thread the pages are written on the caller's thread, as
- * before (the same bytes, only later). */
-static void bulk_io_start(struct btree_bulk *b) {
-    b->io_tried = 1;
-    size_t cap = BULK_WRITE_BYTES > (size_t)b->ps ? BULK_WRITE_BYTES : (size_t)b->ps;
-    if (!b->wfree && !(b->wfree = malloc(cap))) return;
-    bgwrite_start(&b->io, b->fd);
-}
 
 int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t root, struct pt_error *err) {
     unsigned char *hdr = b->hdr, *rp = NULL;

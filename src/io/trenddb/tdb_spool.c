@@ -7,33 +7,18 @@
 
 #include "model/util/fs.h"
 
-/* The buffer's bytes (they start at off - n in the file) handed to the
- * thread, b swapped with b2; or written here when there is no thread
- * (no memory for the second buffer, or none to be had).  full: the
+/* The buffer's bytes (they start at off - n in the file) written by the
+ * spool's thread, or here when it has none (bgwrite_put).  full: the
  * buffer has no room left (the thread starts at the first such: a flush
  * of a small spool starts none).  0, or -1 with s->err set. */
 static int spool_write(struct tdb_spool *s, int full) {
     if (s->err) return -1;   /* the file lacks bytes: nothing after them is of use */
-    off_t at = (off_t)(s->off - s->n);
-    if (!s->io_tried && full) {
-        s->io_tried = 1;
-        if ((s->b2 = malloc(TDB_SPOOL_BUF)) && bgwrite_start(&s->io, fileno(s->f)) != 0) {
-            free(s->b2);
-            s->b2 = NULL;
-        }
-    }
-    if (s->io.on) {
-        if (bgwrite_post(&s->io, s->b, s->n, at) != 0) {
-            s->err = errno;
-            return -1;
-        }
-        char *full = s->b;
-        s->b = s->b2;
-        s->b2 = full;
-    } else if (fs_pwrite_all(fileno(s->f), s->b, s->n, at) != 0) {
+    char *next = bgwrite_put(&s->io, fileno(s->f), s->b, s->n, (off_t)(s->off - s->n), full ? TDB_SPOOL_BUF : 0);
+    if (!next) {
         s->err = errno ? errno : EIO;
         return -1;
     }
+    s->b = next;
     s->n = 0;
     return 0;
 }
@@ -66,7 +51,6 @@ void tdb_spool_close(struct tdb_spool *s) {
     bgwrite_stop(&s->io);
     if (s->f) fclose(s->f);
     free(s->b);
-    free(s->b2);
     memset(s, 0, sizeof *s);
 }
 

@@ -24,11 +24,9 @@
 struct tdb_spool {
     FILE *f;                 /* the temporary file (the caller's tmpfile()), written by pwrite only */
     char *b;                 /* the buffer being filled, TDB_SPOOL_BUF bytes */
-    char *b2;                /* the other one (the thread's while it writes it) */
     size_t n;                /* bytes in b not yet written */
     uint64_t off;            /* bytes put so far */
-    struct bgwrite io;       /* the writer thread (io.on: it runs) */
-    int io_tried;            /* its start tried */
+    struct bgwrite io;       /* the writer thread (io.on: it runs) and the other buffer */
     int err;                 /* a write failed (this call's or an earlier's): its errno; for the message */
 };
 
