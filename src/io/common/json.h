@@ -188,6 +188,11 @@ static inline int json_lex_is(const struct json_lex *lx, const char *lit, size_t
  * token up to there was read: the next token follows p. */
 const char *json_lex_number_fast(const struct json_lex *lx, const char *p, double *v);
 void json_lex_close_at(struct json_lex *lx, const char *p);
+/* json_lex_open_at: the object or array at p ('{' or '[') opens, as if
+ * every token up to it was read (the dump's record skeletons,
+ * parse_dump.c): 0, or -1 with lx untouched when it would nest deeper than
+ * JSON_MAX_DEPTH (the tokens then say so). */
+int json_lex_open_at(struct json_lex *lx, const char *p);
 /* json_lex_next inside an array, where the dump's item lists have the
  * next item open or the array close ("[ {", "}, {", "} ]" with white
  * space): those read here in a few steps, anything else by json_lex_next.

@@ -718,6 +718,12 @@ const char *json_lex_number_fast(const struct json_lex *lx, const char *p, doubl
 
 void json_lex_close_at(struct json_lex *lx, const char *p) { lex_close(lx, p); }
 
+int json_lex_open_at(struct json_lex *lx, const char *p) {
+    if (lx->depth >= JSON_MAX_DEPTH) return -1;
+    lex_open(lx, p, *p);
+    return 0;
+}
+
 enum json_tok json_lex_next_item(struct json_lex *lx) {
 #if JSON_HAVE_SSE2
     const char *p = lx->pos;

@@ -18,6 +18,7 @@
 #include "src/io/dump/parse_dump_elem.h"
 #include "src/io/dump/read_construct.h"
 #include "src/io/dump/read_dump.h"
+#include "src/io/dump/rec_skel.h"
 #include "model/layout/layout.h"
 #include "model/overflow/origin.h"
 #include "model/util/bigmem.h"
@@ -98,6 +99,7 @@ struct pstate {
     size_t rename_failures;
     int fast;                     /* tensor objects read from their bytes (parse_dump_elem.h) */
     struct elem_tmpl tmpl;        /* and the skeletons they are matched against */
+    struct rec_skel sk_pre, sk_mid, sk_post;   /* a record's pieces between its lists (rec_skel.h) */
     size_t mcur;                  /* microstep_find_near's place in ms */
 };
 
@@ -428,6 +430,114 @@ static int import_key(struct pstate *ps, const char *name, size_t nlen, const st
     return dump_classify(key, klen);
 }
 
+/* Learning the record skeleton's pieces (rec_skel.h) from the members the
+ * tokens read: st, the piece being read (L_PRE from the record's '{' to
+ * its first list's '[', L_MID from that list's ']' to the second's '[',
+ * L_POST from that one's ']' to the record's '}'; L_OFF, none), from where
+ * it started; bits, the members of L_MID read (member_seen's bits),
+ * recompute, is_recompute's value there. */
+enum { L_OFF, L_PRE, L_MID, L_POST };
+struct rec_learn {
+    int st;
+    const char *from;
+    unsigned bits;
+    int recompute;
+};
+
+/* The members of a record from the next key on to its '}': seen, the
+ * members read before (member_seen), recompute is_recompute's value. */
+static int parse_members(struct pstate *ps, int is_pgrad, unsigned *seen, int *recompute, struct rec_learn *ln) {
+    struct json_lex *lx = &ps->lx;
+    for (;;) {
+        enum json_tok k = json_lex_next(lx);
+        if (k == JT_OBJ_END) {
+            if (ln->st == L_POST) rec_skel_learn(&ps->sk_post, ln->from, (size_t)(lx->pos - ln->from), 0, 0);
+            return 0;
+        }
+        if (k != JT_KEY) return -1;
+        if (lx->has_esc) {
+            ps->reread = 1;
+            ln->st = L_OFF;
+        }
+        if (is_pgrad) {
+            /* every member is a parameter name -> [gradient] */
+            char pname[256];
+            json_lex_string(lx, pname, sizeof pname);
+            if (parse_param_member(ps, pname, json_lex_next(lx)) != 0) return -1;
+            continue;
+        }
+        enum { K_IN, K_KW, K_OUT, K_PARAMS, K_RECOMP, K_OTHER } which = K_OTHER;
+        int key_input = JSON_IS(lx, "input");
+        if (JSON_IS(lx, "input_args") || key_input) which = K_IN;
+        else if (JSON_IS(lx, "output")) which = K_OUT;
+        else if (JSON_IS(lx, "input_kwargs")) which = K_KW;
+        else if (JSON_IS(lx, "parameters")) which = K_PARAMS;
+        else if (JSON_IS(lx, "is_recompute")) which = K_RECOMP;
+        enum json_tok v = json_lex_next(lx);
+        if (v == JT_ERROR) return -1;
+        unsigned bit = which == K_IN ? (key_input ? 1 : 2) : which == K_KW ? 4 : which == K_OUT ? 8 : 0;
+        *seen = member_seen(ps, bit, which == K_KW ? JT_OBJ_BEGIN : JT_ARR_BEGIN, v, *seen);
+        /* a piece goes on only through the members and values it may hold:
+         * the first list, or an empty input_kwargs, is_recompute true or
+         * false, each once, then the output list; nothing after it */
+        int lst = ln->st;
+        ln->st = L_OFF;
+        if (lst == L_PRE && which == K_IN && v == JT_ARR_BEGIN) {
+            rec_skel_learn(&ps->sk_pre, ln->from, (size_t)(lx->pos - ln->from), (uint8_t)bit, 0);
+            ln->st = L_MID;   /* from the list's end, below */
+            ln->bits = 0;
+            ln->recompute = 0;
+        } else if (lst == L_MID && !(ln->bits & bit) && which == K_KW && v == JT_OBJ_BEGIN) {
+            ln->st = L_MID;   /* as long as it is empty, below */
+            ln->bits |= bit;
+        } else if (lst == L_MID && !(ln->bits & 16) && which == K_RECOMP && (v == JT_TRUE || v == JT_FALSE)) {
+            ln->st = L_MID;
+            ln->bits |= 16;
+            ln->recompute = v == JT_TRUE;
+        } else if (lst == L_MID && which == K_OUT && v == JT_ARR_BEGIN) {
+            rec_skel_learn(&ps->sk_mid, ln->from, (size_t)(lx->pos - ln->from), (uint8_t)((ln->bits & 15) | bit),
+                           (uint8_t)ln->recompute);
+            ln->st = L_POST;
+        }
+        int rc = 0;
+        switch (which) {
+        case K_IN: rc = parse_list(ps, v, &ps->in, &ps->nin, &ps->capin, ORIGIN_IN); break;
+        case K_OUT: rc = parse_list(ps, v, &ps->out, &ps->nout, &ps->capout, ORIGIN_OUT); break;
+        case K_KW: rc = parse_kwargs(ps, v); break;
+        case K_PARAMS: rc = parse_params(ps, v); break;
+        case K_RECOMP: *recompute = v == JT_TRUE; break;
+        case K_OTHER: rc = json_lex_skip(lx, v); break;
+        }
+        if (rc != 0) return -1;
+        if (ln->st == L_MID && which == K_KW && ps->nkw) ln->st = L_OFF;
+        if (ln->st != L_OFF && (which == K_IN || which == K_OUT)) ln->from = lx->pos;
+    }
+}
+
+/* A record read through its skeleton (rec_skel.h): the pieces matched
+ * whole, the lists between them read as parse_list reads them.  1 when
+ * the record was read to its '}'; 0 at the first piece that does not
+ * match, lx after the last one matched or list read, seen, recompute and
+ * ln as the tokens would have left them there (parse_members goes on). */
+static int parse_skeleton(struct pstate *ps, unsigned *seen, int *recompute, struct rec_learn *ln) {
+    struct json_lex *lx = &ps->lx;
+    int i = rec_skel_match(&ps->sk_pre, lx->pos, lx->end);
+    if (i < 0 || json_lex_open_at(lx, lx->pos + ps->sk_pre.k[i].len - 1) != 0) return 0;
+    *seen = ps->sk_pre.k[i].a;
+    if (parse_list(ps, JT_ARR_BEGIN, &ps->in, &ps->nin, &ps->capin, ORIGIN_IN) != 0) return -1;
+    *ln = (struct rec_learn){L_MID, lx->pos, 0, 0};
+    if ((i = rec_skel_match(&ps->sk_mid, lx->pos, lx->end)) < 0 ||
+        json_lex_open_at(lx, lx->pos + ps->sk_mid.k[i].len - 1) != 0)
+        return 0;
+    *seen |= ps->sk_mid.k[i].a;
+    *recompute = ps->sk_mid.k[i].b;
+    if (parse_list(ps, JT_ARR_BEGIN, &ps->out, &ps->nout, &ps->capout, ORIGIN_OUT) != 0) return -1;
+    *ln = (struct rec_learn){L_POST, lx->pos, 0, 0};
+    if ((i = rec_skel_match(&ps->sk_post, lx->pos, lx->end)) < 0) return 0;
+    json_lex_close_at(lx, lx->pos + ps->sk_post.k[i].len - 1);
+    return 1;
+}
+
 /* One record of data: key already decoded into name; value starts at t. */
 static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32_t pos, enum json_tok t) {
     struct json_lex *lx = &ps->lx;
@@ -448,40 +558,10 @@ static int parse_record(struct pstate *ps, const char *name, size_t nlen, uint32
     /* the origin search reads a parameters_grad record otherwise */
     if (ps->cap && (is_pgrad || util_find(name, nlen, "parameters_grad", 15))) ps->reread = 1;
     unsigned seen = 0;   /* input_args, input_kwargs, input, output: Python keeps the last of each */
-    for (;;) {
-        enum json_tok k = json_lex_next(lx);
-        if (k == JT_OBJ_END) break;
-        if (k != JT_KEY) return -1;
-        if (lx->has_esc) ps->reread = 1;
-        if (is_pgrad) {
-            /* every member is a parameter name -> [gradient] */
-            char pname[256];
-            json_lex_string(lx, pname, sizeof pname);
-            if (parse_param_member(ps, pname, json_lex_next(lx)) != 0) return -1;
-            continue;
-        }
-        enum { K_IN, K_KW, K_OUT, K_PARAMS, K_RECOMP, K_OTHER } which = K_OTHER;
-        int key_input = JSON_IS(lx, "input");
-        if (JSON_IS(lx, "input_args") || key_input) which = K_IN;
-        else if (JSON_IS(lx, "output")) which = K_OUT;
-        else if (JSON_IS(lx, "input_kwargs")) which = K_KW;
-        else if (JSON_IS(lx, "parameters")) which = K_PARAMS;
-        else if (JSON_IS(lx, "is_recompute")) which = K_RECOMP;
-        enum json_tok v = json_lex_next(lx);
-        if (v == JT_ERROR) return -1;
-        seen = member_seen(ps, which == K_IN ? (key_input ? 1 : 2) : which == K_KW ? 4 : which == K_OUT ? 8 : 0,
-                           which == K_KW ? JT_OBJ_BEGIN : JT_ARR_BEGIN, v, seen);
-        int rc = 0;
-        switch (which) {
-        case K_IN: rc = parse_list(ps, v, &ps->in, &ps->nin, &ps->capin, ORIGIN_IN); break;
-        case K_OUT: rc = parse_list(ps, v, &ps->out, &ps->nout, &ps->capout, ORIGIN_OUT); break;
-        case K_KW: rc = parse_kwargs(ps, v); break;
-        case K_PARAMS: rc = parse_params(ps, v); break;
-        case K_RECOMP: recompute = v == JT_TRUE; break;
-        case K_OTHER: rc = json_lex_skip(lx, v); break;
-        }
-        if (rc != 0) return -1;
-    }
+    struct rec_learn ln = {ps->fast && !is_pgrad ? L_PRE : L_OFF, lx->pos, 0, 0};
+    int done = 0;
+    if (ln.st && !lx->more && !lx->failed && (done = parse_skeleton(ps, &seen, &recompute, &ln)) < 0) return -1;
+    if (!done && parse_members(ps, is_pgrad, &seen, &recompute, &ln) != 0) return -1;
 
     /* overflow level of the record, whatever the trend import makes of it */
     /* the weights of a forward record (a parameters_grad record's are
