@@ -108,8 +108,8 @@ static void records(void) {
     const struct dump_opts rows = {.micro_step = 0, .want_rows = 1};
     parse_in(dir, &rows, &f);
     CHECK(f.ok);
-    CHECK_INT(f.nentries, 23);
-    CHECK_INT(f.nrows, 43);
+    CHECK_INT(f.nentries, 26);
+    CHECK_INT(f.nrows, 49);
     CHECK_INT(metric_of(&f, "Functional.linear.input.0", 0), DM_FORWARD);     /* learnt from the tokens */
     CHECK_INT(metric_of(&f, "Functional.linear.input.1", 0), -1);             /* an int */
     CHECK_INT(metric_of(&f, "Functional.linear.input.1", 1), DM_FORWARD);     /* every piece matched */
@@ -121,18 +121,24 @@ static void records(void) {
     CHECK_INT(metric_of(&f, "Functional.relu.output.0", 16), DM_FORWARD);    /* the second output list's */
     CHECK_INT(metric_of(&f, "Functional.relu.input.1", 4), DM_BACKWARD);     /* "input" */
     CHECK_INT(metric_of(&f, "Module.fc.Linear.parameters.weight", 0), -1);   /* a plain object: no row */
+    /* input_kwargs with items: the piece to its '{' (learnt from an empty
+     * one), the items by parse_kwargs, the piece after its '}' */
+    CHECK_INT(metric_of(&f, "Functional.gelu.output.0", 0), DM_FORWARD);
+    CHECK_INT(metric_of(&f, "Functional.gelu.output.0", 1), DM_RECOMPUTE);
+    CHECK_INT(metric_of(&f, "Functional.gelu.output.0", 2), DM_RECOMPUTE);   /* that piece learnt at call 1 */
+    CHECK_INT(metric_of(&f, "Functional.gelu.input_kwargs.weight", 0), -1);  /* keyword inputs make no rows */
     dump_file_free(&f);
     /* the origin search's records: read again where the tokens say so */
     const struct dump_opts keep = {.origin_keep = 1};
     parse_in(dir, &keep, &f);
     CHECK(f.ok && f.ocap);
     if (f.ocap) {
-        CHECK_INT(f.ocap->n, 23);
+        CHECK_INT(f.ocap->n, 26);
         /* a kwargs given twice (6), escaped keys (12, 13), a list given
          * as an object (19), output twice (21); is_recompute twice (20)
          * is not a member the origin search reads */
-        static const int reread[23] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0};
-        for (size_t i = 0; i < 23 && i < f.ocap->n; i++)
+        static const int reread[26] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0};
+        for (size_t i = 0; i < 26 && i < f.ocap->n; i++)
             if (f.ocap->v[i].reread != reread[i]) {
                 fprintf(stderr, "  record %zu: reread %d\n", i, f.ocap->v[i].reread);
                 CHECK(0);

@@ -99,7 +99,8 @@ struct pstate {
     size_t rename_failures;
     int fast;                     /* tensor objects read from their bytes (parse_dump_elem.h) */
     struct elem_tmpl tmpl;        /* and the skeletons they are matched against */
-    struct rec_skel sk_pre, sk_mid, sk_post;   /* a record's pieces between its lists (rec_skel.h) */
+    /* a record's pieces between its lists (rec_skel.h; parse_members' L_) */
+    struct rec_skel sk_pre, sk_mid, sk_post, sk_kwa, sk_kwb;
     size_t mcur;                  /* microstep_find_near's place in ms */
 };
 
@@ -433,10 +434,13 @@ static int import_key(struct pstate *ps, const char *name, size_t nlen, const st
 /* Learning the record skeleton's pieces (rec_skel.h) from the members the
  * tokens read: st, the piece being read (L_PRE from the record's '{' to
  * its first list's '[', L_MID from that list's ']' to the second's '[',
- * L_POST from that one's ']' to the record's '}'; L_OFF, none), from where
- * it started; bits, the members of L_MID read (member_seen's bits),
- * recompute, is_recompute's value there. */
-enum { L_OFF, L_PRE, L_MID, L_POST };
+ * L_POST from that one's ']' to the record's '}'; L_KWB, after
+ * input_kwargs' '}' to the output list's '[' when input_kwargs holds items
+ * (then the bytes up to its '{' are a piece of their own); L_OFF, none),
+ * from where it started; bits, the members of L_MID or L_KWB read
+ * (member_seen's bits, 16 is_recompute), recompute, is_recompute's value
+ * there. */
+enum { L_OFF, L_PRE, L_MID, L_KWB, L_POST };
 struct rec_learn {
     int st;
     const char *from;
@@ -488,15 +492,21 @@ static int parse_members(struct pstate *ps, int is_pgrad, unsigned *seen, int *r
             ln->bits = 0;
             ln->recompute = 0;
         } else if (lst == L_MID && !(ln->bits & bit) && which == K_KW && v == JT_OBJ_BEGIN) {
-            ln->st = L_MID;   /* as long as it is empty, below */
-            ln->bits |= bit;
-        } else if (lst == L_MID && !(ln->bits & 16) && which == K_RECOMP && (v == JT_TRUE || v == JT_FALSE)) {
+            /* up to its '{', for when it holds items; L_MID goes on while it is empty, below */
+            rec_skel_learn(&ps->sk_kwa, ln->from, (size_t)(lx->pos - ln->from), (uint8_t)((ln->bits | bit) & 15),
+                           (uint8_t)ln->recompute);
             ln->st = L_MID;
+            ln->bits |= bit;
+        } else if ((lst == L_MID || lst == L_KWB) && !(ln->bits & 16) && which == K_RECOMP &&
+                   (v == JT_TRUE || v == JT_FALSE)) {
+            ln->st = lst;
             ln->bits |= 16;
             ln->recompute = v == JT_TRUE;
-        } else if (lst == L_MID && which == K_OUT && v == JT_ARR_BEGIN) {
-            rec_skel_learn(&ps->sk_mid, ln->from, (size_t)(lx->pos - ln->from), (uint8_t)((ln->bits & 15) | bit),
-                           (uint8_t)ln->recompute);
+        } else if ((lst == L_MID || lst == L_KWB) && which == K_OUT && v == JT_ARR_BEGIN) {
+            /* recompute: L_MID starts from 0; L_KWB leaves it (2) unless it holds is_recompute */
+            rec_skel_learn(lst == L_MID ? &ps->sk_mid : &ps->sk_kwb, ln->from, (size_t)(lx->pos - ln->from),
+                           (uint8_t)((ln->bits & 15) | bit),
+                           (uint8_t)(lst == L_MID || (ln->bits & 16) ? ln->recompute : 2));
             ln->st = L_POST;
         }
         int rc = 0;
@@ -509,7 +519,7 @@ static int parse_members(struct pstate *ps, int is_pgrad, unsigned *seen, int *r
         case K_OTHER: rc = json_lex_skip(lx, v); break;
         }
         if (rc != 0) return -1;
-        if (ln->st == L_MID && which == K_KW && ps->nkw) ln->st = L_OFF;
+        if (ln->st == L_MID && which == K_KW && ps->nkw) *ln = (struct rec_learn){L_KWB, lx->pos, 0, 0};
         if (ln->st != L_OFF && (which == K_IN || which == K_OUT)) ln->from = lx->pos;
     }
 }
@@ -526,11 +536,22 @@ static int parse_skeleton(struct pstate *ps, unsigned *seen, int *recompute, str
     *seen = ps->sk_pre.k[i].a;
     if (parse_list(ps, JT_ARR_BEGIN, &ps->in, &ps->nin, &ps->capin, ORIGIN_IN) != 0) return -1;
     *ln = (struct rec_learn){L_MID, lx->pos, 0, 0};
-    if ((i = rec_skel_match(&ps->sk_mid, lx->pos, lx->end)) < 0 ||
-        json_lex_open_at(lx, lx->pos + ps->sk_mid.k[i].len - 1) != 0)
-        return 0;
-    *seen |= ps->sk_mid.k[i].a;
-    *recompute = ps->sk_mid.k[i].b;
+    const struct rec_skel_lit *m = NULL;
+    if ((i = rec_skel_match(&ps->sk_mid, lx->pos, lx->end)) >= 0) {
+        m = &ps->sk_mid.k[i];
+    } else if ((i = rec_skel_match(&ps->sk_kwa, lx->pos, lx->end)) >= 0) {
+        /* input_kwargs with items: up to its '{', the items, from its '}' */
+        const struct rec_skel_lit *a = &ps->sk_kwa.k[i];
+        if (json_lex_open_at(lx, lx->pos + a->len - 1) != 0) return 0;
+        *seen |= a->a;
+        *recompute = a->b;
+        if (parse_kwargs(ps, JT_OBJ_BEGIN) != 0) return -1;
+        *ln = (struct rec_learn){L_KWB, lx->pos, 0, 0};
+        if ((i = rec_skel_match(&ps->sk_kwb, lx->pos, lx->end)) >= 0) m = &ps->sk_kwb.k[i];
+    }
+    if (!m || json_lex_open_at(lx, lx->pos + m->len - 1) != 0) return 0;
+    *seen |= m->a;
+    if (m->b != 2) *recompute = m->b;
     if (parse_list(ps, JT_ARR_BEGIN, &ps->out, &ps->nout, &ps->capout, ORIGIN_OUT) != 0) return -1;
     *ln = (struct rec_learn){L_POST, lx->pos, 0, 0};
     if ((i = rec_skel_match(&ps->sk_post, lx->pos, lx->end)) < 0) return 0;
