@@ -52,8 +52,12 @@ static inline void lexdiff_push(struct lexdiff_out *o, const struct json_lex *lx
 
 /* A scan to compare with this or'ed: every token through
  * json_lex_next_item (which reads an array's next item itself, else
- * calls json_lex_next), as the dump parser's item lists read them. */
+ * calls json_lex_next), as the dump parser's item lists read them;
+ * an object's members "key": { through json_lex_key_open, as its records. */
 #define LEXDIFF_ITEMS 16
+/* ... and an object's next member through json_lex_key_open first, with
+ * keys of at most this many bytes (the dump's record keys). */
+#define LEXDIFF_KEY_MAX 16
 #define LEXDIFF_SCANS 12
 
 /* Every scan to compare (json_scan_default's values): each variant this
@@ -88,7 +92,19 @@ static inline void lexdiff_run(const char *data, size_t len, int scan, int slow,
     unsigned containers = 0;
     enum json_tok pending = JT_ERROR;   /* a skip to take again after a refill */
     for (size_t guard = 0; guard < 4 * len + 16; guard++) {
-        enum json_tok t = pending != JT_ERROR ? pending : items ? json_lex_next_item(&lx) : json_lex_next(&lx);
+        enum json_tok t;
+        if (pending == JT_ERROR && items && json_lex_key_open(&lx, LEXDIFF_KEY_MAX)) {
+            /* the key as json_lex_next gives it (':' straight after its quote), then its '{' */
+            const char *pos = lx.pos, *ts = lx.tok_start;
+            lx.tok_start = lx.str - 1;
+            lx.pos = lx.str + lx.slen + 2;
+            lexdiff_push(o, &lx, JT_KEY, 0);
+            lx.tok_start = ts;
+            lx.pos = pos;
+            t = JT_OBJ_BEGIN;
+        } else {
+            t = pending != JT_ERROR ? pending : items ? json_lex_next_item(&lx) : json_lex_next(&lx);
+        }
         int skipped = 0, more = t == JT_MORE;
         if (!more && (pending != JT_ERROR ||
                       ((t == JT_OBJ_BEGIN || t == JT_ARR_BEGIN) && skip_every && ++containers % skip_every == 0))) {

@@ -281,6 +281,40 @@ static void item_lists(void) {
     CHECK(c > 0);
 }
 
+/* A dump's records as parse_data reads them (json_lex_key_open, keys of
+ * at most LEXDIFF_KEY_MAX bytes there): keys of every length around it,
+ * white space before and after the comma and the ':', white space between
+ * the key and its ':', an escape, a control byte or a quote cut short in
+ * the key, a value that is not an object, a missing ':' or comma; whole
+ * and with the end falling in every token. */
+static void record_keys(void) {
+    static const char *const seps[] = {", ", ",\n  ", " ,\t", ",", "\n\n,\r\n "};
+    static const char *const colons[] = {": ", ":", ":\n\t ", " : ", ""};
+    static const char *const odd[] = {"", "\\\"", "\\u00e9", "\x01", "\x7f", "\xc3\xa9"};
+    static const char *const vals[] = {"{}", "{\"a\": [1]}", "[1]", "3", "\"s\"", "null"};
+    char buf[4096], key[64];
+    long c = 0;
+    for (int klen = 0; klen < 24; klen++)
+        for (size_t s = 0; s < sizeof seps / sizeof *seps; s++)
+            for (size_t k = 0; k < sizeof colons / sizeof *colons; k++)
+                for (size_t o = 0; o < sizeof odd / sizeof *odd; o++) {
+                    if (o && (k || s)) continue;
+                    int at = klen / 2;
+                    snprintf(key, sizeof key, "%.*s%s%.*s", at, "kkkkkkkkkkkkkkkkkkkkkkkk", odd[o], klen - at,
+                             "mmmmmmmmmmmmmmmmmmmmmmmm");
+                    for (size_t v = 0; v < sizeof vals / sizeof *vals; v += (k || s || o) ? 5 : 1) {
+                        size_t n = (size_t)snprintf(buf, sizeof buf,
+                                                    "{\"pad\": \"%0180d\", \"data\": {\"a\": {}%s\"%s\"%s%s%s\"b\": {}}, "
+                                                    "\"tail\": \"%0180d\"}",
+                                                    7, seps[s], key, colons[k], vals[v], seps[(s + 1) % 5], 9);
+                        c += agree(buf, n);
+                    }
+                }
+    size_t n = (size_t)snprintf(buf, sizeof buf, "{\"pad\": \"%0180d\", \"data\": {\"a\": {}, \"kkk\": {\"x\": 1},\n \"m\":{}} }", 7);
+    c += agree_cut(buf, n, n - 190);
+    CHECK(c > 0);
+}
+
 /* json_lex_number_fast (the dump's tensor objects read from their bytes)
  * against the tokenizer with strtod on the same bytes: where it reads a
  * number, the same end and the same bits.  Every count of integer and
@@ -441,6 +475,7 @@ int main(void) {
     RUN(long_dump_text);
     RUN(guessed_lengths);
     RUN(item_lists);
+    RUN(record_keys);
     RUN(number_fast_shapes);
     RUN(number_fast_edges);
     PT_DONE();

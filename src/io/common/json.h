@@ -198,6 +198,14 @@ int json_lex_open_at(struct json_lex *lx, const char *p);
  * space): those read here in a few steps, anything else by json_lex_next.
  * The same tokens either way. */
 enum json_tok json_lex_next_item(struct json_lex *lx);
+/* json_lex_key_open: inside an object after a member's value, the next
+ * member when it is "key": { with a key of at most maxlen bytes and no
+ * escapes, control bytes or white space before the ':' (the dump's
+ * records, parse_dump.c): 1 with the key's bytes in str and slen (has_esc
+ * 0) and its object open (tok JT_OBJ_BEGIN, tok_start at the '{'), as if
+ * json_lex_next gave both tokens; 0 with lx untouched for anything else,
+ * which json_lex_next then reads (messages included). */
+int json_lex_key_open(struct json_lex *lx, size_t maxlen);
 /* Line number (1-based) of a position, for messages. */
 size_t json_line_of(const char *buf, const char *pos);
 

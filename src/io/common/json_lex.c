@@ -745,6 +745,36 @@ enum json_tok json_lex_next_item(struct json_lex *lx) {
 #endif
 }
 
+int json_lex_key_open(struct json_lex *lx, size_t maxlen) {
+#if JSON_HAVE_SSE2
+    const char *p = lx->pos, *q, *end = lx->end;
+    /* lex_fast's terms (the scan and walk it serves) and its white space
+     * guesses; room for the ',' and the key's bytes read 16 at a time */
+    if (lx->more || lx->failed || lx->scan == JSON_SCAN_PORTABLE || lx->walk == 2 || lx->state != S_AFTER ||
+        lx->kind[lx->depth] != 1 || lx->depth >= JSON_MAX_DEPTH || (size_t)(end - p) <= maxlen + FAST_ROOM)
+        return 0;
+    if (!(p = ws_fast(p, &lx->indent[1][lx->depth & 31])) || *p != ',') return 0;
+    if (!(p = ws_fast(p + 1, &lx->indent[0][lx->depth & 31])) || *p != '"') return 0;
+    /* the key's bytes up to its quote, at most maxlen of them */
+    unsigned m;
+    for (q = p + 1; !(m = json_scan_sse2_str_stops(q)); q += 16)
+        if ((size_t)(q - p) > maxlen) return 0;
+    q += __builtin_ctz(m);
+    if ((size_t)(q - p - 1) > maxlen || *q != '"' || q[1] != ':') return 0;
+    const char *v = q + 2;
+    if (*v != '{' && (!(v = ws_fast(v, &lx->indent[0][lx->depth & 31])) || *v != '{')) return 0;
+    lx->str = p + 1;
+    lx->slen = (size_t)(q - p - 1);
+    lx->has_esc = 0;
+    lex_open(lx, v, '{');
+    return 1;
+#else
+    (void)lx;
+    (void)maxlen;
+    return 0;
+#endif
+}
+
 /* Skipping is most of the work on a dump.json (shapes, integer lists,
  * values no reader wants), so it scans bytes instead of tokens: brackets
  * are matched and nesting is limited, strings are stepped over whole;

@@ -673,23 +673,35 @@ static int parse_data(struct pstate *ps, enum json_tok t) {
     uint32_t pos = 0;
     char name[NAME_MAX_LEN + 1];   /* one more: a name that fills it is too long */
     for (;;) {
-        enum json_tok k = json_lex_next(lx);
-        if (k == JT_OBJ_END) return 0;
-        if (k != JT_KEY) return -1;
-        long n = lx->has_esc ? json_lex_string(lx, name, sizeof name)
-                             : (long)(lx->slen < sizeof name ? lx->slen : sizeof name - 1);
-        if (!lx->has_esc) { memcpy(name, lx->str, (size_t)n); name[n] = '\0'; }
-        if (n < 0) return -1;
-        if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
-            if (ps->cap) ps->cap->bad = 1;
-            if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);
-            if (json_lex_skip(lx, json_lex_next(lx)) != 0) return -1;
-            pos++;
-            continue;
+        enum json_tok v;
+        long n;
+        /* the next record's key and '{' in one step (json_lex_key_open: a
+         * short name without escapes), anything else token by token */
+        if (ps->fast && json_lex_key_open(lx, NAME_MAX_LEN - 1)) {
+            n = (long)lx->slen;
+            memcpy(name, lx->str, lx->slen);
+            name[n] = '\0';
+            ps->reread = 0;
+            v = JT_OBJ_BEGIN;
+        } else {
+            enum json_tok k = json_lex_next(lx);
+            if (k == JT_OBJ_END) return 0;
+            if (k != JT_KEY) return -1;
+            n = lx->has_esc ? json_lex_string(lx, name, sizeof name)
+                            : (long)(lx->slen < sizeof name ? lx->slen : sizeof name - 1);
+            if (!lx->has_esc) { memcpy(name, lx->str, (size_t)n); name[n] = '\0'; }
+            if (n < 0) return -1;
+            if (n >= NAME_MAX_LEN) {   /* cut, it would be another name: skipped, and said */
+                if (ps->cap) ps->cap->bad = 1;
+                if (!ps->f->long_names++) ps->f->long_name_line = json_line_of(lx->buf, lx->tok_start);
+                if (json_lex_skip(lx, json_lex_next(lx)) != 0) return -1;
+                pos++;
+                continue;
+            }
+            ps->reread = (uint8_t)lx->has_esc;   /* a name cut at a \u0000 there */
+            v = json_lex_next(lx);
         }
-        ps->reread = (uint8_t)lx->has_esc;   /* a name cut at a \u0000 there */
         ps->oflags = 0;
-        enum json_tok v = json_lex_next(lx);
         const char *v0 = lx->tok_start;
         ps->rec0 = v0;
         ps->nvet = 0;
