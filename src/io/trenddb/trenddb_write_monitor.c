@@ -181,8 +181,10 @@ static int ms_step(struct mon_stream *w, int32_t step, int32_t micro) {
     return 0;
 }
 
-/* One row of f (its metric m) onto the spool. */
-static int ms_row(struct mon_stream *w, const struct monitor_data *md, const struct monitor_file *f, size_t k, int m) {
+/* One row of f (its metric m) onto the spool, into chunk ck; col[s]:
+ * statistic s's place among a row's values in f->vals (ms_rank). */
+static int ms_row(struct mon_stream *w, const struct monitor_data *md, const struct monitor_file *f, size_t k, int m,
+                  const uint8_t *col, struct schunk *ck) {
     const struct monitor_row *row = &f->rows[k];
     int micro_step = w->lo->micro_step;
     int32_t call = micro_step ? 0 : row->micro;
@@ -212,26 +214,28 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
     if (!at) return pt_errorf(w->err, "%s: could not spool the rows into " TDB_SPOOL_FILE ": %s", f->path, tdb_spool_why(&w->spool));
     unsigned char *vals = at + SREC_HEAD;
     const double *src = f->vals + k * (size_t)f->nval;
-    uint32_t has = 0, zeros = 0, nv = 0;
-    /* the file's columns (valmask's bits, one value each in src) in order,
-     * without a test for each of the MONITOR_NSTATS statistics */
-    for (uint32_t vm = f->valmask & ((1u << MONITOR_NSTATS) - 1); vm; vm &= vm - 1) {
+    /* only the statistics the file holds and the row has, each read at its
+     * place (col): no walk of the absent ones; has is all of them but the
+     * NaNs (rare: taken out as met) */
+    uint32_t has = f->valmask & row->present & ((1u << MONITOR_NSTATS_TDB) - 1), zeros = 0, nv = 0;
+    for (uint32_t vm = has; vm; vm &= vm - 1) {
         int s = __builtin_ctz(vm);
-        double x = *src++, y;
-        if (s < MONITOR_NSTATS_TDB && ((row->present >> s) & 1) && tdb_normalise(x, &y)) {
-            uint64_t bits;
-            memcpy(&bits, &y, sizeof bits);
-            if (bits) memcpy(vals + (size_t)nv++ * sizeof y, &y, sizeof y);
-            else zeros |= 1u << s;   /* +0.0 only: a -0.0 keeps its sign as a value */
-            has |= 1u << s;
+        double y;
+        if (!tdb_normalise(src[col[s]], &y)) {
+            has &= ~(1u << s);
+            continue;
         }
+        uint64_t bits;
+        memcpy(&bits, &y, sizeof bits);
+        if (bits) memcpy(vals + (size_t)nv++ * sizeof y, &y, sizeof y);
+        else zeros |= 1u << s;   /* +0.0 only: a -0.0 keeps its sign as a value */
     }
     struct srec h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m, .nv = (uint8_t)nv,
                      .has = (uint16_t)has, .zeros = (uint16_t)zeros};
     size_t len = srec_put(at, &h);
     tdb_spool_wrote(&w->spool, len);
-    w->chunk[w->nchunk - 1].bytes += len;
-    w->chunk[w->nchunk - 1].n++;
+    ck->bytes += len;
+    ck->n++;
     w->rows++;
     return 0;
 }
@@ -254,8 +258,12 @@ static int ms_rank(void *arg, const struct monitor_data *md, size_t first, struc
             w->chunk[w->nchunk++] = (struct schunk){.rank = f->rank, .off = w->spool.off};
         }
         if (f->rank > w->max_rank_rows) w->max_rank_rows = f->rank;
+        uint8_t col[MONITOR_NSTATS];   /* per statistic: its place in a row's values (valmask's bits in order) */
+        uint8_t nc = 0;
+        for (int s = 0; s < MONITOR_NSTATS; s++) col[s] = (f->valmask >> s) & 1 ? nc++ : 0;
+        struct schunk *ck = &w->chunk[w->nchunk - 1];   /* no grow of chunk before the next file */
         for (size_t k = 0; k < f->nrows; k++)
-            if (ms_row(w, md, f, k, m) != 0) return -1;
+            if (ms_row(w, md, f, k, m, col, ck) != 0) return -1;
     }
     return 0;
 }
@@ -364,13 +372,20 @@ struct mon_rows {
  * the values of those present, columns ascending as statistics are),
  * which goes straight to the tree; by INSERT (val, present) when there is
  * none. */
+/* Statistic st's value in a record (vals: its values, rzeros: its +0.0s),
+ * k the record's values read before it (advanced past it). */
+static inline double rec_val(const unsigned char *vals, uint32_t rzeros, int st, int *k) {
+    double v = 0.0;   /* +0.0, not stored */
+    if (!((rzeros >> st) & 1)) memcpy(&v, vals + (size_t)(*k)++ * sizeof v, sizeof v);
+    return v;
+}
+
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec,
                        struct tdb_summary_prev *prev) {
     const unsigned char *p = (const unsigned char *)rec;
     uint32_t rhas = srec_u16(p + 1), rzeros = srec_zeros(p);
     const unsigned char *vals = p + SREC_HEAD;
-    double val[MONITOR_NSTATS];   /* read only where present says */
-    uint32_t present = 0, has = 0, finite = 0;
+    uint32_t has = 0, finite = 0;
     /* the summary's row, made on the same walk, packed in place on the
      * spool (tdb_summary_pack_head; e: tdb_summary_val's statistics) */
     double e[5 + TDB_MAX_STATS];
@@ -387,12 +402,9 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     int k = 0;   /* the record's values: one per bit of has but its zeros, in order */
     for (uint32_t hm = rhas & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int st = __builtin_ctz(hm), c = w->colidx[st];
-        double v = 0.0;   /* +0.0, not stored */
-        if (!((rzeros >> st) & 1)) memcpy(&v, vals + (size_t)k++ * sizeof v, sizeof v);
+        double v = rec_val(vals, rzeros, st, &k);
         if (c < 0) continue;
         o = btree_bulk_ir_real(out, 4, o, c, v);
-        val[c] = v;
-        present |= 1u << c;
         if (packed) {
             uint32_t had = has;
             tdb_summary_val(e, c, v, &has, &finite);
@@ -404,6 +416,18 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
                                                           finite, nv, zeros));
     w->rows++;
     if (w->bb) return tdb_bulk_add(w->t, w->bb, out, (size_t)(o - out));
+    /* by INSERT (rare: no tree built beside SQLite): the values walked again
+     * into their columns, not kept on the usual path's walk */
+    double val[MONITOR_NSTATS];   /* read only where present says */
+    uint32_t present = 0;
+    k = 0;
+    for (uint32_t hm = rhas & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
+        int st = __builtin_ctz(hm), c = w->colidx[st];
+        double v = rec_val(vals, rzeros, st, &k);
+        if (c < 0) continue;
+        val[c] = v;
+        present |= 1u << c;
+    }
     struct tdb_row row = {.ncols = 4 + w->nc};
     for (int c = 0; c < 4; c++) {
         row.kind[c] = BTREE_BULK_INT;
