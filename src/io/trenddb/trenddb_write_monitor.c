@@ -592,8 +592,12 @@ static int mon_rows_all(struct mon_rows *w, const struct mon_stream *ms, struct 
  * than a sixth (many values, few +0.0). */
 #define MON_SORT_BYTES ((size_t)40 << 20)
 
-/* Keys the summary holds at once, about (each some 300 bytes, a few copies) */
-#define MON_SUMMARY_WINDOW_KEYS 32768
+/* Keys the summary holds at once, about (each some 300 bytes, a few copies:
+ * every part's accumulators and rows, four parts on the pool).  Small:
+ * that memory is pages touched new, which cost more than the few more
+ * reads (one per rank and window) and segments; the table is the same
+ * for any window (probetop(1), PROBETOP_SUMMARY_WINDOW) */
+#define MON_SUMMARY_WINDOW_KEYS 4096
 
 /* Per skey (n of them) the place of its target id among them all
  * (*trank: the sort's key for the id, in fewer bits), *bits the bits of
