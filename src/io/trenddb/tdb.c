@@ -443,16 +443,18 @@ int tdb_monitor_global_stats(struct tdb *t, int32_t min_step, int32_t max_step, 
 
 /* The page size of t's database when the bulk builder can write its
  * tables (a plain layout: no auto-vacuum), else 0 (INSERTs then). */
-int tdb_bulk_page_size(struct tdb *t) {
+int64_t tdb_ask(struct tdb *t, const char *sql, int64_t none) {
     sqlite3_stmt *st = NULL;
-    int ps = 0, vac = -1;
-    if (sqlite3_prepare_v2(t->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        ps = sqlite3_column_int(st, 0);
+    int64_t v = none;
+    if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(t->db, "PRAGMA auto_vacuum", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        vac = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return vac != 0 || ps < 512 ? 0 : ps;
+    return v;
+}
+
+int tdb_bulk_page_size(struct tdb *t) {
+    int64_t ps = tdb_ask(t, "PRAGMA page_size", 0), vac = tdb_ask(t, "PRAGMA auto_vacuum", -1);
+    return vac != 0 || ps < 512 ? 0 : (int)ps;
 }
 
 /* The root page of table in t's schema, 0 when there is none. */
@@ -494,10 +496,7 @@ int tdb_bulk_end(struct tdb *t) {
      * moved on), holds the file alone again, and writes after the tree */
     if (ended && tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN") != 0) return -1;
     if (t->held) {   /* the targets held (tdb_prepare_targets): the same rows, in id order */
-        sqlite3_stmt *st = NULL;
-        int any = sqlite3_prepare_v2(t->db, "SELECT EXISTS (SELECT 1 FROM temp.probetop_held_targets)", -1, &st, NULL) ==
-                      SQLITE_OK && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-        sqlite3_finalize(st);
+        int64_t any = tdb_ask(t, "SELECT EXISTS (SELECT 1 FROM temp.probetop_held_targets)", -1);
         if (any < 0) return tdb_fail(t, "read the held targets");
         /* none: no INSERT (an empty one would still put monitoring_targets into sqlite_sequence) */
         if (any && tdb_exec(t, "INSERT INTO main.monitoring_targets SELECT * FROM temp.probetop_held_targets ORDER BY 1; "
@@ -515,9 +514,7 @@ int tdb_bulk_end(struct tdb *t) {
 static int bulk_begin(struct tdb *t, struct btree_bulk *bb) {
     int i = bb == t->bulk[1];
     if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) return -1;
-    int fd = open(t->tmp, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return pt_errorf(t->err, "%s: cannot open: %s", t->tmp, strerror(errno));
-    return btree_bulk_start(bb, fd, t->tmp, t->bulk_root[i], t->err);
+    return tdb_tree_start(t, bb, t->bulk_root[i]);
 }
 
 int tdb_bulk_add(struct tdb *t, struct btree_bulk *bb, const unsigned char *rec, size_t len) {

@@ -98,6 +98,9 @@ int tdb_bulk_end(struct tdb *t);
  * (0: none, INSERTs), a table's or index's root page (0: none), and bb
  * started on root from the file's end. */
 int tdb_bulk_page_size(struct tdb *t);
+/* The first column of sql's first row as an integer; none when SQLite
+ * gives no row or fails. */
+int64_t tdb_ask(struct tdb *t, const char *sql, int64_t none);
 int64_t tdb_root_page(struct tdb *t, const char *table);
 int tdb_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root);
 

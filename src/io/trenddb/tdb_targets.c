@@ -24,17 +24,6 @@ static int cmp_index(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* 1 when q's answer is a row whose first column is not 0, 0 when it is,
- * -1 when SQLite could not say. */
-static int ask(struct tdb *t, const char *q) {
-    sqlite3_stmt *st = NULL;
-    int r = sqlite3_prepare_v2(t->db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW
-                ? sqlite3_column_int(st, 0) != 0
-                : -1;
-    sqlite3_finalize(st);
-    return r;
-}
-
 /* Can the rows go in this way: ids ascending, every record in its page
  * without overflow (a table leaf keeps ps - 35 bytes of a row; an index
  * page (ps - 12) * 64 / 255 - 23; btree_bulk_add 900), the keys unique
@@ -91,8 +80,10 @@ int tdb_targets_bulk(struct tdb *t, const struct tdb_target_row *v, size_t n) {
     int64_t iroot = troot ? tdb_root_page(t, "sqlite_autoindex_monitoring_targets_1") : 0;
     if (!iroot) return 1;
     /* an empty table, never given a row (its sequence not begun) */
-    int any = ask(t, "SELECT EXISTS (SELECT 1 FROM monitoring_targets)");
-    int seq = any == 0 ? ask(t, "SELECT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'monitoring_targets')") : any;
+    int64_t any = tdb_ask(t, "SELECT EXISTS (SELECT 1 FROM monitoring_targets)", -1);
+    int64_t seq =
+        any == 0 ? tdb_ask(t, "SELECT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'monitoring_targets')", -1)
+                 : any;
     if (any < 0 || seq < 0) return tdb_fail(t, "read monitoring_targets");
     if (any || seq) return 1;
     struct tdb_target_row *s = malloc(n * sizeof *s);
