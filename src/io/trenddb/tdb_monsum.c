@@ -151,6 +151,26 @@ static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also,
     return 0;
 }
 
+/* Window win of the whole run (part s, fed) into the tree, after window
+ * win - 1's (the tree takes rows in key order: the parts' windows come
+ * out in any order on two threads).  Waiting here costs little: the
+ * windows are taken in order and are much alike, so the one before is
+ * done about as soon. */
+static int run_out(struct feed *f, struct tdb_summary *s, size_t win) {
+    struct tdb_monsum *p = f->p;
+    pthread_mutex_lock(&p->mu);
+    while (p->treewin != win && !p->failed) pthread_cond_wait(&p->cv, &p->mu);
+    int failed = p->failed;
+    if (failed) *f->e = p->err0;
+    pthread_mutex_unlock(&p->mu);
+    if (failed || tdb_summary_window_tree(f->t, s) != 0) return -1;
+    pthread_mutex_lock(&p->mu);
+    p->treewin++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
 /* Windows of every rank into s and also (the groups' part beside it):
  * from, from + 1, ... (shared: the next window no job has taken yet, so
  * that the two pairs of parts share the windows as their threads come
@@ -168,7 +188,7 @@ static int feed_windows(struct feed *f, struct tdb_summary *s, struct tdb_summar
         tdb_summary_at(s, (int64_t)win);
         if (also) tdb_summary_at(also, (int64_t)win);
         if (feed(f, s, also, win, 0, p->nchunk) != 0 || (also && tdb_summary_window(f->t, also) != 0) ||
-            tdb_summary_window(f->t, s) != 0)
+            (s == p->all ? tdb_summary_window(f->t, s) : run_out(f, s, win)) != 0)
             return -1;
     }
 }
@@ -190,7 +210,7 @@ int tdb_monsum_job(struct tdb_monsum *p, size_t k, struct pt_error *e) {
         tdb_summary_at(p->run[0], 0);
         tdb_summary_at(p->groups[0], 0);
         rc = feed(&f, p->run[0], p->groups[0], 0, 0, p->nchunk) != 0 || tdb_summary_window(f.t, p->groups[0]) != 0 ||
-                     tdb_summary_window(f.t, p->run[0]) != 0
+                     run_out(&f, p->run[0], 0) != 0
                  ? -1
                  : 0;
         if (rc == 0) run0_fed(p);

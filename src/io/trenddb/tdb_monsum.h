@@ -12,7 +12,11 @@
  * are shared between the two pairs on both threads, each taking the next
  * window as its thread comes free (job 1 at once, job 2 once the writer
  * is done).  Each part is fed each group's windows in order; the rows'
- * windows put them in key order at the end (tdb_summary_finish_parts).
+ * windows put them in key order at the end (tdb_summary_finish_parts),
+ * but for the whole run's, which sort first: each window of them goes
+ * into the tree as it is done, in window order (tdb_summary_window_tree;
+ * the last rank, and so trend_data's last row, is out before any window
+ * is done).
  * A job that waits for the writer first does the help it is given (the
  * writer's next rank read back and sorted, tdb_monprep).  Internal to
  * src/io/trenddb. */
@@ -50,6 +54,7 @@ struct tdb_monsum {
     size_t wakes;            /* tdb_monsum_wake's calls */
     int run0;                /* window 0 of the first pair fed every rank and written out (job 0) */
     size_t nextwin;          /* the whole run's next window no part has taken (from 1) */
+    size_t treewin;          /* the whole run's next window to go into the tree (tdb_summary_window_tree) */
     int failed;              /* a job failed: err0 says why */
     struct pt_error err0;
 };

@@ -486,6 +486,24 @@ int tdb_summary_built(const struct tdb_summary *m) { return m->spool.f != NULL; 
 int tdb_summary_open_twin(struct tdb *t, struct tdb_summary *m, const struct tdb_summary *first) {
     if (!first->bb) return pt_errorf(t->err, "internal: a rank summary's twin without the tree");
     if (!(m->spool.f = tmpfile())) return pt_errorf(t->err, "no temporary file for the rank summary");
+    m->bb = first->bb;   /* for tdb_summary_window_tree; first's (t's) alone at the finish */
+    return 0;
+}
+
+int tdb_summary_window_tree(struct tdb *t, struct tdb_summary *m) {
+    size_t stride = 4 + SUM_PER_STAT * (size_t)m->ns;
+    unsigned char rec[SUMM_REC_MAX];
+    /* the whole run's group alone: its rows are the table's first (group_size 0) */
+    if (!m->bb || m->out.n || m->levels != 1u << (m->nsizes - 1))
+        return pt_errorf(t->err, "internal: a rank summary's window into the tree not the whole run's");
+    for (int l = 0; l < m->nsizes; l++) {
+        struct sacc *a = &m->acc[l];
+        for (size_t i = 0; i < a->n; i++)
+            if (tdb_bulk_add(t, m->bb, rec, summ_record(rec, m->sizes[l], m->group[l], a->v + i * stride, m->ns)) != 0)
+                return -1;
+        a->n = 0;   /* its memory kept for the next window, as tdb_summary_window does */
+        m->group[l] = -1;
+    }
     return 0;
 }
 
