@@ -1,5 +1,5 @@
 /* The rank summary's rows as the monitor writer spools them
- * (tdb_summary_pack_val, _head; read back by tdb_summary_unpack): unpacked, a row is
+ * (tdb_zval_put, tdb_summary_pack_head; read back by tdb_summary_unpack): unpacked, a row is
  * the same doubles tdb_summary_row makes of the same values: present,
  * absent, NaN, msProbe's stored infinities, a target id past 32 bits, a
  * step going back (each row packed against the one before); and
@@ -48,7 +48,7 @@ static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned c
         if ((r->present >> s) & 1) {
             uint32_t had = has;
             tdb_summary_val(e, s, r->stored[s], &has, &finite);
-            if (has != had) tdb_summary_pack_val(out, &nv, &zeros, s, e[5 + s]);
+            if (has != had) tdb_zval_put(out + TDB_SUMMARY_PACK_VALS, &nv, &zeros, s, e[5 + s]);
         }
     return tdb_summary_pack_head(out, tdb_summary_head(m), prev, r->step, r->target, r->metric, has, finite, nv, zeros);
 }
@@ -148,8 +148,27 @@ static void not_telling(void) {
     same_rows(cols);
 }
 
+/* The +0.0 rule both spools share (tdb_zval_put, read back by tdb_zval):
+ * a +0.0 a bit of zeros and no bytes, a -0.0, NaN or any other value
+ * stored, in order, each read back with its bits. */
+static void zero_rule(void) {
+    const double in[6] = {0.0, -0.0, 3.5, 0.0, NAN, -1e9};
+    unsigned char vals[6 * 8];
+    unsigned nv = 0, k = 0;
+    uint32_t zeros = 0;
+    for (int b = 0; b < 6; b++) tdb_zval_put(vals, &nv, &zeros, b + 2, in[b]);   /* bits 2..7 */
+    CHECK_INT(nv, 4);
+    CHECK_INT(zeros, 1u << 2 | 1u << 5);
+    for (int b = 0; b < 6; b++) {
+        double v = tdb_zval(vals, zeros, b + 2, &k);
+        CHECK(!memcmp(&v, &in[b], sizeof v));
+    }
+    CHECK_INT(k, 4);
+}
+
 int main(void) {
     RUN(telling);
     RUN(not_telling);
+    RUN(zero_rule);
     PT_DONE();
 }

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -74,6 +75,29 @@ static inline int tdb_normalise(double v, double *out) {
     }
     *out = v > 1e9 ? 1e9 : v < -1e9 ? -1e9 : v;
     return 1;
+}
+
+/* The +0.0 rule of the monitor writer's spools (tdb_monprep.h's records,
+ * tdb_summary_pack_head's rows; probetop(1), data2db: every byte spooled
+ * is written and read back through fresh page-cache pages): a +0.0, a
+ * monitor's commonest value (its nans column), is a bit of *zeros (bit:
+ * its statistic's), not 8 bytes; any other value, a -0.0 too (its sign
+ * bit), the next of vals' values (*nv of them so far).  One rule for
+ * both spools' writers (ms_row, mon_row_out), read back by tdb_zval
+ * (mon_row_out: a record's every statistic in turn; the summary's
+ * unpack walks only the stored ones, has but the zeros). */
+static inline void tdb_zval_put(unsigned char *vals, unsigned *nv, uint32_t *zeros, int bit, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (!bits) *zeros |= 1u << bit;
+    else memcpy(vals + (size_t)(*nv)++ * sizeof v, &v, sizeof v);
+}
+/* Statistic bit's value of values so put (zeros: their +0.0s), *k the
+ * values read before it (advanced past it when it was stored). */
+static inline double tdb_zval(const unsigned char *vals, uint32_t zeros, int bit, unsigned *k) {
+    double v = 0.0;   /* +0.0, not stored */
+    if (!((zeros >> bit) & 1)) memcpy(&v, vals + (size_t)(*k)++ * sizeof v, sizeof v);
+    return v;
 }
 
 /* trend_data built beside SQLite (btree_bulk.h) when the file is the plain

@@ -97,16 +97,10 @@ _Static_assert(TDB_MAX_STATS <= 16, "tdb_summary_pack: has in 2 bytes, nv in 5 b
 #define TDB_SUMMARY_PACKED_MAX (TDB_SUMMARY_PACK_VALS + TDB_MAX_STATS * sizeof(double) + 2 + 2 + 5 + 10)
 /* The writer walks a row's statistics once (tdb_summary_val): each value
  * kept (has grew; column c) goes at once to out (TDB_SUMMARY_PACKED_MAX
- * bytes of room) by tdb_summary_pack_val (*nv the values put, *zeros the
- * columns of +0.0, both 0 at the row's start), then the head, with has
- * and finite as tdb_summary_val made them, *prev the row before's
- * (updated); the row's length. */
-static inline void tdb_summary_pack_val(unsigned char *out, unsigned *nv, uint32_t *zeros, int c, double v) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    if (!bits) *zeros |= 1u << c;   /* +0.0 only: a -0.0 keeps its sign bit as a value */
-    else memcpy(out + TDB_SUMMARY_PACK_VALS + (size_t)(*nv)++ * sizeof v, &v, sizeof v);
-}
+ * bytes of room) by tdb_zval_put(out + TDB_SUMMARY_PACK_VALS, ...) (*nv
+ * the values put, *zeros the columns of +0.0, both 0 at the row's
+ * start), then the head, with has and finite as tdb_summary_val made
+ * them, *prev the row before's (updated); the row's length. */
 static inline unsigned char *tdb_summary_pack_zz(unsigned char *o, int64_t d) {
     uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
     while (z >= 0x80) {

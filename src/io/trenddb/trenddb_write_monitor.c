@@ -217,7 +217,8 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
     /* only the statistics the file holds and the row has, each read at its
      * place (col): no walk of the absent ones; has is all of them but the
      * NaNs (rare: taken out as met) */
-    uint32_t has = f->valmask & row->present & ((1u << MONITOR_NSTATS_TDB) - 1), zeros = 0, nv = 0;
+    uint32_t has = f->valmask & row->present & ((1u << MONITOR_NSTATS_TDB) - 1), zeros = 0;
+    unsigned nv = 0;
     for (uint32_t vm = has; vm; vm &= vm - 1) {
         int s = __builtin_ctz(vm);
         double y;
@@ -225,10 +226,7 @@ static int ms_row(struct mon_stream *w, const struct monitor_data *md, const str
             has &= ~(1u << s);
             continue;
         }
-        uint64_t bits;
-        memcpy(&bits, &y, sizeof bits);
-        if (bits) memcpy(vals + (size_t)nv++ * sizeof y, &y, sizeof y);
-        else zeros |= 1u << s;   /* +0.0 only: a -0.0 keeps its sign as a value */
+        tdb_zval_put(vals, &nv, &zeros, s, y);
     }
     struct srec h = {.skey = skey, .step = row->step, .micro = row->micro, .metric = (uint8_t)m, .nv = (uint8_t)nv,
                      .has = (uint16_t)has, .zeros = (uint16_t)zeros};
@@ -372,14 +370,6 @@ struct mon_rows {
  * the values of those present, columns ascending as statistics are),
  * which goes straight to the tree; by INSERT (val, present) when there is
  * none. */
-/* Statistic st's value in a record (vals: its values, rzeros: its +0.0s),
- * k the record's values read before it (advanced past it). */
-static inline double rec_val(const unsigned char *vals, uint32_t rzeros, int st, int *k) {
-    double v = 0.0;   /* +0.0, not stored */
-    if (!((rzeros >> st) & 1)) memcpy(&v, vals + (size_t)(*k)++ * sizeof v, sizeof v);
-    return v;
-}
-
 static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, const char *rec,
                        struct tdb_summary_prev *prev) {
     const unsigned char *p = (const unsigned char *)rec;
@@ -399,16 +389,16 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     /* room for the 8-byte stores past the last value (btree_bulk_put_be) */
     unsigned char out[9 + 9 * (4 + TDB_MAX_STATS)];
     unsigned char *o = btree_bulk_ir_keys(out, 4, key, w->nc);
-    int k = 0;   /* the record's values: one per bit of has but its zeros, in order */
+    unsigned k = 0;   /* the record's values: one per bit of has but its zeros, in order */
     for (uint32_t hm = rhas & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int st = __builtin_ctz(hm), c = w->colidx[st];
-        double v = rec_val(vals, rzeros, st, &k);
+        double v = tdb_zval(vals, rzeros, st, &k);
         if (c < 0) continue;
         o = btree_bulk_ir_real(out, 4, o, c, v);
         if (packed) {
             uint32_t had = has;
             tdb_summary_val(e, c, v, &has, &finite);
-            if (has != had) tdb_summary_pack_val(packed, &nv, &zeros, c, e[5 + c]);
+            if (has != had) tdb_zval_put(packed + TDB_SUMMARY_PACK_VALS, &nv, &zeros, c, e[5 + c]);
         }
     }
     if (packed)
@@ -423,7 +413,7 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
     k = 0;
     for (uint32_t hm = rhas & ((1u << MONITOR_NSTATS_TDB) - 1); hm; hm &= hm - 1) {
         int st = __builtin_ctz(hm), c = w->colidx[st];
-        double v = rec_val(vals, rzeros, st, &k);
+        double v = tdb_zval(vals, rzeros, st, &k);
         if (c < 0) continue;
         val[c] = v;
         present |= 1u << c;
