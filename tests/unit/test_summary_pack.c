@@ -45,11 +45,8 @@ static size_t pack(const struct tdb_summary *m, const struct prow *r, unsigned c
     uint32_t has = 0, finite = 0, zeros = 0;
     unsigned nv = 0;
     for (int s = 0; s < NS; s++)
-        if ((r->present >> s) & 1) {
-            uint32_t had = has;
-            tdb_summary_val(e, s, r->stored[s], &has, &finite);
-            if (has != had) tdb_zval_put(out + TDB_SUMMARY_PACK_VALS, &nv, &zeros, s, e[5 + s]);
-        }
+        if (((r->present >> s) & 1) && tdb_summary_val(e, s, r->stored[s], &has, &finite))
+            tdb_zval_put(out + TDB_SUMMARY_PACK_VALS, &nv, &zeros, s, e[5 + s]);
     return tdb_summary_pack_head(out, tdb_summary_head(m), prev, r->step, r->target, r->metric, has, finite, nv, zeros);
 }
 

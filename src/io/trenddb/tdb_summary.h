@@ -52,15 +52,18 @@ double *tdb_summary_rows(struct tdb_summary *m, size_t n);
  * statistic enters as n 1, its value as min, max and sum, NaN count 0;
  * absent or NaN (NULL), as n 0 with NaN count 1.  msProbe's stored
  * +-(1e9 + 1) are read as the infinities.  The commonest value is tested
- * first (finite, below msProbe's infinity: a NaN fails it). */
-static inline void tdb_summary_val(double *e, int s, double v, uint32_t *has, uint32_t *finite) {
+ * first (finite, below msProbe's infinity: a NaN fails it).  1 when the
+ * value was kept (a bit of has), 0 for a NaN: a writer packing the kept
+ * ones tests this, not has before and after (one test less a value). */
+static inline int tdb_summary_val(double *e, int s, double v, uint32_t *has, uint32_t *finite) {
     double a = fabs(v);
     if (a < 1000000001.0) *finite |= 1u << s;
-    else if (isnan(v)) return;
+    else if (isnan(v)) return 0;
     else if (a == 1000000001.0) v = v > 0 ? INFINITY : -INFINITY;   /* msProbe's infinities */
     else if (isfinite(v)) *finite |= 1u << s;
     e[5 + s] = v;
     *has |= 1u << s;
+    return 1;
 }
 /* What of m a row's head needs (tdb_summary_head), for a writer to keep. */
 struct tdb_summary_head {
@@ -96,8 +99,9 @@ _Static_assert(TDB_MAX_STATS <= 16, "tdb_summary_pack: has in 2 bytes, nv in 5 b
 #define TDB_SUMMARY_PACK_VALS 2   /* the values' place in a row */
 #define TDB_SUMMARY_PACKED_MAX (TDB_SUMMARY_PACK_VALS + TDB_MAX_STATS * sizeof(double) + 2 + 2 + 5 + 10)
 /* The writer walks a row's statistics once (tdb_summary_val): each value
- * kept (has grew; column c) goes at once to out (TDB_SUMMARY_PACKED_MAX
- * bytes of room) by tdb_zval_put(out + TDB_SUMMARY_PACK_VALS, ...) (*nv
+ * kept (tdb_summary_val said 1; column c) goes at once to out
+ * (TDB_SUMMARY_PACKED_MAX bytes of room) by
+ * tdb_zval_put(out + TDB_SUMMARY_PACK_VALS, ...) (*nv
  * the values put, *zeros the columns of +0.0, both 0 at the row's
  * start), then the head, with has and finite as tdb_summary_val made
  * them, *prev the row before's (updated); the row's length. */

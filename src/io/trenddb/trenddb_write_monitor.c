@@ -395,11 +395,8 @@ static int mon_row_out(struct mon_rows *w, int32_t rank, const struct mrow *r, c
         double v = tdb_zval(vals, rzeros, st, &k);
         if (c < 0) continue;
         o = btree_bulk_ir_real(out, 4, o, c, v);
-        if (packed) {
-            uint32_t had = has;
-            tdb_summary_val(e, c, v, &has, &finite);
-            if (has != had) tdb_zval_put(packed + TDB_SUMMARY_PACK_VALS, &nv, &zeros, c, e[5 + c]);
-        }
+        if (packed && tdb_summary_val(e, c, v, &has, &finite))
+            tdb_zval_put(packed + TDB_SUMMARY_PACK_VALS, &nv, &zeros, c, e[5 + c]);
     }
     if (packed)
         tdb_spool_wrote(&w->sspool, tdb_summary_pack_head(packed, w->shead, prev, r->step, r->dbid, (uint8_t)r->metric, has,
