@@ -37,6 +37,15 @@ static void by_hand(void) {
         {"Module.fc.weight.parameters_grad", DM_PARAMS_GRAD, "Module.fc.weight"},
         {"Module.fc.parameters_grad.1", DM_PARAMS_GRAD, "Module.fc"},
         {"Module.fc.weight", -1, NULL},
+        /* longer than 16 and 32 bytes: the word in a whole block, across two, in the last bytes */
+        {"Module.language_model.encoder.layers.0.forward.0", DM_FORWARD, "Module.language_model.encoder.layers.0.0"},
+        {"Module.layers.17.self_attention.core_attention.backward", DM_BACKWARD,
+         "Module.layers.17.self_attention.core_attention"},
+        {"Functional.linear.forward.1", DM_FORWARD, "Functional.linear.1"},
+        {"Functional.linear.forwards.1", -1, NULL},
+        {"Torch.matmul.backwar", -1, NULL},
+        {"Module.a.backward.b.forward.c.backward", DM_FORWARD, "Module.a.backward.b.c.backward"},
+        {"Module.layers.1.backward.0.backward", DM_BACKWARD, "Module.layers.1.0"},
     };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         CHECK_INT(cls(v[i].name), v[i].metric);
@@ -64,13 +73,16 @@ static int old_way(char *k, size_t *n) {
 }
 
 static void made_names(void) {
-    static const char *const parts[] = {".forward", ".backward", ".", "forward", "x", ".0", ".forwardx", "b"};
+    /* long parts too: names past 16 and 32 bytes go through the sixteen-byte
+     * blocks and the last block's masked bytes (find_words) */
+    static const char *const parts[] = {".forward", ".backward", ".", "forward", "x", ".0", ".forwardx", "b",
+                                        ".backwardy", "Module.layers.17", ".f", ".b", "backward"};
     srand(27);
     int odd = 0;
     for (int t = 0; t < 200000; t++) {
-        char name[256], a[256], b[256];
+        char name[512], a[512], b[512];
         size_t n = 0;
-        int np = 1 + rand() % 7;
+        int np = 1 + rand() % (t % 2 ? 7 : 16);
         for (int i = 0; i < np; i++) {
             const char *p = parts[rand() % (int)(sizeof parts / sizeof *parts)];
             size_t l = strlen(p);
