@@ -350,6 +350,32 @@ static int parse_params(struct pstate *ps, enum json_tok t) {
     }
 }
 
+/* The row r (the file's next, its name at r->name, n bytes) filled. */
+static int fill_row(struct pstate *ps, struct dump_tensor_row *r, size_t n, int32_t call, int32_t micro, int metric,
+                    const struct elem *e) {
+    r->len = (uint32_t)n;
+    r->call = call;
+    r->micro = micro;
+    r->entry = (uint32_t)ps->imported;
+    r->metric = (uint8_t)metric;
+    r->present = e->present;
+    memcpy(r->v, e->v, sizeof r->v);
+    ps->f->nrows++;
+    return 0;
+}
+
+/* prefix + sep + (word, wl bytes, or index) and a NUL at d; its length. */
+static inline size_t put_name(char *d, const char *prefix, size_t plen, const char *sep, size_t seplen, const char *word,
+                              size_t wl, size_t index) {
+    memcpy(d, prefix, plen);
+    memcpy(d + plen, sep, seplen);
+    size_t n = plen + seplen;
+    if (word) { memcpy(d + n, word, wl); n += wl; }
+    else n = util_put_uint(d, n, index);
+    d[n] = '\0';
+    return n;
+}
+
 /* A row named prefix + sep + (index or word), e.g. "Functional.linear" +
  * ".input." + 0.  Hot: no printf here. */
 static int add_row(struct pstate *ps, const char *prefix, size_t plen, const char *sep, size_t seplen,
@@ -359,12 +385,22 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
     if (!e->usable) return 0;
     size_t wl = word ? strlen(word) : 0;
     if (plen + seplen + (word ? wl : 20) >= sizeof name) return 0;
-    memcpy(name, prefix, plen);
-    memcpy(name + plen, sep, seplen);
-    size_t n = plen + seplen;
-    if (word) { memcpy(name + n, word, wl); n += wl; }
-    else n = util_put_uint(name, n, index);
-    name[n] = '\0';
+    if (f->nrows == f->caprows &&
+        util_grow0((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0)
+        return -1;
+    struct dump_tensor_row *r = &f->rows[f->nrows];
+    size_t room = plen + seplen + (word ? wl : 20) + 1;
+    if (!ps->opt->layout && f->alen + room <= f->acap && f->alen + room <= UINT32_MAX) {
+        /* the name made in the arena where it is kept, the same bytes
+         * util_strpool_put leaves there, without building it on the stack
+         * first (a third of a row's cost, callgrind); no room left, the
+         * put below grows the arena */
+        size_t n = put_name(f->arena + f->alen, prefix, plen, sep, seplen, word, wl, index);
+        r->name = (uint32_t)f->alen;
+        f->alen += n + 1;
+        return fill_row(ps, r, n, call, micro, metric, e);
+    }
+    size_t n = put_name(name, prefix, plen, sep, seplen, word, wl, index);
     if (ps->opt->layout) {
         char renamed[sizeof name + 8];
         struct pt_error e;
@@ -380,18 +416,8 @@ static int add_row(struct pstate *ps, const char *prefix, size_t plen, const cha
             memcpy(name, renamed, n + 1);
         }
     }
-    if (util_grow0((void **)&f->rows, &f->caprows, f->nrows + 1, sizeof *f->rows) != 0) return -1;
-    struct dump_tensor_row *r = &f->rows[f->nrows];
     if (util_strpool_put(&f->arena, &f->alen, &f->acap, name, n, &r->name) != 0) return -1;
-    r->len = (uint32_t)n;
-    r->call = call;
-    r->micro = micro;
-    r->entry = (uint32_t)ps->imported;
-    r->metric = (uint8_t)metric;
-    r->present = e->present;
-    memcpy(r->v, e->v, sizeof r->v);
-    f->nrows++;
-    return 0;
+    return fill_row(ps, r, n, call, micro, metric, e);
 }
 
 static int is_digits(const char *s, size_t n) {
