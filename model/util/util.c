@@ -53,7 +53,8 @@ uint64_t util_hash_fast(const void *s, size_t len, uint64_t seed) {
 
 /* ---- growable arrays ---- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {
+/* util_grow and util_grow0 (util.h) when need > *cap; util_grow2 */
+int util_grow_to(void **p, size_t *cap, size_t need, size_t elem, int zero) {
     if (need <= *cap) return 0;
     size_t nc = *cap ? *cap * 2 : 16;
     while (nc < need) {
@@ -69,13 +70,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, int zero) {
     return 0;
 }
 
-int util_grow(void **p, size_t *cap, size_t need, size_t elem) { return grow(p, cap, need, elem, 0); }
-int util_grow0(void **p, size_t *cap, size_t need, size_t elem) { return grow(p, cap, need, elem, 1); }
 
 int util_grow2(void **a, size_t ea, void **b, size_t eb, size_t *cap, size_t need) {
     size_t ca = *cap, cb = *cap;
     /* a grown and b not: *a is only larger than *cap says, which is safe */
-    if (grow(a, &ca, need, ea, 0) != 0 || grow(b, &cb, need, eb, 0) != 0) return -1;
+    if (util_grow_to(a, &ca, need, ea, 0) != 0 || util_grow_to(b, &cb, need, eb, 0) != 0) return -1;
     *cap = ca;
     return 0;
 }

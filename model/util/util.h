@@ -26,8 +26,15 @@ uint64_t util_hash_fast(const void *s, size_t len, uint64_t seed);
  * doubled from 16); 0, or -1 out of memory with *p and *cap unchanged.
  * util_grow0 also zeroes the new tail.  Large arrays get huge pages
  * (bigmem.h). */
-int util_grow(void **p, size_t *cap, size_t need, size_t elem);
-int util_grow0(void **p, size_t *cap, size_t need, size_t elem);
+int util_grow_to(void **p, size_t *cap, size_t need, size_t elem, int zero);
+/* (inline: most calls find the room there, and the readers call them once
+ * an item; a call and a return each time cost more than the test) */
+static inline int util_grow(void **p, size_t *cap, size_t need, size_t elem) {
+    return need <= *cap ? 0 : util_grow_to(p, cap, need, elem, 0);
+}
+static inline int util_grow0(void **p, size_t *cap, size_t need, size_t elem) {
+    return need <= *cap ? 0 : util_grow_to(p, cap, need, elem, 1);
+}
 /* room for one more element after n: UTIL_PUSH(v, n, cap) != 0 is out of memory */
 /* two parallel arrays that share one capacity */
 int util_grow2(void **a, size_t ea, void **b, size_t eb, size_t *cap, size_t need);
