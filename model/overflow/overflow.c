@@ -127,9 +127,12 @@ enum ovf_level ovf_classify(const char *name, const struct ovf_io *io) {
     enum ovf_level l = io_level(name, io);
     /* a NaN/Inf weight points to the optimizer step, not to the operator:
      * reported even where msProbe's rules see nothing (or only the
-     * heuristic), as born here */
-    int nan_io = any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw) || any_anomalous(io->out, io->nout);
-    if (any_anomalous(io->par, io->npar) && (l == OVF_NONE || !nan_io)) return OVF_CRITICAL;
+     * heuristic), as born here (the inputs and outputs looked at again
+     * only then: the dump reader classifies every record) */
+    if (any_anomalous(io->par, io->npar)) {
+        int nan_io = any_anomalous(io->in, io->nin) || any_anomalous(io->kw, io->nkw) || any_anomalous(io->out, io->nout);
+        if (l == OVF_NONE || !nan_io) return OVF_CRITICAL;
+    }
     return l;
 }
 

@@ -86,6 +86,35 @@ static void test_nested_arrays_count_for_level(void) {
     CHECK_INT(ovf_classify("Torch.cat.0.forward", &io), OVF_MEDIUM);
 }
 
+/* A NaN/Inf weight (a forward record's parameters): critical unless the
+ * inputs or outputs already hold NaN/Inf and msProbe's rules give a level;
+ * clean weights leave the level as the inputs and outputs make it. */
+static void test_weights(void) {
+    struct ovf_elem par_bad[2] = { clean(), bad("Max=nan") }, par_ok[1] = { clean() };
+    const char *pn[2] = { "weight", "bias" };
+    struct ovf_elem in_ok[1] = { clean() }, in_bad[1] = { bad("Max=inf") };
+    struct ovf_elem out_ok[1] = { clean() }, out_bad[1] = { bad("Mean=nan") };
+    struct ovf_elem jin[1] = { tensor(1.0) }, jout[1] = { tensor(500.0) };
+    struct ovf_io io = io_of(in_ok, 1, out_ok, 1);
+    io.par = par_bad; io.parnames = pn; io.npar = 2;
+    CHECK_INT(ovf_classify("Module.fc.Linear.forward.0", &io), OVF_CRITICAL);   /* born in the weights */
+    io.in = in_bad;                                                             /* medium, NaN in the inputs */
+    CHECK_INT(ovf_classify("Module.fc.Linear.forward.0", &io), OVF_MEDIUM);
+    io.out = out_bad;
+    CHECK_INT(ovf_classify("Module.fc.Linear.forward.0", &io), OVF_HIGH);
+    io = io_of(jin, 1, jout, 1);                                                /* the heuristic, no NaN */
+    io.par = par_bad; io.parnames = pn; io.npar = 2;
+    CHECK_INT(ovf_classify("Module.fc.Linear.forward.0", &io), OVF_CRITICAL);
+    io.par = par_ok; io.npar = 1;
+    CHECK_INT(ovf_classify("Module.fc.Linear.forward.0", &io), OVF_HIGH);
+    /* a known false positive (torch.empty's output) with a NaN weight */
+    io = io_of(NULL, 0, out_bad, 1);
+    io.par = par_bad; io.parnames = pn; io.npar = 2;
+    CHECK_INT(ovf_classify("Torch.empty.0.forward", &io), OVF_CRITICAL);
+    io.npar = 0;
+    CHECK_INT(ovf_classify("Torch.empty.0.forward", &io), OVF_NONE);
+}
+
 static void test_numeric_jump(void) {
     struct ovf_elem in[2] = { tensor(1.0), tensor(2.0) };
     struct ovf_elem out[1] = { tensor(201.0) };
@@ -662,6 +691,7 @@ int main(void) {
     RUN(test_scenes);
     RUN(test_kwargs_count_as_inputs);
     RUN(test_nested_arrays_count_for_level);
+    RUN(test_weights);
     RUN(test_numeric_jump);
     RUN(test_rule_empty);
     RUN(test_rule_recv);
