@@ -63,7 +63,7 @@ struct seen {
 
 /* When set, every stream takes its buffer from this shelf and gives it
  * back (trace_spill_take, trace_spill_free_to; its sorts' arrays too). */
-static struct trace_spill_shelf *test_shelf;
+static struct util_shelf *test_shelf;
 
 /* The records v[0..n) through a stream, pushed or written into
  * trace_spill_slot by turns (keyed: 0 no keys, 1 keys, 2 keys
@@ -219,9 +219,9 @@ static void room_ahead(void) {
 static void shelf(void) {
     size_t n = 100000;
     struct rec *v = malloc(n * sizeof *v);
-    struct trace_spill_shelf sh;
+    struct util_shelf sh;
     struct pt_error err;
-    CHECK_INT(trace_spill_shelf_init(&sh, UINT64_MAX, &err), 0);
+    CHECK_INT(util_shelf_init(&sh, TRACE_SPILL_SHELF, UTIL_SHELF_LOCK | UTIL_SHELF_CUT, UINT64_MAX), 0);
     const uint64_t caps[] = {UINT64_MAX, (uint64_t)2 << 20, (uint64_t)600 << 10};
     const uint64_t rooms[] = {0, 1000, 50000, 100000, 400000};
     const int shapes[] = {SHAPE_RANDOM_TIES, SHAPE_SORTED, SHAPE_LANES_16, SHAPE_LANES_17};
@@ -245,9 +245,9 @@ static void shelf(void) {
                     CHECK(sh.n <= TRACE_SPILL_SHELF);   /* (none when the buffer went to the file) */
                 }
     }
-    trace_spill_shelf_free(&sh);
+    util_shelf_free(&sh);
     /* a buffer given back is taken again; one far larger than asked is not */
-    CHECK_INT(trace_spill_shelf_init(&sh, UINT64_MAX, &err), 0);
+    CHECK_INT(util_shelf_init(&sh, TRACE_SPILL_SHELF, UTIL_SHELF_LOCK | UTIL_SHELF_CUT, UINT64_MAX), 0);
     struct trace_spill_budget bud = {.cap = UINT64_MAX};
     struct trace_spill *s = trace_spill_new(sizeof *v, cmp_rec, &bud);
     trace_spill_take(s, &sh, 1000);   /* nothing on the shelf: nothing taken */
@@ -260,12 +260,13 @@ static void shelf(void) {
     CHECK(((struct trace_spill_head *)(void *)s)->buf == first);
     CHECK_INT(sh.n, 0);
     trace_spill_free_to(s, &sh);
-    void *p = trace_spill_shelf_get(&sh, 8);   /* the 1024 records' buffer, far larger: not taken */
+    size_t got;
+    void *p = util_shelf_get(&sh, 8, &got);   /* the 1024 records' buffer, far larger: not taken */
     CHECK(p != NULL && p != first);
     free(p);
     CHECK_INT(sh.n, 1);
     size_t bytes = sh.v[0].bytes;
-    p = trace_spill_shelf_get(&sh, bytes - bytes / 4);   /* within half as large again: taken (cut to size: it may move) */
+    p = util_shelf_get(&sh, bytes - bytes / 4, &got);   /* within half as large again: taken (cut to size: it may move) */
     CHECK(p != NULL);
     CHECK_INT(sh.n, 0);
     CHECK(sh.held == 0);
@@ -278,8 +279,8 @@ static void shelf(void) {
     }
     CHECK_INT(sh.n, TRACE_SPILL_SHELF);
     for (int i = 0; i < sh.n; i++) CHECK(sh.v[i].bytes > 3 * 1024);
-    trace_spill_shelf_free(&sh);
-    CHECK_INT(trace_spill_shelf_init(&sh, 10 * 1024, &err), 0);   /* within 10 kB: 4 kB and 5 kB, then 9 kB alone */
+    util_shelf_free(&sh);
+    CHECK_INT(util_shelf_init(&sh, TRACE_SPILL_SHELF, UTIL_SHELF_LOCK | UTIL_SHELF_CUT, 10 * 1024), 0);   /* within 10 kB: 4 kB and 5 kB, then 9 kB alone */
     const int kb[] = {4, 5, 3, 9, 11};
     const int n_after[] = {1, 2, 2, 1, 1};
     for (int i = 0; i < 5; i++) {
@@ -290,7 +291,7 @@ static void shelf(void) {
         CHECK(sh.held <= 10 * 1024);
     }
     CHECK(sh.n == 1 && sh.v[0].bytes == 9 * 1024);   /* 11 kB is past max: freed */
-    trace_spill_shelf_free(&sh);
+    util_shelf_free(&sh);
     CHECK(atomic_load(&bud.held) == 0);
     free(v);
 }

@@ -6,6 +6,7 @@
 
 #include "model/util/fs.h"
 #include "model/util/rankdirs.h"
+#include "model/util/shelf.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
 #include "src/io/common/reader.h"
@@ -177,19 +178,12 @@ static void notes_flush(struct notes *ns, struct dataset *ds) {
 
 /* ---- the pool ---- */
 
-/* Row and name buffers of parsed files, handed back by the merge for the
- * next file: reusing them saves a page fault per 4 KiB written, about a
- * quarter of the parse time. */
-struct spare {
-    struct dump_tensor_row *rows;
-    size_t caprows;
-    char *arena;
-    size_t acap;
-};
-
 struct pool {
-    struct spare spares[130];
-    int nspares;
+    /* Row and name buffers of parsed files, handed back by the merge for
+     * the next file (util_shelf, under mu; the largest taken: the parse
+     * grows what is too small): reusing them saves a page fault per 4 KiB
+     * written, about a quarter of the parse time. */
+    struct util_shelf rows, arenas;
     const struct ds_rankdir *rd;
     const size_t *ord;          /* rank_major: the folder parsed i-th (NULL: rd's order) */
     size_t n;
@@ -226,13 +220,9 @@ static void *worker(void *arg) {
             continue;
         }
         struct dump_file *f = &p->res[i];
-        if (p->nspares > 0) {
-            struct spare *sp = &p->spares[--p->nspares];
-            f->rows = sp->rows;
-            f->caprows = sp->caprows;
-            f->arena = sp->arena;
-            f->acap = sp->acap;
-        }
+        size_t bytes;
+        if ((f->rows = util_shelf_take(&p->rows, SIZE_MAX, &bytes))) f->caprows = bytes / sizeof *f->rows;
+        f->arena = util_shelf_take(&p->arenas, SIZE_MAX, &f->acap);
         pthread_mutex_unlock(&p->mu);
         size_t j = p->ord ? p->ord[i] : i;
         f->step = p->rd[j].step;
@@ -394,7 +384,18 @@ static int pool_start(struct pool *p, const struct rdlist *l, int lone, const ch
     p->window = (size_t)threads * 2;
     p->res = calloc(l->n, sizeof *p->res);
     p->done = calloc(l->n, 1);
-    if (!p->res || !p->done) { free(p->res); free(p->done); return pt_errorf(err, "out of memory"); }
+    /* no more spares than files in flight (the window), and 130 at most */
+    int slots = p->window < 130 ? (int)p->window : 130;
+    int rc = !p->res || !p->done ? pt_errorf(err, "out of memory") : 0;
+    if (rc == 0 && (util_shelf_init(&p->rows, slots, 0, UINT64_MAX) != 0 ||
+                    util_shelf_init(&p->arenas, slots, 0, UINT64_MAX) != 0))
+        rc = pt_errorf(err, "out of memory");
+    if (rc) {
+        util_shelf_free(&p->rows);
+        free(p->res);
+        free(p->done);
+        return -1;
+    }
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     *nt = 0;
@@ -514,11 +515,10 @@ static int merge_file(struct dataset *ds, const struct dump_opts *o, struct dump
 static void release_file(struct pool *p, size_t i) {
     struct dump_file *f = &p->res[i];
     pthread_mutex_lock(&p->mu);
-    if (p->nspares < (int)(sizeof p->spares / sizeof p->spares[0]) && f->rows && f->arena) {
-        p->spares[p->nspares++] = (struct spare){f->rows, f->caprows, f->arena, f->acap};
-        f->rows = NULL;
-        f->arena = NULL;
-    }
+    util_shelf_put(&p->rows, f->rows, f->caprows * sizeof *f->rows);
+    util_shelf_put(&p->arenas, f->arena, f->acap);
+    f->rows = NULL;
+    f->arena = NULL;
     pthread_mutex_unlock(&p->mu);
     dump_file_free(f);
     pthread_mutex_lock(&p->mu);
@@ -538,10 +538,8 @@ static void pool_finish(struct pool *p, int stop, pthread_t *tids, int nt) {
     }
     for (int i = 0; i < nt; i++) pthread_join(tids[i], NULL);
     for (size_t i = 0; i < p->n; i++) dump_file_free(&p->res[i]);
-    for (int i = 0; i < p->nspares; i++) {
-        free(p->spares[i].rows);
-        free(p->spares[i].arena);
-    }
+    util_shelf_free(&p->rows);
+    util_shelf_free(&p->arenas);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p->res);

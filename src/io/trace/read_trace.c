@@ -27,6 +27,7 @@
 #include "model/util/fs.h"
 #include "model/util/pool.h"
 #include "model/util/rankdirs.h"
+#include "model/util/shelf.h"
 #include "model/util/util.h"
 #include "src/io/load.h"
 #include "src/io/common/filewalk.h"
@@ -437,8 +438,8 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
     size_t failed = nr;
     /* a rank's buffers to the next built (trace_spill.h), a sixteenth of
      * --mem at most (probetop-formats(5), PROFILER TRACES: Memory) */
-    struct trace_spill_shelf shelf;
-    if (trace_spill_shelf_init(&shelf, bud->cap / 8, err)) { free(rj); free(files); trace_run_free(run); return -1; }
+    struct util_shelf shelf;
+    if (util_shelf_init(&shelf, TRACE_SPILL_SHELF, UTIL_SHELF_LOCK | UTIL_SHELF_CUT, bud->cap / 8)) { free(rj); free(files); trace_run_free(run); return pt_errorf(err, "%s: out of memory (the buffer shelf)", ds->path); }
     x->shelf = &shelf;
     if (x->o->trace_kernel) {
         for (size_t i = 0; i < nr && build_one(&bj, i, NULL) == 0; i++) {}
@@ -447,7 +448,7 @@ static int build_run(struct tfile *t, size_t n, struct trace_parse_names *names,
         util_pool_for(nr, build_one, &bj, &perr);
     }
     x->shelf = NULL;
-    trace_spill_shelf_free(&shelf);
+    util_shelf_free(&shelf);
     for (size_t i = 0; i < nr && failed == nr; i++)   /* the first rank that failed, as one after another would stop */
         if (rj[i].rc) failed = i;
     for (size_t i = 0; i < nr && i <= failed; i++) {   /* the warnings in rank order, as when built one after another */

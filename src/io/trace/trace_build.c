@@ -514,7 +514,7 @@ static void *window_run(void *arg) {
  * when more than max_segs). */
 static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *err) {
     struct trace_rank *r = b->r;
-    size_t nk = (size_t)trace_spill_count(b->k), cap = 0;
+    size_t nk = (size_t)trace_spill_count(b->k), cap = 0, got;
     struct lane_merge m = {0};
     if (trace_spill_sort(b->k, err)) return -1;
     if (nk > max_segs) {
@@ -527,7 +527,7 @@ static int stream_rank(struct rank_build *b, size_t max_segs, struct pt_error *e
         if (!m.slot_of || !m.slot || !m.open) { free(m.slot_of); free(m.slot); free(m.open); return pt_errorf(err, "out of memory"); }
         memset(m.slot_of, 0xff, 65536 * sizeof *m.slot_of);
         r->lane_merge_ns = m.q;
-    } else if (nk && !(r->segs = trace_spill_shelf_get(b->x->shelf, nk * sizeof *r->segs))) {
+    } else if (nk && !(r->segs = util_shelf_get(b->x->shelf, nk * sizeof *r->segs, &got))) {
         return pt_errorf(err, "out of memory");
     } else {
         cap = nk;

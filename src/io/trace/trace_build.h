@@ -30,7 +30,7 @@ struct trace_build_ctx {
     size_t nnames;
     const struct load_opts *o;
     int spare;               /* a thread to spare for each rank's build (one rank on two threads): its window's figures summed on it */
-    struct trace_spill_shelf *shelf;   /* the kernels' buffers of ranks built, for the next (thread-safe; NULL: none) */
+    struct util_shelf *shelf;   /* the kernels' buffers of ranks built, for the next (thread-safe; NULL: none) */
 };
 
 /* What a rank's build found that the run takes: said after the build, in

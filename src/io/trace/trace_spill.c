@@ -38,25 +38,16 @@ struct trace_spill {
     size_t *heap, nheap;
     size_t next;        /* in memory: the next record to read */
     int sorted, failed;
-    struct trace_spill_shelf *shelf;   /* where its buffers come from and go back to (trace_spill_shelve), NULL: malloc */
+    struct util_shelf *shelf;   /* where its buffers come from and go back to (trace_spill_shelve), NULL: malloc */
 };
 
-/* A buffer of at least bytes: the shelf's smallest that holds it and is
- * not half as large again (a larger one kept for a larger need: taken for
- * a small array it would be held whole), what it has beyond bytes given
- * back; else malloc's (NULL: no memory); *got its size.  shelf_put gives
- * it back (a size under the buffer's is safe: it is only offered for
- * less). */
-static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got);
-static void shelf_put(struct trace_spill_shelf *sh, char *buf, size_t bytes);
+/* A sort's temporary array from s's shelf (util_shelf_get; NULL: new),
+ * and back to it (NULL: freed). */
 static void *tmp_get(struct trace_spill *s, size_t bytes) {
     size_t got;
-    return s->shelf ? shelf_get(s->shelf, bytes, &got) : bigmem_realloc(NULL, bytes);
+    return util_shelf_get(s->shelf, bytes, &got);
 }
-static void tmp_put(struct trace_spill *s, void *p, size_t bytes) {
-    if (s->shelf && p) shelf_put(s->shelf, p, bytes);
-    else free(p);
-}
+static void tmp_put(struct trace_spill *s, void *p, size_t bytes) { util_shelf_put(s->shelf, p, bytes); }
 
 static void hold(struct trace_spill *s, int64_t bytes) {
     if (bytes >= 0) atomic_fetch_add(&s->b->held, (unsigned long long)bytes);
@@ -442,91 +433,13 @@ void *trace_spill_array(struct trace_spill *s) { return s->f || apply_order(s) ?
 
 /* ---- the shelf (trace_spill.h) ---- */
 
-int trace_spill_shelf_init(struct trace_spill_shelf *sh, uint64_t max, struct pt_error *err) {
-    memset(sh, 0, sizeof *sh);
-    sh->max = max;
-    if (pthread_mutex_init(&sh->mu, NULL)) return pt_errorf(err, "trace_spill_shelf_init: cannot make a mutex");
-    return 0;
-}
+void trace_spill_shelve(struct trace_spill *s, struct util_shelf *sh) { s->shelf = sh; }
 
-void trace_spill_shelf_free(struct trace_spill_shelf *sh) {
-    for (int i = 0; i < sh->n; i++) free(sh->v[i].buf);
-    sh->n = 0;
-    pthread_mutex_destroy(&sh->mu);
-}
-
-void *trace_spill_shelf_get(struct trace_spill_shelf *sh, size_t bytes) {
-    size_t got;
-    return sh ? shelf_get(sh, bytes, &got) : bigmem_realloc(NULL, bytes ? bytes : 1);
-}
-
-/* v[i] taken off the shelf (the lock held): its buffer, *bytes its size. */
-static char *shelf_pop(struct trace_spill_shelf *sh, int i, size_t *bytes) {
-    char *buf = sh->v[i].buf;
-    *bytes = sh->v[i].bytes;
-    sh->held -= *bytes;
-    sh->v[i] = sh->v[--sh->n];
-    return buf;
-}
-
-static char *shelf_get(struct trace_spill_shelf *sh, size_t bytes, size_t *got) {
-    char *buf = NULL;
-    pthread_mutex_lock(&sh->mu);
-    int pick = -1;
-    for (int i = 0; i < sh->n; i++)
-        if (sh->v[i].bytes >= bytes && sh->v[i].bytes - bytes <= bytes / 2 && (pick < 0 || sh->v[i].bytes < sh->v[pick].bytes)) pick = i;
-    if (pick >= 0) buf = shelf_pop(sh, pick, got);
-    pthread_mutex_unlock(&sh->mu);
-    if (buf && *got - bytes >= 4096) {   /* what it holds beyond bytes given back (realloc: in place); else the rest stays resident */
-        char *nb = realloc(buf, bytes ? bytes : 1);
-        if (nb) buf = nb, *got = bytes;
-    }
-    if (!buf && (buf = bigmem_realloc(NULL, bytes ? bytes : 1))) *got = bytes;
-    return buf;
-}
-
-static void shelf_put(struct trace_spill_shelf *sh, char *buf, size_t bytes) {
-    if (bytes > sh->max) { free(buf); return; }   /* (max is set once, at init) */
-    char *out[TRACE_SPILL_SHELF];   /* the smaller ones it takes the place of, freed outside the lock */
-    int nout = 0;
-    pthread_mutex_lock(&sh->mu);
-    /* while full or past max, the smallest goes if smaller than this one */
-    while (sh->n && (sh->n == TRACE_SPILL_SHELF || sh->held + bytes > sh->max)) {
-        int at = 0;
-        for (int i = 1; i < sh->n; i++)
-            if (sh->v[i].bytes < sh->v[at].bytes) at = i;
-        if (sh->v[at].bytes >= bytes) break;
-        size_t gone;
-        out[nout++] = shelf_pop(sh, at, &gone);
-    }
-    if (sh->n < TRACE_SPILL_SHELF && sh->held + bytes <= sh->max) {
-        sh->v[sh->n].buf = buf, sh->v[sh->n].bytes = bytes;
-        sh->n++;
-        sh->held += bytes;
-        buf = NULL;
-    }
-    pthread_mutex_unlock(&sh->mu);
-    for (int i = 0; i < nout; i++) free(out[i]);
-    free(buf);
-}
-
-void trace_spill_shelve(struct trace_spill *s, struct trace_spill_shelf *sh) { s->shelf = sh; }
-
-void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint64_t n) {
+void trace_spill_take(struct trace_spill *s, struct util_shelf *sh, uint64_t n) {
     s->shelf = sh;
     if (!sh || s->h.buf || s->f || s->sorted || !n || n > SIZE_MAX / s->h.rec) return;
-    size_t want = (size_t)n * s->h.rec;
-    char *buf = NULL;
-    size_t bytes = 0;
-    pthread_mutex_lock(&sh->mu);
-    int pick = -1;
-    for (int i = 0; i < sh->n; i++) {   /* the smallest that holds n, else the largest */
-        int fits = sh->v[i].bytes >= want, pfits = pick >= 0 && sh->v[pick].bytes >= want;
-        if (pick < 0 || (fits && (!pfits || sh->v[i].bytes < sh->v[pick].bytes)) || (!fits && !pfits && sh->v[i].bytes > sh->v[pick].bytes))
-            pick = i;
-    }
-    if (pick >= 0) buf = shelf_pop(sh, pick, &bytes);
-    pthread_mutex_unlock(&sh->mu);
+    size_t want = (size_t)n * s->h.rec, bytes;
+    char *buf = util_shelf_take(sh, want, &bytes);
     if (!buf) return;
     if (bytes < want) {
         char *nb = bigmem_realloc(buf, want);
@@ -538,10 +451,10 @@ void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint6
     s->h.cap = bytes / s->h.rec;
 }
 
-void trace_spill_free_to(struct trace_spill *s, struct trace_spill_shelf *sh) {
+void trace_spill_free_to(struct trace_spill *s, struct util_shelf *sh) {
     if (!s) return;
     if (sh && s->h.buf && s->h.cap) {   /* (spilled: buf is one record, the merge's, cap 0: freed with s) */
-        shelf_put(sh, s->h.buf, s->h.cap * s->h.rec);
+        util_shelf_put(sh, s->h.buf, s->h.cap * s->h.rec);
         s->h.buf = NULL;
         s->h.cap = 0;
     }

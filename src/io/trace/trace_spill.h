@@ -11,12 +11,12 @@
 #ifndef PT_TRACE_SPILL_H
 #define PT_TRACE_SPILL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "model/err.h"
+#include "model/util/shelf.h"
 
 /* The memory shared by every stream of a load: bytes held in memory by
  * all of them together, and the cap; also what went to disk. */
@@ -119,45 +119,31 @@ static inline uint64_t trace_spill_count(const struct trace_spill *s) { return (
  * their order then); NULL when spilled or out of memory. */
 void *trace_spill_array(struct trace_spill *s);
 
-/* A shelf of the buffers of streams done with (and of their sorts'
- * arrays), for the next stream or sort to take: the trace reader's rank
- * builds, one after another on each pool thread.  Their pages are touched
- * already, so the next rank's kernels, sort keys and lane segments are
- * written without the kernel faulting fresh zeroed pages in (clear_page
- * was a sixth of the cpu-clock samples of a 1 GB folder of 8 ranks).  RSS
- * does not grow: a buffer is taken for what would have been allocated
- * anew, and one far larger than asked is left (trace_spill_shelf_get);
- * at most TRACE_SPILL_SHELF are kept, the largest, within max bytes (the
- * trace reader: a sixteenth of --mem, beside the budget).  Any record size.
- * Thread-safe (a mutex). */
+/* The trace reader's rank builds, one after another on each pool thread,
+ * give the buffers of streams done with (and of their sorts' arrays) to a
+ * shelf (model/util/shelf.h) for the next stream or sort to take.  Their
+ * pages are touched already, so the next rank's kernels, sort keys and
+ * lane segments are written without the kernel faulting fresh zeroed
+ * pages in (clear_page was a sixth of the cpu-clock samples of a 1 GB
+ * folder of 8 ranks).  RSS does not grow: a buffer is taken for what would
+ * have been allocated anew, and one far larger than asked is left; the
+ * reader's shelf (TRACE_SPILL_SHELF slots, UTIL_SHELF_LOCK | UTIL_SHELF_CUT)
+ * keeps the largest within a sixteenth of --mem, beside the budget.  Any
+ * record size. */
 #define TRACE_SPILL_SHELF 8
-struct trace_spill_shelf {
-    pthread_mutex_t mu;
-    struct { char *buf; size_t bytes; } v[TRACE_SPILL_SHELF];
-    int n;
-    uint64_t held, max;   /* the bytes of v, at most max */
-};
-/* A shelf that holds at most max bytes.  0, or -1 with err (the mutex). */
-int trace_spill_shelf_init(struct trace_spill_shelf *sh, uint64_t max, struct pt_error *err);
-/* Frees the buffers left on it. */
-void trace_spill_shelf_free(struct trace_spill_shelf *sh);
 /* sh NULL, in each call below: no shelf (malloc and free, as without one).
  * A new stream (nothing pushed) takes a buffer from the shelf as room made
  * ahead (trace_spill_room: not counted in the budget until records take
  * it): the smallest of at least n records, else the largest, grown to n
  * (realloc: its touched pages kept).  Nothing on the shelf, or no memory
  * to grow: nothing changes. */
-void trace_spill_take(struct trace_spill *s, struct trace_spill_shelf *sh, uint64_t n);
+void trace_spill_take(struct trace_spill *s, struct util_shelf *sh, uint64_t n);
 /* The temporary arrays of s's sorts (their keys and order) taken from sh
  * and given back to it (trace_spill_take does so too). */
-void trace_spill_shelve(struct trace_spill *s, struct trace_spill_shelf *sh);
-/* A buffer of at least bytes for any use (the caller owns it; free()
- * frees it): the shelf's smallest that holds it and is not half as large
- * again, else malloc's.  NULL: no memory. */
-void *trace_spill_shelf_get(struct trace_spill_shelf *sh, size_t bytes);
+void trace_spill_shelve(struct trace_spill *s, struct util_shelf *sh);
 /* As trace_spill_free, its buffer put on the shelf (when full or past its
  * max, in place of the smallest ones if larger; a buffer left out is
  * freed). */
-void trace_spill_free_to(struct trace_spill *s, struct trace_spill_shelf *sh);
+void trace_spill_free_to(struct trace_spill *s, struct util_shelf *sh);
 
 #endif
