@@ -543,6 +543,60 @@ int tdb_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root) {
     return btree_bulk_start(bb, fd, t->tmp, root, t->err);
 }
 
+int tdb_two_trees(struct tdb *t, int ps, int64_t troot, int64_t iroot, tdb_tree_rows_fn *add, const void *ctx) {
+    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) return -1;
+    for (int index = 0; index < 2; index++) {
+        struct btree_bulk *bb = NULL;
+        struct pt_error e;
+        if ((index ? btree_bulk_open(&bb, ps, &e) : btree_bulk_open_intkey(&bb, ps, &e)) != 0)
+            return pt_errorf(t->err, "%s", e.msg);
+        int rc = tdb_tree_start(t, bb, index ? iroot : troot);
+        if (rc == 0 && add(bb, index, ctx) != 0)
+            rc = pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
+        if (rc == 0) rc = btree_bulk_finish(bb, t->err);
+        btree_bulk_free(bb);
+        if (rc) return -1;
+    }
+    return tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN");
+}
+
+/* The links' rows for tdb_two_trees: n links l as (tag, target) pairs,
+ * rowid[i] link i's rowid (0: a repeat, no row), ix the links in key
+ * order. */
+struct links_rows {
+    const int64_t *l, *rowid;
+    const struct radix_kv *ix;
+    size_t n;
+};
+
+/* The table's rows (rowid: tag, target) in rowid order, or the index's
+ * records (tag, target, rowid) in key order. */
+static int links_rows(struct btree_bulk *bb, int index, const void *ctx) {
+    const struct links_rows *lr = ctx;
+    /* in locals: lr's fields would be read again after every add (it may change them, for all the compiler knows) */
+    const int64_t *l = lr->l, *rowid = lr->rowid;
+    const struct radix_kv *ix = lr->ix;
+    size_t n = lr->n;
+    static const uint8_t kind[3] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
+    unsigned char rec[40];
+    int64_t iv[3];
+    double dv[3] = {0};
+    for (size_t i = 0; !index && i < n; i++) {   /* (a loop each: no test of index a row) */
+        if (!rowid[i]) continue;
+        iv[0] = l[2 * i];
+        iv[1] = l[2 * i + 1];
+        if (btree_bulk_add_row(bb, rowid[i], rec, btree_bulk_record(rec, 2, iv, dv, kind)) != 0) return -1;
+    }
+    for (size_t i = 0; index && i < n; i++) {
+        size_t at = ix[i].val;
+        if (!(iv[2] = rowid[at])) continue;
+        iv[0] = l[2 * at];
+        iv[1] = l[2 * at + 1];
+        if (btree_bulk_add(bb, rec, btree_bulk_record(rec, 3, iv, dv, kind)) != 0) return -1;
+    }
+    return 0;
+}
+
 /* The rows as INSERT OR IGNORE would make them: a link already made
  * (same tag and target; the table's PRIMARY KEY) is skipped and takes no
  * rowid, the others get 1, 2, ... in the order emitted.  The table's
@@ -556,8 +610,6 @@ static int links_bulk(struct tdb *t, int ps, const int64_t *l, size_t n, int tbi
     if (!troot || !iroot) return tdb_fail(t, "find tag_target_mapping");
     struct radix_kv *kv = malloc(2 * n * sizeof *kv), *ix = NULL;
     int64_t *rowid = malloc(n * sizeof *rowid);
-    struct btree_bulk *bb = NULL;
-    struct pt_error e;
     int rc = -1;
     if (!kv || !rowid) { pt_errorf(t->err, "out of memory"); goto out; }
     /* the key (tag, target) as one integer; a stable sort keeps a key's links in the order emitted */
@@ -568,41 +620,9 @@ static int links_bulk(struct tdb *t, int ps, const int64_t *l, size_t n, int tbi
     int64_t next = 1;
     for (size_t i = 0; i < n; i++)
         if (rowid[i]) rowid[i] = next++;
-    /* SQLite's work so far committed and its lock given up (tdb_bulk_end takes it back) */
-    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) goto out;
-    unsigned char rec[40];
-    int64_t iv[3];
-    double dv[3] = {0};
-    const uint8_t kind[3] = {BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT};
-    if (btree_bulk_open_intkey(&bb, ps, &e) != 0) { pt_errorf(t->err, "%s", e.msg); goto out; }
-    if (tdb_tree_start(t, bb, troot) != 0) goto out;
-    for (size_t i = 0; i < n; i++) {
-        if (!rowid[i]) continue;
-        iv[0] = l[2 * i];
-        iv[1] = l[2 * i + 1];
-        if (btree_bulk_add_row(bb, rowid[i], rec, btree_bulk_record(rec, 2, iv, dv, kind)) != 0) goto full;
-    }
-    if (btree_bulk_finish(bb, t->err) != 0) goto out;
-    btree_bulk_free(bb);
-    bb = NULL;
-    if (btree_bulk_open(&bb, ps, &e) != 0) { pt_errorf(t->err, "%s", e.msg); goto out; }
-    if (tdb_tree_start(t, bb, iroot) != 0) goto out;
-    for (size_t i = 0; i < n; i++) {
-        int64_t r = rowid[ix[i].val];
-        if (!r) continue;
-        iv[0] = l[2 * ix[i].val];
-        iv[1] = l[2 * ix[i].val + 1];
-        iv[2] = r;
-        if (btree_bulk_add(bb, rec, btree_bulk_record(rec, 3, iv, dv, kind)) != 0) goto full;
-    }
-    if (btree_bulk_finish(bb, t->err) != 0) goto out;
-    /* the connection reads the pages again and holds the file alone again */
-    rc = tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN");
-    goto out;
-full:
-    pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
+    struct links_rows lr = {l, rowid, ix, n};
+    rc = tdb_two_trees(t, ps, troot, iroot, links_rows, &lr);
 out:
-    btree_bulk_free(bb);
     free(kv);
     free(rowid);
     return rc;

@@ -127,6 +127,17 @@ int tdb_bulk_page_size(struct tdb *t);
 int64_t tdb_ask(struct tdb *t, const char *sql, int64_t none);
 int64_t tdb_root_page(struct tdb *t, const char *table);
 int tdb_tree_start(struct tdb *t, struct btree_bulk *bb, int64_t root);
+/* The rows of tree `index` (0: the rowid table, 1: its index) into bb,
+ * in the tree's key order (a loop of the caller's: no call a row).  0, or
+ * -1 when a page could not be written. */
+typedef int tdb_tree_rows_fn(struct btree_bulk *bb, int index, const void *ctx);
+/* A rowid table (root troot) and its index (root iroot) built beside
+ * SQLite by add: SQLite's work so far committed and its lock given up
+ * (tdb_bulk_end first), each tree opened on page size ps, started from the
+ * file's end, filled and finished, then the lock taken back (the
+ * connection reads the pages again and holds the file alone).  0, or -1
+ * with t's error set. */
+int tdb_two_trees(struct tdb *t, int ps, int64_t troot, int64_t iroot, tdb_tree_rows_fn *add, const void *ctx);
 
 /* A target as monitoring_targets keeps it (vpp_stage 0). */
 struct tdb_target_row {

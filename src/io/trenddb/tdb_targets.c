@@ -39,39 +39,31 @@ static int fits(const struct tdb_target_row *v, const struct tdb_target_row *s, 
     return 1;
 }
 
-/* Row r into the tree: the table's (index 0: rowid, then NULL for the
- * rowid alias, name, 0, micro) or the index's (name, 0, micro, rowid). */
-static int add_one(struct btree_bulk *bb, int index, const struct tdb_target_row *r) {
+/* The two trees' rows (tdb_two_trees): the table's from v (id order),
+ * the index's from s (key order), n of each. */
+struct target_rows {
+    const struct tdb_target_row *v, *s;
+    size_t n;
+};
+
+/* The rows into the tree: the table's (v: rowid, then NULL for the rowid
+ * alias, name, 0, micro) or the index's (s: name, 0, micro, rowid). */
+static int add_rows(struct btree_bulk *bb, int index, const void *ctx) {
     static const uint8_t kind[2][4] = {{BTREE_BULK_NULL, BTREE_BULK_TEXT, BTREE_BULK_INT, BTREE_BULK_INT},
                                        {BTREE_BULK_TEXT, BTREE_BULK_INT, BTREE_BULK_INT, BTREE_BULK_INT}};
+    const struct target_rows *tr = ctx;
+    const struct tdb_target_row *rows = index ? tr->s : tr->v;   /* (a local: not read again after each add) */
+    size_t n = tr->n;
     unsigned char rec[9 + 9 * 4 + 1024];
-    int64_t tv[4] = {0, (int64_t)r->len, 0, r->micro}, iv[4] = {(int64_t)r->len, 0, r->micro, r->id};
-    const char *tt[4] = {NULL, r->name, NULL, NULL}, *it[4] = {r->name, NULL, NULL, NULL};
-    if (index) return btree_bulk_add(bb, rec, btree_bulk_record_text(rec, 4, iv, it, kind[1]));
-    return btree_bulk_add_row(bb, r->id, rec, btree_bulk_record_text(rec, 4, tv, tt, kind[0]));
-}
-
-/* The two trees into the file, the table's from v (id order), the
- * index's from s (key order): SQLite's work committed and its lock given
- * up, taken back after (the connection reads the pages again).  0, or -1
- * with t's error set. */
-static int build(struct tdb *t, int ps, int64_t troot, int64_t iroot, const struct tdb_target_row *v,
-                 const struct tdb_target_row *s, size_t n) {
-    if (tdb_bulk_end(t) != 0 || tdb_exec(t, "PRAGMA locking_mode=NORMAL; COMMIT") != 0) return -1;
-    for (int index = 0; index < 2; index++) {
-        struct btree_bulk *bb = NULL;
-        struct pt_error e;
-        if ((index ? btree_bulk_open(&bb, ps, &e) : btree_bulk_open_intkey(&bb, ps, &e)) != 0)
-            return pt_errorf(t->err, "%s", e.msg);
-        int rc = tdb_tree_start(t, bb, index ? iroot : troot);
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            if (add_one(bb, index, index ? &s[i] : &v[i]) != 0)
-                rc = pt_errorf(t->err, "%s: could not write the table's pages (disk full?)", t->final);
-        if (rc == 0) rc = btree_bulk_finish(bb, t->err);
-        btree_bulk_free(bb);
-        if (rc) return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct tdb_target_row *r = &rows[i];
+        int64_t tv[4] = {0, (int64_t)r->len, 0, r->micro}, iv[4] = {(int64_t)r->len, 0, r->micro, r->id};
+        const char *tt[4] = {NULL, r->name, NULL, NULL}, *it[4] = {r->name, NULL, NULL, NULL};
+        if (index ? btree_bulk_add(bb, rec, btree_bulk_record_text(rec, 4, iv, it, kind[1]))
+                  : btree_bulk_add_row(bb, r->id, rec, btree_bulk_record_text(rec, 4, tv, tt, kind[0])))
+            return -1;
     }
-    return tdb_exec(t, "PRAGMA locking_mode=EXCLUSIVE; BEGIN");
+    return 0;
 }
 
 int tdb_targets_bulk(struct tdb *t, const struct tdb_target_row *v, size_t n) {
@@ -90,7 +82,8 @@ int tdb_targets_bulk(struct tdb *t, const struct tdb_target_row *v, size_t n) {
     if (!s) return pt_errorf(t->err, "out of memory");
     memcpy(s, v, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_index);
-    int rc = fits(v, s, n, ps) ? build(t, ps, troot, iroot, v, s, n) : 1;
+    struct target_rows tr = {v, s, n};
+    int rc = fits(v, s, n, ps) ? tdb_two_trees(t, ps, troot, iroot, add_rows, &tr) : 1;
     free(s);
     if (rc) return rc;
     char sql[128];
