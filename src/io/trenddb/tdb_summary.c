@@ -310,9 +310,24 @@ static void bind_entry(sqlite3_stmt *st, int at, size_t i, const void *ctx) {
     summ_bind(st, at, m->out.v + i * (6 + SUM_PER_STAT * (size_t)m->ns), m->ns);
 }
 
+/* A REAL of a record at *w (past it), its serial type returned: NULL for
+ * a NaN, msProbe's +-(1e9 + 1) for an infinity (bind_summary_value's
+ * rule), else the value.  A finite value, the commonest, is told by one
+ * test. */
+static inline unsigned char summ_real(unsigned char **w, double v) {
+    if (!(fabs(v) < INFINITY)) {   /* a NaN or an infinity */
+        if (isnan(v)) return 0;
+        v = v > 0 ? 1000000001.0 : -1000000001.0;
+    }
+    btree_bulk_put_real(*w, v);
+    *w += 8;
+    return 7;
+}
+
 /* An entry of out as the table's record (what summ_bind binds), each
  * value encoded as it is made (btree_bulk_put_int/_real: the bytes
- * btree_bulk_record makes of the same row). */
+ * btree_bulk_record makes of the same row).  A statistic no rank has is
+ * three NULLs at once, a tested n a statistic, not a value. */
 static size_t summ_record(unsigned char *rec, int size, int64_t group, const double *e, int ns) {
     int ncols = 6 + 4 * ns;
     unsigned char *types = rec + 1, *w = rec + 1 + ncols;
@@ -321,16 +336,12 @@ static size_t summ_record(unsigned char *rec, int size, int64_t group, const dou
     for (int s = 0; s < ns; s++) {
         const double *es = e + 4 + SUM_PER_STAT * s;
         unsigned char *ty = types + 6 + 4 * s;
-        double v[3] = {es[1], es[2], es[0] ? es[3] / es[0] : 0};
-        for (int k = 0; k < 3; k++) {
-            if (!es[0] || isnan(v[k])) {
-                ty[k] = 0;
-                continue;
-            }
-            btree_bulk_put_real(w, isinf(v[k]) ? (v[k] > 0 ? 1000000001.0 : -1000000001.0) : v[k]);
-            w += 8;
-            ty[k] = 7;
-        }
+        if (es[0]) {   /* min, max, mean */
+            ty[0] = summ_real(&w, es[1]);
+            ty[1] = summ_real(&w, es[2]);
+            ty[2] = summ_real(&w, es[3] / es[0]);
+        } else
+            ty[0] = ty[1] = ty[2] = 0;
         ty[3] = btree_bulk_put_int(&w, (int64_t)es[4]);
     }
     rec[0] = (unsigned char)(1 + ncols);   /* header size: itself and one byte per type (all < 128) */
