@@ -53,9 +53,10 @@ static inline void lexdiff_push(struct lexdiff_out *o, const struct json_lex *lx
 /* A scan to compare with this or'ed: every token through
  * json_lex_next_item (which reads an array's next item itself, else
  * calls json_lex_next), as the dump parser's item lists read them;
- * an object's members "key": { through json_lex_key_open, as its records. */
+ * an object's members "key": { through json_lex_key_open, as its records,
+ * or through json_lex_member (any key, or the '}'), as its keyword inputs. */
 #define LEXDIFF_ITEMS 16
-/* ... and an object's next member through json_lex_key_open first, with
+/* ... and an object's next member through json_lex_key_open or json_lex_member first, with
  * keys of at most this many bytes (the dump's record keys). */
 #define LEXDIFF_KEY_MAX 16
 #define LEXDIFF_SCANS 12
@@ -92,8 +93,13 @@ static inline void lexdiff_run(const char *data, size_t len, int scan, int slow,
     unsigned containers = 0;
     enum json_tok pending = JT_ERROR;   /* a skip to take again after a refill */
     for (size_t guard = 0; guard < 4 * len + 16; guard++) {
-        enum json_tok t;
-        if (pending == JT_ERROR && items && json_lex_key_open(&lx, LEXDIFF_KEY_MAX)) {
+        enum json_tok t, m = JT_ERROR;
+        /* every other token json_lex_member first (a key, its '{' too, or
+         * the '}'), the others json_lex_key_open */
+        if (pending == JT_ERROR && items && (o->n & 1)) m = json_lex_member(&lx, LEXDIFF_KEY_MAX);
+        if (m == JT_KEY || m == JT_OBJ_END) {
+            t = m;   /* as json_lex_next gives it */
+        } else if (pending == JT_ERROR && items && (m == JT_OBJ_BEGIN || json_lex_key_open(&lx, LEXDIFF_KEY_MAX))) {
             /* the key as json_lex_next gives it (':' straight after its quote), then its '{' */
             const char *pos = lx.pos, *ts = lx.tok_start;
             lx.tok_start = lx.str - 1;

@@ -240,6 +240,21 @@ static void same_dir(const char *dir) {
     CHECK(same);
 }
 
+/* The records text holds (n bytes of size so far) closed, as a rank
+ * folder's dump.json in the temporary folder tag. */
+static void same_text(const char *tag, char *text, size_t n, size_t size) {
+    CHECK(n + 4 < size);
+    if (n + 4 >= size) return;
+    snprintf(text + n, size - n, "\n}}");
+    const char *dir = pt_tmpdir(tag);
+    char p[1200];
+    CHECK(dir != NULL);
+    if (!dir) return;
+    snprintf(p, sizeof p, "%s/dump.json", dir);
+    CHECK_INT(pt_write(p, text), 0);
+    same_dir(dir);
+}
+
 static void files_alike(void) {
     static const char *const seeds[] = {"dumpfast/odd.json", "dumpfast/odd_construct", "dumpfast/cut.json",
                                         "dumpfast/bad_lead0.json", "dumpfast/bad_dot.json", "dumpfast/bad_minus.json",
@@ -397,13 +412,7 @@ static void skeletons(void) {
                                   "   \"output\": [\n    %s\n   ]\n  }",
                                   i || k ? ",\n  " : "\n  ", k ? "Distributed.all_reduce" : "Functional.linear", i,
                                   variants[0], variants[i], variants[i], variants[0]);
-    CHECK(n + 4 < sizeof text);
-    snprintf(text + n, sizeof text - n, "\n}}");
-    const char *dir = pt_tmpdir("test_dump_fast_skel");
-    char p[1200];
-    snprintf(p, sizeof p, "%s/dump.json", dir);
-    CHECK_INT(pt_write(p, text), 0);
-    same_dir(dir);
+    same_text("test_dump_fast_skel", text, n, sizeof text);
     /* and one object at a time: each variant read after the base with
      * skeletons gives what it gives without */
     static struct elem_tmpl tm;
@@ -423,6 +432,50 @@ static void skeletons(void) {
                     printf("  variant %zu (cap %d) read otherwise with a skeleton\n", i, cap);
                 CHECK(r0 == r1 && (!r0 || (!memcmp(&e, &e1, sizeof e) && reread == rr1)));
             }
+}
+
+/* Keyword inputs (parse_kwargs: each key and its '{' by
+ * json_lex_key_open, from the first): objects as msProbe indents them and
+ * packed, a first or later value not an object, keys with an escape, a
+ * dot, white space before the ':', of 126 to 129 and 200 bytes (cut at
+ * 127), given twice, NaN and Inf statistics at the top level and under a
+ * dotted name, an empty object; read fast and by the tokens alike. */
+static void keywords(void) {
+#define KW_T(mx) "{\n     \"type\": \"torch.Tensor\",\n     \"dtype\": \"torch.float32\",\n     \"shape\": [\n      4\n     ],\n" \
+                 "     \"Max\": " mx ",\n     \"Min\": -1.5,\n     \"Mean\": 0.5,\n     \"Norm\": 2.0,\n     \"requires_grad\": false\n    }"
+#define KW_S "{\n     \"type\": \"float\",\n     \"value\": 0.0\n    }"
+    char k126[127], k128[129], k200[201];
+    memset(k126, 'k', sizeof k126 - 1);
+    memset(k128, 'k', sizeof k128 - 1);
+    memset(k200, 'k', sizeof k200 - 1);
+    k126[126] = k128[128] = k200[200] = '\0';
+    static char kw[16][1024];
+    int nk = 0;
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"p\": " KW_S ",\n    \"training\": " KW_S ",\n    \"x\": " KW_T("1.5") "\n   }");
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"a\": 1,\n    \"b\": " KW_T("NaN") "\n   }");
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"b\": " KW_T("1") ",\n    \"a\": [" KW_T("Infinity") "],\n    \"c\": null\n   }");
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"k\\u0065y\": " KW_T("NaN") ",\n    \"x.y\": " KW_T("NaN") "\n   }");
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"x.y\": " KW_T("-Infinity") ",\n    \"z\" : " KW_T("NaN") "\n   }");
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"%s\": " KW_T("NaN") ",\n    \"%s\": " KW_S "\n   }", k126, k128);
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"%s\": " KW_S ",\n    \"%s.\": " KW_T("NaN") "\n   }", k200, k128);
+    snprintf(kw[nk++], sizeof kw[0], "{\n    \"%.127s\": " KW_T("NaN") ",\n    \"%.129s\": " KW_T("2") "\n   }", k200, k200);
+    snprintf(kw[nk++], sizeof kw[0], "{\"a\":{\"type\":\"int\",\"value\":1},\"b\":" KW_T("NaN") ",\"a\":" KW_T("3") "}");
+    snprintf(kw[nk++], sizeof kw[0], "{}");
+    snprintf(kw[nk++], sizeof kw[0], "{ \"a\": {}, \"b\": {\"Max\": NaN}}");
+    snprintf(kw[nk++], sizeof kw[0], "{\n\n \t\"a\":\n " KW_S ",\r\n\"b\"\n:" KW_T("NaN") "\n   }");
+    static char text[1 << 16];
+    size_t n = (size_t)snprintf(text, sizeof text, "{\"data\": {");
+    /* each after a plain record (the skeletons learned) and after itself */
+    for (int i = 0; i < nk; i++)
+        for (int k = 0; k < 3; k++)
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "%s\"%s.%d.%d.forward\": {\n   \"input_args\": [\n    %s\n   ],\n   \"input_kwargs\": %s,\n"
+                                  "   \"output\": [\n    %s\n   ]\n  }",
+                                  i || k ? ",\n  " : "\n  ", i % 2 ? "Distributed.all_reduce" : "Functional.dropout", i, k,
+                                  KW_T("1"), k ? kw[i] : kw[0], KW_T("2"));
+    same_text("test_dump_fast_kw", text, n, sizeof text);
+#undef KW_T
+#undef KW_S
 }
 
 /* Statistics read again from their bytes (elem_tmpl's num): a value
@@ -490,6 +543,7 @@ int main(void) {
     RUN(files_alike);
     RUN(generated);
     RUN(skeletons);
+    RUN(keywords);
     RUN(numbers_again);
     RUN(mapped_same_as_read);
     PT_DONE();

@@ -281,9 +281,10 @@ static void item_lists(void) {
     CHECK(c > 0);
 }
 
-/* A dump's records as parse_data reads them (json_lex_key_open, keys of
- * at most LEXDIFF_KEY_MAX bytes there): keys of every length around it,
- * white space before and after the comma and the ':', white space between
+/* A dump's records and keyword inputs as parse_data and parse_kwargs read
+ * them (json_lex_key_open, keys of at most LEXDIFF_KEY_MAX bytes there):
+ * the first member after the '{' and the next ones, keys of every length
+ * around it, white space before and after the comma and the ':', white space between
  * the key and its ':', an escape, a control byte or a quote cut short in
  * the key, a value that is not an object, a missing ':' or comma; whole
  * and with the end falling in every token. */
@@ -307,6 +308,25 @@ static void record_keys(void) {
                                                     "{\"pad\": \"%0180d\", \"data\": {\"a\": {}%s\"%s\"%s%s%s\"b\": {}}, "
                                                     "\"tail\": \"%0180d\"}",
                                                     7, seps[s], key, colons[k], vals[v], seps[(s + 1) % 5], 9);
+                        c += agree(buf, n);
+                    }
+                }
+    /* the first member, straight after the '{' (the keyword inputs): the
+     * same keys, white space (none, a space, lines) before it, the values */
+    static const char *const opens[] = {"", " ", "\n  ", "\n\n \t", "\r\n", "\n                   "};
+    for (int klen = 0; klen < 24; klen++)
+        for (size_t s = 0; s < sizeof opens / sizeof *opens; s++)
+            for (size_t k = 0; k < sizeof colons / sizeof *colons; k++)
+                for (size_t o = 0; o < sizeof odd / sizeof *odd; o++) {
+                    if (o && k) continue;
+                    int at = klen / 2;
+                    snprintf(key, sizeof key, "%.*s%s%.*s", at, "kkkkkkkkkkkkkkkkkkkkkkkk", odd[o], klen - at,
+                             "mmmmmmmmmmmmmmmmmmmmmmmm");
+                    for (size_t v = 0; v < sizeof vals / sizeof *vals; v += (k || o) ? 5 : 1) {
+                        size_t n = (size_t)snprintf(buf, sizeof buf,
+                                                    "{\"pad\": \"%0180d\", \"data\": {%s\"%s\"%s%s%s\"b\": {}}, "
+                                                    "\"tail\": \"%0180d\"}",
+                                                    7, opens[s], key, colons[k], vals[v], seps[s % 5], 9);
                         c += agree(buf, n);
                     }
                 }

@@ -198,14 +198,21 @@ int json_lex_open_at(struct json_lex *lx, const char *p);
  * space): those read here in a few steps, anything else by json_lex_next.
  * The same tokens either way. */
 enum json_tok json_lex_next_item(struct json_lex *lx);
-/* json_lex_key_open: inside an object after a member's value, the next
- * member when it is "key": { with a key of at most maxlen bytes and no
- * escapes, control bytes or white space before the ':' (the dump's
- * records, parse_dump.c): 1 with the key's bytes in str and slen (has_esc
- * 0) and its object open (tok JT_OBJ_BEGIN, tok_start at the '{'), as if
- * json_lex_next gave both tokens; 0 with lx untouched for anything else,
- * which json_lex_next then reads (messages included). */
+/* json_lex_key_open: inside an object, just after its '{' or after a
+ * member's value, the first or next member when it is "key": { with a key
+ * of at most maxlen bytes and no escapes, control bytes or white space
+ * before the ':' (the dump's records and keyword inputs, parse_dump.c): 1
+ * with the key's bytes in str and slen (has_esc 0) and its object open
+ * (tok JT_OBJ_BEGIN, tok_start at the '{'), as if json_lex_next gave both
+ * tokens; 0 with lx untouched for anything else, which json_lex_next then
+ * reads (messages included). */
 int json_lex_key_open(struct json_lex *lx, size_t maxlen);
+/* json_lex_member: as json_lex_key_open, and where the key's value is not
+ * an object the key alone (JT_KEY, as json_lex_next gives it: the value
+ * next), where the object ends its '}' (JT_OBJ_END): JT_OBJ_BEGIN, JT_KEY
+ * or JT_OBJ_END, or JT_ERROR with lx untouched for anything else, which
+ * json_lex_next then reads (the dump's keyword inputs, parse_dump.c). */
+enum json_tok json_lex_member(struct json_lex *lx, size_t maxlen);
 /* Line number (1-based) of a position, for messages. */
 size_t json_line_of(const char *buf, const char *pos);
 

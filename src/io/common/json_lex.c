@@ -560,6 +560,18 @@ __attribute__((always_inline)) static inline const char *str_end_fast(const char
 /* The guess table's index of the key at p (its first two bytes). */
 #define KEY_HASH(p) ((uint8_t)(((unsigned char)(p)[1] ^ ((unsigned char)(p)[2] << 1)) & 63))
 
+/* The key whose quotes are at p and q, its ':' just after: the token,
+ * the value next (inside an object: lx->started already set). */
+static inline enum json_tok key_tok(struct json_lex *lx, const char *p, const char *q) {
+    lx->str = p + 1;
+    lx->slen = (size_t)(q - p - 1);
+    lx->has_esc = 0;
+    lx->tok_start = p;
+    lx->pos = q + 2;
+    lx->state = S_VALUE;
+    return lx->tok = JT_KEY;
+}
+
 /* The states and bytes in the order a dump.json's records bring them
  * (a value after its key, then a comma and a key). */
 __attribute__((always_inline)) static inline enum json_tok lex_fast(struct json_lex *lx) {
@@ -603,13 +615,7 @@ key_at:
         lx->khash = KEY_HASH(p);
     }
     if (*q != '"' || q[1] != ':') goto general;
-    lx->str = p + 1;
-    lx->slen = (size_t)(q - p - 1);
-    lx->has_esc = 0;
-    lx->tok_start = p;
-    lx->pos = q + 2;
-    lx->state = S_VALUE;
-    return lx->tok = JT_KEY;
+    return key_tok(lx, p, q);
 value:
     if (!(p = ws_fast(p, &lx->indent[0][lx->depth & 31]))) goto general;
 value_at:;
@@ -745,35 +751,57 @@ enum json_tok json_lex_next_item(struct json_lex *lx) {
 #endif
 }
 
-int json_lex_key_open(struct json_lex *lx, size_t maxlen) {
+/* json_lex_key_open and json_lex_member (json.h): the next member's key,
+ * its '{' too when it opens an object; any: a key whose value is not an
+ * object (the key token alone) and the object's '}' as well. */
+__attribute__((always_inline)) static inline enum json_tok lex_member(struct json_lex *lx, size_t maxlen, int any) {
 #if JSON_HAVE_SSE2
     const char *p = lx->pos, *q, *end = lx->end;
+    int st = lx->state;
     /* lex_fast's terms (the scan and walk it serves) and its white space
      * guesses; room for the ',' and the key's bytes read 16 at a time */
-    if (lx->more || lx->failed || lx->scan == JSON_SCAN_PORTABLE || lx->walk == 2 || lx->state != S_AFTER ||
-        lx->kind[lx->depth] != 1 || lx->depth >= JSON_MAX_DEPTH || (size_t)(end - p) <= maxlen + FAST_ROOM)
-        return 0;
-    if (!(p = ws_fast(p, &lx->indent[1][lx->depth & 31])) || *p != ',') return 0;
-    if (!(p = ws_fast(p + 1, &lx->indent[0][lx->depth & 31])) || *p != '"') return 0;
+    if (lx->more || lx->failed || lx->scan == JSON_SCAN_PORTABLE || lx->walk == 2 ||
+        (st != S_AFTER && st != S_KEY_OR_END) || lx->kind[lx->depth] != 1 || lx->depth >= JSON_MAX_DEPTH ||
+        (size_t)(end - p) <= maxlen + FAST_ROOM)
+        return JT_ERROR;
+    /* the first member straight after the '{' (the dump's keyword inputs,
+     * where every object has a few), the next ones after their comma; the
+     * white space before a key is guessed as after a comma, one indent */
+    if (st == S_AFTER) {
+        if (!(p = ws_fast(p, &lx->indent[1][lx->depth & 31]))) return JT_ERROR;
+        if (*p == '}' && any) return lex_close(lx, p);
+        if (*p != ',') return JT_ERROR;
+        p++;
+    }
+    if (!(p = ws_fast(p, &lx->indent[0][lx->depth & 31]))) return JT_ERROR;
+    if (*p == '}' && any && st == S_KEY_OR_END) return lex_close(lx, p);
+    if (*p != '"') return JT_ERROR;
     /* the key's bytes up to its quote, at most maxlen of them */
     unsigned m;
     for (q = p + 1; !(m = json_scan_sse2_str_stops(q)); q += 16)
-        if ((size_t)(q - p) > maxlen) return 0;
+        if ((size_t)(q - p) > maxlen) return JT_ERROR;
     q += __builtin_ctz(m);
-    if ((size_t)(q - p - 1) > maxlen || *q != '"' || q[1] != ':') return 0;
+    if ((size_t)(q - p - 1) > maxlen || *q != '"' || q[1] != ':') return JT_ERROR;
     const char *v = q + 2;
-    if (*v != '{' && (!(v = ws_fast(v, &lx->indent[0][lx->depth & 31])) || *v != '{')) return 0;
+    if (*v != '{' && (!(v = ws_fast(v, &lx->indent[0][lx->depth & 31])) || *v != '{')) {
+        if (!any) return JT_ERROR;
+        return key_tok(lx, p, q);   /* the key as lex_fast gives it: its value next */
+    }
     lx->str = p + 1;
     lx->slen = (size_t)(q - p - 1);
     lx->has_esc = 0;
-    lex_open(lx, v, '{');
-    return 1;
+    return lex_open(lx, v, '{');
 #else
     (void)lx;
     (void)maxlen;
-    return 0;
+    (void)any;
+    return JT_ERROR;
 #endif
 }
+
+int json_lex_key_open(struct json_lex *lx, size_t maxlen) { return lex_member(lx, maxlen, 0) == JT_OBJ_BEGIN; }
+
+enum json_tok json_lex_member(struct json_lex *lx, size_t maxlen) { return lex_member(lx, maxlen, 1); }
 
 /* Skipping is most of the work on a dump.json (shapes, integer lists,
  * values no reader wants), so it scans bytes instead of tokens: brackets

@@ -275,7 +275,15 @@ static int parse_kwargs(struct pstate *ps, enum json_tok t) {
     ps->nkw = 0;
     if (t != JT_OBJ_BEGIN) return json_lex_skip(lx, t);
     for (;;) {
-        enum json_tok k = json_lex_next(lx);
+        /* a keyword by its key, and in the same step the '{' of an object
+         * value (a tensor, a typed scalar) or the '}' after the last
+         * (json_lex_member: a key without escapes, at most KW_NAME_MAX - 1
+         * bytes, so never cut; a null value, nearly half of them, read
+         * after); anything else token by token */
+        enum json_tok k = ps->fast ? json_lex_member(lx, KW_NAME_MAX - 1) : JT_ERROR;
+        int opened = k == JT_OBJ_BEGIN;
+        if (k == JT_ERROR) k = json_lex_next(lx);
+        else if (k == JT_OBJ_BEGIN) k = JT_KEY;
         if (k == JT_OBJ_END) return 0;
         if (k != JT_KEY) return -1;
         if (util_grow0((void **)&ps->kw, &ps->capkw, ps->nkw + 1, sizeof *ps->kw) != 0 ||
@@ -286,10 +294,15 @@ static int parse_kwargs(struct pstate *ps, enum json_tok t) {
          * keyword's read, callgrind): the name cut at KW_NAME_MAX - 1 */
         if (!ps->kwnames[ps->nkw] && !(ps->kwnames[ps->nkw] = malloc(KW_NAME_MAX)))
             return pt_errorf(&ps->err, "out of memory");
-        json_lex_string(lx, ps->kwnames[ps->nkw], KW_NAME_MAX);
+        if (!lx->has_esc && lx->slen < KW_NAME_MAX) {   /* json_lex_string's copy, without its call */
+            memcpy(ps->kwnames[ps->nkw], lx->str, lx->slen);
+            ps->kwnames[ps->nkw][lx->slen] = '\0';
+        } else {
+            json_lex_string(lx, ps->kwnames[ps->nkw], KW_NAME_MAX);
+        }
         if (lx->has_esc) ps->reread = 1;
         int top = !memchr(lx->str, '.', lx->slen);   /* <record>.input.<name>: top level without a dot */
-        if (parse_elem(ps, json_lex_next(lx), &ps->kw[ps->nkw]) != 0) return -1;
+        if (parse_elem(ps, opened ? JT_OBJ_BEGIN : json_lex_next(lx), &ps->kw[ps->nkw]) != 0) return -1;
         if (top && ps->kw[ps->nkw].nonfinite) ps->oflags |= ORIGIN_IN;
         ps->nkw++;
     }
