@@ -275,10 +275,6 @@ int tdb_mkeys_add(struct mkeys *mk, uint32_t key) {
     return 0;
 }
 
-int tdb_mkeys_has(const struct mkeys *mk, uint32_t key) {
-    return key != NAMES_NONE && key < mk->knowncap && mk->known[key];
-}
-
 void tdb_mkeys_free(struct mkeys *mk) {
     free(mk->known);
     free(mk->order);
