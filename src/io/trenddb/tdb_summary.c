@@ -28,12 +28,13 @@
 
 #include "model/util/fs.h"
 #include "model/util/util.h"
+#include "src/io/trenddb/tdb_sentry.h"
 #include "src/io/trenddb/tdb_spool.h"
 
 #define SUM_SIZES 3
 #define SUM_PER_STAT 5       /* n, min, max, sum, NaN */
 /* A summary record's longest: its header and 6 + 4 * statistics columns of
- * at most 9 bytes each (summ_record); the spool's reader rejects longer. */
+ * at most 9 bytes each (summ_record); tdb_sentry's reader rejects longer. */
 #define SUMM_REC_MAX (9 + 9 * (6 + 4 * (MONITOR_NSTATS + 8)))
 
 struct sacc {                /* a run of entries, each `stride` doubles */
@@ -164,7 +165,7 @@ struct tdb_summary {
     uint32_t tells;          /* the norm and mean columns: finite, no NaN in the tensor */
     sqlite3_stmt *ins[2];    /* one row, SUMMARY_ROWS_PER_INSERT rows (NULL: none) */
     /* the table built beside SQLite (NULL: INSERTs): the rows of each
-     * group size spooled as records as their groups finish (sizes 8 and 64
+     * group size spooled as records, packed (tdb_sentry), as their groups finish (sizes 8 and 64
      * finish in key order, the whole run's last, and it sorts first), the
      * spools into the tree after the last rank, in key order */
     struct btree_bulk *bb;
@@ -172,6 +173,7 @@ struct tdb_summary {
     struct sseg { int l; int64_t group, win; uint64_t off, len; size_t at; } *seg;   /* l: place in sizes[] */
     size_t nseg, capseg;
     int64_t win;             /* the window being fed (tdb_summary_at): its rows' segments say it */
+    struct tdb_sentry_prev sprev;   /* the last segment's entry before (tdb_sentry_pack) */
     int spool_bad;           /* a write to the spool failed */
 };
 
@@ -349,21 +351,29 @@ static size_t summ_record(unsigned char *rec, int size, int64_t group, const dou
 }
 
 /* One entry (an accumulator's: [step, target, metric, ranks, stats]) of
- * group g of size sizes[l] as a record onto the spool: a segment per run
- * of one group (of one group size), each group's entries in key order (a
- * window's after the window before's).  -1 without memory for the
+ * group g of size sizes[l] as a record packed onto the spool
+ * (tdb_sentry_pack): a segment per run of one group (of one group size),
+ * each group's entries in key order (a window's after the window
+ * before's).  -1 without memory for the
  * segments; a failed put (the spool's buffer or a write) is told by the
  * next tdb_summary_flush. */
 static int summ_spool_entry(struct tdb_summary *m, int l, int64_t g, const double *e) {
-    unsigned char rec[SUMM_REC_MAX];
     if (!m->nseg || m->seg[m->nseg - 1].l != l || m->seg[m->nseg - 1].group != g || m->seg[m->nseg - 1].win != m->win) {
         if (util_grow((void **)&m->seg, &m->capseg, m->nseg + 1, sizeof *m->seg) != 0) return -1;
         m->seg[m->nseg] = (struct sseg){.l = l, .group = g, .win = m->win, .off = m->spool.off, .at = m->nseg};
         m->nseg++;
+        m->sprev.h = 0;   /* the reader starts each segment so */
     }
-    uint32_t len = (uint32_t)summ_record(rec, m->sizes[l], g, e, m->ns);
-    if (tdb_spool_put(&m->spool, &len, sizeof len) != 0 || tdb_spool_put(&m->spool, rec, len) != 0) m->spool_bad = 1;
-    m->seg[m->nseg - 1].len += sizeof len + len;
+    unsigned char rec[SUMM_REC_MAX];
+    size_t rlen = summ_record(rec, m->sizes[l], g, e, m->ns);
+    unsigned char *at = tdb_spool_room(&m->spool, TDB_SENTRY_MAX(rlen));
+    if (!at) {
+        m->spool_bad = 1;
+        return 0;
+    }
+    size_t len = tdb_sentry_pack(at, rec, rlen, &m->sprev);
+    tdb_spool_wrote(&m->spool, len);
+    m->seg[m->nseg - 1].len += len;
     return 0;
 }
 
@@ -406,9 +416,10 @@ static int cmp_seg(const void *a, const void *b, void *ctx) {
 
 /* The parts' spools into the tree bb, their segments merged in key order:
  * each segment read back TDB_SPOOL_BUF bytes at a time (one pread, not two
- * freads a record), its records taken from the buffer. */
+ * freads a record), its records unpacked from the buffer (tdb_sentry_unpack). */
 static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t np, struct btree_bulk *bb) {
     size_t total = 0, k = 0;
+    unsigned char rec[TDB_SENTRY_HEAD + TDB_SENTRY_BODY];
     for (size_t p = 0; p < np; p++) total += parts[p]->nseg;
     struct pseg *sg = malloc((total ? total : 1) * sizeof *sg);
     unsigned char *buf = malloc(TDB_SPOOL_BUF);
@@ -429,25 +440,22 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t 
     }
     qsort_r(sg, total, sizeof *sg, cmp_seg, &parts[0]->nsizes);
     for (k = 0; k < total; k++) {
-        int fd = fileno(parts[sg[k].part]->spool.f);
-        for (uint64_t done = 0; done < sg[k].s->len;) {
-            uint64_t left = sg[k].s->len - done;
+        const struct tdb_summary *pm = parts[sg[k].part];
+        const struct sseg *sk = sg[k].s;
+        struct tdb_sentry_prev prev = {.h = 0};   /* as the writer's at the segment's start */
+        for (uint64_t done = 0; done < sk->len;) {
+            uint64_t left = sk->len - done;
             size_t want = left < TDB_SPOOL_BUF ? (size_t)left : TDB_SPOOL_BUF, at = 0;
-            if (fs_pread_all(fd, buf, want, (off_t)(sg[k].s->off + done)) != 0) goto fail;
-            for (;;) {   /* the whole records in buf: a length, then the record */
-                uint32_t len;
-                if (want - at < sizeof len) break;
-                memcpy(&len, buf + at, sizeof len);
-                if (len > SUMM_REC_MAX) goto fail;
-                if (want - at - sizeof len < len) break;
-                if (tdb_bulk_add(t, bb, buf + at + sizeof len, len) != 0) {
+            if (fs_pread_all(fileno(pm->spool.f), buf, want, (off_t)(sk->off + done)) != 0) goto fail;
+            /* the whole entries in buf, each made into its record */
+            size_t rlen;
+            while (at < want && (rlen = tdb_sentry_unpack(buf, want, &at, &prev, rec)) != 0)
+                if (tdb_bulk_add(t, bb, rec, rlen) != 0) {
                     free(sg);
                     free(buf);
                     return -1;
                 }
-                at += sizeof len + len;
-            }
-            if (!at) goto fail;   /* not one whole record in a full buffer: damaged */
+            if (!at) goto fail;   /* not one whole entry in a full buffer: damaged */
             done += at;
         }
     }
@@ -670,6 +678,8 @@ int tdb_summary_add(struct tdb_summary *m, int64_t step, int64_t target_id, int6
 
 int tdb_summary_from_table(struct tdb *t) {
     char cols[MONITOR_NSTATS + 8][64];
+    _Static_assert(1 + 6 + 4 * (MONITOR_NSTATS + 8) < TDB_SENTRY_HEAD && SUMM_REC_MAX <= TDB_SENTRY_BODY,
+                   "summ_record's records packed by tdb_sentry");
     const char *names[MONITOR_NSTATS + 8];
     int ncols = 0, rc = -1;
     sqlite3_stmt *st = NULL;
