@@ -12,6 +12,7 @@
 #include "src/io/trenddb/btree_bulk.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +22,14 @@
 #include "model/util/bgwrite.h"
 #include "model/util/fs.h"
 
-#define BTREE_BULK_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
 #define BULK_WRITE_BYTES ((size_t)1 << 20)   /* a write or read of pages: 1 MB (a syscall a page cost more than the page) */
 
-struct btree_bulk_page {
-    unsigned char *p;
-    int interior, intkey, ncells, content;   /* intkey: a rowid table's page; content: start of the cell content area */
-    int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init,
-                                      * as of the last page_mark (cells only come in between a page_init and
-                                      * a page_take_last, so the most is reached where those begin) */
-};
-
 struct btree_bulk {
-    int fd;                          /* the database file (btree_bulk_start; -1: not started) */
+    /* the open pages, fd, failed and intkey: btree_bulk.h's, for
+     * btree_bulk_place's inline path (the first member: see there) */
+    struct btree_bulk_head h;
     char *path;                      /* its name, for messages */
     int ps;
-    struct btree_bulk_page lv[BTREE_BULK_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
     int nlv;
     int64_t root;                    /* the table's root page, where the top goes */
     uint32_t next, lockpage;         /* the page the next page closed takes; the lock-byte page (skipped) */
@@ -48,12 +41,12 @@ struct btree_bulk {
      * the other buffer, so that the pwrite's copy of the pages runs
      * beside the next pages' making */
     struct bgwrite io;
-    int64_t nrec;
-    int intkey;                      /* a rowid table (btree_bulk_open_intkey) */
+    int64_t nrec;                    /* a rowid table's rows (btree_bulk_add_row) */
     int64_t lastkey;                 /* its last rowid */
-    int failed;                      /* a write failed or the tree got too deep */
     unsigned char cell[2][1024];     /* scratch for cells moving up */
 };
+/* btree_bulk_place reads the head through a struct btree_bulk pointer */
+_Static_assert(offsetof(struct btree_bulk, h) == 0, "btree_bulk_head first");
 
 static void put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
 static void put32(unsigned char *p, uint32_t v) {
@@ -148,7 +141,7 @@ static int page_init(struct btree_bulk *b, struct btree_bulk_page *pg, int inter
     if (!pg->p && !(pg->p = malloc((size_t)b->ps))) return -1;
     memset(pg->p, 0, 12);   /* the header; page_seal zeroes what no cell ever took */
     pg->interior = interior;
-    pg->intkey = b->intkey;
+    pg->intkey = b->h.intkey;
     pg->ncells = 0;
     pg->content = b->ps;
     pg->hw = hdr_size(pg);
@@ -222,7 +215,7 @@ static void page_seal(struct btree_bulk *b, struct btree_bulk_page *pg, uint32_t
  * write's, b failed. */
 static int bulk_io_wait(struct btree_bulk *b) {
     if (bgwrite_wait(&b->io) == 0) return 0;
-    b->failed = 1;
+    b->h.failed = 1;
     return -1;
 }
 
@@ -233,10 +226,10 @@ static int bulk_io_wait(struct btree_bulk *b) {
 static int wbuf_flush(struct btree_bulk *b) {
     if (!b->wn) return 0;
     size_t full = b->wn == BULK_WRITE_BYTES / (size_t)b->ps ? BULK_WRITE_BYTES : 0;
-    unsigned char *next = bgwrite_put(&b->io, b->fd, b->wbuf, b->wn * (size_t)b->ps,
+    unsigned char *next = bgwrite_put(&b->io, b->h.fd, b->wbuf, b->wn * (size_t)b->ps,
                                       (off_t)(b->next - 1 - (uint32_t)b->wn) * b->ps, full);
     if (!next) {
-        b->failed = 1;
+        b->h.failed = 1;
         return -1;
     }
     b->wbuf = next;
@@ -271,14 +264,14 @@ static size_t cell_of(unsigned char *cell, uint32_t child, const unsigned char *
 /* The divider rec (len bytes) with left subtree child, into level k. */
 static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsigned char *rec, size_t len) {
     for (;;) {
-        if (k >= BTREE_BULK_LEVELS) { b->failed = 1; return -1; }
+        if (k >= BTREE_BULK_LEVELS) { b->h.failed = 1; return -1; }
         if (k == b->nlv) {
-            if (page_init(b, &b->lv[k], 1) != 0) { b->failed = 1; return -1; }
+            if (page_init(b, &b->h.lv[k], 1) != 0) { b->h.failed = 1; return -1; }
             b->nlv++;
         }
-        struct btree_bulk_page *pg = &b->lv[k];
+        struct btree_bulk_page *pg = &b->h.lv[k];
         unsigned char cell[1100];
-        size_t cs = cell_of(cell, child, rec, len, b->intkey);
+        size_t cs = cell_of(cell, child, rec, len, b->h.intkey);
         if (page_fits(pg, cs)) {
             page_put(pg, cell, cs);
             return 0;
@@ -297,33 +290,10 @@ static int push_divider(struct btree_bulk *b, int k, uint32_t child, const unsig
     }
 }
 
-/* Most records: the cell (its length, 1 or 2 varint bytes, then room for
- * the record) placed in the open leaf, as cell_of and page_put would
- * place it: where the record goes, or NULL when the leaf has no room
- * (len <= 900, b an index tree taking records). */
-static inline unsigned char *leaf_place(struct btree_bulk *b, size_t len) {
-    struct btree_bulk_page *leaf = &b->lv[0];
-    size_t vl = len < 0x80 ? 1 : 2, cs = vl + len;
-    if (8L + 2L * (leaf->ncells + 1) + (long)cs > (long)leaf->content) return NULL;   /* page_fits: a leaf's header is 8 bytes */
-    unsigned char *c = leaf->p + leaf->content - cs;
-    if (vl == 1) c[0] = (unsigned char)len;
-    else c[0] = (unsigned char)(0x80 | len >> 7), c[1] = (unsigned char)(len & 0x7f);
-    page_placed_hs(leaf, cs, 8);
-    return c + vl;
-}
-
-unsigned char *btree_bulk_place(struct btree_bulk *b, size_t len) {
-    if (b->failed || b->fd < 0 || len > 900 || b->intkey) return NULL;
-    unsigned char *at = leaf_place(b, len);
-    if (at) b->nrec++;
-    return at;
-}
-
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
-    if (b->failed || b->fd < 0 || len > 900 || b->intkey) return -1;
-    struct btree_bulk_page *leaf = &b->lv[0];
-    b->nrec++;
-    unsigned char *at = leaf_place(b, len);
+    if (b->h.failed || b->h.fd < 0 || len > 900 || b->h.intkey) return -1;
+    struct btree_bulk_page *leaf = &b->h.lv[0];
+    unsigned char *at = btree_bulk_leaf_place(leaf, len);
     if (at) {
         memcpy(at, rec, len);
         return 0;
@@ -344,9 +314,9 @@ int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len) {
  * cell: the left child and that key), where an index tree moves its last
  * record up. */
 int btree_bulk_add_row(struct btree_bulk *b, int64_t rowid, const unsigned char *rec, size_t len) {
-    if (b->failed || b->fd < 0 || !b->intkey || (b->nrec && rowid <= b->lastkey) || len > (size_t)b->ps - 35)
+    if (b->h.failed || b->h.fd < 0 || !b->h.intkey || (b->nrec && rowid <= b->lastkey) || len > (size_t)b->ps - 35)
         return -1;   /* b->ps - 35: the most a table leaf keeps in the page (no overflow pages here) */
-    struct btree_bulk_page *leaf = &b->lv[0];
+    struct btree_bulk_page *leaf = &b->h.lv[0];
     unsigned char cell[24];
     size_t hl = put_varint(cell, len);
     hl += put_varint(cell + hl, (uint64_t)rowid);
@@ -354,7 +324,7 @@ int btree_bulk_add_row(struct btree_bulk *b, int64_t rowid, const unsigned char 
         unsigned char up[10];
         size_t ul = put_varint(up, (uint64_t)b->lastkey);
         uint32_t p = page_close(b, leaf, 0);
-        if (!p || page_init(b, leaf, 0) != 0 || push_divider(b, 1, p, up, ul) != 0) { b->failed = 1; return -1; }
+        if (!p || page_init(b, leaf, 0) != 0 || push_divider(b, 1, p, up, ul) != 0) { b->h.failed = 1; return -1; }
     }
     unsigned char *c = leaf->p + leaf->content - (hl + len);
     memcpy(c, cell, hl);
@@ -367,8 +337,8 @@ int btree_bulk_add_row(struct btree_bulk *b, int64_t rowid, const unsigned char 
 
 int btree_bulk_open_intkey(struct btree_bulk **out, int page_size, struct pt_error *err) {
     if (btree_bulk_open(out, page_size, err) != 0) return -1;
-    (*out)->intkey = 1;
-    (*out)->lv[0].intkey = 1;
+    (*out)->h.intkey = 1;
+    (*out)->h.lv[0].intkey = 1;
     return 0;
 }
 
@@ -381,9 +351,9 @@ int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err
         free(b);
         return pt_errorf(err, "out of memory");
     }
-    b->fd = -1;
+    b->h.fd = -1;
     b->ps = page_size;
-    if (page_init(b, &b->lv[0], 0) != 0) {
+    if (page_init(b, &b->h.lv[0], 0) != 0) {
         btree_bulk_free(b);
         return pt_errorf(err, "out of memory");
     }
@@ -395,14 +365,14 @@ int btree_bulk_open(struct btree_bulk **out, int page_size, struct pt_error *err
 void btree_bulk_free(struct btree_bulk *b) {
     if (!b) return;
     bgwrite_stop(&b->io);
-    if (b->fd >= 0) close(b->fd);
-    for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->lv[i].p);
+    if (b->h.fd >= 0) close(b->h.fd);
+    for (int i = 0; i < BTREE_BULK_LEVELS; i++) free(b->h.lv[i].p);
     free(b->wbuf);
     free(b->path);
     free(b);
 }
 
-int btree_bulk_started(const struct btree_bulk *b) { return b->fd >= 0; }
+int btree_bulk_started(const struct btree_bulk *b) { return b->h.fd >= 0; }
 
 int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t root, struct pt_error *err) {
     unsigned char *hdr = b->hdr, *rp = NULL;
@@ -425,7 +395,7 @@ int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t roo
         pt_errorf(err, "%s: not the SQLite file layout expected (page size %u, %u pages)", path, ps, n);
         goto out;
     }
-    if (!(rp = malloc(ps)) || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != (b->intkey ? 0x0d : 0x0a) ||
+    if (!(rp = malloc(ps)) || fs_pread_all(fd, rp, ps, (off_t)(root - 1) * ps) != 0 || rp[0] != (b->h.intkey ? 0x0d : 0x0a) ||
         get16(rp + 3) != 0) {
         pt_errorf(err, "%s: the table's root page %lld is not the empty leaf expected", path, (long long)root);
         goto out;
@@ -433,7 +403,7 @@ int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t roo
     b->root = root;
     b->lockpage = (uint32_t)(((uint64_t)1 << 30) / ps) + 1;
     b->next = n + 1;
-    b->fd = fd;
+    b->h.fd = fd;
     fd = -1;
     rc = 0;
 out:
@@ -447,20 +417,20 @@ static int finish_tree(struct btree_bulk *b, int *top) {
     uint32_t child = 0;
     for (int k = 0; k < b->nlv; k++) {
         if (k == b->nlv - 1) {
-            page_seal(b, &b->lv[k], child);
+            page_seal(b, &b->h.lv[k], child);
             *top = k;
             return 0;
         }
-        child = page_close(b, &b->lv[k], child);
+        child = page_close(b, &b->h.lv[k], child);
         if (!child) return -1;
     }
     return -1;
 }
 
 int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err) {
-    if (b->fd < 0) return 0;   /* never started: the empty leaf SQLite made is the table */
+    if (b->h.fd < 0) return 0;   /* never started: the empty leaf SQLite made is the table */
     int top = 0, rc = -1;
-    if (b->failed || finish_tree(b, &top) != 0 || wbuf_flush(b) != 0 || bulk_io_wait(b) != 0) {
+    if (b->h.failed || finish_tree(b, &top) != 0 || wbuf_flush(b) != 0 || bulk_io_wait(b) != 0) {
         pt_errorf(err, "%s: could not write the table's pages: %s (disk full?)", b->path, strerror(errno));
         goto out;
     }
@@ -471,16 +441,16 @@ int btree_bulk_finish(struct btree_bulk *b, struct pt_error *err) {
     put32(b->hdr + 24, change);
     put32(b->hdr + 28, b->next - 1);
     put32(b->hdr + 92, change);
-    if (fs_pwrite_all(b->fd, b->lv[top].p, (size_t)b->ps, (off_t)(b->root - 1) * b->ps) != 0 ||
-        fs_pwrite_all(b->fd, b->hdr + 24, 8, 24) != 0 || fs_pwrite_all(b->fd, b->hdr + 92, 4, 92) != 0) {
+    if (fs_pwrite_all(b->h.fd, b->h.lv[top].p, (size_t)b->ps, (off_t)(b->root - 1) * b->ps) != 0 ||
+        fs_pwrite_all(b->h.fd, b->hdr + 24, 8, 24) != 0 || fs_pwrite_all(b->h.fd, b->hdr + 92, 4, 92) != 0) {
         pt_errorf(err, "%s: write error: %s (disk full?)", b->path, strerror(errno));
         goto out;
     }
     rc = 0;
 out:
     bgwrite_stop(&b->io);
-    close(b->fd);
-    b->fd = -1;
-    b->failed = 1;   /* no more records */
+    close(b->h.fd);
+    b->h.fd = -1;
+    b->h.failed = 1;   /* no more records */
     return rc;
 }

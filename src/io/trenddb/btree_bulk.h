@@ -39,13 +39,57 @@ int btree_bulk_start(struct btree_bulk *b, int fd, const char *path, int64_t roo
 int btree_bulk_started(const struct btree_bulk *b);
 /* One record (SQLite's record format), greater than the one before (b started). */
 int btree_bulk_add(struct btree_bulk *b, const unsigned char *rec, size_t len);
+/* ---- btree_bulk_place, inline: a call and its tests cost a dump row
+ * as much as the cell's own making (14.6 M instructions at 134 MB,
+ * callgrind), so its state is here, read by no one else ---- */
+
+#define BTREE_BULK_LEVELS 16   /* 16 levels of >= 2 children: far beyond any file */
+
+/* A page being filled (btree_bulk.c's). */
+struct btree_bulk_page {
+    unsigned char *p;
+    int interior, intkey, ncells, content;   /* intkey: a rowid table's page; content: start of the cell content area */
+    int hw, lw;                      /* the most the cell pointers and the cells ever took since page_init,
+                                      * as of the last page_mark (cells only come in between a page_init and
+                                      * a page_take_last, so the most is reached where those begin) */
+};
+
+/* The first member of struct btree_bulk (btree_bulk.c): what
+ * btree_bulk_place tests and changes. */
+struct btree_bulk_head {
+    struct btree_bulk_page lv[BTREE_BULK_LEVELS];    /* lv[0]: the open leaf; lv[k]: the open page k levels up */
+    int fd;                          /* the database file (btree_bulk_start; -1: not started) */
+    int intkey;                      /* a rowid table (btree_bulk_open_intkey) */
+    int failed;                      /* a write failed or the tree got too deep */
+};
+
+/* An index leaf's cell (its length, 1 or 2 varint bytes, then room for
+ * the record of len <= 900 bytes) placed in leaf, as btree_bulk.c's
+ * cell_of and page_put would place it: where the record goes, or NULL
+ * when the leaf has no room. */
+static inline unsigned char *btree_bulk_leaf_place(struct btree_bulk_page *leaf, size_t len) {
+    size_t vl = len < 0x80 ? 1 : 2, cs = vl + len;
+    if (8L + 2L * (leaf->ncells + 1) + (long)cs > (long)leaf->content) return NULL;   /* page_fits: a leaf's header is 8 bytes */
+    leaf->content -= (int)cs;
+    unsigned char *c = leaf->p + leaf->content, *ptr = leaf->p + 8 + 2 * leaf->ncells;
+    if (vl == 1) c[0] = (unsigned char)len;
+    else c[0] = (unsigned char)(0x80 | len >> 7), c[1] = (unsigned char)(len & 0x7f);
+    ptr[0] = (unsigned char)(leaf->content >> 8), ptr[1] = (unsigned char)leaf->content;   /* its pointer */
+    leaf->ncells++;
+    return c + vl;
+}
+
 /* The same as btree_bulk_add for a record of len bytes that the caller
  * writes itself, straight into the open leaf (no copy of it made first):
  * where its len bytes go (written next, every byte, before anything else
  * is done with b), or NULL when the leaf has no room left for it, or b
  * takes no records (not started, failed, a rowid table's): then
  * btree_bulk_add it, which closes the leaf, and so on. */
-unsigned char *btree_bulk_place(struct btree_bulk *b, size_t len);
+static inline unsigned char *btree_bulk_place(struct btree_bulk *b, size_t len) {
+    struct btree_bulk_head *h = (struct btree_bulk_head *)(void *)b;   /* its first member */
+    if (h->failed | (h->fd < 0) | h->intkey | (len > 900)) return NULL;
+    return btree_bulk_leaf_place(&h->lv[0], len);
+}
 /* One row of a rowid table (b from btree_bulk_open_intkey, started): its
  * rowid, greater than the one before, and its record (at most the page
  * size - 35 bytes, kept whole in the leaf). */
