@@ -81,6 +81,19 @@ static void row_entry(double *o, const double *y, int ns) {
     }
 }
 
+/* One statistic's value v combined into its [n, min, max, sum]. */
+static inline void stat_combine(double *os, double v) {
+    if (!os[0]) {
+        os[0] = 1;
+        os[1] = os[2] = os[3] = v;
+        return;
+    }
+    os[0] += 1;
+    if (v < os[1]) os[1] = v;
+    if (v > os[2]) os[2] = v;
+    os[3] += v;
+}
+
 /* Only the statistics with a bit in has or nan are touched (ctz over the
  * bits): the others' n, min, max, sum and NaN count stay, as adding 0 to a
  * NaN count left them. */
@@ -88,18 +101,13 @@ static void row_combine(double *o, const double *y, int ns) {
     uint32_t keep = ns >= 32 ? ~0u : (1u << ns) - 1, has = (uint32_t)y[3] & keep, nan = (uint32_t)y[4] & keep;
     o[3] += 1;
     for (; nan; nan &= nan - 1) o[4 + SUM_PER_STAT * __builtin_ctz(nan) + 4] += 1;
+    if (has == keep) {   /* every statistic there (most rows): walked in order, no ctz a bit */
+        for (int s = 0; s < ns; s++) stat_combine(o + 4 + SUM_PER_STAT * s, y[5 + s]);
+        return;
+    }
     for (; has; has &= has - 1) {
         int s = __builtin_ctz(has);
-        double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
-        if (!os[0]) {
-            os[0] = 1;
-            os[1] = os[2] = os[3] = v;
-            continue;
-        }
-        os[0] += 1;
-        if (v < os[1]) os[1] = v;
-        if (v > os[2]) os[2] = v;
-        os[3] += v;
+        stat_combine(o + 4 + SUM_PER_STAT * s, y[5 + s]);
     }
 }
 
