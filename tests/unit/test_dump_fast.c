@@ -535,6 +535,42 @@ static void numbers_again(void) {
     skel = NULL;
 }
 
+/* Skeleton literals of every length from 7 to 96 bytes (lit_eq: 32 bytes a
+ * step, then a block of 16, then the last 1 to 16 by their mask): an
+ * object read by the skeleton learned from itself, then one whose literals
+ * differ from it in a single byte (the "Max" and "Min" keys swapped, at
+ * byte len - 6 of the first and the second literal) read as what it is,
+ * not as the skeleton says, then the first again. */
+static void literal_lengths(void) {
+    static struct elem_tmpl tm;
+    char a[512], b[512];
+    for (int len = 7; len <= 96; len++) {
+        int pad = len - 7;   /* the first literal: pad spaces, "Max": and one space */
+        snprintf(a, sizeof a, "{%*s\"Max\": 1.5,%*s\"Min\": -2.5%*s}", pad, "", pad, "", pad, "");
+        snprintf(b, sizeof b, "{%*s\"Min\": 3.5,%*s\"Max\": -4.5%*s}", pad, "", pad, "", pad, "");
+        memset(&tm, 0, sizeof tm);
+        skel = &tm;
+        for (int round = 0; round < 3; round++) {
+            CHECK_INT(fast(a, 0), 1);   /* learned, then read by the skeleton */
+            CHECK_INT(e.present, 6);
+            bits(e.v[1], 0x3ff8000000000000ULL);   /* Max 1.5 */
+            bits(e.v[2], 0xc004000000000000ULL);   /* Min -2.5 */
+        }
+        CHECK_INT(tm.k[0].live, 1);
+        CHECK_INT(tm.k[0].s[0].len, len);
+        for (int round = 0; round < 2; round++) {
+            CHECK_INT(fast(b, 0), 1);
+            CHECK_INT(e.present, 6);
+            bits(e.v[2], 0x400c000000000000ULL);   /* Min 3.5 */
+            bits(e.v[1], 0xc012000000000000ULL);   /* Max -4.5 */
+            CHECK_INT(fast(a, 0), 1);
+            bits(e.v[1], 0x3ff8000000000000ULL);
+            bits(e.v[2], 0xc004000000000000ULL);
+        }
+        skel = NULL;
+    }
+}
+
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
@@ -545,6 +581,7 @@ int main(void) {
     RUN(skeletons);
     RUN(keywords);
     RUN(numbers_again);
+    RUN(literal_lengths);
     RUN(mapped_same_as_read);
     PT_DONE();
 }

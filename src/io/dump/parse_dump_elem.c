@@ -202,16 +202,28 @@ static inline void fe_finish(struct fe *f) {
 enum { V_STR, V_ARR, V_SCALAR, V_STAT };   /* V_STAT: a scalar at a statistic */
 #define LIT_MAX 112   /* so that a literal and the value after it stay within ROOM */
 
-/* n bytes at p (16 readable past them) equal to l's (padded alike). */
-static inline int lit_eq(const char *p, const char *l, size_t n) {
-    for (; n >= 16; n -= 16, p += 16, l += 16)
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                                             _mm_loadu_si128((const __m128i *)(const void *)l))) != 0xffff)
+/* n bytes at p equal to l's, 16 readable past the last (both; l padded
+ * alike); tail: the mask of the last 1 to 16 of them in their 16-byte
+ * block (elem_tmpl_slot's).  32 bytes a step, the two blocks' results
+ * joined before the one test; the last block tested by its mask alone, so
+ * that a literal of 16 bytes or fewer (most: ",\n     \"Max\": ") costs one
+ * compare and no loop. */
+static inline int lit_eq(const char *p, const char *l, size_t n, unsigned tail) {
+#define LD(x) _mm_loadu_si128((const __m128i *)(const void *)(x))
+    for (; n > 32; n -= 32, p += 32, l += 32)
+        if (_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(LD(p), LD(l)), _mm_cmpeq_epi8(LD(p + 16), LD(l + 16)))) !=
+            0xffff)
             return 0;
-    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                                                            _mm_loadu_si128((const __m128i *)(const void *)l)));
-    return (~m & ((1u << n) - 1)) == 0;
+    if (n > 16) {
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(LD(p), LD(l))) != 0xffff) return 0;
+        p += 16, l += 16;
+    }
+    return ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(LD(p), LD(l))) & tail) == tail;
+#undef LD
 }
+
+/* lit_eq's tail for a literal of n bytes */
+static uint16_t lit_tail(size_t n) { return n ? (uint16_t)((1u << ((n - 1) % 16 + 1)) - 1) : 0; }
 
 /* The number at p (a statistic's slot, 32 bytes readable) read as
  * json_num_fast reads it, or taken from c's entry when its bytes are the
@@ -254,7 +266,7 @@ static const char *tmpl_read(const struct json_lex *lx, const struct elem_tmpl_o
     int esc = 0;
     for (unsigned i = 0;; i++) {
         const struct elem_tmpl_slot *s = &k->s[i];
-        if (p >= lim || !lit_eq(p, k->lit + s->off, s->len)) return NULL;
+        if (p >= lim || !lit_eq(p, k->lit + s->off, s->len, s->tail)) return NULL;
         p += s->len;
         *dirty = 1;
         if (i == k->n) {
@@ -374,6 +386,7 @@ static int tmpl_lits(struct elem_tmpl_one *k, const struct seen_at *a, const cha
         off += len;
         k->s[n].off = (uint16_t)lo;
         k->s[n].len = (uint8_t)(to - from);
+        k->s[n].tail = lit_tail((size_t)(to - from));
         if (i < a->n) {
             k->s[n].kind = a->kind[i] == V_SCALAR && a->which[i] >= K_NORM && a->which[i] <= K_MEAN ? V_STAT : a->kind[i];
             k->s[n].which = a->which[i];

@@ -43,6 +43,7 @@ void parse_dump_elem_finish(struct elem *e, const char *type, size_t tl, const c
 struct elem_tmpl_slot {
     uint16_t off;             /* its literal in lit */
     uint8_t len;
+    uint16_t tail;            /* the bits of len's last 1 to 16 bytes in a 16-byte compare's mask (0: none) */
     uint8_t kind;             /* of the value after it */
     int8_t which;             /* the member it belongs to */
 };
