@@ -6,7 +6,11 @@
 
 #include "pt_test.h"
 
+#include <math.h>
+
 #include "src/io/load.h"
+#include "src/io/trenddb/tdb.h"
+#include "src/io/trenddb/tdb_summary.h"
 #include "src/io/trenddb/write_trenddb.h"
 
 static const char *const stats[] = {"norm", "max", "min", "mean"};
@@ -113,6 +117,105 @@ static void generated(void) {
     dataset_free(b);
 }
 
+/* The accumulators' values exactly (tdb_summary.c: a statistic no rank has
+ * yet holds +inf, -inf and -0.0 for min, max and sum, and the first value
+ * combines into those): a statistic absent from the first ranks, present
+ * in later ones (a first value of 0 would show in min or max); msProbe's
+ * stored infinities first and later; one absent from every rank of a
+ * group; a rank alone in its group of 8. */
+static double real_of(sqlite3 *db, const char *sql, int *null) {
+    sqlite3_stmt *st;
+    double v = -12345;
+    *null = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return v;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *null = sqlite3_column_type(st, 0) == SQLITE_NULL;
+        v = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void check_real(sqlite3 *db, int g, int group, int target, const char *col, int null, double want) {
+    char sql[512];
+    int isnull;
+    snprintf(sql, sizeof sql,
+             "SELECT %s FROM probetop_rank_summary WHERE group_size = %d AND rank_group = %d AND step = 1 AND "
+             "target_id = %d AND metric_id = 1", col, g, group, target);
+    double v = real_of(db, sql, &isnull);
+    CHECK_INT(isnull, null);
+    if (!null && v != want) {
+        fprintf(stderr, "%s: %.17g, not %.17g\n", sql, v, want);
+        CHECK(v == want);
+    }
+}
+
+static void combine_values(void) {
+    const char *dir = pt_tmpdir("rank_summary_combine");
+    struct tdb t;
+    struct load_opts lo;
+    struct pt_error err;
+    struct dataset *ds = calloc(1, sizeof *ds);
+    memset(&t, 0, sizeof t);
+    load_opts_init(&lo);
+    CHECK_INT(tdb_open(&t, dir, "c.trend.db", 2048, &lo, ds, &err), 0);
+    CHECK_INT(tdb_create_fixed(&t), 0);
+    CHECK_INT(tdb_create_trend(&t, stats, 4), 0);   /* norm, max, min, mean */
+    /* target 1: norm only in ranks 3 and 6; max +inf in rank 0, then
+     * finite; min none; mean -inf in rank 2, +inf in rank 7, else -0.0.
+     * target 2: every value in rank 0, none in ranks 1..7, rank 8 alone. */
+    static const char *const rows[] = {
+        "0, 1, 1, 1, NULL, 1000000001.0, NULL, -0.0",  "1, 1, 1, 1, NULL, 4.0, NULL, -0.0",
+        "2, 1, 1, 1, NULL, 5.0, NULL, -1000000001.0",  "3, 1, 1, 1, 2.5, 3.0, NULL, -0.0",
+        "4, 1, 1, 1, NULL, -7.0, -2.0, -0.0",          "5, 1, 1, 1, NULL, 6.0, NULL, -0.0",
+        "6, 1, 1, 1, 1.0, 2.0, NULL, -0.0",           "7, 1, 1, 1, NULL, 1.0, NULL, 1000000001.0",
+        "8, 1, 1, 1, NULL, NULL, NULL, NULL",          "0, 1, 2, 1, 0.5, 0.25, -0.75, 1.5",
+        "1, 1, 2, 1, NULL, NULL, NULL, NULL",          "8, 1, 2, 1, 9.0, NULL, -3.0, NULL",
+    };
+    char sql[256];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        snprintf(sql, sizeof sql, "INSERT INTO trend_data VALUES (%s)", rows[i]);
+        CHECK_INT(tdb_exec(&t, sql), 0);
+    }
+    CHECK_INT(tdb_summary_from_table(&t), 0);
+    CHECK_INT(tdb_commit(&t), 0);
+    dataset_free(ds);
+    char file[1200];
+    snprintf(file, sizeof file, "%s/c.trend.db", dir);
+    sqlite3 *db;
+    CHECK_INT(pt_sqlite_ro(file, &db), 0);
+    for (int g = 0; g <= 8; g += 8) {   /* ranks 0..7: the whole run's values but for rank 8 */
+        check_real(db, g, 0, 1, "norm_min", 0, 1.0);
+        check_real(db, g, 0, 1, "norm_max", 0, 2.5);
+        check_real(db, g, 0, 1, "norm_mean", 0, 1.75);
+        check_real(db, g, 0, 1, "max_min", 0, -7.0);
+        check_real(db, g, 0, 1, "max_max", 0, 1000000001.0);
+        check_real(db, g, 0, 1, "max_mean", 0, 1000000001.0);
+        check_real(db, g, 0, 1, "min_min", 0, -2.0);
+        check_real(db, g, 0, 1, "min_max", 0, -2.0);
+        check_real(db, g, 0, 1, "min_mean", 0, -2.0);
+        check_real(db, g, 0, 1, "mean_min", 0, -1000000001.0);
+        check_real(db, g, 0, 1, "mean_max", 0, 1000000001.0);
+        check_real(db, g, 0, 1, "mean_mean", 1, 0);   /* both infinities: NULL */
+        check_real(db, g, 0, 1, "ranks", 0, g ? 8 : 9);
+    }
+    check_real(db, 8, 1, 1, "norm_min", 1, 0);   /* rank 8 alone, every value NULL */
+    check_real(db, 8, 1, 1, "max_mean", 1, 0);
+    check_real(db, 8, 1, 1, "ranks", 0, 1);
+    check_real(db, 0, 0, 2, "norm_min", 0, 0.5);   /* target 2: rank 0's values, then rank 8's */
+    check_real(db, 0, 0, 2, "norm_max", 0, 9.0);
+    check_real(db, 0, 0, 2, "norm_mean", 0, 4.75);
+    check_real(db, 0, 0, 2, "max_mean", 0, 0.25);
+    check_real(db, 0, 0, 2, "min_min", 0, -3.0);
+    check_real(db, 0, 0, 2, "min_max", 0, -0.75);
+    check_real(db, 0, 0, 2, "min_mean", 0, -1.875);
+    check_real(db, 0, 0, 2, "mean_mean", 0, 1.5);
+    check_real(db, 8, 1, 2, "min_mean", 0, -3.0);
+    check_real(db, 8, 1, 2, "max_min", 1, 0);
+    check_real(db, 8, 0, 2, "ranks", 0, 2);
+    sqlite3_close(db);
+}
+
 /* monitor data: its own statistic columns */
 static void monitor(void) {
     const char *in = pt_fixture("derived/synthetic_monitor_output");
@@ -171,5 +274,6 @@ int main(void) {
     RUN(generated);
     RUN(few_ranks);
     RUN(monitor);
+    RUN(combine_values);
     PT_DONE();
 }

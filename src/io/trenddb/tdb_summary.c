@@ -63,7 +63,14 @@ static int sacc_cmp(const double *x, const double *y) {
  * then per stat its value], bit s of has: the value is there (not NULL or
  * NaN), of nan: a NULL counted as a NaN; an accumulator's entry is made of
  * one (row_entry) or gets one combined in (row_combine) with the same
- * arithmetic as combining the entry row_entry would make.  */
+ * arithmetic as combining the entry row_entry would make.
+ *
+ * A statistic no rank has yet (n 0) holds min +inf, max -inf and sum -0.0,
+ * never read as such (summ_record, summ_bind: n 0 is three NULLs): the
+ * first value then combines as any other and gives the same doubles as
+ * taking it whole did (v < +inf or v is +inf, v > -inf or v is -inf,
+ * -0.0 + v is v for every v, a -0.0 included), so stat_combine tests
+ * nothing, no branch a statistic. */
 #define ROW_STRIDE(ns) (5 + (size_t)(ns))
 
 static void row_entry(double *o, const double *y, int ns) {
@@ -76,21 +83,21 @@ static void row_entry(double *o, const double *y, int ns) {
         double *os = o + 4 + SUM_PER_STAT * s, v = y[5 + s];
         int h = (has >> s) & 1;
         os[0] = h;
-        os[1] = os[2] = os[3] = h ? v : 0;
+        os[1] = h ? v : INFINITY;
+        os[2] = h ? v : -INFINITY;
+        os[3] = h ? v : -0.0;
         os[4] = (nan >> s) & 1;
     }
 }
 
-/* One statistic's value v combined into its [n, min, max, sum]. */
+/* One statistic's value v (no NaN: has says it is there) combined into
+ * its [n, min, max, sum]: the compares as selects (minsd, maxsd), the
+ * same value kept on a tie as the tests before did. */
 static inline void stat_combine(double *os, double v) {
-    if (!os[0]) {
-        os[0] = 1;
-        os[1] = os[2] = os[3] = v;
-        return;
-    }
+    double mn = os[1], mx = os[2];
     os[0] += 1;
-    if (v < os[1]) os[1] = v;
-    if (v > os[2]) os[2] = v;
+    os[1] = v < mn ? v : mn;
+    os[2] = v > mx ? v : mx;
     os[3] += v;
 }
 
