@@ -131,12 +131,21 @@ static int sacc_merge_in(struct sacc *a, const struct sacc *b, int ns) {
     size_t stride = 4 + SUM_PER_STAT * (size_t)ns, bstride = ROW_STRIDE(ns), i = 0, j = 0;
     /* b's keys in a combined in place, in one walk, up to the first key a
      * lacks (b's keys are unique: a rank's rows, the first of each key) */
-    for (; j < b->n; j++, i++) {
-        const double *y = b->v + j * bstride;
+    double *av = a->v;   /* a's array and count, b's, as locals: row_combine's stores alias none of them */
+    const double *bv = b->v;
+    size_t an = a->n, bn = b->n;
+    for (; j < bn; j++, i++) {
+        const double *y = bv + j * bstride, *x = i < an ? av + i * stride : NULL;
+        /* the commonest: a's next key is y's (a rank holds the keys of the
+         * one before), told by three equal compares, no sacc_cmp walk */
+        if (x && x[0] == y[0] && x[1] == y[1] && x[2] == y[2]) {
+            row_combine(av + i * stride, y, ns);
+            continue;
+        }
         int c = 1;
-        while (i < a->n && (c = sacc_cmp(a->v + i * stride, y)) < 0) i++;
+        while (i < an && (c = sacc_cmp(av + i * stride, y)) < 0) i++;
         if (c) break;
-        row_combine(a->v + i * stride, y, ns);
+        row_combine(av + i * stride, y, ns);
     }
     if (j == b->n) return 0;
     /* the rest of b merged with a's entries from i on (those before i are
