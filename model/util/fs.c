@@ -1,4 +1,8 @@
 /* fs: folder listing and path joining for the readers and the rank-folder scanner. */
+#if defined(__linux__)
+#define _GNU_SOURCE   /* fallocate, FALLOC_FL_PUNCH_HOLE (fs_discard) */
+#include <fcntl.h>
+#endif
 #include "model/util/fs.h"
 #include "model/util/util.h"
 
@@ -84,4 +88,17 @@ int fs_pwrite_all(int fd, const void *buf, size_t n, off_t at) {
         done += (size_t)w;
     }
     return 0;
+}
+
+void fs_discard(int fd, unsigned long long at, unsigned long long n) {
+#if defined(__linux__) && defined(FALLOC_FL_PUNCH_HOLE)
+    /* the range rounded inward to 4096 bytes: a file system block it cuts
+     * is zeroed only in these bytes, which are read for the last time */
+    const unsigned long long page = 4096;
+    unsigned long long lo = (at + page - 1) / page * page, hi = (at + n) / page * page;
+    if (fd >= 0 && hi > lo)   /* a failure (no such call on this file system) leaves the bytes as they were */
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo, (off_t)(hi - lo));
+#else
+    (void)fd, (void)at, (void)n;
+#endif
 }

@@ -22,5 +22,14 @@ int fs_pread_all(int fd, void *buf, size_t n, off_t at);
 /* n bytes of buf at offset at of fd, however many writes it takes: 0, or
  * -1 with errno set (EIO for a write that wrote nothing). */
 int fs_pwrite_all(int fd, const void *buf, size_t n, off_t at);
+/* A temporary file's bytes [at, at + n), read for the last time, given
+ * back: the whole pages inside them only (the bytes of a page they share
+ * with others stay), by a hole punched where the system has them (Linux's
+ * fallocate).  A hint: the pages freed are the ones the next writes of
+ * this process take, which on a host that reclaims freed memory are far
+ * cheaper than fresh ones (probetop(1), data2db: the temporary files
+ * given back as read); where it cannot, nothing changes, so nothing
+ * fails. */
+void fs_discard(int fd, unsigned long long at, unsigned long long n);
 
 #endif

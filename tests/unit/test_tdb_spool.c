@@ -3,7 +3,11 @@
  * (more than one buffer's worth) or not (a small spool), across flushes
  * that hand over part of a buffer; a write that fails on the thread
  * (/dev/full: ENOSPC; a file opened read-only: EBADF) is told by a later
- * call, with its errno for the message, and the spool stays failed. */
+ * call, with its errno for the message, and the spool stays failed.
+ * fs_discard (model/util/fs.h) on a spool's file: the bytes outside the
+ * range and in the pages it shares with them read back the same; the
+ * whole pages inside it read as zeros (a hole), or the same where the
+ * file system has no holes. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,8 +111,33 @@ static void write_fails(void) {
     CHECK(strstr(TDB_SPOOL_FILE, P_tmpdir) != NULL);
 }
 
+static void discard_keeps_the_rest(void) {
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f) return;
+    enum { LEN = 9 * 4096 + 123 };
+    static unsigned char b[LEN], back[LEN];
+    for (size_t i = 0; i < LEN; i++) b[i] = byte_at(i) | 1;   /* no zero byte: a hole shows */
+    CHECK_INT(fs_pwrite_all(fileno(f), b, LEN, 0), 0);
+    /* [1000, 1000 + 5 * 4096 + 77): whole pages 4096..20479 inside it */
+    fs_discard(fileno(f), 1000, 5 * 4096 + 77);
+    fs_discard(fileno(f), 8 * 4096 + 10, 100);   /* no whole page: nothing */
+    fs_discard(-1, 0, 4096);                      /* no file: nothing, no failure */
+    CHECK_INT(fs_pread_all(fileno(f), back, LEN, 0), 0);
+    int bad = 0, zeros = 0;
+    for (size_t i = 0; i < LEN; i++) {
+        int inside = i >= 4096 && i < 5 * 4096;
+        if (inside && !back[i]) zeros++;
+        else if (back[i] != b[i]) bad++;
+    }
+    CHECK_INT(bad, 0);
+    CHECK(zeros == 0 || zeros == 4 * 4096);   /* a hole, or none at all */
+    fclose(f);
+}
+
 int main(void) {
     RUN(bytes_back);
     RUN(write_fails);
+    RUN(discard_keeps_the_rest);
     PT_DONE();
 }

@@ -125,6 +125,7 @@ static int fill_runs(const struct mon_keys *k, struct mon_set *s, const struct s
                 return pt_errorf(e, "could not write the sort's runs (disk full?)");
         }
         tdb_runs_cut(s->runs);
+        fs_discard(k->fd, c->off + pos, at);   /* read for the last time: its pages for the writes to come */
         pos += at;
     }
     return 0;
@@ -149,6 +150,7 @@ int mon_set_fill(const struct mon_keys *k, struct mon_set *s, const struct schun
     if (util_grow((void **)&s->buf, &s->capbuf, c->bytes ? c->bytes : 1, 1) != 0) return pt_errorf(e, "out of memory");
     if (fs_pread_all(k->fd, s->buf, c->bytes, (off_t)c->off) != 0)
         return pt_errorf(e, "%s: could not read the spooled rows back", k->final);
+    fs_discard(k->fd, c->off, c->bytes);   /* each rank is read once: its pages for the writes to come */
     uint64_t used;
     s->sorted = sort_part(k, s, c->bytes, 0, &s->n, &used, e);
     return s->sorted ? 0 : -1;

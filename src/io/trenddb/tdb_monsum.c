@@ -138,6 +138,7 @@ static int feed(struct feed *f, struct tdb_summary *s, struct tdb_summary *also,
         if (util_grow((void **)&f->buf, &f->cap, (size_t)len, 1) != 0) return pt_errorf(f->e, "out of memory");
         if (fs_pread_all(p->fd, f->buf, (size_t)len, (off_t)o[win]) != 0)
             return pt_errorf(f->e, "%s: could not read the rank summary's rows back", p->t->final);
+        fs_discard(p->fd, o[win], len);   /* each rank's window is read once: its pages for the writes to come */
         int urc = tdb_summary_unpack(s, f->buf, (size_t)len, (size_t)p->wrows[i * p->nwin + win]);
         if (urc == -1) return pt_errorf(f->e, "out of memory");
         if (urc != 0)

@@ -480,6 +480,9 @@ static int summ_unspool(struct tdb *t, struct tdb_summary *const *parts, size_t 
                     return -1;
                 }
             if (!at) goto fail;   /* not one whole entry in a full buffer: damaged */
+            /* read for the last time (the rest of a cut entry is read again
+             * from done + at): its pages for the table's pages to come */
+            fs_discard(fileno(pm->spool.f), sk->off + done, at);
             done += at;
         }
     }
