@@ -571,6 +571,66 @@ static void literal_lengths(void) {
     }
 }
 
+/* Objects met again (struct elem_memo): each read three times with the
+ * skeletons (learned, then by the skeleton and kept, then from what was
+ * kept), each time as the tokens read it (skel NULL), reread included.
+ * Among them one differing from the object before only inside (the same
+ * length and the same last 32 bytes: the same slot), a NaN (its text), a
+ * '}' in a string (not kept: its first '}' is not its end), a data_name
+ * with cap (not kept: cap sets reread there), a key given twice. */
+static void objects_again(void) {
+    static struct elem_tmpl tm;
+    memset(&tm, 0, sizeof tm);
+#define T0 "{\n     \"type\": \"torch.Tensor\",\n     \"dtype\": \"torch.float32\",\n     \"shape\": [\n      4\n     ],\n"
+#define T1 ",\n     \"Mean\": 0.5,\n     \"Norm\": 2.75,\n     \"requires_grad\": false\n    }"
+    static const struct { const char *obj; int cap, kept; } objs[] = {
+        {T0 "     \"Max\": 1.25,\n     \"Min\": -3.5" T1, 0, 1},
+        {T0 "     \"Max\": 1.75,\n     \"Min\": -3.5" T1, 0, 1},   /* the same slot as the one before */
+        {T0 "     \"Max\": NaN,\n     \"Min\": -3.5" T1, 0, 1},
+        {T0 "     \"Max\": 1.25,\n     \"Min\": -3.5" T1, 0, 1},
+        {"{\"type\": \"a}b\", \"dtype\": \"torch.float32\", \"Max\": 2.5, \"Min\": 1.0}", 0, 0},
+        {T0 "     \"data_name\": \"x.pt\",\n     \"Max\": 1.25,\n     \"Min\": -3.5" T1, 1, 0},
+        {T0 "     \"Max\": 1.25,\n     \"Max\": 4.0,\n     \"Min\": -3.5" T1, 0, 1},
+    };
+#undef T0
+#undef T1
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sizeof objs / sizeof *objs; i++)
+            for (int round = 0; round < 3; round++) {
+                skel = &tm;
+                int r1 = fast(objs[i].obj, objs[i].cap);
+                struct elem e1 = e;
+                uint8_t rr1 = reread;
+                skel = NULL;
+                int r0 = fast(objs[i].obj, objs[i].cap);
+                CHECK_INT(r1, 1);
+                CHECK_INT(r0, 1);
+                CHECK_INT(rr1, reread);
+                CHECK(!memcmp(&e, &e1, sizeof e));
+            }
+    /* what was kept: the objects' own bytes, the data_name's and the '}' in a string's not */
+    size_t kept = 0, want = 0;
+    for (unsigned j = 0; j < ELEM_MEMO_N; j++) kept += tm.memo[j].len != 0;
+    for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) want += objs[i].kept;
+    CHECK(kept >= 1 && kept <= want - 1);   /* the first and fourth are one; the first two may share a slot */
+    skel = &tm;
+    CHECK_INT(fast(objs[1].obj, 0), 1);
+    bits(e.v[1], 0x3ffc000000000000ULL);   /* Max 1.75 */
+    CHECK_INT(fast(objs[0].obj, 0), 1);
+    bits(e.v[1], 0x3ff4000000000000ULL);   /* Max 1.25 */
+    CHECK_INT(fast(objs[2].obj, 0), 1);
+    CHECK_INT(e.o.anomalous, 1);
+    CHECK(!strcmp(e.o.what, "Max=nan"));
+    CHECK_INT(fast(objs[6].obj, 0), 1);
+    CHECK_INT(reread, 1);   /* Max twice */
+    bits(e.v[1], 0x4010000000000000ULL);   /* the last: 4.0 */
+    CHECK_INT(fast(objs[5].obj, 1), 1);
+    CHECK_INT(reread, 1);
+    CHECK_INT(fast(objs[5].obj, 0), 1);
+    CHECK_INT(reread, 0);   /* without cap a data_name sets nothing */
+    skel = NULL;
+}
+
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
@@ -582,6 +642,7 @@ int main(void) {
     RUN(keywords);
     RUN(numbers_again);
     RUN(literal_lengths);
+    RUN(objects_again);
     RUN(mapped_same_as_read);
     PT_DONE();
 }

@@ -424,9 +424,79 @@ static void tmpl_learn(struct elem_tmpl *t, const struct seen_at *a, const char 
     t->hit = (uint8_t)old;
 }
 
+/* ---- objects read before (struct elem_memo, parse_dump_elem.h) ----
+ * An object whose bytes, from past its '{' to the first '}' after it, are
+ * those of one read before (whose '}' was the first too) makes the same
+ * elem and the same *reread: the paths above read those bytes and nothing
+ * else, but for cap, which counts only at a data_name or class_type (such
+ * objects are not kept: seen_at's ok), and the numbers come out the same
+ * by any path (json_num.h).  Off with slow_numbers (tests compare strtod
+ * against the rest). */
+
+/* 32 bytes at a and b the same */
+static inline int eq32(const char *a, const char *b) {
+#define LD(x) _mm_loadu_si128((const __m128i *)(const void *)(x))
+    return _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(LD(a), LD(b)), _mm_cmpeq_epi8(LD(a + 16), LD(b + 16)))) == 0xffff;
+}
+
+/* The slot of the object past whose '{' p is, with *c at its first '}':
+ * NULL when it is not to be kept (no '}' within ELEM_MEMO_MAX bytes and
+ * before lim, fewer than 32 bytes, slow_numbers). */
+static inline struct elem_memo *memo_slot(struct elem_tmpl *tm, const struct json_lex *lx, const char *p,
+                                          const char *lim, const char **c) {
+    if (lx->slow_numbers) return NULL;
+    size_t room = (size_t)(lim - p);
+    const char *stop = p + (room < ELEM_MEMO_MAX ? room : ELEM_MEMO_MAX), *q = p;
+    const __m128i close = _mm_set1_epi8('}');
+    for (;; q += 64) {   /* 64 bytes a step (an object is some 250), one test for the four blocks */
+        if (q >= stop) return NULL;
+        __m128i a = _mm_cmpeq_epi8(LD(q), close), b = _mm_cmpeq_epi8(LD(q + 16), close);
+        __m128i x = _mm_cmpeq_epi8(LD(q + 32), close), y = _mm_cmpeq_epi8(LD(q + 48), close);
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(x, y)))) {
+            uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(a) | (uint64_t)(unsigned)_mm_movemask_epi8(b) << 16 |
+                         (uint64_t)(unsigned)_mm_movemask_epi8(x) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(y) << 48;
+            q += __builtin_ctzll(m);
+            break;
+        }
+    }
+    size_t len = (size_t)(q + 1 - p);
+    if (q >= stop || len < 32) return NULL;
+    uint64_t w[4];
+    memcpy(w, q + 1 - 32, 32);
+    uint64_t h = (w[0] * 0x9e3779b97f4a7c15ull) ^ (w[1] * 0xc2b2ae3d27d4eb4full) ^ (w[2] * 0x165667b19e3779f9ull) ^
+                 ((w[3] + len) * 0xd6e8feb86659fd93ull);
+    *c = q;
+    return &tm->memo[h >> (64 - ELEM_MEMO_BITS)];
+}
+
+/* m holds the object [p, c] (32 bytes at least) */
+static inline int memo_same(const struct elem_memo *m, const char *p, const char *c) {
+    size_t len = (size_t)(c + 1 - p);
+    if (m->len != len) return 0;
+    for (size_t i = 0; i + 32 < len; i += 32)
+        if (!eq32(p + i, m->t + i)) return 0;
+    return eq32(p + len - 32, m->t + len - 32);   /* the last 32, over what the loop compared */
+#undef LD
+}
+
+static inline void memo_keep(struct elem_memo *m, const char *p, const char *c, const struct elem *e, uint8_t rr) {
+    m->len = (uint16_t)(c + 1 - p);
+    memcpy(m->t, p, m->len);
+    m->rr = rr;
+    m->e = *e;
+}
+
 int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *reread, struct elem_tmpl *tm) {
     const char *p = lx->pos, *end = lx->end, *lim = end - ROOM;
     if (lx->more || lx->failed || lx->depth + 2 >= JSON_MAX_DEPTH || end - p < ROOM) return 0;
+    const char *c = NULL;
+    struct elem_memo *m = tm ? memo_slot(tm, lx, p, lim, &c) : NULL;
+    if (m && memo_same(m, p, c)) {
+        *e = m->e;
+        json_lex_close_at(lx, c);
+        *reread |= m->rr;
+        return 1;
+    }
     struct fe f;
     int dirty = 0;
     fe_start(&f, e);
@@ -442,6 +512,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
             k->used = ++tm->clock;
             if (k->has == 3) tmpl_finish(k, &f);
             else fe_finish(&f);
+            if (m && close == c) memo_keep(m, p, c, e, f.rr);
             json_lex_close_at(lx, close);
             *reread |= f.rr;
             return 1;
@@ -507,6 +578,7 @@ int parse_dump_elem_fast(struct json_lex *lx, int cap, struct elem *e, uint8_t *
     fe_finish(&f);
     at.other = f.other;
     if (tm) tmpl_learn(tm, &at, p0, p);
+    if (m && at.ok && p == c) memo_keep(m, p0, c, e, f.rr);
     json_lex_close_at(lx, p);
     *reread |= f.rr;
     return 1;

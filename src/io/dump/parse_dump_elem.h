@@ -74,11 +74,27 @@ struct elem_num {
     double v;
     uint8_t n;                /* 0: none */
 };
+/* An object read before, whole: its bytes from past its '{' to its '}'
+ * (len of them) and what they made.  A dump repeats its objects too (an
+ * op's output is the next op's input: at 134 MB, gen_dump.py, 61 % of the
+ * objects are met again among the last 256), and the same bytes make the
+ * same elem (parse_dump_elem.c).  The bytes are copied, not pointed to: a
+ * buffer may be refilled or used again while the skeletons live. */
+#define ELEM_MEMO_BITS 8
+#define ELEM_MEMO_N (1u << ELEM_MEMO_BITS)
+#define ELEM_MEMO_MAX 320     /* an object's bytes at most (gen_dump.py's: 250, some 290); 106 KB in all */
+struct elem_memo {
+    uint16_t len;             /* 0: none */
+    uint8_t rr;               /* what it set *reread to */
+    struct elem e;
+    char t[ELEM_MEMO_MAX];
+};
 struct elem_tmpl {
     struct elem_tmpl_one k[ELEM_TMPL_N];
     uint8_t hit;              /* the one that matched last */
     uint32_t clock;
     struct elem_num num[ELEM_NUM_N];   /* by a hash of the 16 bytes at a statistic */
+    struct elem_memo memo[ELEM_MEMO_N];   /* by a hash of an object's last 32 bytes and length */
 };
 
 /* The object whose '{' was the last token of lx, read from its bytes into
