@@ -66,8 +66,9 @@ struct elem_tmpl_one {
  * space), and its value.  A dump repeats its statistics (an op's output is
  * the next op's input; the same parameters each step), so the same bytes
  * give the same number without reading them again (parse_dump_elem.c). */
-#define ELEM_NUM_BITS 10      /* 48 KB: at 134 MB (gen_dump.py) 256 kept ~66 % of the lookups, and 1024
-                                 cut 15 M more instructions of 1 290 M (callgrind) */
+#define ELEM_NUM_BITS 12      /* 192 KB: at 134 MB (gen_dump.py) 256 kept ~66 % of the lookups, 1024
+                                 cut 15 M more instructions of 1 290 M (callgrind); 4096 miss 240 k of
+                                 666 k lookups, 1024 356 k (the objects the memo has not) */
 #define ELEM_NUM_N (1u << ELEM_NUM_BITS)
 struct elem_num {
     char t[32];               /* 32 bytes copied; the first n compared */
