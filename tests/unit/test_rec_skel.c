@@ -61,6 +61,37 @@ static void pieces(void) {
     if (i >= 0) CHECK_INT(sk.k[i].a * 10 + sk.k[i].b, 21);
 }
 
+/* Pieces of every length compared by their blocks (lit_eq.h, 16 bytes
+ * readable past the piece) and by memcmp (fewer): a match whatever the
+ * bytes after the piece, none with a byte different at its first, its
+ * last, or a block's edge, each way. */
+static void pieces_by_blocks(void) {
+    static struct rec_skel sk;
+    char buf[REC_SKEL_MAX + 64], lit[REC_SKEL_MAX];
+    for (size_t len = 1; len <= REC_SKEL_MAX; len++) {
+        memset(&sk, 0, sizeof sk);
+        for (size_t k = 0; k < len; k++) lit[k] = (char)('a' + (k * 7 + len) % 26);
+        rec_skel_learn(&sk, lit, len, 1, 0);
+        CHECK_INT(sk.k[0].tail, (1u << ((len - 1) % 16 + 1)) - 1);
+        for (int room = 0; room < 2; room++) {   /* 0: len + 15 readable (memcmp), 1: len + 16 (blocks) */
+            size_t n = len + 15 + (size_t)room;
+            memset(buf, '"', sizeof buf);   /* after the piece: not the padding's zeros */
+            memcpy(buf, lit, len);
+            CHECK_INT(rec_skel_match(&sk, buf, buf + n), 0);
+            static const size_t at[] = {0, 15, 16, 31, 32, 33, 63, 64, 127, 128};
+            for (size_t j = 0; j <= sizeof at / sizeof *at; j++) {
+                size_t x = j < sizeof at / sizeof *at ? at[j] : len - 1;
+                if (x >= len) continue;
+                buf[x] = '#';
+                if (rec_skel_match(&sk, buf, buf + n) != -1) printf("  len %zu room %d: byte %zu\n", len, room, x);
+                CHECK_INT(rec_skel_match(&sk, buf, buf + n), -1);
+                buf[x] = lit[x];
+            }
+            CHECK_INT(rec_skel_match(&sk, buf, buf + len - 1), -1);   /* the bytes end before it */
+        }
+    }
+}
+
 /* seed (tests/fuzz/seeds/dumpfast) as a rank folder's dump.json: its
  * folder, or NULL */
 static const char *seed_dir(const char *seed) {
@@ -163,6 +194,7 @@ static void cut(void) {
 
 int main(void) {
     RUN(pieces);
+    RUN(pieces_by_blocks);
     RUN(records);
     RUN(cut);
     PT_DONE();

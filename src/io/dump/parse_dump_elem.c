@@ -19,6 +19,7 @@
 
 #include "src/io/common/json_num.h"
 #include "src/io/common/json_scan.h"
+#include "src/io/dump/lit_eq.h"
 
 static int tensor_type_usable(const char *t, size_t n) {
     return (n == 12 && !memcmp(t, "torch.Tensor", 12)) || (n == 16 && !memcmp(t, "mindspore.Tensor", 16)) ||
@@ -201,29 +202,6 @@ static inline void fe_finish(struct fe *f) {
  * Any mismatch drops what was read and the loop starts over. */
 enum { V_STR, V_ARR, V_SCALAR, V_STAT };   /* V_STAT: a scalar at a statistic */
 #define LIT_MAX 112   /* so that a literal and the value after it stay within ROOM */
-
-/* n bytes at p equal to l's, 16 readable past the last (both; l padded
- * alike); tail: the mask of the last 1 to 16 of them in their 16-byte
- * block (elem_tmpl_slot's).  32 bytes a step, the two blocks' results
- * joined before the one test; the last block tested by its mask alone, so
- * that a literal of 16 bytes or fewer (most: ",\n     \"Max\": ") costs one
- * compare and no loop. */
-static inline int lit_eq(const char *p, const char *l, size_t n, unsigned tail) {
-#define LD(x) _mm_loadu_si128((const __m128i *)(const void *)(x))
-    for (; n > 32; n -= 32, p += 32, l += 32)
-        if (_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(LD(p), LD(l)), _mm_cmpeq_epi8(LD(p + 16), LD(l + 16)))) !=
-            0xffff)
-            return 0;
-    if (n > 16) {
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(LD(p), LD(l))) != 0xffff) return 0;
-        p += 16, l += 16;
-    }
-    return ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(LD(p), LD(l))) & tail) == tail;
-#undef LD
-}
-
-/* lit_eq's tail for a literal of n bytes */
-static uint16_t lit_tail(size_t n) { return n ? (uint16_t)((1u << ((n - 1) % 16 + 1)) - 1) : 0; }
 
 /* The number at p (a statistic's slot, 32 bytes readable) read as
  * json_num_fast reads it, or taken from c's entry when its bytes are the

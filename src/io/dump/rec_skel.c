@@ -1,26 +1,7 @@
-/* rec_skel: the record pieces kept and matched (rec_skel.h). */
+/* rec_skel: the record pieces kept (rec_skel.h; matched there, inline). */
 #include <string.h>
 
 #include "src/io/dump/rec_skel.h"
-
-static int lit_at(const struct rec_skel_lit *l, const char *p, const char *end) {
-    return l->len && (size_t)(end - p) >= l->len && !memcmp(p, l->s, l->len);
-}
-
-int rec_skel_match(struct rec_skel *sk, const char *p, const char *end) {
-    /* the one before first: a dump's records mostly come in runs of a kind */
-    if (lit_at(&sk->k[sk->hit], p, end)) {
-        sk->k[sk->hit].used = ++sk->clock;
-        return sk->hit;
-    }
-    for (int i = 0; i < REC_SKEL_N; i++)
-        if (i != sk->hit && lit_at(&sk->k[i], p, end)) {
-            sk->hit = (uint8_t)i;
-            sk->k[i].used = ++sk->clock;
-            return i;
-        }
-    return -1;
-}
 
 void rec_skel_learn(struct rec_skel *sk, const char *p, size_t len, uint8_t a, uint8_t b) {
     if (!len || len > REC_SKEL_MAX) return;
@@ -32,7 +13,9 @@ void rec_skel_learn(struct rec_skel *sk, const char *p, size_t len, uint8_t a, u
     }
     struct rec_skel_lit *l = &sk->k[old];
     memcpy(l->s, p, len);
+    memset(l->s + len, 0, 16);   /* lit_eq's padding */
     l->len = (uint16_t)len;
+    l->tail = lit_tail(len);
     l->a = a;
     l->b = b;
     l->used = ++sk->clock;
