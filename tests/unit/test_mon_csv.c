@@ -203,6 +203,42 @@ static int fast_v2_is(const char *rec, const char *kinds, int scan) {
     return ok;
 }
 
+/* v1's numbers through mon_csv_fast (its "0.0," and "-0.0," shortcuts,
+ * number()'s byte loops): hard cases each taken, the same bits as
+ * strtod's (glibc rounds correctly) and as the plain path's, at a
+ * record's end and before more cells. */
+static void fast_v1_numbers(void) {
+    static const char *const nums[] = {
+        "0.000532", "-0.00015", "0.215231", "-9e-05", "9.7e-05", "0.0", "-0.0", "0", "-0", "0.00", "0.05", "-0.05",
+        "-0.00", "-0.0e5", "0.0e-5", "-00.0",
+        "0.00000001", "0.000000001", "0.0000000000000001", "0.00000000000000001", "-0.000000000000000012345",
+        "0.12345678", "0.123456789", "12345678.12345678", "0.1234567890123456789",   /* 19 significant digits */
+        "0.00016169020301891513", "221.2851248439928", "1182339.4504658973", "9007199254740993",
+        "0.30000000000000004", "2.2250738585072011e-308", "2.2250738585072014E-308", "4.9406564584124654e-324",
+        "0.0000000000000000000000000000001e-290",   /* subnormal, many zeros (a cell over 64 bytes is refused) */
+        "1e-310", "-1e-310", "1.7976931348623157e+308", "1.5E+10", "00012.5000", "0.5", "2.5", "1e22", "1e23",
+        "9007199254740992.5", "4503599627370496.5", "4503599627370497.5", "0.000000000000000000000000000000001",
+    };
+    static const char *const tails[] = {"\n", ",0.0,torch.float32\n"};
+    for (size_t s = 0; s < sizeof scans / sizeof scans[0]; s++)
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+            for (size_t t = 0; t < 2; t++) {
+                char rec[256], kinds[8];
+                snprintf(rec, sizeof rec, "3,%s%s", nums[i], tails[t]);
+                snprintf(kinds, sizeof kinds, "%s", t ? "INNT" : "IN");
+                CHECK(fast_is(rec, kinds, scans[s]));   /* taken, the bits the plain path's */
+                struct mon_csv sc;
+                uint8_t kind[16];
+                struct mon_csv_cell cell[16];
+                int nk;
+                size_t n;
+                char *buf = fast_setup(rec, kinds, scans[s], &sc, kind, &nk, &n);
+                double want = strtod(nums[i], NULL);
+                CHECK(mon_csv_fast(&sc, kind, nk, cell) && memcmp(&cell[1].d, &want, sizeof want) == 0);
+                free(buf);
+            }
+}
+
 static void fast_rows(void) {
     for (size_t s = 0; s < sizeof scans / sizeof scans[0]; s++) {
         int sc = scans[s];
@@ -408,6 +444,7 @@ int main(void) {
     RUN(number_edges);
     RUN(number_z);
     RUN(fast_rows);
+    RUN(fast_v1_numbers);
     RUN(int_cells);
     RUN(many_rows);
     RUN(v2_spellings);

@@ -380,6 +380,9 @@ __attribute__((always_inline)) static inline int fast_record(struct mon_csv *sc,
             if (!v2 && sc->end - p >= 4 && !memcmp(p, "0.0,", 4)) {   /* a fifth of v1's cells: number()'s +0.0, one compare */
                 o->d = 0.0;
                 q = p + 3;
+            } else if (!v2 && *p == '-' && sc->end - p >= 5 && !memcmp(p + 1, "0.0,", 4)) {   /* a mean's "-0.0": number()'s -0.0 */
+                o->d = -0.0;
+                q = p + 4;
             } else if (number(p, (size_t)(sc->end - p), &o->d, v2, 1, &e)) {
                 if (e - p > 64) return 0;
                 q = (char *)e;
