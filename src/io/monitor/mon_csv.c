@@ -3,6 +3,7 @@
 #include "src/io/monitor/mon_csv.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,18 +290,25 @@ __attribute__((always_inline)) static inline int number(const char *s, size_t n,
     if (IN(p) && *p == '-') neg = 1, p++;
     if (!IN(p) || (unsigned)(*p - '0') > 9) return 0;   /* a digit first, as the callers' general path wants */
     uint64_t w = 0, d8;
-    int nd = 0, q = 0, k;
+    ptrdiff_t nd, q = 0;   /* the digits' and the exponent's counts from pointers, after each loop: */
+    int k;                 /* a loop step is then a digit's value only (v1's cells are short numbers) */
     while (IN(p) && *p == '0') p++;   /* leading zeros say nothing */
-    for (; IN(p) && (unsigned)(*p - '0') <= 9; p++, nd++) w = w * 10 + (uint64_t)(*p - '0');
+    const char *d0 = p;
+    for (; IN(p) && (unsigned)(*p - '0') <= 9; p++) w = w * 10 + (uint64_t)(*p - '0');
+    nd = p - d0;
     if (IN(p) && *p == '.') {
-        p++;
+        d0 = ++p;
         if (!w)
-            for (; IN(p) && *p == '0'; p++) q--;
+            while (IN(p) && *p == '0') p++;
+        q = d0 - p;
         while (swar && (k = digits8(p, e, &d8)) > 0) {
             w = w * pow10_8[k] + d8, p += k, nd += k, q -= k;
             if (k < 8) break;
         }
-        for (; IN(p) && (unsigned)(*p - '0') <= 9; p++, nd++, q--) w = w * 10 + (uint64_t)(*p - '0');
+        d0 = p;
+        for (; IN(p) && (unsigned)(*p - '0') <= 9; p++) w = w * 10 + (uint64_t)(*p - '0');
+        nd += p - d0;
+        q -= p - d0;
     }
     if (nd > 19) return 0;   /* truncated: the general path (w has wrapped) */
     if (IN(p) && (*p == 'e' || *p == 'E')) {
@@ -317,7 +325,7 @@ __attribute__((always_inline)) static inline int number(const char *s, size_t n,
         *v = neg ? -0.0 : 0.0;
         return 1;
     }
-    return q >= -340 && q <= 320 && decfloat_to_double(w, q, neg, 0, v);
+    return q >= -340 && q <= 320 && decfloat_to_double(w, (int)q, neg, 0, v);
 }
 #undef IN
 
