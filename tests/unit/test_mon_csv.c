@@ -259,6 +259,9 @@ static void fast_rows(void) {
         CHECK(!fast_is("0,0.0,1,2\n", "INN", sc));                /* a field more */
         /* left to mon_csv_record */
         CHECK(!fast_is("1234567890,a\n", "IT", sc));              /* 10 digits: monitor_int_cell's */
+        CHECK(!fast_is("0000000001,a\n", "IT", sc));              /* 10 digits, the first 9 zeros */
+        CHECK(!fast_is("99999999999999999999,a\n", "IT", sc));    /* 20 (the value wraps: the count refuses it) */
+        CHECK(fast_is("000000001,a\n", "IT", sc) && fast_is("999999999,a\n", "IT", sc));   /* 9: taken, as the plain path reads */
         CHECK(!fast_is("-1,a\n", "IT", sc));                      /* a sign */
         CHECK(!fast_is("2.0,a\n", "IT", sc));                     /* pandas' float int */
         CHECK(!fast_is("0,a\r", "IT", sc));                       /* a lone '\r' */

@@ -407,10 +407,10 @@ __attribute__((always_inline)) static inline int fast_record(struct mon_csv *sc,
                 q = p;   /* empty, or no number: then no ',' or line end at q */
             }
         } else if (k == MON_CSV_INT) {   /* monitor_int_cell_n's own case: 1 to 9 digits */
-            int32_t v = 0;
-            for (q = p; q - p < 9 && (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (*q - '0');
-            if (q == p || (unsigned)(*q - '0') <= 9) return 0;   /* none, or a tenth digit */
-            o->i = v;
+            uint32_t v = 0;   /* every digit read (the NUL at end stops them), their count tested after */
+            for (q = p; (unsigned)(*q - '0') <= 9; q++) v = v * 10 + (uint32_t)(*q - '0');
+            if (q == p || q - p > 9) return 0;   /* none, or a tenth digit */
+            o->i = (int32_t)v;
         } else if (*p == '"') {   /* whole quoted, no "" (a following '"' is no ',' below) */
             if (v2) return 0;
             q = fast_quote(sc, p + 1);
