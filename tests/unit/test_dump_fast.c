@@ -324,10 +324,10 @@ static void mapped_same_as_read(void) {
     const struct dump_opts opts[2] = {{.micro_step = 1, .want_rows = 1}, {.micro_step = 0, .origin_keep = 1}};
     for (int k = 0; k < 2; k++) {
         struct dump_file a, b;
-        pt_df_parse(dir, dump, &opts[k], 1, &a);
+        pt_df_parse(dir, dump, &opts[k], 1, &a, NULL);
         int w = open(dump, O_WRONLY);   /* open to be written: no lease, read */
         CHECK(w >= 0);
-        pt_df_parse(dir, dump, &opts[k], 1, &b);
+        pt_df_parse(dir, dump, &opts[k], 1, &b, NULL);
         if (w >= 0) close(w);
         char why[512] = "";
         int same = a.ok && pt_df_compare(&a, &b, why, sizeof why);
@@ -631,6 +631,64 @@ static void objects_again(void) {
     skel = NULL;
 }
 
+/* A worker's scratch kept from file to file (read_dump.h's dump_scratch):
+ * a second folder holding objects byte for byte the first's, read with the
+ * skeletons, memo and numbers the first left, gives the values its own
+ * bytes hold, and what a fresh parse gives, with and without records kept
+ * for the origin search (a data_name's object: reread only with them). */
+static void scratch_kept(void) {
+#define T0 "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [4], "
+#define T1 ", \"Mean\": 0.5, \"Norm\": 2.75, \"requires_grad\": false}"
+#define REC(n, a, b) "\"Functional.linear." n ".forward\": {\"input_args\": [" a "], \"input_kwargs\": {}, \"output\": [" b "]}"
+    static const char *const text[2] = {
+        "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {\n" REC("0", T0 "\"Max\": 1.25, \"Min\": -3.5" T1,
+                                                                        T0 "\"Max\": 1.75, \"Min\": -3.5" T1) "\n}}",
+        "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": {\n" REC("0", T0 "\"Max\": 1.75, \"Min\": -3.5" T1,
+                                                                        T0 "\"data_name\": \"x.pt\", \"Max\": 1.25, \"Min\": -3.5" T1) ",\n"
+        REC("1", T0 "\"Max\": 1.25, \"Min\": -3.5" T1, T0 "\"Max\": 1.25, \"Max\": 4.0, \"Min\": -3.5" T1) "\n}}"};
+#undef REC
+#undef T0
+#undef T1
+    char dir[2][1200], dump[2][1300];
+    for (int i = 0; i < 2; i++) {
+        const char *d = pt_tmpdir(i ? "test_dump_fast_kept1" : "test_dump_fast_kept0");
+        CHECK(d != NULL);
+        if (!d) return;
+        snprintf(dir[i], sizeof dir[i], "%s", d);
+        snprintf(dump[i], sizeof dump[i], "%s/dump.json", d);
+        CHECK_INT(pt_write(dump[i], text[i]), 0);
+    }
+    const struct dump_opts opts[2] = {{.micro_step = 0, .want_rows = 1}, {.micro_step = 0, .origin_keep = 1}};
+    static const double maxes[4] = {1.75, 1.25, 1.25, 4.0};   /* the second folder's rows, in order */
+    for (int k = 0; k < 2; k++) {
+        struct dump_scratch sc = {0};
+        struct dump_file a, b, c;
+        pt_df_parse(dir[0], dump[0], &opts[0], 1, &a, &sc);
+        CHECK(sc.tm != NULL);
+        pt_df_parse(dir[1], dump[1], &opts[k], 1, &b, &sc);   /* the first's objects met again */
+        pt_df_parse(dir[1], dump[1], &opts[k], 1, &c, NULL);
+        char why[512] = "";
+        int same = a.ok && b.ok && pt_df_compare(&b, &c, why, sizeof why);
+        if (!same) fprintf(stderr, "  options %d: %s\n", k, why);
+        CHECK(same);
+        if (k == 0) {
+            CHECK_INT(b.nrows, 4);
+            for (size_t i = 0; i < b.nrows && i < 4; i++) {
+                CHECK(b.rows[i].present & 2);
+                CHECK(b.rows[i].v[1] == maxes[i]);
+                CHECK(b.rows[i].v[2] == -3.5);
+            }
+        } else {
+            CHECK(b.ocap != NULL);
+        }
+        dump_file_free(&a);
+        dump_file_free(&b);
+        dump_file_free(&c);
+        dump_scratch_free(&sc);
+        CHECK(sc.tm == NULL && sc.rbuf == NULL);
+    }
+}
+
 int main(void) {
     RUN(fields);
     RUN(fallbacks);
@@ -644,5 +702,6 @@ int main(void) {
     RUN(literal_lengths);
     RUN(objects_again);
     RUN(mapped_same_as_read);
+    RUN(scratch_kept);
     PT_DONE();
 }

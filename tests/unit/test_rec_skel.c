@@ -128,7 +128,7 @@ static int metric_of(const struct dump_file *f, const char *name, int call) {
 static void parse_in(const char *dir, const struct dump_opts *o, struct dump_file *f) {
     char dump[1300];
     snprintf(dump, sizeof dump, "%s/dump.json", dir);
-    pt_df_parse(dir, dump, o, 1, f);
+    pt_df_parse(dir, dump, o, 1, f, NULL);
 }
 
 static void records(void) {

@@ -99,7 +99,7 @@ struct pstate {
     int data_seen;
     size_t rename_failures;
     int fast;                     /* tensor objects read from their bytes (parse_dump_elem.h) */
-    struct elem_tmpl tmpl;        /* and the skeletons they are matched against */
+    struct elem_tmpl *tm;         /* and the skeletons they are matched against (dump_scratch's; NULL: none) */
     /* a record's pieces between its lists (rec_skel.h; parse_members' L_) */
     struct rec_skel sk_pre, sk_mid, sk_post, sk_kwa, sk_kwb;
     size_t mcur;                  /* microstep_find_near's place in ms */
@@ -155,7 +155,7 @@ static int parse_stat(struct pstate *ps, enum json_tok t, double *v, int *has, i
 static int parse_elem(struct pstate *ps, enum json_tok t, struct elem *e) {
     struct json_lex *lx = &ps->lx;
     /* read fast, the whole of e is set there; else (e perhaps half set) from nothing */
-    if (t == JT_OBJ_BEGIN && ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread, &ps->tmpl))
+    if (t == JT_OBJ_BEGIN && ps->fast && parse_dump_elem_fast(lx, ps->cap != NULL, e, &ps->reread, ps->tm))
         return 0;
     memset(e, 0, sizeof *e);
     e->o.norm = NAN;
@@ -789,16 +789,33 @@ static void set_warning(struct dump_file *f, const char *msg) {
     f->warning = strdup(msg);
 }
 
+void dump_scratch_free(struct dump_scratch *s) {
+    free(s->rbuf);
+    free(s->tm);
+    memset(s, 0, sizeof *s);
+}
+
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f) {
-    char *rbuf = NULL;
-    size_t rcap = 0;
-    parse_dump_file_buf(dir, dump_json, o, f, &rbuf, &rcap);
-    free(rbuf);
+    struct dump_scratch s = {0};
+    parse_dump_file_buf(dir, dump_json, o, f, &s);
+    dump_scratch_free(&s);
 }
 
 void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
-                         char **rbuf, size_t *rcap) {
+                         struct dump_scratch *s) {
     struct pstate ps = {.f = f, .opt = o, .fast = parse_dump_elem_on()};
+    char **rbuf = &s->rbuf;
+    size_t *rcap = &s->rcap;
+    /* The skeletons, the memo and the number cache, kept from the file
+     * before: what they hold is bytes and what those bytes make, the same in
+     * any file (parse_dump_elem.c: objects naming an item, the only ones
+     * whose *reread hangs on the origin search, are neither memoized nor
+     * made skeletons; slow_numbers reads neither; their clock only orders
+     * which skeleton goes first and which is let go, so that its wrapping
+     * after 4 G objects costs speed, not a byte).  Without room for them
+     * the objects are read without (the same rows, more slowly). */
+    if (ps.fast && !s->tm) s->tm = calloc(1, sizeof *s->tm);
+    ps.tm = s->tm;
     struct construct cons = {0};
     struct microstep ms = {0};
     const char *buf = NULL;

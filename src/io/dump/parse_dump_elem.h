@@ -34,8 +34,9 @@ struct elem {             /* one parsed value, for both consumers */
 void parse_dump_elem_finish(struct elem *e, const char *type, size_t tl, const char *dtype, size_t dl, double norm,
                             int norm_num, int type_str, int dtype_str, int mm_nonfinite);
 
-/* Skeletons of the tensor objects read last (a parse's own, zeroed before
- * its first object): most objects of a dump.json differ from the one
+/* Skeletons of the tensor objects read last (a worker's, kept from file to
+ * file: struct dump_scratch, read_dump.h; zeroed before its first object):
+ * most objects of a dump.json differ from the one
  * before only in their values, so that their bytes are compared with a
  * skeleton's, a block at a time, rather than read member by member
  * (parse_dump_elem.c). */

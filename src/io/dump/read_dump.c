@@ -199,8 +199,7 @@ struct pool {
 
 static void *worker(void *arg) {
     struct pool *p = arg;
-    char *rbuf = NULL;   /* the bytes of a file not mapped, the same buffer for every file */
-    size_t rcap = 0;
+    struct dump_scratch sc = {0};   /* the same buffer and skeletons for every file */
     for (;;) {
         pthread_mutex_lock(&p->mu);
         while (p->next < p->n && p->next >= p->merged + p->window && !(p->cancel && atomic_load(p->cancel)))
@@ -209,7 +208,7 @@ static void *worker(void *arg) {
         if (i >= p->n || (p->cancel && atomic_load(p->cancel))) {
             pthread_cond_broadcast(&p->cv);   /* the merge may be waiting for a file no one will parse */
             pthread_mutex_unlock(&p->mu);
-            free(rbuf);
+            dump_scratch_free(&sc);
             return NULL;
         }
         p->next++;
@@ -229,7 +228,7 @@ static void *worker(void *arg) {
         f->rank = p->rd[j].rank;
         f->seq = j;
         char *dj = fs_join(p->rd[j].dir, "dump.json");
-        if (dj) parse_dump_file_buf(p->rd[j].dir, dj, p->opt, f, &rbuf, &rcap);
+        if (dj) parse_dump_file_buf(p->rd[j].dir, dj, p->opt, f, &sc);
         else pt_errorf(&f->error, "out of memory");
         free(dj);
         pthread_mutex_lock(&p->mu);

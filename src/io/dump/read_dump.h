@@ -121,11 +121,24 @@ void parse_dump_text_done(const char *buf, int fd, size_t maplen);
 /* Parses rank folder dir (dump.json, construct.json) into f (zeroed by the
  * caller, step/rank set).  Never fails hard: problems land in f->ok/error. */
 void parse_dump_file(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f);
-/* The same reading dump.json into *rbuf (capacity *rcap, grown as needed,
- * the caller's to free): a buffer reused from file to file is not faulted
- * in page by page again. */
+/* What a worker keeps from one dump.json to the next (its own; zeroed
+ * before the first file, dump_scratch_free after the last): the buffer a
+ * file not mapped is read into (rcap bytes, grown as needed), so that it is
+ * not faulted in page by page again, and the skeletons and caches of the
+ * tensor objects read (struct elem_tmpl, parse_dump_elem.h: made at the
+ * first file), which map an object's or a number's bytes to what they make
+ * in any file, so that a file starts with the last one's rather than with
+ * some 300 KB cleared. */
+struct elem_tmpl;
+struct dump_scratch {
+    char *rbuf;
+    size_t rcap;
+    struct elem_tmpl *tm;
+};
+void dump_scratch_free(struct dump_scratch *s);
+/* parse_dump_file with s kept from the file before. */
 void parse_dump_file_buf(const char *dir, const char *dump_json, const struct dump_opts *o, struct dump_file *f,
-                         char **rbuf, size_t *rcap);
+                         struct dump_scratch *s);
 void dump_file_free(struct dump_file *f);
 
 /* step_base: the global step of micro step 0 of this file (micro mode), or
