@@ -153,14 +153,6 @@ static int page_fits(const struct btree_bulk_page *pg, size_t cs) {
     return (long)hdr_size(pg) + 2L * (pg->ncells + 1) + (long)cs <= (long)pg->content;
 }
 
-/* The cell of cs bytes just below the page's content is in: its pointer
- * (hs: the page's header size, hdr_size; a leaf's known to its caller). */
-static inline void page_placed_hs(struct btree_bulk_page *pg, size_t cs, int hs) {
-    pg->content -= (int)cs;
-    put16(pg->p + hs + 2 * pg->ncells, (unsigned)pg->content);
-    pg->ncells++;
-}
-
 /* hw and lw brought up to the page as it is (before a cell is taken back,
  * and at its seal): a cell placed costs no high-water mark of its own. */
 static void page_mark(struct btree_bulk_page *pg) {
@@ -169,7 +161,15 @@ static void page_mark(struct btree_bulk_page *pg) {
     if (pg->content < pg->lw) pg->lw = pg->content;
 }
 
-static void page_placed(struct btree_bulk_page *pg, size_t cs) { page_placed_hs(pg, cs, hdr_size(pg)); }
+/* The cell of cs bytes just below the page's content is in: its pointer.
+ * btree_bulk.h's btree_bulk_leaf_place takes the same steps for an index
+ * leaf inline, in its own order (sharing this cost the writer 0.6 % more
+ * instructions at 134 MB, callgrind: the byte stores alias the page). */
+static void page_placed(struct btree_bulk_page *pg, size_t cs) {
+    pg->content -= (int)cs;
+    put16(pg->p + hdr_size(pg) + 2 * pg->ncells, (unsigned)pg->content);
+    pg->ncells++;
+}
 
 static void page_put(struct btree_bulk_page *pg, const unsigned char *cell, size_t cs) {
     memcpy(pg->p + pg->content - cs, cell, cs);
